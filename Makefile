@@ -1,0 +1,42 @@
+# Two commands set everything up on a fresh machine:
+#   make demo   - create .venv, build the extension, run examples/demo.py
+#   make test   - create .venv, build the extension, run the test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD ?= build
+CMAKE_ARGS ?=
+JOBS ?= $(shell nproc)
+
+.PHONY: demo test test-asan build bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q scikit-build-core "numpy>=2" scipy-openblas32 apache-tvm-ffi pytest hypothesis scipy
+	touch $@
+
+# Development build: _C lands in torchlike/ so the tree imports as it is.
+build: $(VENV)/.installed
+	cmake -S . -B $(BUILD) -G Ninja -DPython_EXECUTABLE=$(abspath $(PY)) -DTL_INPLACE=ON $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	PYTHONPATH=$(CURDIR) $(PY) examples/demo.py
+
+test: build
+	$(PY) -m pytest tests
+
+# AddressSanitizer + UBSan: the runtime must be preloaded into the interpreter.
+test-asan: $(VENV)/.installed
+	$(MAKE) build BUILD=build-asan CMAKE_ARGS="-DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
+	$(PY) -m pytest tests -x -p no:cacheprovider
+	$(MAKE) build
+
+bench: build
+	PYTHONPATH=$(CURDIR) $(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(BUILD) build-asan torchlike/_C*.so

@@ -1,0 +1,92 @@
+/* py_tensor.h - the Python side of the tensor: object layout and the helpers
+ * every py_*.c file shares.  Only py_*.c files include Python.h.
+ *
+ * A Tensor object embeds its tl_tensor view by value, so the C core works on
+ * &obj->t directly and an op's output is allocated as a Python object first,
+ * then filled by the core.                                                   */
+#ifndef TL_PY_TENSOR_H
+#define TL_PY_TENSOR_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ndcore/tl_op.h"
+
+typedef struct {
+  PyObject_HEAD
+  tl_tensor t;
+  PyObject *weakreflist;
+  PyObject *dict; /* attributes set from Python (nn.Parameter and friends) */
+} tl_py_tensor;
+
+extern PyTypeObject *tl_py_tensor_type;
+
+static inline int tl_py_is_tensor(PyObject *o) { return PyObject_TypeCheck(o, tl_py_tensor_type); }
+static inline tl_tensor *tl_py_t(PyObject *o) { return &((tl_py_tensor *)o)->t; }
+
+/* A new, empty Tensor object whose t the core fills (t.storage == NULL). */
+tl_py_tensor *tl_py_tensor_alloc(void);
+/* Wrap a view: the object takes over t's storage reference. */
+PyObject *tl_py_tensor_from(tl_tensor *t);
+/* Set the Python exception for the core's pending error; returns NULL. */
+PyObject *tl_py_raise(void);
+/* Same, for int-returning functions: returns -1. */
+int tl_py_raise_int(void);
+
+/* dtypes (py_dtype.c) */
+extern PyTypeObject *tl_py_dtype_type;
+PyObject *tl_py_dtype_obj(tl_dtype d); /* borrowed */
+/* Accept a torchlike dtype, a NumPy dtype or type, a name, or float/int/bool/complex. */
+int tl_py_parse_dtype(PyObject *o, tl_dtype *out);
+int tl_py_dtype_from_numpy(PyObject *descr, tl_dtype *out);
+int tl_py_dtype_types_init(PyObject *module);
+
+/* devices (py_device.c) */
+int tl_py_parse_device(PyObject *o, tl_device *out);
+PyObject *tl_py_device_obj(tl_device d); /* new reference */
+int tl_py_device_init(PyObject *module);
+
+/* conversion (py_convert.c) */
+/* Any Python object -> a tensor view in t.  Python scalars come back as 0-d
+ * tensors with *weak set; dtype < 0 means "infer".  copy forces a copy. */
+int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak);
+/* A tensor viewing a NumPy array's memory (zero-copy). */
+int tl_py_from_numpy(PyObject *array, tl_tensor *t);
+/* An ndarray viewing the tensor's memory (zero-copy, keeps `owner` alive). */
+PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t);
+/* A Python scalar (bool/int/float/complex) -> tl_scalar; 0 if o is not one. */
+int tl_py_scalar(PyObject *o, tl_scalar *s);
+PyObject *tl_py_scalar_obj(tl_scalar s);
+
+/* the type (py_tensor.c) */
+int tl_py_tensor_types_init(PyObject *module);
+/* Add methods from a table to Tensor (for files other than py_tensor.c). */
+int tl_py_tensor_add_methods(PyMethodDef *methods);
+PyObject *tl_py_size_new(int ndim, const int64_t *shape);
+
+/* ops (py_ops.c): op functions, Tensor methods, operators and comparisons */
+int tl_py_ops_init(PyObject *module);
+extern PyType_Slot tl_py_number_slots[];
+/* The reduction family's argument parsing (py_reduce.c). */
+PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* Elementwise op on Python operands (tensors or scalars); out may be NULL. */
+PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
+                    const tl_op_params *p);
+/* Parse dim=None|int|sequence into a reduction bitmask over ndim dims. */
+int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask);
+
+/* views and basic indexing (py_views.c) */
+extern PyMethodDef tl_py_view_methods[];
+extern PyMethodDef tl_py_view_functions[];
+extern PyType_Slot tl_py_mapping_slots[];
+
+/* creation and random (py_create.c) */
+extern PyMethodDef tl_py_create_functions[];
+
+/* dlpack and buffer protocol (py_dlpack.c) */
+extern PyMethodDef tl_py_dlpack_methods[];
+extern PyMethodDef tl_py_dlpack_functions[];
+extern PyType_Slot tl_py_buffer_slots[];
+
+
+#endif

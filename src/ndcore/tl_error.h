@@ -1,0 +1,31 @@
+/* tl_error.h - status codes and the thread-local error message of the C core.
+ *
+ * Core functions return TL_OK or a status naming the Python exception a user
+ * would expect; tl_error_set() leaves the message.  The Python layer reads both
+ * (tl_error_status/tl_error_message) and raises.  Only the first error of a call
+ * chain is kept, so the innermost, most precise message wins.                 */
+#ifndef TL_ERROR_H
+#define TL_ERROR_H
+
+typedef enum {
+  TL_OK = 0,
+  TL_ERR_VALUE,          /* ValueError */
+  TL_ERR_TYPE,           /* TypeError */
+  TL_ERR_INDEX,          /* IndexError */
+  TL_ERR_MEMORY,         /* MemoryError */
+  TL_ERR_NOT_IMPLEMENTED,/* NotImplementedError */
+  TL_ERR_RUNTIME,        /* RuntimeError */
+  TL_ERR_OVERFLOW,       /* OverflowError */
+  TL_ERR_ZERO_DIVISION,  /* ZeroDivisionError */
+  TL_ERR_LINALG,         /* torchlike.linalg.LinAlgError */
+  TL_ERR_AXIS,           /* numpy.exceptions.AxisError / IndexError */
+} tl_status;
+
+/* Record an error (printf-style) unless one is already pending; returns status. */
+tl_status tl_error_set(tl_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+tl_status tl_error_status(void);
+const char *tl_error_message(void);
+void tl_error_clear(void);
+
+#endif

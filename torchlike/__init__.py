@@ -1,0 +1,25 @@
+"""torchlike: a PyTorch-class tensor library whose Tensor speaks NumPy.
+
+``import torchlike as torch`` gives PyTorch's API; every function and method
+below comes from the op registry of the C core (``torchlike._C``)."""
+from . import _C
+from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
+from ._C import Tensor, Size, dtype
+from ._device import device
+from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
+from . import cuda  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
+
+_C._set_device_class(device)
+
+# Short dtype names, as PyTorch spells them.
+half = float16
+float = float32
+double = float64
+cfloat = complex64
+cdouble = complex128
+short = int16
+int = int32
+long = int64
+
+__version__ = "0.1.0"
