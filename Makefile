@@ -36,6 +36,7 @@ test-asan: $(VENV)/.installed
 	$(MAKE) build
 
 bench: build
+	PYTHONPATH=$(CURDIR) BENCH_THREADS=1 $(PY) benchmarks/run.py
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/run.py
 
 clean:

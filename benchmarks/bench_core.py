@@ -1,0 +1,24 @@
+"""Foundation benchmarks: call overhead, large elementwise ops, reductions."""
+import numpy as np
+
+import torchlike as tl
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    one_np = np.ones(1, dtype=np.float32)
+    one_tl = tl.from_numpy(one_np.copy())
+    yield "add 1 element (call overhead)", lambda: one_tl + one_tl, lambda: one_np + one_np, "numpy"
+
+    n = 1 << 24
+    a_np = rng.standard_normal(n, dtype=np.float32)
+    b_np = rng.standard_normal(n, dtype=np.float32)
+    a_tl, b_tl = tl.from_numpy(a_np), tl.from_numpy(b_np)
+    yield "add 2^24 float32", lambda: a_tl + b_tl, lambda: a_np + b_np, "numpy"
+    yield "mul 2^24 float32", lambda: a_tl * b_tl, lambda: a_np * b_np, "numpy"
+    yield "exp 2^24 float32", lambda: tl.exp(a_tl), lambda: np.exp(a_np), "numpy"
+    yield "sum 2^24 float32", lambda: a_tl.sum(), lambda: a_np.sum(), "numpy"
+
+    m_np = rng.standard_normal((4096, 4096), dtype=np.float32)
+    m_tl = tl.from_numpy(m_np)
+    yield "sum dim=1 of 4096x4096 float32", lambda: m_tl.sum(1), lambda: m_np.sum(1), "numpy"

@@ -1,0 +1,54 @@
+"""Run every benchmarks/bench_*.py and print torchlike/peer time ratios.
+
+Each bench module defines `cases()`, yielding (name, torchlike_fn, peer_fn,
+peer_name).  Both run in this process, timed as the best of several repeats;
+the ratio is peer_time / torchlike_time, so > 1 means torchlike is faster.
+`python benchmarks/run.py [substring]` runs only matching cases; set
+BENCH_THREADS=1 to pin torchlike to one thread."""
+import glob
+import importlib.util
+import os
+import sys
+import timeit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import torchlike  # noqa: E402
+
+
+def best_time(fn, min_time=0.2, repeat=5):
+    """Seconds per call: best of `repeat` runs of enough calls for min_time."""
+    fn()
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    number = max(1, int(number * min_time / 0.2))
+    return min(timer.repeat(repeat=repeat, number=number)) / number
+
+
+def load_modules():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "bench_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+
+
+def main(argv):
+    pattern = argv[1] if len(argv) > 1 else ""
+    threads = os.environ.get("BENCH_THREADS")
+    if threads:
+        torchlike.set_num_threads(int(threads))
+    print(f"torchlike threads: {torchlike.get_num_threads()}")
+    print(f"{'case':48s} {'torchlike':>12s} {'peer':>12s} {'peer/tl':>8s}")
+    for module in load_modules():
+        for name, fn_tl, fn_peer, peer in module.cases():
+            if pattern not in name:
+                continue
+            t_tl = best_time(fn_tl)
+            t_peer = best_time(fn_peer)
+            print(f"{name:48s} {t_tl * 1e6:10.2f}us {t_peer * 1e6:10.2f}us {t_peer / t_tl:7.2f}x"
+                  f"  ({peer})", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,115 @@
+"""The one helper every test uses: run an op in torchlike and in NumPy, compare.
+
+`check(fn_tl, fn_np, *arrays)` converts the NumPy inputs to tensors (copies, so
+the oracle never sees our writes), runs both, and compares values, dtype and
+shape.  `layouts(a)` gives the same values in the layouts that break naive
+kernels: contiguous, transposed, strided, negative-stride, broadcast."""
+import numpy as np
+
+import torchlike as tl
+
+# torchlike dtype name -> NumPy dtype (bfloat16 has none; compared as float32)
+NP_DTYPES = {
+    "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
+    "int32": np.int32, "int64": np.int64, "float16": np.float16,
+    "bfloat16": np.float32, "float32": np.float32, "float64": np.float64,
+    "complex64": np.complex64, "complex128": np.complex128,
+}
+ALL_DTYPES = list(NP_DTYPES)
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
+COMPLEX_DTYPES = ["complex64", "complex128"]
+
+# Shapes covering 0-d, empty, size-1 and ordinary cases.
+SHAPES = [(), (0,), (1,), (5,), (3, 4), (2, 0, 3), (2, 3, 4), (1, 1, 7)]
+# Pairs that broadcast, NumPy-style.
+BROADCAST_PAIRS = [((), (3,)), ((3,), ()), ((4, 1), (3,)), ((2, 1, 4), (3, 1)),
+                   ((1,), (0,)), ((5, 0), (1, 0)), ((2, 3), (2, 3))]
+
+# Tolerances per dtype for float results (rtol, atol).
+TOL = {
+    "float16": (1e-2, 1e-3), "bfloat16": (2e-2, 1e-2), "float32": (1e-5, 1e-6),
+    "float64": (1e-12, 1e-14), "complex64": (1e-5, 1e-6), "complex128": (1e-12, 1e-14),
+}
+
+
+def random_array(shape, dtype, rng=None, low=-5, high=5):
+    """Values of `dtype` (a torchlike dtype name) that NumPy can hold."""
+    rng = rng or np.random.default_rng(0)
+    npdt = NP_DTYPES[dtype]
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype in INT_DTYPES:
+        lo = 0 if dtype == "uint8" else low
+        return rng.integers(lo, high, size=shape).astype(npdt)
+    x = rng.uniform(low, high, size=shape)
+    if dtype in COMPLEX_DTYPES:
+        x = x + 1j * rng.uniform(low, high, size=shape)
+    x = x.astype(npdt)
+    if dtype == "bfloat16":  # keep only values bfloat16 represents exactly
+        x = tl.tensor(x, dtype=tl.bfloat16).float().numpy()
+    return x
+
+
+def to_tensor(a, dtype=None):
+    """A tensor holding a copy of ndarray `a` (dtype: a torchlike dtype name)."""
+    t = tl.tensor(np.array(a, copy=True))
+    if dtype is not None and t.dtype.name != dtype:
+        t = t.to(getattr(tl, dtype))
+    return t
+
+
+def layouts(a):
+    """(label, ndarray view) pairs with the same values as `a` in other layouts."""
+    out = [("contiguous", a)]
+    if a.ndim >= 2:
+        out.append(("transposed", np.ascontiguousarray(a.swapaxes(-1, -2)).swapaxes(-1, -2)))
+    if a.ndim >= 1 and a.shape[-1] > 0:
+        big = np.repeat(a, 2, axis=-1)
+        out.append(("strided", big[..., ::2]))
+        out.append(("reversed", np.ascontiguousarray(a[..., ::-1])[..., ::-1]))
+    return out
+
+
+def noncontiguous(t):
+    """The same values as tensor `t`, viewed through a strided, non-contiguous layout."""
+    if t.ndim == 0 or t.shape[-1] == 0:
+        return t
+    wide = tl.zeros(*t.shape[:-1], 2 * t.shape[-1], dtype=t.dtype)
+    wide[..., ::2] = t
+    return wide[..., ::2]
+
+
+def assert_close(actual, expected, dtype=None, rtol=None, atol=None, check_dtype=True,
+                 equal_nan=True):
+    """Compare a tensor with an ndarray: shape, dtype and values."""
+    assert isinstance(actual, tl.Tensor), f"expected a Tensor, got {type(actual)}"
+    expected = np.asarray(expected)
+    assert tuple(actual.shape) == expected.shape, \
+        f"shape {tuple(actual.shape)} != expected {expected.shape}"
+    name = actual.dtype.name
+    if check_dtype:
+        want = dtype or expected.dtype.name
+        if want in ("float32",) and name == "bfloat16" and dtype is None:
+            want = "bfloat16"
+        assert name == want, f"dtype {name} != expected {want}"
+    got = actual.float().numpy() if name == "bfloat16" else actual.numpy()
+    if name in TOL or expected.dtype.kind in "fc":
+        r, a = TOL.get(name, TOL["float64"])
+        np.testing.assert_allclose(got, expected, rtol=rtol if rtol is not None else r,
+                                   atol=atol if atol is not None else a, equal_nan=equal_nan)
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+def check(fn_tl, fn_np, *arrays, dtype=None, rtol=None, atol=None, check_dtype=True):
+    """Run fn_tl on tensors and fn_np on the ndarrays; compare the results."""
+    tensors = [to_tensor(a) if isinstance(a, np.ndarray) else a for a in arrays]
+    expected = fn_np(*arrays)
+    actual = fn_tl(*tensors)
+    if isinstance(expected, tuple):
+        for x, e in zip(actual, expected):
+            assert_close(x, e, dtype=dtype, rtol=rtol, atol=atol, check_dtype=check_dtype)
+    else:
+        assert_close(actual, expected, dtype=dtype, rtol=rtol, atol=atol, check_dtype=check_dtype)
+    return actual
