@@ -5,10 +5,15 @@
  * (NumPy arrays, DLPack capsules) hands its bytes back through `release`.    */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ndcore/tl_tensor.h"
 
 #define TL_STORAGE_ALIGN 64
+/* Large buffers are 2 MiB aligned and asked to use transparent huge pages:
+ * a fresh 64 MiB output otherwise costs 16k page faults per op. */
+#define TL_HUGE_ALIGN ((size_t)2 << 20)
+#define TL_HUGE_MIN ((size_t)4 << 20)
 /* The header rounded up so that the bytes after it stay aligned. */
 #define TL_STORAGE_HEADER \
   ((sizeof(tl_storage) + TL_STORAGE_ALIGN - 1) / TL_STORAGE_ALIGN * TL_STORAGE_ALIGN)
@@ -20,14 +25,22 @@ tl_storage *tl_storage_new(size_t nbytes)
     return NULL;
   }
   void *block = NULL;
-  if (posix_memalign(&block, TL_STORAGE_ALIGN, TL_STORAGE_HEADER + (nbytes ? nbytes : 1)) != 0) {
+  bool huge = nbytes >= TL_HUGE_MIN;
+  /* A huge block keeps its header on a separate allocation-sized prefix so the
+   * data itself starts on the 2 MiB boundary. */
+  size_t header = huge ? TL_HUGE_ALIGN : TL_STORAGE_HEADER;
+  if (posix_memalign(&block, huge ? TL_HUGE_ALIGN : TL_STORAGE_ALIGN, header + (nbytes ? nbytes : 1)) != 0) {
     tl_error_set(TL_ERR_MEMORY, "out of memory allocating %zu bytes on the CPU", nbytes);
     return NULL;
   }
+#ifdef MADV_HUGEPAGE
+  if (huge)
+    madvise((char *)block + header, nbytes, MADV_HUGEPAGE);
+#endif
   tl_storage *s = block;
   memset(s, 0, sizeof *s);
   s->refcount = 1;
-  s->data = (char *)block + TL_STORAGE_HEADER;
+  s->data = (char *)block + header;
   s->nbytes = nbytes;
   s->device = tl_device_cpu();
   return s;
