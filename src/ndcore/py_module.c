@@ -133,7 +133,8 @@ PyMODINIT_FUNC PyInit__C(void)
       tl_py_tensor_types_init(m) < 0 || tl_py_ops_init(m) < 0 ||
       PyModule_AddFunctions(m, tl_py_create_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_view_functions) < 0 ||
-      PyModule_AddFunctions(m, tl_py_dlpack_functions) < 0) {
+      PyModule_AddFunctions(m, tl_py_dlpack_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_linalg_functions) < 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -276,6 +276,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   case TL_OPKIND_BINARY:
   case TL_OPKIND_WHERE:
     return call_elementwise(f, args, nargs, kwnames);
+  case TL_OPKIND_MATMUL:
+    return tl_py_product_call(f->op, args, nargs, kwnames);
   default:
     return tl_py_reduce_call(f->op, args, nargs, kwnames);
   }

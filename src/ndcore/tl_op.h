@@ -17,6 +17,7 @@ typedef enum {
   TL_OPKIND_REDUCE,      /* dim=None|int|tuple, keepdim, dtype */
   TL_OPKIND_REDUCE_PAIR, /* values and indices along one dim (max, min) */
   TL_OPKIND_SCAN,        /* along one dim (cumsum) */
+  TL_OPKIND_MATMUL,      /* matrix products: tl_linalg.h, parsed in py_linalg.c */
 } tl_opkind;
 
 /* Result dtype rules; op.c explains each. */

@@ -1,0 +1,318 @@
+/* py_linalg.c - Python arguments of the matrix products (ops.def, MATMUL) and
+ * of the torchlike.linalg functions (module functions _C._linalg_*, wrapped
+ * by torchlike/linalg.py).
+ *
+ * Operands may be tensors or anything tl_py_to_tensor takes (lists, arrays);
+ * converted ones are owned by the call and released on every path.        */
+#include "ndcore/py_tensor.h"
+#include "ndcore/tl_linalg.h"
+
+/* ---- shared parsing ------------------------------------------------------------ */
+
+#define MAX_ARGS 8
+
+typedef struct {
+  tl_tensor t[MAX_ARGS];
+  bool owned[MAX_ARGS];
+  int n;
+} owned_tensors;
+
+static void owned_release(owned_tensors *o)
+{
+  for (int i = 0; i < o->n; i++)
+    if (o->owned[i])
+      tl_tensor_release(&o->t[i]);
+  o->n = 0;
+}
+
+/* A tensor for argument `o`: borrowed when o is a Tensor, else converted. */
+static const tl_tensor *tensor_arg(owned_tensors *o, PyObject *obj, const char *func,
+                                   const char *name)
+{
+  if (!obj) {
+    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
+    return NULL;
+  }
+  if (tl_py_is_tensor(obj))
+    return tl_py_t(obj);
+  bool weak;
+  int i = o->n;
+  if (tl_py_to_tensor(obj, -1, false, &o->t[i], &weak) < 0)
+    return NULL;
+  o->owned[i] = true;
+  o->n++;
+  return &o->t[i];
+}
+
+/* Fill values[] (positional first, then keywords by name); NULL where absent. */
+static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *const *names, int npos, PyObject **values)
+{
+  int n = 0;
+  while (names[n])
+    n++;
+  for (int i = 0; i < n; i++)
+    values[i] = NULL;
+  if (nargs > npos) {
+    PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given", func,
+                 npos, nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    values[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    int i = 0;
+    while (names[i] && strcmp(names[i], key))
+      i++;
+    if (!names[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+      return -1;
+    }
+    if (values[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
+      return -1;
+    }
+    values[i] = args[nargs + k];
+  }
+  return 0;
+}
+
+static int scalar_arg(PyObject *o, const char *func, const char *name, tl_scalar *s)
+{
+  if (!o) {
+    *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+    return 0;
+  }
+  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
+    *s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
+    return 0;
+  }
+  int r = tl_py_scalar(o, s);
+  if (r == 0 && PyNumber_Check(o)) { /* NumPy scalars */
+    PyObject *c = PyNumber_Index(o);
+    if (c) {
+      *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = PyLong_AsLongLong(c)};
+      Py_DECREF(c);
+      return PyErr_Occurred() ? -1 : 0;
+    }
+    PyErr_Clear();
+    PyObject *f = PyNumber_Float(o);
+    if (!f)
+      return -1;
+    *s = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = PyFloat_AsDouble(f)};
+    Py_DECREF(f);
+    return 0;
+  }
+  if (r == 0)
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+  return r > 0 ? 0 : -1;
+}
+
+/* Wrap a result, or copy it into out= (same shape; dtype cast as PyTorch's
+ * out= allows for same-kind results). */
+static PyObject *finish(tl_tensor *r, PyObject *out, const char *func)
+{
+  if (!out || out == Py_None)
+    return tl_py_tensor_from(r);
+  PyObject *ret = NULL;
+  char s1[128], s2[128];
+  if (!tl_py_is_tensor(out)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", func,
+                 Py_TYPE(out)->tp_name);
+    goto done;
+  }
+  tl_tensor *o = tl_py_t(out);
+  if (o->ndim != r->ndim || memcmp(o->shape, r->shape, sizeof(int64_t) * (size_t)r->ndim)) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): out has shape %s but the result has shape %s", func,
+                 tl_shape_str(s1, sizeof s1, o->ndim, o->shape),
+                 tl_shape_str(s2, sizeof s2, r->ndim, r->shape));
+    goto done;
+  }
+  if (!tl_can_cast(r->dtype, o->dtype)) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): result type %s can't be cast to the desired output "
+                 "type %s", func, tl_dtype_names[r->dtype], tl_dtype_names[o->dtype]);
+    goto done;
+  }
+  if (tl_tensor_copy(o, r) != TL_OK) {
+    tl_py_raise();
+    goto done;
+  }
+  ret = Py_NewRef(out);
+done:
+  tl_tensor_release(r);
+  return ret;
+}
+
+/* ---- products (ops.def MATMUL) ------------------------------------------------------ */
+
+/* tensordot's dims: an int n (last n of a with first n of b) or a pair of
+ * sequences (or ints). */
+static int parse_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
+                                int64_t *da, int64_t *db)
+{
+  if (!dims) {
+    *n = 2;
+  } else if (PyIndex_Check(dims)) {
+    long long k = PyLong_AsLongLong(dims);
+    if (k == -1 && PyErr_Occurred())
+      return -1;
+    if (k < 0) {
+      PyErr_Format(PyExc_RuntimeError, "tensordot expects dims >= 0, but got dims=%lld", k);
+      return -1;
+    }
+    if (k > a->ndim || k > b->ndim) {
+      PyErr_Format(PyExc_RuntimeError, "tensordot expects dims < ndim_a or ndim_b, but got "
+                   "dims=%lld", k);
+      return -1;
+    }
+    *n = (int)k;
+    for (int i = 0; i < *n; i++) {
+      da[i] = a->ndim - *n + i;
+      db[i] = i;
+    }
+    return 0;
+  } else {
+    PyObject *seq = PySequence_Fast(dims, "tensordot: dims must be an int or a pair of lists");
+    if (!seq)
+      return -1;
+    int r = -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 2) {
+      PyErr_SetString(PyExc_RuntimeError, "tensordot expects dims to be a pair of lists");
+      goto out;
+    }
+    int counts[2];
+    int64_t *dst[2] = {da, db};
+    for (int s = 0; s < 2; s++) {
+      PyObject *item = PySequence_Fast_GET_ITEM(seq, s);
+      PyObject *inner = PyIndex_Check(item) ? PyTuple_Pack(1, item)
+                                            : PySequence_Fast(item, "tensordot: dims entries must "
+                                                                    "be ints or lists of ints");
+      if (!inner)
+        goto out;
+      Py_ssize_t m = PySequence_Fast_GET_SIZE(inner);
+      if (m > TL_MAX_DIMS) {
+        Py_DECREF(inner);
+        PyErr_SetString(PyExc_RuntimeError, "tensordot: too many dims");
+        goto out;
+      }
+      counts[s] = (int)m;
+      for (Py_ssize_t i = 0; i < m; i++) {
+        dst[s][i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(inner, i));
+        if (dst[s][i] == -1 && PyErr_Occurred()) {
+          Py_DECREF(inner);
+          goto out;
+        }
+      }
+      Py_DECREF(inner);
+    }
+    if (counts[0] != counts[1]) {
+      PyErr_Format(PyExc_RuntimeError, "both dimension lists should have same length, got %d and "
+                   "%d", counts[0], counts[1]);
+      goto out;
+    }
+    *n = counts[0];
+    r = 0;
+  out:
+    Py_DECREF(seq);
+    return r;
+  }
+  for (int i = 0; i < *n; i++) {
+    da[i] = a->ndim - *n + i;
+    db[i] = i;
+  }
+  if (*n > a->ndim || *n > b->ndim) {
+    PyErr_Format(PyExc_RuntimeError, "tensordot expects dims < ndim_a or ndim_b, but got dims=%d",
+                 *n);
+    return -1;
+  }
+  return 0;
+}
+
+PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  const char *func = tl_op_infos[op].name;
+  static const char *const two[] = {"input", "other", "out", NULL};
+  static const char *const mats[] = {"input", "mat2", "out", NULL};
+  static const char *const vecs[] = {"input", "vec", "out", NULL};
+  static const char *const vec2[] = {"input", "vec2", "out", NULL};
+  static const char *const addmm[] = {"input", "mat1", "mat2", "beta", "alpha", "out", NULL};
+  static const char *const addbmm[] = {"input", "batch1", "batch2", "beta", "alpha", "out", NULL};
+  static const char *const addmv[] = {"input", "mat", "vec", "beta", "alpha", "out", NULL};
+  static const char *const addr[] = {"input", "vec1", "vec2", "beta", "alpha", "out", NULL};
+  static const char *const tdot[] = {"a", "b", "dims", "out", NULL};
+  static const char *const one[] = {"input", NULL};
+  const char *const *names = two;
+  int npos = 2;
+  tl_product kind = TL_PRODUCT_MM;
+  switch (op) {
+  case TL_OP_MM: names = mats; kind = TL_PRODUCT_MM; break;
+  case TL_OP_BMM: names = mats; kind = TL_PRODUCT_BMM; break;
+  case TL_OP_MV: names = vecs; kind = TL_PRODUCT_MV; break;
+  case TL_OP_DOT: names = two; kind = TL_PRODUCT_DOT; break;
+  case TL_OP_VDOT: names = two; kind = TL_PRODUCT_VDOT; break;
+  case TL_OP_INNER: kind = TL_PRODUCT_INNER; break;
+  case TL_OP_OUTER:
+  case TL_OP_GER: names = vec2; kind = TL_PRODUCT_OUTER; break;
+  case TL_OP_ADDMM: names = addmm; npos = 3; kind = TL_PRODUCT_ADDMM; break;
+  case TL_OP_ADDBMM: names = addbmm; npos = 3; kind = TL_PRODUCT_ADDBMM; break;
+  case TL_OP_BADDBMM: names = addbmm; npos = 3; kind = TL_PRODUCT_BADDBMM; break;
+  case TL_OP_ADDMV: names = addmv; npos = 3; kind = TL_PRODUCT_ADDMV; break;
+  case TL_OP_ADDR: names = addr; npos = 3; kind = TL_PRODUCT_ADDR; break;
+  case TL_OP_TENSORDOT: names = tdot; npos = 3; break;
+  case TL_OP_TRACE: names = one; npos = 1; break;
+  default: break;
+  }
+  PyObject *v[8];
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  tl_status st;
+  if (parse_args(func, args, nargs, kwnames, names, npos, v) < 0)
+    return NULL;
+  if (op == TL_OP_TRACE) {
+    const tl_tensor *a = tensor_arg(&own, v[0], func, names[0]);
+    if (!a)
+      return NULL;
+    st = tl_linalg_trace(&r, a);
+    owned_release(&own);
+    return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  }
+  int ntens = npos == 3 && op != TL_OP_TENSORDOT ? 3 : 2;
+  const tl_tensor *t[3];
+  PyObject *out = v[op == TL_OP_TENSORDOT ? 3 : ntens == 3 ? 5 : 2];
+  for (int i = 0; i < ntens; i++)
+    if (!(t[i] = tensor_arg(&own, v[i], func, names[i])))
+      goto fail;
+  if (op == TL_OP_MATMUL) {
+    st = tl_linalg_matmul(&r, t[0], t[1]);
+  } else if (op == TL_OP_KRON) {
+    st = tl_linalg_kron(&r, t[0], t[1]);
+  } else if (op == TL_OP_TENSORDOT) {
+    int n;
+    int64_t da[TL_MAX_DIMS], db[TL_MAX_DIMS];
+    if (parse_tensordot_dims(v[2], t[0], t[1], &n, da, db) < 0)
+      goto fail;
+    st = tl_linalg_tensordot(&r, t[0], t[1], n, da, db);
+  } else if (ntens == 3) {
+    tl_scalar beta, alpha;
+    if (scalar_arg(v[3], func, "beta", &beta) < 0 || scalar_arg(v[4], func, "alpha", &alpha) < 0)
+      goto fail;
+    st = tl_linalg_product(kind, &r, t[0], t[1], t[2], alpha, beta);
+  } else {
+    tl_scalar one_ = {.kind = TL_KIND_INT, .v.i = 1}, zero = {.kind = TL_KIND_INT, .v.i = 0};
+    st = tl_linalg_product(kind, &r, NULL, t[0], t[1], one_, zero);
+  }
+  owned_release(&own);
+  if (st != TL_OK)
+    return tl_py_raise();
+  return finish(&r, out, func);
+fail:
+  owned_release(&own);
+  return NULL;
+}
+
+PyMethodDef tl_py_linalg_functions[] = {
+    {NULL, NULL, 0, NULL},
+};

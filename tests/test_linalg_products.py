@@ -1,0 +1,211 @@
+"""Matrix products (matmul family, tensordot, kron, trace) against NumPy."""
+import numpy as np
+import pytest
+
+import torchlike as tl
+from oracle import assert_close, check, layouts, random_array, to_tensor
+
+PRODUCT_DTYPES = ["float32", "float64", "complex64", "complex128", "int32", "int64"]
+
+MATMUL_SHAPES = [
+    ((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 5)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)),
+    ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,)),
+    ((0, 3), (3, 2)), ((3, 0), (0, 2)), ((2, 0, 4), (4, 3)), ((1, 1), (1, 1)),
+]
+
+
+def tol(dtype):
+    return {"float32": (1e-4, 1e-4), "complex64": (1e-4, 1e-4)}.get(dtype, (1e-10, 1e-10))
+
+
+@pytest.mark.parametrize("dtype", PRODUCT_DTYPES + ["bool", "uint8", "float16"])
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_matches_numpy(sa, sb, dtype):
+    a, b = random_array(sa, dtype), random_array(sb, dtype, rng=np.random.default_rng(1))
+    rtol, atol = tol(dtype)
+    if dtype == "float16":
+        rtol, atol = 1e-2, 5e-2
+    check(tl.matmul, np.matmul, a, b, rtol=rtol, atol=atol)
+    check(lambda x, y: x @ y, lambda x, y: x @ y, a, b, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128", "int64"])
+def test_matmul_layouts_are_not_copied_wrongly(dtype):
+    a = random_array((2, 5, 6), dtype)
+    b = random_array((2, 6, 3), dtype, rng=np.random.default_rng(2))
+    rtol, atol = tol(dtype)
+    for la, xa in layouts(a):
+        for lb, xb in layouts(b):
+            assert_close(tl.from_numpy(xa) @ tl.from_numpy(xb), a @ b, rtol=rtol, atol=atol)
+
+
+def test_matmul_transposed_views_and_broadcast_batch():
+    a = random_array((4, 7), "float64")
+    t = to_tensor(a)
+    assert_close(t.T @ t, a.T @ a)
+    assert_close(t @ t.T, a @ a.T)
+    assert_close(t.mT @ t, a.T @ a)
+    big = to_tensor(random_array((3, 8, 4), "float64"))
+    assert_close(big @ t, big.numpy() @ a)                     # one folded GEMM
+    assert_close(big[:, ::2] @ t, big.numpy()[:, ::2] @ a)     # strided rows
+    c = random_array((3, 8), "float64")
+    assert_close(big.transpose(1, 2) @ to_tensor(c).T, big.numpy().swapaxes(1, 2) @ c.T)
+    e = tl.from_numpy(np.ones((1, 4)))
+    assert_close(e.expand(5, 4) @ t, np.ones((5, 4)) @ a)
+
+
+def test_matmul_promotes_dtypes():
+    a = tl.ones(2, 3, dtype=tl.float32)
+    b = tl.ones(3, 2, dtype=tl.float64)
+    assert (a @ b).dtype == tl.float64
+    assert (tl.ones(2, 3, dtype=tl.int32) @ tl.ones(3, 2, dtype=tl.int64)).dtype == tl.int64
+    assert (tl.ones(2, 3, dtype=tl.float32) @ tl.ones(3, 2, dtype=tl.complex64)).dtype == tl.complex64
+
+
+def test_integer_matmul_wraps_like_numpy():
+    a = np.full((2, 3), 2 ** 20, dtype=np.int32)
+    check(tl.matmul, np.matmul, a, a.T.copy())
+
+
+def test_matmul_errors_name_shapes():
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+        tl.mm(tl.ones(2, 3), tl.ones(4, 5))
+    with pytest.raises(RuntimeError, match=r"2x3 and 4x5"):
+        tl.ones(2, 3) @ tl.ones(4, 5)
+    with pytest.raises(RuntimeError, match=r"\[7, 2, 3\].*\[7, 4, 5\]"):
+        tl.ones(7, 2, 3) @ tl.ones(7, 4, 5)
+    with pytest.raises(RuntimeError, match="at least 1D"):
+        tl.matmul(tl.tensor(1.0), tl.ones(2))
+    with pytest.raises(RuntimeError, match="same number of elements"):
+        tl.dot(tl.ones(3), tl.ones(4))
+    with pytest.raises(RuntimeError, match="batch"):
+        tl.ones(2, 2, 3) @ tl.ones(3, 3, 4)
+    with pytest.raises(RuntimeError, match="2D"):
+        tl.mm(tl.ones(2, 2, 2), tl.ones(2, 2))
+    with pytest.raises(RuntimeError, match="batch2"):
+        tl.bmm(tl.ones(2, 2, 3), tl.ones(3, 3, 4))
+
+
+def test_matmul_out():
+    a, b = random_array((3, 4), "float64"), random_array((4, 2), "float64")
+    out = tl.empty(3, 2, dtype=tl.float64)
+    r = tl.matmul(to_tensor(a), to_tensor(b), out=out)
+    assert r is out
+    assert_close(out, a @ b)
+    with pytest.raises(RuntimeError, match="shape"):
+        tl.matmul(to_tensor(a), to_tensor(b), out=tl.empty(2, 2, dtype=tl.float64))
+
+
+@pytest.mark.parametrize("dtype", PRODUCT_DTYPES)
+def test_mm_bmm_mv_dot(dtype):
+    rtol, atol = tol(dtype)
+    rng = np.random.default_rng(3)
+    m, n = random_array((3, 4), dtype, rng), random_array((4, 5), dtype, rng)
+    v = random_array((4,), dtype, rng)
+    b1, b2 = random_array((2, 3, 4), dtype, rng), random_array((2, 4, 5), dtype, rng)
+    check(tl.mm, np.matmul, m, n, rtol=rtol, atol=atol)
+    check(tl.bmm, np.matmul, b1, b2, rtol=rtol, atol=atol)
+    check(tl.mv, np.matmul, m, v, rtol=rtol, atol=atol)
+    check(tl.dot, np.dot, v, v, rtol=rtol, atol=atol)
+    check(tl.vdot, np.vdot, v, v, rtol=rtol, atol=atol)
+    check(lambda x, y: x.mm(y), np.matmul, m, n, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int64"])
+def test_inner_outer(dtype):
+    rtol, atol = tol(dtype)
+    rng = np.random.default_rng(4)
+    a, b = random_array((2, 3, 4), dtype, rng), random_array((5, 4), dtype, rng)
+    check(tl.inner, np.inner, a, b, rtol=rtol, atol=atol)
+    s = random_array((), dtype, rng)
+    check(tl.inner, np.inner, s, b, rtol=rtol, atol=atol)
+    u, w = random_array((3,), dtype, rng), random_array((4,), dtype, rng)
+    check(tl.outer, np.outer, u, w, rtol=rtol, atol=atol)
+    check(tl.ger, np.outer, u, w, rtol=rtol, atol=atol)
+    with pytest.raises(RuntimeError, match=r"\[2, 3, 4\] and \[5, 3\]"):
+        tl.inner(to_tensor(a), tl.ones(5, 3, dtype=getattr(tl, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int64"])
+def test_add_family_beta_alpha(dtype):
+    rtol, atol = tol(dtype)
+    rng = np.random.default_rng(5)
+    c = random_array((3, 5), dtype, rng)
+    m1, m2 = random_array((3, 4), dtype, rng), random_array((4, 5), dtype, rng)
+    b1, b2 = random_array((6, 3, 4), dtype, rng), random_array((6, 4, 5), dtype, rng)
+    v, u = random_array((4,), dtype, rng), random_array((3,), dtype, rng)
+    w = random_array((5,), dtype, rng)
+    check(lambda x, y, z: tl.addmm(x, y, z, beta=2, alpha=3),
+          lambda x, y, z: 2 * x + 3 * (y @ z), c, m1, m2, rtol=rtol, atol=atol)
+    check(lambda x, y, z: tl.addmm(x, y, z), lambda x, y, z: x + y @ z, w, m1, m2,
+          rtol=rtol, atol=atol)  # input broadcasts
+    check(lambda x, y, z: tl.baddbmm(x, y, z, beta=-1, alpha=2),
+          lambda x, y, z: -x + 2 * (y @ z), c, b1, b2, rtol=rtol, atol=atol)
+    check(lambda x, y, z: tl.addbmm(x, y, z, alpha=2),
+          lambda x, y, z: x + 2 * (y @ z).sum(0), c, b1, b2, rtol=rtol, atol=atol)
+    check(lambda x, y, z: tl.addmv(x, y, z, beta=2), lambda x, y, z: 2 * x + y @ z,
+          u, m1, v, rtol=rtol, atol=atol)
+    check(lambda x, y, z: tl.addr(x, y, z, alpha=2), lambda x, y, z: x + 2 * np.outer(y, z),
+          c, u, w, rtol=rtol, atol=atol)
+
+
+def test_addmm_beta_zero_ignores_nan_input():
+    c = tl.from_numpy(np.full((2, 2), np.nan))
+    r = tl.addmm(c, tl.ones(2, 3, dtype=tl.float64), tl.ones(3, 2, dtype=tl.float64), beta=0)
+    assert_close(r, np.full((2, 2), 3.0))
+
+
+def test_addmm_integral_rejects_float_alpha():
+    with pytest.raises(RuntimeError, match="alpha"):
+        tl.addmm(tl.ones(2, 2, dtype=tl.int64), tl.ones(2, 2, dtype=tl.int64),
+                 tl.ones(2, 2, dtype=tl.int64), alpha=0.5)
+
+
+def test_addmm_bad_input_shape():
+    with pytest.raises(RuntimeError, match=r"\[3, 3\].*\[2, 2\]"):
+        tl.addmm(tl.ones(3, 3), tl.ones(2, 4), tl.ones(4, 2))
+
+
+def test_addbmm_empty_batch_scales_input():
+    r = tl.addbmm(tl.ones(2, 2), tl.ones(0, 2, 3), tl.ones(0, 3, 2), beta=3)
+    assert_close(r, np.full((2, 2), 3.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("sb,dims", [((3, 4, 5), 2), ((4, 5), 1), ((2, 2), 0),
+                                     ((3, 2), ([1, 0], [0, 1])), ((4, 3), ([2], [0])),
+                                     ((4, 3, 5), ([2, 1], [0, 1])), ((3, 4), ([-2, -1], [0, 1]))])
+def test_tensordot(sb, dims):
+    rng = np.random.default_rng(6)
+    a, b = random_array((2, 3, 4), "float64", rng), random_array(sb, "float64", rng)
+    check(lambda x, y: tl.tensordot(x, y, dims=dims), lambda x, y: np.tensordot(x, y, dims), a, b)
+
+
+def test_tensordot_mismatch_names_sizes():
+    with pytest.raises(RuntimeError, match="size 3 in dim 1 and second has size 4"):
+        tl.tensordot(tl.ones(2, 3), tl.ones(4, 2), dims=([1], [0]))
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 2), (3, 1)), ((3,), (2,)), ((2, 3), (4,)), ((1, 2, 2), (2, 3))])
+@pytest.mark.parametrize("dtype", ["float64", "int64", "complex64"])
+def test_kron(sa, sb, dtype):
+    rng = np.random.default_rng(7)
+    check(tl.kron, np.kron, random_array(sa, dtype, rng), random_array(sb, dtype, rng))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 5), (5, 2), (0, 3)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool", "complex128"])
+def test_trace(shape, dtype):
+    a = random_array(shape, dtype)
+    expected = np.trace(a) if dtype != "bool" else np.trace(a.astype(np.int64))
+    if dtype == "int32":
+        expected = expected.astype(np.int64)
+    assert_close(tl.trace(to_tensor(a)), np.asarray(expected))
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        tl.trace(tl.ones(2, 2, 2))
+
+
+def test_methods_exist():
+    t = tl.ones(2, 2)
+    assert_close(t.matmul(t), np.full((2, 2), 2.0, dtype=np.float32))
+    assert_close(t.trace(), np.float32(2))
+    assert_close(t.addmm(t, t), np.full((2, 2), 3.0, dtype=np.float32))
