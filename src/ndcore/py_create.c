@@ -1,48 +1,59 @@
 /* py_create.c - creation functions: tensor, as_tensor, from_numpy, zeros,
- * ones, full, empty (and their _like forms), arange.
+ * ones, full, empty (and their _like forms), empty_strided, arange, linspace,
+ * logspace, eye.
  *
- * All take PyTorch's keyword arguments (dtype, device, requires_grad ...);
- * sizes come as f(2, 3) or f((2, 3)).                                      */
-#include "ndcore/py_tensor.h"
+ * All take PyTorch's factory keywords (dtype, device, requires_grad, out ...)
+ * through tl_py_factory_opts_parse; sizes come as f(2, 3), f((2, 3)) or
+ * f(size=(2, 3)).  Dtype defaults follow PyTorch: integers give int64, floats
+ * the default float dtype (torchlike.get_default_dtype()), complex its
+ * complex counterpart, bools bool.                                         */
+#include "ndcore/py_create.h"
 #include "ndcore/py_numpy.h"
 #include "ndcore/tl_create.h"
 
-int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs, int64_t *shape,
-                      int *ndim);
+/* ---- shared argument parsing ----------------------------------------------- */
 
-/* The keyword arguments shared by creation functions. */
-typedef struct {
-  int dtype; /* -1: default */
-  tl_device device;
-  bool requires_grad;
-  PyObject *out;
-} create_opts;
-
-static int parse_opts(const char *func, PyObject *const *kwvalues, PyObject *kwnames,
-                      create_opts *o, PyObject **fill_value)
+int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObject *kwnames,
+                             const char *const *names, PyObject **values, tl_py_factory_opts *o)
 {
-  *o = (create_opts){.dtype = -1, .device = tl_device_cpu()};
+  *o = (tl_py_factory_opts){.dtype = -1, .device = tl_device_cpu()};
+  bool requires_grad = false;
+  for (int i = 0; names && names[i]; i++)
+    values[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; k++) {
     const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
     PyObject *v = kwvalues[k];
-    tl_dtype d;
-    if (!strcmp(key, "dtype")) {
-      if (v != Py_None) {
-        if (tl_py_parse_dtype(v, &d) < 0)
-          return -1;
-        o->dtype = d;
-      }
+    int own = -1;
+    if (!key)
+      return -1;
+    for (int i = 0; names && names[i] && own < 0; i++)
+      if (!strcmp(key, names[i]))
+        own = i;
+    if (own >= 0) {
+      values[own] = v;
+    } else if (!strcmp(key, "dtype")) {
+      tl_dtype d;
+      if (v != Py_None && tl_py_parse_dtype(v, &d) < 0)
+        return -1;
+      o->dtype = v == Py_None ? -1 : (int)d;
     } else if (!strcmp(key, "device")) {
       if (v != Py_None && tl_py_parse_device(v, &o->device) < 0)
         return -1;
     } else if (!strcmp(key, "requires_grad")) {
-      o->requires_grad = PyObject_IsTrue(v);
+      int r = PyObject_IsTrue(v);
+      if (r < 0)
+        return -1;
+      requires_grad = r;
     } else if (!strcmp(key, "out")) {
+      if (v != Py_None && !tl_py_is_tensor(v)) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", func,
+                     Py_TYPE(v)->tp_name);
+        return -1;
+      }
       o->out = v == Py_None ? NULL : v;
-    } else if (!strcmp(key, "fill_value") && fill_value) {
-      *fill_value = v;
-    } else if (strcmp(key, "layout") && strcmp(key, "pin_memory") && strcmp(key, "memory_format")) {
+    } else if (strcmp(key, "layout") && strcmp(key, "pin_memory") &&
+               strcmp(key, "memory_format")) {
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
       return -1;
     }
@@ -53,7 +64,7 @@ static int parse_opts(const char *func, PyObject *const *kwvalues, PyObject *kwn
                  func, o->device.index);
     return -1;
   }
-  if (o->requires_grad) {
+  if (requires_grad) {
     PyErr_Format(PyExc_NotImplementedError, "%s(): requires_grad=True needs autograd, which is "
                                             "not built yet", func);
     return -1;
@@ -61,85 +72,171 @@ static int parse_opts(const char *func, PyObject *const *kwvalues, PyObject *kwn
   return 0;
 }
 
-/* Return `t` as the result, or copy it into out= when given. */
-static PyObject *finish(tl_tensor *t, const create_opts *o)
+int tl_py_factory_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *size_kw, int64_t *shape, int *ndim)
+{
+  if (size_kw && nargs > 0) {
+    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument 'size'", func);
+    return -1;
+  }
+  if (size_kw)
+    return tl_py_parse_shape(func, &size_kw, 1, shape, ndim);
+  return tl_py_parse_shape(func, args, nargs, shape, ndim);
+}
+
+int tl_py_factory_dtype(const char *func, const tl_py_factory_opts *o, tl_dtype fallback,
+                        tl_dtype *dtype)
+{
+  tl_dtype out_dtype = o->out ? tl_py_t(o->out)->dtype : fallback;
+  if (o->dtype >= 0 && o->out && (tl_dtype)o->dtype != out_dtype) {
+    PyErr_Format(PyExc_TypeError, "%s(): dtype %s does not match the dtype of out= (%s)", func,
+                 tl_dtype_names[o->dtype], tl_dtype_names[out_dtype]);
+    return -1;
+  }
+  *dtype = o->dtype >= 0 ? (tl_dtype)o->dtype : out_dtype;
+  return 0;
+}
+
+PyObject *tl_py_factory_finish(tl_tensor *t, const tl_py_factory_opts *o)
 {
   if (!o->out)
     return tl_py_tensor_from(t);
-  if (!tl_py_is_tensor(o->out)) {
-    tl_tensor_release(t);
-    return PyErr_Format(PyExc_TypeError, "argument 'out' must be Tensor");
-  }
-  tl_status s = tl_tensor_copy(tl_py_t(o->out), t);
+  tl_tensor *out = tl_py_t(o->out);
+  char a[128], b[128];
+  tl_status s = TL_OK;
+  if (out->ndim != t->ndim || memcmp(out->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim))
+    s = tl_error_set(TL_ERR_RUNTIME, "out= has shape %s but the result has shape %s",
+                     tl_shape_str(a, sizeof a, out->ndim, out->shape),
+                     tl_shape_str(b, sizeof b, t->ndim, t->shape));
+  else if (out->storage->readonly)
+    s = tl_error_set(TL_ERR_VALUE, "out= is a read-only tensor");
+  else
+    s = tl_tensor_copy(out, t);
   tl_tensor_release(t);
   return s == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
 }
 
+int tl_py_number_arg(const char *func, const char *what, PyObject *o, tl_scalar *s)
+{
+  int r = tl_py_scalar(o, s);
+  if (r != 0)
+    return r < 0 ? -1 : 0;
+  bool is_tensor = tl_py_is_tensor(o);
+  if (is_tensor || PyArray_IsScalar(o, Generic) ||
+      (PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 0)) {
+    tl_tensor t;
+    bool weak;
+    if (is_tensor)
+      tl_tensor_view_of(&t, tl_py_t(o));
+    else if (tl_py_to_tensor(o, -1, false, &t, &weak) < 0)
+      return -1;
+    bool one = tl_tensor_numel(&t) == 1 && tl_tensor_device(&t).type == TL_DEVICE_CPU;
+    if (one)
+      *s = tl_scalar_load(t.dtype, tl_tensor_data(&t));
+    tl_tensor_release(&t);
+    if (one)
+      return 0;
+  }
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, what,
+               Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+/* The dtype PyTorch gives a Python number of this kind. */
+static tl_dtype scalar_default_dtype(tl_kind kind)
+{
+  switch (kind) {
+  case TL_KIND_BOOL: return TL_DTYPE_BOOL;
+  case TL_KIND_FLOAT: return tl_dtype_default_float();
+  case TL_KIND_COMPLEX: return tl_dtype_to_complex(tl_dtype_default_float());
+  default: return TL_DTYPE_I64;
+  }
+}
+
+/* A non-negative integer argument (steps, n, m): TypeError for non-ints. */
+static int count_arg(const char *func, const char *what, PyObject *o, int64_t *v)
+{
+  if (PyBool_Check(o) || !PyIndex_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, what,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  *v = PyLong_AsLongLong(o);
+  if (*v == -1 && PyErr_Occurred())
+    return -1;
+  if (*v < 0) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): %s must be greater or equal to 0, got %lld", func,
+                 what, (long long)*v);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- tensor, as_tensor, from_numpy ------------------------------------------- */
+
+/* Python numbers come back from tl_py_to_tensor as weak float64/complex128;
+ * PyTorch gives them the default dtype. */
+static int default_weak(tl_tensor *t, bool weak, int dtype)
+{
+  if (!weak || dtype >= 0 || (t->dtype != TL_DTYPE_F64 && t->dtype != TL_DTYPE_C128))
+    return 0;
+  tl_tensor f;
+  tl_dtype d = t->dtype == TL_DTYPE_F64 ? tl_dtype_default_float()
+                                        : tl_dtype_to_complex(tl_dtype_default_float());
+  tl_status s = tl_tensor_to_dtype(&f, t, d);
+  tl_tensor_release(t);
+  if (s != TL_OK)
+    return tl_py_raise_int();
+  *t = f;
+  return 0;
+}
+
+/* tensor(data, *, dtype=None, device=None, requires_grad=False): always a copy. */
 static PyObject *py_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
   (void)self;
-  create_opts o;
+  static const char *const names[] = {"data", NULL};
+  PyObject *kw[1];
+  tl_py_factory_opts o;
   tl_tensor t;
   bool weak;
-  if (nargs != 1)
+  if (tl_py_factory_opts_parse("tensor", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs + (kw[0] != NULL) != 1)
     return PyErr_Format(PyExc_TypeError, "tensor() takes 1 positional argument (data)");
-  if (parse_opts("tensor", args + nargs, kwnames, &o, NULL) < 0)
+  if (tl_py_to_tensor(nargs ? args[0] : kw[0], o.dtype, true, &t, &weak) < 0 ||
+      default_weak(&t, weak, o.dtype) < 0)
     return NULL;
-  if (tl_py_to_tensor(args[0], o.dtype, true, &t, &weak) < 0)
-    return NULL;
-  if (weak && t.dtype == TL_DTYPE_F64 && o.dtype < 0) { /* tensor(1.5) is the default float */
-    tl_tensor f;
-    if (tl_tensor_to_dtype(&f, &t, tl_dtype_default_float()) != TL_OK) {
-      tl_tensor_release(&t);
-      return tl_py_raise();
-    }
-    tl_tensor_release(&t);
-    t = f;
-  } else if (weak && t.dtype == TL_DTYPE_C128 && o.dtype < 0) {
-    tl_tensor c;
-    if (tl_tensor_to_dtype(&c, &t, tl_dtype_to_complex(tl_dtype_default_float())) != TL_OK) {
-      tl_tensor_release(&t);
-      return tl_py_raise();
-    }
-    tl_tensor_release(&t);
-    t = c;
-  }
   return tl_py_tensor_from(&t);
 }
 
-/* as_tensor/asarray: share memory with tensors and ndarrays when the dtype allows. */
+/* as_tensor(data, dtype=None, device=None): shares memory with tensors and
+ * ndarrays when no conversion is needed. */
 static PyObject *py_as_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
   (void)self;
-  create_opts o;
+  static const char *const names[] = {"data", NULL};
+  PyObject *kw[1];
+  tl_py_factory_opts o;
   tl_tensor t;
   bool weak;
-  if (nargs < 1 || nargs > 2)
-    return PyErr_Format(PyExc_TypeError, "as_tensor() takes data and an optional dtype");
-  if (parse_opts("as_tensor", args + nargs, kwnames, &o, NULL) < 0)
+  if (tl_py_factory_opts_parse("as_tensor", args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
+  if (nargs > 2 || nargs + (kw[0] != NULL) < 1 || (nargs && kw[0]))
+    return PyErr_Format(PyExc_TypeError, "as_tensor() takes data and an optional dtype");
+  PyObject *data = nargs ? args[0] : kw[0];
   if (nargs == 2 && args[1] != Py_None) {
     tl_dtype d;
     if (tl_py_parse_dtype(args[1], &d) < 0)
       return NULL;
     o.dtype = d;
   }
-  if (o.dtype < 0 && tl_py_is_tensor(args[0]))
-    return Py_NewRef(args[0]);
-  if (tl_py_to_tensor(args[0], o.dtype, false, &t, &weak) < 0)
+  if (tl_py_is_tensor(data) && (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(data)->dtype))
+    return Py_NewRef(data);
+  if (tl_py_to_tensor(data, o.dtype, false, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
     return NULL;
-  if (weak && o.dtype < 0 && (t.dtype == TL_DTYPE_F64 || t.dtype == TL_DTYPE_C128)) {
-    tl_tensor f;
-    tl_dtype d = t.dtype == TL_DTYPE_F64 ? tl_dtype_default_float()
-                                         : tl_dtype_to_complex(tl_dtype_default_float());
-    tl_status s = tl_tensor_to_dtype(&f, &t, d);
-    tl_tensor_release(&t);
-    if (s != TL_OK)
-      return tl_py_raise();
-    t = f;
-  }
   return tl_py_tensor_from(&t);
 }
 
@@ -154,65 +251,59 @@ static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
   return tl_py_tensor_from(&t);
 }
 
-/* zeros/ones/empty/full share this: allocate, then fill unless empty. */
+/* ---- zeros, ones, empty, full ------------------------------------------------ */
+
+/* zeros/ones/empty/full(*size, [fill_value,] ...): allocate, then fill unless empty. */
 static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, PyObject *value, bool needs_value)
+                        PyObject *kwnames, const tl_scalar *value, bool needs_value)
 {
-  create_opts o;
+  static const char *const names[] = {"size", "fill_value", NULL};
+  PyObject *kw[2];
+  tl_py_factory_opts o;
   int64_t shape[TL_MAX_DIMS];
   int ndim;
   tl_tensor t;
-  PyObject *kw_value = NULL;
-  if (parse_opts(func, args + nargs, kwnames, &o, &kw_value) < 0)
+  tl_scalar s = value ? *value : (tl_scalar){.kind = TL_KIND_INT};
+  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
-  if (needs_value) {
-    if (!kw_value && nargs < 2)
-      return PyErr_Format(PyExc_TypeError, "full() missing required argument 'fill_value'");
-    value = kw_value ? kw_value : args[--nargs];
+  if (needs_value) { /* full(size, fill_value) */
+    PyObject *v = kw[1];
+    if (!v && nargs == (kw[0] ? 0 : 2))
+      v = args[--nargs];
+    if (!v || nargs > 1)
+      return PyErr_Format(PyExc_TypeError, "full() takes a size and a fill_value");
+    if (tl_py_number_arg(func, "fill_value", v, &s) < 0)
+      return NULL;
+  } else if (kw[1]) {
+    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'fill_value'",
+                        func);
   }
-  if (tl_py_parse_shape(func, args, nargs, shape, &ndim) < 0)
+  tl_dtype dtype;
+  if (tl_py_factory_shape(func, args, nargs, kw[0], shape, &ndim) < 0 ||
+      tl_py_factory_dtype(func, &o, needs_value ? scalar_default_dtype(s.kind)
+                                                : tl_dtype_default_float(), &dtype) < 0)
     return NULL;
-  tl_scalar s = {.kind = TL_KIND_INT, .v.i = 0};
-  if (value) {
-    int r = tl_py_is_tensor(value) ? 0 : tl_py_scalar(value, &s);
-    if (tl_py_is_tensor(value) && tl_tensor_numel(tl_py_t(value)) == 1) {
-      s = tl_scalar_load(tl_py_t(value)->dtype, tl_tensor_data(tl_py_t(value)));
-      r = 1;
-    }
-    if (r <= 0)
-      return r < 0 ? NULL : PyErr_Format(PyExc_TypeError, "%s(): fill_value must be a number, "
-                                                          "not %s", func, Py_TYPE(value)->tp_name);
-  }
-  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
-  if (needs_value && o.dtype < 0) /* full() infers its dtype from the value, as in PyTorch */
-    dtype = s.kind == TL_KIND_BOOL  ? TL_DTYPE_BOOL
-            : s.kind == TL_KIND_INT ? TL_DTYPE_I64
-            : s.kind == TL_KIND_COMPLEX ? tl_dtype_to_complex(tl_dtype_default_float())
-                                        : tl_dtype_default_float();
   if (tl_tensor_empty(&t, dtype, ndim, shape, o.device) != TL_OK)
     return tl_py_raise();
-  if (value && tl_tensor_fill(&t, s) != TL_OK) {
+  if ((needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
-  return finish(&t, &o);
+  return tl_py_factory_finish(&t, &o);
 }
+
+static const tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0};
+static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
 
 static PyObject *py_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  PyObject *zero = PyLong_FromLong(0);
-  PyObject *r = filled("zeros", a, n, kw, zero, false);
-  Py_DECREF(zero);
-  return r;
+  return filled("zeros", a, n, kw, &zero, false);
 }
 static PyObject *py_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  PyObject *one = PyLong_FromLong(1);
-  PyObject *r = filled("ones", a, n, kw, one, false);
-  Py_DECREF(one);
-  return r;
+  return filled("ones", a, n, kw, &one, false);
 }
 static PyObject *py_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
@@ -227,30 +318,37 @@ static PyObject *py_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject
 
 /* The _like forms: the input's shape, and its dtype unless dtype= says otherwise. */
 static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      int fill)
+                      const tl_scalar *value, bool needs_value)
 {
-  create_opts o;
-  PyObject *kw_value = NULL, *value = NULL;
-  if (nargs < 1 || !tl_py_is_tensor(args[0]))
-    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor", func);
-  if (parse_opts(func, args + nargs, kwnames, &o, &kw_value) < 0)
+  static const char *const names[] = {"input", "fill_value", NULL};
+  PyObject *kw[2];
+  tl_py_factory_opts o;
+  tl_scalar s = value ? *value : (tl_scalar){.kind = TL_KIND_INT};
+  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
-  const tl_tensor *in = tl_py_t(args[0]);
-  tl_tensor t;
-  tl_scalar s = {.kind = TL_KIND_INT, .v.i = fill};
-  if (fill == 2) { /* full_like */
-    value = kw_value ? kw_value : nargs > 1 ? args[1] : NULL;
-    if (!value)
+  PyObject *input = nargs ? args[0] : kw[0];
+  PyObject *v = nargs > 1 ? args[1] : kw[1];
+  if (!input || !tl_py_is_tensor(input))
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor, not %s", func,
+                        input ? Py_TYPE(input)->tp_name : "nothing");
+  if (o.out)
+    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", func);
+  if (nargs > (needs_value ? 2 : 1) || (nargs && kw[0]) || (nargs > 1 && kw[1]) ||
+      (!needs_value && kw[1]))
+    return PyErr_Format(PyExc_TypeError, "%s() takes %s", func,
+                        needs_value ? "input and fill_value" : "one argument (input)");
+  if (needs_value) {
+    if (!v)
       return PyErr_Format(PyExc_TypeError, "full_like() missing required argument 'fill_value'");
-    if (tl_py_is_tensor(value) && tl_tensor_numel(tl_py_t(value)) == 1)
-      s = tl_scalar_load(tl_py_t(value)->dtype, tl_tensor_data(tl_py_t(value)));
-    else if (tl_py_scalar(value, &s) <= 0)
-      return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "fill_value must be a number");
+    if (tl_py_number_arg(func, "fill_value", v, &s) < 0)
+      return NULL;
   }
+  const tl_tensor *in = tl_py_t(input);
+  tl_tensor t;
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : in->dtype;
   if (tl_tensor_empty(&t, dtype, in->ndim, in->shape, o.device) != TL_OK)
     return tl_py_raise();
-  if (fill >= 0 && tl_tensor_fill(&t, s) != TL_OK) {
+  if ((needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -260,99 +358,222 @@ static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs,
 static PyObject *py_zeros_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return like("zeros_like", a, n, kw, 0);
+  return like("zeros_like", a, n, kw, &zero, false);
 }
 static PyObject *py_ones_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return like("ones_like", a, n, kw, 1);
+  return like("ones_like", a, n, kw, &one, false);
 }
 static PyObject *py_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return like("full_like", a, n, kw, 2);
+  return like("full_like", a, n, kw, NULL, true);
 }
 static PyObject *py_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return like("empty_like", a, n, kw, -1);
+  return like("empty_like", a, n, kw, NULL, false);
 }
 
-/* arange(end) / arange(start, end, step=1) */
+/* empty_strided(size, stride, *, dtype=None, device=None): uninitialised memory
+ * laid out with the given strides (in elements, non-negative). */
+static PyObject *py_empty_strided(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)m;
+  static const char *const names[] = {"size", "stride", NULL};
+  PyObject *kw[2];
+  tl_py_factory_opts o;
+  int64_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+  int ndim, nstrides;
+  char a[256], b[256];
+  if (tl_py_factory_opts_parse("empty_strided", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs > 2 || (nargs > 0 && kw[0]) || (nargs > 1 && kw[1]))
+    return PyErr_Format(PyExc_TypeError, "empty_strided() takes size and stride");
+  PyObject *size = nargs > 0 ? args[0] : kw[0], *stride = nargs > 1 ? args[1] : kw[1];
+  if (!size || !stride)
+    return PyErr_Format(PyExc_TypeError, "empty_strided() missing required argument '%s'",
+                        size ? "stride" : "size");
+  if (tl_py_parse_shape("empty_strided", &size, 1, shape, &ndim) < 0 ||
+      tl_py_parse_shape("empty_strided", &stride, 1, strides, &nstrides) < 0)
+    return NULL;
+  if (nstrides != ndim)
+    return PyErr_Format(PyExc_RuntimeError, "empty_strided(): mismatch in length of strides "
+                        "%s and shape %s", tl_shape_str(a, sizeof a, nstrides, strides),
+                        tl_shape_str(b, sizeof b, ndim, shape));
+  int64_t numel;
+  if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
+    return tl_py_raise();
+  int64_t extent = numel > 0; /* elements the storage must hold */
+  for (int i = 0; i < ndim; i++) {
+    int64_t span;
+    if (strides[i] < 0)
+      return PyErr_Format(PyExc_RuntimeError, "empty_strided(): negative strides are not "
+                          "supported, got %s", tl_shape_str(a, sizeof a, ndim, strides));
+    if (numel > 0 && (__builtin_mul_overflow(shape[i] - 1, strides[i], &span) ||
+                      __builtin_add_overflow(extent, span, &extent) || extent > ((int64_t)1 << 56)))
+      return PyErr_Format(PyExc_ValueError, "empty_strided(): size %s with strides %s is too "
+                          "large", tl_shape_str(a, sizeof a, ndim, shape),
+                          tl_shape_str(b, sizeof b, ndim, strides));
+  }
+  tl_tensor t;
+  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
+  if (tl_tensor_empty(&t, dtype, 1, &extent, o.device) != TL_OK)
+    return tl_py_raise();
+  t.ndim = ndim;
+  memcpy(t.shape, shape, sizeof(int64_t) * (size_t)ndim);
+  memcpy(t.strides, strides, sizeof(int64_t) * (size_t)ndim);
+  return tl_py_tensor_from(&t);
+}
+
+/* ---- ranges -------------------------------------------------------------------- */
+
+/* arange(end) / arange(start, end, step=1): start, end and step may also come
+ * by keyword.  Integers give int64, any float the default float dtype. */
 static PyObject *py_arange(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
   (void)self;
-  create_opts o;
-  tl_scalar v[3] = {{.kind = TL_KIND_INT, .v.i = 0}, {.kind = TL_KIND_INT}, {.kind = TL_KIND_INT, .v.i = 1}};
-  PyObject *given[3] = {NULL};
-  PyObject *kwv[3] = {NULL};
-  static const char *const names[] = {"start", "end", "step"};
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  PyObject *rest_names = kwnames ? PyTuple_New(0) : NULL;
-  PyObject *rest_values[8];
-  Py_ssize_t nrest = 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) { /* start/end/step may come as keywords */
-    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-    int i = 0;
-    while (i < 3 && PyUnicode_CompareWithASCIIString(key, names[i]) != 0)
-      i++;
-    if (i < 3) {
-      kwv[i] = args[nargs + k];
-    } else if (nrest < 8) {
-      if (_PyTuple_Resize(&rest_names, nrest + 1) < 0)
-        return NULL;
-      PyTuple_SET_ITEM(rest_names, nrest, Py_NewRef(key));
-      rest_values[nrest++] = args[nargs + k];
-    }
-  }
-  int r = parse_opts("arange", rest_values, rest_names, &o, NULL);
-  Py_XDECREF(rest_names);
-  if (r < 0)
+  static const char *const names[] = {"start", "end", "step", NULL};
+  PyObject *kw[3], *given[3] = {NULL, NULL, NULL};
+  tl_scalar v[3] = {{.kind = TL_KIND_INT, .v.i = 0}, {.kind = TL_KIND_INT},
+                    {.kind = TL_KIND_INT, .v.i = 1}};
+  tl_py_factory_opts o;
+  if (tl_py_factory_opts_parse("arange", args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
-  if (nargs == 1) {
+  if (nargs > 3)
+    return PyErr_Format(PyExc_TypeError, "arange() takes at most 3 positional arguments (%zd "
+                                         "given)", nargs);
+  if (nargs == 1) { /* arange(end) */
     given[1] = args[0];
-  } else if (nargs >= 2 && nargs <= 3) {
+  } else {
     for (Py_ssize_t i = 0; i < nargs; i++)
       given[i] = args[i];
-  } else if (nargs > 3) {
-    return PyErr_Format(PyExc_TypeError, "arange() takes at most 3 positional arguments");
   }
   for (int i = 0; i < 3; i++) {
-    if (kwv[i])
-      given[i] = kwv[i];
+    if (kw[i] && given[i])
+      return PyErr_Format(PyExc_TypeError, "arange() got multiple values for argument '%s'",
+                          names[i]);
+    given[i] = given[i] ? given[i] : kw[i];
     if (!given[i])
       continue;
-    PyObject *g = given[i];
-    int ok = tl_py_is_tensor(g) && tl_tensor_numel(tl_py_t(g)) == 1;
-    if (ok)
-      v[i] = tl_scalar_load(tl_py_t(g)->dtype, tl_tensor_data(tl_py_t(g)));
-    else if ((ok = tl_py_scalar(g, &v[i])) < 0)
+    if (tl_py_number_arg("arange", names[i], given[i], &v[i]) < 0)
       return NULL;
-    if (!ok && PyNumber_Check(g)) { /* NumPy scalars */
-      PyObject *f = PyIndex_Check(g) ? PyNumber_Index(g) : PyNumber_Float(g);
-      ok = f && tl_py_scalar(f, &v[i]) > 0;
-      Py_XDECREF(f);
-    }
-    if (!ok || v[i].kind == TL_KIND_COMPLEX)
-      return PyErr_Occurred() ? NULL
-                              : PyErr_Format(PyExc_TypeError, "arange(): argument '%s' must be a "
-                                                              "real number, not %s",
-                                             names[i], Py_TYPE(g)->tp_name);
+    if (v[i].kind == TL_KIND_COMPLEX)
+      return PyErr_Format(PyExc_TypeError, "arange(): argument '%s' must be a real number, not "
+                                           "complex", names[i]);
     if (v[i].kind == TL_KIND_BOOL)
       v[i] = (tl_scalar){.kind = TL_KIND_INT, .v.i = v[i].v.b};
   }
   if (!given[1])
     return PyErr_Format(PyExc_TypeError, "arange() missing required argument 'end'");
-  bool any_float = v[0].kind == TL_KIND_FLOAT || v[1].kind == TL_KIND_FLOAT || v[2].kind == TL_KIND_FLOAT;
-  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : any_float ? tl_dtype_default_float() : TL_DTYPE_I64;
+  bool any_float = v[0].kind == TL_KIND_FLOAT || v[1].kind == TL_KIND_FLOAT ||
+                   v[2].kind == TL_KIND_FLOAT;
+  tl_dtype dtype;
+  if (tl_py_factory_dtype("arange", &o, any_float ? tl_dtype_default_float() : TL_DTYPE_I64,
+                          &dtype) < 0)
+    return NULL;
   int64_t n;
   tl_tensor t;
-  if (tl_arange_length(v[0], v[1], v[2], &n) != TL_OK ||
+  if (tl_arange_length(v[0], v[1], v[2], dtype, &n) != TL_OK ||
       tl_tensor_empty(&t, dtype, 1, &n, o.device) != TL_OK)
     return tl_py_raise();
   tl_tensor_arange_fill(&t, v[0], v[2]);
-  return finish(&t, &o);
+  return tl_py_factory_finish(&t, &o);
+}
+
+/* linspace/logspace(start, end, steps, [base,] ...): steps evenly spaced values
+ * from start to end inclusive (the powers base**x of them for logspace). */
+static PyObject *spaced(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, bool log)
+{
+  static const char *const names[] = {"start", "end", "steps", "base", NULL};
+  PyObject *kw[4], *given[4] = {NULL, NULL, NULL, NULL};
+  tl_scalar v[2], base = {.kind = TL_KIND_FLOAT, .v.f = 10.0};
+  tl_py_factory_opts o;
+  int64_t steps;
+  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  int nparams = log ? 4 : 3;
+  if (nargs > nparams || (!log && kw[3]))
+    return PyErr_Format(PyExc_TypeError, "%s() takes start, end, steps%s", func,
+                        log ? " and base" : "");
+  for (int i = 0; i < nparams; i++) {
+    given[i] = i < nargs ? args[i] : kw[i];
+    if (i < nargs && kw[i])
+      return PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func,
+                          names[i]);
+    if (!given[i] && i < 3)
+      return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func,
+                          names[i]);
+  }
+  if (tl_py_number_arg(func, "start", given[0], &v[0]) < 0 ||
+      tl_py_number_arg(func, "end", given[1], &v[1]) < 0 ||
+      count_arg(func, "steps", given[2], &steps) < 0 ||
+      (given[3] && tl_py_number_arg(func, "base", given[3], &base) < 0))
+    return NULL;
+  if (base.kind == TL_KIND_COMPLEX)
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'base' must be a real number", func);
+  bool is_complex = v[0].kind == TL_KIND_COMPLEX || v[1].kind == TL_KIND_COMPLEX;
+  tl_dtype dtype;
+  if (tl_py_factory_dtype(func, &o, is_complex ? tl_dtype_to_complex(tl_dtype_default_float())
+                                            : tl_dtype_default_float(), &dtype) < 0)
+    return NULL;
+  tl_tensor t;
+  if (tl_tensor_empty(&t, dtype, 1, &steps, o.device) != TL_OK)
+    return tl_py_raise();
+  if (tl_tensor_linspace_fill(&t, v[0], v[1], log, base) != TL_OK) {
+    tl_tensor_release(&t);
+    return tl_py_raise();
+  }
+  return tl_py_factory_finish(&t, &o);
+}
+
+static PyObject *py_linspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  (void)m;
+  return spaced("linspace", a, n, kw, false);
+}
+static PyObject *py_logspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  (void)m;
+  return spaced("logspace", a, n, kw, true);
+}
+
+/* eye(n, m=None, *, dtype=None, ...): ones on the main diagonal of an n x m matrix. */
+static PyObject *py_eye(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+  (void)self;
+  static const char *const names[] = {"n", "m", NULL};
+  PyObject *kw[2];
+  tl_py_factory_opts o;
+  int64_t shape[2];
+  if (tl_py_factory_opts_parse("eye", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs > 2 || (nargs > 0 && kw[0]) || (nargs > 1 && kw[1]))
+    return PyErr_Format(PyExc_TypeError, "eye() takes n and an optional m");
+  PyObject *n = nargs > 0 ? args[0] : kw[0], *m = nargs > 1 ? args[1] : kw[1];
+  if (!n)
+    return PyErr_Format(PyExc_TypeError, "eye() missing required argument 'n'");
+  if (count_arg("eye", "n", n, &shape[0]) < 0 ||
+      (m && m != Py_None && count_arg("eye", "m", m, &shape[1]) < 0))
+    return NULL;
+  if (!m || m == Py_None)
+    shape[1] = shape[0];
+  tl_dtype dtype;
+  tl_tensor t;
+  if (tl_py_factory_dtype("eye", &o, tl_dtype_default_float(), &dtype) < 0)
+    return NULL;
+  if (tl_tensor_empty(&t, dtype, 2, shape, o.device) != TL_OK)
+    return tl_py_raise();
+  if (tl_tensor_eye_fill(&t) != TL_OK) {
+    tl_tensor_release(&t);
+    return tl_py_raise();
+  }
+  return tl_py_factory_finish(&t, &o);
 }
 
 #define TL_FASTCALL_KW(fn) (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS
@@ -368,6 +589,10 @@ PyMethodDef tl_py_create_functions[] = {
     {"ones_like", TL_FASTCALL_KW(py_ones_like), NULL},
     {"full_like", TL_FASTCALL_KW(py_full_like), NULL},
     {"empty_like", TL_FASTCALL_KW(py_empty_like), NULL},
+    {"empty_strided", TL_FASTCALL_KW(py_empty_strided), NULL},
     {"arange", TL_FASTCALL_KW(py_arange), NULL},
+    {"linspace", TL_FASTCALL_KW(py_linspace), NULL},
+    {"logspace", TL_FASTCALL_KW(py_logspace), NULL},
+    {"eye", TL_FASTCALL_KW(py_eye), NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,452 @@
+"""Creation functions against NumPy's values and PyTorch's documented dtypes.
+
+tensor / as_tensor / from_numpy (inference, copying, sharing), zeros / ones /
+empty / full and their _like forms, empty_strided, arange, linspace, logspace,
+eye, and how set_default_dtype changes the defaults."""
+import numpy as np
+import pytest
+
+import torchlike as tl
+from oracle import FLOAT_DTYPES, INT_DTYPES, assert_close  # noqa: F401
+
+
+@pytest.fixture
+def default_float64():
+    tl.set_default_dtype(tl.float64)
+    try:
+        yield
+    finally:
+        tl.set_default_dtype(tl.float32)
+
+
+# ---- tensor: dtype inference --------------------------------------------------
+
+@pytest.mark.parametrize("data, dtype", [
+    ([1, 2], tl.int64), ([1.5], tl.float32), ([True, False], tl.bool),
+    ([1 + 2j], tl.complex64), ([1, 2.5], tl.float32), ([True, 2], tl.int64),
+    ([[1, 2], [3, 4]], tl.int64), (3, tl.int64), (3.5, tl.float32), (True, tl.bool),
+    (1j, tl.complex64), ([], tl.float32), ([[], []], tl.float32),
+])
+def test_tensor_infers_pytorch_dtypes(data, dtype):
+    t = tl.tensor(data)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), np.array(data, dtype=t.numpy().dtype))
+    assert tuple(t.shape) == np.shape(data)
+
+
+@pytest.mark.parametrize("npdt", [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64,
+                                  np.float16, np.float32, np.float64, np.complex64,
+                                  np.complex128])
+def test_tensor_keeps_ndarray_dtype(npdt):
+    a = np.arange(6).reshape(2, 3).astype(npdt)
+    t = tl.tensor(a)
+    assert t.numpy().dtype == a.dtype
+    np.testing.assert_array_equal(t.numpy(), a)
+
+
+def test_tensor_copies_its_input():
+    a = np.arange(3.0)
+    t = tl.tensor(a)
+    a[0] = 99
+    assert t[0].item() == 0
+    u = tl.tensor([1, 2])
+    v = tl.tensor(u)
+    v[0] = 5
+    assert u.tolist() == [1, 2] and v.tolist() == [5, 2]
+
+
+def test_tensor_dtype_argument_casts():
+    assert tl.tensor([1, 2], dtype=tl.float16).dtype == tl.float16
+    assert tl.tensor([1.7, -1.7], dtype=tl.int32).tolist() == [1, -1]
+    assert tl.tensor(np.arange(3), dtype=tl.float64).dtype == tl.float64
+    assert tl.tensor(data=[1, 2]).tolist() == [1, 2]
+
+
+def test_tensor_from_list_of_tensors():
+    t = tl.tensor([tl.tensor(1.5), tl.tensor(2.5)])
+    assert t.dtype == tl.float32 and t.tolist() == [1.5, 2.5]
+    t = tl.tensor([tl.tensor([1, 2]), tl.tensor([3, 4])])
+    assert t.dtype == tl.int64 and t.shape == (2, 2)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    ([[1, 2], [3]], ValueError), ([[1], 2], ValueError), ("abc", TypeError),
+    ([1, "a"], TypeError), ({"a": 1}, TypeError), (2 ** 70, OverflowError),
+])
+def test_tensor_rejects_bad_data(bad, exc):
+    with pytest.raises(exc):
+        tl.tensor(bad)
+
+
+def test_tensor_argument_errors():
+    with pytest.raises(TypeError):
+        tl.tensor()
+    with pytest.raises(TypeError):
+        tl.tensor([1], [2])
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        tl.tensor([1], bogus=1)
+    with pytest.raises(NotImplementedError, match="requires_grad"):
+        tl.tensor([1.0], requires_grad=True)
+    assert tl.tensor([1.0], requires_grad=False).dtype == tl.float32
+    with pytest.raises(RuntimeError, match="cuda"):
+        tl.tensor([1.0], device="cuda")
+    assert tl.tensor([1.0], device="cpu").device.type == "cpu"
+
+
+# ---- as_tensor / from_numpy: memory sharing -----------------------------------
+
+def test_as_tensor_shares_ndarray_memory():
+    a = np.arange(4, dtype=np.int16)
+    t = tl.as_tensor(a)
+    assert t.dtype == tl.int16
+    a[0] = 42
+    assert t[0].item() == 42
+    f = np.arange(3.0)
+    assert tl.as_tensor(f).dtype == tl.float64  # ndarrays keep their dtype
+
+
+def test_as_tensor_returns_tensor_itself():
+    t = tl.tensor([1, 2])
+    assert tl.as_tensor(t) is t
+    assert tl.as_tensor(t, dtype=tl.int64) is t
+    c = tl.as_tensor(t, dtype=tl.float64)
+    assert c.dtype == tl.float64 and c.tolist() == [1.0, 2.0]
+    assert tl.as_tensor(t, tl.float32).dtype == tl.float32
+
+
+def test_as_tensor_converts_when_needed():
+    a = np.arange(3, dtype=np.int32)
+    t = tl.as_tensor(a, dtype=tl.float32)
+    a[0] = 7
+    assert t[0].item() == 0.0
+    assert tl.as_tensor([1.5, 2]).dtype == tl.float32
+    assert tl.as_tensor(2.5).dtype == tl.float32
+
+
+def test_from_numpy_shares_both_ways():
+    a = np.zeros((2, 3), dtype=np.float32)
+    t = tl.from_numpy(a)
+    t[0, 1] = 5
+    assert a[0, 1] == 5
+    a[1, 2] = 7
+    assert t[1, 2].item() == 7
+    r = tl.from_numpy(a[:, ::-1])
+    np.testing.assert_array_equal(r.numpy(), a[:, ::-1])
+    with pytest.raises(TypeError, match="ndarray"):
+        tl.from_numpy([1, 2])
+
+
+# ---- zeros / ones / empty / full ------------------------------------------------
+
+@pytest.mark.parametrize("fn, npfn", [(tl.zeros, np.zeros), (tl.ones, np.ones)])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 3), (2, 0, 4)])
+def test_zeros_ones_values_and_shapes(fn, npfn, shape):
+    for t in (fn(*shape), fn(shape), fn(list(shape)), fn(size=shape), fn(tl.Size(shape))):
+        assert t.dtype == tl.float32
+        assert_close(t, npfn(shape, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64", "float16", "bfloat16",
+                                   "float64", "complex64", "complex128"])
+def test_zeros_ones_dtypes(dtype):
+    d = getattr(tl, dtype)
+    assert tl.zeros(2, 2, dtype=d).dtype == d
+    t = tl.ones(3, dtype=d)
+    assert t.dtype == d
+    np.testing.assert_array_equal(t.to(tl.float64).numpy() if dtype == "bfloat16" else t.numpy(),
+                                  np.ones(3))
+
+
+def test_empty_has_shape_and_dtype():
+    t = tl.empty(2, 3, dtype=tl.int16)
+    assert t.shape == (2, 3) and t.dtype == tl.int16 and t.is_contiguous()
+    assert tl.empty(()).shape == ()
+    assert tl.empty(0).numel() == 0
+
+
+@pytest.mark.parametrize("value, dtype", [(3, tl.int64), (3.0, tl.float32), (True, tl.bool),
+                                          (1 + 1j, tl.complex64), (np.float64(2.5), tl.float32),
+                                          (tl.tensor(4), tl.int64)])
+def test_full_infers_dtype_from_value(value, dtype):
+    t = tl.full((2, 2), value)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), np.full((2, 2), complex(value) if dtype ==
+                                                     tl.complex64 else value))
+
+
+def test_full_forms_and_dtype():
+    assert tl.full((2,), fill_value=7).tolist() == [7, 7]
+    assert tl.full(size=(2,), fill_value=7).tolist() == [7, 7]
+    assert tl.full([3], 2.9, dtype=tl.int32).tolist() == [2, 2, 2]
+    assert tl.full((), -1).shape == ()
+    with pytest.raises(TypeError, match="fill_value"):
+        tl.full((2,), "x")
+    with pytest.raises(TypeError):
+        tl.full((2,))
+
+
+def test_default_dtype_changes_defaults(default_float64):
+    assert tl.get_default_dtype() == tl.float64
+    assert tl.tensor([1.5]).dtype == tl.float64
+    assert tl.tensor(1.5).dtype == tl.float64
+    assert tl.tensor([1j]).dtype == tl.complex128
+    assert tl.tensor([1, 2]).dtype == tl.int64
+    assert tl.zeros(2).dtype == tl.float64
+    assert tl.ones(2).dtype == tl.float64
+    assert tl.empty(2).dtype == tl.float64
+    assert tl.full((2,), 1.5).dtype == tl.float64
+    assert tl.arange(0, 1, 0.5).dtype == tl.float64
+    assert tl.arange(3).dtype == tl.int64
+    assert tl.linspace(0, 1, 3).dtype == tl.float64
+    assert tl.eye(2).dtype == tl.float64
+    assert tl.as_tensor([0.5]).dtype == tl.float64
+
+
+def test_default_dtype_is_restored_and_checked():
+    assert tl.get_default_dtype() == tl.float32
+    with pytest.raises(TypeError):
+        tl.set_default_dtype(tl.int64)
+    assert tl.get_default_dtype() == tl.float32
+
+
+@pytest.mark.parametrize("fn", [tl.zeros, tl.ones, tl.empty])
+def test_sizes_errors(fn):
+    with pytest.raises((RuntimeError, ValueError), match="-1"):
+        fn(2, -1)
+    with pytest.raises(TypeError):
+        fn(2.5)
+    with pytest.raises(TypeError):
+        fn((2, 1.5))
+    with pytest.raises(TypeError):
+        fn("3")
+    with pytest.raises(TypeError):
+        fn(True)
+    with pytest.raises(ValueError, match="too large"):
+        fn(2 ** 40, 2 ** 40)
+    with pytest.raises(TypeError, match="size"):
+        fn(2, size=(2,))
+    with pytest.raises(NotImplementedError, match="requires_grad"):
+        fn(2, requires_grad=True)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        fn(2, bogus=3)
+
+
+def test_out_argument():
+    out = tl.empty(2, 3)
+    r = tl.zeros(2, 3, out=out)
+    assert r is out and out.tolist() == [[0.0] * 3] * 2
+    iout = tl.empty(3, dtype=tl.int32)
+    assert tl.ones(3, out=iout).tolist() == [1, 1, 1]
+    assert tl.arange(3, out=tl.empty(3)).tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(RuntimeError, match=r"\[3\]"):
+        tl.zeros(2, out=tl.empty(3))
+    with pytest.raises(TypeError, match="dtype"):
+        tl.zeros(2, dtype=tl.float64, out=tl.empty(2))
+    with pytest.raises(TypeError, match="out"):
+        tl.zeros(2, out=np.zeros(2))
+
+
+# ---- _like ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float16", "float64", "complex64"])
+def test_like_forms_keep_shape_and_dtype(dtype):
+    src = tl.ones(2, 3, dtype=getattr(tl, dtype))
+    for fn, expect in [(tl.zeros_like, 0), (tl.ones_like, 1)]:
+        t = fn(src)
+        assert t.shape == (2, 3) and t.dtype == src.dtype
+        np.testing.assert_array_equal(t.numpy(), np.full((2, 3), expect).astype(t.numpy().dtype))
+    e = tl.empty_like(src)
+    assert e.shape == (2, 3) and e.dtype == src.dtype
+    f = tl.full_like(src, 1)
+    assert f.dtype == src.dtype and f.shape == (2, 3)
+
+
+def test_like_forms_arguments():
+    src = tl.ones(2, dtype=tl.int32)
+    assert tl.full_like(src, 2.7).tolist() == [2, 2]
+    assert tl.full_like(src, 2.5, dtype=tl.float32).tolist() == [2.5, 2.5]
+    assert tl.full_like(src, fill_value=3).tolist() == [3, 3]
+    assert tl.zeros_like(src, dtype=tl.float64).dtype == tl.float64
+    assert tl.zeros_like(input=src).shape == (2,)
+    assert tl.zeros_like(src[::2]).shape == (1,)
+    with pytest.raises(TypeError, match="Tensor"):
+        tl.zeros_like(np.zeros(3))
+    with pytest.raises(TypeError, match="fill_value"):
+        tl.full_like(src)
+    with pytest.raises(NotImplementedError):
+        tl.ones_like(src, requires_grad=True)
+
+
+# ---- empty_strided ---------------------------------------------------------------
+
+def test_empty_strided_layout():
+    t = tl.empty_strided((2, 3), (1, 2))
+    assert t.shape == (2, 3) and t.stride() == (1, 2) and t.dtype == tl.float32
+    assert not t.is_contiguous()
+    t.copy_(tl.tensor(np.arange(6.0).reshape(2, 3)))
+    np.testing.assert_array_equal(t.numpy(), np.arange(6.0).reshape(2, 3))
+    z = tl.empty_strided((0, 4), (4, 1), dtype=tl.int64)
+    assert z.shape == (0, 4) and z.dtype == tl.int64
+    assert tl.empty_strided((), ()).shape == ()
+    with pytest.raises(RuntimeError, match="strides"):
+        tl.empty_strided((2, 3), (1,))
+    with pytest.raises(RuntimeError, match="negative"):
+        tl.empty_strided((2,), (-1,))
+
+
+# ---- arange ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [(5,), (0,), (2, 9), (9, 2, -2), (-3, 7, 3), (10, 0, -1),
+                                  (1, 1), (0, 10, 100)])
+def test_arange_integers(args):
+    t = tl.arange(*args)
+    assert t.dtype == tl.int64
+    np.testing.assert_array_equal(t.numpy(), np.arange(*args))
+
+
+@pytest.mark.parametrize("args", [(0.0, 1.0, 0.1), (1, 2.5, 0.5), (-1.0, 1.0, 0.25),
+                                  (2.5,), (0, 1, 0.3), (5.0, -5.0, -0.7), (0, 10, 1.5),
+                                  (1e-3, 1e-2, 1e-3)])
+def test_arange_float_steps_and_lengths(args):
+    t = tl.arange(*args)
+    assert t.dtype == tl.float32
+    expected = np.arange(*args)
+    assert t.shape == expected.shape
+    assert_close(t, expected.astype(np.float32))
+    d = tl.arange(*args, dtype=tl.float64)
+    np.testing.assert_allclose(d.numpy(), expected, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "float16",
+                                   "bfloat16", "float32", "float64"])
+def test_arange_dtype(dtype):
+    t = tl.arange(10, dtype=getattr(tl, dtype))
+    assert t.dtype == getattr(tl, dtype)
+    np.testing.assert_array_equal(t.to(tl.float64).numpy(), np.arange(10.0))
+
+
+def test_arange_keywords_and_scalars():
+    assert tl.arange(end=4).tolist() == [0, 1, 2, 3]
+    assert tl.arange(start=1, end=4).tolist() == [1, 2, 3]
+    assert tl.arange(1, 8, step=3).tolist() == [1, 4, 7]
+    assert tl.arange(np.int64(3)).tolist() == [0, 1, 2]
+    assert tl.arange(tl.tensor(3)).tolist() == [0, 1, 2]
+    assert tl.arange(np.float32(1.5)).dtype == tl.float32
+    with pytest.raises(TypeError, match="multiple values"):
+        tl.arange(3, end=4)
+    with pytest.raises(TypeError, match="end"):
+        tl.arange()
+    with pytest.raises(TypeError, match="end"):
+        tl.arange(start=1)
+    with pytest.raises(TypeError):
+        tl.arange(1, 2, 3, 4)
+    with pytest.raises(TypeError, match="number"):
+        tl.arange("5")
+    with pytest.raises(TypeError, match="real"):
+        tl.arange(1j)
+
+
+def test_arange_integral_dtype_truncates_step():
+    # Integral results step by the truncated step, as in PyTorch.
+    assert tl.arange(0, 5, 1.5, dtype=tl.int64).tolist() == [0, 1, 2, 3]
+    with pytest.raises(RuntimeError, match="nonzero"):
+        tl.arange(0, 1, 0.5, dtype=tl.int64)
+
+
+@pytest.mark.parametrize("args", [(0, 5, 0), (0.0, 1.0, 0.0), (5, 0, 1), (0, 5, -1),
+                                  (0.0, -1.0, 0.5), (0, float("inf")), (float("nan"),),
+                                  (0, 1e300, 1e-300)])
+def test_arange_errors(args):
+    with pytest.raises(RuntimeError):
+        tl.arange(*args)
+
+
+# ---- linspace / logspace -------------------------------------------------------------
+
+@pytest.mark.parametrize("start, end, steps", [(0, 1, 5), (-2.5, 3.5, 7), (1, 0, 4), (3, 3, 3),
+                                                (0, 10, 1), (0, 10, 0), (0, 1, 100), (-1, 1, 2)])
+def test_linspace_matches_numpy(start, end, steps):
+    t = tl.linspace(start, end, steps)
+    assert t.dtype == tl.float32 and t.shape == (steps,)
+    assert_close(t, np.linspace(start, end, steps).astype(np.float32))
+    d = tl.linspace(start, end, steps, dtype=tl.float64)
+    np.testing.assert_allclose(d.numpy(), np.linspace(start, end, steps), rtol=1e-14, atol=1e-14)
+    if steps > 0:
+        assert d[0].item() == start and d[-1].item() == (end if steps > 1 else start)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + ["complex64", "complex128"])
+def test_linspace_dtypes(dtype):
+    t = tl.linspace(-1, 1, 9, dtype=getattr(tl, dtype))
+    assert t.dtype == getattr(tl, dtype)
+    assert_close(t, np.linspace(-1, 1, 9).astype(
+        np.complex128 if "complex" in dtype else np.float64), dtype=dtype)
+
+
+def test_linspace_integral_and_complex():
+    assert tl.linspace(0, 10, 6, dtype=tl.int64).tolist() == [0, 2, 4, 6, 8, 10]
+    c = tl.linspace(0, 1 + 2j, 3)
+    assert c.dtype == tl.complex64
+    np.testing.assert_allclose(c.numpy(), np.linspace(0, 1 + 2j, 3), rtol=1e-6)
+    assert tl.linspace(tl.tensor(0.0), tl.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
+    assert tl.linspace(start=0, end=1, steps=3).tolist() == [0.0, 0.5, 1.0]
+    out = tl.empty(3, dtype=tl.float64)
+    assert tl.linspace(0, 1, 3, out=out) is out and out.tolist() == [0.0, 0.5, 1.0]
+
+
+@pytest.mark.parametrize("fn", [tl.linspace, tl.logspace])
+def test_spaced_errors(fn):
+    with pytest.raises(RuntimeError, match="steps"):
+        fn(0, 1, -1)
+    with pytest.raises(TypeError, match="steps"):
+        fn(0, 1, 2.5)
+    with pytest.raises(TypeError, match="steps"):
+        fn(0, 1)
+    with pytest.raises(TypeError, match="start"):
+        fn("a", 1, 3)
+    with pytest.raises(TypeError):
+        fn(0, 1, 3, dtype=tl.float64, out=tl.empty(3))
+
+
+@pytest.mark.parametrize("start, end, steps, base", [(0, 3, 4, 10.0), (-2, 2, 5, 2.0),
+                                                      (1, 0, 3, 10.0), (0, 1, 6, np.e),
+                                                      (0, 2, 0, 10.0), (2, 2, 1, 3.0)])
+def test_logspace_matches_numpy(start, end, steps, base):
+    t = tl.logspace(start, end, steps, base=base)
+    assert t.dtype == tl.float32 and t.shape == (steps,)
+    assert_close(t, np.logspace(start, end, steps, base=base).astype(np.float32))
+    d = tl.logspace(start, end, steps, base, dtype=tl.float64)
+    np.testing.assert_allclose(d.numpy(), np.logspace(start, end, steps, base=base), rtol=1e-13)
+
+
+# ---- eye --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, m", [(0, None), (1, None), (3, None), (2, 4), (4, 2), (3, 0)])
+def test_eye_matches_numpy(n, m):
+    t = tl.eye(n) if m is None else tl.eye(n, m)
+    assert t.dtype == tl.float32
+    assert_close(t, np.eye(n, m, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "bfloat16", "float64",
+                                   "complex128"])
+def test_eye_dtypes(dtype):
+    t = tl.eye(3, dtype=getattr(tl, dtype))
+    assert t.dtype == getattr(tl, dtype)
+    np.testing.assert_array_equal(t.to(tl.float64).numpy() if dtype == "bfloat16" else t.numpy(),
+                                  np.eye(3))
+
+
+def test_eye_arguments_and_errors():
+    assert tl.eye(n=2, m=3).shape == (2, 3)
+    assert tl.eye(2, None).shape == (2, 2)
+    out = tl.empty(2, 2)
+    assert tl.eye(2, out=out) is out
+    with pytest.raises(RuntimeError, match="-1"):
+        tl.eye(-1)
+    with pytest.raises(RuntimeError, match="-2"):
+        tl.eye(2, -2)
+    with pytest.raises(TypeError):
+        tl.eye(2.0)
+    with pytest.raises(TypeError):
+        tl.eye()
