@@ -86,7 +86,7 @@ extern PyType_Slot tl_py_mapping_slots[];
 /* creation and random (py_create.c) */
 extern PyMethodDef tl_py_create_functions[];
 
-/* dlpack and buffer protocol (py_dlpack.c) */
+/* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
 extern PyMethodDef tl_py_dlpack_methods[];
 extern PyMethodDef tl_py_dlpack_functions[];
 extern PyType_Slot tl_py_buffer_slots[];
