@@ -29,10 +29,15 @@ int tl_py_from_numpy(PyObject *obj, tl_tensor *t)
     return -1;
   }
   int64_t itemsize = (int64_t)tl_dtype_size(dtype);
-  char *data = PyArray_BYTES(a), *lo = data, *hi = data + itemsize;
   bool empty = PyArray_SIZE(a) == 0;
+  char *data = PyArray_BYTES(a), *lo = data, *hi = empty ? data : data + itemsize;
   for (int i = 0; i < ndim; i++) {
     npy_intp stride = PyArray_STRIDE(a, i);
+    /* A dimension that is never stepped along (size 1, or an empty array)
+     * may carry any stride. */
+    bool stepped = !empty && PyArray_DIM(a, i) > 1;
+    if (!stepped && stride % itemsize != 0)
+      stride = 0;
     if (stride % itemsize != 0) {
       PyErr_Format(PyExc_ValueError, "given numpy array strides not a multiple of the element "
                                      "byte size (stride %zd, itemsize %lld)",
@@ -49,8 +54,15 @@ int tl_py_from_numpy(PyObject *obj, tl_tensor *t)
         hi += extent;
     }
   }
-  /* The storage starts at the lowest byte any element touches, so negative
-   * strides stay views. */
+  /* Kernels load elements through typed pointers, which must be aligned. */
+  if (!empty && !PyArray_ISALIGNED(a)) {
+    PyErr_Format(PyExc_ValueError, "given numpy array is not aligned for its dtype %R; make an "
+                                   "aligned copy with numpy.ascontiguousarray(a) or a.copy()",
+                 (PyObject *)PyArray_DESCR(a));
+    return -1;
+  }
+  /* The storage spans exactly the bytes the elements touch (none when empty)
+   * and starts at the lowest, so negative strides stay views. */
   Py_INCREF(obj);
   tl_storage *s = tl_storage_wrap(lo, (size_t)(hi - lo), tl_device_cpu(),
                                   !PyArray_ISWRITEABLE(a), release_pyobject, obj);
@@ -192,7 +204,10 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return 0;
   }
   bool from_python = !PyArray_Check(o) && !PyArray_IsScalar(o, Generic);
-  PyObject *arr = PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+  /* Byte-swapped or unaligned arrays are copied into native, aligned ones
+   * here (tensor() and as_tensor() may copy; from_numpy() may not). */
+  PyObject *arr = PyArray_CheckFromAny(o, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
+                                       NULL);
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);

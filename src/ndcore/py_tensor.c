@@ -272,16 +272,26 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
   return tl_py_to_numpy(self, tl_py_t(self));
 }
 
-/* __array__(dtype=None, copy=None): zero-copy unless a dtype or copy asks otherwise. */
+/* __array__(dtype=None, copy=None): zero-copy unless a dtype or copy asks
+ * otherwise.  NumPy 2's copy semantics: copy=True always copies, copy=False
+ * raises ValueError when a copy can't be avoided (a dtype change, bfloat16). */
 static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
 {
   static char *kwlist[] = {"dtype", "copy", NULL};
-  PyObject *dtype = Py_None, *copy = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy))
+  PyObject *dtype = Py_None, *copy_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy_obj))
+    return NULL;
+  int copy = copy_obj == Py_None ? -1 : PyObject_IsTrue(copy_obj);
+  if (copy == -1 && PyErr_Occurred())
     return NULL;
   tl_tensor *t = tl_py_t(self);
   PyObject *arr;
+  int flags = copy == 1 ? NPY_ARRAY_ENSURECOPY : copy == 0 ? NPY_ARRAY_ENSURENOCOPY : 0;
   if (t->dtype == TL_DTYPE_BF16) { /* NumPy has no bfloat16: give float32 values */
+    if (copy == 0)
+      return PyErr_Format(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                                            "requested: NumPy has no bfloat16, so the values are "
+                                            "converted to float32");
     tl_tensor f = {0};
     if (tl_tensor_to_dtype(&f, t, TL_DTYPE_F32) != TL_OK)
       return tl_py_raise();
@@ -290,20 +300,20 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
       return NULL;
     arr = tl_py_to_numpy(tmp, tl_py_t(tmp));
     Py_DECREF(tmp);
+    flags = 0; /* that conversion was the copy */
   } else {
     arr = tl_py_to_numpy(self, t);
   }
   if (!arr)
     return NULL;
-  if (dtype == Py_None && copy != Py_True)
+  if (dtype == Py_None && flags != NPY_ARRAY_ENSURECOPY)
     return arr;
   PyArray_Descr *descr = NULL;
   if (dtype != Py_None && !PyArray_DescrConverter(dtype, &descr)) {
     Py_DECREF(arr);
     return NULL;
   }
-  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr,
-                                  copy == Py_True ? NPY_ARRAY_ENSURECOPY : 0);
+  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags);
   Py_DECREF(arr);
   return r;
 }
