@@ -267,7 +267,12 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
                               PyObject *kwnames)
 {
   (void)args;
-  if (nargs > 0 || (kwnames && PyTuple_GET_SIZE(kwnames) > 1))
+  /* force=True copies what NumPy can't view (other devices, autograd); a CPU
+   * tensor is always viewable, so it changes nothing yet. */
+  if (nargs > 0 || (kwnames && (PyTuple_GET_SIZE(kwnames) > 1 ||
+                                !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
+                                PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
+                                                                 "force") != 0)))
     return PyErr_Format(PyExc_TypeError, "numpy() takes only the keyword argument force");
   return tl_py_to_numpy(self, tl_py_t(self));
 }
