@@ -1050,3 +1050,16 @@ def test_no_leaks_exporting_fresh_tensors():
     trips(10_000)
     gc.collect()
     assert_rss_flat(base)
+
+
+# ---- torchlike.utils.dlpack ------------------------------------------------------
+
+def test_utils_dlpack_round_trip():
+    import torchlike.utils.dlpack as tdl
+    t = tl.tensor([1.0, 2.0])
+    cap = tdl.to_dlpack(t)
+    assert capsule_name(cap) == "dltensor"
+    u = tdl.from_dlpack(cap)
+    u[0] = 5
+    assert t[0].item() == 5
+    assert tl.to_dlpack is tdl.to_dlpack and tdl.from_dlpack is tl.from_dlpack
