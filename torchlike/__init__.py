@@ -9,6 +9,7 @@ from ._device import device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
 from . import cuda  # noqa: F401
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
+from . import nn  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 _C._set_device_class(device)

@@ -83,6 +83,9 @@ extern PyMethodDef tl_py_view_methods[];
 extern PyMethodDef tl_py_view_functions[];
 extern PyType_Slot tl_py_mapping_slots[];
 
+/* shape ops: cat, split, flip, pad ... as Tensor methods and functions (py_shape_ops.c) */
+int tl_py_shape_ops_init(PyObject *module);
+
 /* creation and random (py_create.c) */
 extern PyMethodDef tl_py_create_functions[];
 

@@ -274,3 +274,243 @@ tl_status tl_view_select(tl_tensor *out, int dim, int64_t index)
   out->ndim--;
   return TL_OK;
 }
+
+/* ---- the rest of the view family (movedim, diagonal, narrow, unfold ...) ---- */
+
+tl_status tl_view_movedim(tl_tensor *out, const tl_tensor *in, int n, const int64_t *src,
+                          const int64_t *dst)
+{
+  char ss[256], sd[256];
+  int s[TL_MAX_DIMS], d[TL_MAX_DIMS], perm[TL_MAX_DIMS];
+  bool src_used[TL_MAX_DIMS] = {false}, dst_used[TL_MAX_DIMS] = {false};
+  if (n > in->ndim && in->ndim > 0)
+    return tl_error_set(TL_ERR_RUNTIME, "movedim: Invalid source or destination dims: source "
+                                        "(%s dims) and destination (%s dims) must not have more "
+                                        "entries than the tensor has dimensions (%d)",
+                        tl_shape_str(ss, sizeof ss, n, src), tl_shape_str(sd, sizeof sd, n, dst),
+                        in->ndim);
+  for (int i = 0; i < n; i++) {
+    if (tl_dim_wrap(src[i], in->ndim, &s[i]) != TL_OK || tl_dim_wrap(dst[i], in->ndim, &d[i]) != TL_OK)
+      return tl_error_status();
+    if (src_used[s[i]] || dst_used[d[i]])
+      return tl_error_set(TL_ERR_RUNTIME, "movedim: repeated dim in `%s` (%s)",
+                          src_used[s[i]] ? "source" : "destination",
+                          src_used[s[i]] ? tl_shape_str(ss, sizeof ss, n, src)
+                                         : tl_shape_str(sd, sizeof sd, n, dst));
+    src_used[s[i]] = dst_used[d[i]] = true;
+  }
+  if (in->ndim == 0) {
+    tl_tensor_view_of(out, in);
+    return TL_OK;
+  }
+  for (int i = 0; i < in->ndim; i++)
+    perm[i] = -1;
+  for (int i = 0; i < n; i++)
+    perm[d[i]] = s[i];
+  /* The dims not moved keep their order in the free destination slots. */
+  for (int i = 0, next = 0; i < in->ndim; i++) {
+    if (perm[i] >= 0)
+      continue;
+    while (src_used[next])
+      next++;
+    perm[i] = next++;
+  }
+  view_init(out, in, in->ndim);
+  for (int i = 0; i < in->ndim; i++) {
+    out->shape[i] = in->shape[perm[i]];
+    out->strides[i] = in->strides[perm[i]];
+  }
+  return TL_OK;
+}
+
+tl_status tl_view_diagonal(tl_tensor *out, const tl_tensor *in, int64_t offset, int64_t dim1,
+                           int64_t dim2)
+{
+  int a, b;
+  if (in->ndim < 2)
+    return tl_error_set(TL_ERR_RUNTIME, "diagonal dimensions requires ndim larger than 1, got %d",
+                        in->ndim);
+  if (tl_dim_wrap(dim1, in->ndim, &a) != TL_OK || tl_dim_wrap(dim2, in->ndim, &b) != TL_OK)
+    return tl_error_status();
+  if (a == b)
+    return tl_error_set(TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
+                        (long long)dim1, (long long)dim2);
+  int64_t rows = in->shape[a], cols = in->shape[b], size;
+  int64_t start = 0;
+  if (offset >= 0) {
+    size = cols - offset < rows ? cols - offset : rows;
+    start = offset * in->strides[b];
+  } else {
+    size = rows + offset < cols ? rows + offset : cols;
+    start = -offset * in->strides[a];
+  }
+  if (size <= 0) { /* an empty diagonal must not point past the storage */
+    size = 0;
+    start = 0;
+  }
+  view_init(out, in, in->ndim - 1);
+  out->offset += start;
+  int nd = 0;
+  for (int i = 0; i < in->ndim; i++)
+    if (i != a && i != b) {
+      out->shape[nd] = in->shape[i];
+      out->strides[nd++] = in->strides[i];
+    }
+  out->shape[nd] = size;
+  out->strides[nd] = in->strides[a] + in->strides[b];
+  return TL_OK;
+}
+
+tl_status tl_view_narrow(tl_tensor *out, const tl_tensor *in, int64_t dim, int64_t start,
+                         int64_t length)
+{
+  int d;
+  if (in->ndim == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
+  if (tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+    return tl_error_status();
+  int64_t size = in->shape[d];
+  if (length < 0)
+    return tl_error_set(TL_ERR_RUNTIME, "narrow(): length must be non-negative.");
+  if (start < -size || start > size)
+    return tl_error_set(TL_ERR_INDEX, "start out of range (expected to be in range of [%lld, "
+                                      "%lld], but got %lld)",
+                        (long long)-size, (long long)size, (long long)start);
+  if (start < 0)
+    start += size;
+  if (start > size - length)
+    return tl_error_set(TL_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size "
+                                        "(%lld).", (long long)start, (long long)length,
+                        (long long)size);
+  tl_tensor_view_of(out, in);
+  tl_view_slice(out, d, start, length, 1);
+  return TL_OK;
+}
+
+tl_status tl_view_unfold(tl_tensor *out, const tl_tensor *in, int64_t dim, int64_t size,
+                         int64_t step)
+{
+  int d;
+  if (tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+    return tl_error_status();
+  if (in->ndim + 1 > TL_MAX_DIMS)
+    return tl_error_set(TL_ERR_VALUE, "tensors have at most %d dimensions", TL_MAX_DIMS);
+  /* A 0-d tensor unfolds as if it had one dim of size 1. */
+  int64_t len = in->ndim ? in->shape[d] : 1, stride = in->ndim ? in->strides[d] : 1;
+  if (size < 0 || size > len)
+    return tl_error_set(TL_ERR_RUNTIME, "maximum size for tensor at dimension %d is %lld but "
+                                        "size is %lld", d, (long long)len, (long long)size);
+  if (step <= 0)
+    return tl_error_set(TL_ERR_RUNTIME, "step is %lld but must be > 0", (long long)step);
+  tl_tensor_view_of(out, in);
+  if (in->ndim == 0) {
+    out->ndim = 1;
+    out->shape[0] = size;
+    out->strides[0] = 1;
+    return TL_OK;
+  }
+  out->shape[d] = (len - size) / step + 1;
+  out->strides[d] = stride * step;
+  out->shape[in->ndim] = size;
+  out->strides[in->ndim] = stride;
+  out->ndim = in->ndim + 1;
+  return TL_OK;
+}
+
+tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, const int64_t *shape,
+                             const int64_t *strides, int64_t offset)
+{
+  char sh[256], st[256];
+  int64_t numel;
+  if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
+    return tl_error_status();
+  if (offset < 0)
+    return tl_error_set(TL_ERR_RUNTIME, "as_strided: Negative storage offset %lld is not "
+                                        "supported", (long long)offset);
+  int64_t last = offset; /* the furthest element the view can reach */
+  for (int i = 0; i < ndim; i++) {
+    if (strides[i] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "as_strided: Negative strides are not supported at "
+                                          "the moment, got strides: %s",
+                          tl_shape_str(st, sizeof st, ndim, strides));
+    int64_t reach;
+    if (numel && (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
+                  __builtin_add_overflow(last, reach, &last)))
+      goto out_of_bounds;
+  }
+  int64_t capacity = (int64_t)(in->storage->nbytes / tl_dtype_size(in->dtype));
+  if (numel && last >= capacity)
+    goto out_of_bounds;
+  view_init(out, in, ndim);
+  out->offset = offset;
+  memcpy(out->shape, shape, (size_t)ndim * sizeof *shape);
+  memcpy(out->strides, strides, (size_t)ndim * sizeof *strides);
+  return TL_OK;
+out_of_bounds:
+  return tl_error_set(TL_ERR_RUNTIME, "setStorage: sizes %s, strides %s, storage offset %lld "
+                                      "require a storage of at least %lld elements, but the "
+                                      "storage holds only %lld",
+                      tl_shape_str(sh, sizeof sh, ndim, shape),
+                      tl_shape_str(st, sizeof st, ndim, strides), (long long)offset,
+                      (long long)(last + 1),
+                      (long long)(in->storage->nbytes / tl_dtype_size(in->dtype)));
+}
+
+tl_status tl_view_unflatten(tl_tensor *out, const tl_tensor *in, int64_t dim, int n,
+                            const int64_t *sizes)
+{
+  char buf[256];
+  int d;
+  if (in->ndim == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "unflatten: Dimension size must be non-zero");
+  if (tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+    return tl_error_status();
+  if (n == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "unflatten: sizes must be non-empty");
+  if (in->ndim - 1 + n > TL_MAX_DIMS)
+    return tl_error_set(TL_ERR_VALUE, "tensors have at most %d dimensions", TL_MAX_DIMS);
+  int64_t shape[TL_MAX_DIMS], known = 1;
+  int infer = -1;
+  for (int i = 0; i < n; i++) {
+    if (sizes[i] == -1 && infer < 0) {
+      infer = i;
+      continue;
+    }
+    if (sizes[i] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "unflatten: only one dimension can be inferred, got "
+                                          "sizes %s", tl_shape_str(buf, sizeof buf, n, sizes));
+    known *= sizes[i];
+  }
+  int64_t size = in->shape[d];
+  bool ok = infer >= 0 ? known != 0 && size % known == 0 : known == size;
+  if (!ok)
+    return tl_error_set(TL_ERR_RUNTIME, "unflatten: Provided sizes %s don't multiply up to the "
+                                        "size of dim %lld (%lld) in the input tensor",
+                        tl_shape_str(buf, sizeof buf, n, sizes), (long long)dim, (long long)size);
+  int nd = 0;
+  for (int i = 0; i < d; i++)
+    shape[nd++] = in->shape[i];
+  for (int i = 0; i < n; i++)
+    shape[nd++] = i == infer ? size / known : sizes[i];
+  for (int i = d + 1; i < in->ndim; i++)
+    shape[nd++] = in->shape[i];
+  return tl_view_reshape(out, in, nd, shape, false);
+}
+
+tl_status tl_view_atleast(tl_tensor *out, const tl_tensor *in, int ndim)
+{
+  /* NumPy's atleast_{1,2,3}d: 0-d -> (1,)*, 1-d (n) -> (1, n) / (1, n, 1), 2-d (m, n) ->
+   * (m, n, 1). */
+  tl_tensor_view_of(out, in);
+  if (in->ndim >= ndim)
+    return TL_OK;
+  int64_t shape[3] = {1, 1, 1};
+  if (in->ndim == 1)
+    shape[1] = in->shape[0];
+  else if (in->ndim == 2) {
+    shape[0] = in->shape[0];
+    shape[1] = in->shape[1];
+  }
+  tl_tensor_release(out);
+  return tl_view_reshape(out, in, ndim, shape, false);
+}

@@ -1,0 +1,817 @@
+"""Shape manipulation against NumPy: joining, splitting, reordering, repeating,
+triangles/diagonals, padding, the view family (movedim, narrow, unfold,
+as_strided ...), meshgrid and broadcasting helpers.
+
+Each op is checked for values, dtype and shape (0-d, empty and non-contiguous
+inputs included), for whether it returns a view or a copy (writes through a
+view must show in the base), and for PyTorch's error messages."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from numpy.lib.stride_tricks import sliding_window_view
+
+import torchlike as tl
+import torchlike.nn.functional as F
+from oracle import ALL_DTYPES, assert_close, check, noncontiguous, random_array, to_tensor
+
+REPRESENTATIVE = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32",
+                  "float64", "complex64"]
+
+
+def arr(shape, dtype="float32", seed=0):
+    return random_array(shape, dtype, rng=np.random.default_rng(seed))
+
+
+def shares_memory(a, b):
+    """Do tensors a and b view the same storage? (a write through one shows in the other)."""
+    return np.shares_memory(a.numpy(), b.numpy())
+
+
+# ---- view / reshape ------------------------------------------------------------------
+
+def test_view_refuses_incompatible_strides():
+    t = tl.tensor(arr((3, 4))).t()
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size "
+                                           r"and stride.*Use \.reshape"):
+        t.view(12)
+    r = t.reshape(12)  # copies
+    assert_close(r, arr((3, 4)).T.reshape(12))
+    assert not shares_memory(r, t)
+
+
+def test_reshape_views_when_possible():
+    base = tl.tensor(arr((2, 3, 4)))
+    r = base.reshape(6, 4)
+    r[0, 0] = 100.0
+    assert base[0, 0, 0].item() == 100.0
+    # a transposed tensor can still be viewed when the merged dims stay contiguous
+    t = base.permute(2, 0, 1)  # (4, 2, 3): dims 1, 2 are contiguous together
+    v = t.view(4, 6)
+    assert_close(v, np.transpose(base.numpy(), (2, 0, 1)).reshape(4, 6))
+    assert shares_memory(v, base)
+    assert t.reshape(4, 6).storage_offset() == v.storage_offset()
+    assert shares_memory(t.reshape(4, 6), base)
+
+
+@pytest.mark.parametrize("shape,new", [((2, 3), (-1,)), ((2, 3), (3, -1)), ((0, 3), (-1, 3)),
+                                       ((), (1, 1)), ((1,), ()), ((4,), (2, 1, 2))])
+def test_reshape_matches_numpy(shape, new):
+    check(lambda t: t.reshape(new), lambda a: a.reshape(new), arr(shape))
+    check(lambda t: t.view(*new) if new else t.view(()), lambda a: a.reshape(new), arr(shape))
+
+
+def test_reshape_errors():
+    t = tl.zeros(2, 3)
+    with pytest.raises(RuntimeError, match=r"shape '\[4, 2\]' is invalid for input of size 6"):
+        t.reshape(4, 2)
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        t.reshape(-1, -1)
+
+
+# ---- flatten / unflatten / movedim / squeeze ----------------------------------------
+
+def test_flatten_and_unflatten():
+    a = arr((2, 3, 4))
+    check(lambda t: tl.flatten(t, 1), lambda x: x.reshape(2, 12), a)
+    check(lambda t: t.flatten(0, 1), lambda x: x.reshape(6, 4), a)
+    check(lambda t: t.unflatten(2, (2, 2)), lambda x: x.reshape(2, 3, 2, 2), a)
+    check(lambda t: tl.unflatten(t, -1, (-1, 2)), lambda x: x.reshape(2, 3, 2, 2), a)
+    base = tl.tensor(a)
+    u = base.unflatten(1, (3, 1))
+    u[1, 2, 0, 3] = 7.0
+    assert base[1, 2, 3].item() == 7.0
+    with pytest.raises(RuntimeError, match=r"unflatten: Provided sizes \[2, 2\] don't multiply "
+                                           r"up to the size of dim 1 \(3\)"):
+        base.unflatten(1, (2, 2))
+
+
+@pytest.mark.parametrize("src,dst", [(0, 2), (-1, 0), ((0, 1), (2, 0)), ([0, 2], [1, 0]),
+                                     ((), ())])
+def test_movedim_matches_moveaxis(src, dst):
+    a = arr((2, 3, 4))
+    t = check(lambda t: tl.movedim(t, src, dst), lambda x: np.moveaxis(x, src, dst), a)
+    check(lambda t: t.moveaxis(src, dst), lambda x: np.moveaxis(x, src, dst), a)
+    base = tl.tensor(a)
+    assert shares_memory(tl.movedim(base, src, dst), base)
+    del t
+
+
+def test_movedim_errors():
+    t = tl.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="repeated dim in `source`"):
+        t.movedim((0, 0), (0, 1))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
+        t.movedim(2, 0)
+    with pytest.raises(RuntimeError, match="same number of dims"):
+        t.movedim((0, 1), (0,))
+
+
+def test_squeeze_unsqueeze_multi_dim():
+    a = arr((1, 3, 1, 2))
+    check(lambda t: t.squeeze((0, 2)), lambda x: x.squeeze((0, 2)), a)
+    check(lambda t: tl.squeeze(t, 0), lambda x: x.squeeze(0), a)
+    check(lambda t: t.squeeze(1), lambda x: x, a)  # not size 1: unchanged
+    check(lambda t: tl.unsqueeze(t, -1), lambda x: x[..., None], a)
+    check(lambda t: tl.squeeze(t), lambda x: x.squeeze(), a)
+
+
+# ---- expand / broadcast ----------------------------------------------------------------
+
+def test_expand_family_are_views():
+    a = arr((3, 1))
+    base = tl.tensor(a)
+    e = base.expand(2, 3, 4)
+    assert_close(e, np.broadcast_to(a, (2, 3, 4)))
+    assert e.stride() == (0, 1, 0)
+    assert_close(base.expand(-1, 5), np.broadcast_to(a, (3, 5)))
+    assert_close(base.expand_as(tl.zeros(3, 2)), np.broadcast_to(a, (3, 2)))
+    b = tl.broadcast_to(base, (2, 3, 4))
+    assert_close(b, np.broadcast_to(a, (2, 3, 4)))
+    base[1, 0] = 9.0
+    assert b[1, 1, 3].item() == 9.0
+    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(4\) must match "
+                                           r"the existing size \(3\) at non-singleton dimension 0"):
+        base.expand(4, 2)
+
+
+def test_broadcast_tensors_and_shapes():
+    xs = [arr((3, 1)), arr((4,), seed=1), arr((), seed=2)]
+    outs = tl.broadcast_tensors(*[tl.tensor(x) for x in xs])
+    for o, e in zip(outs, np.broadcast_arrays(*xs)):
+        assert_close(o, e)
+    assert tl.broadcast_shapes((3, 1), (4,), ()) == tl.Size([3, 4])
+    assert tl.broadcast_shapes() == tl.Size([])
+    with pytest.raises(RuntimeError, match=r"shapes \[3\] and \[4\] cannot be broadcast"):
+        tl.broadcast_shapes((3,), (4,))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        tl.broadcast_tensors(tl.zeros(3), tl.zeros(4))
+
+
+# ---- cat / stack -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", REPRESENTATIVE)
+def test_cat_dtypes(dtype):
+    a, b = arr((2, 3), dtype), arr((4, 3), dtype, seed=1)
+    check(lambda x, y: tl.cat([x, y]), lambda x, y: np.concatenate([x, y]), a, b)
+    check(lambda x, y: tl.cat((x, y), dim=-1), lambda x, y: np.concatenate([x, x], -1),
+          a, a)
+
+
+@pytest.mark.parametrize("name", ["cat", "concatenate", "concat"])
+def test_cat_aliases_and_noncontiguous(name):
+    a, b = arr((3, 4)), arr((3, 2), seed=1)
+    fn = getattr(tl, name)
+    out = fn([noncontiguous(to_tensor(a)), to_tensor(b).t().t()], 1)
+    assert_close(out, np.concatenate([a, b], 1))
+    assert_close(fn([to_tensor(a.T), to_tensor(a.T)], dim=0), np.concatenate([a.T, a.T]))
+    assert_close(fn([to_tensor(a)], axis=1), a)
+
+
+def test_cat_promotes_dtypes():
+    i = tl.tensor([[1, 2]], dtype=tl.int32)
+    f = tl.tensor([[0.5, 1.5]], dtype=tl.float16)
+    out = tl.cat([i, f, tl.tensor([[True, False]])])
+    assert out.dtype == tl.float16
+    assert_close(out, np.array([[1, 2], [0.5, 1.5], [1, 0]], np.float16))
+    assert tl.cat([tl.tensor([1], dtype=tl.uint8), tl.tensor([-1], dtype=tl.int8)]).dtype == tl.int16
+
+
+def test_cat_skips_legacy_empty():
+    a = arr((2, 3))
+    out = tl.cat([tl.tensor(np.zeros(0, np.float64)), to_tensor(a), tl.zeros(0)], dim=1)
+    assert_close(out, a.astype(np.float64))
+    assert_close(tl.cat([tl.zeros(0), tl.zeros(0)]), np.zeros(0, np.float32))
+    assert_close(tl.cat([tl.zeros(2, 0), tl.ones(2, 3)], 1), np.ones((2, 3), np.float32))
+    assert_close(tl.cat([tl.zeros(0, 3), tl.ones(2, 3)]), np.ones((2, 3), np.float32))
+
+
+def test_cat_result_is_a_copy():
+    a = tl.tensor(arr((2, 2)))
+    out = tl.cat([a])
+    out[0, 0] = 42.0
+    assert a[0, 0].item() != 42.0
+
+
+def test_cat_out():
+    a = tl.tensor(arr((2, 2)))
+    out = tl.empty(4, 2, dtype=tl.float64)
+    r = tl.cat([a, a], out=out)
+    assert r is out
+    assert_close(out, np.concatenate([arr((2, 2))] * 2).astype(np.float64))
+
+
+def test_cat_errors():
+    a, b = tl.zeros(2, 3), tl.zeros(2, 4)
+    with pytest.raises(RuntimeError, match=r"Sizes of tensors must match except in dimension 0. "
+                                           r"Expected size 3 but got size 4 for tensor number 1"):
+        tl.cat([a, b])
+    with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions: got 2 "
+                                           "and 3"):
+        tl.cat([a, tl.zeros(1, 2, 3)])
+    with pytest.raises(RuntimeError, match=r"zero-dimensional tensor \(at position 1\) cannot be "
+                                           "concatenated"):
+        tl.cat([tl.zeros(1), tl.tensor(1.0)])
+    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+        tl.cat([])
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\], but got 2\)"):
+        tl.cat([a, a], 2)
+    with pytest.raises(TypeError, match="expected Tensor as element 1"):
+        tl.cat([a, 3])
+    with pytest.raises(TypeError, match="tuple or list of Tensors"):
+        tl.cat(a)
+
+
+def test_cat_mismatch_message_dim1():
+    with pytest.raises(RuntimeError, match=r"Sizes of tensors must match except in dimension 1. "
+                                           r"Expected size 3 but got size 4 for tensor number 1 "
+                                           r"in the list."):
+        tl.cat([tl.zeros(3, 2), tl.zeros(4, 2)], dim=1)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_stack(dim):
+    xs = [arr((2, 3), seed=i) for i in range(3)]
+    check(lambda *ts: tl.stack(ts, dim), lambda *a: np.stack(a, dim), *xs)
+    check(lambda *ts: tl.stack(list(ts), dim=dim), lambda *a: np.stack(a, axis=dim), *xs)
+
+
+def test_stack_0d_empty_and_errors():
+    check(lambda a, b: tl.stack([a, b]), lambda a, b: np.stack([a, b]),
+          np.ones((), np.float32), np.zeros((), np.float32))
+    check(lambda a, b: tl.stack([a, b], 1), lambda a, b: np.stack([a, b], 1),
+          np.zeros((2, 0)), np.zeros((2, 0)))
+    assert tl.stack([tl.zeros(2, dtype=tl.int8), tl.zeros(2)]).dtype == tl.float32
+    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got "
+                                           r"\[2, 3\] at entry 0 and \[2, 4\] at entry 1"):
+        tl.stack([tl.zeros(2, 3), tl.zeros(2, 4)])
+    with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
+        tl.stack([])
+    with pytest.raises(IndexError, match=r"\[-3, 2\], but got 3"):
+        tl.stack([tl.zeros(2, 3)], 3)
+
+
+@pytest.mark.parametrize("shapes", [[(), ()], [(3,), (2,)], [(2, 3), (2, 1)], [(2, 2, 2), (2, 1, 2)],
+                                    [(0,), (3,)]])
+def test_hstack(shapes):
+    xs = [arr(s, seed=i) for i, s in enumerate(shapes)]
+    check(lambda *ts: tl.hstack(ts), lambda *a: np.hstack(a), *xs)
+
+
+@pytest.mark.parametrize("shapes", [[(), ()], [(3,), (3,)], [(2, 3), (1, 3)], [(1, 2, 2), (3, 2, 2)]])
+def test_vstack_row_stack(shapes):
+    xs = [arr(s, seed=i) for i, s in enumerate(shapes)]
+    check(lambda *ts: tl.vstack(ts), lambda *a: np.vstack(a), *xs)
+    check(lambda *ts: tl.row_stack(list(ts)), lambda *a: np.vstack(a), *xs)
+
+
+@pytest.mark.parametrize("shapes", [[(), ()], [(3,), (3,)], [(2, 3), (2, 3)], [(2, 2, 1), (2, 2, 3)]])
+def test_dstack(shapes):
+    xs = [arr(s, seed=i) for i, s in enumerate(shapes)]
+    check(lambda *ts: tl.dstack(ts), lambda *a: np.dstack(a), *xs)
+
+
+@pytest.mark.parametrize("shapes", [[(), ()], [(3,), (3,)], [(3,), (3, 2)], [(2, 3), (2, 1)]])
+def test_column_stack(shapes):
+    xs = [arr(s, seed=i) for i, s in enumerate(shapes)]
+    check(lambda *ts: tl.column_stack(ts), lambda *a: np.column_stack(a), *xs)
+
+
+def test_atleast_nd():
+    for fn, nfn in [(tl.atleast_1d, np.atleast_1d), (tl.atleast_2d, np.atleast_2d),
+                    (tl.atleast_3d, np.atleast_3d)]:
+        for shape in [(), (3,), (2, 3), (2, 3, 4)]:
+            check(fn, nfn, arr(shape))
+        outs = fn(tl.zeros(()), tl.zeros(2))
+        assert isinstance(outs, tuple) and len(outs) == 2
+
+
+# ---- split family ----------------------------------------------------------------
+
+def assert_pieces(pieces, expected):
+    assert isinstance(pieces, tuple)
+    assert len(pieces) == len(expected)
+    for p, e in zip(pieces, expected):
+        assert_close(p, e)
+
+
+@pytest.mark.parametrize("size,split", [(7, 3), (6, 2), (2, 5), (0, 2), (5, 1)])
+def test_split_by_size(size, split):
+    a = arr((size, 2))
+    expected = [a[i:i + split] for i in range(0, size, split)] or [a]
+    assert_pieces(to_tensor(a).split(split), expected)
+    assert_pieces(tl.split(to_tensor(a.T), split, dim=1), [e.T for e in expected])
+
+
+def test_split_by_sizes_are_views():
+    base = tl.tensor(arr((6, 2)))
+    pieces = tl.split(base, [1, 0, 5])
+    assert_pieces(pieces, np.split(arr((6, 2)), [1, 1]))
+    pieces[2][0, 0] = 50.0
+    assert base[1, 0].item() == 50.0
+    with pytest.raises(RuntimeError, match=r"split_with_sizes expects split_sizes to sum exactly "
+                                           r"to 6 .*split_sizes=\[1, 2\]"):
+        base.split([1, 2])
+    with pytest.raises(RuntimeError, match="non-negative"):
+        base.split(-1)
+    with pytest.raises(IndexError, match=r"\[-2, 1\], but got 2"):
+        base.split(2, 2)
+
+
+@pytest.mark.parametrize("size,chunks", [(7, 3), (6, 3), (5, 5), (2, 4), (0, 3), (6, 4)])
+def test_chunk(size, chunks):
+    a = np.arange(size)
+    got = to_tensor(a).chunk(chunks)
+    step = -(-size // chunks)
+    expected = [a[i:i + step] for i in range(0, size, step)] if size else [a[:0]] * chunks
+    assert_pieces(got, expected)
+    with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: 0"):
+        tl.chunk(to_tensor(a), 0)
+
+
+def test_unbind():
+    a = arr((2, 3))
+    assert_pieces(to_tensor(a).unbind(1), [a[:, i] for i in range(3)])
+    assert_pieces(tl.unbind(to_tensor(a)), list(a))
+    assert tl.unbind(tl.zeros(0, 2)) == ()
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        tl.tensor(1.0).unbind()
+
+
+@pytest.mark.parametrize("arg", [3, 4, 1, [2, 5], [-2, 10], [4, 2], [], (1, 1)])
+def test_tensor_split_matches_array_split(arg):
+    a = arr((7, 3))
+    assert_pieces(tl.tensor_split(to_tensor(a), arg), np.array_split(a, arg))
+    assert_pieces(to_tensor(a.T).tensor_split(arg, dim=1), [p.T for p in np.array_split(a, arg)])
+    t = tl.tensor(arg, dtype=tl.int64)
+    assert_pieces(tl.tensor_split(to_tensor(a), t), np.array_split(a, arg))
+
+
+def test_tensor_split_errors():
+    with pytest.raises(RuntimeError, match="number of sections must be larger than 0, got 0"):
+        tl.tensor_split(tl.zeros(3), 0)
+    with pytest.raises(RuntimeError, match="at least a 1-dimensional"):
+        tl.tensor_split(tl.tensor(1.0), 1)
+    with pytest.raises(RuntimeError, match="integer dtype"):
+        tl.tensor_split(tl.zeros(3), tl.tensor([1.0]))
+
+
+def test_hsplit_vsplit_dsplit():
+    a = arr((4, 6, 2))
+    assert_pieces(tl.hsplit(to_tensor(a), 3), np.hsplit(a, 3))
+    assert_pieces(to_tensor(a).hsplit([1, 4]), np.hsplit(a, [1, 4]))
+    assert_pieces(tl.vsplit(to_tensor(a), 2), np.vsplit(a, 2))
+    assert_pieces(tl.dsplit(to_tensor(a), [1]), np.dsplit(a, [1]))
+    assert_pieces(tl.hsplit(to_tensor(np.arange(6)), 2), np.hsplit(np.arange(6), 2))
+    with pytest.raises(RuntimeError, match=r"torch.hsplit attempted to split along dimension 1, "
+                                           r"but the size of the dimension 6 is not divisible by "
+                                           r"the split_size 4!"):
+        tl.hsplit(to_tensor(a), 4)
+    with pytest.raises(RuntimeError, match="torch.vsplit requires a tensor with at least 2 "
+                                           "dimensions, but got a tensor with 1 dimensions!"):
+        tl.vsplit(tl.zeros(3), 1)
+
+
+# ---- flip / roll / rot90 -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_flip_all_dtypes(dtype):
+    a = arr((3, 4, 2), dtype)
+    check(lambda t: tl.flip(t, (0, 2)), lambda x: np.flip(x, (0, 2)), a)
+    check(lambda t: t.flip(-1), lambda x: np.flip(x, -1), a)
+
+
+def test_flip_is_a_copy_and_handles_layouts():
+    a = arr((3, 4))
+    base = tl.tensor(a)
+    f = base.flip(0)
+    f[0, 0] = 99.0
+    assert base[2, 0].item() != 99.0  # PyTorch: flip copies (NumPy would view)
+    assert_close(noncontiguous(to_tensor(a)).flip(0, 1), np.flip(a))
+    assert_close(base.t().flip(dims=(0,)), np.flip(a.T, 0))
+    assert_close(base[::-1].flip(0), a)
+    check(lambda t: t.flip(()), lambda x: x.copy(), a)
+    check(lambda t: t.flip(0), lambda x: x.copy(), np.array(3.0))
+    check(lambda t: t.flip(1), lambda x: np.flip(x, 1), np.zeros((2, 0)))
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times"):
+        base.flip(0, -2)
+    with pytest.raises(IndexError, match=r"\[-2, 1\], but got 2"):
+        base.flip(2)
+
+
+def test_fliplr_flipud():
+    a = arr((3, 4, 2))
+    check(tl.fliplr, np.fliplr, a)
+    check(lambda t: t.flipud(), np.flipud, a)
+    with pytest.raises(RuntimeError, match="Input must be >= 2-d."):
+        tl.fliplr(tl.zeros(3))
+    with pytest.raises(RuntimeError, match="Input must be >= 1-d."):
+        tl.flipud(tl.tensor(1.0))
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, None), (-3, None), (2, 0), (5, 1), ((1, -2), (0, 1)),
+                                         ((1, 1), (1, 1)), (13, -1)])
+def test_roll(shifts, dims):
+    a = arr((3, 4))
+    check(lambda t: tl.roll(t, shifts, dims), lambda x: np.roll(x, shifts, dims), a)
+    check(lambda t: noncontiguous(t).roll(shifts, dims=dims), lambda x: np.roll(x, shifts, dims), a)
+
+
+def test_roll_edge_cases():
+    check(lambda t: t.roll(1), lambda x: np.roll(x, 1), np.zeros((0, 3)))
+    check(lambda t: t.roll(1, 1), lambda x: np.roll(x, 1, 1), np.zeros((2, 0)))
+    check(lambda t: t.roll(2), lambda x: np.roll(x, 2), np.array(5.0))
+    with pytest.raises(RuntimeError, match="shifts and dimensions must align. shifts: 2, dims:1"):
+        tl.roll(tl.zeros(3, 3), (1, 2), (0,))
+    with pytest.raises(IndexError, match=r"but got 2\)"):
+        tl.roll(tl.zeros(3, 3), 1, 2)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4, -1, -6])
+@pytest.mark.parametrize("dims", [(0, 1), (1, 0), (2, 0), (-1, -2)])
+def test_rot90(k, dims):
+    a = arr((2, 3, 4))
+    check(lambda t: tl.rot90(t, k, dims), lambda x: np.rot90(x, k, dims), a)
+
+
+def test_rot90_errors():
+    with pytest.raises(RuntimeError, match="expected total rotation dims == 2, but got dims = 3"):
+        tl.rot90(tl.zeros(2, 2, 2), 1, (0, 1, 2))
+    with pytest.raises(RuntimeError, match="expected total dims >= 2, but got total dims = 1"):
+        tl.zeros(3).rot90()
+    with pytest.raises(RuntimeError, match="expected rotation dims to be different"):
+        tl.zeros(2, 2).rot90(1, (1, -1))
+
+
+# ---- repeat / tile / repeat_interleave ------------------------------------------------
+
+@pytest.mark.parametrize("dtype", REPRESENTATIVE)
+def test_repeat_dtypes(dtype):
+    a = arr((2, 3), dtype)
+    check(lambda t: t.repeat(2, 1, 3), lambda x: np.tile(x, (2, 1, 3)), a)
+
+
+@pytest.mark.parametrize("shape,reps", [((), (2,)), ((), ()), ((3,), (2,)), ((2, 1), (1, 4)),
+                                        ((2, 3), (0, 2)), ((0, 2), (3, 1)), ((1, 2), (2, 1, 1))])
+def test_repeat(shape, reps):
+    a = arr(shape)
+    check(lambda t: t.repeat(reps), lambda x: np.tile(x, reps) if reps else x, a)
+    check(lambda t: noncontiguous(t).repeat(*reps) if reps else t.repeat(()),
+          lambda x: np.tile(x, reps) if reps else x, a)
+
+
+def test_repeat_errors_and_copy():
+    base = tl.tensor(arr((2, 3)))
+    r = base.repeat(1, 1)
+    r[0, 0] = 5.0
+    assert base[0, 0].item() != 5.0
+    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims can not be smaller "
+                                           "than number of dimensions of tensor"):
+        base.repeat(2)
+    with pytest.raises(RuntimeError, match=r"negative dimension -1"):
+        base.repeat(-1, 2)
+
+
+@pytest.mark.parametrize("shape,reps", [((2, 3), (2,)), ((2, 3), (2, 2)), ((3,), (2, 2)),
+                                        ((), (3,)), ((2, 1, 2), (1, 2))])
+def test_tile(shape, reps):
+    a = arr(shape)
+    check(lambda t: tl.tile(t, reps), lambda x: np.tile(x, reps), a)
+    check(lambda t: t.tile(*reps), lambda x: np.tile(x, reps), a)
+
+
+@pytest.mark.parametrize("repeats,dim", [(2, None), (3, 0), (2, 1), (0, 1), (1, -1),
+                                         ([1, 0, 2], 0), ([2], 1), ([3, 1, 0, 2], 1),
+                                         ([1, 2, 0, 1, 1, 0], None)])
+def test_repeat_interleave(repeats, dim):
+    a = arr((3, 4)) if not (isinstance(repeats, list) and len(repeats) == 6) else arr((2, 3))
+    if isinstance(repeats, list) and len(repeats) == 4:
+        a = arr((3, 4))
+    rt = tl.tensor(repeats) if isinstance(repeats, list) else repeats
+    rn = np.array(repeats) if isinstance(repeats, list) else repeats
+    check(lambda t: tl.repeat_interleave(t, rt, dim=dim), lambda x: np.repeat(x, rn, axis=dim), a)
+    check(lambda t: noncontiguous(t).repeat_interleave(rt, dim),
+          lambda x: np.repeat(x, rn, axis=dim), a)
+
+
+def test_repeat_interleave_forms_and_errors():
+    assert_close(tl.repeat_interleave(tl.tensor([2, 0, 1])), np.array([0, 0, 2]))
+    assert_close(tl.tensor(3.0).repeat_interleave(2), np.array([3.0, 3.0], np.float32))
+    assert_close(tl.tensor([1, 2]).repeat_interleave(tl.tensor(2)), np.array([1, 1, 2, 2]))
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        tl.zeros(3).repeat_interleave(-1)
+    with pytest.raises(RuntimeError, match=r"repeats must have the same size as input along dim, "
+                                           r"but got repeats.size\(0\) = 2 and input.size\(0\) = 3"):
+        tl.zeros(3).repeat_interleave(tl.tensor([1, 2]), dim=0)
+    with pytest.raises(RuntimeError, match="integer tensor"):
+        tl.zeros(3).repeat_interleave(tl.tensor([1.0, 2.0, 1.0]))
+
+
+# ---- tril / triu / diagonal / diag / diag_embed -------------------------------------------
+
+@pytest.mark.parametrize("k", [0, 1, -1, 3, -5])
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 2), (2, 3, 4), (0, 3), (3, 0)])
+def test_tril_triu(shape, k):
+    a = arr(shape)
+    check(lambda t: tl.tril(t, k), lambda x: np.tril(x, k), a)
+    check(lambda t: t.triu(diagonal=k), lambda x: np.triu(x, k), a)
+    check(lambda t: noncontiguous(t).tril(k), lambda x: np.tril(x, k), a)
+
+
+@pytest.mark.parametrize("dtype", REPRESENTATIVE)
+def test_tril_dtypes(dtype):
+    a = arr((3, 3), dtype)
+    check(lambda t: t.tril(), np.tril, a)
+    check(lambda t: t.t().triu(), lambda x: np.triu(x.T), a)
+
+
+def test_tril_errors_and_copy():
+    with pytest.raises(RuntimeError, match="tril: input tensor must have at least 2 dimensions"):
+        tl.tril(tl.zeros(3))
+    base = tl.tensor(arr((2, 2)))
+    t = base.triu()
+    t[0, 0] = 3.0
+    assert base[0, 0].item() != 3.0
+
+
+@pytest.mark.parametrize("offset,d1,d2", [(0, 0, 1), (1, 0, 1), (-1, 0, 1), (0, 1, 0), (2, -1, 0),
+                                          (10, 0, 1), (-10, 1, 2), (0, 0, 2)])
+def test_diagonal_is_a_view(offset, d1, d2):
+    a = arr((3, 4, 5))
+    t = check(lambda t: tl.diagonal(t, offset, d1, d2),
+              lambda x: np.diagonal(x, offset, d1, d2), a)
+    base = tl.tensor(a)
+    d = base.diagonal(offset=offset, dim1=d1, dim2=d2)
+    if d.numel():
+        d.fill_(-1.0)
+        expected = a.copy()
+        idx = np.diagonal(np.arange(a.size).reshape(a.shape), offset, d1, d2).ravel()
+        expected.reshape(-1)[idx] = -1.0
+        assert_close(base, expected)
+    del t
+
+
+def test_diagonal_errors():
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical 0, 0"):
+        tl.zeros(2, 2).diagonal(0, 0, 0)
+    with pytest.raises(IndexError, match=r"but got 2\)"):
+        tl.zeros(2, 2).diagonal(0, 0, 2)
+
+
+@pytest.mark.parametrize("shape,k", [((3,), 0), ((3,), 2), ((3,), -1), ((0,), 1), ((3, 4), 0),
+                                     ((3, 4), 1), ((3, 4), -2), ((2, 2), 5)])
+def test_diag(shape, k):
+    a = arr(shape)
+    t = check(lambda t: tl.diag(t, k), lambda x: np.diag(x, k), a)
+    base = tl.tensor(a)
+    if len(shape) == 2 and t.numel():  # torch.diag of a matrix copies
+        out = base.diag(k)
+        out[0] = 123.0
+        assert 123.0 not in base.numpy()
+    with pytest.raises(RuntimeError, match=r"diag\(\): Supports 1D or 2D tensors. Got 3D"):
+        tl.diag(tl.zeros(2, 2, 2))
+
+
+@pytest.mark.parametrize("offset,d1,d2", [(0, -2, -1), (1, 0, 2), (-2, -1, 0), (0, 1, 2)])
+def test_diag_embed(offset, d1, d2):
+    a = arr((2, 3))
+    out = tl.diag_embed(to_tensor(a), offset, d1, d2)
+    # the diagonal of the result is the input, everything else is zero
+    assert_close(out.diagonal(offset, d1, d2), a)
+    nz = np.count_nonzero(out.numpy())
+    assert nz == np.count_nonzero(a)
+    n = 3 + abs(offset)
+    assert out.shape[d1] == n and out.shape[d2] == n and out.ndim == 3
+    # batched 1-d -> 2-d agrees with np.diag row by row in the default dims
+    if (offset, d1, d2) == (0, -2, -1):
+        for i in range(2):
+            assert_close(out[i], np.diag(a[i]))
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical"):
+        tl.diag_embed(to_tensor(a), 0, 1, 1)
+
+
+# ---- narrow / unfold / as_strided -------------------------------------------------------
+
+def test_narrow_is_a_view():
+    a = arr((4, 5))
+    check(lambda t: tl.narrow(t, 1, 1, 3), lambda x: x[:, 1:4], a)
+    check(lambda t: t.narrow(0, -2, 2), lambda x: x[2:4], a)
+    check(lambda t: t.narrow(-1, 5, 0), lambda x: x[:, 5:5], a)
+    base = tl.tensor(a)
+    base.narrow(1, 2, 2)[0, 0] = 77.0
+    assert base[0, 2].item() == 77.0
+    with pytest.raises(RuntimeError, match=r"start \(3\) \+ length \(3\) exceeds dimension size "
+                                           r"\(5\)."):
+        base.narrow(1, 3, 3)
+    with pytest.raises(IndexError, match=r"start out of range \(expected to be in range of "
+                                         r"\[-5, 5\], but got 6\)"):
+        base.narrow(1, 6, 0)
+    with pytest.raises(RuntimeError, match="narrow\\(\\) cannot be applied to a 0-dim tensor."):
+        tl.tensor(1.0).narrow(0, 0, 1)
+
+
+@pytest.mark.parametrize("dim,size,step", [(0, 2, 1), (1, 3, 2), (-1, 5, 1), (1, 1, 3), (0, 0, 1),
+                                           (1, 2, 10)])
+def test_unfold_matches_sliding_window(dim, size, step):
+    a = arr((4, 5))
+    expected = sliding_window_view(a, size, axis=dim)
+    expected = np.take(expected, np.arange(0, expected.shape[dim], step), axis=dim)
+    t = check(lambda t: t.unfold(dim, size, step), lambda x: expected, a)
+    base = tl.tensor(a)
+    u = base.unfold(dim, size, step)
+    assert shares_memory(u, base) or u.numel() == 0
+    del t
+
+
+def test_unfold_writes_through_and_errors():
+    base = tl.arange(6.0)
+    u = base.unfold(0, 2, 2)
+    u[1, 1] = -1.0
+    assert base[3].item() == -1.0
+    assert_close(tl.tensor(5.0).unfold(0, 1, 1), np.array([5.0], np.float32))
+    with pytest.raises(RuntimeError, match="maximum size for tensor at dimension 0 is 6 but size "
+                                           "is 7"):
+        base.unfold(0, 7, 1)
+    with pytest.raises(RuntimeError, match="step is 0 but must be > 0"):
+        base.unfold(0, 2, 0)
+
+
+def test_as_strided():
+    a = np.arange(12, dtype=np.float32)
+    base = to_tensor(a)
+    v = tl.as_strided(base, (3, 3), (3, 1), 1)
+    assert_close(v, np.lib.stride_tricks.as_strided(a[1:], (3, 3), (12, 4)))
+    w = base.as_strided((2, 2), (0, 4))
+    assert_close(w, np.array([[0, 4], [0, 4]], np.float32))
+    v[0, 0] = 100.0
+    assert base[1].item() == 100.0
+    # storage_offset defaults to the input's own offset
+    assert_close(base[2:].as_strided((2,), (1,)), np.array([2.0, 3.0], np.float32))
+    assert base.as_strided((0, 5), (100, 100), 11).shape == (0, 5)
+
+
+def test_as_strided_bounds_checked():
+    base = tl.arange(12.0)
+    with pytest.raises(RuntimeError, match="storage"):
+        base.as_strided((4, 4), (4, 1))
+    with pytest.raises(RuntimeError, match="storage"):
+        base.as_strided((2,), (1,), 11)
+    with pytest.raises(RuntimeError, match="storage"):
+        base[:2].as_strided((2,), (2**62,))
+    with pytest.raises(RuntimeError, match="Negative strides are not supported"):
+        base.as_strided((2,), (-1,), 5)
+    with pytest.raises(RuntimeError, match="Negative storage offset"):
+        base.as_strided((2,), (1,), -1)
+    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
+        base.as_strided((2, 2), (1,))
+
+
+# ---- pad ----------------------------------------------------------------------------------
+
+NP_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def np_pad(x, pad, mode, value=0):
+    widths = [(0, 0)] * x.ndim
+    for j in range(len(pad) // 2):
+        widths[x.ndim - 1 - j] = (pad[2 * j], pad[2 * j + 1])
+    if mode == "constant":
+        return np.pad(x, widths, mode="constant", constant_values=value)
+    return np.pad(x, widths, mode=NP_MODE[mode])
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pad", [(1, 2), (0, 0), (2, 1, 1, 0), (1, 1, 2, 2, 0, 1), (3, 0)])
+def test_pad_modes(mode, pad):
+    a = arr((2, 3, 4))
+    check(lambda t: F.pad(t, pad, mode), lambda x: np_pad(x, pad, mode), a)
+    check(lambda t: F.pad(noncontiguous(t), pad, mode=mode), lambda x: np_pad(x, pad, mode), a)
+
+
+@pytest.mark.parametrize("dtype", REPRESENTATIVE)
+def test_pad_dtypes(dtype):
+    a = arr((3, 4), dtype)
+    check(lambda t: F.pad(t, (1, 1, 1, 0)), lambda x: np_pad(x, (1, 1, 1, 0), "constant"), a)
+    check(lambda t: F.pad(t, (2, 1), "reflect"), lambda x: np_pad(x, (2, 1), "reflect"), a)
+
+
+def test_pad_constant_value_and_negative():
+    a = arr((3, 4))
+    check(lambda t: F.pad(t, (1, 1), value=2.5), lambda x: np_pad(x, (1, 1), "constant", 2.5), a)
+    check(lambda t: F.pad(t, [-1, 2, 0, -2]), lambda x: np_pad(x[:1, 1:], (0, 2), "constant"), a)
+    i = to_tensor(np.arange(4))
+    assert_close(F.pad(i, (1, 0), value=7), np.array([7, 0, 1, 2, 3]))
+    check(lambda t: F.pad(t, (1, 1)), lambda x: np.pad(x, 1), np.zeros(0, np.float32))
+    check(lambda t: F.pad(t, ()), lambda x: x.copy(), np.array(2.0))
+    # circular with a negative amount indexes modulo the original size
+    assert_close(F.pad(tl.arange(5), (-1, 2), "circular"), np.array([1, 2, 3, 4, 0, 1]))
+    assert_close(F.pad(tl.arange(5.0), (-1, 2), "reflect"), np.array([1, 2, 3, 4, 3, 2], np.float32))
+
+
+def test_pad_is_a_copy():
+    base = tl.tensor(arr((2, 2)))
+    for mode in NP_MODE:
+        out = F.pad(base, (0, 0), mode)
+        out[0, 0] = 9.0
+        assert base[0, 0].item() != 9.0
+
+
+def test_pad_errors():
+    t = tl.zeros(1, 3)
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        F.pad(t, (1,))
+    with pytest.raises(RuntimeError, match="Padding length should be less than or equal to two "
+                                           "times the input dimension but got padding length 6 "
+                                           "and input of dimension 2"):
+        F.pad(t, (1,) * 6)
+    with pytest.raises(RuntimeError, match=r"Padding size should be less than the corresponding "
+                                           r"input dimension, but got: padding \(3, 3\) at "
+                                           r"dimension 1 of input \[1, 3\]"):
+        F.pad(t, (3, 3), "reflect")
+    with pytest.raises(RuntimeError, match="wrapping around more than once"):
+        F.pad(t, (4, 0), "circular")
+    with pytest.raises(RuntimeError, match="negative output size"):
+        F.pad(t, (-2, -2))
+    with pytest.raises(RuntimeError, match="doesn't take in value"):
+        F.pad(t, (1, 1), "reflect", 1.0)
+    with pytest.raises(NotImplementedError, match="Unrecognised padding mode"):
+        F.pad(t, (1, 1), "mirror")
+    with pytest.raises(RuntimeError, match="too large"):
+        F.pad(tl.zeros(3), (2, -2), "reflect")
+
+
+# ---- meshgrid -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+@pytest.mark.parametrize("shapes", [[(3,), (4,)], [(2,), (3,), (4,)], [(), (3,)], [(5,)],
+                                    [(0,), (2,)]])
+def test_meshgrid(indexing, shapes):
+    xs = [arr(s, seed=i) for i, s in enumerate(shapes)]
+    outs = tl.meshgrid(*[to_tensor(x) for x in xs], indexing=indexing)
+    for o, e in zip(outs, np.meshgrid(*xs, indexing=indexing)):
+        assert_close(o, e)
+    outs = tl.meshgrid([to_tensor(x) for x in xs], indexing=indexing)
+    assert len(outs) == len(xs)
+
+
+def test_meshgrid_views_and_errors():
+    x = tl.tensor([1.0, 2.0, 3.0])
+    gx, gy = tl.meshgrid(x, tl.tensor([0.0, 1.0]))
+    assert gx.stride() == (1, 0) and shares_memory(gx, x)
+    with pytest.raises(RuntimeError, match=r"Expected 0D or 1D tensor in the tensor list but "
+                                           r"got: \[2, 2\]"):
+        tl.meshgrid(tl.zeros(2, 2))
+    with pytest.raises(ValueError, match="indexing must be one of"):
+        tl.meshgrid(x, indexing="xx")
+    with pytest.raises(RuntimeError, match="same dtype"):
+        tl.meshgrid(x, tl.tensor([1, 2]))
+
+
+# ---- view functions and methods are one callable ---------------------------------------
+
+@pytest.mark.parametrize("name", ["permute", "transpose", "swapaxes", "swapdims", "t", "squeeze",
+                                  "unsqueeze", "flatten", "ravel", "flip", "roll", "narrow",
+                                  "diagonal", "tril", "movedim", "split", "chunk"])
+def test_module_function_is_the_method(name):
+    assert getattr(tl, name) is getattr(tl.Tensor, name)
+
+
+def test_method_functions_reject_non_tensors():
+    with pytest.raises(TypeError):
+        tl.flip([1, 2], 0)
+
+
+# ---- round trips (hypothesis) ---------------------------------------------------------
+
+shapes = st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple)
+
+
+@given(shapes, st.randoms(use_true_random=False))
+def test_reshape_permute_flatten_roundtrip(shape, rnd):
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    t = to_tensor(a)
+    perm = list(range(len(shape)))
+    rnd.shuffle(perm)
+    p = t.permute(*perm)
+    assert_close(p, np.transpose(a, perm))
+    inv = np.argsort(perm).tolist()
+    assert_close(p.permute(inv), a)
+    flat = p.flatten()
+    assert_close(flat, np.transpose(a, perm).ravel())
+    assert_close(flat.reshape(p.shape), np.transpose(a, perm))
+    assert_close(t.reshape(-1).view(shape) if a.size else t.reshape(shape), a)
+
+
+@given(shapes, st.integers(0, 3), st.integers(1, 3))
+def test_cat_split_roundtrip(shape, dim_seed, parts):
+    if not shape:
+        shape = (2,)
+    dim = dim_seed % len(shape)
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    pieces = to_tensor(a).chunk(parts, dim) if shape[dim] else (to_tensor(a),)
+    assert_close(tl.cat(pieces, dim), a)
+    sizes = [p.shape[dim] for p in pieces]
+    assert_close(tl.cat(to_tensor(a).split(sizes, dim), dim), a)
+    stacked = tl.stack(to_tensor(a).unbind(dim), dim) if shape[dim] else to_tensor(a)
+    assert_close(stacked, a)
