@@ -185,6 +185,24 @@ def test_from_numpy_unsupported_dtype_names_it(dtype):
         tl.from_numpy(a)
 
 
+def test_from_numpy_byteswapped_says_byte_order():
+    with pytest.raises(TypeError, match="byte order"):
+        tl.from_numpy(np.zeros(3, dtype=">f4"))
+
+
+def test_from_numpy_too_many_dims():
+    with pytest.raises(ValueError, match="32"):
+        tl.from_numpy(np.zeros((1,) * 40))
+
+
+def test_numpy_from_dlpack_keywords():
+    t = tl.tensor([1.0, 2.0])
+    for kwargs in ({"device": "cpu"}, {"copy": False}):
+        a = np.from_dlpack(t, **kwargs)
+        a[0] += 1
+    assert t.tolist() == [3.0, 2.0]
+
+
 def test_tensor_of_byteswapped_array_converts():
     a = np.arange(4, dtype=">i4")
     t = tl.tensor(a)

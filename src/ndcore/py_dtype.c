@@ -108,8 +108,12 @@ int tl_py_dtype_types_init(PyObject *module)
 int tl_py_dtype_from_numpy(PyObject *descr_obj, tl_dtype *out)
 {
   PyArray_Descr *descr = (PyArray_Descr *)descr_obj;
-  if (PyDataType_ISBYTESWAPPED(descr))
-    goto unsupported;
+  if (PyDataType_ISBYTESWAPPED(descr)) {
+    PyErr_Format(PyExc_TypeError, "can't convert NumPy dtype %R: its byte order is not the "
+                                  "machine's; convert with a.astype(a.dtype.newbyteorder('='))",
+                 descr_obj);
+    return -1;
+  }
   switch (descr->type_num) {
   case NPY_BOOL: *out = TL_DTYPE_BOOL; return 0;
   case NPY_UINT8: *out = TL_DTYPE_U8; return 0;
