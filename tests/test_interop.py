@@ -857,7 +857,8 @@ def test_capsule_consumed_once(max_version):
 
 
 def test_foreign_capsule_with_wrong_name():
-    cap = _capsule_new(ctypes.addressof(ctypes.c_int(0)), b"not_dlpack", None)
+    dummy = ctypes.c_int(0)
+    cap = _capsule_new(ctypes.addressof(dummy), b"not_dlpack", None)
     with pytest.raises(TypeError, match="not_dlpack"):
         tl.from_dlpack(cap)
 
@@ -1081,3 +1082,45 @@ def test_utils_dlpack_round_trip():
     u[0] = 5
     assert t[0].item() == 5
     assert tl.to_dlpack is tdl.to_dlpack and tdl.from_dlpack is tl.from_dlpack
+
+
+# ---- random views (hypothesis) ------------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@st.composite
+def strided_views(draw):
+    """A random ndarray view: up to 4 dims, any step sign, maybe transposed."""
+    ndim = draw(st.integers(0, 4))
+    shape = tuple(draw(st.integers(0, 5)) for _ in range(ndim))
+    dtype = draw(st.sampled_from(NUMPY_DTYPES))
+    a = sample(dtype, shape, seed=draw(st.integers(0, 10)))
+    index = tuple(slice(draw(st.integers(0, 2)), None, draw(st.sampled_from([1, 2, -1, -2])))
+                  for _ in range(ndim))
+    v = a[index] if ndim else a  # a[()] would give a NumPy scalar
+    if ndim >= 2 and draw(st.booleans()):
+        v = v.swapaxes(0, ndim - 1)
+    return v, dtype
+
+
+def first_address(x):
+    return x.__array_interface__["data"][0] if isinstance(x, np.ndarray) else x.data_ptr()
+
+
+@given(strided_views())
+def test_random_views_round_trip_every_path(case):
+    a, dtype = case
+    tensors = [tl.from_numpy(a), tl.from_dlpack(a), tl.as_tensor(a)]
+    for t in tensors:
+        assert t.dtype.name == dtype and tuple(t.shape) == a.shape
+        np.testing.assert_array_equal(t.numpy(), a)
+        if a.size:
+            assert first_address(t) == first_address(a)
+    t = tensors[0]
+    for back in (t.numpy(), np.asarray(t), np.asarray(memoryview(t)), np.from_dlpack(t),
+                 tl.from_dlpack(t).numpy()):
+        assert back.shape == a.shape and back.strides == a.strides
+        np.testing.assert_array_equal(back, a)
+        if a.size:
+            assert first_address(back) == first_address(a)
