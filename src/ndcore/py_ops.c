@@ -278,6 +278,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
     return call_elementwise(f, args, nargs, kwnames);
   case TL_OPKIND_MATMUL:
     return tl_py_product_call(f->op, args, nargs, kwnames);
+  case TL_OPKIND_SORT:
+    return tl_py_sort_call(f->op, args, nargs, kwnames);
   default:
     return tl_py_reduce_call(f->op, args, nargs, kwnames);
   }

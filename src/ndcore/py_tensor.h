@@ -72,6 +72,10 @@ PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
 /* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
 PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 extern PyMethodDef tl_py_linalg_functions[];
+/* The sorting and searching family's parsing (py_sort.c) and its named
+ * tuples in torchlike.return_types. */
+PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+int tl_py_sort_init(PyObject *module);
 /* Elementwise op on Python operands (tensors or scalars); out may be NULL. */
 PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
                     const tl_op_params *p);

@@ -1,0 +1,382 @@
+/* py_sort.c - argument parsing of the sorting and searching ops (ops.def kind
+ * SORT): sort, argsort, msort, topk, kthvalue, median, nanmedian, quantile,
+ * nanquantile, mode, unique, unique_consecutive, searchsorted, bucketize,
+ * bincount, histc, cummax, cummin.
+ *
+ * Signatures and results follow PyTorch: (values, indices) pairs come back as
+ * named tuples of torchlike.return_types (PyStructSequence types made here).
+ * The work is done by the core in sort.c and search.c (tl_sort.h).        */
+#include "ndcore/py_tensor.h"
+#include "ndcore/tl_sort.h"
+
+/* ---- named tuples ------------------------------------------------------------ */
+
+enum { RT_SORT, RT_TOPK, RT_KTHVALUE, RT_MEDIAN, RT_NANMEDIAN, RT_MODE, RT_CUMMAX, RT_CUMMIN, RT_COUNT };
+static const char *const return_type_names[RT_COUNT] = {
+    "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"};
+static const char *const return_type_qualnames[RT_COUNT] = {
+    "torchlike.return_types.sort", "torchlike.return_types.topk",
+    "torchlike.return_types.kthvalue", "torchlike.return_types.median",
+    "torchlike.return_types.nanmedian", "torchlike.return_types.mode",
+    "torchlike.return_types.cummax", "torchlike.return_types.cummin"};
+static PyTypeObject *return_types[RT_COUNT];
+
+static PyStructSequence_Field pair_fields[] = {
+    {"values", "the selected or sorted values"},
+    {"indices", "where they were in the input, along the dim"},
+    {NULL, NULL},
+};
+
+/* Steals both tensors (either may be NULL after a failure). */
+static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
+{
+  if (!values || !indices) {
+    Py_XDECREF(values);
+    Py_XDECREF(indices);
+    return NULL;
+  }
+  PyObject *r = PyStructSequence_New(return_types[rt]);
+  if (!r) {
+    Py_DECREF(values);
+    Py_DECREF(indices);
+    return NULL;
+  }
+  PyStructSequence_SetItem(r, 0, values);
+  PyStructSequence_SetItem(r, 1, indices);
+  return r;
+}
+
+/* ---- arguments --------------------------------------------------------------- */
+
+/* Fill vals[] from positional args (at most npos of them) and keywords matched
+ * against names; entries not given stay NULL. */
+static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      const char *const *names, int npos, PyObject **vals)
+{
+  int nnames = 0;
+  while (names[nnames])
+    nnames++;
+  for (int i = 0; i < nnames; i++)
+    vals[i] = NULL;
+  if (nargs > npos) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments but %zd were given",
+                 fn, npos, nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    vals[i] = args[i];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (!key)
+      return -1;
+    int i = 0;
+    while (i < nnames && strcmp(names[i], key))
+      i++;
+    if (i == nnames) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fn, key);
+      return -1;
+    }
+    if (vals[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, key);
+      return -1;
+    }
+    vals[i] = args[nargs + k];
+  }
+  return 0;
+}
+
+static const tl_tensor *tensor_arg(const char *fn, const char *name, PyObject *o)
+{
+  if (!o) {
+    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, name);
+    return NULL;
+  }
+  if (!tl_py_is_tensor(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", fn, name,
+                 Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  return tl_py_t(o);
+}
+
+static int int_arg(const char *fn, const char *name, PyObject *o, int64_t dflt, int64_t *v)
+{
+  *v = dflt;
+  if (!o || o == Py_None)
+    return 0;
+  if (PyBool_Check(o) || !PyIndex_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", fn, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  long long x = PyLong_AsLongLong(o);
+  if (x == -1 && PyErr_Occurred())
+    return -1;
+  *v = x;
+  return 0;
+}
+
+static int bool_arg(PyObject *o, bool dflt, bool *v)
+{
+  *v = dflt;
+  if (!o || o == Py_None)
+    return 0;
+  int r = PyObject_IsTrue(o);
+  if (r < 0)
+    return -1;
+  *v = r;
+  return 0;
+}
+
+static int double_arg(const char *fn, const char *name, PyObject *o, double dflt, double *v)
+{
+  *v = dflt;
+  if (!o || o == Py_None)
+    return 0;
+  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
+    tl_scalar s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
+    *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
+    return 0;
+  }
+  double x = PyFloat_AsDouble(o);
+  if (x == -1.0 && PyErr_Occurred()) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", fn, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  *v = x;
+  return 0;
+}
+
+static PyObject *new_tensor(void) { return (PyObject *)tl_py_tensor_alloc(); }
+
+/* ---- sort, argsort, msort ------------------------------------------------------ */
+
+static PyObject *call_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const names[] = {"input", "dim", "descending", "stable", NULL};
+  PyObject *a[4];
+  int npos = op == TL_OP_MSORT ? 1 : 4;
+  if (parse_args(fn, args, nargs, kw, names, npos, a) < 0)
+    return NULL;
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  int64_t dim;
+  bool desc, stable;
+  if (!in || int_arg(fn, "dim", a[1], op == TL_OP_MSORT ? 0 : -1, &dim) < 0 ||
+      bool_arg(a[2], false, &desc) < 0 || bool_arg(a[3], false, &stable) < 0)
+    return NULL;
+  PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = new_tensor();
+  if ((op != TL_OP_ARGSORT && !v) || !i)
+    goto fail;
+  if (tl_sort(in, dim, desc, stable, v ? tl_py_t(v) : NULL, tl_py_t(i)) != TL_OK) {
+    tl_py_raise();
+    goto fail;
+  }
+  if (op == TL_OP_ARGSORT)
+    return i;
+  if (op == TL_OP_MSORT) {
+    Py_DECREF(i);
+    return v;
+  }
+  return pair_result(RT_SORT, v, i);
+fail:
+  Py_XDECREF(v);
+  Py_XDECREF(i);
+  return NULL;
+}
+
+/* ---- topk, kthvalue, median, nanmedian, mode -------------------------------------- */
+
+static PyObject *call_select(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const topk_names[] = {"input", "k", "dim", "largest", "sorted", NULL};
+  static const char *const kth_names[] = {"input", "k", "dim", "keepdim", NULL};
+  static const char *const dim_names[] = {"input", "dim", "keepdim", NULL};
+  const char *const *names = op == TL_OP_TOPK ? topk_names : op == TL_OP_KTHVALUE ? kth_names
+                                                                                  : dim_names;
+  PyObject *a[5];
+  int npos = op == TL_OP_TOPK ? 5 : op == TL_OP_KTHVALUE ? 4 : 3;
+  if (parse_args(fn, args, nargs, kw, names, npos, a) < 0)
+    return NULL;
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  if (!in)
+    return NULL;
+  bool has_k = op == TL_OP_TOPK || op == TL_OP_KTHVALUE;
+  int64_t k = 0, dim;
+  bool flag;
+  if (has_k && !a[1])
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'k'", fn);
+  if ((has_k && int_arg(fn, "k", a[1], 0, &k) < 0) ||
+      int_arg(fn, "dim", a[has_k + 1], -1, &dim) < 0 ||
+      bool_arg(a[has_k + 2], op == TL_OP_TOPK, &flag) < 0)
+    return NULL;
+  bool median = op == TL_OP_MEDIAN || op == TL_OP_NANMEDIAN;
+  if (median && (!a[1] || a[1] == Py_None)) { /* median of everything: a 0-d tensor */
+    if (a[2])
+      return PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fn);
+    PyObject *r = new_tensor();
+    if (r && tl_median_all(in, op == TL_OP_NANMEDIAN, tl_py_t(r)) != TL_OK) {
+      Py_DECREF(r);
+      return tl_py_raise();
+    }
+    return r;
+  }
+  PyObject *v = new_tensor(), *i = new_tensor();
+  tl_status st = TL_ERR_MEMORY;
+  int rt = RT_SORT;
+  if (v && i) {
+    tl_tensor *tv = tl_py_t(v), *ti = tl_py_t(i);
+    switch (op) {
+    case TL_OP_TOPK: /* sorted=False may return any order; ours is always sorted */
+      st = tl_topk(in, k, dim, flag, tv, ti);
+      rt = RT_TOPK;
+      break;
+    case TL_OP_KTHVALUE:
+      st = tl_kthvalue(in, k, dim, flag, tv, ti);
+      rt = RT_KTHVALUE;
+      break;
+    case TL_OP_MODE:
+      st = tl_mode(in, dim, flag, tv, ti);
+      rt = RT_MODE;
+      break;
+    default:
+      st = tl_median_dim(in, dim, flag, op == TL_OP_NANMEDIAN, tv, ti);
+      rt = op == TL_OP_NANMEDIAN ? RT_NANMEDIAN : RT_MEDIAN;
+      break;
+    }
+    if (st != TL_OK)
+      tl_py_raise();
+  }
+  if (st != TL_OK) {
+    Py_XDECREF(v);
+    Py_XDECREF(i);
+    return NULL;
+  }
+  return pair_result(rt, v, i);
+}
+
+/* ---- quantile, nanquantile ------------------------------------------------------- */
+
+static int parse_interpolation(const char *fn, PyObject *o, tl_quantile_method *m)
+{
+  static const char *const methods[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+  *m = TL_QUANTILE_LINEAR;
+  if (!o)
+    return 0;
+  const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+  for (int i = 0; s && i < 5; i++)
+    if (!strcmp(s, methods[i])) {
+      *m = (tl_quantile_method)i;
+      return 0;
+    }
+  if (!s && PyErr_Occurred())
+    return -1;
+  PyErr_Format(PyExc_RuntimeError, "%s() interpolation must be one of linear, lower, higher, "
+               "midpoint or nearest. Got %s", fn, s ? s : Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const names[] = {"input", "q", "dim", "keepdim", "interpolation", NULL};
+  PyObject *a[5];
+  if (parse_args(fn, args, nargs, kw, names, 4, a) < 0)
+    return NULL;
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  int64_t dim;
+  bool keepdim;
+  tl_quantile_method method;
+  if (!in || int_arg(fn, "dim", a[2], 0, &dim) < 0 || bool_arg(a[3], false, &keepdim) < 0 ||
+      parse_interpolation(fn, a[4], &method) < 0)
+    return NULL;
+  if (!a[1])
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'q'", fn);
+  double q1, *q = &q1;
+  int64_t nq = 1;
+  bool q_scalar = !tl_py_is_tensor(a[1]);
+  PyObject *r = NULL;
+  if (q_scalar) {
+    if (double_arg(fn, "q", a[1], 0, &q1) < 0)
+      return NULL;
+  } else {
+    const tl_tensor *qt = tl_py_t(a[1]);
+    if (qt->ndim > 1)
+      return PyErr_Format(PyExc_RuntimeError, "%s() q must be a scalar or 1D tensor, but got a "
+                          "%dD tensor", fn, qt->ndim);
+    if (qt->dtype != in->dtype)
+      return PyErr_Format(PyExc_RuntimeError, "%s() q tensor must be same dtype as the input "
+                          "tensor, but got %s and %s", fn, tl_dtype_names[qt->dtype],
+                          tl_dtype_names[in->dtype]);
+    q_scalar = qt->ndim == 0;
+    nq = tl_tensor_numel(qt);
+    q = PyMem_Malloc(sizeof(double) * (size_t)(nq ? nq : 1));
+    if (!q)
+      return PyErr_NoMemory();
+    for (int64_t i = 0; i < nq; i++) {
+      const char *p = (const char *)qt->storage->data +
+                      (qt->offset + (qt->ndim ? i * qt->strides[0] : 0)) * (int64_t)tl_dtype_size(qt->dtype);
+      q[i] = tl_scalar_load(qt->dtype, p).v.f;
+    }
+  }
+  r = new_tensor();
+  if (r && tl_quantile(in, q, nq, q_scalar, !a[2] || a[2] == Py_None, dim, keepdim, method,
+                       op == TL_OP_NANQUANTILE, tl_py_t(r)) != TL_OK) {
+    Py_CLEAR(r);
+    tl_py_raise();
+  }
+  if (q != &q1)
+    PyMem_Free(q);
+  return r;
+}
+
+/* ---- dispatch ----------------------------------------------------------------- */
+
+PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  switch (op) {
+  case TL_OP_SORT:
+  case TL_OP_ARGSORT:
+  case TL_OP_MSORT:
+    return call_sort(op, args, nargs, kwnames);
+  case TL_OP_TOPK:
+  case TL_OP_KTHVALUE:
+  case TL_OP_MEDIAN:
+  case TL_OP_NANMEDIAN:
+  case TL_OP_MODE:
+    return call_select(op, args, nargs, kwnames);
+  case TL_OP_QUANTILE:
+  case TL_OP_NANQUANTILE:
+    return call_quantile(op, args, nargs, kwnames);
+  default:
+    return PyErr_Format(PyExc_NotImplementedError, "%s() has no sort-family parser",
+                        tl_op_infos[op].name);
+  }
+}
+
+/* torchlike.return_types: found or made on the module, our types added. */
+int tl_py_sort_init(PyObject *module)
+{
+  PyObject *ns = PyObject_GetAttrString(module, "return_types");
+  if (!ns) {
+    PyErr_Clear();
+    ns = PyModule_New("torchlike.return_types");
+    if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0) {
+      Py_XDECREF(ns);
+      return -1;
+    }
+  }
+  int r = 0;
+  for (int i = 0; i < RT_COUNT && r == 0; i++) {
+    PyStructSequence_Desc desc = {return_type_qualnames[i], NULL, pair_fields, 2};
+    return_types[i] = PyStructSequence_NewType(&desc);
+    if (!return_types[i] ||
+        PyObject_SetAttrString(ns, return_type_names[i], (PyObject *)return_types[i]) < 0)
+      r = -1;
+  }
+  Py_DECREF(ns);
+  return r;
+}
