@@ -64,8 +64,30 @@ def test_reshape_errors():
     t = tl.zeros(2, 3)
     with pytest.raises(RuntimeError, match=r"shape '\[4, 2\]' is invalid for input of size 6"):
         t.reshape(4, 2)
-    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
         t.reshape(-1, -1)
+    with pytest.raises(RuntimeError, match="invalid shape dimension -2"):
+        t.view(-2, 3)
+    with pytest.raises(RuntimeError, match=r"cannot reshape tensor of 0 elements into shape "
+                                           r"\[0, -1\] because the unspecified dimension size -1 "
+                                           "can be any value and is ambiguous"):
+        tl.zeros(0, 3).reshape(0, -1)
+    with pytest.raises(RuntimeError, match="invalid for input of size 6"):
+        t.reshape(2**40, 2**40, 2**40)
+
+
+def test_view_method_keywords():
+    a = arr((1, 3, 1))
+    check(lambda t: t.squeeze(dim=0), lambda x: x.squeeze(0), a)
+    check(lambda t: tl.squeeze(t, dim=(0, 2)), lambda x: x.squeeze((0, 2)), a)
+    check(lambda t: t.unsqueeze(dim=1), lambda x: x[:, None], a)
+    check(lambda t: tl.transpose(t, dim0=0, dim1=2), lambda x: x.swapaxes(0, 2), a)
+    check(lambda t: t.transpose(0, dim1=1), lambda x: x.swapaxes(0, 1), a)
+    check(lambda t: t.permute(dims=(2, 0, 1)), lambda x: x.transpose(2, 0, 1), a)
+    with pytest.raises(TypeError):
+        tl.zeros(2).unsqueeze(0, dim=0)
+    with pytest.raises(TypeError):
+        tl.zeros(2).unsqueeze()
 
 
 # ---- flatten / unflatten / movedim / squeeze ----------------------------------------
@@ -815,3 +837,31 @@ def test_cat_split_roundtrip(shape, dim_seed, parts):
     assert_close(tl.cat(to_tensor(a).split(sizes, dim), dim), a)
     stacked = tl.stack(to_tensor(a).unbind(dim), dim) if shape[dim] else to_tensor(a)
     assert_close(stacked, a)
+
+
+# ---- huge arguments are refused before any arithmetic or allocation -----------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: tl.zeros(3).repeat(2**62),
+    lambda: tl.tile(tl.zeros(2, 3), (2**40, 2**40)),
+    lambda: tl.zeros(3).repeat_interleave(2**62),
+    lambda: tl.diag(tl.zeros(3), -2**63),
+    lambda: tl.diag_embed(tl.zeros(3), 2**62),
+    lambda: tl.zeros(3).tensor_split(2**62),
+    lambda: F.pad(tl.zeros(3), (2**62, 2**62)),
+    lambda: tl.zeros(3).unflatten(0, (2**62, 2**62, -1)),
+    lambda: tl.zeros(1).expand(2**62, 2**62),
+    lambda: tl.zeros(4).as_strided((2, 2), (2**62, 2**62)),
+])
+def test_huge_arguments_raise(call):
+    with pytest.raises((ValueError, RuntimeError)):
+        call()
+
+
+def test_extreme_offsets_are_empty_or_full():
+    a = arr((3, 3))
+    check(lambda t: t.diagonal(-2**63), lambda x: np.diagonal(x, -3), a)
+    check(lambda t: t.diagonal(2**62), lambda x: np.diagonal(x, 3), a)
+    check(lambda t: t.tril(-2**63), lambda x: np.zeros_like(x), a)
+    check(lambda t: t.triu(-2**63), lambda x: x.copy(), a)
+    check(lambda t: t.roll(-2**63), lambda x: np.roll(x, -2**63 % 9), a)

@@ -56,6 +56,45 @@ static int int_arg(PyObject *o, int64_t *v)
   return *v == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
+/* Fold keyword arguments named in `names` (in positional order) into a
+ * positional vector, so f(x, dim=1) parses like f(x, 1).  Returns the count,
+ * or -1 with an exception. */
+static Py_ssize_t fold_kwargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, const char *const *names, PyObject **out)
+{
+  int count = 0;
+  while (names[count])
+    count++;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, n = nargs;
+  if (nargs > count && nkw) {
+    PyErr_Format(PyExc_TypeError, "%s() got too many arguments", func);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs && i < count; i++)
+    out[i] = args[i];
+  for (int i = (int)nargs; i < count; i++)
+    out[i] = NULL;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    int i = 0;
+    while (key && i < count && strcmp(names[i], key))
+      i++;
+    if (!key || i == count || i < nargs) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected or repeated keyword argument '%s'",
+                   func, key ? key : "?");
+      return -1;
+    }
+    out[i] = args[nargs + k];
+    n = i + 1 > n ? i + 1 : n;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", func, names[i]);
+      return -1;
+    }
+  return n;
+}
+
 /* ---- methods ------------------------------------------------------------------ */
 
 static PyObject *tensor_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -96,20 +135,37 @@ static PyObject *tensor_reshape_as(PyObject *self, PyObject *other)
                               true), &out);
 }
 
-static PyObject *tensor_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *tensor_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
+  static const char *const names[] = {"dims", NULL};
+  PyObject *kw[1];
   int64_t dims[TL_MAX_DIMS];
   int ndim;
   tl_tensor out;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    if (fold_kwargs("permute", args, nargs, kwnames, names, kw) < 0)
+      return NULL;
+    args = kw;
+    nargs = 1;
+  }
   if (tl_py_parse_shape("permute", args, nargs, dims, &ndim) < 0)
     return NULL;
   return wrap(tl_view_permute(&out, tl_py_t(self), ndim, dims), &out);
 }
 
-static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
 {
+  static const char *const names[] = {"dim0", "dim1", NULL};
+  PyObject *kw[2];
   int64_t d0, d1;
   tl_tensor out;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    if ((nargs = fold_kwargs("transpose", args, nargs, kwnames, names, kw)) < 0)
+      return NULL;
+    args = kw;
+  }
   if (nargs != 2)
     return PyErr_Format(PyExc_TypeError, "transpose() takes 2 dims (dim0, dim1), got %zd", nargs);
   if (int_arg(args[0], &d0) < 0 || int_arg(args[1], &d1) < 0)
@@ -146,10 +202,18 @@ static PyObject *tensor_expand_as(PyObject *self, PyObject *other)
               &out);
 }
 
-static PyObject *tensor_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *tensor_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
+  static const char *const names[] = {"dim", NULL};
+  PyObject *kw[1];
   tl_tensor *t = tl_py_t(self), out;
   uint64_t mask = ~(uint64_t)0;
+  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
+    if ((nargs = fold_kwargs("squeeze", args, nargs, kwnames, names, kw)) < 0)
+      return NULL;
+    args = kw;
+  }
   if (nargs > 1)
     return PyErr_Format(PyExc_TypeError, "squeeze() takes at most 1 argument (dim)");
   if (nargs == 1 && tl_py_parse_dims(args[0], t->ndim, &mask) < 0)
@@ -157,11 +221,19 @@ static PyObject *tensor_squeeze(PyObject *self, PyObject *const *args, Py_ssize_
   return wrap(tl_view_squeeze(&out, t, mask), &out);
 }
 
-static PyObject *tensor_unsqueeze(PyObject *self, PyObject *dim)
+static PyObject *tensor_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
 {
+  static const char *const names[] = {"dim", NULL};
+  PyObject *kw[1];
   int64_t d;
   tl_tensor out;
-  if (int_arg(dim, &d) < 0)
+  if ((nargs = fold_kwargs("unsqueeze", args, nargs, kwnames, names, kw)) < 0)
+    return NULL;
+  if (nargs != 1)
+    return PyErr_Format(PyExc_TypeError, "unsqueeze() takes exactly one argument (dim), got %zd",
+                        nargs);
+  if (int_arg(kw[0], &d) < 0)
     return NULL;
   return wrap(tl_view_unsqueeze(&out, tl_py_t(self), d), &out);
 }
@@ -190,15 +262,19 @@ PyMethodDef tl_py_view_methods[] = {
     {"reshape", (PyCFunction)(void (*)(void))tensor_reshape, METH_FASTCALL, NULL},
     {"view_as", tensor_view_as, METH_O, NULL},
     {"reshape_as", tensor_reshape_as, METH_O, NULL},
-    {"permute", (PyCFunction)(void (*)(void))tensor_permute, METH_FASTCALL, NULL},
-    {"transpose", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL, NULL},
-    {"swapaxes", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL, NULL},
-    {"swapdims", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL, NULL},
+    {"permute", (PyCFunction)(void (*)(void))tensor_permute, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"transpose", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
+    {"swapaxes", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
+    {"swapdims", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
     {"t", tensor_t, METH_NOARGS, NULL},
     {"expand", (PyCFunction)(void (*)(void))tensor_expand, METH_FASTCALL, NULL},
     {"expand_as", tensor_expand_as, METH_O, NULL},
-    {"squeeze", (PyCFunction)(void (*)(void))tensor_squeeze, METH_FASTCALL, NULL},
-    {"unsqueeze", tensor_unsqueeze, METH_O, NULL},
+    {"squeeze", (PyCFunction)(void (*)(void))tensor_squeeze, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unsqueeze", (PyCFunction)(void (*)(void))tensor_unsqueeze, METH_FASTCALL | METH_KEYWORDS,
+     NULL},
     {"flatten", (PyCFunction)(void (*)(void))tensor_flatten, METH_VARARGS | METH_KEYWORDS, NULL},
     {"ravel", tensor_ravel, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},

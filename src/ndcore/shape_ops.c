@@ -17,6 +17,17 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
+/* Sizes and offsets from the user are checked against this before any
+ * arithmetic, so sums and products of two of them cannot overflow int64. */
+#define TL_SIZE_LIMIT ((int64_t)1 << 56)
+
+static tl_status check_offset(const char *func, int64_t k)
+{
+  if (k > TL_SIZE_LIMIT || k < -TL_SIZE_LIMIT)
+    return tl_error_set(TL_ERR_VALUE, "%s: %lld is out of range", func, (long long)k);
+  return TL_OK;
+}
+
 static tl_status alloc_zeros(tl_tensor *out, tl_dtype dtype, int ndim, const int64_t *shape,
                              const tl_tensor *like)
 {
@@ -201,6 +212,8 @@ done:
 
 static tl_status spans_alloc(tl_span **spans, int64_t n)
 {
+  if (n > ((int64_t)1 << 30))
+    return tl_error_set(TL_ERR_VALUE, "split: %lld pieces is too many", (long long)n);
   *spans = malloc((size_t)(n > 0 ? n : 1) * sizeof **spans);
   return *spans ? TL_OK : tl_error_set(TL_ERR_MEMORY, "split: out of memory for %lld pieces",
                                        (long long)n);
@@ -439,7 +452,9 @@ tl_status tl_shape_repeat(tl_tensor *out, const tl_tensor *in, int n, const int6
       return tl_error_set(TL_ERR_RUNTIME, "Trying to create tensor with negative dimension "
                                           "%lld: %s", (long long)reps[i],
                           tl_shape_str(buf, sizeof buf, n, reps));
-    shape[i] = reps[i] * (i < lead ? 1 : in->shape[i - lead]);
+    if (__builtin_mul_overflow(reps[i], i < lead ? 1 : in->shape[i - lead], &shape[i]))
+      return tl_error_set(TL_ERR_VALUE, "repeat: repeats %s make the shape too large",
+                          tl_shape_str(buf, sizeof buf, n, reps));
   }
   if (tl_tensor_empty(out, in->dtype, n, shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
@@ -519,7 +534,9 @@ static tl_status repeat_counts(const tl_tensor *repeats_t, int64_t repeats, int6
     if (r < 0)
       return tl_error_set(TL_ERR_RUNTIME, "repeats can not be negative");
     counts[i] = r;
-    *total += r;
+    if (__builtin_add_overflow(*total, r, total) || *total > TL_SIZE_LIMIT)
+      return tl_error_set(TL_ERR_VALUE, "repeat_interleave: the repeats sum to more than %lld "
+                                        "elements", (long long)TL_SIZE_LIMIT);
   }
   return TL_OK;
 }
@@ -614,6 +631,12 @@ tl_status tl_shape_tril(tl_tensor *out, const tl_tensor *in, int64_t diagonal, b
     return tl_error_status();
   int rd = in->ndim - 2, cd = in->ndim - 1;
   int64_t rows = in->shape[rd], cols = in->shape[cd];
+  /* Beyond +-(rows + cols) every diagonal keeps all or nothing: clamp, so
+   * i + diagonal below cannot overflow. */
+  if (diagonal > rows + cols)
+    diagonal = rows + cols;
+  if (diagonal < -(rows + cols))
+    diagonal = -(rows + cols);
   if (tl_tensor_numel(in) == 0)
     return TL_OK;
   /* Row i keeps columns [0, i + k] (tril) or [i + k, cols) (triu): one copy per
@@ -671,6 +694,8 @@ tl_status tl_shape_diag(tl_tensor *out, const tl_tensor *in, int64_t k)
   }
   if (in->ndim != 1)
     return tl_error_set(TL_ERR_RUNTIME, "diag(): Supports 1D or 2D tensors. Got %dD", in->ndim);
+  if (check_offset("diag: diagonal", k) != TL_OK)
+    return tl_error_status();
   int64_t n = in->shape[0] + (k < 0 ? -k : k);
   if (alloc_zeros(out, in->dtype, 2, (int64_t[]){n, n}, in) != TL_OK)
     return tl_error_status();
@@ -694,6 +719,8 @@ tl_status tl_shape_diag_embed(tl_tensor *out, const tl_tensor *in, int64_t offse
   if (a == b)
     return tl_error_set(TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
                         (long long)dim1, (long long)dim2);
+  if (check_offset("diag_embed: offset", offset) != TL_OK)
+    return tl_error_status();
   int64_t n = in->shape[in->ndim - 1] + (offset < 0 ? -offset : offset), shape[TL_MAX_DIMS];
   for (int i = 0, j = 0; i < nd; i++)
     shape[i] = i == a || i == b ? n : in->shape[j++];
@@ -768,6 +795,8 @@ static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl
   for (int j = 0; j < npad / 2; j++) {
     int d = in->ndim - 1 - j;
     int64_t n = in->shape[d], l = pad[2 * j], r = pad[2 * j + 1];
+    if (check_offset("pad: padding", l) != TL_OK || check_offset("pad: padding", r) != TL_OK)
+      return tl_error_status();
     if (n + l + r < 0)
       return tl_error_set(TL_ERR_RUNTIME, "The input size %lld, plus negative padding %lld and "
                                           "%lld resulted in a negative output size, which is "

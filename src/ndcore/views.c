@@ -27,16 +27,24 @@ static tl_status infer_shape(const tl_tensor *in, int ndim, const int64_t *req, 
                         ndim);
   for (int i = 0; i < ndim; i++) {
     shape[i] = req[i];
-    if (req[i] == -1 && infer < 0) {
+    if (req[i] == -1 && infer >= 0)
+      return tl_error_set(TL_ERR_RUNTIME, "only one dimension can be inferred");
+    if (req[i] == -1) {
       infer = i;
       continue;
     }
     if (req[i] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "invalid shape dimension %lld", (long long)req[i]);
+    if (__builtin_mul_overflow(known, req[i], &known))
       goto invalid;
-    known *= req[i];
   }
   if (infer >= 0) {
-    if (known == 0 || numel % known != 0)
+    if (known == 0)
+      return tl_error_set(TL_ERR_RUNTIME, "cannot reshape tensor of 0 elements into shape %s "
+                                          "because the unspecified dimension size -1 can be any "
+                                          "value and is ambiguous",
+                          tl_shape_str(buf, sizeof buf, ndim, req));
+    if (numel % known != 0)
       goto invalid;
     shape[infer] = numel / known;
   } else if (known != numel) {
@@ -185,6 +193,9 @@ tl_status tl_view_expand(tl_tensor *out, const tl_tensor *in, int ndim, const in
     new_shape[i] = want;
     new_strides[i] = i < lead || (size == 1 && want != 1) ? 0 : in->strides[i - lead];
   }
+  int64_t numel; /* a view too large to index is refused like an allocation */
+  if (tl_shape_numel(ndim, new_shape, &numel) != TL_OK)
+    return tl_error_status();
   view_init(out, in, ndim);
   memcpy(out->shape, new_shape, (size_t)ndim * sizeof *new_shape);
   memcpy(out->strides, new_strides, (size_t)ndim * sizeof *new_strides);
@@ -337,7 +348,9 @@ tl_status tl_view_diagonal(tl_tensor *out, const tl_tensor *in, int64_t offset, 
                         (long long)dim1, (long long)dim2);
   int64_t rows = in->shape[a], cols = in->shape[b], size;
   int64_t start = 0;
-  if (offset >= 0) {
+  if (offset >= cols || offset <= -rows) /* empty; also keeps the arithmetic below in range */
+    size = 0;
+  else if (offset >= 0) {
     size = cols - offset < rows ? cols - offset : rows;
     start = offset * in->strides[b];
   } else {
@@ -479,7 +492,9 @@ tl_status tl_view_unflatten(tl_tensor *out, const tl_tensor *in, int64_t dim, in
     if (sizes[i] < 0)
       return tl_error_set(TL_ERR_RUNTIME, "unflatten: only one dimension can be inferred, got "
                                           "sizes %s", tl_shape_str(buf, sizeof buf, n, sizes));
-    known *= sizes[i];
+    if (__builtin_mul_overflow(known, sizes[i], &known))
+      return tl_error_set(TL_ERR_RUNTIME, "unflatten: sizes %s are too large",
+                          tl_shape_str(buf, sizeof buf, n, sizes));
   }
   int64_t size = in->shape[d];
   bool ok = infer >= 0 ? known != 0 && size % known == 0 : known == size;
