@@ -86,6 +86,11 @@ int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask);
 extern PyMethodDef tl_py_view_methods[];
 extern PyMethodDef tl_py_view_functions[];
 extern PyType_Slot tl_py_mapping_slots[];
+extern PyObject *(*tl_py_advanced_getitem)(PyObject *self, PyObject *index);
+extern int (*tl_py_advanced_setitem)(PyObject *self, PyObject *index, PyObject *value);
+
+/* advanced indexing and the indexing ops (py_index.c) */
+int tl_py_index_init(PyObject *module);
 
 /* shape ops: cat, split, flip, pad ... as Tensor methods and functions (py_shape_ops.c) */
 int tl_py_shape_ops_init(PyObject *module);

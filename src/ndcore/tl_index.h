@@ -1,0 +1,77 @@
+/* tl_index.h - indexing: index expressions (NumPy's basic and advanced rules),
+ * the gather/scatter family, masks and nonzero.
+ *
+ * Every indexing op is built from two steps:
+ *   1. tl_index_offsets: index tensors -> one int64 tensor of byte offsets,
+ *      bounds-checked (and negatives wrapped) before anything is written;
+ *   2. tl_index_move: over one iteration shape S, either gather
+ *         data[s] = *(base[s] + off[s])
+ *      or scatter into base
+ *         *(base[s] + off[s]) (op)= data[s]
+ *      where base is a restrided view (stride 0 along the indexed dims).
+ * Scatters run in the index's C order on one thread, so with repeated
+ * indices the last write wins, as in NumPy.                                 */
+#ifndef TL_INDEX_H
+#define TL_INDEX_H
+
+#include "ndcore/tl_dtype.h"
+
+/* ---- index expressions ------------------------------------------------------ */
+
+typedef enum {
+  TL_INDEX_INT,      /* value */
+  TL_INDEX_SLICE,    /* start, stop, step as Python gives them (PySlice_Unpack) */
+  TL_INDEX_NONE,     /* a new size-1 dim */
+  TL_INDEX_ELLIPSIS,
+  TL_INDEX_BOOL,     /* a Python True/False: a 0-d mask */
+  TL_INDEX_TENSOR,   /* an integer index tensor or a bool mask (borrowed) */
+} tl_index_kind;
+
+typedef struct {
+  tl_index_kind kind;
+  int64_t value; /* INT; BOOL (0 or 1) */
+  int64_t start, stop, step;
+  const tl_tensor *tensor;
+} tl_index_item;
+
+/* The most items one index may hold (every dim, a None per dim, one Ellipsis). */
+#define TL_INDEX_MAX_ITEMS (2 * TL_MAX_DIMS + 1)
+
+/* self[items]: a view when every item is basic (*is_view set), a new tensor
+ * otherwise (NumPy's advanced indexing). */
+tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
+                       bool *is_view);
+/* self[items] = value (broadcast, cast to self's dtype), or += with accumulate. */
+tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
+                       bool accumulate);
+
+/* ---- building blocks ----------------------------------------------------------- */
+
+typedef enum {
+  TL_INDEX_REDUCE_NONE, /* plain copy, last write wins */
+  TL_INDEX_REDUCE_ADD,
+  TL_INDEX_REDUCE_MUL,
+  TL_INDEX_REDUCE_AMAX,
+  TL_INDEX_REDUCE_AMIN,
+} tl_index_reduce;
+
+/* off (allocated: int64, contiguous, ndim/shape) = sum over j of
+ * idx[j] * strides[j], with idx[j] broadcast to shape and checked against
+ * sizes[j] (negatives wrap when `wrap`).  A bad index raises `err` naming
+ * the index, dims[j] and sizes[j]. */
+tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k,
+                           const tl_tensor *const *idx, const int64_t *sizes,
+                           const int64_t *strides_bytes, const int *dims, bool wrap,
+                           tl_status err);
+/* The move over S = data's shape: gather into data, or scatter data into base.
+ * base has data's dtype and shape (element strides, 0 along indexed dims);
+ * off is int64 with data's shape (byte offsets, 0 strides elsewhere). */
+tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                        const tl_tensor *off, tl_index_reduce reduce);
+
+/* ---- ops ------------------------------------------------------------------------ */
+
+/* (nnz, ndim) int64 coordinates of the nonzero elements, in C order. */
+tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in);
+
+#endif
