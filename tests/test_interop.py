@@ -35,7 +35,7 @@ def sample(dtype, shape=(3, 4), seed=0):
     x = rng.uniform(-5, 5, size=shape)
     if np.issubdtype(npdt, np.complexfloating):
         x = x + 1j * rng.uniform(-5, 5, size=shape)
-    return x.astype(npdt)
+    return np.asarray(x).astype(npdt)  # 0-d arithmetic gives a NumPy scalar
 
 
 def other_value(dtype):
