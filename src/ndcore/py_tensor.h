@@ -97,6 +97,8 @@ int tl_py_shape_ops_init(PyObject *module);
 
 /* creation and random (py_create.c) */
 extern PyMethodDef tl_py_create_functions[];
+/* Generator, the random functions and Tensor samplers (py_random.c) */
+int tl_py_random_init(PyObject *module);
 
 /* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
 extern PyMethodDef tl_py_dlpack_methods[];

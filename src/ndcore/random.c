@@ -1,0 +1,584 @@
+/* random.c - Philox4x32-10 and the CPU sampling kernels.
+ *
+ * Every kernel follows the counter mapping of tl_random.h: value v of a draw
+ * reads block offset + v / per, slot v % per, so results do not depend on the
+ * thread count or on how the work is split.  Values are produced in chunks of
+ * CHUNK as float64 (or int64 for integers), then stored with one dtype switch
+ * per chunk.  Non-contiguous outputs are drawn into a contiguous buffer and
+ * copied, so a value's index is always its row-major position.            */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "ndcore/tl_parallel.h"
+#include "ndcore/tl_random.h"
+
+__extension__ typedef unsigned __int128 tl_u128;
+
+/* ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") ---- */
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u /* key schedule: golden ratio */
+#define PHILOX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
+
+void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+  uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; round++) {
+    if (round > 0) {
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
+    }
+    uint64_t p0 = (uint64_t)PHILOX_M0 * c0, p1 = (uint64_t)PHILOX_M1 * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+/* The four words of counter block `counter` under `seed`. */
+static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+{
+  const uint32_t ctr[4] = {(uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
+  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+  tl_philox4x32_10(ctr, key, w);
+}
+
+/* ---- generators ---------------------------------------------------------------- */
+
+void tl_generator_init(tl_generator *g, uint64_t seed)
+{
+  g->seed = seed;
+  g->offset = 0;
+}
+
+uint64_t tl_random_nondeterministic_seed(void)
+{
+  uint64_t s;
+  if (getrandom(&s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s)
+    return s;
+  struct timespec ts; /* no entropy source: mix the clock and an address */
+  clock_gettime(CLOCK_REALTIME, &ts);
+  s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&ts;
+  return s * 0x9E3779B97F4A7C15ull;
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+void tl_generator_get_state(const tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE])
+{
+  put_u64(state, g->seed);
+  put_u64(state + 8, g->offset);
+}
+
+void tl_generator_set_state(tl_generator *g, const uint8_t state[TL_GENERATOR_STATE_SIZE])
+{
+  g->seed = get_u64(state);
+  g->offset = get_u64(state + 8);
+}
+
+/* Hand out the next `blocks` counters. */
+static uint64_t reserve(tl_generator *g, uint64_t blocks)
+{
+  uint64_t first = g->offset;
+  g->offset += blocks;
+  return first;
+}
+
+/* ---- words to numbers ------------------------------------------------------------ */
+
+static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
+
+/* Uniform on [0, 1) with `bits` bits (<= 32) of one word. */
+static inline double unit_narrow(uint32_t w, int bits)
+{
+  return ldexp((double)(w >> (32 - bits)), -bits);
+}
+static inline double unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
+/* Uniform on the open interval (0, 1): safe under log(). */
+static inline double open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
+static inline double open_wide(uint64_t x) { return ((double)(x >> 11) + 0.5) * 0x1p-53; }
+
+/* Box-Muller: two independent standard normals from u1 in (0, 1), u2 in [0, 1). */
+static inline void box_muller(double u1, double u2, double *z0, double *z1)
+{
+  double r = sqrt(-2.0 * log(u1)), theta = 2.0 * M_PI * u2;
+  *z0 = r * cos(theta);
+  *z1 = r * sin(theta);
+}
+
+/* ---- the fill kernel ----------------------------------------------------------------- */
+
+#define CHUNK 256 /* values per store; a multiple of every `per` */
+
+typedef struct {
+  tl_random_dist d;
+  tl_dtype store; /* dtype values are stored as (a complex output's real dtype) */
+  char *dst;      /* contiguous output */
+  int64_t n;      /* values to produce (twice the numel for complex outputs) */
+  int pshift;     /* value index >> pshift = parameter index (1 for complex) */
+  int per;        /* values per counter block */
+  int bits;       /* precision of narrow uniforms */
+  bool wide;
+  double scale_b; /* multiplies b (normal on complex: 1/sqrt(2)) */
+  uint64_t seed, first;
+} fill_ctx;
+
+/* Values [v0, v0 + count) of the draw; v0 is a multiple of c->per. */
+static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int64_t *iout)
+{
+  const tl_random_dist *d = &c->d;
+  for (int k = 0; k < count; k += c->per) {
+    uint32_t w[4];
+    philox_block(c->seed, c->first + (uint64_t)((v0 + k) / c->per), w);
+    double u[4], z[4];
+    int m = count - k < c->per ? count - k : c->per;
+    switch (d->kind) {
+    case TL_RANDOM_INTEGER:
+      for (int j = 0; j < m; j++) {
+        uint64_t x = wide_word(w + 2 * j);
+        uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
+        iout[k + j] = (int64_t)((uint64_t)d->low + r);
+      }
+      continue;
+    case TL_RANDOM_BERNOULLI:
+      for (int j = 0; j < m; j++) {
+        int64_t e = (v0 + k + j) >> c->pshift;
+        out[k + j] = (double)w[j] * 0x1p-32 < (d->pa ? d->pa[e] : d->a);
+      }
+      continue;
+    case TL_RANDOM_NORMAL:
+    case TL_RANDOM_LOG_NORMAL:
+      if (c->wide) {
+        box_muller(open_wide(wide_word(w)), unit_wide(wide_word(w + 2)), &z[0], &z[1]);
+      } else {
+        box_muller(open_narrow(w[0]), unit_narrow(w[1], 32), &z[0], &z[1]);
+        box_muller(open_narrow(w[2]), unit_narrow(w[3], 32), &z[2], &z[3]);
+      }
+      break;
+    case TL_RANDOM_UNIFORM:
+      for (int j = 0; j < c->per; j++)
+        u[j] = c->wide ? unit_wide(wide_word(w + 2 * j)) : unit_narrow(w[j], c->bits);
+      break;
+    default: /* the rest invert a CDF at an open uniform */
+      for (int j = 0; j < c->per; j++)
+        u[j] = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
+    }
+    for (int j = 0; j < m; j++) {
+      int64_t e = (v0 + k + j) >> c->pshift;
+      double a = d->pa ? d->pa[e] : d->a, b = (d->pb ? d->pb[e] : d->b) * c->scale_b;
+      double v;
+      switch (d->kind) {
+      case TL_RANDOM_UNIFORM: v = a + (b - a) * u[j]; break;
+      case TL_RANDOM_NORMAL: v = a + b * z[j]; break;
+      case TL_RANDOM_LOG_NORMAL: v = exp(a + b * z[j]); break;
+      case TL_RANDOM_EXPONENTIAL: v = -log(u[j]) / a; break;
+      case TL_RANDOM_CAUCHY: v = a + b * tan(M_PI * (u[j] - 0.5)); break;
+      default: v = a >= 1.0 ? 1.0 : ceil(log(u[j]) / log1p(-a)); break; /* GEOMETRIC */
+      }
+      out[k + j] = v;
+    }
+  }
+}
+
+#define STORE_CASE(E)                                                                      \
+  case TL_DTYPE_##E:                                                                       \
+    for (int i = 0; i < n; i++)                                                            \
+      tl_store_##E(dst + (size_t)i * size, (tl_ct_##E)v[i]);                                \
+    break;
+
+static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
+{
+  size_t size = tl_dtype_size(dtype);
+  switch (dtype) {
+  case TL_DTYPE_BOOL:
+    for (int i = 0; i < n; i++)
+      tl_store_BOOL(dst + i, v[i] != 0);
+    break;
+  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
+  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  default: break; /* complex outputs are stored through their real dtype */
+  }
+}
+
+static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
+{
+  size_t size = tl_dtype_size(dtype);
+  switch (dtype) {
+  case TL_DTYPE_BOOL:
+    for (int i = 0; i < n; i++)
+      tl_store_BOOL(dst + i, v[i] != 0);
+    break;
+  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
+  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  default: break;
+  }
+}
+#undef STORE_CASE
+
+static void fill_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const fill_ctx *c = ctx;
+  size_t size = tl_dtype_size(c->store);
+  int64_t v_end = end * c->per < c->n ? end * c->per : c->n;
+  double buf[CHUNK];
+  int64_t ibuf[CHUNK];
+  for (int64_t v = begin * c->per; v < v_end; v += CHUNK) {
+    int count = v_end - v < CHUNK ? (int)(v_end - v) : CHUNK;
+    gen_chunk(c, v, count, buf, ibuf);
+    if (c->d.kind == TL_RANDOM_INTEGER)
+      store_ints(c->store, c->dst + (size_t)v * size, ibuf, count);
+    else
+      store_doubles(c->store, c->dst + (size_t)v * size, buf, count);
+  }
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+static const char *kind_name(tl_random_kind k)
+{
+  static const char *const names[] = {"uniform_", "normal", "random_", "bernoulli",
+                                      "exponential_", "cauchy_", "log_normal_", "geometric_"};
+  return names[k];
+}
+
+/* Mantissa digits: the integers a float dtype holds exactly reach 2^digits. */
+static int float_digits(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F16: return 11;
+  case TL_DTYPE_BF16: return 8;
+  case TL_DTYPE_F32: return 24;
+  default: return 53;
+  }
+}
+
+int64_t tl_random_dtype_max(tl_dtype dtype)
+{
+  switch (dtype) {
+  case TL_DTYPE_BOOL: return 1;
+  case TL_DTYPE_U8: return UINT8_MAX;
+  case TL_DTYPE_I8: return INT8_MAX;
+  case TL_DTYPE_I16: return INT16_MAX;
+  case TL_DTYPE_I32: return INT32_MAX;
+  case TL_DTYPE_I64: return INT64_MAX;
+  default: return (int64_t)1 << float_digits(dtype);
+  }
+}
+
+static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
+{
+  bool ok;
+  switch (d->kind) {
+  case TL_RANDOM_UNIFORM:
+  case TL_RANDOM_NORMAL: ok = !tl_dtype_is_integral(dtype); break;
+  case TL_RANDOM_EXPONENTIAL:
+  case TL_RANDOM_CAUCHY:
+  case TL_RANDOM_LOG_NORMAL: ok = tl_dtype_is_float(dtype); break;
+  case TL_RANDOM_GEOMETRIC: ok = !tl_dtype_is_complex(dtype) && dtype != TL_DTYPE_BOOL; break;
+  default: ok = !tl_dtype_is_complex(dtype); break;
+  }
+  if (!ok)
+    return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for dtype %s", kind_name(d->kind),
+                        tl_dtype_names[dtype]);
+  if (d->kind != TL_RANDOM_INTEGER)
+    return TL_OK;
+  /* [low, low + range - 1] must be values of the dtype. */
+  uint64_t last = (uint64_t)d->low + (d->range - 1); /* wraps correctly for range 0 = 2^64 */
+  int64_t hi = tl_random_dtype_max(dtype);
+  int64_t lo = dtype == TL_DTYPE_BOOL || dtype == TL_DTYPE_U8 ? 0 : -hi - !tl_dtype_is_float(dtype);
+  bool fits = d->range != 0 ? d->low >= lo && d->low <= hi &&
+                                  d->range - 1 <= (uint64_t)hi - (uint64_t)d->low
+                            : dtype == TL_DTYPE_I64 && d->low == INT64_MIN;
+  if (!fits)
+    return tl_error_set(TL_ERR_RUNTIME, "random_ expects 'from' and 'to' - 1 to be in [%lld, "
+                        "%lld] for dtype %s, but got from=%lld, to - 1=%lld", (long long)lo,
+                        (long long)hi, tl_dtype_names[dtype], (long long)d->low,
+                        (long long)(int64_t)last);
+  return TL_OK;
+}
+
+/* The parameter rule of each distribution, applied to x = a (or b). */
+static tl_status check_param(tl_random_kind k, double a, double b)
+{
+  switch (k) {
+  case TL_RANDOM_UNIFORM:
+    if (!(a <= b) || !isfinite(a) || !isfinite(b))
+      return tl_error_set(TL_ERR_RUNTIME, "uniform_ expects a finite [from, to) range with from "
+                          "<= to, but got from=%g, to=%g", a, b);
+    break;
+  case TL_RANDOM_NORMAL:
+  case TL_RANDOM_LOG_NORMAL:
+    if (!(b >= 0.0) || (k == TL_RANDOM_LOG_NORMAL && !(b > 0.0)))
+      return tl_error_set(TL_ERR_RUNTIME, "%s expects std %s 0.0, but got std=%g", kind_name(k),
+                          k == TL_RANDOM_NORMAL ? ">=" : ">", b);
+    break;
+  case TL_RANDOM_BERNOULLI:
+    if (!(a >= 0.0 && a <= 1.0))
+      return tl_error_set(TL_ERR_RUNTIME, "bernoulli expects p to be in [0, 1], but got p=%g",
+                          a);
+    break;
+  case TL_RANDOM_EXPONENTIAL:
+    if (!(a > 0.0))
+      return tl_error_set(TL_ERR_RUNTIME, "exponential_ expects lambd > 0.0, but got lambd=%g",
+                          a);
+    break;
+  case TL_RANDOM_CAUCHY:
+    if (!(b > 0.0))
+      return tl_error_set(TL_ERR_RUNTIME, "cauchy_ expects sigma > 0.0, but got sigma=%g", b);
+    break;
+  case TL_RANDOM_GEOMETRIC:
+    if (!(a > 0.0 && a < 1.0))
+      return tl_error_set(TL_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got p=%g",
+                          a);
+    break;
+  default: break;
+  }
+  return TL_OK;
+}
+
+static tl_status check_params(const tl_random_dist *d, int64_t numel)
+{
+  if (!d->pa && !d->pb)
+    return check_param(d->kind, d->a, d->b);
+  for (int64_t i = 0; i < numel; i++)
+    if (check_param(d->kind, d->pa ? d->pa[i] : d->a, d->pb ? d->pb[i] : d->b) != TL_OK)
+      return tl_error_status();
+  return TL_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
+  int64_t numel = tl_tensor_numel(t);
+  if (t->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "%s: cannot write random values into a read-only tensor",
+                        kind_name(d->kind));
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: random numbers on cuda are not built yet",
+                        kind_name(d->kind));
+  if (check_dtype(d, t->dtype) != TL_OK || check_params(d, numel) != TL_OK)
+    return tl_error_status();
+  tl_tensor dst = *t, tmp = {0};
+  bool contiguous = tl_tensor_is_contiguous(t);
+  if (!contiguous) {
+    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_device_cpu()) != TL_OK)
+      return tl_error_status();
+    dst = tmp;
+  }
+  bool is_complex = tl_dtype_is_complex(t->dtype);
+  fill_ctx c = {.d = *d, .store = is_complex ? tl_dtype_to_real(t->dtype) : t->dtype,
+                .dst = tl_tensor_data(&dst), .n = numel << is_complex, .pshift = is_complex,
+                .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0,
+                .seed = g->seed};
+  c.wide = d->kind == TL_RANDOM_INTEGER ||
+           (d->kind != TL_RANDOM_BERNOULLI &&
+            (c.store == TL_DTYPE_F64 || tl_dtype_is_integral(c.store)));
+  c.per = c.wide ? 2 : 4;
+  c.bits = tl_dtype_is_float(c.store) ? float_digits(c.store) : 32;
+  int64_t blocks = (c.n + c.per - 1) / c.per;
+  c.first = reserve(g, (uint64_t)blocks);
+  tl_parallel_for(blocks, 2048, fill_range, &c);
+  tl_status s = TL_OK;
+  if (contiguous)
+    tl_storage_bump(t->storage);
+  else
+    s = tl_tensor_copy(t, &tmp);
+  tl_tensor_release(&tmp);
+  return s;
+}
+
+tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
+{
+  int64_t n = tl_tensor_numel(out);
+  tl_random_dist d = {.kind = TL_RANDOM_INTEGER, .low = 0, .range = n > 0 ? (uint64_t)n : 1};
+  if (tl_dtype_is_complex(out->dtype) || (n > 0 && check_dtype(&d, out->dtype) != TL_OK))
+    return tl_error_set(TL_ERR_RUNTIME, "randperm: %s cannot hold a permutation of %lld values",
+                        tl_dtype_names[out->dtype], (long long)n);
+  int64_t *perm = out->dtype == TL_DTYPE_I64 ? tl_tensor_data(out)
+                                             : malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!perm)
+    return tl_error_set(TL_ERR_MEMORY, "randperm: out of memory for %lld values", (long long)n);
+  for (int64_t i = 0; i < n; i++)
+    perm[i] = i;
+  /* Fisher-Yates from the top: step k swaps slot n-1-k with a uniform pick
+   * below it, the pick drawn from wide slot k. */
+  uint64_t first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0);
+  uint32_t w[4];
+  for (int64_t k = 0; k + 1 < n; k++) {
+    if (k % 2 == 0)
+      philox_block(g->seed, first + (uint64_t)(k / 2), w);
+    int64_t i = n - 1 - k;
+    int64_t j = (int64_t)(((tl_u128)wide_word(w + 2 * (k % 2)) * (uint64_t)(i + 1)) >> 64);
+    int64_t tmp = perm[i];
+    perm[i] = perm[j];
+    perm[j] = tmp;
+  }
+  if (out->dtype != TL_DTYPE_I64) {
+    size_t size = tl_dtype_size(out->dtype);
+    for (int64_t i = 0; i < n; i += CHUNK) {
+      int count = n - i < CHUNK ? (int)(n - i) : CHUNK;
+      store_ints(out->dtype, (char *)tl_tensor_data(out) + (size_t)i * size, perm + i, count);
+    }
+    free(perm);
+  }
+  tl_storage_bump(out->storage);
+  return TL_OK;
+}
+
+typedef struct {
+  double key;
+  int64_t index;
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+  const keyed *a = pa, *b = pb;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* One row: n draws from weights w[0..k) into out, from counter blocks first... */
+static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int64_t k,
+                            int64_t n, bool replacement, double *scratch, keyed *keys,
+                            int64_t *out)
+{
+  uint32_t block[4];
+  if (replacement) {
+    double total = 0;
+    int64_t last = 0;
+    for (int64_t j = 0; j < k; j++) {
+      total += w[j];
+      scratch[j] = total; /* running sum */
+      if (w[j] > 0)
+        last = j;
+    }
+    for (int64_t s = 0; s < n; s++) {
+      if (s % 2 == 0)
+        philox_block(seed, first + (uint64_t)(s / 2), block);
+      double t = unit_wide(wide_word(block + 2 * (s % 2))) * total;
+      int64_t lo = 0, hi = k; /* first j with scratch[j] > t */
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (scratch[mid] > t)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      out[s] = lo < k ? lo : last; /* lo == k only if rounding reached total */
+    }
+    return;
+  }
+  /* Without replacement: an exponential race.  Category j finishes at
+   * E_j / w_j with E_j ~ Exp(1); the order of finishing is a weighted draw
+   * without replacement, so the n earliest are the sample. */
+  for (int64_t j = 0; j < k; j++) {
+    if (j % 2 == 0)
+      philox_block(seed, first + (uint64_t)(j / 2), block);
+    double e = -log(open_wide(wide_word(block + 2 * (j % 2))));
+    keys[j] = (keyed){.key = w[j] > 0 ? e / w[j] : INFINITY, .index = j};
+  }
+  qsort(keys, (size_t)k, sizeof *keys, keyed_cmp);
+  for (int64_t s = 0; s < n; s++)
+    out[s] = keys[s].index;
+}
+
+tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                bool replacement, tl_tensor *out)
+{
+  tl_tensor p = {0};
+  double *scratch = NULL;
+  keyed *keys = NULL;
+  tl_status s = TL_OK;
+  if (probs->ndim < 1 || probs->ndim > 2)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: prob_dist must be 1 or 2 dim, got %d dims",
+                        probs->ndim);
+  if (!tl_dtype_is_float(probs->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial only supports floating-point dtypes for "
+                        "input, got %s", tl_dtype_names[probs->dtype]);
+  int64_t rows = probs->ndim == 2 ? probs->shape[0] : 1, k = probs->shape[probs->ndim - 1];
+  if (n <= 0)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample <= 0 samples "
+                        "(got %lld)", (long long)n);
+  if (k == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: the distribution has no categories");
+  if (!replacement && n > k)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample=%lld > "
+                        "prob_dist.size(-1)=%lld samples without replacement", (long long)n,
+                        (long long)k);
+  if (tl_tensor_to_dtype(&p, probs, TL_DTYPE_F64) != TL_OK)
+    return tl_error_status();
+  const double *w = tl_tensor_data(&p);
+  for (int64_t r = 0; r < rows && s == TL_OK; r++) {
+    double total = 0;
+    int64_t positive = 0;
+    for (int64_t j = 0; j < k && s == TL_OK; j++) {
+      double x = w[r * k + j];
+      if (!isfinite(x) || x < 0)
+        s = tl_error_set(TL_ERR_RUNTIME, "multinomial: probability tensor contains either inf, "
+                         "nan or element < 0 (%g in row %lld)", x, (long long)r);
+      total += x;
+      positive += x > 0;
+    }
+    if (s == TL_OK && !(total > 0))
+      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: invalid distribution in row %lld (sum of "
+                       "probabilities <= 0)", (long long)r);
+    if (s == TL_OK && !replacement && positive < n)
+      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: row %lld has %lld categories with nonzero "
+                       "weight, fewer than the %lld samples asked for without replacement",
+                       (long long)r, (long long)positive, (long long)n);
+  }
+  if (s != TL_OK)
+    goto done;
+  int64_t shape[2] = {rows, n};
+  if (tl_tensor_empty(out, TL_DTYPE_I64, probs->ndim, probs->ndim == 2 ? shape : shape + 1,
+                      tl_device_cpu()) != TL_OK) {
+    s = tl_error_status();
+    goto done;
+  }
+  scratch = malloc(sizeof(double) * (size_t)k);
+  keys = malloc(sizeof(keyed) * (size_t)k);
+  if (!scratch || !keys) {
+    tl_tensor_release(out);
+    s = tl_error_set(TL_ERR_MEMORY, "multinomial: out of memory for %lld categories",
+                     (long long)k);
+    goto done;
+  }
+  int64_t per_row = ((replacement ? n : k) + 1) / 2;
+  uint64_t first = reserve(g, (uint64_t)(rows * per_row));
+  int64_t *o = tl_tensor_data(out);
+  for (int64_t r = 0; r < rows; r++)
+    multinomial_row(g->seed, first + (uint64_t)(r * per_row), w + r * k, k, n, replacement,
+                    scratch, keys, o + r * n);
+done:
+  free(scratch);
+  free(keys);
+  tl_tensor_release(&p);
+  return s;
+}

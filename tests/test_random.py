@@ -1,0 +1,535 @@
+"""Random numbers: the Philox generator, its API, and the distributions.
+
+Determinism (same seed, same numbers; independent of threads and layout),
+generator independence and state round trips, ranges, shapes and dtypes, and
+statistical checks against scipy.stats with fixed seeds (so they never flake)."""
+import numpy as np
+import pytest
+from scipy import stats
+
+import torchlike as tl
+
+FLOATS = ["float16", "bfloat16", "float32", "float64"]
+
+
+def gen(seed=1234):
+    return tl.Generator().manual_seed(seed)
+
+
+def f64(t):
+    return t.to(tl.float64).numpy()
+
+
+# ---- the generator ---------------------------------------------------------------
+
+def test_philox_known_answers():
+    # Known-answer vectors of Philox4x32-10 from the Random123 distribution.
+    p = tl._C._philox4x32_10
+    assert p((0, 0, 0, 0), (0, 0)) == (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)
+    assert p((0xffffffff,) * 4, (0xffffffff,) * 2) == (0x408f276d, 0x41c83b0e, 0xa20bc7c6,
+                                                      0x6d5451fd)
+    assert p((0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344), (0xa4093822, 0x299f31d0)) == \
+        (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1)
+
+
+def test_manual_seed_returns_default_generator_and_repeats():
+    g = tl.manual_seed(7)
+    assert g is tl.default_generator
+    assert tl.initial_seed() == 7
+    a = [tl.rand(5), tl.randn(3, 2), tl.randint(0, 100, (4,)), tl.randperm(6)]
+    tl.manual_seed(7)
+    b = [tl.rand(5), tl.randn(3, 2), tl.randint(0, 100, (4,)), tl.randperm(6)]
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+    c = tl.rand(5)
+    assert not np.array_equal(c.numpy(), a[0].numpy())  # the stream moves on
+
+
+def test_generator_methods():
+    g = tl.Generator()
+    assert g.device.type == "cpu"
+    assert g.manual_seed(3) is g
+    assert g.initial_seed() == 3
+    s = g.seed()
+    assert isinstance(s, int) and g.initial_seed() == s
+    assert tl.Generator(device="cpu").initial_seed() == tl.Generator().initial_seed()
+    g.manual_seed(-1)
+    assert g.initial_seed() == 2 ** 64 - 1
+    g.manual_seed(2 ** 64 - 1)
+    assert g.initial_seed() == 2 ** 64 - 1
+    with pytest.raises(ValueError):
+        g.manual_seed(2 ** 64)
+    with pytest.raises(TypeError):
+        g.manual_seed(1.5)
+    with pytest.raises(RuntimeError, match="cuda"):
+        tl.Generator(device="cuda")
+
+
+def test_seed_function():
+    s = tl.seed()
+    assert isinstance(s, int) and tl.initial_seed() == s
+    tl.manual_seed(0)
+
+
+def test_generators_are_independent():
+    g1, g2 = gen(5), gen(5)
+    tl.manual_seed(0)
+    before = tl.get_rng_state()
+    a = tl.rand(100, generator=g1)
+    _ = tl.rand(50, generator=gen(99))
+    b = tl.rand(100, generator=g2)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(tl.get_rng_state().numpy(), before.numpy())
+    c = tl.rand(100, generator=gen(6))
+    assert not np.array_equal(a.numpy(), c.numpy())
+    # draws from one generator do not repeat
+    d = tl.rand(100, generator=g1)
+    assert not np.array_equal(a.numpy(), d.numpy())
+
+
+def test_state_round_trip():
+    g = gen(11)
+    tl.rand(3, generator=g)
+    state = g.get_state()
+    assert state.dtype == tl.uint8 and state.shape == (16,)
+    a = tl.randn(50, generator=g)
+    g.set_state(state)
+    b = tl.randn(50, generator=g)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    # the state is a copy: later draws don't change it
+    assert not np.array_equal(state.numpy(), g.get_state().numpy())
+    # into another generator
+    h = tl.Generator()
+    h.set_state(state)
+    np.testing.assert_array_equal(tl.randn(50, generator=h).numpy(), a.numpy())
+
+
+def test_rng_state_functions():
+    tl.manual_seed(21)
+    state = tl.get_rng_state()
+    a = tl.rand(10)
+    assert tl.set_rng_state(state) is None
+    np.testing.assert_array_equal(tl.rand(10).numpy(), a.numpy())
+    with pytest.raises(TypeError, match="uint8"):
+        tl.set_rng_state(state.to(tl.int64))
+    with pytest.raises(RuntimeError, match="16 bytes"):
+        tl.set_rng_state(tl.zeros(8, dtype=tl.uint8))
+    with pytest.raises(TypeError):
+        tl.set_rng_state(np.zeros(16, np.uint8))
+
+
+def test_results_do_not_depend_on_thread_count():
+    n = tl.get_num_threads()
+    try:
+        tl.set_num_threads(1)
+        a = [tl.rand(200_000, generator=gen()), tl.randn(100_001, dtype=tl.float64,
+                                                         generator=gen()),
+             tl.randint(0, 1000, (70_000,), generator=gen())]
+        tl.set_num_threads(4)
+        b = [tl.rand(200_000, generator=gen()), tl.randn(100_001, dtype=tl.float64,
+                                                         generator=gen()),
+             tl.randint(0, 1000, (70_000,), generator=gen())]
+    finally:
+        tl.set_num_threads(n)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+def test_results_do_not_depend_on_layout():
+    a = tl.empty(6, 4).uniform_(generator=gen())
+    t = tl.empty(4, 6).T  # the same logical shape, transposed memory
+    assert not t.is_contiguous()
+    t.normal_(generator=gen())
+    b = tl.empty(6, 4).normal_(generator=gen())
+    np.testing.assert_array_equal(t.numpy(), b.numpy())
+    assert a.shape == (6, 4)
+
+
+def test_generator_argument_errors():
+    with pytest.raises(TypeError, match="generator"):
+        tl.rand(3, generator=np.random.default_rng())
+    with pytest.raises(TypeError, match="generator"):
+        tl.zeros(3).uniform_(generator=1)
+    assert tl.rand(2, generator=None).shape == (2,)
+
+
+# ---- rand / randn -------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [tl.rand, tl.randn])
+def test_shapes_and_default_dtype(fn):
+    for t, shape in [(fn(2, 3), (2, 3)), (fn((2, 3)), (2, 3)), (fn(size=[4]), (4,)),
+                     (fn(()), ()), (fn(0), (0,)), (fn(2, 0, 3), (2, 0, 3))]:
+        assert t.shape == shape and t.dtype == tl.float32 and t.is_contiguous()
+    with pytest.raises(TypeError):
+        fn(2.5)
+    with pytest.raises((RuntimeError, ValueError), match="-2"):
+        fn(3, -2)
+    with pytest.raises(NotImplementedError, match="requires_grad"):
+        fn(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="int64"):
+        fn(3, dtype=tl.int64)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        fn(3, bogus=1)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_rand_range_and_dtype(dtype):
+    t = tl.rand(100_000, dtype=getattr(tl, dtype), generator=gen())
+    assert t.dtype == getattr(tl, dtype)
+    x = f64(t)
+    assert x.min() >= 0.0 and x.max() < 1.0
+    assert x.min() < 0.01 and x.max() > 0.99
+    assert abs(x.mean() - 0.5) < 0.01
+
+
+def test_rand_follows_uniform_distribution():
+    x = f64(tl.rand(20_000, dtype=tl.float64, generator=gen(1)))
+    assert stats.kstest(x, "uniform").pvalue > 1e-3
+    x = f64(tl.rand(20_000, generator=gen(2)))
+    assert stats.kstest(x, "uniform").pvalue > 1e-3
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_randn_follows_normal_distribution(dtype):
+    x = f64(tl.randn(20_000, dtype=getattr(tl, dtype), generator=gen(3)))
+    assert abs(x.mean()) < 0.03 and abs(x.std() - 1) < 0.03
+    if dtype in ("float32", "float64"):
+        assert stats.kstest(x, "norm").pvalue > 1e-3
+    assert abs(stats.skew(x)) < 0.1 and abs(stats.kurtosis(x)) < 0.2
+
+
+def test_randn_moments_float64():
+    x = f64(tl.randn(200_000, dtype=tl.float64, generator=gen(4)))
+    assert abs(x.mean()) < 0.01 and abs(x.var() - 1) < 0.015
+    assert np.isfinite(x).all()
+
+
+def test_complex_outputs():
+    z = tl.randn(50_000, dtype=tl.complex64, generator=gen(5)).numpy()
+    assert z.dtype == np.complex64
+    assert abs(z.real.var() - 0.5) < 0.02 and abs(z.imag.var() - 0.5) < 0.02
+    assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.03
+    u = tl.rand(1000, dtype=tl.complex128, generator=gen()).numpy()
+    assert (u.real >= 0).all() and (u.real < 1).all() and (u.imag >= 0).all()
+
+
+def test_like_forms():
+    src = tl.zeros(3, 4, dtype=tl.float64)
+    assert tl.rand_like(src).dtype == tl.float64 and tl.rand_like(src).shape == (3, 4)
+    assert tl.randn_like(src, dtype=tl.float16).dtype == tl.float16
+    a = tl.rand_like(src, generator=gen())
+    b = tl.rand(3, 4, dtype=tl.float64, generator=gen())
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    r = tl.randint_like(tl.zeros(5, dtype=tl.int32), 10)
+    assert r.dtype == tl.int32 and (f64(r) >= 0).all() and (f64(r) < 10).all()
+    r = tl.randint_like(src, 3, 6)
+    assert r.dtype == tl.float64 and set(np.unique(r.numpy())) <= {3.0, 4.0, 5.0}
+    r = tl.randint_like(src, low=-2, high=0)
+    assert set(np.unique(r.numpy())) <= {-2.0, -1.0}
+    with pytest.raises(TypeError):
+        tl.rand_like([1.0])
+    with pytest.raises(TypeError, match="high"):
+        tl.randint_like(src)
+
+
+def test_out_argument():
+    out = tl.empty(2, 3)
+    assert tl.rand(2, 3, out=out, generator=gen()) is out
+    np.testing.assert_array_equal(out.numpy(), tl.rand(2, 3, generator=gen()).numpy())
+    with pytest.raises(RuntimeError, match=r"\[4\]"):
+        tl.rand(2, 3, out=tl.empty(4))
+
+
+# ---- randint / random_ ------------------------------------------------------------------
+
+def test_randint_forms():
+    assert tl.randint(10, (3,)).dtype == tl.int64
+    t = tl.randint(3, 10, (2, 5), generator=gen())
+    assert t.shape == (2, 5) and (t.numpy() >= 3).all() and (t.numpy() < 10).all()
+    assert tl.randint(high=5, size=(4,)).shape == (4,)
+    assert tl.randint(2, 5, size=(4,)).shape == (4,)
+    assert tl.randint(low=2, high=5, size=(4,)).shape == (4,)
+    assert tl.randint(5, size=(4,)).shape == (4,)
+    assert tl.randint(0, 2, (3,), dtype=tl.bool).dtype == tl.bool
+    f = tl.randint(-5, 5, (100,), dtype=tl.float32, generator=gen())
+    assert f.dtype == tl.float32 and (f.numpy() == np.round(f.numpy())).all()
+    with pytest.raises(RuntimeError, match="from=5 >= to=5"):
+        tl.randint(5, 5, (3,))
+    with pytest.raises(RuntimeError, match="uint8"):
+        tl.randint(0, 300, (3,), dtype=tl.uint8)
+    with pytest.raises(RuntimeError, match="int8"):
+        tl.randint(-200, 0, (3,), dtype=tl.int8)
+    with pytest.raises(TypeError):
+        tl.randint(0, 5.5, (3,))
+    with pytest.raises(TypeError, match="size"):
+        tl.randint(5)
+    with pytest.raises(TypeError, match="multiple"):
+        tl.randint(1, 5, (2,), high=4)
+
+
+def test_randint_is_uniform():
+    x = tl.randint(-3, 7, (50_000,), generator=gen(8)).numpy()
+    counts = np.bincount(x + 3, minlength=10)
+    assert counts.min() > 0 and len(counts) == 10
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_randint_full_int64_range():
+    x = tl.randint(-2 ** 63, 2 ** 63 - 1, (1000,), generator=gen()).numpy()
+    assert (x < 0).any() and (x > 0).any()
+    y = tl.empty(1000, dtype=tl.int64).random_(-2 ** 63, None, generator=gen()).numpy()
+    assert (y < -2 ** 62).any() and (y > 2 ** 62).any()
+
+
+@pytest.mark.parametrize("dtype, hi", [("bool", 1), ("uint8", 255), ("int8", 127),
+                                       ("int16", 32767), ("int32", 2 ** 31 - 1),
+                                       ("float16", 2 ** 11), ("bfloat16", 2 ** 8),
+                                       ("float32", 2 ** 24)])
+def test_random_default_range(dtype, hi):
+    t = tl.empty(20_000, dtype=getattr(tl, dtype)).random_(generator=gen())
+    x = f64(t)
+    assert x.min() >= 0 and x.max() <= hi and (x == np.floor(x)).all()
+    assert x.max() > hi * 0.9
+
+
+def test_random_forms():
+    t = tl.empty(1000, dtype=tl.int32)
+    assert t.random_(5) is t
+    assert set(np.unique(t.numpy())) == {0, 1, 2, 3, 4}
+    t.random_(2, 5)
+    assert set(np.unique(t.numpy())) == {2, 3, 4}
+    t.random_(-3, to=0)
+    assert set(np.unique(t.numpy())) == {-3, -2, -1}
+    s = tl.empty(2000, dtype=tl.int8).random_(100)
+    assert s.numpy().max() < 100
+    s.random_(120, None)
+    assert s.numpy().min() >= 120 and s.numpy().max() == 127
+    f = tl.empty(100, dtype=tl.float64).random_(-10, 10)
+    assert (f.numpy() >= -10).all() and (f.numpy() < 10).all()
+    with pytest.raises(RuntimeError):
+        tl.empty(3, dtype=tl.int8).random_(0, 1000)
+    with pytest.raises(RuntimeError):
+        tl.empty(3).random_(5, 5)
+    with pytest.raises(RuntimeError):
+        tl.empty(3, dtype=tl.complex64).random_()
+
+
+# ---- in-place samplers --------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_uniform_(dtype):
+    t = tl.empty(20_000, dtype=getattr(tl, dtype))
+    assert t.uniform_(-2, 3, generator=gen(9)) is t
+    x = f64(t)
+    assert x.min() >= -2 and x.max() <= 3 and abs(x.mean() - 0.5) < 0.05
+    if dtype in ("float32", "float64"):
+        assert x.max() < 3
+        assert stats.kstest(x, "uniform", args=(-2, 5)).pvalue > 1e-3
+    assert tl.empty(3).uniform_(to=2.0).numpy().max() < 2
+    with pytest.raises(RuntimeError, match="from"):
+        t.uniform_(3, 2)
+    with pytest.raises(RuntimeError):
+        tl.empty(3, dtype=tl.int32).uniform_()
+
+
+def test_normal_():
+    t = tl.empty(20_000, dtype=tl.float64)
+    assert t.normal_(3.0, 2.0, generator=gen(10)) is t
+    assert stats.kstest(t.numpy(), "norm", args=(3.0, 2.0)).pvalue > 1e-3
+    z = tl.empty(10).normal_(5.0, 0.0)
+    assert (z.numpy() == 5.0).all()
+    with pytest.raises(RuntimeError, match="std"):
+        t.normal_(0, -1)
+    with pytest.raises(RuntimeError):
+        tl.empty(3, dtype=tl.int64).normal_()
+
+
+def test_exponential_():
+    t = tl.empty(20_000, dtype=tl.float64).exponential_(2.0, generator=gen(11))
+    x = t.numpy()
+    assert (x > 0).all()
+    assert stats.kstest(x, "expon", args=(0, 0.5)).pvalue > 1e-3
+    f = tl.empty(20_000).exponential_(generator=gen(12)).numpy()
+    assert (f > 0).all() and abs(f.mean() - 1) < 0.03
+    with pytest.raises(RuntimeError, match="lambd"):
+        tl.empty(3).exponential_(0)
+
+
+def test_cauchy_and_log_normal_():
+    c = tl.empty(20_000, dtype=tl.float64).cauchy_(1.0, 2.0, generator=gen(13)).numpy()
+    assert stats.kstest(c, "cauchy", args=(1.0, 2.0)).pvalue > 1e-3
+    ln = tl.empty(20_000, dtype=tl.float64).log_normal_(0.5, 0.75, generator=gen(14)).numpy()
+    assert (ln > 0).all()
+    assert stats.kstest(ln, "lognorm", args=(0.75, 0, np.exp(0.5))).pvalue > 1e-3
+    d = tl.empty(1000).log_normal_().numpy()  # defaults mean=1, std=2
+    assert (d > 0).all()
+    with pytest.raises(RuntimeError, match="sigma"):
+        tl.empty(3).cauchy_(0, 0)
+
+
+def test_geometric_():
+    t = tl.empty(30_000, dtype=tl.int64).geometric_(0.25, generator=gen(15))
+    x = t.numpy()
+    assert x.min() >= 1
+    counts = np.bincount(x)[1:9]
+    expected = stats.geom.pmf(np.arange(1, 9), 0.25) * len(x)
+    assert stats.chisquare(counts, expected * counts.sum() / expected.sum()).pvalue > 1e-3
+    assert abs(x.mean() - 4) < 0.1
+    f = tl.empty(100).geometric_(p=0.5)
+    assert f.dtype == tl.float32 and (f.numpy() >= 1).all()
+    with pytest.raises(RuntimeError, match="p"):
+        tl.empty(3).geometric_(1.5)
+    with pytest.raises(TypeError, match="p"):
+        tl.empty(3).geometric_()
+
+
+def test_read_only_tensor_is_rejected():
+    a = np.zeros(4)
+    a.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        tl.from_numpy(a).uniform_()
+    assert (a == 0).all()
+
+
+# ---- bernoulli --------------------------------------------------------------------------------
+
+def test_bernoulli_inplace_and_scalar_p():
+    t = tl.empty(50_000)
+    assert t.bernoulli_(0.3, generator=gen(16)) is t
+    x = t.numpy()
+    assert set(np.unique(x)) == {0.0, 1.0}
+    assert abs(x.mean() - 0.3) < 0.01
+    assert tl.zeros(10, dtype=tl.bool).bernoulli_(1.0).numpy().all()
+    assert not tl.ones(10, dtype=tl.int32).bernoulli_(0.0).numpy().any()
+    with pytest.raises(RuntimeError, match="p"):
+        t.bernoulli_(1.5)
+
+
+def test_bernoulli_with_probability_tensors():
+    p = tl.tensor([0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(tl.bernoulli(p).numpy(), p.numpy())
+    probs = tl.full((40_000,), 0.7, dtype=tl.float64)
+    x = tl.bernoulli(probs, generator=gen(17))
+    assert x.dtype == tl.float64 and abs(x.numpy().mean() - 0.7) < 0.01
+    m = probs.bernoulli()
+    assert m.dtype == tl.float64 and m.shape == probs.shape
+    # a probability tensor broadcast over self
+    t = tl.empty(20_000, 2).bernoulli_(tl.tensor([0.1, 0.9]), generator=gen(18))
+    np.testing.assert_allclose(t.numpy().mean(axis=0), [0.1, 0.9], atol=0.02)
+    # a scalar p with an input tensor giving only the shape and dtype
+    s = tl.bernoulli(tl.zeros(10_000), 0.5, generator=gen())
+    assert abs(s.numpy().mean() - 0.5) < 0.03
+    out = tl.empty(4)
+    assert tl.bernoulli(p, out=out) is out
+    with pytest.raises(RuntimeError, match="int64"):
+        tl.bernoulli(tl.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="p"):
+        tl.bernoulli(tl.tensor([0.5, 2.0]))
+    with pytest.raises(TypeError):
+        tl.bernoulli([0.5])
+
+
+# ---- normal -------------------------------------------------------------------------------------
+
+def test_normal_forms():
+    t = tl.normal(2.0, 3.0, (20_000,), generator=gen(19))
+    assert t.dtype == tl.float32 and t.shape == (20_000,)
+    assert stats.kstest(f64(t), "norm", args=(2.0, 3.0)).pvalue > 1e-3
+    assert tl.normal(0.0, 1.0, size=(2, 3)).shape == (2, 3)
+    assert tl.normal(0, 1, (4,), dtype=tl.float64).dtype == tl.float64
+    mean = tl.tensor([[0.0], [100.0]], dtype=tl.float64)
+    std = tl.tensor([1.0, 2.0, 0.0], dtype=tl.float64)
+    r = tl.normal(mean, std, generator=gen())
+    assert r.shape == (2, 3) and r.dtype == tl.float64
+    assert r[0, 2].item() == 0.0 and r[1, 2].item() == 100.0
+    assert abs(r[1, 0].item() - 100) < 10
+    assert tl.normal(mean).shape == (2, 1)
+    s = tl.normal(5.0, tl.zeros(3))
+    assert s.dtype == tl.float32 and s.tolist() == [5.0, 5.0, 5.0]
+    big = tl.normal(tl.zeros(20_000, dtype=tl.float64), 2.0, generator=gen(20))
+    assert stats.kstest(big.numpy(), "norm", args=(0, 2.0)).pvalue > 1e-3
+    with pytest.raises(RuntimeError, match="std"):
+        tl.normal(tl.zeros(3), -1.0)
+    with pytest.raises(RuntimeError, match="std"):
+        tl.normal(tl.zeros(3), tl.tensor([1.0, -1.0, 1.0]))
+    with pytest.raises(RuntimeError):
+        tl.normal(tl.zeros(3, dtype=tl.int64))
+    with pytest.raises(TypeError, match="size"):
+        tl.normal(0.0, 1.0)
+    with pytest.raises((RuntimeError, ValueError), match=r"\[2\].*\[3\]"):
+        tl.normal(tl.zeros(2), tl.ones(3))
+    out = tl.empty(2, 3, dtype=tl.float64)
+    assert tl.normal(mean, std, out=out) is out
+
+
+# ---- randperm ----------------------------------------------------------------------------------
+
+def test_randperm():
+    for n in (0, 1, 2, 7, 1000):
+        p = tl.randperm(n, generator=gen(n))
+        assert p.dtype == tl.int64 and p.shape == (n,)
+        np.testing.assert_array_equal(np.sort(p.numpy()), np.arange(n))
+    f = tl.randperm(10, dtype=tl.float32)
+    assert f.dtype == tl.float32 and sorted(f.tolist()) == list(range(10))
+    assert tl.randperm(n=5).shape == (5,)
+    with pytest.raises(RuntimeError, match="-1"):
+        tl.randperm(-1)
+    with pytest.raises(TypeError):
+        tl.randperm(2.5)
+    with pytest.raises(RuntimeError, match="int8"):
+        tl.randperm(300, dtype=tl.int8)
+
+
+def test_randperm_is_uniform():
+    g = gen(21)
+    counts = {}
+    for _ in range(3000):
+        key = tuple(tl.randperm(3, generator=g).tolist())
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 6
+    assert stats.chisquare(list(counts.values())).pvalue > 1e-3
+
+
+# ---- multinomial -------------------------------------------------------------------------------
+
+def test_multinomial_with_replacement():
+    w = tl.tensor([1.0, 0.0, 3.0, 6.0])
+    x = tl.multinomial(w, 20_000, replacement=True, generator=gen(22))
+    assert x.dtype == tl.int64 and x.shape == (20_000,)
+    counts = np.bincount(x.numpy(), minlength=4)
+    assert counts[1] == 0
+    assert stats.chisquare(counts[[0, 2, 3]], np.array([0.1, 0.3, 0.6]) * 20_000).pvalue > 1e-3
+
+
+def test_multinomial_without_replacement():
+    w = tl.tensor([[0.2, 0.0, 0.3, 0.5], [1.0, 1.0, 1.0, 1.0]])
+    x = w.multinomial(3, generator=gen(23))
+    assert x.shape == (2, 3)
+    assert 1 not in x[0].tolist() and len(set(x[0].tolist())) == 3
+    assert len(set(x[1].tolist())) == 3
+    # the first draw follows the weights
+    first = [tl.multinomial(w[0], 1, generator=gen(s)).item() for s in range(2000)]
+    counts = np.bincount(first, minlength=4)
+    assert counts[1] == 0
+    assert stats.chisquare(counts[[0, 2, 3]], np.array([0.2, 0.3, 0.5]) * 2000).pvalue > 1e-3
+    full = tl.multinomial(tl.ones(6), 6, generator=gen())
+    assert sorted(full.tolist()) == list(range(6))
+
+
+def test_multinomial_errors():
+    with pytest.raises(RuntimeError, match="without replacement"):
+        tl.multinomial(tl.ones(3), 4)
+    with pytest.raises(RuntimeError, match="nonzero"):
+        tl.multinomial(tl.tensor([1.0, 0.0, 0.0]), 2)
+    with pytest.raises(RuntimeError, match="< 0"):
+        tl.multinomial(tl.tensor([1.0, -1.0]), 1)
+    with pytest.raises(RuntimeError, match="sum"):
+        tl.multinomial(tl.zeros(3), 1, True)
+    with pytest.raises(RuntimeError, match="floating"):
+        tl.multinomial(tl.tensor([1, 2]), 1)
+    with pytest.raises(RuntimeError, match="dim"):
+        tl.multinomial(tl.ones(2, 2, 2), 1)
+    with pytest.raises(RuntimeError, match="n_sample"):
+        tl.multinomial(tl.ones(3), 0)
+    with pytest.raises(TypeError, match="num_samples"):
+        tl.multinomial(tl.ones(3))
