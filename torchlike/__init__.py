@@ -10,6 +10,8 @@ from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
 from . import cuda  # noqa: F401
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
+from . import linalg  # noqa: F401
+from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 _C._set_device_class(device)

@@ -313,6 +313,313 @@ fail:
   return NULL;
 }
 
+/* ---- torchlike.linalg (module functions _C._linalg_*) ---------------------------------
+ * Positional arguments in a fixed order; torchlike/linalg.py gives them
+ * PyTorch's signatures and defaults.  Each returns a tensor or a tuple. */
+
+/* A tuple of new tensors (takes over their storage references). */
+static PyObject *tensors_tuple(int n, tl_tensor *ts)
+{
+  PyObject *tuple = PyTuple_New(n);
+  for (int i = 0; i < n; i++) {
+    PyObject *o = tuple ? tl_py_tensor_from(&ts[i]) : NULL;
+    if (!o) {
+      for (int j = i + (tuple ? 1 : 0); j < n; j++)
+        tl_tensor_release(&ts[j]);
+      Py_XDECREF(tuple);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(tuple, i, o);
+  }
+  return tuple;
+}
+
+static PyObject *py_solve(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa, *ob;
+  int left = 1;
+  owned_tensors own = {.n = 0};
+  tl_tensor x = {0};
+  if (!PyArg_ParseTuple(args, "OO|p:solve", &oa, &ob, &left))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "solve", "A"), *b = a ? tensor_arg(&own, ob, "solve", "B") : NULL;
+  tl_status st = b ? tl_linalg_solve(&x, a, b, left) : TL_ERR_TYPE;
+  owned_release(&own);
+  if (!b)
+    return NULL;
+  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+}
+
+/* Functions of one matrix returning one tensor. */
+typedef enum { ONE_INV, ONE_DET, ONE_LOGDET, ONE_ADJOINT, ONE_CHOLESKY } one_kind;
+
+static PyObject *unary_linalg(PyObject *args, one_kind kind, const char *fn)
+{
+  PyObject *oa;
+  int flag = 0;
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "O|p", &oa, &flag))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, fn, "A");
+  if (!a)
+    return NULL;
+  tl_status st;
+  switch (kind) {
+  case ONE_INV: st = tl_linalg_inv(&r, a); break;
+  case ONE_DET: st = tl_linalg_det(&r, a); break;
+  case ONE_LOGDET: st = tl_linalg_logdet(&r, a); break;
+  case ONE_ADJOINT: st = tl_linalg_adjoint(&r, a); break;
+  default: st = tl_linalg_cholesky(&r, a, flag); break;
+  }
+  owned_release(&own);
+  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+}
+
+static PyObject *py_inv(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_INV, "inv"); }
+static PyObject *py_det(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_DET, "det"); }
+static PyObject *py_logdet(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_LOGDET, "logdet"); }
+static PyObject *py_adjoint(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_ADJOINT, "adjoint"); }
+static PyObject *py_cholesky(PyObject *self, PyObject *args)
+{
+  (void)self;
+  return unary_linalg(args, ONE_CHOLESKY, "cholesky");
+}
+
+static PyObject *py_slogdet(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  owned_tensors own = {.n = 0};
+  tl_tensor r[2] = {{0}};
+  if (!PyArg_ParseTuple(args, "O:slogdet", &oa))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "slogdet", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_slogdet(&r[0], &r[1], a);
+  owned_release(&own);
+  return st == TL_OK ? tensors_tuple(2, r) : tl_py_raise();
+}
+
+static PyObject *py_qr(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  const char *mode = "reduced";
+  owned_tensors own = {.n = 0};
+  tl_tensor r[2] = {{0}};
+  if (!PyArg_ParseTuple(args, "O|s:qr", &oa, &mode))
+    return NULL;
+  char m = !strcmp(mode, "reduced") ? 'r' : !strcmp(mode, "complete") ? 'c' : !strcmp(mode, "r") ? 'R' : 0;
+  if (!m)
+    return PyErr_Format(PyExc_RuntimeError, "qr received unrecognized mode '%s' but expected one "
+                        "of 'reduced' (default), 'r', or 'complete'", mode);
+  const tl_tensor *a = tensor_arg(&own, oa, "qr", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_qr(&r[0], &r[1], a, m);
+  owned_release(&own);
+  return st == TL_OK ? tensors_tuple(2, r) : tl_py_raise();
+}
+
+static PyObject *py_svd(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  int full = 1, uv = 1;
+  owned_tensors own = {.n = 0};
+  tl_tensor r[3] = {{0}};
+  if (!PyArg_ParseTuple(args, "O|pp:svd", &oa, &full, &uv))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "svd", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_svd(&r[0], &r[1], &r[2], a, full, uv);
+  owned_release(&own);
+  if (st != TL_OK)
+    return tl_py_raise();
+  return uv ? tensors_tuple(3, r) : tl_py_tensor_from(&r[1]);
+}
+
+static PyObject *py_eigh(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  const char *uplo = "L";
+  int vecs = 1;
+  owned_tensors own = {.n = 0};
+  tl_tensor r[2] = {{0}};
+  if (!PyArg_ParseTuple(args, "O|sp:eigh", &oa, &uplo, &vecs))
+    return NULL;
+  if (strcmp(uplo, "L") && strcmp(uplo, "U") && strcmp(uplo, "l") && strcmp(uplo, "u"))
+    return PyErr_Format(PyExc_RuntimeError, "Expected UPLO argument to be 'L' or 'U', but got %s",
+                        uplo);
+  const tl_tensor *a = tensor_arg(&own, oa, "eigh", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_eigh(&r[0], &r[1], a, uplo[0] == 'U' || uplo[0] == 'u', vecs);
+  owned_release(&own);
+  if (st != TL_OK)
+    return tl_py_raise();
+  return vecs ? tensors_tuple(2, r) : tl_py_tensor_from(&r[0]);
+}
+
+static PyObject *py_eig(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  int vecs = 1;
+  owned_tensors own = {.n = 0};
+  tl_tensor r[2] = {{0}};
+  if (!PyArg_ParseTuple(args, "O|p:eig", &oa, &vecs))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "eig", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_eig(&r[0], &r[1], a, vecs);
+  owned_release(&own);
+  if (st != TL_OK)
+    return tl_py_raise();
+  return vecs ? tensors_tuple(2, r) : tl_py_tensor_from(&r[0]);
+}
+
+static PyObject *py_lstsq(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa, *ob;
+  double rcond = -1;
+  const char *driver = "gelsy";
+  owned_tensors own = {.n = 0};
+  tl_tensor r[4] = {{0}};
+  if (!PyArg_ParseTuple(args, "OO|ds:lstsq", &oa, &ob, &rcond, &driver))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "lstsq", "A"), *b = a ? tensor_arg(&own, ob, "lstsq", "B") : NULL;
+  tl_status st = b ? tl_linalg_lstsq(&r[0], &r[1], &r[2], &r[3], a, b, rcond, driver) : TL_ERR_TYPE;
+  owned_release(&own);
+  if (!b)
+    return NULL;
+  return st == TL_OK ? tensors_tuple(4, r) : tl_py_raise();
+}
+
+static PyObject *py_vector_norm(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *ox, *dim = Py_None, *odtype = Py_None;
+  double ord = 2;
+  int keepdim = 0;
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "O|dOpO:vector_norm", &ox, &ord, &dim, &keepdim, &odtype))
+    return NULL;
+  int dtype = -1;
+  if (odtype != Py_None) {
+    tl_dtype d;
+    if (tl_py_parse_dtype(odtype, &d) < 0)
+      return NULL;
+    dtype = (int)d;
+  }
+  const tl_tensor *x = tensor_arg(&own, ox, "vector_norm", "x");
+  if (!x)
+    return NULL;
+  uint64_t mask;
+  if (tl_py_parse_dims(dim, x->ndim, &mask) < 0) {
+    owned_release(&own);
+    return NULL;
+  }
+  tl_status st = tl_linalg_vector_norm(&r, x, ord, mask, keepdim, dtype);
+  owned_release(&own);
+  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+}
+
+/* pinv and matrix_rank: (A, atol, rtol, hermitian) with atol/rtol < 0 unset. */
+static PyObject *tolerance_fn(PyObject *args, bool rank)
+{
+  PyObject *oa;
+  double atol = -1, rtol = -1;
+  int herm = 0;
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "O|ddp", &oa, &atol, &rtol, &herm))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, rank ? "matrix_rank" : "pinv", "A");
+  if (!a)
+    return NULL;
+  tl_status st = rank ? tl_linalg_matrix_rank(&r, a, atol, rtol, herm)
+                      : tl_linalg_pinv(&r, a, atol, rtol, herm);
+  owned_release(&own);
+  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+}
+static PyObject *py_pinv(PyObject *self, PyObject *args) { (void)self; return tolerance_fn(args, false); }
+static PyObject *py_matrix_rank(PyObject *self, PyObject *args) { (void)self; return tolerance_fn(args, true); }
+
+static PyObject *py_matrix_power(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  long long n;
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "OL:matrix_power", &oa, &n))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "matrix_power", "A");
+  if (!a)
+    return NULL;
+  tl_status st = tl_linalg_matrix_power(&r, a, n);
+  owned_release(&own);
+  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+}
+
+static PyObject *py_cross(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa, *ob;
+  long long dim = -1;
+  owned_tensors own = {.n = 0};
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "OO|L:cross", &oa, &ob, &dim))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "cross", "input"), *b = a ? tensor_arg(&own, ob, "cross", "other") : NULL;
+  tl_status st = b ? tl_linalg_cross(&r, a, b, dim) : TL_ERR_TYPE;
+  owned_release(&own);
+  if (!b)
+    return NULL;
+  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+}
+
+/* A view of a diagonal (einsum's repeated indices): (t, offset, dim1, dim2). */
+static PyObject *py_diagonal(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  long long offset = 0, d0 = 0, d1 = 1;
+  tl_tensor r = {0};
+  if (!PyArg_ParseTuple(args, "O!|LLL:_linalg_diagonal", tl_py_tensor_type, &oa, &offset, &d0, &d1))
+    return NULL;
+  if (tl_linalg_diagonal_view(&r, tl_py_t(oa), offset, d0, d1) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&r);
+}
+
 PyMethodDef tl_py_linalg_functions[] = {
+    {"_linalg_solve", py_solve, METH_VARARGS, NULL},
+    {"_linalg_inv", py_inv, METH_VARARGS, NULL},
+    {"_linalg_det", py_det, METH_VARARGS, NULL},
+    {"_linalg_slogdet", py_slogdet, METH_VARARGS, NULL},
+    {"_linalg_logdet", py_logdet, METH_VARARGS, NULL},
+    {"_linalg_adjoint", py_adjoint, METH_VARARGS, NULL},
+    {"_linalg_cholesky", py_cholesky, METH_VARARGS, NULL},
+    {"_linalg_qr", py_qr, METH_VARARGS, NULL},
+    {"_linalg_svd", py_svd, METH_VARARGS, NULL},
+    {"_linalg_eigh", py_eigh, METH_VARARGS, NULL},
+    {"_linalg_eig", py_eig, METH_VARARGS, NULL},
+    {"_linalg_lstsq", py_lstsq, METH_VARARGS, NULL},
+    {"_linalg_vector_norm", py_vector_norm, METH_VARARGS, NULL},
+    {"_linalg_pinv", py_pinv, METH_VARARGS, NULL},
+    {"_linalg_matrix_rank", py_matrix_rank, METH_VARARGS, NULL},
+    {"_linalg_matrix_power", py_matrix_power, METH_VARARGS, NULL},
+    {"_linalg_cross", py_cross, METH_VARARGS, NULL},
+    {"_linalg_diagonal", py_diagonal, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

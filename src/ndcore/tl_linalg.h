@@ -61,6 +61,10 @@ tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, 
 tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a);
 tl_status tl_linalg_det(tl_tensor *out, const tl_tensor *a);
 tl_status tl_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a);
+/* log(det) as PyTorch's logdet: NaN for a negative real determinant. */
+tl_status tl_linalg_logdet(tl_tensor *out, const tl_tensor *a);
+/* Conjugate transpose of the last two dims (a view for real dtypes). */
+tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a);
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper);
 /* mode: 'r' (reduced), 'c' (complete), 'R' (r only: q left empty). */
 tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode);
@@ -80,6 +84,8 @@ tl_status tl_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, 
 /* pinv through the SVD (or eigh when hermitian); atol/rtol < 0 mean unset. */
 tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
                          bool hermitian);
+tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
+                                bool hermitian);
 tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n);
 tl_status tl_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim);
 

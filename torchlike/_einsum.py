@@ -1,0 +1,178 @@
+"""einsum: Einstein summation lowered onto views and batched GEMM.
+
+The equation is parsed once; then, with no loop over data in Python:
+  1. a label repeated within one operand becomes a diagonal view;
+  2. a label no one else needs (not in the output, not in another operand) is
+     summed out by a product with a ones vector;
+  3. operands are contracted left to right: each pair is permuted to
+     [batch..., free..., contracted...] x [batch..., contracted..., free...],
+     reshaped to 3-d and multiplied with one (batched, broadcasting) matmul;
+  4. the result is permuted into the output's label order.
+``...`` stands for broadcast dims, aligned from the right as in NumPy.
+"""
+from . import _C
+
+
+def _parse(equation, operands):
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+    else:
+        lhs, rhs = eq, None
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum(): {len(terms)} operands in the equation '{equation}' but "
+                         f"{len(operands)} were given")
+    # ellipsis dims get labels -1, -2, ... (rightmost is -1)
+    n_ell = 0
+    parsed = []
+    for term, t in zip(terms, operands):
+        if term.count("...") > 1 or "." in term.replace("...", ""):
+            raise ValueError(f"einsum(): invalid ellipsis in subscript '{term}'")
+        letters = [c for c in term.replace("...", "") ]
+        for c in letters:
+            if not c.isalpha():
+                raise ValueError(f"einsum(): invalid subscript '{c}' in '{equation}': "
+                                 f"subscripts must be letters")
+        if "..." in term:
+            k = t.ndim - len(letters)
+            if k < 0:
+                raise RuntimeError(f"einsum(): the subscript '{term}' has more labels than operand "
+                                   f"of shape {tuple(t.shape)} has dims")
+            n_ell = max(n_ell, k)
+            head, tail = term.split("...")
+            labels = list(head) + list(range(-k, 0)) + list(tail)
+        else:
+            if len(letters) != t.ndim:
+                raise RuntimeError(f"einsum(): the number of subscripts in '{term}' ({len(letters)}) "
+                                   f"does not match the number of dims of operand of shape "
+                                   f"{tuple(t.shape)}")
+            labels = letters
+        parsed.append(labels)
+    if rhs is None:
+        counts = {}
+        for labels in parsed:
+            for lab in labels:
+                if isinstance(lab, str):
+                    counts[lab] = counts.get(lab, 0) + 1
+        out = list(range(-n_ell, 0)) + sorted(c for c, n in counts.items() if n == 1)
+    else:
+        if rhs.count("...") > 1 or "." in rhs.replace("...", ""):
+            raise ValueError(f"einsum(): invalid ellipsis in output subscript '{rhs}'")
+        if "..." in rhs:
+            head, tail = rhs.split("...")
+            out = list(head) + list(range(-n_ell, 0)) + list(tail)
+        else:
+            out = list(rhs)
+        seen = set()
+        known = {lab for labels in parsed for lab in labels}
+        for lab in out:
+            if lab in seen:
+                raise RuntimeError(f"einsum(): output subscript {lab} appears more than once in "
+                                   f"the output")
+            if isinstance(lab, str) and lab not in known:
+                raise RuntimeError(f"einsum(): output subscript {lab} does not appear in the "
+                                   f"equation for any input operand")
+            seen.add(lab)
+    return parsed, out
+
+
+def _take_diagonals(t, labels):
+    """Collapse repeated labels of one operand into diagonal views."""
+    labels = list(labels)
+    while True:
+        dup = next((lab for i, lab in enumerate(labels) if lab in labels[i + 1:]), None)
+        if dup is None:
+            return t, labels
+        i = labels.index(dup)
+        j = labels.index(dup, i + 1)
+        if t.shape[i] != t.shape[j]:
+            raise RuntimeError(f"einsum(): subscript {dup} is repeated for operand but the sizes "
+                               f"don't match, {t.shape[i]} != {t.shape[j]}")
+        t = _C._linalg_diagonal(t, 0, i, j)
+        labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [dup]
+
+
+def _sum_out(t, labels, drop):
+    """Sum over the dims whose labels are in `drop`, as a product with ones."""
+    dims = [i for i, lab in enumerate(labels) if lab in drop]
+    if not dims:
+        return t, labels
+    keep = [i for i in range(t.ndim) if i not in dims]
+    k = 1
+    for i in dims:
+        k *= t.shape[i]
+    shape = [t.shape[i] for i in keep]
+    flat = t.permute(*keep, *dims).reshape(*shape, k) if shape else t.reshape(1, k)
+    r = _C.matmul(flat, _C.ones(k, dtype=t.dtype))
+    return r.reshape(shape), [labels[i] for i in keep]
+
+
+def _contract(a, la, b, lb, keep):
+    """Contract two operands over their shared labels not in `keep`."""
+    batch = [lab for lab in la if lab in lb and lab in keep]
+    contracted = [lab for lab in la if lab in lb and lab not in keep]
+    a_only = [lab for lab in la if lab not in lb]
+    b_only = [lab for lab in lb if lab not in la]
+    for lab in contracted:
+        sa, sb = a.shape[la.index(lab)], b.shape[lb.index(lab)]
+        if sa != sb:
+            raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: "
+                               f"subscript {lab} has size {sa} and {sb}")
+
+    def size(t, labels, group):
+        n = 1
+        for lab in group:
+            n *= t.shape[labels.index(lab)]
+        return n
+
+    pa = [la.index(lab) for lab in batch + a_only + contracted]
+    pb = [lb.index(lab) for lab in batch + contracted + b_only]
+    bshape_a = [a.shape[la.index(lab)] for lab in batch]
+    bshape_b = [b.shape[lb.index(lab)] for lab in batch]
+    k = size(a, la, contracted)
+    ma = a.permute(*pa).reshape(*bshape_a, size(a, la, a_only), k)
+    mb = b.permute(*pb).reshape(*bshape_b, k, size(b, lb, b_only))
+    r = _C.matmul(ma, mb)
+    shape = list(r.shape[:len(batch)]) + [a.shape[la.index(lab)] for lab in a_only] + \
+        [b.shape[lb.index(lab)] for lab in b_only]
+    return r.reshape(shape), batch + a_only + b_only
+
+
+def einsum(equation, *operands):
+    """Sum of products over the labels of ``equation`` (NumPy/PyTorch syntax,
+    including ``...`` and implicit output)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the first argument must be an equation string")
+    operands = [t if isinstance(t, _C.Tensor) else _C.tensor(t) for t in operands]
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    parsed, out = _parse(equation, operands)
+    ops = []
+    for t, labels in zip(operands, parsed):
+        ops.append(_take_diagonals(t, labels))
+
+    def needed_after(i):
+        need = set(out)
+        for _, labels in ops[i + 1:]:
+            need.update(labels)
+        return need
+
+    t, labels = ops[0]
+    rest_labels = set(lab for _, ls in ops[1:] for lab in ls)
+    t, labels = _sum_out(t, labels, set(labels) - set(out) - rest_labels)
+    for i in range(1, len(ops)):
+        b, lb = ops[i]
+        keep = needed_after(i)
+        b, lb = _sum_out(b, lb, set(lb) - keep - set(labels))
+        t, labels = _sum_out(t, labels, set(labels) - keep - set(lb))
+        t, labels = _contract(t, labels, b, lb, keep)
+    # ellipsis dims missing from an operand broadcast as size 1
+    perm = [labels.index(lab) for lab in out if lab in labels]
+    t = t.permute(*perm) if perm else t
+    if len(perm) != len(out):
+        shape = [t.shape[perm.index(labels.index(lab))] if lab in labels else 1 for lab in out]
+        t = t.reshape(shape)
+    return t

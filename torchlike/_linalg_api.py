@@ -1,0 +1,110 @@
+"""Linear-algebra functions in the top-level namespace and as Tensor methods,
+where PyTorch has them (torch.det, torch.inverse, Tensor.svd ...).
+
+The matrix products (matmul, mm, addmm, tensordot ...) are ops of the C
+registry and need nothing here; these are the decompositions' aliases and the
+older torch.* spellings whose results differ from torch.linalg's (torch.svd
+returns V rather than Vh, torch.qr takes some=)."""
+from collections import namedtuple
+
+from . import _C
+from . import linalg
+from ._einsum import einsum
+
+__all__ = ["einsum", "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
+           "pinverse", "matrix_power", "svd", "qr", "cross", "chain_matmul", "adjoint",
+           "cholesky_inverse"]
+
+_SVD = namedtuple("svd", ["U", "S", "V"])
+
+
+def det(input):
+    return linalg.det(input)
+
+
+def logdet(input):
+    """log(det); NaN for a negative real determinant, -inf for a singular matrix."""
+    return _C._linalg_logdet(input)
+
+
+def slogdet(input):
+    return linalg.slogdet(input)
+
+
+def inverse(input, *, out=None):
+    return linalg.inv(input, out=out)
+
+
+def cholesky(input, upper=False, *, out=None):
+    return linalg.cholesky(input, upper=upper, out=out)
+
+
+def cholesky_solve(B, L, upper=False):
+    """X with (L L^H) X = B for a Cholesky factor L (U^H U when upper)."""
+    A = _C.matmul(adjoint(L), L) if upper else _C.matmul(L, adjoint(L))
+    return linalg.solve(A, B)
+
+
+def cholesky_inverse(L, upper=False):
+    A = _C.matmul(adjoint(L), L) if upper else _C.matmul(L, adjoint(L))
+    return linalg.inv(A)
+
+
+def pinverse(input, rcond=1e-15):
+    return linalg.pinv(input, rtol=rcond)
+
+
+def matrix_power(input, n):
+    return linalg.matrix_power(input, n)
+
+
+def adjoint(input):
+    """Conjugate transpose of the last two dims."""
+    return _C._linalg_adjoint(input)
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with A = U diag(S) V^H; reduced unless some=False."""
+    if not compute_uv:
+        s = linalg.svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        z = _C.zeros(*input.shape[:-2], m, m if not some else min(m, n), dtype=s.dtype
+                     if not input.is_complex() else input.dtype)
+        zv = _C.zeros(*input.shape[:-2], n, n if not some else min(m, n), dtype=z.dtype)
+        return _SVD(z, s, zv)
+    U, S, Vh = linalg.svd(input, full_matrices=not some)
+    return _SVD(U, S, adjoint(Vh))
+
+
+def qr(input, some=True):
+    return linalg.qr(input, "reduced" if some else "complete")
+
+
+def cross(input, other, dim=None):
+    """torch.cross: without dim, the first dim of size 3 (deprecated default)."""
+    if dim is None:
+        shape = input.shape if input.ndim >= other.ndim else other.shape
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return linalg.cross(input, other, dim=dim)
+
+
+def chain_matmul(*matrices):
+    return linalg.multi_dot(matrices)
+
+
+Tensor = _C.Tensor
+for _name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
+              "cholesky_inverse", "pinverse", "matrix_power", "svd", "qr", "cross", "adjoint"):
+    setattr(Tensor, _name, globals()[_name])
+
+
+def _H(self):
+    if self.ndim != 2:
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). "
+                           f"Got {self.ndim}-D tensor.")
+    return adjoint(self)
+
+
+Tensor.mH = property(adjoint)
+Tensor.H = property(_H)
+del _name

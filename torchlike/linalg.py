@@ -1,0 +1,262 @@
+"""torchlike.linalg: PyTorch's ``torch.linalg`` over the C core.
+
+Every function accepts batches ``(*, m, n)`` and computes in float32, float64,
+complex64 or complex128 (integer inputs use the default float dtype).  The
+numerical work is done in C (``_C._linalg_*``, on LAPACK/OpenBLAS); this module
+only gives the functions PyTorch's signatures, defaults and result tuples.
+Failures on singular or non positive-definite input raise :class:`LinAlgError`
+naming the batch element, e.g. ``linalg.inv: (Batch element 3): ...``.
+"""
+import math
+from collections import namedtuple
+
+from . import _C
+
+__all__ = [
+    "LinAlgError", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
+    "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "norm", "vector_norm", "matrix_norm",
+    "pinv", "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
+]
+
+
+class LinAlgError(RuntimeError):
+    """A linear-algebra routine failed on its input (singular, not positive-definite,
+    no convergence)."""
+
+
+_C._set_linalg_error(LinAlgError)
+
+# Result tuples, named as PyTorch's torch.return_types.
+SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
+QRResult = namedtuple("qr", ["Q", "R"])
+SVDResult = namedtuple("svd", ["U", "S", "Vh"])
+EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
+LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+matmul = _C.matmul
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"Expected out tensor to have shape {tuple(result.shape)}, "
+                           f"but got {tuple(out.shape)}")
+    out.copy_(result)
+    return out
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with A X = B (left) or X A = B; B may be a batch of vectors ``(*, n)``."""
+    return _out(_C._linalg_solve(A, B, left), out)
+
+
+def inv(A, *, out=None):
+    """Inverse of square matrices; LinAlgError names the zero pivot of a singular one."""
+    return _out(_C._linalg_inv(A), out)
+
+
+def det(A, *, out=None):
+    return _out(_C._linalg_det(A), out)
+
+
+def slogdet(A):
+    """(sign, log|det|); sign is a unit complex number for complex input."""
+    return SlogdetResult(*_C._linalg_slogdet(A))
+
+
+def cholesky(A, *, upper=False, out=None):
+    """L with A = L L^H (or U with A = U^H U when upper)."""
+    return _out(_C._linalg_cholesky(A, upper), out)
+
+
+def qr(A, mode="reduced"):
+    """Q, R with A = Q R; mode 'reduced', 'complete' or 'r' (Q empty)."""
+    return QRResult(*_C._linalg_qr(A, mode))
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """U, S, Vh with A = U diag(S) Vh, singular values in descending order."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    return SVDResult(*_C._linalg_svd(A, full_matrices, True))
+
+
+def svdvals(A, *, driver=None):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svdvals: keyword argument `driver=` is only supported "
+                           "on CUDA inputs with cuSOLVER backend.")
+    return _C._linalg_svd(A, False, False)
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending, real) and orthonormal eigenvectors of Hermitian A,
+    reading only the triangle named by UPLO."""
+    return EighResult(*_C._linalg_eigh(A, UPLO, True))
+
+
+def eigvalsh(A, UPLO="L"):
+    return _C._linalg_eigh(A, UPLO, False)
+
+
+def eig(A):
+    """Complex eigenvalues and unit-norm eigenvectors of a general square matrix."""
+    return EigResult(*_C._linalg_eig(A, True))
+
+
+def eigvals(A):
+    return _C._linalg_eig(A, False)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of A X = B.
+
+    driver: 'gelsy' (default), 'gelsd', 'gelss' or 'gels'.  As in PyTorch,
+    residuals are filled only when m > n, every matrix has full rank and the
+    driver is not 'gelsy'; rank comes with all drivers but 'gels', singular
+    values with 'gelsd' and 'gelss'."""
+    if driver is None:
+        driver = "gelsy"
+    if not isinstance(driver, str):
+        raise TypeError(f"lstsq(): argument 'driver' must be str, not {type(driver).__name__}")
+    return LstsqResult(*_C._linalg_lstsq(A, B, -1.0 if rcond is None else float(rcond), driver))
+
+
+def _as_float_ord(ord, fn):
+    if isinstance(ord, str):
+        raise RuntimeError(f"{fn}: ord must be a number for vector norms, got '{ord}'")
+    return float(ord)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """(sum |x|^ord)^(1/ord) over dim (all dims when None); ord may be inf, -inf, 0."""
+    if not isinstance(x, _C.Tensor):
+        x = _C.tensor(x)
+    return _out(_C._linalg_vector_norm(x, _as_float_ord(ord, "linalg.vector_norm"), dim,
+                                       bool(keepdim), dtype), out)
+
+
+def _wrap_pair(dim, ndim, fn):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError(f"{fn}: dim must be a 2-tuple. Got {dim}")
+    d0, d1 = (d + ndim if d < 0 else d for d in dim)
+    if not (0 <= d0 < ndim and 0 <= d1 < ndim):
+        raise IndexError(f"{fn}: dim {tuple(dim)} out of range for a {ndim}-d tensor")
+    if d0 == d1:
+        raise RuntimeError(f"{fn}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _drop_dims(t, shape, dims, keepdim):
+    """Reshape a keepdim=True reduction result to the keepdim=False shape if asked."""
+    if keepdim:
+        return t
+    return t.reshape([s for i, s in enumerate(shape) if i not in dims])
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Frobenius, nuclear, 1, -1, 2, -2, inf, -inf norms of the matrices in dims ``dim``."""
+    fn = "linalg.matrix_norm"
+    if not isinstance(A, _C.Tensor):
+        A = _C.tensor(A)
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = _wrap_pair(dim, A.ndim, fn)
+    shape = list(A.shape)
+    inf = math.inf
+    if ord == "fro":
+        r = vector_norm(A, 2, (d0, d1), keepdim)
+    elif ord in ("nuc", 2, -2):
+        rest = [i for i in range(A.ndim) if i not in (d0, d1)]
+        s = svdvals(A.permute(*rest, d0, d1))
+        r = vector_norm(s, {"nuc": 1, 2: inf, -2: -inf}[ord], -1)
+        if keepdim:
+            kept = [shape[i] if i in rest else 1 for i in range(A.ndim)]
+            r = r.reshape(kept)
+    elif ord in (1, -1, inf, -inf):
+        # 1: largest column sum (sum over rows d0, then max over d1); inf: row sums
+        first, second = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = vector_norm(A, 1, first, True)
+        r = _drop_dims(vector_norm(sums, inf if ord > 0 else -inf, second, True), shape,
+                       (d0, d1), keepdim)
+    else:
+        raise RuntimeError(f"{fn}: Order {ord} not supported.")
+    return _out(r, out)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Vector or matrix norm, chosen as torch.linalg.norm does: by dim when given
+    (an int: vector, a pair: matrix), else by A's ndim when ord is given."""
+    if not isinstance(A, _C.Tensor):
+        A = _C.tensor(A)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+    if dim is None and ord is not None:
+        if A.ndim == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+        if A.ndim != 1:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                               f"be 1D or 2D. Got {A.ndim}D.")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def _tolerances(atol, rtol, rcond):
+    if rcond is not None:
+        if rtol is not None:
+            raise RuntimeError("pinv: rcond and rtol cannot both be given")
+        rtol = rcond
+    return (-1.0 if atol is None else float(atol)), (-1.0 if rtol is None else float(rtol))
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """Moore-Penrose pseudo-inverse through the SVD (eigh when hermitian); singular
+    values at most max(atol, rtol * s_max) are treated as zero."""
+    atol, rtol = _tolerances(atol, rtol, rcond)
+    return _out(_C._linalg_pinv(A, atol, rtol, bool(hermitian)), out)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """Number of singular values above max(atol, rtol * s_max), as int64."""
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol, rtol = _tolerances(atol, rtol, None)
+    return _out(_C._linalg_matrix_rank(A, atol, rtol, bool(hermitian)), out)
+
+
+def matrix_power(A, n, *, out=None):
+    """A^n by repeated squaring; negative n inverts first, n = 0 gives the identity."""
+    if not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    return _out(_C._linalg_matrix_power(A, n), out)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """Cross product of 3-vectors along dim (broadcasting the other dims)."""
+    return _out(_C._linalg_cross(input, other, dim), out)
+
+
+def multi_dot(tensors, *, out=None):
+    """A chain of matrix products; the first and last operand may be vectors."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        expected = (1, 2) if i in (0, len(tensors) - 1) else (2,)
+        if t.ndim not in expected:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be "
+                               f"{' or '.join(f'{e}D' for e in expected)} but got {t.ndim}D")
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = _C.matmul(result, t)
+    return _out(result, out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """A view of the diagonals of the matrices in (dim1, dim2), appended as the last dim."""
+    return _C._linalg_diagonal(A, offset, dim1, dim2)
