@@ -1,0 +1,45 @@
+"""Linear-algebra benchmarks: matrix products against NumPy (both on OpenBLAS).
+
+Targets: matmul 1024^2 and 4096^2 float32 and a 64x128x128 float32 batch at
+>= 0.95x NumPy.  The 4096^2 case costs ~140 GFLOP per repeat; set
+BENCH_LINALG_BIG=0 to skip it on small machines."""
+import os
+
+import numpy as np
+
+import torchlike as tl
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    for n in (1024, 4096):
+        if n == 4096 and os.environ.get("BENCH_LINALG_BIG", "1") == "0":
+            continue
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        ta, tb = tl.from_numpy(a), tl.from_numpy(b)
+        yield f"matmul {n}x{n} float32", lambda: ta @ tb, lambda: a @ b, "numpy"
+
+    a = rng.standard_normal((64, 128, 128), dtype=np.float32)
+    b = rng.standard_normal((64, 128, 128), dtype=np.float32)
+    ta, tb = tl.from_numpy(a), tl.from_numpy(b)
+    yield "matmul batched 64x128x128 float32", lambda: ta @ tb, lambda: a @ b, "numpy"
+
+    # A transposed operand goes to BLAS as Trans, no copy.
+    at = tl.from_numpy(np.ascontiguousarray(a[0].T)).T
+    yield "matmul 128x128 float32, transposed lhs", lambda: at @ tb[0], lambda: a[0] @ b[0], "numpy"
+
+    m = rng.standard_normal((256, 256))
+    spd = m @ m.T + 256 * np.eye(256)
+    tm, tspd = tl.from_numpy(m), tl.from_numpy(spd)
+    yield "linalg.inv 256x256 float64", lambda: tl.linalg.inv(tm), lambda: np.linalg.inv(m), "numpy"
+    yield "linalg.svd 256x256 float64", lambda: tl.linalg.svd(tm), lambda: np.linalg.svd(m), "numpy"
+    yield "linalg.eigh 256x256 float64", lambda: tl.linalg.eigh(tspd), \
+        lambda: np.linalg.eigh(spd), "numpy"
+    yield "linalg.cholesky 256x256 float64", lambda: tl.linalg.cholesky(tspd), \
+        lambda: np.linalg.cholesky(spd), "numpy"
+    e1 = rng.standard_normal((8, 64, 32), dtype=np.float32)
+    e2 = rng.standard_normal((8, 32, 48), dtype=np.float32)
+    t1, t2 = tl.from_numpy(e1), tl.from_numpy(e2)
+    yield "einsum bij,bjk->bik float32", lambda: tl.einsum("bij,bjk->bik", t1, t2), \
+        lambda: np.einsum("bij,bjk->bik", e1, e2, optimize=True), "numpy"
