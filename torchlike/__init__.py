@@ -7,6 +7,7 @@ from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
 from ._device import device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
+from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)
 from . import cuda  # noqa: F401
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401

@@ -72,6 +72,11 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
     if (!in[i].weak || !tl_dtype_is_integral(p) || in[i].t->dtype != TL_DTYPE_I64)
       continue;
     tl_scalar s = tl_scalar_load(TL_DTYPE_I64, tl_tensor_data(in[i].t));
+    tl_dtype_rule rule = tl_op_infos[op].rule;
+    if (!tl_scalar_fits(s, p) && (rule == TL_RULE_COMPARE || rule == TL_RULE_COMPARE_ORDER)) {
+      p = TL_DTYPE_I64; /* uint8 < 300 is simply true, as in NumPy and PyTorch */
+      continue;
+    }
     if (!tl_scalar_fits(s, p))
       return tl_error_set(TL_ERR_OVERFLOW, "Python integer %lld out of bounds for %s",
                           (long long)s.v.i, tl_dtype_names[p]);
@@ -199,6 +204,65 @@ static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int n
   return TL_OK;
 }
 
+/* ---- argument checks that need values, before anything is written ---------------- */
+
+typedef struct {
+  tl_dtype dtype;
+  bool found;
+} negative_search;
+
+static void find_negative_loop(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  negative_search *search = data;
+  bool found = false;
+  for (int64_t i = 0; i < n; i++) {
+    const char *x = args[0] + i * steps[0];
+    switch (search->dtype) {
+    case TL_DTYPE_I8: found |= *(const int8_t *)x < 0; break;
+    case TL_DTYPE_I16: found |= *(const int16_t *)x < 0; break;
+    case TL_DTYPE_I32: found |= *(const int32_t *)x < 0; break;
+    case TL_DTYPE_I64: found |= *(const int64_t *)x < 0; break;
+    default: break;
+    }
+  }
+  if (found)
+    __atomic_store_n(&search->found, true, __ATOMIC_RELAXED);
+}
+
+static bool has_negative(const tl_tensor *t)
+{
+  negative_search search = {.dtype = t->dtype};
+  tl_iter it;
+  if (tl_dtype_kind(t->dtype) != TL_KIND_INT || tl_iter_init(&it, 1, &t, NULL) != TL_OK)
+    return false;
+  tl_iter_run(&it, find_negative_loop, &search);
+  return search.found;
+}
+
+/* pow: integers to negative integer powers are refused, as in NumPy (the
+ * answer would be a fraction).  add/sub: alpha must fit the compute kind, as
+ * in PyTorch. */
+static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_dtype compute,
+                                        const tl_op_params *p)
+{
+  tl_kind k = tl_dtype_kind(compute);
+  if (op == TL_OP_POW && nin == 2 && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
+      has_negative(in[1].t))
+    return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+  if ((op == TL_OP_ADD || op == TL_OP_SUB) && p) {
+    tl_kind alpha = p->s[0].kind;
+    if (alpha == TL_KIND_BOOL && k != TL_KIND_BOOL)
+      return tl_error_set(TL_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if (alpha >= TL_KIND_FLOAT && k <= TL_KIND_INT)
+      return tl_error_set(TL_ERR_RUNTIME, "For integral input tensors, argument alpha must not "
+                                          "be a floating point number.");
+    if (alpha == TL_KIND_COMPLEX && k != TL_KIND_COMPLEX)
+      return tl_error_set(TL_ERR_RUNTIME, "For non-complex input tensors, argument alpha must "
+                                          "not be a complex number.");
+  }
+  return TL_OK;
+}
+
 tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p)
 {
   const tl_tensor *ops[TL_ITER_MAX_OPERANDS];
@@ -232,9 +296,10 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   if (!tl_cpu_loops[op][loop] && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
     loop = TL_DTYPE_F32;
   tl_loop_fn fn = tl_cpu_loops[op][loop];
-  if (!fn)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() is not implemented for dtype %s on cpu",
-                        tl_op_infos[op].name, tl_dtype_names[compute]);
+  if (!fn) /* the kernel files cover every dtype an op makes sense for */
+    return refuse(op, compute);
+  if (check_elementwise_args(op, nin, in, compute, p) != TL_OK)
+    return tl_error_status();
 
   int ndim = 0;
   int64_t shape[TL_MAX_DIMS];

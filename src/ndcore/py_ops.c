@@ -211,6 +211,10 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
     return NULL;
   PyObject *operands[3];
   Py_ssize_t extra = nargs - nin; /* positional parameters past the operands */
+  if (op == TL_OP_WHERE && nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1)
+    return PyErr_Format(PyExc_NotImplementedError, "where(condition) with a single argument "
+                        "(the indices of nonzero elements) is not available yet; use "
+                        "where(condition, input, other)");
   for (int i = 0; i < nin; i++)
     if (!(operands[i] = arg_at(args, nargs, i, kw[i])))
       return PyErr_Occurred() ? NULL
@@ -264,6 +268,46 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
   return tl_py_map(run, nin, operands, out, &p);
 }
 
+/* clamp(input, min=None, max=None): either bound a scalar or a tensor.  An
+ * absent bound's operand is the input itself, flagged unused in params. */
+static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  const char *name = PyUnicode_AsUTF8(f->name);
+  static const char *const names[] = {"input", "min", "max", "out", NULL};
+  PyObject *kw[4] = {NULL};
+  if (parse_kwargs(name, args + nargs, kwnames, names, kw) < 0)
+    return NULL;
+  if (nargs > 3)
+    return PyErr_Format(PyExc_TypeError, "%s() takes at most 3 positional arguments but %zd "
+                        "were given", name, nargs);
+  PyObject *operands[3];
+  for (int i = 0; i < 3; i++) {
+    operands[i] = arg_at(args, nargs, i, kw[i]);
+    if (!operands[i] && PyErr_Occurred())
+      return NULL;
+  }
+  if (!operands[0])
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
+  tl_op_params p = {.i = 0};
+  for (int i = 1; i < 3; i++) {
+    if (operands[i] && operands[i] != Py_None)
+      p.i |= i; /* bit 0: min, bit 1: max */
+    else
+      operands[i] = operands[0];
+  }
+  if (!p.i)
+    return PyErr_Format(PyExc_ValueError, "%s(): at least one of 'min' or 'max' must not be "
+                        "None", name);
+  PyObject *out = kw[3];
+  if (f->inplace) {
+    if (out)
+      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", name);
+    out = operands[0];
+  }
+  return tl_py_map(f->op, 3, operands, out, &p);
+}
+
 /* ---- the op function type ------------------------------------------------------ */
 
 static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
@@ -280,6 +324,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
     return tl_py_product_call(f->op, args, nargs, kwnames);
   case TL_OPKIND_SORT:
     return tl_py_sort_call(f->op, args, nargs, kwnames);
+  case TL_OPKIND_CLAMP:
+    return call_clamp(f, args, nargs, kwnames);
   default:
     return tl_py_reduce_call(f->op, args, nargs, kwnames);
   }
@@ -362,7 +408,8 @@ int tl_py_ops_init(PyObject *module)
     return -1;
   for (int op = 0; op < TL_OP_COUNT; op++) {
     tl_opkind kind = tl_op_infos[op].kind;
-    bool has_inplace = kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY;
+    bool has_inplace = kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY ||
+                       kind == TL_OPKIND_CLAMP;
     for (int inplace = 0; inplace <= has_inplace; inplace++) {
       PyObject *f = opfunc_new((tl_op)op, inplace);
       if (!f)

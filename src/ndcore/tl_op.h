@@ -19,6 +19,7 @@ typedef enum {
   TL_OPKIND_SCAN,        /* along one dim (cumsum) */
   TL_OPKIND_MATMUL,      /* matrix products: tl_linalg.h, parsed in py_linalg.c */
   TL_OPKIND_SORT,        /* sorting and searching; own signatures (py_sort.c) */
+  TL_OPKIND_CLAMP,       /* clamp(x, min, max): elementwise, either bound optional */
 } tl_opkind;
 
 /* Result dtype rules; op.c explains each. */

@@ -1,0 +1,52 @@
+"""PyTorch's alternative names for elementwise ops (NumPy-style spellings and
+others), as module functions and Tensor methods, in-place twins included.
+
+Each alias is the very op object of its target, so ``torchlike.multiply``,
+``torchlike.mul`` and ``Tensor.multiply`` run the same code with the same
+arguments (out=, alpha=, rounding_mode= ...)."""
+from . import _C
+
+Tensor = _C.Tensor
+
+# alias -> op it names
+ALIASES = {
+    "absolute": "abs",
+    "negative": "neg",
+    "multiply": "mul",
+    "divide": "div",
+    "true_divide": "div",
+    "subtract": "sub",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "clip": "clamp",
+    "greater": "gt",
+    "less": "lt",
+    "greater_equal": "ge",
+    "less_equal": "le",
+    "not_equal": "ne",
+    "fix": "trunc",
+}
+
+
+def _install(namespace):
+    for alias, target in ALIASES.items():
+        op = getattr(_C, target)
+        namespace[alias] = op
+        setattr(Tensor, alias, op)
+        inplace = getattr(Tensor, target + "_", None)
+        if inplace is not None:
+            setattr(Tensor, alias + "_", inplace)
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``: sub with its operands swapped."""
+    return _C.sub(other, input, alpha=alpha)
+
+
+__all__ = list(ALIASES) + ["rsub"]
+_install(globals())
