@@ -333,6 +333,199 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
   return r;
 }
 
+/* ---- cummax, cummin --------------------------------------------------------------- */
+
+static PyObject *call_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const names[] = {"input", "dim", NULL};
+  PyObject *a[2];
+  if (parse_args(fn, args, nargs, kw, names, 2, a) < 0)
+    return NULL;
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  int64_t dim;
+  if (!in)
+    return NULL;
+  if (!a[1])
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'dim'", fn);
+  if (int_arg(fn, "dim", a[1], 0, &dim) < 0)
+    return NULL;
+  PyObject *v = new_tensor(), *i = new_tensor();
+  if (v && i && tl_cummax(in, dim, op == TL_OP_CUMMIN, tl_py_t(v), tl_py_t(i)) != TL_OK) {
+    tl_py_raise();
+    Py_CLEAR(v);
+  }
+  return pair_result(op == TL_OP_CUMMIN ? RT_CUMMIN : RT_CUMMAX, v, i);
+}
+
+/* ---- unique, unique_consecutive ----------------------------------------------------- */
+
+static PyObject *call_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  bool consecutive = op == TL_OP_UNIQUE_CONSECUTIVE;
+  static const char *const unique_names[] = {"input", "sorted", "return_inverse", "return_counts",
+                                             "dim", NULL};
+  static const char *const consecutive_names[] = {"input", "return_inverse", "return_counts",
+                                                  "dim", NULL};
+  PyObject *a[5];
+  if (parse_args(fn, args, nargs, kw, consecutive ? consecutive_names : unique_names,
+                 consecutive ? 4 : 5, a) < 0)
+    return NULL;
+  PyObject *const *rest = consecutive ? a + 1 : a + 2; /* return_inverse, return_counts, dim */
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  bool sorted, want_inverse, want_counts;
+  int64_t dim;
+  if (!in || (!consecutive && bool_arg(a[1], true, &sorted) < 0) ||
+      bool_arg(rest[0], false, &want_inverse) < 0 || bool_arg(rest[1], false, &want_counts) < 0 ||
+      int_arg(fn, "dim", rest[2], 0, &dim) < 0)
+    return NULL;
+  /* sorted=False may return any order; ours is always sorted, as on PyTorch's CPU. */
+  PyObject *out = new_tensor(), *inv = new_tensor(), *counts = new_tensor(), *r = NULL;
+  if (!out || !inv || !counts)
+    goto done;
+  tl_tensor *ti = want_inverse ? tl_py_t(inv) : NULL, *tc = want_counts ? tl_py_t(counts) : NULL;
+  tl_status st = rest[2] && rest[2] != Py_None
+                     ? tl_unique_dim(in, dim, consecutive, tl_py_t(out), ti, tc)
+                     : tl_unique(in, consecutive, tl_py_t(out), ti, tc);
+  if (st != TL_OK) {
+    tl_py_raise();
+    goto done;
+  }
+  if (!want_inverse && !want_counts) {
+    r = Py_NewRef(out);
+    goto done;
+  }
+  r = PyTuple_New(1 + want_inverse + want_counts);
+  if (!r)
+    goto done;
+  PyTuple_SET_ITEM(r, 0, Py_NewRef(out));
+  if (want_inverse)
+    PyTuple_SET_ITEM(r, 1, Py_NewRef(inv));
+  if (want_counts)
+    PyTuple_SET_ITEM(r, 1 + want_inverse, Py_NewRef(counts));
+done:
+  Py_XDECREF(out);
+  Py_XDECREF(inv);
+  Py_XDECREF(counts);
+  return r;
+}
+
+/* ---- searchsorted, bucketize ------------------------------------------------------- */
+
+/* A tensor argument that may also be a Python number (a 0-d tensor then). */
+static int tensor_or_scalar(const char *fn, const char *name, PyObject *o, tl_tensor *t)
+{
+  if (!o) {
+    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, name);
+    return -1;
+  }
+  if (tl_py_is_tensor(o)) {
+    tl_tensor_view_of(t, tl_py_t(o));
+    return 0;
+  }
+  tl_scalar s;
+  int r = tl_py_scalar(o, &s);
+  if (r == 0)
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor or Number, not %s", fn, name,
+                 Py_TYPE(o)->tp_name);
+  if (r <= 0)
+    return -1;
+  bool weak;
+  return tl_py_to_tensor(o, -1, false, t, &weak);
+}
+
+static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  bool bucketize = op == TL_OP_BUCKETIZE;
+  static const char *const search_names[] = {"sorted_sequence", "input", "out_int32", "right",
+                                             "side", "sorter", NULL};
+  static const char *const bucket_names[] = {"input", "boundaries", "out_int32", "right", NULL};
+  PyObject *a[6];
+  if (parse_args(fn, args, nargs, kw, bucketize ? bucket_names : search_names, 2, a) < 0)
+    return NULL;
+  PyObject *seq_obj = bucketize ? a[1] : a[0], *val_obj = bucketize ? a[0] : a[1];
+  const tl_tensor *seq = tensor_arg(fn, bucketize ? "boundaries" : "sorted_sequence", seq_obj);
+  bool out_int32, right;
+  if (!seq || bool_arg(a[2], false, &out_int32) < 0 || bool_arg(a[3], false, &right) < 0)
+    return NULL;
+  if (bucketize && seq->ndim != 1)
+    return PyErr_Format(PyExc_RuntimeError, "bucketize(): boundaries tensor must be 1 dimension, "
+                        "but got dim(%d)", seq->ndim);
+  const tl_tensor *sorter = NULL;
+  if (!bucketize) {
+    if (a[4] && a[4] != Py_None) {
+      const char *side = PyUnicode_Check(a[4]) ? PyUnicode_AsUTF8(a[4]) : NULL;
+      if (!side || (strcmp(side, "left") && strcmp(side, "right")))
+        return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side can only be 'left' or "
+                            "'right' but got %s", side ? side : Py_TYPE(a[4])->tp_name);
+      bool side_right = !strcmp(side, "right");
+      if (a[3] && a[3] != Py_None && right != side_right)
+        return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side and right can't be set to "
+                            "opposites, got side of %s while right was True", side);
+      right = side_right;
+    }
+    if (a[5] && a[5] != Py_None && !(sorter = tensor_arg(fn, "sorter", a[5])))
+      return NULL;
+  }
+  tl_tensor values = {0};
+  if (tensor_or_scalar(fn, "input", val_obj, &values) < 0)
+    return NULL;
+  PyObject *r = NULL;
+  if (!tl_py_is_tensor(val_obj) && seq->ndim != 1) {
+    PyErr_Format(PyExc_RuntimeError, "searchsorted(): input value can be a scalar only when "
+                 "boundaries tensor dimension is 1, but we got boundaries tensor dim(%d)", seq->ndim);
+    goto done;
+  }
+  r = new_tensor();
+  if (r && tl_searchsorted(seq, &values, right, sorter, out_int32, tl_py_t(r)) != TL_OK) {
+    tl_py_raise();
+    Py_CLEAR(r);
+  }
+done:
+  tl_tensor_release(&values);
+  return r;
+}
+
+/* ---- bincount, histc ------------------------------------------------------------------ */
+
+static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const bincount_names[] = {"input", "weights", "minlength", NULL};
+  static const char *const histc_names[] = {"input", "bins", "min", "max", NULL};
+  bool histc = op == TL_OP_HISTC;
+  PyObject *a[4];
+  if (parse_args(fn, args, nargs, kw, histc ? histc_names : bincount_names, histc ? 4 : 3, a) < 0)
+    return NULL;
+  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  if (!in)
+    return NULL;
+  PyObject *r = NULL;
+  tl_status st;
+  if (histc) {
+    int64_t bins;
+    double lo, hi;
+    if (int_arg(fn, "bins", a[1], 100, &bins) < 0 || double_arg(fn, "min", a[2], 0, &lo) < 0 ||
+        double_arg(fn, "max", a[3], 0, &hi) < 0 || !(r = new_tensor()))
+      return NULL;
+    st = tl_histc(in, bins, lo, hi, tl_py_t(r));
+  } else {
+    int64_t minlength;
+    const tl_tensor *w = NULL;
+    if ((a[1] && a[1] != Py_None && !(w = tensor_arg(fn, "weights", a[1]))) ||
+        int_arg(fn, "minlength", a[2], 0, &minlength) < 0 || !(r = new_tensor()))
+      return NULL;
+    st = tl_bincount(in, w, minlength, tl_py_t(r));
+  }
+  if (st != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return r;
+}
+
 /* ---- dispatch ----------------------------------------------------------------- */
 
 PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -351,6 +544,18 @@ PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyO
   case TL_OP_QUANTILE:
   case TL_OP_NANQUANTILE:
     return call_quantile(op, args, nargs, kwnames);
+  case TL_OP_CUMMAX:
+  case TL_OP_CUMMIN:
+    return call_cummax(op, args, nargs, kwnames);
+  case TL_OP_UNIQUE:
+  case TL_OP_UNIQUE_CONSECUTIVE:
+    return call_unique(op, args, nargs, kwnames);
+  case TL_OP_SEARCHSORTED:
+  case TL_OP_BUCKETIZE:
+    return call_search(op, args, nargs, kwnames);
+  case TL_OP_BINCOUNT:
+  case TL_OP_HISTC:
+    return call_count(op, args, nargs, kwnames);
   default:
     return PyErr_Format(PyExc_NotImplementedError, "%s() has no sort-family parser",
                         tl_op_infos[op].name);

@@ -198,25 +198,6 @@ struct lane_job {
   int failed; /* set by a task that ran out of memory */
 };
 
-/* Element offset of lane number `lane` in t, walking every dim but skip
- * (skip < 0: none). */
-static int64_t lane_offset(const tl_tensor *t, int skip, int64_t lane)
-{
-  int64_t off = t->offset;
-  for (int i = t->ndim - 1; i >= 0; i--) {
-    if (i == skip)
-      continue;
-    off += lane % t->shape[i] * t->strides[i];
-    lane /= t->shape[i];
-  }
-  return off;
-}
-
-static char *lane_ptr(const tl_tensor *t, int skip, int64_t lane)
-{
-  return (char *)t->storage->data + lane_offset(t, skip, lane) * (int64_t)tl_dtype_size(t->dtype);
-}
-
 static int64_t lane_length(const tl_tensor *t, int dim) { return t->ndim ? t->shape[dim] : 1; }
 static int64_t lane_step(const tl_tensor *t, int dim)
 {
@@ -292,7 +273,7 @@ static void lane_begin(const lane_job *job, lane *l, int64_t which, lane_scratch
   l->lane = which;
   l->n = lane_length(in, job->dim);
   l->step = lane_step(in, job->dim);
-  l->src = lane_ptr(in, in->ndim ? job->dim : -1, which);
+  l->src = tl_lane_ptr(in, in->ndim ? job->dim : -1, which);
   l->wide = tl_sort_key_wide(in->dtype);
   l->lo = 0;
   l->hi = l->n;
@@ -479,7 +460,7 @@ typedef struct {
 
 static void out_lane(const tl_tensor *t, const pair_out *o, int64_t lane, char **p, int64_t *step)
 {
-  *p = lane_ptr(t, o->skip, lane);
+  *p = tl_lane_ptr(t, o->skip, lane);
   *step = (o->skip >= 0 && t->ndim) ? t->strides[o->skip] * (int64_t)tl_dtype_size(t->dtype) : 0;
 }
 
@@ -744,7 +725,7 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
   (void)j1;
   const quantile_out *o = job->ctx;
   tl_dtype d = job->in->dtype;
-  char *base = lane_ptr(o->out, o->skip, l->lane);
+  char *base = tl_lane_ptr(o->out, o->skip, l->lane);
   bool f32 = d == TL_DTYPE_F32;
   for (int64_t i = 0; i < o->nq; i++) {
     double r = NAN;

@@ -98,4 +98,23 @@ static inline bool tl_sort_key_is_nan(tl_dtype d, uint64_t k)
   return tl_dtype_is_float(d) && k == tl_sort_key_mask(d);
 }
 
+/* Element offset of lane number `lane` in t, walking every dim except skip
+ * (skip < 0: none) row-major: lanes are numbered over the other dims. */
+static inline int64_t tl_lane_offset(const tl_tensor *t, int skip, int64_t lane)
+{
+  int64_t off = t->offset;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    if (i == skip)
+      continue;
+    off += lane % t->shape[i] * t->strides[i];
+    lane /= t->shape[i];
+  }
+  return off;
+}
+
+static inline char *tl_lane_ptr(const tl_tensor *t, int skip, int64_t lane)
+{
+  return (char *)t->storage->data + tl_lane_offset(t, skip, lane) * (int64_t)tl_dtype_size(t->dtype);
+}
+
 #endif
