@@ -66,8 +66,9 @@ static Py_ssize_t fold_kwargs(const char *func, PyObject *const *args, Py_ssize_
   while (names[count])
     count++;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, n = nargs;
-  if (nargs > count && nkw) {
-    PyErr_Format(PyExc_TypeError, "%s() got too many arguments", func);
+  if (nargs > count) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", func, count,
+                 nargs);
     return -1;
   }
   for (Py_ssize_t i = 0; i < nargs && i < count; i++)
