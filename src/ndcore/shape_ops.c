@@ -4,13 +4,15 @@
  *
  * No op here has an element loop of its own.  Each builds views of its input
  * and of a freshly allocated output (slices, flips as negative strides,
- * repeats as stride-0 dims) and moves data with tl_tensor_copy, so the
+ * repeats as stride-0 dims) and moves data with copy_into (tl_tensor_copy,
+ * with a plain byte-moving inner loop when no cast is needed), so the
  * iteration engine does the strided work, the casting and the threading.
  * Outputs are contiguous and on the input's device; bounds are checked
  * before any view is built.                                                 */
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/tl_iter.h"
 #include "ndcore/tl_op.h"
 #include "ndcore/tl_shape_ops.h"
 #include "ndcore/tl_views.h"
@@ -37,6 +39,58 @@ static tl_status alloc_zeros(tl_tensor *out, tl_dtype dtype, int ndim, const int
   return TL_OK;
 }
 
+/* The inner loop of a same-dtype copy: one memcpy for a contiguous run,
+ * else fixed-width moves.  data: the item size. */
+static void move_loop(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  int64_t size = (int64_t)*(const size_t *)data;
+  char *dst = args[0];
+  const char *src = args[1];
+  if (steps[0] == size && steps[1] == size) {
+    memcpy(dst, src, (size_t)(n * size));
+    return;
+  }
+  switch (size) {
+  case 1:
+    for (int64_t i = 0; i < n; i++)
+      dst[i * steps[0]] = src[i * steps[1]];
+    break;
+  case 2:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * steps[0], src + i * steps[1], 2);
+    break;
+  case 4:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * steps[0], src + i * steps[1], 4);
+    break;
+  case 8:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * steps[0], src + i * steps[1], 8);
+    break;
+  default:
+    for (int64_t i = 0; i < n; i++)
+      memcpy(dst + i * steps[0], src + i * steps[1], (size_t)size);
+    break;
+  }
+}
+
+/* dst = src (broadcast), dst being (a view of) an output this file allocated:
+ * it cannot be read-only or overlap src, so a same-dtype copy goes straight
+ * to the iterator with move_loop; a cast goes through tl_tensor_copy. */
+static tl_status copy_into(tl_tensor *dst, const tl_tensor *src)
+{
+  if (dst->dtype != src->dtype)
+    return tl_tensor_copy(dst, src);
+  const tl_tensor *ops[2] = {dst, src};
+  if (tl_check_same_device(2, ops) != TL_OK)
+    return tl_error_status();
+  size_t size = tl_dtype_size(dst->dtype);
+  tl_iter it;
+  if (tl_iter_init(&it, 2, ops, NULL) != TL_OK)
+    return tl_error_status();
+  return tl_iter_run(&it, move_loop, &size);
+}
+
 /* dst[dim, start:start+length] = src (src broadcasts to that slice). */
 static tl_status copy_to_slice(const tl_tensor *dst, int dim, int64_t start, int64_t length,
                                const tl_tensor *src)
@@ -46,7 +100,7 @@ static tl_status copy_to_slice(const tl_tensor *dst, int dim, int64_t start, int
   tl_tensor view;
   tl_tensor_view_of(&view, dst);
   tl_view_slice(&view, dim, start, length, 1);
-  tl_status status = tl_tensor_copy(&view, src);
+  tl_status status = copy_into(&view, src);
   tl_tensor_release(&view);
   return status;
 }
@@ -62,7 +116,13 @@ static void reverse_dim(tl_tensor *t, int d)
 /* A contiguous copy of a view. */
 static tl_status materialize(tl_tensor *out, const tl_tensor *view)
 {
-  return tl_tensor_to_dtype(out, view, view->dtype);
+  if (tl_tensor_empty(out, view->dtype, view->ndim, view->shape, tl_tensor_device(view)) != TL_OK)
+    return tl_error_status();
+  if (copy_into(out, view) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
 }
 
 /* ---- joining -------------------------------------------------------------------- */
@@ -160,7 +220,7 @@ tl_status tl_shape_stack(tl_tensor *out, int n, const tl_tensor *const *ins, int
     tl_tensor_view_of(&slot, out);
     tl_status status = tl_view_select(&slot, d, i);
     if (status == TL_OK)
-      status = tl_tensor_copy(&slot, ins[i]);
+      status = copy_into(&slot, ins[i]);
     tl_tensor_release(&slot);
     if (status != TL_OK) {
       tl_tensor_release(out);
@@ -330,7 +390,7 @@ static tl_status roll_dim(tl_tensor *dst, const tl_tensor *src, int d, int64_t s
 {
   int64_t size = src->shape[d];
   if (size == 0)
-    return tl_tensor_copy(dst, src);
+    return copy_into(dst, src);
   int64_t s = ((shift % size) + size) % size;
   tl_tensor head, tail;
   tl_tensor_view_of(&head, src);
@@ -379,7 +439,7 @@ tl_status tl_shape_roll(tl_tensor *out, const tl_tensor *in, int n, const int64_
     if (tl_tensor_empty(&next, in->dtype, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
       goto fail;
     int d = in->ndim ? wrapped[i] : 0;
-    tl_status status = in->ndim ? roll_dim(&next, &cur, d, shifts[i]) : tl_tensor_copy(&next, &cur);
+    tl_status status = in->ndim ? roll_dim(&next, &cur, d, shifts[i]) : copy_into(&next, &cur);
     tl_tensor_release(&cur);
     cur = next;
     if (status != TL_OK)
@@ -492,7 +552,7 @@ tl_status tl_shape_repeat(tl_tensor *out, const tl_tensor *in, int n, const int6
   memcpy(dst.strides, dst_strides, (size_t)nd * sizeof *ds);
   memcpy(src.shape, ss, (size_t)nd * sizeof *ss);
   memcpy(src.strides, src_strides, (size_t)nd * sizeof *ss);
-  if (tl_tensor_copy(&dst, &src) != TL_OK) {
+  if (copy_into(&dst, &src) != TL_OK) {
     tl_tensor_release(out);
     return tl_error_status();
   }
@@ -599,7 +659,20 @@ tl_status tl_shape_repeat_interleave(tl_tensor *out, const tl_tensor *in,
     dst.shape[d + 1] = from.shape[d + 1] = r;
     from.strides[d + 1] = 0;
     tl_shape_contiguous_strides(dst.ndim, dst.shape, dst.strides);
-    status = tl_tensor_copy(&dst, &from);
+    int64_t inner = 1;
+    for (int i = d + 1; i < src.ndim; i++)
+      inner *= src.shape[i];
+    if (inner >= 16 || r >= size) {
+      status = copy_into(&dst, &from);
+      goto done;
+    }
+    /* Few repeats of a last dim: the iterator's rows would be r long, so
+     * copy the input r times into strided slots instead (rows of size). */
+    for (int64_t j = 0; j < r && status == TL_OK; j++) {
+      tl_tensor slot = dst; /* borrowed */
+      if ((status = tl_view_select(&slot, d + 1, j)) == TL_OK)
+        status = copy_into(&slot, &src);
+    }
     goto done;
   }
 per_index:
@@ -659,7 +732,7 @@ tl_status tl_shape_tril(tl_tensor *out, const tl_tensor *in, int64_t diagonal, b
     tl_view_slice(&dst, rd, i, 1, 1);
     tl_view_slice(&src, cd, lo, hi - lo, 1);
     tl_view_slice(&dst, cd, lo, hi - lo, 1);
-    tl_status status = tl_tensor_copy(&dst, &src);
+    tl_status status = copy_into(&dst, &src);
     tl_tensor_release(&src);
     tl_tensor_release(&dst);
     if (status != TL_OK) {
@@ -677,7 +750,7 @@ static tl_status fill_diagonal(tl_tensor *out, const tl_tensor *src, int64_t off
   tl_tensor diag;
   if (tl_view_diagonal(&diag, out, offset, d1, d2) != TL_OK)
     return tl_error_status();
-  tl_status status = tl_tensor_copy(&diag, src);
+  tl_status status = copy_into(&diag, src);
   tl_tensor_release(&diag);
   return status;
 }
@@ -851,9 +924,9 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
       tl_view_slice(&src, d, l < 0 ? -l : 0, keep, 1);
       tl_view_slice(&dst, d, l > 0 ? l : 0, keep, 1);
     }
-    tl_status status = tl_tensor_copy(out, &fill);
+    tl_status status = copy_into(out, &fill);
     if (status == TL_OK && tl_tensor_numel(&dst) > 0)
-      status = tl_tensor_copy(&dst, &src);
+      status = copy_into(&dst, &src);
     if (status != TL_OK)
       tl_tensor_release(out);
     return status;

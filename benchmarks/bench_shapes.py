@@ -1,0 +1,32 @@
+"""Shape manipulation benchmarks: joining, reordering, repeating, triangles, padding."""
+import numpy as np
+
+import torchlike as tl
+import torchlike.nn.functional as F
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    m_np = rng.standard_normal((2048, 2048), dtype=np.float32)
+    m_tl = tl.from_numpy(m_np)
+    yield "cat 2x 2048x2048 float32 dim=1", lambda: tl.cat([m_tl, m_tl], 1), \
+        lambda: np.concatenate([m_np, m_np], 1), "numpy"
+    small_np = [rng.standard_normal((16, 16), dtype=np.float32) for _ in range(256)]
+    small_tl = [tl.from_numpy(x) for x in small_np]
+    yield "stack 256x 16x16 float32", lambda: tl.stack(small_tl), lambda: np.stack(small_np), "numpy"
+    yield "flip dim=1 2048x2048 (copy)", lambda: m_tl.flip(1), \
+        lambda: np.flip(m_np, 1).copy(), "numpy"
+    yield "roll 7 dims=0 2048x2048", lambda: m_tl.roll(7, 0), lambda: np.roll(m_np, 7, 0), "numpy"
+    v_np = rng.standard_normal((512, 512), dtype=np.float32)
+    v_tl = tl.from_numpy(v_np)
+    yield "repeat (4, 4) of 512x512", lambda: v_tl.repeat(4, 4), lambda: np.tile(v_np, (4, 4)), "numpy"
+    yield "repeat_interleave 4 dim=1 512x512", lambda: v_tl.repeat_interleave(4, 1), \
+        lambda: np.repeat(v_np, 4, 1), "numpy"
+    yield "tril 2048x2048", lambda: m_tl.tril(), lambda: np.tril(m_np), "numpy"
+    img_np = rng.standard_normal((8, 3, 224, 224), dtype=np.float32)
+    img_tl = tl.from_numpy(img_np)
+    w = ((0, 0), (0, 0), (2, 2), (2, 2))
+    yield "pad constant 2 on 8x3x224x224", lambda: F.pad(img_tl, (2, 2, 2, 2)), \
+        lambda: np.pad(img_np, w), "numpy"
+    yield "pad reflect 2 on 8x3x224x224", lambda: F.pad(img_tl, (2, 2, 2, 2), "reflect"), \
+        lambda: np.pad(img_np, w, mode="reflect"), "numpy"
