@@ -865,3 +865,42 @@ def test_extreme_offsets_are_empty_or_full():
     check(lambda t: t.tril(-2**63), lambda x: np.zeros_like(x), a)
     check(lambda t: t.triu(-2**63), lambda x: x.copy(), a)
     check(lambda t: t.roll(-2**63), lambda x: np.roll(x, -2**63 % 9), a)
+
+
+def factorizations(n, parts):
+    """Shapes of `parts` dims whose product is n (n > 0)."""
+    if parts == 1:
+        return [(n,)]
+    out = []
+    for d in range(1, n + 1):
+        if n % d == 0:
+            out += [(d,) + rest for rest in factorizations(n // d, parts - 1)]
+    return out
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.randoms(use_true_random=False),
+       st.integers(1, 4), st.sampled_from([1, 2]))
+def test_view_succeeds_exactly_when_numpy_avoids_a_copy(shape, rnd, parts, step):
+    perm = list(range(len(shape)))
+    rnd.shuffle(perm)
+    base = np.arange(int(np.prod(shape)) * step, dtype=np.int32)
+    a = base[::step].reshape(shape).transpose(perm)  # a view of base
+    t = tl.tensor(base)[::step].view(shape).permute(perm)  # the same layout on our side
+    assert [s for s, n in zip(t.stride(), t.shape) if n > 1] == \
+        [s // 4 for s, n in zip(a.strides, a.shape) if n > 1]
+    new = rnd.choice(factorizations(a.size, parts))
+    try:
+        expected = np.reshape(a, new, copy=False)
+    except ValueError:
+        expected = None
+    if expected is None:
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            t.view(new)
+        r = t.reshape(new)
+        assert_close(r, np.reshape(a, new))
+        assert not shares_memory(r, t)
+    else:
+        v = t.view(new)
+        assert_close(v, expected)
+        assert shares_memory(v, t)
+        assert shares_memory(t.reshape(new), t)
