@@ -84,7 +84,8 @@ static tl_status colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t 
                                 int64_t m, int64_t n)
 {
   int64_t shape[TL_MAX_DIMS];
-  memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
+  if (nb > 0)
+    memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
   shape[nb] = n;
   shape[nb + 1] = m;
   if (tl_tensor_empty(t, d, nb + 2, shape, tl_device_cpu()) != TL_OK)
@@ -114,8 +115,10 @@ static tl_status plain_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bs
                              const int64_t *tail)
 {
   int64_t shape[TL_MAX_DIMS];
-  memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
-  memcpy(shape + nb, tail, sizeof(int64_t) * (size_t)extra);
+  if (nb > 0)
+    memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
+  if (extra > 0)
+    memcpy(shape + nb, tail, sizeof(int64_t) * (size_t)extra);
   return tl_tensor_empty(t, d, nb + extra, shape, tl_device_cpu());
 }
 

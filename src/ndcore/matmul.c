@@ -40,6 +40,8 @@ static tl_dtype gemm_dtype(tl_dtype d)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+void tl_linalg_set_blas_threads(int n) { TL_BLAS(openblas_set_num_threads)(n); }
+
 /* ---- BLAS layouts ----------------------------------------------------------------- */
 
 typedef struct {

@@ -4,6 +4,7 @@
 #define TL_NUMPY_IMPORT
 #include "ndcore/py_tensor.h"
 #include "ndcore/py_numpy.h"
+#include "ndcore/tl_linalg.h"
 #include "ndcore/tl_parallel.h"
 #include "gpu/tl_gpu.h"
 
@@ -16,6 +17,7 @@ static PyObject *set_num_threads(PyObject *self, PyObject *arg)
   if (n < 1)
     return PyErr_Format(PyExc_ValueError, "set_num_threads expects a positive integer, got %ld", n);
   tl_parallel_set_threads((int)n);
+  tl_linalg_set_blas_threads((int)n);
   Py_RETURN_NONE;
 }
 

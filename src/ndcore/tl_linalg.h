@@ -17,6 +17,9 @@
 tl_status tl_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, tl_scalar alpha,
                          tl_scalar beta, bool reduce_batch);
 
+/* OpenBLAS's thread count follows torchlike.set_num_threads, as PyTorch's BLAS does. */
+void tl_linalg_set_blas_threads(int n);
+
 /* NumPy/PyTorch matmul: 1-d operands are promoted to matrices and the added
  * dim is dropped from the result; batch dims broadcast.  `name` prefixes
  * errors (matmul, mm, bmm, mv, dot). */
