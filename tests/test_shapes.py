@@ -904,3 +904,35 @@ def test_view_succeeds_exactly_when_numpy_avoids_a_copy(shape, rnd, parts, step)
         assert_close(v, expected)
         assert shares_memory(v, t)
         assert shares_memory(t.reshape(new), t)
+
+
+# ---- every dtype through the copying ops -----------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_copying_ops_all_dtypes(dtype):
+    a, b = arr((3, 4), dtype), arr((3, 4), dtype, seed=1)
+    check(lambda x, y: tl.cat([x, y], 1), lambda x, y: np.concatenate([x, y], 1), a, b)
+    check(lambda x, y: tl.stack([x, y], 1), lambda x, y: np.stack([x, y], 1), a, b)
+    check(lambda x: x.roll((1, -1), (0, 1)), lambda x: np.roll(x, (1, -1), (0, 1)), a)
+    check(lambda x: tl.rot90(x), np.rot90, a)
+    check(lambda x: x.repeat(2, 1), lambda x: np.tile(x, (2, 1)), a)
+    check(lambda x: x.repeat_interleave(2, 0), lambda x: np.repeat(x, 2, 0), a)
+    check(lambda x: x.triu(), np.triu, a)
+    check(lambda x: tl.diag(x, 1), lambda x: np.diag(x, 1), a)
+    check(lambda x: F.pad(x, (1, 1), "replicate"), lambda x: np_pad(x, (1, 1), "replicate"), a)
+    check(lambda x: F.pad(x, (1, 2), "circular"), lambda x: np_pad(x, (1, 2), "circular"), a)
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3, 2)])
+def test_copying_ops_on_empty_tensors(shape):
+    a = arr(shape)
+    check(lambda x: tl.cat([x, x], -1), lambda x: np.concatenate([x, x], -1), a)
+    check(lambda x: tl.stack([x, x]), lambda x: np.stack([x, x]), a)
+    check(lambda x: x.flip(-1), lambda x: np.flip(x, -1), a)
+    check(lambda x: x.roll(2, -1), lambda x: np.roll(x, 2, -1), a)
+    check(lambda x: x.repeat(*([2] * len(shape))), lambda x: np.tile(x, [2] * len(shape)), a)
+    check(lambda x: x.repeat_interleave(3, -1), lambda x: np.repeat(x, 3, -1), a)
+    check(lambda x: F.pad(x, (1, 1)), lambda x: np_pad(x, (1, 1), "constant"), a)
+    if len(shape) >= 2:
+        check(lambda x: x.tril(), np.tril, a)
+        check(lambda x: tl.rot90(x, 1, (0, -1)), lambda x: np.rot90(x, 1, (0, -1)), a)

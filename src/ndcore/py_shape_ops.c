@@ -59,6 +59,15 @@ static int bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
   return 0;
 }
 
+/* Is keyword i of kwnames `name`? */
+static bool is_keyword(PyObject *kwnames, Py_ssize_t i, const char *name)
+{
+  const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+  if (!key)
+    PyErr_Clear();
+  return key && !strcmp(key, name);
+}
+
 static int need(const char *func, const char *name, PyObject *o)
 {
   if (o)
@@ -482,8 +491,7 @@ static int dims_mask(const char *func, PyObject *const *args, Py_ssize_t nargs,
   int64_t dims[TL_MAX_DIMS];
   int n;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nkw > 1 || (nkw == 1 && (nargs || !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
-                               strcmp(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, 0)), "dims")))) {
+  if (nkw > 1 || (nkw == 1 && (nargs || !is_keyword(kwnames, 0, "dims")))) {
     PyErr_Format(PyExc_TypeError, "%s() takes dims as ints, a sequence, or dims=", func);
     return -1;
   }
@@ -591,8 +599,7 @@ static PyObject *tensor_tile(PyObject *self, PyObject *const *args, Py_ssize_t n
   int n;
   tl_tensor out;
   if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    if (nargs || PyTuple_GET_SIZE(kwnames) != 1 ||
-        strcmp(PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, 0)), "dims"))
+    if (nargs || PyTuple_GET_SIZE(kwnames) != 1 || !is_keyword(kwnames, 0, "dims"))
       return PyErr_Format(PyExc_TypeError, "tile() takes dims as ints, a sequence, or dims=");
     args += nargs;
     nargs = 1;
