@@ -324,6 +324,8 @@ def test_split_by_size(size, split):
     expected = [a[i:i + split] for i in range(0, size, split)] or [a]
     assert_pieces(to_tensor(a).split(split), expected)
     assert_pieces(tl.split(to_tensor(a.T), split, dim=1), [e.T for e in expected])
+    assert_pieces(to_tensor(a).split(split_size=split), expected)
+    assert_pieces(tl.split(to_tensor(a), split_size_or_sections=split, dim=0), expected)
 
 
 def test_split_by_sizes_are_views():

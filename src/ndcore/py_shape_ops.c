@@ -315,15 +315,22 @@ static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
 static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
-  static const char *const names[] = {"split_size_or_sections", "dim", NULL};
-  PyObject *v[2];
+  /* Tensor.split names its first argument split_size; torch.split the longer name. */
+  static const char *const names[] = {"split_size_or_sections", "dim", "split_size", NULL};
+  PyObject *v[3];
   tl_tensor *t = tl_py_t(self);
   int d;
   tl_span *spans = NULL;
   int64_t n = 0;
   tl_status status;
-  if (bind_args("split", args, nargs, kwnames, names, v) < 0 ||
-      need("split", "split_size_or_sections", v[0]) < 0 || dim_of(t, v[1], "split", &d) < 0)
+  if (nargs > 2)
+    return PyErr_Format(PyExc_TypeError, "split() takes at most 2 arguments (%zd given)", nargs);
+  if (bind_args("split", args, nargs, kwnames, names, v) < 0)
+    return NULL;
+  if (v[0] && v[2])
+    return PyErr_Format(PyExc_TypeError, "split() got multiple values for argument 'split_size'");
+  v[0] = v[0] ? v[0] : v[2];
+  if (need("split", "split_size_or_sections", v[0]) < 0 || dim_of(t, v[1], "split", &d) < 0)
     return NULL;
   if (PyIndex_Check(v[0])) {
     int64_t size = 0;
