@@ -148,16 +148,28 @@ tl_status tl_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end
   if (!is_complex && (start.kind == TL_KIND_COMPLEX || end.kind == TL_KIND_COMPLEX))
     return tl_error_set(TL_ERR_TYPE, "%s(): complex start or end needs a complex dtype, got %s",
                         log ? "logspace" : "linspace", tl_dtype_names[out->dtype]);
+  if (!is_complex) { /* real: no complex arithmetic, and direct stores for float32/64 */
+    double a = as_double(start), b = as_double(end), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
+    double bs = as_double(base);
+    for (int64_t i = 0; i < n; i++) {
+      double x = i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+      x = log ? pow(bs, x) : x;
+      if (out->dtype == TL_DTYPE_F32)
+        ((float *)(void *)p)[i] = (float)x;
+      else if (out->dtype == TL_DTYPE_F64)
+        ((double *)(void *)p)[i] = x;
+      else
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = x}, out->dtype,
+                        p + (size_t)i * size);
+    }
+    return TL_OK;
+  }
   double complex a = as_complex(start), b = as_complex(end);
   double complex step = n > 1 ? (b - a) / (double)(n - 1) : 0;
   double bs = as_double(base);
   for (int64_t i = 0; i < n; i++) {
     double complex x = spaced_value(a, b, step, i, n);
-    tl_scalar v;
-    if (is_complex)
-      v = (tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = log ? cpow(bs, x) : x};
-    else
-      v = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = log ? pow(bs, creal(x)) : creal(x)};
+    tl_scalar v = {.kind = TL_KIND_COMPLEX, .v.c = log ? cpow(bs, x) : x};
     tl_scalar_store(v, out->dtype, p + (size_t)i * size);
   }
   return TL_OK;

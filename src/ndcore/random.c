@@ -17,6 +17,20 @@
 
 __extension__ typedef unsigned __int128 tl_u128;
 
+#if defined(__GLIBC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* glibc's libmvec (linked as mvec) has SIMD versions of these; declaring them
+ * so lets the Box-Muller loops vectorize.  math.h does it only under
+ * -ffast-math, which we do not want. */
+#pragma omp declare simd notinbranch
+double log(double);
+#pragma omp declare simd notinbranch
+double cos(double);
+#pragma omp declare simd notinbranch
+float logf(float);
+#pragma omp declare simd notinbranch
+float cosf(float);
+#endif
+
 /* ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") ---- */
 
 #define PHILOX_M0 0xD2511F53u
@@ -24,35 +38,76 @@ __extension__ typedef unsigned __int128 tl_u128;
 #define PHILOX_W0 0x9E3779B9u /* key schedule: golden ratio */
 #define PHILOX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
 
-void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+/* Ten rounds on one block, the key schedule bumped between rounds. */
+static inline void philox_rounds(uint32_t c[4], uint32_t k0, uint32_t k1)
 {
-  uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3];
-  uint32_t k0 = key[0], k1 = key[1];
   for (int round = 0; round < 10; round++) {
     if (round > 0) {
       k0 += PHILOX_W0;
       k1 += PHILOX_W1;
     }
-    uint64_t p0 = (uint64_t)PHILOX_M0 * c0, p1 = (uint64_t)PHILOX_M1 * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (uint32_t)p1;
-    c3 = (uint32_t)p0;
-    c0 = n0;
-    c2 = n2;
+    uint64_t p0 = (uint64_t)PHILOX_M0 * c[0], p1 = (uint64_t)PHILOX_M1 * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = (uint32_t)p1;
+    c[3] = (uint32_t)p0;
+    c[0] = n0;
+    c[2] = n2;
   }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
 }
 
-/* The four words of counter block `counter` under `seed`. */
+void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+  uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+  philox_rounds(c, key[0], key[1]);
+  memcpy(out, c, sizeof c);
+}
+
+#define LANES 8 /* blocks run side by side, so the compiler can use SIMD */
+
+/* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
+ * block in order.  Blocks are independent: LANES of them go through the
+ * rounds together (structure of arrays), the rest one by one. */
+static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+{
+  int b = 0;
+  for (; b + LANES <= nblocks; b += LANES) {
+    uint32_t c0[LANES], c1[LANES], c2[LANES], c3[LANES];
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    for (int l = 0; l < LANES; l++) {
+      uint64_t ctr = first + (uint64_t)(b + l);
+      c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
+    }
+    for (int round = 0; round < 10; round++) {
+      for (int l = 0; l < LANES; l++) {
+        uint64_t p0 = (uint64_t)PHILOX_M0 * c0[l], p1 = (uint64_t)PHILOX_M1 * c2[l];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
+        uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
+        c1[l] = (uint32_t)p1;
+        c3[l] = (uint32_t)p0;
+        c0[l] = n0;
+        c2[l] = n2;
+      }
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
+    }
+    for (int l = 0; l < LANES; l++) {
+      uint32_t *o = w + 4 * (b + l);
+      o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
+    }
+  }
+  for (; b < nblocks; b++) {
+    uint64_t ctr = first + (uint64_t)b;
+    uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), 0, 0};
+    philox_rounds(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+    memcpy(w + 4 * b, c, sizeof c);
+  }
+}
+
+/* The four words of one counter block. */
 static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
 {
-  const uint32_t ctr[4] = {(uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
-  const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
-  tl_philox4x32_10(ctr, key, w);
+  philox_words(seed, counter, 1, w);
 }
 
 /* ---- generators ---------------------------------------------------------------- */
@@ -112,11 +167,6 @@ static uint64_t reserve(tl_generator *g, uint64_t blocks)
 
 static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
 
-/* Uniform on [0, 1) with `bits` bits (<= 32) of one word. */
-static inline double unit_narrow(uint32_t w, int bits)
-{
-  return ldexp((double)(w >> (32 - bits)), -bits);
-}
 static inline double unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
 /* Uniform on the open interval (0, 1): safe under log(). */
 static inline double open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
@@ -132,7 +182,7 @@ static inline void box_muller(double u1, double u2, double *z0, double *z1)
 
 /* ---- the fill kernel ----------------------------------------------------------------- */
 
-#define CHUNK 256 /* values per store; a multiple of every `per` */
+#define CHUNK 512 /* values per store; a multiple of every `per` */
 
 typedef struct {
   tl_random_dist d;
@@ -147,59 +197,102 @@ typedef struct {
   uint64_t seed, first;
 } fill_ctx;
 
-/* Values [v0, v0 + count) of the draw; v0 is a multiple of c->per. */
+/* Box-Muller on npairs pairs of uniforms: pair p takes words 2p, 2p+1
+ * (narrow, computed in float) or 4p .. 4p+3 (wide, in double) and gives
+ * out[2p], out[2p+1].  Straight loops over arrays, so they vectorize; sin
+ * is taken as a cos of the complementary angle, because a sin and a cos of
+ * one angle become a sincos call, which has no SIMD version. */
+static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
+{
+  if (wide) {
+    double u1[CHUNK / 2], u2[CHUNK / 2];
+    for (int p = 0; p < npairs; p++) {
+      u1[p] = open_wide(wide_word(w + 4 * p));
+      u2[p] = unit_wide(wide_word(w + 4 * p + 2));
+    }
+    for (int p = 0; p < npairs; p++) {
+      double r = sqrt(-2.0 * log(u1[p])), theta = 2.0 * M_PI * u2[p];
+      out[2 * p] = r * cos(theta);
+      out[2 * p + 1] = r * cos(M_PI_2 - theta); /* sin, kept apart from cos so no sincos */
+    }
+    return;
+  }
+  float u1[CHUNK / 2], u2[CHUNK / 2];
+  for (int p = 0; p < npairs; p++) {
+    u1[p] = ((float)(w[2 * p] >> 8) + 0.5f) * 0x1p-24f;
+    u2[p] = (float)(w[2 * p + 1] >> 8) * 0x1p-24f;
+  }
+  for (int p = 0; p < npairs; p++) {
+    float r = sqrtf(-2.0f * logf(u1[p])), theta = 2.0f * (float)M_PI * u2[p];
+    out[2 * p] = r * cosf(theta);
+    out[2 * p + 1] = r * cosf((float)M_PI_2 - theta);
+  }
+}
+
+static inline double param(const double *p, double fallback, int64_t e)
+{
+  return p ? p[e] : fallback;
+}
+
+/* Values [v0, v0 + count) of the draw (v0 a multiple of c->per) into out, or
+ * iout for integers.  Raw words first, then one loop per distribution. */
 static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int64_t *iout)
 {
   const tl_random_dist *d = &c->d;
-  for (int k = 0; k < count; k += c->per) {
-    uint32_t w[4];
-    philox_block(c->seed, c->first + (uint64_t)((v0 + k) / c->per), w);
-    double u[4], z[4];
-    int m = count - k < c->per ? count - k : c->per;
-    switch (d->kind) {
-    case TL_RANDOM_INTEGER:
-      for (int j = 0; j < m; j++) {
-        uint64_t x = wide_word(w + 2 * j);
-        uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
-        iout[k + j] = (int64_t)((uint64_t)d->low + r);
-      }
-      continue;
-    case TL_RANDOM_BERNOULLI:
-      for (int j = 0; j < m; j++) {
-        int64_t e = (v0 + k + j) >> c->pshift;
-        out[k + j] = (double)w[j] * 0x1p-32 < (d->pa ? d->pa[e] : d->a);
-      }
-      continue;
-    case TL_RANDOM_NORMAL:
-    case TL_RANDOM_LOG_NORMAL:
-      if (c->wide) {
-        box_muller(open_wide(wide_word(w)), unit_wide(wide_word(w + 2)), &z[0], &z[1]);
-      } else {
-        box_muller(open_narrow(w[0]), unit_narrow(w[1], 32), &z[0], &z[1]);
-        box_muller(open_narrow(w[2]), unit_narrow(w[3], 32), &z[2], &z[3]);
-      }
-      break;
-    case TL_RANDOM_UNIFORM:
-      for (int j = 0; j < c->per; j++)
-        u[j] = c->wide ? unit_wide(wide_word(w + 2 * j)) : unit_narrow(w[j], c->bits);
-      break;
-    default: /* the rest invert a CDF at an open uniform */
-      for (int j = 0; j < c->per; j++)
-        u[j] = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
+  uint32_t w[4 * CHUNK / 2];
+  philox_words(c->seed, c->first + (uint64_t)(v0 / c->per), (count + c->per - 1) / c->per, w);
+  const int shift = 32 - c->bits;
+  const double scale = ldexp(1.0, -c->bits);
+  const int ps = c->pshift;
+  switch (d->kind) {
+  case TL_RANDOM_INTEGER:
+    for (int j = 0; j < count; j++) {
+      uint64_t x = wide_word(w + 2 * j);
+      uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
+      iout[j] = (int64_t)((uint64_t)d->low + r);
     }
-    for (int j = 0; j < m; j++) {
-      int64_t e = (v0 + k + j) >> c->pshift;
-      double a = d->pa ? d->pa[e] : d->a, b = (d->pb ? d->pb[e] : d->b) * c->scale_b;
-      double v;
-      switch (d->kind) {
-      case TL_RANDOM_UNIFORM: v = a + (b - a) * u[j]; break;
-      case TL_RANDOM_NORMAL: v = a + b * z[j]; break;
-      case TL_RANDOM_LOG_NORMAL: v = exp(a + b * z[j]); break;
-      case TL_RANDOM_EXPONENTIAL: v = -log(u[j]) / a; break;
-      case TL_RANDOM_CAUCHY: v = a + b * tan(M_PI * (u[j] - 0.5)); break;
-      default: v = a >= 1.0 ? 1.0 : ceil(log(u[j]) / log1p(-a)); break; /* GEOMETRIC */
+    return;
+  case TL_RANDOM_BERNOULLI:
+    for (int j = 0; j < count; j++)
+      out[j] = (double)w[j] * 0x1p-32 < param(d->pa, d->a, (v0 + j) >> ps);
+    return;
+  case TL_RANDOM_UNIFORM:
+    if (c->wide) {
+      for (int j = 0; j < count; j++)
+        out[j] = unit_wide(wide_word(w + 2 * j));
+    } else {
+      for (int j = 0; j < count; j++)
+        out[j] = (double)(w[j] >> shift) * scale;
+    }
+    if (!d->pa && !d->pb) {
+      const double a = d->a, span = d->b - d->a;
+      for (int j = 0; j < count; j++)
+        out[j] = a + span * out[j];
+    } else {
+      for (int j = 0; j < count; j++) {
+        double a = param(d->pa, d->a, (v0 + j) >> ps);
+        out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
       }
-      out[k + j] = v;
+    }
+    return;
+  case TL_RANDOM_NORMAL:
+  case TL_RANDOM_LOG_NORMAL:
+    normal_pairs(w, (count + 1) / 2, c->wide, out);
+    for (int j = 0; j < count; j++) {
+      double x = param(d->pa, d->a, (v0 + j) >> ps) +
+                 param(d->pb, d->b, (v0 + j) >> ps) * c->scale_b * out[j];
+      out[j] = d->kind == TL_RANDOM_LOG_NORMAL ? exp(x) : x;
+    }
+    return;
+  default: /* the rest invert a CDF at an open uniform */
+    for (int j = 0; j < count; j++) {
+      double u = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
+      double a = param(d->pa, d->a, (v0 + j) >> ps), b = param(d->pb, d->b, (v0 + j) >> ps);
+      switch (d->kind) {
+      case TL_RANDOM_EXPONENTIAL: out[j] = -log(u) / a; break;
+      case TL_RANDOM_CAUCHY: out[j] = a + b * tan(M_PI * (u - 0.5)); break;
+      default: out[j] = a >= 1.0 ? 1.0 : ceil(log(u) / log1p(-a)); break; /* GEOMETRIC */
+      }
     }
   }
 }
@@ -239,16 +332,19 @@ static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
 }
 #undef STORE_CASE
 
+/* Chunks [begin, end): chunk k holds values [k * CHUNK, (k + 1) * CHUNK).
+ * Work is split by whole chunks, so every value is computed by the same
+ * code path (vector body or scalar tail) whatever the thread count. */
 static void fill_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const fill_ctx *c = ctx;
   size_t size = tl_dtype_size(c->store);
-  int64_t v_end = end * c->per < c->n ? end * c->per : c->n;
   double buf[CHUNK];
   int64_t ibuf[CHUNK];
-  for (int64_t v = begin * c->per; v < v_end; v += CHUNK) {
-    int count = v_end - v < CHUNK ? (int)(v_end - v) : CHUNK;
+  for (int64_t k = begin; k < end; k++) {
+    int64_t v = k * CHUNK;
+    int count = c->n - v < CHUNK ? (int)(c->n - v) : CHUNK;
     gen_chunk(c, v, count, buf, ibuf);
     if (c->d.kind == TL_RANDOM_INTEGER)
       store_ints(c->store, c->dst + (size_t)v * size, ibuf, count);
@@ -403,7 +499,7 @@ tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
   c.bits = tl_dtype_is_float(c.store) ? float_digits(c.store) : 32;
   int64_t blocks = (c.n + c.per - 1) / c.per;
   c.first = reserve(g, (uint64_t)blocks);
-  tl_parallel_for(blocks, 2048, fill_range, &c);
+  tl_parallel_for((c.n + CHUNK - 1) / CHUNK, 16, fill_range, &c);
   tl_status s = TL_OK;
   if (contiguous)
     tl_storage_bump(t->storage);

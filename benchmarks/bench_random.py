@@ -1,0 +1,26 @@
+"""Creation and random-number benchmarks against NumPy's Generator (PCG64)."""
+import numpy as np
+
+import torchlike as tl
+
+
+def cases():
+    n = 1 << 20
+    rng = np.random.default_rng(0)
+    g = tl.Generator().manual_seed(0)
+    yield "rand 2^20 float32", lambda: tl.rand(n, generator=g), \
+        lambda: rng.random(n, dtype=np.float32), "numpy"
+    yield "rand 2^20 float64", lambda: tl.rand(n, dtype=tl.float64, generator=g), \
+        lambda: rng.random(n), "numpy"
+    yield "randn 2^20 float32", lambda: tl.randn(n, generator=g), \
+        lambda: rng.standard_normal(n, dtype=np.float32), "numpy"
+    yield "randn 2^20 float64", lambda: tl.randn(n, dtype=tl.float64, generator=g), \
+        lambda: rng.standard_normal(n), "numpy"
+    yield "randint 2^20 [0, 100)", lambda: tl.randint(0, 100, (n,), generator=g), \
+        lambda: rng.integers(0, 100, n), "numpy"
+    yield "randperm 2^20", lambda: tl.randperm(n, generator=g), \
+        lambda: rng.permutation(n), "numpy"
+    yield "arange 2^20 float32", lambda: tl.arange(n, dtype=tl.float32), \
+        lambda: np.arange(n, dtype=np.float32), "numpy"
+    yield "linspace 2^20 float32", lambda: tl.linspace(0, 1, n), \
+        lambda: np.linspace(0, 1, n, dtype=np.float32), "numpy"
