@@ -533,3 +533,23 @@ def test_multinomial_errors():
         tl.multinomial(tl.ones(3), 0)
     with pytest.raises(TypeError, match="num_samples"):
         tl.multinomial(tl.ones(3))
+
+
+# ---- torchlike.random ---------------------------------------------------------------------------
+
+def test_random_module():
+    import torchlike.random as tr
+    assert tr.manual_seed(4) is tl.default_generator is tr.default_generator
+    assert tr.initial_seed() == 4
+    a = tl.rand(3)
+    tr.manual_seed(4)
+    with tr.fork_rng():
+        tl.randn(100)
+    np.testing.assert_array_equal(tl.rand(3).numpy(), a.numpy())
+    tr.manual_seed(4)
+    with tr.fork_rng(enabled=False):
+        tl.rand(3)
+    assert not np.array_equal(tl.rand(3).numpy(), a.numpy())
+    with pytest.raises(KeyError):
+        with tr.fork_rng():
+            raise KeyError("state is restored on the way out")
