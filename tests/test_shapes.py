@@ -938,3 +938,57 @@ def test_copying_ops_on_empty_tensors(shape):
     if len(shape) >= 2:
         check(lambda x: x.tril(), np.tril, a)
         check(lambda x: tl.rot90(x, 1, (0, -1)), lambda x: np.rot90(x, 1, (0, -1)), a)
+
+
+# ---- view(dtype) and the in-place view methods -----------------------------------------
+
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("float32", "uint8"), ("uint8", "float32"),
+                                     ("float32", "float64"), ("int16", "float16"),
+                                     ("float32", "complex64"), ("complex128", "float64"),
+                                     ("int8", "bool")])
+def test_view_dtype_matches_numpy(src, dst):
+    a = arr((2, 8), src)
+    if src == "int8":
+        a = (a != 0).astype(np.int8)
+    base = tl.tensor(a)
+    v = base.view(getattr(tl, dst))
+    if dst == "float16":  # compare the bits: the values are subnormals
+        np.testing.assert_array_equal(v.numpy().view(np.int16), a)
+    else:
+        assert_close(v, a.view(np.dtype(dst)))
+    assert shares_memory(v, base)
+    assert_close(base[:, 4:].view(getattr(tl, dst)), a[:, 4:].view(np.dtype(dst)))
+
+
+def test_view_dtype_errors():
+    t = tl.zeros(2, 3)
+    with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 2 to view "
+                                           "float32 as float64"):
+        t.view(tl.float64)
+    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1 to view float32 as "
+                                           "float64"):
+        tl.zeros(4, 4).t().view(tl.float64)
+    with pytest.raises(RuntimeError, match=r"self.dim\(\) cannot be 0"):
+        tl.tensor(1.0).view(tl.float64)
+    with pytest.raises(RuntimeError, match=r"self.storage_offset\(\) must be divisible"):
+        tl.zeros(5)[1:].view(tl.float64)
+    assert tl.tensor(1.0).view(tl.int32).item() == 1065353216
+
+
+def test_inplace_view_methods():
+    base = tl.tensor(arr((1, 3, 1)))
+    t = base.view(1, 3, 1)
+    assert t.squeeze_() is t and t.shape == (3,)
+    assert t.unsqueeze_(dim=1).shape == (3, 1)
+    assert t.t_().shape == (1, 3)
+    assert t.transpose_(0, 1).shape == (3, 1)
+    assert t.swapaxes_(0, 1).shape == (1, 3)
+    assert t.swapdims_(0, 1).shape == (3, 1)
+    t.squeeze_(1)[0] = 5.0
+    assert base[0, 0, 0].item() == 5.0  # still a view of base
+    c = tl.arange(6.0)
+    c.as_strided_((2, 2), (1, 2))
+    assert_close(c, np.array([[0, 2], [1, 3]], np.float32))
+    with pytest.raises(IndexError):
+        c.unsqueeze_(5)
+    assert c.shape == (2, 2)  # unchanged after an error

@@ -1012,6 +1012,52 @@ static PyObject *fn_pad(PyObject *m, PyObject *const *args, Py_ssize_t nargs, Py
   return wrap(tl_shape_pad(&out, tl_py_t(v[0]), (int)npad, pad, mode, value), &out);
 }
 
+/* ---- in-place view methods (t.squeeze_() ...) ------------------------------------ */
+
+/* Call Tensor.<name>(self, *args, **kwargs), then make self that view: same
+ * storage, new shape and strides.  Data is untouched, so no version bump. */
+static PyObject *become_view(const char *name, PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
+{
+  PyObject *stack[16];
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nkw + 1 > (Py_ssize_t)(sizeof stack / sizeof *stack))
+    return PyErr_Format(PyExc_TypeError, "%s_() got too many arguments", name);
+  stack[0] = self;
+  for (Py_ssize_t i = 0; i < nargs + nkw; i++)
+    stack[i + 1] = args[i];
+  PyObject *method = PyUnicode_FromString(name);
+  if (!method)
+    return NULL;
+  PyObject *result = PyObject_VectorcallMethod(method, stack, (size_t)(nargs + 1), kwnames);
+  Py_DECREF(method);
+  if (!result)
+    return NULL;
+  if (!tl_py_is_tensor(result)) {
+    Py_DECREF(result);
+    return PyErr_Format(PyExc_SystemError, "%s() did not return a Tensor", name);
+  }
+  tl_tensor *t = tl_py_t(self), old = *t;
+  tl_tensor_view_of(t, tl_py_t(result));
+  tl_tensor_release(&old);
+  Py_DECREF(result);
+  return Py_NewRef(self);
+}
+
+#define INPLACE_VIEW(NAME)                                                                   \
+  static PyObject *tensor_##NAME##_(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                                    PyObject *kwnames)                                       \
+  {                                                                                          \
+    return become_view(#NAME, self, args, nargs, kwnames);                                   \
+  }
+INPLACE_VIEW(squeeze)
+INPLACE_VIEW(unsqueeze)
+INPLACE_VIEW(transpose)
+INPLACE_VIEW(t)
+INPLACE_VIEW(swapaxes)
+INPLACE_VIEW(swapdims)
+INPLACE_VIEW(as_strided)
+
 /* ---- tables and registration ------------------------------------------------------ */
 
 /* Tensor methods that are also module functions (torchlike.<name>(t, ...)). */
@@ -1044,10 +1090,18 @@ static PyMethodDef shape_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Tensor methods only (PyTorch has no torch.repeat or torch.unfold of this kind). */
+/* Tensor methods only: PyTorch has no torch.repeat or torch.unfold of this
+ * kind, and the in-place view methods (squeeze_ ...) are methods only. */
 static PyMethodDef method_only[] = {
     {"repeat", (PyCFunction)(void (*)(void))tensor_repeat, METH_FASTCALL, NULL},
     {"unfold", FASTCALL_KW(tensor_unfold), NULL},
+    {"squeeze_", FASTCALL_KW(tensor_squeeze_), NULL},
+    {"unsqueeze_", FASTCALL_KW(tensor_unsqueeze_), NULL},
+    {"transpose_", FASTCALL_KW(tensor_transpose_), NULL},
+    {"t_", FASTCALL_KW(tensor_t_), NULL},
+    {"swapaxes_", FASTCALL_KW(tensor_swapaxes_), NULL},
+    {"swapdims_", FASTCALL_KW(tensor_swapdims_), NULL},
+    {"as_strided_", FASTCALL_KW(tensor_as_strided_), NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -103,6 +103,12 @@ static PyObject *tensor_view(PyObject *self, PyObject *const *args, Py_ssize_t n
   int64_t shape[TL_MAX_DIMS];
   int ndim;
   tl_tensor out;
+  tl_dtype dtype;
+  if (nargs == 1 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) {
+    if (tl_py_parse_dtype(args[0], &dtype) < 0)
+      return NULL;
+    return wrap(tl_view_dtype(&out, tl_py_t(self), dtype), &out);
+  }
   if (tl_py_parse_shape("view", args, nargs, shape, &ndim) < 0)
     return NULL;
   return wrap(tl_view_reshape(&out, tl_py_t(self), ndim, shape, false), &out);

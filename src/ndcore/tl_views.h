@@ -32,6 +32,9 @@ tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, cons
 /* Split dim into sizes (one may be -1). */
 tl_status tl_view_unflatten(tl_tensor *out, const tl_tensor *in, int64_t dim, int n,
                             const int64_t *sizes);
+/* The same bytes read as another dtype (Tensor.view(dtype)); the last dim
+ * scales when the item sizes differ. */
+tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype);
 /* NumPy's atleast_{1,2,3}d (ndim 1..3). */
 tl_status tl_view_atleast(tl_tensor *out, const tl_tensor *in, int ndim);
 /* In-place edits of a view being built (indexing): */
