@@ -481,3 +481,73 @@ def test_adjoint_and_mH():
     close(to_tensor(a).mH.numpy(), mH(a), "complex128")
     close(tl.adjoint(to_tensor(a)).numpy(), mH(a), "complex128")
     close(to_tensor(a[0]).H.numpy(), mH(a[0]), "complex128")
+
+
+# ---- LU, triangular solves, vecdot, tensorinv/tensorsolve ----------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 3), (3, 5), (0, 0)])
+def test_lu_reconstructs(dtype, shape):
+    a = rand(shape, dtype, 16)
+    P, L, U = LA.lu(to_tensor(a))
+    p, l, u = P.numpy(), L.numpy(), U.numpy()
+    k = min(shape[-2:])
+    assert tuple(L.shape) == shape[:-2] + (shape[-2], k)
+    assert tuple(U.shape) == shape[:-2] + (k, shape[-1])
+    assert np.allclose(np.triu(l, 1), 0) and np.allclose(np.tril(u, -1), 0)
+    close(p @ l @ u, a, dtype, 50)
+    LU, piv = LA.lu_factor(to_tensor(a))
+    assert piv.dtype == tl.int32 and tuple(piv.shape) == shape[:-2] + (k,)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve(dtype, left, adjoint):
+    a = rand((2, 4, 4), dtype, 17) + 3 * np.eye(4, dtype=dtype)
+    b = rand((2, 4, 3) if left else (2, 3, 4), dtype, 18)
+    LU, piv = LA.lu_factor(to_tensor(a))
+    x = LA.lu_solve(LU, piv, to_tensor(b), left=left, adjoint=adjoint).numpy()
+    op = mH(a) if adjoint else a
+    close(op @ x if left else x @ op, b, dtype, 50)
+
+
+def test_lu_factor_singular_raises():
+    with pytest.raises(LA.LinAlgError, match=r"U\[2,2\] is zero"):
+        LA.lu_factor(to_tensor(np.array([[1.0, 2.0], [2.0, 4.0]])))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unit", [False, True])
+def test_solve_triangular(dtype, upper, left, unit):
+    a = rand((2, 4, 4), dtype, 19) + 4 * np.eye(4, dtype=dtype)
+    tri = np.triu(a) if upper else np.tril(a)
+    if unit:  # the diagonal of A is not read: the solve uses ones
+        idx = np.arange(4)
+        tri[..., idx, idx] = 1
+    b = rand((2, 4, 3) if left else (2, 3, 4), dtype, 20)
+    x = LA.solve_triangular(to_tensor(a), to_tensor(b), upper=upper,
+                            left=left, unitriangular=unit).numpy()
+    close(tri @ x if left else x @ tri, b, dtype, 50)
+    with pytest.raises(RuntimeError, match="Incompatible"):
+        LA.solve_triangular(to_tensor(a), tl.ones(5, 2, dtype=getattr(tl, dtype)), upper=upper)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_vecdot(dtype):
+    x, y = rand((3, 1, 5), dtype, 21), rand((4, 5), dtype, 22)
+    close(LA.vecdot(to_tensor(x), to_tensor(y)).numpy(), (np.conj(x) * y).sum(-1), dtype, 10)
+    close(LA.vecdot(to_tensor(x), to_tensor(x), dim=0).numpy(), (np.conj(x) * x).sum(0), dtype, 10)
+
+
+def test_tensorinv_tensorsolve():
+    a = rand((4, 6, 8, 3), "float64", 23)
+    a = a + np.eye(24).reshape(4, 6, 8, 3) * 5
+    close(LA.tensorinv(to_tensor(a)).numpy(), np.linalg.tensorinv(a), "float64", 100)
+    b = rand((2, 3, 4), "float64", 24)
+    m = rand((2, 3, 4, 6, 4), "float64", 25) + np.eye(24).reshape(2, 3, 4, 6, 4) * 5
+    close(LA.tensorsolve(to_tensor(m), to_tensor(b)).numpy(), np.linalg.tensorsolve(m, b),
+          "float64", 100)

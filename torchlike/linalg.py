@@ -16,6 +16,7 @@ __all__ = [
     "LinAlgError", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
     "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "norm", "vector_norm", "matrix_norm",
     "pinv", "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
+    "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
 ]
 
 
@@ -32,6 +33,8 @@ QRResult = namedtuple("qr", ["Q", "R"])
 SVDResult = namedtuple("svd", ["U", "S", "Vh"])
 EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
+LUFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
+LUResult = namedtuple("lu", ["P", "L", "U"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 matmul = _C.matmul
@@ -260,3 +263,74 @@ def multi_dot(tensors, *, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """A view of the diagonals of the matrices in (dim1, dim2), appended as the last dim."""
     return _C._linalg_diagonal(A, offset, dim1, dim2)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """Compact LU with partial pivoting: (LU, pivots), pivots 1-based int32."""
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented for CPU "
+                           "tensors")
+    return LUFactorResult(*_C._linalg_lu_factor(A, False))
+
+
+def lu(A, *, pivot=True, out=None):
+    """P, L, U with A = P L U (L unit lower triangular)."""
+    if not pivot:
+        raise RuntimeError("linalg.lu: LU without pivoting is not implemented for CPU tensors")
+    return LUResult(*_C._linalg_lu_factor(A, True))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """Solve A X = B (X A = B when not left; A^H when adjoint) from lu_factor's output."""
+    return _out(_C._linalg_lu_solve(LU, pivots, B, left, adjoint), out)
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (X A = B) for triangular A; only the named triangle is read."""
+    return _out(_C._linalg_solve_triangular(A, B, upper, left, unitriangular), out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """sum(conj(x) * y) along dim, broadcasting the other dims."""
+    if not isinstance(x, _C.Tensor):
+        x = _C.tensor(x)
+    if not isinstance(y, _C.Tensor):
+        y = _C.tensor(y)
+    if x.shape[dim] != y.shape[dim]:
+        raise RuntimeError(f"linalg.vecdot: Expected the sizes of x and y along dim {dim} to "
+                           f"match, got {x.shape[dim]} and {y.shape[dim]}")
+
+    def last(t):
+        d = dim % t.ndim
+        return t.permute(*[i for i in range(t.ndim) if i != d], d)
+    xr = _C._linalg_adjoint(last(x).unsqueeze(-1))   # [..., 1, n], conjugated
+    r = _C.matmul(xr, last(y).unsqueeze(-1))         # [..., 1, 1]
+    return _out(r.reshape(r.shape[:-2]), out)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The tensor B with tensordot(A, B, ind) == identity, through inv on a reshape."""
+    if ind <= 0:
+        raise RuntimeError(f"linalg.tensorinv: Expected a strictly positive integer for 'ind', "
+                           f"but got {ind}")
+    rows, cols = list(A.shape[:ind]), list(A.shape[ind:])
+    m = math.prod(rows)
+    if m != math.prod(cols):
+        raise RuntimeError(f"linalg.tensorinv: Expected self to satisfy the requirement "
+                           f"prod(self.shape[ind:]) == prod(self.shape[:ind]), but got "
+                           f"{math.prod(cols)} != {m}")
+    return _out(inv(A.reshape(m, m)).reshape(cols + rows), out)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) == B."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.permute(*[i for i in range(A.ndim) if i not in dims], *dims)
+    rest = list(A.shape[B.ndim:])
+    m = math.prod(B.shape)
+    if m != math.prod(rest):
+        raise RuntimeError(f"linalg.tensorsolve: Expected self to satisfy the requirement "
+                           f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+                           f"but got {math.prod(rest)} != {m}")
+    return _out(solve(A.reshape(m, m), B.reshape(m)).reshape(rest), out)

@@ -21,6 +21,7 @@
 
 #include "ndcore/tl_blas.h"
 #include "ndcore/tl_create.h"
+#include "ndcore/tl_lapack.h"
 #include "ndcore/tl_linalg.h"
 
 /* ---- dtypes, buffers, errors --------------------------------------------------------- */
@@ -40,9 +41,7 @@ tl_dtype tl_linalg_float_dtype(tl_dtype d)
 
 static bool is_cplx(tl_dtype d) { return d == TL_DTYPE_C64 || d == TL_DTYPE_C128; }
 
-static tl_status linalg_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static tl_status linalg_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
+tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
 {
   char msg[384];
   va_list ap;
@@ -54,7 +53,7 @@ static tl_status linalg_error(const char *fn, int nb, int64_t batch, const char 
   return tl_error_set(TL_ERR_LINALG, "%s: %s", fn, msg);
 }
 
-static tl_status check_matrix(const char *fn, const tl_tensor *a, bool square)
+tl_status tl_lapack_check_matrix(const char *fn, const tl_tensor *a, bool square)
 {
   if (tl_tensor_device(a).type != TL_DEVICE_CPU)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: only CPU tensors are supported", fn);
@@ -71,7 +70,7 @@ static tl_status check_matrix(const char *fn, const tl_tensor *a, bool square)
   return TL_OK;
 }
 
-static int64_t batch_count(int nb, const int64_t *bshape)
+int64_t tl_lapack_batch_count(int nb, const int64_t *bshape)
 {
   int64_t n = 1;
   for (int d = 0; d < nb; d++)
@@ -80,7 +79,7 @@ static int64_t batch_count(int nb, const int64_t *bshape)
 }
 
 /* A new [B..., m, n] tensor whose matrices are column-major and packed. */
-static tl_status colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
+tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
                                 int64_t m, int64_t n)
 {
   int64_t shape[TL_MAX_DIMS];
@@ -99,10 +98,10 @@ static tl_status colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t 
 }
 
 /* a's matrices, batch-broadcast to bshape and cast to d, column-major packed. */
-static tl_status colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int nb,
+tl_status tl_lapack_colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int nb,
                                const int64_t *bshape)
 {
-  if (colmajor_empty(t, d, nb, bshape, a->shape[a->ndim - 2], a->shape[a->ndim - 1]) != TL_OK)
+  if (tl_lapack_colmajor_empty(t, d, nb, bshape, a->shape[a->ndim - 2], a->shape[a->ndim - 1]) != TL_OK)
     return tl_error_status();
   if (tl_tensor_copy(t, a) != TL_OK) {
     tl_tensor_release(t);
@@ -111,7 +110,7 @@ static tl_status colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int
   return TL_OK;
 }
 
-static tl_status plain_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape, int extra,
+tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape, int extra,
                              const int64_t *tail)
 {
   int64_t shape[TL_MAX_DIMS];
@@ -122,7 +121,7 @@ static tl_status plain_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bs
   return tl_tensor_empty(t, d, nb + extra, shape, tl_device_cpu());
 }
 
-static char *matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
+char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
 {
   return (char *)tl_tensor_data(t) + i * m * n * (int64_t)tl_dtype_size(t->dtype);
 }
@@ -158,7 +157,7 @@ static void *work_alloc(tl_dtype d, int64_t count)
 
 /* ---- typed LAPACK wrappers (return info) ------------------------------------------------ */
 
-static int lp_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv)
+int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv)
 {
   int info = 0;
   switch (d) {
@@ -170,11 +169,10 @@ static int lp_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv)
   return info;
 }
 
-static int lp_getrs(tl_dtype d, int n, int nrhs, const void *a, int lda, const int *ipiv, void *b,
-                    int ldb)
+int tl_lapack_getrs(tl_dtype d, char t, int n, int nrhs, const void *a, int lda, const int *ipiv,
+                    void *b, int ldb)
 {
   int info = 0;
-  const char t = 'N';
   switch (d) {
   case TL_DTYPE_F32: TL_BLAS(sgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
   case TL_DTYPE_F64: TL_BLAS(dgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
@@ -334,29 +332,29 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
   }
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
-  if ((st = colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK)
     return st;
-  if ((st = colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
     goto done;
   ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
   if (!ipiv) {
     st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
     goto fail;
   }
-  int64_t count = batch_count(nb, bshape);
+  int64_t count = tl_lapack_batch_count(nb, bshape);
   for (int64_t i = 0; i < count && n > 0; i++) {
-    char *am = matrix_at(&tmp[0], i, n, n), *bm = matrix_at(x, i, n, k);
-    int info = lp_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
+    char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
+    int info = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
     if (info > 0) {
       if (singular)
-        st = linalg_error(fn, nb_err, i, "%s", singular);
+        st = tl_lapack_error(fn, nb_err, i, "%s", singular);
       else
-        st = linalg_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
+        st = tl_lapack_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
                           "not be completed because the input matrix is singular.", info);
       goto fail;
     }
     if (k > 0)
-      lp_getrs(d, (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
+      tl_lapack_getrs(d, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
   }
   goto done;
 fail:
@@ -381,7 +379,7 @@ static void view_transpose_last(tl_tensor *t)
 tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
 {
   const char *fn = "linalg.solve";
-  if (check_matrix(fn, a, true) != TL_OK)
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
     return tl_error_status();
   tl_tensor va = *a, vb = *b;
   bool vec = rhs_is_vector(a, b);
@@ -414,7 +412,7 @@ tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
-  if (check_matrix(fn, a, true) != TL_OK)
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
     return tl_error_status();
   int64_t n = a->shape[a->ndim - 1];
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
@@ -423,7 +421,7 @@ tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
   memset(tl_tensor_data(&eye), 0, (size_t)(n * n) * tl_dtype_size(d));
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
   for (int64_t i = 0; i < n; i++)
-    tl_scalar_store(one, d, matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
+    tl_scalar_store(one, d, tl_lapack_matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
   tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2);
   tl_tensor_release(&eye);
   return st;
@@ -439,19 +437,19 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
   tl_tensor lu[1] = {{0}};
   int *ipiv = NULL;
   tl_status st;
-  if ((st = check_matrix(fn, a, true)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = batch_count(nb, a->shape);
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
-  if ((st = colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if (det && (st = plain_empty(det, d, nb, a->shape, 0, NULL)) != TL_OK)
+  if (det && (st = tl_lapack_empty(det, d, nb, a->shape, 0, NULL)) != TL_OK)
     goto done;
-  if (logdet && (st = plain_empty(logdet, d, nb, a->shape, 0, NULL)) != TL_OK)
+  if (logdet && (st = tl_lapack_empty(logdet, d, nb, a->shape, 0, NULL)) != TL_OK)
     goto done;
-  if (sign && ((st = plain_empty(sign, d, nb, a->shape, 0, NULL)) != TL_OK ||
-               (st = plain_empty(logabs, r, nb, a->shape, 0, NULL)) != TL_OK))
+  if (sign && ((st = tl_lapack_empty(sign, d, nb, a->shape, 0, NULL)) != TL_OK ||
+               (st = tl_lapack_empty(logabs, r, nb, a->shape, 0, NULL)) != TL_OK))
     goto done;
   ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
   if (!ipiv) {
@@ -460,9 +458,9 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
   }
   const int64_t size = (int64_t)tl_dtype_size(d);
   for (int64_t i = 0; i < count; i++) {
-    char *m = matrix_at(&lu[0], i, n, n);
+    char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
     if (n > 0)
-      lp_getrf(d, (int)n, (int)n, m, (int)n, ipiv);
+      tl_lapack_getrf(d, (int)n, (int)n, m, (int)n, ipiv);
     double complex phase = 1, prod = 1;
     double logsum = 0;
     for (int64_t j = 0; j < n; j++) {
@@ -550,19 +548,19 @@ static void keep_triangle(tl_dtype d, char *m, int64_t rows, int64_t cols, bool 
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 {
   const char *fn = "linalg.cholesky";
-  if (check_matrix(fn, a, true) != TL_OK)
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
     return tl_error_status();
   int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = batch_count(nb, a->shape);
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if (colmajor_copy(out, a, d, nb, a->shape) != TL_OK)
+  if (tl_lapack_colmajor_copy(out, a, d, nb, a->shape) != TL_OK)
     return tl_error_status();
   for (int64_t i = 0; i < count && n > 0; i++) {
-    char *m = matrix_at(out, i, n, n);
+    char *m = tl_lapack_matrix_at(out, i, n, n);
     int info = lp_potrf(d, upper ? 'U' : 'L', (int)n, m, (int)n);
     if (info > 0) {
       tl_tensor_release(out);
-      return linalg_error(fn, nb, i, "The factorization could not be completed because the input "
+      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the input "
                           "is not positive-definite (the leading minor of order %d is not "
                           "positive-definite).", info);
     }
@@ -579,27 +577,27 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
   tl_tensor tmp[2] = {{0}}; /* factored a, tau */
   void *work = NULL;
   tl_status st;
-  if ((st = check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
-  int64_t count = batch_count(nb, a->shape);
+  int64_t count = tl_lapack_batch_count(nb, a->shape);
   int64_t qcols = mode == 'c' ? m : k, rrows = mode == 'c' ? m : k;
   int64_t wcols = qcols > n ? qcols : n; /* the factored matrix grows to hold Q */
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
   const int64_t size = (int64_t)tl_dtype_size(d);
   const int lda = (int)(m > 0 ? m : 1);
 
-  if ((st = colmajor_empty(&tmp[0], d, nb, a->shape, m, wcols)) != TL_OK)
+  if ((st = tl_lapack_colmajor_empty(&tmp[0], d, nb, a->shape, m, wcols)) != TL_OK)
     return st;
   memset(tl_tensor_data(&tmp[0]), 0, (size_t)(count * m * wcols * size));
   tl_tensor view = tmp[0];
   view.shape[nb + 1] = n;
   if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
-      (st = plain_empty(&tmp[1], d, nb, a->shape, 1, &k)) != TL_OK ||
-      (st = colmajor_empty(r, d, nb, a->shape, rrows, n)) != TL_OK)
+      (st = tl_lapack_empty(&tmp[1], d, nb, a->shape, 1, &k)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(r, d, nb, a->shape, rrows, n)) != TL_OK)
     goto done;
-  if (mode != 'R' && (st = colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
+  if (mode != 'R' && (st = tl_lapack_colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
     goto done;
   int lwork = (int)(wcols > 1 ? wcols : 1);
   char query[16];
@@ -618,11 +616,11 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
     goto fail;
   }
   for (int64_t i = 0; i < count; i++) {
-    char *am = matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
+    char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
     if (m > 0 && n > 0)
       lp_geqrf(d, (int)m, (int)n, am, lda, tau, work, lwork);
     /* R: the upper triangle of the first rrows rows. */
-    char *rm = matrix_at(r, i, rrows, n);
+    char *rm = tl_lapack_matrix_at(r, i, rrows, n);
     for (int64_t j = 0; j < n; j++)
       for (int64_t row = 0; row < rrows; row++) {
         char *dst = rm + (j * rrows + row) * size;
@@ -635,7 +633,7 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
       continue;
     if (m > 0 && qcols > 0)
       lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
-    memcpy(matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
+    memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
   }
   goto done;
 fail:
@@ -675,27 +673,27 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
   tl_status st;
-  if ((st = check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
-  int64_t count = batch_count(nb, a->shape);
+  int64_t count = tl_lapack_batch_count(nb, a->shape);
   int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
   tl_dtype d = tl_linalg_float_dtype(a->dtype), rd = tl_dtype_to_real(d);
   const int64_t rsize = (int64_t)tl_dtype_size(rd);
   char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
 
-  if ((st = colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = plain_empty(s, rd, nb, a->shape, 1, &k)) != TL_OK)
+  if ((st = tl_lapack_empty(s, rd, nb, a->shape, 1, &k)) != TL_OK)
     goto done;
-  if (compute_uv && ((st = colmajor_empty(u, d, nb, a->shape, m, ucols)) != TL_OK ||
-                     (st = colmajor_empty(vh, d, nb, a->shape, vrows, n)) != TL_OK))
+  if (compute_uv && ((st = tl_lapack_colmajor_empty(u, d, nb, a->shape, m, ucols)) != TL_OK ||
+                     (st = tl_lapack_colmajor_empty(vh, d, nb, a->shape, vrows, n)) != TL_OK))
     goto done;
   if (k == 0) { /* nothing to factor: U and V are identities */
     for (int64_t i = 0; compute_uv && i < count; i++) {
-      set_eye(d, matrix_at(u, i, m, ucols), m, ucols);
-      set_eye(d, matrix_at(vh, i, vrows, n), vrows, n);
+      set_eye(d, tl_lapack_matrix_at(u, i, m, ucols), m, ucols);
+      set_eye(d, tl_lapack_matrix_at(vh, i, vrows, n), vrows, n);
     }
     goto done;
   }
@@ -721,12 +719,12 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
     goto fail;
   }
   for (int64_t i = 0; i < count; i++) {
-    int info = lp_gesdd(d, jobz, (int)m, (int)n, matrix_at(&tmp[0], i, m, n), (int)m,
-                        sdata + i * k * rsize, compute_uv ? matrix_at(u, i, m, ucols) : NULL, ldu,
-                        compute_uv ? matrix_at(vh, i, vrows, n) : NULL, ldvt, work, lwork, rwork,
+    int info = lp_gesdd(d, jobz, (int)m, (int)n, tl_lapack_matrix_at(&tmp[0], i, m, n), (int)m,
+                        sdata + i * k * rsize, compute_uv ? tl_lapack_matrix_at(u, i, m, ucols) : NULL, ldu,
+                        compute_uv ? tl_lapack_matrix_at(vh, i, vrows, n) : NULL, ldvt, work, lwork, rwork,
                         iwork);
     if (info > 0) {
-      st = linalg_error(fn, nb, i, "The algorithm failed to converge because the input matrix "
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix "
                         "is ill-conditioned or has too many repeated singular values (error "
                         "code: %d).", info);
       goto fail;
@@ -758,18 +756,18 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
   tl_status st;
-  if ((st = check_matrix(fn, a, true)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = batch_count(nb, a->shape);
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype), rd = tl_dtype_to_real(d);
   const int64_t rsize = (int64_t)tl_dtype_size(rd);
   const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
   tl_tensor *vecs = compute_v ? v : &tmp[0];
 
-  if ((st = colmajor_copy(vecs, a, d, nb, a->shape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(vecs, a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = plain_empty(w, rd, nb, a->shape, 1, &n)) != TL_OK)
+  if ((st = tl_lapack_empty(w, rd, nb, a->shape, 1, &n)) != TL_OK)
     goto fail;
   if (n == 0)
     goto done;
@@ -784,11 +782,11 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
     goto fail;
   }
   for (int64_t i = 0; i < count; i++) {
-    int info = lp_syevd(d, jobz, uplo, (int)n, matrix_at(vecs, i, n, n), (int)n,
+    int info = lp_syevd(d, jobz, uplo, (int)n, tl_lapack_matrix_at(vecs, i, n, n), (int)n,
                         (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
                         iwork, liwork);
     if (info > 0) {
-      st = linalg_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
                         "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
                         info);
       goto fail;
@@ -814,20 +812,20 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
   tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
   void *work = NULL, *rwork = NULL;
   tl_status st;
-  if ((st = check_matrix(fn, a, true)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = batch_count(nb, a->shape);
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype), cd = tl_dtype_to_complex(d);
   const bool real = !is_cplx(d);
   const int64_t size = (int64_t)tl_dtype_size(d), csize = (int64_t)tl_dtype_size(cd);
   const int ldvr = (int)(n > 0 ? n : 1);
 
-  if ((st = colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = plain_empty(w, cd, nb, a->shape, 1, &n)) != TL_OK)
+  if ((st = tl_lapack_empty(w, cd, nb, a->shape, 1, &n)) != TL_OK)
     goto fail;
-  if (compute_v && (st = colmajor_empty(v, cd, nb, a->shape, n, n)) != TL_OK)
+  if (compute_v && (st = tl_lapack_colmajor_empty(v, cd, nb, a->shape, n, n)) != TL_OK)
     goto fail;
   if (real && ((st = tl_tensor_empty(&tmp[1], d, 2, (int64_t[]){n, n}, tl_device_cpu())) != TL_OK ||
                (st = tl_tensor_empty(&tmp[2], d, 1, (int64_t[]){2 * n}, tl_device_cpu())) != TL_OK))
@@ -850,11 +848,11 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
   }
   for (int64_t i = 0; i < count; i++) {
     char *wi = real ? wbuf : (char *)tl_tensor_data(w) + i * n * csize;
-    char *vi = !compute_v ? NULL : real ? vbuf : matrix_at(v, i, n, n);
-    int info = lp_geev(d, jobvr, (int)n, matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
+    char *vi = !compute_v ? NULL : real ? vbuf : tl_lapack_matrix_at(v, i, n, n);
+    int info = lp_geev(d, jobvr, (int)n, tl_lapack_matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
                        lwork, rwork);
     if (info > 0) {
-      st = linalg_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
                         "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
                         info);
       goto fail;
@@ -864,7 +862,7 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
     /* Real LAPACK gives (wr, wi) and packs a conjugate pair's vector as two
      * real columns (re, im): spell both out as complex. */
     char *wout = (char *)tl_tensor_data(w) + i * n * csize;
-    char *vout = compute_v ? matrix_at(v, i, n, n) : NULL;
+    char *vout = compute_v ? tl_lapack_matrix_at(v, i, n, n) : NULL;
     for (int64_t j = 0; j < n; j++) {
       double re = tl_scalar_load(d, (char *)wbuf + j * size).v.f;
       double im = tl_scalar_load(d, (char *)wbuf + (n + j) * size).v.f;
@@ -969,7 +967,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   int *iwork = NULL, *jpvt = NULL;
   tl_status st;
   lsq_args p = {0};
-  if ((st = check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
   if (!strcmp(driver, "gels"))
     p.driver = 'g';
@@ -1001,7 +999,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
     return tl_error_status();
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype)), rd = tl_dtype_to_real(d);
   const int64_t size = (int64_t)tl_dtype_size(d), rsize = (int64_t)tl_dtype_size(rd);
-  int64_t count = batch_count(nb, bshape);
+  int64_t count = tl_lapack_batch_count(nb, bshape);
   p.d = d;
   p.m = (int)m;
   p.n = (int)n;
@@ -1011,8 +1009,8 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   p.rcond = rcond >= 0 ? rcond : (rd == TL_DTYPE_F32 ? 1.1920929e-07 : 2.220446049250313e-16) *
                                       (double)(m > n ? m : n);
 
-  if ((st = colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK ||
-      (st = colmajor_empty(&tmp[1], d, nb, bshape, ldb, k)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(&tmp[1], d, nb, bshape, ldb, k)) != TL_OK)
     goto done;
   memset(tl_tensor_data(&tmp[1]), 0, (size_t)(count * ldb * k * size));
   tl_tensor top = tmp[1];
@@ -1020,9 +1018,9 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   if ((st = tl_tensor_copy(&top, &vb)) != TL_OK)
     goto done;
   bool has_rank = p.driver != 'g', has_sv = p.driver == 'd' || p.driver == 's';
-  if ((st = has_rank ? plain_empty(rank, TL_DTYPE_I64, nb, bshape, 0, NULL)
+  if ((st = has_rank ? tl_lapack_empty(rank, TL_DTYPE_I64, nb, bshape, 0, NULL)
                      : tl_tensor_empty(rank, TL_DTYPE_I64, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK ||
-      (st = has_sv ? plain_empty(sv, rd, nb, bshape, 1, &mn)
+      (st = has_sv ? tl_lapack_empty(sv, rd, nb, bshape, 1, &mn)
                    : tl_tensor_empty(sv, rd, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK)
     goto done;
   if (!(sbuf = work_alloc(rd, mn)) || !(jpvt = calloc((size_t)(n > 0 ? n : 1), sizeof(int)))) {
@@ -1050,14 +1048,14 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
     int r = (int)mn, info = 0;
     if (mn > 0) {
       memset(jpvt, 0, sizeof(int) * (size_t)n);
-      info = lp_lstsq(&p, matrix_at(&tmp[0], i, m, n), matrix_at(&tmp[1], i, ldb, k), sbuf, &r,
+      info = lp_lstsq(&p, tl_lapack_matrix_at(&tmp[0], i, m, n), tl_lapack_matrix_at(&tmp[1], i, ldb, k), sbuf, &r,
                       jpvt, work, lwork, rwork, iwork);
     }
     if (info > 0) {
       st = p.driver == 'g'
-               ? linalg_error(fn, nb, i, "The least squares solution could not be computed because "
+               ? tl_lapack_error(fn, nb, i, "The least squares solution could not be computed because "
                               "the input matrix does not have full rank (error code: %d).", info)
-               : linalg_error(fn, nb, i, "The algorithm failed to converge because the input "
+               : tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input "
                               "matrix is ill-conditioned (error code: %d).", info);
       goto done;
     }
@@ -1071,12 +1069,12 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
    * rank (gelsy leaves them out, as PyTorch does). */
   if (m > n && p.driver != 'y' && (p.driver == 'g' || full_rank)) {
     int64_t tail = vec ? 0 : 1;
-    if ((st = plain_empty(residuals, rd, nb, bshape, (int)tail, &k)) != TL_OK)
+    if ((st = tl_lapack_empty(residuals, rd, nb, bshape, (int)tail, &k)) != TL_OK)
       goto done;
     for (int64_t i = 0; i < count; i++)
       for (int64_t j = 0; j < k; j++) {
         double sum = 0;
-        char *col = matrix_at(&tmp[1], i, ldb, k) + j * ldb * size;
+        char *col = tl_lapack_matrix_at(&tmp[1], i, ldb, k) + j * ldb * size;
         for (int64_t row = n; row < m; row++) {
           tl_scalar v = tl_scalar_load(d, col + row * size);
           double av = v.kind == TL_KIND_COMPLEX ? cabs(v.v.c) : fabs(v.v.f);

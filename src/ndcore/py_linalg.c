@@ -588,6 +588,60 @@ static PyObject *py_cross(PyObject *self, PyObject *args)
   return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
 }
 
+static PyObject *py_lu_factor(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa;
+  owned_tensors own = {.n = 0};
+  tl_tensor r[3] = {{0}};
+  int full = 0;
+  if (!PyArg_ParseTuple(args, "O|p:lu_factor", &oa, &full))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "lu_factor", "A");
+  if (!a)
+    return NULL;
+  tl_status st = full ? tl_linalg_lu(&r[0], &r[1], &r[2], a) : tl_linalg_lu_factor(&r[0], &r[1], a);
+  owned_release(&own);
+  return st == TL_OK ? tensors_tuple(full ? 3 : 2, r) : tl_py_raise();
+}
+
+static PyObject *py_lu_solve(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *olu, *op, *ob;
+  int left = 1, adjoint = 0;
+  owned_tensors own = {.n = 0};
+  tl_tensor x = {0};
+  if (!PyArg_ParseTuple(args, "OOO|pp:lu_solve", &olu, &op, &ob, &left, &adjoint))
+    return NULL;
+  const tl_tensor *lu = tensor_arg(&own, olu, "lu_solve", "LU");
+  const tl_tensor *piv = lu ? tensor_arg(&own, op, "lu_solve", "pivots") : NULL;
+  const tl_tensor *b = piv ? tensor_arg(&own, ob, "lu_solve", "B") : NULL;
+  tl_status st = b ? tl_linalg_lu_solve(&x, lu, piv, b, left, adjoint) : TL_ERR_TYPE;
+  owned_release(&own);
+  if (!b)
+    return NULL;
+  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+}
+
+static PyObject *py_solve_triangular(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *oa, *ob;
+  int upper, left = 1, unit = 0;
+  owned_tensors own = {.n = 0};
+  tl_tensor x = {0};
+  if (!PyArg_ParseTuple(args, "OOp|pp:solve_triangular", &oa, &ob, &upper, &left, &unit))
+    return NULL;
+  const tl_tensor *a = tensor_arg(&own, oa, "solve_triangular", "A");
+  const tl_tensor *b = a ? tensor_arg(&own, ob, "solve_triangular", "B") : NULL;
+  tl_status st = b ? tl_linalg_solve_triangular(&x, a, b, upper, left, unit) : TL_ERR_TYPE;
+  owned_release(&own);
+  if (!b)
+    return NULL;
+  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+}
+
 /* A view of a diagonal (einsum's repeated indices): (t, offset, dim1, dim2). */
 static PyObject *py_diagonal(PyObject *self, PyObject *args)
 {
@@ -621,5 +675,8 @@ PyMethodDef tl_py_linalg_functions[] = {
     {"_linalg_matrix_power", py_matrix_power, METH_VARARGS, NULL},
     {"_linalg_cross", py_cross, METH_VARARGS, NULL},
     {"_linalg_diagonal", py_diagonal, METH_VARARGS, NULL},
+    {"_linalg_lu_factor", py_lu_factor, METH_VARARGS, NULL},
+    {"_linalg_lu_solve", py_lu_solve, METH_VARARGS, NULL},
+    {"_linalg_solve_triangular", py_solve_triangular, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -77,6 +77,13 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
 tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
                          bool compute_v);
 tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v);
+/* LU with partial pivoting (linalg_lu.c): pivots are 1-based int32. */
+tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a);
+tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a);
+tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                             const tl_tensor *b, bool left, bool adjoint);
+tl_status tl_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                     bool upper, bool left, bool unitriangular);
 /* driver: "gels", "gelsy", "gelsd", "gelss"; rcond < 0 means the dtype's eps * max(M, N). */
 tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
                           const tl_tensor *a, const tl_tensor *b, double rcond,
