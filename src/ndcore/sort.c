@@ -28,62 +28,103 @@
 /* Lanes at least this long are sorted by the whole thread pool. */
 #define TL_SORT_PARALLEL_MIN (1 << 17)
 #define TL_SORT_HUGE_MIN ((size_t)2 << 20)
+/* The long-lane sort buckets by up to 16 top key bits, merged into buckets of
+ * about this many elements, which then sort inside the core's caches. */
+#define TL_SORT_FINE_BITS 16
+#define TL_SORT_BUCKET 32768
 
-#define TL_RK uint32_t
-#define TL_RS(name) name##_32
+#define TL_RK uint64_t
+#define TL_RS(name) name##_p32
+#define TL_RPAIRED 1
+#define TL_RKEY(x) ((x) >> 32)
 #include "ndcore/sort_radix.h"
 #undef TL_RK
 #undef TL_RS
+#undef TL_RPAIRED
+#undef TL_RKEY
 #define TL_RK uint64_t
 #define TL_RS(name) name##_64
+#define TL_RPAIRED 0
+#define TL_RKEY(x) (x)
 #include "ndcore/sort_radix.h"
 #undef TL_RK
 #undef TL_RS
+#undef TL_RPAIRED
+#undef TL_RKEY
 
 /* ---- keys in and values out ------------------------------------------------ */
 
-/* keys[i] = key of src[i * step] (bytes), complemented when descending. */
-static void keys_load(tl_dtype d, const char *src, int64_t step, int64_t n, bool desc, void *keys)
+/* The sort elements of lane positions [base, base + n): for dtypes with
+ * 32-bit keys a[i] = key << 32 | position; for int64/float64 a[i] = key and
+ * ai[i] = position.  src points at position base; keys are complemented when
+ * descending. */
+static void keys_load(tl_dtype d, const char *src, int64_t step, int64_t n, int64_t base, bool desc,
+                      uint64_t *a, uint32_t *ai)
 {
-  uint32_t *k32 = keys;
-  uint64_t *k64 = keys;
   uint32_t f32 = desc ? (uint32_t)tl_sort_key_mask(d) : 0;
   uint64_t f64 = desc ? ~(uint64_t)0 : 0;
+  uint32_t b32 = (uint32_t)base;
   switch (d) {
   case TL_DTYPE_F32:
+    if (step == 4) { /* the common case, spelled out so that it vectorises */
+      const uint32_t *u = (const uint32_t *)src;
+      for (int64_t i = 0; i < n; i++)
+        a[i] = (uint64_t)(tl_key_f32(u[i]) ^ f32) << 32 | (b32 + (uint32_t)i);
+      break;
+    }
     for (int64_t i = 0; i < n; i++) {
       uint32_t u;
       memcpy(&u, src + i * step, 4);
-      k32[i] = tl_key_f32(u) ^ f32;
-    }
-    break;
-  case TL_DTYPE_F64:
-    for (int64_t i = 0; i < n; i++) {
-      uint64_t u;
-      memcpy(&u, src + i * step, 8);
-      k64[i] = tl_key_f64(u) ^ f64;
+      a[i] = (uint64_t)(tl_key_f32(u) ^ f32) << 32 | (b32 + (uint32_t)i);
     }
     break;
   case TL_DTYPE_I32:
     for (int64_t i = 0; i < n; i++) {
       uint32_t u;
       memcpy(&u, src + i * step, 4);
-      k32[i] = (u ^ 0x80000000u) ^ f32;
+      a[i] = (uint64_t)(u ^ 0x80000000u ^ f32) << 32 | (b32 + (uint32_t)i);
+    }
+    break;
+  case TL_DTYPE_F64:
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t u;
+      memcpy(&u, src + i * step, 8);
+      a[i] = tl_key_f64(u) ^ f64;
+      ai[i] = b32 + (uint32_t)i;
     }
     break;
   case TL_DTYPE_I64:
     for (int64_t i = 0; i < n; i++) {
       uint64_t u;
       memcpy(&u, src + i * step, 8);
-      k64[i] = (u ^ 0x8000000000000000ull) ^ f64;
+      a[i] = u ^ 0x8000000000000000ull ^ f64;
+      ai[i] = b32 + (uint32_t)i;
     }
     break;
   default:
     for (int64_t i = 0; i < n; i++)
-      k32[i] = (uint32_t)tl_sort_key(d, src + i * step) ^ f32;
+      a[i] = (uint64_t)((uint32_t)tl_sort_key(d, src + i * step) ^ f32) << 32 | (b32 + (uint32_t)i);
     break;
   }
 }
+
+/* ---- the lane engine ---------------------------------------------------------- */
+
+typedef struct {
+  int64_t lane; /* which lane: row-major over the other dims */
+  int64_t n;
+  const char *src; /* the lane in the input; step in bytes */
+  int64_t step;
+  bool wide;            /* 64-bit keys: a holds keys and ai positions */
+  const uint64_t *a;    /* sorted elements (see keys_load) */
+  const uint32_t *ai;
+  int64_t lo, hi;  /* sorted positions wanted; plan may narrow them */
+  int64_t aux[2];  /* plan's notes to emit */
+} lane;
+
+/* The (descending-complemented) key and the lane position at sorted position j. */
+static inline uint64_t lane_key(const lane *l, int64_t j) { return l->wide ? l->a[j] : l->a[j] >> 32; }
+static inline uint32_t lane_pos(const lane *l, int64_t j) { return l->wide ? l->ai[j] : (uint32_t)l->a[j]; }
 
 /* The NaN and zero keys of float dtypes stand for several values; those
  * elements are copied from the input instead of decoded. */
@@ -93,44 +134,45 @@ static inline bool key32_ambiguous(uint32_t k, uint32_t nan, uint32_t zero)
 }
 
 /* dst[(j - j0) * dstep] = the value at sorted position j, for j in [j0, j1). */
-static void values_store(tl_dtype d, const void *keys, const uint32_t *idx, int64_t j0, int64_t j1,
-                         bool desc, const char *src, int64_t step, char *dst, int64_t dstep)
+static void values_store(tl_dtype d, const lane *l, int64_t j0, int64_t j1, bool desc, char *dst,
+                         int64_t dstep)
 {
-  const uint32_t *k32 = keys;
-  const uint64_t *k64 = keys;
   uint32_t f32 = desc ? (uint32_t)tl_sort_key_mask(d) : 0;
   uint64_t f64 = desc ? ~(uint64_t)0 : 0;
+  const uint64_t *a = l->a;
+  const char *src = l->src;
+  int64_t step = l->step;
   char *p = dst;
   switch (d) {
   case TL_DTYPE_F32:
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint32_t k = k32[j] ^ f32, u = tl_unkey_f32(k);
+      uint32_t k = (uint32_t)(a[j] >> 32) ^ f32, u = tl_unkey_f32(k);
       if (key32_ambiguous(k, 0xffffffffu, 0x80000000u))
-        memcpy(&u, src + idx[j] * step, 4);
+        memcpy(&u, src + (int64_t)(uint32_t)a[j] * step, 4);
       memcpy(p, &u, 4);
     }
     break;
   case TL_DTYPE_F64:
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint64_t k = k64[j] ^ f64, u = tl_unkey_f64(k);
+      uint64_t k = a[j] ^ f64, u = tl_unkey_f64(k);
       if (k == ~(uint64_t)0 || k == 0x8000000000000000ull)
-        memcpy(&u, src + idx[j] * step, 8);
+        memcpy(&u, src + (int64_t)l->ai[j] * step, 8);
       memcpy(p, &u, 8);
     }
     break;
   case TL_DTYPE_F16:
   case TL_DTYPE_BF16:
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint32_t k = k32[j] ^ f32;
+      uint32_t k = (uint32_t)(a[j] >> 32) ^ f32;
       uint16_t u = (uint16_t)tl_unkey_16(k);
       if (key32_ambiguous(k, 0xffffu, 0x8000u))
-        memcpy(&u, src + idx[j] * step, 2);
+        memcpy(&u, src + (int64_t)(uint32_t)a[j] * step, 2);
       memcpy(p, &u, 2);
     }
     break;
   case TL_DTYPE_I64:
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint64_t u = k64[j] ^ f64 ^ 0x8000000000000000ull;
+      uint64_t u = a[j] ^ f64 ^ 0x8000000000000000ull;
       memcpy(p, &u, 8);
     }
     break;
@@ -140,7 +182,7 @@ static void values_store(tl_dtype d, const void *keys, const uint32_t *idx, int6
     uint32_t sign = d == TL_DTYPE_I8 ? 0x80u : d == TL_DTYPE_I16 ? 0x8000u
                     : d == TL_DTYPE_I32 ? 0x80000000u : 0;
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint32_t u = k32[j] ^ f32 ^ sign;
+      uint32_t u = (uint32_t)(a[j] >> 32) ^ f32 ^ sign;
       if (size == 1) {
         uint8_t b = (uint8_t)u;
         memcpy(p, &b, 1);
@@ -156,33 +198,23 @@ static void values_store(tl_dtype d, const void *keys, const uint32_t *idx, int6
   }
 }
 
-static void indices_store(const uint32_t *idx, int64_t j0, int64_t j1, char *dst, int64_t dstep)
+/* Positions [j0, j1) as int64 at dst.  dst may be the very memory that holds
+ * l->a[j0..j1) (the long-lane sort works inside the indices output): each
+ * slot is read before it is overwritten. */
+static void indices_store(const lane *l, int64_t j0, int64_t j1, char *dst, int64_t dstep)
 {
-  if (dstep == 8) {
-    int64_t *o = (int64_t *)dst;
-    for (int64_t j = j0; j < j1; j++)
-      o[j - j0] = idx[j];
+  if (dstep == 8 && !l->wide) {
+    uint64_t *o = (uint64_t *)dst;
+    const uint64_t *a = l->a + j0;
+    for (int64_t j = 0; j < j1 - j0; j++)
+      o[j] = (uint32_t)a[j];
     return;
   }
   for (int64_t j = j0; j < j1; j++, dst += dstep) {
-    int64_t v = idx[j];
+    int64_t v = lane_pos(l, j);
     memcpy(dst, &v, 8);
   }
 }
-
-/* ---- the lane engine ---------------------------------------------------------- */
-
-typedef struct {
-  int64_t lane; /* which lane: row-major over the other dims */
-  int64_t n;
-  const char *src; /* the lane in the input; step in bytes */
-  int64_t step;
-  const void *keys; /* sorted keys (uint32_t or uint64_t, see `wide`) */
-  const uint32_t *idx;
-  bool wide;
-  int64_t lo, hi;  /* sorted positions wanted; plan may narrow them */
-  int64_t aux[2];  /* plan's notes to emit */
-} lane;
 
 typedef struct lane_job lane_job;
 struct lane_job {
@@ -194,6 +226,10 @@ struct lane_job {
   /* Write outputs from sorted positions [j0, j1) within [lo, hi). */
   void (*emit)(const lane_job *job, const lane *l, int64_t j0, int64_t j1);
   bool emit_chunks; /* emit may run on parts of [lo, hi) in parallel */
+  /* Where the long-lane sort may keep its 8-byte elements: the lane's own
+   * int64 indices output, when it is contiguous and emit writes it (sort,
+   * argsort).  NULL: use scratch. */
+  uint64_t *(*inplace)(const lane_job *job, int64_t lane);
   void *ctx;
   int failed; /* set by a task that ran out of memory */
 };
@@ -204,23 +240,16 @@ static int64_t lane_step(const tl_tensor *t, int dim)
   return t->ndim ? t->strides[dim] * (int64_t)tl_dtype_size(t->dtype) : 0;
 }
 
-/* Count of keys that are NaN (ascending keys: the all-ones key). */
-static int64_t lane_count_nan(const lane_job *job, const lane *l, const void *keys)
+/* How many of the lane's elements are NaN (keys loaded, not yet sorted). */
+static int64_t lane_count_nan(const lane_job *job, const lane *l)
 {
   tl_dtype d = job->in->dtype;
   if (!tl_dtype_is_float(d))
     return 0;
+  uint64_t nan = tl_sort_key_mask(d) ^ (job->desc ? tl_sort_key_mask(d) : 0);
   int64_t c = 0;
-  if (l->wide) {
-    const uint64_t *k = keys;
-    for (int64_t i = 0; i < l->n; i++)
-      c += k[i] == ~(uint64_t)0;
-  } else {
-    const uint32_t *k = keys;
-    uint32_t nan = (uint32_t)tl_sort_key_mask(d);
-    for (int64_t i = 0; i < l->n; i++)
-      c += k[i] == nan;
-  }
+  for (int64_t i = 0; i < l->n; i++)
+    c += lane_key(l, i) == nan;
   return c;
 }
 
@@ -236,38 +265,52 @@ static int64_t lane_first_nan(const lane_job *job, const lane *l)
   return -1;
 }
 
-/* Scratch for one lane: keys and positions, twice (ping-pong). */
+/* n elements and, for wide keys, n positions; huge pages when large, since
+ * scatters write to many places at once and 4 KiB pages would miss the TLB. */
+static void *sort_alloc(int64_t n, bool wide)
+{
+  size_t bytes = (size_t)(n ? n : 1) * (wide ? 12 : 8);
+  void *p = NULL;
+  if (bytes < TL_SORT_HUGE_MIN)
+    return malloc(bytes);
+  if (posix_memalign(&p, TL_SORT_HUGE_MIN, bytes) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/* Scratch for lanes of n elements: the elements, twice (ping-pong). */
 typedef struct {
-  void *ak, *bk;
+  uint64_t *a, *b;
   uint32_t *ai, *bi;
-  void *mem;
+  void *mem_a, *mem_b;
 } lane_scratch;
 
 static bool scratch_alloc(lane_scratch *s, int64_t n, bool wide)
 {
-  size_t ks = wide ? 8 : 4, m = (size_t)(n ? n : 1), bytes = m * (2 * ks + 8);
-  s->mem = NULL;
-  if (bytes >= TL_SORT_HUGE_MIN) {
-    /* Scattering to 2^11 buckets touches that many pages at once: huge pages
-     * keep those writes out of TLB misses. */
-    if (posix_memalign(&s->mem, TL_SORT_HUGE_MIN, bytes) != 0)
-      return false;
-#ifdef MADV_HUGEPAGE
-    madvise(s->mem, bytes, MADV_HUGEPAGE);
-#endif
-  } else {
-    s->mem = malloc(bytes);
-  }
-  if (!s->mem)
+  s->mem_a = sort_alloc(n, wide);
+  s->mem_b = sort_alloc(n, wide);
+  if (!s->mem_a || !s->mem_b) {
+    free(s->mem_a);
+    free(s->mem_b);
     return false;
-  s->ak = s->mem;
-  s->bk = (char *)s->mem + m * ks;
-  s->ai = (uint32_t *)((char *)s->mem + 2 * m * ks);
-  s->bi = s->ai + m;
+  }
+  s->a = s->mem_a;
+  s->b = s->mem_b;
+  s->ai = wide ? (uint32_t *)(s->a + (n ? n : 1)) : NULL;
+  s->bi = wide ? (uint32_t *)(s->b + (n ? n : 1)) : NULL;
   return true;
 }
 
-static void lane_begin(const lane_job *job, lane *l, int64_t which, lane_scratch *s)
+static void scratch_free(lane_scratch *s)
+{
+  free(s->mem_a);
+  free(s->mem_b);
+}
+
+static void lane_begin(const lane_job *job, lane *l, int64_t which)
 {
   const tl_tensor *in = job->in;
   l->lane = which;
@@ -278,24 +321,27 @@ static void lane_begin(const lane_job *job, lane *l, int64_t which, lane_scratch
   l->lo = 0;
   l->hi = l->n;
   l->aux[0] = l->aux[1] = 0;
-  l->keys = s->ak;
-  l->idx = s->ai;
+}
+
+static int radix_sort_any(bool wide, uint64_t *a, uint32_t *ai, uint64_t *b, uint32_t *bi,
+                          int64_t n, int64_t lo, int64_t hi)
+{
+  return wide ? radix_sort_64(a, ai, b, bi, n, lo, hi) : radix_sort_p32(a, NULL, b, NULL, n, lo, hi);
 }
 
 /* Sort one lane on this thread, then emit. */
 static void lane_sort_serial(lane_job *job, lane *l, lane_scratch *s)
 {
-  keys_load(job->in->dtype, l->src, l->step, l->n, job->desc, s->ak);
-  for (int64_t i = 0; i < l->n; i++)
-    s->ai[i] = (uint32_t)i;
+  keys_load(job->in->dtype, l->src, l->step, l->n, 0, job->desc, s->a, s->ai);
+  l->a = s->a;
+  l->ai = s->ai;
   if (job->plan)
     job->plan(job, l);
   int side = 0;
   if (l->hi > l->lo)
-    side = l->wide ? radix_sort_64(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi)
-                   : radix_sort_32(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi);
-  l->keys = side ? s->bk : s->ak;
-  l->idx = side ? s->bi : s->ai;
+    side = radix_sort_any(l->wide, s->a, s->ai, s->b, s->bi, l->n, l->lo, l->hi);
+  l->a = side ? s->b : s->a;
+  l->ai = side ? s->bi : s->ai;
   job->emit(job, l, l->lo, l->hi);
 }
 
@@ -310,63 +356,240 @@ static void lanes_task(void *ctx, int64_t begin, int64_t end, int worker)
   }
   for (int64_t i = begin; i < end; i++) {
     lane l;
-    lane_begin(job, &l, i, &s);
+    lane_begin(job, &l, i);
     lane_sort_serial(job, &l, &s);
   }
-  free(s.mem);
+  scratch_free(&s);
 }
 
-/* ---- one long lane on the whole pool ---- */
-
+/* ---- one long lane on the whole pool ---------------------------------------------
+ * Keys go from the input straight into buckets: a histogram of the top
+ * TL_SORT_FINE_BITS differing key bits per input chunk, adjacent fine digits
+ * merged into buckets of about TL_SORT_BUCKET elements, one stable scatter
+ * (chunk offsets laid out bucket-major, then chunk), then each bucket sorted
+ * and emitted by one thread while it is still in that core's cache.  Buckets
+ * go to tasks in groups of about equal element counts.                      */
 typedef struct {
   lane_job *job;
   lane *l;
-  lane_scratch *s;
-} par_lane;
+  uint64_t *a; /* n elements: the scatter's destination */
+  uint32_t *ai;
+  int nchunks;
+  int64_t chunk;
+  int shift;
+  uint32_t fmask;
+  uint64_t *diff;   /* [nchunks]: OR of key ^ first key */
+  uint64_t first;
+  uint32_t *hist;   /* [nchunks][fmask + 1] */
+  uint32_t *map;    /* fine digit -> bucket */
+  int64_t *pos;     /* [nchunks][nbuckets] */
+  int64_t *starts;  /* [nbuckets + 1] */
+  int64_t nbuckets;
+  int64_t *groups;  /* bucket boundaries of the sorting tasks */
+  int failed;
+} big_sort;
 
-static void par_load(void *ctx, int64_t begin, int64_t end, int worker)
+static inline uint64_t elem_key(bool wide, uint64_t x) { return wide ? x : x >> 32; }
+
+#define TL_SORT_BLOCK 4096
+
+/* The fine histogram of each chunk, and (in diff[]) the exact differing bits,
+ * which tell whether the shift guessed from a sample was right. */
+static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
-  par_lane *p = ctx;
-  size_t ks = p->l->wide ? 8 : 4;
-  keys_load(p->job->in->dtype, p->l->src + begin * p->l->step, p->l->step, end - begin,
-            p->job->desc, (char *)p->s->ak + begin * ks);
-  for (int64_t i = begin; i < end; i++)
-    p->s->ai[i] = (uint32_t)i;
-}
-
-static void par_emit(void *ctx, int64_t begin, int64_t end, int worker)
-{
-  (void)worker;
-  par_lane *p = ctx;
-  p->job->emit(p->job, p->l, p->l->lo + begin, p->l->lo + end);
-}
-
-static bool lane_sort_parallel(lane_job *job, lane *l, lane_scratch *s)
-{
-  par_lane p = {job, l, s};
-  tl_parallel_for(l->n, 1 << 15, par_load, &p);
-  if (job->plan)
-    job->plan(job, l);
-  int side = 0;
-  if (l->hi > l->lo) {
-    int bits = l->wide ? significant_bits_64(s->ak, l->n) : significant_bits_32(s->ak, l->n);
-    if (bits <= TL_RADIX_BITS)
-      side = l->wide ? radix_sort_64(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi)
-                     : radix_sort_32(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi);
-    else
-      side = l->wide ? radix_sort_parallel_64(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi, bits)
-                     : radix_sort_parallel_32(s->ak, s->ai, s->bk, s->bi, l->n, l->lo, l->hi, bits);
-    if (side < 0)
-      return false;
+  big_sort *c = ctx;
+  uint64_t a[TL_SORT_BLOCK];
+  uint32_t ai[TL_SORT_BLOCK];
+  bool wide = c->l->wide;
+  for (int64_t t = begin; t < end; t++) {
+    uint32_t *h = c->hist + t * (int64_t)(c->fmask + 1);
+    memset(h, 0, sizeof *h * (c->fmask + 1));
+    uint64_t diff = 0;
+    int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->l->n ? i0 + c->chunk : c->l->n;
+    for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
+      int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
+      keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
+      for (int64_t i = 0; i < m; i++) {
+        uint64_t k = elem_key(wide, a[i]);
+        diff |= k ^ c->first;
+        h[(uint32_t)(k >> c->shift) & c->fmask]++;
+      }
+    }
+    c->diff[t] = diff;
   }
-  l->keys = side ? s->bk : s->ak;
-  l->idx = side ? s->bi : s->ai;
-  if (job->emit_chunks)
-    tl_parallel_for(l->hi - l->lo, 1 << 15, par_emit, &p);
-  else
+}
+
+static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  big_sort *c = ctx;
+  uint64_t a[TL_SORT_BLOCK];
+  uint32_t ai[TL_SORT_BLOCK];
+  bool wide = c->l->wide;
+  for (int64_t t = begin; t < end; t++) {
+    int64_t *pos = c->pos + t * c->nbuckets;
+    int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->l->n ? i0 + c->chunk : c->l->n;
+    for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
+      int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
+      keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
+      if (wide) {
+        for (int64_t i = 0; i < m; i++) {
+          int64_t p = pos[c->map[(uint32_t)(a[i] >> c->shift) & c->fmask]]++;
+          c->a[p] = a[i];
+          c->ai[p] = ai[i];
+        }
+      } else {
+        for (int64_t i = 0; i < m; i++) {
+          int64_t p = pos[c->map[(uint32_t)(a[i] >> 32 >> c->shift) & c->fmask]]++;
+          c->a[p] = a[i];
+        }
+      }
+    }
+  }
+}
+
+static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  big_sort *c = ctx;
+  lane *l = c->l;
+  bool wide = l->wide;
+  int64_t most = 0;
+  for (int64_t d = c->groups[begin]; d < c->groups[end]; d++)
+    most = c->starts[d + 1] - c->starts[d] > most ? c->starts[d + 1] - c->starts[d] : most;
+  void *mem = sort_alloc(most, wide);
+  if (!mem) {
+    __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  uint64_t *b = mem;
+  uint32_t *bi = wide ? (uint32_t *)(b + (most ? most : 1)) : NULL;
+  for (int64_t d = c->groups[begin]; d < c->groups[end]; d++) {
+    int64_t s = c->starts[d], n = c->starts[d + 1] - s;
+    if (n == 0 || s + n <= l->lo || s >= l->hi)
+      continue;
+    int64_t blo = l->lo > s ? l->lo - s : 0, bhi = l->hi - s < n ? l->hi - s : n;
+    if (radix_sort_any(wide, c->a + s, wide ? c->ai + s : NULL, b, bi, n, blo, bhi) == 1) {
+      memcpy(c->a + s, b, (size_t)n * sizeof *b);
+      if (wide)
+        memcpy(c->ai + s, bi, (size_t)n * sizeof *bi);
+    }
+    if (c->job->emit_chunks)
+      c->job->emit(c->job, l, s + blo, s + bhi);
+  }
+  free(mem);
+}
+
+/* Sort and emit lane l with the pool; a (and ai when wide) hold n elements. */
+static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai)
+{
+  int threads = tl_parallel_get_threads();
+  big_sort c = {.job = job, .l = l, .a = a, .ai = ai};
+  c.nchunks = 4 * threads;
+  c.chunk = (l->n + c.nchunks - 1) / c.nchunks;
+  /* Plans look at the keys; they get them before the sort, in input order. */
+  if (job->plan) {
+    keys_load(job->in->dtype, l->src, l->step, l->n, 0, job->desc, a, ai);
+    l->a = a;
+    l->ai = ai;
+    job->plan(job, l);
+    if (l->hi <= l->lo) {
+      job->emit(job, l, l->lo, l->hi);
+      return true;
+    }
+  }
+  uint64_t first[1];
+  uint32_t first_i[1];
+  keys_load(job->in->dtype, l->src, l->step, 1, 0, job->desc, first, first_i);
+  c.first = elem_key(l->wide, first[0]);
+  /* Which key bits differ: guessed from a sample, checked by the histogram
+   * pass, which is redone in the rare case that the sample missed some. */
+  uint64_t diffs[4 * 256], diff = 0;
+  c.diff = diffs;
+  int64_t every = l->n / 65536 > 1 ? l->n / 65536 : 1;
+  for (int64_t i = 0; i < l->n; i += every) {
+    keys_load(job->in->dtype, l->src + i * l->step, l->step, 1, 0, job->desc, first, first_i);
+    diff |= elem_key(l->wide, first[0]) ^ c.first;
+  }
+  bool ok = false;
+  c.hist = malloc(sizeof(uint32_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
+  c.map = malloc(sizeof(uint32_t) * ((size_t)1 << TL_SORT_FINE_BITS));
+  c.starts = malloc(sizeof(int64_t) * (((size_t)1 << TL_SORT_FINE_BITS) + 1));
+  c.pos = malloc(sizeof(int64_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
+  c.groups = malloc(sizeof(int64_t) * (size_t)(4 * threads + 2));
+  if (!c.hist || !c.map || !c.starts || !c.pos || !c.groups)
+    goto done;
+  for (;;) {
+    int bits = diff ? 64 - __builtin_clzll((unsigned long long)diff) : 0;
+    int fine = bits < TL_SORT_FINE_BITS ? bits : TL_SORT_FINE_BITS;
+    c.shift = bits - fine;
+    c.fmask = (1u << fine) - 1;
+    tl_parallel_for(c.nchunks, 1, big_hist, &c);
+    uint64_t exact = 0;
+    for (int t = 0; t < c.nchunks; t++)
+      exact |= diffs[t];
+    if ((exact | diff) == diff)
+      break;
+    diff |= exact;
+  }
+  int64_t nfine = (int64_t)c.fmask + 1;
+  /* Merge fine digits into buckets; a digit bigger than a bucket stands alone. */
+  int64_t nb = 0, fill = 0, sum = 0;
+  c.starts[0] = 0;
+  for (int64_t dgt = 0; dgt < nfine; dgt++) {
+    int64_t cnt = 0;
+    for (int t = 0; t < c.nchunks; t++)
+      cnt += c.hist[t * nfine + dgt];
+    if (fill > 0 && fill + cnt > TL_SORT_BUCKET) {
+      c.starts[++nb] = sum;
+      fill = 0;
+    }
+    c.map[dgt] = (uint32_t)nb;
+    fill += cnt;
+    sum += cnt;
+  }
+  c.starts[++nb] = sum;
+  c.nbuckets = nb;
+  /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
+  for (int t = 0; t < c.nchunks; t++)
+    for (int64_t b = 0; b < nb; b++)
+      c.pos[t * nb + b] = 0;
+  for (int t = 0; t < c.nchunks; t++)
+    for (int64_t dgt = 0; dgt < nfine; dgt++)
+      c.pos[t * nb + c.map[dgt]] += c.hist[t * nfine + dgt];
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t at = c.starts[b];
+    for (int t = 0; t < c.nchunks; t++) {
+      int64_t cnt = c.pos[t * nb + b];
+      c.pos[t * nb + b] = at;
+      at += cnt;
+    }
+  }
+  tl_parallel_for(c.nchunks, 1, big_scatter, &c);
+  l->a = a;
+  l->ai = ai;
+  /* Buckets into groups of about n / ntasks elements each. */
+  int ntasks = 4 * threads, g = 0;
+  c.groups[0] = 0;
+  for (int64_t b = 0; b < nb && g < ntasks - 1; b++)
+    if (c.starts[b + 1] >= (g + 1) * (l->n / ntasks))
+      c.groups[++g] = b + 1;
+  if (c.groups[g] != nb)
+    c.groups[++g] = nb;
+  tl_parallel_for(g, 1, big_buckets, &c);
+  if (c.failed)
+    goto done;
+  if (!job->emit_chunks)
     job->emit(job, l, l->lo, l->hi);
-  return true;
+  ok = true;
+done:
+  free(c.hist);
+  free(c.map);
+  free(c.starts);
+  free(c.pos);
+  free(c.groups);
+  return ok;
 }
 
 static tl_status lanes_run(lane_job *job)
@@ -379,18 +602,27 @@ static tl_status lanes_run(lane_job *job)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "sorting a dim of %lld elements (over 2^32) is "
                         "not supported", (long long)n);
   int64_t nlanes = numel / n;
+  bool wide = tl_sort_key_wide(in->dtype);
   job->failed = 0;
-  if (n >= TL_SORT_PARALLEL_MIN && nlanes < tl_parallel_get_threads()) {
-    lane_scratch s;
-    if (!scratch_alloc(&s, n, tl_sort_key_wide(in->dtype)))
-      return tl_error_set(TL_ERR_MEMORY, "out of memory sorting %lld elements", (long long)n);
+  if (n >= TL_SORT_PARALLEL_MIN && nlanes <= tl_parallel_get_threads()) {
+    void *mem = NULL;
     bool ok = true;
     for (int64_t i = 0; i < nlanes && ok; i++) {
       lane l;
-      lane_begin(job, &l, i, &s);
-      ok = lane_sort_parallel(job, &l, &s);
+      lane_begin(job, &l, i);
+      uint64_t *a = !wide && job->inplace ? job->inplace(job, i) : NULL;
+      uint32_t *ai = NULL;
+      if (!a) {
+        if (!mem && !(mem = sort_alloc(n, wide))) {
+          ok = false;
+          break;
+        }
+        a = mem;
+        ai = wide ? (uint32_t *)(a + n) : NULL;
+      }
+      ok = lane_sort_parallel(job, &l, a, ai);
     }
-    free(s.mem);
+    free(mem);
     if (!ok)
       return tl_error_set(TL_ERR_MEMORY, "out of memory sorting %lld elements", (long long)n);
     return TL_OK;
@@ -472,13 +704,22 @@ static void emit_sorted(const lane_job *job, const lane *l, int64_t j0, int64_t 
   int64_t step;
   if (o->values) {
     out_lane(o->values, o, l->lane, &p, &step);
-    values_store(job->in->dtype, l->keys, l->idx, j0, j1, job->desc, l->src, l->step,
-                 p + j0 * step, step);
+    values_store(job->in->dtype, l, j0, j1, job->desc, p + j0 * step, step);
   }
   if (o->indices) {
     out_lane(o->indices, o, l->lane, &p, &step);
-    indices_store(l->idx, j0, j1, p + j0 * step, step);
+    indices_store(l, j0, j1, p + j0 * step, step);
   }
+}
+
+/* The long-lane sort may work inside the lane's int64 indices output. */
+static uint64_t *sort_inplace(const lane_job *job, int64_t lane)
+{
+  const pair_out *o = job->ctx;
+  char *p;
+  int64_t step;
+  out_lane(o->indices, o, lane, &p, &step);
+  return step == 8 ? (uint64_t *)p : NULL;
 }
 
 tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
@@ -492,7 +733,7 @@ tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable
     return tl_error_status();
   pair_out o = {values, indices, in->ndim ? d : -1, 0, false};
   lane_job job = {.in = in, .dim = d, .desc = descending, .emit = emit_sorted,
-                  .emit_chunks = true, .ctx = &o};
+                  .emit_chunks = true, .inplace = sort_inplace, .ctx = &o};
   if (lanes_run(&job) != TL_OK) {
     release_pair(values, indices);
     return tl_error_status();
@@ -544,7 +785,7 @@ static void emit_one(const lane_job *job, const lane *l, int64_t j0, int64_t j1)
   out_lane(o->values, o, l->lane, &pv, &step);
   out_lane(o->indices, o, l->lane, &pi, &step);
   size_t size = tl_dtype_size(job->in->dtype);
-  int64_t at = l->aux[1] ? pos : l->idx[pos];
+  int64_t at = l->aux[1] ? pos : lane_pos(l, pos);
   memcpy(pv, l->src + at * l->step, size);
   memcpy(pi, &at, 8);
 }
@@ -591,7 +832,7 @@ tl_status tl_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
 static void plan_median(const lane_job *job, lane *l)
 {
   const pair_out *o = job->ctx;
-  int64_t nan = lane_count_nan(job, l, l->keys);
+  int64_t nan = lane_count_nan(job, l);
   int64_t m = l->n - nan;
   if ((nan && !o->ignore_nan) || m == 0) {
     l->aux[0] = lane_first_nan(job, l);
@@ -687,7 +928,7 @@ static double quantile_rank(double q, int64_t m, bool f32)
 static void plan_quantile(const lane_job *job, lane *l)
 {
   const quantile_out *o = job->ctx;
-  int64_t nan = lane_count_nan(job, l, l->keys), m = l->n - nan;
+  int64_t nan = lane_count_nan(job, l), m = l->n - nan;
   l->aux[0] = m;
   if ((nan && !o->ignore_nan) || m == 0) {
     l->aux[1] = 1; /* the answer is NaN */
@@ -709,7 +950,7 @@ static void plan_quantile(const lane_job *job, lane *l)
 
 static double lane_value(const lane_job *job, const lane *l, int64_t pos)
 {
-  tl_scalar s = tl_scalar_load(job->in->dtype, l->src + (int64_t)l->idx[pos] * l->step);
+  tl_scalar s = tl_scalar_load(job->in->dtype, l->src + (int64_t)lane_pos(l, pos) * l->step);
   return s.v.f;
 }
 
@@ -840,8 +1081,7 @@ static void emit_mode(const lane_job *job, const lane *l, int64_t j0, int64_t j1
     run++;
     bool last = j == l->n - 1;
     if (!last) {
-      bool same = l->wide ? ((const uint64_t *)l->keys)[j] == ((const uint64_t *)l->keys)[j + 1]
-                          : ((const uint32_t *)l->keys)[j] == ((const uint32_t *)l->keys)[j + 1];
+      bool same = lane_key(l, j) == lane_key(l, j + 1);
       if (same)
         continue;
     }

@@ -50,10 +50,11 @@ static inline uint32_t tl_key_bf16(uint16_t h)
   return (h & 0x8000u) ? (uint16_t)~h : (uint32_t)(h | 0x8000u);
 }
 
+/* Branch-free, so loops over it vectorise. */
 static inline uint32_t tl_key_f32(uint32_t u)
 {
   uint32_t a = u & 0x7fffffffu;
-  uint32_t k = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  uint32_t k = u ^ ((uint32_t)((int32_t)u >> 31) | 0x80000000u);
   k = a == 0 ? 0x80000000u : k;
   return a > 0x7f800000u ? 0xffffffffu : k;
 }
@@ -61,7 +62,7 @@ static inline uint32_t tl_key_f32(uint32_t u)
 static inline uint64_t tl_key_f64(uint64_t u)
 {
   uint64_t a = u & 0x7fffffffffffffffull;
-  uint64_t k = (u >> 63) ? ~u : (u | 0x8000000000000000ull);
+  uint64_t k = u ^ ((uint64_t)((int64_t)u >> 63) | 0x8000000000000000ull);
   k = a == 0 ? 0x8000000000000000ull : k;
   return a > 0x7ff0000000000000ull ? ~(uint64_t)0 : k;
 }
