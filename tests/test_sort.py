@@ -416,3 +416,29 @@ def test_mode_index_is_last_occurrence():
     v, i = tl.mode(tl.tensor([5, 4]))  # a tie: the smaller value
     assert v.item() == 4 and i.item() == 1
     assert isinstance(tl.mode(tl.tensor([1])), tl.return_types.mode)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_selection_on_long_lanes(dtype):
+    """Long lanes select through the thread-pool path (only the needed buckets sorted)."""
+    rng = np.random.default_rng(13)
+    n = 300_001
+    a = (rng.standard_normal(n) * 1000).astype(dtype)
+    t = tl.tensor(a)
+    s = np.sort(a)
+    assert tl.median(t).item() == s[(n - 1) // 2]
+    v, i = tl.kthvalue(t, 12345)
+    assert v.item() == s[12344] and a[i.item()] == s[12344]
+    v, i = tl.topk(t, 7, largest=False)
+    np.testing.assert_array_equal(v.numpy(), s[:7])
+    if dtype.startswith("float"):
+        for method in METHODS:
+            np.testing.assert_allclose(tl.quantile(t, tl.tensor(np.array([0.1, 0.5, 0.99], dtype)),
+                                                   interpolation=method).numpy(),
+                                       np.quantile(a, [0.1, 0.5, 0.99], method=method),
+                                       rtol=1e-5)
+        b = a.copy()
+        b[::7] = np.nan
+        assert np.isnan(tl.median(tl.tensor(b)).item())
+        assert tl.nanmedian(tl.tensor(b)).item() == np.sort(b[~np.isnan(b)])[
+            (np.count_nonzero(~np.isnan(b)) - 1) // 2]

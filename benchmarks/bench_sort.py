@@ -1,0 +1,44 @@
+"""Sorting benchmarks against NumPy.
+
+The headline case is torchlike.sort of 10^7 float32 against np.sort.  Note
+what each side does: torchlike.sort returns the sorted values AND their int64
+indices (PyTorch's contract: 120 MB of fresh output), np.sort only the values
+(40 MB).  The argsort cases compare like with like (stable argsort)."""
+import numpy as np
+
+import torchlike as tl
+
+
+def cases():
+    rng = np.random.default_rng(0)
+    n = 10 ** 7
+    x_np = rng.random(n, dtype=np.float32) * 2 - 1
+    x_tl = tl.from_numpy(x_np)
+    yield "sort 1e7 float32 (values+indices vs values)", lambda: tl.sort(x_tl), \
+        lambda: np.sort(x_np), "numpy"
+    yield "argsort 1e7 float32 stable", lambda: tl.argsort(x_tl, stable=True), \
+        lambda: np.argsort(x_np, kind="stable"), "numpy"
+
+    i_np = rng.integers(-10 ** 9, 10 ** 9, n).astype(np.int64)
+    i_tl = tl.from_numpy(i_np)
+    yield "sort 1e7 int64 (values+indices vs values)", lambda: tl.sort(i_tl), \
+        lambda: np.sort(i_np), "numpy"
+
+    m_np = rng.standard_normal((1000, 1000)).astype(np.float32)
+    m_tl = tl.from_numpy(m_np)
+    yield "sort 1000x1000 float32 dim=-1", lambda: tl.sort(m_tl), \
+        lambda: np.sort(m_np, axis=-1), "numpy"
+    yield "sort 1000x1000 float32 dim=0", lambda: tl.sort(m_tl, 0), \
+        lambda: np.sort(m_np, axis=0), "numpy"
+    yield "topk k=10 of 1e7 float32", lambda: tl.topk(x_tl, 10), \
+        lambda: np.partition(x_np, n - 10)[n - 10:], "numpy partition"
+    yield "median of 1e7 float32", lambda: tl.median(x_tl), \
+        lambda: np.median(x_np), "numpy"
+    u_np = rng.integers(0, 1000, n).astype(np.int64)
+    u_tl = tl.from_numpy(u_np)
+    yield "unique 1e7 int64 (1000 values)", lambda: tl.unique(u_tl), \
+        lambda: np.unique(u_np), "numpy"
+    s_np = np.sort(x_np[:100_000])
+    s_tl = tl.from_numpy(s_np)
+    yield "searchsorted 1e6 in 1e5", lambda: tl.searchsorted(s_tl, x_tl[:1_000_000]), \
+        lambda: np.searchsorted(s_np, x_np[:1_000_000]), "numpy"
