@@ -992,3 +992,44 @@ def test_inplace_view_methods():
     with pytest.raises(IndexError):
         c.unsqueeze_(5)
     assert c.shape == (2, 2)  # unchanged after an error
+
+
+# ---- block_diag, diagflat, tril/triu_indices, cartesian_prod ------------------------------
+
+def test_block_diag():
+    import scipy.linalg
+    xs = [arr((2, 3)), arr((), seed=1), arr((4,), seed=2), arr((0, 2), seed=3), arr((1, 1), seed=4)]
+    check(lambda *ts: tl.block_diag(*ts), lambda *a: scipy.linalg.block_diag(*a), *xs)
+    out = tl.block_diag(tl.tensor([[1, 2]], dtype=tl.int8), tl.tensor([[0.5]]))
+    assert out.dtype == tl.float32
+    assert tl.block_diag().shape == (1, 0)
+    with pytest.raises(RuntimeError, match="Input tensors must have 2 or fewer dimensions. Input 1 "
+                                           "has 3 dimensions"):
+        tl.block_diag(tl.zeros(2), tl.zeros(1, 1, 1))
+
+
+@pytest.mark.parametrize("shape,k", [((3,), 0), ((2, 2), 1), ((2, 3), -2), ((), 0), ((0,), 1)])
+def test_diagflat(shape, k):
+    a = arr(shape)
+    check(lambda t: tl.diagflat(t, k), lambda x: np.diagflat(x, k), a)
+    check(lambda t: noncontiguous(t).diagflat(offset=k), lambda x: np.diagflat(x, k), a)
+
+
+@pytest.mark.parametrize("row,col,k", [(3, 3, 0), (3, 4, 1), (4, 3, -1), (0, 3, 0), (3, 0, 0),
+                                       (2, 5, -4), (2, 2, 9)])
+def test_tril_triu_indices(row, col, k):
+    assert_close(tl.tril_indices(row, col, k), np.array(np.tril_indices(row, k, col)).reshape(2, -1))
+    assert_close(tl.triu_indices(row, col, offset=k),
+                 np.array(np.triu_indices(row, k, col)).reshape(2, -1))
+    assert tl.tril_indices(row, col, k, dtype=tl.int32).dtype == tl.int32
+    with pytest.raises(RuntimeError, match="not implemented for 'float32'"):
+        tl.tril_indices(2, 2, dtype=tl.float32)
+
+
+def test_cartesian_prod():
+    a, b, c = np.array([1, 2]), np.array([3, 4, 5]), np.array([6])
+    expected = np.array([(x, y, z) for x in a for y in b for z in c])
+    assert_close(tl.cartesian_prod(to_tensor(a), to_tensor(b), to_tensor(c)), expected)
+    assert_close(tl.cartesian_prod(to_tensor(a)), a)
+    with pytest.raises(RuntimeError, match=r"Expect a 1D vector, but got shape \[2, 2\]"):
+        tl.cartesian_prod(tl.zeros(2, 2), tl.zeros(2))

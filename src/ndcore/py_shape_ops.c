@@ -723,6 +723,23 @@ static PyObject *tensor_diag_embed(PyObject *self, PyObject *const *args, Py_ssi
   return wrap(tl_shape_diag_embed(&out, tl_py_t(self), offset, d1, d2), &out);
 }
 
+static PyObject *tensor_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"offset", NULL};
+  PyObject *v[1];
+  int64_t k = 0, numel = tl_tensor_numel(tl_py_t(self));
+  tl_tensor flat, out;
+  if (bind_args("diagflat", args, nargs, kwnames, names, v) < 0 ||
+      int_arg("diagflat", "offset", v[0], &k) < 0)
+    return NULL;
+  if (tl_view_reshape(&flat, tl_py_t(self), 1, &numel, true) != TL_OK)
+    return tl_py_raise();
+  tl_status status = tl_shape_diag(&out, &flat, k);
+  tl_tensor_release(&flat);
+  return wrap(status, &out);
+}
+
 /* ---- views ---------------------------------------------------------------------- */
 
 static PyObject *tensor_narrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -912,6 +929,95 @@ static PyObject *fn_meshgrid(PyObject *m, PyObject *const *args, Py_ssize_t narg
   return r;
 }
 
+/* A function of tensors given as f(a, b) or f([a, b]) returning one tensor. */
+static PyObject *tensors_to_one(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                                tl_status (*fn)(tl_tensor *, int, const tl_tensor *const *))
+{
+  PyObject *seq = NULL;
+  const tl_tensor **ptrs = NULL;
+  int n;
+  tl_tensor out;
+  if (tensor_varargs(func, args, nargs, &seq, &ptrs, &n) < 0)
+    return NULL;
+  PyObject *r = wrap(fn(&out, n, ptrs), &out);
+  free(ptrs);
+  Py_DECREF(seq);
+  return r;
+}
+
+static PyObject *fn_block_diag(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)m;
+  /* block_diag takes its tensors unpacked only: a list is not a tensor. */
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    if (!tl_py_is_tensor(args[i]))
+      return PyErr_Format(PyExc_TypeError, "block_diag(): expected Tensor as element %zd, but "
+                                           "got %s", i, Py_TYPE(args[i])->tp_name);
+  PyObject *tuple = PyTuple_New(nargs);
+  if (!tuple)
+    return NULL;
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
+  PyObject *r = tensors_to_one("block_diag", &tuple, 1, tl_shape_block_diag);
+  Py_DECREF(tuple);
+  return r;
+}
+
+static PyObject *fn_cartesian_prod(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)m;
+  return tensors_to_one("cartesian_prod", args, nargs, tl_shape_cartesian_prod);
+}
+
+static PyObject *tri_indices(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, bool upper)
+{
+  static const char *const names[] = {"row", "col", "offset", "dtype", "device", "layout",
+                                      NULL};
+  PyObject *v[6];
+  int64_t row = 0, col = 0, offset = 0;
+  tl_dtype dtype = TL_DTYPE_I64;
+  tl_device device;
+  tl_tensor idx, out;
+  if (nargs > 3)
+    return PyErr_Format(PyExc_TypeError, "%s() takes at most 3 positional arguments (%zd given)",
+                        func, nargs);
+  if (bind_args(func, args, nargs, kwnames, names, v) < 0)
+    return NULL;
+  if (need(func, "row", v[0]) < 0 || need(func, "col", v[1]) < 0 ||
+      int_arg(func, "row", v[0], &row) < 0 || int_arg(func, "col", v[1], &col) < 0 ||
+      int_arg(func, "offset", v[2], &offset) < 0 ||
+      (v[3] && v[3] != Py_None && tl_py_parse_dtype(v[3], &dtype) < 0) ||
+      (v[4] && v[4] != Py_None && tl_py_parse_device(v[4], &device) < 0))
+    return NULL;
+  if (v[4] && v[4] != Py_None && device.type != TL_DEVICE_CPU)
+    return PyErr_Format(PyExc_RuntimeError, "%s(): only the CPU is supported here", func);
+  if (dtype != TL_DTYPE_I64 && dtype != TL_DTYPE_I32)
+    return PyErr_Format(PyExc_RuntimeError, "\"%s\" not implemented for '%s'", func,
+                        tl_dtype_names[dtype]);
+  if (tl_shape_tri_indices(&idx, row, col, offset, upper) != TL_OK)
+    return tl_py_raise();
+  if (dtype == TL_DTYPE_I64)
+    return tl_py_tensor_from(&idx);
+  tl_status status = tl_tensor_to_dtype(&out, &idx, dtype);
+  tl_tensor_release(&idx);
+  return wrap(status, &out);
+}
+
+static PyObject *fn_tril_indices(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)m;
+  return tri_indices("tril_indices", args, nargs, kwnames, false);
+}
+
+static PyObject *fn_triu_indices(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)m;
+  return tri_indices("triu_indices", args, nargs, kwnames, true);
+}
+
 static PyObject *atleast(const char *func, PyObject *const *args, Py_ssize_t nargs, int ndim)
 {
   PyObject *seq = NULL, *r = NULL;
@@ -1081,6 +1187,7 @@ static PyMethodDef shape_methods[] = {
     {"diagonal", FASTCALL_KW(tensor_diagonal), NULL},
     {"diag", FASTCALL_KW(tensor_diag), NULL},
     {"diag_embed", FASTCALL_KW(tensor_diag_embed), NULL},
+    {"diagflat", FASTCALL_KW(tensor_diagflat), NULL},
     {"narrow", FASTCALL_KW(tensor_narrow), NULL},
     {"as_strided", FASTCALL_KW(tensor_as_strided), NULL},
     {"movedim", FASTCALL_KW(tensor_movedim), NULL},
@@ -1121,6 +1228,10 @@ static PyMethodDef shape_functions[] = {
     {"atleast_1d", (PyCFunction)(void (*)(void))fn_atleast_1d, METH_FASTCALL, NULL},
     {"atleast_2d", (PyCFunction)(void (*)(void))fn_atleast_2d, METH_FASTCALL, NULL},
     {"atleast_3d", (PyCFunction)(void (*)(void))fn_atleast_3d, METH_FASTCALL, NULL},
+    {"block_diag", (PyCFunction)(void (*)(void))fn_block_diag, METH_FASTCALL, NULL},
+    {"cartesian_prod", (PyCFunction)(void (*)(void))fn_cartesian_prod, METH_FASTCALL, NULL},
+    {"tril_indices", FASTCALL_KW(fn_tril_indices), NULL},
+    {"triu_indices", FASTCALL_KW(fn_triu_indices), NULL},
     {"_pad", FASTCALL_KW(fn_pad), NULL},
     {NULL, NULL, 0, NULL},
 };

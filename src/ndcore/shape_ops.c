@@ -806,6 +806,129 @@ tl_status tl_shape_diag_embed(tl_tensor *out, const tl_tensor *in, int64_t offse
   return TL_OK;
 }
 
+tl_status tl_shape_block_diag(tl_tensor *out, int n, const tl_tensor *const *ins)
+{
+  if (n > 0 && tl_check_same_device(n, ins) != TL_OK)
+    return tl_error_status();
+  int64_t rows = 0, cols = 0;
+  tl_dtype dtype = n ? ins[0]->dtype : TL_DTYPE_F32;
+  for (int i = 0; i < n; i++) {
+    const tl_tensor *t = ins[i];
+    if (t->ndim > 2)
+      return tl_error_set(TL_ERR_RUNTIME, "torch.block_diag: Input tensors must have 2 or fewer "
+                                          "dimensions. Input %d has %d dimensions", i, t->ndim);
+    rows += t->ndim == 2 ? t->shape[0] : 1;
+    cols += t->ndim == 2 ? t->shape[1] : t->ndim == 1 ? t->shape[0] : 1;
+    dtype = tl_promote_types(dtype, t->dtype);
+  }
+  if (n == 0) /* PyTorch gives a (1, 0) matrix for no inputs */
+    rows = 1;
+  tl_device device = n ? tl_tensor_device(ins[0]) : tl_device_cpu();
+  if (tl_tensor_empty(out, dtype, 2, (int64_t[]){rows, cols}, device) != TL_OK)
+    return tl_error_status();
+  memset(out->storage->data, 0, out->storage->nbytes);
+  int64_t r = 0, c = 0;
+  for (int i = 0; i < n; i++) {
+    tl_tensor block, src;
+    const tl_tensor *t = ins[i];
+    int64_t h = t->ndim == 2 ? t->shape[0] : 1;
+    int64_t w = t->ndim == 2 ? t->shape[1] : t->ndim == 1 ? t->shape[0] : 1;
+    if (tl_view_reshape(&src, t, 2, (int64_t[]){h, w}, false) != TL_OK)
+      goto fail;
+    tl_tensor_view_of(&block, out);
+    tl_view_slice(&block, 0, r, h, 1);
+    tl_view_slice(&block, 1, c, w, 1);
+    tl_status status = h > 0 && w > 0 ? copy_into(&block, &src) : TL_OK;
+    tl_tensor_release(&block);
+    tl_tensor_release(&src);
+    if (status != TL_OK)
+      goto fail;
+    r += h;
+    c += w;
+  }
+  return TL_OK;
+fail:
+  tl_tensor_release(out);
+  return tl_error_status();
+}
+
+/* Columns of row i kept by the triangle: [lo, hi). */
+static void tri_row(int64_t i, int64_t col, int64_t offset, bool upper, int64_t *lo, int64_t *hi)
+{
+  int64_t edge = i + offset; /* the diagonal's column in row i */
+  if (upper) {
+    *lo = edge < 0 ? 0 : edge > col ? col : edge;
+    *hi = col;
+  } else {
+    *lo = 0;
+    *hi = edge + 1 < 0 ? 0 : edge + 1 > col ? col : edge + 1;
+  }
+}
+
+tl_status tl_shape_tri_indices(tl_tensor *out, int64_t row, int64_t col, int64_t offset,
+                               bool upper)
+{
+  if (row < 0 || col < 0)
+    return tl_error_set(TL_ERR_RUNTIME, "%s_indices: row must be non-negative, got %lld and col "
+                                        "%lld", upper ? "triu" : "tril", (long long)row,
+                        (long long)col);
+  if (row > TL_SIZE_LIMIT || col > TL_SIZE_LIMIT ||
+      check_offset(upper ? "triu_indices: offset" : "tril_indices: offset", offset) != TL_OK)
+    return tl_error_set(TL_ERR_VALUE, "%s_indices: arguments out of range",
+                        upper ? "triu" : "tril");
+  int64_t count = 0;
+  for (int64_t i = 0; i < row; i++) {
+    int64_t lo, hi;
+    tri_row(i, col, offset, upper, &lo, &hi);
+    count += hi > lo ? hi - lo : 0;
+    if (count > TL_SIZE_LIMIT)
+      return tl_error_set(TL_ERR_VALUE, "%s_indices: too many indices", upper ? "triu" : "tril");
+  }
+  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){2, count}, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  int64_t *rows = out->storage->data, *cols = rows + count, k = 0;
+  for (int64_t i = 0; i < row; i++) {
+    int64_t lo, hi;
+    tri_row(i, col, offset, upper, &lo, &hi);
+    for (int64_t j = lo; j < hi; j++, k++) {
+      rows[k] = i;
+      cols[k] = j;
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_shape_cartesian_prod(tl_tensor *out, int n, const tl_tensor *const *ins)
+{
+  if (n == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "cartesian_prod expects a non-empty TensorList");
+  for (int i = 0; i < n; i++)
+    if (ins[i]->ndim != 1)
+      return tl_error_set(TL_ERR_RUNTIME, "Expect a 1D vector, but got shape %s",
+                          tl_shape_str((char[256]){0}, 256, ins[i]->ndim, ins[i]->shape));
+  if (n == 1)
+    return materialize(out, ins[0]);
+  tl_tensor grids[TL_MAX_DIMS], flat[TL_MAX_DIMS];
+  const tl_tensor *ptrs[TL_MAX_DIMS];
+  int made = 0;
+  tl_status status = tl_shape_meshgrid(grids, n, ins, false);
+  if (status != TL_OK)
+    return status;
+  for (; made < n; made++) {
+    int64_t numel = tl_tensor_numel(&grids[made]);
+    if ((status = tl_view_reshape(&flat[made], &grids[made], 1, &numel, true)) != TL_OK)
+      break;
+    ptrs[made] = &flat[made];
+  }
+  if (status == TL_OK)
+    status = tl_shape_stack(out, n, ptrs, 1);
+  for (int i = 0; i < made; i++)
+    tl_tensor_release(&flat[i]);
+  for (int i = 0; i < n; i++)
+    tl_tensor_release(&grids[i]);
+  return status;
+}
+
 /* ---- padding ------------------------------------------------------------------- */
 
 /* dst (padded along d by l, r >= 0 around src's extent) gets its borders. */

@@ -63,6 +63,15 @@ tl_status tl_shape_diag(tl_tensor *out, const tl_tensor *in, int64_t k);
 tl_status tl_shape_diag_embed(tl_tensor *out, const tl_tensor *in, int64_t offset, int64_t dim1,
                               int64_t dim2);
 
+/* Matrices (0-d/1-d inputs as 1xN) along the diagonal of a zero matrix; dtypes promote. */
+tl_status tl_shape_block_diag(tl_tensor *out, int n, const tl_tensor *const *ins);
+/* The (2, N) int64 row/column indices of the lower (upper) triangle of a
+ * row x col matrix from diagonal `offset`, row-major (torch.tril_indices). */
+tl_status tl_shape_tri_indices(tl_tensor *out, int64_t row, int64_t col, int64_t offset,
+                               bool upper);
+/* Rows of every combination of the inputs' elements (1-d each), as torch.cartesian_prod. */
+tl_status tl_shape_cartesian_prod(tl_tensor *out, int n, const tl_tensor *const *ins);
+
 /* ---- padding (torch.nn.functional.pad) ----
  * pad holds (left, right) pairs starting from the last dim; negative amounts
  * crop.  `value` fills in constant mode.                                 */
