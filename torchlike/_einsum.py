@@ -89,7 +89,7 @@ def _take_diagonals(t, labels):
         if t.shape[i] != t.shape[j]:
             raise RuntimeError(f"einsum(): subscript {dup} is repeated for operand but the sizes "
                                f"don't match, {t.shape[i]} != {t.shape[j]}")
-        t = _C._linalg_diagonal(t, 0, i, j)
+        t = _C.diagonal(t, 0, i, j)
         labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [dup]
 
 

@@ -262,7 +262,7 @@ def multi_dot(tensors, *, out=None):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """A view of the diagonals of the matrices in (dim1, dim2), appended as the last dim."""
-    return _C._linalg_diagonal(A, offset, dim1, dim2)
+    return _C.diagonal(A, offset, dim1, dim2)
 
 
 def lu_factor(A, *, pivot=True, out=None):

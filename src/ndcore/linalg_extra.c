@@ -355,7 +355,7 @@ tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
     tl_tensor diag;
     tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0}, one = {.kind = TL_KIND_INT, .v.i = 1};
     if ((st = tl_tensor_fill(out, zero)) == TL_OK &&
-        (st = tl_linalg_diagonal_view(&diag, out, 0, -2, -1)) == TL_OK) {
+        (st = tl_view_diagonal(&diag, out, 0, -2, -1)) == TL_OK) {
       st = tl_tensor_fill(&diag, one);
       tl_tensor_release(&diag);
     }

@@ -658,7 +658,7 @@ done:
   return st;
 }
 
-/* ---- tensordot, kron, trace, diagonal ------------------------------------------------ */
+/* ---- tensordot, kron, trace ------------------------------------------------ */
 
 tl_status tl_linalg_tensordot(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int n,
                               const int64_t *da, const int64_t *db)
@@ -779,41 +779,6 @@ done:
   return st;
 }
 
-tl_status tl_linalg_diagonal_view(tl_tensor *out, const tl_tensor *a, int64_t offset, int64_t d0,
-                                  int64_t d1)
-{
-  int x, y;
-  if (tl_dim_wrap(d0, a->ndim, &x) != TL_OK || tl_dim_wrap(d1, a->ndim, &y) != TL_OK)
-    return tl_error_status();
-  if (x == y)
-    return tl_error_set(TL_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
-                        (long long)d0, (long long)d1);
-  int64_t len, start = a->offset;
-  if (offset >= 0) {
-    len = a->shape[y] - offset < a->shape[x] ? a->shape[y] - offset : a->shape[x];
-    if (len > 0)
-      start += offset * a->strides[y];
-  } else {
-    len = a->shape[x] + offset < a->shape[y] ? a->shape[x] + offset : a->shape[y];
-    if (len > 0)
-      start -= offset * a->strides[x];
-  }
-  if (len < 0)
-    len = 0;
-  tl_tensor_view_of(out, a);
-  out->offset = len > 0 ? start : a->offset;
-  int n = 0;
-  for (int d = 0; d < a->ndim; d++)
-    if (d != x && d != y) {
-      out->shape[n] = a->shape[d];
-      out->strides[n++] = a->strides[d];
-    }
-  out->shape[n] = len;
-  out->strides[n++] = a->strides[x] + a->strides[y];
-  out->ndim = n;
-  return TL_OK;
-}
-
 tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a)
 {
   if (a->ndim != 2)
@@ -823,7 +788,7 @@ tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a)
   tl_tensor diag = {0}, ones = {0};
   tl_status st;
   /* the diagonal as [1, n] times ones [n, 1]: a sum that BLAS does for us. */
-  if ((st = tl_linalg_diagonal_view(&diag, a, 0, 0, 1)) != TL_OK)
+  if ((st = tl_view_diagonal(&diag, a, 0, 0, 1)) != TL_OK)
     return st;
   int64_t n = diag.shape[0];
   tl_tensor row;

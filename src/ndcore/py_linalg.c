@@ -642,20 +642,6 @@ static PyObject *py_solve_triangular(PyObject *self, PyObject *args)
   return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
 }
 
-/* A view of a diagonal (einsum's repeated indices): (t, offset, dim1, dim2). */
-static PyObject *py_diagonal(PyObject *self, PyObject *args)
-{
-  (void)self;
-  PyObject *oa;
-  long long offset = 0, d0 = 0, d1 = 1;
-  tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "O!|LLL:_linalg_diagonal", tl_py_tensor_type, &oa, &offset, &d0, &d1))
-    return NULL;
-  if (tl_linalg_diagonal_view(&r, tl_py_t(oa), offset, d0, d1) != TL_OK)
-    return tl_py_raise();
-  return tl_py_tensor_from(&r);
-}
-
 PyMethodDef tl_py_linalg_functions[] = {
     {"_linalg_solve", py_solve, METH_VARARGS, NULL},
     {"_linalg_inv", py_inv, METH_VARARGS, NULL},
@@ -674,7 +660,6 @@ PyMethodDef tl_py_linalg_functions[] = {
     {"_linalg_matrix_rank", py_matrix_rank, METH_VARARGS, NULL},
     {"_linalg_matrix_power", py_matrix_power, METH_VARARGS, NULL},
     {"_linalg_cross", py_cross, METH_VARARGS, NULL},
-    {"_linalg_diagonal", py_diagonal, METH_VARARGS, NULL},
     {"_linalg_lu_factor", py_lu_factor, METH_VARARGS, NULL},
     {"_linalg_lu_solve", py_lu_solve, METH_VARARGS, NULL},
     {"_linalg_solve_triangular", py_solve_triangular, METH_VARARGS, NULL},

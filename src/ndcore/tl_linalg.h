@@ -51,9 +51,6 @@ tl_status tl_linalg_tensordot(tl_tensor *out, const tl_tensor *a, const tl_tenso
 tl_status tl_linalg_kron(tl_tensor *out, const tl_tensor *a, const tl_tensor *b);
 /* Sum of the main diagonal of a 2-d tensor (integers sum into int64). */
 tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a);
-/* A view of the diagonal of dims d0, d1 (moved to the end), as NumPy's diagonal. */
-tl_status tl_linalg_diagonal_view(tl_tensor *out, const tl_tensor *a, int64_t offset, int64_t d0,
-                                  int64_t d1);
 
 /* ---- decompositions (linalg.c) -------------------------------------------------
  * Inputs are [B..., M, N]; results are batched the same way.  Integral inputs
