@@ -119,7 +119,8 @@ tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t 
   t->dtype = dtype;
   t->ndim = ndim;
   t->offset = 0;
-  memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
+  if (ndim > 0) /* 0-d callers may pass shape == NULL */
+    memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   tl_shape_contiguous_strides(ndim, shape, t->strides);
   return TL_OK;
 }
