@@ -450,3 +450,35 @@ def test_eye_arguments_and_errors():
         tl.eye(2.0)
     with pytest.raises(TypeError):
         tl.eye()
+
+
+# ---- Tensor.new_* ------------------------------------------------------------------------
+
+def test_new_methods_default_to_self_dtype():
+    x = tl.ones(2, dtype=tl.int32)
+    z = x.new_zeros(2, 3)
+    assert z.dtype == tl.int32 and z.shape == (2, 3) and not z.numpy().any()
+    assert x.new_zeros((4,)).shape == (4,)
+    assert x.new_zeros(size=(1, 2)).shape == (1, 2)
+    o = x.new_ones(3)
+    assert o.dtype == tl.int32 and o.tolist() == [1, 1, 1]
+    assert x.new_full((2,), 2.7).tolist() == [2, 2]
+    assert x.new_full((2,), 2.5, dtype=tl.float64).tolist() == [2.5, 2.5]
+    assert x.new_empty(0, 3).shape == (0, 3) and x.new_empty(1).dtype == tl.int32
+    assert x.new_ones(2, dtype=tl.bool).dtype == tl.bool
+
+
+def test_new_tensor_copies_in_self_dtype():
+    x = tl.zeros(1, dtype=tl.float64)
+    a = np.array([1, 2], dtype=np.int16)
+    t = x.new_tensor(a)
+    assert t.dtype == tl.float64 and t.tolist() == [1.0, 2.0]
+    a[0] = 9
+    assert t[0].item() == 1.0
+    i = tl.zeros(1, dtype=tl.int64).new_tensor([1.7, -2.2])
+    assert i.dtype == tl.int64 and i.tolist() == [1, -2]
+    assert x.new_tensor(3, dtype=tl.int8).dtype == tl.int8
+    with pytest.raises(TypeError):
+        x.new_tensor()
+    with pytest.raises(NotImplementedError):
+        x.new_zeros(2, requires_grad=True)

@@ -255,7 +255,8 @@ static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
 
 /* zeros/ones/empty/full(*size, [fill_value,] ...): allocate, then fill unless empty. */
 static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, const tl_scalar *value, bool needs_value)
+                        PyObject *kwnames, const tl_scalar *value, bool needs_value,
+                        PyObject *like)
 {
   static const char *const names[] = {"size", "fill_value", NULL};
   PyObject *kw[2];
@@ -271,17 +272,18 @@ static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t narg
     if (!v && nargs == (kw[0] ? 0 : 2))
       v = args[--nargs];
     if (!v || nargs > 1)
-      return PyErr_Format(PyExc_TypeError, "full() takes a size and a fill_value");
+      return PyErr_Format(PyExc_TypeError, "%s() takes a size and a fill_value", func);
     if (tl_py_number_arg(func, "fill_value", v, &s) < 0)
       return NULL;
   } else if (kw[1]) {
     return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'fill_value'",
                         func);
   }
-  tl_dtype dtype;
+  tl_dtype dtype, fallback = like             ? tl_py_t(like)->dtype
+                             : needs_value ? scalar_default_dtype(s.kind)
+                                           : tl_dtype_default_float();
   if (tl_py_factory_shape(func, args, nargs, kw[0], shape, &ndim) < 0 ||
-      tl_py_factory_dtype(func, &o, needs_value ? scalar_default_dtype(s.kind)
-                                                : tl_dtype_default_float(), &dtype) < 0)
+      tl_py_factory_dtype(func, &o, fallback, &dtype) < 0)
     return NULL;
   if (tl_tensor_empty(&t, dtype, ndim, shape, o.device) != TL_OK)
     return tl_py_raise();
@@ -298,22 +300,22 @@ static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
 static PyObject *py_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return filled("zeros", a, n, kw, &zero, false);
+  return filled("zeros", a, n, kw, &zero, false, NULL);
 }
 static PyObject *py_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return filled("ones", a, n, kw, &one, false);
+  return filled("ones", a, n, kw, &one, false, NULL);
 }
 static PyObject *py_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return filled("empty", a, n, kw, NULL, false);
+  return filled("empty", a, n, kw, NULL, false, NULL);
 }
 static PyObject *py_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
   (void)m;
-  return filled("full", a, n, kw, NULL, true);
+  return filled("full", a, n, kw, NULL, true, NULL);
 }
 
 /* The _like forms: the input's shape, and its dtype unless dtype= says otherwise. */
@@ -374,6 +376,45 @@ static PyObject *py_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, Py
 {
   (void)m;
   return like("empty_like", a, n, kw, NULL, false);
+}
+
+/* Tensor.new_zeros/new_ones/new_empty/new_full(size, ...): like the
+ * functions, but the dtype defaults to self's. */
+static PyObject *tensor_new_zeros(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  return filled("new_zeros", a, n, kw, &zero, false, self);
+}
+static PyObject *tensor_new_ones(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  return filled("new_ones", a, n, kw, &one, false, self);
+}
+static PyObject *tensor_new_empty(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  return filled("new_empty", a, n, kw, NULL, false, self);
+}
+static PyObject *tensor_new_full(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+  return filled("new_full", a, n, kw, NULL, true, self);
+}
+
+/* Tensor.new_tensor(data, *, dtype=None, ...): a copy of data in self's dtype
+ * unless dtype= says otherwise. */
+static PyObject *tensor_new_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"data", NULL};
+  PyObject *kw[1];
+  tl_py_factory_opts o;
+  tl_tensor t;
+  bool weak;
+  if (tl_py_factory_opts_parse("new_tensor", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs + (kw[0] != NULL) != 1)
+    return PyErr_Format(PyExc_TypeError, "new_tensor() takes 1 positional argument (data)");
+  int dtype = o.dtype >= 0 ? o.dtype : (int)tl_py_t(self)->dtype;
+  if (tl_py_to_tensor(nargs ? args[0] : kw[0], dtype, true, &t, &weak) < 0)
+    return NULL;
+  return tl_py_tensor_from(&t);
 }
 
 /* empty_strided(size, stride, *, dtype=None, device=None): uninitialised memory
@@ -577,6 +618,15 @@ static PyObject *py_eye(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
 }
 
 #define TL_FASTCALL_KW(fn) (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS
+PyMethodDef tl_py_create_methods[] = {
+    {"new_zeros", TL_FASTCALL_KW(tensor_new_zeros), NULL},
+    {"new_ones", TL_FASTCALL_KW(tensor_new_ones), NULL},
+    {"new_empty", TL_FASTCALL_KW(tensor_new_empty), NULL},
+    {"new_full", TL_FASTCALL_KW(tensor_new_full), NULL},
+    {"new_tensor", TL_FASTCALL_KW(tensor_new_tensor), NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 PyMethodDef tl_py_create_functions[] = {
     {"tensor", TL_FASTCALL_KW(py_tensor), NULL},
     {"as_tensor", TL_FASTCALL_KW(py_as_tensor), NULL},

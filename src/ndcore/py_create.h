@@ -36,6 +36,10 @@ int tl_py_factory_dtype(const char *func, const tl_py_factory_opts *o, tl_dtype 
 /* Return t as the factory's result, or copy it into out= (t is consumed). */
 PyObject *tl_py_factory_finish(tl_tensor *t, const tl_py_factory_opts *o);
 
+/* Tensor.new_zeros/new_ones/new_empty/new_full/new_tensor (py_create.c),
+ * added to Tensor by tl_py_random_init. */
+extern PyMethodDef tl_py_create_methods[];
+
 /* A number, or a one-element tensor, as a scalar; TypeError naming `what`. */
 int tl_py_number_arg(const char *func, const char *what, PyObject *o, tl_scalar *s);
 

@@ -920,7 +920,8 @@ int tl_py_random_init(PyObject *module)
   if (!default_generator ||
       PyModule_AddObjectRef(module, "default_generator", default_generator) < 0 ||
       PyModule_AddFunctions(module, random_functions) < 0 ||
-      tl_py_tensor_add_methods(random_methods) < 0)
+      tl_py_tensor_add_methods(random_methods) < 0 ||
+      tl_py_tensor_add_methods(tl_py_create_methods) < 0)
     return -1;
   return 0;
 }
