@@ -62,11 +62,24 @@ def test_tensor_dtype_argument_casts():
     assert tl.tensor(data=[1, 2]).tolist() == [1, 2]
 
 
+@pytest.mark.parametrize("data, dtype", [
+    ([np.float64(1.5)], tl.float64), ([1.5, np.float64(2)], tl.float64),
+    ([np.float32(1.5), 2.5], tl.float32), ([np.arange(2.0)], tl.float64),
+    ([1j, np.complex128(1)], tl.complex128), (np.float64(2.5), tl.float64),
+    ((1.5, 2.5), tl.float32), ([[1.5], [2.5]], tl.float32),
+])
+def test_tensor_keeps_numpy_double_precision(data, dtype):
+    # Only plain Python floats take the default dtype, as in PyTorch.
+    assert tl.tensor(data).dtype == dtype
+
+
 def test_tensor_from_list_of_tensors():
     t = tl.tensor([tl.tensor(1.5), tl.tensor(2.5)])
     assert t.dtype == tl.float32 and t.tolist() == [1.5, 2.5]
     t = tl.tensor([tl.tensor([1, 2]), tl.tensor([3, 4])])
     assert t.dtype == tl.int64 and t.shape == (2, 2)
+    assert tl.tensor([tl.tensor(1.5, dtype=tl.float64)]).dtype == tl.float64
+    assert tl.tensor([tl.tensor(1, dtype=tl.int16)]).dtype == tl.int16
 
 
 @pytest.mark.parametrize("bad, exc", [

@@ -182,6 +182,33 @@ static int recast(tl_tensor *t, int dtype)
   return 0;
 }
 
+/* Does `o` (a nested list/tuple) hold a double-precision value that is not a
+ * plain Python float or complex - a NumPy scalar, an ndarray, a tensor, any
+ * other array-like?  Those keep float64/complex128, as in PyTorch; only plain
+ * Python numbers take the default dtype. */
+static bool holds_strong_double(PyObject *o, int depth)
+{
+  if (PyFloat_CheckExact(o) || PyComplex_CheckExact(o) || PyLong_Check(o))
+    return false;
+  if (tl_py_is_tensor(o))
+    return tl_py_t(o)->dtype == TL_DTYPE_F64 || tl_py_t(o)->dtype == TL_DTYPE_C128;
+  if (PyArray_Check(o))
+    return PyArray_TYPE((PyArrayObject *)o) == NPY_DOUBLE ||
+           PyArray_TYPE((PyArrayObject *)o) == NPY_CDOUBLE;
+  if (PyArray_IsScalar(o, Generic))
+    return PyArray_IsScalar(o, Double) || PyArray_IsScalar(o, CDouble);
+  if (!PyList_Check(o) && !PyTuple_Check(o))
+    return true;
+  if (depth > TL_MAX_DIMS)
+    return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject **items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (holds_strong_double(items[i], depth + 1))
+      return true;
+  return false;
+}
+
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
   tl_scalar s;
@@ -225,9 +252,12 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (r < 0)
     return -1;
   int want = dtype;
-  if (want < 0 && from_python && t->dtype == TL_DTYPE_F64)
+  bool demote = want < 0 && from_python &&
+                (t->dtype == TL_DTYPE_F64 || t->dtype == TL_DTYPE_C128) &&
+                !holds_strong_double(o, 0);
+  if (demote && t->dtype == TL_DTYPE_F64)
     want = tl_dtype_default_float();
-  if (want < 0 && from_python && t->dtype == TL_DTYPE_C128)
+  if (demote && t->dtype == TL_DTYPE_C128)
     want = tl_dtype_to_complex(tl_dtype_default_float());
   if (copy && !fresh)
     return recast(t, want);
