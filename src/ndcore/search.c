@@ -344,40 +344,69 @@ typedef struct {
   bool right, out_int32, seq_1d;
   int64_t n;       /* seq's last dim */
   int64_t nvalues; /* values per row (values' last dim, 1 for 0-d) */
+  uint64_t *shared_keys; /* a 1-d sequence's keys, made once for all rows */
+  int failed;
 } search_job;
+
+/* The keys of one row of the sequence, in sorter order when there is one. */
+static void row_keys(const search_job *j, int64_t row, uint64_t *keys)
+{
+  tl_dtype d = j->seq->dtype;
+  int ss = j->seq->ndim - 1;
+  int64_t sstep = j->seq->strides[ss] * (int64_t)tl_dtype_size(d);
+  int64_t rstep = j->sorter ? j->sorter->strides[ss] * 8 : 0;
+  const char *seq = tl_lane_ptr(j->seq, ss, j->seq_1d ? 0 : row);
+  const char *sorter = j->sorter ? tl_lane_ptr(j->sorter, ss, j->seq_1d ? 0 : row) : NULL;
+  for (int64_t i = 0; i < j->n; i++) {
+    int64_t at = sorter ? load_i64(sorter + i * rstep) : i;
+    keys[i] = tl_sort_key(d, seq + at * sstep);
+  }
+}
 
 static void search_rows(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
-  const search_job *j = ctx;
+  search_job *j = ctx;
   tl_dtype d = j->seq->dtype;
   size_t size = tl_dtype_size(d);
   int sv = j->values->ndim ? j->values->ndim - 1 : -1;
-  int ss = j->seq->ndim - 1;
   int64_t vstep = j->values->ndim ? j->values->strides[sv] * (int64_t)size : 0;
   int64_t ostep = j->out->ndim ? j->out->strides[j->out->ndim - 1] * (int64_t)tl_dtype_size(j->out->dtype) : 0;
-  int64_t sstep = j->seq->strides[ss] * (int64_t)size;
-  int64_t rstep = j->sorter ? j->sorter->strides[ss] * 8 : 0;
+  uint64_t *keys = j->shared_keys;
+  if (!keys && !(keys = malloc(sizeof(uint64_t) * (size_t)(j->n ? j->n : 1)))) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
   for (int64_t row = begin; row < end; row++) {
-    const char *seq = tl_lane_ptr(j->seq, ss, j->seq_1d ? 0 : row);
-    const char *sorter = j->sorter ? tl_lane_ptr(j->sorter, ss, j->seq_1d ? 0 : row) : NULL;
+    if (!j->shared_keys)
+      row_keys(j, row, keys);
     const char *vals = tl_lane_ptr(j->values, sv, row);
     char *out = tl_lane_ptr(j->out, j->out->ndim ? j->out->ndim - 1 : -1, row);
     for (int64_t i = 0; i < j->nvalues; i++) {
       uint64_t key = tl_sort_key(d, vals + i * vstep);
       int64_t lo = 0, hi = j->n;
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        int64_t at = sorter ? load_i64(sorter + mid * rstep) : mid;
-        uint64_t k = tl_sort_key(d, seq + at * sstep);
-        if (j->right ? k <= key : k < key)
-          lo = mid + 1;
-        else
-          hi = mid;
+      if (j->right) {
+        while (lo < hi) {
+          int64_t mid = lo + (hi - lo) / 2;
+          if (keys[mid] <= key)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      } else {
+        while (lo < hi) {
+          int64_t mid = lo + (hi - lo) / 2;
+          if (keys[mid] < key)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
       }
       store_index(out + i * ostep, lo, j->out_int32);
     }
   }
+  if (!j->shared_keys)
+    free(keys);
 }
 
 tl_status tl_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
@@ -441,10 +470,22 @@ tl_status tl_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool ri
   int64_t total = tl_tensor_numel(values);
   if (total > 0 && j.nvalues > 0) {
     int64_t rows = total / j.nvalues;
-    tl_parallel_for(rows, j.nvalues >= 1024 ? 1 : 1024 / j.nvalues, search_rows, &j);
+    if (seq_1d) {
+      if (!(j.shared_keys = malloc(sizeof(uint64_t) * (size_t)(n ? n : 1))))
+        j.failed = 1;
+      else
+        row_keys(&j, 0, j.shared_keys);
+    }
+    if (!j.failed)
+      tl_parallel_for(rows, j.nvalues >= 1024 ? 1 : 1024 / j.nvalues, search_rows, &j);
+    free(j.shared_keys);
   }
   release(&cs);
   release(&cv);
+  if (j.failed) {
+    tl_tensor_release(out);
+    return tl_error_set(TL_ERR_MEMORY, "searchsorted(): out of memory");
+  }
   return TL_OK;
 }
 
