@@ -495,3 +495,43 @@ def test_new_tensor_copies_in_self_dtype():
         x.new_tensor()
     with pytest.raises(NotImplementedError):
         x.new_zeros(2, requires_grad=True)
+
+
+# ---- asarray / scalar_tensor --------------------------------------------------------------
+
+def test_asarray_copy_modes():
+    a = np.arange(3.0)
+    shared = tl.asarray(a)
+    assert shared.dtype == tl.float64
+    copied = tl.asarray(a, copy=True)
+    strict = tl.asarray(a, copy=False)
+    a[0] = 9
+    assert shared[0].item() == 9 and strict[0].item() == 9 and copied[0].item() == 0
+    assert tl.asarray([1.5, 2]).dtype == tl.float32
+    assert tl.asarray([1, 2], dtype=tl.float64).dtype == tl.float64
+    assert tl.asarray(memoryview(np.arange(4, dtype=np.int32)), copy=False).tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="copy=False"):
+        tl.asarray([1, 2], copy=False)
+    with pytest.raises(ValueError, match="float32"):
+        tl.asarray(a, dtype=tl.float32, copy=False)
+    with pytest.raises(NotImplementedError):
+        tl.asarray(a, requires_grad=True)
+
+
+def test_asarray_of_a_tensor():
+    t = tl.tensor([1, 2])
+    assert tl.asarray(t) is t and tl.asarray(t, copy=False) is t
+    c = tl.asarray(t, copy=True)
+    c[0] = 5
+    assert t.tolist() == [1, 2]
+    assert tl.asarray(t, dtype=tl.float32).tolist() == [1.0, 2.0]
+
+
+def test_scalar_tensor():
+    for value in (1, 2.5, True):
+        t = tl.scalar_tensor(value)
+        assert t.shape == () and t.dtype == tl.float32 and t.item() == float(value)
+    assert tl.scalar_tensor(2.7, dtype=tl.int32).item() == 2
+    assert tl.scalar_tensor(s=3).item() == 3.0
+    with pytest.raises(TypeError):
+        tl.scalar_tensor([1, 2])

@@ -553,3 +553,21 @@ def test_random_module():
     with pytest.raises(KeyError):
         with tr.fork_rng():
             raise KeyError("state is restored on the way out")
+
+
+def test_cuda_seeding_without_a_gpu():
+    if tl.cuda.is_available():
+        pytest.skip("checks the no-GPU behaviour")
+    tl.manual_seed(3)
+    before = tl.get_rng_state()
+    tl.cuda.manual_seed(1)
+    tl.cuda.manual_seed_all(2)
+    tl.cuda.seed()
+    tl.cuda.seed_all()
+    np.testing.assert_array_equal(tl.get_rng_state().numpy(), before.numpy())
+    with pytest.raises(TypeError):
+        tl.cuda.manual_seed(1.5)
+    with pytest.raises(RuntimeError, match="CUDA"):
+        tl.cuda.get_rng_state()
+    with pytest.raises(RuntimeError, match="CUDA"):
+        tl.cuda.initial_seed()

@@ -1,6 +1,6 @@
 /* py_create.c - creation functions: tensor, as_tensor, from_numpy, zeros,
- * ones, full, empty (and their _like forms), empty_strided, arange, linspace,
- * logspace, eye.
+ * ones, full, empty (and their _like forms), empty_strided, asarray,
+ * scalar_tensor, arange, linspace, logspace, eye, and Tensor.new_*.
  *
  * All take PyTorch's factory keywords (dtype, device, requires_grad, out ...)
  * through tl_py_factory_opts_parse; sizes come as f(2, 3), f((2, 3)) or
@@ -238,6 +238,83 @@ static PyObject *py_as_tensor(PyObject *self, PyObject *const *args, Py_ssize_t 
   if (tl_py_to_tensor(data, o.dtype, false, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
     return NULL;
   return tl_py_tensor_from(&t);
+}
+
+/* Does tensor t view obj's memory (obj a tensor, ndarray or buffer)? */
+static bool shares_memory(PyObject *obj, const tl_tensor *t)
+{
+  if (tl_py_is_tensor(obj))
+    return t->storage == tl_py_t(obj)->storage;
+  if (PyArray_Check(obj))
+    return tl_tensor_data(t) == PyArray_DATA((PyArrayObject *)obj);
+  if (!PyObject_CheckBuffer(obj))
+    return false;
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_FULL_RO) < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  bool same = tl_tensor_data(t) == view.buf;
+  PyBuffer_Release(&view);
+  return same;
+}
+
+/* asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+ * copy=None shares memory when it can, True always copies, False raises
+ * ValueError when a copy cannot be avoided. */
+static PyObject *py_asarray(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)self;
+  static const char *const names[] = {"obj", "copy", NULL};
+  PyObject *kw[2];
+  tl_py_factory_opts o;
+  tl_tensor t;
+  bool weak;
+  if (tl_py_factory_opts_parse("asarray", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs + (kw[0] != NULL) != 1)
+    return PyErr_Format(PyExc_TypeError, "asarray() takes 1 positional argument (obj)");
+  PyObject *obj = nargs ? args[0] : kw[0];
+  int copy = -1; /* None */
+  if (kw[1] && kw[1] != Py_None && (copy = PyObject_IsTrue(kw[1])) < 0)
+    return NULL;
+  if (copy != 1 && tl_py_is_tensor(obj) &&
+      (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(obj)->dtype))
+    return Py_NewRef(obj);
+  if (tl_py_to_tensor(obj, o.dtype, copy == 1, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
+    return NULL;
+  if (copy == 0 && !shares_memory(obj, &t)) {
+    tl_tensor_release(&t);
+    return PyErr_Format(PyExc_ValueError, "asarray(): copy=False, but a %s%s%s cannot be viewed "
+                        "without a copy", Py_TYPE(obj)->tp_name, o.dtype >= 0 ? " as " : "",
+                        o.dtype >= 0 ? tl_dtype_names[o.dtype] : "");
+  }
+  return tl_py_tensor_from(&t);
+}
+
+/* scalar_tensor(s, *, dtype=None, ...): a 0-d tensor, the default float dtype
+ * unless dtype= says otherwise (whatever the kind of s). */
+static PyObject *py_scalar_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)self;
+  static const char *const names[] = {"s", NULL};
+  PyObject *kw[1];
+  tl_py_factory_opts o;
+  tl_scalar s;
+  tl_tensor t;
+  if (tl_py_factory_opts_parse("scalar_tensor", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs + (kw[0] != NULL) != 1)
+    return PyErr_Format(PyExc_TypeError, "scalar_tensor() takes 1 positional argument (s)");
+  if (tl_py_number_arg("scalar_tensor", "s", nargs ? args[0] : kw[0], &s) < 0)
+    return NULL;
+  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
+  if (tl_tensor_empty(&t, dtype, 0, NULL, o.device) != TL_OK)
+    return tl_py_raise();
+  tl_scalar_store(s, dtype, tl_tensor_data(&t));
+  return tl_py_factory_finish(&t, &o);
 }
 
 static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
@@ -630,6 +707,8 @@ PyMethodDef tl_py_create_methods[] = {
 PyMethodDef tl_py_create_functions[] = {
     {"tensor", TL_FASTCALL_KW(py_tensor), NULL},
     {"as_tensor", TL_FASTCALL_KW(py_as_tensor), NULL},
+    {"asarray", TL_FASTCALL_KW(py_asarray), NULL},
+    {"scalar_tensor", TL_FASTCALL_KW(py_scalar_tensor), NULL},
     {"from_numpy", py_from_numpy, METH_O, NULL},
     {"zeros", TL_FASTCALL_KW(py_zeros), NULL},
     {"ones", TL_FASTCALL_KW(py_ones), NULL},

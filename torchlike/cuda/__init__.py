@@ -11,3 +11,8 @@ def device_count():
 def is_available():
     """True when at least one CUDA device can be used."""
     return device_count() > 0
+
+
+from .random import (  # noqa: E402,F401  (torch.cuda's seeding functions)
+    manual_seed, manual_seed_all, seed, seed_all, initial_seed, get_rng_state,
+    get_rng_state_all, set_rng_state, set_rng_state_all)
