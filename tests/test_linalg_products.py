@@ -1,6 +1,7 @@
 """Matrix products (matmul family, tensordot, kron, trace) against NumPy."""
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import torchlike as tl
 from oracle import assert_close, check, layouts, random_array, to_tensor
@@ -209,3 +210,34 @@ def test_methods_exist():
     assert_close(t.matmul(t), np.full((2, 2), 2.0, dtype=np.float32))
     assert_close(t.trace(), np.float32(2))
     assert_close(t.addmm(t, t), np.full((2, 2), 3.0, dtype=np.float32))
+
+
+@st.composite
+def strided_operand(draw, shape, dtype):
+    """A tensor with `shape`'s values laid out as a random strided view:
+    optionally stored transposed, with a step along the last dim, reversed."""
+    a = random_array(shape, dtype, np.random.default_rng(draw(st.integers(0, 2 ** 16))))
+    t = to_tensor(a)
+    if len(shape) >= 2 and draw(st.booleans()):
+        t = to_tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).transpose(-1, -2)
+    if len(shape) >= 1 and shape[-1] > 0 and draw(st.booleans()):
+        step = draw(st.integers(2, 3))
+        wide = np.repeat(a, step, axis=-1)
+        t = to_tensor(wide)[..., ::step]
+    return a, t
+
+
+@given(st.data())
+def test_matmul_random_shapes_and_layouts(data):
+    dtype = data.draw(st.sampled_from(["float32", "float64", "complex128", "int64"]))
+    m, k, n = (data.draw(st.integers(0, 6)) for _ in range(3))
+    batch = data.draw(st.lists(st.integers(1, 3), max_size=2))
+    a_batch = [b if data.draw(st.booleans()) else 1 for b in batch]
+    b_batch = batch[data.draw(st.integers(0, len(batch))):]
+    a_vec, b_vec = data.draw(st.booleans()), data.draw(st.booleans())
+    sa = (k,) if a_vec and not a_batch else tuple(a_batch) + (m, k)
+    sb = (k,) if b_vec and not b_batch else tuple(b_batch) + (k, n)
+    a, ta = data.draw(strided_operand(sa, dtype))
+    b, tb = data.draw(strided_operand(sb, dtype))
+    rtol, atol = tol(dtype)
+    assert_close(ta @ tb, a @ b, rtol=rtol, atol=atol)
