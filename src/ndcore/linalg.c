@@ -534,17 +534,25 @@ tl_status tl_linalg_logdet(tl_tensor *out, const tl_tensor *a)
 
 /* ---- cholesky --------------------------------------------------------------------------- */
 
-/* Zero the strict upper (lower=true keeps the lower) triangle of a packed
- * column-major n x n matrix. */
-static void keep_triangle(tl_dtype d, char *m, int64_t rows, int64_t cols, bool lower)
+/* Zero the strict upper (keep_lower) or strict lower triangle of a row-major
+ * n x n matrix, a row at a time. */
+static void keep_triangle(tl_dtype d, char *m, int64_t n, bool keep_lower)
 {
   const int64_t size = (int64_t)tl_dtype_size(d);
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++)
-      if (lower ? i < j : i > j)
-        memset(m + (j * rows + i) * size, 0, (size_t)size);
+  for (int64_t r = 0; r < n; r++) {
+    char *row = m + r * n * size;
+    if (keep_lower)
+      memset(row + (r + 1) * size, 0, (size_t)((n - r - 1) * size));
+    else
+      memset(row, 0, (size_t)(r * size));
+  }
 }
 
+/* LAPACK sees a row-major copy of A as A^T = conj(A) (A is Hermitian).  potrf
+ * with the opposite triangle on that buffer reads exactly the triangle of A
+ * we are asked to, and its factor, read back row-major, is the one we want:
+ * conj(A) = U^H U gives A = U^T conj(U) = L L^H with L = U^T, which is U's
+ * buffer read row-major.  No transposing copies either way. */
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 {
   const char *fn = "linalg.cholesky";
@@ -553,18 +561,18 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
   int nb = a->ndim - 2;
   int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if (tl_lapack_colmajor_copy(out, a, d, nb, a->shape) != TL_OK)
+  if (tl_tensor_to_dtype(out, a, d) != TL_OK)
     return tl_error_status();
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *m = tl_lapack_matrix_at(out, i, n, n);
-    int info = lp_potrf(d, upper ? 'U' : 'L', (int)n, m, (int)n);
+    int info = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
     if (info > 0) {
       tl_tensor_release(out);
-      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the input "
-                          "is not positive-definite (the leading minor of order %d is not "
-                          "positive-definite).", info);
+      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
+                             "input is not positive-definite (the leading minor of order %d is "
+                             "not positive-definite).", info);
     }
-    keep_triangle(d, m, n, n, !upper);
+    keep_triangle(d, m, n, !upper);
   }
   return TL_OK;
 }
