@@ -1033,3 +1033,69 @@ def test_cartesian_prod():
     assert_close(tl.cartesian_prod(to_tensor(a)), a)
     with pytest.raises(RuntimeError, match=r"Expect a 1D vector, but got shape \[2, 2\]"):
         tl.cartesian_prod(tl.zeros(2, 2), tl.zeros(2))
+
+
+# ---- no leaks: inputs' refcounts and the process's memory stay flat ------------------------
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def _swallow(fn):
+    def call():
+        try:
+            fn()
+        except (RuntimeError, IndexError, ValueError, TypeError):
+            pass
+    return call
+
+
+_X = tl.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6))
+_Y = tl.tensor(np.arange(24.0, dtype=np.float64).reshape(4, 6))
+_R = tl.tensor([1, 0, 2, 1])
+LEAK_CALLS = {
+    "cat": lambda: tl.cat([_X, _Y], 1),
+    "stack": lambda: tl.stack((_X, _X)),
+    "hstack": lambda: tl.hstack([_X, _Y]),
+    "split": lambda: _X.split([1, 3]),
+    "tensor_split": lambda: tl.tensor_split(_X, _R, 1),
+    "unbind": lambda: _X.unbind(1),
+    "flip": lambda: _X.flip(0, 1),
+    "roll": lambda: _X.roll((1, 2), (0, 1)),
+    "rot90": lambda: _X.rot90(),
+    "repeat": lambda: _X.repeat(2, 1, 2),
+    "repeat_interleave": lambda: _X.repeat_interleave(_R, 0),
+    "tril": lambda: _X.tril(1),
+    "diag_embed": lambda: tl.diag_embed(_X),
+    "block_diag": lambda: tl.block_diag(_X, _Y),
+    "cartesian_prod": lambda: tl.cartesian_prod(_R, _R),
+    "pad": lambda: F.pad(_X, (1, 2, 1, 0), "reflect"),
+    "meshgrid": lambda: tl.meshgrid(_R, _R, indexing="xy"),
+    "broadcast_tensors": lambda: tl.broadcast_tensors(_X, _R[:1]),
+    "views": lambda: (_X.unfold(1, 2, 2), _X.diagonal(1), _X.narrow(0, 1, 2), _X.movedim(0, 1),
+                      _X.as_strided((2, 2), (1, 2)), _X.view(tl.int32), _X.unflatten(1, (2, 3))),
+    "inplace views": lambda: _X.view(4, 6).unsqueeze_(0).squeeze_(0).t_(),
+    "errors": _swallow(lambda: tl.cat([_X, tl.zeros(3)])),
+    "errors 2": _swallow(lambda: _X.split([1, 1])),
+    "errors 3": _swallow(lambda: F.pad(_X, (9, 9), "reflect")),
+    "errors 4": _swallow(lambda: tl.stack([_X, 1])),
+    "errors 5": _swallow(lambda: _X.view(-1, -1)),
+}
+
+
+@pytest.mark.parametrize("name", list(LEAK_CALLS))
+def test_shape_ops_do_not_leak(name):
+    import gc
+    import sys
+    call = LEAK_CALLS[name]
+    for _ in range(50):
+        call()
+    gc.collect()
+    refs = [sys.getrefcount(o) for o in (_X, _Y, _R)]
+    before = _rss_bytes()
+    for _ in range(1000):
+        call()
+    gc.collect()
+    assert [sys.getrefcount(o) for o in (_X, _Y, _R)] == refs
+    assert _rss_bytes() - before < 2 << 20
