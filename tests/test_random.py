@@ -580,3 +580,31 @@ def test_cuda_seeding_without_a_gpu():
         tl.cuda.get_rng_state()
     with pytest.raises(RuntimeError, match="CUDA"):
         tl.cuda.initial_seed()
+
+
+# ---- poisson -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lam", [0.5, 4.0, 9.9, 10.0, 60.0, 5000.0])
+def test_poisson_matches_distribution(lam):
+    x = tl.poisson(tl.full((20_000,), lam, dtype=tl.float64), generator=gen(int(lam * 10))).numpy()
+    assert (x >= 0).all() and (x == np.floor(x)).all()
+    ks = np.arange(max(0, int(lam - 4 * lam ** 0.5)), int(lam + 4 * lam ** 0.5) + 2)
+    counts = np.array([(x == k).sum() for k in ks])
+    expected = stats.poisson.pmf(ks, lam) * len(x)
+    keep = expected > 5
+    assert stats.chisquare(counts[keep], expected[keep] * counts[keep].sum()
+                           / expected[keep].sum()).pvalue > 1e-3
+
+
+def test_poisson_shapes_dtypes_and_errors():
+    rates = tl.tensor([[0.0, 1.0], [2.5, 100.0]])
+    a = tl.poisson(rates, generator=gen())
+    assert a.dtype == tl.float32 and a.shape == (2, 2) and a[0, 0].item() == 0
+    np.testing.assert_array_equal(a.numpy(), tl.poisson(rates, gen()).numpy())
+    assert tl.poisson(tl.ones(3, dtype=tl.float16)).dtype == tl.float16
+    with pytest.raises(RuntimeError, match="non-negative"):
+        tl.poisson(tl.tensor([-1.0]))
+    with pytest.raises(RuntimeError, match="floating"):
+        tl.poisson(tl.tensor([1, 2]))
+    with pytest.raises(TypeError):
+        tl.poisson([1.0])

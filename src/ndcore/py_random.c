@@ -1,6 +1,6 @@
 /* py_random.c - torchlike.Generator and the random functions: manual_seed,
  * seed, initial_seed, get/set_rng_state, rand, randn, randint (and _like),
- * randperm, normal, bernoulli, multinomial, and the in-place Tensor methods
+ * randperm, normal, bernoulli, multinomial, poisson, and the in-place Tensor methods
  * uniform_, normal_, random_, bernoulli_, exponential_, cauchy_, log_normal_,
  * geometric_.
  *
@@ -712,6 +712,25 @@ static PyObject *py_multinomial(PyObject *m, PyObject *const *args, Py_ssize_t n
   return multinomial(v[0], v[1], v[2], g, o.out);
 }
 
+/* poisson(input, generator=None): Poisson draws with rates input, in its dtype. */
+static PyObject *py_poisson(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)m;
+  static const char *const names[] = {"input", "generator", NULL}; /* generator may be positional */
+  PyObject *v[2];
+  tl_generator *g;
+  tl_tensor t;
+  if (parse_args("poisson", args, nargs, kwnames, names, v, &g) < 0 ||
+      get_generator("poisson", v[1], &g) < 0)
+    return NULL;
+  if (!v[0] || !tl_py_is_tensor(v[0]))
+    return PyErr_Format(PyExc_TypeError, "poisson(): argument 'input' must be Tensor");
+  if (tl_random_poisson(g, tl_py_t(v[0]), &t) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&t);
+}
+
 /* ---- Tensor methods ------------------------------------------------------------------ */
 
 /* uniform_(from=0, to=1, *, generator=None) */
@@ -907,6 +926,7 @@ static PyMethodDef random_functions[] = {
     {"normal", TL_FASTCALL_KW(py_normal), NULL},
     {"bernoulli", TL_FASTCALL_KW(py_bernoulli), NULL},
     {"multinomial", TL_FASTCALL_KW(py_multinomial), NULL},
+    {"poisson", TL_FASTCALL_KW(py_poisson), NULL},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -70,6 +70,9 @@ tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
  * of 0 .. numel - 1. */
 tl_status tl_random_permutation(tl_generator *g, tl_tensor *out);
 
+/* out (fresh, rates' shape and float dtype) = Poisson draws with those rates. */
+tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out);
+
 /* out (int64, shape probs' leading dims + [n]) = n category indices per row of
  * probs (1-d or 2-d, non-negative weights), with or without replacement. */
 tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
