@@ -16,6 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ndcore/sort_keys.h"
 #include "ndcore/tl_parallel.h"
@@ -420,6 +423,33 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* Packed elements are scattered through a 64-byte line per bucket: a full
+ * line goes out in one streaming store, which skips reading the destination
+ * first and keeps the 8-byte writes to hundreds of buckets from thrashing
+ * the cache.  Lines that a bucket shares with a neighbouring region (its
+ * first and last) are written element by element. */
+typedef struct {
+  _Alignas(64) uint64_t v[8];
+} wc_line;
+
+static inline void wc_flush(uint64_t *dst, const wc_line *line, int64_t first, int64_t end)
+{
+  /* dst: the 64-byte aligned destination line; slots [first, end) are ours */
+#if defined(__SSE2__)
+  if (first == 0 && end == 8) {
+    const __m128i *s = (const __m128i *)line->v;
+    __m128i *d = (__m128i *)dst;
+    _mm_stream_si128(d, _mm_load_si128(s));
+    _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+    _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+    _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+    return;
+  }
+#endif
+  for (int64_t k = first; k < end; k++)
+    dst[k] = line->v[k];
+}
+
 static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
@@ -427,26 +457,69 @@ static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
   uint64_t a[TL_SORT_BLOCK];
   uint32_t ai[TL_SORT_BLOCK];
   bool wide = c->l->wide;
+  const uint32_t *map = c->map;
+  uint64_t *dst = c->a;
+  uint32_t *dst_i = c->ai;
+  int shift = c->shift + (wide ? 0 : 32);
+  uint32_t fmask = c->fmask;
+  int64_t nb = c->nbuckets;
+  /* Streaming needs a line-aligned destination; the scratch and the storage
+   * allocator give one, anything else takes the plain path. */
+  bool stream = !wide && ((uintptr_t)dst & 63) == 0;
+  wc_line *lines = stream ? aligned_alloc(64, sizeof(wc_line) * (size_t)nb) : NULL;
+  int64_t *first = stream ? malloc(sizeof(int64_t) * (size_t)nb) : NULL;
+  if (stream && (!lines || !first)) {
+    free(lines);
+    free(first);
+    lines = NULL;
+    first = NULL;
+    stream = false;
+  }
   for (int64_t t = begin; t < end; t++) {
-    int64_t *pos = c->pos + t * c->nbuckets;
+    int64_t *pos = c->pos + t * nb;
     int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->l->n ? i0 + c->chunk : c->l->n;
+    if (stream)
+      for (int64_t b = 0; b < nb; b++)
+        first[b] = pos[b];
     for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
       int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
       keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
       if (wide) {
         for (int64_t i = 0; i < m; i++) {
-          int64_t p = pos[c->map[(uint32_t)(a[i] >> c->shift) & c->fmask]]++;
-          c->a[p] = a[i];
-          c->ai[p] = ai[i];
+          int64_t p = pos[map[(uint32_t)(a[i] >> shift) & fmask]]++;
+          dst[p] = a[i];
+          dst_i[p] = ai[i];
+        }
+      } else if (stream) {
+        for (int64_t i = 0; i < m; i++) {
+          uint32_t bk = map[(uint32_t)(a[i] >> shift) & fmask];
+          int64_t p = pos[bk]++;
+          lines[bk].v[p & 7] = a[i];
+          if ((p & 7) == 7) {
+            int64_t line0 = p - 7;
+            wc_flush(dst + line0, &lines[bk], first[bk] > line0 ? first[bk] - line0 : 0, 8);
+          }
         }
       } else {
         for (int64_t i = 0; i < m; i++) {
-          int64_t p = pos[c->map[(uint32_t)(a[i] >> 32 >> c->shift) & c->fmask]]++;
-          c->a[p] = a[i];
+          int64_t p = pos[map[(uint32_t)(a[i] >> shift) & fmask]]++;
+          dst[p] = a[i];
         }
       }
     }
+    if (stream) /* the partly filled last line of each bucket */
+      for (int64_t b = 0; b < nb; b++) {
+        int64_t p = pos[b], line0 = p & ~(int64_t)7;
+        if (p & 7)
+          wc_flush(dst + line0, &lines[b], first[b] > line0 ? first[b] - line0 : 0, p & 7);
+      }
   }
+#if defined(__SSE2__)
+  if (stream)
+    _mm_sfence(); /* streaming stores are weakly ordered: drain them */
+#endif
+  free(lines);
+  free(first);
 }
 
 static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
