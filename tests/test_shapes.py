@@ -581,6 +581,12 @@ def test_diagonal_errors():
         tl.zeros(2, 2).diagonal(0, 0, 0)
     with pytest.raises(IndexError, match=r"but got 2\)"):
         tl.zeros(2, 2).diagonal(0, 0, 2)
+    with pytest.raises(IndexError, match=r"\[-1, 0\], but got 1\)"):
+        tl.zeros(3).diagonal()
+    with pytest.raises((IndexError, RuntimeError)):
+        tl.tensor(1.0).diagonal()
+    with pytest.raises(RuntimeError, match="diagonal dimensions cannot be identical"):
+        tl.zeros(3).diagonal(0, 0, -1)
 
 
 @pytest.mark.parametrize("shape,k", [((3,), 0), ((3,), 2), ((3,), -1), ((0,), 1), ((3, 4), 0),
@@ -687,6 +693,8 @@ def test_as_strided_bounds_checked():
         base.as_strided((2,), (-1,), 5)
     with pytest.raises(RuntimeError, match="Negative storage offset"):
         base.as_strided((2,), (1,), -1)
+    with pytest.raises(RuntimeError, match=r"negative dimension -1: \[2, -1\]"):
+        base.as_strided((2, -1), (1, 1))
     with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
         base.as_strided((2, 2), (1,))
 

@@ -338,9 +338,8 @@ tl_status tl_view_diagonal(tl_tensor *out, const tl_tensor *in, int64_t offset, 
                            int64_t dim2)
 {
   int a, b;
-  if (in->ndim < 2)
-    return tl_error_set(TL_ERR_RUNTIME, "diagonal dimensions requires ndim larger than 1, got %d",
-                        in->ndim);
+  /* Below 2 dims the two wrapped dims cannot differ, so the checks here
+   * (IndexError for the range, as PyTorch) also refuse 0-d and 1-d input. */
   if (tl_dim_wrap(dim1, in->ndim, &a) != TL_OK || tl_dim_wrap(dim2, in->ndim, &b) != TL_OK)
     return tl_error_status();
   if (a == b)
@@ -435,6 +434,11 @@ tl_status tl_view_as_strided(tl_tensor *out, const tl_tensor *in, int ndim, cons
 {
   char sh[256], st[256];
   int64_t numel;
+  for (int i = 0; i < ndim; i++)
+    if (shape[i] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: "
+                                          "%s", (long long)shape[i],
+                          tl_shape_str(sh, sizeof sh, ndim, shape));
   if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
     return tl_error_status();
   if (offset < 0)
