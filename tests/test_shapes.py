@@ -1107,3 +1107,78 @@ def test_shape_ops_do_not_leak(name):
     gc.collect()
     assert [sys.getrefcount(o) for o in (_X, _Y, _R)] == refs
     assert _rss_bytes() - before < 2 << 20
+
+
+# ---- select, narrow_copy and the *_scatter inverses of views ------------------------------
+
+def test_select_is_a_view():
+    a = arr((3, 4, 5))
+    check(lambda t: tl.select(t, 1, -1), lambda x: x[:, -1], a)
+    check(lambda t: t.select(dim=2, index=0), lambda x: x[..., 0], a)
+    base = tl.tensor(a)
+    base.select(0, 2)[1, 1] = 42.0
+    assert base[2, 1, 1].item() == 42.0
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        base.select(0, 3)
+    with pytest.raises(IndexError, match="select\\(\\) cannot be applied to a 0-dim tensor."):
+        tl.tensor(1.0).select(0, 0)
+
+
+def test_narrow_copy_is_a_copy():
+    base = tl.tensor(arr((4, 5)))
+    c = tl.narrow_copy(base, 1, 1, 3)
+    assert_close(c, arr((4, 5))[:, 1:4])
+    c[0, 0] = 100.0
+    assert base[0, 1].item() != 100.0
+
+
+def _np_scatter(a, view, src):
+    out = a.copy()
+    view(out)[...] = src
+    return out
+
+
+@pytest.mark.parametrize("dim,index", [(0, 1), (1, -1), (-1, 0)])
+def test_select_scatter(dim, index):
+    a = arr((3, 4, 2))
+    src_shape = tuple(s for i, s in enumerate(a.shape) if i != dim % 3)
+    src = arr(src_shape, seed=1)
+    expected = a.copy()
+    idx = [slice(None)] * 3
+    idx[dim] = index
+    expected[tuple(idx)] = src
+    check(lambda x, s: tl.select_scatter(x, s, dim, index), lambda x, s: expected, a, src)
+
+
+@pytest.mark.parametrize("dim,start,end,step", [(0, None, None, 1), (1, 1, 3, 1), (1, -3, None, 2),
+                                                (0, 2, 100, 1), (1, 3, 1, 1)])
+def test_slice_scatter(dim, start, end, step):
+    a = arr((4, 5))
+    idx = [slice(None)] * 2
+    idx[dim] = slice(start, end, step)
+    src = arr(a[tuple(idx)].shape, seed=1)
+    check(lambda x, s: x.slice_scatter(s, dim, start, end, step),
+          lambda x, s: _np_scatter(x, lambda o: o[tuple(idx)], s), a, src)
+
+
+@pytest.mark.parametrize("offset,d1,d2", [(0, 0, 1), (1, 0, 1), (-1, 1, 0), (0, 0, 2)])
+def test_diagonal_scatter(offset, d1, d2):
+    a = arr((3, 4, 3))
+    src = arr(np.diagonal(a, offset, d1, d2).shape, seed=1)
+    idx = np.diagonal(np.arange(a.size).reshape(a.shape), offset, d1, d2)
+    expected = a.copy()
+    expected.reshape(-1)[idx.ravel()] = src.ravel()
+    check(lambda x, s: tl.diagonal_scatter(x, s, offset, d1, d2), lambda x, s: expected, a, src)
+
+
+def test_scatter_errors_and_input_untouched():
+    base = tl.zeros(3, 4)
+    out = base.select_scatter(tl.ones(4), 0, 0)
+    assert base.numpy().sum() == 0.0 and out.numpy().sum() == 4.0
+    with pytest.raises(RuntimeError, match=r"select_scatter: expected src to have a size equal to "
+                                           r"the slice of self. src size = \[3\], slice size = \[4\]"):
+        tl.select_scatter(base, tl.ones(3), 0, 0)
+    with pytest.raises(RuntimeError, match="slice step must be positive"):
+        base.slice_scatter(tl.ones(3, 4), step=0)
+    with pytest.raises(TypeError, match="argument 'src' must be Tensor"):
+        base.diagonal_scatter([1, 2, 3])

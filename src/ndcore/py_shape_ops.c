@@ -757,6 +757,114 @@ static PyObject *tensor_narrow(PyObject *self, PyObject *const *args, Py_ssize_t
   return wrap(tl_view_narrow(&out, tl_py_t(self), dim, start, length), &out);
 }
 
+static PyObject *tensor_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "index", NULL};
+  PyObject *v[2];
+  int64_t dim = 0, index = 0;
+  int d;
+  tl_tensor *t = tl_py_t(self), out;
+  if (bind_args("select", args, nargs, kwnames, names, v) < 0 || need("select", "dim", v[0]) < 0 ||
+      need("select", "index", v[1]) < 0 || int_arg("select", "dim", v[0], &dim) < 0 ||
+      int_arg("select", "index", v[1], &index) < 0)
+    return NULL;
+  if (t->ndim == 0)
+    return PyErr_Format(PyExc_IndexError, "select() cannot be applied to a 0-dim tensor.");
+  if (tl_dim_wrap(dim, t->ndim, &d) != TL_OK)
+    return tl_py_raise();
+  tl_tensor_view_of(&out, t);
+  if (tl_view_select(&out, d, index) != TL_OK) {
+    tl_tensor_release(&out);
+    return tl_py_raise();
+  }
+  return tl_py_tensor_from(&out);
+}
+
+static PyObject *tensor_narrow_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  PyObject *view = tensor_narrow(self, args, nargs, kwnames);
+  if (!view)
+    return NULL;
+  tl_tensor out;
+  PyObject *r = wrap(tl_shape_clone(&out, tl_py_t(view)), &out);
+  Py_DECREF(view);
+  return r;
+}
+
+/* Python-slice bound for a positive step: None is `dflt`, negatives wrap, then clamp. */
+static int slice_arg(const char *func, const char *name, PyObject *o, int64_t size,
+                     int64_t dflt, int64_t *v)
+{
+  *v = dflt;
+  if (int_arg(func, name, o, v) < 0)
+    return -1;
+  if (*v < 0)
+    *v += size;
+  *v = *v < 0 ? 0 : *v > size ? size : *v;
+  return 0;
+}
+
+static PyObject *view_scatter(const char *func, PyObject *self, PyObject *src, tl_scatter_kind kind,
+                              const int64_t *a)
+{
+  tl_tensor out;
+  if (!src || !tl_py_is_tensor(src))
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'src' must be Tensor, not %s", func,
+                        src ? Py_TYPE(src)->tp_name : "nothing");
+  return wrap(tl_shape_view_scatter(&out, tl_py_t(self), tl_py_t(src), kind, a), &out);
+}
+
+static PyObject *tensor_select_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "dim", "index", NULL};
+  PyObject *v[3];
+  int64_t a[2] = {0, 0};
+  if (bind_args("select_scatter", args, nargs, kwnames, names, v) < 0 ||
+      need("select_scatter", "dim", v[1]) < 0 || need("select_scatter", "index", v[2]) < 0 ||
+      int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
+      int_arg("select_scatter", "index", v[2], &a[1]) < 0)
+    return NULL;
+  return view_scatter("select_scatter", self, v[0], TL_SCATTER_SELECT, a);
+}
+
+static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "dim", "start", "end", "step", NULL};
+  PyObject *v[5];
+  tl_tensor *t = tl_py_t(self);
+  int64_t a[4] = {0, 0, 0, 1};
+  int d = 0;
+  if (bind_args("slice_scatter", args, nargs, kwnames, names, v) < 0 ||
+      int_arg("slice_scatter", "dim", v[1], &a[0]) < 0 ||
+      int_arg("slice_scatter", "step", v[4], &a[3]) < 0)
+    return NULL;
+  if (t->ndim > 0 && tl_dim_wrap(a[0], t->ndim, &d) != TL_OK)
+    return tl_py_raise();
+  int64_t size = t->ndim ? t->shape[d] : 0;
+  if (slice_arg("slice_scatter", "start", v[2], size, 0, &a[1]) < 0 ||
+      slice_arg("slice_scatter", "end", v[3], size, size, &a[2]) < 0)
+    return NULL;
+  return view_scatter("slice_scatter", self, v[0], TL_SCATTER_SLICE, a);
+}
+
+static PyObject *tensor_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
+  PyObject *v[4];
+  int64_t a[3] = {0, 0, 1};
+  if (bind_args("diagonal_scatter", args, nargs, kwnames, names, v) < 0 ||
+      int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
+      int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
+      int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
+    return NULL;
+  return view_scatter("diagonal_scatter", self, v[0], TL_SCATTER_DIAGONAL, a);
+}
+
 static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
@@ -1189,6 +1297,11 @@ static PyMethodDef shape_methods[] = {
     {"diag_embed", FASTCALL_KW(tensor_diag_embed), NULL},
     {"diagflat", FASTCALL_KW(tensor_diagflat), NULL},
     {"narrow", FASTCALL_KW(tensor_narrow), NULL},
+    {"narrow_copy", FASTCALL_KW(tensor_narrow_copy), NULL},
+    {"select", FASTCALL_KW(tensor_select), NULL},
+    {"select_scatter", FASTCALL_KW(tensor_select_scatter), NULL},
+    {"slice_scatter", FASTCALL_KW(tensor_slice_scatter), NULL},
+    {"diagonal_scatter", FASTCALL_KW(tensor_diagonal_scatter), NULL},
     {"as_strided", FASTCALL_KW(tensor_as_strided), NULL},
     {"movedim", FASTCALL_KW(tensor_movedim), NULL},
     {"moveaxis", FASTCALL_KW(tensor_movedim), NULL},

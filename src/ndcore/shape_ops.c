@@ -929,6 +929,66 @@ tl_status tl_shape_cartesian_prod(tl_tensor *out, int n, const tl_tensor *const 
   return status;
 }
 
+tl_status tl_shape_clone(tl_tensor *out, const tl_tensor *in) { return materialize(out, in); }
+
+tl_status tl_shape_view_scatter(tl_tensor *out, const tl_tensor *in, const tl_tensor *src,
+                                tl_scatter_kind kind, const int64_t *args)
+{
+  static const char *const names[] = {"select_scatter", "slice_scatter", "diagonal_scatter"};
+  char ss[256], sv[256];
+  tl_tensor view = {0};
+  if (materialize(out, in) != TL_OK)
+    return tl_error_status();
+  tl_status status = TL_OK;
+  int d;
+  switch (kind) {
+  case TL_SCATTER_SELECT:
+    if (in->ndim == 0) {
+      status = tl_error_set(TL_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
+      break;
+    }
+    if ((status = tl_dim_wrap(args[0], in->ndim, &d)) != TL_OK)
+      break;
+    tl_tensor_view_of(&view, out);
+    status = tl_view_select(&view, d, args[1]);
+    break;
+  case TL_SCATTER_SLICE:
+    if (in->ndim == 0) {
+      status = tl_error_set(TL_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
+      break;
+    }
+    if ((status = tl_dim_wrap(args[0], in->ndim, &d)) != TL_OK)
+      break;
+    if (args[3] <= 0) {
+      status = tl_error_set(TL_ERR_RUNTIME, "slice step must be positive, got %lld",
+                            (long long)args[3]);
+      break;
+    }
+    tl_tensor_view_of(&view, out);
+    {
+      int64_t len = args[2] > args[1] ? (args[2] - args[1] + args[3] - 1) / args[3] : 0;
+      tl_view_slice(&view, d, args[1], len, args[3]);
+    }
+    break;
+  case TL_SCATTER_DIAGONAL:
+    status = tl_view_diagonal(&view, out, args[0], args[1], args[2]);
+    break;
+  }
+  if (status == TL_OK && (view.ndim != src->ndim ||
+                          memcmp(view.shape, src->shape, (size_t)src->ndim * sizeof *src->shape)))
+    status = tl_error_set(TL_ERR_RUNTIME, "%s: expected src to have a size equal to the slice of "
+                                          "self. src size = %s, slice size = %s", names[kind],
+                          tl_shape_str(ss, sizeof ss, src->ndim, src->shape),
+                          tl_shape_str(sv, sizeof sv, view.ndim, view.shape));
+  if (status == TL_OK)
+    status = copy_into(&view, src);
+  if (view.storage)
+    tl_tensor_release(&view);
+  if (status != TL_OK)
+    tl_tensor_release(out);
+  return status;
+}
+
 /* ---- padding ------------------------------------------------------------------- */
 
 /* dst (padded along d by l, r >= 0 around src's extent) gets its borders. */

@@ -72,6 +72,17 @@ tl_status tl_shape_tri_indices(tl_tensor *out, int64_t row, int64_t col, int64_t
 /* Rows of every combination of the inputs' elements (1-d each), as torch.cartesian_prod. */
 tl_status tl_shape_cartesian_prod(tl_tensor *out, int n, const tl_tensor *const *ins);
 
+/* ---- the inverse of a view: a copy of `in` with src written into one view of it ---- */
+typedef enum {
+  TL_SCATTER_SELECT,   /* args: dim, index */
+  TL_SCATTER_SLICE,    /* args: dim, start, end, step (start/end already clamped) */
+  TL_SCATTER_DIAGONAL, /* args: offset, dim1, dim2 */
+} tl_scatter_kind;
+tl_status tl_shape_view_scatter(tl_tensor *out, const tl_tensor *in, const tl_tensor *src,
+                                tl_scatter_kind kind, const int64_t *args);
+/* A contiguous copy (narrow_copy and friends). */
+tl_status tl_shape_clone(tl_tensor *out, const tl_tensor *in);
+
 /* ---- padding (torch.nn.functional.pad) ----
  * pad holds (left, right) pairs starting from the last dim; negative amounts
  * crop.  `value` fills in constant mode.                                 */
