@@ -608,3 +608,47 @@ def test_poisson_shapes_dtypes_and_errors():
         tl.poisson(tl.tensor([1, 2]))
     with pytest.raises(TypeError):
         tl.poisson([1.0])
+
+
+# ---- the counter mapping, recomputed from Philox blocks (the spec a GPU port must meet) ----
+
+def _blocks(seed, first, count):
+    p = tl._C._philox4x32_10
+    key = (seed & 0xffffffff, seed >> 32)
+    return [p(((first + b) & 0xffffffff, (first + b) >> 32, 0, 0), key) for b in range(count)]
+
+
+def _wide(block, slot):
+    return block[2 * slot + 1] << 32 | block[2 * slot]
+
+
+def test_counter_mapping_reference():
+    seed = 0x1234_5678_9abc_def0
+    g = tl.Generator().manual_seed(seed)
+    # float32: one word per value, 4 per block, 24 bits
+    got = tl.rand(7, generator=g).numpy()
+    words = [w for b in _blocks(seed, 0, 2) for w in b]
+    np.testing.assert_array_equal(got, np.array([(w >> 8) * 2.0 ** -24 for w in words[:7]],
+                                                dtype=np.float32))
+    # float64: two words per value, 2 per block, 53 bits; the offset moved past 2 blocks
+    got = tl.rand(3, dtype=tl.float64, generator=g).numpy()
+    bl = _blocks(seed, 2, 2)
+    np.testing.assert_array_equal(got, [(_wide(bl[i // 2], i % 2) >> 11) * 2.0 ** -53
+                                        for i in range(3)])
+    # integers: low + (x * range) >> 64
+    got = tl.randint(-5, 1000, (5,), generator=g).numpy()
+    bl = _blocks(seed, 4, 3)
+    np.testing.assert_array_equal(got, [-5 + ((_wide(bl[i // 2], i % 2) * 1005) >> 64)
+                                        for i in range(5)])
+    # float64 normals: Box-Muller on (open u1, u2) from one block per pair
+    got = tl.randn(4, dtype=tl.float64, generator=g).numpy()
+    ref = []
+    for b in _blocks(seed, 7, 2):
+        u1 = ((_wide(b, 0) >> 11) + 0.5) * 2.0 ** -53
+        u2 = (_wide(b, 1) >> 11) * 2.0 ** -53
+        r = np.sqrt(-2 * np.log(u1))
+        ref += [r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)]
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    state = g.get_state().numpy()
+    assert int.from_bytes(state[:8].tobytes(), "little") == seed
+    assert int.from_bytes(state[8:].tobytes(), "little") == 9
