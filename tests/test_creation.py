@@ -535,3 +535,15 @@ def test_scalar_tensor():
     assert tl.scalar_tensor(s=3).item() == 3.0
     with pytest.raises(TypeError):
         tl.scalar_tensor([1, 2])
+
+
+def test_layout_and_memory_format_arguments():
+    import pickle
+    assert repr(tl.strided) == "torchlike.strided"
+    assert isinstance(tl.strided, tl.layout)
+    assert isinstance(tl.channels_last, tl.memory_format)
+    assert pickle.loads(pickle.dumps(tl.contiguous_format)) is tl.contiguous_format
+    assert tl.zeros(2, layout=tl.strided).layout is tl.strided
+    e = tl.empty_like(tl.ones(2, 3), memory_format=tl.preserve_format)
+    assert e.shape == (2, 3) and e.is_contiguous()
+    assert tl.empty(1, 2, 3, 4, memory_format=tl.channels_last).shape == (1, 2, 3, 4)

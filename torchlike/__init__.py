@@ -10,6 +10,7 @@ from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
 from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)
 from . import cuda  # noqa: F401
 from . import random  # noqa: F401  (torch.random: fork_rng and the seeding functions)
+from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels_last ...)
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
 from . import linalg  # noqa: F401

@@ -1,0 +1,47 @@
+"""torchlike.layout and torchlike.memory_format: the values factories accept
+for layout= and memory_format= (torch.strided, torch.contiguous_format ...).
+
+Every tensor is strided; the factories accept these arguments for
+compatibility and always allocate contiguous (row-major) memory, so
+channels_last requests give the same values in the default layout."""
+
+from ._C import Tensor
+
+
+class layout:
+    """The memory layout kind of a tensor (only ``strided`` exists here)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torchlike.{self._name}"
+
+    def __reduce__(self):  # pickles as the module attribute of that name
+        return self._name
+
+
+class memory_format:
+    """How a tensor's dimensions are ordered in memory."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torchlike.{self._name}"
+
+    def __reduce__(self):
+        return self._name
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+if not hasattr(Tensor, "layout"):
+    Tensor.layout = property(lambda self: strided, doc="Always torchlike.strided.")
+
+__all__ = ["layout", "memory_format", "strided", "contiguous_format", "preserve_format",
+           "channels_last", "channels_last_3d"]
