@@ -442,3 +442,45 @@ def test_selection_on_long_lanes(dtype):
         assert np.isnan(tl.median(tl.tensor(b)).item())
         assert tl.nanmedian(tl.tensor(b)).item() == np.sort(b[~np.isnan(b)])[
             (np.count_nonzero(~np.isnan(b)) - 1) // 2]
+
+
+# ---- random shapes, layouts and values (hypothesis) ------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@st.composite
+def sort_cases(draw):
+    dtype = draw(st.sampled_from(REAL_DTYPES))
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(0, 6), min_size=ndim, max_size=ndim)))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    a = dup_values(shape, dtype, rng) if draw(st.booleans()) else random_array(shape, dtype, rng)
+    if dtype in ("float32", "float64", "float16") and a.size and draw(st.booleans()):
+        a = with_nans(a, rng).astype(a.dtype)
+    dim = draw(st.integers(-ndim, ndim - 1))
+    layout = draw(st.sampled_from(["contiguous", "transposed", "strided"]))
+    return dtype, a, dim, layout, draw(st.booleans())
+
+
+@given(sort_cases())
+def test_sort_random_layouts(case):
+    dtype, a, dim, layout, descending = case
+    t = to_tensor(a, dtype)
+    if layout == "transposed" and a.ndim >= 2:
+        t = to_tensor(np.ascontiguousarray(np.swapaxes(a, 0, -1)), dtype).transpose(0, -1)
+    elif layout == "strided":
+        t = noncontiguous(t)
+    v, i = t.sort(dim, descending=descending)
+    want = stable_argsort(a, axis=dim, descending=descending)
+    assert_close(i, want)
+    assert_close(v, np.take_along_axis(a, want, axis=dim), dtype=dtype)
+    if a.shape[dim] > 0:
+        k = a.shape[dim] // 2 + 1
+        kv, ki = tl.kthvalue(t, k, dim)
+        ref = np.take(np.take_along_axis(a, stable_argsort(a, axis=dim), axis=dim), k - 1, axis=dim)
+        assert_close(kv, ref, dtype=dtype)
+        tv, ti = tl.topk(t, k, dim, largest=not descending)
+        assert_close(tv, np.take(np.take_along_axis(a, stable_argsort(a, dim, not descending), dim),
+                                 np.arange(k), axis=dim), dtype=dtype)
