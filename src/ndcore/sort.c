@@ -229,6 +229,8 @@ struct lane_job {
   /* Write outputs from sorted positions [j0, j1) within [lo, hi). */
   void (*emit)(const lane_job *job, const lane *l, int64_t j0, int64_t j1);
   bool emit_chunks; /* emit may run on parts of [lo, hi) in parallel */
+  /* sort's outputs (values may be NULL), for the grouped path below. */
+  tl_tensor *group_values, *group_indices;
   /* Where the long-lane sort may keep its 8-byte elements: the lane's own
    * int64 indices output, when it is contiguous and emit writes it (sort,
    * argsort).  NULL: use scratch. */
@@ -348,6 +350,91 @@ static void lane_sort_serial(lane_job *job, lane *l, lane_scratch *s)
   job->emit(job, l, l->lo, l->hi);
 }
 
+/* ---- lanes across the last dim, in groups ----------------------------------------
+ * Sorting along a dim other than the last one, consecutive lanes sit side by
+ * side in memory, one element apart.  Reading or writing one lane at a time
+ * then touches a new cache line per element; instead a group of adjacent
+ * lanes is transposed into contiguous rows, sorted row by row, and the
+ * results transposed back, so every line is read and written whole.        */
+#define TL_SORT_GROUP 16
+
+/* dst[r * dst_rs + c * dst_cs] = src[r * src_rs + c * src_cs] (bytes) for an
+ * rows x cols block of esize-byte elements. */
+static void transpose_block(char *dst, int64_t dst_rs, int64_t dst_cs, const char *src, int64_t src_rs,
+                            int64_t src_cs, int64_t rows, int64_t cols, size_t esize)
+{
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++) {
+      char *d = dst + r * dst_rs + c * dst_cs;
+      const char *s = src + r * src_rs + c * src_cs;
+      switch (esize) {
+      case 1: memcpy(d, s, 1); break;
+      case 2: memcpy(d, s, 2); break;
+      case 4: memcpy(d, s, 4); break;
+      default: memcpy(d, s, 8); break;
+      }
+    }
+}
+
+/* Can lanes be grouped?  Only for sort, along a dim other than the last, with
+ * the last dim contiguous in the input and the outputs. */
+static bool lanes_groupable(const lane_job *job)
+{
+  const tl_tensor *in = job->in;
+  int last = in->ndim - 1;
+  if (!job->group_indices || in->ndim < 2 || job->dim == last || in->strides[last] != 1)
+    return false;
+  if (job->group_values && job->group_values->strides[last] != 1)
+    return false;
+  return job->group_indices->strides[last] == 1;
+}
+
+static void lanes_task_grouped(lane_job *job, int64_t begin, int64_t end, lane_scratch *s)
+{
+  const tl_tensor *in = job->in;
+  tl_dtype dt = in->dtype;
+  size_t esize = tl_dtype_size(dt);
+  int64_t n = lane_length(in, job->dim), width = in->shape[in->ndim - 1];
+  char *tmp = malloc((size_t)TL_SORT_GROUP * (size_t)n * (2 * esize + 8));
+  if (!tmp) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  char *rows_in = tmp, *rows_v = tmp + TL_SORT_GROUP * n * (int64_t)esize;
+  char *rows_i = rows_v + TL_SORT_GROUP * n * (int64_t)esize;
+  for (int64_t i = begin; i < end;) {
+    int64_t g = TL_SORT_GROUP;
+    g = g < end - i ? g : end - i;
+    g = g < width - i % width ? g : width - i % width;
+    lane first;
+    lane_begin(job, &first, i);
+    /* rows_in[k][p] = lane i + k at position p */
+    transpose_block(rows_in, (int64_t)esize, n * (int64_t)esize, first.src, first.step,
+                    (int64_t)esize, n, g, esize);
+    for (int64_t k = 0; k < g; k++) {
+      lane l = first;
+      l.lane = i + k;
+      l.src = rows_in + k * n * (int64_t)esize;
+      l.step = (int64_t)esize;
+      keys_load(dt, l.src, l.step, n, 0, job->desc, s->a, s->ai);
+      int side = radix_sort_any(l.wide, s->a, s->ai, s->b, s->bi, n, 0, n);
+      l.a = side ? s->b : s->a;
+      l.ai = side ? s->bi : s->ai;
+      if (job->group_values)
+        values_store(dt, &l, 0, n, job->desc, rows_v + k * n * (int64_t)esize, (int64_t)esize);
+      indices_store(&l, 0, n, rows_i + k * n * 8, 8);
+    }
+    const tl_tensor *vo = job->group_values, *io = job->group_indices;
+    int d = job->dim;
+    if (vo)
+      transpose_block(tl_lane_ptr(vo, d, i), vo->strides[d] * (int64_t)esize, (int64_t)esize, rows_v,
+                      (int64_t)esize, n * (int64_t)esize, n, g, esize);
+    transpose_block(tl_lane_ptr(io, d, i), io->strides[d] * 8, 8, rows_i, 8, n * 8, n, g, 8);
+    i += g;
+  }
+  free(tmp);
+}
+
 static void lanes_task(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
@@ -357,10 +444,14 @@ static void lanes_task(void *ctx, int64_t begin, int64_t end, int worker)
     __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  for (int64_t i = begin; i < end; i++) {
-    lane l;
-    lane_begin(job, &l, i);
-    lane_sort_serial(job, &l, &s);
+  if (lanes_groupable(job)) {
+    lanes_task_grouped(job, begin, end, &s);
+  } else {
+    for (int64_t i = begin; i < end; i++) {
+      lane l;
+      lane_begin(job, &l, i);
+      lane_sort_serial(job, &l, &s);
+    }
   }
   scratch_free(&s);
 }
@@ -806,7 +897,8 @@ tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable
     return tl_error_status();
   pair_out o = {values, indices, in->ndim ? d : -1, 0, false};
   lane_job job = {.in = in, .dim = d, .desc = descending, .emit = emit_sorted,
-                  .emit_chunks = true, .inplace = sort_inplace, .ctx = &o};
+                  .emit_chunks = true, .inplace = sort_inplace, .ctx = &o,
+                  .group_values = values, .group_indices = indices};
   if (lanes_run(&job) != TL_OK) {
     release_pair(values, indices);
     return tl_error_status();
