@@ -1090,7 +1090,8 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     shape[in->ndim - 1 - j] += pad[2 * j] + pad[2 * j + 1];
 
   if (mode == TL_PAD_CONSTANT) {
-    /* Fill, then copy the (cropped) input into the middle. */
+    /* Fill the border slabs of each padded dim, then copy the (cropped) input
+     * into the middle, so every output element is written about once. */
     _Alignas(16) char bytes[16];
     tl_scalar_store(value, in->dtype, bytes);
     tl_storage cell = {.refcount = 1, .data = bytes, .nbytes = sizeof bytes,
@@ -1107,7 +1108,14 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
       tl_view_slice(&src, d, l < 0 ? -l : 0, keep, 1);
       tl_view_slice(&dst, d, l > 0 ? l : 0, keep, 1);
     }
-    tl_status status = copy_into(out, &fill);
+    tl_status status = TL_OK;
+    for (int j = 0; j < npad / 2 && status == TL_OK; j++) {
+      int d = in->ndim - 1 - j;
+      int64_t l = pad[2 * j] > 0 ? pad[2 * j] : 0, r = pad[2 * j + 1] > 0 ? pad[2 * j + 1] : 0;
+      status = copy_to_slice(out, d, 0, l, &fill);
+      if (status == TL_OK)
+        status = copy_to_slice(out, d, out->shape[d] - r, r, &fill);
+    }
     if (status == TL_OK && tl_tensor_numel(&dst) > 0)
       status = copy_into(&dst, &src);
     if (status != TL_OK)
