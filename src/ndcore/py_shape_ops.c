@@ -985,14 +985,9 @@ static PyObject *fn_broadcast_shapes(PyObject *m, PyObject *const *args, Py_ssiz
         return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative "
                                                 "dimension %lld", (long long)one[k]);
     if (tl_shape_broadcast(nd, shape, n, one, &nd, shape) != TL_OK) {
-      tl_py_raise();
-      /* PyTorch raises RuntimeError here; keep the message. */
-      PyObject *type, *value, *tb;
-      PyErr_Fetch(&type, &value, &tb);
-      PyErr_SetObject(PyExc_RuntimeError, value);
-      Py_XDECREF(type);
-      Py_XDECREF(value);
-      Py_XDECREF(tb);
+      /* PyTorch raises RuntimeError here, where tensors raise ValueError. */
+      PyErr_SetString(PyExc_RuntimeError, tl_error_message());
+      tl_error_clear();
       return NULL;
     }
   }
