@@ -352,6 +352,8 @@ def test_chunk(size, chunks):
     assert_pieces(got, expected)
     with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: 0"):
         tl.chunk(to_tensor(a), 0)
+    with pytest.raises(RuntimeError, match="chunk expects at least a 1-dimensional tensor"):
+        tl.tensor(1.0).chunk(1)
 
 
 def test_unbind():

@@ -361,7 +361,11 @@ static PyObject *tensor_chunk(PyObject *self, PyObject *const *args, Py_ssize_t 
   int64_t chunks = 0, n;
   tl_span *spans = NULL;
   if (bind_args("chunk", args, nargs, kwnames, names, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
-      int_arg("chunk", "chunks", v[0], &chunks) < 0 || dim_of(t, v[1], "chunk", &d) < 0)
+      int_arg("chunk", "chunks", v[0], &chunks) < 0)
+    return NULL;
+  if (t->ndim == 0)
+    return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
+  if (dim_of(t, v[1], "chunk", &d) < 0)
     return NULL;
   if (tl_split_chunks(t->shape[d], chunks, &spans, &n) != TL_OK)
     return tl_py_raise();
