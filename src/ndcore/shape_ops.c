@@ -50,6 +50,17 @@ static void move_loop(char **args, int64_t n, const int64_t *steps, void *data)
     memcpy(dst, src, (size_t)(n * size));
     return;
   }
+  if (steps[0] == size && steps[1] == -size && (size == 4 || size == 8)) {
+    /* A reversed run (flip of the last dim): walk the source down. */
+    const char *end = src - (n - 1) * size;
+    if (size == 4)
+      for (int64_t i = 0; i < n; i++)
+        memcpy(dst + 4 * i, end + 4 * (n - 1 - i), 4);
+    else
+      for (int64_t i = 0; i < n; i++)
+        memcpy(dst + 8 * i, end + 8 * (n - 1 - i), 8);
+    return;
+  }
   switch (size) {
   case 1:
     for (int64_t i = 0; i < n; i++)
