@@ -5,6 +5,7 @@
  * tl_view_reshape when asked to (allow_copy).                               */
 #include <string.h>
 
+#include "ndcore/tl_shape_ops.h"
 #include "ndcore/tl_views.h"
 
 static void view_init(tl_tensor *out, const tl_tensor *in, int ndim)
@@ -119,7 +120,7 @@ tl_status tl_view_reshape(tl_tensor *out, const tl_tensor *in, int ndim, const i
                                         "and stride (at least one dimension spans across two "
                                         "contiguous subspaces). Use .reshape(...) instead.");
   tl_tensor tmp;
-  if (tl_tensor_to_dtype(&tmp, in, in->dtype) != TL_OK)
+  if (tl_shape_clone(&tmp, in) != TL_OK) /* same-dtype copy, no cast loop */
     return tl_error_status();
   tl_status status = tl_view_reshape(out, &tmp, ndim, shape, false);
   tl_tensor_release(&tmp);
