@@ -547,3 +547,42 @@ def test_layout_and_memory_format_arguments():
     e = tl.empty_like(tl.ones(2, 3), memory_format=tl.preserve_format)
     assert e.shape == (2, 3) and e.is_contiguous()
     assert tl.empty(1, 2, 3, 4, memory_format=tl.channels_last).shape == (1, 2, 3, 4)
+
+
+# ---- frombuffer ------------------------------------------------------------------------------
+
+def test_frombuffer_shares_memory():
+    b = bytearray(np.arange(6, dtype=np.float32).tobytes())
+    x = tl.frombuffer(b, dtype=tl.float32)
+    assert x.shape == (6,) and x.dtype == tl.float32
+    x[0] = 42
+    assert np.frombuffer(b, np.float32)[0] == 42
+    np.testing.assert_array_equal(tl.frombuffer(b, dtype=tl.int16, count=3, offset=4).numpy(),
+                                  np.frombuffer(b, np.int16, count=3, offset=4))
+    np.testing.assert_array_equal(tl.frombuffer(b, dtype=tl.float32, offset=8).numpy(),
+                                  np.frombuffer(b, np.float32, offset=8))
+    ro = tl.frombuffer(bytes(8), dtype=tl.int32)
+    assert ro.tolist() == [0, 0]
+    with pytest.raises(ValueError, match="read-only"):
+        ro[0] = 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(dtype=tl.float32, offset=2), "whole number"), (dict(dtype=tl.float32, count=100), "fit"),
+    (dict(dtype=tl.float32, offset=100), "offset"), (dict(dtype=tl.float32, count=0), "0"),
+    (dict(dtype=tl.float32, offset=-1), "offset"),
+])
+def test_frombuffer_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        tl.frombuffer(bytearray(24), **kwargs)
+
+
+def test_frombuffer_argument_errors():
+    with pytest.raises(TypeError, match="dtype"):
+        tl.frombuffer(bytearray(4))
+    with pytest.raises(TypeError):
+        tl.frombuffer([1, 2], dtype=tl.int8)
+    with pytest.raises(TypeError, match="count"):
+        tl.frombuffer(bytearray(4), dtype=tl.int8, count=1.5)
+    with pytest.raises(ValueError):
+        tl.frombuffer(b"", dtype=tl.int8)

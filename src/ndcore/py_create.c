@@ -1,5 +1,5 @@
 /* py_create.c - creation functions: tensor, as_tensor, from_numpy, zeros,
- * ones, full, empty (and their _like forms), empty_strided, asarray,
+ * ones, full, empty (and their _like forms), empty_strided, asarray, frombuffer,
  * scalar_tensor, arange, linspace, logspace, eye, and Tensor.new_*.
  *
  * All take PyTorch's factory keywords (dtype, device, requires_grad, out ...)
@@ -153,8 +153,8 @@ static tl_dtype scalar_default_dtype(tl_kind kind)
   }
 }
 
-/* A non-negative integer argument (steps, n, m): TypeError for non-ints. */
-static int count_arg(const char *func, const char *what, PyObject *o, int64_t *v)
+/* An integer argument: TypeError for anything else (floats, bools). */
+static int index_arg(const char *func, const char *what, PyObject *o, int64_t *v)
 {
   if (PyBool_Check(o) || !PyIndex_Check(o)) {
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, what,
@@ -162,7 +162,13 @@ static int count_arg(const char *func, const char *what, PyObject *o, int64_t *v
     return -1;
   }
   *v = PyLong_AsLongLong(o);
-  if (*v == -1 && PyErr_Occurred())
+  return *v == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* A non-negative integer argument (steps, n, m). */
+static int count_arg(const char *func, const char *what, PyObject *o, int64_t *v)
+{
+  if (index_arg(func, what, o, v) < 0)
     return -1;
   if (*v < 0) {
     PyErr_Format(PyExc_RuntimeError, "%s(): %s must be greater or equal to 0, got %lld", func,
@@ -315,6 +321,65 @@ static PyObject *py_scalar_tensor(PyObject *self, PyObject *const *args, Py_ssiz
     return tl_py_raise();
   tl_scalar_store(s, dtype, tl_tensor_data(&t));
   return tl_py_factory_finish(&t, &o);
+}
+
+/* frombuffer(buffer, *, dtype, count=-1, offset=0): a 1-d tensor viewing a
+ * Python buffer's bytes (read-only when the buffer is).  count=-1 takes
+ * everything after offset, which must then be whole elements. */
+static PyObject *py_frombuffer(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)self;
+  static const char *const names[] = {"buffer", "count", "offset", NULL};
+  PyObject *kw[3];
+  tl_py_factory_opts o;
+  int64_t count = -1, offset = 0;
+  tl_tensor t;
+  if (tl_py_factory_opts_parse("frombuffer", args + nargs, kwnames, names, kw, &o) < 0)
+    return NULL;
+  if (nargs + (kw[0] != NULL) != 1)
+    return PyErr_Format(PyExc_TypeError, "frombuffer() takes 1 positional argument (buffer)");
+  if (o.dtype < 0)
+    return PyErr_Format(PyExc_TypeError, "frombuffer() missing required keyword argument "
+                        "'dtype'");
+  PyObject *buffer = nargs ? args[0] : kw[0];
+  if ((kw[1] && kw[1] != Py_None && index_arg("frombuffer", "count", kw[1], &count) < 0) ||
+      (kw[2] && index_arg("frombuffer", "offset", kw[2], &offset) < 0))
+    return NULL;
+  Py_buffer view;
+  if (PyObject_GetBuffer(buffer, &view, PyBUF_SIMPLE) < 0)
+    return NULL;
+  int64_t len = view.len, size = (int64_t)tl_dtype_size((tl_dtype)o.dtype);
+  PyBuffer_Release(&view);
+  if (offset < 0 || (len > 0 && offset >= len) || len == 0)
+    return PyErr_Format(PyExc_ValueError, "frombuffer(): offset %lld must be in [0, %lld) for a "
+                        "buffer of %lld bytes", (long long)offset, (long long)len, (long long)len);
+  if (count < 0 && (len - offset) % size != 0)
+    return PyErr_Format(PyExc_ValueError, "frombuffer(): the %lld bytes after offset %lld are "
+                        "not a whole number of %s elements (%lld bytes each)",
+                        (long long)(len - offset), (long long)offset,
+                        tl_dtype_names[o.dtype], (long long)size);
+  if (count < 0)
+    count = (len - offset) / size;
+  if (count == 0 || count > (len - offset) / size)
+    return PyErr_Format(PyExc_ValueError, "frombuffer(): count %lld of %s (%lld bytes each) "
+                        "does not fit the %lld bytes after offset %lld (and must not be 0)",
+                        (long long)count, tl_dtype_names[o.dtype], (long long)size,
+                        (long long)(len - offset), (long long)offset);
+  /* A byte array over the range keeps the buffer alive; the tensor relabels it. */
+  PyObject *bytes = PyArray_FromBuffer(buffer, PyArray_DescrFromType(NPY_UINT8),
+                                       (npy_intp)(count * size), (npy_intp)offset);
+  if (!bytes)
+    return NULL;
+  int r = tl_py_from_numpy(bytes, &t);
+  Py_DECREF(bytes);
+  if (r < 0)
+    return NULL;
+  t.dtype = (tl_dtype)o.dtype;
+  t.shape[0] = count;
+  t.strides[0] = 1;
+  t.offset = 0;
+  return tl_py_tensor_from(&t);
 }
 
 static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
@@ -710,6 +775,7 @@ PyMethodDef tl_py_create_functions[] = {
     {"asarray", TL_FASTCALL_KW(py_asarray), NULL},
     {"scalar_tensor", TL_FASTCALL_KW(py_scalar_tensor), NULL},
     {"from_numpy", py_from_numpy, METH_O, NULL},
+    {"frombuffer", TL_FASTCALL_KW(py_frombuffer), NULL},
     {"zeros", TL_FASTCALL_KW(py_zeros), NULL},
     {"ones", TL_FASTCALL_KW(py_ones), NULL},
     {"empty", TL_FASTCALL_KW(py_empty), NULL},
