@@ -33,6 +33,7 @@ test-asan: $(VENV)/.installed
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
 	$(PY) -m pytest tests -x -p no:cacheprovider
+	rm -f torchlike/_C*.so  # the sanitized module replaced ours: relink it
 	$(MAKE) build
 
 bench: build
