@@ -8,6 +8,8 @@ static PyObject *device_class; /* set by torchlike/_device.py */
 static PyObject *set_device_class(PyObject *self, PyObject *cls)
 {
   (void)self;
+  if (!PyType_Check(cls))
+    return PyErr_Format(PyExc_TypeError, "_set_device_class expects a class");
   Py_XSETREF(device_class, Py_NewRef(cls));
   Py_RETURN_NONE;
 }
