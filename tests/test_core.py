@@ -324,3 +324,19 @@ def test_readonly_numpy_arrays_stay_readonly():
     with pytest.raises(ValueError, match="read-only"):
         t.add_(1.0)
     assert a.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_writes_to_expanded_views_are_refused():
+    t = tl.zeros(1, 3).expand(4, 3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        t.fill_(1.0)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        tl.add(tl.ones(4, 3), 1.0, out=t)
+
+
+def test_setitem_drops_leading_unit_dims_like_numpy():
+    a = np.zeros((2, 3))
+    t = to_tensor(a)
+    t[0] = tl.tensor([[1.0, 2.0, 3.0]])
+    a[0] = np.array([[1.0, 2.0, 3.0]])
+    assert_close(t, a)

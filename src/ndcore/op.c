@@ -200,6 +200,11 @@ static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int n
                         tl_shape_str(sb, sizeof sb, ndim, shape));
   if (out->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s(): output tensor is read-only", tl_op_infos[op].name);
+  if (tl_tensor_has_internal_overlap(out))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): unsupported operation: more than one element of "
+                                        "the written-to tensor refers to a single memory "
+                                        "location. Please clone() the tensor before performing "
+                                        "the operation.", tl_op_infos[op].name);
   tl_storage_bump(out->storage);
   return TL_OK;
 }
@@ -368,8 +373,25 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
     return tl_error_status();
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
-  tl_tensor tmp;
+  if (tl_tensor_has_internal_overlap(dst))
+    return tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
+                                        "written-to tensor refers to a single memory location. "
+                                        "Please clone() the tensor before performing the operation.");
+  tl_tensor tmp, stripped;
   bool owned = false;
+  if (src->ndim > dst->ndim) { /* NumPy drops leading size-1 dims of the value */
+    int lead = src->ndim - dst->ndim;
+    bool ones = true;
+    for (int i = 0; i < lead; i++)
+      ones &= src->shape[i] == 1;
+    if (ones) {
+      stripped = *src;
+      stripped.ndim = dst->ndim;
+      memmove(stripped.shape, src->shape + lead, (size_t)dst->ndim * sizeof *src->shape);
+      memmove(stripped.strides, src->strides + lead, (size_t)dst->ndim * sizeof *src->strides);
+      src = &stripped;
+    }
+  }
   if (partial_overlap(dst, src)) {
     if (tl_tensor_to_dtype(&tmp, src, src->dtype) != TL_OK)
       return tl_error_status();

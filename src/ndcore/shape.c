@@ -25,6 +25,14 @@ bool tl_tensor_is_contiguous(const tl_tensor *t)
   return true;
 }
 
+bool tl_tensor_has_internal_overlap(const tl_tensor *t)
+{
+  for (int i = 0; i < t->ndim; i++)
+    if (t->strides[i] == 0 && t->shape[i] > 1)
+      return true;
+  return false;
+}
+
 void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 {
   int64_t s = 1;

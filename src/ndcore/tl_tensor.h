@@ -131,6 +131,9 @@ static inline void *tl_tensor_data(const tl_tensor *t)
 static inline tl_device tl_tensor_device(const tl_tensor *t) { return t->storage->device; }
 int64_t tl_tensor_numel(const tl_tensor *t);
 bool tl_tensor_is_contiguous(const tl_tensor *t);
+/* Do two elements share memory (a broadcast, expanded view)?  Such a tensor
+ * must not be written: the result would depend on the write order. */
+bool tl_tensor_has_internal_overlap(const tl_tensor *t);
 
 /* Allocate `t` as a contiguous tensor of the given shape and dtype. */
 tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
