@@ -340,3 +340,8 @@ def test_setitem_drops_leading_unit_dims_like_numpy():
     t[0] = tl.tensor([[1.0, 2.0, 3.0]])
     a[0] = np.array([[1.0, 2.0, 3.0]])
     assert_close(t, a)
+
+
+def test_empty_views_are_contiguous_as_in_pytorch():
+    assert tl.zeros(0, 6)[:, ::2].is_contiguous()
+    assert not tl.zeros(2, 6)[:, ::2].is_contiguous()

@@ -1095,7 +1095,7 @@ def strided_views(draw):
     ndim = draw(st.integers(0, 4))
     shape = tuple(draw(st.integers(0, 5)) for _ in range(ndim))
     dtype = draw(st.sampled_from(NUMPY_DTYPES))
-    a = sample(dtype, shape, seed=draw(st.integers(0, 10)))
+    a = np.asarray(sample(dtype, shape, seed=draw(st.integers(0, 10))))  # 0-d stays an array
     index = tuple(slice(draw(st.integers(0, 2)), None, draw(st.sampled_from([1, 2, -1, -2])))
                   for _ in range(ndim))
     v = a[index] if ndim else a  # a[()] would give a NumPy scalar

@@ -15,9 +15,9 @@ int64_t tl_tensor_numel(const tl_tensor *t)
 bool tl_tensor_is_contiguous(const tl_tensor *t)
 {
   int64_t expected = 1;
+  if (tl_tensor_numel(t) == 0) /* no element, no layout */
+    return true;
   for (int i = t->ndim - 1; i >= 0; i--) {
-    if (t->shape[i] == 0)
-      return true;
     if (t->shape[i] != 1 && t->strides[i] != expected)
       return false;
     expected *= t->shape[i];
