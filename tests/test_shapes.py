@@ -1184,3 +1184,33 @@ def test_scatter_errors_and_input_untouched():
         base.slice_scatter(tl.ones(3, 4), step=0)
     with pytest.raises(TypeError, match="argument 'src' must be Tensor"):
         base.diagonal_scatter([1, 2, 3])
+
+
+# ---- hypothesis: pad, roll, flip and tensor_split against NumPy on random shapes -----------
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.randoms(use_true_random=False),
+       st.sampled_from(["constant", "reflect", "replicate", "circular"]))
+def test_pad_random(shape, rnd, mode):
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    pad = []
+    for d in range(rnd.randint(1, len(shape))):
+        n = shape[len(shape) - 1 - d]
+        hi = n - 1 if mode == "reflect" else n if mode in ("circular", "replicate") else 3
+        pad += [rnd.randint(0, hi), rnd.randint(0, hi)]
+    assert_close(F.pad(to_tensor(a), pad, mode), np_pad(a, pad, mode))
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=3), st.randoms(use_true_random=False))
+def test_roll_flip_split_random(shape, rnd):
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    t = to_tensor(a)
+    dims = rnd.sample(range(len(shape)), rnd.randint(0, len(shape)))
+    shifts = [rnd.randint(-9, 9) for _ in dims]
+    assert_close(t.flip(dims), np.flip(a, dims) if dims else a)
+    if dims:
+        assert_close(t.roll(shifts, dims), np.roll(a, shifts, dims))
+    dim = rnd.randrange(len(shape))
+    cuts = sorted(rnd.randint(-5, 6) for _ in range(rnd.randint(0, 3)))
+    assert_pieces(t.tensor_split(cuts, dim), np.array_split(a, cuts, axis=dim))
+    k = rnd.randint(1, 5)
+    assert_pieces(t.tensor_split(k, dim), np.array_split(a, k, axis=dim))
