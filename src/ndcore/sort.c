@@ -476,6 +476,7 @@ typedef struct {
   uint64_t first;
   uint32_t *hist;   /* [nchunks][fmask + 1] */
   uint32_t *map;    /* fine digit -> bucket */
+  uint32_t *dfirst; /* [nbuckets + 1]: each bucket's first fine digit */
   int64_t *pos;     /* [nchunks][nbuckets] */
   int64_t *starts;  /* [nbuckets + 1] */
   int64_t nbuckets;
@@ -634,7 +635,17 @@ static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
     if (n == 0 || s + n <= l->lo || s >= l->hi)
       continue;
     int64_t blo = l->lo > s ? l->lo - s : 0, bhi = l->hi - s < n ? l->hi - s : n;
-    if (radix_sort_any(wide, c->a + s, wide ? c->ai + s : NULL, b, bi, n, blo, bhi) == 1) {
+    /* The bucket's keys agree above its digits' span: that bounds the bits
+     * to sort, and saves the pass that would measure them. */
+    uint32_t span = c->dfirst[d] ^ (c->dfirst[d + 1] - 1);
+    int bits = c->shift + (span ? 32 - __builtin_clz(span) : 0);
+    int side;
+    if (n > TL_SORT_SMALL && n <= TL_SORT_LSD_MAX && bits > 0)
+      side = wide ? lsd_sort_64(c->a + s, c->ai + s, b, bi, n, bits)
+                  : lsd_sort_p32(c->a + s, NULL, b, NULL, n, bits);
+    else
+      side = radix_sort_any(wide, c->a + s, wide ? c->ai + s : NULL, b, bi, n, blo, bhi);
+    if (side == 1) {
       memcpy(c->a + s, b, (size_t)n * sizeof *b);
       if (wide)
         memcpy(c->ai + s, bi, (size_t)n * sizeof *bi);
@@ -679,10 +690,11 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
   bool ok = false;
   c.hist = malloc(sizeof(uint32_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
   c.map = malloc(sizeof(uint32_t) * ((size_t)1 << TL_SORT_FINE_BITS));
+  c.dfirst = malloc(sizeof(uint32_t) * (((size_t)1 << TL_SORT_FINE_BITS) + 1));
   c.starts = malloc(sizeof(int64_t) * (((size_t)1 << TL_SORT_FINE_BITS) + 1));
   c.pos = malloc(sizeof(int64_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
   c.groups = malloc(sizeof(int64_t) * (size_t)(4 * threads + 2));
-  if (!c.hist || !c.map || !c.starts || !c.pos || !c.groups)
+  if (!c.hist || !c.map || !c.dfirst || !c.starts || !c.pos || !c.groups)
     goto done;
   for (;;) {
     int bits = diff ? 64 - __builtin_clzll((unsigned long long)diff) : 0;
@@ -701,12 +713,14 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
   /* Merge fine digits into buckets; a digit bigger than a bucket stands alone. */
   int64_t nb = 0, fill = 0, sum = 0;
   c.starts[0] = 0;
+  c.dfirst[0] = 0;
   for (int64_t dgt = 0; dgt < nfine; dgt++) {
     int64_t cnt = 0;
     for (int t = 0; t < c.nchunks; t++)
       cnt += c.hist[t * nfine + dgt];
     if (fill > 0 && fill + cnt > TL_SORT_BUCKET) {
       c.starts[++nb] = sum;
+      c.dfirst[nb] = (uint32_t)dgt;
       fill = 0;
     }
     c.map[dgt] = (uint32_t)nb;
@@ -714,6 +728,7 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
     sum += cnt;
   }
   c.starts[++nb] = sum;
+  c.dfirst[nb] = (uint32_t)nfine;
   c.nbuckets = nb;
   /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
   for (int t = 0; t < c.nchunks; t++)
@@ -750,6 +765,7 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
 done:
   free(c.hist);
   free(c.map);
+  free(c.dfirst);
   free(c.starts);
   free(c.pos);
   free(c.groups);
