@@ -586,3 +586,44 @@ def test_frombuffer_argument_errors():
         tl.frombuffer(bytearray(4), dtype=tl.int8, count=1.5)
     with pytest.raises(ValueError):
         tl.frombuffer(b"", dtype=tl.int8)
+
+
+# ---- properties over random arguments ------------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_reals = st.floats(-1e4, 1e4, allow_nan=False, allow_infinity=False)
+
+
+@given(_reals, _reals, st.floats(1e-2, 1e3) | st.floats(-1e3, -1e-2))
+def test_arange_float_property(start, end, step):
+    if abs((end - start) / step) > 100_000:
+        return
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        with pytest.raises(RuntimeError):
+            tl.arange(start, end, step, dtype=tl.float64)
+        return
+    expected = np.arange(start, end, step)
+    got = tl.arange(start, end, step, dtype=tl.float64).numpy()
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * max(1.0, abs(start)))
+
+
+@given(st.integers(-10**6, 10**6), st.integers(-10**6, 10**6),
+       st.integers(1, 10**4) | st.integers(-10**4, -1))
+def test_arange_int_property(start, end, step):
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        with pytest.raises(RuntimeError):
+            tl.arange(start, end, step)
+        return
+    np.testing.assert_array_equal(tl.arange(start, end, step).numpy(),
+                                  np.arange(start, end, step))
+
+
+@given(_reals, _reals, st.integers(0, 300))
+def test_linspace_property(start, end, steps):
+    got = tl.linspace(start, end, steps, dtype=tl.float64).numpy()
+    expected = np.linspace(start, end, steps)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * max(abs(start), abs(end)))
+    if steps > 1:
+        assert got[0] == start and got[-1] == end
