@@ -25,29 +25,51 @@ static double complex as_complex(tl_scalar s)
   return s.kind == TL_KIND_COMPLEX ? s.v.c : as_double(s);
 }
 
-/* Fill loop: args[0] the output, data the element's bytes. */
-static void fill_loop(char **args, int64_t n, const int64_t *steps, void *data)
-{
-  const int64_t size = ((const int64_t *)data)[0];
-  const char *value = (const char *)data + 8;
-  for (int64_t i = 0; i < n; i++)
-    memcpy(args[0] + i * steps[0], value, (size_t)size);
-}
+/* Fill loops: args[0] the output, data the element's bytes.  One per element
+ * width, so the contiguous case is a plain store loop the compiler vectorises. */
+#define TL_FILL_LOOP(NAME, T)                                                 \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data) \
+  {                                                                          \
+    T v;                                                                     \
+    memcpy(&v, data, sizeof v);                                              \
+    if (steps[0] == sizeof(T)) {                                             \
+      T *o = (T *)args[0];                                                   \
+      for (int64_t i = 0; i < n; i++)                                        \
+        o[i] = v;                                                            \
+      return;                                                                \
+    }                                                                        \
+    for (int64_t i = 0; i < n; i++)                                          \
+      memcpy(args[0] + i * steps[0], &v, sizeof v);                          \
+  }
+typedef struct {
+  uint64_t lo, hi;
+} fill16;
+TL_FILL_LOOP(fill_1, uint8_t)
+TL_FILL_LOOP(fill_2, uint16_t)
+TL_FILL_LOOP(fill_4, uint32_t)
+TL_FILL_LOOP(fill_8, uint64_t)
+TL_FILL_LOOP(fill_16, fill16)
 
 tl_status tl_tensor_fill(tl_tensor *t, tl_scalar value)
 {
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
-  _Alignas(16) char data[8 + 16];
-  int64_t size = (int64_t)tl_dtype_size(t->dtype);
-  memcpy(data, &size, sizeof size);
-  tl_scalar_store(value, t->dtype, data + 8);
+  _Alignas(16) char data[16];
+  tl_scalar_store(value, t->dtype, data);
   const tl_tensor *ops[1] = {t};
   tl_iter it;
   if (tl_iter_init(&it, 1, ops, NULL) != TL_OK)
     return tl_error_status();
   tl_storage_bump(t->storage);
-  return tl_iter_run(&it, fill_loop, data);
+  tl_loop_fn loop;
+  switch (tl_dtype_size(t->dtype)) {
+  case 1: loop = fill_1; break;
+  case 2: loop = fill_2; break;
+  case 4: loop = fill_4; break;
+  case 8: loop = fill_8; break;
+  default: loop = fill_16; break;
+  }
+  return tl_iter_run(&it, loop, data);
 }
 
 /* ---- arange ------------------------------------------------------------------- */

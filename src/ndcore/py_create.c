@@ -396,6 +396,9 @@ static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
 /* ---- zeros, ones, empty, full ------------------------------------------------ */
 
 /* zeros/ones/empty/full(*size, [fill_value,] ...): allocate, then fill unless empty. */
+static const tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0};
+static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
+
 static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames, const tl_scalar *value, bool needs_value,
                         PyObject *like)
@@ -427,17 +430,16 @@ static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t narg
   if (tl_py_factory_shape(func, args, nargs, kw[0], shape, &ndim) < 0 ||
       tl_py_factory_dtype(func, &o, fallback, &dtype) < 0)
     return NULL;
-  if (tl_tensor_empty(&t, dtype, ndim, shape, o.device) != TL_OK)
+  bool zero_fill = value == &zero; /* comes zeroed from the allocator */
+  if ((zero_fill ? tl_tensor_zeros : tl_tensor_empty)(&t, dtype, ndim, shape, o.device) != TL_OK)
     return tl_py_raise();
-  if ((needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
+  if (!zero_fill && (needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
   return tl_py_factory_finish(&t, &o);
 }
 
-static const tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0};
-static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
 
 static PyObject *py_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
 {
@@ -490,9 +492,11 @@ static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs,
   const tl_tensor *in = tl_py_t(input);
   tl_tensor t;
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : in->dtype;
-  if (tl_tensor_empty(&t, dtype, in->ndim, in->shape, o.device) != TL_OK)
+  bool zero_fill = value == &zero;
+  if ((zero_fill ? tl_tensor_zeros : tl_tensor_empty)(&t, dtype, in->ndim, in->shape,
+                                                       o.device) != TL_OK)
     return tl_py_raise();
-  if ((needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
+  if (!zero_fill && (needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }

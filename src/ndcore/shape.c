@@ -111,8 +111,8 @@ tl_status tl_shape_broadcast(int nda, const int64_t *a, int ndb, const int64_t *
   return TL_OK;
 }
 
-tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
-                          tl_device device)
+static tl_status tensor_alloc(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                              tl_device device, bool zeroed)
 {
   int64_t numel;
   if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
@@ -120,7 +120,8 @@ tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t 
   if (device.type != TL_DEVICE_CPU)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "allocation on device cuda:%d is not supported",
                         device.index);
-  tl_storage *s = tl_storage_new((size_t)numel * tl_dtype_size(dtype));
+  size_t nbytes = (size_t)numel * tl_dtype_size(dtype);
+  tl_storage *s = zeroed ? tl_storage_new_zeroed(nbytes) : tl_storage_new(nbytes);
   if (!s)
     return tl_error_status();
   t->storage = s;
@@ -131,6 +132,18 @@ tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t 
     memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
   tl_shape_contiguous_strides(ndim, shape, t->strides);
   return TL_OK;
+}
+
+tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device)
+{
+  return tensor_alloc(t, dtype, ndim, shape, device, false);
+}
+
+tl_status tl_tensor_zeros(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device)
+{
+  return tensor_alloc(t, dtype, ndim, shape, device, true);
 }
 
 void tl_tensor_view_of(tl_tensor *out, const tl_tensor *src)

@@ -46,6 +46,37 @@ tl_storage *tl_storage_new(size_t nbytes)
   return s;
 }
 
+static void release_mapping(void *ctx, void *data)
+{
+  munmap(data, (size_t)(uintptr_t)ctx);
+}
+
+tl_storage *tl_storage_new_zeroed(size_t nbytes)
+{
+  if (nbytes < TL_HUGE_MIN) {
+    tl_storage *s = tl_storage_new(nbytes);
+    if (s)
+      memset(s->data, 0, nbytes);
+    return s;
+  }
+  /* Fresh anonymous pages are zero already: nothing is touched until used,
+   * as with NumPy's calloc-backed zeros. */
+  size_t length = (nbytes + TL_HUGE_ALIGN - 1) / TL_HUGE_ALIGN * TL_HUGE_ALIGN;
+  void *data = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (data == MAP_FAILED) {
+    tl_error_set(TL_ERR_MEMORY, "out of memory allocating %zu bytes on the CPU", nbytes);
+    return NULL;
+  }
+#ifdef MADV_HUGEPAGE
+  madvise(data, length, MADV_HUGEPAGE);
+#endif
+  tl_storage *s = tl_storage_wrap(data, nbytes, tl_device_cpu(), false, release_mapping,
+                                  (void *)(uintptr_t)length);
+  if (!s)
+    munmap(data, length);
+  return s;
+}
+
 tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool readonly,
                             tl_release_fn release, void *ctx)
 {

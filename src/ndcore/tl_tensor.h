@@ -104,6 +104,8 @@ struct tl_storage {
 
 /* New storage of nbytes on the CPU, 64-byte aligned, uninitialised. */
 tl_storage *tl_storage_new(size_t nbytes);
+/* Same, all bytes zero (large ones come zeroed from the kernel, untouched). */
+tl_storage *tl_storage_new_zeroed(size_t nbytes);
 /* Wrap memory someone else owns; `release(ctx, data)` is called at the end. */
 tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool readonly,
                             tl_release_fn release, void *ctx);
@@ -137,6 +139,9 @@ bool tl_tensor_has_internal_overlap(const tl_tensor *t);
 
 /* Allocate `t` as a contiguous tensor of the given shape and dtype. */
 tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device);
+/* Same, every element zero (all dtypes' zero is the all-zero bit pattern). */
+tl_status tl_tensor_zeros(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
                           tl_device device);
 /* Make `out` a view sharing src's storage (takes a new reference). */
 void tl_tensor_view_of(tl_tensor *out, const tl_tensor *src);
