@@ -315,6 +315,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
 {
   tl_py_opfunc *f = (tl_py_opfunc *)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
+    return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {
   case TL_OPKIND_UNARY:
   case TL_OPKIND_BINARY:
@@ -326,6 +328,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
     return tl_py_sort_call(f->op, args, nargs, kwnames);
   case TL_OPKIND_CLAMP:
     return call_clamp(f, args, nargs, kwnames);
+  case TL_OPKIND_INDEX:
+    return tl_py_index_call(f->op, f->inplace, args, nargs, kwnames);
   default:
     return tl_py_reduce_call(f->op, args, nargs, kwnames);
   }
@@ -409,7 +413,8 @@ int tl_py_ops_init(PyObject *module)
   for (int op = 0; op < TL_OP_COUNT; op++) {
     tl_opkind kind = tl_op_infos[op].kind;
     bool has_inplace = kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY ||
-                       kind == TL_OPKIND_CLAMP;
+                       kind == TL_OPKIND_CLAMP ||
+                       (kind == TL_OPKIND_INDEX && tl_py_index_has_inplace((tl_op)op));
     for (int inplace = 0; inplace <= has_inplace; inplace++) {
       PyObject *f = opfunc_new((tl_op)op, inplace);
       if (!f)

@@ -53,6 +53,7 @@ typedef enum {
   TL_INDEX_REDUCE_MUL,
   TL_INDEX_REDUCE_AMAX,
   TL_INDEX_REDUCE_AMIN,
+  TL_INDEX_REDUCE_MEAN, /* scatter_reduce only: a sum, then a division by counts */
 } tl_index_reduce;
 
 /* off (allocated: int64, contiguous, ndim/shape) = sum over j of
@@ -69,9 +70,39 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
 tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
                         const tl_tensor *off, tl_index_reduce reduce);
 
-/* ---- ops ------------------------------------------------------------------------ */
+/* ---- ops (index_ops.c) -----------------------------------------------------------
+ * PyTorch's semantics and messages.  Index tensors are any integer dtype;
+ * negative indices wrap, as in NumPy.  In-place ops check every index before
+ * writing.  `src` tensors already have self's dtype (the Python layer checks
+ * or casts); a 0-d src is broadcast (a fill value).                          */
 
 /* (nnz, ndim) int64 coordinates of the nonzero elements, in C order. */
 tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in);
+/* out[i][j] = in[index[i][j]][j] (dim 0; likewise for any dim). */
+tl_status tl_index_gather(tl_tensor *out, const tl_tensor *in, int64_t dim, const tl_tensor *index);
+/* self[index[i][j]][j] (reduce)= src[i][j]; include_self=false starts every
+ * scattered-to element from the reduction's identity (scatter_reduce). */
+tl_status tl_index_scatter(const char *op, tl_tensor *self, int64_t dim, const tl_tensor *index,
+                           const tl_tensor *src, tl_index_reduce reduce, bool include_self);
+/* in selected along dim by a vector index (index_select). */
+tl_status tl_index_select(tl_tensor *out, const tl_tensor *in, int64_t dim, const tl_tensor *index);
+/* index_copy_ (NONE), index_add_ (ADD; src already scaled by alpha), index_fill_
+ * (0-d src): self's slices along dim at `index` receive src's. */
+tl_status tl_index_put_along(const char *op, tl_tensor *self, int64_t dim, const tl_tensor *index,
+                             const tl_tensor *src, tl_index_reduce reduce);
+/* in.flatten()[index] (take) and self.flatten()[index] (+)= src (put_). */
+tl_status tl_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index);
+tl_status tl_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
+                            bool accumulate);
+/* gather after broadcasting in and index except along dim; has_dim false:
+ * both flattened. */
+tl_status tl_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
+                                  int64_t dim, bool has_dim);
+/* Masks: bool, broadcast to self (fill/scatter) or together with in (select). */
+tl_status tl_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value);
+tl_status tl_index_masked_scatter(tl_tensor *self, const tl_tensor *mask, const tl_tensor *src);
+tl_status tl_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask);
+/* out = src * alpha in src's dtype (index_add's alpha). */
+tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha);
 
 #endif

@@ -20,6 +20,7 @@ typedef enum {
   TL_OPKIND_MATMUL,      /* matrix products: tl_linalg.h, parsed in py_linalg.c */
   TL_OPKIND_SORT,        /* sorting and searching; own signatures (py_sort.c) */
   TL_OPKIND_CLAMP,       /* clamp(x, min, max): elementwise, either bound optional */
+  TL_OPKIND_INDEX,       /* gather, scatter, index_ and masked_ ops, take, put (py_index.c) */
 } tl_opkind;
 
 /* Result dtype rules; op.c explains each. */
