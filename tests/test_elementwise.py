@@ -629,8 +629,9 @@ def test_where_promotion_and_scalars():
     assert_close(tl.where(c, 1.0, 2.0), np.array([1.0, 2.0, 1.0], np.float32))
     assert_close(c.where(c, tl.tensor([False, True, False])), np.array([True, True, True]))
     assert_close(tl.where(tl.tensor([1, 0, 2]), 1, 2), np.array([1, 2, 1]))
-    with pytest.raises(NotImplementedError, match="where"):
-        tl.where(c)
+    # One argument: the indices of the nonzero elements (test_index_ops.py covers it).
+    assert [i.tolist() for i in tl.where(c)] == [[0, 2]]
+    assert [i.tolist() for i in tl.where(condition=c)] == [[0, 2]]
     with pytest.raises(ValueError, match=r"\[3\].*\[2\]|\[2\].*\[3\]"):
         tl.where(c, tl.tensor([1.0, 2.0]), 0.0)
 

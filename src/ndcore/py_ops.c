@@ -211,10 +211,8 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
     return NULL;
   PyObject *operands[3];
   Py_ssize_t extra = nargs - nin; /* positional parameters past the operands */
-  if (op == TL_OP_WHERE && nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1)
-    return PyErr_Format(PyExc_NotImplementedError, "where(condition) with a single argument "
-                        "(the indices of nonzero elements) is not available yet; use "
-                        "where(condition, input, other)");
+  if (op == TL_OP_WHERE && nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1 && kw[0])
+    return tl_py_index_where(kw[0]); /* where(condition=c): nonzero(c, as_tuple=True) */
   for (int i = 0; i < nin; i++)
     if (!(operands[i] = arg_at(args, nargs, i, kw[i])))
       return PyErr_Occurred() ? NULL
