@@ -4,6 +4,7 @@ The C type (``torchlike._C.Tensor``) holds everything on the hot path; what
 lives here is presentation and protocol glue that is clearer in Python."""
 from . import _C
 from ._tensor_str import tensor_repr
+from ._ufunc import array_ufunc
 
 Tensor = _C.Tensor
 
@@ -47,7 +48,5 @@ Tensor.__iter__ = _iter
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.data = property(lambda self: self)
-# NumPy should defer to our reflected operators (ndarray + tensor -> tensor);
-# full __array_ufunc__ dispatch replaces this later.
-Tensor.__array_ufunc__ = None
+Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_priority__ = 1000

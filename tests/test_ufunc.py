@@ -1,0 +1,88 @@
+"""NumPy ufuncs on tensors (NEP 13): results are tensors with NumPy's values.
+
+Every NumPy ufunc is called once on float64 tensors and once on the same
+ndarrays; the tensor result must hold NumPy's values.  Mapped ufuncs run
+torchlike ops, the rest run NumPy on zero-copy views (checked separately)."""
+import numpy as np
+import pytest
+
+import torchlike as tl
+from oracle import assert_close
+
+UFUNCS = sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
+# Needing inputs the float64 sample below cannot give, or not defined on floats.
+NOT_FOR_FLOATS = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
+                  "bitwise_count", "invert", "left_shift", "right_shift", "bitwise_left_shift",
+                  "bitwise_right_shift", "gcd", "lcm", "isnat", "ldexp", "matvec", "vecmat",
+                  "vecdot", "matmul"}
+
+
+def sample(nin):
+    rng = np.random.default_rng(nin)
+    return [rng.uniform(0.1, 0.9, size=(3, 4)) for _ in range(nin)]
+
+
+@pytest.mark.parametrize("name", [n for n in UFUNCS if n not in NOT_FOR_FLOATS])
+def test_ufunc_call_on_tensors_matches_numpy(name):
+    ufunc = getattr(np, name)
+    arrays = sample(ufunc.nin)
+    with np.errstate(all="ignore"):
+        expected = ufunc(*arrays)
+        got = ufunc(*[tl.from_numpy(a.copy()) for a in arrays])
+    if ufunc.nout == 1:
+        expected, got = (expected,), (got,)
+    for g, e in zip(got, expected):
+        assert isinstance(g, tl.Tensor), f"np.{name} returned {type(g)}"
+        assert_close(g, e, check_dtype=False, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+                                  "left_shift", "right_shift", "gcd", "lcm"])
+def test_integer_ufuncs_match_numpy(name):
+    ufunc = getattr(np, name)
+    arrays = [np.arange(1, 13, dtype=np.int32).reshape(3, 4) + i for i in range(ufunc.nin)]
+    expected = ufunc(*arrays)
+    got = ufunc(*[tl.from_numpy(a.copy()) for a in arrays])
+    assert_close(got, expected)
+
+
+def test_mixed_ndarray_and_tensor_operands_give_tensors():
+    a = np.arange(4.0)
+    t = tl.arange(4.0, dtype=tl.float64)
+    for result in (a + t, t + a, np.add(a, t), np.multiply(t, 2), a < t):
+        assert isinstance(result, tl.Tensor)
+
+
+def test_out_argument_writes_in_place():
+    t = tl.arange(4.0)
+    out = tl.zeros(4)
+    assert np.add(t, 1, out=out) is out
+    assert out.tolist() == [1.0, 2.0, 3.0, 4.0]
+    nd_out = np.zeros(4, dtype=np.float32)
+    assert np.multiply(t, 2, out=nd_out) is nd_out
+    assert nd_out.tolist() == [0.0, 2.0, 4.0, 6.0]
+    cbrt_out = tl.zeros(4, dtype=tl.float64)
+    assert np.cbrt(t.double(), out=cbrt_out) is cbrt_out  # a fallback ufunc, out= kept
+
+
+def test_dtype_argument():
+    t = tl.arange(3, dtype=tl.int32)
+    assert np.add(t, 1, dtype=np.float64).dtype is tl.float64
+
+
+def test_outer_matches_numpy():
+    a, b = np.arange(3.0), np.arange(4.0)
+    assert_close(np.subtract.outer(tl.from_numpy(a), tl.from_numpy(b)), np.subtract.outer(a, b))
+
+
+def test_at_writes_through_the_tensor():
+    t = tl.zeros(3, dtype=tl.float64)
+    np.add.at(t, [0, 0, 2], 1.0)
+    assert t.tolist() == [2.0, 0.0, 1.0]
+
+
+def test_fallback_results_share_nothing_unexpected():
+    t = tl.tensor([0.25, 4.0], dtype=tl.float64)
+    r = np.cbrt(t)  # no torchlike op: NumPy runs on a zero-copy view
+    assert isinstance(r, tl.Tensor) and r.dtype is tl.float64
+    assert t.tolist() == [0.25, 4.0]

@@ -1,0 +1,144 @@
+"""NEP 13: NumPy ufuncs called on tensors run torchlike ops.
+
+``np.sin(t)``, ``np.add(a, t, out=t2)``, ``np.add.reduce(t, axis=0)`` and
+``np.multiply.accumulate(t)`` reach ``Tensor.__array_ufunc__``.  A ufunc with a
+torchlike op of the same meaning runs that op, so the result is a tensor made by
+the same call path as ``torchlike.sin(t)``; one without runs NumPy on zero-copy
+views of the CPU tensors and wraps the result.
+
+NOTE: results follow torchlike's promotion rules whichever namespace calls
+them (``np.divide`` on int tensors gives the default float dtype, as
+``torchlike.divide`` does), as the design asks of every operator on tensors.
+"""
+import numpy as np
+
+from . import _C
+
+# ufunc name -> torchlike function name, where they are spelled differently.
+_RENAMED = {
+    "equal": "eq", "not_equal": "ne", "invert": "bitwise_not", "bitwise_invert": "bitwise_not",
+    "conjugate": "conj_physical", "conj": "conj_physical", "fabs": "abs", "mod": "remainder",
+    "power": "pow", "rint": "round", "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+}
+# ufunc.reduce / ufunc.accumulate -> the reduction or scan with that meaning.
+_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
+               "logical_and": "all", "logical_or": "any"}
+_SCANS = {"add": "cumsum", "multiply": "cumprod"}
+# Keyword values that mean "the default" and so need no handling.
+_DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
+
+
+def _op_for(ufunc):
+    import torchlike
+    name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
+    return getattr(torchlike, name, None)
+
+
+def _is_default(kwargs):
+    return all(kwargs.get(k, v) is v or kwargs.get(k, v) == v for k, v in _DEFAULTS.items())
+
+
+def _single_out(out):
+    if out is None:
+        return None
+    if len(out) != 1:
+        return False
+    target = out[0]
+    if isinstance(target, np.ndarray):
+        target = _C.from_numpy(target)  # written in place, zero-copy
+    return target
+
+
+def _call(ufunc, inputs, kwargs):
+    op = _op_for(ufunc)
+    given_out = kwargs.pop("out", None)
+    out = _single_out(given_out)
+    dtype = kwargs.pop("dtype", None)
+    if op is None or out is False or ufunc.nout != 1 or not _is_default(kwargs):
+        return NotImplemented
+    if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
+        op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
+    if dtype is not None:
+        inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=dtype)
+                  for x in inputs]
+    if out is None:
+        return op(*inputs)
+    op(*inputs, out=out)
+    return given_out[0]  # NumPy hands back the caller's own out object
+
+
+def _reduce(ufunc, method, inputs, kwargs):
+    table = _REDUCTIONS if method == "reduce" else _SCANS
+    name = table.get(ufunc.__name__)
+    (x,) = inputs
+    axis = kwargs.pop("axis", 0)
+    keepdims = kwargs.pop("keepdims", False)
+    dtype = kwargs.pop("dtype", None)
+    given_out = kwargs.pop("out", None)
+    out = _single_out(given_out)
+    if name is None or out is False or not _is_default(kwargs) or "initial" in kwargs:
+        return NotImplemented
+    fn = getattr(_C, name)
+    if not isinstance(x, _C.Tensor):
+        x = _C.tensor(x)
+    if method == "accumulate":
+        if axis is None:
+            x, axis = x.reshape(-1), 0
+        result = fn(x, axis, dtype=dtype) if dtype is not None else fn(x, axis)
+    else:
+        kw = {"keepdim": keepdims}
+        if dtype is not None and name in ("sum", "prod"):
+            kw["dtype"] = dtype
+        result = fn(x, axis, **kw) if axis is not None else fn(x, **kw) if not keepdims \
+            else fn(x, tuple(range(x.ndim)), **kw)
+    if out is not None:
+        out.copy_(result)
+        return given_out[0]
+    return result
+
+
+def _outer(ufunc, inputs, kwargs):
+    op = _op_for(ufunc)
+    if op is None or kwargs or len(inputs) != 2:
+        return NotImplemented
+    a, b = (x if isinstance(x, _C.Tensor) else _C.tensor(x) for x in inputs)
+    return op(a.reshape(*a.shape, *([1] * b.ndim)), b)
+
+
+def _fallback(ufunc, method, inputs, kwargs):
+    """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
+    tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) if isinstance(x, _C.Tensor)]
+    if any(t.device.type != "cpu" for t in tensors):
+        raise TypeError(f"numpy.{ufunc.__name__}.{method} has no torchlike op and cannot run on "
+                        f"a {tensors[0].device} tensor without copying it to the host")
+    arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
+    outs = kwargs.get("out")
+    if outs:
+        kwargs["out"] = tuple(np.asarray(x) if isinstance(x, _C.Tensor) else x for x in outs)
+    result = getattr(ufunc, method)(*arrays, **kwargs)
+    if outs:  # NumPy wrote into views of the caller's out objects: hand those back
+        return outs[0] if len(outs) == 1 else outs
+    if method == "at":
+        return None
+    return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+
+
+def _wrap(r):
+    if isinstance(r, (np.ndarray, np.generic)):
+        return _C.from_numpy(np.asarray(r))
+    return r
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if method == "__call__":
+        result = _call(ufunc, inputs, dict(kwargs))
+    elif method in ("reduce", "accumulate"):
+        result = _reduce(ufunc, method, inputs, dict(kwargs))
+    elif method == "outer":
+        result = _outer(ufunc, inputs, dict(kwargs))
+    else:  # "at", "reduceat": NumPy writes through the zero-copy view
+        result = NotImplemented
+    if result is NotImplemented:
+        result = _fallback(ufunc, method, inputs, kwargs)
+    return result
