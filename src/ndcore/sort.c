@@ -682,10 +682,15 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
    * pass, which is redone in the rare case that the sample missed some. */
   uint64_t diffs[4 * 256], diff = 0;
   c.diff = diffs;
-  int64_t every = l->n / 65536 > 1 ? l->n / 65536 : 1;
-  for (int64_t i = 0; i < l->n; i += every) {
-    keys_load(job->in->dtype, l->src + i * l->step, l->step, 1, 0, job->desc, first, first_i);
-    diff |= elem_key(l->wide, first[0]) ^ c.first;
+  {
+    uint64_t sample[TL_SORT_BLOCK];
+    uint32_t sample_i[TL_SORT_BLOCK];
+    int64_t every = l->n / TL_SORT_BLOCK > 1 ? l->n / TL_SORT_BLOCK : 1;
+    int64_t m = (l->n + every - 1) / every;
+    m = m < TL_SORT_BLOCK ? m : TL_SORT_BLOCK;
+    keys_load(job->in->dtype, l->src, l->step * every, m, 0, job->desc, sample, sample_i);
+    for (int64_t i = 0; i < m; i++)
+      diff |= elem_key(l->wide, sample[i]) ^ c.first;
   }
   bool ok = false;
   c.hist = malloc(sizeof(uint32_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
