@@ -484,3 +484,12 @@ def test_sort_random_layouts(case):
         tv, ti = tl.topk(t, k, dim, largest=not descending)
         assert_close(tv, np.take(np.take_along_axis(a, stable_argsort(a, dim, not descending), dim),
                                  np.arange(k), axis=dim), dtype=dtype)
+
+
+def test_return_types_pickle_and_module():
+    import pickle
+    import torchlike.return_types as rt
+    assert rt.topk is tl.return_types.topk
+    # (tensors pickle through their own __reduce__; the named tuple by its name)
+    back = pickle.loads(pickle.dumps(tl.return_types.topk((1, 2))))
+    assert isinstance(back, tl.return_types.topk) and back.values == 1 and back.indices == 2

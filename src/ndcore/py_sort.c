@@ -569,7 +569,9 @@ int tl_py_sort_init(PyObject *module)
   if (!ns) {
     PyErr_Clear();
     ns = PyModule_New("torchlike.return_types");
-    if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0) {
+    /* In sys.modules too, so that pickle finds the named tuples by name. */
+    if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0 ||
+        PyDict_SetItemString(PyImport_GetModuleDict(), "torchlike.return_types", ns) < 0) {
       Py_XDECREF(ns);
       return -1;
     }
