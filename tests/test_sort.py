@@ -493,3 +493,26 @@ def test_return_types_pickle_and_module():
     # (tensors pickle through their own __reduce__; the named tuple by its name)
     back = pickle.loads(pickle.dumps(tl.return_types.topk((1, 2))))
     assert isinstance(back, tl.return_types.topk) and back.values == 1 and back.indices == 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int16", "float64"])
+def test_selection_on_mid_lanes_takes_the_msd_select(dtype):
+    """Lanes of a few thousand with a narrow wanted range use the radix select."""
+    rng = np.random.default_rng(14)
+    a = (rng.standard_normal((3, 5000)) * 100).astype(dtype)
+    if dtype.startswith("float"):
+        a[0, ::5] = np.nan
+        a[1, ::3] = 0.5
+    t = tl.tensor(a)
+    s = np.sort(a, axis=1)
+    for k in (1, 7, 2500, 4999):
+        v, i = tl.kthvalue(t, k, 1)
+        np.testing.assert_array_equal(v.numpy(), s[:, k - 1])
+        np.testing.assert_array_equal(np.take_along_axis(a, i.numpy()[:, None], 1)[:, 0], v.numpy())
+    v, i = tl.topk(t, 5, 1)
+    np.testing.assert_array_equal(v.numpy(), s[:, ::-1][:, :5] if dtype.startswith("int")
+                                  else np.take_along_axis(a, stable_argsort(a, 1, True), 1)[:, :5])
+    v, _ = tl.median(t, 1)
+    np.testing.assert_array_equal(np.isnan(v.numpy()), np.isnan(a).any(axis=1))
+    ok = ~np.isnan(a).any(axis=1)
+    np.testing.assert_array_equal(v.numpy()[ok], s[ok, (5000 - 1) // 2])

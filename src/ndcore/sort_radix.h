@@ -127,7 +127,10 @@ static int TL_RS(radix_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, i
   int bits = TL_RS(significant_bits)(ak, n);
   if (bits == 0)
     return 0;
-  if (n <= TL_SORT_LSD_MAX || bits <= TL_RADIX_BITS)
+  /* LSD sorts everything; when only a narrow range of positions is wanted
+   * (a selection), MSD passes that skip the other buckets do less work. */
+  bool narrow = (hi - lo) * 8 < n && n > 1024;
+  if (bits <= TL_RADIX_BITS || (n <= TL_SORT_LSD_MAX && !narrow))
     return TL_RS(lsd_sort)(ak, ai, bk, bi, n, bits);
   int width = TL_RADIX_BITS, shift = bits - width;
   uint32_t mask = (1u << width) - 1;
