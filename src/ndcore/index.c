@@ -165,13 +165,25 @@ fail:
 
 /* ---- the move kernels ----------------------------------------------------------------
  * Operands: gather (out, base, off), scatter (off, base, data).  A block is
- * `bytes` bytes, `nelem` elements of `dtype`.                               */
+ * `bytes` bytes, `nelem` elements of `dtype`.  A gather through one index
+ * tensor reads it raw (no offsets pass): the loop wraps and checks each
+ * index against `size` and scales it by `stride`; its output is discarded
+ * when one is out of range.                                                 */
 
 typedef struct {
   size_t bytes;
   int64_t nelem;
   tl_index_reduce reduce;
+  int64_t size, stride; /* raw gathers */
+  int bad;
+  int64_t bad_value;
 } move_params;
+
+/* A raw index for index_move: the dim it indexes, for messages. */
+typedef struct {
+  int64_t size, stride;
+  int dim;
+} raw_index;
 
 static inline __attribute__((always_inline)) void gather_blocks(char **args, int64_t n,
                                                                 const int64_t *steps, size_t size)
@@ -180,6 +192,24 @@ static inline __attribute__((always_inline)) void gather_blocks(char **args, int
   const char *base = args[1], *off = args[2];
   for (int64_t i = 0; i < n; i++)
     memcpy(out + i * steps[0], base + i * steps[1] + load_i64(off + i * steps[2]), size);
+}
+
+static inline __attribute__((always_inline)) void gather_raw_blocks(char **args, int64_t n,
+                                                                    const int64_t *steps,
+                                                                    size_t size, move_params *p)
+{
+  char *out = args[0];
+  const char *base = args[1], *off = args[2];
+  const int64_t dim_size = p->size, stride = p->stride;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = load_i64(off + i * steps[2]), w = v < 0 ? v + dim_size : v;
+    if ((uint64_t)w >= (uint64_t)dim_size) {
+      __atomic_store_n(&p->bad_value, v, __ATOMIC_RELAXED);
+      __atomic_store_n(&p->bad, 1, __ATOMIC_RELAXED);
+      continue;
+    }
+    memcpy(out + i * steps[0], base + i * steps[1] + w * stride, size);
+  }
 }
 
 static inline __attribute__((always_inline)) void scatter_blocks(char **args, int64_t n,
@@ -198,6 +228,10 @@ static inline __attribute__((always_inline)) void scatter_blocks(char **args, in
     (void)data;                                                                             \
     gather_blocks(args, n, steps, SIZE);                                                    \
   }                                                                                         \
+  static void gather_raw_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)   \
+  {                                                                                         \
+    gather_raw_blocks(args, n, steps, SIZE, data);                                          \
+  }                                                                                         \
   static void scatter_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)      \
   {                                                                                         \
     (void)data;                                                                             \
@@ -213,6 +247,11 @@ TL_MOVE_SIZED(16)
 static void gather_any(char **args, int64_t n, const int64_t *steps, void *data)
 {
   gather_blocks(args, n, steps, ((const move_params *)data)->bytes);
+}
+
+static void gather_raw_any(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  gather_raw_blocks(args, n, steps, ((const move_params *)data)->bytes, data);
 }
 
 static void scatter_any(char **args, int64_t n, const int64_t *steps, void *data)
@@ -297,8 +336,8 @@ static tl_tensor byte_view(const tl_tensor *t, int ndim)
   return v;
 }
 
-tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
-                        const tl_tensor *off, tl_index_reduce reduce)
+static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                          const tl_tensor *off, tl_index_reduce reduce, const raw_index *raw)
 {
   const int nd = data->ndim;
   const size_t size = tl_dtype_size(data->dtype);
@@ -325,6 +364,17 @@ tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *ba
   tl_loop_fn loop;
   if (reduce != TL_INDEX_REDUCE_NONE) {
     loop = reduce_loop(data->dtype);
+  } else if (raw) {
+    p.size = raw->size;
+    p.stride = raw->stride;
+    switch (p.bytes) {
+    case 1: loop = gather_raw_1; break;
+    case 2: loop = gather_raw_2; break;
+    case 4: loop = gather_raw_4; break;
+    case 8: loop = gather_raw_8; break;
+    case 16: loop = gather_raw_16; break;
+    default: loop = gather_raw_any; break;
+    }
   } else {
     switch (p.bytes) {
     case 1: loop = scatter ? scatter_1 : gather_1; break;
@@ -352,11 +402,23 @@ tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *ba
     return tl_error_status();
   int64_t grain = (int64_t)((256 << 10) / p.bytes);
   index_run(&it, loop, &p, scatter ? 0 : (grain > 64 ? grain : 64));
+  if (p.bad)
+    return tl_error_set(TL_ERR_INDEX, "index %lld is out of bounds for dimension %d with size "
+                        "%lld", (long long)p.bad_value, raw->dim, (long long)raw->size);
   return TL_OK;
+}
+
+tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                        const tl_tensor *off, tl_index_reduce reduce)
+{
+  return move_run(scatter, data, base, off, reduce, NULL);
 }
 
 /* ---- nonzero ---------------------------------------------------------------------- */
 
+/* Coordinates are written for every element and the write position advances
+ * only past nonzero ones: no branch to mispredict on random masks.  The
+ * output has one spare row for the writes past the last nonzero element. */
 tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
 {
   tl_tensor mask = {0};
@@ -369,24 +431,38 @@ tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
   }
   const int nd = in->ndim;
   const int64_t numel = tl_tensor_numel(m);
-  const bool *b = numel ? tl_tensor_data(m) : NULL;
+  const uint8_t *b = numel ? tl_tensor_data(m) : NULL;
   int64_t nnz = 0;
   for (int64_t i = 0; i < numel; i++)
     nnz += b[i];
-  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz, nd}, tl_device_cpu()) != TL_OK) {
+  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz + 1, nd}, tl_device_cpu()) != TL_OK) {
     status = tl_error_status();
     goto done;
   }
-  int64_t *dst = tl_tensor_data(out), coord[TL_MAX_DIMS] = {0};
-  for (int64_t i = 0; i < numel; i++) {
-    if (b[i]) {
-      memcpy(dst, coord, (size_t)nd * sizeof *coord);
-      dst += nd;
+  out->shape[0] = nnz;
+  int64_t *dst = tl_tensor_data(out);
+  if (nd == 1) {
+    for (int64_t i = 0, k = 0; i < numel; i++) {
+      dst[k] = i;
+      k += b[i];
     }
-    for (int d = nd - 1; d >= 0; d--) { /* odometer over the logical shape */
-      if (++coord[d] < in->shape[d])
-        break;
-      coord[d] = 0;
+  } else if (nd > 1 && numel > 0) {
+    /* Rows of the last dim; the outer coordinates advance by odometer. */
+    const int64_t inner = in->shape[nd - 1];
+    int64_t coord[TL_MAX_DIMS] = {0}, k = 0;
+    for (int64_t row = 0; row < numel / inner; row++) {
+      const uint8_t *br = b + row * inner;
+      for (int64_t j = 0; j < inner; j++) {
+        int64_t *c = dst + k * nd;
+        memcpy(c, coord, (size_t)(nd - 1) * sizeof *coord);
+        c[nd - 1] = j;
+        k += br[j];
+      }
+      for (int d = nd - 2; d >= 0; d--) {
+        if (++coord[d] < in->shape[d])
+          break;
+        coord[d] = 0;
+      }
     }
   }
 done:
@@ -633,10 +709,13 @@ typedef struct {
   int ndim;
   int64_t shape[TL_MAX_DIMS];
   tl_tensor base; /* borrows the plan's view */
-  tl_tensor off;  /* owns the offsets */
+  tl_tensor off;  /* owns the offsets, or the raw index */
+  bool raw;       /* off holds the one index tensor as it is */
+  raw_index ri;
 } index_move;
 
-static tl_status plan_resolve(index_plan *p, index_move *mv)
+/* raw_ok: a gather may read a single int64 index tensor raw. */
+static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
 {
   const int k = p->n;
   char sa[256], sb[256];
@@ -688,9 +767,14 @@ static tl_status plan_resolve(index_plan *p, index_move *mv)
     idx[j] = &p->idx[j];
     dims[j] = p->self_dims[j] >= 0 ? p->self_dims[j] : first + j;
   }
-  if (tl_index_offsets(&mv->off, bnd, bshape, k, idx, sizes, strides, dims, true,
-                       TL_ERR_INDEX) != TL_OK)
+  mv->raw = raw_ok && k == 1 && p->idx[0].dtype == TL_DTYPE_I64;
+  if (mv->raw) {
+    tl_tensor_view_of(&mv->off, &p->idx[0]);
+    mv->ri = (raw_index){.size = sizes[0], .stride = strides[0], .dim = dims[0]};
+  } else if (tl_index_offsets(&mv->off, bnd, bshape, k, idx, sizes, strides, dims, true,
+                              TL_ERR_INDEX) != TL_OK) {
     return tl_error_status();
+  }
 
   /* Lay base and off over pre + B + post. */
   tl_tensor off = mv->off;
@@ -738,12 +822,13 @@ tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_in
                                                   "cuda tensors yet");
     goto done;
   }
-  if (plan_resolve(&p, &mv) != TL_OK ||
+  if (plan_resolve(&p, &mv, true) != TL_OK ||
       tl_tensor_empty(out, self->dtype, mv.ndim, mv.shape, tl_device_cpu()) != TL_OK) {
     status = tl_error_status();
     goto done;
   }
-  if (tl_index_move(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE) != TL_OK) {
+  if (move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE,
+                 mv.raw ? &mv.ri : NULL) != TL_OK) {
     status = tl_error_status();
     tl_tensor_release(out);
   }
@@ -817,7 +902,7 @@ tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const
     goto done;
   }
   /* Everything that can fail is checked before the first write. */
-  if (plan_resolve(&p, &mv) != TL_OK ||
+  if (plan_resolve(&p, &mv, false) != TL_OK ||
       put_value(&data, value, self, mv.ndim, mv.shape) != TL_OK) {
     status = tl_error_status();
     goto done;
