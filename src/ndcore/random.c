@@ -478,11 +478,10 @@ tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
   if (tl_tensor_device(t).type != TL_DEVICE_CPU)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: random numbers on cuda are not built yet",
                         kind_name(d->kind));
-  for (int i = 0; i < t->ndim; i++) /* a broadcast view would keep only one draw */
-    if (t->strides[i] == 0 && t->shape[i] > 1)
-      return tl_error_set(TL_ERR_RUNTIME, "%s: dimension %d of the written-to tensor has stride "
-                          "0, so several elements share one memory location; clone() it first",
-                          kind_name(d->kind), i);
+  if (tl_tensor_has_internal_overlap(t)) /* a broadcast view would keep only one draw */
+    return tl_error_set(TL_ERR_RUNTIME, "%s: the written-to tensor has a stride-0 dimension, "
+                        "so several elements share one memory location; clone() it first",
+                        kind_name(d->kind));
   if (check_dtype(d, t->dtype) != TL_OK || check_params(d, numel) != TL_OK)
     return tl_error_status();
   tl_tensor dst = *t, tmp = {0};
