@@ -385,9 +385,9 @@ def test_geometric_():
 
 def test_overlapping_tensor_is_rejected():
     t = tl.zeros(3).expand(4, 3)
-    with pytest.raises(RuntimeError, match="stride 0"):
+    with pytest.raises(RuntimeError, match="stride-0"):
         t.uniform_()
-    with pytest.raises(RuntimeError, match="stride 0"):
+    with pytest.raises(RuntimeError, match="stride-0"):
         t.bernoulli_(0.5)
     assert tl.zeros(1).expand(1, 1).normal_().shape == (1, 1)  # size-1 dims are fine
 
