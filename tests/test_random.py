@@ -104,6 +104,20 @@ def test_state_round_trip():
     np.testing.assert_array_equal(tl.randn(50, generator=h).numpy(), a.numpy())
 
 
+def test_generator_pickles_and_copies():
+    import copy
+    import pickle
+    g = gen(5)
+    tl.rand(3, generator=g)
+    clones = [pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)]
+    expected = tl.rand(10, generator=g).numpy()
+    for c in clones:
+        assert c is not g and c.initial_seed() == 5
+        np.testing.assert_array_equal(tl.rand(10, generator=c).numpy(), expected)
+    with pytest.raises(TypeError):
+        g.__setstate__(b"short")
+
+
 def test_rng_state_functions():
     tl.manual_seed(21)
     state = tl.get_rng_state()

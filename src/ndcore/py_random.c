@@ -242,6 +242,27 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
   return Py_NewRef(self);
 }
 
+/* Pickling and copy: Generator('cpu'), then the 16 state bytes restored
+ * (bytes rather than a tensor, so pickling needs nothing else). */
+static PyObject *generator_reduce(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  uint8_t state[TL_GENERATOR_STATE_SIZE];
+  tl_generator_get_state(&((tl_py_generator *)self)->g, state);
+  return Py_BuildValue("O(s)y#", (PyObject *)Py_TYPE(self), "cpu", (const char *)state,
+                       (Py_ssize_t)TL_GENERATOR_STATE_SIZE);
+}
+
+static PyObject *generator_setstate(PyObject *self, PyObject *state)
+{
+  if (!PyBytes_Check(state) || PyBytes_GET_SIZE(state) != TL_GENERATOR_STATE_SIZE)
+    return PyErr_Format(PyExc_TypeError, "Generator.__setstate__ expects the %d bytes "
+                        "__reduce__ gives", TL_GENERATOR_STATE_SIZE);
+  tl_generator_set_state(&((tl_py_generator *)self)->g,
+                         (const uint8_t *)PyBytes_AS_STRING(state));
+  Py_RETURN_NONE;
+}
+
 static PyObject *generator_device(PyObject *self, void *closure)
 {
   (void)closure;
@@ -254,6 +275,8 @@ static PyMethodDef generator_methods[] = {
     {"initial_seed", generator_initial_seed, METH_NOARGS, "The seed last set."},
     {"get_state", generator_get_state, METH_NOARGS, "The state as a uint8 tensor."},
     {"set_state", generator_set_state, METH_O, "Restore a state from get_state()."},
+    {"__reduce__", generator_reduce, METH_NOARGS, NULL},
+    {"__setstate__", generator_setstate, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 
