@@ -489,7 +489,31 @@ tl_status tl_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool ri
   return TL_OK;
 }
 
-/* ---- bincount / histc -------------------------------------------------------------- */
+/* ---- bincount / histc ------------------------------------------------------------------
+ * Both walk a flat run of elements; these typed loads keep the per-element
+ * work inline (a switch the branch predictor settles on). */
+static inline int64_t load_int(tl_dtype d, const char *p)
+{
+  switch (d) {
+  case TL_DTYPE_U8: return *(const uint8_t *)p;
+  case TL_DTYPE_I8: return *(const int8_t *)p;
+  case TL_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+  case TL_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+  default: return load_i64(p);
+  }
+}
+
+static inline double load_real(tl_dtype d, const char *p)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return tl_load_F32(p);
+  case TL_DTYPE_F64: return tl_load_F64(p);
+  case TL_DTYPE_F16: return tl_load_F16(p);
+  case TL_DTYPE_BF16: return tl_load_BF16(p);
+  case TL_DTYPE_BOOL: return tl_load_BOOL(p);
+  default: return (double)load_int(d, p);
+  }
+}
 
 tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
                       tl_tensor *out)
@@ -509,12 +533,15 @@ tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t min
   if (weights && tl_dtype_is_complex(weights->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "bincount(): complex weights are not supported");
   int64_t n = in->shape[0], top = -1;
+  const char *src = tl_tensor_data(in), *wsrc = weights ? tl_tensor_data(weights) : NULL;
+  int64_t step = in->strides[0] * (int64_t)tl_dtype_size(in->dtype);
+  int64_t wstep = weights ? weights->strides[0] * (int64_t)tl_dtype_size(weights->dtype) : 0;
   for (int64_t i = 0; i < n; i++) {
-    tl_scalar s = tl_scalar_load(in->dtype, tl_lane_ptr(in, -1, i));
-    if (s.v.i < 0)
+    int64_t v = load_int(in->dtype, src + i * step);
+    if (v < 0)
       return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
-                          "inputs; input[%lld] is %lld", (long long)i, (long long)s.v.i);
-    top = s.v.i > top ? s.v.i : top;
+                          "inputs; input[%lld] is %lld", (long long)i, (long long)v);
+    top = v > top ? v : top;
   }
   int64_t len = top + 1 > minlength ? top + 1 : minlength;
   /* PyTorch: counts are int64; float32 weights sum in float32, others in float64. */
@@ -523,14 +550,15 @@ tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t min
     return tl_error_status();
   char *o = tl_tensor_data(out);
   memset(o, 0, (size_t)len * tl_dtype_size(od));
+  if (!weights) {
+    int64_t *count = (int64_t *)o;
+    for (int64_t i = 0; i < n; i++)
+      count[load_int(in->dtype, src + i * step)]++;
+    return TL_OK;
+  }
   for (int64_t i = 0; i < n; i++) {
-    int64_t b = tl_scalar_load(in->dtype, tl_lane_ptr(in, -1, i)).v.i;
-    if (!weights) {
-      ((int64_t *)o)[b]++;
-      continue;
-    }
-    tl_scalar w = tl_scalar_load(weights->dtype, tl_lane_ptr(weights, -1, i));
-    double wv = w.kind == TL_KIND_FLOAT ? w.v.f : w.kind == TL_KIND_INT ? (double)w.v.i : w.v.b;
+    int64_t b = load_int(in->dtype, src + i * step);
+    double wv = load_real(weights->dtype, wsrc + i * wstep);
     if (od == TL_DTYPE_F32)
       ((float *)o)[b] += (float)wv;
     else
@@ -550,11 +578,16 @@ tl_status tl_histc(const tl_tensor *in, int64_t bins, double min, double max, tl
     return tl_error_set(TL_ERR_RUNTIME, "histc(): max must be larger than min, but got min %g and "
                         "max %g", min, max);
   int64_t n = tl_tensor_numel(in);
+  tl_tensor flat = {0};
+  if (contiguous(in, &flat) != TL_OK)
+    return tl_error_status();
+  const char *src = tl_tensor_data(&flat);
+  int64_t esize = (int64_t)tl_dtype_size(in->dtype);
   if (min == max && n > 0) { /* the data's own range */
     min = INFINITY;
     max = -INFINITY;
     for (int64_t i = 0; i < n; i++) {
-      double v = tl_scalar_load(in->dtype, tl_lane_ptr(in, -1, i)).v.f;
+      double v = load_real(in->dtype, src + i * esize);
       min = v < min || isnan(v) ? v : min;
       max = v > max || isnan(v) ? v : max;
     }
@@ -563,22 +596,29 @@ tl_status tl_histc(const tl_tensor *in, int64_t bins, double min, double max, tl
     min -= 1;
     max += 1;
   }
-  if (!isfinite(min) || !isfinite(max))
+  if (!isfinite(min) || !isfinite(max)) {
+    release(&flat);
     return tl_error_set(TL_ERR_RUNTIME, "histc(): range of [%g, %g] is not finite", min, max);
-  if (tl_tensor_empty(out, in->dtype, 1, &bins, tl_tensor_device(in)) != TL_OK)
+  }
+  if (tl_tensor_empty(out, in->dtype, 1, &bins, tl_tensor_device(in)) != TL_OK) {
+    release(&flat);
     return tl_error_status();
+  }
   int64_t *count = calloc((size_t)bins, sizeof *count);
   if (!count) {
+    release(&flat);
     tl_tensor_release(out);
     return tl_error_set(TL_ERR_MEMORY, "histc(): out of memory for %lld bins", (long long)bins);
   }
+  double scale = (double)bins / (max - min);
   for (int64_t i = 0; i < n; i++) {
-    double v = tl_scalar_load(in->dtype, tl_lane_ptr(in, -1, i)).v.f;
+    double v = load_real(in->dtype, src + i * esize);
     if (!(v >= min && v <= max)) /* outside the range, or NaN */
       continue;
-    int64_t b = (int64_t)((v - min) * (double)bins / (max - min));
+    int64_t b = (int64_t)((v - min) * scale);
     count[b < bins ? b : bins - 1]++;
   }
+  release(&flat);
   for (int64_t b = 0; b < bins; b++) {
     tl_scalar s = {.kind = TL_KIND_FLOAT, .v.f = (double)count[b]};
     tl_scalar_store(s, in->dtype, (char *)tl_tensor_data(out) + b * (int64_t)tl_dtype_size(in->dtype));
