@@ -551,3 +551,25 @@ def test_tensorinv_tensorsolve():
     m = rand((2, 3, 4, 6, 4), "float64", 25) + np.eye(24).reshape(2, 3, 4, 6, 4) * 5
     close(LA.tensorsolve(to_tensor(m), to_tensor(b)).numpy(), np.linalg.tensorsolve(m, b),
           "float64", 100)
+
+
+def test_ex_variants_report_info_per_batch():
+    a = np.stack([np.eye(3)] * 4)
+    a[2, 1, 1] = 0
+    a[3] = -np.eye(3)
+    t = to_tensor(a)
+    inv, info = LA.inv_ex(t)
+    assert info.dtype == tl.int32 and info.numpy().tolist() == [0, 0, 2, 0]
+    close(inv.numpy()[3], -np.eye(3), "float64")
+    L, info = LA.cholesky_ex(t)
+    assert info.numpy().tolist() == [0, 0, 2, 1]
+    close(L.numpy()[0], np.eye(3), "float64")
+    x, info = LA.solve_ex(t, tl.ones(4, 3, dtype=tl.float64))
+    assert info.numpy().tolist() == [0, 0, 2, 0]
+    assert LA.lu_factor_ex(t).info.numpy().tolist() == [0, 0, 2, 0]
+    with pytest.raises(LA.LinAlgError, match="Batch element 2"):
+        LA.inv_ex(t, check_errors=True)
+    with pytest.raises(LA.LinAlgError, match="Batch element 2"):
+        LA.solve_ex(t, tl.ones(4, 3, dtype=tl.float64), check_errors=True)
+    good = to_tensor(np.stack([np.eye(2)] * 2))
+    assert LA.cholesky_ex(good, check_errors=True).info.numpy().tolist() == [0, 0]

@@ -17,6 +17,7 @@ __all__ = [
     "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "norm", "vector_norm", "matrix_norm",
     "pinv", "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
     "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
+    "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex",
 ]
 
 
@@ -35,6 +36,10 @@ EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 EigResult = namedtuple("eig", ["eigenvalues", "eigenvectors"])
 LUFactorResult = namedtuple("lu_factor", ["LU", "pivots"])
 LUResult = namedtuple("lu", ["P", "L", "U"])
+InvExResult = namedtuple("inv_ex", ["inverse", "info"])
+CholeskyExResult = namedtuple("cholesky_ex", ["L", "info"])
+SolveExResult = namedtuple("solve_ex", ["result", "info"])
+LUFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 matmul = _C.matmul
@@ -334,3 +339,35 @@ def tensorsolve(A, B, dims=None, *, out=None):
                            f"prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
                            f"but got {math.prod(rest)} != {m}")
     return _out(solve(A.reshape(m, m), B.reshape(m)).reshape(rest), out)
+
+
+# The *_ex forms return LAPACK's info per matrix (int32, 0 = success) instead of
+# raising; check_errors=True raises as the plain functions do.
+
+def inv_ex(A, *, check_errors=False, out=None):
+    if check_errors:
+        return InvExResult(inv(A), _C.zeros(*A.shape[:-2], dtype=_C.int32))
+    return InvExResult(*_C._linalg_inv_ex(A))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    if check_errors:
+        return CholeskyExResult(cholesky(A, upper=upper), _C.zeros(*A.shape[:-2], dtype=_C.int32))
+    return CholeskyExResult(*_C._linalg_cholesky_ex(A, upper))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    result, info = _C._linalg_solve_ex(A, B, left)
+    if check_errors and info.numpy().any():
+        solve(A, B, left=left)  # raises, naming the failing batch element
+    return SolveExResult(result, info)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor_ex: LU without pivoting is not implemented for "
+                           "CPU tensors")
+    if check_errors:
+        LU, pivots = lu_factor(A)
+        return LUFactorExResult(LU, pivots, _C.zeros(*A.shape[:-2], dtype=_C.int32))
+    return LUFactorExResult(*_C._linalg_lu_factor_ex(A))

@@ -309,8 +309,10 @@ static bool rhs_is_vector(const tl_tensor *a, const tl_tensor *b)
 }
 
 /* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices). */
+/* With `info` (an unallocated tensor), failures are recorded per matrix as
+ * LAPACK's info (int32, batch-shaped) instead of raised: the *_ex functions. */
 static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, const tl_tensor *a,
-                          const tl_tensor *b, int nb_err)
+                          const tl_tensor *b, int nb_err, tl_tensor *info)
 {
   char sa[128], sb[128];
   tl_tensor tmp[1] = {{0}};
@@ -342,15 +344,24 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
     goto fail;
   }
   int64_t count = tl_lapack_batch_count(nb, bshape);
+  if (info) {
+    if ((st = tl_lapack_empty(info, TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
+      goto fail;
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+  }
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
-    int info = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
-    if (info > 0) {
+    int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
+    if (err > 0 && info) {
+      ((int32_t *)tl_tensor_data(info))[i] = err;
+      continue;
+    }
+    if (err > 0) {
       if (singular)
         st = tl_lapack_error(fn, nb_err, i, "%s", singular);
       else
         st = tl_lapack_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
-                          "not be completed because the input matrix is singular.", info);
+                          "not be completed because the input matrix is singular.", err);
       goto fail;
     }
     if (k > 0)
@@ -359,6 +370,8 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
   goto done;
 fail:
   tl_tensor_release(x);
+  if (info && info->storage)
+    tl_tensor_release(info);
 done:
   free(ipiv);
   release_all(1, tmp);
@@ -376,7 +389,8 @@ static void view_transpose_last(tl_tensor *t)
   t->strides[d - 2] = s;
 }
 
-tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
+tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                             const tl_tensor *b, bool left)
 {
   const char *fn = "linalg.solve";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -399,7 +413,7 @@ tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, 
     view_transpose_last(&vb);
   }
   if (lu_solve(fn, "The solver failed because the input matrix is singular.", x, &va, &vb,
-               a->ndim - 2) != TL_OK)
+               a->ndim - 2, info) != TL_OK)
     return tl_error_status();
   if (!left)
     view_transpose_last(x);
@@ -408,7 +422,12 @@ tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, 
   return TL_OK;
 }
 
-tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
+tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
+{
+  return tl_linalg_solve_ex(x, NULL, a, b, left);
+}
+
+tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
@@ -422,9 +441,14 @@ tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
   for (int64_t i = 0; i < n; i++)
     tl_scalar_store(one, d, tl_lapack_matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
-  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2);
+  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info);
   tl_tensor_release(&eye);
   return st;
+}
+
+tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
+{
+  return tl_linalg_inv_ex(out, NULL, a);
 }
 
 /* ---- det, slogdet -------------------------------------------------------------------- */
@@ -553,7 +577,7 @@ static void keep_triangle(tl_dtype d, char *m, int64_t n, bool keep_lower)
  * we are asked to, and its factor, read back row-major, is the one we want:
  * conj(A) = U^H U gives A = U^T conj(U) = L L^H with L = U^T, which is U's
  * buffer read row-major.  No transposing copies either way. */
-tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
+tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
 {
   const char *fn = "linalg.cholesky";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -563,18 +587,32 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
   if (tl_tensor_to_dtype(out, a, d) != TL_OK)
     return tl_error_status();
+  if (info) {
+    if (tl_lapack_empty(info, TL_DTYPE_I32, nb, a->shape, 0, NULL) != TL_OK) {
+      tl_tensor_release(out);
+      return tl_error_status();
+    }
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+  }
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *m = tl_lapack_matrix_at(out, i, n, n);
-    int info = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
-    if (info > 0) {
+    int err = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
+    if (err > 0 && info) {
+      ((int32_t *)tl_tensor_data(info))[i] = err;
+    } else if (err > 0) {
       tl_tensor_release(out);
       return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
                              "input is not positive-definite (the leading minor of order %d is "
-                             "not positive-definite).", info);
+                             "not positive-definite).", err);
     }
     keep_triangle(d, m, n, !upper);
   }
   return TL_OK;
+}
+
+tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
+{
+  return tl_linalg_cholesky_ex(out, NULL, a, upper);
 }
 
 /* ---- qr --------------------------------------------------------------------------------- */

@@ -11,7 +11,8 @@
 #include "ndcore/tl_lapack.h"
 #include "ndcore/tl_linalg.h"
 
-tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a)
+tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                const tl_tensor *a)
 {
   const char *fn = "linalg.lu_factor";
   tl_status st;
@@ -25,14 +26,21 @@ tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor 
     return st;
   if ((st = tl_lapack_empty(pivots, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK)
     goto fail;
+  if (info) {
+    if ((st = tl_lapack_empty(info, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
+      goto fail;
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+  }
   for (int64_t i = 0; i < count && k > 0; i++) {
     int *piv = (int *)tl_tensor_data(pivots) + i * k;
-    int info = tl_lapack_getrf(d, (int)m, (int)n, tl_lapack_matrix_at(lu, i, m, n), (int)m, piv);
-    if (info > 0) {
+    int err = tl_lapack_getrf(d, (int)m, (int)n, tl_lapack_matrix_at(lu, i, m, n), (int)m, piv);
+    if (err > 0 && info) {
+      ((int32_t *)tl_tensor_data(info))[i] = err;
+    } else if (err > 0) {
       st = tl_lapack_error(fn, nb, i, "U[%d,%d] is zero and using it on lu_solve would result in "
                            "a division by zero. If you still want to perform the factorization, "
                            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
-                           info, info);
+                           err, err);
       goto fail;
     }
   }
@@ -41,7 +49,14 @@ fail:
   tl_tensor_release(lu);
   if (pivots->storage)
     tl_tensor_release(pivots);
+  if (info && info->storage)
+    tl_tensor_release(info);
   return st;
+}
+
+tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a)
+{
+  return tl_linalg_lu_factor_ex(lu, pivots, NULL, a);
 }
 
 tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)

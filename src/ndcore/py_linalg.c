@@ -642,7 +642,45 @@ static PyObject *py_solve_triangular(PyObject *self, PyObject *args)
   return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
 }
 
+/* The *_ex functions: (A[, B], flag) -> (result..., info). */
+typedef enum { EX_INV, EX_CHOLESKY, EX_SOLVE, EX_LU_FACTOR } ex_kind;
+
+static PyObject *ex_call(PyObject *args, ex_kind kind)
+{
+  PyObject *oa, *ob = NULL;
+  int flag = kind == EX_SOLVE; /* left=True; upper=False */
+  owned_tensors own = {.n = 0};
+  tl_tensor r[3] = {{0}};
+  const tl_tensor *a, *b = NULL;
+  tl_status st;
+  if (kind == EX_SOLVE ? !PyArg_ParseTuple(args, "OO|p", &oa, &ob, &flag)
+                       : !PyArg_ParseTuple(args, "O|p", &oa, &flag))
+    return NULL;
+  if (!(a = tensor_arg(&own, oa, "linalg", "A")) || (ob && !(b = tensor_arg(&own, ob, "linalg", "B")))) {
+    owned_release(&own);
+    return NULL;
+  }
+  switch (kind) {
+  case EX_INV: st = tl_linalg_inv_ex(&r[0], &r[1], a); break;
+  case EX_CHOLESKY: st = tl_linalg_cholesky_ex(&r[0], &r[1], a, flag); break;
+  case EX_SOLVE: st = tl_linalg_solve_ex(&r[0], &r[1], a, b, flag); break;
+  default: st = tl_linalg_lu_factor_ex(&r[0], &r[1], &r[2], a); break;
+  }
+  owned_release(&own);
+  if (st != TL_OK)
+    return tl_py_raise();
+  return tensors_tuple(kind == EX_LU_FACTOR ? 3 : 2, r);
+}
+static PyObject *py_inv_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_INV); }
+static PyObject *py_cholesky_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_CHOLESKY); }
+static PyObject *py_solve_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_SOLVE); }
+static PyObject *py_lu_factor_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_LU_FACTOR); }
+
 PyMethodDef tl_py_linalg_functions[] = {
+    {"_linalg_inv_ex", py_inv_ex, METH_VARARGS, NULL},
+    {"_linalg_cholesky_ex", py_cholesky_ex, METH_VARARGS, NULL},
+    {"_linalg_solve_ex", py_solve_ex, METH_VARARGS, NULL},
+    {"_linalg_lu_factor_ex", py_lu_factor_ex, METH_VARARGS, NULL},
     {"_linalg_solve", py_solve, METH_VARARGS, NULL},
     {"_linalg_inv", py_inv, METH_VARARGS, NULL},
     {"_linalg_det", py_det, METH_VARARGS, NULL},

@@ -59,6 +59,12 @@ tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a);
 tl_dtype tl_linalg_float_dtype(tl_dtype d);
 tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left);
 tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a);
+/* The *_ex forms record LAPACK's info per matrix (int32, batch-shaped) in
+ * `info` instead of raising; their results for failed matrices are unspecified. */
+tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                             const tl_tensor *b, bool left);
+tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a);
+tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper);
 tl_status tl_linalg_det(tl_tensor *out, const tl_tensor *a);
 tl_status tl_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a);
 /* log(det) as PyTorch's logdet: NaN for a negative real determinant. */
@@ -76,6 +82,8 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
 tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v);
 /* LU with partial pivoting (linalg_lu.c): pivots are 1-based int32. */
 tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a);
+tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                const tl_tensor *a);
 tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a);
 tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                              const tl_tensor *b, bool left, bool adjoint);
