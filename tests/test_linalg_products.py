@@ -241,3 +241,16 @@ def test_matmul_random_shapes_and_layouts(data):
     b, tb = data.draw(strided_operand(sb, dtype))
     rtol, atol = tol(dtype)
     assert_close(ta @ tb, a @ b, rtol=rtol, atol=atol)
+
+
+def test_inplace_add_family():
+    c = random_array((3, 5), "float64")
+    m1, m2 = random_array((3, 4), "float64"), random_array((4, 5), "float64")
+    t = to_tensor(c)
+    r = t.addmm_(to_tensor(m1), to_tensor(m2), beta=2, alpha=0.5)
+    assert r is t
+    assert_close(t, 2 * c + 0.5 * (m1 @ m2))
+    b1, b2 = random_array((2, 3, 4), "float64"), random_array((2, 4, 5), "float64")
+    t = to_tensor(np.stack([c, c]))
+    t.baddbmm_(to_tensor(b1), to_tensor(b2))
+    assert_close(t, c + b1 @ b2)

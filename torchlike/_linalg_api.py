@@ -98,6 +98,20 @@ for _name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve
     setattr(Tensor, _name, globals()[_name])
 
 
+def _inplace(name):
+    op = getattr(_C, name)
+
+    def method(self, *args, **kwargs):
+        return self.copy_(op(self, *args, **kwargs))
+    method.__name__ = name + "_"
+    return method
+
+
+# In-place forms of the beta/alpha products (t.addmm_(m1, m2, beta=, alpha=)).
+for _name in ("addmm", "addbmm", "baddbmm", "addmv", "addr"):
+    setattr(Tensor, _name + "_", _inplace(_name))
+
+
 def _H(self):
     if self.ndim != 2:
         raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). "

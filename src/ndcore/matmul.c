@@ -173,7 +173,7 @@ static bool gemm_strided(const gemm_plan *p, int64_t nbatch)
   /* Small products lose more to OpenBLAS's batch threading than they gain
    * (1000 4x4 products: 10x slower than the loop on 2 threads). */
   if ((p->dtype != TL_DTYPE_F32 && p->dtype != TL_DTYPE_F64) || nbatch > INT_MAX ||
-      p->M * p->N * p->K < 32768)
+      (double)p->M * (double)p->N * (double)p->K < 32768)
     return false;
   for (int o = 0; o < 3; o++)
     if (!fold_dims(p->nb, p->bshape, p->bstride[o], &st[o]) || st[o] < 0 || st[o] > INT_MAX)
