@@ -516,3 +516,23 @@ def test_selection_on_mid_lanes_takes_the_msd_select(dtype):
     np.testing.assert_array_equal(np.isnan(v.numpy()), np.isnan(a).any(axis=1))
     ok = ~np.isnan(a).any(axis=1)
     np.testing.assert_array_equal(v.numpy()[ok], s[ok, (5000 - 1) // 2])
+
+
+def test_out_arguments():
+    x = tl.tensor([3.0, 1.0, 2.0])
+    v, i = tl.empty(3), tl.empty(3, dtype=tl.int64)
+    r = tl.sort(x, descending=True, out=(v, i))
+    assert isinstance(r, tl.return_types.sort) and r.values is v and r.indices is i
+    assert v.tolist() == [3.0, 2.0, 1.0] and i.tolist() == [0, 2, 1]
+    o = tl.empty(3)
+    assert tl.msort(x, out=o) is o and o.tolist() == [1.0, 2.0, 3.0]
+    q = tl.empty(())
+    assert tl.quantile(x, 0.5, out=q) is q and q.item() == 2.0
+    kv, ki = tl.empty(()), tl.empty((), dtype=tl.int64)
+    assert tl.kthvalue(x, 1, out=(kv, ki)).values is kv and kv.item() == 1.0 and ki.item() == 1
+    with pytest.raises(RuntimeError, match=r"shape \[2\].*\[3\]"):
+        tl.sort(x, out=(tl.empty(2), i))
+    with pytest.raises(RuntimeError, match="dtype"):
+        tl.sort(x, out=(v, tl.empty(3)))
+    with pytest.raises(TypeError, match="tuple of 2"):
+        tl.sort(x, out=v)

@@ -528,7 +528,7 @@ static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
 
 /* ---- dispatch ----------------------------------------------------------------- */
 
-PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *dispatch(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
   switch (op) {
   case TL_OP_SORT:
@@ -560,6 +560,103 @@ PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyO
     return PyErr_Format(PyExc_NotImplementedError, "%s() has no sort-family parser",
                         tl_op_infos[op].name);
   }
+}
+
+/* out=: the result is computed into new tensors, then copied into the given
+ * ones, which must already have the result's shape and dtype (PyTorch would
+ * resize them). */
+static int copy_out(const char *fn, PyObject *result, PyObject *out)
+{
+  char s1[96], s2[96];
+  if (!tl_py_is_tensor(out)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", fn,
+                 Py_TYPE(out)->tp_name);
+    return -1;
+  }
+  tl_tensor *o = tl_py_t(out), *r = tl_py_t(result);
+  if (o->ndim != r->ndim || memcmp(o->shape, r->shape, sizeof(int64_t) * (size_t)r->ndim) ||
+      o->dtype != r->dtype) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): out tensor of shape %s and dtype %s does not match "
+                 "the result's shape %s and dtype %s", fn,
+                 tl_shape_str(s1, sizeof s1, o->ndim, o->shape), tl_dtype_names[o->dtype],
+                 tl_shape_str(s2, sizeof s2, r->ndim, r->shape), tl_dtype_names[r->dtype]);
+    return -1;
+  }
+  if (o->storage->readonly) {
+    PyErr_Format(PyExc_ValueError, "%s(): out tensor is read-only", fn);
+    return -1;
+  }
+  if (tl_tensor_copy(o, r) != TL_OK)
+    return tl_py_raise_int();
+  tl_storage_bump(o->storage);
+  return 0;
+}
+
+static PyObject *with_out(const char *fn, PyObject *result, PyObject *out)
+{
+  if (tl_py_is_tensor(result)) {
+    int r = copy_out(fn, result, out);
+    Py_DECREF(result);
+    return r < 0 ? NULL : Py_NewRef(out);
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(result);
+  PyObject *seq = PySequence_Check(out) && !tl_py_is_tensor(out) ? PySequence_Fast(out, "") : NULL;
+  if (!seq || PySequence_Fast_GET_SIZE(seq) != n) {
+    Py_XDECREF(seq);
+    PyErr_Clear();
+    Py_DECREF(result);
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be a tuple of %zd Tensors", fn, n);
+  }
+  bool named = !PyTuple_CheckExact(result); /* one of our return_types */
+  PyObject *ret = named ? PyStructSequence_New(Py_TYPE(result)) : PyTuple_New(n);
+  for (Py_ssize_t i = 0; ret && i < n; i++) {
+    PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
+    if (copy_out(fn, PyTuple_GET_ITEM(result, i), o) < 0) {
+      Py_CLEAR(ret);
+      break;
+    }
+    if (named)
+      PyStructSequence_SetItem(ret, i, Py_NewRef(o));
+    else
+      PyTuple_SET_ITEM(ret, i, Py_NewRef(o));
+  }
+  Py_DECREF(seq);
+  Py_DECREF(result);
+  return ret;
+}
+
+PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, at = -1;
+  for (Py_ssize_t k = 0; k < nkw && at < 0; k++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "out") == 0)
+      at = k;
+  if (at < 0)
+    return dispatch(op, args, nargs, kwnames);
+  /* Call without out=, then fill it. */
+  PyObject *out = args[nargs + at];
+  PyObject *const *call_args = args;
+  PyObject **copy = PyMem_Malloc(sizeof(PyObject *) * (size_t)(nargs + nkw));
+  PyObject *names = PyTuple_New(nkw - 1), *r = NULL;
+  if (!copy || !names) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    copy[i] = args[i];
+  for (Py_ssize_t k = 0, j = 0; k < nkw; k++)
+    if (k != at) {
+      copy[nargs + j] = args[nargs + k];
+      PyTuple_SET_ITEM(names, j++, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
+    }
+  call_args = copy;
+  r = dispatch(op, call_args, nargs, nkw > 1 ? names : NULL);
+  if (r && out != Py_None)
+    r = with_out(tl_op_infos[op].name, r, out);
+done:
+  PyMem_Free(copy);
+  Py_XDECREF(names);
+  return r;
 }
 
 /* torchlike.return_types: found or made on the module, our types added. */
