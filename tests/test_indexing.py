@@ -299,6 +299,31 @@ def test_out_of_range_raises_before_any_write():
         t[tl.tensor(4)]
 
 
+@pytest.mark.parametrize("shape, index", [
+    ((3, 2), (np.array([7]), np.zeros((0, 1), dtype=np.int64))),   # empty broadcast: unchecked
+    ((2, 1, 0), (np.array([False, False]), Ellipsis, np.array([0]))),
+    ((3, 2), (np.array(7), np.array([], dtype=np.int64))),          # 0-d: checked like an int
+    ((3, 0), (5, np.array([], dtype=np.int64))),
+    ((1, 0, 0), (Ellipsis, np.array(0))),
+    ((0, 3), (S, [5])),                                              # empty result, B not empty
+])
+def test_bounds_checks_on_empty_results_follow_numpy(shape, index):
+    a = np.zeros(shape, dtype=np.float32)
+    t = to_tensor(a)
+    try:
+        expected = a[index]
+    except IndexError:
+        with pytest.raises(IndexError, match="out of bounds"):
+            t[index]
+        with pytest.raises(IndexError, match="out of bounds"):
+            t[index] = 1
+        return
+    assert_close(t[index], expected)
+    t[index] = 1
+    a[index] = 1
+    assert_close(t, a)
+
+
 def test_mask_shape_mismatch_names_both_shapes():
     t = to_tensor(A)
     a = A.copy()

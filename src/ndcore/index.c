@@ -132,13 +132,15 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
     offsets_params p = {.size = sizes[j], .stride = strides_bytes[j], .wrap = wrap,
                         .first = j == 0};
     tl_iter it;
-    tl_status status;
+    tl_status status = TL_OK;
     if (tl_tensor_numel(off) > 0) {
       const tl_tensor *ops[2] = {off, ix};
       status = tl_iter_init(&it, 2, ops, NULL);
       if (status == TL_OK)
         index_run(&it, offsets_loop, &p, 1 << 16);
-    } else { /* nothing to fill, but every index is still checked, as NumPy does */
+    } else if (ix->ndim == 0) {
+      /* Nothing to fill, but NumPy checks an int (0-d) index eagerly; index
+       * arrays it checks only over the broadcast shape, here empty. */
       tl_tensor scratch = {0};
       status = tl_tensor_empty(&scratch, TL_DTYPE_I64, ix->ndim, ix->shape, tl_device_cpu());
       const tl_tensor *ops[2] = {&scratch, ix};
@@ -767,7 +769,12 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
     idx[j] = &p->idx[j];
     dims[j] = p->self_dims[j] >= 0 ? p->self_dims[j] : first + j;
   }
-  mv->raw = raw_ok && k == 1 && p->idx[0].dtype == TL_DTYPE_I64;
+  /* The raw loop checks indices as it moves, so an empty pre/post (nothing
+   * moved) keeps the offsets pass, which checks them anyway. */
+  int64_t rest = 1;
+  for (int d = 0; d < v->ndim; d++)
+    rest *= d < first || d >= first + k ? v->shape[d] : 1;
+  mv->raw = raw_ok && k == 1 && p->idx[0].dtype == TL_DTYPE_I64 && rest > 0;
   if (mv->raw) {
     tl_tensor_view_of(&mv->off, &p->idx[0]);
     mv->ri = (raw_index){.size = sizes[0], .stride = strides[0], .dim = dims[0]};
