@@ -99,9 +99,9 @@ typedef struct {
 static void offsets_loop(char **args, int64_t n, const int64_t *steps, void *data)
 {
   offsets_params *p = data;
-  const int64_t size = p->size, stride = p->stride;
+  const int64_t size = p->size, stride = p->stride, s0 = steps[0], s1 = steps[1];
   for (int64_t i = 0; i < n; i++) {
-    int64_t v = load_i64(args[1] + i * steps[1]), w = v;
+    int64_t v = load_i64(args[1] + i * s1), w = v;
     if (w < 0 && p->wrap)
       w += size;
     if ((uint64_t)w >= (uint64_t)size) {
@@ -109,7 +109,7 @@ static void offsets_loop(char **args, int64_t n, const int64_t *steps, void *dat
       __atomic_store_n(&p->bad, 1, __ATOMIC_RELAXED);
       w = 0;
     }
-    int64_t *dst = (int64_t *)(args[0] + i * steps[0]);
+    int64_t *dst = (int64_t *)(args[0] + i * s0);
     *dst = p->first ? w * stride : *dst + w * stride;
   }
 }
@@ -190,10 +190,12 @@ typedef struct {
 static inline __attribute__((always_inline)) void gather_blocks(char **args, int64_t n,
                                                                 const int64_t *steps, size_t size)
 {
+  /* Steps live in locals: stores through char * could alias steps[]. */
   char *out = args[0];
   const char *base = args[1], *off = args[2];
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2];
   for (int64_t i = 0; i < n; i++)
-    memcpy(out + i * steps[0], base + i * steps[1] + load_i64(off + i * steps[2]), size);
+    memcpy(out + i * s0, base + i * s1 + load_i64(off + i * s2), size);
 }
 
 static inline __attribute__((always_inline)) void gather_raw_blocks(char **args, int64_t n,
@@ -202,15 +204,24 @@ static inline __attribute__((always_inline)) void gather_raw_blocks(char **args,
 {
   char *out = args[0];
   const char *base = args[1], *off = args[2];
-  const int64_t dim_size = p->size, stride = p->stride;
+  const int64_t dim_size = p->size, stride = p->stride, s0 = steps[0], s1 = steps[1],
+                s2 = steps[2];
+  bool bad = false;
+  /* Branch-free: a bad index reads element 0 instead and is reported after. */
   for (int64_t i = 0; i < n; i++) {
-    int64_t v = load_i64(off + i * steps[2]), w = v < 0 ? v + dim_size : v;
+    int64_t v = load_i64(off + i * s2), w = v < 0 ? v + dim_size : v;
+    bool ok = (uint64_t)w < (uint64_t)dim_size;
+    bad |= !ok;
+    w = ok ? w : 0;
+    memcpy(out + i * s0, base + i * s1 + w * stride, size);
+  }
+  for (int64_t i = 0; bad && i < n; i++) {
+    int64_t v = load_i64(off + i * s2), w = v < 0 ? v + dim_size : v;
     if ((uint64_t)w >= (uint64_t)dim_size) {
       __atomic_store_n(&p->bad_value, v, __ATOMIC_RELAXED);
       __atomic_store_n(&p->bad, 1, __ATOMIC_RELAXED);
-      continue;
+      break;
     }
-    memcpy(out + i * steps[0], base + i * steps[1] + w * stride, size);
   }
 }
 
@@ -219,8 +230,9 @@ static inline __attribute__((always_inline)) void scatter_blocks(char **args, in
 {
   const char *off = args[0], *data = args[2];
   char *base = args[1];
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2];
   for (int64_t i = 0; i < n; i++)
-    memcpy(base + i * steps[1] + load_i64(off + i * steps[0]), data + i * steps[2], size);
+    memcpy(base + i * s1 + load_i64(off + i * s0), data + i * s2, size);
 }
 
 /* Fixed sizes let the compiler turn each memcpy into one load and store. */
