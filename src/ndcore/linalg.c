@@ -643,7 +643,9 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
       (st = tl_lapack_empty(&tmp[1], d, nb, a->shape, 1, &k)) != TL_OK ||
       (st = tl_lapack_colmajor_empty(r, d, nb, a->shape, rrows, n)) != TL_OK)
     goto done;
-  if (mode != 'R' && (st = tl_lapack_colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
+  /* mode 'r' returns an empty Q, as PyTorch does */
+  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_device_cpu())
+                        : tl_lapack_colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
     goto done;
   int lwork = (int)(wcols > 1 ? wcols : 1);
   char query[16];
@@ -659,7 +661,7 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
   }
   if (!(work = work_alloc(d, lwork))) {
     st = tl_error_status();
-    goto fail;
+    goto done;
   }
   for (int64_t i = 0; i < count; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
@@ -681,12 +683,6 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
       lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
     memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
   }
-  goto done;
-fail:
-  if (q->storage)
-    tl_tensor_release(q);
-  if (r->storage)
-    tl_tensor_release(r);
 done:
   if (st != TL_OK && r->storage)
     tl_tensor_release(r);
@@ -694,8 +690,6 @@ done:
     tl_tensor_release(q);
   free(work);
   release_all(2, tmp);
-  if (st == TL_OK && mode == 'R')
-    st = tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_device_cpu());
   return st;
 }
 
