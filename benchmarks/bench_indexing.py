@@ -24,6 +24,15 @@ def cases():
     mask_tl = tl.from_numpy(mask_np)
     yield "v[mask] 10^6 f32", lambda: v_tl[mask_tl], lambda: v_np[mask_np], "numpy"
 
+    w_np, w_tl = v_np.copy(), tl.from_numpy(v_np.copy())
+
+    def fill_np():
+        w_np[mask_np] = 0
+
+    def fill_tl():
+        w_tl[mask_tl] = 0
+    yield "w[mask] = 0 10^6 f32", fill_tl, fill_np, "numpy"
+
     y_np, y_tl = x_np.copy(), tl.from_numpy(x_np.copy())
     rows_np = rng.permutation(n)[: n // 10]
     rows_tl = tl.from_numpy(rows_np)

@@ -206,6 +206,21 @@ def test_setitem_dtypes_and_casts(dtype):
     assert_close(t, expected, dtype=dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_setitem_full_mask_scalar(dtype):
+    # t[mask] = scalar with a mask over every dim takes the masked-fill path.
+    a = random_array((3, 4, 5), dtype)
+    for value in [1, np.float64(2.0), tl.tensor([3]), tl.tensor([[1]], dtype=tl.float64)]:
+        expected, t = a.copy(), to_tensor(a, dtype)
+        v = value.numpy() if isinstance(value, tl.Tensor) else value
+        expected[MASK[:3, :4, :5]] = np.asarray(v).astype(a.dtype).reshape(-1)[0]
+        t[MASK[:3, :4, :5]] = value
+        assert_close(t, expected, dtype=dtype)
+    b = to_tensor(np.array([True, False, True]))
+    b[b] = False                                   # the mask is the target itself
+    assert b.tolist() == [False, False, False]
+
+
 def test_setitem_float_value_into_int_truncates():
     t = to_tensor(np.zeros(4, dtype=np.int32))
     t[[1, 2]] = tl.tensor([2.7, -3.9], dtype=tl.float64)

@@ -903,6 +903,15 @@ tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const
                                                 "tensors yet");
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  const tl_tensor *mask = n == 1 && items[0].kind == TL_INDEX_TENSOR ? items[0].tensor : NULL;
+  if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
+      mask->ndim > 0 && !memcmp(mask->shape, self->shape, (size_t)self->ndim * sizeof(int64_t)) &&
+      tl_tensor_numel(value) == 1 && tl_tensor_device(mask).type == TL_DEVICE_CPU) {
+    /* t[mask] = scalar over every dim: a masked fill, no coordinates needed. */
+    tl_tensor v0 = *value;
+    v0.ndim = 0;
+    return tl_index_masked_fill(self, mask, &v0);
+  }
   if (plan_build(&p, self, n, items) != TL_OK)
     return tl_error_status();
   if (!p.advanced) { /* a view: copy or add into it */
