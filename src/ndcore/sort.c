@@ -983,12 +983,11 @@ static void plan_kth(const lane_job *job, lane *l)
   l->hi = o->k;
 }
 
-static tl_status select_one(const char *op, const tl_tensor *in, int d, bool keepdim,
+static tl_status select_one(const tl_tensor *in, int d, bool keepdim,
                             void (*plan)(const lane_job *, lane *), pair_out *o)
 {
   int64_t shape[TL_MAX_DIMS];
   int nd = reduced_shape(in, d, 1, keepdim, shape);
-  (void)op;
   if (alloc_pair(in, nd, shape, o->values, o->indices) != TL_OK)
     return tl_error_status();
   o->skip = in->ndim && keepdim ? d : -1;
@@ -1011,7 +1010,7 @@ tl_status tl_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
     return tl_error_set(TL_ERR_RUNTIME, "kthvalue(): selected number k out of range: k is %lld "
                         "but dim %d has size %lld", (long long)k, d, (long long)n);
   pair_out o = {values, indices, -1, k, false};
-  return select_one("kthvalue", in, d, keepdim, plan_kth, &o);
+  return select_one(in, d, keepdim, plan_kth, &o);
 }
 
 /* median: NaN wins unless ignored; otherwise the lower median of the rest. */
@@ -1041,7 +1040,7 @@ tl_status tl_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ign
     return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size",
                         op, d);
   pair_out o = {values, indices, -1, 0, ignore_nan};
-  return select_one(op, in, d, keepdim, plan_median, &o);
+  return select_one(in, d, keepdim, plan_median, &o);
 }
 
 /* A contiguous 1-d view (or copy) of all of in's elements. */
