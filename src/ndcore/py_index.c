@@ -393,13 +393,16 @@ static int run_index_along(tl_op op, tl_tensor *target, PyObject **v)
     tl_scalar alpha = {.kind = TL_KIND_INT, .v.i = 1};
     if (op == TL_OP_INDEX_ADD && v[4]) {
       int r = tl_py_scalar(v[4], &alpha);
+      if (r == 0)
+        PyErr_Format(PyExc_TypeError, "index_add(): argument 'alpha' must be a number, not %s",
+                     Py_TYPE(v[4])->tp_name);
       if (r <= 0)
-        return r < 0 ? -1 : (PyErr_Format(PyExc_TypeError, "index_add(): argument 'alpha' must "
-                                                           "be a number, not %s",
-                                          Py_TYPE(v[4])->tp_name), -1);
+        return -1;
     }
-    bool scaled = !(alpha.kind <= TL_KIND_INT && alpha.v.i == 1) &&
-                  !(alpha.kind == TL_KIND_BOOL && alpha.v.b);
+    /* An integer alpha of 1 (or True) adds source as it is. */
+    bool unit = alpha.kind == TL_KIND_BOOL ? alpha.v.b
+                                           : alpha.kind == TL_KIND_INT && alpha.v.i == 1;
+    bool scaled = !unit;
     if (scaled && tl_index_scaled(&data, source, alpha) != TL_OK)
       return tl_py_raise_int();
     status = tl_index_put_along(func, target, dim, index, scaled ? &data : source, reduce);
@@ -467,10 +470,11 @@ static int run_masked_or_put(tl_op op, tl_tensor *target, PyObject **v)
   if (tensor_arg(func, op == TL_OP_PUT ? "index" : "mask", v[1], &arg) < 0)
     return -1;
   if (op == TL_OP_MASKED_FILL) {
-    if (tl_py_is_tensor(v[2]) && tl_py_t(v[2])->ndim != 0)
-      return PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports a 0-dimensional value "
-                                              "tensor, but got tensor with %d dimension(s)",
-                          tl_py_t(v[2])->ndim), -1;
+    if (tl_py_is_tensor(v[2]) && tl_py_t(v[2])->ndim != 0) {
+      PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports a 0-dimensional value tensor, "
+                                       "but got tensor with %d dimension(s)", tl_py_t(v[2])->ndim);
+      return -1;
+    }
     if (value_arg(func, v[2], target->dtype, &value) < 0)
       return -1;
     status = tl_index_masked_fill(target, arg, &value);
