@@ -76,38 +76,19 @@ static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames, const char *const *names, PyObject **values,
                       tl_generator **g)
 {
+  const char *all[16];
+  PyObject *bound[16];
   int n = 0;
-  PyObject *gen = NULL;
-  while (names[n])
+  while (names[n] && n < 14) {
+    all[n] = names[n];
     n++;
-  if (nargs > n) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", func,
-                 n, nargs);
+  }
+  all[n] = "generator";
+  all[n + 1] = NULL;
+  if (tl_py_bind_args(func, args, nargs, kwnames, all, n, 0, bound) < 0)
     return -1;
-  }
-  for (int i = 0; i < n; i++)
-    values[i] = i < nargs ? args[i] : NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    if (!key)
-      return -1;
-    int i = 0;
-    while (i < n && strcmp(key, names[i]))
-      i++;
-    if (i == n && !strcmp(key, "generator")) {
-      gen = args[nargs + k];
-    } else if (i == n) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    } else if (values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-      return -1;
-    } else {
-      values[i] = args[nargs + k];
-    }
-  }
-  return get_generator(func, gen, g);
+  memcpy(values, bound, (size_t)n * sizeof *values);
+  return get_generator(func, bound[n], g);
 }
 
 /* A real number argument, `fallback` when absent. */

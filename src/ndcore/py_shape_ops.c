@@ -22,42 +22,6 @@ int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
 
 /* ---- argument helpers ------------------------------------------------------ */
 
-/* Positional args then keywords into values[] (NULL when absent). */
-static int bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames, const char *const *names, PyObject **values)
-{
-  int count = 0;
-  while (names[count])
-    count++;
-  for (int i = 0; i < count; i++)
-    values[i] = NULL;
-  if (nargs > count) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", func, count,
-                 nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    values[i] = args[i];
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    int i = 0;
-    if (!key)
-      return -1;
-    while (i < count && strcmp(names[i], key))
-      i++;
-    if (i == count) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    }
-    if (values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-      return -1;
-    }
-    values[i] = args[nargs + k];
-  }
-  return 0;
-}
 
 /* Is keyword i of kwnames `name`? */
 static bool is_keyword(PyObject *kwnames, Py_ssize_t i, const char *name)
@@ -267,7 +231,7 @@ static PyObject *join(const char *func, PyObject *const *args, Py_ssize_t nargs,
   int64_t dim = 0;
   int n;
   tl_tensor out;
-  if (bind_args(func, args, nargs, kwnames, names, v) < 0 || need(func, "tensors", v[0]) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || need(func, "tensors", v[0]) < 0)
     return NULL;
   if (kind >= 0 && v[1])
     return PyErr_Format(PyExc_TypeError, "%s() got an unexpected argument 'dim'", func);
@@ -325,7 +289,7 @@ static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t
   tl_status status;
   if (nargs > 2)
     return PyErr_Format(PyExc_TypeError, "split() takes at most 2 arguments (%zd given)", nargs);
-  if (bind_args("split", args, nargs, kwnames, names, v) < 0)
+  if (tl_py_bind_args("split", args, nargs, kwnames, names, -1, 0, v) < 0)
     return NULL;
   if (v[0] && v[2])
     return PyErr_Format(PyExc_TypeError, "split() got multiple values for argument 'split_size'");
@@ -360,7 +324,7 @@ static PyObject *tensor_chunk(PyObject *self, PyObject *const *args, Py_ssize_t 
   int d;
   int64_t chunks = 0, n;
   tl_span *spans = NULL;
-  if (bind_args("chunk", args, nargs, kwnames, names, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
+  if (tl_py_bind_args("chunk", args, nargs, kwnames, names, -1, 0, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
       int_arg("chunk", "chunks", v[0], &chunks) < 0)
     return NULL;
   if (t->ndim == 0)
@@ -381,7 +345,7 @@ static PyObject *tensor_unbind(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *v[1];
   tl_tensor *t = tl_py_t(self);
   int d;
-  if (bind_args("unbind", args, nargs, kwnames, names, v) < 0 || dim_of(t, v[0], "unbind", &d) < 0)
+  if (tl_py_bind_args("unbind", args, nargs, kwnames, names, -1, 0, v) < 0 || dim_of(t, v[0], "unbind", &d) < 0)
     return NULL;
   PyObject *tuple = PyTuple_New((Py_ssize_t)t->shape[d]);
   for (int64_t i = 0; tuple && i < t->shape[d]; i++) {
@@ -446,7 +410,7 @@ static PyObject *tensor_tensor_split(PyObject *self, PyObject *const *args, Py_s
   static const char *const names[] = {"indices_or_sections", "dim", "sections", "indices", NULL};
   PyObject *v[4];
   int d;
-  if (bind_args("tensor_split", args, nargs, kwnames, names, v) < 0)
+  if (tl_py_bind_args("tensor_split", args, nargs, kwnames, names, -1, 0, v) < 0)
     return NULL;
   PyObject *what = v[0] ? v[0] : v[2] ? v[2] : v[3];
   if (need("tensor_split", "indices_or_sections", what) < 0)
@@ -465,7 +429,7 @@ static PyObject *hvd_split(const char *func, PyObject *self, PyObject *const *ar
   static const char *const names[] = {"indices_or_sections", NULL};
   PyObject *v[1];
   int ndim = tl_py_t(self)->ndim;
-  if (bind_args(func, args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need(func, "indices_or_sections", v[0]) < 0)
     return NULL;
   if (ndim < min_ndim)
@@ -564,7 +528,7 @@ static PyObject *tensor_roll(PyObject *self, PyObject *const *args, Py_ssize_t n
   int64_t shifts[TL_MAX_DIMS], dims[TL_MAX_DIMS];
   int ns, nd = 0;
   tl_tensor out;
-  if (bind_args("roll", args, nargs, kwnames, names, v) < 0 || need("roll", "shifts", v[0]) < 0 ||
+  if (tl_py_bind_args("roll", args, nargs, kwnames, names, -1, 0, v) < 0 || need("roll", "shifts", v[0]) < 0 ||
       int_list("roll", "shifts", v[0], shifts, &ns) < 0)
     return NULL;
   bool has_dims = v[1] && v[1] != Py_None;
@@ -584,7 +548,7 @@ static PyObject *tensor_rot90(PyObject *self, PyObject *const *args, Py_ssize_t 
   int64_t k = 1, dims[TL_MAX_DIMS] = {0, 1};
   int nd = 2;
   tl_tensor out;
-  if (bind_args("rot90", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("rot90", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("rot90", "k", v[0], &k) < 0 ||
       (v[1] && int_list("rot90", "dims", v[1], dims, &nd) < 0))
     return NULL;
@@ -628,7 +592,7 @@ static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args,
   int64_t repeats = 0, dim = 0, output_size = -1;
   tl_tensor out, *in = tl_py_t(self), arange = {0};
   const tl_tensor *rt = NULL;
-  if (bind_args("repeat_interleave", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("repeat_interleave", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("repeat_interleave", "dim", v[1], &dim) < 0 ||
       int_arg("repeat_interleave", "output_size", v[2], &output_size) < 0)
     return NULL;
@@ -669,7 +633,7 @@ static PyObject *tril_common(const char *func, PyObject *self, PyObject *const *
   PyObject *v[1];
   int64_t k = 0;
   tl_tensor out;
-  if (bind_args(func, args, nargs, kwnames, names, v) < 0 || int_arg(func, "diagonal", v[0], &k) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || int_arg(func, "diagonal", v[0], &k) < 0)
     return NULL;
   return wrap(tl_shape_tril(&out, tl_py_t(self), k, upper), &out);
 }
@@ -693,7 +657,7 @@ static PyObject *tensor_diagonal(PyObject *self, PyObject *const *args, Py_ssize
   PyObject *v[3];
   int64_t offset = 0, d1 = 0, d2 = 1;
   tl_tensor out;
-  if (bind_args("diagonal", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("diagonal", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("diagonal", "offset", v[0], &offset) < 0 ||
       int_arg("diagonal", "dim1", v[1], &d1) < 0 || int_arg("diagonal", "dim2", v[2], &d2) < 0)
     return NULL;
@@ -707,7 +671,7 @@ static PyObject *tensor_diag(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *v[1];
   int64_t k = 0;
   tl_tensor out;
-  if (bind_args("diag", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("diag", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("diag", "diagonal", v[0], &k) < 0)
     return NULL;
   return wrap(tl_shape_diag(&out, tl_py_t(self), k), &out);
@@ -720,7 +684,7 @@ static PyObject *tensor_diag_embed(PyObject *self, PyObject *const *args, Py_ssi
   PyObject *v[3];
   int64_t offset = 0, d1 = -2, d2 = -1;
   tl_tensor out;
-  if (bind_args("diag_embed", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("diag_embed", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("diag_embed", "offset", v[0], &offset) < 0 ||
       int_arg("diag_embed", "dim1", v[1], &d1) < 0 || int_arg("diag_embed", "dim2", v[2], &d2) < 0)
     return NULL;
@@ -734,7 +698,7 @@ static PyObject *tensor_diagflat(PyObject *self, PyObject *const *args, Py_ssize
   PyObject *v[1];
   int64_t k = 0, numel = tl_tensor_numel(tl_py_t(self));
   tl_tensor flat, out;
-  if (bind_args("diagflat", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("diagflat", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("diagflat", "offset", v[0], &k) < 0)
     return NULL;
   if (tl_view_reshape(&flat, tl_py_t(self), 1, &numel, true) != TL_OK)
@@ -753,7 +717,7 @@ static PyObject *tensor_narrow(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *v[3];
   int64_t dim = 0, start = 0, length = 0;
   tl_tensor out;
-  if (bind_args("narrow", args, nargs, kwnames, names, v) < 0 || need("narrow", "dim", v[0]) < 0 ||
+  if (tl_py_bind_args("narrow", args, nargs, kwnames, names, -1, 0, v) < 0 || need("narrow", "dim", v[0]) < 0 ||
       need("narrow", "start", v[1]) < 0 || need("narrow", "length", v[2]) < 0 ||
       int_arg("narrow", "dim", v[0], &dim) < 0 || int_arg("narrow", "start", v[1], &start) < 0 ||
       int_arg("narrow", "length", v[2], &length) < 0)
@@ -769,7 +733,7 @@ static PyObject *tensor_select(PyObject *self, PyObject *const *args, Py_ssize_t
   int64_t dim = 0, index = 0;
   int d;
   tl_tensor *t = tl_py_t(self), out;
-  if (bind_args("select", args, nargs, kwnames, names, v) < 0 || need("select", "dim", v[0]) < 0 ||
+  if (tl_py_bind_args("select", args, nargs, kwnames, names, -1, 0, v) < 0 || need("select", "dim", v[0]) < 0 ||
       need("select", "index", v[1]) < 0 || int_arg("select", "dim", v[0], &dim) < 0 ||
       int_arg("select", "index", v[1], &index) < 0)
     return NULL;
@@ -826,7 +790,7 @@ static PyObject *tensor_select_scatter(PyObject *self, PyObject *const *args, Py
   static const char *const names[] = {"src", "dim", "index", NULL};
   PyObject *v[3];
   int64_t a[2] = {0, 0};
-  if (bind_args("select_scatter", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("select_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("select_scatter", "dim", v[1]) < 0 || need("select_scatter", "index", v[2]) < 0 ||
       int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
       int_arg("select_scatter", "index", v[2], &a[1]) < 0)
@@ -842,7 +806,7 @@ static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_
   tl_tensor *t = tl_py_t(self);
   int64_t a[4] = {0, 0, 0, 1};
   int d = 0;
-  if (bind_args("slice_scatter", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("slice_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("slice_scatter", "dim", v[1], &a[0]) < 0 ||
       int_arg("slice_scatter", "step", v[4], &a[3]) < 0)
     return NULL;
@@ -861,7 +825,7 @@ static PyObject *tensor_diagonal_scatter(PyObject *self, PyObject *const *args, 
   static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
   PyObject *v[4];
   int64_t a[3] = {0, 0, 1};
-  if (bind_args("diagonal_scatter", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("diagonal_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
       int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
       int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
@@ -876,7 +840,7 @@ static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *v[3];
   int64_t dim = 0, size = 0, step = 0;
   tl_tensor out;
-  if (bind_args("unfold", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("unfold", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("unfold", "dimension", v[0]) < 0 || need("unfold", "size", v[1]) < 0 ||
       need("unfold", "step", v[2]) < 0 || int_arg("unfold", "dimension", v[0], &dim) < 0 ||
       int_arg("unfold", "size", v[1], &size) < 0 || int_arg("unfold", "step", v[2], &step) < 0)
@@ -892,7 +856,7 @@ static PyObject *tensor_as_strided(PyObject *self, PyObject *const *args, Py_ssi
   int64_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS], offset = tl_py_t(self)->offset;
   int nd, ns;
   tl_tensor out;
-  if (bind_args("as_strided", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("as_strided", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("as_strided", "size", v[0]) < 0 || need("as_strided", "stride", v[1]) < 0 ||
       int_list("as_strided", "size", v[0], shape, &nd) < 0 ||
       int_list("as_strided", "stride", v[1], strides, &ns) < 0 ||
@@ -911,7 +875,7 @@ static PyObject *tensor_movedim(PyObject *self, PyObject *const *args, Py_ssize_
   int64_t src[TL_MAX_DIMS], dst[TL_MAX_DIMS];
   int ns, nd;
   tl_tensor out;
-  if (bind_args("movedim", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("movedim", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("movedim", "source", v[0]) < 0 || need("movedim", "destination", v[1]) < 0 ||
       int_list("movedim", "source", v[0], src, &ns) < 0 ||
       int_list("movedim", "destination", v[1], dst, &nd) < 0)
@@ -931,7 +895,7 @@ static PyObject *tensor_unflatten(PyObject *self, PyObject *const *args, Py_ssiz
   int64_t dim = 0, sizes[TL_MAX_DIMS];
   int n;
   tl_tensor out;
-  if (bind_args("unflatten", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("unflatten", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("unflatten", "dim", v[0]) < 0 || need("unflatten", "sizes", v[1]) < 0 ||
       int_arg("unflatten", "dim", v[0], &dim) < 0 ||
       int_list("unflatten", "sizes", v[1], sizes, &n) < 0)
@@ -947,7 +911,7 @@ static PyObject *tensor_broadcast_to(PyObject *self, PyObject *const *args, Py_s
   int64_t shape[TL_MAX_DIMS];
   int n;
   tl_tensor out;
-  if (bind_args("broadcast_to", args, nargs, kwnames, names, v) < 0 ||
+  if (tl_py_bind_args("broadcast_to", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("broadcast_to", "size", v[0]) < 0 || int_list("broadcast_to", "size", v[0], shape, &n) < 0)
     return NULL;
   return wrap(tl_view_expand(&out, tl_py_t(self), n, shape), &out);
@@ -1089,7 +1053,7 @@ static PyObject *tri_indices(const char *func, PyObject *const *args, Py_ssize_t
   if (nargs > 3)
     return PyErr_Format(PyExc_TypeError, "%s() takes at most 3 positional arguments (%zd given)",
                         func, nargs);
-  if (bind_args(func, args, nargs, kwnames, names, v) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0)
     return NULL;
   if (need(func, "row", v[0]) < 0 || need(func, "col", v[1]) < 0 ||
       int_arg(func, "row", v[0], &row) < 0 || int_arg(func, "col", v[1], &col) < 0 ||
@@ -1184,7 +1148,7 @@ static PyObject *fn_pad(PyObject *m, PyObject *const *args, Py_ssize_t nargs, Py
   tl_pad_mode mode = TL_PAD_CONSTANT;
   tl_scalar value = {.kind = TL_KIND_INT, .v.i = 0};
   tl_tensor out;
-  if (bind_args("pad", args, nargs, kwnames, names, v) < 0 || need("pad", "input", v[0]) < 0 ||
+  if (tl_py_bind_args("pad", args, nargs, kwnames, names, -1, 0, v) < 0 || need("pad", "input", v[0]) < 0 ||
       need("pad", "pad", v[1]) < 0)
     return NULL;
   if (!tl_py_is_tensor(v[0]))

@@ -48,43 +48,6 @@ static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
 
 /* ---- arguments --------------------------------------------------------------- */
 
-/* Fill vals[] from positional args (at most npos of them) and keywords matched
- * against names; entries not given stay NULL. */
-static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      const char *const *names, int npos, PyObject **vals)
-{
-  int nnames = 0;
-  while (names[nnames])
-    nnames++;
-  for (int i = 0; i < nnames; i++)
-    vals[i] = NULL;
-  if (nargs > npos) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments but %zd were given",
-                 fn, npos, nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    vals[i] = args[i];
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    if (!key)
-      return -1;
-    int i = 0;
-    while (i < nnames && strcmp(names[i], key))
-      i++;
-    if (i == nnames) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fn, key);
-      return -1;
-    }
-    if (vals[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, key);
-      return -1;
-    }
-    vals[i] = args[nargs + k];
-  }
-  return 0;
-}
 
 static const tl_tensor *tensor_arg(const char *fn, const char *name, PyObject *o)
 {
@@ -159,7 +122,7 @@ static PyObject *call_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs, Py
   static const char *const names[] = {"input", "dim", "descending", "stable", NULL};
   PyObject *a[4];
   int npos = op == TL_OP_MSORT ? 1 : 4;
-  if (parse_args(fn, args, nargs, kw, names, npos, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
     return NULL;
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
   int64_t dim;
@@ -199,7 +162,7 @@ static PyObject *call_select(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
                                                                                   : dim_names;
   PyObject *a[5];
   int npos = op == TL_OP_TOPK ? 5 : op == TL_OP_KTHVALUE ? 4 : 3;
-  if (parse_args(fn, args, nargs, kw, names, npos, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
     return NULL;
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
   if (!in)
@@ -284,7 +247,7 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
   const char *fn = tl_op_infos[op].name;
   static const char *const names[] = {"input", "q", "dim", "keepdim", "interpolation", NULL};
   PyObject *a[5];
-  if (parse_args(fn, args, nargs, kw, names, 4, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, names, 4, 0, a) < 0)
     return NULL;
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
   int64_t dim;
@@ -340,7 +303,7 @@ static PyObject *call_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   const char *fn = tl_op_infos[op].name;
   static const char *const names[] = {"input", "dim", NULL};
   PyObject *a[2];
-  if (parse_args(fn, args, nargs, kw, names, 2, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, names, 2, 0, a) < 0)
     return NULL;
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
   int64_t dim;
@@ -369,8 +332,8 @@ static PyObject *call_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   static const char *const consecutive_names[] = {"input", "return_inverse", "return_counts",
                                                   "dim", NULL};
   PyObject *a[5];
-  if (parse_args(fn, args, nargs, kw, consecutive ? consecutive_names : unique_names,
-                 consecutive ? 4 : 5, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, consecutive ? consecutive_names : unique_names,
+                      consecutive ? 4 : 5, 0, a) < 0)
     return NULL;
   PyObject *const *rest = consecutive ? a + 1 : a + 2; /* return_inverse, return_counts, dim */
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
@@ -443,7 +406,7 @@ static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
                                              "side", "sorter", NULL};
   static const char *const bucket_names[] = {"input", "boundaries", "out_int32", "right", NULL};
   PyObject *a[6];
-  if (parse_args(fn, args, nargs, kw, bucketize ? bucket_names : search_names, 2, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, bucketize ? bucket_names : search_names, 2, 0, a) < 0)
     return NULL;
   PyObject *seq_obj = bucketize ? a[1] : a[0], *val_obj = bucketize ? a[0] : a[1];
   const tl_tensor *seq = tensor_arg(fn, bucketize ? "boundaries" : "sorted_sequence", seq_obj);
@@ -497,7 +460,8 @@ static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
   static const char *const histc_names[] = {"input", "bins", "min", "max", NULL};
   bool histc = op == TL_OP_HISTC;
   PyObject *a[4];
-  if (parse_args(fn, args, nargs, kw, histc ? histc_names : bincount_names, histc ? 4 : 3, a) < 0)
+  if (tl_py_bind_args(fn, args, nargs, kw, histc ? histc_names : bincount_names, histc ? 4 : 3, 0,
+                      a) < 0)
     return NULL;
   const tl_tensor *in = tensor_arg(fn, "input", a[0]);
   if (!in)

@@ -58,6 +58,14 @@ PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t);
 int tl_py_scalar(PyObject *o, tl_scalar *s);
 PyObject *tl_py_scalar_obj(tl_scalar s);
 
+/* arguments (py_args.c) */
+/* Bind positional and keyword arguments to the parameters `names`
+ * (NULL-terminated): values[i] is names[i]'s argument, NULL when absent.  At
+ * most npos arguments may come positionally (-1: any); the first nrequired
+ * must be given.  A bad call raises Python's usual TypeError. */
+int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int npos, int nrequired, PyObject **values);
+
 /* the type (py_tensor.c) */
 int tl_py_tensor_types_init(PyObject *module);
 /* Add methods from a table to Tensor (for files other than py_tensor.c). */

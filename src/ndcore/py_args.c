@@ -1,0 +1,47 @@
+/* py_args.c - binding a vectorcall's arguments to named parameters.
+ *
+ * Every binding that is not generated from the registry parses its
+ * arguments here, so a bad call gets the same TypeErrors everywhere:
+ * too many positionals, an unknown or repeated keyword, a missing one.    */
+#include "ndcore/py_tensor.h"
+
+int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int npos, int nrequired, PyObject **values)
+{
+  int n = 0;
+  while (names[n])
+    n++;
+  if (npos < 0 || npos > n)
+    npos = n;
+  for (int i = 0; i < n; i++)
+    values[i] = i < nargs ? args[i] : NULL;
+  if (nargs > npos) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments but %zd were given",
+                 func, npos, nargs);
+    return -1;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (!key)
+      return -1;
+    int i = 0;
+    while (i < n && strcmp(names[i], key))
+      i++;
+    if (i == n) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+      return -1;
+    }
+    if (values[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
+      return -1;
+    }
+    values[i] = args[nargs + k];
+  }
+  for (int i = 0; i < nrequired; i++)
+    if (!values[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[i]);
+      return -1;
+    }
+  return 0;
+}
