@@ -84,6 +84,9 @@ extern PyMethodDef tl_py_linalg_functions[];
  * tuples in torchlike.return_types. */
 PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 int tl_py_sort_init(PyObject *module);
+/* torchlike.return_types.max/min (py_reduce.c; the namespace is shared with
+ * py_sort.c, whichever init runs first makes it). */
+int tl_py_reduce_init(PyObject *module);
 /* Elementwise op on Python operands (tensors or scalars); out may be NULL. */
 PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
                     const tl_op_params *p);
