@@ -452,12 +452,12 @@ def numpy_result(a, index):
         return None, type(e)
 
 
-@given(index_case())
-def test_random_getitem_matches_numpy(case):
+@given(index_case(), st.booleans())
+def test_random_getitem_matches_numpy(case, strided):
     shape, index = case
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     expected, error = numpy_result(a, index)
-    t = to_tensor(a)
+    t = noncontiguous(to_tensor(a)) if strided else to_tensor(a)
     if error is not None:
         with pytest.raises(IndexError):
             t[index]
@@ -466,12 +466,12 @@ def test_random_getitem_matches_numpy(case):
     assert_close(actual, expected)
 
 
-@given(index_case(), st.booleans())
-def test_random_setitem_matches_numpy(case, broadcast_value):
+@given(index_case(), st.booleans(), st.booleans())
+def test_random_setitem_matches_numpy(case, broadcast_value, strided):
     shape, index = case
     a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
     target, error = numpy_result(a, index)
-    t = to_tensor(a)
+    t = noncontiguous(to_tensor(a)) if strided else to_tensor(a)
     if error is not None:
         with pytest.raises(IndexError):
             t[index] = 1
