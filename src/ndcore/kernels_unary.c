@@ -285,6 +285,7 @@ TL_K_INTS(BNOT, _)
 /* ---- loops ------------------------------------------------------------------------- */
 
 /* exp in float32 is the vectorised polynomial; the others are scalar libm. */
+TL_VECMATH_BEGIN
 TL_SIMD_CLONES static void exp_F32_loop(char **args, int64_t n, const int64_t *steps, void *data)
 {
   (void)data;
@@ -313,6 +314,7 @@ TL_SIMD_CLONES static void sigmoid_F32_loop(char **args, int64_t n, const int64_
   for (int64_t i = 0; i < n; i++)
     *(float *)(args[0] + i * steps[0]) = sigmoid_F32(*(const float *)(args[1] + i * steps[1]));
 }
+TL_VECMATH_END
 
 TL_K_INTS(TL_KU, neg) TL_K_FLOATS(TL_KU, neg) TL_K_COMPLEX(TL_KU, neg)
 TL_K_INTS(TL_KU, positive) TL_K_FLOATS(TL_KU, positive) TL_K_COMPLEX(TL_KU, positive)

@@ -19,6 +19,20 @@
 #define TL_SIMD_CLONES
 #endif
 
+/* a * b + c may be fused (one rounding) in this code and the loops that
+ * inline it: the error bounds above hold either way, and where the clone's
+ * target has FMA it halves the polynomial's instructions.  Close the region
+ * with TL_VECMATH_END. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TL_VECMATH_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"fp-contract=fast\")")
+#define TL_VECMATH_END _Pragma("GCC pop_options")
+#else
+#define TL_VECMATH_BEGIN
+#define TL_VECMATH_END
+#endif
+
+TL_VECMATH_BEGIN
+
 static inline float tl_vm_bits_f32(uint32_t u)
 {
   float f;
@@ -48,7 +62,7 @@ static inline float tl_expf(float x)
   p = p * r * r + r;
   p = p + 1.0f;
   int32_t ki = (int32_t)k;
-  int32_t k1 = ki / 2, k2 = ki - k1;
+  int32_t k1 = ki >> 1, k2 = ki - k1; /* arithmetic shift: both in [-75, 64] */
   float s1 = tl_vm_bits_f32((uint32_t)(k1 + 127) << 23);
   float s2 = tl_vm_bits_f32((uint32_t)(k2 + 127) << 23);
   return p * s1 * s2;
@@ -61,5 +75,7 @@ static inline float tl_sigmoidf(float x)
   float q = 1.0f / (1.0f + e);
   return x < 0 ? e * q : q;
 }
+
+TL_VECMATH_END
 
 #endif
