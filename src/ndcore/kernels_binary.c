@@ -50,7 +50,7 @@ static bool alpha_is_one(const void *data)
 /* add/sub: the plain loop when alpha is 1, otherwise a +- alpha * b with
  * alpha converted to the compute type once per call. */
 #define ALPHA_LOOPS(E, T, U, R, _)                                                       \
-  TL_BINARY_LOOP(add_plain_##E##_loop, T, T, add_##E)                                    \
+  TL_K_BINARY_SIMD_LOOP(add_plain_##E##_loop, T, T, add_##E)                                    \
   static void add_##E##_loop(char **args, int64_t n, const int64_t *steps, void *data)   \
   {                                                                                      \
     if (alpha_is_one(data)) {                                                            \
@@ -64,7 +64,7 @@ static bool alpha_is_one(const void *data)
                                                 *(const T *)(args[2] + i * steps[2]));   \
   }
 #define SUB_LOOPS(E, T, U, R, _)                                                         \
-  TL_BINARY_LOOP(sub_plain_##E##_loop, T, T, sub_##E)                                    \
+  TL_K_BINARY_SIMD_LOOP(sub_plain_##E##_loop, T, T, sub_##E)                                    \
   static void sub_##E##_loop(char **args, int64_t n, const int64_t *steps, void *data)   \
   {                                                                                      \
     if (alpha_is_one(data)) {                                                            \
@@ -256,14 +256,15 @@ NEXTAFTER_HALF(BF16)
 TL_K_BOOL(ALPHA_LOOPS, _) TL_K_INTS(ALPHA_LOOPS, _) TL_K_FLOATS(ALPHA_LOOPS, _)
 TL_K_COMPLEX(ALPHA_LOOPS, _)
 TL_K_INTS(SUB_LOOPS, _) TL_K_FLOATS(SUB_LOOPS, _) TL_K_COMPLEX(SUB_LOOPS, _)
-TL_K_BOOL(TL_KB, mul) TL_K_INTS(TL_KB, mul) TL_K_FLOATS(TL_KB, mul) TL_K_COMPLEX(TL_KB, mul)
-TL_K_FLOATS(TL_KB, div) TL_K_COMPLEX(TL_KB, div)
+TL_K_BOOL(TL_KB, mul) TL_K_INTS(TL_KB_SIMD, mul) TL_K_FLOATS(TL_KB_SIMD, mul)
+TL_K_COMPLEX(TL_KB, mul)
+TL_K_FLOATS(TL_KB_SIMD, div) TL_K_COMPLEX(TL_KB, div)
 #define LOOPS_REAL(name) TL_K_INTS(TL_KB, name) TL_K_FLOATS(TL_KB, name)
 LOOPS_REAL(trunc_divide) LOOPS_REAL(floor_divide) LOOPS_REAL(remainder) LOOPS_REAL(fmod)
-TL_K_BOOL(TL_KB, pow) TL_K_INTS(TL_KB, pow) TL_K_FLOATS(TL_KB, pow) TL_K_COMPLEX(TL_KB, pow)
+TL_K_BOOL(TL_KB, pow) TL_K_INTS(TL_KB, pow) TL_K_FLOATS(TL_KB_SIMD, pow) TL_K_COMPLEX(TL_KB, pow)
 TL_KB(F64, double, double, double, float_power)
 TL_KB(C128, double complex, double complex, double, float_power)
-TL_K_FLOATS(TL_KB, atan2) TL_K_FLOATS(TL_KB, hypot) TL_K_FLOATS(TL_KB, copysign)
+TL_K_FLOATS(TL_KB_SIMD, atan2) TL_K_FLOATS(TL_KB_SIMD, hypot) TL_K_FLOATS(TL_KB_SIMD, copysign)
 TL_K_FLOATS(TL_KB, nextafter) TL_K_FLOATS(TL_KB, logaddexp) TL_K_FLOATS(TL_KB, logaddexp2)
 TL_K_FLOATS(TL_KB, xlogy)
 

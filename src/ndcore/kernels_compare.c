@@ -102,10 +102,27 @@ TL_K_BOOL(CLAMP_INT, _)
 TL_K_INTS(CLAMP_INT, _)
 TL_K_FLOATS(CLAMP_FLT, _)
 #define CLAMP_LOOP(E, T, U, R, _)                                                        \
-  static void clamp_##E##_loop(char **args, int64_t n, const int64_t *steps, void *data) \
+  TL_SIMD_CLONES static void clamp_##E##_loop(char **args, int64_t n, const int64_t *steps, \
+                                              void *data)                                \
   {                                                                                      \
     int64_t which = data ? ((const tl_op_params *)data)->i : 3;                          \
     bool has_lo = which & 1, has_hi = which & 2;                                         \
+    if (steps[0] == sizeof(T) && steps[1] == sizeof(T) && (!has_lo || !steps[2]) &&       \
+        (!has_hi || !steps[3])) {                                                        \
+      /* contiguous x, scalar bounds: the common case, vectorised */                    \
+      T *o = (T *)args[0];                                                               \
+      const T *x = (const T *)args[1], lo = *(const T *)args[2], hi = *(const T *)args[3]; \
+      if (has_lo && has_hi)                                                              \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = clamp_hi_##E(clamp_lo_##E(x[i], lo), hi);                               \
+      else if (has_lo)                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = clamp_lo_##E(x[i], lo);                                                 \
+      else                                                                               \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = clamp_hi_##E(x[i], hi);                                                 \
+      return;                                                                            \
+    }                                                                                    \
     for (int64_t i = 0; i < n; i++) {                                                    \
       T x = *(const T *)(args[1] + i * steps[1]);                                        \
       if (has_lo)                                                                        \
@@ -122,12 +139,13 @@ TL_K_FLOATS(CLAMP_LOOP, _)
 /* ---- loops ---------------------------------------------------------------------------------- */
 
 #define LOOPS_REAL(X, name) TL_K_BOOL(X, name) TL_K_INTS(X, name) TL_K_FLOATS(X, name)
-LOOPS_REAL(TL_KB, minimum) LOOPS_REAL(TL_KB, maximum)
-LOOPS_REAL(TL_KB, fmin) LOOPS_REAL(TL_KB, fmax)
-LOOPS_REAL(TL_KB_PRED, eq) TL_K_COMPLEX(TL_KB_PRED, eq)
-LOOPS_REAL(TL_KB_PRED, ne) TL_K_COMPLEX(TL_KB_PRED, ne)
-LOOPS_REAL(TL_KB_PRED, lt) LOOPS_REAL(TL_KB_PRED, le)
-LOOPS_REAL(TL_KB_PRED, gt) LOOPS_REAL(TL_KB_PRED, ge)
+#define LOOPS_REAL_SIMD(X, name) TL_K_BOOL(X, name) TL_K_INTS(X, name) TL_K_FLOATS(X##_SIMD, name)
+LOOPS_REAL_SIMD(TL_KB, minimum) LOOPS_REAL_SIMD(TL_KB, maximum)
+LOOPS_REAL_SIMD(TL_KB, fmin) LOOPS_REAL_SIMD(TL_KB, fmax)
+LOOPS_REAL_SIMD(TL_KB_PRED, eq) TL_K_COMPLEX(TL_KB_PRED, eq)
+LOOPS_REAL_SIMD(TL_KB_PRED, ne) TL_K_COMPLEX(TL_KB_PRED, ne)
+LOOPS_REAL_SIMD(TL_KB_PRED, lt) LOOPS_REAL_SIMD(TL_KB_PRED, le)
+LOOPS_REAL_SIMD(TL_KB_PRED, gt) LOOPS_REAL_SIMD(TL_KB_PRED, ge)
 TL_K_BOOL(TL_KB, logical_and) TL_K_BOOL(TL_KB, logical_or) TL_K_BOOL(TL_KB, logical_xor)
 #define LOOPS_INT(name) TL_K_BOOL(TL_KB, name) TL_K_INTS(TL_KB, name)
 LOOPS_INT(bitwise_and) LOOPS_INT(bitwise_or) LOOPS_INT(bitwise_xor)

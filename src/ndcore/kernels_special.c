@@ -96,8 +96,8 @@ static inline double lgamma_F64(double x)
   return lgamma_r(x, &sign);
 }
 
-TL_K_FLOATS(TL_KU, erf)
-TL_K_FLOATS(TL_KU, erfc)
+TL_K_FLOATS(TL_KU_SIMD, erf) /* libmvec */
+TL_K_FLOATS(TL_KU_SIMD, erfc)
 TL_K_FLOATS(TL_KU, erfinv)
 TL_K_FLOATS(TL_KU, lgamma)
 TL_K_FLOATS(TL_KU, digamma)
