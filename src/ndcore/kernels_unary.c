@@ -125,11 +125,16 @@ TL_K_COMPLEX(SIGMOID_CPLX, _)
 TL_K_BOOL(ID, floor) TL_K_INTS(ID, floor)
 TL_K_BOOL(ID, ceil) TL_K_INTS(ID, ceil)
 TL_K_BOOL(ID, trunc) TL_K_INTS(ID, trunc)
+/* float versions, and their loops, where vector rounding is allowed */
+TL_VECMATH_BEGIN
 TL_K_FLOATS(LIBM, floor)
 TL_K_FLOATS(LIBM, ceil)
 TL_K_FLOATS(LIBM, trunc)
 #define FRAC(E, T, U, R, _) static inline T frac_##E(T x) { return x - trunc(x); }
 TL_K_FLOATS(FRAC, _)
+TL_K_FLOATS(TL_KU_SIMD, floor) TL_K_FLOATS(TL_KU_SIMD, ceil) TL_K_FLOATS(TL_KU_SIMD, trunc)
+TL_K_FLOATS(TL_KU_SIMD, frac)
+TL_VECMATH_END
 
 /* round(x, decimals): as NumPy, scale by 10^|decimals| in the tensor's own
  * precision, round half to even (rint), and scale back. */
@@ -335,10 +340,10 @@ LOOPS_INEXACT(TL_KU, log10)
 LOOPS_INEXACT(TL_KU, log1p)
 LOOPS_INEXACT(TL_KU, rsqrt)
 TL_KU_SIMD(F64, double, double, double, sigmoid) TL_K_COMPLEX(TL_KU, sigmoid)
-TL_K_BOOL(TL_KU, floor) TL_K_INTS(TL_KU, floor) TL_K_FLOATS(TL_KU_SIMD, floor)
-TL_K_BOOL(TL_KU, ceil) TL_K_INTS(TL_KU, ceil) TL_K_FLOATS(TL_KU_SIMD, ceil)
-TL_K_BOOL(TL_KU, trunc) TL_K_INTS(TL_KU, trunc) TL_K_FLOATS(TL_KU_SIMD, trunc)
-TL_K_FLOATS(TL_KU_SIMD, frac)
+TL_K_BOOL(TL_KU, floor) TL_K_INTS(TL_KU, floor)
+TL_K_BOOL(TL_KU, ceil) TL_K_INTS(TL_KU, ceil)
+TL_K_BOOL(TL_KU, trunc) TL_K_INTS(TL_KU, trunc)
+
 TL_K_BOOL(TL_KU, conj_physical) TL_K_INTS(TL_KU, conj_physical)
 TL_K_FLOATS(TL_KU, conj_physical) TL_K_COMPLEX(TL_KU, conj_physical)
 TL_K_FLOATS(TL_KU, angle) TL_K_COMPLEX(TL_KU_REAL, angle)

@@ -21,10 +21,13 @@
 
 /* a * b + c may be fused (one rounding) in this code and the loops that
  * inline it: the error bounds above hold either way, and where the clone's
- * target has FMA it halves the polynomial's instructions.  Close the region
+ * target has FMA it halves the polynomial's instructions.  Floating-point
+ * exception flags are nobody's concern here (nothing reads them), which lets
+ * floor/ceil/trunc become vector rounding instructions.  Close the region
  * with TL_VECMATH_END. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define TL_VECMATH_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"fp-contract=fast\")")
+#define TL_VECMATH_BEGIN                                                                \
+  _Pragma("GCC push_options") _Pragma("GCC optimize(\"fp-contract=fast\", \"no-trapping-math\")")
 #define TL_VECMATH_END _Pragma("GCC pop_options")
 #else
 #define TL_VECMATH_BEGIN
