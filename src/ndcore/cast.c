@@ -5,15 +5,63 @@
 #include "ndcore/tl_dtype.h"
 #include "ndcore/tl_iter.h"
 
+/* Storage sizes, so the contiguous path below has constant strides. */
+#define TL_SIZE_BOOL 1
+#define TL_SIZE_U8 1
+#define TL_SIZE_I8 1
+#define TL_SIZE_I16 2
+#define TL_SIZE_I32 4
+#define TL_SIZE_I64 8
+#define TL_SIZE_F16 2
+#define TL_SIZE_BF16 2
+#define TL_SIZE_F32 4
+#define TL_SIZE_F64 8
+#define TL_SIZE_C64 8
+#define TL_SIZE_C128 16
+
 #define TL_CAST_DEFINE(F, T)                                                        \
   static void cast_##F##_to_##T(char **args, int64_t n, const int64_t *steps, void *data) \
   {                                                                                 \
     (void)data;                                                                     \
     char *dst = args[0];                                                            \
     const char *src = args[1];                                                      \
+    if (steps[0] == TL_SIZE_##T && steps[1] == TL_SIZE_##F) {                       \
+      for (int64_t i = 0; i < n; i++)                                               \
+        tl_store_##T(dst + i * TL_SIZE_##T, (tl_ct_##T)tl_load_##F(src + i * TL_SIZE_##F)); \
+      return;                                                                       \
+    }                                                                               \
     for (int64_t i = 0; i < n; i++)                                                 \
       tl_store_##T(dst + i * steps[0], (tl_ct_##T)tl_load_##F(src + i * steps[1])); \
   }
+
+/* A cast to the same dtype is a move: one memcpy for a contiguous run, a
+ * walk down the source for a reversed one (flip), else fixed-width element
+ * moves.  These replace the table's diagonal. */
+#define TL_MOVE_DEFINE(W)                                                          \
+  static void move_##W(char **args, int64_t n, const int64_t *steps, void *data)  \
+  {                                                                                \
+    (void)data;                                                                    \
+    char *dst = args[0];                                                           \
+    const char *src = args[1];                                                     \
+    if (steps[0] == W && steps[1] == W) {                                          \
+      memcpy(dst, src, (size_t)(n * W));                                           \
+      return;                                                                      \
+    }                                                                              \
+    if (steps[0] == W && steps[1] == -W) {                                         \
+      const char *last = src - (n - 1) * W;                                        \
+      for (int64_t i = 0; i < n; i++)                                              \
+        memcpy(dst + i * W, last + (n - 1 - i) * W, W);                            \
+      return;                                                                      \
+    }                                                                              \
+    for (int64_t i = 0; i < n; i++)                                                \
+      memcpy(dst + i * steps[0], src + i * steps[1], W);                           \
+  }
+TL_MOVE_DEFINE(1)
+TL_MOVE_DEFINE(2)
+TL_MOVE_DEFINE(4)
+TL_MOVE_DEFINE(8)
+TL_MOVE_DEFINE(16)
+
 /* A macro cannot expand itself, so the pairs take the dtype list twice. */
 #define TL_DTYPE_ENUMS_INNER(X, arg) \
   X(arg, BOOL) X(arg, U8) X(arg, I8) X(arg, I16) X(arg, I32) X(arg, I64) \
@@ -26,7 +74,18 @@ TL_DTYPE_ENUMS(TL_CAST_FROM, _)
 static const tl_loop_fn cast_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
     TL_DTYPE_ENUMS(TL_CAST_TABLE_ROW, _)};
 
-tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to) { return cast_table[from][to]; }
+tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to)
+{
+  if (from != to)
+    return cast_table[from][to];
+  switch (tl_dtype_size(from)) {
+  case 1: return move_1;
+  case 2: return move_2;
+  case 4: return move_4;
+  case 8: return move_8;
+  default: return move_16;
+  }
+}
 
 /* ---- scalars ----------------------------------------------------------------- */
 

@@ -39,55 +39,9 @@ static tl_status alloc_zeros(tl_tensor *out, tl_dtype dtype, int ndim, const int
   return TL_OK;
 }
 
-/* The inner loop of a same-dtype copy: one memcpy for a contiguous run,
- * else fixed-width moves.  data: the item size. */
-static void move_loop(char **args, int64_t n, const int64_t *steps, void *data)
-{
-  int64_t size = (int64_t)*(const size_t *)data;
-  char *dst = args[0];
-  const char *src = args[1];
-  if (steps[0] == size && steps[1] == size) {
-    memcpy(dst, src, (size_t)(n * size));
-    return;
-  }
-  if (steps[0] == size && steps[1] == -size && (size == 4 || size == 8)) {
-    /* A reversed run (flip of the last dim): walk the source down. */
-    const char *end = src - (n - 1) * size;
-    if (size == 4)
-      for (int64_t i = 0; i < n; i++)
-        memcpy(dst + 4 * i, end + 4 * (n - 1 - i), 4);
-    else
-      for (int64_t i = 0; i < n; i++)
-        memcpy(dst + 8 * i, end + 8 * (n - 1 - i), 8);
-    return;
-  }
-  switch (size) {
-  case 1:
-    for (int64_t i = 0; i < n; i++)
-      dst[i * steps[0]] = src[i * steps[1]];
-    break;
-  case 2:
-    for (int64_t i = 0; i < n; i++)
-      memcpy(dst + i * steps[0], src + i * steps[1], 2);
-    break;
-  case 4:
-    for (int64_t i = 0; i < n; i++)
-      memcpy(dst + i * steps[0], src + i * steps[1], 4);
-    break;
-  case 8:
-    for (int64_t i = 0; i < n; i++)
-      memcpy(dst + i * steps[0], src + i * steps[1], 8);
-    break;
-  default:
-    for (int64_t i = 0; i < n; i++)
-      memcpy(dst + i * steps[0], src + i * steps[1], (size_t)size);
-    break;
-  }
-}
-
 /* dst = src (broadcast), dst being (a view of) an output this file allocated:
  * it cannot be read-only or overlap src, so a same-dtype copy goes straight
- * to the iterator with move_loop; a cast goes through tl_tensor_copy. */
+ * to the iterator with the move loop; a cast goes through tl_tensor_copy. */
 static tl_status copy_into(tl_tensor *dst, const tl_tensor *src)
 {
   if (dst->dtype != src->dtype)
@@ -95,11 +49,10 @@ static tl_status copy_into(tl_tensor *dst, const tl_tensor *src)
   const tl_tensor *ops[2] = {dst, src};
   if (tl_check_same_device(2, ops) != TL_OK)
     return tl_error_status();
-  size_t size = tl_dtype_size(dst->dtype);
   tl_iter it;
   if (tl_iter_init(&it, 2, ops, NULL) != TL_OK)
     return tl_error_status();
-  return tl_iter_run(&it, move_loop, &size);
+  return tl_iter_run(&it, tl_cast_loop(dst->dtype, dst->dtype), NULL);
 }
 
 /* dst[dim, start:start+length] = src (src broadcasts to that slice). */
