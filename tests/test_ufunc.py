@@ -86,3 +86,37 @@ def test_fallback_results_share_nothing_unexpected():
     r = np.cbrt(t)  # no torchlike op: NumPy runs on a zero-copy view
     assert isinstance(r, tl.Tensor) and r.dtype is tl.float64
     assert t.tolist() == [0.25, 4.0]
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum"])
+@pytest.mark.parametrize("axis", [0, 1, None, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_ufunc_reduce_matches_numpy(name, axis, keepdims):
+    a = np.random.default_rng(3).uniform(0.5, 1.5, size=(3, 4))
+    ufunc = getattr(np, name)
+    expected = ufunc.reduce(a, axis=axis, keepdims=keepdims)
+    got = ufunc.reduce(tl.from_numpy(a.copy()), axis=axis, keepdims=keepdims)
+    assert_close(got, np.asarray(expected))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or"])
+def test_logical_reduce_matches_numpy(name):
+    a = np.array([[True, False, True], [True, True, True]])
+    ufunc = getattr(np, name)
+    for axis in (0, 1, None):
+        assert_close(ufunc.reduce(tl.from_numpy(a.copy()), axis=axis),
+                     np.asarray(ufunc.reduce(a, axis=axis)))
+
+
+@pytest.mark.parametrize("name", ["add", "multiply"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_ufunc_accumulate_matches_numpy(name, axis):
+    a = np.random.default_rng(4).uniform(0.5, 1.5, size=(3, 4))
+    ufunc = getattr(np, name)
+    assert_close(ufunc.accumulate(tl.from_numpy(a.copy()), axis=axis), ufunc.accumulate(a, axis=axis))
+
+
+def test_reduce_without_an_op_falls_back_to_numpy():
+    a = np.arange(1.0, 7.0).reshape(2, 3)
+    got = np.subtract.reduce(tl.from_numpy(a.copy()), axis=1)
+    assert_close(got, np.subtract.reduce(a, axis=1))
