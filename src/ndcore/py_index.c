@@ -148,44 +148,6 @@ static int index_setitem(PyObject *self, PyObject *index, PyObject *value)
 
 /* ---- arguments ---------------------------------------------------------------------- */
 
-/* Fill values[i] for parameter names[i] from positional and keyword
- * arguments; the first nrequired must be present. */
-static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const char *const *names, int nrequired,
-                      PyObject **values)
-{
-  int n = 0;
-  while (names[n])
-    n++;
-  if (nargs > n) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", func, n, nargs);
-    return -1;
-  }
-  for (int i = 0; i < n; i++)
-    values[i] = i < nargs ? args[i] : NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    int i = 0;
-    while (i < n && strcmp(names[i], key))
-      i++;
-    if (i == n) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    }
-    if (values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-      return -1;
-    }
-    values[i] = args[nargs + k];
-  }
-  for (int i = 0; i < nrequired; i++)
-    if (!values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, names[i]);
-      return -1;
-    }
-  return 0;
-}
 
 static int tensor_arg(const char *func, const char *name, PyObject *o, tl_tensor **t)
 {
@@ -646,7 +608,7 @@ PyObject *tl_py_index_call(tl_op op, bool inplace, PyObject *const *args, Py_ssi
   char func[64];
   snprintf(func, sizeof func, "%s%s", tl_op_infos[op].name, inplace ? "_" : "");
   PyObject *v[8] = {NULL}; /* parameters past an op's own stay NULL */
-  if (parse_args(func, args, nargs, kwnames, names, nrequired, v) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, nrequired, v) < 0)
     return NULL;
   if (tl_py_index_has_inplace(op))
     return call_inplace_family(op, inplace, v);

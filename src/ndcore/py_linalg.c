@@ -44,40 +44,6 @@ static const tl_tensor *tensor_arg(owned_tensors *o, PyObject *obj, const char *
   return &o->t[i];
 }
 
-/* Fill values[] (positional first, then keywords by name); NULL where absent. */
-static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const char *const *names, int npos, PyObject **values)
-{
-  int n = 0;
-  while (names[n])
-    n++;
-  for (int i = 0; i < n; i++)
-    values[i] = NULL;
-  if (nargs > npos) {
-    PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given", func,
-                 npos, nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    values[i] = args[i];
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    int i = 0;
-    while (names[i] && strcmp(names[i], key))
-      i++;
-    if (!names[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    }
-    if (values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-      return -1;
-    }
-    values[i] = args[nargs + k];
-  }
-  return 0;
-}
 
 static int scalar_arg(PyObject *o, const char *func, const char *name, tl_scalar *s)
 {
@@ -269,7 +235,7 @@ PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   owned_tensors own = {.n = 0};
   tl_tensor r = {0};
   tl_status st;
-  if (parse_args(func, args, nargs, kwnames, names, npos, v) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, npos, 0, v) < 0)
     return NULL;
   if (op == TL_OP_TRACE) {
     const tl_tensor *a = tensor_arg(&own, v[0], func, names[0]);
