@@ -1,8 +1,8 @@
 /* reduce_index.c - the max or min of each line along one dim, with its index
  * (max/min with dim, argmax/argmin).
  *
- * Semantics (NumPy's and PyTorch's): the first NaN wins and stops the scan;
- * among equal values the first index wins.  Lines are split across the pool;
+ * Semantics (NumPy's and PyTorch's): the first NaN wins; among equal values
+ * the first index wins.  Lines are split across the pool;
  * each output is written by one thread.  float16/bfloat16 inputs are read
  * as float32 (a converted copy) and the values cast back, exactly.       */
 #include "ndcore/tl_dtype.h"
@@ -12,19 +12,45 @@
 typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, char *value,
                            int64_t *index);
 
-/* x != x only for NaN; for integer types the compiler drops the test. */
+/* Two passes over the line, both without data-dependent branches in the hot
+ * loop: the extreme value (16 lanes, NaN wins; x != x only for NaN, which
+ * the compiler drops for integers), then the first index holding it, or the
+ * first NaN.  A one-pass scan mispredicts on every new best. */
 #define TL_EXTREME_LINE(NAME, T)                                                         \
   static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
                    int64_t *index)                                                       \
   {                                                                                      \
-    T best = *(const T *)x;                                                              \
-    int64_t at = 0;                                                                      \
-    for (int64_t i = 1; i < n && best == best; i++) {                                    \
+    T lane[16];                                                                          \
+    for (int j = 0; j < 16; j++)                                                         \
+      lane[j] = *(const T *)x;                                                           \
+    int64_t i = 0;                                                                       \
+    if (step == (int64_t)sizeof(T)) {                                                    \
+      const T *p = (const T *)x;                                                         \
+      if (is_max)                                                                        \
+        for (; i + 16 <= n; i += 16)                                                     \
+          for (int j = 0; j < 16; j++)                                                   \
+            lane[j] = ((p[i + j] > lane[j]) | (p[i + j] != p[i + j])) ? p[i + j] : lane[j]; \
+      else                                                                               \
+        for (; i + 16 <= n; i += 16)                                                     \
+          for (int j = 0; j < 16; j++)                                                   \
+            lane[j] = ((p[i + j] < lane[j]) | (p[i + j] != p[i + j])) ? p[i + j] : lane[j]; \
+    }                                                                                    \
+    for (int j = 0; i < n; i++, j = (j + 1) % 16) {                                      \
       T v = *(const T *)(x + i * step);                                                  \
-      if (v != v || (is_max ? v > best : v < best)) {                                    \
-        best = v;                                                                        \
-        at = i;                                                                          \
-      }                                                                                  \
+      if ((is_max ? v > lane[j] : v < lane[j]) | (v != v))                               \
+        lane[j] = v;                                                                     \
+    }                                                                                    \
+    T best = lane[0];                                                                    \
+    for (int j = 1; j < 16; j++)                                                         \
+      if ((is_max ? lane[j] > best : lane[j] < best) | (lane[j] != lane[j]))             \
+        best = lane[j];                                                                  \
+    int64_t at = 0;                                                                      \
+    if (best != best) {                                                                  \
+      while (at < n - 1 && *(const T *)(x + at * step) == *(const T *)(x + at * step))   \
+        at++;                                                                            \
+    } else {                                                                             \
+      while (at < n - 1 && *(const T *)(x + at * step) != best)                          \
+        at++;                                                                            \
     }                                                                                    \
     if (value)                                                                           \
       *(T *)value = best;                                                                \

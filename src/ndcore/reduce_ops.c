@@ -259,8 +259,13 @@ static tl_status op_logical(tl_op op, const tl_tensor *in, uint64_t mask,
   tl_dtype result = op == TL_OP_COUNT_NONZERO ? TL_DTYPE_I64
                     : in->dtype == TL_DTYPE_U8 ? TL_DTYPE_U8
                                                : TL_DTYPE_BOOL;
+  /* Real dtypes have loops of their own (half types read as float32);
+   * complex is read as bool through the cast buffers. */
+  tl_dtype loop = tl_dtype_is_float(in->dtype) ? loop_for(in->dtype) : in->dtype;
+  if (!tl_reduce_loops[kind][loop])
+    loop = TL_DTYPE_BOOL;
   tl_tensor acc;
-  if (pass_new(&acc, kind, in, mask, TL_DTYPE_BOOL, NULL, NULL) != TL_OK)
+  if (pass_new(&acc, kind, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
   return deliver(tl_op_infos[op].name, &acc, mask, a->keepdim, result, out);
 }

@@ -23,9 +23,9 @@ typedef enum {
   TL_RK_PROD,         /* acc *= x */
   TL_RK_MAX,          /* NaN wins */
   TL_RK_MIN,
-  TL_RK_ALL,          /* bool input */
+  TL_RK_ALL,          /* x != 0 for every x (any real dtype) */
   TL_RK_ANY,
-  TL_RK_COUNT,        /* bool input, int64 count of true */
+  TL_RK_COUNT,        /* int64 count of x != 0 */
   TL_RK_COUNT_NOTNAN, /* int64 count of non-NaN (nanmean) */
   TL_RK_SQDEV,        /* acc += |x - aux|^2 (var) */
   TL_RK_EXPSUM,       /* acc += exp(x - aux) (logsumexp) */
