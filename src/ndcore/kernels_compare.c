@@ -73,10 +73,34 @@ static inline bool bitwise_right_shift_BOOL(bool a, bool b) { return a & !b; }
 typedef struct {
   uint64_t lo, hi;
 } where16_t;
+/* Contiguous output and condition with each value side contiguous or a
+ * broadcast scalar (where(mask, x, 0.0)) is the common case: a branch-free
+ * select the compiler vectorises. */
 #define WHERE(BYTES, T)                                                                  \
-  static void where_##BYTES##_loop(char **args, int64_t n, const int64_t *steps, void *data) \
+  TL_SIMD_CLONES static void where_##BYTES##_loop(char **args, int64_t n, const int64_t *steps, \
+                                                  void *data)                            \
   {                                                                                      \
     (void)data;                                                                          \
+    if (steps[0] == sizeof(T) && steps[1] == 1 && (steps[2] == sizeof(T) || !steps[2]) && \
+        (steps[3] == sizeof(T) || !steps[3])) {                                          \
+      T *o = (T *)args[0];                                                               \
+      const uint8_t *c = (const uint8_t *)args[1];                                       \
+      const T *a = (const T *)args[2], *b = (const T *)args[3];                          \
+      const int64_t ia = steps[2] ? 1 : 0, ib = steps[3] ? 1 : 0;                        \
+      if (ia && ib)                                                                      \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = c[i] ? a[i] : b[i];                                                     \
+      else if (ia)                                                                       \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = c[i] ? a[i] : b[0];                                                     \
+      else if (ib)                                                                       \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = c[i] ? a[0] : b[i];                                                     \
+      else                                                                               \
+        for (int64_t i = 0; i < n; i++)                                                  \
+          o[i] = c[i] ? a[0] : b[0];                                                     \
+      return;                                                                            \
+    }                                                                                    \
     for (int64_t i = 0; i < n; i++) {                                                    \
       bool c = *(const bool *)(args[1] + i * steps[1]);                                  \
       *(T *)(args[0] + i * steps[0]) = *(const T *)(args[c ? 2 : 3] + i * steps[c ? 2 : 3]); \
