@@ -117,6 +117,7 @@ tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
 #define S_ALLNZ(a, x, m, d) ((bool)((a) & ((x) != 0)))
 #define S_ANYNZ(a, x, m, d) ((bool)((a) | ((x) != 0)))
 #define S_COUNTNZ(a, x, m, d) ((a) + (int64_t)((x) != 0))
+#define S_COUNTZ(a, x, m, d) ((a) + (int64_t)((x) == 0))
 #define S_COUNT(a, x, m, d) ((a) + (int64_t)(x))
 #define S_NOTNAN(a, x, m, d) ((a) + (int64_t)((x) == (x)))
 #define S_SQDEV(a, x, m, d) ((a) + ((double)(x) - (m)) * ((double)(x) - (m)))
@@ -183,7 +184,8 @@ TL_REDUCE_LOOP(count_BOOL, bool, int64_t, int64_t, 0, 0, S_COUNT, TL_ADD)
 #define TL_LOGICAL_LOOPS(T, SUF)                                                        \
   TL_REDUCE_LOOP(all_##SUF, T, bool, bool, 0, true, S_ALLNZ, TL_AND)                    \
   TL_REDUCE_LOOP(any_##SUF, T, bool, bool, 0, false, S_ANYNZ, TL_OR)                    \
-  TL_REDUCE_LOOP(count_##SUF, T, int64_t, int64_t, 0, 0, S_COUNTNZ, TL_ADD)
+  TL_REDUCE_LOOP(count_##SUF, T, int64_t, int64_t, 0, 0, S_COUNTNZ, TL_ADD)             \
+  TL_REDUCE_LOOP(countz_##SUF, T, int64_t, int64_t, 0, 0, S_COUNTZ, TL_ADD)
 TL_LOGICAL_LOOPS(uint8_t, U8)
 TL_LOGICAL_LOOPS(int8_t, I8)
 TL_LOGICAL_LOOPS(int16_t, I16)
@@ -278,6 +280,7 @@ tl_dtype tl_reduce_acc_dtype(tl_rkind kind, tl_dtype loop)
     return TL_DTYPE_BOOL;
   case TL_RK_COUNT:
   case TL_RK_COUNT_NOTNAN:
+  case TL_RK_COUNT_ZERO:
     return TL_DTYPE_I64;
   default:
     return TL_DTYPE_F64;
@@ -374,7 +377,8 @@ void tl_cpu_reduce_kernels_init(void)
 #define TL_LOGICAL_ENTRIES(SUF)                       \
   t[TL_RK_ALL][TL_DTYPE_##SUF] = all_##SUF;           \
   t[TL_RK_ANY][TL_DTYPE_##SUF] = any_##SUF;           \
-  t[TL_RK_COUNT][TL_DTYPE_##SUF] = count_##SUF;
+  t[TL_RK_COUNT][TL_DTYPE_##SUF] = count_##SUF;       \
+  t[TL_RK_COUNT_ZERO][TL_DTYPE_##SUF] = countz_##SUF;
   TL_LOGICAL_ENTRIES(U8)
   TL_LOGICAL_ENTRIES(I8)
   TL_LOGICAL_ENTRIES(I16)

@@ -264,7 +264,24 @@ static tl_status op_logical(tl_op op, const tl_tensor *in, uint64_t mask,
   tl_dtype loop = tl_dtype_is_float(in->dtype) ? loop_for(in->dtype) : in->dtype;
   if (!tl_reduce_loops[kind][loop])
     loop = TL_DTYPE_BOOL;
-  tl_tensor acc;
+  tl_tensor acc, flags;
+  if (kind != TL_RK_COUNT && loop != TL_DTYPE_BOOL) {
+    /* all/any as counts: int64 lanes vectorise where bool lanes fed by
+     * float compares do not.  any = (nonzeros > 0), all = (zeros == 0). */
+    bool any = kind == TL_RK_ANY;
+    if (pass_new(&acc, any ? TL_RK_COUNT : TL_RK_COUNT_ZERO, in, mask, loop, NULL, NULL) != TL_OK)
+      return tl_error_status();
+    if (tl_tensor_empty(&flags, TL_DTYPE_BOOL, acc.ndim, acc.shape, tl_tensor_device(in)) != TL_OK) {
+      tl_tensor_release(&acc);
+      return tl_error_status();
+    }
+    const int64_t *c = tl_tensor_data(&acc);
+    bool *f = tl_tensor_data(&flags);
+    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+      f[i] = any ? c[i] != 0 : c[i] == 0;
+    tl_tensor_release(&acc);
+    return deliver(tl_op_infos[op].name, &flags, mask, a->keepdim, result, out);
+  }
   if (pass_new(&acc, kind, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
   return deliver(tl_op_infos[op].name, &acc, mask, a->keepdim, result, out);

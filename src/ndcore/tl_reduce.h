@@ -27,6 +27,7 @@ typedef enum {
   TL_RK_ANY,
   TL_RK_COUNT,        /* int64 count of x != 0 */
   TL_RK_COUNT_NOTNAN, /* int64 count of non-NaN (nanmean) */
+  TL_RK_COUNT_ZERO,   /* int64 count of x == 0 (all() of non-bool dtypes) */
   TL_RK_SQDEV,        /* acc += |x - aux|^2 (var) */
   TL_RK_EXPSUM,       /* acc += exp(x - aux) (logsumexp) */
   TL_RK_ABSSUM,       /* acc += |x|      (1-norm) */
