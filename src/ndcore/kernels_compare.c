@@ -162,7 +162,6 @@ TL_K_FLOATS(CLAMP_LOOP, _)
 
 /* ---- loops ---------------------------------------------------------------------------------- */
 
-#define LOOPS_REAL(X, name) TL_K_BOOL(X, name) TL_K_INTS(X, name) TL_K_FLOATS(X, name)
 #define LOOPS_REAL_SIMD(X, name) TL_K_BOOL(X, name) TL_K_INTS(X, name) TL_K_FLOATS(X##_SIMD, name)
 LOOPS_REAL_SIMD(TL_KB, minimum) LOOPS_REAL_SIMD(TL_KB, maximum)
 LOOPS_REAL_SIMD(TL_KB, fmin) LOOPS_REAL_SIMD(TL_KB, fmax)
