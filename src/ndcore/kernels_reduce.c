@@ -123,6 +123,8 @@ tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
 #define S_SQDEV(a, x, m, d) ((a) + ((double)(x) - (m)) * ((double)(x) - (m)))
 #define S_SQDEV_C(a, x, m, d) ((a) + sqabs_c((double complex)(x) - (m)))
 #define S_EXPSUM(a, x, m, d) ((a) + exp((double)(x) - (m)))
+/* float32 data: exp in float (the result is float32; the sum stays double). */
+#define S_EXPSUMF(a, x, m, d) ((a) + (double)expf((float)((double)(x) - (m))))
 #define S_ABSSUM(a, x, m, d) ((a) + fabs((double)(x)))
 #define S_ABSSUM_C(a, x, m, d) ((a) + cabs((double complex)(x)))
 #define S_SQSUM(a, x, m, d) ((a) + (double)(x) * (double)(x))
@@ -200,7 +202,7 @@ TL_REDUCE_LOOP(sqdev_F32, float, double, double, 1, 0.0, S_SQDEV, TL_ADD)
 TL_REDUCE_LOOP(sqdev_F64, double, double, double, 1, 0.0, S_SQDEV, TL_ADD)
 TL_REDUCE_LOOP(sqdev_C64, cfloat, double, cdouble, 1, 0.0, S_SQDEV_C, TL_ADD)
 TL_REDUCE_LOOP(sqdev_C128, cdouble, double, cdouble, 1, 0.0, S_SQDEV_C, TL_ADD)
-TL_REDUCE_LOOP(expsum_F32, float, double, double, 1, 0.0, S_EXPSUM, TL_ADD)
+TL_REDUCE_LOOP(expsum_F32, float, double, double, 1, 0.0, S_EXPSUMF, TL_ADD)
 TL_REDUCE_LOOP(expsum_F64, double, double, double, 1, 0.0, S_EXPSUM, TL_ADD)
 
 /* Norm passes: one loop per (norm kind, dtype), all accumulating in double. */
