@@ -11,13 +11,14 @@
  *     accumulates a row of inputs into a row of accumulators (inner dim kept,
  *     e.g. summing a C-contiguous matrix over dim 0).  A short reduced inner
  *     dim is swapped for a long kept one, to make fewer, longer inner calls.
- *  2. Threads: with >= 16 outputs, the largest kept dim is split across the
- *     pool; each output is then computed by one thread, in the same order as
+ *  2. Threads: with >= 16 outputs, the largest kept dim is cut into pieces;
+ *     each output is then computed within one piece, in the same order as
  *     with one thread.  With fewer outputs, the largest reduced dim is cut
  *     into chunks whose number depends only on the size (never on the thread
  *     count); each chunk folds into a private accumulator and the chunks are
- *     merged in chunk order.  Results are therefore the same, bit for bit,
- *     whatever the number of threads.
+ *     merged in chunk order.  Threads claim pieces from a shared counter, so
+ *     one held back by a busy machine delays only its own piece.  Results
+ *     are the same, bit for bit, whatever the number of threads.
  *  3. Inputs whose dtype is not the pass's loop dtype are cast through
  *     small buffers, chunk by chunk.
  *
@@ -190,13 +191,16 @@ typedef struct {
   int nchunks;
   char *parts;       /* nchunks private accumulators, acc_bytes each */
   int64_t acc_bytes;
+  int64_t kept_chunks; /* pieces of the kept dim (kept split) */
+  int64_t next;        /* next piece to claim (atomic) */
 } split_job;
 
-static void kept_range(void *ctx, int64_t begin, int64_t end, int worker)
+/* Piece c of the kept dim: its outputs, whole. */
+static void kept_piece(const split_job *job, int64_t c)
 {
-  (void)worker;
-  const split_job *job = ctx;
   const reduce_plan *p = job->p;
+  const int64_t len = p->shape[job->dim];
+  int64_t begin = c * len / job->kept_chunks, end = (c + 1) * len / job->kept_chunks;
   int64_t shape[TL_MAX_DIMS];
   char *data[3];
   memcpy(shape, p->shape, sizeof shape);
@@ -206,21 +210,39 @@ static void kept_range(void *ctx, int64_t begin, int64_t end, int worker)
   walk(p, shape, data);
 }
 
-static void chunk_range(void *ctx, int64_t begin, int64_t end, int worker)
+/* Chunk c of the reduced dim, into its private accumulator. */
+static void reduced_piece(const split_job *job, int64_t c)
 {
-  (void)worker;
-  const split_job *job = ctx;
   const reduce_plan *p = job->p;
   const int64_t len = p->shape[job->dim];
-  for (int64_t c = begin; c < end; c++) {
-    int64_t lo = c * len / job->nchunks, hi = (c + 1) * len / job->nchunks;
-    int64_t shape[TL_MAX_DIMS];
-    memcpy(shape, p->shape, sizeof shape);
-    shape[job->dim] = hi - lo;
-    /* acc and aux have stride 0 along a reduced dim: only the input moves. */
-    char *data[3] = {job->parts + c * job->acc_bytes, p->data[1] + lo * p->strides[1][job->dim],
-                     p->data[2]};
-    walk(p, shape, data);
+  int64_t lo = c * len / job->nchunks, hi = (c + 1) * len / job->nchunks;
+  int64_t shape[TL_MAX_DIMS];
+  memcpy(shape, p->shape, sizeof shape);
+  shape[job->dim] = hi - lo;
+  /* acc and aux have stride 0 along a reduced dim: only the input moves. */
+  char *data[3] = {job->parts + c * job->acc_bytes, p->data[1] + lo * p->strides[1][job->dim],
+                   p->data[2]};
+  walk(p, shape, data);
+}
+
+/* Each thread claims pieces until none is left, so a thread that the OS
+ * holds back (a busy machine) costs its share, not everyone's wait; which
+ * thread runs a piece never changes the result. */
+static void claim_pieces(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)begin;
+  (void)end;
+  (void)worker;
+  split_job *job = ctx;
+  int64_t count = job->parts ? job->nchunks : job->kept_chunks;
+  for (;;) {
+    int64_t c = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+    if (c >= count)
+      break;
+    if (job->parts)
+      reduced_piece(job, c);
+    else
+      kept_piece(job, c);
   }
 }
 
@@ -266,7 +288,8 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
   }
   if (kept >= 0 && (outputs >= TL_REDUCE_MIN_OUTPUTS || red < 0 || p.shape[red] < 2)) {
     job.dim = kept;
-    tl_parallel_for(p.shape[kept], 1, kept_range, &job);
+    job.kept_chunks = p.shape[kept] < TL_REDUCE_MAX_CHUNKS ? p.shape[kept] : TL_REDUCE_MAX_CHUNKS;
+    tl_parallel_for(tl_parallel_get_threads(), 1, claim_pieces, &job);
     return TL_OK;
   }
   int64_t nchunks = total / TL_REDUCE_CHUNK_WORK;
@@ -287,7 +310,7 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
   fill_identity(kind, &part);
   for (int64_t c = 1; c < nchunks; c++)
     memcpy(job.parts + c * job.acc_bytes, job.parts, (size_t)job.acc_bytes);
-  tl_parallel_for(nchunks, 1, chunk_range, &job);
+  tl_parallel_for(tl_parallel_get_threads(), 1, claim_pieces, &job);
   tl_loop_fn merge = tl_reduce_loops[tl_reduce_merge_kind(kind)][acc->dtype];
   int64_t size = (int64_t)tl_dtype_size(acc->dtype);
   for (int64_t c = 0; c < nchunks; c++) {
