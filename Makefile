@@ -32,7 +32,7 @@ test-asan: $(VENV)/.installed
 	$(MAKE) build BUILD=build-asan CMAKE_ARGS="-DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
-	$(PY) -m pytest tests -x -p no:cacheprovider
+	$(PY) -m pytest tests -x -p no:cacheprovider --capture=sys  # fd 2 stays free for reports
 	rm -f torchlike/_C*.so  # the sanitized module replaced ours: relink it
 	$(MAKE) build
 

@@ -206,9 +206,9 @@ static inline __attribute__((always_inline)) void gather_raw_blocks(char **args,
   const char *base = args[1], *off = args[2];
   const int64_t dim_size = p->size, stride = p->stride, s0 = steps[0], s1 = steps[1],
                 s2 = steps[2];
-  bool bad = false;
+  bool bad = dim_size == 0; /* no element 0 to stand in: every index is bad */
   /* Branch-free: a bad index reads element 0 instead and is reported after. */
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n && !bad; i++) {
     int64_t v = load_i64(off + i * s2), w = v < 0 ? v + dim_size : v;
     bool ok = (uint64_t)w < (uint64_t)dim_size;
     bad |= !ok;
