@@ -160,7 +160,10 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
     return;
   }
   ensure_workers();
-  int nranges = (int)(max_ranges < pool.nworkers + 1 ? max_ranges : pool.nworkers + 1);
+  /* Several ranges per thread, claimed as threads come free: a thread whose
+   * core is busy with another process then holds up only its current range. */
+  int64_t want = 4 * (int64_t)(pool.nworkers + 1);
+  int nranges = (int)(max_ranges < want ? max_ranges : want);
   pthread_mutex_lock(&pool.lock);
   while (pool.active > 0) /* a late worker still leaving the previous job */
     pthread_cond_wait(&pool.done, &pool.lock);
