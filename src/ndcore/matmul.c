@@ -22,6 +22,7 @@
 #include "ndcore/tl_create.h"
 #include "ndcore/tl_linalg.h"
 #include "ndcore/tl_op.h"
+#include "ndcore/tl_parallel.h"
 #include "ndcore/tl_views.h"
 
 /* The dtype the engine computes in for results of dtype d. */
@@ -174,6 +175,10 @@ static bool gemm_strided(const gemm_plan *p, int64_t nbatch)
    * (1000 4x4 products: 10x slower than the loop on 2 threads). */
   if ((p->dtype != TL_DTYPE_F32 && p->dtype != TL_DTYPE_F64) || nbatch > INT_MAX ||
       (double)p->M * (double)p->N * (double)p->K < 32768)
+    return false;
+  /* OpenBLAS gives each thread whole products of the batch: with fewer
+   * products than threads (one 2-D matmul) the threads inside each GEMM win. */
+  if (nbatch < 2 * (int64_t)tl_parallel_get_threads())
     return false;
   for (int o = 0; o < 3; o++)
     if (!fold_dims(p->nb, p->bshape, p->bstride[o], &st[o]) || st[o] < 0 || st[o] > INT_MAX)
