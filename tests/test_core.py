@@ -345,3 +345,15 @@ def test_setitem_drops_leading_unit_dims_like_numpy():
 def test_empty_views_are_contiguous_as_in_pytorch():
     assert tl.zeros(0, 6)[:, ::2].is_contiguous()
     assert not tl.zeros(2, 6)[:, ::2].is_contiguous()
+
+
+def test_large_blocks_are_reused_but_never_shared_while_alive():
+    n = 3 << 20  # 12 MiB of float32: the allocator's cached size class
+    a = tl.ones(n)
+    del a
+    b = tl.full((n,), 2.0)          # may reuse the freed block ...
+    c = tl.full((n,), 3.0)          # ... but never the one b holds
+    assert b.data_ptr() != c.data_ptr()
+    assert b[0].item() == 2.0 and b[-1].item() == 2.0 and c[n // 2].item() == 3.0
+    z = tl.zeros(n)                  # zeros never come from the cache's stale bytes
+    assert z.sum().item() == 0.0

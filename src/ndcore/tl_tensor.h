@@ -100,6 +100,7 @@ struct tl_storage {
   bool readonly;
   tl_release_fn release;
   void *release_ctx;
+  size_t block_bytes; /* a large block the allocator may cache; 0 otherwise */
 };
 
 /* New storage of nbytes on the CPU, 64-byte aligned, uninitialised. */
