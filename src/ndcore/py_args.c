@@ -45,3 +45,21 @@ int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, P
     }
   return 0;
 }
+
+/* torchlike.return_types, the namespace of the named tuples ops return:
+ * found on the module or made there (and in sys.modules, so that pickle
+ * finds the types by name).  A new reference. */
+PyObject *tl_py_return_types(PyObject *module)
+{
+  PyObject *ns = PyObject_GetAttrString(module, "return_types");
+  if (ns)
+    return ns;
+  PyErr_Clear();
+  ns = PyModule_New("torchlike.return_types");
+  if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0 ||
+      PyDict_SetItemString(PyImport_GetModuleDict(), "torchlike.return_types", ns) < 0) {
+    Py_XDECREF(ns);
+    return NULL;
+  }
+  return ns;
+}

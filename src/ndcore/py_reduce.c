@@ -25,35 +25,8 @@
 static int bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                      const char *const *names, int npos, PyObject **values)
 {
-  if (nargs > npos) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", func,
-                 npos, nargs);
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, npos, 1, values) < 0)
     return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    values[i] = args[i];
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    if (!key)
-      return -1;
-    int i = 0;
-    while (names[i] && strcmp(names[i], key))
-      i++;
-    if (!names[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    }
-    if (values[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, key);
-      return -1;
-    }
-    values[i] = args[nargs + k];
-  }
-  if (!values[0]) {
-    PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", func);
-    return -1;
-  }
   if (!tl_py_is_tensor(values[0])) {
     PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor, not %s", func,
                  Py_TYPE(values[0])->tp_name);
@@ -150,19 +123,12 @@ static PyObject *return_pair(tl_op op, PyObject *values, PyObject *indices)
   return r;
 }
 
-/* torchlike.return_types: found or made on the module (py_sort.c adds its
- * own types to the same namespace), max and min added. */
+/* max and min's named tuples, in torchlike.return_types. */
 int tl_py_reduce_init(PyObject *module)
 {
-  PyObject *ns = PyObject_GetAttrString(module, "return_types");
-  if (!ns) {
-    PyErr_Clear();
-    ns = PyModule_New("torchlike.return_types");
-    if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0) {
-      Py_XDECREF(ns);
-      return -1;
-    }
-  }
+  PyObject *ns = tl_py_return_types(module);
+  if (!ns)
+    return -1;
   max_type = PyStructSequence_NewType(&max_desc);
   min_type = PyStructSequence_NewType(&min_desc);
   int r = max_type && min_type && PyObject_SetAttrString(ns, "max", (PyObject *)max_type) == 0 &&

@@ -623,20 +623,12 @@ done:
   return r;
 }
 
-/* torchlike.return_types: found or made on the module, our types added. */
+/* Our named tuples, in torchlike.return_types. */
 int tl_py_sort_init(PyObject *module)
 {
-  PyObject *ns = PyObject_GetAttrString(module, "return_types");
-  if (!ns) {
-    PyErr_Clear();
-    ns = PyModule_New("torchlike.return_types");
-    /* In sys.modules too, so that pickle finds the named tuples by name. */
-    if (!ns || PyModule_AddObjectRef(module, "return_types", ns) < 0 ||
-        PyDict_SetItemString(PyImport_GetModuleDict(), "torchlike.return_types", ns) < 0) {
-      Py_XDECREF(ns);
-      return -1;
-    }
-  }
+  PyObject *ns = tl_py_return_types(module);
+  if (!ns)
+    return -1;
   int r = 0;
   for (int i = 0; i < RT_COUNT && r == 0; i++) {
     PyStructSequence_Desc desc = {return_type_qualnames[i], NULL, pair_fields, 2};

@@ -66,6 +66,10 @@ PyObject *tl_py_scalar_obj(tl_scalar s);
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values);
 
+/* torchlike.return_types (a new reference), shared by every op returning
+ * named tuples (max/min, sort, topk ...). */
+PyObject *tl_py_return_types(PyObject *module);
+
 /* the type (py_tensor.c) */
 int tl_py_tensor_types_init(PyObject *module);
 /* Add methods from a table to Tensor (for files other than py_tensor.c). */

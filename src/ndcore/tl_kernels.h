@@ -42,49 +42,8 @@
 /* The loop macros of tl_loops.h, compiled for AVX-512, AVX2 and the baseline
  * (tl_vecmath.h): for float loops whose body vectorises (rounding, min/max,
  * comparisons) or calls libmvec. */
-#define TL_K_UNARY_SIMD_LOOP(NAME, TI, TO, F)                                          \
-  TL_SIMD_CLONES static void NAME(char **args, int64_t n, const int64_t *steps, void *data) \
-  {                                                                                 \
-    (void)data;                                                                     \
-    if (steps[0] == sizeof(TO) && steps[1] == sizeof(TI)) {                         \
-      TO *o = (TO *)args[0];                                                        \
-      const TI *a = (const TI *)args[1];                                            \
-      for (int64_t i = 0; i < n; i++)                                               \
-        o[i] = F(a[i]);                                                             \
-      return;                                                                       \
-    }                                                                               \
-    for (int64_t i = 0; i < n; i++)                                                 \
-      *(TO *)(args[0] + i * steps[0]) = F(*(const TI *)(args[1] + i * steps[1]));   \
-  }
-#define TL_K_BINARY_SIMD_LOOP(NAME, TI, TO, F)                                         \
-  TL_SIMD_CLONES static void NAME(char **args, int64_t n, const int64_t *steps, void *data) \
-  {                                                                                 \
-    (void)data;                                                                     \
-    TO *o = (TO *)args[0];                                                          \
-    const TI *a = (const TI *)args[1], *b = (const TI *)args[2];                    \
-    if (steps[0] == sizeof(TO)) {                                                   \
-      if (steps[1] == sizeof(TI) && steps[2] == sizeof(TI)) {                       \
-        for (int64_t i = 0; i < n; i++)                                             \
-          o[i] = F(a[i], b[i]);                                                     \
-        return;                                                                     \
-      }                                                                             \
-      if (steps[1] == sizeof(TI) && steps[2] == 0) {                                \
-        const TI bs = *b;                                                           \
-        for (int64_t i = 0; i < n; i++)                                             \
-          o[i] = F(a[i], bs);                                                       \
-        return;                                                                     \
-      }                                                                             \
-      if (steps[1] == 0 && steps[2] == sizeof(TI)) {                                \
-        const TI as = *a;                                                           \
-        for (int64_t i = 0; i < n; i++)                                             \
-          o[i] = F(as, b[i]);                                                       \
-        return;                                                                     \
-      }                                                                             \
-    }                                                                               \
-    for (int64_t i = 0; i < n; i++)                                                 \
-      *(TO *)(args[0] + i * steps[0]) =                                             \
-          F(*(const TI *)(args[1] + i * steps[1]), *(const TI *)(args[2] + i * steps[2])); \
-  }
+#define TL_K_UNARY_SIMD_LOOP(NAME, TI, TO, F) TL_UNARY_LOOP_ATTR(TL_SIMD_CLONES, NAME, TI, TO, F)
+#define TL_K_BINARY_SIMD_LOOP(NAME, TI, TO, F) TL_BINARY_LOOP_ATTR(TL_SIMD_CLONES, NAME, TI, TO, F)
 
 /* out = name_E(a): loop name_E_loop, same type in and out */
 #define TL_KU(E, T, U, R, name) TL_UNARY_LOOP(name##_##E##_loop, T, T, name##_##E)

@@ -9,9 +9,10 @@
 
 #include "ndcore/tl_iter.h"
 
-/* out = F(a) */
-#define TL_UNARY_LOOP(NAME, TI, TO, F)                                              \
-  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)       \
+/* out = F(a).  The _ATTR forms put an attribute (e.g. TL_SIMD_CLONES) on the loop. */
+#define TL_UNARY_LOOP(NAME, TI, TO, F) TL_UNARY_LOOP_ATTR(, NAME, TI, TO, F)
+#define TL_UNARY_LOOP_ATTR(ATTR, NAME, TI, TO, F)                                   \
+  ATTR static void NAME(char **args, int64_t n, const int64_t *steps, void *data)  \
   {                                                                                 \
     (void)data;                                                                     \
     if (steps[0] == sizeof(TO) && steps[1] == sizeof(TI)) {                         \
@@ -26,8 +27,9 @@
   }
 
 /* out = F(a, b); the contiguous paths include a broadcast scalar on either side. */
-#define TL_BINARY_LOOP(NAME, TI, TO, F)                                             \
-  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)       \
+#define TL_BINARY_LOOP(NAME, TI, TO, F) TL_BINARY_LOOP_ATTR(, NAME, TI, TO, F)
+#define TL_BINARY_LOOP_ATTR(ATTR, NAME, TI, TO, F)                                  \
+  ATTR static void NAME(char **args, int64_t n, const int64_t *steps, void *data)  \
   {                                                                                 \
     (void)data;                                                                     \
     TO *o = (TO *)args[0];                                                          \
