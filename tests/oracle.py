@@ -4,6 +4,8 @@
 the oracle never sees our writes), runs both, and compares values, dtype and
 shape.  `layouts(a)` gives the same values in the layouts that break naive
 kernels: contiguous, transposed, strided, negative-stride, broadcast."""
+import os
+
 import numpy as np
 
 import torchlike as tl
@@ -113,3 +115,22 @@ def check(fn_tl, fn_np, *arrays, dtype=None, rtol=None, atol=None, check_dtype=T
     else:
         assert_close(actual, expected, dtype=dtype, rtol=rtol, atol=atol, check_dtype=check_dtype)
     return actual
+
+
+# ---- memory -----------------------------------------------------------------------
+
+# AddressSanitizer keeps freed memory in quarantine, so RSS says nothing there.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
+def rss_bytes():
+    """The process's resident memory, in bytes."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def assert_rss_flat(before, slack=2 << 20, label=""):
+    """RSS grew by less than `slack` since `before` (not checked under ASan)."""
+    grown = rss_bytes() - before
+    if not UNDER_ASAN:
+        assert grown < slack, f"{label}: RSS grew by {grown} bytes"

@@ -8,7 +8,6 @@ DLPack capsules are inspected and forged with ctypes so the deleter calls and
 flags can be observed directly."""
 import ctypes
 import gc
-import os
 import re
 import sys
 import weakref
@@ -16,8 +15,9 @@ import weakref
 import numpy as np
 import pytest
 
+import oracle
 import torchlike as tl
-from oracle import NP_DTYPES
+from oracle import NP_DTYPES, rss_bytes
 
 NUMPY_DTYPES = [d for d in NP_DTYPES if d != "bfloat16"]
 FORMATS = {"bool": "?", "uint8": "B", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
@@ -1011,18 +1011,8 @@ def test_tensor_to_tensor_keeps_storage_alive():
 
 # ---- leaks ---------------------------------------------------------------------------
 
-# AddressSanitizer keeps freed memory in quarantine, so RSS says nothing there.
-UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
-
-
 def assert_rss_flat(base, slack=32 << 20):
-    if not UNDER_ASAN:
-        assert rss_bytes() - base < slack
-
-
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
+    oracle.assert_rss_flat(base, slack)
 
 
 def round_trips(a, n):

@@ -2,22 +2,15 @@
 unchanged and the process's resident memory bounded.  Outputs are discarded
 each time, so any growth is a leak in the op's path."""
 import gc
-import os
 import sys
 
 import numpy as np
 import pytest
 
 import torchlike as tl
+from oracle import assert_rss_flat, rss_bytes
 
 LOOPS = 3000
-# AddressSanitizer keeps freed memory in quarantine, so RSS grows by design.
-UNDER_ASAN = "asan" in os.environ.get("LD_PRELOAD", "")
-
-
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
 
 
 def op_calls():
@@ -69,7 +62,5 @@ def test_op_does_not_leak(label, call, inputs):
     for _ in range(LOOPS):
         call()
     gc.collect()
-    grown = rss_bytes() - before
     assert [sys.getrefcount(o) for o in inputs] == refs, f"{label} leaks references"
-    if not UNDER_ASAN:
-        assert grown < 2 << 20, f"{label}: RSS grew by {grown} bytes over {LOOPS} calls"
+    assert_rss_flat(before, label=label)

@@ -11,6 +11,7 @@ from hypothesis import given, strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
 
 import torchlike as tl
+from oracle import assert_rss_flat, rss_bytes
 import torchlike.nn.functional as F
 from oracle import ALL_DTYPES, assert_close, check, noncontiguous, random_array, to_tensor
 
@@ -1047,11 +1048,6 @@ def test_cartesian_prod():
 
 # ---- no leaks: inputs' refcounts and the process's memory stay flat ------------------------
 
-def _rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
-
-
 def _swallow(fn):
     def call():
         try:
@@ -1103,12 +1099,12 @@ def test_shape_ops_do_not_leak(name):
         call()
     gc.collect()
     refs = [sys.getrefcount(o) for o in (_X, _Y, _R)]
-    before = _rss_bytes()
+    before = rss_bytes()
     for _ in range(1000):
         call()
     gc.collect()
     assert [sys.getrefcount(o) for o in (_X, _Y, _R)] == refs
-    assert _rss_bytes() - before < 2 << 20
+    assert_rss_flat(before, label=name)
 
 
 # ---- select, narrow_copy and the *_scatter inverses of views ------------------------------
