@@ -63,3 +63,44 @@ PyObject *tl_py_return_types(PyObject *module)
   }
   return ns;
 }
+
+int tl_py_int_arg(const char *func, const char *name, PyObject *o, int64_t *v)
+{
+  if (!o || o == Py_None)
+    return 0;
+  if (!PyIndex_Check(o) || PyBool_Check(o)) { /* 0-d int tensors pass: __index__ */
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  Py_ssize_t x = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+  if (x == -1 && PyErr_Occurred())
+    return -1;
+  *v = x;
+  return 0;
+}
+
+int tl_py_bool_arg(PyObject *o, bool *v)
+{
+  if (!o || o == Py_None)
+    return 0;
+  int r = PyObject_IsTrue(o);
+  if (r < 0)
+    return -1;
+  *v = r;
+  return 0;
+}
+
+const tl_tensor *tl_py_tensor_arg(const char *func, const char *name, PyObject *o)
+{
+  if (!o) {
+    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
+    return NULL;
+  }
+  if (!tl_py_is_tensor(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  return tl_py_t(o);
+}

@@ -173,9 +173,8 @@ static int dim_arg(const char *func, PyObject *o, int64_t *dim)
 
 static int bool_arg(PyObject *o, bool *b)
 {
-  int r = o ? PyObject_IsTrue(o) : 0;
-  *b = r > 0;
-  return r < 0 ? -1 : 0;
+  *b = false;
+  return tl_py_bool_arg(o, b);
 }
 
 /* A fill value (Python number or 0-d tensor) as a 0-d tensor of `dtype`. */

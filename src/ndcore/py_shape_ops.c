@@ -40,19 +40,6 @@ static int need(const char *func, const char *name, PyObject *o)
   return -1;
 }
 
-/* An int argument (None or absent keeps *v). */
-static int int_arg(const char *func, const char *name, PyObject *o, int64_t *v)
-{
-  if (!o || o == Py_None)
-    return 0;
-  if (!PyIndex_Check(o) || PyBool_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, name,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
-  return *v == -1 && PyErr_Occurred() ? -1 : 0;
-}
 
 /* An int or a sequence of ints, into a malloc'ed array. */
 static int int_array(const char *func, const char *name, PyObject *o, int64_t **v, Py_ssize_t *n)
@@ -65,7 +52,7 @@ static int int_array(const char *func, const char *name, PyObject *o, int64_t **
       PyErr_NoMemory();
       return -1;
     }
-    return int_arg(func, name, o, *v);
+    return tl_py_int_arg(func, name, o, *v);
   }
   PyObject *seq = PySequence_Fast(o, "");
   if (!seq) {
@@ -77,7 +64,7 @@ static int int_array(const char *func, const char *name, PyObject *o, int64_t **
   *v = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **v);
   int r = *v ? 0 : (PyErr_NoMemory(), -1);
   for (Py_ssize_t i = 0; r == 0 && i < *n; i++)
-    r = int_arg(func, name, PySequence_Fast_GET_ITEM(seq, i), &(*v)[i]);
+    r = tl_py_int_arg(func, name, PySequence_Fast_GET_ITEM(seq, i), &(*v)[i]);
   Py_DECREF(seq);
   if (r < 0) {
     free(*v);
@@ -235,7 +222,7 @@ static PyObject *join(const char *func, PyObject *const *args, Py_ssize_t nargs,
     return NULL;
   if (kind >= 0 && v[1])
     return PyErr_Format(PyExc_TypeError, "%s() got an unexpected argument 'dim'", func);
-  if (int_arg(func, "dim", v[1], &dim) < 0 || int_arg(func, "axis", v[3], &dim) < 0 ||
+  if (tl_py_int_arg(func, "dim", v[1], &dim) < 0 || tl_py_int_arg(func, "axis", v[3], &dim) < 0 ||
       tensor_list(func, v[0], &seq, &ptrs, &n) < 0)
     return NULL;
   tl_status status = kind == -1   ? tl_shape_cat(&out, n, ptrs, dim)
@@ -266,7 +253,7 @@ JOIN_FN(column_stack, TL_STACK_COLUMN)
 static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
 {
   int64_t dim = 0;
-  if (int_arg(func, "dim", o, &dim) < 0)
+  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
     return -1;
   if (t->ndim == 0) {
     PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions",
@@ -298,7 +285,7 @@ static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t
     return NULL;
   if (PyIndex_Check(v[0])) {
     int64_t size = 0;
-    if (int_arg("split", "split_size", v[0], &size) < 0)
+    if (tl_py_int_arg("split", "split_size", v[0], &size) < 0)
       return NULL;
     status = tl_split_by_size(t->shape[d], size, &spans, &n);
   } else {
@@ -325,7 +312,7 @@ static PyObject *tensor_chunk(PyObject *self, PyObject *const *args, Py_ssize_t 
   int64_t chunks = 0, n;
   tl_span *spans = NULL;
   if (tl_py_bind_args("chunk", args, nargs, kwnames, names, -1, 0, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
-      int_arg("chunk", "chunks", v[0], &chunks) < 0)
+      tl_py_int_arg("chunk", "chunks", v[0], &chunks) < 0)
     return NULL;
   if (t->ndim == 0)
     return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
@@ -379,7 +366,7 @@ static PyObject *tensor_split_common(const char *func, PyObject *self, PyObject 
                         tl_py_t(what)->ndim, tl_dtype_names[tl_py_t(what)->dtype]);
   if (sections) {
     int64_t k = 0;
-    if (int_arg(func, "sections", what, &k) < 0)
+    if (tl_py_int_arg(func, "sections", what, &k) < 0)
       return NULL;
     if (divisible && k > 0 && t->shape[d] % k)
       return PyErr_Format(PyExc_RuntimeError, "torch.%s attempted to split along dimension %d, "
@@ -549,7 +536,7 @@ static PyObject *tensor_rot90(PyObject *self, PyObject *const *args, Py_ssize_t 
   int nd = 2;
   tl_tensor out;
   if (tl_py_bind_args("rot90", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("rot90", "k", v[0], &k) < 0 ||
+      tl_py_int_arg("rot90", "k", v[0], &k) < 0 ||
       (v[1] && int_list("rot90", "dims", v[1], dims, &nd) < 0))
     return NULL;
   return wrap(tl_shape_rot90(&out, tl_py_t(self), k, nd, dims), &out);
@@ -593,8 +580,8 @@ static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args,
   tl_tensor out, *in = tl_py_t(self), arange = {0};
   const tl_tensor *rt = NULL;
   if (tl_py_bind_args("repeat_interleave", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("repeat_interleave", "dim", v[1], &dim) < 0 ||
-      int_arg("repeat_interleave", "output_size", v[2], &output_size) < 0)
+      tl_py_int_arg("repeat_interleave", "dim", v[1], &dim) < 0 ||
+      tl_py_int_arg("repeat_interleave", "output_size", v[2], &output_size) < 0)
     return NULL;
   if (!v[0]) {
     /* torch.repeat_interleave(repeats): index i repeated repeats[i] times. */
@@ -609,7 +596,7 @@ static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args,
     in = &arange;
   } else if (tl_py_is_tensor(v[0])) {
     rt = tl_py_t(v[0]);
-  } else if (int_arg("repeat_interleave", "repeats", v[0], &repeats) < 0) {
+  } else if (tl_py_int_arg("repeat_interleave", "repeats", v[0], &repeats) < 0) {
     return NULL;
   }
   bool has_dim = v[1] && v[1] != Py_None;
@@ -633,7 +620,7 @@ static PyObject *tril_common(const char *func, PyObject *self, PyObject *const *
   PyObject *v[1];
   int64_t k = 0;
   tl_tensor out;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || int_arg(func, "diagonal", v[0], &k) < 0)
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || tl_py_int_arg(func, "diagonal", v[0], &k) < 0)
     return NULL;
   return wrap(tl_shape_tril(&out, tl_py_t(self), k, upper), &out);
 }
@@ -658,8 +645,8 @@ static PyObject *tensor_diagonal(PyObject *self, PyObject *const *args, Py_ssize
   int64_t offset = 0, d1 = 0, d2 = 1;
   tl_tensor out;
   if (tl_py_bind_args("diagonal", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("diagonal", "offset", v[0], &offset) < 0 ||
-      int_arg("diagonal", "dim1", v[1], &d1) < 0 || int_arg("diagonal", "dim2", v[2], &d2) < 0)
+      tl_py_int_arg("diagonal", "offset", v[0], &offset) < 0 ||
+      tl_py_int_arg("diagonal", "dim1", v[1], &d1) < 0 || tl_py_int_arg("diagonal", "dim2", v[2], &d2) < 0)
     return NULL;
   return wrap(tl_view_diagonal(&out, tl_py_t(self), offset, d1, d2), &out);
 }
@@ -672,7 +659,7 @@ static PyObject *tensor_diag(PyObject *self, PyObject *const *args, Py_ssize_t n
   int64_t k = 0;
   tl_tensor out;
   if (tl_py_bind_args("diag", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("diag", "diagonal", v[0], &k) < 0)
+      tl_py_int_arg("diag", "diagonal", v[0], &k) < 0)
     return NULL;
   return wrap(tl_shape_diag(&out, tl_py_t(self), k), &out);
 }
@@ -685,8 +672,8 @@ static PyObject *tensor_diag_embed(PyObject *self, PyObject *const *args, Py_ssi
   int64_t offset = 0, d1 = -2, d2 = -1;
   tl_tensor out;
   if (tl_py_bind_args("diag_embed", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("diag_embed", "offset", v[0], &offset) < 0 ||
-      int_arg("diag_embed", "dim1", v[1], &d1) < 0 || int_arg("diag_embed", "dim2", v[2], &d2) < 0)
+      tl_py_int_arg("diag_embed", "offset", v[0], &offset) < 0 ||
+      tl_py_int_arg("diag_embed", "dim1", v[1], &d1) < 0 || tl_py_int_arg("diag_embed", "dim2", v[2], &d2) < 0)
     return NULL;
   return wrap(tl_shape_diag_embed(&out, tl_py_t(self), offset, d1, d2), &out);
 }
@@ -699,7 +686,7 @@ static PyObject *tensor_diagflat(PyObject *self, PyObject *const *args, Py_ssize
   int64_t k = 0, numel = tl_tensor_numel(tl_py_t(self));
   tl_tensor flat, out;
   if (tl_py_bind_args("diagflat", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("diagflat", "offset", v[0], &k) < 0)
+      tl_py_int_arg("diagflat", "offset", v[0], &k) < 0)
     return NULL;
   if (tl_view_reshape(&flat, tl_py_t(self), 1, &numel, true) != TL_OK)
     return tl_py_raise();
@@ -719,8 +706,8 @@ static PyObject *tensor_narrow(PyObject *self, PyObject *const *args, Py_ssize_t
   tl_tensor out;
   if (tl_py_bind_args("narrow", args, nargs, kwnames, names, -1, 0, v) < 0 || need("narrow", "dim", v[0]) < 0 ||
       need("narrow", "start", v[1]) < 0 || need("narrow", "length", v[2]) < 0 ||
-      int_arg("narrow", "dim", v[0], &dim) < 0 || int_arg("narrow", "start", v[1], &start) < 0 ||
-      int_arg("narrow", "length", v[2], &length) < 0)
+      tl_py_int_arg("narrow", "dim", v[0], &dim) < 0 || tl_py_int_arg("narrow", "start", v[1], &start) < 0 ||
+      tl_py_int_arg("narrow", "length", v[2], &length) < 0)
     return NULL;
   return wrap(tl_view_narrow(&out, tl_py_t(self), dim, start, length), &out);
 }
@@ -734,8 +721,8 @@ static PyObject *tensor_select(PyObject *self, PyObject *const *args, Py_ssize_t
   int d;
   tl_tensor *t = tl_py_t(self), out;
   if (tl_py_bind_args("select", args, nargs, kwnames, names, -1, 0, v) < 0 || need("select", "dim", v[0]) < 0 ||
-      need("select", "index", v[1]) < 0 || int_arg("select", "dim", v[0], &dim) < 0 ||
-      int_arg("select", "index", v[1], &index) < 0)
+      need("select", "index", v[1]) < 0 || tl_py_int_arg("select", "dim", v[0], &dim) < 0 ||
+      tl_py_int_arg("select", "index", v[1], &index) < 0)
     return NULL;
   if (t->ndim == 0)
     return PyErr_Format(PyExc_IndexError, "select() cannot be applied to a 0-dim tensor.");
@@ -766,7 +753,7 @@ static int slice_arg(const char *func, const char *name, PyObject *o, int64_t si
                      int64_t dflt, int64_t *v)
 {
   *v = dflt;
-  if (int_arg(func, name, o, v) < 0)
+  if (tl_py_int_arg(func, name, o, v) < 0)
     return -1;
   if (*v < 0)
     *v += size;
@@ -792,8 +779,8 @@ static PyObject *tensor_select_scatter(PyObject *self, PyObject *const *args, Py
   int64_t a[2] = {0, 0};
   if (tl_py_bind_args("select_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("select_scatter", "dim", v[1]) < 0 || need("select_scatter", "index", v[2]) < 0 ||
-      int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
-      int_arg("select_scatter", "index", v[2], &a[1]) < 0)
+      tl_py_int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
+      tl_py_int_arg("select_scatter", "index", v[2], &a[1]) < 0)
     return NULL;
   return view_scatter("select_scatter", self, v[0], TL_SCATTER_SELECT, a);
 }
@@ -807,8 +794,8 @@ static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_
   int64_t a[4] = {0, 0, 0, 1};
   int d = 0;
   if (tl_py_bind_args("slice_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("slice_scatter", "dim", v[1], &a[0]) < 0 ||
-      int_arg("slice_scatter", "step", v[4], &a[3]) < 0)
+      tl_py_int_arg("slice_scatter", "dim", v[1], &a[0]) < 0 ||
+      tl_py_int_arg("slice_scatter", "step", v[4], &a[3]) < 0)
     return NULL;
   if (t->ndim > 0 && tl_dim_wrap(a[0], t->ndim, &d) != TL_OK)
     return tl_py_raise();
@@ -826,9 +813,9 @@ static PyObject *tensor_diagonal_scatter(PyObject *self, PyObject *const *args, 
   PyObject *v[4];
   int64_t a[3] = {0, 0, 1};
   if (tl_py_bind_args("diagonal_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
-      int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
-      int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
+      tl_py_int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
+      tl_py_int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
+      tl_py_int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
     return NULL;
   return view_scatter("diagonal_scatter", self, v[0], TL_SCATTER_DIAGONAL, a);
 }
@@ -842,8 +829,8 @@ static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t
   tl_tensor out;
   if (tl_py_bind_args("unfold", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("unfold", "dimension", v[0]) < 0 || need("unfold", "size", v[1]) < 0 ||
-      need("unfold", "step", v[2]) < 0 || int_arg("unfold", "dimension", v[0], &dim) < 0 ||
-      int_arg("unfold", "size", v[1], &size) < 0 || int_arg("unfold", "step", v[2], &step) < 0)
+      need("unfold", "step", v[2]) < 0 || tl_py_int_arg("unfold", "dimension", v[0], &dim) < 0 ||
+      tl_py_int_arg("unfold", "size", v[1], &size) < 0 || tl_py_int_arg("unfold", "step", v[2], &step) < 0)
     return NULL;
   return wrap(tl_view_unfold(&out, tl_py_t(self), dim, size, step), &out);
 }
@@ -860,7 +847,7 @@ static PyObject *tensor_as_strided(PyObject *self, PyObject *const *args, Py_ssi
       need("as_strided", "size", v[0]) < 0 || need("as_strided", "stride", v[1]) < 0 ||
       int_list("as_strided", "size", v[0], shape, &nd) < 0 ||
       int_list("as_strided", "stride", v[1], strides, &ns) < 0 ||
-      int_arg("as_strided", "storage_offset", v[2], &offset) < 0)
+      tl_py_int_arg("as_strided", "storage_offset", v[2], &offset) < 0)
     return NULL;
   if (nd != ns)
     return PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
@@ -897,7 +884,7 @@ static PyObject *tensor_unflatten(PyObject *self, PyObject *const *args, Py_ssiz
   tl_tensor out;
   if (tl_py_bind_args("unflatten", args, nargs, kwnames, names, -1, 0, v) < 0 ||
       need("unflatten", "dim", v[0]) < 0 || need("unflatten", "sizes", v[1]) < 0 ||
-      int_arg("unflatten", "dim", v[0], &dim) < 0 ||
+      tl_py_int_arg("unflatten", "dim", v[0], &dim) < 0 ||
       int_list("unflatten", "sizes", v[1], sizes, &n) < 0)
     return NULL;
   return wrap(tl_view_unflatten(&out, tl_py_t(self), dim, n, sizes), &out);
@@ -1056,8 +1043,8 @@ static PyObject *tri_indices(const char *func, PyObject *const *args, Py_ssize_t
   if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0)
     return NULL;
   if (need(func, "row", v[0]) < 0 || need(func, "col", v[1]) < 0 ||
-      int_arg(func, "row", v[0], &row) < 0 || int_arg(func, "col", v[1], &col) < 0 ||
-      int_arg(func, "offset", v[2], &offset) < 0 ||
+      tl_py_int_arg(func, "row", v[0], &row) < 0 || tl_py_int_arg(func, "col", v[1], &col) < 0 ||
+      tl_py_int_arg(func, "offset", v[2], &offset) < 0 ||
       (v[3] && v[3] != Py_None && tl_py_parse_dtype(v[3], &dtype) < 0) ||
       (v[4] && v[4] != Py_None && tl_py_parse_device(v[4], &device) < 0))
     return NULL;

@@ -49,47 +49,16 @@ static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
 /* ---- arguments --------------------------------------------------------------- */
 
 
-static const tl_tensor *tensor_arg(const char *fn, const char *name, PyObject *o)
-{
-  if (!o) {
-    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, name);
-    return NULL;
-  }
-  if (!tl_py_is_tensor(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", fn, name,
-                 Py_TYPE(o)->tp_name);
-    return NULL;
-  }
-  return tl_py_t(o);
-}
-
 static int int_arg(const char *fn, const char *name, PyObject *o, int64_t dflt, int64_t *v)
 {
   *v = dflt;
-  if (!o || o == Py_None)
-    return 0;
-  if (PyBool_Check(o) || !PyIndex_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", fn, name,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  long long x = PyLong_AsLongLong(o);
-  if (x == -1 && PyErr_Occurred())
-    return -1;
-  *v = x;
-  return 0;
+  return tl_py_int_arg(fn, name, o, v);
 }
 
 static int bool_arg(PyObject *o, bool dflt, bool *v)
 {
   *v = dflt;
-  if (!o || o == Py_None)
-    return 0;
-  int r = PyObject_IsTrue(o);
-  if (r < 0)
-    return -1;
-  *v = r;
-  return 0;
+  return tl_py_bool_arg(o, v);
 }
 
 static int double_arg(const char *fn, const char *name, PyObject *o, double dflt, double *v)
@@ -124,7 +93,7 @@ static PyObject *call_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs, Py
   int npos = op == TL_OP_MSORT ? 1 : 4;
   if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
     return NULL;
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   int64_t dim;
   bool desc, stable;
   if (!in || int_arg(fn, "dim", a[1], op == TL_OP_MSORT ? 0 : -1, &dim) < 0 ||
@@ -164,7 +133,7 @@ static PyObject *call_select(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   int npos = op == TL_OP_TOPK ? 5 : op == TL_OP_KTHVALUE ? 4 : 3;
   if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
     return NULL;
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   if (!in)
     return NULL;
   bool has_k = op == TL_OP_TOPK || op == TL_OP_KTHVALUE;
@@ -249,7 +218,7 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
   PyObject *a[5];
   if (tl_py_bind_args(fn, args, nargs, kw, names, 4, 0, a) < 0)
     return NULL;
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   int64_t dim;
   bool keepdim;
   tl_quantile_method method;
@@ -305,7 +274,7 @@ static PyObject *call_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   PyObject *a[2];
   if (tl_py_bind_args(fn, args, nargs, kw, names, 2, 0, a) < 0)
     return NULL;
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   int64_t dim;
   if (!in)
     return NULL;
@@ -336,7 +305,7 @@ static PyObject *call_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
                       consecutive ? 4 : 5, 0, a) < 0)
     return NULL;
   PyObject *const *rest = consecutive ? a + 1 : a + 2; /* return_inverse, return_counts, dim */
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   bool sorted, want_inverse, want_counts;
   int64_t dim;
   if (!in || (!consecutive && bool_arg(a[1], true, &sorted) < 0) ||
@@ -409,7 +378,7 @@ static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   if (tl_py_bind_args(fn, args, nargs, kw, bucketize ? bucket_names : search_names, 2, 0, a) < 0)
     return NULL;
   PyObject *seq_obj = bucketize ? a[1] : a[0], *val_obj = bucketize ? a[0] : a[1];
-  const tl_tensor *seq = tensor_arg(fn, bucketize ? "boundaries" : "sorted_sequence", seq_obj);
+  const tl_tensor *seq = tl_py_tensor_arg(fn, bucketize ? "boundaries" : "sorted_sequence", seq_obj);
   bool out_int32, right;
   if (!seq || bool_arg(a[2], false, &out_int32) < 0 || bool_arg(a[3], false, &right) < 0)
     return NULL;
@@ -429,7 +398,7 @@ static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
                             "opposites, got side of %s while right was True", side);
       right = side_right;
     }
-    if (a[5] && a[5] != Py_None && !(sorter = tensor_arg(fn, "sorter", a[5])))
+    if (a[5] && a[5] != Py_None && !(sorter = tl_py_tensor_arg(fn, "sorter", a[5])))
       return NULL;
   }
   tl_tensor values = {0};
@@ -463,7 +432,7 @@ static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
   if (tl_py_bind_args(fn, args, nargs, kw, histc ? histc_names : bincount_names, histc ? 4 : 3, 0,
                       a) < 0)
     return NULL;
-  const tl_tensor *in = tensor_arg(fn, "input", a[0]);
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
   if (!in)
     return NULL;
   PyObject *r = NULL;
@@ -478,7 +447,7 @@ static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
   } else {
     int64_t minlength;
     const tl_tensor *w = NULL;
-    if ((a[1] && a[1] != Py_None && !(w = tensor_arg(fn, "weights", a[1]))) ||
+    if ((a[1] && a[1] != Py_None && !(w = tl_py_tensor_arg(fn, "weights", a[1]))) ||
         int_arg(fn, "minlength", a[2], 0, &minlength) < 0 || !(r = new_tensor()))
       return NULL;
     st = tl_bincount(in, w, minlength, tl_py_t(r));

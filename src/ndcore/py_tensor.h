@@ -66,6 +66,13 @@ PyObject *tl_py_scalar_obj(tl_scalar s);
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values);
 
+/* One argument each.  Absent (NULL) or None leaves *v as it is; a wrong type
+ * is a TypeError naming func and the argument.  tl_py_tensor_arg returns
+ * NULL with an error when the tensor is missing or not a Tensor. */
+int tl_py_int_arg(const char *func, const char *name, PyObject *o, int64_t *v);
+int tl_py_bool_arg(PyObject *o, bool *v);
+const tl_tensor *tl_py_tensor_arg(const char *func, const char *name, PyObject *o);
+
 /* torchlike.return_types (a new reference), shared by every op returning
  * named tuples (max/min, sort, topk ...). */
 PyObject *tl_py_return_types(PyObject *module);
