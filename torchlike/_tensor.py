@@ -5,6 +5,7 @@ lives here is presentation and protocol glue that is clearer in Python."""
 from . import _C
 from ._tensor_str import tensor_repr
 from ._ufunc import array_ufunc
+from ._array_function import array_function
 
 Tensor = _C.Tensor
 
@@ -50,3 +51,4 @@ Tensor.mT = property(_mT)
 Tensor.data = property(lambda self: self)
 Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_priority__ = 1000
+Tensor.__array_function__ = array_function

@@ -13,6 +13,7 @@ them (``np.divide`` on int tensors gives the default float dtype, as
 import numpy as np
 
 from . import _C
+from ._array_function import check_fallback
 
 # ufunc name -> torchlike function name, where they are spelled differently.
 _RENAMED = {
@@ -109,9 +110,8 @@ def _outer(ufunc, inputs, kwargs):
 def _fallback(ufunc, method, inputs, kwargs):
     """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) if isinstance(x, _C.Tensor)]
-    if any(t.device.type != "cpu" for t in tensors):
-        raise TypeError(f"numpy.{ufunc.__name__}.{method} has no torchlike op and cannot run on "
-                        f"a {tensors[0].device} tensor without copying it to the host")
+    name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     outs = kwargs.get("out")
     if outs:

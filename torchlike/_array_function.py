@@ -1,0 +1,373 @@
+"""NEP 18: NumPy functions called on tensors run torchlike ops.
+
+``np.concatenate([t, t])``, ``np.mean(t, axis=0)`` or ``np.linalg.inv(t)`` reach
+``Tensor.__array_function__``.  Three routes, tried in this order:
+
+1. ``TABLE``: NumPy function -> a torchlike implementation taking NumPy's
+   arguments (``axis=``, ``keepdims=``, ``dtype=``, ``out=`` ...) and calling
+   torchlike ops, so the call goes through the same path as ``torchlike.mean``
+   and is recorded on the autograd tape when grad is on.  The implementations
+   live in ``torchlike/numpy/`` (one file per area) and are also the functions
+   of the ``torchlike.numpy`` namespace.
+2. NumPy functions written in Python on top of other NumPy functions
+   (``np.cov``, ``np.trapezoid``, ``np.polyval`` ...) run NumPy's own
+   ``func._implementation`` with the tensors.  Its module globals are swapped
+   for a view in which ``np.asarray`` and friends keep tensors as they are, so
+   every inner call dispatches back here (see ``_rebind``).
+3. Anything else runs NumPy on zero-copy views of CPU tensors and wraps the
+   result -- unless a tensor requires grad or lives off the CPU: then a
+   TypeError names the function (no silent host copy, no dropped gradient).
+
+An implementation that meets an argument it cannot honour raises
+``Unsupported``, which sends the call on to the next route (and, called
+through ``torchlike.numpy``, surfaces as NotImplementedError).
+"""
+import builtins
+import functools
+import types
+
+import numpy as np
+
+from . import _C
+
+Tensor = _C.Tensor
+AxisError = np.exceptions.AxisError
+NoValue = np._NoValue
+
+
+class Unsupported(NotImplementedError):
+    """An argument this implementation cannot honour: try the next route."""
+
+
+TABLE = {}
+
+
+def implements(*funcs):
+    """Register the decorated function as the tensor implementation of the
+    given NumPy functions."""
+    def register(impl):
+        for f in funcs:
+            TABLE[f] = impl
+        return impl
+    return register
+
+
+# ---------------------------------------------------------------------------
+# argument translation
+
+def tl_dtype(dtype):
+    """A torchlike dtype from anything NumPy accepts as one (None stays None)."""
+    if dtype is None or isinstance(dtype, _C.dtype):
+        return dtype
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"Cannot interpret '{dtype!r}' as a data type") from None
+    result = getattr(_C, name, None)
+    if not isinstance(result, _C.dtype):
+        raise TypeError(f"torchlike has no dtype {name}")
+    return result
+
+
+def np_dtype(x):
+    """The NumPy dtype of a tensor or a torchlike dtype (bfloat16: float32)."""
+    d = x.dtype if isinstance(x, Tensor) else x
+    return np.dtype("float32" if d == _C.bfloat16 else d.name)
+
+
+def as_tensor(x):
+    """A tensor for a NumPy operand: tensors as they are, anything else with
+    NumPy's own dtype (so ``[1.5]`` is float64 here, as in NumPy)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(x)):
+        return _C.stack(promote(*[as_tensor(e) for e in x]))
+    a = np.asarray(x)
+    if a.dtype.kind not in "biufc":
+        raise TypeError(f"torchlike has no dtype for NumPy {a.dtype}")
+    if a.dtype.byteorder == ">" or a.dtype.name not in _NATIVE:
+        a = a.astype(a.dtype.newbyteorder("=")) if a.dtype.name in _NATIVE else \
+            a.astype(_NATIVE_FOR.get(a.dtype.kind, a.dtype))
+    try:
+        return _C.from_numpy(a) if a.ndim else _C.from_numpy(a.reshape(1)).reshape(())
+    except (TypeError, ValueError, RuntimeError):
+        return _C.from_numpy(np.ascontiguousarray(a).copy().reshape(-1)).reshape(a.shape)
+
+
+_NATIVE = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+           "float64", "complex64", "complex128"}
+_NATIVE_FOR = {"u": np.int64}  # uint16/32/64 have no torchlike dtype
+
+
+def flat(seq):
+    for e in seq:
+        if isinstance(e, (list, tuple)):
+            yield from flat(e)
+        else:
+            yield e
+
+
+def norm_axis(axis, ndim):
+    """One axis, checked against ``ndim`` as NumPy checks it (AxisError)."""
+    if isinstance(axis, builtins.bool) or not hasattr(axis, "__index__"):
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    axis = int(axis.__index__())
+    if not -ndim <= axis < ndim:
+        raise AxisError(axis, ndim)
+    return axis % ndim
+
+
+def norm_axes(axis, ndim):
+    """None -> None; an int or a sequence of ints -> a tuple of distinct axes."""
+    if axis is None:
+        return None
+    axes = tuple(norm_axis(a, ndim) for a in (axis if isinstance(axis, (tuple, list))
+                                               else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError("duplicate value in 'axis'")
+    return axes
+
+
+def all_axes(x):
+    return tuple(range(x.ndim))
+
+
+def finish(result, out):
+    """Write ``result`` into NumPy's ``out=`` (tensor or ndarray) and return it."""
+    if out is None:
+        return result
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise Unsupported("out= with several arrays")
+        out = out[0]
+    target = _C.from_numpy(out) if isinstance(out, np.ndarray) else out
+    if tuple(target.shape) != tuple(result.shape):
+        raise ValueError(f"output array has wrong shape: expected {tuple(result.shape)}, "
+                         f"got {tuple(target.shape)}")
+    target.copy_(result)
+    return out
+
+
+def refuse(**values):
+    """Refuse (to the next route) arguments we have no equivalent for."""
+    for name, v in values.items():
+        if v is not NoValue and v is not None and v is not True:
+            raise Unsupported(f"{name}= is not supported")
+
+
+def cast(x, dtype):
+    dtype = tl_dtype(dtype)
+    return x if dtype is None or x.dtype == dtype else x.to(dtype)
+
+
+def promote(*tensors):
+    """The tensors cast to their common dtype (for ops that want one dtype)."""
+    dtype = functools.reduce(_C.promote_types, (t.dtype for t in tensors))
+    return [t if t.dtype == dtype else t.to(dtype) for t in tensors]
+
+
+def operand(x):
+    """A Python scalar stays weak (NEP 50); anything else becomes a tensor."""
+    return x if isinstance(x, (Tensor, builtins.bool, int, float, complex)) else as_tensor(x)
+
+
+# ---------------------------------------------------------------------------
+# route 2: NumPy's own Python implementation, run on tensors
+
+def _keep_asarray(a, dtype=None, order=None, *args, **kwargs):
+    """``np.asarray`` as seen by a NumPy function run on tensors: tensors stay
+    tensors (so the computation stays on the tape), other input is NumPy's."""
+    if isinstance(a, Tensor):
+        return cast(a, dtype)
+    if isinstance(a, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(a)):
+        return cast(as_tensor(a), dtype)
+    return np.asarray(a, dtype, order, *args, **kwargs)
+
+
+def _keep_array(a, dtype=None, *args, copy=True, **kwargs):
+    if isinstance(a, Tensor) or isinstance(a, (list, tuple)) and \
+            any(isinstance(e, Tensor) for e in flat(a)):
+        t = cast(as_tensor(a), dtype)
+        ndmin = kwargs.get("ndmin", 0)
+        if t.ndim < ndmin:
+            t = t.reshape((1,) * (ndmin - t.ndim) + tuple(t.shape))
+        return t.clone() if copy and t is a else t
+    return np.array(a, dtype, *args, copy=copy, **kwargs)
+
+
+_KEEP = {"asarray": _keep_asarray, "asanyarray": _keep_asarray, "array": _keep_array,
+         "ascontiguousarray": _keep_asarray, "asarray_chkfinite": _keep_asarray}
+
+
+class _NumpyView(types.ModuleType):
+    """A NumPy module as seen from a rebound function: attributes are the
+    module's own, except the converters in ``_KEEP``."""
+
+    def __init__(self, module):
+        super().__init__(module.__name__)
+        self.__dict__.update({k: v for k, v in vars(module).items() if k not in _KEEP})
+        self.__dict__.update({k: v for k, v in _KEEP.items() if hasattr(module, k)})
+
+
+_views = {}
+_rebound = {}
+
+
+def _view_of(module):
+    view = _views.get(module.__name__)
+    if view is None:
+        view = _views[module.__name__] = _NumpyView(module)
+    return view
+
+
+def _rebind(fn):
+    """``fn`` with its module globals seen through ``_NumpyView``; Python
+    helpers of the same module are rebound too, so they keep tensors as well."""
+    key = id(fn)
+    result = _rebound.get(key)
+    if result is not None:
+        return result[1]
+    old = fn.__globals__
+    new = {}
+    result = types.FunctionType(fn.__code__, new, fn.__name__, fn.__defaults__, fn.__closure__)
+    result.__kwdefaults__ = fn.__kwdefaults__
+    _rebound[key] = (fn, result)
+    for name, value in old.items():
+        if name in _KEEP:
+            value = _KEEP[name]
+        elif isinstance(value, types.ModuleType) and value.__name__.startswith("numpy"):
+            value = _view_of(value)
+        elif isinstance(value, types.FunctionType) and value.__globals__ is old \
+                and value is not fn:
+            value = _LazyRebind(value)
+        new[name] = value
+    return result
+
+
+class _LazyRebind:
+    """A helper function, rebound the first time it is called."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return _rebind(self.fn)(*args, **kwargs)
+
+
+def _via_implementation(func, args, kwargs):
+    impl = getattr(func, "_implementation", None)
+    if not isinstance(impl, types.FunctionType):
+        raise Unsupported
+    return _wrap(_rebind(impl)(*args, **kwargs))
+
+
+# ---------------------------------------------------------------------------
+# route 3 and the protocol itself
+
+def _tensors_in(obj, found):
+    if isinstance(obj, Tensor):
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for e in obj:
+            _tensors_in(e, found)
+    elif isinstance(obj, dict):
+        for e in obj.values():
+            _tensors_in(e, found)
+    return found
+
+
+def _to_numpy(obj):
+    if isinstance(obj, Tensor):
+        return obj.numpy()
+    if isinstance(obj, list):
+        return [_to_numpy(e) for e in obj]
+    if isinstance(obj, tuple):
+        return tuple(_to_numpy(e) for e in obj)
+    if isinstance(obj, dict):
+        return {k: _to_numpy(v) for k, v in obj.items()}
+    return obj
+
+
+def _wrap(result):
+    if isinstance(result, (np.ndarray, np.generic)) and result.dtype.kind in "biufc?":
+        r = np.asarray(result)
+        return _C.from_numpy(r if r.ndim else r.reshape(1)).reshape(r.shape)
+    if isinstance(result, tuple) and not hasattr(result, "_fields"):
+        return tuple(_wrap(r) for r in result)
+    if isinstance(result, list):
+        return [_wrap(r) for r in result]
+    if hasattr(result, "_fields"):  # NumPy's named results (SVDResult ...)
+        return type(result)(*[_wrap(r) for r in result])
+    return result
+
+
+def check_fallback(name, tensors):
+    """The rule for running NumPy itself on tensors: CPU, no gradient."""
+    for t in tensors:
+        if getattr(t, "requires_grad", False):
+            raise TypeError(f"{name} has no torchlike implementation, so it cannot be "
+                            f"recorded for autograd: it does not accept a tensor that "
+                            f"requires grad")
+        if t.device.type != "cpu":
+            raise TypeError(f"{name} has no torchlike implementation and cannot run on a "
+                            f"{t.device} tensor without copying it to the host")
+
+
+def _name(func):
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{func.__name__}"
+
+
+def _fallback(func, args, kwargs):
+    check_fallback(_name(func), _tensors_in((args, kwargs), []))
+    out = kwargs.get("out")
+    result = func(*_to_numpy(args), **_to_numpy(kwargs))
+    if out is not None:
+        return out
+    return _wrap(result)
+
+
+def array_function(self, func, types_, args, kwargs):
+    if not TABLE:
+        import torchlike.numpy  # noqa: F401  (fills TABLE)
+    if not all(issubclass(t, (Tensor, np.ndarray)) for t in types_):
+        return NotImplemented
+    impl = TABLE.get(func)
+    if impl is not None:
+        try:
+            return impl(*args, **kwargs)
+        except Unsupported:
+            pass
+    try:
+        return _via_implementation(func, args, kwargs)
+    except Unsupported:
+        pass
+    except Exception:
+        # NumPy's Python code met something a tensor does not do like an
+        # ndarray; NumPy itself (when the rule allows) has the last word, and
+        # re-raises the caller's own mistakes with NumPy's exception.
+        check_fallback(_name(func), _tensors_in((args, kwargs), []))
+    return _fallback(func, args, kwargs)
+
+
+# ---------------------------------------------------------------------------
+# what NumPy's Python code reads from dtypes and arrays
+
+def _install_dtype_attributes():
+    """``t.dtype.type``, ``.kind``, ``.char`` and ``np.dtype(torchlike.float32)``
+    answer as NumPy's dtype does, so NumPy code inspecting a tensor's dtype
+    (``issubclass(a.dtype.type, np.inexact)``) runs on tensors."""
+    dtype = _C.dtype
+    dtype.dtype = property(np_dtype)
+    dtype.type = property(lambda d: np_dtype(d).type)
+    dtype.kind = property(lambda d: np_dtype(d).kind)
+    dtype.char = property(lambda d: np_dtype(d).char)
+    Tensor.conj = Tensor.conj_physical
+    Tensor.astype = lambda self, dtype, copy=True, **kw: (
+        cast(self, dtype).clone() if copy and tl_dtype(dtype) == self.dtype
+        else cast(self, dtype))
+
+
+_install_dtype_attributes()
+

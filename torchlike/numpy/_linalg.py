@@ -1,0 +1,254 @@
+"""NumPy linear algebra over tensors: dot, vdot, inner, outer, matmul,
+tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
+import numpy as np
+
+from .. import _C
+from ._manipulation import diagonal
+from .._array_function import (
+    implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
+    TABLE)
+
+
+@implements(np.dot)
+def dot(a, b, out=None):
+    a, b = as_tensor(a), as_tensor(b)
+    if a.ndim == 0 or b.ndim == 0:
+        result = a * b
+    elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
+        result = _C.matmul(a, b)
+    else:  # sum over a's last axis and b's second-to-last
+        result = _C.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
+    return finish(result, out)
+
+
+@implements(np.vdot)
+def vdot(a, b, /):
+    a, b = as_tensor(a).reshape(-1), as_tensor(b).reshape(-1)
+    return _C.vdot(a, b) if a.is_complex() or b.is_complex() else _C.dot(*promote(a, b))
+
+
+@implements(np.inner)
+def inner(a, b, /):
+    a, b = as_tensor(a), as_tensor(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return _C.tensordot(*promote(a, b), dims=([a.ndim - 1], [b.ndim - 1]))
+
+
+@implements(np.outer)
+def outer(a, b, out=None):
+    a, b = as_tensor(a).reshape(-1), as_tensor(b).reshape(-1)
+    return finish(a.reshape(-1, 1) * b.reshape(1, -1), out)
+
+
+@implements(np.matmul, np.linalg.matmul)
+def matmul(x1, x2, /, out=None, **kwargs):
+    refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    return finish(_C.matmul(*promote(a, b)), out)
+
+
+@implements(np.vecdot, np.linalg.vecdot)
+def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
+    a, b = _C.broadcast_tensors(*promote(as_tensor(x1), as_tensor(x2)))
+    axis = norm_axis(axis, a.ndim)
+    return finish(_C.sum(a.conj_physical() * b if a.is_complex() else a * b, axis), out)
+
+
+@implements(np.tensordot, np.linalg.tensordot)
+def tensordot(a, b, axes=2):
+    a, b = as_tensor(a), as_tensor(b)
+    if isinstance(axes, (int, np.integer)):
+        return _C.tensordot(*promote(a, b), dims=int(axes))
+    left, right = axes
+    left = [left] if isinstance(left, int) else list(left)
+    right = [right] if isinstance(right, int) else list(right)
+    return _C.tensordot(*promote(a, b), dims=(left, right))
+
+
+@implements(np.einsum)
+def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
+    if not isinstance(operands[0], str):
+        raise Unsupported  # the interleaved (operand, sublist) form
+    tensors = [as_tensor(o) for o in operands[1:]]
+    if dtype is not None:
+        tensors = [cast(t, dtype) for t in tensors]
+    return finish(_torchlike().einsum(operands[0], *promote(*tensors)), out)
+
+
+@implements(np.trace)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d = diagonal(a, offset, axis1, axis2)
+    return finish(TABLE[np.sum](d, -1, dtype), out)
+
+
+@implements(np.linalg.trace)
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    return trace(x, offset, -2, -1, dtype)
+
+
+@implements(np.linalg.diagonal)
+def linalg_diagonal(x, /, *, offset=0):
+    return diagonal(x, offset, -2, -1)
+
+
+@implements(np.kron)
+def kron(a, b):
+    return _C.kron(*promote(as_tensor(a), as_tensor(b)))
+
+
+@implements(np.cross, np.linalg.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    a, b = as_tensor(a), as_tensor(b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = _C.movedim(a, norm_axis(axisa, a.ndim), -1)
+    b = _C.movedim(b, norm_axis(axisb, b.ndim), -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise Unsupported  # 2-vectors: NumPy's deprecated form
+    result = _torchlike().linalg.cross(*promote(*_C.broadcast_tensors(a, b)), dim=-1)
+    return _C.movedim(result, -1, norm_axis(axisc, result.ndim))
+
+
+def _linalg_input(a, least=2):
+    a = as_tensor(a)
+    if a.ndim < least:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at "
+                                    f"least two-dimensional")
+    if not (a.is_floating_point() or a.is_complex()):
+        a = a.to(_C.float64)
+    return a
+
+
+def _linalg(name, np_func, least=2, result=None):
+    import torchlike.linalg as tla
+    op = getattr(tla, name)
+
+    def impl(a, *args, **kwargs):
+        r = op(_linalg_input(a, least), *args, **kwargs)
+        return r if result is None else result(r)
+    impl.__name__ = name
+    TABLE[np_func] = impl
+
+
+def _install_linalg():
+    import torchlike.linalg as tla
+    la = np.linalg
+    _linalg("inv", la.inv)
+    _linalg("det", la.det)
+    _linalg("matrix_power", la.matrix_power)
+    _linalg("eigvalsh", la.eigvalsh)
+    _linalg("eigvals", la.eigvals)
+    _linalg("pinv", la.pinv)
+
+    def slogdet(a):
+        r = tla.slogdet(_linalg_input(a))
+        return la._linalg.SlogdetResult(r[0], r[1])
+    TABLE[la.slogdet] = slogdet
+
+    def solve(a, b):
+        a, b = _linalg_input(a), as_tensor(b)
+        b = b.to(a.dtype) if b.dtype != a.dtype else b
+        if b.ndim == 1:  # NumPy 2: a 1-d b is one vector
+            return tla.solve(a, b.reshape(-1, 1)).reshape(-1) if a.ndim == 2 else \
+                tla.solve(a, b)
+        return tla.solve(a, b)
+    TABLE[la.solve] = solve
+
+    def eigh(a, UPLO="L"):
+        w, v = tla.eigh(_linalg_input(a), UPLO=UPLO)
+        return la._linalg.EighResult(w, v)
+    TABLE[la.eigh] = eigh
+
+    def eig(a):
+        w, v = tla.eig(_linalg_input(a))
+        return la._linalg.EigResult(w, v)
+    TABLE[la.eig] = eig
+
+    def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+        a = _linalg_input(a)
+        if not compute_uv:
+            return tla.svdvals(a)
+        u, s, vh = tla.svd(a, full_matrices=full_matrices)
+        return la._linalg.SVDResult(u, s, vh)
+    TABLE[la.svd] = svd
+
+    def svdvals(x, /):
+        return tla.svdvals(_linalg_input(x))
+    TABLE[la.svdvals] = svdvals
+
+    def qr(a, mode="reduced"):
+        a = _linalg_input(a)
+        if mode not in ("reduced", "complete", "r"):
+            raise Unsupported
+        q, r = tla.qr(a, mode=mode)
+        return r if mode == "r" else la._linalg.QRResult(q, r)
+    TABLE[la.qr] = qr
+
+    def cholesky(a, /, *, upper=False):
+        return tla.cholesky(_linalg_input(a), upper=upper)
+    TABLE[la.cholesky] = cholesky
+
+    def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+        if tol is not None:
+            return tla.matrix_rank(_linalg_input(A), atol=tol, rtol=0)
+        return tla.matrix_rank(_linalg_input(A), rtol=rtol)
+    TABLE[la.matrix_rank] = matrix_rank
+
+    def lstsq(a, b, rcond=None):
+        a, b = _linalg_input(a), as_tensor(b)
+        r = tla.lstsq(a, b.to(a.dtype), rcond=rcond)
+        return r.solution, r.residuals, r.rank, r.singular_values
+    TABLE[la.lstsq] = lstsq
+
+    def multi_dot(arrays, *, out=None):
+        return finish(tla.multi_dot([_linalg_input(a, 1) for a in arrays]), out)
+    TABLE[la.multi_dot] = multi_dot
+
+    def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+        x = _linalg_input(x, 0)
+        axes = norm_axes(axis, x.ndim)
+        return tla.vector_norm(x, ord=ord, dim=axes, keepdim=keepdims)
+    TABLE[la.vector_norm] = vector_norm
+
+    def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+        return tla.matrix_norm(_linalg_input(x), ord=ord, keepdim=keepdims)
+    TABLE[la.matrix_norm] = matrix_norm
+
+    def norm(x, ord=None, axis=None, keepdims=False):
+        x = _linalg_input(x, 0)
+        if axis is None and ord is None:
+            r = tla.vector_norm(x.reshape(-1), 2, 0)
+            return r.reshape((1,) * x.ndim) if keepdims else r
+        if axis is None:
+            if x.ndim not in (1, 2):
+                raise ValueError("Improper number of dimensions to norm.")
+            axis = tuple(range(x.ndim))
+        axes = norm_axes(axis, x.ndim)
+        if len(axes) == 1:
+            if isinstance(ord, str):
+                raise ValueError(f"Invalid norm order '{ord}' for vectors")
+            return tla.vector_norm(x, 2 if ord is None else ord, axes, keepdims)
+        if len(axes) == 2:
+            if ord not in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+                raise ValueError("Invalid norm order for matrices.")
+            return tla.matrix_norm(x, "fro" if ord is None else ord, axes, keepdims)
+        raise ValueError("Improper number of dimensions to norm.")
+    TABLE[la.norm] = norm
+
+    def outer_(x1, x2, /):
+        a, b = as_tensor(x1), as_tensor(x2)
+        if a.ndim != 1 or b.ndim != 1:
+            raise ValueError("Input arrays must be one-dimensional")
+        return outer(a, b)
+    TABLE[la.outer] = outer_
+
+
+_install_linalg()
+
+
+def _torchlike():
+    import torchlike
+    return torchlike

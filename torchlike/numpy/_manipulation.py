@@ -1,0 +1,423 @@
+"""NumPy shape functions over tensors: reshape, transpose, concatenate, stack,
+split, tile, repeat, flip, roll, pad, broadcasting, where, take ...
+
+Each is registered for ``Tensor.__array_function__`` and is also the
+``torchlike.numpy`` function of that name.  All call torchlike ops, so they are
+recorded on the autograd tape."""
+
+import numpy as np
+
+from .. import _C
+from .._array_function import (
+    implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
+    operand, NoValue)
+
+Tensor = _C.Tensor
+
+
+@implements(np.reshape)
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise Unsupported
+    shape = newshape if shape is None else shape
+    a = as_tensor(a)
+    result = a.reshape(shape if isinstance(shape, int) else tuple(shape))
+    return result.clone() if copy else result
+
+
+@implements(np.ravel)
+def ravel(a, order="C"):
+    if order not in ("C", "K", "A"):
+        raise Unsupported
+    return as_tensor(a).reshape(-1)
+
+
+@implements(np.transpose, np.permute_dims)
+def transpose(a, axes=None):
+    a = as_tensor(a)
+    if axes is None:
+        return a.permute(*reversed(range(a.ndim)))
+    axes = [norm_axis(ax, a.ndim) for ax in axes]
+    if sorted(axes) != list(range(a.ndim)):
+        raise ValueError("axes don't match array")
+    return a.permute(*axes)
+
+
+@implements(np.matrix_transpose)
+def matrix_transpose(x, /):
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    return x.transpose(-2, -1)
+
+
+@implements(np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    a = as_tensor(a)
+    return a.transpose(norm_axis(axis1, a.ndim), norm_axis(axis2, a.ndim))
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    a = as_tensor(a)
+    source, destination = norm_axes(source, a.ndim), norm_axes(destination, a.ndim)
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    return _C.movedim(a, source, destination)
+
+
+@implements(np.squeeze)
+def squeeze(a, axis=None):
+    a = as_tensor(a)
+    if axis is None:
+        return a.reshape(tuple(s for s in a.shape if s != 1))
+    axes = norm_axes(axis, a.ndim)
+    if any(a.shape[ax] != 1 for ax in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return a.reshape(tuple(s for i, s in enumerate(a.shape) if i not in axes))
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    a = as_tensor(a)
+    axes = norm_axes(axis, a.ndim + len(axis if isinstance(axis, (tuple, list)) else (axis,)))
+    shape, it = [], iter(a.shape)
+    for i in range(a.ndim + len(axes)):
+        shape.append(1 if i in axes else next(it))
+    return a.reshape(tuple(shape))
+
+
+def _seq(arrays, dtype=None):
+    tensors = [as_tensor(a) for a in arrays]
+    if dtype is not None:
+        tensors = [cast(t, dtype) for t in tensors]
+    return tensors
+
+
+@implements(np.concatenate, np.concat)
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    tensors = _seq(arrays, dtype)
+    if not tensors:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        tensors, axis = [t.reshape(-1) for t in tensors], 0
+    if any(t.ndim == 0 for t in tensors):
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = norm_axis(axis, tensors[0].ndim)
+    return finish(_C.cat(tensors, axis), out)
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    tensors = _seq(arrays, dtype)
+    if not tensors:
+        raise ValueError("need at least one array to stack")
+    if len({tuple(t.shape) for t in tensors}) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    return finish(_C.stack(tensors, norm_axis(axis, tensors[0].ndim + 1)), out)
+
+
+@implements(np.vstack, np.row_stack if hasattr(np, "row_stack") else np.vstack)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return _C.cat([atleast_2d(t) for t in _seq(tup, dtype)], 0)
+
+
+@implements(np.hstack)
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    tensors = [atleast_1d(t) for t in _seq(tup, dtype)]
+    return _C.cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+@implements(np.dstack)
+def dstack(tup):
+    return _C.cat([atleast_3d(t) for t in _seq(tup)], 2)
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    tensors = [t.reshape(-1, 1) if t.ndim < 2 else t for t in _seq(tup)]
+    return _C.cat(tensors, 1)
+
+
+@implements(np.atleast_1d)
+def atleast_1d(*arys):
+    r = [as_tensor(a) for a in arys]
+    r = [t.reshape(1) if t.ndim == 0 else t for t in r]
+    return r[0] if len(r) == 1 else tuple(r)
+
+
+@implements(np.atleast_2d)
+def atleast_2d(*arys):
+    r = []
+    for t in map(as_tensor, arys):
+        r.append(t.reshape(1, 1) if t.ndim == 0 else t.reshape(1, -1) if t.ndim == 1 else t)
+    return r[0] if len(r) == 1 else tuple(r)
+
+
+@implements(np.atleast_3d)
+def atleast_3d(*arys):
+    r = []
+    for t in map(as_tensor, arys):
+        if t.ndim == 0:
+            t = t.reshape(1, 1, 1)
+        elif t.ndim == 1:
+            t = t.reshape(1, -1, 1)
+        elif t.ndim == 2:
+            t = t.reshape(*t.shape, 1)
+        r.append(t)
+    return r[0] if len(r) == 1 else tuple(r)
+
+
+def _split(ary, indices_or_sections, axis, equal):
+    ary = as_tensor(ary)
+    axis = norm_axis(axis, ary.ndim)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = int(indices_or_sections)
+        if n <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if equal and ary.shape[axis] % n:
+            raise ValueError("array split does not result in an equal division")
+        return list(_C.tensor_split(ary, n, dim=axis))
+    return list(_C.tensor_split(ary, [int(i) for i in indices_or_sections], dim=axis))
+
+
+@implements(np.split)
+def split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, equal=True)
+
+
+@implements(np.array_split)
+def array_split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, equal=False)
+
+
+@implements(np.hsplit)
+def hsplit(ary, indices_or_sections):
+    ary = as_tensor(ary)
+    if ary.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+
+
+@implements(np.vsplit)
+def vsplit(ary, indices_or_sections):
+    ary = as_tensor(ary)
+    if ary.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, 0)
+
+
+@implements(np.tile)
+def tile(A, reps):
+    A = as_tensor(A)
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    return _C.tile(A, reps) if reps else A.clone()
+
+
+@implements(np.repeat)
+def repeat(a, repeats, axis=None):
+    a = as_tensor(a)
+    if axis is not None:
+        axis = norm_axis(axis, a.ndim)
+    if not isinstance(repeats, (int, np.integer)):
+        repeats = as_tensor(repeats).to(_C.int64)
+        if repeats.ndim == 0 or repeats.numel() == 1:
+            repeats = int(repeats.reshape(()).item())
+    if isinstance(repeats, (int, np.integer)) and repeats < 0:
+        raise ValueError("repeats may not contain negative values.")
+    return _C.repeat_interleave(a.reshape(-1) if axis is None else a, repeats,
+                                dim=0 if axis is None else axis)
+
+
+@implements(np.flip)
+def flip(m, axis=None):
+    m = as_tensor(m)
+    axes = norm_axes(axis, m.ndim)
+    return _C.flip(m, all_axes(m) if axes is None else axes)
+
+
+@implements(np.fliplr)
+def fliplr(m):
+    m = as_tensor(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return _C.flip(m, (1,))
+
+
+@implements(np.flipud)
+def flipud(m):
+    m = as_tensor(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return _C.flip(m, (0,))
+
+
+@implements(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    m = as_tensor(m)
+    return _C.rot90(m, k, tuple(norm_axis(a, m.ndim) for a in axes))
+
+
+@implements(np.roll)
+def roll(a, shift, axis=None):
+    a = as_tensor(a)
+    if axis is None:
+        return _C.roll(a.reshape(-1), shift if isinstance(shift, int) else int(shift)) \
+            .reshape(tuple(a.shape))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    return _C.roll(a, tuple(int(s) for s in shifts), tuple(norm_axis(x, a.ndim) for x in axes))
+
+
+@implements(np.broadcast_to)
+def broadcast_to(array, shape, subok=False):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _C.broadcast_to(as_tensor(array), shape)
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    return tuple(_C.broadcast_tensors(*[as_tensor(a) for a in args]))
+
+
+@implements(np.where)
+def where(condition, x=NoValue, y=NoValue):
+    if x is NoValue and y is NoValue:
+        return nonzero(condition)
+    if x is NoValue or y is NoValue:
+        raise ValueError("either both or neither of x and y should be given")
+    condition = as_tensor(condition)
+    if condition.dtype != _C.bool:
+        condition = condition != 0
+    return _C.where(condition, operand(x), operand(y))
+
+
+@implements(np.nonzero)
+def nonzero(a):
+    a = as_tensor(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d("
+                         "scalar).nonzero() instead.")
+    return tuple(_C.nonzero(a, as_tuple=True))
+
+
+@implements(np.flatnonzero)
+def flatnonzero(a):
+    return _C.nonzero(as_tensor(a).reshape(-1), as_tuple=True)[0]
+
+
+@implements(np.argwhere)
+def argwhere(a):
+    a = as_tensor(a)
+    return _C.argwhere(a.reshape(1) if a.ndim == 0 else a)[:, :a.ndim]
+
+
+@implements(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = as_tensor(a)
+    return _C.diagonal(a, offset=offset, dim1=norm_axis(axis1, a.ndim),
+                       dim2=norm_axis(axis2, a.ndim))
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    v = as_tensor(v)
+    if v.ndim not in (1, 2):
+        raise ValueError("Input must be 1- or 2-d.")
+    return _C.diag(v, k)
+
+
+@implements(np.tril)
+def tril(m, k=0):
+    return _C.tril(as_tensor(m), k)
+
+
+@implements(np.triu)
+def triu(m, k=0):
+    return _C.triu(as_tensor(m), k)
+
+
+@implements(np.pad)
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Constant padding concatenates filled blocks; the other modes gather
+    indices computed per axis, so both stay on the tape."""
+    x = as_tensor(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
+            or set(kwargs) - {"constant_values"}:
+        raise Unsupported
+    values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
+    for axis, (before, after) in enumerate(widths.tolist()):
+        if mode == "constant":
+            parts = []
+            for n, value in ((before, values[axis, 0]), (0, None), (after, values[axis, 1])):
+                if value is None:
+                    parts.append(x)
+                elif n:
+                    shape = list(x.shape)
+                    shape[axis] = n
+                    parts.append(_C.full(tuple(shape), value.item(), dtype=x.dtype,
+                                         device=x.device))
+            x = _C.cat(parts, axis) if len(parts) > 1 else x
+        elif before or after:
+            n = x.shape[axis]
+            if n == 0:
+                raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                                 f"'constant' or 'empty'")
+            index = np.arange(-before, n + after)
+            if mode == "edge":
+                index = np.clip(index, 0, n - 1)
+            elif mode == "wrap":
+                index = index % n
+            elif mode == "reflect":
+                period = 2 * (n - 1) if n > 1 else 1
+                index = np.abs(index) % period
+                index = np.where(index >= n, period - index, index) if n > 1 else index * 0
+            else:  # symmetric
+                index = index % (2 * n)
+                index = np.where(index >= n, 2 * n - 1 - index, index)
+            x = _C.index_select(x, axis, _C.from_numpy(index.astype(np.int64)).to(x.device))
+    return x
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if mode != "raise":
+        raise Unsupported
+    a = as_tensor(a)
+    idx = as_tensor(indices).to(_C.int64)
+    if axis is None:
+        result = _C.take(a, idx.reshape(-1)).reshape(tuple(idx.shape))
+    else:
+        axis = norm_axis(axis, a.ndim)
+        flat = _C.index_select(a, axis, idx.reshape(-1))
+        result = flat.reshape(tuple(a.shape[:axis]) + tuple(idx.shape) + tuple(a.shape[axis + 1:]))
+    return finish(result, out)
+
+
+@implements(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    arr, indices = as_tensor(arr), as_tensor(indices)
+    if axis is None:
+        return _C.take_along_dim(arr.reshape(-1), indices, 0)
+    if indices.ndim != arr.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
+
+
+@implements(np.put_along_axis)
+def put_along_axis(arr, indices, values, axis):
+    if not isinstance(arr, Tensor):
+        raise Unsupported
+    indices = as_tensor(indices)
+    target = arr if axis is not None else arr.reshape(-1)
+    axis = 0 if axis is None else norm_axis(axis, arr.ndim)
+    values = _C.broadcast_to(as_tensor(values).to(arr.dtype), tuple(indices.shape))
+    target.scatter_(axis, indices, values)

@@ -1,0 +1,222 @@
+"""NumPy's remaining array functions over tensors: clip, diff, isclose,
+allclose, array_equal, round, nan_to_num, result_type, meshgrid ..."""
+import builtins
+
+import numpy as np
+
+from .. import _C
+from .._array_function import (
+    implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype,
+    NoValue)
+
+Tensor = _C.Tensor
+
+
+@implements(np.clip)
+def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
+         **kwargs):
+    lo = a_min if min is NoValue else min
+    hi = a_max if max is NoValue else max
+    lo, hi = (None if v is NoValue else v for v in (lo, hi))
+    a = as_tensor(a)
+    lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
+    hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
+    if lo is None and hi is None:
+        return finish(a.clone(), out)
+    # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
+    # promote as in NumPy, and the gradient flows to every operand.
+    result = a if lo is None else _C.maximum(a, lo if isinstance(lo, Tensor)
+                                             else _C.tensor(lo).to(a.dtype) if
+                                             isinstance(lo, int) or a.is_floating_point()
+                                             else _C.tensor(lo))
+    result = result if hi is None else _C.minimum(result, hi if isinstance(hi, Tensor)
+                                                  else _C.tensor(hi).to(result.dtype) if
+                                                  isinstance(hi, int) or
+                                                  result.is_floating_point()
+                                                  else _C.tensor(hi))
+    return finish(result, out)
+
+
+@implements(np.diff)
+def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
+    a = as_tensor(a)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = norm_axis(axis, a.ndim)
+    parts = []
+    for extra in (prepend, None, append):
+        if extra is None:
+            parts.append(a)
+        elif extra is not NoValue:
+            e = as_tensor(extra)
+            if e.ndim == 0:
+                shape = list(a.shape)
+                shape[axis] = 1
+                e = _C.broadcast_to(e, tuple(shape))
+            parts.append(e)
+    if len(parts) > 1:
+        a = _C.cat(promote(*parts), axis)
+    for _ in range(n):
+        length = a.shape[axis]
+        hi = _C.narrow(a, axis, 1, builtins.max(length - 1, 0))
+        lo = _C.narrow(a, axis, 0, builtins.max(length - 1, 0))
+        a = hi ^ lo if a.dtype == _C.bool else hi - lo
+    return a
+
+
+@implements(np.ediff1d)
+def ediff1d(ary, to_end=None, to_begin=None):
+    a = as_tensor(ary).reshape(-1)
+    parts = [a[1:] - a[:-1]]
+    if to_begin is not None:
+        parts.insert(0, as_tensor(to_begin).reshape(-1).to(a.dtype))
+    if to_end is not None:
+        parts.append(as_tensor(to_end).reshape(-1).to(a.dtype))
+    return _C.cat(parts, 0)
+
+
+@implements(np.isclose)
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    a, b = as_tensor(a), as_tensor(b)
+    if not (a.is_floating_point() or a.is_complex()):
+        a = a.to(_C.float64)
+    diff_ = (a - b).abs()
+    result = diff_ <= atol + rtol * b.abs()
+    if a.is_floating_point() or a.is_complex():
+        finite = _C.isfinite(a) & _C.isfinite(b)
+        result = (result & finite) | ((a == b) & ~finite)
+        if equal_nan:
+            result = result | (_C.isnan(a) & _C.isnan(b))
+    return result
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return builtins.bool(isclose(a, b, rtol, atol, equal_nan).all().item())
+
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    a, b = as_tensor(a1), as_tensor(a2)
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    same = a == b
+    if equal_nan and (a.is_floating_point() or a.is_complex()):
+        same = same | (_C.isnan(a) & _C.isnan(b))
+    return builtins.bool(same.all().item())
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    a, b = as_tensor(a1), as_tensor(a2)
+    try:
+        a, b = _C.broadcast_tensors(a, b)
+    except (RuntimeError, ValueError):
+        return False
+    return builtins.bool((a == b).all().item())
+
+
+@implements(np.round, np.around)
+def round_(a, decimals=0, out=None):
+    a = as_tensor(a)
+    if not (a.is_floating_point() or a.is_complex()):
+        return finish(a.clone(), out)
+    return finish(_C.round(a, decimals=decimals) if decimals else _C.round(a), out)
+
+
+@implements(np.real)
+def real(val):
+    v = as_tensor(val)
+    return _C.view_as_real(v)[..., 0] if v.is_complex() and hasattr(_C, "view_as_real") \
+        else _C.real(v) if hasattr(_C, "real") else (v if not v.is_complex() else _raise())
+
+
+def _raise():
+    raise Unsupported
+
+
+@implements(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = as_tensor(x)
+    if not x.is_floating_point():
+        return x.clone() if copy else x
+    return _C.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@implements(np.ndim)
+def ndim(a):
+    return as_tensor(a).ndim
+
+
+@implements(np.shape)
+def shape(a):
+    return tuple(as_tensor(a).shape)
+
+
+@implements(np.size)
+def size(a, axis=None):
+    a = as_tensor(a)
+    return a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
+
+
+@implements(np.result_type)
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*[np_dtype(x) if isinstance(x, (Tensor, _C.dtype)) else x
+                            for x in arrays_and_dtypes])
+
+
+@implements(np.can_cast)
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(np_dtype(from_) if isinstance(from_, (Tensor, _C.dtype)) else from_,
+                       np_dtype(to) if isinstance(to, _C.dtype) else to, casting)
+
+
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x):
+    return as_tensor(x).is_complex()
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    return not as_tensor(x).is_complex()
+
+
+@implements(np.may_share_memory, np.shares_memory)
+def may_share_memory(a, b, max_work=None):
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return np.may_share_memory(a.numpy(), b.numpy()) if a.device.type == "cpu" else False
+    raise Unsupported
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if sparse:
+        raise Unsupported
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    return tuple(_C.meshgrid(*[as_tensor(x).reshape(-1) for x in xi], indexing=indexing))
+
+
+@implements(np.tril_indices_from)
+def tril_indices_from(arr, k=0):
+    arr = as_tensor(arr)
+    return tuple(_C.tril_indices(arr.shape[-2], arr.shape[-1], k))
+
+
+@implements(np.triu_indices_from)
+def triu_indices_from(arr, k=0):
+    arr = as_tensor(arr)
+    return tuple(_C.triu_indices(arr.shape[-2], arr.shape[-1], k))
+
+
+@implements(np.bincount)
+def bincount(x, /, weights=None, minlength=0):
+    x = as_tensor(x)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    kw = {"weights": as_tensor(weights)} if weights is not None else {}
+    return _C.bincount(x, minlength=minlength, **kw)
