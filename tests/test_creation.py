@@ -98,8 +98,9 @@ def test_tensor_argument_errors():
         tl.tensor([1], [2])
     with pytest.raises(TypeError, match="unexpected keyword"):
         tl.tensor([1], bogus=1)
-    with pytest.raises(NotImplementedError, match="requires_grad"):
-        tl.tensor([1.0], requires_grad=True)
+    assert tl.tensor([1.0], requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match="floating point and complex"):
+        tl.tensor([1], requires_grad=True)
     assert tl.tensor([1.0], requires_grad=False).dtype == tl.float32
     with pytest.raises(RuntimeError, match="cuda"):
         tl.tensor([1.0], device="cuda")
@@ -238,8 +239,8 @@ def test_sizes_errors(fn):
         fn(2 ** 40, 2 ** 40)
     with pytest.raises(TypeError, match="size"):
         fn(2, size=(2,))
-    with pytest.raises(NotImplementedError, match="requires_grad"):
-        fn(2, requires_grad=True)
+    made = fn(2, requires_grad=True, dtype=tl.float64)
+    assert made.requires_grad and made.is_leaf
     with pytest.raises(TypeError, match="unexpected keyword"):
         fn(2, bogus=3)
 
@@ -286,8 +287,7 @@ def test_like_forms_arguments():
         tl.zeros_like(np.zeros(3))
     with pytest.raises(TypeError, match="fill_value"):
         tl.full_like(src)
-    with pytest.raises(NotImplementedError):
-        tl.ones_like(src, requires_grad=True)
+    assert tl.ones_like(src.double(), requires_grad=True).requires_grad
 
 
 # ---- empty_strided ---------------------------------------------------------------
@@ -493,8 +493,7 @@ def test_new_tensor_copies_in_self_dtype():
     assert x.new_tensor(3, dtype=tl.int8).dtype == tl.int8
     with pytest.raises(TypeError):
         x.new_tensor()
-    with pytest.raises(NotImplementedError):
-        x.new_zeros(2, requires_grad=True)
+    assert x.double().new_zeros(2, requires_grad=True).requires_grad
 
 
 # ---- asarray / scalar_tensor --------------------------------------------------------------
@@ -514,8 +513,7 @@ def test_asarray_copy_modes():
         tl.asarray([1, 2], copy=False)
     with pytest.raises(ValueError, match="float32"):
         tl.asarray(a, dtype=tl.float32, copy=False)
-    with pytest.raises(NotImplementedError):
-        tl.asarray(a, requires_grad=True)
+    assert tl.asarray(a.astype(np.float64), requires_grad=True).requires_grad
 
 
 def test_asarray_of_a_tensor():

@@ -14,6 +14,9 @@ from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
 from . import linalg  # noqa: F401
+from . import autograd  # noqa: F401
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
+                                 inference_mode, is_inference_mode_enabled)
 from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 

@@ -11,10 +11,14 @@ Tensor = _C.Tensor
 
 
 def _repr(self):
-    values = self.numpy() if self.dtype != _C.bfloat16 else self.float().numpy()
+    data = self.detach()
+    values = data.numpy() if self.dtype != _C.bfloat16 else data.float().numpy()
+    grad_fn = self.grad_fn
     return tensor_repr(values, self.dtype.name,
                        default_float=_C.get_default_dtype().name,
-                       device=str(self.device))
+                       device=str(self.device),
+                       requires_grad=self.requires_grad and grad_fn is None,
+                       grad_fn_name=None if grad_fn is None else grad_fn.name())
 
 
 def _T(self):
@@ -48,7 +52,45 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.data = property(lambda self: self)
 Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_priority__ = 1000
 Tensor.__array_function__ = array_function
+
+
+class RemovableHandle:
+    """What register_hook returns: ``remove()`` takes the hook out again."""
+
+    def __init__(self, hooks, entry):
+        self._hooks = hooks
+        self._entry = entry
+
+    def remove(self):
+        for i, e in enumerate(self._hooks):
+            if e is self._entry:
+                del self._hooks[i]
+                break
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _register_hook(self, hook):
+    """Call ``hook(grad)`` whenever a gradient for this tensor is computed; a
+    tensor it returns replaces the gradient."""
+    hooks, output_nr = self._hook_list()
+    entry = (output_nr, hook)
+    hooks.append(entry)
+    return RemovableHandle(hooks, entry)
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+    from .autograd import backward
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.register_hook = _register_hook
+Tensor.backward = _backward

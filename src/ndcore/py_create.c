@@ -17,7 +17,6 @@ int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObje
                              const char *const *names, PyObject **values, tl_py_factory_opts *o)
 {
   *o = (tl_py_factory_opts){.dtype = -1, .device = tl_device_cpu()};
-  bool requires_grad = false;
   for (int i = 0; names && names[i]; i++)
     values[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -44,7 +43,7 @@ int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObje
       int r = PyObject_IsTrue(v);
       if (r < 0)
         return -1;
-      requires_grad = r;
+      o->requires_grad = r;
     } else if (!strcmp(key, "out")) {
       if (v != Py_None && !tl_py_is_tensor(v)) {
         PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", func,
@@ -62,11 +61,6 @@ int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObje
     PyErr_Format(PyExc_RuntimeError, "%s(): cannot create a tensor on cuda:%d: no CUDA support is "
                                      "available in this build or on this machine",
                  func, o->device.index);
-    return -1;
-  }
-  if (requires_grad) {
-    PyErr_Format(PyExc_NotImplementedError, "%s(): requires_grad=True needs autograd, which is "
-                                            "not built yet", func);
     return -1;
   }
   return 0;
@@ -99,8 +93,21 @@ int tl_py_factory_dtype(const char *func, const tl_py_factory_opts *o, tl_dtype 
 
 PyObject *tl_py_factory_finish(tl_tensor *t, const tl_py_factory_opts *o)
 {
-  if (!o->out)
-    return tl_py_tensor_from(t);
+  if (o->requires_grad && !tl_dtype_is_float(t->dtype) && !tl_dtype_is_complex(t->dtype)) {
+    tl_tensor_release(t);
+    return PyErr_Format(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype "
+                        "can require gradients (got %s)", tl_dtype_names[t->dtype]);
+  }
+  if (!o->out) {
+    PyObject *r = tl_py_tensor_from(t);
+    if (r)
+      ((tl_py_tensor *)r)->requires_grad = o->requires_grad;
+    return r;
+  }
+  if (o->requires_grad) {
+    tl_tensor_release(t);
+    return PyErr_Format(PyExc_RuntimeError, "out= and requires_grad=True cannot be used together");
+  }
   tl_tensor *out = tl_py_t(o->out);
   char a[128], b[128];
   tl_status s = TL_OK;
@@ -214,7 +221,7 @@ static PyObject *py_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nar
   if (tl_py_to_tensor(nargs ? args[0] : kw[0], o.dtype, true, &t, &weak) < 0 ||
       default_weak(&t, weak, o.dtype) < 0)
     return NULL;
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 /* as_tensor(data, dtype=None, device=None): shares memory with tensors and
@@ -243,7 +250,7 @@ static PyObject *py_as_tensor(PyObject *self, PyObject *const *args, Py_ssize_t 
     return Py_NewRef(data);
   if (tl_py_to_tensor(data, o.dtype, false, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
     return NULL;
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 /* Does tensor t view obj's memory (obj a tensor, ndarray or buffer)? */
@@ -296,7 +303,7 @@ static PyObject *py_asarray(PyObject *self, PyObject *const *args, Py_ssize_t na
                         "without a copy", Py_TYPE(obj)->tp_name, o.dtype >= 0 ? " as " : "",
                         o.dtype >= 0 ? tl_dtype_names[o.dtype] : "");
   }
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 /* scalar_tensor(s, *, dtype=None, ...): a 0-d tensor, the default float dtype
@@ -379,7 +386,7 @@ static PyObject *py_frombuffer(PyObject *self, PyObject *const *args, Py_ssize_t
   t.shape[0] = count;
   t.strides[0] = 1;
   t.offset = 0;
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
@@ -500,7 +507,7 @@ static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs,
     tl_tensor_release(&t);
     return tl_py_raise();
   }
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 static PyObject *py_zeros_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
@@ -560,7 +567,7 @@ static PyObject *tensor_new_tensor(PyObject *self, PyObject *const *args, Py_ssi
   int dtype = o.dtype >= 0 ? o.dtype : (int)tl_py_t(self)->dtype;
   if (tl_py_to_tensor(nargs ? args[0] : kw[0], dtype, true, &t, &weak) < 0)
     return NULL;
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 /* empty_strided(size, stride, *, dtype=None, device=None): uninitialised memory
@@ -612,7 +619,7 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *const *args, Py_ssize_t
   t.ndim = ndim;
   memcpy(t.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(t.strides, strides, sizeof(int64_t) * (size_t)ndim);
-  return tl_py_tensor_from(&t);
+  return tl_py_factory_finish(&t, &o);
 }
 
 /* ---- ranges -------------------------------------------------------------------- */

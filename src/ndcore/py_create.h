@@ -10,6 +10,7 @@ typedef struct {
   int dtype; /* -1: not given */
   tl_device device;
   PyObject *out; /* borrowed; NULL when not given */
+  bool requires_grad;
 } tl_py_factory_opts;
 
 /* Parse the keywords of `func`.  `names` (NULL-terminated, may be NULL) lists

@@ -23,6 +23,7 @@ typedef struct {
 } tl_py_opfunc;
 
 static PyTypeObject *opfunc_type;
+static PyObject *opfuncs[TL_OP_COUNT][2]; /* [op][inplace], for the operators */
 static PyObject *module_ref; /* torchlike._C, for ops defined elsewhere (matmul) */
 
 /* ---- keyword arguments ------------------------------------------------------- */
@@ -313,6 +314,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
 {
   tl_py_opfunc *f = (tl_py_opfunc *)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
+    return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
   if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
     return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {
@@ -417,6 +420,7 @@ int tl_py_ops_init(PyObject *module)
       PyObject *f = opfunc_new((tl_op)op, inplace);
       if (!f)
         return -1;
+      opfuncs[op][inplace] = f; /* the module or the type keeps it alive */
       PyObject *name = ((tl_py_opfunc *)f)->name;
       int r = (inplace ? 0 : PyModule_AddObjectRef(module, PyUnicode_AsUTF8(name), f));
       if (r == 0)
@@ -437,7 +441,9 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 {
   PyObject *operands[2] = {a, b};
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
-  PyObject *r = tl_py_map(op, 2, operands, inplace ? a : NULL, &p);
+  PyObject *r = tl_py_grad_wanted(operands, 2)
+                    ? tl_py_record(op, opfuncs[op][inplace], operands, 2, NULL, inplace)
+                    : tl_py_map(op, 2, operands, inplace ? a : NULL, &p);
   if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && !(tl_py_is_tensor(a) && tl_py_is_tensor(b))) {
     PyObject *other = tl_py_is_tensor(a) ? b : a;
     if (!PyNumber_Check(other) && !PySequence_Check(other)) {
@@ -451,6 +457,8 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 static PyObject *unary_operator(tl_op op, PyObject *a)
 {
   tl_op_params p = {0};
+  if (tl_py_grad_wanted(&a, 1))
+    return tl_py_record(op, opfuncs[op][0], &a, 1, NULL, 0);
   return tl_py_map(op, 1, &a, NULL, &p);
 }
 

@@ -52,6 +52,35 @@ static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
   Py_RETURN_NONE;
 }
 
+/* ---- autograd's entry (see py_tensor.h) ---- */
+
+_Thread_local bool tl_py_grad_enabled = true;
+tl_py_record_fn tl_py_record;
+
+static bool wants_grad(PyObject *o)
+{
+  if (tl_py_is_tensor(o))
+    return ((tl_py_tensor *)o)->requires_grad;
+  if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (tl_py_is_tensor(items[i]) && ((tl_py_tensor *)items[i])->requires_grad)
+        return true;
+  }
+  return false;
+}
+
+bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n)
+{
+  if (!tl_py_grad_enabled || !tl_py_record)
+    return false;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (wants_grad(args[i]))
+      return true;
+  return false;
+}
+
 /* ---- lifetime ------------------------------------------------------------------- */
 
 tl_py_tensor *tl_py_tensor_alloc(void)
@@ -72,13 +101,35 @@ PyObject *tl_py_tensor_from(tl_tensor *t)
   return (PyObject *)self;
 }
 
+static int tensor_clear(PyObject *obj)
+{
+  tl_py_tensor *self = (tl_py_tensor *)obj;
+  Py_CLEAR(self->dict);
+  Py_CLEAR(self->grad);
+  Py_CLEAR(self->grad_fn);
+  Py_CLEAR(self->hooks);
+  return 0;
+}
+
+static int tensor_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+  tl_py_tensor *self = (tl_py_tensor *)obj;
+  Py_VISIT(Py_TYPE(obj));
+  Py_VISIT(self->dict);
+  Py_VISIT(self->grad);
+  Py_VISIT(self->grad_fn);
+  Py_VISIT(self->hooks);
+  return 0;
+}
+
 static void tensor_dealloc(PyObject *obj)
 {
   tl_py_tensor *self = (tl_py_tensor *)obj;
   PyTypeObject *type = Py_TYPE(obj);
+  PyObject_GC_UnTrack(obj);
   if (self->weakreflist)
     PyObject_ClearWeakRefs(obj);
-  Py_CLEAR(self->dict);
+  tensor_clear(obj);
   if (self->t.storage)
     tl_tensor_release(&self->t);
   type->tp_free(obj);
@@ -263,10 +314,20 @@ static PyObject *tensor_storage_offset(PyObject *self, PyObject *unused)
   return PyLong_FromLongLong(tl_py_t(self)->offset);
 }
 
+/* NumPy cannot carry a tensor's history: handing out memory of a tensor that
+ * requires grad would let the gradient be dropped without a word. */
+static int refuse_grad(PyObject *self, const char *what)
+{
+  if (!((tl_py_tensor *)self)->requires_grad)
+    return 0;
+  PyErr_Format(PyExc_RuntimeError, "Can't call %s on Tensor that requires grad. Use "
+               "tensor.detach().%s instead.", what, what);
+  return -1;
+}
+
 static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-  (void)args;
   /* force=True copies what NumPy can't view (other devices, autograd); a CPU
    * tensor is always viewable, so it changes nothing yet. */
   if (nargs > 0 || (kwnames && (PyTuple_GET_SIZE(kwnames) > 1 ||
@@ -274,6 +335,9 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
                                 PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
                                                                  "force") != 0)))
     return PyErr_Format(PyExc_TypeError, "numpy() takes only the keyword argument force");
+  int force = kwnames ? PyObject_IsTrue(args[0]) : 0;
+  if (force < 0 || (!force && refuse_grad(self, "numpy()") < 0))
+    return NULL;
   return tl_py_to_numpy(self, tl_py_t(self));
 }
 
@@ -287,7 +351,7 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy_obj))
     return NULL;
   int copy = copy_obj == Py_None ? -1 : PyObject_IsTrue(copy_obj);
-  if (copy == -1 && PyErr_Occurred())
+  if ((copy == -1 && PyErr_Occurred()) || refuse_grad(self, "numpy()") < 0)
     return NULL;
   tl_tensor *t = tl_py_t(self);
   PyObject *arr;
@@ -666,6 +730,8 @@ static PyType_Spec size_spec = {
 static PyType_Slot tensor_slots[] = {
     {Py_tp_new, tensor_new},
     {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_traverse, tensor_traverse},
+    {Py_tp_clear, tensor_clear},
     {Py_tp_getset, tensor_getset},
     {Py_tp_methods, tensor_methods},
     {Py_tp_members, tensor_members},
@@ -681,7 +747,7 @@ static PyType_Slot tensor_slots[] = {
 static PyType_Spec tensor_spec = {
     .name = "torchlike.Tensor",
     .basicsize = sizeof(tl_py_tensor),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
 };
 
 static PyMethodDef tensor_functions[] = {

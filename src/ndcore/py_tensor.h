@@ -17,9 +17,31 @@ typedef struct {
   tl_tensor t;
   PyObject *weakreflist;
   PyObject *dict; /* attributes set from Python (nn.Parameter and friends) */
+  /* autograd (src/grad): a leaf has grad_fn NULL; requires_grad is also set
+   * on every tensor that has a grad_fn, so one flag answers "record?". */
+  PyObject *grad;
+  PyObject *grad_fn;  /* the node that made this tensor (strong) */
+  PyObject *grad_acc; /* a leaf's AccumulateGrad node (borrowed, cleared by it) */
+  PyObject *hooks;    /* a leaf's list of (id, hook) from register_hook */
+  int output_nr;      /* which output of grad_fn */
+  bool requires_grad;
+  bool retains_grad;
+  bool grad_view;     /* a recorded view: in-place writes to it are refused */
 } tl_py_tensor;
 
 extern PyTypeObject *tl_py_tensor_type;
+
+/* ---- autograd's entry into the call path ----
+ * src/grad installs tl_py_record at import; the op paths here ask
+ * tl_py_grad_wanted first, so a call that needs no gradient pays one flag
+ * test per argument.  Grad mode is per thread, as in PyTorch. */
+extern _Thread_local bool tl_py_grad_enabled;
+typedef PyObject *(*tl_py_record_fn)(int formula, PyObject *impl, PyObject *const *args,
+                                     size_t nargsf, PyObject *kwnames, int flags);
+extern tl_py_record_fn tl_py_record;
+/* True when grad mode is on and a tensor argument (or a tensor inside a
+ * list/tuple argument) requires grad. */
+bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n);
 
 static inline int tl_py_is_tensor(PyObject *o) { return PyObject_TypeCheck(o, tl_py_tensor_type); }
 static inline tl_tensor *tl_py_t(PyObject *o) { return &((tl_py_tensor *)o)->t; }

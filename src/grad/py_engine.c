@@ -1,0 +1,605 @@
+/* py_engine.c - backward: run the graph's nodes in dependency order.
+ *
+ * One run: (1) walk the graph from the roots, counting for every node how
+ * many edges lead into it; (2) when only some inputs are wanted
+ * (autograd.grad, backward(inputs=...)), mark the nodes that lead to them and
+ * run only those; (3) run nodes whose count has reached zero, newest first
+ * (the highest sequence number, as PyTorch does), summing the gradients that
+ * arrive for each output in the node's buffer.  A node's saved call is freed
+ * after it runs unless retain_graph.  Grad mode during the run is
+ * create_graph, so formulas are recorded exactly when asked.             */
+#include <Python.h>
+
+#include "grad/py_grad.h"
+
+typedef struct {
+  tl_py_node *node;
+  PyObject **buf; /* one gradient per output (AccumulateGrad: one) */
+  int nbuf;
+  int deps;
+  bool target; /* a wanted input's gradient is read here */
+  bool needed; /* target, or leads to one: it is processed */
+  bool runs;   /* leads to a target through its inputs: its formula runs */
+} task;
+
+typedef struct {
+  task *tasks;
+  int ntasks, cap;
+  int *slots; /* open addressing: node pointer -> task index + 1 */
+  int nslots;
+} graph;
+
+static size_t hash_ptr(const void *p) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15u; }
+
+static int find_task(graph *g, tl_py_node *node)
+{
+  size_t mask = (size_t)g->nslots - 1;
+  for (size_t h = hash_ptr(node) & mask;; h = (h + 1) & mask) {
+    int s = g->slots[h];
+    if (!s)
+      return -1;
+    if (g->tasks[s - 1].node == node)
+      return s - 1;
+  }
+}
+
+static int grow(graph *g)
+{
+  int nslots = g->nslots ? 2 * g->nslots : 64;
+  int *slots = PyMem_Calloc((size_t)nslots, sizeof(int));
+  task *tasks = PyMem_Realloc(g->tasks, (size_t)(nslots / 2) * sizeof(task));
+  if (!slots || !tasks) {
+    PyMem_Free(slots);
+    if (tasks)
+      g->tasks = tasks;
+    PyErr_NoMemory();
+    return -1;
+  }
+  g->tasks = tasks;
+  g->cap = nslots / 2;
+  PyMem_Free(g->slots);
+  g->slots = slots;
+  g->nslots = nslots;
+  size_t mask = (size_t)nslots - 1;
+  for (int i = 0; i < g->ntasks; i++) {
+    size_t h = hash_ptr(g->tasks[i].node) & mask;
+    while (slots[h])
+      h = (h + 1) & mask;
+    slots[h] = i + 1;
+  }
+  return 0;
+}
+
+static int add_task(graph *g, tl_py_node *node)
+{
+  if (g->ntasks == g->cap && grow(g) < 0)
+    return -1;
+  int nbuf = node->kind == TL_NODE_ACCUMULATE ? 1 : node->noutputs;
+  PyObject **buf = PyMem_Calloc((size_t)(nbuf ? nbuf : 1), sizeof(PyObject *));
+  if (!buf) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int i = g->ntasks++;
+  g->tasks[i] = (task){.node = node, .buf = buf, .nbuf = nbuf};
+  size_t mask = (size_t)g->nslots - 1, h = hash_ptr(node) & mask;
+  while (g->slots[h])
+    h = (h + 1) & mask;
+  g->slots[h] = i + 1;
+  return i;
+}
+
+static void graph_free(graph *g)
+{
+  for (int i = 0; i < g->ntasks; i++) {
+    for (int k = 0; k < g->tasks[i].nbuf; k++)
+      Py_XDECREF(g->tasks[i].buf[k]);
+    PyMem_Free(g->tasks[i].buf);
+  }
+  PyMem_Free(g->tasks);
+  PyMem_Free(g->slots);
+}
+
+/* Every node reachable from the roots, with its count of incoming edges. */
+static int discover(graph *g, int nroots, tl_edge *roots)
+{
+  int *stack = NULL, top = 0, cap = 0, r = -1;
+  for (int i = 0; i < nroots; i++)
+    if (find_task(g, roots[i].fn) < 0) {
+      int t = add_task(g, roots[i].fn);
+      if (t < 0)
+        goto done;
+      if (top == cap) {
+        cap = cap ? 2 * cap : 64;
+        int *grown = PyMem_Realloc(stack, (size_t)cap * sizeof(int));
+        if (!grown)
+          goto nomem;
+        stack = grown;
+      }
+      stack[top++] = t;
+    }
+  while (top) {
+    tl_py_node *node = g->tasks[stack[--top]].node;
+    for (int k = 0; k < node->ninputs; k++) {
+      tl_py_node *next = node->inputs[k].edge.fn;
+      if (!next)
+        continue;
+      int t = find_task(g, next);
+      if (t < 0) {
+        if ((t = add_task(g, next)) < 0)
+          goto done;
+        if (top == cap) {
+          cap = cap ? 2 * cap : 64;
+          int *grown = PyMem_Realloc(stack, (size_t)cap * sizeof(int));
+          if (!grown)
+            goto nomem;
+          stack = grown;
+        }
+        stack[top++] = t;
+      }
+      g->tasks[t].deps++;
+    }
+  }
+  r = 0;
+  goto done;
+nomem:
+  PyErr_NoMemory();
+done:
+  PyMem_Free(stack);
+  return r;
+}
+
+/* needed = leads to a wanted input.  Children come after parents in a
+ * topological order, so one pass over its reverse settles every node. */
+static int mark_needed(graph *g)
+{
+  int n = g->ntasks, head = 0, tail = 0, r = -1;
+  int *order = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int));
+  int *deps = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int));
+  if (!order || !deps) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (int i = 0; i < n; i++)
+    if (!(deps[i] = g->tasks[i].deps))
+      order[tail++] = i;
+  while (head < tail) {
+    tl_py_node *node = g->tasks[order[head++]].node;
+    for (int k = 0; k < node->ninputs; k++)
+      if (node->inputs[k].edge.fn) {
+        int t = find_task(g, node->inputs[k].edge.fn);
+        if (--deps[t] == 0)
+          order[tail++] = t;
+      }
+  }
+  for (int i = tail - 1; i >= 0; i--) {
+    task *tk = &g->tasks[order[i]];
+    for (int k = 0; !tk->runs && k < tk->node->ninputs; k++)
+      if (tk->node->inputs[k].edge.fn)
+        tk->runs = g->tasks[find_task(g, tk->node->inputs[k].edge.fn)].needed;
+    tk->needed = tk->target || tk->runs;
+  }
+  r = 0;
+done:
+  PyMem_Free(order);
+  PyMem_Free(deps);
+  return r;
+}
+
+/* ---- the ready queue: a max-heap on node->seq ---- */
+typedef struct {
+  int *items, n;
+  graph *g;
+} heap;
+
+static bool heap_less(heap *h, int a, int b)
+{
+  return h->g->tasks[h->items[a]].node->seq < h->g->tasks[h->items[b]].node->seq;
+}
+
+static void heap_push(heap *h, int t)
+{
+  int i = h->n++;
+  h->items[i] = t;
+  while (i > 0 && heap_less(h, (i - 1) / 2, i)) {
+    int p = (i - 1) / 2, tmp = h->items[p];
+    h->items[p] = h->items[i];
+    h->items[i] = tmp;
+    i = p;
+  }
+}
+
+static int heap_pop(heap *h)
+{
+  int top = h->items[0];
+  h->items[0] = h->items[--h->n];
+  for (int i = 0;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < h->n && heap_less(h, m, l))
+      m = l;
+    if (r < h->n && heap_less(h, m, r))
+      m = r;
+    if (m == i)
+      break;
+    int tmp = h->items[m];
+    h->items[m] = h->items[i];
+    h->items[i] = tmp;
+    i = m;
+  }
+  return top;
+}
+
+/* ---- running one node ---- */
+
+static int add_into(PyObject **slot, PyObject *grad)
+{
+  if (!*slot) {
+    *slot = Py_NewRef(grad);
+    return 0;
+  }
+  PyObject *ops[2] = {*slot, grad};
+  tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
+  PyObject *sum = tl_grad_enabled && tl_grad_wanted(ops, 2)
+                      ? PyObject_CallMethod(*slot, "add", "O", grad)
+                      : tl_py_map(TL_OP_ADD, 2, ops, NULL, &p);
+  if (!sum)
+    return -1;
+  Py_SETREF(*slot, sum);
+  return 0;
+}
+
+/* Call each (output_nr, hook) of a hook list on the matching gradient; a
+ * hook returning a tensor replaces it. */
+static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
+{
+  if (!hooks)
+    return 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(hooks); i++) {
+    PyObject *entry = PyList_GET_ITEM(hooks, i);
+    int nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+    if (nr < 0 || nr >= nbuf || !buf[nr])
+      continue;
+    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(entry, 1), buf[nr]);
+    if (!r)
+      return -1;
+    if (r == Py_None)
+      Py_DECREF(r);
+    else if (!tl_py_is_tensor(r)) {
+      PyErr_Format(PyExc_TypeError, "a tensor hook must return a Tensor or None, not %s",
+                   Py_TYPE(r)->tp_name);
+      Py_DECREF(r);
+      return -1;
+    } else
+      Py_SETREF(buf[nr], r);
+  }
+  return 0;
+}
+
+static int retain(tl_py_node *node, PyObject **buf, int nbuf)
+{
+  if (!node->retained)
+    return 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(node->retained); i++) {
+    PyObject *entry = PyList_GET_ITEM(node->retained, i);
+    int nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
+    PyObject *t = PyWeakref_GetObject(PyTuple_GET_ITEM(entry, 1));
+    if (nr < 0 || nr >= nbuf || !buf[nr] || t == Py_None)
+      continue;
+    tl_py_tensor *tt = (tl_py_tensor *)t;
+    if (!tt->grad) {
+      if (!(tt->grad = tl_py_tensor_alias(buf[nr])))
+        return -1;
+    } else if (add_into(&tt->grad, buf[nr]) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* leaf.grad += grad (or = grad the first time). */
+static int accumulate(tl_py_tensor *leaf, PyObject *grad, bool create_graph)
+{
+  if (!leaf->grad) {
+    /* The gradient may be held elsewhere (the caller's backward(g), another
+     * input's gradient, a view of one): .grad is later added to in place, so
+     * the leaf gets its own copy unless nothing else can see this one. */
+    const tl_tensor *g = tl_py_t(grad);
+    bool own = Py_REFCNT(grad) == 1 && g->storage->refcount == 1 && tl_tensor_is_contiguous(g);
+    if (!own && !create_graph) {
+      tl_tensor copy = {0};
+      if (tl_tensor_to_dtype(&copy, tl_py_t(grad), tl_py_t(grad)->dtype) != TL_OK)
+        return tl_py_raise_int();
+      leaf->grad = tl_py_tensor_from(&copy);
+    } else
+      leaf->grad = Py_NewRef(grad);
+    return leaf->grad ? 0 : -1;
+  }
+  if (create_graph || ((tl_py_tensor *)leaf->grad)->requires_grad) {
+    PyObject *sum = PyNumber_Add(leaf->grad, grad);
+    if (!sum)
+      return -1;
+    Py_SETREF(leaf->grad, sum);
+    return 0;
+  }
+  PyObject *ops[2] = {leaf->grad, grad};
+  tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
+  PyObject *r = tl_py_map(TL_OP_ADD, 2, ops, leaf->grad, &p);
+  Py_XDECREF(r);
+  return r ? 0 : -1;
+}
+
+static int run_python(tl_py_node *node, PyObject **buf, PyObject **results)
+{
+  PyObject *grads = PyTuple_New(node->noutputs), *r = NULL;
+  if (!grads)
+    return -1;
+  for (int i = 0; i < node->noutputs; i++)
+    PyTuple_SET_ITEM(grads, i, Py_NewRef(buf[i] ? buf[i] : Py_None));
+  r = PyObject_CallMethod(node->ctx, "_run_backward", "(O)", grads);
+  Py_DECREF(grads);
+  if (!r)
+    return -1;
+  /* _run_backward returns one gradient (or None) per saved input */
+  if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != node->ninputs) {
+    PyErr_Format(PyExc_RuntimeError, "%U: backward returned the wrong number of gradients", node->name);
+    Py_DECREF(r);
+    return -1;
+  }
+  for (int k = 0; k < node->ninputs; k++) {
+    PyObject *gk = PyTuple_GET_ITEM(r, k);
+    results[k] = gk == Py_None ? NULL : Py_NewRef(gk);
+  }
+  Py_DECREF(r);
+  return 0;
+}
+
+static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, bool create_graph)
+{
+  tl_grad_formula f = tl_grad_formulas[node->formula];
+  if (!f) {
+    PyErr_Format(PyExc_NotImplementedError, "the derivative for '%s' is not implemented",
+                 tl_grad_formula_name(node->formula));
+    return -1;
+  }
+  tl_grad_ctx c = {.node = node, .formula = node->formula, .grads = buf, .results = results,
+                   .scope = PyList_New(0), .create_graph = create_graph};
+  if (!c.scope)
+    return -1;
+  f(&c);
+  Py_DECREF(c.scope);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
+static const char *freed_message =
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.";
+
+/* What one run was asked for. */
+typedef struct {
+  bool keep_graph, create_graph;
+  bool all_leaves;      /* backward() without inputs: every leaf accumulates */
+  int ntargets;
+  int *target_task;     /* per wanted input: its task (-1: not in the graph) */
+  int *target_nr;
+  PyObject **target_tensor;
+  PyObject **captured;  /* autograd.grad: the gradients found; NULL for backward */
+} run_spec;
+
+static int deliver_targets(run_spec *spec, int ti, PyObject **buf, int nbuf)
+{
+  for (int j = 0; j < spec->ntargets; j++) {
+    if (spec->target_task[j] != ti || spec->target_nr[j] >= nbuf || !buf[spec->target_nr[j]])
+      continue;
+    PyObject *grad = buf[spec->target_nr[j]];
+    if (spec->captured) {
+      if (add_into(&spec->captured[j], grad) < 0)
+        return -1;
+    } else if (accumulate((tl_py_tensor *)spec->target_tensor[j], grad, spec->create_graph) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int run_node(graph *g, heap *h, int ti, run_spec *spec)
+{
+  task *tk = &g->tasks[ti];
+  tl_py_node *node = tk->node;
+  if (run_hooks(node->pre_hooks, tk->buf, tk->nbuf) < 0 || retain(node, tk->buf, tk->nbuf) < 0)
+    return -1;
+  if (node->kind == TL_NODE_ACCUMULATE) {
+    PyObject *hooks = ((tl_py_tensor *)node->ctx)->hooks;
+    if (!tk->buf[0] || run_hooks(hooks, tk->buf, 1) < 0)
+      return tk->buf[0] ? -1 : 0;
+    if (tk->target)
+      return deliver_targets(spec, ti, tk->buf, 1);
+    return spec->all_leaves ? accumulate((tl_py_tensor *)node->ctx, tk->buf[0], spec->create_graph) : 0;
+  }
+  if (tk->target && deliver_targets(spec, ti, tk->buf, tk->nbuf) < 0)
+    return -1;
+  if (!tk->runs)
+    return 0;
+  if (node->released) {
+    PyErr_SetString(PyExc_RuntimeError, freed_message);
+    return -1;
+  }
+  PyObject **results = PyMem_Calloc((size_t)(node->ninputs ? node->ninputs : 1), sizeof(PyObject *));
+  if (!results) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
+                                       : run_formula(node, tk->buf, results, spec->create_graph);
+  if (r == 0 && node->hooks) {
+    PyObject *gin = PyTuple_New(node->ninputs), *gout = PyTuple_New(tk->nbuf);
+    for (int k = 0; gin && k < node->ninputs; k++)
+      PyTuple_SET_ITEM(gin, k, Py_NewRef(results[k] ? results[k] : Py_None));
+    for (int k = 0; gout && k < tk->nbuf; k++)
+      PyTuple_SET_ITEM(gout, k, Py_NewRef(tk->buf[k] ? tk->buf[k] : Py_None));
+    for (Py_ssize_t i = 0; gin && gout && r == 0 && i < PyList_GET_SIZE(node->hooks); i++) {
+      PyObject *hr = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(node->hooks, i), gin, gout, NULL);
+      r = hr ? 0 : -1;
+      Py_XDECREF(hr);
+    }
+    if (!gin || !gout)
+      r = -1;
+    Py_XDECREF(gin);
+    Py_XDECREF(gout);
+  }
+  for (int k = 0; k < node->ninputs; k++) {
+    tl_edge e = node->inputs[k].edge;
+    if (r == 0 && e.fn) {
+      int t = find_task(g, e.fn);
+      task *child = &g->tasks[t];
+      if (child->needed) {
+        if (results[k] && e.nr < child->nbuf && add_into(&child->buf[e.nr], results[k]) < 0)
+          r = -1;
+        if (--child->deps == 0)
+          heap_push(h, t);
+      }
+    }
+    Py_XDECREF(results[k]);
+  }
+  PyMem_Free(results);
+  if (r == 0 && !spec->keep_graph)
+    tl_py_node_release(node);
+  return r;
+}
+
+static int engine_run(int nroots, tl_edge *roots, PyObject **root_grads, run_spec *spec)
+{
+  graph g = {0};
+  heap h = {0};
+  int r = -1;
+  if (grow(&g) < 0 || discover(&g, nroots, roots) < 0)
+    goto done;
+  for (int j = 0; j < spec->ntargets; j++) {
+    tl_py_tensor *t = (tl_py_tensor *)spec->target_tensor[j];
+    tl_py_node *at = t->grad_fn ? (tl_py_node *)t->grad_fn : (tl_py_node *)t->grad_acc;
+    spec->target_task[j] = at ? find_task(&g, at) : -1;
+    spec->target_nr[j] = t->grad_fn ? t->output_nr : 0;
+    if (spec->target_task[j] >= 0)
+      g.tasks[spec->target_task[j]].target = true;
+  }
+  if (spec->ntargets) {
+    if (mark_needed(&g) < 0)
+      goto done;
+  } else
+    for (int i = 0; i < g.ntasks; i++)
+      g.tasks[i].needed = g.tasks[i].runs = true;
+  if (!(h.items = PyMem_Malloc((size_t)g.ntasks * sizeof(int)))) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  h.g = &g;
+  for (int i = 0; i < nroots; i++) {
+    task *tk = &g.tasks[find_task(&g, roots[i].fn)];
+    if (root_grads[i] && add_into(&tk->buf[roots[i].nr], root_grads[i]) < 0)
+      goto done;
+  }
+  for (int i = 0; i < g.ntasks; i++)
+    if (g.tasks[i].deps == 0 && g.tasks[i].needed)
+      heap_push(&h, i);
+  while (h.n) {
+    int t = heap_pop(&h);
+    int rn = run_node(&g, &h, t, spec);
+    for (int k = 0; k < g.tasks[t].nbuf; k++)
+      Py_CLEAR(g.tasks[t].buf[k]);
+    if (rn < 0)
+      goto done;
+  }
+  r = 0;
+done:
+  PyMem_Free(h.items);
+  graph_free(&g);
+  return r;
+}
+
+/* _run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs, capture)
+ * tensors: the roots; grad_tensors: one gradient each (checked by Python);
+ * inputs: () for "every leaf", else the tensors wanted; capture: return their
+ * gradients (autograd.grad) instead of accumulating into .grad.           */
+static PyObject *py_run_backward(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *tensors, *grads, *inputs;
+  int keep_graph, create_graph, capture;
+  if (!PyArg_ParseTuple(args, "O!O!ppO!p:_run_backward", &PyTuple_Type, &tensors, &PyTuple_Type,
+                        &grads, &keep_graph, &create_graph, &PyTuple_Type, &inputs, &capture))
+    return NULL;
+  int nroots = (int)PyTuple_GET_SIZE(tensors), ntargets = (int)PyTuple_GET_SIZE(inputs);
+  PyObject *result = NULL;
+  tl_edge *roots = PyMem_Calloc((size_t)(nroots ? nroots : 1), sizeof(tl_edge));
+  int *ints = PyMem_Calloc((size_t)(2 * ntargets + 1), sizeof(int));
+  PyObject **captured = PyMem_Calloc((size_t)(ntargets + 1), sizeof(PyObject *));
+  run_spec spec = {.keep_graph = keep_graph, .create_graph = create_graph,
+                   .all_leaves = ntargets == 0, .ntargets = ntargets, .target_task = ints,
+                   .target_nr = ints + ntargets, .target_tensor = &PyTuple_GET_ITEM(inputs, 0),
+                   .captured = capture ? captured : NULL};
+  int nmade = 0;
+  if (!roots || !ints || !captured) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  if (PyTuple_GET_SIZE(grads) != nroots) {
+    PyErr_Format(PyExc_RuntimeError, "got %zd tensors and %zd gradients", (Py_ssize_t)nroots,
+                 PyTuple_GET_SIZE(grads));
+    goto done;
+  }
+  for (int j = 0; j < ntargets; j++) {
+    PyObject *t = PyTuple_GET_ITEM(inputs, j);
+    if (!tl_py_is_tensor(t) || !((tl_py_tensor *)t)->requires_grad) {
+      PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors does not require grad");
+      goto done;
+    }
+  }
+  for (int i = 0; i < nroots; i++, nmade++) {
+    PyObject *t = PyTuple_GET_ITEM(tensors, i);
+    if (!tl_py_is_tensor(t) || !((tl_py_tensor *)t)->requires_grad) {
+      PyErr_Format(PyExc_RuntimeError, "element %d of tensors does not require grad and does "
+                   "not have a grad_fn", i);
+      goto done;
+    }
+    roots[i] = tl_py_tensor_edge((tl_py_tensor *)t);
+    if (!roots[i].fn)
+      goto done;
+    if (((tl_py_tensor *)t)->grad_fn)
+      Py_INCREF(roots[i].fn); /* every root holds a reference */
+  }
+  bool was = tl_grad_enabled;
+  tl_grad_enabled = create_graph;
+  int r = engine_run(nroots, roots, &PyTuple_GET_ITEM(grads, 0), &spec);
+  tl_grad_enabled = was;
+  if (r < 0)
+    goto done;
+  if (!capture) {
+    result = Py_NewRef(Py_None);
+    goto done;
+  }
+  if (!(result = PyTuple_New(ntargets)))
+    goto done;
+  for (int j = 0; j < ntargets; j++) {
+    PyTuple_SET_ITEM(result, j, captured[j] ? captured[j] : Py_NewRef(Py_None));
+    captured[j] = NULL;
+  }
+done:
+  for (int i = 0; i < nmade; i++)
+    Py_XDECREF(roots[i].fn);
+  for (int j = 0; j < ntargets; j++)
+    Py_XDECREF(captured[j]);
+  PyMem_Free(roots);
+  PyMem_Free(ints);
+  PyMem_Free(captured);
+  return result;
+}
+
+static PyMethodDef engine_functions[] = {
+    {"_run_backward", py_run_backward, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_engine_init(PyObject *module)
+{
+  return tl_py_formula_module(module) < 0 ? -1 : PyModule_AddFunctions(module, engine_functions);
+}

@@ -1,0 +1,168 @@
+/* py_grad.h - the tape: grad mode, graph nodes, the recorder, the engine and
+ * the derivative formulas.
+ *
+ * The tape holds Python objects (tensors, hooks, custom Functions), so this
+ * whole layer is a py_ layer.  What is recorded is a *call*: a node keeps the
+ * arguments the op was called with (tensors among them, each with its storage
+ * version at that moment), aliases of its outputs, and one edge per input
+ * tensor that requires grad.  A formula reads the saved call back and returns
+ * the gradient of each input by calling torchlike ops, so formulas run on any
+ * device and are recorded themselves when create_graph=True.
+ *
+ * Formula ids: the op enum of ops.def (an op is its own formula), then the
+ * functions of grad_fns.def (shape ops, views, linalg ... that are not in the
+ * op registry).                                                              */
+#ifndef TL_PY_GRAD_H
+#define TL_PY_GRAD_H
+
+#include "ndcore/py_tensor.h"
+
+enum {
+#define TL_GRAD_FN(ID, name, flags) TL_GRAD_##ID,
+  TL_GRAD_FIRST_ = TL_OP_COUNT - 1,
+#include "grad/grad_fns.def"
+#undef TL_GRAD_FN
+  TL_GRAD_COUNT
+};
+
+/* grad_fns.def flags */
+enum {
+  TL_GRAD_F_INPLACE = 1, /* writes its first argument (fill_, copy_, __setitem__) */
+  TL_GRAD_F_VIEW = 2,    /* may return a view of its first argument */
+};
+
+/* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:
+ * the op call path asks them before calling the recorder. */
+#define tl_grad_enabled tl_py_grad_enabled
+#define tl_grad_wanted tl_py_grad_wanted
+
+/* ---- nodes ---- */
+typedef struct tl_py_node tl_py_node;
+typedef struct {
+  tl_py_node *fn; /* NULL: this input needs no gradient */
+  int nr;         /* which output of fn */
+} tl_edge;
+
+/* A saved input tensor: the object (from the saved arguments), its storage
+ * version when saved, and where its gradient goes. */
+typedef struct {
+  PyObject *obj;
+  uint32_t version;
+  tl_edge edge;
+} tl_saved_input;
+
+typedef enum {
+  TL_NODE_FORMULA,    /* an op or grad_fns.def function */
+  TL_NODE_ACCUMULATE, /* a leaf: adds into leaf.grad */
+  TL_NODE_PYTHON,     /* a custom autograd.Function */
+} tl_node_kind;
+
+struct tl_py_node {
+  PyObject_HEAD
+  tl_node_kind kind;
+  int formula;
+  PyObject *name; /* "MulBackward0" */
+  /* the call: nargs positional then the keyword values of kwnames */
+  PyObject **args;
+  Py_ssize_t nargs, nall;
+  PyObject *kwnames;
+  int ninputs;
+  tl_saved_input *inputs;
+  int noutputs;
+  PyObject **outputs; /* detached aliases of the outputs (NULL: not differentiable) */
+  uint32_t *out_versions;
+  PyObject *ctx;      /* PYTHON: the FunctionCtx; ACCUMULATE: the leaf tensor */
+  PyObject *pre_hooks; /* list of (output_nr, hook) from Tensor.register_hook */
+  PyObject *retained;  /* list of (output_nr, weakref to tensor) from retain_grad() */
+  PyObject *hooks;     /* list of node hooks fn(grad_inputs, grad_outputs) */
+  PyObject *dict;
+  uint64_t seq;       /* creation order: later nodes run first among the ready ones */
+  bool released;      /* saved state freed by a backward without retain_graph */
+};
+
+extern PyTypeObject *tl_py_node_type;
+int tl_py_node_init(PyObject *module);
+tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name);
+/* The AccumulateGrad node of a leaf that requires grad (made on first use). */
+tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf);
+/* Free what the node saved; later use raises the "backward a second time" error. */
+void tl_py_node_release(tl_py_node *node);
+/* The edge a gradient for tensor t follows (fn NULL when t needs none). */
+tl_edge tl_py_tensor_edge(tl_py_tensor *t);
+/* "MulBackward0" from "mul". */
+PyObject *tl_py_node_name(const char *op_name);
+
+/* ---- recording ---- */
+/* Run impl(args) with grad mode off and record the call as formula `formula`.
+ * inplace: the call writes args[0]. */
+PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                         PyObject *kwnames, int flags);
+/* Wrap the functions of grad_fns.def (module functions and Tensor methods). */
+int tl_py_grad_init(PyObject *module);
+int tl_py_tensor_grad_init(void);
+int tl_py_function_init(PyObject *module);
+int tl_py_formula_module(PyObject *module);
+/* Make `out` the output of a node (for custom Functions and in-place ops). */
+int tl_grad_set_history(PyObject *out, tl_py_node *node, int nr);
+/* A new tensor object sharing t's view, without history. */
+PyObject *tl_py_tensor_alias(PyObject *t);
+
+/* ---- formulas ---- */
+typedef struct {
+  tl_py_node *node;
+  int formula;
+  PyObject **grads;    /* per output; NULL where no gradient arrived */
+  PyObject **results;  /* per saved input: the gradient to send (new refs) */
+  PyObject *scope;     /* list owning every temporary the formula made */
+  bool create_graph;
+} tl_grad_ctx;
+
+typedef void (*tl_grad_formula)(tl_grad_ctx *c);
+extern tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
+/* Name of formula id (the op or function name). */
+const char *tl_grad_formula_name(int id);
+
+/* Formula helpers.  They return borrowed references owned by c->scope and
+ * propagate failure: given NULL (an error is already set) they return NULL,
+ * so a formula is written as plain nested calls and checked once. */
+PyObject *tl_grad_arg(tl_grad_ctx *c, int pos, const char *name); /* raw argument or NULL */
+PyObject *tl_grad_value(tl_grad_ctx *c, int pos, const char *name); /* tensor, version checked */
+PyObject *tl_grad_result(tl_grad_ctx *c, int i);                   /* output i, version checked */
+PyObject *tl_grad_out(tl_grad_ctx *c, int i);                      /* grad of output i (zeros if none) */
+bool tl_grad_has_out(tl_grad_ctx *c, int i);
+bool tl_grad_needs(tl_grad_ctx *c, PyObject *input);               /* input wants a gradient */
+void tl_grad_send(tl_grad_ctx *c, PyObject *input, PyObject *grad); /* accumulate input's grad */
+/* Call torchlike function `name` (a _C function, or a Tensor method with self
+ * first).  fmt is a Py_BuildValue format of the positional arguments,
+ * optionally followed by '|' and a dict format of keyword arguments:
+ *   tl_grad_call(c, "sum", "Oi|{s:O}", g, 0, "keepdim", Py_True)           */
+PyObject *tl_grad_call(tl_grad_ctx *c, const char *name, const char *fmt, ...);
+PyObject *tl_grad_keep(tl_grad_ctx *c, PyObject *owned); /* hand a new reference to the scope */
+/* x's shape as a torchlike.Size. */
+PyObject *tl_grad_shape(tl_grad_ctx *c, PyObject *x);
+/* The gradient g of a reduction of x over dim (None, int or tuple), reshaped
+ * so that it broadcasts against x: reduced dims put back as size 1 unless
+ * keepdim was true. */
+PyObject *tl_grad_unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *dim, PyObject *keepdim);
+
+/* Shorthands used by the formula files (they expect a `c` in scope). */
+#define ARG(i, name) tl_grad_arg(c, i, name)
+#define X(i, name) tl_grad_value(c, i, name)
+#define R(i) tl_grad_result(c, i)
+#define G(i) tl_grad_out(c, i)
+#define SEND(input, grad) tl_grad_send(c, input, grad)
+#define NEEDS(input) tl_grad_needs(c, input)
+#define CALL(name, ...) tl_grad_call(c, name, __VA_ARGS__)
+#define SHAPE(x) tl_grad_shape(c, x)
+
+/* Formula files register the ids they handle. */
+void tl_grad_formulas_elementwise_init(void);
+void tl_grad_formulas_reduce_init(void);
+void tl_grad_formulas_shape_init(void);
+void tl_grad_formulas_index_init(void);
+void tl_grad_formulas_linalg_init(void);
+
+/* ---- the engine ---- */
+int tl_py_engine_init(PyObject *module);
+
+#endif

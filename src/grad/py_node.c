@@ -1,0 +1,253 @@
+/* py_node.c - graph nodes (Tensor.grad_fn) and their Python face.
+ *
+ * A node owns: the saved call (arguments with their tensors), aliases of its
+ * outputs, strong references to the nodes its edges lead to, and the hooks
+ * registered on it or on its outputs.  Nothing points back from a node to the
+ * tensors that came out of it, so tensor -> node -> older tensors is a chain,
+ * never a cycle; leaves are reached through an AccumulateGrad node that holds
+ * the leaf while the leaf only borrows it.                                  */
+#include <Python.h>
+#include <structmember.h>
+
+#include "grad/py_grad.h"
+
+PyTypeObject *tl_py_node_type;
+static uint64_t next_seq;
+
+PyObject *tl_py_node_name(const char *op_name)
+{
+  char buf[128];
+  size_t n = 0;
+  bool upper = true;
+  for (const char *p = op_name; *p && n < sizeof buf - 16; p++) {
+    if (*p == '_') {
+      upper = n > 0;
+      continue;
+    }
+    buf[n++] = upper && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+    upper = false;
+  }
+  buf[n] = '\0';
+  return PyUnicode_FromFormat("%sBackward0", buf);
+}
+
+tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name)
+{
+  tl_py_node *node = PyObject_GC_New(tl_py_node, tl_py_node_type);
+  if (!node)
+    return NULL;
+  memset((char *)node + sizeof(PyObject), 0, sizeof *node - sizeof(PyObject));
+  node->kind = kind;
+  node->formula = formula;
+  node->name = Py_NewRef(name);
+  node->seq = ++next_seq;
+  PyObject_GC_Track(node);
+  return node;
+}
+
+tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf)
+{
+  if (leaf->grad_acc)
+    return (tl_py_node *)Py_NewRef(leaf->grad_acc);
+  static PyObject *name;
+  if (!name && !(name = PyUnicode_InternFromString("AccumulateGrad")))
+    return NULL;
+  tl_py_node *node = tl_py_node_new(TL_NODE_ACCUMULATE, -1, name);
+  if (!node)
+    return NULL;
+  node->ctx = Py_NewRef(leaf);
+  leaf->grad_acc = (PyObject *)node; /* borrowed: cleared when the node goes */
+  return node;
+}
+
+tl_edge tl_py_tensor_edge(tl_py_tensor *t)
+{
+  if (t->grad_fn)
+    return (tl_edge){(tl_py_node *)t->grad_fn, t->output_nr};
+  if (t->requires_grad)
+    return (tl_edge){tl_py_node_accumulator(t), 0}; /* new reference; NULL on error */
+  return (tl_edge){NULL, 0};
+}
+
+void tl_py_node_release(tl_py_node *node)
+{
+  for (Py_ssize_t i = 0; i < node->nall; i++)
+    Py_XDECREF(node->args[i]);
+  PyMem_Free(node->args);
+  node->args = NULL;
+  node->nall = node->nargs = 0;
+  Py_CLEAR(node->kwnames);
+  for (int i = 0; i < node->noutputs; i++)
+    Py_CLEAR(node->outputs[i]);
+  if (node->kind == TL_NODE_PYTHON)
+    Py_CLEAR(node->ctx);
+  node->released = true;
+}
+
+static int node_clear(PyObject *self)
+{
+  tl_py_node *node = (tl_py_node *)self;
+  if (node->kind == TL_NODE_ACCUMULATE && node->ctx) {
+    tl_py_tensor *leaf = (tl_py_tensor *)node->ctx;
+    if (leaf->grad_acc == self)
+      leaf->grad_acc = NULL;
+  }
+  tl_py_node_release(node);
+  for (int i = 0; i < node->ninputs; i++)
+    Py_CLEAR(node->inputs[i].edge.fn);
+  Py_CLEAR(node->ctx);
+  Py_CLEAR(node->pre_hooks);
+  Py_CLEAR(node->retained);
+  Py_CLEAR(node->hooks);
+  Py_CLEAR(node->dict);
+  return 0;
+}
+
+static void node_dealloc(PyObject *self)
+{
+  tl_py_node *node = (tl_py_node *)self;
+  PyTypeObject *type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  /* Long chains (an RNN unrolled for 10^5 steps) would recurse once per node
+   * here; the trashcan turns that into a loop. */
+  Py_TRASHCAN_BEGIN(self, node_dealloc)
+  node_clear(self);
+  PyMem_Free(node->inputs);
+  PyMem_Free(node->outputs);
+  PyMem_Free(node->out_versions);
+  Py_CLEAR(node->name);
+  type->tp_free(self);
+  Py_DECREF(type);
+  Py_TRASHCAN_END
+}
+
+static int node_traverse(PyObject *self, visitproc visit, void *arg)
+{
+  tl_py_node *node = (tl_py_node *)self;
+  Py_VISIT(Py_TYPE(self));
+  for (Py_ssize_t i = 0; i < node->nall; i++)
+    Py_VISIT(node->args[i]);
+  for (int i = 0; i < node->ninputs; i++)
+    Py_VISIT(node->inputs[i].edge.fn);
+  for (int i = 0; i < node->noutputs; i++)
+    Py_VISIT(node->outputs[i]);
+  Py_VISIT(node->ctx);
+  Py_VISIT(node->pre_hooks);
+  Py_VISIT(node->retained);
+  Py_VISIT(node->hooks);
+  Py_VISIT(node->dict);
+  return 0;
+}
+
+/* ---- Python face ------------------------------------------------------------- */
+
+static PyObject *node_repr(PyObject *self)
+{
+  return PyUnicode_FromFormat("<%U object at %p>", ((tl_py_node *)self)->name, self);
+}
+
+static PyObject *node_name_method(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return Py_NewRef(((tl_py_node *)self)->name);
+}
+
+/* ((node, nr), ...) per input, (None, 0) where no gradient flows. */
+static PyObject *node_next_functions(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_node *node = (tl_py_node *)self;
+  PyObject *r = PyTuple_New(node->ninputs);
+  for (int i = 0; r && i < node->ninputs; i++) {
+    tl_edge e = node->inputs[i].edge;
+    PyObject *pair = Py_BuildValue("(Oi)", e.fn ? (PyObject *)e.fn : Py_None, e.nr);
+    if (!pair)
+      Py_CLEAR(r);
+    else
+      PyTuple_SET_ITEM(r, i, pair);
+  }
+  return r;
+}
+
+static PyObject *node_variable(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_node *node = (tl_py_node *)self;
+  if (node->kind != TL_NODE_ACCUMULATE)
+    return PyErr_Format(PyExc_AttributeError, "'%U' object has no attribute 'variable'", node->name);
+  return Py_NewRef(node->ctx);
+}
+
+static PyObject *node_get_ctx(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_node *node = (tl_py_node *)self;
+  return Py_NewRef(node->kind == TL_NODE_PYTHON && node->ctx ? node->ctx : Py_None);
+}
+
+static PyObject *node_get_metadata(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_node *node = (tl_py_node *)self;
+  if (!node->dict && !(node->dict = PyDict_New()))
+    return NULL;
+  return Py_NewRef(node->dict);
+}
+
+/* The list the engine reads a kind of hook from, made on first use. */
+static PyObject *hook_list(PyObject **slot)
+{
+  if (!*slot && !(*slot = PyList_New(0)))
+    return NULL;
+  return Py_NewRef(*slot);
+}
+
+/* node._hook_lists() -> (pre_hooks, retained, hooks): Python builds handles on these. */
+static PyObject *node_hook_lists(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_py_node *node = (tl_py_node *)self;
+  PyObject *a = hook_list(&node->pre_hooks), *b = a ? hook_list(&node->retained) : NULL,
+           *c = b ? hook_list(&node->hooks) : NULL;
+  PyObject *r = c ? PyTuple_Pack(3, a, b, c) : NULL;
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  Py_XDECREF(c);
+  return r;
+}
+
+static PyMethodDef node_methods[] = {
+    {"name", node_name_method, METH_NOARGS, "the node's name, e.g. 'MulBackward0'"},
+    {"_hook_lists", node_hook_lists, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+static PyGetSetDef node_getset[] = {
+    {"next_functions", node_next_functions, NULL, "(node, output_nr) for each input", NULL},
+    {"variable", node_variable, NULL, "the leaf an AccumulateGrad node adds into", NULL},
+    {"_ctx", node_get_ctx, NULL, NULL, NULL},
+    {"metadata", node_get_metadata, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static PyType_Slot node_slots[] = {
+    {Py_tp_dealloc, node_dealloc},
+    {Py_tp_traverse, node_traverse},
+    {Py_tp_clear, node_clear},
+    {Py_tp_repr, node_repr},
+    {Py_tp_methods, node_methods},
+    {Py_tp_getset, node_getset},
+    {0, NULL},
+};
+static PyType_Spec node_spec = {
+    .name = "torchlike._C.Node",
+    .basicsize = sizeof(tl_py_node),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = node_slots,
+};
+
+int tl_py_node_init(PyObject *module)
+{
+  tl_py_node_type = (PyTypeObject *)PyType_FromSpec(&node_spec);
+  if (!tl_py_node_type)
+    return -1;
+  return PyModule_AddObjectRef(module, "Node", (PyObject *)tl_py_node_type);
+}

@@ -1,0 +1,464 @@
+/* py_record.c - grad mode and the recorder.
+ *
+ * Every recorded call goes through tl_grad_record: op functions (py_ops.c)
+ * call it when tl_grad_wanted says so, and the functions of grad_fns.def are
+ * wrapped at import in a `recorded` object that does the same check.  The
+ * recorder runs the call with grad mode off, then makes one node that keeps
+ * the call and gives the differentiable outputs their history.
+ *
+ * In-place calls save a copy of the tensor they overwrite (the formula may
+ * need its old value) and move the tensor's history onto the new node.  They
+ * are refused on leaves that require grad (PyTorch's rule) and on recorded
+ * views (the base's history could not see the write).                     */
+#include <Python.h>
+#include <structmember.h>
+
+#include "grad/py_grad.h"
+
+PyObject *tl_py_tensor_alias(PyObject *t)
+{
+  tl_py_tensor *a = tl_py_tensor_alloc();
+  if (!a)
+    return NULL;
+  tl_tensor_view_of(&a->t, tl_py_t(t));
+  return (PyObject *)a;
+}
+
+int tl_grad_set_history(PyObject *out, tl_py_node *node, int nr)
+{
+  tl_py_tensor *t = (tl_py_tensor *)out;
+  Py_XSETREF(t->grad_fn, Py_NewRef(node));
+  t->output_nr = nr;
+  t->requires_grad = true;
+  return 0;
+}
+
+/* ---- the saved call ---------------------------------------------------------- */
+
+/* Add tensor o to the node's inputs once (the same object twice is one input
+ * whose gradients add up). */
+static int add_input(tl_py_node *node, PyObject *o, int *cap)
+{
+  for (int i = 0; i < node->ninputs; i++)
+    if (node->inputs[i].obj == o)
+      return 0;
+  if (node->ninputs == *cap) {
+    *cap = *cap ? 2 * *cap : 4;
+    tl_saved_input *grown = PyMem_Realloc(node->inputs, (size_t)*cap * sizeof *grown);
+    if (!grown) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    node->inputs = grown;
+  }
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  tl_saved_input *in = &node->inputs[node->ninputs];
+  in->obj = o;
+  in->version = t->t.storage->version;
+  in->edge = tl_py_tensor_edge(t);
+  if (t->requires_grad && !in->edge.fn)
+    return -1;
+  if (t->grad_fn)
+    Py_INCREF(in->edge.fn); /* tensor_edge returns a new reference only for accumulators */
+  node->ninputs++;
+  return 0;
+}
+
+static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                     PyObject *replaced, PyObject *replacement)
+{
+  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  node->args = PyMem_Malloc((size_t)(nall ? nall : 1) * sizeof(PyObject *));
+  if (!node->args) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  node->nargs = nargs;
+  node->nall = nall;
+  node->kwnames = Py_XNewRef(kwnames);
+  for (Py_ssize_t i = 0; i < nall; i++)
+    node->args[i] = Py_NewRef(args[i] == replaced ? replacement : args[i]);
+  int cap = 0;
+  for (Py_ssize_t i = 0; i < nall; i++) {
+    PyObject *a = node->args[i];
+    if (tl_py_is_tensor(a)) {
+      if (add_input(node, a, &cap) < 0)
+        return -1;
+    } else if (PyList_CheckExact(a) || PyTuple_CheckExact(a)) {
+      for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(a); k++) {
+        PyObject *item = PySequence_Fast_ITEMS(a)[k];
+        if (tl_py_is_tensor(item) && add_input(node, item == replaced ? replacement : item, &cap) < 0)
+          return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* The outputs of a call: a tensor, or the tensors of a tuple/list/structseq. */
+static PyObject *output_list(PyObject *result)
+{
+  if (tl_py_is_tensor(result))
+    return PyTuple_Pack(1, result);
+  if (PyTuple_Check(result) || PyList_Check(result))
+    return PySequence_Tuple(result);
+  return PyTuple_New(0);
+}
+
+static bool differentiable(PyObject *o)
+{
+  return tl_py_is_tensor(o) && (tl_dtype_is_float(tl_py_t(o)->dtype) ||
+                                tl_dtype_is_complex(tl_py_t(o)->dtype));
+}
+
+static PyObject *formula_node_name(int formula)
+{
+  static PyObject *names[TL_GRAD_COUNT];
+  if (!names[formula]) {
+    const char *n = tl_grad_formula_name(formula);
+    if (!strcmp(n, "__getitem__"))
+      n = "index";
+    else if (!strcmp(n, "__setitem__"))
+      n = "index_put";
+    names[formula] = tl_py_node_name(n);
+  }
+  return names[formula];
+}
+
+static bool shares_storage(tl_py_node *node, PyObject *out)
+{
+  for (int i = 0; i < node->ninputs; i++)
+    if (tl_py_t(node->inputs[i].obj)->storage == tl_py_t(out)->storage)
+      return true;
+  return false;
+}
+
+/* Give the outputs their history and keep aliases of them in the node. */
+static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, int flags)
+{
+  Py_ssize_t n = PyTuple_GET_SIZE(outs);
+  node->outputs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
+  node->out_versions = PyMem_Calloc((size_t)(n ? n : 1), sizeof(uint32_t));
+  if (!node->outputs || !node->out_versions) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  node->noutputs = (int)n;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PyTuple_GET_ITEM(outs, i);
+    if (!differentiable(o))
+      continue;
+    bool is_input = false;
+    for (int k = 0; k < node->ninputs; k++)
+      is_input |= node->inputs[k].obj == o;
+    if (is_input && o != target)
+      continue; /* returned unchanged (contiguous() of a contiguous tensor): keeps its history */
+    if (!(node->outputs[i] = tl_py_tensor_alias(o)))
+      return -1;
+    node->out_versions[i] = tl_py_t(o)->storage->version;
+    tl_grad_set_history(o, node, (int)i);
+    if ((flags & TL_GRAD_F_VIEW) && o != target && shares_storage(node, o))
+      ((tl_py_tensor *)o)->grad_view = true;
+  }
+  return 0;
+}
+
+static int check_inplace(int formula, PyObject *target)
+{
+  tl_py_tensor *t = (tl_py_tensor *)target;
+  if (t->requires_grad && !t->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an "
+                                        "in-place operation.");
+    return -1;
+  }
+  if (t->grad_view) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation on a view of a tensor that "
+                 "requires grad is not supported by torchlike's autograd; clone() the view "
+                 "first, or write through indexing on the base (base[idx] = value)",
+                 tl_grad_formula_name(formula));
+    return -1;
+  }
+  return 0;
+}
+
+PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                         PyObject *kwnames, int flags)
+{
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
+  PyObject *old = NULL, *result = NULL, *outs = NULL;
+  tl_py_node *node = NULL;
+  if (target) {
+    if (check_inplace(formula, target) < 0)
+      return NULL;
+    tl_tensor copy = {0};
+    if (tl_tensor_to_dtype(&copy, tl_py_t(target), tl_py_t(target)->dtype) != TL_OK)
+      return tl_py_raise();
+    if (!(old = tl_py_tensor_from(&copy)))
+      return NULL;
+    /* the copy stands for the target's old value and history */
+    tl_py_tensor *o = (tl_py_tensor *)old, *tt = (tl_py_tensor *)target;
+    o->grad_fn = Py_XNewRef(tt->grad_fn);
+    o->output_nr = tt->output_nr;
+    o->requires_grad = tt->requires_grad;
+  }
+  tl_grad_enabled = false;
+  result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
+  tl_grad_enabled = true;
+  if (!result)
+    goto fail;
+  if (!(outs = output_list(result)))
+    goto fail;
+  bool any = false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(outs); i++)
+    any |= differentiable(PyTuple_GET_ITEM(outs, i));
+  if (!any && !target)
+    goto done; /* comparisons, argmax, integer results: no graph */
+  if (!(node = tl_py_node_new(TL_NODE_FORMULA, formula, formula_node_name(formula))))
+    goto fail;
+  if (save_call(node, args, nargs, kwnames, target, old) < 0)
+    goto fail;
+  if (target && !differentiable(target)) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): an in-place result of dtype %s cannot require grad",
+                 tl_grad_formula_name(formula), tl_dtype_names[tl_py_t(target)->dtype]);
+    goto fail;
+  }
+  if (attach_outputs(node, outs, target, flags) < 0)
+    goto fail;
+  if (target && !node->outputs[0]) { /* __setitem__ returns None: the target is output 0 */
+    if (node->noutputs == 0) {
+      PyMem_Free(node->outputs);
+      PyMem_Free(node->out_versions);
+      node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
+      node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
+      if (!node->outputs || !node->out_versions) {
+        PyErr_NoMemory();
+        goto fail;
+      }
+      node->noutputs = 1;
+    }
+    if (!(node->outputs[0] = tl_py_tensor_alias(target)))
+      goto fail;
+    node->out_versions[0] = tl_py_t(target)->storage->version;
+    tl_grad_set_history(target, node, 0);
+  }
+done:
+  Py_XDECREF(node);
+  Py_XDECREF(outs);
+  Py_XDECREF(old);
+  return result;
+fail:
+  Py_CLEAR(result);
+  goto done;
+}
+
+/* ---- wrapped functions (grad_fns.def) ----------------------------------------------- */
+
+static const char *const fn_names[] = {
+#define TL_GRAD_FN(ID, name, flags) name,
+#include "grad/grad_fns.def"
+#undef TL_GRAD_FN
+};
+static const int fn_flags[] = {
+#define TL_GRAD_FN(ID, name, flags) flags,
+#include "grad/grad_fns.def"
+#undef TL_GRAD_FN
+};
+
+const char *tl_grad_formula_name(int id)
+{
+  return id < TL_OP_COUNT ? tl_op_infos[id].name : fn_names[id - TL_OP_COUNT];
+}
+
+typedef struct {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  int formula;
+  int flags;
+  PyObject *impl;
+} recorded_fn;
+
+static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+  recorded_fn *f = (recorded_fn *)self;
+  Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  if (!tl_grad_wanted(args, n))
+    return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
+  return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, f->flags);
+}
+
+static PyObject *recorded_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+  (void)type;
+  if (obj == NULL || obj == Py_None)
+    return Py_NewRef(self);
+  return PyMethod_New(self, obj);
+}
+
+static PyObject *recorded_repr(PyObject *self)
+{
+  return PyUnicode_FromFormat("<torchlike function %s>",
+                              tl_grad_formula_name(((recorded_fn *)self)->formula));
+}
+
+static PyObject *recorded_get_name(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyUnicode_FromString(tl_grad_formula_name(((recorded_fn *)self)->formula));
+}
+
+static PyObject *recorded_get_doc(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyObject_GetAttrString(((recorded_fn *)self)->impl, "__doc__");
+}
+
+static int recorded_traverse(PyObject *self, visitproc visit, void *arg)
+{
+  Py_VISIT(((recorded_fn *)self)->impl);
+  return 0;
+}
+
+static void recorded_dealloc(PyObject *self)
+{
+  PyTypeObject *type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  Py_CLEAR(((recorded_fn *)self)->impl);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+static PyMemberDef recorded_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(recorded_fn, vectorcall), READONLY, NULL},
+    {"__wrapped__", T_OBJECT, offsetof(recorded_fn, impl), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+static PyGetSetDef recorded_getset[] = {
+    {"__name__", recorded_get_name, NULL, NULL, NULL},
+    {"__qualname__", recorded_get_name, NULL, NULL, NULL},
+    {"__doc__", recorded_get_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static PyType_Slot recorded_slots[] = {
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_descr_get, recorded_descr_get},
+    {Py_tp_repr, recorded_repr},
+    {Py_tp_members, recorded_members},
+    {Py_tp_getset, recorded_getset},
+    {Py_tp_traverse, recorded_traverse},
+    {Py_tp_dealloc, recorded_dealloc},
+    {0, NULL},
+};
+static PyType_Spec recorded_spec = {
+    .name = "torchlike._C.recorded",
+    .basicsize = sizeof(recorded_fn),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR |
+             Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC,
+    .slots = recorded_slots,
+};
+static PyTypeObject *recorded_type;
+
+static PyObject *recorded_new(int formula, int flags, PyObject *impl)
+{
+  recorded_fn *f = PyObject_GC_New(recorded_fn, recorded_type);
+  if (!f)
+    return NULL;
+  f->vectorcall = recorded_call;
+  f->formula = formula;
+  f->flags = flags;
+  f->impl = Py_NewRef(impl);
+  PyObject_GC_Track(f);
+  return (PyObject *)f;
+}
+
+/* Wrap Tensor.<name> and _C.<name> where they exist.  A module function that
+ * is the method's own descriptor (torchlike.permute is Tensor.permute) gets
+ * the same wrapper; a separate builtin gets its own. */
+static int wrap(PyObject *module, int formula, int flags)
+{
+  const char *name = tl_grad_formula_name(formula);
+  PyObject *method = PyDict_GetItemString(tl_py_tensor_type->tp_dict, name); /* borrowed */
+  PyObject *fn = PyObject_GetAttrString(module, name), *wrapped = NULL;
+  int r = -1;
+  if (!fn)
+    PyErr_Clear();
+  if (method) {
+    Py_INCREF(method); /* setattr below drops the type's reference */
+    if (!(wrapped = recorded_new(formula, flags, method)) ||
+        PyObject_SetAttrString((PyObject *)tl_py_tensor_type, name, wrapped) < 0)
+      goto done;
+  }
+  if (fn && method && fn == method) {
+    if (PyObject_SetAttrString(module, name, wrapped) < 0)
+      goto done;
+  } else if (fn && PyCFunction_Check(fn)) { /* _C.float is a dtype, not a cast */
+    Py_XSETREF(wrapped, recorded_new(formula, flags, fn));
+    if (!wrapped || PyObject_SetAttrString(module, name, wrapped) < 0)
+      goto done;
+  }
+  r = 0;
+done:
+  Py_XDECREF(method);
+  Py_XDECREF(fn);
+  Py_XDECREF(wrapped);
+  return r;
+}
+
+/* ---- grad mode from Python ----------------------------------------------------- */
+
+static PyObject *py_set_grad_enabled(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0)
+    return NULL;
+  tl_grad_enabled = on;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_is_grad_enabled(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(tl_grad_enabled);
+}
+
+static PyObject *py_formula_names(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < TL_GRAD_COUNT; i++) {
+    if (PyDict_SetItemString(d, tl_grad_formula_name(i), tl_grad_formulas[i] ? Py_True : Py_False) < 0)
+      Py_CLEAR(d);
+  }
+  return d;
+}
+
+static PyMethodDef record_functions[] = {
+    {"_set_grad_enabled", py_set_grad_enabled, METH_O, NULL},
+    {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "whether ops are being recorded"},
+    {"_grad_formulas", py_formula_names, METH_NOARGS,
+     "{function name: has a derivative} for every op and grad_fns.def function"},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_grad_init(PyObject *module)
+{
+  recorded_type = (PyTypeObject *)PyType_FromSpec(&recorded_spec);
+  tl_py_record = tl_grad_record;
+  if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
+      PyModule_AddFunctions(module, record_functions) < 0)
+    return -1;
+  for (int i = TL_OP_COUNT; i < TL_GRAD_COUNT; i++) {
+    int flags = fn_flags[i - TL_OP_COUNT];
+    if (wrap(module, i, flags) < 0)
+      return -1;
+  }
+  tl_grad_formulas_elementwise_init();
+  tl_grad_formulas_reduce_init();
+  tl_grad_formulas_shape_init();
+  tl_grad_formulas_index_init();
+  tl_grad_formulas_linalg_init();
+  return 0;
+}

@@ -1,0 +1,241 @@
+/* py_tensor_grad.c - the autograd face of Tensor: requires_grad, grad,
+ * grad_fn, is_leaf, data, detach, retain_grad and the hook lists.
+ *
+ * Only floating-point and complex tensors may require grad.  Only leaves may
+ * have requires_grad changed; a non-leaf requires grad because of its node. */
+#include <Python.h>
+
+#include "grad/py_grad.h"
+
+static bool can_require_grad(const tl_tensor *t)
+{
+  return tl_dtype_is_float(t->dtype) || tl_dtype_is_complex(t->dtype);
+}
+
+static int set_requires_grad(tl_py_tensor *self, int on)
+{
+  if (self->grad_fn) {
+    if (on)
+      return 0;
+    PyErr_SetString(PyExc_RuntimeError, "you can only change requires_grad flags of leaf "
+                    "variables. If you want to use a computed variable in a subgraph that "
+                    "doesn't require differentiation use var_no_grad = var.detach().");
+    return -1;
+  }
+  if (on && !can_require_grad(&self->t)) {
+    PyErr_Format(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can "
+                 "require gradients (got %s)", tl_dtype_names[self->t.dtype]);
+    return -1;
+  }
+  self->requires_grad = on;
+  return 0;
+}
+
+static PyObject *get_requires_grad(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(((tl_py_tensor *)self)->requires_grad);
+}
+
+static int put_requires_grad(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  int on = value ? PyObject_IsTrue(value) : -1;
+  if (!value)
+    PyErr_SetString(PyExc_AttributeError, "requires_grad cannot be deleted");
+  return on < 0 ? -1 : set_requires_grad((tl_py_tensor *)self, on);
+}
+
+static PyObject *get_grad(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  return Py_NewRef(t->grad ? t->grad : Py_None);
+}
+
+static int put_grad(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  if (value && value != Py_None) {
+    if (!tl_py_is_tensor(value)) {
+      PyErr_Format(PyExc_TypeError, "assigned grad expected to be a Tensor or None but got "
+                   "grad of type %s", Py_TYPE(value)->tp_name);
+      return -1;
+    }
+    const tl_tensor *g = tl_py_t(value);
+    bool same = g->ndim == t->t.ndim;
+    for (int d = 0; same && d < g->ndim; d++)
+      same = g->shape[d] == t->t.shape[d];
+    if (!same) {
+      char a[128], b[128];
+      PyErr_Format(PyExc_RuntimeError, "assigned grad has data of a different size: grad "
+                   "%s, tensor %s", tl_shape_str(a, sizeof a, g->ndim, g->shape),
+                   tl_shape_str(b, sizeof b, t->t.ndim, t->t.shape));
+      return -1;
+    }
+    if (g->dtype != t->t.dtype) {
+      PyErr_Format(PyExc_TypeError, "assigned grad has data of a different type: grad %s, "
+                   "tensor %s", tl_dtype_names[g->dtype], tl_dtype_names[t->t.dtype]);
+      return -1;
+    }
+  }
+  Py_XSETREF(t->grad, value && value != Py_None ? Py_NewRef(value) : NULL);
+  return 0;
+}
+
+static PyObject *get_grad_fn(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  return Py_NewRef(t->grad_fn ? t->grad_fn : Py_None);
+}
+
+static PyObject *get_is_leaf(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(((tl_py_tensor *)self)->grad_fn == NULL);
+}
+
+static PyObject *get_retains_grad(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(((tl_py_tensor *)self)->retains_grad);
+}
+
+static PyObject *get_output_nr(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyLong_FromLong(((tl_py_tensor *)self)->output_nr);
+}
+
+/* .data: the same memory without history.  Assigning swaps the view under
+ * the tensor and keeps its autograd identity (what optimisers rely on). */
+static PyObject *get_data(PyObject *self, void *closure)
+{
+  (void)closure;
+  return tl_py_tensor_alias(self);
+}
+
+static int put_data(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  if (!value || !tl_py_is_tensor(value)) {
+    PyErr_SetString(PyExc_TypeError, "Tensor.data must be set to a Tensor");
+    return -1;
+  }
+  tl_tensor old = ((tl_py_tensor *)self)->t;
+  tl_tensor_view_of(&((tl_py_tensor *)self)->t, tl_py_t(value));
+  tl_tensor_release(&old);
+  return 0;
+}
+
+static PyGetSetDef grad_getset[] = {
+    {"requires_grad", get_requires_grad, put_requires_grad, "whether ops on this tensor are recorded", NULL},
+    {"grad", get_grad, put_grad, "the gradient accumulated by backward()", NULL},
+    {"grad_fn", get_grad_fn, NULL, "the node that made this tensor, None for leaves", NULL},
+    {"is_leaf", get_is_leaf, NULL, NULL, NULL},
+    {"retains_grad", get_retains_grad, NULL, NULL, NULL},
+    {"output_nr", get_output_nr, NULL, NULL, NULL},
+    {"data", get_data, put_data, "the tensor's memory without its history", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- methods ------------------------------------------------------------------ */
+
+static PyObject *tensor_detach(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return tl_py_tensor_alias(self);
+}
+
+static PyObject *tensor_detach_(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  if (t->grad_view) {
+    PyErr_SetString(PyExc_RuntimeError, "detach_(): cannot detach a view in place; use detach()");
+    return NULL;
+  }
+  Py_CLEAR(t->grad_fn);
+  t->requires_grad = false;
+  t->output_nr = 0;
+  return Py_NewRef(self);
+}
+
+static PyObject *tensor_requires_grad_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"requires_grad", NULL};
+  PyObject *v[1] = {NULL};
+  if (tl_py_bind_args("requires_grad_", args, nargs, kwnames, names, 1, 0, v) < 0)
+    return NULL;
+  int on = v[0] ? PyObject_IsTrue(v[0]) : 1;
+  if (on < 0 || set_requires_grad((tl_py_tensor *)self, on) < 0)
+    return NULL;
+  return Py_NewRef(self);
+}
+
+static PyObject *tensor_retain_grad(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  if (!t->requires_grad) {
+    PyErr_SetString(PyExc_RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
+    return NULL;
+  }
+  if (!t->grad_fn || t->retains_grad)
+    Py_RETURN_NONE; /* leaves keep their grad anyway */
+  tl_py_node *node = (tl_py_node *)t->grad_fn;
+  if (!node->retained && !(node->retained = PyList_New(0)))
+    return NULL;
+  PyObject *ref = PyWeakref_NewRef(self, NULL);
+  PyObject *entry = ref ? Py_BuildValue("(iN)", t->output_nr, ref) : NULL;
+  int r = entry ? PyList_Append(node->retained, entry) : -1;
+  Py_XDECREF(entry);
+  if (r < 0)
+    return NULL;
+  t->retains_grad = true;
+  Py_RETURN_NONE;
+}
+
+/* The list register_hook appends (output_nr, hook) to: a leaf's own, or its
+ * node's (a non-leaf's hooks belong to the gradient its node receives). */
+static PyObject *tensor_hook_list(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  if (!t->requires_grad) {
+    PyErr_SetString(PyExc_RuntimeError, "cannot register a hook on a tensor that doesn't "
+                    "require gradient");
+    return NULL;
+  }
+  PyObject **slot = t->grad_fn ? &((tl_py_node *)t->grad_fn)->pre_hooks : &t->hooks;
+  if (!*slot && !(*slot = PyList_New(0)))
+    return NULL;
+  return Py_BuildValue("(Oi)", *slot, t->grad_fn ? t->output_nr : 0);
+}
+
+static PyMethodDef grad_methods[] = {
+    {"detach", tensor_detach, METH_NOARGS, "a tensor sharing this memory, without history"},
+    {"detach_", tensor_detach_, METH_NOARGS, NULL},
+    {"requires_grad_", (PyCFunction)(void (*)(void))tensor_requires_grad_,
+     METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"retain_grad", tensor_retain_grad, METH_NOARGS, "keep .grad of this non-leaf tensor"},
+    {"_hook_list", tensor_hook_list, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_tensor_grad_init(void)
+{
+  PyTypeObject *type = tl_py_tensor_type;
+  for (PyGetSetDef *d = grad_getset; d->name; d++) {
+    PyObject *descr = PyDescr_NewGetSet(type, d);
+    if (!descr || PyObject_SetAttrString((PyObject *)type, d->name, descr) < 0) {
+      Py_XDECREF(descr);
+      return -1;
+    }
+    Py_DECREF(descr);
+  }
+  return tl_py_tensor_add_methods(grad_methods);
+}

@@ -1,0 +1,111 @@
+"""torchlike.autograd: reverse-mode differentiation by a tape.
+
+Ops called on tensors that require grad are recorded by the C core
+(``src/grad``); ``backward`` and ``grad`` here check their arguments the way
+PyTorch does and hand the graph to the C engine (``_C._run_backward``)."""
+from .. import _C
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
+                        is_grad_enabled, is_inference_mode_enabled)
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+from . import functional  # noqa: F401
+
+__all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode", "functional"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, _C.Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """One gradient per output: ones for scalars when none is given, checked
+    against the output's shape otherwise."""
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+                           if not grads else
+                           f"got {len(outputs)} outputs but {len(grads)} gradients")
+    made = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not (out.is_floating_point() or out.is_complex()):
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
+                g = _C.ones_like(out)
+        elif not isinstance(g, _C.Tensor):
+            g = _C.full_like(out, g)
+        elif tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{g.shape} and output[{i}] has a shape of {out.shape}.")
+        elif g.dtype != out.dtype and (g.is_complex() != out.is_complex()):
+            raise TypeError(f"For complex Tensors, both grad_output and output are required "
+                            f"to have the same dtype. Mismatch in dtype: grad_output[{i}] "
+                            f"has a dtype of {g.dtype} and output[{i}] has a dtype of "
+                            f"{out.dtype}.")
+        made.append(g)
+    return tuple(made)
+
+
+def _check_roots(tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"element {i} of tensors is a {type(t).__name__}, not a Tensor")
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               f"have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             inputs=None):
+    """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
+    ``inputs`` only, when given)."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0 and inputs != ():
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(tensors)
+    grads = _make_grads(tensors, grad_tensors)
+    _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned
+    rather than accumulated into ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs_tuple = _as_tuple(inputs)
+    if not inputs_tuple:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_roots(outputs)
+    for t in inputs_tuple:
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"inputs must be Tensors, not {type(t).__name__}")
+    grads = _make_grads(outputs, grad_outputs)
+    result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
+                              inputs_tuple, True)
+    if not allow_unused and any(r is None for r in result):
+        raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                           "in the graph. Set allow_unused=True if this is the desired "
+                           "behavior.")
+    if materialize_grads:
+        result = tuple(_C.zeros_like(t) if r is None else r
+                       for r, t in zip(result, inputs_tuple))
+    return result

@@ -1,0 +1,2 @@
+"""torchlike.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp
+(being written)."""

@@ -1,0 +1,133 @@
+"""Grad modes: whether ops are recorded on the tape.
+
+Each is a context manager and a decorator, as in PyTorch. The mode is per
+thread and lives in the C core (``_C.is_grad_enabled``)."""
+import functools
+import inspect
+
+from .. import _C
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]
+
+is_grad_enabled = _C.is_grad_enabled
+_inference_depth = 0
+
+
+def is_inference_mode_enabled():
+    return _inference_depth > 0
+
+
+class _GradModeContext:
+    """Base: set a mode on enter, restore the previous one on exit; used as a
+    decorator, it wraps the function (or generator) in the context."""
+
+    def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            return generator
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(self._mode())
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _C._set_grad_enabled(self.prev)
+
+
+class no_grad(_GradModeContext):
+    """Disable recording: results of ops have ``requires_grad=False``.
+
+    Example::
+
+        >>> with torchlike.no_grad():
+        ...     y = x * 2      # y.requires_grad is False
+    """
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # used as @no_grad, without parentheses
+
+    def _mode(self):
+        return False
+
+
+class enable_grad(_GradModeContext):
+    """Enable recording inside a ``no_grad`` region."""
+
+    def _mode(self):
+        return True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Set recording on or off; takes effect at once, and as a context
+    manager restores the previous mode on exit."""
+
+    def __init__(self, mode):
+        self.prev = _C.is_grad_enabled()
+        self.mode = bool(mode)
+        _C._set_grad_enabled(self.mode)
+
+    def _mode(self):
+        return self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _C._set_grad_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (nothing is recorded); ``mode=False`` does nothing."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def _mode(self):
+        return not self.mode and _C.is_grad_enabled()
+
+    def __enter__(self):
+        global _inference_depth
+        self.prev = _C.is_grad_enabled()
+        if self.mode:
+            _inference_depth += 1
+            _C._set_grad_enabled(False)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        global _inference_depth
+        if self.mode:
+            _inference_depth -= 1
+        _C._set_grad_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
