@@ -227,14 +227,27 @@ PyObject *tl_grad_call(tl_grad_ctx *c, const char *name, const char *fmt, ...)
   PyObject *fn = lookup(name);
   if (!fn)
     return NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  size_t n = strspn(fmt, "O");
+  if (fmt[n] == '\0' && n <= 4) {
+    /* Tensors only (the common case): call without building a tuple. */
+    PyObject *args[4];
+    bool missing = false;
+    for (size_t i = 0; i < n; i++)
+      missing |= !(args[i] = va_arg(ap, PyObject *));
+    va_end(ap);
+    if (missing)
+      return PyErr_Format(PyExc_SystemError, "autograd formula of %U: NULL argument to %s",
+                          c->node->name, name);
+    return keep(c, PyObject_Vectorcall(fn, args, n, NULL));
+  }
   char full[64];
   const char *bar = strchr(fmt, '|');
   if (bar)
     snprintf(full, sizeof full, "((%.*s)%s)", (int)(bar - fmt), fmt, bar + 1);
   else
     snprintf(full, sizeof full, "(%s)", fmt);
-  va_list ap;
-  va_start(ap, fmt);
   PyObject *built = Py_VaBuildValue(full, ap);
   va_end(ap);
   if (!built)
