@@ -4,7 +4,7 @@ The C type (``torchlike._C.Tensor``) holds everything on the hot path; what
 lives here is presentation and protocol glue that is clearer in Python."""
 from . import _C
 from ._tensor_str import tensor_repr
-from ._ufunc import array_ufunc
+from . import _ufunc  # noqa: F401  (installs __array_ufunc__'s Python path)
 from ._array_function import array_function
 
 Tensor = _C.Tensor
@@ -52,7 +52,6 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.__array_ufunc__ = array_ufunc
 Tensor.__array_priority__ = 1000
 Tensor.__array_function__ = array_function
 

@@ -64,6 +64,8 @@ def _call(ufunc, inputs, kwargs):
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=dtype)
                   for x in inputs]
     if out is None:
+        if dtype is None and not kwargs and op is not _C.sgn:
+            _FAST[ufunc] = op  # the C fast path may answer this ufunc from now on
         return op(*inputs)
     op(*inputs, out=out)
     return given_out[0]  # NumPy hands back the caller's own out object
@@ -130,6 +132,10 @@ def _wrap(r):
     return r
 
 
+# ufunc -> op for plain calls, read by Tensor.__array_ufunc__ in C (py_ufunc.c).
+_FAST = {}
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         result = _call(ufunc, inputs, dict(kwargs))
@@ -142,3 +148,6 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if result is NotImplemented:
         result = _fallback(ufunc, method, inputs, kwargs)
     return result
+
+
+_C._set_array_ufunc(_FAST, array_ufunc)

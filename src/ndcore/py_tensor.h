@@ -148,6 +148,9 @@ extern PyMethodDef tl_py_create_functions[];
 /* Generator, the random functions and Tensor samplers (py_random.c) */
 int tl_py_random_init(PyObject *module);
 
+/* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
+int tl_py_ufunc_init(PyObject *module);
+
 /* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
 extern PyMethodDef tl_py_dlpack_methods[];
 extern PyMethodDef tl_py_dlpack_functions[];
