@@ -188,6 +188,12 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
   PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "out") == 0 &&
+        args[nargs + k] != Py_None)
+      return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't "
+                          "support automatic differentiation, but one of the arguments "
+                          "requires grad.", tl_grad_formula_name(formula));
   if (target) {
     if (check_inplace(formula, target) < 0)
       return NULL;
