@@ -93,3 +93,26 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 Tensor.register_hook = _register_hook
 Tensor.backward = _backward
+
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+def _array_namespace(self, /, *, api_version=None):
+    """The Array API namespace of tensors: ``torchlike.numpy``."""
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"Unrecognized array API version: {api_version!r}; torchlike.numpy "
+                         f"implements {', '.join(_API_VERSIONS)}")
+    import torchlike.numpy
+    return torchlike.numpy
+
+
+def _to_device(self, device, /, *, stream=None):
+    """The tensor on ``device`` (itself when already there), as the Array API asks."""
+    if stream is not None and device != "cpu" and getattr(device, "type", device) != "cpu":
+        raise ValueError("to_device: streams are not supported yet")
+    return self if self.device == device else self.to(device)
+
+
+Tensor.__array_namespace__ = _array_namespace
+Tensor.to_device = _to_device

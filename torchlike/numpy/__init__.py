@@ -1,2 +1,138 @@
-"""torchlike.numpy: NumPy's API and the Python Array API standard over tensors."""
-from . import _creation, _manipulation, _statistical, _sorting, _linalg, _utility  # noqa: F401
+"""torchlike.numpy: NumPy's API and the Python Array API standard over tensors.
+
+``import torchlike.numpy as np`` gives NumPy's functions (``axis=``,
+``keepdims=``, ``dtype=np.float32`` or ``"float32"``), NumPy's default dtypes
+(``np.asarray([1.5])`` is float64) and ``device=`` placement.  The arrays are
+torchlike tensors, so everything here runs torchlike ops and is recorded on the
+autograd tape.  It is also the namespace ``t.__array_namespace__()`` returns,
+conforming to the Array API standard (version below), with the ``linalg`` and
+``fft`` extensions.
+
+Where things live (one file per area):
+  _creation.py      asarray, zeros, ones, full, arange, linspace, eye, *_like
+  _elementwise.py   the elementwise functions (sin, add, pow, clip, real ...)
+  _statistical.py   reductions: sum, mean, std, max, cumulative_sum, nan*, quantile
+  _manipulation.py  reshape, concat, stack, flip, roll, pad, where, take ...
+  _sorting.py       sort, argsort, searchsorted, unique_*, isin
+  _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
+  _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
+  _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
+  fft.py, random.py, linalg.py   the submodules
+Functions of NumPy not listed here are looked up in NumPy and called with
+tensors (module ``__getattr__``), so they dispatch through
+``Tensor.__array_function__``.
+"""
+import math as _math
+
+import numpy as _np
+
+from .. import _C
+from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
+from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
+from . import _statistical, _utility  # noqa: F401
+from . import fft, linalg, random  # noqa: F401
+from ._creation import (  # noqa: F401
+    arange, array, asarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
+    ones, tri, zeros)
+from ._elementwise import *  # noqa: F401,F403
+from ._elementwise import astype  # noqa: F401
+from ._info import (  # noqa: F401
+    __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+
+__array_api_version__ = "2024.12"
+
+ndarray = _C.Tensor
+
+# dtypes: torchlike's own dtype objects, under NumPy's and the standard's names
+bool = _C.bool
+int8, int16, int32, int64 = _C.int8, _C.int16, _C.int32, _C.int64
+uint8 = _C.uint8
+float16, bfloat16, float32, float64 = _C.float16, _C.bfloat16, _C.float32, _C.float64
+complex64, complex128 = _C.complex64, _C.complex128
+bool_, byte, ubyte, short, intc, int_, intp, longlong = \
+    bool, int8, uint8, int16, int32, int64, int64, int64
+half, single, double, csingle, cdouble = float16, float32, float64, complex64, complex128
+
+e = _math.e
+pi = _math.pi
+inf = _math.inf
+nan = _math.nan
+euler_gamma = _np.euler_gamma
+newaxis = None
+
+# NumPy functions whose registered tensor implementation is also ours, as is
+_FROM_TABLE = [
+    # creation
+    "empty_like", "zeros_like", "ones_like", "full_like", "copy",
+    # manipulation
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
+    "moveaxis", "squeeze", "concatenate", "concat", "stack", "vstack", "hstack", "dstack",
+    "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split", "array_split",
+    "hsplit", "vsplit", "tile", "repeat", "flip", "fliplr", "flipud", "rot90", "roll",
+    "broadcast_to", "where", "nonzero", "flatnonzero", "argwhere",
+    "diagonal", "diag", "tril", "triu", "pad", "take", "take_along_axis", "put_along_axis",
+    # statistical
+    "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "ptp", "argmax",
+    "argmin", "all", "any", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",
+    "cumulative_prod", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmax",
+    "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod", "median", "nanmedian",
+    "quantile", "nanquantile", "percentile", "nanpercentile", "average",
+    # sorting, searching, sets
+    "sort", "argsort", "searchsorted", "unique", "unique_all", "unique_counts",
+    "unique_inverse", "unique_values", "isin",
+    # linear algebra at the top level
+    "dot", "vdot", "inner", "outer", "matmul", "vecdot", "tensordot", "einsum", "trace",
+    "kron", "cross",
+    # the rest
+    "diff", "ediff1d", "isclose", "allclose", "array_equal", "array_equiv", "nan_to_num",
+    "ndim", "shape", "size", "iscomplexobj", "isrealobj", "tril_indices_from",
+    "triu_indices_from", "bincount",
+]
+for _name in _FROM_TABLE:
+    globals()[_name] = _TABLE[getattr(_np, _name)]
+del _name
+
+
+def expand_dims(x, /, axis=0):
+    """Insert length-1 axes at ``axis`` (an int or a tuple of ints)."""
+    return _TABLE[_np.expand_dims](x, axis)
+
+
+def broadcast_arrays(*arrays):
+    """The arrays broadcast against each other, as a list (Array API)."""
+    return list(_TABLE[_np.broadcast_arrays](*arrays))
+
+
+def meshgrid(*arrays, indexing="xy", sparse=False, copy=True):
+    """Coordinate grids, as a list (Array API)."""
+    return list(_TABLE[_np.meshgrid](*arrays, indexing=indexing, sparse=sparse, copy=copy))
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    from .._array_function import norm_axis
+    x = _as_tensor(x)
+    return tuple(_C.unbind(x, norm_axis(axis, x.ndim)))
+
+
+def tril_indices(n, k=0, m=None):
+    return tuple(_C.tril_indices(n, n if m is None else m, k))
+
+
+def triu_indices(n, k=0, m=None):
+    return tuple(_C.triu_indices(n, n if m is None else m, k))
+
+
+def __getattr__(name):
+    """Any other NumPy function, called with tensors so it dispatches back here
+    (NumPy's Python implementation on torchlike ops, or the fallback rule)."""
+    func = getattr(_np, name, None)
+    if callable(func) and not isinstance(func, type) and not name.startswith("_"):
+        def call(*args, **kwargs):
+            if args and not isinstance(args[0], _C.Tensor):
+                args = (_as_tensor(args[0]),) + args[1:]
+            return func(*args, **kwargs)
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = func.__doc__
+        return call
+    raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")

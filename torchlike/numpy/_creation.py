@@ -1,9 +1,11 @@
-"""NumPy creation functions over tensors: the ``*_like`` family and copy."""
+"""Creation functions: NumPy's ``*_like`` family and copy (also registered for
+``Tensor.__array_function__``), and the namespace's asarray, zeros, ones,
+full, arange, linspace, eye ... with NumPy's default dtypes (float64, int64)
+and Array API ``device=``/``copy=`` arguments."""
 import numpy as np
 
 from .. import _C
-from .._array_function import (
-    implements, tl_dtype, as_tensor)
+from .._array_function import Unsupported, implements, tl_dtype, as_tensor, flat, np_dtype
 
 Tensor = _C.Tensor
 
@@ -45,3 +47,175 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 @implements(np.copy)
 def copy(a, order="K", subok=False):
     return as_tensor(a).clone()
+
+
+# ---------------------------------------------------------------------------
+# the namespace's own creation functions: NumPy's default dtypes (float64,
+# int64), Array API signatures (``device=``, ``copy=``)
+
+def _default_dtype(value):
+    """NumPy's dtype for a Python scalar fill value."""
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, (bool, np.bool_)):
+        return _C.bool
+    if isinstance(value, (int, np.integer)):
+        return _C.int64
+    if isinstance(value, (complex, np.complexfloating)):
+        return _C.complex128
+    return _C.float64
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def _place(x, device):
+    return x if device is None or x.device == device else x.to(device)
+
+
+def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None):
+    """An array from a tensor, an ndarray, a buffer or nested Python sequences.
+
+    Tensors and ndarrays are taken without a copy when ``copy`` is not True and
+    neither dtype nor device changes; ``copy=False`` refuses to copy."""
+    dtype = tl_dtype(dtype)
+    if isinstance(obj, Tensor):
+        result = obj
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        result = _C.from_dlpack(obj)
+    else:
+        if copy is False and not isinstance(obj, np.ndarray) and \
+                not hasattr(obj, "__array_interface__") and not _is_buffer(obj):
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        if isinstance(obj, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(obj)):
+            result = as_tensor(obj)
+        else:
+            a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
+            if a.dtype.kind == "O":
+                raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}")
+            if a.dtype.kind == "u" and a.dtype.itemsize > 1 and dtype is None:
+                if isinstance(obj, np.ndarray):
+                    raise TypeError(f"torchlike has no dtype {a.dtype}")
+                raise OverflowError("Python integer out of bounds for int64")
+            result = as_tensor(a)
+            copy = False if result.data_ptr() != _data_ptr(a) else copy
+    changed = (dtype is not None and result.dtype != dtype) or \
+        (device is not None and result.device != device)
+    if changed and copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    if dtype is not None and result.dtype != dtype:
+        result = result.to(dtype)
+    result = _place(result, device)
+    if copy and not changed:
+        result = result.clone()
+    return result
+
+
+def _is_buffer(obj):
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _data_ptr(a):
+    return a.__array_interface__["data"][0] if a.size else -1
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, device=None,
+          like=None):
+    """NumPy's ``np.array``: a copy unless ``copy=False``/``None`` allows a view."""
+    result = asarray(object, dtype, device=device, copy=copy)
+    if result.ndim < ndmin:
+        result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
+    return result
+
+
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    return _C.empty(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+
+
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    return _C.zeros(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return _C.ones(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    dtype = tl_dtype(dtype) or _default_dtype(fill_value)
+    if isinstance(fill_value, Tensor):
+        return _place(_C.broadcast_to(fill_value.to(dtype), _shape(shape)).clone(), device)
+    return _C.full(_shape(shape), fill_value, dtype=dtype, device=device)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    dtype = tl_dtype(dtype)
+    if dtype is None:
+        dtype = _C.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
+            else _C.float64
+    n = max(int(np.ceil((stop - start) / step)), 0)
+    if dtype.is_floating_point or dtype.is_complex:
+        return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
+    return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
+
+
+def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if isinstance(start, Tensor) or isinstance(stop, Tensor) or axis != 0:
+        raise Unsupported("linspace with array end points")
+    dtype = tl_dtype(dtype)
+    complex_ends = isinstance(start, complex) or isinstance(stop, complex)
+    work = _C.complex128 if complex_ends or (dtype is not None and dtype.is_complex) \
+        else _C.float64
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else float("nan")
+    index = _C.arange(num, dtype=_C.float64, device=device).to(work)
+    result = index * step + start if div > 0 else \
+        _C.full((num,), start, dtype=work, device=device)
+    if endpoint and num > 1:
+        result[-1] = stop
+    result = result.to(dtype or work)
+    return (result, step) if retstep else result
+
+
+def eye(N, /, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
+    M = N if M is None else M
+    k = max(min(int(k), M + 1), -N - 1)  # beyond the corners every diagonal is empty
+    rows = _C.arange(N, device=device).reshape(-1, 1)
+    cols = _C.arange(M, device=device).reshape(1, -1)
+    return (cols - rows == k).to(tl_dtype(dtype) or _C.float64)
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None, *, like=None):
+    M = N if M is None else M
+    rows = _C.arange(N).reshape(-1, 1)
+    cols = _C.arange(M).reshape(1, -1)
+    return (cols - rows <= k).to(tl_dtype(dtype) or _C.float64)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    result = _C.from_dlpack(x)
+    if copy:
+        result = result.clone()
+    return _place(result, device)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype)), count=count,
+                                   offset=offset))

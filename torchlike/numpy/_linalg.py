@@ -6,7 +6,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    TABLE)
+    NoValue, TABLE)
 
 
 @implements(np.dot)
@@ -141,7 +141,11 @@ def _install_linalg():
     _linalg("matrix_power", la.matrix_power)
     _linalg("eigvalsh", la.eigvalsh)
     _linalg("eigvals", la.eigvals)
-    _linalg("pinv", la.pinv)
+
+    def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
+        rtol = None if rtol is NoValue else rtol
+        return tla.pinv(_linalg_input(a), rcond=rcond, hermitian=hermitian, rtol=rtol)
+    TABLE[la.pinv] = pinv
 
     def slogdet(a):
         r = tla.slogdet(_linalg_input(a))

@@ -43,7 +43,7 @@ def transpose(a, axes=None):
     return a.permute(*axes)
 
 
-@implements(np.matrix_transpose)
+@implements(np.matrix_transpose, np.linalg.matrix_transpose)
 def matrix_transpose(x, /):
     x = as_tensor(x)
     if x.ndim < 2:

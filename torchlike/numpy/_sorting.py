@@ -10,21 +10,23 @@ Tensor = _C.Tensor
 
 
 @implements(np.sort)
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """Always stable (NumPy's ``kind="stable"``); ``descending`` is the Array
+    API's, keeping equal elements in their original order."""
     refuse(order=order)
     a = as_tensor(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    return _C.sort(a, dim=norm_axis(axis, a.ndim), stable=True).values
+    return _C.sort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True).values
 
 
 @implements(np.argsort)
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     refuse(order=order)
     a = as_tensor(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    return _C.argsort(a, dim=norm_axis(axis, a.ndim), stable=True)
+    return _C.argsort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True)
 
 
 @implements(np.searchsorted)

@@ -196,6 +196,22 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fal
     return finish(result, out)
 
 
+@implements(np.cumulative_prod)
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    x = as_tensor(x)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("axis must be specified for multi-dimensional arrays.")
+        axis = 0
+    result = _scan("cumprod")(x, axis, dtype)
+    if include_initial:
+        shape = list(result.shape)
+        shape[norm_axis(axis, x.ndim)] = 1
+        result = _C.cat([_C.ones(tuple(shape), dtype=result.dtype, device=result.device),
+                         result], norm_axis(axis, x.ndim))
+    return finish(result, out)
+
+
 def _nan_to(a, value):
     a = as_tensor(a)
     if not (a.is_floating_point() or a.is_complex()):

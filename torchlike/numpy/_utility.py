@@ -46,10 +46,10 @@ def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
         raise ValueError("diff requires input that is at least one dimensional")
     axis = norm_axis(axis, a.ndim)
     parts = []
-    for extra in (prepend, None, append):
-        if extra is None:
+    for extra in (prepend, a, append):
+        if extra is a:
             parts.append(a)
-        elif extra is not NoValue:
+        elif extra is not NoValue and extra is not None:
             e = as_tensor(extra)
             if e.ndim == 0:
                 shape = list(a.shape)

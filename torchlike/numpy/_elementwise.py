@@ -1,0 +1,282 @@
+"""Elementwise functions of the namespace: the Array API names (acos, pow,
+bitwise_invert ...) and NumPy's (arccos, power, invert ...), each the
+torchlike op of that meaning.
+
+Operands may be tensors, Python scalars (weak, NEP 50) or anything NumPy
+turns into an array (lists, ndarrays), which becomes a tensor with NumPy's
+default dtypes.  Keyword arguments (``out=``) go to the op unchanged."""
+import builtins
+
+import numpy as np
+
+from .. import _C
+from .._array_function import as_tensor, tl_dtype
+
+Tensor = _C.Tensor
+_SCALARS = (builtins.bool, int, float, complex)
+
+
+def _arg(x):
+    return x if isinstance(x, Tensor) else as_tensor(x)
+
+
+def _unary(op, name):
+    def fn(x, /, **kwargs):
+        return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    return fn
+
+
+def _binary(op, name):
+    def fn(x1, x2, /, **kwargs):
+        if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
+                                               isinstance(x2, Tensor)):
+            x1 = as_tensor(x1)
+        if not isinstance(x2, Tensor) and not isinstance(x2, _SCALARS):
+            x2 = as_tensor(x2)
+        return op(x1, x2, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
+    return fn
+
+
+# namespace name -> torchlike op
+UNARY = {
+    "abs": "abs", "absolute": "abs", "fabs": "abs", "acos": "acos", "arccos": "acos",
+    "acosh": "acosh", "arccosh": "acosh", "asin": "asin", "arcsin": "asin",
+    "asinh": "asinh", "arcsinh": "asinh", "atan": "atan", "arctan": "atan",
+    "atanh": "atanh", "arctanh": "atanh", "bitwise_invert": "bitwise_not",
+    "invert": "bitwise_not", "bitwise_not": "bitwise_not", "ceil": "ceil", "cos": "cos",
+    "cosh": "cosh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "floor": "floor",
+    "isfinite": "isfinite", "isinf": "isinf", "isnan": "isnan", "log": "log",
+    "log1p": "log1p", "log2": "log2", "log10": "log10", "logical_not": "logical_not",
+    "negative": "neg", "positive": "positive", "reciprocal": "reciprocal", "sin": "sin",
+    "sinh": "sinh", "square": "square", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
+    "trunc": "trunc", "fix": "trunc", "signbit": "signbit", "rint": "round",
+    "isposinf": "isposinf", "isneginf": "isneginf",
+}
+BINARY = {
+    "add": "add", "atan2": "atan2", "arctan2": "atan2", "bitwise_and": "bitwise_and",
+    "bitwise_left_shift": "bitwise_left_shift", "left_shift": "bitwise_left_shift",
+    "bitwise_or": "bitwise_or", "bitwise_right_shift": "bitwise_right_shift",
+    "right_shift": "bitwise_right_shift", "bitwise_xor": "bitwise_xor",
+    "copysign": "copysign", "divide": "div", "true_divide": "div",
+    "equal": "eq", "floor_divide": "floor_divide", "greater": "gt", "greater_equal": "ge",
+    "hypot": "hypot", "less": "lt", "less_equal": "le", "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2", "logical_and": "logical_and", "logical_or": "logical_or",
+    "logical_xor": "logical_xor", "maximum": "maximum", "minimum": "minimum",
+    "multiply": "mul", "nextafter": "nextafter", "not_equal": "ne", "pow": "pow",
+    "power": "pow", "remainder": "remainder", "mod": "remainder", "subtract": "sub",
+    "fmod": "fmod", "fmax": "fmax", "fmin": "fmin", "float_power": "float_power",
+}
+
+__all__ = list(UNARY) + list(BINARY) + [
+    "sign", "round", "around", "conj", "conjugate", "real", "imag", "clip", "deg2rad",
+    "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle", "heaviside", "divmod",
+    "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
+
+for _name, _op in UNARY.items():
+    globals()[_name] = _unary(getattr(_C, _op), _name)
+for _name, _op in BINARY.items():
+    globals()[_name] = _binary(getattr(_C, _op), _name)
+del _name, _op
+
+
+def sign(x, /, **kwargs):
+    """-1, 0 or 1 (NaN stays NaN); for complex numbers ``x / |x|``."""
+    x = _arg(x)
+    return (_C.sgn if x.is_complex() else _C.sign)(x, **kwargs)
+
+
+def round(x, /, decimals=0, out=None):
+    """Round half to even, to ``decimals`` places."""
+    x = _arg(x)
+    if not (x.is_floating_point() or x.is_complex()):
+        result = x.clone()
+    elif x.is_complex():
+        result = _round_complex(x, decimals)
+    else:
+        result = _C.round(x, decimals=decimals) if decimals else _C.round(x)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def _round_complex(x, decimals):
+    re, im = real(x), imag(x)
+    re = _C.round(re, decimals=decimals) if decimals else _C.round(re)
+    im = _C.round(im, decimals=decimals) if decimals else _C.round(im)
+    return re.to(x.dtype) + im.to(x.dtype) * 1j
+
+
+around = round
+
+
+def conj(x, /):
+    x = _arg(x)
+    return _C.conj_physical(x) if x.is_complex() else x
+
+
+conjugate = conj
+
+
+def _parts(x):
+    """The (..., 2) real view of a complex tensor."""
+    base = x.contiguous().reshape(*x.shape, 1)
+    return base.view(_C.float32 if x.dtype == _C.complex64 else _C.float64) \
+        .reshape(*x.shape, 2)
+
+
+def real(x, /):
+    x = _arg(x)
+    return _parts(x)[..., 0] if x.is_complex() else x
+
+
+def imag(x, /):
+    x = _arg(x)
+    if x.is_complex():
+        return _parts(x)[..., 1]
+    return _C.zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
+
+
+def angle(z, deg=False):
+    z = _arg(z)
+    result = _C.angle(z) if z.is_complex() or z.is_floating_point() else \
+        _C.angle(z.to(_C.float64))
+    return result * (180 / np.pi) if deg else result
+
+
+def isreal(x):
+    x = _arg(x)
+    return imag(x) == 0 if x.is_complex() else _C.ones(tuple(x.shape), dtype=_C.bool,
+                                                       device=x.device)
+
+
+def iscomplex(x):
+    return ~isreal(x)
+
+
+def clip(x, /, min=None, max=None, out=None, **kwargs):
+    """Bounds may be scalars or arrays; None leaves that side open.  The
+    result keeps ``x``'s dtype (Array API); bounds are cast to it."""
+    x = _arg(x)
+    lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    result = x
+    if lo is not None:
+        lo = _bound(lo, x)
+        result = _C.where(result < lo, lo, result) if not isinstance(lo, Tensor) \
+            else _C.where(result < lo, lo.to(x.dtype), result)
+    if hi is not None:
+        hi = _bound(hi, x)
+        result = _C.where(result > hi, hi, result) if not isinstance(hi, Tensor) \
+            else _C.where(result > hi, hi.to(x.dtype), result)
+    if result is x:
+        result = x.clone()
+    if result.dtype != x.dtype:
+        result = result.to(x.dtype)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def _bound(b, x):
+    if isinstance(b, _SCALARS):
+        if not (x.is_floating_point() or x.is_complex()) and isinstance(b, float):
+            return b
+        return _C.full((), b, dtype=x.dtype, device=x.device)
+    return _arg(b)
+
+
+def deg2rad(x, /):
+    return _float(x) * (np.pi / 180)
+
+
+def rad2deg(x, /):
+    return _float(x) * (180 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def _float(x):
+    x = _arg(x)
+    return x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
+
+
+def heaviside(x1, x2, /):
+    x1 = _float(x1)
+    x2 = x2 if isinstance(x2, _SCALARS) else _arg(x2)
+    zero = _C.zeros((), dtype=x1.dtype, device=x1.device)
+    return _C.where(x1 == 0, x2 + zero, (x1 > 0).to(x1.dtype))
+
+
+def divmod(x1, x2, /):
+    return globals()["floor_divide"](x1, x2), globals()["remainder"](x1, x2)
+
+
+def sinc(x, /):
+    x = _float(x)
+    y = x * np.pi
+    safe = _C.where(y == 0, _C.ones((), dtype=y.dtype, device=y.device), y)
+    return _C.where(y == 0, _C.ones((), dtype=y.dtype, device=y.device), _C.sin(safe) / safe)
+
+
+def cbrt(x, /):
+    x = _float(x)
+    return _C.sign(x) * x.abs().pow(1.0 / 3.0)
+
+
+def ldexp(x1, x2, /):
+    return _float(x1) * _C.exp2(_arg(x2).to(_float(x1).dtype))
+
+
+def gcd(x1, x2, /):
+    return as_tensor(np.gcd(_host(x1), _host(x2)))
+
+
+def lcm(x1, x2, /):
+    return as_tensor(np.lcm(_host(x1), _host(x2)))
+
+
+def frexp(x, /):
+    m, e = np.frexp(_host(x))
+    return as_tensor(m), as_tensor(e)
+
+
+def modf(x, /):
+    x = _float(x)
+    whole = _C.trunc(x)
+    return x - whole, whole
+
+
+def spacing(x, /):
+    x = _float(x)
+    return _C.nextafter(x, _C.full((), float("inf"), dtype=x.dtype, device=x.device)) - x
+
+
+def i0(x, /):
+    return as_tensor(np.i0(_host(x)))
+
+
+def _host(x):
+    """NumPy's view of an integer-valued operand (for functions with no op:
+    gcd, lcm, frexp, i0); refused for tensors needing grad or off the CPU."""
+    from .._array_function import check_fallback
+    if isinstance(x, Tensor):
+        check_fallback("torchlike.numpy function", [x])
+        return x.numpy()
+    return np.asarray(x)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` as ``dtype`` (Array API): a new array unless ``copy=False`` and
+    nothing changes."""
+    dtype = tl_dtype(dtype)
+    same = x.dtype == dtype and (device is None or x.device == device)
+    if same:
+        return x.clone() if copy else x
+    result = x.to(dtype)
+    return result if device is None else result.to(device)
