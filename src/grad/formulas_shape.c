@@ -9,7 +9,7 @@ static void backward(tl_grad_ctx *c)
   switch (c->formula) {
   case TL_GRAD_RESHAPE:
   case TL_GRAD_VIEW: {
-    PyObject *x = X(0, "input");
+    PyObject *x = ARG(0, "input"); /* only its shape: ARG, not X (no version check) */
     SEND(x, CALL("reshape", "OO", g, SHAPE(x)));
     break;
   }

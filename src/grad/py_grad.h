@@ -161,6 +161,7 @@ void tl_grad_formulas_reduce_init(void);
 void tl_grad_formulas_shape_init(void);
 void tl_grad_formulas_index_init(void);
 void tl_grad_formulas_linalg_init(void);
+void tl_grad_formulas_inplace_init(void);
 
 /* ---- the engine ---- */
 int tl_py_engine_init(PyObject *module);

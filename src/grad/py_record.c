@@ -33,6 +33,91 @@ int tl_grad_set_history(PyObject *out, tl_py_node *node, int nr)
   return 0;
 }
 
+/* ---- views ------------------------------------------------------------------------
+ * A recorded view remembers its base and the base's node at that moment.  An
+ * in-place write through the view gives the base a CopySlices node, so the
+ * base's history sees the write.  A view whose base got a new node since (a
+ * write through the base or through another view) would carry a stale
+ * history: using it is an error rather than a wrong gradient. */
+
+static uint64_t fn_seq(PyObject *t)
+{
+  PyObject *fn = ((tl_py_tensor *)t)->grad_fn;
+  return fn ? ((tl_py_node *)fn)->seq : 0;
+}
+
+static int check_view_current(PyObject *o)
+{
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  if (!t->base || fn_seq(t->base) == t->base_seq)
+    return 0;
+  char shape[128];
+  PyErr_Format(PyExc_RuntimeError, "a view of shape %s is used after its base, or another view "
+               "of the same base, was modified by an in-place operation: its gradient would "
+               "be stale. Take the view again after the in-place operation.",
+               tl_shape_str(shape, sizeof shape, t->t.ndim, t->t.shape));
+  return -1;
+}
+
+/* The CopySlices node of an in-place write through `view` (its history
+ * already moved to the write's node): the base's new history. */
+static int copy_slices(PyObject *view)
+{
+  tl_py_tensor *v = (tl_py_tensor *)view, *b = (tl_py_tensor *)v->base;
+  static PyObject *name;
+  if (!name && !(name = PyUnicode_InternFromString("CopySlices")))
+    return -1;
+  tl_py_node *node = tl_py_node_new(TL_NODE_FORMULA, TL_GRAD_COPY_SLICES, name);
+  if (!node)
+    return -1;
+  int r = -1;
+  PyObject *stride = PyTuple_New(v->t.ndim);
+  for (int d = 0; stride && d < v->t.ndim; d++) {
+    PyObject *s = PyLong_FromLongLong(v->t.strides[d]);
+    if (!s)
+      Py_CLEAR(stride);
+    else
+      PyTuple_SET_ITEM(stride, d, s);
+  }
+  node->args = PyMem_Calloc(5, sizeof(PyObject *));
+  node->inputs = PyMem_Calloc(2, sizeof(tl_saved_input));
+  node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
+  node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
+  if (!stride || !node->args || !node->inputs || !node->outputs || !node->out_versions)
+    goto done;
+  node->nargs = node->nall = 5;
+  node->args[0] = tl_py_tensor_alias((PyObject *)b);
+  node->args[1] = tl_py_tensor_alias(view);
+  node->args[2] = tl_py_size_new(v->t.ndim, v->t.shape);
+  node->args[3] = Py_NewRef(stride);
+  node->args[4] = PyLong_FromLongLong(v->t.offset - b->t.offset);
+  node->outputs[0] = tl_py_tensor_alias((PyObject *)b);
+  node->noutputs = 1;
+  for (int i = 0; i < 5; i++)
+    if (!node->args[i])
+      goto done;
+  if (!node->outputs[0])
+    goto done;
+  node->out_versions[0] = b->t.storage->version;
+  tl_py_tensor *sources[2] = {b, v};
+  for (int i = 0; i < 2; i++, node->ninputs++) {
+    node->inputs[i] = (tl_saved_input){.obj = node->args[i],
+                                       .version = sources[i]->t.storage->version,
+                                       .edge = tl_py_tensor_edge(sources[i])};
+    if (sources[i]->grad_fn)
+      Py_INCREF(node->inputs[i].edge.fn);
+  }
+  tl_grad_set_history((PyObject *)b, node, 0);
+  v->base_seq = node->seq;
+  r = 0;
+done:
+  if (r < 0 && !PyErr_Occurred())
+    PyErr_NoMemory();
+  Py_XDECREF(stride);
+  Py_DECREF(node);
+  return r;
+}
+
 /* ---- the saved call ---------------------------------------------------------- */
 
 /* Add tensor o to the node's inputs once (the same object twice is one input
@@ -52,6 +137,8 @@ static int add_input(tl_py_node *node, PyObject *o, int *cap)
     node->inputs = grown;
   }
   tl_py_tensor *t = (tl_py_tensor *)o;
+  if (check_view_current(o) < 0)
+    return -1;
   tl_saved_input *in = &node->inputs[node->ninputs];
   in->obj = o;
   in->version = t->t.storage->version;
@@ -125,12 +212,13 @@ static PyObject *formula_node_name(int formula)
   return names[formula];
 }
 
-static bool shares_storage(tl_py_node *node, PyObject *out)
+/* The input whose memory a view output shows, or NULL. */
+static tl_py_tensor *viewed_input(tl_py_node *node, PyObject *out)
 {
   for (int i = 0; i < node->ninputs; i++)
     if (tl_py_t(node->inputs[i].obj)->storage == tl_py_t(out)->storage)
-      return true;
-  return false;
+      return (tl_py_tensor *)node->inputs[i].obj;
+  return NULL;
 }
 
 /* Give the outputs their history and keep aliases of them in the node. */
@@ -157,8 +245,13 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
       return -1;
     node->out_versions[i] = tl_py_t(o)->storage->version;
     tl_grad_set_history(o, node, (int)i);
-    if ((flags & TL_GRAD_F_VIEW) && o != target && shares_storage(node, o))
-      ((tl_py_tensor *)o)->grad_view = true;
+    tl_py_tensor *src = (flags & TL_GRAD_F_VIEW) && o != target ? viewed_input(node, o) : NULL;
+    if (src) {
+      tl_py_tensor *view = (tl_py_tensor *)o;
+      PyObject *base = src->base ? src->base : (PyObject *)src;
+      Py_XSETREF(view->base, Py_NewRef(base));
+      view->base_seq = fn_seq(base);
+    }
   }
   return 0;
 }
@@ -171,10 +264,28 @@ static int check_inplace(int formula, PyObject *target)
                                         "in-place operation.");
     return -1;
   }
-  if (t->grad_view) {
-    PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation on a view of a tensor that "
-                 "requires grad is not supported by torchlike's autograd; clone() the view "
-                 "first, or write through indexing on the base (base[idx] = value)",
+  if (t->base) {
+    tl_py_tensor *b = (tl_py_tensor *)t->base;
+    if (b->requires_grad && !b->grad_fn) {
+      PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being "
+                      "used in an in-place operation.");
+      return -1;
+    }
+    if (!tl_tensor_is_contiguous(&b->t)) {
+      PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation on a view of a non-contiguous "
+                   "tensor that requires grad is not supported; clone() the view first",
+                   tl_grad_formula_name(formula));
+      return -1;
+    }
+    return check_view_current(target);
+  }
+  if (!t->requires_grad && t->t.storage->refcount > 1) {
+    /* The write would make this tensor differentiable while other tensors
+     * showing the same memory (its base, its views) stay constants. */
+    PyErr_Format(PyExc_RuntimeError, "%s(): an in-place operation with an argument that requires "
+                 "grad would make this tensor require grad, but its memory is shared with other "
+                 "tensors (a view or its base) that would not see the gradient. Write through "
+                 "indexing on the base (base[idx] = value) or clone() first.",
                  tl_grad_formula_name(formula));
     return -1;
   }
@@ -248,6 +359,8 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
     node->out_versions[0] = tl_py_t(target)->storage->version;
     tl_grad_set_history(target, node, 0);
   }
+  if (target && ((tl_py_tensor *)target)->base && copy_slices(target) < 0)
+    goto fail;
 done:
   Py_XDECREF(node);
   Py_XDECREF(outs);
@@ -466,5 +579,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_shape_init();
   tl_grad_formulas_index_init();
   tl_grad_formulas_linalg_init();
+  tl_grad_formulas_inplace_init();
   return 0;
 }

@@ -103,6 +103,13 @@ static PyObject *get_retains_grad(PyObject *self, void *closure)
   return PyBool_FromLong(((tl_py_tensor *)self)->retains_grad);
 }
 
+static PyObject *get_base(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  return Py_NewRef(t->base ? t->base : Py_None);
+}
+
 static PyObject *get_output_nr(PyObject *self, void *closure)
 {
   (void)closure;
@@ -137,6 +144,7 @@ static PyGetSetDef grad_getset[] = {
     {"is_leaf", get_is_leaf, NULL, NULL, NULL},
     {"retains_grad", get_retains_grad, NULL, NULL, NULL},
     {"output_nr", get_output_nr, NULL, NULL, NULL},
+    {"_base", get_base, NULL, "the tensor a recorded view was taken from", NULL},
     {"data", get_data, put_data, "the tensor's memory without its history", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -153,7 +161,7 @@ static PyObject *tensor_detach_(PyObject *self, PyObject *unused)
 {
   (void)unused;
   tl_py_tensor *t = (tl_py_tensor *)self;
-  if (t->grad_view) {
+  if (t->base) {
     PyErr_SetString(PyExc_RuntimeError, "detach_(): cannot detach a view in place; use detach()");
     return NULL;
   }

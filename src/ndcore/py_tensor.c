@@ -108,6 +108,7 @@ static int tensor_clear(PyObject *obj)
   Py_CLEAR(self->grad);
   Py_CLEAR(self->grad_fn);
   Py_CLEAR(self->hooks);
+  Py_CLEAR(self->base);
   return 0;
 }
 
@@ -119,6 +120,7 @@ static int tensor_traverse(PyObject *obj, visitproc visit, void *arg)
   Py_VISIT(self->grad);
   Py_VISIT(self->grad_fn);
   Py_VISIT(self->hooks);
+  Py_VISIT(self->base);
   return 0;
 }
 

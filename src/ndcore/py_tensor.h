@@ -23,10 +23,11 @@ typedef struct {
   PyObject *grad_fn;  /* the node that made this tensor (strong) */
   PyObject *grad_acc; /* a leaf's AccumulateGrad node (borrowed, cleared by it) */
   PyObject *hooks;    /* a leaf's list of (id, hook) from register_hook */
+  PyObject *base;     /* a recorded view's base (strong); NULL otherwise */
+  uint64_t base_seq;  /* the base's grad_fn when this view was current (node seq) */
   int output_nr;      /* which output of grad_fn */
   bool requires_grad;
   bool retains_grad;
-  bool grad_view;     /* a recorded view: in-place writes to it are refused */
 } tl_py_tensor;
 
 extern PyTypeObject *tl_py_tensor_type;
