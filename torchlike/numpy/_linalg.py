@@ -8,6 +8,8 @@ from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
     NoValue, TABLE)
 
+Tensor = _C.Tensor
+
 
 @implements(np.dot)
 def dot(a, b, out=None):
@@ -52,9 +54,15 @@ def matmul(x1, x2, /, out=None, **kwargs):
 
 @implements(np.vecdot, np.linalg.vecdot)
 def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
-    a, b = _C.broadcast_tensors(*promote(as_tensor(x1), as_tensor(x2)))
-    axis = norm_axis(axis, a.ndim)
-    return finish(_C.sum(a.conj_physical() * b if a.is_complex() else a * b, axis), out)
+    a, b = promote(as_tensor(x1), as_tensor(x2))
+    ndim = max(a.ndim, b.ndim)
+    axis = norm_axis(axis, ndim) - ndim  # counted from the end, as both operands align
+    if min(a.ndim, b.ndim) < -axis or a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"vecdot: the contracted axis {axis} differs between shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
+    a, b = _C.broadcast_tensors(a, b)
+    product = a.conj_physical() * b if a.is_complex() else a * b
+    return finish(_C.sum(product, axis, dtype=a.dtype), out)
 
 
 @implements(np.tensordot, np.linalg.tensordot)
@@ -144,6 +152,15 @@ def _install_linalg():
 
     def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
         rtol = None if rtol is NoValue else rtol
+        a = _linalg_input(a)
+        if a.numel() == 0:
+            return _C.zeros(tuple(a.shape[:-2]) + (a.shape[-1], a.shape[-2]), dtype=a.dtype,
+                            device=a.device)
+        if isinstance(rtol, Tensor):  # one tolerance per matrix: through the SVD
+            u, sv, vh = tla.svd(a, full_matrices=False)
+            cutoff = rtol.to(sv.dtype).reshape(*rtol.shape, 1) * _C.amax(sv, -1, keepdim=True)
+            inv = _C.where(sv > cutoff, 1 / sv, _C.zeros((), dtype=sv.dtype, device=sv.device))
+            return (vh.mH * inv.reshape(*inv.shape[:-1], 1, inv.shape[-1]).to(vh.dtype)) @ u.mH
         return tla.pinv(_linalg_input(a), rcond=rcond, hermitian=hermitian, rtol=rtol)
     TABLE[la.pinv] = pinv
 
@@ -153,8 +170,7 @@ def _install_linalg():
     TABLE[la.slogdet] = slogdet
 
     def solve(a, b):
-        a, b = _linalg_input(a), as_tensor(b)
-        b = b.to(a.dtype) if b.dtype != a.dtype else b
+        a, b = promote(_linalg_input(a), as_tensor(b))
         if b.ndim == 1:  # NumPy 2: a 1-d b is one vector
             return tla.solve(a, b.reshape(-1, 1)).reshape(-1) if a.ndim == 2 else \
                 tla.solve(a, b)
@@ -196,6 +212,15 @@ def _install_linalg():
     TABLE[la.cholesky] = cholesky
 
     def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+        A = _linalg_input(A)
+        if A.numel() == 0:  # no singular values: rank 0
+            return _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device)
+        if isinstance(rtol, Tensor) or isinstance(tol, Tensor):
+            sv = tla.svdvals(A)
+            cutoff = (as_tensor(tol).to(sv.dtype).reshape(*tol.shape, 1) if tol is not None
+                      else as_tensor(rtol).to(sv.dtype).reshape(*rtol.shape, 1)
+                      * _C.amax(sv, -1, keepdim=True))
+            return _C.sum(sv > cutoff, -1)
         if tol is not None:
             return tla.matrix_rank(_linalg_input(A), atol=tol, rtol=0)
         return tla.matrix_rank(_linalg_input(A), rtol=rtol)

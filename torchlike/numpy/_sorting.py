@@ -55,11 +55,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                            return_counts=return_counts, dim=axis)
     else:
         flat = ar.reshape(-1)
-        result = _C.unique(flat, sorted=True, return_inverse=True, return_counts=True)
-        values, inverse, counts = result
+        if flat.is_complex():
+            values, inverse, counts, order = _unique_complex(flat)
+        else:
+            values, inverse, counts = _C.unique(flat, sorted=True, return_inverse=True,
+                                                return_counts=True)
+            order = None
         extra = []
         if return_index:
-            order = _C.argsort(flat, stable=True)
+            order = _C.argsort(flat, stable=True) if order is None else order
             starts = _C.cumsum(counts, 0) - counts
             extra.append(order[starts])
         if return_inverse:
@@ -68,6 +72,25 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             extra.append(counts)
         return (values, *extra) if extra else values
     return result
+
+
+def _unique_complex(flat):
+    """unique of complex numbers, ordered as NumPy orders them (real part,
+    then imaginary part); NaNs compare unequal, so each is its own value."""
+    from ._elementwise import real, imag
+    by_imag = _C.argsort(imag(flat), stable=True)
+    order = by_imag[_C.argsort(real(flat)[by_imag], stable=True)]
+    ordered = flat[order]
+    if flat.numel() == 0:
+        empty = _C.zeros(0, dtype=_C.int64, device=flat.device)
+        return ordered, empty, empty, order
+    first = _C.ones(1, dtype=_C.bool, device=flat.device)
+    starts = _C.cat([first, ordered[1:] != ordered[:-1]], 0)
+    run = _C.cumsum(starts.to(_C.int64), 0) - 1
+    inverse = _C.empty_like(run)
+    inverse[order] = run
+    counts = _C.bincount(run, minlength=0)
+    return ordered[starts], inverse, counts, order
 
 
 def _unique_result(name, fields):

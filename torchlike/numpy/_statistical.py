@@ -17,8 +17,13 @@ Tensor = _C.Tensor
 
 
 def _reduce_args(a, axis, keepdims):
+    """(tensor, axes to reduce, keepdim).  ``axis=()`` reduces over no axis:
+    each element alone, done as a reduction over a new length-1 last axis
+    (torchlike's ops read an empty dim list as "all dims")."""
     a = as_tensor(a)
     axes = norm_axes(axis, a.ndim)
+    if axes == ():
+        return a.reshape(*a.shape, 1), (a.ndim,), False
     return a, (all_axes(a) if axes is None else axes), builtins.bool(keepdims is True)
 
 
