@@ -22,4 +22,7 @@ static void backward(tl_grad_ctx *c)
   }
 }
 
-void tl_grad_formulas_inplace_init(void) { tl_grad_formulas[TL_GRAD_COPY_SLICES] = backward; }
+void tl_grad_formulas_inplace_init(void)
+{
+  tl_grad_formulas[TL_GRAD_COPY_SLICES] = backward;
+}

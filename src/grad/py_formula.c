@@ -60,6 +60,9 @@ PyObject *tl_grad_value(tl_grad_ctx *c, int pos, const char *name)
   PyObject *a = tl_grad_arg(c, pos, name);
   if (!a || !tl_py_is_tensor(a))
     return a;
+  if (tl_grad_is_stub(a))
+    return PyErr_Format(PyExc_SystemError, "%U: the formula reads an input it registered as "
+                        "not needed (tl_grad_drops)", c->node->name);
   for (int i = 0; i < c->node->ninputs; i++)
     if (c->node->inputs[i].obj == a && tl_py_t(a)->storage->version != c->node->inputs[i].version)
       return version_error(c, a, "an input", c->node->inputs[i].version);
@@ -71,8 +74,8 @@ PyObject *tl_grad_result(tl_grad_ctx *c, int i)
   if (PyErr_Occurred())
     return NULL;
   PyObject *out = i < c->node->noutputs ? c->node->outputs[i] : NULL;
-  if (!out)
-    return PyErr_Format(PyExc_RuntimeError, "%U: output %d was not saved", c->node->name, i);
+  if (!out || tl_grad_is_stub(out))
+    return PyErr_Format(PyExc_SystemError, "%U: output %d was not saved", c->node->name, i);
   if (tl_py_t(out)->storage->version != c->node->out_versions[i])
     return version_error(c, out, "an output", c->node->out_versions[i]);
   if (!c->create_graph)

@@ -107,6 +107,12 @@ int tl_grad_set_history(PyObject *out, tl_py_node *node, int nr);
 /* A new tensor object sharing t's view, without history. */
 PyObject *tl_py_tensor_alias(PyObject *t);
 
+/* What a formula does not read back (tl_grad_drops, from the formula files'
+ * init): the node then keeps metadata stubs of those tensors, not their data. */
+enum { TL_GRAD_DROP_INPUTS = 1, TL_GRAD_DROP_OUTPUTS = 2 };
+void tl_grad_drops(int formula, int what);
+bool tl_grad_is_stub(PyObject *t);
+
 /* ---- formulas ---- */
 typedef struct {
   tl_py_node *node;

@@ -59,6 +59,8 @@ static int check_view_current(PyObject *o)
   return -1;
 }
 
+static PyObject *stub_of(PyObject *t);
+
 /* The CopySlices node of an in-place write through `view` (its history
  * already moved to the write's node): the base's new history. */
 static int copy_slices(PyObject *view)
@@ -86,12 +88,12 @@ static int copy_slices(PyObject *view)
   if (!stride || !node->args || !node->inputs || !node->outputs || !node->out_versions)
     goto done;
   node->nargs = node->nall = 5;
-  node->args[0] = tl_py_tensor_alias((PyObject *)b);
-  node->args[1] = tl_py_tensor_alias(view);
+  node->args[0] = stub_of((PyObject *)b); /* the formula reads shapes only */
+  node->args[1] = stub_of(view);
   node->args[2] = tl_py_size_new(v->t.ndim, v->t.shape);
   node->args[3] = Py_NewRef(stride);
   node->args[4] = PyLong_FromLongLong(v->t.offset - b->t.offset);
-  node->outputs[0] = tl_py_tensor_alias((PyObject *)b);
+  node->outputs[0] = stub_of((PyObject *)b);
   node->noutputs = 1;
   for (int i = 0; i < 5; i++)
     if (!node->args[i])
@@ -120,12 +122,60 @@ done:
 
 /* ---- the saved call ---------------------------------------------------------- */
 
-/* Add tensor o to the node's inputs once (the same object twice is one input
- * whose gradients add up). */
-static int add_input(tl_py_node *node, PyObject *o, int *cap)
+/* ---- what a node keeps ----------------------------------------------------------
+ * Most formulas read only some of the call back: add needs its inputs'
+ * shapes, exp its result, reshape nothing but a shape.  A formula registered
+ * with tl_grad_drops keeps metadata stubs instead (same shape, dtype and
+ * strides over an empty storage), so the tape does not hold activations no
+ * formula will read.  X()/R() refuse a stub: reading one is a formula bug. */
+
+static uint8_t drops[TL_GRAD_COUNT];
+static tl_storage meta_storage = {.refcount = INT64_MAX / 2, .readonly = true};
+
+void tl_grad_drops(int formula, int what) { drops[formula] = (uint8_t)what; }
+
+bool tl_grad_is_stub(PyObject *t) { return tl_py_t(t)->storage == &meta_storage; }
+
+static PyObject *stub_of(PyObject *t)
+{
+  tl_py_tensor *m = tl_py_tensor_alloc();
+  if (!m)
+    return NULL;
+  m->t = *tl_py_t(t);
+  m->t.storage = &meta_storage;
+  tl_storage_incref(&meta_storage);
+  return (PyObject *)m;
+}
+
+/* The argument as the node keeps it: itself, or with its tensors stubbed. */
+static PyObject *kept_form(PyObject *a, bool stub)
+{
+  if (!stub)
+    return Py_NewRef(a);
+  if (tl_py_is_tensor(a))
+    return stub_of(a);
+  if (!PyList_CheckExact(a) && !PyTuple_CheckExact(a))
+    return Py_NewRef(a);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
+  PyObject *copy = PyList_CheckExact(a) ? PyList_New(n) : PyTuple_New(n);
+  for (Py_ssize_t k = 0; copy && k < n; k++) {
+    PyObject *item = kept_form(PySequence_Fast_ITEMS(a)[k], true);
+    if (!item)
+      Py_CLEAR(copy);
+    else if (PyList_Check(copy))
+      PyList_SET_ITEM(copy, k, item);
+    else
+      PyTuple_SET_ITEM(copy, k, item);
+  }
+  return copy;
+}
+
+/* Add `kept` (the node's form of tensor `source`) to the inputs once: the
+ * same object twice is one input whose gradients add up. */
+static int add_input(tl_py_node *node, PyObject *kept, PyObject *source, int *cap)
 {
   for (int i = 0; i < node->ninputs; i++)
-    if (node->inputs[i].obj == o)
+    if (node->inputs[i].obj == kept)
       return 0;
   if (node->ninputs == *cap) {
     *cap = *cap ? 2 * *cap : 4;
@@ -136,11 +186,11 @@ static int add_input(tl_py_node *node, PyObject *o, int *cap)
     }
     node->inputs = grown;
   }
-  tl_py_tensor *t = (tl_py_tensor *)o;
-  if (check_view_current(o) < 0)
+  tl_py_tensor *t = (tl_py_tensor *)source;
+  if (check_view_current(source) < 0)
     return -1;
   tl_saved_input *in = &node->inputs[node->ninputs];
-  in->obj = o;
+  in->obj = kept;
   in->version = t->t.storage->version;
   in->edge = tl_py_tensor_edge(t);
   if (t->requires_grad && !in->edge.fn)
@@ -154,8 +204,9 @@ static int add_input(tl_py_node *node, PyObject *o, int *cap)
 static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                      PyObject *replaced, PyObject *replacement)
 {
+  bool stub = drops[node->formula] & TL_GRAD_DROP_INPUTS;
   Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-  node->args = PyMem_Malloc((size_t)(nall ? nall : 1) * sizeof(PyObject *));
+  node->args = PyMem_Calloc((size_t)(nall ? nall : 1), sizeof(PyObject *));
   if (!node->args) {
     PyErr_NoMemory();
     return -1;
@@ -163,18 +214,20 @@ static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, 
   node->nargs = nargs;
   node->nall = nall;
   node->kwnames = Py_XNewRef(kwnames);
-  for (Py_ssize_t i = 0; i < nall; i++)
-    node->args[i] = Py_NewRef(args[i] == replaced ? replacement : args[i]);
   int cap = 0;
   for (Py_ssize_t i = 0; i < nall; i++) {
-    PyObject *a = node->args[i];
+    PyObject *a = replacement && args[i] == replaced ? replacement : args[i];
+    if (!(node->args[i] = kept_form(a, stub)))
+      return -1;
+    PyObject *kept = node->args[i];
     if (tl_py_is_tensor(a)) {
-      if (add_input(node, a, &cap) < 0)
+      if (add_input(node, kept, a, &cap) < 0)
         return -1;
     } else if (PyList_CheckExact(a) || PyTuple_CheckExact(a)) {
       for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(a); k++) {
         PyObject *item = PySequence_Fast_ITEMS(a)[k];
-        if (tl_py_is_tensor(item) && add_input(node, item == replaced ? replacement : item, &cap) < 0)
+        if (tl_py_is_tensor(item) &&
+            add_input(node, PySequence_Fast_ITEMS(kept)[k], item, &cap) < 0)
           return -1;
       }
     }
@@ -213,16 +266,39 @@ static PyObject *formula_node_name(int formula)
 }
 
 /* The input whose memory a view output shows, or NULL. */
-static tl_py_tensor *viewed_input(tl_py_node *node, PyObject *out)
+static tl_py_tensor *viewed_input(PyObject *const *args, Py_ssize_t n, PyObject *out)
 {
-  for (int i = 0; i < node->ninputs; i++)
-    if (tl_py_t(node->inputs[i].obj)->storage == tl_py_t(out)->storage)
-      return (tl_py_tensor *)node->inputs[i].obj;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *const *items = &args[i];
+    Py_ssize_t m = 1;
+    if (PyList_CheckExact(args[i]) || PyTuple_CheckExact(args[i])) {
+      items = PySequence_Fast_ITEMS(args[i]);
+      m = PySequence_Fast_GET_SIZE(args[i]);
+    }
+    for (Py_ssize_t k = 0; k < m; k++)
+      if (tl_py_is_tensor(items[k]) && tl_py_t(items[k])->storage == tl_py_t(out)->storage)
+        return (tl_py_tensor *)items[k];
+  }
   return NULL;
 }
 
 /* Give the outputs their history and keep aliases of them in the node. */
-static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, int flags)
+/* Is o one of the call's arguments (or inside a list argument)? */
+static bool is_argument(PyObject *o, PyObject *const *args, Py_ssize_t n)
+{
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (args[i] == o)
+      return true;
+    if (PyList_CheckExact(args[i]) || PyTuple_CheckExact(args[i]))
+      for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(args[i]); k++)
+        if (PySequence_Fast_ITEMS(args[i])[k] == o)
+          return true;
+  }
+  return false;
+}
+
+static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, int flags,
+                          PyObject *const *args, Py_ssize_t nall)
 {
   Py_ssize_t n = PyTuple_GET_SIZE(outs);
   node->outputs = PyMem_Calloc((size_t)(n ? n : 1), sizeof(PyObject *));
@@ -236,16 +312,14 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
     PyObject *o = PyTuple_GET_ITEM(outs, i);
     if (!differentiable(o))
       continue;
-    bool is_input = false;
-    for (int k = 0; k < node->ninputs; k++)
-      is_input |= node->inputs[k].obj == o;
-    if (is_input && o != target)
+    if (o != target && is_argument(o, args, nall))
       continue; /* returned unchanged (contiguous() of a contiguous tensor): keeps its history */
-    if (!(node->outputs[i] = tl_py_tensor_alias(o)))
+    bool stub = drops[node->formula] & TL_GRAD_DROP_OUTPUTS;
+    if (!(node->outputs[i] = stub ? stub_of(o) : tl_py_tensor_alias(o)))
       return -1;
     node->out_versions[i] = tl_py_t(o)->storage->version;
     tl_grad_set_history(o, node, (int)i);
-    tl_py_tensor *src = (flags & TL_GRAD_F_VIEW) && o != target ? viewed_input(node, o) : NULL;
+    tl_py_tensor *src = (flags & TL_GRAD_F_VIEW) && o != target ? viewed_input(args, nall, o) : NULL;
     if (src) {
       tl_py_tensor *view = (tl_py_tensor *)o;
       PyObject *base = src->base ? src->base : (PyObject *)src;
@@ -305,9 +379,9 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
       return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't "
                           "support automatic differentiation, but one of the arguments "
                           "requires grad.", tl_grad_formula_name(formula));
-  if (target) {
-    if (check_inplace(formula, target) < 0)
-      return NULL;
+  if (target && check_inplace(formula, target) < 0)
+    return NULL;
+  if (target && !(drops[formula] & TL_GRAD_DROP_INPUTS)) {
     tl_tensor copy = {0};
     if (tl_tensor_to_dtype(&copy, tl_py_t(target), tl_py_t(target)->dtype) != TL_OK)
       return tl_py_raise();
@@ -340,7 +414,7 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
                  tl_grad_formula_name(formula), tl_dtype_names[tl_py_t(target)->dtype]);
     goto fail;
   }
-  if (attach_outputs(node, outs, target, flags) < 0)
+  if (attach_outputs(node, outs, target, flags, args, node->nall) < 0)
     goto fail;
   if (target && !node->outputs[0]) { /* __setitem__ returns None: the target is output 0 */
     if (node->noutputs == 0) {
@@ -566,6 +640,7 @@ int tl_py_grad_init(PyObject *module)
 {
   recorded_type = (PyTypeObject *)PyType_FromSpec(&recorded_spec);
   tl_py_record = tl_grad_record;
+  meta_storage.device = tl_device_cpu();
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;
