@@ -23,7 +23,8 @@ GRADCHECKED = {
     "_linalg_slogdet", "_linalg_logdet", "_linalg_cholesky", "_linalg_cholesky_ex",
     "_linalg_qr", "_linalg_svd", "_linalg_eigh", "_linalg_eig", "_linalg_lstsq",
     "_linalg_pinv", "_linalg_cross", "_linalg_matrix_power", "_linalg_vector_norm",
-    "_linalg_solve_triangular", "_linalg_adjoint",
+    "_linalg_solve_triangular", "_linalg_adjoint", "_linalg_lu_factor", "_linalg_lu_factor_ex",
+    "_linalg_lu_solve",
 }
 
 RNG = np.random.default_rng(1234)
@@ -144,6 +145,23 @@ CASES = [
     ("matrix_norm_fro", lambda a: LA.matrix_norm(a), [lambda: randn(2, 3, 4)]),
     ("norm_fro", lambda a: LA.norm(a), [lambda: randn(3, 4)]),
 ]
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (5, 3), (2, 3, 5)])
+def test_lu(shape):
+    assert gradcheck(lambda a: LA.lu(a)[1:], (randn(*shape),))
+    assert gradcheck(lambda a: LA.lu_factor(a).LU, (randn(*shape),))
+    assert gradcheck(lambda a: LA.lu_factor_ex(a).LU, (randn(*shape),))
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve(left, adjoint):
+    lu, piv = LA.lu_factor(tl.tensor(RNG.standard_normal((2, 3, 3)) + 2 * np.eye(3)))
+    b = randn(2, 3, 2) if left else randn(2, 2, 3)
+    assert gradcheck(lambda lu, b: LA.lu_solve(lu, piv, b, left=left, adjoint=adjoint),
+                     (leaf(lu.numpy()), b))
+    assert LA.lu_factor(randn(3, 3)).pivots.grad_fn is None
 
 
 @pytest.mark.parametrize("name,fn,makers", CASES, ids=[c[0] for c in CASES])
@@ -316,7 +334,7 @@ def test_eig_of_real_matrix_with_complex_pairs():
 @pytest.mark.parametrize("case", [
     "solve", "solve_left_false", "solve_vector", "inv", "det", "logdet", "slogdet_abs", "slogdet_sign",
     "cholesky", "qr", "svd_values", "svd_vectors", "eigh_values", "eigh_vectors", "eig", "pinv",
-    "lstsq", "cross", "matrix_power", "vector_norm", "solve_triangular",
+    "lstsq", "cross", "matrix_power", "vector_norm", "solve_triangular", "lu", "lu_solve",
 ])
 def test_complex(case):
     if case == "solve":
@@ -370,3 +388,12 @@ def test_complex(case):
             check_complex(lambda x: LA.vector_norm(x, o, 1), [crandn(2, 3)])
     elif case == "solve_triangular":
         check_complex(lambda a, b: LA.solve_triangular(a, b, upper=False), [cwell(3, 3), crandn(3, 2)])
+    elif case == "lu":
+        check_complex(lambda a: LA.lu(a).U, [crandn(3, 3)])
+        check_complex(lambda a: LA.lu_factor(a).LU, [crandn(4, 3)])
+    elif case == "lu_solve":
+        lu, piv = LA.lu_factor(tl.tensor(cwell(3, 3)))
+        for left in (True, False):
+            for adjoint in (False, True):
+                check_complex(lambda lu, b: LA.lu_solve(lu, piv, b, left=left, adjoint=adjoint),
+                              [lu.numpy(), crandn(3, 3)])

@@ -96,13 +96,25 @@ static PyObject *off_diagonal(tl_grad_ctx *c, int64_t n, PyObject *x)
   return CALL("add", "Od", neg(c, eye(c, n, x)), 1.0);
 }
 
-/* The n x n mask of a triangle (tril(ones, k) or triu(ones, k)). */
-static PyObject *triangle(tl_grad_ctx *c, int64_t n, PyObject *x, bool upper, int k)
+/* The rows x cols mask of a triangle (tril(ones, k) or triu(ones, k)). */
+static PyObject *triangle_rect(tl_grad_ctx *c, int64_t rows, int64_t cols, PyObject *x, bool upper,
+                               int k)
 {
   if (!x || PyErr_Occurred())
     return NULL;
-  PyObject *ones = CALL("ones", "nn|{s:O}", (Py_ssize_t)n, (Py_ssize_t)n, "dtype", real_dtype(x));
+  PyObject *ones = CALL("ones", "nn|{s:O}", (Py_ssize_t)rows, (Py_ssize_t)cols, "dtype", real_dtype(x));
   return CALL(upper ? "triu" : "tril", "Oi", ones, k);
+}
+
+static PyObject *triangle(tl_grad_ctx *c, int64_t n, PyObject *x, bool upper, int k)
+{
+  return triangle_rect(c, n, n, x, upper, k);
+}
+
+/* The part of matrix m in the triangle (tril(m, k) / triu(m, k)), by a mask. */
+static PyObject *tri_part(tl_grad_ctx *c, PyObject *m, bool upper, int k)
+{
+  return mul(c, m, triangle_rect(c, size_at(m, -2), size_at(m, -1), m, upper, k));
 }
 
 /* Phi(M): the lower triangle of M with its diagonal halved. */
@@ -515,6 +527,106 @@ static void lstsq_backward(tl_grad_ctx *c)
     give(c, a, pinv_grad(c, av, p, mm(c, g, H(c, bv))));
 }
 
+/* ---- LU -------------------------------------------------------------------------------- */
+
+/* A = P L U (L unit lower, U upper).  Square: L^-1 P^T dA U^-1 = L^-1 dL + dU U^-1
+ * splits into its strict lower and upper parts, so
+ *   gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H.
+ * Tall (m > n): P^T A = [L1; L2] U, and L2 = A2 U^-1 adds gA2 = gL2 U^-H and
+ * -L2^H gA2 to gU.  Wide (m < n): P^T A = L [U1 U2], and U2 = L^-1 A2 adds
+ * gA2 = L^-H gU2 and -gA2 U2^H to gL. */
+static PyObject *lu_square(tl_grad_ctx *c, PyObject *l, PyObject *u, PyObject *gl, PyObject *gu)
+{
+  PyObject *k = add(c, tri_part(c, mm(c, H(c, l), gl), false, -1), tri_part(c, mm(c, gu, H(c, u)), true, 0));
+  PyObject *y = solve_tri(c, H(c, l), k, true, true, true);
+  return solve_tri(c, H(c, u), y, false, false, false);
+}
+
+static PyObject *narrow(tl_grad_ctx *c, PyObject *x, int dim, int64_t start, int64_t len)
+{
+  return CALL("narrow", "Oinn", x, dim, (Py_ssize_t)start, (Py_ssize_t)len);
+}
+
+static PyObject *cat2(tl_grad_ctx *c, PyObject *a, PyObject *b, int dim)
+{
+  PyObject *parts = a && b ? tl_grad_keep(c, Py_BuildValue("[OO]", a, b)) : NULL;
+  return CALL("cat", "Oi", parts, dim);
+}
+
+static PyObject *lu_grad(tl_grad_ctx *c, PyObject *p, PyObject *l, PyObject *u, PyObject *gl,
+                         PyObject *gu)
+{
+  int64_t m = size_at(l, -2), n = size_at(u, -1);
+  PyObject *ga;
+  if (m == n) {
+    ga = lu_square(c, l, u, gl, gu);
+  } else if (m > n) {
+    PyObject *l2 = narrow(c, l, -2, n, m - n), *gl2 = narrow(c, gl, -2, n, m - n);
+    PyObject *ga2 = solve_tri(c, H(c, u), gl2, false, false, false);
+    PyObject *gu1 = sub(c, gu, mm(c, H(c, l2), ga2));
+    ga = cat2(c, lu_square(c, narrow(c, l, -2, 0, n), u, narrow(c, gl, -2, 0, n), gu1), ga2, -2);
+  } else {
+    PyObject *u2 = narrow(c, u, -1, m, n - m), *gu2 = narrow(c, gu, -1, m, n - m);
+    PyObject *ga2 = solve_tri(c, H(c, l), gu2, true, true, true);
+    PyObject *gl1 = sub(c, gl, mm(c, ga2, H(c, u2)));
+    ga = cat2(c, lu_square(c, l, narrow(c, u, -1, 0, m), gl1, narrow(c, gu, -1, 0, m)), ga2, -1);
+  }
+  return mm(c, p, ga);
+}
+
+/* _linalg_lu_factor(A, full): (P, L, U) when full, else the packed (LU, pivots);
+ * _linalg_lu_factor_ex(A): (LU, pivots, info).  The packed LU holds L's strict
+ * lower part and U, so its gradient splits the same way. */
+static void lu_factor_backward(tl_grad_ctx *c)
+{
+  PyObject *a = ARG(0, "A");
+  if (!NEEDS(a))
+    return;
+  bool full = c->formula == TL_GRAD_LINALG_LU_FACTOR && flag(ARG(1, "full"), false);
+  if (full) {
+    give(c, a, lu_grad(c, R(0), R(1), R(2), G(1), G(2)));
+    return;
+  }
+  PyObject *plu = CALL("_linalg_lu_factor", "OO", X(0, "A"), Py_True);
+  PyObject *l = item(c, plu, 1), *u = item(c, plu, 2), *g = G(0);
+  int64_t m = size_at(g, -2), n = size_at(g, -1), k = m < n ? m : n;
+  PyObject *gl = narrow(c, tri_part(c, g, false, -1), -1, 0, k);
+  PyObject *gu = narrow(c, tri_part(c, g, true, 0), -2, 0, k);
+  give(c, a, lu_grad(c, item(c, plu, 0), l, u, gl, gu));
+}
+
+/* X = A^-1 B (left) or B A^-1, A^H in place of A when adjoint, A = P L U from
+ * lu_factor.  gB is another lu_solve.  For the factors, gA = P M with M made
+ * of triangular solves only (P cancels), then
+ *   gL = tril(M U^H, -1), gU = triu(L^H M), gLU = gL + gU.               */
+static void lu_solve_backward(tl_grad_ctx *c)
+{
+  PyObject *lu = ARG(0, "LU"), *piv = ARG(1, "pivots"), *b = ARG(2, "B"), *x = R(0), *g = G(0);
+  bool left = flag(ARG(3, "left"), true), adjoint = flag(ARG(4, "adjoint"), false);
+  if (!NEEDS(lu) && !NEEDS(b))
+    return;
+  PyObject *luv = X(0, "LU");
+  PyObject *gb = CALL("_linalg_lu_solve", "OOOOO", luv, piv, g, left ? Py_True : Py_False,
+                      adjoint ? Py_False : Py_True);
+  give(c, b, gb);
+  if (!NEEDS(lu))
+    return;
+  int64_t n = size_at(luv, -1);
+  PyObject *l = add(c, tri_part(c, luv, false, -1), eye(c, n, luv));
+  PyObject *u = tri_part(c, luv, true, 0);
+  PyObject *m;
+  if (left) { /* L^-H U^-H y: P^T gB (not adjoint) or P^T X (adjoint) */
+    PyObject *y = adjoint ? tensor_of(c, X(2, "B")) : g;
+    PyObject *z = solve_tri(c, H(c, l), solve_tri(c, H(c, u), y, false, true, false), true, true, true);
+    m = neg(c, adjoint ? mm(c, z, H(c, gb)) : mm(c, z, H(c, x)));
+  } else { /* y U^-1 L^-1: X P (not adjoint) or gB P (adjoint) */
+    PyObject *y = adjoint ? g : tensor_of(c, X(2, "B"));
+    PyObject *z = solve_tri(c, l, solve_tri(c, u, y, true, false, false), false, false, true);
+    m = neg(c, adjoint ? mm(c, H(c, z), x) : mm(c, H(c, z), gb));
+  }
+  give(c, lu, add(c, tri_part(c, mm(c, m, H(c, u)), false, -1), tri_part(c, mm(c, H(c, l), m), true, 0)));
+}
+
 /* ---- products and norms ---------------------------------------------------------------- */
 
 /* c = a x b: ga = conj(b) x g, gb = g x conj(a). */
@@ -642,6 +754,9 @@ static void backward(tl_grad_ctx *c)
   case TL_GRAD_LINALG_VECTOR_NORM: vector_norm_backward(c); break;
   case TL_GRAD_LINALG_SOLVE_TRIANGULAR: solve_triangular_backward(c); break;
   case TL_GRAD_LINALG_ADJOINT: give(c, ARG(0, "A"), H(c, G(0))); break;
+  case TL_GRAD_LINALG_LU_FACTOR:
+  case TL_GRAD_LINALG_LU_FACTOR_EX: lu_factor_backward(c); break;
+  case TL_GRAD_LINALG_LU_SOLVE: lu_solve_backward(c); break;
   }
 }
 
@@ -654,7 +769,8 @@ void tl_grad_formulas_linalg_init(void)
       TL_GRAD_LINALG_QR, TL_GRAD_LINALG_SVD, TL_GRAD_LINALG_EIGH,
       TL_GRAD_LINALG_EIG, TL_GRAD_LINALG_LSTSQ, TL_GRAD_LINALG_PINV,
       TL_GRAD_LINALG_CROSS, TL_GRAD_LINALG_MATRIX_POWER, TL_GRAD_LINALG_VECTOR_NORM,
-      TL_GRAD_LINALG_SOLVE_TRIANGULAR, TL_GRAD_LINALG_ADJOINT,
+      TL_GRAD_LINALG_SOLVE_TRIANGULAR, TL_GRAD_LINALG_ADJOINT, TL_GRAD_LINALG_LU_FACTOR,
+      TL_GRAD_LINALG_LU_FACTOR_EX, TL_GRAD_LINALG_LU_SOLVE,
   };
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
     tl_grad_formulas[ids[i]] = backward;
