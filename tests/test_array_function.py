@@ -19,6 +19,7 @@ V = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
 I = np.arange(12, dtype=np.int32).reshape(3, 4)
 NANS = np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, 6.0]])
 B = np.array([[True, False, True], [False, False, True]])
+U8 = np.array([[0, 3, 255], [1, 0, 7]], dtype=np.uint8)
 
 # (id, function of the inputs, inputs) -- each input given as ndarray, the
 # tensor run gets tl.from_numpy of it.
@@ -99,6 +100,7 @@ CORPUS = [
     ("argmax_keep", lambda a: np.argmax(a, axis=0, keepdims=True), [M]),
     ("all", lambda a: np.all(a, axis=0), [B]),
     ("any", lambda a: np.any(a), [B]),
+    ("all_any_uint8", lambda a: (np.all(a, axis=0), np.any(a, axis=1)), [U8]),
     ("count_nonzero", lambda a: np.count_nonzero(a, axis=1), [B]),
     ("cumsum", lambda a: np.cumsum(a), [M]),
     ("cumsum_int", lambda a: np.cumsum(a, axis=1), [I]),

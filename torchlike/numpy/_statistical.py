@@ -147,7 +147,10 @@ def _logical_reduction(name):
     def impl(a, axis=None, out=None, keepdims=NoValue, *, where=NoValue):
         refuse(where=where)
         a, axes, keep = _reduce_args(a, axis, keepdims)
-        return finish(op(a, axes, keepdim=keep), out)
+        result = op(a, axes, keepdim=keep)
+        if result.dtype != _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
+            result = result.to(_C.bool)
+        return finish(result, out)
     impl.__name__ = name
     return impl
 
