@@ -397,3 +397,15 @@ def test_complex(case):
             for adjoint in (False, True):
                 check_complex(lambda lu, b: LA.lu_solve(lu, piv, b, left=left, adjoint=adjoint),
                               [lu.numpy(), crandn(3, 3)])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: LA.eig(a).eigenvectors,
+    lambda a: LA.eigh(sym(a)).eigenvectors,
+    lambda a: LA.svd(a, full_matrices=False).U,
+])
+def test_phase_dependent_loss_raises(fn):
+    a = tl.tensor(crandn(3, 3), dtype=tl.complex128, requires_grad=True)
+    v = fn(a)
+    with pytest.raises(RuntimeError, match="phase"):
+        grad(v, a, tl.tensor(crandn(3, 3), dtype=tl.complex128))

@@ -85,7 +85,13 @@ def qr(A, mode="reduced"):
 
 
 def svd(A, full_matrices=True, *, driver=None):
-    """U, S, Vh with A = U diag(S) Vh, singular values in descending order."""
+    """U, S, Vh with A = U diag(S) Vh, singular values in descending order.
+
+    Gradients through U and Vh are finite only for distinct (nonzero, when
+    m != n) singular values, and exist only for losses that do not depend on
+    the sign/phase of each singular vector pair; S alone is always
+    differentiable.  With full_matrices=True only the first min(m, n)
+    columns of U and rows of Vh are differentiated."""
     if driver is not None:
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
                            "CUDA inputs with cuSOLVER backend.")
@@ -101,7 +107,12 @@ def svdvals(A, *, driver=None):
 
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending, real) and orthonormal eigenvectors of Hermitian A,
-    reading only the triangle named by UPLO."""
+    reading only the triangle named by UPLO.
+
+    As in PyTorch the gradient is returned for the whole matrix (differentiate
+    through a Hermitian construction such as ``B + B.mH``); eigenvector
+    gradients need distinct eigenvalues and a loss independent of each
+    vector's sign/phase."""
     return EighResult(*_C._linalg_eigh(A, UPLO, True))
 
 
@@ -110,7 +121,10 @@ def eigvalsh(A, UPLO="L"):
 
 
 def eig(A):
-    """Complex eigenvalues and unit-norm eigenvectors of a general square matrix."""
+    """Complex eigenvalues and unit-norm eigenvectors of a general square matrix.
+
+    Differentiable for distinct eigenvalues; a loss on the eigenvectors must
+    not depend on each vector's phase (backward raises when it does)."""
     return EigResult(*_C._linalg_eig(A, True))
 
 

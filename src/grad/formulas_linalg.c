@@ -147,6 +147,30 @@ static PyObject *re(tl_grad_ctx *c, PyObject *z)
   return is_complex(z) ? CALL("div", "Od", add(c, z, CALL("conj", "O", z)), 2.0) : z;
 }
 
+static double max_abs(tl_grad_ctx *c, PyObject *x)
+{
+  PyObject *v = x && tl_tensor_numel(tl_py_t(x)) ? CALL("item", "O", CALL("amax", "O", CALL("abs", "O", x)))
+                                                 : NULL;
+  return v ? PyFloat_AsDouble(v) : 0.0;
+}
+
+/* Complex eigen/singular vectors are defined up to a phase e^{i phi} per
+ * column; a loss that depends on it has no gradient.  Its sign is a nonzero
+ * Im diag(V^H gV) (summed with U's for the SVD).  Raises, as PyTorch does,
+ * rather than return the gradient of one arbitrary phase choice. */
+static void check_gauge(tl_grad_ctx *c, PyObject *d, PyObject *j, const char *fn)
+{
+  if (!d || !is_complex(d) || PyErr_Occurred())
+    return;
+  double tol = (tl_py_t(d)->dtype == TL_DTYPE_C64 ? 1e-3 : 1e-6) * (1.0 + max_abs(c, j));
+  double im = max_abs(c, i_imag(c, d));
+  if (!PyErr_Occurred() && im > tol)
+    PyErr_Format(PyExc_RuntimeError, "%s: the complex vectors are defined up to a phase e^{i phi} "
+                 "each, and the loss depends on that choice (|Im diag(V^H gV)| = %.3g), so its "
+                 "gradient is not defined; use a loss invariant under the phase (e.g. of |V|, or "
+                 "of U diag(S) Vh)", fn, im);
+}
+
 static bool flag(PyObject *o, bool dflt)
 {
   if (!o || o == Py_None)
@@ -395,6 +419,10 @@ static PyObject *svd_grad(tl_grad_ctx *c, PyObject *u, PyObject *s, PyObject *vh
     term = scale_rows(c, mul(c, f, sub(c, jv, H(c, jv))), s);
     kk = kk ? add(c, kk, term) : term;
   }
+  if (is_complex(u)) {
+    PyObject *d = ju && jv ? add(c, diag(c, ju), diag(c, jv)) : diag(c, ju ? ju : jv);
+    check_gauge(c, d, ju ? ju : jv, "linalg.svd");
+  }
   PyObject *ga = mm(c, mm(c, u, kk), vh);
   if (gu && m > k)
     ga = add(c, ga, mm(c, CALL("div", "OO", sub(c, gu, mm(c, u, ju)), unsq(c, s, -2)), vh));
@@ -452,8 +480,11 @@ static void eigh_backward(tl_grad_ctx *c)
       gv = G(1);
   }
   PyObject *k = diag_embed(c, gw);
-  if (gv)
-    k = add(c, k, mul(c, inverse_gaps(c, w), mm(c, H(c, v), gv)));
+  if (gv) {
+    PyObject *j = mm(c, H(c, v), gv);
+    check_gauge(c, diag(c, j), j, "linalg.eigh");
+    k = add(c, k, mul(c, inverse_gaps(c, w), j));
+  }
   give(c, a, mm(c, mm(c, v, k), H(c, v)));
 }
 
@@ -478,6 +509,7 @@ static void eig_backward(tl_grad_ctx *c)
   PyObject *k = diag_embed(c, G(0));
   if (gv) {
     PyObject *j = mm(c, vh, gv);
+    check_gauge(c, diag(c, j), j, "linalg.eig");
     PyObject *norm_fix = scale_cols(c, mm(c, vh, v), re(c, diag(c, j)));
     k = add(c, k, mul(c, inverse_gaps(c, CALL("conj", "O", w)), sub(c, j, norm_fix)));
   }
