@@ -271,15 +271,31 @@ def test_integer_results_have_no_history():
     assert x.reshape(6).requires_grad
 
 
-def test_inplace_on_recorded_view_is_refused():
-    y = leaf(2, 3) * 1
-    v = y.view(6)
-    with pytest.raises(RuntimeError, match="view"):
-        v[0] = 1.0
-    with pytest.raises(RuntimeError, match="view"):
-        y.t().mul_(2)
-    with pytest.raises(RuntimeError, match="view"):
-        y[0] += 1.0  # y[0] is a view: the write would bypass y's history
+def _through_view(write):
+    def f(x, v):
+        y = x * 1
+        write(y, v)
+        return y
+    return f
+
+
+@pytest.mark.parametrize("write", [
+    lambda y, v: y.view(6)[1:3].mul_(v[:2]),
+    lambda y, v: y.t().select(0, 1).add_(v[:2]),
+    lambda y, v: y.diagonal().mul_(v[1:]),
+    lambda y, v: y.unflatten(1, (3, 1)).squeeze(-1).narrow(1, 0, 2).mul_(v[1:]),
+    lambda y, v: y.transpose(0, 1)[2].sub_(v[:2]),
+], ids=["view_slice", "t_select", "diagonal", "unflatten_squeeze_narrow", "transpose_sub"])
+def test_inplace_through_shape_views_reaches_the_base(write):
+    assert gradcheck(_through_view(write), make([(2, 3), (3,)]))
+
+
+def test_inplace_through_a_view_of_a_leaf_is_refused():
+    x = leaf(2, 3)
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.view(6)[0] = 1.0
+    with pytest.raises(RuntimeError, match="leaf"):
+        x.t().mul_(2)
 
 
 def test_version_check_on_saved_values():
