@@ -108,7 +108,7 @@ static void getitem(tl_grad_ctx *c, PyObject *x, PyObject *key, PyObject *g)
   /* Advanced indexing may read an element several times: index the element
    * numbers of x with the same key and add g up at those numbers. */
   int64_t n = tl_tensor_numel(tl_py_t(x));
-  PyObject *dev = tl_grad_keep(c, PyObject_GetAttrString(x, "device"));
+  PyObject *dev = tl_grad_keep(c, PyObject_GetAttrString(g, "device"));
   PyObject *ids = CALL("arange", "L|{s:O,s:O}", (long long)n, "dtype",
                        tl_py_dtype_obj(TL_DTYPE_I64), "device", dev);
   PyObject *picked = CALL("__getitem__", "OO", CALL("reshape", "OO", ids, SHAPE(x)), key);
@@ -404,6 +404,11 @@ void tl_grad_formulas_index_init(void)
       TL_OP_MASKED_SCATTER, TL_OP_MASKED_SELECT, TL_OP_TAKE, TL_OP_TAKE_ALONG_DIM,
       TL_OP_PUT,
   };
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
     tl_grad_formulas[ids[i]] = backward;
+    /* index tensors and keys are read back, so the inputs stay; only
+     * scatter_reduce (and scatter(reduce='multiply')) read the result */
+    if (ids[i] != TL_OP_SCATTER && ids[i] != TL_OP_SCATTER_REDUCE)
+      tl_grad_drops(ids[i], TL_GRAD_DROP_OUTPUTS);
+  }
 }

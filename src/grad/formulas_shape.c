@@ -109,12 +109,21 @@ done:
   return tl_grad_keep(c, r);
 }
 
-/* arange(n) as int64 on x's device. */
-static PyObject *positions(tl_grad_ctx *c, PyObject *x, int64_t n)
+/* The device the gradients are on (the node may keep only metadata stubs
+ * of its inputs, so ask an incoming gradient rather than x). */
+static PyObject *grad_device(tl_grad_ctx *c)
 {
-  PyObject *dev = x ? tl_grad_keep(c, PyObject_GetAttrString(x, "device")) : NULL;
+  for (int i = 0; i < c->node->noutputs; i++)
+    if (c->grads[i])
+      return tl_grad_keep(c, PyObject_GetAttrString(c->grads[i], "device"));
+  return tl_grad_keep(c, PyObject_GetAttrString(G(0), "device"));
+}
+
+/* arange(n) as int64 on the gradients' device. */
+static PyObject *positions(tl_grad_ctx *c, int64_t n)
+{
   return CALL("arange", "L|{s:O,s:O}", (long long)n, "dtype", tl_py_dtype_obj(TL_DTYPE_I64),
-              "device", dev);
+              "device", grad_device(c));
 }
 
 /* g's of the outputs scattered back to x through index maps: pos[k] holds,
@@ -151,7 +160,7 @@ static void send_by_index_map(tl_grad_ctx *c, PyObject *x)
 {
   if (!x || PyErr_Occurred() || !NEEDS(x))
     return;
-  PyObject *ids = CALL("reshape", "OO", positions(c, x, tl_tensor_numel(tl_py_t(x))), SHAPE(x));
+  PyObject *ids = CALL("reshape", "OO", positions(c, tl_tensor_numel(tl_py_t(x))), SHAPE(x));
   send_through_maps(c, x, replay(c, x, ids, NULL, NULL));
 }
 
@@ -303,17 +312,16 @@ static void block_diag(tl_grad_ctx *c, PyObject *g)
 
 /* as_strided reads x's storage: match output elements to x's elements by
  * storage position (positions outside x get no gradient). */
-static PyObject *storage_positions(tl_grad_ctx *c, PyObject *x, int nd, const int64_t *shape,
+static PyObject *storage_positions(tl_grad_ctx *c, int nd, const int64_t *shape,
                                    const int64_t *strides, int64_t offset)
 {
-  PyObject *dev = tl_grad_keep(c, PyObject_GetAttrString(x, "device"));
   PyObject *acc = CALL("tensor", "L|{s:O,s:O}", (long long)offset, "dtype",
-                       tl_py_dtype_obj(TL_DTYPE_I64), "device", dev);
+                       tl_py_dtype_obj(TL_DTYPE_I64), "device", grad_device(c));
   for (int d = 0; d < nd; d++) {
     int64_t view[TL_MAX_DIMS];
     for (int k = 0; k < nd; k++)
       view[k] = k == d ? shape[d] : 1;
-    PyObject *step = CALL("mul", "OL", positions(c, x, shape[d]), (long long)strides[d]);
+    PyObject *step = CALL("mul", "OL", positions(c, shape[d]), (long long)strides[d]);
     acc = CALL("add", "OO", acc, CALL("reshape", "OO", step, tl_grad_keep(c, tl_py_size_new(nd, view))));
   }
   return acc;
@@ -347,8 +355,8 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
   if (nx == 0 || nout == 0)
     return;
   PyObject *flat = py_int(c, -1);
-  PyObject *at_x = CALL("reshape", "OO", storage_positions(c, x, t->ndim, t->shape, t->strides, t->offset), flat);
-  PyObject *at_out = CALL("reshape", "OO", storage_positions(c, x, nsize, size, stride, offset), flat);
+  PyObject *at_x = CALL("reshape", "OO", storage_positions(c, t->ndim, t->shape, t->strides, t->offset), flat);
+  PyObject *at_out = CALL("reshape", "OO", storage_positions(c, nsize, size, stride, offset), flat);
   PyObject *hi_x = CALL("item", "O", CALL("max", "O", at_x)), *hi_out = CALL("item", "O", CALL("max", "O", at_out));
   if (!hi_x || !hi_out)
     return;
@@ -356,9 +364,8 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
   span = (span > span_out ? span : span_out) + 1;
   /* which x element (nx: none) sits at each storage position */
   PyObject *owner = CALL("full", "(L)L|{s:O,s:O}", span, (long long)nx, "dtype",
-                         tl_py_dtype_obj(TL_DTYPE_I64), "device",
-                         tl_grad_keep(c, PyObject_GetAttrString(x, "device")));
-  CALL("index_put_", "O(O)O", owner, at_x, positions(c, x, nx));
+                         tl_py_dtype_obj(TL_DTYPE_I64), "device", grad_device(c));
+  CALL("index_put_", "O(O)O", owner, at_x, positions(c, nx));
   PyObject *src = CALL("index_select", "OLO", owner, 0LL, at_out);
   PyObject *g = CALL("reshape", "OO", G(0), flat);
   PyObject *sum = CALL("index_add", "OLOO", CALL("new_zeros", "O(L)", g, (long long)nx + 1), 0LL, src, g);
@@ -616,6 +623,15 @@ void tl_grad_formulas_shape_init(void)
       TL_GRAD_SLICE_SCATTER, TL_GRAD_DIAGONAL_SCATTER,
       TL_GRAD_LINALG_ADJOINT, /* torchlike.adjoint and Tensor.mH call it */
   };
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+  /* these read tensors of the call other than x (a repeats or indices
+   * tensor): the node keeps its arguments */
+  static const int keep_args[] = {TL_GRAD_REPEAT_INTERLEAVE, TL_GRAD_TENSOR_SPLIT, TL_GRAD_HSPLIT,
+                                  TL_GRAD_VSPLIT, TL_GRAD_DSPLIT};
+  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
     tl_grad_formulas[ids[i]] = backward;
+    /* shapes are all a formula here reads: keep metadata stubs only */
+    tl_grad_drops(ids[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  }
+  for (size_t i = 0; i < sizeof keep_args / sizeof *keep_args; i++)
+    tl_grad_drops(keep_args[i], TL_GRAD_DROP_OUTPUTS);
 }
