@@ -151,6 +151,13 @@ PyObject *tl_grad_shape(tl_grad_ctx *c, PyObject *x);
  * keepdim was true. */
 PyObject *tl_grad_unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *dim, PyObject *keepdim);
 
+/* The gradient of a p-norm of x over dim (formulas_reduce.c), for norm and
+ * linalg.vector_norm: gu and ru are the output's gradient and value with the
+ * reduced dims kept as size 1.  Ties of the inf-norms share evenly; 0 where
+ * the norm is 0 (p >= 1) or x is 0 (p < 1), as PyTorch. */
+PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObject *ru, double p,
+                                PyObject *dim);
+
 /* Shorthands used by the formula files (they expect a `c` in scope). */
 #define ARG(i, name) tl_grad_arg(c, i, name)
 #define X(i, name) tl_grad_value(c, i, name)
