@@ -145,3 +145,31 @@ def test_long_odd_lengths(threads):
     rng = np.random.default_rng(10)
     for n in (1 << 17, N + 3):
         check_sort(rng.standard_normal(n).astype(np.float32))
+
+
+@pytest.mark.parametrize("case", ["nan_zero_inf", "uniform", "wide_exponents", "few_values",
+                                  "narrow", "reversed", "all_equal"])
+def test_long_msort_values_only(case, threads):
+    """msort wants no indices: long float32 lanes take the values-only sort,
+    whose NaN and zero runs are refilled from the input in input order."""
+    a = float32_cases(np.random.default_rng(len(case)))[case]
+    want = bits_of(np.sort(a, kind="stable"))
+    np.testing.assert_array_equal(bits_of(tl.msort(tl.tensor(a)).numpy()), want)
+    np.testing.assert_array_equal(bits_of(tl.msort(noncontiguous(tl.tensor(a))).numpy()), want)
+    col = tl.msort(tl.tensor(a[:, None]))  # one lane along dim 0 of an (N, 1) tensor
+    assert tuple(col.shape) == (N, 1)
+    np.testing.assert_array_equal(bits_of(col.numpy()[:, 0]), want)
+
+
+def test_long_msort_int32_and_fallbacks(threads):
+    rng = np.random.default_rng(11)
+    i = rng.integers(-2 ** 31, 2 ** 31, N, dtype=np.int64).astype(np.int32)
+    np.testing.assert_array_equal(tl.msort(tl.tensor(i)).numpy(), np.sort(i))
+    few = rng.integers(-4, 4, N).astype(np.int32)
+    np.testing.assert_array_equal(tl.msort(tl.tensor(few)).numpy(), np.sort(few))
+    # not values-only: float64, and two lanes whose outputs are strided
+    f = rng.standard_normal(N)
+    f[::17] = np.nan
+    np.testing.assert_array_equal(tl.msort(tl.tensor(f)).numpy(), np.sort(f))
+    two = rng.standard_normal((N, 2)).astype(np.float32)
+    np.testing.assert_array_equal(tl.msort(tl.tensor(two)).numpy(), np.sort(two, axis=0))

@@ -99,19 +99,18 @@ static PyObject *call_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs, Py
   if (!in || int_arg(fn, "dim", a[1], op == TL_OP_MSORT ? 0 : -1, &dim) < 0 ||
       bool_arg(a[2], false, &desc) < 0 || bool_arg(a[3], false, &stable) < 0)
     return NULL;
-  PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = new_tensor();
-  if ((op != TL_OP_ARGSORT && !v) || !i)
+  /* argsort wants no values, msort no indices */
+  PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = op == TL_OP_MSORT ? NULL : new_tensor();
+  if ((op != TL_OP_ARGSORT && !v) || (op != TL_OP_MSORT && !i))
     goto fail;
-  if (tl_sort(in, dim, desc, stable, v ? tl_py_t(v) : NULL, tl_py_t(i)) != TL_OK) {
+  if (tl_sort(in, dim, desc, stable, v ? tl_py_t(v) : NULL, i ? tl_py_t(i) : NULL) != TL_OK) {
     tl_py_raise();
     goto fail;
   }
   if (op == TL_OP_ARGSORT)
     return i;
-  if (op == TL_OP_MSORT) {
-    Py_DECREF(i);
+  if (op == TL_OP_MSORT)
     return v;
-  }
   return pair_result(RT_SORT, v, i);
 fail:
   Py_XDECREF(v);

@@ -577,6 +577,21 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* Each chunk's count of elements in each bucket (into pos). */
+static void big_counts(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  big_sort *c = ctx;
+  int64_t nb = c->nbuckets, nfine = (int64_t)c->fmask + 1;
+  for (int64_t t = begin; t < end; t++) {
+    int64_t *row = c->pos + t * nb;
+    const uint32_t *h = c->hist + t * nfine;
+    memset(row, 0, sizeof(int64_t) * (size_t)nb);
+    for (int64_t dgt = 0; dgt < nfine; dgt++)
+      row[c->map[dgt]] += h[dgt];
+  }
+}
+
 /* Packed elements are scattered through a buffer of TL_WC elements (four
  * cache lines) per bucket: a full buffer goes out in streaming stores, which
  * skip reading the destination first and keep the 8-byte writes to hundreds
@@ -844,10 +859,16 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
   int64_t nb = 0, fill = 0, sum = 0;
   c.starts[0] = 0;
   c.dfirst[0] = 0;
+  uint32_t total[1024]; /* the counts of 1024 digits, summed row by row (it vectorises) */
   for (int64_t dgt = 0; dgt < nfine; dgt++) {
-    int64_t cnt = 0;
-    for (int t = 0; t < c.nchunks; t++)
-      cnt += c.hist[t * nfine + dgt];
+    if (dgt % 1024 == 0) {
+      int64_t m = nfine - dgt < 1024 ? nfine - dgt : 1024;
+      memcpy(total, c.hist + dgt, sizeof(uint32_t) * (size_t)m);
+      for (int t = 1; t < c.nchunks; t++)
+        for (int64_t k = 0; k < m; k++)
+          total[k] += c.hist[t * nfine + dgt + k];
+    }
+    int64_t cnt = total[dgt % 1024];
     if (fill > 0 && fill + cnt > TL_SORT_BUCKET) {
       c.starts[++nb] = sum;
       c.dfirst[nb] = (uint32_t)dgt;
@@ -861,12 +882,7 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
   c.dfirst[nb] = (uint32_t)nfine;
   c.nbuckets = nb;
   /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
-  for (int t = 0; t < c.nchunks; t++)
-    for (int64_t b = 0; b < nb; b++)
-      c.pos[t * nb + b] = 0;
-  for (int t = 0; t < c.nchunks; t++)
-    for (int64_t dgt = 0; dgt < nfine; dgt++)
-      c.pos[t * nb + c.map[dgt]] += c.hist[t * nfine + dgt];
+  tl_parallel_for(c.nchunks, 1, big_counts, &c);
   for (int64_t b = 0; b < nb; b++) {
     int64_t at = c.starts[b];
     for (int t = 0; t < c.nchunks; t++) {
@@ -1032,6 +1048,33 @@ static uint64_t *sort_inplace(const lane_job *job, int64_t lane)
   return step == 8 ? (uint64_t *)p : NULL;
 }
 
+/* Values only: a few long lanes of float32 or int32, ascending, take the
+ * values-only sort (sort_values.c: half the bytes to move); anything else
+ * sorts with positions, into an indices tensor of its own. */
+static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tensor *values)
+{
+  int64_t n = lane_length(in, d), numel = tl_tensor_numel(in);
+  if ((in->dtype == TL_DTYPE_F32 || in->dtype == TL_DTYPE_I32) && in->ndim && !desc &&
+      n >= TL_SORT_PARALLEL_MIN && n <= (int64_t)UINT32_MAX &&
+      numel / n <= tl_parallel_get_threads() && values->strides[d] == 1) {
+    for (int64_t i = 0; i < numel / n; i++)
+      if (tl_sort_values_lane(tl_lane_ptr(in, d, i), lane_step(in, d), n, in->dtype,
+                              (uint32_t *)tl_lane_ptr(values, d, i)) != TL_OK)
+        return tl_error_status();
+    return TL_OK;
+  }
+  tl_tensor indices = {0};
+  if (tl_tensor_empty(&indices, TL_DTYPE_I64, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  pair_out o = {values, &indices, in->ndim ? d : -1, 0, false};
+  lane_job job = {.in = in, .dim = d, .desc = desc, .emit = emit_sorted, .emit_chunks = true,
+                  .inplace = sort_inplace, .ctx = &o, .group_values = values,
+                  .group_indices = &indices};
+  tl_status st = lanes_run(&job);
+  tl_tensor_release(&indices);
+  return st;
+}
+
 tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
                   tl_tensor *indices)
 {
@@ -1041,6 +1084,13 @@ tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable
     return tl_error_status();
   if (alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
     return tl_error_status();
+  if (!indices) {
+    if (sort_values_only(in, d, descending, values) != TL_OK) {
+      release_pair(values, NULL);
+      return tl_error_status();
+    }
+    return TL_OK;
+  }
   pair_out o = {values, indices, in->ndim ? d : -1, 0, false};
   lane_job job = {.in = in, .dim = d, .desc = descending, .emit = emit_sorted,
                   .emit_chunks = true, .inplace = sort_inplace, .ctx = &o,

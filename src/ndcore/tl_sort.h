@@ -10,9 +10,13 @@
 
 #include "ndcore/tl_dtype.h"
 
-/* values (may be NULL: argsort) and indices along dim. */
+/* values (may be NULL: argsort) and indices (may be NULL: values only, as
+ * msort wants; not both NULL) along dim. */
 tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
                   tl_tensor *indices);
+/* For sort.c: the values only of one lane of n float32 or int32 elements at
+ * src (step in bytes; n < 2^32), sorted ascending into the contiguous out. */
+tl_status tl_sort_values_lane(const char *src, int64_t step, int64_t n, tl_dtype dtype, uint32_t *out);
 /* The k largest (or smallest) along dim, in sorted order. */
 tl_status tl_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
                   tl_tensor *indices);

@@ -1,0 +1,381 @@
+/* sort_values.c - sorting long lanes of float32 or int32 values, ascending,
+ * when the caller wants no positions (msort; tl_sort with indices NULL).
+ *
+ * The plan of sort.c's long-lane sort (a histogram of the top 16 differing
+ * key bits per input chunk, adjacent digits merged into buckets of about
+ * TL_SV_BUCKET keys, one stable scatter, each bucket LSD-sorted in the cache
+ * by the thread that owns it), on bare 32-bit keys instead of (key, position)
+ * pairs: half the bytes to move, and the values output itself holds the
+ * scattered keys, which each bucket then decodes in place.
+ *
+ * Float keys are not one-to-one (every NaN has the all-ones key, -0.0 the key
+ * of +0.0: sort_keys.h), and without positions the original bits cannot be
+ * looked up.  Equal keys are adjacent after sorting, so those two keys form
+ * one run each; the runs are refilled at the end from the input, in input
+ * order, which is exactly what a stable sort puts there.
+ *
+ * Invariants: lanes hold fewer than 2^32 elements; out is the lane's own
+ * contiguous output, so its keys and values share the slots.               */
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ndcore/sort_keys.h"
+#include "ndcore/tl_parallel.h"
+#include "ndcore/tl_sort.h"
+#include "ndcore/tl_vecmath.h"
+
+#define TL_SV_FINE_BITS 16
+#define TL_SV_BUCKET 32768
+#define TL_SV_BLOCK 4096
+#define TL_SV_WC 32 /* keys per scatter buffer: two cache lines */
+
+typedef struct {
+  const char *src; /* the lane in the input; step in bytes */
+  int64_t step, n;
+  bool f32;
+  uint32_t *out;
+  int nchunks;
+  int64_t chunk;
+  uint32_t first; /* the first key: diff[] holds OR of key ^ first */
+  int shift;
+  uint32_t fmask;
+  uint32_t *diff;   /* [nchunks] */
+  uint32_t *hist;   /* [nchunks][fmask + 1] */
+  uint32_t *map;    /* fine digit -> bucket */
+  uint32_t *dfirst; /* [nb + 1]: each bucket's first fine digit */
+  int64_t *pos;     /* [nchunks][nb] */
+  int64_t *starts;  /* [nb + 1] */
+  int64_t nb;
+  int64_t *groups;  /* bucket boundaries of the sorting tasks */
+  int64_t zero[2], nan[2]; /* the runs of the zero and NaN keys, [lo, hi) */
+  int failed;
+} vsort;
+
+/* The keys of m elements from p. */
+TL_SIMD_CLONES static void vkeys_load(const char *p, int64_t step, int64_t m, bool f32, uint32_t *k)
+{
+  if (f32 && step == 4) { /* the common case, spelled out so that it vectorises */
+    const uint32_t *u = (const uint32_t *)p;
+    for (int64_t i = 0; i < m; i++)
+      k[i] = tl_key_f32(u[i]);
+    return;
+  }
+  for (int64_t i = 0; i < m; i++) {
+    uint32_t u;
+    memcpy(&u, p + i * step, 4);
+    k[i] = f32 ? tl_key_f32(u) : u ^ 0x80000000u;
+  }
+}
+
+static void sv_hist(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  vsort *c = ctx;
+  uint32_t k[TL_SV_BLOCK];
+  const int shift = c->shift;
+  const uint32_t fmask = c->fmask, first = c->first;
+  for (int64_t t = begin; t < end; t++) {
+    uint32_t *h = c->hist + t * (int64_t)(fmask + 1), diff = 0;
+    memset(h, 0, sizeof *h * (fmask + 1));
+    int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->n ? i0 + c->chunk : c->n;
+    for (int64_t b = i0; b < i1; b += TL_SV_BLOCK) {
+      int64_t m = i1 - b < TL_SV_BLOCK ? i1 - b : TL_SV_BLOCK;
+      vkeys_load(c->src + b * c->step, c->step, m, c->f32, k);
+      for (int64_t i = 0; i < m; i++) {
+        diff |= k[i] ^ first;
+        h[(k[i] >> shift) & fmask]++;
+      }
+    }
+    c->diff[t] = diff;
+  }
+}
+
+static void sv_counts(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  vsort *c = ctx;
+  int64_t nfine = (int64_t)c->fmask + 1;
+  for (int64_t t = begin; t < end; t++) {
+    int64_t *row = c->pos + t * c->nb;
+    const uint32_t *h = c->hist + t * nfine;
+    memset(row, 0, sizeof(int64_t) * (size_t)c->nb);
+    for (int64_t d = 0; d < nfine; d++)
+      row[c->map[d]] += h[d];
+  }
+}
+
+/* Keys gather in a buffer of TL_SV_WC per bucket, and a full buffer goes out
+ * in streaming stores (see big_scatter in sort.c); the slots a bucket shares
+ * with its neighbours' regions are written one by one. */
+typedef struct {
+  _Alignas(64) uint32_t v[TL_SV_WC];
+} sv_line;
+
+static void sv_flush(uint32_t *dst, const sv_line *line, int64_t first, int64_t end, bool stream)
+{
+#if defined(__SSE2__)
+  if (stream && first == 0 && end == TL_SV_WC) {
+    for (int k = 0; k < TL_SV_WC / 4; k++)
+      _mm_stream_si128((__m128i *)dst + k, _mm_load_si128((const __m128i *)line->v + k));
+    return;
+  }
+#endif
+  (void)stream;
+  for (int64_t k = first; k < end; k++)
+    dst[k] = line->v[k];
+}
+
+static void sv_scatter(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  vsort *c = ctx;
+  uint32_t k[TL_SV_BLOCK];
+  int64_t nb = c->nb;
+  const uint32_t *map = c->map;
+  const int shift = c->shift;
+  const uint32_t fmask = c->fmask;
+  /* the buffers' lines map onto the output's only when it is 16-byte aligned */
+  bool stream = ((uintptr_t)c->out & 15) == 0;
+  sv_line *lines = aligned_alloc(64, sizeof(sv_line) * (size_t)nb);
+  int64_t *first = malloc(sizeof(int64_t) * (size_t)nb);
+  if (!lines || !first) {
+    __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+    goto done;
+  }
+  for (int64_t t = begin; t < end; t++) {
+    int64_t *pos = c->pos + t * nb;
+    memcpy(first, pos, sizeof(int64_t) * (size_t)nb);
+    int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->n ? i0 + c->chunk : c->n;
+    for (int64_t b = i0; b < i1; b += TL_SV_BLOCK) {
+      int64_t m = i1 - b < TL_SV_BLOCK ? i1 - b : TL_SV_BLOCK;
+      vkeys_load(c->src + b * c->step, c->step, m, c->f32, k);
+      for (int64_t i = 0; i < m; i++) {
+        uint32_t bk = map[(k[i] >> shift) & fmask];
+        int64_t p = pos[bk]++;
+        lines[bk].v[p & (TL_SV_WC - 1)] = k[i];
+        if ((p & (TL_SV_WC - 1)) == TL_SV_WC - 1) {
+          int64_t line0 = p - (TL_SV_WC - 1);
+          sv_flush(c->out + line0, &lines[bk], first[bk] > line0 ? first[bk] - line0 : 0, TL_SV_WC,
+                   stream);
+        }
+      }
+    }
+    for (int64_t b = 0; b < nb; b++) { /* each bucket's partly filled last buffer */
+      int64_t p = pos[b], line0 = p & ~(int64_t)(TL_SV_WC - 1);
+      if (p & (TL_SV_WC - 1))
+        sv_flush(c->out + line0, &lines[b], first[b] > line0 ? first[b] - line0 : 0,
+                 p & (TL_SV_WC - 1), stream);
+    }
+  }
+#if defined(__SSE2__)
+  _mm_sfence(); /* streaming stores are weakly ordered: drain them */
+#endif
+done:
+  free(lines);
+  free(first);
+}
+
+/* Stable LSD sort of the n keys of a on their low `bits` bits (any n), in
+ * passes of at most 11 bits through b; the result ends in a. */
+static void sv_lsd(uint32_t *a, uint32_t *b, int64_t n, int bits)
+{
+  int passes = (bits + 10) / 11, width = passes ? (bits + passes - 1) / passes : 0;
+  uint32_t mask = (1u << width) - 1, count[3][2048];
+  for (int p = 0; p < passes; p++)
+    memset(count[p], 0, sizeof(uint32_t) * (mask + 1));
+  for (int64_t i = 0; i < n; i++)
+    for (int p = 0; p < passes; p++)
+      count[p][(a[i] >> (p * width)) & mask]++;
+  uint32_t *s = a, *d = b;
+  for (int p = 0; p < passes; p++) {
+    uint32_t sum = 0, *cnt = count[p];
+    for (uint32_t g = 0; g <= mask; g++) {
+      uint32_t t = cnt[g];
+      cnt[g] = sum;
+      sum += t;
+    }
+    for (int64_t i = 0; i < n; i++)
+      d[cnt[(s[i] >> (p * width)) & mask]++] = s[i];
+    uint32_t *t = s;
+    s = d;
+    d = t;
+  }
+  if (s != a)
+    memcpy(a, s, sizeof(uint32_t) * (size_t)n);
+}
+
+/* Sort each bucket of the task's groups in place, then decode it. */
+static void sv_buckets(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  vsort *c = ctx;
+  int64_t most = 0;
+  for (int64_t d = c->groups[begin]; d < c->groups[end]; d++)
+    most = c->starts[d + 1] - c->starts[d] > most ? c->starts[d + 1] - c->starts[d] : most;
+  uint32_t *b = malloc(sizeof(uint32_t) * (size_t)(most ? most : 1));
+  if (!b) {
+    __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  const uint32_t kz = 0x80000000u, kn = 0xffffffffu; /* the keys of zero and NaN */
+  for (int64_t d = c->groups[begin]; d < c->groups[end]; d++) {
+    int64_t s = c->starts[d], n = c->starts[d + 1] - s;
+    uint32_t *a = c->out + s;
+    /* the bucket's keys agree above its digits' span (as in sort.c) */
+    uint32_t span = c->dfirst[d] ^ (c->dfirst[d + 1] - 1);
+    int bits = c->shift + (span ? 32 - __builtin_clz(span) : 0);
+    if (n > 1 && bits > 0)
+      sv_lsd(a, b, n, bits);
+    if (c->f32) {
+      int64_t zlo = -1, zhi = -1, nlo = -1, nhi = -1;
+      for (int64_t j = 0; j < n; j++) {
+        uint32_t k = a[j];
+        a[j] = tl_unkey_f32(k);
+        if (k == kz) {
+          zlo = zlo < 0 ? j : zlo;
+          zhi = j + 1;
+        } else if (k == kn) {
+          nlo = nlo < 0 ? j : nlo;
+          nhi = j + 1;
+        }
+      }
+      if (zlo >= 0) { /* equal keys share a bucket: one task finds each run */
+        c->zero[0] = s + zlo;
+        c->zero[1] = s + zhi;
+      }
+      if (nlo >= 0) {
+        c->nan[0] = s + nlo;
+        c->nan[1] = s + nhi;
+      }
+    } else {
+      for (int64_t j = 0; j < n; j++)
+        a[j] ^= 0x80000000u;
+    }
+  }
+  free(b);
+}
+
+/* The zero and NaN runs get the input's zeros and NaNs, in input order. */
+static void sv_refill(vsort *c)
+{
+  int64_t z = c->zero[0], q = c->nan[0];
+  if (z == c->zero[1] && q == c->nan[1])
+    return;
+  for (int64_t i = 0; i < c->n; i++) {
+    uint32_t u;
+    memcpy(&u, c->src + i * c->step, 4);
+    /* (the runs hold exactly the input's zeros and NaNs; the bounds only
+     * make sure that nothing outside them could ever be written) */
+    if ((u & 0x7fffffffu) == 0 && z < c->zero[1])
+      c->out[z++] = u;
+    else if ((u & 0x7fffffffu) > 0x7f800000u && q < c->nan[1])
+      c->out[q++] = u;
+  }
+}
+
+tl_status tl_sort_values_lane(const char *src, int64_t step, int64_t n, tl_dtype dtype, uint32_t *out)
+{
+  int threads = tl_parallel_get_threads();
+  vsort c = {.src = src, .step = step, .n = n, .f32 = dtype == TL_DTYPE_F32, .out = out};
+  c.nchunks = 4 * threads;
+  c.chunk = (n + c.nchunks - 1) / c.nchunks;
+  tl_status st = TL_OK;
+  uint32_t k[TL_SV_BLOCK];
+  vkeys_load(src, step, 1, c.f32, k);
+  c.first = k[0];
+  /* Which key bits differ: guessed from a sample, checked by the histogram
+   * pass, which is redone in the rare case that the sample missed some. */
+  uint32_t diff = 0;
+  int64_t every = n / TL_SV_BLOCK > 1 ? n / TL_SV_BLOCK : 1;
+  int64_t m = (n + every - 1) / every;
+  m = m < TL_SV_BLOCK ? m : TL_SV_BLOCK;
+  vkeys_load(src, step * every, m, c.f32, k);
+  for (int64_t i = 0; i < m; i++)
+    diff |= k[i] ^ c.first;
+  size_t nfine_max = (size_t)1 << TL_SV_FINE_BITS;
+  c.diff = malloc(sizeof(uint32_t) * (size_t)c.nchunks);
+  c.hist = malloc(sizeof(uint32_t) * (size_t)c.nchunks * nfine_max);
+  c.map = malloc(sizeof(uint32_t) * nfine_max);
+  c.dfirst = malloc(sizeof(uint32_t) * (nfine_max + 1));
+  c.starts = malloc(sizeof(int64_t) * (nfine_max + 1));
+  c.groups = malloc(sizeof(int64_t) * (size_t)(4 * threads + 2));
+  if (!c.diff || !c.hist || !c.map || !c.dfirst || !c.starts || !c.groups)
+    goto oom;
+  for (;;) {
+    int bits = diff ? 32 - __builtin_clz(diff) : 0;
+    int fine = bits < TL_SV_FINE_BITS ? bits : TL_SV_FINE_BITS;
+    c.shift = bits - fine;
+    c.fmask = (1u << fine) - 1;
+    tl_parallel_for(c.nchunks, 1, sv_hist, &c);
+    uint32_t exact = 0;
+    for (int t = 0; t < c.nchunks; t++)
+      exact |= c.diff[t];
+    if ((exact | diff) == diff)
+      break;
+    diff |= exact;
+  }
+  /* Merge fine digits into buckets; a digit bigger than a bucket stands alone. */
+  int64_t nfine = (int64_t)c.fmask + 1, nb = 0, fill = 0, sum = 0;
+  c.starts[0] = 0;
+  c.dfirst[0] = 0;
+  for (int64_t d = 0; d < nfine; d++) {
+    int64_t cnt = 0;
+    for (int t = 0; t < c.nchunks; t++)
+      cnt += c.hist[t * nfine + d];
+    if (fill > 0 && fill + cnt > TL_SV_BUCKET) {
+      c.starts[++nb] = sum;
+      c.dfirst[nb] = (uint32_t)d;
+      fill = 0;
+    }
+    c.map[d] = (uint32_t)nb;
+    fill += cnt;
+    sum += cnt;
+  }
+  c.starts[++nb] = sum;
+  c.dfirst[nb] = (uint32_t)nfine;
+  c.nb = nb;
+  c.pos = malloc(sizeof(int64_t) * (size_t)(c.nchunks * nb));
+  if (!c.pos)
+    goto oom;
+  /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
+  tl_parallel_for(c.nchunks, 1, sv_counts, &c);
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t at = c.starts[b];
+    for (int t = 0; t < c.nchunks; t++) {
+      int64_t cnt = c.pos[t * nb + b];
+      c.pos[t * nb + b] = at;
+      at += cnt;
+    }
+  }
+  tl_parallel_for(c.nchunks, 1, sv_scatter, &c);
+  if (c.failed)
+    goto oom;
+  /* Buckets into groups of about n / ntasks keys each. */
+  int ntasks = 4 * threads, g = 0;
+  c.groups[0] = 0;
+  for (int64_t b = 0; b < nb && g < ntasks - 1; b++)
+    if (c.starts[b + 1] >= (g + 1) * (n / ntasks))
+      c.groups[++g] = b + 1;
+  if (c.groups[g] != nb)
+    c.groups[++g] = nb;
+  tl_parallel_for(g, 1, sv_buckets, &c);
+  if (c.failed)
+    goto oom;
+  if (c.f32)
+    sv_refill(&c);
+  goto done;
+oom:
+  st = tl_error_set(TL_ERR_MEMORY, "out of memory sorting %lld elements", (long long)n);
+done:
+  free(c.diff);
+  free(c.hist);
+  free(c.map);
+  free(c.dfirst);
+  free(c.starts);
+  free(c.pos);
+  free(c.groups);
+  return st;
+}
