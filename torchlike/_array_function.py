@@ -207,6 +207,10 @@ class _NumpyView(types.ModuleType):
         super().__init__(module.__name__)
         self.__dict__.update({k: v for k, v in vars(module).items() if k not in _KEEP})
         self.__dict__.update({k: v for k, v in _KEEP.items() if hasattr(module, k)})
+        self.__dict__["_viewed_module"] = module
+
+    def __getattr__(self, name):  # what the module loads lazily (np.fft ...)
+        return getattr(self.__dict__["_viewed_module"], name)
 
 
 _views = {}
@@ -331,8 +335,9 @@ def _fallback(func, args, kwargs):
 def array_function(self, func, types_, args, kwargs):
     if not TABLE:
         import torchlike.numpy  # noqa: F401  (fills TABLE)
-    if not all(issubclass(t, (Tensor, np.ndarray)) for t in types_):
-        return NotImplemented
+    for t in types_:
+        if not issubclass(t, _OURS):
+            return NotImplemented
     impl = TABLE.get(func)
     if impl is not None:
         try:
@@ -343,12 +348,22 @@ def array_function(self, func, types_, args, kwargs):
         return _via_implementation(func, args, kwargs)
     except Unsupported:
         pass
-    except Exception:
+    except Exception as error:
         # NumPy's Python code met something a tensor does not do like an
-        # ndarray; NumPy itself (when the rule allows) has the last word, and
-        # re-raises the caller's own mistakes with NumPy's exception.
-        check_fallback(_name(func), _tensors_in((args, kwargs), []))
+        # ndarray.  NumPy itself has the last word when the rule allows (and
+        # re-raises the caller's own mistakes with NumPy's exception); when it
+        # does not, a ValueError/AxisError is the caller's mistake and any other
+        # failure is reported as the function having no implementation.
+        try:
+            check_fallback(_name(func), _tensors_in((args, kwargs), []))
+        except TypeError as refusal:
+            if isinstance(error, ValueError):
+                raise
+            raise refusal from error
     return _fallback(func, args, kwargs)
+
+
+_OURS = (Tensor, np.ndarray)
 
 
 # ---------------------------------------------------------------------------
