@@ -816,4 +816,18 @@ void tl_grad_formulas_reduce_init(void)
       TL_OP_ADDR, TL_OP_TENSORDOT, TL_OP_KRON, TL_OP_TRACE};
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
     tl_grad_formulas[ids[i]] = backward;
+  /* What the tape need not keep: these formulas read only shapes ... */
+  static const int shapes_only[] = {TL_OP_SUM, TL_OP_MEAN, TL_OP_CUMSUM, TL_OP_TRACE};
+  for (size_t i = 0; i < sizeof shapes_only / sizeof *shapes_only; i++)
+    tl_grad_drops(shapes_only[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  /* ... and these never read their results (products, the sort family, which
+   * recompute indices from the input, sums that mask by the input). */
+  static const int inputs_only[] = {
+      TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR, TL_OP_SORT, TL_OP_MSORT, TL_OP_TOPK,
+      TL_OP_KTHVALUE, TL_OP_MODE, TL_OP_CUMMAX, TL_OP_CUMMIN, TL_OP_QUANTILE, TL_OP_NANQUANTILE,
+      TL_OP_MATMUL, TL_OP_MM, TL_OP_BMM, TL_OP_MV, TL_OP_DOT, TL_OP_VDOT, TL_OP_INNER,
+      TL_OP_OUTER, TL_OP_GER, TL_OP_ADDMM, TL_OP_ADDBMM, TL_OP_BADDBMM, TL_OP_ADDMV,
+      TL_OP_ADDR, TL_OP_TENSORDOT, TL_OP_KRON};
+  for (size_t i = 0; i < sizeof inputs_only / sizeof *inputs_only; i++)
+    tl_grad_drops(inputs_only[i], TL_GRAD_DROP_OUTPUTS);
 }
