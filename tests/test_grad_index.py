@@ -20,6 +20,9 @@ GRADCHECKED = {
     "masked_scatter", "masked_select", "take", "take_along_dim", "put",
 }
 
+# integer results: no graph (test_nonzero_and_argwhere_have_no_graph)
+NOT_DIFFERENTIABLE = {"nonzero", "argwhere"}
+
 _rng = np.random.default_rng(4321)
 
 
@@ -242,6 +245,26 @@ def test_getitem_gradient_matches_numpy(case, seed):
     expected = np.zeros(a.size)
     np.add.at(expected, picked.ravel(), w.ravel())
     np.testing.assert_allclose(x.grad.numpy(), expected.reshape(shape), rtol=1e-12, atol=1e-12)
+
+
+@given(index_keys(), st.integers(0, 2**31 - 1))
+def test_setitem_gradient_matches_numpy(case, seed):
+    """y = x * 1; y[key] = v: x gets w where nothing was written, v gets
+    w[key] (PyTorch's rule, also for keys that write an element twice)."""
+    shape, np_key, tl_key = case
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    written = a[np_key]
+    x = torch.tensor(a, requires_grad=True)
+    v = torch.tensor(rng.standard_normal(written.shape), requires_grad=True)
+    w = rng.standard_normal(shape)
+    y = x * 1
+    y[tl_key] = v
+    (y * torch.tensor(w)).sum().backward()
+    kept = np.ones(shape)
+    kept[np_key] = 0
+    np.testing.assert_allclose(x.grad.numpy(), w * kept, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(v.grad.numpy(), w[np_key], rtol=1e-12, atol=1e-12)
 
 
 # ---- setitem on non-views, and the refusal on views -------------------------------------

@@ -58,8 +58,11 @@ static PyObject *pad_to(tl_grad_ctx *c, PyObject *grad, PyObject *target)
     return grad;
   PyObject *pads = tl_grad_keep(c, PyList_New(2 * (Py_ssize_t)t->ndim));
   for (int d = t->ndim - 1, k = 0; pads && d >= 0; d--, k += 2) {
-    PyList_SET_ITEM(pads, k, PyLong_FromLong(0));
-    PyList_SET_ITEM(pads, k + 1, PyLong_FromLongLong(t->shape[d] - g->shape[d]));
+    PyObject *before = PyLong_FromLong(0), *after = PyLong_FromLongLong(t->shape[d] - g->shape[d]);
+    PyList_SET_ITEM(pads, k, before); /* the list owns them even when one is NULL */
+    PyList_SET_ITEM(pads, k + 1, after);
+    if (!before || !after)
+      return NULL;
   }
   return CALL("_pad", "OO", grad, pads);
 }

@@ -211,8 +211,14 @@ static void permute(tl_grad_ctx *c, PyObject *x, PyObject *g)
   int nd;
   if (PyErr_Occurred() || tl_py_parse_shape("permute", items, n, order, &nd) < 0)
     return;
-  for (int i = 0; i < nd; i++)
-    inverse[wrap_dim(order[i], nd)] = i;
+  for (int i = 0; i < nd; i++) {
+    int64_t d = wrap_dim(order[i], nd);
+    if (d < 0 || d >= nd) { /* the forward call checked this */
+      PyErr_Format(PyExc_RuntimeError, "permute backward: bad dim %lld", (long long)order[i]);
+      return;
+    }
+    inverse[d] = i;
+  }
   SEND(x, CALL("permute", "OO", g, tl_grad_keep(c, tl_py_size_new(nd, inverse))));
 }
 
@@ -333,7 +339,12 @@ static int int_list(PyObject *o, int64_t *v, int *n)
   if (!seq)
     return -1;
   *n = (int)PySequence_Fast_GET_SIZE(seq);
-  for (int i = 0; i < *n && i < TL_MAX_DIMS; i++)
+  if (*n > TL_MAX_DIMS) {
+    Py_DECREF(seq);
+    PyErr_Format(PyExc_RuntimeError, "as_strided backward: %d dims (at most %d)", *n, TL_MAX_DIMS);
+    return -1;
+  }
+  for (int i = 0; i < *n; i++)
     v[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
   Py_DECREF(seq);
   return PyErr_Occurred() ? -1 : 0;
@@ -459,7 +470,6 @@ static void backward(tl_grad_ctx *c)
   case TL_GRAD_SWAPDIMS:
   case TL_GRAD_T:
   case TL_GRAD_ADJOINT:
-  case TL_GRAD_LINALG_ADJOINT:
   case TL_GRAD_FLIP:
   case TL_GRAD_FLIPLR:
   case TL_GRAD_FLIPUD:
@@ -621,7 +631,6 @@ void tl_grad_formulas_shape_init(void)
       TL_GRAD_TRIU, TL_GRAD_DIAG, TL_GRAD_DIAG_EMBED, TL_GRAD_DIAGFLAT, TL_GRAD_NARROW_COPY,
       TL_GRAD_MESHGRID, TL_GRAD_BLOCK_DIAG, TL_GRAD_PAD, TL_GRAD_SELECT_SCATTER,
       TL_GRAD_SLICE_SCATTER, TL_GRAD_DIAGONAL_SCATTER,
-      TL_GRAD_LINALG_ADJOINT, /* torchlike.adjoint and Tensor.mH call it */
   };
   /* these read tensors of the call other than x (a repeats or indices
    * tensor): the node keeps its arguments */
