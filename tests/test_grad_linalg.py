@@ -409,3 +409,29 @@ def test_phase_dependent_loss_raises(fn):
     v = fn(a)
     with pytest.raises(RuntimeError, match="phase"):
         grad(v, a, tl.tensor(crandn(3, 3), dtype=tl.complex128))
+
+
+def test_list_right_hand_side():
+    a = leaf(2 * np.eye(2))
+    (g,) = grad(LA.solve(a, [1.0, 2.0]).sum(), a)
+    np.testing.assert_allclose(g.numpy(), [[-0.25, -0.5], [-0.25, -0.5]])
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (LA.det, (2, 0, 0)), (LA.inv, (2, 0, 0)), (lambda a: LA.slogdet(a).logabsdet, (0, 0)),
+    (LA.cholesky, (2, 0, 0)), (LA.svdvals, (0, 3)), (lambda a: LA.svd(a, False).S, (3, 0)),
+    (lambda a: LA.qr(a).R, (0, 3)), (LA.eigvalsh, (0, 0)), (LA.pinv, (0, 3)),
+    (lambda a: LA.matrix_power(a, 3), (2, 0, 0)), (LA.vector_norm, (0, 3)),
+])
+def test_empty_inputs(fn, shape):
+    a = leaf(np.zeros(shape))
+    (g,) = grad(fn(a).sum(), a)
+    assert tuple(g.shape) == shape
+
+
+def test_float32_gradients_keep_the_dtype():
+    a = leaf(RNG.standard_normal((3, 3)) + 3 * np.eye(3), tl.float32)
+    (g,) = grad(LA.det(a), a)
+    assert g.dtype == tl.float32
+    ad = a.detach().numpy().astype(np.float64)
+    np.testing.assert_allclose(g.numpy(), np.linalg.det(ad) * np.linalg.inv(ad).T, rtol=1e-4)

@@ -227,7 +227,7 @@ static void solve_backward(tl_grad_ctx *c)
   give(c, b, gb);
   if (!NEEDS(a))
     return;
-  if (left && rhs_is_vector(a, b))
+  if (left && rhs_is_vector(a, tensor_of(c, b)))
     give(c, a, neg(c, mul(c, unsq(c, gb, -1), unsq(c, conj_of(c, x), -2))));
   else
     give(c, a, neg(c, left ? mm(c, gb, H(c, x)) : mm(c, H(c, x), gb)));
