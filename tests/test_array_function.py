@@ -490,3 +490,15 @@ def test_numpy_call_is_recorded_on_the_tape():
     assert y.grad_fn is not None
     y.backward()
     assert_close(t.grad, 2 * V)
+
+
+def test_ufunc_where_keeps_out_values_where_false():
+    a = np.arange(6.0) - 2
+    t, out_t, out_a = _tensorize(a), tl.full((6,), -1.0, dtype=tl.float64), np.full(6, -1.0)
+    assert np.add(t, 10, out=out_t, where=t > 0) is out_t
+    np.add(a, 10, out=out_a, where=a > 0)
+    assert_close(out_t, out_a)
+    mask = np.array([True, False] * 3)
+    np.exp(t, out=t, where=mask)
+    np.exp(a, out=a, where=mask)
+    assert_close(t, a)

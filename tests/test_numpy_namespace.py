@@ -171,7 +171,7 @@ def test_array_namespace_protocol():
     assert t.__array_namespace__(api_version="2023.12") is tnp
     with pytest.raises(ValueError, match="version"):
         t.__array_namespace__(api_version="1999.01")
-    assert tnp.__array_api_version__ == "2024.12"
+    assert tnp.__array_api_version__ == "2025.12"
 
 
 def test_array_api_compat_recognises_the_namespace():

@@ -95,7 +95,7 @@ Tensor.register_hook = _register_hook
 Tensor.backward = _backward
 
 
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 def _array_namespace(self, /, *, api_version=None):

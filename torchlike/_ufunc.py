@@ -56,8 +56,20 @@ def _call(ufunc, inputs, kwargs):
     given_out = kwargs.pop("out", None)
     out = _single_out(given_out)
     dtype = kwargs.pop("dtype", None)
+    where = kwargs.pop("where", True)
     if op is None or out is False or ufunc.nout != 1 or not _is_default(kwargs):
         return NotImplemented
+    if where is not True:
+        # NumPy keeps out's values where the mask is False (and leaves them
+        # undefined without out=): compute everywhere, then select.
+        result = _call(ufunc, inputs, dict(kwargs, dtype=dtype))
+        if result is NotImplemented:
+            return NotImplemented
+        if out is None:
+            return result
+        mask = where if isinstance(where, _C.Tensor) else _C.from_numpy(np.asarray(where))
+        out.copy_(_C.where(mask, result, out))
+        return given_out[0]
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
         op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
     if dtype is not None:

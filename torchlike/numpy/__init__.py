@@ -39,7 +39,7 @@ from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
 
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 ndarray = _C.Tensor
 
@@ -69,7 +69,7 @@ _FROM_TABLE = [
     "moveaxis", "squeeze", "concatenate", "concat", "stack", "vstack", "hstack", "dstack",
     "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split", "array_split",
     "hsplit", "vsplit", "tile", "repeat", "flip", "fliplr", "flipud", "rot90", "roll",
-    "broadcast_to", "where", "nonzero", "flatnonzero", "argwhere",
+    "broadcast_to", "broadcast_arrays", "where", "nonzero", "flatnonzero", "argwhere",
     "diagonal", "diag", "tril", "triu", "pad", "take", "take_along_axis", "put_along_axis",
     # statistical
     "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "ptp", "argmax",
@@ -85,7 +85,7 @@ _FROM_TABLE = [
     "kron", "cross",
     # the rest
     "diff", "ediff1d", "isclose", "allclose", "array_equal", "array_equiv", "nan_to_num",
-    "ndim", "shape", "size", "iscomplexobj", "isrealobj", "tril_indices_from",
+    "ndim", "shape", "size", "iscomplexobj", "isrealobj", "meshgrid", "tril_indices_from",
     "triu_indices_from", "bincount",
 ]
 for _name in _FROM_TABLE:
@@ -96,16 +96,6 @@ del _name
 def expand_dims(x, /, axis=0):
     """Insert length-1 axes at ``axis`` (an int or a tuple of ints)."""
     return _TABLE[_np.expand_dims](x, axis)
-
-
-def broadcast_arrays(*arrays):
-    """The arrays broadcast against each other, as a list (Array API)."""
-    return list(_TABLE[_np.broadcast_arrays](*arrays))
-
-
-def meshgrid(*arrays, indexing="xy", sparse=False, copy=True):
-    """Coordinate grids, as a list (Array API)."""
-    return list(_TABLE[_np.meshgrid](*arrays, indexing=indexing, sparse=sparse, copy=copy))
 
 
 def unstack(x, /, *, axis=0):

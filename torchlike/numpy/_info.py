@@ -130,7 +130,7 @@ class _Info:
         from .. import cuda
         if cuda.is_available():
             found += [_device("cuda", i) for i in range(cuda.device_count())]
-        return found
+        return tuple(found)
 
     def default_dtypes(self, *, device=None):
         return {"real floating": _C.float64, "complex floating": _C.complex128,
