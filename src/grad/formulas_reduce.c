@@ -190,8 +190,9 @@ PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObj
   PyObject *r0 = CALL("eq", "Oi", ru, 0);
   if (p == 2.0)
     return CALL("mul", "OO", x, CALL("where", "OdO", r0, 0.0, CALL("div", "OO", gu, ru)));
-  if (isinf(p)) { /* like amax of |x|: ties split evenly */
-    PyObject *mask = CALL("eq", "OO", CALL("abs", "O", x), ru);
+  if (isinf(p)) { /* like amax of |x|: ties split evenly, NaNs count as picked */
+    PyObject *ax = CALL("abs", "O", x);
+    PyObject *mask = CALL("logical_or", "OO", CALL("eq", "OO", ax, ru), CALL("isnan", "O", ax));
     PyObject *share = CALL("div", "OO", gu, sum_keep(c, mask, dim));
     return CALL("mul", "OO", CALL("mul", "OO", CALL("sgn", "O", x), mask), share);
   }
@@ -609,8 +610,10 @@ static void product(tl_grad_ctx *c, PyObject *g)
     const tl_tensor *t = x ? tl_py_t(x) : NULL;
     if (!t || t->ndim != 2)
       return;
-    PyObject *eye = CALL("eye", "LL|{s:O}", (long long)t->shape[0], (long long)t->shape[1], "dtype",
-                         tl_py_dtype_obj(tl_py_t(g)->dtype));
+    PyObject *device = g ? tl_grad_keep(c, PyObject_GetAttrString(g, "device")) : NULL;
+    PyObject *eye = device ? CALL("eye", "LL|{s:O,s:O}", (long long)t->shape[0], (long long)t->shape[1],
+                                  "dtype", tl_py_dtype_obj(tl_py_t(g)->dtype), "device", device)
+                           : NULL;
     SEND(x, CALL("mul", "OO", eye, g));
     return;
   }
