@@ -177,7 +177,8 @@ static void scatter_reduce(tl_grad_ctx *c, PyObject *x, PyObject *dim, PyObject 
       PyObject *without = CALL("scatter_reduce", "OOOOs|{s:O}", x, dim, index, used1, "prod",
                                "include_self", incl);
       PyObject *by_alone = CALL("gather", "OOO", CALL("mul", "OO", g, without), dim, index);
-      PyObject *by_div = CALL("div", "OO", CALL("gather", "OOO", CALL("mul", "OO", g, r), dim, index),
+      PyObject *gr = CALL("gather", "OOO", CALL("mul", "OO", g, r), dim, index);
+      PyObject *by_div = CALL("div", "OO", gr,
                               CALL("masked_fill", "OOi", used, zero, 1));
       gsrc = CALL("where", "OOO", alone, by_alone, by_div);
     }
@@ -188,11 +189,12 @@ static void scatter_reduce(tl_grad_ctx *c, PyObject *x, PyObject *dim, PyObject 
       PyObject *hit = CALL("scatter", "OOOi", zeros_shaped(c, g, x), dim, index, 1);
       self_hit = CALL("mul", "OO", self_hit, CALL("eq", "Oi", hit, 0));
     }
-    PyObject *src_hit = CALL("to", "OO", CALL("eq", "OO", used, CALL("gather", "OOO", r, dim, index)),
-                             dtype_of(g));
+    PyObject *r_at = CALL("gather", "OOO", r, dim, index);
+    PyObject *src_hit = CALL("to", "OO", CALL("eq", "OO", used, r_at), dtype_of(g));
     PyObject *count = CALL("add", "OO", self_hit,
                            CALL("scatter_add", "OOOO", zeros_shaped(c, g, x), dim, index, src_hit));
-    PyObject *share = CALL("div", "OO", g, CALL("masked_fill", "OOi", count, CALL("eq", "Oi", count, 0), 1));
+    count = CALL("masked_fill", "OOi", count, CALL("eq", "Oi", count, 0), 1);
+    PyObject *share = CALL("div", "OO", g, count);
     gx = CALL("mul", "OO", share, self_hit);
     gsrc = want_src ? CALL("mul", "OO", CALL("gather", "OOO", share, dim, index), src_hit) : NULL;
   }
@@ -274,7 +276,8 @@ static void backward(tl_grad_ctx *c)
     if (NEEDS(x))
       SEND(x, c->formula == TL_OP_INDEX_ADD ? g : CALL("index_fill", "OOOi", g, dim, index, 0));
     if (is_tensor(source) && NEEDS(source)) {
-      PyObject *gs = CALL("reshape", "OO", CALL("index_select", "OOO", g, dim, index), SHAPE(source));
+      PyObject *gs = CALL("index_select", "OOO", g, dim, index);
+      gs = CALL("reshape", "OO", gs, SHAPE(source));
       PyObject *alpha = c->formula == TL_OP_INDEX_ADD ? ARG(4, "alpha") : NULL;
       SEND(source, alpha ? CALL("mul", "OO", gs, alpha) : gs);
     }
@@ -303,7 +306,10 @@ static void backward(tl_grad_ctx *c)
       PyObject *gkey = tl_grad_keep(c, PyTuple_New(PyTuple_GET_SIZE(key)));
       for (Py_ssize_t i = 0; gkey && i < PyTuple_GET_SIZE(key); i++) {
         PyObject *item = PyTuple_GET_ITEM(key, i);
-        PyTuple_SET_ITEM(gkey, i, item == Py_None ? PySlice_New(NULL, NULL, NULL) : Py_NewRef(item));
+        PyObject *k = item == Py_None ? PySlice_New(NULL, NULL, NULL) : Py_NewRef(item);
+        if (!k)
+          return;
+        PyTuple_SET_ITEM(gkey, i, k);
       }
       send_fitted(c, values, CALL("__getitem__", "OO", g, gkey));
     }
@@ -350,7 +356,8 @@ static void backward(tl_grad_ctx *c)
     break;
   }
   case TL_OP_TAKE:
-    SEND(x, CALL("put", "OOO|{s:O}", zeros_shaped(c, g, x), ARG(1, "index"), g, "accumulate", Py_True));
+    SEND(x, CALL("put", "OOO|{s:O}", zeros_shaped(c, g, x), ARG(1, "index"), g, "accumulate",
+                 Py_True));
     break;
   case TL_OP_TAKE_ALONG_DIM: {
     PyObject *indices = ARG(1, "indices"), *dim = ARG(2, "dim");

@@ -40,7 +40,10 @@ static int64_t wrap_dim(int64_t d, int ndim)
 
 static int ndim_of(PyObject *t) { return t && tl_py_is_tensor(t) ? tl_py_t(t)->ndim : 0; }
 
-static PyObject *py_int(tl_grad_ctx *c, int64_t v) { return tl_grad_keep(c, PyLong_FromLongLong(v)); }
+static PyObject *py_int(tl_grad_ctx *c, int64_t v)
+{
+  return tl_grad_keep(c, PyLong_FromLongLong(v));
+}
 
 /* torchlike function or Tensor method `name` (a new reference). */
 static PyObject *function_named(const char *name)
@@ -328,7 +331,8 @@ static PyObject *storage_positions(tl_grad_ctx *c, int nd, const int64_t *shape,
     for (int k = 0; k < nd; k++)
       view[k] = k == d ? shape[d] : 1;
     PyObject *step = CALL("mul", "OL", positions(c, shape[d]), (long long)strides[d]);
-    acc = CALL("add", "OO", acc, CALL("reshape", "OO", step, tl_grad_keep(c, tl_py_size_new(nd, view))));
+    PyObject *along = tl_grad_keep(c, tl_py_size_new(nd, view));
+    acc = CALL("add", "OO", acc, CALL("reshape", "OO", step, along));
   }
   return acc;
 }
@@ -366,9 +370,11 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
   if (nx == 0 || nout == 0)
     return;
   PyObject *flat = py_int(c, -1);
-  PyObject *at_x = CALL("reshape", "OO", storage_positions(c, t->ndim, t->shape, t->strides, t->offset), flat);
+  PyObject *at_x = CALL("reshape", "OO",
+                        storage_positions(c, t->ndim, t->shape, t->strides, t->offset), flat);
   PyObject *at_out = CALL("reshape", "OO", storage_positions(c, nsize, size, stride, offset), flat);
-  PyObject *hi_x = CALL("item", "O", CALL("max", "O", at_x)), *hi_out = CALL("item", "O", CALL("max", "O", at_out));
+  PyObject *hi_x = CALL("item", "O", CALL("max", "O", at_x));
+  PyObject *hi_out = CALL("item", "O", CALL("max", "O", at_out));
   if (!hi_x || !hi_out)
     return;
   long long span = PyLong_AsLongLong(hi_x), span_out = PyLong_AsLongLong(hi_out);
@@ -379,7 +385,8 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
   CALL("index_put_", "O(O)O", owner, at_x, positions(c, nx));
   PyObject *src = CALL("index_select", "OLO", owner, 0LL, at_out);
   PyObject *g = CALL("reshape", "OO", G(0), flat);
-  PyObject *sum = CALL("index_add", "OLOO", CALL("new_zeros", "O(L)", g, (long long)nx + 1), 0LL, src, g);
+  PyObject *zeros = CALL("new_zeros", "O(L)", g, (long long)nx + 1); /* slot nx: outside x */
+  PyObject *sum = CALL("index_add", "OLOO", zeros, 0LL, src, g);
   SEND(x, CALL("reshape", "OO", CALL("narrow", "OLLL", sum, 0LL, 0LL, (long long)nx), SHAPE(x)));
 }
 
@@ -518,8 +525,8 @@ static void backward(tl_grad_ctx *c)
                  (long long)int_or(c, 2, "dim1", -2), (long long)int_or(c, 3, "dim2", -1)));
     break;
   case TL_GRAD_DIAGFLAT:
-    SEND(x, CALL("reshape", "OO", CALL("diagonal", "OL", G(0), (long long)int_or(c, 1, "offset", 0)),
-                 SHAPE(x)));
+    g = CALL("diagonal", "OL", G(0), (long long)int_or(c, 1, "offset", 0));
+    SEND(x, CALL("reshape", "OO", g, SHAPE(x)));
     break;
   case TL_GRAD_NARROW:
   case TL_GRAD_NARROW_COPY: {
@@ -532,7 +539,8 @@ static void backward(tl_grad_ctx *c)
       start += tl_py_t(x)->shape[dim];
     g = G(0);
     SEND(x, CALL("slice_scatter", "OO|{s:L,s:L,s:L}", CALL("new_zeros", "OO", g, SHAPE(x)), g,
-                 "dim", (long long)dim, "start", (long long)start, "end", (long long)(start + length)));
+                 "dim", (long long)dim, "start", (long long)start, "end",
+                 (long long)(start + length)));
     break;
   }
   case TL_GRAD_SELECT:
@@ -578,7 +586,8 @@ static void backward(tl_grad_ctx *c)
         return;
       PyList_SET_ITEM(gs, i, Py_NewRef(gi));
     }
-    SEND(x, CALL(c->formula == TL_GRAD_UNBIND ? "stack" : "cat", "O|{s:L}", gs, "dim", (long long)dim));
+    const char *join_op = c->formula == TL_GRAD_UNBIND ? "stack" : "cat";
+    SEND(x, CALL(join_op, "O|{s:L}", gs, "dim", (long long)dim));
     break;
   }
   case TL_GRAD_UNFOLD:
