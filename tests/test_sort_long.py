@@ -161,6 +161,18 @@ def test_long_msort_values_only(case, threads):
     np.testing.assert_array_equal(bits_of(col.numpy()[:, 0]), want)
 
 
+def test_long_msort_signed_zeros_without_nans(threads):
+    """Zeros are refilled from the input only when a -0.0 (or a NaN) is there."""
+    rng = np.random.default_rng(12)
+    a = rng.integers(-2, 3, N).astype(np.float32)
+    a[rng.random(N) < 0.3] = -0.0
+    np.testing.assert_array_equal(bits_of(tl.msort(tl.tensor(a)).numpy()),
+                                  bits_of(np.sort(a, kind="stable")))
+    a[a == 0] = 0.0  # +0.0 only: decoded, not refilled
+    np.testing.assert_array_equal(bits_of(tl.msort(tl.tensor(a)).numpy()),
+                                  bits_of(np.sort(a, kind="stable")))
+
+
 def test_long_msort_int32_and_fallbacks(threads):
     rng = np.random.default_rng(11)
     i = rng.integers(-2 ** 31, 2 ** 31, N, dtype=np.int64).astype(np.int32)

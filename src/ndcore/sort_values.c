@@ -51,23 +51,37 @@ typedef struct {
   int64_t nb;
   int64_t *groups;  /* bucket boundaries of the sorting tasks */
   int64_t zero[2], nan[2]; /* the runs of the zero and NaN keys, [lo, hi) */
+  uint32_t *special; /* [nchunks]: has the chunk a -0.0 or a NaN (whose bits
+                        the keys do not keep)? */
   int failed;
 } vsort;
 
-/* The keys of m elements from p. */
-TL_SIMD_CLONES static void vkeys_load(const char *p, int64_t step, int64_t m, bool f32, uint32_t *k)
+/* Is u a -0.0 or a NaN: a float32 whose bits its key does not keep? */
+static inline uint32_t vkey_special(uint32_t u)
 {
+  return (u == 0x80000000u) | ((u & 0x7fffffffu) > 0x7f800000u);
+}
+
+/* The keys of m elements from p; returns whether any is special (float32). */
+TL_SIMD_CLONES static uint32_t vkeys_load(const char *p, int64_t step, int64_t m, bool f32,
+                                          uint32_t *k)
+{
+  uint32_t special = 0;
   if (f32 && step == 4) { /* the common case, spelled out so that it vectorises */
     const uint32_t *u = (const uint32_t *)p;
-    for (int64_t i = 0; i < m; i++)
+    for (int64_t i = 0; i < m; i++) {
       k[i] = tl_key_f32(u[i]);
-    return;
+      special |= vkey_special(u[i]);
+    }
+    return special;
   }
   for (int64_t i = 0; i < m; i++) {
     uint32_t u;
     memcpy(&u, p + i * step, 4);
     k[i] = f32 ? tl_key_f32(u) : u ^ 0x80000000u;
+    special |= f32 && vkey_special(u);
   }
+  return special;
 }
 
 static void sv_hist(void *ctx, int64_t begin, int64_t end, int worker)
@@ -78,18 +92,19 @@ static void sv_hist(void *ctx, int64_t begin, int64_t end, int worker)
   const int shift = c->shift;
   const uint32_t fmask = c->fmask, first = c->first;
   for (int64_t t = begin; t < end; t++) {
-    uint32_t *h = c->hist + t * (int64_t)(fmask + 1), diff = 0;
+    uint32_t *h = c->hist + t * (int64_t)(fmask + 1), diff = 0, special = 0;
     memset(h, 0, sizeof *h * (fmask + 1));
     int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->n ? i0 + c->chunk : c->n;
     for (int64_t b = i0; b < i1; b += TL_SV_BLOCK) {
       int64_t m = i1 - b < TL_SV_BLOCK ? i1 - b : TL_SV_BLOCK;
-      vkeys_load(c->src + b * c->step, c->step, m, c->f32, k);
+      special |= vkeys_load(c->src + b * c->step, c->step, m, c->f32, k);
       for (int64_t i = 0; i < m; i++) {
         diff |= k[i] ^ first;
         h[(k[i] >> shift) & fmask]++;
       }
     }
     c->diff[t] = diff;
+    c->special[t] = special;
   }
 }
 
@@ -179,32 +194,85 @@ done:
 }
 
 /* Stable LSD sort of the n keys of a on their low `bits` bits (any n), in
- * passes of at most 11 bits through b; the result ends in a. */
-static void sv_lsd(uint32_t *a, uint32_t *b, int64_t n, int bits)
+ * passes of at most 11 bits through b; the result ends in a.  Two sets of
+ * counters (even and odd keys) keep the histogram's increments from waiting
+ * on each other; while the passes run in the cache, the next bucket
+ * (next[0, nnext)), which the streaming scatter left in memory, is
+ * prefetched a line per 16 keys. */
+static void sv_lsd(uint32_t *a, uint32_t *b, int64_t n, int bits, const uint32_t *next,
+                   int64_t nnext)
 {
   int passes = (bits + 10) / 11, width = passes ? (bits + passes - 1) / passes : 0;
-  uint32_t mask = (1u << width) - 1, count[3][2048];
-  for (int p = 0; p < passes; p++)
-    memset(count[p], 0, sizeof(uint32_t) * (mask + 1));
-  for (int64_t i = 0; i < n; i++)
-    for (int p = 0; p < passes; p++)
-      count[p][(a[i] >> (p * width)) & mask]++;
-  uint32_t *s = a, *d = b;
+  uint32_t mask = (1u << width) - 1, count[3][2][2048];
   for (int p = 0; p < passes; p++) {
-    uint32_t sum = 0, *cnt = count[p];
+    memset(count[p][0], 0, sizeof(uint32_t) * (mask + 1));
+    memset(count[p][1], 0, sizeof(uint32_t) * (mask + 1));
+  }
+  int64_t i = 0;
+  if (passes == 2) { /* the common case, unrolled */
+    for (; i + 1 < n; i += 2) {
+      uint32_t x = a[i], y = a[i + 1];
+      count[0][0][x & mask]++;
+      count[1][0][(x >> width) & mask]++;
+      count[0][1][y & mask]++;
+      count[1][1][(y >> width) & mask]++;
+    }
+  }
+  for (; i < n; i++)
+    for (int p = 0; p < passes; p++)
+      count[p][0][(a[i] >> (p * width)) & mask]++;
+  uint32_t *s = a, *d = b;
+  int64_t ahead = 0;
+  for (int p = 0; p < passes; p++) {
+    uint32_t sum = 0, *cnt = count[p][0], *odd = count[p][1];
     for (uint32_t g = 0; g <= mask; g++) {
-      uint32_t t = cnt[g];
+      uint32_t t = cnt[g] + odd[g];
       cnt[g] = sum;
       sum += t;
     }
-    for (int64_t i = 0; i < n; i++)
-      d[cnt[(s[i] >> (p * width)) & mask]++] = s[i];
+    const int shift = p * width;
+    for (int64_t j = 0; j < n; j++) {
+      if ((j & 15) == 0 && ahead < nnext) {
+        __builtin_prefetch(next + ahead, 0, 2);
+        ahead += 16;
+      }
+      d[cnt[(s[j] >> shift) & mask]++] = s[j];
+    }
     uint32_t *t = s;
     s = d;
     d = t;
   }
   if (s != a)
     memcpy(a, s, sizeof(uint32_t) * (size_t)n);
+}
+
+/* [lo, hi) of the run of key k in the sorted keys a[0, n), or lo = hi = -1. */
+static void sv_run(const uint32_t *a, int64_t n, uint32_t k, int64_t *lo, int64_t *hi)
+{
+  *lo = *hi = -1;
+  if (n == 0 || k < a[0] || k > a[n - 1])
+    return;
+  int64_t j = 0;
+  while (j < n && a[j] < k)
+    j++;
+  if (j == n || a[j] != k)
+    return;
+  *lo = j;
+  while (j < n && a[j] == k)
+    j++;
+  *hi = j;
+}
+
+/* In place: keys back to float32 bits (the zero and NaN keys as +0.0 and a
+ * NaN; see sv_refill), or to int32 values. */
+TL_SIMD_CLONES static void sv_decode(uint32_t *a, int64_t n, bool f32)
+{
+  if (f32)
+    for (int64_t j = 0; j < n; j++)
+      a[j] = tl_unkey_f32(a[j]);
+  else
+    for (int64_t j = 0; j < n; j++)
+      a[j] ^= 0x80000000u;
 }
 
 /* Sort each bucket of the task's groups in place, then decode it. */
@@ -227,33 +295,24 @@ static void sv_buckets(void *ctx, int64_t begin, int64_t end, int worker)
     /* the bucket's keys agree above its digits' span (as in sort.c) */
     uint32_t span = c->dfirst[d] ^ (c->dfirst[d + 1] - 1);
     int bits = c->shift + (span ? 32 - __builtin_clz(span) : 0);
-    if (n > 1 && bits > 0)
-      sv_lsd(a, b, n, bits);
-    if (c->f32) {
-      int64_t zlo = -1, zhi = -1, nlo = -1, nhi = -1;
-      for (int64_t j = 0; j < n; j++) {
-        uint32_t k = a[j];
-        a[j] = tl_unkey_f32(k);
-        if (k == kz) {
-          zlo = zlo < 0 ? j : zlo;
-          zhi = j + 1;
-        } else if (k == kn) {
-          nlo = nlo < 0 ? j : nlo;
-          nhi = j + 1;
-        }
-      }
-      if (zlo >= 0) { /* equal keys share a bucket: one task finds each run */
-        c->zero[0] = s + zlo;
-        c->zero[1] = s + zhi;
-      }
-      if (nlo >= 0) {
-        c->nan[0] = s + nlo;
-        c->nan[1] = s + nhi;
-      }
-    } else {
-      for (int64_t j = 0; j < n; j++)
-        a[j] ^= 0x80000000u;
+    if (n > 1 && bits > 0) {
+      int64_t ns = c->starts[d + 1], nn = d + 1 < c->groups[end] ? c->starts[d + 2] - ns : 0;
+      sv_lsd(a, b, n, bits, c->out + ns, nn);
     }
+    if (c->f32) { /* equal keys share a bucket: one task finds each run */
+      int64_t lo, hi;
+      sv_run(a, n, kz, &lo, &hi);
+      if (lo >= 0) {
+        c->zero[0] = s + lo;
+        c->zero[1] = s + hi;
+      }
+      sv_run(a, n, kn, &lo, &hi);
+      if (lo >= 0) {
+        c->nan[0] = s + lo;
+        c->nan[1] = s + hi;
+      }
+    }
+    sv_decode(a, n, c->f32);
   }
   free(b);
 }
@@ -297,12 +356,13 @@ tl_status tl_sort_values_lane(const char *src, int64_t step, int64_t n, tl_dtype
     diff |= k[i] ^ c.first;
   size_t nfine_max = (size_t)1 << TL_SV_FINE_BITS;
   c.diff = malloc(sizeof(uint32_t) * (size_t)c.nchunks);
+  c.special = malloc(sizeof(uint32_t) * (size_t)c.nchunks);
   c.hist = malloc(sizeof(uint32_t) * (size_t)c.nchunks * nfine_max);
   c.map = malloc(sizeof(uint32_t) * nfine_max);
   c.dfirst = malloc(sizeof(uint32_t) * (nfine_max + 1));
   c.starts = malloc(sizeof(int64_t) * (nfine_max + 1));
   c.groups = malloc(sizeof(int64_t) * (size_t)(4 * threads + 2));
-  if (!c.diff || !c.hist || !c.map || !c.dfirst || !c.starts || !c.groups)
+  if (!c.diff || !c.special || !c.hist || !c.map || !c.dfirst || !c.starts || !c.groups)
     goto oom;
   for (;;) {
     int bits = diff ? 32 - __builtin_clz(diff) : 0;
@@ -364,13 +424,17 @@ tl_status tl_sort_values_lane(const char *src, int64_t step, int64_t n, tl_dtype
   tl_parallel_for(g, 1, sv_buckets, &c);
   if (c.failed)
     goto oom;
-  if (c.f32)
+  uint32_t special = 0;
+  for (int t = 0; t < c.nchunks; t++)
+    special |= c.special[t];
+  if (special) /* else every zero is +0.0, and there is no NaN: decoded right */
     sv_refill(&c);
   goto done;
 oom:
   st = tl_error_set(TL_ERR_MEMORY, "out of memory sorting %lld elements", (long long)n);
 done:
   free(c.diff);
+  free(c.special);
   free(c.hist);
   free(c.map);
   free(c.dfirst);
