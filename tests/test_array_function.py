@@ -502,3 +502,20 @@ def test_ufunc_where_keeps_out_values_where_false():
     np.exp(t, out=t, where=mask)
     np.exp(a, out=a, where=mask)
     assert_close(t, a)
+
+
+def test_route_through_numpy_code_with_grad_names_the_refusal():
+    t = tl.from_numpy(M.copy()).requires_grad_(True)
+    # np.select writes into a NumPy array (np.copyto): no torchlike op records it
+    with pytest.raises(TypeError, match="numpy.select"):
+        np.select([t > 0], [t], 0.0)
+    # a caller's mistake inside NumPy's code keeps NumPy's exception
+    with pytest.raises(ValueError):
+        np.trapezoid(t, axis=5)
+
+
+def test_namespace_getattr_reaches_numpy_functions():
+    import torchlike.numpy as tnp
+    r = tnp.trapezoid(tl.from_numpy(M.copy()), axis=1)
+    assert isinstance(r, tl.Tensor)
+    assert_close(r, np.trapezoid(M, axis=1))
