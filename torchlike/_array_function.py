@@ -352,13 +352,13 @@ def array_function(self, func, types_, args, kwargs):
         # NumPy's Python code met something a tensor does not do like an
         # ndarray.  NumPy itself has the last word when the rule allows (and
         # re-raises the caller's own mistakes with NumPy's exception); when it
-        # does not, a ValueError/AxisError is the caller's mistake and any other
+        # does not, a ValueError/IndexError is the caller's mistake and any other
         # failure is reported as the function having no implementation.
         try:
             check_fallback(_name(func), _tensors_in((args, kwargs), []))
         except TypeError as refusal:
-            if isinstance(error, ValueError):
-                raise
+            if isinstance(error, (ValueError, IndexError)):
+                raise error from None
             raise refusal from error
     return _fallback(func, args, kwargs)
 
