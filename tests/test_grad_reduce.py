@@ -638,3 +638,23 @@ def test_bincount_weights_not_implemented():
     out = torch.bincount(torch.tensor([0, 1, 1, 3]), w)
     with pytest.raises(NotImplementedError, match="derivative"):
         out.sum().backward()
+
+
+def test_backward_loops_keep_memory_flat():
+    from oracle import assert_rss_flat, rss_bytes
+    x, y = rand(8, 16, seed=70), rand(16, 4, seed=71)
+    q = torch.tensor([0.25, 0.5], dtype=F64)
+
+    def step():
+        loss = (torch.matmul(x, y).sum() + x.prod(1).sum() + x.std(0).sum()
+                + torch.sort(x, 1)[0][:, 0].sum() + torch.quantile(x, q, dim=1).sum()
+                + torch.tensordot(x, y, ([1], [0])).sum() + x.max(1)[0].sum()
+                + torch.cumprod(x, 1).sum() + torch.norm(x, 3, 1).sum())
+        loss.backward()
+
+    for _ in range(20):
+        step()
+    before = rss_bytes()
+    for _ in range(300):
+        step()
+    assert_rss_flat(before, label="reduction/product backward")
