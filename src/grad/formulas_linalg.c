@@ -82,12 +82,13 @@ static PyObject *real_dtype(PyObject *x)
   return tl_py_dtype_obj(tl_dtype_to_real(tl_py_t(x)->dtype));
 }
 
-/* The n x n identity of x's real dtype (x a tensor). */
+/* The n x n identity of x's real dtype, on x's device (x a tensor). */
 static PyObject *eye(tl_grad_ctx *c, int64_t n, PyObject *x)
 {
   if (!x || PyErr_Occurred())
     return NULL;
-  return CALL("eye", "n|{s:O}", (Py_ssize_t)n, "dtype", real_dtype(x));
+  PyObject *device = tl_grad_keep(c, PyObject_GetAttrString(x, "device"));
+  return CALL("eye", "n|{s:O,s:O}", (Py_ssize_t)n, "dtype", real_dtype(x), "device", device);
 }
 
 /* 1 - I: zero on the diagonal. */
@@ -102,7 +103,9 @@ static PyObject *triangle_rect(tl_grad_ctx *c, int64_t rows, int64_t cols, PyObj
 {
   if (!x || PyErr_Occurred())
     return NULL;
-  PyObject *ones = CALL("ones", "nn|{s:O}", (Py_ssize_t)rows, (Py_ssize_t)cols, "dtype", real_dtype(x));
+  PyObject *device = tl_grad_keep(c, PyObject_GetAttrString(x, "device"));
+  PyObject *ones = CALL("ones", "nn|{s:O,s:O}", (Py_ssize_t)rows, (Py_ssize_t)cols, "dtype",
+                        real_dtype(x), "device", device);
   return CALL(upper ? "triu" : "tril", "Oi", ones, k);
 }
 
