@@ -17,7 +17,8 @@
  *    V (...) V^H); test them through A = B + B^H or B B^H + c I.
  *  - svd, eigh and eig vectors are defined up to sign/phase: only losses that
  *    do not depend on that choice have a gradient; the formulas pick the
- *    gauge in which V^H dV has a zero (or real) diagonal.  Repeated singular
+ *    gauge in which V^H dV has a zero (or real) diagonal, and a complex loss
+ *    that does depend on the phase (Im diag(V^H gV) != 0) raises.  Repeated singular
  *    values or eigenvalues make the vector gradients infinite (1/(s_j^2-s_i^2)),
  *    as in PyTorch; the values alone (svdvals, eigvalsh) stay finite.
  *  - svd with full_matrices=True differentiates the first min(m, n) columns
@@ -28,7 +29,9 @@
  *  - qr: mode 'reduced' (any shape) and 'complete' with m <= n; 'r' and
  *    'complete' with m > n raise, as Q (or its completion) is not determined.
  *  - lstsq differentiates the solution as pinv(A) B (full rank, or constant
- *    rank); residuals, rank and singular values have no gradient here. */
+ *    rank); residuals, rank and singular values have no gradient here.
+ *  - lu / lu_factor (any shape) and lu_solve (LU and B, every left/adjoint
+ *    form) assume the pivots do not change under a small perturbation. */
 #include <math.h>
 
 #include "grad/py_grad.h"
@@ -45,7 +48,8 @@ static int64_t size_at(PyObject *x, int d)
   if (!x || !tl_py_is_tensor(x))
     return 0;
   const tl_tensor *t = tl_py_t(x);
-  return t->shape[d < 0 ? d + t->ndim : d];
+  int k = d < 0 ? d + t->ndim : d;
+  return k >= 0 && k < t->ndim ? t->shape[k] : 0;
 }
 
 static int rank_of(PyObject *x) { return x && tl_py_is_tensor(x) ? tl_py_t(x)->ndim : 0; }
