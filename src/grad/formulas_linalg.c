@@ -147,11 +147,11 @@ static PyObject *inverse_gaps(tl_grad_ctx *c, PyObject *v)
 /* i Im(z) = (z - conj(z)) / 2, and Re(z) = (z + conj(z)) / 2, kept complex. */
 static PyObject *i_imag(tl_grad_ctx *c, PyObject *z)
 {
-  return CALL("div", "Od", sub(c, z, CALL("conj", "O", z)), 2.0);
+  return CALL("mul", "Od", sub(c, z, CALL("conj", "O", z)), 0.5);
 }
 static PyObject *re(tl_grad_ctx *c, PyObject *z)
 {
-  return is_complex(z) ? CALL("div", "Od", add(c, z, CALL("conj", "O", z)), 2.0) : z;
+  return is_complex(z) ? CALL("mul", "Od", add(c, z, CALL("conj", "O", z)), 0.5) : z;
 }
 
 static double max_abs(tl_grad_ctx *c, PyObject *x)
@@ -341,7 +341,7 @@ static void cholesky_backward(tl_grad_ctx *c)
   PyObject *p = phi(c, mm(c, H(c, l), gl));
   PyObject *z = solve_tri(c, H(c, l), p, true, true, false);
   PyObject *ga = solve_tri(c, l, z, false, false, false);
-  give(c, a, CALL("div", "Od", add(c, ga, H(c, ga)), 2.0));
+  give(c, a, CALL("mul", "Od", add(c, ga, H(c, ga)), 0.5));
 }
 
 /* QR of a matrix with m >= n columns kept (Q m x n, R n x n):
