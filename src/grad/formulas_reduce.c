@@ -50,7 +50,10 @@ static PyObject *tens(tl_grad_ctx *c, PyObject *o)
   return tl_py_is_tensor(o) ? o : CALL("tensor", "O", o);
 }
 
-static PyObject *pyint(tl_grad_ctx *c, long long v) { return tl_grad_keep(c, PyLong_FromLongLong(v)); }
+static PyObject *pyint(tl_grad_ctx *c, long long v)
+{
+  return tl_grad_keep(c, PyLong_FromLongLong(v));
+}
 
 /* A reduction's dim argument with "every dim" spelled None (dim=() and dim=[]
  * also mean every dim, as in PyTorch). */
@@ -63,7 +66,8 @@ static PyObject *dims_arg(PyObject *dim)
   return dim;
 }
 
-static PyObject *unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *dim, PyObject *keepdim)
+static PyObject *unreduce(tl_grad_ctx *c, PyObject *g, PyObject *x, PyObject *dim,
+                          PyObject *keepdim)
 {
   return tl_grad_unreduce(c, g, x, dims_arg(dim), keepdim ? keepdim : Py_False);
 }
@@ -141,7 +145,8 @@ static void var_std(tl_grad_ctx *c, PyObject *g)
   double correction = 1.0;
   if (unbiased && unbiased != Py_None)
     correction = truthy(unbiased, true) ? 1.0 : 0.0;
-  else if (corr && corr != Py_None && (correction = PyFloat_AsDouble(corr)) == -1.0 && PyErr_Occurred())
+  else if (corr && corr != Py_None && (correction = PyFloat_AsDouble(corr)) == -1.0 &&
+           PyErr_Occurred())
     return;
   int64_t n = x ? reduced_count(x, dim) : -1;
   if (n < 0)
@@ -152,9 +157,11 @@ static void var_std(tl_grad_ctx *c, PyObject *g)
   PyObject *gu = unreduce(c, g, x, dim, keepdim);
   if (c->formula == TL_OP_STD) { /* d std = d var / (2 std); 0 where std is 0 */
     PyObject *ru = unreduce(c, R(0), x, dim, keepdim);
-    gu = CALL("where", "OdO", CALL("eq", "Oi", ru, 0), 0.0, CALL("div", "OO", gu, CALL("mul", "Oi", ru, 2)));
+    gu = CALL("where", "OdO", CALL("eq", "Oi", ru, 0), 0.0,
+              CALL("div", "OO", gu, CALL("mul", "Oi", ru, 2)));
   }
-  PyObject *centered = CALL("sub", "OO", x, CALL("mean", "O|{s:O,s:O}", x, "dim", dim, "keepdim", Py_True));
+  PyObject *centered =
+      CALL("sub", "OO", x, CALL("mean", "O|{s:O,s:O}", x, "dim", dim, "keepdim", Py_True));
   SEND(x, CALL("mul", "OO", CALL("mul", "Od", gu, 2.0 / dof), centered));
 }
 
@@ -198,13 +205,15 @@ PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObj
   }
   PyObject *scaled;
   if (p < 2.0) {
-    scaled = CALL("mul", "OO", CALL("sgn", "O", x), CALL("pow", "Od", CALL("abs", "O", x), p - 1.0));
+    scaled =
+        CALL("mul", "OO", CALL("sgn", "O", x), CALL("pow", "Od", CALL("abs", "O", x), p - 1.0));
     if (p < 1.0) /* |x|^(p-1) is inf at 0, where the derivative is taken as 0 */
       scaled = CALL("where", "OdO", CALL("eq", "Oi", x, 0), 0.0, scaled);
   } else {
     scaled = CALL("mul", "OO", x, CALL("pow", "Od", CALL("abs", "O", x), p - 2.0));
   }
-  PyObject *scale = CALL("where", "OdO", r0, 0.0, CALL("div", "OO", gu, CALL("pow", "Od", ru, p - 1.0)));
+  PyObject *scale =
+      CALL("where", "OdO", r0, 0.0, CALL("div", "OO", gu, CALL("pow", "Od", ru, p - 1.0)));
   return CALL("mul", "OO", scaled, scale);
 }
 
@@ -214,7 +223,8 @@ static void norm(tl_grad_ctx *c, PyObject *g)
   PyObject *x = X(0, "input"), *po = ARG(1, "p"), *dim = dims_arg(ARG(2, "dim"));
   PyObject *keepdim = ARG(3, "keepdim");
   double p = 2.0;
-  if (po && po != Py_None && !PyUnicode_Check(po) && (p = PyFloat_AsDouble(po)) == -1.0 && PyErr_Occurred())
+  if (po && po != Py_None && !PyUnicode_Check(po) && (p = PyFloat_AsDouble(po)) == -1.0 &&
+      PyErr_Occurred())
     return;
   PyObject *gu = unreduce(c, g, x, dim, keepdim), *ru = unreduce(c, R(0), x, dim, keepdim);
   SEND(x, tl_grad_norm_backward(c, gu, x, ru, p, dim));
@@ -243,7 +253,8 @@ static void max_min(tl_grad_ctx *c, PyObject *g)
     return;
   }
   PyObject *keepdim = ARG(2, "keepdim");
-  PyObject *idx = item(c, CALL(is_max ? "max" : "min", "OO|{s:O}", detached(c, x), dim, "keepdim", Py_True), 1);
+  PyObject *idx =
+      item(c, CALL(is_max ? "max" : "min", "OO|{s:O}", detached(c, x), dim, "keepdim", Py_True), 1);
   SEND(x, select_back(c, unreduce(c, g, x, dim, keepdim), x, dim, idx));
 }
 
@@ -308,7 +319,9 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
   /* count: the non-NaN values of each slice (nanquantile), else n; a slice
    * holding a NaN has result NaN and takes it from its last sorted place. */
   PyObject *nan = sum_keep(c, CALL("isnan", "O", xs), d);
-  PyObject *count = c->formula == TL_OP_NANQUANTILE ? CALL("add", "OL", CALL("neg", "O", nan), (long long)n) : NULL;
+  PyObject *count = c->formula == TL_OP_NANQUANTILE
+                        ? CALL("add", "OL", CALL("neg", "O", nan), (long long)n)
+                        : NULL;
   PyObject *qs = tl_py_is_tensor(q) ? CALL("tolist", "O", q) : q;
   bool many = qs && PyList_Check(qs);
   Py_ssize_t nq = many ? PyList_GET_SIZE(qs) : 1;
@@ -321,11 +334,14 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
     gi = flat ? CALL("reshape", "O(i)", gi, 1) : unreduce(c, gi, xs, d, keepdim);
     PyObject *rank; /* in float64, as the forward computes it */
     if (count) /* max(q (count - 1), 0) */
-      rank = CALL("clamp", "O|{s:d}", CALL("mul", "Od", CALL("sub", "Oi", CALL("to", "OO", count, f64), 1),
-                                           qi), "min", 0.0);
+      rank = CALL("clamp", "O|{s:d}",
+                  CALL("mul", "Od", CALL("sub", "Oi", CALL("to", "OO", count, f64), 1), qi), "min",
+                  0.0);
     else
-      rank = CALL("add", "Od", CALL("mul", "Od", CALL("to", "OO", CALL("gt", "Oi", nan, 0), f64),
-                                    (1.0 - qi) * (double)(n - 1)), qi * (double)(n - 1));
+      rank = CALL("add", "Od",
+                  CALL("mul", "Od", CALL("to", "OO", CALL("gt", "Oi", nan, 0), f64),
+                       (1.0 - qi) * (double)(n - 1)),
+                  qi * (double)(n - 1));
     PyObject *lo = CALL("floor", "O", rank), *hi = CALL("ceil", "O", rank);
     PyObject *w; /* the weight of hi; lo gets 1 - w */
     if (!strcmp(mode, "lower"))
@@ -341,7 +357,8 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
     w = CALL("to", "OO", w, tl_py_dtype_obj(tl_py_t(x)->dtype));
     PyObject *ilo = CALL("gather", "OOO", order, d, CALL("long", "O", lo));
     PyObject *ihi = CALL("gather", "OOO", order, d, CALL("long", "O", hi));
-    grad = CALL("scatter_add", "OOOO", grad, d, ilo, CALL("mul", "OO", gi, CALL("add", "Oi", CALL("neg", "O", w), 1)));
+    grad = CALL("scatter_add", "OOOO", grad, d, ilo,
+                CALL("mul", "OO", gi, CALL("add", "Oi", CALL("neg", "O", w), 1)));
     grad = CALL("scatter_add", "OOOO", grad, d, ihi, CALL("mul", "OO", gi, w));
   }
   SEND(x, flat ? CALL("reshape", "OO", grad, SHAPE(x)) : grad);
@@ -360,8 +377,10 @@ static void selected(tl_grad_ctx *c, PyObject *g)
   case TL_OP_SORT:
     dim = or_none(ARG(1, "dim"));
     dim = dim == Py_None ? m1 : dim;
-    idx = item(c, CALL("sort", "O|{s:O,s:O,s:O}", xd, "dim", dim, "descending",
-                       or_none(ARG(2, "descending")), "stable", or_none(ARG(3, "stable"))), 1);
+    idx = item(c,
+               CALL("sort", "O|{s:O,s:O,s:O}", xd, "dim", dim, "descending",
+                    or_none(ARG(2, "descending")), "stable", or_none(ARG(3, "stable"))),
+               1);
     break;
   case TL_OP_MSORT:
     dim = pyint(c, 0);
@@ -369,14 +388,17 @@ static void selected(tl_grad_ctx *c, PyObject *g)
     break;
   case TL_OP_TOPK:
     dim = ARG(2, "dim") ? ARG(2, "dim") : m1;
-    idx = item(c, CALL("topk", "OO|{s:O,s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "largest",
-                       ARG(3, "largest") ? ARG(3, "largest") : Py_True, "sorted",
-                       ARG(4, "sorted") ? ARG(4, "sorted") : Py_True), 1);
+    idx = item(c,
+               CALL("topk", "OO|{s:O,s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "largest",
+                    ARG(3, "largest") ? ARG(3, "largest") : Py_True, "sorted",
+                    ARG(4, "sorted") ? ARG(4, "sorted") : Py_True),
+               1);
     break;
   case TL_OP_KTHVALUE:
     dim = ARG(2, "dim") ? ARG(2, "dim") : m1;
     g = unreduce(c, g, x, dim, ARG(3, "keepdim"));
-    idx = item(c, CALL("kthvalue", "OO|{s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "keepdim", Py_True), 1);
+    idx = item(c, CALL("kthvalue", "OO|{s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "keepdim", Py_True),
+               1);
     break;
   case TL_OP_CUMMAX:
   case TL_OP_CUMMIN:
@@ -467,7 +489,8 @@ static void inner(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
 }
 
 /* tensordot's dims argument as two lists of wrapped dims. */
-static int tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n, int *da, int *db)
+static int tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n, int *da,
+                          int *db)
 {
   if (!dims || dims == Py_None || PyIndex_Check(dims)) {
     long long k = dims && dims != Py_None ? PyLong_AsLongLong(dims) : 2;
@@ -490,7 +513,8 @@ static int tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b
   }
   for (int s = 0; s < 2; s++) {
     PyObject *it = PySequence_Fast_GET_ITEM(seq, s);
-    PyObject *inner_seq = PyIndex_Check(it) ? PyTuple_Pack(1, it) : PySequence_Fast(it, "tensordot: dims");
+    PyObject *inner_seq =
+        PyIndex_Check(it) ? PyTuple_Pack(1, it) : PySequence_Fast(it, "tensordot: dims");
     if (!inner_seq)
       goto done;
     int m = (int)PySequence_Fast_GET_SIZE(inner_seq);
@@ -542,7 +566,9 @@ static PyObject *tensordot_back(tl_grad_ctx *c, PyObject *g, PyObject *t, PyObje
       k++;
     }
   PyObject *gl = int_list(c, nfo, gdims), *ol = int_list(c, nfo, odims);
-  PyObject *dims = gl && ol ? tl_grad_keep(c, Py_BuildValue("(OO)", t_first ? gl : ol, t_first ? ol : gl)) : NULL;
+  PyObject *dims =
+      gl && ol ? tl_grad_keep(c, Py_BuildValue("(OO)", t_first ? gl : ol, t_first ? ol : gl))
+               : NULL;
   /* result axes: t's free dims (in order), then o's contracted dims in o's order */
   PyObject *res = t_first ? CALL("tensordot", "OO|{s:O}", g, cj(c, o), "dims", dims)
                           : CALL("tensordot", "OO|{s:O}", cj(c, o), g, "dims", dims);
@@ -579,8 +605,10 @@ static void kron(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
   int64_t gs[2 * TL_MAX_DIMS], ae[2 * TL_MAX_DIMS], be[2 * TL_MAX_DIMS];
   int even[TL_MAX_DIMS], odd[TL_MAX_DIMS];
   if (2 * n > TL_MAX_DIMS) {
-    PyErr_Format(PyExc_NotImplementedError, "kron backward: operands of %d dims are more than "
-                 "the %d dims the interleaved gradient needs", n, TL_MAX_DIMS / 2);
+    PyErr_Format(PyExc_NotImplementedError,
+                 "kron backward: operands of %d dims are more than "
+                 "the %d dims the interleaved gradient needs",
+                 n, TL_MAX_DIMS / 2);
     return;
   }
   for (int d = 0; d < n; d++) {
@@ -611,9 +639,10 @@ static void product(tl_grad_ctx *c, PyObject *g)
     if (!t || t->ndim != 2)
       return;
     PyObject *device = g ? tl_grad_keep(c, PyObject_GetAttrString(g, "device")) : NULL;
-    PyObject *eye = device ? CALL("eye", "LL|{s:O,s:O}", (long long)t->shape[0], (long long)t->shape[1],
-                                  "dtype", tl_py_dtype_obj(tl_py_t(g)->dtype), "device", device)
-                           : NULL;
+    PyObject *eye =
+        device ? CALL("eye", "LL|{s:O,s:O}", (long long)t->shape[0], (long long)t->shape[1],
+                      "dtype", tl_py_dtype_obj(tl_py_t(g)->dtype), "device", device)
+               : NULL;
     SEND(x, CALL("mul", "OO", eye, g));
     return;
   }
@@ -648,7 +677,8 @@ static void product(tl_grad_ctx *c, PyObject *g)
         PyObject *save_g = ga;
         if (c->formula == TL_OP_ADDBMM) {
           const tl_tensor *t1 = tl_py_t(m1);
-          PyObject *shape = tl_grad_keep(c, Py_BuildValue("(Lii)", (long long)t1->shape[0], -1, -1));
+          PyObject *shape =
+              tl_grad_keep(c, Py_BuildValue("(Lii)", (long long)t1->shape[0], -1, -1));
           save_g = CALL("expand", "OO", ga, shape);
         }
         if (NEEDS(ARG(1, n1[k])) || NEEDS(ARG(2, n2[k])))
@@ -663,10 +693,10 @@ static void product(tl_grad_ctx *c, PyObject *g)
     break;
   }
   PyObject *a = tens(c, X(0, c->formula == TL_OP_TENSORDOT ? "a" : "input"));
-  const char *bname = c->formula == TL_OP_MM || c->formula == TL_OP_BMM ? "mat2"
-                      : c->formula == TL_OP_MV                         ? "vec"
+  const char *bname = c->formula == TL_OP_MM || c->formula == TL_OP_BMM      ? "mat2"
+                      : c->formula == TL_OP_MV                               ? "vec"
                       : c->formula == TL_OP_OUTER || c->formula == TL_OP_GER ? "vec2"
-                      : c->formula == TL_OP_TENSORDOT                       ? "b"
+                      : c->formula == TL_OP_TENSORDOT                        ? "b"
                                                                              : "other";
   PyObject *b = tens(c, X(1, bname));
   if (!a || !b || PyErr_Occurred())
@@ -754,13 +784,18 @@ static void backward(tl_grad_ctx *c)
   case TL_OP_AMAX:
   case TL_OP_AMIN: {
     PyObject *x = X(0, "input"), *dim = dims_arg(ARG(1, "dim")), *keepdim = ARG(2, "keepdim");
-    SEND(x, distribute(c, unreduce(c, g, x, dim, keepdim), x, unreduce(c, R(0), x, dim, keepdim), dim));
+    /* the extremum recomputed from x, not read from the result: code such as
+     * SciPy's log_softmax overwrites non-finite maxima in place */
+    PyObject *r = CALL(c->formula == TL_OP_AMAX ? "amax" : "amin", "O|{s:O,s:O}", x, "dim", dim,
+                       "keepdim", Py_True);
+    SEND(x, distribute(c, unreduce(c, g, x, dim, keepdim), x, r, dim));
     break;
   }
   case TL_OP_LOGSUMEXP: {
     PyObject *x = X(0, "input"), *dim = dims_arg(ARG(1, "dim")), *keepdim = ARG(2, "keepdim");
     PyObject *ru = unreduce(c, R(0), x, dim, keepdim);
-    SEND(x, CALL("mul", "OO", unreduce(c, g, x, dim, keepdim), cj(c, CALL("exp", "O", CALL("sub", "OO", x, ru)))));
+    SEND(x, CALL("mul", "OO", unreduce(c, g, x, dim, keepdim),
+                 cj(c, CALL("exp", "O", CALL("sub", "OO", x, ru)))));
     break;
   }
   case TL_OP_NORM:
@@ -809,14 +844,15 @@ void tl_grad_formulas_reduce_init(void)
    * bincount (with float weights) have no derivative, as in PyTorch: their
    * backward raises NotImplementedError. */
   static const int ids[] = {
-      TL_OP_SUM, TL_OP_NANSUM, TL_OP_PROD, TL_OP_MEAN, TL_OP_NANMEAN, TL_OP_VAR, TL_OP_STD,
-      TL_OP_AMAX, TL_OP_AMIN, TL_OP_LOGSUMEXP, TL_OP_NORM, TL_OP_MAX, TL_OP_MIN,
-      TL_OP_CUMSUM, TL_OP_CUMPROD,
-      TL_OP_SORT, TL_OP_MSORT, TL_OP_TOPK, TL_OP_KTHVALUE, TL_OP_MEDIAN, TL_OP_NANMEDIAN,
-      TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE, TL_OP_CUMMAX, TL_OP_CUMMIN,
-      TL_OP_MATMUL, TL_OP_MM, TL_OP_BMM, TL_OP_MV, TL_OP_DOT, TL_OP_VDOT, TL_OP_INNER,
-      TL_OP_OUTER, TL_OP_GER, TL_OP_ADDMM, TL_OP_ADDBMM, TL_OP_BADDBMM, TL_OP_ADDMV,
-      TL_OP_ADDR, TL_OP_TENSORDOT, TL_OP_KRON, TL_OP_TRACE};
+      TL_OP_SUM,       TL_OP_NANSUM,   TL_OP_PROD,        TL_OP_MEAN,     TL_OP_NANMEAN,
+      TL_OP_VAR,       TL_OP_STD,      TL_OP_AMAX,        TL_OP_AMIN,     TL_OP_LOGSUMEXP,
+      TL_OP_NORM,      TL_OP_MAX,      TL_OP_MIN,         TL_OP_CUMSUM,   TL_OP_CUMPROD,
+      TL_OP_SORT,      TL_OP_MSORT,    TL_OP_TOPK,        TL_OP_KTHVALUE, TL_OP_MEDIAN,
+      TL_OP_NANMEDIAN, TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE,     TL_OP_CUMMAX,
+      TL_OP_CUMMIN,    TL_OP_MATMUL,   TL_OP_MM,          TL_OP_BMM,      TL_OP_MV,
+      TL_OP_DOT,       TL_OP_VDOT,     TL_OP_INNER,       TL_OP_OUTER,    TL_OP_GER,
+      TL_OP_ADDMM,     TL_OP_ADDBMM,   TL_OP_BADDBMM,     TL_OP_ADDMV,    TL_OP_ADDR,
+      TL_OP_TENSORDOT, TL_OP_KRON,     TL_OP_TRACE};
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
     tl_grad_formulas[ids[i]] = backward;
   /* What the tape need not keep: these formulas read only shapes ... */
@@ -825,12 +861,13 @@ void tl_grad_formulas_reduce_init(void)
     tl_grad_drops(shapes_only[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
   /* ... and these never read their results (products, the sort family, which
    * recompute indices from the input, sums that mask by the input). */
-  static const int inputs_only[] = {
-      TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR, TL_OP_SORT, TL_OP_MSORT, TL_OP_TOPK,
-      TL_OP_KTHVALUE, TL_OP_MODE, TL_OP_CUMMAX, TL_OP_CUMMIN, TL_OP_QUANTILE, TL_OP_NANQUANTILE,
-      TL_OP_MATMUL, TL_OP_MM, TL_OP_BMM, TL_OP_MV, TL_OP_DOT, TL_OP_VDOT, TL_OP_INNER,
-      TL_OP_OUTER, TL_OP_GER, TL_OP_ADDMM, TL_OP_ADDBMM, TL_OP_BADDBMM, TL_OP_ADDMV,
-      TL_OP_ADDR, TL_OP_TENSORDOT, TL_OP_KRON};
+  static const int inputs_only[] = {TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR,       TL_OP_SORT,
+                                    TL_OP_MSORT,  TL_OP_TOPK,    TL_OP_KTHVALUE,  TL_OP_MODE,
+                                    TL_OP_CUMMAX, TL_OP_CUMMIN,  TL_OP_QUANTILE,  TL_OP_NANQUANTILE,
+                                    TL_OP_MATMUL, TL_OP_MM,      TL_OP_BMM,       TL_OP_MV,
+                                    TL_OP_DOT,    TL_OP_VDOT,    TL_OP_INNER,     TL_OP_OUTER,
+                                    TL_OP_GER,    TL_OP_ADDMM,   TL_OP_ADDBMM,    TL_OP_BADDBMM,
+                                    TL_OP_ADDMV,  TL_OP_ADDR,    TL_OP_TENSORDOT, TL_OP_KRON};
   for (size_t i = 0; i < sizeof inputs_only / sizeof *inputs_only; i++)
     tl_grad_drops(inputs_only[i], TL_GRAD_DROP_OUTPUTS);
 }
