@@ -378,7 +378,8 @@ def _install_dtype_attributes():
     dtype.type = property(lambda d: np_dtype(d).type)
     dtype.kind = property(lambda d: np_dtype(d).kind)
     dtype.char = property(lambda d: np_dtype(d).char)
-    Tensor.conj = Tensor.conj_physical
+    # conj of a real tensor is the tensor itself, as in PyTorch
+    Tensor.conj = lambda self: self.conj_physical() if self.is_complex() else self
     Tensor.astype = lambda self, dtype, copy=True, **kw: (
         cast(self, dtype).clone() if copy and tl_dtype(dtype) == self.dtype
         else cast(self, dtype))
