@@ -412,6 +412,19 @@ def test_quantile(interpolation):
     assert gradcheck(lambda t: torch.nanquantile(t, qs, interpolation=interpolation), (leaf(a),))
 
 
+def test_quantile_gradient_of_q():
+    x = rand(3, 6, seed=22)
+    q = torch.tensor([0.13, 0.5, 0.77], dtype=F64, requires_grad=True)
+    assert gradcheck(lambda t, p: torch.quantile(t, p, dim=1), (x, q))
+    assert gradcheck(lambda t, p: torch.quantile(t, p), (x, q))
+    assert gradcheck(lambda p: torch.quantile(x, p, 0, True), (leaf(0.37),))
+    a = leaf([[1.0, np.nan, 3.0, 0.5, 2.0], [np.nan, 7.0, 4.0, -1.0, 0.0]])
+    assert gradcheck(lambda t, p: torch.nanquantile(t, p, dim=1), (a, q))
+    # the other modes pick values whose weights do not move with q
+    q2 = torch.tensor([0.13, 0.55, 0.77], dtype=F64, requires_grad=True)  # no rank at .5
+    assert gradcheck(lambda p: torch.quantile(x, p, dim=1, interpolation="nearest"), (q2,))
+
+
 def test_quantile_values():
     # rank 0.575 * 4 = 2.3: 0.3 of the way from sorted[2] (x[3]) to sorted[3] (x[2])
     g = grad_of(lambda t: torch.quantile(t, 0.575), leaf([4.0, 1.0, 3.0, 2.0, 0.0]))

@@ -293,7 +293,8 @@ static void cumprod(tl_grad_ctx *c, PyObject *g)
 /* quantile/nanquantile(input, q, dim=None, keepdim=False, interpolation='linear'):
  * each result is a mix of the sorted values at floor(rank) and ceil(rank),
  * rank = q (n - 1) with n the (non-NaN) count; the weights go back to where
- * those sorted values came from. */
+ * those sorted values came from.  A q tensor gets the slope of the linear
+ * interpolation (the other modes are flat in q). */
 static void quantile(tl_grad_ctx *c, PyObject *g)
 {
   PyObject *x = X(0, "input"), *q = ARG(1, "q"), *dim = ARG(2, "dim"), *keepdim = ARG(3, "keepdim");
@@ -326,6 +327,8 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
   bool many = qs && PyList_Check(qs);
   Py_ssize_t nq = many ? PyList_GET_SIZE(qs) : 1;
   PyObject *grad = CALL("zeros_like", "O", xs), *f64 = tl_py_dtype_obj(TL_DTYPE_F64);
+  /* q given as a tensor that requires grad: one gradient per q value */
+  PyObject *gq = tl_py_is_tensor(q) && NEEDS(q) ? tl_grad_keep(c, PyList_New(0)) : NULL;
   for (Py_ssize_t i = 0; i < nq && !PyErr_Occurred(); i++) {
     double qi = PyFloat_AsDouble(many ? PyList_GET_ITEM(qs, i) : qs);
     if (qi == -1.0 && PyErr_Occurred())
@@ -360,8 +363,25 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
     grad = CALL("scatter_add", "OOOO", grad, d, ilo,
                 CALL("mul", "OO", gi, CALL("add", "Oi", CALL("neg", "O", w), 1)));
     grad = CALL("scatter_add", "OOOO", grad, d, ihi, CALL("mul", "OO", gi, w));
+    if (gq && !strcmp(mode, "linear")) {
+      /* d result / d q = (hi value - lo value) d rank / d q, where rank moves with q */
+      PyObject *vals = flat ? CALL("reshape", "O(i)", x, -1) : x;
+      PyObject *diff = CALL("sub", "OO", CALL("gather", "OOO", vals, d, ihi),
+                            CALL("gather", "OOO", vals, d, ilo));
+      PyObject *slope =
+          count ? CALL("mul", "OO", CALL("sub", "Oi", count, 1), CALL("gt", "Oi", rank, 0))
+                : CALL("mul", "OL", CALL("eq", "Oi", nan, 0), (long long)(n - 1));
+      PyObject *gqi = CALL("sum", "O", CALL("mul", "OO", CALL("mul", "OO", gi, diff), slope));
+      if (gqi && PyList_Append(gq, gqi) < 0)
+        return;
+    } else if (gq) {
+      if (PyList_Append(gq, CALL("zeros_like", "O", g ? CALL("sum", "O", g) : NULL)) < 0)
+        return;
+    }
   }
   SEND(x, flat ? CALL("reshape", "OO", grad, SHAPE(x)) : grad);
+  if (gq && !PyErr_Occurred())
+    SEND(q, many ? CALL("stack", "O", gq) : PyList_GET_ITEM(gq, 0));
 }
 
 /* sort, msort, topk, kthvalue, median/nanmedian/mode with a dim, cummax/cummin:
