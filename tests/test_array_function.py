@@ -19,6 +19,7 @@ V = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
 I = np.arange(12, dtype=np.int32).reshape(3, 4)
 NANS = np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, 6.0]])
 B = np.array([[True, False, True], [False, False, True]])
+Z = M[:2, :3] + 1j * M[1:, 1:]
 U8 = np.array([[0, 3, 255], [1, 0, 7]], dtype=np.uint8)
 
 # (id, function of the inputs, inputs) -- each input given as ndarray, the
@@ -190,6 +191,8 @@ CORPUS = [
     ("round", lambda a: np.round(a, 2), [M]),
     ("around_int", lambda a: np.around(a), [I]),
     ("nan_to_num", lambda a: np.nan_to_num(a, nan=-1.0), [NANS]),
+    ("real_imag", lambda z: (np.real(z), np.imag(z)), [Z]),
+    ("real_imag_of_real", lambda a: (np.real(a), np.imag(a)), [M]),
     ("ndim_shape_size", lambda a: (np.ndim(a), np.shape(a), np.size(a)), [M]),
     ("result_type", lambda a: np.result_type(a, np.float32), [I]),
     ("meshgrid", lambda a: np.meshgrid(a[:3], a[:2]), [V]),

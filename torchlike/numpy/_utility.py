@@ -128,13 +128,14 @@ def round_(a, decimals=0, out=None):
 
 @implements(np.real)
 def real(val):
-    v = as_tensor(val)
-    return _C.view_as_real(v)[..., 0] if v.is_complex() and hasattr(_C, "view_as_real") \
-        else _C.real(v) if hasattr(_C, "real") else (v if not v.is_complex() else _raise())
+    from ._elementwise import real as real_part
+    return real_part(as_tensor(val))
 
 
-def _raise():
-    raise Unsupported
+@implements(np.imag)
+def imag(val):
+    from ._elementwise import imag as imag_part
+    return imag_part(as_tensor(val))
 
 
 @implements(np.nan_to_num)
