@@ -334,7 +334,7 @@ static int run_python(tl_py_node *node, PyObject **buf, PyObject **results)
     return -1;
   for (int i = 0; i < node->noutputs; i++)
     PyTuple_SET_ITEM(grads, i, Py_NewRef(buf[i] ? buf[i] : Py_None));
-  r = PyObject_CallMethod(node->ctx, "_run_backward", "(O)", grads);
+  r = PyObject_CallMethod(node->ctx, "_run_backward", "(OO)", grads, (PyObject *)node);
   Py_DECREF(grads);
   if (!r)
     return -1;

@@ -3,7 +3,7 @@
  * Function.apply (torchlike/autograd/function.py) runs forward with grad
  * mode off, then calls _function_record: one PYTHON node whose edges are the
  * tensor arguments and whose outputs are the differentiable results.  At
- * backward the engine calls ctx._run_backward(grads) (engine.c), which
+ * backward the engine calls ctx._run_backward(grads, node) (engine.c), which
  * returns one gradient per edge.                                            */
 #include <Python.h>
 
@@ -71,8 +71,31 @@ fail:
   return NULL;
 }
 
+/* _function_saved_output(node, alias, nr) -> a new alias of `alias` whose
+ * history is output nr of node.  ctx.saved_tensors hands saved outputs out
+ * this way while a create_graph backward runs: the ctx cannot keep the node
+ * (node -> ctx -> node would be a cycle), the engine passes it in instead. */
+static PyObject *py_function_saved_output(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *node, *alias;
+  int nr;
+  if (!PyArg_ParseTuple(args, "O!Oi:_function_saved_output", tl_py_node_type, &node, &alias, &nr))
+    return NULL;
+  if (!tl_py_is_tensor(alias))
+    return PyErr_Format(PyExc_TypeError, "_function_saved_output: alias is not a Tensor");
+  if (nr < 0 || nr >= ((tl_py_node *)node)->noutputs)
+    return PyErr_Format(PyExc_IndexError, "_function_saved_output: %U has no output %d",
+                        ((tl_py_node *)node)->name, nr);
+  PyObject *linked = tl_py_tensor_alias(alias);
+  if (linked)
+    tl_grad_set_history(linked, (tl_py_node *)node, nr);
+  return linked;
+}
+
 static PyMethodDef function_functions[] = {
     {"_function_record", py_function_record, METH_VARARGS, NULL},
+    {"_function_saved_output", py_function_saved_output, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,25 +27,31 @@ __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
-    """What ``forward`` leaves for ``backward``."""
+    """What ``forward`` (or ``setup_context``) leaves for ``backward``."""
 
     def save_for_backward(self, *tensors):
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, _C.Tensor):
-                raise TypeError(f"save_for_backward can only save tensors, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(f"save_for_backward can only save variables, but argument "
+                                f"{i} is of type {type(t).__name__}")
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
         self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors):
+        """Declare the inputs that forward modified in place (they must be
+        returned as outputs)."""
         self.dirty_tensors = tensors
 
     def mark_non_differentiable(self, *tensors):
+        """Declare outputs that get no gradient (their ``requires_grad`` is
+        False; backward still receives a zero gradient for them)."""
         self.non_differentiable = tensors
 
     def set_materialize_grads(self, value):
+        """With False, backward receives None (not zeros) for the outputs
+        whose gradient was not computed."""
         self.materialize_grads = bool(value)
 
     @property
@@ -53,47 +59,95 @@ class FunctionCtx:
         saved = getattr(self, "_saved", None)
         if saved is None:
             return ()
+        node = getattr(self, "_node", None)
         out = []
-        for t, version in saved:
+        for t, version, output_nr in saved:
             if t is not None and t._version != version:
+                what = "an input" if output_nr is None else f"output {output_nr}"
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified "
                     f"by an inplace operation: [torchlike.Tensor {list(t.shape)}, dtype "
-                    f"{t.dtype}], which is saved by {self._name}, is at version {t._version}; "
-                    f"expected version {version} instead.")
+                    f"{t.dtype}], which is {what} of {self._name}, is at version "
+                    f"{t._version}; expected version {version} instead. Hint: the "
+                    f"operation that failed was {self._name}; make a copy (x.clone()) before "
+                    f"modifying it in place.")
+            if output_nr is not None and node is not None and _C.is_grad_enabled():
+                # create_graph: the saved output carries this node's history, so the
+                # gradient computed from it is differentiated through it again.
+                t = _C._function_saved_output(node, t, output_nr)
             out.append(t)
         return tuple(out)
 
     # ---- called by the engine -------------------------------------------------
-    def _run_backward(self, grads):
+    def _run_backward(self, grads, node):
         if getattr(self, "materialize_grads", True):
-            grads = tuple(_C.zeros(shape, dtype=dtype) if g is None else g
-                          for g, (shape, dtype) in zip(grads, self._output_meta))
-        result = self._cls.backward(self, *grads)
+            grads = tuple(_C.zeros(shape, dtype=dtype, device=device) if g is None else g
+                          for g, (shape, dtype, device) in zip(grads, self._output_meta))
+        self._node = node  # only while backward runs: see saved_tensors
+        try:
+            result = self._cls.backward(self, *grads)
+        finally:
+            self._node = None
         if not isinstance(result, tuple):
             result = (result,)
-        if len(result) != self._nargs:
+        nargs = self._nargs
+        if len(result) > nargs and all(g is None for g in result[nargs:]):
+            result = result[:nargs]  # extra Nones are allowed, as in PyTorch
+        if len(result) != nargs:
             raise RuntimeError(f"function {self._name} returned an incorrect number of "
-                               f"gradients (expected {self._nargs}, got {len(result)})")
+                               f"gradients (expected {nargs}, got {len(result)})")
+        tensor_pos = {pos for pos, _, _ in self._input_meta}
+        for pos, g in enumerate(result):
+            if g is not None and pos not in tensor_pos:
+                raise RuntimeError(f"function {self._name} returned a gradient different than "
+                                   f"None at position {pos + 1}, but the corresponding forward "
+                                   f"input was not a Variable")
         picked = []
-        for pos, t in self._tensor_args:
+        for pos, shape, dtype in self._input_meta:
             g = result[pos]
             if g is not None:
-                if not isinstance(g, _C.Tensor):
-                    raise TypeError(f"function {self._name} returned a gradient of type "
-                                    f"{type(g).__name__} at index {pos}, not a Tensor")
-                if tuple(g.shape) != tuple(t.shape):
-                    try:
-                        g = g.expand(t.shape) if g.ndim <= t.ndim else None
-                    except Exception:
-                        g = None
-                    if g is None:
-                        raise RuntimeError(
-                            f"Function {self._name} returned an invalid gradient at index "
-                            f"{pos} - got {list(result[pos].shape)} but expected shape "
-                            f"compatible with {list(t.shape)}")
+                g = self._validate_grad(pos, g, shape, dtype)
             picked.append(g)
         return tuple(picked)
+
+    def _validate_grad(self, pos, g, shape, dtype):
+        """A gradient for an input of this shape and dtype: same shape (or one
+        the input broadcasts to, summed back down), cast to the input's dtype."""
+        if not isinstance(g, _C.Tensor):
+            raise TypeError(f"function {self._name} returned a gradient of type "
+                            f"{type(g).__name__} at index {pos}, not a Tensor")
+        gshape = tuple(g.shape)
+        if gshape != shape:
+            if not _expandable(shape, gshape):
+                raise RuntimeError(f"Function {self._name} returned an invalid gradient at "
+                                   f"index {pos} - got {list(gshape)} but expected shape "
+                                   f"compatible with {list(shape)}")
+            lead = len(gshape) - len(shape)
+            dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                              if n == 1 and gshape[lead + i] != 1)
+            if dims:
+                g = g.sum(dims, keepdim=True)
+            g = g.reshape(shape)
+        if g.dtype != dtype and (dtype.is_floating_point or dtype.is_complex):
+            if g.is_complex() and not dtype.is_complex:
+                g = g.real
+            g = g.to(dtype)
+        return g
+
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def _expandable(shape, target):
+    """Does ``shape`` broadcast to ``target``?"""
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(reversed(shape), reversed(target)))
 
 
 class _FunctionMeta(type):
@@ -135,7 +189,10 @@ class Function(metaclass=_FunctionMeta):
         ctx._cls = cls
         ctx._name = cls._backward_name
         ctx._nargs = len(args)
-        ctx._tensor_args = [(i, a) for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+        # Shapes and dtypes only: backward checks gradients against them, and the
+        # inputs themselves are kept only if forward saves them.
+        ctx._input_meta = [(i, tuple(a.shape), a.dtype) for i, a in enumerate(args)
+                           if isinstance(a, _C.Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
         record = _C.is_grad_enabled() and any(ctx.needs_input_grad)
         custom_setup = cls.setup_context is not Function.setup_context
@@ -155,31 +212,41 @@ def _record(ctx, args, output):
     outputs = output if is_tuple else (output,)
     dirty = getattr(ctx, "dirty_tensors", ())
     non_diff = getattr(ctx, "non_differentiable", ())
-    inputs = tuple(t for _, t in ctx._tensor_args)
+    inputs = tuple(a for a in args if isinstance(a, _C.Tensor))
+    for d in dirty:
+        if not any(d is o for o in outputs):
+            raise RuntimeError("Some elements marked as dirty during the forward method were "
+                               "not returned as output. The inputs that are modified inplace "
+                               "must all be outputs of the Function.")
+        if d.is_leaf and d.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
     fixed = []
     for o in outputs:
-        if isinstance(o, _C.Tensor) and any(o is t for t in inputs):
-            if any(o is d for d in dirty):
-                if o.is_leaf and o.requires_grad:
-                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                       "in-place operation.")
-            else:
-                o = o.detach()  # an input returned as is: a new tensor takes the history
+        if isinstance(o, _C.Tensor) and any(o is t for t in inputs) \
+                and not any(o is d for d in dirty):
+            o = o.detach()  # an input returned as is: a new tensor takes the history
         fixed.append(o)
     tensors = tuple(o for o in fixed if isinstance(o, _C.Tensor))
     diff = tuple((t.is_floating_point() or t.is_complex()) and not any(t is n for n in non_diff)
                  for t in tensors)
-    ctx._output_meta = [(tuple(t.shape), t.dtype) for t in tensors]
-    # Saved outputs are kept as aliases, so the ctx does not hold its own outputs
-    # (output -> node -> ctx -> output would be a cycle).
-    to_save = getattr(ctx, "to_save", ())
+    ctx._output_meta = [(tuple(t.shape), t.dtype, t.device) for t in tensors]
+    # Saved outputs are kept as aliases with the output's index, so the ctx does
+    # not hold its own outputs (output -> node -> ctx -> output would be a
+    # cycle); saved_tensors links them back to the node when it must.
     saved = []
-    for t in to_save:
-        if t is not None and any(t is o for o in tensors):
-            t = t.detach()
-        saved.append((t, None if t is None else t._version))
-    ctx._saved = saved
+    for t in getattr(ctx, "to_save", ()):
+        nr = None
+        if t is not None:
+            nr = next((i for i, o in enumerate(tensors) if o is t), None)
+            if nr is not None:
+                t = t.detach()
+        saved.append((t, None if t is None else t._version, nr))
     _C._function_record(ctx, ctx._name, inputs, tensors, diff)
+    ctx._saved = saved
+    # What forward handed over may hold the outputs: drop it (a cycle otherwise).
+    for name in ("to_save", "dirty_tensors", "non_differentiable"):
+        ctx.__dict__.pop(name, None)
     result = []
     it = iter(tensors)
     for o in fixed:
@@ -187,19 +254,40 @@ def _record(ctx, args, output):
     return tuple(result) if is_tuple else result[0]
 
 
+class _DelayedError(Function):
+    """Identity whose backward raises: what once_differentiable puts on the
+    gradients it returns under create_graph, so that only differentiating
+    them a second time fails."""
+
+    @staticmethod
+    def forward(ctx, message, *grads):
+        ctx.message = message
+        return grads if len(grads) != 1 else grads[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.message)
+
+
 def once_differentiable(fn):
     """Mark a backward that is not itself differentiable: it runs without
-    recording, and asking for a gradient of its result raises."""
+    recording, and differentiating its results again raises."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
         if not _C.is_grad_enabled():
             return outputs
-        requires = any(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
-        if not requires:
+        if not any(isinstance(a, _C.Tensor) and a.requires_grad for a in args):
             return outputs
-        raise RuntimeError(f"{ctx._name} is marked once_differentiable: it cannot be "
-                           f"differentiated twice")
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        message = f"trying to differentiate twice a function that was marked with " \
+                  f"@once_differentiable ({ctx._name})"
+        wrapped = []
+        for g in outputs:
+            if isinstance(g, _C.Tensor) and (g.is_floating_point() or g.is_complex()):
+                g = _DelayedError.apply(message, g.detach().requires_grad_())
+            wrapped.append(g)
+        return wrapped[0] if single else tuple(wrapped)
     return wrapper
-
