@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _C
 from ._array_function import check_fallback
+from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
 _RENAMED = {
@@ -32,6 +33,8 @@ _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
 def _op_for(ufunc):
     import torchlike
+    if is_special(ufunc):  # scipy.special: only the ones _special.py implements
+        return special_op(ufunc)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
     return getattr(torchlike, name, None)
 
@@ -124,7 +127,8 @@ def _outer(ufunc, inputs, kwargs):
 def _fallback(ufunc, method, inputs, kwargs):
     """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) if isinstance(x, _C.Tensor)]
-    name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    module = "scipy.special" if is_special(ufunc) else "numpy"
+    name = f"{module}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     outs = kwargs.get("out")

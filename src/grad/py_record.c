@@ -655,5 +655,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_index_init();
   tl_grad_formulas_linalg_init();
   tl_grad_formulas_inplace_init();
+  tl_grad_formulas_bessel_init();
   return 0;
 }

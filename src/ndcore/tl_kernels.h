@@ -65,6 +65,7 @@
 /* Kernel files' init functions, called from tl_cpu_unary_init/binary_init. */
 void tl_cpu_special_init(void);
 void tl_cpu_compare_init(void);
+void tl_cpu_bessel_init(void);
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 static inline bool tl_k_negative(int64_t x) { return x < 0; }
