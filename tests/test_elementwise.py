@@ -89,6 +89,12 @@ def lgamma(x):
 
 
 # name: (NumPy reference, dtypes the op takes, result rule)
+def _bessel_at_inf(fn, x, at_inf):
+    """SciPy's i0/i1 give NaN at +-inf; the limits (PyTorch's values) are +-inf."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(x), at_inf, fn(x)).astype(np.result_type(x, np.float32))
+
+
 UNARY = {
     "neg": (np.negative, NUMERIC, "same"),
     "positive": (np.positive, NUMERIC, "same"),
@@ -124,6 +130,10 @@ UNARY = {
     "erfinv": (sp.erfinv, REALS, "float"),
     "lgamma": (lgamma, REALS, "float"),
     "digamma": (sp.digamma, REALS, "float"),
+    "i0": (lambda x: _bessel_at_inf(sp.i0, x, np.inf), REALS, "float"),
+    "i0e": (sp.i0e, REALS, "float"),
+    "i1": (lambda x: _bessel_at_inf(sp.i1, x, np.sign(x) * np.inf), REALS, "float"),
+    "i1e": (sp.i1e, REALS, "float"),
     "floor": (np.floor, REALS, "same"),
     "ceil": (np.ceil, REALS, "same"),
     "round": (np.round, REALS, "same"),
