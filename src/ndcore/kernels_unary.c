@@ -407,4 +407,5 @@ void tl_cpu_unary_init(void)
   TL_K_BOOL(TL_KREG, LOGICAL_NOT, logical_not)
   TL_K_BOOL(TL_KREG, BITWISE_NOT, bitwise_not) TL_K_INTS(TL_KREG, BITWISE_NOT, bitwise_not)
   tl_cpu_special_init();
+  tl_cpu_bessel_init();
 }

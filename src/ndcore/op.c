@@ -39,7 +39,6 @@ void tl_cpu_kernels_init(void)
   tl_cpu_unary_init();
   tl_cpu_binary_init();
   tl_cpu_reduce_init();
-  tl_cpu_bessel_init();
 }
 
 static tl_status refuse(tl_op op, tl_dtype d)
