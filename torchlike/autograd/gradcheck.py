@@ -3,8 +3,11 @@ differences, in float64.
 
 The analytical Jacobian is built one row per output element, by
 ``autograd.grad`` with a one-hot gradient; the numerical one perturbs each
-input element in place by +-eps (through a zero-copy NumPy view) and
-re-evaluates the function."""
+input element in place by +-eps (through a zero-copy NumPy view, which also
+reaches strided inputs) and re-evaluates the function.  Both are compared
+per (output, input) pair, so a mismatch names which."""
+import warnings
+
 import numpy as np
 
 from .. import _C
@@ -20,56 +23,126 @@ def _tensors(xs):
     return [x for x in xs if isinstance(x, _C.Tensor)]
 
 
-def _outputs(func, inputs):
-    out = func(*inputs)
-    return (out,) if isinstance(out, _C.Tensor) else tuple(out)
+def _as_outputs(out):
+    if isinstance(out, _C.Tensor):
+        return (out,)
+    if isinstance(out, (tuple, list)):
+        return tuple(o for o in out if isinstance(o, _C.Tensor))
+    raise TypeError(f"gradcheck: the function must return a Tensor or a tuple of Tensors, "
+                    f"not {type(out).__name__}")
 
 
-def _numerical(func, inputs, wrt, outputs, eps):
-    """jac[i][j]: d output j / d input i, shape (input numel, output numel)."""
-    jacs = []
-    for x in wrt:
-        view = x.detach().numpy()
-        flat = view.reshape(-1) if view.flags.c_contiguous else None
-        cols = np.zeros((x.numel(), sum(o.numel() for o in outputs)), dtype=np.float64)
+def _is_diff(t):
+    return t.is_floating_point() or t.is_complex()
+
+
+def _values(outputs):
+    return [o.detach().numpy().astype(np.float64).ravel() for o in outputs]
+
+
+def _check_inputs(wrt):
+    for i, x in wrt:
+        if x.is_complex():
+            raise NotImplementedError(f"gradcheck: input {i} is complex; complex inputs are "
+                                      f"not supported here, check the real and imaginary parts "
+                                      f"as separate real inputs")
+        if x.dtype != _C.float64:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          f"point ({x.dtype}): gradcheck's finite differences need float64 to "
+                          f"be meaningful.")
+        if x.device.type != "cpu":
+            raise ValueError(f"gradcheck: input {i} is on {x.device}; the numerical Jacobian "
+                             f"is computed on the CPU (move the inputs with .cpu())")
+        shape, stride = tuple(x.shape), tuple(x.stride())
+        if any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+            raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only "
+                               f"supports inputs that are non-overlapping to be able to compute "
+                               f"the numerical gradients correctly. You should call "
+                               f".contiguous on the input before passing it to gradcheck.")
+
+
+def _numerical(func, inputs, wrt, sizes, eps):
+    """jac[(j, i)]: d output j / d input i, shape (input numel, output numel)."""
+    jacs = {}
+    for i, x in wrt:
+        view = x.detach().numpy()  # zero-copy, whatever the strides
+        cols = [np.zeros((x.numel(), n)) for n in sizes]
         for k in range(x.numel()):
             index = np.unravel_index(k, view.shape) if view.ndim else ()
-            orig = view[index] if flat is None else flat[k]
+            orig = view[index].copy()
             # Written through NumPy: the tensors' versions do not change, and the
             # function runs with grad on (gradgradcheck's function needs it).
             view[index] = orig + eps
-            plus = [o.detach().numpy().astype(np.float64).ravel() for o in
-                    _outputs(func, inputs)]
+            plus = _values(_as_outputs(func(*inputs)))
             view[index] = orig - eps
-            minus = [o.detach().numpy().astype(np.float64).ravel() for o in
-                     _outputs(func, inputs)]
+            minus = _values(_as_outputs(func(*inputs)))
             view[index] = orig
-            cols[k] = np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]) \
-                if plus else []
-        jacs.append(cols)
+            for j, (p, m) in enumerate(zip(plus, minus)):
+                cols[j][k] = (p - m) / (2 * eps)
+        for j in range(len(sizes)):
+            jacs[j, i] = cols[j]
     return jacs
 
 
-def _analytical(inputs, wrt, outputs):
+def _analytical(outputs, wrt):
     from . import grad
-    jacs = [np.zeros((x.numel(), sum(o.numel() for o in outputs)), dtype=np.float64)
-            for x in wrt]
-    col = 0
-    for o in outputs:
-        for j in range(o.numel()):
-            if o.requires_grad:
-                onehot = _C.zeros_like(o)
-                onehot.view(-1)[j] = 1
-                gs = grad((o,), wrt, (onehot,), retain_graph=True, allow_unused=True)
-                for i, g in enumerate(gs):
-                    if g is not None:
-                        if tuple(g.shape) != tuple(wrt[i].shape):
-                            raise GradcheckError(f"gradient of input {i} has shape "
-                                                 f"{tuple(g.shape)}, expected "
-                                                 f"{tuple(wrt[i].shape)}")
-                        jacs[i][:, col] = g.detach().numpy().ravel()
-            col += 1
+    jacs = {(j, i): np.zeros((x.numel(), o.numel())) for j, o in enumerate(outputs)
+            for i, x in wrt}
+    tensors = [x for _, x in wrt]
+    for j, o in enumerate(outputs):
+        if not o.requires_grad:
+            continue  # no history: its analytical gradient is zero
+        flat = o.detach().reshape(-1)
+        for e in range(o.numel()):
+            onehot = _C.zeros_like(flat)
+            onehot[e] = 1
+            gs = grad((o,), tensors, (onehot.reshape(o.shape),), retain_graph=True,
+                      allow_unused=True)
+            for (i, x), g in zip(wrt, gs):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(x.shape):
+                    raise GradcheckError(f"Gradient of input {i} has shape {tuple(g.shape)}, "
+                                         f"expected {tuple(x.shape)} (the input's shape)")
+                if g.dtype != x.dtype:
+                    raise GradcheckError(f"Gradient of input {i} has dtype {g.dtype}, "
+                                         f"expected {x.dtype} (the input's dtype)")
+                jacs[j, i][:, e] = g.detach().numpy().ravel()
     return jacs
+
+
+def _gradcheck(func, inputs, eps, atol, rtol):
+    inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
+    wrt = [(i, x) for i, x in enumerate(inputs) if isinstance(x, _C.Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    _check_inputs(wrt)
+    outputs = _as_outputs(func(*inputs))
+    for j, o in enumerate(outputs):
+        if o.requires_grad and not _is_diff(o):
+            raise GradcheckError(f"output {j} has dtype {o.dtype} and requires grad")
+    sizes = [o.numel() for o in outputs]
+    numerical = _numerical(func, inputs, wrt, sizes, eps)
+    analytical = _analytical(outputs, wrt)
+    for j, o in enumerate(outputs):
+        for i, _ in wrt:
+            a, n = analytical[j, i], numerical[j, i]
+            if not _is_diff(o) or not o.requires_grad:
+                if not np.allclose(n, 0, atol=atol):
+                    raise GradcheckError(f"Numerical gradient for output {j} with respect to "
+                                         f"input {i} should be zero: the output "
+                                         f"{'is not differentiable' if not _is_diff(o) else 'has no grad_fn'}"
+                                         f", but the function changes it.\nnumerical:{n}\n")
+                continue
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                worst = np.unravel_index(np.argmax(np.abs(a - n)), a.shape) if a.size else ()
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                    f"largest difference at (input element, output element) {tuple(worst)}: "
+                    f"numerical {n[worst]} vs analytical {a[worst]}\n")
+    return True
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
@@ -77,30 +150,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_grad=False, check_batched_forward_grad=False,
               check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
     """Check the gradients of ``func`` at ``inputs`` (a tensor or a tuple)
-    against finite differences; inputs that require grad should be float64."""
-    inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
-    wrt = [x for x in _tensors(inputs) if x.requires_grad]
-    if not wrt:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
-                         "but none of the them have requires_grad=True.")
-    for x in wrt:
-        if x.dtype not in (_C.float64, _C.complex128):
-            import warnings
-            warnings.warn(f"Input #{wrt.index(x)} requires gradient and is not a double "
-                          f"precision floating point. gradcheck is meant for float64 inputs.")
-        if x.is_complex():
-            raise NotImplementedError("gradcheck of complex inputs is not supported; check "
-                                      "the real and imaginary parts as separate real inputs")
-    outputs = _outputs(func, inputs)
-    numerical = _numerical(func, inputs, wrt, outputs, eps)
-    analytical = _analytical(inputs, wrt, outputs)
-    for i, (a, n) in enumerate(zip(analytical, numerical)):
-        if not np.allclose(a, n, rtol=rtol, atol=atol):
-            if not raise_exception:
-                return False
-            raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},\n"
-                                 f"numerical:{n}\nanalytical:{a}\n")
-    return True
+    against central finite differences; the inputs that require grad should
+    be float64.  Returns True, or raises ``GradcheckError`` naming the output
+    and input whose Jacobians differ (returns False instead with
+    ``raise_exception=False``).  The batched, forward-mode and fast-mode
+    options of PyTorch are accepted and not used: this check is always the
+    full reverse-mode one."""
+    if check_forward_ad and not check_backward_ad:
+        raise NotImplementedError("gradcheck: forward-mode AD is not available in torchlike")
+    try:
+        return _gradcheck(func, inputs, eps, atol, rtol)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -109,27 +172,42 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True,
                   fast_mode=False, masked=False):
     """Check second derivatives: gradcheck of the function that maps
-    (inputs, grad_outputs) to the gradients of ``func``."""
+    (inputs, grad_outputs) to the gradients of ``func`` computed with
+    ``create_graph=True``.  Random grad_outputs are drawn when none are given
+    (strided ones with ``gen_non_contig_grad_outputs=True``)."""
     from . import grad
     inputs = (inputs,) if isinstance(inputs, _C.Tensor) else tuple(inputs)
-    outputs = _outputs(func, inputs)
+    outputs = _as_outputs(func(*inputs))
+    diff_outputs = [j for j, o in enumerate(outputs) if o.requires_grad and _is_diff(o)]
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(_C.tensor(rng.standard_normal(o.shape), dtype=o.dtype,
-                                       requires_grad=True) for o in outputs)
+        grad_outputs = []
+        for j in diff_outputs:
+            o = outputs[j]
+            values = rng.standard_normal(tuple(o.shape))
+            if gen_non_contig_grad_outputs and o.ndim:
+                wide = np.zeros(tuple(o.shape[:-1]) + (2 * o.shape[-1],))
+                wide[..., ::2] = values
+                g = _C.tensor(wide, dtype=o.dtype)[..., ::2]
+            else:
+                g = _C.tensor(values, dtype=o.dtype)
+            grad_outputs.append(g.requires_grad_())
+        grad_outputs = tuple(grad_outputs)
     else:
         grad_outputs = (grad_outputs,) if isinstance(grad_outputs, _C.Tensor) \
             else tuple(grad_outputs)
+        if len(grad_outputs) != len(diff_outputs):
+            raise ValueError(f"gradgradcheck: {len(grad_outputs)} grad_outputs given for "
+                             f"{len(diff_outputs)} differentiable outputs")
     n = len(inputs)
-    diff_outputs = [i for i, o in enumerate(outputs) if o.requires_grad]
 
     def first_order(*args):
         xs, gos = args[:n], args[n:]
-        outs = _outputs(func, xs)
+        outs = _as_outputs(func(*xs))
         wrt = [x for x in _tensors(xs) if x.requires_grad]
-        gs = grad([outs[i] for i in diff_outputs], wrt, [gos[i] for i in diff_outputs],
-                  create_graph=True, allow_unused=True)
-        return tuple(g for g in gs if g is not None)
+        gs = grad([outs[j] for j in diff_outputs], wrt, list(gos), create_graph=True,
+                  allow_unused=True, materialize_grads=True)
+        return tuple(gs)
 
-    return gradcheck(first_order, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+    return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
