@@ -67,6 +67,13 @@ static int buffer_get(PyObject *self, Py_buffer *view, int flags)
                  tl_device_str(dev, sizeof dev, tl_tensor_device(t)));
     return -1;
   }
+  /* A raw view would drop the tape: NumPy then falls back on __array__, whose
+   * error says what to do (detach first). */
+  if (((tl_py_tensor *)self)->requires_grad) {
+    PyErr_SetString(PyExc_BufferError, "a tensor that requires grad can't be exported through "
+                                       "the buffer protocol; use tensor.detach() first");
+    return -1;
+  }
   if (!format) {
     PyErr_Format(PyExc_BufferError, "a %s tensor can't be exported through the buffer protocol: "
                                     "the struct module has no %s format; use DLPack or convert "

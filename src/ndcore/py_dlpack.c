@@ -178,6 +178,9 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
       int_pair("dl_device", dl_device, device, &device_given) < 0)
     return NULL;
   versioned = versioned && version[0] >= 1;
+  if (((tl_py_tensor *)self)->requires_grad)
+    return PyErr_Format(PyExc_RuntimeError, "Can't export tensors that require gradient, use "
+                                            "tensor.detach()");
   if (tl_tensor_device(t).type != TL_DEVICE_CPU) {
     char buf[32];
     return PyErr_Format(PyExc_BufferError, "__dlpack__: exporting %s tensors is not supported "
