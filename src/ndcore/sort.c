@@ -141,10 +141,13 @@ static inline bool key32_ambiguous(uint32_t k, uint32_t nan, uint32_t zero)
 }
 
 /* Contiguous float32 values_store: decode every key (a loop that vectorises)
- * then copy the rare NaNs and zeros from the input.  The output is written
- * once and not read again here, so whole aligned tiles go out as streaming
- * stores, which skip reading each destination line first. */
+ * then copy the rare NaNs and zeros from the input.  Long runs (the long-lane
+ * sort's buckets: outputs written once, not read again here) go out in whole
+ * aligned tiles of streaming stores, which skip reading each destination line
+ * first; short ones (lanes of a few thousand, the grouped path's rows, which
+ * are read back at once) stay in the cache. */
 #define TL_VALUES_TILE 256
+#define TL_VALUES_STREAM_MIN 8192
 static inline uint32_t values_f32_tile(const uint64_t *a, int64_t m, uint32_t flip, uint32_t *o)
 {
   uint32_t any = 0;
@@ -164,7 +167,7 @@ TL_SIMD_CLONES static void values_f32_store(const lane *l, int64_t j0, int64_t j
   uint32_t any = 0;
 #if defined(__SSE2__)
   int64_t head = (int64_t)((16 - ((uintptr_t)o & 15)) & 15) / 4;
-  if (((uintptr_t)o & 3) == 0 && n >= head + TL_VALUES_TILE) {
+  if (((uintptr_t)o & 3) == 0 && n >= TL_VALUES_STREAM_MIN) {
     any |= values_f32_tile(a, head, flip, o);
     _Alignas(16) uint32_t tile[TL_VALUES_TILE];
     for (j = head; n - j >= TL_VALUES_TILE; j += TL_VALUES_TILE) {
