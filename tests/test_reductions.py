@@ -673,3 +673,17 @@ def test_hypothesis_sum_amax_against_numpy(sd, keepdim, dtype, transpose):
                 exp = np.std(a.astype(np.float64), axis=axis, ddof=1,
                              keepdims=keepdim if dim_arg is not None else False)
             assert_close(got, result_np(exp, dtype), dtype=dtype)
+
+
+def test_numpy_spellings_axis_and_keepdims():
+    a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    t = tl.from_numpy(a)
+    for name in ("sum", "mean", "amax", "prod", "std"):
+        got = getattr(t, name)(axis=1, keepdims=True)
+        want = getattr(np, name if name != "amax" else "max")(a, axis=1, keepdims=True)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    with pytest.raises(TypeError, match="multiple values"):
+        t.sum(axis=0, dim=1)
+    g = tl.from_numpy(a.copy()).requires_grad_()
+    g.sum(axis=(0, 2)).backward(tl.ones(3, dtype=tl.float64))  # the formula reads axis= too
+    np.testing.assert_array_equal(g.grad.numpy(), np.ones_like(a))

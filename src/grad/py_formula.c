@@ -36,9 +36,12 @@ PyObject *tl_grad_arg(tl_grad_ctx *c, int pos, const char *name)
   if (pos >= 0 && pos < node->nargs)
     return node->args[pos];
   Py_ssize_t nkw = node->kwnames ? PyTuple_GET_SIZE(node->kwnames) : 0;
-  for (Py_ssize_t k = 0; name && k < nkw; k++)
-    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(node->kwnames, k), name) == 0)
+  for (Py_ssize_t k = 0; name && k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(node->kwnames, k));
+    const char *alias = key ? tl_py_kw_alias(key) : NULL;
+    if (key && (!strcmp(key, name) || (alias && !strcmp(alias, name))))
       return node->args[node->nargs + k];
+  }
   return NULL;
 }
 

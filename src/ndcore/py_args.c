@@ -5,6 +5,12 @@
  * too many positionals, an unknown or repeated keyword, a missing one.    */
 #include "ndcore/py_tensor.h"
 
+/* NumPy spellings PyTorch also accepts: dim may come as axis, keepdim as keepdims. */
+const char *tl_py_kw_alias(const char *key)
+{
+  return !strcmp(key, "axis") ? "dim" : !strcmp(key, "keepdims") ? "keepdim" : NULL;
+}
+
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values)
 {
@@ -27,6 +33,9 @@ int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, P
       return -1;
     int i = 0;
     while (i < n && strcmp(names[i], key))
+      i++;
+    const char *alias = i == n ? tl_py_kw_alias(key) : NULL;
+    for (i = alias ? 0 : i; alias && i < n && strcmp(names[i], alias);)
       i++;
     if (i == n) {
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);

@@ -89,6 +89,9 @@ PyObject *tl_py_scalar_obj(tl_scalar s);
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values);
 
+/* The parameter a NumPy-spelled keyword stands for ("axis" -> "dim"), or NULL. */
+const char *tl_py_kw_alias(const char *key);
+
 /* One argument each.  Absent (NULL) or None leaves *v as it is; a wrong type
  * is a TypeError naming func and the argument.  tl_py_tensor_arg returns
  * NULL with an error when the tensor is missing or not a Tensor. */
