@@ -48,5 +48,30 @@ def rsub(input, other, *, alpha=1):
     return _C.sub(other, input, alpha=alpha)
 
 
-__all__ = list(ALIASES) + ["rsub"]
+def _polygamma_order(n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return n
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of digamma at ``input`` (n >= 0): the op
+    ``_polygamma(input, n)`` with PyTorch's argument order."""
+    n = _polygamma_order(n)
+    return _C._polygamma(input, n) if out is None else _C._polygamma(input, n, out=out)
+
+
+def _polygamma_method(self, n):
+    return _C._polygamma(self, _polygamma_order(n))
+
+
+def _polygamma_inplace(self, n):
+    return self._polygamma_(_polygamma_order(n))
+
+
+Tensor.polygamma = _polygamma_method
+Tensor.polygamma_ = _polygamma_inplace
+__all__ = list(ALIASES) + ["rsub", "polygamma"]
 _install(globals())

@@ -32,6 +32,14 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
+def _set_real(self, value):
+    _C.real(self).copy_(value)
+
+
+def _set_imag(self, value):
+    _C.imag(self).copy_(value)
+
+
 def _iter(self):
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
@@ -52,6 +60,8 @@ Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
+Tensor.real = property(lambda self: _C.real(self), _set_real, doc="the real part (a view)")
+Tensor.imag = property(lambda self: _C.imag(self), _set_imag, doc="the imaginary part (a view)")
 Tensor.__array_priority__ = 1000
 Tensor.__array_function__ = array_function
 

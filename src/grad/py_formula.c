@@ -16,6 +16,7 @@
 #include "grad/py_grad.h"
 
 tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
+bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
 
 static PyObject *keep(tl_grad_ctx *c, PyObject *owned)
 {

@@ -125,6 +125,11 @@ typedef struct {
 
 typedef void (*tl_grad_formula)(tl_grad_ctx *c);
 extern tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
+/* Ops with float results that are not differentiable (nextafter): a formula
+ * file sets their flag and their out-of-place calls are not recorded, so the
+ * results have no grad_fn.  In-place calls are still recorded (the target's
+ * history must not silently survive the write): backward then raises. */
+extern bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
 /* Name of formula id (the op or function name). */
 const char *tl_grad_formula_name(int id);
 

@@ -373,6 +373,12 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
   PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
+  if (tl_grad_nondifferentiable[formula] && !target) {
+    tl_grad_enabled = false;
+    result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
+    tl_grad_enabled = true;
+    return result;
+  }
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
     if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "out") == 0 &&
         args[nargs + k] != Py_None)

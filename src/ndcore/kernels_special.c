@@ -1,5 +1,5 @@
 /* kernels_special.c - CPU loops of the special functions: erf, erfc, erfinv,
- * lgamma, digamma (float32 and float64; integers arrive as the default float,
+ * lgamma, digamma, polygamma (float32 and float64; integers arrive as the default float,
  * half types through float32).
  *
  * erf and erfc are libm's.  lgamma uses lgamma_r, which does not write the
@@ -79,6 +79,66 @@ static double digamma_f64(double x)
 static inline float digamma_F32(float x) { return (float)digamma_f64(x); }
 static inline double digamma_F64(double x) { return digamma_f64(x); }
 
+/* ---- polygamma ---------------------------------------------------------------------------
+ * _polygamma(x, n) is polygamma(n, x), the n-th derivative of digamma; n
+ * arrives in x's float type and must be a whole number >= 0 (else NaN; the
+ * Python wrapper refuses it first).  n >= 1: (-1)^(n+1) n! zeta(n+1, x) with
+ * the Hurwitz zeta summed directly until the argument w = x + k is past
+ * n + 20, then closed by the Euler-Maclaurin tail
+ *   w^(1-s)/(s-1) + w^-s/2 + sum_j B_2j/(2j)! s(s+1)..(s+2j-2) w^(1-s-2j),
+ * whose terms shrink like ((s+2j)/(2 pi w))^2 each.  The direct sum handles
+ * negative non-integer x as well; zeta has a pole (+inf) at the integers
+ * x <= 0, as in SciPy and PyTorch.  Below x = -1e7 the direct sum would take
+ * too long: NaN there. */
+static double hurwitz_zeta(double s, double q)
+{
+  static const double bernoulli[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
+                                     -691.0 / 2730, 7.0 / 6, -3617.0 / 510, 43867.0 / 798,
+                                     -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
+  if (q <= 0 && q == floor(q))
+    return INFINITY;
+  if (q == INFINITY)
+    return 0;
+  if (q < -1e7)
+    return NAN; /* the direct sum would take |q| steps; the pole spacing is lost anyway */
+  double sum = 0, w = q;
+  while (w < s + 20) {
+    sum += pow(w, -s);
+    w += 1;
+  }
+  double ws = pow(w, -s);
+  sum += w * ws / (s - 1) + ws / 2;
+  double rising = s, fact = 2, wpow = ws / w;
+  for (int j = 1; j <= (int)(sizeof bernoulli / sizeof *bernoulli); j++) {
+    double term = bernoulli[j - 1] / fact * rising * wpow;
+    sum += term;
+    if (fabs(term) <= 1e-17 * fabs(sum))
+      break;
+    rising *= (s + 2 * j - 1) * (s + 2 * j);
+    fact *= (2.0 * j + 1) * (2.0 * j + 2);
+    wpow /= w * w;
+  }
+  return sum;
+}
+
+static double polygamma_f64(double x, double n)
+{
+  if (isnan(x) || isnan(n) || n < 0 || n != floor(n))
+    return NAN;
+  if (n == 0)
+    return digamma_f64(x);
+  if (x == -INFINITY)
+    return NAN;
+  double scale = 1; /* n! */
+  for (double k = 2; k <= n && scale < INFINITY; k++)
+    scale *= k;
+  double z = hurwitz_zeta(n + 1, x);
+  return fmod(n, 2) == 1 ? scale * z : -scale * z;
+}
+
+static inline float polygamma_F32(float x, float n) { return (float)polygamma_f64(x, n); }
+static inline double polygamma_F64(double x, double n) { return polygamma_f64(x, n); }
+
 /* ---- libm ------------------------------------------------------------------------------ */
 
 static inline float erf_F32(float x) { return erff(x); }
@@ -101,6 +161,7 @@ TL_K_FLOATS(TL_KU_SIMD, erfc)
 TL_K_FLOATS(TL_KU, erfinv)
 TL_K_FLOATS(TL_KU, lgamma)
 TL_K_FLOATS(TL_KU, digamma)
+TL_K_FLOATS(TL_KB, polygamma)
 
 void tl_cpu_special_init(void)
 {
@@ -109,4 +170,5 @@ void tl_cpu_special_init(void)
   TL_K_FLOATS(TL_KREG, ERFINV, erfinv)
   TL_K_FLOATS(TL_KREG, LGAMMA, lgamma)
   TL_K_FLOATS(TL_KREG, DIGAMMA, digamma)
+  TL_K_FLOATS(TL_KREG, POLYGAMMA, polygamma)
 }

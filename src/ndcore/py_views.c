@@ -296,8 +296,36 @@ static PyObject *fn_reshape(PyObject *m, PyObject *const *args, Py_ssize_t nargs
   return tensor_reshape(args[0], args + 1, nargs - 1);
 }
 
+/* real(t): t itself when t is not complex (PyTorch); imag(t) needs complex.
+ * Tensor.real / Tensor.imag are properties over these (torchlike/_tensor.py). */
+static PyObject *fn_complex_part(PyObject *o, bool imag)
+{
+  if (!tl_py_is_tensor(o))
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor, not %s",
+                        imag ? "imag" : "real", Py_TYPE(o)->tp_name);
+  if (!imag && !tl_dtype_is_complex(tl_py_t(o)->dtype))
+    return Py_NewRef(o);
+  tl_tensor out;
+  return wrap(tl_view_complex_part(&out, tl_py_t(o), imag), &out);
+}
+
+static PyObject *fn_real(PyObject *m, PyObject *o)
+{
+  (void)m;
+  return fn_complex_part(o, false);
+}
+
+static PyObject *fn_imag(PyObject *m, PyObject *o)
+{
+  (void)m;
+  return fn_complex_part(o, true);
+}
+
 PyMethodDef tl_py_view_functions[] = {
     {"reshape", (PyCFunction)(void (*)(void))fn_reshape, METH_FASTCALL, NULL},
+    {"real", fn_real, METH_O, "the real part of a complex tensor, as a view (the tensor itself "
+                              "when it is real)"},
+    {"imag", fn_imag, METH_O, "the imaginary part of a complex tensor, as a view"},
     {NULL, NULL, 0, NULL},
 };
 

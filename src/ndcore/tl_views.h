@@ -35,6 +35,9 @@ tl_status tl_view_unflatten(tl_tensor *out, const tl_tensor *in, int64_t dim, in
 /* The same bytes read as another dtype (Tensor.view(dtype)); the last dim
  * scales when the item sizes differ. */
 tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype);
+/* The real (imag false) or imaginary part of a complex tensor as a real view
+ * of the same storage (Tensor.real / Tensor.imag). */
+tl_status tl_view_complex_part(tl_tensor *out, const tl_tensor *in, bool imag);
 /* NumPy's atleast_{1,2,3}d (ndim 1..3). */
 tl_status tl_view_atleast(tl_tensor *out, const tl_tensor *in, int ndim);
 /* In-place edits of a view being built (indexing): */

@@ -579,3 +579,18 @@ tl_status tl_view_dtype(tl_tensor *out, const tl_tensor *in, tl_dtype dtype)
   out->strides[last] = 1;
   return TL_OK;
 }
+
+tl_status tl_view_complex_part(tl_tensor *out, const tl_tensor *in, bool imag)
+{
+  if (!tl_dtype_is_complex(in->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for tensors with non-complex "
+                                        "dtypes.", imag ? "imag" : "real");
+  /* A complex element is two reals side by side: double every stride and the
+   * offset, and step one real further for the imaginary part. */
+  tl_tensor_view_of(out, in);
+  out->dtype = tl_dtype_to_real(in->dtype);
+  out->offset = 2 * in->offset + (imag ? 1 : 0);
+  for (int i = 0; i < in->ndim; i++)
+    out->strides[i] = 2 * in->strides[i];
+  return TL_OK;
+}
