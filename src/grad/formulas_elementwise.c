@@ -368,6 +368,11 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
   case TL_OP_ADD:
   case TL_OP_SUB: {
     PyObject *alpha = ARG(-1, "alpha");
+    if (alpha && tl_py_is_tensor(alpha)) { /* the node kept only its shape */
+      PyErr_Format(PyExc_RuntimeError, "%s(): an alpha given as a Tensor is not supported by "
+                   "autograd; pass a Python number", tl_grad_formula_name(c->formula));
+      return;
+    }
     PyObject *gy = alpha ? chain(c, g, alpha) : g;
     SEND(x, g);
     SEND(y, c->formula == TL_OP_SUB ? CALL("neg", "O", gy) : gy);
@@ -498,14 +503,14 @@ static void copy_backward(tl_grad_ctx *c, PyObject *g)
   }
   case TL_GRAD_COPY_: { /* the old value of self is overwritten: zero gradient */
     PyObject *self = ARG(0, "self"), *src = ARG(1, "src");
-    SEND(self, zeros(c, self));
+    SEND(self, zeros(c, g));
     if (src && tl_py_is_tensor(src))
       SEND(src, to_input_device(c, g, src));
     break;
   }
   case TL_GRAD_FILL_: {
     PyObject *self = ARG(0, "self"), *value = ARG(1, "value");
-    SEND(self, zeros(c, self));
+    SEND(self, zeros(c, g));
     if (value && tl_py_is_tensor(value))
       SEND(value, to_input_device(c, CALL("sum", "O", g), value));
     break;
@@ -517,8 +522,7 @@ static void copy_backward(tl_grad_ctx *c, PyObject *g)
     SEND(ARG(0, "input"), CALL("mul", "OO", g, tl_grad_keep(c, PyComplex_FromDoubles(0.0, 1.0))));
     break;
   case TL_GRAD_ZERO_: {
-    PyObject *self = ARG(0, "self");
-    SEND(self, zeros(c, self));
+    SEND(ARG(0, "self"), zeros(c, g));
     break;
   }
   }
@@ -581,4 +585,30 @@ void tl_grad_formulas_elementwise_init(void)
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
     tl_grad_formulas[ids[i]] = backward;
   tl_grad_nondifferentiable[TL_OP_NEXTAFTER] = true;
+
+  /* What each formula never reads back: the node keeps only shapes of it.
+   * Stubs lose the device, so formulas that move a gradient to an input's
+   * device (casts, copy_, fill_) keep their inputs. */
+  static const int nothing[] = {TL_OP_NEG, TL_OP_POSITIVE, TL_OP_SIGN, TL_OP_FLOOR, TL_OP_CEIL,
+                                TL_OP_ROUND, TL_OP_TRUNC, TL_OP_FRAC, TL_OP_CONJ_PHYSICAL,
+                                TL_OP_ADD, TL_OP_SUB, TL_OP_TRUNC_DIVIDE, TL_OP_FLOOR_DIVIDE,
+                                TL_GRAD_ZERO_, TL_GRAD_REAL, TL_GRAD_IMAG};
+  static const int result_only[] = {TL_OP_RECIPROCAL, TL_OP_SQRT, TL_OP_RSQRT, TL_OP_EXP,
+                                    TL_OP_EXP2, TL_OP_EXPM1, TL_OP_TAN, TL_OP_TANH,
+                                    TL_OP_SIGMOID, TL_OP_ERFINV};
+  static const int inputs_only[] = {
+      TL_OP_ABS, TL_OP_SQUARE, TL_OP_LOG, TL_OP_LOG2, TL_OP_LOG10, TL_OP_LOG1P, TL_OP_SIN,
+      TL_OP_COS, TL_OP_ASIN, TL_OP_ACOS, TL_OP_ATAN, TL_OP_SINH, TL_OP_COSH, TL_OP_ASINH,
+      TL_OP_ACOSH, TL_OP_ATANH, TL_OP_ERF, TL_OP_ERFC, TL_OP_LGAMMA, TL_OP_DIGAMMA, TL_OP_ANGLE,
+      TL_OP_NAN_TO_NUM, TL_OP_MUL, TL_OP_DIV, TL_OP_REMAINDER, TL_OP_FMOD, TL_OP_ATAN2,
+      TL_OP_XLOGY, TL_OP_POLYGAMMA, TL_OP_MINIMUM, TL_OP_MAXIMUM, TL_OP_FMIN, TL_OP_FMAX,
+      TL_OP_WHERE, TL_OP_CLAMP, TL_GRAD_CLONE, TL_GRAD_CONTIGUOUS, TL_GRAD_TO, TL_GRAD_CPU,
+      TL_GRAD_FLOAT, TL_GRAD_DOUBLE, TL_GRAD_HALF, TL_GRAD_BFLOAT16, TL_GRAD_CFLOAT,
+      TL_GRAD_CDOUBLE, TL_GRAD_COPY_, TL_GRAD_FILL_};
+  for (size_t i = 0; i < sizeof nothing / sizeof *nothing; i++)
+    tl_grad_drops(nothing[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  for (size_t i = 0; i < sizeof result_only / sizeof *result_only; i++)
+    tl_grad_drops(result_only[i], TL_GRAD_DROP_INPUTS);
+  for (size_t i = 0; i < sizeof inputs_only / sizeof *inputs_only; i++)
+    tl_grad_drops(inputs_only[i], TL_GRAD_DROP_OUTPUTS);
 }
