@@ -777,3 +777,10 @@ def test_all_elementwise_ops_covered():
     for name in ("neg", "exp", "add", "bitwise_right_shift", "where", "clamp"):
         assert name in covered
     assert math.isfinite(TOL["float32"][0])
+
+
+def test_where_method_takes_self_as_the_true_branch():
+    x = tl.tensor([1.0, 2.0, 3.0])
+    c = tl.tensor([True, False, True])
+    assert x.where(c, tl.zeros(3)).tolist() == [1.0, 0.0, 3.0]
+    assert x.where(c, -1.0).tolist() == [1.0, -1.0, 3.0]

@@ -83,3 +83,12 @@ def test_no_grad_writes_do_not_make_views_stale():
         b.view(4).zero_()
     (v * 1).backward(tl.ones(2, 2, dtype=tl.float64))
     np.testing.assert_allclose(x.grad.numpy(), np.ones(4))
+
+
+def test_clone_and_detach_as_functions():
+    x = _x(3)
+    y = tl.clone(x)
+    assert y.grad_fn is not None and y.grad_fn.name() == "CloneBackward0"
+    d = tl.detach(y)
+    assert d.grad_fn is None and not d.requires_grad
+    np.testing.assert_array_equal(d.numpy(), x.detach().numpy())

@@ -545,7 +545,7 @@ def test_bad_dims():
     with pytest.raises(TypeError, match="dtype"):
         t.sum(dtype="nope")
     with pytest.raises(TypeError, match="unexpected keyword"):
-        t.sum(axis=0)
+        t.sum(axes=0)
     with pytest.raises(TypeError, match="out"):
         t.sum(out=3)
 

@@ -185,7 +185,8 @@ def test_sort_errors():
     with pytest.raises(TypeError, match="Tensor"):
         tl.sort([3, 1, 2])
     with pytest.raises(TypeError, match="unexpected keyword"):
-        tl.sort(t, axis=0)
+        tl.sort(t, axes=0)
+    assert tl.sort(t, axis=0).values.tolist() == tl.sort(t, dim=0).values.tolist()
 
 
 # ---- topk / kthvalue --------------------------------------------------------------------

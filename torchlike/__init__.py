@@ -22,6 +22,10 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 
 _C._set_device_class(device)
 
+# Methods PyTorch also spells as functions of the input.
+clone = Tensor.clone
+detach = Tensor.detach
+
 # Short dtype names, as PyTorch spells them.
 half = float16
 float = float32

@@ -126,3 +126,11 @@ def _to_device(self, device, /, *, stream=None):
 
 Tensor.__array_namespace__ = _array_namespace
 Tensor.to_device = _to_device
+
+
+def _where(self, condition, y):
+    """``x.where(condition, y)`` is ``torchlike.where(condition, x, y)``."""
+    return _C.where(condition, self, y)
+
+
+Tensor.where = _where
