@@ -31,6 +31,8 @@ from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
 from . import _statistical, _utility  # noqa: F401
 from . import fft, linalg, random  # noqa: F401
+from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
+_TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
     arange, array, asarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
     ones, tri, zeros)
