@@ -2,9 +2,7 @@
 (src/grad/formulas_reduce.c), checked by finite differences (gradcheck, float64)
 and, where PyTorch documents a rule (ties, zeros, selected indices), against
 that rule's values."""
-import contextlib
 import math
-import re
 
 import numpy as np
 import pytest
@@ -52,22 +50,6 @@ def grad_of(fn, x, g=None):
     w = torch.ones_like(out) if g is None else g
     (gx,) = torch.autograd.grad((out,), (x,), (w,))
     return gx.numpy()
-
-
-@contextlib.contextmanager
-def others_formulas():
-    """Second derivatives run through formulas of other areas (expand, where,
-    flip, scatter_add ...): while one of those is not written yet the test is
-    skipped, naming it; a missing formula of this file's own ops still fails."""
-    try:
-        yield
-    except (NotImplementedError, RuntimeError) as e:
-        m = re.search(r"derivative for '(\w+)' is not implemented|"
-                      r"autograd formula: no torchlike function '(\w+)'", str(e))
-        name = m and (m.group(1) or m.group(2))
-        if name and name not in GRADCHECKED:
-            pytest.skip(f"autograd formula not written yet: {name}")
-        raise
 
 
 def noncontig_leaf(t):
@@ -339,8 +321,7 @@ def test_logsumexp_values():
 ], ids=["sum", "mean", "mean_keep", "var", "std", "prod", "prod_all", "logsumexp", "cumsum",
         "cumprod", "norm2", "norm3", "amax", "max_dim", "sort"])
 def test_gradgradcheck_reductions(fn):
-    with others_formulas():
-        assert gradgradcheck(fn, (rand(2, 3, seed=14),))
+    assert gradgradcheck(fn, (rand(2, 3, seed=14),))
 
 
 # ---- sort family -------------------------------------------------------------------------
@@ -480,9 +461,8 @@ def test_matmul_noncontiguous_and_gradgrad():
     a = rand(4, 3, seed=23).detach().t().requires_grad_()
     b = noncontig_leaf(rand(4, 2, seed=24))
     assert gradcheck(torch.matmul, (a, b))
-    with others_formulas():
-        assert gradgradcheck(torch.matmul, (rand(2, 3, seed=25), rand(3, 2, seed=26)))
-        assert gradgradcheck(torch.matmul, (rand(3, seed=27), rand(2, 3, 2, seed=28)))
+    assert gradgradcheck(torch.matmul, (rand(2, 3, seed=25), rand(3, 2, seed=26)))
+    assert gradgradcheck(torch.matmul, (rand(3, seed=27), rand(2, 3, 2, seed=28)))
 
 
 def test_products():
@@ -555,8 +535,7 @@ def test_einsum():
                                                                          rand(2, 3, 2))),
                     ("i,j->ij", (c, rand(3, seed=63))), ("...j,jk->...k", (rand(2, 2, 3), b)),
                     ("ii", (rand(3, 3, seed=64),))]:
-        with others_formulas():
-            assert gradcheck(lambda *t: torch.einsum(eq, *t), ops), eq
+        assert gradcheck(lambda *t: torch.einsum(eq, *t), ops), eq
 
 
 def test_linalg_norms():
@@ -637,13 +616,11 @@ def crand(*shape, seed=0):
     ("norm3", lambda t: t.norm(p=3, dim=0), [(2, 3)]),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_complex_gradients(name, fn, shapes):
-    with others_formulas():
-        check_complex(fn, [crand(*s, seed=k) for k, s in enumerate(shapes)])
+    check_complex(fn, [crand(*s, seed=k) for k, s in enumerate(shapes)])
 
 
 def test_mixed_real_complex_product():
-    with others_formulas():  # the real input's gradient is the real part (formula 'real')
-        check_complex(torch.matmul, [np.random.default_rng(1).standard_normal((2, 3)), crand(3, 2)])
+    check_complex(torch.matmul, [np.random.default_rng(1).standard_normal((2, 3)), crand(3, 2)])
 
 
 def test_bincount_weights_not_implemented():
