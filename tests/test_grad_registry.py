@@ -1,0 +1,58 @@
+"""Every op of the registry and every function of grad_fns.def either has a
+derivative that some test gradchecks, or is listed here as not
+differentiable (and then records no graph).  A new op without a derivative
+or without a test fails here."""
+import glob
+import importlib.util
+import os
+
+import pytest
+
+import torchlike as tl
+
+# Outputs are integers or booleans, or the function is a step function that
+# PyTorch does not differentiate either.
+NON_DIFFERENTIABLE = {
+    # comparisons and predicates
+    "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+    "signbit", "logical_not", "logical_and", "logical_or", "logical_xor",
+    # bitwise and integer ops
+    "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift",
+    # index-valued reductions and searches
+    "argmax", "argmin", "all", "any", "count_nonzero", "argsort", "searchsorted", "bucketize",
+    "nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
+    "nextafter",
+}
+
+
+def _gradchecked():
+    names = set()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "test_grad_*.py"))):
+        if path == os.path.abspath(__file__):
+            continue
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        names |= set(getattr(module, "GRADCHECKED", ()))
+    return names
+
+
+def test_every_function_has_a_tested_derivative_or_is_not_differentiable():
+    formulas = tl._C._grad_formulas()
+    checked = _gradchecked()
+    missing = sorted(n for n, has in formulas.items()
+                     if n not in NON_DIFFERENTIABLE and not (has and n in checked))
+    assert not missing, f"no derivative, or no gradcheck test, for: {missing}"
+
+
+def test_gradchecked_names_exist():
+    formulas = tl._C._grad_formulas()
+    unknown = sorted(_gradchecked() - set(formulas))
+    assert not unknown, f"GRADCHECKED names that are not recorded functions: {unknown}"
+
+
+@pytest.mark.parametrize("name", sorted(NON_DIFFERENTIABLE))
+def test_non_differentiable_names_are_recorded_functions(name):
+    assert name in tl._C._grad_formulas()
