@@ -569,3 +569,15 @@ def test_backward_loops_keep_memory_flat():
     assert_rss_flat(before, label="linalg backward")
     for t in (a, b, x, w):
         assert np.isfinite(t.grad.numpy()).all()
+
+
+def test_eigh_and_cholesky_gradients_of_raw_input_are_hermitian():
+    # PyTorch's conventions: only the skew-Hermitian part of V^H gV moves V, and
+    # cholesky's gradient is L^-H P L^-1 with P Hermitian (for real input)
+    x = leaf(RNG.standard_normal((3, 3)))
+    w, v = LA.eigh(x)
+    (g,) = grad((w * tl.tensor([1.0, 2.0, 3.0])).sum() + (v * v).sum(1)[0], x)
+    np.testing.assert_allclose(g.numpy(), g.numpy().T, atol=1e-12)
+    p = leaf(spread_spectrum(3, 3).detach().numpy() + 3 * np.eye(3))
+    (g,) = grad(LA.cholesky(p), p, tl.tensor(RNG.standard_normal((3, 3))))
+    np.testing.assert_allclose(g.numpy(), g.numpy().T, atol=1e-12)

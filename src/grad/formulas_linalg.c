@@ -13,8 +13,9 @@
  *
  * Conventions, as PyTorch's:
  *  - cholesky and eigh read one triangle of a Hermitian A but return a
- *    gradient for the whole matrix (cholesky's is Hermitian, eigh's is
- *    V (...) V^H); test them through A = B + B^H or B B^H + c I.
+ *    gradient for the whole matrix, the same matrices PyTorch returns
+ *    (eigh's Hermitian; cholesky's Hermitian for real A); test them through
+ *    A = B + B^H or B B^H + c I.
  *  - svd, eigh and eig vectors are defined up to sign/phase: only losses that
  *    do not depend on that choice have a gradient; the formulas pick the
  *    gauge in which V^H dV has a zero (or real) diagonal, and a complex loss
@@ -325,8 +326,10 @@ static void solve_triangular_backward(tl_grad_ctx *c)
   give(c, a, mul(c, ga, triangle(c, size_at(a, -1), ga, upper, k)));
 }
 
-/* A = L L^H: dL = L Phi(L^-1 dA L^-H), so gA = L^-H Phi(L^H gL) L^-1, made
- * Hermitian.  upper=True returns U = L^H. */
+/* A = L L^H: dL = L Phi(L^-1 dA L^-H), so on Hermitian dA the gradient is
+ * gA = L^-H P L^-1 for any P with the Hermitian part of Phi(M), M = L^H gL.
+ * PyTorch's choice, taken here: P = (tril(M) + tril(M, -1)^H) / 2, Hermitian
+ * but for the imaginary part of its diagonal.  upper=True returns U = L^H. */
 static void cholesky_backward(tl_grad_ctx *c)
 {
   PyObject *a = ARG(0, "A");
@@ -338,10 +341,10 @@ static void cholesky_backward(tl_grad_ctx *c)
     l = H(c, l);
     gl = H(c, gl);
   }
-  PyObject *p = phi(c, mm(c, H(c, l), gl));
+  PyObject *m = mm(c, H(c, l), gl);
+  PyObject *p = CALL("mul", "Od", add(c, tri_part(c, m, false, 0), H(c, tri_part(c, m, false, -1))), 0.5);
   PyObject *z = solve_tri(c, H(c, l), p, true, true, false);
-  PyObject *ga = solve_tri(c, l, z, false, false, false);
-  give(c, a, CALL("mul", "Od", add(c, ga, H(c, ga)), 0.5));
+  give(c, a, solve_tri(c, l, z, false, false, false));
 }
 
 /* QR of a matrix with m >= n columns kept (Q m x n, R n x n):
@@ -468,7 +471,8 @@ static void svd_backward(tl_grad_ctx *c)
   give(c, a, svd_grad(c, u, s, vh, gu, gs, gvh));
 }
 
-/* A = V diag(w) V^H: gA = V (diag(gw) + F o (V^H gV)) V^H, F_ij = 1/(w_j - w_i). */
+/* A = V diag(w) V^H: gA = V (diag(gw) + F o skew(V^H gV)) V^H with
+ * F_ij = 1/(w_j - w_i) and skew(J) = (J - J^H)/2, a Hermitian gradient. */
 static void eigh_backward(tl_grad_ctx *c)
 {
   PyObject *a = ARG(0, "A");
@@ -487,10 +491,11 @@ static void eigh_backward(tl_grad_ctx *c)
       gv = G(1);
   }
   PyObject *k = diag_embed(c, gw);
-  if (gv) {
+  if (gv) { /* only the skew-Hermitian part of V^H gV moves V (PyTorch's projection) */
     PyObject *j = mm(c, H(c, v), gv);
     check_gauge(c, diag(c, j), j, "linalg.eigh");
-    k = add(c, k, mul(c, inverse_gaps(c, w), j));
+    PyObject *skew = CALL("mul", "Od", sub(c, j, H(c, j)), 0.5);
+    k = add(c, k, mul(c, inverse_gaps(c, w), skew));
   }
   give(c, a, mm(c, mm(c, v, k), H(c, v)));
 }
