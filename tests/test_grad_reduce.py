@@ -648,3 +648,22 @@ def test_backward_loops_keep_memory_flat():
     for _ in range(300):
         step()
     assert_rss_flat(before, label="reduction/product backward")
+
+
+def test_selection_gradients_use_the_saved_indices():
+    # the node keeps the indices the op returned, not the input's values: an
+    # in-place change of the input afterwards does not disturb the gradient
+    x = torch.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, 4.5]], dtype=torch.float64, requires_grad=True)
+    y = x * 1
+    values, indices = torch.sort(y, dim=1)
+    top = torch.topk(y, 1, dim=1).values
+    m = torch.max(y, dim=1).values
+    with torch.no_grad():
+        y.zero_()
+    (values * torch.arange(3, dtype=torch.float64)).sum().backward(retain_graph=True)
+    want = np.zeros((2, 3))
+    np.put_along_axis(want, indices.numpy(), np.arange(3.0)[None].repeat(2, 0), axis=1)
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    x.grad = None
+    (top.sum() + m.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[2.0, 0, 0], [0, 0, 2.0]])

@@ -8,10 +8,9 @@
  *
  * Conventions (PyTorch's): amax/amin and max/min/median without a dim split
  * the gradient evenly between ties; max/min/median/kthvalue/mode with a dim,
- * sort, topk and cummax send it to the index the op returned.  The indices
- * are not saved by the recorder (integer outputs get no history), so they are
- * recomputed here from the detached input; the ops are deterministic, so the
- * recomputed indices are the ones the caller saw.  Complex gradients are
+ * sort, topk and cummax send it to the index the op returned, which the
+ * node keeps (R(1): integer outputs get no history but are saved).  Complex
+ * gradients are
  * conj-Wirtinger: g times the conjugate of the derivative.
  *
  * Argument positions follow the parsers: py_reduce.c (reductions, scans),
@@ -233,8 +232,11 @@ static void norm(tl_grad_ctx *c, PyObject *g)
 /* max/min: (input) | (input, dim, keepdim) | (input, other) elementwise. */
 static void max_min(tl_grad_ctx *c, PyObject *g)
 {
-  PyObject *x = X(0, "input"), *dim = ARG(1, "dim"), *other = ARG(4, "other");
+  PyObject *x = ARG(0, "input"), *dim = ARG(1, "dim"), *other = ARG(4, "other");
   bool is_max = c->formula == TL_OP_MAX;
+  bool by_index = dim && dim != Py_None && !tl_py_is_tensor(dim) && !other;
+  if (!by_index)
+    x = X(0, "input"); /* values compared below; with a dim only the indices are read */
   if (!other && dim && tl_py_is_tensor(dim)) {
     other = X(1, "dim");
     dim = NULL;
@@ -253,8 +255,7 @@ static void max_min(tl_grad_ctx *c, PyObject *g)
     return;
   }
   PyObject *keepdim = ARG(2, "keepdim");
-  PyObject *idx =
-      item(c, CALL(is_max ? "max" : "min", "OO|{s:O}", detached(c, x), dim, "keepdim", Py_True), 1);
+  PyObject *idx = unreduce(c, R(1), x, dim, keepdim);
   SEND(x, select_back(c, unreduce(c, g, x, dim, keepdim), x, dim, idx));
 }
 
@@ -388,52 +389,43 @@ static void quantile(tl_grad_ctx *c, PyObject *g)
  * the values came from the indices the op returns. */
 static void selected(tl_grad_ctx *c, PyObject *g)
 {
-  PyObject *x = X(0, "input");
+  PyObject *x = ARG(0, "input"); /* its shape; msort and median without a dim read values */
   if (!x || PyErr_Occurred())
     return;
-  PyObject *xd = detached(c, x), *m1 = pyint(c, -1), *idx = NULL, *dim = NULL;
-  const char *name = tl_grad_formula_name(c->formula);
+  PyObject *m1 = pyint(c, -1), *idx = NULL, *dim = NULL;
   switch (c->formula) {
   case TL_OP_SORT:
     dim = or_none(ARG(1, "dim"));
     dim = dim == Py_None ? m1 : dim;
-    idx = item(c,
-               CALL("sort", "O|{s:O,s:O,s:O}", xd, "dim", dim, "descending",
-                    or_none(ARG(2, "descending")), "stable", or_none(ARG(3, "stable"))),
-               1);
+    idx = R(1);
     break;
-  case TL_OP_MSORT:
+  case TL_OP_MSORT: /* values only: the order is found again */
     dim = pyint(c, 0);
-    idx = item(c, CALL("sort", "O|{s:O}", xd, "dim", dim), 1);
+    idx = item(c, CALL("sort", "O|{s:O}", detached(c, X(0, "input")), "dim", dim), 1);
     break;
   case TL_OP_TOPK:
     dim = ARG(2, "dim") ? ARG(2, "dim") : m1;
-    idx = item(c,
-               CALL("topk", "OO|{s:O,s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "largest",
-                    ARG(3, "largest") ? ARG(3, "largest") : Py_True, "sorted",
-                    ARG(4, "sorted") ? ARG(4, "sorted") : Py_True),
-               1);
+    idx = R(1);
     break;
   case TL_OP_KTHVALUE:
     dim = ARG(2, "dim") ? ARG(2, "dim") : m1;
     g = unreduce(c, g, x, dim, ARG(3, "keepdim"));
-    idx = item(c, CALL("kthvalue", "OO|{s:O,s:O}", xd, ARG(1, "k"), "dim", dim, "keepdim", Py_True),
-               1);
+    idx = unreduce(c, R(1), x, dim, ARG(3, "keepdim"));
     break;
   case TL_OP_CUMMAX:
   case TL_OP_CUMMIN:
     dim = ARG(1, "dim");
-    idx = item(c, CALL(name, "OO", xd, dim), 1);
+    idx = R(1);
     break;
   default: /* median, nanmedian, mode */
     dim = or_none(ARG(1, "dim"));
     if (dim == Py_None && c->formula != TL_OP_MODE) {
-      SEND(x, distribute(c, g, x, R(0), Py_None));
+      SEND(x, distribute(c, g, X(0, "input"), R(0), Py_None));
       return;
     }
     dim = dim == Py_None ? m1 : dim;
     g = unreduce(c, g, x, dim, ARG(2, "keepdim"));
-    idx = item(c, CALL(name, "OO|{s:O}", xd, dim, "keepdim", Py_True), 1);
+    idx = unreduce(c, R(1), x, dim, ARG(2, "keepdim"));
     break;
   }
   SEND(x, select_back(c, g, x, dim, idx));
@@ -876,14 +868,16 @@ void tl_grad_formulas_reduce_init(void)
   for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
     tl_grad_formulas[ids[i]] = backward;
   /* What the tape need not keep: these formulas read only shapes ... */
-  static const int shapes_only[] = {TL_OP_SUM, TL_OP_MEAN, TL_OP_CUMSUM, TL_OP_TRACE};
+  static const int shapes_only[] = {TL_OP_SUM,  TL_OP_MEAN,     TL_OP_CUMSUM, TL_OP_TRACE,
+                                    TL_OP_SORT, TL_OP_TOPK,     TL_OP_MODE,   TL_OP_CUMMAX,
+                                    TL_OP_CUMMIN, TL_OP_KTHVALUE};
   for (size_t i = 0; i < sizeof shapes_only / sizeof *shapes_only; i++)
     tl_grad_drops(shapes_only[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
-  /* ... and these never read their results (products, the sort family, which
-   * recompute indices from the input, sums that mask by the input). */
-  static const int inputs_only[] = {TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR,       TL_OP_SORT,
-                                    TL_OP_MSORT,  TL_OP_TOPK,    TL_OP_KTHVALUE,  TL_OP_MODE,
-                                    TL_OP_CUMMAX, TL_OP_CUMMIN,  TL_OP_QUANTILE,  TL_OP_NANQUANTILE,
+  /* ... and these never read their results (products, msort, which finds its
+   * order again, sums that mask by the input).  Indices are kept whatever the
+   * flags say: the recorder saves integer outputs as they are. */
+  static const int inputs_only[] = {TL_OP_NANSUM, TL_OP_NANMEAN, TL_OP_VAR,       TL_OP_MSORT,
+                                    TL_OP_QUANTILE,  TL_OP_NANQUANTILE,
                                     TL_OP_MATMUL, TL_OP_MM,      TL_OP_BMM,       TL_OP_MV,
                                     TL_OP_DOT,    TL_OP_VDOT,    TL_OP_INNER,     TL_OP_OUTER,
                                     TL_OP_GER,    TL_OP_ADDMM,   TL_OP_ADDBMM,    TL_OP_BADDBMM,

@@ -85,6 +85,9 @@ PyObject *tl_grad_result(tl_grad_ctx *c, int i)
   if (!c->create_graph)
     return out;
   /* Differentiating through the result: an alias that is this node's output. */
+  const tl_tensor *t = tl_py_t(out);
+  if (!tl_dtype_is_float(t->dtype) && !tl_dtype_is_complex(t->dtype))
+    return out; /* indices: nothing to differentiate through */
   PyObject *linked = keep(c, tl_py_tensor_alias(out));
   if (linked)
     tl_grad_set_history(linked, c->node, i);

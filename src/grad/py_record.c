@@ -310,8 +310,16 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
   node->noutputs = (int)n;
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = PyTuple_GET_ITEM(outs, i);
-    if (!differentiable(o))
+    if (!differentiable(o)) {
+      /* Integer outputs (the indices of sort, topk, max with a dim) get no
+       * history, but their formulas read them: kept as they are. */
+      if (tl_py_is_tensor(o) && !is_argument(o, args, nall)) {
+        if (!(node->outputs[i] = tl_py_tensor_alias(o)))
+          return -1;
+        node->out_versions[i] = tl_py_t(o)->storage->version;
+      }
       continue;
+    }
     if (o != target && is_argument(o, args, nall))
       continue; /* returned unchanged (contiguous() of a contiguous tensor): keeps its history */
     bool stub = drops[node->formula] & TL_GRAD_DROP_OUTPUTS;
