@@ -128,6 +128,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__C(void)
 {
   import_array();
+  tl_storage_init();
   tl_cpu_kernels_init();
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

@@ -103,6 +103,8 @@ struct tl_storage {
   size_t block_bytes; /* a large block the allocator may cache; 0 otherwise */
 };
 
+/* Set the process allocator up for tensor-sized blocks (once, at import). */
+void tl_storage_init(void);
 /* New storage of nbytes on the CPU, 64-byte aligned, uninitialised. */
 tl_storage *tl_storage_new(size_t nbytes);
 /* Same, all bytes zero (large ones come zeroed from the kernel, untouched). */
