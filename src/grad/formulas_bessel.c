@@ -44,6 +44,5 @@ static void backward(tl_grad_ctx *c)
 void tl_grad_formulas_bessel_init(void)
 {
   static const int ids[] = {TL_OP_I0, TL_OP_I0E, TL_OP_I1, TL_OP_I1E};
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-    tl_grad_formulas[ids[i]] = backward;
+  TL_GRAD_REGISTER(ids, backward, 0);
 }

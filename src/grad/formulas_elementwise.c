@@ -582,8 +582,7 @@ void tl_grad_formulas_elementwise_init(void)
       TL_GRAD_CLONE, TL_GRAD_CONTIGUOUS, TL_GRAD_TO, TL_GRAD_CPU, TL_GRAD_FLOAT, TL_GRAD_DOUBLE,
       TL_GRAD_HALF, TL_GRAD_BFLOAT16, TL_GRAD_CFLOAT, TL_GRAD_CDOUBLE, TL_GRAD_COPY_,
       TL_GRAD_FILL_, TL_GRAD_ZERO_, TL_GRAD_REAL, TL_GRAD_IMAG};
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-    tl_grad_formulas[ids[i]] = backward;
+  TL_GRAD_REGISTER(ids, backward, 0);
   tl_grad_nondifferentiable[TL_OP_NEXTAFTER] = true;
 
   /* What each formula never reads back: the node keeps only shapes of it.
@@ -605,10 +604,7 @@ void tl_grad_formulas_elementwise_init(void)
       TL_OP_WHERE, TL_OP_CLAMP, TL_GRAD_CLONE, TL_GRAD_CONTIGUOUS, TL_GRAD_TO, TL_GRAD_CPU,
       TL_GRAD_FLOAT, TL_GRAD_DOUBLE, TL_GRAD_HALF, TL_GRAD_BFLOAT16, TL_GRAD_CFLOAT,
       TL_GRAD_CDOUBLE, TL_GRAD_COPY_, TL_GRAD_FILL_};
-  for (size_t i = 0; i < sizeof nothing / sizeof *nothing; i++)
-    tl_grad_drops(nothing[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
-  for (size_t i = 0; i < sizeof result_only / sizeof *result_only; i++)
-    tl_grad_drops(result_only[i], TL_GRAD_DROP_INPUTS);
-  for (size_t i = 0; i < sizeof inputs_only / sizeof *inputs_only; i++)
-    tl_grad_drops(inputs_only[i], TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(nothing, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(result_only, TL_GRAD_DROP_INPUTS);
+  TL_GRAD_DROP(inputs_only, TL_GRAD_DROP_OUTPUTS);
 }

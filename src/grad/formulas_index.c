@@ -414,11 +414,9 @@ void tl_grad_formulas_index_init(void)
       TL_OP_MASKED_SCATTER, TL_OP_MASKED_SELECT, TL_OP_TAKE, TL_OP_TAKE_ALONG_DIM,
       TL_OP_PUT,
   };
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
-    tl_grad_formulas[ids[i]] = backward;
-    /* index tensors and keys are read back, so the inputs stay; only
-     * scatter_reduce (and scatter(reduce='multiply')) read the result */
-    if (ids[i] != TL_OP_SCATTER && ids[i] != TL_OP_SCATTER_REDUCE)
-      tl_grad_drops(ids[i], TL_GRAD_DROP_OUTPUTS);
-  }
+  /* index tensors and keys are read back, so the inputs stay; only
+   * scatter_reduce (and scatter(reduce='multiply')) read the result */
+  TL_GRAD_REGISTER(ids, backward, TL_GRAD_DROP_OUTPUTS);
+  tl_grad_drops(TL_OP_SCATTER, 0);
+  tl_grad_drops(TL_OP_SCATTER_REDUCE, 0);
 }

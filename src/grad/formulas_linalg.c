@@ -816,16 +816,13 @@ void tl_grad_formulas_linalg_init(void)
       TL_GRAD_LINALG_SOLVE_TRIANGULAR, TL_GRAD_LINALG_ADJOINT, TL_GRAD_LINALG_LU_FACTOR,
       TL_GRAD_LINALG_LU_FACTOR_EX, TL_GRAD_LINALG_LU_SOLVE,
   };
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-    tl_grad_formulas[ids[i]] = backward;
+  TL_GRAD_REGISTER(ids, backward, 0);
   /* what the formulas above never read back: the tape keeps shapes only */
   static const int result_only[] = {TL_GRAD_LINALG_INV, TL_GRAD_LINALG_INV_EX, TL_GRAD_LINALG_CHOLESKY,
                                     TL_GRAD_LINALG_CHOLESKY_EX, TL_GRAD_LINALG_QR};
   static const int input_only[] = {TL_GRAD_LINALG_LOGDET, TL_GRAD_LINALG_LSTSQ, TL_GRAD_LINALG_CROSS,
                                    TL_GRAD_LINALG_MATRIX_POWER};
-  for (size_t i = 0; i < sizeof result_only / sizeof *result_only; i++)
-    tl_grad_drops(result_only[i], TL_GRAD_DROP_INPUTS);
-  for (size_t i = 0; i < sizeof input_only / sizeof *input_only; i++)
-    tl_grad_drops(input_only[i], TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(result_only, TL_GRAD_DROP_INPUTS);
+  TL_GRAD_DROP(input_only, TL_GRAD_DROP_OUTPUTS);
   tl_grad_drops(TL_GRAD_LINALG_ADJOINT, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
 }

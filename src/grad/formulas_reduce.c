@@ -865,14 +865,12 @@ void tl_grad_formulas_reduce_init(void)
       TL_OP_DOT,       TL_OP_VDOT,     TL_OP_INNER,       TL_OP_OUTER,    TL_OP_GER,
       TL_OP_ADDMM,     TL_OP_ADDBMM,   TL_OP_BADDBMM,     TL_OP_ADDMV,    TL_OP_ADDR,
       TL_OP_TENSORDOT, TL_OP_KRON,     TL_OP_TRACE};
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
-    tl_grad_formulas[ids[i]] = backward;
+  TL_GRAD_REGISTER(ids, backward, 0);
   /* What the tape need not keep: these formulas read only shapes ... */
   static const int shapes_only[] = {TL_OP_SUM,  TL_OP_MEAN,     TL_OP_CUMSUM, TL_OP_TRACE,
                                     TL_OP_SORT, TL_OP_TOPK,     TL_OP_MODE,   TL_OP_CUMMAX,
                                     TL_OP_CUMMIN, TL_OP_KTHVALUE};
-  for (size_t i = 0; i < sizeof shapes_only / sizeof *shapes_only; i++)
-    tl_grad_drops(shapes_only[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(shapes_only, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
   /* ... and these never read their results (products, msort, which finds its
    * order again, sums that mask by the input).  Indices are kept whatever the
    * flags say: the recorder saves integer outputs as they are. */
@@ -882,6 +880,5 @@ void tl_grad_formulas_reduce_init(void)
                                     TL_OP_DOT,    TL_OP_VDOT,    TL_OP_INNER,     TL_OP_OUTER,
                                     TL_OP_GER,    TL_OP_ADDMM,   TL_OP_ADDBMM,    TL_OP_BADDBMM,
                                     TL_OP_ADDMV,  TL_OP_ADDR,    TL_OP_TENSORDOT, TL_OP_KRON};
-  for (size_t i = 0; i < sizeof inputs_only / sizeof *inputs_only; i++)
-    tl_grad_drops(inputs_only[i], TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(inputs_only, TL_GRAD_DROP_OUTPUTS);
 }

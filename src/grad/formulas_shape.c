@@ -645,11 +645,7 @@ void tl_grad_formulas_shape_init(void)
    * tensor): the node keeps its arguments */
   static const int keep_args[] = {TL_GRAD_REPEAT_INTERLEAVE, TL_GRAD_TENSOR_SPLIT, TL_GRAD_HSPLIT,
                                   TL_GRAD_VSPLIT, TL_GRAD_DSPLIT};
-  for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
-    tl_grad_formulas[ids[i]] = backward;
-    /* shapes are all a formula here reads: keep metadata stubs only */
-    tl_grad_drops(ids[i], TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
-  }
-  for (size_t i = 0; i < sizeof keep_args / sizeof *keep_args; i++)
-    tl_grad_drops(keep_args[i], TL_GRAD_DROP_OUTPUTS);
+  /* shapes are all a formula here reads: keep metadata stubs only */
+  TL_GRAD_REGISTER(ids, backward, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
+  TL_GRAD_DROP(keep_args, TL_GRAD_DROP_OUTPUTS);
 }

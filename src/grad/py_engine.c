@@ -100,52 +100,54 @@ static void graph_free(graph *g)
   PyMem_Free(g->slots);
 }
 
+typedef struct {
+  int *items, top, cap;
+} int_stack;
+
+/* The task of node, made (and pushed to be walked) the first time it is seen. */
+static int visit(graph *g, int_stack *st, tl_py_node *node)
+{
+  int t = find_task(g, node);
+  if (t >= 0)
+    return t;
+  if ((t = add_task(g, node)) < 0)
+    return -1;
+  if (st->top == st->cap) {
+    int cap = st->cap ? 2 * st->cap : 64;
+    int *grown = PyMem_Realloc(st->items, (size_t)cap * sizeof(int));
+    if (!grown) {
+      PyErr_NoMemory();
+      return -1;
+    }
+    st->items = grown;
+    st->cap = cap;
+  }
+  st->items[st->top++] = t;
+  return t;
+}
+
 /* Every node reachable from the roots, with its count of incoming edges. */
 static int discover(graph *g, int nroots, tl_edge *roots)
 {
-  int *stack = NULL, top = 0, cap = 0, r = -1;
+  int_stack st = {0};
+  int r = -1;
   for (int i = 0; i < nroots; i++)
-    if (find_task(g, roots[i].fn) < 0) {
-      int t = add_task(g, roots[i].fn);
-      if (t < 0)
-        goto done;
-      if (top == cap) {
-        cap = cap ? 2 * cap : 64;
-        int *grown = PyMem_Realloc(stack, (size_t)cap * sizeof(int));
-        if (!grown)
-          goto nomem;
-        stack = grown;
-      }
-      stack[top++] = t;
-    }
-  while (top) {
-    tl_py_node *node = g->tasks[stack[--top]].node;
+    if (visit(g, &st, roots[i].fn) < 0)
+      goto done;
+  while (st.top) {
+    tl_py_node *node = g->tasks[st.items[--st.top]].node;
     for (int k = 0; k < node->ninputs; k++) {
       tl_py_node *next = node->inputs[k].edge.fn;
-      if (!next)
-        continue;
-      int t = find_task(g, next);
-      if (t < 0) {
-        if ((t = add_task(g, next)) < 0)
-          goto done;
-        if (top == cap) {
-          cap = cap ? 2 * cap : 64;
-          int *grown = PyMem_Realloc(stack, (size_t)cap * sizeof(int));
-          if (!grown)
-            goto nomem;
-          stack = grown;
-        }
-        stack[top++] = t;
-      }
-      g->tasks[t].deps++;
+      int t = next ? visit(g, &st, next) : 0;
+      if (t < 0)
+        goto done;
+      if (next)
+        g->tasks[t].deps++;
     }
   }
   r = 0;
-  goto done;
-nomem:
-  PyErr_NoMemory();
 done:
-  PyMem_Free(stack);
+  PyMem_Free(st.items);
   return r;
 }
 

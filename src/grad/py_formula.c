@@ -16,6 +16,16 @@
 #include "grad/py_grad.h"
 
 tl_grad_formula tl_grad_formulas[TL_GRAD_COUNT];
+
+void tl_grad_register(const int *ids, size_t n, tl_grad_formula fn, int drops)
+{
+  for (size_t i = 0; i < n; i++) {
+    if (fn)
+      tl_grad_formulas[ids[i]] = fn;
+    if (drops)
+      tl_grad_drops(ids[i], drops);
+  }
+}
 bool tl_grad_nondifferentiable[TL_GRAD_COUNT];
 
 static PyObject *keep(tl_grad_ctx *c, PyObject *owned)

@@ -173,7 +173,11 @@ PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObj
 #define CALL(name, ...) tl_grad_call(c, name, __VA_ARGS__)
 #define SHAPE(x) tl_grad_shape(c, x)
 
-/* Formula files register the ids they handle. */
+/* Formula files register the ids they handle (and what those formulas never
+ * read back) from static arrays of ids. */
+void tl_grad_register(const int *ids, size_t n, tl_grad_formula fn, int drops);
+#define TL_GRAD_REGISTER(ids, fn, drops) tl_grad_register(ids, sizeof ids / sizeof *ids, fn, drops)
+#define TL_GRAD_DROP(ids, drops) tl_grad_register(ids, sizeof ids / sizeof *ids, NULL, drops)
 void tl_grad_formulas_elementwise_init(void);
 void tl_grad_formulas_reduce_init(void);
 void tl_grad_formulas_shape_init(void);
