@@ -607,4 +607,7 @@ void tl_grad_formulas_elementwise_init(void)
   TL_GRAD_DROP(nothing, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_OUTPUTS);
   TL_GRAD_DROP(result_only, TL_GRAD_DROP_INPUTS);
   TL_GRAD_DROP(inputs_only, TL_GRAD_DROP_OUTPUTS);
+  /* mul reads x only for y's gradient and y only for x's: x * 2.0 keeps
+   * nothing, so a chain of such ops does not hold every intermediate */
+  tl_grad_drops(TL_OP_MUL, TL_GRAD_DROP_OUTPUTS | TL_GRAD_DROP_UNPAIRED);
 }

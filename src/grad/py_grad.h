@@ -109,7 +109,13 @@ PyObject *tl_py_tensor_alias(PyObject *t);
 
 /* What a formula does not read back (tl_grad_drops, from the formula files'
  * init): the node then keeps metadata stubs of those tensors, not their data. */
-enum { TL_GRAD_DROP_INPUTS = 1, TL_GRAD_DROP_OUTPUTS = 2 };
+enum {
+  TL_GRAD_DROP_INPUTS = 1,
+  TL_GRAD_DROP_OUTPUTS = 2,
+  /* an input's value is read only for the other inputs' gradients (mul):
+   * kept only when another tensor argument requires grad */
+  TL_GRAD_DROP_UNPAIRED = 4,
+};
 void tl_grad_drops(int formula, int what);
 bool tl_grad_is_stub(PyObject *t);
 

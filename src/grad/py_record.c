@@ -206,6 +206,9 @@ static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, 
 {
   bool stub = drops[node->formula] & TL_GRAD_DROP_INPUTS;
   Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  int wanting = 0; /* tensor arguments that require grad */
+  for (Py_ssize_t i = 0; i < nall; i++)
+    wanting += tl_py_is_tensor(args[i]) && ((tl_py_tensor *)args[i])->requires_grad;
   node->args = PyMem_Calloc((size_t)(nall ? nall : 1), sizeof(PyObject *));
   if (!node->args) {
     PyErr_NoMemory();
@@ -217,7 +220,9 @@ static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, 
   int cap = 0;
   for (Py_ssize_t i = 0; i < nall; i++) {
     PyObject *a = replacement && args[i] == replaced ? replacement : args[i];
-    if (!(node->args[i] = kept_form(a, stub)))
+    bool unpaired = (drops[node->formula] & TL_GRAD_DROP_UNPAIRED) && tl_py_is_tensor(a) &&
+                    wanting - ((tl_py_tensor *)a)->requires_grad == 0;
+    if (!(node->args[i] = kept_form(a, stub || unpaired)))
       return -1;
     PyObject *kept = node->args[i];
     if (tl_py_is_tensor(a)) {
