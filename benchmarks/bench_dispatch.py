@@ -25,6 +25,10 @@ def cases():
     m = tl.from_numpy(np.ones((4, 4), dtype=np.float32))
     yield "dispatch np.sin(t) vs t.sin() [16 f32]", lambda: np.sin(t), lambda: t.sin(), \
         "t.sin()"
+    for n in (1024, 4096):  # where NumPy's fixed override cost stops dominating
+        tn = tl.from_numpy(np.linspace(0.0, 1.0, n, dtype=np.float32))
+        yield f"dispatch np.sin(t) vs t.sin() [{n} f32]", (lambda tn=tn: np.sin(tn)), \
+            (lambda tn=tn: tn.sin()), "t.sin()"
     yield "dispatch np.add(t, t) vs t + t [16 f32]", lambda: np.add(t, t), lambda: t + t, \
         "t + t"
     yield "dispatch np.exp(t, out=t) vs t.exp_() [16 f32]", lambda: np.exp(t, out=t), \
