@@ -29,6 +29,7 @@ enum {
 enum {
   TL_GRAD_F_INPLACE = 1, /* writes its first argument (fill_, copy_, __setitem__) */
   TL_GRAD_F_VIEW = 2,    /* may return a view of its first argument */
+  TL_GRAD_F_SLOT = 4,    /* a type slot that records itself (__getitem__, __setitem__) */
 };
 
 /* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:

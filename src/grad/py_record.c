@@ -379,10 +379,23 @@ static int check_inplace(int formula, PyObject *target)
   return 0;
 }
 
+static const char *const fn_names[] = {
+#define TL_GRAD_FN(ID, name, flags) name,
+#include "grad/grad_fns.def"
+#undef TL_GRAD_FN
+};
+static const int fn_flags[] = {
+#define TL_GRAD_FN(ID, name, flags) flags,
+#include "grad/grad_fns.def"
+#undef TL_GRAD_FN
+};
+
 PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
                          PyObject *kwnames, int flags)
 {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (formula >= TL_OP_COUNT) /* a grad_fns.def function: its flags are declared there */
+    flags |= fn_flags[formula - TL_OP_COUNT];
   PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
@@ -466,17 +479,6 @@ fail:
 
 /* ---- wrapped functions (grad_fns.def) ----------------------------------------------- */
 
-static const char *const fn_names[] = {
-#define TL_GRAD_FN(ID, name, flags) name,
-#include "grad/grad_fns.def"
-#undef TL_GRAD_FN
-};
-static const int fn_flags[] = {
-#define TL_GRAD_FN(ID, name, flags) flags,
-#include "grad/grad_fns.def"
-#undef TL_GRAD_FN
-};
-
 const char *tl_grad_formula_name(int id)
 {
   return id < TL_OP_COUNT ? tl_op_infos[id].name : fn_names[id - TL_OP_COUNT];
@@ -486,7 +488,6 @@ typedef struct {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   int formula;
-  int flags;
   PyObject *impl;
 } recorded_fn;
 
@@ -496,7 +497,7 @@ static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nar
   Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
   if (!tl_grad_wanted(args, n))
     return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
-  return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, f->flags);
+  return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
 }
 
 static PyObject *recorded_descr_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -570,14 +571,13 @@ static PyType_Spec recorded_spec = {
 };
 static PyTypeObject *recorded_type;
 
-static PyObject *recorded_new(int formula, int flags, PyObject *impl)
+static PyObject *recorded_new(int formula, PyObject *impl)
 {
   recorded_fn *f = PyObject_GC_New(recorded_fn, recorded_type);
   if (!f)
     return NULL;
   f->vectorcall = recorded_call;
   f->formula = formula;
-  f->flags = flags;
   f->impl = Py_NewRef(impl);
   PyObject_GC_Track(f);
   return (PyObject *)f;
@@ -586,7 +586,7 @@ static PyObject *recorded_new(int formula, int flags, PyObject *impl)
 /* Wrap Tensor.<name> and _C.<name> where they exist.  A module function that
  * is the method's own descriptor (torchlike.permute is Tensor.permute) gets
  * the same wrapper; a separate builtin gets its own. */
-static int wrap(PyObject *module, int formula, int flags)
+static int wrap(PyObject *module, int formula)
 {
   const char *name = tl_grad_formula_name(formula);
   PyObject *method = PyDict_GetItemString(tl_py_tensor_type->tp_dict, name); /* borrowed */
@@ -596,7 +596,7 @@ static int wrap(PyObject *module, int formula, int flags)
     PyErr_Clear();
   if (method) {
     Py_INCREF(method); /* setattr below drops the type's reference */
-    if (!(wrapped = recorded_new(formula, flags, method)) ||
+    if (!(wrapped = recorded_new(formula, method)) ||
         PyObject_SetAttrString((PyObject *)tl_py_tensor_type, name, wrapped) < 0)
       goto done;
   }
@@ -604,7 +604,7 @@ static int wrap(PyObject *module, int formula, int flags)
     if (PyObject_SetAttrString(module, name, wrapped) < 0)
       goto done;
   } else if (fn && PyCFunction_Check(fn)) { /* _C.float is a dtype, not a cast */
-    Py_XSETREF(wrapped, recorded_new(formula, flags, fn));
+    Py_XSETREF(wrapped, recorded_new(formula, fn));
     if (!wrapped || PyObject_SetAttrString(module, name, wrapped) < 0)
       goto done;
   }
@@ -663,9 +663,10 @@ int tl_py_grad_init(PyObject *module)
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;
+  tl_py_formula_getitem = TL_GRAD_GETITEM;
+  tl_py_formula_setitem = TL_GRAD_SETITEM;
   for (int i = TL_OP_COUNT; i < TL_GRAD_COUNT; i++) {
-    int flags = fn_flags[i - TL_OP_COUNT];
-    if (wrap(module, i, flags) < 0)
+    if (!(fn_flags[i - TL_OP_COUNT] & TL_GRAD_F_SLOT) && wrap(module, i) < 0)
       return -1;
   }
   tl_grad_formulas_elementwise_init();

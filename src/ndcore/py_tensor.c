@@ -56,6 +56,7 @@ static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
 
 _Thread_local bool tl_py_grad_enabled = true;
 tl_py_record_fn tl_py_record;
+int tl_py_formula_getitem, tl_py_formula_setitem;
 
 static bool wants_grad(PyObject *o)
 {

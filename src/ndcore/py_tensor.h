@@ -40,6 +40,9 @@ extern _Thread_local bool tl_py_grad_enabled;
 typedef PyObject *(*tl_py_record_fn)(int formula, PyObject *impl, PyObject *const *args,
                                      size_t nargsf, PyObject *kwnames, int flags);
 extern tl_py_record_fn tl_py_record;
+/* The formulas of t[key] and t[key] = value, which the indexing slots record
+ * (src/grad sets them with tl_py_record). */
+extern int tl_py_formula_getitem, tl_py_formula_setitem;
 /* True when grad mode is on and a tensor argument (or a tensor inside a
  * list/tuple argument) requires grad. */
 bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n);

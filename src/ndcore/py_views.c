@@ -401,8 +401,17 @@ fail:
 PyObject *(*tl_py_advanced_getitem)(PyObject *self, PyObject *index);
 int (*tl_py_advanced_setitem)(PyObject *self, PyObject *index, PyObject *value);
 
+/* The slots themselves, called by the recorder with grad mode off. */
+static PyObject *slot_method(const char *name)
+{
+  return PyDict_GetItemString(tl_py_tensor_type->tp_dict, name); /* borrowed */
+}
+
 static PyObject *tensor_getitem(PyObject *self, PyObject *index)
 {
+  PyObject *args[2] = {self, index};
+  if (tl_py_grad_wanted(args, 2))
+    return tl_py_record(tl_py_formula_getitem, slot_method("__getitem__"), args, 2, NULL, 0);
   tl_tensor out;
   int r = basic_view(tl_py_t(self), index, &out);
   if (r < 0)
@@ -420,6 +429,12 @@ static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
   if (!value) {
     PyErr_SetString(PyExc_TypeError, "tensor elements cannot be deleted");
     return -1;
+  }
+  PyObject *args[3] = {self, index, value};
+  if (tl_py_grad_wanted(args, 3)) {
+    PyObject *r = tl_py_record(tl_py_formula_setitem, slot_method("__setitem__"), args, 3, NULL, 0);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
   }
   tl_tensor view;
   int r = basic_view(tl_py_t(self), index, &view);
