@@ -566,8 +566,6 @@ static PyObject *py_run_backward(PyObject *self, PyObject *args)
     roots[i] = tl_py_tensor_edge((tl_py_tensor *)t);
     if (!roots[i].fn)
       goto done;
-    if (((tl_py_tensor *)t)->grad_fn)
-      Py_INCREF(roots[i].fn); /* every root holds a reference */
   }
   bool was = tl_grad_enabled;
   tl_grad_enabled = create_graph;

@@ -41,15 +41,10 @@ static PyObject *py_function_record(PyObject *self, PyObject *args)
     goto fail;
   }
   for (Py_ssize_t i = 0; i < nin; i++, node->ninputs++) {
-    tl_py_tensor *t = (tl_py_tensor *)PyTuple_GET_ITEM(inputs, i);
-    tl_saved_input *in = &node->inputs[i];
-    in->obj = (PyObject *)t; /* identity only: the ctx holds what backward needs */
-    in->version = t->t.storage->version;
-    in->edge = tl_py_tensor_edge(t);
-    if (t->requires_grad && !in->edge.fn)
+    /* identity only: the ctx holds what backward needs */
+    PyObject *t = PyTuple_GET_ITEM(inputs, i);
+    if (tl_py_saved_input_init(&node->inputs[i], t, (tl_py_tensor *)t) < 0)
       goto fail;
-    if (t->grad_fn)
-      Py_INCREF(in->edge.fn);
   }
   node->noutputs = (int)nout;
   for (Py_ssize_t i = 0; i < nout; i++) {

@@ -88,8 +88,12 @@ tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name);
 tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf);
 /* Free what the node saved; later use raises the "backward a second time" error. */
 void tl_py_node_release(tl_py_node *node);
-/* The edge a gradient for tensor t follows (fn NULL when t needs none). */
+/* The edge a gradient for tensor t follows (fn NULL when t needs none); fn
+ * is a new reference. */
 tl_edge tl_py_tensor_edge(tl_py_tensor *t);
+/* Save `obj` (source itself, or its stub or copy) as an input whose gradient
+ * goes where source's does. */
+int tl_py_saved_input_init(tl_saved_input *in, PyObject *obj, tl_py_tensor *source);
 /* "MulBackward0" from "mul". */
 PyObject *tl_py_node_name(const char *op_name);
 

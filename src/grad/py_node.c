@@ -63,10 +63,18 @@ tl_py_node *tl_py_node_accumulator(tl_py_tensor *leaf)
 tl_edge tl_py_tensor_edge(tl_py_tensor *t)
 {
   if (t->grad_fn)
-    return (tl_edge){(tl_py_node *)t->grad_fn, t->output_nr};
+    return (tl_edge){(tl_py_node *)Py_NewRef(t->grad_fn), t->output_nr};
   if (t->requires_grad)
-    return (tl_edge){tl_py_node_accumulator(t), 0}; /* new reference; NULL on error */
+    return (tl_edge){tl_py_node_accumulator(t), 0}; /* NULL on error */
   return (tl_edge){NULL, 0};
+}
+
+int tl_py_saved_input_init(tl_saved_input *in, PyObject *obj, tl_py_tensor *source)
+{
+  in->obj = obj;
+  in->version = source->t.storage->version;
+  in->edge = tl_py_tensor_edge(source);
+  return source->requires_grad && !in->edge.fn ? -1 : 0;
 }
 
 void tl_py_node_release(tl_py_node *node)

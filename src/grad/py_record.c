@@ -102,13 +102,9 @@ static int copy_slices(PyObject *view)
     goto done;
   node->out_versions[0] = b->t.storage->version;
   tl_py_tensor *sources[2] = {b, v};
-  for (int i = 0; i < 2; i++, node->ninputs++) {
-    node->inputs[i] = (tl_saved_input){.obj = node->args[i],
-                                       .version = sources[i]->t.storage->version,
-                                       .edge = tl_py_tensor_edge(sources[i])};
-    if (sources[i]->grad_fn)
-      Py_INCREF(node->inputs[i].edge.fn);
-  }
+  for (int i = 0; i < 2; i++, node->ninputs++)
+    if (tl_py_saved_input_init(&node->inputs[i], node->args[i], sources[i]) < 0)
+      goto done;
   tl_grad_set_history((PyObject *)b, node, 0);
   v->base_seq = node->seq;
   r = 0;
@@ -189,14 +185,8 @@ static int add_input(tl_py_node *node, PyObject *kept, PyObject *source, int *ca
   tl_py_tensor *t = (tl_py_tensor *)source;
   if (check_view_current(source) < 0)
     return -1;
-  tl_saved_input *in = &node->inputs[node->ninputs];
-  in->obj = kept;
-  in->version = t->t.storage->version;
-  in->edge = tl_py_tensor_edge(t);
-  if (t->requires_grad && !in->edge.fn)
+  if (tl_py_saved_input_init(&node->inputs[node->ninputs], kept, t) < 0)
     return -1;
-  if (t->grad_fn)
-    Py_INCREF(in->edge.fn); /* tensor_edge returns a new reference only for accumulators */
   node->ninputs++;
   return 0;
 }
