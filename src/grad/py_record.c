@@ -420,7 +420,8 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
   tl_grad_enabled = true;
   if (!result)
     goto fail;
-  if (!(outs = output_list(result)))
+  /* an in-place call's one output is its target (__setitem__ returns None) */
+  if (!(outs = target ? PyTuple_Pack(1, target) : output_list(result)))
     goto fail;
   bool any = false;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(outs); i++)
@@ -438,23 +439,6 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
   }
   if (attach_outputs(node, outs, target, flags, args, node->nall) < 0)
     goto fail;
-  if (target && !node->outputs[0]) { /* __setitem__ returns None: the target is output 0 */
-    if (node->noutputs == 0) {
-      PyMem_Free(node->outputs);
-      PyMem_Free(node->out_versions);
-      node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
-      node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
-      if (!node->outputs || !node->out_versions) {
-        PyErr_NoMemory();
-        goto fail;
-      }
-      node->noutputs = 1;
-    }
-    if (!(node->outputs[0] = tl_py_tensor_alias(target)))
-      goto fail;
-    node->out_versions[0] = tl_py_t(target)->storage->version;
-    tl_grad_set_history(target, node, 0);
-  }
   if (target && ((tl_py_tensor *)target)->base && copy_slices(target) < 0)
     goto fail;
 done:
