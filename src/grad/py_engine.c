@@ -241,7 +241,7 @@ static int add_into(PyObject **slot, PyObject *grad)
   }
   PyObject *ops[2] = {*slot, grad};
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
-  PyObject *sum = tl_grad_enabled && tl_grad_wanted(ops, 2)
+  PyObject *sum = tl_py_grad_enabled && tl_py_grad_wanted(ops, 2)
                       ? PyObject_CallMethod(*slot, "add", "O", grad)
                       : tl_py_map(TL_OP_ADD, 2, ops, NULL, &p);
   if (!sum)
@@ -567,10 +567,10 @@ static PyObject *py_run_backward(PyObject *self, PyObject *args)
     if (!roots[i].fn)
       goto done;
   }
-  bool was = tl_grad_enabled;
-  tl_grad_enabled = create_graph;
+  bool was = tl_py_grad_enabled;
+  tl_py_grad_enabled = create_graph;
   int r = engine_run(nroots, roots, &PyTuple_GET_ITEM(grads, 0), &spec);
-  tl_grad_enabled = was;
+  tl_py_grad_enabled = was;
   if (r < 0)
     goto done;
   if (!capture) {

@@ -34,8 +34,6 @@ enum {
 
 /* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:
  * the op call path asks them before calling the recorder. */
-#define tl_grad_enabled tl_py_grad_enabled
-#define tl_grad_wanted tl_py_grad_wanted
 
 /* ---- nodes ---- */
 typedef struct tl_py_node tl_py_node;

@@ -1,7 +1,7 @@
 /* py_record.c - grad mode and the recorder.
  *
  * Every recorded call goes through tl_grad_record: op functions (py_ops.c)
- * call it when tl_grad_wanted says so, and the functions of grad_fns.def are
+ * call it when tl_py_grad_wanted says so, and the functions of grad_fns.def are
  * wrapped at import in a `recorded` object that does the same check.  The
  * recorder runs the call with grad mode off, then makes one node that keeps
  * the call and gives the differentiable outputs their history.
@@ -390,9 +390,9 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
   if (tl_grad_nondifferentiable[formula] && !target) {
-    tl_grad_enabled = false;
+    tl_py_grad_enabled = false;
     result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
-    tl_grad_enabled = true;
+    tl_py_grad_enabled = true;
     return result;
   }
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
@@ -415,9 +415,9 @@ PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, siz
     o->output_nr = tt->output_nr;
     o->requires_grad = tt->requires_grad;
   }
-  tl_grad_enabled = false;
+  tl_py_grad_enabled = false;
   result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
-  tl_grad_enabled = true;
+  tl_py_grad_enabled = true;
   if (!result)
     goto fail;
   /* an in-place call's one output is its target (__setitem__ returns None) */
@@ -469,7 +469,7 @@ static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nar
 {
   recorded_fn *f = (recorded_fn *)self;
   Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
-  if (!tl_grad_wanted(args, n))
+  if (!tl_py_grad_wanted(args, n))
     return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
   return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
 }
@@ -598,7 +598,7 @@ static PyObject *py_set_grad_enabled(PyObject *self, PyObject *arg)
   int on = PyObject_IsTrue(arg);
   if (on < 0)
     return NULL;
-  tl_grad_enabled = on;
+  tl_py_grad_enabled = on;
   Py_RETURN_NONE;
 }
 
@@ -606,7 +606,7 @@ static PyObject *py_is_grad_enabled(PyObject *self, PyObject *unused)
 {
   (void)self;
   (void)unused;
-  return PyBool_FromLong(tl_grad_enabled);
+  return PyBool_FromLong(tl_py_grad_enabled);
 }
 
 static PyObject *py_formula_names(PyObject *self, PyObject *unused)
