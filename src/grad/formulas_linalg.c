@@ -189,15 +189,6 @@ static bool flag(PyObject *o, bool dflt)
 
 /* Send grad to input, taking the real part first for a real input (the
  * gradient of eig's complex results reaches a real A). */
-static void give(tl_grad_ctx *c, PyObject *input, PyObject *grad)
-{
-  if (!grad || !NEEDS(input))
-    return;
-  if (is_complex(grad) && !is_complex(input))
-    grad = CALL("to", "OO", grad, real_dtype(input));
-  SEND(input, grad);
-}
-
 /* Is b a batch of vectors for a x = b (torchlike.linalg.solve's rule)? */
 static bool rhs_is_vector(PyObject *a, PyObject *b)
 {
@@ -232,20 +223,20 @@ static void solve_backward(tl_grad_ctx *c)
   if (!NEEDS(a) && !NEEDS(b))
     return;
   PyObject *gb = CALL("_linalg_solve", "OOO", H(c, X(0, "A")), g, left ? Py_True : Py_False);
-  give(c, b, gb);
+  SEND(b, gb);
   if (!NEEDS(a))
     return;
   if (left && rhs_is_vector(a, tensor_of(c, b)))
-    give(c, a, neg(c, mul(c, unsq(c, gb, -1), unsq(c, conj_of(c, x), -2))));
+    SEND(a, neg(c, mul(c, unsq(c, gb, -1), unsq(c, conj_of(c, x), -2))));
   else
-    give(c, a, neg(c, left ? mm(c, gb, H(c, x)) : mm(c, H(c, x), gb)));
+    SEND(a, neg(c, left ? mm(c, gb, H(c, x)) : mm(c, H(c, x), gb)));
 }
 
 /* Y = A^-1: gA = -Y^H g Y^H. */
 static void inv_backward(tl_grad_ctx *c)
 {
   PyObject *yh = H(c, R(0));
-  give(c, ARG(0, "A"), neg(c, mm(c, mm(c, yh, G(0)), yh)));
+  SEND(ARG(0, "A"), neg(c, mm(c, mm(c, yh, G(0)), yh)));
 }
 
 /* d det / dA = adj(A)^T, so gA = g adj(A)^H.  adj(A) = det(A) A^-1 when A is
@@ -263,7 +254,7 @@ static void det_backward(tl_grad_ctx *c)
     return;
   if (invertible) {
     PyObject *k = per_matrix(c, mul(c, g, conj_of(c, d)));
-    give(c, a, mul(c, k, H(c, item(c, inv, 0))));
+    SEND(a, mul(c, k, H(c, item(c, inv, 0))));
     return;
   }
   PyObject *usv = CALL("_linalg_svd", "OOO", a, Py_False, Py_True);
@@ -274,7 +265,7 @@ static void det_backward(tl_grad_ctx *c)
   PyObject *adj_s = CALL("prod", "Oi", others, -1);
   PyObject *phase = mul(c, CALL("_linalg_det", "O", u), CALL("_linalg_det", "O", vh));
   PyObject *k = per_matrix(c, mul(c, g, conj_of(c, phase)));
-  give(c, a, mul(c, k, mm(c, scale_cols(c, u, adj_s), vh)));
+  SEND(a, mul(c, k, mm(c, scale_cols(c, u, adj_s), vh)));
 }
 
 /* d log|det A| = Re tr(A^-1 dA): g_l A^-H.  For complex A the sign moves too:
@@ -288,7 +279,7 @@ static void slogdet_backward(tl_grad_ctx *c)
   if (is_complex(a) && tl_grad_has_out(c, 0))
     k = sub(c, k, i_imag(c, mul(c, CALL("conj", "O", G(0)), R(0))));
   PyObject *inv = item(c, CALL("_linalg_inv_ex", "O", a), 0);
-  give(c, a, mul(c, per_matrix(c, k), H(c, inv)));
+  SEND(a, mul(c, per_matrix(c, k), H(c, inv)));
 }
 
 /* log det is holomorphic with derivative A^-T: gA = g A^-H. */
@@ -298,7 +289,7 @@ static void logdet_backward(tl_grad_ctx *c)
   if (!NEEDS(a))
     return;
   PyObject *inv = item(c, CALL("_linalg_inv_ex", "O", a), 0);
-  give(c, a, mul(c, per_matrix(c, G(0)), H(c, inv)));
+  SEND(a, mul(c, per_matrix(c, G(0)), H(c, inv)));
 }
 
 /* ---- triangular solves and factorisations ---------------------------------------------- */
@@ -318,12 +309,12 @@ static void solve_triangular_backward(tl_grad_ctx *c)
   if (!NEEDS(a) && !NEEDS(b))
     return;
   PyObject *gb = solve_tri(c, H(c, X(0, "A")), g, !upper, left, unit);
-  give(c, b, gb);
+  SEND(b, gb);
   if (!NEEDS(a))
     return;
   PyObject *ga = neg(c, left ? mm(c, gb, H(c, x)) : mm(c, H(c, x), gb));
   int k = unit ? (upper ? 1 : -1) : 0;
-  give(c, a, mul(c, ga, triangle(c, size_at(a, -1), ga, upper, k)));
+  SEND(a, mul(c, ga, triangle(c, size_at(a, -1), ga, upper, k)));
 }
 
 /* A = L L^H: dL = L Phi(L^-1 dA L^-H), so on Hermitian dA the gradient is
@@ -344,7 +335,7 @@ static void cholesky_backward(tl_grad_ctx *c)
   PyObject *m = mm(c, H(c, l), gl);
   PyObject *p = CALL("mul", "Od", add(c, tri_part(c, m, false, 0), H(c, tri_part(c, m, false, -1))), 0.5);
   PyObject *z = solve_tri(c, H(c, l), p, true, true, false);
-  give(c, a, solve_tri(c, l, z, false, false, false));
+  SEND(a, solve_tri(c, l, z, false, false, false));
 }
 
 /* QR of a matrix with m >= n columns kept (Q m x n, R n x n):
@@ -383,7 +374,7 @@ static void qr_backward(tl_grad_ctx *c)
   }
   PyObject *gq = G(0), *gr = G(1);
   if (m >= n) {
-    give(c, a, qr_tall(c, q, r, gq, gr));
+    SEND(a, qr_tall(c, q, r, gq, gr));
     return;
   }
   /* A = Q [R1 R2] with X = Q R1 square and Y = Q R2: gY = Q gR2, and X's QR
@@ -397,7 +388,7 @@ static void qr_backward(tl_grad_ctx *c)
   PyObject *gy = mm(c, q, gr2);
   PyObject *parts = gx && gy ? tl_grad_keep(c, Py_BuildValue("[OO]", gx, gy)) : NULL;
   if (parts)
-    give(c, a, CALL("cat", "Oi", parts, -1));
+    SEND(a, CALL("cat", "Oi", parts, -1));
 }
 
 /* ---- spectral decompositions ----------------------------------------------------------- */
@@ -455,7 +446,7 @@ static void svd_backward(tl_grad_ctx *c)
     return;
   if (!flag(ARG(2, "compute_uv"), true)) { /* svdvals: the result is S alone */
     PyObject *usv = CALL("_linalg_svd", "OOO", X(0, "A"), Py_False, Py_True);
-    give(c, a, svd_grad(c, item(c, usv, 0), item(c, usv, 1), item(c, usv, 2), NULL, G(0), NULL));
+    SEND(a, svd_grad(c, item(c, usv, 0), item(c, usv, 1), item(c, usv, 2), NULL, G(0), NULL));
     return;
   }
   PyObject *s = R(1);
@@ -468,7 +459,7 @@ static void svd_backward(tl_grad_ctx *c)
     return;
   if (!gs && !(gs = CALL("zeros_like", "O", s)))
     return;
-  give(c, a, svd_grad(c, u, s, vh, gu, gs, gvh));
+  SEND(a, svd_grad(c, u, s, vh, gu, gs, gvh));
 }
 
 /* A = V diag(w) V^H: gA = V (diag(gw) + F o skew(V^H gV)) V^H with
@@ -497,7 +488,7 @@ static void eigh_backward(tl_grad_ctx *c)
     PyObject *skew = CALL("mul", "Od", sub(c, j, H(c, j)), 0.5);
     k = add(c, k, mul(c, inverse_gaps(c, w), skew));
   }
-  give(c, a, mm(c, mm(c, v, k), H(c, v)));
+  SEND(a, mm(c, mm(c, v, k), H(c, v)));
 }
 
 /* A V = V diag(w) with unit-norm columns of V.  With J = V^H gV, G = V^H V
@@ -525,7 +516,7 @@ static void eig_backward(tl_grad_ctx *c)
     PyObject *norm_fix = scale_cols(c, mm(c, vh, v), re(c, diag(c, j)));
     k = add(c, k, mul(c, inverse_gaps(c, CALL("conj", "O", w)), sub(c, j, norm_fix)));
   }
-  give(c, a, CALL("_linalg_solve", "OO", vh, mm(c, k, vh)));
+  SEND(a, CALL("_linalg_solve", "OO", vh, mm(c, k, vh)));
 }
 
 /* ---- pseudo-inverse, least squares ----------------------------------------------------- */
@@ -547,7 +538,7 @@ static void pinv_backward(tl_grad_ctx *c)
 {
   PyObject *a = ARG(0, "A");
   if (NEEDS(a))
-    give(c, a, pinv_grad(c, X(0, "A"), R(0), G(0)));
+    SEND(a, pinv_grad(c, X(0, "A"), R(0), G(0)));
 }
 
 /* X = A^+ B: gB = (A^+)^H g, gA = pinv's gradient for g B^H. */
@@ -565,10 +556,10 @@ static void lstsq_backward(tl_grad_ctx *c)
   }
   if (NEEDS(b)) {
     PyObject *gb = mm(c, H(c, p), g);
-    give(c, b, vec ? CALL("squeeze", "Oi", gb, -1) : gb);
+    SEND(b, vec ? CALL("squeeze", "Oi", gb, -1) : gb);
   }
   if (NEEDS(a))
-    give(c, a, pinv_grad(c, av, p, mm(c, g, H(c, bv))));
+    SEND(a, pinv_grad(c, av, p, mm(c, g, H(c, bv))));
 }
 
 /* ---- LU -------------------------------------------------------------------------------- */
@@ -628,7 +619,7 @@ static void lu_factor_backward(tl_grad_ctx *c)
     return;
   bool full = c->formula == TL_GRAD_LINALG_LU_FACTOR && flag(ARG(1, "full"), false);
   if (full) {
-    give(c, a, lu_grad(c, R(0), R(1), R(2), G(1), G(2)));
+    SEND(a, lu_grad(c, R(0), R(1), R(2), G(1), G(2)));
     return;
   }
   PyObject *plu = CALL("_linalg_lu_factor", "OO", X(0, "A"), Py_True);
@@ -636,7 +627,7 @@ static void lu_factor_backward(tl_grad_ctx *c)
   int64_t m = size_at(g, -2), n = size_at(g, -1), k = m < n ? m : n;
   PyObject *gl = narrow(c, tri_part(c, g, false, -1), -1, 0, k);
   PyObject *gu = narrow(c, tri_part(c, g, true, 0), -2, 0, k);
-  give(c, a, lu_grad(c, item(c, plu, 0), l, u, gl, gu));
+  SEND(a, lu_grad(c, item(c, plu, 0), l, u, gl, gu));
 }
 
 /* X = A^-1 B (left) or B A^-1, A^H in place of A when adjoint, A = P L U from
@@ -652,7 +643,7 @@ static void lu_solve_backward(tl_grad_ctx *c)
   PyObject *luv = X(0, "LU");
   PyObject *gb = CALL("_linalg_lu_solve", "OOOOO", luv, piv, g, left ? Py_True : Py_False,
                       adjoint ? Py_False : Py_True);
-  give(c, b, gb);
+  SEND(b, gb);
   if (!NEEDS(lu))
     return;
   int64_t n = size_at(luv, -1);
@@ -668,7 +659,7 @@ static void lu_solve_backward(tl_grad_ctx *c)
     PyObject *z = solve_tri(c, l, solve_tri(c, u, y, true, false, false), false, false, true);
     m = neg(c, adjoint ? mm(c, H(c, z), x) : mm(c, H(c, z), gb));
   }
-  give(c, lu, add(c, tri_part(c, mm(c, m, H(c, u)), false, -1), tri_part(c, mm(c, H(c, l), m), true, 0)));
+  SEND(lu, add(c, tri_part(c, mm(c, m, H(c, u)), false, -1), tri_part(c, mm(c, H(c, l), m), true, 0)));
 }
 
 /* ---- products and norms ---------------------------------------------------------------- */
@@ -680,9 +671,9 @@ static void cross_backward(tl_grad_ctx *c)
   PyObject *dim = ARG(2, "dim");
   PyObject *d = dim ? dim : tl_grad_keep(c, PyLong_FromLong(-1));
   if (NEEDS(a))
-    give(c, a, CALL("_linalg_cross", "OOO", conj_of(c, tensor_of(c, X(1, "other"))), g, d));
+    SEND(a, CALL("_linalg_cross", "OOO", conj_of(c, tensor_of(c, X(1, "other"))), g, d));
   if (NEEDS(b))
-    give(c, b, CALL("_linalg_cross", "OOO", g, conj_of(c, tensor_of(c, X(0, "input"))), d));
+    SEND(b, CALL("_linalg_cross", "OOO", g, conj_of(c, tensor_of(c, X(0, "input"))), d));
 }
 
 /* sum_{k<n} (A^H)^k g (A^H)^(n-1-k), for n > 0. */
@@ -718,13 +709,13 @@ static void matrix_power_backward(tl_grad_ctx *c)
   if (n == -1 && PyErr_Occurred())
     return;
   if (n == 0) {
-    give(c, a, CALL("zeros_like", "O", a));
+    SEND(a, CALL("zeros_like", "O", a));
   } else if (n > 0) {
-    give(c, a, power_grad(c, X(0, "A"), G(0), n));
+    SEND(a, power_grad(c, X(0, "A"), G(0), n));
   } else { /* A^n = (A^-1)^|n|: through B = A^-1, gA = -B^H gB B^H */
     PyObject *bh = H(c, CALL("_linalg_inv", "O", X(0, "A")));
     PyObject *gb = power_grad(c, H(c, bh), G(0), -n);
-    give(c, a, neg(c, mm(c, mm(c, bh, gb), bh)));
+    SEND(a, neg(c, mm(c, mm(c, bh, gb), bh)));
   }
 }
 
@@ -733,6 +724,7 @@ static void matrix_power_backward(tl_grad_ctx *c)
  * |x| is the extreme; p = 0: zero.  Where r = 0 (all of x zero) the gradient
  * is 0, as PyTorch's: r and |x| are replaced by 1 there before dividing, and
  * sgn(0) = 0 does the rest, so no inf or NaN appears at any order. */
+/* vector_norm(x, ord=2, dim=None, keepdim=False): torchlike.norm's formula. */
 static void vector_norm_backward(tl_grad_ctx *c)
 {
   PyObject *x = ARG(0, "x");
@@ -748,31 +740,7 @@ static void vector_norm_backward(tl_grad_ctx *c)
     dim = Py_None;
   PyObject *g = tl_grad_unreduce(c, G(0), x, dim, keep);
   PyObject *r = tl_grad_unreduce(c, R(0), x, dim, keep);
-  if (p == 0) {
-    give(c, x, CALL("zeros_like", "O", x));
-    return;
-  }
-  PyObject *sg = CALL("sgn", "O", x);
-  if (p == 1) {
-    give(c, x, mul(c, sg, g));
-    return;
-  }
-  PyObject *ax = CALL("abs", "O", x);
-  if (isinf(p)) {
-    PyObject *hit = CALL("eq", "OO", ax, r);
-    PyObject *count = dim == Py_None ? CALL("sum", "O", hit)
-                                     : CALL("sum", "O|{s:O,s:O}", hit, "dim", dim, "keepdim", Py_True);
-    give(c, x, mul(c, mul(c, sg, hit), CALL("div", "OO", g, count)));
-    return;
-  }
-  PyObject *r_safe = CALL("where", "OdO", CALL("eq", "Oi", r, 0), 1.0, r);
-  if (p == 2) {
-    give(c, x, mul(c, x, CALL("div", "OO", g, r_safe)));
-    return;
-  }
-  PyObject *ax_safe = CALL("where", "OdO", CALL("eq", "Oi", ax, 0), 1.0, ax);
-  PyObject *scale = CALL("div", "OO", g, CALL("pow", "Od", r_safe, p - 1));
-  give(c, x, mul(c, mul(c, sg, CALL("pow", "Od", ax_safe, p - 1)), scale));
+  SEND(x, tl_grad_norm_backward(c, g, x, r, p, dim));
 }
 
 static void backward(tl_grad_ctx *c)
@@ -797,7 +765,7 @@ static void backward(tl_grad_ctx *c)
   case TL_GRAD_LINALG_MATRIX_POWER: matrix_power_backward(c); break;
   case TL_GRAD_LINALG_VECTOR_NORM: vector_norm_backward(c); break;
   case TL_GRAD_LINALG_SOLVE_TRIANGULAR: solve_triangular_backward(c); break;
-  case TL_GRAD_LINALG_ADJOINT: give(c, ARG(0, "A"), H(c, G(0))); break;
+  case TL_GRAD_LINALG_ADJOINT: SEND(ARG(0, "A"), H(c, G(0))); break;
   case TL_GRAD_LINALG_LU_FACTOR:
   case TL_GRAD_LINALG_LU_FACTOR_EX: lu_factor_backward(c); break;
   case TL_GRAD_LINALG_LU_SOLVE: lu_solve_backward(c); break;

@@ -184,6 +184,9 @@ static void prod(tl_grad_ctx *c, PyObject *g)
   SEND(x, CALL("where", "OOO", CALL("eq", "Oi", count, 0), plain, grad));
 }
 
+/* The gradient of a p-norm of x over dim, shared with linalg.vector_norm.
+ * Zeros are guarded by substituting 1 before dividing rather than by
+ * masking a quotient afterwards, so second derivatives stay finite too. */
 PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObject *ru, double p,
                                 PyObject *dim)
 {
@@ -191,29 +194,22 @@ PyObject *tl_grad_norm_backward(tl_grad_ctx *c, PyObject *gu, PyObject *x, PyObj
     return NULL;
   if (p == 0.0)
     return CALL("zeros_like", "O", x);
+  PyObject *sg = CALL("sgn", "O", x);
   if (p == 1.0)
-    return CALL("mul", "OO", CALL("sgn", "O", x), gu);
-  PyObject *r0 = CALL("eq", "Oi", ru, 0);
-  if (p == 2.0)
-    return CALL("mul", "OO", x, CALL("where", "OdO", r0, 0.0, CALL("div", "OO", gu, ru)));
+    return CALL("mul", "OO", sg, gu);
+  PyObject *ax = CALL("abs", "O", x);
   if (isinf(p)) { /* like amax of |x|: ties split evenly, NaNs count as picked */
-    PyObject *ax = CALL("abs", "O", x);
     PyObject *mask = CALL("logical_or", "OO", CALL("eq", "OO", ax, ru), CALL("isnan", "O", ax));
     PyObject *share = CALL("div", "OO", gu, sum_keep(c, mask, dim));
-    return CALL("mul", "OO", CALL("mul", "OO", CALL("sgn", "O", x), mask), share);
+    return CALL("mul", "OO", CALL("mul", "OO", sg, mask), share);
   }
-  PyObject *scaled;
-  if (p < 2.0) {
-    scaled =
-        CALL("mul", "OO", CALL("sgn", "O", x), CALL("pow", "Od", CALL("abs", "O", x), p - 1.0));
-    if (p < 1.0) /* |x|^(p-1) is inf at 0, where the derivative is taken as 0 */
-      scaled = CALL("where", "OdO", CALL("eq", "Oi", x, 0), 0.0, scaled);
-  } else {
-    scaled = CALL("mul", "OO", x, CALL("pow", "Od", CALL("abs", "O", x), p - 2.0));
-  }
-  PyObject *scale =
-      CALL("where", "OdO", r0, 0.0, CALL("div", "OO", gu, CALL("pow", "Od", ru, p - 1.0)));
-  return CALL("mul", "OO", scaled, scale);
+  PyObject *r_safe = CALL("where", "OdO", CALL("eq", "Oi", ru, 0), 1.0, ru);
+  if (p == 2.0)
+    return CALL("mul", "OO", x, CALL("div", "OO", gu, r_safe));
+  /* |x|^(p-1) at x = 0: 0 for p > 1, and the derivative is taken as 0 for p < 1 */
+  PyObject *ax_safe = CALL("where", "OdO", CALL("eq", "Oi", ax, 0), 1.0, ax);
+  PyObject *scale = CALL("div", "OO", gu, CALL("pow", "Od", r_safe, p - 1.0));
+  return CALL("mul", "OO", CALL("mul", "OO", sg, CALL("pow", "Od", ax_safe, p - 1.0)), scale);
 }
 
 /* norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None) */
