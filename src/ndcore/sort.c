@@ -858,53 +858,15 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
     diff |= exact;
   }
   int64_t nfine = (int64_t)c.fmask + 1;
-  /* Merge fine digits into buckets; a digit bigger than a bucket stands alone. */
-  int64_t nb = 0, fill = 0, sum = 0;
-  c.starts[0] = 0;
-  c.dfirst[0] = 0;
-  uint32_t total[1024]; /* the counts of 1024 digits, summed row by row (it vectorises) */
-  for (int64_t dgt = 0; dgt < nfine; dgt++) {
-    if (dgt % 1024 == 0) {
-      int64_t m = nfine - dgt < 1024 ? nfine - dgt : 1024;
-      memcpy(total, c.hist + dgt, sizeof(uint32_t) * (size_t)m);
-      for (int t = 1; t < c.nchunks; t++)
-        for (int64_t k = 0; k < m; k++)
-          total[k] += c.hist[t * nfine + dgt + k];
-    }
-    int64_t cnt = total[dgt % 1024];
-    if (fill > 0 && fill + cnt > TL_SORT_BUCKET) {
-      c.starts[++nb] = sum;
-      c.dfirst[nb] = (uint32_t)dgt;
-      fill = 0;
-    }
-    c.map[dgt] = (uint32_t)nb;
-    fill += cnt;
-    sum += cnt;
-  }
-  c.starts[++nb] = sum;
-  c.dfirst[nb] = (uint32_t)nfine;
+  int64_t nb = tl_sort_plan_buckets(c.hist, c.nchunks, nfine, TL_SORT_BUCKET, c.map, c.dfirst,
+                                    c.starts);
   c.nbuckets = nb;
-  /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
   tl_parallel_for(c.nchunks, 1, big_counts, &c);
-  for (int64_t b = 0; b < nb; b++) {
-    int64_t at = c.starts[b];
-    for (int t = 0; t < c.nchunks; t++) {
-      int64_t cnt = c.pos[t * nb + b];
-      c.pos[t * nb + b] = at;
-      at += cnt;
-    }
-  }
+  tl_sort_chunk_offsets(c.pos, c.starts, c.nchunks, nb);
   tl_parallel_for(c.nchunks, 1, big_scatter, &c);
   l->a = a;
   l->ai = ai;
-  /* Buckets into groups of about n / ntasks elements each. */
-  int ntasks = 4 * threads, g = 0;
-  c.groups[0] = 0;
-  for (int64_t b = 0; b < nb && g < ntasks - 1; b++)
-    if (c.starts[b + 1] >= (g + 1) * (l->n / ntasks))
-      c.groups[++g] = b + 1;
-  if (c.groups[g] != nb)
-    c.groups[++g] = nb;
+  int g = tl_sort_group_buckets(c.starts, nb, l->n, 4 * threads, c.groups);
   tl_parallel_for(g, 1, big_buckets, &c);
   if (c.failed)
     goto done;

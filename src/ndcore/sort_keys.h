@@ -118,4 +118,70 @@ static inline char *tl_lane_ptr(const tl_tensor *t, int skip, int64_t lane)
   return (char *)t->storage->data + tl_lane_offset(t, skip, lane) * (int64_t)tl_dtype_size(t->dtype);
 }
 
+/* ---- the bucket plan of a long lane (sort.c, sort_values.c) ----
+ * A histogram pass counts each chunk's keys per fine digit (hist[t * nfine +
+ * d]).  Consecutive digits are merged into buckets of about `bucket` keys (a
+ * digit bigger than a bucket stands alone); map[d] is d's bucket, starts[b]
+ * and dfirst[b] the first slot and first digit of bucket b.  Returns the
+ * number of buckets. */
+static inline int64_t tl_sort_plan_buckets(const uint32_t *hist, int nchunks, int64_t nfine,
+                                           int64_t bucket, uint32_t *map, uint32_t *dfirst,
+                                           int64_t *starts)
+{
+  int64_t nb = 0, fill = 0, sum = 0;
+  starts[0] = 0;
+  dfirst[0] = 0;
+  uint32_t total[1024]; /* the counts of 1024 digits, summed row by row (it vectorises) */
+  for (int64_t d = 0; d < nfine; d++) {
+    if (d % 1024 == 0) {
+      int64_t m = nfine - d < 1024 ? nfine - d : 1024;
+      memcpy(total, hist + d, sizeof(uint32_t) * (size_t)m);
+      for (int t = 1; t < nchunks; t++)
+        for (int64_t k = 0; k < m; k++)
+          total[k] += hist[t * nfine + d + k];
+    }
+    int64_t cnt = total[d % 1024];
+    if (fill > 0 && fill + cnt > bucket) {
+      starts[++nb] = sum;
+      dfirst[nb] = (uint32_t)d;
+      fill = 0;
+    }
+    map[d] = (uint32_t)nb;
+    fill += cnt;
+    sum += cnt;
+  }
+  starts[++nb] = sum;
+  dfirst[nb] = (uint32_t)nfine;
+  return nb;
+}
+
+/* pos[t * nb + b] holds chunk t's count in bucket b; make it the chunk's
+ * first slot there: buckets in order, chunks within a bucket. */
+static inline void tl_sort_chunk_offsets(int64_t *pos, const int64_t *starts, int nchunks, int64_t nb)
+{
+  for (int64_t b = 0; b < nb; b++) {
+    int64_t at = starts[b];
+    for (int t = 0; t < nchunks; t++) {
+      int64_t cnt = pos[t * nb + b];
+      pos[t * nb + b] = at;
+      at += cnt;
+    }
+  }
+}
+
+/* Buckets into at most ntasks groups of about n / ntasks keys each:
+ * groups[0..g] are bucket boundaries.  Returns g. */
+static inline int tl_sort_group_buckets(const int64_t *starts, int64_t nb, int64_t n, int ntasks,
+                                        int64_t *groups)
+{
+  int g = 0;
+  groups[0] = 0;
+  for (int64_t b = 0; b < nb && g < ntasks - 1; b++)
+    if (starts[b + 1] >= (g + 1) * (n / ntasks))
+      groups[++g] = b + 1;
+  if (groups[g] != nb)
+    groups[++g] = nb;
+  return g;
+}
+
 #endif

@@ -377,50 +377,19 @@ tl_status tl_sort_values_lane(const char *src, int64_t step, int64_t n, tl_dtype
       break;
     diff |= exact;
   }
-  /* Merge fine digits into buckets; a digit bigger than a bucket stands alone. */
-  int64_t nfine = (int64_t)c.fmask + 1, nb = 0, fill = 0, sum = 0;
-  c.starts[0] = 0;
-  c.dfirst[0] = 0;
-  for (int64_t d = 0; d < nfine; d++) {
-    int64_t cnt = 0;
-    for (int t = 0; t < c.nchunks; t++)
-      cnt += c.hist[t * nfine + d];
-    if (fill > 0 && fill + cnt > TL_SV_BUCKET) {
-      c.starts[++nb] = sum;
-      c.dfirst[nb] = (uint32_t)d;
-      fill = 0;
-    }
-    c.map[d] = (uint32_t)nb;
-    fill += cnt;
-    sum += cnt;
-  }
-  c.starts[++nb] = sum;
-  c.dfirst[nb] = (uint32_t)nfine;
+  int64_t nfine = (int64_t)c.fmask + 1;
+  int64_t nb = tl_sort_plan_buckets(c.hist, c.nchunks, nfine, TL_SV_BUCKET, c.map, c.dfirst,
+                                    c.starts);
   c.nb = nb;
   c.pos = malloc(sizeof(int64_t) * (size_t)(c.nchunks * nb));
   if (!c.pos)
     goto oom;
-  /* Each chunk's first slot in each bucket: buckets in order, chunks within. */
   tl_parallel_for(c.nchunks, 1, sv_counts, &c);
-  for (int64_t b = 0; b < nb; b++) {
-    int64_t at = c.starts[b];
-    for (int t = 0; t < c.nchunks; t++) {
-      int64_t cnt = c.pos[t * nb + b];
-      c.pos[t * nb + b] = at;
-      at += cnt;
-    }
-  }
+  tl_sort_chunk_offsets(c.pos, c.starts, c.nchunks, nb);
   tl_parallel_for(c.nchunks, 1, sv_scatter, &c);
   if (c.failed)
     goto oom;
-  /* Buckets into groups of about n / ntasks keys each. */
-  int ntasks = 4 * threads, g = 0;
-  c.groups[0] = 0;
-  for (int64_t b = 0; b < nb && g < ntasks - 1; b++)
-    if (c.starts[b + 1] >= (g + 1) * (n / ntasks))
-      c.groups[++g] = b + 1;
-  if (c.groups[g] != nb)
-    c.groups[++g] = nb;
+  int g = tl_sort_group_buckets(c.starts, nb, n, 4 * threads, c.groups);
   tl_parallel_for(g, 1, sv_buckets, &c);
   if (c.failed)
     goto oom;
