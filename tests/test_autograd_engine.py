@@ -577,3 +577,9 @@ def test_retained_and_hooked_tensors_do_not_keep_graphs_alive():
     del h
     gc.collect()
     assert probe() is None
+
+
+def test_backward_with_empty_inputs_raises():
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * 2).sum().backward(inputs=[])

@@ -66,11 +66,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              inputs=None):
     """Sum the gradients of ``tensors`` into the ``.grad`` of the leaves (or of
     ``inputs`` only, when given)."""
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     inputs = _as_tuple(inputs)
-    if inputs is not None and len(inputs) == 0 and inputs != ():
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(tensors)

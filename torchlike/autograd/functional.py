@@ -94,6 +94,25 @@ def _check_v(v, refs, fn, arg="v"):
                                f"it should have shape {tuple(b.shape)}.")
 
 
+def _vectors(v, refs, fn, which):
+    """The v of vjp/jvp/hvp/vhp: given and checked against refs, or ones when
+    refs is a single one-element tensor."""
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {which} is a single Tensor "
+                               f"with a single element.")
+        return (_C.ones_like(refs[0]),)
+    vs, _ = _as_tuple(v, "v", fn)
+    _check_v(vs, refs, fn)
+    return vs
+
+
+def _check_strict_outputs(outs, strict):
+    if strict and not all(o.requires_grad for o in outs):
+        raise RuntimeError("The output of the user-provided function does not require "
+                           "gradients. This is not allowed in strict mode.")
+
+
 def _outputs(func, inputs, fn):
     out = func(*inputs)
     outs, was_tuple = _as_tuple(out, "outputs of the user-provided function", fn)
@@ -106,17 +125,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with _EnableGrad():
         xs = _prepare(inputs, create_graph)
         outs, out_tuple = _outputs(func, xs, "vjp")
-        if v is None:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function "
-                                   "returns a single Tensor with a single element.")
-            vs = (_C.ones_like(outs[0]),)
-        else:
-            vs, _ = _as_tuple(v, "v", "vjp")
-            _check_v(vs, outs, "vjp")
-        if strict and not all(o.requires_grad for o in outs):
-            raise RuntimeError("The output of the user-provided function does not require "
-                               "gradients. This is not allowed in strict mode.")
+        vs = _vectors(v, outs, "vjp", "the output of the user-provided function")
+        _check_strict_outputs(outs, strict)
         grads = _grad(outs, xs, vs, create_graph)
         grads = _fill(grads, xs, strict, create_graph, "")
     return _untuple(_finish(outs, create_graph), out_tuple), \
@@ -127,20 +137,11 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v), by two reverse passes: with u a dummy gradient,
     g(u) = u^T J is linear in u, and J v is the gradient of g(u) . v."""
     inputs, in_tuple = _as_tuple(inputs, "inputs", "jvp")
-    if v is None:
-        if len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        vs = (_C.ones_like(inputs[0]),)
-    else:
-        vs, _ = _as_tuple(v, "v", "jvp")
-        _check_v(vs, inputs, "jvp")
+    vs = _vectors(v, inputs, "jvp", "the input to the user-provided function")
     with _EnableGrad():
         xs = _prepare(inputs, create_graph)
         outs, out_tuple = _outputs(func, xs, "jvp")
-        if strict and not all(o.requires_grad for o in outs):
-            raise RuntimeError("The output of the user-provided function does not require "
-                               "gradients. This is not allowed in strict mode.")
+        _check_strict_outputs(outs, strict)
         dummies = tuple(_C.zeros_like(o).requires_grad_() for o in outs)
         g = _grad(outs, xs, dummies, create_graph=True)
         if strict and any(gi is None for gi in g):
@@ -233,21 +234,12 @@ def _scalar_output(outs, fn):
 
 def _second_order(func, inputs, v, create_graph, strict, fn):
     inputs, in_tuple = _as_tuple(inputs, "inputs", fn)
-    if v is None:
-        if len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        vs = (_C.ones_like(inputs[0]),)
-    else:
-        vs, _ = _as_tuple(v, "v", fn)
-        _check_v(vs, inputs, fn)
+    vs = _vectors(v, inputs, fn, "the input to the user-provided function")
     with _EnableGrad():
         xs = _prepare(inputs, create_graph)
         outs, _ = _outputs(func, xs, fn)
         _scalar_output(outs, fn)
-        if strict and not outs[0].requires_grad:
-            raise RuntimeError("The output of the user-provided function does not require "
-                               "gradients. This is not allowed in strict mode.")
+        _check_strict_outputs(outs, strict)
         g = _grad(outs, xs, (_C.ones_like(outs[0]),), create_graph=True)
         g = _fill(g, xs, strict, True, "")
         pairs = [(k, gi) for k, gi in enumerate(g) if gi.requires_grad]
