@@ -73,6 +73,38 @@ PyObject *tl_py_return_types(PyObject *module)
   return ns;
 }
 
+static PyStructSequence_Field pair_fields[] = {
+    {"values", "the selected values"},
+    {"indices", "where they were in the input, along the dim"},
+    {NULL, NULL},
+};
+
+PyTypeObject *tl_py_pair_type(PyObject *module, const char *qualname)
+{
+  PyObject *ns = tl_py_return_types(module);
+  if (!ns)
+    return NULL;
+  PyStructSequence_Desc desc = {qualname, NULL, pair_fields, 2};
+  PyTypeObject *type = PyStructSequence_NewType(&desc);
+  if (type && PyObject_SetAttrString(ns, strrchr(qualname, '.') + 1, (PyObject *)type) < 0)
+    Py_CLEAR(type);
+  Py_DECREF(ns);
+  return type;
+}
+
+PyObject *tl_py_pair(PyTypeObject *type, PyObject *values, PyObject *indices)
+{
+  PyObject *r = values && indices ? PyStructSequence_New(type) : NULL;
+  if (!r) {
+    Py_XDECREF(values);
+    Py_XDECREF(indices);
+    return NULL;
+  }
+  PyStructSequence_SetItem(r, 0, values);
+  PyStructSequence_SetItem(r, 1, indices);
+  return r;
+}
+
 int tl_py_int_arg(const char *func, const char *name, PyObject *o, int64_t *v)
 {
   if (!o || o == Py_None)

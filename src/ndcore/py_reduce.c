@@ -104,39 +104,18 @@ static PyObject *run_reduce(tl_op op, PyObject *input, const tl_reduce_args *a, 
 /* ---- return_types ------------------------------------------------------------ */
 
 static PyTypeObject *max_type, *min_type;
-static PyStructSequence_Field pair_fields[] = {
-    {"values", NULL}, {"indices", NULL}, {NULL, NULL}};
-static PyStructSequence_Desc max_desc = {"torchlike.return_types.max", NULL, pair_fields, 2};
-static PyStructSequence_Desc min_desc = {"torchlike.return_types.min", NULL, pair_fields, 2};
 
 /* A (values, indices) named tuple; steals both references. */
 static PyObject *return_pair(tl_op op, PyObject *values, PyObject *indices)
 {
-  PyObject *r = PyStructSequence_New(op == TL_OP_MAX ? max_type : min_type);
-  if (!r) {
-    Py_DECREF(values);
-    Py_DECREF(indices);
-    return NULL;
-  }
-  PyStructSequence_SetItem(r, 0, values);
-  PyStructSequence_SetItem(r, 1, indices);
-  return r;
+  return tl_py_pair(op == TL_OP_MAX ? max_type : min_type, values, indices);
 }
 
-/* max and min's named tuples, in torchlike.return_types. */
 int tl_py_reduce_init(PyObject *module)
 {
-  PyObject *ns = tl_py_return_types(module);
-  if (!ns)
-    return -1;
-  max_type = PyStructSequence_NewType(&max_desc);
-  min_type = PyStructSequence_NewType(&min_desc);
-  int r = max_type && min_type && PyObject_SetAttrString(ns, "max", (PyObject *)max_type) == 0 &&
-                  PyObject_SetAttrString(ns, "min", (PyObject *)min_type) == 0
-              ? 0
-              : -1;
-  Py_DECREF(ns);
-  return r;
+  max_type = tl_py_pair_type(module, "torchlike.return_types.max");
+  min_type = max_type ? tl_py_pair_type(module, "torchlike.return_types.min") : NULL;
+  return min_type ? 0 : -1;
 }
 
 /* ---- per-family parsing ---------------------------------------------------------- */

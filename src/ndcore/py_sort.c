@@ -12,42 +12,15 @@
 /* ---- named tuples ------------------------------------------------------------ */
 
 enum { RT_SORT, RT_TOPK, RT_KTHVALUE, RT_MEDIAN, RT_NANMEDIAN, RT_MODE, RT_CUMMAX, RT_CUMMIN, RT_COUNT };
-static const char *const return_type_names[RT_COUNT] = {
-    "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"};
-static const char *const return_type_qualnames[RT_COUNT] = {
-    "torchlike.return_types.sort", "torchlike.return_types.topk",
-    "torchlike.return_types.kthvalue", "torchlike.return_types.median",
-    "torchlike.return_types.nanmedian", "torchlike.return_types.mode",
-    "torchlike.return_types.cummax", "torchlike.return_types.cummin"};
 static PyTypeObject *return_types[RT_COUNT];
-
-static PyStructSequence_Field pair_fields[] = {
-    {"values", "the selected or sorted values"},
-    {"indices", "where they were in the input, along the dim"},
-    {NULL, NULL},
-};
 
 /* Steals both tensors (either may be NULL after a failure). */
 static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
 {
-  if (!values || !indices) {
-    Py_XDECREF(values);
-    Py_XDECREF(indices);
-    return NULL;
-  }
-  PyObject *r = PyStructSequence_New(return_types[rt]);
-  if (!r) {
-    Py_DECREF(values);
-    Py_DECREF(indices);
-    return NULL;
-  }
-  PyStructSequence_SetItem(r, 0, values);
-  PyStructSequence_SetItem(r, 1, indices);
-  return r;
+  return tl_py_pair(return_types[rt], values, indices);
 }
 
 /* ---- arguments --------------------------------------------------------------- */
-
 
 static int int_arg(const char *fn, const char *name, PyObject *o, int64_t dflt, int64_t *v)
 {
@@ -594,17 +567,13 @@ done:
 /* Our named tuples, in torchlike.return_types. */
 int tl_py_sort_init(PyObject *module)
 {
-  PyObject *ns = tl_py_return_types(module);
-  if (!ns)
-    return -1;
-  int r = 0;
-  for (int i = 0; i < RT_COUNT && r == 0; i++) {
-    PyStructSequence_Desc desc = {return_type_qualnames[i], NULL, pair_fields, 2};
-    return_types[i] = PyStructSequence_NewType(&desc);
-    if (!return_types[i] ||
-        PyObject_SetAttrString(ns, return_type_names[i], (PyObject *)return_types[i]) < 0)
-      r = -1;
-  }
-  Py_DECREF(ns);
-  return r;
+  static const char *const qualnames[RT_COUNT] = {
+      "torchlike.return_types.sort",      "torchlike.return_types.topk",
+      "torchlike.return_types.kthvalue",  "torchlike.return_types.median",
+      "torchlike.return_types.nanmedian", "torchlike.return_types.mode",
+      "torchlike.return_types.cummax",    "torchlike.return_types.cummin"};
+  for (int i = 0; i < RT_COUNT; i++)
+    if (!(return_types[i] = tl_py_pair_type(module, qualnames[i])))
+      return -1;
+  return 0;
 }

@@ -105,6 +105,11 @@ const tl_tensor *tl_py_tensor_arg(const char *func, const char *name, PyObject *
 /* torchlike.return_types (a new reference), shared by every op returning
  * named tuples (max/min, sort, topk ...). */
 PyObject *tl_py_return_types(PyObject *module);
+/* A (values, indices) named tuple type "torchlike.return_types.<name>" (the
+ * qualname must be a static string), added to that namespace. */
+PyTypeObject *tl_py_pair_type(PyObject *module, const char *qualname);
+/* An instance of it; steals both tensors (either may be NULL after a failure). */
+PyObject *tl_py_pair(PyTypeObject *type, PyObject *values, PyObject *indices);
 
 /* the type (py_tensor.c) */
 int tl_py_tensor_types_init(PyObject *module);
