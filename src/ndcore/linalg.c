@@ -378,7 +378,21 @@ done:
   return st;
 }
 
-static void view_transpose_last(tl_tensor *t)
+void tl_lapack_conj(tl_tensor *t)
+{
+  int64_t n = tl_tensor_numel(t);
+  if (t->dtype == TL_DTYPE_C64) {
+    float complex *z = (float complex *)t->storage->data;
+    for (int64_t i = 0; i < n; i++)
+      z[i] = conjf(z[i]);
+  } else if (t->dtype == TL_DTYPE_C128) {
+    double complex *z = (double complex *)t->storage->data;
+    for (int64_t i = 0; i < n; i++)
+      z[i] = conj(z[i]);
+  }
+}
+
+void tl_lapack_swap_last(tl_tensor *t)
 {
   int d = t->ndim;
   int64_t s = t->shape[d - 1];
@@ -409,14 +423,14 @@ tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
       return tl_error_set(TL_ERR_RUNTIME, "%s: Vector broadcasting of the left hand side is not "
                           "supported for left=False. In this case linalg.solve is equivalent to B "
                           "/ A.squeeze(-1)", fn);
-    view_transpose_last(&va);
-    view_transpose_last(&vb);
+    tl_lapack_swap_last(&va);
+    tl_lapack_swap_last(&vb);
   }
   if (lu_solve(fn, "The solver failed because the input matrix is singular.", x, &va, &vb,
                a->ndim - 2, info) != TL_OK)
     return tl_error_status();
   if (!left)
-    view_transpose_last(x);
+    tl_lapack_swap_last(x);
   if (vec)
     x->ndim--;
   return TL_OK;

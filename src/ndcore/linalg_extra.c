@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ndcore/tl_create.h"
+#include "ndcore/tl_lapack.h"
 #include "ndcore/tl_linalg.h"
 #include "ndcore/tl_views.h"
 
@@ -164,21 +165,6 @@ static double load_real(const tl_tensor *t, int64_t i)
       .v.f;
 }
 
-/* Conjugate a packed complex tensor in place (no-op for real ones). */
-static void conj_inplace(tl_tensor *t)
-{
-  int64_t n = tl_tensor_numel(t);
-  if (t->dtype == TL_DTYPE_C64) {
-    float complex *z = (float complex *)t->storage->data;
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conjf(z[i]);
-  } else if (t->dtype == TL_DTYPE_C128) {
-    double complex *z = (double complex *)t->storage->data;
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conj(z[i]);
-  }
-}
-
 tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
 {
   tl_tensor t;
@@ -194,7 +180,7 @@ tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
   tl_status st = tl_tensor_to_dtype(out, &t, a->dtype);
   tl_tensor_release(&t);
   if (st == TL_OK)
-    conj_inplace(out);
+    tl_lapack_conj(out);
   return st;
 }
 
@@ -270,7 +256,7 @@ tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double
       order[i] = i;
     order[nb] = nb + 1;
     order[nb + 1] = nb;
-    conj_inplace(&f[2]);
+    tl_lapack_conj(&f[2]);
     if ((st = tl_view_permute(&vh, &f[2], nb + 2, order)) != TL_OK)
       goto done;
     st = tl_linalg_matmul(out, &f[0], &vh);
@@ -288,7 +274,7 @@ tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double
     st = tl_tensor_to_dtype(out, &t, d);
     tl_tensor_release(&t);
     if (st == TL_OK)
-      conj_inplace(out);
+      tl_lapack_conj(out);
   } else {
     st = tl_view_transpose(out, &prod, -2, -1);
   }

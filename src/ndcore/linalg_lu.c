@@ -134,31 +134,6 @@ done:
   return st;
 }
 
-static void conj_packed(tl_tensor *t)
-{
-  int64_t n = tl_tensor_numel(t);
-  if (t->dtype == TL_DTYPE_C64) {
-    float complex *z = (float complex *)t->storage->data;
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conjf(z[i]);
-  } else if (t->dtype == TL_DTYPE_C128) {
-    double complex *z = (double complex *)t->storage->data;
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conj(z[i]);
-  }
-}
-
-static void swap_last(tl_tensor *t)
-{
-  int d = t->ndim;
-  int64_t s = t->shape[d - 1];
-  t->shape[d - 1] = t->shape[d - 2];
-  t->shape[d - 2] = s;
-  s = t->strides[d - 1];
-  t->strides[d - 1] = t->strides[d - 2];
-  t->strides[d - 2] = s;
-}
-
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
 tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                              const tl_tensor *b, bool left, bool adjoint)
@@ -181,7 +156,7 @@ tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor 
   tl_tensor vb = *b;
   char trans = adjoint ? (tl_dtype_is_complex(lu->dtype) ? 'C' : 'T') : 'N';
   if (!left) {
-    swap_last(&vb);
+    tl_lapack_swap_last(&vb);
     trans = adjoint ? 'N' : 'T';
   }
   int64_t k = vb.shape[vb.ndim - 1];
@@ -206,7 +181,7 @@ tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor 
     goto done;
   bool conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
   if (conj_rhs)
-    conj_packed(x);
+    tl_lapack_conj(x);
   for (int64_t i = 0; i < count && n > 0 && k > 0; i++) {
     const int *ip = (const int *)tl_tensor_data(&piv) + i * n;
     for (int64_t j = 0; j < n; j++)
@@ -220,9 +195,9 @@ tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor 
                     tl_lapack_matrix_at(x, i, n, k), (int)n);
   }
   if (conj_rhs)
-    conj_packed(x);
+    tl_lapack_conj(x);
   if (!left)
-    swap_last(x);
+    tl_lapack_swap_last(x);
 done:
   if (f.storage)
     tl_tensor_release(&f);

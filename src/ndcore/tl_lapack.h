@@ -1,5 +1,5 @@
 /* tl_lapack.h - helpers shared by the LAPACK-backed files (linalg.c,
- * linalg_lu.c); not part of the public core API.
+ * linalg_lu.c, linalg_extra.c); not part of the public core API.
  *
  * Matrices handed to LAPACK live in "packed column-major" tensors: shape
  * [B..., m, n], each matrix column-major with leading dimension m, matrix i
@@ -27,6 +27,10 @@ tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshap
                           const int64_t *tail);
 /* Matrix i of a packed tensor of m x n matrices. */
 char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n);
+/* Swap the last two dims of a view (a transpose, without touching the data). */
+void tl_lapack_swap_last(tl_tensor *t);
+/* Conjugate a packed complex tensor in place (nothing for real ones). */
+void tl_lapack_conj(tl_tensor *t);
 /* getrf / getrs on dtype d (F32, F64, C64, C128); return LAPACK's info. */
 int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv);
 int tl_lapack_getrs(tl_dtype d, char trans, int n, int nrhs, const void *a, int lda,
