@@ -496,55 +496,17 @@ static void inner(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
     SEND(b, CALL("reshape", "OO", CALL("matmul", "OO", mT(c, g2), cj(c, a2)), SHAPE(b)));
 }
 
-/* tensordot's dims argument as two lists of wrapped dims. */
+/* tensordot's dims argument, parsed as the op parsed it, then wrapped. */
 static int tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n, int *da,
                           int *db)
 {
-  if (!dims || dims == Py_None || PyIndex_Check(dims)) {
-    long long k = dims && dims != Py_None ? PyLong_AsLongLong(dims) : 2;
-    if (k == -1 && PyErr_Occurred())
-      return -1;
-    *n = (int)k;
-    for (int i = 0; i < *n; i++) {
-      da[i] = a->ndim - *n + i;
-      db[i] = i;
-    }
-    return 0;
-  }
-  PyObject *seq = PySequence_Fast(dims, "tensordot: dims must be an int or a pair of lists");
-  if (!seq)
+  int64_t ra[TL_MAX_DIMS], rb[TL_MAX_DIMS];
+  if (tl_py_tensordot_dims(dims == Py_None ? NULL : dims, a, b, n, ra, rb) < 0)
     return -1;
-  int r = -1;
-  if (PySequence_Fast_GET_SIZE(seq) != 2) {
-    PyErr_SetString(PyExc_RuntimeError, "tensordot expects dims to be a pair of lists");
-    goto done;
-  }
-  for (int s = 0; s < 2; s++) {
-    PyObject *it = PySequence_Fast_GET_ITEM(seq, s);
-    PyObject *inner_seq =
-        PyIndex_Check(it) ? PyTuple_Pack(1, it) : PySequence_Fast(it, "tensordot: dims");
-    if (!inner_seq)
-      goto done;
-    int m = (int)PySequence_Fast_GET_SIZE(inner_seq);
-    const tl_tensor *t = s ? b : a;
-    for (int i = 0; i < m && i < TL_MAX_DIMS; i++) {
-      long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(inner_seq, i));
-      int w = 0;
-      if ((v == -1 && PyErr_Occurred()) || tl_dim_wrap(v, t->ndim, &w) != TL_OK) {
-        if (!PyErr_Occurred())
-          tl_py_raise();
-        Py_DECREF(inner_seq);
-        goto done;
-      }
-      (s ? db : da)[i] = w;
-    }
-    *n = m;
-    Py_DECREF(inner_seq);
-  }
-  r = 0;
-done:
-  Py_DECREF(seq);
-  return r;
+  for (int i = 0; i < *n; i++)
+    if (tl_dim_wrap(ra[i], a->ndim, &da[i]) != TL_OK || tl_dim_wrap(rb[i], b->ndim, &db[i]) != TL_OK)
+      return tl_py_raise_int();
+  return 0;
 }
 
 static PyObject *int_list(tl_grad_ctx *c, int n, const int *v)

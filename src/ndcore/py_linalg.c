@@ -116,7 +116,7 @@ done:
 
 /* tensordot's dims: an int n (last n of a with first n of b) or a pair of
  * sequences (or ints). */
-static int parse_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
+int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
                                 int64_t *da, int64_t *db)
 {
   if (!dims) {
@@ -258,7 +258,7 @@ PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
   } else if (op == TL_OP_TENSORDOT) {
     int n;
     int64_t da[TL_MAX_DIMS], db[TL_MAX_DIMS];
-    if (parse_tensordot_dims(v[2], t[0], t[1], &n, da, db) < 0)
+    if (tl_py_tensordot_dims(v[2], t[0], t[1], &n, da, db) < 0)
       goto fail;
     st = tl_linalg_tensordot(&r, t[0], t[1], n, da, db);
   } else if (ntens == 3) {

@@ -125,6 +125,10 @@ PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
 /* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
 PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 extern PyMethodDef tl_py_linalg_functions[];
+/* tensordot's dims (NULL: 2) as the contracted dims of a and b, as given
+ * (not wrapped); n is their count. */
+int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
+                         int64_t *da, int64_t *db);
 /* The sorting and searching family's parsing (py_sort.c) and its named
  * tuples in torchlike.return_types. */
 PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
