@@ -18,7 +18,7 @@
 #include <Python.h>
 
 #include "grad/py_grad.h"
-#include "ndcore/py_create.h"
+#include "ndcore/bindings/py_create.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 

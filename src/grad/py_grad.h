@@ -15,7 +15,7 @@
 #ifndef TL_PY_GRAD_H
 #define TL_PY_GRAD_H
 
-#include "ndcore/py_tensor.h"
+#include "ndcore/bindings/py_tensor.h"
 
 enum {
 #define TL_GRAD_FN(ID, name, flags) TL_GRAD_##ID,

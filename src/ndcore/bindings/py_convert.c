@@ -1,0 +1,267 @@
+/* py_convert.c - Python objects to tensors and back.
+ *
+ * NumPy arrays are viewed in place: the storage keeps a reference to the
+ * array and drops it when the last view dies, so memory is shared in both
+ * directions (from_numpy, .numpy(), __array__).  Nested sequences go through
+ * numpy.asarray, whose result we adopt without a copy; what it inferred is
+ * mapped to PyTorch's defaults (Python floats -> the default float dtype).
+ * Python scalars become 0-d tensors flagged weak for promotion (NEP 50).    */
+#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_numpy.h"
+
+static void release_pyobject(void *ctx, void *data)
+{
+  (void)data;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject *)ctx);
+  PyGILState_Release(g);
+}
+
+int tl_py_from_numpy(PyObject *obj, tl_tensor *t)
+{
+  PyArrayObject *a = (PyArrayObject *)obj;
+  tl_dtype dtype;
+  if (tl_py_dtype_from_numpy((PyObject *)PyArray_DESCR(a), &dtype) < 0)
+    return -1;
+  int ndim = PyArray_NDIM(a);
+  if (ndim > TL_MAX_DIMS) {
+    PyErr_Format(PyExc_ValueError, "tensors have at most %d dimensions, got %d", TL_MAX_DIMS, ndim);
+    return -1;
+  }
+  int64_t itemsize = (int64_t)tl_dtype_size(dtype);
+  bool empty = PyArray_SIZE(a) == 0;
+  char *data = PyArray_BYTES(a), *lo = data, *hi = empty ? data : data + itemsize;
+  for (int i = 0; i < ndim; i++) {
+    npy_intp stride = PyArray_STRIDE(a, i);
+    /* A dimension that is never stepped along (size 1, or an empty array)
+     * may carry any stride. */
+    bool stepped = !empty && PyArray_DIM(a, i) > 1;
+    if (!stepped && stride % itemsize != 0)
+      stride = 0;
+    if (stride % itemsize != 0) {
+      PyErr_Format(PyExc_ValueError, "given numpy array strides not a multiple of the element "
+                                     "byte size (stride %zd, itemsize %lld)",
+                   (Py_ssize_t)stride, (long long)itemsize);
+      return -1;
+    }
+    t->shape[i] = PyArray_DIM(a, i);
+    t->strides[i] = stride / itemsize;
+    if (!empty) {
+      npy_intp extent = (PyArray_DIM(a, i) - 1) * stride;
+      if (extent < 0)
+        lo += extent;
+      else
+        hi += extent;
+    }
+  }
+  /* Kernels load elements through typed pointers, which must be aligned. */
+  if (!empty && !PyArray_ISALIGNED(a)) {
+    PyErr_Format(PyExc_ValueError, "given numpy array is not aligned for its dtype %R; make an "
+                                   "aligned copy with numpy.ascontiguousarray(a) or a.copy()",
+                 (PyObject *)PyArray_DESCR(a));
+    return -1;
+  }
+  /* The storage spans exactly the bytes the elements touch (none when empty)
+   * and starts at the lowest, so negative strides stay views. */
+  Py_INCREF(obj);
+  tl_storage *s = tl_storage_wrap(lo, (size_t)(hi - lo), tl_device_cpu(),
+                                  !PyArray_ISWRITEABLE(a), release_pyobject, obj);
+  if (!s) {
+    Py_DECREF(obj);
+    tl_py_raise();
+    return -1;
+  }
+  t->storage = s;
+  t->dtype = dtype;
+  t->ndim = ndim;
+  t->offset = (data - lo) / itemsize;
+  return 0;
+}
+
+PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t)
+{
+  int typenum;
+  switch (t->dtype) {
+  case TL_DTYPE_BOOL: typenum = NPY_BOOL; break;
+  case TL_DTYPE_U8: typenum = NPY_UINT8; break;
+  case TL_DTYPE_I8: typenum = NPY_INT8; break;
+  case TL_DTYPE_I16: typenum = NPY_INT16; break;
+  case TL_DTYPE_I32: typenum = NPY_INT32; break;
+  case TL_DTYPE_I64: typenum = NPY_INT64; break;
+  case TL_DTYPE_F16: typenum = NPY_FLOAT16; break;
+  case TL_DTYPE_F32: typenum = NPY_FLOAT32; break;
+  case TL_DTYPE_F64: typenum = NPY_FLOAT64; break;
+  case TL_DTYPE_C64: typenum = NPY_COMPLEX64; break;
+  case TL_DTYPE_C128: typenum = NPY_COMPLEX128; break;
+  default:
+    return PyErr_Format(PyExc_TypeError, "Got unsupported ScalarType %s: NumPy has no such "
+                                         "dtype; convert with .float() first",
+                        tl_dtype_names[t->dtype]);
+  }
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return PyErr_Format(PyExc_TypeError, "can't convert cuda:%d device type tensor to numpy. "
+                                         "Use Tensor.cpu() to copy the tensor to host memory first.",
+                        tl_tensor_device(t).index);
+  npy_intp dims[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+  for (int i = 0; i < t->ndim; i++) {
+    dims[i] = t->shape[i];
+    strides[i] = t->strides[i] * (npy_intp)tl_dtype_size(t->dtype);
+  }
+  int flags = t->storage->readonly ? 0 : NPY_ARRAY_WRITEABLE;
+  PyObject *arr = PyArray_New(&PyArray_Type, t->ndim, dims, typenum, strides, tl_tensor_data(t),
+                              0, flags, NULL);
+  if (!arr)
+    return NULL;
+  if (PyArray_SetBaseObject((PyArrayObject *)arr, Py_NewRef(owner)) < 0) {
+    Py_DECREF(arr);
+    return NULL;
+  }
+  return arr;
+}
+
+int tl_py_scalar(PyObject *o, tl_scalar *s)
+{
+  if (PyBool_Check(o)) {
+    *s = (tl_scalar){.kind = TL_KIND_BOOL, .v.b = o == Py_True};
+    return 1;
+  }
+  if (PyArray_IsScalar(o, Generic)) /* NumPy scalars are strong: arrays, not scalars */
+    return 0;
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+      PyErr_Format(PyExc_OverflowError, "Python integer %R is out of bounds for int64", o);
+      return -1;
+    }
+    if (v == -1 && PyErr_Occurred())
+      return -1;
+    *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = v};
+    return 1;
+  }
+  if (PyFloat_Check(o)) {
+    *s = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = PyFloat_AS_DOUBLE(o)};
+    return 1;
+  }
+  if (PyComplex_Check(o)) {
+    Py_complex c = PyComplex_AsCComplex(o);
+    *s = (tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = c.real + c.imag * I};
+    return 1;
+  }
+  return 0;
+}
+
+PyObject *tl_py_scalar_obj(tl_scalar s)
+{
+  switch (s.kind) {
+  case TL_KIND_BOOL: return PyBool_FromLong(s.v.b);
+  case TL_KIND_FLOAT: return PyFloat_FromDouble(s.v.f);
+  case TL_KIND_COMPLEX: return PyComplex_FromDoubles(creal(s.v.c), cimag(s.v.c));
+  default: return PyLong_FromLongLong(s.v.i);
+  }
+}
+
+static tl_dtype scalar_dtype(tl_kind k)
+{
+  switch (k) {
+  case TL_KIND_BOOL: return TL_DTYPE_BOOL;
+  case TL_KIND_FLOAT: return TL_DTYPE_F64;
+  case TL_KIND_COMPLEX: return TL_DTYPE_C128;
+  default: return TL_DTYPE_I64;
+  }
+}
+
+/* Replace t by a copy in `dtype` (or a plain copy when dtype < 0). */
+static int recast(tl_tensor *t, int dtype)
+{
+  tl_tensor copy;
+  if (tl_tensor_to_dtype(&copy, t, dtype < 0 ? t->dtype : (tl_dtype)dtype) != TL_OK)
+    return tl_py_raise_int();
+  tl_tensor_release(t);
+  *t = copy;
+  return 0;
+}
+
+/* Does `o` (a nested list/tuple) hold a double-precision value that is not a
+ * plain Python float or complex - a NumPy scalar, an ndarray, a tensor, any
+ * other array-like?  Those keep float64/complex128, as in PyTorch; only plain
+ * Python numbers take the default dtype. */
+static bool holds_strong_double(PyObject *o, int depth)
+{
+  if (PyFloat_CheckExact(o) || PyComplex_CheckExact(o) || PyLong_Check(o))
+    return false;
+  if (tl_py_is_tensor(o))
+    return tl_py_t(o)->dtype == TL_DTYPE_F64 || tl_py_t(o)->dtype == TL_DTYPE_C128;
+  if (PyArray_Check(o))
+    return PyArray_TYPE((PyArrayObject *)o) == NPY_DOUBLE ||
+           PyArray_TYPE((PyArrayObject *)o) == NPY_CDOUBLE;
+  if (PyArray_IsScalar(o, Generic))
+    return PyArray_IsScalar(o, Double) || PyArray_IsScalar(o, CDouble);
+  if (!PyList_Check(o) && !PyTuple_Check(o))
+    return true;
+  if (depth > TL_MAX_DIMS)
+    return false;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject **items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (holds_strong_double(items[i], depth + 1))
+      return true;
+  return false;
+}
+
+int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
+{
+  tl_scalar s;
+  *weak = false;
+  if (tl_py_is_tensor(o)) {
+    tl_tensor_view_of(t, tl_py_t(o));
+    if (copy || (dtype >= 0 && (tl_dtype)dtype != t->dtype))
+      return recast(t, dtype);
+    return 0;
+  }
+  int is_scalar = tl_py_scalar(o, &s);
+  if (is_scalar < 0)
+    return -1;
+  if (is_scalar) {
+    tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : scalar_dtype(s.kind);
+    if (tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
+      return tl_py_raise_int();
+    tl_scalar_store(s, d, tl_tensor_data(t));
+    *weak = dtype < 0;
+    return 0;
+  }
+  bool from_python = !PyArray_Check(o) && !PyArray_IsScalar(o, Generic);
+  /* Byte-swapped or unaligned arrays are copied into native, aligned ones
+   * here (tensor() and as_tensor() may copy; from_numpy() may not). */
+  PyObject *arr = PyArray_CheckFromAny(o, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
+                                       NULL);
+  if (!arr)
+    return -1;
+  int typenum = PyArray_TYPE((PyArrayObject *)arr);
+  if (typenum == NPY_OBJECT || typenum == NPY_UNICODE || typenum == NPY_STRING ||
+      typenum == NPY_VOID) {
+    PyErr_Format(PyExc_TypeError, "can't convert an object of type %s to a tensor: its elements "
+                                  "are not numbers", Py_TYPE(o)->tp_name);
+    Py_DECREF(arr);
+    return -1;
+  }
+  /* An array nobody else holds, owning its bytes, is ours to adopt. */
+  bool fresh = Py_REFCNT(arr) == 1 && PyArray_CHKFLAGS((PyArrayObject *)arr, NPY_ARRAY_OWNDATA);
+  int r = tl_py_from_numpy(arr, t);
+  Py_DECREF(arr);
+  if (r < 0)
+    return -1;
+  int want = dtype;
+  bool demote = want < 0 && from_python &&
+                (t->dtype == TL_DTYPE_F64 || t->dtype == TL_DTYPE_C128) &&
+                !holds_strong_double(o, 0);
+  if (demote && t->dtype == TL_DTYPE_F64)
+    want = tl_dtype_default_float();
+  if (demote && t->dtype == TL_DTYPE_C128)
+    want = tl_dtype_to_complex(tl_dtype_default_float());
+  if (copy && !fresh)
+    return recast(t, want);
+  if (want >= 0 && (tl_dtype)want != t->dtype)
+    return recast(t, want);
+  return 0;
+}

@@ -1,0 +1,149 @@
+/* py_module.c - torchlike._C: creates the types and registers every function.
+ * Module-level settings (threads, default dtype, type promotion queries) live
+ * here too, since they belong to no single object.                         */
+#define TL_NUMPY_IMPORT
+#include "ndcore/bindings/py_tensor.h"
+#include "grad/py_grad.h"
+#include "ndcore/bindings/py_numpy.h"
+#include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/dispatch/tl_parallel.h"
+#include "gpu/tl_gpu.h"
+
+static PyObject *set_num_threads(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred())
+    return NULL;
+  if (n < 1)
+    return PyErr_Format(PyExc_ValueError, "set_num_threads expects a positive integer, got %ld", n);
+  tl_parallel_set_threads((int)n);
+  tl_linalg_set_blas_threads((int)n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *get_num_threads(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(tl_parallel_get_threads());
+}
+
+static PyObject *set_default_dtype(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_dtype d;
+  if (tl_py_parse_dtype(arg, &d) < 0)
+    return NULL;
+  if (tl_dtype_set_default_float(d) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+static PyObject *get_default_dtype(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return Py_NewRef(tl_py_dtype_obj(tl_dtype_default_float()));
+}
+
+static PyObject *promote_types(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *a, *b;
+  tl_dtype da, db;
+  if (!PyArg_ParseTuple(args, "OO:promote_types", &a, &b) || tl_py_parse_dtype(a, &da) < 0 ||
+      tl_py_parse_dtype(b, &db) < 0)
+    return NULL;
+  return Py_NewRef(tl_py_dtype_obj(tl_promote_types(da, db)));
+}
+
+static PyObject *can_cast(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *a, *b;
+  tl_dtype da, db;
+  if (!PyArg_ParseTuple(args, "OO:can_cast", &a, &b) || tl_py_parse_dtype(a, &da) < 0 ||
+      tl_py_parse_dtype(b, &db) < 0)
+    return NULL;
+  return PyBool_FromLong(tl_can_cast(da, db));
+}
+
+/* result_type(a, b): the dtype an elementwise op on a and b computes in. */
+static PyObject *result_type(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "OO:result_type", &a, &b))
+    return NULL;
+  PyObject *ops[2] = {a, b};
+  tl_tensor t[2] = {{0}};
+  tl_arg in[2];
+  bool weak[2];
+  int n = 0;
+  PyObject *r = NULL;
+  for (; n < 2; n++) {
+    if (tl_py_to_tensor(ops[n], -1, false, &t[n], &weak[n]) < 0)
+      goto done;
+    in[n] = (tl_arg){&t[n], weak[n]};
+  }
+  tl_dtype result, compute;
+  if (tl_op_result_dtype(TL_OP_ADD, 2, in, &result, &compute) != TL_OK)
+    tl_py_raise();
+  else
+    r = Py_NewRef(tl_py_dtype_obj(result));
+done:
+  for (int i = 0; i < n; i++)
+    tl_tensor_release(&t[i]);
+  return r;
+}
+
+static PyObject *cuda_device_count(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(tl_gpu_device_count());
+}
+
+static PyMethodDef module_functions[] = {
+    {"set_num_threads", set_num_threads, METH_O, NULL},
+    {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
+    {"set_default_dtype", set_default_dtype, METH_O, NULL},
+    {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
+    {"promote_types", promote_types, METH_VARARGS, NULL},
+    {"can_cast", can_cast, METH_VARARGS, NULL},
+    {"result_type", result_type, METH_VARARGS, NULL},
+    {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "torchlike._C",
+    .m_doc = "torchlike's C core",
+    .m_size = -1,
+    .m_methods = module_functions,
+};
+
+PyMODINIT_FUNC PyInit__C(void)
+{
+  import_array();
+  tl_storage_init();
+  tl_cpu_kernels_init();
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m)
+    return NULL;
+  if (tl_py_dtype_types_init(m) < 0 || tl_py_device_init(m) < 0 ||
+      tl_py_tensor_types_init(m) < 0 || tl_py_ops_init(m) < 0 || tl_py_sort_init(m) < 0 ||
+      PyModule_AddFunctions(m, tl_py_create_functions) < 0 ||
+      tl_py_random_init(m) < 0 ||
+      PyModule_AddFunctions(m, tl_py_view_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_dlpack_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_linalg_functions) < 0 ||
+      tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
+      tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

@@ -1,0 +1,550 @@
+/* py_ops.c - the op registry seen from Python.
+ *
+ * Every op in ops.def becomes one callable object (an "op function") that is
+ * both the module function and the Tensor method: as a method descriptor it
+ * receives the tensor as its first argument, so torchlike.add(a, b) and
+ * a.add(b) run the same code with the same arguments.  Unary and binary ops
+ * also get an in-place twin (a.add_(b)).  Arguments are parsed by kind here;
+ * reductions parse in py_reduce.c.  Operators (+, <, ~ ...) are number slots
+ * that call the same path.                                                  */
+#include <stddef.h>
+
+#include <Python.h>
+#include <structmember.h>
+
+#include "ndcore/bindings/py_tensor.h"
+
+typedef struct {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  tl_op op;
+  bool inplace;
+  PyObject *name;
+} tl_py_opfunc;
+
+static PyTypeObject *opfunc_type;
+static PyObject *opfuncs[TL_OP_COUNT][2]; /* [op][inplace], for the operators */
+static PyObject *module_ref; /* torchlike._C, for ops defined elsewhere (matmul) */
+
+/* ---- keyword arguments ------------------------------------------------------- */
+
+/* Match kwnames against `names`; values[i] stays as given when absent. */
+static int parse_kwargs(const char *func, PyObject *const *kwvalues, PyObject *kwnames,
+                        const char *const *names, PyObject **values)
+{
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    int i = 0;
+    while (names[i] && strcmp(names[i], key))
+      i++;
+    if (!names[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
+      return -1;
+    }
+    values[i] = kwvalues[k];
+  }
+  return 0;
+}
+
+/* dim=None (all), an int, or a sequence of ints -> bitmask of wrapped dims. */
+int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask)
+{
+  *mask = 0;
+  if (!dim || dim == Py_None) {
+    *mask = ndim ? (~(uint64_t)0 >> (64 - ndim)) : 0;
+    return 0;
+  }
+  PyObject *seq = PyIndex_Check(dim) ? NULL : PySequence_Fast(dim, "dim must be an int or a tuple of ints");
+  if (!seq && PyErr_Occurred())
+    return -1;
+  PyObject *const *items = seq ? PySequence_Fast_ITEMS(seq) : &dim;
+  Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 1;
+  int r = 0;
+  for (Py_ssize_t i = 0; i < n && r == 0; i++) {
+    long long d = PyLong_AsLongLong(items[i]);
+    int w;
+    if (d == -1 && PyErr_Occurred())
+      r = -1;
+    else if (tl_dim_wrap(d, ndim, &w) != TL_OK)
+      r = tl_py_raise_int();
+    else if (*mask >> w & 1) {
+      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
+      r = -1;
+    } else
+      *mask |= (uint64_t)1 << w;
+  }
+  Py_XDECREF(seq);
+  return r;
+}
+
+/* ---- the elementwise path ---------------------------------------------------- */
+
+/* An operand as the core wants it.  Tensors are borrowed; Python scalars live
+ * in `bytes` for the duration of the call, without an allocation. */
+typedef struct {
+  tl_tensor t;
+  tl_storage storage;
+  _Alignas(16) char bytes[16];
+  bool owned;
+} py_operand;
+
+static int operand_from(PyObject *o, py_operand *op, tl_arg *arg)
+{
+  tl_scalar s;
+  op->owned = false;
+  if (tl_py_is_tensor(o)) {
+    arg->t = tl_py_t(o);
+    arg->weak = false;
+    return 0;
+  }
+  int is_scalar = tl_py_scalar(o, &s);
+  if (is_scalar < 0)
+    return -1;
+  if (is_scalar) {
+    tl_dtype d = s.kind == TL_KIND_BOOL    ? TL_DTYPE_BOOL
+                 : s.kind == TL_KIND_FLOAT ? TL_DTYPE_F64
+                 : s.kind == TL_KIND_COMPLEX ? TL_DTYPE_C128
+                                             : TL_DTYPE_I64;
+    tl_scalar_store(s, d, op->bytes);
+    op->storage = (tl_storage){.refcount = 1, .data = op->bytes, .nbytes = 16,
+                               .device = tl_device_cpu()};
+    op->t = (tl_tensor){.storage = &op->storage, .dtype = d, .ndim = 0};
+    arg->t = &op->t;
+    arg->weak = true;
+    return 0;
+  }
+  bool weak;
+  if (tl_py_to_tensor(o, -1, false, &op->t, &weak) < 0)
+    return -1;
+  op->owned = true;
+  arg->t = &op->t;
+  arg->weak = weak;
+  return 0;
+}
+
+PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
+                    const tl_op_params *p)
+{
+  py_operand ops[3];
+  tl_arg args[3];
+  PyObject *result = NULL;
+  int converted = 0;
+  for (; converted < nin; converted++)
+    if (operand_from(operands[converted], &ops[converted], &args[converted]) < 0)
+      goto done;
+  if (out) {
+    if (!tl_py_is_tensor(out)) {
+      PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s",
+                   tl_op_infos[op].name, Py_TYPE(out)->tp_name);
+      goto done;
+    }
+    if (tl_op_map(op, nin, args, tl_py_t(out), p) != TL_OK) {
+      tl_py_raise();
+      goto done;
+    }
+    result = Py_NewRef(out);
+    goto done;
+  }
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    goto done;
+  if (tl_op_map(op, nin, args, &r->t, p) != TL_OK) {
+    Py_DECREF(r);
+    tl_py_raise();
+    goto done;
+  }
+  result = (PyObject *)r;
+done:
+  for (int i = 0; i < converted; i++)
+    if (ops[i].owned)
+      tl_tensor_release(&ops[i].t);
+  return result;
+}
+
+static int scalar_param(const char *func, const char *name, PyObject *o, tl_scalar *s)
+{
+  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
+    *s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
+    return 0;
+  }
+  int r = tl_py_scalar(o, s);
+  if (r == 0 && PyNumber_Check(o)) { /* NumPy scalars */
+    PyObject *f = PyNumber_Float(o);
+    r = f ? 1 : -1;
+    if (f)
+      *s = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = PyFloat_AsDouble(f)};
+    Py_XDECREF(f);
+  }
+  if (r == 0)
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+  return r > 0 ? 0 : -1;
+}
+
+/* Positional-or-keyword argument i of a call, or NULL. */
+static PyObject *arg_at(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t i, PyObject *kw)
+{
+  if (i < nargs) {
+    if (kw) {
+      PyErr_Format(PyExc_TypeError, "got multiple values for argument %zd", i);
+      return NULL;
+    }
+    return args[i];
+  }
+  return kw;
+}
+
+static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  const tl_op op = f->op;
+  const char *name = tl_op_infos[op].name;
+  const int nin = tl_op_infos[op].kind == TL_OPKIND_UNARY    ? 1
+                  : tl_op_infos[op].kind == TL_OPKIND_BINARY ? 2
+                                                             : 3;
+  static const char *const unary_names[] = {"input", "out", "decimals", "nan", "posinf", "neginf", NULL};
+  static const char *const binary_names[] = {"input", "other", "out", "alpha", "rounding_mode", NULL};
+  static const char *const where_names[] = {"condition", "input", "other", "out", NULL};
+  const char *const *names = nin == 1 ? unary_names : nin == 2 ? binary_names : where_names;
+  PyObject *kw[7] = {NULL};
+  if (parse_kwargs(name, args + nargs, kwnames, names, kw) < 0)
+    return NULL;
+  PyObject *operands[3];
+  Py_ssize_t extra = nargs - nin; /* positional parameters past the operands */
+  if (op == TL_OP_WHERE && nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1 && kw[0])
+    return tl_py_index_where(kw[0]); /* where(condition=c): nonzero(c, as_tuple=True) */
+  for (int i = 0; i < nin; i++)
+    if (!(operands[i] = arg_at(args, nargs, i, kw[i])))
+      return PyErr_Occurred() ? NULL
+                              : PyErr_Format(PyExc_TypeError, "%s() missing required argument "
+                                                              "'%s'", name, names[i]);
+  PyObject *out = kw[nin];
+  tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
+  if (op == TL_OP_ROUND) {
+    PyObject *d = arg_at(args, nargs, 1, kw[2]);
+    p.i = d ? PyLong_AsLongLong(d) : 0;
+    if (p.i == -1 && PyErr_Occurred())
+      return NULL;
+    extra--;
+  } else if (op == TL_OP_NAN_TO_NUM) {
+    p.s[0] = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 0.0};
+    p.s[1] = p.s[2] = (tl_scalar){.kind = TL_KIND_BOOL}; /* bool: "the dtype's limit" */
+    for (int i = 0; i < 3; i++) {
+      PyObject *v = arg_at(args, nargs, 1 + i, kw[3 + i]);
+      if (v && v != Py_None && scalar_param(name, names[3 + i], v, &p.s[i]) < 0)
+        return NULL;
+      extra -= 1 + i < nargs;
+    }
+  } else if (nin == 2 && kw[3]) {
+    if (op != TL_OP_ADD && op != TL_OP_SUB)
+      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'alpha'", name);
+    if (scalar_param(name, "alpha", kw[3], &p.s[0]) < 0)
+      return NULL;
+  }
+  tl_op run = op;
+  if (nin == 2 && kw[4] && kw[4] != Py_None) {
+    const char *mode = PyUnicode_Check(kw[4]) ? PyUnicode_AsUTF8(kw[4]) : "";
+    if (op != TL_OP_DIV)
+      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument "
+                                           "'rounding_mode'", name);
+    if (!strcmp(mode, "trunc"))
+      run = TL_OP_TRUNC_DIVIDE;
+    else if (!strcmp(mode, "floor"))
+      run = TL_OP_FLOOR_DIVIDE;
+    else
+      return PyErr_Format(PyExc_ValueError, "div expected rounding_mode to be one of None, "
+                                            "'trunc', or 'floor' but found '%s'", mode);
+  }
+  if (extra > 0)
+    return PyErr_Format(PyExc_TypeError, "%s() takes %d positional arguments but %zd were given",
+                        name, nin, nargs);
+  if (f->inplace) {
+    if (out)
+      return PyErr_Format(PyExc_TypeError, "%s_() got an unexpected keyword argument 'out'", name);
+    out = operands[0];
+  }
+  return tl_py_map(run, nin, operands, out, &p);
+}
+
+/* clamp(input, min=None, max=None): either bound a scalar or a tensor.  An
+ * absent bound's operand is the input itself, flagged unused in params. */
+static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  const char *name = PyUnicode_AsUTF8(f->name);
+  static const char *const names[] = {"input", "min", "max", "out", NULL};
+  PyObject *kw[4] = {NULL};
+  if (parse_kwargs(name, args + nargs, kwnames, names, kw) < 0)
+    return NULL;
+  if (nargs > 3)
+    return PyErr_Format(PyExc_TypeError, "%s() takes at most 3 positional arguments but %zd "
+                        "were given", name, nargs);
+  PyObject *operands[3];
+  for (int i = 0; i < 3; i++) {
+    operands[i] = arg_at(args, nargs, i, kw[i]);
+    if (!operands[i] && PyErr_Occurred())
+      return NULL;
+  }
+  if (!operands[0])
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
+  tl_op_params p = {.i = 0};
+  for (int i = 1; i < 3; i++) {
+    if (operands[i] && operands[i] != Py_None)
+      p.i |= i; /* bit 0: min, bit 1: max */
+    else
+      operands[i] = operands[0];
+  }
+  if (!p.i)
+    return PyErr_Format(PyExc_ValueError, "%s(): at least one of 'min' or 'max' must not be "
+                        "None", name);
+  PyObject *out = kw[3];
+  if (f->inplace) {
+    if (out)
+      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", name);
+    out = operands[0];
+  }
+  return tl_py_map(f->op, 3, operands, out, &p);
+}
+
+/* ---- the op function type ------------------------------------------------------ */
+
+static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames)
+{
+  tl_py_opfunc *f = (tl_py_opfunc *)callable;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
+    return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
+  if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
+    return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
+  switch (tl_op_infos[f->op].kind) {
+  case TL_OPKIND_UNARY:
+  case TL_OPKIND_BINARY:
+  case TL_OPKIND_WHERE:
+    return call_elementwise(f, args, nargs, kwnames);
+  case TL_OPKIND_MATMUL:
+    return tl_py_product_call(f->op, args, nargs, kwnames);
+  case TL_OPKIND_SORT:
+    return tl_py_sort_call(f->op, args, nargs, kwnames);
+  case TL_OPKIND_CLAMP:
+    return call_clamp(f, args, nargs, kwnames);
+  case TL_OPKIND_INDEX:
+    return tl_py_index_call(f->op, f->inplace, args, nargs, kwnames);
+  default:
+    return tl_py_reduce_call(f->op, args, nargs, kwnames);
+  }
+}
+
+static PyObject *opfunc_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+  (void)type;
+  if (obj == NULL || obj == Py_None)
+    return Py_NewRef(self);
+  return PyMethod_New(self, obj);
+}
+
+static PyObject *opfunc_repr(PyObject *self)
+{
+  return PyUnicode_FromFormat("<torchlike op %U>", ((tl_py_opfunc *)self)->name);
+}
+
+static PyObject *opfunc_get_name(PyObject *self, void *closure)
+{
+  (void)closure;
+  return Py_NewRef(((tl_py_opfunc *)self)->name);
+}
+
+static void opfunc_dealloc(PyObject *self)
+{
+  PyTypeObject *type = Py_TYPE(self);
+  Py_XDECREF(((tl_py_opfunc *)self)->name);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+static PyMemberDef opfunc_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(tl_py_opfunc, vectorcall), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+static PyGetSetDef opfunc_getset[] = {
+    {"__name__", opfunc_get_name, NULL, NULL, NULL},
+    {"__qualname__", opfunc_get_name, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+static PyType_Slot opfunc_slots[] = {
+    {Py_tp_call, PyVectorcall_Call},
+    {Py_tp_descr_get, opfunc_descr_get},
+    {Py_tp_repr, opfunc_repr},
+    {Py_tp_members, opfunc_members},
+    {Py_tp_getset, opfunc_getset},
+    {Py_tp_dealloc, opfunc_dealloc},
+    {0, NULL},
+};
+static PyType_Spec opfunc_spec = {
+    .name = "torchlike._C.op",
+    .basicsize = sizeof(tl_py_opfunc),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR |
+             Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = opfunc_slots,
+};
+
+static PyObject *opfunc_new(tl_op op, bool inplace)
+{
+  tl_py_opfunc *f = PyObject_New(tl_py_opfunc, opfunc_type);
+  if (!f)
+    return NULL;
+  f->vectorcall = opfunc_vectorcall;
+  f->op = op;
+  f->inplace = inplace;
+  f->name = PyUnicode_FromFormat("%s%s", tl_op_infos[op].name, inplace ? "_" : "");
+  if (!f->name) {
+    Py_DECREF(f);
+    return NULL;
+  }
+  return (PyObject *)f;
+}
+
+int tl_py_ops_init(PyObject *module)
+{
+  module_ref = module;
+  opfunc_type = (PyTypeObject *)PyType_FromSpec(&opfunc_spec);
+  if (!opfunc_type)
+    return -1;
+  for (int op = 0; op < TL_OP_COUNT; op++) {
+    tl_opkind kind = tl_op_infos[op].kind;
+    bool has_inplace = kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY ||
+                       kind == TL_OPKIND_CLAMP ||
+                       (kind == TL_OPKIND_INDEX && tl_py_index_has_inplace((tl_op)op));
+    for (int inplace = 0; inplace <= has_inplace; inplace++) {
+      PyObject *f = opfunc_new((tl_op)op, inplace);
+      if (!f)
+        return -1;
+      opfuncs[op][inplace] = f; /* the module or the type keeps it alive */
+      PyObject *name = ((tl_py_opfunc *)f)->name;
+      int r = (inplace ? 0 : PyModule_AddObjectRef(module, PyUnicode_AsUTF8(name), f));
+      if (r == 0)
+        r = PyObject_SetAttr((PyObject *)tl_py_tensor_type, name, f);
+      Py_DECREF(f);
+      if (r < 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- operators --------------------------------------------------------------------- */
+
+/* Binary operator: NotImplemented when the other side is not something we take,
+ * so Python can try the reflected method or raise its usual TypeError. */
+static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
+{
+  PyObject *operands[2] = {a, b};
+  tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
+  PyObject *r = tl_py_grad_wanted(operands, 2)
+                    ? tl_py_record(op, opfuncs[op][inplace], operands, 2, NULL, inplace)
+                    : tl_py_map(op, 2, operands, inplace ? a : NULL, &p);
+  if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && !(tl_py_is_tensor(a) && tl_py_is_tensor(b))) {
+    PyObject *other = tl_py_is_tensor(a) ? b : a;
+    if (!PyNumber_Check(other) && !PySequence_Check(other)) {
+      PyErr_Clear();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  return r;
+}
+
+static PyObject *unary_operator(tl_op op, PyObject *a)
+{
+  tl_op_params p = {0};
+  if (tl_py_grad_wanted(&a, 1))
+    return tl_py_record(op, opfuncs[op][0], &a, 1, NULL, 0);
+  return tl_py_map(op, 1, &a, NULL, &p);
+}
+
+#define TL_BINARY_SLOT(fn, OP)                                               \
+  static PyObject *fn(PyObject *a, PyObject *b) { return binary_operator(TL_OP_##OP, a, b, false); } \
+  static PyObject *fn##_inplace(PyObject *a, PyObject *b) { return binary_operator(TL_OP_##OP, a, b, true); }
+TL_BINARY_SLOT(nb_add, ADD)
+TL_BINARY_SLOT(nb_sub, SUB)
+TL_BINARY_SLOT(nb_mul, MUL)
+TL_BINARY_SLOT(nb_truediv, DIV)
+TL_BINARY_SLOT(nb_floordiv, FLOOR_DIVIDE)
+TL_BINARY_SLOT(nb_rem, REMAINDER)
+TL_BINARY_SLOT(nb_and, BITWISE_AND)
+TL_BINARY_SLOT(nb_or, BITWISE_OR)
+TL_BINARY_SLOT(nb_xor, BITWISE_XOR)
+TL_BINARY_SLOT(nb_lshift, BITWISE_LEFT_SHIFT)
+TL_BINARY_SLOT(nb_rshift, BITWISE_RIGHT_SHIFT)
+
+static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod)
+{
+  if (mod != Py_None)
+    return PyErr_Format(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
+  return binary_operator(TL_OP_POW, a, b, false);
+}
+static PyObject *nb_pow_inplace(PyObject *a, PyObject *b, PyObject *mod)
+{
+  if (mod != Py_None)
+    return PyErr_Format(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
+  return binary_operator(TL_OP_POW, a, b, true);
+}
+
+static PyObject *nb_neg(PyObject *a) { return unary_operator(TL_OP_NEG, a); }
+static PyObject *nb_pos(PyObject *a) { return unary_operator(TL_OP_POSITIVE, a); }
+static PyObject *nb_abs(PyObject *a) { return unary_operator(TL_OP_ABS, a); }
+static PyObject *nb_invert(PyObject *a) { return unary_operator(TL_OP_BITWISE_NOT, a); }
+
+/* a @ b: matmul is declared by the linear-algebra files as _C.matmul. */
+static PyObject *nb_matmul(PyObject *a, PyObject *b)
+{
+  PyObject *fn = PyObject_GetAttrString(module_ref, "matmul");
+  if (!fn)
+    return NULL;
+  PyObject *r = PyObject_CallFunctionObjArgs(fn, a, b, NULL);
+  Py_DECREF(fn);
+  return r;
+}
+
+static PyObject *richcompare(PyObject *a, PyObject *b, int cmp)
+{
+  static const tl_op ops[] = {[Py_LT] = TL_OP_LT, [Py_LE] = TL_OP_LE, [Py_EQ] = TL_OP_EQ,
+                              [Py_NE] = TL_OP_NE, [Py_GT] = TL_OP_GT, [Py_GE] = TL_OP_GE};
+  if (b == Py_None) /* t == None is False, as in PyTorch */
+    Py_RETURN_NOTIMPLEMENTED;
+  return binary_operator(ops[cmp], a, b, false);
+}
+
+PyType_Slot tl_py_number_slots[] = {
+    {Py_nb_add, nb_add},
+    {Py_nb_subtract, nb_sub},
+    {Py_nb_multiply, nb_mul},
+    {Py_nb_true_divide, nb_truediv},
+    {Py_nb_floor_divide, nb_floordiv},
+    {Py_nb_remainder, nb_rem},
+    {Py_nb_power, nb_pow},
+    {Py_nb_and, nb_and},
+    {Py_nb_or, nb_or},
+    {Py_nb_xor, nb_xor},
+    {Py_nb_lshift, nb_lshift},
+    {Py_nb_rshift, nb_rshift},
+    {Py_nb_inplace_add, nb_add_inplace},
+    {Py_nb_inplace_subtract, nb_sub_inplace},
+    {Py_nb_inplace_multiply, nb_mul_inplace},
+    {Py_nb_inplace_true_divide, nb_truediv_inplace},
+    {Py_nb_inplace_floor_divide, nb_floordiv_inplace},
+    {Py_nb_inplace_remainder, nb_rem_inplace},
+    {Py_nb_inplace_power, nb_pow_inplace},
+    {Py_nb_inplace_and, nb_and_inplace},
+    {Py_nb_inplace_or, nb_or_inplace},
+    {Py_nb_inplace_xor, nb_xor_inplace},
+    {Py_nb_inplace_lshift, nb_lshift_inplace},
+    {Py_nb_inplace_rshift, nb_rshift_inplace},
+    {Py_nb_negative, nb_neg},
+    {Py_nb_positive, nb_pos},
+    {Py_nb_absolute, nb_abs},
+    {Py_nb_invert, nb_invert},
+    {Py_nb_matrix_multiply, nb_matmul},
+    {Py_tp_richcompare, richcompare},
+    {0, NULL},
+};

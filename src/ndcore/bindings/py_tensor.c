@@ -1,0 +1,801 @@
+/* py_tensor.c - the torchlike.Tensor type: lifetime, attributes, conversions.
+ *
+ * The type is a heap type so the Python package can add methods written in
+ * Python (repr, __array_function__ ...) with plain attribute assignment.
+ * Ops, views and creation live in py_ops.c, py_views.c and py_create.c.    */
+#include <stddef.h>
+
+#include <Python.h>
+#include <structmember.h>
+
+#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_numpy.h"
+
+PyTypeObject *tl_py_tensor_type;
+static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static PyObject *linalg_error; /* torchlike.linalg.LinAlgError, set from Python */
+
+PyObject *tl_py_raise(void)
+{
+  PyObject *exc;
+  switch (tl_error_status()) {
+  case TL_ERR_TYPE: exc = PyExc_TypeError; break;
+  case TL_ERR_INDEX: exc = PyExc_IndexError; break;
+  case TL_ERR_MEMORY: exc = PyExc_MemoryError; break;
+  case TL_ERR_NOT_IMPLEMENTED: exc = PyExc_NotImplementedError; break;
+  case TL_ERR_RUNTIME: exc = PyExc_RuntimeError; break;
+  case TL_ERR_OVERFLOW: exc = PyExc_OverflowError; break;
+  case TL_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
+  case TL_ERR_LINALG: exc = linalg_error ? linalg_error : PyExc_RuntimeError; break;
+  case TL_ERR_AXIS: exc = PyExc_IndexError; break;
+  case TL_OK: exc = PyExc_SystemError; break;
+  default: exc = PyExc_ValueError; break;
+  }
+  PyErr_SetString(exc, tl_error_status() == TL_OK ? "error without a message" : tl_error_message());
+  tl_error_clear();
+  return NULL;
+}
+
+int tl_py_raise_int(void)
+{
+  tl_py_raise();
+  return -1;
+}
+
+static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
+{
+  (void)self;
+  Py_XSETREF(linalg_error, Py_NewRef(cls));
+  Py_RETURN_NONE;
+}
+
+/* ---- autograd's entry (see py_tensor.h) ---- */
+
+_Thread_local bool tl_py_grad_enabled = true;
+tl_py_record_fn tl_py_record;
+int tl_py_formula_getitem, tl_py_formula_setitem;
+
+static bool wants_grad(PyObject *o)
+{
+  if (tl_py_is_tensor(o))
+    return ((tl_py_tensor *)o)->requires_grad;
+  if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (tl_py_is_tensor(items[i]) && ((tl_py_tensor *)items[i])->requires_grad)
+        return true;
+  }
+  return false;
+}
+
+bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n)
+{
+  if (!tl_py_grad_enabled || !tl_py_record)
+    return false;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (wants_grad(args[i]))
+      return true;
+  return false;
+}
+
+/* ---- lifetime ------------------------------------------------------------------- */
+
+tl_py_tensor *tl_py_tensor_alloc(void)
+{
+  tl_py_tensor *self = (tl_py_tensor *)tl_py_tensor_type->tp_alloc(tl_py_tensor_type, 0);
+  return self; /* tp_alloc zeroes: t.storage == NULL */
+}
+
+PyObject *tl_py_tensor_from(tl_tensor *t)
+{
+  tl_py_tensor *self = tl_py_tensor_alloc();
+  if (!self) {
+    tl_tensor_release(t);
+    return NULL;
+  }
+  self->t = *t;
+  t->storage = NULL;
+  return (PyObject *)self;
+}
+
+static int tensor_clear(PyObject *obj)
+{
+  tl_py_tensor *self = (tl_py_tensor *)obj;
+  Py_CLEAR(self->dict);
+  Py_CLEAR(self->grad);
+  Py_CLEAR(self->grad_fn);
+  Py_CLEAR(self->hooks);
+  Py_CLEAR(self->base);
+  return 0;
+}
+
+static int tensor_traverse(PyObject *obj, visitproc visit, void *arg)
+{
+  tl_py_tensor *self = (tl_py_tensor *)obj;
+  Py_VISIT(Py_TYPE(obj));
+  Py_VISIT(self->dict);
+  Py_VISIT(self->grad);
+  Py_VISIT(self->grad_fn);
+  Py_VISIT(self->hooks);
+  Py_VISIT(self->base);
+  return 0;
+}
+
+static void tensor_dealloc(PyObject *obj)
+{
+  tl_py_tensor *self = (tl_py_tensor *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  PyObject_GC_UnTrack(obj);
+  if (self->weakreflist)
+    PyObject_ClearWeakRefs(obj);
+  tensor_clear(obj);
+  if (self->t.storage)
+    tl_tensor_release(&self->t);
+  type->tp_free(obj);
+  Py_DECREF(type);
+}
+
+/* Tensor(data) builds a copy, like torchlike.tensor; subclasses (Parameter)
+ * pass through here too. */
+static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"data", NULL};
+  PyObject *data = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Tensor", kwlist, &data))
+    return NULL;
+  tl_tensor t = {0};
+  bool weak;
+  if (data ? tl_py_to_tensor(data, -1, true, &t, &weak) < 0
+           : tl_tensor_empty(&t, tl_dtype_default_float(), 1, (int64_t[]){0}, tl_device_cpu()) != TL_OK)
+    return data ? NULL : tl_py_raise();
+  tl_py_tensor *self = (tl_py_tensor *)type->tp_alloc(type, 0);
+  if (!self) {
+    tl_tensor_release(&t);
+    return NULL;
+  }
+  self->t = t;
+  return (PyObject *)self;
+}
+
+/* ---- attributes ----------------------------------------------------------------- */
+
+PyObject *tl_py_size_new(int ndim, const int64_t *shape)
+{
+  PyObject *size = size_type->tp_alloc(size_type, ndim);
+  if (!size)
+    return NULL;
+  for (int i = 0; i < ndim; i++) {
+    PyObject *v = PyLong_FromLongLong(shape[i]);
+    if (!v) {
+      Py_DECREF(size);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(size, i, v);
+  }
+  return size;
+}
+
+static PyObject *tensor_get_shape(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_tensor *t = tl_py_t(self);
+  return tl_py_size_new(t->ndim, t->shape);
+}
+static PyObject *tensor_get_dtype(PyObject *self, void *closure)
+{
+  (void)closure;
+  return Py_NewRef(tl_py_dtype_obj(tl_py_t(self)->dtype));
+}
+static PyObject *tensor_get_device(PyObject *self, void *closure)
+{
+  (void)closure;
+  return tl_py_device_obj(tl_tensor_device(tl_py_t(self)));
+}
+static PyObject *tensor_get_ndim(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyLong_FromLong(tl_py_t(self)->ndim);
+}
+static PyObject *tensor_get_is_cuda(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(tl_tensor_device(tl_py_t(self)).type == TL_DEVICE_CUDA);
+}
+static PyObject *tensor_get_is_cpu(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyBool_FromLong(tl_tensor_device(tl_py_t(self)).type == TL_DEVICE_CPU);
+}
+static PyObject *tensor_get_itemsize(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyLong_FromSize_t(tl_dtype_size(tl_py_t(self)->dtype));
+}
+static PyObject *tensor_get_nbytes(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_tensor *t = tl_py_t(self);
+  return PyLong_FromLongLong(tl_tensor_numel(t) * (int64_t)tl_dtype_size(t->dtype));
+}
+static PyObject *tensor_get_version(PyObject *self, void *closure)
+{
+  (void)closure;
+  return PyLong_FromUnsignedLongLong(tl_py_t(self)->storage->version);
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", tensor_get_shape, NULL, "the size of each dimension, as a torchlike.Size", NULL},
+    {"dtype", tensor_get_dtype, NULL, NULL, NULL},
+    {"device", tensor_get_device, NULL, NULL, NULL},
+    {"ndim", tensor_get_ndim, NULL, NULL, NULL},
+    {"is_cuda", tensor_get_is_cuda, NULL, NULL, NULL},
+    {"is_cpu", tensor_get_is_cpu, NULL, NULL, NULL},
+    {"itemsize", tensor_get_itemsize, NULL, NULL, NULL},
+    {"nbytes", tensor_get_nbytes, NULL, NULL, NULL},
+    {"_version", tensor_get_version, NULL, "the storage's in-place write counter", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- methods -------------------------------------------------------------------- */
+
+static int dim_arg(PyObject *arg, int ndim, int *dim)
+{
+  long long d = PyLong_AsLongLong(arg);
+  if (d == -1 && PyErr_Occurred())
+    return -1;
+  return tl_dim_wrap(d, ndim, dim) == TL_OK ? 0 : tl_py_raise_int();
+}
+
+static PyObject *tensor_size(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+  tl_tensor *t = tl_py_t(self);
+  int dim;
+  if (nargs == 0)
+    return tl_py_size_new(t->ndim, t->shape);
+  if (nargs > 1 || dim_arg(args[0], t->ndim, &dim) < 0)
+    return nargs > 1 ? PyErr_Format(PyExc_TypeError, "size() takes at most 1 argument") : NULL;
+  return PyLong_FromLongLong(t->ndim ? t->shape[dim] : 1);
+}
+
+static PyObject *tensor_stride(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+  tl_tensor *t = tl_py_t(self);
+  int dim;
+  if (nargs == 0) {
+    PyObject *r = PyTuple_New(t->ndim);
+    for (int i = 0; r && i < t->ndim; i++)
+      PyTuple_SET_ITEM(r, i, PyLong_FromLongLong(t->strides[i]));
+    return r;
+  }
+  if (nargs > 1 || dim_arg(args[0], t->ndim, &dim) < 0)
+    return nargs > 1 ? PyErr_Format(PyExc_TypeError, "stride() takes at most 1 argument") : NULL;
+  return PyLong_FromLongLong(t->ndim ? t->strides[dim] : 1);
+}
+
+static PyObject *tensor_dim(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyLong_FromLong(tl_py_t(self)->ndim);
+}
+static PyObject *tensor_numel(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyLong_FromLongLong(tl_tensor_numel(tl_py_t(self)));
+}
+static PyObject *tensor_element_size(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyLong_FromSize_t(tl_dtype_size(tl_py_t(self)->dtype));
+}
+static PyObject *tensor_is_contiguous(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyBool_FromLong(tl_tensor_is_contiguous(tl_py_t(self)));
+}
+static PyObject *tensor_is_floating_point(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyBool_FromLong(tl_dtype_is_float(tl_py_t(self)->dtype));
+}
+static PyObject *tensor_is_complex(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyBool_FromLong(tl_dtype_is_complex(tl_py_t(self)->dtype));
+}
+static PyObject *tensor_data_ptr(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyLong_FromVoidPtr(tl_tensor_data(tl_py_t(self)));
+}
+static PyObject *tensor_storage_offset(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyLong_FromLongLong(tl_py_t(self)->offset);
+}
+
+/* NumPy cannot carry a tensor's history: handing out memory of a tensor that
+ * requires grad would let the gradient be dropped without a word. */
+static int refuse_grad(PyObject *self, const char *what)
+{
+  if (!((tl_py_tensor *)self)->requires_grad)
+    return 0;
+  PyErr_Format(PyExc_RuntimeError, "Can't call %s on Tensor that requires grad. Use "
+               "tensor.detach().%s instead.", what, what);
+  return -1;
+}
+
+static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  /* force=True copies what NumPy can't view (other devices, autograd); a CPU
+   * tensor is always viewable, so it changes nothing yet. */
+  if (nargs > 0 || (kwnames && (PyTuple_GET_SIZE(kwnames) > 1 ||
+                                !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
+                                PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
+                                                                 "force") != 0)))
+    return PyErr_Format(PyExc_TypeError, "numpy() takes only the keyword argument force");
+  int force = kwnames ? PyObject_IsTrue(args[0]) : 0;
+  if (force < 0 || (!force && refuse_grad(self, "numpy()") < 0))
+    return NULL;
+  return tl_py_to_numpy(self, tl_py_t(self));
+}
+
+/* __array__(dtype=None, copy=None): zero-copy unless a dtype or copy asks
+ * otherwise.  NumPy 2's copy semantics: copy=True always copies, copy=False
+ * raises ValueError when a copy can't be avoided (a dtype change, bfloat16). */
+static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"dtype", "copy", NULL};
+  PyObject *dtype = Py_None, *copy_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy_obj))
+    return NULL;
+  int copy = copy_obj == Py_None ? -1 : PyObject_IsTrue(copy_obj);
+  if ((copy == -1 && PyErr_Occurred()) || refuse_grad(self, "numpy()") < 0)
+    return NULL;
+  tl_tensor *t = tl_py_t(self);
+  PyObject *arr;
+  int flags = copy == 1 ? NPY_ARRAY_ENSURECOPY : copy == 0 ? NPY_ARRAY_ENSURENOCOPY : 0;
+  if (t->dtype == TL_DTYPE_BF16) { /* NumPy has no bfloat16: give float32 values */
+    if (copy == 0)
+      return PyErr_Format(PyExc_ValueError, "Unable to avoid copy while creating an array as "
+                                            "requested: NumPy has no bfloat16, so the values are "
+                                            "converted to float32");
+    tl_tensor f = {0};
+    if (tl_tensor_to_dtype(&f, t, TL_DTYPE_F32) != TL_OK)
+      return tl_py_raise();
+    PyObject *tmp = tl_py_tensor_from(&f);
+    if (!tmp)
+      return NULL;
+    arr = tl_py_to_numpy(tmp, tl_py_t(tmp));
+    Py_DECREF(tmp);
+    flags = 0; /* that conversion was the copy */
+  } else {
+    arr = tl_py_to_numpy(self, t);
+  }
+  if (!arr)
+    return NULL;
+  if (dtype == Py_None && flags != NPY_ARRAY_ENSURECOPY)
+    return arr;
+  PyArray_Descr *descr = NULL;
+  if (dtype != Py_None && !PyArray_DescrConverter(dtype, &descr)) {
+    Py_DECREF(arr);
+    return NULL;
+  }
+  PyObject *r = PyArray_FromArray((PyArrayObject *)arr, descr, flags);
+  Py_DECREF(arr);
+  return r;
+}
+
+/* Python value of one element (the view's first). */
+static PyObject *element_obj(const tl_tensor *t, const char *p)
+{
+  return tl_py_scalar_obj(tl_scalar_load(t->dtype, p));
+}
+
+static PyObject *tensor_item(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_tensor *t = tl_py_t(self);
+  int64_t n = tl_tensor_numel(t);
+  if (n != 1)
+    return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
+                                            "Scalar", (long long)n);
+  return element_obj(t, tl_tensor_data(t));
+}
+
+static PyObject *tolist_rec(const tl_tensor *t, int dim, const char *p)
+{
+  if (dim == t->ndim)
+    return element_obj(t, p);
+  PyObject *list = PyList_New(t->shape[dim]);
+  int64_t step = t->strides[dim] * (int64_t)tl_dtype_size(t->dtype);
+  for (int64_t i = 0; list && i < t->shape[dim]; i++) {
+    PyObject *v = tolist_rec(t, dim + 1, p + i * step);
+    if (!v) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, i, v);
+  }
+  return list;
+}
+
+static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  tl_tensor *t = tl_py_t(self);
+  return tolist_rec(t, 0, tl_tensor_data(t));
+}
+
+static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject *))
+{
+  tl_tensor *t = tl_py_t(self);
+  if (tl_tensor_numel(t) != 1)
+    return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
+                                            "Scalar", (long long)tl_tensor_numel(t));
+  PyObject *v = element_obj(t, tl_tensor_data(t));
+  if (!v || !convert)
+    return v;
+  PyObject *r = convert(v);
+  Py_DECREF(v);
+  return r;
+}
+
+static PyObject *tensor_float(PyObject *self) { return tensor_scalar_as(self, PyNumber_Float); }
+static PyObject *tensor_int(PyObject *self) { return tensor_scalar_as(self, PyNumber_Long); }
+static PyObject *tensor_index(PyObject *self)
+{
+  if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL)
+    return PyErr_Format(PyExc_TypeError, "only integer tensors of a single element can be "
+                                         "converted to an index");
+  return tensor_scalar_as(self, PyNumber_Long);
+}
+static int tensor_bool(PyObject *self)
+{
+  tl_tensor *t = tl_py_t(self);
+  int64_t n = tl_tensor_numel(t);
+  if (n != 1) {
+    PyErr_Format(PyExc_RuntimeError, "Boolean value of Tensor with %s values is ambiguous",
+                 n == 0 ? "no" : "more than one");
+    return -1;
+  }
+  PyObject *v = element_obj(t, tl_tensor_data(t));
+  int r = v ? PyObject_IsTrue(v) : -1;
+  Py_XDECREF(v);
+  return r;
+}
+static PyObject *tensor_complex(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  PyObject *v = tensor_scalar_as(self, NULL);
+  if (!v || PyComplex_Check(v))
+    return v;
+  PyObject *r = PyObject_CallOneArg((PyObject *)&PyComplex_Type, v);
+  Py_DECREF(v);
+  return r;
+}
+
+static Py_ssize_t tensor_len(PyObject *self)
+{
+  tl_tensor *t = tl_py_t(self);
+  if (t->ndim == 0) {
+    PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
+    return -1;
+  }
+  return (Py_ssize_t)t->shape[0];
+}
+
+static Py_hash_t tensor_hash(PyObject *self) { return _Py_HashPointer(self); }
+
+/* to(dtype) / to(device) / to(device, dtype) / to(other), copy=False */
+static PyObject *tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"a", "b", "dtype", "device", "non_blocking", "copy", "memory_format", NULL};
+  PyObject *a = NULL, *b = NULL, *dtype_obj = NULL, *device_obj = NULL, *nb = NULL, *mf = NULL;
+  int copy = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOOOpO:to", kwlist, &a, &b, &dtype_obj,
+                                   &device_obj, &nb, &copy, &mf))
+    return NULL;
+  tl_tensor *t = tl_py_t(self);
+  tl_dtype dtype = t->dtype;
+  tl_device device = tl_tensor_device(t);
+  PyObject *pos[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    PyObject *o = pos[i];
+    if (!o || o == Py_None)
+      continue;
+    if (tl_py_is_tensor(o)) {
+      dtype = tl_py_t(o)->dtype;
+      device = tl_tensor_device(tl_py_t(o));
+    } else if (Py_IS_TYPE(o, tl_py_dtype_type)) {
+      dtype_obj = o;
+    } else if (i == 1 && PyBool_Check(o)) {
+      nb = o;
+    } else if (tl_py_parse_device(o, &device) < 0) {
+      PyErr_Clear();
+      if (tl_py_parse_dtype(o, &dtype) < 0)
+        return NULL;
+    }
+  }
+  if (dtype_obj && dtype_obj != Py_None && tl_py_parse_dtype(dtype_obj, &dtype) < 0)
+    return NULL;
+  if (device_obj && device_obj != Py_None && tl_py_parse_device(device_obj, &device) < 0)
+    return NULL;
+  if (!tl_device_eq(device, tl_tensor_device(t))) {
+    char buf[32];
+    return PyErr_Format(PyExc_RuntimeError, "cannot move a tensor to %s: no CUDA support is "
+                                            "available in this build or on this machine",
+                        tl_device_str(buf, sizeof buf, device));
+  }
+  if (dtype == t->dtype && !copy)
+    return Py_NewRef(self);
+  tl_tensor out = {0};
+  if (tl_tensor_to_dtype(&out, t, dtype) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&out);
+}
+
+static PyObject *convert_to(PyObject *self, tl_dtype dtype)
+{
+  tl_tensor *t = tl_py_t(self);
+  if (t->dtype == dtype)
+    return Py_NewRef(self);
+  tl_tensor out = {0};
+  if (tl_tensor_to_dtype(&out, t, dtype) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&out);
+}
+
+#define TL_CONVERT_METHOD(name, E)                                      \
+  static PyObject *tensor_##name(PyObject *self, PyObject *unused)      \
+  {                                                                     \
+    (void)unused;                                                       \
+    return convert_to(self, TL_DTYPE_##E);                              \
+  }
+TL_CONVERT_METHOD(to_bool, BOOL)
+TL_CONVERT_METHOD(to_byte, U8)
+TL_CONVERT_METHOD(to_char, I8)
+TL_CONVERT_METHOD(to_short, I16)
+TL_CONVERT_METHOD(to_int, I32)
+TL_CONVERT_METHOD(to_long, I64)
+TL_CONVERT_METHOD(to_half, F16)
+TL_CONVERT_METHOD(to_bfloat16, BF16)
+TL_CONVERT_METHOD(to_float, F32)
+TL_CONVERT_METHOD(to_double, F64)
+TL_CONVERT_METHOD(to_cfloat, C64)
+TL_CONVERT_METHOD(to_cdouble, C128)
+
+static PyObject *tensor_cpu(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return Py_NewRef(self);
+}
+
+static PyObject *tensor_clone(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  (void)args;
+  (void)kwargs; /* memory_format: clones are always contiguous */
+  tl_tensor out = {0};
+  if (tl_tensor_to_dtype(&out, tl_py_t(self), tl_py_t(self)->dtype) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&out);
+}
+
+static PyObject *tensor_contiguous(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  if (tl_tensor_is_contiguous(tl_py_t(self)))
+    return Py_NewRef(self);
+  return tensor_clone(self, args, kwargs);
+}
+
+static PyObject *tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"src", "non_blocking", NULL};
+  PyObject *src, *nb = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:copy_", kwlist, &src, &nb))
+    return NULL;
+  tl_tensor s = {0};
+  bool weak;
+  if (tl_py_to_tensor(src, -1, false, &s, &weak) < 0)
+    return NULL;
+  tl_status status = tl_tensor_copy(tl_py_t(self), &s);
+  tl_tensor_release(&s);
+  return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
+}
+
+static PyObject *tensor_fill_(PyObject *self, PyObject *value)
+{
+  tl_tensor s = {0};
+  bool weak;
+  if (tl_py_is_tensor(value) && tl_py_t(value)->ndim != 0)
+    return PyErr_Format(PyExc_RuntimeError, "fill_ only supports 0-dimension value tensor but got "
+                                            "tensor with %d dimensions", tl_py_t(value)->ndim);
+  if (tl_py_to_tensor(value, -1, false, &s, &weak) < 0)
+    return NULL;
+  tl_status status = tl_tensor_copy(tl_py_t(self), &s);
+  tl_tensor_release(&s);
+  return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
+}
+
+static PyObject *tensor_zero_(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  PyObject *zero = PyLong_FromLong(0);
+  PyObject *r = zero ? tensor_fill_(self, zero) : NULL;
+  Py_XDECREF(zero);
+  return r;
+}
+
+static PyObject *tensor_set_flags(PyObject *self, PyObject *args)
+{
+  /* _set_readonly(bool): used by tests and by DLPack import of read-only data. */
+  int readonly;
+  if (!PyArg_ParseTuple(args, "p", &readonly))
+    return NULL;
+  tl_py_t(self)->storage->readonly = readonly;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"size", (PyCFunction)(void (*)(void))tensor_size, METH_FASTCALL, NULL},
+    {"stride", (PyCFunction)(void (*)(void))tensor_stride, METH_FASTCALL, NULL},
+    {"dim", tensor_dim, METH_NOARGS, NULL},
+    {"ndimension", tensor_dim, METH_NOARGS, NULL},
+    {"numel", tensor_numel, METH_NOARGS, NULL},
+    {"nelement", tensor_numel, METH_NOARGS, NULL},
+    {"element_size", tensor_element_size, METH_NOARGS, NULL},
+    {"is_contiguous", tensor_is_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"is_floating_point", tensor_is_floating_point, METH_NOARGS, NULL},
+    {"is_complex", tensor_is_complex, METH_NOARGS, NULL},
+    {"data_ptr", tensor_data_ptr, METH_NOARGS, NULL},
+    {"storage_offset", tensor_storage_offset, METH_NOARGS, NULL},
+    {"numpy", (PyCFunction)(void (*)(void))tensor_numpy, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"__array__", (PyCFunction)(void (*)(void))tensor_array, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"item", tensor_item, METH_NOARGS, NULL},
+    {"tolist", tensor_tolist, METH_NOARGS, NULL},
+    {"__complex__", tensor_complex, METH_NOARGS, NULL},
+    {"to", (PyCFunction)(void (*)(void))tensor_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"bool", tensor_to_bool, METH_NOARGS, NULL},
+    {"byte", tensor_to_byte, METH_NOARGS, NULL},
+    {"char", tensor_to_char, METH_NOARGS, NULL},
+    {"short", tensor_to_short, METH_NOARGS, NULL},
+    {"int", tensor_to_int, METH_NOARGS, NULL},
+    {"long", tensor_to_long, METH_NOARGS, NULL},
+    {"half", tensor_to_half, METH_NOARGS, NULL},
+    {"bfloat16", tensor_to_bfloat16, METH_NOARGS, NULL},
+    {"float", tensor_to_float, METH_NOARGS, NULL},
+    {"double", tensor_to_double, METH_NOARGS, NULL},
+    {"cfloat", tensor_to_cfloat, METH_NOARGS, NULL},
+    {"cdouble", tensor_to_cdouble, METH_NOARGS, NULL},
+    {"cpu", tensor_cpu, METH_NOARGS, NULL},
+    {"clone", (PyCFunction)(void (*)(void))tensor_clone, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"contiguous", (PyCFunction)(void (*)(void))tensor_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"copy_", (PyCFunction)(void (*)(void))tensor_copy_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"fill_", tensor_fill_, METH_O, NULL},
+    {"zero_", tensor_zero_, METH_NOARGS, NULL},
+    {"_set_readonly", tensor_set_flags, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef tensor_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(tl_py_tensor, weakreflist), READONLY, NULL},
+    {"__dictoffset__", T_PYSSIZET, offsetof(tl_py_tensor, dict), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+/* ---- torchlike.Size ---------------------------------------------------------------- */
+
+static PyObject *size_repr(PyObject *self)
+{
+  PyObject *list = PySequence_List(self);
+  if (!list)
+    return NULL;
+  PyObject *r = PyUnicode_FromFormat("torchlike.Size(%R)", list);
+  Py_DECREF(list);
+  return r;
+}
+
+static PyObject *size_numel(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  long long n = 1;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self); i++) {
+    n *= PyLong_AsLongLong(PyTuple_GET_ITEM(self, i));
+    if (PyErr_Occurred())
+      return NULL;
+  }
+  return PyLong_FromLongLong(n);
+}
+
+static PyMethodDef size_methods[] = {
+    {"numel", size_numel, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+static PyType_Slot size_slots[] = {
+    {Py_tp_repr, size_repr},
+    {Py_tp_methods, size_methods},
+    {0, NULL},
+};
+static PyType_Spec size_spec = {
+    .name = "torchlike.Size",
+    .basicsize = 0,
+    .itemsize = 0,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .slots = size_slots,
+};
+
+/* ---- the type ------------------------------------------------------------------- */
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_new, tensor_new},
+    {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_traverse, tensor_traverse},
+    {Py_tp_clear, tensor_clear},
+    {Py_tp_getset, tensor_getset},
+    {Py_tp_methods, tensor_methods},
+    {Py_tp_members, tensor_members},
+    {Py_tp_hash, tensor_hash},
+    {Py_nb_bool, tensor_bool},
+    {Py_nb_float, tensor_float},
+    {Py_nb_int, tensor_int},
+    {Py_nb_index, tensor_index},
+    {Py_mp_length, tensor_len},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {
+    .name = "torchlike.Tensor",
+    .basicsize = sizeof(tl_py_tensor),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+};
+
+static PyMethodDef tensor_functions[] = {
+    {"_set_linalg_error", set_linalg_error, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_tensor_add_methods(PyMethodDef *methods)
+{
+  for (PyMethodDef *m = methods; m->ml_name; m++) {
+    PyObject *descr = PyDescr_NewMethod(tl_py_tensor_type, m);
+    if (!descr || PyObject_SetAttrString((PyObject *)tl_py_tensor_type, m->ml_name, descr) < 0) {
+      Py_XDECREF(descr);
+      return -1;
+    }
+    Py_DECREF(descr);
+  }
+  return 0;
+}
+
+int tl_py_tensor_types_init(PyObject *module)
+{
+  size_type = (PyTypeObject *)PyType_FromSpecWithBases(&size_spec, (PyObject *)&PyTuple_Type);
+  if (!size_type || PyModule_AddObjectRef(module, "Size", (PyObject *)size_type) < 0)
+    return -1;
+  /* The operators, indexing and the buffer protocol are slots other files
+   * define; the type is made once from all of them. */
+  static PyType_Slot slots[96];
+  const PyType_Slot *parts[] = {tensor_slots, tl_py_number_slots, tl_py_mapping_slots,
+                                tl_py_buffer_slots};
+  int n = 0;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    for (const PyType_Slot *slot = parts[i]; slot->slot; slot++)
+      slots[n++] = *slot;
+  slots[n] = (PyType_Slot){0, NULL};
+  tensor_spec.slots = slots;
+  tl_py_tensor_type = (PyTypeObject *)PyType_FromSpec(&tensor_spec);
+  if (!tl_py_tensor_type)
+    return -1;
+  if (PyModule_AddObjectRef(module, "Tensor", (PyObject *)tl_py_tensor_type) < 0)
+    return -1;
+  if (PyModule_AddFunctions(module, tensor_functions) < 0)
+    return -1;
+  if (tl_py_tensor_add_methods(tl_py_view_methods) < 0 ||
+      tl_py_tensor_add_methods(tl_py_dlpack_methods) < 0)
+    return -1;
+  return 0;
+}

@@ -1,0 +1,176 @@
+/* py_tensor.h - the Python side of the tensor: object layout and the helpers
+ * every py_*.c file shares.  Only py_*.c files include Python.h.
+ *
+ * A Tensor object embeds its tl_tensor view by value, so the C core works on
+ * &obj->t directly and an op's output is allocated as a Python object first,
+ * then filled by the core.                                                   */
+#ifndef TL_PY_TENSOR_H
+#define TL_PY_TENSOR_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ndcore/dispatch/tl_op.h"
+
+typedef struct {
+  PyObject_HEAD
+  tl_tensor t;
+  PyObject *weakreflist;
+  PyObject *dict; /* attributes set from Python (nn.Parameter and friends) */
+  /* autograd (src/grad): a leaf has grad_fn NULL; requires_grad is also set
+   * on every tensor that has a grad_fn, so one flag answers "record?". */
+  PyObject *grad;
+  PyObject *grad_fn;  /* the node that made this tensor (strong) */
+  PyObject *grad_acc; /* a leaf's AccumulateGrad node (borrowed, cleared by it) */
+  PyObject *hooks;    /* a leaf's list of (id, hook) from register_hook */
+  PyObject *base;     /* a recorded view's base (strong); NULL otherwise */
+  uint64_t base_seq;  /* the base's grad_fn when this view was current (node seq) */
+  int output_nr;      /* which output of grad_fn */
+  bool requires_grad;
+  bool retains_grad;
+} tl_py_tensor;
+
+extern PyTypeObject *tl_py_tensor_type;
+
+/* ---- autograd's entry into the call path ----
+ * src/grad installs tl_py_record at import; the op paths here ask
+ * tl_py_grad_wanted first, so a call that needs no gradient pays one flag
+ * test per argument.  Grad mode is per thread, as in PyTorch. */
+extern _Thread_local bool tl_py_grad_enabled;
+typedef PyObject *(*tl_py_record_fn)(int formula, PyObject *impl, PyObject *const *args,
+                                     size_t nargsf, PyObject *kwnames, int flags);
+extern tl_py_record_fn tl_py_record;
+/* The formulas of t[key] and t[key] = value, which the indexing slots record
+ * (src/grad sets them with tl_py_record). */
+extern int tl_py_formula_getitem, tl_py_formula_setitem;
+/* True when grad mode is on and a tensor argument (or a tensor inside a
+ * list/tuple argument) requires grad. */
+bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n);
+
+static inline int tl_py_is_tensor(PyObject *o) { return PyObject_TypeCheck(o, tl_py_tensor_type); }
+static inline tl_tensor *tl_py_t(PyObject *o) { return &((tl_py_tensor *)o)->t; }
+
+/* A new, empty Tensor object whose t the core fills (t.storage == NULL). */
+tl_py_tensor *tl_py_tensor_alloc(void);
+/* Wrap a view: the object takes over t's storage reference. */
+PyObject *tl_py_tensor_from(tl_tensor *t);
+/* Set the Python exception for the core's pending error; returns NULL. */
+PyObject *tl_py_raise(void);
+/* Same, for int-returning functions: returns -1. */
+int tl_py_raise_int(void);
+
+/* dtypes (py_dtype.c) */
+extern PyTypeObject *tl_py_dtype_type;
+PyObject *tl_py_dtype_obj(tl_dtype d); /* borrowed */
+/* Accept a torchlike dtype, a NumPy dtype or type, a name, or float/int/bool/complex. */
+int tl_py_parse_dtype(PyObject *o, tl_dtype *out);
+int tl_py_dtype_from_numpy(PyObject *descr, tl_dtype *out);
+int tl_py_dtype_types_init(PyObject *module);
+
+/* devices (py_device.c) */
+int tl_py_parse_device(PyObject *o, tl_device *out);
+PyObject *tl_py_device_obj(tl_device d); /* new reference */
+int tl_py_device_init(PyObject *module);
+
+/* conversion (py_convert.c) */
+/* Any Python object -> a tensor view in t.  Python scalars come back as 0-d
+ * tensors with *weak set; dtype < 0 means "infer".  copy forces a copy. */
+int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak);
+/* A tensor viewing a NumPy array's memory (zero-copy). */
+int tl_py_from_numpy(PyObject *array, tl_tensor *t);
+/* An ndarray viewing the tensor's memory (zero-copy, keeps `owner` alive). */
+PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t);
+/* A Python scalar (bool/int/float/complex) -> tl_scalar; 0 if o is not one. */
+int tl_py_scalar(PyObject *o, tl_scalar *s);
+PyObject *tl_py_scalar_obj(tl_scalar s);
+
+/* arguments (py_args.c) */
+/* Bind positional and keyword arguments to the parameters `names`
+ * (NULL-terminated): values[i] is names[i]'s argument, NULL when absent.  At
+ * most npos arguments may come positionally (-1: any); the first nrequired
+ * must be given.  A bad call raises Python's usual TypeError. */
+int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    const char *const *names, int npos, int nrequired, PyObject **values);
+
+/* The parameter a NumPy-spelled keyword stands for ("axis" -> "dim"), or NULL. */
+const char *tl_py_kw_alias(const char *key);
+
+/* One argument each.  Absent (NULL) or None leaves *v as it is; a wrong type
+ * is a TypeError naming func and the argument.  tl_py_tensor_arg returns
+ * NULL with an error when the tensor is missing or not a Tensor. */
+int tl_py_int_arg(const char *func, const char *name, PyObject *o, int64_t *v);
+int tl_py_bool_arg(PyObject *o, bool *v);
+const tl_tensor *tl_py_tensor_arg(const char *func, const char *name, PyObject *o);
+
+/* torchlike.return_types (a new reference), shared by every op returning
+ * named tuples (max/min, sort, topk ...). */
+PyObject *tl_py_return_types(PyObject *module);
+/* A (values, indices) named tuple type "torchlike.return_types.<name>" (the
+ * qualname must be a static string), added to that namespace. */
+PyTypeObject *tl_py_pair_type(PyObject *module, const char *qualname);
+/* An instance of it; steals both tensors (either may be NULL after a failure). */
+PyObject *tl_py_pair(PyTypeObject *type, PyObject *values, PyObject *indices);
+
+/* the type (py_tensor.c) */
+int tl_py_tensor_types_init(PyObject *module);
+/* Add methods from a table to Tensor (for files other than py_tensor.c). */
+int tl_py_tensor_add_methods(PyMethodDef *methods);
+PyObject *tl_py_size_new(int ndim, const int64_t *shape);
+
+/* ops (py_ops.c): op functions, Tensor methods, operators and comparisons */
+int tl_py_ops_init(PyObject *module);
+extern PyType_Slot tl_py_number_slots[];
+/* The reduction family's argument parsing (py_reduce.c). */
+PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
+PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+extern PyMethodDef tl_py_linalg_functions[];
+/* tensordot's dims (NULL: 2) as the contracted dims of a and b, as given
+ * (not wrapped); n is their count. */
+int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
+                         int64_t *da, int64_t *db);
+/* The sorting and searching family's parsing (py_sort.c) and its named
+ * tuples in torchlike.return_types. */
+PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+int tl_py_sort_init(PyObject *module);
+/* torchlike.return_types.max/min (py_reduce.c; the namespace is shared with
+ * py_sort.c, whichever init runs first makes it). */
+int tl_py_reduce_init(PyObject *module);
+/* Elementwise op on Python operands (tensors or scalars); out may be NULL. */
+PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
+                    const tl_op_params *p);
+/* Parse dim=None|int|sequence into a reduction bitmask over ndim dims. */
+int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask);
+
+/* views and basic indexing (py_views.c) */
+extern PyMethodDef tl_py_view_methods[];
+extern PyMethodDef tl_py_view_functions[];
+extern PyType_Slot tl_py_mapping_slots[];
+extern PyObject *(*tl_py_advanced_getitem)(PyObject *self, PyObject *index);
+extern int (*tl_py_advanced_setitem)(PyObject *self, PyObject *index, PyObject *value);
+
+/* advanced indexing and the indexing ops (py_index.c) */
+int tl_py_index_init(PyObject *module);
+PyObject *tl_py_index_call(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames);
+bool tl_py_index_has_inplace(tl_op op);
+PyObject *tl_py_index_where(PyObject *condition);
+
+/* shape ops: cat, split, flip, pad ... as Tensor methods and functions (py_shape_ops.c) */
+int tl_py_shape_ops_init(PyObject *module);
+
+/* creation and random (py_create.c) */
+extern PyMethodDef tl_py_create_functions[];
+/* Generator, the random functions and Tensor samplers (py_random.c) */
+int tl_py_random_init(PyObject *module);
+
+/* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
+int tl_py_ufunc_init(PyObject *module);
+
+/* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
+extern PyMethodDef tl_py_dlpack_methods[];
+extern PyMethodDef tl_py_dlpack_functions[];
+extern PyType_Slot tl_py_buffer_slots[];
+
+
+#endif

@@ -1,0 +1,69 @@
+/* py_ufunc.c - the fast path of Tensor.__array_ufunc__ (NEP 13).
+ *
+ * np.sin(t) reaches Tensor.__array_ufunc__(np.sin, "__call__", t).  The full
+ * protocol (reduce, accumulate, outer, out=, dtype=, the NumPy fallback) is
+ * Python (torchlike/_ufunc.py); a plain call of a ufunc that maps to a
+ * torchlike op is served here, so NumPy-style code pays one dict lookup over
+ * calling the op itself.  The table is filled by _ufunc.py as it resolves
+ * ufuncs: only calls the Python path would answer with op(*inputs) go in. */
+#include <Python.h>
+
+#include "ndcore/bindings/py_tensor.h"
+
+static PyObject *fast_table; /* {ufunc: torchlike op} */
+static PyObject *slow_path;  /* _ufunc.array_ufunc(self, ufunc, method, *inputs, **kw) */
+static PyObject *call_str;   /* "__call__", interned */
+
+static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  if (nargs >= 2 && !kwnames && fast_table && (args[1] == call_str ||
+      (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], call_str) == 0))) {
+    PyObject *op = PyDict_GetItemWithError(fast_table, args[0]); /* borrowed */
+    if (op)
+      return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
+    if (PyErr_Occurred())
+      return NULL;
+  }
+  if (!slow_path)
+    return PyErr_Format(PyExc_RuntimeError, "torchlike's __array_ufunc__ is not initialised");
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject **all = PyMem_Malloc((size_t)(1 + nargs + nkw) * sizeof(PyObject *));
+  if (!all)
+    return PyErr_NoMemory();
+  all[0] = self;
+  memcpy(all + 1, args, (size_t)(nargs + nkw) * sizeof(PyObject *));
+  PyObject *r = PyObject_Vectorcall(slow_path, all, (size_t)(1 + nargs), kwnames);
+  PyMem_Free(all);
+  return r;
+}
+
+/* _set_array_ufunc(table, slow_path) */
+static PyObject *set_array_ufunc(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)module;
+  if (nargs != 2 || !PyDict_Check(args[0]) || !PyCallable_Check(args[1]))
+    return PyErr_Format(PyExc_TypeError, "_set_array_ufunc(table: dict, slow_path: callable)");
+  Py_XSETREF(fast_table, Py_NewRef(args[0]));
+  Py_XSETREF(slow_path, Py_NewRef(args[1]));
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef ufunc_methods[] = {
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))tensor_array_ufunc,
+     METH_FASTCALL | METH_KEYWORDS, "NEP 13: NumPy ufuncs on tensors run torchlike ops"},
+    {NULL, NULL, 0, NULL},
+};
+static PyMethodDef ufunc_functions[] = {
+    {"_set_array_ufunc", (PyCFunction)(void (*)(void))set_array_ufunc, METH_FASTCALL, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_ufunc_init(PyObject *module)
+{
+  if (!(call_str = PyUnicode_InternFromString("__call__")))
+    return -1;
+  if (PyModule_AddFunctions(module, ufunc_functions) < 0)
+    return -1;
+  return tl_py_tensor_add_methods(ufunc_methods);
+}

@@ -1,0 +1,425 @@
+/* op.c - the op registry's tables and the elementwise call path.
+ *
+ * Promotion, in order:
+ *  1. The tensors' dtypes are promoted with tl_promote_types (dtype.c).
+ *  2. Each weak Python scalar may lift that to its kind (tl_promote_weak);
+ *     an integer scalar that does not fit the result raises OverflowError.
+ *  3. The op's rule turns the promoted dtype into the result dtype and the
+ *     compute dtype the loop runs in:
+ *       SAME, ARITH      result = compute = promoted
+ *       ARITH_NOBOOL     as ARITH, but bool is refused (sub, neg)
+ *       FLOAT            integral -> default float (true division, exp ...)
+ *       FLOAT_REAL       FLOAT, complex refused (erf, atan2 ...)
+ *       FLOAT_ONLY       real floating dtypes only (frac, nextafter)
+ *       DOUBLE           float64, or complex128 for complex (float_power)
+ *       REAL             complex refused (floor_divide, minimum, floor ...)
+ *       INT              bool and integers only (bitwise ops)
+ *       ABS              complex -> its real dtype, computed in the complex one
+ *       ABS_FLOAT        as ABS, integral -> default float (angle)
+ *       COMPARE          result bool, computed in the promoted dtype
+ *       COMPARE_ORDER    COMPARE, complex refused (lt, le, gt, ge)
+ *       LOGICAL          result bool, inputs read as bool
+ *       PREDICATE(_REAL) result bool, computed in the input dtype
+ *  4. float16/bfloat16 compute in float32 when the op has no loop of their
+ *     own: the iterator casts through buffers.                              */
+#include <string.h>
+
+#include "ndcore/dispatch/tl_op.h"
+
+const tl_op_info tl_op_infos[TL_OP_COUNT] = {
+#define TL_OP(E, name, kind, rule) [TL_OP_##E] = {name, TL_OPKIND_##kind, TL_RULE_##rule},
+#include "ndcore/dispatch/ops.def"
+#undef TL_OP
+};
+
+tl_loop_fn tl_cpu_loops[TL_OP_COUNT][TL_DTYPE_COUNT];
+
+void tl_cpu_kernels_init(void)
+{
+  tl_cpu_unary_init();
+  tl_cpu_binary_init();
+  tl_cpu_reduce_init();
+}
+
+static tl_status refuse(tl_op op, tl_dtype d)
+{
+  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", tl_op_infos[op].name,
+                      tl_dtype_names[d]);
+}
+
+tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *result,
+                             tl_dtype *compute)
+{
+  int first = -1;
+  for (int i = 0; i < nin; i++) /* where()'s condition takes no part */
+    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0)) {
+      first = i;
+      break;
+    }
+  tl_dtype p = first >= 0 ? in[first].t->dtype : TL_DTYPE_BOOL;
+  for (int i = first + 1; first >= 0 && i < nin; i++)
+    if (!in[i].weak && !(tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
+      p = tl_promote_types(p, in[i].t->dtype);
+  for (int i = 0; i < nin; i++) {
+    if (!in[i].weak || (tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0))
+      continue;
+    tl_dtype scalar_dtype = in[i].t->dtype;
+    p = first >= 0 ? tl_promote_weak(p, tl_dtype_kind(scalar_dtype))
+                   : tl_promote_types(p, scalar_dtype == TL_DTYPE_F64 ? tl_dtype_default_float()
+                                                                        : scalar_dtype);
+  }
+  for (int i = 0; i < nin; i++) {
+    if (!in[i].weak || !tl_dtype_is_integral(p) || in[i].t->dtype != TL_DTYPE_I64)
+      continue;
+    tl_scalar s = tl_scalar_load(TL_DTYPE_I64, tl_tensor_data(in[i].t));
+    tl_dtype_rule rule = tl_op_infos[op].rule;
+    if (!tl_scalar_fits(s, p) && (rule == TL_RULE_COMPARE || rule == TL_RULE_COMPARE_ORDER)) {
+      p = TL_DTYPE_I64; /* uint8 < 300 is simply true, as in NumPy and PyTorch */
+      continue;
+    }
+    if (!tl_scalar_fits(s, p))
+      return tl_error_set(TL_ERR_OVERFLOW, "Python integer %lld out of bounds for %s",
+                          (long long)s.v.i, tl_dtype_names[p]);
+  }
+
+  tl_kind k = tl_dtype_kind(p);
+  bool integral = k <= TL_KIND_INT, cplx = k == TL_KIND_COMPLEX;
+  *result = *compute = p;
+  switch (tl_op_infos[op].rule) {
+  case TL_RULE_ARITH_NOBOOL:
+    if (p == TL_DTYPE_BOOL)
+      return tl_error_set(TL_ERR_TYPE, "%s() with bool tensors is not supported; use the `~` or "
+                                       "logical_not() operator to invert a mask",
+                          tl_op_infos[op].name);
+    break;
+  case TL_RULE_FLOAT_REAL:
+    if (cplx)
+      return refuse(op, p);
+    /* fall through */
+  case TL_RULE_FLOAT:
+  case TL_RULE_MEAN:
+    if (integral)
+      *result = *compute = tl_dtype_default_float();
+    break;
+  case TL_RULE_FLOAT_ONLY:
+    if (integral || cplx)
+      return refuse(op, p);
+    break;
+  case TL_RULE_DOUBLE:
+    *result = *compute = cplx ? TL_DTYPE_C128 : TL_DTYPE_F64;
+    break;
+  case TL_RULE_REAL:
+    if (cplx)
+      return refuse(op, p);
+    break;
+  case TL_RULE_INT:
+    if (!integral)
+      return refuse(op, p);
+    break;
+  case TL_RULE_ABS_FLOAT:
+    if (integral)
+      *result = *compute = tl_dtype_default_float();
+    /* fall through */
+  case TL_RULE_ABS:
+    *result = tl_dtype_to_real(*compute);
+    break;
+  case TL_RULE_COMPARE_ORDER:
+  case TL_RULE_PREDICATE_REAL:
+    if (cplx)
+      return refuse(op, p);
+    /* fall through */
+  case TL_RULE_COMPARE:
+  case TL_RULE_PREDICATE:
+    *result = TL_DTYPE_BOOL;
+    break;
+  case TL_RULE_LOGICAL:
+    *result = *compute = TL_DTYPE_BOOL;
+    break;
+  default:
+    break;
+  }
+  return TL_OK;
+}
+
+/* Do two views of one storage touch the same bytes without being the same view? */
+static bool partial_overlap(const tl_tensor *a, const tl_tensor *b)
+{
+  if (a->storage != b->storage)
+    return false;
+  if (a->offset == b->offset && a->ndim == b->ndim && a->dtype == b->dtype &&
+      !memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape) &&
+      !memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof *a->strides))
+    return false;
+  int64_t lo[2], hi[2];
+  const tl_tensor *t[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    int64_t size = (int64_t)tl_dtype_size(t[k]->dtype);
+    lo[k] = hi[k] = t[k]->offset * size;
+    for (int i = 0; i < t[k]->ndim; i++) {
+      int64_t extent = (t[k]->shape[i] - 1) * t[k]->strides[i] * size;
+      if (t[k]->shape[i] == 0)
+        return false;
+      if (extent < 0)
+        lo[k] += extent;
+      else
+        hi[k] += extent;
+    }
+    hi[k] += size;
+  }
+  return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
+tl_status tl_check_same_device(int n, const tl_tensor *const *ts)
+{
+  for (int i = 1; i < n; i++) {
+    tl_device a = tl_tensor_device(ts[0]), b = tl_tensor_device(ts[i]);
+    char sa[32], sb[32];
+    if (!tl_device_eq(a, b))
+      return tl_error_set(TL_ERR_RUNTIME, "Expected all tensors to be on the same device, but "
+                                          "found at least two devices, %s and %s!",
+                          tl_device_str(sa, sizeof sa, a), tl_device_str(sb, sizeof sb, b));
+  }
+  return TL_OK;
+}
+
+/* Check or allocate the output of an elementwise op. */
+static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int ndim,
+                                const int64_t *shape, tl_device device)
+{
+  char so[256], sb[256];
+  if (!out->storage)
+    return tl_tensor_empty(out, result, ndim, shape, device);
+  if (!tl_can_cast(result, out->dtype))
+    return tl_error_set(TL_ERR_TYPE, "%s(): result type %s can't be cast to the desired output "
+                                     "type %s",
+                        tl_op_infos[op].name, tl_dtype_names[result], tl_dtype_names[out->dtype]);
+  if (out->ndim != ndim || memcmp(out->shape, shape, (size_t)ndim * sizeof *shape))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): output with shape %s doesn't match the broadcast "
+                                        "shape %s",
+                        tl_op_infos[op].name, tl_shape_str(so, sizeof so, out->ndim, out->shape),
+                        tl_shape_str(sb, sizeof sb, ndim, shape));
+  if (out->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "%s(): output tensor is read-only", tl_op_infos[op].name);
+  if (tl_tensor_has_internal_overlap(out))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): unsupported operation: more than one element of "
+                                        "the written-to tensor refers to a single memory "
+                                        "location. Please clone() the tensor before performing "
+                                        "the operation.", tl_op_infos[op].name);
+  tl_storage_bump(out->storage);
+  return TL_OK;
+}
+
+/* ---- argument checks that need values, before anything is written ---------------- */
+
+typedef struct {
+  tl_dtype dtype;
+  bool found;
+} negative_search;
+
+static void find_negative_loop(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  negative_search *search = data;
+  bool found = false;
+  for (int64_t i = 0; i < n; i++) {
+    const char *x = args[0] + i * steps[0];
+    switch (search->dtype) {
+    case TL_DTYPE_I8: found |= *(const int8_t *)x < 0; break;
+    case TL_DTYPE_I16: found |= *(const int16_t *)x < 0; break;
+    case TL_DTYPE_I32: found |= *(const int32_t *)x < 0; break;
+    case TL_DTYPE_I64: found |= *(const int64_t *)x < 0; break;
+    default: break;
+    }
+  }
+  if (found)
+    __atomic_store_n(&search->found, true, __ATOMIC_RELAXED);
+}
+
+static bool has_negative(const tl_tensor *t)
+{
+  negative_search search = {.dtype = t->dtype};
+  tl_iter it;
+  if (tl_dtype_kind(t->dtype) != TL_KIND_INT || tl_iter_init(&it, 1, &t, NULL) != TL_OK)
+    return false;
+  tl_iter_run(&it, find_negative_loop, &search);
+  return search.found;
+}
+
+/* pow: integers to negative integer powers are refused, as in NumPy (the
+ * answer would be a fraction).  add/sub: alpha must fit the compute kind, as
+ * in PyTorch. */
+static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_dtype compute,
+                                        const tl_op_params *p)
+{
+  tl_kind k = tl_dtype_kind(compute);
+  if (op == TL_OP_POW && nin == 2 && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
+      has_negative(in[1].t))
+    return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+  if ((op == TL_OP_ADD || op == TL_OP_SUB) && p) {
+    tl_kind alpha = p->s[0].kind;
+    if (alpha == TL_KIND_BOOL && k != TL_KIND_BOOL)
+      return tl_error_set(TL_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if (alpha >= TL_KIND_FLOAT && k <= TL_KIND_INT)
+      return tl_error_set(TL_ERR_RUNTIME, "For integral input tensors, argument alpha must not "
+                                          "be a floating point number.");
+    if (alpha == TL_KIND_COMPLEX && k != TL_KIND_COMPLEX)
+      return tl_error_set(TL_ERR_RUNTIME, "For non-complex input tensors, argument alpha must "
+                                          "not be a complex number.");
+  }
+  return TL_OK;
+}
+
+tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p)
+{
+  const tl_tensor *ops[TL_ITER_MAX_OPERANDS];
+  tl_dtype loop_dtypes[TL_ITER_MAX_OPERANDS];
+  /* Inputs that change before the loop runs: cast scalars, overlap copies. */
+  tl_tensor local[TL_ITER_MAX_OPERANDS - 1];
+  bool local_owned[TL_ITER_MAX_OPERANDS - 1] = {false};
+  tl_storage scalar_storage[TL_ITER_MAX_OPERANDS - 1];
+  _Alignas(16) char scalar_bytes[TL_ITER_MAX_OPERANDS - 1][16];
+  tl_dtype result, compute;
+  tl_status status = TL_OK;
+  bool allocated = !out->storage;
+
+  const tl_tensor *devs[TL_ITER_MAX_OPERANDS];
+  int ndevs = 0;
+  for (int i = 0; i < nin; i++)
+    if (!in[i].weak)
+      devs[ndevs++] = in[i].t;
+  if (!allocated)
+    devs[ndevs++] = out;
+  if (ndevs && tl_check_same_device(ndevs, devs) != TL_OK)
+    return tl_error_status();
+  tl_device device = ndevs ? tl_tensor_device(devs[0]) : tl_device_cpu();
+  if (device.type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d",
+                        tl_op_infos[op].name, device.index);
+
+  if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
+    return tl_error_status();
+  tl_dtype loop = compute;
+  if (!tl_cpu_loops[op][loop] && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
+    loop = TL_DTYPE_F32;
+  tl_loop_fn fn = tl_cpu_loops[op][loop];
+  if (!fn) /* the kernel files cover every dtype an op makes sense for */
+    return refuse(op, compute);
+  if (check_elementwise_args(op, nin, in, compute, p) != TL_OK)
+    return tl_error_status();
+
+  int ndim = 0;
+  int64_t shape[TL_MAX_DIMS];
+  for (int i = 0; i < nin; i++)
+    if (tl_shape_broadcast(ndim, shape, in[i].t->ndim, in[i].t->shape, &ndim, shape) != TL_OK)
+      return tl_error_status();
+  if (prepare_output(op, out, result, ndim, shape, device) != TL_OK)
+    return tl_error_status();
+
+  tl_dtype out_loop = loop;
+  if (result == TL_DTYPE_BOOL)
+    out_loop = TL_DTYPE_BOOL;
+  else if (result != compute) /* abs, angle: the real dtype of a complex loop */
+    out_loop = tl_dtype_to_real(loop);
+  ops[0] = out;
+  loop_dtypes[0] = out_loop;
+  for (int i = 0; i < nin; i++) {
+    const tl_tensor *t = in[i].t;
+    tl_dtype want = tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0 ? TL_DTYPE_BOOL : loop;
+    if (t->dtype != want && t->storage && tl_tensor_numel(t) == 1) {
+      /* Cast a single element once, not once per buffer chunk. */
+      tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
+      tl_scalar_store(s, want, scalar_bytes[i]);
+      scalar_storage[i] = (tl_storage){.refcount = 1, .data = scalar_bytes[i], .nbytes = 16,
+                                       .device = device};
+      local[i] = *t;
+      local[i].storage = &scalar_storage[i];
+      local[i].offset = 0;
+      local[i].dtype = want;
+      t = &local[i];
+    } else if (!allocated && partial_overlap(out, t)) {
+      if (tl_tensor_to_dtype(&local[i], t, want) != TL_OK) {
+        status = tl_error_status();
+        goto done;
+      }
+      local_owned[i] = true;
+      t = &local[i];
+    }
+    ops[i + 1] = t;
+    loop_dtypes[i + 1] = want;
+  }
+
+  tl_iter it;
+  if (tl_iter_init(&it, nin + 1, ops, loop_dtypes) != TL_OK) {
+    status = tl_error_status();
+    goto done;
+  }
+  it.cost = tl_op_infos[op].rule == TL_RULE_FLOAT || tl_op_infos[op].rule == TL_RULE_FLOAT_REAL ? 8 : 1;
+  status = tl_iter_run(&it, fn, (void *)p);
+
+done:
+  for (int i = 0; i < nin; i++)
+    if (local_owned[i])
+      tl_tensor_release(&local[i]);
+  if (status != TL_OK && allocated)
+    tl_tensor_release(out);
+  return status;
+}
+
+/* ---- copies ---------------------------------------------------------------------- */
+
+tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
+{
+  const tl_tensor *devs[2] = {dst, src};
+  if (tl_check_same_device(2, devs) != TL_OK)
+    return tl_error_status();
+  if (dst->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  if (tl_tensor_has_internal_overlap(dst))
+    return tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
+                                        "written-to tensor refers to a single memory location. "
+                                        "Please clone() the tensor before performing the operation.");
+  tl_tensor tmp, stripped;
+  bool owned = false;
+  if (src->ndim > dst->ndim) { /* NumPy drops leading size-1 dims of the value */
+    int lead = src->ndim - dst->ndim;
+    bool ones = true;
+    for (int i = 0; i < lead; i++)
+      ones &= src->shape[i] == 1;
+    if (ones) {
+      stripped = *src;
+      stripped.ndim = dst->ndim;
+      memmove(stripped.shape, src->shape + lead, (size_t)dst->ndim * sizeof *src->shape);
+      memmove(stripped.strides, src->strides + lead, (size_t)dst->ndim * sizeof *src->strides);
+      src = &stripped;
+    }
+  }
+  if (partial_overlap(dst, src)) {
+    if (tl_tensor_to_dtype(&tmp, src, src->dtype) != TL_OK)
+      return tl_error_status();
+    src = &tmp;
+    owned = true;
+  }
+  const tl_tensor *ops[2] = {dst, src};
+  tl_iter it;
+  tl_status status = tl_iter_init(&it, 2, ops, NULL);
+  if (status == TL_OK) {
+    tl_storage_bump(dst->storage);
+    status = tl_iter_run(&it, tl_cast_loop(src->dtype, dst->dtype), NULL);
+  }
+  if (owned)
+    tl_tensor_release(&tmp);
+  return status;
+}
+
+tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype)
+{
+  if (tl_tensor_empty(out, dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
+    return tl_error_status();
+  const tl_tensor *ops[2] = {out, src};
+  tl_iter it;
+  tl_status status = tl_iter_init(&it, 2, ops, NULL);
+  if (status == TL_OK)
+    status = tl_iter_run(&it, tl_cast_loop(src->dtype, dtype), NULL);
+  if (status != TL_OK)
+    tl_tensor_release(out);
+  return status;
+}

@@ -1,0 +1,45 @@
+/* tl_iter.h - the strided N-d iteration engine every CPU elementwise kernel uses.
+ *
+ * Operands (outputs first) are broadcast to one iteration shape; dimensions that
+ * are contiguous in every operand are coalesced; the innermost dimension is
+ * handed to an inner loop of one signature (NumPy's):
+ *
+ *     loop(args, n, steps, data)   args[i]: operand i's first element,
+ *                                  steps[i]: its stride in bytes, n: count.
+ *
+ * Operands whose dtype differs from the loop's are cast through small
+ * contiguous buffers, chunk by chunk.  Large iterations are split across the
+ * thread pool by ranges of the flattened index.                              */
+#ifndef TL_ITER_H
+#define TL_ITER_H
+
+#include "ndcore/tensor/tl_tensor.h"
+
+typedef void (*tl_loop_fn)(char **args, int64_t n, const int64_t *steps, void *data);
+
+#define TL_ITER_MAX_OPERANDS 4
+
+typedef struct {
+  int noperands;
+  int noutputs; /* the first noutputs operands are written; 1 unless set */
+  int ndim;
+  int64_t numel;
+  int64_t shape[TL_MAX_DIMS];
+  int64_t strides[TL_ITER_MAX_OPERANDS][TL_MAX_DIMS]; /* bytes */
+  char *data[TL_ITER_MAX_OPERANDS];
+  tl_dtype dtype[TL_ITER_MAX_OPERANDS];      /* operand dtype in memory */
+  tl_dtype loop_dtype[TL_ITER_MAX_OPERANDS]; /* dtype the loop reads/writes */
+  int64_t cost;                              /* rough work per element, >= 1 */
+} tl_iter;
+
+/* Set up an iteration over `ops` (noutputs first).  Every operand broadcasts to
+ * the first output's shape.  loop_dtypes may be NULL (no casting). */
+tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
+                       const tl_dtype *loop_dtypes);
+/* Run `loop` over the whole iteration, threaded when it is large enough. */
+tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data);
+
+/* The loop that casts args[1] (dtype from) into args[0] (dtype to). */
+tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to);
+
+#endif

@@ -1,0 +1,108 @@
+/* tl_op.h - the op registry and the one call path every op takes.
+ *
+ * The registry is ops.def.  An elementwise call goes:
+ *   check devices -> promote dtypes (op's rule, weak scalars) -> broadcast
+ *   shapes -> allocate or check the output -> pick the device loop -> iterate.
+ * The Python layer (py_ops.c) only parses arguments into this form.        */
+#ifndef TL_OP_H
+#define TL_OP_H
+
+#include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_iter.h"
+
+typedef enum {
+  TL_OPKIND_UNARY,
+  TL_OPKIND_BINARY,
+  TL_OPKIND_WHERE,
+  TL_OPKIND_REDUCE,      /* dim=None|int|tuple, keepdim, dtype */
+  TL_OPKIND_REDUCE_PAIR, /* values and indices along one dim (max, min) */
+  TL_OPKIND_SCAN,        /* along one dim (cumsum) */
+  TL_OPKIND_MATMUL,      /* matrix products: tl_linalg.h, parsed in py_linalg.c */
+  TL_OPKIND_SORT,        /* sorting and searching; own signatures (py_sort.c) */
+  TL_OPKIND_CLAMP,       /* clamp(x, min, max): elementwise, either bound optional */
+  TL_OPKIND_INDEX,       /* gather, scatter, index_ and masked_ ops, take, put (py_index.c) */
+} tl_opkind;
+
+/* Result dtype rules; op.c explains each. */
+typedef enum {
+  TL_RULE_SAME,
+  TL_RULE_ARITH,
+  TL_RULE_ARITH_NOBOOL,
+  TL_RULE_FLOAT,
+  TL_RULE_FLOAT_REAL,
+  TL_RULE_FLOAT_ONLY,
+  TL_RULE_DOUBLE,
+  TL_RULE_REAL,
+  TL_RULE_INT,
+  TL_RULE_ABS,
+  TL_RULE_ABS_FLOAT,
+  TL_RULE_COMPARE,
+  TL_RULE_COMPARE_ORDER,
+  TL_RULE_LOGICAL,
+  TL_RULE_PREDICATE,
+  TL_RULE_PREDICATE_REAL,
+  TL_RULE_SUM,
+  TL_RULE_MEAN,
+  TL_RULE_INDEX,
+} tl_dtype_rule;
+
+typedef enum {
+#define TL_OP(E, name, kind, rule) TL_OP_##E,
+#include "ndcore/dispatch/ops.def"
+#undef TL_OP
+  TL_OP_COUNT
+} tl_op;
+
+typedef struct {
+  const char *name;
+  tl_opkind kind;
+  tl_dtype_rule rule;
+} tl_op_info;
+
+extern const tl_op_info tl_op_infos[TL_OP_COUNT];
+
+/* Extra arguments of an op (alpha, clamp bounds, decimals, correction ...). */
+typedef struct {
+  tl_scalar s[3];
+  int64_t i;
+} tl_op_params;
+
+/* An input: a tensor, or a Python scalar held in a 0-d tensor that is weak in
+ * promotion (NEP 50). */
+typedef struct {
+  const tl_tensor *t;
+  bool weak;
+} tl_arg;
+
+/* CPU inner loops, one per (op, compute dtype); NULL where there is none.  The
+ * kernel files fill their ops' rows in tl_cpu_kernels_init().  Loop operands:
+ * output first, then the inputs in order; `data` is the op's tl_op_params. */
+extern tl_loop_fn tl_cpu_loops[TL_OP_COUNT][TL_DTYPE_COUNT];
+void tl_cpu_kernels_init(void);
+void tl_cpu_unary_init(void);
+void tl_cpu_binary_init(void);
+void tl_cpu_reduce_init(void);
+
+/* RuntimeError naming two devices unless all n tensors share one. */
+tl_status tl_check_same_device(int n, const tl_tensor *const *ts);
+
+/* Result and loop dtypes of an elementwise op on these inputs. */
+tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *result,
+                             tl_dtype *compute);
+
+/* Elementwise call path.  `out` either has no storage (allocated here with the
+ * broadcast shape) or is an existing tensor written in place (out=, add_). */
+tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p);
+
+/* Reductions: dims is a bitmask of reduced dims (all when 0 and all_dims). */
+typedef struct {
+  uint64_t dims;
+  bool keepdim;
+  int dtype; /* -1: the rule's default */
+  tl_op_params p;
+} tl_reduce_args;
+tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
+                       tl_tensor *indices);
+tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out);
+
+#endif

@@ -1,0 +1,946 @@
+/* index.c - index expressions (NumPy's rules) and the two indexing kernels.
+ *
+ * An expression is resolved in two stages.  The basic items (ints, slices,
+ * None, Ellipsis) become a view, exactly as NumPy builds one; each advanced
+ * item (an index tensor, a mask, or an int when any tensor is present) is
+ * recorded against the view dim it indexes, masks expanding into one index
+ * tensor per dim through nonzero.  The advanced dims then either stay where
+ * they are (their items were adjacent in the expression) or move to the
+ * front (they were separated by a slice, None or Ellipsis).  Their index
+ * tensors broadcast to one shape B, and the result has shape
+ *     pre + B + post        (pre/post: the view dims before/after them).
+ * tl_index_offsets folds the index tensors into one tensor of byte offsets,
+ * checking every index before any memory is written; tl_index_move then
+ * copies, with the trailing dims that are contiguous on both sides moved as
+ * one block of bytes (a row of x[idx] is one memcpy).                       */
+#include <stdio.h>
+#include <string.h>
+
+#include "ndcore/kernels/tl_index.h"
+#include "ndcore/dispatch/tl_iter.h"
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/tensor/tl_views.h"
+
+/* ---- running an iteration ----------------------------------------------------- */
+
+/* tl_iter_init does the broadcasting, ordering and coalescing; the walk is
+ * ours because scatters must run in order on one thread and no operand ever
+ * needs a cast buffer here. */
+typedef struct {
+  const tl_iter *it;
+  tl_loop_fn loop;
+  void *data;
+} run_job;
+
+static void run_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const run_job *job = ctx;
+  const tl_iter *it = job->it;
+  const int nd = it->ndim, nop = it->noperands;
+  const int64_t inner = it->shape[nd - 1];
+  int64_t idx[TL_MAX_DIMS], steps[TL_ITER_MAX_OPERANDS];
+  int64_t row = begin / inner, col = begin % inner;
+  for (int i = nd - 2; i >= 0; i--) {
+    idx[i] = row % it->shape[i];
+    row /= it->shape[i];
+  }
+  for (int k = 0; k < nop; k++)
+    steps[k] = it->strides[k][nd - 1];
+  while (begin < end) {
+    char *ptrs[TL_ITER_MAX_OPERANDS];
+    for (int k = 0; k < nop; k++) {
+      char *p = it->data[k] + col * steps[k];
+      for (int i = 0; i < nd - 1; i++)
+        p += idx[i] * it->strides[k][i];
+      ptrs[k] = p;
+    }
+    int64_t n = inner - col < end - begin ? inner - col : end - begin;
+    job->loop(ptrs, n, steps, job->data);
+    begin += n;
+    col = 0;
+    for (int i = nd - 2; i >= 0; i--) {
+      if (++idx[i] < it->shape[i])
+        break;
+      idx[i] = 0;
+    }
+  }
+}
+
+/* grain <= 0: run in order on the calling thread. */
+static void index_run(const tl_iter *it, tl_loop_fn loop, void *data, int64_t grain)
+{
+  run_job job = {.it = it, .loop = loop, .data = data};
+  if (it->numel == 0)
+    return;
+  if (grain <= 0)
+    run_range(&job, 0, it->numel, 0);
+  else
+    tl_parallel_for(it->numel, grain, run_range, &job);
+}
+
+static inline int64_t load_i64(const char *p)
+{
+  int64_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* ---- offsets ---------------------------------------------------------------------- */
+
+typedef struct {
+  int64_t size, stride;
+  bool wrap, first;
+  int bad;           /* set (atomically) when an index is out of range */
+  int64_t bad_value;
+} offsets_params;
+
+/* args: off (int64), idx (int64). */
+static void offsets_loop(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  offsets_params *p = data;
+  const int64_t size = p->size, stride = p->stride, s0 = steps[0], s1 = steps[1];
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = load_i64(args[1] + i * s1), w = v;
+    if (w < 0 && p->wrap)
+      w += size;
+    if ((uint64_t)w >= (uint64_t)size) {
+      __atomic_store_n(&p->bad_value, v, __ATOMIC_RELAXED);
+      __atomic_store_n(&p->bad, 1, __ATOMIC_RELAXED);
+      w = 0;
+    }
+    int64_t *dst = (int64_t *)(args[0] + i * s0);
+    *dst = p->first ? w * stride : *dst + w * stride;
+  }
+}
+
+tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k,
+                           const tl_tensor *const *idx, const int64_t *sizes,
+                           const int64_t *strides_bytes, const int *dims, bool wrap,
+                           tl_status err)
+{
+  if (tl_tensor_empty(off, TL_DTYPE_I64, ndim, shape, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  for (int j = 0; j < k; j++) {
+    const tl_tensor *ix = idx[j];
+    tl_tensor converted = {0};
+    if (ix->dtype != TL_DTYPE_I64) {
+      if (tl_tensor_to_dtype(&converted, ix, TL_DTYPE_I64) != TL_OK)
+        goto fail;
+      ix = &converted;
+    }
+    offsets_params p = {.size = sizes[j], .stride = strides_bytes[j], .wrap = wrap,
+                        .first = j == 0};
+    tl_iter it;
+    tl_status status = TL_OK;
+    if (tl_tensor_numel(off) > 0) {
+      const tl_tensor *ops[2] = {off, ix};
+      status = tl_iter_init(&it, 2, ops, NULL);
+      if (status == TL_OK)
+        index_run(&it, offsets_loop, &p, 1 << 16);
+    } else if (ix->ndim == 0) {
+      /* Nothing to fill, but NumPy checks an int (0-d) index eagerly; index
+       * arrays it checks only over the broadcast shape, here empty. */
+      tl_tensor scratch = {0};
+      status = tl_tensor_empty(&scratch, TL_DTYPE_I64, ix->ndim, ix->shape, tl_device_cpu());
+      const tl_tensor *ops[2] = {&scratch, ix};
+      if (status == TL_OK)
+        status = tl_iter_init(&it, 2, ops, NULL);
+      if (status == TL_OK)
+        index_run(&it, offsets_loop, &p, 0);
+      tl_tensor_release(&scratch);
+    }
+    tl_tensor_release(&converted);
+    if (status != TL_OK)
+      goto fail;
+    if (p.bad) {
+      tl_error_set(err, "index %lld is out of bounds for dimension %d with size %lld",
+                   (long long)p.bad_value, dims[j], (long long)sizes[j]);
+      goto fail;
+    }
+  }
+  return TL_OK;
+fail:
+  tl_tensor_release(off);
+  return tl_error_status();
+}
+
+/* ---- the move kernels ----------------------------------------------------------------
+ * Operands: gather (out, base, off), scatter (off, base, data).  A block is
+ * `bytes` bytes, `nelem` elements of `dtype`.  A gather through one index
+ * tensor reads it raw (no offsets pass): the loop wraps and checks each
+ * index against `size` and scales it by `stride`; its output is discarded
+ * when one is out of range.                                                 */
+
+typedef struct {
+  size_t bytes;
+  int64_t nelem;
+  tl_index_reduce reduce;
+  int64_t size, stride; /* raw gathers */
+  int bad;
+  int64_t bad_value;
+} move_params;
+
+/* A raw index for index_move: the dim it indexes, for messages. */
+typedef struct {
+  int64_t size, stride;
+  int dim;
+} raw_index;
+
+static inline __attribute__((always_inline)) void gather_blocks(char **args, int64_t n,
+                                                                const int64_t *steps, size_t size)
+{
+  /* Steps live in locals: stores through char * could alias steps[]. */
+  char *out = args[0];
+  const char *base = args[1], *off = args[2];
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2];
+  for (int64_t i = 0; i < n; i++)
+    memcpy(out + i * s0, base + i * s1 + load_i64(off + i * s2), size);
+}
+
+static inline __attribute__((always_inline)) void gather_raw_blocks(char **args, int64_t n,
+                                                                    const int64_t *steps,
+                                                                    size_t size, move_params *p)
+{
+  char *out = args[0];
+  const char *base = args[1], *off = args[2];
+  const int64_t dim_size = p->size, stride = p->stride, s0 = steps[0], s1 = steps[1],
+                s2 = steps[2];
+  bool bad = dim_size == 0; /* no element 0 to stand in: every index is bad */
+  /* Branch-free: a bad index reads element 0 instead and is reported after. */
+  for (int64_t i = 0; i < n && !bad; i++) {
+    int64_t v = load_i64(off + i * s2), w = v < 0 ? v + dim_size : v;
+    bool ok = (uint64_t)w < (uint64_t)dim_size;
+    bad |= !ok;
+    w = ok ? w : 0;
+    memcpy(out + i * s0, base + i * s1 + w * stride, size);
+  }
+  for (int64_t i = 0; bad && i < n; i++) {
+    int64_t v = load_i64(off + i * s2), w = v < 0 ? v + dim_size : v;
+    if ((uint64_t)w >= (uint64_t)dim_size) {
+      __atomic_store_n(&p->bad_value, v, __ATOMIC_RELAXED);
+      __atomic_store_n(&p->bad, 1, __ATOMIC_RELAXED);
+      break;
+    }
+  }
+}
+
+static inline __attribute__((always_inline)) void scatter_blocks(char **args, int64_t n,
+                                                                 const int64_t *steps, size_t size)
+{
+  const char *off = args[0], *data = args[2];
+  char *base = args[1];
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2];
+  for (int64_t i = 0; i < n; i++)
+    memcpy(base + i * s1 + load_i64(off + i * s0), data + i * s2, size);
+}
+
+/* Fixed sizes let the compiler turn each memcpy into one load and store. */
+#define TL_MOVE_SIZED(SIZE)                                                                   \
+  static void gather_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)       \
+  {                                                                                         \
+    (void)data;                                                                             \
+    gather_blocks(args, n, steps, SIZE);                                                    \
+  }                                                                                         \
+  static void gather_raw_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)   \
+  {                                                                                         \
+    gather_raw_blocks(args, n, steps, SIZE, data);                                          \
+  }                                                                                         \
+  static void scatter_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)      \
+  {                                                                                         \
+    (void)data;                                                                             \
+    scatter_blocks(args, n, steps, SIZE);                                                   \
+  }
+TL_MOVE_SIZED(1)
+TL_MOVE_SIZED(2)
+TL_MOVE_SIZED(4)
+TL_MOVE_SIZED(8)
+TL_MOVE_SIZED(16)
+#undef TL_MOVE_SIZED
+
+static void gather_any(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  gather_blocks(args, n, steps, ((const move_params *)data)->bytes);
+}
+
+static void gather_raw_any(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  gather_raw_blocks(args, n, steps, ((const move_params *)data)->bytes, data);
+}
+
+static void scatter_any(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  scatter_blocks(args, n, steps, ((const move_params *)data)->bytes);
+}
+
+/* Reducing scatters: one loop per dtype, the reduction chosen per call.
+ * amax/amin propagate NaN like maximum/minimum; complex has no order. */
+#define TL_REDUCE_BODY(E, COMBINE)                                                  \
+  for (int64_t i = 0; i < n; i++) {                                                 \
+    char *d = base + i * steps[1] + load_i64(off + i * steps[0]);                   \
+    const char *v = src + i * steps[2];                                             \
+    for (int64_t e = 0; e < nelem; e++, d += size, v += size) {                     \
+      tl_ct_##E a = tl_load_##E(d), b = tl_load_##E(v);                             \
+      tl_store_##E(d, COMBINE);                                                     \
+    }                                                                               \
+  }
+#define TL_REDUCE_LOOP(E, MUL, MAX, MIN)                                            \
+  static void scatter_reduce_##E(char **args, int64_t n, const int64_t *steps, void *data) \
+  {                                                                                 \
+    const move_params *p = data;                                                    \
+    const char *off = args[0], *src = args[2];                                      \
+    char *base = args[1];                                                           \
+    const int64_t nelem = p->nelem, size = (int64_t)tl_dtype_size(TL_DTYPE_##E);     \
+    switch (p->reduce) {                                                            \
+    case TL_INDEX_REDUCE_MUL: TL_REDUCE_BODY(E, MUL) break;                         \
+    case TL_INDEX_REDUCE_AMAX: TL_REDUCE_BODY(E, MAX) break;                        \
+    case TL_INDEX_REDUCE_AMIN: TL_REDUCE_BODY(E, MIN) break;                        \
+    default: TL_REDUCE_BODY(E, a + b) break;                                        \
+    }                                                                               \
+  }
+/* a != a is NaN for floats and never true for integers. */
+#define TL_MAX (a != a || a > b) ? a : b
+#define TL_MIN (a != a || a < b) ? a : b
+TL_REDUCE_LOOP(BOOL, a && b, a || b, a && b)
+TL_REDUCE_LOOP(U8, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(I8, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(I16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(I32, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(I64, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(F16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(BF16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(F32, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(F64, a * b, TL_MAX, TL_MIN)
+/* Complex has no order: tl_index_move refuses amax/amin before we get here. */
+TL_REDUCE_LOOP(C64, a * b, ((void)b, a), ((void)b, a))
+TL_REDUCE_LOOP(C128, a * b, ((void)b, a), ((void)b, a))
+#undef TL_MAX
+#undef TL_MIN
+#undef TL_REDUCE_LOOP
+#undef TL_REDUCE_BODY
+
+static tl_loop_fn reduce_loop(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_BOOL: return scatter_reduce_BOOL;
+  case TL_DTYPE_U8: return scatter_reduce_U8;
+  case TL_DTYPE_I8: return scatter_reduce_I8;
+  case TL_DTYPE_I16: return scatter_reduce_I16;
+  case TL_DTYPE_I32: return scatter_reduce_I32;
+  case TL_DTYPE_I64: return scatter_reduce_I64;
+  case TL_DTYPE_F16: return scatter_reduce_F16;
+  case TL_DTYPE_BF16: return scatter_reduce_BF16;
+  case TL_DTYPE_F32: return scatter_reduce_F32;
+  case TL_DTYPE_F64: return scatter_reduce_F64;
+  case TL_DTYPE_C64: return scatter_reduce_C64;
+  default: return scatter_reduce_C128;
+  }
+}
+
+/* A byte view of t's first ndim dims (strides in bytes). */
+static tl_tensor byte_view(const tl_tensor *t, int ndim)
+{
+  const int64_t size = (int64_t)tl_dtype_size(t->dtype);
+  tl_tensor v = {.storage = t->storage, .dtype = TL_DTYPE_U8, .ndim = ndim,
+                 .offset = t->offset * size};
+  for (int i = 0; i < ndim; i++) {
+    v.shape[i] = t->shape[i];
+    v.strides[i] = t->strides[i] * size;
+  }
+  return v;
+}
+
+static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                          const tl_tensor *off, tl_index_reduce reduce, const raw_index *raw)
+{
+  const int nd = data->ndim;
+  const size_t size = tl_dtype_size(data->dtype);
+  if (tl_tensor_numel(data) == 0)
+    return TL_OK;
+  if (reduce != TL_INDEX_REDUCE_NONE && tl_dtype_is_complex(data->dtype) &&
+      (reduce == TL_INDEX_REDUCE_AMAX || reduce == TL_INDEX_REDUCE_AMIN))
+    return tl_error_set(TL_ERR_RUNTIME, "amax/amin reductions are not supported for complex "
+                                        "dtype %s", tl_dtype_names[data->dtype]);
+  /* The block: trailing dims with no index, laid out alike and contiguously in
+   * data and base. */
+  int64_t block = 1;
+  int cut = nd;
+  for (int d = nd - 1; d >= 0; d--) {
+    if (data->shape[d] != 1 && (off->strides[d] != 0 || data->strides[d] != block ||
+                                base->strides[d] != block))
+      break;
+    block *= data->shape[d];
+    cut = d;
+  }
+  tl_tensor data_b = byte_view(data, cut), base_b = byte_view(base, cut), off_b = *off;
+  off_b.ndim = cut;
+  move_params p = {.bytes = (size_t)block * size, .nelem = block, .reduce = reduce};
+  tl_loop_fn loop;
+  if (reduce != TL_INDEX_REDUCE_NONE) {
+    loop = reduce_loop(data->dtype);
+  } else if (raw) {
+    p.size = raw->size;
+    p.stride = raw->stride;
+    switch (p.bytes) {
+    case 1: loop = gather_raw_1; break;
+    case 2: loop = gather_raw_2; break;
+    case 4: loop = gather_raw_4; break;
+    case 8: loop = gather_raw_8; break;
+    case 16: loop = gather_raw_16; break;
+    default: loop = gather_raw_any; break;
+    }
+  } else {
+    switch (p.bytes) {
+    case 1: loop = scatter ? scatter_1 : gather_1; break;
+    case 2: loop = scatter ? scatter_2 : gather_2; break;
+    case 4: loop = scatter ? scatter_4 : gather_4; break;
+    case 8: loop = scatter ? scatter_8 : gather_8; break;
+    case 16: loop = scatter ? scatter_16 : gather_16; break;
+    default: loop = scatter ? scatter_any : gather_any; break;
+    }
+  }
+  /* Gathers iterate in the output's order; scatters in the offsets' order,
+   * which is the index's C order, so a repeated index keeps its last value. */
+  const tl_tensor *ops[3];
+  if (scatter) {
+    ops[0] = &off_b;
+    ops[1] = &base_b;
+    ops[2] = &data_b;
+  } else {
+    ops[0] = &data_b;
+    ops[1] = &base_b;
+    ops[2] = &off_b;
+  }
+  tl_iter it;
+  if (tl_iter_init(&it, 3, ops, NULL) != TL_OK)
+    return tl_error_status();
+  int64_t grain = (int64_t)((256 << 10) / p.bytes);
+  index_run(&it, loop, &p, scatter ? 0 : (grain > 64 ? grain : 64));
+  if (p.bad)
+    return tl_error_set(TL_ERR_INDEX, "index %lld is out of bounds for dimension %d with size "
+                        "%lld", (long long)p.bad_value, raw->dim, (long long)raw->size);
+  return TL_OK;
+}
+
+tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                        const tl_tensor *off, tl_index_reduce reduce)
+{
+  return move_run(scatter, data, base, off, reduce, NULL);
+}
+
+/* ---- nonzero ---------------------------------------------------------------------- */
+
+/* Coordinates are written for every element and the write position advances
+ * only past nonzero ones: no branch to mispredict on random masks.  The
+ * output has one spare row for the writes past the last nonzero element. */
+tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
+{
+  tl_tensor mask = {0};
+  const tl_tensor *m = in;
+  tl_status status = TL_OK;
+  if (in->dtype != TL_DTYPE_BOOL || !tl_tensor_is_contiguous(in)) {
+    if (tl_tensor_to_dtype(&mask, in, TL_DTYPE_BOOL) != TL_OK)
+      return tl_error_status();
+    m = &mask;
+  }
+  const int nd = in->ndim;
+  const int64_t numel = tl_tensor_numel(m);
+  const uint8_t *b = numel ? tl_tensor_data(m) : NULL;
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < numel; i++)
+    nnz += b[i];
+  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz + 1, nd}, tl_device_cpu()) != TL_OK) {
+    status = tl_error_status();
+    goto done;
+  }
+  out->shape[0] = nnz;
+  int64_t *dst = tl_tensor_data(out);
+  if (nd == 1) {
+    for (int64_t i = 0, k = 0; i < numel; i++) {
+      dst[k] = i;
+      k += b[i];
+    }
+  } else if (nd > 1 && numel > 0) {
+    /* Rows of the last dim; the outer coordinates advance by odometer. */
+    const int64_t inner = in->shape[nd - 1];
+    int64_t coord[TL_MAX_DIMS] = {0}, k = 0;
+    for (int64_t row = 0; row < numel / inner; row++) {
+      const uint8_t *br = b + row * inner;
+      for (int64_t j = 0; j < inner; j++) {
+        int64_t *c = dst + k * nd;
+        memcpy(c, coord, (size_t)(nd - 1) * sizeof *coord);
+        c[nd - 1] = j;
+        k += br[j];
+      }
+      for (int d = nd - 2; d >= 0; d--) {
+        if (++coord[d] < in->shape[d])
+          break;
+        coord[d] = 0;
+      }
+    }
+  }
+done:
+  tl_tensor_release(&mask);
+  return status;
+}
+
+/* ---- index expressions ------------------------------------------------------------ */
+
+typedef struct {
+  tl_tensor view;                /* self after the basic items */
+  bool advanced;
+  bool adjacent;                 /* advanced items next to each other */
+  int n;                         /* index tensors */
+  int dims[TL_MAX_DIMS];         /* the view dim each one indexes */
+  int self_dims[TL_MAX_DIMS];    /* that dim in self, for messages */
+  tl_tensor idx[TL_MAX_DIMS];    /* owned views */
+} index_plan;
+
+static void plan_release(index_plan *p)
+{
+  tl_tensor_release(&p->view);
+  for (int j = 0; j < p->n; j++)
+    tl_tensor_release(&p->idx[j]);
+  p->n = 0;
+}
+
+/* Python's slice rules (PySlice_AdjustIndices): clamp start/stop into the
+ * dim and return the number of elements. */
+static int64_t slice_length(int64_t length, int64_t *start, int64_t *stop, int64_t step)
+{
+  int64_t *ends[2] = {start, stop};
+  for (int e = 0; e < 2; e++) {
+    int64_t *v = ends[e];
+    if (*v < 0) {
+      *v += length;
+      if (*v < 0)
+        *v = step < 0 ? -1 : 0;
+    } else if (*v >= length) {
+      *v = step < 0 ? length - 1 : length;
+    }
+  }
+  if (step < 0)
+    return *stop < *start ? (*start - *stop - 1) / -step + 1 : 0;
+  return *start < *stop ? (*stop - *start - 1) / step + 1 : 0;
+}
+
+static bool item_is_mask(const tl_index_item *it)
+{
+  return it->kind == TL_INDEX_BOOL ||
+         (it->kind == TL_INDEX_TENSOR && it->tensor->dtype == TL_DTYPE_BOOL);
+}
+
+/* A size-1 dim inserted at `dim` of the view. */
+static tl_status plan_unsqueeze(index_plan *p, int dim)
+{
+  tl_tensor tmp;
+  if (tl_view_unsqueeze(&tmp, &p->view, dim) != TL_OK)
+    return tl_error_status();
+  tl_tensor_release(&p->view);
+  p->view = tmp;
+  return TL_OK;
+}
+
+static tl_status plan_add(index_plan *p, tl_tensor *idx, int dim, int self_dim)
+{
+  p->idx[p->n] = *idx;
+  p->dims[p->n] = dim;
+  p->self_dims[p->n] = self_dim;
+  p->n++;
+  return TL_OK;
+}
+
+/* A mask over view dims [dim, dim + m): one index tensor per dim. */
+static tl_status plan_add_mask(index_plan *p, const tl_tensor *mask, int dim, int self_dim)
+{
+  const int m = mask->ndim;
+  char sm[256], sv[256];
+  /* As in NumPy, an empty mask dim selects nothing from a dim of any size. */
+  for (int i = 0; i < m; i++)
+    if (mask->shape[i] != p->view.shape[dim + i] && mask->shape[i] != 0)
+      return tl_error_set(TL_ERR_INDEX, "the shape of the mask %s does not match the shape %s "
+                                        "of the indexed dimensions starting at dimension %d",
+                          tl_shape_str(sm, sizeof sm, m, mask->shape),
+                          tl_shape_str(sv, sizeof sv, m, p->view.shape + dim), self_dim);
+  tl_tensor coords;
+  if (tl_index_nonzero(&coords, mask) != TL_OK)
+    return tl_error_status();
+  for (int i = 0; i < m; i++) { /* column i of the (nnz, m) coordinates */
+    tl_tensor col;
+    tl_tensor_view_of(&col, &coords);
+    col.ndim = 1;
+    col.shape[0] = coords.shape[0];
+    col.strides[0] = m;
+    col.offset = coords.offset + i;
+    plan_add(p, &col, dim + i, self_dim + i);
+  }
+  tl_tensor_release(&coords);
+  return TL_OK;
+}
+
+/* A 0-d int64 index holding v. */
+static tl_status scalar_index(tl_tensor *t, int64_t v, int64_t length)
+{
+  if (tl_tensor_empty(t, TL_DTYPE_I64, length < 0 ? 0 : 1, &length, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  if (tl_tensor_numel(t) > 0)
+    memcpy(tl_tensor_data(t), &v, sizeof v);
+  return TL_OK;
+}
+
+static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const tl_index_item *items)
+{
+  int consumed = 0, ellipses = 0, first_adv = -1, last_adv = -1, nadv = 0;
+  memset(p, 0, sizeof *p);
+  if (n > TL_INDEX_MAX_ITEMS)
+    return tl_error_set(TL_ERR_INDEX, "too many indices for tensor of dimension %d", self->ndim);
+  for (int i = 0; i < n; i++) {
+    const tl_index_item *it = &items[i];
+    switch (it->kind) {
+    case TL_INDEX_TENSOR:
+      if (!tl_dtype_is_integral(it->tensor->dtype))
+        return tl_error_set(TL_ERR_INDEX, "tensors used as indices must be long, int, byte or "
+                                          "bool tensors, got %s",
+                            tl_dtype_names[it->tensor->dtype]);
+      if (tl_tensor_device(it->tensor).type != TL_DEVICE_CPU)
+        return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "indexing with cuda index tensors is not "
+                                                    "implemented");
+      consumed += it->tensor->dtype == TL_DTYPE_BOOL ? it->tensor->ndim : 1;
+      p->advanced = true;
+      break;
+    case TL_INDEX_BOOL:
+      p->advanced = true;
+      break;
+    case TL_INDEX_INT:
+    case TL_INDEX_SLICE:
+      consumed++;
+      break;
+    case TL_INDEX_ELLIPSIS:
+      ellipses++;
+      break;
+    default:
+      break;
+    }
+  }
+  if (ellipses > 1)
+    return tl_error_set(TL_ERR_INDEX, "an index can only have a single ellipsis ('...')");
+  if (consumed > self->ndim)
+    return tl_error_set(TL_ERR_INDEX, "too many indices for tensor of dimension %d", self->ndim);
+  /* With any tensor present, ints count as advanced (0-d) indices. */
+  for (int i = 0; i < n; i++) {
+    tl_index_kind k = items[i].kind;
+    if (k == TL_INDEX_TENSOR || k == TL_INDEX_BOOL || (p->advanced && k == TL_INDEX_INT)) {
+      if (first_adv < 0)
+        first_adv = i;
+      last_adv = i;
+      nadv++;
+    }
+  }
+  p->adjacent = nadv == 0 || last_adv - first_adv + 1 == nadv;
+
+  tl_tensor_view_of(&p->view, self);
+  int dim = 0, self_dim = 0;
+  for (int i = 0; i < n; i++) {
+    const tl_index_item *it = &items[i];
+    tl_tensor t;
+    if (p->view.ndim >= TL_MAX_DIMS &&
+        (it->kind == TL_INDEX_NONE || it->kind == TL_INDEX_BOOL ||
+         (it->kind == TL_INDEX_TENSOR && it->tensor->dtype == TL_DTYPE_BOOL &&
+          it->tensor->ndim == 0))) {
+      tl_error_set(TL_ERR_INDEX, "indexing would give more than %d dimensions", TL_MAX_DIMS);
+      goto fail;
+    }
+    switch (it->kind) {
+    case TL_INDEX_NONE:
+      if (plan_unsqueeze(p, dim) != TL_OK)
+        goto fail;
+      dim++;
+      break;
+    case TL_INDEX_ELLIPSIS:
+      dim += self->ndim - consumed;
+      self_dim += self->ndim - consumed;
+      break;
+    case TL_INDEX_SLICE: {
+      int64_t start = it->start, stop = it->stop;
+      if (it->step == 0) {
+        tl_error_set(TL_ERR_VALUE, "slice step cannot be zero");
+        goto fail;
+      }
+      int64_t len = slice_length(p->view.shape[dim], &start, &stop, it->step);
+      tl_view_slice(&p->view, dim, start, len, it->step);
+      dim++;
+      self_dim++;
+      break;
+    }
+    case TL_INDEX_INT:
+      if (!p->advanced) {
+        int64_t size = p->view.shape[dim];
+        if (it->value < -size || it->value >= size) {
+          tl_error_set(TL_ERR_INDEX, "index %lld is out of bounds for dimension %d with size "
+                                     "%lld", (long long)it->value, self_dim, (long long)size);
+          goto fail;
+        }
+        tl_view_select(&p->view, dim, it->value);
+      } else {
+        if (scalar_index(&t, it->value, -1) != TL_OK)
+          goto fail;
+        plan_add(p, &t, dim++, self_dim);
+      }
+      self_dim++;
+      break;
+    case TL_INDEX_BOOL:
+    case TL_INDEX_TENSOR:
+      if (item_is_mask(it) && (it->kind == TL_INDEX_BOOL || it->tensor->ndim == 0)) {
+        /* A 0-d mask indexes a new size-1 dim: [0] when true, [] when false. */
+        bool v = it->kind == TL_INDEX_BOOL ? it->value != 0
+                                           : *(const bool *)tl_tensor_data(it->tensor);
+        if (plan_unsqueeze(p, dim) != TL_OK || scalar_index(&t, 0, v ? 1 : 0) != TL_OK)
+          goto fail;
+        plan_add(p, &t, dim++, -1);
+      } else if (item_is_mask(it)) {
+        if (plan_add_mask(p, it->tensor, dim, self_dim) != TL_OK)
+          goto fail;
+        dim += it->tensor->ndim;
+        self_dim += it->tensor->ndim;
+      } else {
+        tl_tensor_view_of(&t, it->tensor);
+        plan_add(p, &t, dim++, self_dim++);
+      }
+      break;
+    }
+  }
+  return TL_OK;
+fail:
+  plan_release(p);
+  return tl_error_status();
+}
+
+/* The advanced part of a plan, ready to move:
+ *   shape  pre + B + post (the result of a get, the target of a put)
+ *   base   the view restrided over that shape (stride 0 along B)
+ *   off    byte offsets over that shape (stride 0 along pre and post) */
+typedef struct {
+  int ndim;
+  int64_t shape[TL_MAX_DIMS];
+  tl_tensor base; /* borrows the plan's view */
+  tl_tensor off;  /* owns the offsets, or the raw index */
+  bool raw;       /* off holds the one index tensor as it is */
+  raw_index ri;
+} index_move;
+
+/* raw_ok: a gather may read a single int64 index tensor raw. */
+static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
+{
+  const int k = p->n;
+  char sa[256], sb[256];
+  if (!p->adjacent) { /* advanced dims first, the others after in order */
+    int64_t perm[TL_MAX_DIMS];
+    bool taken[TL_MAX_DIMS] = {false};
+    int np = 0;
+    for (int j = 0; j < k; j++) {
+      perm[np++] = p->dims[j];
+      taken[p->dims[j]] = true;
+    }
+    for (int d = 0; d < p->view.ndim; d++)
+      if (!taken[d])
+        perm[np++] = d;
+    tl_tensor tmp;
+    if (tl_view_permute(&tmp, &p->view, np, perm) != TL_OK)
+      return tl_error_status();
+    tl_tensor_release(&p->view);
+    p->view = tmp;
+    for (int j = 0; j < k; j++)
+      p->dims[j] = j;
+  }
+  const int first = p->dims[0];
+  const tl_tensor *v = &p->view;
+
+  int bnd = 0;
+  int64_t bshape[TL_MAX_DIMS];
+  for (int j = 0; j < k; j++) {
+    if (tl_shape_broadcast(bnd, bshape, p->idx[j].ndim, p->idx[j].shape, &bnd, bshape) != TL_OK) {
+      tl_error_clear();
+      int used = 0;
+      for (int i = 0; i < k && used < (int)sizeof sa - 1; i++)
+        used += snprintf(sa + used, sizeof sa - (size_t)used, i ? ", %s" : "%s",
+                         tl_shape_str(sb, sizeof sb, p->idx[i].ndim, p->idx[i].shape));
+      return tl_error_set(TL_ERR_INDEX, "shape mismatch: indexing tensors could not be "
+                                        "broadcast together with shapes %s", sa);
+    }
+  }
+  mv->ndim = v->ndim - k + bnd;
+  if (mv->ndim > TL_MAX_DIMS)
+    return tl_error_set(TL_ERR_INDEX, "indexing would give more than %d dimensions", TL_MAX_DIMS);
+
+  int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
+  const tl_tensor *idx[TL_MAX_DIMS];
+  int dims[TL_MAX_DIMS];
+  for (int j = 0; j < k; j++) {
+    sizes[j] = v->shape[first + j];
+    strides[j] = v->strides[first + j] * (int64_t)tl_dtype_size(v->dtype);
+    idx[j] = &p->idx[j];
+    dims[j] = p->self_dims[j] >= 0 ? p->self_dims[j] : first + j;
+  }
+  /* The raw loop checks indices as it moves, so an empty pre/post (nothing
+   * moved) keeps the offsets pass, which checks them anyway. */
+  int64_t rest = 1;
+  for (int d = 0; d < v->ndim; d++)
+    rest *= d < first || d >= first + k ? v->shape[d] : 1;
+  mv->raw = raw_ok && k == 1 && p->idx[0].dtype == TL_DTYPE_I64 && rest > 0;
+  if (mv->raw) {
+    tl_tensor_view_of(&mv->off, &p->idx[0]);
+    mv->ri = (raw_index){.size = sizes[0], .stride = strides[0], .dim = dims[0]};
+  } else if (tl_index_offsets(&mv->off, bnd, bshape, k, idx, sizes, strides, dims, true,
+                              TL_ERR_INDEX) != TL_OK) {
+    return tl_error_status();
+  }
+
+  /* Lay base and off over pre + B + post. */
+  tl_tensor off = mv->off;
+  mv->base = *v;
+  mv->base.ndim = mv->ndim;
+  int r = 0;
+  for (int d = 0; d < first; d++, r++) {
+    mv->shape[r] = mv->base.shape[r] = v->shape[d];
+    mv->base.strides[r] = v->strides[d];
+    mv->off.shape[r] = v->shape[d];
+    mv->off.strides[r] = 0;
+  }
+  for (int b = 0; b < bnd; b++, r++) {
+    mv->shape[r] = mv->base.shape[r] = bshape[b];
+    mv->base.strides[r] = 0;
+    mv->off.shape[r] = bshape[b];
+    mv->off.strides[r] = off.strides[b];
+  }
+  for (int d = first + k; d < v->ndim; d++, r++) {
+    mv->shape[r] = mv->base.shape[r] = v->shape[d];
+    mv->base.strides[r] = v->strides[d];
+    mv->off.shape[r] = v->shape[d];
+    mv->off.strides[r] = 0;
+  }
+  mv->off.ndim = mv->ndim;
+  return TL_OK;
+}
+
+tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
+                       bool *is_view)
+{
+  index_plan p;
+  index_move mv = {0};
+  *is_view = false;
+  if (plan_build(&p, self, n, items) != TL_OK)
+    return tl_error_status();
+  if (!p.advanced) {
+    *out = p.view;
+    *is_view = true;
+    return TL_OK;
+  }
+  tl_status status = TL_OK;
+  if (tl_tensor_device(self).type != TL_DEVICE_CPU) {
+    status = tl_error_set(TL_ERR_NOT_IMPLEMENTED, "advanced indexing is not implemented for "
+                                                  "cuda tensors yet");
+    goto done;
+  }
+  if (plan_resolve(&p, &mv, true) != TL_OK ||
+      tl_tensor_empty(out, self->dtype, mv.ndim, mv.shape, tl_device_cpu()) != TL_OK) {
+    status = tl_error_status();
+    goto done;
+  }
+  if (move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE,
+                 mv.raw ? &mv.ri : NULL) != TL_OK) {
+    status = tl_error_status();
+    tl_tensor_release(out);
+  }
+done:
+  tl_tensor_release(&mv.off);
+  plan_release(&p);
+  return status;
+}
+
+/* value as the data of a put over `shape`: self's dtype, not sharing self's
+ * memory, broadcast (leading size-1 dims of value may be dropped). */
+static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_tensor *self,
+                           int ndim, const int64_t *shape)
+{
+  char sv[256], sr[256];
+  tl_tensor v = *value;
+  while (v.ndim > ndim && v.shape[0] == 1) {
+    v.ndim--;
+    memmove(v.shape, v.shape + 1, (size_t)v.ndim * sizeof *v.shape);
+    memmove(v.strides, v.strides + 1, (size_t)v.ndim * sizeof *v.strides);
+  }
+  bool fits = v.ndim <= ndim;
+  for (int i = 0; fits && i < v.ndim; i++) {
+    int64_t have = v.shape[v.ndim - 1 - i], want = shape[ndim - 1 - i];
+    fits = have == want || have == 1;
+  }
+  if (!fits)
+    return tl_error_set(TL_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
+                                        "broadcast to indexing result of shape %s",
+                        tl_shape_str(sv, sizeof sv, value->ndim, value->shape),
+                        tl_shape_str(sr, sizeof sr, ndim, shape));
+  tl_tensor cast = {0};
+  if (v.dtype != self->dtype || v.storage == self->storage) {
+    if (tl_tensor_to_dtype(&cast, &v, self->dtype) != TL_OK)
+      return tl_error_status();
+    v = cast;
+  }
+  tl_status status = tl_view_expand(data, &v, ndim, shape);
+  tl_tensor_release(&cast);
+  return status;
+}
+
+tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
+                       bool accumulate)
+{
+  index_plan p;
+  index_move mv = {0};
+  tl_tensor data = {0};
+  tl_status status = TL_OK;
+  if (tl_tensor_device(self).type != TL_DEVICE_CPU ||
+      tl_tensor_device(value).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "index assignment is not implemented for cuda "
+                                                "tensors yet");
+  if (self->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  const tl_tensor *mask = n == 1 && items[0].kind == TL_INDEX_TENSOR ? items[0].tensor : NULL;
+  if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
+      mask->ndim > 0 && !memcmp(mask->shape, self->shape, (size_t)self->ndim * sizeof(int64_t)) &&
+      tl_tensor_numel(value) == 1 && tl_tensor_device(mask).type == TL_DEVICE_CPU) {
+    /* t[mask] = scalar over every dim: a masked fill, no coordinates needed. */
+    tl_tensor v0 = *value;
+    v0.ndim = 0;
+    return tl_index_masked_fill(self, mask, &v0);
+  }
+  if (plan_build(&p, self, n, items) != TL_OK)
+    return tl_error_status();
+  if (!p.advanced) { /* a view: copy or add into it */
+    status = put_value(&data, value, self, p.view.ndim, p.view.shape);
+    if (status == TL_OK && !accumulate) {
+      status = tl_tensor_copy(&p.view, &data);
+    } else if (status == TL_OK) { /* every offset 0: one int64 behind all-zero strides */
+      int64_t zero = 0;
+      tl_storage zs = {.refcount = 1, .data = &zero, .nbytes = sizeof zero,
+                       .device = tl_device_cpu()};
+      tl_tensor zeros = {.storage = &zs, .dtype = TL_DTYPE_I64, .ndim = p.view.ndim};
+      memcpy(zeros.shape, p.view.shape, sizeof zeros.shape);
+      tl_storage_bump(self->storage);
+      status = tl_index_move(true, &data, &p.view, &zeros, TL_INDEX_REDUCE_ADD);
+    }
+    goto done;
+  }
+  /* Everything that can fail is checked before the first write. */
+  if (plan_resolve(&p, &mv, false) != TL_OK ||
+      put_value(&data, value, self, mv.ndim, mv.shape) != TL_OK) {
+    status = tl_error_status();
+    goto done;
+  }
+  tl_storage_bump(self->storage);
+  status = tl_index_move(true, &data, &mv.base, &mv.off,
+                         accumulate ? TL_INDEX_REDUCE_ADD : TL_INDEX_REDUCE_NONE);
+done:
+  tl_tensor_release(&data);
+  tl_tensor_release(&mv.off);
+  plan_release(&p);
+  return status;
+}

@@ -1,0 +1,778 @@
+/* random.c - Philox4x32-10 and the CPU sampling kernels.
+ *
+ * Every kernel follows the counter mapping of tl_random.h: value v of a draw
+ * reads block offset + v / per, slot v % per, so results do not depend on the
+ * thread count or on how the work is split.  Values are produced in chunks of
+ * CHUNK as float64 (or int64 for integers), then stored with one dtype switch
+ * per chunk.  Non-contiguous outputs are drawn into a contiguous buffer and
+ * copied, so a value's index is always its row-major position.            */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_random.h"
+
+__extension__ typedef unsigned __int128 tl_u128;
+
+#if defined(__GLIBC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* glibc's libmvec (linked as mvec) has SIMD versions of these; declaring them
+ * so lets the Box-Muller loops vectorize.  math.h does it only under
+ * -ffast-math, which we do not want. */
+#pragma omp declare simd notinbranch
+double log(double);
+#pragma omp declare simd notinbranch
+double cos(double);
+#pragma omp declare simd notinbranch
+float logf(float);
+#pragma omp declare simd notinbranch
+float cosf(float);
+#endif
+
+/* ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") ---- */
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u /* key schedule: golden ratio */
+#define PHILOX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
+
+/* Ten rounds on one block, the key schedule bumped between rounds. */
+static inline void philox_rounds(uint32_t c[4], uint32_t k0, uint32_t k1)
+{
+  for (int round = 0; round < 10; round++) {
+    if (round > 0) {
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
+    }
+    uint64_t p0 = (uint64_t)PHILOX_M0 * c[0], p1 = (uint64_t)PHILOX_M1 * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[1] = (uint32_t)p1;
+    c[3] = (uint32_t)p0;
+    c[0] = n0;
+    c[2] = n2;
+  }
+}
+
+void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+  uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+  philox_rounds(c, key[0], key[1]);
+  memcpy(out, c, sizeof c);
+}
+
+#define LANES 8 /* blocks run side by side, so the compiler can use SIMD */
+
+/* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
+ * block in order.  Blocks are independent: LANES of them go through the
+ * rounds together (structure of arrays), the rest one by one. */
+static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+{
+  int b = 0;
+  for (; b + LANES <= nblocks; b += LANES) {
+    uint32_t c0[LANES], c1[LANES], c2[LANES], c3[LANES];
+    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+    for (int l = 0; l < LANES; l++) {
+      uint64_t ctr = first + (uint64_t)(b + l);
+      c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
+    }
+    for (int round = 0; round < 10; round++) {
+      for (int l = 0; l < LANES; l++) {
+        uint64_t p0 = (uint64_t)PHILOX_M0 * c0[l], p1 = (uint64_t)PHILOX_M1 * c2[l];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
+        uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3[l] ^ k1;
+        c1[l] = (uint32_t)p1;
+        c3[l] = (uint32_t)p0;
+        c0[l] = n0;
+        c2[l] = n2;
+      }
+      k0 += PHILOX_W0;
+      k1 += PHILOX_W1;
+    }
+    for (int l = 0; l < LANES; l++) {
+      uint32_t *o = w + 4 * (b + l);
+      o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
+    }
+  }
+  for (; b < nblocks; b++) {
+    uint64_t ctr = first + (uint64_t)b;
+    uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), 0, 0};
+    philox_rounds(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+    memcpy(w + 4 * b, c, sizeof c);
+  }
+}
+
+/* The four words of one counter block. */
+static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+{
+  philox_words(seed, counter, 1, w);
+}
+
+/* ---- generators ---------------------------------------------------------------- */
+
+void tl_generator_init(tl_generator *g, uint64_t seed)
+{
+  g->seed = seed;
+  g->offset = 0;
+}
+
+uint64_t tl_random_nondeterministic_seed(void)
+{
+  uint64_t s;
+  if (getrandom(&s, sizeof s, GRND_NONBLOCK) == (ssize_t)sizeof s)
+    return s;
+  struct timespec ts; /* no entropy source: mix the clock and an address */
+  clock_gettime(CLOCK_REALTIME, &ts);
+  s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)(uintptr_t)&ts;
+  return s * 0x9E3779B97F4A7C15ull;
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+void tl_generator_get_state(const tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE])
+{
+  put_u64(state, g->seed);
+  put_u64(state + 8, g->offset);
+}
+
+void tl_generator_set_state(tl_generator *g, const uint8_t state[TL_GENERATOR_STATE_SIZE])
+{
+  g->seed = get_u64(state);
+  g->offset = get_u64(state + 8);
+}
+
+/* Hand out the next `blocks` counters. */
+static uint64_t reserve(tl_generator *g, uint64_t blocks)
+{
+  uint64_t first = g->offset;
+  g->offset += blocks;
+  return first;
+}
+
+/* ---- words to numbers ------------------------------------------------------------ */
+
+static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
+
+static inline double unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
+/* Uniform on the open interval (0, 1): safe under log(). */
+static inline double open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
+static inline double open_wide(uint64_t x) { return ((double)(x >> 11) + 0.5) * 0x1p-53; }
+
+/* Box-Muller: two independent standard normals from u1 in (0, 1), u2 in [0, 1). */
+static inline void box_muller(double u1, double u2, double *z0, double *z1)
+{
+  double r = sqrt(-2.0 * log(u1)), theta = 2.0 * M_PI * u2;
+  *z0 = r * cos(theta);
+  *z1 = r * sin(theta);
+}
+
+/* ---- the fill kernel ----------------------------------------------------------------- */
+
+#define CHUNK 512 /* values per store; a multiple of every `per` */
+
+typedef struct {
+  tl_random_dist d;
+  tl_dtype store; /* dtype values are stored as (a complex output's real dtype) */
+  char *dst;      /* contiguous output */
+  int64_t n;      /* values to produce (twice the numel for complex outputs) */
+  int pshift;     /* value index >> pshift = parameter index (1 for complex) */
+  int per;        /* values per counter block */
+  int bits;       /* precision of narrow uniforms */
+  bool wide;
+  double scale_b; /* multiplies b (normal on complex: 1/sqrt(2)) */
+  uint64_t seed, first;
+} fill_ctx;
+
+/* Box-Muller on npairs pairs of uniforms: pair p takes words 2p, 2p+1
+ * (narrow, computed in float) or 4p .. 4p+3 (wide, in double) and gives
+ * out[2p], out[2p+1].  Straight loops over arrays, so they vectorize; sin
+ * is taken as a cos of the complementary angle, because a sin and a cos of
+ * one angle become a sincos call, which has no SIMD version. */
+static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
+{
+  if (wide) {
+    double u1[CHUNK / 2], u2[CHUNK / 2];
+    for (int p = 0; p < npairs; p++) {
+      u1[p] = open_wide(wide_word(w + 4 * p));
+      u2[p] = unit_wide(wide_word(w + 4 * p + 2));
+    }
+    for (int p = 0; p < npairs; p++) {
+      double r = sqrt(-2.0 * log(u1[p])), theta = 2.0 * M_PI * u2[p];
+      out[2 * p] = r * cos(theta);
+      out[2 * p + 1] = r * cos(M_PI_2 - theta); /* sin, kept apart from cos so no sincos */
+    }
+    return;
+  }
+  float u1[CHUNK / 2], u2[CHUNK / 2];
+  for (int p = 0; p < npairs; p++) {
+    u1[p] = ((float)(w[2 * p] >> 8) + 0.5f) * 0x1p-24f;
+    u2[p] = (float)(w[2 * p + 1] >> 8) * 0x1p-24f;
+  }
+  for (int p = 0; p < npairs; p++) {
+    float r = sqrtf(-2.0f * logf(u1[p])), theta = 2.0f * (float)M_PI * u2[p];
+    out[2 * p] = r * cosf(theta);
+    out[2 * p + 1] = r * cosf((float)M_PI_2 - theta);
+  }
+}
+
+static inline double param(const double *p, double fallback, int64_t e)
+{
+  return p ? p[e] : fallback;
+}
+
+/* Values [v0, v0 + count) of the draw (v0 a multiple of c->per) into out, or
+ * iout for integers.  Raw words first, then one loop per distribution. */
+static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int64_t *iout)
+{
+  const tl_random_dist *d = &c->d;
+  uint32_t w[4 * CHUNK / 2];
+  philox_words(c->seed, c->first + (uint64_t)(v0 / c->per), (count + c->per - 1) / c->per, w);
+  const int shift = 32 - c->bits;
+  const double scale = ldexp(1.0, -c->bits);
+  const int ps = c->pshift;
+  switch (d->kind) {
+  case TL_RANDOM_INTEGER:
+    for (int j = 0; j < count; j++) {
+      uint64_t x = wide_word(w + 2 * j);
+      uint64_t r = d->range ? (uint64_t)(((tl_u128)x * d->range) >> 64) : x;
+      iout[j] = (int64_t)((uint64_t)d->low + r);
+    }
+    return;
+  case TL_RANDOM_BERNOULLI:
+    for (int j = 0; j < count; j++)
+      out[j] = (double)w[j] * 0x1p-32 < param(d->pa, d->a, (v0 + j) >> ps);
+    return;
+  case TL_RANDOM_UNIFORM:
+    if (c->wide) {
+      for (int j = 0; j < count; j++)
+        out[j] = unit_wide(wide_word(w + 2 * j));
+    } else {
+      for (int j = 0; j < count; j++)
+        out[j] = (double)(w[j] >> shift) * scale;
+    }
+    if (!d->pa && !d->pb) {
+      const double a = d->a, span = d->b - d->a;
+      for (int j = 0; j < count; j++)
+        out[j] = a + span * out[j];
+    } else {
+      for (int j = 0; j < count; j++) {
+        double a = param(d->pa, d->a, (v0 + j) >> ps);
+        out[j] = a + (param(d->pb, d->b, (v0 + j) >> ps) - a) * out[j];
+      }
+    }
+    return;
+  case TL_RANDOM_NORMAL:
+  case TL_RANDOM_LOG_NORMAL:
+    normal_pairs(w, (count + 1) / 2, c->wide, out);
+    for (int j = 0; j < count; j++) {
+      double x = param(d->pa, d->a, (v0 + j) >> ps) +
+                 param(d->pb, d->b, (v0 + j) >> ps) * c->scale_b * out[j];
+      out[j] = d->kind == TL_RANDOM_LOG_NORMAL ? exp(x) : x;
+    }
+    return;
+  default: /* the rest invert a CDF at an open uniform */
+    for (int j = 0; j < count; j++) {
+      double u = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
+      double a = param(d->pa, d->a, (v0 + j) >> ps), b = param(d->pb, d->b, (v0 + j) >> ps);
+      switch (d->kind) {
+      case TL_RANDOM_EXPONENTIAL: out[j] = -log(u) / a; break;
+      case TL_RANDOM_CAUCHY: out[j] = a + b * tan(M_PI * (u - 0.5)); break;
+      default: out[j] = a >= 1.0 ? 1.0 : ceil(log(u) / log1p(-a)); break; /* GEOMETRIC */
+      }
+    }
+  }
+}
+
+#define STORE_CASE(E)                                                                      \
+  case TL_DTYPE_##E:                                                                       \
+    for (int i = 0; i < n; i++)                                                            \
+      tl_store_##E(dst + (size_t)i * size, (tl_ct_##E)v[i]);                                \
+    break;
+
+static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
+{
+  size_t size = tl_dtype_size(dtype);
+  switch (dtype) {
+  case TL_DTYPE_BOOL:
+    for (int i = 0; i < n; i++)
+      tl_store_BOOL(dst + i, v[i] != 0);
+    break;
+  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
+  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  default: break; /* complex outputs are stored through their real dtype */
+  }
+}
+
+static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
+{
+  size_t size = tl_dtype_size(dtype);
+  switch (dtype) {
+  case TL_DTYPE_BOOL:
+    for (int i = 0; i < n; i++)
+      tl_store_BOOL(dst + i, v[i] != 0);
+    break;
+  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
+  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  default: break;
+  }
+}
+#undef STORE_CASE
+
+/* Chunks [begin, end): chunk k holds values [k * CHUNK, (k + 1) * CHUNK).
+ * Work is split by whole chunks, so every value is computed by the same
+ * code path (vector body or scalar tail) whatever the thread count. */
+static void fill_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const fill_ctx *c = ctx;
+  size_t size = tl_dtype_size(c->store);
+  double buf[CHUNK];
+  int64_t ibuf[CHUNK];
+  for (int64_t k = begin; k < end; k++) {
+    int64_t v = k * CHUNK;
+    int count = c->n - v < CHUNK ? (int)(c->n - v) : CHUNK;
+    gen_chunk(c, v, count, buf, ibuf);
+    if (c->d.kind == TL_RANDOM_INTEGER)
+      store_ints(c->store, c->dst + (size_t)v * size, ibuf, count);
+    else
+      store_doubles(c->store, c->dst + (size_t)v * size, buf, count);
+  }
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+static const char *kind_name(tl_random_kind k)
+{
+  static const char *const names[] = {"uniform_", "normal", "random_", "bernoulli",
+                                      "exponential_", "cauchy_", "log_normal_", "geometric_"};
+  return names[k];
+}
+
+/* Mantissa digits: the integers a float dtype holds exactly reach 2^digits. */
+static int float_digits(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F16: return 11;
+  case TL_DTYPE_BF16: return 8;
+  case TL_DTYPE_F32: return 24;
+  default: return 53;
+  }
+}
+
+int64_t tl_random_dtype_max(tl_dtype dtype)
+{
+  switch (dtype) {
+  case TL_DTYPE_BOOL: return 1;
+  case TL_DTYPE_U8: return UINT8_MAX;
+  case TL_DTYPE_I8: return INT8_MAX;
+  case TL_DTYPE_I16: return INT16_MAX;
+  case TL_DTYPE_I32: return INT32_MAX;
+  case TL_DTYPE_I64: return INT64_MAX;
+  default: return (int64_t)1 << float_digits(dtype);
+  }
+}
+
+static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
+{
+  bool ok;
+  switch (d->kind) {
+  case TL_RANDOM_UNIFORM:
+  case TL_RANDOM_NORMAL: ok = !tl_dtype_is_integral(dtype); break;
+  case TL_RANDOM_EXPONENTIAL:
+  case TL_RANDOM_CAUCHY:
+  case TL_RANDOM_LOG_NORMAL: ok = tl_dtype_is_float(dtype); break;
+  case TL_RANDOM_GEOMETRIC: ok = !tl_dtype_is_complex(dtype) && dtype != TL_DTYPE_BOOL; break;
+  default: ok = !tl_dtype_is_complex(dtype); break;
+  }
+  if (!ok)
+    return tl_error_set(TL_ERR_RUNTIME, "%s is not implemented for dtype %s", kind_name(d->kind),
+                        tl_dtype_names[dtype]);
+  if (d->kind != TL_RANDOM_INTEGER)
+    return TL_OK;
+  /* [low, low + range - 1] must be values of the dtype. */
+  uint64_t last = (uint64_t)d->low + (d->range - 1); /* wraps correctly for range 0 = 2^64 */
+  int64_t hi = tl_random_dtype_max(dtype);
+  int64_t lo = dtype == TL_DTYPE_BOOL || dtype == TL_DTYPE_U8 ? 0 : -hi - !tl_dtype_is_float(dtype);
+  bool fits = d->range != 0 ? d->low >= lo && d->low <= hi &&
+                                  d->range - 1 <= (uint64_t)hi - (uint64_t)d->low
+                            : dtype == TL_DTYPE_I64 && d->low == INT64_MIN;
+  if (!fits)
+    return tl_error_set(TL_ERR_RUNTIME, "random_ expects 'from' and 'to' - 1 to be in [%lld, "
+                        "%lld] for dtype %s, but got from=%lld, to - 1=%lld", (long long)lo,
+                        (long long)hi, tl_dtype_names[dtype], (long long)d->low,
+                        (long long)(int64_t)last);
+  return TL_OK;
+}
+
+/* The parameter rule of each distribution, applied to x = a (or b). */
+static tl_status check_param(tl_random_kind k, double a, double b)
+{
+  switch (k) {
+  case TL_RANDOM_UNIFORM:
+    if (!(a <= b) || !isfinite(a) || !isfinite(b))
+      return tl_error_set(TL_ERR_RUNTIME, "uniform_ expects a finite [from, to) range with from "
+                          "<= to, but got from=%g, to=%g", a, b);
+    break;
+  case TL_RANDOM_NORMAL:
+  case TL_RANDOM_LOG_NORMAL:
+    if (!(b >= 0.0) || (k == TL_RANDOM_LOG_NORMAL && !(b > 0.0)))
+      return tl_error_set(TL_ERR_RUNTIME, "%s expects std %s 0.0, but got std=%g", kind_name(k),
+                          k == TL_RANDOM_NORMAL ? ">=" : ">", b);
+    break;
+  case TL_RANDOM_BERNOULLI:
+    if (!(a >= 0.0 && a <= 1.0))
+      return tl_error_set(TL_ERR_RUNTIME, "bernoulli expects p to be in [0, 1], but got p=%g",
+                          a);
+    break;
+  case TL_RANDOM_EXPONENTIAL:
+    if (!(a > 0.0))
+      return tl_error_set(TL_ERR_RUNTIME, "exponential_ expects lambd > 0.0, but got lambd=%g",
+                          a);
+    break;
+  case TL_RANDOM_CAUCHY:
+    if (!(b > 0.0))
+      return tl_error_set(TL_ERR_RUNTIME, "cauchy_ expects sigma > 0.0, but got sigma=%g", b);
+    break;
+  case TL_RANDOM_GEOMETRIC:
+    if (!(a > 0.0 && a < 1.0))
+      return tl_error_set(TL_ERR_RUNTIME, "geometric_ expects p to be in (0, 1), but got p=%g",
+                          a);
+    break;
+  default: break;
+  }
+  return TL_OK;
+}
+
+static tl_status check_params(const tl_random_dist *d, int64_t numel)
+{
+  if (!d->pa && !d->pb)
+    return check_param(d->kind, d->a, d->b);
+  for (int64_t i = 0; i < numel; i++)
+    if (check_param(d->kind, d->pa ? d->pa[i] : d->a, d->pb ? d->pb[i] : d->b) != TL_OK)
+      return tl_error_status();
+  return TL_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------------- */
+
+tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
+  int64_t numel = tl_tensor_numel(t);
+  if (t->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "%s: cannot write random values into a read-only tensor",
+                        kind_name(d->kind));
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: random numbers on cuda are not built yet",
+                        kind_name(d->kind));
+  if (tl_tensor_has_internal_overlap(t)) /* a broadcast view would keep only one draw */
+    return tl_error_set(TL_ERR_RUNTIME, "%s: the written-to tensor has a stride-0 dimension, "
+                        "so several elements share one memory location; clone() it first",
+                        kind_name(d->kind));
+  if (check_dtype(d, t->dtype) != TL_OK || check_params(d, numel) != TL_OK)
+    return tl_error_status();
+  tl_tensor dst = *t, tmp = {0};
+  bool contiguous = tl_tensor_is_contiguous(t);
+  if (!contiguous) {
+    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_device_cpu()) != TL_OK)
+      return tl_error_status();
+    dst = tmp;
+  }
+  bool is_complex = tl_dtype_is_complex(t->dtype);
+  fill_ctx c = {.d = *d, .store = is_complex ? tl_dtype_to_real(t->dtype) : t->dtype,
+                .dst = tl_tensor_data(&dst), .n = numel << is_complex, .pshift = is_complex,
+                .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0,
+                .seed = g->seed};
+  c.wide = d->kind == TL_RANDOM_INTEGER ||
+           (d->kind != TL_RANDOM_BERNOULLI &&
+            (c.store == TL_DTYPE_F64 || tl_dtype_is_integral(c.store)));
+  c.per = c.wide ? 2 : 4;
+  c.bits = tl_dtype_is_float(c.store) ? float_digits(c.store) : 32;
+  int64_t blocks = (c.n + c.per - 1) / c.per;
+  c.first = reserve(g, (uint64_t)blocks);
+  tl_parallel_for((c.n + CHUNK - 1) / CHUNK, 16, fill_range, &c);
+  tl_status s = TL_OK;
+  if (contiguous)
+    tl_storage_bump(t->storage);
+  else
+    s = tl_tensor_copy(t, &tmp);
+  tl_tensor_release(&tmp);
+  return s;
+}
+
+/* ---- Poisson ------------------------------------------------------------------------------ */
+
+#define POISSON_BLOCKS 16 /* counter blocks each element may use */
+
+typedef struct {
+  const double *rate;
+  double *out;
+  uint64_t seed, first;
+} poisson_ctx;
+
+/* One Poisson(lam) draw from element e's blocks (two wide uniforms each).
+ * lam < 10: inversion, walking the CDF up from 0 with one uniform.
+ * lam >= 10: Hoermann's transformed rejection (PTRS, 1993), one block per
+ * attempt; it accepts ~90% of the time, so 16 attempts run out with
+ * probability ~1e-14, and then the rounded normal approximation stands in. */
+static double poisson_one(const poisson_ctx *c, int64_t e)
+{
+  double lam = c->rate[e];
+  uint32_t w[4];
+  uint64_t base = c->first + (uint64_t)e * POISSON_BLOCKS;
+  if (lam == 0)
+    return 0;
+  if (lam < 10) {
+    philox_block(c->seed, base, w);
+    double u = unit_wide(wide_word(w)), p = exp(-lam), cdf = p;
+    int64_t k = 0;
+    while (u > cdf && p > 0) {
+      k++;
+      p *= lam / (double)k;
+      cdf += p;
+    }
+    return (double)k;
+  }
+  double slam = sqrt(lam), loglam = log(lam);
+  double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (int attempt = 0; attempt < POISSON_BLOCKS; attempt++) {
+    philox_block(c->seed, base + (uint64_t)attempt, w);
+    double u = unit_wide(wide_word(w)) - 0.5, v = unit_wide(wide_word(w + 2));
+    double us = 0.5 - fabs(u);
+    double k = floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr)
+      return k;
+    if (k < 0 || (us < 0.013 && v > us))
+      continue;
+    int sign;
+    if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <=
+        -lam + k * loglam - lgamma_r(k + 1, &sign))
+      return k;
+  }
+  double z0, z1;
+  box_muller(open_wide(wide_word(w)), unit_wide(wide_word(w + 2)), &z0, &z1);
+  return fmax(0.0, floor(lam + slam * z0 + 0.5));
+}
+
+static void poisson_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const poisson_ctx *c = ctx;
+  for (int64_t e = begin; e < end; e++)
+    c->out[e] = poisson_one(c, e);
+}
+
+tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
+{
+  tl_tensor r = {0}, o = {0};
+  tl_status s = TL_OK;
+  if (!tl_dtype_is_float(rates->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "poisson expects floating-point rates, got %s",
+                        tl_dtype_names[rates->dtype]);
+  if (tl_tensor_to_dtype(&r, rates, TL_DTYPE_F64) != TL_OK)
+    return tl_error_status();
+  int64_t n = tl_tensor_numel(&r);
+  const double *rate = tl_tensor_data(&r);
+  for (int64_t i = 0; i < n; i++)
+    if (!(rate[i] >= 0) || isinf(rate[i]) || rate[i] > 0x1p52) {
+      s = tl_error_set(TL_ERR_RUNTIME, "poisson expects finite, non-negative rates below 2^52, "
+                       "got %g", rate[i]);
+      goto done;
+    }
+  if (tl_tensor_empty(&o, TL_DTYPE_F64, r.ndim, r.shape, tl_device_cpu()) != TL_OK) {
+    s = tl_error_status();
+    goto done;
+  }
+  poisson_ctx c = {.rate = rate, .out = tl_tensor_data(&o), .seed = g->seed,
+                   .first = reserve(g, (uint64_t)n * POISSON_BLOCKS)};
+  tl_parallel_for(n, 4096, poisson_range, &c);
+  s = tl_tensor_to_dtype(out, &o, rates->dtype);
+done:
+  tl_tensor_release(&r);
+  tl_tensor_release(&o);
+  return s;
+}
+
+tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
+{
+  int64_t n = tl_tensor_numel(out);
+  tl_random_dist d = {.kind = TL_RANDOM_INTEGER, .low = 0, .range = n > 0 ? (uint64_t)n : 1};
+  if (tl_dtype_is_complex(out->dtype) || (n > 0 && check_dtype(&d, out->dtype) != TL_OK))
+    return tl_error_set(TL_ERR_RUNTIME, "randperm: %s cannot hold a permutation of %lld values",
+                        tl_dtype_names[out->dtype], (long long)n);
+  int64_t *perm = out->dtype == TL_DTYPE_I64 ? tl_tensor_data(out)
+                                             : malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  if (!perm)
+    return tl_error_set(TL_ERR_MEMORY, "randperm: out of memory for %lld values", (long long)n);
+  for (int64_t i = 0; i < n; i++)
+    perm[i] = i;
+  /* Fisher-Yates from the top: step k swaps slot n-1-k with a uniform pick
+   * below it, the pick drawn from wide slot k. */
+  uint64_t first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0);
+  uint32_t w[4];
+  for (int64_t k = 0; k + 1 < n; k++) {
+    if (k % 2 == 0)
+      philox_block(g->seed, first + (uint64_t)(k / 2), w);
+    int64_t i = n - 1 - k;
+    int64_t j = (int64_t)(((tl_u128)wide_word(w + 2 * (k % 2)) * (uint64_t)(i + 1)) >> 64);
+    int64_t tmp = perm[i];
+    perm[i] = perm[j];
+    perm[j] = tmp;
+  }
+  if (out->dtype != TL_DTYPE_I64) {
+    size_t size = tl_dtype_size(out->dtype);
+    for (int64_t i = 0; i < n; i += CHUNK) {
+      int count = n - i < CHUNK ? (int)(n - i) : CHUNK;
+      store_ints(out->dtype, (char *)tl_tensor_data(out) + (size_t)i * size, perm + i, count);
+    }
+    free(perm);
+  }
+  tl_storage_bump(out->storage);
+  return TL_OK;
+}
+
+typedef struct {
+  double key;
+  int64_t index;
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb)
+{
+  const keyed *a = pa, *b = pb;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* One row: n draws from weights w[0..k) into out, from counter blocks first... */
+static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int64_t k,
+                            int64_t n, bool replacement, double *scratch, keyed *keys,
+                            int64_t *out)
+{
+  uint32_t block[4];
+  if (replacement) {
+    double total = 0;
+    int64_t last = 0;
+    for (int64_t j = 0; j < k; j++) {
+      total += w[j];
+      scratch[j] = total; /* running sum */
+      if (w[j] > 0)
+        last = j;
+    }
+    for (int64_t s = 0; s < n; s++) {
+      if (s % 2 == 0)
+        philox_block(seed, first + (uint64_t)(s / 2), block);
+      double t = unit_wide(wide_word(block + 2 * (s % 2))) * total;
+      int64_t lo = 0, hi = k; /* first j with scratch[j] > t */
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (scratch[mid] > t)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      out[s] = lo < k ? lo : last; /* lo == k only if rounding reached total */
+    }
+    return;
+  }
+  /* Without replacement: an exponential race.  Category j finishes at
+   * E_j / w_j with E_j ~ Exp(1); the order of finishing is a weighted draw
+   * without replacement, so the n earliest are the sample. */
+  for (int64_t j = 0; j < k; j++) {
+    if (j % 2 == 0)
+      philox_block(seed, first + (uint64_t)(j / 2), block);
+    double e = -log(open_wide(wide_word(block + 2 * (j % 2))));
+    keys[j] = (keyed){.key = w[j] > 0 ? e / w[j] : INFINITY, .index = j};
+  }
+  qsort(keys, (size_t)k, sizeof *keys, keyed_cmp);
+  for (int64_t s = 0; s < n; s++)
+    out[s] = keys[s].index;
+}
+
+tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                bool replacement, tl_tensor *out)
+{
+  tl_tensor p = {0};
+  double *scratch = NULL;
+  keyed *keys = NULL;
+  tl_status s = TL_OK;
+  if (probs->ndim < 1 || probs->ndim > 2)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: prob_dist must be 1 or 2 dim, got %d dims",
+                        probs->ndim);
+  if (!tl_dtype_is_float(probs->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial only supports floating-point dtypes for "
+                        "input, got %s", tl_dtype_names[probs->dtype]);
+  int64_t rows = probs->ndim == 2 ? probs->shape[0] : 1, k = probs->shape[probs->ndim - 1];
+  if (n <= 0)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample <= 0 samples "
+                        "(got %lld)", (long long)n);
+  if (k == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: the distribution has no categories");
+  if (!replacement && n > k)
+    return tl_error_set(TL_ERR_RUNTIME, "multinomial: cannot sample n_sample=%lld > "
+                        "prob_dist.size(-1)=%lld samples without replacement", (long long)n,
+                        (long long)k);
+  if (tl_tensor_to_dtype(&p, probs, TL_DTYPE_F64) != TL_OK)
+    return tl_error_status();
+  const double *w = tl_tensor_data(&p);
+  for (int64_t r = 0; r < rows && s == TL_OK; r++) {
+    double total = 0;
+    int64_t positive = 0;
+    for (int64_t j = 0; j < k && s == TL_OK; j++) {
+      double x = w[r * k + j];
+      if (!isfinite(x) || x < 0)
+        s = tl_error_set(TL_ERR_RUNTIME, "multinomial: probability tensor contains either inf, "
+                         "nan or element < 0 (%g in row %lld)", x, (long long)r);
+      total += x;
+      positive += x > 0;
+    }
+    if (s == TL_OK && !(total > 0))
+      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: invalid distribution in row %lld (sum of "
+                       "probabilities <= 0)", (long long)r);
+    if (s == TL_OK && !replacement && positive < n)
+      s = tl_error_set(TL_ERR_RUNTIME, "multinomial: row %lld has %lld categories with nonzero "
+                       "weight, fewer than the %lld samples asked for without replacement",
+                       (long long)r, (long long)positive, (long long)n);
+  }
+  if (s != TL_OK)
+    goto done;
+  int64_t shape[2] = {rows, n};
+  if (tl_tensor_empty(out, TL_DTYPE_I64, probs->ndim, probs->ndim == 2 ? shape : shape + 1,
+                      tl_device_cpu()) != TL_OK) {
+    s = tl_error_status();
+    goto done;
+  }
+  scratch = malloc(sizeof(double) * (size_t)k);
+  keys = malloc(sizeof(keyed) * (size_t)k);
+  if (!scratch || !keys) {
+    tl_tensor_release(out);
+    s = tl_error_set(TL_ERR_MEMORY, "multinomial: out of memory for %lld categories",
+                     (long long)k);
+    goto done;
+  }
+  int64_t per_row = ((replacement ? n : k) + 1) / 2;
+  uint64_t first = reserve(g, (uint64_t)(rows * per_row));
+  int64_t *o = tl_tensor_data(out);
+  for (int64_t r = 0; r < rows; r++)
+    multinomial_row(g->seed, first + (uint64_t)(r * per_row), w + r * k, k, n, replacement,
+                    scratch, keys, o + r * n);
+done:
+  free(scratch);
+  free(keys);
+  tl_tensor_release(&p);
+  return s;
+}

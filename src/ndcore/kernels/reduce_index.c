@@ -1,0 +1,194 @@
+/* reduce_index.c - the max or min of each line along one dim, with its index
+ * (max/min with dim, argmax/argmin).
+ *
+ * Semantics (NumPy's and PyTorch's): the first NaN wins; among equal values
+ * the first index wins.  Lines are split across the pool;
+ * each output is written by one thread.  float16/bfloat16 inputs are read
+ * as float32 (a converted copy) and the values cast back, exactly.       */
+#include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_reduce.h"
+
+typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, char *value,
+                           int64_t *index);
+
+/* Two passes over the line, both without data-dependent branches in the hot
+ * loop: the extreme value (16 lanes, NaN wins; x != x only for NaN, which
+ * the compiler drops for integers), then the first index holding it, or the
+ * first NaN.  A one-pass scan mispredicts on every new best. */
+#define TL_EXTREME_LINE(NAME, T)                                                         \
+  static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
+                   int64_t *index)                                                       \
+  {                                                                                      \
+    T lane[16];                                                                          \
+    for (int j = 0; j < 16; j++)                                                         \
+      lane[j] = *(const T *)x;                                                           \
+    int64_t i = 0;                                                                       \
+    if (step == (int64_t)sizeof(T)) {                                                    \
+      const T *p = (const T *)x;                                                         \
+      if (is_max)                                                                        \
+        for (; i + 16 <= n; i += 16)                                                     \
+          for (int j = 0; j < 16; j++)                                                   \
+            lane[j] = ((p[i + j] > lane[j]) | (p[i + j] != p[i + j])) ? p[i + j] : lane[j]; \
+      else                                                                               \
+        for (; i + 16 <= n; i += 16)                                                     \
+          for (int j = 0; j < 16; j++)                                                   \
+            lane[j] = ((p[i + j] < lane[j]) | (p[i + j] != p[i + j])) ? p[i + j] : lane[j]; \
+    }                                                                                    \
+    for (int j = 0; i < n; i++, j = (j + 1) % 16) {                                      \
+      T v = *(const T *)(x + i * step);                                                  \
+      if ((is_max ? v > lane[j] : v < lane[j]) | (v != v))                               \
+        lane[j] = v;                                                                     \
+    }                                                                                    \
+    T best = lane[0];                                                                    \
+    for (int j = 1; j < 16; j++)                                                         \
+      if ((is_max ? lane[j] > best : lane[j] < best) | (lane[j] != lane[j]))             \
+        best = lane[j];                                                                  \
+    int64_t at = 0;                                                                      \
+    if (best != best) {                                                                  \
+      while (at < n - 1 && *(const T *)(x + at * step) == *(const T *)(x + at * step))   \
+        at++;                                                                            \
+    } else {                                                                             \
+      while (at < n - 1 && *(const T *)(x + at * step) != best)                          \
+        at++;                                                                            \
+    }                                                                                    \
+    if (value)                                                                           \
+      *(T *)value = best;                                                                \
+    *index = at;                                                                         \
+  }
+TL_EXTREME_LINE(extreme_BOOL, bool)
+TL_EXTREME_LINE(extreme_U8, uint8_t)
+TL_EXTREME_LINE(extreme_I8, int8_t)
+TL_EXTREME_LINE(extreme_I16, int16_t)
+TL_EXTREME_LINE(extreme_I32, int32_t)
+TL_EXTREME_LINE(extreme_I64, int64_t)
+TL_EXTREME_LINE(extreme_F32_lanes, float)
+TL_EXTREME_LINE(extreme_F64_lanes, double)
+
+/* Floats: a contiguous line's extreme comes from the max/min pass loop
+ * (kernels_reduce.c vectorises the NaN-aware select that scalar code
+ * cannot), then the first index holding it. */
+#define TL_EXTREME_FLOAT_LINE(NAME, T, E)                                                \
+  static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
+                   int64_t *index)                                                       \
+  {                                                                                      \
+    if (step != (int64_t)sizeof(T)) {                                                    \
+      NAME##_lanes(x, n, step, is_max, value, index);                                    \
+      return;                                                                            \
+    }                                                                                    \
+    const T *p = (const T *)x;                                                           \
+    T best = p[0];                                                                       \
+    char *args[3] = {(char *)&best, (char *)x, NULL};                                    \
+    int64_t steps[3] = {0, sizeof(T), 0};                                                \
+    tl_reduce_loops[is_max ? TL_RK_MAX : TL_RK_MIN][TL_DTYPE_##E](args, n, steps, NULL); \
+    int64_t at = 0;                                                                      \
+    if (best != best)                                                                    \
+      while (at < n - 1 && p[at] == p[at])                                               \
+        at++;                                                                            \
+    else                                                                                 \
+      while (at < n - 1 && p[at] != best)                                                \
+        at++;                                                                            \
+    if (value)                                                                           \
+      *(T *)value = best;                                                                \
+    *index = at;                                                                         \
+  }
+TL_EXTREME_FLOAT_LINE(extreme_F32, float, F32)
+TL_EXTREME_FLOAT_LINE(extreme_F64, double, F64)
+
+static extreme_fn extreme_for(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_BOOL: return extreme_BOOL;
+  case TL_DTYPE_U8: return extreme_U8;
+  case TL_DTYPE_I8: return extreme_I8;
+  case TL_DTYPE_I16: return extreme_I16;
+  case TL_DTYPE_I32: return extreme_I32;
+  case TL_DTYPE_I64: return extreme_I64;
+  case TL_DTYPE_F32: return extreme_F32;
+  case TL_DTYPE_F64: return extreme_F64;
+  default: return NULL;
+  }
+}
+
+typedef struct {
+  const tl_tensor *src;
+  int dim;
+  int64_t len, step; /* the line: elements, bytes between them */
+  const int64_t *out_shape;
+  extreme_fn fn;
+  bool is_max;
+  char *values;
+  int64_t *indices;
+} index_job;
+
+static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const index_job *job = ctx;
+  const tl_tensor *src = job->src;
+  const int64_t size = (int64_t)tl_dtype_size(src->dtype);
+  const char *base = tl_tensor_data(src);
+  for (int64_t o = begin; o < end; o++) {
+    int64_t rest = o, off = 0;
+    for (int i = src->ndim - 1; i >= 0; i--) {
+      int64_t k = rest % job->out_shape[i];
+      rest /= job->out_shape[i];
+      off += k * src->strides[i];
+    }
+    job->fn(base + off * size, job->len, job->step, job->is_max,
+            job->values ? job->values + o * size : NULL, job->indices + o);
+  }
+}
+
+tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
+                          tl_tensor *indices)
+{
+  tl_dtype d = in->dtype;
+  tl_tensor conv = {0}, vals = {0};
+  const tl_tensor *src = in;
+  tl_status status = TL_OK;
+  if (d == TL_DTYPE_F16 || d == TL_DTYPE_BF16) {
+    if (tl_tensor_to_dtype(&conv, in, TL_DTYPE_F32) != TL_OK)
+      return tl_error_status();
+    src = &conv;
+  }
+  index_job job = {.src = src, .dim = dim, .is_max = is_max, .fn = extreme_for(src->dtype)};
+  if (!job.fn) {
+    status = tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s",
+                          is_max ? "max" : "min", tl_dtype_names[d]);
+    goto done;
+  }
+  int64_t shape[TL_MAX_DIMS];
+  for (int i = 0; i < in->ndim; i++)
+    shape[i] = i == dim ? 1 : in->shape[i];
+  job.out_shape = shape;
+  job.len = in->ndim ? in->shape[dim] : 1;
+  job.step = in->ndim ? src->strides[dim] * (int64_t)tl_dtype_size(src->dtype) : 0;
+  if ((status = tl_tensor_empty(indices, TL_DTYPE_I64, in->ndim, shape, tl_tensor_device(in))) != TL_OK)
+    goto done;
+  if (values && (status = tl_tensor_empty(&vals, src->dtype, in->ndim, shape,
+                                          tl_tensor_device(in))) != TL_OK)
+    goto done;
+  job.indices = tl_tensor_data(indices);
+  job.values = values ? tl_tensor_data(&vals) : NULL;
+  int64_t lines = tl_tensor_numel(indices);
+  int64_t grain = job.len > 0 ? 32768 / job.len : 1;
+  if (job.len > 0)
+    tl_parallel_for(lines, grain > 1 ? grain : 1, index_range, &job);
+  if (values) {
+    if (vals.dtype == d) {
+      *values = vals;
+      vals.storage = NULL;
+    } else {
+      status = tl_tensor_to_dtype(values, &vals, d);
+    }
+  }
+done:
+  if (status != TL_OK && indices->storage)
+    tl_tensor_release(indices);
+  if (vals.storage)
+    tl_tensor_release(&vals);
+  if (conv.storage)
+    tl_tensor_release(&conv);
+  return status;
+}

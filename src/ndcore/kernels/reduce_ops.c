@@ -1,0 +1,456 @@
+/* reduce_ops.c - the reductions of ops.def (REDUCE, REDUCE_PAIR) on top of
+ * the pass engine (reduce.c): result dtypes, argument checks, the passes
+ * each op runs, and the elementwise finish on the accumulator.
+ *
+ * Result dtypes (PyTorch's):
+ *   sum, nansum, prod     dtype= if given, else int64 for bool/integers, else
+ *                         the input's; the input is read as that dtype
+ *   mean, nanmean         dtype= or the input's, which must be float/complex
+ *   var, std              float/complex input; the real dtype of it
+ *   amax, amin, max, min  the input's (complex refused)
+ *   all, any              bool, but uint8 for uint8 input
+ *   count_nonzero, argmax int64
+ *   logsumexp             integers -> the default float
+ *   norm                  float/complex input (or dtype=); the real dtype
+ * A mask of 0 means every dim.  Accumulators are int64, double or
+ * complex128; the finish divides, takes roots or logs in that precision and
+ * the cast into the result happens last.                                  */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/tensor/tl_views.h"
+
+void tl_cpu_reduce_init(void) { tl_cpu_reduce_kernels_init(); }
+
+/* The dtype a pass reads its input as, for a result (or dtype=) dtype. */
+static tl_dtype loop_for(tl_dtype r)
+{
+  switch (r) {
+  case TL_DTYPE_F16:
+  case TL_DTYPE_BF16:
+  case TL_DTYPE_F32: return TL_DTYPE_F32;
+  case TL_DTYPE_F64: return TL_DTYPE_F64;
+  case TL_DTYPE_C64: return TL_DTYPE_C64;
+  case TL_DTYPE_C128: return TL_DTYPE_C128;
+  default: return TL_DTYPE_I64;
+  }
+}
+
+static void keep_shape(const tl_tensor *in, uint64_t mask, int64_t *shape)
+{
+  for (int i = 0; i < in->ndim; i++)
+    shape[i] = mask >> i & 1 ? 1 : in->shape[i];
+}
+
+static tl_status pass_new(tl_tensor *acc, tl_rkind kind, const tl_tensor *in, uint64_t mask,
+                          tl_dtype loop, const tl_tensor *aux, void *data)
+{
+  int64_t shape[TL_MAX_DIMS];
+  keep_shape(in, mask, shape);
+  if (tl_tensor_empty(acc, tl_reduce_acc_dtype(kind, loop), in->ndim, shape,
+                      tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  tl_status status = tl_reduce_pass(kind, in, mask, loop, acc, aux, data);
+  if (status != TL_OK)
+    tl_tensor_release(acc);
+  return status;
+}
+
+/* A keepdim-shaped contiguous tensor `r` -> the op's result in `out`
+ * (allocated, or the caller's out=), dropping the reduced dims unless
+ * keepdim.  Consumes r. */
+static tl_status deliver(const char *name, tl_tensor *r, uint64_t mask, bool keepdim,
+                         tl_dtype result, tl_tensor *out)
+{
+  tl_tensor view = *r;
+  tl_status status = TL_OK;
+  if (!keepdim) {
+    int nd = 0;
+    for (int i = 0; i < r->ndim; i++)
+      if (!(mask >> i & 1))
+        view.shape[nd++] = r->shape[i];
+    view.ndim = nd;
+    tl_shape_contiguous_strides(nd, view.shape, view.strides);
+  }
+  if (!out->storage) {
+    if (r->dtype == result) {
+      *out = view; /* r's reference moves to out */
+      return TL_OK;
+    }
+    status = tl_tensor_empty(out, result, view.ndim, view.shape, tl_tensor_device(r));
+    if (status == TL_OK && (status = tl_tensor_copy(out, &view)) != TL_OK)
+      tl_tensor_release(out);
+    goto done;
+  }
+  char so[256], sr[256];
+  if (out->ndim != view.ndim || memcmp(out->shape, view.shape, (size_t)view.ndim * sizeof *view.shape)) {
+    status = tl_error_set(TL_ERR_RUNTIME, "%s(): output with shape %s doesn't match the result "
+                                          "shape %s", name,
+                          tl_shape_str(so, sizeof so, out->ndim, out->shape),
+                          tl_shape_str(sr, sizeof sr, view.ndim, view.shape));
+    goto done;
+  }
+  if (!tl_can_cast(result, out->dtype)) {
+    status = tl_error_set(TL_ERR_RUNTIME, "%s(): result type %s can't be cast to the desired "
+                                          "output type %s", name, tl_dtype_names[result],
+                          tl_dtype_names[out->dtype]);
+    goto done;
+  }
+  status = tl_tensor_copy(out, &view);
+done:
+  tl_tensor_release(r);
+  return status;
+}
+
+static tl_status refuse(const char *name, tl_dtype d)
+{
+  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", name, tl_dtype_names[d]);
+}
+
+/* max/min/argmax... have no identity: an empty reduced dim is an error. */
+static tl_status check_nonempty(const char *name, const tl_tensor *in, uint64_t mask, bool no_dim)
+{
+  for (int i = 0; i < in->ndim; i++) {
+    if (!(mask >> i & 1) || in->shape[i] != 0)
+      continue;
+    if (no_dim)
+      return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim to be specified for "
+                                        "input.numel() == 0. Specify the reduction dim with the "
+                                        "'dim' argument.", name);
+    return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
+                        name, i);
+  }
+  return TL_OK;
+}
+
+/* ---- finishing steps on a contiguous accumulator ------------------------------ */
+
+static void acc_scale(tl_tensor *acc, double divisor)
+{
+  int64_t n = tl_tensor_numel(acc);
+  if (acc->dtype == TL_DTYPE_C128) {
+    double complex *x = tl_tensor_data(acc);
+    for (int64_t i = 0; i < n; i++)
+      x[i] = x[i] / divisor;
+  } else {
+    double *x = tl_tensor_data(acc);
+    for (int64_t i = 0; i < n; i++)
+      x[i] = x[i] / divisor;
+  }
+}
+
+static void acc_sqrt(tl_tensor *acc)
+{
+  double *x = tl_tensor_data(acc);
+  for (int64_t i = 0, n = tl_tensor_numel(acc); i < n; i++)
+    x[i] = sqrt(x[i]);
+}
+
+static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                        tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  tl_dtype d = in->dtype;
+  tl_dtype result = a->dtype >= 0 ? (tl_dtype)a->dtype : tl_dtype_is_integral(d) ? TL_DTYPE_I64 : d;
+  tl_rkind kind = op == TL_OP_PROD ? TL_RK_PROD : op == TL_OP_NANSUM ? TL_RK_NANSUM : TL_RK_SUM;
+  if (op == TL_OP_NANSUM && tl_dtype_is_complex(result))
+    return tl_error_set(TL_ERR_RUNTIME, "nansum does not support complex inputs");
+  if (kind == TL_RK_NANSUM && tl_dtype_is_integral(result))
+    kind = TL_RK_SUM;
+  tl_tensor acc;
+  if (pass_new(&acc, kind, in, mask, loop_for(result), NULL, NULL) != TL_OK)
+    return tl_error_status();
+  return deliver(name, &acc, mask, a->keepdim, result, out);
+}
+
+static int64_t reduced_count(const tl_tensor *in, uint64_t mask)
+{
+  int64_t n = 1;
+  for (int i = 0; i < in->ndim; i++)
+    if (mask >> i & 1)
+      n *= in->shape[i];
+  return n;
+}
+
+static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                         tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  tl_dtype result = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
+  if (tl_dtype_is_integral(result))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): could not infer output dtype. Input dtype must be "
+                                        "either a floating point or complex dtype. Got: %s",
+                        name, tl_dtype_names[result]);
+  if (op == TL_OP_NANMEAN && tl_dtype_is_complex(result))
+    return tl_error_set(TL_ERR_RUNTIME, "nanmean(): expected input to have floating point dtype "
+                                        "but got %s", tl_dtype_names[result]);
+  tl_tensor acc, cnt;
+  tl_dtype loop = loop_for(result);
+  if (pass_new(&acc, op == TL_OP_NANMEAN ? TL_RK_NANSUM : TL_RK_SUM, in, mask, loop, NULL,
+               NULL) != TL_OK)
+    return tl_error_status();
+  if (op == TL_OP_MEAN) {
+    acc_scale(&acc, (double)reduced_count(in, mask));
+  } else {
+    if (pass_new(&cnt, TL_RK_COUNT_NOTNAN, in, mask, loop, NULL, NULL) != TL_OK) {
+      tl_tensor_release(&acc);
+      return tl_error_status();
+    }
+    double *x = tl_tensor_data(&acc);
+    const int64_t *c = tl_tensor_data(&cnt);
+    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+      x[i] = x[i] / (double)c[i];
+    tl_tensor_release(&cnt);
+  }
+  return deliver(name, &acc, mask, a->keepdim, result, out);
+}
+
+/* var/std: two passes (the mean, then the sum of squared deviations from it),
+ * which is as accurate as Welford's update and vectorises. */
+static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                        tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  tl_dtype d = in->dtype;
+  if (tl_dtype_is_integral(d))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): std and var only support floating point and "
+                                        "complex dtypes, got %s", name, tl_dtype_names[d]);
+  tl_dtype loop = loop_for(d);
+  int64_t n = reduced_count(in, mask);
+  double correction = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
+  tl_tensor mean, acc;
+  if (pass_new(&mean, TL_RK_SUM, in, mask, loop, NULL, NULL) != TL_OK)
+    return tl_error_status();
+  acc_scale(&mean, (double)n);
+  tl_status status = pass_new(&acc, TL_RK_SQDEV, in, mask, loop, &mean, NULL);
+  tl_tensor_release(&mean);
+  if (status != TL_OK)
+    return status;
+  double dof = (double)n - correction;
+  acc_scale(&acc, dof > 0 ? dof : 0.0);
+  if (op == TL_OP_STD)
+    acc_sqrt(&acc);
+  return deliver(name, &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
+}
+
+static tl_status op_extreme(tl_op op, const tl_tensor *in, uint64_t mask, bool no_dim,
+                            const tl_reduce_args *a, tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  tl_dtype d = in->dtype;
+  if (tl_dtype_is_complex(d))
+    return refuse(name, d);
+  if (check_nonempty(name, in, mask, no_dim) != TL_OK)
+    return tl_error_status();
+  bool is_max = op == TL_OP_AMAX || op == TL_OP_MAX;
+  tl_dtype loop = tl_dtype_is_float(d) ? loop_for(d) : d;
+  tl_tensor acc;
+  if (pass_new(&acc, is_max ? TL_RK_MAX : TL_RK_MIN, in, mask, loop, NULL, NULL) != TL_OK)
+    return tl_error_status();
+  return deliver(name, &acc, mask, a->keepdim, d, out);
+}
+
+static tl_status op_logical(tl_op op, const tl_tensor *in, uint64_t mask,
+                            const tl_reduce_args *a, tl_tensor *out)
+{
+  tl_rkind kind = op == TL_OP_ALL ? TL_RK_ALL : op == TL_OP_ANY ? TL_RK_ANY : TL_RK_COUNT;
+  tl_dtype result = op == TL_OP_COUNT_NONZERO ? TL_DTYPE_I64
+                    : in->dtype == TL_DTYPE_U8 ? TL_DTYPE_U8
+                                               : TL_DTYPE_BOOL;
+  /* Real dtypes have loops of their own (half types read as float32);
+   * complex is read as bool through the cast buffers. */
+  tl_dtype loop = tl_dtype_is_float(in->dtype) ? loop_for(in->dtype) : in->dtype;
+  if (!tl_reduce_loops[kind][loop])
+    loop = TL_DTYPE_BOOL;
+  tl_tensor acc, flags;
+  if (kind != TL_RK_COUNT && loop != TL_DTYPE_BOOL) {
+    /* all/any as counts: int64 lanes vectorise where bool lanes fed by
+     * float compares do not.  any = (nonzeros > 0), all = (zeros == 0). */
+    bool any = kind == TL_RK_ANY;
+    if (pass_new(&acc, any ? TL_RK_COUNT : TL_RK_COUNT_ZERO, in, mask, loop, NULL, NULL) != TL_OK)
+      return tl_error_status();
+    if (tl_tensor_empty(&flags, TL_DTYPE_BOOL, acc.ndim, acc.shape, tl_tensor_device(in)) != TL_OK) {
+      tl_tensor_release(&acc);
+      return tl_error_status();
+    }
+    const int64_t *c = tl_tensor_data(&acc);
+    bool *f = tl_tensor_data(&flags);
+    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+      f[i] = any ? c[i] != 0 : c[i] == 0;
+    tl_tensor_release(&acc);
+    return deliver(tl_op_infos[op].name, &flags, mask, a->keepdim, result, out);
+  }
+  if (pass_new(&acc, kind, in, mask, loop, NULL, NULL) != TL_OK)
+    return tl_error_status();
+  return deliver(tl_op_infos[op].name, &acc, mask, a->keepdim, result, out);
+}
+
+/* logsumexp = m + log(sum(exp(x - m))) with m the max, taken as 0 where it is
+ * not finite (all -inf gives -inf, any +inf gives +inf, NaN stays NaN). */
+static tl_status op_logsumexp(const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                              tl_tensor *out)
+{
+  tl_dtype d = in->dtype;
+  if (tl_dtype_is_complex(d))
+    return refuse("logsumexp", d);
+  tl_dtype result = tl_dtype_is_integral(d) ? tl_dtype_default_float() : d;
+  tl_dtype loop = loop_for(result);
+  tl_tensor m, shift, acc;
+  int64_t shape[TL_MAX_DIMS];
+  keep_shape(in, mask, shape);
+  if (tl_tensor_empty(&shift, TL_DTYPE_F64, in->ndim, shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  double *s = tl_tensor_data(&shift);
+  int64_t n = tl_tensor_numel(&shift);
+  if (reduced_count(in, mask) == 0) {
+    for (int64_t i = 0; i < n; i++)
+      s[i] = 0.0;
+  } else {
+    if (pass_new(&m, TL_RK_MAX, in, mask, loop, NULL, NULL) != TL_OK)
+      goto fail;
+    for (int64_t i = 0; i < n; i++) {
+      double v = loop == TL_DTYPE_F32 ? ((const float *)tl_tensor_data(&m))[i]
+                                      : ((const double *)tl_tensor_data(&m))[i];
+      s[i] = isfinite(v) ? v : 0.0;
+    }
+    tl_tensor_release(&m);
+  }
+  if (pass_new(&acc, TL_RK_EXPSUM, in, mask, loop, &shift, NULL) != TL_OK)
+    goto fail;
+  double *x = tl_tensor_data(&acc);
+  for (int64_t i = 0; i < n; i++)
+    x[i] = log(x[i]) + s[i];
+  tl_tensor_release(&shift);
+  return deliver("logsumexp", &acc, mask, a->keepdim, result, out);
+fail:
+  tl_tensor_release(&shift);
+  return tl_error_status();
+}
+
+/* torch.norm's vector norms: p = 2 (and 'fro'), 1, inf, -inf, 0, any other p. */
+static tl_status op_norm(const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
+                         tl_tensor *out)
+{
+  tl_dtype d = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
+  if (tl_dtype_is_integral(d))
+    return tl_error_set(TL_ERR_RUNTIME, "norm(): input dtype should be either floating point or "
+                                        "complex. Got %s instead.", tl_dtype_names[d]);
+  double p = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
+  tl_rkind kind = p == 2.0        ? TL_RK_SQSUM
+                  : p == 1.0      ? TL_RK_ABSSUM
+                  : p == INFINITY ? TL_RK_ABSMAX
+                  : p == -INFINITY ? TL_RK_ABSMIN
+                  : p == 0.0      ? TL_RK_NONZERO
+                                  : TL_RK_POWSUM;
+  if (isinf(p) && reduced_count(in, mask) == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "norm(): cannot compute the %s norm on an empty tensor "
+                                        "because the operation does not have an identity",
+                        p > 0 ? "inf" : "-inf");
+  tl_tensor acc;
+  if (pass_new(&acc, kind, in, mask, loop_for(d), NULL, &p) != TL_OK)
+    return tl_error_status();
+  if (kind == TL_RK_SQSUM) {
+    acc_sqrt(&acc);
+  } else if (kind == TL_RK_POWSUM) {
+    double *x = tl_tensor_data(&acc);
+    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+      x[i] = pow(x[i], 1.0 / p);
+  }
+  return deliver("norm", &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
+}
+
+/* max/min along a dim (values and indices), argmax/argmin. */
+static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_dim,
+                          const tl_reduce_args *a, tl_tensor *out, tl_tensor *indices)
+{
+  const char *name = tl_op_infos[op].name;
+  bool is_max = op == TL_OP_MAX || op == TL_OP_ARGMAX;
+  if (tl_dtype_is_complex(in->dtype))
+    return refuse(name, in->dtype);
+  if (check_nonempty(name, in, mask, no_dim) != TL_OK)
+    return tl_error_status();
+  tl_tensor flat, idx = {0}, val = {0};
+  bool flattened = false;
+  int dim = 0;
+  if (no_dim && in->ndim > 1) { /* argmax over everything: a flat index */
+    int64_t n = tl_tensor_numel(in);
+    if (tl_view_reshape(&flat, in, 1, &n, true) != TL_OK)
+      return tl_error_status();
+    flattened = true;
+  } else {
+    while (dim < in->ndim && !(mask >> dim & 1))
+      dim++;
+    if (dim == in->ndim)
+      dim = 0;
+  }
+  tl_status status = tl_reduce_index(is_max, flattened ? &flat : in, dim,
+                                     op == TL_OP_MAX || op == TL_OP_MIN ? &val : NULL, &idx);
+  if (flattened)
+    tl_tensor_release(&flat);
+  if (status != TL_OK)
+    return status;
+  if (flattened) { /* back to the input's rank: all ones */
+    idx.ndim = in->ndim;
+    for (int i = 0; i < in->ndim; i++) {
+      idx.shape[i] = 1;
+      idx.strides[i] = 1;
+    }
+  }
+  if (val.storage) {
+    status = deliver(name, &val, mask, a->keepdim, in->dtype, out);
+    if (status != TL_OK) {
+      tl_tensor_release(&idx);
+      return status;
+    }
+    return deliver(name, &idx, mask, a->keepdim, TL_DTYPE_I64, indices);
+  }
+  return deliver(name, &idx, mask, a->keepdim, TL_DTYPE_I64, out);
+}
+
+tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
+                       tl_tensor *indices)
+{
+  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d",
+                        tl_op_infos[op].name, tl_tensor_device(in).index);
+  uint64_t full = in->ndim ? ~(uint64_t)0 >> (64 - in->ndim) : 0;
+  uint64_t mask = a->dims & full;
+  bool no_dim = mask == 0;
+  if (no_dim)
+    mask = full;
+  switch (op) {
+  case TL_OP_SUM:
+  case TL_OP_NANSUM:
+  case TL_OP_PROD:
+    return op_sum(op, in, mask, a, out);
+  case TL_OP_MEAN:
+  case TL_OP_NANMEAN:
+    return op_mean(op, in, mask, a, out);
+  case TL_OP_VAR:
+  case TL_OP_STD:
+    return op_var(op, in, mask, a, out);
+  case TL_OP_AMAX:
+  case TL_OP_AMIN:
+    return op_extreme(op, in, mask, false, a, out);
+  case TL_OP_MAX:
+  case TL_OP_MIN:
+    if (!indices)
+      return op_extreme(op, in, mask, true, a, out);
+    return op_index(op, in, mask, false, a, out, indices);
+  case TL_OP_ARGMAX:
+  case TL_OP_ARGMIN:
+    return op_index(op, in, mask, no_dim, a, out, NULL);
+  case TL_OP_ALL:
+  case TL_OP_ANY:
+  case TL_OP_COUNT_NONZERO:
+    return op_logical(op, in, mask, a, out);
+  case TL_OP_LOGSUMEXP:
+    return op_logsumexp(in, mask, a, out);
+  case TL_OP_NORM:
+    return op_norm(in, mask, a, out);
+  default:
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() is not a reduction", tl_op_infos[op].name);
+  }
+}

@@ -1,0 +1,116 @@
+/* scan.c - cumulative sums and products along one dim (ops.def SCAN).
+ *
+ * Result dtype as PyTorch: dtype= if given, else int64 for bool/integers,
+ * else the input's.  The input is read as the work dtype of that result
+ * (int64, double or complex128: float32 scans accumulate in double) and
+ * each line is scanned in order; lines are split across the pool.  The
+ * work tensor is cast into the result last.                             */
+#include <complex.h>
+#include <string.h>
+
+#include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_parallel.h"
+
+typedef struct {
+  bool prod;
+  tl_dtype work;
+  int64_t len, inner; /* the line: elements, and the stride between them */
+  char *data;          /* the contiguous work tensor, scanned in place */
+} scan_job;
+
+#define TL_SCAN_LINE(NAME, T, ADD, MUL)                                  \
+  static void NAME(T *x, int64_t n, int64_t s, bool prod)                \
+  {                                                                      \
+    if (prod)                                                            \
+      for (int64_t i = 1; i < n; i++)                                    \
+        x[i * s] = MUL(x[(i - 1) * s], x[i * s]);                        \
+    else                                                                 \
+      for (int64_t i = 1; i < n; i++)                                    \
+        x[i * s] = ADD(x[(i - 1) * s], x[i * s]);                        \
+  }
+/* Integer scans wrap, as in NumPy and PyTorch. */
+#define TL_IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define TL_IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+#define TL_ADD(a, b) ((a) + (b))
+#define TL_MUL(a, b) ((a) * (b))
+TL_SCAN_LINE(scan_I64, int64_t, TL_IADD, TL_IMUL)
+TL_SCAN_LINE(scan_F64, double, TL_ADD, TL_MUL)
+TL_SCAN_LINE(scan_C128, double complex, TL_ADD, TL_MUL)
+
+static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const scan_job *job = ctx;
+  for (int64_t line = begin; line < end; line++) {
+    int64_t outer = line / job->inner, in = line % job->inner;
+    int64_t first = outer * job->len * job->inner + in;
+    switch (job->work) {
+    case TL_DTYPE_I64: scan_I64((int64_t *)job->data + first, job->len, job->inner, job->prod); break;
+    case TL_DTYPE_F64: scan_F64((double *)job->data + first, job->len, job->inner, job->prod); break;
+    default: scan_C128((double complex *)job->data + first, job->len, job->inner, job->prod); break;
+    }
+  }
+}
+
+tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  tl_dtype d = in->dtype;
+  tl_dtype result = dtype >= 0 ? (tl_dtype)dtype : tl_dtype_is_integral(d) ? TL_DTYPE_I64 : d;
+  tl_dtype work = tl_dtype_is_integral(result)  ? TL_DTYPE_I64
+                  : tl_dtype_is_complex(result) ? TL_DTYPE_C128
+                                                : TL_DTYPE_F64;
+  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d", name,
+                        tl_tensor_device(in).index);
+  int w;
+  if (tl_dim_wrap(dim, in->ndim, &w) != TL_OK)
+    return tl_error_status();
+  if (out->storage) {
+    char so[256], si[256];
+    if (out->ndim != in->ndim || memcmp(out->shape, in->shape, (size_t)in->ndim * sizeof *in->shape))
+      return tl_error_set(TL_ERR_RUNTIME, "%s(): output with shape %s doesn't match the input "
+                                          "shape %s", name,
+                          tl_shape_str(so, sizeof so, out->ndim, out->shape),
+                          tl_shape_str(si, sizeof si, in->ndim, in->shape));
+    if (!tl_can_cast(result, out->dtype))
+      return tl_error_set(TL_ERR_RUNTIME, "%s(): result type %s can't be cast to the desired "
+                                          "output type %s", name, tl_dtype_names[result],
+                          tl_dtype_names[out->dtype]);
+  }
+  /* The input, read as the result dtype first (dtype= casts the input, as in
+   * PyTorch), then widened to the work dtype. */
+  tl_tensor as_result = {0}, acc = {0};
+  const tl_tensor *src = in;
+  tl_status status = TL_OK;
+  if (d != result && result != work) {
+    if ((status = tl_tensor_to_dtype(&as_result, in, result)) != TL_OK)
+      return status;
+    src = &as_result;
+  }
+  status = tl_tensor_to_dtype(&acc, src, work);
+  if (as_result.storage)
+    tl_tensor_release(&as_result);
+  if (status != TL_OK)
+    return status;
+  scan_job job = {.prod = op == TL_OP_CUMPROD, .work = work, .data = tl_tensor_data(&acc),
+                  .len = in->ndim ? in->shape[w] : 1, .inner = 1};
+  for (int i = w + 1; i < in->ndim; i++)
+    job.inner *= in->shape[i];
+  int64_t numel = tl_tensor_numel(in);
+  if (numel > 0 && job.len > 1) {
+    int64_t grain = 32768 / job.len;
+    tl_parallel_for(numel / job.len, grain > 1 ? grain : 1, scan_range, &job);
+  }
+  if (!out->storage) {
+    if (work == result) {
+      *out = acc;
+      return TL_OK;
+    }
+    status = tl_tensor_to_dtype(out, &acc, result);
+  } else {
+    status = tl_tensor_copy(out, &acc);
+  }
+  tl_tensor_release(&acc);
+  return status;
+}

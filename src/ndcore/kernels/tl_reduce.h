@@ -1,0 +1,66 @@
+/* tl_reduce.h - the reduction engine's private interface (reduce.c, the
+ * kernel files, reduce_index.c, scan.c).
+ *
+ * A reduction pass folds an input into an accumulator tensor `acc` laid out
+ * like the output with keepdim (contiguous), with stride 0 along the reduced
+ * dims.  Its inner loops have the elementwise signature (tl_iter.h):
+ *
+ *   args[0] acc, args[1] input (in the pass's loop dtype), args[2] aux
+ *   steps[0] == 0   the whole row folds into the one accumulator *args[0]
+ *   steps[0] != 0   accumulators advance with the input: acc[i] op= x[i]
+ *
+ * `aux` (var's mean, logsumexp's max) has acc's layout, so its step is 0
+ * exactly when acc's is.  A pass's kernel is chosen by (kind, loop dtype);
+ * the accumulator dtype follows from both (tl_reduce_acc_dtype).          */
+#ifndef TL_REDUCE_H
+#define TL_REDUCE_H
+
+#include "ndcore/dispatch/tl_op.h"
+
+typedef enum {
+  TL_RK_SUM,          /* acc += x */
+  TL_RK_NANSUM,       /* acc += x, NaN skipped */
+  TL_RK_PROD,         /* acc *= x */
+  TL_RK_MAX,          /* NaN wins */
+  TL_RK_MIN,
+  TL_RK_ALL,          /* x != 0 for every x (any real dtype) */
+  TL_RK_ANY,
+  TL_RK_COUNT,        /* int64 count of x != 0 */
+  TL_RK_COUNT_NOTNAN, /* int64 count of non-NaN (nanmean) */
+  TL_RK_COUNT_ZERO,   /* int64 count of x == 0 (all() of non-bool dtypes) */
+  TL_RK_SQDEV,        /* acc += |x - aux|^2 (var) */
+  TL_RK_EXPSUM,       /* acc += exp(x - aux) (logsumexp) */
+  TL_RK_ABSSUM,       /* acc += |x|      (1-norm) */
+  TL_RK_SQSUM,        /* acc += |x|^2    (2-norm) */
+  TL_RK_ABSMAX,       /* max |x|         (inf-norm) */
+  TL_RK_ABSMIN,       /* min |x|         (-inf-norm) */
+  TL_RK_NONZERO,      /* acc += x != 0   (0-norm, as a float) */
+  TL_RK_POWSUM,       /* acc += |x|^p    (p-norm; data -> double p) */
+  TL_RK_COUNT_
+} tl_rkind;
+
+/* Inner loops, by (kind, loop dtype of the input); NULL where there is none. */
+extern tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
+void tl_cpu_reduce_kernels_init(void);
+
+/* The dtype a pass accumulates in, and the dtype of its aux operand. */
+tl_dtype tl_reduce_acc_dtype(tl_rkind kind, tl_dtype loop);
+tl_dtype tl_reduce_aux_dtype(tl_rkind kind, tl_dtype loop);
+/* Store the kind's identity (the accumulator's start) as one `acc` element. */
+void tl_reduce_identity(tl_rkind kind, tl_dtype acc, char *dst);
+/* The kind whose loop combines two accumulators of this kind elementwise. */
+tl_rkind tl_reduce_merge_kind(tl_rkind kind);
+
+/* One pass: fold `in` over the dims in `mask` into acc (acc dtype, contiguous,
+ * keepdim shape), which the pass first fills with the kind's identity.  The
+ * input is cast to `loop` through buffers when its dtype differs.  aux may
+ * be NULL.  Threads: see reduce.c. */
+tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
+                         tl_tensor *acc, const tl_tensor *aux, void *data);
+
+/* Values and/or indices of the max or min along one dim (reduce_index.c).
+ * values or indices may be NULL; both are allocated here (keepdim shape). */
+tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
+                          tl_tensor *indices);
+
+#endif

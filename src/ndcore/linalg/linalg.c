@@ -1,0 +1,1163 @@
+/* linalg.c - LAPACK-backed decompositions: solve, inv, det, slogdet, cholesky,
+ * qr, svd, eigh, eig, lstsq (tl_linalg.h).
+ *
+ * Every function follows one pattern: check shapes, broadcast batch dims,
+ * copy the input (cast to the compute dtype) into a fresh *column-major*
+ * tensor whose matrices are packed one after another, run the LAPACK routine
+ * on each matrix in place, and hand back results that keep LAPACK's layout
+ * (a column-major result is a transposed view of a packed buffer, as in
+ * PyTorch).  Workspace sizes are queried once per call (lwork = -1) since all
+ * matrices of a batch share their shape.
+ *
+ * The typed LAPACK calls sit behind small lp_* wrappers that switch on the
+ * compute dtype (F32, F64, C64, C128).  A failure on one matrix raises
+ * TL_ERR_LINALG as "linalg.<fn>: (Batch element i): <why>", the batch part
+ * only when the input has batch dims.                                        */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcore/linalg/tl_blas.h"
+#include "ndcore/kernels/tl_create.h"
+#include "ndcore/linalg/tl_lapack.h"
+#include "ndcore/linalg/tl_linalg.h"
+
+/* ---- dtypes, buffers, errors --------------------------------------------------------- */
+
+tl_dtype tl_linalg_float_dtype(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F32:
+  case TL_DTYPE_F64:
+  case TL_DTYPE_C64:
+  case TL_DTYPE_C128: return d;
+  case TL_DTYPE_F16:
+  case TL_DTYPE_BF16: return TL_DTYPE_F32;
+  default: return tl_dtype_default_float();
+  }
+}
+
+static bool is_cplx(tl_dtype d) { return d == TL_DTYPE_C64 || d == TL_DTYPE_C128; }
+
+tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
+{
+  char msg[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (nb > 0)
+    return tl_error_set(TL_ERR_LINALG, "%s: (Batch element %lld): %s", fn, (long long)batch, msg);
+  return tl_error_set(TL_ERR_LINALG, "%s: %s", fn, msg);
+}
+
+tl_status tl_lapack_check_matrix(const char *fn, const tl_tensor *a, bool square)
+{
+  if (tl_tensor_device(a).type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: only CPU tensors are supported", fn);
+  if (a->ndim < 2)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.",
+                        fn);
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
+  if (square && m != n)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are "
+                        "%lld by %lld matrices", fn, (long long)m, (long long)n);
+  if (m > INT32_MAX || n > INT32_MAX)
+    return tl_error_set(TL_ERR_VALUE, "%s: matrices of %lldx%lld are too large for LAPACK", fn,
+                        (long long)m, (long long)n);
+  return TL_OK;
+}
+
+int64_t tl_lapack_batch_count(int nb, const int64_t *bshape)
+{
+  int64_t n = 1;
+  for (int d = 0; d < nb; d++)
+    n *= bshape[d];
+  return n;
+}
+
+/* A new [B..., m, n] tensor whose matrices are column-major and packed. */
+tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
+                                int64_t m, int64_t n)
+{
+  int64_t shape[TL_MAX_DIMS];
+  if (nb > 0)
+    memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
+  shape[nb] = n;
+  shape[nb + 1] = m;
+  if (tl_tensor_empty(t, d, nb + 2, shape, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  t->shape[nb] = m;
+  t->shape[nb + 1] = n;
+  int64_t s = t->strides[nb];
+  t->strides[nb] = t->strides[nb + 1];
+  t->strides[nb + 1] = s;
+  return TL_OK;
+}
+
+/* a's matrices, batch-broadcast to bshape and cast to d, column-major packed. */
+tl_status tl_lapack_colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int nb,
+                               const int64_t *bshape)
+{
+  if (tl_lapack_colmajor_empty(t, d, nb, bshape, a->shape[a->ndim - 2], a->shape[a->ndim - 1]) != TL_OK)
+    return tl_error_status();
+  if (tl_tensor_copy(t, a) != TL_OK) {
+    tl_tensor_release(t);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
+tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape, int extra,
+                             const int64_t *tail)
+{
+  int64_t shape[TL_MAX_DIMS];
+  if (nb > 0)
+    memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
+  if (extra > 0)
+    memcpy(shape + nb, tail, sizeof(int64_t) * (size_t)extra);
+  return tl_tensor_empty(t, d, nb + extra, shape, tl_device_cpu());
+}
+
+char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
+{
+  return (char *)tl_tensor_data(t) + i * m * n * (int64_t)tl_dtype_size(t->dtype);
+}
+
+static void release_all(int n, tl_tensor *ts)
+{
+  for (int i = 0; i < n; i++)
+    if (ts[i].storage)
+      tl_tensor_release(&ts[i]);
+}
+
+/* Workspace size LAPACK reported in work[0] (lwork = -1 query). */
+static int work_size(tl_dtype d, const void *w)
+{
+  double v;
+  switch (d) {
+  case TL_DTYPE_F32: v = *(const float *)w; break;
+  case TL_DTYPE_F64: v = *(const double *)w; break;
+  case TL_DTYPE_C64: v = crealf(*(const float complex *)w); break;
+  default: v = creal(*(const double complex *)w); break;
+  }
+  return v < 1 ? 1 : (int)(v * 1.0001) + 1;
+}
+
+/* A zeroed block of count elements of dtype d (NULL and an error on failure). */
+static void *work_alloc(tl_dtype d, int64_t count)
+{
+  void *p = calloc((size_t)(count < 1 ? 1 : count), tl_dtype_size(d));
+  if (!p)
+    tl_error_set(TL_ERR_MEMORY, "linalg: out of memory for a LAPACK workspace");
+  return p;
+}
+
+/* ---- typed LAPACK wrappers (return info) ------------------------------------------------ */
+
+int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32: TL_BLAS(sgetrf_)(&m, &n, a, &lda, ipiv, &info); break;
+  case TL_DTYPE_F64: TL_BLAS(dgetrf_)(&m, &n, a, &lda, ipiv, &info); break;
+  case TL_DTYPE_C64: TL_BLAS(cgetrf_)(&m, &n, a, &lda, ipiv, &info); break;
+  default: TL_BLAS(zgetrf_)(&m, &n, a, &lda, ipiv, &info); break;
+  }
+  return info;
+}
+
+int tl_lapack_getrs(tl_dtype d, char t, int n, int nrhs, const void *a, int lda, const int *ipiv,
+                    void *b, int ldb)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32: TL_BLAS(sgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
+  case TL_DTYPE_F64: TL_BLAS(dgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
+  case TL_DTYPE_C64: TL_BLAS(cgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
+  default: TL_BLAS(zgetrs_)(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1); break;
+  }
+  return info;
+}
+
+static int lp_potrf(tl_dtype d, char uplo, int n, void *a, int lda)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32: TL_BLAS(spotrf_)(&uplo, &n, a, &lda, &info, 1); break;
+  case TL_DTYPE_F64: TL_BLAS(dpotrf_)(&uplo, &n, a, &lda, &info, 1); break;
+  case TL_DTYPE_C64: TL_BLAS(cpotrf_)(&uplo, &n, a, &lda, &info, 1); break;
+  default: TL_BLAS(zpotrf_)(&uplo, &n, a, &lda, &info, 1); break;
+  }
+  return info;
+}
+
+static int lp_geqrf(tl_dtype d, int m, int n, void *a, int lda, void *tau, void *work, int lwork)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32: TL_BLAS(sgeqrf_)(&m, &n, a, &lda, tau, work, &lwork, &info); break;
+  case TL_DTYPE_F64: TL_BLAS(dgeqrf_)(&m, &n, a, &lda, tau, work, &lwork, &info); break;
+  case TL_DTYPE_C64: TL_BLAS(cgeqrf_)(&m, &n, a, &lda, tau, work, &lwork, &info); break;
+  default: TL_BLAS(zgeqrf_)(&m, &n, a, &lda, tau, work, &lwork, &info); break;
+  }
+  return info;
+}
+
+static int lp_orgqr(tl_dtype d, int m, int n, int k, void *a, int lda, const void *tau, void *work,
+                    int lwork)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32: TL_BLAS(sorgqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, &info); break;
+  case TL_DTYPE_F64: TL_BLAS(dorgqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, &info); break;
+  case TL_DTYPE_C64: TL_BLAS(cungqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, &info); break;
+  default: TL_BLAS(zungqr_)(&m, &n, &k, a, &lda, tau, work, &lwork, &info); break;
+  }
+  return info;
+}
+
+/* gesdd; rwork is ignored for real dtypes. */
+static int lp_gesdd(tl_dtype d, char jobz, int m, int n, void *a, int lda, void *s, void *u,
+                    int ldu, void *vt, int ldvt, void *work, int lwork, void *rwork, int *iwork)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32:
+    TL_BLAS(sgesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, &info, 1);
+    break;
+  case TL_DTYPE_F64:
+    TL_BLAS(dgesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, &info, 1);
+    break;
+  case TL_DTYPE_C64:
+    TL_BLAS(cgesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork,
+                     &info, 1);
+    break;
+  default:
+    TL_BLAS(zgesdd_)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork,
+                     &info, 1);
+    break;
+  }
+  return info;
+}
+
+static int lp_syevd(tl_dtype d, char jobz, char uplo, int n, void *a, int lda, void *w, void *work,
+                    int lwork, void *rwork, int lrwork, int *iwork, int liwork)
+{
+  int info = 0;
+  switch (d) {
+  case TL_DTYPE_F32:
+    TL_BLAS(ssyevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    break;
+  case TL_DTYPE_F64:
+    TL_BLAS(dsyevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    break;
+  case TL_DTYPE_C64:
+    TL_BLAS(cheevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork,
+                     &info, 1, 1);
+    break;
+  default:
+    TL_BLAS(zheevd_)(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork,
+                     &info, 1, 1);
+    break;
+  }
+  return info;
+}
+
+/* geev, right eigenvectors only.  Real dtypes: w holds wr then wi (2n). */
+static int lp_geev(tl_dtype d, char jobvr, int n, void *a, int lda, void *w, void *vr, int ldvr,
+                   void *work, int lwork, void *rwork)
+{
+  int info = 0, one = 1;
+  const char nv = 'N';
+  switch (d) {
+  case TL_DTYPE_F32:
+    TL_BLAS(sgeev_)(&nv, &jobvr, &n, a, &lda, w, (float *)w + n, NULL, &one, vr, &ldvr, work,
+                    &lwork, &info, 1, 1);
+    break;
+  case TL_DTYPE_F64:
+    TL_BLAS(dgeev_)(&nv, &jobvr, &n, a, &lda, w, (double *)w + n, NULL, &one, vr, &ldvr, work,
+                    &lwork, &info, 1, 1);
+    break;
+  case TL_DTYPE_C64:
+    TL_BLAS(cgeev_)(&nv, &jobvr, &n, a, &lda, w, NULL, &one, vr, &ldvr, work, &lwork, rwork,
+                    &info, 1, 1);
+    break;
+  default:
+    TL_BLAS(zgeev_)(&nv, &jobvr, &n, a, &lda, w, NULL, &one, vr, &ldvr, work, &lwork, rwork,
+                    &info, 1, 1);
+    break;
+  }
+  return info;
+}
+
+/* ---- solve, inv ------------------------------------------------------------------------ */
+
+/* Is b a batch of vectors for the system a x = b (PyTorch's rule)? */
+static bool rhs_is_vector(const tl_tensor *a, const tl_tensor *b)
+{
+  if (b->ndim == 1)
+    return true;
+  if (b->ndim != a->ndim - 1)
+    return false;
+  for (int d = 0; d < b->ndim; d++)
+    if (b->shape[d] != a->shape[d])
+      return false;
+  return true;
+}
+
+/* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices). */
+/* With `info` (an unallocated tensor), failures are recorded per matrix as
+ * LAPACK's info (int32, batch-shaped) instead of raised: the *_ex functions. */
+static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, const tl_tensor *a,
+                          const tl_tensor *b, int nb_err, tl_tensor *info)
+{
+  char sa[128], sb[128];
+  tl_tensor tmp[1] = {{0}};
+  int *ipiv = NULL;
+  tl_status st;
+  int64_t n = a->shape[a->ndim - 1], k = b->shape[b->ndim - 1];
+  if (b->shape[b->ndim - 2] != n)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: Incompatible shapes of A and B for the equation AX = "
+                        "B (%lldx%lld and %lldx%lld)", fn, (long long)n, (long long)n,
+                        (long long)b->shape[b->ndim - 2], (long long)k);
+  if (k > INT32_MAX)
+    return tl_error_set(TL_ERR_VALUE, "%s: too many right-hand sides", fn);
+  int nb;
+  int64_t bshape[TL_MAX_DIMS];
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK) {
+    tl_error_clear();
+    return tl_error_set(TL_ERR_RUNTIME, "%s: batch dimensions of A %s and B %s do not broadcast",
+                        fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
+                        tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
+  }
+  tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+    goto done;
+  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv) {
+    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
+    goto fail;
+  }
+  int64_t count = tl_lapack_batch_count(nb, bshape);
+  if (info) {
+    if ((st = tl_lapack_empty(info, TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
+      goto fail;
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+  }
+  for (int64_t i = 0; i < count && n > 0; i++) {
+    char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
+    int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
+    if (err > 0 && info) {
+      ((int32_t *)tl_tensor_data(info))[i] = err;
+      continue;
+    }
+    if (err > 0) {
+      if (singular)
+        st = tl_lapack_error(fn, nb_err, i, "%s", singular);
+      else
+        st = tl_lapack_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
+                          "not be completed because the input matrix is singular.", err);
+      goto fail;
+    }
+    if (k > 0)
+      tl_lapack_getrs(d, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
+  }
+  goto done;
+fail:
+  tl_tensor_release(x);
+  if (info && info->storage)
+    tl_tensor_release(info);
+done:
+  free(ipiv);
+  release_all(1, tmp);
+  return st;
+}
+
+void tl_lapack_conj(tl_tensor *t)
+{
+  int64_t n = tl_tensor_numel(t);
+  if (t->dtype == TL_DTYPE_C64) {
+    float complex *z = (float complex *)t->storage->data;
+    for (int64_t i = 0; i < n; i++)
+      z[i] = conjf(z[i]);
+  } else if (t->dtype == TL_DTYPE_C128) {
+    double complex *z = (double complex *)t->storage->data;
+    for (int64_t i = 0; i < n; i++)
+      z[i] = conj(z[i]);
+  }
+}
+
+void tl_lapack_swap_last(tl_tensor *t)
+{
+  int d = t->ndim;
+  int64_t s = t->shape[d - 1];
+  t->shape[d - 1] = t->shape[d - 2];
+  t->shape[d - 2] = s;
+  s = t->strides[d - 1];
+  t->strides[d - 1] = t->strides[d - 2];
+  t->strides[d - 2] = s;
+}
+
+tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                             const tl_tensor *b, bool left)
+{
+  const char *fn = "linalg.solve";
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
+    return tl_error_status();
+  tl_tensor va = *a, vb = *b;
+  bool vec = rhs_is_vector(a, b);
+  if (vec) { /* b [B..., n] -> [B..., n, 1] */
+    vb.shape[vb.ndim] = 1;
+    vb.strides[vb.ndim] = 1;
+    vb.ndim++;
+  } else if (b->ndim < 2) {
+    return tl_error_set(TL_ERR_RUNTIME, "%s: B must have at least 1 dimension", fn);
+  }
+  if (!left) { /* x a = b  <=>  a^T x^T = b^T */
+    if (vec)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: Vector broadcasting of the left hand side is not "
+                          "supported for left=False. In this case linalg.solve is equivalent to B "
+                          "/ A.squeeze(-1)", fn);
+    tl_lapack_swap_last(&va);
+    tl_lapack_swap_last(&vb);
+  }
+  if (lu_solve(fn, "The solver failed because the input matrix is singular.", x, &va, &vb,
+               a->ndim - 2, info) != TL_OK)
+    return tl_error_status();
+  if (!left)
+    tl_lapack_swap_last(x);
+  if (vec)
+    x->ndim--;
+  return TL_OK;
+}
+
+tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
+{
+  return tl_linalg_solve_ex(x, NULL, a, b, left);
+}
+
+tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+{
+  const char *fn = "linalg.inv";
+  tl_tensor eye = {0};
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
+    return tl_error_status();
+  int64_t n = a->shape[a->ndim - 1];
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  memset(tl_tensor_data(&eye), 0, (size_t)(n * n) * tl_dtype_size(d));
+  tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
+  for (int64_t i = 0; i < n; i++)
+    tl_scalar_store(one, d, tl_lapack_matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
+  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info);
+  tl_tensor_release(&eye);
+  return st;
+}
+
+tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
+{
+  return tl_linalg_inv_ex(out, NULL, a);
+}
+
+/* ---- det, slogdet -------------------------------------------------------------------- */
+
+/* LU of every matrix; per matrix: sign/phase of det and log|det| (or exact
+ * det when want_det).  Results [B...]. */
+static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_tensor *sign,
+                        tl_tensor *logabs, tl_tensor *logdet)
+{
+  tl_tensor lu[1] = {{0}};
+  int *ipiv = NULL;
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
+  if ((st = tl_lapack_colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if (det && (st = tl_lapack_empty(det, d, nb, a->shape, 0, NULL)) != TL_OK)
+    goto done;
+  if (logdet && (st = tl_lapack_empty(logdet, d, nb, a->shape, 0, NULL)) != TL_OK)
+    goto done;
+  if (sign && ((st = tl_lapack_empty(sign, d, nb, a->shape, 0, NULL)) != TL_OK ||
+               (st = tl_lapack_empty(logabs, r, nb, a->shape, 0, NULL)) != TL_OK))
+    goto done;
+  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv) {
+    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
+    goto done;
+  }
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  for (int64_t i = 0; i < count; i++) {
+    char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
+    if (n > 0)
+      tl_lapack_getrf(d, (int)n, (int)n, m, (int)n, ipiv);
+    double complex phase = 1, prod = 1;
+    double logsum = 0;
+    for (int64_t j = 0; j < n; j++) {
+      tl_scalar u = tl_scalar_load(d, m + (j * n + j) * size);
+      double complex v = u.kind == TL_KIND_COMPLEX ? u.v.c : u.v.f;
+      if (ipiv[j] != j + 1) {
+        phase = -phase;
+        prod = -prod;
+      }
+      prod *= v;
+      double av = cabs(v);
+      phase = av == 0 ? 0 : phase * (v / av);
+      logsum += log(av);
+    }
+    char *at;
+    if (det) {
+      at = (char *)tl_tensor_data(det) + i * size;
+      tl_scalar_store((tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = prod}, d, at);
+      if (!is_cplx(d))
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = creal(prod)}, d, at);
+    }
+    if (logdet) { /* log(det): NaN for a negative real det, -inf for a zero one */
+      at = (char *)tl_tensor_data(logdet) + i * size;
+      double complex v = phase == 0 ? -INFINITY : CMPLX(logsum, carg(phase));
+      if (is_cplx(d))
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = v}, d, at);
+      else
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT,
+                                    .v.f = creal(phase) < 0 ? NAN : creal(v)}, d, at);
+    }
+    if (sign) {
+      at = (char *)tl_tensor_data(sign) + i * size;
+      if (is_cplx(d))
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = phase}, d, at);
+      else
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = creal(phase)}, d, at);
+      tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = phase == 0 ? -INFINITY : logsum},
+                      r, (char *)tl_tensor_data(logabs) + i * (int64_t)tl_dtype_size(r));
+    }
+  }
+done:
+  if (st != TL_OK) {
+    if (det && det->storage)
+      tl_tensor_release(det);
+    if (sign && sign->storage)
+      tl_tensor_release(sign);
+    if (logabs && logabs->storage)
+      tl_tensor_release(logabs);
+    if (logdet && logdet->storage)
+      tl_tensor_release(logdet);
+  }
+  free(ipiv);
+  release_all(1, lu);
+  return st;
+}
+
+tl_status tl_linalg_det(tl_tensor *out, const tl_tensor *a)
+{
+  return lu_det("linalg.det", a, out, NULL, NULL, NULL);
+}
+
+tl_status tl_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
+{
+  return lu_det("linalg.slogdet", a, NULL, sign, logabsdet, NULL);
+}
+
+tl_status tl_linalg_logdet(tl_tensor *out, const tl_tensor *a)
+{
+  return lu_det("logdet", a, NULL, NULL, NULL, out);
+}
+
+/* ---- cholesky --------------------------------------------------------------------------- */
+
+/* Zero the strict upper (keep_lower) or strict lower triangle of a row-major
+ * n x n matrix, a row at a time. */
+static void keep_triangle(tl_dtype d, char *m, int64_t n, bool keep_lower)
+{
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  for (int64_t r = 0; r < n; r++) {
+    char *row = m + r * n * size;
+    if (keep_lower)
+      memset(row + (r + 1) * size, 0, (size_t)((n - r - 1) * size));
+    else
+      memset(row, 0, (size_t)(r * size));
+  }
+}
+
+/* LAPACK sees a row-major copy of A as A^T = conj(A) (A is Hermitian).  potrf
+ * with the opposite triangle on that buffer reads exactly the triangle of A
+ * we are asked to, and its factor, read back row-major, is the one we want:
+ * conj(A) = U^H U gives A = U^T conj(U) = L L^H with L = U^T, which is U's
+ * buffer read row-major.  No transposing copies either way. */
+tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
+{
+  const char *fn = "linalg.cholesky";
+  if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
+    return tl_error_status();
+  int nb = a->ndim - 2;
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  if (tl_tensor_to_dtype(out, a, d) != TL_OK)
+    return tl_error_status();
+  if (info) {
+    if (tl_lapack_empty(info, TL_DTYPE_I32, nb, a->shape, 0, NULL) != TL_OK) {
+      tl_tensor_release(out);
+      return tl_error_status();
+    }
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+  }
+  for (int64_t i = 0; i < count && n > 0; i++) {
+    char *m = tl_lapack_matrix_at(out, i, n, n);
+    int err = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
+    if (err > 0 && info) {
+      ((int32_t *)tl_tensor_data(info))[i] = err;
+    } else if (err > 0) {
+      tl_tensor_release(out);
+      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
+                             "input is not positive-definite (the leading minor of order %d is "
+                             "not positive-definite).", err);
+    }
+    keep_triangle(d, m, n, !upper);
+  }
+  return TL_OK;
+}
+
+tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
+{
+  return tl_linalg_cholesky_ex(out, NULL, a, upper);
+}
+
+/* ---- qr --------------------------------------------------------------------------------- */
+
+tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+{
+  const char *fn = "linalg.qr";
+  tl_tensor tmp[2] = {{0}}; /* factored a, tau */
+  void *work = NULL;
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
+  int64_t count = tl_lapack_batch_count(nb, a->shape);
+  int64_t qcols = mode == 'c' ? m : k, rrows = mode == 'c' ? m : k;
+  int64_t wcols = qcols > n ? qcols : n; /* the factored matrix grows to hold Q */
+  tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const int lda = (int)(m > 0 ? m : 1);
+
+  if ((st = tl_lapack_colmajor_empty(&tmp[0], d, nb, a->shape, m, wcols)) != TL_OK)
+    return st;
+  memset(tl_tensor_data(&tmp[0]), 0, (size_t)(count * m * wcols * size));
+  tl_tensor view = tmp[0];
+  view.shape[nb + 1] = n;
+  if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
+      (st = tl_lapack_empty(&tmp[1], d, nb, a->shape, 1, &k)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(r, d, nb, a->shape, rrows, n)) != TL_OK)
+    goto done;
+  /* mode 'r' returns an empty Q, as PyTorch does */
+  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_device_cpu())
+                        : tl_lapack_colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
+    goto done;
+  int lwork = (int)(wcols > 1 ? wcols : 1);
+  char query[16];
+  if (m > 0 && n > 0) {
+    lp_geqrf(d, (int)m, (int)n, tmp[0].storage->data, lda, query, query, -1);
+    int l1 = work_size(d, query);
+    lwork = l1 > lwork ? l1 : lwork;
+  }
+  if (mode != 'R' && m > 0 && qcols > 0) {
+    lp_orgqr(d, (int)m, (int)qcols, (int)k, tmp[0].storage->data, lda, query, query, -1);
+    int l2 = work_size(d, query);
+    lwork = l2 > lwork ? l2 : lwork;
+  }
+  if (!(work = work_alloc(d, lwork))) {
+    st = tl_error_status();
+    goto done;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
+    if (m > 0 && n > 0)
+      lp_geqrf(d, (int)m, (int)n, am, lda, tau, work, lwork);
+    /* R: the upper triangle of the first rrows rows. */
+    char *rm = tl_lapack_matrix_at(r, i, rrows, n);
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t row = 0; row < rrows; row++) {
+        char *dst = rm + (j * rrows + row) * size;
+        if (row <= j && row < m)
+          memcpy(dst, am + (j * m + row) * size, (size_t)size);
+        else
+          memset(dst, 0, (size_t)size);
+      }
+    if (mode == 'R')
+      continue;
+    if (m > 0 && qcols > 0)
+      lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
+    memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
+  }
+done:
+  if (st != TL_OK && r->storage)
+    tl_tensor_release(r);
+  if (st != TL_OK && q->storage)
+    tl_tensor_release(q);
+  free(work);
+  release_all(2, tmp);
+  return st;
+}
+
+/* ---- svd -------------------------------------------------------------------------------- */
+
+/* Write the identity into a packed column-major rows x cols matrix. */
+static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
+{
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
+  memset(m, 0, (size_t)(rows * cols * size));
+  for (int64_t i = 0; i < rows && i < cols; i++)
+    tl_scalar_store(one, d, m + (i * rows + i) * size);
+}
+
+tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
+                        bool full_matrices, bool compute_uv)
+{
+  const char *fn = compute_uv ? "linalg.svd" : "linalg.svdvals";
+  tl_tensor tmp[1] = {{0}};
+  void *work = NULL, *rwork = NULL;
+  int *iwork = NULL;
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
+  int64_t count = tl_lapack_batch_count(nb, a->shape);
+  int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), rd = tl_dtype_to_real(d);
+  const int64_t rsize = (int64_t)tl_dtype_size(rd);
+  char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(s, rd, nb, a->shape, 1, &k)) != TL_OK)
+    goto done;
+  if (compute_uv && ((st = tl_lapack_colmajor_empty(u, d, nb, a->shape, m, ucols)) != TL_OK ||
+                     (st = tl_lapack_colmajor_empty(vh, d, nb, a->shape, vrows, n)) != TL_OK))
+    goto done;
+  if (k == 0) { /* nothing to factor: U and V are identities */
+    for (int64_t i = 0; compute_uv && i < count; i++) {
+      set_eye(d, tl_lapack_matrix_at(u, i, m, ucols), m, ucols);
+      set_eye(d, tl_lapack_matrix_at(vh, i, vrows, n), vrows, n);
+    }
+    goto done;
+  }
+  int lwork;
+  int64_t lrwork = jobz == 'N' ? 7 * k : k * (5 * k + 7 > 2 * (m > n ? m : n) + 2 * k + 1
+                                                  ? 5 * k + 7
+                                                  : 2 * (m > n ? m : n) + 2 * k + 1);
+  const int ldu = (int)m, ldvt = (int)(vrows > 0 ? vrows : 1);
+  char query[16];
+  if (!(iwork = malloc(sizeof(int) * (size_t)(8 * k))) ||
+      !(rwork = work_alloc(rd, is_cplx(d) ? lrwork : 1))) {
+    st = iwork ? tl_error_status() : tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
+    goto fail;
+  }
+  /* u/vt may be unused ('N'): LAPACK still wants valid leading dimensions. */
+  char *sdata = tl_tensor_data(s);
+  lp_gesdd(d, jobz, (int)m, (int)n, tmp[0].storage->data, (int)m, sdata,
+           compute_uv ? tl_tensor_data(u) : NULL, ldu, compute_uv ? tl_tensor_data(vh) : NULL,
+           ldvt, query, -1, rwork, iwork);
+  lwork = work_size(d, query);
+  if (!(work = work_alloc(d, lwork))) {
+    st = tl_error_status();
+    goto fail;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    int info = lp_gesdd(d, jobz, (int)m, (int)n, tl_lapack_matrix_at(&tmp[0], i, m, n), (int)m,
+                        sdata + i * k * rsize, compute_uv ? tl_lapack_matrix_at(u, i, m, ucols) : NULL, ldu,
+                        compute_uv ? tl_lapack_matrix_at(vh, i, vrows, n) : NULL, ldvt, work, lwork, rwork,
+                        iwork);
+    if (info > 0) {
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix "
+                        "is ill-conditioned or has too many repeated singular values (error "
+                        "code: %d).", info);
+      goto fail;
+    }
+  }
+  goto done;
+fail:
+  if (u->storage)
+    tl_tensor_release(u);
+  if (vh->storage)
+    tl_tensor_release(vh);
+done:
+  if (st != TL_OK && s->storage)
+    tl_tensor_release(s);
+  free(work);
+  free(rwork);
+  free(iwork);
+  release_all(1, tmp);
+  return st;
+}
+
+/* ---- eigh, eig ------------------------------------------------------------------------- */
+
+tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+                         bool compute_v)
+{
+  const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
+  tl_tensor tmp[1] = {{0}};
+  void *work = NULL, *rwork = NULL;
+  int *iwork = NULL;
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), rd = tl_dtype_to_real(d);
+  const int64_t rsize = (int64_t)tl_dtype_size(rd);
+  const char jobz = compute_v ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  tl_tensor *vecs = compute_v ? v : &tmp[0];
+
+  if ((st = tl_lapack_colmajor_copy(vecs, a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(w, rd, nb, a->shape, 1, &n)) != TL_OK)
+    goto fail;
+  if (n == 0)
+    goto done;
+  char q[16], rq[16];
+  int iq = 0;
+  lp_syevd(d, jobz, uplo, (int)n, vecs->storage->data, (int)n, tl_tensor_data(w), q, -1, rq, -1,
+           &iq, -1);
+  int lwork = work_size(d, q), lrwork = work_size(rd, rq), liwork = iq > 1 ? iq : 1;
+  if (!(work = work_alloc(d, lwork)) || !(rwork = work_alloc(rd, lrwork)) ||
+      !(iwork = malloc(sizeof(int) * (size_t)liwork))) {
+    st = (work && rwork) ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
+    goto fail;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    int info = lp_syevd(d, jobz, uplo, (int)n, tl_lapack_matrix_at(vecs, i, n, n), (int)n,
+                        (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
+                        iwork, liwork);
+    if (info > 0) {
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
+                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                        info);
+      goto fail;
+    }
+  }
+  goto done;
+fail:
+  if (w->storage)
+    tl_tensor_release(w);
+  if (compute_v && v->storage)
+    tl_tensor_release(v);
+done:
+  free(work);
+  free(rwork);
+  free(iwork);
+  release_all(1, tmp);
+  return st;
+}
+
+tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
+{
+  const char *fn = compute_v ? "linalg.eig" : "linalg.eigvals";
+  tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
+  void *work = NULL, *rwork = NULL;
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), cd = tl_dtype_to_complex(d);
+  const bool real = !is_cplx(d);
+  const int64_t size = (int64_t)tl_dtype_size(d), csize = (int64_t)tl_dtype_size(cd);
+  const int ldvr = (int)(n > 0 ? n : 1);
+
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(w, cd, nb, a->shape, 1, &n)) != TL_OK)
+    goto fail;
+  if (compute_v && (st = tl_lapack_colmajor_empty(v, cd, nb, a->shape, n, n)) != TL_OK)
+    goto fail;
+  if (real && ((st = tl_tensor_empty(&tmp[1], d, 2, (int64_t[]){n, n}, tl_device_cpu())) != TL_OK ||
+               (st = tl_tensor_empty(&tmp[2], d, 1, (int64_t[]){2 * n}, tl_device_cpu())) != TL_OK))
+    goto fail;
+  if (n == 0)
+    goto done;
+  char q[16];
+  void *wbuf = real ? tl_tensor_data(&tmp[2]) : tl_tensor_data(w);
+  void *vbuf = !compute_v ? NULL : real ? tl_tensor_data(&tmp[1]) : tl_tensor_data(v);
+  const char jobvr = compute_v ? 'V' : 'N';
+  if (!(rwork = work_alloc(tl_dtype_to_real(d), 2 * n))) {
+    st = tl_error_status();
+    goto fail;
+  }
+  lp_geev(d, jobvr, (int)n, tmp[0].storage->data, (int)n, wbuf, vbuf, ldvr, q, -1, rwork);
+  int lwork = work_size(d, q);
+  if (!(work = work_alloc(d, lwork))) {
+    st = tl_error_status();
+    goto fail;
+  }
+  for (int64_t i = 0; i < count; i++) {
+    char *wi = real ? wbuf : (char *)tl_tensor_data(w) + i * n * csize;
+    char *vi = !compute_v ? NULL : real ? vbuf : tl_lapack_matrix_at(v, i, n, n);
+    int info = lp_geev(d, jobvr, (int)n, tl_lapack_matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
+                       lwork, rwork);
+    if (info > 0) {
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
+                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+                        info);
+      goto fail;
+    }
+    if (!real)
+      continue;
+    /* Real LAPACK gives (wr, wi) and packs a conjugate pair's vector as two
+     * real columns (re, im): spell both out as complex. */
+    char *wout = (char *)tl_tensor_data(w) + i * n * csize;
+    char *vout = compute_v ? tl_lapack_matrix_at(v, i, n, n) : NULL;
+    for (int64_t j = 0; j < n; j++) {
+      double re = tl_scalar_load(d, (char *)wbuf + j * size).v.f;
+      double im = tl_scalar_load(d, (char *)wbuf + (n + j) * size).v.f;
+      tl_scalar_store((tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = CMPLX(re, im)}, cd,
+                      wout + j * csize);
+      if (!vout)
+        continue;
+      for (int64_t row = 0; row < n; row++) {
+        double complex x;
+        double vr = tl_scalar_load(d, (char *)vbuf + (j * n + row) * size).v.f;
+        if (im == 0)
+          x = vr;
+        else if (im > 0 && j + 1 < n)
+          x = CMPLX(vr, tl_scalar_load(d, (char *)vbuf + ((j + 1) * n + row) * size).v.f);
+        else
+          x = CMPLX(tl_scalar_load(d, (char *)vbuf + ((j - 1) * n + row) * size).v.f,
+                    -vr);
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = x}, cd,
+                        vout + (j * n + row) * csize);
+      }
+    }
+  }
+  goto done;
+fail:
+  if (w->storage)
+    tl_tensor_release(w);
+  if (compute_v && v->storage)
+    tl_tensor_release(v);
+done:
+  free(work);
+  free(rwork);
+  release_all(3, tmp);
+  return st;
+}
+
+/* ---- lstsq ----------------------------------------------------------------------------- */
+
+typedef struct {
+  char driver; /* 'g' gels, 'y' gelsy, 'd' gelsd, 's' gelss */
+  tl_dtype d;
+  int m, n, k, lda, ldb;
+  double rcond;
+} lsq_args;
+
+/* One least-squares solve; work sizes come from a call with lwork = -1.
+ * rank and s may be NULL when the driver gives none. */
+static int lp_lstsq(const lsq_args *p, void *a, void *b, void *s, int *rank, int *jpvt, void *work,
+                    int lwork, void *rwork, int *iwork)
+{
+  int info = 0, r = 0;
+  const char t = 'N';
+  const float rf = (float)p->rcond;
+  const double rd = p->rcond;
+  const int m = p->m, n = p->n, k = p->k, lda = p->lda, ldb = p->ldb;
+  switch (p->driver) {
+  case 'g':
+    switch (p->d) {
+    case TL_DTYPE_F32: TL_BLAS(sgels_)(&t, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &info, 1); break;
+    case TL_DTYPE_F64: TL_BLAS(dgels_)(&t, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &info, 1); break;
+    case TL_DTYPE_C64: TL_BLAS(cgels_)(&t, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &info, 1); break;
+    default: TL_BLAS(zgels_)(&t, &m, &n, &k, a, &lda, b, &ldb, work, &lwork, &info, 1); break;
+    }
+    break;
+  case 'y':
+    switch (p->d) {
+    case TL_DTYPE_F32: TL_BLAS(sgelsy_)(&m, &n, &k, a, &lda, b, &ldb, jpvt, &rf, &r, work, &lwork, &info); break;
+    case TL_DTYPE_F64: TL_BLAS(dgelsy_)(&m, &n, &k, a, &lda, b, &ldb, jpvt, &rd, &r, work, &lwork, &info); break;
+    case TL_DTYPE_C64: TL_BLAS(cgelsy_)(&m, &n, &k, a, &lda, b, &ldb, jpvt, &rf, &r, work, &lwork, rwork, &info); break;
+    default: TL_BLAS(zgelsy_)(&m, &n, &k, a, &lda, b, &ldb, jpvt, &rd, &r, work, &lwork, rwork, &info); break;
+    }
+    break;
+  case 'd':
+    switch (p->d) {
+    case TL_DTYPE_F32: TL_BLAS(sgelsd_)(&m, &n, &k, a, &lda, b, &ldb, s, &rf, &r, work, &lwork, iwork, &info); break;
+    case TL_DTYPE_F64: TL_BLAS(dgelsd_)(&m, &n, &k, a, &lda, b, &ldb, s, &rd, &r, work, &lwork, iwork, &info); break;
+    case TL_DTYPE_C64: TL_BLAS(cgelsd_)(&m, &n, &k, a, &lda, b, &ldb, s, &rf, &r, work, &lwork, rwork, iwork, &info); break;
+    default: TL_BLAS(zgelsd_)(&m, &n, &k, a, &lda, b, &ldb, s, &rd, &r, work, &lwork, rwork, iwork, &info); break;
+    }
+    break;
+  default:
+    switch (p->d) {
+    case TL_DTYPE_F32: TL_BLAS(sgelss_)(&m, &n, &k, a, &lda, b, &ldb, s, &rf, &r, work, &lwork, &info); break;
+    case TL_DTYPE_F64: TL_BLAS(dgelss_)(&m, &n, &k, a, &lda, b, &ldb, s, &rd, &r, work, &lwork, &info); break;
+    case TL_DTYPE_C64: TL_BLAS(cgelss_)(&m, &n, &k, a, &lda, b, &ldb, s, &rf, &r, work, &lwork, rwork, &info); break;
+    default: TL_BLAS(zgelss_)(&m, &n, &k, a, &lda, b, &ldb, s, &rd, &r, work, &lwork, rwork, &info); break;
+    }
+    break;
+  }
+  if (rank)
+    *rank = r;
+  return info;
+}
+
+tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
+                          const tl_tensor *a, const tl_tensor *b, double rcond,
+                          const char *driver)
+{
+  const char *fn = "linalg.lstsq";
+  char sa[128], sb[128];
+  tl_tensor tmp[2] = {{0}}; /* a's copy, b's buffer (max(m, n) rows) */
+  void *work = NULL, *rwork = NULL, *sbuf = NULL;
+  int *iwork = NULL, *jpvt = NULL;
+  tl_status st;
+  lsq_args p = {0};
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+    return st;
+  if (!strcmp(driver, "gels"))
+    p.driver = 'g';
+  else if (!strcmp(driver, "gelsy"))
+    p.driver = 'y';
+  else if (!strcmp(driver, "gelsd"))
+    p.driver = 'd';
+  else if (!strcmp(driver, "gelss"))
+    p.driver = 's';
+  else
+    return tl_error_set(TL_ERR_RUNTIME, "%s: parameter `driver` should be one of (gels, gelsy, "
+                        "gelsd, gelss), but got %s", fn, driver);
+  tl_tensor vb = *b;
+  bool vec = b->ndim == a->ndim - 1;
+  if (vec) {
+    vb.shape[vb.ndim] = 1;
+    vb.strides[vb.ndim] = 1;
+    vb.ndim++;
+  }
+  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], mn = m < n ? m : n;
+  if (vb.ndim < 2 || vb.shape[vb.ndim - 2] != m)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: input.size(-2) should match other.size(-2) (A %s, B "
+                        "%s)", fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
+                        tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
+  int64_t k = vb.shape[vb.ndim - 1], ldb = m > n ? m : n;
+  int nb;
+  int64_t bshape[TL_MAX_DIMS];
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, vb.ndim - 2, vb.shape, &nb, bshape) != TL_OK)
+    return tl_error_status();
+  tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype)), rd = tl_dtype_to_real(d);
+  const int64_t size = (int64_t)tl_dtype_size(d), rsize = (int64_t)tl_dtype_size(rd);
+  int64_t count = tl_lapack_batch_count(nb, bshape);
+  p.d = d;
+  p.m = (int)m;
+  p.n = (int)n;
+  p.k = (int)k;
+  p.lda = (int)(m > 1 ? m : 1);
+  p.ldb = (int)(ldb > 1 ? ldb : 1);
+  p.rcond = rcond >= 0 ? rcond : (rd == TL_DTYPE_F32 ? 1.1920929e-07 : 2.220446049250313e-16) *
+                                      (double)(m > n ? m : n);
+
+  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(&tmp[1], d, nb, bshape, ldb, k)) != TL_OK)
+    goto done;
+  memset(tl_tensor_data(&tmp[1]), 0, (size_t)(count * ldb * k * size));
+  tl_tensor top = tmp[1];
+  top.shape[nb] = m;
+  if ((st = tl_tensor_copy(&top, &vb)) != TL_OK)
+    goto done;
+  bool has_rank = p.driver != 'g', has_sv = p.driver == 'd' || p.driver == 's';
+  if ((st = has_rank ? tl_lapack_empty(rank, TL_DTYPE_I64, nb, bshape, 0, NULL)
+                     : tl_tensor_empty(rank, TL_DTYPE_I64, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK ||
+      (st = has_sv ? tl_lapack_empty(sv, rd, nb, bshape, 1, &mn)
+                   : tl_tensor_empty(sv, rd, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK)
+    goto done;
+  if (!(sbuf = work_alloc(rd, mn)) || !(jpvt = calloc((size_t)(n > 0 ? n : 1), sizeof(int)))) {
+    st = sbuf ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
+    goto done;
+  }
+  int lwork = 1, liwork = 1;
+  if (mn > 0) {
+    char q[16], rq[16] = {0};
+    int iq = 1;
+    lp_lstsq(&p, tmp[0].storage->data, tmp[1].storage->data, sbuf, NULL, jpvt, q, -1, rq, &iq);
+    lwork = work_size(d, q);
+    liwork = iq > 1 ? iq : 1;
+    int64_t lrwork = p.driver == 'y' ? 2 * n : p.driver == 's' ? 5 * mn : work_size(rd, rq);
+    if (p.driver == 'd' && lrwork < 1)
+      lrwork = 1;
+    if (!(work = work_alloc(d, lwork)) || !(rwork = work_alloc(rd, lrwork)) ||
+        !(iwork = calloc((size_t)(p.driver == 'd' ? liwork + 3 * mn * 32 : 1), sizeof(int)))) {
+      st = work && rwork ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
+      goto done;
+    }
+  }
+  bool full_rank = true;
+  for (int64_t i = 0; i < count; i++) {
+    int r = (int)mn, info = 0;
+    if (mn > 0) {
+      memset(jpvt, 0, sizeof(int) * (size_t)n);
+      info = lp_lstsq(&p, tl_lapack_matrix_at(&tmp[0], i, m, n), tl_lapack_matrix_at(&tmp[1], i, ldb, k), sbuf, &r,
+                      jpvt, work, lwork, rwork, iwork);
+    }
+    if (info > 0) {
+      st = p.driver == 'g'
+               ? tl_lapack_error(fn, nb, i, "The least squares solution could not be computed because "
+                              "the input matrix does not have full rank (error code: %d).", info)
+               : tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input "
+                              "matrix is ill-conditioned (error code: %d).", info);
+      goto done;
+    }
+    full_rank = full_rank && r == n;
+    if (has_rank)
+      ((int64_t *)tl_tensor_data(rank))[i] = r;
+    if (has_sv)
+      memcpy((char *)tl_tensor_data(sv) + i * mn * rsize, sbuf, (size_t)(mn * rsize));
+  }
+  /* Residuals: squared norms of the rows past n, when m > n and A has full
+   * rank (gelsy leaves them out, as PyTorch does). */
+  if (m > n && p.driver != 'y' && (p.driver == 'g' || full_rank)) {
+    int64_t tail = vec ? 0 : 1;
+    if ((st = tl_lapack_empty(residuals, rd, nb, bshape, (int)tail, &k)) != TL_OK)
+      goto done;
+    for (int64_t i = 0; i < count; i++)
+      for (int64_t j = 0; j < k; j++) {
+        double sum = 0;
+        char *col = tl_lapack_matrix_at(&tmp[1], i, ldb, k) + j * ldb * size;
+        for (int64_t row = n; row < m; row++) {
+          tl_scalar v = tl_scalar_load(d, col + row * size);
+          double av = v.kind == TL_KIND_COMPLEX ? cabs(v.v.c) : fabs(v.v.f);
+          sum += av * av;
+        }
+        tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = sum}, rd,
+                        (char *)tl_tensor_data(residuals) + (i * k + j) * rsize);
+      }
+  } else if ((st = tl_tensor_empty(residuals, rd, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK) {
+    goto done;
+  }
+  /* The solution: the first n rows of b's buffer, a view in LAPACK's layout. */
+  *x = tmp[1];
+  tmp[1].storage = NULL;
+  x->shape[nb] = n;
+  if (vec)
+    x->ndim--;
+done:
+  if (st != TL_OK) {
+    tl_tensor *outs[4] = {x, residuals, rank, sv};
+    for (int i = 0; i < 4; i++)
+      if (outs[i]->storage)
+        tl_tensor_release(outs[i]);
+  }
+  free(work);
+  free(rwork);
+  free(iwork);
+  free(jpvt);
+  free(sbuf);
+  release_all(2, tmp);
+  return st;
+}

@@ -1,0 +1,457 @@
+/* linalg_extra.c - linear algebra composed from the products and the
+ * decompositions: vector_norm, pinv, matrix_rank, matrix_power, cross.
+ *
+ * vector_norm reduces in double (or double complex) precision whatever the
+ * input dtype and rounds once at the end, so float32 results match NumPy's
+ * within float32 rounding.  pinv and matrix_rank share the tolerance rule of
+ * PyTorch: a singular value counts when it exceeds max(atol, rtol * s_max),
+ * with rtol defaulting to eps * max(M, N) unless only atol > 0 is given.     */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcore/kernels/tl_create.h"
+#include "ndcore/linalg/tl_lapack.h"
+#include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/tensor/tl_views.h"
+
+/* ---- vector_norm -------------------------------------------------------------------- */
+
+static double norm_reduce(const double *v, int64_t n, double ord)
+{
+  double acc;
+  if (isinf(ord)) {
+    acc = v[0];
+    for (int64_t i = 1; i < n; i++) {
+      if (isnan(acc))
+        break;
+      if (isnan(v[i]) || (ord > 0 ? v[i] > acc : v[i] < acc))
+        acc = v[i];
+    }
+    return acc;
+  }
+  acc = 0;
+  if (ord == 0) {
+    for (int64_t i = 0; i < n; i++)
+      acc += v[i] != 0;
+    return acc;
+  }
+  if (ord == 1) {
+    for (int64_t i = 0; i < n; i++)
+      acc += v[i];
+    return acc;
+  }
+  if (ord == 2) {
+    /* scaled sum of squares: no overflow for huge or underflow for tiny values */
+    double scale = 0, ssq = 1;
+    for (int64_t i = 0; i < n; i++) {
+      if (v[i] == 0)
+        continue;
+      if (isnan(v[i]) || isinf(v[i]))
+        return isnan(v[i]) ? v[i] : INFINITY;
+      if (scale < v[i]) {
+        ssq = 1 + ssq * (scale / v[i]) * (scale / v[i]);
+        scale = v[i];
+      } else {
+        ssq += (v[i] / scale) * (v[i] / scale);
+      }
+    }
+    return scale * sqrt(ssq);
+  }
+  for (int64_t i = 0; i < n; i++)
+    acc += pow(v[i], ord);
+  return pow(acc, 1.0 / ord);
+}
+
+tl_status tl_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
+                                bool keepdim, int dtype)
+{
+  const char *fn = "linalg.vector_norm";
+  tl_tensor perm = {0}, buf = {0};
+  double *absv = NULL;
+  tl_status st;
+  tl_dtype in = dtype >= 0 ? (tl_dtype)dtype : x->dtype;
+  if (!tl_dtype_is_float(x->dtype) && !tl_dtype_is_complex(x->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as "
+                        "input. Got %s", fn, tl_dtype_names[x->dtype]);
+  if (!tl_dtype_is_float(in) && !tl_dtype_is_complex(in))
+    return tl_error_set(TL_ERR_RUNTIME, "%s: dtype should be floating point or complex. Got %s", fn,
+                        tl_dtype_names[in]);
+  if (tl_dtype_is_complex(x->dtype) && !tl_dtype_is_complex(in))
+    return tl_error_set(TL_ERR_RUNTIME, "%s: dtype should be complex for a complex input. Got %s",
+                        fn, tl_dtype_names[in]);
+  tl_dtype rd = tl_dtype_to_real(in);
+  int64_t order[TL_MAX_DIMS], oshape[TL_MAX_DIMS];
+  int no = 0, nk = 0, ond = 0;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < x->ndim; d++)
+    if (!(mask >> d & 1)) {
+      order[no++] = d;
+      outer *= x->shape[d];
+      oshape[ond++] = x->shape[d];
+    } else if (keepdim) {
+      oshape[ond++] = 1;
+    }
+  for (int d = 0; d < x->ndim; d++)
+    if (mask >> d & 1) {
+      order[no + nk++] = d;
+      inner *= x->shape[d];
+    }
+  if (keepdim) { /* kept dims are in place; rebuild in original order */
+    ond = 0;
+    for (int d = 0; d < x->ndim; d++)
+      oshape[ond++] = mask >> d & 1 ? 1 : x->shape[d];
+  }
+  if (inner == 0 && (ord < 0 || isinf(ord)))
+    return tl_error_set(TL_ERR_RUNTIME, "%s cannot compute the %g norm on an empty tensor because "
+                        "the operation does not have an identity", fn, ord);
+  tl_dtype wide = tl_dtype_is_complex(x->dtype) ? TL_DTYPE_C128 : TL_DTYPE_F64;
+  if ((st = tl_view_permute(&perm, x, x->ndim, order)) != TL_OK ||
+      (st = tl_tensor_to_dtype(&buf, &perm, wide)) != TL_OK)
+    goto done;
+  if ((st = tl_tensor_empty(out, rd, ond, oshape, tl_tensor_device(x))) != TL_OK)
+    goto done;
+  if (!(absv = malloc(sizeof(double) * (size_t)(inner > 0 ? inner : 1)))) {
+    tl_tensor_release(out);
+    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
+    goto done;
+  }
+  const int64_t rsize = (int64_t)tl_dtype_size(rd);
+  for (int64_t o = 0; o < outer; o++) {
+    if (wide == TL_DTYPE_C128) {
+      const double complex *src = (const double complex *)tl_tensor_data(&buf) + o * inner;
+      for (int64_t i = 0; i < inner; i++)
+        absv[i] = cabs(src[i]);
+    } else {
+      const double *src = (const double *)tl_tensor_data(&buf) + o * inner;
+      for (int64_t i = 0; i < inner; i++)
+        absv[i] = fabs(src[i]);
+    }
+    double r = inner == 0 ? 0 : norm_reduce(absv, inner, ord);
+    tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = r}, rd,
+                    (char *)tl_tensor_data(out) + o * rsize);
+  }
+done:
+  free(absv);
+  if (perm.storage)
+    tl_tensor_release(&perm);
+  if (buf.storage)
+    tl_tensor_release(&buf);
+  return st;
+}
+
+/* ---- pinv, matrix_rank -------------------------------------------------------------- */
+
+static double eps_of(tl_dtype real)
+{
+  return real == TL_DTYPE_F32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+}
+
+/* The cutoff for singular values whose largest is smax. */
+static double sv_cutoff(double atol, double rtol, double smax, int64_t m, int64_t n,
+                        tl_dtype real)
+{
+  if (rtol < 0)
+    rtol = atol > 0 ? 0 : eps_of(real) * (double)(m > n ? m : n);
+  if (atol < 0)
+    atol = 0;
+  double r = rtol * smax;
+  return atol > r ? atol : r;
+}
+
+static double load_real(const tl_tensor *t, int64_t i)
+{
+  return tl_scalar_load(t->dtype, (char *)tl_tensor_data(t) + i * (int64_t)tl_dtype_size(t->dtype))
+      .v.f;
+}
+
+tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
+{
+  tl_tensor t;
+  if (a->ndim < 2)
+    return tl_error_set(TL_ERR_RUNTIME, "adjoint: expected a tensor with at least 2 dims, got %d",
+                        a->ndim);
+  if (tl_view_transpose(&t, a, -2, -1) != TL_OK)
+    return tl_error_status();
+  if (!tl_dtype_is_complex(a->dtype)) {
+    *out = t;
+    return TL_OK;
+  }
+  tl_status st = tl_tensor_to_dtype(out, &t, a->dtype);
+  tl_tensor_release(&t);
+  if (st == TL_OK)
+    tl_lapack_conj(out);
+  return st;
+}
+
+/* Scale column j of each packed column-major [rows, cols] matrix by f[b*cols + j]. */
+static void scale_columns(tl_tensor *t, int64_t count, int64_t rows, int64_t cols,
+                          const double *f)
+{
+  const int64_t size = (int64_t)tl_dtype_size(t->dtype);
+  char *base = t->storage->data;
+  for (int64_t b = 0; b < count; b++)
+    for (int64_t j = 0; j < cols; j++) {
+      char *col = base + (b * rows * cols + j * rows) * size;
+      double s = f[b * cols + j];
+      for (int64_t i = 0; i < rows; i++) {
+        char *p = col + i * size;
+        switch (t->dtype) {
+        case TL_DTYPE_F32: *(float *)p *= (float)s; break;
+        case TL_DTYPE_F64: *(double *)p *= s; break;
+        case TL_DTYPE_C64: *(float complex *)p *= (float)s; break;
+        default: *(double complex *)p *= s; break;
+        }
+      }
+    }
+}
+
+tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
+                         bool hermitian)
+{
+  tl_tensor f[3] = {{0}}; /* U, S, Vh  or  V, w, V^H */
+  tl_tensor prod = {0};
+  double *inv = NULL;
+  tl_status st;
+  if (a->ndim < 2)
+    return tl_error_set(TL_ERR_RUNTIME, "linalg.pinv: The input tensor A must have at least 2 "
+                        "dimensions.");
+  int nb = a->ndim - 2;
+  int64_t m = a->shape[nb], n = a->shape[nb + 1], k = m < n ? m : n;
+  int64_t count = 1;
+  for (int d = 0; d < nb; d++)
+    count *= a->shape[d];
+  if (hermitian) {
+    if ((st = tl_linalg_eigh(&f[1], &f[0], a, false, true)) != TL_OK)
+      return st;
+    k = n;
+  } else if ((st = tl_linalg_svd(&f[0], &f[1], &f[2], a, false, true)) != TL_OK) {
+    return st;
+  }
+  tl_dtype d = f[0].dtype, rd = f[1].dtype;
+  if (!(inv = malloc(sizeof(double) * (size_t)(count * k > 0 ? count * k : 1)))) {
+    st = tl_error_set(TL_ERR_MEMORY, "linalg.pinv: out of memory");
+    goto done;
+  }
+  for (int64_t b = 0; b < count; b++) {
+    double smax = 0;
+    for (int64_t j = 0; j < k; j++) {
+      double v = fabs(load_real(&f[1], b * k + j));
+      smax = v > smax ? v : smax;
+    }
+    double cut = sv_cutoff(atol, rtol, smax, m, n, rd);
+    for (int64_t j = 0; j < k; j++) {
+      double v = load_real(&f[1], b * k + j);
+      inv[b * k + j] = fabs(v) > cut ? 1.0 / v : 0.0;
+    }
+  }
+  if (hermitian) {
+    /* pinv = V diag(1/w) V^H: scale a copy of V's columns, multiply by V^H. */
+    tl_tensor vh = {0};
+    int64_t order[TL_MAX_DIMS];
+    if ((st = tl_tensor_to_dtype(&f[2], &f[0], d)) != TL_OK)
+      goto done;
+    scale_columns(&f[0], count, n, n, inv);
+    for (int i = 0; i < nb + 2; i++)
+      order[i] = i;
+    order[nb] = nb + 1;
+    order[nb + 1] = nb;
+    tl_lapack_conj(&f[2]);
+    if ((st = tl_view_permute(&vh, &f[2], nb + 2, order)) != TL_OK)
+      goto done;
+    st = tl_linalg_matmul(out, &f[0], &vh);
+    tl_tensor_release(&vh);
+    goto done;
+  }
+  /* pinv = Vh^H diag(1/s) U^H = ((U diag(1/s)) Vh)^H */
+  scale_columns(&f[0], count, m, k, inv);
+  if ((st = tl_linalg_matmul(&prod, &f[0], &f[2])) != TL_OK)
+    goto done;
+  if (tl_dtype_is_complex(d)) {
+    tl_tensor t;
+    if ((st = tl_view_transpose(&t, &prod, -2, -1)) != TL_OK)
+      goto done;
+    st = tl_tensor_to_dtype(out, &t, d);
+    tl_tensor_release(&t);
+    if (st == TL_OK)
+      tl_lapack_conj(out);
+  } else {
+    st = tl_view_transpose(out, &prod, -2, -1);
+  }
+done:
+  free(inv);
+  for (int i = 0; i < 3; i++)
+    if (f[i].storage)
+      tl_tensor_release(&f[i]);
+  if (prod.storage)
+    tl_tensor_release(&prod);
+  return st;
+}
+
+tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
+                                bool hermitian)
+{
+  tl_tensor s = {0}, unused = {0};
+  tl_status st;
+  if (a->ndim < 2)
+    return tl_error_set(TL_ERR_RUNTIME, "linalg.matrix_rank: The input tensor input must have at "
+                        "least 2 dimensions.");
+  int nb = a->ndim - 2;
+  int64_t m = a->shape[nb], n = a->shape[nb + 1];
+  st = hermitian ? tl_linalg_eigh(&s, &unused, a, false, false)
+                 : tl_linalg_svd(&unused, &s, &unused, a, false, false);
+  if (st != TL_OK)
+    return st;
+  int64_t k = s.shape[nb], count = 1;
+  for (int d = 0; d < nb; d++)
+    count *= a->shape[d];
+  if ((st = tl_tensor_empty(out, TL_DTYPE_I64, nb, a->shape, tl_tensor_device(a))) != TL_OK)
+    goto done;
+  for (int64_t b = 0; b < count; b++) {
+    double smax = 0;
+    for (int64_t j = 0; j < k; j++) {
+      double v = fabs(load_real(&s, b * k + j));
+      smax = v > smax ? v : smax;
+    }
+    double cut = sv_cutoff(atol, rtol, smax, m, n, s.dtype);
+    int64_t r = 0;
+    for (int64_t j = 0; j < k; j++)
+      r += fabs(load_real(&s, b * k + j)) > cut;
+    ((int64_t *)tl_tensor_data(out))[b] = r;
+  }
+done:
+  tl_tensor_release(&s);
+  return st;
+}
+
+/* ---- matrix_power -------------------------------------------------------------------- */
+
+tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
+{
+  tl_tensor base = {0}, acc = {0}, next = {0};
+  tl_status st = TL_OK;
+  if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
+    return tl_error_set(TL_ERR_RUNTIME, "linalg.matrix_power: A must be batches of square "
+                        "matrices, but got a tensor of %d dims%s", a->ndim,
+                        a->ndim >= 2 ? " whose last two differ" : "");
+  int64_t size = a->shape[a->ndim - 1];
+  if (n == 0) { /* identity in a's dtype, batched */
+    if ((st = tl_tensor_empty(out, a->dtype, a->ndim, a->shape, tl_tensor_device(a))) != TL_OK)
+      return st;
+    tl_tensor diag;
+    tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0}, one = {.kind = TL_KIND_INT, .v.i = 1};
+    if ((st = tl_tensor_fill(out, zero)) == TL_OK &&
+        (st = tl_view_diagonal(&diag, out, 0, -2, -1)) == TL_OK) {
+      st = tl_tensor_fill(&diag, one);
+      tl_tensor_release(&diag);
+    }
+    if (st != TL_OK)
+      tl_tensor_release(out);
+    return st;
+  }
+  if (n < 0) {
+    if ((st = tl_linalg_inv(&base, a)) != TL_OK)
+      return st;
+    n = -n;
+  } else {
+    tl_tensor_view_of(&base, a);
+  }
+  (void)size;
+  /* square-and-multiply, most significant bit first */
+  int top = 63;
+  while (!((uint64_t)n >> top & 1))
+    top--;
+  tl_tensor_view_of(&acc, &base);
+  for (int bit = top - 1; bit >= 0 && st == TL_OK; bit--) {
+    if ((st = tl_linalg_matmul(&next, &acc, &acc)) != TL_OK)
+      break;
+    tl_tensor_release(&acc);
+    acc = next;
+    next.storage = NULL;
+    if ((uint64_t)n >> bit & 1) {
+      if ((st = tl_linalg_matmul(&next, &acc, &base)) != TL_OK)
+        break;
+      tl_tensor_release(&acc);
+      acc = next;
+      next.storage = NULL;
+    }
+  }
+  if (st == TL_OK && acc.storage == base.storage && acc.offset == base.offset &&
+      a->storage == base.storage) {
+    /* n == 1: the result is a copy, never a view of the input */
+    st = tl_tensor_to_dtype(out, &acc, acc.dtype);
+    tl_tensor_release(&acc);
+  } else if (st == TL_OK) {
+    *out = acc;
+    acc.storage = NULL;
+  }
+  if (acc.storage)
+    tl_tensor_release(&acc);
+  tl_tensor_release(&base);
+  return st;
+}
+
+/* ---- cross ------------------------------------------------------------------------------ */
+
+tl_status tl_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
+{
+  char sa[128], sb[128];
+  int nd, wd;
+  int64_t shape[TL_MAX_DIMS];
+  tl_tensor ca = {0}, cb = {0}, res = {0};
+  tl_status st;
+  if (tl_shape_broadcast(a->ndim, a->shape, b->ndim, b->shape, &nd, shape) != TL_OK) {
+    tl_error_clear();
+    return tl_error_set(TL_ERR_RUNTIME, "linalg.cross: inputs of shapes %s and %s do not "
+                        "broadcast", tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
+                        tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
+  }
+  if (tl_dim_wrap(dim, nd, &wd) != TL_OK)
+    return tl_error_status();
+  int ad = wd - (nd - a->ndim), bd = wd - (nd - b->ndim);
+  int64_t la = ad >= 0 ? a->shape[ad] : 1, lb = bd >= 0 ? b->shape[bd] : 1;
+  if (la != 3 || lb != 3)
+    return tl_error_set(TL_ERR_RUNTIME, "linalg.cross: inputs dimension %lld must have length 3. "
+                        "Got %lld and %lld", (long long)dim, (long long)la, (long long)lb);
+  tl_dtype rdt = tl_promote_types(a->dtype, b->dtype);
+  tl_dtype wide = tl_dtype_is_complex(rdt) ? TL_DTYPE_C128
+                  : tl_dtype_is_integral(rdt) ? TL_DTYPE_I64 : TL_DTYPE_F64;
+  if ((st = tl_tensor_empty(&ca, wide, nd, shape, tl_tensor_device(a))) != TL_OK ||
+      (st = tl_tensor_empty(&cb, wide, nd, shape, tl_tensor_device(a))) != TL_OK ||
+      (st = tl_tensor_empty(&res, wide, nd, shape, tl_tensor_device(a))) != TL_OK ||
+      (st = tl_tensor_copy(&ca, a)) != TL_OK || (st = tl_tensor_copy(&cb, b)) != TL_OK)
+    goto done;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < wd; d++)
+    outer *= shape[d];
+  for (int d = wd + 1; d < nd; d++)
+    inner *= shape[d];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      int64_t at[3];
+      for (int c = 0; c < 3; c++)
+        at[c] = (o * 3 + c) * inner + i;
+      for (int c = 0; c < 3; c++) {
+        int64_t p = at[(c + 1) % 3], q = at[(c + 2) % 3];
+        if (wide == TL_DTYPE_C128) {
+          double complex *x = tl_tensor_data(&ca), *y = tl_tensor_data(&cb), *z = tl_tensor_data(&res);
+          z[at[c]] = x[p] * y[q] - x[q] * y[p];
+        } else if (wide == TL_DTYPE_F64) {
+          double *x = tl_tensor_data(&ca), *y = tl_tensor_data(&cb), *z = tl_tensor_data(&res);
+          z[at[c]] = x[p] * y[q] - x[q] * y[p];
+        } else {
+          uint64_t *x = tl_tensor_data(&ca), *y = tl_tensor_data(&cb), *z = tl_tensor_data(&res);
+          z[at[c]] = x[p] * y[q] - x[q] * y[p];
+        }
+      }
+    }
+  st = tl_tensor_to_dtype(out, &res, rdt);
+done:
+  if (ca.storage)
+    tl_tensor_release(&ca);
+  if (cb.storage)
+    tl_tensor_release(&cb);
+  if (res.storage)
+    tl_tensor_release(&res);
+  return st;
+}

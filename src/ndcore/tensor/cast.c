@@ -1,0 +1,136 @@
+/* cast.c - dtype conversion loops, one per (from, to) pair, and scalar I/O.
+ *
+ * A cast is tl_store_<to>(tl_load_<from>(x)) element by element: C's own
+ * conversion between the compute types does the rest (see tl_dtype.h).     */
+#include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_iter.h"
+
+/* Storage sizes, so the contiguous path below has constant strides. */
+#define TL_SIZE_BOOL 1
+#define TL_SIZE_U8 1
+#define TL_SIZE_I8 1
+#define TL_SIZE_I16 2
+#define TL_SIZE_I32 4
+#define TL_SIZE_I64 8
+#define TL_SIZE_F16 2
+#define TL_SIZE_BF16 2
+#define TL_SIZE_F32 4
+#define TL_SIZE_F64 8
+#define TL_SIZE_C64 8
+#define TL_SIZE_C128 16
+
+#define TL_CAST_DEFINE(F, T)                                                        \
+  static void cast_##F##_to_##T(char **args, int64_t n, const int64_t *steps, void *data) \
+  {                                                                                 \
+    (void)data;                                                                     \
+    char *dst = args[0];                                                            \
+    const char *src = args[1];                                                      \
+    if (steps[0] == TL_SIZE_##T && steps[1] == TL_SIZE_##F) {                       \
+      for (int64_t i = 0; i < n; i++)                                               \
+        tl_store_##T(dst + i * TL_SIZE_##T, (tl_ct_##T)tl_load_##F(src + i * TL_SIZE_##F)); \
+      return;                                                                       \
+    }                                                                               \
+    for (int64_t i = 0; i < n; i++)                                                 \
+      tl_store_##T(dst + i * steps[0], (tl_ct_##T)tl_load_##F(src + i * steps[1])); \
+  }
+
+/* A cast to the same dtype is a move: one memcpy for a contiguous run, a
+ * walk down the source for a reversed one (flip), else fixed-width element
+ * moves.  These replace the table's diagonal. */
+#define TL_MOVE_DEFINE(W)                                                          \
+  static void move_##W(char **args, int64_t n, const int64_t *steps, void *data)  \
+  {                                                                                \
+    (void)data;                                                                    \
+    char *dst = args[0];                                                           \
+    const char *src = args[1];                                                     \
+    if (steps[0] == W && steps[1] == W) {                                          \
+      memcpy(dst, src, (size_t)(n * W));                                           \
+      return;                                                                      \
+    }                                                                              \
+    if (steps[0] == W && steps[1] == -W) {                                         \
+      const char *last = src - (n - 1) * W;                                        \
+      for (int64_t i = 0; i < n; i++)                                              \
+        memcpy(dst + i * W, last + (n - 1 - i) * W, W);                            \
+      return;                                                                      \
+    }                                                                              \
+    for (int64_t i = 0; i < n; i++)                                                \
+      memcpy(dst + i * steps[0], src + i * steps[1], W);                           \
+  }
+TL_MOVE_DEFINE(1)
+TL_MOVE_DEFINE(2)
+TL_MOVE_DEFINE(4)
+TL_MOVE_DEFINE(8)
+TL_MOVE_DEFINE(16)
+
+/* A macro cannot expand itself, so the pairs take the dtype list twice. */
+#define TL_DTYPE_ENUMS_INNER(X, arg) \
+  X(arg, BOOL) X(arg, U8) X(arg, I8) X(arg, I16) X(arg, I32) X(arg, I64) \
+  X(arg, F16) X(arg, BF16) X(arg, F32) X(arg, F64) X(arg, C64) X(arg, C128)
+#define TL_CAST_FROM(unused, F) TL_DTYPE_ENUMS_INNER(TL_CAST_DEFINE, F)
+TL_DTYPE_ENUMS(TL_CAST_FROM, _)
+
+#define TL_CAST_ENTRY(F, T) [TL_DTYPE_##T] = cast_##F##_to_##T,
+#define TL_CAST_TABLE_ROW(unused, F) [TL_DTYPE_##F] = {TL_DTYPE_ENUMS_INNER(TL_CAST_ENTRY, F)},
+static const tl_loop_fn cast_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
+    TL_DTYPE_ENUMS(TL_CAST_TABLE_ROW, _)};
+
+tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to)
+{
+  if (from != to)
+    return cast_table[from][to];
+  switch (tl_dtype_size(from)) {
+  case 1: return move_1;
+  case 2: return move_2;
+  case 4: return move_4;
+  case 8: return move_8;
+  default: return move_16;
+  }
+}
+
+/* ---- scalars ----------------------------------------------------------------- */
+
+void tl_scalar_store(tl_scalar s, tl_dtype d, char *dst)
+{
+  /* Go through the widest value of the scalar's kind, then the cast loop. */
+  char buf[16];
+  tl_dtype from;
+  switch (s.kind) {
+  case TL_KIND_BOOL: from = TL_DTYPE_BOOL; memcpy(buf, &s.v.b, sizeof s.v.b); break;
+  case TL_KIND_FLOAT: from = TL_DTYPE_F64; memcpy(buf, &s.v.f, sizeof s.v.f); break;
+  case TL_KIND_COMPLEX: from = TL_DTYPE_C128; memcpy(buf, &s.v.c, sizeof s.v.c); break;
+  default: from = TL_DTYPE_I64; memcpy(buf, &s.v.i, sizeof s.v.i); break;
+  }
+  char *args[2] = {dst, buf};
+  int64_t steps[2] = {0, 0};
+  cast_table[from][d](args, 1, steps, NULL);
+}
+
+tl_scalar tl_scalar_load(tl_dtype d, const char *src)
+{
+  tl_scalar s = {.kind = tl_dtype_kind(d)};
+  tl_dtype to;
+  char *dst;
+  switch (s.kind) {
+  case TL_KIND_BOOL: to = TL_DTYPE_BOOL; dst = (char *)&s.v.b; break;
+  case TL_KIND_FLOAT: to = TL_DTYPE_F64; dst = (char *)&s.v.f; break;
+  case TL_KIND_COMPLEX: to = TL_DTYPE_C128; dst = (char *)&s.v.c; break;
+  default: s.kind = TL_KIND_INT; to = TL_DTYPE_I64; dst = (char *)&s.v.i; break;
+  }
+  char *args[2] = {dst, (char *)src};
+  int64_t steps[2] = {0, 0};
+  cast_table[d][to](args, 1, steps, NULL);
+  return s;
+}
+
+bool tl_scalar_fits(tl_scalar s, tl_dtype d)
+{
+  if (s.kind != TL_KIND_INT)
+    return true;
+  switch (d) {
+  case TL_DTYPE_U8: return s.v.i >= 0 && s.v.i <= UINT8_MAX;
+  case TL_DTYPE_I8: return s.v.i >= INT8_MIN && s.v.i <= INT8_MAX;
+  case TL_DTYPE_I16: return s.v.i >= INT16_MIN && s.v.i <= INT16_MAX;
+  case TL_DTYPE_I32: return s.v.i >= INT32_MIN && s.v.i <= INT32_MAX;
+  default: return true;
+  }
+}

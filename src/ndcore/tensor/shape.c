@@ -1,0 +1,159 @@
+/* shape.c - shapes, strides, broadcasting and the view bookkeeping of tl_tensor. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ndcore/tensor/tl_tensor.h"
+
+int64_t tl_tensor_numel(const tl_tensor *t)
+{
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; i++)
+    n *= t->shape[i];
+  return n;
+}
+
+bool tl_tensor_is_contiguous(const tl_tensor *t)
+{
+  int64_t expected = 1;
+  if (tl_tensor_numel(t) == 0) /* no element, no layout */
+    return true;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && t->strides[i] != expected)
+      return false;
+    expected *= t->shape[i];
+  }
+  return true;
+}
+
+bool tl_tensor_has_internal_overlap(const tl_tensor *t)
+{
+  for (int i = 0; i < t->ndim; i++)
+    if (t->strides[i] == 0 && t->shape[i] > 1)
+      return true;
+  return false;
+}
+
+void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+  int64_t s = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i] > 0 ? shape[i] : 1;
+  }
+}
+
+const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
+{
+  size_t used = (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < ndim && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, i ? ", %lld" : "%lld", (long long)shape[i]);
+  if (used < size)
+    snprintf(buf + used, size - used, "]");
+  return buf;
+}
+
+const char *tl_device_str(char *buf, size_t size, tl_device d)
+{
+  if (d.type == TL_DEVICE_CPU)
+    snprintf(buf, size, "cpu");
+  else
+    snprintf(buf, size, "cuda:%d", d.index);
+  return buf;
+}
+
+tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
+{
+  char buf[256];
+  int64_t n = 1;
+  if (ndim > TL_MAX_DIMS)
+    return tl_error_set(TL_ERR_VALUE, "tensors have at most %d dimensions, got %d", TL_MAX_DIMS,
+                        ndim);
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i] < 0)
+      return tl_error_set(TL_ERR_VALUE, "negative dimension %lld in shape %s",
+                          (long long)shape[i], tl_shape_str(buf, sizeof buf, ndim, shape));
+    if (__builtin_mul_overflow(n, shape[i], &n) || n > ((int64_t)1 << 56))
+      return tl_error_set(TL_ERR_VALUE, "shape %s is too large",
+                          tl_shape_str(buf, sizeof buf, ndim, shape));
+  }
+  *numel = n;
+  return TL_OK;
+}
+
+tl_status tl_dim_wrap(int64_t dim, int ndim, int *out)
+{
+  int64_t n = ndim > 0 ? ndim : 1; /* a 0-d tensor accepts dim 0 and -1, as in PyTorch */
+  if (dim < -n || dim >= n)
+    return tl_error_set(TL_ERR_AXIS,
+                        "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                        (long long)-n, (long long)(n - 1), (long long)dim);
+  *out = (int)(dim < 0 ? dim + n : dim);
+  return TL_OK;
+}
+
+tl_status tl_shape_broadcast(int nda, const int64_t *a, int ndb, const int64_t *b, int *ndout,
+                             int64_t *out)
+{
+  int nd = nda > ndb ? nda : ndb;
+  int64_t result[TL_MAX_DIMS];
+  for (int i = 0; i < nd; i++) {
+    int64_t da = i < nd - nda ? 1 : a[i - (nd - nda)];
+    int64_t db = i < nd - ndb ? 1 : b[i - (nd - ndb)];
+    if (da != db && da != 1 && db != 1) {
+      char sa[256], sb[256];
+      return tl_error_set(TL_ERR_VALUE, "shapes %s and %s cannot be broadcast together",
+                          tl_shape_str(sa, sizeof sa, nda, a), tl_shape_str(sb, sizeof sb, ndb, b));
+    }
+    result[i] = da == 1 ? db : da;
+  }
+  memcpy(out, result, (size_t)nd * sizeof *out);
+  *ndout = nd;
+  return TL_OK;
+}
+
+static tl_status tensor_alloc(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                              tl_device device, bool zeroed)
+{
+  int64_t numel;
+  if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
+    return tl_error_status();
+  if (device.type != TL_DEVICE_CPU)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "allocation on device cuda:%d is not supported",
+                        device.index);
+  size_t nbytes = (size_t)numel * tl_dtype_size(dtype);
+  tl_storage *s = zeroed ? tl_storage_new_zeroed(nbytes) : tl_storage_new(nbytes);
+  if (!s)
+    return tl_error_status();
+  t->storage = s;
+  t->dtype = dtype;
+  t->ndim = ndim;
+  t->offset = 0;
+  if (ndim > 0) /* 0-d callers may pass shape == NULL */
+    memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
+  tl_shape_contiguous_strides(ndim, shape, t->strides);
+  return TL_OK;
+}
+
+tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device)
+{
+  return tensor_alloc(t, dtype, ndim, shape, device, false);
+}
+
+tl_status tl_tensor_zeros(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device)
+{
+  return tensor_alloc(t, dtype, ndim, shape, device, true);
+}
+
+void tl_tensor_view_of(tl_tensor *out, const tl_tensor *src)
+{
+  *out = *src;
+  tl_storage_incref(src->storage);
+}
+
+void tl_tensor_release(tl_tensor *t)
+{
+  tl_storage_decref(t->storage);
+  t->storage = NULL;
+}

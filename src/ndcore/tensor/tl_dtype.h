@@ -1,0 +1,77 @@
+/* tl_dtype.h - promotion rules, per-dtype load/store, and dtype casting loops.
+ *
+ * Each dtype has a compute type (tl_ct_<E>): its own C type, except float16 and
+ * bfloat16 which compute in float.  tl_load_<E>/tl_store_<E> move one element
+ * between memory and its compute type; conversions between compute types are C
+ * assignments, whose rules (truncation to int, real part of a complex, nonzero
+ * to bool) are the ones NumPy and PyTorch use.                               */
+#ifndef TL_DTYPE_H
+#define TL_DTYPE_H
+
+#include <complex.h>
+#include <string.h>
+
+#include "ndcore/tensor/tl_half.h"
+#include "ndcore/tensor/tl_tensor.h"
+
+tl_dtype tl_promote_types(tl_dtype a, tl_dtype b);
+tl_dtype tl_promote_weak(tl_dtype tensor, tl_kind scalar);
+bool tl_can_cast(tl_dtype from, tl_dtype to);
+
+typedef bool tl_ct_BOOL;
+typedef uint8_t tl_ct_U8;
+typedef int8_t tl_ct_I8;
+typedef int16_t tl_ct_I16;
+typedef int32_t tl_ct_I32;
+typedef int64_t tl_ct_I64;
+typedef float tl_ct_F16;
+typedef float tl_ct_BF16;
+typedef float tl_ct_F32;
+typedef double tl_ct_F64;
+typedef float complex tl_ct_C64;
+typedef double complex tl_ct_C128;
+
+#define TL_PLAIN_LOADSTORE(E, T)                                                     \
+  static inline tl_ct_##E tl_load_##E(const char *p) { T v; memcpy(&v, p, sizeof v); return v; } \
+  static inline void tl_store_##E(char *p, tl_ct_##E v) { T w = v; memcpy(p, &w, sizeof w); }
+TL_PLAIN_LOADSTORE(BOOL, bool)
+TL_PLAIN_LOADSTORE(U8, uint8_t)
+TL_PLAIN_LOADSTORE(I8, int8_t)
+TL_PLAIN_LOADSTORE(I16, int16_t)
+TL_PLAIN_LOADSTORE(I32, int32_t)
+TL_PLAIN_LOADSTORE(I64, int64_t)
+TL_PLAIN_LOADSTORE(F32, float)
+TL_PLAIN_LOADSTORE(F64, double)
+TL_PLAIN_LOADSTORE(C64, float complex)
+TL_PLAIN_LOADSTORE(C128, double complex)
+#undef TL_PLAIN_LOADSTORE
+
+static inline float tl_load_F16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_f16_to_f32(h); }
+static inline void tl_store_F16(char *p, float v) { uint16_t h = tl_f32_to_f16(v); memcpy(p, &h, 2); }
+static inline float tl_load_BF16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_bf16_to_f32(h); }
+static inline void tl_store_BF16(char *p, float v) { uint16_t h = tl_f32_to_bf16(v); memcpy(p, &h, 2); }
+
+/* The same dtype list, as bare enum suffixes, for tables built per pair. */
+#define TL_DTYPE_ENUMS(X, arg) \
+  X(arg, BOOL) X(arg, U8) X(arg, I8) X(arg, I16) X(arg, I32) X(arg, I64) \
+  X(arg, F16) X(arg, BF16) X(arg, F32) X(arg, F64) X(arg, C64) X(arg, C128)
+
+/* A value of any dtype, wide enough for all: how scalars cross the API. */
+typedef struct {
+  tl_kind kind; /* BOOL, INT (int64), FLOAT (double) or COMPLEX */
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    double complex c;
+  } v;
+} tl_scalar;
+
+/* Write a scalar into memory of dtype d (same conversion rules as casting). */
+void tl_scalar_store(tl_scalar s, tl_dtype d, char *dst);
+/* Read one element of dtype d as a scalar of d's kind (half types as float). */
+tl_scalar tl_scalar_load(tl_dtype d, const char *src);
+/* Does an integer scalar fit dtype d (an int dtype)? */
+bool tl_scalar_fits(tl_scalar s, tl_dtype d);
+
+#endif

@@ -1,0 +1,169 @@
+/* tl_tensor.h - the tensor core's public types: dtypes, devices, storage, views.
+ *
+ * A tensor is a view (dtype, shape, strides in elements, offset in elements) on a
+ * refcounted storage (bytes, device, version counter, owner).  Views share storage.
+ * Nothing here includes Python.h: functions return a tl_status and leave a message
+ * in tl_error (see tl_error.h), which the py_*.c files turn into exceptions.
+ */
+#ifndef TL_TENSOR_H
+#define TL_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ndcore/tensor/tl_error.h"
+
+#define TL_MAX_DIMS 32
+
+/* ---- dtypes ---------------------------------------------------------------
+ * One list: enum, name, itemsize, storage C type, kind.  float16 and bfloat16
+ * are stored as raw 16-bit patterns and computed in float32.                  */
+typedef enum {
+  TL_KIND_BOOL,
+  TL_KIND_UINT,
+  TL_KIND_INT,
+  TL_KIND_FLOAT,
+  TL_KIND_COMPLEX,
+} tl_kind;
+
+#define TL_DTYPE_LIST(X)                                     \
+  X(BOOL, "bool", 1, bool, TL_KIND_BOOL)                     \
+  X(U8, "uint8", 1, uint8_t, TL_KIND_UINT)                   \
+  X(I8, "int8", 1, int8_t, TL_KIND_INT)                      \
+  X(I16, "int16", 2, int16_t, TL_KIND_INT)                   \
+  X(I32, "int32", 4, int32_t, TL_KIND_INT)                   \
+  X(I64, "int64", 8, int64_t, TL_KIND_INT)                   \
+  X(F16, "float16", 2, uint16_t, TL_KIND_FLOAT)              \
+  X(BF16, "bfloat16", 2, uint16_t, TL_KIND_FLOAT)            \
+  X(F32, "float32", 4, float, TL_KIND_FLOAT)                 \
+  X(F64, "float64", 8, double, TL_KIND_FLOAT)                \
+  X(C64, "complex64", 8, float _Complex, TL_KIND_COMPLEX)    \
+  X(C128, "complex128", 16, double _Complex, TL_KIND_COMPLEX)
+
+typedef enum {
+#define TL_X(E, name, size, ctype, kind) TL_DTYPE_##E,
+  TL_DTYPE_LIST(TL_X)
+#undef TL_X
+  TL_DTYPE_COUNT
+} tl_dtype;
+
+extern const char *const tl_dtype_names[TL_DTYPE_COUNT];
+extern const uint8_t tl_dtype_sizes[TL_DTYPE_COUNT];
+extern const uint8_t tl_dtype_kinds[TL_DTYPE_COUNT];
+
+static inline size_t tl_dtype_size(tl_dtype d) { return tl_dtype_sizes[d]; }
+static inline tl_kind tl_dtype_kind(tl_dtype d) { return (tl_kind)tl_dtype_kinds[d]; }
+static inline bool tl_dtype_is_float(tl_dtype d) { return tl_dtype_kinds[d] == TL_KIND_FLOAT; }
+static inline bool tl_dtype_is_complex(tl_dtype d) { return tl_dtype_kinds[d] == TL_KIND_COMPLEX; }
+static inline bool tl_dtype_is_integral(tl_dtype d) /* bool counts as integral */
+{
+  return tl_dtype_kinds[d] <= TL_KIND_INT;
+}
+
+/* The float dtype used when ints meet floats or true division (PyTorch's
+ * torch.get_default_dtype(), float32 unless changed). */
+tl_dtype tl_dtype_default_float(void);
+tl_status tl_dtype_set_default_float(tl_dtype d);
+/* float <-> complex of the same precision (half types map to complex64). */
+tl_dtype tl_dtype_to_complex(tl_dtype d);
+tl_dtype tl_dtype_to_real(tl_dtype d);
+
+/* ---- devices -------------------------------------------------------------- */
+typedef enum { TL_DEVICE_CPU, TL_DEVICE_CUDA } tl_device_type;
+
+typedef struct {
+  tl_device_type type;
+  int index; /* -1 for the CPU */
+} tl_device;
+
+static inline tl_device tl_device_cpu(void) { return (tl_device){TL_DEVICE_CPU, -1}; }
+const char *tl_device_str(char *buf, size_t size, tl_device d);
+static inline bool tl_device_eq(tl_device a, tl_device b)
+{
+  return a.type == b.type && a.index == b.index;
+}
+
+/* ---- storage --------------------------------------------------------------
+ * Bytes with a refcount.  `release` gives the bytes back to whoever owns them
+ * (our allocator, a NumPy array, a DLPack producer); it may be NULL when the
+ * bytes live inside the storage allocation itself.                            */
+typedef struct tl_storage tl_storage;
+typedef void (*tl_release_fn)(void *ctx, void *data);
+
+struct tl_storage {
+  int64_t refcount; /* touched atomically */
+  void *data;
+  size_t nbytes;
+  tl_device device;
+  uint64_t version; /* bumped by every in-place write, read by autograd */
+  bool readonly;
+  tl_release_fn release;
+  void *release_ctx;
+  size_t block_bytes; /* a large block the allocator may cache; 0 otherwise */
+};
+
+/* Set the process allocator up for tensor-sized blocks (once, at import). */
+void tl_storage_init(void);
+/* New storage of nbytes on the CPU, 64-byte aligned, uninitialised. */
+tl_storage *tl_storage_new(size_t nbytes);
+/* Same, all bytes zero (large ones come zeroed from the kernel, untouched). */
+tl_storage *tl_storage_new_zeroed(size_t nbytes);
+/* Wrap memory someone else owns; `release(ctx, data)` is called at the end. */
+tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool readonly,
+                            tl_release_fn release, void *ctx);
+void tl_storage_incref(tl_storage *s);
+void tl_storage_decref(tl_storage *s);
+static inline void tl_storage_bump(tl_storage *s) { s->version++; }
+
+/* ---- tensor views -----------------------------------------------------------
+ * A tl_tensor is a value: copying the struct copies the view, and `storage`
+ * holds one reference.  A zeroed tl_tensor (storage == NULL) is "not yet
+ * allocated": ops that receive one as output allocate it.                    */
+typedef struct {
+  tl_storage *storage;
+  tl_dtype dtype;
+  int ndim;
+  int64_t offset; /* elements */
+  int64_t shape[TL_MAX_DIMS];
+  int64_t strides[TL_MAX_DIMS]; /* elements */
+} tl_tensor;
+
+static inline void *tl_tensor_data(const tl_tensor *t)
+{
+  return (char *)t->storage->data + t->offset * (int64_t)tl_dtype_size(t->dtype);
+}
+static inline tl_device tl_tensor_device(const tl_tensor *t) { return t->storage->device; }
+int64_t tl_tensor_numel(const tl_tensor *t);
+bool tl_tensor_is_contiguous(const tl_tensor *t);
+/* Do two elements share memory (a broadcast, expanded view)?  Such a tensor
+ * must not be written: the result would depend on the write order. */
+bool tl_tensor_has_internal_overlap(const tl_tensor *t);
+
+/* Allocate `t` as a contiguous tensor of the given shape and dtype. */
+tl_status tl_tensor_empty(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device);
+/* Same, every element zero (all dtypes' zero is the all-zero bit pattern). */
+tl_status tl_tensor_zeros(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                          tl_device device);
+/* Make `out` a view sharing src's storage (takes a new reference). */
+void tl_tensor_view_of(tl_tensor *out, const tl_tensor *src);
+void tl_tensor_release(tl_tensor *t);
+/* Contiguous strides for a shape. */
+void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+/* Checked product of a shape; TL_ERR_VALUE on overflow or negative sizes. */
+tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel);
+/* Normalise dim into [0, ndim); an IndexError naming the range otherwise. */
+tl_status tl_dim_wrap(int64_t dim, int ndim, int *out);
+/* Broadcast shapes a and b into out (NumPy rules), naming both on failure. */
+tl_status tl_shape_broadcast(int nda, const int64_t *a, int ndb, const int64_t *b, int *ndout,
+                             int64_t *out);
+/* Format a shape as "[2, 3]" into buf (always terminated). */
+const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape);
+
+/* Copy src into dst (same shape after broadcasting src), casting the dtype. */
+tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src);
+/* out = src cast to dtype, always a new contiguous tensor. */
+tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype);
+
+#endif
