@@ -54,10 +54,12 @@ const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape)
 
 const char *tl_device_str(char *buf, size_t size, tl_device d)
 {
-  if (d.type == TL_DEVICE_CPU)
-    snprintf(buf, size, "cpu");
+  static const char *const names[TL_DEVICE_COUNT] = {
+      [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake"};
+  if (d.index < 0)
+    snprintf(buf, size, "%s", names[d.type]);
   else
-    snprintf(buf, size, "cuda:%d", d.index);
+    snprintf(buf, size, "%s:%d", names[d.type], d.index);
   return buf;
 }
 

@@ -70,7 +70,10 @@ tl_dtype tl_dtype_to_complex(tl_dtype d);
 tl_dtype tl_dtype_to_real(tl_dtype d);
 
 /* ---- devices -------------------------------------------------------------- */
-typedef enum { TL_DEVICE_CPU, TL_DEVICE_CUDA } tl_device_type;
+/* FAKE is a test device: host memory behind its own backend, with no kernels
+ * unless a test registers some, so tests can prove that no op runs a CPU loop
+ * on another device's pointer and that outputs land on the inputs' device.  */
+typedef enum { TL_DEVICE_CPU, TL_DEVICE_CUDA, TL_DEVICE_FAKE, TL_DEVICE_COUNT } tl_device_type;
 
 typedef struct {
   tl_device_type type;
