@@ -682,7 +682,11 @@ def test_numpy_spellings_axis_and_keepdims():
         got = getattr(t, name)(axis=1, keepdims=True)
         want = getattr(np, name if name != "amax" else "max")(a, axis=1, keepdims=True)
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
-    np.testing.assert_allclose(t.std(axis=1, keepdims=True).numpy(),  # unbiased, as PyTorch
+    # axis= is NumPy's spelling and selects NumPy's std (ddof=0); dim= keeps
+    # PyTorch's unbiased one (docs/numpy.md, the collision table).
+    np.testing.assert_allclose(t.std(axis=1, keepdims=True).numpy(),
+                               np.std(a, axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(t.std(dim=1, keepdim=True).numpy(),
                                np.std(a, axis=1, ddof=1, keepdims=True), rtol=1e-12)
     with pytest.raises(TypeError, match="multiple values"):
         t.sum(axis=0, dim=1)

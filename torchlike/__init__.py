@@ -7,6 +7,7 @@ from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
 from ._device import device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
+from . import _ndarray  # noqa: F401  (the ndarray methods and attributes NumPy code calls)
 from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)
 from . import cuda  # noqa: F401
 from . import random  # noqa: F401  (torch.random: fork_rng and the seeding functions)

@@ -69,7 +69,7 @@ static int buffer_get(PyObject *self, Py_buffer *view, int flags)
   }
   /* A raw view would drop the tape: NumPy then falls back on __array__, whose
    * error says what to do (detach first). */
-  if (((tl_py_tensor *)self)->requires_grad) {
+  if (((tl_py_tensor *)self)->requires_grad && tl_py_grad_enabled) {
     PyErr_SetString(PyExc_BufferError, "a tensor that requires grad can't be exported through "
                                        "the buffer protocol; use tensor.detach() first");
     return -1;

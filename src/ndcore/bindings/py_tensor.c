@@ -318,10 +318,12 @@ static PyObject *tensor_storage_offset(PyObject *self, PyObject *unused)
 }
 
 /* NumPy cannot carry a tensor's history: handing out memory of a tensor that
- * requires grad would let the gradient be dropped without a word. */
+ * requires grad would let the gradient be dropped without a word.  With grad
+ * mode off (no_grad, a custom Function's backward) there is no history to
+ * drop, and PyTorch hands the memory out. */
 static int refuse_grad(PyObject *self, const char *what)
 {
-  if (!((tl_py_tensor *)self)->requires_grad)
+  if (!((tl_py_tensor *)self)->requires_grad || !tl_py_grad_enabled)
     return 0;
   PyErr_Format(PyExc_RuntimeError, "Can't call %s on Tensor that requires grad. Use "
                "tensor.detach().%s instead.", what, what);

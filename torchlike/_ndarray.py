@@ -1,0 +1,358 @@
+"""The ndarray surface of Tensor: what NumPy code calls on what it believes is
+an ndarray, and what NumPy's own Python code calls (``np.repeat`` calls
+``a.repeat(r, axis=axis)``, ``x.size * ...``).
+
+The rule (docs/numpy.md lists every collision):
+- a spelling only NumPy uses -- ``axis=``, ``keepdims=``, ``ddof=``, ``order=``,
+  ``out=`` on a reduction, ``transpose()`` with no argument or with a
+  permutation -- selects NumPy's meaning;
+- PyTorch's spelling keeps PyTorch's meaning; where one spelling means two
+  things (``x.sort()``, ``x.nonzero()``, one-argument ``x.repeat(2)``),
+  PyTorch wins;
+- where PyTorch refuses a call NumPy accepts (``x.dot(m)`` on matrices,
+  ``x.cumsum()`` without a dim, ``x.item(0)``), NumPy's meaning is taken, since
+  no PyTorch code can depend on the error.
+
+The wrappers below look at the spelling and hand the call to the
+``torchlike.numpy`` function of the same name, or to the original method.
+Both paths are recorded on the tape like any other call."""
+import sys
+
+import numpy as np
+
+from . import _C
+
+Tensor = _C.Tensor
+_ORIGINAL = {}
+
+
+def _numpy_ns():
+    import torchlike.numpy as tnp
+    return tnp
+
+
+def _override(name, numpy_spelling, numpy_call, module=False):
+    """Replace ``Tensor.<name>`` by a wrapper that takes NumPy's meaning when
+    ``numpy_spelling(self, args, kwargs)`` says the call is spelled the NumPy way."""
+    original = getattr(Tensor, name, None)
+    _ORIGINAL[name] = original
+
+    def method(self, *args, **kwargs):
+        if original is None or (isinstance(self, Tensor) and numpy_spelling(self, args, kwargs)):
+            return numpy_call(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = getattr(original, "__doc__", None)
+    setattr(Tensor, name, method)
+    # View functions are their method (torchlike.transpose is Tensor.transpose)
+    # and stay so; reductions keep PyTorch's module function (torchlike.max).
+    package = sys.modules[__package__]
+    if module and getattr(package, name, None) is original:
+        setattr(package, name, method)
+
+
+def _has(*names):
+    return lambda self, args, kwargs: any(k in kwargs for k in names)
+
+
+# ---- reductions: axis=/keepdims=/out=/ddof= select NumPy ----------------------
+
+_REDUCE_KW = ("axis", "keepdims", "initial", "where")
+
+for _name in ("max", "min"):
+    _override(_name, _has(*_REDUCE_KW),
+              lambda self, *a, _n=_name, **k: getattr(_numpy_ns(), _n)(self, *a, **k))
+
+for _name in ("std", "var"):
+    _override(_name, _has("ddof", *_REDUCE_KW),
+              lambda self, *a, _n=_name, **k: getattr(_numpy_ns(), _n)(self, *a, **k))
+
+
+def _cumulative(name):
+    # NumPy: no axis means over the flattened array; PyTorch requires dim.
+    def spelled_numpy(self, args, kwargs):
+        return "axis" in kwargs or (not args and "dim" not in kwargs)
+    _override(name, spelled_numpy,
+              lambda self, *a, **k: getattr(_numpy_ns(), name)(self, *a, **k))
+
+
+_cumulative("cumsum")
+_cumulative("cumprod")
+
+
+def _ptp(self, axis=None, out=None, keepdims=False):
+    """Peak to peak: ``max - min`` along ``axis`` (NumPy's ``ptp``)."""
+    return _numpy_ns().ptp(self, axis=axis, out=out, keepdims=keepdims)
+
+
+Tensor.ptp = _ptp
+
+# ---- shape: transpose, repeat, reshape/flatten with order= --------------------
+
+
+def _transpose_numpy(self, args, kwargs):
+    # PyTorch's transpose is exactly two dims (dim0, dim1), by position or name.
+    return "axes" in kwargs or (not kwargs and len(args) != 2)
+
+
+def _transpose(self, *args, axes=None):
+    if axes is None and len(args) == 1:
+        axes = args[0]
+    elif axes is None and args:
+        axes = args
+    if axes is None:
+        return self.permute(*reversed(range(self.ndim)))
+    return self.permute(*axes)
+
+
+_override("transpose", _transpose_numpy, _transpose, module=True)
+_override("repeat", _has("axis"),
+          lambda self, repeats, axis=None: _numpy_ns().repeat(self, repeats, axis=axis))
+
+
+def _ordered(name):
+    def call(self, *args, order="C", **kwargs):
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
+        if order in ("C", "A", "K"):
+            return _ORIGINAL[name](self, *args, **kwargs)
+        return getattr(_numpy_ns(), name)(self, *args, order=order, **kwargs)
+    _override(name, _has("order"), call)
+
+
+_ordered("reshape")
+
+
+def _flatten_numpy(self, order="C"):
+    return _numpy_ns().reshape(self, (-1,), order=order)
+
+
+_override("flatten", _has("order"), _flatten_numpy, module=True)
+
+def _view_numpy(self, args, kwargs):
+    return "dtype" in kwargs or (len(args) == 1 and _numpy_dtype_of(args[0]) is not None)
+
+
+def _view_as_dtype(self, dtype=None, type=None):
+    """``x.view(np.int32)``: the same bytes read as another dtype."""
+    if type is not None:
+        raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
+                        "have one type")
+    return _ORIGINAL["view"](self, getattr(_C, _numpy_dtype_of(dtype).name))
+
+
+_override("view", _view_numpy, _view_as_dtype)
+
+
+# ---- products and selection ---------------------------------------------------
+
+
+def _dot_numpy(self, args, kwargs):
+    # PyTorch's dot takes two 1-d tensors and refuses anything else.
+    other = args[0] if args else kwargs.get("b", kwargs.get("tensor"))
+    return "out" in kwargs or "b" in kwargs or self.ndim != 1 or not (
+        isinstance(other, Tensor) and other.ndim == 1)
+
+
+_override("dot", _dot_numpy, lambda self, b, out=None: _numpy_ns().dot(self, b, out=out))
+
+
+def _take_numpy(self, args, kwargs):
+    return "axis" in kwargs or "out" in kwargs or "mode" in kwargs or len(args) > 1 or (
+        args and not isinstance(args[0], Tensor))
+
+
+_override("take", _take_numpy,
+          lambda self, indices, axis=None, out=None, mode="raise":
+          _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode))
+
+
+def _item(self, *args):
+    """``item()``, or NumPy's ``item(i)`` (flat index) and ``item(i, j, ...)``."""
+    if not args:
+        return _ORIGINAL["item"](self)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if len(args) == 1:
+        n = self.numel()
+        i = _C.Tensor.__index__(args[0]) if isinstance(args[0], Tensor) else int(args[0])
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for size {n}")
+        return _ORIGINAL["item"](self.reshape(-1)[i])
+    if len(args) != self.ndim:
+        raise ValueError(f"incorrect number of indices for array: the tensor has {self.ndim} "
+                         f"dimensions, but {len(args)} indices were given")
+    return _ORIGINAL["item"](self[tuple(args)])
+
+
+_ORIGINAL["item"] = Tensor.item
+Tensor.item = _item
+
+# ---- copies and fills ---------------------------------------------------------
+
+
+def _copy(self, order="C"):
+    """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
+    default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
+    if order in ("A", "K"):
+        return self.clone()
+    if order not in ("C", "F"):
+        raise ValueError(f"copy(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
+    # A Fortran-order tensor is a C-order one of the reversed shape, seen through
+    # the reversing permutation.
+    flip = list(reversed(range(self.ndim))) if order == "F" else list(range(self.ndim))
+    out = _C.empty([self.shape[d] for d in flip], dtype=self.dtype, device=self.device)
+    out = out.permute(*flip)
+    out.copy_(self)
+    return out
+
+
+def _fill(self, value):
+    """Fill in place with ``value`` (NumPy's ``ndarray.fill``; returns None)."""
+    self.fill_(value)
+
+
+Tensor.copy = _copy
+Tensor.fill = _fill
+
+# ---- attributes ---------------------------------------------------------------
+
+
+class _SizeInt(int):
+    """``x.size``: the element count, as NumPy reads it (``0.5 * x.size``), that
+    can also be called as PyTorch's ``x.size()`` / ``x.size(dim)``."""
+
+    def __new__(cls, tensor):
+        self = int.__new__(cls, tensor.numel())
+        self._size = _ORIGINAL["size"].__get__(tensor)
+        return self
+
+    def __call__(self, dim=None):
+        return self._size() if dim is None else self._size(dim)
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+
+_ORIGINAL["size"] = Tensor.size
+Tensor.size = property(_SizeInt, doc=_SizeInt.__doc__)
+
+
+def _strides(self):
+    """Byte steps per dim, as NumPy's ``ndarray.strides``."""
+    size = self.itemsize
+    return tuple(s * size for s in self.stride())
+
+
+Tensor.strides = property(_strides)
+
+
+class _Flags:
+    """The subset of ``ndarray.flags`` NumPy code reads."""
+
+    def __init__(self, tensor):
+        self.c_contiguous = tensor.is_contiguous()
+        self.f_contiguous = tensor.ndim < 2 and self.c_contiguous or \
+            tensor.permute(*reversed(range(tensor.ndim))).is_contiguous()
+        self.contiguous = self.c_contiguous
+        # A read-only tensor exports a read-only buffer (the only place the
+        # flag is visible from Python).
+        self.writeable = tensor.device.type != "cpu" or memoryview(tensor.detach()).readonly is False
+        self.owndata = tensor._base is None
+        self.aligned = True
+
+    def __getitem__(self, key):
+        names = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "contiguous",
+                 "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "WRITEABLE": "writeable",
+                 "W": "writeable", "OWNDATA": "owndata", "O": "owndata", "ALIGNED": "aligned"}
+        return getattr(self, names[key.upper()])
+
+    def __repr__(self):
+        return "\n".join(f"  {k.upper()} : {getattr(self, k)}" for k in
+                         ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned"))
+
+
+class _FlatIter:
+    """``x.flat``: the elements in C order, readable and writable by index."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def _flat(self):
+        return self._tensor.reshape(-1) if self._tensor.is_contiguous() else None
+
+    def __len__(self):
+        return self._tensor.numel()
+
+    def __iter__(self):
+        return iter(self._tensor.reshape(-1))
+
+    def __getitem__(self, index):
+        return self._tensor.reshape(-1)[index]
+
+    def __setitem__(self, index, value):
+        flat = self._flat()
+        if flat is None:
+            raise ValueError("x.flat[...] = value needs a contiguous tensor; call "
+                             ".contiguous() first")
+        flat[index] = value
+
+
+Tensor.flags = property(_Flags)
+Tensor.flat = property(_FlatIter)
+Tensor.base = property(lambda self: self._base)
+
+
+def _tobytes(self, order="C"):
+    """The raw bytes in C (or Fortran) order, as NumPy's ``tobytes``."""
+    return _numpy_ns().asarray(self.detach().cpu()).__array__().tobytes(order=order)
+
+
+Tensor.tobytes = _tobytes
+
+# ---- dtypes compare equal to NumPy's ------------------------------------------
+
+_dtype_type = _C.dtype
+
+
+def _numpy_dtype_of(other):
+    """NumPy's dtype for a NumPy dtype, scalar type or name; None otherwise."""
+    if isinstance(other, (np.dtype, str)) or (isinstance(other, type) and
+                                             issubclass(other, np.generic)):
+        try:
+            return np.dtype(other)
+        except TypeError:
+            return None
+    return None
+
+
+def _dtype_eq(self, other):
+    if isinstance(other, _dtype_type):
+        return self is other
+    if isinstance(other, str) and other == self.name:
+        return True  # bfloat16 has no NumPy dtype, but its name still compares
+    want = _numpy_dtype_of(other)
+    if want is None:
+        return NotImplemented
+    return self.name != "bfloat16" and np.dtype(self.name) == want
+
+
+def _dtype_ne(self, other):
+    eq = _dtype_eq(self, other)
+    return eq if eq is NotImplemented else not eq
+
+
+def _dtype_call(self, value=0):
+    """``torchlike.numpy.float32(1.0)``: a NumPy scalar of this dtype, as CuPy's
+    namespace gives (a 0-d tensor for bfloat16, which NumPy lacks)."""
+    if self.name == "bfloat16":
+        return _C.tensor(value, dtype=self)
+    return np.dtype(self.name).type(value)
+
+
+_dtype_hash = _dtype_type.__hash__
+_dtype_type.__eq__ = _dtype_eq
+_dtype_type.__ne__ = _dtype_ne
+_dtype_type.__hash__ = _dtype_hash
+_dtype_type.__call__ = _dtype_call
