@@ -111,24 +111,38 @@ _override("repeat", _has("axis"),
           lambda self, repeats, axis=None: _numpy_ns().repeat(self, repeats, axis=axis))
 
 
-def _ordered(name):
-    def call(self, *args, order="C", **kwargs):
-        if order not in ("C", "F", "A", "K"):
-            raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
-        if order in ("C", "A", "K"):
-            return _ORIGINAL[name](self, *args, **kwargs)
-        return getattr(_numpy_ns(), name)(self, *args, order=order, **kwargs)
-    _override(name, _has("order"), call)
+def _fortran_reshape(self, shape):
+    # Fortran order reads and writes the first index fastest: reverse the dims,
+    # reshape in C order to the reversed shape, reverse back.
+    shape = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    shape = tuple(int(s) for s in shape)
+    flat = self.permute(*reversed(range(self.ndim))).reshape(*reversed(shape))
+    return flat.permute(*reversed(range(flat.ndim)))
 
 
-_ordered("reshape")
+def _check_order(name, order):
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
+    return order == "F"
+
+
+def _reshape_numpy(self, *shape, order="C"):
+    if _check_order("reshape", order):
+        return _fortran_reshape(self, shape)
+    return _ORIGINAL["reshape"](self, *shape)
 
 
 def _flatten_numpy(self, order="C"):
-    return _numpy_ns().reshape(self, (-1,), order=order)
+    if _check_order("flatten", order):
+        return _fortran_reshape(self, (-1,))
+    return _ORIGINAL["flatten"](self)
 
 
+_override("reshape", _has("order"), _reshape_numpy)
 _override("flatten", _has("order"), _flatten_numpy, module=True)
+_override("squeeze", _has("axis"), lambda self, axis=None:
+          _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
+          module=True)
 
 def _view_numpy(self, args, kwargs):
     return "dtype" in kwargs or (len(args) == 1 and _numpy_dtype_of(args[0]) is not None)
@@ -318,8 +332,8 @@ _dtype_type = _C.dtype
 
 def _numpy_dtype_of(other):
     """NumPy's dtype for a NumPy dtype, scalar type or name; None otherwise."""
-    if isinstance(other, (np.dtype, str)) or (isinstance(other, type) and
-                                             issubclass(other, np.generic)):
+    if isinstance(other, (np.dtype, str)) or other in (bool, int, float, complex) or (
+            isinstance(other, type) and issubclass(other, np.generic)):
         try:
             return np.dtype(other)
         except TypeError:
