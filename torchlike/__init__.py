@@ -15,6 +15,7 @@ from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
 from . import linalg  # noqa: F401
+from . import fft  # noqa: F401  (torch.fft: differentiable transforms)
 from . import autograd  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
                                  inference_mode, is_inference_mode_enabled)

@@ -1,16 +1,17 @@
 """torchlike.numpy.fft: NumPy's ``np.fft`` and the Array API ``fft`` extension.
 
-Transforms run NumPy's pocketfft on zero-copy views of CPU tensors and wrap
-the result, keeping single precision (float32 -> complex64) as the standard
-asks.  There is no FFT kernel in torchlike yet, so a transform of a tensor
-that requires grad, or of a GPU tensor, raises TypeError rather than dropping
-the gradient or copying to the host silently."""
+Each function is NumPy's signature over the differentiable transforms of
+``torchlike.fft`` (pocketfft on the CPU), so ``np.fft.fft(t)`` on a tensor
+that requires grad is recorded on the tape.  dtypes are NumPy's: integers and
+bools transform in float64 (complex128), single precision stays single
+(float32 -> complex64), float16 computes in float32."""
 import inspect
 
 import numpy as np
 
 from .. import _C
-from .._array_function import as_tensor, check_fallback, tl_dtype
+from .. import fft as _tlfft
+from .._array_function import TABLE, as_tensor, tl_dtype
 
 Tensor = _C.Tensor
 
@@ -18,48 +19,59 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
            "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftfreq", "rfftfreq", "fftshift",
            "ifftshift"]
 
-# which result dtype a transform of each input dtype has
-_COMPLEX_OF = {_C.float32: _C.complex64, _C.complex64: _C.complex64,
-               _C.float16: _C.complex64, _C.bfloat16: _C.complex64}
-_REAL_OF = {_C.complex64: _C.float32, _C.float32: _C.float32, _C.float16: _C.float32,
-            _C.bfloat16: _C.float32}
+
+def _input(a):
+    x = a if isinstance(a, Tensor) else as_tensor(a)
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(_C.float64)  # NumPy transforms integers in double precision
+    return x
 
 
-def _transform(name, real_output):
+def _finish(result, out):
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def _one_dim(name):
+    op = getattr(_tlfft, name)
+
+    def fn(a, n=None, axis=-1, norm=None, out=None):
+        return _finish(op(_input(a), n=n, dim=axis, norm=norm), out)
+    return _named(fn, name)
+
+
+def _many_dims(name, default_axes):
+    op = getattr(_tlfft, name)
+
+    def fn(a, s=None, axes=default_axes, norm=None, out=None):
+        return _finish(op(_input(a), s=s, dim=axes, norm=norm), out)
+    return _named(fn, name)
+
+
+def _named(fn, name):
     np_func = getattr(np.fft, name)
-
-    def fn(x, /, *args, **kwargs):
-        x = x if isinstance(x, Tensor) else as_tensor(x)
-        check_fallback(f"torchlike.numpy.fft.{name}", [x])
-        if not (x.is_floating_point() or x.is_complex()):
-            raise TypeError(f"fft.{name} expects a floating-point or complex array, got "
-                            f"{x.dtype}")
-        src = x.numpy() if x.dtype not in (_C.float16, _C.bfloat16) else \
-            x.to(_C.float32).numpy()
-        result = as_tensor(np_func(src, *args, **kwargs))
-        want = (_REAL_OF if real_output else _COMPLEX_OF).get(
-            x.dtype, _C.float64 if real_output else _C.complex128)
-        return result if result.dtype == want else result.to(want)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = np_func.__doc__
     fn.__signature__ = inspect.signature(np_func)
     return fn
 
 
-fft = _transform("fft", False)
-ifft = _transform("ifft", False)
-fftn = _transform("fftn", False)
-ifftn = _transform("ifftn", False)
-fft2 = _transform("fft2", False)
-ifft2 = _transform("ifft2", False)
-rfft = _transform("rfft", False)
-rfftn = _transform("rfftn", False)
-rfft2 = _transform("rfft2", False)
-ihfft = _transform("ihfft", False)
-irfft = _transform("irfft", True)
-irfftn = _transform("irfftn", True)
-irfft2 = _transform("irfft2", True)
-hfft = _transform("hfft", True)
+fft = _one_dim("fft")
+ifft = _one_dim("ifft")
+rfft = _one_dim("rfft")
+irfft = _one_dim("irfft")
+hfft = _one_dim("hfft")
+ihfft = _one_dim("ihfft")
+fftn = _many_dims("fftn", None)
+ifftn = _many_dims("ifftn", None)
+rfftn = _many_dims("rfftn", None)
+irfftn = _many_dims("irfftn", None)
+fft2 = _many_dims("fft2", (-2, -1))
+ifft2 = _many_dims("ifft2", (-2, -1))
+rfft2 = _many_dims("rfft2", (-2, -1))
+irfft2 = _many_dims("irfft2", (-2, -1))
 
 
 def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
@@ -78,20 +90,15 @@ def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     return (k / (n * d)).to(tl_dtype(dtype) or _C.float64)
 
 
-def _shift(x, axes, sign):
-    x = x if isinstance(x, Tensor) else as_tensor(x)
-    if axes is None:
-        axes = tuple(range(x.ndim))
-    elif isinstance(axes, int):
-        axes = (axes,)
-    shifts = tuple(sign * (x.shape[a] // 2) if sign > 0 else -(x.shape[a] // 2) for a in axes)
-    return _C.roll(x, shifts, tuple(axes)) if axes else x.clone()
-
-
-def fftshift(x, /, *, axes=None):
+def fftshift(x, axes=None):
     """Zero frequency to the centre: a roll, so it stays on the tape."""
-    return _shift(x, axes, 1)
+    return _tlfft.fftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
 
 
-def ifftshift(x, /, *, axes=None):
-    return _shift(x, axes, -1)
+def ifftshift(x, axes=None):
+    return _tlfft.ifftshift(x if isinstance(x, Tensor) else as_tensor(x), dim=axes)
+
+
+# np.fft.<name>(tensor) dispatches here through __array_function__.
+for _name in __all__:
+    TABLE[getattr(np.fft, _name)] = globals()[_name]
