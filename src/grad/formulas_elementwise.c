@@ -87,6 +87,10 @@ static bool scalar_is_zero(PyObject *v)
 static void pow_backward(tl_grad_ctx *c, PyObject *g, const char *pow_name)
 {
   PyObject *x = X(0, "input"), *y = X(1, "other");
+  /* An exponent given as an array or a list (x ** np.array([...])) was a
+   * tensor to the forward op, and is one here too. */
+  if (y && !tl_py_is_tensor(y) && !PyLong_Check(y) && !PyFloat_Check(y) && !PyComplex_Check(y))
+    y = CALL("as_tensor", "O", y);
   if (NEEDS(x)) {
     PyObject *gx;
     if (!tl_py_is_tensor(y)) {

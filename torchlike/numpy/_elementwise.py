@@ -122,22 +122,16 @@ def conj(x, /):
 conjugate = conj
 
 
-def _parts(x):
-    """The (..., 2) real view of a complex tensor."""
-    base = x.contiguous().reshape(*x.shape, 1)
-    return base.view(_C.float32 if x.dtype == _C.complex64 else _C.float64) \
-        .reshape(*x.shape, 2)
-
-
 def real(x, /):
+    """The real part: a view, recorded with its own derivative."""
     x = _arg(x)
-    return _parts(x)[..., 0] if x.is_complex() else x
+    return _C.real(x) if x.is_complex() else x
 
 
 def imag(x, /):
     x = _arg(x)
     if x.is_complex():
-        return _parts(x)[..., 1]
+        return _C.imag(x)
     return _C.zeros(tuple(x.shape), dtype=x.dtype, device=x.device)
 
 

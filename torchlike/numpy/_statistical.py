@@ -104,9 +104,35 @@ def _extreme(name):
         if a.numel() == 0 and any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(f"zero-size array to reduction operation {name[1:]}imum which "
                              f"has no identity")
+        if a.is_complex():
+            return finish(_complex_extreme(op, a, axes, keep), out)
         return finish(op(a, axes, keepdim=keep), out)
     impl.__name__ = name
     return impl
+
+
+def _complex_extreme(op, a, axes, keep):
+    """NumPy orders complex numbers lexicographically: by the real part, then
+    the imaginary part among equal real parts; the first element with a NaN
+    wins.  The reduced dims are flattened into one, the winner's position is
+    found there, and the result is gathered -- so the selected element gets the
+    gradient."""
+    axes = list(axes) if axes else list(range(a.ndim))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+    re, im = _C.real(flat), _C.imag(flat)
+    best_re = op(re, -1, keepdim=True)
+    fill = float("-inf") if op is _C.amax else float("inf")
+    best_im = op(_C.where(re == best_re, im, fill), -1, keepdim=True)
+    winner = (re == best_re) & (im == best_im)
+    nan = _C.isnan(re) | _C.isnan(im)
+    index = _C.where(nan.any(-1, keepdim=True), nan.to(_C.uint8).argmax(-1, keepdim=True),
+                     winner.to(_C.uint8).argmax(-1, keepdim=True))
+    best = _C.gather(flat, -1, index).reshape(*[a.shape[d] for d in kept])
+    if keep:
+        shape = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
+        best = best.reshape(*shape)
+    return best
 
 
 implements(np.max, np.amax)(_extreme("amax"))
