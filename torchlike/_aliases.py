@@ -73,5 +73,23 @@ def _polygamma_inplace(self, n):
 
 Tensor.polygamma = _polygamma_method
 Tensor.polygamma_ = _polygamma_inplace
-__all__ = list(ALIASES) + ["rsub", "polygamma"]
+
+
+def _angle_conversion(name, factor):
+    def convert(input, *, out=None):
+        if input.is_complex():
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return _C.mul(input, factor) if out is None else _C.mul(input, factor, out=out)
+    convert.__name__ = convert.__qualname__ = name
+    convert.__doc__ = f"``input * {factor!r}`` (integers give the default float dtype)."
+    return convert
+
+
+rad2deg = _angle_conversion("rad2deg", 180.0 / 3.141592653589793)
+deg2rad = _angle_conversion("deg2rad", 3.141592653589793 / 180.0)
+Tensor.rad2deg = rad2deg
+Tensor.deg2rad = deg2rad
+Tensor.rad2deg_ = lambda self: self.mul_(180.0 / 3.141592653589793)
+Tensor.deg2rad_ = lambda self: self.mul_(3.141592653589793 / 180.0)
+__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad"]
 _install(globals())

@@ -21,7 +21,7 @@ _RENAMED = {
     "equal": "eq", "not_equal": "ne", "invert": "bitwise_not", "bitwise_invert": "bitwise_not",
     "conjugate": "conj_physical", "conj": "conj_physical", "fabs": "abs", "mod": "remainder",
     "power": "pow", "rint": "round", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift",
+    "right_shift": "bitwise_right_shift", "radians": "deg2rad", "degrees": "rad2deg",
 }
 # ufunc.reduce / ufunc.accumulate -> the reduction or scan with that meaning.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",

@@ -89,6 +89,9 @@ _FROM_TABLE = [
     "diff", "ediff1d", "isclose", "allclose", "array_equal", "array_equiv", "nan_to_num",
     "ndim", "shape", "size", "iscomplexobj", "isrealobj", "meshgrid", "tril_indices_from",
     "triu_indices_from", "bincount",
+    # built from recorded ops where NumPy's own code writes into fresh arrays
+    "logspace", "geomspace", "vander", "partition", "argpartition", "insert", "delete",
+    "block", "select", "piecewise", "corrcoef",
 ]
 for _name in _FROM_TABLE:
     globals()[_name] = _TABLE[getattr(_np, _name)]

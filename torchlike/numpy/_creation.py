@@ -169,8 +169,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
 
 
-def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
+def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None,
+                      axis=0, *, device=None):
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if isinstance(start, Tensor) or isinstance(stop, Tensor) or axis != 0:
@@ -219,3 +219,80 @@ def from_dlpack(x, /, *, device=None, copy=None):
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
     return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype)), count=count,
                                    offset=offset))
+
+
+# ---- spaced values between tensor end points ------------------------------------------
+# NumPy's Python code for these casts its end points with float(); with tensors
+# as end points they are built here from recorded ops, so the result is
+# differentiable in start and stop, and broadcasts them as NumPy does.
+
+def _spaced(start, stop, num, endpoint, axis, dtype):
+    """(start, stop broadcast, the unit steps 0 .. 1 along a new leading dim)."""
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    start, stop = as_tensor(start), as_tensor(stop)
+    work = _C.result_type(start, stop)
+    if not (work.is_floating_point or work.is_complex):
+        work = _C.float64
+    start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))
+    div = (num - 1) if endpoint else num
+    frac = _C.arange(num, dtype=_C.float64, device=start.device)
+    frac = (frac / div if div > 0 else frac * 0).to(work if work.is_floating_point else
+                                                     _C.float64)
+    frac = frac.reshape(num, *([1] * start.ndim))
+    return start, stop, frac, div, work
+
+
+def _place_axis(result, axis, ndim):
+    axis = axis + ndim + 1 if axis < 0 else axis
+    return _C.movedim(result, 0, axis) if axis else result
+
+
+@implements(np.linspace)
+def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0:
+        return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
+    start, stop, frac, div, work = _spaced(start, stop, num, endpoint, axis, dtype)
+    step = (stop - start) / div if div > 0 else stop * float("nan")
+    result = start + frac * (stop - start)
+    if endpoint and num > 1:
+        result = _C.cat([result[:-1], stop.unsqueeze(0)], 0)  # the end point exactly
+    result = _place_axis(result, axis, start.ndim).to(tl_dtype(dtype) or work)
+    return (result, step) if retstep else result
+
+
+@implements(np.logspace)
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    exponents = linspace(as_tensor(start), stop, num, endpoint, axis=axis)
+    result = as_tensor(base) ** exponents if isinstance(base, Tensor) else base ** exponents
+    return result.to(tl_dtype(dtype)) if dtype is not None else result
+
+
+@implements(np.geomspace)
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    start, stop = as_tensor(start), as_tensor(stop)
+    if start.is_complex() or stop.is_complex():
+        raise Unsupported("geomspace with complex end points")
+    if bool((start == 0).any()) or bool((stop == 0).any()):
+        raise ValueError("Geometric sequence cannot include zero")
+    # Same sign end points: a log-spaced sequence of magnitudes, with the sign
+    # put back (NumPy goes through complex numbers only for opposite signs).
+    if bool(((start < 0) != (stop < 0)).any()):
+        raise Unsupported("geomspace between end points of opposite signs")
+    sign = _C.sign(start)
+    result = sign * 10.0 ** linspace(_C.log10(start.abs()), _C.log10(stop.abs()), num,
+                                            endpoint, axis=axis)
+    return result.to(tl_dtype(dtype)) if dtype is not None else result
+
+
+@implements(np.vander)
+def vander(x, N=None, increasing=False):
+    x = as_tensor(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else int(N)
+    powers = _C.arange(n, device=x.device)
+    if not increasing:
+        powers = powers.flip(0)
+    return x.reshape(-1, 1) ** powers.reshape(1, -1)

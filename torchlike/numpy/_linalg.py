@@ -76,10 +76,38 @@ def tensordot(a, b, axes=2):
     return _C.tensordot(*promote(a, b), dims=(left, right))
 
 
+def _sublists_to_subscripts(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) -> ("ab,bc->ac", a, b)."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def spell(sub, position):
+        if not isinstance(sub, (list, tuple)):
+            raise TypeError(f"einsum(): argument {position} must be a list of subscripts "
+                            f"(ints in [0, 52) or Ellipsis), not {type(sub).__name__}")
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, (int, np.integer)) and 0 <= s < len(letters):
+                out.append(letters[s])
+            else:
+                raise ValueError(f"einsum(): subscript {s!r} in argument {position} is not "
+                                 f"an int in [0, 52) or Ellipsis")
+        return "".join(out)
+    operands, specs = list(args[0::2]), list(args[1::2])
+    output = None
+    if len(operands) > len(specs):  # an odd count: the last item is the output sublist
+        output = operands.pop()
+    equation = ",".join(spell(s, 2 * i + 1) for i, s in enumerate(specs))
+    if output is not None:
+        equation += "->" + spell(output, len(args) - 1)
+    return (equation, *operands)
+
+
 @implements(np.einsum)
 def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
     if not isinstance(operands[0], str):
-        raise Unsupported  # the interleaved (operand, sublist) form
+        operands = _sublists_to_subscripts(operands)
     tensors = [as_tensor(o) for o in operands[1:]]
     if dtype is not None:
         tensors = [cast(t, dtype) for t in tensors]

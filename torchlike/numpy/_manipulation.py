@@ -10,7 +10,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue)
+    operand, NoValue, promote)
 
 Tensor = _C.Tensor
 
@@ -421,3 +421,96 @@ def put_along_axis(arr, indices, values, axis):
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     values = _C.broadcast_to(as_tensor(values).to(arr.dtype), tuple(indices.shape))
     target.scatter_(axis, indices, values)
+
+
+# ---- insert, delete, block: NumPy's Python code writes into fresh ndarrays;
+# these build the result with recorded ops instead ----------------------------------
+
+def _positions(obj, n, func):
+    """obj (int, slice, sequence or bool mask) as a sorted list of indices into n."""
+    if isinstance(obj, slice):
+        return list(range(n))[obj]
+    obj = as_tensor(obj) if not isinstance(obj, int) else obj
+    if isinstance(obj, Tensor) and obj.dtype == _C.bool:
+        if obj.ndim != 1 or obj.shape[0] != n:
+            raise ValueError(f"boolean array argument obj to {func} must be one dimensional "
+                             f"and match the axis length of {n}")
+        return [int(i) for i in _C.nonzero(obj).reshape(-1).tolist()]
+    items = [obj] if isinstance(obj, int) else [int(i) for i in obj.reshape(-1).tolist()]
+    for i in items:
+        if not -n <= i < n + (func == "insert"):
+            raise IndexError(f"index {i} is out of bounds for axis with size {n}")
+    return [i + n if i < 0 else i for i in items]
+
+
+def _flat_or_axis(arr, axis):
+    arr = as_tensor(arr)
+    if axis is None:
+        return arr.reshape(-1), 0
+    return arr, norm_axis(axis, arr.ndim)
+
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    arr, axis = _flat_or_axis(arr, axis)
+    n = arr.shape[axis]
+    drop = set(_positions(obj, n, "delete"))
+    keep = _C.tensor([i for i in range(n) if i not in drop], dtype=_C.int64, device=arr.device)
+    return _C.index_select(arr, axis, keep)
+
+
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    arr, axis = _flat_or_axis(arr, axis)
+    n = arr.shape[axis]
+    values = as_tensor(values).to(arr.dtype)
+    values = values.reshape(*([1] * (arr.ndim - values.ndim)), *values.shape)  # ndmin
+    shape = list(arr.shape)
+    if isinstance(obj, int) or (isinstance(obj, Tensor) and obj.ndim == 0):
+        # one position: all of values goes in there as one block, its first
+        # dim laid along axis (NumPy's rule)
+        at = _positions(int(obj), n, "insert")[0]
+        values = _C.movedim(values, 0, axis)
+        shape[axis] = values.shape[axis]
+        block = _C.broadcast_to(values, shape)
+        return _C.cat([arr.narrow(axis, 0, at), block, arr.narrow(axis, at, n - at)], axis)
+    at = _positions(obj, n, "insert")
+    shape[axis] = len(at)
+    values = _C.broadcast_to(values, shape)
+    # Value k goes before original element at[k]; equal indices keep their
+    # order (a stable sort), as NumPy places them.
+    pieces, start = [], 0
+    for k in sorted(range(len(at)), key=lambda k: at[k]):
+        pieces += [arr.narrow(axis, start, at[k] - start), values.narrow(axis, k, 1)]
+        start = at[k]
+    pieces.append(arr.narrow(axis, start, n - start))
+    return _C.cat(pieces, axis)
+
+
+@implements(np.block)
+def block(arrays):
+    def depth(x):
+        if isinstance(x, list):
+            if not x:
+                raise ValueError("List at arrays cannot be empty")
+            ds = {depth(e) for e in x}
+            if len(ds) != 1:
+                raise ValueError("List depths are mismatched")
+            return ds.pop() + 1
+        if isinstance(x, tuple):
+            raise TypeError("arrays is a tuple. Only lists can be used to arrange blocks, and "
+                            "np.block does not allow implicit conversion from tuple to ndarray.")
+        return 0
+    levels = depth(arrays)
+
+    def leaves(x):
+        return [t for e in x for t in leaves(e)] if isinstance(x, list) else [as_tensor(x)]
+    ndim = max([levels] + [t.ndim for t in leaves(arrays)])
+
+    def assemble(x, level):
+        if not isinstance(x, list):
+            t = as_tensor(x)
+            return t.reshape(*([1] * (ndim - t.ndim)), *t.shape)
+        parts = promote(*[assemble(e, level + 1) for e in x])
+        return _C.cat(list(parts), ndim - levels + level)
+    return assemble(arrays, 0)

@@ -129,3 +129,30 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     hit = _C.any(element.reshape(*element.shape, 1) == test, -1) if test.numel() else \
         _C.zeros(tuple(element.shape), dtype=_C.bool, device=element.device)
     return ~hit if invert else hit
+
+
+# A full sort is a valid partition: the k-th element lands where a sort puts it,
+# everything before it is not larger and everything after not smaller (NumPy
+# leaves the order inside each side unspecified).
+
+@implements(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    refuse(order=order)
+    a = as_tensor(a)
+    _check_kth(a, kth, axis)
+    return sort(a, axis)
+
+
+@implements(np.argpartition)
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    refuse(order=order)
+    a = as_tensor(a)
+    _check_kth(a, kth, axis)
+    return argsort(a, axis, stable=True)
+
+
+def _check_kth(a, kth, axis):
+    n = a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
+    for k in ([kth] if isinstance(kth, int) else list(kth)):
+        if not -n <= int(k) < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")

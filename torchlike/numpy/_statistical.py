@@ -432,3 +432,18 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
             raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         avg = _C.sum(a * w, axes, keepdim=keep) / scl
     return (avg, scl) if returned else avg
+
+
+@implements(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
+    # NumPy's own code divides its covariance in place, which would overwrite a
+    # tensor the tape still needs; the same steps without writes:
+    c = np.cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = _C.diagonal(c)
+    std = _C.sqrt(_C.real(d) if d.is_complex() else d)
+    c = c / std.reshape(-1, 1) / std.reshape(1, -1)
+    if c.is_complex():
+        return _C.clamp(_C.real(c), -1, 1) + _C.clamp(_C.imag(c), -1, 1) * 1j
+    return _C.clamp(c, -1, 1)

@@ -221,3 +221,48 @@ def bincount(x, /, weights=None, minlength=0):
         raise ValueError("object too deep for desired array")
     kw = {"weights": as_tensor(weights)} if weights is not None else {}
     return _C.bincount(x, minlength=minlength, **kw)
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    conds = [as_tensor(c) for c in condlist]
+    for i, c in enumerate(conds):
+        if c.dtype != _C.bool:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    choices = promote(*[as_tensor(c) for c in choicelist], as_tensor(default))
+    result = choices[-1]
+    # The first condition that holds wins: apply them from the last one back.
+    for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
+        result = _C.where(cond, choice, result)
+    return result
+
+
+@implements(np.piecewise)
+def piecewise(x, condlist, funclist, *args, **kw):
+    x = as_tensor(x)
+    if isinstance(condlist, (Tensor, np.ndarray)) and getattr(condlist, "ndim", 0) == x.ndim \
+            or not isinstance(condlist, (list, tuple)):
+        condlist = [condlist]
+    conds = [as_tensor(c).to(_C.bool) for c in condlist]
+    n = len(conds)
+    if len(funclist) == n + 1:  # the last function covers "none of the conditions"
+        otherwise = ~_C.stack([_C.broadcast_to(c, x.shape) for c in conds]).any(0)
+        conds.append(otherwise)
+    elif len(funclist) != n:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
+                         f"expected")
+    y = _C.zeros_like(x)
+    # Each function sees only the elements its condition selects, as in NumPy
+    # (so a function undefined elsewhere is never evaluated there).
+    for cond, func in zip(conds, funclist):
+        cond = _C.broadcast_to(cond, x.shape)
+        if callable(func):
+            values = as_tensor(func(x[cond], *args, **kw))
+        else:
+            values = as_tensor(func)
+        y = _C.index_put(y, (cond,), values.to(y.dtype))
+    return y
