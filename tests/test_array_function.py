@@ -346,9 +346,9 @@ def test_at_least_twenty_functions_run_through_implementation():
     table_names = {f.__name__ for f in _array_function.TABLE}
     # these are NumPy's Python code, not entries of our table
     python_code = [n for n in ("cov", "trapezoid", "polyval", "histogram", "gradient",
-                               "vander", "sinc", "angle", "geomspace", "append", "insert",
-                               "delete", "polyder", "polyint", "polyadd", "polysub", "cond",
-                               "diagflat", "histogram_bin_edges", "apply_along_axis",
+                               "sinc", "angle", "append", "convolve", "correlate", "interp",
+                               "fix", "isneginf", "polyder", "polyint", "polyadd", "polysub",
+                               "cond", "diagflat", "histogram_bin_edges", "apply_along_axis",
                                "cumulative_prod", "tensorinv")
                    if n not in table_names]
     assert len(python_code) >= 20, python_code
@@ -358,17 +358,17 @@ def test_at_least_twenty_functions_run_through_implementation():
 
 def test_function_without_implementation_runs_numpy_on_cpu_views():
     t = _tensorize(V)
-    r = np.partition(t, 3)  # C function with no table entry
+    r = np.lexsort((t,))  # C function with no table entry
     assert isinstance(r, tl.Tensor)
-    np.testing.assert_array_equal(np.sort(r.numpy()[:3]), np.sort(np.partition(V, 3)[:3]))
+    np.testing.assert_array_equal(r.numpy(), np.lexsort((V,)))
 
 
 def test_fallback_refuses_tensors_that_need_grad(monkeypatch):
     t = _tensorize(V)
     monkeypatch.setattr(_array_function, "_tensors_in",
                         lambda obj, found: [_Flagged(t)])
-    with pytest.raises(TypeError, match="numpy.partition"):
-        np.partition(t, 3)
+    with pytest.raises(TypeError, match="numpy.lexsort"):
+        np.lexsort((t,))
 
 
 def test_ufunc_fallback_refuses_tensors_that_need_grad(monkeypatch):
@@ -393,8 +393,8 @@ class _Flagged:
 def test_requires_grad_attribute_is_honoured_when_present():
     t = _tensorize(V)
     t.requires_grad_(True)
-    with pytest.raises(TypeError, match="numpy.partition"):
-        np.partition(t, 3)
+    with pytest.raises(TypeError, match="numpy.lexsort"):
+        np.lexsort((t,))
     with pytest.raises(TypeError, match="numpy.cbrt"):
         np.cbrt(t)
 
@@ -501,9 +501,9 @@ def test_ufunc_where_keeps_out_values_where_false():
 
 def test_route_through_numpy_code_with_grad_names_the_refusal():
     t = tl.from_numpy(M.copy()).requires_grad_(True)
-    # np.select writes into a NumPy array (np.copyto): no torchlike op records it
-    with pytest.raises(TypeError, match="numpy.select"):
-        np.select([t > 0], [t], 0.0)
+    # np.histogram2d's code ends in NumPy's C histogram: no torchlike op records it
+    with pytest.raises(TypeError, match="numpy.histogram2d"):
+        np.histogram2d(t[0], t[1])
     # a caller's mistake inside NumPy's code keeps NumPy's exception
     with pytest.raises(IndexError):  # what NumPy raises for an ndarray
         np.trapezoid(t, axis=5)
