@@ -458,6 +458,18 @@ static PyObject *fake_enabled(PyObject *self, PyObject *unused)
   return PyBool_FromLong(tl_backend_available(TL_DEVICE_FAKE));
 }
 
+/* _fake_reset_pool(config=None): a fresh, empty pool (tests start from zero). */
+static PyObject *fake_reset_pool(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const char *text = arg == Py_None ? NULL : PyUnicode_AsUTF8(arg);
+  if (arg != Py_None && !text)
+    return NULL;
+  if (tl_backend_fake_reset_pool(text) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
 static PyObject *fake_counters(PyObject *self, PyObject *unused)
 {
   (void)self;
@@ -639,6 +651,7 @@ static PyMethodDef backend_functions[] = {
     {"_fake_enable", fake_enable, METH_NOARGS, NULL},
     {"_fake_enabled", fake_enabled, METH_NOARGS, NULL},
     {"_fake_counters", fake_counters, METH_NOARGS, NULL},
+    {"_fake_reset_pool", fake_reset_pool, METH_O, NULL},
     {"_fake_set_total", fake_set_total, METH_O, NULL},
     {"_fake_stream_finish", fake_stream_finish, METH_O, NULL},
     {"_fake_set_stream", fake_set_stream, METH_O, NULL},

@@ -573,7 +573,7 @@ tl_status tl_alloc_pool_set_fraction(tl_alloc_pool *pool, double fraction)
     return tl_error_set(TL_ERR_VALUE, "set_per_process_memory_fraction: fraction must be in "
                                       "(0, 1], got %g", fraction);
   pool->raw.mem_info(pool->raw.ctx, &free_bytes, &total);
-  pool->limit = fraction >= 1 ? SIZE_MAX : (size_t)(fraction * (double)total);
+  pool->limit = (size_t)(fraction * (double)total);
   return TL_OK;
 }
 

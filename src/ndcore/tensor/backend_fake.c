@@ -239,15 +239,50 @@ static tl_storage *fake_storage_new(tl_device device, size_t nbytes)
   return tl_backend_pool_storage_new(&fake_backend, device, nbytes);
 }
 
+/* The pool is configured like CUDA's, from TORCHLIKE_CUDA_ALLOC_CONF (the
+ * defaults when it does not parse), so the environment variable is testable. */
 void tl_backend_fake_enable(void)
 {
   pthread_mutex_lock(&fake.lock);
   if (!fake.pool) {
     tl_alloc_config config;
-    tl_alloc_config_parse(NULL, &config);
+    if (tl_alloc_config_parse(getenv("TORCHLIKE_CUDA_ALLOC_CONF"), &config) != TL_OK) {
+      tl_error_clear();
+      tl_alloc_config_parse(NULL, &config);
+    }
     fake.pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
   }
   pthread_mutex_unlock(&fake.lock);
   if (fake.pool)
     tl_backend_register(&fake_backend);
+}
+
+tl_status tl_backend_fake_reset_pool(const char *config_text)
+{
+  tl_alloc_config config;
+  tl_alloc_stats st;
+  tl_status status = TL_OK;
+  if (tl_alloc_config_parse(config_text, &config) != TL_OK)
+    return tl_error_status();
+  pthread_mutex_lock(&fake.lock);
+  if (fake.pool) {
+    tl_alloc_pool_empty_cache(fake.pool);
+    tl_alloc_pool_stats(fake.pool, &st);
+  }
+  if (fake.pool && st.active[TL_ALLOC_POOL_ALL].current > 0) {
+    status = tl_error_set(TL_ERR_RUNTIME, "the fake device still has %lld blocks in use",
+                          (long long)st.active[TL_ALLOC_POOL_ALL].current);
+  } else {
+    tl_alloc_pool *pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
+    if (!pool)
+      status = tl_error_status();
+    else {
+      tl_alloc_pool_delete(fake.pool);
+      fake.pool = pool;
+    }
+  }
+  pthread_mutex_unlock(&fake.lock);
+  if (status == TL_OK)
+    tl_backend_register(&fake_backend);
+  return status;
 }

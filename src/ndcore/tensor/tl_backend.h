@@ -78,6 +78,9 @@ void tl_backend_fake_stream_finish(tl_stream stream);
 /* Cap the fake device's memory (total bytes; 0 restores the default). */
 void tl_backend_fake_set_total(size_t total);
 void tl_backend_fake_set_stream(tl_stream stream);
+/* A fresh pool for the fake device, configured by config_text (as
+ * TORCHLIKE_CUDA_ALLOC_CONF); RuntimeError while blocks are in use. */
+tl_status tl_backend_fake_reset_pool(const char *config_text);
 
 /* ---- storages made through a pool ------------------------------------------------ */
 /* Used by backends that keep a caching pool (fake, CUDA): the header is
