@@ -5,7 +5,7 @@ below comes from the op registry of the C core (``torchlike._C``)."""
 from . import _C
 from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
-from ._device import device
+from ._device import device, set_default_device, get_default_device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
 from . import _ndarray  # noqa: F401  (the ndarray methods and attributes NumPy code calls)
 from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)

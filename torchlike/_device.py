@@ -1,11 +1,24 @@
-"""torchlike.device: where a tensor's memory lives ("cpu" or "cuda:N")."""
+"""torchlike.device: where a tensor's memory lives ("cpu", "cuda:N", or the
+"fake" test device once ``torchlike._C._fake_enable()`` has been called).
+
+A device object is also a context manager: inside ``with torchlike.device(d):``
+creation functions (``zeros``, ``tensor``, ``arange`` ...) put their results
+on ``d`` unless given ``device=``, as ``torchlike.set_default_device(d)`` does
+for the whole process."""
+from . import _C
+
+_TYPES = ("cpu", "cuda")
+
+
+def _known_types():
+    return _TYPES + ("fake",) if _C._fake_enabled() else _TYPES
 
 
 class device:
     """A device, as in PyTorch: ``device("cpu")``, ``device("cuda:0")``,
     ``device("cuda", 1)``.  Compares equal to devices naming the same place."""
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "_previous")
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
@@ -22,13 +35,19 @@ class device:
             if not idx.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
             index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
-                               f"string: {type}")
+        known = _known_types()
+        if type not in known:
+            raise RuntimeError(f"Expected one of {', '.join(known)} device type at start of "
+                               f"device string: {type}")
         if type == "cpu" and index not in (None, -1, 0):
             raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
+        if index is not None and not isinstance(index, int):
+            raise TypeError(f"device index must be an int, not {index!r}")
+        if index is not None and index < 0 and type != "cpu":
+            raise RuntimeError(f"Device index must not be negative")
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "index", None if type == "cpu" else index)
+        object.__setattr__(self, "_previous", [])
 
     def __setattr__(self, name, value):
         raise AttributeError("torchlike.device is immutable")
@@ -53,3 +72,24 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type, self.index))
+
+    # The default device while the block runs; nesting restores in order.
+    def __enter__(self):
+        self._previous.append(_C._get_default_device())
+        _C._set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_default_device(self._previous.pop())
+        return False
+
+
+def set_default_device(device):
+    """Put tensors made by creation functions on ``device`` from now on
+    (``None`` restores the CPU)."""
+    _C._set_default_device(device)
+
+
+def get_default_device():
+    """The device creation functions use when given no ``device=``."""
+    return _C._get_default_device()

@@ -12,6 +12,8 @@ Tensor = _C.Tensor
 
 def _repr(self):
     data = self.detach()
+    if data.device.type != "cpu":
+        data = data.cpu()  # printing reads the data through the device's backend
     values = data.numpy() if self.dtype != _C.bfloat16 else data.float().numpy()
     grad_fn = self.grad_fn
     return tensor_repr(values, self.dtype.name,

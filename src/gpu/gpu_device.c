@@ -17,3 +17,7 @@ int tl_gpu_device_count(void)
 #else
 int tl_gpu_device_count(void) { return 0; }
 #endif
+
+#ifndef TL_WITH_CUDA
+void tl_gpu_init(void) {}
+#endif

@@ -5,5 +5,8 @@
 /* CUDA devices usable by this process: 0 without CUDA in the build, or
  * without a driver or a GPU at run time. */
 int tl_gpu_device_count(void);
+/* Register the CUDA backend and the pinned-host allocator when CUDA is built
+ * in and a GPU is present (called once by tl_backend_init). */
+void tl_gpu_init(void);
 
 #endif

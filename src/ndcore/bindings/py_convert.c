@@ -98,10 +98,11 @@ PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t)
                                          "dtype; convert with .float() first",
                         tl_dtype_names[t->dtype]);
   }
+  char dev[32];
   if (tl_tensor_device(t).type != TL_DEVICE_CPU)
-    return PyErr_Format(PyExc_TypeError, "can't convert cuda:%d device type tensor to numpy. "
+    return PyErr_Format(PyExc_TypeError, "can't convert %s device type tensor to numpy. "
                                          "Use Tensor.cpu() to copy the tensor to host memory first.",
-                        tl_tensor_device(t).index);
+                        tl_device_str(dev, sizeof dev, tl_tensor_device(t)));
   npy_intp dims[TL_MAX_DIMS], strides[TL_MAX_DIMS];
   for (int i = 0; i < t->ndim; i++) {
     dims[i] = t->shape[i];

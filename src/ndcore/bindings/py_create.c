@@ -7,6 +7,7 @@
  * f(size=(2, 3)).  Dtype defaults follow PyTorch: integers give int64, floats
  * the default float dtype (torchlike.get_default_dtype()), complex its
  * complex counterpart, bools bool.                                         */
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_create.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/kernels/tl_create.h"
@@ -16,7 +17,7 @@
 int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObject *kwnames,
                              const char *const *names, PyObject **values, tl_py_factory_opts *o)
 {
-  *o = (tl_py_factory_opts){.dtype = -1, .device = tl_device_cpu()};
+  *o = (tl_py_factory_opts){.dtype = -1, .device = tl_py_default_device()};
   for (int i = 0; names && names[i]; i++)
     values[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -57,12 +58,12 @@ int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObje
       return -1;
     }
   }
-  if (o->device.type != TL_DEVICE_CPU) {
-    PyErr_Format(PyExc_RuntimeError, "%s(): cannot create a tensor on cuda:%d: no CUDA support is "
-                                     "available in this build or on this machine",
-                 func, o->device.index);
-    return -1;
-  }
+  /* Another device's result is built on the host and moved there at the end
+   * (tl_py_factory_finish), through the device's backend. */
+  o->target = o->device;
+  o->device = tl_device_cpu();
+  if (o->target.type != TL_DEVICE_CPU && !tl_backend_get(o->target))
+    return tl_py_raise_int();
   return 0;
 }
 
@@ -97,6 +98,14 @@ PyObject *tl_py_factory_finish(tl_tensor *t, const tl_py_factory_opts *o)
     tl_tensor_release(t);
     return PyErr_Format(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype "
                         "can require gradients (got %s)", tl_dtype_names[t->dtype]);
+  }
+  if (!o->out && o->target.type != TL_DEVICE_CPU && !tl_device_eq(o->target, tl_tensor_device(t))) {
+    tl_tensor moved;
+    tl_status s = tl_backend_tensor_to(&moved, t, o->target, t->dtype, false);
+    tl_tensor_release(t);
+    if (s != TL_OK)
+      return tl_py_raise();
+    *t = moved;
   }
   if (!o->out) {
     PyObject *r = tl_py_tensor_from(t);

@@ -8,7 +8,8 @@
 
 typedef struct {
   int dtype; /* -1: not given */
-  tl_device device;
+  tl_device device; /* where the function builds it: the CPU when target is elsewhere */
+  tl_device target; /* where the result goes (device=, else the default device) */
   PyObject *out; /* borrowed; NULL when not given */
   bool requires_grad;
 } tl_py_factory_opts;

@@ -1,9 +1,15 @@
 /* py_device.c - device arguments.  torchlike.device itself is a small Python
- * class (torchlike/_device.py); C parses "cpu", "cuda", "cuda:1", ints and
- * device objects, and builds device objects through that class.            */
+ * class (torchlike/_device.py); C parses "cpu", "cuda", "cuda:1", "fake"
+ * (once the fake test device is enabled), ints and device objects, builds
+ * device objects through that class, and keeps the default device that
+ * creation functions use.                                                   */
 #include "ndcore/bindings/py_tensor.h"
+#include "ndcore/tensor/tl_backend.h"
 
 static PyObject *device_class; /* set by torchlike/_device.py */
+static tl_device default_device = {TL_DEVICE_CPU, -1};
+
+tl_device tl_py_default_device(void) { return default_device; }
 
 static PyObject *set_device_class(PyObject *self, PyObject *cls)
 {
@@ -14,20 +20,68 @@ static PyObject *set_device_class(PyObject *self, PyObject *cls)
   Py_RETURN_NONE;
 }
 
+/* _set_default_device(device or None): None restores the CPU. */
+static PyObject *set_default_device(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_device d = tl_device_cpu();
+  if (arg != Py_None && tl_py_parse_device(arg, &d) < 0)
+    return NULL;
+  default_device = d;
+  Py_RETURN_NONE;
+}
+
+static PyObject *get_default_device(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return tl_py_device_obj(default_device);
+}
+
 static PyMethodDef device_functions[] = {
     {"_set_device_class", set_device_class, METH_O, NULL},
+    {"_set_default_device", set_default_device, METH_O, NULL},
+    {"_get_default_device", get_default_device, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
-int tl_py_device_init(PyObject *module) { return PyModule_AddFunctions(module, device_functions); }
+int tl_py_device_init(PyObject *module)
+{
+  if (PyModule_AddFunctions(module, device_functions) < 0)
+    return -1;
+  return tl_py_backend_init(module);
+}
 
 PyObject *tl_py_device_obj(tl_device d)
 {
+  char name[32];
   if (!device_class)
     return PyErr_Format(PyExc_RuntimeError, "torchlike.device is not initialised");
   if (d.type == TL_DEVICE_CPU)
     return PyObject_CallFunction(device_class, "s", "cpu");
-  return PyObject_CallFunction(device_class, "si", "cuda", d.index);
+  tl_device_str(name, sizeof name, (tl_device){d.type, -1});
+  return PyObject_CallFunction(device_class, "si", name, d.index);
+}
+
+/* "name" or "name:N" for a device type other than the CPU. */
+static int parse_indexed(const char *s, const char *name, tl_device_type type, tl_device *out)
+{
+  size_t n = strlen(name);
+  if (strncmp(s, name, n) || (s[n] != '\0' && s[n] != ':'))
+    return 0;
+  if (s[n] == '\0') {
+    *out = (tl_device){type, 0};
+    return 1;
+  }
+  char *end = NULL;
+  long index = strtol(s + n + 1, &end, 10);
+  if (end == s + n + 1 || *end || index < 0 || s[n + 1] == '+' || s[n + 1] == '-' ||
+      index > 1 << 20) {
+    PyErr_Format(PyExc_RuntimeError, "Invalid device string: '%s'", s);
+    return -1;
+  }
+  *out = (tl_device){type, (int)index};
+  return 1;
 }
 
 static int parse_device_string(const char *s, tl_device *out)
@@ -36,16 +90,14 @@ static int parse_device_string(const char *s, tl_device *out)
     *out = tl_device_cpu();
     return 0;
   }
-  if (!strncmp(s, "cuda", 4) && (s[4] == '\0' || s[4] == ':')) {
-    char *end = NULL;
-    long index = s[4] == ':' ? strtol(s + 5, &end, 10) : 0;
-    if (s[4] == '\0' || (end && end != s + 5 && *end == '\0' && index >= 0)) {
-      *out = (tl_device){TL_DEVICE_CUDA, (int)index};
-      return 0;
-    }
-  }
-  PyErr_Format(PyExc_RuntimeError, "Expected one of cpu, cuda device type at start of device "
-                                   "string: %s", s);
+  int r = parse_indexed(s, "cuda", TL_DEVICE_CUDA, out);
+  if (!r && tl_backend_available(TL_DEVICE_FAKE))
+    r = parse_indexed(s, "fake", TL_DEVICE_FAKE, out);
+  if (r)
+    return r < 0 ? -1 : 0;
+  PyErr_Format(PyExc_RuntimeError, "Expected one of cpu, cuda%s device type at start of device "
+                                   "string: %s",
+               tl_backend_available(TL_DEVICE_FAKE) ? ", fake" : "", s);
   return -1;
 }
 
@@ -64,15 +116,15 @@ int tl_py_parse_device(PyObject *o, tl_device *out)
     *out = (tl_device){TL_DEVICE_CUDA, (int)index};
     return 0;
   }
-  PyObject *str = PyObject_Str(o); /* device objects print as "cpu" / "cuda:0" */
-  if (!str)
-    return -1;
-  int r = -1;
-  if (device_class && PyObject_IsInstance(o, device_class) == 1)
-    r = parse_device_string(PyUnicode_AsUTF8(str), out);
-  else
+  if (!device_class || PyObject_IsInstance(o, device_class) != 1) {
     PyErr_Format(PyExc_TypeError, "device must be a string, an int or a torchlike.device, not %s",
                  Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  PyObject *str = PyObject_Str(o); /* device objects print as "cpu" / "cuda:0" / "fake" */
+  if (!str)
+    return -1;
+  int r = parse_device_string(PyUnicode_AsUTF8(str), out);
   Py_DECREF(str);
   return r;
 }

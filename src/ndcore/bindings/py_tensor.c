@@ -31,6 +31,7 @@ PyObject *tl_py_raise(void)
   case TL_ERR_ZERO_DIVISION: exc = PyExc_ZeroDivisionError; break;
   case TL_ERR_LINALG: exc = linalg_error ? linalg_error : PyExc_RuntimeError; break;
   case TL_ERR_AXIS: exc = PyExc_IndexError; break;
+  case TL_ERR_OUT_OF_MEMORY: exc = tl_py_oom_error ? tl_py_oom_error : PyExc_MemoryError; break;
   case TL_OK: exc = PyExc_SystemError; break;
   default: exc = PyExc_ValueError; break;
   }
@@ -406,7 +407,7 @@ static PyObject *tensor_item(PyObject *self, PyObject *unused)
   if (n != 1)
     return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
                                             "Scalar", (long long)n);
-  return element_obj(t, tl_tensor_data(t));
+  return tl_py_tensor_first(t);
 }
 
 static PyObject *tolist_rec(const tl_tensor *t, int dim, const char *p)
@@ -430,6 +431,12 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
 {
   (void)unused;
   tl_tensor *t = tl_py_t(self);
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU) { /* read it through its backend */
+    PyObject *host = tl_py_tensor_cpu(self, NULL, NULL);
+    PyObject *r = host ? tensor_tolist(host, NULL) : NULL;
+    Py_XDECREF(host);
+    return r;
+  }
   return tolist_rec(t, 0, tl_tensor_data(t));
 }
 
@@ -439,7 +446,7 @@ static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject 
   if (tl_tensor_numel(t) != 1)
     return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
                                             "Scalar", (long long)tl_tensor_numel(t));
-  PyObject *v = element_obj(t, tl_tensor_data(t));
+  PyObject *v = tl_py_tensor_first(t);
   if (!v || !convert)
     return v;
   PyObject *r = convert(v);
@@ -465,7 +472,7 @@ static int tensor_bool(PyObject *self)
                  n == 0 ? "no" : "more than one");
     return -1;
   }
-  PyObject *v = element_obj(t, tl_tensor_data(t));
+  PyObject *v = tl_py_tensor_first(t);
   int r = v ? PyObject_IsTrue(v) : -1;
   Py_XDECREF(v);
   return r;
@@ -492,54 +499,6 @@ static Py_ssize_t tensor_len(PyObject *self)
 }
 
 static Py_hash_t tensor_hash(PyObject *self) { return _Py_HashPointer(self); }
-
-/* to(dtype) / to(device) / to(device, dtype) / to(other), copy=False */
-static PyObject *tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-  static char *kwlist[] = {"a", "b", "dtype", "device", "non_blocking", "copy", "memory_format", NULL};
-  PyObject *a = NULL, *b = NULL, *dtype_obj = NULL, *device_obj = NULL, *nb = NULL, *mf = NULL;
-  int copy = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOOOpO:to", kwlist, &a, &b, &dtype_obj,
-                                   &device_obj, &nb, &copy, &mf))
-    return NULL;
-  tl_tensor *t = tl_py_t(self);
-  tl_dtype dtype = t->dtype;
-  tl_device device = tl_tensor_device(t);
-  PyObject *pos[2] = {a, b};
-  for (int i = 0; i < 2; i++) {
-    PyObject *o = pos[i];
-    if (!o || o == Py_None)
-      continue;
-    if (tl_py_is_tensor(o)) {
-      dtype = tl_py_t(o)->dtype;
-      device = tl_tensor_device(tl_py_t(o));
-    } else if (Py_IS_TYPE(o, tl_py_dtype_type)) {
-      dtype_obj = o;
-    } else if (i == 1 && PyBool_Check(o)) {
-      nb = o;
-    } else if (tl_py_parse_device(o, &device) < 0) {
-      PyErr_Clear();
-      if (tl_py_parse_dtype(o, &dtype) < 0)
-        return NULL;
-    }
-  }
-  if (dtype_obj && dtype_obj != Py_None && tl_py_parse_dtype(dtype_obj, &dtype) < 0)
-    return NULL;
-  if (device_obj && device_obj != Py_None && tl_py_parse_device(device_obj, &device) < 0)
-    return NULL;
-  if (!tl_device_eq(device, tl_tensor_device(t))) {
-    char buf[32];
-    return PyErr_Format(PyExc_RuntimeError, "cannot move a tensor to %s: no CUDA support is "
-                                            "available in this build or on this machine",
-                        tl_device_str(buf, sizeof buf, device));
-  }
-  if (dtype == t->dtype && !copy)
-    return Py_NewRef(self);
-  tl_tensor out = {0};
-  if (tl_tensor_to_dtype(&out, t, dtype) != TL_OK)
-    return tl_py_raise();
-  return tl_py_tensor_from(&out);
-}
 
 static PyObject *convert_to(PyObject *self, tl_dtype dtype)
 {
@@ -571,12 +530,6 @@ TL_CONVERT_METHOD(to_double, F64)
 TL_CONVERT_METHOD(to_cfloat, C64)
 TL_CONVERT_METHOD(to_cdouble, C128)
 
-static PyObject *tensor_cpu(PyObject *self, PyObject *unused)
-{
-  (void)unused;
-  return Py_NewRef(self);
-}
-
 static PyObject *tensor_clone(PyObject *self, PyObject *args, PyObject *kwargs)
 {
   (void)args;
@@ -592,21 +545,6 @@ static PyObject *tensor_contiguous(PyObject *self, PyObject *args, PyObject *kwa
   if (tl_tensor_is_contiguous(tl_py_t(self)))
     return Py_NewRef(self);
   return tensor_clone(self, args, kwargs);
-}
-
-static PyObject *tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-  static char *kwlist[] = {"src", "non_blocking", NULL};
-  PyObject *src, *nb = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:copy_", kwlist, &src, &nb))
-    return NULL;
-  tl_tensor s = {0};
-  bool weak;
-  if (tl_py_to_tensor(src, -1, false, &s, &weak) < 0)
-    return NULL;
-  tl_status status = tl_tensor_copy(tl_py_t(self), &s);
-  tl_tensor_release(&s);
-  return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
 }
 
 static PyObject *tensor_fill_(PyObject *self, PyObject *value)
@@ -660,7 +598,12 @@ static PyMethodDef tensor_methods[] = {
     {"item", tensor_item, METH_NOARGS, NULL},
     {"tolist", tensor_tolist, METH_NOARGS, NULL},
     {"__complex__", tensor_complex, METH_NOARGS, NULL},
-    {"to", (PyCFunction)(void (*)(void))tensor_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"to", (PyCFunction)(void (*)(void))tl_py_tensor_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"cuda", (PyCFunction)(void (*)(void))tl_py_tensor_cuda, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"pin_memory", (PyCFunction)(void (*)(void))tl_py_tensor_pin_memory,
+     METH_VARARGS | METH_KEYWORDS, NULL},
+    {"is_pinned", (PyCFunction)(void (*)(void))tl_py_tensor_is_pinned,
+     METH_VARARGS | METH_KEYWORDS, NULL},
     {"bool", tensor_to_bool, METH_NOARGS, NULL},
     {"byte", tensor_to_byte, METH_NOARGS, NULL},
     {"char", tensor_to_char, METH_NOARGS, NULL},
@@ -673,10 +616,10 @@ static PyMethodDef tensor_methods[] = {
     {"double", tensor_to_double, METH_NOARGS, NULL},
     {"cfloat", tensor_to_cfloat, METH_NOARGS, NULL},
     {"cdouble", tensor_to_cdouble, METH_NOARGS, NULL},
-    {"cpu", tensor_cpu, METH_NOARGS, NULL},
+    {"cpu", (PyCFunction)(void (*)(void))tl_py_tensor_cpu, METH_VARARGS | METH_KEYWORDS, NULL},
     {"clone", (PyCFunction)(void (*)(void))tensor_clone, METH_VARARGS | METH_KEYWORDS, NULL},
     {"contiguous", (PyCFunction)(void (*)(void))tensor_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"copy_", (PyCFunction)(void (*)(void))tensor_copy_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"copy_", (PyCFunction)(void (*)(void))tl_py_tensor_copy_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"fill_", tensor_fill_, METH_O, NULL},
     {"zero_", tensor_zero_, METH_NOARGS, NULL},
     {"_set_readonly", tensor_set_flags, METH_VARARGS, NULL},

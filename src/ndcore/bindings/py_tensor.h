@@ -71,6 +71,21 @@ int tl_py_dtype_types_init(PyObject *module);
 int tl_py_parse_device(PyObject *o, tl_device *out);
 PyObject *tl_py_device_obj(tl_device d); /* new reference */
 int tl_py_device_init(PyObject *module);
+/* Where creation functions put tensors when no device= is given
+ * (torchlike.set_default_device, `with torchlike.device(...)`). */
+tl_device tl_py_default_device(void);
+
+/* backends, cross-device copies, memory statistics (py_backend.c) */
+extern PyObject *tl_py_oom_error; /* torchlike.OutOfMemoryError */
+int tl_py_backend_init(PyObject *module);
+PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tl_py_tensor_cpu(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tl_py_tensor_cuda(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tl_py_tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tl_py_tensor_is_pinned(PyObject *self, PyObject *args, PyObject *kwargs);
+/* t's first element as a Python number, read through its device's backend. */
+PyObject *tl_py_tensor_first(const tl_tensor *t);
 
 /* conversion (py_convert.c) */
 /* Any Python object -> a tensor view in t.  Python scalars come back as 0-d

@@ -74,6 +74,12 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
 {
   const tl_tensor *out = ops[0];
   int bad = 0;
+  for (int k = 0; k < noperands; k++) /* the plan is device-neutral; its loops are the CPU's */
+    if (ops[k]->storage && tl_tensor_device(ops[k]).type != TL_DEVICE_CPU) {
+      char name[32];
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "this operation has no kernel for device %s",
+                          tl_device_str(name, sizeof name, tl_tensor_device(ops[k])));
+    }
   it->noperands = noperands;
   it->noutputs = 1;
   it->ndim = out->ndim;

@@ -24,6 +24,7 @@
  *     own: the iterator casts through buffers.                              */
 #include <string.h>
 
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/dispatch/tl_op.h"
 
 const tl_op_info tl_op_infos[TL_OP_COUNT] = {
@@ -368,9 +369,9 @@ done:
 
 tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
 {
-  const tl_tensor *devs[2] = {dst, src};
-  if (tl_check_same_device(2, devs) != TL_OK)
-    return tl_error_status();
+  /* Off the CPU, bytes move only through the devices' backends. */
+  if (tl_tensor_device(dst).type != TL_DEVICE_CPU || tl_tensor_device(src).type != TL_DEVICE_CPU)
+    return tl_backend_tensor_copy(dst, src, false);
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   if (tl_tensor_has_internal_overlap(dst))
@@ -412,6 +413,8 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
 
 tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype)
 {
+  if (tl_tensor_device(src).type != TL_DEVICE_CPU)
+    return tl_backend_tensor_to(out, src, tl_tensor_device(src), dtype, false);
   if (tl_tensor_empty(out, dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
     return tl_error_status();
   const tl_tensor *ops[2] = {out, src};

@@ -33,10 +33,8 @@ static tl_status check_offset(const char *func, int64_t k)
 static tl_status alloc_zeros(tl_tensor *out, tl_dtype dtype, int ndim, const int64_t *shape,
                              const tl_tensor *like)
 {
-  if (tl_tensor_empty(out, dtype, ndim, shape, tl_tensor_device(like)) != TL_OK)
-    return tl_error_status();
-  memset(out->storage->data, 0, out->storage->nbytes); /* zero bits are 0 in every dtype */
-  return TL_OK;
+  /* zero bits are 0 in every dtype; the device's backend writes them */
+  return tl_tensor_zeros(out, dtype, ndim, shape, tl_tensor_device(like));
 }
 
 /* dst = src (broadcast), dst being (a view of) an output this file allocated:
@@ -788,9 +786,8 @@ tl_status tl_shape_block_diag(tl_tensor *out, int n, const tl_tensor *const *ins
   if (n == 0) /* PyTorch gives a (1, 0) matrix for no inputs */
     rows = 1;
   tl_device device = n ? tl_tensor_device(ins[0]) : tl_device_cpu();
-  if (tl_tensor_empty(out, dtype, 2, (int64_t[]){rows, cols}, device) != TL_OK)
+  if (tl_tensor_zeros(out, dtype, 2, (int64_t[]){rows, cols}, device) != TL_OK)
     return tl_error_status();
-  memset(out->storage->data, 0, out->storage->nbytes);
   int64_t r = 0, c = 0;
   for (int i = 0; i < n; i++) {
     tl_tensor block, src;

@@ -417,7 +417,13 @@ static void drop_dim(tl_tensor *t, int at)
 static tl_status check_float_or_same_device(const tl_tensor *a, const tl_tensor *b)
 {
   const tl_tensor *ts[2] = {a, b};
-  return tl_check_same_device(2, ts);
+  char name[32];
+  if (tl_check_same_device(2, ts) != TL_OK)
+    return tl_error_status();
+  if (tl_tensor_device(a).type != TL_DEVICE_CPU) /* BLAS reads host memory only */
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "matmul(): no kernel for device %s",
+                        tl_device_str(name, sizeof name, tl_tensor_device(a)));
+  return TL_OK;
 }
 
 tl_status tl_linalg_matmul(tl_tensor *out, const tl_tensor *a, const tl_tensor *b)

@@ -119,11 +119,8 @@ static tl_status tensor_alloc(tl_tensor *t, tl_dtype dtype, int ndim, const int6
   int64_t numel;
   if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
     return tl_error_status();
-  if (device.type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "allocation on device cuda:%d is not supported",
-                        device.index);
   size_t nbytes = (size_t)numel * tl_dtype_size(dtype);
-  tl_storage *s = zeroed ? tl_storage_new_zeroed(nbytes) : tl_storage_new(nbytes);
+  tl_storage *s = zeroed ? tl_storage_new_zeroed(device, nbytes) : tl_storage_new(device, nbytes);
   if (!s)
     return tl_error_status();
   t->storage = s;

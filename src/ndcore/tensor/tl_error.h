@@ -19,6 +19,7 @@ typedef enum {
   TL_ERR_ZERO_DIVISION,  /* ZeroDivisionError */
   TL_ERR_LINALG,         /* torchlike.linalg.LinAlgError */
   TL_ERR_AXIS,           /* numpy.exceptions.AxisError / IndexError */
+  TL_ERR_OUT_OF_MEMORY,  /* torchlike.OutOfMemoryError (a device allocator's) */
 } tl_status;
 
 /* Record an error (printf-style) unless one is already pending; returns status. */

@@ -104,14 +104,20 @@ struct tl_storage {
   tl_release_fn release;
   void *release_ctx;
   size_t block_bytes; /* a large block the allocator may cache; 0 otherwise */
+  /* The backend that made it (tl_storage_new) and frees it; NULL for wrapped
+   * memory and storages on the stack. */
+  const struct tl_backend *backend;
+  void *block; /* the backend's allocation handle (a pool block) */
 };
 
-/* Set the process allocator up for tensor-sized blocks (once, at import). */
+/* Set the backends up (once, at import). */
 void tl_storage_init(void);
-/* New storage of nbytes on the CPU, 64-byte aligned, uninitialised. */
-tl_storage *tl_storage_new(size_t nbytes);
-/* Same, all bytes zero (large ones come zeroed from the kernel, untouched). */
-tl_storage *tl_storage_new_zeroed(size_t nbytes);
+/* New storage of nbytes on device through its backend's allocator,
+ * uninitialised (64-byte aligned on the CPU).  A device with no backend is a
+ * RuntimeError naming it. */
+tl_storage *tl_storage_new(tl_device device, size_t nbytes);
+/* Same, all bytes zero (large CPU ones come zeroed from the kernel, untouched). */
+tl_storage *tl_storage_new_zeroed(tl_device device, size_t nbytes);
 /* Wrap memory someone else owns; `release(ctx, data)` is called at the end. */
 tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool readonly,
                             tl_release_fn release, void *ctx);

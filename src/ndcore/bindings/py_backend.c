@@ -1,0 +1,675 @@
+/* py_backend.c - tensors crossing devices, device memory statistics, and the
+ * fake device's test hooks.
+ *
+ * Tensor.to/cpu/cuda/copy_/pin_memory/is_pinned are here: each resolves
+ * PyTorch's overloads, then calls the core's one cross-device path
+ * (tl_backend_tensor_to / tl_backend_tensor_copy).  Host reads of a tensor's
+ * data (item, bool, int, float) go through tl_py_tensor_first, which reads
+ * through the tensor's backend.
+ *
+ * The memory functions (_memory_stats, _empty_cache, ...) take a device and
+ * answer from that device's caching pool; torchlike.cuda wraps them.  The
+ * _fake_* and _pool_* functions exist for tests only.                       */
+#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/tensor/tl_backend.h"
+
+PyObject *tl_py_oom_error;
+
+/* ---- reading data ------------------------------------------------------------ */
+
+PyObject *tl_py_tensor_first(const tl_tensor *t)
+{
+  tl_scalar s;
+  if (tl_backend_read_scalar(t, &s) != TL_OK)
+    return tl_py_raise();
+  return tl_py_scalar_obj(s);
+}
+
+/* ---- Tensor.to and friends ------------------------------------------------------ */
+
+/* self on device with dtype; self itself when nothing changes and no copy is asked. */
+static PyObject *move(PyObject *self, tl_device device, tl_dtype dtype, bool non_blocking,
+                      bool copy)
+{
+  tl_tensor *t = tl_py_t(self);
+  tl_tensor out = {0};
+  if (!copy && dtype == t->dtype && tl_device_eq(device, tl_tensor_device(t)))
+    return Py_NewRef(self);
+  tl_status s = device.type == TL_DEVICE_CPU && tl_tensor_device(t).type == TL_DEVICE_CPU
+                    ? tl_tensor_to_dtype(&out, t, dtype)
+                    : tl_backend_tensor_to(&out, t, device, dtype, non_blocking);
+  return s == TL_OK ? tl_py_tensor_from(&out) : tl_py_raise();
+}
+
+static int is_device_like(PyObject *o)
+{
+  if (PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o)))
+    return 1;
+  return !strcmp(Py_TYPE(o)->tp_name, "device");
+}
+
+static PyObject *bad_to(PyObject *args)
+{
+  PyObject *names = PyList_New(0);
+  for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(args); i++) {
+    PyObject *n = PyUnicode_FromString(Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
+    if (!n || PyList_Append(names, n) < 0)
+      Py_CLEAR(names);
+    Py_XDECREF(n);
+  }
+  PyObject *sep = PyUnicode_FromString(", ");
+  PyObject *joined = names && sep ? PyUnicode_Join(sep, names) : NULL;
+  if (joined)
+    PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments - got (%U), "
+                                  "but expected one of:\n"
+                                  " * (device device = None, dtype dtype = None, bool non_blocking "
+                                  "= False, bool copy = False, *, memory_format memory_format = None)\n"
+                                  " * (dtype dtype, bool non_blocking = False, bool copy = False, *, "
+                                  "memory_format memory_format = None)\n"
+                                  " * (Tensor tensor, bool non_blocking = False, bool copy = False, "
+                                  "*, memory_format memory_format = None)", joined);
+  Py_XDECREF(names);
+  Py_XDECREF(sep);
+  Py_XDECREF(joined);
+  return NULL;
+}
+
+static int flag_arg(PyObject *o, bool *out)
+{
+  if (!o || o == Py_None)
+    return 0;
+  int r = PyObject_IsTrue(o);
+  if (r < 0)
+    return -1;
+  *out = r;
+  return 0;
+}
+
+/* to(dtype, non_blocking=False, copy=False) / to(device=None, dtype=None,
+ * non_blocking=False, copy=False) / to(other, non_blocking=False, copy=False) */
+PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  tl_tensor *t = tl_py_t(self);
+  tl_device device = tl_tensor_device(t);
+  tl_dtype dtype = t->dtype;
+  bool non_blocking = false, copy = false;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  PyObject *pos[4] = {NULL, NULL, NULL, NULL}; /* device, dtype, non_blocking, copy */
+  if (n > 4)
+    return bad_to(args);
+  PyObject *first = n ? PyTuple_GET_ITEM(args, 0) : NULL;
+  if (first && tl_py_is_tensor(first)) { /* to(other, non_blocking, copy) */
+    if (n > 3)
+      return bad_to(args);
+    device = tl_tensor_device(tl_py_t(first));
+    dtype = tl_py_t(first)->dtype;
+    pos[2] = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
+    pos[3] = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
+  } else if (first && Py_IS_TYPE(first, tl_py_dtype_type)) { /* to(dtype, non_blocking, copy) */
+    if (n > 3)
+      return bad_to(args);
+    pos[1] = first;
+    pos[2] = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
+    pos[3] = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
+  } else { /* to(device, dtype, non_blocking, copy) */
+    for (Py_ssize_t i = 0; i < n; i++)
+      pos[i] = PyTuple_GET_ITEM(args, i);
+    if (pos[0] && pos[0] != Py_None && !is_device_like(pos[0])) {
+      /* a NumPy dtype or a type name stands for a dtype, as before */
+      tl_dtype d;
+      if (n > 3 || tl_py_parse_dtype(pos[0], &d) < 0) {
+        PyErr_Clear();
+        return bad_to(args);
+      }
+      pos[3] = pos[2];
+      pos[2] = pos[1];
+      pos[1] = pos[0];
+      pos[0] = NULL;
+    } else if (pos[1] && pos[1] != Py_None && !Py_IS_TYPE(pos[1], tl_py_dtype_type) &&
+               !PyType_Check(pos[1]) && !PyUnicode_Check(pos[1]) && !PyBool_Check(pos[1])) {
+      tl_dtype d;
+      if (tl_py_parse_dtype(pos[1], &d) < 0) {
+        PyErr_Clear();
+        return bad_to(args);
+      }
+    } else if (pos[1] && (PyUnicode_Check(pos[1]) || PyBool_Check(pos[1]))) {
+      return bad_to(args);
+    }
+  }
+  if (kwargs) {
+    PyObject *key, *value;
+    Py_ssize_t i = 0;
+    static const char *const names[] = {"device", "dtype", "non_blocking", "copy"};
+    while (PyDict_Next(kwargs, &i, &key, &value)) {
+      const char *k = PyUnicode_AsUTF8(key);
+      int slot = -1;
+      for (int j = 0; k && j < 4; j++)
+        if (!strcmp(k, names[j]))
+          slot = j;
+      if (k && !strcmp(k, "memory_format"))
+        continue; /* results are contiguous */
+      if (slot < 0 || pos[slot])
+        return k ? PyErr_Format(PyExc_TypeError, slot < 0 ? "to() got an unexpected keyword "
+                                                            "argument '%s'"
+                                                          : "to() got multiple values for "
+                                                            "argument '%s'", k)
+                 : NULL;
+      pos[slot] = value;
+    }
+  }
+  if ((pos[0] && pos[0] != Py_None && tl_py_parse_device(pos[0], &device) < 0) ||
+      (pos[1] && pos[1] != Py_None && tl_py_parse_dtype(pos[1], &dtype) < 0) ||
+      flag_arg(pos[2], &non_blocking) < 0 || flag_arg(pos[3], &copy) < 0)
+    return NULL;
+  return move(self, device, dtype, non_blocking, copy);
+}
+
+static int parse_nb(const char *func, PyObject *args, PyObject *kwargs, PyObject **device,
+                    bool *non_blocking)
+{
+  static char *kwlist[] = {"device", "non_blocking", "memory_format", NULL};
+  PyObject *nb = NULL, *mf = NULL;
+  char fmt[32];
+  snprintf(fmt, sizeof fmt, "|OOO:%s", func);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, device, &nb, &mf))
+    return -1;
+  return flag_arg(nb, non_blocking);
+}
+
+PyObject *tl_py_tensor_cpu(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"memory_format", NULL};
+  PyObject *mf = NULL;
+  if (args && !PyArg_ParseTupleAndKeywords(args, kwargs, "|O:cpu", kwlist, &mf))
+    return NULL;
+  return move(self, tl_device_cpu(), tl_py_t(self)->dtype, false, false);
+}
+
+/* cuda(device=None, non_blocking=False): device None is cuda:0 (the current device). */
+PyObject *tl_py_tensor_cuda(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  PyObject *dev = NULL;
+  bool non_blocking = false;
+  tl_device device = {TL_DEVICE_CUDA, 0};
+  if (parse_nb("cuda", args, kwargs, &dev, &non_blocking) < 0 ||
+      (dev && dev != Py_None && tl_py_parse_device(dev, &device) < 0))
+    return NULL;
+  if (device.type != TL_DEVICE_CUDA) {
+    char name[32];
+    return PyErr_Format(PyExc_RuntimeError, "Invalid device, must be cuda device (got %s)",
+                        tl_device_str(name, sizeof name, device));
+  }
+  return move(self, device, tl_py_t(self)->dtype, non_blocking, false);
+}
+
+PyObject *tl_py_tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  static char *kwlist[] = {"src", "non_blocking", NULL};
+  PyObject *src, *nb = NULL;
+  bool non_blocking = false;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:copy_", kwlist, &src, &nb) ||
+      flag_arg(nb, &non_blocking) < 0)
+    return NULL;
+  tl_tensor s = {0};
+  bool weak;
+  if (tl_py_to_tensor(src, -1, false, &s, &weak) < 0)
+    return NULL;
+  tl_tensor *t = tl_py_t(self);
+  tl_status status = tl_device_eq(tl_tensor_device(t), tl_tensor_device(&s))
+                         ? tl_tensor_copy(t, &s)
+                         : tl_backend_tensor_copy(t, &s, non_blocking);
+  tl_tensor_release(&s);
+  return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
+}
+
+/* pin_memory(): a copy in page-locked host memory, through the pinned
+ * allocator (CUDA's, when a GPU is there). */
+PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  (void)args;
+  (void)kwargs;
+  tl_tensor *t = tl_py_t(self);
+  tl_tensor out = {0};
+  char name[32];
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return PyErr_Format(PyExc_RuntimeError, "cannot pin a tensor on %s: only dense CPU tensors "
+                                            "can be pinned",
+                        tl_device_str(name, sizeof name, tl_tensor_device(t)));
+  if (t->storage->backend && t->storage->backend == tl_backend_pinned())
+    return Py_NewRef(self);
+  const tl_backend *pinned = tl_backend_get_pinned();
+  if (!pinned)
+    return tl_py_raise();
+  tl_storage *s = pinned->storage_new(tl_device_cpu(), (size_t)tl_tensor_numel(t) *
+                                                           tl_dtype_size(t->dtype));
+  if (!s)
+    return tl_py_raise();
+  out = (tl_tensor){.storage = s, .dtype = t->dtype, .ndim = t->ndim};
+  memcpy(out.shape, t->shape, sizeof t->shape);
+  tl_shape_contiguous_strides(t->ndim, t->shape, out.strides);
+  if (tl_tensor_copy(&out, t) != TL_OK) {
+    tl_tensor_release(&out);
+    return tl_py_raise();
+  }
+  return tl_py_tensor_from(&out);
+}
+
+PyObject *tl_py_tensor_is_pinned(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+  (void)args;
+  (void)kwargs;
+  const tl_storage *s = tl_py_t(self)->storage;
+  return PyBool_FromLong(s->backend && s->backend == tl_backend_pinned());
+}
+
+/* ---- memory statistics of a device's pool --------------------------------------- */
+
+/* The pool of the device named by arg (None: cuda:0), or NULL with an exception. */
+static tl_alloc_pool *device_pool(PyObject *arg, tl_device *device, const tl_backend **b)
+{
+  *device = (tl_device){TL_DEVICE_CUDA, 0};
+  if (arg && arg != Py_None && tl_py_parse_device(arg, device) < 0)
+    return NULL;
+  if (device->type == TL_DEVICE_CUDA && device->index < 0)
+    device->index = 0;
+  *b = tl_backend_get(*device);
+  if (!*b) {
+    tl_py_raise();
+    return NULL;
+  }
+  tl_alloc_pool *pool = (*b)->pool ? (*b)->pool(*device) : NULL;
+  if (!pool) {
+    char name[32];
+    PyErr_Format(PyExc_ValueError, "device %s has no caching allocator",
+                 tl_device_str(name, sizeof name, *device));
+  }
+  return pool;
+}
+
+static int put_int(PyObject *dict, const char *key, int64_t v)
+{
+  PyObject *o = PyLong_FromLongLong(v);
+  int r = o ? PyDict_SetItemString(dict, key, o) : -1;
+  Py_XDECREF(o);
+  return r;
+}
+
+static int put_stat(PyObject *dict, const char *name, const tl_alloc_stat *s)
+{
+  char key[160];
+  const char *const parts[] = {"current", "peak", "allocated", "freed"};
+  const int64_t v[] = {s->current, s->peak, s->allocated, s->freed};
+  for (int i = 0; i < 4; i++) {
+    snprintf(key, sizeof key, "%s.%s", name, parts[i]);
+    if (put_int(dict, key, v[i]) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* _memory_stats(device): PyTorch's flat key names ("allocated_bytes.all.current" ...). */
+static PyObject *memory_stats(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_device device;
+  const tl_backend *b;
+  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  tl_alloc_stats st;
+  if (!pool)
+    return NULL;
+  b->pool_lock(device, true);
+  tl_alloc_pool_stats(pool, &st);
+  b->pool_lock(device, false);
+  PyObject *d = PyDict_New();
+  const struct {
+    const char *name;
+    const tl_alloc_stat *stat;
+  } groups[] = {
+      {"allocation", st.allocation},           {"segment", st.segment},
+      {"active", st.active},                   {"inactive_split", st.inactive_split},
+      {"allocated_bytes", st.allocated_bytes}, {"reserved_bytes", st.reserved_bytes},
+      {"active_bytes", st.active_bytes},       {"inactive_split_bytes", st.inactive_split_bytes},
+      {"requested_bytes", st.requested_bytes},
+  };
+  const char *const pools[] = {"all", "small_pool", "large_pool"};
+  char name[96];
+  for (size_t g = 0; d && g < sizeof groups / sizeof *groups; g++)
+    for (int k = 0; d && k < TL_ALLOC_POOL_KINDS; k++) {
+      snprintf(name, sizeof name, "%s.%s", groups[g].name, pools[k]);
+      if (put_stat(d, name, &groups[g].stat[k]) < 0)
+        Py_CLEAR(d);
+    }
+  if (d && (put_stat(d, "oversize_allocations", &st.oversize_allocations) < 0 ||
+            put_stat(d, "oversize_segments", &st.oversize_segments) < 0 ||
+            put_int(d, "num_alloc_retries", st.num_alloc_retries) < 0 ||
+            put_int(d, "num_ooms", st.num_ooms) < 0 ||
+            put_int(d, "num_sync_all_streams", st.num_sync_all_streams) < 0 ||
+            put_int(d, "num_device_alloc", st.num_device_alloc) < 0 ||
+            put_int(d, "num_device_free", st.num_device_free) < 0 ||
+            put_int(d, "max_split_size",
+                    st.max_split_size == SIZE_MAX ? -1 : (int64_t)st.max_split_size) < 0))
+    Py_CLEAR(d);
+  return d;
+}
+
+static PyObject *memory_summary(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_device device;
+  const tl_backend *b;
+  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  char buf[8192];
+  if (!pool)
+    return NULL;
+  b->pool_lock(device, true);
+  tl_alloc_pool_summary(pool, buf, sizeof buf);
+  b->pool_lock(device, false);
+  return PyUnicode_FromString(buf);
+}
+
+/* _pool_call(what, device): empty_cache, reset_peak, reset_accumulated. */
+static PyObject *pool_control(PyObject *self, PyObject *args)
+{
+  (void)self;
+  const char *what;
+  PyObject *arg = Py_None;
+  tl_device device;
+  const tl_backend *b;
+  if (!PyArg_ParseTuple(args, "s|O:_pool_control", &what, &arg))
+    return NULL;
+  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  if (!pool)
+    return NULL;
+  void (*fn)(tl_alloc_pool *) = !strcmp(what, "empty_cache")   ? tl_alloc_pool_empty_cache
+                                : !strcmp(what, "reset_peak") ? tl_alloc_pool_reset_peaks
+                                : !strcmp(what, "reset_accumulated")
+                                    ? tl_alloc_pool_reset_accumulated
+                                    : NULL;
+  if (!fn)
+    return PyErr_Format(PyExc_ValueError, "_pool_control: unknown action '%s'", what);
+  b->pool_lock(device, true);
+  fn(pool);
+  b->pool_lock(device, false);
+  Py_RETURN_NONE;
+}
+
+static PyObject *set_memory_fraction(PyObject *self, PyObject *args)
+{
+  (void)self;
+  double fraction;
+  PyObject *arg = Py_None;
+  tl_device device;
+  const tl_backend *b;
+  if (!PyArg_ParseTuple(args, "d|O:set_per_process_memory_fraction", &fraction, &arg))
+    return NULL;
+  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  if (!pool)
+    return NULL;
+  b->pool_lock(device, true);
+  tl_status s = tl_alloc_pool_set_fraction(pool, fraction);
+  b->pool_lock(device, false);
+  if (s != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+/* _alloc_config(text): the parsed TORCHLIKE_CUDA_ALLOC_CONF, as a dict. */
+static PyObject *alloc_config(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_alloc_config c;
+  const char *text = arg == Py_None ? NULL : PyUnicode_AsUTF8(arg);
+  if (arg != Py_None && !text)
+    return NULL;
+  if (tl_alloc_config_parse(text, &c) != TL_OK)
+    return tl_py_raise();
+  return Py_BuildValue("{s:L,s:d,s:O}", "max_split_size",
+                       c.max_split_size == SIZE_MAX ? -1LL : (long long)c.max_split_size,
+                       "garbage_collection_threshold", c.gc_threshold, "expandable_segments",
+                       c.expandable_segments ? Py_True : Py_False);
+}
+
+static PyObject *alloc_sizes(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  Py_ssize_t n = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (n < 0)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "size must be >= 0");
+  size_t r = tl_alloc_round_size((size_t)n);
+  return Py_BuildValue("nn", (Py_ssize_t)r, (Py_ssize_t)tl_alloc_segment_size(r));
+}
+
+/* ---- test hooks: the fake device ------------------------------------------------- */
+
+static PyObject *fake_enable(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  tl_backend_fake_enable();
+  if (!tl_backend_available(TL_DEVICE_FAKE))
+    return PyErr_NoMemory();
+  Py_RETURN_NONE;
+}
+
+static PyObject *fake_enabled(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(tl_backend_available(TL_DEVICE_FAKE));
+}
+
+/* _fake_reset_pool(config=None): a fresh, empty pool (tests start from zero). */
+static PyObject *fake_reset_pool(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const char *text = arg == Py_None ? NULL : PyUnicode_AsUTF8(arg);
+  if (arg != Py_None && !text)
+    return NULL;
+  if (tl_backend_fake_reset_pool(text) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+static PyObject *fake_counters(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  tl_fake_counters c;
+  tl_backend_fake_counters(&c);
+  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "copies_in", (long long)c.copies_in,
+                       "copies_out", (long long)c.copies_out, "copies_on", (long long)c.copies_on,
+                       "memsets", (long long)c.memsets, "bytes_in", (long long)c.bytes_in,
+                       "bytes_out", (long long)c.bytes_out, "bytes_on", (long long)c.bytes_on);
+}
+
+static PyObject *fake_set_total(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  Py_ssize_t n = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (n < 0 && PyErr_Occurred())
+    return NULL;
+  tl_backend_fake_set_total(n > 0 ? (size_t)n : 0);
+  Py_RETURN_NONE;
+}
+
+static int stream_arg(PyObject *arg, tl_stream *out)
+{
+  Py_ssize_t k = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (k < 0) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_ValueError, "a fake stream is an int in [0, 64)");
+    return -1;
+  }
+  if (k >= 64) {
+    PyErr_Format(PyExc_ValueError, "a fake stream is an int in [0, 64), got %zd", k);
+    return -1;
+  }
+  *out = (tl_stream)(uintptr_t)k;
+  return 0;
+}
+
+static PyObject *fake_stream_finish(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_stream s;
+  if (stream_arg(arg, &s) < 0)
+    return NULL;
+  tl_backend_fake_stream_finish(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *fake_set_stream(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_stream s;
+  if (stream_arg(arg, &s) < 0)
+    return NULL;
+  tl_backend_fake_set_stream(s);
+  Py_RETURN_NONE;
+}
+
+/* The fake device's pool, locked; NULL with an exception when not enabled. */
+static tl_alloc_pool *fake_pool_locked(void)
+{
+  tl_device device;
+  const tl_backend *b;
+  PyObject *name = PyUnicode_FromString("fake");
+  tl_alloc_pool *pool = name ? device_pool(name, &device, &b) : NULL;
+  Py_XDECREF(name);
+  if (pool)
+    b->pool_lock(device, true);
+  return pool;
+}
+
+static void fake_pool_unlock(void)
+{
+  const tl_backend *b = tl_backend_get((tl_device){TL_DEVICE_FAKE, 0});
+  b->pool_lock((tl_device){TL_DEVICE_FAKE, 0}, false);
+}
+
+/* _pool_malloc(nbytes, stream=0) -> the block's address (an int). */
+static PyObject *pool_malloc(PyObject *self, PyObject *args)
+{
+  (void)self;
+  Py_ssize_t n;
+  PyObject *stream_obj = NULL;
+  tl_stream stream = NULL;
+  if (!PyArg_ParseTuple(args, "n|O:_pool_malloc", &n, &stream_obj) ||
+      (stream_obj && stream_arg(stream_obj, &stream) < 0))
+    return NULL;
+  if (n <= 0)
+    return PyErr_Format(PyExc_ValueError, "_pool_malloc: size must be positive");
+  tl_alloc_pool *pool = fake_pool_locked();
+  if (!pool)
+    return NULL;
+  tl_block *b = tl_alloc_pool_malloc(pool, (size_t)n, stream);
+  fake_pool_unlock();
+  if (!b)
+    return tl_py_raise();
+  return PyLong_FromVoidPtr(b->ptr);
+}
+
+/* Run f on the in-use block at address arg. */
+static PyObject *with_block(PyObject *arg, tl_stream stream,
+                            PyObject *(*f)(tl_alloc_pool *, tl_block *, tl_stream))
+{
+  void *ptr = PyLong_AsVoidPtr(arg);
+  if (!ptr && PyErr_Occurred())
+    return NULL;
+  tl_alloc_pool *pool = fake_pool_locked();
+  if (!pool)
+    return NULL;
+  tl_block *b = tl_alloc_pool_find(pool, ptr);
+  PyObject *r = b ? f(pool, b, stream)
+                  : PyErr_Format(PyExc_ValueError, "no block in use at %p on the fake device", ptr);
+  fake_pool_unlock();
+  return r;
+}
+
+static PyObject *do_free(tl_alloc_pool *pool, tl_block *b, tl_stream s)
+{
+  (void)s;
+  tl_alloc_pool_free(pool, b);
+  Py_RETURN_NONE;
+}
+
+static PyObject *do_record(tl_alloc_pool *pool, tl_block *b, tl_stream s)
+{
+  if (tl_alloc_pool_record_stream(pool, b, s) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+static PyObject *do_info(tl_alloc_pool *pool, tl_block *b, tl_stream s)
+{
+  (void)pool;
+  (void)s;
+  return Py_BuildValue("{s:n,s:n,s:n}", "size", (Py_ssize_t)b->size, "requested",
+                       (Py_ssize_t)b->requested, "stream", (Py_ssize_t)(uintptr_t)b->stream);
+}
+
+static PyObject *pool_free(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  return with_block(arg, NULL, do_free);
+}
+
+static PyObject *pool_block(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  return with_block(arg, NULL, do_info);
+}
+
+static PyObject *pool_record_stream(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *ptr, *stream_obj;
+  tl_stream stream;
+  if (!PyArg_ParseTuple(args, "OO:_pool_record_stream", &ptr, &stream_obj) ||
+      stream_arg(stream_obj, &stream) < 0)
+    return NULL;
+  return with_block(ptr, stream, do_record);
+}
+
+/* _storage_block(t): the address of the pool block behind t's storage, or None. */
+static PyObject *storage_block(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  if (!tl_py_is_tensor(arg))
+    return PyErr_Format(PyExc_TypeError, "_storage_block expects a tensor");
+  tl_block *b = tl_py_t(arg)->storage->block;
+  return b ? PyLong_FromVoidPtr(b->ptr) : Py_NewRef(Py_None);
+}
+
+static PyMethodDef backend_functions[] = {
+    {"_memory_stats", memory_stats, METH_O, NULL},
+    {"_memory_summary", memory_summary, METH_O, NULL},
+    {"_pool_control", pool_control, METH_VARARGS, NULL},
+    {"_set_memory_fraction", set_memory_fraction, METH_VARARGS, NULL},
+    {"_alloc_config", alloc_config, METH_O, NULL},
+    {"_alloc_sizes", alloc_sizes, METH_O, NULL},
+    {"_fake_enable", fake_enable, METH_NOARGS, NULL},
+    {"_fake_enabled", fake_enabled, METH_NOARGS, NULL},
+    {"_fake_counters", fake_counters, METH_NOARGS, NULL},
+    {"_fake_reset_pool", fake_reset_pool, METH_O, NULL},
+    {"_fake_set_total", fake_set_total, METH_O, NULL},
+    {"_fake_stream_finish", fake_stream_finish, METH_O, NULL},
+    {"_fake_set_stream", fake_set_stream, METH_O, NULL},
+    {"_pool_malloc", pool_malloc, METH_VARARGS, NULL},
+    {"_pool_free", pool_free, METH_O, NULL},
+    {"_pool_block", pool_block, METH_O, NULL},
+    {"_pool_record_stream", pool_record_stream, METH_VARARGS, NULL},
+    {"_storage_block", storage_block, METH_O, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tl_py_backend_init(PyObject *module)
+{
+  tl_py_oom_error = PyErr_NewExceptionWithDoc(
+      "torchlike.OutOfMemoryError",
+      "A device's caching allocator could not satisfy a request, even after releasing its cache.",
+      PyExc_RuntimeError, NULL);
+  if (!tl_py_oom_error || PyModule_AddObjectRef(module, "OutOfMemoryError", tl_py_oom_error) < 0)
+    return -1;
+  return PyModule_AddFunctions(module, backend_functions);
+}

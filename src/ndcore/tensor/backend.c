@@ -1,0 +1,290 @@
+/* backend.c - the backend registry, storages made through a caching pool, and
+ * moving tensors between devices.
+ *
+ * Crossing devices always stages through host memory and the backends' copy
+ * functions: the host side is an ordinary CPU tensor, so broadcasting and
+ * casting run there, and the device side is only ever touched by its
+ * backend.  A view that is not contiguous on a device is moved as the span
+ * of bytes it covers ([lo, hi) of its storage) and re-viewed on the host.   */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/tl_gpu.h"
+#include "ndcore/tensor/tl_backend.h"
+
+static const tl_backend *registry[TL_DEVICE_COUNT];
+
+void tl_backend_register(const tl_backend *backend)
+{
+  __atomic_store_n(&registry[backend->type], backend, __ATOMIC_RELEASE);
+}
+
+void tl_backend_init(void)
+{
+  tl_backend_cpu_init();
+  tl_backend_register(&tl_backend_cpu);
+  tl_gpu_init(); /* registers the CUDA backend when built with it and a GPU is there */
+}
+
+static const tl_backend *pinned_backend;
+
+void tl_backend_register_pinned(const tl_backend *backend)
+{
+  __atomic_store_n(&pinned_backend, backend, __ATOMIC_RELEASE);
+}
+
+const tl_backend *tl_backend_pinned(void) { return __atomic_load_n(&pinned_backend, __ATOMIC_ACQUIRE); }
+
+const tl_backend *tl_backend_get_pinned(void)
+{
+  const tl_backend *b = tl_backend_pinned();
+  if (!b)
+    tl_error_set(TL_ERR_RUNTIME, "Found no NVIDIA driver on your system: pinned memory needs a "
+                                 "CUDA GPU (torchlike was built without CUDA, or this machine has "
+                                 "no GPU or driver)");
+  return b;
+}
+
+bool tl_backend_available(tl_device_type type)
+{
+  return type < TL_DEVICE_COUNT && __atomic_load_n(&registry[type], __ATOMIC_ACQUIRE);
+}
+
+const tl_backend *tl_backend_get(tl_device device)
+{
+  char name[32];
+  const tl_backend *b = device.type < TL_DEVICE_COUNT
+                            ? __atomic_load_n(&registry[device.type], __ATOMIC_ACQUIRE)
+                            : NULL;
+  if (!b) {
+    tl_device_str(name, sizeof name, device);
+    if (device.type == TL_DEVICE_CUDA)
+      tl_error_set(TL_ERR_RUNTIME, "cannot use device %s: no CUDA GPU is available (torchlike "
+                                   "was built without CUDA, or this machine has no GPU or driver)",
+                   name);
+    else
+      tl_error_set(TL_ERR_RUNTIME, "cannot use device %s: its backend is not enabled", name);
+    return NULL;
+  }
+  if (device.type != TL_DEVICE_CPU && (device.index < 0 || device.index >= b->device_count())) {
+    tl_error_set(TL_ERR_RUNTIME, "cannot use device %s: invalid device ordinal (%d %s device%s "
+                                 "available)", tl_device_str(name, sizeof name, device),
+                 b->device_count(), b->name, b->device_count() == 1 ? "" : "s");
+    return NULL;
+  }
+  return b;
+}
+
+/* ---- storages made through a pool ------------------------------------------------ */
+
+tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, size_t nbytes)
+{
+  tl_storage *s = malloc(sizeof *s);
+  tl_block *block = NULL;
+  if (!s) {
+    tl_error_set(TL_ERR_MEMORY, "out of memory");
+    return NULL;
+  }
+  if (nbytes) { /* an empty storage holds no block, as in PyTorch */
+    tl_alloc_pool *pool = b->pool(device);
+    b->pool_lock(device, true);
+    block = tl_alloc_pool_malloc(pool, nbytes, b->current_stream(device));
+    b->pool_lock(device, false);
+    if (!block) {
+      free(s);
+      return NULL;
+    }
+  }
+  *s = (tl_storage){.refcount = 1, .data = block ? block->ptr : NULL, .nbytes = nbytes,
+                    .device = device, .backend = b, .block = block};
+  return s;
+}
+
+void tl_backend_pool_storage_free(tl_storage *s)
+{
+  if (s->block) {
+    const tl_backend *b = s->backend;
+    b->pool_lock(s->device, true);
+    tl_alloc_pool_free(b->pool(s->device), s->block);
+    b->pool_lock(s->device, false);
+  }
+  free(s);
+}
+
+/* ---- moving tensors between devices --------------------------------------------- */
+
+/* The bytes [*lo, *hi) of t's storage that its view touches; empty views touch none. */
+static void view_span(const tl_tensor *t, int64_t *lo, int64_t *hi)
+{
+  int64_t a = t->offset, b = t->offset;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] == 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    int64_t extent = (t->shape[i] - 1) * t->strides[i];
+    if (extent < 0)
+      a += extent;
+    else
+      b += extent;
+  }
+  int64_t size = (int64_t)tl_dtype_size(t->dtype);
+  *lo = a * size;
+  *hi = (b + 1) * size;
+}
+
+/* host = a CPU copy of the bytes t's view covers, viewed as t is. */
+static tl_status download(const tl_tensor *t, tl_tensor *host)
+{
+  int64_t lo, hi;
+  const tl_backend *b = tl_backend_get(tl_tensor_device(t));
+  if (!b)
+    return tl_error_status();
+  view_span(t, &lo, &hi);
+  tl_storage *s = tl_storage_new(tl_device_cpu(), (size_t)(hi - lo));
+  if (!s)
+    return tl_error_status();
+  if (hi > lo && b->copy_to_host(tl_tensor_device(t), s->data, (char *)t->storage->data + lo,
+                                 (size_t)(hi - lo), NULL, false) != TL_OK) {
+    tl_storage_decref(s);
+    return tl_error_status();
+  }
+  *host = *t;
+  host->storage = s;
+  host->offset = t->offset - lo / (int64_t)tl_dtype_size(t->dtype);
+  return TL_OK;
+}
+
+/* Write back what download() fetched for the device view t. */
+static tl_status upload_span(const tl_tensor *t, const tl_tensor *host)
+{
+  int64_t lo, hi;
+  const tl_backend *b = tl_backend_get(tl_tensor_device(t));
+  if (!b)
+    return tl_error_status();
+  view_span(t, &lo, &hi);
+  if (hi == lo)
+    return TL_OK;
+  return b->copy_from_host(tl_tensor_device(t), (char *)t->storage->data + lo, host->storage->data,
+                           (size_t)(hi - lo), NULL, false);
+}
+
+static bool same_shape(const tl_tensor *a, const tl_tensor *b)
+{
+  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape);
+}
+
+/* dst (on a device) <- src (a CPU tensor): cast and broadcast on the host. */
+static tl_status copy_from_cpu(tl_tensor *dst, const tl_tensor *src, bool non_blocking)
+{
+  tl_device device = tl_tensor_device(dst);
+  const tl_backend *b = tl_backend_get(device);
+  tl_tensor host = {0};
+  tl_status status;
+  if (!b)
+    return tl_error_status();
+  if (tl_tensor_is_contiguous(dst)) {
+    /* A pinned, contiguous source of the right dtype and shape goes as it is
+     * (asynchronously when asked); anything else is staged first. */
+    bool direct = src->dtype == dst->dtype && same_shape(src, dst) &&
+                  tl_tensor_is_contiguous(src);
+    if (!direct) {
+      status = tl_tensor_empty(&host, dst->dtype, dst->ndim, dst->shape, tl_device_cpu());
+      if (status != TL_OK || (status = tl_tensor_copy(&host, src)) != TL_OK)
+        goto done;
+      src = &host;
+    }
+    size_t nbytes = (size_t)tl_tensor_numel(dst) * tl_dtype_size(dst->dtype);
+    status = nbytes ? b->copy_from_host(device, tl_tensor_data(dst), tl_tensor_data(src), nbytes,
+                                        NULL, non_blocking && direct)
+                    : TL_OK;
+    goto done;
+  }
+  if (tl_tensor_has_internal_overlap(dst)) {
+    status = tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
+                                          "written-to tensor refers to a single memory location. "
+                                          "Please clone() the tensor before performing the "
+                                          "operation.");
+    goto done;
+  }
+  /* A strided device view: fetch the bytes it covers, write into them on the
+   * host, send them back (the bytes between its elements go back unchanged). */
+  if ((status = download(dst, &host)) != TL_OK)
+    goto done;
+  if ((status = tl_tensor_copy(&host, src)) == TL_OK)
+    status = upload_span(dst, &host);
+done:
+  if (host.storage)
+    tl_tensor_release(&host);
+  return status;
+}
+
+tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_blocking)
+{
+  tl_device dd = tl_tensor_device(dst), sd = tl_tensor_device(src);
+  tl_tensor host = {0};
+  tl_status status;
+  char sdd[32];
+  if (dst->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
+  if (!tl_backend_get(dd) || !tl_backend_get(sd))
+    return tl_error_status();
+  if (tl_device_eq(dd, sd)) {
+    /* One device: a byte copy is all we can do without a kernel. */
+    const tl_backend *b = tl_backend_get(dd);
+    if (dst->dtype != src->dtype || !same_shape(dst, src) || !tl_tensor_is_contiguous(dst) ||
+        !tl_tensor_is_contiguous(src))
+      return tl_error_set(TL_ERR_NOT_IMPLEMENTED,
+                          "copy_(): no kernel for device %s (a %s copy to %s that is not a plain "
+                          "byte copy)", tl_device_str(sdd, sizeof sdd, dd),
+                          tl_dtype_names[src->dtype], tl_dtype_names[dst->dtype]);
+    size_t nbytes = (size_t)tl_tensor_numel(dst) * tl_dtype_size(dst->dtype);
+    tl_storage_bump(dst->storage);
+    if (!nbytes || tl_tensor_data(dst) == tl_tensor_data(src))
+      return TL_OK;
+    return b->copy_on_device(dd, tl_tensor_data(dst), tl_tensor_data(src), nbytes, NULL,
+                             non_blocking);
+  }
+  if (sd.type != TL_DEVICE_CPU) {
+    if ((status = download(src, &host)) != TL_OK)
+      return status;
+    src = &host;
+  }
+  if (dd.type == TL_DEVICE_CPU)
+    status = tl_tensor_copy(dst, src); /* CPU to CPU now: the host loop casts and broadcasts */
+  else {
+    tl_storage_bump(dst->storage);
+    status = copy_from_cpu(dst, src, non_blocking && sd.type == TL_DEVICE_CPU);
+  }
+  if (host.storage)
+    tl_tensor_release(&host);
+  return status;
+}
+
+tl_status tl_backend_tensor_to(tl_tensor *out, const tl_tensor *src, tl_device device,
+                               tl_dtype dtype, bool non_blocking)
+{
+  if (tl_tensor_empty(out, dtype, src->ndim, src->shape, device) != TL_OK)
+    return tl_error_status();
+  if (tl_backend_tensor_copy(out, src, non_blocking) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
+tl_status tl_backend_read_scalar(const tl_tensor *t, tl_scalar *out)
+{
+  _Alignas(16) char bytes[16];
+  tl_device device = tl_tensor_device(t);
+  if (device.type == TL_DEVICE_CPU) {
+    *out = tl_scalar_load(t->dtype, tl_tensor_data(t));
+    return TL_OK;
+  }
+  const tl_backend *b = tl_backend_get(device);
+  if (!b || b->copy_to_host(device, bytes, tl_tensor_data(t), tl_dtype_size(t->dtype), NULL,
+                            false) != TL_OK)
+    return tl_error_status();
+  *out = tl_scalar_load(t->dtype, bytes);
+  return TL_OK;
+}

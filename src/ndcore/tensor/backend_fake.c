@@ -1,0 +1,288 @@
+/* backend_fake.c - the fake device: host memory behind a device type of its own.
+ *
+ * It exists for tests.  It has no kernels, so an op that reaches it must
+ * raise, and its data pointers are host addresses with TL_FAKE_TAG set in
+ * the top bits: a non-canonical address on x86-64 and AArch64, so a CPU loop
+ * that reads or writes fake memory by mistake faults at once instead of
+ * quietly working.  Only this file turns them back (fake_host), in its copy
+ * and memset functions, which also count what crosses, so tests can prove
+ * that data moved through the backend and nowhere else.
+ *
+ * Memory comes from a caching pool (tl_alloc.h) over a raw allocator with a
+ * settable capacity, and the device has streams: stream k > 0 is (tl_stream)k,
+ * an event recorded on it completes when the test calls
+ * tl_backend_fake_stream_finish(k).  This makes the pool's stream-ordered
+ * reuse and out-of-memory paths testable without a GPU.                     */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcore/tensor/tl_backend.h"
+
+#define TL_FAKE_TAG ((uintptr_t)0xFA4E << 48)
+#define TL_FAKE_STREAMS 64
+#define TL_FAKE_DEFAULT_TOTAL ((size_t)16 << 30)
+
+static struct {
+  pthread_mutex_t lock; /* the pool's */
+  tl_alloc_pool *pool;
+  size_t total, used; /* the raw allocator's capacity and what it has handed out */
+  uint64_t submitted[TL_FAKE_STREAMS], finished[TL_FAKE_STREAMS];
+  tl_stream current;
+  tl_fake_counters counters;
+} fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .total = TL_FAKE_DEFAULT_TOTAL};
+
+void *tl_backend_fake_host(const void *device_ptr)
+{
+  return (void *)((uintptr_t)device_ptr ^ TL_FAKE_TAG);
+}
+
+static void *fake_device_ptr(void *host) { return (void *)((uintptr_t)host ^ TL_FAKE_TAG); }
+
+static void count(int64_t *calls, int64_t *bytes, size_t n)
+{
+  __atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
+  if (bytes)
+    __atomic_add_fetch(bytes, (int64_t)n, __ATOMIC_RELAXED);
+}
+
+/* ---- the raw allocator -------------------------------------------------------- */
+
+static void *raw_alloc(void *ctx, size_t nbytes)
+{
+  (void)ctx;
+  void *host = NULL;
+  if (nbytes > fake.total - fake.used || posix_memalign(&host, 512, nbytes) != 0)
+    return NULL;
+  fake.used += nbytes;
+  return fake_device_ptr(host);
+}
+
+static void raw_free(void *ctx, void *ptr, size_t nbytes)
+{
+  (void)ctx;
+  fake.used -= nbytes;
+  free(tl_backend_fake_host(ptr));
+}
+
+static void raw_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+  (void)ctx;
+  *free_bytes = fake.total - fake.used;
+  *total_bytes = fake.total;
+}
+
+/* An event is (stream, sequence number) packed in a pointer-sized integer. */
+static size_t stream_slot(tl_stream stream) { return (uintptr_t)stream % TL_FAKE_STREAMS; }
+
+static void *event_record(void *ctx, tl_stream stream)
+{
+  (void)ctx;
+  size_t k = stream_slot(stream);
+  uint64_t seq = __atomic_add_fetch(&fake.submitted[k], 1, __ATOMIC_ACQ_REL);
+  return (void *)(uintptr_t)(seq * TL_FAKE_STREAMS + k);
+}
+
+static bool event_query(void *ctx, void *event)
+{
+  (void)ctx;
+  uintptr_t e = (uintptr_t)event;
+  return __atomic_load_n(&fake.finished[e % TL_FAKE_STREAMS], __ATOMIC_ACQUIRE) >=
+         e / TL_FAKE_STREAMS;
+}
+
+static void event_synchronize(void *ctx, void *event)
+{
+  (void)ctx;
+  uintptr_t e = (uintptr_t)event;
+  tl_backend_fake_stream_finish((tl_stream)(e % TL_FAKE_STREAMS));
+}
+
+static void event_free(void *ctx, void *event)
+{
+  (void)ctx;
+  (void)event;
+}
+
+static const tl_alloc_raw fake_raw = {
+    .alloc = raw_alloc,
+    .free = raw_free,
+    .mem_info = raw_mem_info,
+    .event_record = event_record,
+    .event_query = event_query,
+    .event_synchronize = event_synchronize,
+    .event_free = event_free,
+};
+
+void tl_backend_fake_stream_finish(tl_stream stream)
+{
+  size_t k = stream_slot(stream);
+  __atomic_store_n(&fake.finished[k], __atomic_load_n(&fake.submitted[k], __ATOMIC_ACQUIRE),
+                   __ATOMIC_RELEASE);
+}
+
+void tl_backend_fake_set_total(size_t total)
+{
+  pthread_mutex_lock(&fake.lock);
+  fake.total = total ? total : TL_FAKE_DEFAULT_TOTAL;
+  pthread_mutex_unlock(&fake.lock);
+}
+
+void tl_backend_fake_set_stream(tl_stream stream) { fake.current = stream; }
+
+void tl_backend_fake_counters(tl_fake_counters *out)
+{
+  out->copies_in = __atomic_load_n(&fake.counters.copies_in, __ATOMIC_RELAXED);
+  out->copies_out = __atomic_load_n(&fake.counters.copies_out, __ATOMIC_RELAXED);
+  out->copies_on = __atomic_load_n(&fake.counters.copies_on, __ATOMIC_RELAXED);
+  out->memsets = __atomic_load_n(&fake.counters.memsets, __ATOMIC_RELAXED);
+  out->bytes_in = __atomic_load_n(&fake.counters.bytes_in, __ATOMIC_RELAXED);
+  out->bytes_out = __atomic_load_n(&fake.counters.bytes_out, __ATOMIC_RELAXED);
+  out->bytes_on = __atomic_load_n(&fake.counters.bytes_on, __ATOMIC_RELAXED);
+}
+
+/* ---- the backend table -------------------------------------------------------- */
+
+static int fake_device_count(void) { return 1; }
+
+static tl_alloc_pool *fake_pool(tl_device device)
+{
+  (void)device;
+  return fake.pool;
+}
+
+static void fake_pool_lock(tl_device device, bool lock)
+{
+  (void)device;
+  if (lock)
+    pthread_mutex_lock(&fake.lock);
+  else
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static tl_storage *fake_storage_new(tl_device device, size_t nbytes);
+
+static tl_status fake_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
+{
+  (void)device;
+  (void)stream;
+  count(&fake.counters.memsets, NULL, n);
+  memset(tl_backend_fake_host(dst), byte, n);
+  return TL_OK;
+}
+
+static tl_status fake_copy_from_host(tl_device device, void *dst, const void *src, size_t n,
+                                     tl_stream stream, bool async)
+{
+  (void)device;
+  (void)stream;
+  (void)async;
+  count(&fake.counters.copies_in, &fake.counters.bytes_in, n);
+  memcpy(tl_backend_fake_host(dst), src, n);
+  return TL_OK;
+}
+
+static tl_status fake_copy_to_host(tl_device device, void *dst, const void *src, size_t n,
+                                   tl_stream stream, bool async)
+{
+  (void)device;
+  (void)stream;
+  (void)async;
+  count(&fake.counters.copies_out, &fake.counters.bytes_out, n);
+  memcpy(dst, tl_backend_fake_host(src), n);
+  return TL_OK;
+}
+
+static tl_status fake_copy_on_device(tl_device device, void *dst, const void *src, size_t n,
+                                     tl_stream stream, bool async)
+{
+  (void)device;
+  (void)stream;
+  (void)async;
+  count(&fake.counters.copies_on, &fake.counters.bytes_on, n);
+  memmove(tl_backend_fake_host(dst), tl_backend_fake_host(src), n);
+  return TL_OK;
+}
+
+static tl_status fake_synchronize(tl_device device)
+{
+  (void)device;
+  for (uintptr_t k = 0; k < TL_FAKE_STREAMS; k++)
+    tl_backend_fake_stream_finish((tl_stream)k);
+  return TL_OK;
+}
+
+static tl_stream fake_current_stream(tl_device device)
+{
+  (void)device;
+  return fake.current;
+}
+
+static const tl_backend fake_backend = {
+    .type = TL_DEVICE_FAKE,
+    .name = "fake",
+    .device_count = fake_device_count,
+    .storage_new = fake_storage_new,
+    .storage_free = tl_backend_pool_storage_free,
+    .memset = fake_memset,
+    .copy_from_host = fake_copy_from_host,
+    .copy_to_host = fake_copy_to_host,
+    .copy_on_device = fake_copy_on_device,
+    .synchronize = fake_synchronize,
+    .current_stream = fake_current_stream,
+    .pool = fake_pool,
+    .pool_lock = fake_pool_lock,
+};
+
+static tl_storage *fake_storage_new(tl_device device, size_t nbytes)
+{
+  return tl_backend_pool_storage_new(&fake_backend, device, nbytes);
+}
+
+/* The pool is configured like CUDA's, from TORCHLIKE_CUDA_ALLOC_CONF (the
+ * defaults when it does not parse), so the environment variable is testable. */
+void tl_backend_fake_enable(void)
+{
+  pthread_mutex_lock(&fake.lock);
+  if (!fake.pool) {
+    tl_alloc_config config;
+    if (tl_alloc_config_parse(getenv("TORCHLIKE_CUDA_ALLOC_CONF"), &config) != TL_OK) {
+      tl_error_clear();
+      tl_alloc_config_parse(NULL, &config);
+    }
+    fake.pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
+  }
+  pthread_mutex_unlock(&fake.lock);
+  if (fake.pool)
+    tl_backend_register(&fake_backend);
+}
+
+tl_status tl_backend_fake_reset_pool(const char *config_text)
+{
+  tl_alloc_config config;
+  tl_alloc_stats st;
+  tl_status status = TL_OK;
+  if (tl_alloc_config_parse(config_text, &config) != TL_OK)
+    return tl_error_status();
+  pthread_mutex_lock(&fake.lock);
+  if (fake.pool) {
+    tl_alloc_pool_empty_cache(fake.pool);
+    tl_alloc_pool_stats(fake.pool, &st);
+  }
+  if (fake.pool && st.active[TL_ALLOC_POOL_ALL].current > 0) {
+    status = tl_error_set(TL_ERR_RUNTIME, "the fake device still has %lld blocks in use",
+                          (long long)st.active[TL_ALLOC_POOL_ALL].current);
+  } else {
+    tl_alloc_pool *pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
+    if (!pool)
+      status = tl_error_status();
+    else {
+      tl_alloc_pool_delete(fake.pool);
+      fake.pool = pool;
+    }
+  }
+  pthread_mutex_unlock(&fake.lock);
+  if (status == TL_OK)
+    tl_backend_register(&fake_backend);
+  return status;
+}

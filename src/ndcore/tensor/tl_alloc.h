@@ -1,0 +1,141 @@
+/* tl_alloc.h - the allocator interface and the caching pool written against it.
+ *
+ * A raw allocator (tl_alloc_raw) hands out whole segments of device memory and
+ * knows the device's events; it caches nothing.  The caching pool
+ * (tl_alloc_pool) carves blocks out of those segments and keeps freed blocks
+ * for reuse, as PyTorch's CUDA caching allocator does:
+ *
+ *   - sizes are rounded up to 512 bytes;
+ *   - small requests (<= 1 MiB) come from 2 MiB segments, large ones from
+ *     segments of their own (20 MiB for requests under 10 MiB, else the size
+ *     rounded to 2 MiB); a block bigger than the request is split and the
+ *     remainder kept (small pool: when >= 512 bytes are left, large pool: when
+ *     more than 1 MiB is left);
+ *   - free blocks are kept per stream: a block allocated on stream s serves
+ *     only requests on s, and a freed block merges with free neighbours of
+ *     the same segment;
+ *   - a block used on other streams (tl_alloc_pool_record_stream) is not
+ *     reused before an event recorded on each of them at free time completes;
+ *   - when the raw allocator fails, cached segments are released and the
+ *     request retried; only then is it an out-of-memory error naming the
+ *     request, what the pool has allocated and reserved, and the device's
+ *     free and total memory.
+ *
+ * The pool is plain C: the fake device tests it on the CPU, and the CUDA
+ * backend runs it over cudaMalloc.  It is not thread-safe on its own: the
+ * owner (a backend) holds a lock around every call.                          */
+#ifndef TL_ALLOC_H
+#define TL_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ndcore/tensor/tl_error.h"
+
+/* A stream is the device's own handle; NULL is the default stream. */
+typedef void *tl_stream;
+
+/* ---- the raw interface ------------------------------------------------------ */
+typedef struct {
+  void *ctx;
+  /* nbytes of device memory, or NULL when the device has none left (no error). */
+  void *(*alloc)(void *ctx, size_t nbytes);
+  void (*free)(void *ctx, void *ptr, size_t nbytes);
+  /* Free and total bytes of the device; zeros when unknown. */
+  void (*mem_info)(void *ctx, size_t *free_bytes, size_t *total_bytes);
+  /* Events, for stream-ordered reuse.  A device without streams leaves them
+   * NULL and every block is reusable as soon as it is freed. */
+  void *(*event_record)(void *ctx, tl_stream stream);
+  bool (*event_query)(void *ctx, void *event);     /* has the work before it ended? */
+  void (*event_synchronize)(void *ctx, void *event); /* wait until it has */
+  void (*event_free)(void *ctx, void *event);
+} tl_alloc_raw;
+
+/* ---- configuration ---------------------------------------------------------- */
+typedef struct {
+  size_t max_split_size;          /* blocks at least this big are never split; SIZE_MAX: no limit */
+  double gc_threshold;            /* 0: off; else free cached segments above this share of the limit */
+  bool expandable_segments;       /* parsed; segments do not grow yet */
+} tl_alloc_config;
+
+/* Parse PyTorch-style "key:value,key:value" (max_split_size_mb,
+ * garbage_collection_threshold, expandable_segments).  NULL or "" gives the
+ * defaults.  TL_ERR_VALUE naming the bad entry otherwise. */
+tl_status tl_alloc_config_parse(const char *text, tl_alloc_config *out);
+
+/* ---- statistics -------------------------------------------------------------
+ * Each statistic is kept for all blocks, the small pool and the large pool,
+ * with PyTorch's four aggregates.                                             */
+typedef struct {
+  int64_t current, peak, allocated, freed;
+} tl_alloc_stat;
+
+enum { TL_ALLOC_POOL_ALL, TL_ALLOC_POOL_SMALL, TL_ALLOC_POOL_LARGE, TL_ALLOC_POOL_KINDS };
+
+typedef struct {
+  tl_alloc_stat allocation[TL_ALLOC_POOL_KINDS];     /* blocks handed out */
+  tl_alloc_stat segment[TL_ALLOC_POOL_KINDS];        /* segments from the raw allocator */
+  tl_alloc_stat active[TL_ALLOC_POOL_KINDS];         /* blocks in use or waiting on events */
+  tl_alloc_stat inactive_split[TL_ALLOC_POOL_KINDS]; /* free blocks that are part of a split segment */
+  tl_alloc_stat allocated_bytes[TL_ALLOC_POOL_KINDS];
+  tl_alloc_stat reserved_bytes[TL_ALLOC_POOL_KINDS];
+  tl_alloc_stat active_bytes[TL_ALLOC_POOL_KINDS];
+  tl_alloc_stat inactive_split_bytes[TL_ALLOC_POOL_KINDS];
+  tl_alloc_stat requested_bytes[TL_ALLOC_POOL_KINDS];
+  int64_t num_alloc_retries, num_ooms, num_sync_all_streams;
+  int64_t num_device_alloc, num_device_free;
+  tl_alloc_stat oversize_allocations, oversize_segments;
+  size_t max_split_size;
+} tl_alloc_stats;
+
+/* ---- the pool --------------------------------------------------------------- */
+typedef struct tl_alloc_pool tl_alloc_pool;
+
+/* What the pool hands out.  ptr/size/stream are read-only to the caller. */
+typedef struct tl_block {
+  void *ptr;
+  size_t size;      /* rounded, what the block spans */
+  size_t requested; /* what the caller asked for */
+  tl_stream stream; /* the stream it was allocated on */
+  /* the pool's own bookkeeping */
+  struct tl_block *prev, *next;          /* neighbours in the segment, by address */
+  struct tl_block *free_prev, *free_next; /* in a free list */
+  struct tl_block *pending_next;         /* waiting for events */
+  struct tl_block *segment_next;         /* next segment (on a segment's first block) */
+  tl_stream *uses;                        /* other streams it was used on */
+  int nuses, cap_uses;
+  void **events;
+  int nevents;
+  size_t segment_size; /* whole segment's size, set on the segment's first block */
+  bool allocated, small, is_free, counted_split;
+} tl_block;
+
+tl_alloc_pool *tl_alloc_pool_new(const tl_alloc_raw *raw, const tl_alloc_config *config,
+                                 const char *device_name);
+/* Releases every cached segment; blocks still in use are leaked (they are the
+ * caller's bug) and counted in the return value. */
+int tl_alloc_pool_delete(tl_alloc_pool *pool);
+/* A block of at least nbytes for use on stream, or NULL with an
+ * out-of-memory error (TL_ERR_MEMORY) set. */
+tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream);
+void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *block);
+/* Mark block as used on stream too (Tensor.record_stream). */
+tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *block, tl_stream stream);
+/* The block that starts at ptr and is in use, or NULL. */
+tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr);
+/* Give every cached, wholly free segment back to the raw allocator, waiting
+ * for the events of blocks freed under other streams first. */
+void tl_alloc_pool_empty_cache(tl_alloc_pool *pool);
+void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out);
+void tl_alloc_pool_reset_peaks(tl_alloc_pool *pool);
+void tl_alloc_pool_reset_accumulated(tl_alloc_pool *pool);
+/* Cap reserved memory at fraction * the device's total (0 < fraction <= 1). */
+tl_status tl_alloc_pool_set_fraction(tl_alloc_pool *pool, double fraction);
+/* A readable table of the statistics, written into buf (always terminated). */
+void tl_alloc_pool_summary(tl_alloc_pool *pool, char *buf, size_t size);
+/* Rounding and segment sizes, exposed for the tests. */
+size_t tl_alloc_round_size(size_t nbytes);
+size_t tl_alloc_segment_size(size_t rounded);
+
+#endif

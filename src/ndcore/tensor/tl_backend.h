@@ -1,0 +1,105 @@
+/* tl_backend.h - one backend table per device type.
+ *
+ * A backend owns its device's memory: it makes storages through its allocator
+ * and is the only code that moves bytes in or out of them (memset and the
+ * three copies).  The core never dereferences a non-CPU storage's data: a
+ * host read goes through tl_backend_read_* below, which copies through the
+ * backend.  Kernels are not here: they are looked up by (op, device, dtype)
+ * in the dispatch layer.
+ *
+ * Registry: the CPU backend is always there; the CUDA backend registers itself
+ * when it is built and a GPU is present; the fake backend (a test device in
+ * host memory) when a test enables it.  Asking for a device type with no
+ * backend is a RuntimeError naming the device.                               */
+#ifndef TL_BACKEND_H
+#define TL_BACKEND_H
+
+#include "ndcore/tensor/tl_alloc.h"
+#include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/tensor/tl_tensor.h"
+
+typedef struct tl_backend {
+  tl_device_type type;
+  const char *name;
+  int (*device_count)(void);
+  /* A new storage of nbytes on device, uninitialised; NULL with an error set.
+   * storage_free gives its memory back (called when the refcount drops). */
+  tl_storage *(*storage_new)(tl_device device, size_t nbytes);
+  void (*storage_free)(tl_storage *s);
+  /* Byte operations on device memory, ordered on `stream` (NULL: the current
+   * one).  `async` lets a copy return before it is done where the device can
+   * (the host side must then be pinned memory); other devices ignore it. */
+  tl_status (*memset)(tl_device device, void *dst, int byte, size_t n, tl_stream stream);
+  tl_status (*copy_from_host)(tl_device device, void *dst, const void *src, size_t n,
+                              tl_stream stream, bool async);
+  tl_status (*copy_to_host)(tl_device device, void *dst, const void *src, size_t n,
+                            tl_stream stream, bool async);
+  tl_status (*copy_on_device)(tl_device device, void *dst, const void *src, size_t n,
+                              tl_stream stream, bool async);
+  tl_status (*synchronize)(tl_device device);
+  tl_stream (*current_stream)(tl_device device);
+  /* Its caching pool, NULL where it has none (the CPU). */
+  tl_alloc_pool *(*pool)(tl_device device);
+  /* Lock held around every pool call (the pool itself is not thread-safe). */
+  void (*pool_lock)(tl_device device, bool lock);
+} tl_backend;
+
+/* Set up the registry (the CPU backend, and CUDA when present); once, at import. */
+void tl_backend_init(void);
+void tl_backend_cpu_init(void); /* the CPU's part of it (malloc tuning) */
+void tl_backend_register(const tl_backend *backend);
+/* The backend of a device type, or NULL with a RuntimeError naming the device. */
+const tl_backend *tl_backend_get(tl_device device);
+/* Is there a backend for this type (no error set)? */
+bool tl_backend_available(tl_device_type type);
+
+/* Page-locked host memory: a backend of type CPU whose storages copies to a
+ * GPU can read asynchronously.  Registered by the CUDA backend. */
+void tl_backend_register_pinned(const tl_backend *backend);
+const tl_backend *tl_backend_pinned(void);     /* NULL when there is none */
+const tl_backend *tl_backend_get_pinned(void); /* NULL with a RuntimeError when there is none */
+
+/* ---- backends ------------------------------------------------------------------ */
+extern const tl_backend tl_backend_cpu;
+/* Register the fake device (idempotent). */
+void tl_backend_fake_enable(void);
+/* The fake device's counters: bytes moved by each copy direction and memsets,
+ * so tests can prove data crossed only through the backend. */
+typedef struct {
+  int64_t copies_in, copies_out, copies_on, memsets;
+  int64_t bytes_in, bytes_out, bytes_on;
+} tl_fake_counters;
+void tl_backend_fake_counters(tl_fake_counters *out);
+/* Host address of fake device memory: the only translation there is. */
+void *tl_backend_fake_host(const void *device_ptr);
+/* Fake streams: stream k > 0 is (tl_stream)k; events recorded on a stream
+ * complete when the test says its work finished (tl_backend_fake_stream_finish). */
+void tl_backend_fake_stream_finish(tl_stream stream);
+/* Cap the fake device's memory (total bytes; 0 restores the default). */
+void tl_backend_fake_set_total(size_t total);
+void tl_backend_fake_set_stream(tl_stream stream);
+/* A fresh pool for the fake device, configured by config_text (as
+ * TORCHLIKE_CUDA_ALLOC_CONF); RuntimeError while blocks are in use. */
+tl_status tl_backend_fake_reset_pool(const char *config_text);
+
+/* ---- storages made through a pool ------------------------------------------------ */
+/* Used by backends that keep a caching pool (fake, CUDA): the header is
+ * malloc'ed, the bytes are a pool block on the current stream. */
+tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, size_t nbytes);
+void tl_backend_pool_storage_free(tl_storage *s);
+
+/* ---- moving tensors between devices --------------------------------------------- */
+/* dst <- src (broadcast, cast) where either is off the CPU.  Crossing devices
+ * goes through the host; on one device only a plain byte copy is possible
+ * here (same dtype, both contiguous), anything else needs a device kernel and
+ * is a NotImplementedError naming the device. */
+tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_blocking);
+/* out = src on `device` with `dtype`, a new contiguous tensor. */
+tl_status tl_backend_tensor_to(tl_tensor *out, const tl_tensor *src, tl_device device,
+                               tl_dtype dtype, bool non_blocking);
+/* The first element of t's view, read to the host through its backend.  Every
+ * host read of tensor data (item, bool, printing, data-dependent shapes) goes
+ * through this or tl_backend_tensor_to(cpu). */
+tl_status tl_backend_read_scalar(const tl_tensor *t, tl_scalar *out);
+
+#endif
