@@ -122,3 +122,17 @@ def test_torchlike_rad2deg_follows_pytorch():
     np.testing.assert_allclose(np.asarray(t.deg2rad()), np.deg2rad([1, 2]), rtol=1e-6)
     with pytest.raises(RuntimeError, match="complex"):
         tl.rad2deg(tl.tensor([1j]))
+
+
+def test_lists_of_grad_tensors_say_what_works():
+    """NumPy converts a list's elements itself (no __array_function__ call), so
+    np.array([t1, t2]) cannot be recorded; the error names the spelling that can."""
+    a = tl.ones(2, requires_grad=True)
+    b = tl.ones(2, requires_grad=True)
+    for call in (lambda: np.array([a, b]), lambda: np.mean([a, b]), lambda: np.sum([a, b])):
+        with pytest.raises(RuntimeError, match="np.stack"):
+            call()
+    np.mean(np.stack([a, b])).backward()
+    np.testing.assert_allclose(np.asarray(a.grad), [0.25, 0.25])
+    with tl.no_grad():  # nothing to record: NumPy may take the memory
+        np.testing.assert_array_equal(np.array([a, b]), np.ones((2, 2)))

@@ -322,14 +322,22 @@ static PyObject *tensor_storage_offset(PyObject *self, PyObject *unused)
  * requires grad would let the gradient be dropped without a word.  With grad
  * mode off (no_grad, a custom Function's backward) there is no history to
  * drop, and PyTorch hands the memory out. */
-static int refuse_grad(PyObject *self, const char *what)
+static int refuse_grad(PyObject *self, const char *what, const char *hint)
 {
   if (!((tl_py_tensor *)self)->requires_grad || !tl_py_grad_enabled)
     return 0;
   PyErr_Format(PyExc_RuntimeError, "Can't call %s on Tensor that requires grad. Use "
-               "tensor.detach().%s instead.", what, what);
+               "tensor.detach().%s instead.%s", what, what, hint);
   return -1;
 }
+
+/* __array__ is what NumPy calls on each element of a list it is handed
+ * (np.array([t1, t2]), np.mean([t1, t2])): no tensor reaches
+ * __array_function__ there, so nothing can be recorded. */
+static const char array_hint[] =
+    " NumPy was given a tensor that requires grad inside something it converts itself (for "
+    "example np.array([t1, t2]) or np.mean([t1, t2])); combine tensors with np.stack or "
+    "np.concatenate first, which are recorded on the tape.";
 
 static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
@@ -342,7 +350,7 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
                                                                  "force") != 0)))
     return PyErr_Format(PyExc_TypeError, "numpy() takes only the keyword argument force");
   int force = kwnames ? PyObject_IsTrue(args[0]) : 0;
-  if (force < 0 || (!force && refuse_grad(self, "numpy()") < 0))
+  if (force < 0 || (!force && refuse_grad(self, "numpy()", "") < 0))
     return NULL;
   return tl_py_to_numpy(self, tl_py_t(self));
 }
@@ -357,7 +365,7 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs)
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy_obj))
     return NULL;
   int copy = copy_obj == Py_None ? -1 : PyObject_IsTrue(copy_obj);
-  if ((copy == -1 && PyErr_Occurred()) || refuse_grad(self, "numpy()") < 0)
+  if ((copy == -1 && PyErr_Occurred()) || refuse_grad(self, "numpy()", array_hint) < 0)
     return NULL;
   tl_tensor *t = tl_py_t(self);
   PyObject *arr;
