@@ -136,3 +136,24 @@ def test_lists_of_grad_tensors_say_what_works():
     np.testing.assert_allclose(np.asarray(a.grad), [0.25, 0.25])
     with tl.no_grad():  # nothing to record: NumPy may take the memory
         np.testing.assert_array_equal(np.array([a, b]), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_numpy_eigh_reads_one_triangle(uplo):
+    """np.linalg.eigh follows NumPy: only the triangle named by UPLO is read, so
+    the other triangle's gradient is zero; torchlike.linalg.eigh keeps
+    PyTorch's symmetric gradient."""
+    a = np.array([[2.0, 5.0, 0.5], [1.0, 3.0, -1.0], [0.25, 2.0, 1.0]])
+    t = tl.from_numpy(a.copy()).requires_grad_()
+    w, v = np.linalg.eigh(t, UPLO=uplo)
+    np.testing.assert_allclose(np.asarray(w.detach()), np.linalg.eigh(a, UPLO=uplo)[0])
+    np.testing.assert_allclose(np.asarray(np.linalg.eigvalsh(t, UPLO=uplo).detach()),
+                               np.linalg.eigvalsh(a, UPLO=uplo))
+    w[-1].backward()
+    g = np.asarray(t.grad)
+    unread = np.triu(g, 1) if uplo == "L" else np.tril(g, -1)
+    assert np.all(unread == 0)
+    assert gradcheck(lambda x: np.linalg.eigh(x, UPLO=uplo)[0], (t,))
+    s = tl.from_numpy(a.copy()).requires_grad_()
+    tl.linalg.eigh(s)[0][-1].backward()
+    np.testing.assert_allclose(np.asarray(s.grad), np.asarray(s.grad).T)

@@ -175,7 +175,6 @@ def _install_linalg():
     _linalg("inv", la.inv)
     _linalg("det", la.det)
     _linalg("matrix_power", la.matrix_power)
-    _linalg("eigvalsh", la.eigvalsh)
     _linalg("eigvals", la.eigvals)
 
     def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
@@ -205,10 +204,26 @@ def _install_linalg():
         return tla.solve(a, b)
     TABLE[la.solve] = solve
 
+    # NumPy reads one triangle of the matrix and ignores the other, so the
+    # other gets no gradient: the matrix is rebuilt from the triangle read
+    # (recorded), then decomposed.  torchlike.linalg.eigh keeps PyTorch's
+    # convention, a gradient symmetrised over both triangles.
+    def _from_triangle(a, UPLO):
+        if UPLO not in ("L", "U"):
+            raise ValueError("UPLO argument must be 'L' or 'U'")
+        a = _linalg_input(a)
+        if UPLO == "L":
+            return _C.tril(a) + _C.tril(a, -1).mH
+        return _C.triu(a) + _C.triu(a, 1).mH
+
     def eigh(a, UPLO="L"):
-        w, v = tla.eigh(_linalg_input(a), UPLO=UPLO)
+        w, v = tla.eigh(_from_triangle(a, UPLO))
         return la._linalg.EighResult(w, v)
     TABLE[la.eigh] = eigh
+
+    def eigvalsh(a, UPLO="L"):
+        return tla.eigvalsh(_from_triangle(a, UPLO))
+    TABLE[la.eigvalsh] = eigvalsh
 
     def eig(a):
         w, v = tla.eig(_linalg_input(a))
