@@ -66,8 +66,8 @@ def test_numpy_function_on_grad_tensor_is_recorded():
     (lambda x: np.frexp(x), "numpy.frexp"),
     (lambda x: np.cbrt(x), "numpy.cbrt"),
     (lambda x: np.convolve(x, x), "numpy.convolve"),
-    (lambda x: sp.gamma(x), "scipy.special.gamma"),
-    (lambda x: sp.ndtri(x), "scipy.special.ndtri"),
+    (lambda x: sp.dawsn(x), "scipy.special.dawsn"),
+    (lambda x: sp.struve(0, x), "scipy.special.struve"),
 ])
 def test_unrecordable_call_raises_naming_the_function(call, name):
     x = rand(3, low=0.1, high=0.9)
@@ -98,9 +98,9 @@ def test_numpy_i0_is_recorded():
 
 def test_unrecordable_call_without_grad_still_runs():
     x = torch.tensor([0.5, 1.5])
-    r = sp.gamma(x)
+    r = sp.dawsn(x)
     assert isinstance(r, torch.Tensor)
-    assert_close(r, sp.gamma(np.array([0.5, 1.5])), check_dtype=False)
+    assert_close(r, sp.dawsn(np.array([0.5, 1.5])), check_dtype=False)
 
 
 # ---- scipy.special ufuncs --------------------------------------------------------------------------

@@ -104,6 +104,146 @@ def xlog1py(x, y):
     return _C.where(zero, 0.0, x * _C.log1p(safe))
 
 
+# ---- the gamma family, composed from lgamma and digamma -----------------------------
+
+def gammasgn(x):
+    """Sign of gamma(x): 1 for x > 0 (and +0), -1 for -0, alternating between the
+    poles for x < 0, NaN at the poles and at -inf."""
+    x = _float(x)
+    floor = _C.floor(-x)
+    neg = _C.where(_C.remainder(floor, 2) == 0, -1.0, 1.0).to(x.dtype)
+    sign = _C.where(x > 0, 1.0, _C.where(x == 0, _C.copysign(_C.ones_like(x), x), neg))
+    pole = ((x < 0) & (floor == -x)) | _C.isnan(x)
+    return _C.where(pole, float("nan"), sign)
+
+
+def gamma(x):
+    x = _float(x)
+    return gammasgn(x) * _C.exp(_C.lgamma(x))
+
+
+def rgamma(x):
+    """1 / gamma(x): zero at the poles."""
+    x = _float(x)
+    pole = (x <= 0) & (_C.floor(x) == x)
+    safe = _C.where(pole, 0.5, x)
+    return _C.where(pole, 0.0, gammasgn(safe) * _C.exp(-_C.lgamma(safe)))
+
+
+def betaln(a, b):
+    """log |B(a, b)|."""
+    a, b = _float_pair(a, b)
+    return _C.lgamma(a) + _C.lgamma(b) - _C.lgamma(a + b)
+
+
+def beta(a, b):
+    a, b = _float_pair(a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * _C.exp(betaln(a, b))
+
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension d."""
+    if isinstance(d, bool) or not isinstance(d, int) or d < 1:
+        raise ValueError(f"multigammaln: d must be a positive integer, got {d!r}")
+    a = _float(a)
+    if bool((a <= 0.5 * (d - 1)).any()):
+        raise ValueError(f"multigammaln: condition a ({a}) > 0.5 * (d-1) ({0.5 * (d - 1)}) "
+                         f"not met")
+    total = d * (d - 1) / 4 * math.log(math.pi)
+    return total + sum(_C.lgamma(a - 0.5 * j) for j in range(d))
+
+
+def polygamma(n, x):
+    """scipy.special.polygamma(n, x) for an integer order n."""
+    if isinstance(n, _C.Tensor):
+        if n.numel() != 1:
+            raise TypeError("polygamma: an array of orders is not supported; call it once per "
+                            "order")
+        n = int(n.item())
+    if int(n) != n or n < 0:
+        raise ValueError(f"polygamma: the order must be a non-negative integer, got {n!r}")
+    return _C.digamma(_float(x)) if n == 0 else _C._polygamma(_float(x), int(n))
+
+
+# ---- entropies, from x log x with the limits SciPy gives ----------------------------
+
+def entr(x):
+    """-x log x; 0 at 0, -inf for x < 0."""
+    x = _float(x)
+    safe = _C.where(x > 0, x, 1.0)
+    return _C.where(x > 0, -x * _C.log(safe), _C.where(x == 0, 0.0, float("-inf")))
+
+
+def rel_entr(x, y):
+    """x log(x / y) for x, y > 0; 0 for x == 0 <= y; inf otherwise."""
+    x, y = _float_pair(x, y)
+    both = (x > 0) & (y > 0)
+    sx, sy = _C.where(both, x, 1.0), _C.where(both, y, 1.0)
+    inside = sx * (_C.log(sx) - _C.log(sy))
+    edge = _C.where((x == 0) & (y >= 0), 0.0, float("inf"))
+    nan = _C.isnan(x) | _C.isnan(y)
+    return _C.where(nan, float("nan"), _C.where(both, inside, edge))
+
+
+def kl_div(x, y):
+    """rel_entr(x, y) - x + y for x, y > 0; y for x == 0 <= y; inf otherwise."""
+    x, y = _float_pair(x, y)
+    both = (x > 0) & (y > 0)
+    edge = _C.where((x == 0) & (y >= 0), y, float("inf"))
+    return _C.where(both, rel_entr(x, y) - x + y, _C.where(_C.isnan(x) | _C.isnan(y),
+                                                             float("nan"), edge))
+
+
+def log_expit(x):
+    """log(expit(x)) without overflow: -log1p(exp(-x)) for x >= 0, x - log1p(exp(x))
+    below."""
+    x = _float(x)
+    pos = x >= 0
+    return _C.where(pos, -_C.log1p(_C.exp(-_C.where(pos, x, 0.0))),
+                    x - _C.log1p(_C.exp(_C.where(pos, 0.0, x))))
+
+
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0 (NumPy's normalised sinc)."""
+    x = _float(x)
+    zero = x == 0
+    px = math.pi * _C.where(zero, 1.0, x)
+    return _C.where(zero, 1.0, _C.sin(px) / px)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """log(sum(b * exp(a))) over axis, shifted by the maximum so nothing
+    overflows; with return_sign, (log|sum|, sign)."""
+    a = _float(a)
+    if b is not None:
+        a, b = _C.broadcast_tensors(a, _tensor(b, like=a).to(a.dtype))
+    dims = tuple(range(a.ndim)) if axis is None else \
+        (axis,) if isinstance(axis, int) else tuple(axis)
+    dims = tuple(d % a.ndim for d in dims) if a.ndim else ()
+    if b is not None:  # where b == 0 the term is absent, whatever a is
+        a = _C.where(b == 0, float("-inf"), a)
+    top = _C.amax(a, dims, keepdim=True) if dims else a
+    top = _C.where(_C.isfinite(top), top, 0.0).detach()
+    terms = _C.exp(a - top)
+    if b is not None:
+        terms = terms * b
+    total = _C.sum(terms, dims, keepdim=True) if dims else terms
+    sign = _C.sign(total)
+    out = _C.log(_C.abs(total) if return_sign else total) + top
+    if not keepdims and dims:
+        out, sign = out.squeeze(dims), sign.squeeze(dims)
+    return (out, sign) if return_sign else out
+
+
+def _float_pair(a, b):
+    a, b = _tensor(a), _tensor(b)
+    a, b = _C.broadcast_tensors(a, b)
+    dtype = _C.result_type(a, b)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _C.get_default_dtype()
+    return a.to(dtype), b.to(dtype)
+
+
 def _unary(name):
     op = getattr(_C, name)
 
@@ -131,6 +271,15 @@ SPECIAL_UFUNCS = {
     "i0e": _unary("i0e"),
     "i1": _unary("i1"),
     "i1e": _unary("i1e"),
+    "gamma": gamma,
+    "rgamma": rgamma,
+    "gammasgn": gammasgn,
+    "beta": beta,
+    "betaln": betaln,
+    "entr": entr,
+    "rel_entr": rel_entr,
+    "kl_div": kl_div,
+    "log_expit": log_expit,
 }
 
 
@@ -161,4 +310,7 @@ def special_op(ufunc):
     """The torchlike implementation of a scipy.special ufunc; None for the
     ones without (those run SciPy on the ndarray, or raise a TypeError naming
     the function when a tensor requires grad)."""
-    return SPECIAL_UFUNCS.get(ufunc.__name__) if is_special(ufunc) else None
+    if not is_special(ufunc):
+        return None
+    from ._special_host import HOST_UFUNCS  # SciPy's values, recorded derivatives
+    return HOST_UFUNCS.get(ufunc.__name__) or SPECIAL_UFUNCS.get(ufunc.__name__)

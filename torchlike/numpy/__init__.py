@@ -17,7 +17,7 @@ Where things live (one file per area):
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
-  fft.py, random.py, linalg.py   the submodules
+  fft.py, random.py, linalg.py, special.py   the submodules (special: scipy.special)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
 ``Tensor.__array_function__``.
@@ -30,7 +30,7 @@ from .. import _C
 from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
 from . import _statistical, _utility  # noqa: F401
-from . import fft, linalg, random  # noqa: F401
+from . import fft, linalg, random, special  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
