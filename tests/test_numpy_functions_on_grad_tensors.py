@@ -157,3 +157,13 @@ def test_numpy_eigh_reads_one_triangle(uplo):
     s = tl.from_numpy(a.copy()).requires_grad_()
     tl.linalg.eigh(s)[0][-1].backward()
     np.testing.assert_allclose(np.asarray(s.grad), np.asarray(s.grad).T)
+
+
+def test_numpy_cholesky_reads_one_triangle():
+    a = np.array([[4.0, 9.0, 0.5], [1.0, 3.0, -1.0], [0.25, 0.5, 2.0]])
+    t = tl.from_numpy(a.copy()).requires_grad_()
+    np.testing.assert_allclose(np.asarray(np.linalg.cholesky(t).detach()),
+                               np.linalg.cholesky(a))
+    assert gradcheck(np.linalg.cholesky, (t,))
+    np.linalg.cholesky(t).sum().backward()
+    assert np.all(np.triu(np.asarray(t.grad), 1) == 0)

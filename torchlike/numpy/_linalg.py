@@ -251,7 +251,8 @@ def _install_linalg():
     TABLE[la.qr] = qr
 
     def cholesky(a, /, *, upper=False):
-        return tla.cholesky(_linalg_input(a), upper=upper)
+        # NumPy reads the lower triangle (the upper one with upper=True)
+        return tla.cholesky(_from_triangle(a, "U" if upper else "L"), upper=upper)
     TABLE[la.cholesky] = cholesky
 
     def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
