@@ -238,6 +238,8 @@ static PyGetSetDef tensor_getset[] = {
     {"itemsize", tensor_get_itemsize, NULL, NULL, NULL},
     {"nbytes", tensor_get_nbytes, NULL, NULL, NULL},
     {"_version", tensor_get_version, NULL, "the storage's in-place write counter", NULL},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, "attributes set from Python",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

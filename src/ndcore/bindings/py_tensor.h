@@ -187,5 +187,8 @@ extern PyMethodDef tl_py_dlpack_methods[];
 extern PyMethodDef tl_py_dlpack_functions[];
 extern PyType_Slot tl_py_buffer_slots[];
 
+/* storage accessors for pickling and save/load (py_storage.c) */
+extern PyMethodDef tl_py_storage_functions[];
+
 
 #endif
