@@ -227,14 +227,14 @@ def _tensor_from_storage(storage, dtype, offset, size, stride):
     byte_view = storage._bytes
     itemsize = dtype.itemsize
     if byte_view.shape[0] % itemsize:
-        raise RuntimeError(f"a storage of {byte_view.shape[0]} bytes can't hold {dtype} "
+        raise RuntimeError(f"a storage of {byte_view.shape[0]} bytes can't hold {dtype.name} "
                            f"elements ({itemsize} bytes each)")
     numel_storage = byte_view.shape[0] // itemsize
     if all(s > 0 for s in size):
         last = offset + sum((n - 1) * st for n, st in zip(size, stride))
         if last >= numel_storage:
             raise RuntimeError(f"checkpoint tensor of size {list(size)}, stride {list(stride)} "
-                               f"and offset {offset} reaches element {last} of a {dtype} "
+                               f"and offset {offset} reaches element {last} of a {dtype.name} "
                                f"storage of only {numel_storage} elements")
     if numel_storage == 0:
         return _C.empty(size, dtype=dtype, device=byte_view.device)
@@ -533,6 +533,11 @@ class _SavedStorage:
         self.key, self.dtype, self.byte_tensor, self.location = key, dtype, byte_tensor, location
 
 
+def _location_tag(dev):
+    """A storage's location as checkpoints spell it: "cpu", "cuda:0" ..."""
+    return "cpu" if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
+
+
 class _CheckpointPickler(pickle._Pickler):
     """Writes data.pkl: tensors as PyTorch's rebuild calls, storages as
     persistent ids, torchlike dtypes/devices/sizes under torch's names.
@@ -549,10 +554,8 @@ class _CheckpointPickler(pickle._Pickler):
         sid = _C._storage_id(t)
         saved = self.storages.get(sid)
         if saved is None:
-            dev = t.device
-            location = "cpu" if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
             saved = _SavedStorage(str(len(self.storages)), t.dtype, _C._storage_bytes(t),
-                                  location)
+                                  _location_tag(t.device))
             self.storages[sid] = saved
         elif saved.dtype != t.dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same "
@@ -747,9 +750,13 @@ def _refused(full):
         f"run arbitrary code)")
 
 
-class _WeightsUnpickler(pickle.Unpickler):
+class _WeightsUnpickler(pickle._Unpickler):
     """Resolves only allowlisted globals: everything a pickle can call comes
-    from find_class, so refusing here means nothing else is ever called."""
+    from find_class, so refusing here means nothing else is ever called.
+
+    The pure-Python unpickler is used on purpose: its memo is a dict, where
+    the C one grows an array to the largest index a PUT names, so a hostile
+    LONG_BINPUT could make it allocate and clear gigabytes."""
 
     def __init__(self, file, persistent_load, **kwargs):
         super().__init__(file, **kwargs)

@@ -1,0 +1,408 @@
+"""Pickling of tensors and torchlike.save/load: sharing, dtypes, the file
+layout PyTorch expects, weights-only safety, map_location, mmap, byte order."""
+import collections
+import copy
+import io
+import os
+import pickle
+import pickletools
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+from torchlike import serialization
+
+ALL_DTYPES = [tl.bool, tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64, tl.float16,
+              tl.bfloat16, tl.float32, tl.float64, tl.complex64, tl.complex128]
+
+
+def raw(t):
+    """The tensor's elements as bytes (row-major), for exact comparison."""
+    flat = t.detach().reshape(-1).contiguous()
+    return bytes(memoryview(flat.view(tl.uint8))) if flat.numel() else b""
+
+
+def sample(dtype, shape=(3, 4)):
+    values = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) * 1.5 - 4
+    if dtype == tl.bool:
+        return tl.tensor(values > 0)
+    if dtype.is_complex:
+        return tl.tensor(values + 1j * (values * 0.5 + 3), dtype=dtype)
+    return tl.tensor(values, dtype=tl.float64).to(dtype)
+
+
+def same_storage(a, b):
+    return a.untyped_storage() is b.untyped_storage()
+
+
+def roundtrip(obj, **kwargs):
+    buf = io.BytesIO()
+    tl.save(obj, buf, **kwargs)
+    buf.seek(0)
+    return tl.load(buf)
+
+
+# ---- pickle and copy ---------------------------------------------------------------
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_pickle_keeps_views_sharing_storage(protocol):
+    base = tl.arange(12.0).reshape(3, 4)
+    views = [base, base.t(), base[1], base[:, 2], base[::2, 1::2]]
+    out = pickle.loads(pickle.dumps(views, protocol=protocol))
+    for v, w in zip(views, out):
+        assert (w.shape, w.stride(), w.storage_offset()) == (v.shape, v.stride(),
+                                                             v.storage_offset())
+        assert raw(w) == raw(v)
+        assert same_storage(w, out[0])
+    assert not same_storage(out[0], base)
+    out[0][1, 2] = 100.0
+    assert out[1][2, 1].item() == 100.0 and out[3][1].item() == 100.0
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_pickle_every_dtype(dtype):
+    for t in (sample(dtype), sample(dtype)[:, ::2], sample(dtype, ()), sample(dtype, (0, 3))):
+        out = pickle.loads(pickle.dumps(t))
+        assert out.dtype == dtype and out.shape == t.shape and raw(out) == raw(t)
+
+
+def test_pickle_keeps_requires_grad():
+    leaf = tl.ones(3, requires_grad=True)
+    plain = tl.ones(3)
+    a, b = pickle.loads(pickle.dumps((leaf, plain)))
+    assert a.requires_grad and a.is_leaf and not b.requires_grad
+
+
+def test_pickle_protocol5_out_of_band_buffers_are_zero_copy():
+    t = tl.arange(1000.0)
+    buffers = []
+    data = pickle.dumps(t, protocol=5, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 1000
+    held = bytearray(buffers[0].raw())
+    out = pickle.loads(data, buffers=[held])
+    held[0:4] = struct.pack("<f", 42.0)
+    assert out[0].item() == 42.0
+
+
+def test_copy_copy_shares_and_deepcopy_does_not():
+    base = tl.arange(6.0).reshape(2, 3)
+    shallow = copy.copy(base)
+    assert same_storage(shallow, base)
+    deep = copy.deepcopy([base, base.t()])
+    assert same_storage(deep[0], deep[1]) and not same_storage(deep[0], base)
+    deep[0][0, 1] = -1.0
+    assert deep[1][1, 0].item() == -1.0 and base[0, 1].item() == 1.0
+
+
+def test_deepcopy_copies_grad_and_refuses_non_leaves():
+    x = tl.ones(2, requires_grad=True)
+    (x * 3).sum().backward()
+    y = copy.deepcopy(x)
+    assert y.requires_grad and y.grad is not None and y.grad.tolist() == [3.0, 3.0]
+    assert not same_storage(y.grad, x.grad)
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(x * 2)
+
+
+class Tagged(tl.Tensor):
+    """A user subclass: pickles as its class, with its attributes."""
+
+
+def test_subclass_pickles_as_its_class_with_attributes():
+    t = tl.Tensor._make_subclass(Tagged, tl.arange(4.0), True)
+    t.note = "hello"
+    for out in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+        assert type(out) is Tagged and out.note == "hello" and out.requires_grad
+        assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_attributes_of_a_plain_tensor_survive_pickle():
+    t = tl.zeros(2)
+    t.meta = {"k": 1}
+    out = pickle.loads(pickle.dumps(t))
+    assert type(out) is tl.Tensor and out.meta == {"k": 1}
+
+
+class Holder:
+    """A module-like object: tensors as attributes, one a view of another."""
+
+    def __init__(self):
+        self.weight = tl.arange(6.0).reshape(2, 3)
+        self.row = self.weight[0]
+
+
+def test_objects_holding_tensors_pickle_and_deepcopy():
+    for out in (pickle.loads(pickle.dumps(Holder())), copy.deepcopy(Holder())):
+        assert same_storage(out.weight, out.row)
+        out.weight[0, 0] = 9.0
+        assert out.row[0].item() == 9.0
+
+
+def test_parameters_pickle_when_nn_has_them():
+    param_cls = getattr(tl.nn, "Parameter", None)
+    if param_cls is None:
+        t = tl.ones(2, requires_grad=True)
+        assert roundtrip({"p": t})["p"].requires_grad
+        return
+    p = param_cls(tl.ones(2))
+    for out in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p), roundtrip(p)):
+        assert type(out) is param_cls and out.requires_grad
+
+
+# ---- save / load -----------------------------------------------------------------
+
+def test_save_load_roundtrip_nested_containers_and_sharing(tmp_path):
+    base = tl.arange(24.0).reshape(4, 6)
+    obj = {
+        "tensors": {str(d): sample(d) for d in ALL_DTYPES},
+        "views": [base, base[1], base.t(), base[::2, ::3], tl.ones(3).expand(2, 3)],
+        "scalars": (1, 2.5, "s", None, True, b"\x00\xff", 3 + 4j, 2 ** 70),
+        "od": collections.OrderedDict(a=tl.tensor(7), b={1, 2}),
+        "zero_d": tl.tensor(1.5, dtype=tl.float64),
+        "empty": tl.empty(0, 3),
+        "grad": tl.ones(2, requires_grad=True),
+        "dtype": tl.bfloat16, "device": tl.device("cpu"), "size": tl.Size([2, 3]),
+    }
+    for target in (tmp_path / "ckpt.pt", str(tmp_path / "ckpt2.pt")):
+        for zip_format in (True, False):
+            tl.save(obj, target, _use_new_zipfile_serialization=zip_format)
+            out = tl.load(target)
+            for key, t in obj["tensors"].items():
+                assert out["tensors"][key].dtype == t.dtype and raw(out["tensors"][key]) == raw(t)
+            views = out["views"]
+            for v, w in zip(obj["views"], views):
+                assert (w.shape, w.stride(), w.storage_offset()) == (v.shape, v.stride(),
+                                                                     v.storage_offset())
+                assert raw(w) == raw(v)
+            assert all(same_storage(views[0], v) for v in views[1:4])
+            assert out["scalars"] == obj["scalars"] and type(out["od"]) is collections.OrderedDict
+            assert out["od"]["b"] == {1, 2} and out["od"]["a"].item() == 7
+            assert out["zero_d"].shape == () and out["zero_d"].dtype == tl.float64
+            assert out["empty"].shape == (0, 3) and out["grad"].requires_grad
+            assert (out["dtype"], out["device"], out["size"]) == (tl.bfloat16, tl.device("cpu"),
+                                                                  tl.Size([2, 3]))
+            assert type(out["size"]) is tl.Size
+
+
+def test_one_record_per_storage_and_the_records_pytorch_expects(tmp_path):
+    base = tl.arange(10.0)
+    path = tmp_path / "model.pt"
+    tl.save({"a": base, "b": base[2:5], "c": tl.zeros(3, dtype=tl.int64)}, path)
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        assert names == ["model/data.pkl", "model/.format_version", "model/.storage_alignment",
+                         "model/byteorder", "model/data/0", "model/data/1", "model/version",
+                         "model/.data/serialization_id"]
+        assert zf.read("model/byteorder") == b"little" and zf.read("model/version") == b"3\n"
+        assert zf.read("model/.format_version") == b"1"
+        assert zf.read("model/data/0") == base.numpy().tobytes()
+        with open(path, "rb") as f:
+            for name in ("model/data/0", "model/data/1"):
+                info = zf.getinfo(name)
+                f.seek(info.header_offset + 26)
+                n, m = struct.unpack("<HH", f.read(4))
+                assert (info.header_offset + 30 + n + m) % 64 == 0
+                assert info.compress_type == zipfile.ZIP_STORED
+        globals_, pids = set(), []
+        ops = list(pickletools.genops(zf.read("model/data.pkl")))
+    for op, arg, _ in ops:
+        if op.name == "GLOBAL":
+            globals_.add(arg)
+    assert globals_ == {"torch._utils _rebuild_tensor_v2", "torch FloatStorage",
+                        "torch LongStorage", "collections OrderedDict"}
+    assert ops[0][0].name == "PROTO" and ops[0][1] == 2
+
+
+def test_views_as_different_dtypes_of_one_storage_are_refused():
+    x = tl.zeros(4)
+    with pytest.raises(RuntimeError, match="view the same data as different types"):
+        roundtrip([x, x.view(tl.int32)])
+
+
+def test_load_from_file_objects_and_bad_arguments(tmp_path):
+    buf = io.BytesIO()
+    tl.save([tl.ones(2)], buf)
+    with pytest.raises(TypeError, match="BytesIO"):
+        tl.load(buf.getvalue())
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle, weights_only=True)
+    assert tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle,
+                   weights_only=False)[0].tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="path or a writable"):
+        tl.save(1, 3)
+
+
+# ---- weights_only -------------------------------------------------------------------
+
+MARKER = "torchlike_test_weights_only_marker"
+
+
+class Evil:
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+class Config:
+    def __init__(self, lr):
+        self.lr = lr
+
+
+def test_weights_only_refuses_os_system_and_runs_nothing(tmp_path):
+    marker = tmp_path / MARKER
+    for zip_format in (True, False):
+        buf = io.BytesIO()
+        tl.save({"w": tl.ones(2), "x": Evil(marker)}, buf,
+                _use_new_zipfile_serialization=zip_format)
+        buf.seek(0)
+        with pytest.raises(pickle.UnpicklingError,
+                           match=r"GLOBAL (posix|nt|os)\.system was not an allowed global"):
+            tl.load(buf)
+    assert not marker.exists()
+
+
+def test_safe_globals_allow_what_the_user_trusts():
+    buf = io.BytesIO()
+    tl.save({"cfg": Config(0.5), "w": tl.ones(1)}, buf)
+    data = buf.getvalue()
+    name = f"{__name__}.Config"
+    with pytest.raises(pickle.UnpicklingError, match=name.replace(".", r"\.")):
+        tl.load(io.BytesIO(data))
+    assert tl.load(io.BytesIO(data), weights_only=False)["cfg"].lr == 0.5
+    with serialization.safe_globals([Config]):
+        assert Config in serialization.get_safe_globals()
+        assert tl.load(io.BytesIO(data))["cfg"].lr == 0.5
+    assert Config not in serialization.get_safe_globals()
+    serialization.add_safe_globals([(Config, name)])
+    try:
+        assert tl.load(io.BytesIO(data))["cfg"].lr == 0.5
+    finally:
+        serialization.clear_safe_globals()
+    assert serialization.get_safe_globals() == []
+    with pytest.raises(TypeError):
+        serialization.add_safe_globals(Config)
+
+
+# ---- map_location -------------------------------------------------------------------
+
+@pytest.fixture
+def cuda_tagged(monkeypatch):
+    """A checkpoint whose storages say they were on cuda:0."""
+    monkeypatch.setattr(serialization, "_location_tag", lambda dev: "cuda:0")
+    buf = io.BytesIO()
+    tl.save({"w": tl.arange(3.0)}, buf)
+    monkeypatch.undo()
+    return buf.getvalue()
+
+
+def test_map_location_forms(cuda_tagged):
+    if not tl.cuda.is_available():
+        with pytest.raises(RuntimeError, match="map_location=torchlike.device\\('cpu'\\)"):
+            tl.load(io.BytesIO(cuda_tagged))
+    seen = []
+
+    def to_cpu(storage, location):
+        seen.append(location)
+        return storage
+
+    for where in ("cpu", b"cpu", tl.device("cpu"), {"cuda:0": "cpu"}, to_cpu):
+        out = tl.load(io.BytesIO(cuda_tagged), map_location=where)
+        assert out["w"].tolist() == [0.0, 1.0, 2.0] and out["w"].device == tl.device("cpu")
+    assert seen == ["cuda:0"]
+    with pytest.raises(TypeError, match="map_location"):
+        tl.load(io.BytesIO(cuda_tagged), map_location=3)
+    with pytest.raises(TypeError, match="expected a storage"):
+        tl.load(io.BytesIO(cuda_tagged), map_location=lambda s, loc: "cpu")
+
+
+# ---- mmap -----------------------------------------------------------------------------
+
+def test_mmap_storages_are_views_of_the_file(tmp_path):
+    path = tmp_path / "big.pt"
+    tl.save({"w": tl.arange(1000.0), "v": tl.arange(10, dtype=tl.int64)}, path)
+    out = tl.load(path, mmap=True)
+    assert out["w"][999].item() == 999.0
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("big/data/0")
+    with open(path, "rb") as f:
+        f.seek(info.header_offset + 26)
+        n, m = struct.unpack("<HH", f.read(4))
+    # The mapping is private: another writer's change to the file shows through
+    # (the pages were never copied) ...
+    with open(path, "r+b") as f:
+        f.seek(info.header_offset + 30 + n + m)
+        f.write(struct.pack("<f", -5.0))
+    assert out["w"][0].item() == -5.0
+    # ... while our writes stay in memory (copy-on-write) and never reach the file.
+    out["w"][1] = 77.0
+    with open(path, "rb") as f:
+        f.seek(info.header_offset + 30 + n + m + 4)
+        assert struct.unpack("<f", f.read(4))[0] == 1.0
+    with pytest.raises(RuntimeError, match="mmap"):
+        buf = io.BytesIO()
+        tl.save([1], buf, _use_new_zipfile_serialization=False)
+        buf.seek(0)
+        tl.load(buf, mmap=True)
+
+
+# ---- byte order --------------------------------------------------------------------------
+
+def test_default_load_endianness_applies_without_a_byteorder_record():
+    t = tl.tensor([1.0, 2.0], dtype=tl.float32)
+    buf = io.BytesIO()
+    tl.save(t, buf, _disable_byteorder_record=True)
+    swapped = np.array([1.0, 2.0], dtype="<f4").byteswap().view("<f4").tolist()
+    assert serialization.get_default_load_endianness() is None
+    try:
+        for endian, want in ((None, [1.0, 2.0]), (serialization.LoadEndianness.LITTLE, [1.0, 2.0]),
+                             (serialization.LoadEndianness.NATIVE, [1.0, 2.0]),
+                             (serialization.LoadEndianness.BIG, swapped)):
+            serialization.set_default_load_endianness(endian)
+            assert serialization.get_default_load_endianness() is endian
+            assert tl.load(io.BytesIO(buf.getvalue())).tolist() == want
+        with pytest.raises(TypeError):
+            serialization.set_default_load_endianness("big")
+    finally:
+        serialization.set_default_load_endianness(None)
+
+
+# ---- bad files ---------------------------------------------------------------------------
+
+def test_bad_files_raise_clear_errors(tmp_path):
+    good = io.BytesIO()
+    tl.save({"w": tl.arange(100.0)}, good)
+    data = good.getvalue()
+    with pytest.raises(EOFError):
+        tl.load(io.BytesIO(b""))
+    with pytest.raises(RuntimeError, match="neither a zip archive nor a pickle"):
+        tl.load(io.BytesIO(b"hello world"))
+    for cut in (10, len(data) // 2, len(data) - 10):
+        with pytest.raises(RuntimeError, match="not a valid checkpoint"):
+            tl.load(io.BytesIO(data[:cut]))
+    # A record shorter than data.pkl says: refused before any tensor is built.
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for info in zin.infolist():
+            body = zin.read(info)
+            zout.writestr(info.filename, body[:8] if info.filename.endswith("data/0") else body)
+    with pytest.raises(RuntimeError, match="holds 8 bytes.*400 bytes"):
+        tl.load(io.BytesIO(out.getvalue()))
+    legacy = io.BytesIO()
+    tl.save({"w": tl.arange(100.0)}, legacy, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="truncated"):
+        tl.load(io.BytesIO(legacy.getvalue()[:-20]))
+
+
+def test_a_view_reaching_outside_its_storage_is_refused():
+    storage = serialization.UntypedStorage(16)
+    typed = serialization.TypedStorage(storage, tl.float32)
+    with pytest.raises(RuntimeError, match="reaches element 4 of a float32 storage of only 4"):
+        serialization._rebuild_tensor_v2(typed, 1, (2, 2), (2, 1))
+    with pytest.raises(RuntimeError, match="negative"):
+        serialization._rebuild_tensor_v2(typed, 0, (2,), (-1,))
+    assert serialization._rebuild_tensor_v2(typed, 0, (2, 2), (2, 1)).shape == (2, 2)
