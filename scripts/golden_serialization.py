@@ -72,6 +72,8 @@ def skeleton(obj, lib, storages=None):
         return {"type": "bytes", "value": obj.hex()}
     if obj is None or isinstance(obj, (bool, int, str)):
         return {"type": type(obj).__name__, "value": obj}
+    if type(obj).__module__ == "numpy":
+        return {"type": "numpy", "dtype": str(obj.dtype), "value": obj.tolist()}
     raise TypeError(f"skeleton: unexpected {type(obj)}")
 
 

@@ -23,6 +23,7 @@ from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... an
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
+from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 
 _C._set_device_class(device)
 

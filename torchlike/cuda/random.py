@@ -3,7 +3,8 @@
 No CUDA generator is built yet.  As in PyTorch, seeding is lazy: manual_seed,
 manual_seed_all, seed and seed_all are accepted without a GPU and do nothing
 there (so ordinary "seed everything" code runs on the CPU); reading or setting
-a CUDA generator's state needs a GPU and raises RuntimeError without one.
+one CUDA generator's state needs a GPU and raises RuntimeError without one,
+while get_rng_state_all/set_rng_state_all cover every device there is (none).
 When the GPU generator lands it uses the same Philox counter mapping as the
 CPU one (docs/random.md)."""
 from .. import _C
@@ -49,7 +50,10 @@ def get_rng_state(device="cuda"):
 
 
 def get_rng_state_all():
-    _no_cuda("get_rng_state_all")
+    """The state of every CUDA device's generator: one per device, so an empty
+    list without a GPU (as in PyTorch, not an error: checkpoint code saves it
+    unconditionally)."""
+    return [get_rng_state(i) for i in range(_C._cuda_device_count())]
 
 
 def set_rng_state(new_state, device="cuda"):
@@ -57,4 +61,6 @@ def set_rng_state(new_state, device="cuda"):
 
 
 def set_rng_state_all(new_states):
-    _no_cuda("set_rng_state_all")
+    """Set each CUDA device's generator from get_rng_state_all()'s list."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)

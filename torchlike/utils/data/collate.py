@@ -1,0 +1,127 @@
+"""default_collate and default_convert, as in ``torch.utils.data._utils.collate``:
+how the DataLoader turns a list of samples into a batch (auto-batching) or a
+single sample into tensors (``batch_size=None``).
+
+The recursion follows the first sample's type: tensors stack along a new first
+dimension, NumPy arrays and scalars become tensors (then stack), Python floats
+become float64 and ints int64 tensors, strings stay lists, and mappings,
+named tuples and sequences are collated field by field."""
+import collections.abc
+import copy
+import re
+
+from ... import _C
+from ..._C import Tensor
+
+__all__ = ["default_collate", "default_convert"]
+
+# NumPy dtype codes of strings and objects, which have no tensor form.
+_np_str_obj_array_pattern = re.compile(r"[SaUO]")
+
+_collate_err_msg_format = ("default_collate: batch must contain tensors, numpy arrays, numbers, "
+                           "dicts or lists; found {}")
+
+
+def _is_numpy_array(x):
+    return type(x).__module__ == "numpy" and type(x).__name__ in ("ndarray", "memmap")
+
+
+def _is_numpy_scalar(x):
+    return (type(x).__module__ == "numpy" and not isinstance(x, (str, bytes))
+            and getattr(x, "shape", None) == ())
+
+
+def default_convert(data):
+    """NumPy arrays and scalars inside ``data`` become tensors; containers keep
+    their type (tuples become lists, as in PyTorch); other values stay."""
+    if isinstance(data, Tensor):
+        return data
+    if _is_numpy_array(data) or _is_numpy_scalar(data):
+        if _is_numpy_array(data) and _np_str_obj_array_pattern.search(data.dtype.str):
+            return data
+        return _C.as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update({key: default_convert(data[key]) for key in data})
+                return clone
+            return type(data)({key: default_convert(data[key]) for key in data})
+        except TypeError:
+            return {key: default_convert(data[key]) for key in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, d in enumerate(data):
+                    clone[i] = default_convert(d)
+                return clone
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
+
+
+def _stack(batch):
+    first = batch[0].shape
+    for i, t in enumerate(batch):
+        if t.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first)} at entry 0 and {list(t.shape)} at entry {i}")
+    return _C.stack(batch, 0)
+
+
+def default_collate(batch):
+    """Collate a list of samples into a batch (see the module docstring).
+
+    Tensors of unequal shapes raise RuntimeError naming both shapes; sequences
+    of unequal lengths raise RuntimeError; other types raise TypeError."""
+    elem = batch[0]
+    elem_type = type(elem)
+    if isinstance(elem, Tensor):
+        return _stack(batch)
+    if _is_numpy_array(elem):
+        if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+            raise TypeError(_collate_err_msg_format.format(elem.dtype))
+        return default_collate([_C.as_tensor(b) for b in batch])
+    if _is_numpy_scalar(elem):
+        return _C.as_tensor(batch)
+    if isinstance(elem, float):
+        return _C.tensor(batch, dtype=_C.float64)
+    if isinstance(elem, int):
+        return _C.tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        try:
+            if isinstance(elem, collections.abc.MutableMapping):
+                clone = copy.copy(elem)
+                clone.update({key: default_collate([d[key] for d in batch]) for key in elem})
+                return clone
+            return elem_type({key: default_collate([d[key] for d in batch]) for key in elem})
+        except TypeError:
+            return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
+        return elem_type(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        it = iter(batch)
+        elem_size = len(next(it))
+        if not all(len(e) == elem_size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [default_collate(samples) for samples in transposed]
+        try:
+            if isinstance(elem, collections.abc.MutableSequence):
+                clone = copy.copy(elem)
+                for i, samples in enumerate(transposed):
+                    clone[i] = default_collate(samples)
+                return clone
+            return elem_type([default_collate(samples) for samples in transposed])
+        except TypeError:
+            return [default_collate(samples) for samples in transposed]
+    raise TypeError(_collate_err_msg_format.format(elem_type))
