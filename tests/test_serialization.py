@@ -406,3 +406,41 @@ def test_a_view_reaching_outside_its_storage_is_refused():
     with pytest.raises(RuntimeError, match="negative"):
         serialization._rebuild_tensor_v2(typed, 0, (2,), (-1,))
     assert serialization._rebuild_tensor_v2(typed, 0, (2, 2), (2, 1)).shape == (2, 2)
+
+
+def test_zip64_records_and_directory_read_back(monkeypatch):
+    # Lower the zip64 threshold so a small checkpoint takes every zip64 path.
+    monkeypatch.setattr(serialization._ZipWriter, "LIMIT", 64)
+    obj = {"w": tl.arange(100.0), "v": tl.arange(3, dtype=tl.int16)}
+    buf = io.BytesIO()
+    tl.save(obj, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        assert zf.testzip() is None  # every CRC checks out
+        assert zf.read("archive/data/0") == obj["w"].numpy().tobytes()
+    buf.seek(0)
+    out = tl.load(buf)
+    assert out["w"].tolist() == obj["w"].tolist() and out["v"].tolist() == [0, 1, 2]
+
+
+def test_crc32_options_and_damaged_pickles():
+    assert serialization.get_crc32_options() is True
+    obj = {"w": tl.arange(4.0)}
+    serialization.set_crc32_options(False)
+    try:
+        buf = io.BytesIO()
+        tl.save(obj, buf)
+    finally:
+        serialization.set_crc32_options(True)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        assert all(info.CRC == 0 for info in zf.infolist())
+    buf.seek(0)
+    assert tl.load(buf)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    # With CRCs written, a flipped byte in data.pkl is caught before unpickling.
+    good = io.BytesIO()
+    tl.save(obj, good)
+    data = bytearray(good.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
+        info = zf.getinfo("archive/data.pkl")
+    data[info.header_offset + 30 + len("archive/data.pkl") + 5] ^= 0xFF
+    with pytest.raises(RuntimeError, match="data.pkl fails its CRC-32 check"):
+        tl.load(io.BytesIO(bytes(data)))

@@ -39,6 +39,7 @@ import struct
 import sys
 import weakref
 import zipfile
+import zlib
 from _codecs import encode as _codecs_encode
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 
@@ -48,6 +49,7 @@ from ._device import device as _device
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_default_load_endianness", "set_default_load_endianness",
+           "get_crc32_options", "set_crc32_options",
            "LoadEndianness", "UntypedStorage", "TypedStorage", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
@@ -637,39 +639,118 @@ def _archive_name(f):
     return "archive"
 
 
-def _write_record(zf, name, data, nbytes, align):
-    """One uncompressed record whose data starts at a multiple of `align` bytes
-    from the start of the file (an "FB" padding field in the local header)."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.file_size = nbytes
-    zip64 = nbytes * 1.05 > zipfile.ZIP64_LIMIT
-    if align > 1:
-        start = zf.fp.tell() + 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
-        pad = -start % align
-        info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
-    with zf.open(info, "w", force_zip64=zip64) as out:
+class _ZipWriter:
+    """A zip archive of stored (uncompressed) records, written in order as
+    PyTorch writes checkpoints: each record's data may start at a multiple of
+    `align` bytes (an "FB" padding field in its local header); zip64 fields
+    appear when sizes or offsets need them.
+
+    The CRC-32 of each large record is computed on worker threads (zlib
+    releases the GIL) while earlier records are being written, so a save
+    costs about the time of writing the bytes."""
+
+    _LOCAL = struct.Struct("<4s5H3L2H")
+    _CENTRAL = struct.Struct("<4s6H3L5H2L")
+    _EOCD = struct.Struct("<4s4H2LH")
+    _ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")
+    _ZIP64_LOCATOR = struct.Struct("<4sLQL")
+    _DOS_DATE = (1 << 5) | 1  # 1980-01-01, as PyTorch's writer stamps every record
+    LIMIT = 0xFFFFFFFF  # sizes and offsets from here on need zip64 fields (tests lower it)
+
+    def __init__(self, f):
+        self.f = f
+        self.pos = 0
+        self.entries = []
+
+    def _put(self, data):
+        self.f.write(data)
+        self.pos += len(data)
+
+    def record(self, name, data, crc, align=1):
+        name = name.encode("utf-8")
+        nbytes = len(data)
+        zip64 = nbytes >= self.LIMIT or self.pos >= self.LIMIT
+        extra = struct.pack("<2HQQ", 1, 16, nbytes, nbytes) if zip64 else b""
+        if align > 1:
+            pad = -(self.pos + self._LOCAL.size + len(name) + len(extra) + 4) % align
+            extra += b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        size32 = 0xFFFFFFFF if zip64 else nbytes
+        offset = self.pos
+        self._put(self._LOCAL.pack(b"PK\x03\x04", 45 if zip64 else 20, 0, 0, 0,
+                                   self._DOS_DATE, crc, size32, size32, len(name), len(extra)))
+        self._put(name)
+        self._put(extra)
         if nbytes:
-            out.write(data)
+            self._put(data)
+        self.entries.append((name, crc, nbytes, offset))
+
+    def close(self):
+        start = self.pos
+        for name, crc, nbytes, offset in self.entries:
+            zip64 = nbytes >= self.LIMIT or offset >= self.LIMIT
+            extra = struct.pack("<2H3Q", 1, 24, nbytes, nbytes, offset) if zip64 else b""
+            big = 0xFFFFFFFF
+            self._put(self._CENTRAL.pack(b"PK\x01\x02", 45 if zip64 else 20,
+                                         45 if zip64 else 20, 0, 0, 0, self._DOS_DATE, crc,
+                                         big if zip64 else nbytes, big if zip64 else nbytes,
+                                         len(name), len(extra), 0, 0, 0, 0,
+                                         big if zip64 else offset))
+            self._put(name)
+            self._put(extra)
+        size, count = self.pos - start, len(self.entries)
+        if count >= 0xFFFF or start >= self.LIMIT or size >= self.LIMIT:
+            eocd64 = self.pos
+            self._put(self._ZIP64_EOCD.pack(b"PK\x06\x06", 44, 45, 45, 0, 0, count, count,
+                                            size, start))
+            self._put(self._ZIP64_LOCATOR.pack(b"PK\x06\x07", 0, eocd64, 1))
+            count, size, start = 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF
+        self._put(self._EOCD.pack(b"PK\x05\x06", 0, 0, count, count, size, start, 0))
+
+
+_compute_crc32 = True
+
+
+def get_crc32_options():
+    """Whether :func:`save` computes the CRC-32 of each record (True by default)."""
+    return _compute_crc32
+
+
+def set_crc32_options(compute_crc32):
+    """Turn the CRC-32 of saved records off (written as 0, as PyTorch does) or
+    back on.  Off saves the time of one pass over the data; zip tools then
+    report the records as damaged, torch.load and torchlike.load read them."""
+    global _compute_crc32
+    _compute_crc32 = bool(compute_crc32)
+
+
+def _crc32(data):
+    return zlib.crc32(data) if _compute_crc32 else 0
 
 
 def _save_zip(obj, f, protocol, archive, write_byteorder):
+    from concurrent.futures import ThreadPoolExecutor
+
     data_pkl, storages = _pickle_checkpoint(obj, protocol)
-    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        prefix = archive + "/"
-        _write_record(zf, prefix + "data.pkl", data_pkl, len(data_pkl), 1)
-        _write_record(zf, prefix + ".format_version", b"1", 1, 1)
-        alignment = str(STORAGE_ALIGNMENT).encode()
-        _write_record(zf, prefix + ".storage_alignment", alignment, len(alignment), 1)
+    datas = [_host_bytes(saved) for saved in storages]
+    writer = _ZipWriter(f)
+    prefix = archive + "/"
+
+    def small(name, data):
+        writer.record(prefix + name, data, _crc32(data))
+
+    with ThreadPoolExecutor(max_workers=max(1, min(4, (os.cpu_count() or 1) - 1))) as pool:
+        crcs = [pool.submit(_crc32, data) for data in datas]
+        small("data.pkl", data_pkl)
+        small(".format_version", b"1")
+        small(".storage_alignment", str(STORAGE_ALIGNMENT).encode())
         if write_byteorder:
-            order = sys.byteorder.encode()
-            _write_record(zf, prefix + "byteorder", order, len(order), 1)
-        for saved in storages:
-            data = _host_bytes(saved)
-            _write_record(zf, f"{prefix}data/{saved.key}", data, data.nbytes, STORAGE_ALIGNMENT)
-        _write_record(zf, prefix + "version", _ZIP_FILE_VERSION, len(_ZIP_FILE_VERSION), 1)
-        sid = "".join(_random.choice("0123456789") for _ in range(40)).encode()
-        _write_record(zf, prefix + ".data/serialization_id", sid, len(sid), 1)
+            small("byteorder", sys.byteorder.encode())
+        for saved, data, crc in zip(storages, datas, crcs):
+            writer.record(f"{prefix}data/{saved.key}", data, crc.result(), STORAGE_ALIGNMENT)
+    small("version", _ZIP_FILE_VERSION)
+    small(".data/serialization_id",
+          "".join(_random.choice("0123456789") for _ in range(40)).encode())
+    writer.close()
 
 
 class _LegacyPickler(_CheckpointPickler):
@@ -895,13 +976,25 @@ class _ZipRecords:
             return False
 
     def read(self, name):
+        """A small record's bytes, checked against its CRC-32 unless that is 0
+        (not computed: set_crc32_options(False), as PyTorch also writes)."""
         try:
-            return self.zip.read(self.prefix + name)
+            info = self.zip.getinfo(self.prefix + name)
         except KeyError:
             raise RuntimeError(f"not a valid checkpoint: record {name} is missing") from None
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
-            raise RuntimeError(f"not a valid checkpoint: record {name} can't be read ({e})") \
-                from None
+        if info.compress_type != zipfile.ZIP_STORED:
+            try:
+                return self.zip.read(info)
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as e:
+                raise RuntimeError(f"not a valid checkpoint: record {name} can't be read "
+                                   f"({e})") from None
+        self.f.seek(self._data_offset(info))
+        data = self.f.read(info.file_size)
+        if len(data) != info.file_size:
+            raise RuntimeError(f"not a valid checkpoint: record {name} is truncated")
+        if info.CRC and zlib.crc32(data) != info.CRC:
+            raise RuntimeError(f"not a valid checkpoint: record {name} fails its CRC-32 check")
+        return data
 
     def _data_offset(self, info):
         self.f.seek(info.header_offset)
