@@ -129,7 +129,6 @@ class UntypedStorage:
         if self.nbytes() % width:
             raise RuntimeError(f"byteswap: a storage of {self.nbytes()} bytes is not a whole "
                                f"number of {dtype} elements")
-        import numpy as np
         host = self._bytes.cpu()
         host.numpy().view(f"u{width}").byteswap(inplace=True)
         if host is not self._bytes:
@@ -366,10 +365,6 @@ class _StorageType:
 
     def __repr__(self):
         return f"torch.{self.name}"
-
-
-class _LazyParameter:
-    """``torch.nn.parameter.Parameter`` resolved when first needed (nn imports us)."""
 
 
 def _torch_globals():

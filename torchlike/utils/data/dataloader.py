@@ -8,7 +8,6 @@ Indices come from a sampler (``SequentialSampler``, or ``RandomSampler`` when
 makes the batch.  With ``batch_size=None`` each sample goes through
 ``default_convert`` alone.  An IterableDataset is read from its iterator in
 chunks of ``batch_size`` instead of being indexed."""
-import itertools
 import math
 import warnings
 
