@@ -31,6 +31,32 @@ def _is_numpy_scalar(x):
             and getattr(x, "shape", None) == ())
 
 
+def _like_mapping(template, items):
+    """`items` (a dict) in a mapping of template's type: a copy of it updated
+    when mutable, else the type built from the dict, else the dict itself."""
+    try:
+        if isinstance(template, collections.abc.MutableMapping):
+            clone = copy.copy(template)
+            clone.update(items)
+            return clone
+        return type(template)(items)
+    except TypeError:
+        return items
+
+
+def _like_sequence(template, values):
+    """`values` (a list) in a sequence of template's type, as _like_mapping."""
+    try:
+        if isinstance(template, collections.abc.MutableSequence):
+            clone = copy.copy(template)
+            for i, value in enumerate(values):
+                clone[i] = value
+            return clone
+        return type(template)(values)
+    except TypeError:
+        return values
+
+
 def default_convert(data):
     """NumPy arrays and scalars inside ``data`` become tensors; containers keep
     their type (tuples become lists, as in PyTorch); other values stay."""
@@ -41,28 +67,13 @@ def default_convert(data):
             return data
         return _C.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        try:
-            if isinstance(data, collections.abc.MutableMapping):
-                clone = copy.copy(data)
-                clone.update({key: default_convert(data[key]) for key in data})
-                return clone
-            return type(data)({key: default_convert(data[key]) for key in data})
-        except TypeError:
-            return {key: default_convert(data[key]) for key in data}
+        return _like_mapping(data, {key: default_convert(data[key]) for key in data})
     if isinstance(data, tuple) and hasattr(data, "_fields"):  # namedtuple
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        try:
-            if isinstance(data, collections.abc.MutableSequence):
-                clone = copy.copy(data)
-                for i, d in enumerate(data):
-                    clone[i] = default_convert(d)
-                return clone
-            return type(data)([default_convert(d) for d in data])
-        except TypeError:
-            return [default_convert(d) for d in data]
+        return _like_sequence(data, [default_convert(d) for d in data])
     return data
 
 
@@ -97,14 +108,7 @@ def default_collate(batch):
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
-        try:
-            if isinstance(elem, collections.abc.MutableMapping):
-                clone = copy.copy(elem)
-                clone.update({key: default_collate([d[key] for d in batch]) for key in elem})
-                return clone
-            return elem_type({key: default_collate([d[key] for d in batch]) for key in elem})
-        except TypeError:
-            return {key: default_collate([d[key] for d in batch]) for key in elem}
+        return _like_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
         return elem_type(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
@@ -112,16 +116,6 @@ def default_collate(batch):
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
-        if isinstance(elem, tuple):
-            return [default_collate(samples) for samples in transposed]
-        try:
-            if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
-                for i, samples in enumerate(transposed):
-                    clone[i] = default_collate(samples)
-                return clone
-            return elem_type([default_collate(samples) for samples in transposed])
-        except TypeError:
-            return [default_collate(samples) for samples in transposed]
+        collated = [default_collate(samples) for samples in zip(*batch)]
+        return collated if isinstance(elem, tuple) else _like_sequence(elem, collated)
     raise TypeError(_collate_err_msg_format.format(elem_type))
