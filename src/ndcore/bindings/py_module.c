@@ -4,6 +4,7 @@
 #define TL_NUMPY_IMPORT
 #include "ndcore/bindings/py_tensor.h"
 #include "grad/py_grad.h"
+#include "ndcore/bindings/py_optim.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_parallel.h"
@@ -142,7 +143,8 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_storage_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_linalg_functions) < 0 ||
       tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
-      tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0) {
+      tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0 ||
+      tl_py_optim_init(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

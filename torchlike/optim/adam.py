@@ -1,0 +1,138 @@
+"""Adam and AdamW (Kingma & Ba; Loshchilov & Hutter), with amsgrad, as
+torch.optim.Adam / AdamW."""
+import math
+
+from .optimizer import Optimizer, _multi_tensor_step, _step_tensor
+from .. import _C
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["Adam", "AdamW"]
+
+
+def _check_adam_args(lr, betas, eps, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    """m = beta1 * m + (1 - beta1) * g,  v = beta2 * v + (1 - beta2) * g^2,
+    p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps),
+    with v replaced by its running maximum under amsgrad.  weight_decay adds
+    weight_decay * p to g, or with decoupled_weight_decay (AdamW) scales p by
+    1 - lr * weight_decay first."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _check_adam_args(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _init_group(self, group):
+        params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], [], [], []
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = _step_tensor()
+                state["exp_avg"] = _C.zeros_like(p)
+                state["exp_avg_sq"] = _C.zeros_like(p)
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = _C.zeros_like(p)
+            params.append(p)
+            grads.append(p.grad)
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            max_sqs.append(state["max_exp_avg_sq"] if group["amsgrad"] else None)
+            steps.append(state["step"])
+        return params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps
+
+    def step(self, closure=None):
+        loss = self._call_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = self._init_group(group)
+                if not _multi_tensor_step("adam", group, params, grads,
+                                          [exp_avgs, exp_avg_sqs, max_sqs], [steps]):
+                    _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps,
+                                        group)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p *= 1 - lr * weight_decay before the
+    Adam update (default weight_decay 1e-2)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True
+
+
+def _lerp_(x, end, weight):
+    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
+    return x.add_(end.sub(x), alpha=weight)
+
+
+def _addcmul_(x, a, b, value):
+    """x += (value * a) * b, in PyTorch's addcmul order."""
+    return x.add_(a.mul(value).mul_(b))
+
+
+def _addcdiv_(x, a, b, value):
+    """x += (value * a) / b, in PyTorch's addcdiv order."""
+    return x.add_(a.mul(value).div_(b))
+
+
+def _weight_decay(param, grad, group):
+    """The L2 term (added to the gradient) or, decoupled, the shrink of p."""
+    wd = group["weight_decay"]
+    if wd != 0:
+        if group.get("decoupled_weight_decay", False):
+            param.mul_(1 - group["lr"] * wd)
+        else:
+            grad = grad.add(param, alpha=wd)
+    return grad
+
+
+def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, group):
+    lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+    for param, grad, exp_avg, exp_avg_sq, max_sq, step_t in zip(
+            params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps):
+        if group["maximize"]:
+            grad = -grad
+        step_t += 1
+        grad = _weight_decay(param, grad, group)
+        _lerp_(exp_avg, grad, 1 - beta1)
+        _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+        step = step_t.item()
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = math.sqrt(bias_correction2)
+        if group["amsgrad"]:
+            _C.maximum(max_sq, exp_avg_sq, out=max_sq)
+            denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        _addcdiv_(param, exp_avg, denom, -step_size)

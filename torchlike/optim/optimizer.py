@@ -1,0 +1,369 @@
+"""The Optimizer base class: parameter groups, per-parameter state, state
+dicts in PyTorch's layout, step hooks and zero_grad.
+
+Invariants: every parameter appears in exactly one group, once; `state` is
+keyed by the parameter tensor itself; a state dict names parameters by their
+position across all groups (0, 1, ... in group order), so it can be loaded
+into an optimizer built over other tensors of the same shapes."""
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, defaultdict
+
+from .. import _C
+from .._C import Tensor
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
+           "register_optimizer_step_post_hook"]
+
+
+class _RequiredParameter:
+    """Marks an option that has no default: each group must give it."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_pre_hooks = OrderedDict()
+_global_post_hooks = OrderedDict()
+_hook_ids = itertools.count()
+
+
+class RemovableHandle:
+    """What the register_* methods return: `remove()` takes the hook out."""
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self.id = next(_hook_ids)
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """A hook run before every optimizer's step: hook(optimizer, args, kwargs)."""
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """A hook run after every optimizer's step: hook(optimizer, args, kwargs)."""
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
+
+
+def _with_step_hooks(step):
+    """Wrap a subclass's step: pre-hooks (which may replace the arguments),
+    the step, post-hooks; and note that the optimizer has stepped, which the
+    learning-rate schedulers check."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for hook in itertools.chain(_global_pre_hooks.values(), self._step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), "
+                        f"but got {result}.")
+                args, kwargs = result
+        out = step(self, *args, **kwargs)
+        self._opt_called = True
+        for hook in itertools.chain(self._step_post_hooks.values(), _global_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper._with_step_hooks = True
+    return wrapper
+
+
+def _copy_state_value(value):
+    """A copy of a state value that shares no tensor with the original."""
+    if isinstance(value, Tensor):
+        return value.detach().clone()
+    if isinstance(value, dict):
+        return type(value)((k, _copy_state_value(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copy_state_value(v) for v in value)
+    return value
+
+
+def _step_tensor(value=0.0):
+    """The step counter as PyTorch keeps it: a 0-d float32 tensor."""
+    return _C.tensor(float(value), dtype=_C.float32)
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Args:
+        params: an iterable of tensors, or of dicts each holding a "params"
+            iterable and options that override `defaults` for that group.
+        defaults: the options every group gets unless it sets its own.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._step_pre_hooks = OrderedDict()
+        self._step_post_hooks = OrderedDict()
+        self._opt_called = False
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {type(params).__module__}.Tensor")
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if len(groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_with_step_hooks", False):
+            cls.step = _with_step_hooks(step)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+        self.__dict__.setdefault("_opt_called", False)
+        for group in self.param_groups:
+            for name, default in self.defaults.items():
+                if default is not required:
+                    group.setdefault(name, default)
+
+    def __repr__(self):
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    # ---- groups ----------------------------------------------------------------------
+    def add_param_group(self, param_group):
+        """Add a group of parameters, with options of its own (for example a
+        layer that trains with a different learning rate)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+
+        seen = set()
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                f"{type(param).__module__}.{type(param).__name__}")
+            if not param.is_floating_point():
+                raise ValueError("optimizer can only optimize floating-point Tensors, but one of "
+                                 f"the params has dtype {param.dtype}")
+            if not self.defaults.get("differentiable", False) and not (
+                    param.is_leaf or getattr(param, "retains_grad", False)):
+                raise ValueError("can't optimize a non-leaf Tensor")
+            if id(param) in seen:
+                raise ValueError("optimizer contains a parameter group with duplicate "
+                                 f"parameters (a tensor of shape {tuple(param.shape)} appears "
+                                 "twice)")
+            seen.add(id(param))
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+
+        for group in self.param_groups:
+            if not seen.isdisjoint(id(p) for p in group["params"]):
+                raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ---- gradients -------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's gradient: to None (the default, which frees
+        the memory and lets the next backward write a fresh one), or to zeros."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    grad = p.grad
+                    if grad.grad_fn is not None:
+                        grad = grad.detach()
+                        p.grad = grad
+                    else:
+                        grad.requires_grad_(False)
+                    grad.zero_()
+
+    def step(self, closure=None):
+        """One optimization step.  `closure`, when given, re-evaluates the
+        model and returns the loss (LBFGS needs it; the others call it once,
+        with grad enabled, and return its value)."""
+        raise NotImplementedError
+
+    # ---- hooks -----------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), run
+        before each step."""
+        handle = RemovableHandle(self._step_pre_hooks)
+        self._step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None, run after each step."""
+        handle = RemovableHandle(self._step_post_hooks)
+        self._step_post_hooks[handle.id] = hook
+        return handle
+
+    # ---- state dicts -----------------------------------------------------------------
+    def state_dict(self):
+        """{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}.
+
+        Parameters are numbered across groups in order.  The state's tensors
+        are the optimizer's own (as in PyTorch): copy them to keep a snapshot
+        that later steps do not change."""
+        index_of = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index_of.setdefault(id(p), len(index_of))
+            packed["params"] = [index_of[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Load a state dict made by `state_dict()` (here or by PyTorch): the
+        groups must match in number and size.  Tensors are copied onto each
+        parameter's device, floating ones cast to its dtype (the step counters
+        keep theirs)."""
+        groups = self.param_groups
+        saved_groups = state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups "
+                             f"({len(saved_groups)} against the optimizer's {len(groups)})")
+        for group, saved in zip(groups, saved_groups):
+            if len(group["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't "
+                                 f"match the size of optimizer's group ({len(saved['params'])} "
+                                 f"parameters against {len(group['params'])})")
+        param_of = {
+            old: p for old, p in zip(
+                itertools.chain.from_iterable(g["params"] for g in saved_groups),
+                itertools.chain.from_iterable(g["params"] for g in groups))}
+
+        def cast(param, value, key=None):
+            if isinstance(value, Tensor):
+                if key == "step" or not value.is_floating_point():
+                    return value.detach().clone()
+                return value.detach().to(dtype=param.dtype, device=param.device).clone()
+            if isinstance(value, dict):
+                return {k: cast(param, v, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return value
+
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in param_of:
+                param = param_of[key]
+                state[param] = cast(param, value)
+            else:
+                state[key] = _copy_state_value(value)
+
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            new_group = {k: _copy_state_value(v) for k, v in saved.items() if k != "params"}
+            new_group["params"] = group["params"]
+            new_groups.append(new_group)
+        self.__setstate__({"state": state, "param_groups": new_groups})
+
+    # ---- helpers for subclasses ------------------------------------------------------
+    @staticmethod
+    def _call_closure(closure):
+        if closure is None:
+            return None
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            return closure()
+
+    @staticmethod
+    def _params_with_grad(group):
+        return [p for p in group["params"] if p.grad is not None]
+
+
+def _use_multi_tensor(foreach, differentiable, *tensor_lists):
+    """Whether a group's step can go through the C multi-tensor kernels: the
+    default (foreach=None) whenever every tensor is a contiguous CPU float32 or
+    float64 tensor of one dtype.  foreach=False always takes the per-parameter
+    path; foreach=True asks for the kernel and falls back when it cannot run."""
+    if foreach is False or differentiable:
+        return False
+    dtype = None
+    for tensors in tensor_lists:
+        for t in tensors:
+            if t is None:
+                continue
+            if dtype is None:
+                dtype = t.dtype
+            if (t.dtype != dtype or t.device.type != "cpu" or not t.is_contiguous()
+                    or t.dtype not in (_C.float32, _C.float64)):
+                return False
+    return True
+
+
+def _get_value(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+_no_grad = no_grad
+
+
+def _multi_tensor_step(kind, group, params, grads, buffers, scalars, fresh=None):
+    """Run one group's step in the C multi-tensor kernel when it can, and
+    return True; False means the caller runs its per-parameter path.
+
+    buffers: lists parallel to params (the per-parameter state tensors the
+    kernel reads and writes, None where an option leaves one out); scalars:
+    lists of 0-d float32 state tensors (the step counter first) that the
+    kernel advances; fresh: per parameter, whether its momentum buffer is new
+    (SGD).  Both paths compute the same float operations in the same
+    order, so their results are bit-identical."""
+    kernel = getattr(_C, "_optim_step", None)
+    if kernel is None or not _use_multi_tensor(group.get("foreach"),
+                                               group.get("differentiable", False),
+                                               params, grads, *buffers):
+        return False
+    kernel(kind, group, params, grads, buffers, scalars, fresh)
+    return True

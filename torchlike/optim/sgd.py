@@ -1,0 +1,67 @@
+"""Stochastic gradient descent, with momentum, dampening, Nesterov momentum
+and L2 weight decay, as torch.optim.SGD."""
+from .optimizer import Optimizer, _multi_tensor_step
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """g = grad (+ weight_decay * p); with momentum, b = momentum * b + (1 - dampening) * g
+    (b = g on the first step) and g = b, or g + momentum * b when nesterov;
+    then p -= lr * g.  maximize ascends instead."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._call_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params = self._params_with_grad(group)
+                grads = [p.grad for p in params]
+                momentum = group["momentum"]
+                bufs = [self.state[p].get("momentum_buffer") if momentum != 0 else None
+                        for p in params]
+                fresh = [b is None for b in bufs]
+                if momentum != 0:
+                    # The kernel fills a new buffer with the step's gradient.
+                    bufs = [p.new_zeros(p.shape) if b is None else b for p, b in zip(params, bufs)]
+                if _multi_tensor_step("sgd", group, params, grads, [bufs], [], fresh):
+                    pass
+                else:
+                    _single_tensor_sgd(params, grads, bufs, fresh, group)
+                if momentum != 0:
+                    for p, b in zip(params, bufs):
+                        self.state[p]["momentum_buffer"] = b
+        return loss
+
+
+def _single_tensor_sgd(params, grads, bufs, fresh, group):
+    lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+    weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+    for param, grad, buf, new in zip(params, grads, bufs, fresh):
+        if maximize:
+            grad = -grad
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        if momentum != 0:
+            if new:
+                buf.copy_(grad)
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        param.add_(grad, alpha=-lr)
