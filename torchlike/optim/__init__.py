@@ -7,7 +7,16 @@ parameters (the multi-tensor path, bit-identical to the per-parameter one);
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .rprop import Rprop  # noqa: F401
+from .asgd import ASGD  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler", "swa_utils"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad",
+           "Adadelta", "RMSprop", "Rprop", "ASGD", "lr_scheduler", "swa_utils"]

@@ -2,9 +2,9 @@
 torch.optim.Adam / AdamW."""
 import math
 
-from .optimizer import Optimizer, _multi_tensor_step, _step_tensor
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _lerp_, _multi_tensor_step,
+                        _step_tensor, _weight_decay)
 from .. import _C
-from ..autograd.grad_mode import no_grad
 
 __all__ = ["Adam", "AdamW"]
 
@@ -39,36 +39,16 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    def _init_group(self, group):
-        params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], [], [], []
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _step_tensor()
-                state["exp_avg"] = _C.zeros_like(p)
-                state["exp_avg_sq"] = _C.zeros_like(p)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = _C.zeros_like(p)
-            params.append(p)
-            grads.append(p.grad)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            max_sqs.append(state["max_exp_avg_sq"] if group["amsgrad"] else None)
-            steps.append(state["step"])
-        return params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps
+    def _init_state(self, p, state, group):
+        state["step"] = _step_tensor()
+        state["exp_avg"] = _C.zeros_like(p)
+        state["exp_avg_sq"] = _C.zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = _C.zeros_like(p)
 
     def step(self, closure=None):
-        loss = self._call_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps = self._init_group(group)
-                if not _multi_tensor_step("adam", group, params, grads,
-                                          [exp_avgs, exp_avg_sqs, max_sqs], [steps]):
-                    _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps,
-                                        group)
-        return loss
+        return self._multi_or_single("adam", ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"),
+                                     ("step",), _single_tensor_adam, closure)
 
 
 class AdamW(Adam):
@@ -89,36 +69,10 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-def _lerp_(x, end, weight):
-    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
-    return x.add_(end.sub(x), alpha=weight)
-
-
-def _addcmul_(x, a, b, value):
-    """x += (value * a) * b, in PyTorch's addcmul order."""
-    return x.add_(a.mul(value).mul_(b))
-
-
-def _addcdiv_(x, a, b, value):
-    """x += (value * a) / b, in PyTorch's addcdiv order."""
-    return x.add_(a.mul(value).div_(b))
-
-
-def _weight_decay(param, grad, group):
-    """The L2 term (added to the gradient) or, decoupled, the shrink of p."""
-    wd = group["weight_decay"]
-    if wd != 0:
-        if group.get("decoupled_weight_decay", False):
-            param.mul_(1 - group["lr"] * wd)
-        else:
-            grad = grad.add(param, alpha=wd)
-    return grad
-
-
-def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps, group):
+def _single_tensor_adam(params, grads, buffers, scalars, group):
     lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-    for param, grad, exp_avg, exp_avg_sq, max_sq, step_t in zip(
-            params, grads, exp_avgs, exp_avg_sqs, max_sqs, steps):
+    for param, grad, exp_avg, exp_avg_sq, max_sq, step_t in zip(params, grads, *buffers,
+                                                                 *scalars):
         if group["maximize"]:
             grad = -grad
         step_t += 1

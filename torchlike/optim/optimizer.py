@@ -322,6 +322,39 @@ class Optimizer:
     def _params_with_grad(group):
         return [p for p in group["params"] if p.grad is not None]
 
+    def _group_tensors(self, group, buffer_keys, scalar_keys):
+        """The group's parameters that have a gradient, their gradients, and
+        per key a list of their state tensors (None where the state lacks the
+        key); a parameter without state gets it from self._init_state first."""
+        params, grads = [], []
+        buffers = [[] for _ in buffer_keys]
+        scalars = [[] for _ in scalar_keys]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                self._init_state(p, state, group)
+            params.append(p)
+            grads.append(p.grad)
+            for key, out in zip(buffer_keys, buffers):
+                out.append(state.get(key))
+            for key, out in zip(scalar_keys, scalars):
+                out.append(state[key])
+        return params, grads, buffers, scalars
+
+    def _multi_or_single(self, kind, buffer_keys, scalar_keys, single, closure):
+        """The step of the elementwise optimizers: per group, the C kernel
+        when it can run, else single(params, grads, buffers, scalars, group)."""
+        loss = self._call_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                params, grads, buffers, scalars = self._group_tensors(group, buffer_keys,
+                                                                      scalar_keys)
+                if not _multi_tensor_step(kind, group, params, grads, buffers, scalars):
+                    single(params, grads, buffers, scalars, group)
+        return loss
+
 
 def _use_multi_tensor(foreach, differentiable, *tensor_lists):
     """Whether a group's step can go through the C multi-tensor kernels: the
@@ -367,3 +400,31 @@ def _multi_tensor_step(kind, group, params, grads, buffers, scalars, fresh=None)
         return False
     kernel(kind, group, params, grads, buffers, scalars, fresh)
     return True
+
+
+# ---- the per-parameter path's building blocks: each is one or two tensor ops whose
+# rounding the C kernels reproduce (src/nn/optim_kernels.c) ----
+def _lerp_(x, end, weight):
+    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
+    return x.add_(end.sub(x), alpha=weight)
+
+
+def _addcmul_(x, a, b, value):
+    """x += (value * a) * b, in PyTorch's addcmul order."""
+    return x.add_(a.mul(value).mul_(b))
+
+
+def _addcdiv_(x, a, b, value):
+    """x += (value * a) / b, in PyTorch's addcdiv order."""
+    return x.add_(a.mul(value).div_(b))
+
+
+def _weight_decay(param, grad, group):
+    """The L2 term (added to the gradient) or, decoupled, the shrink of p."""
+    wd = group["weight_decay"]
+    if wd != 0:
+        if group.get("decoupled_weight_decay", False):
+            param.mul_(1 - group["lr"] * wd)
+        else:
+            grad = grad.add(param, alpha=wd)
+    return grad

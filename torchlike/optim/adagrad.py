@@ -1,0 +1,53 @@
+"""Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
+from .optimizer import Optimizer, _addcdiv_, _step_tensor, _weight_decay
+from .. import _C
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """s += g^2,  p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps).
+    The state (s filled with initial_accumulator_value) exists from the start."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
+                 initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
+                 differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: "
+                             f"{initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, self.state[p], group)
+
+    def _init_state(self, p, state, group):
+        state["step"] = _step_tensor()
+        state["sum"] = _C.full_like(p, group["initial_accumulator_value"])
+
+    def step(self, closure=None):
+        return self._multi_or_single("adagrad", ("sum",), ("step",), _single_tensor_adagrad,
+                                     closure)
+
+
+def _single_tensor_adagrad(params, grads, buffers, scalars, group):
+    lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+    for param, grad, state_sum, step_t in zip(params, grads, *buffers, *scalars):
+        step_t += 1
+        if group["maximize"]:
+            grad = -grad
+        grad = _weight_decay(param, grad, group)
+        clr = lr / (1 + (step_t.item() - 1) * lr_decay)
+        state_sum.add_(grad * grad)
+        std = state_sum.sqrt().add_(eps)
+        _addcdiv_(param, grad, std, -clr)
