@@ -1,0 +1,286 @@
+"""L-BFGS, with an optional strong-Wolfe line search, as torch.optim.LBFGS.
+
+The parameters are handled as one flat vector (the concatenation of all of
+them, in order).  The scalars of the algorithm (directional derivatives,
+step lengths, curvature pairs' 1/(y.s)) are Python floats; with float64
+parameters this is PyTorch's arithmetic exactly, with float32 ones PyTorch
+keeps them as float32 tensors, so trajectories agree to float32 precision."""
+from .optimizer import Optimizer
+from .. import _C
+from ..autograd.grad_mode import no_grad, enable_grad
+
+__all__ = ["LBFGS"]
+
+
+def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
+    """The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2),
+    clamped to bounds (default: the interval between x1 and x2); the bounds'
+    midpoint when the cubic has no real minimiser."""
+    if bounds is not None:
+        lo, hi = bounds
+    else:
+        lo, hi = (x1, x2) if x1 <= x2 else (x2, x1)
+    d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
+    d2_square = d1 ** 2 - g1 * g2
+    if d2_square >= 0:
+        d2 = d2_square ** 0.5
+        if x1 <= x2:
+            min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+        else:
+            min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2))
+        return min(max(min_pos, lo), hi)
+    return (lo + hi) / 2.
+
+
+def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
+                  max_ls=25):
+    """Find a step t along d satisfying the strong Wolfe conditions: first
+    bracket one (growing t by cubic extrapolation), then zoom into the
+    bracket by cubic interpolation.  Returns (f, g, t, evaluations)."""
+    d_norm = d.abs().max().item()
+    g = g.clone()
+    f_new, g_new = obj_func(x, t, d)
+    evals = 1
+    gtd_new = g_new.dot(d).item()
+    t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
+    done = False
+    ls_iter = 0
+    while ls_iter < max_ls:
+        if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
+            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
+            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
+            break
+        if abs(gtd_new) <= -c2 * gtd:
+            bracket, bracket_f, bracket_g = [t], [f_new], [g_new]
+            done = True
+            break
+        if gtd_new >= 0:
+            bracket, bracket_f = [t_prev, t], [f_prev, f_new]
+            bracket_g, bracket_gtd = [g_prev, g_new.clone()], [gtd_prev, gtd_new]
+            break
+        # Extrapolate: at least 1% past t, at most ten times t.
+        min_step = t + 0.01 * (t - t_prev)
+        max_step = t * 10
+        previous = t
+        t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
+                               bounds=(min_step, max_step))
+        t_prev, f_prev, g_prev, gtd_prev = previous, f_new, g_new.clone(), gtd_new
+        f_new, g_new = obj_func(x, t, d)
+        evals += 1
+        gtd_new = g_new.dot(d).item()
+        ls_iter += 1
+    if ls_iter == max_ls:
+        bracket, bracket_f, bracket_g = [0, t], [f, f_new], [g, g_new]
+
+    # Zoom: shrink the bracket until a point satisfies the conditions.
+    insuf_progress = False
+    low, high = (0, 1) if bracket_f[0] <= bracket_f[-1] else (1, 0)
+    while not done and ls_iter < max_ls:
+        if abs(bracket[1] - bracket[0]) * d_norm < tolerance_change:
+            break
+        t = _cubic_interpolate(bracket[0], bracket_f[0], bracket_gtd[0],
+                               bracket[1], bracket_f[1], bracket_gtd[1])
+        # Keep t off the bracket's ends: a point too close to one makes no
+        # progress, so move it a tenth of the bracket inside.
+        eps = 0.1 * (max(bracket) - min(bracket))
+        if min(max(bracket) - t, t - min(bracket)) < eps:
+            if insuf_progress or t >= max(bracket) or t <= min(bracket):
+                if abs(t - max(bracket)) < abs(t - min(bracket)):
+                    t = max(bracket) - eps
+                else:
+                    t = min(bracket) + eps
+                insuf_progress = False
+            else:
+                insuf_progress = True
+        else:
+            insuf_progress = False
+        f_new, g_new = obj_func(x, t, d)
+        evals += 1
+        gtd_new = g_new.dot(d).item()
+        ls_iter += 1
+        if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low]:
+            bracket[high], bracket_f[high] = t, f_new
+            bracket_g[high], bracket_gtd[high] = g_new.clone(), gtd_new
+            low, high = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
+        else:
+            if abs(gtd_new) <= -c2 * gtd:
+                done = True
+            elif gtd_new * (bracket[high] - bracket[low]) >= 0:
+                bracket[high], bracket_f[high] = bracket[low], bracket_f[low]
+                bracket_g[high], bracket_gtd[high] = bracket_g[low], bracket_gtd[low]
+            bracket[low], bracket_f[low] = t, f_new
+            bracket_g[low], bracket_gtd[low] = g_new.clone(), gtd_new
+    return bracket_f[low], bracket_g[low], bracket[low], evals
+
+
+class LBFGS(Optimizer):
+    """Limited-memory BFGS.  step(closure) runs up to max_iter iterations,
+    each a two-loop recursion over the last history_size curvature pairs and
+    either a fixed step (lr) or a strong-Wolfe line search
+    (line_search_fn="strong_wolfe").  The closure must clear the gradients,
+    compute the loss, call backward and return the loss."""
+
+    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
+                 tolerance_change=1e-9, history_size=100, line_search_fn=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if max_eval is None:
+            max_eval = max_iter * 5 // 4
+        if line_search_fn not in (None, "strong_wolfe"):
+            raise ValueError("only 'strong_wolfe' is supported as line_search_fn, "
+                             f"got {line_search_fn!r}")
+        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
+                        tolerance_grad=tolerance_grad, tolerance_change=tolerance_change,
+                        history_size=history_size, line_search_fn=line_search_fn)
+        super().__init__(params, defaults)
+        if len(self.param_groups) != 1:
+            raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
+        self._params = self.param_groups[0]["params"]
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._params = self.param_groups[0]["params"]
+
+    # ---- the flat view of the parameters ------------------------------------------------
+    def _gather_flat_grad(self):
+        views = [p.new_zeros((p.numel(),)) if p.grad is None else p.grad.reshape(-1)
+                 for p in self._params]
+        return _C.cat(views, 0)
+
+    def _add_grad(self, step_size, update):
+        offset = 0
+        for p in self._params:
+            n = p.numel()
+            p.add_(update[offset:offset + n].reshape(p.shape), alpha=step_size)
+            offset += n
+
+    def _clone_param(self):
+        return [p.detach().clone() for p in self._params]
+
+    def _set_param(self, values):
+        for p, value in zip(self._params, values):
+            p.copy_(value)
+
+    def _directional_evaluate(self, closure, x, t, d):
+        self._add_grad(t, d)
+        with enable_grad():
+            loss = float(closure())
+        flat_grad = self._gather_flat_grad()
+        self._set_param(x)
+        return loss, flat_grad
+
+    def step(self, closure):
+        if closure is None:
+            raise RuntimeError("LBFGS requires a closure that reevaluates the model")
+        with no_grad():
+            return self._step(closure)
+
+    def _step(self, closure):
+        group = self.param_groups[0]
+        lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
+        line_search_fn, history_size = group["line_search_fn"], group["history_size"]
+
+        # Everything the algorithm carries between calls lives in the first
+        # parameter's state, as in PyTorch.
+        state = self.state[self._params[0]]
+        state.setdefault("func_evals", 0)
+        state.setdefault("n_iter", 0)
+
+        with enable_grad():
+            orig_loss = closure()
+        loss = float(orig_loss)
+        current_evals = 1
+        state["func_evals"] += 1
+        flat_grad = self._gather_flat_grad()
+        if flat_grad.abs().max().item() <= tolerance_grad:
+            return orig_loss
+
+        d, t = state.get("d"), state.get("t")
+        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
+        H_diag = state.get("H_diag")
+        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+
+        n_iter = 0
+        while n_iter < max_iter:
+            n_iter += 1
+            state["n_iter"] += 1
+            if state["n_iter"] == 1:
+                d = flat_grad.neg()
+                old_dirs, old_stps, ro = [], [], []
+                H_diag = 1
+            else:
+                # Update the curvature pairs (skipped when y.s is not positive
+                # enough to keep the inverse Hessian estimate positive definite).
+                y = flat_grad.sub(prev_flat_grad)
+                s = d.mul(t)
+                ys = y.dot(s).item()
+                if ys > 1e-10:
+                    if len(old_dirs) == history_size:
+                        old_dirs.pop(0)
+                        old_stps.pop(0)
+                        ro.pop(0)
+                    old_dirs.append(y)
+                    old_stps.append(s)
+                    ro.append(1. / ys)
+                    H_diag = ys / y.dot(y).item()
+                # The two-loop recursion: d = -H g.
+                num_old = len(old_dirs)
+                al = [None] * num_old
+                q = flat_grad.neg()
+                for i in range(num_old - 1, -1, -1):
+                    al[i] = old_stps[i].dot(q).item() * ro[i]
+                    q.add_(old_dirs[i], alpha=-al[i])
+                d = r = q.mul(H_diag)
+                for i in range(num_old):
+                    be_i = old_dirs[i].dot(r).item() * ro[i]
+                    r.add_(old_stps[i], alpha=al[i] - be_i)
+
+            if prev_flat_grad is None:
+                prev_flat_grad = flat_grad.clone()
+            else:
+                prev_flat_grad.copy_(flat_grad)
+            prev_loss = loss
+
+            # The first step is scaled down to a unit move along the gradient.
+            if state["n_iter"] == 1:
+                t = min(1., 1. / flat_grad.abs().sum().item()) * lr
+            else:
+                t = lr
+            gtd = flat_grad.dot(d).item()
+            if gtd > -tolerance_change:  # not a descent direction
+                break
+
+            ls_func_evals = 0
+            if line_search_fn is not None:
+                x_init = self._clone_param()
+
+                def obj_func(x, t, d):
+                    return self._directional_evaluate(closure, x, t, d)
+
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss,
+                                                                  flat_grad, gtd)
+                self._add_grad(t, d)
+                opt_cond = flat_grad.abs().max().item() <= tolerance_grad
+            else:
+                self._add_grad(t, d)
+                opt_cond = False
+                if n_iter != max_iter:
+                    with enable_grad():
+                        loss = float(closure())
+                    flat_grad = self._gather_flat_grad()
+                    opt_cond = flat_grad.abs().max().item() <= tolerance_grad
+                    ls_func_evals = 1
+            current_evals += ls_func_evals
+            state["func_evals"] += ls_func_evals
+
+            if n_iter == max_iter or current_evals >= max_eval or opt_cond:
+                break
+            if d.mul(t).abs().max().item() <= tolerance_change:
+                break
+            if abs(loss - prev_loss) < tolerance_change:
+                break
+
+        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
+                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        return orig_loss

@@ -1,0 +1,56 @@
+"""SparseAdam: Adam that touches only the entries a gradient carries, as
+torch.optim.SparseAdam.
+
+torchlike has no sparse layout yet, so the gradient is dense and its nonzero
+entries play the part of the sparse gradient's values: an entry whose
+gradient is exactly zero keeps its parameter and moments, which is what
+PyTorch does for an entry absent from a sparse gradient (a coalesced sparse
+gradient that stores an explicit zero would update that entry's moments in
+PyTorch; here it does not)."""
+import math
+
+from .optimizer import Optimizer
+from .adam import _check_adam_args
+from .. import _C
+from ..autograd.grad_mode import no_grad
+
+__all__ = ["SparseAdam"]
+
+
+class SparseAdam(Optimizer):
+    """The Adam step (without weight decay) on the entries the gradient
+    carries.  The step counter is a Python int, as PyTorch keeps it here."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        _check_adam_args(lr, betas, eps, 0.0)
+        defaults = dict(lr=lr, betas=betas, eps=eps, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._call_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+                for param in self._params_with_grad(group):
+                    state = self.state[param]
+                    if len(state) == 0:
+                        state["step"] = 0
+                        state["exp_avg"] = _C.zeros_like(param)
+                        state["exp_avg_sq"] = _C.zeros_like(param)
+                    state["step"] += 1
+                    grad = -param.grad if group["maximize"] else param.grad
+                    mask = grad != 0
+                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                    # The moments' updates on the carried entries (zero elsewhere).
+                    avg_update = _C.where(mask, grad.sub(exp_avg).mul_(1 - beta1), 0.0)
+                    sq_update = _C.where(mask, (grad * grad).sub_(exp_avg_sq).mul_(1 - beta2),
+                                         0.0)
+                    exp_avg.add_(avg_update)
+                    exp_avg_sq.add_(sq_update)
+                    bias_correction1 = 1 - beta1 ** state["step"]
+                    bias_correction2 = 1 - beta2 ** state["step"]
+                    step_size = lr * math.sqrt(bias_correction2) / bias_correction1
+                    denom = exp_avg_sq.sqrt().add_(eps)
+                    update = (exp_avg / denom).mul_(-step_size)
+                    param.add_(_C.where(mask, update, 0.0))
+        return loss
