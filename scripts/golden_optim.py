@@ -1,0 +1,125 @@
+"""Record torch.optim's trajectories as golden files for tests/test_optim*.py
+and tests/test_lr_scheduler.py.
+
+Run with a Python that has PyTorch:  python scripts/golden_optim.py
+Writes tests/golden/optim/{optimizers.npz, optimizers.json, schedulers.json,
+lbfgs.npz}.  The problems are defined here and, identically, in
+tests/optim_problems.py (which needs no PyTorch)."""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "golden", "optim")
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from optim_problems import (OPTIMIZER_CASES, SCHEDULER_CASES, STEPS, SPLIT,  # noqa: E402
+                            build_scheduler, case_loss, problem_data, rosenbrock_loss,
+                            rosenbrock_start)
+
+
+def to_numpy(t):
+    return t.detach().cpu().numpy().copy()
+
+
+def state_to_json(sd):
+    """An optimizer state dict as JSON: tensors become {"tensor": list, "dtype": name}."""
+    def conv(v):
+        if isinstance(v, torch.Tensor):
+            return {"tensor": v.detach().cpu().tolist(), "dtype": str(v.dtype).split(".")[-1]}
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        return v
+    return conv(sd)
+
+
+def run_optimizer(case, dtype):
+    data = problem_data(np.float32 if dtype == torch.float32 else np.float64)
+    params = [torch.tensor(x, requires_grad=True) for x in data["init"]]
+    consts = [(torch.tensor(t), torch.tensor(d)) for t, d in zip(data["target"], data["scale"])]
+    groups = case.get("groups")
+    if groups:
+        arg = [dict(params=[params[i] for i in g["params"]], **g["options"]) for g in groups]
+    else:
+        arg = params
+    opt = getattr(torch.optim, case["cls"])(arg, **case["kwargs"])
+    traj = [np.concatenate([to_numpy(p).ravel() for p in params])]
+    mid_state = None
+    for step in range(STEPS):
+        opt.zero_grad()
+        case_loss(case, params, consts, step, torch).backward()
+        if case.get("sparse"):
+            for p in params:
+                if p.grad is not None:
+                    p.grad = p.grad.to_sparse()
+        opt.step()
+        traj.append(np.concatenate([to_numpy(p).ravel() for p in params]))
+        if step + 1 == SPLIT:
+            mid_state = state_to_json(opt.state_dict())
+    return np.stack(traj), mid_state
+
+
+def main():
+    arrays, states = {}, {}
+    for name, case in OPTIMIZER_CASES.items():
+        for dtype in (torch.float32, torch.float64):
+            key = f"{name}/{str(dtype).split('.')[-1]}"
+            traj, mid = run_optimizer(case, dtype)
+            arrays[key] = traj
+            if dtype == torch.float32:
+                states[name] = mid
+    np.savez_compressed(os.path.join(OUT, "optimizers.npz"), **arrays)
+    with open(os.path.join(OUT, "optimizers.json"), "w") as f:
+        json.dump(states, f, indent=0, sort_keys=True)
+
+    # Schedulers: the rates (and momenta where they cycle) after each step.
+    sched = {}
+    for name, case in SCHEDULER_CASES.items():
+        p1 = torch.zeros(2, requires_grad=True)
+        p2 = torch.zeros(3, requires_grad=True)
+        opt_cls = getattr(torch.optim, case.get("optimizer", "SGD"))
+        opt = opt_cls([dict(params=[p1], lr=0.1), dict(params=[p2], lr=0.05)],
+                      **case.get("optimizer_kwargs", {"momentum": 0.9}))
+        scheduler = build_scheduler(torch, opt, case)
+        lrs, moms = [scheduler.get_last_lr()], []
+        for step in range(case.get("steps", STEPS)):
+            opt.step()
+            if case.get("metrics"):
+                scheduler.step(case["metrics"][step])
+            else:
+                scheduler.step()
+            lrs.append(list(scheduler.get_last_lr()))
+            g = opt.param_groups[0]
+            moms.append(g["betas"][0] if "betas" in g else g.get("momentum", 0.0))
+        sched[name] = {"lrs": [[float(x) for x in row] for row in lrs], "momenta": moms}
+    with open(os.path.join(OUT, "schedulers.json"), "w") as f:
+        json.dump(sched, f, indent=0, sort_keys=True)
+
+    # LBFGS: parameters after each call of step(closure), float64 Rosenbrock.
+    lb = {}
+    for ls in ("strong_wolfe", None):
+        x = torch.tensor(rosenbrock_start(), dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.LBFGS([x], lr=1 if ls else 0.05, max_iter=10, history_size=5,
+                                line_search_fn=ls)
+
+        def closure():
+            opt.zero_grad()
+            loss = rosenbrock_loss(x)
+            loss.backward()
+            return loss
+        rows = [to_numpy(x)]
+        for _ in range(6):
+            opt.step(closure)
+            rows.append(to_numpy(x))
+        lb[str(ls)] = np.stack(rows)
+        lb[f"{ls}/func_evals"] = np.array(opt.state[x]["func_evals"])
+        lb[f"{ls}/n_iter"] = np.array(opt.state[x]["n_iter"])
+    np.savez_compressed(os.path.join(OUT, "lbfgs.npz"), **lb)
+
+
+if __name__ == "__main__":
+    main()
