@@ -169,7 +169,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure):
+    def step(self, closure=None):
         if closure is None:
             raise RuntimeError("LBFGS requires a closure that reevaluates the model")
         with no_grad():

@@ -119,12 +119,18 @@ class LRScheduler:
     def step(self, epoch=None):
         self._check_step_order()
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Advance to the next epoch (or jump to `epoch`, by the closed form
+        where there is one) and set the groups' rates."""
         with _GetLrGuard(self):
             if epoch is None:
                 self.last_epoch += 1
                 values = self.get_lr()
             else:
-                warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
                 self.last_epoch = epoch
                 if hasattr(self, "_get_closed_form_lr"):
                     values = self._get_closed_form_lr()
@@ -812,18 +818,27 @@ class SequentialLR(_SchedulerList):
         # Start over from the initial rates: the schedulers' constructors have
         # each stepped once; only the first one's epoch 0 counts.
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
-        for scheduler in self._schedulers:
+            _set_lr(group, group["initial_lr"])
+        self._undo_initial_steps(self)
+        first = bisect_right(self._milestones, 0)
+        self._schedulers[first]._initial_step()
+        self._last_lr = self._schedulers[first].get_last_lr()
+
+    def _undo_initial_steps(self, scheduler):
+        """Take back the epoch each scheduler's constructor stepped to (through
+        nested ones)."""
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                self._undo_initial_steps(inner)
+        elif hasattr(scheduler, "last_epoch"):
             scheduler.last_epoch -= 1
-        self._schedulers[0]._initial_step()
-        self._last_lr = self._schedulers[0].get_last_lr()
 
     def step(self):
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            scheduler.step(0)
+            scheduler._update_lr(0)  # a restart at the scheduler's own epoch 0
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()

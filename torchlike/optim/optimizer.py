@@ -177,6 +177,15 @@ class Optimizer:
         else:
             param_group["params"] = list(params)
 
+        # (name, tensor) pairs, as model.named_parameters() gives them.
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        if names:
+            if len(names) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["params"] = [p[1] for p in param_group["params"]]
+            param_group["param_names"] = names
+
         seen = set()
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
@@ -201,6 +210,10 @@ class Optimizer:
             param_group.setdefault(name, default)
 
         for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with" if "param_names" in param_group else "without"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} names to the optimizer")
             if not seen.isdisjoint(id(p) for p in group["params"]):
                 raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -306,6 +319,8 @@ class Optimizer:
         for group, saved in zip(groups, saved_groups):
             new_group = {k: _copy_state_value(v) for k, v in saved.items() if k != "params"}
             new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
             new_groups.append(new_group)
         self.__setstate__({"state": state, "param_groups": new_groups})
 
