@@ -70,7 +70,8 @@ def test_swa_is_the_mean_of_the_snapshots():
     # Buffers are copied from the model, not averaged.
     assert swa.module.count.item() == 7.0
     x = torchlike.ones((1, 2), dtype=torchlike.float64)
-    np.testing.assert_allclose(np.asarray(swa(x).detach()), x.numpy() @ averaged(swa)[0] + averaged(swa)[1])
+    weight, bias = averaged(swa)
+    np.testing.assert_allclose(np.asarray(swa(x).detach()), x.numpy() @ weight + bias)
     # The copy is independent of the model.
     assert swa.module.weight is not model.weight
 

@@ -17,6 +17,7 @@ from . import nn  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401  (torch.fft: differentiable transforms)
 from . import autograd  # noqa: F401
+from . import optim  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401
                                  inference_mode, is_inference_mode_enabled)
 from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)

@@ -95,23 +95,43 @@ TL_OPTIM_INLINE void sgd_range(const tl_optim_hyper *h, const tl_optim_slot *s, 
   }
 }
 
+/* The Adam family's first half (Adam, NAdam, RAdam): p's decoupled shrink,
+ * the gradient, and the moments m = lerp(m, g, 1 - beta1) and
+ * v = beta2 * v + (1 - beta2) * g * g, stored. */
+typedef struct {
+  grad_opts o;
+  real w1, b2, w2;
+} moment_opts;
+
+static inline moment_opts moment_opts_of(const tl_optim_hyper *h)
+{
+  moment_opts c = {grad_opts_of(h), (real)(1 - h->beta1), (real)h->beta2,
+                   (real)(1 - h->beta2)};
+  return c;
+}
+
+TL_OPTIM_INLINE void adam_moments(const moment_opts *c, const real *P, const real *G, real *M,
+                                  real *V, int64_t i, real *p, real *g, real *m, real *v)
+{
+  *p = P[i] * c->o.shrink;
+  *g = grad_in(c->o, G[i], *p);
+  *m = lerp(M[i], *g, c->w1);
+  *v = addcmul(V[i] * c->b2, *g, *g, c->w2);
+  M[i] = *m;
+  V[i] = *v;
+}
+
 TL_OPTIM_INLINE void adam_range(const tl_optim_hyper *h, const tl_optim_slot *s,
                                 const double *k, int64_t lo, int64_t hi, bool amsgrad)
 {
   real *restrict P = s->param, *restrict M = s->buf[0], *restrict V = s->buf[1];
   real *restrict VMAX = s->buf[2];
   const real *restrict G = s->grad;
-  const grad_opts o = grad_opts_of(h);
-  const real w1 = (real)(1 - h->beta1), b2 = (real)(h->beta2), w2 = (real)(1 - h->beta2);
+  const moment_opts c = moment_opts_of(h);
   const real eps = (real)(h->eps), step_size = (real)(k[0]), bc2_sqrt = (real)(k[1]);
   for (int64_t i = lo; i < hi; i++) {
-    real p = P[i];
-    p = p * o.shrink;
-    real g = grad_in(o, G[i], p);
-    real m = lerp(M[i], g, w1);
-    real v = addcmul((V[i] * b2), g, g, w2);
-    M[i] = m;
-    V[i] = v;
+    real p, g, m, v;
+    adam_moments(&c, P, G, M, V, i, &p, &g, &m, &v);
     if (amsgrad) {
       v = maxnan(VMAX[i], v);
       VMAX[i] = v;
@@ -145,17 +165,11 @@ TL_OPTIM_INLINE void nadam_range(const tl_optim_hyper *h, const tl_optim_slot *s
 {
   real *restrict P = s->param, *restrict M = s->buf[0], *restrict V = s->buf[1];
   const real *restrict G = s->grad;
-  const grad_opts o = grad_opts_of(h);
-  const real w1 = (real)(1 - h->beta1), b2 = (real)(h->beta2), w2 = (real)(1 - h->beta2);
+  const moment_opts c = moment_opts_of(h);
   const real eps = (real)(h->eps), bc2 = (real)(k[0]), cg = (real)(k[1]), cm = (real)(k[2]);
   for (int64_t i = lo; i < hi; i++) {
-    real p = P[i];
-    p = p * o.shrink;
-    real g = grad_in(o, G[i], p);
-    real m = lerp(M[i], g, w1);
-    real v = addcmul((V[i] * b2), g, g, w2);
-    M[i] = m;
-    V[i] = v;
+    real p, g, m, v;
+    adam_moments(&c, P, G, M, V, i, &p, &g, &m, &v);
     real denom = (TL_SQRT((v / bc2))) + eps;
     p = addcdiv(p, g, denom, cg);
     P[i] = addcdiv(p, m, denom, cm);
@@ -167,19 +181,13 @@ TL_OPTIM_INLINE void radam_range(const tl_optim_hyper *h, const tl_optim_slot *s
 {
   real *restrict P = s->param, *restrict M = s->buf[0], *restrict V = s->buf[1];
   const real *restrict G = s->grad;
-  const grad_opts o = grad_opts_of(h);
-  const real w1 = (real)(1 - h->beta1), b2 = (real)(h->beta2), w2 = (real)(1 - h->beta2);
+  const moment_opts c = moment_opts_of(h);
   const real eps = (real)(h->eps), bc1 = (real)(k[0]), lr = (real)(h->lr);
   const real bc2_sqrt = (real)(k[2]), rect = (real)(k[3]);
   const bool rectified = k[1] != 0;
   for (int64_t i = lo; i < hi; i++) {
-    real p = P[i];
-    p = p * o.shrink;
-    real g = grad_in(o, G[i], p);
-    real m = lerp(M[i], g, w1);
-    real v = addcmul((V[i] * b2), g, g, w2);
-    M[i] = m;
-    V[i] = v;
+    real p, g, m, v;
+    adam_moments(&c, P, G, M, V, i, &p, &g, &m, &v);
     real u = (m / bc1) * lr;
     real adaptive = bc2_sqrt / (TL_SQRT(v) + eps);
     real u_rect = (u * adaptive) * rect;
@@ -276,7 +284,8 @@ TL_OPTIM_INLINE void rprop_range(const tl_optim_hyper *h, const tl_optim_slot *s
     real d = sign((g * PREV[i]));
     real factor = isgreater(d, 0) ? up : isless(d, 0) ? down : d == 0 ? 1.0 : d;
     real size = SIZE[i] * factor;
-    size = isless(size, lo_step) ? lo_step : isgreater(size, hi_step) ? hi_step : size; /* NaN stays */
+    /* clamp; NaN stays */
+    size = isless(size, lo_step) ? lo_step : isgreater(size, hi_step) ? hi_step : size;
     g = factor == down ? 0 : g;
     SIZE[i] = size;
     PREV[i] = g;

@@ -1,5 +1,5 @@
 """Adadelta (Zeiler 2012), as torch.optim.Adadelta."""
-from .optimizer import Optimizer, _addcmul_, _step_tensor, _weight_decay
+from .optimizer import Optimizer, _addcmul_, _check_nonnegative, _step_tensor, _weight_decay
 from .. import _C
 
 __all__ = ["Adadelta"]
@@ -11,14 +11,9 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
                         maximize=maximize, capturable=capturable, foreach=foreach,
                         differentiable=differentiable)

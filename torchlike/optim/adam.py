@@ -2,7 +2,7 @@
 torch.optim.Adam / AdamW."""
 import math
 
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _lerp_, _multi_tensor_step,
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
                         _step_tensor, _weight_decay)
 from .. import _C
 
@@ -10,16 +10,12 @@ __all__ = ["Adam", "AdamW"]
 
 
 def _check_adam_args(lr, betas, eps, weight_decay):
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
+    _check_nonnegative(lr=lr, eps=eps)
     if not 0.0 <= betas[0] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
     if not 0.0 <= betas[1] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    _check_nonnegative(weight_decay=weight_decay)
 
 
 class Adam(Optimizer):

@@ -1,5 +1,5 @@
 """Averaged SGD (Polyak & Juditsky 1992), as torch.optim.ASGD."""
-from .optimizer import Optimizer, _step_tensor, _weight_decay
+from .optimizer import Optimizer, _check_nonnegative, _step_tensor, _weight_decay
 from .. import _C
 
 __all__ = ["ASGD"]
@@ -12,10 +12,7 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         foreach=foreach, maximize=maximize, differentiable=differentiable,
                         capturable=capturable)

@@ -5,7 +5,7 @@ them, in order).  The scalars of the algorithm (directional derivatives,
 step lengths, curvature pairs' 1/(y.s)) are Python floats; with float64
 parameters this is PyTorch's arithmetic exactly, with float32 ones PyTorch
 keeps them as float32 tensors, so trajectories agree to float32 precision."""
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_nonnegative
 from .. import _C
 from ..autograd.grad_mode import no_grad, enable_grad
 
@@ -122,8 +122,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         if line_search_fn not in (None, "strong_wolfe"):

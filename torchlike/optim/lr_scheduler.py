@@ -152,48 +152,40 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-def _lambda_state(scheduler, name):
-    """A state dict that keeps a callable object's attributes (functions and
-    lambdas cannot be saved, so they are stored as None)."""
-    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", name)}
-    state[name] = [None] * len(getattr(scheduler, name))
-    for i, fn in enumerate(getattr(scheduler, name)):
-        if not isinstance(fn, types.FunctionType):
-            state[name][i] = fn.__dict__.copy()
-    return state
-
-
-def _load_lambda_state(scheduler, state_dict, name):
-    state_dict = dict(state_dict)
-    saved = state_dict.pop(name)
-    scheduler.__dict__.update(state_dict)
-    state_dict[name] = saved
-    for i, fn_state in enumerate(saved):
-        if fn_state is not None:
-            getattr(scheduler, name)[i].__dict__.update(fn_state)
-
-
-def _per_group_lambdas(optimizer, fn, name):
-    if not isinstance(fn, (list, tuple)):
-        return [fn] * len(optimizer.param_groups)
-    if len(fn) != len(optimizer.param_groups):
-        raise ValueError(f"Expected {len(optimizer.param_groups)} {name}s, but got {len(fn)}")
-    return list(fn)
-
-
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch), a function per group or one for all."""
+class _LambdaScheduler(LRScheduler):
+    """A schedule given by lr_lambda: a function per group or one for all.
+    Its state dict keeps a callable object's attributes (a function or lambda
+    cannot be saved, so it is stored as None)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        self.lr_lambdas = _per_group_lambdas(optimizer, lr_lambda, "lr_lambda")
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        elif len(lr_lambda) != len(optimizer.param_groups):
+            raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                             f"{len(lr_lambda)}")
+        else:
+            self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        return _lambda_state(self, "lr_lambdas")
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
 
     def load_state_dict(self, state_dict):
-        _load_lambda_state(self, state_dict, "lr_lambdas")
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, fn_state in zip(self.lr_lambdas, saved):
+            if fn_state is not None:
+                fn.__dict__.update(fn_state)
+
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial_lr * lr_lambda(epoch), a function per group or one for all."""
 
     def get_lr(self):
         self._warn_get_lr()
@@ -201,19 +193,8 @@ class LambdaLR(LRScheduler):
                                                                       self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr *= lr_lambda(epoch) at every step after the first."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _per_group_lambdas(optimizer, lr_lambda, "lr_lambda")
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        return _lambda_state(self, "lr_lambdas")
-
-    def load_state_dict(self, state_dict):
-        _load_lambda_state(self, state_dict, "lr_lambdas")
 
     def get_lr(self):
         self._warn_get_lr()

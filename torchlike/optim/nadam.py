@@ -1,6 +1,6 @@
 """NAdam (Adam with Nesterov momentum, Dozat 2016), as torch.optim.NAdam."""
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _lerp_, _step_tensor,
-                        _weight_decay)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
+                        _step_tensor, _weight_decay)
 from .adam import _check_adam_args
 from .. import _C
 
@@ -17,8 +17,7 @@ class NAdam(Optimizer):
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
         _check_adam_args(lr, betas, eps, weight_decay)
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_nonnegative(momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,

@@ -7,7 +7,6 @@ position across all groups (0, 1, ... in group order), so it can be loaded
 into an optimizer built over other tensors of the same shapes."""
 import functools
 import itertools
-import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import _C
@@ -97,6 +96,16 @@ def _copy_state_value(value):
     if isinstance(value, (list, tuple)):
         return type(value)(_copy_state_value(v) for v in value)
     return value
+
+
+_OPTION_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_nonnegative(**options):
+    """PyTorch's "Invalid <option>: <value>" for an option below zero."""
+    for name, value in options.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
 
 
 def _step_tensor(value=0.0):

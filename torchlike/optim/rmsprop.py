@@ -1,7 +1,7 @@
 """RMSprop (Hinton's lecture 6e), with momentum and the centered variant, as
 torch.optim.RMSprop."""
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _lerp_, _step_tensor,
-                        _weight_decay)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _lerp_,
+                        _step_tensor, _weight_decay)
 from .. import _C
 
 __all__ = ["RMSprop"]
@@ -15,16 +15,8 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay,
+                           alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
                         weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                         maximize=maximize, differentiable=differentiable)

@@ -1,5 +1,5 @@
 """Rprop (resilient backpropagation), as torch.optim.Rprop."""
-from .optimizer import Optimizer, _step_tensor
+from .optimizer import Optimizer, _check_nonnegative, _step_tensor
 from .. import _C
 
 __all__ = ["Rprop"]
@@ -12,8 +12,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_nonnegative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,

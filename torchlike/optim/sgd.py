@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum
 and L2 weight decay, as torch.optim.SGD."""
-from .optimizer import Optimizer, _multi_tensor_step
+from .optimizer import Optimizer, _check_nonnegative, _multi_tensor_step
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["SGD"]
@@ -14,12 +14,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
