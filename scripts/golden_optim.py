@@ -3,7 +3,8 @@ and tests/test_lr_scheduler.py.
 
 Run with a Python that has PyTorch:  python scripts/golden_optim.py
 Writes tests/golden/optim/{optimizers.npz, optimizers.json, schedulers.json,
-lbfgs.npz}.  The problems are defined here and, identically, in
+lbfgs.npz} and a few mid-training optimizer state dicts written by torch.save
+(<case>_state.pt).  The problems are defined here and, identically, in
 tests/optim_problems.py (which needs no PyTorch)."""
 import json
 import os
@@ -37,7 +38,11 @@ def state_to_json(sd):
     return conv(sd)
 
 
-def run_optimizer(case, dtype):
+# Cases whose mid-training state dict is also written with torch.save.
+SAVED_CASES = ("adam_amsgrad_wd", "sgd_nesterov", "nadam", "asgd")
+
+
+def run_optimizer(case, dtype, save_as=None):
     data = problem_data(np.float32 if dtype == torch.float32 else np.float64)
     params = [torch.tensor(x, requires_grad=True) for x in data["init"]]
     consts = [(torch.tensor(t), torch.tensor(d)) for t, d in zip(data["target"], data["scale"])]
@@ -60,6 +65,8 @@ def run_optimizer(case, dtype):
         traj.append(np.concatenate([to_numpy(p).ravel() for p in params]))
         if step + 1 == SPLIT:
             mid_state = state_to_json(opt.state_dict())
+            if save_as:
+                torch.save(opt.state_dict(), save_as)
     return np.stack(traj), mid_state
 
 
@@ -68,7 +75,10 @@ def main():
     for name, case in OPTIMIZER_CASES.items():
         for dtype in (torch.float32, torch.float64):
             key = f"{name}/{str(dtype).split('.')[-1]}"
-            traj, mid = run_optimizer(case, dtype)
+            save_as = None
+            if name in SAVED_CASES and dtype == torch.float32:
+                save_as = os.path.join(OUT, f"{name}_state.pt")
+            traj, mid = run_optimizer(case, dtype, save_as)
             arrays[key] = traj
             if dtype == torch.float32:
                 states[name] = mid
