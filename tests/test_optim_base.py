@@ -356,3 +356,45 @@ def test_lbfgs_state_dict_round_trip_resumes():
         opt.step(closure)
         opt2.step(closure2)
     assert np.array_equal(np.asarray(x.detach()), np.asarray(x2.detach()))
+
+
+@pytest.mark.parametrize("cls, kwargs", [
+    (optim.SGD, {"lr": 0.1, "momentum": 0.9}), (optim.Adam, {"amsgrad": True}),
+    (optim.RMSprop, {"centered": True}), (optim.Rprop, {}), (optim.ASGD, {"t0": 1}),
+])
+def test_scalar_empty_and_gradless_parameters(cls, kwargs):
+    results = []
+    for foreach in (None, False):
+        scalar = torchlike.tensor(1.5).requires_grad_()
+        empty = torchlike.zeros((0, 3)).requires_grad_()
+        unused = leaf(2)
+        opt = cls([scalar, empty, unused], foreach=foreach, **kwargs)
+        for _ in range(3):
+            opt.zero_grad()
+            ((scalar - 4) ** 2 + empty.sum()).backward()
+            opt.step()
+        assert unused.grad is None and unused not in opt.state
+        assert empty.shape == (0, 3) and scalar.ndim == 0
+        results.append(scalar.item())
+    assert results[0] == results[1] and results[0] != 1.5
+
+
+def test_threads_do_not_change_the_result():
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((3, 200_000)).astype(np.float32)
+    grads = rng.standard_normal((3, 200_000)).astype(np.float32)
+    out = []
+    before = torchlike.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torchlike.set_num_threads(threads)
+            params = [torchlike.tensor(v).requires_grad_() for v in values]
+            opt = optim.NAdam(params, weight_decay=0.1)
+            for _ in range(2):
+                for p, g in zip(params, grads):
+                    p.grad = torchlike.tensor(g)
+                opt.step()
+            out.append(np.stack([np.asarray(p.detach()) for p in params]))
+    finally:
+        torchlike.set_num_threads(before)
+    assert np.array_equal(out[0], out[1])
