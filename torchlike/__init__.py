@@ -14,6 +14,7 @@ from . import random  # noqa: F401  (torch.random: fork_rng and the seeding func
 from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels_last ...)
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
+from . import backends  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401  (torch.fft: differentiable transforms)
 from . import autograd  # noqa: F401

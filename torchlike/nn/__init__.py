@@ -1,5 +1,14 @@
 """torchlike.nn: neural-network building blocks (``import torchlike.nn as nn``).
 
-Only the functional namespace exists so far; modules, parameters and the
-layer library are added as they are written."""
+Modules, parameters and containers shaped like PyTorch's ``torch.nn``; the
+stateless ops are in ``nn.functional``, the initialisers in ``nn.init``.
+docs/nn.md lists what is implemented and which ops are composed from other
+ops rather than fused kernels."""
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
 from . import functional  # noqa: F401
+from . import init  # noqa: F401
+from . import utils  # noqa: F401
+from . import parameter  # noqa: F401
+from . import modules  # noqa: F401

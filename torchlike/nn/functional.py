@@ -1,8 +1,31 @@
 """torchlike.nn.functional: stateless neural-network operations.
 
-Each function here is a thin, documented entry point to a C op of
-``torchlike._C``; the argument checking and the work happen there."""
+Every function here is one entry point that a fused C kernel of ``src/nn`` can
+replace without touching callers.  Most are written today over existing
+torchlike ops (docs/nn.md lists which), so they run on every device and
+differentiate through the tape, including ``create_graph``.
+
+Legend for shape comments: N batch, C channels, L/H/W/D spatial sizes,
+E embedding size, T/S target/source sequence lengths."""
+import math
+import numbers
+import warnings
+
 from .. import _C
+from ..autograd.grad_mode import no_grad
+from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                    conv_transpose3d, unfold, fold, max_pool1d, max_pool2d, max_pool3d,
+                    max_pool1d_with_indices, max_pool2d_with_indices,
+                    max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
+                    lp_pool1d, lp_pool2d, lp_pool3d, adaptive_avg_pool1d,
+                    adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                    adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d, max_unpool2d,
+                    max_unpool3d, interpolate, upsample, upsample_nearest,
+                    upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle)
+from ._attention import (scaled_dot_product_attention,  # noqa: F401
+                         multi_head_attention_forward)
+
+Tensor = _C.Tensor
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -23,3 +46,1092 @@ def pad(input, pad, mode="constant", value=None):
     dims with a batch/channel dim in front; they pad any trailing dims.
     """
     return _C._pad(input, pad, mode, value)
+
+
+# ---- helpers -------------------------------------------------------------------------
+
+def _reduce(loss, reduction):
+    """Apply a loss's ``reduction`` ('none' | 'mean' | 'sum')."""
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _check_same_size(name, input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({_size(target.shape)}) that is different to the input size "
+            f"({_size(input.shape)}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _size(shape):
+    return str(_C.Size(tuple(int(s) for s in shape)))
+
+
+_LEGACY_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                 "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+                 "complex128": "ComplexDoubleTensor"}
+
+
+def _legacy_type_name(t):
+    """PyTorch's old tensor type name (``x.type()``): torchlike.FloatTensor ..."""
+    return "torchlike." + _LEGACY_TYPES[t.dtype.name]
+
+
+def _scalar_like(value, x):
+    return _C.full((), value, dtype=x.dtype, device=x.device)
+
+
+def _softmax_dim(ndim):
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+# ---- linear -------------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    r"""``input @ weight.T + bias``.  Shapes: input (*, in), weight (out, in),
+    bias (out,) -> (*, out)."""
+    if input.shape[-1:] != weight.shape[-1:] and weight.ndim == 2:
+        raise RuntimeError(
+            f"{'addmm: ' if input.ndim == 2 and bias is not None else ''}"
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({math.prod(input.shape[:-1]) if input.ndim > 1 else 1}x{input.shape[-1]} and "
+            f"{weight.shape[1]}x{weight.shape[0]})")
+    if input.ndim == 2 and bias is not None:
+        return _C.addmm(bias, input, weight.t())
+    out = _C.matmul(input, weight.t() if weight.ndim == 2 else weight)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    r"""``y_k = x1 @ W_k @ x2 + b_k``.  Shapes: input1 (*, in1), input2 (*, in2),
+    weight (out, in1, in2), bias (out,) -> (*, out)."""
+    from .._einsum import einsum
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def identity(input):
+    return input
+
+
+# ---- activations --------------------------------------------------------------------------
+
+def _inplace(input, result, inplace):
+    """Write ``result`` into ``input`` for the ``inplace=True`` spellings."""
+    if not inplace:
+        return result
+    return input.copy_(result)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``y = x if x > threshold else value``."""
+    return _inplace(input, _C.where(input > threshold, input, _scalar_like(value, input)),
+                    inplace)
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, True)
+
+
+def relu(input, inplace=False):
+    """``max(0, x)``."""
+    return _inplace(input, _C.where(input > 0, input, _scalar_like(0, input)), inplace)
+
+
+def relu_(input):
+    return relu(input, True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``clamp(x, min_val, max_val)``."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _inplace(input, input.clamp(min_val, max_val), inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x if x >= 0 else negative_slope * x``."""
+    return _inplace(input, _C.where(input > 0, input, input * negative_slope), inplace)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x if x > 0 else alpha * (exp(x) - 1)``."""
+    return _inplace(input, _C.where(input > 0, input, alpha * _C.expm1(input)), inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    out = _SELU_SCALE * _C.where(input > 0, input, _SELU_ALPHA * _C.expm1(input))
+    return _inplace(input, out, inplace)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    return _inplace(input, _C.where(input > 0, input, alpha * _C.expm1(input / alpha)),
+                    inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def gelu(input, approximate="none"):
+    """``x * Phi(x)`` (exact, with erf) or its tanh approximation."""
+    if approximate == "none":
+        return 0.5 * input * (1.0 + _C.erf(input * (1.0 / math.sqrt(2.0))))
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
+        return 0.5 * input * (1.0 + _C.tanh(inner))
+    raise RuntimeError(f"approximate argument must be either none or tanh.")
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)``."""
+    return _inplace(input, input * _C.sigmoid(input), inplace)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``."""
+    return _inplace(input, input * _C.tanh(softplus(input)), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
+    bx = input * beta
+    soft = _C.logaddexp(bx, _scalar_like(0, input)) / beta
+    return _C.where(bx > threshold, input, soft)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    return input / (1 + input.abs())
+
+
+def hardsigmoid(input, inplace=False):
+    """``clamp(x / 6 + 1 / 2, 0, 1)``."""
+    return _inplace(input, (input / 6 + 0.5).clamp(0.0, 1.0), inplace)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    return _inplace(input, input * (input + 3).clamp(0.0, 6.0) / 6, inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    """``x if |x| > lambd else 0``."""
+    return _C.where(input.abs() > lambd, input, _scalar_like(0, input))
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    zero = _scalar_like(0, input)
+    return _C.where(input > lambd, input - lambd, _C.where(input < -lambd, input + lambd, zero))
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    return input - _C.tanh(input)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
+    return -_C.logaddexp(-input, _scalar_like(0, input))
+
+
+def prelu(input, weight):
+    """``x if x >= 0 else weight * x``; ``weight`` has 1 or C (dim 1) entries."""
+    if weight.ndim != 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    w = weight
+    if weight.numel() != 1:
+        if input.ndim < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {weight.numel()} and channel size = "
+                f"{input.shape[1] if input.ndim >= 2 else 1}.")
+        w = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    return _C.where(input > 0, input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element
+    in training, and is ``(lower + upper) / 2`` in evaluation."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = _C.empty_like(input).uniform_(lower, upper)
+    return _inplace(input, _C.where(input >= 0, input, input * slope), inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def glu(input, dim=-1):
+    """``a * sigmoid(b)`` where ``a, b`` are the two halves of ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.ndim} is size {n}")
+    a, b = input.split(n // 2, dim)
+    return a * _C.sigmoid(b)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    if dtype is not None:
+        input = input.to(dtype=dtype)
+    if input.numel() == 0:
+        return input * 1
+    shifted = input - input.amax(dim=dim, keepdim=True).detach()
+    e = _C.exp(shifted)
+    return e / e.sum(dim=dim, keepdim=True)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - logsumexp(x)`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    if dtype is not None:
+        input = input.to(dtype=dtype)
+    if input.numel() == 0:
+        return input * 1
+    return input - _C.logsumexp(input, dim, keepdim=True)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x)``."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    return softmax(-input, dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y
+    index = y.argmax(dim, keepdim=True)
+    y_hard = _C.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y.detach() + y
+
+
+# ---- dropout ------------------------------------------------------------------------------------
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(shape, p, like):
+    """A {0, 1/(1-p)} mask of ``shape``: each entry kept with probability 1 - p."""
+    mask = _C.empty(shape, dtype=like.dtype, device=like.device).bernoulli_(1.0 - p)
+    return mask / (1.0 - p) if p < 1.0 else mask
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p)."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _inplace(input, input * _keep_mask(tuple(input.shape), p, input), inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_ndim, name):
+    _check_p(p)
+    if input.ndim not in (batched_ndim, batched_ndim - 1):
+        raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
+                           f"but received a {input.ndim}D input.")
+    if not training or p == 0.0:
+        return input
+    # one draw per (sample, channel), broadcast over the spatial dims
+    lead = 2 if input.ndim == batched_ndim else 1
+    shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+    return _inplace(input, input * _keep_mask(shape, p, input), inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+
+
+def _alpha_dropout(input, p, training, mask_shape):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    alpha_p = -_SELU_ALPHA * _SELU_SCALE
+    keep = _C.empty(mask_shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
+    a = 1.0 / math.sqrt((alpha_p * alpha_p * p + 1) * (1 - p))
+    b = -a * alpha_p * p
+    return (input * keep + alpha_p * (1 - keep)) * a + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+    return _inplace(input, _alpha_dropout(input, p, training, tuple(input.shape)), inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _inplace(input, _alpha_dropout(input, p, training, shape), inplace)
+
+
+# ---- normalisation ---------------------------------------------------------------------------
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise over every dim but 1 (channels).  In training the batch
+    statistics are used and the running ones updated in place:
+    ``running = (1 - momentum) * running + momentum * batch`` (unbiased var)."""
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
+    C = input.shape[1]
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // C if C else 0
+        if count <= 1:
+            raise ValueError("Expected more than 1 value per channel when training, got "
+                             f"input size {_size(input.shape)}")
+        mean = input.mean(dim=dims)
+        var = input.var(dim=dims, unbiased=False)
+        if running_mean is not None or running_var is not None:
+            with no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                if running_var is not None:
+                    unbiased = var.detach() * (count / (count - 1))
+                    running_var.mul_(1 - momentum).add_(unbiased * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) * _C.rsqrt(var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) over its spatial dims."""
+    N, C = input.shape[0], input.shape[1]
+    dims = tuple(range(2, input.ndim))
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    if use_input_stats:
+        mean = input.mean(dim=dims, keepdim=True)
+        var = input.var(dim=dims, unbiased=False, keepdim=True)
+        if running_mean is not None:
+            count = math.prod(input.shape[2:])
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(N, C).mean(0)
+                                                     * momentum)
+                unbiased = var.detach().reshape(N, C).mean(0) * (count / max(count - 1, 1))
+                running_var.mul_(1 - momentum).add_(unbiased * momentum)
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) * _C.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _check_normalized_shape(input, normalized_shape, what="normalized_shape"):
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != normalized_shape or input.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape=[{', '.join(map(str, normalized_shape))}], expected input "
+            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got input of size"
+            f"[{', '.join(map(str, input.shape))}]")
+    return tuple(range(-k, 0))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims."""
+    dims = _check_normalized_shape(input, normalized_shape)
+    mean = input.mean(dim=dims, keepdim=True)
+    var = input.var(dim=dims, unbiased=False, keepdim=True)
+    out = (input - mean) * _C.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07,
+        "float16": 0.0009765625, "bfloat16": 0.0078125}
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the
+    dtype's machine epsilon)."""
+    dims = _check_normalized_shape(input, normalized_shape)
+    if eps is None:
+        eps = _EPS.get(input.dtype.name, _EPS["float32"])
+    out = input * _C.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample's channels in ``num_groups`` groups."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    N, C = input.shape[0], input.shape[1]
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    x = input.reshape(N, num_groups, -1)
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, unbiased=False, keepdim=True)
+    out = ((x - mean) * _C.rsqrt(var + eps)).reshape(input.shape)
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha/size * sum of x^2 over ``size`` neighbouring channels)^beta``."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input * 1
+    sq = (input * input).unsqueeze(1)                     # N, 1, C, *
+    pads = [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2]
+    sq = pad(sq, pads)
+    win = sq.unfold(2, size, 1).sum(-1).squeeze(1)         # N, C, *
+    return input / (k + alpha / size * win) ** beta
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``x / max(||x||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom
+
+
+# ---- embedding ----------------------------------------------------------------------------------
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer ``input``: (*) -> (*, E).
+    The ``padding_idx`` row gets no gradient; with ``max_norm`` the picked rows
+    are renormalised in place first."""
+    if input.is_floating_point():
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got "
+                           f"{_legacy_type_name(input)} instead (while checking arguments "
+                           "for embedding)")
+    V = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += V
+    if max_norm is not None:
+        with no_grad():
+            rows = _C.unique(input.reshape(-1))
+            picked = weight.index_select(0, rows)
+            norms = picked.norm(norm_type, 1, keepdim=True)
+            scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7),
+                             _C.ones_like(norms))
+            weight.index_copy_(0, rows, picked * scale)
+    w = weight
+    if (padding_idx is not None or scale_grad_by_freq) and weight.requires_grad \
+            and _C.is_grad_enabled():
+        w = _EmbeddingGrad.apply(weight, input, padding_idx, scale_grad_by_freq)
+    flat = input.reshape(-1)
+    return w.index_select(0, flat).reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _embedding_grad_scale(input, V, padding_idx, scale_grad_by_freq, like):
+    """Per-row factor applied to the weight's gradient: 0 for the padding row,
+    1/count for ``scale_grad_by_freq``."""
+    scale = _C.ones((V, 1), dtype=like.dtype, device=like.device)
+    if scale_grad_by_freq:
+        counts = _C.bincount(input.reshape(-1), minlength=V).to(dtype=like.dtype)
+        scale = scale / counts.clamp(min=1).reshape(V, 1)
+    if padding_idx is not None:
+        scale[padding_idx] = 0
+    return scale
+
+
+from ..autograd.function import Function  # noqa: E402
+
+
+class _EmbeddingGrad(Function):
+    """Identity on the weight whose backward scales the rows' gradients."""
+
+    @staticmethod
+    def forward(ctx, weight, input, padding_idx, scale_grad_by_freq):
+        ctx.scale = _embedding_grad_scale(input, weight.shape[0], padding_idx,
+                                          scale_grad_by_freq, weight)
+        return weight.view_as(weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.scale, None, None, None
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxes of bags of embeddings: 2-D ``input`` (B, n) is B bags;
+    1-D ``input`` with ``offsets`` gives the bag starts."""
+    if input.ndim == 2:
+        B, n = input.shape
+        flat = input.reshape(-1)
+        bag = _C.arange(B, device=input.device).repeat_interleave(n)
+        psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    else:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        flat = input
+        bounds = offsets if include_last_offset else _C.cat(
+            [offsets, _C.tensor([input.shape[0]], dtype=offsets.dtype)])
+        B = bounds.shape[0] - 1
+        sizes = (bounds[1:] - bounds[:-1])
+        bag = _C.arange(B, device=input.device).repeat_interleave(sizes)
+        psw = per_sample_weights
+    emb = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
+    keep = None
+    if padding_idx is not None:
+        keep = (flat != (padding_idx % weight.shape[0]))
+    if psw is not None:
+        if mode != "sum":
+            raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                      "per_sample_weights is only supported for mode='sum' "
+                                      f"(got mode='{mode}').")
+        emb = emb * psw.unsqueeze(1)
+    E = weight.shape[1]
+    if keep is not None:
+        emb = emb * keep.unsqueeze(1).to(dtype=emb.dtype)
+    if mode in ("sum", "mean"):
+        out = _C.zeros((B, E), dtype=emb.dtype, device=emb.device).index_add(0, bag, emb)
+        if mode == "mean":
+            ones = _C.ones_like(flat, dtype=emb.dtype) if keep is None \
+                else keep.to(dtype=emb.dtype)
+            cnt = _C.zeros((B,), dtype=emb.dtype, device=emb.device).index_add(0, bag, ones)
+            out = out / cnt.clamp(min=1).unsqueeze(1)
+        return out
+    if mode == "max":
+        idx = bag.unsqueeze(1).expand(-1, E)
+        init = _C.full((B, E), float("-inf"), dtype=emb.dtype, device=emb.device)
+        out = init.scatter_reduce(0, idx, emb, "amax", include_self=True)
+        return _C.where(out == float("-inf"), _scalar_like(0, out), out)
+    raise ValueError(f"mode has to be one of sum, mean or max")
+
+
+def one_hot(tensor, num_classes=-1):
+    """(*) int64 -> (*, num_classes) int64 with a single 1 per row."""
+    if tensor.is_floating_point():
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
+    if tensor.numel() and (int(tensor.min().item()) < 0
+                           or int(tensor.max().item()) >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = _C.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).to(dtype=_C.int64)
+
+
+# ---- distances ---------------------------------------------------------------------------------
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` along the last dim."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim``."""
+    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def cdist(x1, x2, p=2.0):
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return diff.norm(p, -1)
+
+
+def pdist(input, p=2):
+    n = input.shape[0]
+    i, j = _C.triu_indices(n, n, 1)
+    return (input[i] - input[j]).norm(p, -1)
+
+
+# ---- losses ---------------------------------------------------------------------------------------
+
+def _class_dim_target(input, target, name):
+    """Check the (N, C, d1...) input against the (N, d1...) target."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise ValueError(f"Expected input batch_size ({1}) to match target batch_size "
+                             f"({target.shape[0] if target.ndim else 1}).")
+        return
+    if input.shape[0] != target.shape[0] if target.ndim else True:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.ndim else 0}).")
+    if tuple(input.shape[2:]) != tuple(target.shape[1:]):
+        raise RuntimeError(f"Expected target size {_size((input.shape[0],) + tuple(input.shape[2:]))}"
+                           f", got {_size(target.shape)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
+    the weights of the targets not ignored.  input (N, C, *) or (C,)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _class_dim_target(input, target, "nll_loss")
+    cdim = 0 if input.ndim == 1 else 1
+    C = input.shape[cdim]
+    valid = target != ignore_index
+    safe = _C.where(valid, target, _C.zeros_like(target))
+    if target.numel() and ((safe < 0) | (safe >= C)).any().item():
+        bad = int(safe[(safe < 0) | (safe >= C)].reshape(-1)[0].item())
+        raise IndexError(f"Target {bad} is out of bounds.")
+    picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
+    w = valid.to(dtype=input.dtype)
+    if weight is not None:
+        w = w * weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
+    loss = -picked * w
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices; for
+    class probabilities (target shaped like input), ``-sum(target * log_softmax)``.
+    ``label_smoothing`` mixes the target with the uniform distribution."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    cdim = 0 if input.ndim == 1 else 1
+    logp = log_softmax(input, cdim)
+    C = input.shape[cdim]
+    wshape = (C,) + (1,) * (input.ndim - cdim - 1)
+    if target.is_floating_point():  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {_size(input.shape)}, got "
+                               f"{_size(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / C
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(wshape)
+        loss = -terms.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // C if C else 0)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    valid = (target != ignore_index).to(dtype=input.dtype)
+    lw = logp if weight is None else logp * weight.reshape(wshape)
+    smooth = -lw.sum(cdim) * valid
+    if reduction == "mean":
+        if weight is not None:
+            safe = _C.where(target != ignore_index, target, _C.zeros_like(target))
+            denom = (weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * valid).sum()
+        else:
+            denom = valid.sum()
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + label_smoothing / C * smooth
+
+
+def _pointwise_loss(name, input, target, reduction, fn):
+    _check_same_size(name, input, target)
+    input, target = _C.broadcast_tensors(input, target)
+    return _reduce(fn(input, target), reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``(input - target)^2``."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    return _pointwise_loss("mse_loss", input, target, r, lambda a, b: (a - b) * (a - b))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``|input - target|``."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    return _pointwise_loss("l1_loss", input, target, r, lambda a, b: (a - b).abs())
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=r)
+
+    def fn(a, b):
+        d = (a - b).abs()
+        return _C.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _pointwise_loss("smooth_l1_loss", input, target, r, fn)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
+    def fn(a, b):
+        d = (a - b).abs()
+        return _C.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _pointwise_loss("huber_loss", input, target, reduction, fn)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
+                         f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
+                         "they have the same size.")
+    log_x = _C.log(input).clamp(min=-100)
+    log_1mx = _C.log(1 - input).clamp(min=-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, r)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    """``-(pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
+                         f"({_size(input.shape)})")
+    log_sig = logsigmoid(input)          # log sigmoid(x)
+    log_1m_sig = logsigmoid(-input)      # log(1 - sigmoid(x))
+    if pos_weight is not None:
+        loss = -(pos_weight * target * log_sig + (1 - target) * log_1m_sig)
+    else:
+        loss = -(target * log_sig + (1 - target) * log_1m_sig)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, r)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """``target * (log target - input)`` (input is log-probabilities)."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = _C.exp(target) * (target - input)
+    else:
+        loss = _C.xlogy(target, target) - target * input
+    if r == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, r)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """``exp(x) - t x`` (log input) or ``x - t log(x + eps)``; ``full`` adds
+    Stirling's term for t > 1."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = _C.exp(input) - target * input
+    else:
+        loss = input - target * _C.log(input + eps)
+    if full:
+        stirling = target * _C.log(target) - target + 0.5 * _C.log(2 * math.pi * target)
+        loss = loss + _C.where(target > 1, stirling, _C.zeros_like(stirling))
+    return _reduce(loss, r)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 (log max(var, eps) + (input - target)^2 / max(var, eps))``."""
+    if var.ndim == input.ndim - 1 and tuple(var.shape) == tuple(input.shape[:-1]):
+        var = var.unsqueeze(-1)
+    elif tuple(var.shape) != tuple(input.shape) and not (
+            var.ndim == input.ndim and var.shape[-1] == 1
+            and tuple(var.shape[:-1]) == tuple(input.shape[:-1])):
+        raise ValueError("var is of incorrect size")
+    if (var < 0).any().item():
+        raise ValueError("var has negative entry/entries")
+    # NOTE: the clamp is not differentiated (as in PyTorch): the gradient w.r.t.
+    # var passes as if var had not been clamped.
+    v = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (_C.log(v) + (input - target) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -y (x1 - x2) + margin)``."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), r)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``x`` where y = 1, ``max(0, margin - x)`` where y = -1."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    zero = _scalar_like(0, input)
+    loss = _C.where(target == 1, input, zero) + \
+        _C.where(target == -1, (margin - input).clamp(min=0), zero)
+    return _reduce(loss, r)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y x))``."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(softplus(-target * input), r)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    r = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.mean(-1), r)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``sum_{j in targets, i not in targets} max(0, 1 - (x_j - x_i)) / C``; the
+    targets of a row are its entries before the first -1."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    squeeze = input.ndim == 1
+    x = input.unsqueeze(0) if squeeze else input
+    t = target.unsqueeze(0) if squeeze else target
+    C = x.shape[-1]
+    # a target counts while no -1 has appeared before it in its row
+    valid = (_C.cumsum((t < 0).to(dtype=_C.int64), -1) == 0)
+    safe = _C.where(valid, t, _C.zeros_like(t))
+    classes = _C.arange(C, device=x.device)
+    is_target = ((t.unsqueeze(-1) == classes) & valid.unsqueeze(-1)).any(dim=-2)   # N, C
+    xt = x.gather(-1, safe)                                   # N, C (target scores)
+    hinge = (1 - (xt.unsqueeze(-1) - x.unsqueeze(-2))).clamp(min=0)   # N, Ct, C
+    mask = valid.unsqueeze(-1) & ~is_target.unsqueeze(-2)
+    loss = (hinge * mask.to(dtype=x.dtype)).sum((-1, -2)) / C
+    if squeeze:
+        loss = loss.squeeze(0)
+    return _reduce(loss, r)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times weight[y])."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    squeeze = input.ndim == 1
+    x = input.unsqueeze(0) if squeeze else input
+    t = target.reshape(-1)
+    C = x.shape[-1]
+    xy = x.gather(1, t.unsqueeze(1))
+    h = (margin - xy + x).clamp(min=0)
+    if p == 2:
+        h = h * h
+    if weight is not None:
+        h = h * weight.index_select(0, t).unsqueeze(1)
+    not_y = _C.arange(C, device=x.device).unsqueeze(0) != t.unsqueeze(1)
+    loss = (h * not_y.to(dtype=x.dtype)).sum(1) / C
+    if squeeze:
+        loss = loss.squeeze(0)
+    return _reduce(loss, r)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos`` where y = 1, ``max(0, cos - margin)`` where y = -1."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    eps = 1e-12
+    dot = (input1 * input2).sum(-1)
+    m1 = (input1 * input1).sum(-1) + eps
+    m2 = (input2 * input2).sum(-1) + eps
+    cos = dot / _C.sqrt(m1 * m2)
+    zero = _scalar_like(0, cos)
+    loss = _C.where(target == 1, 1 - cos, zero) + \
+        _C.where(target == -1, (cos - margin).clamp(min=0), zero)
+    return _reduce(loss, r)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``d`` the pairwise distance."""
+    r = _legacy_reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + d_pos - d_neg).clamp(min=0), r)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    dist = distance_function or pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _C.minimum(d_neg, dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification: ``-log`` of the total probability
+    of every alignment of each target.  log_probs (T, N, C) (or (T, C)),
+    targets (N, S) or concatenated (sum(target_lengths),).  The forward
+    recursion runs over time in log space on the extended label sequence
+    (blanks between labels); its gradient comes from the tape."""
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+    T, N, C = log_probs.shape
+    in_len = [int(v) for v in (input_lengths.tolist() if isinstance(input_lengths, Tensor)
+                               else input_lengths)] if not isinstance(input_lengths, int) \
+        else [input_lengths]
+    tg_len = [int(v) for v in (target_lengths.tolist() if isinstance(target_lengths, Tensor)
+                               else target_lengths)] if not isinstance(target_lengths, int) \
+        else [target_lengths]
+    if targets.ndim == 1:  # concatenated targets
+        rows, start = [], 0
+        S = max(tg_len) if tg_len else 0
+        for n in range(N):
+            row = targets[start:start + tg_len[n]].tolist()
+            rows.append(row + [blank] * (S - len(row)))
+            start += tg_len[n]
+        tg = _C.tensor(rows, dtype=_C.int64).reshape(N, S)
+    else:
+        tg = targets.to(dtype=_C.int64)
+        S = tg.shape[1]
+    L = 2 * S + 1
+    ext = _C.full((N, L), blank, dtype=_C.int64)                # blank, l1, blank, l2 ...
+    if S:
+        ext[:, 1::2] = tg
+    # a step from s-2 to s is allowed where ext[s] is a label different from ext[s-2]
+    skip = _C.zeros((N, L), dtype=_C.bool)
+    if L > 2:
+        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    neg_inf = float("-inf")
+    dtype = log_probs.dtype
+    ninf = _C.full((N, 1), neg_inf, dtype=dtype)
+    ninf2 = _C.full((N, 2), neg_inf, dtype=dtype)
+    emit = log_probs.gather(2, ext.unsqueeze(0).expand(T, N, L))  # T, N, L
+    alpha = _C.full((N, L), neg_inf, dtype=dtype)
+    first = _C.zeros((N, L), dtype=_C.bool)
+    first[:, :2] = True
+    alpha = _C.where(first, emit[0], alpha) if T else alpha
+    length_mask = [None] * N
+    finals = [None] * N
+    lens = _C.tensor(in_len, dtype=_C.int64)
+    for t in range(1, T):
+        prev1 = _C.cat([ninf, alpha[:, :-1]], 1)
+        prev2 = _C.cat([ninf2, alpha[:, :-2]], 1)
+        prev2 = _C.where(skip, prev2, _C.full((), neg_inf, dtype=dtype))
+        stacked = _C.stack([alpha, prev1, prev2], 0)
+        new = _logsumexp_safe(stacked) + emit[t]
+        active = (lens > t).unsqueeze(1)
+        alpha = _C.where(active, new, alpha)
+    losses = []
+    for n in range(N):
+        end = 2 * tg_len[n]
+        a = alpha[n]
+        last = a[end:end + 1] if end < L else a[L - 1:L]
+        ends = _C.cat([last, a[end - 1:end]]) if end >= 1 else last
+        losses.append(-_logsumexp_safe(ends.unsqueeze(1)).reshape(()))
+    loss = _C.stack(losses) if losses else _C.zeros((0,), dtype=dtype)
+    if zero_infinity:
+        loss = _C.where(_C.isinf(loss), _C.zeros_like(loss), loss)
+    if unbatched:
+        loss = loss.squeeze(0)
+    if reduction == "mean":
+        tl = _C.tensor(tg_len, dtype=dtype).clamp(min=1)
+        return (loss / tl).mean()
+    return _reduce(loss, reduction)
+
+
+def _logsumexp_safe(x):
+    """logsumexp over dim 0 that gives -inf (and a zero gradient, not NaN) where
+    every entry is -inf."""
+    m = x.amax(dim=0).detach()
+    finite = _C.isfinite(m)
+    m = _C.where(finite, m, _C.zeros_like(m))
+    s = _C.exp(x - m).sum(0)
+    s = _C.where(finite, s, _C.ones_like(s))
+    return _C.where(finite, _C.log(s) + m, _C.full((), float("-inf"), dtype=x.dtype))

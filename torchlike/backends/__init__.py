@@ -1,0 +1,6 @@
+"""torchlike.backends: switches for the optional backend libraries.
+
+``backends.cudnn`` and ``backends.mkldnn`` hold PyTorch's flags so code that
+sets them runs; they take effect where such a path exists (the cuDNN paths
+come with the GPU work; the CPU kernels have no nondeterministic variant)."""
+from . import cudnn, mkldnn  # noqa: F401

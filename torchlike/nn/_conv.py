@@ -1,0 +1,687 @@
+"""Convolution, pooling, fold/unfold and resampling, composed from views.
+
+Every sliding-window op here starts from one view: ``_windows`` unfolds the
+spatial dims of an (N, C, *spatial) tensor into (N, C, *out, *kernel) with
+``Tensor.unfold`` (a strided view, no copy), so convolution is that view
+reshaped into columns times the weight matrix (im2col + GEMM), max pooling is
+a max over the kernel dims, average pooling a sum.  Gradients come from the
+tape.  Each public function is one entry point that a fused kernel of
+``src/nn`` can later replace.
+
+Legend: N batch, C channels, O output channels, g groups, k kernel sizes,
+L = prod(out spatial), K = prod(k)."""
+import itertools
+import math
+import numbers
+
+from .. import _C
+
+Tensor = _C.Tensor
+
+
+def _ntuple(value, n, name="argument"):
+    if isinstance(value, numbers.Integral):
+        return (int(value),) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {value}")
+    return value
+
+
+def _pad(x, pads, value=None):
+    if not any(pads):
+        return x
+    return _C._pad(x, pads, "constant", value)
+
+
+def _pads(left, right):
+    """F.pad's list (last dim first) from per-dim (left, right) amounts."""
+    out = []
+    for lo, hi in zip(reversed(left), reversed(right)):
+        out += [lo, hi]
+    return out
+
+
+def _windows(x, kernel, stride, dilation):
+    """(N, C, *spatial) -> (N, C, *out, *kernel): a strided view of every window."""
+    for d, (k, s, dil) in enumerate(zip(kernel, stride, dilation)):
+        x = x.unfold(2 + d, dil * (k - 1) + 1, s)
+        if dil > 1:
+            x = x[..., ::dil]
+    return x
+
+
+def _batched(input, n, name):
+    """Add a batch dim to an unbatched (C, *spatial) input; say whether it was."""
+    if input.ndim == n + 1:
+        return input.unsqueeze(0), True
+    if input.ndim != n + 2:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+    return input, False
+
+
+def _shape_str(shape):
+    return " x ".join(str(int(s)) for s in shape)
+
+
+# ---- convolution ------------------------------------------------------------------------
+
+def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
+    x, unbatched = _batched(input, n, name)
+    stride = _ntuple(stride, n, "stride")
+    dilation = _ntuple(dilation, n, "dilation")
+    N, C = x.shape[0], x.shape[1]
+    O, Cg = weight.shape[0], weight.shape[1]
+    k = tuple(weight.shape[2:])
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional "
+                           f"input {list(x.shape)}, but got weight of size {list(weight.shape)}")
+    if C != Cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
+    if O % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{list(weight.shape)} instead")
+    if isinstance(padding, str):
+        if padding == "valid":
+            left = right = (0,) * n
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            total = [d * (kk - 1) for d, kk in zip(dilation, k)]
+            left = tuple(t // 2 for t in total)
+            right = tuple(t - t // 2 for t in total)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+    else:
+        left = right = _ntuple(padding, n, "padding")
+    padded = [s + lo + hi for s, lo, hi in zip(x.shape[2:], left, right)]
+    span = [d * (kk - 1) + 1 for d, kk in zip(dilation, k)]
+    if any(p < s for p, s in zip(padded, span)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({_shape_str(padded)})."
+                           f" Kernel size: ({_shape_str(span)}). Kernel size can't be greater "
+                           "than actual input size")
+    x = _pad(x, _pads(left, right))
+    win = _windows(x, k, stride, dilation)                    # N, C, *out, *k
+    out_sp = tuple(win.shape[2:2 + n])
+    L, K, g = math.prod(out_sp), math.prod(k), groups
+    perm = (0, 1) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
+    cols = win.reshape((N, g, Cg) + out_sp + k).permute(*perm).reshape(N, g, L, Cg * K)
+    w = weight.reshape(g, O // g, Cg * K).transpose(1, 2)     # g, Cg*K, O/g
+    out = _C.matmul(cols, w)                                  # N, g, L, O/g
+    out = out.transpose(2, 3).reshape((N, O) + out_sp)
+    if bias is not None:
+        out = out + bias.reshape((1, O) + (1,) * n)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, H, W) * (O, C/groups, kH, kW) -> (N, O, H_out, W_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, D, H, W) * (O, C/groups, kD, kH, kW) -> (N, O, D_out, H_out, W_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                      n, name):
+    """The transpose (gradient) of convolution, as a convolution: the input is
+    spread out by ``stride`` (zeros between elements), padded by
+    ``dilation * (k - 1) - padding`` (plus ``output_padding`` at the end), and
+    convolved with the flipped, in/out-swapped weight."""
+    x, unbatched = _batched(input, n, name)
+    stride = _ntuple(stride, n, "stride")
+    padding = _ntuple(padding, n, "padding")
+    output_padding = _ntuple(output_padding, n, "output_padding")
+    dilation = _ntuple(dilation, n, "dilation")
+    C = x.shape[1]
+    if weight.shape[0] != C:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {weight.shape[0]} channels, but got {C} channels instead")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or dilation,"
+                               f" but got output_padding: {op}, stride: {s}, dilation: {d}")
+    k = tuple(weight.shape[2:])
+    for d, s in enumerate(stride):
+        if s > 1:
+            dim = 2 + d
+            L = x.shape[dim]
+            zeros = _C.zeros_like(x)
+            x = _C.stack([x] + [zeros] * (s - 1), dim + 1)
+            shape = tuple(x.shape[:dim]) + (L * s,) + tuple(x.shape[dim + 2:])
+            x = x.reshape(shape).narrow(dim, 0, max((L - 1) * s + 1, 0))
+    left = [dl * (kk - 1) - p for dl, kk, p in zip(dilation, k, padding)]
+    right = [lo + op for lo, op in zip(left, output_padding)]
+    x = _pad(x, _pads(left, right))
+    g = groups
+    Og = weight.shape[1]
+    w = weight.reshape((g, C // g, Og) + k).transpose(1, 2)
+    w = w.flip(tuple(range(3, 3 + n))).reshape((g * Og, C // g) + k)
+    out = _convnd(x, w, bias, 1, 0, dilation, groups, n, name)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """(N, C, L) with weight (C, O/groups, k) -> (N, O, L_out)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """(N, C, H, W) with weight (C, O/groups, kH, kW) -> (N, O, H_out, W_out)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3, "conv_transpose3d")
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C * kH * kW, L), one column per window."""
+    x, unbatched = _batched(input, 2, "unfold")
+    k = _ntuple(kernel_size, 2)
+    p = _ntuple(padding, 2)
+    x = _pad(x, _pads(p, p))
+    win = _windows(x, k, _ntuple(stride, 2), _ntuple(dilation, 2))   # N, C, oh, ow, kh, kw
+    N, C = x.shape[0], x.shape[1]
+    out = win.permute(0, 1, 4, 5, 2, 3).reshape(N, C * k[0] * k[1], -1)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of ``unfold``: (N, C * kH * kW, L) -> (N, C, H, W),
+    overlapping windows summed."""
+    unbatched = input.ndim == 2
+    x = input.unsqueeze(0) if unbatched else input
+    size = _ntuple(output_size, 2)
+    k = _ntuple(kernel_size, 2)
+    p = _ntuple(padding, 2)
+    K = k[0] * k[1]
+    N, CK, L = x.shape
+    if CK % K:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the "
+                           f"product of kernel_size, but got input.size(1)={CK} and "
+                           f"kernel_size=({k[0]}, {k[1]})")
+    C = CK // K
+    Hp, Wp = size[0] + 2 * p[0], size[1] + 2 * p[1]
+    # where each column entry lands: the same windows, taken over the positions
+    grid = _C.arange(Hp * Wp, device=x.device).reshape(1, 1, Hp, Wp)
+    pos = _windows(grid, k, _ntuple(stride, 2), _ntuple(dilation, 2))   # 1, 1, oh, ow, kh, kw
+    if pos.shape[2] * pos.shape[3] != L:
+        raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({k[0]}, "
+                           f"{k[1]}), expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {pos.shape[2]} * "
+                           f"{pos.shape[3]} = {pos.shape[2] * pos.shape[3]}, but got "
+                           f"input.size(2)={L}.")
+    pos = pos.permute(0, 1, 4, 5, 2, 3).reshape(-1)
+    out = _C.zeros((N, C, Hp * Wp), dtype=x.dtype, device=x.device)
+    out = out.index_add(2, pos, x.reshape(N, C, K * L)).reshape(N, C, Hp, Wp)
+    out = out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
+    return out.squeeze(0) if unbatched else out
+
+
+# ---- pooling -----------------------------------------------------------------------------
+
+def _pool_out(size, k, s, p, d, ceil_mode):
+    """Output length of a pooling window sweep and the extra right padding the
+    last (ceil_mode) window needs.  A window must start inside the input or
+    its left padding."""
+    span = d * (k - 1) + 1
+    num = size + 2 * p - span
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    extra = max(0, (out - 1) * s + span - (size + 2 * p))
+    return out, extra
+
+
+def _pool_args(kernel_size, stride, padding, dilation, n):
+    k = _ntuple(kernel_size, n, "kernel_size")
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _ntuple(stride, n, "stride")
+    return k, s, _ntuple(padding, n, "padding"), _ntuple(dilation, n, "dilation")
+
+
+def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n,
+                name):
+    x, unbatched = _batched(input, n, name)
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n)
+    for pp, kk, dd in zip(p, k, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation={dd}")
+    sp = tuple(x.shape[2:])
+    geo = [_pool_out(sz, kk, ss, pp, dd, ceil_mode) for sz, kk, ss, pp, dd in zip(sp, k, s, p, d)]
+    if any(o <= 0 for o, _ in geo):
+        raise RuntimeError(f"Given input size: ({_shape_str(x.shape[1:])}). Calculated output "
+                           f"size: ({x.shape[1]} x {_shape_str(o for o, _ in geo)}). Output "
+                           "size is too small")
+    pads = _pads(p, [pp + e for pp, (_, e) in zip(p, geo)])
+    win = _windows(_pad(x, pads, float("-inf")), k, s, d)     # N, C, *out, *k
+    out_sp = tuple(win.shape[2:2 + n])
+    N, C = x.shape[0], x.shape[1]
+    flat = win.reshape((N, C) + out_sp + (-1,))
+    if flat.numel() == 0:
+        values = _C.zeros((N, C) + out_sp, dtype=x.dtype, device=x.device)
+        arg = _C.zeros((N, C) + out_sp, dtype=_C.int64, device=x.device)
+    else:
+        values, arg = flat.max(dim=-1)
+    if not return_indices:
+        return values.squeeze(0) if unbatched else values
+    # the flat input position of every window entry: the same windows over a grid
+    grid = _C.arange(math.prod(sp), device=x.device).reshape((1, 1) + sp)
+    gwin = _windows(_pad(grid, pads, -1), k, s, d).reshape((1, 1) + out_sp + (-1,))
+    indices = gwin.expand((N, C) + out_sp + (gwin.shape[-1],)).gather(
+        -1, arg.unsqueeze(-1)).squeeze(-1)
+    if unbatched:
+        return values.squeeze(0), indices.squeeze(0)
+    return values, indices
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1,
+                       "max_pool1d")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2,
+                       "max_pool2d")
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3,
+                       "max_pool3d")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, L); ``return_indices`` adds the flat
+    input positions of the maxima (for ``max_unpool1d``)."""
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 1, "max_pool1d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, H, W)."""
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 2, "max_pool2d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 3, "max_pool3d")
+
+
+def _avg_divisor(size, k, s, p, out, count_include_pad):
+    """Per-output-position window sizes along one dim (PyTorch's rule: a window
+    is clipped to the padded input; without count_include_pad, to the input)."""
+    sizes = []
+    for i in range(out):
+        start = i * s - p
+        end = min(start + k, size + p)
+        if not count_include_pad:
+            start, end = max(start, 0), min(end, size)
+        sizes.append(end - start)
+    return sizes
+
+
+def _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override, n, name):
+    x, unbatched = _batched(input, n, name)
+    k, s, p, d = _pool_args(kernel_size, stride, padding, 1, n)
+    for pp, kk in zip(p, k):
+        if pp > kk // 2:
+            raise RuntimeError(f"pad should be at most half of kernel size, but got pad={pp}"
+                               f" and kernel_size={kk}")
+    sp = tuple(x.shape[2:])
+    geo = [_pool_out(sz, kk, ss, pp, 1, ceil_mode) for sz, kk, ss, pp in zip(sp, k, s, p)]
+    pads = _pads(p, [pp + e for pp, (_, e) in zip(p, geo)])
+    win = _windows(_pad(x, pads), k, s, d)
+    total = win.sum(dim=tuple(range(-n, 0)))
+    if divisor_override:
+        out = total / divisor_override
+    else:
+        div = None
+        for axis, (sz, kk, ss, pp, (o, _)) in enumerate(zip(sp, k, s, p, geo)):
+            v = _C.tensor(_avg_divisor(sz, kk, ss, pp, o, count_include_pad), dtype=x.dtype,
+                          device=x.device).reshape((o,) + (1,) * (n - 1 - axis))
+            div = v if div is None else div * v
+        out = total / div
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over sliding windows of (N, C, L)."""
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       None, 1, "avg_pool1d")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding windows of (N, C, H, W)."""
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, 2, "avg_pool2d")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, 3, "avg_pool3d")
+
+
+def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
+    k = _ntuple(kernel_size, n)
+    out = _avg_poolnd(input ** norm_type, k, stride, 0, ceil_mode, True, None, n, "lp_pool")
+    out = _C.sign(out) * out.abs().clamp(min=0)
+    return (out * math.prod(k)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``(sum over the window of x^p)^(1/p)``."""
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+def _adaptive_ranges(size, out):
+    """The [start, end) input range of each adaptive-pooling output position."""
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_size(output_size, x, n):
+    sizes = (output_size,) * n if isinstance(output_size, numbers.Integral) or \
+        output_size is None else tuple(output_size)
+    if len(sizes) == 1 and n > 1:
+        sizes = sizes * n
+    return tuple(int(x.shape[x.ndim - n + i]) if o is None else int(o)
+                 for i, o in enumerate(sizes))
+
+
+def _adaptive_avg_poolnd(input, output_size, n, name):
+    """Separable: along each spatial dim, multiply by the (out, size) averaging
+    matrix whose row i holds 1/len over output i's range."""
+    x, unbatched = _batched(input, n, name)
+    out_size = _adaptive_size(output_size, x, n)
+    for axis, o in enumerate(out_size):
+        dim = 2 + axis
+        size = x.shape[dim]
+        rows = []
+        for start, end in _adaptive_ranges(size, o):
+            rows.append([1.0 / (end - start) if start <= j < end else 0.0 for j in range(size)])
+        P = _C.tensor(rows, dtype=x.dtype, device=x.device).reshape(o, size)
+        x = _C.matmul(x.movedim(dim, -1), P.t()).movedim(-1, dim)
+    return x.squeeze(0) if unbatched else x
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Mean pooling of (N, C, L) to ``output_size`` positions."""
+    return _adaptive_avg_poolnd(input, output_size, 1, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean pooling of (N, C, H, W) to ``output_size`` (an int, a pair, None keeps)."""
+    return _adaptive_avg_poolnd(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg_poolnd(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_max_poolnd(input, output_size, return_indices, n, name):
+    x, unbatched = _batched(input, n, name)
+    out_size = _adaptive_size(output_size, x, n)
+    sp = tuple(x.shape[2:])
+    N, C = x.shape[0], x.shape[1]
+    ranges = [_adaptive_ranges(sz, o) for sz, o in zip(sp, out_size)]
+    values, indices = [], []
+    for cell in itertools.product(*ranges):
+        region = x
+        for axis, (start, end) in enumerate(cell):
+            region = region.narrow(2 + axis, start, end - start)
+        v, a = region.reshape(N, C, -1).max(dim=-1)
+        values.append(v)
+        if return_indices:
+            # local flat index -> global flat index
+            lens = [end - start for start, end in cell]
+            glob = _C.zeros_like(a)
+            rem = a
+            for axis in range(n - 1, -1, -1):
+                coord = rem % lens[axis] + cell[axis][0]
+                rem = rem // lens[axis]
+                glob = glob + coord * math.prod(sp[axis + 1:])
+            indices.append(glob)
+    out = _C.stack(values, -1).reshape((N, C) + out_size)
+    if not return_indices:
+        return out.squeeze(0) if unbatched else out
+    idx = _C.stack(indices, -1).reshape((N, C) + out_size)
+    return (out.squeeze(0), idx.squeeze(0)) if unbatched else (out, idx)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, H, W) to ``output_size``."""
+    return _adaptive_max_poolnd(input, output_size, return_indices, 2, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+def _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, n, name):
+    x, unbatched = _batched(input, n, name)
+    idx = indices.unsqueeze(0) if unbatched else indices
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n)
+    if output_size is None:
+        out_sp = tuple((sz - 1) * ss - 2 * pp + kk
+                       for sz, kk, ss, pp in zip(x.shape[2:], k, s, p))
+    else:
+        out_sp = tuple(output_size)[-n:]
+    N, C = x.shape[0], x.shape[1]
+    out = _C.zeros((N, C, math.prod(out_sp)), dtype=x.dtype, device=x.device)
+    out = out.scatter(2, idx.reshape(N, C, -1), x.reshape(N, C, -1)).reshape((N, C) + out_sp)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 1,
+                         "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Inverse of ``max_pool2d``: each value back at its index, zeros elsewhere."""
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 2,
+                         "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 3,
+                         "max_unpool3d")
+
+
+# ---- resampling ---------------------------------------------------------------------------
+
+def _source_coords(out, size, scale, align_corners, clamp_low):
+    """Source coordinate of each output position along one dim."""
+    if align_corners:
+        step = (size - 1) / (out - 1) if out > 1 else 0.0
+        return [i * step for i in range(out)]
+    coords = [(i + 0.5) * scale - 0.5 for i in range(out)]
+    return [max(c, 0.0) for c in coords] if clamp_low else coords
+
+
+def _cubic_weights(t, A=-0.75):
+    def near(x):   # |x| <= 1
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):    # 1 < |x| < 2
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _resample_dim(x, dim, out, scale, mode, align_corners):
+    """Resample ``x`` along ``dim`` to ``out`` positions: a weighted sum of
+    gathered neighbours (1 tap nearest, 2 linear, 4 cubic)."""
+    size = x.shape[dim]
+    dev = x.device
+    if mode in ("nearest", "nearest-exact"):
+        off = 0.5 if mode == "nearest-exact" else 0.0
+        src = [min(int(math.floor((i + off) * scale)), size - 1) for i in range(out)]
+        return x.index_select(dim, _C.tensor(src, dtype=_C.int64, device=dev))
+    if mode == "linear":
+        coords = _source_coords(out, size, scale, align_corners, True)
+        i0 = [min(int(math.floor(c)), size - 1) for c in coords]
+        i1 = [min(i + 1, size - 1) for i in i0]
+        lam = [c - i for c, i in zip(coords, i0)]
+        shape = [1] * x.ndim
+        shape[dim] = out
+        w1 = _C.tensor(lam, dtype=x.dtype, device=dev).reshape(shape)
+        a = x.index_select(dim, _C.tensor(i0, dtype=_C.int64, device=dev))
+        b = x.index_select(dim, _C.tensor(i1, dtype=_C.int64, device=dev))
+        return a + (b - a) * w1
+    if mode == "cubic":
+        coords = _source_coords(out, size, scale, align_corners, False)
+        shape = [1] * x.ndim
+        shape[dim] = out
+        result = None
+        base = [int(math.floor(c)) for c in coords]
+        weights = [_cubic_weights(c - b) for c, b in zip(coords, base)]
+        for tap in range(4):
+            idx = [min(max(b - 1 + tap, 0), size - 1) for b in base]
+            w = _C.tensor([ws[tap] for ws in weights], dtype=x.dtype, device=dev).reshape(shape)
+            term = x.index_select(dim, _C.tensor(idx, dtype=_C.int64, device=dev)) * w
+            result = term if result is None else result + term
+        return result
+    raise NotImplementedError(f"interpolate: mode {mode}")
+
+
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, *spatial) to ``size`` or by
+    ``scale_factor``.  Modes: nearest, nearest-exact, linear, bilinear,
+    bicubic, trilinear, area."""
+    n = input.ndim - 2
+    if n < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                         f"{input.ndim}D) for the modes: nearest | linear | bilinear | "
+                         f"bicubic | trilinear | area | nearest-exact (got {mode})")
+    if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{_MODE_DIMS[mode] + 2}D input")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    align_corners = bool(align_corners)
+    sp = tuple(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None else
+                         "only one of size or scale_factor should be defined")
+    if size is not None:
+        out = _ntuple(size, n, "size")
+        scales = [s / o for s, o in zip(sp, out)]
+    else:
+        factors = scale_factor if isinstance(scale_factor, (tuple, list)) \
+            else (scale_factor,) * n
+        if len(factors) != n:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(sp)} and scale_factor of shape {list(factors)}.")
+        out = tuple(int(math.floor(s * f)) for s, f in zip(sp, factors))
+        scales = [1.0 / f for f in factors] if not recompute_scale_factor \
+            else [s / o for s, o in zip(sp, out)]
+    if mode == "area":
+        return _adaptive_avg_poolnd(input, out, n, "interpolate")
+    kind = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
+    x = input
+    for axis in range(n):
+        x = _resample_dim(x, 2 + axis, out[axis], scales[axis], kind, align_corners)
+    return x
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    *lead, Cr, H, W = input.shape
+    if Cr % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{Cr} is not divisible by {r * r}")
+    C = Cr // (r * r)
+    b = len(lead)
+    x = input.reshape(tuple(lead) + (C, r, r, H, W))
+    x = x.permute(*range(b), b, b + 3, b + 1, b + 4, b + 2)
+    return x.reshape(tuple(lead) + (C, H * r, W * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *lead, C, Hr, Wr = input.shape
+    if Hr % r or Wr % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by "
+                           f"downscale_factor, but got height={Hr}, width={Wr} and "
+                           f"downscale_factor={r}")
+    H, W = Hr // r, Wr // r
+    b = len(lead)
+    x = input.reshape(tuple(lead) + (C, H, r, W, r))
+    x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)
+    return x.reshape(tuple(lead) + (C * r * r, H, W))
+
+
+def channel_shuffle(input, groups):
+    """(N, g * k, *) -> channels interleaved across the ``groups``."""
+    N, C = input.shape[0], input.shape[1]
+    rest = tuple(input.shape[2:])
+    x = input.reshape((N, groups, C // groups) + rest).transpose(1, 2)
+    return x.reshape((N, C) + rest)

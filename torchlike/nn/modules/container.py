@@ -1,0 +1,376 @@
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
+
+List-like containers register their items under the names "0", "1", ...,
+so state-dict keys read ``"0.weight"``, ``"layers.3.bias"`` as in PyTorch."""
+from collections import OrderedDict
+import operator
+
+from ... import _C
+from ..functional import _legacy_type_name
+from ..parameter import Parameter
+from .module import Module, _addindent
+
+Tensor = _C.Tensor
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+
+
+def _normalise_index(idx, n, what):
+    idx = operator.index(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % n
+
+
+class Sequential(Module):
+    r"""Modules called in order, each on the previous one's output.
+
+    ``Sequential(m1, m2)`` names them "0", "1"; ``Sequential(OrderedDict(...))``
+    keeps the given names."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        keys = list(self._modules)
+        return self._modules[keys[_normalise_index(idx, len(keys), "Sequential")]]
+
+    def __setitem__(self, idx, module):
+        keys = list(self._modules)
+        setattr(self, keys[_normalise_index(idx, len(keys), "Sequential")], module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        if isinstance(idx, slice):
+            for key in keys[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, keys[_normalise_index(idx, len(keys), "Sequential")])
+        # keep the names consecutive, as PyTorch does
+        items = list(self._modules.values())
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        return self.extend(other)
+
+    def __mul__(self, other):
+        if not isinstance(other, int) or other <= 0:
+            raise ValueError("Non-positive multiplication factor "
+                             f"{other} for {type(self)}")
+        return Sequential(*(list(self) * other))
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of submodules, registered (their parameters are the owner's)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[str(_normalise_index(idx, len(self), "ModuleList"))]
+
+    def __setitem__(self, idx, module):
+        setattr(self, str(_normalise_index(idx, len(self), "ModuleList")), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, str(_normalise_index(idx, len(self), "ModuleList")))
+        items = list(self._modules.values())
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules = OrderedDict()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def extend(self, modules):
+        if isinstance(modules, (Tensor, str)) or not hasattr(modules, "__iter__"):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def __repr__(self):
+        """Runs of identical children print once, as ``(0-5): 6 x Layer(...)``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines = []
+        start = 0
+        for end in range(1, len(reprs) + 1):
+            if end < len(reprs) and reprs[end] == reprs[start]:
+                continue
+            body = _addindent(reprs[start], 2)
+            if end - start == 1:
+                lines.append(f"({start}): {body}")
+            else:
+                lines.append(f"({start}-{end - 1}): {end - start} x {body}")
+            start = end
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """An ordered dict of submodules, registered under their keys."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def clear(self):
+        self._modules.clear()
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        if hasattr(modules, "items"):
+            for key, module in modules.items():
+                self[key] = module
+        else:
+            for j, pair in enumerate(modules):
+                if len(pair) != 2:
+                    raise ValueError(f"ModuleDict update sequence element #{j} has length "
+                                     f"{len(pair)}; 2 is required")
+                self[pair[0]] = pair[1]
+
+
+def _param_line(value, type_name):
+    """ParameterList/Dict's one-line description of an entry; ``type_name``
+    names the tensor's type (ParameterList prints the dtype, ParameterDict the
+    legacy tensor type, as PyTorch's do)."""
+    if isinstance(value, Tensor):
+        size = "x".join(str(int(s)) for s in value.shape)
+        device = f" ({value.device})" if value.device.type == "cuda" else ""
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        return f"{kind} containing: [{type_name(value)} of size {size}{device}]"
+    return "Object of type: " + type(value).__name__
+
+
+class ParameterList(Module):
+    """A list of parameters; plain tensors appended become Parameters."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_normalise_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx, param):
+        idx = _normalise_index(idx, len(self), "ParameterList")
+        if isinstance(param, Tensor) and not isinstance(param, Parameter):
+            param = Parameter(param)
+        setattr(self, str(idx), param)
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        new_idx = len(self)
+        self._size += 1
+        self[new_idx] = value
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"  ({i}): {_param_line(p, lambda t: t.dtype)}"
+                         for i, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters; plain tensors set become Parameters."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, key, value)
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def clear(self):
+        for k in list(self._keys):
+            del self[k]
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in items:
+            self[key] = value
+
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): {_param_line(p, _legacy_type_name)}"
+                         for k, p in self.items())
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")

@@ -1,0 +1,846 @@
+"""Module: the base class of every layer.
+
+A module keeps its parameters, buffers and submodules in three ordered dicts
+(``_parameters``, ``_buffers``, ``_modules``); ``__setattr__`` sorts what is
+assigned into them, so ``self.fc = Linear(2, 3)`` registers a submodule.
+Everything that walks a model (``named_parameters``, ``state_dict``, ``to``,
+``apply``, the repr) walks those dicts, in registration order, as PyTorch does:
+state-dict keys and the repr text match PyTorch's for the same model."""
+from collections import OrderedDict, namedtuple
+import functools
+import itertools
+
+from ... import _C
+from ...autograd.function import Function
+from ..parameter import Parameter, Buffer, is_lazy
+
+Tensor = _C.Tensor
+
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class RemovableHandle:
+    """Returned by every ``register_*_hook``: ``handle.remove()`` takes the hook
+    out again (also as a context manager)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, *dicts):
+        self.hooks_dicts = dicts
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self):
+        for d in self.hooks_dicts:
+            if isinstance(d, set):
+                d.discard(self.id)
+            else:
+                d.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook run before every module's own."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    """A forward hook run before every module's own."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+def _addindent(text, spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+# ---- backward hooks ---------------------------------------------------------------
+# Full backward hooks see the gradients w.r.t. a module's inputs and outputs.
+# The module's tensor inputs and outputs are passed through an identity Function
+# each: the outputs' node sees grad_output (and runs the pre-hooks, which may
+# replace it), the inputs' node sees grad_input and runs the hooks.
+
+class _BackwardHookIdentity(Function):
+    @staticmethod
+    def forward(ctx, state, is_output, *tensors):
+        ctx.state = state
+        ctx.is_output = is_output
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        state = ctx.state
+        if ctx.is_output:
+            grads = state.output_grads(grads)
+        else:
+            grads = state.input_grads(grads)
+        return (None, None) + tuple(grads)
+
+
+class _BackwardHookState:
+    def __init__(self, module, n_inputs_with_grad):
+        self.module = module
+        self.grad_output = None
+        self.inputs_hooked = n_inputs_with_grad > 0
+
+    def output_grads(self, grads):
+        for hook in self.module._backward_pre_hooks.values():
+            result = hook(self.module, grads)
+            if result is not None:
+                grads = tuple(result)
+        self.grad_output = grads
+        if not self.inputs_hooked:
+            self._call_hooks((None,))
+        return grads
+
+    def input_grads(self, grads):
+        result = self._call_hooks(grads)
+        return grads if result is None else result
+
+    def _call_hooks(self, grad_input):
+        for hook in self.module._backward_hooks.values():
+            result = hook(self.module, grad_input, self.grad_output)
+            if result is not None:
+                grad_input = tuple(result)
+        return grad_input
+
+
+def _replace_tensors(args, fn):
+    """Apply ``fn`` to the tuple of the tensors requiring grad in ``args`` (a tuple
+    of arguments, or a single output), putting the results back in place."""
+    single = not isinstance(args, tuple)
+    items = (args,) if single else args
+    idx = [i for i, a in enumerate(items) if isinstance(a, Tensor) and a.requires_grad]
+    if not idx:
+        return args, 0
+    new = fn(tuple(items[i] for i in idx))
+    items = list(items)
+    for i, t in zip(idx, new):
+        items[i] = t
+    return (items[0] if single else tuple(items)), len(idx)
+
+
+class Module:
+    r"""Base class for all neural-network modules.
+
+    Subclasses set their layers as attributes in ``__init__`` (after calling
+    ``super().__init__()``) and define ``forward``; calling the module runs the
+    forward pre-hooks, ``forward`` and the forward hooks."""
+
+    dump_patches = False
+    _version = 1
+    training: bool
+    call_super_init = False
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() takes no arguments but got "
+                            f"{args} {kwargs}")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = set()
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = set()
+        d["_forward_hooks_always_called"] = set()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
+
+    def forward(self, *input):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ---- registration ------------------------------------------------------------
+
+    def _check_init(self, what):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a buffer (state that is not a parameter, e.g. BatchNorm's running
+        mean).  ``persistent=False`` leaves it out of the state_dict."""
+        self._check_init("buffer")
+        self._check_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+                            f"'{name}' (torch Tensor or None required)")
+        if isinstance(tensor, Buffer):
+            persistent = tensor.persistent
+            tensor = tensor.detach() if not is_lazy(tensor) else tensor
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        """Add a parameter (a Parameter or None) under ``name``."""
+        self._check_init("parameter")
+        self._check_name(name, "parameter", self._parameters)
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+                            f"'{name}' (torch.nn.Parameter or None required)")
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
+                f"be created explicitly. To express '{name}' as a function of another Tensor, "
+                f"compute the value in the forward() method.")
+        else:
+            self._parameters[name] = param
+
+    def _check_name(self, name, kind, own):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in own:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def add_module(self, name, module):
+        """Add a child module (or None) under ``name``."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    def register_module(self, name, module):
+        """Alias for ``add_module``."""
+        self.add_module(name, module)
+
+    def get_submodule(self, target):
+        """The submodule at dotted path ``target`` ("" is the module itself)."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def _get_leaf(self, target, kind, check):
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        value = getattr(mod, name)
+        if not check(mod, name, value):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return value
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target``."""
+        return self._get_leaf(target, "an nn.Parameter",
+                              lambda m, n, v: isinstance(v, Parameter))
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target``."""
+        return self._get_leaf(target, "a buffer", lambda m, n, v: n in m._buffers)
+
+    def get_extra_state(self):
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called.")
+
+    # ---- attribute access ----------------------------------------------------------
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        def remove_from(*dicts_or_sets):
+            for d in dicts_or_sets:
+                if name in d:
+                    if isinstance(d, dict):
+                        del d[name]
+                    else:
+                        d.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules,
+                        self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                                f"'{name}' (torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError("cannot assign module before Module.__init__() call")
+                remove_from(self.__dict__, self._parameters, self._buffers,
+                            self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                    f"'{name}' (torch.nn.Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
+                                        f"'{name}' (torch.Tensor or None expected)")
+                    if isinstance(value, Buffer):
+                        persistent = value.persistent
+                    else:
+                        persistent = name not in self._non_persistent_buffers_set
+                    remove_from(self.__dict__, self._parameters, self._modules)
+                    self.register_buffer(name, value, persistent)
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # ---- walking the tree ------------------------------------------------------------
+
+    def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
+        memo = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for k, v in get_members(module):
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse=True):
+        """The parameters of this module (and, with ``recurse``, its submodules)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, parameter) pairs; a shared parameter appears once unless
+        ``remove_duplicate=False``."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self):
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(dotted name, module) pairs of this module and every submodule, depth
+        first, the module itself first under ``prefix``."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    # ---- modes and gradients -----------------------------------------------------------
+
+    def train(self, mode=True):
+        """Set training mode (dropout active, batch norm updates its statistics)."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self):
+        """Set evaluation mode (``train(False)``)."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset every parameter's gradient: to None, or to zeros in place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g = g.detach()
+                    p.grad = g
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def apply(self, fn):
+        """Call ``fn`` on every submodule (children first), then on ``self``."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def share_memory(self):
+        return self._apply(lambda t: t.share_memory_())
+
+    # ---- conversion ---------------------------------------------------------------------
+
+    def _apply(self, fn, recurse=True):
+        """Replace every parameter's and buffer's values by ``fn(values)``.  The
+        Parameter objects stay the same (optimizers keep working); their
+        gradients are converted too."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        from ...autograd.grad_mode import no_grad
+        for key, param in self._parameters.items():
+            if param is None or is_lazy(param):
+                continue
+            with no_grad():
+                new = fn(param)
+            param.data = new
+            if param.grad is not None:
+                with no_grad():
+                    param.grad = fn(param.grad)
+        for key, buf in self._buffers.items():
+            if buf is not None and not is_lazy(buf):
+                self._buffers[key] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs):
+        """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``,
+        ``to(device, dtype)``, ``to(tensor)``, with ``non_blocking``.  Only
+        floating-point (and complex) tensors change dtype, as in PyTorch."""
+        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                            f"but got desired dtype={dtype}")
+
+        def convert(t):
+            kw = {}
+            if device is not None:
+                kw["device"] = device
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                kw["dtype"] = dtype
+            return t.to(**kw) if kw else t
+
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.to(device="cuda" if device is None else
+                                          (f"cuda:{device}" if isinstance(device, int)
+                                           else device)))
+
+    def cpu(self):
+        return self._apply(lambda t: t.to(device="cpu"))
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.to(dtype=dst_type))
+
+    def _cast_floating(self, dtype):
+        return self._apply(lambda t: t.to(dtype=dtype) if t.is_floating_point() else t)
+
+    def float(self):
+        return self._cast_floating(_C.float32)
+
+    def double(self):
+        return self._cast_floating(_C.float64)
+
+    def half(self):
+        return self._cast_floating(_C.float16)
+
+    def bfloat16(self):
+        return self._cast_floating(_C.bfloat16)
+
+    def to_empty(self, *, device=None, recurse=True):
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse)
+
+    # ---- hooks -----------------------------------------------------------------------------
+
+    def _add_hook(self, store, hook, prepend=False, *flag_sets):
+        handle = RemovableHandle(store, *flag_sets)
+        store[handle.id] = hook
+        if prepend:
+            store.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` (or ``hook(module, args, kwargs)`` with
+        ``with_kwargs``) runs before forward; it may return new args (or
+        ``(args, kwargs)``)."""
+        handle = self._add_hook(self._forward_pre_hooks, hook, prepend,
+                                self._forward_pre_hooks_with_kwargs)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``)
+        runs after forward; it may return a new output."""
+        handle = self._add_hook(self._forward_hooks, hook, prepend,
+                                self._forward_hooks_with_kwargs,
+                                self._forward_hooks_always_called)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients w.r.t. the
+        module's outputs are known; it may return replacements."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients
+        w.r.t. the module's inputs are known; it may return new grad_input."""
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        return self.register_full_backward_hook(hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` collects."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after; it may
+        return a new dict."""
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    _register_state_dict_hook = register_state_dict_post_hook
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module loads its part."""
+        return self._add_hook(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it
+        may edit the key lists in place."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    # ---- calling ------------------------------------------------------------------------------
+
+    def _call_impl(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                             self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        state = None
+        if (self._backward_hooks or self._backward_pre_hooks) and _C.is_grad_enabled():
+            state = _BackwardHookState(self, 0)
+            args, n = _replace_tensors(
+                args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
+            state.inputs_hooked = n > 0
+        output = self.forward(*args, **kwargs)
+        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
+                                             self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
+            if result is not None:
+                output = result
+        if state is not None:
+            output, _ = _replace_tensors(
+                output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
+        return output
+
+    __call__ = _call_impl
+
+    # ---- state dict ----------------------------------------------------------------------------
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + "_extra_state"] = self.get_extra_state()
+
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """An ordered dict of every parameter and persistent buffer, keyed by
+        dotted name (``"0.weight"``, ``"bn.running_mean"``), detached unless
+        ``keep_vars``."""
+        if args:  # the positional form state_dict(destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
+                                  keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if result is not None:
+                destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
+                              missing_keys, unexpected_keys, error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs)
+        persistent_buffers = {k: v for k, v in self._buffers.items()
+                              if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
+                                                         persistent_buffers.items())
+                       if v is not None}
+        from ...autograd.grad_mode import no_grad
+        for name, param in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  f'torch.Tensor or Tensor-like object from checkpoint but '
+                                  f'received {type(input_param)}')
+                continue
+            if is_lazy(param):
+                with no_grad():
+                    param.materialize(input_param.shape)
+            if not is_lazy(param) and tuple(input_param.shape) != tuple(param.shape):
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{_size_str(input_param.shape)} from checkpoint, the shape in current "
+                    f"model is {_size_str(param.shape)}.")
+                continue
+            try:
+                with no_grad():
+                    param.copy_(input_param)
+            except Exception as ex:
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the '
+                    f"model are {_size_str(param.shape)} and whose dimensions in the "
+                    f"checkpoint are {_size_str(input_param.shape)}, an exception occurred : "
+                    f"{ex.args}.")
+        extra_key = prefix + "_extra_state"
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict.keys():
+                if key.startswith(prefix) and key != extra_key:
+                    input_name = key[len(prefix):].split(".", 1)
+                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy parameters and buffers from ``state_dict``.  With ``strict``,
+        missing or unexpected keys raise; either way the lists are returned as
+        ``(missing_keys, unexpected_keys)``.  A shape mismatch always raises,
+        naming the key and both shapes."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state = {k: v for k, v in local_state_dict.items()
+                                   if k.startswith(child_prefix)}
+                    load(child, child_state, child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, incompatible)
+
+        load(self, state_dict)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self._get_name(), "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
+
+    # ---- printing --------------------------------------------------------------------------------
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The text inside this module's parentheses in its repr; layers
+        override it (``in_features=2, out_features=3, bias=True``)."""
+        return ""
+
+    def __repr__(self):
+        extra_lines = []
+        extra = self.extra_repr()
+        if extra:
+            extra_lines = extra.split("\n")
+        child_lines = []
+        for key, module in self._modules.items():
+            mod_str = _addindent(repr(module), 2)
+            child_lines.append("(" + key + "): " + mod_str)
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+def _size_str(shape):
+    return str(_C.Size(tuple(int(s) for s in shape)))
+
+
+def _parse_to(*args, **kwargs):
+    """(device, dtype, non_blocking) from Module.to's forms."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _C.dtype):
+            dtype = a
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif a is not None:
+            device = a
+    return device, dtype, non_blocking

@@ -1,0 +1,145 @@
+"""Parameter, Buffer and UninitializedParameter.
+
+A Parameter is a Tensor subclass: assigned as a Module attribute it is
+registered as one of the module's parameters.  It shares storage with the
+tensor it was made from (as PyTorch's does) and, like PyTorch's, requires
+grad by default.  Ops on a Parameter return plain Tensors."""
+from .. import _C
+
+Tensor = _C.Tensor
+
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer",
+           "is_lazy"]
+
+
+def _detached_subclass(cls, data, requires_grad):
+    """A ``cls`` instance viewing ``data``'s storage, with no history."""
+    self = Tensor.__new__(cls)
+    self.data = data.detach()
+    if requires_grad:
+        self.requires_grad_(True)
+    return self
+
+
+class Parameter(Tensor):
+    r"""A Tensor that is a module parameter.
+
+    Args:
+        data (Tensor): the values (shared, not copied). Default: an empty tensor.
+        requires_grad (bool): whether the parameter requires gradient. Default: True.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _C.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): data must be a Tensor, not {type(data).__name__}")
+        return _detached_subclass(cls, data, requires_grad)
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class Buffer(Tensor):
+    r"""A Tensor that, assigned to a Module attribute, is registered as a buffer.
+
+    ``Buffer(data, persistent=True)``: a non-persistent buffer is left out of
+    the state_dict.  The module stores a plain Tensor (as PyTorch does)."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _C.empty(0)
+        self = _detached_subclass(cls, data, data.requires_grad)
+        self.persistent = persistent
+        return self
+
+    def __init__(self, data=None, *, persistent=True):
+        pass
+
+
+class _UninitializedMixin:
+    """Shared by the uninitialized parameter and buffer: a placeholder with no
+    shape until ``materialize(shape)`` gives it storage (Lazy modules)."""
+
+    cls_to_become = None
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        if device is None:
+            device = self._lazy_device
+        if dtype is None:
+            dtype = self._lazy_dtype
+        self.data = _C.empty(tuple(shape), dtype=dtype, device=device)
+        self.__class__ = self.cls_to_become
+
+    def _lazy_error(self, *args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {type(self).__name__}. "
+            "This error happens when you are using a `LazyModule` or explicitly manipulating "
+            "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules "
+            "Call `forward` with a dummy batch to initialize the parameters before calling "
+            "torch functions")
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    @property
+    def shape(self):
+        self._lazy_error()
+
+
+class UninitializedParameter(_UninitializedMixin, Parameter):
+    """A Parameter whose shape is not known yet (used by Lazy modules)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        self = Parameter.__new__(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
+        self._lazy_device = device
+        self._lazy_dtype = dtype
+        return self
+
+    def __deepcopy__(self, memo):
+        return type(self)(self.requires_grad, self._lazy_device, self._lazy_dtype)
+
+
+class UninitializedBuffer(_UninitializedMixin, Tensor):
+    """A buffer whose shape is not known yet (used by Lazy modules)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        self = _detached_subclass(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
+        self._lazy_device = device
+        self._lazy_dtype = dtype
+        self.persistent = persistent
+        return self
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+
+def is_lazy(param):
+    """True for an UninitializedParameter or UninitializedBuffer."""
+    return isinstance(param, _UninitializedMixin)
