@@ -557,7 +557,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    x = input.reshape(N, num_groups, -1)
+    x = input.reshape(N, num_groups, (C // num_groups) * math.prod(input.shape[2:]))
     mean = x.mean(dim=-1, keepdim=True)
     var = x.var(dim=-1, unbiased=False, keepdim=True)
     out = ((x - mean) * _C.rsqrt(var + eps)).reshape(input.shape)

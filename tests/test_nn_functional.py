@@ -1,0 +1,523 @@
+"""nn.functional against NumPy reference implementations written here, over
+float32/float64, batch shapes (0-size batches included) and non-contiguous
+inputs; gradients by finite differences (gradcheck, gradgradcheck) in float64."""
+import math
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+
+DTYPES = [torch.float32, torch.float64]
+TOL = {torch.float32: dict(rtol=2e-5, atol=2e-6), torch.float64: dict(rtol=1e-10, atol=1e-12)}
+rng = np.random.default_rng(7)
+
+
+def t(a, dtype=torch.float64, grad=False):
+    x = torch.tensor(np.asarray(a), dtype=dtype)
+    return x.requires_grad_(True) if grad else x
+
+
+def noncontig(a, dtype):
+    """The same values as ``a`` in a tensor that is a transposed view."""
+    base = torch.tensor(np.ascontiguousarray(np.swapaxes(a, 0, -1)), dtype=dtype)
+    x = base.transpose(0, -1)
+    assert not x.is_contiguous()
+    return x
+
+
+def assert_close(out, expected, dtype):
+    np.testing.assert_allclose(out.detach().double().numpy(), expected, **TOL[dtype])
+
+
+# ---- NumPy references ---------------------------------------------------------------------------
+
+def np_softplus(x, beta=1.0, threshold=20.0):
+    return np.where(x * beta > threshold, x, np.logaddexp(0, x * beta) / beta)
+
+
+def np_sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def np_erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+ACTIVATIONS = {
+    "relu": (lambda x: F.relu(x), lambda x: np.maximum(x, 0)),
+    "relu6": (lambda x: F.relu6(x * 4), lambda x: np.clip(x * 4, 0, 6)),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.1), lambda x: np.where(x > 0, x, 0.1 * x)),
+    "elu": (lambda x: F.elu(x, 0.5), lambda x: np.where(x > 0, x, 0.5 * np.expm1(x))),
+    "selu": (F.selu, lambda x: 1.0507009873554805 * np.where(
+        x > 0, x, 1.6732632423543772 * np.expm1(x))),
+    "celu": (lambda x: F.celu(x, 2.0), lambda x: np.where(x > 0, x, 2 * np.expm1(x / 2))),
+    "gelu": (F.gelu, lambda x: 0.5 * x * (1 + np_erf(x / np.sqrt(2)))),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), lambda x: 0.5 * x * (
+        1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))),
+    "silu": (F.silu, lambda x: x * np_sigmoid(x)),
+    "mish": (F.mish, lambda x: x * np.tanh(np_softplus(x))),
+    "softplus": (lambda x: F.softplus(x, 2.0, 1.0), lambda x: np_softplus(x, 2.0, 1.0)),
+    "softsign": (F.softsign, lambda x: x / (1 + np.abs(x))),
+    "hardtanh": (lambda x: F.hardtanh(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5)),
+    "hardsigmoid": (lambda x: F.hardsigmoid(x * 4), lambda x: np.clip(x * 4 / 6 + 0.5, 0, 1)),
+    "hardswish": (lambda x: F.hardswish(x * 4),
+                  lambda x: x * 4 * np.clip(x * 4 + 3, 0, 6) / 6),
+    "hardshrink": (lambda x: F.hardshrink(x, 0.5), lambda x: np.where(np.abs(x) > 0.5, x, 0)),
+    "softshrink": (lambda x: F.softshrink(x, 0.5),
+                   lambda x: np.where(x > 0.5, x - 0.5, np.where(x < -0.5, x + 0.5, 0))),
+    "tanhshrink": (F.tanhshrink, lambda x: x - np.tanh(x)),
+    "threshold": (lambda x: F.threshold(x, 0.2, -1.0), lambda x: np.where(x > 0.2, x, -1.0)),
+    "logsigmoid": (lambda x: F.logsigmoid(x * 30), lambda x: -np.logaddexp(0, -x * 30)),
+    "sigmoid": (F.sigmoid, np_sigmoid),
+    "rrelu_eval": (lambda x: F.rrelu(x, 0.1, 0.3), lambda x: np.where(x >= 0, x, 0.2 * x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 5), (0, 3), (2, 3, 4)])
+def test_activation_matches_numpy(name, dtype, shape):
+    ours, ref = ACTIVATIONS[name]
+    a = rng.standard_normal(shape)
+    out = ours(t(a, dtype))
+    assert out.dtype == dtype and out.shape == shape
+    assert_close(out, ref(a), dtype)
+    if len(shape) >= 2 and shape[0]:
+        assert_close(ours(noncontig(a, dtype)), ref(a), dtype)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_gradcheck(name):
+    ours, _ = ACTIVATIONS[name]
+    # away from the kinks, where finite differences are not defined
+    a = rng.uniform(0.05, 1.5, (3, 4)) * rng.choice([-1, 1], (3, 4))
+    assert gradcheck(ours, (t(a, grad=True),))
+
+
+def test_activation_inplace_writes_the_input():
+    x = t([-1.0, 2.0])
+    y = F.relu(x, inplace=True)
+    np.testing.assert_array_equal(x.numpy(), [0.0, 2.0])
+    assert y.data_ptr() == x.data_ptr()
+
+
+def np_softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_family_matches_numpy_and_is_stable(dtype, dim):
+    a = rng.standard_normal((3, 4, 5)) * 50   # large logits: a naive exp overflows
+    x = t(a, dtype)
+    assert_close(F.softmax(x, dim), np_softmax(a, dim), dtype)
+    assert_close(F.log_softmax(x, dim), np.log(np_softmax(a, dim)), dtype) \
+        if dtype == torch.float64 else None
+    assert_close(F.softmin(x, dim), np_softmax(-a, dim), dtype)
+    assert F.softmax(t(np.zeros((0, 3)), dtype), 1).shape == (0, 3)
+    assert gradcheck(lambda v: F.log_softmax(v, dim), (t(a / 50, grad=True),))
+    assert gradgradcheck(lambda v: F.softmax(v, dim), (t(a / 50, grad=True),))
+
+
+def test_glu_and_prelu_match_numpy():
+    a = rng.standard_normal((2, 6, 3))
+    np.testing.assert_allclose(F.glu(t(a), 1).numpy(), a[:, :3] * np_sigmoid(a[:, 3:]))
+    w = np.array([0.1, 0.2, -0.3, 0.4, 0.5, 0.6])
+    np.testing.assert_allclose(F.prelu(t(a), t(w)).numpy(),
+                               np.where(a > 0, a, w[None, :, None] * a))
+    assert gradcheck(lambda x, ww: F.prelu(x, ww), (t(a, grad=True), t(w, grad=True)))
+
+
+# ---- losses ----------------------------------------------------------------------------------
+
+def np_cross_entropy(logits, target, weight=None, ignore_index=-100, smoothing=0.0,
+                     reduction="mean"):
+    """Written from the definition: per-sample -sum_c q_c w_c log p_c, with
+    q the (smoothed) one-hot target; mean divides by the target weights."""
+    N, C = logits.shape
+    logp = np.log(np_softmax(logits, 1))
+    w = np.ones(C) if weight is None else weight
+    losses, denom = [], 0.0
+    for n in range(N):
+        if target[n] == ignore_index:
+            losses.append(0.0)
+            continue
+        q = np.full(C, smoothing / C)
+        q[target[n]] += 1 - smoothing
+        nll = -w[target[n]] * logp[n, target[n]]
+        smooth = -(w * logp[n]).sum()
+        losses.append((1 - smoothing) * nll + smoothing / C * smooth)
+        denom += w[target[n]]
+    losses = np.array(losses)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / denom
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kw", [{}, {"weight": True}, {"ignore_index": 1},
+                                {"smoothing": 0.2}, {"weight": True, "smoothing": 0.1,
+                                                     "ignore_index": 0},
+                                {"reduction": "none"}, {"reduction": "sum", "weight": True}])
+def test_cross_entropy_matches_numpy(dtype, kw):
+    logits = rng.standard_normal((6, 4))
+    target = np.array([0, 1, 3, 2, 1, 3])
+    weight = rng.uniform(0.5, 2, 4) if kw.get("weight") else None
+    expected = np_cross_entropy(logits, target, weight, kw.get("ignore_index", -100),
+                                kw.get("smoothing", 0.0), kw.get("reduction", "mean"))
+    out = F.cross_entropy(t(logits, dtype), torch.tensor(target),
+                          weight=None if weight is None else t(weight, dtype),
+                          ignore_index=kw.get("ignore_index", -100),
+                          label_smoothing=kw.get("smoothing", 0.0),
+                          reduction=kw.get("reduction", "mean"))
+    assert_close(out, expected, dtype)
+    # the same loss on a (N, C, d) input with the class dim in the middle
+    out3 = F.cross_entropy(t(logits.T[None], dtype), torch.tensor(target[None]),
+                           weight=None if weight is None else t(weight, dtype),
+                           ignore_index=kw.get("ignore_index", -100),
+                           label_smoothing=kw.get("smoothing", 0.0),
+                           reduction=kw.get("reduction", "mean"))
+    assert_close(out3.reshape(-1) if out3.ndim else out3, expected, dtype)
+
+
+def test_cross_entropy_gradcheck_and_errors():
+    logits = t(rng.standard_normal((5, 3)), grad=True)
+    target = torch.tensor([0, 2, 1, 1, 0])
+    assert gradcheck(lambda x: F.cross_entropy(x, target, label_smoothing=0.1), (logits,))
+    assert gradgradcheck(lambda x: F.cross_entropy(x, target), (logits,))
+    probs = t(np_softmax(rng.standard_normal((5, 3)), 1))
+    assert gradcheck(lambda x: F.cross_entropy(x, probs), (logits,))
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        F.cross_entropy(logits, torch.tensor([0, 3, 1, 1, 0]))
+    with pytest.raises(ValueError, match="batch_size"):
+        F.cross_entropy(logits, torch.tensor([0, 1]))
+
+
+def test_cross_entropy_empty_batch_mean_is_nan_sum_is_zero():
+    x = t(np.zeros((0, 3)))
+    y = torch.tensor(np.zeros(0, dtype=np.int64))
+    assert math.isnan(float(F.cross_entropy(x, y)))
+    assert float(F.cross_entropy(x, y, reduction="sum")) == 0.0
+
+
+POINTWISE_LOSSES = {
+    "mse": (F.mse_loss, lambda a, b: (a - b) ** 2),
+    "l1": (F.l1_loss, lambda a, b: np.abs(a - b)),
+    "smooth_l1": (lambda a, b, **k: F.smooth_l1_loss(a, b, beta=0.5, **k),
+                  lambda a, b: np.where(np.abs(a - b) < 0.5, 0.5 * (a - b) ** 2 / 0.5,
+                                        np.abs(a - b) - 0.25)),
+    "huber": (lambda a, b, **k: F.huber_loss(a, b, delta=0.5, **k),
+              lambda a, b: np.where(np.abs(a - b) < 0.5, 0.5 * (a - b) ** 2,
+                                    0.5 * (np.abs(a - b) - 0.25))),
+    "soft_margin": (F.soft_margin_loss, lambda a, b: np.log1p(np.exp(-a * b))),
+    "bce_logits": (F.binary_cross_entropy_with_logits,
+                   lambda a, b: -(b * np.log(np_sigmoid(a)) + (1 - b) * np.log(1 - np_sigmoid(a)))),
+    "kl_div": (F.kl_div, lambda a, b: np.where(b > 0, b * (np.log(np.where(b > 0, b, 1)) - a),
+                                               0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE_LOSSES))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_pointwise_losses_match_numpy(name, dtype, reduction):
+    ours, ref = POINTWISE_LOSSES[name]
+    a = rng.standard_normal((3, 4))
+    b = rng.uniform(0, 1, (3, 4)) if name in ("bce_logits", "kl_div") else \
+        np.sign(rng.standard_normal((3, 4))) if name == "soft_margin" else \
+        rng.standard_normal((3, 4))
+    out = ours(noncontig(a, dtype), t(b, dtype), reduction=reduction)
+    e = ref(a, b)
+    assert_close(out, {"none": e, "mean": e.mean(), "sum": e.sum()}[reduction], dtype)
+    assert gradcheck(lambda x: ours(x, t(b), reduction=reduction), (t(a, grad=True),))
+
+
+def test_binary_cross_entropy_clamps_log_at_minus_100():
+    x = t([0.0, 1.0, 0.5])
+    y = t([1.0, 0.0, 1.0])
+    np.testing.assert_allclose(F.binary_cross_entropy(x, y, reduction="none").numpy(),
+                               [100.0, 100.0, math.log(2)])
+
+
+# ---- normalisation ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_batch_norm_training_and_running_statistics(dtype):
+    a = rng.standard_normal((6, 3, 4))
+    rm, rv = t(np.zeros(3), dtype), t(np.ones(3), dtype)
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    out = F.batch_norm(t(a, dtype), rm, rv, t(w, dtype), t(b, dtype), training=True,
+                       momentum=0.3, eps=1e-3)
+    mean, var = a.mean(axis=(0, 2)), a.var(axis=(0, 2))
+    e = (a - mean[:, None]) / np.sqrt(var[:, None] + 1e-3) * w[:, None] + b[:, None]
+    assert_close(out, e, dtype)
+    assert_close(rm, 0.3 * mean, dtype)
+    assert_close(rv, 0.7 + 0.3 * a.var(axis=(0, 2), ddof=1), dtype)
+    ev = F.batch_norm(t(a, dtype), rm, rv, training=False)
+    assert_close(ev, (a - rm.numpy()[:, None]) / np.sqrt(rv.numpy()[:, None] + 1e-5), dtype)
+
+
+def test_batchnorm_module_cumulative_average_with_momentum_none():
+    bn = torch.nn.BatchNorm1d(2, momentum=None).double()
+    batches = [rng.standard_normal((5, 2)) for _ in range(3)]
+    for a in batches:
+        bn(t(a))
+    np.testing.assert_allclose(bn.running_mean.numpy(),
+                               np.mean([a.mean(0) for a in batches], axis=0))
+    np.testing.assert_allclose(bn.running_var.numpy(),
+                               np.mean([a.var(0, ddof=1) for a in batches], axis=0))
+    assert int(bn.num_batches_tracked) == 3
+    bn.eval()
+    a = batches[0]
+    np.testing.assert_allclose(bn(t(a)).detach().numpy(),
+                               (a - bn.running_mean.numpy()) / np.sqrt(bn.running_var.numpy()
+                                                                      + 1e-5))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_layer_group_instance_rms_norm_match_numpy(dtype):
+    a = rng.standard_normal((2, 4, 3, 5))
+    x = noncontig(a, dtype)
+    e = (a - a.mean(axis=(-2, -1), keepdims=True)) / np.sqrt(
+        a.var(axis=(-2, -1), keepdims=True) + 1e-5)
+    assert_close(F.layer_norm(x, (3, 5)), e, dtype)
+    assert_close(F.instance_norm(x), e, dtype)
+    g = a.reshape(2, 2, -1)
+    eg = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5))
+    assert_close(F.group_norm(x, 2), eg.reshape(a.shape), dtype)
+    er = a / np.sqrt((a ** 2).mean(-1, keepdims=True) + 1e-6)
+    assert_close(F.rms_norm(x, (5,), eps=1e-6), er, dtype)
+    for fn in (lambda v: F.layer_norm(v, (2, 3)), lambda v: F.group_norm(v, 2),
+               lambda v: F.rms_norm(v, (3,)), lambda v: F.instance_norm(v)):
+        assert gradcheck(fn, (t(a[:1, :, :2, :3], grad=True),))
+
+
+def test_norms_accept_empty_batches():
+    x = t(np.zeros((0, 4, 3)))
+    assert F.layer_norm(x, (3,)).shape == (0, 4, 3)
+    assert F.group_norm(x, 2).shape == (0, 4, 3)
+    assert F.batch_norm(x, t(np.zeros(4)), t(np.ones(4))).shape == (0, 4, 3)
+
+
+# ---- convolution and pooling ----------------------------------------------------------------
+
+def np_conv2d(x, w, b, stride, padding, dilation, groups):
+    N, C, H, W = x.shape
+    O, Cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
+    Ho = (H + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    Wo = (W + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((N, O, Ho, Wo))
+    per = O // groups
+    for o in range(O):
+        g = o // per
+        for i in range(Ho):
+            for j in range(Wo):
+                patch = xp[:, g * Cg:(g + 1) * Cg,
+                           i * stride[0]:i * stride[0] + dilation[0] * (kh - 1) + 1:dilation[0],
+                           j * stride[1]:j * stride[1] + dilation[1] * (kw - 1) + 1:dilation[1]]
+                out[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
+    return out if b is None else out + b[None, :, None, None]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("stride,padding,dilation,groups", [
+    ((1, 1), (0, 0), (1, 1), 1), ((2, 1), (1, 2), (1, 1), 1), ((1, 2), (2, 1), (2, 1), 2),
+    ((3, 3), (1, 1), (1, 1), 4)])
+def test_conv2d_matches_numpy(dtype, stride, padding, dilation, groups):
+    x = rng.standard_normal((2, 4, 7, 8))
+    w = rng.standard_normal((4, 4 // groups, 3, 2))
+    b = rng.standard_normal(4)
+    out = F.conv2d(noncontig(x, dtype), t(w, dtype), t(b, dtype), stride, padding, dilation,
+                   groups)
+    assert_close(out, np_conv2d(x, w, b, stride, padding, dilation, groups), dtype)
+
+
+def test_conv_empty_batch_and_gradcheck():
+    w = t(rng.standard_normal((2, 3, 3, 3)))
+    assert F.conv2d(t(np.zeros((0, 3, 5, 5))), w).shape == (0, 2, 3, 3)
+    x = t(rng.standard_normal((1, 2, 5, 4)), grad=True)
+    wg = t(rng.standard_normal((4, 1, 2, 3)), grad=True)
+    bg = t(rng.standard_normal(4), grad=True)
+    assert gradcheck(lambda a, b_, c: F.conv2d(a, b_, c, 2, 1, (2, 1), 2), (x, wg, bg))
+    assert gradgradcheck(lambda a, b_: F.conv1d(a, b_, padding=1),
+                         (t(rng.standard_normal((1, 2, 5)), grad=True),
+                          t(rng.standard_normal((3, 2, 2)), grad=True)))
+    wt = t(rng.standard_normal((2, 3, 3, 2)), grad=True)
+    assert gradcheck(lambda a, b_: F.conv_transpose2d(a, b_, None, 2, 1, 1), (x, wt))
+
+
+def test_conv_transpose_is_the_adjoint_of_conv():
+    """<conv(x, w), y> == <x, conv_transpose(y, w)> for matching geometry."""
+    x = rng.standard_normal((2, 3, 9, 8))
+    w = rng.standard_normal((4, 3, 3, 2))
+    y = F.conv2d(t(x), t(w), stride=2, padding=1).numpy()
+    g = rng.standard_normal(y.shape)
+    back = F.conv_transpose2d(t(g), t(w), stride=2, padding=1).numpy()
+    assert back.shape == x.shape
+    np.testing.assert_allclose((y * g).sum(), (x * back).sum(), rtol=1e-10)
+
+
+def test_conv2d_wrong_channels_names_both_shapes():
+    with pytest.raises(RuntimeError, match=r"expected input\[1, 3, 5, 5\] to have 2 channels"):
+        F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(4, 2, 3, 3))
+
+
+def np_pool2d(x, k, s, p, op, ceil_mode=False, count_include_pad=True):
+    N, C, H, W = x.shape
+
+    def out_size(n):
+        v = (n + 2 * p - k) / s
+        o = (math.ceil(v) if ceil_mode else math.floor(v)) + 1
+        if ceil_mode and (o - 1) * s >= n + p:
+            o -= 1
+        return o
+    Ho, Wo = out_size(H), out_size(W)
+    out = np.zeros((N, C, Ho, Wo))
+    for i in range(Ho):
+        for j in range(Wo):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, H + p), min(w0 + k, W + p)
+            size = (h1 - h0) * (w1 - w0)
+            hs, ws = max(h0, 0), max(w0, 0)
+            he, we = min(h1, H), min(w1, W)
+            win = x[:, :, hs:he, ws:we]
+            if op == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                div = size if count_include_pad else (he - hs) * (we - ws)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / div
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k,s,p,ceil", [(2, 2, 0, False), (3, 2, 1, False), (3, 2, 1, True),
+                                        (2, 3, 1, True)])
+def test_pooling_matches_numpy(dtype, k, s, p, ceil):
+    x = rng.standard_normal((2, 3, 7, 6))
+    xt = noncontig(x, dtype)
+    assert_close(F.max_pool2d(xt, k, s, p, ceil_mode=ceil), np_pool2d(x, k, s, p, "max", ceil),
+                 dtype)
+    assert_close(F.avg_pool2d(xt, k, s, p, ceil_mode=ceil),
+                 np_pool2d(x, k, s, p, "avg", ceil), dtype)
+    assert_close(F.avg_pool2d(xt, k, s, p, ceil_mode=ceil, count_include_pad=False),
+                 np_pool2d(x, k, s, p, "avg", ceil, False), dtype)
+
+
+def test_max_pool_indices_point_at_the_maxima_and_unpool_inverts():
+    x = rng.standard_normal((2, 3, 6, 6))
+    out, idx = F.max_pool2d(t(x), 2, return_indices=True)
+    flat = x.reshape(2, 3, -1)
+    np.testing.assert_array_equal(np.take_along_axis(flat, idx.numpy().reshape(2, 3, -1), 2),
+                                  out.numpy().reshape(2, 3, -1))
+    up = F.max_unpool2d(out, idx, 2).numpy()
+    assert up.shape == x.shape and np.count_nonzero(up) == out.numel()
+    assert gradcheck(lambda v: F.max_pool2d(v, 2, 1, 1), (t(x[:1, :1], grad=True),))
+
+
+def test_adaptive_pools_match_numpy():
+    x = rng.standard_normal((1, 2, 7, 5))
+    out = F.adaptive_avg_pool2d(t(x), (3, 2)).numpy()
+    mx = F.adaptive_max_pool2d(t(x), (3, 2)).numpy()
+    for i in range(3):
+        h0, h1 = (i * 7) // 3, -(-((i + 1) * 7) // 3)
+        for j in range(2):
+            w0, w1 = (j * 5) // 2, -(-((j + 1) * 5) // 2)
+            np.testing.assert_allclose(out[:, :, i, j], x[:, :, h0:h1, w0:w1].mean(axis=(2, 3)))
+            np.testing.assert_allclose(mx[:, :, i, j], x[:, :, h0:h1, w0:w1].max(axis=(2, 3)))
+    assert gradcheck(lambda v: F.adaptive_avg_pool2d(v, (3, 2)), (t(x, grad=True),))
+
+
+# ---- embedding, dropout, linear, attention ------------------------------------------------------
+
+def test_embedding_padding_row_gets_no_gradient_and_max_norm_renormalises():
+    w = t(rng.standard_normal((5, 3)), grad=True)
+    idx = torch.tensor([[0, 2], [2, 4]])
+    out = F.embedding(idx, w, padding_idx=2)
+    np.testing.assert_array_equal(out.detach().numpy(), w.detach().numpy()[idx.numpy()])
+    out.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [[1] * 3, [0] * 3, [0] * 3, [0] * 3, [1] * 3])
+    w2 = t(rng.standard_normal((5, 3)) * 10)
+    F.embedding(torch.tensor([1, 3]), w2, max_norm=1.0)
+    norms = np.linalg.norm(w2.numpy(), axis=1)
+    assert norms[1] == pytest.approx(1.0, rel=1e-6) and norms[3] == pytest.approx(1.0, rel=1e-6)
+    assert norms[0] > 1.5
+    assert F.embedding(torch.tensor(np.zeros((0, 2), dtype=np.int64)), w).shape == (0, 2, 3)
+
+
+def test_embedding_scale_grad_by_freq():
+    w = t(np.ones((4, 2)), grad=True)
+    F.embedding(torch.tensor([1, 1, 1, 3]), w, scale_grad_by_freq=True).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [[0, 0], [1, 1], [0, 0], [1, 1]])
+
+
+@pytest.mark.parametrize("fn,shape,mask_shape", [
+    (F.dropout, (200, 300), (200, 300)), (F.dropout2d, (50, 40, 3, 3), (50, 40, 1, 1))])
+def test_dropout_keeps_the_expected_fraction_and_scales(fn, shape, mask_shape):
+    x = torch.ones(*shape)
+    y = fn(x, 0.3, training=True).numpy()
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
+    assert abs(kept.mean() - 0.7) < 0.03
+    if mask_shape != shape:   # whole channels are zeroed together
+        assert (kept.all(axis=(2, 3)) | (~kept).all(axis=(2, 3))).all()
+    np.testing.assert_array_equal(fn(x, 0.3, training=False).numpy(), 1.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        fn(x, 1.2)
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    x = torch.randn(400, 500)
+    y = F.alpha_dropout(x, 0.2, training=True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_and_bilinear_match_numpy(dtype):
+    x = rng.standard_normal((2, 3, 4))
+    w, b = rng.standard_normal((5, 4)), rng.standard_normal(5)
+    assert_close(F.linear(noncontig(x, dtype), t(w, dtype), t(b, dtype)), x @ w.T + b, dtype)
+    x2 = rng.standard_normal((2, 3, 2))
+    wb = rng.standard_normal((5, 4, 2))
+    assert_close(F.bilinear(t(x, dtype), t(x2, dtype), t(wb, dtype), t(b, dtype)),
+                 np.einsum("abi,kij,abj->abk", x, wb, x2) + b, dtype)
+    assert F.linear(t(np.zeros((0, 4)), dtype), t(w, dtype)).shape == (0, 5)
+
+
+def test_scaled_dot_product_attention_matches_numpy():
+    q, k, v = (rng.standard_normal(s) for s in [(2, 3, 4), (2, 5, 4), (2, 5, 6)])
+    mask = rng.standard_normal((3, 5))
+    expected = np_softmax(q @ k.transpose(0, 2, 1) / 2 + mask, -1) @ v
+    np.testing.assert_allclose(F.scaled_dot_product_attention(t(q), t(k), t(v), t(mask))
+                               .numpy(), expected)
+    assert gradcheck(lambda a, b_, c: F.scaled_dot_product_attention(a, b_, c, is_causal=True),
+                     (t(q, grad=True), t(k[:, :3], grad=True), t(v[:, :3], grad=True)))
+
+
+def test_interpolate_bilinear_align_corners_matches_numpy():
+    x = rng.standard_normal((1, 1, 3, 4))
+    out = F.interpolate(t(x), size=(5, 7), mode="bilinear", align_corners=True).numpy()[0, 0]
+    ys, xs = np.linspace(0, 2, 5), np.linspace(0, 3, 7)
+    for i, yy in enumerate(ys):
+        for j, xx in enumerate(xs):
+            y0, x0 = min(int(yy), 1), min(int(xx), 2)
+            dy, dx = yy - y0, xx - x0
+            v = (x[0, 0, y0, x0] * (1 - dy) * (1 - dx) + x[0, 0, y0 + 1, x0] * dy * (1 - dx)
+                 + x[0, 0, y0, x0 + 1] * (1 - dy) * dx + x[0, 0, y0 + 1, x0 + 1] * dy * dx)
+            assert out[i, j] == pytest.approx(v)
+
+
+def test_ctc_loss_gradcheck_and_value_for_a_single_path():
+    # T = 1, one label: the only alignment emits the label, loss = -log p(label)
+    lp = np.log(np_softmax(rng.standard_normal((1, 1, 3)), 2))
+    loss = F.ctc_loss(t(lp), torch.tensor([[2]]), [1], [1], reduction="sum")
+    assert float(loss) == pytest.approx(-lp[0, 0, 2])
+    x = t(rng.standard_normal((5, 2, 4)), grad=True)
+    tg = torch.tensor([[1, 2], [3, 3]])
+    assert gradcheck(lambda v: F.ctc_loss(F.log_softmax(v, 2), tg, [5, 4], [2, 2]), (x,))

@@ -1,0 +1,393 @@
+"""nn.Module, Parameter and the containers: registration, traversal, state
+dicts, modes, conversion, hooks, lazy modules, copying."""
+import copy
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.fc2 = nn.Linear(4, 2)
+        self.register_buffer("steps", torch.zeros(()))
+        self.register_buffer("scratch", torch.ones(2), persistent=False)
+        self.scale = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):
+        return self.fc2(torch.tanh(self.bn(self.fc1(x)))) * self.scale
+
+
+# ---- Parameter ---------------------------------------------------------------------------
+
+def test_parameter_shares_storage_requires_grad_and_prints_as_pytorch():
+    t = torch.randn(2, 3)
+    p = nn.Parameter(t)
+    assert isinstance(p, torch.Tensor) and p.requires_grad and p.is_leaf
+    assert p.data_ptr() == t.data_ptr()
+    assert repr(p).startswith("Parameter containing:\ntensor(")
+    assert not nn.Parameter(t, requires_grad=False).requires_grad
+    assert type(p * 2) is torch.Tensor   # ops on a Parameter give plain tensors
+    assert nn.Parameter().shape == (0,)
+
+
+def test_parameter_deepcopy_gives_a_new_parameter():
+    p = nn.Parameter(torch.randn(3))
+    q = copy.deepcopy(p)
+    assert isinstance(q, nn.Parameter) and q.requires_grad
+    assert q.data_ptr() != p.data_ptr()
+    np.testing.assert_array_equal(q.detach().numpy(), p.detach().numpy())
+
+
+def test_parameter_rejects_non_tensors_and_nonleaf_registration():
+    with pytest.raises(TypeError):
+        nn.Parameter([1.0, 2.0])
+    m = nn.Module()
+    with pytest.raises(TypeError, match="torch.nn.Parameter or None required"):
+        m.register_parameter("w", torch.zeros(2))
+
+
+# ---- registration and traversal -------------------------------------------------------------
+
+def test_setattr_registers_parameters_buffers_and_modules_in_order():
+    m = Net()
+    assert list(m._parameters) == ["scale"]
+    assert list(m._modules) == ["fc1", "bn", "fc2"]
+    assert list(m._buffers) == ["steps", "scratch"]
+    assert [n for n, _ in m.named_parameters()] == [
+        "scale", "fc1.weight", "fc1.bias", "bn.weight", "bn.bias", "fc2.weight", "fc2.bias"]
+    assert [n for n, _ in m.named_buffers()] == [
+        "steps", "scratch", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"]
+    assert [n for n, _ in m.named_children()] == ["fc1", "bn", "fc2"]
+    assert [n for n, _ in m.named_modules()] == ["", "fc1", "bn", "fc2"]
+    assert [n for n, _ in m.named_modules(prefix="net")] == ["net", "net.fc1", "net.bn",
+                                                              "net.fc2"]
+    assert [n for n, _ in m.named_parameters(prefix="p", recurse=False)] == ["p.scale"]
+
+
+def test_reassigning_an_attribute_moves_it_between_kinds():
+    m = Net()
+    m.fc1 = None                     # a registered module may be set to None
+    assert m.fc1 is None and "fc1" in m._modules
+    with pytest.raises(TypeError, match="as parameter 'scale'"):
+        m.scale = nn.Linear(1, 1)    # a parameter's name takes a Parameter or None
+    del m.scale
+    m.scale = nn.Linear(1, 1)
+    assert "scale" not in m._parameters and "scale" in m._modules
+    with pytest.raises(TypeError, match="cannot assign"):
+        m.bn = torch.zeros(1)
+    m.steps = torch.ones(())         # a plain tensor assigned to a buffer name stays a buffer
+    assert "steps" in m._buffers
+    del m.steps
+    assert "steps" not in m._buffers
+    with pytest.raises(AttributeError):
+        m.steps
+
+
+def test_shared_parameters_and_modules_are_listed_once_unless_asked():
+    lin = nn.Linear(2, 2)
+    seq = nn.Sequential(lin, nn.ReLU(), lin)
+    assert len(list(seq.parameters())) == 2
+    assert [n for n, _ in seq.named_parameters(remove_duplicate=False)] == [
+        "0.weight", "0.bias", "2.weight", "2.bias"]
+    assert [n for n, _ in seq.named_modules()] == ["", "0", "1"]
+    assert [n for n, _ in seq.named_modules(remove_duplicate=False)] == ["", "0", "1", "2"]
+
+
+def test_register_errors_name_the_problem():
+    m = nn.Module()
+    with pytest.raises(KeyError, match="contain"):
+        m.register_buffer("a.b", torch.zeros(1))
+    with pytest.raises(KeyError, match="empty string"):
+        m.register_parameter("", None)
+    with pytest.raises(TypeError, match="is not a Module subclass"):
+        m.add_module("x", 3)
+    m.register_module("child", nn.ReLU())
+    assert m.child is m.get_submodule("child")
+
+
+def test_get_submodule_parameter_buffer():
+    m = nn.Sequential(OrderedDict(block=Net()))
+    assert m.get_submodule("block.fc2") is m.block.fc2
+    assert m.get_parameter("block.fc1.bias") is m.block.fc1.bias
+    assert m.get_buffer("block.bn.running_var") is m.block.bn.running_var
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        m.get_submodule("block.nope")
+    with pytest.raises(AttributeError, match="is not an nn.Parameter"):
+        m.get_parameter("block.steps")
+
+
+# ---- state dict ------------------------------------------------------------------------------
+
+def test_state_dict_keys_detach_and_skip_non_persistent_buffers():
+    m = Net()
+    sd = m.state_dict()
+    assert list(sd) == ["scale", "steps", "fc1.weight", "fc1.bias", "bn.weight", "bn.bias",
+                        "bn.running_mean", "bn.running_var", "bn.num_batches_tracked",
+                        "fc2.weight", "fc2.bias"]
+    assert not sd["fc1.weight"].requires_grad
+    assert sd["fc1.weight"].data_ptr() == m.fc1.weight.data_ptr()
+    assert m.state_dict(keep_vars=True)["fc1.weight"] is m.fc1.weight
+    assert list(m.fc1.state_dict(prefix="a.")) == ["a.weight", "a.bias"]
+
+
+def test_load_state_dict_copies_values_and_reports_keys():
+    a, b = Net(), Net()
+    b.load_state_dict(a.state_dict())
+    for (k, va), (_, vb) in zip(a.state_dict().items(), b.state_dict().items()):
+        np.testing.assert_array_equal(va.numpy(), vb.numpy(), err_msg=k)
+    sd = a.state_dict()
+    del sd["fc2.bias"]
+    sd["extra.weight"] = torch.zeros(1)
+    result = b.load_state_dict(sd, strict=False)
+    assert result.missing_keys == ["fc2.bias"]
+    assert result.unexpected_keys == ["extra.weight"]
+    with pytest.raises(RuntimeError, match=r'Missing key\(s\) in state_dict: "fc2.bias"'):
+        b.load_state_dict(sd)
+    assert repr(b.load_state_dict(a.state_dict())) == "<All keys matched successfully>"
+
+
+def test_load_state_dict_shape_mismatch_names_key_and_both_shapes():
+    m = nn.Linear(3, 4)
+    with pytest.raises(RuntimeError) as info:
+        m.load_state_dict({"weight": torch.zeros(4, 2), "bias": torch.zeros(4)}, strict=False)
+    msg = str(info.value)
+    assert "size mismatch for weight" in msg and "[4, 2]" in msg and "[4, 3]" in msg
+
+
+def test_state_dict_hooks_run():
+    m = nn.Linear(2, 2)
+    seen = []
+    m.register_state_dict_pre_hook(lambda mod, prefix, keep: seen.append(("pre", prefix)))
+
+    def post(mod, sd, prefix, meta):
+        sd[prefix + "extra"] = torch.ones(1)
+    m.register_state_dict_post_hook(post)
+    sd = m.state_dict()
+    assert seen == [("pre", "")] and "extra" in sd
+    calls = []
+    m.register_load_state_dict_post_hook(lambda mod, keys: calls.append(list(keys.unexpected_keys)))
+    m.load_state_dict(sd, strict=False)
+    assert calls == [["extra"]]
+
+
+# ---- modes, gradients, apply, conversion ---------------------------------------------------
+
+def test_train_eval_recurse_and_change_dropout_and_batchnorm():
+    m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.BatchNorm1d(4))
+    assert all(mod.training for mod in m.modules())
+    m.eval()
+    assert not any(mod.training for mod in m.modules())
+    x = torch.randn(8, 4)
+    np.testing.assert_array_equal(m(x).detach().numpy(), m(x).detach().numpy())
+    m.train()
+    with pytest.raises(ValueError):
+        m.train("yes")
+
+
+def test_zero_grad_requires_grad_and_apply():
+    m = Net()
+    m(torch.randn(5, 3)).sum().backward()
+    assert all(p.grad is not None for p in m.parameters())
+    m.zero_grad(set_to_none=False)
+    assert all(float(p.grad.abs().sum()) == 0 for p in m.parameters())
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+    m.requires_grad_(False)
+    assert not any(p.requires_grad for p in m.parameters())
+    names = []
+    m.apply(lambda mod: names.append(type(mod).__name__))
+    assert names == ["Linear", "BatchNorm1d", "Linear", "Net"]
+
+
+@pytest.mark.parametrize("method,dtype", [("double", torch.float64), ("half", torch.float16),
+                                          ("bfloat16", torch.bfloat16),
+                                          ("float", torch.float32)])
+def test_dtype_conversion_keeps_parameter_objects_and_integer_buffers(method, dtype):
+    m = Net()
+    w = m.fc1.weight
+    getattr(m, method)()
+    assert m.fc1.weight is w and isinstance(w, nn.Parameter) and w.dtype == dtype
+    assert m.bn.running_mean.dtype == dtype
+    assert m.bn.num_batches_tracked.dtype == torch.int64
+
+
+def test_to_forms():
+    m = Net()
+    assert m.to(torch.float64).fc1.weight.dtype == torch.float64
+    assert m.to("cpu", torch.float32).fc1.weight.dtype == torch.float32
+    assert m.to(torch.zeros(1, dtype=torch.float64)).fc2.bias.dtype == torch.float64
+    assert m.to(device="cpu", dtype=torch.float32, non_blocking=True) is m
+    assert m.cpu() is m and m.type(torch.float64).scale.dtype == torch.float64
+    with pytest.raises(TypeError, match="floating point or complex"):
+        m.to(torch.int32)
+
+
+def test_gradients_follow_conversion():
+    m = nn.Linear(2, 2)
+    m(torch.randn(3, 2)).sum().backward()
+    m.double()
+    assert m.weight.grad.dtype == torch.float64
+
+
+# ---- hooks -----------------------------------------------------------------------------------
+
+def test_forward_pre_hooks_and_hooks_can_replace_args_and_output():
+    m = nn.Linear(2, 2)
+    x = torch.randn(3, 2)
+    h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
+    out = m(x)
+    np.testing.assert_allclose(out.detach().numpy(), np.broadcast_to(m.bias.detach().numpy(),
+                                                                      (3, 2)))
+    h1.remove()
+    h2 = m.register_forward_hook(lambda mod, args, out: out + 1)
+    np.testing.assert_allclose(m(x).detach().numpy(),
+                               (x @ m.weight.t() + m.bias + 1).detach().numpy(), rtol=1e-6)
+    h2.remove()
+    seen = []
+
+    def pre_kw(mod, args, kwargs):
+        seen.append(sorted(kwargs))
+        return args, kwargs
+    m2 = nn.MultiheadAttention(4, 1)
+    m2.register_forward_pre_hook(pre_kw, with_kwargs=True)
+    m2.register_forward_hook(lambda mod, args, kwargs, out: seen.append("post"),
+                             with_kwargs=True)
+    q = torch.randn(3, 1, 4)
+    m2(q, q, q, need_weights=False)
+    assert seen == [["need_weights"], "post"]
+
+
+def test_hook_order_prepend_and_global_hooks():
+    from torchlike.nn.modules.module import register_module_forward_hook
+    m = nn.ReLU()
+    order = []
+    m.register_forward_hook(lambda *a: order.append("a"))
+    m.register_forward_hook(lambda *a: order.append("b"), prepend=True)
+    handle = register_module_forward_hook(lambda *a: order.append("global"))
+    try:
+        m(torch.zeros(1))
+    finally:
+        handle.remove()
+    assert order == ["global", "b", "a"]
+
+
+def test_full_backward_hooks_see_input_and_output_gradients():
+    m = nn.Linear(3, 2)
+    x = torch.randn(4, 3, requires_grad=True)
+    got = {}
+
+    def pre(mod, grad_output):
+        got["pre"] = grad_output[0].clone()
+        return (grad_output[0] * 2,)
+
+    def hook(mod, grad_input, grad_output):
+        got["in"] = grad_input[0].clone()
+        got["out"] = grad_output[0].clone()
+    m.register_full_backward_pre_hook(pre)
+    m.register_full_backward_hook(hook)
+    (m(x) * 3).sum().backward()
+    np.testing.assert_allclose(got["pre"].numpy(), np.full((4, 2), 3.0))
+    np.testing.assert_allclose(got["out"].numpy(), np.full((4, 2), 6.0))
+    expected = np.full((4, 2), 6.0) @ m.weight.detach().numpy()
+    np.testing.assert_allclose(got["in"].numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+
+
+# ---- repr ------------------------------------------------------------------------------------
+
+def test_repr_layout_with_extra_repr_and_children():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = nn.Sequential(nn.Linear(2, 2))
+
+        def extra_repr(self):
+            return "size=2"
+    assert repr(Block()) == ("Block(\n  size=2\n  (inner): Sequential(\n    (0): Linear("
+                             "in_features=2, out_features=2, bias=True)\n  )\n)")
+    assert repr(nn.Module()) == "Module()"
+
+
+# ---- containers ------------------------------------------------------------------------------
+
+def test_sequential_indexing_slicing_and_editing():
+    a, b, c = nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)
+    s = nn.Sequential(a, b)
+    s.append(c)
+    assert len(s) == 3 and s[0] is a and s[-1] is c
+    assert isinstance(s[1:], nn.Sequential) and list(s[1:]) == [b, c]
+    d = nn.Tanh()
+    s.insert(1, d)
+    assert list(s) == [a, d, b, c] and list(s._modules) == ["0", "1", "2", "3"]
+    del s[1]
+    assert list(s) == [a, b, c] and list(s._modules) == ["0", "1", "2"]
+    s.extend([nn.Sigmoid()])
+    assert len(s) == 4
+    s[3] = nn.Identity()
+    assert isinstance(s[3], nn.Identity)
+    x = torch.randn(5, 2)
+    np.testing.assert_allclose(s(x).detach().numpy(), c(b(a(x))).detach().numpy())
+    with pytest.raises(IndexError):
+        s[4]
+    named = nn.Sequential(OrderedDict(first=nn.ReLU(), second=nn.Tanh()))
+    assert list(named._modules) == ["first", "second"] and named[1] is named.second
+
+
+def test_module_list_and_dict():
+    ml = nn.ModuleList([nn.Linear(1, 1) for _ in range(3)])
+    ml.append(nn.ReLU())
+    ml.insert(0, nn.Tanh())
+    assert [type(m).__name__ for m in ml] == ["Tanh", "Linear", "Linear", "Linear", "ReLU"]
+    assert len(list(ml.parameters())) == 6
+    assert isinstance(ml[1:3], nn.ModuleList) and len(ml[1:3]) == 2
+    ml.extend([nn.Sigmoid()])
+    assert len(ml) == 6
+    md = nn.ModuleDict({"a": nn.ReLU()})
+    md["b"] = nn.Linear(2, 2)
+    md.update([("c", nn.Tanh())])
+    assert list(md.keys()) == ["a", "b", "c"] and "b" in md
+    assert [n for n, _ in md.named_parameters()] == ["b.weight", "b.bias"]
+    assert md.pop("a").__class__ is nn.ReLU and len(md) == 2
+
+
+def test_parameter_list_and_dict():
+    pl = nn.ParameterList([torch.zeros(2), nn.Parameter(torch.ones(3))])
+    assert all(isinstance(p, nn.Parameter) for p in pl)
+    pl.append(torch.ones(1))
+    assert [n for n, _ in pl.named_parameters()] == ["0", "1", "2"]
+    pd = nn.ParameterDict({"w": torch.zeros(2)})
+    pd["b"] = torch.ones(1)
+    assert isinstance(pd["w"], nn.Parameter) and list(pd.keys()) == ["w", "b"]
+    assert [n for n, _ in pd.named_parameters()] == ["w", "b"]
+
+
+# ---- lazy modules and copying ---------------------------------------------------------------
+
+def test_lazy_linear_and_conv_infer_their_input_size():
+    lin = nn.LazyLinear(4)
+    assert isinstance(lin.weight, nn.UninitializedParameter)
+    out = lin(torch.randn(2, 7))
+    assert type(lin) is nn.Linear and lin.in_features == 7 and out.shape == (2, 4)
+    assert lin.weight.shape == (4, 7) and type(lin.weight) is nn.Parameter
+    bound = 1 / np.sqrt(7)
+    assert float(lin.weight.abs().max()) <= bound
+    conv = nn.LazyConv2d(5, 3)
+    assert conv(torch.randn(1, 2, 6, 6)).shape == (1, 5, 4, 4)
+    assert type(conv) is nn.Conv2d and conv.weight.shape == (5, 2, 3, 3)
+
+
+def test_deepcopy_gives_independent_module():
+    m = Net()
+    c = copy.deepcopy(m)
+    assert c.fc1.weight is not m.fc1.weight and isinstance(c.fc1.weight, nn.Parameter)
+    with torch.no_grad():
+        c.fc1.weight.fill_(0)
+    assert float(m.fc1.weight.abs().sum()) > 0
+    np.testing.assert_array_equal(c.bn.running_var.numpy(), m.bn.running_var.numpy())
