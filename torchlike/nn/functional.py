@@ -333,12 +333,18 @@ def glu(input, dim=-1):
     return a * _C.sigmoid(b)
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+def _softmax_args(input, dim, dtype):
+    """The softmax family's shared prologue: the default dim and the cast."""
     if dim is None:
         dim = _softmax_dim(input.ndim)
     if dtype is not None:
         input = input.to(dtype=dtype)
+    return input, dim
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
+    input, dim = _softmax_args(input, dim, dtype)
     if input.numel() == 0:
         return input * 1
     shifted = input - input.amax(dim=dim, keepdim=True).detach()
@@ -348,10 +354,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along ``dim``."""
-    if dim is None:
-        dim = _softmax_dim(input.ndim)
-    if dtype is not None:
-        input = input.to(dtype=dtype)
+    input, dim = _softmax_args(input, dim, dtype)
     if input.numel() == 0:
         return input * 1
     return input - _C.logsumexp(input, dim, keepdim=True)

@@ -22,6 +22,13 @@ def _normalise_index(idx, n, what):
     return idx % n
 
 
+def _renumber(container, items=None):
+    """Name the children "0", "1", ... again (after a deletion or insertion),
+    as PyTorch's list-like containers keep them."""
+    items = list(container._modules.values()) if items is None else items
+    container._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+
+
 class Sequential(Module):
     r"""Modules called in order, each on the previous one's output.
 
@@ -54,9 +61,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, keys[_normalise_index(idx, len(keys), "Sequential")])
-        # keep the names consecutive, as PyTorch does
-        items = list(self._modules.values())
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -93,7 +98,7 @@ class Sequential(Module):
             index += n
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+        _renumber(self, items)
         return self
 
     def extend(self, sequential):
@@ -134,8 +139,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_normalise_index(idx, len(self), "ModuleList")))
-        items = list(self._modules.values())
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -155,9 +159,7 @@ class ModuleList(Module):
     def insert(self, index, module):
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules = OrderedDict()
-        for i, m in enumerate(items):
-            self.add_module(str(i), m)
+        _renumber(self, items)
 
     def append(self, module):
         self.add_module(str(len(self)), module)

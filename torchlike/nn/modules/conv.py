@@ -3,7 +3,6 @@
 Weights are (out, in/groups, *k) for convolution and (in, out/groups, *k)
 for the transposed forms; both are initialised as PyTorch does
 (kaiming_uniform_ with a = sqrt(5), bias from U(-1/sqrt(fan_in), ...))."""
-import math
 
 from ... import _C
 from .. import functional as F
@@ -73,12 +72,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init._fan_in_uniform_reset(self.weight, self.bias)
 
     def extra_repr(self):
         n = self._n
@@ -108,37 +102,29 @@ class _ConvNd(Module):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv1d(_ConvNd):
+class _Conv(_ConvNd):
+    """The constructor shared by Conv1d/2d/3d."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         False, 0, groups, bias, padding_mode, device, dtype)
+
+
+class Conv1d(_Conv):
     """(N, C_in, L) -> (N, C_out, L_out)."""
     _n = 1
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, 0, groups, bias, padding_mode, device, dtype)
 
-
-class Conv2d(_ConvNd):
+class Conv2d(_Conv):
     """(N, C_in, H, W) -> (N, C_out, H_out, W_out)."""
     _n = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, 0, groups, bias, padding_mode, device, dtype)
 
-
-class Conv3d(_ConvNd):
+class Conv3d(_Conv):
     """(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out)."""
     _n = 3
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         False, 0, groups, bias, padding_mode, device, dtype)
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -41,12 +41,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform_ with a = sqrt(5) gives bound 1/sqrt(fan_in)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._fan_in_uniform_reset(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

@@ -18,6 +18,27 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "Instan
            "LocalResponseNorm"]
 
 
+def _make_affine(module, shape, affine, bias, kw):
+    """Register ``weight`` (and ``bias`` unless ``bias`` is False) of ``shape``,
+    or None for both without ``affine``; they start at ones and zeros."""
+    if affine:
+        module.weight = Parameter(_C.empty(shape, **kw))
+        if bias:
+            module.bias = Parameter(_C.empty(shape, **kw))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if getattr(module, "bias", None) is not None:
+        init.zeros_(module.bias)
+
+
 class _NormBase(Module):
     """Affine parameters and running statistics shared by BatchNorm and
     InstanceNorm."""
@@ -33,15 +54,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty((num_features,), **kw))
-            if bias:
-                self.bias = Parameter(_C.empty((num_features,), **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _make_affine(self, (num_features,), affine, bias, kw)
         if track_running_stats:
             self.register_buffer("running_mean", _C.zeros((num_features,), **kw))
             self.register_buffer("running_var", _C.ones((num_features,), **kw))
@@ -61,10 +74,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -181,22 +191,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_C.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(_C.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _make_affine(self, self.normalized_shape, elementwise_affine, bias, kw)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -223,8 +222,7 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        _reset_affine(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
@@ -246,22 +244,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_C.empty((num_channels,), device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_C.empty((num_channels,), device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _make_affine(self, (num_channels,), affine, bias, dict(device=device, dtype=dtype))
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

@@ -38,6 +38,25 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     return mask.triu(1)
 
 
+def _build_layer(layer, n_attn, d_model, nhead, dim_feedforward, dropout, activation,
+                 layer_norm_eps, batch_first, norm_first, bias, kw):
+    """Register an encoder (n_attn = 1) or decoder (2) layer's submodules in
+    PyTorch's order: attentions, feed-forward, norms, dropouts."""
+    for name in ("self_attn", "multihead_attn")[:n_attn]:
+        setattr(layer, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                batch_first=batch_first, **kw))
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+    layer.norm_first = norm_first
+    for i in range(1, n_attn + 2):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+    for i in range(1, n_attn + 2):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+    layer.activation = _get_activation_fn(activation) if isinstance(activation, str) \
+        else activation
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with a residual
     connection and layer norm (after, or before with ``norm_first``)."""
@@ -48,20 +67,9 @@ class TransformerEncoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation = activation
+        _build_layer(self, 1, d_model, nhead, dim_feedforward, dropout, activation,
+                     layer_norm_eps, batch_first, norm_first, bias,
+                     dict(device=device, dtype=dtype))
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -91,24 +99,9 @@ class TransformerDecoderLayer(Module):
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, bias=bias, **kw)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first, bias=bias, **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        if isinstance(activation, str):
-            activation = _get_activation_fn(activation)
-        self.activation = activation
+        _build_layer(self, 2, d_model, nhead, dim_feedforward, dropout, activation,
+                     layer_norm_eps, batch_first, norm_first, bias,
+                     dict(device=device, dtype=dtype))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
