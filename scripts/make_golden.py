@@ -316,6 +316,13 @@ MODULES = [
     ("gru", "nn.GRU(3, 4, bidirectional=True)", "m(x, h)[1]",
      {"x": randn(5, 2, 3), "h": randn(2, 2, 4)}, False),
     ("gru_unbatched", "nn.GRU(3, 4)", "m(x)[0]", {"x": randn(5, 3)}, False),
+    ("lstm_packed", "nn.LSTM(3, 4, bidirectional=True)",
+     "nn.utils.rnn.pad_packed_sequence(m(nn.utils.rnn.pack_padded_sequence("
+     "x, [3, 5, 2], enforce_sorted=False))[0], total_length=6)[0]",
+     {"x": randn(6, 3, 3)}, False),
+    ("gru_packed_state", "nn.GRU(3, 4, 2, batch_first=True)",
+     "m(nn.utils.rnn.pack_padded_sequence(x, torch.tensor([4, 4, 1]), batch_first=True), h)[1]",
+     {"x": randn(3, 4, 3), "h": randn(2, 3, 4)}, False),
     ("lstmcell", "nn.LSTMCell(3, 4)", "m(x)[1]", {"x": randn(2, 3)}, False),
     ("grucell", "nn.GRUCell(3, 4)", "m(x, h)", {"x": randn(2, 3), "h": randn(2, 4)}, False),
     ("rnncell", "nn.RNNCell(3, 4, nonlinearity='relu')", "m(x)", {"x": randn(2, 3)}, False),
@@ -511,6 +518,7 @@ ERRORS = [
     "m = nn.Module(); m.x = 1; m.register_parameter('x', nn.Parameter(torch.zeros(1)))",
     "nn.Linear(2, 2).get_submodule('foo')",
     "nn.Embedding(3, 2)(torch.tensor([0.5]))",
+    "nn.utils.rnn.pack_padded_sequence(torch.zeros(3, 2, 1), [1, 3])",
     "F.dropout(torch.zeros(2), 1.5)",
 ]
 

@@ -140,12 +140,19 @@ class RNNBase(Module):
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), \
             get("weight_hr")
 
-    def _run(self, input, hx):
+    def _run(self, input, hx, lengths=None):
         """input (L, N, in); hx: (h0,) or (h0, c0), each (layers * D, N, *).
+        With ``lengths`` (packed input), sequence n only advances while
+        t < lengths[n]: its state stays put and its output is zero after its
+        end, and the reverse direction starts at its own last element.
         Returns output (L, N, D * out) and the final states in hx's layout."""
         D = 2 if self.bidirectional else 1
         is_lstm = self.mode == "LSTM"
         L = input.shape[0]
+        running = None
+        if lengths is not None:
+            steps = _C.arange(L, device=input.device).unsqueeze(1)
+            running = (steps < _C.tensor(lengths, device=input.device)).unsqueeze(2)  # L, N, 1
         layer_input = input
         finals = [[] for _ in hx]
         for layer in range(self.num_layers):
@@ -159,12 +166,17 @@ class RNNBase(Module):
                 for t in steps:
                     gi = gi_all[t]
                     if is_lstm:
-                        state = list(_lstm_step(gi, state[0], state[1], w_hh, b_hh, w_hr))
+                        new = list(_lstm_step(gi, state[0], state[1], w_hh, b_hh, w_hr))
                     elif self.mode == "GRU":
-                        state = [_gru_step(gi, state[0], w_hh, b_hh)]
+                        new = [_gru_step(gi, state[0], w_hh, b_hh)]
                     else:
-                        state = [_rnn_step(gi, state[0], w_hh, b_hh, self.mode == "RNN_RELU")]
-                    outs[t] = state[0]
+                        new = [_rnn_step(gi, state[0], w_hh, b_hh, self.mode == "RNN_RELU")]
+                    if running is None:
+                        state = new
+                        outs[t] = new[0]
+                    else:
+                        state = [_C.where(running[t], n, s) for n, s in zip(new, state)]
+                        outs[t] = _C.where(running[t], new[0], _C.zeros_like(new[0]))
                 outputs.append(_C.stack(outs, 0) if L else
                                _C.zeros((0,) + tuple(state[0].shape), dtype=input.dtype))
                 for k, s in enumerate(state):
@@ -174,12 +186,9 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, tuple(_C.stack(f, 0) for f in finals)
 
-    def _prepare(self, input, hx):
+    def _prepare(self, input, hx, batch_first=None):
         """Bring input to (L, N, in) and hx to a tuple of (layers * D, N, *)."""
-        from ..utils.rnn import PackedSequence
-        if isinstance(input, PackedSequence):
-            raise NotImplementedError(f"{type(self).__name__}: PackedSequence inputs are not "
-                                      "supported yet; pass padded sequences")
+        batch_first = self.batch_first if batch_first is None else batch_first
         D = 2 if self.bidirectional else 1
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
@@ -187,7 +196,7 @@ class RNNBase(Module):
         unbatched = input.ndim == 2
         if unbatched:
             input = input.unsqueeze(1)
-        elif self.batch_first:
+        elif batch_first:
             input = input.transpose(0, 1)
         if input.shape[2] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
@@ -209,6 +218,14 @@ class RNNBase(Module):
         return input, hx, unbatched
 
     def forward(self, input, hx=None):
+        from ..utils.rnn import PackedSequence, pad_packed_sequence
+        if isinstance(input, PackedSequence):
+            packed = input
+            padded, lengths = pad_packed_sequence(packed)    # caller's batch order
+            padded, hx, _ = self._prepare(padded, hx, batch_first=False)
+            output, finals = self._run(padded, hx, lengths.tolist())
+            output = _repack(output, packed)
+            return output, (finals if self.mode == "LSTM" else finals[0])
         input, hx, unbatched = self._prepare(input, hx)
         output, finals = self._run(input, hx)
         if unbatched:
@@ -217,6 +234,17 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, (finals if self.mode == "LSTM" else finals[0])
+
+
+def _repack(output, like):
+    """Pack the padded (L, N, *) ``output`` with the layout of the packed input
+    ``like`` (same batch sizes and sort order)."""
+    from ..utils.rnn import PackedSequence
+    if like.sorted_indices is not None:
+        output = output.index_select(1, like.sorted_indices)
+    sizes = like.batch_sizes.tolist()
+    data = _C.cat([output[t, :b] for t, b in enumerate(sizes)], 0)
+    return PackedSequence(data, like.batch_sizes, like.sorted_indices, like.unsorted_indices)
 
 
 class RNN(RNNBase):

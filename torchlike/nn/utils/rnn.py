@@ -1,19 +1,57 @@
-"""Padded sequences (``pad_sequence``) and the PackedSequence type."""
+"""Variable-length sequences: padding, and the PackedSequence that stores a
+batch of them time step by time step.
+
+A packed batch keeps, for each time step t, the entries of the sequences
+still running at t (``batch_sizes[t]`` of them), the sequences sorted by
+decreasing length; ``sorted_indices``/``unsorted_indices`` map between that
+order and the caller's."""
 from collections import namedtuple
 
 from ... import _C
 
+Tensor = _C.Tensor
+
+__all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence",
+           "pack_sequence", "unpad_sequence", "unpack_sequence"]
+
 
 class PackedSequence(namedtuple("PackedSequence",
                                 ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
-    """Sequences of different lengths packed time-step by time-step (the RNN
-    layers do not take them yet)."""
+    """data (sum of lengths, *), batch_sizes (T,) int64 on the CPU."""
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        if unsorted_indices is None and sorted_indices is not None:
+            unsorted_indices = _invert_permutation(sorted_indices)
+        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+
+    def to(self, *args, **kwargs):
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
+    @property
+    def is_cuda(self):
+        return self.data.is_cuda
+
+
+def _invert_permutation(perm):
+    inverse = _C.empty_like(perm)
+    inverse[perm] = _C.arange(perm.numel(), device=perm.device)
+    return inverse
+
+
+def _lengths_list(lengths):
+    return [int(v) for v in (lengths.tolist() if isinstance(lengths, Tensor) else lengths)]
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shape (L_i, *) into (L_max, B, *) (or (B, L_max, *)),
     padding with ``padding_value``."""
     sequences = list(sequences)
+    if padding_side not in ("left", "right"):
+        raise ValueError(f"Expected padding_side to be one of left or right, but got "
+                         f"{padding_side}.")
     max_len = max(s.shape[0] for s in sequences)
     rows = []
     for s in sequences:
@@ -22,3 +60,80 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         rows.append(_C._pad(s, pads, "constant", padding_value) if extra else s)
     out = _C.stack(rows, 0)
     return out if batch_first else out.transpose(0, 1)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """The list of unpadded sequences (inverse of ``pad_sequence``)."""
+    x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    return [x[i, :n] for i, n in enumerate(_lengths_list(lengths))]
+
+
+def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
+    """Pack a padded batch (T, B, *) (or (B, T, *)) of sequences of ``lengths``."""
+    lengths = _lengths_list(lengths)
+    if enforce_sorted:
+        if any(a < b for a, b in zip(lengths, lengths[1:])):
+            raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                               "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
+                               "to pack_padded_sequence and/or pack_sequence to sidestep this "
+                               "requirement if you do not need ONNX exportability.")
+        sorted_indices = None
+        order = list(range(len(lengths)))
+    else:
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+        sorted_indices = _C.tensor(order, dtype=_C.int64)
+    if lengths and min(lengths) <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an "
+                           "element in 'lengths' that is <= 0")
+    x = input.transpose(0, 1) if batch_first else input              # T, B, *
+    if sorted_indices is not None:
+        x = x.index_select(1, sorted_indices.to(device=x.device))
+    sorted_lengths = [lengths[i] for i in order]
+    steps = sorted_lengths[0] if sorted_lengths else 0
+    batch_sizes = [sum(1 for n in sorted_lengths if n > t) for t in range(steps)]
+    data = _C.cat([x[t, :b] for t, b in enumerate(batch_sizes)], 0)
+    return PackedSequence(data, _C.tensor(batch_sizes, dtype=_C.int64), sorted_indices)
+
+
+def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
+    """Unpack to a padded (T, B, *) batch (or (B, T, *)) in the caller's order;
+    returns (padded, lengths)."""
+    data, batch_sizes = sequence.data, _lengths_list(sequence.batch_sizes)
+    T = len(batch_sizes)
+    if total_length is not None:
+        if total_length < T:
+            raise ValueError(f"Expected total_length to be at least the length of the "
+                             f"longest sequence in input, but got total_length={total_length}"
+                             f" and max sequence length being {T}")
+        T = total_length
+    B = batch_sizes[0] if batch_sizes else 0
+    rest = tuple(data.shape[1:])
+    rows, offset = [], 0
+    for t in range(T):
+        b = batch_sizes[t] if t < len(batch_sizes) else 0
+        step = data[offset:offset + b]
+        offset += b
+        if b < B:
+            fill = _C.full((B - b,) + rest, padding_value, dtype=data.dtype, device=data.device)
+            step = _C.cat([step, fill], 0)
+        rows.append(step)
+    padded = _C.stack(rows, 0) if rows else _C.zeros((0, B) + rest, dtype=data.dtype)
+    lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
+    lengths = _C.tensor(lengths, dtype=_C.int64)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(1, sequence.unsorted_indices.to(device=padded.device))
+        lengths = lengths[sequence.unsorted_indices]
+    return (padded.transpose(0, 1) if batch_first else padded), lengths
+
+
+def pack_sequence(sequences, enforce_sorted=True):
+    """Pack a list of (L_i, *) tensors."""
+    lengths = [s.shape[0] for s in sequences]
+    return pack_padded_sequence(pad_sequence(sequences), lengths,
+                                enforce_sorted=enforce_sorted)
+
+
+def unpack_sequence(packed_sequences):
+    """The list of sequences in a PackedSequence (inverse of ``pack_sequence``)."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

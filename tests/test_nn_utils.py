@@ -1,0 +1,94 @@
+"""nn.utils: gradient clipping, parameter vectors, padded and packed sequences
+(and RNN layers on packed input)."""
+import math
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+from torchlike.nn.utils import (clip_grad_norm_, clip_grad_value_, parameters_to_vector,
+                                vector_to_parameters)
+from torchlike.nn.utils.rnn import (pack_padded_sequence, pack_sequence, pad_packed_sequence,
+                                    pad_sequence, unpack_sequence)
+
+rng = np.random.default_rng(11)
+
+
+def with_grads(*shapes):
+    params = [nn.Parameter(torch.zeros(*s)) for s in shapes]
+    grads = [rng.standard_normal(s) for s in shapes]
+    for p, g in zip(params, grads):
+        p.grad = torch.tensor(g.astype(np.float32))
+    return params, grads
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, math.inf])
+def test_clip_grad_norm_scales_all_gradients_together(norm_type):
+    params, grads = with_grads((3, 4), (5,))
+    flat = np.concatenate([g.ravel() for g in grads])
+    total = np.abs(flat).max() if norm_type == math.inf else \
+        (np.abs(flat) ** norm_type).sum() ** (1 / norm_type)
+    returned = clip_grad_norm_(params, 0.5, norm_type)
+    assert float(returned) == pytest.approx(total, rel=1e-5)
+    scale = min(1.0, 0.5 / (total + 1e-6))
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.numpy(), g * scale, rtol=1e-5)
+
+
+def test_clip_grad_norm_leaves_small_gradients_and_flags_non_finite():
+    params, grads = with_grads((4,))
+    clip_grad_norm_(params, 100.0)
+    np.testing.assert_allclose(params[0].grad.numpy(), grads[0], rtol=1e-6)
+    params[0].grad = torch.tensor([1.0, float("nan"), 0.0, 0.0])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_value_and_parameter_vectors():
+    params, grads = with_grads((2, 3), (4,))
+    clip_grad_value_(params, 0.3)
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.numpy(), np.clip(g, -0.3, 0.3), rtol=1e-6)
+    model = nn.Linear(3, 2)
+    vec = parameters_to_vector(model.parameters())
+    assert vec.shape == (8,)
+    vector_to_parameters(torch.arange(8, dtype=torch.float32), model.parameters())
+    np.testing.assert_array_equal(model.weight.detach().numpy(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(model.bias.detach().numpy(), [6, 7])
+
+
+def test_pad_and_pack_round_trip():
+    seqs = [torch.tensor(rng.standard_normal((n, 2)).astype(np.float32)) for n in (3, 5, 1)]
+    padded = pad_sequence(seqs, batch_first=True, padding_value=-1.0)
+    assert padded.shape == (3, 5, 2)
+    assert float(padded[2, 1:].max()) == -1.0
+    packed = pack_sequence(seqs, enforce_sorted=False)
+    assert packed.batch_sizes.tolist() == [3, 2, 2, 1, 1]
+    assert packed.sorted_indices.tolist() == [1, 0, 2]
+    back, lengths = pad_packed_sequence(packed, batch_first=True)
+    assert lengths.tolist() == [3, 5, 1]
+    np.testing.assert_array_equal(back.numpy(), np.where(padded.numpy() == -1, 0,
+                                                         padded.numpy()))
+    for a, b in zip(unpack_sequence(packed), seqs):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(RuntimeError, match="sorted in decreasing order"):
+        pack_padded_sequence(padded, [3, 5, 1], batch_first=True)
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_rnn_on_packed_input_equals_running_each_sequence_alone(cls):
+    torch.manual_seed(0)
+    m = cls(2, 3, num_layers=2, bidirectional=True)
+    seqs = [torch.randn(n, 2) for n in (4, 6, 2)]
+    out, state = m(pack_sequence(seqs, enforce_sorted=False))
+    padded, _ = pad_packed_sequence(out)
+    h = state[0] if cls is nn.LSTM else state
+    for i, s in enumerate(seqs):
+        o, st = m(s)
+        hs = st[0] if cls is nn.LSTM else st
+        np.testing.assert_allclose(padded[:len(s), i].detach().numpy(), o.detach().numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(padded[len(s):, i].detach().numpy(), 0)
+        np.testing.assert_allclose(h[:, i].detach().numpy(), hs.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
