@@ -521,3 +521,15 @@ def test_ctc_loss_gradcheck_and_value_for_a_single_path():
     x = t(rng.standard_normal((5, 2, 4)), grad=True)
     tg = torch.tensor([[1, 2], [3, 3]])
     assert gradcheck(lambda v: F.ctc_loss(F.log_softmax(v, 2), tg, [5, 4], [2, 2]), (x,))
+
+
+def test_torch_level_spellings_are_the_functional_ops():
+    a = rng.standard_normal((3, 4))
+    x = t(a)
+    np.testing.assert_array_equal(torch.relu(x).numpy(), np.maximum(a, 0))
+    np.testing.assert_allclose(x.softmax(1).numpy(), np_softmax(a, 1))
+    np.testing.assert_allclose(torch.log_softmax(x, 0).numpy(), np.log(np_softmax(a, 0)))
+    assert torch.softmax(t(a, torch.float32), 1, torch.float64).dtype == torch.float64
+    y = t(a.copy())
+    assert y.relu_() is not None and float(y.min()) == 0.0
+    assert torch.conv2d is F.conv2d and torch.dropout is F.dropout

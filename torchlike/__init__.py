@@ -15,6 +15,7 @@ from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels
 from .utils.dlpack import to_dlpack  # noqa: F401  (torch.to_dlpack)
 from . import nn  # noqa: F401
 from . import backends  # noqa: F401
+from .nn._torch_api import *  # noqa: F401,F403  (torch.relu, torch.softmax, x.softmax() ...)
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401  (torch.fft: differentiable transforms)
 from . import autograd  # noqa: F401

@@ -1,0 +1,70 @@
+"""nn ops that PyTorch also spells as ``torch.*`` functions and Tensor methods
+(``torch.relu(x)``, ``torch.softmax(x, -1)``, ``x.softmax(-1)``), so model
+code written that way runs.  Each is the nn.functional op, with the
+positional order of PyTorch's torch-level spelling where it differs."""
+from .. import _C
+from . import functional as F
+
+__all__ = ["relu", "relu_", "softmax", "log_softmax", "dropout", "alpha_dropout",
+           "feature_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu", "rrelu_",
+           "hardshrink", "threshold", "threshold_", "layer_norm", "group_norm", "instance_norm",
+           "batch_norm", "rms_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+           "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
+           "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "pixel_shuffle",
+           "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance",
+           "cdist", "pdist", "bilinear", "binary_cross_entropy_with_logits", "ctc_loss",
+           "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "kl_div", "poisson_nll_loss", "triplet_margin_loss"]
+
+
+def softmax(input, dim, dtype=None):
+    """``torch.softmax(input, dim, dtype=None)``."""
+    return F.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """``torch.log_softmax(input, dim, dtype=None)``."""
+    return F.log_softmax(input, dim, dtype=dtype)
+
+
+def feature_dropout(input, p, train):
+    return F.dropout2d(input, p, train) if input.ndim == 4 else \
+        F._feature_dropout(input, p, train, False, input.ndim, "feature_dropout")
+
+
+relu, relu_, dropout, alpha_dropout = F.relu, F.relu_, F.dropout, F.alpha_dropout
+selu, selu_, celu, celu_ = F.selu, F.selu_, F.celu, F.celu_
+prelu, rrelu, rrelu_, hardshrink = F.prelu, F.rrelu, F.rrelu_, F.hardshrink
+threshold, threshold_ = F.threshold, F.threshold_
+layer_norm, group_norm, instance_norm = F.layer_norm, F.group_norm, F.instance_norm
+batch_norm, rms_norm = F.batch_norm, F.rms_norm
+conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
+conv_transpose1d, conv_transpose2d, conv_transpose3d = (F.conv_transpose1d, F.conv_transpose2d,
+                                                        F.conv_transpose3d)
+max_pool1d, max_pool2d, max_pool3d = F.max_pool1d, F.max_pool2d, F.max_pool3d
+avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+adaptive_max_pool1d = F.adaptive_max_pool1d
+pixel_shuffle, pixel_unshuffle, channel_shuffle = (F.pixel_shuffle, F.pixel_unshuffle,
+                                                   F.channel_shuffle)
+cosine_similarity, pairwise_distance, cdist, pdist = (F.cosine_similarity, F.pairwise_distance,
+                                                      F.cdist, F.pdist)
+bilinear, binary_cross_entropy_with_logits, ctc_loss = (F.bilinear,
+                                                        F.binary_cross_entropy_with_logits,
+                                                        F.ctc_loss)
+cosine_embedding_loss, margin_ranking_loss = F.cosine_embedding_loss, F.margin_ranking_loss
+hinge_embedding_loss, kl_div, poisson_nll_loss = (F.hinge_embedding_loss, F.kl_div,
+                                                  F.poisson_nll_loss)
+triplet_margin_loss = F.triplet_margin_loss
+
+
+def _method(fn, name):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"``{name}(self, ...)``: see ``torchlike.nn.functional.{fn.__name__}``."
+    return method
+
+
+for _name, _fn in (("relu", relu), ("relu_", relu_), ("softmax", softmax),
+                   ("log_softmax", log_softmax), ("prelu", prelu), ("hardshrink", hardshrink)):
+    setattr(_C.Tensor, _name, _method(_fn, _name))
