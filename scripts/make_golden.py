@@ -346,6 +346,8 @@ MODULES = [
      {"x": randn(4, 2, 8), "mem": randn(5, 2, 8)}, False),
     ("transformer", "nn.Transformer(8, 2, 1, 1, 16, dropout=0.0)", "m(src, tgt)",
      {"src": randn(5, 2, 8), "tgt": randn(4, 2, 8)}, False),
+    ("weight_norm_conv", "nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 2), dim=1)",
+     "m(x)", {"x": randn(2, 2, 5)}, False),
     ("cnn", "nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), "
      "nn.MaxPool2d(2), nn.Conv2d(4, 6, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), "
      "nn.Linear(6, 3))", "m(x)", {"x": randn(2, 1, 8, 8)}, True),
@@ -417,6 +419,7 @@ MODELS = [
     "nn.MultiheadAttention(4, 2, kdim=3, vdim=5, add_bias_kv=True))",
     "nn.Sequential(nn.CrossEntropyLoss(), nn.MSELoss(), nn.BCEWithLogitsLoss(), nn.CTCLoss(), "
     "nn.NLLLoss(weight=torch.ones(3)))",
+    "nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Linear(3, 4)), nn.ReLU())",
     "nn.ParameterList([nn.Parameter(torch.zeros(2, 3)), nn.Parameter(torch.zeros(4))])",
     "nn.ParameterDict({'a': nn.Parameter(torch.zeros(2)), 'b': nn.Parameter(torch.ones(1, 3))})",
 ]

@@ -92,3 +92,63 @@ def test_rnn_on_packed_input_equals_running_each_sequence_alone(cls):
         np.testing.assert_array_equal(padded[len(s):, i].detach().numpy(), 0)
         np.testing.assert_allclose(h[:, i].detach().numpy(), hs.detach().numpy(), rtol=1e-5,
                                    atol=1e-6)
+
+
+def test_register_parametrization_and_remove():
+    from torchlike.nn.utils import parametrize
+
+    class Symmetric(nn.Module):
+        def forward(self, x):
+            return x.triu() + x.triu(1).transpose(0, 1)
+
+    m = nn.Linear(3, 3)
+    parametrize.register_parametrization(m, "weight", Symmetric())
+    assert type(m).__name__ == "ParametrizedLinear" and parametrize.is_parametrized(m, "weight")
+    w = m.weight.detach().numpy()
+    np.testing.assert_array_equal(w, w.T)
+    assert list(m.state_dict()) == ["bias", "parametrizations.weight.original"]
+    m(torch.randn(2, 3)).sum().backward()
+    assert m.parametrizations.weight.original.grad is not None
+    parametrize.remove_parametrizations(m, "weight")
+    assert type(m) is nn.Linear and isinstance(m.weight, nn.Parameter)
+    np.testing.assert_array_equal(m.weight.detach().numpy(), w)
+
+
+def test_weight_norm_keeps_the_weight_and_splits_magnitude_and_direction():
+    torch.manual_seed(0)
+    lin = nn.Linear(4, 3)
+    w = lin.weight.detach().numpy().copy()
+    nn.utils.parametrizations.weight_norm(lin)
+    np.testing.assert_allclose(lin.weight.detach().numpy(), w, rtol=1e-6)
+    g = lin.parametrizations.weight.original0.detach().numpy()
+    np.testing.assert_allclose(g[:, 0], np.linalg.norm(w, axis=1), rtol=1e-6)
+
+
+def test_functional_call_swaps_tensors_for_one_call_only():
+    lin = nn.Linear(3, 2)
+    x = torch.randn(4, 3)
+    w = torch.ones(2, 3, requires_grad=True)
+    out = nn.utils.stateless.functional_call(lin, {"weight": w}, (x,))
+    np.testing.assert_allclose(out.detach().numpy(),
+                               x.numpy().sum(1, keepdims=True) + lin.bias.detach().numpy(),
+                               rtol=1e-6)
+    out.sum().backward()
+    assert w.grad is not None and lin.weight.grad is None
+    assert isinstance(lin.weight, nn.Parameter)
+    with pytest.raises(RuntimeError, match="missing keys"):
+        nn.utils.stateless.functional_call(lin, {"weight": w}, (x,), strict=True)
+
+
+def test_fuse_conv_bn_eval_matches_the_pair():
+    torch.manual_seed(0)
+    conv, bn = nn.Conv2d(2, 3, 3, bias=False).eval(), nn.BatchNorm2d(3).eval()
+    with torch.no_grad():
+        bn.running_mean.normal_()
+        bn.running_var.uniform_(0.5, 2.0)
+        bn.weight.normal_()
+    x = torch.randn(2, 2, 6, 6)
+    fused = nn.utils.fuse_conv_bn_eval(conv, bn)
+    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(AssertionError, match="eval"):
+        nn.utils.fuse_conv_bn_eval(conv.train(), bn)
