@@ -61,8 +61,11 @@ def test_functional_matches_pytorch(case):
         return
     grads = torch.autograd.grad(loss, [env[k] for k in case["grads"]], allow_unused=True)
     for k, g in zip(case["grads"], grads):
-        assert g is not None, f"{name}: no gradient for {k}"
-        close(g, FUNC[f"{name}/grad/{k}"], f"{name} grad {k}", rtol=1e-6, atol=1e-8)
+        expected = FUNC[f"{name}/grad/{k}"]
+        if g is None:   # no path to the input: only right where PyTorch's gradient is zero
+            assert not expected.any(), f"{name}: no gradient for {k}"
+            continue
+        close(g, expected, f"{name} grad {k}", rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("case", CASES["modules"], ids=lambda c: c["name"])

@@ -685,3 +685,89 @@ def channel_shuffle(input, groups):
     rest = tuple(input.shape[2:])
     x = input.reshape((N, groups, C // groups) + rest).transpose(1, 2)
     return x.reshape((N, C) + rest)
+
+
+# ---- sampling grids -----------------------------------------------------------------------
+
+def _base_coords(n, align_corners, like):
+    """The normalised [-1, 1] coordinate of each of ``n`` pixel positions."""
+    if align_corners:
+        return _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 \
+            else _C.zeros((n,), dtype=like.dtype, device=like.device)
+    return (_C.arange(n, dtype=like.dtype, device=like.device) * 2 + 1) / n - 1
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, H, W, 2) of the affine maps ``theta`` (N, 2, 3):
+    grid[n, h, w] = theta[n] @ (x_w, y_h, 1)."""
+    align_corners = bool(align_corners)
+    if len(size) != 4:
+        raise NotImplementedError("affine_grid only supports 4D sizes, for 2D affine "
+                                  f"transformations. Got size {list(size)}.")
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
+        raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                         f"{list(size)}. Got {list(theta.shape)}.")
+    N, _, H, W = size
+    xs = _base_coords(W, align_corners, theta).reshape(1, W).expand(H, W)
+    ys = _base_coords(H, align_corners, theta).reshape(H, 1).expand(H, W)
+    base = _C.stack([xs, ys, _C.ones((H, W), dtype=theta.dtype, device=theta.device)], -1)
+    return _C.matmul(base.reshape(1, H * W, 3), theta.transpose(1, 2)).reshape(N, H, W, 2)
+
+
+def _reflect(coord, low2, high2):
+    """Reflect ``coord`` into [low2/2, high2/2] (PyTorch's reflect_coordinates)."""
+    if low2 == high2:
+        return _C.zeros_like(coord)
+    lo, span = low2 / 2, (high2 - low2) / 2
+    c = (coord - lo).abs()
+    extra = _C.fmod(c, span)
+    flips = _C.floor(c / span)
+    even = _C.remainder(flips, 2) == 0
+    return _C.where(even, extra + lo, span - extra + lo)
+
+
+def _unnormalise(coord, size, align_corners, padding_mode):
+    c = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+    if padding_mode == "border":
+        c = c.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        c = c.clamp(0, size - 1)
+    return c
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample (N, C, H, W) at the normalised (x, y) positions of ``grid``
+    (N, Ho, Wo, 2): bilinear or nearest, with zeros, border or reflection
+    padding.  Differentiable w.r.t. both input and grid (bilinear)."""
+    if mode not in ("bilinear", "nearest"):
+        raise NotImplementedError(f"grid_sample: mode '{mode}' is not implemented")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
+        raise NotImplementedError(f"grid_sample: expected 4-D input and an (N, H, W, 2) grid, "
+                                  f"got {list(input.shape)} and {list(grid.shape)}")
+    align_corners = bool(align_corners)
+    N, C, H, W = input.shape
+    Ho, Wo = grid.shape[1], grid.shape[2]
+    ix = _unnormalise(grid[..., 0], W, align_corners, padding_mode)      # N, Ho, Wo
+    iy = _unnormalise(grid[..., 1], H, align_corners, padding_mode)
+    flat = input.reshape(N, C, H * W)
+
+    def tap(x, y):
+        """Values at integer (x, y) (N, Ho, Wo), zero outside the image."""
+        inside = (x >= 0) & (x <= W - 1) & (y >= 0) & (y <= H - 1)
+        idx = (y.clamp(0, H - 1) * W + x.clamp(0, W - 1)).to(dtype=_C.int64)
+        vals = flat.gather(2, idx.reshape(N, 1, Ho * Wo).expand(N, C, Ho * Wo))
+        return vals * inside.reshape(N, 1, Ho * Wo).to(dtype=input.dtype)
+
+    if mode == "nearest":
+        out = tap(_C.round(ix.detach()), _C.round(iy.detach()))
+    else:
+        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
+        wx1, wy1 = (ix - x0).reshape(N, 1, -1), (iy - y0).reshape(N, 1, -1)
+        wx0, wy0 = 1 - wx1, 1 - wy1
+        out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0
+               + tap(x0, y0 + 1) * wx0 * wy1 + tap(x0 + 1, y0 + 1) * wx1 * wy1)
+    return out.reshape(N, C, Ho, Wo)

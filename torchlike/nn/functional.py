@@ -21,7 +21,8 @@ from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, 
                     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                     adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d, max_unpool2d,
                     max_unpool3d, interpolate, upsample, upsample_nearest,
-                    upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle)
+                    upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
+                    affine_grid, grid_sample)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward)
 
