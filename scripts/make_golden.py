@@ -362,6 +362,10 @@ MODULES = [
      {"src": randn(5, 2, 8), "tgt": randn(4, 2, 8)}, False),
     ("weight_norm_conv", "nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 2), dim=1)",
      "m(x)", {"x": randn(2, 2, 5)}, False),
+    ("spectral_norm_train", "nn.utils.parametrizations.spectral_norm(nn.Linear(4, 3), "
+     "n_power_iterations=2)", "m(x)", {"x": randn(2, 4)}, True),
+    ("spectral_norm_convT_eval", "nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 2))",
+     "m(x)", {"x": randn(1, 2, 3, 3)}, False),
     ("cnn", "nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), "
      "nn.MaxPool2d(2), nn.Conv2d(4, 6, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), "
      "nn.Linear(6, 3))", "m(x)", {"x": randn(2, 1, 8, 8)}, True),
@@ -433,7 +437,8 @@ MODELS = [
     "nn.MultiheadAttention(4, 2, kdim=3, vdim=5, add_bias_kv=True))",
     "nn.Sequential(nn.CrossEntropyLoss(), nn.MSELoss(), nn.BCEWithLogitsLoss(), nn.CTCLoss(), "
     "nn.NLLLoss(weight=torch.ones(3)))",
-    "nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Linear(3, 4)), nn.ReLU())",
+    "nn.Sequential(nn.utils.parametrizations.weight_norm(nn.Linear(3, 4)), nn.ReLU(), "
+    "nn.utils.parametrizations.spectral_norm(nn.Conv2d(2, 3, 3)))",
     "nn.ParameterList([nn.Parameter(torch.zeros(2, 3)), nn.Parameter(torch.zeros(4))])",
     "nn.ParameterDict({'a': nn.Parameter(torch.zeros(2)), 'b': nn.Parameter(torch.ones(1, 3))})",
 ]
