@@ -20,7 +20,6 @@ Every case is code text evaluated in both libraries:
   * init: statistics of freshly initialised parameters and of nn.init calls;
   * errors: the message of a call that must fail."""
 import json
-import math
 import os
 import sys
 
@@ -195,7 +194,8 @@ FUNCTIONAL = [
     ("adaptive_avg_pool1d", "F.adaptive_avg_pool1d(c1, 4)", {"c1": randn(2, 3, 10)}),
     ("adaptive_max_pool2d", "F.adaptive_max_pool2d(x4, (4, 3), return_indices=True)",
      {"x4": x4}),
-    ("max_unpool2d", "F.max_unpool2d(*F.max_pool2d(x4, 2, return_indices=True), 2, output_size=(6, 7))",
+    ("max_unpool2d",
+     "F.max_unpool2d(*F.max_pool2d(x4, 2, return_indices=True), 2, output_size=(6, 7))",
      {"x4": x4}),
     # resampling
     ("interp_nearest", "F.interpolate(x4, size=(9, 5))", {"x4": x4}),
@@ -364,7 +364,8 @@ MODULES = [
      "m(x)", {"x": randn(2, 2, 5)}, False),
     ("spectral_norm_train", "nn.utils.parametrizations.spectral_norm(nn.Linear(4, 3), "
      "n_power_iterations=2)", "m(x)", {"x": randn(2, 4)}, True),
-    ("spectral_norm_convT_eval", "nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 2))",
+    ("spectral_norm_convT_eval",
+     "nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 2))",
      "m(x)", {"x": randn(1, 2, 3, 3)}, False),
     ("cnn", "nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), "
      "nn.MaxPool2d(2), nn.Conv2d(4, 6, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), "

@@ -741,7 +741,7 @@ def pdist(input, p=2):
     return (input[i] - input[j]).norm(p, -1)
 
 
-# ---- losses ---------------------------------------------------------------------------------------
+# ---- losses ------------------------------------------------------------------------------
 
 def _class_dim_target(input, target, name):
     """Check the (N, C, d1...) input against the (N, d1...) target."""
@@ -756,8 +756,8 @@ def _class_dim_target(input, target, name):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0] if target.ndim else 0}).")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
-        raise RuntimeError(f"Expected target size {_size((input.shape[0],) + tuple(input.shape[2:]))}"
-                           f", got {_size(target.shape)}")
+        expected = (input.shape[0],) + tuple(input.shape[2:])
+        raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -1067,12 +1067,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         log_probs = log_probs.unsqueeze(1)
         targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
     T, N, C = log_probs.shape
-    in_len = [int(v) for v in (input_lengths.tolist() if isinstance(input_lengths, Tensor)
-                               else input_lengths)] if not isinstance(input_lengths, int) \
-        else [input_lengths]
-    tg_len = [int(v) for v in (target_lengths.tolist() if isinstance(target_lengths, Tensor)
-                               else target_lengths)] if not isinstance(target_lengths, int) \
-        else [target_lengths]
+    in_len, tg_len = _int_list(input_lengths), _int_list(target_lengths)
     if targets.ndim == 1:  # concatenated targets
         rows, start = [], 0
         S = max(tg_len) if tg_len else 0
@@ -1101,8 +1096,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     first = _C.zeros((N, L), dtype=_C.bool)
     first[:, :2] = True
     alpha = _C.where(first, emit[0], alpha) if T else alpha
-    length_mask = [None] * N
-    finals = [None] * N
     lens = _C.tensor(in_len, dtype=_C.int64)
     for t in range(1, T):
         prev1 = _C.cat([ninf, alpha[:, :-1]], 1)
@@ -1128,6 +1121,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         tl = _C.tensor(tg_len, dtype=dtype).clamp(min=1)
         return (loss / tl).mean()
     return _reduce(loss, reduction)
+
+
+def _int_list(lengths):
+    """Lengths given as an int, a sequence or a tensor, as a list of ints."""
+    if isinstance(lengths, int):
+        return [lengths]
+    return [int(v) for v in (lengths.tolist() if isinstance(lengths, Tensor) else lengths)]
 
 
 def _logsumexp_safe(x):

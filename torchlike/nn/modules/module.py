@@ -7,7 +7,6 @@ Everything that walks a model (``named_parameters``, ``state_dict``, ``to``,
 ``apply``, the repr) walks those dicts, in registration order, as PyTorch does:
 state-dict keys and the repr text match PyTorch's for the same model."""
 from collections import OrderedDict, namedtuple
-import functools
 import itertools
 
 from ... import _C
