@@ -15,6 +15,7 @@ import math
 import numbers
 
 from .. import _C
+from ..autograd.function import Function
 
 Tensor = _C.Tensor
 
@@ -51,6 +52,37 @@ def _windows(x, kernel, stride, dilation):
         if dil > 1:
             x = x[..., ::dil]
     return x
+
+
+class _WindowCopy(Function):
+    """``_windows(x)`` copied out contiguously: (N, C, *spatial) ->
+    (N, C, *out, *kernel).  Its backward sums each window entry's gradient
+    back onto the input position it came from with one ``index_add`` (col2im);
+    differentiating the strided view instead would be several times slower."""
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, dilation):
+        ctx.shape = tuple(x.shape)
+        ctx.geometry = (kernel, stride, dilation)
+        return _windows(x, kernel, stride, dilation).contiguous()
+
+    @staticmethod
+    def backward(ctx, grad):
+        kernel, stride, dilation = ctx.geometry
+        N, C = ctx.shape[:2]
+        sp = ctx.shape[2:]
+        grid = _C.arange(math.prod(sp), device=grad.device).reshape((1, 1) + sp)
+        pos = _windows(grid, kernel, stride, dilation).reshape(-1)     # (*out, *k) flattened
+        out = _C.zeros((N, C, math.prod(sp)), dtype=grad.dtype, device=grad.device)
+        out = out.index_add(2, pos, grad.reshape(N, C, -1))
+        return out.reshape(ctx.shape), None, None, None
+
+
+def _window_copy(x, kernel, stride, dilation):
+    """(N, C, *spatial) -> a contiguous (N, C, *out, *kernel) copy of every window."""
+    if x.requires_grad and _C.is_grad_enabled():
+        return _WindowCopy.apply(x, tuple(kernel), tuple(stride), tuple(dilation))
+    return _windows(x, kernel, stride, dilation).contiguous()
 
 
 def _batched(input, n, name):
@@ -108,7 +140,7 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
                            f" Kernel size: ({_shape_str(span)}). Kernel size can't be greater "
                            "than actual input size")
     x = _pad(x, _pads(left, right))
-    win = _windows(x, k, stride, dilation)                    # N, C, *out, *k
+    win = _window_copy(x, k, stride, dilation)                # N, C, *out, *k
     out_sp = tuple(win.shape[2:2 + n])
     L, K, g = math.prod(out_sp), math.prod(k), groups
     perm = (0, 1) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
@@ -277,7 +309,7 @@ def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return
                            f"size: ({x.shape[1]} x {_shape_str(o for o, _ in geo)}). Output "
                            "size is too small")
     pads = _pads(p, [pp + e for pp, (_, e) in zip(p, geo)])
-    win = _windows(_pad(x, pads, float("-inf")), k, s, d)     # N, C, *out, *k
+    win = _window_copy(_pad(x, pads, float("-inf")), k, s, d)    # N, C, *out, *k
     out_sp = tuple(win.shape[2:2 + n])
     N, C = x.shape[0], x.shape[1]
     flat = win.reshape((N, C) + out_sp + (-1,))
@@ -361,7 +393,7 @@ def _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pa
     sp = tuple(x.shape[2:])
     geo = [_pool_out(sz, kk, ss, pp, 1, ceil_mode) for sz, kk, ss, pp in zip(sp, k, s, p)]
     pads = _pads(p, [pp + e for pp, (_, e) in zip(p, geo)])
-    win = _windows(_pad(x, pads), k, s, d)
+    win = _window_copy(_pad(x, pads), k, s, d)
     total = win.sum(dim=tuple(range(-n, 0)))
     if divisor_override:
         out = total / divisor_override
