@@ -533,3 +533,20 @@ def test_torch_level_spellings_are_the_functional_ops():
     y = t(a.copy())
     assert y.relu_() is not None and float(y.min()) == 0.0
     assert torch.conv2d is F.conv2d and torch.dropout is F.dropout
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_matches_float64_within_its_resolution(dtype):
+    """The ops keep the low-precision dtype and agree with float64 to within a
+    few units in the last place of that dtype."""
+    a = rng.standard_normal((2, 3, 6, 6))
+    w = rng.standard_normal((4, 3, 3, 3)) * 0.2
+    tol = dict(rtol=3e-2, atol=3e-2) if dtype == torch.bfloat16 else dict(rtol=5e-3, atol=5e-3)
+    cases = [lambda x, ww: F.gelu(x), lambda x, ww: F.softmax(x, 1),
+             lambda x, ww: F.layer_norm(x, (6, 6)), lambda x, ww: F.conv2d(x, ww, padding=1),
+             lambda x, ww: F.max_pool2d(x, 2), lambda x, ww: F.avg_pool2d(x, 3, 2, 1)]
+    for fn in cases:
+        low = fn(t(a, dtype), t(w, dtype))
+        assert low.dtype == dtype
+        ref = fn(t(a), t(w)).numpy()
+        np.testing.assert_allclose(low.float().numpy(), ref, **tol)
