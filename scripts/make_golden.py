@@ -543,6 +543,23 @@ ERRORS = [
     "nn.Embedding(3, 2)(torch.tensor([0.5]))",
     "nn.utils.rnn.pack_padded_sequence(torch.zeros(3, 2, 1), [1, 3])",
     "F.dropout(torch.zeros(2), 1.5)",
+    "nn.LSTM(3, 4)(torch.zeros(5, 2, 2))",
+    "F.nll_loss(torch.zeros(2, 3), torch.tensor([0, 1, 2]))",
+    "nn.MultiheadAttention(8, 3)",
+    "F.pixel_shuffle(torch.zeros(1, 3, 2, 2), 2)",
+    "F.interpolate(torch.zeros(1, 1, 4), scale_factor=2, mode='bilinear')",
+    "nn.Conv2d(3, 4, 3, groups=2)",
+    "F.embedding(torch.tensor([5]), torch.zeros(3, 2))",
+    "nn.Linear(2, 3).load_state_dict([])",
+    "F.one_hot(torch.tensor([3]), 2)",
+    "F.cross_entropy(torch.zeros(2, 3), torch.zeros(2, 4))",
+    "F.conv_transpose2d(torch.zeros(1, 3, 4, 4), torch.zeros(2, 2, 3, 3))",
+    "F.avg_pool2d(torch.zeros(1, 1, 4, 4), 2, padding=2)",
+    "nn.Sequential(nn.Linear(2, 2)).insert(5, nn.ReLU())",
+    "nn.Module()(torch.zeros(1))",
+    "nn.RNN(3, 4, nonlinearity='sigmoid')",
+    "nn.LayerNorm(4)(torch.zeros(2, 3))",
+    "F.prelu(torch.zeros(2, 3), torch.zeros(2))",
 ]
 
 

@@ -388,8 +388,8 @@ def _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pa
     k, s, p, d = _pool_args(kernel_size, stride, padding, 1, n)
     for pp, kk in zip(p, k):
         if pp > kk // 2:
-            raise RuntimeError(f"pad should be at most half of kernel size, but got pad={pp}"
-                               f" and kernel_size={kk}")
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation=1")
     sp = tuple(x.shape[2:])
     geo = [_pool_out(sz, kk, ss, pp, 1, ceil_mode) for sz, kk, ss, pp in zip(sp, k, s, p)]
     pads = _pads(p, [pp + e for pp, (_, e) in zip(p, geo)])

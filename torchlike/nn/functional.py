@@ -606,6 +606,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                            f"{_legacy_type_name(input)} instead (while checking arguments "
                            "for embedding)")
     V = weight.shape[0]
+    if input.numel() and (int(input.min()) < 0 or int(input.max()) >= V):
+        raise IndexError("index out of range in self")
     if padding_idx is not None:
         if padding_idx < 0:
             padding_idx += V
@@ -795,8 +797,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     wshape = (C,) + (1,) * (input.ndim - cdim - 1)
     if target.is_floating_point():  # class probabilities
         if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"Expected target size {_size(input.shape)}, got "
-                               f"{_size(target.shape)}")
+            # PyTorch reads a float target of another shape as class indices
+            if target.ndim == input.ndim == 2:
+                raise RuntimeError("0D or 1D target tensor expected, multi-target not "
+                                   "supported")
+            raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / C
         terms = logp * target
