@@ -550,3 +550,15 @@ def test_half_precision_matches_float64_within_its_resolution(dtype):
         assert low.dtype == dtype
         ref = fn(t(a), t(w)).numpy()
         np.testing.assert_allclose(low.float().numpy(), ref, **tol)
+
+
+def test_window_ops_accept_empty_batches_forward_and_backward():
+    x = t(np.zeros((0, 2, 4, 4)), grad=True)
+    outs = [F.max_pool2d(x, 2), F.avg_pool2d(x, 2), F.adaptive_max_pool2d(x, 2),
+            F.adaptive_avg_pool2d(x, 3), F.unfold(x, 2), F.interpolate(x, scale_factor=2),
+            F.conv2d(x, t(np.ones((3, 2, 2, 2)))), F.max_pool2d(x, 2, return_indices=True)[1]]
+    assert [tuple(o.shape) for o in outs] == [(0, 2, 2, 2), (0, 2, 2, 2), (0, 2, 2, 2),
+                                              (0, 2, 3, 3), (0, 8, 9), (0, 2, 8, 8),
+                                              (0, 3, 3, 3), (0, 2, 2, 2)]
+    sum(o.sum() for o in outs[:-1]).backward()
+    assert x.grad.shape == (0, 2, 4, 4)

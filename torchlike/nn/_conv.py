@@ -74,7 +74,7 @@ class _WindowCopy(Function):
         grid = _C.arange(math.prod(sp), device=grad.device).reshape((1, 1) + sp)
         pos = _windows(grid, kernel, stride, dilation).reshape(-1)     # (*out, *k) flattened
         out = _C.zeros((N, C, math.prod(sp)), dtype=grad.dtype, device=grad.device)
-        out = out.index_add(2, pos, grad.reshape(N, C, -1))
+        out = out.index_add(2, pos, grad.reshape(N, C, pos.shape[0]))
         return out.reshape(ctx.shape), None, None, None
 
 
@@ -236,7 +236,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = _pad(x, _pads(p, p))
     win = _windows(x, k, _ntuple(stride, 2), _ntuple(dilation, 2))   # N, C, oh, ow, kh, kw
     N, C = x.shape[0], x.shape[1]
-    out = win.permute(0, 1, 4, 5, 2, 3).reshape(N, C * k[0] * k[1], -1)
+    out = win.permute(0, 1, 4, 5, 2, 3).reshape(N, C * k[0] * k[1],
+                                                win.shape[2] * win.shape[3])
     return out.squeeze(0) if unbatched else out
 
 
@@ -312,12 +313,8 @@ def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return
     win = _window_copy(_pad(x, pads, float("-inf")), k, s, d)    # N, C, *out, *k
     out_sp = tuple(win.shape[2:2 + n])
     N, C = x.shape[0], x.shape[1]
-    flat = win.reshape((N, C) + out_sp + (-1,))
-    if flat.numel() == 0:
-        values = _C.zeros((N, C) + out_sp, dtype=x.dtype, device=x.device)
-        arg = _C.zeros((N, C) + out_sp, dtype=_C.int64, device=x.device)
-    else:
-        values, arg = flat.max(dim=-1)
+    flat = win.reshape((N, C) + out_sp + (math.prod(k),))
+    values, arg = flat.max(dim=-1)
     if not return_indices:
         return values.squeeze(0) if unbatched else values
     # the flat input position of every window entry: the same windows over a grid
@@ -502,7 +499,7 @@ def _adaptive_max_poolnd(input, output_size, return_indices, n, name):
         region = x
         for axis, (start, end) in enumerate(cell):
             region = region.narrow(2 + axis, start, end - start)
-        v, a = region.reshape(N, C, -1).max(dim=-1)
+        v, a = region.reshape(N, C, math.prod(e - s for s, e in cell)).max(dim=-1)
         values.append(v)
         if return_indices:
             # local flat index -> global flat index
@@ -545,7 +542,9 @@ def _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, n, 
         out_sp = tuple(output_size)[-n:]
     N, C = x.shape[0], x.shape[1]
     out = _C.zeros((N, C, math.prod(out_sp)), dtype=x.dtype, device=x.device)
-    out = out.scatter(2, idx.reshape(N, C, -1), x.reshape(N, C, -1)).reshape((N, C) + out_sp)
+    n_in = math.prod(x.shape[2:])
+    out = out.scatter(2, idx.reshape(N, C, n_in), x.reshape(N, C, n_in))
+    out = out.reshape((N, C) + out_sp)
     return out.squeeze(0) if unbatched else out
 
 
@@ -798,7 +797,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         out = tap(_C.round(ix.detach()), _C.round(iy.detach()))
     else:
         x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
-        wx1, wy1 = (ix - x0).reshape(N, 1, -1), (iy - y0).reshape(N, 1, -1)
+        wx1, wy1 = (ix - x0).reshape(N, 1, Ho * Wo), (iy - y0).reshape(N, 1, Ho * Wo)
         wx0, wy0 = 1 - wx1, 1 - wy1
         out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0
                + tap(x0, y0 + 1) * wx0 * wy1 + tap(x0 + 1, y0 + 1) * wx1 * wy1)
