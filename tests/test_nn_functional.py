@@ -562,3 +562,35 @@ def test_window_ops_accept_empty_batches_forward_and_backward():
                                               (0, 3, 3, 3), (0, 2, 2, 2)]
     sum(o.sum() for o in outs[:-1]).backward()
     assert x.grad.shape == (0, 2, 4, 4)
+
+
+_TARGET = t(rng.uniform(-1, 1, (2, 4)))   # a fixed target (gradcheck perturbs the input only)
+SECOND_ORDER = {
+    "gelu": lambda x: F.gelu(x),
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu, "mish": F.mish, "elu": F.elu, "selu": F.selu, "celu": F.celu,
+    "softplus": lambda x: F.softplus(x, 2.0), "logsigmoid": F.logsigmoid,
+    "softsign": F.softsign, "tanhshrink": F.tanhshrink,
+    "glu": lambda x: F.glu(x, 1),
+    "log_softmax": lambda x: F.log_softmax(x, 1),
+    "layer_norm": lambda x: F.layer_norm(x, (4,)),
+    "group_norm": lambda x: F.group_norm(x.reshape(1, 2, 4), 2),
+    "batch_norm_train": lambda x: F.batch_norm(x, None, None, training=True),
+    "rms_norm": lambda x: F.rms_norm(x, (4,)),
+    "mse": lambda x: F.mse_loss(x, _TARGET),
+    "smooth_l1": lambda x: F.smooth_l1_loss(x, _TARGET, beta=2.0),
+    "bce_logits": lambda x: F.binary_cross_entropy_with_logits(x, _TARGET.abs() / 2),
+    "kl_div": lambda x: F.kl_div(F.log_softmax(x, 1), F.softmax(_TARGET, 1),
+                                 reduction="batchmean"),
+    "avg_pool": lambda x: F.avg_pool1d(x.reshape(1, 2, 4), 2, 1, 1),
+    "interpolate": lambda x: F.interpolate(x.reshape(1, 2, 4), size=7, mode="linear"),
+    "conv_transpose": lambda x: F.conv_transpose1d(x.reshape(1, 2, 4), x.reshape(2, 1, 4)),
+    "sdpa": lambda x: F.scaled_dot_product_attention(x, x, x),
+    "cosine_similarity": lambda x: F.cosine_similarity(x, x.flip(0), dim=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_gradients(name):
+    x = t(rng.uniform(0.2, 1.2, (2, 4)) * rng.choice([-1, 1], (2, 4)), grad=True)
+    assert gradgradcheck(SECOND_ORDER[name], (x,))
