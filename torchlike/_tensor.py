@@ -136,24 +136,3 @@ def _where(self, condition, y):
 
 
 Tensor.where = _where
-
-
-def _deepcopy(self, memo):
-    """``copy.deepcopy``: a new leaf with copied values, requires_grad and grad
-    (as PyTorch's; models are deep-copied, e.g. by nn.TransformerEncoder)."""
-    if not self.is_leaf:
-        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
-                           "support the deepcopy protocol at the moment.")
-    if id(self) in memo:
-        return memo[id(self)]
-    import copy
-    new = self.detach().clone()
-    if self.requires_grad:
-        new.requires_grad_(True)
-    if self.grad is not None:
-        new.grad = copy.deepcopy(self.grad, memo)
-    memo[id(self)] = new
-    return new
-
-
-Tensor.__deepcopy__ = _deepcopy

@@ -44,20 +44,6 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
-    def __deepcopy__(self, memo):
-        if id(self) in memo:
-            return memo[id(self)]
-        result = type(self)(self.data.clone(), self.requires_grad)
-        memo[id(self)] = result
-        return result
-
-    def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self.detach(), self.requires_grad))
-
-
-def _rebuild_parameter(data, requires_grad):
-    return Parameter(data, requires_grad)
-
 
 class Buffer(Tensor):
     r"""A Tensor that, assigned to a Module attribute, is registered as a buffer.
