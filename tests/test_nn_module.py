@@ -391,3 +391,23 @@ def test_deepcopy_gives_independent_module():
         c.fc1.weight.fill_(0)
     assert float(m.fc1.weight.abs().sum()) > 0
     np.testing.assert_array_equal(c.bn.running_var.numpy(), m.bn.running_var.numpy())
+
+
+def test_state_dict_and_model_survive_save_load_and_pickle():
+    import io
+    import pickle
+    m = Net()
+    m(torch.randn(4, 3))     # moves the batch-norm statistics off their defaults
+    buf = io.BytesIO()
+    torch.save(m.state_dict(), buf)
+    buf.seek(0)
+    other = Net()
+    other.load_state_dict(torch.load(buf))
+    for (k, a), (_, b) in zip(m.state_dict().items(), other.state_dict().items()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+    clone = pickle.loads(pickle.dumps(m))
+    assert isinstance(clone.fc1.weight, nn.Parameter) and clone.fc1.weight.requires_grad
+    x = torch.randn(2, 3)
+    m.eval()
+    clone.eval()
+    np.testing.assert_array_equal(clone(x).detach().numpy(), m(x).detach().numpy())
