@@ -72,7 +72,7 @@ def _legacy_reduction(size_average, reduce, reduction):
     return "mean" if size_average else "sum"
 
 
-def _check_same_size(name, input, target):
+def _check_same_size(input, target):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(
             f"Using a target size ({_size(target.shape)}) that is different to the input size "
@@ -745,18 +745,20 @@ def pdist(input, p=2):
 
 # ---- losses ------------------------------------------------------------------------------
 
-def _class_dim_target(input, target, name):
-    """Check the (N, C, d1...) input against the (N, d1...) target."""
+def _class_dim_target(input, target):
+    """Check the (N, C, d1...) (or unbatched (C,)) input against the
+    (N, d1...) (or 0-d) target."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1:
         if target.ndim != 0:
-            raise ValueError(f"Expected input batch_size ({1}) to match target batch_size "
-                             f"({target.shape[0] if target.ndim else 1}).")
+            raise ValueError(f"Expected input batch_size (1) to match target batch_size "
+                             f"({target.shape[0]}).")
         return
-    if input.shape[0] != target.shape[0] if target.ndim else True:
+    target_batch = target.shape[0] if target.ndim else 0
+    if input.shape[0] != target_batch:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
-                         f"batch_size ({target.shape[0] if target.ndim else 0}).")
+                         f"batch_size ({target_batch}).")
     if tuple(input.shape[2:]) != tuple(target.shape[1:]):
         expected = (input.shape[0],) + tuple(input.shape[2:])
         raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
@@ -767,7 +769,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
     the weights of the targets not ignored.  input (N, C, *) or (C,)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _class_dim_target(input, target, "nll_loss")
+    _class_dim_target(input, target)
     cdim = 0 if input.ndim == 1 else 1
     C = input.shape[cdim]
     valid = target != ignore_index
@@ -829,8 +831,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return (1 - label_smoothing) * nll + label_smoothing / C * smooth
 
 
-def _pointwise_loss(name, input, target, reduction, fn):
-    _check_same_size(name, input, target)
+def _pointwise_loss(input, target, reduction, fn):
+    _check_same_size(input, target)
     input, target = _C.broadcast_tensors(input, target)
     return _reduce(fn(input, target), reduction)
 
@@ -838,13 +840,13 @@ def _pointwise_loss(name, input, target, reduction, fn):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss("mse_loss", input, target, r, lambda a, b: (a - b) * (a - b))
+    return _pointwise_loss(input, target, r, lambda a, b: (a - b) * (a - b))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss("l1_loss", input, target, r, lambda a, b: (a - b).abs())
+    return _pointwise_loss(input, target, r, lambda a, b: (a - b).abs())
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -856,7 +858,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     def fn(a, b):
         d = (a - b).abs()
         return _C.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _pointwise_loss("smooth_l1_loss", input, target, r, fn)
+    return _pointwise_loss(input, target, r, fn)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -864,7 +866,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     def fn(a, b):
         d = (a - b).abs()
         return _C.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _pointwise_loss("huber_loss", input, target, reduction, fn)
+    return _pointwise_loss(input, target, reduction, fn)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
