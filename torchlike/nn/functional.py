@@ -369,6 +369,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g``; ``hard``
+    returns the one-hot argmax with the soft sample's gradient
+    (straight-through)."""
     gumbels = -_C.empty_like(logits).exponential_().log()
     y = softmax((logits + gumbels) / tau, dim)
     if not hard:
