@@ -214,6 +214,14 @@ FUNCTIONAL = [
     ("interp_trilinear", "F.interpolate(c3, scale_factor=2, mode='trilinear')",
      {"c3": randn(1, 2, 3, 2, 3)}),
     ("interp_area", "F.interpolate(x4, size=(4, 3), mode='area')", {"x4": x4}),
+    ("interp_bilinear_aa", "F.interpolate(big, size=(5, 3), mode='bilinear', antialias=True)",
+     {"big": randn(1, 2, 13, 11)}),
+    ("interp_bicubic_aa", "F.interpolate(big, size=(4, 6), mode='bicubic', antialias=True)",
+     {"big": randn(1, 2, 13, 11)}),
+    ("interp_bilinear_aa_ac", "F.interpolate(big, size=(5, 14), mode='bilinear', "
+     "antialias=True, align_corners=True)", {"big": randn(1, 2, 13, 11)}),
+    ("interp_bicubic_aa_scale", "F.interpolate(big, scale_factor=0.4, mode='bicubic', "
+     "antialias=True)", {"big": randn(1, 2, 13, 11)}),
     ("affine_grid", "F.affine_grid(th, (2, 3, 4, 5), align_corners=False)",
      {"th": randn(2, 2, 3)}),
     ("affine_grid_ac", "F.affine_grid(th, (1, 1, 3, 2), align_corners=True)",

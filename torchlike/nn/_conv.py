@@ -620,6 +620,41 @@ def _resample_dim(x, dim, out, scale, mode, align_corners):
     raise NotImplementedError(f"interpolate: mode {mode}")
 
 
+def _antialias_dim(x, dim, out, scale, kind, align_corners):
+    """Resample along ``dim`` with an anti-aliasing filter (triangle for
+    linear, cubic a = -0.5 for cubic) stretched by the down-scaling factor, as
+    one (out, in) weight matrix; rows are normalised to sum to 1."""
+    size = x.shape[dim]
+    if align_corners:
+        scale = (size - 1) / (out - 1) if out > 1 else 0.0
+    support = (1.0 if kind == "linear" else 2.0) * max(scale, 1.0)
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+
+    def filt(v):
+        v = abs(v)
+        if kind == "linear":
+            return max(0.0, 1.0 - v)
+        a = -0.5
+        if v < 1.0:
+            return ((a + 2) * v - (a + 3)) * v * v + 1
+        if v < 2.0:
+            return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+        return 0.0
+    rows = []
+    for i in range(out):
+        centre = scale * (i + 0.5)
+        lo = max(int(centre - support + 0.5), 0)
+        hi = min(int(centre + support + 0.5), size)
+        w = [filt((j - centre + 0.5) * inv) for j in range(lo, hi)]
+        total = sum(w)
+        row = [0.0] * size
+        for j, v in zip(range(lo, hi), w):
+            row[j] = v / total if total else 0.0
+        rows.append(row)
+    W = _C.tensor(rows, dtype=x.dtype, device=x.device).reshape(out, size)
+    return _C.matmul(x.movedim(dim, -1), W.t()).movedim(-1, dim)
+
+
 _MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
@@ -639,8 +674,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
+                         "requires a 4-D tensor as input")
     align_corners = bool(align_corners)
     sp = tuple(input.shape[2:])
     if (size is None) == (scale_factor is None):
@@ -664,7 +700,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     kind = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     x = input
     for axis in range(n):
-        x = _resample_dim(x, 2 + axis, out[axis], scales[axis], kind, align_corners)
+        if antialias:
+            x = _antialias_dim(x, 2 + axis, out[axis], scales[axis], kind, align_corners)
+        else:
+            x = _resample_dim(x, 2 + axis, out[axis], scales[axis], kind, align_corners)
     return x
 
 
