@@ -375,6 +375,21 @@ MODULES = [
     ("spectral_norm_convT_eval",
      "nn.utils.parametrizations.spectral_norm(nn.ConvTranspose2d(2, 3, 2))",
      "m(x)", {"x": randn(1, 2, 3, 3)}, False),
+    ("decoder_layer_masks", "nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, batch_first=True, "
+     "norm_first=True)", "m(x, mem, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4), "
+     "memory_key_padding_mask=kpm)",
+     {"x": randn(2, 4, 8), "mem": randn(2, 5, 8),
+      "kpm": np.array([[False, False, True, True, True], [False] * 5])}, False),
+    ("embedding_max_norm", "nn.Embedding(6, 3, max_norm=1.0)", "m(idx)",
+     {"idx": np.array([[0, 2, 5], [2, 1, 1]], dtype=np.int64)}, False),
+    ("embedding_bag_max", "nn.EmbeddingBag(6, 3, mode='max')", "m(idx)",
+     {"idx": np.array([[0, 2, 5], [2, 1, 1]], dtype=np.int64)}, False),
+    ("conv3d_dilated", "nn.Conv3d(2, 3, (2, 3, 2), stride=(1, 2, 1), padding=(1, 0, 1), "
+     "dilation=(1, 1, 2))", "m(x)", {"x": randn(1, 2, 3, 7, 5)}, False),
+    ("upsample_bilinear_ac", "nn.Upsample(scale_factor=2, mode='bilinear', align_corners=True)",
+     "m(x)", {"x": randn(1, 2, 3, 4)}, False),
+    ("lppool3", "nn.LPPool2d(3, 2)", "m(x)", {"x": randn(1, 2, 4, 5)}, False),
+    ("local_response_norm", "nn.LocalResponseNorm(3)", "m(x)", {"x": randn(2, 5, 3, 3)}, False),
     ("cnn", "nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), "
      "nn.MaxPool2d(2), nn.Conv2d(4, 6, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), "
      "nn.Linear(6, 3))", "m(x)", {"x": randn(2, 1, 8, 8)}, True),
