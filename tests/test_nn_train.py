@@ -102,3 +102,27 @@ def test_lstm_and_transformer_regressors_train():
     for model, lr in ((Recurrent(), 0.05), (Attention(), 0.02)):
         losses = train(model, [(seq, target)], F.mse_loss, lr=lr, epochs=40)
         assert losses[-1] < 0.5 * losses[0], (type(model).__name__, losses)
+
+
+def test_ordinary_training_loop_with_torch_optim():
+    """The loop as PyTorch users write it: optimizer.zero_grad / backward / step,
+    model.train() / model.eval(), torch.no_grad() for evaluation."""
+    torch.manual_seed(0)
+    x, y = blobs(96, (1, 8, 8), 3, seed=4)
+    model = SmallCNN()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    criterion = nn.CrossEntropyLoss()
+    first = None
+    for epoch in range(6):
+        model.train()
+        for i in range(0, 96, 32):
+            optimizer.zero_grad()
+            loss = criterion(model(x[i:i + 32]), y[i:i + 32])
+            loss.backward()
+            optimizer.step()
+            first = float(loss) if first is None else first
+    model.eval()
+    with torch.no_grad():
+        final = float(criterion(model(x), y))
+        accuracy = float((model(x).argmax(1) == y).float().mean())
+    assert final < 0.5 * first and accuracy > 0.9, (first, final, accuracy)
