@@ -575,13 +575,19 @@ def _source_coords(out, size, scale, align_corners, clamp_low):
     return [max(c, 0.0) for c in coords] if clamp_low else coords
 
 
-def _cubic_weights(t, A=-0.75):
-    def near(x):   # |x| <= 1
-        return ((A + 2) * x - (A + 3)) * x * x + 1
+def _cubic(v, a):
+    """Keys' cubic convolution kernel with parameter ``a`` at distance ``v``."""
+    v = abs(v)
+    if v <= 1.0:
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+    if v < 2.0:
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    return 0.0
 
-    def far(x):    # 1 < |x| < 2
-        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+def _cubic_weights(t, a=-0.75):
+    """The four taps' weights at fractional offset ``t`` (PyTorch's a = -0.75)."""
+    return [_cubic(t + 1, a), _cubic(t, a), _cubic(1 - t, a), _cubic(2 - t, a)]
 
 
 def _resample_dim(x, dim, out, scale, mode, align_corners):
@@ -630,16 +636,8 @@ def _antialias_dim(x, dim, out, scale, kind, align_corners):
     support = (1.0 if kind == "linear" else 2.0) * max(scale, 1.0)
     inv = 1.0 / scale if scale >= 1.0 else 1.0
 
-    def filt(v):
-        v = abs(v)
-        if kind == "linear":
-            return max(0.0, 1.0 - v)
-        a = -0.5
-        if v < 1.0:
-            return ((a + 2) * v - (a + 3)) * v * v + 1
-        if v < 2.0:
-            return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
-        return 0.0
+    def filt(v):   # the anti-aliasing kernels use a = -0.5 for cubic
+        return max(0.0, 1.0 - abs(v)) if kind == "linear" else _cubic(v, -0.5)
     rows = []
     for i in range(out):
         centre = scale * (i + 0.5)

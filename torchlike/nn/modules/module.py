@@ -11,6 +11,7 @@ import itertools
 
 from ... import _C
 from ...autograd.function import Function
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, Buffer, is_lazy
 
 Tensor = _C.Tensor
@@ -25,30 +26,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by every ``register_*_hook``: ``handle.remove()`` takes the hook
-    out again (also as a context manager)."""
-
-    _next_id = itertools.count()
-
-    def __init__(self, *dicts):
-        self.hooks_dicts = dicts
-        self.id = next(RemovableHandle._next_id)
-
-    def remove(self):
-        for d in self.hooks_dicts:
-            if isinstance(d, set):
-                d.discard(self.id)
-            else:
-                d.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 _global_forward_pre_hooks = OrderedDict()
@@ -550,7 +527,7 @@ class Module:
     # ---- hooks -----------------------------------------------------------------------------
 
     def _add_hook(self, store, hook, prepend=False, *flag_sets):
-        handle = RemovableHandle(store, *flag_sets)
+        handle = RemovableHandle(store, extra_dict=list(flag_sets))
         store[handle.id] = hook
         if prepend:
             store.move_to_end(handle.id, last=False)
