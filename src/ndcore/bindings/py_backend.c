@@ -157,6 +157,9 @@ PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
       pos[slot] = value;
     }
   }
+  for (int i = 2; i < 4; i++) /* non_blocking and copy are bools in every overload */
+    if (pos[i] && !PyBool_Check(pos[i]))
+      return bad_to(args);
   if ((pos[0] && pos[0] != Py_None && tl_py_parse_device(pos[0], &device) < 0) ||
       (pos[1] && pos[1] != Py_None && tl_py_parse_dtype(pos[1], &dtype) < 0) ||
       flag_arg(pos[2], &non_blocking) < 0 || flag_arg(pos[3], &copy) < 0)
