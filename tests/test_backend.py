@@ -153,7 +153,8 @@ OPS = [
     "f.masked_fill_(torchlike.ones(2, 2, dtype=torchlike.bool).to('fake'), 0.0)",
     "f[torchlike.tensor([0]).to('fake')]", "f.split(1)[0].sum()", "f.chunk(2)[0] + 0",
     "torchlike.broadcast_to(f, (2, 2, 2)).sum()", "f.repeat_interleave(2)",
-    "torchlike.block_diag(f, f)", "torchlike.nn.functional.pad(f, (1, 1))",
+    "torchlike.block_diag(f, f)", "torchlike.quantile(torchlike.ones(3), f[0, :1])",
+    "torchlike.clamp(f, f[0, 0], None)", "torchlike.nn.functional.pad(f, (1, 1))",
 ]
 
 
@@ -183,6 +184,16 @@ def test_ops_without_a_fake_kernel_raise():
     assert len(raised) == len(OPS)
     for line, kind, msg in raised:
         assert kind in ("NotImplementedError", "RuntimeError", "TypeError"), (line, kind, msg)
+
+
+def test_zero_dim_device_tensors_serve_as_scalar_arguments():
+    # PyTorch reads such a tensor through the device (a sync), as item() does
+    one = torchlike.tensor(2.0).to("fake")
+    t = torchlike.tensor([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(t.add(t, alpha=one).numpy(), [3.0, 6.0, 9.0])
+    c = counters()["copies_out"]
+    np.testing.assert_array_equal(torchlike.full((2,), one).numpy(), [2.0, 2.0])
+    assert counters()["copies_out"] == c + 1
 
 
 def test_mixing_devices_raises_pytorchs_error():

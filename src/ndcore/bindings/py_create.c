@@ -146,10 +146,11 @@ int tl_py_number_arg(const char *func, const char *what, PyObject *o, tl_scalar 
       tl_tensor_view_of(&t, tl_py_t(o));
     else if (tl_py_to_tensor(o, -1, false, &t, &weak) < 0)
       return -1;
-    bool one = tl_tensor_numel(&t) == 1 && tl_tensor_device(&t).type == TL_DEVICE_CPU;
-    if (one)
-      *s = tl_scalar_load(t.dtype, tl_tensor_data(&t));
+    bool one = tl_tensor_numel(&t) == 1;
+    tl_status read = one ? tl_backend_read_scalar(&t, s) : TL_OK; /* through its device */
     tl_tensor_release(&t);
+    if (read != TL_OK)
+      return tl_py_raise_int();
     if (one)
       return 0;
   }
