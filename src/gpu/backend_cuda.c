@@ -12,7 +12,6 @@
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,7 +24,6 @@
 typedef struct {
   int index;
   tl_alloc_pool *pool;
-  pthread_mutex_t lock;
 } cuda_device;
 
 static cuda_device devices[TL_CUDA_MAX_DEVICES];
@@ -121,14 +119,6 @@ static int cuda_device_count(void) { return device_count; }
 
 static tl_alloc_pool *cuda_pool(tl_device device) { return devices[device.index].pool; }
 
-static void cuda_pool_lock(tl_device device, bool lock)
-{
-  if (lock)
-    pthread_mutex_lock(&devices[device.index].lock);
-  else
-    pthread_mutex_unlock(&devices[device.index].lock);
-}
-
 static cudaStream_t stream_of(tl_device device, tl_stream stream)
 {
   return stream ? (cudaStream_t)stream : current[device.index];
@@ -182,13 +172,11 @@ static tl_status cuda_synchronize(tl_device device)
 
 static tl_stream cuda_current_stream(tl_device device) { return current[device.index]; }
 
-static tl_storage *cuda_storage_new(tl_device device, size_t nbytes);
-
 static const tl_backend cuda_backend = {
     .type = TL_DEVICE_CUDA,
     .name = "cuda",
     .device_count = cuda_device_count,
-    .storage_new = cuda_storage_new,
+    .storage_new = tl_backend_pool_storage_new,
     .storage_free = tl_backend_pool_storage_free,
     .memset = cuda_memset,
     .copy_from_host = cuda_copy_from_host,
@@ -197,20 +185,11 @@ static const tl_backend cuda_backend = {
     .synchronize = cuda_synchronize,
     .current_stream = cuda_current_stream,
     .pool = cuda_pool,
-    .pool_lock = cuda_pool_lock,
 };
-
-static tl_storage *cuda_storage_new(tl_device device, size_t nbytes)
-{
-  return tl_backend_pool_storage_new(&cuda_backend, device, nbytes);
-}
 
 /* ---- pinned host memory ----------------------------------------------------------- */
 
-static struct {
-  tl_alloc_pool *pool;
-  pthread_mutex_t lock;
-} pinned = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static tl_alloc_pool *pinned_pool_;
 
 static void *pinned_alloc(void *ctx, size_t nbytes)
 {
@@ -239,34 +218,11 @@ static void pinned_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
 static tl_alloc_pool *pinned_pool(tl_device device)
 {
   (void)device;
-  return pinned.pool;
+  return pinned_pool_;
 }
 
-static void pinned_pool_lock(tl_device device, bool lock)
-{
-  (void)device;
-  if (lock)
-    pthread_mutex_lock(&pinned.lock);
-  else
-    pthread_mutex_unlock(&pinned.lock);
-}
-
-static tl_storage *pinned_storage_new(tl_device device, size_t nbytes);
-
-/* Host memory: the CPU backend's byte functions serve it (filled in by tl_gpu_init). */
-static tl_backend pinned_backend = {
-    .type = TL_DEVICE_CPU,
-    .name = "cpu (pinned)",
-    .storage_new = pinned_storage_new,
-    .storage_free = tl_backend_pool_storage_free,
-    .pool = pinned_pool,
-    .pool_lock = pinned_pool_lock,
-};
-
-static tl_storage *pinned_storage_new(tl_device device, size_t nbytes)
-{
-  return tl_backend_pool_storage_new(&pinned_backend, device, nbytes);
-}
+/* Host memory: the CPU backend's table with a pool of its own (tl_gpu_init). */
+static tl_backend pinned_backend;
 
 /* ---- registration ------------------------------------------------------------------ */
 
@@ -278,12 +234,7 @@ void tl_gpu_init(void)
   if (n > TL_CUDA_MAX_DEVICES)
     n = TL_CUDA_MAX_DEVICES;
   tl_alloc_config config;
-  /* A bad TORCHLIKE_CUDA_ALLOC_CONF leaves the defaults; torchlike.cuda
-   * reports the parse error when Python imports it. */
-  if (tl_alloc_config_parse(getenv("TORCHLIKE_CUDA_ALLOC_CONF"), &config) != TL_OK) {
-    tl_error_clear();
-    tl_alloc_config_parse(NULL, &config);
-  }
+  tl_alloc_config_from_env(&config);
   static const tl_alloc_raw device_raw = {
       .alloc = device_alloc,
       .free = device_free,
@@ -297,7 +248,6 @@ void tl_gpu_init(void)
     char name[32];
     tl_alloc_raw raw = device_raw;
     devices[i].index = i;
-    pthread_mutex_init(&devices[i].lock, NULL);
     raw.ctx = &devices[i];
     tl_device_str(name, sizeof name, (tl_device){TL_DEVICE_CUDA, i});
     devices[i].pool = tl_alloc_pool_new(&raw, &config, name);
@@ -312,15 +262,13 @@ void tl_gpu_init(void)
       .alloc = pinned_alloc, .free = pinned_free, .mem_info = pinned_mem_info};
   tl_alloc_config plain;
   tl_alloc_config_parse(NULL, &plain);
-  pinned.pool = tl_alloc_pool_new(&pinned_raw, &plain, "cpu (pinned)");
-  pinned_backend.device_count = tl_backend_cpu.device_count;
-  pinned_backend.memset = tl_backend_cpu.memset;
-  pinned_backend.copy_from_host = tl_backend_cpu.copy_from_host;
-  pinned_backend.copy_to_host = tl_backend_cpu.copy_to_host;
-  pinned_backend.copy_on_device = tl_backend_cpu.copy_on_device;
-  pinned_backend.synchronize = tl_backend_cpu.synchronize;
-  pinned_backend.current_stream = tl_backend_cpu.current_stream;
-  if (pinned.pool)
+  pinned_pool_ = tl_alloc_pool_new(&pinned_raw, &plain, "cpu (pinned)");
+  pinned_backend = tl_backend_cpu;
+  pinned_backend.name = "cpu (pinned)";
+  pinned_backend.storage_new = tl_backend_pool_storage_new;
+  pinned_backend.storage_free = tl_backend_pool_storage_free;
+  pinned_backend.pool = pinned_pool;
+  if (pinned_pool_)
     tl_backend_register_pinned(&pinned_backend);
   else
     tl_error_clear();
