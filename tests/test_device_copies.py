@@ -236,6 +236,22 @@ def test_set_default_device():
             torchlike.set_default_device("cpu")
 
 
+def test_like_and_new_functions_follow_their_input():
+    f = torchlike.tensor([[1.0, 2.0]]).to("fake")
+    for r in (torchlike.zeros_like(f), torchlike.empty_like(f), torchlike.ones_like(f),
+              torchlike.full_like(f, 3.0), f.new_zeros(2), f.new_empty(3), f.new_full((2,), 4.0),
+              f.new_tensor([1.0, 2.0])):
+        assert r.device == torchlike.device("fake:0")
+    np.testing.assert_array_equal(torchlike.ones_like(f).cpu().numpy(), [[1.0, 1.0]])
+    np.testing.assert_array_equal(f.new_full((2,), 4.0).cpu().numpy(), [4.0, 4.0])
+    assert torchlike.zeros_like(f, device="cpu").device.type == "cpu"
+    c = torchlike.ones(2)
+    with torchlike.device("fake"):  # the input's device wins over the default
+        assert torchlike.zeros_like(c).device.type == "cpu"
+        assert c.new_zeros(2).device.type == "cpu"
+    assert f.__dlpack_device__() != (1, 0)  # not claimed as CPU memory
+
+
 # ---- torchlike.cuda memory functions without a GPU ----------------------------------------
 
 @pytest.mark.skipif(torchlike.cuda.is_available(), reason="checks the no-GPU answers")
