@@ -124,6 +124,7 @@ def test_numpy_of_a_fake_tensor_raises_as_pytorch_does():
     f = torchlike.ones(2).to("fake")
     with pytest.raises(TypeError, match="can't convert fake:0 device type tensor to numpy"):
         f.numpy()
+    np.testing.assert_array_equal(f.numpy(force=True), np.ones(2, np.float32))
 
 
 def test_empty_and_zero_dim_tensors():
