@@ -321,3 +321,14 @@ def test_reset_refuses_while_blocks_are_in_use():
     malloc(100)
     with pytest.raises(RuntimeError, match="still has 1 blocks in use"):
         _C._fake_reset_pool(None)
+
+
+def test_a_bad_environment_variable_warns_and_keeps_the_defaults():
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "import torchlike; torchlike._C._fake_enable()\n"
+            "print(torchlike._C._memory_stats('fake')['max_split_size'])")
+    env = dict(os.environ, TORCHLIKE_CUDA_ALLOC_CONF="max_split_size_mb:64,bogus:1")
+    p = subprocess.run([sys.executable, "-W", "always", "-c", code], env=env, capture_output=True,
+                       text=True, check=True)
+    assert "unknown option 'bogus'" in p.stderr and "RuntimeWarning" in p.stderr
+    assert p.stdout.strip() == "-1"

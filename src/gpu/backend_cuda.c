@@ -1,5 +1,276 @@
-/* backend_cuda.c - placeholder until the CUDA backend lands. */
+/* backend_cuda.c - the CUDA backend and the pinned-host allocator.
+ *
+ * Both are written against the raw allocator interface (tl_alloc.h) and use
+ * the caching pool: device memory from cudaMalloc, one pool per device, with
+ * CUDA events for stream-ordered reuse; pinned host memory from
+ * cudaHostAlloc, one pool for the process.  Copies run on the current stream
+ * (cudaMemcpyAsync) and wait for it only when the caller needs the data now.
+ *
+ * They register themselves (tl_gpu_init) when CUDA is built in and a GPU is
+ * present; without one, `cuda` has no backend and asking for it is a
+ * RuntimeError naming the device.                                            */
 #include "gpu/tl_gpu.h"
+
 #ifdef TL_WITH_CUDA
-void tl_gpu_init(void) {}
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ndcore/tensor/tl_backend.h"
+
+#define TL_CUDA_MAX_DEVICES 16
+
+typedef struct {
+  int index;
+  tl_alloc_pool *pool;
+} cuda_device;
+
+static cuda_device devices[TL_CUDA_MAX_DEVICES];
+static int device_count;
+/* The current stream of each device, per thread as in PyTorch (NULL: the
+ * legacy default stream). */
+static _Thread_local cudaStream_t current[TL_CUDA_MAX_DEVICES];
+
+static tl_status cuda_check(cudaError_t err, const char *what)
+{
+  if (err == cudaSuccess)
+    return TL_OK;
+  cudaGetLastError(); /* clear it so the next call does not see it */
+  return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s: %s", what, cudaGetErrorString(err));
+}
+
+/* ---- raw allocator: device memory ------------------------------------------------ */
+
+static void *device_alloc(void *ctx, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  void *p = NULL;
+  if (cudaSetDevice(d->index) != cudaSuccess || cudaMalloc(&p, nbytes) != cudaSuccess) {
+    cudaGetLastError(); /* out of memory is the pool's to report */
+    return NULL;
+  }
+  return p;
+}
+
+static void device_free(void *ctx, void *ptr, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  (void)nbytes;
+  cudaSetDevice(d->index);
+  cudaFree(ptr);
+}
+
+static void device_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+  cuda_device *d = ctx;
+  *free_bytes = *total_bytes = 0;
+  if (cudaSetDevice(d->index) != cudaSuccess || cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess)
+    cudaGetLastError();
+}
+
+static void *event_record(void *ctx, tl_stream stream)
+{
+  cuda_device *d = ctx;
+  cudaEvent_t e = NULL;
+  if (cudaSetDevice(d->index) != cudaSuccess ||
+      cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventRecord(e, (cudaStream_t)stream) != cudaSuccess) {
+    cudaGetLastError();
+    /* No event: wait for the stream now, so the block is safe to reuse. */
+    cudaStreamSynchronize((cudaStream_t)stream);
+    if (e)
+      cudaEventDestroy(e);
+    return NULL;
+  }
+  return e;
+}
+
+static bool event_query(void *ctx, void *event)
+{
+  (void)ctx;
+  if (!event)
+    return true;
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+static void event_synchronize(void *ctx, void *event)
+{
+  (void)ctx;
+  if (event)
+    cudaEventSynchronize((cudaEvent_t)event);
+}
+
+static void event_free(void *ctx, void *event)
+{
+  (void)ctx;
+  if (event)
+    cudaEventDestroy((cudaEvent_t)event);
+}
+
+/* ---- the CUDA backend ------------------------------------------------------------- */
+
+static int cuda_device_count(void) { return device_count; }
+
+static tl_alloc_pool *cuda_pool(tl_device device) { return devices[device.index].pool; }
+
+static cudaStream_t stream_of(tl_device device, tl_stream stream)
+{
+  return stream ? (cudaStream_t)stream : current[device.index];
+}
+
+static tl_status cuda_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
+{
+  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+    return tl_error_status();
+  return cuda_check(cudaMemsetAsync(dst, byte, n, stream_of(device, stream)), "cudaMemsetAsync");
+}
+
+static tl_status cuda_copy(tl_device device, void *dst, const void *src, size_t n,
+                           tl_stream stream, bool async, enum cudaMemcpyKind kind)
+{
+  cudaStream_t s = stream_of(device, stream);
+  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK ||
+      cuda_check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync") != TL_OK)
+    return tl_error_status();
+  /* A device-to-device copy is ordered on the stream; a copy the host waits
+   * for (not async) returns once its bytes are there. */
+  if (!async && kind != cudaMemcpyDeviceToDevice)
+    return cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  return TL_OK;
+}
+
+static tl_status cuda_copy_from_host(tl_device device, void *dst, const void *src, size_t n,
+                                     tl_stream stream, bool async)
+{
+  return cuda_copy(device, dst, src, n, stream, async, cudaMemcpyHostToDevice);
+}
+
+static tl_status cuda_copy_to_host(tl_device device, void *dst, const void *src, size_t n,
+                                   tl_stream stream, bool async)
+{
+  return cuda_copy(device, dst, src, n, stream, async, cudaMemcpyDeviceToHost);
+}
+
+static tl_status cuda_copy_on_device(tl_device device, void *dst, const void *src, size_t n,
+                                     tl_stream stream, bool async)
+{
+  return cuda_copy(device, dst, src, n, stream, async, cudaMemcpyDeviceToDevice);
+}
+
+static tl_status cuda_synchronize(tl_device device)
+{
+  if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
+    return tl_error_status();
+  return cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+static tl_stream cuda_current_stream(tl_device device) { return current[device.index]; }
+
+static const tl_backend cuda_backend = {
+    .type = TL_DEVICE_CUDA,
+    .name = "cuda",
+    .device_count = cuda_device_count,
+    .storage_new = tl_backend_pool_storage_new,
+    .storage_free = tl_backend_pool_storage_free,
+    .memset = cuda_memset,
+    .copy_from_host = cuda_copy_from_host,
+    .copy_to_host = cuda_copy_to_host,
+    .copy_on_device = cuda_copy_on_device,
+    .synchronize = cuda_synchronize,
+    .current_stream = cuda_current_stream,
+    .pool = cuda_pool,
+};
+
+/* ---- pinned host memory ----------------------------------------------------------- */
+
+static tl_alloc_pool *pinned_pool_;
+
+static void *pinned_alloc(void *ctx, size_t nbytes)
+{
+  (void)ctx;
+  void *p = NULL;
+  if (cudaHostAlloc(&p, nbytes, cudaHostAllocDefault) != cudaSuccess) {
+    cudaGetLastError();
+    return NULL;
+  }
+  return p;
+}
+
+static void pinned_free(void *ctx, void *ptr, size_t nbytes)
+{
+  (void)ctx;
+  (void)nbytes;
+  cudaFreeHost(ptr);
+}
+
+static void pinned_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+  (void)ctx;
+  *free_bytes = *total_bytes = 0; /* bounded by host memory, which we do not query */
+}
+
+static tl_alloc_pool *pinned_pool(tl_device device)
+{
+  (void)device;
+  return pinned_pool_;
+}
+
+/* Host memory: the CPU backend's table with a pool of its own (tl_gpu_init). */
+static tl_backend pinned_backend;
+
+/* ---- registration ------------------------------------------------------------------ */
+
+void tl_gpu_init(void)
+{
+  int n = tl_gpu_device_count();
+  if (n <= 0)
+    return;
+  if (n > TL_CUDA_MAX_DEVICES)
+    n = TL_CUDA_MAX_DEVICES;
+  tl_alloc_config config;
+  tl_alloc_config_from_env(&config);
+  static const tl_alloc_raw device_raw = {
+      .alloc = device_alloc,
+      .free = device_free,
+      .mem_info = device_mem_info,
+      .event_record = event_record,
+      .event_query = event_query,
+      .event_synchronize = event_synchronize,
+      .event_free = event_free,
+  };
+  for (int i = 0; i < n; i++) {
+    char name[32];
+    tl_alloc_raw raw = device_raw;
+    devices[i].index = i;
+    raw.ctx = &devices[i];
+    tl_device_str(name, sizeof name, (tl_device){TL_DEVICE_CUDA, i});
+    devices[i].pool = tl_alloc_pool_new(&raw, &config, name);
+    if (!devices[i].pool) {
+      tl_error_clear();
+      return;
+    }
+  }
+  device_count = n;
+  tl_backend_register(&cuda_backend);
+  static const tl_alloc_raw pinned_raw = {
+      .alloc = pinned_alloc, .free = pinned_free, .mem_info = pinned_mem_info};
+  tl_alloc_config plain;
+  tl_alloc_config_parse(NULL, &plain);
+  pinned_pool_ = tl_alloc_pool_new(&pinned_raw, &plain, "cpu (pinned)");
+  pinned_backend = tl_backend_cpu;
+  pinned_backend.name = "cpu (pinned)";
+  pinned_backend.storage_new = tl_backend_pool_storage_new;
+  pinned_backend.storage_free = tl_backend_pool_storage_free;
+  pinned_backend.pool = pinned_pool;
+  if (pinned_pool_)
+    tl_backend_register_pinned(&pinned_backend);
+  else
+    tl_error_clear();
+}
 #endif

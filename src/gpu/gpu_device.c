@@ -19,5 +19,5 @@ int tl_gpu_device_count(void) { return 0; }
 #endif
 
 #ifndef TL_WITH_CUDA
-void tl_gpu_init(void) {}
+void tl_gpu_init(void) {} /* nothing to register: backend_cuda.c is empty without CUDA */
 #endif

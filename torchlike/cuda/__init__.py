@@ -16,3 +16,6 @@ def is_available():
 from .random import (  # noqa: E402,F401  (torch.cuda's seeding functions)
     manual_seed, manual_seed_all, seed, seed_all, initial_seed, get_rng_state,
     get_rng_state_all, set_rng_state, set_rng_state_all)
+
+from .memory import *  # noqa: E402,F401,F403  (torch.cuda's memory functions)
+from .memory import OutOfMemoryError  # noqa: E402,F401

@@ -157,6 +157,9 @@ PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
       pos[slot] = value;
     }
   }
+  for (int i = 2; i < 4; i++) /* non_blocking and copy are bools in every overload */
+    if (pos[i] && !PyBool_Check(pos[i]))
+      return bad_to(args);
   if ((pos[0] && pos[0] != Py_None && tl_py_parse_device(pos[0], &device) < 0) ||
       (pos[1] && pos[1] != Py_None && tl_py_parse_dtype(pos[1], &dtype) < 0) ||
       flag_arg(pos[2], &non_blocking) < 0 || flag_arg(pos[3], &copy) < 0)
@@ -240,7 +243,7 @@ PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwar
   const tl_backend *pinned = tl_backend_get_pinned();
   if (!pinned)
     return tl_py_raise();
-  tl_storage *s = pinned->storage_new(tl_device_cpu(), (size_t)tl_tensor_numel(t) *
+  tl_storage *s = pinned->storage_new(pinned, tl_device_cpu(), (size_t)tl_tensor_numel(t) *
                                                            tl_dtype_size(t->dtype));
   if (!s)
     return tl_py_raise();
@@ -265,23 +268,21 @@ PyObject *tl_py_tensor_is_pinned(PyObject *self, PyObject *args, PyObject *kwarg
 /* ---- memory statistics of a device's pool --------------------------------------- */
 
 /* The pool of the device named by arg (None: cuda:0), or NULL with an exception. */
-static tl_alloc_pool *device_pool(PyObject *arg, tl_device *device, const tl_backend **b)
+static tl_alloc_pool *device_pool(PyObject *arg)
 {
-  *device = (tl_device){TL_DEVICE_CUDA, 0};
-  if (arg && arg != Py_None && tl_py_parse_device(arg, device) < 0)
+  tl_device device = {TL_DEVICE_CUDA, 0};
+  if (arg && arg != Py_None && tl_py_parse_device(arg, &device) < 0)
     return NULL;
-  if (device->type == TL_DEVICE_CUDA && device->index < 0)
-    device->index = 0;
-  *b = tl_backend_get(*device);
-  if (!*b) {
+  const tl_backend *b = tl_backend_get(device);
+  if (!b) {
     tl_py_raise();
     return NULL;
   }
-  tl_alloc_pool *pool = (*b)->pool ? (*b)->pool(*device) : NULL;
+  tl_alloc_pool *pool = b->pool ? b->pool(device) : NULL;
   if (!pool) {
     char name[32];
     PyErr_Format(PyExc_ValueError, "device %s has no caching allocator",
-                 tl_device_str(name, sizeof name, *device));
+                 tl_device_str(name, sizeof name, device));
   }
   return pool;
 }
@@ -311,15 +312,11 @@ static int put_stat(PyObject *dict, const char *name, const tl_alloc_stat *s)
 static PyObject *memory_stats(PyObject *self, PyObject *arg)
 {
   (void)self;
-  tl_device device;
-  const tl_backend *b;
-  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  tl_alloc_pool *pool = device_pool(arg);
   tl_alloc_stats st;
   if (!pool)
     return NULL;
-  b->pool_lock(device, true);
   tl_alloc_pool_stats(pool, &st);
-  b->pool_lock(device, false);
   PyObject *d = PyDict_New();
   const struct {
     const char *name;
@@ -355,15 +352,11 @@ static PyObject *memory_stats(PyObject *self, PyObject *arg)
 static PyObject *memory_summary(PyObject *self, PyObject *arg)
 {
   (void)self;
-  tl_device device;
-  const tl_backend *b;
-  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  tl_alloc_pool *pool = device_pool(arg);
   char buf[8192];
   if (!pool)
     return NULL;
-  b->pool_lock(device, true);
   tl_alloc_pool_summary(pool, buf, sizeof buf);
-  b->pool_lock(device, false);
   return PyUnicode_FromString(buf);
 }
 
@@ -373,11 +366,9 @@ static PyObject *pool_control(PyObject *self, PyObject *args)
   (void)self;
   const char *what;
   PyObject *arg = Py_None;
-  tl_device device;
-  const tl_backend *b;
   if (!PyArg_ParseTuple(args, "s|O:_pool_control", &what, &arg))
     return NULL;
-  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  tl_alloc_pool *pool = device_pool(arg);
   if (!pool)
     return NULL;
   void (*fn)(tl_alloc_pool *) = !strcmp(what, "empty_cache")   ? tl_alloc_pool_empty_cache
@@ -387,9 +378,7 @@ static PyObject *pool_control(PyObject *self, PyObject *args)
                                     : NULL;
   if (!fn)
     return PyErr_Format(PyExc_ValueError, "_pool_control: unknown action '%s'", what);
-  b->pool_lock(device, true);
   fn(pool);
-  b->pool_lock(device, false);
   Py_RETURN_NONE;
 }
 
@@ -398,16 +387,12 @@ static PyObject *set_memory_fraction(PyObject *self, PyObject *args)
   (void)self;
   double fraction;
   PyObject *arg = Py_None;
-  tl_device device;
-  const tl_backend *b;
   if (!PyArg_ParseTuple(args, "d|O:set_per_process_memory_fraction", &fraction, &arg))
     return NULL;
-  tl_alloc_pool *pool = device_pool(arg, &device, &b);
+  tl_alloc_pool *pool = device_pool(arg);
   if (!pool)
     return NULL;
-  b->pool_lock(device, true);
   tl_status s = tl_alloc_pool_set_fraction(pool, fraction);
-  b->pool_lock(device, false);
   if (s != TL_OK)
     return tl_py_raise();
   Py_RETURN_NONE;
@@ -528,23 +513,13 @@ static PyObject *fake_set_stream(PyObject *self, PyObject *arg)
   Py_RETURN_NONE;
 }
 
-/* The fake device's pool, locked; NULL with an exception when not enabled. */
-static tl_alloc_pool *fake_pool_locked(void)
+/* The fake device's pool; NULL with an exception when not enabled. */
+static tl_alloc_pool *fake_pool(void)
 {
-  tl_device device;
-  const tl_backend *b;
   PyObject *name = PyUnicode_FromString("fake");
-  tl_alloc_pool *pool = name ? device_pool(name, &device, &b) : NULL;
+  tl_alloc_pool *pool = name ? device_pool(name) : NULL;
   Py_XDECREF(name);
-  if (pool)
-    b->pool_lock(device, true);
   return pool;
-}
-
-static void fake_pool_unlock(void)
-{
-  const tl_backend *b = tl_backend_get((tl_device){TL_DEVICE_FAKE, 0});
-  b->pool_lock((tl_device){TL_DEVICE_FAKE, 0}, false);
 }
 
 /* _pool_malloc(nbytes, stream=0) -> the block's address (an int). */
@@ -559,11 +534,10 @@ static PyObject *pool_malloc(PyObject *self, PyObject *args)
     return NULL;
   if (n <= 0)
     return PyErr_Format(PyExc_ValueError, "_pool_malloc: size must be positive");
-  tl_alloc_pool *pool = fake_pool_locked();
+  tl_alloc_pool *pool = fake_pool();
   if (!pool)
     return NULL;
   tl_block *b = tl_alloc_pool_malloc(pool, (size_t)n, stream);
-  fake_pool_unlock();
   if (!b)
     return tl_py_raise();
   return PyLong_FromVoidPtr(b->ptr);
@@ -576,13 +550,12 @@ static PyObject *with_block(PyObject *arg, tl_stream stream,
   void *ptr = PyLong_AsVoidPtr(arg);
   if (!ptr && PyErr_Occurred())
     return NULL;
-  tl_alloc_pool *pool = fake_pool_locked();
+  tl_alloc_pool *pool = fake_pool();
   if (!pool)
     return NULL;
   tl_block *b = tl_alloc_pool_find(pool, ptr);
   PyObject *r = b ? f(pool, b, stream)
                   : PyErr_Format(PyExc_ValueError, "no block in use at %p on the fake device", ptr);
-  fake_pool_unlock();
   return r;
 }
 

@@ -40,6 +40,7 @@ int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObje
     } else if (!strcmp(key, "device")) {
       if (v != Py_None && tl_py_parse_device(v, &o->device) < 0)
         return -1;
+      o->device_given = v != Py_None;
     } else if (!strcmp(key, "requires_grad")) {
       int r = PyObject_IsTrue(v);
       if (r < 0)
@@ -146,10 +147,11 @@ int tl_py_number_arg(const char *func, const char *what, PyObject *o, tl_scalar 
       tl_tensor_view_of(&t, tl_py_t(o));
     else if (tl_py_to_tensor(o, -1, false, &t, &weak) < 0)
       return -1;
-    bool one = tl_tensor_numel(&t) == 1 && tl_tensor_device(&t).type == TL_DEVICE_CPU;
-    if (one)
-      *s = tl_scalar_load(t.dtype, tl_tensor_data(&t));
+    bool one = tl_tensor_numel(&t) == 1;
+    tl_status read = one ? tl_backend_read_scalar(&t, s) : TL_OK; /* through its device */
     tl_tensor_release(&t);
+    if (read != TL_OK)
+      return tl_py_raise_int();
     if (one)
       return 0;
   }
@@ -428,6 +430,8 @@ static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t narg
   tl_scalar s = value ? *value : (tl_scalar){.kind = TL_KIND_INT};
   if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
+  if (like && !o.device_given) /* zeros_like(t), t.new_zeros(): on t's device */
+    o.target = tl_tensor_device(tl_py_t(like));
   if (needs_value) { /* full(size, fill_value) */
     PyObject *v = kw[1];
     if (!v && nargs == (kw[0] ? 0 : 2))
@@ -508,6 +512,8 @@ static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs,
   const tl_tensor *in = tl_py_t(input);
   tl_tensor t;
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : in->dtype;
+  if (!o.device_given) /* on the input's device */
+    o.target = tl_tensor_device(in);
   bool zero_fill = value == &zero;
   if ((zero_fill ? tl_tensor_zeros : tl_tensor_empty)(&t, dtype, in->ndim, in->shape,
                                                        o.device) != TL_OK)
@@ -571,6 +577,8 @@ static PyObject *tensor_new_tensor(PyObject *self, PyObject *const *args, Py_ssi
   bool weak;
   if (tl_py_factory_opts_parse("new_tensor", args + nargs, kwnames, names, kw, &o) < 0)
     return NULL;
+  if (!o.device_given)
+    o.target = tl_tensor_device(tl_py_t(self));
   if (nargs + (kw[0] != NULL) != 1)
     return PyErr_Format(PyExc_TypeError, "new_tensor() takes 1 positional argument (data)");
   int dtype = o.dtype >= 0 ? o.dtype : (int)tl_py_t(self)->dtype;

@@ -10,6 +10,7 @@ typedef struct {
   int dtype; /* -1: not given */
   tl_device device; /* where the function builds it: the CPU when target is elsewhere */
   tl_device target; /* where the result goes (device=, else the default device) */
+  bool device_given; /* device= was passed (a _like input's device yields to it) */
   PyObject *out; /* borrowed; NULL when not given */
   bool requires_grad;
 } tl_py_factory_opts;

@@ -258,6 +258,8 @@ static PyObject *tensor_dlpack_device(PyObject *self, PyObject *unused)
   tl_device d = tl_tensor_device(tl_py_t(self));
   if (d.type == TL_DEVICE_CUDA)
     return Py_BuildValue("(ii)", (int)kDLCUDA, d.index);
+  if (d.type != TL_DEVICE_CPU) /* the fake test device is no DLPack device */
+    return Py_BuildValue("(ii)", (int)kDLExtDev, d.index);
   return Py_BuildValue("(ii)", (int)kDLCPU, 0);
 }
 

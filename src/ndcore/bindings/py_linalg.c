@@ -4,6 +4,7 @@
  *
  * Operands may be tensors or anything tl_py_to_tensor takes (lists, arrays);
  * converted ones are owned by the call and released on every path.        */
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/linalg/tl_linalg.h"
 
@@ -51,10 +52,8 @@ static int scalar_arg(PyObject *o, const char *func, const char *name, tl_scalar
     *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
     return 0;
   }
-  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
-    *s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
-    return 0;
-  }
+  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) /* read through its device */
+    return tl_backend_read_scalar(tl_py_t(o), s) == TL_OK ? 0 : tl_py_raise_int();
   int r = tl_py_scalar(o, s);
   if (r == 0 && PyNumber_Check(o)) { /* NumPy scalars */
     PyObject *c = PyNumber_Index(o);

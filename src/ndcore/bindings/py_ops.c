@@ -12,6 +12,7 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_tensor.h"
 
 typedef struct {
@@ -164,10 +165,8 @@ done:
 
 static int scalar_param(const char *func, const char *name, PyObject *o, tl_scalar *s)
 {
-  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
-    *s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
-    return 0;
-  }
+  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) /* read through its device */
+    return tl_backend_read_scalar(tl_py_t(o), s) == TL_OK ? 0 : tl_py_raise_int();
   int r = tl_py_scalar(o, s);
   if (r == 0 && PyNumber_Check(o)) { /* NumPy scalars */
     PyObject *f = PyNumber_Float(o);

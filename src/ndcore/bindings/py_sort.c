@@ -6,6 +6,7 @@
  * Signatures and results follow PyTorch: (values, indices) pairs come back as
  * named tuples of torchlike.return_types (PyStructSequence types made here).
  * The work is done by the core in sort.c and search.c (tl_sort.h).        */
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/kernels/tl_sort.h"
 
@@ -40,7 +41,9 @@ static int double_arg(const char *fn, const char *name, PyObject *o, double dflt
   if (!o || o == Py_None)
     return 0;
   if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
-    tl_scalar s = tl_scalar_load(tl_py_t(o)->dtype, tl_tensor_data(tl_py_t(o)));
+    tl_scalar s;
+    if (tl_backend_read_scalar(tl_py_t(o), &s) != TL_OK) /* read through its device */
+      return tl_py_raise_int();
     *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
     return 0;
   }
@@ -208,6 +211,9 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
       return NULL;
   } else {
     const tl_tensor *qt = tl_py_t(a[1]);
+    const tl_tensor *devs[2] = {in, qt};
+    if (tl_check_same_device(2, devs) != TL_OK) /* q is read on the host below */
+      return tl_py_raise();
     if (qt->ndim > 1)
       return PyErr_Format(PyExc_RuntimeError, "%s() q must be a scalar or 1D tensor, but got a "
                           "%dD tensor", fn, qt->ndim);

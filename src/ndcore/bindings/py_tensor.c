@@ -345,7 +345,7 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
                               PyObject *kwnames)
 {
   /* force=True copies what NumPy can't view (other devices, autograd); a CPU
-   * tensor is always viewable, so it changes nothing yet. */
+   * tensor is always viewable. */
   if (nargs > 0 || (kwnames && (PyTuple_GET_SIZE(kwnames) > 1 ||
                                 !PyUnicode_Check(PyTuple_GET_ITEM(kwnames, 0)) ||
                                 PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0),
@@ -354,6 +354,12 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
   int force = kwnames ? PyObject_IsTrue(args[0]) : 0;
   if (force < 0 || (!force && refuse_grad(self, "numpy()", "") < 0))
     return NULL;
+  if (force && tl_tensor_device(tl_py_t(self)).type != TL_DEVICE_CPU) {
+    PyObject *host = tl_py_tensor_cpu(self, NULL, NULL);
+    PyObject *r = host ? tl_py_to_numpy(host, tl_py_t(host)) : NULL;
+    Py_XDECREF(host);
+    return r;
+  }
   return tl_py_to_numpy(self, tl_py_t(self));
 }
 

@@ -9,7 +9,8 @@
  *   - two free neighbours never coexist: freeing merges them;
  *   - a free list is sorted by (stream, size, address), so the first block of
  *     the caller's stream that is big enough is the best fit.
- * The pool holds no lock: its owner serialises calls.                        */
+ * Every public function takes the pool's lock; the static ones assume it.  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #define TL_ROUND_LARGE ((size_t)2 << 20)   /* other segments are rounded to this */
 
 struct tl_alloc_pool {
+  pthread_mutex_t lock;
   tl_alloc_raw raw;
   tl_alloc_config config;
   char device_name[32];
@@ -98,6 +100,14 @@ tl_status tl_alloc_config_parse(const char *text, tl_alloc_config *out)
     }
   }
   return TL_OK;
+}
+
+void tl_alloc_config_from_env(tl_alloc_config *out)
+{
+  if (tl_alloc_config_parse(getenv("TORCHLIKE_CUDA_ALLOC_CONF"), out) != TL_OK) {
+    tl_error_clear();
+    tl_alloc_config_parse(NULL, out);
+  }
 }
 
 /* ---- statistics ------------------------------------------------------------- */
@@ -322,6 +332,7 @@ tl_alloc_pool *tl_alloc_pool_new(const tl_alloc_raw *raw, const tl_alloc_config 
     tl_error_set(TL_ERR_MEMORY, "out of memory");
     return NULL;
   }
+  pthread_mutex_init(&pool->lock, NULL);
   pool->raw = *raw;
   pool->config = *config;
   pool->limit = SIZE_MAX;
@@ -347,6 +358,7 @@ int tl_alloc_pool_delete(tl_alloc_pool *pool)
     pool->raw.free(pool->raw.ctx, s->ptr, s->segment_size);
     block_delete(s);
   }
+  pthread_mutex_destroy(&pool->lock);
   free(pool);
   return leaked;
 }
@@ -405,7 +417,7 @@ static void set_oom_error(tl_alloc_pool *pool, size_t nbytes)
                format_bytes(un, sizeof un, (double)(reserved - allocated)));
 }
 
-tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
+static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
 {
   if (nbytes > SIZE_MAX / 2) {
     pool->stats.num_ooms++;
@@ -475,7 +487,15 @@ tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream str
   return b;
 }
 
-void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *b)
+tl_block *tl_alloc_pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
+{
+  pthread_mutex_lock(&pool->lock);
+  tl_block *b = pool_malloc(pool, nbytes, stream);
+  pthread_mutex_unlock(&pool->lock);
+  return b;
+}
+
+static void pool_free(tl_alloc_pool *pool, tl_block *b)
 {
   b->allocated = false;
   stat_update(pool->stats.allocation, b->small, -1);
@@ -504,9 +524,15 @@ void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *b)
   block_release(pool, b);
 }
 
-tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *b, tl_stream stream)
+void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *b)
 {
-  (void)pool;
+  pthread_mutex_lock(&pool->lock);
+  pool_free(pool, b);
+  pthread_mutex_unlock(&pool->lock);
+}
+
+static tl_status record_stream(tl_block *b, tl_stream stream)
+{
   if (stream == b->stream)
     return TL_OK;
   for (int i = 0; i < b->nuses; i++)
@@ -524,22 +550,40 @@ tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *b, tl_strea
   return TL_OK;
 }
 
+tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *b, tl_stream stream)
+{
+  pthread_mutex_lock(&pool->lock);
+  tl_status s = record_stream(b, stream);
+  pthread_mutex_unlock(&pool->lock);
+  return s;
+}
+
 tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr)
 {
-  for (tl_block *s = pool->segments; s; s = s->segment_next)
-    for (tl_block *b = s; b; b = b->next)
+  tl_block *found = NULL;
+  pthread_mutex_lock(&pool->lock);
+  for (tl_block *s = pool->segments; s && !found; s = s->segment_next)
+    for (tl_block *b = s; b && !found; b = b->next)
       if (b->ptr == ptr && b->allocated)
-        return b;
-  return NULL;
+        found = b;
+  pthread_mutex_unlock(&pool->lock);
+  return found;
 }
 
 void tl_alloc_pool_empty_cache(tl_alloc_pool *pool)
 {
+  pthread_mutex_lock(&pool->lock);
   process_events(pool, true);
   release_cached(pool);
+  pthread_mutex_unlock(&pool->lock);
 }
 
-void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out) { *out = pool->stats; }
+void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out)
+{
+  pthread_mutex_lock(&pool->lock);
+  *out = pool->stats;
+  pthread_mutex_unlock(&pool->lock);
+}
 
 static void reset_peak(tl_alloc_stat *s) { s->peak = s->current; }
 static void reset_accumulated(tl_alloc_stat *s) { s->allocated = s->freed = 0; }
@@ -557,13 +601,20 @@ static void stats_each(tl_alloc_stats *st, void (*f)(tl_alloc_stat *))
   f(&st->oversize_segments);
 }
 
-void tl_alloc_pool_reset_peaks(tl_alloc_pool *pool) { stats_each(&pool->stats, reset_peak); }
+void tl_alloc_pool_reset_peaks(tl_alloc_pool *pool)
+{
+  pthread_mutex_lock(&pool->lock);
+  stats_each(&pool->stats, reset_peak);
+  pthread_mutex_unlock(&pool->lock);
+}
 
 void tl_alloc_pool_reset_accumulated(tl_alloc_pool *pool)
 {
+  pthread_mutex_lock(&pool->lock);
   stats_each(&pool->stats, reset_accumulated);
   pool->stats.num_alloc_retries = pool->stats.num_ooms = pool->stats.num_sync_all_streams = 0;
   pool->stats.num_device_alloc = pool->stats.num_device_free = 0;
+  pthread_mutex_unlock(&pool->lock);
 }
 
 tl_status tl_alloc_pool_set_fraction(tl_alloc_pool *pool, double fraction)
@@ -573,7 +624,9 @@ tl_status tl_alloc_pool_set_fraction(tl_alloc_pool *pool, double fraction)
     return tl_error_set(TL_ERR_VALUE, "set_per_process_memory_fraction: fraction must be in "
                                       "(0, 1], got %g", fraction);
   pool->raw.mem_info(pool->raw.ctx, &free_bytes, &total);
+  pthread_mutex_lock(&pool->lock);
   pool->limit = (size_t)(fraction * (double)total);
+  pthread_mutex_unlock(&pool->lock);
   return TL_OK;
 }
 
@@ -598,7 +651,9 @@ void tl_alloc_pool_summary(tl_alloc_pool *pool, char *buf, size_t size)
 {
   static const char *const rule =
       "|===========================================================================================|\n";
-  const tl_alloc_stats *st = &pool->stats;
+  tl_alloc_stats copy;
+  tl_alloc_pool_stats(pool, &copy);
+  const tl_alloc_stats *st = &copy;
   const struct {
     const char *label;
     const tl_alloc_stat *stat;

@@ -86,10 +86,7 @@ tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, s
     return NULL;
   }
   if (nbytes) { /* an empty storage holds no block, as in PyTorch */
-    tl_alloc_pool *pool = b->pool(device);
-    b->pool_lock(device, true);
-    block = tl_alloc_pool_malloc(pool, nbytes, b->current_stream(device));
-    b->pool_lock(device, false);
+    block = tl_alloc_pool_malloc(b->pool(device), nbytes, b->current_stream(device));
     if (!block) {
       free(s);
       return NULL;
@@ -102,12 +99,8 @@ tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, s
 
 void tl_backend_pool_storage_free(tl_storage *s)
 {
-  if (s->block) {
-    const tl_backend *b = s->backend;
-    b->pool_lock(s->device, true);
-    tl_alloc_pool_free(b->pool(s->device), s->block);
-    b->pool_lock(s->device, false);
-  }
+  if (s->block)
+    tl_alloc_pool_free(s->backend->pool(s->device), s->block);
   free(s);
 }
 

@@ -70,8 +70,9 @@ static void cache_put(void *block, size_t size)
 
 static int cpu_device_count(void) { return 1; }
 
-static tl_storage *cpu_storage_new(tl_device device, size_t nbytes)
+static tl_storage *cpu_storage_new(const tl_backend *self, tl_device device, size_t nbytes)
 {
+  (void)self;
   (void)device;
   if (nbytes > SIZE_MAX - TL_HUGE_ALIGN * 2) {
     tl_error_set(TL_ERR_MEMORY, "cannot allocate %zu bytes", nbytes);

@@ -24,7 +24,7 @@
 #define TL_FAKE_DEFAULT_TOTAL ((size_t)16 << 30)
 
 static struct {
-  pthread_mutex_t lock; /* the pool's */
+  pthread_mutex_t lock; /* guards pool, total */
   tl_alloc_pool *pool;
   size_t total, used; /* the raw allocator's capacity and what it has handed out */
   uint64_t submitted[TL_FAKE_STREAMS], finished[TL_FAKE_STREAMS];
@@ -151,17 +151,6 @@ static tl_alloc_pool *fake_pool(tl_device device)
   return fake.pool;
 }
 
-static void fake_pool_lock(tl_device device, bool lock)
-{
-  (void)device;
-  if (lock)
-    pthread_mutex_lock(&fake.lock);
-  else
-    pthread_mutex_unlock(&fake.lock);
-}
-
-static tl_storage *fake_storage_new(tl_device device, size_t nbytes);
-
 static tl_status fake_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
 {
   (void)device;
@@ -222,7 +211,7 @@ static const tl_backend fake_backend = {
     .type = TL_DEVICE_FAKE,
     .name = "fake",
     .device_count = fake_device_count,
-    .storage_new = fake_storage_new,
+    .storage_new = tl_backend_pool_storage_new,
     .storage_free = tl_backend_pool_storage_free,
     .memset = fake_memset,
     .copy_from_host = fake_copy_from_host,
@@ -231,25 +220,16 @@ static const tl_backend fake_backend = {
     .synchronize = fake_synchronize,
     .current_stream = fake_current_stream,
     .pool = fake_pool,
-    .pool_lock = fake_pool_lock,
 };
 
-static tl_storage *fake_storage_new(tl_device device, size_t nbytes)
-{
-  return tl_backend_pool_storage_new(&fake_backend, device, nbytes);
-}
-
-/* The pool is configured like CUDA's, from TORCHLIKE_CUDA_ALLOC_CONF (the
- * defaults when it does not parse), so the environment variable is testable. */
+/* The pool is configured like CUDA's, from TORCHLIKE_CUDA_ALLOC_CONF, so the
+ * environment variable is testable without a GPU. */
 void tl_backend_fake_enable(void)
 {
   pthread_mutex_lock(&fake.lock);
   if (!fake.pool) {
     tl_alloc_config config;
-    if (tl_alloc_config_parse(getenv("TORCHLIKE_CUDA_ALLOC_CONF"), &config) != TL_OK) {
-      tl_error_clear();
-      tl_alloc_config_parse(NULL, &config);
-    }
+    tl_alloc_config_from_env(&config);
     fake.pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
   }
   pthread_mutex_unlock(&fake.lock);

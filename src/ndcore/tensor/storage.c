@@ -19,7 +19,7 @@ void tl_storage_init(void) { tl_backend_init(); }
 tl_storage *tl_storage_new(tl_device device, size_t nbytes)
 {
   const tl_backend *b = tl_backend_get(device);
-  return b ? b->storage_new(device, nbytes) : NULL;
+  return b ? b->storage_new(b, device, nbytes) : NULL;
 }
 
 static void release_mapping(void *ctx, void *data)
@@ -31,7 +31,7 @@ tl_storage *tl_storage_new_zeroed(tl_device device, size_t nbytes)
 {
   if (device.type != TL_DEVICE_CPU || nbytes < TL_ZERO_MAP_MIN) {
     const tl_backend *b = tl_backend_get(device);
-    tl_storage *s = b ? b->storage_new(device, nbytes) : NULL;
+    tl_storage *s = b ? b->storage_new(b, device, nbytes) : NULL;
     if (s && nbytes && b->memset(device, s->data, 0, nbytes, NULL) != TL_OK) {
       tl_storage_decref(s);
       return NULL;

@@ -22,8 +22,8 @@
  *     free and total memory.
  *
  * The pool is plain C: the fake device tests it on the CPU, and the CUDA
- * backend runs it over cudaMalloc.  It is not thread-safe on its own: the
- * owner (a backend) holds a lock around every call.                          */
+ * backend runs it over cudaMalloc.  Each pool has a lock, taken by every
+ * function below.                                                            */
 #ifndef TL_ALLOC_H
 #define TL_ALLOC_H
 
@@ -63,6 +63,9 @@ typedef struct {
  * garbage_collection_threshold, expandable_segments).  NULL or "" gives the
  * defaults.  TL_ERR_VALUE naming the bad entry otherwise. */
 tl_status tl_alloc_config_parse(const char *text, tl_alloc_config *out);
+/* The configuration TORCHLIKE_CUDA_ALLOC_CONF asks for; the defaults when it
+ * does not parse (torchlike.cuda warns about that at import). */
+void tl_alloc_config_from_env(tl_alloc_config *out);
 
 /* ---- statistics -------------------------------------------------------------
  * Each statistic is kept for all blocks, the small pool and the large pool,

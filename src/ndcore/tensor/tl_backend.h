@@ -24,7 +24,7 @@ typedef struct tl_backend {
   int (*device_count)(void);
   /* A new storage of nbytes on device, uninitialised; NULL with an error set.
    * storage_free gives its memory back (called when the refcount drops). */
-  tl_storage *(*storage_new)(tl_device device, size_t nbytes);
+  tl_storage *(*storage_new)(const struct tl_backend *self, tl_device device, size_t nbytes);
   void (*storage_free)(tl_storage *s);
   /* Byte operations on device memory, ordered on `stream` (NULL: the current
    * one).  `async` lets a copy return before it is done where the device can
@@ -40,8 +40,6 @@ typedef struct tl_backend {
   tl_stream (*current_stream)(tl_device device);
   /* Its caching pool, NULL where it has none (the CPU). */
   tl_alloc_pool *(*pool)(tl_device device);
-  /* Lock held around every pool call (the pool itself is not thread-safe). */
-  void (*pool_lock)(tl_device device, bool lock);
 } tl_backend;
 
 /* Set up the registry (the CPU backend, and CUDA when present); once, at import. */
@@ -83,8 +81,9 @@ void tl_backend_fake_set_stream(tl_stream stream);
 tl_status tl_backend_fake_reset_pool(const char *config_text);
 
 /* ---- storages made through a pool ------------------------------------------------ */
-/* Used by backends that keep a caching pool (fake, CUDA): the header is
- * malloc'ed, the bytes are a pool block on the current stream. */
+/* storage_new/storage_free of backends that keep a caching pool (fake, CUDA,
+ * pinned): the header is malloc'ed, the bytes are a pool block on the
+ * current stream. */
 tl_storage *tl_backend_pool_storage_new(const tl_backend *b, tl_device device, size_t nbytes);
 void tl_backend_pool_storage_free(tl_storage *s);
 

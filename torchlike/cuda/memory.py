@@ -1,0 +1,136 @@
+"""torchlike.cuda memory management: the caching allocator's statistics and
+controls, shaped like ``torch.cuda.memory``.
+
+Each device's caching pool lives in C (src/ndcore/tensor/alloc_pool.c, over
+cudaMalloc in src/gpu/backend_cuda.c).  On a machine without a GPU these
+functions answer as PyTorch's do there: the statistics are empty or zero,
+``empty_cache`` does nothing, and the functions that need a device raise."""
+import collections
+import os
+import warnings
+
+from .. import _C
+
+__all__ = ["OutOfMemoryError", "memory_stats", "memory_stats_as_nested_dict", "memory_allocated",
+           "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+           "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "reset_accumulated_memory_stats", "memory_summary", "empty_cache",
+           "set_per_process_memory_fraction"]
+
+OutOfMemoryError = _C.OutOfMemoryError
+
+_NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+              "and installed a driver")
+
+
+def _available():
+    return _C._cuda_device_count() > 0
+
+
+def _device(device):
+    """The cuda device a memory function is about (None: the current one, cuda:0)."""
+    if device is None:
+        return "cuda:0"
+    if isinstance(device, int):
+        return f"cuda:{device}"
+    name = str(device)
+    return "cuda:0" if name == "cuda" else name
+
+
+def memory_stats(device=None):
+    """The caching allocator's statistics for ``device``, with PyTorch's key names
+    (``"allocated_bytes.all.current"``, ``"num_ooms"`` ...), sorted by key.  Empty
+    without a GPU."""
+    if not _available():
+        return collections.OrderedDict()
+    return collections.OrderedDict(sorted(_C._memory_stats(_device(device)).items()))
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats with the dotted keys split into nested dicts."""
+    nested = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        d = nested
+        for part in path:
+            d = d.setdefault(part, {})
+        d[last] = value
+    return nested
+
+
+def memory_allocated(device=None):
+    """Bytes of device memory held by tensors (rounded block sizes)."""
+    return memory_stats(device).get("allocated_bytes.all.current", 0)
+
+
+def max_memory_allocated(device=None):
+    """The peak of memory_allocated since start or reset_peak_memory_stats."""
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
+
+
+def memory_reserved(device=None):
+    """Bytes the caching allocator holds from the device (used or cached)."""
+    return memory_stats(device).get("reserved_bytes.all.current", 0)
+
+
+def max_memory_reserved(device=None):
+    """The peak of memory_reserved since start or reset_peak_memory_stats."""
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
+
+
+def reset_peak_memory_stats(device=None):
+    """Start the ``peak`` figures again from the current ones."""
+    if not _available():
+        raise RuntimeError("invalid argument to reset_peak_memory_stats")
+    _C._pool_control("reset_peak", _device(device))
+
+
+def reset_max_memory_allocated(device=None):
+    """Same as reset_peak_memory_stats (it resets every peak, as in PyTorch)."""
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device=None):
+    """Zero the ``allocated``/``freed`` totals and the event counters."""
+    if not _available():
+        raise RuntimeError("invalid argument to reset_accumulated_memory_stats")
+    _C._pool_control("reset_accumulated", _device(device))
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A readable table of the allocator's statistics for ``device``."""
+    if not _available():
+        # PyTorch reads the (empty) statistics and fails the same way
+        raise KeyError("allocated_bytes.all.current")
+    return _C._memory_summary(_device(device))
+
+
+def empty_cache():
+    """Give cached, unused device memory back to the driver (every device)."""
+    for i in range(_C._cuda_device_count()):
+        _C._pool_control("empty_cache", f"cuda:{i}")
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Cap what the caching allocator may reserve on ``device`` at ``fraction``
+    of its total memory; past it, allocations raise OutOfMemoryError."""
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    if not _available():
+        raise RuntimeError(_NO_DRIVER)
+    _C._set_memory_fraction(fraction, _device(device))
+
+
+def _check_config():
+    text = os.environ.get("TORCHLIKE_CUDA_ALLOC_CONF")
+    if text:
+        try:
+            _C._alloc_config(text)
+        except ValueError as e:
+            warnings.warn(f"{e}; the caching allocator uses its defaults", RuntimeWarning,
+                          stacklevel=3)
+
+
+_check_config()
