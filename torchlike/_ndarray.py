@@ -182,27 +182,6 @@ _override("take", _take_numpy,
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode))
 
 
-def _item(self, *args):
-    """``item()``, or NumPy's ``item(i)`` (flat index) and ``item(i, j, ...)``."""
-    if not args:
-        return _ORIGINAL["item"](self)
-    if len(args) == 1 and isinstance(args[0], tuple):
-        args = args[0]
-    if len(args) == 1:
-        n = self.numel()
-        i = _C.Tensor.__index__(args[0]) if isinstance(args[0], Tensor) else int(args[0])
-        if not -n <= i < n:
-            raise IndexError(f"index {i} is out of bounds for size {n}")
-        return _ORIGINAL["item"](self.reshape(-1)[i])
-    if len(args) != self.ndim:
-        raise ValueError(f"incorrect number of indices for array: the tensor has {self.ndim} "
-                         f"dimensions, but {len(args)} indices were given")
-    return _ORIGINAL["item"](self[tuple(args)])
-
-
-_ORIGINAL["item"] = Tensor.item
-Tensor.item = _item
-
 # ---- copies and fills ---------------------------------------------------------
 
 

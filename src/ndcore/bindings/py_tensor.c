@@ -415,15 +415,46 @@ static PyObject *element_obj(const tl_tensor *t, const char *p)
   return tl_py_scalar_obj(tl_scalar_load(t->dtype, p));
 }
 
-static PyObject *tensor_item(PyObject *self, PyObject *unused)
+/* item(): the one element (PyTorch).  item(i) / item(i, j, ...) / item((i, j)):
+ * NumPy's element at a flat or a full index, found by ordinary indexing. */
+static PyObject *tensor_item(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-  (void)unused;
   tl_tensor *t = tl_py_t(self);
-  int64_t n = tl_tensor_numel(t);
-  if (n != 1)
-    return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
-                                            "Scalar", (long long)n);
-  return tl_py_tensor_first(t);
+  if (nargs == 0) {
+    int64_t n = tl_tensor_numel(t);
+    if (n != 1)
+      return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be "
+                                              "converted to Scalar", (long long)n);
+    return tl_py_tensor_first(t);
+  }
+  PyObject *index = nargs == 1 ? Py_NewRef(args[0]) : PyTuple_New(nargs), *base = NULL;
+  PyObject *element = NULL, *value = NULL;
+  for (Py_ssize_t i = 0; nargs > 1 && index && i < nargs; i++)
+    PyTuple_SET_ITEM(index, i, Py_NewRef(args[i]));
+  if (!index)
+    goto done;
+  if (PyTuple_Check(index) && PyTuple_GET_SIZE(index) != t->ndim) {
+    PyErr_Format(PyExc_ValueError, "incorrect number of indices for array: the tensor has %d "
+                 "dimensions, but %zd indices were given", t->ndim, PyTuple_GET_SIZE(index));
+    goto done;
+  }
+  if (PyTuple_Check(index)) {
+    base = Py_NewRef(self);
+  } else { /* one index: flat, in C order */
+    if (!PyIndex_Check(index)) {
+      PyErr_Format(PyExc_TypeError, "item(): an index must be an integer, not %s",
+                   Py_TYPE(index)->tp_name);
+      goto done;
+    }
+    base = PyObject_CallMethod(self, "reshape", "i", -1);
+  }
+  element = base ? PyObject_GetItem(base, index) : NULL;
+  value = element ? tensor_item(element, NULL, 0) : NULL;
+done:
+  Py_XDECREF(index);
+  Py_XDECREF(base);
+  Py_XDECREF(element);
+  return value;
 }
 
 static PyObject *tolist_rec(const tl_tensor *t, int dim, const char *p)
@@ -611,7 +642,7 @@ static PyMethodDef tensor_methods[] = {
     {"storage_offset", tensor_storage_offset, METH_NOARGS, NULL},
     {"numpy", (PyCFunction)(void (*)(void))tensor_numpy, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"__array__", (PyCFunction)(void (*)(void))tensor_array, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"item", tensor_item, METH_NOARGS, NULL},
+    {"item", (PyCFunction)(void (*)(void))tensor_item, METH_FASTCALL, NULL},
     {"tolist", tensor_tolist, METH_NOARGS, NULL},
     {"__complex__", tensor_complex, METH_NOARGS, NULL},
     {"to", (PyCFunction)(void (*)(void))tl_py_tensor_to, METH_VARARGS | METH_KEYWORDS, NULL},
