@@ -8,6 +8,16 @@ writes, under src/ndcore/bindings/generated/:
                  parameter kinds, defaults, which are keyword-only.  The
                  recorder normalises a call's int arguments through it, and
                  torchlike._C._signatures() exposes it to the tests.
+  bindings.h     for every signature that names an implementation
+                 (`name(...) -> impl`): the typed struct its arguments are
+                 parsed into, tl_py_args_<impl>, and the prototype of the
+                 hand-written implementation, tl_py_impl_<impl>(op, &args).
+  bindings.c     the binders: positional/keyword binding, each argument
+                 converted to its C type (ints from Python ints, NumPy ints
+                 or 0-d tensors; int lists from sequences or 1-d tensors;
+                 NumPy's axis=/keepdims= spellings), defaults filled in,
+                 then the implementation called; and tl_py_op_binders[],
+                 the binder of each ops.def op that has one.
 
 The output is checked in.  `gen_bindings.py --check` exits non-zero when the
 checked-in files differ from what the signatures give (the build runs it).
@@ -58,10 +68,11 @@ class Param:
 
 class Signature:
     def __init__(self, line, family):
-        m = re.fullmatch(r"(\w+)\((.*)\)", line)
+        m = re.fullmatch(r"(\w+)\((.*)\)(?:\s*->\s*(\w+))?", line)
         if not m:
             raise SyntaxError(f"bad signature: {line!r}")
-        self.name, body = m.groups()
+        self.name, body, self.impl = m.groups()
+        line = line.split("->")[0].strip()
         self.family = family
         self.text = line
         self.params = []
@@ -153,9 +164,150 @@ def gen_signatures_c(sigs):
     return "\n".join(out)
 
 
+# ---- typed binders ---------------------------------------------------------------
+
+def c_default(p):
+    """The C value of a parameter's declared default."""
+    d = p.default
+    if p.type == "bool":
+        return {"False": "false", "True": "true", None: "false"}[d]
+    if p.type == "int":
+        return "0" if d in (None, "None") else str(int(d))
+    if p.type == "float":
+        return "0.0" if d in (None, "None") else repr(float(d))
+    if p.type == "str":
+        return "NULL" if d in (None, "None") else c_string(d.strip("\"'"))
+    if p.type == "dtype":
+        return "-1"
+    return None
+
+
+# type -> (C declaration of the field(s), converter call); {f} is the field name
+FIELDS = {
+    "Tensor": ("PyObject *{f}; /* borrowed */", None),
+    "Tensor?": ("PyObject *{f}; /* borrowed; NULL: None or absent */", None),
+    "int": ("int64_t {f};", None),
+    "int[]": ("tl_py_ints {f};", None),
+    "int...": ("tl_py_ints {f};", None),
+    "bool": ("bool {f};", None),
+    "float": ("double {f};", None),
+    "str": ("const char *{f};", None),
+    "dtype": ("int {f}; /* -1: None */", None),
+    "Scalar": ("tl_scalar {f};", None),
+    "any": ("PyObject *{f}; /* borrowed; NULL: absent */", None),
+}
+
+
+def field_lines(p):
+    if p.type not in FIELDS:
+        raise SystemExit(f"gen_bindings: type {p.type} has no generated binder yet ({p.name})")
+    key = p.type + "?" if p.optional and p.type + "?" in FIELDS else p.type
+    lines = ["  " + FIELDS[key][0].format(f=p.name)]
+    if p.optional and p.type in ("int", "float", "Scalar"):
+        lines.append(f"  bool has_{p.name}; /* false: None or absent */")
+    return lines
+
+
+def converter(p, i):
+    """The call that fills field p.name from v[i] (0 or -1)."""
+    f, v = p.name, f"v[{i}]"
+    if p.type == "Tensor":
+        return f'tl_py_arg_tensor(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
+    if p.type == "int":
+        has = f"&a.has_{f}" if p.optional else "NULL"
+        return f'tl_py_arg_int(func, "{f}", {v}, {"false" if p.optional else "true"}, &a.{f}, {has})'
+    if p.type in ("int[]", "int..."):
+        return f'tl_py_arg_ints(func, "{f}", {v}, &a.{f})'
+    if p.type == "bool":
+        return f'tl_py_arg_bool(func, "{f}", {v}, &a.{f})'
+    if p.type == "float":
+        has = f"&a.has_{f}" if p.optional else "NULL"
+        return f'tl_py_arg_float(func, "{f}", {v}, &a.{f}, {has})'
+    if p.type == "str":
+        return f'tl_py_arg_str(func, "{f}", {v}, &a.{f})'
+    if p.type == "dtype":
+        return f'tl_py_arg_dtype({v}, &a.{f})'
+    if p.type == "Scalar":
+        has = f"&a.has_{f}" if p.optional else "NULL"
+        return f'tl_py_arg_scalar(func, "{f}", {v}, &a.{f}, {has})'
+    if p.type == "any":
+        return f"(a.{f} = {v}, 0)"
+    raise AssertionError(p.type)
+
+
+def impl_groups(sigs):
+    """{impl: [signatures]} in declaration order; one parameter list each."""
+    groups = {}
+    for s in sigs:
+        if not s.impl:
+            continue
+        groups.setdefault(s.impl, []).append(s)
+    for impl, members in groups.items():
+        first = [(p.type, p.name, p.optional, p.default, p.kwonly) for p in members[0].params]
+        for s in members[1:]:
+            if [(p.type, p.name, p.optional, p.default, p.kwonly) for p in s.params] != first:
+                raise SystemExit(f"gen_bindings: {s.name} and {members[0].name} share -> {impl} "
+                                 "but not their parameters")
+    return groups
+
+
+def gen_bindings_h(sigs):
+    out = [HEADER, "#ifndef TL_PY_GENERATED_BINDINGS_H", "#define TL_PY_GENERATED_BINDINGS_H\n",
+           '#include "ndcore/bindings/py_sig.h"\n']
+    for impl, members in impl_groups(sigs).items():
+        out.append("/* " + "\n * ".join(s.text for s in members) + " */")
+        out.append("typedef struct {")
+        for p in members[0].params:
+            out.extend(field_lines(p))
+        out.append(f"}} tl_py_args_{impl};")
+        out.append(f"PyObject *tl_py_impl_{impl}(tl_op op, const tl_py_args_{impl} *a);\n")
+    out.append("#endif")
+    return "\n".join(out) + "\n"
+
+
+def gen_bindings_c(sigs):
+    out = [HEADER, '#include "ndcore/bindings/generated/bindings.h"\n']
+    groups = impl_groups(sigs)
+    for impl, members in groups.items():
+        params = members[0].params
+        names = ", ".join(c_string(p.name) for p in params)
+        nrequired = 0
+        while nrequired < len(params) and params[nrequired].required:
+            nrequired += 1
+        npos = sum(not p.kwonly for p in params)
+        out.append(f"/* {', '.join(s.name for s in members)} */")
+        out.append(f"static PyObject *bind_{impl}(tl_op op, PyObject *const *args, Py_ssize_t nargs,")
+        out.append(f"{' ' * (len(impl) + 23)}PyObject *kwnames)")
+        out.append("{")
+        out.append(f"  static const char *const names[] = {{{names}, NULL}};")
+        out.append("  const char *func = tl_op_infos[op].name;")
+        out.append(f"  PyObject *v[{len(params)}];")
+        # Defaults field by field: the converters set int lists, tensors and
+        # the has_ flags themselves, and zeroing the whole struct (int lists
+        # hold TL_PY_MAX_INTS each) would cost more than the parsing.
+        out.append(f"  tl_py_args_{impl} a;")
+        for p in params:
+            d = c_default(p)
+            if d is not None:
+                out.append(f"  a.{p.name} = {d};")
+        checks = [f"tl_py_bind_args(func, args, nargs, kwnames, names, {npos}, {nrequired}, v) < 0"]
+        checks += [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
+        out.append("  if (" + " ||\n      ".join(checks) + ")")
+        out.append("    return NULL;")
+        out.append(f"  return tl_py_impl_{impl}(op, &a);")
+        out.append("}\n")
+    out.append("const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {")
+    for impl, members in groups.items():
+        for s in members:
+            out.append(f"    [TL_OP_{s.name.upper()}] = bind_{impl},")
+    out.append("};")
+    return "\n".join(out) + "\n"
+
+
 def outputs():
     sigs = read_signatures()
-    return {"signatures.c": gen_signatures_c(sigs)}
+    return {"signatures.c": gen_signatures_c(sigs), "bindings.h": gen_bindings_h(sigs),
+            "bindings.c": gen_bindings_c(sigs)}
 
 
 def main():

@@ -4,8 +4,10 @@
  * both the module function and the Tensor method: as a method descriptor it
  * receives the tensor as its first argument, so torchlike.add(a, b) and
  * a.add(b) run the same code with the same arguments.  Unary and binary ops
- * also get an in-place twin (a.add_(b)).  Arguments are parsed by kind here;
- * reductions parse in py_reduce.c.  Operators (+, <, ~ ...) are number slots
+ * also get an in-place twin (a.add_(b)).  Elementwise arguments are parsed
+ * by kind here; an op whose signature in signatures.txt names an
+ * implementation is bound by the generated code (generated/bindings.c), the
+ * rest by their family's file.  Operators (+, <, ~ ...) are number slots
  * that call the same path.                                                  */
 #include <stddef.h>
 
@@ -13,7 +15,7 @@
 #include <structmember.h>
 
 #include "ndcore/tensor/tl_backend.h"
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_sig.h"
 
 typedef struct {
   PyObject_HEAD
@@ -315,6 +317,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
+  if (tl_py_op_binders[f->op]) /* generated from signatures.txt */
+    return tl_py_op_binders[f->op](f->op, args, nargs, kwnames);
   if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
     return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {

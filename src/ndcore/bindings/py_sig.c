@@ -7,7 +7,7 @@
  * once here so that the op and the formulas reading the call back both see
  * Python ints.                                                            */
 #include "ndcore/bindings/py_sig.h"
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_create.h"
 
 const tl_py_sig *tl_py_sig_find(const char *name)
 {
@@ -219,4 +219,186 @@ PyObject *tl_py_signatures(PyObject *self, PyObject *unused)
       PyList_SET_ITEM(r, i, entry);
   }
   return r;
+}
+
+/* ---- typed arguments --------------------------------------------------------------- */
+
+int tl_py_arg_missing(const char *func, const char *name)
+{
+  PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
+  return -1;
+}
+
+int tl_py_arg_tensor_slow(const char *func, const char *name, PyObject *o)
+{
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", func, name,
+               Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+/* o as an int64: a Python int (not a bool), a NumPy int or a 0-d int tensor. */
+static int int_value(PyObject *o, int64_t *v)
+{
+  if (PyLong_CheckExact(o)) { /* the common case first */
+    long long x = PyLong_AsLongLong(o);
+    *v = x;
+    return x == -1 && PyErr_Occurred() ? -1 : 0;
+  }
+  if (PyBool_Check(o) || !PyIndex_Check(o) ||
+      (tl_py_is_tensor(o) && (!is_int_tensor(o) || tl_py_t(o)->ndim != 0)))
+    return 1; /* not an int: the caller names what was expected */
+  long long x = PyLong_AsLongLong(o);
+  if (x == -1 && PyErr_Occurred())
+    return -1;
+  *v = x;
+  return 0;
+}
+
+int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
+                  bool *given)
+{
+  if (!o || o == Py_None) {
+    if (given)
+      *given = false;
+    return required ? tl_py_arg_missing(func, name) : 0;
+  }
+  int r = int_value(o, v);
+  if (r > 0)
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+  if (r == 0 && given)
+    *given = true;
+  return r ? -1 : 0;
+}
+
+int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_ints *v)
+{
+  v->n = 0;
+  v->given = v->one = false;
+  bool seq = PyTuple_Check(o) || PyList_Check(o) || (is_int_tensor(o) && tl_py_t(o)->ndim == 1);
+  int r = seq ? 1 : int_value(o, &v->v[0]);
+  if (r <= 0) { /* one int */
+    v->given = v->one = r == 0;
+    v->n = r == 0;
+    return r;
+  }
+  PyObject *fast = seq ? PySequence_Fast(o, "") : NULL;
+  if (!fast) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int or a sequence of ints, "
+                   "not %s", func, name, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  r = 0;
+  if (n > TL_PY_MAX_INTS) {
+    PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has %zd ints, more than the %d "
+                 "allowed", func, name, n, TL_PY_MAX_INTS);
+    r = -1;
+  }
+  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+    PyObject *item = PySequence_Fast_ITEMS(fast)[i];
+    r = int_value(item, &v->v[i]);
+    if (r > 0) {
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints, but "
+                   "element %zd is %s", func, name, i, Py_TYPE(item)->tp_name);
+      r = -1;
+    }
+  }
+  Py_DECREF(fast);
+  v->n = (int)n;
+  v->given = r == 0;
+  return r;
+}
+
+int tl_py_arg_bool_slow(const char *func, const char *name, PyObject *o, bool *v)
+{
+  bool ok = PyBool_Check(o) || PyLong_Check(o) || !strcmp(Py_TYPE(o)->tp_name, "numpy.bool") ||
+            (tl_py_is_tensor(o) && tl_py_t(o)->ndim == 0 &&
+             (is_int_tensor(o) || tl_py_t(o)->dtype == TL_DTYPE_BOOL));
+  if (!ok) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be bool, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  int r = PyObject_IsTrue(o);
+  if (r < 0)
+    return -1;
+  *v = r;
+  return 0;
+}
+
+int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given)
+{
+  if (given)
+    *given = false;
+  if (!o || o == Py_None)
+    return 0;
+  double x = PyFloat_AsDouble(o);
+  if (x == -1.0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError))
+      return -1;
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  *v = x;
+  if (given)
+    *given = true;
+  return 0;
+}
+
+int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v)
+{
+  if (!o || o == Py_None)
+    return 0;
+  if (!PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be str, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  return (*v = PyUnicode_AsUTF8(o)) ? 0 : -1;
+}
+
+int tl_py_arg_dtype_slow(PyObject *o, int *dtype)
+{
+  tl_dtype d;
+  if (tl_py_parse_dtype(o, &d) < 0)
+    return -1;
+  *dtype = (int)d;
+  return 0;
+}
+
+int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar *v, bool *given)
+{
+  if (given)
+    *given = false;
+  if (!o || o == Py_None)
+    return 0;
+  if (tl_py_number_arg(func, name, o, v) < 0)
+    return -1;
+  if (given)
+    *given = true;
+  return 0;
+}
+
+int tl_py_ints_dims(const tl_py_ints *dims, int ndim, uint64_t *mask)
+{
+  if (!dims->given) {
+    *mask = ndim ? ~(uint64_t)0 >> (64 - ndim) : 0;
+    return 0;
+  }
+  *mask = 0;
+  for (int i = 0; i < dims->n; i++) {
+    int w;
+    if (tl_dim_wrap(dims->v[i], ndim, &w) != TL_OK)
+      return tl_py_raise_int();
+    if (*mask >> w & 1) {
+      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
+      return -1;
+    }
+    *mask |= (uint64_t)1 << w;
+  }
+  return 0;
 }
