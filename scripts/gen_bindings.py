@@ -215,7 +215,7 @@ def converter(p, i):
         return f'tl_py_arg_tensor(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
     if p.type == "int":
         has = f"&a.has_{f}" if p.optional else "NULL"
-        return f'tl_py_arg_int(func, "{f}", {v}, {"false" if p.optional else "true"}, &a.{f}, {has})'
+        return f'tl_py_arg_int(func, "{f}", {v}, {"true" if p.required else "false"}, &a.{f}, {has})'
     if p.type in ("int[]", "int..."):
         return f'tl_py_arg_ints(func, "{f}", {v}, &a.{f})'
     if p.type == "bool":

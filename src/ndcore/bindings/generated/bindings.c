@@ -94,6 +94,122 @@ static PyObject *bind_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_scan(op, &a);
 }
 
+/* sort, argsort */
+static PyObject *bind_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "descending", "stable", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_sort a;
+  a.dim = -1;
+  a.descending = false;
+  a.stable = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_bool(func, "descending", v[2], &a.descending) < 0 ||
+      tl_py_arg_bool(func, "stable", v[3], &a.stable) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_sort(op, &a);
+}
+
+/* msort */
+static PyObject *bind_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_msort a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.out = v[1], 0) < 0)
+    return NULL;
+  return tl_py_impl_msort(op, &a);
+}
+
+/* topk */
+static PyObject *bind_topk(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "k", "dim", "largest", "sorted", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_topk a;
+  a.k = 0;
+  a.dim = -1;
+  a.largest = true;
+  a.sorted = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_bool(func, "largest", v[3], &a.largest) < 0 ||
+      tl_py_arg_bool(func, "sorted", v[4], &a.sorted) < 0 ||
+      (a.out = v[5], 0) < 0)
+    return NULL;
+  return tl_py_impl_topk(op, &a);
+}
+
+/* kthvalue */
+static PyObject *bind_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "k", "dim", "keepdim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_kthvalue a;
+  a.k = 0;
+  a.dim = -1;
+  a.keepdim = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_kthvalue(op, &a);
+}
+
+/* mode */
+static PyObject *bind_mode(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "keepdim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_mode a;
+  a.dim = -1;
+  a.keepdim = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_mode(op, &a);
+}
+
+/* cummax, cummin */
+static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_cummax a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      (a.out = v[2], 0) < 0)
+    return NULL;
+  return tl_py_impl_cummax(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -110,4 +226,12 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_COUNT_NONZERO] = bind_count_nonzero,
     [TL_OP_CUMSUM] = bind_scan,
     [TL_OP_CUMPROD] = bind_scan,
+    [TL_OP_SORT] = bind_sort,
+    [TL_OP_ARGSORT] = bind_sort,
+    [TL_OP_MSORT] = bind_msort,
+    [TL_OP_TOPK] = bind_topk,
+    [TL_OP_KTHVALUE] = bind_kthvalue,
+    [TL_OP_MODE] = bind_mode,
+    [TL_OP_CUMMAX] = bind_cummax,
+    [TL_OP_CUMMIN] = bind_cummax,
 };

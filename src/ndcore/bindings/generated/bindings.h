@@ -61,4 +61,61 @@ typedef struct {
 } tl_py_args_scan;
 PyObject *tl_py_impl_scan(tl_op op, const tl_py_args_scan *a);
 
+/* sort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None)
+ * argsort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  bool descending;
+  bool stable;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_sort;
+PyObject *tl_py_impl_sort(tl_op op, const tl_py_args_sort *a);
+
+/* msort(Tensor input, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_msort;
+PyObject *tl_py_impl_msort(tl_op op, const tl_py_args_msort *a);
+
+/* topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t k;
+  int64_t dim;
+  bool largest;
+  bool sorted;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_topk;
+PyObject *tl_py_impl_topk(tl_op op, const tl_py_args_topk *a);
+
+/* kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t k;
+  int64_t dim;
+  bool keepdim;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_kthvalue;
+PyObject *tl_py_impl_kthvalue(tl_op op, const tl_py_args_kthvalue *a);
+
+/* mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  bool keepdim;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_mode;
+PyObject *tl_py_impl_mode(tl_op op, const tl_py_args_mode *a);
+
+/* cummax(Tensor input, int dim, *, any out=None)
+ * cummin(Tensor input, int dim, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_cummax;
+PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
+
 #endif

@@ -158,6 +158,7 @@ static const tl_py_param params_sort[] = {
     {"dim", TL_PY_ARG_INT, 0, "-1"},
     {"descending", TL_PY_ARG_BOOL, 0, "False"},
     {"stable", TL_PY_ARG_BOOL, 0, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_argsort[] = {
@@ -165,10 +166,12 @@ static const tl_py_param params_argsort[] = {
     {"dim", TL_PY_ARG_INT, 0, "-1"},
     {"descending", TL_PY_ARG_BOOL, 0, "False"},
     {"stable", TL_PY_ARG_BOOL, 0, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_msort[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_topk[] = {
@@ -177,6 +180,7 @@ static const tl_py_param params_topk[] = {
     {"dim", TL_PY_ARG_INT, 0, "-1"},
     {"largest", TL_PY_ARG_BOOL, 0, "True"},
     {"sorted", TL_PY_ARG_BOOL, 0, "True"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_kthvalue[] = {
@@ -184,6 +188,7 @@ static const tl_py_param params_kthvalue[] = {
     {"k", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, 0, "-1"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_median[] = {
@@ -202,6 +207,7 @@ static const tl_py_param params_mode[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, 0, "-1"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_quantile[] = {
@@ -223,11 +229,13 @@ static const tl_py_param params_nanquantile[] = {
 static const tl_py_param params_cummax[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_cummin[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_unique[] = {
@@ -775,30 +783,30 @@ const tl_py_sig tl_py_sigs[] = {
      "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
     {"cumprod", "reduce", params_cumprod, 4, 2,
      "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
-    {"sort", "sort", params_sort, 4, 4,
-     "sort(Tensor input, int dim=-1, bool descending=False, bool stable=False)"},
-    {"argsort", "sort", params_argsort, 4, 4,
-     "argsort(Tensor input, int dim=-1, bool descending=False, bool stable=False)"},
-    {"msort", "sort", params_msort, 1, 1,
-     "msort(Tensor input)"},
-    {"topk", "sort", params_topk, 5, 5,
-     "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)"},
-    {"kthvalue", "sort", params_kthvalue, 4, 4,
-     "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False)"},
+    {"sort", "sort", params_sort, 5, 4,
+     "sort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None)"},
+    {"argsort", "sort", params_argsort, 5, 4,
+     "argsort(Tensor input, int dim=-1, bool descending=False, bool stable=False, *, any out=None)"},
+    {"msort", "sort", params_msort, 2, 1,
+     "msort(Tensor input, *, any out=None)"},
+    {"topk", "sort", params_topk, 6, 5,
+     "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None)"},
+    {"kthvalue", "sort", params_kthvalue, 5, 4,
+     "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, any out=None)"},
     {"median", "sort", params_median, 3, 3,
      "median(Tensor input, int? dim=None, bool keepdim=False)"},
     {"nanmedian", "sort", params_nanmedian, 3, 3,
      "nanmedian(Tensor input, int? dim=None, bool keepdim=False)"},
-    {"mode", "sort", params_mode, 3, 3,
-     "mode(Tensor input, int dim=-1, bool keepdim=False)"},
+    {"mode", "sort", params_mode, 4, 3,
+     "mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None)"},
     {"quantile", "sort", params_quantile, 5, 5,
      "quantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
     {"nanquantile", "sort", params_nanquantile, 5, 5,
      "nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
-    {"cummax", "sort", params_cummax, 2, 2,
-     "cummax(Tensor input, int dim)"},
-    {"cummin", "sort", params_cummin, 2, 2,
-     "cummin(Tensor input, int dim)"},
+    {"cummax", "sort", params_cummax, 3, 2,
+     "cummax(Tensor input, int dim, *, any out=None)"},
+    {"cummin", "sort", params_cummin, 3, 2,
+     "cummin(Tensor input, int dim, *, any out=None)"},
     {"unique", "sort", params_unique, 5, 5,
      "unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None)"},
     {"unique_consecutive", "sort", params_unique_consecutive, 4, 4,
