@@ -50,37 +50,6 @@ static int parse_kwargs(const char *func, PyObject *const *kwvalues, PyObject *k
   return 0;
 }
 
-/* dim=None (all), an int, or a sequence of ints -> bitmask of wrapped dims. */
-int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask)
-{
-  *mask = 0;
-  if (!dim || dim == Py_None) {
-    *mask = ndim ? (~(uint64_t)0 >> (64 - ndim)) : 0;
-    return 0;
-  }
-  PyObject *seq = PyIndex_Check(dim) ? NULL : PySequence_Fast(dim, "dim must be an int or a tuple of ints");
-  if (!seq && PyErr_Occurred())
-    return -1;
-  PyObject *const *items = seq ? PySequence_Fast_ITEMS(seq) : &dim;
-  Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 1;
-  int r = 0;
-  for (Py_ssize_t i = 0; i < n && r == 0; i++) {
-    long long d = PyLong_AsLongLong(items[i]);
-    int w;
-    if (d == -1 && PyErr_Occurred())
-      r = -1;
-    else if (tl_dim_wrap(d, ndim, &w) != TL_OK)
-      r = tl_py_raise_int();
-    else if (*mask >> w & 1) {
-      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
-      r = -1;
-    } else
-      *mask |= (uint64_t)1 << w;
-  }
-  Py_XDECREF(seq);
-  return r;
-}
-
 /* ---- the elementwise path ---------------------------------------------------- */
 
 /* An operand as the core wants it.  Tensors are borrowed; Python scalars live

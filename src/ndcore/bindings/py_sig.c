@@ -285,23 +285,24 @@ int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_i
   PyObject *fast = seq ? PySequence_Fast(o, "") : NULL;
   if (!fast) {
     if (!PyErr_Occurred())
-      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int or a sequence of ints, "
-                   "not %s", func, name, Py_TYPE(o)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be an int or a sequence of ints, "
+                   "not %s", func ? func : "", func ? "(): " : "", name, Py_TYPE(o)->tp_name);
     return -1;
   }
   Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
   r = 0;
   if (n > TL_PY_MAX_INTS) {
-    PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has %zd ints, more than the %d "
-                 "allowed", func, name, n, TL_PY_MAX_INTS);
+    PyErr_Format(PyExc_ValueError, "%s%sargument '%s' has %zd ints, more than the %d allowed",
+                 func ? func : "", func ? "(): " : "", name, n, TL_PY_MAX_INTS);
     r = -1;
   }
   for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
     PyObject *item = PySequence_Fast_ITEMS(fast)[i];
     r = int_value(item, &v->v[i]);
     if (r > 0) {
-      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints, but "
-                   "element %zd is %s", func, name, i, Py_TYPE(item)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
+                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
+                   Py_TYPE(item)->tp_name);
       r = -1;
     }
   }
@@ -401,4 +402,12 @@ int tl_py_ints_dims(const tl_py_ints *dims, int ndim, uint64_t *mask)
     *mask |= (uint64_t)1 << w;
   }
   return 0;
+}
+
+int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask)
+{
+  tl_py_ints dims;
+  if (tl_py_arg_ints(NULL, "dim", dim, &dims) < 0)
+    return -1;
+  return tl_py_ints_dims(&dims, ndim, mask);
 }

@@ -115,7 +115,8 @@ static inline int tl_py_arg_tensor(const char *func, const char *name, PyObject 
 int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
                   bool *given);
 
-/* An int, or a sequence (or 1-d integer tensor) of them. */
+/* An int, or a sequence (or 1-d integer tensor) of them.  func may be NULL
+ * (the messages then name the argument alone). */
 static inline int tl_py_arg_ints(const char *func, const char *name, PyObject *o, tl_py_ints *v)
 {
   if (!o || o == Py_None) {
