@@ -17,7 +17,11 @@ writes, under src/ndcore/bindings/generated/:
                  or 0-d tensors; int lists from sequences or 1-d tensors;
                  NumPy's axis=/keepdims= spellings), defaults filled in,
                  then the implementation called; and tl_py_op_binders[],
-                 the binder of each ops.def op that has one.
+                 the binder of each ops.def op that has one.  A function
+                 that is not an ops.def op gets a Tensor method binder
+                 (self is the first parameter) in tl_py_generated_methods[],
+                 and its implementation takes the function's name:
+                 tl_py_impl_<impl>(name, &args).
 
 The output is checked in.  `gen_bindings.py --check` exits non-zero when the
 checked-in files differ from what the signatures give (the build runs it).
@@ -29,6 +33,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIGNATURES = os.path.join(ROOT, "src", "ndcore", "bindings", "signatures.txt")
+OPS_DEF = os.path.join(ROOT, "src", "ndcore", "dispatch", "ops.def")
 OUT_DIR = os.path.join(ROOT, "src", "ndcore", "bindings", "generated")
 
 # Declared type -> (C kind, may be None)
@@ -251,24 +256,77 @@ def impl_groups(sigs):
     return groups
 
 
+def ops_def_names():
+    with open(OPS_DEF) as f:
+        return set(re.findall(r'^TL_OP\(\w+,\s*"(\w+)"', f.read(), re.M))
+
+
+def is_op(sig, ops=None):
+    return sig.name in (ops if ops is not None else ops_def_names())
+
+
 def gen_bindings_h(sigs):
     out = [HEADER, "#ifndef TL_PY_GENERATED_BINDINGS_H", "#define TL_PY_GENERATED_BINDINGS_H\n",
            '#include "ndcore/bindings/py_sig.h"\n']
+    ops = ops_def_names()
     for impl, members in impl_groups(sigs).items():
+        if len({is_op(m, ops) for m in members}) > 1:
+            raise SystemExit(f"gen_bindings: -> {impl} mixes ops.def ops and other functions")
         out.append("/* " + "\n * ".join(s.text for s in members) + " */")
         out.append("typedef struct {")
         for p in members[0].params:
             out.extend(field_lines(p))
         out.append(f"}} tl_py_args_{impl};")
-        out.append(f"PyObject *tl_py_impl_{impl}(tl_op op, const tl_py_args_{impl} *a);\n")
+        first = "tl_op op" if is_op(members[0], ops) else "const char *name"
+        out.append(f"PyObject *tl_py_impl_{impl}({first}, const tl_py_args_{impl} *a);\n")
+    out.append("/* Tensor methods bound by generated code (also module functions). */")
+    out.append("extern PyMethodDef tl_py_generated_methods[];\n")
     out.append("#endif")
     return "\n".join(out) + "\n"
+
+
+def gen_method_binder(sig, out):
+    """A Tensor method: self is the first parameter, the rest are bound."""
+    params, impl = sig.params, sig.impl
+    rest = params[1:]
+    nrequired = 0
+    while nrequired < len(rest) and rest[nrequired].required:
+        nrequired += 1
+    npos = sum(not p.kwonly for p in rest)
+    names = ", ".join([c_string(p.name) for p in rest] + ["NULL"])
+    out.append(f"static PyObject *bind_{sig.name}(PyObject *self, PyObject *const *args, "
+               "Py_ssize_t nargs,")
+    out.append(f"{' ' * (len(sig.name) + 23)}PyObject *kwnames)")
+    out.append("{")
+    out.append(f"  static const char *const names[] = {{{names}}};")
+    out.append(f"  const char *func = {c_string(sig.name)};")
+    out.append(f"  PyObject *v[{len(rest) or 1}];")
+    out.append(f"  tl_py_args_{impl} a;")
+    for p in rest:
+        d = c_default(p)
+        if d is not None:
+            out.append(f"  a.{p.name} = {d};")
+    checks = [f"tl_py_arg_tensor(func, {c_string(params[0].name)}, self, false, "
+              f"&a.{params[0].name}) < 0",
+              f"tl_py_bind_args(func, args, nargs, kwnames, names, {npos}, {nrequired}, v) < 0"]
+    checks += [f"{converter(p, i)} < 0" for i, p in enumerate(rest)]
+    out.append("  if (" + " ||\n      ".join(checks) + ")")
+    out.append("    return NULL;")
+    out.append(f"  return tl_py_impl_{impl}(func, &a);")
+    out.append("}\n")
 
 
 def gen_bindings_c(sigs):
     out = [HEADER, '#include "ndcore/bindings/generated/bindings.h"\n']
     groups = impl_groups(sigs)
+    ops = ops_def_names()
+    methods = []
     for impl, members in groups.items():
+        if not is_op(members[0], ops):
+            for sig in members:
+                gen_method_binder(sig, out)
+                methods.append(sig.name)
+            continue
         params = members[0].params
         names = ", ".join(c_string(p.name) for p in params)
         nrequired = 0
@@ -299,7 +357,14 @@ def gen_bindings_c(sigs):
     out.append("const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {")
     for impl, members in groups.items():
         for s in members:
-            out.append(f"    [TL_OP_{s.name.upper()}] = bind_{impl},")
+            if is_op(s, ops):
+                out.append(f"    [TL_OP_{s.name.upper()}] = bind_{impl},")
+    out.append("};\n")
+    out.append("PyMethodDef tl_py_generated_methods[] = {")
+    for name in methods:
+        out.append(f"    {{{c_string(name)}, (PyCFunction)(void (*)(void))bind_{name}, "
+                   "METH_FASTCALL | METH_KEYWORDS, NULL},")
+    out.append("    {NULL, NULL, 0, NULL},")
     out.append("};")
     return "\n".join(out) + "\n"
 

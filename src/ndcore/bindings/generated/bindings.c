@@ -210,6 +210,159 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_cummax(op, &a);
 }
 
+static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"offset", "dim1", "dim2", NULL};
+  const char *func = "diagonal";
+  PyObject *v[3];
+  tl_py_args_diagonal a;
+  a.offset = 0;
+  a.dim1 = 0;
+  a.dim2 = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
+      tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
+    return NULL;
+  return tl_py_impl_diagonal(func, &a);
+}
+
+static PyObject *bind_narrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "start", "length", NULL};
+  const char *func = "narrow";
+  PyObject *v[3];
+  tl_py_args_narrow a;
+  a.dim = 0;
+  a.start = 0;
+  a.length = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
+      tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
+    return NULL;
+  return tl_py_impl_narrow(func, &a);
+}
+
+static PyObject *bind_narrow_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "start", "length", NULL};
+  const char *func = "narrow_copy";
+  PyObject *v[3];
+  tl_py_args_narrow a;
+  a.dim = 0;
+  a.start = 0;
+  a.length = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
+      tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
+    return NULL;
+  return tl_py_impl_narrow(func, &a);
+}
+
+static PyObject *bind_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "index", NULL};
+  const char *func = "select";
+  PyObject *v[2];
+  tl_py_args_select a;
+  a.dim = 0;
+  a.index = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "index", v[1], true, &a.index, NULL) < 0)
+    return NULL;
+  return tl_py_impl_select(func, &a);
+}
+
+static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"diagonal", NULL};
+  const char *func = "tril";
+  PyObject *v[1];
+  tl_py_args_tril a;
+  a.diagonal = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
+    return NULL;
+  return tl_py_impl_tril(func, &a);
+}
+
+static PyObject *bind_triu(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"diagonal", NULL};
+  const char *func = "triu";
+  PyObject *v[1];
+  tl_py_args_tril a;
+  a.diagonal = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
+    return NULL;
+  return tl_py_impl_tril(func, &a);
+}
+
+static PyObject *bind_diag(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"diagonal", NULL};
+  const char *func = "diag";
+  PyObject *v[1];
+  tl_py_args_diag a;
+  a.diagonal = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
+    return NULL;
+  return tl_py_impl_diag(func, &a);
+}
+
+static PyObject *bind_diag_embed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"offset", "dim1", "dim2", NULL};
+  const char *func = "diag_embed";
+  PyObject *v[3];
+  tl_py_args_diag_embed a;
+  a.offset = 0;
+  a.dim1 = -2;
+  a.dim2 = -1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
+      tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
+    return NULL;
+  return tl_py_impl_diag_embed(func, &a);
+}
+
+static PyObject *bind_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"offset", NULL};
+  const char *func = "diagflat";
+  PyObject *v[1];
+  tl_py_args_diagflat a;
+  a.offset = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0)
+    return NULL;
+  return tl_py_impl_diagflat(func, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -234,4 +387,17 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_MODE] = bind_mode,
     [TL_OP_CUMMAX] = bind_cummax,
     [TL_OP_CUMMIN] = bind_cummax,
+};
+
+PyMethodDef tl_py_generated_methods[] = {
+    {"diagonal", (PyCFunction)(void (*)(void))bind_diagonal, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"narrow", (PyCFunction)(void (*)(void))bind_narrow, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"narrow_copy", (PyCFunction)(void (*)(void))bind_narrow_copy, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"select", (PyCFunction)(void (*)(void))bind_select, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tril", (PyCFunction)(void (*)(void))bind_tril, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"triu", (PyCFunction)(void (*)(void))bind_triu, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"diag", (PyCFunction)(void (*)(void))bind_diag, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"diag_embed", (PyCFunction)(void (*)(void))bind_diag_embed, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"diagflat", (PyCFunction)(void (*)(void))bind_diagflat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
 };

@@ -118,4 +118,65 @@ typedef struct {
 } tl_py_args_cummax;
 PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
 
+/* diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t offset;
+  int64_t dim1;
+  int64_t dim2;
+} tl_py_args_diagonal;
+PyObject *tl_py_impl_diagonal(const char *name, const tl_py_args_diagonal *a);
+
+/* narrow(Tensor input, int dim, int start, int length)
+ * narrow_copy(Tensor input, int dim, int start, int length) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  int64_t start;
+  int64_t length;
+} tl_py_args_narrow;
+PyObject *tl_py_impl_narrow(const char *name, const tl_py_args_narrow *a);
+
+/* select(Tensor input, int dim, int index) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  int64_t index;
+} tl_py_args_select;
+PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a);
+
+/* tril(Tensor input, int diagonal=0)
+ * triu(Tensor input, int diagonal=0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t diagonal;
+} tl_py_args_tril;
+PyObject *tl_py_impl_tril(const char *name, const tl_py_args_tril *a);
+
+/* diag(Tensor input, int diagonal=0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t diagonal;
+} tl_py_args_diag;
+PyObject *tl_py_impl_diag(const char *name, const tl_py_args_diag *a);
+
+/* diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t offset;
+  int64_t dim1;
+  int64_t dim2;
+} tl_py_args_diag_embed;
+PyObject *tl_py_impl_diag_embed(const char *name, const tl_py_args_diag_embed *a);
+
+/* diagflat(Tensor input, int offset=0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t offset;
+} tl_py_args_diagflat;
+PyObject *tl_py_impl_diagflat(const char *name, const tl_py_args_diagflat *a);
+
+/* Tensor methods bound by generated code (also module functions). */
+extern PyMethodDef tl_py_generated_methods[];
+
 #endif
