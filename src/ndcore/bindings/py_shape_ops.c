@@ -250,17 +250,22 @@ JOIN_FN(column_stack, TL_STACK_COLUMN)
 
 /* ---- splitting --------------------------------------------------------------- */
 
-static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
+static int wrap_dim_of(const tl_tensor *t, int64_t dim, int *d)
 {
-  int64_t dim = 0;
-  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
-    return -1;
   if (t->ndim == 0) {
     PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions",
                  (long long)dim);
     return -1;
   }
   return tl_dim_wrap(dim, t->ndim, d) == TL_OK ? 0 : tl_py_raise_int();
+}
+
+static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
+{
+  int64_t dim = 0;
+  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
+    return -1;
+  return wrap_dim_of(t, dim, d);
 }
 
 static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -302,37 +307,31 @@ static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t
   return r;
 }
 
-static PyObject *tensor_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* chunk and unbind: bound by generated code (signatures.txt) */
+PyObject *tl_py_impl_chunk(const char *name, const tl_py_args_chunk *a)
 {
-  static const char *const names[] = {"chunks", "dim", NULL};
-  PyObject *v[2];
-  tl_tensor *t = tl_py_t(self);
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input);
   int d;
-  int64_t chunks = 0, n;
+  int64_t n;
   tl_span *spans = NULL;
-  if (tl_py_bind_args("chunk", args, nargs, kwnames, names, -1, 0, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
-      tl_py_int_arg("chunk", "chunks", v[0], &chunks) < 0)
-    return NULL;
   if (t->ndim == 0)
     return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
-  if (dim_of(t, v[1], "chunk", &d) < 0)
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
-  if (tl_split_chunks(t->shape[d], chunks, &spans, &n) != TL_OK)
+  if (tl_split_chunks(t->shape[d], a->chunks, &spans, &n) != TL_OK)
     return tl_py_raise();
   PyObject *r = spans_tuple(t, d, spans, n);
   free(spans);
   return r;
 }
 
-static PyObject *tensor_unbind(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a)
 {
-  static const char *const names[] = {"dim", NULL};
-  PyObject *v[1];
-  tl_tensor *t = tl_py_t(self);
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input);
   int d;
-  if (tl_py_bind_args("unbind", args, nargs, kwnames, names, -1, 0, v) < 0 || dim_of(t, v[0], "unbind", &d) < 0)
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
   PyObject *tuple = PyTuple_New((Py_ssize_t)t->shape[d]);
   for (int64_t i = 0; tuple && i < t->shape[d]; i++) {
@@ -709,18 +708,11 @@ static PyObject *view_scatter(const char *func, PyObject *self, PyObject *src, t
   return wrap(tl_shape_view_scatter(&out, tl_py_t(self), tl_py_t(src), kind, a), &out);
 }
 
-static PyObject *tensor_select_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                       PyObject *kwnames)
+/* select_scatter, diagonal_scatter: bound by generated code */
+PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a)
 {
-  static const char *const names[] = {"src", "dim", "index", NULL};
-  PyObject *v[3];
-  int64_t a[2] = {0, 0};
-  if (tl_py_bind_args("select_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("select_scatter", "dim", v[1]) < 0 || need("select_scatter", "index", v[2]) < 0 ||
-      tl_py_int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
-      tl_py_int_arg("select_scatter", "index", v[2], &a[1]) < 0)
-    return NULL;
-  return view_scatter("select_scatter", self, v[0], TL_SCATTER_SELECT, a);
+  const int64_t at[2] = {a->dim, a->index};
+  return view_scatter(name, a->input, a->src, TL_SCATTER_SELECT, at);
 }
 
 static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -744,18 +736,10 @@ static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_
   return view_scatter("slice_scatter", self, v[0], TL_SCATTER_SLICE, a);
 }
 
-static PyObject *tensor_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                         PyObject *kwnames)
+PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a)
 {
-  static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
-  PyObject *v[4];
-  int64_t a[3] = {0, 0, 1};
-  if (tl_py_bind_args("diagonal_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
-    return NULL;
-  return view_scatter("diagonal_scatter", self, v[0], TL_SCATTER_DIAGONAL, a);
+  const int64_t at[3] = {a->offset, a->dim1, a->dim2};
+  return view_scatter(name, a->input, a->src, TL_SCATTER_DIAGONAL, at);
 }
 
 static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -1165,8 +1149,6 @@ INPLACE_VIEW(as_strided)
 /* Tensor methods that are also module functions (torchlike.<name>(t, ...)). */
 static PyMethodDef shape_methods[] = {
     {"split", FASTCALL_KW(tensor_split_), NULL},
-    {"chunk", FASTCALL_KW(tensor_chunk), NULL},
-    {"unbind", FASTCALL_KW(tensor_unbind), NULL},
     {"tensor_split", FASTCALL_KW(tensor_tensor_split), NULL},
     {"hsplit", FASTCALL_KW(tensor_hsplit), NULL},
     {"vsplit", FASTCALL_KW(tensor_vsplit), NULL},
@@ -1178,9 +1160,7 @@ static PyMethodDef shape_methods[] = {
     {"rot90", FASTCALL_KW(tensor_rot90), NULL},
     {"tile", FASTCALL_KW(tensor_tile), NULL},
     {"repeat_interleave", FASTCALL_KW(tensor_repeat_interleave), NULL},
-    {"select_scatter", FASTCALL_KW(tensor_select_scatter), NULL},
     {"slice_scatter", FASTCALL_KW(tensor_slice_scatter), NULL},
-    {"diagonal_scatter", FASTCALL_KW(tensor_diagonal_scatter), NULL},
     {"as_strided", FASTCALL_KW(tensor_as_strided), NULL},
     {"movedim", FASTCALL_KW(tensor_movedim), NULL},
     {"moveaxis", FASTCALL_KW(tensor_movedim), NULL},

@@ -284,6 +284,38 @@ static PyObject *bind_select(PyObject *self, PyObject *const *args, Py_ssize_t n
   return tl_py_impl_select(func, &a);
 }
 
+static PyObject *bind_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"chunks", "dim", NULL};
+  const char *func = "chunk";
+  PyObject *v[2];
+  tl_py_args_chunk a;
+  a.chunks = 0;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_int(func, "chunks", v[0], true, &a.chunks, NULL) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_chunk(func, &a);
+}
+
+static PyObject *bind_unbind(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", NULL};
+  const char *func = "unbind";
+  PyObject *v[1];
+  tl_py_args_unbind a;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], false, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_unbind(func, &a);
+}
+
 static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
@@ -363,6 +395,44 @@ static PyObject *bind_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t
   return tl_py_impl_diagflat(func, &a);
 }
 
+static PyObject *bind_select_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "dim", "index", NULL};
+  const char *func = "select_scatter";
+  PyObject *v[3];
+  tl_py_args_select_scatter a;
+  a.dim = 0;
+  a.index = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "index", v[2], true, &a.index, NULL) < 0)
+    return NULL;
+  return tl_py_impl_select_scatter(func, &a);
+}
+
+static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
+  const char *func = "diagonal_scatter";
+  PyObject *v[4];
+  tl_py_args_diagonal_scatter a;
+  a.offset = 0;
+  a.dim1 = 0;
+  a.dim2 = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
+      tl_py_arg_int(func, "offset", v[1], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[2], false, &a.dim1, NULL) < 0 ||
+      tl_py_arg_int(func, "dim2", v[3], false, &a.dim2, NULL) < 0)
+    return NULL;
+  return tl_py_impl_diagonal_scatter(func, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -394,10 +464,14 @@ PyMethodDef tl_py_generated_methods[] = {
     {"narrow", (PyCFunction)(void (*)(void))bind_narrow, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow_copy", (PyCFunction)(void (*)(void))bind_narrow_copy, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"select", (PyCFunction)(void (*)(void))bind_select, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"chunk", (PyCFunction)(void (*)(void))bind_chunk, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unbind", (PyCFunction)(void (*)(void))bind_unbind, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"tril", (PyCFunction)(void (*)(void))bind_tril, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"triu", (PyCFunction)(void (*)(void))bind_triu, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag", (PyCFunction)(void (*)(void))bind_diag, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag_embed", (PyCFunction)(void (*)(void))bind_diag_embed, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagflat", (PyCFunction)(void (*)(void))bind_diagflat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"select_scatter", (PyCFunction)(void (*)(void))bind_select_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"diagonal_scatter", (PyCFunction)(void (*)(void))bind_diagonal_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };

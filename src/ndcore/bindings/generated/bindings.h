@@ -145,6 +145,21 @@ typedef struct {
 } tl_py_args_select;
 PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a);
 
+/* chunk(Tensor input, int chunks, int dim=0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t chunks;
+  int64_t dim;
+} tl_py_args_chunk;
+PyObject *tl_py_impl_chunk(const char *name, const tl_py_args_chunk *a);
+
+/* unbind(Tensor input, int dim=0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+} tl_py_args_unbind;
+PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a);
+
 /* tril(Tensor input, int diagonal=0)
  * triu(Tensor input, int diagonal=0) */
 typedef struct {
@@ -175,6 +190,25 @@ typedef struct {
   int64_t offset;
 } tl_py_args_diagflat;
 PyObject *tl_py_impl_diagflat(const char *name, const tl_py_args_diagflat *a);
+
+/* select_scatter(Tensor input, Tensor src, int dim, int index) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *src; /* borrowed */
+  int64_t dim;
+  int64_t index;
+} tl_py_args_select_scatter;
+PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a);
+
+/* diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *src; /* borrowed */
+  int64_t offset;
+  int64_t dim1;
+  int64_t dim2;
+} tl_py_args_diagonal_scatter;
+PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a);
 
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
