@@ -14,6 +14,7 @@
 #include <structmember.h>
 
 #include "grad/py_grad.h"
+#include "ndcore/bindings/py_sig.h"
 
 PyObject *tl_py_tensor_alias(PyObject *t)
 {
@@ -380,8 +381,8 @@ static const int fn_flags[] = {
 #undef TL_GRAD_FN
 };
 
-PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
-                         PyObject *kwnames, int flags)
+static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                        PyObject *kwnames, int flags)
 {
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (formula >= TL_OP_COUNT) /* a grad_fns.def function: its flags are declared there */
@@ -449,6 +450,27 @@ done:
 fail:
   Py_CLEAR(result);
   goto done;
+}
+
+/* Each op's declared signature (signatures.txt), NULL for those with none. */
+static const tl_py_sig *sig_of[TL_GRAD_COUNT];
+
+/* The call is normalised once, before it runs: an int given as a 0-d tensor
+ * or a NumPy int reaches the op, and the tape, as a Python int.  (Kept as a
+ * tensor, the tape would hold it as an input stub whose data formulas then
+ * read.) */
+PyObject *tl_grad_record(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                         PyObject *kwnames, int flags)
+{
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject **normal = NULL;
+  if (sig_of[formula] && tl_py_sig_normalize(sig_of[formula], args, nargs, kwnames, &normal) < 0)
+    return NULL;
+  if (!normal)
+    return record(formula, impl, args, nargsf, kwnames, flags);
+  PyObject *r = record(formula, impl, normal, (size_t)nargs, kwnames, flags);
+  tl_py_sig_args_free(normal, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
+  return r;
 }
 
 /* ---- wrapped functions (grad_fns.def) ----------------------------------------------- */
@@ -639,6 +661,8 @@ int tl_py_grad_init(PyObject *module)
     return -1;
   tl_py_formula_getitem = TL_GRAD_GETITEM;
   tl_py_formula_setitem = TL_GRAD_SETITEM;
+  for (int i = 0; i < TL_GRAD_COUNT; i++)
+    sig_of[i] = tl_py_sig_find(tl_grad_formula_name(i));
   for (int i = TL_OP_COUNT; i < TL_GRAD_COUNT; i++) {
     if (!(fn_flags[i - TL_OP_COUNT] & TL_GRAD_F_SLOT) && wrap(module, i) < 0)
       return -1;

@@ -5,6 +5,7 @@
 #include "ndcore/bindings/py_tensor.h"
 #include "grad/py_grad.h"
 #include "ndcore/bindings/py_optim.h"
+#include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_parallel.h"
@@ -115,6 +116,8 @@ static PyMethodDef module_functions[] = {
     {"can_cast", can_cast, METH_VARARGS, NULL},
     {"result_type", result_type, METH_VARARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
+    {"_signatures", tl_py_signatures, METH_NOARGS,
+     "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
     {NULL, NULL, 0, NULL},
 };
 

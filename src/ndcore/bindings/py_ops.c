@@ -4,8 +4,10 @@
  * both the module function and the Tensor method: as a method descriptor it
  * receives the tensor as its first argument, so torchlike.add(a, b) and
  * a.add(b) run the same code with the same arguments.  Unary and binary ops
- * also get an in-place twin (a.add_(b)).  Arguments are parsed by kind here;
- * reductions parse in py_reduce.c.  Operators (+, <, ~ ...) are number slots
+ * also get an in-place twin (a.add_(b)).  Elementwise arguments are parsed
+ * by kind here; an op whose signature in signatures.txt names an
+ * implementation is bound by the generated code (generated/bindings.c), the
+ * rest by their family's file.  Operators (+, <, ~ ...) are number slots
  * that call the same path.                                                  */
 #include <stddef.h>
 
@@ -13,7 +15,7 @@
 #include <structmember.h>
 
 #include "ndcore/tensor/tl_backend.h"
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_sig.h"
 
 typedef struct {
   PyObject_HEAD
@@ -46,37 +48,6 @@ static int parse_kwargs(const char *func, PyObject *const *kwvalues, PyObject *k
     values[i] = kwvalues[k];
   }
   return 0;
-}
-
-/* dim=None (all), an int, or a sequence of ints -> bitmask of wrapped dims. */
-int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask)
-{
-  *mask = 0;
-  if (!dim || dim == Py_None) {
-    *mask = ndim ? (~(uint64_t)0 >> (64 - ndim)) : 0;
-    return 0;
-  }
-  PyObject *seq = PyIndex_Check(dim) ? NULL : PySequence_Fast(dim, "dim must be an int or a tuple of ints");
-  if (!seq && PyErr_Occurred())
-    return -1;
-  PyObject *const *items = seq ? PySequence_Fast_ITEMS(seq) : &dim;
-  Py_ssize_t n = seq ? PySequence_Fast_GET_SIZE(seq) : 1;
-  int r = 0;
-  for (Py_ssize_t i = 0; i < n && r == 0; i++) {
-    long long d = PyLong_AsLongLong(items[i]);
-    int w;
-    if (d == -1 && PyErr_Occurred())
-      r = -1;
-    else if (tl_dim_wrap(d, ndim, &w) != TL_OK)
-      r = tl_py_raise_int();
-    else if (*mask >> w & 1) {
-      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
-      r = -1;
-    } else
-      *mask |= (uint64_t)1 << w;
-  }
-  Py_XDECREF(seq);
-  return r;
 }
 
 /* ---- the elementwise path ---------------------------------------------------- */
@@ -315,6 +286,8 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
+  if (tl_py_op_binders[f->op]) /* generated from signatures.txt */
+    return tl_py_op_binders[f->op](f->op, args, nargs, kwnames);
   if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
     return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {

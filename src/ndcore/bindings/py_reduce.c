@@ -1,22 +1,25 @@
-/* py_reduce.c - Python argument parsing of reductions and scans (ops.def
- * REDUCE, REDUCE_PAIR, SCAN), and torchlike.return_types.
+/* py_reduce.c - reductions and scans (ops.def REDUCE, REDUCE_PAIR, SCAN), and
+ * torchlike.return_types.max/min.
  *
  * Called by py_ops.c for both torchlike.sum(t, ...) and t.sum(...): args[0]
- * is the tensor.  Signatures follow PyTorch's:
+ * is the tensor.  The ops with one signature each are bound by generated
+ * code (signatures.txt -> generated/bindings.c) and run by the
+ * tl_py_impl_* functions at the end of this file:
  *   sum/nansum/prod/mean/nanmean(input, dim=None, keepdim=False, *, dtype, out)
- *   var/std(input, dim=None, unbiased|*, correction=1, keepdim=False, out)
- *      and the legacy var(input, unbiased) / var(input, dim, unbiased, keepdim)
  *   amax/amin/all/any/logsumexp(input, dim=None, keepdim=False, *, out)
  *   argmax/argmin(input, dim=None, keepdim=False)
  *   count_nonzero(input, dim=None)
+ *   cumsum/cumprod(input, dim, *, dtype=None, out=None)
+ * Those with overloads are parsed here by hand:
+ *   var/std(input, dim=None, unbiased|*, correction=1, keepdim=False, out)
+ *      and the legacy var(input, unbiased) / var(input, dim, unbiased, keepdim)
  *   norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None)
  *   max/min(input) | (input, dim, keepdim=False, *, out) -> (values, indices)
  *          | (input, other, *, out) -> elementwise maximum/minimum
- *   cumsum/cumprod(input, dim, *, dtype=None, out=None)
  * dim=() or dim=[] means every dim, as in PyTorch.                        */
 #include <math.h>
 
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 
 #define TL_MAX_ARGS 6
 
@@ -35,31 +38,7 @@ static int bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, 
   return 0;
 }
 
-static int parse_bool(const char *func, const char *name, PyObject *o, bool *out)
-{
-  if (!o || o == Py_None)
-    return 0;
-  if (!PyBool_Check(o) && !PyLong_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be bool, not %s", func, name,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *out = PyObject_IsTrue(o);
-  return 0;
-}
-
-static int parse_dtype_arg(PyObject *o, int *out)
-{
-  tl_dtype d;
-  if (!o || o == Py_None)
-    return 0;
-  if (tl_py_parse_dtype(o, &d) < 0)
-    return -1;
-  *out = (int)d;
-  return 0;
-}
-
-/* One int dim (max, argmax, cumsum); *dim untouched when o is None/NULL. */
+/* One int dim (max, min); *dim untouched when o is None/NULL. */
 static int parse_one_dim(const char *func, PyObject *o, int ndim, int *dim)
 {
   if (!PyIndex_Check(o) || PyBool_Check(o)) {
@@ -73,14 +52,11 @@ static int parse_one_dim(const char *func, PyObject *o, int ndim, int *dim)
   return tl_dim_wrap(d, ndim, dim) != TL_OK ? tl_py_raise_int() : 0;
 }
 
+/* out=: a tensor, or None */
 static int check_out(const char *func, PyObject *out)
 {
-  if (out && out != Py_None && !tl_py_is_tensor(out)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", func,
-                 Py_TYPE(out)->tp_name);
-    return -1;
-  }
-  return 0;
+  PyObject *t;
+  return tl_py_arg_tensor(func, "out", out, true, &t);
 }
 
 /* Run the core reduction into a new tensor or into out. */
@@ -140,7 +116,7 @@ static PyObject *call_max_min(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                      v[3] == Py_None ? NULL : v[3], &p);
   }
   tl_reduce_args a = {.dtype = -1};
-  if (parse_bool(name, "keepdim", v[2], &a.keepdim) < 0)
+  if (tl_py_arg_bool(name, "keepdim", v[2], &a.keepdim) < 0)
     return NULL;
   const tl_tensor *t = tl_py_t(v[0]);
   if (!v[1] || v[1] == Py_None) {
@@ -180,37 +156,6 @@ fail:
   return NULL;
 }
 
-static PyObject *call_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-  const char *name = tl_op_infos[op].name;
-  static const char *const names[] = {"input", "dim", "dtype", "out", NULL};
-  PyObject *v[TL_MAX_ARGS] = {NULL};
-  if (bind_args(name, args, nargs, kwnames, names, 2, v) < 0)
-    return NULL;
-  if (!v[1] || v[1] == Py_None)
-    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'dim'", name);
-  int dtype = -1;
-  if (parse_dtype_arg(v[2], &dtype) < 0 || check_out(name, v[3]) < 0)
-    return NULL;
-  const tl_tensor *t = tl_py_t(v[0]);
-  int dim;
-  if (parse_one_dim(name, v[1], t->ndim, &dim) < 0)
-    return NULL;
-  if (v[3] && v[3] != Py_None) {
-    if (tl_op_scan(op, t, dim, dtype, tl_py_t(v[3])) != TL_OK)
-      return tl_py_raise();
-    return Py_NewRef(v[3]);
-  }
-  tl_py_tensor *r = tl_py_tensor_alloc();
-  if (!r)
-    return NULL;
-  if (tl_op_scan(op, t, dim, dtype, &r->t) != TL_OK) {
-    Py_DECREF(r);
-    return tl_py_raise();
-  }
-  return (PyObject *)r;
-}
-
 /* var/std: correction= or the legacy unbiased (a bool in second place means
  * var(input, unbiased)). */
 static PyObject *call_var(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -246,7 +191,7 @@ static PyObject *call_var(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyO
     if (v[4] && v[4] != Py_None)
       return PyErr_Format(PyExc_TypeError, "%s(): cannot specify both 'unbiased' and "
                                            "'correction'", name);
-    if (parse_bool(name, "unbiased", v[2], &unbiased) < 0)
+    if (tl_py_arg_bool(name, "unbiased", v[2], &unbiased) < 0)
       return NULL;
     a.p.s[0].v.f = unbiased ? 1.0 : 0.0;
   } else if (v[4] && v[4] != Py_None) {
@@ -255,7 +200,7 @@ static PyObject *call_var(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyO
       return NULL;
     a.p.s[0].v.f = c;
   }
-  if (parse_bool(name, "keepdim", v[3], &a.keepdim) < 0 || check_out(name, v[5]) < 0 ||
+  if (tl_py_arg_bool(name, "keepdim", v[3], &a.keepdim) < 0 || check_out(name, v[5]) < 0 ||
       tl_py_parse_dims(v[1], tl_py_t(v[0])->ndim, &a.dims) < 0)
     return NULL;
   return run_reduce(op, v[0], &a, v[5]);
@@ -287,8 +232,8 @@ static PyObject *call_norm(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
     }
     a.p.s[0].v.f = f;
   }
-  if (parse_bool("norm", "keepdim", v[3], &a.keepdim) < 0 || check_out("norm", v[4]) < 0 ||
-      parse_dtype_arg(v[5], &a.dtype) < 0 ||
+  if (tl_py_arg_bool("norm", "keepdim", v[3], &a.keepdim) < 0 || check_out("norm", v[4]) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
       tl_py_parse_dims(v[2], tl_py_t(v[0])->ndim, &a.dims) < 0)
     return NULL;
   return run_reduce(TL_OP_NORM, v[0], &a, v[4]);
@@ -296,60 +241,77 @@ static PyObject *call_norm(PyObject *const *args, Py_ssize_t nargs, PyObject *kw
 
 PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-  const char *name = tl_op_infos[op].name;
   switch (op) {
   case TL_OP_MAX:
   case TL_OP_MIN:
     return call_max_min(op, args, nargs, kwnames);
-  case TL_OP_CUMSUM:
-  case TL_OP_CUMPROD:
-    return call_scan(op, args, nargs, kwnames);
   case TL_OP_VAR:
   case TL_OP_STD:
     return call_var(op, args, nargs, kwnames);
   case TL_OP_NORM:
     return call_norm(args, nargs, kwnames);
-  default:
-    break;
+  default: /* the generated binders (tl_py_op_binders) take the others */
+    return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[op].name);
   }
-  /* The rest: (input, dim, keepdim) and some of dtype=, out=. */
-  static const char *const with_dtype[] = {"input", "dim", "keepdim", "dtype", "out", NULL};
-  static const char *const with_out[] = {"input", "dim", "keepdim", "out", NULL};
-  static const char *const plain[] = {"input", "dim", "keepdim", NULL};
-  static const char *const count[] = {"input", "dim", NULL};
-  bool has_dtype = op == TL_OP_SUM || op == TL_OP_NANSUM || op == TL_OP_PROD ||
-                   op == TL_OP_MEAN || op == TL_OP_NANMEAN;
-  const char *const *names = has_dtype                    ? with_dtype
-                             : op == TL_OP_COUNT_NONZERO ? count
-                             : op == TL_OP_ARGMAX || op == TL_OP_ARGMIN ? plain
-                                                                         : with_out;
-  int npos = op == TL_OP_COUNT_NONZERO ? 2 : 3;
-  PyObject *v[TL_MAX_ARGS] = {NULL};
-  if (bind_args(name, args, nargs, kwnames, names, npos, v) < 0)
+}
+
+/* ---- implementations of the generated binders (signatures.txt) ----------------------- */
+
+PyObject *tl_py_impl_reduce_dtype(tl_op op, const tl_py_args_reduce_dtype *a)
+{
+  tl_reduce_args r = {.keepdim = a->keepdim, .dtype = a->dtype};
+  if (tl_py_ints_dims(&a->dim, tl_py_t(a->input)->ndim, &r.dims) < 0)
     return NULL;
-  PyObject *out = NULL;
-  tl_reduce_args a = {.dtype = -1};
-  const tl_tensor *t = tl_py_t(v[0]);
-  if (op != TL_OP_COUNT_NONZERO && parse_bool(name, "keepdim", v[2], &a.keepdim) < 0)
+  return run_reduce(op, a->input, &r, a->out);
+}
+
+PyObject *tl_py_impl_reduce_out(tl_op op, const tl_py_args_reduce_out *a)
+{
+  tl_reduce_args r = {.keepdim = a->keepdim, .dtype = -1};
+  if (tl_py_ints_dims(&a->dim, tl_py_t(a->input)->ndim, &r.dims) < 0)
     return NULL;
-  if (has_dtype) {
-    if (parse_dtype_arg(v[3], &a.dtype) < 0)
-      return NULL;
-    out = v[4];
-  } else if (names == with_out) {
-    out = v[3];
+  return run_reduce(op, a->input, &r, a->out);
+}
+
+PyObject *tl_py_impl_count_nonzero(tl_op op, const tl_py_args_count_nonzero *a)
+{
+  tl_reduce_args r = {.dtype = -1};
+  if (tl_py_ints_dims(&a->dim, tl_py_t(a->input)->ndim, &r.dims) < 0)
+    return NULL;
+  return run_reduce(op, a->input, &r, NULL);
+}
+
+/* argmax/argmin: one dim, or the flattened input when none */
+PyObject *tl_py_impl_reduce_index(tl_op op, const tl_py_args_reduce_index *a)
+{
+  const tl_tensor *t = tl_py_t(a->input);
+  tl_reduce_args r = {.keepdim = a->keepdim, .dtype = -1};
+  if (a->has_dim) {
+    int dim;
+    if (tl_dim_wrap(a->dim, t->ndim, &dim) != TL_OK)
+      return tl_py_raise();
+    r.dims = t->ndim ? (uint64_t)1 << dim : 0;
   }
-  if (check_out(name, out) < 0)
-    return NULL;
-  if (op == TL_OP_ARGMAX || op == TL_OP_ARGMIN) {
-    if (v[1] && v[1] != Py_None) {
-      int dim;
-      if (parse_one_dim(name, v[1], t->ndim, &dim) < 0)
-        return NULL;
-      a.dims = t->ndim ? (uint64_t)1 << dim : 0;
-    }
-  } else if (tl_py_parse_dims(v[1], t->ndim, &a.dims) < 0) {
-    return NULL;
+  return run_reduce(op, a->input, &r, NULL);
+}
+
+PyObject *tl_py_impl_scan(tl_op op, const tl_py_args_scan *a)
+{
+  const tl_tensor *t = tl_py_t(a->input);
+  int dim;
+  if (tl_dim_wrap(a->dim, t->ndim, &dim) != TL_OK)
+    return tl_py_raise();
+  if (a->out) {
+    if (tl_op_scan(op, t, dim, a->dtype, tl_py_t(a->out)) != TL_OK)
+      return tl_py_raise();
+    return Py_NewRef(a->out);
   }
-  return run_reduce(op, v[0], &a, out);
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_op_scan(op, t, dim, a->dtype, &r->t) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
 }

@@ -13,7 +13,7 @@
  * (cat, stack, meshgrid ...).  The existing view methods of py_views.c that
  * PyTorch also offers as functions (permute, transpose ...) are exported to
  * the module the same way.  py_module.c calls tl_py_shape_ops_init().     */
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/kernels/tl_shape_ops.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -250,17 +250,22 @@ JOIN_FN(column_stack, TL_STACK_COLUMN)
 
 /* ---- splitting --------------------------------------------------------------- */
 
-static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
+static int wrap_dim_of(const tl_tensor *t, int64_t dim, int *d)
 {
-  int64_t dim = 0;
-  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
-    return -1;
   if (t->ndim == 0) {
     PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions",
                  (long long)dim);
     return -1;
   }
   return tl_dim_wrap(dim, t->ndim, d) == TL_OK ? 0 : tl_py_raise_int();
+}
+
+static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
+{
+  int64_t dim = 0;
+  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
+    return -1;
+  return wrap_dim_of(t, dim, d);
 }
 
 static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -302,37 +307,31 @@ static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t
   return r;
 }
 
-static PyObject *tensor_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* chunk and unbind: bound by generated code (signatures.txt) */
+PyObject *tl_py_impl_chunk(const char *name, const tl_py_args_chunk *a)
 {
-  static const char *const names[] = {"chunks", "dim", NULL};
-  PyObject *v[2];
-  tl_tensor *t = tl_py_t(self);
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input);
   int d;
-  int64_t chunks = 0, n;
+  int64_t n;
   tl_span *spans = NULL;
-  if (tl_py_bind_args("chunk", args, nargs, kwnames, names, -1, 0, v) < 0 || need("chunk", "chunks", v[0]) < 0 ||
-      tl_py_int_arg("chunk", "chunks", v[0], &chunks) < 0)
-    return NULL;
   if (t->ndim == 0)
     return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
-  if (dim_of(t, v[1], "chunk", &d) < 0)
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
-  if (tl_split_chunks(t->shape[d], chunks, &spans, &n) != TL_OK)
+  if (tl_split_chunks(t->shape[d], a->chunks, &spans, &n) != TL_OK)
     return tl_py_raise();
   PyObject *r = spans_tuple(t, d, spans, n);
   free(spans);
   return r;
 }
 
-static PyObject *tensor_unbind(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a)
 {
-  static const char *const names[] = {"dim", NULL};
-  PyObject *v[1];
-  tl_tensor *t = tl_py_t(self);
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input);
   int d;
-  if (tl_py_bind_args("unbind", args, nargs, kwnames, names, -1, 0, v) < 0 || dim_of(t, v[0], "unbind", &d) < 0)
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
   PyObject *tuple = PyTuple_New((Py_ssize_t)t->shape[d]);
   for (int64_t i = 0; tuple && i < t->shape[d]; i++) {
@@ -613,139 +612,77 @@ static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args,
 
 /* ---- triangles and diagonals ------------------------------------------------ */
 
-static PyObject *tril_common(const char *func, PyObject *self, PyObject *const *args,
-                             Py_ssize_t nargs, PyObject *kwnames, bool upper)
+/* tril/triu (name says which), diag, diag_embed, diagflat, diagonal, narrow,
+ * select: bound by generated code (signatures.txt). */
+PyObject *tl_py_impl_tril(const char *name, const tl_py_args_tril *a)
 {
-  static const char *const names[] = {"diagonal", NULL};
-  PyObject *v[1];
-  int64_t k = 0;
   tl_tensor out;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || tl_py_int_arg(func, "diagonal", v[0], &k) < 0)
-    return NULL;
-  return wrap(tl_shape_tril(&out, tl_py_t(self), k, upper), &out);
+  return wrap(tl_shape_tril(&out, tl_py_t(a->input), a->diagonal, !strcmp(name, "triu")), &out);
 }
 
-static PyObject *tensor_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *tl_py_impl_diagonal(const char *name, const tl_py_args_diagonal *a)
 {
-  return tril_common("tril", self, args, nargs, kwnames, false);
-}
-
-static PyObject *tensor_triu(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
-{
-  return tril_common("triu", self, args, nargs, kwnames, true);
-}
-
-static PyObject *tensor_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-  static const char *const names[] = {"offset", "dim1", "dim2", NULL};
-  PyObject *v[3];
-  int64_t offset = 0, d1 = 0, d2 = 1;
+  (void)name;
   tl_tensor out;
-  if (tl_py_bind_args("diagonal", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diagonal", "offset", v[0], &offset) < 0 ||
-      tl_py_int_arg("diagonal", "dim1", v[1], &d1) < 0 || tl_py_int_arg("diagonal", "dim2", v[2], &d2) < 0)
-    return NULL;
-  return wrap(tl_view_diagonal(&out, tl_py_t(self), offset, d1, d2), &out);
+  return wrap(tl_view_diagonal(&out, tl_py_t(a->input), a->offset, a->dim1, a->dim2), &out);
 }
 
-static PyObject *tensor_diag(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *tl_py_impl_diag(const char *name, const tl_py_args_diag *a)
 {
-  static const char *const names[] = {"diagonal", NULL};
-  PyObject *v[1];
-  int64_t k = 0;
+  (void)name;
   tl_tensor out;
-  if (tl_py_bind_args("diag", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diag", "diagonal", v[0], &k) < 0)
-    return NULL;
-  return wrap(tl_shape_diag(&out, tl_py_t(self), k), &out);
+  return wrap(tl_shape_diag(&out, tl_py_t(a->input), a->diagonal), &out);
 }
 
-static PyObject *tensor_diag_embed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+PyObject *tl_py_impl_diag_embed(const char *name, const tl_py_args_diag_embed *a)
 {
-  static const char *const names[] = {"offset", "dim1", "dim2", NULL};
-  PyObject *v[3];
-  int64_t offset = 0, d1 = -2, d2 = -1;
+  (void)name;
   tl_tensor out;
-  if (tl_py_bind_args("diag_embed", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diag_embed", "offset", v[0], &offset) < 0 ||
-      tl_py_int_arg("diag_embed", "dim1", v[1], &d1) < 0 || tl_py_int_arg("diag_embed", "dim2", v[2], &d2) < 0)
-    return NULL;
-  return wrap(tl_shape_diag_embed(&out, tl_py_t(self), offset, d1, d2), &out);
+  return wrap(tl_shape_diag_embed(&out, tl_py_t(a->input), a->offset, a->dim1, a->dim2), &out);
 }
 
-static PyObject *tensor_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+PyObject *tl_py_impl_diagflat(const char *name, const tl_py_args_diagflat *a)
 {
-  static const char *const names[] = {"offset", NULL};
-  PyObject *v[1];
-  int64_t k = 0, numel = tl_tensor_numel(tl_py_t(self));
+  (void)name;
+  int64_t numel = tl_tensor_numel(tl_py_t(a->input));
   tl_tensor flat, out;
-  if (tl_py_bind_args("diagflat", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diagflat", "offset", v[0], &k) < 0)
-    return NULL;
-  if (tl_view_reshape(&flat, tl_py_t(self), 1, &numel, true) != TL_OK)
+  if (tl_view_reshape(&flat, tl_py_t(a->input), 1, &numel, true) != TL_OK)
     return tl_py_raise();
-  tl_status status = tl_shape_diag(&out, &flat, k);
+  tl_status status = tl_shape_diag(&out, &flat, a->offset);
   tl_tensor_release(&flat);
   return wrap(status, &out);
 }
 
 /* ---- views ---------------------------------------------------------------------- */
 
-static PyObject *tensor_narrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+/* narrow (a view) and narrow_copy (name says which) */
+PyObject *tl_py_impl_narrow(const char *name, const tl_py_args_narrow *a)
 {
-  static const char *const names[] = {"dim", "start", "length", NULL};
-  PyObject *v[3];
-  int64_t dim = 0, start = 0, length = 0;
-  tl_tensor out;
-  if (tl_py_bind_args("narrow", args, nargs, kwnames, names, -1, 0, v) < 0 || need("narrow", "dim", v[0]) < 0 ||
-      need("narrow", "start", v[1]) < 0 || need("narrow", "length", v[2]) < 0 ||
-      tl_py_int_arg("narrow", "dim", v[0], &dim) < 0 || tl_py_int_arg("narrow", "start", v[1], &start) < 0 ||
-      tl_py_int_arg("narrow", "length", v[2], &length) < 0)
-    return NULL;
-  return wrap(tl_view_narrow(&out, tl_py_t(self), dim, start, length), &out);
+  tl_tensor view, out;
+  if (tl_view_narrow(&view, tl_py_t(a->input), a->dim, a->start, a->length) != TL_OK)
+    return tl_py_raise();
+  if (strcmp(name, "narrow_copy"))
+    return tl_py_tensor_from(&view);
+  tl_status status = tl_shape_clone(&out, &view);
+  tl_tensor_release(&view);
+  return wrap(status, &out);
 }
 
-static PyObject *tensor_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a)
 {
-  static const char *const names[] = {"dim", "index", NULL};
-  PyObject *v[2];
-  int64_t dim = 0, index = 0;
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input), out;
   int d;
-  tl_tensor *t = tl_py_t(self), out;
-  if (tl_py_bind_args("select", args, nargs, kwnames, names, -1, 0, v) < 0 || need("select", "dim", v[0]) < 0 ||
-      need("select", "index", v[1]) < 0 || tl_py_int_arg("select", "dim", v[0], &dim) < 0 ||
-      tl_py_int_arg("select", "index", v[1], &index) < 0)
-    return NULL;
   if (t->ndim == 0)
     return PyErr_Format(PyExc_IndexError, "select() cannot be applied to a 0-dim tensor.");
-  if (tl_dim_wrap(dim, t->ndim, &d) != TL_OK)
+  if (tl_dim_wrap(a->dim, t->ndim, &d) != TL_OK)
     return tl_py_raise();
   tl_tensor_view_of(&out, t);
-  if (tl_view_select(&out, d, index) != TL_OK) {
+  if (tl_view_select(&out, d, a->index) != TL_OK) {
     tl_tensor_release(&out);
     return tl_py_raise();
   }
   return tl_py_tensor_from(&out);
-}
-
-static PyObject *tensor_narrow_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames)
-{
-  PyObject *view = tensor_narrow(self, args, nargs, kwnames);
-  if (!view)
-    return NULL;
-  tl_tensor out;
-  PyObject *r = wrap(tl_shape_clone(&out, tl_py_t(view)), &out);
-  Py_DECREF(view);
-  return r;
 }
 
 /* Python-slice bound for a positive step: None is `dflt`, negatives wrap, then clamp. */
@@ -771,18 +708,11 @@ static PyObject *view_scatter(const char *func, PyObject *self, PyObject *src, t
   return wrap(tl_shape_view_scatter(&out, tl_py_t(self), tl_py_t(src), kind, a), &out);
 }
 
-static PyObject *tensor_select_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                       PyObject *kwnames)
+/* select_scatter, diagonal_scatter: bound by generated code */
+PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a)
 {
-  static const char *const names[] = {"src", "dim", "index", NULL};
-  PyObject *v[3];
-  int64_t a[2] = {0, 0};
-  if (tl_py_bind_args("select_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("select_scatter", "dim", v[1]) < 0 || need("select_scatter", "index", v[2]) < 0 ||
-      tl_py_int_arg("select_scatter", "dim", v[1], &a[0]) < 0 ||
-      tl_py_int_arg("select_scatter", "index", v[2], &a[1]) < 0)
-    return NULL;
-  return view_scatter("select_scatter", self, v[0], TL_SCATTER_SELECT, a);
+  const int64_t at[2] = {a->dim, a->index};
+  return view_scatter(name, a->input, a->src, TL_SCATTER_SELECT, at);
 }
 
 static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -806,18 +736,10 @@ static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_
   return view_scatter("slice_scatter", self, v[0], TL_SCATTER_SLICE, a);
 }
 
-static PyObject *tensor_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                         PyObject *kwnames)
+PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a)
 {
-  static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
-  PyObject *v[4];
-  int64_t a[3] = {0, 0, 1};
-  if (tl_py_bind_args("diagonal_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "offset", v[1], &a[0]) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "dim1", v[2], &a[1]) < 0 ||
-      tl_py_int_arg("diagonal_scatter", "dim2", v[3], &a[2]) < 0)
-    return NULL;
-  return view_scatter("diagonal_scatter", self, v[0], TL_SCATTER_DIAGONAL, a);
+  const int64_t at[3] = {a->offset, a->dim1, a->dim2};
+  return view_scatter(name, a->input, a->src, TL_SCATTER_DIAGONAL, at);
 }
 
 static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -1227,8 +1149,6 @@ INPLACE_VIEW(as_strided)
 /* Tensor methods that are also module functions (torchlike.<name>(t, ...)). */
 static PyMethodDef shape_methods[] = {
     {"split", FASTCALL_KW(tensor_split_), NULL},
-    {"chunk", FASTCALL_KW(tensor_chunk), NULL},
-    {"unbind", FASTCALL_KW(tensor_unbind), NULL},
     {"tensor_split", FASTCALL_KW(tensor_tensor_split), NULL},
     {"hsplit", FASTCALL_KW(tensor_hsplit), NULL},
     {"vsplit", FASTCALL_KW(tensor_vsplit), NULL},
@@ -1240,18 +1160,7 @@ static PyMethodDef shape_methods[] = {
     {"rot90", FASTCALL_KW(tensor_rot90), NULL},
     {"tile", FASTCALL_KW(tensor_tile), NULL},
     {"repeat_interleave", FASTCALL_KW(tensor_repeat_interleave), NULL},
-    {"tril", FASTCALL_KW(tensor_tril), NULL},
-    {"triu", FASTCALL_KW(tensor_triu), NULL},
-    {"diagonal", FASTCALL_KW(tensor_diagonal), NULL},
-    {"diag", FASTCALL_KW(tensor_diag), NULL},
-    {"diag_embed", FASTCALL_KW(tensor_diag_embed), NULL},
-    {"diagflat", FASTCALL_KW(tensor_diagflat), NULL},
-    {"narrow", FASTCALL_KW(tensor_narrow), NULL},
-    {"narrow_copy", FASTCALL_KW(tensor_narrow_copy), NULL},
-    {"select", FASTCALL_KW(tensor_select), NULL},
-    {"select_scatter", FASTCALL_KW(tensor_select_scatter), NULL},
     {"slice_scatter", FASTCALL_KW(tensor_slice_scatter), NULL},
-    {"diagonal_scatter", FASTCALL_KW(tensor_diagonal_scatter), NULL},
     {"as_strided", FASTCALL_KW(tensor_as_strided), NULL},
     {"movedim", FASTCALL_KW(tensor_movedim), NULL},
     {"moveaxis", FASTCALL_KW(tensor_movedim), NULL},
@@ -1319,9 +1228,13 @@ static int export_method(PyObject *module, const char *name)
 int tl_py_shape_ops_init(PyObject *module)
 {
   if (tl_py_tensor_add_methods(shape_methods) < 0 || tl_py_tensor_add_methods(method_only) < 0 ||
+      tl_py_tensor_add_methods(tl_py_generated_methods) < 0 ||
       PyModule_AddFunctions(module, shape_functions) < 0)
     return -1;
   for (PyMethodDef *m = shape_methods; m->ml_name; m++)
+    if (export_method(module, m->ml_name) < 0)
+      return -1;
+  for (PyMethodDef *m = tl_py_generated_methods; m->ml_name; m++)
     if (export_method(module, m->ml_name) < 0)
       return -1;
   for (int i = 0; view_functions[i]; i++)

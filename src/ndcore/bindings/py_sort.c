@@ -7,7 +7,7 @@
  * named tuples of torchlike.return_types (PyStructSequence types made here).
  * The work is done by the core in sort.c and search.c (tl_sort.h).        */
 #include "ndcore/tensor/tl_backend.h"
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/kernels/tl_sort.h"
 
 /* ---- named tuples ------------------------------------------------------------ */
@@ -61,20 +61,9 @@ static PyObject *new_tensor(void) { return (PyObject *)tl_py_tensor_alloc(); }
 
 /* ---- sort, argsort, msort ------------------------------------------------------ */
 
-static PyObject *call_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+/* sort (values, indices), argsort (indices), msort (values) of in along dim. */
+static PyObject *sort_run(tl_op op, const tl_tensor *in, int64_t dim, bool desc, bool stable)
 {
-  const char *fn = tl_op_infos[op].name;
-  static const char *const names[] = {"input", "dim", "descending", "stable", NULL};
-  PyObject *a[4];
-  int npos = op == TL_OP_MSORT ? 1 : 4;
-  if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  int64_t dim;
-  bool desc, stable;
-  if (!in || int_arg(fn, "dim", a[1], op == TL_OP_MSORT ? 0 : -1, &dim) < 0 ||
-      bool_arg(a[2], false, &desc) < 0 || bool_arg(a[3], false, &stable) < 0)
-    return NULL;
   /* argsort wants no values, msort no indices */
   PyObject *v = op == TL_OP_ARGSORT ? NULL : new_tensor(), *i = op == TL_OP_MSORT ? NULL : new_tensor();
   if ((op != TL_OP_ARGSORT && !v) || (op != TL_OP_MSORT && !i))
@@ -96,41 +85,10 @@ fail:
 
 /* ---- topk, kthvalue, median, nanmedian, mode -------------------------------------- */
 
-static PyObject *call_select(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+/* topk (k, largest), kthvalue (k, keepdim), mode (keepdim), median/nanmedian
+ * (keepdim) of in along dim: flag is largest or keepdim. */
+static PyObject *select_run(tl_op op, const tl_tensor *in, int64_t k, int64_t dim, bool flag)
 {
-  const char *fn = tl_op_infos[op].name;
-  static const char *const topk_names[] = {"input", "k", "dim", "largest", "sorted", NULL};
-  static const char *const kth_names[] = {"input", "k", "dim", "keepdim", NULL};
-  static const char *const dim_names[] = {"input", "dim", "keepdim", NULL};
-  const char *const *names = op == TL_OP_TOPK ? topk_names : op == TL_OP_KTHVALUE ? kth_names
-                                                                                  : dim_names;
-  PyObject *a[5];
-  int npos = op == TL_OP_TOPK ? 5 : op == TL_OP_KTHVALUE ? 4 : 3;
-  if (tl_py_bind_args(fn, args, nargs, kw, names, npos, 0, a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  if (!in)
-    return NULL;
-  bool has_k = op == TL_OP_TOPK || op == TL_OP_KTHVALUE;
-  int64_t k = 0, dim;
-  bool flag;
-  if (has_k && !a[1])
-    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'k'", fn);
-  if ((has_k && int_arg(fn, "k", a[1], 0, &k) < 0) ||
-      int_arg(fn, "dim", a[has_k + 1], -1, &dim) < 0 ||
-      bool_arg(a[has_k + 2], op == TL_OP_TOPK, &flag) < 0)
-    return NULL;
-  bool median = op == TL_OP_MEDIAN || op == TL_OP_NANMEDIAN;
-  if (median && (!a[1] || a[1] == Py_None)) { /* median of everything: a 0-d tensor */
-    if (a[2])
-      return PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fn);
-    PyObject *r = new_tensor();
-    if (r && tl_median_all(in, op == TL_OP_NANMEDIAN, tl_py_t(r)) != TL_OK) {
-      Py_DECREF(r);
-      return tl_py_raise();
-    }
-    return r;
-  }
   PyObject *v = new_tensor(), *i = new_tensor();
   tl_status st = TL_ERR_MEMORY;
   int rt = RT_SORT;
@@ -163,6 +121,34 @@ static PyObject *call_select(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
     return NULL;
   }
   return pair_result(rt, v, i);
+}
+
+/* median/nanmedian(input) | (input, dim, keepdim=False): two overloads, parsed here. */
+static PyObject *call_median(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+{
+  const char *fn = tl_op_infos[op].name;
+  static const char *const names[] = {"input", "dim", "keepdim", NULL};
+  PyObject *a[3];
+  if (tl_py_bind_args(fn, args, nargs, kw, names, 3, 0, a) < 0)
+    return NULL;
+  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
+  if (!in)
+    return NULL;
+  if (!a[1] || a[1] == Py_None) { /* median of everything: a 0-d tensor */
+    if (a[2])
+      return PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fn);
+    PyObject *r = new_tensor();
+    if (r && tl_median_all(in, op == TL_OP_NANMEDIAN, tl_py_t(r)) != TL_OK) {
+      Py_DECREF(r);
+      return tl_py_raise();
+    }
+    return r;
+  }
+  int64_t dim;
+  bool keepdim;
+  if (int_arg(fn, "dim", a[1], -1, &dim) < 0 || bool_arg(a[2], false, &keepdim) < 0)
+    return NULL;
+  return select_run(op, in, 0, dim, keepdim);
 }
 
 /* ---- quantile, nanquantile ------------------------------------------------------- */
@@ -244,29 +230,6 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* ---- cummax, cummin --------------------------------------------------------------- */
-
-static PyObject *call_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-  const char *fn = tl_op_infos[op].name;
-  static const char *const names[] = {"input", "dim", NULL};
-  PyObject *a[2];
-  if (tl_py_bind_args(fn, args, nargs, kw, names, 2, 0, a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  int64_t dim;
-  if (!in)
-    return NULL;
-  if (!a[1])
-    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'dim'", fn);
-  if (int_arg(fn, "dim", a[1], 0, &dim) < 0)
-    return NULL;
-  PyObject *v = new_tensor(), *i = new_tensor();
-  if (v && i && tl_cummax(in, dim, op == TL_OP_CUMMIN, tl_py_t(v), tl_py_t(i)) != TL_OK) {
-    tl_py_raise();
-    Py_CLEAR(v);
-  }
-  return pair_result(op == TL_OP_CUMMIN ? RT_CUMMIN : RT_CUMMAX, v, i);
-}
 
 /* ---- unique, unique_consecutive ----------------------------------------------------- */
 
@@ -442,22 +405,12 @@ static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, P
 static PyObject *dispatch(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
   switch (op) {
-  case TL_OP_SORT:
-  case TL_OP_ARGSORT:
-  case TL_OP_MSORT:
-    return call_sort(op, args, nargs, kwnames);
-  case TL_OP_TOPK:
-  case TL_OP_KTHVALUE:
   case TL_OP_MEDIAN:
   case TL_OP_NANMEDIAN:
-  case TL_OP_MODE:
-    return call_select(op, args, nargs, kwnames);
+    return call_median(op, args, nargs, kwnames);
   case TL_OP_QUANTILE:
   case TL_OP_NANQUANTILE:
     return call_quantile(op, args, nargs, kwnames);
-  case TL_OP_CUMMAX:
-  case TL_OP_CUMMIN:
-    return call_cummax(op, args, nargs, kwnames);
   case TL_OP_UNIQUE:
   case TL_OP_UNIQUE_CONSECUTIVE:
     return call_unique(op, args, nargs, kwnames);
@@ -467,9 +420,8 @@ static PyObject *dispatch(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyO
   case TL_OP_BINCOUNT:
   case TL_OP_HISTC:
     return call_count(op, args, nargs, kwnames);
-  default:
-    return PyErr_Format(PyExc_NotImplementedError, "%s() has no sort-family parser",
-                        tl_op_infos[op].name);
+  default: /* the generated binders (tl_py_op_binders) take the others */
+    return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[op].name);
   }
 }
 
@@ -568,6 +520,50 @@ done:
   PyMem_Free(copy);
   Py_XDECREF(names);
   return r;
+}
+
+/* ---- implementations of the generated binders (signatures.txt) ----------------------- */
+
+/* The result, or the result copied into out= when one is given. */
+static PyObject *finish(tl_op op, PyObject *result, PyObject *out)
+{
+  return result && out && out != Py_None ? with_out(tl_op_infos[op].name, result, out) : result;
+}
+
+PyObject *tl_py_impl_sort(tl_op op, const tl_py_args_sort *a)
+{
+  return finish(op, sort_run(op, tl_py_t(a->input), a->dim, a->descending, a->stable), a->out);
+}
+
+PyObject *tl_py_impl_msort(tl_op op, const tl_py_args_msort *a)
+{
+  return finish(op, sort_run(op, tl_py_t(a->input), 0, false, false), a->out);
+}
+
+PyObject *tl_py_impl_topk(tl_op op, const tl_py_args_topk *a)
+{
+  return finish(op, select_run(op, tl_py_t(a->input), a->k, a->dim, a->largest), a->out);
+}
+
+PyObject *tl_py_impl_kthvalue(tl_op op, const tl_py_args_kthvalue *a)
+{
+  return finish(op, select_run(op, tl_py_t(a->input), a->k, a->dim, a->keepdim), a->out);
+}
+
+PyObject *tl_py_impl_mode(tl_op op, const tl_py_args_mode *a)
+{
+  return finish(op, select_run(op, tl_py_t(a->input), 0, a->dim, a->keepdim), a->out);
+}
+
+PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a)
+{
+  PyObject *v = new_tensor(), *i = new_tensor();
+  if (v && i && tl_cummax(tl_py_t(a->input), a->dim, op == TL_OP_CUMMIN, tl_py_t(v),
+                          tl_py_t(i)) != TL_OK) {
+    tl_py_raise();
+    Py_CLEAR(v);
+  }
+  return finish(op, pair_result(op == TL_OP_CUMMIN ? RT_CUMMIN : RT_CUMMAX, v, i), a->out);
 }
 
 /* Our named tuples, in torchlike.return_types. */

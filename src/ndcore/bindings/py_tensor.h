@@ -154,7 +154,8 @@ int tl_py_reduce_init(PyObject *module);
 /* Elementwise op on Python operands (tensors or scalars); out may be NULL. */
 PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
                     const tl_op_params *p);
-/* Parse dim=None|int|sequence into a reduction bitmask over ndim dims. */
+/* Parse dim=None|int|sequence (or a 1-d int tensor) into a reduction bitmask
+ * over ndim dims (py_sig.c). */
 int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask);
 
 /* views and basic indexing (py_views.c) */

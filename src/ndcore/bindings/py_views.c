@@ -13,7 +13,11 @@ int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
                       int *ndim)
 {
   PyObject *seq = NULL;
-  if (nargs == 1 && !PyIndex_Check(args[0])) {
+  /* a 1-d integer tensor is a sequence of sizes, as an ndarray is to NumPy
+   * (a tensor has __index__, so ask for its rank first) */
+  bool listlike = nargs == 1 && (tl_py_is_tensor(args[0]) ? tl_py_t(args[0])->ndim > 0
+                                                          : !PyIndex_Check(args[0]));
+  if (listlike) {
     seq = PySequence_Fast(args[0], "");
     if (!seq) {
       PyErr_Format(PyExc_TypeError, "%s(): sizes must be ints or a sequence of ints, not %s",

@@ -1019,6 +1019,12 @@ static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl
                                           "%lld resulted in a negative output size, which is "
                                           "invalid. Check dimension %d of your input.",
                           (long long)n, (long long)l, (long long)r, d);
+    /* cropping both sides must leave a non-negative middle, whatever the
+     * other side adds back: (-3, 2) on 1 element is not 1 - 3 + 2 = 0 */
+    if (n + (l < 0 ? l : 0) + (r < 0 ? r : 0) < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "pad: negative padding (%lld, %lld) crops more than "
+                                          "the %lld elements of dimension %d of your input",
+                          (long long)l, (long long)r, (long long)n, d);
     if (mode == TL_PAD_CONSTANT || (l <= 0 && r <= 0))
       continue;
     if (mode == TL_PAD_REFLECT && (l >= n || r >= n))

@@ -1084,6 +1084,9 @@ tl_status tl_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_
   if (k < 0 || k > n)
     return tl_error_set(TL_ERR_RUNTIME, "topk(): selected index k out of range: k is %lld but "
                         "dim %d has size %lld", (long long)k, d, (long long)n);
+  /* A 0-d input's result is 0-d whatever k (PyTorch): its one element. */
+  if (in->ndim == 0)
+    k = n;
   int64_t shape[TL_MAX_DIMS];
   int nd = reduced_shape(in, d, k, true, shape);
   if (alloc_pair(in, nd, shape, values, indices) != TL_OK)

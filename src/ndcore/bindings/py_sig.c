@@ -1,0 +1,413 @@
+/* py_sig.c - the declared signatures at run time: lookup, int normalisation,
+ * and torchlike._C._signatures().
+ *
+ * The tables come from generated/signatures.c.  An int may reach an op as a
+ * Python int, a NumPy int or a 0-d integer tensor, and an int list as a
+ * sequence of those or a 1-d integer tensor; a recorded call is normalised
+ * once here so that the op and the formulas reading the call back both see
+ * Python ints.                                                            */
+#include "ndcore/bindings/py_sig.h"
+#include "ndcore/bindings/py_create.h"
+
+const tl_py_sig *tl_py_sig_find(const char *name)
+{
+  for (int i = 0; i < tl_py_sig_count; i++)
+    if (!strcmp(tl_py_sigs[i].name, name))
+      return &tl_py_sigs[i];
+  return NULL;
+}
+
+static bool is_int_tensor(PyObject *o)
+{
+  if (!tl_py_is_tensor(o))
+    return false;
+  tl_dtype d = tl_py_t(o)->dtype;
+  return d != TL_DTYPE_BOOL && !tl_dtype_is_float(d) && !tl_dtype_is_complex(d);
+}
+
+/* ---- normalising one argument ------------------------------------------------------
+ * Each returns a new reference to the normal form, NULL with no error when
+ * o is already normal (or not an int at all: the op rejects it), or NULL
+ * with an error. */
+
+static PyObject *norm_int(PyObject *o)
+{
+  if (PyLong_CheckExact(o) || PyBool_Check(o) || o == Py_None)
+    return NULL;
+  if (tl_py_is_tensor(o))
+    return is_int_tensor(o) && tl_py_t(o)->ndim == 0 ? PyNumber_Index(o) : NULL;
+  if (PyLong_Check(o) || (PyIndex_Check(o) && !PyFloat_Check(o)))
+    return PyNumber_Index(o); /* NumPy ints, int subclasses */
+  return NULL;
+}
+
+static PyObject *norm_int_list(PyObject *o, bool nested);
+
+/* A sequence's items normalised: the same kind of sequence when one changed. */
+static PyObject *norm_items(PyObject *seq, bool nested)
+{
+  PyObject *fast = PySequence_Fast(seq, "");
+  if (!fast)
+    return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  PyObject **items = PySequence_Fast_ITEMS(fast), *copy = NULL;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *v = nested ? norm_int_list(items[i], true) : norm_int(items[i]);
+    if (!v && PyErr_Occurred())
+      goto fail;
+    if (!v)
+      continue;
+    if (!copy) {
+      if (!(copy = PyList_New(n))) {
+        Py_DECREF(v);
+        goto fail;
+      }
+      for (Py_ssize_t k = 0; k < n; k++)
+        PyList_SET_ITEM(copy, k, Py_NewRef(items[k]));
+    }
+    PyList_SetItem(copy, i, v); /* steals v */
+  }
+  Py_DECREF(fast);
+  if (copy && !PyList_Check(seq))
+    Py_SETREF(copy, PyList_AsTuple(copy));
+  return copy;
+fail:
+  Py_XDECREF(copy);
+  Py_DECREF(fast);
+  return NULL;
+}
+
+static PyObject *norm_int_list(PyObject *o, bool nested)
+{
+  if (is_int_tensor(o) && tl_py_t(o)->ndim == 1) {
+    PyObject *items = PySequence_Tuple(o); /* 0-d tensors */
+    if (!items)
+      return NULL;
+    PyObject *r = norm_items(items, false);
+    Py_DECREF(items);
+    return r;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o))
+    return norm_items(o, nested);
+  return norm_int(o);
+}
+
+static PyObject *norm_arg(tl_py_arg_kind kind, PyObject *o)
+{
+  switch (kind) {
+  case TL_PY_ARG_INT:
+    return norm_int(o);
+  case TL_PY_ARG_INT_LIST:
+  case TL_PY_ARG_INT_VARARGS:
+    return norm_int_list(o, false);
+  case TL_PY_ARG_INT_NESTED:
+    return norm_int_list(o, true);
+  case TL_PY_ARG_INT_OR_TENSOR:
+    return tl_py_is_tensor(o) ? NULL : norm_int(o);
+  default:
+    return NULL;
+  }
+}
+
+/* ---- normalising a call -------------------------------------------------------------- */
+
+/* The kind of positional argument i: past the declared positionals, the
+ * items of a trailing int... parameter. */
+static tl_py_arg_kind positional_kind(const tl_py_sig *sig, Py_ssize_t i)
+{
+  if (i < sig->npos)
+    return sig->params[i].kind;
+  if (sig->npos > 0 && sig->params[sig->npos - 1].kind == TL_PY_ARG_INT_VARARGS)
+    return TL_PY_ARG_INT;
+  return TL_PY_ARG_ANY;
+}
+
+static tl_py_arg_kind keyword_kind(const tl_py_sig *sig, PyObject *kwname)
+{
+  const char *key = PyUnicode_AsUTF8(kwname);
+  if (!key) {
+    PyErr_Clear(); /* the op's own parsing reports it */
+    return TL_PY_ARG_ANY;
+  }
+  const char *alias = tl_py_kw_alias(key);
+  for (int i = 0; i < sig->nparams; i++)
+    if (!strcmp(sig->params[i].name, key) || (alias && !strcmp(sig->params[i].name, alias)))
+      return sig->params[i].kind;
+  return TL_PY_ARG_ANY;
+}
+
+void tl_py_sig_args_free(PyObject **args, Py_ssize_t n)
+{
+  if (!args)
+    return;
+  for (Py_ssize_t i = 0; i < n; i++)
+    Py_XDECREF(args[i]);
+  PyMem_Free(args);
+}
+
+int tl_py_sig_normalize(const tl_py_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, PyObject ***normalized)
+{
+  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  PyObject **copy = NULL;
+  *normalized = NULL;
+  for (Py_ssize_t i = 0; i < nall; i++) {
+    tl_py_arg_kind kind = i < nargs ? positional_kind(sig, i)
+                                    : keyword_kind(sig, PyTuple_GET_ITEM(kwnames, i - nargs));
+    PyObject *v = norm_arg(kind, args[i]);
+    if (!v && PyErr_Occurred())
+      goto fail;
+    if (!v)
+      continue;
+    if (!copy) {
+      if (!(copy = PyMem_Calloc((size_t)nall, sizeof(PyObject *)))) {
+        Py_DECREF(v);
+        PyErr_NoMemory();
+        goto fail;
+      }
+      for (Py_ssize_t k = 0; k < nall; k++)
+        copy[k] = Py_NewRef(args[k]);
+    }
+    Py_SETREF(copy[i], v);
+  }
+  *normalized = copy;
+  return 0;
+fail:
+  tl_py_sig_args_free(copy, nall);
+  return -1;
+}
+
+/* ---- torchlike._C._signatures() ------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+    [TL_PY_ARG_TENSOR] = "Tensor",        [TL_PY_ARG_TENSOR_LIST] = "Tensor[]",
+    [TL_PY_ARG_INT] = "int",              [TL_PY_ARG_INT_LIST] = "int[]",
+    [TL_PY_ARG_INT_VARARGS] = "int...",   [TL_PY_ARG_INT_NESTED] = "int[][]",
+    [TL_PY_ARG_INT_OR_TENSOR] = "int|Tensor", [TL_PY_ARG_BOOL] = "bool",
+    [TL_PY_ARG_FLOAT] = "float",          [TL_PY_ARG_SCALAR] = "Scalar",
+    [TL_PY_ARG_STR] = "str",              [TL_PY_ARG_DTYPE] = "dtype",
+    [TL_PY_ARG_DEVICE] = "device",        [TL_PY_ARG_GENERATOR] = "Generator",
+    [TL_PY_ARG_ANY] = "any",
+};
+
+static PyObject *param_tuple(const tl_py_param *p)
+{
+  return Py_BuildValue("(ssOzO)", p->name, kind_names[p->kind],
+                       p->flags & TL_PY_ARG_OPTIONAL ? Py_True : Py_False, p->dflt,
+                       p->flags & TL_PY_ARG_KWONLY ? Py_True : Py_False);
+}
+
+PyObject *tl_py_signatures(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  PyObject *r = PyList_New(tl_py_sig_count);
+  for (int i = 0; r && i < tl_py_sig_count; i++) {
+    const tl_py_sig *s = &tl_py_sigs[i];
+    PyObject *params = PyList_New(s->nparams);
+    for (int k = 0; params && k < s->nparams; k++) {
+      PyObject *p = param_tuple(&s->params[k]);
+      if (!p)
+        Py_CLEAR(params);
+      else
+        PyList_SET_ITEM(params, k, p);
+    }
+    PyObject *entry = params ? Py_BuildValue("(ssNs)", s->name, s->family, params, s->text) : NULL;
+    if (!entry)
+      Py_CLEAR(r);
+    else
+      PyList_SET_ITEM(r, i, entry);
+  }
+  return r;
+}
+
+/* ---- typed arguments --------------------------------------------------------------- */
+
+int tl_py_arg_missing(const char *func, const char *name)
+{
+  PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
+  return -1;
+}
+
+int tl_py_arg_tensor_slow(const char *func, const char *name, PyObject *o)
+{
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", func, name,
+               Py_TYPE(o)->tp_name);
+  return -1;
+}
+
+/* o as an int64: a Python int (not a bool), a NumPy int or a 0-d int tensor. */
+static int int_value(PyObject *o, int64_t *v)
+{
+  if (PyLong_CheckExact(o)) { /* the common case first */
+    long long x = PyLong_AsLongLong(o);
+    *v = x;
+    return x == -1 && PyErr_Occurred() ? -1 : 0;
+  }
+  if (PyBool_Check(o) || !PyIndex_Check(o) ||
+      (tl_py_is_tensor(o) && (!is_int_tensor(o) || tl_py_t(o)->ndim != 0)))
+    return 1; /* not an int: the caller names what was expected */
+  long long x = PyLong_AsLongLong(o);
+  if (x == -1 && PyErr_Occurred())
+    return -1;
+  *v = x;
+  return 0;
+}
+
+int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
+                  bool *given)
+{
+  if (!o || o == Py_None) {
+    if (given)
+      *given = false;
+    return required ? tl_py_arg_missing(func, name) : 0;
+  }
+  int r = int_value(o, v);
+  if (r > 0)
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+  if (r == 0 && given)
+    *given = true;
+  return r ? -1 : 0;
+}
+
+int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_ints *v)
+{
+  v->n = 0;
+  v->given = v->one = false;
+  bool seq = PyTuple_Check(o) || PyList_Check(o) || (is_int_tensor(o) && tl_py_t(o)->ndim == 1);
+  int r = seq ? 1 : int_value(o, &v->v[0]);
+  if (r <= 0) { /* one int */
+    v->given = v->one = r == 0;
+    v->n = r == 0;
+    return r;
+  }
+  PyObject *fast = seq ? PySequence_Fast(o, "") : NULL;
+  if (!fast) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be an int or a sequence of ints, "
+                   "not %s", func ? func : "", func ? "(): " : "", name, Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  r = 0;
+  if (n > TL_PY_MAX_INTS) {
+    PyErr_Format(PyExc_ValueError, "%s%sargument '%s' has %zd ints, more than the %d allowed",
+                 func ? func : "", func ? "(): " : "", name, n, TL_PY_MAX_INTS);
+    r = -1;
+  }
+  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
+    PyObject *item = PySequence_Fast_ITEMS(fast)[i];
+    r = int_value(item, &v->v[i]);
+    if (r > 0) {
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
+                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
+                   Py_TYPE(item)->tp_name);
+      r = -1;
+    }
+  }
+  Py_DECREF(fast);
+  v->n = (int)n;
+  v->given = r == 0;
+  return r;
+}
+
+int tl_py_arg_bool_slow(const char *func, const char *name, PyObject *o, bool *v)
+{
+  bool ok = PyBool_Check(o) || PyLong_Check(o) || !strcmp(Py_TYPE(o)->tp_name, "numpy.bool") ||
+            (tl_py_is_tensor(o) && tl_py_t(o)->ndim == 0 &&
+             (is_int_tensor(o) || tl_py_t(o)->dtype == TL_DTYPE_BOOL));
+  if (!ok) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be bool, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  int r = PyObject_IsTrue(o);
+  if (r < 0)
+    return -1;
+  *v = r;
+  return 0;
+}
+
+int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given)
+{
+  if (given)
+    *given = false;
+  if (!o || o == Py_None)
+    return 0;
+  double x = PyFloat_AsDouble(o);
+  if (x == -1.0 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError))
+      return -1;
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  *v = x;
+  if (given)
+    *given = true;
+  return 0;
+}
+
+int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v)
+{
+  if (!o || o == Py_None)
+    return 0;
+  if (!PyUnicode_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be str, not %s", func, name,
+                 Py_TYPE(o)->tp_name);
+    return -1;
+  }
+  return (*v = PyUnicode_AsUTF8(o)) ? 0 : -1;
+}
+
+int tl_py_arg_dtype_slow(PyObject *o, int *dtype)
+{
+  tl_dtype d;
+  if (tl_py_parse_dtype(o, &d) < 0)
+    return -1;
+  *dtype = (int)d;
+  return 0;
+}
+
+int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar *v, bool *given)
+{
+  if (given)
+    *given = false;
+  if (!o || o == Py_None)
+    return 0;
+  if (tl_py_number_arg(func, name, o, v) < 0)
+    return -1;
+  if (given)
+    *given = true;
+  return 0;
+}
+
+int tl_py_ints_dims(const tl_py_ints *dims, int ndim, uint64_t *mask)
+{
+  if (!dims->given) {
+    *mask = ndim ? ~(uint64_t)0 >> (64 - ndim) : 0;
+    return 0;
+  }
+  *mask = 0;
+  for (int i = 0; i < dims->n; i++) {
+    int w;
+    if (tl_dim_wrap(dims->v[i], ndim, &w) != TL_OK)
+      return tl_py_raise_int();
+    if (*mask >> w & 1) {
+      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
+      return -1;
+    }
+    *mask |= (uint64_t)1 << w;
+  }
+  return 0;
+}
+
+int tl_py_parse_dims(PyObject *dim, int ndim, uint64_t *mask)
+{
+  tl_py_ints dims;
+  if (tl_py_arg_ints(NULL, "dim", dim, &dims) < 0)
+    return -1;
+  return tl_py_ints_dims(&dims, ndim, mask);
+}

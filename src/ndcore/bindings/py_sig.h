@@ -1,0 +1,155 @@
+/* py_sig.h - op signatures, declared once in signatures.txt and turned into
+ * tables by scripts/gen_bindings.py (generated/signatures.c).
+ *
+ * A signature names each parameter, its kind and its default.  The recorder
+ * normalises the int arguments of a call through it before running and
+ * recording the call, so the forward pass and the formulas that read the
+ * call back see the same Python ints (never a 0-d tensor, whose data a
+ * metadata stub on the tape would not have). */
+#ifndef TL_PY_SIG_H
+#define TL_PY_SIG_H
+
+#include "ndcore/bindings/py_tensor.h"
+
+typedef enum {
+  TL_PY_ARG_TENSOR,
+  TL_PY_ARG_TENSOR_LIST,
+  TL_PY_ARG_INT,
+  TL_PY_ARG_INT_LIST,     /* an int or a sequence of ints */
+  TL_PY_ARG_INT_VARARGS,  /* an int list that may also come as trailing positionals */
+  TL_PY_ARG_INT_NESTED,   /* ints nested in sequences */
+  TL_PY_ARG_INT_OR_TENSOR, /* an int, or a tensor taken as a tensor */
+  TL_PY_ARG_BOOL,
+  TL_PY_ARG_FLOAT,
+  TL_PY_ARG_SCALAR,
+  TL_PY_ARG_STR,
+  TL_PY_ARG_DTYPE,
+  TL_PY_ARG_DEVICE,
+  TL_PY_ARG_GENERATOR,
+  TL_PY_ARG_ANY,
+} tl_py_arg_kind;
+
+enum {
+  TL_PY_ARG_OPTIONAL = 1, /* may be None */
+  TL_PY_ARG_KWONLY = 2,
+  TL_PY_ARG_REQUIRED = 4, /* no default */
+};
+
+typedef struct {
+  const char *name;
+  tl_py_arg_kind kind;
+  int flags;
+  const char *dflt; /* the default as declared, or NULL */
+} tl_py_param;
+
+typedef struct {
+  const char *name;
+  const char *family; /* the binding file's family: reduce, shape, view ... */
+  const tl_py_param *params;
+  int nparams, npos;
+  const char *text; /* the declaration */
+} tl_py_sig;
+
+extern const tl_py_sig tl_py_sigs[];
+extern const int tl_py_sig_count;
+
+/* The signature of op `name`, or NULL. */
+const tl_py_sig *tl_py_sig_find(const char *name);
+
+/* A vectorcall's arguments with every int-kind argument in Python-int form:
+ * 0-d integer tensors and NumPy ints become ints, 1-d integer tensors and
+ * sequences given for int lists become tuples of ints.  *normalized is NULL
+ * when nothing needed changing (use args as they are), else a new array of
+ * new references of the same length and layout (free it with
+ * tl_py_sig_args_free).  Values that are not ints at all are left for the
+ * op's own parsing to reject. */
+int tl_py_sig_normalize(const tl_py_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, PyObject ***normalized);
+void tl_py_sig_args_free(PyObject **args, Py_ssize_t n);
+
+/* torchlike._C._signatures(): [(name, family, [(param, type, optional, default, kwonly)],
+ * declaration), ...] */
+PyObject *tl_py_signatures(PyObject *self, PyObject *unused);
+
+/* ---- typed arguments (the generated binders, generated/bindings.c) -------------------
+ * An ops.def op whose signature names an implementation (`-> impl`) is bound
+ * by generated code: its arguments are converted into the struct
+ * tl_py_args_<impl> and tl_py_impl_<impl>(op, &args) runs it.  The
+ * converters below fill one field each from an argument (NULL: absent);
+ * absent or None leaves the field at its default, unless the parameter is
+ * required.  Errors are TypeErrors naming the function and the parameter. */
+
+#define TL_PY_MAX_INTS (2 * TL_MAX_DIMS)
+typedef struct {
+  int64_t v[TL_PY_MAX_INTS];
+  int n;
+  bool given; /* false: None or absent */
+  bool one;   /* given as one int rather than a sequence */
+} tl_py_ints;
+
+typedef PyObject *(*tl_py_binder)(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+/* The generated binder of each op (NULL: bound by hand in its family's file). */
+extern const tl_py_binder tl_py_op_binders[TL_OP_COUNT];
+
+/* The converters' slow paths (py_sig.c); the inline fronts below take the
+ * common absent/None/exact cases without a call. */
+int tl_py_arg_missing(const char *func, const char *name);
+int tl_py_arg_tensor_slow(const char *func, const char *name, PyObject *o);
+int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_ints *v);
+int tl_py_arg_bool_slow(const char *func, const char *name, PyObject *o, bool *v);
+
+static inline int tl_py_arg_tensor(const char *func, const char *name, PyObject *o,
+                                   bool optional, PyObject **t)
+{
+  *t = NULL;
+  if (!o || o == Py_None)
+    return optional ? 0 : tl_py_arg_missing(func, name);
+  if (!tl_py_is_tensor(o))
+    return tl_py_arg_tensor_slow(func, name, o);
+  *t = o;
+  return 0;
+}
+
+/* A Python int, NumPy int or 0-d integer tensor (not a bool). */
+int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
+                  bool *given);
+
+/* An int, or a sequence (or 1-d integer tensor) of them.  func may be NULL
+ * (the messages then name the argument alone). */
+static inline int tl_py_arg_ints(const char *func, const char *name, PyObject *o, tl_py_ints *v)
+{
+  if (!o || o == Py_None) {
+    v->n = 0;
+    v->given = v->one = false;
+    return 0;
+  }
+  return tl_py_arg_ints_slow(func, name, o, v);
+}
+
+/* A bool, an int, a NumPy bool or a 0-d bool/int tensor. */
+static inline int tl_py_arg_bool(const char *func, const char *name, PyObject *o, bool *v)
+{
+  if (!o || o == Py_None)
+    return 0;
+  if (PyBool_Check(o)) {
+    *v = o == Py_True;
+    return 0;
+  }
+  return tl_py_arg_bool_slow(func, name, o, v);
+}
+
+int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given);
+int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v);
+int tl_py_arg_dtype_slow(PyObject *o, int *dtype);
+static inline int tl_py_arg_dtype(PyObject *o, int *dtype)
+{
+  return !o || o == Py_None ? 0 : tl_py_arg_dtype_slow(o, dtype);
+}
+int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar *v, bool *given);
+
+/* Reduction dims as a bitmask over ndim dims, wrapped: all of them when not
+ * given; a repeated dim is an error. */
+int tl_py_ints_dims(const tl_py_ints *dims, int ndim, uint64_t *mask);
+
+#endif
