@@ -1,5 +1,6 @@
 # Two commands set everything up on a fresh machine:
-#   make demo   - create .venv, build the extension, run examples/demo.py
+#   make demo   - create .venv, build the extension, run examples/demo.py and
+#                 examples/train_digits.py (a CNN trained on sklearn's digits)
 #   make test   - create .venv, build the extension, run the test suite
 PYTHON ?= python3
 VENV := .venv
@@ -14,6 +15,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q scikit-build-core "numpy>=2" scipy-openblas32 apache-tvm-ffi pytest hypothesis scipy
+	# the demo and the notebook the tests execute
+	$(PY) -m pip install -q scikit-learn tqdm matplotlib nbclient nbformat ipykernel
 	touch $@
 
 # Development build: _C lands in torchlike/ so the tree imports as it is.
@@ -23,6 +26,7 @@ build: $(VENV)/.installed
 
 demo: build
 	PYTHONPATH=$(CURDIR) $(PY) examples/demo.py
+	PYTHONPATH=$(CURDIR) $(PY) examples/train_digits.py
 
 test: build
 	$(PY) -m pytest tests
