@@ -1,0 +1,114 @@
+"""Neural-network training steps against PyTorch CPU, in the same process.
+
+Rows (forward + backward unless said otherwise):
+  * conv2d at a ResNet-18 shape: batch 32, 64 -> 64 channels, 56x56, 3x3, pad 1;
+  * LSTM: sequence 50, batch 32, input and hidden 256, 2 layers;
+  * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
+  * MLP 784-512-512-10 training step (Adam), batch 256;
+  * small CNN training step on 32x32 RGB images (two conv blocks), batch 64.
+
+The same model definition runs under both libraries (`import torchlike as
+torch` is the point), with the same initial weights copied over.  Without
+PyTorch there is no peer and no rows: run under an interpreter that has both,
+e.g. `PYTHONPATH=. <python with torch> benchmarks/run.py nn`."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import numpy as np  # noqa: E402
+import torchlike  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def _copy_weights(src, dst):
+    """PyTorch's module -> torchlike's: the state dict keys are the same."""
+    dst.load_state_dict({k: torchlike.from_numpy(v.detach().numpy().copy())
+                         for k, v in src.state_dict().items()})
+
+
+def _step_case(build, make_inputs, train=False):
+    """(torchlike step, PyTorch step) for a model built by build(lib)."""
+    ref = build(torch)
+    ours = build(torchlike)
+    _copy_weights(ref, ours)
+    inputs = make_inputs()
+
+    def runner(lib, model):
+        args = [lib.from_numpy(a.copy()) if isinstance(a, np.ndarray) else a for a in inputs]
+        optimizer = lib.optim.Adam(model.parameters(), lr=1e-3) if train else None
+
+        def step():
+            out = model(*args)
+            out = out[0] if isinstance(out, tuple) else out
+            if train:
+                loss = lib.nn.functional.cross_entropy(out, args[-1])
+                optimizer.zero_grad()
+            else:
+                loss = out.float().square().mean()
+                model.zero_grad(set_to_none=True)
+            loss.backward()
+            if train:
+                optimizer.step()
+        return step
+    return runner(torchlike, ours), runner(torch, ref)
+
+
+def cases():
+    if torch is None:
+        return
+    torch.set_num_threads(torchlike.get_num_threads())
+    rng = np.random.default_rng(0)
+
+    def conv(lib):
+        return lib.nn.Conv2d(64, 64, 3, padding=1, bias=False)
+    fn_tl, fn_pt = _step_case(conv, lambda: [rng.standard_normal((32, 64, 56, 56), np.float32)])
+    yield "nn conv2d resnet18 64x56x56 b32 fwd+bwd", fn_tl, fn_pt, "torch"
+
+    def lstm(lib):
+        return lib.nn.LSTM(256, 256, num_layers=2)
+    fn_tl, fn_pt = _step_case(lstm, lambda: [rng.standard_normal((50, 32, 256), np.float32)])
+    yield "nn lstm seq50 b32 h256 x2 fwd+bwd", fn_tl, fn_pt, "torch"
+
+    def encoder(lib):
+        return lib.nn.TransformerEncoderLayer(512, 8, dim_feedforward=2048, dropout=0.0,
+                                              batch_first=True)
+    fn_tl, fn_pt = _step_case(encoder, lambda: [rng.standard_normal((16, 128, 512),
+                                                                    np.float32)])
+    yield "nn transformer layer d512 s128 b16 fwd+bwd", fn_tl, fn_pt, "torch"
+
+    def mlp(lib):
+        nn = lib.nn
+        return _Wrapped(lib, nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512),
+                                           nn.ReLU(), nn.Linear(512, 10)))
+    labels = rng.integers(0, 10, 256)
+    fn_tl, fn_pt = _step_case(mlp, lambda: [rng.standard_normal((256, 784), np.float32),
+                                            labels], train=True)
+    yield "nn mlp 784-512-512-10 b256 adam step", fn_tl, fn_pt, "torch"
+
+    def cnn(lib):
+        nn = lib.nn
+        return _Wrapped(lib, nn.Sequential(
+            nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(64 * 8 * 8, 10)))
+    labels = rng.integers(0, 10, 64)
+    fn_tl, fn_pt = _step_case(cnn, lambda: [rng.standard_normal((64, 3, 32, 32), np.float32),
+                                            labels], train=True)
+    yield "nn small cnn 32x32 b64 adam step", fn_tl, fn_pt, "torch"
+
+
+def _Wrapped(lib, net):
+    """A module whose forward takes (x, labels) and uses x only, so the training
+    step can pass the labels through the same argument list."""
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x, labels=None):
+            return self.net(x)
+    return Net()
