@@ -538,7 +538,6 @@ GRAD_THROUGH_IMPLEMENTATION = [
     ("emath.log2", np.emath.log2, lambda x: np.emath.log2(x), POS),
     ("fix", np.fix, lambda x: np.fix(x) + x, X),
     ("real_if_close", np.real_if_close, lambda x: np.real_if_close(x), X),
-    ("cond", np.linalg.cond, lambda x: np.linalg.cond(x[:, :3]), X),
     ("tensorinv", np.linalg.tensorinv,
      lambda x: np.linalg.tensorinv(x[:, :3] + 3 * np.eye(3), ind=1), X),
     ("apply_over_axes", np.apply_over_axes, lambda x: np.apply_over_axes(np.sum, x, [0]), X),

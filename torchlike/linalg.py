@@ -10,20 +10,25 @@ naming the batch element, e.g. ``linalg.inv: (Batch element 3): ...``.
 import math
 from collections import namedtuple
 
+import numpy as _np
+
 from . import _C
 
 __all__ = [
     "LinAlgError", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
     "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "norm", "vector_norm", "matrix_norm",
-    "pinv", "matrix_rank", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
+    "pinv", "matrix_rank", "cond", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
     "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
     "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex",
 ]
 
 
-class LinAlgError(RuntimeError):
+class LinAlgError(RuntimeError, _np.linalg.LinAlgError):
     """A linear-algebra routine failed on its input (singular, not positive-definite,
-    no convergence)."""
+    no convergence, non-finite entries).
+
+    A RuntimeError as PyTorch's is, and also NumPy's ``np.linalg.LinAlgError``, so
+    NumPy code that calls ``np.linalg`` functions on tensors catches it unchanged."""
 
 
 _C._set_linalg_error(LinAlgError)
@@ -228,6 +233,51 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
+def cond(A, p=None, *, out=None):
+    """Condition number of ``(*, m, n)`` matrices for the norm ``p``.
+
+    ``p`` None, 2 or -2: the ratio of extreme singular values (any m x n).  Other
+    norms (``'fro'``, ``'nuc'``, 1, -1, inf, -inf): ``norm(A) * norm(inv(A))`` for
+    square A, and inf for a singular matrix or a NaN product.  Result ``(*)``, real."""
+    fn = f"linalg.cond(ord={p})"
+    A = _tensor_arg(A, "A", "linalg.cond")
+    if A.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if p is None or p in (2, -2):
+        if A.numel() == 0:
+            return _out(_C.zeros(tuple(A.shape[:-2]), dtype=_real_dtype(A), device=A.device), out)
+        s = svdvals(A)
+        largest, smallest = s[..., 0], s[..., -1]
+        return _out(smallest / largest if p == -2 else largest / smallest, out)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.numel() == 0:
+        return _out(_C.zeros(tuple(A.shape[:-2]), dtype=_real_dtype(A), device=A.device), out)
+    inverse, info = inv_ex(A)
+    r = matrix_norm(A, p) * matrix_norm(inverse, p)
+    # a singular A, or one whose inverse is NaN: inf, as PyTorch answers
+    return _out(_C.where((info > 0) | _C.isnan(r),
+                         _C.full((), math.inf, dtype=r.dtype, device=r.device), r), out)
+
+
+def _real_dtype(A):
+    """The real dtype of A's singular values (float16 and bfloat16 compute in float32,
+    integers in the default dtype)."""
+    if A.dtype in (_C.float64, _C.complex128):
+        return _C.float64
+    if A.is_floating_point() or A.is_complex():
+        return _C.float32
+    return _C.get_default_dtype()
+
+
+def _tensor_arg(x, name, fn):
+    """x when it is a Tensor; else PyTorch's TypeError naming the argument."""
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+    return x
+
+
 def _tolerances(atol, rtol, rcond):
     if rcond is not None:
         if rtol is not None:
@@ -259,7 +309,13 @@ def matrix_power(A, n, *, out=None):
 
 
 def cross(input, other, *, dim=-1, out=None):
-    """Cross product of 3-vectors along dim (broadcasting the other dims)."""
+    """Cross product of 3-vectors along dim (broadcasting the other dims); both of one
+    dtype, as in PyTorch."""
+    input, other = _tensor_arg(input, "input", "linalg.cross"), _tensor_arg(other, "other",
+                                                                            "linalg.cross")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"linalg.cross: expected all operands to have the same dtype, but got "
+                           f"{input.dtype.name} and {other.dtype.name}")
     return _out(_C._linalg_cross(input, other, dim), out)
 
 

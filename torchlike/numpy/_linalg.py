@@ -13,7 +13,7 @@ Tensor = _C.Tensor
 
 @implements(np.dot)
 def dot(a, b, out=None):
-    a, b = as_tensor(a), as_tensor(b)
+    a, b = promote(as_tensor(a), as_tensor(b))
     if a.ndim == 0 or b.ndim == 0:
         result = a * b
     elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
@@ -26,7 +26,8 @@ def dot(a, b, out=None):
 @implements(np.vdot)
 def vdot(a, b, /):
     a, b = as_tensor(a).reshape(-1), as_tensor(b).reshape(-1)
-    return _C.vdot(a, b) if a.is_complex() or b.is_complex() else _C.dot(*promote(a, b))
+    a, b = promote(a, b)
+    return _C.vdot(a, b) if a.is_complex() else _C.dot(a, b)
 
 
 @implements(np.inner)
@@ -158,6 +159,13 @@ def _linalg_input(a, least=2):
     return a
 
 
+def _check_finite(a):
+    """NumPy's eig and eigvals refuse non-finite input (torchlike.linalg.eigvals
+    answers NaN, as PyTorch's does)."""
+    if not bool(_C.isfinite(a).all()):
+        raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
+
+
 def _linalg(name, np_func, least=2, result=None):
     import torchlike.linalg as tla
     op = getattr(tla, name)
@@ -175,7 +183,11 @@ def _install_linalg():
     _linalg("inv", la.inv)
     _linalg("det", la.det)
     _linalg("matrix_power", la.matrix_power)
-    _linalg("eigvals", la.eigvals)
+    def eigvals(a):
+        a = _linalg_input(a)
+        _check_finite(a)
+        return tla.eigvals(a)
+    TABLE[la.eigvals] = eigvals
 
     def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
         rtol = None if rtol is NoValue else rtol
@@ -275,6 +287,18 @@ def _install_linalg():
         r = tla.lstsq(a, b.to(a.dtype), rcond=rcond)
         return r.solution, r.residuals, r.rank, r.singular_values
     TABLE[la.lstsq] = lstsq
+
+    def cond(x, p=None):
+        x = _linalg_input(x)
+        if x.numel() == 0:
+            raise np.linalg.LinAlgError("cond is not defined on empty arrays")
+        r = tla.cond(x, p)
+        # NumPy's convention: a NaN from a failed inversion or a zero singular
+        # value is inf (as in torchlike.linalg.cond), unless x itself holds a NaN.
+        x_has_nan = _C.isnan(x).any(-1).any(-1)
+        r = _C.where(_C.isnan(r), _C.full((), np.inf, dtype=r.dtype, device=r.device), r)
+        return _C.where(x_has_nan, _C.full((), np.nan, dtype=r.dtype, device=r.device), r)
+    TABLE[la.cond] = cond
 
     def multi_dot(arrays, *, out=None):
         return finish(tla.multi_dot([_linalg_input(a, 1) for a in arrays]), out)

@@ -146,6 +146,39 @@ static int work_size(tl_dtype d, const void *w)
   return v < 1 ? 1 : (int)(v * 1.0001) + 1;
 }
 
+/* Non-finite entries of count packed elements of dtype d: LAPACK's drivers
+ * scale by the matrix norm first, and a NaN or inf norm makes them report an
+ * "illegal value" on stdout (xerbla), leave the outputs unwritten, or loop
+ * forever (gesdd with -inf).  They are screened out before the call. */
+enum { NONFINITE_INF = 1, NONFINITE_NAN = 2 };
+
+static unsigned nonfinite_bits(tl_dtype d, const void *p, int64_t count)
+{
+  unsigned bits = 0;
+  if (is_cplx(d)) {
+    count *= 2; /* (re, im) pairs are two reals */
+    d = tl_dtype_to_real(d);
+  }
+  for (int64_t i = 0; i < count; i++) {
+    double v = d == TL_DTYPE_F32 ? ((const float *)p)[i] : ((const double *)p)[i];
+    if (isnan(v))
+      return NONFINITE_INF | NONFINITE_NAN; /* nothing worse to find */
+    if (isinf(v))
+      bits |= NONFINITE_INF;
+  }
+  return bits;
+}
+
+/* Fill count elements of dtype d with NaN (NaN + NaN i for complex). */
+static void fill_nan(tl_dtype d, char *p, int64_t count)
+{
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  tl_scalar nan = is_cplx(d) ? (tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = CMPLX(NAN, NAN)}
+                             : (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = NAN};
+  for (int64_t i = 0; i < count; i++)
+    tl_scalar_store(nan, d, p + i * size);
+}
+
 /* A zeroed block of count elements of dtype d (NULL and an error on failure). */
 static void *work_alloc(tl_dtype d, int64_t count)
 {
@@ -611,6 +644,12 @@ tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *m = tl_lapack_matrix_at(out, i, n, n);
     int err = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
+    /* OpenBLAS's potrf takes a NaN pivot (sqrt of NaN) where reference LAPACK
+     * and MKL stop: report it as the minor that is not positive-definite. */
+    const int64_t size = (int64_t)tl_dtype_size(d);
+    for (int64_t j = 0; err == 0 && j < n; j++)
+      if (nonfinite_bits(d, m + (j * n + j) * size, 1) & NONFINITE_NAN)
+        err = (int)j + 1;
     if (err > 0 && info) {
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
@@ -773,6 +812,23 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
     goto fail;
   }
   for (int64_t i = 0; i < count; i++) {
+    /* NaN: no decomposition (PyTorch and NumPy raise).  inf without NaN: the
+     * singular values are NaN (as in PyTorch and NumPy), and so are U and V,
+     * which LAPACK would not finish computing. */
+    unsigned bad = nonfinite_bits(d, tl_lapack_matrix_at(&tmp[0], i, m, n), m * n);
+    if (bad & NONFINITE_NAN) {
+      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix "
+                           "contained non-finite values.");
+      goto fail;
+    }
+    if (bad) {
+      fill_nan(rd, sdata + i * k * rsize, k);
+      if (compute_uv) {
+        fill_nan(d, tl_lapack_matrix_at(u, i, m, ucols), m * ucols);
+        fill_nan(d, tl_lapack_matrix_at(vh, i, vrows, n), vrows * n);
+      }
+      continue;
+    }
     int info = lp_gesdd(d, jobz, (int)m, (int)n, tl_lapack_matrix_at(&tmp[0], i, m, n), (int)m,
                         sdata + i * k * rsize, compute_uv ? tl_lapack_matrix_at(u, i, m, ucols) : NULL, ldu,
                         compute_uv ? tl_lapack_matrix_at(vh, i, vrows, n) : NULL, ldvt, work, lwork, rwork,
@@ -903,6 +959,16 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
   for (int64_t i = 0; i < count; i++) {
     char *wi = real ? wbuf : (char *)tl_tensor_data(w) + i * n * csize;
     char *vi = !compute_v ? NULL : real ? vbuf : tl_lapack_matrix_at(v, i, n, n);
+    if (nonfinite_bits(d, tl_lapack_matrix_at(&tmp[0], i, n, n), n * n)) {
+      /* LAPACK would print to stdout and leave w unwritten (see nonfinite_bits).
+       * PyTorch's eig refuses such input, its eigvals answers NaN. */
+      if (compute_v) {
+        st = tl_lapack_error(fn, nb, i, "input tensor should not contain infs or NaNs.");
+        goto fail;
+      }
+      fill_nan(cd, (char *)tl_tensor_data(w) + i * n * csize, n);
+      continue;
+    }
     int info = lp_geev(d, jobvr, (int)n, tl_lapack_matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
                        lwork, rwork);
     if (info > 0) {
@@ -1100,6 +1166,12 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   bool full_rank = true;
   for (int64_t i = 0; i < count; i++) {
     int r = (int)mn, info = 0;
+    /* Every driver scales A and B by their norms first (see nonfinite_bits). */
+    if (nonfinite_bits(d, tl_lapack_matrix_at(&tmp[0], i, m, n), m * n) ||
+        nonfinite_bits(d, tl_lapack_matrix_at(&tmp[1], i, ldb, k), ldb * k)) {
+      st = tl_lapack_error(fn, nb, i, "The input matrices A and B must not contain infs or NaNs.");
+      goto done;
+    }
     if (mn > 0) {
       memset(jpvt, 0, sizeof(int) * (size_t)n);
       info = lp_lstsq(&p, tl_lapack_matrix_at(&tmp[0], i, m, n), tl_lapack_matrix_at(&tmp[1], i, ldb, k), sbuf, &r,
