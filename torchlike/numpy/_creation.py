@@ -192,10 +192,12 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
 
 def eye(N, /, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
     M = N if M is None else M
-    k = max(min(int(k), M + 1), -N - 1)  # beyond the corners every diagonal is empty
-    rows = _C.arange(N, device=device).reshape(-1, 1)
-    cols = _C.arange(M, device=device).reshape(1, -1)
-    return (cols - rows == k).to(tl_dtype(dtype) or _C.float64)
+    # The result is allocated first, so an impossible size raises before any work.
+    out = _C.zeros((N, M), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    k = int(k)
+    if -N < k < M:  # beyond the corners every diagonal is empty
+        out.diagonal(k).fill_(1)
+    return out
 
 
 def identity(n, dtype=None, *, like=None):
@@ -204,9 +206,9 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=None, *, like=None):
     M = N if M is None else M
-    rows = _C.arange(N).reshape(-1, 1)
-    cols = _C.arange(M).reshape(1, -1)
-    return (cols - rows <= k).to(tl_dtype(dtype) or _C.float64)
+    # ones, then its lower part: an impossible size raises before any work, and
+    # nothing larger than the result is made on the way
+    return _C.tril(_C.ones((N, M), dtype=tl_dtype(dtype) or _C.float64), int(k))
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

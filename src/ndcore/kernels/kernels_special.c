@@ -90,23 +90,13 @@ static inline double digamma_F64(double x) { return digamma_f64(x); }
  * negative non-integer x as well; zeta has a pole (+inf) at the integers
  * x <= 0, as in SciPy and PyTorch.  Below x = -1e7 the direct sum would take
  * too long: NaN there. */
-static double hurwitz_zeta(double s, double q)
+/* sum (the direct part) plus the Euler-Maclaurin tail at w, given ws = w^-s
+ * (or w^-s times a scale: the tail is linear in it). */
+static double zeta_tail(double s, double w, double ws, double sum)
 {
   static const double bernoulli[] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
                                      -691.0 / 2730, 7.0 / 6, -3617.0 / 510, 43867.0 / 798,
                                      -174611.0 / 330, 854513.0 / 138, -236364091.0 / 2730};
-  if (q <= 0 && q == floor(q))
-    return INFINITY;
-  if (q == INFINITY)
-    return 0;
-  if (q < -1e7)
-    return NAN; /* the direct sum would take |q| steps; the pole spacing is lost anyway */
-  double sum = 0, w = q;
-  while (w < s + 20) {
-    sum += pow(w, -s);
-    w += 1;
-  }
-  double ws = pow(w, -s);
   sum += w * ws / (s - 1) + ws / 2;
   double rising = s, fact = 2, wpow = ws / w;
   for (int j = 1; j <= (int)(sizeof bernoulli / sizeof *bernoulli); j++) {
@@ -121,6 +111,61 @@ static double hurwitz_zeta(double s, double q)
   return sum;
 }
 
+static double hurwitz_zeta(double s, double q)
+{
+  if (q <= 0 && q == floor(q))
+    return INFINITY;
+  if (q == INFINITY)
+    return 0;
+  if (q < -1e7)
+    return NAN; /* the direct sum would take |q| steps; the pole spacing is lost anyway */
+  double sum = 0, w = q;
+  while (w < s + 20) {
+    sum += pow(w, -s);
+    w += 1;
+  }
+  return zeta_tail(s, w, pow(w, -s), sum);
+}
+
+/* Large orders: n! overflows and zeta(n + 1, x) underflows long before their
+ * product does, and the direct sum above would run n + 20 - x steps.  Scale
+ * every term by the largest, (min |x + k|)^-s, and stop as soon as the terms
+ * left are negligible (past x + k > 0 they shrink like ((x+k)/(x+k+1))^s, so
+ * a few dozen terms do once s is large); the result is assembled in logs:
+ * log|psi| = lgamma(n + 1) + log_scale + log|sum|. */
+static double polygamma_large_order(double x, double n)
+{
+  const double s = n + 1;
+  if (x < -1e7)
+    return NAN; /* as hurwitz_zeta: the negative part would take |x| steps */
+  const bool odd_s = fmod(s, 2) == 1;
+  /* At half-integers x < 0 the terms (x+k)^-s for x+k = -1/2, -3/2, ... cancel
+   * those for +1/2, +3/2, ... exactly when s is odd, and the scaled sum would
+   * keep only rounding: sum what is left, zeta(s, 1 - x), instead. */
+  if (x < 0 && odd_s && x - floor(x) == 0.5)
+    x = 1 - x;
+  double nearest = x >= 0 ? x : fmin(x - floor(x), ceil(x) - x); /* min |x + k| */
+  if (nearest == 0)
+    return fmod(n, 2) == 1 ? INFINITY : -INFINITY; /* a pole (x a non-positive integer) */
+  const double log_nearest = log(nearest), log_scale = -s * log_nearest;
+  double sum = 0, w = x;
+  for (; w < s + 20; w += 1) {
+    double term = exp(-s * (log(fabs(w)) - log_nearest)); /* |w|^-s / nearest^-s */
+    if (w < 0 && odd_s)
+      term = -term;
+    sum += term;
+    if (w > 0 && fabs(term) <= 1e-17 * fabs(sum))
+      goto assemble; /* the rest, tail included, is below double precision */
+  }
+  sum = zeta_tail(s, w, exp(-s * log(w) - log_scale), sum);
+assemble:
+  if (sum == 0)
+    return 0;
+  double mag = exp(lgamma(n + 1) + log_scale + log(fabs(sum)));
+  /* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) */
+  return (sum > 0) == (fmod(n, 2) == 1) ? mag : -mag;
+}
+
 static double polygamma_f64(double x, double n)
 {
   if (isnan(x) || isnan(n) || n < 0 || n != floor(n))
@@ -129,6 +174,10 @@ static double polygamma_f64(double x, double n)
     return digamma_f64(x);
   if (x == -INFINITY)
     return NAN;
+  if (x == INFINITY)
+    return 0;
+  if (n > 100)
+    return polygamma_large_order(x, n);
   double scale = 1; /* n! */
   for (double k = 2; k <= n && scale < INFINITY; k++)
     scale *= k;
