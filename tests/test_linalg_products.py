@@ -55,12 +55,15 @@ def test_matmul_transposed_views_and_broadcast_batch():
     assert_close(e.expand(5, 4) @ t, np.ones((5, 4)) @ a)
 
 
-def test_matmul_promotes_dtypes():
+def test_numpy_matmul_promotes_dtypes():
+    import torchlike.numpy as tnp
     a = tl.ones(2, 3, dtype=tl.float32)
     b = tl.ones(3, 2, dtype=tl.float64)
-    assert (a @ b).dtype == tl.float64
-    assert (tl.ones(2, 3, dtype=tl.int32) @ tl.ones(3, 2, dtype=tl.int64)).dtype == tl.int64
-    assert (tl.ones(2, 3, dtype=tl.float32) @ tl.ones(3, 2, dtype=tl.complex64)).dtype == tl.complex64
+    assert tnp.matmul(a, b).dtype == tl.float64
+    assert np.matmul(a, b).dtype == tl.float64
+    assert tnp.dot(tl.ones(2, 3, dtype=tl.int32), tl.ones(3, 2, dtype=tl.int64)).dtype == tl.int64
+    assert tnp.matmul(tl.ones(2, 3, dtype=tl.float32),
+                      tl.ones(3, 2, dtype=tl.complex64)).dtype == tl.complex64
 
 
 def test_integer_matmul_wraps_like_numpy():

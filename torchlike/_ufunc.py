@@ -27,6 +27,8 @@ _RENAMED = {
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
                "logical_and": "all", "logical_or": "any"}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
+# Product ufuncs answered by torchlike.numpy's functions of the same name.
+_NUMPY_PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
 # Keyword values that mean "the default" and so need no handling.
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
@@ -35,6 +37,9 @@ def _op_for(ufunc):
     import torchlike
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
         return special_op(ufunc)
+    if ufunc.__name__ in _NUMPY_PRODUCTS:  # torchlike's take one dtype; NumPy's promote
+        import torchlike.numpy
+        return getattr(torchlike.numpy, ufunc.__name__, None)
     name = _RENAMED.get(ufunc.__name__, ufunc.__name__)
     return getattr(torchlike, name, None)
 

@@ -56,7 +56,22 @@ static int64_t size_at(PyObject *x, int d)
 static int rank_of(PyObject *x) { return x && tl_py_is_tensor(x) ? tl_py_t(x)->ndim : 0; }
 
 static PyObject *H(tl_grad_ctx *c, PyObject *x) { return CALL("_linalg_adjoint", "O", x); }
-static PyObject *mm(tl_grad_ctx *c, PyObject *a, PyObject *b) { return CALL("matmul", "OO", a, b); }
+/* Real and complex factors meet in these formulas (real eigenvalues, complex
+ * vectors); matmul takes one dtype, so the real side is cast up first. */
+static PyObject *as_dtype(tl_grad_ctx *c, PyObject *x, tl_dtype d)
+{
+  return tl_py_t(x)->dtype == d ? x : CALL("to", "OO", x, tl_py_dtype_obj(d));
+}
+
+static PyObject *mm(tl_grad_ctx *c, PyObject *a, PyObject *b)
+{
+  if (a && b && tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
+    tl_dtype d = tl_promote_types(tl_py_t(a)->dtype, tl_py_t(b)->dtype);
+    a = as_dtype(c, a, d);
+    b = as_dtype(c, b, d);
+  }
+  return CALL("matmul", "OO", a, b);
+}
 static PyObject *mul(tl_grad_ctx *c, PyObject *a, PyObject *b) { return CALL("mul", "OO", a, b); }
 static PyObject *add(tl_grad_ctx *c, PyObject *a, PyObject *b) { return CALL("add", "OO", a, b); }
 static PyObject *sub(tl_grad_ctx *c, PyObject *a, PyObject *b) { return CALL("sub", "OO", a, b); }

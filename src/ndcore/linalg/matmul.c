@@ -426,13 +426,27 @@ static tl_status check_float_or_same_device(const tl_tensor *a, const tl_tensor 
   return TL_OK;
 }
 
+/* Matrix products take operands of one dtype, as PyTorch's do (no silent
+ * promotion: a float32 @ float64 is a bug in the caller more often than not).
+ * NumPy's namespace promotes before it calls in.  input may be NULL. */
+static tl_status check_same_dtype(const char *fn, const tl_tensor *input, const tl_tensor *a,
+                                  const tl_tensor *b)
+{
+  const tl_tensor *other = a->dtype != b->dtype ? b : input && input->dtype != a->dtype ? input
+                                                                                      : NULL;
+  if (!other)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "%s: expected all operands to have the same dtype, but got "
+                      "%s and %s", fn, tl_dtype_names[a->dtype], tl_dtype_names[other->dtype]);
+}
+
 tl_status tl_linalg_matmul(tl_tensor *out, const tl_tensor *a, const tl_tensor *b)
 {
   char sa[128], sb[128];
   if (a->ndim == 0 || b->ndim == 0)
     return tl_error_set(TL_ERR_RUNTIME, "both arguments to matmul need to be at least 1D, but "
                         "they are %dD and %dD", a->ndim, b->ndim);
-  if (check_float_or_same_device(a, b) != TL_OK)
+  if (check_float_or_same_device(a, b) != TL_OK || check_same_dtype("matmul", NULL, a, b) != TL_OK)
     return tl_error_status();
   tl_tensor va, vb;
   if (a->ndim == 1)
@@ -537,6 +551,10 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
     dtype = tl_promote_types(dtype, input->dtype);
 
   if (check_float_or_same_device(a, b) != TL_OK)
+    return tl_error_status();
+  /* outer and addr are elementwise products in PyTorch: they promote */
+  if (kind != TL_PRODUCT_OUTER && kind != TL_PRODUCT_ADDR &&
+      check_same_dtype(name, has_input ? input : NULL, a, b) != TL_OK)
     return tl_error_status();
   switch (kind) {
   case TL_PRODUCT_MM:
@@ -687,7 +705,7 @@ tl_status tl_linalg_tensordot(tl_tensor *out, const tl_tensor *a, const tl_tenso
   tl_tensor xa = {0}, xb = {0}, ra = {0}, rb = {0}, prod = {0};
   tl_status st = TL_OK;
 
-  if (check_float_or_same_device(a, b) != TL_OK)
+  if (check_float_or_same_device(a, b) != TL_OK || check_same_dtype("tensordot", NULL, a, b) != TL_OK)
     return tl_error_status();
   if (n > a->ndim || n > b->ndim)
     return tl_error_set(TL_ERR_RUNTIME, "tensordot expects at most %d contracted dims, got %d",

@@ -1,0 +1,142 @@
+"""Bugs the fuzzers found (issue 9) that are not about LAPACK: unbounded work or
+memory from a small call, silent promotion in the matrix products."""
+import json
+import math
+import pathlib
+import time
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.numpy as tnp
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+# ---- polygamma: bounded work for any order -----------------------------------------------
+
+POLYGAMMA = json.loads((ROOT / "tests/golden/polygamma_large_order.json").read_text())
+
+
+@pytest.mark.parametrize("row", POLYGAMMA, ids=[str(r["n"]) for r in POLYGAMMA])
+def test_polygamma_large_order_matches_mpmath(row):
+    # recorded by scripts/golden_polygamma.py (mpmath, 50 digits)
+    x = tl.tensor(row["x"], dtype=tl.float64)
+    got = tl.polygamma(row["n"], x).tolist()
+    for xi, g, want in zip(row["x"], got, (float(v) for v in row["value"])):
+        if math.isfinite(want) and want != 0:
+            assert abs(g - want) <= 1e-11 * abs(want), (row["n"], xi, g, want)
+        else:
+            assert g == want, (row["n"], xi, g, want)
+
+
+def test_polygamma_order_does_not_set_the_run_time():
+    x = tl.linspace(0.25, 40, 20000, dtype=tl.float64)
+    start = time.perf_counter()
+    tl.polygamma(10 ** 9, x)
+    tl.polygamma(10 ** 15, x)
+    huge = time.perf_counter() - start
+    start = time.perf_counter()
+    tl.polygamma(101, x)
+    small = time.perf_counter() - start
+    assert huge < 20 * small + 0.5  # it grew linearly with n: 10^9 steps per element
+
+
+def test_polygamma_float32_and_poles_at_large_order():
+    x = tl.tensor([0.0, -3.0, 2.0], dtype=tl.float32)
+    got = tl.polygamma(1001, x)
+    assert got.dtype == tl.float32
+    assert got.tolist()[:2] == [math.inf, math.inf]  # odd order: +inf at the poles
+    assert tl.polygamma(1000, x).tolist()[:2] == [-math.inf, -math.inf]
+
+
+# ---- sizes that cannot be allocated raise before any work --------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda: tnp.tri(619129639), lambda: tnp.tri(2 ** 40, 2 ** 40, 1), lambda: tnp.eye(619129639),
+    lambda: tnp.identity(619129639), lambda: tnp.eye(3, 2 ** 62),
+    lambda: tl.eye(619129639), lambda: tl.full((619129639, 619129639), 1.0),
+    lambda: tl.ones(2).repeat(619129639, 619129639), lambda: tl.ones(2).tile((2 ** 40, 2 ** 40)),
+    lambda: tnp.full((2 ** 40, 2 ** 40), 1.0), lambda: tnp.zeros((2 ** 62, 4)),
+], ids=["tri", "tri_nmk", "eye", "identity", "eye_wide", "tl.eye", "full", "repeat", "tile",
+        "np.full", "np.zeros"])
+def test_impossible_sizes_raise_at_once(make):
+    start = time.perf_counter()
+    with pytest.raises((ValueError, MemoryError), match="too large|out of memory"):
+        make()
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("fn", ["eye", "tri"])
+@pytest.mark.parametrize("dtype", [None, np.int32, bool, np.complex64])
+def test_eye_and_tri_match_numpy(fn, dtype):
+    for n, m, k in [(0, None, 0), (1, None, 0), (3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 7),
+                    (3, 3, -7), (3, 4, -3), (4, 3, 3)]:
+        got = getattr(tnp, fn)(n, m, k, dtype=dtype)
+        want = getattr(np, fn)(n, m, k, dtype=dtype)
+        assert got.numpy().dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+# ---- matrix products take one dtype (PyTorch); NumPy's namespace promotes -----------------
+
+PRODUCTS = {
+    "mm": lambda a, b: tl.mm(a(2, 3), b(3, 2)),
+    "bmm": lambda a, b: tl.bmm(a(1, 2, 3), b(1, 3, 2)),
+    "matmul": lambda a, b: tl.matmul(a(2, 2, 3), b(3, 2)),
+    "matmul_1d": lambda a, b: tl.matmul(a(3), b(3)),
+    "operator": lambda a, b: a(2, 3) @ b(3, 2),
+    "mv": lambda a, b: tl.mv(a(2, 3), b(3)),
+    "dot": lambda a, b: tl.dot(a(3), b(3)),
+    "vdot": lambda a, b: tl.vdot(a(3), b(3)),
+    "inner": lambda a, b: tl.inner(a(3), b(3)),
+    "addmm": lambda a, b: tl.addmm(a(2, 2), a(2, 3), b(3, 2)),
+    "addmm_input": lambda a, b: tl.addmm(b(2, 2), a(2, 3), a(3, 2)),
+    "addmv": lambda a, b: tl.addmv(a(2), a(2, 3), b(3)),
+    "addbmm": lambda a, b: tl.addbmm(a(2, 2), a(1, 2, 3), b(1, 3, 2)),
+    "baddbmm": lambda a, b: tl.baddbmm(a(1, 2, 2), a(1, 2, 3), b(1, 3, 2)),
+    "tensordot": lambda a, b: tl.tensordot(a(2, 3), b(3, 2), 1),
+    "einsum": lambda a, b: tl.einsum("ij,jk->ik", a(2, 3), b(3, 2)),
+    "multi_dot": lambda a, b: tl.linalg.multi_dot([a(2, 3), b(3, 2)]),
+    "linalg.cross": lambda a, b: tl.linalg.cross(a(3), b(3)),
+}
+PAIRS = [(tl.float32, tl.float64), (tl.float64, tl.float32), (tl.float32, tl.int64),
+         (tl.int64, tl.int32), (tl.float32, tl.complex64), (tl.float32, tl.float16)]
+
+
+def _maker(dtype):
+    return lambda *shape: tl.ones(*shape, dtype=dtype)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0].name}-{p[1].name}")
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
+def test_products_refuse_mixed_dtypes(name, pair):
+    with pytest.raises(RuntimeError, match=f"same dtype.*{pair[0].name}.*{pair[1].name}"):
+        PRODUCTS[name](_maker(pair[0]), _maker(pair[1]))
+    result = PRODUCTS[name](_maker(pair[0]), _maker(pair[0]))  # one dtype: fine
+    assert result.dtype == pair[0]
+
+
+@pytest.mark.parametrize("name", ["outer", "addr", "kron"])
+def test_elementwise_style_products_promote(name):
+    # PyTorch's outer, addr and kron are elementwise products: they promote
+    f32, f64 = _maker(tl.float32), _maker(tl.float64)
+    result = {"outer": lambda: tl.outer(f32(3), f64(2)),
+              "addr": lambda: tl.addr(f32(3, 2), f32(3), f64(2)),
+              "kron": lambda: tl.kron(f32(2), f64(2))}[name]()
+    assert result.dtype == tl.float64
+
+
+@pytest.mark.parametrize("fn", ["matmul", "dot", "vdot", "inner", "tensordot", "einsum"])
+def test_numpy_products_promote(fn):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float64).reshape(3, 2) + 1j * (fn == "vdot")
+    call = {"matmul": lambda m, x, y: m.matmul(x, y), "dot": lambda m, x, y: m.dot(x, y),
+            "vdot": lambda m, x, y: m.vdot(x, y.T), "inner": lambda m, x, y: m.inner(x, y.T),
+            "tensordot": lambda m, x, y: m.tensordot(x, y, 1),
+            "einsum": lambda m, x, y: m.einsum("ij,jk->ik", x, y)}[fn]
+    want = call(np, a, b)
+    for got in (call(tnp, tl.tensor(a), tl.tensor(b)), call(np, tl.tensor(a), tl.tensor(b))):
+        assert got.numpy().dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got.numpy(), want)
