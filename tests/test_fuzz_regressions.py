@@ -140,3 +140,82 @@ def test_numpy_products_promote(fn):
     for got in (call(tnp, tl.tensor(a), tl.tensor(b)), call(np, tl.tensor(a), tl.tensor(b))):
         assert got.numpy().dtype == np.asarray(want).dtype
         np.testing.assert_allclose(got.numpy(), want)
+
+
+# ---- bad arguments are named ---------------------------------------------------------------
+
+def test_messages_name_the_bad_argument():
+    x = tl.ones(3)
+    cases = [
+        (lambda: tnp.einsum(x, None, x), TypeError, "argument"),
+        (lambda: tl.triu(None), TypeError, r"triu\(\): argument 'input' \(position 1\) must be "
+                                           r"Tensor, not NoneType"),
+        (lambda: tl.tril("a"), TypeError, "tril.*'input'.*not str"),
+        (lambda: tl.triu(), TypeError, "missing required positional argument 'input'"),
+        (lambda: tl.detach([1]), TypeError, "detach.*'input'.*not list"),
+        (lambda: tl.linalg.tensorinv(0), TypeError, "argument 'A' must be Tensor, not int"),
+        (lambda: tl.linalg.tensorsolve(tl.ones(2, 2), None), TypeError, "argument 'B'"),
+        (lambda: tl.linalg.multi_dot(0), TypeError, "argument 'tensors'"),
+        (lambda: tl.linalg.multi_dot([x, "a"]), TypeError, r"argument 'tensors\[1\]'"),
+        (lambda: tl.cross(x, None), TypeError, "argument 'other'"),
+        (lambda: tl.deg2rad(None), TypeError, "deg2rad.*'input'"),
+        (lambda: tnp.linalg.qr(tl.ones(2, 2), "bad"), NotImplementedError, "argument 'mode'"),
+        (lambda: tnp.reshape(x, (3,), order="F"), NotImplementedError, "argument 'order'"),
+        (lambda: tnp.can_cast(x, None), TypeError, "argument 'to'"),
+    ]
+    for call, kind, message in cases:
+        with pytest.raises(kind, match=message):
+            call()
+
+
+@pytest.mark.parametrize("ufunc", [np.frexp, np.modf, np.divmod])
+def test_two_output_ufuncs_with_where_tensor(ufunc):
+    # where= given as a tensor sent NumPy's fallback straight back to us (RecursionError)
+    a = np.array([1.5, -2.25, 3.0])
+    mask = np.array([True, False, True])
+    args = (a,) if ufunc.nin == 1 else (a, np.full(3, 2.0))
+    out_dtypes = [np.float64, np.int32 if ufunc is np.frexp else np.float64]
+    want = ufunc(*args, where=mask, out=tuple(np.zeros(3, d) for d in out_dtypes))
+    got = ufunc(*(tl.tensor(v) for v in args), where=tl.tensor(mask),
+                out=tuple(tl.tensor(np.zeros(3, d)) for d in out_dtypes))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+_BAD_ARGUMENTS = [None, "abc", [1, [2]], object()]
+_NOT_CALLED = {"set_default_dtype", "set_num_threads", "manual_seed", "seed", "set_printoptions",
+               "load", "save", "set_default_device", "use_deterministic_algorithms",
+               "set_grad_enabled", "compile", "set_rng_state", "set_flush_denormal",
+               "get_rng_state", "initial_seed", "enable_grad", "no_grad", "inference_mode"}
+
+
+def _public_functions():
+    import inspect
+    modules = {"torchlike": tl, "torchlike.linalg": tl.linalg, "torchlike.numpy": tnp,
+               "torchlike.numpy.linalg": tnp.linalg}
+    for mname, module in modules.items():
+        names = getattr(module, "__all__", None) or [n for n in dir(module) if n[0] != "_"]
+        for name in sorted(set(names) - _NOT_CALLED):
+            f = getattr(module, name, None)
+            if callable(f) and not inspect.isclass(f) and not inspect.ismodule(f):
+                yield f"{mname}.{name}", f
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_fuzz_bad_arguments_raise_clear_errors(position):
+    """None, strings, nested lists and plain objects as each public function's first
+    or second argument: a Python exception with a message, never an internal one."""
+    internal = (AttributeError, RecursionError, UnboundLocalError, NameError, KeyError,
+                ZeroDivisionError, AssertionError, SystemError)
+    found = []
+    for name, f in _public_functions():
+        for bad in _BAD_ARGUMENTS:
+            args = [tl.ones(2, 3) for _ in range(position)] + [bad]
+            try:
+                f(*args)
+            except Exception as e:  # noqa: BLE001  (what kind is the point)
+                text = str(e)
+                if isinstance(e, internal) or not text.strip() or "descriptor '" in text:
+                    found.append(f"{name}({'x, ' * position}{type(bad).__name__}): "
+                                 f"{type(e).__name__}: {text[:80]}")
+    assert not found, "\n".join(found)

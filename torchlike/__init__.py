@@ -32,7 +32,15 @@ _C._set_device_class(device)
 
 # Methods PyTorch also spells as functions of the input.
 clone = Tensor.clone
-detach = Tensor.detach
+
+
+def detach(input):
+    """``input.detach()``: a tensor sharing input's data, outside the graph."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"detach(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.detach()
+
 
 # Short dtype names, as PyTorch spells them.
 half = float16

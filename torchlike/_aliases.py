@@ -77,6 +77,9 @@ Tensor.polygamma_ = _polygamma_inplace
 
 def _angle_conversion(name, factor):
     def convert(input, *, out=None):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
         if input.is_complex():
             raise RuntimeError(f"{name} is not supported for complex tensors.")
         return _C.mul(input, factor) if out is None else _C.mul(input, factor, out=out)

@@ -262,7 +262,7 @@ class _LazyRebind:
 def _via_implementation(func, args, kwargs):
     impl = getattr(func, "_implementation", None)
     if not isinstance(impl, types.FunctionType):
-        raise Unsupported
+        raise Unsupported(f"{_name(func)} has no Python implementation to run on tensors")
     return _wrap(_rebind(impl)(*args, **kwargs))
 
 

@@ -82,6 +82,8 @@ def qr(input, some=True):
 
 def cross(input, other, dim=None):
     """torch.cross: without dim, the first dim of size 3 (deprecated default)."""
+    input, other = linalg._tensor_arg(input, "input", "cross"), linalg._tensor_arg(other, "other",
+                                                                                    "cross")
     if dim is None:
         shape = input.shape if input.ndim >= other.ndim else other.shape
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)

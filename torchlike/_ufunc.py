@@ -131,11 +131,15 @@ def _outer(ufunc, inputs, kwargs):
 
 def _fallback(ufunc, method, inputs, kwargs):
     """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
-    tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) if isinstance(x, _C.Tensor)]
+    where = kwargs.get("where")
+    tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
+               if isinstance(x, _C.Tensor)]
     module = "scipy.special" if is_special(ufunc) else "numpy"
     name = f"{module}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
+    if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
+        kwargs["where"] = np.asarray(where)
     outs = kwargs.get("out")
     if outs:
         kwargs["out"] = tuple(np.asarray(x) if isinstance(x, _C.Tensor) else x for x in outs)

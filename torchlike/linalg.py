@@ -321,7 +321,10 @@ def cross(input, other, *, dim=-1, out=None):
 
 def multi_dot(tensors, *, out=None):
     """A chain of matrix products; the first and last operand may be vectors."""
-    tensors = list(tensors)
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"multi_dot(): argument 'tensors' must be a list or tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    tensors = [_tensor_arg(t, f"tensors[{i}]", "multi_dot") for i, t in enumerate(tensors)]
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
     for i, t in enumerate(tensors):
@@ -385,6 +388,7 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 def tensorinv(A, ind=2, *, out=None):
     """The tensor B with tensordot(A, B, ind) == identity, through inv on a reshape."""
+    A = _tensor_arg(A, "A", "linalg.tensorinv")
     if ind <= 0:
         raise RuntimeError(f"linalg.tensorinv: Expected a strictly positive integer for 'ind', "
                            f"but got {ind}")
@@ -399,6 +403,7 @@ def tensorinv(A, ind=2, *, out=None):
 
 def tensorsolve(A, B, dims=None, *, out=None):
     """X with tensordot(A, X, X.ndim) == B."""
+    A, B = _tensor_arg(A, "A", "linalg.tensorsolve"), _tensor_arg(B, "B", "linalg.tensorsolve")
     if dims is not None:
         dims = [d % A.ndim for d in dims]
         A = A.permute(*[i for i in range(A.ndim) if i not in dims], *dims)

@@ -491,6 +491,14 @@ static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nar
 {
   recorded_fn *f = (recorded_fn *)self;
   Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  /* torchlike.triu(x) is Tensor.triu: say which argument is wrong rather than
+   * CPython's "descriptor 'triu' ... doesn't apply to a 'NoneType' object" */
+  if (Py_IS_TYPE(f->impl, &PyMethodDescr_Type) && PyVectorcall_NARGS(nargsf) == 0)
+    return PyErr_Format(PyExc_TypeError, "%s() missing required positional argument 'input' "
+                        "(position 1), a Tensor", tl_grad_formula_name(f->formula));
+  if (Py_IS_TYPE(f->impl, &PyMethodDescr_Type) && !tl_py_is_tensor(args[0]))
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be Tensor, "
+                        "not %s", tl_grad_formula_name(f->formula), Py_TYPE(args[0])->tp_name);
   if (!tl_py_grad_wanted(args, n))
     return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
   return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);

@@ -219,8 +219,9 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
-    return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype)), count=count,
-                                   offset=offset))
+    # dtype=None is float64 to NumPy, not "no dtype"
+    return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype) or _C.float64),
+                                   count=count, offset=offset))
 
 
 # ---- spaced values between tensor end points ------------------------------------------

@@ -106,6 +106,9 @@ def result_type(*arrays_and_dtypes):
 
 def can_cast(from_, to, /, casting="safe"):
     """Whether ``from_`` (an array or dtype) casts to ``to`` under NumPy's rules."""
+    if from_ is None or to is None:  # tl_dtype would read None as "no dtype given"
+        raise TypeError(f"can_cast(): argument '{'from_' if from_ is None else 'to'}' must be "
+                        f"an array or a dtype, not None")
     src = from_.dtype if isinstance(from_, Tensor) else _as_dtype(from_)
     dst = _as_dtype(to)
     if src == _C.bfloat16 or dst == _C.bfloat16:

@@ -257,7 +257,8 @@ def _install_linalg():
     def qr(a, mode="reduced"):
         a = _linalg_input(a)
         if mode not in ("reduced", "complete", "r"):
-            raise Unsupported
+            raise Unsupported(f"qr: argument 'mode' must be 'reduced', 'complete' or 'r', not "
+                              f"{mode!r}")
         q, r = tla.qr(a, mode=mode)
         return r if mode == "r" else la._linalg.QRResult(q, r)
     TABLE[la.qr] = qr

@@ -18,7 +18,7 @@ Tensor = _C.Tensor
 @implements(np.reshape)
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
-        raise Unsupported
+        raise Unsupported(f"reshape: argument 'order' {order!r} is not supported on tensors")
     shape = newshape if shape is None else shape
     a = as_tensor(a)
     result = a.reshape(shape if isinstance(shape, int) else tuple(shape))
@@ -28,7 +28,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
 @implements(np.ravel)
 def ravel(a, order="C"):
     if order not in ("C", "K", "A"):
-        raise Unsupported
+        raise Unsupported(f"ravel: argument 'order' {order!r} is not supported on tensors")
     return as_tensor(a).reshape(-1)
 
 
@@ -352,7 +352,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError("index can't contain negative values")
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
             or set(kwargs) - {"constant_values"}:
-        raise Unsupported
+        raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
+                          f"supported on tensors")
     values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
     for axis, (before, after) in enumerate(widths.tolist()):
         if mode == "constant":
@@ -390,7 +391,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 @implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     if mode != "raise":
-        raise Unsupported
+        raise Unsupported(f"take: argument 'mode' {mode!r} is not supported on tensors")
     a = as_tensor(a)
     idx = as_tensor(indices).to(_C.int64)
     if axis is None:
@@ -415,7 +416,8 @@ def take_along_axis(arr, indices, axis=-1):
 @implements(np.put_along_axis)
 def put_along_axis(arr, indices, values, axis):
     if not isinstance(arr, Tensor):
-        raise Unsupported
+        raise Unsupported(f"put_along_axis: argument 'arr' must be a tensor, not "
+                          f"{type(arr).__name__}")
     indices = as_tensor(indices)
     target = arr if axis is not None else arr.reshape(-1)
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)

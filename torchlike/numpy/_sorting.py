@@ -49,7 +49,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ar = as_tensor(ar)
     if axis is not None:
         if return_index:
-            raise Unsupported
+            raise Unsupported("unique: argument 'return_index' is not supported with 'axis'")
         axis = norm_axis(axis, ar.ndim)
         result = _C.unique(ar, sorted=True, return_inverse=return_inverse,
                            return_counts=return_counts, dim=axis)

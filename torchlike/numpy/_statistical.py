@@ -33,7 +33,8 @@ def _reduction(name):
     def impl(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
              where=NoValue):
         if initial is not NoValue or (where is not NoValue and where is not True):
-            raise Unsupported
+            raise Unsupported(f"{name}: the arguments 'initial' and 'where' are not supported "
+                              f"on tensors")
         a, axes, keep = _reduce_args(a, axis, keepdims)
         dtype = tl_dtype(dtype)
         if name in ("sum", "prod", "nansum") and a.dtype in (_C.bool, _C.int8, _C.int16,
@@ -99,7 +100,7 @@ def _extreme(name):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
         refuse(where=where)
         if initial is not NoValue:
-            raise Unsupported
+            raise Unsupported(f"{name}: the argument 'initial' is not supported on tensors")
         a, axes, keep = _reduce_args(a, axis, keepdims)
         if a.numel() == 0 and any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(f"zero-size array to reduction operation {name[1:]}imum which "
@@ -333,9 +334,11 @@ implements(np.nanstd)(_nan_moment("nanstd"))
 def _quantile_impl(op, a, q, axis, out, overwrite_input, method, keepdims, weights,
                    interpolation, scale):
     if weights is not None or interpolation is not None:
-        raise Unsupported
+        raise Unsupported("quantile: the arguments 'weights' and 'interpolation' are not "
+                          "supported on tensors")
     if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise Unsupported
+        raise Unsupported(f"quantile: argument 'method' {method!r} is not supported on tensors "
+                          f"(linear, lower, higher, midpoint, nearest are)")
     a = as_tensor(a)
     if not a.is_floating_point():
         a = a.to(_C.float64)

@@ -190,13 +190,13 @@ def isrealobj(x):
 def may_share_memory(a, b, max_work=None):
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         return np.may_share_memory(a.numpy(), b.numpy()) if a.device.type == "cpu" else False
-    raise Unsupported
+    raise Unsupported("may_share_memory: arguments 'a' and 'b' must both be tensors")
 
 
 @implements(np.meshgrid)
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if sparse:
-        raise Unsupported
+        raise Unsupported("meshgrid: argument 'sparse=True' is not supported on tensors")
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     return tuple(_C.meshgrid(*[as_tensor(x).reshape(-1) for x in xi], indexing=indexing))

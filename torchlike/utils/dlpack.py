@@ -15,4 +15,7 @@ def to_dlpack(tensor):
 
     Read-only tensors can't be exported this way, since the legacy format has no
     read-only flag: use ``tensor.__dlpack__(max_version=(1, 0))`` instead."""
+    if not hasattr(tensor, "__dlpack__"):
+        raise TypeError(f"to_dlpack(): argument 'tensor' must be Tensor, not "
+                        f"{type(tensor).__name__}")
     return tensor.__dlpack__()
