@@ -127,20 +127,41 @@ done:
  * formula will read.  X()/R() refuse a stub: reading one is a formula bug. */
 
 static uint8_t drops[TL_GRAD_COUNT];
-static tl_storage meta_storage = {.refcount = INT64_MAX / 2, .readonly = true};
+/* A stub keeps its tensor's device (a formula builds its zeros and constants
+ * on the device of what it reads), so there is one data-less storage per
+ * device: [type][index + 1], the CPU's index being -1.  All are set up at
+ * import; a device index past the table keeps no stub (the tensor is kept). */
+#define TL_GRAD_META_INDICES 64
+static tl_storage meta_storages[TL_DEVICE_COUNT][TL_GRAD_META_INDICES];
+
+static tl_storage *meta_storage_of(tl_device d)
+{
+  if (d.type < 0 || d.type >= TL_DEVICE_COUNT || d.index + 1 < 0 ||
+      d.index + 1 >= TL_GRAD_META_INDICES)
+    return NULL;
+  return &meta_storages[d.type][d.index + 1];
+}
 
 void tl_grad_drops(int formula, int what) { drops[formula] = (uint8_t)what; }
 
-bool tl_grad_is_stub(PyObject *t) { return tl_py_t(t)->storage == &meta_storage; }
+bool tl_grad_is_stub(PyObject *t)
+{
+  const tl_storage *s = tl_py_t(t)->storage;
+  return s >= &meta_storages[0][0] &&
+         s < &meta_storages[0][0] + TL_DEVICE_COUNT * TL_GRAD_META_INDICES;
+}
 
 static PyObject *stub_of(PyObject *t)
 {
+  tl_storage *meta = meta_storage_of(tl_tensor_device(tl_py_t(t)));
+  if (!meta)
+    return Py_NewRef(t);
   tl_py_tensor *m = tl_py_tensor_alloc();
   if (!m)
     return NULL;
   m->t = *tl_py_t(t);
-  m->t.storage = &meta_storage;
-  tl_storage_incref(&meta_storage);
+  m->t.storage = meta;
+  tl_storage_incref(meta);
   return (PyObject *)m;
 }
 
@@ -663,7 +684,10 @@ int tl_py_grad_init(PyObject *module)
 {
   recorded_type = (PyTypeObject *)PyType_FromSpec(&recorded_spec);
   tl_py_record = tl_grad_record;
-  meta_storage.device = tl_device_cpu();
+  for (int type = 0; type < TL_DEVICE_COUNT; type++)
+    for (int i = 0; i < TL_GRAD_META_INDICES; i++)
+      meta_storages[type][i] = (tl_storage){.refcount = INT64_MAX / 2, .readonly = true,
+                                            .device = {(tl_device_type)type, i - 1}};
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;

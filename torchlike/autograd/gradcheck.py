@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _C
+from .grad_mode import no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -39,7 +40,7 @@ def _is_diff(t):
 def _values(outputs):
     # A complex output is checked through its real part: the analytical side
     # sends a real one-hot gradient, which differentiates Re(output).
-    return [np.real(o.detach().numpy()).astype(np.float64).ravel() for o in outputs]
+    return [np.real(o.detach().cpu().numpy()).astype(np.float64).ravel() for o in outputs]
 
 
 def _check_inputs(wrt):
@@ -52,9 +53,6 @@ def _check_inputs(wrt):
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           f"point ({x.dtype}): gradcheck's finite differences need float64 to "
                           f"be meaningful.")
-        if x.device.type != "cpu":
-            raise ValueError(f"gradcheck: input {i} is on {x.device}; the numerical Jacobian "
-                             f"is computed on the CPU (move the inputs with .cpu())")
         shape, stride = tuple(x.shape), tuple(x.stride())
         if any(n > 1 and s == 0 for n, s in zip(shape, stride)):
             raise RuntimeError(f"The {i}th input has a dimension with stride 0. gradcheck only "
@@ -67,18 +65,30 @@ def _numerical(func, inputs, wrt, sizes, eps):
     """jac[(j, i)]: d output j / d input i, shape (input numel, output numel)."""
     jacs = {}
     for i, x in wrt:
-        view = x.detach().numpy()  # zero-copy, whatever the strides
+        on_cpu = x.device.type == "cpu"
+        # CPU: written through a zero-copy NumPy view, whatever the strides, so the
+        # tensor's version does not change.  Other devices: element by element
+        # through the tensor (the analytical side has run already).
+        view = x.detach().numpy() if on_cpu else x.detach().cpu().numpy()
+        target = x.detach()
+
+        def put(index, value):
+            if on_cpu:
+                view[index] = value
+            else:
+                with no_grad():
+                    target[index] = float(value)
+
         cols = [np.zeros((x.numel(), n)) for n in sizes]
         for k in range(x.numel()):
             index = np.unravel_index(k, view.shape) if view.ndim else ()
             orig = view[index].copy()
-            # Written through NumPy: the tensors' versions do not change, and the
-            # function runs with grad on (gradgradcheck's function needs it).
-            view[index] = orig + eps
+            # the function runs with grad on (gradgradcheck's function needs it)
+            put(index, orig + eps)
             plus = _values(_as_outputs(func(*inputs)))
-            view[index] = orig - eps
+            put(index, orig - eps)
             minus = _values(_as_outputs(func(*inputs)))
-            view[index] = orig
+            put(index, orig)
             for j, (p, m) in enumerate(zip(plus, minus)):
                 cols[j][k] = (p - m) / (2 * eps)
         for j in range(len(sizes)):
@@ -109,7 +119,7 @@ def _analytical(outputs, wrt):
                 if g.dtype != x.dtype:
                     raise GradcheckError(f"Gradient of input {i} has dtype {g.dtype}, "
                                          f"expected {x.dtype} (the input's dtype)")
-                jacs[j, i][:, e] = g.detach().numpy().ravel()
+                jacs[j, i][:, e] = g.detach().cpu().numpy().ravel()
     return jacs
 
 
@@ -125,8 +135,8 @@ def _gradcheck(func, inputs, eps, atol, rtol):
         if o.requires_grad and not _is_diff(o):
             raise GradcheckError(f"output {j} has dtype {o.dtype} and requires grad")
     sizes = [o.numel() for o in outputs]
+    analytical = _analytical(outputs, wrt)  # first: the numerical side may write inputs
     numerical = _numerical(func, inputs, wrt, sizes, eps)
-    analytical = _analytical(outputs, wrt)
     for j, o in enumerate(outputs):
         for i, _ in wrt:
             a, n = analytical[j, i], numerical[j, i]
@@ -190,9 +200,9 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
             if gen_non_contig_grad_outputs and o.ndim:
                 wide = np.zeros(tuple(o.shape[:-1]) + (2 * o.shape[-1],))
                 wide[..., ::2] = values
-                g = _C.tensor(wide, dtype=o.dtype)[..., ::2]
+                g = _C.tensor(wide, dtype=o.dtype, device=o.device)[..., ::2]
             else:
-                g = _C.tensor(values, dtype=o.dtype)
+                g = _C.tensor(values, dtype=o.dtype, device=o.device)
             grad_outputs.append(g.requires_grad_())
         grad_outputs = tuple(grad_outputs)
     else:
