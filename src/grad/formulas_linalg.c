@@ -225,7 +225,7 @@ static PyObject *tensor_of(tl_grad_ctx *c, PyObject *x)
 {
   if (!x || PyErr_Occurred() || tl_py_is_tensor(x))
     return x;
-  return CALL("tensor", "O", x);
+  return CALL("tensor", "O|{s:O}", x, "device", tl_grad_device(c));
 }
 
 /* ---- solve, inverse, determinants ---------------------------------------------------- */

@@ -46,7 +46,7 @@ static PyObject *tens(tl_grad_ctx *c, PyObject *o)
 {
   if (!o || PyErr_Occurred())
     return NULL;
-  return tl_py_is_tensor(o) ? o : CALL("tensor", "O", o);
+  return tl_py_is_tensor(o) ? o : CALL("tensor", "O|{s:O}", o, "device", tl_grad_device(c));
 }
 
 static PyObject *pyint(tl_grad_ctx *c, long long v)

@@ -112,9 +112,7 @@ done:
   return tl_grad_keep(c, r);
 }
 
-/* The device the gradients are on (the node may keep only metadata stubs
- * of its inputs, so ask an incoming gradient rather than x). */
-static PyObject *grad_device(tl_grad_ctx *c)
+PyObject *tl_grad_device(tl_grad_ctx *c)
 {
   for (int i = 0; i < c->node->noutputs; i++)
     if (c->grads[i])
@@ -126,7 +124,7 @@ static PyObject *grad_device(tl_grad_ctx *c)
 static PyObject *positions(tl_grad_ctx *c, int64_t n)
 {
   return CALL("arange", "L|{s:O,s:O}", (long long)n, "dtype", tl_py_dtype_obj(TL_DTYPE_I64),
-              "device", grad_device(c));
+              "device", tl_grad_device(c));
 }
 
 /* g's of the outputs scattered back to x through index maps: pos[k] holds,
@@ -319,13 +317,22 @@ static void block_diag(tl_grad_ctx *c, PyObject *g)
   }
 }
 
+/* The largest storage position a non-empty view reaches. */
+static int64_t last_position(int nd, const int64_t *shape, const int64_t *strides, int64_t offset)
+{
+  for (int d = 0; d < nd; d++)
+    if (strides[d] > 0)
+      offset += (shape[d] - 1) * strides[d];
+  return offset;
+}
+
 /* as_strided reads x's storage: match output elements to x's elements by
  * storage position (positions outside x get no gradient). */
 static PyObject *storage_positions(tl_grad_ctx *c, int nd, const int64_t *shape,
                                    const int64_t *strides, int64_t offset)
 {
   PyObject *acc = CALL("tensor", "L|{s:O,s:O}", (long long)offset, "dtype",
-                       tl_py_dtype_obj(TL_DTYPE_I64), "device", grad_device(c));
+                       tl_py_dtype_obj(TL_DTYPE_I64), "device", tl_grad_device(c));
   for (int d = 0; d < nd; d++) {
     int64_t view[TL_MAX_DIMS];
     for (int k = 0; k < nd; k++)
@@ -373,15 +380,16 @@ static void as_strided(tl_grad_ctx *c, PyObject *x)
   PyObject *at_x = CALL("reshape", "OO",
                         storage_positions(c, t->ndim, t->shape, t->strides, t->offset), flat);
   PyObject *at_out = CALL("reshape", "OO", storage_positions(c, nsize, size, stride, offset), flat);
-  PyObject *hi_x = CALL("item", "O", CALL("max", "O", at_x));
-  PyObject *hi_out = CALL("item", "O", CALL("max", "O", at_out));
-  if (!hi_x || !hi_out)
+  if (!at_x || !at_out)
     return;
-  long long span = PyLong_AsLongLong(hi_x), span_out = PyLong_AsLongLong(hi_out);
+  /* the furthest storage position either view reaches, from shapes and
+   * strides (not read back from the device: no host sync) */
+  int64_t span = last_position(t->ndim, t->shape, t->strides, t->offset);
+  int64_t span_out = last_position(nsize, size, stride, offset);
   span = (span > span_out ? span : span_out) + 1;
   /* which x element (nx: none) sits at each storage position */
-  PyObject *owner = CALL("full", "(L)L|{s:O,s:O}", span, (long long)nx, "dtype",
-                         tl_py_dtype_obj(TL_DTYPE_I64), "device", grad_device(c));
+  PyObject *owner = CALL("full", "(L)L|{s:O,s:O}", (long long)span, (long long)nx, "dtype",
+                         tl_py_dtype_obj(TL_DTYPE_I64), "device", tl_grad_device(c));
   CALL("index_put_", "O(O)O", owner, at_x, positions(c, nx));
   PyObject *src = CALL("index_select", "OLO", owner, 0LL, at_out);
   PyObject *g = CALL("reshape", "OO", G(0), flat);

@@ -158,6 +158,10 @@ void tl_grad_send(tl_grad_ctx *c, PyObject *input, PyObject *grad); /* accumulat
  *   tl_grad_call(c, "sum", "Oi|{s:O}", g, 0, "keepdim", Py_True)           */
 PyObject *tl_grad_call(tl_grad_ctx *c, const char *name, const char *fmt, ...);
 PyObject *tl_grad_keep(tl_grad_ctx *c, PyObject *owned); /* hand a new reference to the scope */
+/* The device the gradients are on, kept by the scope: where a formula makes its
+ * constants (the node may keep only metadata stubs, so an incoming gradient is
+ * asked rather than an input). */
+PyObject *tl_grad_device(tl_grad_ctx *c);
 /* x's shape as a torchlike.Size. */
 PyObject *tl_grad_shape(tl_grad_ctx *c, PyObject *x);
 /* The gradient g of a reduction of x over dim (None, int or tuple), reshaped
