@@ -69,8 +69,9 @@ def svd(input, some=True, compute_uv=True):
         s = linalg.svdvals(input)
         m, n = input.shape[-2], input.shape[-1]
         z = _C.zeros(*input.shape[:-2], m, m if not some else min(m, n), dtype=s.dtype
-                     if not input.is_complex() else input.dtype)
-        zv = _C.zeros(*input.shape[:-2], n, n if not some else min(m, n), dtype=z.dtype)
+                     if not input.is_complex() else input.dtype, device=s.device)
+        zv = _C.zeros(*input.shape[:-2], n, n if not some else min(m, n), dtype=z.dtype,
+                      device=s.device)
         return _SVD(z, s, zv)
     U, S, Vh = linalg.svd(input, full_matrices=not some)
     return _SVD(U, S, adjoint(Vh))

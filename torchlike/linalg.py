@@ -421,19 +421,20 @@ def tensorsolve(A, B, dims=None, *, out=None):
 
 def inv_ex(A, *, check_errors=False, out=None):
     if check_errors:
-        return InvExResult(inv(A), _C.zeros(*A.shape[:-2], dtype=_C.int32))
+        return InvExResult(inv(A), _C.zeros(*A.shape[:-2], dtype=_C.int32, device=A.device))
     return InvExResult(*_C._linalg_inv_ex(A))
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     if check_errors:
-        return CholeskyExResult(cholesky(A, upper=upper), _C.zeros(*A.shape[:-2], dtype=_C.int32))
+        return CholeskyExResult(cholesky(A, upper=upper),
+                                _C.zeros(*A.shape[:-2], dtype=_C.int32, device=A.device))
     return CholeskyExResult(*_C._linalg_cholesky_ex(A, upper))
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     result, info = _C._linalg_solve_ex(A, B, left)
-    if check_errors and info.numpy().any():
+    if check_errors and bool(info.any()):  # raising needs the data: one host read
         solve(A, B, left=left)  # raises, naming the failing batch element
     return SolveExResult(result, info)
 
@@ -444,5 +445,6 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
                            "CPU tensors")
     if check_errors:
         LU, pivots = lu_factor(A)
-        return LUFactorExResult(LU, pivots, _C.zeros(*A.shape[:-2], dtype=_C.int32))
+        return LUFactorExResult(LU, pivots, _C.zeros(*A.shape[:-2], dtype=_C.int32,
+                                                     device=A.device))
     return LUFactorExResult(*_C._linalg_lu_factor_ex(A))

@@ -197,7 +197,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 if rows[j]:
                     block = _C.stack(rows[j]).reshape(*o.shape, *x.shape)
                 else:  # an empty output
-                    block = _C.zeros(*o.shape, *x.shape, dtype=x.dtype)
+                    block = _C.zeros(*o.shape, *x.shape, dtype=x.dtype, device=x.device)
                 per_input.append(block if create_graph else block.detach())
             jac.append(_untuple(per_input, in_tuple))
     return _untuple(jac, out_tuple)
