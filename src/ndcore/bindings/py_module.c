@@ -7,6 +7,7 @@
 #include "ndcore/bindings/py_optim.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/tl_gpu.h"
 
@@ -130,7 +131,7 @@ PyMODINIT_FUNC PyInit__C(void)
 {
   import_array();
   tl_storage_init();
-  tl_cpu_kernels_init();
+  tl_dispatch_init();
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
 
@@ -84,9 +85,12 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
   it->noutputs = 1;
   it->ndim = out->ndim;
   it->cost = 1;
+  it->device = tl_tensor_device(out);
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
   for (int k = 0; k < noperands; k++) {
     const tl_tensor *t = ops[k];
+    if (!tl_device_eq(tl_tensor_device(t), it->device))
+      return tl_check_same_device(2, (const tl_tensor *[]){out, t});
     int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
     int lead = out->ndim - t->ndim;
     bad = k;
@@ -204,6 +208,10 @@ static void run_range(void *ctx, int64_t begin, int64_t end, int worker)
 
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data)
 {
+  char sd[32];
+  if (!tl_dispatch_host_memory(it->device))
+    return tl_error_set(TL_ERR_RUNTIME, "internal error: a CPU loop was asked to run on memory "
+                                        "of device %s", tl_device_str(sd, sizeof sd, it->device));
   if (it->numel == 0)
     return TL_OK;
   iter_job job = {.it = it, .loop = loop, .data = data, .noutputs = it->noutputs};

@@ -21,7 +21,7 @@
 
 #include "ndcore/tensor/tl_dtype.h"
 #include "ndcore/dispatch/tl_loops.h"
-#include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/kernels/tl_vecmath.h"
 
 #define TL_K_BOOL(X, ...) X(BOOL, bool, bool, bool, __VA_ARGS__)
@@ -59,13 +59,17 @@
 #define TL_KB(E, T, U, R, name) TL_BINARY_LOOP(name##_##E##_loop, T, T, name##_##E)
 /* out (bool) = name_E(a, b) */
 #define TL_KB_PRED(E, T, U, R, name) TL_BINARY_LOOP(name##_##E##_loop, T, bool, name##_##E)
-/* Register name_E_loop as the loop of op OP for dtype E. */
-#define TL_KREG(E, T, U, R, OP, name) tl_cpu_loops[TL_OP_##OP][TL_DTYPE_##E] = name##_##E##_loop;
+/* Register name_E_loop as the CPU loop of op OP for dtype E. */
+#define TL_KREG(E, T, U, R, OP, name) tl_k_register(TL_OP_##OP, TL_DTYPE_##E, name##_##E##_loop);
+static inline void tl_k_register(tl_op op, tl_dtype dtype, tl_loop_fn loop)
+{
+  tl_dispatch_register_loop(op, TL_DEVICE_CPU, TL_DTYPES_ONE(dtype), loop);
+}
 
-/* Kernel files' init functions, called from tl_cpu_unary_init/binary_init. */
-void tl_cpu_special_init(void);
-void tl_cpu_compare_init(void);
-void tl_cpu_bessel_init(void);
+/* Kernel files' registration, called from tl_cpu_unary/binary_register. */
+void tl_cpu_special_register(void);
+void tl_cpu_compare_register(void);
+void tl_cpu_bessel_register(void);
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 static inline bool tl_k_negative(int64_t x) { return x < 0; }

@@ -433,7 +433,7 @@ tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *ba
 /* Coordinates are written for every element and the write position advances
  * only past nonzero ones: no branch to mispredict on random masks.  The
  * output has one spare row for the writes past the last nonzero element. */
-tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
+tl_status tl_cpu_index_nonzero(tl_tensor *out, const tl_tensor *in)
 {
   tl_tensor mask = {0};
   const tl_tensor *m = in;
@@ -822,7 +822,7 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
   return TL_OK;
 }
 
-tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
+tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
                        bool *is_view)
 {
   index_plan p;
@@ -890,7 +890,7 @@ static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_ten
   return status;
 }
 
-tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
+tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
                        bool accumulate)
 {
   index_plan p;

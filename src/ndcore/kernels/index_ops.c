@@ -91,7 +91,7 @@ static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, 
                           TL_ERR_RUNTIME);
 }
 
-tl_status tl_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
+tl_status tl_cpu_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
                           const tl_tensor *index_)
 {
   const tl_tensor in = at_least_1d(in_), index = at_least_1d(index_);
@@ -233,7 +233,7 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   return status;
 }
 
-tl_status tl_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, const tl_tensor *index_,
+tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, const tl_tensor *index_,
                            const tl_tensor *src_, tl_index_reduce reduce, bool include_self)
 {
   tl_tensor self = at_least_1d(self_), index = at_least_1d(index_), base, off = {0},
@@ -321,7 +321,7 @@ static tl_status vector_index(const char *op, const tl_tensor *index, tl_tensor 
   return TL_OK;
 }
 
-tl_status tl_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
+tl_status tl_cpu_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
                           const tl_tensor *index_)
 {
   tl_tensor in = at_least_1d(in_), index;
@@ -338,7 +338,7 @@ tl_status tl_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
   return TL_OK;
 }
 
-tl_status tl_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
+tl_status tl_cpu_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
                              const tl_tensor *index_, const tl_tensor *src_,
                              tl_index_reduce reduce)
 {
@@ -372,7 +372,7 @@ tl_status tl_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
 
 /* ---- take, put_, take_along_dim ---------------------------------------------------- */
 
-tl_status tl_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index)
+tl_status tl_cpu_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index)
 {
   tl_tensor flat;
   bool is_view;
@@ -385,7 +385,7 @@ tl_status tl_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *in
   return status;
 }
 
-tl_status tl_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
+tl_status tl_cpu_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
                             bool accumulate)
 {
   tl_tensor work = {0}, flat = {0}, values = {0};
@@ -424,7 +424,7 @@ tl_status tl_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_te
   return status;
 }
 
-tl_status tl_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
+tl_status tl_cpu_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
                                   int64_t dim_, bool has_dim)
 {
   char si[256], sx[256];
@@ -554,7 +554,7 @@ static void masked_fill_128(char **args, int64_t n, const int64_t *steps, void *
       memcpy(args[0] + i * steps[0], p->value, 16);
 }
 
-tl_status tl_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
+tl_status tl_cpu_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
 {
   tl_tensor m;
   if (check_writable("masked_fill_", self) != TL_OK)
@@ -583,7 +583,7 @@ tl_status tl_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_
   return status;
 }
 
-tl_status tl_index_masked_scatter(tl_tensor *self, const tl_tensor *mask, const tl_tensor *src)
+tl_status tl_cpu_index_masked_scatter(tl_tensor *self, const tl_tensor *mask, const tl_tensor *src)
 {
   tl_tensor m = {0}, flat = {0}, coords = {0};
   tl_status status;
@@ -620,7 +620,7 @@ done:
   return status;
 }
 
-tl_status tl_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask)
+tl_status tl_cpu_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask)
 {
   tl_tensor a = {0}, m = {0};
   int nd;

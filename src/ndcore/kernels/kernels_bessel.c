@@ -98,7 +98,7 @@ TL_K_FLOATS(TL_KU, i0e)
 TL_K_FLOATS(TL_KU, i1)
 TL_K_FLOATS(TL_KU, i1e)
 
-void tl_cpu_bessel_init(void)
+void tl_cpu_bessel_register(void)
 {
   TL_K_FLOATS(TL_KREG, I0, i0)
   TL_K_FLOATS(TL_KREG, I0E, i0e)

@@ -268,7 +268,7 @@ TL_K_FLOATS(TL_KB_SIMD, atan2) TL_K_FLOATS(TL_KB_SIMD, hypot) TL_K_FLOATS(TL_KB_
 TL_K_FLOATS(TL_KB, nextafter) TL_K_FLOATS(TL_KB, logaddexp) TL_K_FLOATS(TL_KB, logaddexp2)
 TL_K_FLOATS(TL_KB, xlogy)
 
-void tl_cpu_binary_init(void)
+void tl_cpu_binary_register(void)
 {
 #define REG_ALL(OP, name)                                                                \
   TL_K_BOOL(TL_KREG, OP, name) TL_K_INTS(TL_KREG, OP, name) TL_K_FLOATS(TL_KREG, OP, name) \
@@ -288,7 +288,7 @@ void tl_cpu_binary_init(void)
   REG_FLT(NEXTAFTER, nextafter) REG_FLT(LOGADDEXP, logaddexp) REG_FLT(LOGADDEXP2, logaddexp2)
   REG_FLT(XLOGY, xlogy)
 #undef REG_FLT
-  tl_cpu_loops[TL_OP_NEXTAFTER][TL_DTYPE_F16] = nextafter_F16_loop;
-  tl_cpu_loops[TL_OP_NEXTAFTER][TL_DTYPE_BF16] = nextafter_BF16_loop;
-  tl_cpu_compare_init();
+  tl_k_register(TL_OP_NEXTAFTER, TL_DTYPE_F16, nextafter_F16_loop);
+  tl_k_register(TL_OP_NEXTAFTER, TL_DTYPE_BF16, nextafter_BF16_loop);
+  tl_cpu_compare_register();
 }

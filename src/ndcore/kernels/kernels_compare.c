@@ -174,7 +174,7 @@ TL_K_BOOL(TL_KB, logical_and) TL_K_BOOL(TL_KB, logical_or) TL_K_BOOL(TL_KB, logi
 LOOPS_INT(bitwise_and) LOOPS_INT(bitwise_or) LOOPS_INT(bitwise_xor)
 LOOPS_INT(bitwise_left_shift) LOOPS_INT(bitwise_right_shift)
 
-void tl_cpu_compare_init(void)
+void tl_cpu_compare_register(void)
 {
 #define REG_REAL(OP, name) \
   TL_K_BOOL(TL_KREG, OP, name) TL_K_INTS(TL_KREG, OP, name) TL_K_FLOATS(TL_KREG, OP, name)
@@ -196,6 +196,6 @@ void tl_cpu_compare_init(void)
     static const tl_loop_fn by_size[17] = {[1] = where_1_loop, [2] = where_2_loop,
                                            [4] = where_4_loop, [8] = where_8_loop,
                                            [16] = where_16_loop};
-    tl_cpu_loops[TL_OP_WHERE][d] = by_size[tl_dtype_size((tl_dtype)d)];
+    tl_k_register(TL_OP_WHERE, (tl_dtype)d, by_size[tl_dtype_size((tl_dtype)d)]);
   }
 }

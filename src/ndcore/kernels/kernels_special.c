@@ -163,7 +163,7 @@ TL_K_FLOATS(TL_KU, lgamma)
 TL_K_FLOATS(TL_KU, digamma)
 TL_K_FLOATS(TL_KB, polygamma)
 
-void tl_cpu_special_init(void)
+void tl_cpu_special_register(void)
 {
   TL_K_FLOATS(TL_KREG, ERF, erf)
   TL_K_FLOATS(TL_KREG, ERFC, erfc)

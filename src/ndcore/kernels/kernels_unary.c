@@ -362,7 +362,7 @@ TL_K_BOOL(TL_KU, nan_to_num) TL_K_INTS(TL_KU, nan_to_num)
 TL_K_BOOL(TL_KU, logical_not)
 TL_K_BOOL(TL_KU, bitwise_not) TL_K_INTS(TL_KU, bitwise_not)
 
-void tl_cpu_unary_init(void)
+void tl_cpu_unary_register(void)
 {
   TL_K_INTS(TL_KREG, NEG, neg) TL_K_FLOATS(TL_KREG, NEG, neg) TL_K_COMPLEX(TL_KREG, NEG, neg)
   TL_K_INTS(TL_KREG, POSITIVE, positive) TL_K_FLOATS(TL_KREG, POSITIVE, positive)
@@ -404,11 +404,11 @@ void tl_cpu_unary_init(void)
   REG_PRED(ISPOSINF, isposinf) REG_PRED(ISNEGINF, isneginf) REG_PRED(SIGNBIT, signbit)
 #undef REG_PRED
   TL_K_BOOL(TL_KREG, NAN_TO_NUM, nan_to_num) TL_K_INTS(TL_KREG, NAN_TO_NUM, nan_to_num)
-  tl_cpu_loops[TL_OP_NAN_TO_NUM][TL_DTYPE_F16] = nan_to_num_F16_loop;
-  tl_cpu_loops[TL_OP_NAN_TO_NUM][TL_DTYPE_BF16] = nan_to_num_BF16_loop;
+  tl_k_register(TL_OP_NAN_TO_NUM, TL_DTYPE_F16, nan_to_num_F16_loop);
+  tl_k_register(TL_OP_NAN_TO_NUM, TL_DTYPE_BF16, nan_to_num_BF16_loop);
   TL_K_FLOATS(TL_KREG, NAN_TO_NUM, nan_to_num) TL_K_COMPLEX(TL_KREG, NAN_TO_NUM, nan_to_num)
   TL_K_BOOL(TL_KREG, LOGICAL_NOT, logical_not)
   TL_K_BOOL(TL_KREG, BITWISE_NOT, bitwise_not) TL_K_INTS(TL_KREG, BITWISE_NOT, bitwise_not)
-  tl_cpu_special_init();
-  tl_cpu_bessel_init();
+  tl_cpu_special_register();
+  tl_cpu_bessel_register();
 }

@@ -469,7 +469,7 @@ static tl_status check_params(const tl_random_dist *d, int64_t numel)
 
 /* ---- entry points ------------------------------------------------------------------------- */
 
-tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
 {
   int64_t numel = tl_tensor_numel(t);
   if (t->storage->readonly)
@@ -576,7 +576,7 @@ static void poisson_range(void *ctx, int64_t begin, int64_t end, int worker)
     c->out[e] = poisson_one(c, e);
 }
 
-tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
+tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
 {
   tl_tensor r = {0}, o = {0};
   tl_status s = TL_OK;
@@ -607,7 +607,7 @@ done:
   return s;
 }
 
-tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
+tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
 {
   int64_t n = tl_tensor_numel(out);
   tl_random_dist d = {.kind = TL_RANDOM_INTEGER, .low = 0, .range = n > 0 ? (uint64_t)n : 1};
@@ -703,7 +703,7 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
     out[s] = keys[s].index;
 }
 
-tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
                                 bool replacement, tl_tensor *out)
 {
   tl_tensor p = {0};

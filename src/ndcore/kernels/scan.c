@@ -52,7 +52,7 @@ static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
+tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
 {
   const char *name = tl_op_infos[op].name;
   tl_dtype d = in->dtype;

@@ -109,7 +109,7 @@ static void cum_lanes(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-tl_status tl_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *values,
+tl_status tl_cpu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *values,
                     tl_tensor *indices)
 {
   const char *op = is_min ? "cummin" : "cummax";
@@ -139,7 +139,7 @@ static inline bool differs(tl_dtype d, uint64_t ka, uint64_t kb)
   return ka != kb || tl_sort_key_is_nan(d, ka);
 }
 
-tl_status tl_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
+tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
                     tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
@@ -231,7 +231,7 @@ static int rows_cmp(const void *a, const void *b, void *vctx)
   return ra < rb ? -1 : ra > rb;
 }
 
-tl_status tl_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
+tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
                         tl_tensor *inverse, tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
@@ -409,7 +409,7 @@ static void search_rows(void *ctx, int64_t begin, int64_t end, int worker)
     free(keys);
 }
 
-tl_status tl_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
+tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
                           const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
   char s1[96], s2[96];
@@ -515,7 +515,7 @@ static inline double load_real(tl_dtype d, const char *p)
   }
 }
 
-tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
+tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
                       tl_tensor *out)
 {
   char s1[96], s2[96];
@@ -567,7 +567,7 @@ tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t min
   return TL_OK;
 }
 
-tl_status tl_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
+tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
 {
   if (!tl_dtype_is_float(in->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "histc(): not implemented for '%s' (floating "

@@ -1040,7 +1040,7 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
   return st;
 }
 
-tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
+tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
                   tl_tensor *indices)
 {
   (void)stable; /* every sort here is stable */
@@ -1074,7 +1074,7 @@ static void plan_topk(const lane_job *job, lane *l)
   l->hi = o->k;
 }
 
-tl_status tl_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
+tl_status tl_cpu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
                   tl_tensor *indices)
 {
   int d;
@@ -1139,7 +1139,7 @@ static tl_status select_one(const tl_tensor *in, int d, bool keepdim,
   return TL_OK;
 }
 
-tl_status tl_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim, tl_tensor *values,
+tl_status tl_cpu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim, tl_tensor *values,
                       tl_tensor *indices)
 {
   int d;
@@ -1169,7 +1169,7 @@ static void plan_median(const lane_job *job, lane *l)
   l->hi = l->lo + 1;
 }
 
-tl_status tl_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
+tl_status tl_cpu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
                         tl_tensor *values, tl_tensor *indices)
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
@@ -1206,7 +1206,7 @@ static tl_status flatten_all(const tl_tensor *in, tl_tensor *flat)
   return TL_OK;
 }
 
-tl_status tl_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
+tl_status tl_cpu_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   if (check_sortable(op, in) != TL_OK)
@@ -1317,7 +1317,7 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
   }
 }
 
-tl_status tl_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar, bool all_dims,
+tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar, bool all_dims,
                       int64_t dim, bool keepdim, tl_quantile_method method, bool ignore_nan,
                       tl_tensor *out)
 {
@@ -1422,7 +1422,7 @@ static void emit_mode(const lane_job *job, const lane *l, int64_t j0, int64_t j1
   emit_one(job, &one, 0, 0);
 }
 
-tl_status tl_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
+tl_status tl_cpu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
                   tl_tensor *indices)
 {
   int d;

@@ -403,7 +403,7 @@ void tl_lapack_swap_last(tl_tensor *t)
   t->strides[d - 2] = s;
 }
 
-tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
                              const tl_tensor *b, bool left)
 {
   const char *fn = "linalg.solve";
@@ -441,7 +441,7 @@ tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, 
   return tl_linalg_solve_ex(x, NULL, a, b, left);
 }
 
-tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
@@ -555,17 +555,17 @@ done:
   return st;
 }
 
-tl_status tl_linalg_det(tl_tensor *out, const tl_tensor *a)
+tl_status tl_cpu_linalg_det(tl_tensor *out, const tl_tensor *a)
 {
   return lu_det("linalg.det", a, out, NULL, NULL, NULL);
 }
 
-tl_status tl_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
+tl_status tl_cpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
 {
   return lu_det("linalg.slogdet", a, NULL, sign, logabsdet, NULL);
 }
 
-tl_status tl_linalg_logdet(tl_tensor *out, const tl_tensor *a)
+tl_status tl_cpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
 {
   return lu_det("logdet", a, NULL, NULL, NULL, out);
 }
@@ -591,7 +591,7 @@ static void keep_triangle(tl_dtype d, char *m, int64_t n, bool keep_lower)
  * we are asked to, and its factor, read back row-major, is the one we want:
  * conj(A) = U^H U gives A = U^T conj(U) = L L^H with L = U^T, which is U's
  * buffer read row-major.  No transposing copies either way. */
-tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
+tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
 {
   const char *fn = "linalg.cholesky";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -631,7 +631,7 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 
 /* ---- qr --------------------------------------------------------------------------------- */
 
-tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
 {
   const char *fn = "linalg.qr";
   tl_tensor tmp[2] = {{0}}; /* factored a, tau */
@@ -719,7 +719,7 @@ static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
     tl_scalar_store(one, d, m + (i * rows + i) * size);
 }
 
-tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
+tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
                         bool full_matrices, bool compute_uv)
 {
   const char *fn = compute_uv ? "linalg.svd" : "linalg.svdvals";
@@ -802,7 +802,7 @@ done:
 
 /* ---- eigh, eig ------------------------------------------------------------------------- */
 
-tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
                          bool compute_v)
 {
   const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
@@ -860,7 +860,7 @@ done:
   return st;
 }
 
-tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
+tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
 {
   const char *fn = compute_v ? "linalg.eig" : "linalg.eigvals";
   tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
@@ -1010,7 +1010,7 @@ static int lp_lstsq(const lsq_args *p, void *a, void *b, void *s, int *rank, int
   return info;
 }
 
-tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
+tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
                           const tl_tensor *a, const tl_tensor *b, double rcond,
                           const char *driver)
 {

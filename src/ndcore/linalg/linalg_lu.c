@@ -11,7 +11,7 @@
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
 
-tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
                                 const tl_tensor *a)
 {
   const char *fn = "linalg.lu_factor";
@@ -59,7 +59,7 @@ tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor 
   return tl_linalg_lu_factor_ex(lu, pivots, NULL, a);
 }
 
-tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
+tl_status tl_cpu_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
 {
   const char *fn = "linalg.lu";
   tl_status st;
@@ -135,7 +135,7 @@ done:
 }
 
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
-tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                              const tl_tensor *b, bool left, bool adjoint)
 {
   const char *fn = "linalg.lu_solve";
@@ -206,7 +206,7 @@ done:
   return st;
 }
 
-tl_status tl_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
                                      bool upper, bool left, bool unitriangular)
 {
   const char *fn = "linalg.solve_triangular";
