@@ -33,17 +33,11 @@ static tl_status check_index_dtype(const char *op, const tl_tensor *index, tl_st
   if (!tl_dtype_is_integral(index->dtype) || index->dtype == TL_DTYPE_BOOL)
     return tl_error_set(err, "%s(): expected an integer index tensor (int64 or another integer "
                              "dtype), got %s", op, tl_dtype_names[index->dtype]);
-  if (tl_tensor_device(index).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): cuda index tensors are not supported yet",
-                        op);
   return TL_OK;
 }
 
 static tl_status check_writable(const char *op, const tl_tensor *self)
 {
-  if (tl_tensor_device(self).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() is not implemented for cuda tensors yet",
-                        op);
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s(): the tensor written to is read-only", op);
   return TL_OK;
@@ -101,10 +95,7 @@ tl_status tl_cpu_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_
       tl_dim_wrap(dim_, in.ndim, &dim) != TL_OK ||
       check_gather_shapes("gather", &in, dim, &index, NULL) != TL_OK)
     return tl_error_status();
-  if (tl_tensor_device(in_).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "gather() is not implemented for cuda tensors "
-                                                "yet");
-  if (tl_tensor_empty(out, in.dtype, index_->ndim, index_->shape, tl_device_cpu()) != TL_OK)
+  if (tl_tensor_empty(out, in.dtype, index_->ndim, index_->shape, tl_tensor_device(in_)) != TL_OK)
     return tl_error_status();
   const tl_tensor o = at_least_1d(out);
   tl_status status = along_dim(&in, dim, &index, &base, &off);
@@ -137,18 +128,21 @@ static tl_scalar reduce_identity(tl_index_reduce r, tl_dtype d)
   }
 }
 
-/* A 0-d tensor of dtype d holding s, on a caller's stack buffer. */
+/* A 0-d tensor of dtype d holding s, on a caller's stack buffer; it claims
+ * `device` so that it iterates with that device's tensors (the CPU kernels
+ * run only where host code can read device memory). */
 typedef struct {
   tl_storage storage;
   _Alignas(16) char bytes[16];
   tl_tensor t;
 } scalar_tensor;
 
-static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dtype d)
+static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dtype d,
+                                           tl_device device)
 {
   tl_scalar_store(s, d, st->bytes);
   st->storage = (tl_storage){.refcount = 1, .data = st->bytes, .nbytes = sizeof st->bytes,
-                             .device = tl_device_cpu()};
+                             .device = device};
   st->t = (tl_tensor){.storage = &st->storage, .dtype = d, .ndim = 0};
   return &st->t;
 }
@@ -208,13 +202,13 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   scalar_tensor one;
   const tl_scalar s_one = {.kind = TL_KIND_INT, .v.i = 1};
   tl_status status = tl_tensor_empty(&count, TL_DTYPE_I64, self->ndim, self->shape,
-                                     tl_device_cpu());
+                                     tl_tensor_device(self));
   if (status == TL_OK)
     status = tl_tensor_fill(&count, include_self ? s_one : (tl_scalar){.kind = TL_KIND_INT});
   if (status == TL_OK)
     status = along_dim(&count, dim, index, &cbase, &coff);
   if (status == TL_OK)
-    status = tl_view_expand(&ones, scalar_tensor_init(&one, s_one, TL_DTYPE_I64), index->ndim,
+    status = tl_view_expand(&ones, scalar_tensor_init(&one, s_one, TL_DTYPE_I64, tl_tensor_device(self)), index->ndim,
                             index->shape);
   if (status == TL_OK)
     status = tl_index_move(true, &ones, &cbase, &coff, TL_INDEX_REDUCE_ADD);
@@ -276,7 +270,8 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, c
   if (!include_self) { /* start every scattered-to element from the identity */
     scalar_tensor id;
     tl_tensor ids;
-    tl_view_expand(&ids, scalar_tensor_init(&id, reduce_identity(reduce, self.dtype), self.dtype),
+    tl_view_expand(&ids, scalar_tensor_init(&id, reduce_identity(reduce, self.dtype), self.dtype,
+                                                  tl_tensor_device(&self)),
                    index.ndim, index.shape);
     tl_status s = tl_index_move(true, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
     tl_tensor_release(&ids);
@@ -482,8 +477,6 @@ static tl_status check_mask(const char *op, const tl_tensor *mask)
   if (mask->dtype != TL_DTYPE_BOOL)
     return tl_error_set(TL_ERR_RUNTIME, "%s only supports boolean masks, but got mask with "
                                         "dtype %s", op, tl_dtype_names[mask->dtype]);
-  if (tl_tensor_device(mask).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: cuda masks are not supported yet", op);
   return TL_OK;
 }
 

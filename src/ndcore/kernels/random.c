@@ -475,9 +475,6 @@ tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s: cannot write random values into a read-only tensor",
                         kind_name(d->kind));
-  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: random numbers on cuda are not built yet",
-                        kind_name(d->kind));
   if (tl_tensor_has_internal_overlap(t)) /* a broadcast view would keep only one draw */
     return tl_error_set(TL_ERR_RUNTIME, "%s: the written-to tensor has a stride-0 dimension, "
                         "so several elements share one memory location; clone() it first",
@@ -487,7 +484,7 @@ tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist
   tl_tensor dst = *t, tmp = {0};
   bool contiguous = tl_tensor_is_contiguous(t);
   if (!contiguous) {
-    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_device_cpu()) != TL_OK)
+    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_tensor_device(t)) != TL_OK)
       return tl_error_status();
     dst = tmp;
   }
@@ -593,7 +590,7 @@ tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tens
                        "got %g", rate[i]);
       goto done;
     }
-  if (tl_tensor_empty(&o, TL_DTYPE_F64, r.ndim, r.shape, tl_device_cpu()) != TL_OK) {
+  if (tl_tensor_empty(&o, TL_DTYPE_F64, r.ndim, r.shape, tl_tensor_device(rates)) != TL_OK) {
     s = tl_error_status();
     goto done;
   }
@@ -752,7 +749,7 @@ tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int
     goto done;
   int64_t shape[2] = {rows, n};
   if (tl_tensor_empty(out, TL_DTYPE_I64, probs->ndim, probs->ndim == 2 ? shape : shape + 1,
-                      tl_device_cpu()) != TL_OK) {
+                      tl_tensor_device(probs)) != TL_OK) {
     s = tl_error_status();
     goto done;
   }

@@ -410,9 +410,6 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
 tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
                        tl_tensor *indices)
 {
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d",
-                        tl_op_infos[op].name, tl_tensor_device(in).index);
   uint64_t full = in->ndim ? ~(uint64_t)0 >> (64 - in->ndim) : 0;
   uint64_t mask = a->dims & full;
   bool no_dim = mask == 0;

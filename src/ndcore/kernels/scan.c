@@ -60,9 +60,6 @@ tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_t
   tl_dtype work = tl_dtype_is_integral(result)  ? TL_DTYPE_I64
                   : tl_dtype_is_complex(result) ? TL_DTYPE_C128
                                                 : TL_DTYPE_F64;
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d", name,
-                        tl_tensor_device(in).index);
   int w;
   if (tl_dim_wrap(dim, in->ndim, &w) != TL_OK)
     return tl_error_status();

@@ -16,8 +16,6 @@
 
 static tl_status check_real(const char *op, const tl_tensor *t)
 {
-  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): only CPU tensors are supported", op);
   if (tl_dtype_is_complex(t->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
                         "have no order)", op, tl_dtype_names[t->dtype]);

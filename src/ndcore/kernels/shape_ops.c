@@ -1056,7 +1056,7 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     _Alignas(16) char bytes[16];
     tl_scalar_store(value, in->dtype, bytes);
     tl_storage cell = {.refcount = 1, .data = bytes, .nbytes = sizeof bytes,
-                       .device = tl_device_cpu()};
+                       .device = tl_tensor_device(in)};
     tl_tensor fill = {.storage = &cell, .dtype = in->dtype, .ndim = 0};
     if (tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in)) != TL_OK)
       return tl_error_status();

@@ -930,8 +930,6 @@ static tl_status lanes_run(lane_job *job)
 
 static tl_status check_sortable(const char *op, const tl_tensor *in)
 {
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): only CPU tensors are supported", op);
   if (tl_dtype_is_complex(in->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
                         "have no order)", op, tl_dtype_names[in->dtype]);
