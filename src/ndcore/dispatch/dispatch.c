@@ -38,14 +38,24 @@ void tl_dispatch_init(void)
   tl_copy_register();
 }
 
-const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype)
+tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dtype)
 {
   char sd[32];
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): no kernel for device %s and dtype %s", name,
+                      tl_device_str(sd, sizeof sd, device), tl_dtype_names[dtype]);
+}
+
+const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype)
+{
   if (tl_dispatch_has(op, device.type, dtype))
     return &tl_dispatch_table[op][device.type][dtype];
-  tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): no kernel for device %s and dtype %s",
-               tl_op_infos[op].name, tl_device_str(sd, sizeof sd, device), tl_dtype_names[dtype]);
+  tl_dispatch_no_kernel(tl_op_infos[op].name, device, dtype);
   return NULL;
+}
+
+static bool is_cpu_scalar(const tl_tensor *t)
+{
+  return t->ndim == 0 && tl_tensor_device(t).type == TL_DEVICE_CPU;
 }
 
 tl_status tl_dispatch_device(int n, const tl_tensor *const *ts, tl_device *device)
@@ -53,7 +63,7 @@ tl_status tl_dispatch_device(int n, const tl_tensor *const *ts, tl_device *devic
   const tl_tensor *first = NULL;
   *device = tl_device_cpu();
   for (int i = 0; i < n; i++) {
-    if (!ts[i] || !ts[i]->storage)
+    if (!ts[i] || !ts[i]->storage || is_cpu_scalar(ts[i]))
       continue;
     if (!first) {
       first = ts[i];

@@ -69,9 +69,15 @@ static inline bool tl_dispatch_has(tl_op op, tl_device_type device, tl_dtype dty
  * "name(): no kernel for device D and dtype T". */
 const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype);
 
+/* The one NotImplementedError, for code that must read device data on the
+ * host and finds it cannot (tl_dispatch_host_memory): "name(): no kernel for
+ * device D and dtype T". */
+tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dtype);
+
 /* The device the n tensors share (NULL entries and unallocated outputs are
- * skipped), or PyTorch's RuntimeError naming two of them.  `*device` is the
- * CPU when no tensor has storage. */
+ * skipped), or PyTorch's RuntimeError naming two of them.  As in PyTorch, a
+ * 0-d CPU tensor (a scalar) goes with tensors of any device: the kernel
+ * reads it on the host.  `*device` is the CPU when no tensor has storage. */
 tl_status tl_dispatch_device(int n, const tl_tensor *const *ts, tl_device *device);
 
 /* What a family entry point calls first: the shared device of ts[0..n),

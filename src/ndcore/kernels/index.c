@@ -605,8 +605,14 @@ static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const t
         return tl_error_set(TL_ERR_INDEX, "tensors used as indices must be long, int, byte or "
                                           "bool tensors, got %s",
                             tl_dtype_names[it->tensor->dtype]);
-      if (tl_check_same_device(2, (const tl_tensor *[]){self, it->tensor}) != TL_OK)
-        return tl_error_status();
+      if (tl_tensor_device(it->tensor).type != TL_DEVICE_CPU &&
+          !tl_device_eq(tl_tensor_device(it->tensor), tl_tensor_device(self))) {
+        char si[32], ss[32];
+        return tl_error_set(TL_ERR_RUNTIME, "indices should be either on cpu or on the same "
+                                            "device as the indexed tensor (%s), got %s",
+                            tl_device_str(ss, sizeof ss, tl_tensor_device(self)),
+                            tl_device_str(si, sizeof si, tl_tensor_device(it->tensor)));
+      }
       consumed += it->tensor->dtype == TL_DTYPE_BOOL ? it->tensor->ndim : 1;
       p->advanced = true;
       break;
