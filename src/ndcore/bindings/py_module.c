@@ -135,7 +135,7 @@ PyMODINIT_FUNC PyInit__C(void)
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;
-  if (tl_py_dtype_types_init(m) < 0 || tl_py_device_init(m) < 0 ||
+  if (tl_py_dtype_types_init(m) < 0 || tl_py_device_init(m) < 0 || tl_py_dispatch_init(m) < 0 ||
       tl_py_tensor_types_init(m) < 0 || tl_py_ops_init(m) < 0 || tl_py_sort_init(m) < 0 ||
       PyModule_AddFunctions(m, tl_py_create_functions) < 0 ||
       tl_py_random_init(m) < 0 ||
