@@ -1,6 +1,6 @@
 /* py_dispatch.c - the kernel table seen from Python, for tests and reports:
  *
- *   _C._dispatch_table()  {op name: {device type: [dtype names with a kernel]}}
+ *   _C._dispatch_table()  {op name: (kind, {device type: [dtype names with a kernel]})}
  *   _C._dispatch_lend_cpu_kernels(device_type, lend)
  *       test hook: give a host-memory test device ("fake") the CPU's kernels,
  *       or take them all away (tl_dispatch_lend_cpu_kernels).              */
@@ -9,6 +9,22 @@
 
 static const char *const device_type_names[TL_DEVICE_COUNT] = {
     [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake"};
+
+static const char *const kind_names[] = {[TL_OPKIND_UNARY] = "unary",
+                                         [TL_OPKIND_BINARY] = "binary",
+                                         [TL_OPKIND_WHERE] = "where",
+                                         [TL_OPKIND_REDUCE] = "reduce",
+                                         [TL_OPKIND_REDUCE_PAIR] = "reduce_pair",
+                                         [TL_OPKIND_SCAN] = "scan",
+                                         [TL_OPKIND_MATMUL] = "matmul",
+                                         [TL_OPKIND_SORT] = "sort",
+                                         [TL_OPKIND_CLAMP] = "clamp",
+                                         [TL_OPKIND_INDEX] = "index",
+                                         [TL_OPKIND_SUBSCRIPT] = "subscript",
+                                         [TL_OPKIND_LINALG] = "linalg",
+                                         [TL_OPKIND_RANDOM] = "random",
+                                         [TL_OPKIND_FILL] = "fill",
+                                         [TL_OPKIND_COPY] = "copy"};
 
 static PyObject *dispatch_table(PyObject *self, PyObject *unused)
 {
@@ -39,8 +55,12 @@ static PyObject *dispatch_table(PyObject *self, PyObject *unused)
         goto fail;
       Py_CLEAR(dtypes);
     }
-    if (PyDict_SetItemString(table, tl_op_infos[op].name, row) < 0)
+    PyObject *entry = Py_BuildValue("(sO)", kind_names[tl_op_infos[op].kind], row);
+    if (!entry || PyDict_SetItemString(table, tl_op_infos[op].name, entry) < 0) {
+      Py_XDECREF(entry);
       goto fail;
+    }
+    Py_DECREF(entry);
     Py_CLEAR(row);
   }
   return table;
@@ -70,7 +90,7 @@ static PyObject *dispatch_lend_cpu_kernels(PyObject *self, PyObject *args)
 
 static PyMethodDef dispatch_functions[] = {
     {"_dispatch_table", dispatch_table, METH_NOARGS,
-     "{op name: {device type: [dtype names with a kernel]}}"},
+     "{op name: (kind, {device type: [dtype names with a kernel]})}"},
     {"_dispatch_lend_cpu_kernels", dispatch_lend_cpu_kernels, METH_VARARGS,
      "test hook: give a host-memory test device the CPU's kernels (or take them away)"},
     {NULL, NULL, 0, NULL},

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/tensor/tl_backend.h"
 
 tl_kernel tl_dispatch_table[TL_OP_COUNT][TL_DEVICE_COUNT][TL_DTYPE_COUNT];
 
@@ -94,12 +95,21 @@ bool tl_dispatch_host_memory(tl_device device)
 
 tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend)
 {
-  if (device == TL_DEVICE_CPU || device == TL_DEVICE_CUDA)
-    return tl_error_set(TL_ERR_VALUE, "only a host-memory test device can borrow the CPU kernels");
+  /* The device's own row, kept while it holds the CPU's. */
+  static tl_kernel own[TL_OP_COUNT][TL_DTYPE_COUNT];
+  if (device != TL_DEVICE_FAKE)
+    return tl_error_set(TL_ERR_VALUE, "only the fake test device can borrow the CPU kernels");
+  if (lend == host_memory[device])
+    return TL_OK;
   for (int op = 0; op < TL_OP_COUNT; op++)
-    for (int d = 0; d < TL_DTYPE_COUNT; d++)
-      tl_dispatch_table[op][device][d] =
-          lend ? tl_dispatch_table[op][TL_DEVICE_CPU][d] : (tl_kernel){0};
+    for (int d = 0; d < TL_DTYPE_COUNT; d++) {
+      if (lend)
+        own[op][d] = tl_dispatch_table[op][device][d];
+      tl_dispatch_table[op][device][d] = lend ? tl_dispatch_table[op][TL_DEVICE_CPU][d] : own[op][d];
+    }
+  /* Fake memory is host memory behind tagged addresses; the CPU kernels need
+   * the plain ones. */
+  tl_backend_fake_plain_pointers(lend);
   host_memory[device] = lend;
   return TL_OK;
 }

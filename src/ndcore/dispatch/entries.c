@@ -4,7 +4,19 @@
  * PyTorch's error for tensors on two devices and NotImplementedError for a
  * device or dtype with no kernel, and calls the set's member.  Nothing here
  * reads tensor data.                                                      */
+#include <string.h>
+
 #include "ndcore/dispatch/tl_kernel_sets.h"
+
+/* The registry op of this name (the index entry points that serve several
+ * ops are told which by name), or `fallback`. */
+static tl_op op_named(const char *name, tl_op fallback)
+{
+  for (int op = 0; name && op < TL_OP_COUNT; op++)
+    if (!strcmp(tl_op_infos[op].name, name))
+      return (tl_op)op;
+  return fallback;
+}
 
 /* ---- reduce -------------------------------------------------------------------- */
 
@@ -165,7 +177,8 @@ tl_status tl_index_scatter(const char *op, tl_tensor *self, int64_t dim, const t
                            const tl_tensor *src, tl_index_reduce reduce, bool include_self)
 {
   const tl_tensor *devs[] = {self, index, src};
-  const tl_index_kernels *set = tl_dispatch_kernel(TL_OP_SCATTER, self->dtype, 3, devs);
+  const tl_index_kernels *set =
+      tl_dispatch_kernel(op_named(op, TL_OP_SCATTER), self->dtype, 3, devs);
   return set ? set->index_scatter(op, self, dim, index, src, reduce, include_self)
              : tl_error_status();
 }
@@ -181,7 +194,8 @@ tl_status tl_index_put_along(const char *op, tl_tensor *self, int64_t dim, const
                              const tl_tensor *src, tl_index_reduce reduce)
 {
   const tl_tensor *devs[] = {self, index, src};
-  const tl_index_kernels *set = tl_dispatch_kernel(TL_OP_INDEX_ADD, self->dtype, 3, devs);
+  const tl_index_kernels *set =
+      tl_dispatch_kernel(op_named(op, TL_OP_INDEX_ADD), self->dtype, 3, devs);
   return set ? set->index_put_along(op, self, dim, index, src, reduce) : tl_error_status();
 }
 

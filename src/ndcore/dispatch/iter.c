@@ -70,17 +70,23 @@ static void iter_coalesce(tl_iter *it)
   it->ndim = nd;
 }
 
+/* A CPU scalar (one element, maybe expanded) goes with any device's operands,
+ * as in PyTorch: it is read on the host. */
+static bool is_cpu_scalar(const tl_tensor *t)
+{
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return false;
+  for (int i = 0; i < t->ndim; i++)
+    if (t->shape[i] != 1 && t->strides[i] != 0)
+      return false;
+  return true;
+}
+
 tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
                        const tl_dtype *loop_dtypes)
 {
   const tl_tensor *out = ops[0];
   int bad = 0;
-  for (int k = 0; k < noperands; k++) /* the plan is device-neutral; its loops are the CPU's */
-    if (ops[k]->storage && tl_tensor_device(ops[k]).type != TL_DEVICE_CPU) {
-      char name[32];
-      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "this operation has no kernel for device %s",
-                          tl_device_str(name, sizeof name, tl_tensor_device(ops[k])));
-    }
   it->noperands = noperands;
   it->noutputs = 1;
   it->ndim = out->ndim;
@@ -89,8 +95,7 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
   for (int k = 0; k < noperands; k++) {
     const tl_tensor *t = ops[k];
-    if (!tl_device_eq(tl_tensor_device(t), it->device) &&
-        !(t->ndim == 0 && tl_tensor_device(t).type == TL_DEVICE_CPU)) /* a CPU scalar */
+    if (!tl_device_eq(tl_tensor_device(t), it->device) && !is_cpu_scalar(t))
       return tl_check_same_device(2, (const tl_tensor *[]){out, t});
     int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
     int lead = out->ndim - t->ndim;

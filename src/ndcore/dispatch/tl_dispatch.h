@@ -90,9 +90,9 @@ const void *tl_dispatch_kernel(tl_op op, tl_dtype dtype, int n, const tl_tensor 
  * every other pointer. */
 bool tl_dispatch_host_memory(tl_device device);
 
-/* Test hook: give `device` the CPU's kernels for every op (lend = true), or
- * take every kernel away from it (lend = false).  Only for devices whose
- * memory lives on the host (the fake test device). */
+/* Test hook: give the fake device (host memory) the CPU's kernels for every
+ * op (lend = true), or give it its own row back (lend = false).  While lent,
+ * its new storages hold plain host addresses (tl_backend.h). */
 tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend);
 
 /* How many (op) rows have at least one kernel on `device`. */

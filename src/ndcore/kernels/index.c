@@ -18,6 +18,7 @@
 
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_index.h"
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_views.h"
@@ -553,6 +554,17 @@ static tl_status plan_add(index_plan *p, tl_tensor *idx, int dim, int self_dim)
   return TL_OK;
 }
 
+/* t = idx on self's device: index tensors on the CPU are moved there first, as
+ * PyTorch does (a view when idx is there already). */
+static tl_status index_on_device(tl_tensor *t, const tl_tensor *idx, const tl_tensor *self)
+{
+  if (tl_device_eq(tl_tensor_device(idx), tl_tensor_device(self))) {
+    tl_tensor_view_of(t, idx);
+    return TL_OK;
+  }
+  return tl_backend_tensor_to(t, idx, tl_tensor_device(self), idx->dtype, false);
+}
+
 /* A mask over view dims [dim, dim + m): one index tensor per dim. */
 static tl_status plan_add_mask(index_plan *p, const tl_tensor *mask, int dim, int self_dim)
 {
@@ -700,18 +712,26 @@ static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const t
     case TL_INDEX_TENSOR:
       if (item_is_mask(it) && (it->kind == TL_INDEX_BOOL || it->tensor->ndim == 0)) {
         /* A 0-d mask indexes a new size-1 dim: [0] when true, [] when false. */
-        bool v = it->kind == TL_INDEX_BOOL ? it->value != 0
-                                           : *(const bool *)tl_tensor_data(it->tensor);
+        tl_scalar s = {.kind = TL_KIND_BOOL, .v.b = it->value != 0};
+        if (it->kind != TL_INDEX_BOOL && tl_backend_read_scalar(it->tensor, &s) != TL_OK)
+          goto fail;
+        bool v = s.v.b;
         if (plan_unsqueeze(p, dim) != TL_OK || scalar_index(&t, tl_tensor_device(self), 0, v ? 1 : 0) != TL_OK)
           goto fail;
         plan_add(p, &t, dim++, -1);
       } else if (item_is_mask(it)) {
-        if (plan_add_mask(p, it->tensor, dim, self_dim) != TL_OK)
+        tl_status st = index_on_device(&t, it->tensor, self);
+        if (st == TL_OK) {
+          st = plan_add_mask(p, &t, dim, self_dim);
+          tl_tensor_release(&t);
+        }
+        if (st != TL_OK)
           goto fail;
         dim += it->tensor->ndim;
         self_dim += it->tensor->ndim;
       } else {
-        tl_tensor_view_of(&t, it->tensor);
+        if (index_on_device(&t, it->tensor, self) != TL_OK)
+          goto fail;
         plan_add(p, &t, dim++, self_dim++);
       }
       break;
