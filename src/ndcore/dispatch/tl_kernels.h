@@ -2,8 +2,8 @@
  *
  * A kernel is a `static inline` scalar function per compute type, named
  * <op>_<E> with E the dtype's enum suffix (neg_I32, exp_C64).  Loop macros
- * wrap it into the tl_loop_fn <op>_<E>_loop, and TL_KREG puts that loop in
- * tl_cpu_loops.  The type families below instantiate one generic body for
+ * wrap it into the tl_loop_fn <op>_<E>_loop, and TL_KREG registers that loop
+ * as the CPU kernel of (op, E) in the kernel table (tl_dispatch.h).  The type families below instantiate one generic body for
  * several dtypes; each entry is (E, T, U, R):
  *   E  dtype suffix          T  compute type
  *   U  unsigned type of T's width (integers; T otherwise)
