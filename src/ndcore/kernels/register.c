@@ -6,6 +6,13 @@
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/tl_reduce.h"
 
+/* Register `set` as the CPU kernel of each of the n ops, for every dtype. */
+static void serve(const tl_op *ops, size_t n, const void *set)
+{
+  for (size_t i = 0; i < n; i++)
+    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, set);
+}
+
 static const tl_reduce_kernels cpu_reduce = {
     .op_reduce = tl_cpu_op_reduce,
     .op_scan = tl_cpu_op_scan,
@@ -20,8 +27,7 @@ void tl_reduce_register(void)
       TL_OP_ARGMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO, TL_OP_LOGSUMEXP,
       TL_OP_NORM,   TL_OP_MAX,    TL_OP_MIN,  TL_OP_CUMSUM,        TL_OP_CUMPROD,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_reduce);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_reduce);
 }
 
 static const tl_sort_kernels cpu_sort = {
@@ -53,8 +59,7 @@ void tl_sort_register(void)
       TL_OP_SEARCHSORTED, TL_OP_BUCKETIZE,
       TL_OP_BINCOUNT,     TL_OP_HISTC,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_sort);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_sort);
 }
 
 static const tl_index_kernels cpu_index = {
@@ -82,8 +87,7 @@ void tl_index_register(void)
       TL_OP_TAKE,           TL_OP_PUT,           TL_OP_TAKE_ALONG_DIM, TL_OP_MASKED_FILL,
       TL_OP_MASKED_SCATTER, TL_OP_MASKED_SELECT,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_index);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_index);
 }
 
 static const tl_linalg_kernels cpu_linalg = {
@@ -145,8 +149,7 @@ void tl_linalg_register(void)
       TL_OP_VECTOR_NORM,
       TL_OP_CROSS,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_linalg);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_linalg);
 }
 
 static const tl_random_kernels cpu_random = {
@@ -163,8 +166,7 @@ void tl_random_register(void)
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
       TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_random);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_random);
 }
 
 static const tl_create_kernels cpu_create = {
@@ -182,6 +184,5 @@ void tl_create_register(void)
       TL_OP_LINSPACE,
       TL_OP_EYE,
   };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_create);
+  serve(ops, sizeof ops / sizeof *ops, &cpu_create);
 }
