@@ -189,7 +189,8 @@ def test_table_lists_every_registry_op_per_device():
     t = table()
     report = ["op kind cpu cuda fake (dtypes with a kernel)"]
     for name, (kind, row) in sorted(t.items()):
-        report.append(f"{name} {kind} " + " ".join(str(len(row[d])) for d in ("cpu", "cuda", "fake")))
+        counts = " ".join(str(len(row[d])) for d in ("cpu", "cuda", "fake"))
+        report.append(f"{name} {kind} {counts}")
     print("\n".join(report))
     with_cpu = [n for n, (_, row) in t.items() if row["cpu"]]
     print(f"{len(with_cpu)} of {len(t)} ops have CPU kernels through the table")

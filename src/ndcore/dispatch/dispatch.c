@@ -105,7 +105,8 @@ tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend)
     for (int d = 0; d < TL_DTYPE_COUNT; d++) {
       if (lend)
         own[op][d] = tl_dispatch_table[op][device][d];
-      tl_dispatch_table[op][device][d] = lend ? tl_dispatch_table[op][TL_DEVICE_CPU][d] : own[op][d];
+      tl_dispatch_table[op][device][d] =
+          lend ? tl_dispatch_table[op][TL_DEVICE_CPU][d] : own[op][d];
     }
   /* Fake memory is host memory behind tagged addresses; the CPU kernels need
    * the plain ones. */

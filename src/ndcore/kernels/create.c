@@ -161,7 +161,7 @@ static inline double complex spaced_value(double complex a, double complex b, do
 }
 
 tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
-                                  tl_scalar base)
+                                      tl_scalar base)
 {
   int64_t n = tl_tensor_numel(out);
   char *p = tl_tensor_data(out);

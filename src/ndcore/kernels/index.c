@@ -851,7 +851,7 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
 }
 
 tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
-                       bool *is_view)
+                           bool *is_view)
 {
   index_plan p;
   index_move mv = {0};
@@ -913,8 +913,8 @@ static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_ten
   return status;
 }
 
-tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
-                       bool accumulate)
+tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
+                           const tl_tensor *value, bool accumulate)
 {
   index_plan p;
   index_move mv = {0};

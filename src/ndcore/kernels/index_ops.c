@@ -86,7 +86,7 @@ static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, 
 }
 
 tl_status tl_cpu_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
-                          const tl_tensor *index_)
+                              const tl_tensor *index_)
 {
   const tl_tensor in = at_least_1d(in_), index = at_least_1d(index_);
   tl_tensor base, off = {0};
@@ -227,8 +227,9 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   return status;
 }
 
-tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, const tl_tensor *index_,
-                           const tl_tensor *src_, tl_index_reduce reduce, bool include_self)
+tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
+                               const tl_tensor *index_, const tl_tensor *src_,
+                               tl_index_reduce reduce, bool include_self)
 {
   tl_tensor self = at_least_1d(self_), index = at_least_1d(index_), base, off = {0},
             data = {0}, copy = {0};
@@ -317,7 +318,7 @@ static tl_status vector_index(const char *op, const tl_tensor *index, tl_tensor 
 }
 
 tl_status tl_cpu_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
-                          const tl_tensor *index_)
+                              const tl_tensor *index_)
 {
   tl_tensor in = at_least_1d(in_), index;
   tl_index_item items[TL_MAX_DIMS];
@@ -334,8 +335,8 @@ tl_status tl_cpu_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_
 }
 
 tl_status tl_cpu_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
-                             const tl_tensor *index_, const tl_tensor *src_,
-                             tl_index_reduce reduce)
+                                 const tl_tensor *index_, const tl_tensor *src_,
+                                 tl_index_reduce reduce)
 {
   char ss[256], sr[256];
   tl_tensor self = at_least_1d(self_), index;
@@ -381,7 +382,7 @@ tl_status tl_cpu_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor
 }
 
 tl_status tl_cpu_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
-                            bool accumulate)
+                                bool accumulate)
 {
   tl_tensor work = {0}, flat = {0}, values = {0};
   if (check_writable("put_", self) != TL_OK || check_index_dtype("put_", index, TL_ERR_INDEX) != TL_OK)
@@ -420,7 +421,7 @@ tl_status tl_cpu_index_put_flat(tl_tensor *self, const tl_tensor *index, const t
 }
 
 tl_status tl_cpu_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
-                                  int64_t dim_, bool has_dim)
+                                      int64_t dim_, bool has_dim)
 {
   char si[256], sx[256];
   tl_tensor a = {0}, b = {0};

@@ -701,7 +701,7 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
 }
 
 tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
-                                bool replacement, tl_tensor *out)
+                                    bool replacement, tl_tensor *out)
 {
   tl_tensor p = {0};
   double *scratch = NULL;

@@ -408,7 +408,7 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
 }
 
 tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
-                       tl_tensor *indices)
+                           tl_tensor *indices)
 {
   uint64_t full = in->ndim ? ~(uint64_t)0 >> (64 - in->ndim) : 0;
   uint64_t mask = a->dims & full;

@@ -108,7 +108,7 @@ static void cum_lanes(void *ctx, int64_t begin, int64_t end, int worker)
 }
 
 tl_status tl_cpu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *values,
-                    tl_tensor *indices)
+                        tl_tensor *indices)
 {
   const char *op = is_min ? "cummin" : "cummax";
   int d;
@@ -138,7 +138,7 @@ static inline bool differs(tl_dtype d, uint64_t ka, uint64_t kb)
 }
 
 tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
-                    tl_tensor *counts)
+                        tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   if (check_real(op, in) != TL_OK)
@@ -230,7 +230,7 @@ static int rows_cmp(const void *a, const void *b, void *vctx)
 }
 
 tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
-                        tl_tensor *inverse, tl_tensor *counts)
+                            tl_tensor *inverse, tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   int d;
@@ -408,7 +408,7 @@ static void search_rows(void *ctx, int64_t begin, int64_t end, int worker)
 }
 
 tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
-                          const tl_tensor *sorter, bool out_int32, tl_tensor *out)
+                              const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
   char s1[96], s2[96];
   if (check_real("searchsorted", seq) != TL_OK || check_real("searchsorted", values) != TL_OK)
@@ -514,7 +514,7 @@ static inline double load_real(tl_dtype d, const char *p)
 }
 
 tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
-                      tl_tensor *out)
+                          tl_tensor *out)
 {
   char s1[96], s2[96];
   if (in->ndim != 1 || !tl_dtype_is_integral(in->dtype) || in->dtype == TL_DTYPE_BOOL)

@@ -1038,8 +1038,8 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
   return st;
 }
 
-tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
-                  tl_tensor *indices)
+tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable,
+                      tl_tensor *values, tl_tensor *indices)
 {
   (void)stable; /* every sort here is stable */
   int d;
@@ -1073,7 +1073,7 @@ static void plan_topk(const lane_job *job, lane *l)
 }
 
 tl_status tl_cpu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
-                  tl_tensor *indices)
+                      tl_tensor *indices)
 {
   int d;
   if (check_sortable("topk", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
@@ -1137,8 +1137,8 @@ static tl_status select_one(const tl_tensor *in, int d, bool keepdim,
   return TL_OK;
 }
 
-tl_status tl_cpu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim, tl_tensor *values,
-                      tl_tensor *indices)
+tl_status tl_cpu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
+                          tl_tensor *values, tl_tensor *indices)
 {
   int d;
   if (check_sortable("kthvalue", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
@@ -1168,7 +1168,7 @@ static void plan_median(const lane_job *job, lane *l)
 }
 
 tl_status tl_cpu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
-                        tl_tensor *values, tl_tensor *indices)
+                            tl_tensor *values, tl_tensor *indices)
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   int d;
@@ -1315,9 +1315,9 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
   }
 }
 
-tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar, bool all_dims,
-                      int64_t dim, bool keepdim, tl_quantile_method method, bool ignore_nan,
-                      tl_tensor *out)
+tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar,
+                          bool all_dims, int64_t dim, bool keepdim, tl_quantile_method method,
+                          bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
   if (check_sortable(op, in) != TL_OK)
@@ -1421,7 +1421,7 @@ static void emit_mode(const lane_job *job, const lane *l, int64_t j0, int64_t j1
 }
 
 tl_status tl_cpu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
-                  tl_tensor *indices)
+                      tl_tensor *indices)
 {
   int d;
   if (check_sortable("mode", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)

@@ -402,7 +402,7 @@ void tl_lapack_swap_last(tl_tensor *t)
 }
 
 tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
-                             const tl_tensor *b, bool left)
+                                 const tl_tensor *b, bool left)
 {
   const char *fn = "linalg.solve";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -718,7 +718,7 @@ static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
 }
 
 tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
-                        bool full_matrices, bool compute_uv)
+                            bool full_matrices, bool compute_uv)
 {
   const char *fn = compute_uv ? "linalg.svd" : "linalg.svdvals";
   tl_tensor tmp[1] = {{0}};
@@ -801,7 +801,7 @@ done:
 /* ---- eigh, eig ------------------------------------------------------------------------- */
 
 tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
-                         bool compute_v)
+                             bool compute_v)
 {
   const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
   tl_tensor tmp[1] = {{0}};
@@ -1009,8 +1009,8 @@ static int lp_lstsq(const lsq_args *p, void *a, void *b, void *s, int *rank, int
 }
 
 tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
-                          const tl_tensor *a, const tl_tensor *b, double rcond,
-                          const char *driver)
+                              const tl_tensor *a, const tl_tensor *b, double rcond,
+                              const char *driver)
 {
   const char *fn = "linalg.lstsq";
   char sa[128], sb[128];

@@ -64,7 +64,7 @@ static double norm_reduce(const double *v, int64_t n, double ord)
 }
 
 tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                bool keepdim, int dtype)
+                                    bool keepdim, int dtype)
 {
   const char *fn = "linalg.vector_norm";
   tl_tensor perm = {0}, buf = {0};

@@ -12,7 +12,7 @@
 #include "ndcore/linalg/tl_linalg.h"
 
 tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
-                                const tl_tensor *a)
+                                    const tl_tensor *a)
 {
   const char *fn = "linalg.lu_factor";
   tl_status st;
@@ -136,7 +136,7 @@ done:
 
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
 tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
-                             const tl_tensor *b, bool left, bool adjoint)
+                                 const tl_tensor *b, bool left, bool adjoint)
 {
   const char *fn = "linalg.lu_solve";
   char s1[128], s2[128];
@@ -207,7 +207,7 @@ done:
 }
 
 tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
-                                     bool upper, bool left, bool unitriangular)
+                                         bool upper, bool left, bool unitriangular)
 {
   const char *fn = "linalg.solve_triangular";
   char s1[128], s2[128];

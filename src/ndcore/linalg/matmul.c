@@ -280,8 +280,8 @@ static tl_status gemm_operand(tl_tensor *tmp, const tl_tensor **t, tl_dtype d, b
   return TL_OK;
 }
 
-tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, tl_scalar alpha,
-                         tl_scalar beta, bool reduce_batch)
+tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                             tl_scalar alpha, tl_scalar beta, bool reduce_batch)
 {
   char sa[128], sb[128], so[128];
   tl_tensor ta = {0}, tb = {0}, tc = {0};
