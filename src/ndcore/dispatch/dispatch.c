@@ -46,10 +46,8 @@ tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dty
                       tl_device_str(sd, sizeof sd, device), tl_dtype_names[dtype]);
 }
 
-const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype)
+const tl_kernel *tl_dispatch_refuse(tl_op op, tl_device device, tl_dtype dtype)
 {
-  if (tl_dispatch_has(op, device.type, dtype))
-    return &tl_dispatch_table[op][device.type][dtype];
   tl_dispatch_no_kernel(tl_op_infos[op].name, device, dtype);
   return NULL;
 }

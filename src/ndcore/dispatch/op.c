@@ -324,9 +324,9 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   for (int i = 0; i < nin; i++) {
     const tl_tensor *t = in[i].t;
     tl_dtype want = tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0 ? TL_DTYPE_BOOL : loop;
-    bool host = tl_tensor_device(t).type == TL_DEVICE_CPU;
-    if (t->storage && tl_tensor_numel(t) == 1 && (host || tl_dispatch_host_memory(device)) &&
-        (t->dtype != want || !tl_device_eq(tl_tensor_device(t), device))) {
+    if (t->storage && (t->dtype != want || !tl_device_eq(tl_tensor_device(t), device)) &&
+        tl_tensor_numel(t) == 1 &&
+        (tl_tensor_device(t).type == TL_DEVICE_CPU || tl_dispatch_host_memory(device))) {
       /* Cast a single element once, not once per buffer chunk; a CPU scalar
        * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));

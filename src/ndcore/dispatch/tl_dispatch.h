@@ -66,8 +66,13 @@ static inline bool tl_dispatch_has(tl_op op, tl_device_type device, tl_dtype dty
 }
 
 /* op's kernel for (device, dtype), or NULL with NotImplementedError
- * "name(): no kernel for device D and dtype T". */
-const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype);
+ * "name(): no kernel for device D and dtype T".  Inline: every op call asks. */
+const tl_kernel *tl_dispatch_refuse(tl_op op, tl_device device, tl_dtype dtype);
+static inline const tl_kernel *tl_dispatch_supports(tl_op op, tl_device device, tl_dtype dtype)
+{
+  return tl_dispatch_has(op, device.type, dtype) ? &tl_dispatch_table[op][device.type][dtype]
+                                                 : tl_dispatch_refuse(op, device, dtype);
+}
 
 /* The one NotImplementedError, for code that must read device data on the
  * host and finds it cannot (tl_dispatch_host_memory): "name(): no kernel for
