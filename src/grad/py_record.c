@@ -666,6 +666,8 @@ static PyObject *py_formula_names(PyObject *self, PyObject *unused)
   (void)unused;
   PyObject *d = PyDict_New();
   for (int i = 0; d && i < TL_GRAD_COUNT; i++) {
+    if (i < TL_OP_COUNT && !tl_opkind_has_function(tl_op_infos[i].kind))
+      continue; /* kernel-table rows only: their functions are grad_fns.def's */
     if (PyDict_SetItemString(d, tl_grad_formula_name(i), tl_grad_formulas[i] ? Py_True : Py_False) < 0)
       Py_CLEAR(d);
   }

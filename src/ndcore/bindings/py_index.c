@@ -516,9 +516,6 @@ static PyObject *call_nonzero(const tl_tensor *in, bool as_tuple, PyObject *out)
     one_d.shape[0] = 1;
     one_d.strides[0] = 1;
   }
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return PyErr_Format(PyExc_NotImplementedError, "nonzero() is not implemented for cuda "
-                                                   "tensors yet");
   if (tl_index_nonzero(&coords, &one_d) != TL_OK)
     return tl_py_raise();
   if (as_tuple) {

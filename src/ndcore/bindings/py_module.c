@@ -8,6 +8,7 @@
 #include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/tl_gpu.h"
 
@@ -133,11 +134,11 @@ PyMODINIT_FUNC PyInit__C(void)
 {
   import_array();
   tl_storage_init();
-  tl_cpu_kernels_init();
+  tl_dispatch_init();
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;
-  if (tl_py_dtype_types_init(m) < 0 || tl_py_device_init(m) < 0 ||
+  if (tl_py_dtype_types_init(m) < 0 || tl_py_device_init(m) < 0 || tl_py_dispatch_init(m) < 0 ||
       tl_py_tensor_types_init(m) < 0 || tl_py_ops_init(m) < 0 || tl_py_sort_init(m) < 0 ||
       PyModule_AddFunctions(m, tl_py_create_functions) < 0 ||
       tl_py_random_init(m) < 0 ||

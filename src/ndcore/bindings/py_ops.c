@@ -385,6 +385,8 @@ int tl_py_ops_init(PyObject *module)
     return -1;
   for (int op = 0; op < TL_OP_COUNT; op++) {
     tl_opkind kind = tl_op_infos[op].kind;
+    if (!tl_opkind_has_function(kind))
+      continue;
     bool has_inplace = kind == TL_OPKIND_UNARY || kind == TL_OPKIND_BINARY ||
                        kind == TL_OPKIND_CLAMP ||
                        (kind == TL_OPKIND_INDEX && tl_py_index_has_inplace((tl_op)op));

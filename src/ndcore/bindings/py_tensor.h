@@ -71,6 +71,8 @@ int tl_py_dtype_types_init(PyObject *module);
 int tl_py_parse_device(PyObject *o, tl_device *out);
 PyObject *tl_py_device_obj(tl_device d); /* new reference */
 int tl_py_device_init(PyObject *module);
+/* the kernel table's test hooks (py_dispatch.c) */
+int tl_py_dispatch_init(PyObject *module);
 /* Where creation functions put tensors when no device= is given
  * (torchlike.set_default_device, `with torchlike.device(...)`). */
 tl_device tl_py_default_device(void);

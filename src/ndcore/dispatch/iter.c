@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
 
@@ -69,24 +70,33 @@ static void iter_coalesce(tl_iter *it)
   it->ndim = nd;
 }
 
+/* A CPU scalar (one element, maybe expanded) goes with any device's operands,
+ * as in PyTorch: it is read on the host. */
+static bool is_cpu_scalar(const tl_tensor *t)
+{
+  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
+    return false;
+  for (int i = 0; i < t->ndim; i++)
+    if (t->shape[i] != 1 && t->strides[i] != 0)
+      return false;
+  return true;
+}
+
 tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
                        const tl_dtype *loop_dtypes)
 {
   const tl_tensor *out = ops[0];
   int bad = 0;
-  for (int k = 0; k < noperands; k++) /* the plan is device-neutral; its loops are the CPU's */
-    if (ops[k]->storage && tl_tensor_device(ops[k]).type != TL_DEVICE_CPU) {
-      char name[32];
-      return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "this operation has no kernel for device %s",
-                          tl_device_str(name, sizeof name, tl_tensor_device(ops[k])));
-    }
   it->noperands = noperands;
   it->noutputs = 1;
   it->ndim = out->ndim;
   it->cost = 1;
+  it->device = tl_tensor_device(out);
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
   for (int k = 0; k < noperands; k++) {
     const tl_tensor *t = ops[k];
+    if (!tl_device_eq(tl_tensor_device(t), it->device) && !is_cpu_scalar(t))
+      return tl_check_same_device(2, (const tl_tensor *[]){out, t});
     int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
     int lead = out->ndim - t->ndim;
     bad = k;
@@ -204,6 +214,10 @@ static void run_range(void *ctx, int64_t begin, int64_t end, int worker)
 
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data)
 {
+  char sd[32];
+  if (!tl_dispatch_host_memory(it->device))
+    return tl_error_set(TL_ERR_RUNTIME, "internal error: a CPU loop was asked to run on memory "
+                                        "of device %s", tl_device_str(sd, sizeof sd, it->device));
   if (it->numel == 0)
     return TL_OK;
   iter_job job = {.it = it, .loop = loop, .data = data, .noutputs = it->noutputs};

@@ -24,8 +24,8 @@
  *     own: the iterator casts through buffers.                              */
 #include <string.h>
 
+#include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/tensor/tl_backend.h"
-#include "ndcore/dispatch/tl_op.h"
 
 const tl_op_info tl_op_infos[TL_OP_COUNT] = {
 #define TL_OP(E, name, kind, rule) [TL_OP_##E] = {name, TL_OPKIND_##kind, TL_RULE_##rule},
@@ -33,13 +33,10 @@ const tl_op_info tl_op_infos[TL_OP_COUNT] = {
 #undef TL_OP
 };
 
-tl_loop_fn tl_cpu_loops[TL_OP_COUNT][TL_DTYPE_COUNT];
-
-void tl_cpu_kernels_init(void)
+void tl_elementwise_register(void)
 {
-  tl_cpu_unary_init();
-  tl_cpu_binary_init();
-  tl_cpu_reduce_init();
+  tl_cpu_unary_register();
+  tl_cpu_binary_register();
 }
 
 static tl_status refuse(tl_op op, tl_dtype d)
@@ -289,21 +286,23 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
       devs[ndevs++] = in[i].t;
   if (!allocated)
     devs[ndevs++] = out;
-  if (ndevs && tl_check_same_device(ndevs, devs) != TL_OK)
+  tl_device device;
+  if (tl_dispatch_device(ndevs, devs, &device) != TL_OK)
     return tl_error_status();
-  tl_device device = ndevs ? tl_tensor_device(devs[0]) : tl_device_cpu();
-  if (device.type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d",
-                        tl_op_infos[op].name, device.index);
+  if (!allocated && !tl_device_eq(tl_tensor_device(out), device)) /* a CPU scalar as out */
+    return tl_check_same_device(2, (const tl_tensor *[]){out, devs[0]});
 
   if (tl_op_result_dtype(op, nin, in, &result, &compute) != TL_OK)
     return tl_error_status();
   tl_dtype loop = compute;
-  if (!tl_cpu_loops[op][loop] && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
+  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
     loop = TL_DTYPE_F32;
-  tl_loop_fn fn = tl_cpu_loops[op][loop];
-  if (!fn) /* the kernel files cover every dtype an op makes sense for */
+  if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop)) /* the CPU covers every dtype an op takes */
     return refuse(op, compute);
+  const tl_kernel *kernel = tl_dispatch_supports(op, device, loop);
+  if (!kernel)
+    return tl_error_status();
+  tl_loop_fn fn = kernel->loop;
   if (check_elementwise_args(op, nin, in, compute, p) != TL_OK)
     return tl_error_status();
 
@@ -325,8 +324,11 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   for (int i = 0; i < nin; i++) {
     const tl_tensor *t = in[i].t;
     tl_dtype want = tl_op_infos[op].kind == TL_OPKIND_WHERE && i == 0 ? TL_DTYPE_BOOL : loop;
-    if (t->dtype != want && t->storage && tl_tensor_numel(t) == 1) {
-      /* Cast a single element once, not once per buffer chunk. */
+    if (t->storage && (t->dtype != want || !tl_device_eq(tl_tensor_device(t), device)) &&
+        tl_tensor_numel(t) == 1 &&
+        (tl_tensor_device(t).type == TL_DEVICE_CPU || tl_dispatch_host_memory(device))) {
+      /* Cast a single element once, not once per buffer chunk; a CPU scalar
+       * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
       tl_scalar_store(s, want, scalar_bytes[i]);
       scalar_storage[i] = (tl_storage){.refcount = 1, .data = scalar_bytes[i], .nbytes = 16,
@@ -367,17 +369,29 @@ done:
 
 /* ---- copies ---------------------------------------------------------------------- */
 
+/* The entry point of the copy family: device-neutral checks, then the device's
+ * copy kernel. */
 tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
 {
-  /* Off the CPU, bytes move only through the devices' backends. */
-  if (tl_tensor_device(dst).type != TL_DEVICE_CPU || tl_tensor_device(src).type != TL_DEVICE_CPU)
+  /* Between devices, bytes move only through the devices' backends. */
+  if (!tl_device_eq(tl_tensor_device(dst), tl_tensor_device(src)))
     return tl_backend_tensor_copy(dst, src, false);
+  const tl_tensor *devs[2] = {dst, src};
+  const tl_copy_kernels *set = tl_dispatch_kernel(TL_OP_COPY, dst->dtype, 2, devs);
+  if (!set)
+    return tl_error_status();
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   if (tl_tensor_has_internal_overlap(dst))
     return tl_error_set(TL_ERR_RUNTIME, "unsupported operation: more than one element of the "
                                         "written-to tensor refers to a single memory location. "
                                         "Please clone() the tensor before performing the operation.");
+  return set->copy(dst, src);
+}
+
+/* The CPU's copy: src (broadcast to dst) cast into dst. */
+tl_status tl_cpu_tensor_copy(tl_tensor *dst, const tl_tensor *src)
+{
   tl_tensor tmp, stripped;
   bool owned = false;
   if (src->ndim > dst->ndim) { /* NumPy drops leading size-1 dims of the value */
@@ -413,16 +427,36 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
 
 tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype)
 {
-  if (tl_tensor_device(src).type != TL_DEVICE_CPU)
-    return tl_backend_tensor_to(out, src, tl_tensor_device(src), dtype, false);
-  if (tl_tensor_empty(out, dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
+  const tl_tensor *devs[1] = {src};
+  const tl_copy_kernels *set = tl_dispatch_kernel(TL_OP_COPY, dtype, 1, devs);
+  if (!set || tl_tensor_empty(out, dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
     return tl_error_status();
-  const tl_tensor *ops[2] = {out, src};
-  tl_iter it;
-  tl_status status = tl_iter_init(&it, 2, ops, NULL);
-  if (status == TL_OK)
-    status = tl_iter_run(&it, tl_cast_loop(src->dtype, dtype), NULL);
+  tl_status status = set->copy(out, src);
   if (status != TL_OK)
     tl_tensor_release(out);
   return status;
+}
+
+static const tl_copy_kernels cpu_copy = {.copy = tl_cpu_tensor_copy};
+
+/* Off the CPU, a device's backend can copy bytes (tl_backend.h) with no kernel
+ * of its own: that is its copy kernel until it registers one that also casts
+ * and strides. */
+static tl_status backend_byte_copy(tl_tensor *dst, const tl_tensor *src)
+{
+  bool plain = dst->dtype == src->dtype && dst->ndim == src->ndim &&
+               !memcmp(dst->shape, src->shape, (size_t)dst->ndim * sizeof *dst->shape) &&
+               tl_tensor_is_contiguous(dst) && tl_tensor_is_contiguous(src);
+  if (!plain)
+    return tl_dispatch_no_kernel(tl_op_infos[TL_OP_COPY].name, tl_tensor_device(dst), dst->dtype);
+  return tl_backend_tensor_copy(dst, src, false);
+}
+
+static const tl_copy_kernels backend_copy = {.copy = backend_byte_copy};
+
+void tl_copy_register(void)
+{
+  tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_copy);
+  tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_CUDA, TL_DTYPES_ALL, &backend_copy);
+  tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_FAKE, TL_DTYPES_ALL, &backend_copy);
 }

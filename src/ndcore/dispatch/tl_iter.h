@@ -9,7 +9,12 @@
  *
  * Operands whose dtype differs from the loop's are cast through small
  * contiguous buffers, chunk by chunk.  Large iterations are split across the
- * thread pool by ranges of the flattened index.                              */
+ * thread pool by ranges of the flattened index.
+ *
+ * The plan (tl_iter_init: broadcast, dims sorted and coalesced, byte strides,
+ * data pointers) knows nothing of the CPU and is what a device launcher
+ * consumes; tl_iter_run is the CPU's launcher and refuses operands that host
+ * code cannot read (tl_dispatch_host_memory).                                */
 #ifndef TL_ITER_H
 #define TL_ITER_H
 
@@ -30,13 +35,15 @@ typedef struct {
   tl_dtype dtype[TL_ITER_MAX_OPERANDS];      /* operand dtype in memory */
   tl_dtype loop_dtype[TL_ITER_MAX_OPERANDS]; /* dtype the loop reads/writes */
   int64_t cost;                              /* rough work per element, >= 1 */
+  tl_device device;                          /* where the operands live */
 } tl_iter;
 
 /* Set up an iteration over `ops` (noutputs first).  Every operand broadcasts to
  * the first output's shape.  loop_dtypes may be NULL (no casting). */
 tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
                        const tl_dtype *loop_dtypes);
-/* Run `loop` over the whole iteration, threaded when it is large enough. */
+/* Run `loop` over the whole iteration on the CPU, threaded when it is large
+ * enough; a RuntimeError when the operands are not in host memory. */
 tl_status tl_iter_run(tl_iter *it, tl_loop_fn loop, void *data);
 
 /* The loop that casts args[1] (dtype from) into args[0] (dtype to). */

@@ -2,8 +2,8 @@
  *
  * A kernel is a `static inline` scalar function per compute type, named
  * <op>_<E> with E the dtype's enum suffix (neg_I32, exp_C64).  Loop macros
- * wrap it into the tl_loop_fn <op>_<E>_loop, and TL_KREG puts that loop in
- * tl_cpu_loops.  The type families below instantiate one generic body for
+ * wrap it into the tl_loop_fn <op>_<E>_loop, which the file's table of
+ * tl_k_entry rows names as the CPU kernel of (op, E).  The type families below instantiate one generic body for
  * several dtypes; each entry is (E, T, U, R):
  *   E  dtype suffix          T  compute type
  *   U  unsigned type of T's width (integers; T otherwise)
@@ -21,7 +21,7 @@
 
 #include "ndcore/tensor/tl_dtype.h"
 #include "ndcore/dispatch/tl_loops.h"
-#include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/kernels/tl_vecmath.h"
 
 #define TL_K_BOOL(X, ...) X(BOOL, bool, bool, bool, __VA_ARGS__)
@@ -59,13 +59,29 @@
 #define TL_KB(E, T, U, R, name) TL_BINARY_LOOP(name##_##E##_loop, T, T, name##_##E)
 /* out (bool) = name_E(a, b) */
 #define TL_KB_PRED(E, T, U, R, name) TL_BINARY_LOOP(name##_##E##_loop, T, bool, name##_##E)
-/* Register name_E_loop as the loop of op OP for dtype E. */
-#define TL_KREG(E, T, U, R, OP, name) tl_cpu_loops[TL_OP_##OP][TL_DTYPE_##E] = name##_##E##_loop;
+/* The CPU loop of op for one compute dtype; each kernel file lists its loops
+ * in a table of these and registers them in the kernel table (tl_dispatch.h). */
+typedef struct {
+  tl_op op;
+  tl_dtype dtype;
+  tl_loop_fn loop;
+} tl_k_entry;
 
-/* Kernel files' init functions, called from tl_cpu_unary_init/binary_init. */
-void tl_cpu_special_init(void);
-void tl_cpu_compare_init(void);
-void tl_cpu_bessel_init(void);
+static inline void tl_k_register(tl_op op, tl_dtype dtype, tl_loop_fn loop)
+{
+  tl_dispatch_register_loop(op, TL_DEVICE_CPU, TL_DTYPES_ONE(dtype), loop);
+}
+
+static inline void tl_k_register_all(const tl_k_entry *entries, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    tl_k_register(entries[i].op, entries[i].dtype, entries[i].loop);
+}
+
+/* Kernel files' registration, called from tl_cpu_unary/binary_register. */
+void tl_cpu_special_register(void);
+void tl_cpu_compare_register(void);
+void tl_cpu_bessel_register(void);
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 static inline bool tl_k_negative(int64_t x) { return x < 0; }

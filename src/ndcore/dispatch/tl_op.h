@@ -21,7 +21,17 @@ typedef enum {
   TL_OPKIND_SORT,        /* sorting and searching; own signatures (py_sort.c) */
   TL_OPKIND_CLAMP,       /* clamp(x, min, max): elementwise, either bound optional */
   TL_OPKIND_INDEX,       /* gather, scatter, index_ and masked_ ops, take, put (py_index.c) */
+  /* Kinds whose Python spelling is written elsewhere: no op function is
+   * generated for them (py_ops.c); they exist for the kernel table. */
+  TL_OPKIND_SUBSCRIPT,   /* t[idx] (py_index.c) */
+  TL_OPKIND_LINALG,      /* torchlike.linalg decompositions (py_linalg.c) */
+  TL_OPKIND_RANDOM,      /* in-place draws, randperm, poisson, multinomial (py_random.c) */
+  TL_OPKIND_FILL,        /* fills of fresh tensors: full, arange, linspace, eye (py_create.c) */
+  TL_OPKIND_COPY,        /* copy_ and casts (py_tensor.c) */
 } tl_opkind;
+
+/* Is an op function generated for ops of this kind? */
+static inline bool tl_opkind_has_function(tl_opkind kind) { return kind < TL_OPKIND_SUBSCRIPT; }
 
 /* Result dtype rules; op.c explains each. */
 typedef enum {
@@ -74,14 +84,12 @@ typedef struct {
   bool weak;
 } tl_arg;
 
-/* CPU inner loops, one per (op, compute dtype); NULL where there is none.  The
- * kernel files fill their ops' rows in tl_cpu_kernels_init().  Loop operands:
- * output first, then the inputs in order; `data` is the op's tl_op_params. */
-extern tl_loop_fn tl_cpu_loops[TL_OP_COUNT][TL_DTYPE_COUNT];
-void tl_cpu_kernels_init(void);
-void tl_cpu_unary_init(void);
-void tl_cpu_binary_init(void);
-void tl_cpu_reduce_init(void);
+/* Elementwise kernels are inner loops, one per (op, device, compute dtype), in
+ * the kernel table (tl_dispatch.h).  Loop operands: output first, then the
+ * inputs in order; `data` is the op's tl_op_params.  The CPU loops are
+ * registered by the kernel files: */
+void tl_cpu_unary_register(void);
+void tl_cpu_binary_register(void);
 
 /* RuntimeError naming two devices unless all n tensors share one. */
 tl_status tl_check_same_device(int n, const tl_tensor *const *ts);

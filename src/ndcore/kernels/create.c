@@ -50,7 +50,7 @@ TL_FILL_LOOP(fill_4, uint32_t)
 TL_FILL_LOOP(fill_8, uint64_t)
 TL_FILL_LOOP(fill_16, fill16)
 
-tl_status tl_tensor_fill(tl_tensor *t, tl_scalar value)
+tl_status tl_cpu_tensor_fill(tl_tensor *t, tl_scalar value)
 {
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
@@ -111,7 +111,7 @@ tl_status tl_arange_length(tl_scalar start, tl_scalar end, tl_scalar step, tl_dt
   return TL_OK;
 }
 
-tl_status tl_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar step)
+tl_status tl_cpu_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar step)
 {
   int64_t n = tl_tensor_numel(out);
   char *p = tl_tensor_data(out);
@@ -160,8 +160,8 @@ static inline double complex spaced_value(double complex a, double complex b, do
   return i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
 }
 
-tl_status tl_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
-                                  tl_scalar base)
+tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
+                                      tl_scalar base)
 {
   int64_t n = tl_tensor_numel(out);
   char *p = tl_tensor_data(out);
@@ -199,7 +199,7 @@ tl_status tl_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end
 
 /* ---- eye ------------------------------------------------------------------------ */
 
-tl_status tl_tensor_eye_fill(tl_tensor *out)
+tl_status tl_cpu_tensor_eye_fill(tl_tensor *out)
 {
   tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0};
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};

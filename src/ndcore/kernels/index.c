@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_index.h"
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_views.h"
@@ -119,7 +121,8 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
                            const int64_t *strides_bytes, const int *dims, bool wrap,
                            tl_status err)
 {
-  if (tl_tensor_empty(off, TL_DTYPE_I64, ndim, shape, tl_device_cpu()) != TL_OK)
+  tl_device device = k > 0 ? tl_tensor_device(idx[0]) : tl_device_cpu();
+  if (tl_tensor_empty(off, TL_DTYPE_I64, ndim, shape, device) != TL_OK)
     return tl_error_status();
   for (int j = 0; j < k; j++) {
     const tl_tensor *ix = idx[j];
@@ -142,7 +145,7 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
       /* Nothing to fill, but NumPy checks an int (0-d) index eagerly; index
        * arrays it checks only over the broadcast shape, here empty. */
       tl_tensor scratch = {0};
-      status = tl_tensor_empty(&scratch, TL_DTYPE_I64, ix->ndim, ix->shape, tl_device_cpu());
+      status = tl_tensor_empty(&scratch, TL_DTYPE_I64, ix->ndim, ix->shape, device);
       const tl_tensor *ops[2] = {&scratch, ix};
       if (status == TL_OK)
         status = tl_iter_init(&it, 2, ops, NULL);
@@ -433,7 +436,7 @@ tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *ba
 /* Coordinates are written for every element and the write position advances
  * only past nonzero ones: no branch to mispredict on random masks.  The
  * output has one spare row for the writes past the last nonzero element. */
-tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
+tl_status tl_cpu_index_nonzero(tl_tensor *out, const tl_tensor *in)
 {
   tl_tensor mask = {0};
   const tl_tensor *m = in;
@@ -449,7 +452,8 @@ tl_status tl_index_nonzero(tl_tensor *out, const tl_tensor *in)
   int64_t nnz = 0;
   for (int64_t i = 0; i < numel; i++)
     nnz += b[i];
-  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz + 1, nd}, tl_device_cpu()) != TL_OK) {
+  if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz + 1, nd}, tl_tensor_device(in)) !=
+      TL_OK) {
     status = tl_error_status();
     goto done;
   }
@@ -550,6 +554,17 @@ static tl_status plan_add(index_plan *p, tl_tensor *idx, int dim, int self_dim)
   return TL_OK;
 }
 
+/* t = idx on self's device: index tensors on the CPU are moved there first, as
+ * PyTorch does (a view when idx is there already). */
+static tl_status index_on_device(tl_tensor *t, const tl_tensor *idx, const tl_tensor *self)
+{
+  if (tl_device_eq(tl_tensor_device(idx), tl_tensor_device(self))) {
+    tl_tensor_view_of(t, idx);
+    return TL_OK;
+  }
+  return tl_backend_tensor_to(t, idx, tl_tensor_device(self), idx->dtype, false);
+}
+
 /* A mask over view dims [dim, dim + m): one index tensor per dim. */
 static tl_status plan_add_mask(index_plan *p, const tl_tensor *mask, int dim, int self_dim)
 {
@@ -578,10 +593,10 @@ static tl_status plan_add_mask(index_plan *p, const tl_tensor *mask, int dim, in
   return TL_OK;
 }
 
-/* A 0-d int64 index holding v. */
-static tl_status scalar_index(tl_tensor *t, int64_t v, int64_t length)
+/* A 0-d int64 index holding v (length < 0), or [v] (length 1), or [] (0). */
+static tl_status scalar_index(tl_tensor *t, tl_device device, int64_t v, int64_t length)
 {
-  if (tl_tensor_empty(t, TL_DTYPE_I64, length < 0 ? 0 : 1, &length, tl_device_cpu()) != TL_OK)
+  if (tl_tensor_empty(t, TL_DTYPE_I64, length < 0 ? 0 : 1, &length, device) != TL_OK)
     return tl_error_status();
   if (tl_tensor_numel(t) > 0)
     memcpy(tl_tensor_data(t), &v, sizeof v);
@@ -602,9 +617,14 @@ static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const t
         return tl_error_set(TL_ERR_INDEX, "tensors used as indices must be long, int, byte or "
                                           "bool tensors, got %s",
                             tl_dtype_names[it->tensor->dtype]);
-      if (tl_tensor_device(it->tensor).type != TL_DEVICE_CPU)
-        return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "indexing with cuda index tensors is not "
-                                                    "implemented");
+      if (tl_tensor_device(it->tensor).type != TL_DEVICE_CPU &&
+          !tl_device_eq(tl_tensor_device(it->tensor), tl_tensor_device(self))) {
+        char si[32], ss[32];
+        return tl_error_set(TL_ERR_RUNTIME, "indices should be either on cpu or on the same "
+                                            "device as the indexed tensor (%s), got %s",
+                            tl_device_str(ss, sizeof ss, tl_tensor_device(self)),
+                            tl_device_str(si, sizeof si, tl_tensor_device(it->tensor)));
+      }
       consumed += it->tensor->dtype == TL_DTYPE_BOOL ? it->tensor->ndim : 1;
       p->advanced = true;
       break;
@@ -682,7 +702,7 @@ static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const t
         }
         tl_view_select(&p->view, dim, it->value);
       } else {
-        if (scalar_index(&t, it->value, -1) != TL_OK)
+        if (scalar_index(&t, tl_tensor_device(self), it->value, -1) != TL_OK)
           goto fail;
         plan_add(p, &t, dim++, self_dim);
       }
@@ -692,18 +712,26 @@ static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const t
     case TL_INDEX_TENSOR:
       if (item_is_mask(it) && (it->kind == TL_INDEX_BOOL || it->tensor->ndim == 0)) {
         /* A 0-d mask indexes a new size-1 dim: [0] when true, [] when false. */
-        bool v = it->kind == TL_INDEX_BOOL ? it->value != 0
-                                           : *(const bool *)tl_tensor_data(it->tensor);
-        if (plan_unsqueeze(p, dim) != TL_OK || scalar_index(&t, 0, v ? 1 : 0) != TL_OK)
+        tl_scalar s = {.kind = TL_KIND_BOOL, .v.b = it->value != 0};
+        if (it->kind != TL_INDEX_BOOL && tl_backend_read_scalar(it->tensor, &s) != TL_OK)
+          goto fail;
+        bool v = s.v.b;
+        if (plan_unsqueeze(p, dim) != TL_OK || scalar_index(&t, tl_tensor_device(self), 0, v ? 1 : 0) != TL_OK)
           goto fail;
         plan_add(p, &t, dim++, -1);
       } else if (item_is_mask(it)) {
-        if (plan_add_mask(p, it->tensor, dim, self_dim) != TL_OK)
+        tl_status st = index_on_device(&t, it->tensor, self);
+        if (st == TL_OK) {
+          st = plan_add_mask(p, &t, dim, self_dim);
+          tl_tensor_release(&t);
+        }
+        if (st != TL_OK)
           goto fail;
         dim += it->tensor->ndim;
         self_dim += it->tensor->ndim;
       } else {
-        tl_tensor_view_of(&t, it->tensor);
+        if (index_on_device(&t, it->tensor, self) != TL_OK)
+          goto fail;
         plan_add(p, &t, dim++, self_dim++);
       }
       break;
@@ -822,8 +850,8 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
   return TL_OK;
 }
 
-tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
-                       bool *is_view)
+tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
+                           bool *is_view)
 {
   index_plan p;
   index_move mv = {0};
@@ -836,13 +864,8 @@ tl_status tl_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_in
     return TL_OK;
   }
   tl_status status = TL_OK;
-  if (tl_tensor_device(self).type != TL_DEVICE_CPU) {
-    status = tl_error_set(TL_ERR_NOT_IMPLEMENTED, "advanced indexing is not implemented for "
-                                                  "cuda tensors yet");
-    goto done;
-  }
   if (plan_resolve(&p, &mv, true) != TL_OK ||
-      tl_tensor_empty(out, self->dtype, mv.ndim, mv.shape, tl_device_cpu()) != TL_OK) {
+      tl_tensor_empty(out, self->dtype, mv.ndim, mv.shape, tl_tensor_device(self)) != TL_OK) {
     status = tl_error_status();
     goto done;
   }
@@ -890,23 +913,19 @@ static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_ten
   return status;
 }
 
-tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
-                       bool accumulate)
+tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
+                           const tl_tensor *value, bool accumulate)
 {
   index_plan p;
   index_move mv = {0};
   tl_tensor data = {0};
   tl_status status = TL_OK;
-  if (tl_tensor_device(self).type != TL_DEVICE_CPU ||
-      tl_tensor_device(value).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "index assignment is not implemented for cuda "
-                                                "tensors yet");
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   const tl_tensor *mask = n == 1 && items[0].kind == TL_INDEX_TENSOR ? items[0].tensor : NULL;
   if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
       mask->ndim > 0 && !memcmp(mask->shape, self->shape, (size_t)self->ndim * sizeof(int64_t)) &&
-      tl_tensor_numel(value) == 1 && tl_tensor_device(mask).type == TL_DEVICE_CPU) {
+      tl_tensor_numel(value) == 1) {
     /* t[mask] = scalar over every dim: a masked fill, no coordinates needed. */
     tl_tensor v0 = *value;
     v0.ndim = 0;
@@ -921,7 +940,7 @@ tl_status tl_index_put(tl_tensor *self, int n, const tl_index_item *items, const
     } else if (status == TL_OK) { /* every offset 0: one int64 behind all-zero strides */
       int64_t zero = 0;
       tl_storage zs = {.refcount = 1, .data = &zero, .nbytes = sizeof zero,
-                       .device = tl_device_cpu()};
+                       .device = tl_tensor_device(self)};
       tl_tensor zeros = {.storage = &zs, .dtype = TL_DTYPE_I64, .ndim = p.view.ndim};
       memcpy(zeros.shape, p.view.shape, sizeof zeros.shape);
       tl_storage_bump(self->storage);

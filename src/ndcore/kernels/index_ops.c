@@ -33,17 +33,11 @@ static tl_status check_index_dtype(const char *op, const tl_tensor *index, tl_st
   if (!tl_dtype_is_integral(index->dtype) || index->dtype == TL_DTYPE_BOOL)
     return tl_error_set(err, "%s(): expected an integer index tensor (int64 or another integer "
                              "dtype), got %s", op, tl_dtype_names[index->dtype]);
-  if (tl_tensor_device(index).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): cuda index tensors are not supported yet",
-                        op);
   return TL_OK;
 }
 
 static tl_status check_writable(const char *op, const tl_tensor *self)
 {
-  if (tl_tensor_device(self).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() is not implemented for cuda tensors yet",
-                        op);
   if (self->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s(): the tensor written to is read-only", op);
   return TL_OK;
@@ -91,8 +85,8 @@ static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, 
                           TL_ERR_RUNTIME);
 }
 
-tl_status tl_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
-                          const tl_tensor *index_)
+tl_status tl_cpu_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
+                              const tl_tensor *index_)
 {
   const tl_tensor in = at_least_1d(in_), index = at_least_1d(index_);
   tl_tensor base, off = {0};
@@ -101,10 +95,7 @@ tl_status tl_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
       tl_dim_wrap(dim_, in.ndim, &dim) != TL_OK ||
       check_gather_shapes("gather", &in, dim, &index, NULL) != TL_OK)
     return tl_error_status();
-  if (tl_tensor_device(in_).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "gather() is not implemented for cuda tensors "
-                                                "yet");
-  if (tl_tensor_empty(out, in.dtype, index_->ndim, index_->shape, tl_device_cpu()) != TL_OK)
+  if (tl_tensor_empty(out, in.dtype, index_->ndim, index_->shape, tl_tensor_device(in_)) != TL_OK)
     return tl_error_status();
   const tl_tensor o = at_least_1d(out);
   tl_status status = along_dim(&in, dim, &index, &base, &off);
@@ -137,18 +128,21 @@ static tl_scalar reduce_identity(tl_index_reduce r, tl_dtype d)
   }
 }
 
-/* A 0-d tensor of dtype d holding s, on a caller's stack buffer. */
+/* A 0-d tensor of dtype d holding s, on a caller's stack buffer; it claims
+ * `device` so that it iterates with that device's tensors (the CPU kernels
+ * run only where host code can read device memory). */
 typedef struct {
   tl_storage storage;
   _Alignas(16) char bytes[16];
   tl_tensor t;
 } scalar_tensor;
 
-static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dtype d)
+static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dtype d,
+                                           tl_device device)
 {
   tl_scalar_store(s, d, st->bytes);
   st->storage = (tl_storage){.refcount = 1, .data = st->bytes, .nbytes = sizeof st->bytes,
-                             .device = tl_device_cpu()};
+                             .device = device};
   st->t = (tl_tensor){.storage = &st->storage, .dtype = d, .ndim = 0};
   return &st->t;
 }
@@ -208,13 +202,13 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   scalar_tensor one;
   const tl_scalar s_one = {.kind = TL_KIND_INT, .v.i = 1};
   tl_status status = tl_tensor_empty(&count, TL_DTYPE_I64, self->ndim, self->shape,
-                                     tl_device_cpu());
+                                     tl_tensor_device(self));
   if (status == TL_OK)
     status = tl_tensor_fill(&count, include_self ? s_one : (tl_scalar){.kind = TL_KIND_INT});
   if (status == TL_OK)
     status = along_dim(&count, dim, index, &cbase, &coff);
   if (status == TL_OK)
-    status = tl_view_expand(&ones, scalar_tensor_init(&one, s_one, TL_DTYPE_I64), index->ndim,
+    status = tl_view_expand(&ones, scalar_tensor_init(&one, s_one, TL_DTYPE_I64, tl_tensor_device(self)), index->ndim,
                             index->shape);
   if (status == TL_OK)
     status = tl_index_move(true, &ones, &cbase, &coff, TL_INDEX_REDUCE_ADD);
@@ -233,8 +227,9 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   return status;
 }
 
-tl_status tl_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, const tl_tensor *index_,
-                           const tl_tensor *src_, tl_index_reduce reduce, bool include_self)
+tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
+                               const tl_tensor *index_, const tl_tensor *src_,
+                               tl_index_reduce reduce, bool include_self)
 {
   tl_tensor self = at_least_1d(self_), index = at_least_1d(index_), base, off = {0},
             data = {0}, copy = {0};
@@ -276,7 +271,8 @@ tl_status tl_index_scatter(const char *op, tl_tensor *self_, int64_t dim_, const
   if (!include_self) { /* start every scattered-to element from the identity */
     scalar_tensor id;
     tl_tensor ids;
-    tl_view_expand(&ids, scalar_tensor_init(&id, reduce_identity(reduce, self.dtype), self.dtype),
+    tl_view_expand(&ids, scalar_tensor_init(&id, reduce_identity(reduce, self.dtype), self.dtype,
+                                                  tl_tensor_device(&self)),
                    index.ndim, index.shape);
     tl_status s = tl_index_move(true, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
     tl_tensor_release(&ids);
@@ -321,8 +317,8 @@ static tl_status vector_index(const char *op, const tl_tensor *index, tl_tensor 
   return TL_OK;
 }
 
-tl_status tl_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
-                          const tl_tensor *index_)
+tl_status tl_cpu_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
+                              const tl_tensor *index_)
 {
   tl_tensor in = at_least_1d(in_), index;
   tl_index_item items[TL_MAX_DIMS];
@@ -338,9 +334,9 @@ tl_status tl_index_select(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
   return TL_OK;
 }
 
-tl_status tl_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
-                             const tl_tensor *index_, const tl_tensor *src_,
-                             tl_index_reduce reduce)
+tl_status tl_cpu_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
+                                 const tl_tensor *index_, const tl_tensor *src_,
+                                 tl_index_reduce reduce)
 {
   char ss[256], sr[256];
   tl_tensor self = at_least_1d(self_), index;
@@ -372,7 +368,7 @@ tl_status tl_index_put_along(const char *op, tl_tensor *self_, int64_t dim_,
 
 /* ---- take, put_, take_along_dim ---------------------------------------------------- */
 
-tl_status tl_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index)
+tl_status tl_cpu_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index)
 {
   tl_tensor flat;
   bool is_view;
@@ -385,8 +381,8 @@ tl_status tl_index_take(tl_tensor *out, const tl_tensor *in, const tl_tensor *in
   return status;
 }
 
-tl_status tl_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
-                            bool accumulate)
+tl_status tl_cpu_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
+                                bool accumulate)
 {
   tl_tensor work = {0}, flat = {0}, values = {0};
   if (check_writable("put_", self) != TL_OK || check_index_dtype("put_", index, TL_ERR_INDEX) != TL_OK)
@@ -424,8 +420,8 @@ tl_status tl_index_put_flat(tl_tensor *self, const tl_tensor *index, const tl_te
   return status;
 }
 
-tl_status tl_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
-                                  int64_t dim_, bool has_dim)
+tl_status tl_cpu_index_take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
+                                      int64_t dim_, bool has_dim)
 {
   char si[256], sx[256];
   tl_tensor a = {0}, b = {0};
@@ -482,8 +478,6 @@ static tl_status check_mask(const char *op, const tl_tensor *mask)
   if (mask->dtype != TL_DTYPE_BOOL)
     return tl_error_set(TL_ERR_RUNTIME, "%s only supports boolean masks, but got mask with "
                                         "dtype %s", op, tl_dtype_names[mask->dtype]);
-  if (tl_tensor_device(mask).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: cuda masks are not supported yet", op);
   return TL_OK;
 }
 
@@ -554,7 +548,7 @@ static void masked_fill_128(char **args, int64_t n, const int64_t *steps, void *
       memcpy(args[0] + i * steps[0], p->value, 16);
 }
 
-tl_status tl_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
+tl_status tl_cpu_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
 {
   tl_tensor m;
   if (check_writable("masked_fill_", self) != TL_OK)
@@ -583,7 +577,7 @@ tl_status tl_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_
   return status;
 }
 
-tl_status tl_index_masked_scatter(tl_tensor *self, const tl_tensor *mask, const tl_tensor *src)
+tl_status tl_cpu_index_masked_scatter(tl_tensor *self, const tl_tensor *mask, const tl_tensor *src)
 {
   tl_tensor m = {0}, flat = {0}, coords = {0};
   tl_status status;
@@ -620,7 +614,7 @@ done:
   return status;
 }
 
-tl_status tl_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask)
+tl_status tl_cpu_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask)
 {
   tl_tensor a = {0}, m = {0};
   int nd;

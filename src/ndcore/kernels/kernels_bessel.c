@@ -98,10 +98,21 @@ TL_K_FLOATS(TL_KU, i0e)
 TL_K_FLOATS(TL_KU, i1)
 TL_K_FLOATS(TL_KU, i1e)
 
-void tl_cpu_bessel_init(void)
+/* The CPU loops of this file: (op, compute dtype, loop), registered in the
+ * kernel table by tl_cpu_bessel_register. */
+static const tl_k_entry bessel_loops[] = {
+    {TL_OP_I0, TL_DTYPE_F32, i0_F32_loop},
+    {TL_OP_I0, TL_DTYPE_F64, i0_F64_loop},
+    {TL_OP_I0E, TL_DTYPE_F32, i0e_F32_loop},
+    {TL_OP_I0E, TL_DTYPE_F64, i0e_F64_loop},
+    {TL_OP_I1, TL_DTYPE_F32, i1_F32_loop},
+    {TL_OP_I1, TL_DTYPE_F64, i1_F64_loop},
+    {TL_OP_I1E, TL_DTYPE_F32, i1e_F32_loop},
+    {TL_OP_I1E, TL_DTYPE_F64, i1e_F64_loop},
+};
+
+void tl_cpu_bessel_register(void)
 {
-  TL_K_FLOATS(TL_KREG, I0, i0)
-  TL_K_FLOATS(TL_KREG, I0E, i0e)
-  TL_K_FLOATS(TL_KREG, I1, i1)
-  TL_K_FLOATS(TL_KREG, I1E, i1e)
+  tl_k_register_all(bessel_loops, sizeof bessel_loops / sizeof *bessel_loops);
+
 }

@@ -268,27 +268,102 @@ TL_K_FLOATS(TL_KB_SIMD, atan2) TL_K_FLOATS(TL_KB_SIMD, hypot) TL_K_FLOATS(TL_KB_
 TL_K_FLOATS(TL_KB, nextafter) TL_K_FLOATS(TL_KB, logaddexp) TL_K_FLOATS(TL_KB, logaddexp2)
 TL_K_FLOATS(TL_KB, xlogy)
 
-void tl_cpu_binary_init(void)
+/* The CPU loops of this file: (op, compute dtype, loop), registered in the
+ * kernel table by tl_cpu_binary_register. */
+static const tl_k_entry binary_loops[] = {
+    {TL_OP_ADD, TL_DTYPE_BOOL, add_BOOL_loop},
+    {TL_OP_ADD, TL_DTYPE_U8, add_U8_loop},
+    {TL_OP_ADD, TL_DTYPE_I8, add_I8_loop},
+    {TL_OP_ADD, TL_DTYPE_I16, add_I16_loop},
+    {TL_OP_ADD, TL_DTYPE_I32, add_I32_loop},
+    {TL_OP_ADD, TL_DTYPE_I64, add_I64_loop},
+    {TL_OP_ADD, TL_DTYPE_F32, add_F32_loop},
+    {TL_OP_ADD, TL_DTYPE_F64, add_F64_loop},
+    {TL_OP_ADD, TL_DTYPE_C64, add_C64_loop},
+    {TL_OP_ADD, TL_DTYPE_C128, add_C128_loop},
+    {TL_OP_MUL, TL_DTYPE_BOOL, mul_BOOL_loop},
+    {TL_OP_MUL, TL_DTYPE_U8, mul_U8_loop},
+    {TL_OP_MUL, TL_DTYPE_I8, mul_I8_loop},
+    {TL_OP_MUL, TL_DTYPE_I16, mul_I16_loop},
+    {TL_OP_MUL, TL_DTYPE_I32, mul_I32_loop},
+    {TL_OP_MUL, TL_DTYPE_I64, mul_I64_loop},
+    {TL_OP_MUL, TL_DTYPE_F32, mul_F32_loop},
+    {TL_OP_MUL, TL_DTYPE_F64, mul_F64_loop},
+    {TL_OP_MUL, TL_DTYPE_C64, mul_C64_loop},
+    {TL_OP_MUL, TL_DTYPE_C128, mul_C128_loop},
+    {TL_OP_POW, TL_DTYPE_BOOL, pow_BOOL_loop},
+    {TL_OP_POW, TL_DTYPE_U8, pow_U8_loop},
+    {TL_OP_POW, TL_DTYPE_I8, pow_I8_loop},
+    {TL_OP_POW, TL_DTYPE_I16, pow_I16_loop},
+    {TL_OP_POW, TL_DTYPE_I32, pow_I32_loop},
+    {TL_OP_POW, TL_DTYPE_I64, pow_I64_loop},
+    {TL_OP_POW, TL_DTYPE_F32, pow_F32_loop},
+    {TL_OP_POW, TL_DTYPE_F64, pow_F64_loop},
+    {TL_OP_POW, TL_DTYPE_C64, pow_C64_loop},
+    {TL_OP_POW, TL_DTYPE_C128, pow_C128_loop},
+    {TL_OP_SUB, TL_DTYPE_U8, sub_U8_loop},
+    {TL_OP_SUB, TL_DTYPE_I8, sub_I8_loop},
+    {TL_OP_SUB, TL_DTYPE_I16, sub_I16_loop},
+    {TL_OP_SUB, TL_DTYPE_I32, sub_I32_loop},
+    {TL_OP_SUB, TL_DTYPE_I64, sub_I64_loop},
+    {TL_OP_SUB, TL_DTYPE_F32, sub_F32_loop},
+    {TL_OP_SUB, TL_DTYPE_F64, sub_F64_loop},
+    {TL_OP_SUB, TL_DTYPE_C64, sub_C64_loop},
+    {TL_OP_SUB, TL_DTYPE_C128, sub_C128_loop},
+    {TL_OP_DIV, TL_DTYPE_F32, div_F32_loop},
+    {TL_OP_DIV, TL_DTYPE_F64, div_F64_loop},
+    {TL_OP_DIV, TL_DTYPE_C64, div_C64_loop},
+    {TL_OP_DIV, TL_DTYPE_C128, div_C128_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_U8, trunc_divide_U8_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_I8, trunc_divide_I8_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_I16, trunc_divide_I16_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_I32, trunc_divide_I32_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_I64, trunc_divide_I64_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_F32, trunc_divide_F32_loop},
+    {TL_OP_TRUNC_DIVIDE, TL_DTYPE_F64, trunc_divide_F64_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_U8, floor_divide_U8_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_I8, floor_divide_I8_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_I16, floor_divide_I16_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_I32, floor_divide_I32_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_I64, floor_divide_I64_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_F32, floor_divide_F32_loop},
+    {TL_OP_FLOOR_DIVIDE, TL_DTYPE_F64, floor_divide_F64_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_U8, remainder_U8_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_I8, remainder_I8_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_I16, remainder_I16_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_I32, remainder_I32_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_I64, remainder_I64_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_F32, remainder_F32_loop},
+    {TL_OP_REMAINDER, TL_DTYPE_F64, remainder_F64_loop},
+    {TL_OP_FMOD, TL_DTYPE_U8, fmod_U8_loop},
+    {TL_OP_FMOD, TL_DTYPE_I8, fmod_I8_loop},
+    {TL_OP_FMOD, TL_DTYPE_I16, fmod_I16_loop},
+    {TL_OP_FMOD, TL_DTYPE_I32, fmod_I32_loop},
+    {TL_OP_FMOD, TL_DTYPE_I64, fmod_I64_loop},
+    {TL_OP_FMOD, TL_DTYPE_F32, fmod_F32_loop},
+    {TL_OP_FMOD, TL_DTYPE_F64, fmod_F64_loop},
+    {TL_OP_FLOAT_POWER, TL_DTYPE_F64, float_power_F64_loop},
+    {TL_OP_FLOAT_POWER, TL_DTYPE_C128, float_power_C128_loop},
+    {TL_OP_ATAN2, TL_DTYPE_F32, atan2_F32_loop},
+    {TL_OP_ATAN2, TL_DTYPE_F64, atan2_F64_loop},
+    {TL_OP_HYPOT, TL_DTYPE_F32, hypot_F32_loop},
+    {TL_OP_HYPOT, TL_DTYPE_F64, hypot_F64_loop},
+    {TL_OP_COPYSIGN, TL_DTYPE_F32, copysign_F32_loop},
+    {TL_OP_COPYSIGN, TL_DTYPE_F64, copysign_F64_loop},
+    {TL_OP_NEXTAFTER, TL_DTYPE_F32, nextafter_F32_loop},
+    {TL_OP_NEXTAFTER, TL_DTYPE_F64, nextafter_F64_loop},
+    {TL_OP_LOGADDEXP, TL_DTYPE_F32, logaddexp_F32_loop},
+    {TL_OP_LOGADDEXP, TL_DTYPE_F64, logaddexp_F64_loop},
+    {TL_OP_LOGADDEXP2, TL_DTYPE_F32, logaddexp2_F32_loop},
+    {TL_OP_LOGADDEXP2, TL_DTYPE_F64, logaddexp2_F64_loop},
+    {TL_OP_XLOGY, TL_DTYPE_F32, xlogy_F32_loop},
+    {TL_OP_XLOGY, TL_DTYPE_F64, xlogy_F64_loop},
+};
+
+void tl_cpu_binary_register(void)
 {
-#define REG_ALL(OP, name)                                                                \
-  TL_K_BOOL(TL_KREG, OP, name) TL_K_INTS(TL_KREG, OP, name) TL_K_FLOATS(TL_KREG, OP, name) \
-  TL_K_COMPLEX(TL_KREG, OP, name)
-  REG_ALL(ADD, add) REG_ALL(MUL, mul) REG_ALL(POW, pow)
-#undef REG_ALL
-  TL_K_INTS(TL_KREG, SUB, sub) TL_K_FLOATS(TL_KREG, SUB, sub) TL_K_COMPLEX(TL_KREG, SUB, sub)
-  TL_K_FLOATS(TL_KREG, DIV, div) TL_K_COMPLEX(TL_KREG, DIV, div)
-#define REG_REAL(OP, name) TL_K_INTS(TL_KREG, OP, name) TL_K_FLOATS(TL_KREG, OP, name)
-  REG_REAL(TRUNC_DIVIDE, trunc_divide) REG_REAL(FLOOR_DIVIDE, floor_divide)
-  REG_REAL(REMAINDER, remainder) REG_REAL(FMOD, fmod)
-#undef REG_REAL
-  TL_KREG(F64, double, double, double, FLOAT_POWER, float_power)
-  TL_KREG(C128, double complex, double complex, double, FLOAT_POWER, float_power)
-#define REG_FLT(OP, name) TL_K_FLOATS(TL_KREG, OP, name)
-  REG_FLT(ATAN2, atan2) REG_FLT(HYPOT, hypot) REG_FLT(COPYSIGN, copysign)
-  REG_FLT(NEXTAFTER, nextafter) REG_FLT(LOGADDEXP, logaddexp) REG_FLT(LOGADDEXP2, logaddexp2)
-  REG_FLT(XLOGY, xlogy)
-#undef REG_FLT
-  tl_cpu_loops[TL_OP_NEXTAFTER][TL_DTYPE_F16] = nextafter_F16_loop;
-  tl_cpu_loops[TL_OP_NEXTAFTER][TL_DTYPE_BF16] = nextafter_BF16_loop;
-  tl_cpu_compare_init();
+  tl_k_register_all(binary_loops, sizeof binary_loops / sizeof *binary_loops);
+  tl_k_register(TL_OP_NEXTAFTER, TL_DTYPE_F16, nextafter_F16_loop);
+  tl_k_register(TL_OP_NEXTAFTER, TL_DTYPE_BF16, nextafter_BF16_loop);
+  tl_cpu_compare_register();
 }

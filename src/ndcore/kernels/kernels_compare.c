@@ -174,28 +174,143 @@ TL_K_BOOL(TL_KB, logical_and) TL_K_BOOL(TL_KB, logical_or) TL_K_BOOL(TL_KB, logi
 LOOPS_INT(bitwise_and) LOOPS_INT(bitwise_or) LOOPS_INT(bitwise_xor)
 LOOPS_INT(bitwise_left_shift) LOOPS_INT(bitwise_right_shift)
 
-void tl_cpu_compare_init(void)
+/* The CPU loops of this file: (op, compute dtype, loop), registered in the
+ * kernel table by tl_cpu_compare_register. */
+static const tl_k_entry compare_loops[] = {
+    {TL_OP_MINIMUM, TL_DTYPE_BOOL, minimum_BOOL_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_U8, minimum_U8_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_I8, minimum_I8_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_I16, minimum_I16_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_I32, minimum_I32_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_I64, minimum_I64_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_F32, minimum_F32_loop},
+    {TL_OP_MINIMUM, TL_DTYPE_F64, minimum_F64_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_BOOL, maximum_BOOL_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_U8, maximum_U8_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_I8, maximum_I8_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_I16, maximum_I16_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_I32, maximum_I32_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_I64, maximum_I64_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_F32, maximum_F32_loop},
+    {TL_OP_MAXIMUM, TL_DTYPE_F64, maximum_F64_loop},
+    {TL_OP_FMIN, TL_DTYPE_BOOL, fmin_BOOL_loop},
+    {TL_OP_FMIN, TL_DTYPE_U8, fmin_U8_loop},
+    {TL_OP_FMIN, TL_DTYPE_I8, fmin_I8_loop},
+    {TL_OP_FMIN, TL_DTYPE_I16, fmin_I16_loop},
+    {TL_OP_FMIN, TL_DTYPE_I32, fmin_I32_loop},
+    {TL_OP_FMIN, TL_DTYPE_I64, fmin_I64_loop},
+    {TL_OP_FMIN, TL_DTYPE_F32, fmin_F32_loop},
+    {TL_OP_FMIN, TL_DTYPE_F64, fmin_F64_loop},
+    {TL_OP_FMAX, TL_DTYPE_BOOL, fmax_BOOL_loop},
+    {TL_OP_FMAX, TL_DTYPE_U8, fmax_U8_loop},
+    {TL_OP_FMAX, TL_DTYPE_I8, fmax_I8_loop},
+    {TL_OP_FMAX, TL_DTYPE_I16, fmax_I16_loop},
+    {TL_OP_FMAX, TL_DTYPE_I32, fmax_I32_loop},
+    {TL_OP_FMAX, TL_DTYPE_I64, fmax_I64_loop},
+    {TL_OP_FMAX, TL_DTYPE_F32, fmax_F32_loop},
+    {TL_OP_FMAX, TL_DTYPE_F64, fmax_F64_loop},
+    {TL_OP_EQ, TL_DTYPE_BOOL, eq_BOOL_loop},
+    {TL_OP_EQ, TL_DTYPE_U8, eq_U8_loop},
+    {TL_OP_EQ, TL_DTYPE_I8, eq_I8_loop},
+    {TL_OP_EQ, TL_DTYPE_I16, eq_I16_loop},
+    {TL_OP_EQ, TL_DTYPE_I32, eq_I32_loop},
+    {TL_OP_EQ, TL_DTYPE_I64, eq_I64_loop},
+    {TL_OP_EQ, TL_DTYPE_F32, eq_F32_loop},
+    {TL_OP_EQ, TL_DTYPE_F64, eq_F64_loop},
+    {TL_OP_EQ, TL_DTYPE_C64, eq_C64_loop},
+    {TL_OP_EQ, TL_DTYPE_C128, eq_C128_loop},
+    {TL_OP_NE, TL_DTYPE_BOOL, ne_BOOL_loop},
+    {TL_OP_NE, TL_DTYPE_U8, ne_U8_loop},
+    {TL_OP_NE, TL_DTYPE_I8, ne_I8_loop},
+    {TL_OP_NE, TL_DTYPE_I16, ne_I16_loop},
+    {TL_OP_NE, TL_DTYPE_I32, ne_I32_loop},
+    {TL_OP_NE, TL_DTYPE_I64, ne_I64_loop},
+    {TL_OP_NE, TL_DTYPE_F32, ne_F32_loop},
+    {TL_OP_NE, TL_DTYPE_F64, ne_F64_loop},
+    {TL_OP_NE, TL_DTYPE_C64, ne_C64_loop},
+    {TL_OP_NE, TL_DTYPE_C128, ne_C128_loop},
+    {TL_OP_LT, TL_DTYPE_BOOL, lt_BOOL_loop},
+    {TL_OP_LT, TL_DTYPE_U8, lt_U8_loop},
+    {TL_OP_LT, TL_DTYPE_I8, lt_I8_loop},
+    {TL_OP_LT, TL_DTYPE_I16, lt_I16_loop},
+    {TL_OP_LT, TL_DTYPE_I32, lt_I32_loop},
+    {TL_OP_LT, TL_DTYPE_I64, lt_I64_loop},
+    {TL_OP_LT, TL_DTYPE_F32, lt_F32_loop},
+    {TL_OP_LT, TL_DTYPE_F64, lt_F64_loop},
+    {TL_OP_LE, TL_DTYPE_BOOL, le_BOOL_loop},
+    {TL_OP_LE, TL_DTYPE_U8, le_U8_loop},
+    {TL_OP_LE, TL_DTYPE_I8, le_I8_loop},
+    {TL_OP_LE, TL_DTYPE_I16, le_I16_loop},
+    {TL_OP_LE, TL_DTYPE_I32, le_I32_loop},
+    {TL_OP_LE, TL_DTYPE_I64, le_I64_loop},
+    {TL_OP_LE, TL_DTYPE_F32, le_F32_loop},
+    {TL_OP_LE, TL_DTYPE_F64, le_F64_loop},
+    {TL_OP_GT, TL_DTYPE_BOOL, gt_BOOL_loop},
+    {TL_OP_GT, TL_DTYPE_U8, gt_U8_loop},
+    {TL_OP_GT, TL_DTYPE_I8, gt_I8_loop},
+    {TL_OP_GT, TL_DTYPE_I16, gt_I16_loop},
+    {TL_OP_GT, TL_DTYPE_I32, gt_I32_loop},
+    {TL_OP_GT, TL_DTYPE_I64, gt_I64_loop},
+    {TL_OP_GT, TL_DTYPE_F32, gt_F32_loop},
+    {TL_OP_GT, TL_DTYPE_F64, gt_F64_loop},
+    {TL_OP_GE, TL_DTYPE_BOOL, ge_BOOL_loop},
+    {TL_OP_GE, TL_DTYPE_U8, ge_U8_loop},
+    {TL_OP_GE, TL_DTYPE_I8, ge_I8_loop},
+    {TL_OP_GE, TL_DTYPE_I16, ge_I16_loop},
+    {TL_OP_GE, TL_DTYPE_I32, ge_I32_loop},
+    {TL_OP_GE, TL_DTYPE_I64, ge_I64_loop},
+    {TL_OP_GE, TL_DTYPE_F32, ge_F32_loop},
+    {TL_OP_GE, TL_DTYPE_F64, ge_F64_loop},
+    {TL_OP_CLAMP, TL_DTYPE_BOOL, clamp_BOOL_loop},
+    {TL_OP_CLAMP, TL_DTYPE_U8, clamp_U8_loop},
+    {TL_OP_CLAMP, TL_DTYPE_I8, clamp_I8_loop},
+    {TL_OP_CLAMP, TL_DTYPE_I16, clamp_I16_loop},
+    {TL_OP_CLAMP, TL_DTYPE_I32, clamp_I32_loop},
+    {TL_OP_CLAMP, TL_DTYPE_I64, clamp_I64_loop},
+    {TL_OP_CLAMP, TL_DTYPE_F32, clamp_F32_loop},
+    {TL_OP_CLAMP, TL_DTYPE_F64, clamp_F64_loop},
+    {TL_OP_LOGICAL_AND, TL_DTYPE_BOOL, logical_and_BOOL_loop},
+    {TL_OP_LOGICAL_OR, TL_DTYPE_BOOL, logical_or_BOOL_loop},
+    {TL_OP_LOGICAL_XOR, TL_DTYPE_BOOL, logical_xor_BOOL_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_BOOL, bitwise_and_BOOL_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_U8, bitwise_and_U8_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_I8, bitwise_and_I8_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_I16, bitwise_and_I16_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_I32, bitwise_and_I32_loop},
+    {TL_OP_BITWISE_AND, TL_DTYPE_I64, bitwise_and_I64_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_BOOL, bitwise_or_BOOL_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_U8, bitwise_or_U8_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_I8, bitwise_or_I8_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_I16, bitwise_or_I16_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_I32, bitwise_or_I32_loop},
+    {TL_OP_BITWISE_OR, TL_DTYPE_I64, bitwise_or_I64_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_BOOL, bitwise_xor_BOOL_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_U8, bitwise_xor_U8_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_I8, bitwise_xor_I8_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_I16, bitwise_xor_I16_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_I32, bitwise_xor_I32_loop},
+    {TL_OP_BITWISE_XOR, TL_DTYPE_I64, bitwise_xor_I64_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_BOOL, bitwise_left_shift_BOOL_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_U8, bitwise_left_shift_U8_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_I8, bitwise_left_shift_I8_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_I16, bitwise_left_shift_I16_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_I32, bitwise_left_shift_I32_loop},
+    {TL_OP_BITWISE_LEFT_SHIFT, TL_DTYPE_I64, bitwise_left_shift_I64_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_BOOL, bitwise_right_shift_BOOL_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_U8, bitwise_right_shift_U8_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_I8, bitwise_right_shift_I8_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_I16, bitwise_right_shift_I16_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_I32, bitwise_right_shift_I32_loop},
+    {TL_OP_BITWISE_RIGHT_SHIFT, TL_DTYPE_I64, bitwise_right_shift_I64_loop},
+};
+
+void tl_cpu_compare_register(void)
 {
-#define REG_REAL(OP, name) \
-  TL_K_BOOL(TL_KREG, OP, name) TL_K_INTS(TL_KREG, OP, name) TL_K_FLOATS(TL_KREG, OP, name)
-  REG_REAL(MINIMUM, minimum) REG_REAL(MAXIMUM, maximum)
-  REG_REAL(FMIN, fmin) REG_REAL(FMAX, fmax)
-  REG_REAL(EQ, eq) TL_K_COMPLEX(TL_KREG, EQ, eq)
-  REG_REAL(NE, ne) TL_K_COMPLEX(TL_KREG, NE, ne)
-  REG_REAL(LT, lt) REG_REAL(LE, le) REG_REAL(GT, gt) REG_REAL(GE, ge)
-  REG_REAL(CLAMP, clamp)
-#undef REG_REAL
-  TL_K_BOOL(TL_KREG, LOGICAL_AND, logical_and) TL_K_BOOL(TL_KREG, LOGICAL_OR, logical_or)
-  TL_K_BOOL(TL_KREG, LOGICAL_XOR, logical_xor)
-#define REG_INT(OP, name) TL_K_BOOL(TL_KREG, OP, name) TL_K_INTS(TL_KREG, OP, name)
-  REG_INT(BITWISE_AND, bitwise_and) REG_INT(BITWISE_OR, bitwise_or)
-  REG_INT(BITWISE_XOR, bitwise_xor)
-  REG_INT(BITWISE_LEFT_SHIFT, bitwise_left_shift) REG_INT(BITWISE_RIGHT_SHIFT, bitwise_right_shift)
-#undef REG_INT
+  tl_k_register_all(compare_loops, sizeof compare_loops / sizeof *compare_loops);
   for (int d = 0; d < TL_DTYPE_COUNT; d++) {
     static const tl_loop_fn by_size[17] = {[1] = where_1_loop, [2] = where_2_loop,
                                            [4] = where_4_loop, [8] = where_8_loop,
                                            [16] = where_16_loop};
-    tl_cpu_loops[TL_OP_WHERE][d] = by_size[tl_dtype_size((tl_dtype)d)];
+    tl_k_register(TL_OP_WHERE, (tl_dtype)d, by_size[tl_dtype_size((tl_dtype)d)]);
   }
 }

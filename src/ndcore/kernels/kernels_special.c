@@ -212,12 +212,25 @@ TL_K_FLOATS(TL_KU, lgamma)
 TL_K_FLOATS(TL_KU, digamma)
 TL_K_FLOATS(TL_KB, polygamma)
 
-void tl_cpu_special_init(void)
+/* The CPU loops of this file: (op, compute dtype, loop), registered in the
+ * kernel table by tl_cpu_special_register. */
+static const tl_k_entry special_loops[] = {
+    {TL_OP_ERF, TL_DTYPE_F32, erf_F32_loop},
+    {TL_OP_ERF, TL_DTYPE_F64, erf_F64_loop},
+    {TL_OP_ERFC, TL_DTYPE_F32, erfc_F32_loop},
+    {TL_OP_ERFC, TL_DTYPE_F64, erfc_F64_loop},
+    {TL_OP_ERFINV, TL_DTYPE_F32, erfinv_F32_loop},
+    {TL_OP_ERFINV, TL_DTYPE_F64, erfinv_F64_loop},
+    {TL_OP_LGAMMA, TL_DTYPE_F32, lgamma_F32_loop},
+    {TL_OP_LGAMMA, TL_DTYPE_F64, lgamma_F64_loop},
+    {TL_OP_DIGAMMA, TL_DTYPE_F32, digamma_F32_loop},
+    {TL_OP_DIGAMMA, TL_DTYPE_F64, digamma_F64_loop},
+    {TL_OP_POLYGAMMA, TL_DTYPE_F32, polygamma_F32_loop},
+    {TL_OP_POLYGAMMA, TL_DTYPE_F64, polygamma_F64_loop},
+};
+
+void tl_cpu_special_register(void)
 {
-  TL_K_FLOATS(TL_KREG, ERF, erf)
-  TL_K_FLOATS(TL_KREG, ERFC, erfc)
-  TL_K_FLOATS(TL_KREG, ERFINV, erfinv)
-  TL_K_FLOATS(TL_KREG, LGAMMA, lgamma)
-  TL_K_FLOATS(TL_KREG, DIGAMMA, digamma)
-  TL_K_FLOATS(TL_KREG, POLYGAMMA, polygamma)
+  tl_k_register_all(special_loops, sizeof special_loops / sizeof *special_loops);
+
 }

@@ -469,14 +469,11 @@ static tl_status check_params(const tl_random_dist *d, int64_t numel)
 
 /* ---- entry points ------------------------------------------------------------------------- */
 
-tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
 {
   int64_t numel = tl_tensor_numel(t);
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "%s: cannot write random values into a read-only tensor",
-                        kind_name(d->kind));
-  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: random numbers on cuda are not built yet",
                         kind_name(d->kind));
   if (tl_tensor_has_internal_overlap(t)) /* a broadcast view would keep only one draw */
     return tl_error_set(TL_ERR_RUNTIME, "%s: the written-to tensor has a stride-0 dimension, "
@@ -487,7 +484,7 @@ tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
   tl_tensor dst = *t, tmp = {0};
   bool contiguous = tl_tensor_is_contiguous(t);
   if (!contiguous) {
-    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_device_cpu()) != TL_OK)
+    if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_tensor_device(t)) != TL_OK)
       return tl_error_status();
     dst = tmp;
   }
@@ -576,7 +573,7 @@ static void poisson_range(void *ctx, int64_t begin, int64_t end, int worker)
     c->out[e] = poisson_one(c, e);
 }
 
-tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
+tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
 {
   tl_tensor r = {0}, o = {0};
   tl_status s = TL_OK;
@@ -593,7 +590,7 @@ tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *
                        "got %g", rate[i]);
       goto done;
     }
-  if (tl_tensor_empty(&o, TL_DTYPE_F64, r.ndim, r.shape, tl_device_cpu()) != TL_OK) {
+  if (tl_tensor_empty(&o, TL_DTYPE_F64, r.ndim, r.shape, tl_tensor_device(rates)) != TL_OK) {
     s = tl_error_status();
     goto done;
   }
@@ -607,7 +604,7 @@ done:
   return s;
 }
 
-tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
+tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
 {
   int64_t n = tl_tensor_numel(out);
   tl_random_dist d = {.kind = TL_RANDOM_INTEGER, .low = 0, .range = n > 0 ? (uint64_t)n : 1};
@@ -703,8 +700,8 @@ static void multinomial_row(uint64_t seed, uint64_t first, const double *w, int6
     out[s] = keys[s].index;
 }
 
-tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
-                                bool replacement, tl_tensor *out)
+tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                    bool replacement, tl_tensor *out)
 {
   tl_tensor p = {0};
   double *scratch = NULL;
@@ -752,7 +749,7 @@ tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t
     goto done;
   int64_t shape[2] = {rows, n};
   if (tl_tensor_empty(out, TL_DTYPE_I64, probs->ndim, probs->ndim == 2 ? shape : shape + 1,
-                      tl_device_cpu()) != TL_OK) {
+                      tl_tensor_device(probs)) != TL_OK) {
     s = tl_error_status();
     goto done;
   }

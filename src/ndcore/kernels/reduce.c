@@ -304,7 +304,8 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
     return tl_error_set(TL_ERR_MEMORY, "out of memory for %lld partial reductions",
                         (long long)nchunks);
   tl_tensor part = *acc;
-  tl_storage part_storage = {.refcount = 1, .data = job.parts, .nbytes = (size_t)job.acc_bytes};
+  tl_storage part_storage = {.refcount = 1, .data = job.parts, .nbytes = (size_t)job.acc_bytes,
+                            .device = tl_device_cpu()}; /* host scratch */
   part.storage = &part_storage;
   part.offset = 0;
   fill_identity(kind, &part);

@@ -22,8 +22,6 @@
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_views.h"
 
-void tl_cpu_reduce_init(void) { tl_cpu_reduce_kernels_init(); }
-
 /* The dtype a pass reads its input as, for a result (or dtype=) dtype. */
 static tl_dtype loop_for(tl_dtype r)
 {
@@ -409,12 +407,9 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
   return deliver(name, &idx, mask, a->keepdim, TL_DTYPE_I64, out);
 }
 
-tl_status tl_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
-                       tl_tensor *indices)
+tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
+                           tl_tensor *indices)
 {
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d",
-                        tl_op_infos[op].name, tl_tensor_device(in).index);
   uint64_t full = in->ndim ? ~(uint64_t)0 >> (64 - in->ndim) : 0;
   uint64_t mask = a->dims & full;
   bool no_dim = mask == 0;

@@ -52,7 +52,7 @@ static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
+tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
 {
   const char *name = tl_op_infos[op].name;
   tl_dtype d = in->dtype;
@@ -60,9 +60,6 @@ tl_status tl_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tenso
   tl_dtype work = tl_dtype_is_integral(result)  ? TL_DTYPE_I64
                   : tl_dtype_is_complex(result) ? TL_DTYPE_C128
                                                 : TL_DTYPE_F64;
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s() has no kernel for device cuda:%d", name,
-                        tl_tensor_device(in).index);
   int w;
   if (tl_dim_wrap(dim, in->ndim, &w) != TL_OK)
     return tl_error_status();

@@ -16,8 +16,6 @@
 
 static tl_status check_real(const char *op, const tl_tensor *t)
 {
-  if (tl_tensor_device(t).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): only CPU tensors are supported", op);
   if (tl_dtype_is_complex(t->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
                         "have no order)", op, tl_dtype_names[t->dtype]);
@@ -109,8 +107,8 @@ static void cum_lanes(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-tl_status tl_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *values,
-                    tl_tensor *indices)
+tl_status tl_cpu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *values,
+                        tl_tensor *indices)
 {
   const char *op = is_min ? "cummin" : "cummax";
   int d;
@@ -139,8 +137,8 @@ static inline bool differs(tl_dtype d, uint64_t ka, uint64_t kb)
   return ka != kb || tl_sort_key_is_nan(d, ka);
 }
 
-tl_status tl_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
-                    tl_tensor *counts)
+tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
+                        tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   if (check_real(op, in) != TL_OK)
@@ -231,8 +229,8 @@ static int rows_cmp(const void *a, const void *b, void *vctx)
   return ra < rb ? -1 : ra > rb;
 }
 
-tl_status tl_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
-                        tl_tensor *inverse, tl_tensor *counts)
+tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
+                            tl_tensor *inverse, tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   int d;
@@ -409,8 +407,8 @@ static void search_rows(void *ctx, int64_t begin, int64_t end, int worker)
     free(keys);
 }
 
-tl_status tl_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
-                          const tl_tensor *sorter, bool out_int32, tl_tensor *out)
+tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
+                              const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
   char s1[96], s2[96];
   if (check_real("searchsorted", seq) != TL_OK || check_real("searchsorted", values) != TL_OK)
@@ -515,8 +513,8 @@ static inline double load_real(tl_dtype d, const char *p)
   }
 }
 
-tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
-                      tl_tensor *out)
+tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
+                          tl_tensor *out)
 {
   char s1[96], s2[96];
   if (in->ndim != 1 || !tl_dtype_is_integral(in->dtype) || in->dtype == TL_DTYPE_BOOL)
@@ -567,7 +565,7 @@ tl_status tl_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t min
   return TL_OK;
 }
 
-tl_status tl_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
+tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
 {
   if (!tl_dtype_is_float(in->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "histc(): not implemented for '%s' (floating "

@@ -4,16 +4,15 @@
  *
  * No op here has an element loop of its own.  Each builds views of its input
  * and of a freshly allocated output (slices, flips as negative strides,
- * repeats as stride-0 dims) and moves data with copy_into (tl_tensor_copy,
- * with a plain byte-moving inner loop when no cast is needed), so the
- * iteration engine does the strided work, the casting and the threading.
- * Outputs are contiguous and on the input's device; bounds are checked
- * before any view is built.                                                 */
+ * repeats as stride-0 dims) and moves data with tl_tensor_copy, the one
+ * copy of the kernel table (ops.def COPY), so the device's copy kernel does
+ * the strided work, the casting and the threading, and no host code touches
+ * device memory here.  Outputs are contiguous and on the input's device;
+ * bounds are checked before any view is built.                             */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ndcore/dispatch/tl_iter.h"
-#include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/kernels/tl_shape_ops.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -37,20 +36,10 @@ static tl_status alloc_zeros(tl_tensor *out, tl_dtype dtype, int ndim, const int
   return tl_tensor_zeros(out, dtype, ndim, shape, tl_tensor_device(like));
 }
 
-/* dst = src (broadcast), dst being (a view of) an output this file allocated:
- * it cannot be read-only or overlap src, so a same-dtype copy goes straight
- * to the iterator with the move loop; a cast goes through tl_tensor_copy. */
+/* dst = src (broadcast), dst being (a view of) an output this file allocated. */
 static tl_status copy_into(tl_tensor *dst, const tl_tensor *src)
 {
-  if (dst->dtype != src->dtype)
-    return tl_tensor_copy(dst, src);
-  const tl_tensor *ops[2] = {dst, src};
-  if (tl_check_same_device(2, ops) != TL_OK)
-    return tl_error_status();
-  tl_iter it;
-  if (tl_iter_init(&it, 2, ops, NULL) != TL_OK)
-    return tl_error_status();
-  return tl_iter_run(&it, tl_cast_loop(dst->dtype, dst->dtype), NULL);
+  return tl_tensor_copy(dst, src);
 }
 
 /* dst[dim, start:start+length] = src (src broadcasts to that slice). */
@@ -540,6 +529,9 @@ static tl_status repeat_counts(const tl_tensor *repeats_t, int64_t repeats, int6
 {
   *total = 0;
   int64_t len = repeats_t ? tl_tensor_numel(repeats_t) : 1;
+  if (repeats_t && !tl_dispatch_host_memory(tl_tensor_device(repeats_t)))
+    return tl_dispatch_no_kernel("repeat_interleave", tl_tensor_device(repeats_t),
+                                 repeats_t->dtype);
   if (repeats_t && len != 1 && len != count)
     return tl_error_set(TL_ERR_RUNTIME, "repeats must have the same size as input along dim, but "
                                         "got repeats.size(0) = %lld and input.size(%d) = %lld",
@@ -1062,7 +1054,7 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     _Alignas(16) char bytes[16];
     tl_scalar_store(value, in->dtype, bytes);
     tl_storage cell = {.refcount = 1, .data = bytes, .nbytes = sizeof bytes,
-                       .device = tl_device_cpu()};
+                       .device = tl_tensor_device(in)};
     tl_tensor fill = {.storage = &cell, .dtype = in->dtype, .ndim = 0};
     if (tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in)) != TL_OK)
       return tl_error_status();

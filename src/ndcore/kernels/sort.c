@@ -930,8 +930,6 @@ static tl_status lanes_run(lane_job *job)
 
 static tl_status check_sortable(const char *op, const tl_tensor *in)
 {
-  if (tl_tensor_device(in).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): only CPU tensors are supported", op);
   if (tl_dtype_is_complex(in->dtype))
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
                         "have no order)", op, tl_dtype_names[in->dtype]);
@@ -1040,8 +1038,8 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
   return st;
 }
 
-tl_status tl_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable, tl_tensor *values,
-                  tl_tensor *indices)
+tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool stable,
+                      tl_tensor *values, tl_tensor *indices)
 {
   (void)stable; /* every sort here is stable */
   int d;
@@ -1074,8 +1072,8 @@ static void plan_topk(const lane_job *job, lane *l)
   l->hi = o->k;
 }
 
-tl_status tl_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
-                  tl_tensor *indices)
+tl_status tl_cpu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *values,
+                      tl_tensor *indices)
 {
   int d;
   if (check_sortable("topk", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
@@ -1142,8 +1140,8 @@ static tl_status select_one(const tl_tensor *in, int d, bool keepdim,
   return TL_OK;
 }
 
-tl_status tl_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim, tl_tensor *values,
-                      tl_tensor *indices)
+tl_status tl_cpu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
+                          tl_tensor *values, tl_tensor *indices)
 {
   int d;
   if (check_sortable("kthvalue", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
@@ -1172,8 +1170,8 @@ static void plan_median(const lane_job *job, lane *l)
   l->hi = l->lo + 1;
 }
 
-tl_status tl_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
-                        tl_tensor *values, tl_tensor *indices)
+tl_status tl_cpu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
+                            tl_tensor *values, tl_tensor *indices)
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   int d;
@@ -1209,7 +1207,7 @@ static tl_status flatten_all(const tl_tensor *in, tl_tensor *flat)
   return TL_OK;
 }
 
-tl_status tl_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
+tl_status tl_cpu_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   if (check_sortable(op, in) != TL_OK)
@@ -1320,9 +1318,9 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
   }
 }
 
-tl_status tl_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar, bool all_dims,
-                      int64_t dim, bool keepdim, tl_quantile_method method, bool ignore_nan,
-                      tl_tensor *out)
+tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar,
+                          bool all_dims, int64_t dim, bool keepdim, tl_quantile_method method,
+                          bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
   if (check_sortable(op, in) != TL_OK)
@@ -1425,8 +1423,8 @@ static void emit_mode(const lane_job *job, const lane *l, int64_t j0, int64_t j1
   emit_one(job, &one, 0, 0);
 }
 
-tl_status tl_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
-                  tl_tensor *indices)
+tl_status tl_cpu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
+                      tl_tensor *indices)
 {
   int d;
   if (check_sortable("mode", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)

@@ -55,8 +55,6 @@ tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt
 
 tl_status tl_lapack_check_matrix(const char *fn, const tl_tensor *a, bool square)
 {
-  if (tl_tensor_device(a).type != TL_DEVICE_CPU)
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s: only CPU tensors are supported", fn);
   if (a->ndim < 2)
     return tl_error_set(TL_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.",
                         fn);
@@ -79,7 +77,7 @@ int64_t tl_lapack_batch_count(int nb, const int64_t *bshape)
 }
 
 /* A new [B..., m, n] tensor whose matrices are column-major and packed. */
-tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
+tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape,
                                 int64_t m, int64_t n)
 {
   int64_t shape[TL_MAX_DIMS];
@@ -87,7 +85,7 @@ tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64
     memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
   shape[nb] = n;
   shape[nb + 1] = m;
-  if (tl_tensor_empty(t, d, nb + 2, shape, tl_device_cpu()) != TL_OK)
+  if (tl_tensor_empty(t, d, nb + 2, shape, device) != TL_OK)
     return tl_error_status();
   t->shape[nb] = m;
   t->shape[nb + 1] = n;
@@ -101,7 +99,7 @@ tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64
 tl_status tl_lapack_colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int nb,
                                const int64_t *bshape)
 {
-  if (tl_lapack_colmajor_empty(t, d, nb, bshape, a->shape[a->ndim - 2], a->shape[a->ndim - 1]) != TL_OK)
+  if (tl_lapack_colmajor_empty(t, tl_tensor_device(a), d, nb, bshape, a->shape[a->ndim - 2], a->shape[a->ndim - 1]) != TL_OK)
     return tl_error_status();
   if (tl_tensor_copy(t, a) != TL_OK) {
     tl_tensor_release(t);
@@ -110,7 +108,7 @@ tl_status tl_lapack_colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, 
   return TL_OK;
 }
 
-tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape, int extra,
+tl_status tl_lapack_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape, int extra,
                              const int64_t *tail)
 {
   int64_t shape[TL_MAX_DIMS];
@@ -118,7 +116,7 @@ tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshap
     memcpy(shape, bshape, sizeof(int64_t) * (size_t)nb);
   if (extra > 0)
     memcpy(shape + nb, tail, sizeof(int64_t) * (size_t)extra);
-  return tl_tensor_empty(t, d, nb + extra, shape, tl_device_cpu());
+  return tl_tensor_empty(t, d, nb + extra, shape, device);
 }
 
 char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
@@ -378,7 +376,7 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
   }
   int64_t count = tl_lapack_batch_count(nb, bshape);
   if (info) {
-    if ((st = tl_lapack_empty(info, TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
+    if ((st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
       goto fail;
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
@@ -436,8 +434,8 @@ void tl_lapack_swap_last(tl_tensor *t)
   t->strides[d - 2] = s;
 }
 
-tl_status tl_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
-                             const tl_tensor *b, bool left)
+tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                                 const tl_tensor *b, bool left)
 {
   const char *fn = "linalg.solve";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -474,7 +472,7 @@ tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, 
   return tl_linalg_solve_ex(x, NULL, a, b, left);
 }
 
-tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
@@ -482,7 +480,7 @@ tl_status tl_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
     return tl_error_status();
   int64_t n = a->shape[a->ndim - 1];
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_device_cpu()) != TL_OK)
+  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_tensor_device(a)) != TL_OK)
     return tl_error_status();
   memset(tl_tensor_data(&eye), 0, (size_t)(n * n) * tl_dtype_size(d));
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
@@ -515,12 +513,12 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
   tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
   if ((st = tl_lapack_colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if (det && (st = tl_lapack_empty(det, d, nb, a->shape, 0, NULL)) != TL_OK)
+  if (det && (st = tl_lapack_empty(det, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
     goto done;
-  if (logdet && (st = tl_lapack_empty(logdet, d, nb, a->shape, 0, NULL)) != TL_OK)
+  if (logdet && (st = tl_lapack_empty(logdet, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
     goto done;
-  if (sign && ((st = tl_lapack_empty(sign, d, nb, a->shape, 0, NULL)) != TL_OK ||
-               (st = tl_lapack_empty(logabs, r, nb, a->shape, 0, NULL)) != TL_OK))
+  if (sign && ((st = tl_lapack_empty(sign, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK ||
+               (st = tl_lapack_empty(logabs, tl_tensor_device(a), r, nb, a->shape, 0, NULL)) != TL_OK))
     goto done;
   ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
   if (!ipiv) {
@@ -588,17 +586,17 @@ done:
   return st;
 }
 
-tl_status tl_linalg_det(tl_tensor *out, const tl_tensor *a)
+tl_status tl_cpu_linalg_det(tl_tensor *out, const tl_tensor *a)
 {
   return lu_det("linalg.det", a, out, NULL, NULL, NULL);
 }
 
-tl_status tl_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
+tl_status tl_cpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
 {
   return lu_det("linalg.slogdet", a, NULL, sign, logabsdet, NULL);
 }
 
-tl_status tl_linalg_logdet(tl_tensor *out, const tl_tensor *a)
+tl_status tl_cpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
 {
   return lu_det("logdet", a, NULL, NULL, NULL, out);
 }
@@ -624,7 +622,7 @@ static void keep_triangle(tl_dtype d, char *m, int64_t n, bool keep_lower)
  * we are asked to, and its factor, read back row-major, is the one we want:
  * conj(A) = U^H U gives A = U^T conj(U) = L L^H with L = U^T, which is U's
  * buffer read row-major.  No transposing copies either way. */
-tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
+tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a, bool upper)
 {
   const char *fn = "linalg.cholesky";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -635,7 +633,7 @@ tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor
   if (tl_tensor_to_dtype(out, a, d) != TL_OK)
     return tl_error_status();
   if (info) {
-    if (tl_lapack_empty(info, TL_DTYPE_I32, nb, a->shape, 0, NULL) != TL_OK) {
+    if (tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, a->shape, 0, NULL) != TL_OK) {
       tl_tensor_release(out);
       return tl_error_status();
     }
@@ -670,7 +668,7 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 
 /* ---- qr --------------------------------------------------------------------------------- */
 
-tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
 {
   const char *fn = "linalg.qr";
   tl_tensor tmp[2] = {{0}}; /* factored a, tau */
@@ -687,18 +685,18 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
   const int64_t size = (int64_t)tl_dtype_size(d);
   const int lda = (int)(m > 0 ? m : 1);
 
-  if ((st = tl_lapack_colmajor_empty(&tmp[0], d, nb, a->shape, m, wcols)) != TL_OK)
+  if ((st = tl_lapack_colmajor_empty(&tmp[0], tl_tensor_device(a), d, nb, a->shape, m, wcols)) != TL_OK)
     return st;
   memset(tl_tensor_data(&tmp[0]), 0, (size_t)(count * m * wcols * size));
   tl_tensor view = tmp[0];
   view.shape[nb + 1] = n;
   if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
-      (st = tl_lapack_empty(&tmp[1], d, nb, a->shape, 1, &k)) != TL_OK ||
-      (st = tl_lapack_colmajor_empty(r, d, nb, a->shape, rrows, n)) != TL_OK)
+      (st = tl_lapack_empty(&tmp[1], tl_tensor_device(a), d, nb, a->shape, 1, &k)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(r, tl_tensor_device(a), d, nb, a->shape, rrows, n)) != TL_OK)
     goto done;
   /* mode 'r' returns an empty Q, as PyTorch does */
-  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_device_cpu())
-                        : tl_lapack_colmajor_empty(q, d, nb, a->shape, m, qcols)) != TL_OK)
+  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_tensor_device(a))
+                        : tl_lapack_colmajor_empty(q, tl_tensor_device(a), d, nb, a->shape, m, qcols)) != TL_OK)
     goto done;
   int lwork = (int)(wcols > 1 ? wcols : 1);
   char query[16];
@@ -758,8 +756,8 @@ static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
     tl_scalar_store(one, d, m + (i * rows + i) * size);
 }
 
-tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
-                        bool full_matrices, bool compute_uv)
+tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
+                            bool full_matrices, bool compute_uv)
 {
   const char *fn = compute_uv ? "linalg.svd" : "linalg.svdvals";
   tl_tensor tmp[1] = {{0}};
@@ -778,10 +776,10 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
 
   if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_empty(s, rd, nb, a->shape, 1, &k)) != TL_OK)
+  if ((st = tl_lapack_empty(s, tl_tensor_device(a), rd, nb, a->shape, 1, &k)) != TL_OK)
     goto done;
-  if (compute_uv && ((st = tl_lapack_colmajor_empty(u, d, nb, a->shape, m, ucols)) != TL_OK ||
-                     (st = tl_lapack_colmajor_empty(vh, d, nb, a->shape, vrows, n)) != TL_OK))
+  if (compute_uv && ((st = tl_lapack_colmajor_empty(u, tl_tensor_device(a), d, nb, a->shape, m, ucols)) != TL_OK ||
+                     (st = tl_lapack_colmajor_empty(vh, tl_tensor_device(a), d, nb, a->shape, vrows, n)) != TL_OK))
     goto done;
   if (k == 0) { /* nothing to factor: U and V are identities */
     for (int64_t i = 0; compute_uv && i < count; i++) {
@@ -858,8 +856,8 @@ done:
 
 /* ---- eigh, eig ------------------------------------------------------------------------- */
 
-tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
-                         bool compute_v)
+tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+                             bool compute_v)
 {
   const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
   tl_tensor tmp[1] = {{0}};
@@ -877,7 +875,7 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
 
   if ((st = tl_lapack_colmajor_copy(vecs, a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_empty(w, rd, nb, a->shape, 1, &n)) != TL_OK)
+  if ((st = tl_lapack_empty(w, tl_tensor_device(a), rd, nb, a->shape, 1, &n)) != TL_OK)
     goto fail;
   if (n == 0)
     goto done;
@@ -916,7 +914,7 @@ done:
   return st;
 }
 
-tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
+tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v)
 {
   const char *fn = compute_v ? "linalg.eig" : "linalg.eigvals";
   tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
@@ -933,12 +931,12 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
 
   if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_empty(w, cd, nb, a->shape, 1, &n)) != TL_OK)
+  if ((st = tl_lapack_empty(w, tl_tensor_device(a), cd, nb, a->shape, 1, &n)) != TL_OK)
     goto fail;
-  if (compute_v && (st = tl_lapack_colmajor_empty(v, cd, nb, a->shape, n, n)) != TL_OK)
+  if (compute_v && (st = tl_lapack_colmajor_empty(v, tl_tensor_device(a), cd, nb, a->shape, n, n)) != TL_OK)
     goto fail;
-  if (real && ((st = tl_tensor_empty(&tmp[1], d, 2, (int64_t[]){n, n}, tl_device_cpu())) != TL_OK ||
-               (st = tl_tensor_empty(&tmp[2], d, 1, (int64_t[]){2 * n}, tl_device_cpu())) != TL_OK))
+  if (real && ((st = tl_tensor_empty(&tmp[1], d, 2, (int64_t[]){n, n}, tl_tensor_device(a))) != TL_OK ||
+               (st = tl_tensor_empty(&tmp[2], d, 1, (int64_t[]){2 * n}, tl_tensor_device(a))) != TL_OK))
     goto fail;
   if (n == 0)
     goto done;
@@ -1076,9 +1074,9 @@ static int lp_lstsq(const lsq_args *p, void *a, void *b, void *s, int *rank, int
   return info;
 }
 
-tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
-                          const tl_tensor *a, const tl_tensor *b, double rcond,
-                          const char *driver)
+tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
+                              const tl_tensor *a, const tl_tensor *b, double rcond,
+                              const char *driver)
 {
   const char *fn = "linalg.lstsq";
   char sa[128], sb[128];
@@ -1130,7 +1128,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
                                       (double)(m > n ? m : n);
 
   if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_empty(&tmp[1], d, nb, bshape, ldb, k)) != TL_OK)
+      (st = tl_lapack_colmajor_empty(&tmp[1], tl_tensor_device(a), d, nb, bshape, ldb, k)) != TL_OK)
     goto done;
   memset(tl_tensor_data(&tmp[1]), 0, (size_t)(count * ldb * k * size));
   tl_tensor top = tmp[1];
@@ -1138,10 +1136,10 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   if ((st = tl_tensor_copy(&top, &vb)) != TL_OK)
     goto done;
   bool has_rank = p.driver != 'g', has_sv = p.driver == 'd' || p.driver == 's';
-  if ((st = has_rank ? tl_lapack_empty(rank, TL_DTYPE_I64, nb, bshape, 0, NULL)
-                     : tl_tensor_empty(rank, TL_DTYPE_I64, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK ||
-      (st = has_sv ? tl_lapack_empty(sv, rd, nb, bshape, 1, &mn)
-                   : tl_tensor_empty(sv, rd, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK)
+  if ((st = has_rank ? tl_lapack_empty(rank, tl_tensor_device(a), TL_DTYPE_I64, nb, bshape, 0, NULL)
+                     : tl_tensor_empty(rank, TL_DTYPE_I64, 1, (int64_t[]){0}, tl_tensor_device(a))) != TL_OK ||
+      (st = has_sv ? tl_lapack_empty(sv, tl_tensor_device(a), rd, nb, bshape, 1, &mn)
+                   : tl_tensor_empty(sv, rd, 1, (int64_t[]){0}, tl_tensor_device(a))) != TL_OK)
     goto done;
   if (!(sbuf = work_alloc(rd, mn)) || !(jpvt = calloc((size_t)(n > 0 ? n : 1), sizeof(int)))) {
     st = sbuf ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
@@ -1195,7 +1193,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
    * rank (gelsy leaves them out, as PyTorch does). */
   if (m > n && p.driver != 'y' && (p.driver == 'g' || full_rank)) {
     int64_t tail = vec ? 0 : 1;
-    if ((st = tl_lapack_empty(residuals, rd, nb, bshape, (int)tail, &k)) != TL_OK)
+    if ((st = tl_lapack_empty(residuals, tl_tensor_device(a), rd, nb, bshape, (int)tail, &k)) != TL_OK)
       goto done;
     for (int64_t i = 0; i < count; i++)
       for (int64_t j = 0; j < k; j++) {
@@ -1209,7 +1207,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
         tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = sum}, rd,
                         (char *)tl_tensor_data(residuals) + (i * k + j) * rsize);
       }
-  } else if ((st = tl_tensor_empty(residuals, rd, 1, (int64_t[]){0}, tl_device_cpu())) != TL_OK) {
+  } else if ((st = tl_tensor_empty(residuals, rd, 1, (int64_t[]){0}, tl_tensor_device(a))) != TL_OK) {
     goto done;
   }
   /* The solution: the first n rows of b's buffer, a view in LAPACK's layout. */

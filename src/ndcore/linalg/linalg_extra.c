@@ -63,8 +63,8 @@ static double norm_reduce(const double *v, int64_t n, double ord)
   return pow(acc, 1.0 / ord);
 }
 
-tl_status tl_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                bool keepdim, int dtype)
+tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
+                                    bool keepdim, int dtype)
 {
   const char *fn = "linalg.vector_norm";
   tl_tensor perm = {0}, buf = {0};
@@ -393,7 +393,7 @@ tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
 
 /* ---- cross ------------------------------------------------------------------------------ */
 
-tl_status tl_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
+tl_status tl_cpu_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
 {
   char sa[128], sb[128];
   int nd, wd;

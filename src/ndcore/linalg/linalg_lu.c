@@ -11,8 +11,8 @@
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
 
-tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
-                                const tl_tensor *a)
+tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                    const tl_tensor *a)
 {
   const char *fn = "linalg.lu_factor";
   tl_status st;
@@ -24,10 +24,10 @@ tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *in
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
   if ((st = tl_lapack_colmajor_copy(lu, a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_empty(pivots, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK)
+  if ((st = tl_lapack_empty(pivots, tl_tensor_device(a), TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK)
     goto fail;
   if (info) {
-    if ((st = tl_lapack_empty(info, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
+    if ((st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
       goto fail;
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
@@ -59,7 +59,7 @@ tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor 
   return tl_linalg_lu_factor_ex(lu, pivots, NULL, a);
 }
 
-tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
+tl_status tl_cpu_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
 {
   const char *fn = "linalg.lu";
   tl_status st;
@@ -75,9 +75,9 @@ tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor
   const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
   if ((st = tl_lapack_colmajor_copy(&f, a, d, nb, a->shape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_colmajor_empty(p, d, nb, a->shape, m, m)) != TL_OK ||
-      (st = tl_lapack_colmajor_empty(l, d, nb, a->shape, m, k)) != TL_OK ||
-      (st = tl_lapack_colmajor_empty(u, d, nb, a->shape, k, n)) != TL_OK)
+  if ((st = tl_lapack_colmajor_empty(p, tl_tensor_device(a), d, nb, a->shape, m, m)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(l, tl_tensor_device(a), d, nb, a->shape, m, k)) != TL_OK ||
+      (st = tl_lapack_colmajor_empty(u, tl_tensor_device(a), d, nb, a->shape, k, n)) != TL_OK)
     goto fail;
   if (!(perm = malloc(sizeof(int) * (size_t)(2 * m + 1)))) {
     st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
@@ -135,8 +135,8 @@ done:
 }
 
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
-tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
-                             const tl_tensor *b, bool left, bool adjoint)
+tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                 const tl_tensor *b, bool left, bool adjoint)
 {
   const char *fn = "linalg.lu_solve";
   char s1[128], s2[128];
@@ -206,8 +206,8 @@ done:
   return st;
 }
 
-tl_status tl_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
-                                     bool upper, bool left, bool unitriangular)
+tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                         bool upper, bool left, bool unitriangular)
 {
   const char *fn = "linalg.solve_triangular";
   char s1[128], s2[128];

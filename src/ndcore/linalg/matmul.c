@@ -21,7 +21,7 @@
 
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_linalg.h"
-#include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -280,8 +280,8 @@ static tl_status gemm_operand(tl_tensor *tmp, const tl_tensor **t, tl_dtype d, b
   return TL_OK;
 }
 
-tl_status tl_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, tl_scalar alpha,
-                         tl_scalar beta, bool reduce_batch)
+tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                             tl_scalar alpha, tl_scalar beta, bool reduce_batch)
 {
   char sa[128], sb[128], so[128];
   tl_tensor ta = {0}, tb = {0}, tc = {0};
@@ -414,16 +414,14 @@ static void drop_dim(tl_tensor *t, int at)
   t->ndim--;
 }
 
-static tl_status check_float_or_same_device(const tl_tensor *a, const tl_tensor *b)
+/* The products below are composites over the gemm kernel; each one first asks
+ * the table for its own op, so that a device without kernels is refused in
+ * the name of the op that was called. */
+static tl_status check_kernel(tl_op op, const tl_tensor *input, const tl_tensor *a,
+                              const tl_tensor *b)
 {
-  const tl_tensor *ts[2] = {a, b};
-  char name[32];
-  if (tl_check_same_device(2, ts) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_device(a).type != TL_DEVICE_CPU) /* BLAS reads host memory only */
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "matmul(): no kernel for device %s",
-                        tl_device_str(name, sizeof name, tl_tensor_device(a)));
-  return TL_OK;
+  const tl_tensor *ts[3] = {a, b, input};
+  return tl_dispatch_kernel(op, a->dtype, 3, ts) ? TL_OK : tl_error_status();
 }
 
 /* Matrix products take operands of one dtype, as PyTorch's do (no silent
@@ -446,7 +444,8 @@ tl_status tl_linalg_matmul(tl_tensor *out, const tl_tensor *a, const tl_tensor *
   if (a->ndim == 0 || b->ndim == 0)
     return tl_error_set(TL_ERR_RUNTIME, "both arguments to matmul need to be at least 1D, but "
                         "they are %dD and %dD", a->ndim, b->ndim);
-  if (check_float_or_same_device(a, b) != TL_OK || check_same_dtype("matmul", NULL, a, b) != TL_OK)
+  if (check_kernel(TL_OP_MATMUL, NULL, a, b) != TL_OK ||
+      check_same_dtype("matmul", NULL, a, b) != TL_OK)
     return tl_error_status();
   tl_tensor va, vb;
   if (a->ndim == 1)
@@ -496,6 +495,14 @@ tl_status tl_linalg_matmul(tl_tensor *out, const tl_tensor *a, const tl_tensor *
   if (a->ndim == 1)
     drop_dim(out, out->ndim - (b->ndim == 1 ? 1 : 2));
   return TL_OK;
+}
+
+static tl_op product_op(tl_product kind)
+{
+  static const tl_op ops[] = {TL_OP_MM,    TL_OP_BMM,    TL_OP_MV,      TL_OP_DOT,
+                              TL_OP_VDOT,  TL_OP_OUTER,  TL_OP_INNER,   TL_OP_ADDMM,
+                              TL_OP_ADDBMM, TL_OP_BADDBMM, TL_OP_ADDMV, TL_OP_ADDR};
+  return ops[kind];
 }
 
 static const char *product_name(tl_product kind)
@@ -550,7 +557,7 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
   if (has_input && input)
     dtype = tl_promote_types(dtype, input->dtype);
 
-  if (check_float_or_same_device(a, b) != TL_OK)
+  if (check_kernel(product_op(kind), has_input ? input : NULL, a, b) != TL_OK)
     return tl_error_status();
   /* outer and addr are elementwise products in PyTorch: they promote */
   if (kind != TL_PRODUCT_OUTER && kind != TL_PRODUCT_ADDR &&
@@ -705,7 +712,8 @@ tl_status tl_linalg_tensordot(tl_tensor *out, const tl_tensor *a, const tl_tenso
   tl_tensor xa = {0}, xb = {0}, ra = {0}, rb = {0}, prod = {0};
   tl_status st = TL_OK;
 
-  if (check_float_or_same_device(a, b) != TL_OK || check_same_dtype("tensordot", NULL, a, b) != TL_OK)
+  if (check_kernel(TL_OP_TENSORDOT, NULL, a, b) != TL_OK ||
+      check_same_dtype("tensordot", NULL, a, b) != TL_OK)
     return tl_error_status();
   if (n > a->ndim || n > b->ndim)
     return tl_error_set(TL_ERR_RUNTIME, "tensordot expects at most %d contracted dims, got %d",
@@ -772,6 +780,8 @@ done:
 
 tl_status tl_linalg_kron(tl_tensor *out, const tl_tensor *a, const tl_tensor *b)
 {
+  if (check_kernel(TL_OP_KRON, NULL, a, b) != TL_OK)
+    return tl_error_status();
   int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
   tl_tensor fa = {0}, fb = {0}, outer = {0}, perm = {0};
   int64_t na = tl_tensor_numel(a), nbe = tl_tensor_numel(b);
@@ -815,6 +825,8 @@ done:
 
 tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a)
 {
+  if (check_kernel(TL_OP_TRACE, NULL, a, a) != TL_OK)
+    return tl_error_status();
   if (a->ndim != 2)
     return tl_error_set(TL_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d",
                         a->ndim);

@@ -13,17 +13,17 @@
 /* TL_ERR_LINALG "<fn>: (Batch element <batch>): <msg>" (batch part when nb > 0). */
 tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* A CPU tensor of >= 2 dims (square if asked) whose sizes fit LAPACK's ints. */
+/* A tensor of >= 2 dims (square if asked) whose sizes fit LAPACK's ints. */
 tl_status tl_lapack_check_matrix(const char *fn, const tl_tensor *a, bool square);
 int64_t tl_lapack_batch_count(int nb, const int64_t *bshape);
-/* A new packed column-major [B..., m, n] tensor (uninitialised). */
-tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
+/* A new packed column-major [B..., m, n] tensor on `device` (uninitialised). */
+tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape,
                                    int64_t m, int64_t n);
 /* a's matrices broadcast to batch bshape, cast to d, packed column-major. */
 tl_status tl_lapack_colmajor_copy(tl_tensor *t, const tl_tensor *a, tl_dtype d, int nb,
                                   const int64_t *bshape);
-/* A contiguous [B..., tail...] tensor. */
-tl_status tl_lapack_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape, int extra,
+/* A contiguous [B..., tail...] tensor on `device`. */
+tl_status tl_lapack_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape, int extra,
                           const int64_t *tail);
 /* Matrix i of a packed tensor of m x n matrices. */
 char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n);

@@ -32,9 +32,13 @@ static struct {
   tl_fake_counters counters;
 } fake = {.lock = PTHREAD_MUTEX_INITIALIZER, .total = TL_FAKE_DEFAULT_TOTAL};
 
+static bool plain_pointers; /* tl_backend_fake_plain_pointers */
+
+void tl_backend_fake_plain_pointers(bool plain) { plain_pointers = plain; }
+
 void *tl_backend_fake_host(const void *device_ptr)
 {
-  return (void *)((uintptr_t)device_ptr ^ TL_FAKE_TAG);
+  return (void *)((uintptr_t)device_ptr & ~((uintptr_t)0xFFFF << 48)); /* clears the tag */
 }
 
 static void *fake_device_ptr(void *host) { return (void *)((uintptr_t)host ^ TL_FAKE_TAG); }
@@ -207,11 +211,21 @@ static tl_stream fake_current_stream(tl_device device)
   return fake.current;
 }
 
+/* Storages from the pool; while the CPU's kernels are lent to the fake device
+ * (tl_backend_fake_plain_pointers) they hold plain host addresses. */
+static tl_storage *fake_storage_new(const tl_backend *self, tl_device device, size_t nbytes)
+{
+  tl_storage *s = tl_backend_pool_storage_new(self, device, nbytes);
+  if (s && plain_pointers)
+    s->data = tl_backend_fake_host(s->data);
+  return s;
+}
+
 static const tl_backend fake_backend = {
     .type = TL_DEVICE_FAKE,
     .name = "fake",
     .device_count = fake_device_count,
-    .storage_new = tl_backend_pool_storage_new,
+    .storage_new = fake_storage_new,
     .storage_free = tl_backend_pool_storage_free,
     .memset = fake_memset,
     .copy_from_host = fake_copy_from_host,

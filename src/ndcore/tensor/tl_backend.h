@@ -70,6 +70,10 @@ typedef struct {
 void tl_backend_fake_counters(tl_fake_counters *out);
 /* Host address of fake device memory: the only translation there is. */
 void *tl_backend_fake_host(const void *device_ptr);
+/* While a test lends the fake device the CPU's kernels (tl_dispatch.h), its new
+ * storages hold plain host addresses, so that those kernels can run on them;
+ * tl_backend_fake_host() takes either kind. */
+void tl_backend_fake_plain_pointers(bool plain);
 /* Fake streams: stream k > 0 is (tl_stream)k; events recorded on a stream
  * complete when the test says its work finished (tl_backend_fake_stream_finish). */
 void tl_backend_fake_stream_finish(tl_stream stream);

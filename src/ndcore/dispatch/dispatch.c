@@ -1,0 +1,126 @@
+/* dispatch.c - the (op, device type, dtype) kernel table and its one check
+ * (see tl_dispatch.h).  The table is written at import, before any op runs,
+ * and by the fake device's test hook; it is read without locks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/tensor/tl_backend.h"
+
+tl_kernel tl_dispatch_table[TL_OP_COUNT][TL_DEVICE_COUNT][TL_DTYPE_COUNT];
+
+/* Devices whose memory host code may read (tl_dispatch_host_memory). */
+static bool host_memory[TL_DEVICE_COUNT] = {[TL_DEVICE_CPU] = true};
+
+void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dtypes,
+                               tl_loop_fn loop)
+{
+  for (int d = 0; d < TL_DTYPE_COUNT; d++)
+    if (dtypes & TL_DTYPES_ONE(d))
+      tl_dispatch_table[op][device][d].loop = loop;
+}
+
+void tl_dispatch_register_set(tl_op op, tl_device_type device, tl_dtype_set dtypes, const void *set)
+{
+  for (int d = 0; d < TL_DTYPE_COUNT; d++)
+    if (dtypes & TL_DTYPES_ONE(d))
+      tl_dispatch_table[op][device][d].set = set;
+}
+
+void tl_dispatch_init(void)
+{
+  tl_elementwise_register();
+  tl_reduce_register();
+  tl_index_register();
+  tl_sort_register();
+  tl_linalg_register();
+  tl_random_register();
+  tl_create_register();
+  tl_copy_register();
+}
+
+tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dtype)
+{
+  char sd[32];
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): no kernel for device %s and dtype %s", name,
+                      tl_device_str(sd, sizeof sd, device), tl_dtype_names[dtype]);
+}
+
+const tl_kernel *tl_dispatch_refuse(tl_op op, tl_device device, tl_dtype dtype)
+{
+  tl_dispatch_no_kernel(tl_op_infos[op].name, device, dtype);
+  return NULL;
+}
+
+static bool is_cpu_scalar(const tl_tensor *t)
+{
+  return t->ndim == 0 && tl_tensor_device(t).type == TL_DEVICE_CPU;
+}
+
+tl_status tl_dispatch_device(int n, const tl_tensor *const *ts, tl_device *device)
+{
+  const tl_tensor *first = NULL;
+  *device = tl_device_cpu();
+  for (int i = 0; i < n; i++) {
+    if (!ts[i] || !ts[i]->storage || is_cpu_scalar(ts[i]))
+      continue;
+    if (!first) {
+      first = ts[i];
+      *device = tl_tensor_device(first);
+      continue;
+    }
+    if (!tl_device_eq(*device, tl_tensor_device(ts[i]))) {
+      const tl_tensor *pair[2] = {first, ts[i]};
+      return tl_check_same_device(2, pair);
+    }
+  }
+  return TL_OK;
+}
+
+const void *tl_dispatch_kernel(tl_op op, tl_dtype dtype, int n, const tl_tensor *const *ts)
+{
+  tl_device device;
+  if (tl_dispatch_device(n, ts, &device) != TL_OK)
+    return NULL;
+  const tl_kernel *k = tl_dispatch_supports(op, device, dtype);
+  return k ? k->set : NULL;
+}
+
+bool tl_dispatch_host_memory(tl_device device)
+{
+  return host_memory[device.type];
+}
+
+tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend)
+{
+  /* The device's own row, kept while it holds the CPU's. */
+  static tl_kernel own[TL_OP_COUNT][TL_DTYPE_COUNT];
+  if (device != TL_DEVICE_FAKE)
+    return tl_error_set(TL_ERR_VALUE, "only the fake test device can borrow the CPU kernels");
+  if (lend == host_memory[device])
+    return TL_OK;
+  for (int op = 0; op < TL_OP_COUNT; op++)
+    for (int d = 0; d < TL_DTYPE_COUNT; d++) {
+      if (lend)
+        own[op][d] = tl_dispatch_table[op][device][d];
+      tl_dispatch_table[op][device][d] =
+          lend ? tl_dispatch_table[op][TL_DEVICE_CPU][d] : own[op][d];
+    }
+  /* Fake memory is host memory behind tagged addresses; the CPU kernels need
+   * the plain ones. */
+  tl_backend_fake_plain_pointers(lend);
+  host_memory[device] = lend;
+  return TL_OK;
+}
+
+int tl_dispatch_count_ops(tl_device_type device)
+{
+  int count = 0;
+  for (int op = 0; op < TL_OP_COUNT; op++) {
+    bool any = false;
+    for (int d = 0; d < TL_DTYPE_COUNT; d++)
+      any |= tl_dispatch_has((tl_op)op, device, (tl_dtype)d);
+    count += any;
+  }
+  return count;
+}
