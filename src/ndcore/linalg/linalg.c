@@ -78,6 +78,12 @@ int64_t tl_lapack_batch_count(int nb, const int64_t *bshape)
   return n;
 }
 
+tl_unlocked tl_lapack_unlock(int64_t count, int64_t m, int64_t n)
+{
+  double work = (double)count * (double)m * (double)n * (double)(m < n ? m : n);
+  return tl_parallel_unlock(work < 0x1p62 ? (int64_t)work : INT64_MAX);
+}
+
 /* A new [B..., m, n] tensor whose matrices are column-major and packed. */
 tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_dtype d, int nb, const int64_t *bshape,
                                 int64_t m, int64_t n)
@@ -317,6 +323,7 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
   char sa[128], sb[128];
   tl_tensor tmp[1] = {{0}};
   int *ipiv = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   int64_t n = a->shape[a->ndim - 1], k = b->shape[b->ndim - 1];
   if (b->shape[b->ndim - 2] != n)
@@ -349,6 +356,7 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
       goto fail;
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
+  unlocked = tl_lapack_unlock(count, n, n + k);
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
     int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
@@ -373,6 +381,7 @@ fail:
   if (info && info->storage)
     tl_tensor_release(info);
 done:
+  tl_parallel_relock(&unlocked);
   free(ipiv);
   release_all(1, tmp);
   return st;
@@ -495,6 +504,7 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
     goto done;
   }
   const int64_t size = (int64_t)tl_dtype_size(d);
+  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
     if (n > 0)
@@ -539,6 +549,7 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
                       r, (char *)tl_tensor_data(logabs) + i * (int64_t)tl_dtype_size(r));
     }
   }
+  tl_parallel_relock(&unlocked);
 done:
   if (st != TL_OK) {
     if (det && det->storage)
@@ -608,6 +619,8 @@ tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor
     }
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
+  tl_status st = TL_OK;
+  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *m = tl_lapack_matrix_at(out, i, n, n);
     int err = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
@@ -615,13 +628,15 @@ tl_status tl_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
       tl_tensor_release(out);
-      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
-                             "input is not positive-definite (the leading minor of order %d is "
-                             "not positive-definite).", err);
+      st = tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
+                           "input is not positive-definite (the leading minor of order %d is "
+                           "not positive-definite).", err);
+      break;
     }
     keep_triangle(d, m, n, !upper);
   }
-  return TL_OK;
+  tl_parallel_relock(&unlocked);
+  return st;
 }
 
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
@@ -677,6 +692,7 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
     st = tl_error_status();
     goto done;
   }
+  tl_unlocked unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
     if (m > 0 && n > 0)
@@ -697,6 +713,7 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
       lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
     memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
   }
+  tl_parallel_relock(&unlocked);
 done:
   if (st != TL_OK && r->storage)
     tl_tensor_release(r);
@@ -726,6 +743,7 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
   tl_tensor tmp[1] = {{0}};
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
@@ -772,6 +790,7 @@ tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tens
     st = tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count; i++) {
     int info = lp_gesdd(d, jobz, (int)m, (int)n, tl_lapack_matrix_at(&tmp[0], i, m, n), (int)m,
                         sdata + i * k * rsize, compute_uv ? tl_lapack_matrix_at(u, i, m, ucols) : NULL, ldu,
@@ -791,6 +810,7 @@ fail:
   if (vh->storage)
     tl_tensor_release(vh);
 done:
+  tl_parallel_relock(&unlocked);
   if (st != TL_OK && s->storage)
     tl_tensor_release(s);
   free(work);
@@ -809,6 +829,7 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
   tl_tensor tmp[1] = {{0}};
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -835,6 +856,7 @@ tl_status tl_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool up
     st = (work && rwork) ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     int info = lp_syevd(d, jobz, uplo, (int)n, tl_lapack_matrix_at(vecs, i, n, n), (int)n,
                         (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
@@ -853,6 +875,7 @@ fail:
   if (compute_v && v->storage)
     tl_tensor_release(v);
 done:
+  tl_parallel_relock(&unlocked);
   free(work);
   free(rwork);
   free(iwork);
@@ -865,6 +888,7 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
   const char *fn = compute_v ? "linalg.eig" : "linalg.eigvals";
   tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
   void *work = NULL, *rwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -900,6 +924,7 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
     st = tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     char *wi = real ? wbuf : (char *)tl_tensor_data(w) + i * n * csize;
     char *vi = !compute_v ? NULL : real ? vbuf : tl_lapack_matrix_at(v, i, n, n);
@@ -946,6 +971,7 @@ fail:
   if (compute_v && v->storage)
     tl_tensor_release(v);
 done:
+  tl_parallel_relock(&unlocked);
   free(work);
   free(rwork);
   release_all(3, tmp);
@@ -1019,6 +1045,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   tl_tensor tmp[2] = {{0}}; /* a's copy, b's buffer (max(m, n) rows) */
   void *work = NULL, *rwork = NULL, *sbuf = NULL;
   int *iwork = NULL, *jpvt = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   lsq_args p = {0};
   if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
@@ -1098,6 +1125,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
     }
   }
   bool full_rank = true;
+  unlocked = tl_lapack_unlock(count, m, n + k);
   for (int64_t i = 0; i < count; i++) {
     int r = (int)mn, info = 0;
     if (mn > 0) {
@@ -1147,6 +1175,7 @@ tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, t
   if (vec)
     x->ndim--;
 done:
+  tl_parallel_relock(&unlocked);
   if (st != TL_OK) {
     tl_tensor *outs[4] = {x, residuals, rank, sv};
     for (int i = 0; i < 4; i++)
