@@ -650,6 +650,7 @@ tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
    * below it, the pick drawn from wide slot k. */
   uint64_t seed, first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0, &seed);
   uint32_t w[4];
+  tl_unlocked unlocked = tl_parallel_unlock(n); /* one thread, but no GIL */
   for (int64_t k = 0; k + 1 < n; k++) {
     if (k % 2 == 0)
       philox_block(seed, first + (uint64_t)(k / 2), w);
@@ -667,6 +668,7 @@ tl_status tl_random_permutation(tl_generator *g, tl_tensor *out)
     }
     free(perm);
   }
+  tl_parallel_relock(&unlocked);
   tl_storage_bump(out->storage);
   return TL_OK;
 }
@@ -793,9 +795,11 @@ tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t
   int64_t per_row = ((replacement ? n : k) + 1) / 2;
   uint64_t seed, first = reserve(g, (uint64_t)(rows * per_row), &seed);
   int64_t *o = tl_tensor_data(out);
+  tl_unlocked unlocked = tl_parallel_unlock(rows * (k + n));
   for (int64_t r = 0; r < rows; r++)
     multinomial_row(seed, first + (uint64_t)(r * per_row), w + r * k, k, n, replacement,
                     scratch, keys, o + r * n);
+  tl_parallel_relock(&unlocked);
 done:
   free(scratch);
   free(keys);
