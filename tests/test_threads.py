@@ -267,6 +267,7 @@ def long_calls():
     """One call per kernel family, each ~0.05 s or more on one thread, inputs made
     beforehand so that the call is the kernel alone."""
     x = tl.full((1 << 22,), 0.5, dtype=tl.float64)
+    big = tl.rand(1 << 24, dtype=tl.float64)
     m = tl.ones(900, 900, dtype=tl.float64)
     e = tl.eye(600, dtype=tl.float64) * 2
     s = tl.arange(1 << 21, 0, -1)
@@ -274,7 +275,8 @@ def long_calls():
     g = tl.Generator().manual_seed(0)
     return {
         "elementwise": lambda: x.lgamma(),
-        "reduction": lambda: tl.linalg.vector_norm(x, 3.5),
+        "reduction": lambda: big.var(),
+        "vector_norm": lambda: tl.linalg.vector_norm(x, 3.5),
         "matmul": lambda: m @ m,
         "lapack": lambda: tl.linalg.inv(e),
         "sort": lambda: s.sort(),
