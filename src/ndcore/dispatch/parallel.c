@@ -234,13 +234,13 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
     return;
   if (grain < 1)
     grain = 1;
-  if (in_parallel_region) {
+  if (n < grain || in_parallel_region) { /* less than a grain: no thread, no unlocking */
     fn(ctx, 0, n, 0);
     return;
   }
   /* A job worth a second thread is worth letting go of the lock for, even
    * when it runs on one: other Python threads run meanwhile. */
-  tl_unlocked u = unlock_if(n >= grain);
+  tl_unlocked u = unlock_if(true);
   int threads = tl_parallel_get_threads();
   int64_t max_ranges = (n + grain - 1) / grain;
   if (threads == 1 || max_ranges < 2 || !pool_take(false)) {
