@@ -64,8 +64,8 @@ static PyObject *version_error(tl_grad_ctx *c, PyObject *t, const char *what, ui
   PyErr_Format(PyExc_RuntimeError, "one of the variables needed for gradient computation has "
                "been modified by an inplace operation: [torchlike.Tensor %s, dtype %s], which is "
                "%s of %U, is at version %u; expected version %u instead.", shape,
-               tl_dtype_names[v->dtype], what, c->node->name, (unsigned)v->storage->version,
-               (unsigned)expected);
+               tl_dtype_names[v->dtype], what, c->node->name,
+               (unsigned)tl_storage_version(v->storage), (unsigned)expected);
   return NULL;
 }
 
@@ -78,7 +78,8 @@ PyObject *tl_grad_value(tl_grad_ctx *c, int pos, const char *name)
     return PyErr_Format(PyExc_SystemError, "%U: the formula reads an input it registered as "
                         "not needed (tl_grad_drops)", c->node->name);
   for (int i = 0; i < c->node->ninputs; i++)
-    if (c->node->inputs[i].obj == a && tl_py_t(a)->storage->version != c->node->inputs[i].version)
+    if (c->node->inputs[i].obj == a &&
+        tl_storage_version(tl_py_t(a)->storage) != c->node->inputs[i].version)
       return version_error(c, a, "an input", c->node->inputs[i].version);
   return a;
 }
@@ -90,7 +91,7 @@ PyObject *tl_grad_result(tl_grad_ctx *c, int i)
   PyObject *out = i < c->node->noutputs ? c->node->outputs[i] : NULL;
   if (!out || tl_grad_is_stub(out))
     return PyErr_Format(PyExc_SystemError, "%U: output %d was not saved", c->node->name, i);
-  if (tl_py_t(out)->storage->version != c->node->out_versions[i])
+  if (tl_storage_version(tl_py_t(out)->storage) != c->node->out_versions[i])
     return version_error(c, out, "an output", c->node->out_versions[i]);
   if (!c->create_graph)
     return out;

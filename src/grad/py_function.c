@@ -56,7 +56,7 @@ static PyObject *py_function_record(PyObject *self, PyObject *args)
       continue;
     if (!(node->outputs[i] = tl_py_tensor_alias(o)))
       goto fail;
-    node->out_versions[i] = tl_py_t(o)->storage->version;
+    node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);
     tl_grad_set_history(o, node, (int)i);
   }
   Py_DECREF(node);

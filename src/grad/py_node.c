@@ -72,7 +72,7 @@ tl_edge tl_py_tensor_edge(tl_py_tensor *t)
 int tl_py_saved_input_init(tl_saved_input *in, PyObject *obj, tl_py_tensor *source)
 {
   in->obj = obj;
-  in->version = source->t.storage->version;
+  in->version = tl_storage_version(source->t.storage);
   in->edge = tl_py_tensor_edge(source);
   return source->requires_grad && !in->edge.fn ? -1 : 0;
 }

@@ -101,7 +101,7 @@ static int copy_slices(PyObject *view)
       goto done;
   if (!node->outputs[0])
     goto done;
-  node->out_versions[0] = b->t.storage->version;
+  node->out_versions[0] = tl_storage_version(b->t.storage);
   tl_py_tensor *sources[2] = {b, v};
   for (int i = 0; i < 2; i++, node->ninputs++)
     if (tl_py_saved_input_init(&node->inputs[i], node->args[i], sources[i]) < 0)
@@ -333,7 +333,7 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
       if (tl_py_is_tensor(o) && !is_argument(o, args, nall)) {
         if (!(node->outputs[i] = tl_py_tensor_alias(o)))
           return -1;
-        node->out_versions[i] = tl_py_t(o)->storage->version;
+        node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);
       }
       continue;
     }
@@ -342,7 +342,7 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
     bool stub = drops[node->formula] & TL_GRAD_DROP_OUTPUTS;
     if (!(node->outputs[i] = stub ? stub_of(o) : tl_py_tensor_alias(o)))
       return -1;
-    node->out_versions[i] = tl_py_t(o)->storage->version;
+    node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);
     tl_grad_set_history(o, node, (int)i);
     tl_py_tensor *src = (flags & TL_GRAD_F_VIEW) && o != target ? viewed_input(args, nall, o) : NULL;
     if (src) {

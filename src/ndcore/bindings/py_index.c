@@ -387,7 +387,9 @@ static int run_index_put(tl_tensor *target, PyObject **v)
                  func, Py_TYPE(v[1])->tp_name);
     return -1;
   }
-  PyObject *seq = PySequence_Fast(v[1], "");
+  PyObject *seq = PySequence_Tuple(v[1]); /* ours: the kernel runs without the GIL */
+  if (!seq)
+    return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   if (n > TL_INDEX_MAX_ITEMS) {
     PyErr_Format(PyExc_IndexError, "too many indices (%zd) for a tensor", n);

@@ -12,6 +12,17 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/tl_gpu.h"
 
+/* The core lets go of the GIL around long kernels (tl_parallel.h) through
+ * these.  A thread that does not hold it (none should call the core so, but
+ * a pool worker never holds it) is left alone. */
+static void *gil_release(void) { return PyGILState_Check() ? PyEval_SaveThread() : NULL; }
+
+static void gil_take(void *state)
+{
+  if (state)
+    PyEval_RestoreThread(state);
+}
+
 static PyObject *set_num_threads(PyObject *self, PyObject *arg)
 {
   (void)self;
@@ -20,7 +31,12 @@ static PyObject *set_num_threads(PyObject *self, PyObject *arg)
     return NULL;
   if (n < 1)
     return PyErr_Format(PyExc_ValueError, "set_num_threads expects a positive integer, got %ld", n);
+  /* The pool waits for a job another thread is running: without the GIL,
+   * since that thread needs it to return.  OpenBLAS changes its count under
+   * its own lock, and the GIL keeps two of our callers apart there. */
+  Py_BEGIN_ALLOW_THREADS
   tl_parallel_set_threads((int)n);
+  Py_END_ALLOW_THREADS
   tl_linalg_set_blas_threads((int)n);
   Py_RETURN_NONE;
 }
@@ -135,6 +151,7 @@ PyMODINIT_FUNC PyInit__C(void)
   import_array();
   tl_storage_init();
   tl_dispatch_init();
+  tl_parallel_set_lock_hooks(gil_release, gil_take);
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;

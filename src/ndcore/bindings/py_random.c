@@ -188,7 +188,7 @@ static PyObject *generator_seed(PyObject *self, PyObject *unused)
 static PyObject *generator_initial_seed(PyObject *self, PyObject *unused)
 {
   (void)unused;
-  return PyLong_FromUnsignedLongLong(((tl_py_generator *)self)->g.seed);
+  return PyLong_FromUnsignedLongLong(tl_generator_initial_seed(&((tl_py_generator *)self)->g));
 }
 
 static PyObject *generator_get_state(PyObject *self, PyObject *unused)

@@ -92,12 +92,14 @@ static int int_list(const char *func, const char *name, PyObject *o, int64_t *v,
   return 0;
 }
 
-/* A sequence of Tensors: *seq keeps them alive, *ptrs (malloc'ed) points into them. */
+/* A sequence of Tensors: *seq keeps them alive, *ptrs (malloc'ed) points into them.
+ * *seq is a tuple of its own, not the caller's list: the kernel runs without
+ * the GIL, and another thread may empty that list meanwhile. */
 static int tensor_list(const char *func, PyObject *o, PyObject **seq, const tl_tensor ***ptrs,
                        int *n)
 {
   *ptrs = NULL;
-  if (tl_py_is_tensor(o) || !(*seq = PySequence_Fast(o, ""))) {
+  if (tl_py_is_tensor(o) || !(*seq = PySequence_Tuple(o))) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "%s(): argument 'tensors' must be a tuple or list of Tensors, "
                                   "not %s", func, Py_TYPE(o)->tp_name);

@@ -463,7 +463,9 @@ static PyObject *with_out(const char *fn, PyObject *result, PyObject *out)
     return r < 0 ? NULL : Py_NewRef(out);
   }
   Py_ssize_t n = PyTuple_GET_SIZE(result);
-  PyObject *seq = PySequence_Check(out) && !tl_py_is_tensor(out) ? PySequence_Fast(out, "") : NULL;
+  /* A tuple of our own: the copies run without the GIL, and another thread
+   * may empty a list `out` meanwhile. */
+  PyObject *seq = PySequence_Check(out) && !tl_py_is_tensor(out) ? PySequence_Tuple(out) : NULL;
   if (!seq || PySequence_Fast_GET_SIZE(seq) != n) {
     Py_XDECREF(seq);
     PyErr_Clear();

@@ -225,7 +225,7 @@ static PyObject *tensor_get_nbytes(PyObject *self, void *closure)
 static PyObject *tensor_get_version(PyObject *self, void *closure)
 {
   (void)closure;
-  return PyLong_FromUnsignedLongLong(tl_py_t(self)->storage->version);
+  return PyLong_FromUnsignedLongLong(tl_storage_version(tl_py_t(self)->storage));
 }
 
 static PyGetSetDef tensor_getset[] = {

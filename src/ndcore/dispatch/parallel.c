@@ -1,11 +1,19 @@
-/* parallel.c - a small pthread pool behind tl_parallel_for.
+/* parallel.c - a small pthread pool behind tl_parallel_for, and the unlocked
+ * regions of tl_parallel.h.
  *
- * One job at a time: the caller publishes (fn, ctx, ranges), wakes the
- * workers, runs range 0 itself and waits for the rest.  Ranges are claimed with
- * an atomic counter, so a slow worker never holds up the others' work.  After
- * fork() the child has no workers; the pool is rebuilt lazily there.         */
+ * One job at a time.  A caller first takes the pool (`busy`, under the
+ * lock); a caller that finds it taken does not wait but runs its job on its
+ * own thread: it is one more thread with work already, and two Python
+ * threads calling in at once then use two cores with no hand-off.  The owner
+ * publishes (fn, ctx, ranges), wakes the workers, runs ranges itself and
+ * waits until every range is finished and no worker is still inside the job;
+ * only then does it give the pool back, so no caller rewrites a job whose
+ * workers have not woken yet.  Ranges are claimed with an atomic counter, so
+ * a slow worker never holds up the others' work.  tl_parallel_set_threads
+ * takes the pool the same way (waiting for the running job) before it stops
+ * or starts workers.  After fork() the child has no workers; the pool is
+ * rebuilt lazily there.                                                     */
 #include <pthread.h>
-#include <stdbool.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,11 +26,12 @@ static struct {
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
   pthread_t threads[TL_MAX_THREADS];
-  int nworkers; /* started worker threads */
-  int nthreads; /* wanted, caller included */
+  int nworkers; /* started worker threads (changed only by the pool's owner) */
+  int nthreads; /* wanted, caller included; 0 until first asked (atomic) */
   uint64_t generation;
   bool stopping;
-  /* the current job */
+  bool busy; /* a caller owns the pool (under lock) */
+  /* the current job, written by the owner under lock before a wake */
   tl_range_fn fn;
   void *ctx;
   int64_t n, chunk;
@@ -60,6 +69,7 @@ static void *worker_main(void *arg)
   uint64_t seen = 0;
   in_parallel_region = true;
   pthread_mutex_lock(&pool.lock);
+  seen = pool.generation;
   for (;;) {
     while (pool.generation == seen && !pool.stopping)
       pthread_cond_wait(&pool.wake, &pool.lock);
@@ -73,7 +83,7 @@ static void *worker_main(void *arg)
     pool.pending -= finished;
     pool.active--;
     if (pool.pending == 0 && pool.active == 0)
-      pthread_cond_signal(&pool.done);
+      pthread_cond_broadcast(&pool.done);
   }
   pthread_mutex_unlock(&pool.lock);
   return NULL;
@@ -88,6 +98,29 @@ static int default_threads(void)
   return n > 0 ? (int)n : 1;
 }
 
+/* Take the pool: at once (returns false if taken) or after the running job. */
+static bool pool_take(bool wait)
+{
+  pthread_mutex_lock(&pool.lock);
+  while (wait && pool.busy)
+    pthread_cond_wait(&pool.done, &pool.lock);
+  bool taken = !pool.busy;
+  pool.busy = true;
+  while (taken && pool.active > 0) /* a late worker still leaving the previous job */
+    pthread_cond_wait(&pool.done, &pool.lock);
+  pthread_mutex_unlock(&pool.lock);
+  return taken;
+}
+
+static void pool_give_back(void)
+{
+  pthread_mutex_lock(&pool.lock);
+  pool.busy = false;
+  pthread_cond_broadcast(&pool.done);
+  pthread_mutex_unlock(&pool.lock);
+}
+
+/* Owner only; no job is running. */
 static void stop_workers(void)
 {
   pthread_mutex_lock(&pool.lock);
@@ -96,33 +129,38 @@ static void stop_workers(void)
   pthread_mutex_unlock(&pool.lock);
   for (int i = 0; i < pool.nworkers; i++)
     pthread_join(pool.threads[i], NULL);
+  pthread_mutex_lock(&pool.lock);
   pool.nworkers = 0;
   pool.stopping = false;
+  pthread_mutex_unlock(&pool.lock);
 }
 
 static void after_fork_in_child(void)
 {
-  /* The threads did not survive the fork; forget them. */
+  /* The threads did not survive the fork, nor did any job or owner. */
   pthread_mutex_init(&pool.lock, NULL);
   pthread_cond_init(&pool.wake, NULL);
   pthread_cond_init(&pool.done, NULL);
   pool.nworkers = 0;
   pool.stopping = false;
+  pool.busy = false;
+  pool.active = 0;
+  pool.pending = 0;
 }
 
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void install_atfork(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
+
+/* Owner only. */
 static void ensure_workers(void)
 {
-  static bool atfork_done;
-  if (!atfork_done) {
-    pthread_atfork(NULL, NULL, after_fork_in_child);
-    atfork_done = true;
-  }
-  if (pool.nthreads == 0)
-    pool.nthreads = default_threads();
-  while (pool.nworkers < pool.nthreads - 1) {
+  pthread_once(&atfork_once, install_atfork);
+  int want = tl_parallel_get_threads();
+  while (pool.nworkers < want - 1) {
     if (pthread_create(&pool.threads[pool.nworkers], NULL, worker_main,
                        (void *)(intptr_t)(pool.nworkers + 1)) != 0) {
-      pool.nthreads = pool.nworkers + 1; /* run with what we have */
+      /* run with what we have */
+      __atomic_store_n(&pool.nthreads, pool.nworkers + 1, __ATOMIC_RELAXED);
       break;
     }
     pool.nworkers++;
@@ -131,9 +169,15 @@ static void ensure_workers(void)
 
 int tl_parallel_get_threads(void)
 {
-  if (pool.nthreads == 0)
-    pool.nthreads = default_threads();
-  return pool.nthreads;
+  int n = __atomic_load_n(&pool.nthreads, __ATOMIC_RELAXED);
+  if (n == 0) {
+    int zero = 0;
+    n = default_threads();
+    if (!__atomic_compare_exchange_n(&pool.nthreads, &zero, n, false, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
+      n = zero; /* another thread (or set_threads) got there first */
+  }
+  return n;
 }
 
 void tl_parallel_set_threads(int n)
@@ -142,10 +186,47 @@ void tl_parallel_set_threads(int n)
     n = 1;
   if (n > TL_MAX_THREADS)
     n = TL_MAX_THREADS;
+  pool_take(true);
   if (pool.nworkers > n - 1)
     stop_workers();
-  pool.nthreads = n;
+  __atomic_store_n(&pool.nthreads, n, __ATOMIC_RELAXED);
+  pool_give_back();
 }
+
+/* ---- unlocked regions ------------------------------------------------------------ */
+
+static tl_unlock_fn unlock_hook;
+static tl_relock_fn relock_hook;
+static _Thread_local bool unlocked_now; /* this thread is inside an unlocked region */
+
+void tl_parallel_set_lock_hooks(tl_unlock_fn unlock, tl_relock_fn relock)
+{
+  unlock_hook = unlock;
+  relock_hook = relock;
+}
+
+/* Pool workers never hold the host's lock: only a calling thread lets go. */
+static tl_unlocked unlock_if(bool worth)
+{
+  tl_unlocked u = {NULL, false};
+  if (!worth || unlocked_now || in_parallel_region || !unlock_hook)
+    return u;
+  u.state = unlock_hook();
+  u.unlocked = unlocked_now = true;
+  return u;
+}
+
+tl_unlocked tl_parallel_unlock(int64_t work) { return unlock_if(work >= TL_PARALLEL_UNLOCK_MIN); }
+
+void tl_parallel_relock(tl_unlocked *u)
+{
+  if (!u->unlocked)
+    return;
+  u->unlocked = unlocked_now = false;
+  relock_hook(u->state);
+}
+
+/* ---- running a job ---------------------------------------------------------------- */
 
 void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
 {
@@ -153,10 +234,20 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
     return;
   if (grain < 1)
     grain = 1;
+  if (n < grain || in_parallel_region) { /* less than a grain: no thread, no unlocking */
+    fn(ctx, 0, n, 0);
+    return;
+  }
+  /* A job worth a second thread is worth letting go of the lock for, even
+   * when it runs on one: other Python threads run meanwhile. */
+  tl_unlocked u = unlock_if(true);
   int threads = tl_parallel_get_threads();
   int64_t max_ranges = (n + grain - 1) / grain;
-  if (in_parallel_region || threads == 1 || max_ranges < 2) {
+  if (threads == 1 || max_ranges < 2 || !pool_take(false)) {
+    in_parallel_region = true;
     fn(ctx, 0, n, 0);
+    in_parallel_region = false;
+    tl_parallel_relock(&u);
     return;
   }
   ensure_workers();
@@ -165,8 +256,6 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
   int64_t want = 4 * (int64_t)(pool.nworkers + 1);
   int nranges = (int)(max_ranges < want ? max_ranges : want);
   pthread_mutex_lock(&pool.lock);
-  while (pool.active > 0) /* a late worker still leaving the previous job */
-    pthread_cond_wait(&pool.done, &pool.lock);
   pool.fn = fn;
   pool.ctx = ctx;
   pool.n = n;
@@ -186,5 +275,8 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
   pool.pending -= finished;
   while (pool.pending > 0 || pool.active > 0)
     pthread_cond_wait(&pool.done, &pool.lock);
+  pool.busy = false;
+  pthread_cond_broadcast(&pool.done);
   pthread_mutex_unlock(&pool.lock);
+  tl_parallel_relock(&u);
 }

@@ -75,10 +75,13 @@ static void index_run(const tl_iter *it, tl_loop_fn loop, void *data, int64_t gr
   run_job job = {.it = it, .loop = loop, .data = data};
   if (it->numel == 0)
     return;
-  if (grain <= 0)
-    run_range(&job, 0, it->numel, 0);
-  else
+  if (grain > 0) {
     tl_parallel_for(it->numel, grain, run_range, &job);
+    return;
+  }
+  tl_unlocked unlocked = tl_parallel_unlock(it->numel); /* tl_parallel.h */
+  run_range(&job, 0, it->numel, 0);
+  tl_parallel_relock(&unlocked);
 }
 
 static inline int64_t load_i64(const char *p)

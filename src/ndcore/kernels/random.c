@@ -7,6 +7,7 @@
  * per chunk.  Non-contiguous outputs are drawn into a contiguous buffer and
  * copied, so a value's index is always its row-major position.            */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -112,10 +113,28 @@ static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
 
 /* ---- generators ---------------------------------------------------------------- */
 
+static void generator_lock(tl_generator *g)
+{
+  while (__atomic_test_and_set(&g->lock, __ATOMIC_ACQUIRE))
+    sched_yield(); /* the holder is between two stores; let it finish */
+}
+
+static void generator_unlock(tl_generator *g) { __atomic_clear(&g->lock, __ATOMIC_RELEASE); }
+
 void tl_generator_init(tl_generator *g, uint64_t seed)
 {
+  generator_lock(g);
   g->seed = seed;
   g->offset = 0;
+  generator_unlock(g);
+}
+
+uint64_t tl_generator_initial_seed(tl_generator *g)
+{
+  generator_lock(g);
+  uint64_t seed = g->seed;
+  generator_unlock(g);
+  return seed;
 }
 
 uint64_t tl_random_nondeterministic_seed(void)
@@ -143,23 +162,31 @@ static uint64_t get_u64(const uint8_t *p)
   return v;
 }
 
-void tl_generator_get_state(const tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE])
+void tl_generator_get_state(tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE])
 {
+  generator_lock(g);
   put_u64(state, g->seed);
   put_u64(state + 8, g->offset);
+  generator_unlock(g);
 }
 
 void tl_generator_set_state(tl_generator *g, const uint8_t state[TL_GENERATOR_STATE_SIZE])
 {
+  generator_lock(g);
   g->seed = get_u64(state);
   g->offset = get_u64(state + 8);
+  generator_unlock(g);
 }
 
-/* Hand out the next `blocks` counters. */
-static uint64_t reserve(tl_generator *g, uint64_t blocks)
+/* Hand out the next `blocks` counters and the seed they go with, together:
+ * a reseed on another thread lands wholly before or after. */
+static uint64_t reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
 {
+  generator_lock(g);
   uint64_t first = g->offset;
   g->offset += blocks;
+  *seed = g->seed;
+  generator_unlock(g);
   return first;
 }
 
@@ -491,15 +518,14 @@ tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist
   bool is_complex = tl_dtype_is_complex(t->dtype);
   fill_ctx c = {.d = *d, .store = is_complex ? tl_dtype_to_real(t->dtype) : t->dtype,
                 .dst = tl_tensor_data(&dst), .n = numel << is_complex, .pshift = is_complex,
-                .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0,
-                .seed = g->seed};
+                .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0};
   c.wide = d->kind == TL_RANDOM_INTEGER ||
            (d->kind != TL_RANDOM_BERNOULLI &&
             (c.store == TL_DTYPE_F64 || tl_dtype_is_integral(c.store)));
   c.per = c.wide ? 2 : 4;
   c.bits = tl_dtype_is_float(c.store) ? float_digits(c.store) : 32;
   int64_t blocks = (c.n + c.per - 1) / c.per;
-  c.first = reserve(g, (uint64_t)blocks);
+  c.first = reserve(g, (uint64_t)blocks, &c.seed);
   tl_parallel_for((c.n + CHUNK - 1) / CHUNK, 16, fill_range, &c);
   tl_status s = TL_OK;
   if (contiguous)
@@ -594,8 +620,8 @@ tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tens
     s = tl_error_status();
     goto done;
   }
-  poisson_ctx c = {.rate = rate, .out = tl_tensor_data(&o), .seed = g->seed,
-                   .first = reserve(g, (uint64_t)n * POISSON_BLOCKS)};
+  poisson_ctx c = {.rate = rate, .out = tl_tensor_data(&o)};
+  c.first = reserve(g, (uint64_t)n * POISSON_BLOCKS, &c.seed);
   tl_parallel_for(n, 4096, poisson_range, &c);
   s = tl_tensor_to_dtype(out, &o, rates->dtype);
 done:
@@ -619,11 +645,12 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
     perm[i] = i;
   /* Fisher-Yates from the top: step k swaps slot n-1-k with a uniform pick
    * below it, the pick drawn from wide slot k. */
-  uint64_t first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0);
+  uint64_t seed, first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0, &seed);
   uint32_t w[4];
+  tl_unlocked unlocked = tl_parallel_unlock(n); /* one thread, but no GIL */
   for (int64_t k = 0; k + 1 < n; k++) {
     if (k % 2 == 0)
-      philox_block(g->seed, first + (uint64_t)(k / 2), w);
+      philox_block(seed, first + (uint64_t)(k / 2), w);
     int64_t i = n - 1 - k;
     int64_t j = (int64_t)(((tl_u128)wide_word(w + 2 * (k % 2)) * (uint64_t)(i + 1)) >> 64);
     int64_t tmp = perm[i];
@@ -638,6 +665,7 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
     }
     free(perm);
   }
+  tl_parallel_relock(&unlocked);
   tl_storage_bump(out->storage);
   return TL_OK;
 }
@@ -762,11 +790,13 @@ tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int
     goto done;
   }
   int64_t per_row = ((replacement ? n : k) + 1) / 2;
-  uint64_t first = reserve(g, (uint64_t)(rows * per_row));
+  uint64_t seed, first = reserve(g, (uint64_t)(rows * per_row), &seed);
   int64_t *o = tl_tensor_data(out);
+  tl_unlocked unlocked = tl_parallel_unlock(rows * (k + n));
   for (int64_t r = 0; r < rows; r++)
-    multinomial_row(g->seed, first + (uint64_t)(r * per_row), w + r * k, k, n, replacement,
+    multinomial_row(seed, first + (uint64_t)(r * per_row), w + r * k, k, n, replacement,
                     scratch, keys, o + r * n);
+  tl_parallel_relock(&unlocked);
 done:
   free(scratch);
   free(keys);

@@ -883,7 +883,7 @@ done:
   return ok;
 }
 
-static tl_status lanes_run(lane_job *job)
+static tl_status lanes_sort(lane_job *job)
 {
   const tl_tensor *in = job->in;
   int64_t n = lane_length(in, job->dim), numel = tl_tensor_numel(in);
@@ -924,6 +924,15 @@ static tl_status lanes_run(lane_job *job)
     return tl_error_set(TL_ERR_MEMORY, "out of memory sorting lanes of %lld elements",
                         (long long)n);
   return TL_OK;
+}
+
+/* Every sort of the family runs here, without the GIL when long enough. */
+static tl_status lanes_run(lane_job *job)
+{
+  tl_unlocked unlocked = tl_parallel_unlock(tl_tensor_numel(job->in));
+  tl_status st = lanes_sort(job);
+  tl_parallel_relock(&unlocked);
+  return st;
 }
 
 /* ---- argument checks and outputs ------------------------------------------------ */
@@ -1020,11 +1029,13 @@ static tl_status sort_values_only(const tl_tensor *in, int d, bool desc, tl_tens
   if ((in->dtype == TL_DTYPE_F32 || in->dtype == TL_DTYPE_I32) && in->ndim && !desc &&
       n >= TL_SORT_PARALLEL_MIN && n <= (int64_t)UINT32_MAX &&
       numel / n <= tl_parallel_get_threads() && values->strides[d] == 1) {
-    for (int64_t i = 0; i < numel / n; i++)
-      if (tl_sort_values_lane(tl_lane_ptr(in, d, i), lane_step(in, d), n, in->dtype,
-                              (uint32_t *)tl_lane_ptr(values, d, i)) != TL_OK)
-        return tl_error_status();
-    return TL_OK;
+    tl_status st = TL_OK;
+    tl_unlocked unlocked = tl_parallel_unlock(numel);
+    for (int64_t i = 0; i < numel / n && st == TL_OK; i++)
+      st = tl_sort_values_lane(tl_lane_ptr(in, d, i), lane_step(in, d), n, in->dtype,
+                               (uint32_t *)tl_lane_ptr(values, d, i));
+    tl_parallel_relock(&unlocked);
+    return st;
   }
   tl_tensor indices = {0};
   if (tl_tensor_empty(&indices, TL_DTYPE_I64, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)

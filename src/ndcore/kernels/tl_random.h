@@ -18,9 +18,15 @@
 
 #include "ndcore/tensor/tl_dtype.h"
 
+/* Threads may share a generator: (seed, offset) is read and advanced under
+ * `lock`, and a draw holds it only to reserve its counters, never while it
+ * computes, so draws on one generator from several threads get disjoint
+ * counter ranges, and each thread's own generator gives the same stream as
+ * it would alone.  A generator starts zeroed or tl_generator_init'ed.     */
 typedef struct {
   uint64_t seed;
   uint64_t offset; /* counter blocks used so far */
+  uint32_t lock;   /* a spin lock: held for a few loads and stores */
 } tl_generator;
 
 /* Serialized state: seed then offset, little-endian (get_state/set_state). */
@@ -29,10 +35,12 @@ typedef struct {
 /* One Philox4x32 block with 10 rounds: out = philox(ctr, key). */
 void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
+/* (Re)seed g: offset 0.  Safe while other threads draw from it. */
 void tl_generator_init(tl_generator *g, uint64_t seed);
+uint64_t tl_generator_initial_seed(tl_generator *g);
 /* A seed from the operating system's entropy (for Generator.seed()). */
 uint64_t tl_random_nondeterministic_seed(void);
-void tl_generator_get_state(const tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE]);
+void tl_generator_get_state(tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE]);
 void tl_generator_set_state(tl_generator *g, const uint8_t state[TL_GENERATOR_STATE_SIZE]);
 
 typedef enum {

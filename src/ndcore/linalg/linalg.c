@@ -76,6 +76,12 @@ int64_t tl_lapack_batch_count(int nb, const int64_t *bshape)
   return n;
 }
 
+tl_unlocked tl_lapack_unlock(int64_t count, int64_t m, int64_t n)
+{
+  double work = (double)count * (double)m * (double)n * (double)(m < n ? m : n);
+  return tl_parallel_unlock(work < 0x1p62 ? (int64_t)work : INT64_MAX);
+}
+
 /* A new [B..., m, n] tensor whose matrices are column-major and packed. */
 tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape,
                                 int64_t m, int64_t n)
@@ -348,6 +354,7 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
   char sa[128], sb[128];
   tl_tensor tmp[1] = {{0}};
   int *ipiv = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   int64_t n = a->shape[a->ndim - 1], k = b->shape[b->ndim - 1];
   if (b->shape[b->ndim - 2] != n)
@@ -380,6 +387,7 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
       goto fail;
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
+  unlocked = tl_lapack_unlock(count, n, n + k);
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
     int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
@@ -404,6 +412,7 @@ fail:
   if (info && info->storage)
     tl_tensor_release(info);
 done:
+  tl_parallel_relock(&unlocked);
   free(ipiv);
   release_all(1, tmp);
   return st;
@@ -526,6 +535,7 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
     goto done;
   }
   const int64_t size = (int64_t)tl_dtype_size(d);
+  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
     if (n > 0)
@@ -570,6 +580,7 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
                       r, (char *)tl_tensor_data(logabs) + i * (int64_t)tl_dtype_size(r));
     }
   }
+  tl_parallel_relock(&unlocked);
 done:
   if (st != TL_OK) {
     if (det && det->storage)
@@ -639,6 +650,8 @@ tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
     }
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
+  tl_status st = TL_OK;
+  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count && n > 0; i++) {
     char *m = tl_lapack_matrix_at(out, i, n, n);
     int err = lp_potrf(d, upper ? 'L' : 'U', (int)n, m, (int)n);
@@ -652,13 +665,15 @@ tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
       tl_tensor_release(out);
-      return tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
-                             "input is not positive-definite (the leading minor of order %d is "
-                             "not positive-definite).", err);
+      st = tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
+                           "input is not positive-definite (the leading minor of order %d is "
+                           "not positive-definite).", err);
+      break;
     }
     keep_triangle(d, m, n, !upper);
   }
-  return TL_OK;
+  tl_parallel_relock(&unlocked);
+  return st;
 }
 
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
@@ -714,6 +729,7 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
     st = tl_error_status();
     goto done;
   }
+  tl_unlocked unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count; i++) {
     char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
     if (m > 0 && n > 0)
@@ -734,6 +750,7 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
       lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
     memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
   }
+  tl_parallel_relock(&unlocked);
 done:
   if (st != TL_OK && r->storage)
     tl_tensor_release(r);
@@ -763,6 +780,7 @@ tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
   tl_tensor tmp[1] = {{0}};
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
@@ -809,6 +827,7 @@ tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
     st = tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count; i++) {
     /* NaN: no decomposition (PyTorch and NumPy raise).  inf without NaN: the
      * singular values are NaN (as in PyTorch and NumPy), and so are U and V,
@@ -845,6 +864,7 @@ fail:
   if (vh->storage)
     tl_tensor_release(vh);
 done:
+  tl_parallel_relock(&unlocked);
   if (st != TL_OK && s->storage)
     tl_tensor_release(s);
   free(work);
@@ -863,6 +883,7 @@ tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
   tl_tensor tmp[1] = {{0}};
   void *work = NULL, *rwork = NULL;
   int *iwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -889,6 +910,7 @@ tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
     st = (work && rwork) ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     int info = lp_syevd(d, jobz, uplo, (int)n, tl_lapack_matrix_at(vecs, i, n, n), (int)n,
                         (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
@@ -907,6 +929,7 @@ fail:
   if (compute_v && v->storage)
     tl_tensor_release(v);
 done:
+  tl_parallel_relock(&unlocked);
   free(work);
   free(rwork);
   free(iwork);
@@ -919,6 +942,7 @@ tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
   const char *fn = compute_v ? "linalg.eig" : "linalg.eigvals";
   tl_tensor tmp[3] = {{0}}; /* a's copy, real eigenvectors, real eigenvalues (wr, wi) */
   void *work = NULL, *rwork = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -954,6 +978,7 @@ tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
     st = tl_error_status();
     goto fail;
   }
+  unlocked = tl_lapack_unlock(count, n, n);
   for (int64_t i = 0; i < count; i++) {
     char *wi = real ? wbuf : (char *)tl_tensor_data(w) + i * n * csize;
     char *vi = !compute_v ? NULL : real ? vbuf : tl_lapack_matrix_at(v, i, n, n);
@@ -1010,6 +1035,7 @@ fail:
   if (compute_v && v->storage)
     tl_tensor_release(v);
 done:
+  tl_parallel_relock(&unlocked);
   free(work);
   free(rwork);
   release_all(3, tmp);
@@ -1083,6 +1109,7 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
   tl_tensor tmp[2] = {{0}}; /* a's copy, b's buffer (max(m, n) rows) */
   void *work = NULL, *rwork = NULL, *sbuf = NULL;
   int *iwork = NULL, *jpvt = NULL;
+  tl_unlocked unlocked = {0};
   tl_status st;
   lsq_args p = {0};
   if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
@@ -1162,6 +1189,7 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
     }
   }
   bool full_rank = true;
+  unlocked = tl_lapack_unlock(count, m, n + k);
   for (int64_t i = 0; i < count; i++) {
     int r = (int)mn, info = 0;
     /* Every driver scales A and B by their norms first (see nonfinite_bits). */
@@ -1217,6 +1245,7 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
   if (vec)
     x->ndim--;
 done:
+  tl_parallel_relock(&unlocked);
   if (st != TL_OK) {
     tl_tensor *outs[4] = {x, residuals, rank, sv};
     for (int i = 0; i < 4; i++)

@@ -117,6 +117,7 @@ tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double o
     goto done;
   }
   const int64_t rsize = (int64_t)tl_dtype_size(rd);
+  tl_unlocked unlocked = tl_parallel_unlock(outer * inner); /* tl_parallel.h */
   for (int64_t o = 0; o < outer; o++) {
     if (wide == TL_DTYPE_C128) {
       const double complex *src = (const double complex *)tl_tensor_data(&buf) + o * inner;
@@ -131,6 +132,7 @@ tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double o
     tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = r}, rd,
                     (char *)tl_tensor_data(out) + o * rsize);
   }
+  tl_parallel_relock(&unlocked);
 done:
   free(absv);
   if (perm.storage)

@@ -15,6 +15,7 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
                                     const tl_tensor *a)
 {
   const char *fn = "linalg.lu_factor";
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
     return st;
@@ -31,6 +32,7 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
       goto fail;
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
   }
+  unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count && k > 0; i++) {
     int *piv = (int *)tl_tensor_data(pivots) + i * k;
     int err = tl_lapack_getrf(d, (int)m, (int)n, tl_lapack_matrix_at(lu, i, m, n), (int)m, piv);
@@ -44,8 +46,10 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
       goto fail;
     }
   }
+  tl_parallel_relock(&unlocked);
   return TL_OK;
 fail:
+  tl_parallel_relock(&unlocked);
   tl_tensor_release(lu);
   if (pivots->storage)
     tl_tensor_release(pivots);
@@ -84,6 +88,7 @@ tl_status tl_cpu_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_te
     goto fail;
   }
   int *ipiv = perm + m;
+  tl_unlocked unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count; i++) {
     char *fm = tl_lapack_matrix_at(&f, i, m, n);
     if (k > 0) /* a zero pivot still leaves a valid P L U (singular U) */
@@ -120,6 +125,7 @@ tl_status tl_cpu_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_te
           memset(dst, 0, (size_t)size);
       }
   }
+  tl_parallel_relock(&unlocked);
   goto done;
 fail:
   if (p->storage)
@@ -141,6 +147,7 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   const char *fn = "linalg.lu_solve";
   char s1[128], s2[128];
   tl_tensor f = {0}, piv = {0};
+  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, lu, true)) != TL_OK)
     return st;
@@ -182,6 +189,7 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   bool conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
   if (conj_rhs)
     tl_lapack_conj(x);
+  unlocked = tl_lapack_unlock(count, n, k);
   for (int64_t i = 0; i < count && n > 0 && k > 0; i++) {
     const int *ip = (const int *)tl_tensor_data(&piv) + i * n;
     for (int64_t j = 0; j < n; j++)
@@ -199,6 +207,7 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   if (!left)
     tl_lapack_swap_last(x);
 done:
+  tl_parallel_relock(&unlocked);
   if (f.storage)
     tl_tensor_release(&f);
   if (piv.storage)
@@ -239,6 +248,7 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
   const CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
   const CBLAS_DIAG diag = unitriangular ? CblasUnit : CblasNonUnit;
   const int M = (int)m, N = (int)k, lda = (int)(n > 0 ? n : 1), ldb = (int)(m > 0 ? m : 1);
+  tl_unlocked unlocked = tl_lapack_unlock(count, m, k);
   for (int64_t i = 0; i < count && m > 0 && k > 0; i++) {
     void *am = tl_lapack_matrix_at(&f, i, n, n), *bm = tl_lapack_matrix_at(x, i, m, k);
     switch (d) {
@@ -260,6 +270,7 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
     }
     }
   }
+  tl_parallel_relock(&unlocked);
 done:
   if (st != TL_OK && x->storage)
     tl_tensor_release(x);

@@ -371,7 +371,13 @@ tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor
       p.nb = 0;
     }
   }
+  /* Products long enough run without the GIL (tl_parallel.h). */
+  double work = (double)p.M * (double)p.N * (double)(p.K > 0 ? p.K : 1);
+  for (int d = 0; d < p.nb; d++)
+    work *= (double)p.bshape[d];
+  tl_unlocked unlocked = tl_parallel_unlock(work < 0x1p62 ? (int64_t)work : INT64_MAX);
   gemm_run(&p);
+  tl_parallel_relock(&unlocked);
   if (own_c)
     st = tl_tensor_copy(out, c);
   else

@@ -8,6 +8,7 @@
 #ifndef TL_LAPACK_H
 #define TL_LAPACK_H
 
+#include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_dtype.h"
 
 /* TL_ERR_LINALG "<fn>: (Batch element <batch>): <msg>" (batch part when nb > 0). */
@@ -16,6 +17,10 @@ tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt
 /* A tensor of >= 2 dims (square if asked) whose sizes fit LAPACK's ints. */
 tl_status tl_lapack_check_matrix(const char *fn, const tl_tensor *a, bool square);
 int64_t tl_lapack_batch_count(int nb, const int64_t *bshape);
+/* Let go of the GIL (tl_parallel.h) for a batch of `count` factorizations
+ * of m x n matrices when that is long enough; tl_parallel_relock ends it.
+ * Each function starts its region just before its batch loop. */
+tl_unlocked tl_lapack_unlock(int64_t count, int64_t m, int64_t n);
 /* A new packed column-major [B..., m, n] tensor on `device` (uninitialised). */
 tl_status tl_lapack_colmajor_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, const int64_t *bshape,
                                    int64_t m, int64_t n);

@@ -99,7 +99,8 @@ struct tl_storage {
   void *data;
   size_t nbytes;
   tl_device device;
-  uint64_t version; /* bumped by every in-place write, read by autograd */
+  uint64_t version; /* bumped by every in-place write, read by autograd (atomic:
+                       writers may run on several threads, without the GIL) */
   bool readonly;
   tl_release_fn release;
   void *release_ctx;
@@ -123,7 +124,14 @@ tl_storage *tl_storage_wrap(void *data, size_t nbytes, tl_device device, bool re
                             tl_release_fn release, void *ctx);
 void tl_storage_incref(tl_storage *s);
 void tl_storage_decref(tl_storage *s);
-static inline void tl_storage_bump(tl_storage *s) { s->version++; }
+static inline void tl_storage_bump(tl_storage *s)
+{
+  __atomic_add_fetch(&s->version, 1, __ATOMIC_RELAXED);
+}
+static inline uint64_t tl_storage_version(const tl_storage *s)
+{
+  return __atomic_load_n(&s->version, __ATOMIC_RELAXED);
+}
 
 /* ---- tensor views -----------------------------------------------------------
  * A tl_tensor is a value: copying the struct copies the view, and `storage`
