@@ -2,7 +2,7 @@ import torchlike
 from . import constraints
 from ._gamma_ops import standard_gamma
 from .distribution import Distribution
-from .utils import tiny
+from .utils import eps, tiny
 
 __all__ = ["Dirichlet"]
 
@@ -39,8 +39,8 @@ class Dirichlet(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         gammas = standard_gamma(self.concentration.expand(shape))
         out = gammas / gammas.sum(-1, keepdim=True)
-        e = tiny(out.dtype)
-        return out.clamp(e, 1 - e)
+        # keep components strictly inside (0, 1) so that log_prob stays finite
+        return out.clamp(tiny(out.dtype), 1 - eps(out.dtype))
 
     def log_prob(self, value):
         if self._validate_args:
