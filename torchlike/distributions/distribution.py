@@ -161,6 +161,22 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, _instance, names):
+        """The ``expand`` of a family whose parameters all have the batch
+        shape: each parameter of ``names`` present on this instance is
+        expanded (a view, no copy) onto the new instance."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = torchlike.Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+        if "_param" in self.__dict__:
+            given = "probs" if self._param is self.__dict__.get("probs") else "logits"
+            new._param = new.__dict__[given]
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -1,10 +1,8 @@
-import numbers
-
 import torchlike
 from . import constraints
 from ._gamma_ops import gammainc, standard_gamma
 from .distribution import Distribution
-from .utils import broadcast_all, tiny
+from .utils import broadcast_params, tiny
 
 __all__ = ["Gamma"]
 
@@ -18,21 +16,11 @@ class Gamma(Distribution):
     has_rsample = True
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number):
-            batch_shape = torchlike.Size()
-        else:
-            batch_shape = self.concentration.size()
+        (self.concentration, self.rate), batch_shape = broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = torchlike.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Gamma, batch_shape, _instance, ('concentration', 'rate'))
 
     @property
     def mean(self):

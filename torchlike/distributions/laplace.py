@@ -1,10 +1,9 @@
 import math
-import numbers
 
 import torchlike
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, eps
+from .utils import broadcast_params, eps
 
 __all__ = ["Laplace"]
 
@@ -16,21 +15,11 @@ class Laplace(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
-            batch_shape = torchlike.Size()
-        else:
-            batch_shape = self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = torchlike.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, batch_shape, _instance, ('loc', 'scale'))
 
     @property
     def mean(self):

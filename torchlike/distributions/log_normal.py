@@ -1,4 +1,3 @@
-import torchlike
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution

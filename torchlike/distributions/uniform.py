@@ -1,9 +1,7 @@
-import numbers
-
 import torchlike
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_params
 
 __all__ = ["Uniform"]
 
@@ -15,23 +13,13 @@ class Uniform(Distribution):
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-            batch_shape = torchlike.Size()
-        else:
-            batch_shape = self.low.size()
+        (self.low, self.high), batch_shape = broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and not bool(torchlike.lt(self.low, self.high).all()):
             raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torchlike.Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, _instance, ('low', 'high'))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

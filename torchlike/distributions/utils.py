@@ -47,6 +47,15 @@ def broadcast_all(*values):
     return tuple(torchlike.broadcast_tensors(*values))
 
 
+def broadcast_params(*values):
+    """:func:`broadcast_all` plus the batch shape: empty when every value is a
+    Python number (PyTorch's families give 0-d parameters then)."""
+    tensors = broadcast_all(*values)
+    if all(isinstance(v, numbers.Number) for v in values):
+        return tensors, torchlike.Size()
+    return tensors, tensors[0].size()
+
+
 def _standard_normal(shape, dtype, device):
     return torchlike.randn(tuple(shape), dtype=dtype, device=device)
 
