@@ -213,7 +213,8 @@ def main():
         json.dump({"bases": BASES, "transforms": TRANSFORMS, "cases": cases}, f, indent=0)
     with open(os.path.join(OUT, "kl.json"), "w") as f:
         json.dump(kls, f, indent=0)
-    print(f"wrote {len(cases)} cases and {len(kls)} KL pairs to {OUT} (torch {torch.__version__})")
+    print(f"wrote {len(cases)} cases and {len(kls)} KL pairs to tests/golden/distributions "
+          f"(torch {torch.__version__})")
 
 
 if __name__ == "__main__":
