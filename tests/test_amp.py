@@ -339,3 +339,25 @@ def test_mixed_precision_training_loop_reduces_the_loss():
         losses.append(float(loss))
     assert losses[-1] < 0.2 * losses[0]
     assert all(p.dtype == torchlike.float32 for p in model.parameters())
+
+
+def test_policy_kinds_on_cpu_tensors():
+    """The CUDA-only policies (float32 unless dtype=, promote, refuse) run
+    through the same wrapper; exercised here with the CPU as the device."""
+    wrap = autocast_mode._wrap
+    F = torchlike.nn.functional
+    x = torchlike.ones(3, dtype=torchlike.bfloat16)
+    total = wrap("torch.sum", torchlike.sum, {"cpu": "fp32_set_opt_dtype"})
+    cat = wrap("torch.cat", torchlike.cat, {"cpu": "promote"})
+    bce = wrap("F.binary_cross_entropy", F.binary_cross_entropy, {"cpu": "banned"})
+    assert total(x).dtype == torchlike.bfloat16  # no region: untouched
+    with torchlike.autocast("cpu"):
+        assert total(x).dtype == torchlike.float32
+        assert total(x, dtype=torchlike.float64).dtype == torchlike.float64
+        assert cat([x, torchlike.ones(2)]).dtype == torchlike.float32
+        assert cat([x, torchlike.ones(2, dtype=torchlike.float16)]).dtype == torchlike.float32
+        assert cat([x, x]).dtype == torchlike.bfloat16
+        assert cat([x, torchlike.ones(2, dtype=torchlike.float64)]).dtype == torchlike.float64
+        p = torchlike.full((3,), 0.5)
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            bce(p, p)

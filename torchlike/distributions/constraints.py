@@ -241,19 +241,27 @@ class _Symmetric(Constraint):
         return close.reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
 
 
-class _PositiveSemidefinite(_Symmetric):
+class _SymmetricDefinite(_Symmetric):
+    """Symmetric matrices passing a definiteness test (run only when all of
+    the batch is symmetric, since the tests assume symmetry)."""
+
+    def _definite(self, value):
+        raise NotImplementedError
+
     def check(self, value):
         sym = super().check(value)
         if not bool(sym.all()):
             return sym
+        return self._definite(value)
+
+
+class _PositiveSemidefinite(_SymmetricDefinite):
+    def _definite(self, value):
         return (torchlike.linalg.eigvalsh(value) >= 0).all(-1)
 
 
-class _PositiveDefinite(_Symmetric):
-    def check(self, value):
-        sym = super().check(value)
-        if not bool(sym.all()):
-            return sym
+class _PositiveDefinite(_SymmetricDefinite):
+    def _definite(self, value):
         return torchlike.linalg.cholesky_ex(value).info == 0
 
 
