@@ -4,7 +4,7 @@ import warnings
 
 import torchlike
 from . import constraints
-from .utils import lazy_property
+from .utils import broadcast_params, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -190,3 +190,30 @@ class Distribution:
             f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
             for p in names)
         return self.__class__.__name__ + "(" + args + ")"
+
+
+class _LocationScale(Distribution):
+    """A symmetric location-scale family on the real line (Normal, Laplace):
+    ``loc`` and ``scale`` broadcast to the batch shape; mean and mode are
+    ``loc``."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        # the family itself (Normal, Laplace), so that a subclass with its own
+        # __init__ is told to define expand, as in PyTorch
+        family = next(c for c in type(self).__mro__ if _LocationScale in c.__bases__)
+        return self._expand_params(family, batch_shape, _instance, ("loc", "scale"))
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

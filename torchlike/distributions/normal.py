@@ -1,33 +1,14 @@
 import math
 
 import torchlike
-from . import constraints
-from .distribution import Distribution
-from .utils import _standard_normal, broadcast_params
+from .distribution import _LocationScale
+from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(_LocationScale):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Normal, batch_shape, _instance, ('loc', 'scale'))
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
