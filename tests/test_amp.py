@@ -63,6 +63,8 @@ def test_hooks_are_removed_when_the_last_region_exits():
         assert torchlike.mm is not mm
     assert torchlike.mm is mm and F.linear is linear
     assert torchlike.Tensor.__dict__["__matmul__"] is matmul_slot
+    with torchlike.autocast("cpu", enabled=False):
+        assert torchlike.mm is mm  # a region that enables nothing installs nothing
 
 
 def test_nesting_enabled_false_and_state_queries():

@@ -126,6 +126,7 @@ class _State(threading.local):
         self.enabled = {d: False for d in _DEVICE_TYPES}
         self.dtype = {d: getattr(torchlike, _DEFAULT_DTYPE[d]) for d in _DEVICE_TYPES}
         self.cache_enabled = True
+        self.active = False  # any device enabled: the wrappers' fast exit
         self.nesting = 0
         self.suspended = False
         self.cache = {}
@@ -171,7 +172,7 @@ def _check_device_type(device_type):
 def _first_device_type(values):
     for v in values:
         if isinstance(v, torchlike.Tensor):
-            return v.device.type
+            return "cuda" if v.is_cuda else "cpu"
         if isinstance(v, (list, tuple)):
             found = _first_device_type(v)
             if found is not None:
@@ -181,7 +182,7 @@ def _first_device_type(values):
 
 def _eligible(t, device_type):
     return (isinstance(t, torchlike.Tensor) and t.is_floating_point() and t.dtype != torchlike.float64
-            and t.device.type == device_type)
+            and ("cuda" if t.is_cuda else "cpu") == device_type)
 
 
 def _cast(value, dtype, device_type):
@@ -216,7 +217,7 @@ def _wrap(qualname, original, policies):
     @functools.wraps(original)
     def autocast_wrapper(*args, **kwargs):
         st = _state
-        if st.suspended or "out" in kwargs:
+        if not st.active or st.suspended or "out" in kwargs:
             return original(*args, **kwargs)
         device_type = _first_device_type(args) or _first_device_type(kwargs.values())
         policy = policies.get(device_type)
@@ -331,6 +332,7 @@ class autocast:
             enabled = False
         self._enabled = enabled
         self._stack = []
+        self._acquired = []
 
     def __enter__(self):
         st = _state
@@ -338,8 +340,12 @@ class autocast:
         st.enabled[self.device] = self._enabled
         st.dtype[self.device] = self.fast_dtype
         st.cache_enabled = self._cache_enabled
+        st.active = any(st.enabled.values())
         st.nesting += 1
-        _acquire()
+        # a region that enables nothing needs no wrappers of its own
+        self._acquired.append(self._enabled)
+        if self._enabled:
+            _acquire()
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
@@ -348,7 +354,9 @@ class autocast:
         if st.nesting == 0:
             st.cache.clear()
         st.enabled[self.device], st.dtype[self.device], st.cache_enabled = self._stack.pop()
-        _release()
+        st.active = any(st.enabled.values())
+        if self._acquired.pop():
+            _release()
         return False
 
     def __call__(self, func):
