@@ -194,9 +194,10 @@ def test_out_and_float64_are_not_cast():
         out = torchlike.empty(2, 2)
         assert torchlike.mm(a, a, out=out) is out and out.dtype == torchlike.float32
         assert torchlike.mm(a.double(), a.double()).dtype == torchlike.float64
-        # a mixed float64/float32 call casts only the float32 side
-        assert torchlike.mm(a.double(), a).dtype == torchlike.promote_types(torchlike.float64,
-                                                                             torchlike.bfloat16)
+        # a mixed float64/float32 call casts only the float32 side, and mm
+        # refuses mixed dtypes (as PyTorch's does under autocast too)
+        with pytest.raises(RuntimeError, match="float64 and bfloat16"):
+            torchlike.mm(a.double(), a)
 
 
 # ---- GradScaler --------------------------------------------------------------------------------
