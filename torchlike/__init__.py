@@ -27,6 +27,13 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
+from . import distributions  # noqa: F401
+from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
+from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)
+from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401
+from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,  # noqa: F401
+                                get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                clear_autocast_cache)
 
 _C._set_device_class(device)
 
