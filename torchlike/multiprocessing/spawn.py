@@ -99,8 +99,13 @@ class ProcessContext:
                 process.join()
         process = self.processes[failed]
         conn = self.error_conns[failed]
+        original = None
         if conn.poll():
-            original = conn.recv()
+            try:
+                original = conn.recv()
+            except EOFError:  # it died without reporting
+                pass
+        if original is not None:
             msg = f"\n\n-- Process {failed} terminated with the following error:\n{original}"
             raise ProcessRaisedException(msg, failed, process.pid)
         code = process.exitcode

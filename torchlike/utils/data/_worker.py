@@ -358,13 +358,13 @@ class _MultiProcessIter:
     def _worker_failure(self, worker_id):
         worker = self._workers[worker_id]
         worker.join(_SHUTDOWN_GRACE)
-        code = worker.exitcode
+        code, pid = worker.exitcode, worker.pid
         self._fail()
         if code is not None and code < 0:
-            raise RuntimeError(f"DataLoader worker (pid {worker.pid}, worker id {worker_id}) is "
+            raise RuntimeError(f"DataLoader worker (pid {pid}, worker id {worker_id}) is "
                                f"killed by signal: {signal.strsignal(-code)} "
                                f"({signal.Signals(-code).name}).")
-        raise RuntimeError(f"DataLoader worker (pid {worker.pid}, worker id {worker_id}) exited "
+        raise RuntimeError(f"DataLoader worker (pid {pid}, worker id {worker_id}) exited "
                            f"unexpectedly with exit code {code}.")
 
     def _fail(self):
