@@ -347,3 +347,27 @@ def test_hogwild_processes_train_one_shared_model():
     last = [r[2] for r in results]
     assert any(np.allclose(v, w.tolist()) for v in last)
     assert all(r[1] < loss0 / 5 for r in results)
+
+
+# ---- fork safety -------------------------------------------------------------------
+
+def _after_fork(q):
+    x = tl.arange(1_000_000, dtype=tl.float64)
+    tl.manual_seed(5)
+    q.put((float((x * 2).sum().item()), tl.rand(4).tolist()))
+
+
+def test_thread_pool_and_generators_work_after_fork():
+    tl.set_num_threads(2)
+    x = tl.arange(1_000_000, dtype=tl.float64)
+    expected = float((x * 2).sum().item())  # the pool's threads exist in the parent
+    tl.manual_seed(5)
+    draws = tl.rand(4).tolist()
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_after_fork, args=(q,))
+    p.start()
+    got = q.get(timeout=30)
+    p.join(30)
+    assert p.exitcode == 0
+    assert got == (expected, draws)

@@ -25,23 +25,33 @@ def _strategy():
 
 # ---- the cleanup process of the file_system strategy ----------------------------------
 
-_cleaner = None  # the cleanup process (a subprocess.Popen)
+_cleaner_fd = None  # write end of the pipe to this process tree's cleanup process
 
 
 def _register_name(name):
     """Hand a segment name to this process tree's cleanup process, started on
     first use: when every process holding its pipe has exited (normally or
     not), it unlinks the names still present."""
-    global _cleaner
+    global _cleaner_fd
     # A forked child writes to its parent's pipe (the cleaner waits for it
     # too); a spawned one starts its own.
-    if _cleaner is None:
-        import subprocess
+    if _cleaner_fd is None:
         import sys
-        _cleaner = subprocess.Popen([sys.executable, "-m", "torchlike.multiprocessing._cleanup"],
-                                    stdin=subprocess.PIPE, start_new_session=True)
-    _cleaner.stdin.write(name.encode() + b"\n")
-    _cleaner.stdin.flush()
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_cleanup.py")
+        read_end, write_end = os.pipe()
+        try:
+            os.posix_spawn(sys.executable, [sys.executable, "-I", script], os.environ,
+                           file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0)], setsid=True)
+        except OSError:
+            os.close(write_end)
+            return  # no crash cleanup; a segment's last user still unlinks it
+        finally:
+            os.close(read_end)
+        _cleaner_fd = write_end
+    try:
+        os.write(_cleaner_fd, name.encode() + b"\n")
+    except OSError:
+        pass  # the cleaner is gone: as above
 
 
 # ---- handles ----------------------------------------------------------------------
