@@ -8,7 +8,8 @@ Rows, for each library importable in this interpreter:
     (the first send, which moves the storage into shared memory, is shown
     apart);
   * DataLoader samples/s with 0 and 2 workers on a dataset whose
-    __getitem__ spends ~1 ms in Python (second epoch of persistent workers);
+    __getitem__ spends ~1 ms in Python, and one that sleeps ~1 ms (second
+    epoch of persistent workers);
   * Hogwild SGD steps/s on one shared model, 1 process and 2 processes."""
 import argparse
 import importlib
@@ -54,22 +55,28 @@ def bench_roundtrip(lib, mp, nbytes, reps=20):
 
 
 class BusyDataset:
-    def __init__(self, lib, n):
-        self.lib, self.n = lib, n
+    """~1 ms per sample: of Python work (busy), or of waiting (sleep, as
+    reading a file would)."""
+
+    def __init__(self, lib, n, sleep=False):
+        self.lib, self.n, self.sleep = lib, n, sleep
 
     def __len__(self):
         return self.n
 
     def __getitem__(self, i):
-        end = time.perf_counter() + 1e-3  # ~1 ms of Python work
-        acc = 0
-        while time.perf_counter() < end:
-            acc += 1
+        if self.sleep:
+            time.sleep(1e-3)
+        else:
+            end = time.perf_counter() + 1e-3
+            acc = 0
+            while time.perf_counter() < end:
+                acc += 1
         return self.lib.full((64,), float(i)), i
 
 
-def bench_loader(lib, data, workers, n=400):
-    ds = BusyDataset(lib, n)
+def bench_loader(lib, data, workers, n=400, sleep=False):
+    ds = BusyDataset(lib, n, sleep)
     kw = dict(persistent_workers=True, multiprocessing_context="fork") if workers else {}
     loader = data.DataLoader(ds, batch_size=16, num_workers=workers, **kw)
     for _ in loader:  # first epoch: starts the workers
@@ -124,17 +131,19 @@ def run(name):
         first, rt = bench_roundtrip(lib, mp, mb << 20)
         rows.append((f"{mb} MB tensor to a child and back", f"{rt * 1e3:.3f} ms",
                      f"first send {first * 1e3:.1f} ms"))
-    r0 = bench_loader(lib, data, 0)
-    r2 = bench_loader(lib, data, 2)
-    rows.append(("DataLoader 0 workers (1 ms/sample)", f"{r0:.0f} samples/s", ""))
-    rows.append(("DataLoader 2 workers (1 ms/sample)", f"{r2:.0f} samples/s",
-                 f"{r2 / r0:.2f}x of 0 workers"))
+    for sleep in (False, True):
+        kind = "sleep" if sleep else "Python"
+        r0 = bench_loader(lib, data, 0, sleep=sleep)
+        r2 = bench_loader(lib, data, 2, sleep=sleep)
+        rows.append((f"DataLoader 0 workers (1 ms {kind}/sample)", f"{r0:.0f} samples/s", ""))
+        rows.append((f"DataLoader 2 workers (1 ms {kind}/sample)", f"{r2:.0f} samples/s",
+                     f"{r2 / r0:.2f}x of 0 workers"))
     h1 = bench_hogwild(lib, mp, 1)
     h2 = bench_hogwild(lib, mp, 2)
     rows.append(("Hogwild 1 process", f"{h1:.0f} steps/s", ""))
     rows.append(("Hogwild 2 processes", f"{h2:.0f} steps/s", f"{h2 / h1:.2f}x of 1 process"))
     for row in rows:
-        print(f"{name:10s} {row[0]:40s} {row[1]:>18s}  {row[2]}", flush=True)
+        print(f"{name:10s} {row[0]:44s} {row[1]:>18s}  {row[2]}", flush=True)
 
 
 def main():

@@ -306,47 +306,46 @@ def test_cuda_tensors_say_what_is_missing():
 
 # ---- Hogwild -------------------------------------------------------------------------
 
-def _hogwild_train(rank, w, X, y, steps, losses, lock):
+def _hogwild_train(rank, model, X, y, steps, results):
     gen = np.random.default_rng(rank)
+    opt = tl.optim.SGD(model.parameters(), lr=0.05)
     for _ in range(steps):
         rows = tl.tensor(gen.integers(0, X.shape[0], 16))
-        xb, yb = X[rows], y[rows]
-        w.requires_grad_(True)
-        loss = ((xb @ w - yb) ** 2).mean()
+        opt.zero_grad()
+        loss = ((model(X[rows]) - y[rows]) ** 2).mean()
         loss.backward()
-        with tl.no_grad():
-            w -= 0.05 * w.grad  # no lock: Hogwild
-        w.grad = None
-        w.requires_grad_(False)
-    losses.put((rank, float(((X @ w - y) ** 2).mean().item()), w.tolist()))
+        opt.step()  # no lock: Hogwild
+    with tl.no_grad():
+        final = float(((model(X) - y) ** 2).mean().item())
+    results.put((rank, final, model.weight.tolist()))
 
 
 def test_hogwild_processes_train_one_shared_model():
     gen = np.random.default_rng(0)
     X = tl.tensor(gen.standard_normal((256, 8)), dtype=tl.float32)
-    w_true = tl.tensor(gen.standard_normal(8), dtype=tl.float32)
-    y = X @ w_true
-    w = tl.zeros(8).share_memory_()
-    X.share_memory_()
-    y.share_memory_()
-    loss0 = float(((X @ w - y) ** 2).mean().item())
+    y = X @ tl.tensor(gen.standard_normal((8, 1)), dtype=tl.float32) + 0.5
+    model = tl.nn.Linear(8, 1)
+    model.share_memory()
+    assert all(p.is_shared() for p in model.parameters())
+    with tl.no_grad():
+        loss0 = float(((model(X) - y) ** 2).mean().item())
     ctx = mp.get_context("fork")
-    losses = ctx.Queue()
-    procs = [ctx.Process(target=_hogwild_train, args=(r, w, X, y, 60, losses, None))
+    results = ctx.Queue()
+    procs = [ctx.Process(target=_hogwild_train, args=(r, model, X, y, 60, results))
              for r in range(3)]
     for p in procs:
         p.start()
-    results = [losses.get(timeout=60) for _ in procs]
+    finals = [results.get(timeout=60) for _ in procs]
     for p in procs:
         p.join()
         assert p.exitcode == 0
-    final = float(((X @ w - y) ** 2).mean().item())
+    with tl.no_grad():
+        final = float(((model(X) - y) ** 2).mean().item())
+    # The parent never trained: its model moved only through the children's writes.
     assert final < loss0 / 20
-    # Every process trained the one parameter tensor: the last one to finish
-    # saw exactly the parameters the parent sees now.
-    last = [r[2] for r in results]
-    assert any(np.allclose(v, w.tolist()) for v in last)
-    assert all(r[1] < loss0 / 5 for r in results)
+    # The last process to finish saw exactly the parameters the parent sees now.
+    assert any(np.allclose(w, model.weight.tolist()) for _, _, w in finals)
+    assert all(loss < loss0 / 5 for _, loss, _ in finals)
 
 
 # ---- fork safety -------------------------------------------------------------------
@@ -371,3 +370,16 @@ def test_thread_pool_and_generators_work_after_fork():
     p.join(30)
     assert p.exitcode == 0
     assert got == (expected, draws)
+
+
+def test_parameter_subclass_and_attributes_cross_a_queue():
+    p = tl.nn.Parameter(tl.zeros(3))
+    p.tag = "weights"
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    q.put(p)
+    got = q.get(timeout=30)
+    assert type(got) is tl.nn.Parameter and got.requires_grad and got.tag == "weights"
+    with tl.no_grad():
+        got[1] = 5.0
+    assert p[1].item() == 5.0

@@ -12,7 +12,7 @@ import os
 from multiprocessing.reduction import ForkingPickler
 
 from .. import _C
-from ..serialization import UntypedStorage
+from ..serialization import UntypedStorage, _set_state
 
 __all__ = ["init_reductions", "reduce_tensor", "reduce_storage", "share_storage", "share_handle",
            "storage_from_handle", "tensor_from_bytes", "check_sendable"]
@@ -116,9 +116,10 @@ def check_sendable(tensor):
                            "before serializing (e.g., putting it on the queue).")
 
 
-def rebuild_tensor(cls, handle, dtype, offset, size, stride, requires_grad):
-    return tensor_from_bytes(storage_from_handle(*handle), cls, dtype, offset, size, stride,
-                             requires_grad)
+def rebuild_tensor(cls, handle, dtype, offset, size, stride, requires_grad, state=None):
+    t = tensor_from_bytes(storage_from_handle(*handle), cls, dtype, offset, size, stride,
+                          requires_grad)
+    return _set_state(t, state) if state else t
 
 
 def tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad):
@@ -138,8 +139,11 @@ def tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad
 def reduce_tensor(tensor):
     check_sendable(tensor)
     handle = share_handle(tensor)
+    # A subclass's attributes travel with it (pickled as usual).
+    state = getattr(tensor, "__dict__", None) or None
     return (rebuild_tensor, (type(tensor), handle, tensor.dtype, tensor.storage_offset(),
-                             tuple(tensor.shape), tuple(tensor.stride()), tensor.requires_grad))
+                             tuple(tensor.shape), tuple(tensor.stride()), tensor.requires_grad,
+                             state))
 
 
 def rebuild_storage(handle):
