@@ -20,7 +20,6 @@ not a copy.  Two sharing strategies, as in PyTorch:
 :func:`spawn` starts ``nprocs`` processes running ``fn(i, *args)`` and raises
 a child's error in the parent with the child's traceback."""
 import multiprocessing
-import sys
 from multiprocessing import *  # noqa: F401,F403
 
 from .reductions import init_reductions
@@ -57,4 +56,3 @@ def get_all_sharing_strategies():
 
 
 init_reductions()
-sys.modules.setdefault(__name__ + ".reductions", sys.modules[__name__ + ".reductions"])
