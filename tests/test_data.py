@@ -93,9 +93,7 @@ def test_iterable_dataset_len_warning_and_batches():
     assert batches == [[0, 1, 2], [3, 4, 5], [6]]
 
 
-def test_workers_are_not_available_yet():
-    with pytest.raises(NotImplementedError, match="num_workers=2.*torchlike.multiprocessing"):
-        DataLoader(Squares(3), num_workers=2)
+def test_main_process_has_no_worker_info_and_pin_memory_warns():
     assert get_worker_info() is None
     with pytest.warns(UserWarning, match="pin_memory"):
         DataLoader(Squares(3), pin_memory=True)

@@ -136,3 +136,22 @@ def _where(self, condition, y):
 
 
 Tensor.where = _where
+
+
+def _share_memory_(self):
+    """Move this tensor's storage into shared memory, in place: every view of
+    it stays valid and now shares memory with any process it is sent to.  A
+    no-op when it is shared already (or on CUDA, shared when sent)."""
+    if self.device.type == "cpu":
+        from .multiprocessing.reductions import share_storage
+        share_storage(self)
+    return self
+
+
+def _is_shared(self):
+    """Is this tensor's storage in shared memory (CUDA tensors: always)?"""
+    return self.device.type == "cuda" or _C._is_shared(self)
+
+
+Tensor.share_memory_ = _share_memory_
+Tensor.is_shared = _is_shared

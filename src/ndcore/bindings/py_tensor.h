@@ -192,6 +192,8 @@ extern PyType_Slot tl_py_buffer_slots[];
 
 /* storage accessors for pickling and save/load (py_storage.c) */
 extern PyMethodDef tl_py_storage_functions[];
+/* shared-memory handles for torchlike.multiprocessing (py_mp.c) */
+extern PyMethodDef tl_py_mp_functions[];
 
 
 #endif

@@ -16,14 +16,9 @@ from ... import random as _random
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from ._worker import _MultiProcessIter, get_worker_info
 
 __all__ = ["DataLoader", "get_worker_info"]
-
-
-def get_worker_info():
-    """Information about the current worker process: None in the main process
-    (the only one until worker processes exist)."""
-    return None
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -42,8 +37,16 @@ class DataLoader:
     ``shuffle``, ``sampler`` / ``batch_sampler`` (each exclusive with the
     options it replaces), ``collate_fn``, ``drop_last``, ``generator`` (for the
     RandomSampler that ``shuffle`` makes and the per-iterator seed).
-    ``num_workers > 0`` and the other worker options come with
-    torchlike.multiprocessing; until then they raise NotImplementedError."""
+    With ``num_workers > 0`` batches are made in that many worker processes
+    (``multiprocessing_context``: a start method name or context; the
+    default context otherwise) and reach this process through shared memory;
+    ``prefetch_factor`` batches per worker are requested ahead, ``in_order``
+    keeps the sampler's order whatever the workers' speed,
+    ``persistent_workers`` keeps the workers between passes, ``timeout``
+    bounds each wait for a batch, ``worker_init_fn(worker_id)`` runs first in
+    each worker.  A worker's exception is raised here with its traceback; a
+    worker that dies is a RuntimeError naming its id and signal.
+    ``pin_memory`` needs CUDA: without it, it warns and does nothing."""
 
     _frozen = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
                "persistent_workers")
@@ -64,12 +67,8 @@ class DataLoader:
                              "otherwise set prefetch_factor to None.")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if num_workers > 0:
-            raise NotImplementedError(
-                f"DataLoader(num_workers={num_workers}): loading in worker processes "
-                f"(num_workers, worker_init_fn, prefetch_factor, persistent_workers, timeout) "
-                f"comes with torchlike.multiprocessing and is not available yet; use "
-                f"num_workers=0")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
@@ -127,6 +126,7 @@ class DataLoader:
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
         self._IterableDataset_len_called = None
+        self._iterator = None
         if pin_memory:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.")
@@ -147,7 +147,15 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
-        return _SingleProcessIter(self)
+        if self.num_workers == 0:
+            return _SingleProcessIter(self)
+        if not self.persistent_workers:
+            return _MultiProcessIter(self)
+        if self._iterator is None:
+            self._iterator = _MultiProcessIter(self)
+        else:
+            self._iterator._reset()
+        return self._iterator
 
     def __len__(self):
         if self._dataset_kind == "iterable":
@@ -161,41 +169,28 @@ class DataLoader:
         return len(self._index_sampler)
 
 
-class _SingleProcessIter:
-    """One pass over a DataLoader in this process."""
+class _Fetcher:
+    """Makes the batch of one index (or list of indices) from a dataset: what
+    the single-process iterator does inline and each worker process does for
+    its share."""
 
-    def __init__(self, loader):
-        self._loader = loader
-        self._dataset = loader.dataset
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._collate_fn = loader.collate_fn
-        self._index_sampler = loader._index_sampler
-        # PyTorch draws one 64-bit seed per iterator (the workers' base seed)
-        # from the loader's generator; drawing it here too keeps the sampler's
-        # draws in the same place of the generator's stream.
-        self._base_seed = int(_C.empty((), dtype=_C.int64).random_(
-            generator=loader.generator if loader.generator is not None
-            else _random.default_generator).item())
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
-        self._iterable = loader._dataset_kind == "iterable"
-        self._dataset_iter = iter(self._dataset) if self._iterable else None
-        self._ended = False
+    def __init__(self, dataset, dataset_kind, auto_collation, collate_fn, drop_last):
+        self._dataset = dataset
+        self._auto_collation = auto_collation
+        self._collate_fn = collate_fn
+        self._drop_last = drop_last
+        self._iterable = dataset_kind == "iterable"
+        self._dataset_iter = iter(dataset) if self._iterable else None
+        self.ended = False
         self._fast_tensors = None
-        if (not self._iterable and self._auto_collation and self._collate_fn is default_collate
-                and type(self._dataset) is TensorDataset):
+        if (not self._iterable and auto_collation and collate_fn is default_collate
+                and type(dataset) is TensorDataset):
             # default_collate of TensorDataset samples is [stack(t[i] for i in batch) ...]:
             # one gather per tensor gives the same tensors without the per-row work.
-            self._fast_tensors = self._dataset.tensors
+            self._fast_tensors = dataset.tensors
 
-    def __iter__(self):
-        return self
-
-    def __len__(self):
-        return len(self._loader)
-
-    def _fetch(self, index):
+    def fetch(self, index):
+        """The batch for ``index``; StopIteration when an IterableDataset ended."""
         if self._iterable:
             if self._auto_collation:
                 data = []
@@ -203,12 +198,12 @@ class _SingleProcessIter:
                     try:
                         data.append(next(self._dataset_iter))
                     except StopIteration:
-                        self._ended = True
+                        self.ended = True
                         break
                 if not data or (self._drop_last and len(data) < len(index)):
                     raise StopIteration
             else:
-                if self._ended:
+                if self.ended:
                     raise StopIteration
                 data = next(self._dataset_iter)
             return self._collate_fn(data)
@@ -221,15 +216,49 @@ class _SingleProcessIter:
             return self._collate_fn(data)
         return self._collate_fn(self._dataset[index])
 
+
+def _draw_base_seed(loader):
+    # PyTorch draws one 64-bit seed per iterator (the workers' base seed) from
+    # the loader's generator; drawing it in every iterator keeps the sampler's
+    # draws in the same place of the generator's stream.
+    return int(_C.empty((), dtype=_C.int64).random_(
+        generator=loader.generator if loader.generator is not None
+        else _random.default_generator).item())
+
+
+class _SingleProcessIter:
+    """One pass over a DataLoader in this process."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._dataset = loader.dataset
+        self._base_seed = _draw_base_seed(loader)
+        self._index_sampler = loader._index_sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._iterable = loader._dataset_kind == "iterable"
+        self._fetcher = _Fetcher(loader.dataset, loader._dataset_kind, loader._auto_collation,
+                                 loader.collate_fn, loader.drop_last)
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._loader)
+
     def __next__(self):
-        if self._iterable and self._ended:
+        if self._iterable and self._fetcher.ended:
             raise StopIteration
         index = next(self._sampler_iter)
-        data = self._fetch(index)
+        data = self._fetcher.fetch(index)
         self._num_yielded += 1
-        expected = self._loader._IterableDataset_len_called
-        if self._iterable and expected is not None and self._num_yielded > expected:
-            warnings.warn(f"Length of IterableDataset {self._dataset} was reported to be "
-                          f"{expected} (when accessing len(dataloader)), but "
-                          f"{self._num_yielded} samples have been fetched. ")
+        _warn_iterable_length(self)
         return data
+
+
+def _warn_iterable_length(it):
+    expected = it._loader._IterableDataset_len_called
+    if it._iterable and expected is not None and it._num_yielded > expected:
+        warnings.warn(f"Length of IterableDataset {it._dataset} was reported to be "
+                      f"{expected} (when accessing len(dataloader)), but "
+                      f"{it._num_yielded} samples have been fetched. ")
