@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q scikit-build-core "numpy>=2" scipy-openblas32 apache-tvm-ffi pytest hypothesis scipy
 	# the demo and the notebook the tests execute
-	$(PY) -m pip install -q scikit-learn tqdm matplotlib nbclient nbformat ipykernel
+	$(PY) -m pip install -q scikit-learn tqdm matplotlib nbclient nbformat ipykernel safetensors
 	touch $@
 
 # Development build: _C lands in torchlike/ so the tree imports as it is.
