@@ -444,3 +444,15 @@ def test_crc32_options_and_damaged_pickles():
     data[info.header_offset + 30 + len("archive/data.pkl") + 5] ^= 0xFF
     with pytest.raises(RuntimeError, match="data.pkl fails its CRC-32 check"):
         tl.load(io.BytesIO(bytes(data)))
+
+
+def test_hostile_length_prefix_is_refused_before_allocating():
+    """BYTEARRAY8 with an absurd length: an UnpicklingError, not a huge allocation."""
+    import pickle
+    import struct
+    from torchlike.serialization import _WeightsUnpickler
+    data = b"\x80\x05" + pickle.BYTEARRAY8 + struct.pack("<Q", 0x0A68637260000000) + b"xy."
+    with pytest.raises(pickle.UnpicklingError, match="BYTEARRAY8"):
+        _WeightsUnpickler(io.BytesIO(data), lambda pid: None).load()
+    ok = pickle.dumps(bytearray(b"abc"), protocol=5)
+    assert _WeightsUnpickler(io.BytesIO(ok), lambda pid: None).load() == bytearray(b"abc")

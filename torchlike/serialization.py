@@ -853,6 +853,20 @@ class _WeightsUnpickler(pickle._Unpickler):
             raise _refused(full)
         return obj
 
+    def _load_bytearray8(self):
+        # pickle's own BYTEARRAY8 allocates the length the file states before
+        # reading anything: a hostile 8-byte length would ask for exabytes.
+        # Read first (never more than the file holds), then check.
+        (size,) = struct.unpack("<Q", self.read(8))
+        data = self.read(size)
+        if len(data) != size:
+            raise pickle.UnpicklingError(f"BYTEARRAY8 states {size} bytes but the pickle holds "
+                                         f"{len(data)}: the file is truncated or corrupt")
+        self.append(bytearray(data))
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch[pickle.BYTEARRAY8[0]] = _load_bytearray8
+
 
 class _FullUnpickler(pickle.Unpickler):
     """weights_only=False: PyTorch's names map to torchlike, others import as usual."""
