@@ -32,6 +32,13 @@ def _valid(value, ok):
     return _C.where(ok, value, _C.full_like(value, _NAN))
 
 
+def _broadcast(*xs):
+    """xs expanded to their common shape, each keeping its own requires_grad
+    (broadcast_tensors marks every output as requiring grad when one does)."""
+    shape = _C.broadcast_shapes(*[x.shape for x in xs])
+    return [x.expand(shape) for x in xs]
+
+
 def _log(x):
     return _C.log(x)
 
@@ -197,12 +204,12 @@ class beta_gen(_Continuous):
         return _C.where(inside, val, _C.full_like(val, _NEG_INF))
 
     def _cdf(self, z, a, b):
-        a, b, z = _C.broadcast_tensors(a, b, _C.clamp(z, 0.0, 1.0))
+        a, b, z = _broadcast(a, b, _C.clamp(z, 0.0, 1.0))
         return betainc(a, b, z)
 
     def _sf(self, z, a, b):
         # I_{1-x}(b, a): accurate where the cdf is close to 1
-        a, b, z = _C.broadcast_tensors(a, b, _C.clamp(z, 0.0, 1.0))
+        a, b, z = _broadcast(a, b, _C.clamp(z, 0.0, 1.0))
         return betainc(b, a, 1 - z)
 
 
@@ -249,7 +256,7 @@ class poisson_gen:
         k, mu, ok = self._prepare(k, mu, loc)
         k = _C.floor(k).detach()
         inside = k >= 0
-        val = gammaincc(*_C.broadcast_tensors(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
+        val = gammaincc(*_broadcast(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
         return _valid(_C.where(inside, val, _C.zeros_like(val)), ok)
 
     def logcdf(self, k, mu, loc=0):
@@ -259,7 +266,7 @@ class poisson_gen:
         k, mu, ok = self._prepare(k, mu, loc)
         k = _C.floor(k).detach()
         inside = k >= 0
-        val = gammainc(*_C.broadcast_tensors(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
+        val = gammainc(*_broadcast(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
         return _valid(_C.where(inside, val, _C.ones_like(val)), ok)
 
     def logsf(self, k, mu, loc=0):
