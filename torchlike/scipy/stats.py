@@ -71,13 +71,16 @@ class _Continuous:
         shapes, loc, scale = self._split(list(args), dict(kwargs), name)
         x, loc, scale, *shapes = as_tensors(x, loc, scale, *shapes)
         z = (x - loc) / scale
-        ok = (scale > 0) & self._argcheck(*shapes)
+        ok = scale > 0
+        shapes_ok = self._argcheck(*shapes)
+        if shapes_ok is not None:
+            ok = ok & shapes_ok
         return z, scale, shapes, ok
 
     def _argcheck(self, *shapes):
-        ok = _C.tensor(True)
+        ok = None
         for s in shapes:
-            ok = ok & (s > 0)
+            ok = (s > 0) if ok is None else ok & (s > 0)
         return ok
 
     def logpdf(self, x, *args, **kwargs):
