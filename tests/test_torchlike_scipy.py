@@ -104,6 +104,14 @@ def test_shape_parameter_gradients_of_densities(name):
     assert gradgradcheck(lambda *p: fn(T(xs), *p), params)
 
 
+def test_t_cdf_gradient_at_its_centre():
+    # at x == loc betainc's argument is 1, where its slope is infinite
+    x = T([0.0, 0.7, -1.5], True)
+    stats.t.cdf(x, 3.0, loc=0.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), ss.t.pdf([0.0, 0.7, -1.5], 3.0), rtol=1e-12)
+    assert gradgradcheck(lambda v: stats.t.cdf(v, 3.0), (T([0.0, 0.7], True),))
+
+
 def test_cdf_shape_parameter_gradient_says_not_implemented():
     a = T(2.5, True)
     with pytest.raises(NotImplementedError, match="'a'"):

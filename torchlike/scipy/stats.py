@@ -154,9 +154,15 @@ class t_gen(_Continuous):
                 - (df + 1) / 2 * _C.log1p(z * z / df))
 
     def _cdf(self, z, df):
-        # P(T < -|z|) = I_{df/(df+z^2)}(df/2, 1/2) / 2
-        tail = 0.5 * betainc(df / 2, _C.full_like(z, 0.5), df / (df + z * z))
-        return _C.where(z < 0, tail, 1 - tail)
+        # P(T < -|z|) = I_{df/(df+z^2)}(df/2, 1/2) / 2.  At z = 0 the chain rule
+        # meets betainc's infinite slope at 1 times a zero slope of the argument;
+        # there the value is written 1/2 + z pdf(0), which has the right slope.
+        zero = z == 0
+        zs = _C.where(zero, _C.ones_like(z), z)
+        df, zs = _broadcast(df, zs)
+        tail = 0.5 * betainc(df / 2, _C.full_like(zs, 0.5), df / (df + zs * zs))
+        at_zero = 0.5 + z * _C.exp(self._logpdf(_C.zeros_like(z), df))
+        return _C.where(zero, at_zero, _C.where(zs < 0, tail, 1 - tail))
 
     def _sf(self, z, df):
         return self._cdf(-z, df)
@@ -293,8 +299,6 @@ class multivariate_normal_gen:
     name = "multivariate_normal"
 
     def _params(self, mean, cov, name):
-        if mean is None and not isinstance(cov, _C.Tensor):
-            mean = 0.0
         if mean is None:
             mean = 0.0
         mean, cov = as_tensors(mean, cov)
