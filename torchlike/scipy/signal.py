@@ -26,7 +26,7 @@ def _check_mode(mode, name):
         raise ValueError(f"{name}: mode must be 'full', 'valid' or 'same', got {mode!r}")
 
 
-def _crop(full, mode, s1, s2, name):
+def _crop(full, mode, s1, s2):
     """The part of the full result that mode asks for."""
     if mode == "full":
         return full
@@ -96,13 +96,18 @@ def _choose(method, a, b, name):
     return method
 
 
-def convolve(in1, in2, mode="full", method="auto"):
-    """N-dimensional convolution of in1 and in2 (scipy.signal.convolve)."""
-    _check_mode(mode, "convolve")
+def _nd_inputs(in1, in2, mode, name):
+    _check_mode(mode, name)
     a, b = as_tensors(in1, in2)
     if a.dim() != b.dim():
-        raise ValueError(f"convolve: in1 and in2 should have the same dimensionality, got "
+        raise ValueError(f"{name}: in1 and in2 should have the same dimensionality, got "
                          f"shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    return a, b
+
+
+def convolve(in1, in2, mode="full", method="auto"):
+    """N-dimensional convolution of in1 and in2 (scipy.signal.convolve)."""
+    a, b = _nd_inputs(in1, in2, mode, "convolve")
     if a.dim() == 0:
         return a * b
     if a.numel() == 0 or b.numel() == 0:
@@ -112,7 +117,7 @@ def convolve(in1, in2, mode="full", method="auto"):
         a, b, s1, s2 = b, a, s2, s1
     method = _choose(method, a, b, "convolve")
     full = _full_direct(a, b) if method == "direct" else _full_fft(a, b)
-    return _crop(full, mode, s1, s2, "convolve")
+    return _crop(full, mode, s1, s2)
 
 
 def _reverse_conj(x):
@@ -122,11 +127,7 @@ def _reverse_conj(x):
 
 def correlate(in1, in2, mode="full", method="auto"):
     """N-dimensional cross-correlation: z[k] = sum_l in1[l + k - K] conj(in2[l])."""
-    _check_mode(mode, "correlate")
-    a, b = as_tensors(in1, in2)
-    if a.dim() != b.dim():
-        raise ValueError(f"correlate: in1 and in2 should have the same dimensionality, got "
-                         f"shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    a, b = _nd_inputs(in1, in2, mode, "correlate")
     if a.dim() == 0:
         return a * (b.conj() if b.is_complex() else b)
     if _valid_swap(list(a.shape), list(b.shape), mode, "correlate"):
@@ -191,7 +192,7 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
         full = _F.conv2d(ext.reshape((1, 1) + tuple(ext.shape)),
                          w.reshape((1, 1) + tuple(w.shape))).reshape(s1[0] + pad[0],
                                                                     s1[1] + pad[1])
-    return _crop(full, mode, s1, s2, "convolve2d")
+    return _crop(full, mode, s1, s2)
 
 
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):

@@ -261,22 +261,24 @@ class poisson_gen:
     def pmf(self, k, mu, loc=0):
         return _C.exp(self.logpmf(k, mu, loc))
 
-    def cdf(self, k, mu, loc=0):
+    def _cumulative(self, k, mu, loc, upper):
+        """P(K <= k) = Q(floor(k) + 1, mu), or P(K > k) = P(floor(k) + 1, mu) when upper."""
         k, mu, ok = self._prepare(k, mu, loc)
         k = _C.floor(k).detach()
         inside = k >= 0
-        val = gammaincc(*_broadcast(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
-        return _valid(_C.where(inside, val, _C.zeros_like(val)), ok)
+        a, mu = _broadcast(_C.where(inside, k, _C.zeros_like(k)) + 1, mu)
+        val = gammainc(a, mu) if upper else gammaincc(a, mu)
+        outside = _C.ones_like(val) if upper else _C.zeros_like(val)
+        return _valid(_C.where(inside, val, outside), ok)
+
+    def cdf(self, k, mu, loc=0):
+        return self._cumulative(k, mu, loc, upper=False)
 
     def logcdf(self, k, mu, loc=0):
         return _log(self.cdf(k, mu, loc))
 
     def sf(self, k, mu, loc=0):
-        k, mu, ok = self._prepare(k, mu, loc)
-        k = _C.floor(k).detach()
-        inside = k >= 0
-        val = gammainc(*_broadcast(_C.where(inside, k, _C.zeros_like(k)) + 1, mu))
-        return _valid(_C.where(inside, val, _C.ones_like(val)), ok)
+        return self._cumulative(k, mu, loc, upper=True)
 
     def logsf(self, k, mu, loc=0):
         return _log(self.sf(k, mu, loc))
