@@ -432,3 +432,59 @@ def test_special_is_the_numpy_special_namespace():
         assert getattr(special, name) is getattr(tnp.special, name)
     x = T([0.3, 1.2], True)
     assert gradcheck(lambda v: special.logsumexp(v, b=T([1.0, 2.0])), (x,))
+
+
+# ---------------------------------------------------------------- complex inputs
+
+def _complex(shape):
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def _complex_gradcheck(fn, *zs):
+    """gradcheck of fn over complex inputs, as real and imaginary parts (gradcheck
+    takes real inputs) with the output's real and imaginary parts stacked."""
+    parts = [T(p, True) for z in zs for p in (z.real, z.imag)]
+
+    def real_fn(*ps):
+        out = fn(*[ps[2 * i] + 1j * ps[2 * i + 1] for i in range(len(zs))])
+        return tl.stack([out.real, out.imag])
+    return gradcheck(real_fn, parts)
+
+
+def test_linalg_complex_values_and_gradients():
+    a, b = _complex((3, 3)), _complex((3, 2))
+    spd = a @ a.conj().T + 3 * np.eye(3)
+    Tc = lambda z: T(z, dtype=complex)  # noqa: E731
+    np.testing.assert_allclose(linalg.expm(Tc(a)).numpy(), sl.expm(a), rtol=1e-12)
+    np.testing.assert_allclose(linalg.sqrtm(Tc(a)).numpy(), sl.sqrtm(a), rtol=1e-11)
+    np.testing.assert_allclose(linalg.solve_triangular(Tc(a), Tc(b), trans=2, lower=True).numpy(),
+                               sl.solve_triangular(a, b, trans=2, lower=True), rtol=1e-12)
+    np.testing.assert_allclose(linalg.cho_solve(linalg.cho_factor(Tc(spd)), Tc(b)).numpy(),
+                               sl.cho_solve(sl.cho_factor(spd), b), rtol=1e-12)
+    np.testing.assert_allclose(linalg.solve_sylvester(Tc(a), Tc(a[:2, :2]), Tc(b)).numpy(),
+                               sl.solve_sylvester(a, a[:2, :2], b), rtol=1e-11)
+    for g, r in zip(linalg.lu(Tc(a)), sl.lu(a)):
+        np.testing.assert_allclose(g.numpy(), r, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(linalg.solve_banded((1, 1), Tc(a), Tc(b)).numpy(),
+                               sl.solve_banded((1, 1), a, b), rtol=1e-12)
+    assert _complex_gradcheck(linalg.expm, a)
+    assert _complex_gradcheck(linalg.sqrtm, spd)
+    assert _complex_gradcheck(lambda x, y: linalg.solve_triangular(x, y, trans=2), a, b)
+    assert _complex_gradcheck(lambda x, y: linalg.cho_solve(
+        linalg.cho_factor(x @ x.mT.conj(), lower=True), y), spd, b)
+    assert _complex_gradcheck(linalg.solve_sylvester, a, a[:2, :2], b)
+    assert _complex_gradcheck(lambda x: linalg.lu(x)[2], a)
+    assert _complex_gradcheck(lambda x, y: linalg.solve_banded((1, 1), x, y), a, b)
+
+
+def test_signal_complex_gradients():
+    x, h = _complex(6), _complex(3)
+    for method in ("direct", "fft"):
+        assert _complex_gradcheck(lambda p, q: signal.convolve(p, q, "same", method), x, h)
+        assert _complex_gradcheck(lambda p, q: signal.correlate(p, q, "valid", method), x, h)
+    assert _complex_gradcheck(lambda p, q: signal.correlate2d(p, q, "same", "wrap"),
+                              x.reshape(2, 3), h.reshape(1, 3))
+    np.testing.assert_allclose(
+        signal.convolve2d(T(x.reshape(2, 3), dtype=complex), T(h.reshape(1, 3), dtype=complex),
+                          "full", "symm").numpy(),
+        ssig.convolve2d(x.reshape(2, 3), h.reshape(1, 3), "full", "symm"), rtol=1e-12)
