@@ -171,6 +171,8 @@ def test_multivariate_normal_values_batches_and_gradients():
         fn(T(np.zeros((4, 2))), mean, cov)
     with pytest.raises(ValueError, match=r"do not agree"):
         fn(T(np.zeros(3)), np.zeros(3), np.eye(2))
+    with pytest.raises(NotImplementedError, match="allow_singular"):
+        fn(T(np.zeros(3)), np.zeros(3), np.eye(3), allow_singular=True)
 
 
 def test_dirichlet_values_gradients_and_errors():

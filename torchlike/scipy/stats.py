@@ -323,7 +323,11 @@ class multivariate_normal_gen:
                              f"and cov of shape {tuple(cov.shape)} do not agree")
         return mean, cov, dim
 
-    def logpdf(self, x, mean=None, cov=1):
+    def logpdf(self, x, mean=None, cov=1, allow_singular=False):
+        if allow_singular:
+            raise NotImplementedError("multivariate_normal.logpdf: allow_singular=True (a "
+                                      "pseudo-inverse density) is not implemented; cov must "
+                                      "be positive definite")
         mean, cov, dim = self._params(mean, cov, "logpdf")
         (x,) = as_tensors(x, dtype=mean.dtype)
         x = x.to(device=mean.device)
@@ -342,8 +346,8 @@ class multivariate_normal_gen:
         out = -0.5 * (dim * math.log(2 * math.pi) + logdet + maha)
         return _squeeze(out.reshape(x.shape[:-1]))
 
-    def pdf(self, x, mean=None, cov=1):
-        return _C.exp(self.logpdf(x, mean, cov))
+    def pdf(self, x, mean=None, cov=1, allow_singular=False):
+        return _C.exp(self.logpdf(x, mean, cov, allow_singular))
 
     def entropy(self, mean=None, cov=1):
         mean, cov, dim = self._params(mean, cov, "entropy")
