@@ -155,15 +155,15 @@ SCIPY = {
 }
 for dist, calls in {"norm": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"),
                     "t": ("cdf", "logcdf", "logpdf", "pdf"), "beta": ("cdf", "logpdf", "pdf"),
-                    "chi2": ("cdf", "logpdf", "pdf"), "gamma": ("cdf", "logpdf", "pdf"),
-                    "poisson": ("cdf", "logpmf", "pmf")}.items():
+                    "chi2": ("cdf", "logpdf", "pdf"), "gamma": ("cdf", "logpdf", "pdf")}.items():
     for call in calls:
-        extra = {"t": (4.0,), "beta": (2.0, 3.0), "chi2": (3.0,), "gamma": (2.0,),
-                 "poisson": (2.0,)}.get(dist, ())
-        arg = (lambda x: (x * 4).floor()) if dist == "poisson" else (lambda x: x)
-        SCIPY[f"stats.{dist}.{call}"] = (V, (lambda d, c, e, a: lambda x: _scipy_call(
-            "stats", f"{d}.{c}", a(x) if d != "poisson" else a(x).detach(), *e,
-            **({"loc": x} if d == "poisson" else {})))(dist, call, extra, arg))
+        extra = {"t": (4.0,), "beta": (2.0, 3.0), "chi2": (3.0,), "gamma": (2.0,)}.get(dist, ())
+        SCIPY[f"stats.{dist}.{call}"] = (V, (lambda d, c, e: lambda x: _scipy_call(
+            "stats", f"{d}.{c}", x, *e))(dist, call, extra))
+# poisson: HIPS differentiates with respect to the rate mu (k is an integer count)
+for call in ("cdf", "logpmf", "pmf"):
+    SCIPY[f"stats.poisson.{call}"] = (V, (lambda c: lambda x: _scipy_call(
+        "stats", f"poisson.{c}", (x * 4).floor().detach(), x + 1))(call))
 SCIPY["stats.multivariate_normal.logpdf"] = (V[:3], lambda x: _scipy_call(
     "stats", "multivariate_normal.logpdf", x, x * 0.5, np.eye(3)))
 SCIPY["stats.multivariate_normal.pdf"] = (V[:3], lambda x: _scipy_call(
