@@ -339,3 +339,11 @@ def test_idiom_differentiates(name, idiom):
     a = tl.from_numpy(INPUTS["A"].copy()).requires_grad_()
     assert f(a).requires_grad
     assert tl.autograd.gradcheck(f, (a,))
+
+
+def test_dtype_compares_with_any_string():
+    """== with text that names no dtype is simply False (NumPy's dtype raises
+    ValueError on such text; a comparison must not)."""
+    assert not (tl.float32 == "not a dtype: some report text")
+    assert tl.float32 != "float32x"
+    assert tl.float32 == "float32" and tl.float32 == "f4"

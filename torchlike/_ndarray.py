@@ -315,7 +315,7 @@ def _numpy_dtype_of(other):
             isinstance(other, type) and issubclass(other, np.generic)):
         try:
             return np.dtype(other)
-        except TypeError:
+        except (TypeError, ValueError):  # not a dtype name ("float32x", any text)
             return None
     return None
 
