@@ -10,6 +10,8 @@ import pytest
 import torchlike as tl
 from torchlike.autograd import gradcheck, gradgradcheck
 
+from fft_cases import CASES
+
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "fft")
 with open(os.path.join(GOLDEN, "torch_fft.json")) as f:
     META = json.load(f)
@@ -20,36 +22,11 @@ INPUTS = {"real64": lambda: tl.from_numpy(DATA["input_real"].copy()),
           "complex128": lambda: tl.from_numpy(DATA["input_cplx"].copy()),
           "int64": lambda: tl.from_numpy(DATA["input_ints"].copy())}
 
-CASES = {
-    "fft": lambda t: tl.fft.fft(t),
-    "fft_n_dim0": lambda t: tl.fft.fft(t, n=5, dim=0),
-    "ifft_ortho": lambda t: tl.fft.ifft(t, norm="ortho"),
-    "fft2_s": lambda t: tl.fft.fft2(t, s=(3, 8)),
-    "fftn_forward": lambda t: tl.fft.fftn(t, norm="forward"),
-    "ifftn_dim": lambda t: tl.fft.ifftn(t, dim=(0,)),
-    "rfft": lambda t: tl.fft.rfft(t.real if t.is_complex() else t),
-    "rfft_n": lambda t: tl.fft.rfft(t.real if t.is_complex() else t, n=9),
-    "irfft": lambda t: tl.fft.irfft(t),
-    "irfft_n": lambda t: tl.fft.irfft(t, n=7, norm="ortho"),
-    "rfftn": lambda t: tl.fft.rfftn(t.real if t.is_complex() else t),
-    "irfftn_s": lambda t: tl.fft.irfftn(t, s=(4, 9)),
-    "rfft2": lambda t: tl.fft.rfft2(t.real if t.is_complex() else t, norm="forward"),
-    "irfft2": lambda t: tl.fft.irfft2(t),
-    "hfft": lambda t: tl.fft.hfft(t),
-    "hfft_n": lambda t: tl.fft.hfft(t, n=8, norm="forward"),
-    "ihfft": lambda t: tl.fft.ihfft(t.real if t.is_complex() else t),
-    "hfft2": lambda t: tl.fft.hfft2(t),
-    "ihfftn": lambda t: tl.fft.ihfftn(t.real if t.is_complex() else t),
-    "fftshift": lambda t: tl.fft.fftshift(t),
-    "ifftshift_dim": lambda t: tl.fft.ifftshift(t, dim=1),
-}
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("inp", sorted(INPUTS))
 def test_matches_pytorch(case, inp):
     key = f"{case}__{inp}"
-    got = CASES[case](INPUTS[inp]())
+    got = CASES[case](tl.fft, INPUTS[inp]())
     want = META[key]
     assert got.dtype.name == want["dtype"]
     assert list(got.shape) == want["shape"]
