@@ -269,3 +269,12 @@ def test_bad_input_raises_numpy_exceptions():
         tnp.stack([t, t[:2]])
     with pytest.raises(ValueError, match="must be in the range"):
         tnp.quantile(t, 2.0)
+
+
+def test_broadcast_shapes_is_numpys():
+    import torchlike.numpy as tnp
+    for shapes in [((2, 3), (3,)), (), ((1,),), (5, (1,)), ((0, 1), (4,)), ((2, 1, 3), (4, 1))]:
+        assert tnp.broadcast_shapes(*shapes) == np.broadcast_shapes(*shapes)
+        assert type(tnp.broadcast_shapes(*shapes)) is tuple
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        tnp.broadcast_shapes((2, 3), (4,))

@@ -98,6 +98,16 @@ for _name in _FROM_TABLE:
 del _name
 
 
+def broadcast_shapes(*shapes):
+    """The shape that arrays of these shapes broadcast to, as a tuple; a
+    ValueError when they do not broadcast (NumPy's and the standard's)."""
+    try:
+        return tuple(_C.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s)
+                                           for s in shapes]))
+    except RuntimeError as error:
+        raise ValueError(str(error)) from None
+
+
 def expand_dims(x, /, axis=0):
     """Insert length-1 axes at ``axis`` (an int or a tuple of ints)."""
     return _TABLE[_np.expand_dims](x, axis)
