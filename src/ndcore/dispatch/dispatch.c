@@ -61,6 +61,13 @@ tl_status tl_dispatch_device(int n, const tl_tensor *const *ts, tl_device *devic
 {
   const tl_tensor *first = NULL;
   *device = tl_device_cpu();
+  /* All on the CPU, the common case: nothing to compare, no scalar to find. */
+  int cpu = 0;
+  while (cpu < n && (!ts[cpu] || !ts[cpu]->storage || ts[cpu]->storage->device.type ==
+                                                          TL_DEVICE_CPU))
+    cpu++;
+  if (cpu == n)
+    return TL_OK;
   for (int i = 0; i < n; i++) {
     if (!ts[i] || !ts[i]->storage || is_cpu_scalar(ts[i]))
       continue;
