@@ -4,8 +4,8 @@ an ndarray, and what NumPy's own Python code calls (``np.repeat`` calls
 
 The rule (docs/numpy.md lists every collision):
 - a spelling only NumPy uses -- ``axis=``, ``keepdims=``, ``ddof=``, ``order=``,
-  ``out=`` on a reduction, ``transpose()`` with no argument or with a
-  permutation -- selects NumPy's meaning;
+  ``initial=``/``where=`` on a reduction, ``transpose()`` with no argument or
+  with a permutation -- selects NumPy's meaning;
 - PyTorch's spelling keeps PyTorch's meaning; where one spelling means two
   things (``x.sort()``, ``x.nonzero()``, one-argument ``x.repeat(2)``),
   PyTorch wins;
@@ -13,9 +13,10 @@ The rule (docs/numpy.md lists every collision):
   ``x.cumsum()`` without a dim, ``x.item(0)``), NumPy's meaning is taken, since
   no PyTorch code can depend on the error.
 
-The wrappers below look at the spelling and hand the call to the
-``torchlike.numpy`` function of the same name, or to the original method.
-Both paths are recorded on the tape like any other call."""
+Each overridden method is a ``_C._Spelled`` (src/ndcore/bindings/py_spelling.c):
+it looks at the spelling in C and hands the call to the original method or to
+the NumPy-meaning function below (usually ``torchlike.numpy``'s).  Both paths
+are recorded on the tape like any other call."""
 import sys
 
 import numpy as np
@@ -31,19 +32,14 @@ def _numpy_ns():
     return tnp
 
 
-def _override(name, numpy_spelling, numpy_call, module=False):
-    """Replace ``Tensor.<name>`` by a wrapper that takes NumPy's meaning when
-    ``numpy_spelling(self, args, kwargs)`` says the call is spelled the NumPy way."""
-    original = getattr(Tensor, name, None)
+def _override(name, numpy_call, rule=_C._SPELL_KEYWORDS, keywords=(), module=False):
+    """Make ``Tensor.<name>`` a ``_C._Spelled``: the original method, unless the
+    call is spelled the NumPy way (``rule``, or one of ``keywords`` given; the
+    rules are in src/ndcore/bindings/py_spelling.c), then ``numpy_call``.
+    The choice is made in C, so PyTorch's spelling pays next to nothing."""
+    original = getattr(Tensor, name)
     _ORIGINAL[name] = original
-
-    def method(self, *args, **kwargs):
-        if original is None or (isinstance(self, Tensor) and numpy_spelling(self, args, kwargs)):
-            return numpy_call(self, *args, **kwargs)
-        return original(self, *args, **kwargs)
-    method.__name__ = name
-    method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = getattr(original, "__doc__", None)
+    method = _C._Spelled(original, numpy_call, rule, tuple(keywords))
     setattr(Tensor, name, method)
     # View functions are their method (torchlike.transpose is Tensor.transpose)
     # and stay so; reductions keep PyTorch's module function (torchlike.max).
@@ -52,33 +48,21 @@ def _override(name, numpy_spelling, numpy_call, module=False):
         setattr(package, name, method)
 
 
-def _has(*names):
-    return lambda self, args, kwargs: any(k in kwargs for k in names)
-
-
 # ---- reductions: axis=/keepdims=/out=/ddof= select NumPy ----------------------
 
 _REDUCE_KW = ("axis", "keepdims", "initial", "where")
 
+def _numpy_function(name):
+    return lambda self, *a, **k: getattr(_numpy_ns(), name)(self, *a, **k)
+
+
 for _name in ("max", "min"):
-    _override(_name, _has(*_REDUCE_KW),
-              lambda self, *a, _n=_name, **k: getattr(_numpy_ns(), _n)(self, *a, **k))
-
+    _override(_name, _numpy_function(_name), keywords=_REDUCE_KW)
 for _name in ("std", "var"):
-    _override(_name, _has("ddof", *_REDUCE_KW),
-              lambda self, *a, _n=_name, **k: getattr(_numpy_ns(), _n)(self, *a, **k))
-
-
-def _cumulative(name):
-    # NumPy: no axis means over the flattened array; PyTorch requires dim.
-    def spelled_numpy(self, args, kwargs):
-        return "axis" in kwargs or (not args and "dim" not in kwargs)
-    _override(name, spelled_numpy,
-              lambda self, *a, **k: getattr(_numpy_ns(), name)(self, *a, **k))
-
-
-_cumulative("cumsum")
-_cumulative("cumprod")
+    _override(_name, _numpy_function(_name), keywords=("ddof",) + _REDUCE_KW)
+# NumPy: no axis means over the flattened array; PyTorch requires dim.
+for _name in ("cumsum", "cumprod"):
+    _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
 
 
 def _ptp(self, axis=None, out=None, keepdims=False):
@@ -91,11 +75,6 @@ Tensor.ptp = _ptp
 # ---- shape: transpose, repeat, reshape/flatten with order= --------------------
 
 
-def _transpose_numpy(self, args, kwargs):
-    # PyTorch's transpose is exactly two dims (dim0, dim1), by position or name.
-    return "axes" in kwargs or (not kwargs and len(args) != 2)
-
-
 def _transpose(self, *args, axes=None):
     if axes is None and len(args) == 1:
         axes = args[0]
@@ -106,9 +85,10 @@ def _transpose(self, *args, axes=None):
     return self.permute(*axes)
 
 
-_override("transpose", _transpose_numpy, _transpose, module=True)
-_override("repeat", _has("axis"),
-          lambda self, repeats, axis=None: _numpy_ns().repeat(self, repeats, axis=axis))
+# PyTorch's transpose is exactly two dims (dim0, dim1), by position or name.
+_override("transpose", _transpose, _C._SPELL_TRANSPOSE, ("axes",), module=True)
+_override("repeat", lambda self, repeats, axis=None: _numpy_ns().repeat(self, repeats, axis=axis),
+          keywords=("axis",))
 
 
 def _fortran_reshape(self, shape):
@@ -138,15 +118,11 @@ def _flatten_numpy(self, order="C"):
     return _ORIGINAL["flatten"](self)
 
 
-_override("reshape", _has("order"), _reshape_numpy)
-_override("flatten", _has("order"), _flatten_numpy, module=True)
-_override("squeeze", _has("axis"), lambda self, axis=None:
+_override("reshape", _reshape_numpy, keywords=("order",))
+_override("flatten", _flatten_numpy, keywords=("order",), module=True)
+_override("squeeze", lambda self, axis=None:
           _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
-          module=True)
-
-def _view_numpy(self, args, kwargs):
-    return "dtype" in kwargs or (len(args) == 1 and _numpy_dtype_of(args[0]) is not None)
-
+          keywords=("axis",), module=True)
 
 def _view_as_dtype(self, dtype=None, type=None):
     """``x.view(np.int32)``: the same bytes read as another dtype."""
@@ -156,30 +132,19 @@ def _view_as_dtype(self, dtype=None, type=None):
     return _ORIGINAL["view"](self, getattr(_C, _numpy_dtype_of(dtype).name))
 
 
-_override("view", _view_numpy, _view_as_dtype)
+_override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))
 
 
 # ---- products and selection ---------------------------------------------------
 
 
-def _dot_numpy(self, args, kwargs):
-    # PyTorch's dot takes two 1-d tensors and refuses anything else.
-    other = args[0] if args else kwargs.get("b", kwargs.get("tensor"))
-    return "out" in kwargs or "b" in kwargs or self.ndim != 1 or not (
-        isinstance(other, Tensor) and other.ndim == 1)
-
-
-_override("dot", _dot_numpy, lambda self, b, out=None: _numpy_ns().dot(self, b, out=out))
-
-
-def _take_numpy(self, args, kwargs):
-    return "axis" in kwargs or "out" in kwargs or "mode" in kwargs or len(args) > 1 or (
-        args and not isinstance(args[0], Tensor))
-
-
-_override("take", _take_numpy,
-          lambda self, indices, axis=None, out=None, mode="raise":
-          _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode))
+# PyTorch's dot takes two 1-d tensors and refuses anything else; take, a tensor
+# of indices into the flattened input.
+_override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C._SPELL_DOT,
+          ("out", "b"))
+_override("take", lambda self, indices, axis=None, out=None, mode="raise":
+          _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
+          ("axis", "out", "mode"))
 
 
 # ---- copies and fills ---------------------------------------------------------
@@ -213,23 +178,28 @@ Tensor.fill = _fill
 
 
 class _SizeInt(int):
-    """``x.size``: the element count, as NumPy reads it (``0.5 * x.size``), that
-    can also be called as PyTorch's ``x.size()`` / ``x.size(dim)``."""
+    """``x.size`` read as an attribute: the element count, as NumPy reads it
+    (``0.5 * x.size``), that can also be called as PyTorch's ``x.size()`` /
+    ``x.size(dim)`` (for a bound method kept for later, or an assert that
+    pytest rewrites)."""
 
     def __new__(cls, tensor):
         self = int.__new__(cls, tensor.numel())
-        self._size = _ORIGINAL["size"].__get__(tensor)
+        self._tensor = tensor
         return self
 
     def __call__(self, dim=None):
-        return self._size() if dim is None else self._size(dim)
+        size = _ORIGINAL["size"]
+        return size(self._tensor) if dim is None else size(self._tensor, dim)
 
     def __repr__(self):
         return int.__repr__(self)
 
 
+# x.size(), x.size(0) call PyTorch's method straight from C; reading x.size
+# gives the callable int above (py_spelling.c, rule ATTRIBUTE).
 _ORIGINAL["size"] = Tensor.size
-Tensor.size = property(_SizeInt, doc=_SizeInt.__doc__)
+Tensor.size = _C._Spelled(Tensor.size, _SizeInt, _C._SPELL_ATTRIBUTE)
 
 
 def _strides(self):

@@ -192,6 +192,9 @@ extern PyType_Slot tl_py_buffer_slots[];
 
 /* storage accessors for pickling and save/load (py_storage.c) */
 extern PyMethodDef tl_py_storage_functions[];
+/* _C._Spelled: Tensor methods that take NumPy's meaning when spelled the NumPy
+ * way (py_spelling.c) */
+int tl_py_spelling_init(PyObject *m);
 /* shared-memory handles for torchlike.multiprocessing (py_mp.c) */
 extern PyMethodDef tl_py_mp_functions[];
 
