@@ -235,13 +235,21 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return (out, sign) if return_sign else out
 
 
-def _float_pair(a, b):
-    a, b = _tensor(a), _tensor(b)
-    a, b = _C.broadcast_tensors(a, b)
-    dtype = _C.result_type(a, b)
+def floating(*args):
+    """args as tensors of one floating dtype: the tensors' promoted dtype, the
+    default float when that is integral; Python numbers take it too."""
+    tensors = [_tensor(a) for a in args]
+    given = [a for a in args if isinstance(a, _C.Tensor)] or tensors
+    dtype = given[0].dtype
+    for t in given[1:]:
+        dtype = _C.promote_types(dtype, t.dtype)
     if not (dtype.is_floating_point or dtype.is_complex):
         dtype = _C.get_default_dtype()
-    return a.to(dtype), b.to(dtype)
+    return [t.to(dtype) for t in tensors]
+
+
+def _float_pair(a, b):
+    return _C.broadcast_tensors(*floating(a, b))
 
 
 def _unary(name):

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from . import _C
+from ._special import floating
 from .autograd.function import Function
 
 Tensor = _C.Tensor
@@ -38,24 +39,18 @@ def _scipy():
 
 
 def _inputs(args, func):
-    """Tensors of one floating dtype (torchlike's promotion: integers and Python
-    numbers take the floating dtype of the tensors)."""
-    tensors = [a if isinstance(a, Tensor) else _C.tensor(a) for a in args]
-    given = [a for a in args if isinstance(a, Tensor)] or tensors
-    dtype = given[0].dtype
-    for t in given[1:]:
-        dtype = _C.promote_types(dtype, t.dtype)
-    if not (dtype.is_floating_point or dtype.is_complex):
-        dtype = _C.get_default_dtype()
-    if dtype in (_C.float16, _C.bfloat16):
-        dtype = _C.float32
+    """Tensors of one floating dtype (_special.floating); half precision computes
+    in float32, as SciPy has no half loops."""
+    tensors = floating(*args)
     for t in tensors:
         if t.device.type != "cpu":
             raise NotImplementedError(f"scipy.special.{func}: no kernel for device "
                                       f"{t.device}; SciPy computes it on the host only")
+    if tensors[0].dtype in (_C.float16, _C.bfloat16):
+        tensors = [t.to(_C.float32) for t in tensors]
     # Not broadcast here: SciPy broadcasts, and a broadcast view of a constant
     # would be tied to the history of the tensors it was broadcast with.
-    return [t.to(dtype) for t in tensors]
+    return tensors
 
 
 class _HostSpecial(Function):
