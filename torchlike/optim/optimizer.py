@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from .. import _C
 from .._C import Tensor
 from ..autograd.grad_mode import no_grad
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -28,24 +29,6 @@ required = _RequiredParameter()
 
 _global_pre_hooks = OrderedDict()
 _global_post_hooks = OrderedDict()
-_hook_ids = itertools.count()
-
-
-class RemovableHandle:
-    """What the register_* methods return: `remove()` takes the hook out."""
-
-    def __init__(self, hooks):
-        self._hooks = hooks
-        self.id = next(_hook_ids)
-
-    def remove(self):
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def register_optimizer_step_pre_hook(hook):
