@@ -383,13 +383,6 @@ def _use_multi_tensor(foreach, differentiable, *tensor_lists):
     return True
 
 
-def _get_value(x):
-    return x.item() if isinstance(x, Tensor) else x
-
-
-_no_grad = no_grad
-
-
 def _multi_tensor_step(kind, group, params, grads, buffers, scalars, fresh=None):
     """Run one group's step in the C multi-tensor kernel when it can, and
     return True; False means the caller runs its per-parameter path.
