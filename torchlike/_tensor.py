@@ -6,6 +6,7 @@ from . import _C
 from ._tensor_str import tensor_repr
 from . import _ufunc  # noqa: F401  (installs __array_ufunc__'s Python path)
 from ._array_function import array_function
+from .utils.hooks import RemovableHandle
 
 Tensor = _C.Tensor
 
@@ -68,33 +69,13 @@ Tensor.__array_priority__ = 1000
 Tensor.__array_function__ = array_function
 
 
-class RemovableHandle:
-    """What register_hook returns: ``remove()`` takes the hook out again."""
-
-    def __init__(self, hooks, entry):
-        self._hooks = hooks
-        self._entry = entry
-
-    def remove(self):
-        for i, e in enumerate(self._hooks):
-            if e is self._entry:
-                del self._hooks[i]
-                break
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 def _register_hook(self, hook):
     """Call ``hook(grad)`` whenever a gradient for this tensor is computed; a
     tensor it returns replaces the gradient."""
     hooks, output_nr = self._hook_list()
     entry = (output_nr, hook)
     hooks.append(entry)
-    return RemovableHandle(hooks, entry)
+    return RemovableHandle(hooks, entry=entry)
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

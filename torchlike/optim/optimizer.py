@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from .. import _C
 from .._C import Tensor
 from ..autograd.grad_mode import no_grad
+from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -28,24 +29,6 @@ required = _RequiredParameter()
 
 _global_pre_hooks = OrderedDict()
 _global_post_hooks = OrderedDict()
-_hook_ids = itertools.count()
-
-
-class RemovableHandle:
-    """What the register_* methods return: `remove()` takes the hook out."""
-
-    def __init__(self, hooks):
-        self._hooks = hooks
-        self.id = next(_hook_ids)
-
-    def remove(self):
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def register_optimizer_step_pre_hook(hook):
@@ -398,13 +381,6 @@ def _use_multi_tensor(foreach, differentiable, *tensor_lists):
                     or t.dtype not in (_C.float32, _C.float64)):
                 return False
     return True
-
-
-def _get_value(x):
-    return x.item() if isinstance(x, Tensor) else x
-
-
-_no_grad = no_grad
 
 
 def _multi_tensor_step(kind, group, params, grads, buffers, scalars, fresh=None):

@@ -46,6 +46,17 @@ def register_module_forward_hook(hook):
     return handle
 
 
+def _remove_from(name, *dicts_or_sets):
+    """Drop ``name`` from each dict or set that holds it (Module.__setattr__
+    moving an attribute from one store to another)."""
+    for d in dicts_or_sets:
+        if name in d:
+            if isinstance(d, dict):
+                del d[name]
+            else:
+                d.discard(name)
+
+
 def _addindent(text, spaces):
     lines = text.split("\n")
     if len(lines) == 1:
@@ -275,20 +286,12 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name, value):
-        def remove_from(*dicts_or_sets):
-            for d in dicts_or_sets:
-                if name in d:
-                    if isinstance(d, dict):
-                        del d[name]
-                    else:
-                        d.discard(name)
-
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(self.__dict__, self._buffers, self._modules,
-                        self._non_persistent_buffers_set)
+            _remove_from(name, self.__dict__, self._buffers, self._modules,
+                         self._non_persistent_buffers_set)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -300,8 +303,8 @@ class Module:
             if isinstance(value, Module):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
-                remove_from(self.__dict__, self._parameters, self._buffers,
-                            self._non_persistent_buffers_set)
+                _remove_from(name, self.__dict__, self._parameters, self._buffers,
+                             self._non_persistent_buffers_set)
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
@@ -318,7 +321,7 @@ class Module:
                         persistent = value.persistent
                     else:
                         persistent = name not in self._non_persistent_buffers_set
-                    remove_from(self.__dict__, self._parameters, self._modules)
+                    _remove_from(name, self.__dict__, self._parameters, self._modules)
                     self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
