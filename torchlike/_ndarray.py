@@ -129,7 +129,8 @@ def _view_as_dtype(self, dtype=None, type=None):
     if type is not None:
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
-    return _ORIGINAL["view"](self, getattr(_C, _numpy_dtype_of(dtype).name))
+    from ._array_function import tl_dtype
+    return _ORIGINAL["view"](self, tl_dtype(dtype))
 
 
 _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))
