@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-pytest.importorskip("scipy")
+import scipy  # noqa: E402,F401  (a test dependency: make test installs it)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

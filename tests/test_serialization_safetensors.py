@@ -104,7 +104,7 @@ def test_truncated_files_are_refused(tmp_path):
 
 
 def test_save_file_through_the_package(tmp_path):
-    safetensors = pytest.importorskip("safetensors")
+    import safetensors  # an optional extra of torchlike; make test installs it
     tensors = sample_tensors()
     tensors["strided"] = tl.arange(12.0).reshape(3, 4).t()
     path = tmp_path / "p.safetensors"
