@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _C
 from .. import fft as _tlfft
-from .._array_function import TABLE, as_tensor, tl_dtype
+from .._array_function import TABLE, as_tensor, finish, tl_dtype
 
 Tensor = _C.Tensor
 
@@ -27,18 +27,11 @@ def _input(a):
     return x
 
 
-def _finish(result, out):
-    if out is None:
-        return result
-    out[...] = result
-    return out
-
-
 def _one_dim(name):
     op = getattr(_tlfft, name)
 
     def fn(a, n=None, axis=-1, norm=None, out=None):
-        return _finish(op(_input(a), n=n, dim=axis, norm=norm), out)
+        return finish(op(_input(a), n=n, dim=axis, norm=norm), out)
     return _named(fn, name)
 
 
@@ -46,7 +39,7 @@ def _many_dims(name, default_axes):
     op = getattr(_tlfft, name)
 
     def fn(a, s=None, axes=default_axes, norm=None, out=None):
-        return _finish(op(_input(a), s=s, dim=axes, norm=norm), out)
+        return finish(op(_input(a), s=s, dim=axes, norm=norm), out)
     return _named(fn, name)
 
 
