@@ -229,8 +229,11 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 # as end points they are built here from recorded ops, so the result is
 # differentiable in start and stop, and broadcasts them as NumPy does.
 
-def _spaced(start, stop, num, endpoint, axis, dtype):
-    """(start, stop broadcast, the unit steps 0 .. 1 along a new leading dim)."""
+@implements(np.linspace)
+def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0:
+        return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     start, stop = as_tensor(start), as_tensor(stop)
@@ -238,30 +241,19 @@ def _spaced(start, stop, num, endpoint, axis, dtype):
     if not (work.is_floating_point or work.is_complex):
         work = _C.float64
     start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))
+    # the unit steps 0 .. 1 along a new leading dim, in the real dtype of work
     div = (num - 1) if endpoint else num
     frac = _C.arange(num, dtype=_C.float64, device=start.device)
-    frac = (frac / div if div > 0 else frac * 0).to(work if work.is_floating_point else
-                                                     _C.float64)
+    frac = frac / div if div > 0 else frac * 0
+    if work.is_floating_point:
+        frac = frac.to(work)
     frac = frac.reshape(num, *([1] * start.ndim))
-    return start, stop, frac, div, work
-
-
-def _place_axis(result, axis, ndim):
-    axis = axis + ndim + 1 if axis < 0 else axis
-    return _C.movedim(result, 0, axis) if axis else result
-
-
-@implements(np.linspace)
-def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
-    if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0:
-        return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
-    start, stop, frac, div, work = _spaced(start, stop, num, endpoint, axis, dtype)
     step = (stop - start) / div if div > 0 else stop * float("nan")
     result = start + frac * (stop - start)
     if endpoint and num > 1:
         result = _C.cat([result[:-1], stop.unsqueeze(0)], 0)  # the end point exactly
-    result = _place_axis(result, axis, start.ndim).to(tl_dtype(dtype) or work)
+    axis = axis + start.ndim + 1 if axis < 0 else axis
+    result = (_C.movedim(result, 0, axis) if axis else result).to(tl_dtype(dtype) or work)
     return (result, step) if retstep else result
 
 
