@@ -10,7 +10,7 @@
 tl_kernel tl_dispatch_table[TL_OP_COUNT][TL_DEVICE_COUNT][TL_DTYPE_COUNT];
 
 /* Devices whose memory host code may read (tl_dispatch_host_memory). */
-static bool host_memory[TL_DEVICE_COUNT] = {[TL_DEVICE_CPU] = true};
+bool tl_dispatch_host_memory_table[TL_DEVICE_COUNT] = {[TL_DEVICE_CPU] = true};
 
 void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dtypes,
                                tl_loop_fn loop)
@@ -93,18 +93,13 @@ const void *tl_dispatch_kernel(tl_op op, tl_dtype dtype, int n, const tl_tensor 
   return k ? k->set : NULL;
 }
 
-bool tl_dispatch_host_memory(tl_device device)
-{
-  return host_memory[device.type];
-}
-
 tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend)
 {
   /* The device's own row, kept while it holds the CPU's. */
   static tl_kernel own[TL_OP_COUNT][TL_DTYPE_COUNT];
   if (device != TL_DEVICE_FAKE)
     return tl_error_set(TL_ERR_VALUE, "only the fake test device can borrow the CPU kernels");
-  if (lend == host_memory[device])
+  if (lend == tl_dispatch_host_memory_table[device])
     return TL_OK;
   for (int op = 0; op < TL_OP_COUNT; op++)
     for (int d = 0; d < TL_DTYPE_COUNT; d++) {
@@ -116,7 +111,7 @@ tl_status tl_dispatch_lend_cpu_kernels(tl_device_type device, bool lend)
   /* Fake memory is host memory behind tagged addresses; the CPU kernels need
    * the plain ones. */
   tl_backend_fake_plain_pointers(lend);
-  host_memory[device] = lend;
+  tl_dispatch_host_memory_table[device] = lend;
   return TL_OK;
 }
 

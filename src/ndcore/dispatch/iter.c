@@ -95,7 +95,8 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
   for (int k = 0; k < noperands; k++) {
     const tl_tensor *t = ops[k];
-    if (!tl_device_eq(tl_tensor_device(t), it->device) && !is_cpu_scalar(t))
+    /* ops[0] is out, whose device it->device is. */
+    if (k > 0 && !tl_device_eq(tl_tensor_device(t), it->device) && !is_cpu_scalar(t))
       return tl_check_same_device(2, (const tl_tensor *[]){out, t});
     int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
     int lead = out->ndim - t->ndim;

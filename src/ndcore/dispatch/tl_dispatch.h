@@ -92,8 +92,12 @@ const void *tl_dispatch_kernel(tl_op op, tl_dtype dtype, int n, const tl_tensor 
 /* Can host code read this device's memory?  The CPU's, always; another
  * device's only while a test has lent it the CPU kernels (below), since its
  * memory is then host memory by construction.  The CPU iterator refuses
- * every other pointer. */
-bool tl_dispatch_host_memory(tl_device device);
+ * every other pointer.  Inline: the CPU iterator asks on every run. */
+extern bool tl_dispatch_host_memory_table[TL_DEVICE_COUNT];
+static inline bool tl_dispatch_host_memory(tl_device device)
+{
+  return tl_dispatch_host_memory_table[device.type];
+}
 
 /* Test hook: give the fake device (host memory) the CPU's kernels for every
  * op (lend = true), or give it its own row back (lend = false).  While lent,

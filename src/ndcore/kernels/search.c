@@ -137,6 +137,19 @@ static inline bool differs(tl_dtype d, uint64_t ka, uint64_t kb)
   return ka != kb || tl_sort_key_is_nan(d, ka);
 }
 
+/* unique's counts: the size of each of the `groups` runs that start[] bounds
+ * (start[groups] is the end), on `device`. */
+static tl_status group_counts(tl_tensor *counts, const int64_t *start, int64_t groups,
+                              tl_device device)
+{
+  if (tl_tensor_empty(counts, TL_DTYPE_I64, 1, &groups, device) != TL_OK)
+    return tl_error_status();
+  int64_t *c = tl_tensor_data(counts);
+  for (int64_t g = 0; g < groups; g++)
+    c[g] = start[g + 1] - start[g];
+  return TL_OK;
+}
+
 tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inverse,
                         tl_tensor *counts)
 {
@@ -189,13 +202,8 @@ tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, t
       for (int64_t i = group_start[g]; i < group_start[g + 1]; i++)
         inv[from ? from[i] : i] = g;
   }
-  if (counts) {
-    if (tl_tensor_empty(counts, TL_DTYPE_I64, 1, &groups, tl_tensor_device(in)) != TL_OK)
-      goto fail;
-    int64_t *c = tl_tensor_data(counts);
-    for (int64_t g = 0; g < groups; g++)
-      c[g] = group_start[g + 1] - group_start[g];
-  }
+  if (counts && group_counts(counts, group_start, groups, tl_tensor_device(in)) != TL_OK)
+    goto fail;
   free(group_start);
   release(&flat);
   release(&sorted);
@@ -303,13 +311,8 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
       goto fail;
     memcpy(tl_tensor_data(inverse), group_of, sizeof(int64_t) * (size_t)rows);
   }
-  if (counts) {
-    if (tl_tensor_empty(counts, TL_DTYPE_I64, 1, &groups, tl_tensor_device(in)) != TL_OK)
-      goto fail;
-    int64_t *c = tl_tensor_data(counts);
-    for (int64_t g = 0; g < groups; g++)
-      c[g] = starts[g + 1] - starts[g];
-  }
+  if (counts && group_counts(counts, starts, groups, tl_tensor_device(in)) != TL_OK)
+    goto fail;
   free(keys);
   free(order);
   free(group_of);
