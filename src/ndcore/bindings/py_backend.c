@@ -74,17 +74,6 @@ static PyObject *bad_to(PyObject *args)
   return NULL;
 }
 
-static int flag_arg(PyObject *o, bool *out)
-{
-  if (!o || o == Py_None)
-    return 0;
-  int r = PyObject_IsTrue(o);
-  if (r < 0)
-    return -1;
-  *out = r;
-  return 0;
-}
-
 /* to(dtype, non_blocking=False, copy=False) / to(device=None, dtype=None,
  * non_blocking=False, copy=False) / to(other, non_blocking=False, copy=False) */
 PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -162,7 +151,7 @@ PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
       return bad_to(args);
   if ((pos[0] && pos[0] != Py_None && tl_py_parse_device(pos[0], &device) < 0) ||
       (pos[1] && pos[1] != Py_None && tl_py_parse_dtype(pos[1], &dtype) < 0) ||
-      flag_arg(pos[2], &non_blocking) < 0 || flag_arg(pos[3], &copy) < 0)
+      tl_py_bool_arg(pos[2], &non_blocking) < 0 || tl_py_bool_arg(pos[3], &copy) < 0)
     return NULL;
   return move(self, device, dtype, non_blocking, copy);
 }
@@ -176,7 +165,7 @@ static int parse_nb(const char *func, PyObject *args, PyObject *kwargs, PyObject
   snprintf(fmt, sizeof fmt, "|OOO:%s", func);
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, device, &nb, &mf))
     return -1;
-  return flag_arg(nb, non_blocking);
+  return tl_py_bool_arg(nb, non_blocking);
 }
 
 PyObject *tl_py_tensor_cpu(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -211,7 +200,7 @@ PyObject *tl_py_tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs)
   PyObject *src, *nb = NULL;
   bool non_blocking = false;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:copy_", kwlist, &src, &nb) ||
-      flag_arg(nb, &non_blocking) < 0)
+      tl_py_bool_arg(nb, &non_blocking) < 0)
     return NULL;
   tl_tensor s = {0};
   bool weak;
