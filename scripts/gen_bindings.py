@@ -257,8 +257,9 @@ def impl_groups(sigs):
 
 
 def ops_def_names():
+    """{op name: its enum name} of every ops.def op."""
     with open(OPS_DEF) as f:
-        return set(re.findall(r'^TL_OP\(\w+,\s*"(\w+)"', f.read(), re.M))
+        return {name: enum for enum, name in re.findall(r'^TL_OP\((\w+),\s*"(\w+)"', f.read(), re.M)}
 
 
 def is_op(sig, ops=None):
@@ -358,7 +359,7 @@ def gen_bindings_c(sigs):
     for impl, members in groups.items():
         for s in members:
             if is_op(s, ops):
-                out.append(f"    [TL_OP_{s.name.upper()}] = bind_{impl},")
+                out.append(f"    [TL_OP_{ops[s.name]}] = bind_{impl},")
     out.append("};\n")
     out.append("PyMethodDef tl_py_generated_methods[] = {")
     for name in methods:

@@ -86,6 +86,10 @@ CALLS = {
     "multinomial": "T.multinomial(r, 1)",
     # a copy with a cast
     "copy_": "f.copy_(fi)",
+    # neural-network kernels (src/nn)
+    "softmax": "C.softmax(f, 1)", "log_softmax": "C.log_softmax(f, 1)",
+    "_softmax_backward_data": "C._softmax_backward_data(f, f, 1, T.float32)",
+    "_log_softmax_backward_data": "C._log_softmax_backward_data(f, f, 1, T.float32)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -708,5 +708,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_linalg_init();
   tl_grad_formulas_inplace_init();
   tl_grad_formulas_bessel_init();
+  tl_grad_formulas_nn_softmax_init();
   return 0;
 }

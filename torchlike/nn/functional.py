@@ -334,31 +334,19 @@ def glu(input, dim=-1):
     return a * _C.sigmoid(b)
 
 
-def _softmax_args(input, dim, dtype):
-    """The softmax family's shared prologue: the default dim and the cast."""
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably in one pass
+    (src/nn/softmax)."""
     if dim is None:
         dim = _softmax_dim(input.ndim)
-    if dtype is not None:
-        input = input.to(dtype=dtype)
-    return input, dim
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x) / sum(exp(x))`` along ``dim``, computed stably."""
-    input, dim = _softmax_args(input, dim, dtype)
-    if input.numel() == 0:
-        return input * 1
-    shifted = input - input.amax(dim=dim, keepdim=True).detach()
-    e = _C.exp(shifted)
-    return e / e.sum(dim=dim, keepdim=True)
+    return _C.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``x - logsumexp(x)`` along ``dim``."""
-    input, dim = _softmax_args(input, dim, dtype)
-    if input.numel() == 0:
-        return input * 1
-    return input - _C.logsumexp(input, dim, keepdim=True)
+    """``x - logsumexp(x)`` along ``dim`` (src/nn/softmax)."""
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

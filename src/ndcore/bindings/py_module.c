@@ -4,7 +4,8 @@
 #define TL_NUMPY_IMPORT
 #include "ndcore/bindings/py_tensor.h"
 #include "grad/py_grad.h"
-#include "ndcore/bindings/py_optim.h"
+#include "nn/bindings/py_optim.h"
+#include "nn/tl_nn.h"
 #include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/linalg/tl_linalg.h"
@@ -151,6 +152,7 @@ PyMODINIT_FUNC PyInit__C(void)
   import_array();
   tl_storage_init();
   tl_dispatch_init();
+  tl_nn_register();
   tl_parallel_set_lock_hooks(gil_release, gil_take);
   PyObject *m = PyModule_Create(&module_def);
   if (!m)

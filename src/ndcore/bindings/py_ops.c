@@ -397,7 +397,7 @@ int tl_py_ops_init(PyObject *module)
       opfuncs[op][inplace] = f; /* the module or the type keeps it alive */
       PyObject *name = ((tl_py_opfunc *)f)->name;
       int r = (inplace ? 0 : PyModule_AddObjectRef(module, PyUnicode_AsUTF8(name), f));
-      if (r == 0)
+      if (r == 0 && kind != TL_OPKIND_NN) /* nn ops are functions (torch.nn.functional) */
         r = PyObject_SetAttr((PyObject *)tl_py_tensor_type, name, f);
       Py_DECREF(f);
       if (r < 0)

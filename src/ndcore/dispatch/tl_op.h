@@ -21,6 +21,7 @@ typedef enum {
   TL_OPKIND_SORT,        /* sorting and searching; own signatures (py_sort.c) */
   TL_OPKIND_CLAMP,       /* clamp(x, min, max): elementwise, either bound optional */
   TL_OPKIND_INDEX,       /* gather, scatter, index_ and masked_ ops, take, put (py_index.c) */
+  TL_OPKIND_NN,          /* neural-network kernels of src/nn: a _C function, no Tensor method */
   /* Kinds whose Python spelling is written elsewhere: no op function is
    * generated for them (py_ops.c); they exist for the kernel table. */
   TL_OPKIND_SUBSCRIPT,   /* t[idx] (py_index.c) */

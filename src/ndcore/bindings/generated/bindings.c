@@ -433,6 +433,43 @@ static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py
   return tl_py_impl_diagonal_scatter(func, &a);
 }
 
+/* softmax, log_softmax */
+static PyObject *bind_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "dtype", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_softmax a;
+  a.dim = 0;
+  a.dtype = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0)
+    return NULL;
+  return tl_py_impl_softmax(op, &a);
+}
+
+/* _softmax_backward_data, _log_softmax_backward_data */
+static PyObject *bind_softmax_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "output", "dim", "input_dtype", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_softmax_backward a;
+  a.dim = 0;
+  a.input_dtype = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "output", v[1], false, &a.output) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_dtype(v[3], &a.input_dtype) < 0)
+    return NULL;
+  return tl_py_impl_softmax_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -457,6 +494,10 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_MODE] = bind_mode,
     [TL_OP_CUMMAX] = bind_cummax,
     [TL_OP_CUMMIN] = bind_cummax,
+    [TL_OP_SOFTMAX] = bind_softmax,
+    [TL_OP_LOG_SOFTMAX] = bind_softmax,
+    [TL_OP_SOFTMAX_BACKWARD] = bind_softmax_backward,
+    [TL_OP_LOG_SOFTMAX_BACKWARD] = bind_softmax_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

@@ -210,6 +210,25 @@ typedef struct {
 } tl_py_args_diagonal_scatter;
 PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a);
 
+/* softmax(Tensor input, int dim, dtype? dtype=None)
+ * log_softmax(Tensor input, int dim, dtype? dtype=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  int dtype; /* -1: None */
+} tl_py_args_softmax;
+PyObject *tl_py_impl_softmax(tl_op op, const tl_py_args_softmax *a);
+
+/* _softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)
+ * _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *output; /* borrowed */
+  int64_t dim;
+  int input_dtype; /* -1: None */
+} tl_py_args_softmax_backward;
+PyObject *tl_py_impl_softmax_backward(tl_op op, const tl_py_args_softmax_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

@@ -742,6 +742,32 @@ static const tl_py_param params_multinomial[] = {
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params_softmax[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params_log_softmax[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__softmax_backward_data[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"input_dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__log_softmax_backward_data[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"input_dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -961,5 +987,13 @@ const tl_py_sig tl_py_sigs[] = {
      "randperm(int n, *, Generator? generator=None, dtype? dtype=None, device? device=None)"},
     {"multinomial", "random", params_multinomial, 4, 3,
      "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None)"},
+    {"softmax", "nn_softmax", params_softmax, 3, 3,
+     "softmax(Tensor input, int dim, dtype? dtype=None)"},
+    {"log_softmax", "nn_softmax", params_log_softmax, 3, 3,
+     "log_softmax(Tensor input, int dim, dtype? dtype=None)"},
+    {"_softmax_backward_data", "nn_softmax", params__softmax_backward_data, 4, 4,
+     "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
+    {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
+     "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 109;
+const int tl_py_sig_count = 113;

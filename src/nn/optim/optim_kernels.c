@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "nn/optim_job.h"
+#include "nn/optim/optim_job.h"
 #include "ndcore/dispatch/tl_parallel.h"
 
 static const struct {

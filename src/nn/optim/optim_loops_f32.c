@@ -3,4 +3,4 @@
 #define TL_SQRT sqrtf
 #define TL_FABS fabsf
 #define TL_OPTIM_RANGE tl_optim_range_f32
-#include "nn/optim_loops.h"
+#include "nn/optim/optim_loops.h"

@@ -3,7 +3,7 @@
 #ifndef TL_OPTIM_JOB_H
 #define TL_OPTIM_JOB_H
 
-#include "nn/tl_optim.h"
+#include "nn/optim/tl_optim.h"
 
 #define TL_OPTIM_NK 8 /* coefficients per slot */
 

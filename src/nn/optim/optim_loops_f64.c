@@ -3,4 +3,4 @@
 #define TL_SQRT sqrt
 #define TL_FABS fabs
 #define TL_OPTIM_RANGE tl_optim_range_f64
-#include "nn/optim_loops.h"
+#include "nn/optim/optim_loops.h"

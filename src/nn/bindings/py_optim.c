@@ -10,8 +10,8 @@
  * state tensors (the step counter first); fresh (SGD) a list of bools or None.
  * Everything is checked here, then the step runs without the GIL.           */
 #include "ndcore/bindings/py_tensor.h"
-#include "ndcore/bindings/py_optim.h"
-#include "nn/tl_optim.h"
+#include "nn/bindings/py_optim.h"
+#include "nn/optim/tl_optim.h"
 
 static const char *const kind_names[TL_OPTIM_COUNT] = {
     [TL_OPTIM_SGD] = "sgd",         [TL_OPTIM_ADAM] = "adam",

@@ -12,7 +12,7 @@
  * and second moments, B momentum buffer; k[] the slot's coefficients. */
 #include <math.h>
 
-#include "nn/optim_job.h"
+#include "nn/optim/optim_job.h"
 
 typedef TL_OPTIM_REAL real;
 

@@ -1,0 +1,170 @@
+/* softmax_cpu.c - the CPU's softmax, log_softmax and their backward.
+ *
+ * The tensor is seen as (outer, len, inner) around `dim`.  When dim is the
+ * last one (inner == 1) each line is a contiguous row and the loops run along
+ * it; otherwise a block of up to BLOCK neighbouring lines is done at once, the
+ * loops running across the block, so both cases are unit-stride SIMD loops.
+ * Work is in float for float32/float16/bfloat16 and in double for float64;
+ * operands of another dtype or layout are first made contiguous in the work
+ * dtype, and a result in another dtype is cast last.  Rows are split across
+ * the thread pool.                                                        */
+#include <math.h>
+
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_vecmath.h"
+#include "nn/softmax/tl_softmax.h"
+
+enum { BLOCK = 64 };
+
+typedef struct {
+  const void *x, *g; /* input (forward) or output (backward); grad_output */
+  void *y;           /* result */
+  int64_t len, inner, blocks; /* blocks per outer index */
+  bool log, f64;
+} softmax_job;
+
+/* ---- typed lines -------------------------------------------------------------------
+ * Written once per work type by TL_SOFTMAX_LINES(suffix, T, EXP, LOG); each
+ * function handles `w` lines of `len` elements whose elements are `inner`
+ * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
+TL_VECMATH_BEGIN
+#define TL_SOFTMAX_LINES(forward, backward, T, EXP, LOG)                                   \
+  static void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,       \
+                      int64_t w, bool take_log)                                              \
+  {                                                                                        \
+    T m[BLOCK], s[BLOCK];                                                                  \
+    for (int64_t j = 0; j < w; j++) {                                                      \
+      m[j] = -INFINITY;                                                                    \
+      s[j] = 0;                                                                            \
+    }                                                                                      \
+    for (int64_t i = 0; i < len; i++) {                                                    \
+      const T *xi = x + i * inner;                                                         \
+      _Pragma("omp simd") for (int64_t j = 0; j < w; j++) m[j] = xi[j] > m[j] ? xi[j] : m[j]; \
+    }                                                                                      \
+    for (int64_t i = 0; i < len; i++) {                                                    \
+      const T *xi = x + i * inner;                                                         \
+      T *yi = y + i * inner;                                                               \
+      _Pragma("omp simd") for (int64_t j = 0; j < w; j++) {                                \
+        T e = EXP(xi[j] - m[j]);                                                           \
+        s[j] += e;                                                                         \
+        yi[j] = e;                                                                         \
+      }                                                                                    \
+    }                                                                                      \
+    for (int64_t j = 0; j < w; j++)                                                        \
+      s[j] = take_log ? m[j] + LOG(s[j]) : 1 / s[j];                                            \
+    for (int64_t i = 0; i < len; i++) {                                                    \
+      const T *xi = x + i * inner;                                                         \
+      T *yi = y + i * inner;                                                               \
+      if (take_log)                                                                        \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) yi[j] = xi[j] - s[j];          \
+      else                                                                                 \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) yi[j] *= s[j];                 \
+    }                                                                                      \
+  }                                                                                        \
+  /* dx = y * (g - sum(g * y))  or  dx = g - exp(y) * sum(g) */                           \
+  static void backward(const T *restrict yv, const T *restrict g, T *restrict dx,           \
+                       int64_t len, int64_t inner, int64_t w, bool take_log)                 \
+  {                                                                                        \
+    T s[BLOCK];                                                                            \
+    for (int64_t j = 0; j < w; j++)                                                        \
+      s[j] = 0;                                                                            \
+    for (int64_t i = 0; i < len; i++) {                                                    \
+      const T *gi = g + i * inner, *yi = yv + i * inner;                                   \
+      if (take_log)                                                                           \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) s[j] += gi[j];                 \
+      else                                                                                 \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) s[j] += gi[j] * yi[j];         \
+    }                                                                                      \
+    for (int64_t i = 0; i < len; i++) {                                                    \
+      const T *gi = g + i * inner, *yi = yv + i * inner;                                   \
+      T *di = dx + i * inner;                                                              \
+      if (take_log)                                                                           \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = gi[j] - EXP(yi[j]) * s[j]; \
+      else                                                                                 \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = yi[j] * (gi[j] - s[j]); \
+    }                                                                                      \
+  }
+TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, float, tl_expf, logf)
+TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, double, exp, log)
+TL_VECMATH_END
+
+/* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
+TL_SIMD_CLONES
+static void softmax_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const softmax_job *job = ctx;
+  int64_t line = job->len * job->inner, step = job->inner == 1 ? 1 : BLOCK;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t o = r / job->blocks, j0 = (r % job->blocks) * step;
+    int64_t w = job->inner - j0 < step ? job->inner - j0 : step, at = o * line + j0;
+    if (job->f64 && job->g)
+      softmax_backward_lines_f64((const double *)job->x + at, (const double *)job->g + at,
+                                 (double *)job->y + at, job->len, job->inner, w, job->log);
+    else if (job->f64)
+      softmax_lines_f64((const double *)job->x + at, (double *)job->y + at, job->len, job->inner,
+                        w, job->log);
+    else if (job->g)
+      softmax_backward_lines_f32((const float *)job->x + at, (const float *)job->g + at,
+                                 (float *)job->y + at, job->len, job->inner, w, job->log);
+    else
+      softmax_lines_f32((const float *)job->x + at, (float *)job->y + at, job->len, job->inner, w,
+                        job->log);
+  }
+}
+
+/* `t` as a contiguous tensor of dtype `work`: t itself when it already is one,
+ * else a converted copy in *tmp. */
+static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
+{
+  if (t->dtype == work && tl_tensor_is_contiguous(t))
+    return t;
+  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
+}
+
+/* Run the forward (g NULL) or backward job over x (and g) into out. */
+static tl_status run(const tl_tensor *x, const tl_tensor *g, int dim, bool log, tl_tensor *out)
+{
+  tl_dtype work = x->dtype == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32;
+  tl_tensor xt = {0}, gt = {0}, yt = {0};
+  tl_status status;
+  const tl_tensor *xw = as_work(x, work, &xt), *gw = g ? as_work(g, work, &gt) : NULL;
+  bool direct = out->dtype == work; /* out is contiguous: the entry point made it */
+  if (!xw || (g && !gw) || (!direct && tl_tensor_empty(&yt, work, out->ndim, out->shape,
+                                                       tl_tensor_device(out)) != TL_OK)) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t numel = tl_tensor_numel(x);
+  if (numel > 0) {
+    softmax_job job = {.x = tl_tensor_data(xw), .g = gw ? tl_tensor_data(gw) : NULL,
+                       .y = tl_tensor_data(direct ? out : &yt), .log = log,
+                       .f64 = work == TL_DTYPE_F64};
+    job.len = x->ndim ? x->shape[dim] : 1;
+    job.inner = 1;
+    for (int i = dim + 1; i < x->ndim; i++)
+      job.inner *= x->shape[i];
+    job.blocks = job.inner == 1 ? 1 : (job.inner + BLOCK - 1) / BLOCK;
+    int64_t rows = numel / (job.len * job.inner) * job.blocks;
+    int64_t per_row = job.len * (job.inner == 1 ? 1 : BLOCK);
+    tl_storage_bump(out->storage);
+    tl_parallel_for(rows, 1 + 16384 / per_row, softmax_range, &job);
+  }
+  status = direct ? TL_OK : tl_tensor_copy(out, &yt);
+done:
+  tl_tensor_release(&xt);
+  tl_tensor_release(&gt);
+  tl_tensor_release(&yt);
+  return status;
+}
+
+tl_status tl_cpu_softmax(const tl_tensor *in, int dim, bool log, tl_tensor *out)
+{
+  return run(in, NULL, dim, log, out);
+}
+
+tl_status tl_cpu_softmax_backward(const tl_tensor *grad, const tl_tensor *output, int dim, bool log,
+                                  tl_tensor *grad_input)
+{
+  return run(output, grad, dim, log, grad_input);
+}

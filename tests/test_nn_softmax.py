@@ -1,0 +1,179 @@
+"""softmax, log_softmax and softmin: the fused kernels of src/nn/softmax.
+
+Values against a NumPy reference over dtypes, dims, 0-d, empty,
+non-contiguous and broadcast inputs; gradients and second derivatives by
+finite differences; the backward ops on their own; errors; and the kernel
+on the fake device (subprocess, like tests/test_dispatch.py)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+
+# the derivatives gradchecked here (tests/test_grad_registry.py reads this)
+GRADCHECKED = {"softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backward_data"}
+
+
+def np_softmax(x, dim, log=False):
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 0:
+        return np.zeros_like(x) if log else np.ones_like(x)
+    m = np.max(x, axis=dim, keepdims=True) if x.shape[dim] else 0
+    e = np.exp(x - m)
+    s = e.sum(axis=dim, keepdims=True)
+    with np.errstate(divide="ignore"):
+        return x - m - np.log(s) if log else e / s
+
+
+TOL = {T.float64: 1e-12, T.float32: 2e-6, T.float16: 2e-3, T.bfloat16: 1.6e-2}
+
+
+def to_numpy(t):
+    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("shape,dim", [((), 0), ((7,), 0), ((3, 5), 1), ((3, 5), 0),
+                                       ((2, 3, 130), 1), ((4, 70, 3), -2), ((2, 0, 3), 1),
+                                       ((0, 4), 1), ((2, 3, 4, 5), 3), ((1, 200), 0)])
+def test_values_match_numpy(shape, dim, dtype, log):
+    x = np.random.default_rng(0).standard_normal(shape) * 4
+    t = T.tensor(x, dtype=dtype)
+    ref = np_softmax(to_numpy(t).astype(np.float64), dim, log)
+    y = (F.log_softmax if log else F.softmax)(t, dim)
+    assert y.dtype == dtype and y.shape == t.shape
+    np.testing.assert_allclose(to_numpy(y), ref, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_non_contiguous_and_broadcast_inputs(log):
+    base = np.random.default_rng(1).standard_normal((6, 8, 5))
+    fn = F.log_softmax if log else F.softmax
+    for view in (lambda a: a[:, ::2, :], lambda a: a.transpose(2, 0, 1), lambda a: a[::-1, :, 1:4]):
+        x = view(base)
+        t = view(T.tensor(base)) if not isinstance(view(T.tensor(base)), np.ndarray) else None
+        for dim in range(3):
+            np.testing.assert_allclose(fn(t, dim).numpy(), np_softmax(x, dim, log), rtol=1e-12,
+                                       atol=1e-12)
+    row = np.random.default_rng(2).standard_normal(5)
+    t = T.tensor(row).expand(4, 5)
+    np.testing.assert_allclose(fn(t, 1).numpy(), np_softmax(np.broadcast_to(row, (4, 5)), 1, log),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_extreme_values_stay_finite_and_nan_propagates():
+    x = T.tensor([[1000.0, 0.0, -1000.0], [-1e30, -1e30, 5.0], [float("-inf"), 0.0, 1.0]])
+    y = F.softmax(x, 1).numpy()
+    np.testing.assert_allclose(y, np_softmax(x.numpy().astype(np.float64), 1), atol=1e-7)
+    ly = F.log_softmax(x, 1).numpy()
+    assert ly[0, 2] == np.float32(-2000.0) and ly[2, 0] == -np.inf
+    nan = F.softmax(T.tensor([[1.0, float("nan"), 2.0], [1.0, 2.0, 3.0]]), 1).numpy()
+    assert np.isnan(nan[0]).all() and np.isfinite(nan[1]).all()
+
+
+def test_dtype_argument_casts_the_input_first():
+    x = T.tensor([[1.0, 2.0, 3.0]], dtype=T.float16)
+    y = F.softmax(x, 1, dtype=T.float64)
+    assert y.dtype == T.float64
+    np.testing.assert_allclose(y.numpy(), np_softmax(x.float().numpy(), 1), rtol=1e-12)
+    xi = T.tensor([[1, 2, 3]])
+    assert F.log_softmax(xi, 1, dtype=T.float32).dtype == T.float32
+    assert T.softmax(x, 1).dtype == T.float16 and x.softmax(1).dtype == T.float16
+
+
+def test_softmin_is_softmax_of_the_negation():
+    x = np.random.default_rng(3).standard_normal((3, 4))
+    np.testing.assert_allclose(F.softmin(T.tensor(x), 1).numpy(), np_softmax(-x, 1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape,dim", [((5,), 0), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), 1), ((), 0)])
+def test_gradients_and_second_derivatives(shape, dim, log):
+    fn = F.log_softmax if log else F.softmax
+    x = T.tensor(np.random.default_rng(4).standard_normal(shape), requires_grad=True)
+    assert gradcheck(lambda a: fn(a, dim), (x,))
+    assert gradgradcheck(lambda a: fn(a, dim), (x,))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_backward_ops_match_the_formula_and_have_derivatives(log):
+    rng = np.random.default_rng(5)
+    x, g = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    y = np_softmax(x, 1, log)
+    ref = g - np.exp(y) * g.sum(1, keepdims=True) if log else y * (g - (g * y).sum(1, keepdims=True))
+    op = T._C._log_softmax_backward_data if log else T._C._softmax_backward_data
+    out = op(T.tensor(g), T.tensor(y), 1, T.float64)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-12)
+    assert op(T.tensor(g), T.tensor(y), 1, T.float32).dtype == T.float32
+    gt = T.tensor(g, requires_grad=True)
+    yt = T.tensor(y, requires_grad=True)
+    assert gradcheck(lambda a, b: op(a, b, 1, T.float64), (gt, yt))
+
+
+def test_grad_of_softmax_with_dtype_comes_back_in_the_inputs_dtype():
+    x = T.tensor([[0.5, 1.0, -1.0]], dtype=T.float32, requires_grad=True)
+    F.softmax(x, 1, dtype=T.float64)[0, 0].backward()
+    assert x.grad.dtype == T.float32
+    y = np_softmax(np.array([[0.5, 1.0, -1.0]]), 1)
+    np.testing.assert_allclose(x.grad.numpy()[0], y[0, 0] * (np.eye(3)[0] - y[0]), rtol=1e-6)
+
+
+def test_the_tape_keeps_the_output_not_the_input():
+    x = T.randn(4, 5, requires_grad=True)
+    y = F.softmax(x, 1)
+    with T.no_grad():
+        x.mul_(2)  # the formula reads only y: no version error
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.zeros((4, 5)), atol=1e-6)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(RuntimeError, match="expected a floating point input, got int64"):
+        T._C.softmax(T.tensor([1, 2]), 0)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        F.softmax(T.randn(2, 3), 2)
+    with pytest.raises(RuntimeError, match=r"grad_output of shape \[2, 3\] does not match output of "
+                                           r"shape \[3, 2\]"):
+        T._C._softmax_backward_data(T.randn(2, 3), T.randn(3, 2), 1, T.float32)
+    with pytest.raises(TypeError, match="input_dtype"):
+        T._C._softmax_backward_data(T.randn(2, 3), T.randn(2, 3), 1, None)
+
+
+def test_implicit_dim_warns_as_pytorch():
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        y = F.softmax(T.randn(2, 3))
+    np.testing.assert_allclose(y.sum(1).numpy(), np.ones(2), rtol=1e-6)
+
+
+def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
+    code = textwrap.dedent("""
+        import numpy as np
+        import torchlike as T
+        C = T._C
+        C._fake_enable()
+        x = T.randn(3, 4).to("fake")
+        try:
+            C.softmax(x, 1)
+        except NotImplementedError as e:
+            assert str(e) == "softmax(): no kernel for device fake:0 and dtype float32", e
+        else:
+            raise AssertionError("ran without a kernel")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        x = T.randn(3, 4).to("fake")  # fake memory made while lent is host-readable
+        for fn in (C.softmax, C.log_softmax):
+            y = fn(x, 1)
+            assert str(y.device) == "fake:0"
+            np.testing.assert_array_equal(y.cpu().numpy(), fn(x.cpu(), 1).numpy())
+        xr = x.detach().requires_grad_()
+        C.log_softmax(xr, 0).sum().backward()
+        assert str(xr.grad.device) == "fake:0"
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
