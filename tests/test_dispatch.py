@@ -72,6 +72,7 @@ CALLS = {
     "linalg.solve": "L.solve(f, f)", "linalg.inv": "L.inv(f)",
     "linalg.cholesky": "L.cholesky(f)", "linalg.det": "L.det(f)",
     "linalg.slogdet": "L.slogdet(f)", "logdet": "T.logdet(f)", "linalg.qr": "L.qr(f)",
+    "geqrf": "T.geqrf(f)",
     "linalg.svd": "L.svd(f)", "linalg.eigh": "L.eigh(f)", "linalg.eig": "L.eig(f)",
     "linalg.lu_factor": "L.lu_factor(f)", "linalg.lu": "L.lu(f)",
     "linalg.lu_solve": "L.lu_solve(lu, piv, f)",

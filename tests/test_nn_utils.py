@@ -152,3 +152,12 @@ def test_fuse_conv_bn_eval_matches_the_pair():
                                rtol=1e-5, atol=1e-5)
     with pytest.raises(AssertionError, match="eval"):
         nn.utils.fuse_conv_bn_eval(conv.train(), bn)
+
+
+def test_torch_func_functional_call_is_the_stateless_one():
+    import torchlike
+    m = torchlike.nn.Linear(2, 1)
+    out = torchlike.func.functional_call(m, {"weight": torchlike.ones(1, 2), "bias": torchlike.zeros(1)},
+                                         (torchlike.tensor([[1.0, 2.0]]),))
+    assert out.tolist() == [[3.0]]
+    assert torchlike.func.functional_call is torchlike.nn.utils.stateless.functional_call

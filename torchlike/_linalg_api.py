@@ -13,9 +13,10 @@ from ._einsum import einsum
 
 __all__ = ["einsum", "det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
            "pinverse", "matrix_power", "svd", "qr", "cross", "chain_matmul", "adjoint",
-           "cholesky_inverse"]
+           "cholesky_inverse", "matrix_exp", "orgqr", "geqrf"]
 
 _SVD = namedtuple("svd", ["U", "S", "V"])
+_GEQRF = namedtuple("geqrf", ["a", "tau"])
 
 
 def det(input):
@@ -95,9 +96,28 @@ def chain_matmul(*matrices):
     return linalg.multi_dot(matrices)
 
 
+def matrix_exp(input):
+    return linalg.matrix_exp(input)
+
+
+def geqrf(input):
+    """LAPACK's QR in its own storage: ``a`` holds R on and above the diagonal
+    and the Householder vectors below it, ``tau`` their factors
+    (linalg.householder_product(a, tau) is Q)."""
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"geqrf(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return _GEQRF(*input._geqrf())
+
+
+def orgqr(input, tau):
+    """torch.orgqr: linalg.householder_product under LAPACK's name."""
+    return linalg.householder_product(input, tau)
+
+
 Tensor = _C.Tensor
 for _name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve",
-              "cholesky_inverse", "pinverse", "matrix_power", "svd", "qr", "cross", "adjoint"):
+              "cholesky_inverse", "pinverse", "matrix_power", "svd", "qr", "cross", "adjoint",
+              "matrix_exp", "orgqr", "geqrf"):
     setattr(Tensor, _name, globals()[_name])
 
 

@@ -19,7 +19,7 @@ __all__ = [
     "eigh", "eigvalsh", "eig", "eigvals", "lstsq", "norm", "vector_norm", "matrix_norm",
     "pinv", "matrix_rank", "cond", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
     "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
-    "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex",
+    "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex", "matrix_exp", "householder_product",
 ]
 
 
@@ -48,6 +48,7 @@ LUFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 matmul = _C.matmul
+from ._matrix_functions import householder_product, matrix_exp  # noqa: E402
 
 
 def _out(result, out):

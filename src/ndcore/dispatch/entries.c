@@ -303,6 +303,13 @@ tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode
   return set ? set->linalg_qr(q, r, a, mode) : tl_error_status();
 }
 
+tl_status tl_linalg_geqrf(tl_tensor *a_out, tl_tensor *tau, const tl_tensor *a)
+{
+  const tl_tensor *devs[] = {a};
+  const tl_linalg_kernels *set = tl_dispatch_kernel(TL_OP_GEQRF, a->dtype, 1, devs);
+  return set ? set->linalg_qr(a_out, tau, a, 'g') : tl_error_status();
+}
+
 tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
                         bool full_matrices, bool compute_uv)
 {

@@ -137,7 +137,7 @@ void tl_linalg_register(void)
       TL_OP_DET,
       TL_OP_SLOGDET,
       TL_OP_LOGDET,
-      TL_OP_QR,
+      TL_OP_QR, TL_OP_GEQRF,
       TL_OP_SVD,
       TL_OP_EIGH,
       TL_OP_EIG,

@@ -685,7 +685,7 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 
 tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
 {
-  const char *fn = "linalg.qr";
+  const char *fn = mode == 'g' ? "geqrf" : "linalg.qr";
   tl_tensor tmp[2] = {{0}}; /* factored a, tau */
   void *work = NULL;
   tl_status st;
@@ -694,7 +694,10 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
   int nb = a->ndim - 2;
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
   int64_t count = tl_lapack_batch_count(nb, a->shape);
-  int64_t qcols = mode == 'c' ? m : k, rrows = mode == 'c' ? m : k;
+  /* mode 'g' (geqrf): q is the factored matrix itself (Householder vectors
+   * below the diagonal, R on and above it), r the scalar factors tau. */
+  bool raw = mode == 'g';
+  int64_t qcols = mode == 'c' ? m : raw ? n : k, rrows = mode == 'c' ? m : k;
   int64_t wcols = qcols > n ? qcols : n; /* the factored matrix grows to hold Q */
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
   const int64_t size = (int64_t)tl_dtype_size(d);
@@ -707,7 +710,8 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
   view.shape[nb + 1] = n;
   if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
       (st = tl_lapack_empty(&tmp[1], tl_tensor_device(a), d, nb, a->shape, 1, &k)) != TL_OK ||
-      (st = tl_lapack_colmajor_empty(r, tl_tensor_device(a), d, nb, a->shape, rrows, n)) != TL_OK)
+      (st = raw ? tl_lapack_empty(r, tl_tensor_device(a), d, nb, a->shape, 1, &k)
+                : tl_lapack_colmajor_empty(r, tl_tensor_device(a), d, nb, a->shape, rrows, n)) != TL_OK)
     goto done;
   /* mode 'r' returns an empty Q, as PyTorch does */
   if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_tensor_device(a))
@@ -720,7 +724,7 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
     int l1 = work_size(d, query);
     lwork = l1 > lwork ? l1 : lwork;
   }
-  if (mode != 'R' && m > 0 && qcols > 0) {
+  if (mode != 'R' && !raw && m > 0 && qcols > 0) {
     lp_orgqr(d, (int)m, (int)qcols, (int)k, tmp[0].storage->data, lda, query, query, -1);
     int l2 = work_size(d, query);
     lwork = l2 > lwork ? l2 : lwork;
@@ -734,6 +738,11 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
     char *am = tl_lapack_matrix_at(&tmp[0], i, m, wcols), *tau = (char *)tl_tensor_data(&tmp[1]) + i * k * size;
     if (m > 0 && n > 0)
       lp_geqrf(d, (int)m, (int)n, am, lda, tau, work, lwork);
+    if (raw) {
+      memcpy(tl_lapack_matrix_at(q, i, m, n), am, (size_t)(m * n * size));
+      memcpy((char *)tl_tensor_data(r) + i * k * size, tau, (size_t)(k * size));
+      continue;
+    }
     /* R: the upper triangle of the first rrows rows. */
     char *rm = tl_lapack_matrix_at(r, i, rrows, n);
     for (int64_t j = 0; j < n; j++)

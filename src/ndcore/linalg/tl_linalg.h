@@ -74,6 +74,9 @@ tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a);
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper);
 /* mode: 'r' (reduced), 'c' (complete), 'R' (r only: q left empty). */
 tl_status tl_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode);
+/* LAPACK's geqrf: a_out holds R on and above the diagonal and the Householder
+ * vectors below it, tau their scalar factors (*, min(m, n)); as torch.geqrf. */
+tl_status tl_linalg_geqrf(tl_tensor *a_out, tl_tensor *tau, const tl_tensor *a);
 /* u, vh left unallocated when compute_uv is false. */
 tl_status tl_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
                         bool full_matrices, bool compute_uv);

@@ -2,7 +2,7 @@
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 def _norm_except_dim(v, dim):
@@ -99,3 +99,137 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
             else 0
     return parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+
+
+# ---- orthogonal -----------------------------------------------------------------------------
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _positive_qr(A):
+    """The Q of A = QR (A tall) with diag(R) made real and non-negative, so the
+    factorisation, and Q, are unique."""
+    from ... import linalg
+    Q, R = linalg.qr(A)
+    return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+def _is_orthogonal(Q):
+    from ... import _C
+    k, n = Q.shape[-1], Q.shape[-2]
+    eye = _C.eye(k, dtype=Q.dtype, device=Q.device)
+    import numpy as np
+    eps = 10.0 * n * float(np.finfo(str(Q.dtype).split(".")[-1].replace("complex64", "float32")
+                                    .replace("complex128", "float64")).eps)
+    return bool(((Q.mH @ Q) - eye).abs().amax() <= eps) if Q.numel() else True
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained (*, n, k) tensor to one with orthonormal columns
+    (rows when n < k), through the matrix exponential or the Cayley map of a
+    skew-symmetric matrix built from its lower triangle, or a product of
+    Householder reflectors stored below its diagonal.  With the dynamic
+    trivialization, the result is multiplied by the orthogonal ``base``
+    matrix, which right_inverse sets, so the unconstrained tensor starts at
+    the map's origin."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        from ... import _C, linalg
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        # X is tall: (*, n, k) with n >= k
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:  # embed into an (*, n, n) square matrix
+                X = _C.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH  # skew-symmetric (skew-Hermitian)
+            if self.orthogonal_map == "matrix_exp":
+                Q = linalg.matrix_exp(A)
+            else:  # (I + A/2)(I - A/2)^-1, as a solve
+                eye = _C.eye(n, dtype=A.dtype, device=A.device)
+                Q = linalg.solve(eye - 0.5 * A, eye + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = linalg.householder_product(A, tau)
+            # the diagonal of X holds +-1: which reflections are flipped (no gradient)
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).detach().int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q):
+        from ... import _C, geqrf
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            if tuple(Q.shape) != tuple(self.shape):
+                raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                                 f"Got a tensor of shape {Q.shape}.")
+            Q_init = Q
+            n, k = Q.shape[-2], Q.shape[-1]
+            transpose = n < k
+            if transpose:
+                Q = Q.mT
+                n, k = k, n
+            if not hasattr(self, "base"):
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False.")
+                # Householder: the reflectors of Q's QR, with diag(R) > 0 encoded
+                # as the signs on the diagonal (flipped where LAPACK skipped a
+                # reflection, tau == 0)
+                A, tau = geqrf(Q)
+                diag = A.diagonal(dim1=-2, dim2=-1)
+                diag.copy_(_C.where(tau == 0, -diag.sign(), diag.sign()))
+                return A.mT if transpose else A
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _positive_qr(Q)
+            else:  # complete Q's columns to an orthogonal (*, n, n) basis
+                N = _C.randn(*(tuple(Q.shape[:-2]) + (n, n - k)), dtype=Q.dtype, device=Q.device)
+                Q = _positive_qr(_C.cat([Q, N], dim=-1))
+            self.base = Q
+            # -I: the Householder map of a tensor with -1 on its diagonal and
+            # zeros elsewhere is the identity
+            neg_eye = _C.zeros_like(Q_init)
+            neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_eye
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Constrain ``module.<name>`` (a matrix or a batch ``(*, m, n)``) to have
+    orthonormal columns (m >= n) or rows (m < n).  ``orthogonal_map``:
+    "matrix_exp" or "cayley" (of a skew-symmetric matrix) or "householder"
+    (reflectors); by default matrix_exp for square or complex matrices,
+    householder otherwise.  ``use_trivialization`` keeps an orthogonal
+    ``base`` buffer that assignments move."""
+    weight = getattr(module, name, None)
+    from ... import _C
+    if not isinstance(weight, _C.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    n, k = weight.shape[-2], weight.shape[-1]
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if n == k or weight.is_complex() else "householder"
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module

@@ -210,6 +210,19 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_cummax(op, &a);
 }
 
+static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {NULL};
+  const char *func = "_geqrf";
+  PyObject *v[1];
+  tl_py_args_geqrf a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 0, 0, v) < 0)
+    return NULL;
+  return tl_py_impl_geqrf(func, &a);
+}
+
 static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
@@ -501,6 +514,7 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
 };
 
 PyMethodDef tl_py_generated_methods[] = {
+    {"_geqrf", (PyCFunction)(void (*)(void))bind__geqrf, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal", (PyCFunction)(void (*)(void))bind_diagonal, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow", (PyCFunction)(void (*)(void))bind_narrow, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow_copy", (PyCFunction)(void (*)(void))bind_narrow_copy, METH_FASTCALL | METH_KEYWORDS, NULL},

@@ -118,6 +118,12 @@ typedef struct {
 } tl_py_args_cummax;
 PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
 
+/* _geqrf(Tensor input) */
+typedef struct {
+  PyObject *input; /* borrowed */
+} tl_py_args_geqrf;
+PyObject *tl_py_impl_geqrf(const char *name, const tl_py_args_geqrf *a);
+
 /* diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) */
 typedef struct {
   PyObject *input; /* borrowed */

@@ -360,6 +360,10 @@ static const tl_py_param params__linalg_vector_norm[] = {
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params__geqrf[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params_reshape[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"shape", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
@@ -867,6 +871,8 @@ const tl_py_sig tl_py_sigs[] = {
      "_linalg_cross(Tensor input, Tensor other, int dim=-1)"},
     {"_linalg_vector_norm", "linalg", params__linalg_vector_norm, 4, 4,
      "_linalg_vector_norm(Tensor x, any ord=2, int[]? dim=None, bool keepdim=False)"},
+    {"_geqrf", "linalg", params__geqrf, 1, 1,
+     "_geqrf(Tensor input)"},
     {"reshape", "view", params_reshape, 2, 2,
      "reshape(Tensor input, int... shape)"},
     {"view", "view", params_view, 2, 2,
@@ -996,4 +1002,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 113;
+const int tl_py_sig_count = 114;
