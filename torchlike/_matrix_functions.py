@@ -8,19 +8,19 @@ import math
 
 from . import _C
 
-# Pade [m/m] coefficients of exp, m = 3, 5, 7, 9, 13, and the largest
-# 1-norm for which each is accurate to double precision (Higham, "The scaling
-# and squaring method for the matrix exponential revisited", 2005).
-_PADE = {
-    3: (120.0, 60.0, 12.0, 1.0),
-    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
-    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
-    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0,
-        110880.0, 3960.0, 90.0, 1.0),
-    13: (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-         129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
-         40840800.0, 960960.0, 16380.0, 182.0, 1.0),
-}
+
+
+def _pade_coefficients(m):
+    """b_j of the [m/m] Pade approximant of exp: (2m-j)! m! / ((2m)! j! (m-j)!)."""
+    f = math.factorial
+    return tuple(f(2 * m - j) * f(m) / (f(2 * m) * f(j) * f(m - j)) for j in range(m + 1))
+
+
+# The approximants used, and the largest 1-norm for which each of degree
+# 3..9 is accurate to double precision; above theta_13, scaling and squaring
+# (Higham, "The scaling and squaring method for the matrix exponential
+# revisited", 2005).
+_PADE = {m: _pade_coefficients(m) for m in (3, 5, 7, 9, 13)}
 _THETA = ((3, 1.495585217958292e-2), (5, 2.539398330063230e-1), (7, 9.504178996162932e-1),
           (9, 2.097847961257068e0))
 _THETA13 = 5.371920351148152

@@ -34,39 +34,14 @@ def _square(a, name):
                          f"{tuple(a.shape)}")
 
 
-def _pade_coefficients(m):
-    """b_j of the [m/m] Pade approximant of exp: (2m-j)! m! / ((2m)! j! (m-j)!)."""
-    f = math.factorial
-    return [f(2 * m - j) * f(m) / (f(2 * m) * f(j) * f(m - j)) for j in range(m + 1)]
-
-
-_B13 = _pade_coefficients(13)
-_THETA13 = 5.371920351148152     # Higham's bound for degree 13 in double precision
-
-
 def expm(A):
-    """Matrix exponential of A (..., n, n)."""
+    """Matrix exponential of A (..., n, n): torchlike.linalg.matrix_exp, with
+    integer input taken as float64 as SciPy does."""
     A = as_tensor(A)
     _square(A, "expm")
-    n = A.shape[-1]
-    if n == 0:
-        return A.clone()
-    norm1 = float(np.max(np.abs(A.detach().cpu().numpy()).sum(-2), initial=0.0))
-    s = max(0, int(math.ceil(math.log2(norm1 / _THETA13)))) if norm1 > _THETA13 else 0
-    A = A / (2.0 ** s)
-    eye = _C.eye(n, dtype=A.dtype, device=A.device)
-    b = _B13
-    A2 = A @ A
-    A4 = A2 @ A2
-    A6 = A4 @ A2
-    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2)
-             + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * eye)
-    V = (A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2)
-         + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * eye)
-    R = _linalg.solve(V - U, V + U)
-    for _ in range(s):
-        R = R @ R
-    return R
+    if not (A.is_floating_point() or A.is_complex()):
+        A = A.to(_C.float64)
+    return _linalg.matrix_exp(A)
 
 
 def solve_sylvester(a, b, q):
