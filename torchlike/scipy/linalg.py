@@ -15,7 +15,6 @@
 - ``cho_factor`` returns the factor with the unused triangle zeroed (SciPy
   leaves whatever ``a`` held there; ``cho_solve`` reads one triangle either way).
 """
-import math
 
 import numpy as np
 
