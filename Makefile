@@ -9,7 +9,7 @@ BUILD ?= build
 CMAKE_ARGS ?=
 JOBS ?= $(shell nproc)
 
-.PHONY: demo test test-asan build bench clean
+.PHONY: demo test test-asan build bench clean wheelhouse gpu-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,5 +44,17 @@ bench: build
 	PYTHONPATH=$(CURDIR) BENCH_THREADS=1 $(PY) benchmarks/run.py
 	PYTHONPATH=$(CURDIR) $(PY) benchmarks/run.py
 
+# On a machine with a GPU (docs/gpu.md): build with CUDA, run the suite, a
+# sanitized CUDA subset and the GPU benchmarks; one report file.
+gpu-check:
+	scripts/gpu_check.sh gpu-check-report.txt
+
+# The wheels the lent GPU machines (Python 3.12, no network) lack, into .whl/
+# (git-ignored; it travels with the tree).
+WHEEL_PLATFORMS := $(foreach n,28 27 17,--platform manylinux_2_$(n)_x86_64) --platform manylinux2014_x86_64
+wheelhouse: $(VENV)/.installed
+	$(PY) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+	  $(WHEEL_PLATFORMS) -d .whl scipy-openblas32==0.3.34.481.3 apache-tvm-ffi==0.1.15.post2
+
 clean:
-	rm -rf $(BUILD) build-asan torchlike/_C*.so
+	rm -rf $(BUILD) build-asan build-gpu torchlike/_C*.so
