@@ -69,7 +69,11 @@ def test_small_requests_are_carved_from_one_2mib_segment():
     b = malloc(3000)
     c = malloc(1)
     assert b == a + 1024 and c == b + 3072
-    assert _C._pool_block(a) == {"size": 1024, "requested": 1000, "stream": 0}
+    assert _C._pool_block(a) == {"size": 1024, "requested": 1000, "stream": 0,
+                                 "segment_offset": 0}
+    # where CUDA IPC finds the segment to export: the blocks' offsets in it
+    assert _C._pool_block(b)["segment_offset"] == 1024
+    assert _C._pool_block(c)["segment_offset"] == 1024 + 3072
     s = stats()
     assert s["reserved_bytes.all.current"] == 2 * MiB
     assert s["segment.small_pool.current"] == 1 and s["segment.large_pool.current"] == 0
@@ -113,6 +117,7 @@ def test_large_requests_split_and_keep_the_remainder():
     a = malloc(3 * MiB)
     b = malloc(5 * MiB)
     assert b == a + 3 * MiB
+    assert _C._pool_block(b)["segment_offset"] == 3 * MiB
     s = stats()
     assert s["reserved_bytes.large_pool.current"] == 20 * MiB
     assert s["segment.large_pool.current"] == 1

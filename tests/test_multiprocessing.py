@@ -300,8 +300,63 @@ def test_no_fd_or_shm_leak_after_many_transfers():
     assert _shm_names() == names
 
 
-def test_cuda_tensors_say_what_is_missing():
-    assert tl._C._cuda_ipc_available() in (True, False)
+# ---- CUDA tensors and the holders count ------------------------------------------------
+
+def _count_up(counter, n):
+    for _ in range(n):
+        tl._C._counter_add(counter, 1)
+
+
+def test_holders_count_is_atomic_across_processes():
+    # the count a CUDA sender keeps its storage alive by: one shared int64
+    counter = tl.zeros(1, dtype=tl.int64).share_memory_()
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_count_up, args=(counter, 3000)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    _count_up(counter, 3000)
+    for p in procs:
+        p.join()
+    assert counter.item() == 15000
+    assert tl._C._counter_add(counter, -15000) == 0
+    with pytest.raises(TypeError, match="CPU int64 tensor"):
+        tl._C._counter_add(tl.zeros(1), 1)
+
+
+def test_tensors_that_cannot_cross_say_why():
+    tl._C._fake_enable()
+    with pytest.raises(RuntimeError, match="tensors on fake:0 cannot be sent to another process"):
+        mp.reductions.reduce_tensor(tl.zeros(3).to("fake"))
+    with pytest.raises(RuntimeError, match="_cuda_ipc_export: the tensor's storage is not"):
+        tl._C._cuda_ipc_export(tl.zeros(3))
+    if not tl._C._cuda_ipc_available():
+        assert not tl.cuda.is_available()
+
+
+def _cuda_child(q_in, q_out):
+    x = q_in.get()
+    q_out.put((str(x.device), x.cpu().tolist()))
+    x.copy_(tl.tensor([7.0, 8.0, 9.0]))  # a write into the sender's memory
+    q_out.put("written")
+    del x
+
+
+@pytest.mark.skipif(not tl._C._cuda_ipc_available(), reason="no CUDA device")
+def test_cuda_tensor_crosses_a_queue_as_the_same_device_memory():
+    ctx = mp.get_context("spawn")
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_cuda_child, args=(q_in, q_out))
+    p.start()
+    base = tl.tensor([0.0, 1.0, 2.0, 3.0, 4.0]).cuda()
+    q_in.put(base[1:4])
+    assert q_out.get(timeout=60) == ("cuda:0", [1.0, 2.0, 3.0])
+    assert q_out.get(timeout=60) == "written"
+    p.join(60)
+    assert p.exitcode == 0
+    assert base.cpu().tolist() == [0.0, 7.0, 8.0, 9.0, 4.0]
+    # the child let go: the sender's keep-alive reference is dropped
+    mp.reductions._sweep_cuda_sent()
+    assert mp.reductions._cuda_sent == {}
 
 
 # ---- Hogwild -------------------------------------------------------------------------

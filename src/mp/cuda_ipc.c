@@ -8,8 +8,15 @@
  * valid while the producer's event lives, so events are kept in a small ring
  * and reused oldest first, after they have completed.
  *
+ * A consumer may receive several blocks of one producer segment: they share
+ * its handle, which CUDA opens only once per process, so open mappings are
+ * counted in a table keyed by the handle.  The producer keeps a block alive
+ * while its count of holders, in shared host memory, is above zero (the
+ * Python side, torchlike/multiprocessing/reductions.py, keeps that count).
+ *
  * Built only with TL_WITH_CUDA; elsewhere every call reports that CUDA IPC is
  * not available.  Not exercised on a machine without a GPU.                 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp/tl_mp.h"
@@ -94,25 +101,85 @@ tl_status tl_mp_cuda_handle_get(const void *alloc_base, const void *ptr, int dev
   return TL_OK;
 }
 
+/* The open mappings of this process: one per producer allocation. */
+typedef struct mapping {
+  unsigned char mem[TL_MP_CUDA_HANDLE_BYTES];
+  void *base;
+  long users;
+  struct mapping *next;
+} mapping;
+static pthread_mutex_t mappings_lock = PTHREAD_MUTEX_INITIALIZER;
+static mapping *mappings;
+
+/* The base of the mapping of handle `mem` (opened now if it is not), one more
+ * user counted.  Called with mappings_lock held. */
+static tl_status mapping_take(const unsigned char *mem, void **base)
+{
+  for (mapping *m = mappings; m; m = m->next)
+    if (!memcmp(m->mem, mem, sizeof m->mem)) {
+      m->users++;
+      *base = m->base;
+      return TL_OK;
+    }
+  cudaIpcMemHandle_t handle;
+  memcpy(&handle, mem, sizeof handle);
+  mapping *m = calloc(1, sizeof *m);
+  if (!m)
+    return tl_error_set(TL_ERR_MEMORY, "CUDA IPC: out of host memory");
+  cudaError_t err = cudaIpcOpenMemHandle(&m->base, handle, cudaIpcMemLazyEnablePeerAccess);
+  if (err != cudaSuccess) {
+    free(m);
+    return cuda_fail("cudaIpcOpenMemHandle", err);
+  }
+  memcpy(m->mem, mem, sizeof m->mem);
+  m->users = 1;
+  m->next = mappings;
+  mappings = m;
+  *base = m->base;
+  return TL_OK;
+}
+
+/* One user fewer of the mapping at `base`; the last one unmaps it. */
+static tl_status mapping_drop(void *base)
+{
+  tl_status status = TL_OK;
+  pthread_mutex_lock(&mappings_lock);
+  for (mapping **p = &mappings; *p; p = &(*p)->next) {
+    mapping *m = *p;
+    if (m->base != base || --m->users > 0)
+      continue;
+    *p = m->next;
+    cudaError_t err = cudaIpcCloseMemHandle(m->base);
+    if (err != cudaSuccess)
+      status = cuda_fail("cudaIpcCloseMemHandle", err);
+    free(m);
+    break;
+  }
+  pthread_mutex_unlock(&mappings_lock);
+  return status;
+}
+
 tl_status tl_mp_cuda_handle_open(const tl_mp_cuda_handle *h, int device, void **dev_ptr)
 {
-  cudaIpcMemHandle_t mem;
   cudaIpcEventHandle_t event_handle;
   cudaEvent_t event = NULL;
   void *base = NULL;
   cudaError_t err;
-  memcpy(&mem, h->mem, sizeof mem);
+  tl_status status;
   memcpy(&event_handle, h->event, sizeof event_handle);
   if ((err = cudaSetDevice(device)) != cudaSuccess)
     return cuda_fail("cudaSetDevice", err);
-  if ((err = cudaIpcOpenMemHandle(&base, mem, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess)
-    return cuda_fail("cudaIpcOpenMemHandle", err);
+  pthread_mutex_lock(&mappings_lock);
+  status = mapping_take(h->mem, &base);
+  pthread_mutex_unlock(&mappings_lock);
+  if (status != TL_OK)
+    return status;
   /* Order our later work after the producer's writes. */
   if ((err = cudaIpcOpenEventHandle(&event, event_handle)) != cudaSuccess ||
       (err = cudaStreamWaitEvent(0, event, 0)) != cudaSuccess) {
     if (event)
       cudaEventDestroy(event);
-    cudaIpcCloseMemHandle(base);
+    mapping_drop(base);
     return cuda_fail("waiting on the producer's event", err);
   }
   cudaEventDestroy(event);
@@ -122,8 +189,46 @@ tl_status tl_mp_cuda_handle_open(const tl_mp_cuda_handle *h, int device, void **
 
 tl_status tl_mp_cuda_handle_close(void *dev_ptr, const tl_mp_cuda_handle *h)
 {
-  cudaError_t err = cudaIpcCloseMemHandle((char *)dev_ptr - h->offset);
-  return err == cudaSuccess ? TL_OK : cuda_fail("cudaIpcCloseMemHandle", err);
+  return mapping_drop((char *)dev_ptr - h->offset);
+}
+
+/* What a received storage's release needs. */
+typedef struct {
+  tl_mp_cuda_handle handle;
+  tl_storage *holders_storage;
+  int64_t *holders;
+} received;
+
+static void received_release(void *ctx, void *data)
+{
+  received *r = ctx;
+  tl_mp_cuda_handle_close(data, &r->handle);
+  tl_error_clear(); /* a release has no caller to report to */
+  __atomic_sub_fetch(r->holders, 1, __ATOMIC_ACQ_REL);
+  tl_storage_decref(r->holders_storage);
+  free(r);
+}
+
+tl_storage *tl_mp_cuda_storage_open(const tl_mp_cuda_handle *h, int device, size_t nbytes,
+                                    tl_storage *holders_storage, int64_t *holders)
+{
+  void *ptr = NULL;
+  received *r = malloc(sizeof *r);
+  if (!r) {
+    tl_error_set(TL_ERR_MEMORY, "CUDA IPC: out of host memory");
+    return NULL;
+  }
+  if (tl_mp_cuda_handle_open(h, device, &ptr) != TL_OK) {
+    free(r);
+    return NULL;
+  }
+  *r = (received){.handle = *h, .holders_storage = holders_storage, .holders = holders};
+  tl_storage_incref(holders_storage);
+  tl_storage *s = tl_storage_wrap(ptr, nbytes, (tl_device){TL_DEVICE_CUDA, device}, false,
+                                  received_release, r);
+  if (!s)
+    received_release(r, ptr);
+  return s;
 }
 
 #else
@@ -154,5 +259,13 @@ tl_status tl_mp_cuda_handle_close(void *dev_ptr, const tl_mp_cuda_handle *h)
 {
   (void)dev_ptr, (void)h;
   return no_cuda();
+}
+
+tl_storage *tl_mp_cuda_storage_open(const tl_mp_cuda_handle *h, int device, size_t nbytes,
+                                    tl_storage *holders_storage, int64_t *holders)
+{
+  (void)h, (void)device, (void)nbytes, (void)holders_storage, (void)holders;
+  no_cuda();
+  return NULL;
 }
 #endif

@@ -84,8 +84,17 @@ bool tl_mp_cuda_ipc_available(void);
 /* `ptr` lies in the device allocation starting at `alloc_base`. */
 tl_status tl_mp_cuda_handle_get(const void *alloc_base, const void *ptr, int device,
                                 tl_mp_cuda_handle *out);
+/* Map the allocation once per process (a second handle to the same allocation,
+ * another block of the same segment, shares the mapping) and order the
+ * caller's later work after the producer's event. */
 tl_status tl_mp_cuda_handle_open(const tl_mp_cuda_handle *h, int device, void **dev_ptr);
-/* Give back what tl_mp_cuda_handle_open returned. */
+/* Give back what tl_mp_cuda_handle_open returned; the last user unmaps. */
 tl_status tl_mp_cuda_handle_close(void *dev_ptr, const tl_mp_cuda_handle *h);
+/* A storage over nbytes of received device memory.  Its release closes the
+ * mapping and takes one off the producer's count *holders, an int64 in
+ * shared host memory that `holders_storage` keeps mapped: the producer
+ * frees its allocation once the count reaches zero. */
+tl_storage *tl_mp_cuda_storage_open(const tl_mp_cuda_handle *h, int device, size_t nbytes,
+                                    tl_storage *holders_storage, int64_t *holders);
 
 #endif

@@ -6,7 +6,13 @@ spawned process uses) is given a reducer for :class:`Tensor` and
 only its handle is pickled, an fd wrapped in ``multiprocessing.reduction.DupFd``
 (``file_descriptor``) or a segment name (``file_system``).  The receiver maps
 the segment once per process: a storage that arrives again, or comes back to
-the process that made it, is the storage already there."""
+the process that made it, is the storage already there.
+
+CUDA tensors travel as CUDA IPC handles of their allocation (with an event
+that orders the receiver after the sender's writes).  The sender keeps each
+sent storage alive while a count of its holders, an int64 in shared host
+memory sent along, is above zero: one for the message in flight, taken over
+by the receiver, whose storage gives it back when it is freed (src/mp)."""
 import multiprocessing
 import os
 from multiprocessing.reduction import ForkingPickler
@@ -15,7 +21,8 @@ from .. import _C
 from ..serialization import UntypedStorage, _set_state
 
 __all__ = ["init_reductions", "reduce_tensor", "reduce_storage", "share_storage", "share_handle",
-           "storage_from_handle", "tensor_from_bytes", "check_sendable"]
+           "storage_from_handle", "tensor_from_bytes", "check_sendable", "cuda_handle",
+           "cuda_storage_from_handle"]
 
 
 def _strategy():
@@ -105,10 +112,11 @@ def storage_from_handle(kind, handle, nbytes, ident):
 # ---- tensors and storages -----------------------------------------------------------
 
 def check_sendable(tensor):
-    if tensor.device.type != "cpu":
-        raise NotImplementedError(
-            f"sending a tensor on {tensor.device} to another process: CUDA IPC handles exist "
-            f"in the C core but are not wired into the reductions yet; move it to the CPU")
+    if tensor.device.type == "cuda" and not _C._cuda_ipc_available():
+        raise RuntimeError(f"sending a tensor on {tensor.device} to another process needs CUDA "
+                           "IPC, which this build or machine does not have")
+    if tensor.device.type not in ("cpu", "cuda"):
+        raise RuntimeError(f"tensors on {tensor.device} cannot be sent to another process")
     if tensor.requires_grad and not tensor.is_leaf:
         raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, "
                            "since autograd does not support crossing process boundaries.  If "
@@ -125,7 +133,7 @@ def rebuild_tensor(cls, handle, dtype, offset, size, stride, requires_grad, stat
 def tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad):
     """The ``cls`` view (in elements of dtype) of a received storage."""
     if byte_view.shape[0] == 0:
-        t = _C.empty(size, dtype=dtype)
+        t = _C.empty(size, dtype=dtype, device=byte_view.device)
     else:
         typed = byte_view.view(dtype)
         t = typed.as_strided(size, stride, offset)
@@ -136,11 +144,61 @@ def tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad
     return t
 
 
+# ---- CUDA tensors ---------------------------------------------------------------------
+
+_cuda_sent = {}  # key -> (tensor keeping the sent storage alive, its holders count)
+
+
+def _sweep_cuda_sent():
+    """Let go of sent storages no receiver holds any more."""
+    for key, (_, holders) in list(_cuda_sent.items()):
+        if _C._counter_add(holders, 0) <= 0:
+            del _cuda_sent[key]
+
+
+def cuda_handle(tensor):
+    """A picklable handle of a CUDA tensor's storage, kept alive here until
+    the receiver lets go of it."""
+    _sweep_cuda_sent()
+    if tensor.untyped_storage().nbytes() == 0:
+        return None
+    holders = _C.ones(1, dtype=_C.int64)
+    share_storage(holders)
+    alias = tensor.detach()
+    _cuda_sent[id(alias)] = (alias, holders)
+    return os.getpid(), id(alias), _C._cuda_ipc_export(tensor), holders
+
+
+def cuda_storage_from_handle(handle, device):
+    """The 1-d uint8 CUDA tensor over the storage a cuda_handle names."""
+    if handle is None:
+        return _C.empty(0, dtype=_C.uint8, device=device)
+    pid, key, ipc, holders = handle
+    if pid == os.getpid() and key in _cuda_sent:
+        # back in the process that sent it: CUDA cannot open its own handle,
+        # and needs not; the message's count is given back at once
+        alias, holders = _cuda_sent[key]
+        _C._counter_add(holders, -1)
+        return alias.untyped_storage()._bytes
+    return _C._cuda_ipc_open(*ipc, holders)
+
+
+def rebuild_cuda_tensor(cls, handle, device, dtype, offset, size, stride, requires_grad,
+                        state=None):
+    byte_view = cuda_storage_from_handle(handle, device)
+    t = tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad)
+    return _set_state(t, state) if state else t
+
+
 def reduce_tensor(tensor):
     check_sendable(tensor)
+    state = getattr(tensor, "__dict__", None) or None
+    if tensor.device.type == "cuda":
+        return (rebuild_cuda_tensor, (type(tensor), cuda_handle(tensor), str(tensor.device),
+                                      tensor.dtype, tensor.storage_offset(), tuple(tensor.shape),
+                                      tuple(tensor.stride()), tensor.requires_grad, state))
     handle = share_handle(tensor)
     # A subclass's attributes travel with it (pickled as usual).
-    state = getattr(tensor, "__dict__", None) or None
     return (rebuild_tensor, (type(tensor), handle, tensor.dtype, tensor.storage_offset(),
                              tuple(tensor.shape), tuple(tensor.stride()), tensor.requires_grad,
                              state))
@@ -150,8 +208,14 @@ def rebuild_storage(handle):
     return UntypedStorage._wrap(storage_from_handle(*handle))
 
 
+def rebuild_cuda_storage(handle, device):
+    return UntypedStorage._wrap(cuda_storage_from_handle(handle, device))
+
+
 def reduce_storage(storage):
     check_sendable(storage._bytes)
+    if storage._bytes.device.type == "cuda":
+        return (rebuild_cuda_storage, (cuda_handle(storage._bytes), str(storage._bytes.device)))
     return (rebuild_storage, (share_handle(storage._bytes),))
 
 

@@ -564,10 +564,11 @@ static PyObject *do_record(tl_alloc_pool *pool, tl_block *b, tl_stream s)
 
 static PyObject *do_info(tl_alloc_pool *pool, tl_block *b, tl_stream s)
 {
-  (void)pool;
   (void)s;
-  return Py_BuildValue("{s:n,s:n,s:n}", "size", (Py_ssize_t)b->size, "requested",
-                       (Py_ssize_t)b->requested, "stream", (Py_ssize_t)(uintptr_t)b->stream);
+  char *base = tl_alloc_pool_segment_base(pool, b);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n}", "size", (Py_ssize_t)b->size, "requested",
+                       (Py_ssize_t)b->requested, "stream", (Py_ssize_t)(uintptr_t)b->stream,
+                       "segment_offset", (Py_ssize_t)((char *)b->ptr - base));
 }
 
 static PyObject *pool_free(PyObject *self, PyObject *arg)

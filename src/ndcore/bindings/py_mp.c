@@ -16,12 +16,20 @@
  *   _storage_from_name(name, nbytes, adopt)
  *   _send_fds(sock, fds, data) / _recv_fds(sock, maxfds, maxbytes)
  *                                 descriptors over a Unix socket (SCM_RIGHTS)
- *   _cuda_ipc_available()                                                   */
+ *   _cuda_ipc_available()
+ *   _cuda_ipc_export(t)           (mem, event, offset, nbytes, device) of a CUDA
+ *                                 tensor's storage: handles of its allocation
+ *   _cuda_ipc_open(mem, event, offset, nbytes, device, holders)
+ *                                 uint8 CUDA tensor over received memory; its
+ *                                 release takes one off `holders`
+ *   _counter_add(t, delta)        atomically add to t's first int64, the new value */
 #include <limits.h>
 #include <unistd.h>
 
 #include "mp/tl_mp.h"
 #include "ndcore/bindings/py_tensor.h"
+#include "ndcore/tensor/tl_alloc.h"
+#include "ndcore/tensor/tl_backend.h"
 
 static int strategy_kind(const char *name, tl_mp_kind *kind)
 {
@@ -273,6 +281,80 @@ static PyObject *py_cuda_ipc_available(PyObject *self, PyObject *unused)
   return PyBool_FromLong(tl_mp_cuda_ipc_available());
 }
 
+static PyObject *py_cuda_ipc_export(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const tl_tensor *t = tl_py_tensor_arg("_cuda_ipc_export", "tensor", arg);
+  if (!t)
+    return NULL;
+  tl_storage *s = t->storage;
+  const tl_backend *b = tl_backend_get(s->device);
+  tl_alloc_pool *pool = b && b->pool ? b->pool(s->device) : NULL;
+  if (s->device.type != TL_DEVICE_CUDA || !pool || !s->block)
+    return PyErr_Format(PyExc_RuntimeError, "_cuda_ipc_export: the tensor's storage is not a "
+                        "block of a CUDA device's caching allocator");
+  tl_mp_cuda_handle h;
+  void *base = tl_alloc_pool_segment_base(pool, s->block);
+  if (tl_mp_cuda_handle_get(base, s->data, s->device.index, &h) != TL_OK)
+    return tl_py_raise();
+  return Py_BuildValue("(y#y#nni)", (const char *)h.mem, (Py_ssize_t)sizeof h.mem,
+                       (const char *)h.event, (Py_ssize_t)sizeof h.event, (Py_ssize_t)h.offset,
+                       (Py_ssize_t)s->nbytes, s->device.index);
+}
+
+/* The int64 counter at the start of a CPU tensor's data (a shared one). */
+static int64_t *counter_of(const char *fn, PyObject *obj, tl_storage **storage)
+{
+  const tl_tensor *t = tl_py_tensor_arg(fn, "counter", obj);
+  if (!t)
+    return NULL;
+  if (t->dtype != TL_DTYPE_I64 || tl_tensor_numel(t) < 1 ||
+      t->storage->device.type != TL_DEVICE_CPU) {
+    PyErr_Format(PyExc_TypeError, "%s: the counter must be a CPU int64 tensor", fn);
+    return NULL;
+  }
+  *storage = t->storage;
+  return tl_tensor_data(t);
+}
+
+static PyObject *py_cuda_ipc_open(PyObject *self, PyObject *args)
+{
+  (void)self;
+  const char *mem, *event;
+  Py_ssize_t nmem, nevent, offset, nbytes;
+  int device;
+  PyObject *holders_obj;
+  tl_mp_cuda_handle h;
+  tl_storage *holders_storage;
+  if (!PyArg_ParseTuple(args, "y#y#nniO:_cuda_ipc_open", &mem, &nmem, &event, &nevent, &offset,
+                        &nbytes, &device, &holders_obj))
+    return NULL;
+  if (nmem != (Py_ssize_t)sizeof h.mem || nevent != (Py_ssize_t)sizeof h.event || offset < 0 ||
+      nbytes < 0)
+    return PyErr_Format(PyExc_ValueError, "_cuda_ipc_open: malformed CUDA IPC handle");
+  int64_t *holders = counter_of("_cuda_ipc_open", holders_obj, &holders_storage);
+  if (!holders)
+    return NULL;
+  memcpy(h.mem, mem, sizeof h.mem);
+  memcpy(h.event, event, sizeof h.event);
+  h.offset = (size_t)offset;
+  tl_storage *s = tl_mp_cuda_storage_open(&h, device, (size_t)nbytes, holders_storage, holders);
+  return s ? bytes_over(s) : tl_py_raise();
+}
+
+static PyObject *py_counter_add(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *obj;
+  long long delta;
+  tl_storage *storage;
+  if (!PyArg_ParseTuple(args, "OL:_counter_add", &obj, &delta))
+    return NULL;
+  int64_t *counter = counter_of("_counter_add", obj, &storage);
+  return counter ? PyLong_FromLongLong(__atomic_add_fetch(counter, delta, __ATOMIC_ACQ_REL))
+                 : NULL;
+}
+
 PyMethodDef tl_py_mp_functions[] = {
     {"_share_memory_", py_share_memory, METH_VARARGS,
      "_share_memory_(t, strategy): move t's storage into shared memory in place"},
@@ -300,5 +382,12 @@ PyMethodDef tl_py_mp_functions[] = {
      "_recv_fds(sock, maxfds, maxbytes): (data, fds) from a Unix socket"},
     {"_cuda_ipc_available", py_cuda_ipc_available, METH_NOARGS,
      "_cuda_ipc_available(): can CUDA memory cross processes here"},
+    {"_cuda_ipc_export", py_cuda_ipc_export, METH_O,
+     "_cuda_ipc_export(t): (mem, event, offset, nbytes, device) handles of a CUDA storage"},
+    {"_cuda_ipc_open", py_cuda_ipc_open, METH_VARARGS,
+     "_cuda_ipc_open(mem, event, offset, nbytes, device, holders): uint8 CUDA tensor over "
+     "received memory"},
+    {"_counter_add", py_counter_add, METH_VARARGS,
+     "_counter_add(t, delta): atomically add delta to t's first int64; the new value"},
     {NULL, NULL, 0, NULL},
 };

@@ -570,6 +570,16 @@ tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr)
   return found;
 }
 
+void *tl_alloc_pool_segment_base(tl_alloc_pool *pool, const tl_block *b)
+{
+  pthread_mutex_lock(&pool->lock); /* splits and merges relink the neighbours */
+  while (b->prev)
+    b = b->prev;
+  void *base = b->ptr;
+  pthread_mutex_unlock(&pool->lock);
+  return base;
+}
+
 void tl_alloc_pool_empty_cache(tl_alloc_pool *pool)
 {
   pthread_mutex_lock(&pool->lock);

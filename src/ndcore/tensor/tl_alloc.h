@@ -127,6 +127,9 @@ void tl_alloc_pool_free(tl_alloc_pool *pool, tl_block *block);
 tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *block, tl_stream stream);
 /* The block that starts at ptr and is in use, or NULL. */
 tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr);
+/* The start of the raw allocation (segment) that block b was carved from:
+ * what CUDA IPC exports, the block being at ptr - base inside it. */
+void *tl_alloc_pool_segment_base(tl_alloc_pool *pool, const tl_block *b);
 /* Give every cached, wholly free segment back to the raw allocator, waiting
  * for the events of blocks freed under other streams first. */
 void tl_alloc_pool_empty_cache(tl_alloc_pool *pool);
