@@ -93,10 +93,14 @@ static inline double i1_F64(double x) { return i1_f64(x); }
 static inline float i1e_F32(float x) { return (float)i1e_f64(x); }
 static inline double i1e_F64(double x) { return i1e_f64(x); }
 
-TL_K_FLOATS(TL_KU, i0)
-TL_K_FLOATS(TL_KU, i0e)
-TL_K_FLOATS(TL_KU, i1)
-TL_K_FLOATS(TL_KU, i1e)
+TL_UNARY_LOOP(i0_F32_loop, float, float, i0_F32)
+TL_UNARY_LOOP(i0_F64_loop, double, double, i0_F64)
+TL_UNARY_LOOP(i0e_F32_loop, float, float, i0e_F32)
+TL_UNARY_LOOP(i0e_F64_loop, double, double, i0e_F64)
+TL_UNARY_LOOP(i1_F32_loop, float, float, i1_F32)
+TL_UNARY_LOOP(i1_F64_loop, double, double, i1_F64)
+TL_UNARY_LOOP(i1e_F32_loop, float, float, i1e_F32)
+TL_UNARY_LOOP(i1e_F64_loop, double, double, i1e_F64)
 
 /* The CPU loops of this file: (op, compute dtype, loop), registered in the
  * kernel table by tl_cpu_bessel_register. */

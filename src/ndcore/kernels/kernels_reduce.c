@@ -28,14 +28,15 @@
 
 tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
 
-/* NAME: loop name; TI input, TA accumulator, TX aux type; HAS_AUX 0/1. */
-#define TL_REDUCE_LOOP(NAME, TI, TA, TX, HAS_AUX, IDENT, STEP, MERGE)                     \
-  TL_REDUCE_CLONES static TA NAME##_row(const char *x, int64_t n, int64_t s, TX m, const void *data)       \
+/* NAME: loop name, ROW: its row helper's; TI input, TA accumulator, TX aux
+ * type; HAS_AUX 0/1. */
+#define TL_REDUCE_LOOP(NAME, ROW, TI, TA, TX, HAS_AUX, IDENT, STEP, MERGE)                 \
+  TL_REDUCE_CLONES static TA ROW(const char *x, int64_t n, int64_t s, TX m, const void *data) \
   {                                                                                        \
     if (n > TL_REDUCE_BLOCK) {                                                             \
       int64_t h = (n / 2) & ~(int64_t)(TL_REDUCE_LANES - 1);                               \
-      TA a = NAME##_row(x, h, s, m, data);                                                 \
-      TA b = NAME##_row(x + h * s, n - h, s, m, data);                                     \
+      TA a = ROW(x, h, s, m, data);                                                        \
+      TA b = ROW(x + h * s, n - h, s, m, data);                                            \
       return MERGE(a, b);                                                                  \
     }                                                                                      \
     TA lane[TL_REDUCE_LANES];                                                              \
@@ -64,7 +65,7 @@ tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
     if (steps[0] == 0) {                                                                   \
       TX m = HAS_AUX ? *(const TX *)args[2] : (TX)0;                                       \
       TA *acc = (TA *)args[0];                                                             \
-      *acc = MERGE(*acc, NAME##_row(args[1], n, steps[1], m, data));                       \
+      *acc = MERGE(*acc, ROW(args[1], n, steps[1], m, data));                              \
       return;                                                                              \
     }                                                                                      \
     if (steps[0] == sizeof(TA) && steps[1] == sizeof(TI) &&                               \
@@ -145,79 +146,6 @@ static inline double sqabs_c(double complex z)
 typedef double complex cdouble;
 typedef float complex cfloat;
 
-/* ---- the loops ---------------------------------------------------------------- */
-
-TL_REDUCE_LOOP(sum_I64, int64_t, int64_t, int64_t, 0, 0, S_IADD, TL_IADD)
-TL_REDUCE_LOOP(sum_F32, float, double, double, 0, 0.0, S_ADD, TL_ADD)
-TL_REDUCE_LOOP(sum_F64, double, double, double, 0, 0.0, S_ADD, TL_ADD)
-TL_REDUCE_LOOP(sum_C64, cfloat, cdouble, cdouble, 0, 0.0, S_ADD, TL_ADD)
-TL_REDUCE_LOOP(sum_C128, cdouble, cdouble, cdouble, 0, 0.0, S_ADD, TL_ADD)
-
-TL_REDUCE_LOOP(nansum_F32, float, double, double, 0, 0.0, S_NANADD, TL_ADD)
-TL_REDUCE_LOOP(nansum_F64, double, double, double, 0, 0.0, S_NANADD, TL_ADD)
-
-TL_REDUCE_LOOP(prod_I64, int64_t, int64_t, int64_t, 0, 1, S_IMUL, TL_IMUL)
-TL_REDUCE_LOOP(prod_F32, float, double, double, 0, 1.0, S_MUL, TL_MUL)
-TL_REDUCE_LOOP(prod_F64, double, double, double, 0, 1.0, S_MUL, TL_MUL)
-TL_REDUCE_LOOP(prod_C64, cfloat, cdouble, cdouble, 0, 1.0, S_MUL, TL_MUL)
-TL_REDUCE_LOOP(prod_C128, cdouble, cdouble, cdouble, 0, 1.0, S_MUL, TL_MUL)
-
-TL_REDUCE_LOOP(max_BOOL, bool, bool, bool, 0, false, S_OR, TL_OR)
-TL_REDUCE_LOOP(max_U8, uint8_t, uint8_t, uint8_t, 0, 0, S_MAXINT, TL_MAXINT)
-TL_REDUCE_LOOP(max_I8, int8_t, int8_t, int8_t, 0, INT8_MIN, S_MAXINT, TL_MAXINT)
-TL_REDUCE_LOOP(max_I16, int16_t, int16_t, int16_t, 0, INT16_MIN, S_MAXINT, TL_MAXINT)
-TL_REDUCE_LOOP(max_I32, int32_t, int32_t, int32_t, 0, INT32_MIN, S_MAXINT, TL_MAXINT)
-TL_REDUCE_LOOP(max_I64, int64_t, int64_t, int64_t, 0, INT64_MIN, S_MAXINT, TL_MAXINT)
-TL_REDUCE_LOOP(max_F32_generic, float, float, float, 0, -INFINITY, S_MAXNAN, TL_MAXNAN)
-TL_REDUCE_LOOP(max_F64_generic, double, double, double, 0, -INFINITY, S_MAXNAN, TL_MAXNAN)
-
-TL_REDUCE_LOOP(min_BOOL, bool, bool, bool, 0, true, S_AND, TL_AND)
-TL_REDUCE_LOOP(min_U8, uint8_t, uint8_t, uint8_t, 0, UINT8_MAX, S_MININT, TL_MININT)
-TL_REDUCE_LOOP(min_I8, int8_t, int8_t, int8_t, 0, INT8_MAX, S_MININT, TL_MININT)
-TL_REDUCE_LOOP(min_I16, int16_t, int16_t, int16_t, 0, INT16_MAX, S_MININT, TL_MININT)
-TL_REDUCE_LOOP(min_I32, int32_t, int32_t, int32_t, 0, INT32_MAX, S_MININT, TL_MININT)
-TL_REDUCE_LOOP(min_I64, int64_t, int64_t, int64_t, 0, INT64_MAX, S_MININT, TL_MININT)
-TL_REDUCE_LOOP(min_F32_generic, float, float, float, 0, INFINITY, S_MINNAN, TL_MINNAN)
-TL_REDUCE_LOOP(min_F64_generic, double, double, double, 0, INFINITY, S_MINNAN, TL_MINNAN)
-
-TL_REDUCE_LOOP(all_BOOL, bool, bool, bool, 0, true, S_AND, TL_AND)
-TL_REDUCE_LOOP(any_BOOL, bool, bool, bool, 0, false, S_OR, TL_OR)
-TL_REDUCE_LOOP(count_BOOL, bool, int64_t, int64_t, 0, 0, S_COUNT, TL_ADD)
-#define TL_LOGICAL_LOOPS(T, SUF)                                                        \
-  TL_REDUCE_LOOP(all_##SUF, T, bool, bool, 0, true, S_ALLNZ, TL_AND)                    \
-  TL_REDUCE_LOOP(any_##SUF, T, bool, bool, 0, false, S_ANYNZ, TL_OR)                    \
-  TL_REDUCE_LOOP(count_##SUF, T, int64_t, int64_t, 0, 0, S_COUNTNZ, TL_ADD)             \
-  TL_REDUCE_LOOP(countz_##SUF, T, int64_t, int64_t, 0, 0, S_COUNTZ, TL_ADD)
-TL_LOGICAL_LOOPS(uint8_t, U8)
-TL_LOGICAL_LOOPS(int8_t, I8)
-TL_LOGICAL_LOOPS(int16_t, I16)
-TL_LOGICAL_LOOPS(int32_t, I32)
-TL_LOGICAL_LOOPS(int64_t, I64)
-TL_LOGICAL_LOOPS(float, F32)
-TL_LOGICAL_LOOPS(double, F64)
-TL_REDUCE_LOOP(notnan_F32, float, int64_t, int64_t, 0, 0, S_NOTNAN, TL_ADD)
-TL_REDUCE_LOOP(notnan_F64, double, int64_t, int64_t, 0, 0, S_NOTNAN, TL_ADD)
-
-TL_REDUCE_LOOP(sqdev_F32, float, double, double, 1, 0.0, S_SQDEV, TL_ADD)
-TL_REDUCE_LOOP(sqdev_F64, double, double, double, 1, 0.0, S_SQDEV, TL_ADD)
-TL_REDUCE_LOOP(sqdev_C64, cfloat, double, cdouble, 1, 0.0, S_SQDEV_C, TL_ADD)
-TL_REDUCE_LOOP(sqdev_C128, cdouble, double, cdouble, 1, 0.0, S_SQDEV_C, TL_ADD)
-TL_REDUCE_LOOP(expsum_F32, float, double, double, 1, 0.0, S_EXPSUMF, TL_ADD)
-TL_REDUCE_LOOP(expsum_F64, double, double, double, 1, 0.0, S_EXPSUM, TL_ADD)
-
-/* Norm passes: one loop per (norm kind, dtype), all accumulating in double. */
-#define TL_NORM_LOOPS(T, SUF, ABSSUM, SQSUM, ABSMAX, ABSMIN, POWSUM)                         \
-  TL_REDUCE_LOOP(abssum_##SUF, T, double, double, 0, 0.0, ABSSUM, TL_ADD)                   \
-  TL_REDUCE_LOOP(sqsum_##SUF, T, double, double, 0, 0.0, SQSUM, TL_ADD)                     \
-  TL_REDUCE_LOOP(absmax_##SUF, T, double, double, 0, 0.0, ABSMAX, TL_MAXNAN)                \
-  TL_REDUCE_LOOP(absmin_##SUF, T, double, double, 0, INFINITY, ABSMIN, TL_MINNAN)           \
-  TL_REDUCE_LOOP(nonzero_##SUF, T, double, double, 0, 0.0, S_NONZERO, TL_ADD)               \
-  TL_REDUCE_LOOP(powsum_##SUF, T, double, double, 0, 0.0, POWSUM, TL_ADD)
-TL_NORM_LOOPS(float, F32, S_ABSSUM, S_SQSUM, S_ABSMAX, S_ABSMIN, S_POWSUM)
-TL_NORM_LOOPS(double, F64, S_ABSSUM, S_SQSUM, S_ABSMAX, S_ABSMIN, S_POWSUM)
-TL_NORM_LOOPS(cfloat, C64, S_ABSSUM_C, S_SQSUM_C, S_ABSMAX_C, S_ABSMIN_C, S_POWSUM_C)
-TL_NORM_LOOPS(cdouble, C128, S_ABSSUM_C, S_SQSUM_C, S_ABSMAX_C, S_ABSMIN_C, S_POWSUM_C)
-
 /* float max/min of a contiguous row into one accumulator, on GCC vector
  * extensions: compilers do not vectorise the NaN-aware select written on
  * scalars (two compares OR-ed into a blend).  The row helper is inlined
@@ -227,8 +155,10 @@ typedef int32_t tl_vi32 __attribute__((vector_size(32)));
 typedef double tl_vf64 __attribute__((vector_size(32)));
 typedef int64_t tl_vi64 __attribute__((vector_size(32)));
 
-#define TL_EXTREME_LOOP(NAME, T, VF, VI, CMP)                                             \
-  static inline __attribute__((always_inline)) T NAME##_row(const T *p, int64_t n, T best) \
+/* NAME: loop name, ROW: its row helper's, GENERIC: the TL_REDUCE_LOOP for the
+ * other cases. */
+#define TL_EXTREME_LOOP(NAME, ROW, GENERIC, T, VF, VI, CMP)                                \
+  static inline __attribute__((always_inline)) T ROW(const T *p, int64_t n, T best)        \
   {                                                                                        \
     enum { W = sizeof(VF) / sizeof(T) };                                                   \
     int64_t i = 0;                                                                         \
@@ -257,15 +187,21 @@ typedef int64_t tl_vi64 __attribute__((vector_size(32)));
   {                                                                                        \
     if (steps[0] == 0 && steps[1] == sizeof(T)) {                                          \
       T *acc = (T *)args[0];                                                               \
-      *acc = NAME##_row((const T *)args[1], n, *acc);                                      \
+      *acc = ROW((const T *)args[1], n, *acc);                                             \
       return;                                                                              \
     }                                                                                      \
-    NAME##_generic(args, n, steps, data);                                                  \
+    GENERIC(args, n, steps, data);                                                         \
   }
-TL_EXTREME_LOOP(max_F32, float, tl_vf32, tl_vi32, >)
-TL_EXTREME_LOOP(min_F32, float, tl_vf32, tl_vi32, <)
-TL_EXTREME_LOOP(max_F64, double, tl_vf64, tl_vi64, >)
-TL_EXTREME_LOOP(min_F64, double, tl_vf64, tl_vi64, <)
+/* A reduction loop of the table: (kind, loop dtype, loop). */
+typedef struct {
+  tl_rkind kind;
+  tl_dtype dtype;
+  tl_loop_fn loop;
+} tl_reduce_entry;
+
+/* The loops, from the macros above, and the table reduce_loops[]
+ * (scripts/gen_kernels.py). */
+#include "ndcore/kernels/generated/reduce.inc"
 
 tl_dtype tl_reduce_acc_dtype(tl_rkind kind, tl_dtype loop)
 {
@@ -342,73 +278,6 @@ tl_rkind tl_reduce_merge_kind(tl_rkind kind)
 
 void tl_cpu_reduce_kernels_init(void)
 {
-  tl_loop_fn(*t)[TL_DTYPE_COUNT] = tl_reduce_loops;
-  t[TL_RK_SUM][TL_DTYPE_I64] = sum_I64;
-  t[TL_RK_SUM][TL_DTYPE_F32] = sum_F32;
-  t[TL_RK_SUM][TL_DTYPE_F64] = sum_F64;
-  t[TL_RK_SUM][TL_DTYPE_C64] = sum_C64;
-  t[TL_RK_SUM][TL_DTYPE_C128] = sum_C128;
-  t[TL_RK_NANSUM][TL_DTYPE_F32] = nansum_F32;
-  t[TL_RK_NANSUM][TL_DTYPE_F64] = nansum_F64;
-  t[TL_RK_PROD][TL_DTYPE_I64] = prod_I64;
-  t[TL_RK_PROD][TL_DTYPE_F32] = prod_F32;
-  t[TL_RK_PROD][TL_DTYPE_F64] = prod_F64;
-  t[TL_RK_PROD][TL_DTYPE_C64] = prod_C64;
-  t[TL_RK_PROD][TL_DTYPE_C128] = prod_C128;
-
-  t[TL_RK_MAX][TL_DTYPE_BOOL] = max_BOOL;
-  t[TL_RK_MAX][TL_DTYPE_U8] = max_U8;
-  t[TL_RK_MAX][TL_DTYPE_I8] = max_I8;
-  t[TL_RK_MAX][TL_DTYPE_I16] = max_I16;
-  t[TL_RK_MAX][TL_DTYPE_I32] = max_I32;
-  t[TL_RK_MAX][TL_DTYPE_I64] = max_I64;
-  t[TL_RK_MAX][TL_DTYPE_F32] = max_F32;
-  t[TL_RK_MAX][TL_DTYPE_F64] = max_F64;
-  t[TL_RK_MIN][TL_DTYPE_BOOL] = min_BOOL;
-  t[TL_RK_MIN][TL_DTYPE_U8] = min_U8;
-  t[TL_RK_MIN][TL_DTYPE_I8] = min_I8;
-  t[TL_RK_MIN][TL_DTYPE_I16] = min_I16;
-  t[TL_RK_MIN][TL_DTYPE_I32] = min_I32;
-  t[TL_RK_MIN][TL_DTYPE_I64] = min_I64;
-  t[TL_RK_MIN][TL_DTYPE_F32] = min_F32;
-  t[TL_RK_MIN][TL_DTYPE_F64] = min_F64;
-
-  t[TL_RK_ALL][TL_DTYPE_BOOL] = all_BOOL;
-  t[TL_RK_ANY][TL_DTYPE_BOOL] = any_BOOL;
-  t[TL_RK_COUNT][TL_DTYPE_BOOL] = count_BOOL;
-#define TL_LOGICAL_ENTRIES(SUF)                       \
-  t[TL_RK_ALL][TL_DTYPE_##SUF] = all_##SUF;           \
-  t[TL_RK_ANY][TL_DTYPE_##SUF] = any_##SUF;           \
-  t[TL_RK_COUNT][TL_DTYPE_##SUF] = count_##SUF;       \
-  t[TL_RK_COUNT_ZERO][TL_DTYPE_##SUF] = countz_##SUF;
-  TL_LOGICAL_ENTRIES(U8)
-  TL_LOGICAL_ENTRIES(I8)
-  TL_LOGICAL_ENTRIES(I16)
-  TL_LOGICAL_ENTRIES(I32)
-  TL_LOGICAL_ENTRIES(I64)
-  TL_LOGICAL_ENTRIES(F32)
-  TL_LOGICAL_ENTRIES(F64)
-#undef TL_LOGICAL_ENTRIES
-  t[TL_RK_COUNT_NOTNAN][TL_DTYPE_F32] = notnan_F32;
-  t[TL_RK_COUNT_NOTNAN][TL_DTYPE_F64] = notnan_F64;
-
-  t[TL_RK_SQDEV][TL_DTYPE_F32] = sqdev_F32;
-  t[TL_RK_SQDEV][TL_DTYPE_F64] = sqdev_F64;
-  t[TL_RK_SQDEV][TL_DTYPE_C64] = sqdev_C64;
-  t[TL_RK_SQDEV][TL_DTYPE_C128] = sqdev_C128;
-  t[TL_RK_EXPSUM][TL_DTYPE_F32] = expsum_F32;
-  t[TL_RK_EXPSUM][TL_DTYPE_F64] = expsum_F64;
-
-#define TL_NORM_ENTRIES(SUF)                                     \
-  t[TL_RK_ABSSUM][TL_DTYPE_##SUF] = abssum_##SUF;                \
-  t[TL_RK_SQSUM][TL_DTYPE_##SUF] = sqsum_##SUF;                  \
-  t[TL_RK_ABSMAX][TL_DTYPE_##SUF] = absmax_##SUF;                \
-  t[TL_RK_ABSMIN][TL_DTYPE_##SUF] = absmin_##SUF;                \
-  t[TL_RK_NONZERO][TL_DTYPE_##SUF] = nonzero_##SUF;              \
-  t[TL_RK_POWSUM][TL_DTYPE_##SUF] = powsum_##SUF;
-  TL_NORM_ENTRIES(F32)
-  TL_NORM_ENTRIES(F64)
-  TL_NORM_ENTRIES(C64)
-  TL_NORM_ENTRIES(C128)
-#undef TL_NORM_ENTRIES
+  for (size_t i = 0; i < sizeof reduce_loops / sizeof *reduce_loops; i++)
+    tl_reduce_loops[reduce_loops[i].kind][reduce_loops[i].dtype] = reduce_loops[i].loop;
 }

@@ -205,12 +205,18 @@ static inline double lgamma_F64(double x)
   return lgamma_r(x, &sign);
 }
 
-TL_K_FLOATS(TL_KU_SIMD, erf) /* libmvec */
-TL_K_FLOATS(TL_KU_SIMD, erfc)
-TL_K_FLOATS(TL_KU, erfinv)
-TL_K_FLOATS(TL_KU, lgamma)
-TL_K_FLOATS(TL_KU, digamma)
-TL_K_FLOATS(TL_KB, polygamma)
+TL_K_UNARY_SIMD_LOOP(erf_F32_loop, float, float, erf_F32) /* libmvec */
+TL_K_UNARY_SIMD_LOOP(erf_F64_loop, double, double, erf_F64)
+TL_K_UNARY_SIMD_LOOP(erfc_F32_loop, float, float, erfc_F32)
+TL_K_UNARY_SIMD_LOOP(erfc_F64_loop, double, double, erfc_F64)
+TL_UNARY_LOOP(erfinv_F32_loop, float, float, erfinv_F32)
+TL_UNARY_LOOP(erfinv_F64_loop, double, double, erfinv_F64)
+TL_UNARY_LOOP(lgamma_F32_loop, float, float, lgamma_F32)
+TL_UNARY_LOOP(lgamma_F64_loop, double, double, lgamma_F64)
+TL_UNARY_LOOP(digamma_F32_loop, float, float, digamma_F32)
+TL_UNARY_LOOP(digamma_F64_loop, double, double, digamma_F64)
+TL_BINARY_LOOP(polygamma_F32_loop, float, float, polygamma_F32)
+TL_BINARY_LOOP(polygamma_F64_loop, double, double, polygamma_F64)
 
 /* The CPU loops of this file: (op, compute dtype, loop), registered in the
  * kernel table by tl_cpu_special_register. */

@@ -5,40 +5,29 @@
 #include "ndcore/tensor/tl_dtype.h"
 #include "ndcore/dispatch/tl_iter.h"
 
-/* Storage sizes, so the contiguous path below has constant strides. */
-#define TL_SIZE_BOOL 1
-#define TL_SIZE_U8 1
-#define TL_SIZE_I8 1
-#define TL_SIZE_I16 2
-#define TL_SIZE_I32 4
-#define TL_SIZE_I64 8
-#define TL_SIZE_F16 2
-#define TL_SIZE_BF16 2
-#define TL_SIZE_F32 4
-#define TL_SIZE_F64 8
-#define TL_SIZE_C64 8
-#define TL_SIZE_C128 16
-
-#define TL_CAST_DEFINE(F, T)                                                        \
-  static void cast_##F##_to_##T(char **args, int64_t n, const int64_t *steps, void *data) \
+/* NAME: the loop from one dtype to another: STORE((CT)LOAD(x)), CT the
+ * destination's compute type; the storage sizes are constants so that the
+ * contiguous path has constant strides. */
+#define TL_CAST_LOOP(NAME, LOAD, FROM_SIZE, STORE, TO_SIZE, CT)                      \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)        \
   {                                                                                 \
     (void)data;                                                                     \
     char *dst = args[0];                                                            \
     const char *src = args[1];                                                      \
-    if (steps[0] == TL_SIZE_##T && steps[1] == TL_SIZE_##F) {                       \
+    if (steps[0] == TO_SIZE && steps[1] == FROM_SIZE) {                             \
       for (int64_t i = 0; i < n; i++)                                               \
-        tl_store_##T(dst + i * TL_SIZE_##T, (tl_ct_##T)tl_load_##F(src + i * TL_SIZE_##F)); \
+        STORE(dst + i * TO_SIZE, (CT)LOAD(src + i * FROM_SIZE));                    \
       return;                                                                       \
     }                                                                               \
     for (int64_t i = 0; i < n; i++)                                                 \
-      tl_store_##T(dst + i * steps[0], (tl_ct_##T)tl_load_##F(src + i * steps[1])); \
+      STORE(dst + i * steps[0], (CT)LOAD(src + i * steps[1]));                      \
   }
 
 /* A cast to the same dtype is a move: one memcpy for a contiguous run, a
  * walk down the source for a reversed one (flip), else fixed-width element
  * moves.  These replace the table's diagonal. */
-#define TL_MOVE_DEFINE(W)                                                          \
-  static void move_##W(char **args, int64_t n, const int64_t *steps, void *data)  \
+#define TL_MOVE_DEFINE(NAME, W)                                                    \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)      \
   {                                                                                \
     (void)data;                                                                    \
     char *dst = args[0];                                                           \
@@ -56,23 +45,14 @@
     for (int64_t i = 0; i < n; i++)                                                \
       memcpy(dst + i * steps[0], src + i * steps[1], W);                           \
   }
-TL_MOVE_DEFINE(1)
-TL_MOVE_DEFINE(2)
-TL_MOVE_DEFINE(4)
-TL_MOVE_DEFINE(8)
-TL_MOVE_DEFINE(16)
+TL_MOVE_DEFINE(move_1, 1)
+TL_MOVE_DEFINE(move_2, 2)
+TL_MOVE_DEFINE(move_4, 4)
+TL_MOVE_DEFINE(move_8, 8)
+TL_MOVE_DEFINE(move_16, 16)
 
-/* A macro cannot expand itself, so the pairs take the dtype list twice. */
-#define TL_DTYPE_ENUMS_INNER(X, arg) \
-  X(arg, BOOL) X(arg, U8) X(arg, I8) X(arg, I16) X(arg, I32) X(arg, I64) \
-  X(arg, F16) X(arg, BF16) X(arg, F32) X(arg, F64) X(arg, C64) X(arg, C128)
-#define TL_CAST_FROM(unused, F) TL_DTYPE_ENUMS_INNER(TL_CAST_DEFINE, F)
-TL_DTYPE_ENUMS(TL_CAST_FROM, _)
-
-#define TL_CAST_ENTRY(F, T) [TL_DTYPE_##T] = cast_##F##_to_##T,
-#define TL_CAST_TABLE_ROW(unused, F) [TL_DTYPE_##F] = {TL_DTYPE_ENUMS_INNER(TL_CAST_ENTRY, F)},
-static const tl_loop_fn cast_table[TL_DTYPE_COUNT][TL_DTYPE_COUNT] = {
-    TL_DTYPE_ENUMS(TL_CAST_TABLE_ROW, _)};
+/* The loops of every pair, and cast_table (scripts/gen_kernels.py). */
+#include "ndcore/kernels/generated/cast.inc"
 
 tl_loop_fn tl_cast_loop(tl_dtype from, tl_dtype to)
 {
