@@ -242,26 +242,26 @@ static inline __attribute__((always_inline)) void scatter_blocks(char **args, in
 }
 
 /* Fixed sizes let the compiler turn each memcpy into one load and store. */
-#define TL_MOVE_SIZED(SIZE)                                                                   \
-  static void gather_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)       \
+#define TL_MOVE_SIZED(GATHER, GATHER_RAW, SCATTER, SIZE)                                     \
+  static void GATHER(char **args, int64_t n, const int64_t *steps, void *data)              \
   {                                                                                         \
     (void)data;                                                                             \
     gather_blocks(args, n, steps, SIZE);                                                    \
   }                                                                                         \
-  static void gather_raw_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)   \
+  static void GATHER_RAW(char **args, int64_t n, const int64_t *steps, void *data)          \
   {                                                                                         \
     gather_raw_blocks(args, n, steps, SIZE, data);                                          \
   }                                                                                         \
-  static void scatter_##SIZE(char **args, int64_t n, const int64_t *steps, void *data)      \
+  static void SCATTER(char **args, int64_t n, const int64_t *steps, void *data)             \
   {                                                                                         \
     (void)data;                                                                             \
     scatter_blocks(args, n, steps, SIZE);                                                   \
   }
-TL_MOVE_SIZED(1)
-TL_MOVE_SIZED(2)
-TL_MOVE_SIZED(4)
-TL_MOVE_SIZED(8)
-TL_MOVE_SIZED(16)
+TL_MOVE_SIZED(gather_1, gather_raw_1, scatter_1, 1)
+TL_MOVE_SIZED(gather_2, gather_raw_2, scatter_2, 2)
+TL_MOVE_SIZED(gather_4, gather_raw_4, scatter_4, 4)
+TL_MOVE_SIZED(gather_8, gather_raw_8, scatter_8, 8)
+TL_MOVE_SIZED(gather_16, gather_raw_16, scatter_16, 16)
 #undef TL_MOVE_SIZED
 
 static void gather_any(char **args, int64_t n, const int64_t *steps, void *data)
@@ -280,46 +280,49 @@ static void scatter_any(char **args, int64_t n, const int64_t *steps, void *data
 }
 
 /* Reducing scatters: one loop per dtype, the reduction chosen per call.
- * amax/amin propagate NaN like maximum/minimum; complex has no order. */
-#define TL_REDUCE_BODY(E, COMBINE)                                                  \
+ * amax/amin propagate NaN like maximum/minimum; complex has no order.  T is
+ * the dtype's compute type, LOAD/STORE move one element of it. */
+#define TL_REDUCE_BODY(T, LOAD, STORE, COMBINE)                                     \
   for (int64_t i = 0; i < n; i++) {                                                 \
     char *d = base + i * steps[1] + load_i64(off + i * steps[0]);                   \
     const char *v = src + i * steps[2];                                             \
     for (int64_t e = 0; e < nelem; e++, d += size, v += size) {                     \
-      tl_ct_##E a = tl_load_##E(d), b = tl_load_##E(v);                             \
-      tl_store_##E(d, COMBINE);                                                     \
+      T a = LOAD(d), b = LOAD(v);                                                   \
+      STORE(d, COMBINE);                                                            \
     }                                                                               \
   }
-#define TL_REDUCE_LOOP(E, MUL, MAX, MIN)                                            \
-  static void scatter_reduce_##E(char **args, int64_t n, const int64_t *steps, void *data) \
+#define TL_REDUCE_LOOP(NAME, DTYPE, T, LOAD, STORE, MUL, MAX, MIN)                  \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)        \
   {                                                                                 \
     const move_params *p = data;                                                    \
     const char *off = args[0], *src = args[2];                                      \
     char *base = args[1];                                                           \
-    const int64_t nelem = p->nelem, size = (int64_t)tl_dtype_size(TL_DTYPE_##E);     \
+    const int64_t nelem = p->nelem, size = (int64_t)tl_dtype_size(DTYPE);           \
     switch (p->reduce) {                                                            \
-    case TL_INDEX_REDUCE_MUL: TL_REDUCE_BODY(E, MUL) break;                         \
-    case TL_INDEX_REDUCE_AMAX: TL_REDUCE_BODY(E, MAX) break;                        \
-    case TL_INDEX_REDUCE_AMIN: TL_REDUCE_BODY(E, MIN) break;                        \
-    default: TL_REDUCE_BODY(E, a + b) break;                                        \
+    case TL_INDEX_REDUCE_MUL: TL_REDUCE_BODY(T, LOAD, STORE, MUL) break;            \
+    case TL_INDEX_REDUCE_AMAX: TL_REDUCE_BODY(T, LOAD, STORE, MAX) break;           \
+    case TL_INDEX_REDUCE_AMIN: TL_REDUCE_BODY(T, LOAD, STORE, MIN) break;           \
+    default: TL_REDUCE_BODY(T, LOAD, STORE, a + b) break;                           \
     }                                                                               \
   }
 /* a != a is NaN for floats and never true for integers. */
 #define TL_MAX (a != a || a > b) ? a : b
 #define TL_MIN (a != a || a < b) ? a : b
-TL_REDUCE_LOOP(BOOL, a && b, a || b, a && b)
-TL_REDUCE_LOOP(U8, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(I8, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(I16, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(I32, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(I64, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(F16, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(BF16, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(F32, a * b, TL_MAX, TL_MIN)
-TL_REDUCE_LOOP(F64, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_BOOL, TL_DTYPE_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a && b, a || b, a && b)
+TL_REDUCE_LOOP(scatter_reduce_U8, TL_DTYPE_U8, uint8_t, tl_load_U8, tl_store_U8, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_I8, TL_DTYPE_I8, int8_t, tl_load_I8, tl_store_I8, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_I16, TL_DTYPE_I16, int16_t, tl_load_I16, tl_store_I16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_I32, TL_DTYPE_I32, int32_t, tl_load_I32, tl_store_I32, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_I64, TL_DTYPE_I64, int64_t, tl_load_I64, tl_store_I64, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_F16, TL_DTYPE_F16, float, tl_load_F16, tl_store_F16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_BF16, TL_DTYPE_BF16, float, tl_load_BF16, tl_store_BF16, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_F32, TL_DTYPE_F32, float, tl_load_F32, tl_store_F32, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_F64, TL_DTYPE_F64, double, tl_load_F64, tl_store_F64, a * b, TL_MAX, TL_MIN)
 /* Complex has no order: tl_index_move refuses amax/amin before we get here. */
-TL_REDUCE_LOOP(C64, a * b, ((void)b, a), ((void)b, a))
-TL_REDUCE_LOOP(C128, a * b, ((void)b, a), ((void)b, a))
+TL_REDUCE_LOOP(scatter_reduce_C64, TL_DTYPE_C64, float complex, tl_load_C64, tl_store_C64, a * b,
+               ((void)b, a), ((void)b, a))
+TL_REDUCE_LOOP(scatter_reduce_C128, TL_DTYPE_C128, double complex, tl_load_C128, tl_store_C128,
+               a * b, ((void)b, a), ((void)b, a))
 #undef TL_MAX
 #undef TL_MIN
 #undef TL_REDUCE_LOOP

@@ -149,8 +149,8 @@ static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dt
 
 /* self /= count where count > 0 (floor division for integers): the end of a
  * scatter mean.  count is int64 with self's shape. */
-#define TL_MEAN_DIVIDE(E, DIV)                                                             \
-  static void mean_divide_##E(char **args, int64_t n, const int64_t *steps, void *data)    \
+#define TL_MEAN_DIVIDE(NAME, T, LOAD, STORE, DIV)                                          \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)               \
   {                                                                                        \
     (void)data;                                                                            \
     for (int64_t i = 0; i < n; i++) {                                                      \
@@ -158,24 +158,24 @@ static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dt
       memcpy(&c, args[1] + i * steps[1], sizeof c);                                        \
       if (c <= 0)                                                                          \
         continue;                                                                          \
-      tl_ct_##E a = tl_load_##E(args[0] + i * steps[0]);                                   \
-      tl_store_##E(args[0] + i * steps[0], DIV);                                           \
+      T a = LOAD(args[0] + i * steps[0]);                                                  \
+      STORE(args[0] + i * steps[0], DIV);                                                  \
     }                                                                                      \
   }
 /* Floor division by a positive count. */
-#define TL_FLOOR_DIV (tl_ct_I64)(a / c - ((a % c != 0) && (a < 0)))
-TL_MEAN_DIVIDE(BOOL, a)
-TL_MEAN_DIVIDE(U8, a / c)
-TL_MEAN_DIVIDE(I8, TL_FLOOR_DIV)
-TL_MEAN_DIVIDE(I16, TL_FLOOR_DIV)
-TL_MEAN_DIVIDE(I32, TL_FLOOR_DIV)
-TL_MEAN_DIVIDE(I64, TL_FLOOR_DIV)
-TL_MEAN_DIVIDE(F16, a / (float)c)
-TL_MEAN_DIVIDE(BF16, a / (float)c)
-TL_MEAN_DIVIDE(F32, a / (float)c)
-TL_MEAN_DIVIDE(F64, a / (double)c)
-TL_MEAN_DIVIDE(C64, a / (float)c)
-TL_MEAN_DIVIDE(C128, a / (double)c)
+#define TL_FLOOR_DIV (int64_t)(a / c - ((a % c != 0) && (a < 0)))
+TL_MEAN_DIVIDE(mean_divide_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a)
+TL_MEAN_DIVIDE(mean_divide_U8, uint8_t, tl_load_U8, tl_store_U8, a / c)
+TL_MEAN_DIVIDE(mean_divide_I8, int8_t, tl_load_I8, tl_store_I8, TL_FLOOR_DIV)
+TL_MEAN_DIVIDE(mean_divide_I16, int16_t, tl_load_I16, tl_store_I16, TL_FLOOR_DIV)
+TL_MEAN_DIVIDE(mean_divide_I32, int32_t, tl_load_I32, tl_store_I32, TL_FLOOR_DIV)
+TL_MEAN_DIVIDE(mean_divide_I64, int64_t, tl_load_I64, tl_store_I64, TL_FLOOR_DIV)
+TL_MEAN_DIVIDE(mean_divide_F16, float, tl_load_F16, tl_store_F16, a / (float)c)
+TL_MEAN_DIVIDE(mean_divide_BF16, float, tl_load_BF16, tl_store_BF16, a / (float)c)
+TL_MEAN_DIVIDE(mean_divide_F32, float, tl_load_F32, tl_store_F32, a / (float)c)
+TL_MEAN_DIVIDE(mean_divide_F64, double, tl_load_F64, tl_store_F64, a / (double)c)
+TL_MEAN_DIVIDE(mean_divide_C64, float complex, tl_load_C64, tl_store_C64, a / (float)c)
+TL_MEAN_DIVIDE(mean_divide_C128, double complex, tl_load_C128, tl_store_C128, a / (double)c)
 #undef TL_FLOOR_DIV
 #undef TL_MEAN_DIVIDE
 
@@ -518,26 +518,26 @@ typedef struct {
 
 /* args: self, mask.  Every element is rewritten (with itself where the mask
  * is false): no branch to mispredict, and the loop vectorizes as a blend. */
-#define TL_MASKED_FILL_LOOP(BITS)                                                           \
-  static void masked_fill_##BITS(char **args, int64_t n, const int64_t *steps, void *data) \
+#define TL_MASKED_FILL_LOOP(NAME, UINT)                                                     \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)                \
   {                                                                                         \
     const fill_params *p = data;                                                            \
     const int64_t s0 = steps[0], s1 = steps[1];                                             \
     char *dst = args[0];                                                                    \
     const char *mask = args[1];                                                             \
-    uint##BITS##_t value;                                                                   \
+    UINT value;                                                                             \
     memcpy(&value, p->value, sizeof value);                                                 \
     for (int64_t i = 0; i < n; i++) {                                                       \
-      uint##BITS##_t cur, m = (uint##BITS##_t)-(uint##BITS##_t)(mask[i * s1] != 0);         \
+      UINT cur, m = (UINT)-(UINT)(mask[i * s1] != 0);                                       \
       memcpy(&cur, dst + i * s0, sizeof cur);                                               \
-      cur = (uint##BITS##_t)((value & m) | (cur & ~m));                                     \
+      cur = (UINT)((value & m) | (cur & ~m));                                               \
       memcpy(dst + i * s0, &cur, sizeof cur);                                               \
     }                                                                                       \
   }
-TL_MASKED_FILL_LOOP(8)
-TL_MASKED_FILL_LOOP(16)
-TL_MASKED_FILL_LOOP(32)
-TL_MASKED_FILL_LOOP(64)
+TL_MASKED_FILL_LOOP(masked_fill_8, uint8_t)
+TL_MASKED_FILL_LOOP(masked_fill_16, uint16_t)
+TL_MASKED_FILL_LOOP(masked_fill_32, uint32_t)
+TL_MASKED_FILL_LOOP(masked_fill_64, uint64_t)
 #undef TL_MASKED_FILL_LOOP
 
 static void masked_fill_128(char **args, int64_t n, const int64_t *steps, void *data)
@@ -644,34 +644,38 @@ tl_status tl_cpu_index_masked_select(tl_tensor *out, const tl_tensor *in, const 
 
 /* ---- alpha -------------------------------------------------------------------------- */
 
-#define TL_SCALE_LOOP(E, MUL)                                                             \
-  static void scale_##E(char **args, int64_t n, const int64_t *steps, void *data)         \
+/* out = alpha * src, alpha (data) stored in src's dtype */
+#define TL_SCALE_LOOP(NAME, T, LOAD, STORE, MUL)                                          \
+  static void NAME(char **args, int64_t n, const int64_t *steps, void *data)              \
   {                                                                                       \
-    const tl_ct_##E a = tl_load_##E(data);                                                \
+    const T a = LOAD(data);                                                               \
     for (int64_t i = 0; i < n; i++) {                                                     \
-      tl_ct_##E b = tl_load_##E(args[1] + i * steps[1]);                                  \
-      tl_store_##E(args[0] + i * steps[0], MUL);                                          \
+      T b = LOAD(args[1] + i * steps[1]);                                                 \
+      STORE(args[0] + i * steps[0], MUL);                                                 \
     }                                                                                     \
   }
-TL_SCALE_LOOP(BOOL, a && b)
-TL_SCALE_LOOP(U8, a * b)
-TL_SCALE_LOOP(I8, a * b)
-TL_SCALE_LOOP(I16, a * b)
-TL_SCALE_LOOP(I32, a * b)
-TL_SCALE_LOOP(I64, a * b)
-TL_SCALE_LOOP(F16, a * b)
-TL_SCALE_LOOP(BF16, a * b)
-TL_SCALE_LOOP(F32, a * b)
-TL_SCALE_LOOP(F64, a * b)
-TL_SCALE_LOOP(C64, a * b)
-TL_SCALE_LOOP(C128, a * b)
+TL_SCALE_LOOP(scale_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a && b)
+TL_SCALE_LOOP(scale_U8, uint8_t, tl_load_U8, tl_store_U8, a * b)
+TL_SCALE_LOOP(scale_I8, int8_t, tl_load_I8, tl_store_I8, a * b)
+TL_SCALE_LOOP(scale_I16, int16_t, tl_load_I16, tl_store_I16, a * b)
+TL_SCALE_LOOP(scale_I32, int32_t, tl_load_I32, tl_store_I32, a * b)
+TL_SCALE_LOOP(scale_I64, int64_t, tl_load_I64, tl_store_I64, a * b)
+TL_SCALE_LOOP(scale_F16, float, tl_load_F16, tl_store_F16, a * b)
+TL_SCALE_LOOP(scale_BF16, float, tl_load_BF16, tl_store_BF16, a * b)
+TL_SCALE_LOOP(scale_F32, float, tl_load_F32, tl_store_F32, a * b)
+TL_SCALE_LOOP(scale_F64, double, tl_load_F64, tl_store_F64, a * b)
+TL_SCALE_LOOP(scale_C64, float complex, tl_load_C64, tl_store_C64, a * b)
+TL_SCALE_LOOP(scale_C128, double complex, tl_load_C128, tl_store_C128, a * b)
 #undef TL_SCALE_LOOP
 
 tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
 {
-#define TL_SCALE_ENTRY(unused, E) [TL_DTYPE_##E] = scale_##E,
-  static const tl_loop_fn loops[TL_DTYPE_COUNT] = {TL_DTYPE_ENUMS(TL_SCALE_ENTRY, _)};
-#undef TL_SCALE_ENTRY
+  static const tl_loop_fn loops[TL_DTYPE_COUNT] = {
+      [TL_DTYPE_BOOL] = scale_BOOL, [TL_DTYPE_U8] = scale_U8,   [TL_DTYPE_I8] = scale_I8,
+      [TL_DTYPE_I16] = scale_I16,   [TL_DTYPE_I32] = scale_I32, [TL_DTYPE_I64] = scale_I64,
+      [TL_DTYPE_F16] = scale_F16,   [TL_DTYPE_BF16] = scale_BF16, [TL_DTYPE_F32] = scale_F32,
+      [TL_DTYPE_F64] = scale_F64,   [TL_DTYPE_C64] = scale_C64, [TL_DTYPE_C128] = scale_C128,
+  };
   _Alignas(16) char value[16];
   if (tl_dtype_is_integral(src->dtype) && alpha.kind > TL_KIND_INT)
     return tl_error_set(TL_ERR_RUNTIME, "for integral input tensors, argument alpha must not be "

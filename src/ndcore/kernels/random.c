@@ -324,11 +324,22 @@ static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int
   }
 }
 
-#define STORE_CASE(E)                                                                      \
-  case TL_DTYPE_##E:                                                                       \
+/* One case of store_doubles/store_ints: n values of v into dtype's elements. */
+#define STORE_CASE(DTYPE, STORE, T)                                                        \
+  case DTYPE:                                                                              \
     for (int i = 0; i < n; i++)                                                            \
-      tl_store_##E(dst + (size_t)i * size, (tl_ct_##E)v[i]);                                \
+      STORE(dst + (size_t)i * size, (T)v[i]);                                              \
     break;
+#define STORE_CASES                                                                        \
+  STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t)                                            \
+  STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t)                                             \
+  STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t)                                          \
+  STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t)                                          \
+  STORE_CASE(TL_DTYPE_I64, tl_store_I64, int64_t)                                          \
+  STORE_CASE(TL_DTYPE_F16, tl_store_F16, float)                                            \
+  STORE_CASE(TL_DTYPE_BF16, tl_store_BF16, float)                                          \
+  STORE_CASE(TL_DTYPE_F32, tl_store_F32, float)                                            \
+  STORE_CASE(TL_DTYPE_F64, tl_store_F64, double)
 
 static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
 {
@@ -338,8 +349,7 @@ static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
     for (int i = 0; i < n; i++)
       tl_store_BOOL(dst + i, v[i] != 0);
     break;
-  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
-  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  STORE_CASES
   default: break; /* complex outputs are stored through their real dtype */
   }
 }
@@ -352,11 +362,11 @@ static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
     for (int i = 0; i < n; i++)
       tl_store_BOOL(dst + i, v[i] != 0);
     break;
-  STORE_CASE(U8) STORE_CASE(I8) STORE_CASE(I16) STORE_CASE(I32) STORE_CASE(I64)
-  STORE_CASE(F16) STORE_CASE(BF16) STORE_CASE(F32) STORE_CASE(F64)
+  STORE_CASES
   default: break;
   }
 }
+#undef STORE_CASES
 #undef STORE_CASE
 
 /* Chunks [begin, end): chunk k holds values [k * CHUNK, (k + 1) * CHUNK).

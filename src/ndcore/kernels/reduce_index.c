@@ -68,19 +68,19 @@ TL_EXTREME_LINE(extreme_F64_lanes, double)
 /* Floats: a contiguous line's extreme comes from the max/min pass loop
  * (kernels_reduce.c vectorises the NaN-aware select that scalar code
  * cannot), then the first index holding it. */
-#define TL_EXTREME_FLOAT_LINE(NAME, T, E)                                                \
+#define TL_EXTREME_FLOAT_LINE(NAME, LANES, T, DTYPE)                                     \
   static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
                    int64_t *index)                                                       \
   {                                                                                      \
     if (step != (int64_t)sizeof(T)) {                                                    \
-      NAME##_lanes(x, n, step, is_max, value, index);                                    \
+      LANES(x, n, step, is_max, value, index);                                           \
       return;                                                                            \
     }                                                                                    \
     const T *p = (const T *)x;                                                           \
     T best = p[0];                                                                       \
     char *args[3] = {(char *)&best, (char *)x, NULL};                                    \
     int64_t steps[3] = {0, sizeof(T), 0};                                                \
-    tl_reduce_loops[is_max ? TL_RK_MAX : TL_RK_MIN][TL_DTYPE_##E](args, n, steps, NULL); \
+    tl_reduce_loops[is_max ? TL_RK_MAX : TL_RK_MIN][DTYPE](args, n, steps, NULL);       \
     int64_t at = 0;                                                                      \
     if (best != best)                                                                    \
       while (at < n - 1 && p[at] == p[at])                                               \
@@ -92,8 +92,8 @@ TL_EXTREME_LINE(extreme_F64_lanes, double)
       *(T *)value = best;                                                                \
     *index = at;                                                                         \
   }
-TL_EXTREME_FLOAT_LINE(extreme_F32, float, F32)
-TL_EXTREME_FLOAT_LINE(extreme_F64, double, F64)
+TL_EXTREME_FLOAT_LINE(extreme_F32, extreme_F32_lanes, float, TL_DTYPE_F32)
+TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
 
 static extreme_fn extreme_for(tl_dtype d)
 {

@@ -38,23 +38,24 @@
 #define TL_SORT_BUCKET 32768
 
 #define TL_RK uint64_t
-#define TL_RS(name) name##_p32
 #define TL_RPAIRED 1
 #define TL_RKEY(x) ((x) >> 32)
+#define TL_R_RADIX_SORT radix_sort_p32
+#define TL_R_INSERTION_SORT insertion_sort_p32
+#define TL_R_LSD_SORT lsd_sort_p32
+#define TL_R_MSD_SCATTER msd_scatter_p32
+#define TL_R_SIGNIFICANT_BITS significant_bits_p32
 #include "ndcore/kernels/sort_radix.h"
-#undef TL_RK
-#undef TL_RS
-#undef TL_RPAIRED
-#undef TL_RKEY
+
 #define TL_RK uint64_t
-#define TL_RS(name) name##_64
 #define TL_RPAIRED 0
 #define TL_RKEY(x) (x)
+#define TL_R_RADIX_SORT radix_sort_64
+#define TL_R_INSERTION_SORT insertion_sort_64
+#define TL_R_LSD_SORT lsd_sort_64
+#define TL_R_MSD_SCATTER msd_scatter_64
+#define TL_R_SIGNIFICANT_BITS significant_bits_64
 #include "ndcore/kernels/sort_radix.h"
-#undef TL_RK
-#undef TL_RS
-#undef TL_RPAIRED
-#undef TL_RKEY
 
 /* ---- keys in and values out ------------------------------------------------ *
  * These loops vectorise; TL_SIMD_CLONES compiles them for AVX-512 and AVX2

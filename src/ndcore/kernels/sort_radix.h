@@ -2,7 +2,9 @@
  * sort.c includes twice:
  *
  *   #define TL_RK        uint64_t      the element type
- *   #define TL_RS(name)  name##_p32    names of this instance
+ *   #define TL_R_RADIX_SORT  radix_sort_p32   the names of this instance's
+ *   (and TL_R_INSERTION_SORT, TL_R_LSD_SORT,   functions, each spelled out
+ *   TL_R_MSD_SCATTER, TL_R_SIGNIFICANT_BITS)   where it is included
  *   #define TL_RPAIRED   1             1: each element packs (key << 32 | index)
  *                                      and the index arrays are unused (NULL);
  *                                      0: elements are 64-bit keys, indices
@@ -25,10 +27,10 @@
 /* Sort the n pairs in (ak, ai); (bk, bi) is scratch of the same length.
  * Returns 0 if the result is in a, 1 if it is in b.  Only positions [lo, hi)
  * are guaranteed to hold their sorted elements. */
-static int TL_RS(radix_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n,
+static int TL_R_RADIX_SORT(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n,
                              int64_t lo, int64_t hi);
 
-static void TL_RS(insertion_sort)(TL_RK *k, uint32_t *ix, int64_t n)
+static void TL_R_INSERTION_SORT(TL_RK *k, uint32_t *ix, int64_t n)
 {
   for (int64_t i = 1; i < n; i++) {
     TL_RK x = k[i];
@@ -47,7 +49,7 @@ static void TL_RS(insertion_sort)(TL_RK *k, uint32_t *ix, int64_t n)
 }
 
 /* How many low bits differ between keys of the run (0: all keys equal). */
-static int TL_RS(significant_bits)(const TL_RK *k, int64_t n)
+static int TL_R_SIGNIFICANT_BITS(const TL_RK *k, int64_t n)
 {
   uint64_t first = TL_RKEY(k[0]), diff = 0;
   for (int64_t i = 1; i < n; i++)
@@ -57,7 +59,7 @@ static int TL_RS(significant_bits)(const TL_RK *k, int64_t n)
 
 /* LSD radix over the low `bits` bits: all digit histograms in one read, then
  * one stable scatter per digit, ping-ponging between a and b. */
-static int TL_RS(lsd_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n, int bits)
+static int TL_R_LSD_SORT(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n, int bits)
 {
   int max_width = n < 4096 ? 8 : TL_RADIX_BITS;
   int passes = (bits + max_width - 1) / max_width;
@@ -95,7 +97,7 @@ static int TL_RS(lsd_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int
 
 /* One MSD pass: bucket the pairs of a into b by bits [shift, shift+width),
  * filling starts[] (width+1 entries: bucket d is [starts[d], starts[d+1])). */
-static void TL_RS(msd_scatter)(const TL_RK *ak, const uint32_t *ai, TL_RK *bk, uint32_t *bi,
+static void TL_R_MSD_SCATTER(const TL_RK *ak, const uint32_t *ai, TL_RK *bk, uint32_t *bi,
                                int64_t n, int shift, uint32_t mask, int64_t *starts)
 {
   int64_t pos[1 << TL_RADIX_BITS];
@@ -117,31 +119,31 @@ static void TL_RS(msd_scatter)(const TL_RK *ak, const uint32_t *ai, TL_RK *bk, u
   }
 }
 
-static int TL_RS(radix_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n,
+static int TL_R_RADIX_SORT(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, int64_t n,
                              int64_t lo, int64_t hi)
 {
   if (n <= TL_SORT_SMALL) {
-    TL_RS(insertion_sort)(ak, ai, n);
+    TL_R_INSERTION_SORT(ak, ai, n);
     return 0;
   }
-  int bits = TL_RS(significant_bits)(ak, n);
+  int bits = TL_R_SIGNIFICANT_BITS(ak, n);
   if (bits == 0)
     return 0;
   /* LSD sorts everything; when only a narrow range of positions is wanted
    * (a selection), MSD passes that skip the other buckets do less work. */
   bool narrow = (hi - lo) * 8 < n && n > 1024;
   if (bits <= TL_RADIX_BITS || (n <= TL_SORT_LSD_MAX && !narrow))
-    return TL_RS(lsd_sort)(ak, ai, bk, bi, n, bits);
+    return TL_R_LSD_SORT(ak, ai, bk, bi, n, bits);
   int width = TL_RADIX_BITS, shift = bits - width;
   uint32_t mask = (1u << width) - 1;
   int64_t starts[(1 << TL_RADIX_BITS) + 1];
-  TL_RS(msd_scatter)(ak, ai, bk, bi, n, shift, mask, starts);
+  TL_R_MSD_SCATTER(ak, ai, bk, bi, n, shift, mask, starts);
   for (uint32_t d = 0; d <= mask; d++) {
     int64_t s = starts[d], c = starts[d + 1] - s;
     if (c < 2 || s + c <= lo || s >= hi)
       continue;
     int64_t blo = lo > s ? lo - s : 0, bhi = hi - s < c ? hi - s : c;
-    if (TL_RS(radix_sort)(bk + s, TL_RPAIRED ? NULL : bi + s, ak + s, TL_RPAIRED ? NULL : ai + s, c,
+    if (TL_R_RADIX_SORT(bk + s, TL_RPAIRED ? NULL : bi + s, ak + s, TL_RPAIRED ? NULL : ai + s, c,
                           blo, bhi) == 1) {
       memcpy(bk + s, ak + s, (size_t)c * sizeof *bk);
       if (!TL_RPAIRED)
@@ -150,3 +152,13 @@ static int TL_RS(radix_sort)(TL_RK *ak, uint32_t *ai, TL_RK *bk, uint32_t *bi, i
   }
   return 1;
 }
+
+/* The parameters are this instance's alone. */
+#undef TL_RK
+#undef TL_RPAIRED
+#undef TL_RKEY
+#undef TL_R_RADIX_SORT
+#undef TL_R_INSERTION_SORT
+#undef TL_R_LSD_SORT
+#undef TL_R_MSD_SCATTER
+#undef TL_R_SIGNIFICANT_BITS

@@ -41,18 +41,21 @@
  * symbols come from libmvec (linked), sin/cos/log/exp/pow since glibc 2.22,
  * the rest since 2.35. */
 #if defined(__GLIBC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define TL_VM_SIMD1(name) float name##f(float) __attribute__((simd("notinbranch"))); \
-  double(name)(double) __attribute__((simd("notinbranch")));
-#define TL_VM_SIMD2(name) float name##f(float, float) __attribute__((simd("notinbranch"))); \
-  double(name)(double, double) __attribute__((simd("notinbranch")));
+#define TL_VM_SIMD1(F, D) float F(float) __attribute__((simd("notinbranch"))); \
+  double(D)(double) __attribute__((simd("notinbranch")));
+#define TL_VM_SIMD2(F, D) float F(float, float) __attribute__((simd("notinbranch"))); \
+  double(D)(double, double) __attribute__((simd("notinbranch")));
 #if __GLIBC_PREREQ(2, 22)
-TL_VM_SIMD1(sin) TL_VM_SIMD1(cos) TL_VM_SIMD1(log) TL_VM_SIMD1(exp) TL_VM_SIMD2(pow)
+TL_VM_SIMD1(sinf, sin) TL_VM_SIMD1(cosf, cos) TL_VM_SIMD1(logf, log) TL_VM_SIMD1(expf, exp)
+TL_VM_SIMD2(powf, pow)
 #endif
 #if __GLIBC_PREREQ(2, 35)
-TL_VM_SIMD1(tan) TL_VM_SIMD1(asin) TL_VM_SIMD1(acos) TL_VM_SIMD1(atan) TL_VM_SIMD1(sinh)
-TL_VM_SIMD1(cosh) TL_VM_SIMD1(tanh) TL_VM_SIMD1(asinh) TL_VM_SIMD1(acosh) TL_VM_SIMD1(atanh)
-TL_VM_SIMD1(exp2) TL_VM_SIMD1(expm1) TL_VM_SIMD1(log2) TL_VM_SIMD1(log10) TL_VM_SIMD1(log1p)
-TL_VM_SIMD1(erf) TL_VM_SIMD1(erfc) TL_VM_SIMD2(atan2) TL_VM_SIMD2(hypot)
+TL_VM_SIMD1(tanf, tan) TL_VM_SIMD1(asinf, asin) TL_VM_SIMD1(acosf, acos) TL_VM_SIMD1(atanf, atan)
+TL_VM_SIMD1(sinhf, sinh) TL_VM_SIMD1(coshf, cosh) TL_VM_SIMD1(tanhf, tanh)
+TL_VM_SIMD1(asinhf, asinh) TL_VM_SIMD1(acoshf, acosh) TL_VM_SIMD1(atanhf, atanh)
+TL_VM_SIMD1(exp2f, exp2) TL_VM_SIMD1(expm1f, expm1) TL_VM_SIMD1(log2f, log2)
+TL_VM_SIMD1(log10f, log10) TL_VM_SIMD1(log1pf, log1p) TL_VM_SIMD1(erff, erf)
+TL_VM_SIMD1(erfcf, erfc) TL_VM_SIMD2(atan2f, atan2) TL_VM_SIMD2(hypotf, hypot)
 #endif
 #undef TL_VM_SIMD1
 #undef TL_VM_SIMD2

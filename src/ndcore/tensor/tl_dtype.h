@@ -31,30 +31,26 @@ typedef double tl_ct_F64;
 typedef float complex tl_ct_C64;
 typedef double complex tl_ct_C128;
 
-#define TL_PLAIN_LOADSTORE(E, T)                                                     \
-  static inline tl_ct_##E tl_load_##E(const char *p) { T v; memcpy(&v, p, sizeof v); return v; } \
-  static inline void tl_store_##E(char *p, tl_ct_##E v) { T w = v; memcpy(p, &w, sizeof w); }
-TL_PLAIN_LOADSTORE(BOOL, bool)
-TL_PLAIN_LOADSTORE(U8, uint8_t)
-TL_PLAIN_LOADSTORE(I8, int8_t)
-TL_PLAIN_LOADSTORE(I16, int16_t)
-TL_PLAIN_LOADSTORE(I32, int32_t)
-TL_PLAIN_LOADSTORE(I64, int64_t)
-TL_PLAIN_LOADSTORE(F32, float)
-TL_PLAIN_LOADSTORE(F64, double)
-TL_PLAIN_LOADSTORE(C64, float complex)
-TL_PLAIN_LOADSTORE(C128, double complex)
+/* LOAD and STORE for a dtype whose compute type T is its storage type. */
+#define TL_PLAIN_LOADSTORE(LOAD, STORE, T)                                            \
+  static inline T LOAD(const char *p) { T v; memcpy(&v, p, sizeof v); return v; }    \
+  static inline void STORE(char *p, T v) { memcpy(p, &v, sizeof v); }
+TL_PLAIN_LOADSTORE(tl_load_BOOL, tl_store_BOOL, bool)
+TL_PLAIN_LOADSTORE(tl_load_U8, tl_store_U8, uint8_t)
+TL_PLAIN_LOADSTORE(tl_load_I8, tl_store_I8, int8_t)
+TL_PLAIN_LOADSTORE(tl_load_I16, tl_store_I16, int16_t)
+TL_PLAIN_LOADSTORE(tl_load_I32, tl_store_I32, int32_t)
+TL_PLAIN_LOADSTORE(tl_load_I64, tl_store_I64, int64_t)
+TL_PLAIN_LOADSTORE(tl_load_F32, tl_store_F32, float)
+TL_PLAIN_LOADSTORE(tl_load_F64, tl_store_F64, double)
+TL_PLAIN_LOADSTORE(tl_load_C64, tl_store_C64, float complex)
+TL_PLAIN_LOADSTORE(tl_load_C128, tl_store_C128, double complex)
 #undef TL_PLAIN_LOADSTORE
 
 static inline float tl_load_F16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_f16_to_f32(h); }
 static inline void tl_store_F16(char *p, float v) { uint16_t h = tl_f32_to_f16(v); memcpy(p, &h, 2); }
 static inline float tl_load_BF16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_bf16_to_f32(h); }
 static inline void tl_store_BF16(char *p, float v) { uint16_t h = tl_f32_to_bf16(v); memcpy(p, &h, 2); }
-
-/* The same dtype list, as bare enum suffixes, for tables built per pair. */
-#define TL_DTYPE_ENUMS(X, arg) \
-  X(arg, BOOL) X(arg, U8) X(arg, I8) X(arg, I16) X(arg, I32) X(arg, I64) \
-  X(arg, F16) X(arg, BF16) X(arg, F32) X(arg, F64) X(arg, C64) X(arg, C128)
 
 /* A value of any dtype, wide enough for all: how scalars cross the API. */
 typedef struct {
