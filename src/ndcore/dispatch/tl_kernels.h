@@ -5,7 +5,8 @@
  * the tl_loop_fn <op>_<dtype>_loop, which the file's table of tl_k_entry rows
  * names as the CPU kernel of (op, dtype).  Every name is spelled out where it
  * is defined: the ops with a body per dtype family are written out per dtype
- * by scripts/gen_kernels.py (kernels/generated/*.inc), the others by hand.
+ * by scripts/gen_kernels.py (the .inc files of kernels/generated/), the
+ * others by hand.
  * Floating bodies use <tgmath.h>, so `exp(x)` is expf, exp, cexpf or cexp by
  * the argument's type.  Integer bodies compute in the unsigned type of the
  * same width where signed overflow would be undefined, and wrap like NumPy. */
