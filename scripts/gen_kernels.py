@@ -25,12 +25,11 @@ and the row {TL_OP_ADD, TL_DTYPE_I8, add_i8_loop}.
 The output is checked in.  `gen_kernels.py --check` exits non-zero when the
 checked-in files differ from what this script gives (the build runs it).
 """
-import argparse
 import os
 import re
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from gen_common import ROOT, generate
+
 OUT_DIR = os.path.join(ROOT, "src", "ndcore", "kernels", "generated")
 
 
@@ -666,28 +665,5 @@ def outputs():
             "cast.inc": cast().render("tensor/cast.c")}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true",
-                    help="fail if the checked-in files are not what this script gives")
-    ap.add_argument("--stamp", help="touch this file when the check passes (for the build)")
-    args = ap.parse_args()
-    paths = {os.path.join(OUT_DIR, name): text for name, text in outputs().items()}
-    changed = [path for path, text in paths.items()
-               if not os.path.exists(path) or open(path).read() != text]
-    if args.check and changed:
-        names = ", ".join(os.path.basename(path) for path in changed)
-        sys.exit(f"src/ndcore/kernels/generated/ is stale ({names}): run scripts/gen_kernels.py")
-    if not args.check:
-        os.makedirs(OUT_DIR, exist_ok=True)
-        for path in changed:
-            with open(path, "w") as f:
-                f.write(paths[path])
-            print(f"wrote {os.path.relpath(path, ROOT)}")
-    if args.stamp:
-        with open(args.stamp, "w") as f:
-            f.write("ok\n")
-
-
 if __name__ == "__main__":
-    main()
+    generate(__doc__.splitlines()[0], OUT_DIR, outputs)
