@@ -91,6 +91,21 @@ CALLS = {
     "softmax": "C.softmax(f, 1)", "log_softmax": "C.log_softmax(f, 1)",
     "_softmax_backward_data": "C._softmax_backward_data(f, f, 1, T.float32)",
     "_log_softmax_backward_data": "C._log_softmax_backward_data(f, f, 1, T.float32)",
+    **{n: f"C.{n}(f)" for n in ("relu", "silu", "mish", "softsign", "hardsigmoid", "hardswish",
+                                "tanhshrink", "log_sigmoid", "gelu", "softplus", "hardtanh",
+                                "hardshrink", "softshrink", "leaky_relu", "elu")},
+    **{f"{n}_backward": f"C.{n}_backward(f, f)" for n in (
+        "silu", "mish", "softsign", "hardsigmoid", "hardswish", "tanhshrink", "log_sigmoid",
+        "gelu")},
+    "threshold": "C.threshold(f, 0.5, 2.0)", "threshold_backward": "C.threshold_backward(f, f, 0.0)",
+    "leaky_relu_backward": "C.leaky_relu_backward(f, f, 0.1)",
+    "elu_backward": "C.elu_backward(f, f, 1.0, 1.0, 1.0)",
+    "softplus_backward": "C.softplus_backward(f, f, 1.0, 20.0)",
+    "hardtanh_backward": "C.hardtanh_backward(f, f, -1.0, 1.0)",
+    "hardshrink_backward": "C.hardshrink_backward(f, f, 0.5)",
+    "softshrink_backward": "C.softshrink_backward(f, f, 0.5)",
+    "_prelu_kernel": "C._prelu_kernel(f, v)", "_prelu_kernel_backward": "C._prelu_kernel_backward(f, f, v)",
+    "glu": "C.glu(f, 1)", "glu_backward": "C.glu_backward(v.reshape(2, 1), f, 1)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

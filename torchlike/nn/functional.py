@@ -144,10 +144,27 @@ def _inplace(input, result, inplace):
     return input.copy_(result)
 
 
+# The fused activations of src/nn/activation.  The in-place spellings write
+# the input through the kernel's out= when no graph is recorded; with one,
+# they run the op and copy_ its result into the input, so the tape sees an
+# in-place write (version counter, leaf check, history) as PyTorch's does.
+# The ops whose derivative reads the input run on a clone then, because the
+# input itself is overwritten.
+_READS_OUTPUT = ("relu",)
+
+
+def _act(op, input, inplace, *args, **kwargs):
+    if not inplace:
+        return op(input, *args, **kwargs)
+    if _C.is_grad_enabled() and input.requires_grad:
+        source = input if op.__name__ in _READS_OUTPUT else input.clone()
+        return input.copy_(op(source, *args, **kwargs))
+    return op(input, *args, out=input, **kwargs)
+
+
 def threshold(input, threshold, value, inplace=False):
     """``y = x if x > threshold else value``."""
-    return _inplace(input, _C.where(input > threshold, input, _scalar_like(value, input)),
-                    inplace)
+    return _act(_C.threshold, input, inplace, float(threshold), float(value))
 
 
 def threshold_(input, threshold_value, value):
@@ -156,7 +173,9 @@ def threshold_(input, threshold_value, value):
 
 def relu(input, inplace=False):
     """``max(0, x)``."""
-    return _inplace(input, _C.where(input > 0, input, _scalar_like(0, input)), inplace)
+    if not input.is_floating_point():
+        return _inplace(input, input.clamp(min=0), inplace)
+    return _act(_C.relu, input, inplace)
 
 
 def relu_(input):
@@ -171,7 +190,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _inplace(input, input.clamp(min_val, max_val), inplace)
+    return _act(_C.hardtanh, input, inplace, float(min_val), float(max_val))
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -180,7 +199,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x if x >= 0 else negative_slope * x``."""
-    return _inplace(input, _C.where(input > 0, input, input * negative_slope), inplace)
+    return _act(_C.leaky_relu, input, inplace, float(negative_slope))
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -189,7 +208,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def elu(input, alpha=1.0, inplace=False):
     """``x if x > 0 else alpha * (exp(x) - 1)``."""
-    return _inplace(input, _C.where(input > 0, input, alpha * _C.expm1(input)), inplace)
+    return _act(_C.elu, input, inplace, float(alpha), 1.0, 1.0)
 
 
 def elu_(input, alpha=1.0):
@@ -202,8 +221,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input, inplace=False):
     """``scale * elu(x, alpha)`` with the self-normalising constants."""
-    out = _SELU_SCALE * _C.where(input > 0, input, _SELU_ALPHA * _C.expm1(input))
-    return _inplace(input, out, inplace)
+    return _act(_C.elu, input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def selu_(input):
@@ -212,8 +230,9 @@ def selu_(input):
 
 def celu(input, alpha=1.0, inplace=False):
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    return _inplace(input, _C.where(input > 0, input, alpha * _C.expm1(input / alpha)),
-                    inplace)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _act(_C.elu, input, inplace, float(alpha), 1.0, 1.0 / alpha)
 
 
 def celu_(input, alpha=1.0):
@@ -222,12 +241,7 @@ def celu_(input, alpha=1.0):
 
 def gelu(input, approximate="none"):
     """``x * Phi(x)`` (exact, with erf) or its tanh approximation."""
-    if approximate == "none":
-        return 0.5 * input * (1.0 + _C.erf(input * (1.0 / math.sqrt(2.0))))
-    if approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1.0 + _C.tanh(inner))
-    raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return _C.gelu(input, approximate=approximate)
 
 
 def sigmoid(input):
@@ -240,73 +254,68 @@ def tanh(input):
 
 def silu(input, inplace=False):
     """``x * sigmoid(x)``."""
-    return _inplace(input, input * _C.sigmoid(input), inplace)
+    return _act(_C.silu, input, inplace)
 
 
 def mish(input, inplace=False):
     """``x * tanh(softplus(x))``."""
-    return _inplace(input, input * _C.tanh(softplus(input)), inplace)
+    return _act(_C.mish, input, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta``, linear where ``beta x > threshold``."""
-    bx = input * beta
-    soft = _C.logaddexp(bx, _scalar_like(0, input)) / beta
-    return _C.where(bx > threshold, input, soft)
+    return _C.softplus(input, float(beta), float(threshold))
 
 
 def softsign(input):
     """``x / (1 + |x|)``."""
-    return input / (1 + input.abs())
+    return _C.softsign(input)
 
 
 def hardsigmoid(input, inplace=False):
     """``clamp(x / 6 + 1 / 2, 0, 1)``."""
-    return _inplace(input, (input / 6 + 0.5).clamp(0.0, 1.0), inplace)
+    return _act(_C.hardsigmoid, input, inplace)
 
 
 def hardswish(input, inplace=False):
     """``x * relu6(x + 3) / 6``."""
-    return _inplace(input, input * (input + 3).clamp(0.0, 6.0) / 6, inplace)
+    return _act(_C.hardswish, input, inplace)
 
 
 def hardshrink(input, lambd=0.5):
     """``x if |x| > lambd else 0``."""
-    return _C.where(input.abs() > lambd, input, _scalar_like(0, input))
+    return _C.hardshrink(input, float(lambd))
 
 
 def softshrink(input, lambd=0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    zero = _scalar_like(0, input)
-    return _C.where(input > lambd, input - lambd, _C.where(input < -lambd, input + lambd, zero))
+    return _C.softshrink(input, float(lambd))
 
 
 def tanhshrink(input):
     """``x - tanh(x)``."""
-    return input - _C.tanh(input)
+    return _C.tanhshrink(input)
 
 
 def logsigmoid(input):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large |x|."""
-    return -_C.logaddexp(-input, _scalar_like(0, input))
+    return _C.log_sigmoid(input)
 
 
 def prelu(input, weight):
     """``x if x >= 0 else weight * x``; ``weight`` has 1 or C (dim 1) entries."""
-    if weight.ndim != 1:
+    if weight.ndim != 1 and weight.numel() != 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
-    w = weight
+    w = weight.reshape(-1)
     if weight.numel() != 1:
         if input.ndim < 2 or input.shape[1] != weight.numel():
             raise RuntimeError(
                 "Mismatch of parameter numbers and input channel size. Found parameter "
                 f"numbers = {weight.numel()} and channel size = "
                 f"{input.shape[1] if input.ndim >= 2 else 1}.")
-        w = weight.reshape((-1,) + (1,) * (input.ndim - 2))
-    return _C.where(input > 0, input, w * input)
+        w = w.reshape((-1,) + (1,) * (input.ndim - 2))
+    return _C._prelu_kernel(input, w)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -314,8 +323,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     in training, and is ``(lower + upper) / 2`` in evaluation."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slope = _C.empty_like(input).uniform_(lower, upper)
-    return _inplace(input, _C.where(input >= 0, input, input * slope), inplace)
+    with no_grad():
+        noise = _C.empty_like(input).uniform_(lower, upper)
+    source = input.clone() if inplace and input.requires_grad else input
+    return _inplace(input, _C._prelu_kernel(source, noise), inplace)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -324,14 +335,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def glu(input, dim=-1):
     """``a * sigmoid(b)`` where ``a, b`` are the two halves of ``input`` along ``dim``."""
-    if input.ndim == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    n = input.shape[dim]
-    if n % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.ndim} is size {n}")
-    a, b = input.split(n // 2, dim)
-    return a * _C.sigmoid(b)
+    return _C.glu(input, dim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):

@@ -483,6 +483,356 @@ static PyObject *bind_softmax_backward(tl_op op, PyObject *const *args, Py_ssize
   return tl_py_impl_softmax_backward(op, &a);
 }
 
+/* relu, silu, mish, softsign, hardsigmoid, hardswish, tanhshrink, log_sigmoid */
+static PyObject *bind_activation(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_activation a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_activation(op, &a);
+}
+
+/* threshold */
+static PyObject *bind_threshold(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "threshold", "value", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_threshold a;
+  a.threshold = 0.0;
+  a.value = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "threshold", v[1], &a.threshold, NULL) < 0 ||
+      tl_py_arg_float(func, "value", v[2], &a.value, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_threshold(op, &a);
+}
+
+/* leaky_relu */
+static PyObject *bind_leaky_relu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "negative_slope", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_leaky_relu a;
+  a.negative_slope = 0.01;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "negative_slope", v[1], &a.negative_slope, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_leaky_relu(op, &a);
+}
+
+/* elu */
+static PyObject *bind_elu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "alpha", "scale", "input_scale", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_elu a;
+  a.alpha = 1.0;
+  a.scale = 1.0;
+  a.input_scale = 1.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "alpha", v[1], &a.alpha, NULL) < 0 ||
+      tl_py_arg_float(func, "scale", v[2], &a.scale, NULL) < 0 ||
+      tl_py_arg_float(func, "input_scale", v[3], &a.input_scale, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_elu(op, &a);
+}
+
+/* gelu */
+static PyObject *bind_gelu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "approximate", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_gelu a;
+  a.approximate = "none";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_str(func, "approximate", v[1], &a.approximate) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_gelu(op, &a);
+}
+
+/* softplus */
+static PyObject *bind_softplus(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "beta", "threshold", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_softplus a;
+  a.beta = 1.0;
+  a.threshold = 20.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "beta", v[1], &a.beta, NULL) < 0 ||
+      tl_py_arg_float(func, "threshold", v[2], &a.threshold, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_softplus(op, &a);
+}
+
+/* hardtanh */
+static PyObject *bind_hardtanh(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "min_val", "max_val", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_hardtanh a;
+  a.min_val = -1.0;
+  a.max_val = 1.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "min_val", v[1], &a.min_val, NULL) < 0 ||
+      tl_py_arg_float(func, "max_val", v[2], &a.max_val, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hardtanh(op, &a);
+}
+
+/* hardshrink, softshrink */
+static PyObject *bind_shrink(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "lambd", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_shrink a;
+  a.lambd = 0.5;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "lambd", v[1], &a.lambd, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_shrink(op, &a);
+}
+
+/* _prelu_kernel */
+static PyObject *bind_prelu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_prelu a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[1], false, &a.weight) < 0)
+    return NULL;
+  return tl_py_impl_prelu(op, &a);
+}
+
+/* glu */
+static PyObject *bind_glu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_glu a;
+  a.dim = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_glu(op, &a);
+}
+
+/* silu_backward, mish_backward, softsign_backward, hardsigmoid_backward, hardswish_backward, tanhshrink_backward, log_sigmoid_backward */
+static PyObject *bind_activation_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_activation_backward a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0)
+    return NULL;
+  return tl_py_impl_activation_backward(op, &a);
+}
+
+/* threshold_backward */
+static PyObject *bind_threshold_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "threshold", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_threshold_backward a;
+  a.threshold = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "threshold", v[2], &a.threshold, NULL) < 0)
+    return NULL;
+  return tl_py_impl_threshold_backward(op, &a);
+}
+
+/* leaky_relu_backward */
+static PyObject *bind_leaky_relu_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "negative_slope", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_leaky_relu_backward a;
+  a.negative_slope = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "negative_slope", v[2], &a.negative_slope, NULL) < 0)
+    return NULL;
+  return tl_py_impl_leaky_relu_backward(op, &a);
+}
+
+/* elu_backward */
+static PyObject *bind_elu_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "alpha", "scale", "input_scale", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_elu_backward a;
+  a.alpha = 0.0;
+  a.scale = 0.0;
+  a.input_scale = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "alpha", v[2], &a.alpha, NULL) < 0 ||
+      tl_py_arg_float(func, "scale", v[3], &a.scale, NULL) < 0 ||
+      tl_py_arg_float(func, "input_scale", v[4], &a.input_scale, NULL) < 0)
+    return NULL;
+  return tl_py_impl_elu_backward(op, &a);
+}
+
+/* gelu_backward */
+static PyObject *bind_gelu_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "approximate", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_gelu_backward a;
+  a.approximate = "none";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_str(func, "approximate", v[2], &a.approximate) < 0)
+    return NULL;
+  return tl_py_impl_gelu_backward(op, &a);
+}
+
+/* softplus_backward */
+static PyObject *bind_softplus_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "beta", "threshold", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_softplus_backward a;
+  a.beta = 0.0;
+  a.threshold = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "beta", v[2], &a.beta, NULL) < 0 ||
+      tl_py_arg_float(func, "threshold", v[3], &a.threshold, NULL) < 0)
+    return NULL;
+  return tl_py_impl_softplus_backward(op, &a);
+}
+
+/* hardtanh_backward */
+static PyObject *bind_hardtanh_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "min_val", "max_val", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_hardtanh_backward a;
+  a.min_val = 0.0;
+  a.max_val = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "min_val", v[2], &a.min_val, NULL) < 0 ||
+      tl_py_arg_float(func, "max_val", v[3], &a.max_val, NULL) < 0)
+    return NULL;
+  return tl_py_impl_hardtanh_backward(op, &a);
+}
+
+/* hardshrink_backward, softshrink_backward */
+static PyObject *bind_shrink_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "lambd", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_shrink_backward a;
+  a.lambd = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "lambd", v[2], &a.lambd, NULL) < 0)
+    return NULL;
+  return tl_py_impl_shrink_backward(op, &a);
+}
+
+/* _prelu_kernel_backward */
+static PyObject *bind_prelu_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_prelu_backward a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], false, &a.weight) < 0)
+    return NULL;
+  return tl_py_impl_prelu_backward(op, &a);
+}
+
+/* glu_backward */
+static PyObject *bind_glu_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "dim", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_glu_backward a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_glu_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -511,6 +861,41 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_LOG_SOFTMAX] = bind_softmax,
     [TL_OP_SOFTMAX_BACKWARD] = bind_softmax_backward,
     [TL_OP_LOG_SOFTMAX_BACKWARD] = bind_softmax_backward,
+    [TL_OP_RELU] = bind_activation,
+    [TL_OP_SILU] = bind_activation,
+    [TL_OP_MISH] = bind_activation,
+    [TL_OP_SOFTSIGN] = bind_activation,
+    [TL_OP_HARDSIGMOID] = bind_activation,
+    [TL_OP_HARDSWISH] = bind_activation,
+    [TL_OP_TANHSHRINK] = bind_activation,
+    [TL_OP_LOG_SIGMOID] = bind_activation,
+    [TL_OP_THRESHOLD] = bind_threshold,
+    [TL_OP_LEAKY_RELU] = bind_leaky_relu,
+    [TL_OP_ELU] = bind_elu,
+    [TL_OP_GELU] = bind_gelu,
+    [TL_OP_SOFTPLUS] = bind_softplus,
+    [TL_OP_HARDTANH] = bind_hardtanh,
+    [TL_OP_HARDSHRINK] = bind_shrink,
+    [TL_OP_SOFTSHRINK] = bind_shrink,
+    [TL_OP_PRELU] = bind_prelu,
+    [TL_OP_GLU] = bind_glu,
+    [TL_OP_SILU_BACKWARD] = bind_activation_backward,
+    [TL_OP_MISH_BACKWARD] = bind_activation_backward,
+    [TL_OP_SOFTSIGN_BACKWARD] = bind_activation_backward,
+    [TL_OP_HARDSIGMOID_BACKWARD] = bind_activation_backward,
+    [TL_OP_HARDSWISH_BACKWARD] = bind_activation_backward,
+    [TL_OP_TANHSHRINK_BACKWARD] = bind_activation_backward,
+    [TL_OP_LOG_SIGMOID_BACKWARD] = bind_activation_backward,
+    [TL_OP_THRESHOLD_BACKWARD] = bind_threshold_backward,
+    [TL_OP_LEAKY_RELU_BACKWARD] = bind_leaky_relu_backward,
+    [TL_OP_ELU_BACKWARD] = bind_elu_backward,
+    [TL_OP_GELU_BACKWARD] = bind_gelu_backward,
+    [TL_OP_SOFTPLUS_BACKWARD] = bind_softplus_backward,
+    [TL_OP_HARDTANH_BACKWARD] = bind_hardtanh_backward,
+    [TL_OP_HARDSHRINK_BACKWARD] = bind_shrink_backward,
+    [TL_OP_SOFTSHRINK_BACKWARD] = bind_shrink_backward,
+    [TL_OP_PRELU_BACKWARD] = bind_prelu_backward,
+    [TL_OP_GLU_BACKWARD] = bind_glu_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

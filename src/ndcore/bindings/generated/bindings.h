@@ -235,6 +235,186 @@ typedef struct {
 } tl_py_args_softmax_backward;
 PyObject *tl_py_impl_softmax_backward(tl_op op, const tl_py_args_softmax_backward *a);
 
+/* relu(Tensor input, *, Tensor? out=None)
+ * silu(Tensor input, *, Tensor? out=None)
+ * mish(Tensor input, *, Tensor? out=None)
+ * softsign(Tensor input, *, Tensor? out=None)
+ * hardsigmoid(Tensor input, *, Tensor? out=None)
+ * hardswish(Tensor input, *, Tensor? out=None)
+ * tanhshrink(Tensor input, *, Tensor? out=None)
+ * log_sigmoid(Tensor input, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_activation;
+PyObject *tl_py_impl_activation(tl_op op, const tl_py_args_activation *a);
+
+/* threshold(Tensor input, float threshold, float value, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double threshold;
+  double value;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_threshold;
+PyObject *tl_py_impl_threshold(tl_op op, const tl_py_args_threshold *a);
+
+/* leaky_relu(Tensor input, float negative_slope=0.01, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double negative_slope;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_leaky_relu;
+PyObject *tl_py_impl_leaky_relu(tl_op op, const tl_py_args_leaky_relu *a);
+
+/* elu(Tensor input, float alpha=1.0, float scale=1.0, float input_scale=1.0, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double alpha;
+  double scale;
+  double input_scale;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_elu;
+PyObject *tl_py_impl_elu(tl_op op, const tl_py_args_elu *a);
+
+/* gelu(Tensor input, *, str approximate="none", Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  const char *approximate;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_gelu;
+PyObject *tl_py_impl_gelu(tl_op op, const tl_py_args_gelu *a);
+
+/* softplus(Tensor input, float beta=1.0, float threshold=20.0, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double beta;
+  double threshold;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_softplus;
+PyObject *tl_py_impl_softplus(tl_op op, const tl_py_args_softplus *a);
+
+/* hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double min_val;
+  double max_val;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_hardtanh;
+PyObject *tl_py_impl_hardtanh(tl_op op, const tl_py_args_hardtanh *a);
+
+/* hardshrink(Tensor input, float lambd=0.5, *, Tensor? out=None)
+ * softshrink(Tensor input, float lambd=0.5, *, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double lambd;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_shrink;
+PyObject *tl_py_impl_shrink(tl_op op, const tl_py_args_shrink *a);
+
+/* _prelu_kernel(Tensor input, Tensor weight) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed */
+} tl_py_args_prelu;
+PyObject *tl_py_impl_prelu(tl_op op, const tl_py_args_prelu *a);
+
+/* glu(Tensor input, int dim=-1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+} tl_py_args_glu;
+PyObject *tl_py_impl_glu(tl_op op, const tl_py_args_glu *a);
+
+/* silu_backward(Tensor grad_output, Tensor input)
+ * mish_backward(Tensor grad_output, Tensor input)
+ * softsign_backward(Tensor grad_output, Tensor input)
+ * hardsigmoid_backward(Tensor grad_output, Tensor input)
+ * hardswish_backward(Tensor grad_output, Tensor input)
+ * tanhshrink_backward(Tensor grad_output, Tensor input)
+ * log_sigmoid_backward(Tensor grad_output, Tensor input) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+} tl_py_args_activation_backward;
+PyObject *tl_py_impl_activation_backward(tl_op op, const tl_py_args_activation_backward *a);
+
+/* threshold_backward(Tensor grad_output, Tensor input, float threshold) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double threshold;
+} tl_py_args_threshold_backward;
+PyObject *tl_py_impl_threshold_backward(tl_op op, const tl_py_args_threshold_backward *a);
+
+/* leaky_relu_backward(Tensor grad_output, Tensor input, float negative_slope) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double negative_slope;
+} tl_py_args_leaky_relu_backward;
+PyObject *tl_py_impl_leaky_relu_backward(tl_op op, const tl_py_args_leaky_relu_backward *a);
+
+/* elu_backward(Tensor grad_output, Tensor input, float alpha, float scale, float input_scale) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double alpha;
+  double scale;
+  double input_scale;
+} tl_py_args_elu_backward;
+PyObject *tl_py_impl_elu_backward(tl_op op, const tl_py_args_elu_backward *a);
+
+/* gelu_backward(Tensor grad_output, Tensor input, *, str approximate="none") */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  const char *approximate;
+} tl_py_args_gelu_backward;
+PyObject *tl_py_impl_gelu_backward(tl_op op, const tl_py_args_gelu_backward *a);
+
+/* softplus_backward(Tensor grad_output, Tensor input, float beta, float threshold) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double beta;
+  double threshold;
+} tl_py_args_softplus_backward;
+PyObject *tl_py_impl_softplus_backward(tl_op op, const tl_py_args_softplus_backward *a);
+
+/* hardtanh_backward(Tensor grad_output, Tensor input, float min_val, float max_val) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double min_val;
+  double max_val;
+} tl_py_args_hardtanh_backward;
+PyObject *tl_py_impl_hardtanh_backward(tl_op op, const tl_py_args_hardtanh_backward *a);
+
+/* hardshrink_backward(Tensor grad_output, Tensor input, float lambd)
+ * softshrink_backward(Tensor grad_output, Tensor input, float lambd) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  double lambd;
+} tl_py_args_shrink_backward;
+PyObject *tl_py_impl_shrink_backward(tl_op op, const tl_py_args_shrink_backward *a);
+
+/* _prelu_kernel_backward(Tensor grad_output, Tensor input, Tensor weight) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed */
+} tl_py_args_prelu_backward;
+PyObject *tl_py_impl_prelu_backward(tl_op op, const tl_py_args_prelu_backward *a);
+
+/* glu_backward(Tensor grad_output, Tensor input, int dim) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  int64_t dim;
+} tl_py_args_glu_backward;
+PyObject *tl_py_impl_glu_backward(tl_op op, const tl_py_args_glu_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

@@ -772,6 +772,208 @@ static const tl_py_param params__log_softmax_backward_data[] = {
     {"input_dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_relu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_silu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_mish[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_softsign[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_hardsigmoid[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_hardswish[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_tanhshrink[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_log_sigmoid[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_threshold[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"threshold", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_leaky_relu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"negative_slope", TL_PY_ARG_FLOAT, 0, "0.01"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_elu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"scale", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"input_scale", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_gelu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"approximate", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"none\""},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_softplus[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"threshold", TL_PY_ARG_FLOAT, 0, "20.0"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_hardtanh[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"min_val", TL_PY_ARG_FLOAT, 0, "-1.0"},
+    {"max_val", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_hardshrink[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"lambd", TL_PY_ARG_FLOAT, 0, "0.5"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_softshrink[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"lambd", TL_PY_ARG_FLOAT, 0, "0.5"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params__prelu_kernel[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_glu[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, 0, "-1"},
+};
+
+static const tl_py_param params_silu_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_mish_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_softsign_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_hardsigmoid_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_hardswish_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_tanhshrink_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_log_sigmoid_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_threshold_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"threshold", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_leaky_relu_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"negative_slope", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_elu_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"scale", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"input_scale", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_gelu_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"approximate", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"none\""},
+};
+
+static const tl_py_param params_softplus_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"threshold", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_hardtanh_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"min_val", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"max_val", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_hardshrink_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"lambd", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_softshrink_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"lambd", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__prelu_kernel_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_glu_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1001,5 +1203,75 @@ const tl_py_sig tl_py_sigs[] = {
      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
+    {"relu", "nn_activation", params_relu, 2, 1,
+     "relu(Tensor input, *, Tensor? out=None)"},
+    {"silu", "nn_activation", params_silu, 2, 1,
+     "silu(Tensor input, *, Tensor? out=None)"},
+    {"mish", "nn_activation", params_mish, 2, 1,
+     "mish(Tensor input, *, Tensor? out=None)"},
+    {"softsign", "nn_activation", params_softsign, 2, 1,
+     "softsign(Tensor input, *, Tensor? out=None)"},
+    {"hardsigmoid", "nn_activation", params_hardsigmoid, 2, 1,
+     "hardsigmoid(Tensor input, *, Tensor? out=None)"},
+    {"hardswish", "nn_activation", params_hardswish, 2, 1,
+     "hardswish(Tensor input, *, Tensor? out=None)"},
+    {"tanhshrink", "nn_activation", params_tanhshrink, 2, 1,
+     "tanhshrink(Tensor input, *, Tensor? out=None)"},
+    {"log_sigmoid", "nn_activation", params_log_sigmoid, 2, 1,
+     "log_sigmoid(Tensor input, *, Tensor? out=None)"},
+    {"threshold", "nn_activation", params_threshold, 4, 3,
+     "threshold(Tensor input, float threshold, float value, *, Tensor? out=None)"},
+    {"leaky_relu", "nn_activation", params_leaky_relu, 3, 2,
+     "leaky_relu(Tensor input, float negative_slope=0.01, *, Tensor? out=None)"},
+    {"elu", "nn_activation", params_elu, 5, 4,
+     "elu(Tensor input, float alpha=1.0, float scale=1.0, float input_scale=1.0, *, Tensor? out=None)"},
+    {"gelu", "nn_activation", params_gelu, 3, 1,
+     "gelu(Tensor input, *, str approximate=\"none\", Tensor? out=None)"},
+    {"softplus", "nn_activation", params_softplus, 4, 3,
+     "softplus(Tensor input, float beta=1.0, float threshold=20.0, *, Tensor? out=None)"},
+    {"hardtanh", "nn_activation", params_hardtanh, 4, 3,
+     "hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, *, Tensor? out=None)"},
+    {"hardshrink", "nn_activation", params_hardshrink, 3, 2,
+     "hardshrink(Tensor input, float lambd=0.5, *, Tensor? out=None)"},
+    {"softshrink", "nn_activation", params_softshrink, 3, 2,
+     "softshrink(Tensor input, float lambd=0.5, *, Tensor? out=None)"},
+    {"_prelu_kernel", "nn_activation", params__prelu_kernel, 2, 2,
+     "_prelu_kernel(Tensor input, Tensor weight)"},
+    {"glu", "nn_activation", params_glu, 2, 2,
+     "glu(Tensor input, int dim=-1)"},
+    {"silu_backward", "nn_activation", params_silu_backward, 2, 2,
+     "silu_backward(Tensor grad_output, Tensor input)"},
+    {"mish_backward", "nn_activation", params_mish_backward, 2, 2,
+     "mish_backward(Tensor grad_output, Tensor input)"},
+    {"softsign_backward", "nn_activation", params_softsign_backward, 2, 2,
+     "softsign_backward(Tensor grad_output, Tensor input)"},
+    {"hardsigmoid_backward", "nn_activation", params_hardsigmoid_backward, 2, 2,
+     "hardsigmoid_backward(Tensor grad_output, Tensor input)"},
+    {"hardswish_backward", "nn_activation", params_hardswish_backward, 2, 2,
+     "hardswish_backward(Tensor grad_output, Tensor input)"},
+    {"tanhshrink_backward", "nn_activation", params_tanhshrink_backward, 2, 2,
+     "tanhshrink_backward(Tensor grad_output, Tensor input)"},
+    {"log_sigmoid_backward", "nn_activation", params_log_sigmoid_backward, 2, 2,
+     "log_sigmoid_backward(Tensor grad_output, Tensor input)"},
+    {"threshold_backward", "nn_activation", params_threshold_backward, 3, 3,
+     "threshold_backward(Tensor grad_output, Tensor input, float threshold)"},
+    {"leaky_relu_backward", "nn_activation", params_leaky_relu_backward, 3, 3,
+     "leaky_relu_backward(Tensor grad_output, Tensor input, float negative_slope)"},
+    {"elu_backward", "nn_activation", params_elu_backward, 5, 5,
+     "elu_backward(Tensor grad_output, Tensor input, float alpha, float scale, float input_scale)"},
+    {"gelu_backward", "nn_activation", params_gelu_backward, 3, 2,
+     "gelu_backward(Tensor grad_output, Tensor input, *, str approximate=\"none\")"},
+    {"softplus_backward", "nn_activation", params_softplus_backward, 4, 4,
+     "softplus_backward(Tensor grad_output, Tensor input, float beta, float threshold)"},
+    {"hardtanh_backward", "nn_activation", params_hardtanh_backward, 4, 4,
+     "hardtanh_backward(Tensor grad_output, Tensor input, float min_val, float max_val)"},
+    {"hardshrink_backward", "nn_activation", params_hardshrink_backward, 3, 3,
+     "hardshrink_backward(Tensor grad_output, Tensor input, float lambd)"},
+    {"softshrink_backward", "nn_activation", params_softshrink_backward, 3, 3,
+     "softshrink_backward(Tensor grad_output, Tensor input, float lambd)"},
+    {"_prelu_kernel_backward", "nn_activation", params__prelu_kernel_backward, 3, 3,
+     "_prelu_kernel_backward(Tensor grad_output, Tensor input, Tensor weight)"},
+    {"glu_backward", "nn_activation", params_glu_backward, 3, 3,
+     "glu_backward(Tensor grad_output, Tensor input, int dim)"},
 };
-const int tl_py_sig_count = 114;
+const int tl_py_sig_count = 149;
