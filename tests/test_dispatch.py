@@ -106,6 +106,8 @@ CALLS = {
     "softshrink_backward": "C.softshrink_backward(f, f, 0.5)",
     "_prelu_kernel": "C._prelu_kernel(f, v)", "_prelu_kernel_backward": "C._prelu_kernel_backward(f, f, v)",
     "glu": "C.glu(f, 1)", "glu_backward": "C.glu_backward(v.reshape(2, 1), f, 1)",
+    "_fused_dropout": "C._fused_dropout(f, 0.0)",
+    "native_dropout_backward": "C.native_dropout_backward(f, m, 2.0)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -710,5 +710,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_bessel_init();
   tl_grad_formulas_nn_softmax_init();
   tl_grad_formulas_nn_activation_init();
+  tl_grad_formulas_nn_dropout_init();
   return 0;
 }

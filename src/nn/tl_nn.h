@@ -20,5 +20,6 @@ void tl_nn_register(void);
 
 void tl_nn_softmax_register(void);
 void tl_nn_activation_register(void);
+void tl_nn_dropout_register(void);
 
 #endif

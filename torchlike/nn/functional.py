@@ -380,10 +380,14 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep_mask(shape, p, like):
-    """A {0, 1/(1-p)} mask of ``shape``: each entry kept with probability 1 - p."""
-    mask = _C.empty(shape, dtype=like.dtype, device=like.device).bernoulli_(1.0 - p)
-    return mask / (1.0 - p) if p < 1.0 else mask
+def _dropout(input, p, batch_dims, alpha, inplace):
+    """The fused kernel (src/nn/dropout): mask drawn and applied in one pass;
+    the tape keeps the mask, not the input."""
+    if not inplace:
+        return _C._fused_dropout(input, p, batch_dims, alpha)[0]
+    if _C.is_grad_enabled() and input.requires_grad:
+        return input.copy_(_C._fused_dropout(input, p, batch_dims, alpha)[0])
+    return _C._fused_dropout(input, p, batch_dims, alpha, out=input)[0]
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -391,7 +395,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0:
         return input
-    return _inplace(input, input * _keep_mask(tuple(input.shape), p, input), inplace)
+    return _dropout(input, p, 0, False, inplace)
 
 
 def _feature_dropout(input, p, training, inplace, batched_ndim, name):
@@ -401,10 +405,8 @@ def _feature_dropout(input, p, training, inplace, batched_ndim, name):
                            f"but received a {input.ndim}D input.")
     if not training or p == 0.0:
         return input
-    # one draw per (sample, channel), broadcast over the spatial dims
-    lead = 2 if input.ndim == batched_ndim else 1
-    shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
-    return _inplace(input, input * _keep_mask(shape, p, input), inplace)
+    # one draw per (sample, channel), applied to the channel's whole run
+    return _dropout(input, p, 2 if input.ndim == batched_ndim else 1, False, inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -419,27 +421,21 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
 
 
-def _alpha_dropout(input, p, training, mask_shape):
+def _alpha_dropout(input, p, training, inplace, batch_dims):
     _check_p(p)
     if not training or p == 0.0:
         return input
-    if p == 1.0:
-        return input * 0.0
-    alpha_p = -_SELU_ALPHA * _SELU_SCALE
-    keep = _C.empty(mask_shape, dtype=input.dtype, device=input.device).bernoulli_(1.0 - p)
-    a = 1.0 / math.sqrt((alpha_p * alpha_p * p + 1) * (1 - p))
-    b = -a * alpha_p * p
-    return (input * keep + alpha_p * (1 - keep)) * a + b
+    return _dropout(input, p, batch_dims, True, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's self-normalising mean and variance."""
-    return _inplace(input, _alpha_dropout(input, p, training, tuple(input.shape)), inplace)
+    return _alpha_dropout(input, p, training, inplace, 0)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    return _inplace(input, _alpha_dropout(input, p, training, shape), inplace)
+    """Alpha dropout of whole channels: one draw per (sample, channel)."""
+    return _alpha_dropout(input, p, training, inplace, min(2, input.ndim))
 
 
 # ---- normalisation ---------------------------------------------------------------------------

@@ -70,6 +70,11 @@ static int get_generator(const char *func, PyObject *o, tl_generator **g)
   return 0;
 }
 
+int tl_py_generator_get(const char *func, PyObject *o, tl_generator **g)
+{
+  return get_generator(func, o, g);
+}
+
 /* Positional-or-keyword parameters `names` (NULL-terminated; values[i] NULL
  * when absent) plus the keyword-only generator=. */
 static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,

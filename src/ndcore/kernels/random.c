@@ -190,6 +190,16 @@ static uint64_t reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
   return first;
 }
 
+uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed)
+{
+  return reserve(g, blocks, seed);
+}
+
+void tl_philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+{
+  philox_words(seed, first, nblocks, w);
+}
+
 /* ---- words to numbers ------------------------------------------------------------ */
 
 static inline uint64_t wide_word(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }

@@ -23,7 +23,7 @@
  * computes, so draws on one generator from several threads get disjoint
  * counter ranges, and each thread's own generator gives the same stream as
  * it would alone.  A generator starts zeroed or tl_generator_init'ed.     */
-typedef struct {
+typedef struct tl_generator_s {
   uint64_t seed;
   uint64_t offset; /* counter blocks used so far */
   uint32_t lock;   /* a spin lock: held for a few loads and stores */
@@ -42,6 +42,12 @@ uint64_t tl_generator_initial_seed(tl_generator *g);
 uint64_t tl_random_nondeterministic_seed(void);
 void tl_generator_get_state(tl_generator *g, uint8_t state[TL_GENERATOR_STATE_SIZE]);
 void tl_generator_set_state(tl_generator *g, const uint8_t state[TL_GENERATOR_STATE_SIZE]);
+
+/* For kernels that draw their own words (src/nn/dropout): reserve `blocks`
+ * counter blocks of g, returning the first and, in *seed, the key they go
+ * with; then the 4 words of blocks [first, first + nblocks) under seed. */
+uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed);
+void tl_philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w);
 
 typedef enum {
   TL_RANDOM_UNIFORM,     /* a + (b - a) * U,  U uniform on [0, 1) */

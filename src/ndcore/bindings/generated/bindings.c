@@ -833,6 +833,45 @@ static PyObject *bind_glu_backward(tl_op op, PyObject *const *args, Py_ssize_t n
   return tl_py_impl_glu_backward(op, &a);
 }
 
+/* _fused_dropout */
+static PyObject *bind_dropout(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "p", "batch_dims", "alpha", "generator", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_dropout a;
+  a.p = 0.0;
+  a.batch_dims = 0;
+  a.alpha = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_float(func, "p", v[1], &a.p, NULL) < 0 ||
+      tl_py_arg_int(func, "batch_dims", v[2], false, &a.batch_dims, NULL) < 0 ||
+      tl_py_arg_bool(func, "alpha", v[3], &a.alpha) < 0 ||
+      (a.generator = v[4], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_dropout(op, &a);
+}
+
+/* native_dropout_backward */
+static PyObject *bind_dropout_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "mask", "scale", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_dropout_backward a;
+  a.scale = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      tl_py_arg_float(func, "scale", v[2], &a.scale, NULL) < 0)
+    return NULL;
+  return tl_py_impl_dropout_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -896,6 +935,8 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SOFTSHRINK_BACKWARD] = bind_shrink_backward,
     [TL_OP_PRELU_BACKWARD] = bind_prelu_backward,
     [TL_OP_GLU_BACKWARD] = bind_glu_backward,
+    [TL_OP_DROPOUT] = bind_dropout,
+    [TL_OP_DROPOUT_BACKWARD] = bind_dropout_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

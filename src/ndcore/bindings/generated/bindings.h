@@ -415,6 +415,25 @@ typedef struct {
 } tl_py_args_glu_backward;
 PyObject *tl_py_impl_glu_backward(tl_op op, const tl_py_args_glu_backward *a);
 
+/* _fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, any generator=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  double p;
+  int64_t batch_dims;
+  bool alpha;
+  PyObject *generator; /* borrowed; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_dropout;
+PyObject *tl_py_impl_dropout(tl_op op, const tl_py_args_dropout *a);
+
+/* native_dropout_backward(Tensor grad_output, Tensor mask, float scale) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *mask; /* borrowed */
+  double scale;
+} tl_py_args_dropout_backward;
+PyObject *tl_py_impl_dropout_backward(tl_op op, const tl_py_args_dropout_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

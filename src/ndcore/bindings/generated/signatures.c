@@ -974,6 +974,21 @@ static const tl_py_param params_glu_backward[] = {
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params__fused_dropout[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"batch_dims", TL_PY_ARG_INT, 0, "0"},
+    {"alpha", TL_PY_ARG_BOOL, 0, "False"},
+    {"generator", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_native_dropout_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"scale", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1273,5 +1288,9 @@ const tl_py_sig tl_py_sigs[] = {
      "_prelu_kernel_backward(Tensor grad_output, Tensor input, Tensor weight)"},
     {"glu_backward", "nn_activation", params_glu_backward, 3, 3,
      "glu_backward(Tensor grad_output, Tensor input, int dim)"},
+    {"_fused_dropout", "nn_dropout", params__fused_dropout, 6, 4,
+     "_fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, any generator=None, Tensor? out=None)"},
+    {"native_dropout_backward", "nn_dropout", params_native_dropout_backward, 3, 3,
+     "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)"},
 };
-const int tl_py_sig_count = 149;
+const int tl_py_sig_count = 151;
