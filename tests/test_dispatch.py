@@ -108,6 +108,12 @@ CALLS = {
     "glu": "C.glu(f, 1)", "glu_backward": "C.glu_backward(v.reshape(2, 1), f, 1)",
     "_fused_dropout": "C._fused_dropout(f, 0.0)",
     "native_dropout_backward": "C.native_dropout_backward(f, m, 2.0)",
+    "embedding": "C.embedding(f, iv)",
+    "embedding_dense_backward": "C.embedding_dense_backward(f3[0], iv[:2], 3, -1, False)",
+    "_embedding_bag": "C._embedding_bag(f, iv, i1)",
+    "_embedding_bag_dense_backward":
+        "C._embedding_bag_dense_backward(f[:1], iv, i2[0, :1].expand(3), T.tensor([3]).to(DEV), "
+        "i2[:0], 2, 0)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

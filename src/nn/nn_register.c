@@ -6,4 +6,5 @@ void tl_nn_register(void)
   tl_nn_softmax_register();
   tl_nn_activation_register();
   tl_nn_dropout_register();
+  tl_nn_embedding_register();
 }

@@ -586,114 +586,71 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 # ---- embedding ----------------------------------------------------------------------------------
 
+def _padding_idx(padding_idx, num_embeddings):
+    """PyTorch's checks; -1 stands for none in the kernels."""
+    if padding_idx is None:
+        return -1
+    if padding_idx > 0:
+        if padding_idx >= num_embeddings:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    elif padding_idx < 0:
+        if padding_idx < -num_embeddings:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx += num_embeddings
+    return padding_idx
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """Rescale, in place, the rows of ``weight`` that ``input`` picks whose
+    ``norm_type``-norm exceeds ``max_norm`` to norm ``max_norm``."""
+    with no_grad():
+        rows = _C.unique(input.reshape(-1))
+        picked = weight.index_select(0, rows)
+        norms = picked.norm(norm_type, 1, keepdim=True)
+        scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), _C.ones_like(norms))
+        weight.index_copy_(0, rows, picked * scale)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """Rows of ``weight`` picked by the integer ``input``: (*) -> (*, E).
-    The ``padding_idx`` row gets no gradient; with ``max_norm`` the picked rows
-    are renormalised in place first."""
-    if input.is_floating_point():
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got "
-                           f"{_legacy_type_name(input)} instead (while checking arguments "
-                           "for embedding)")
-    V = weight.shape[0]
-    if input.numel() and (int(input.min()) < 0 or int(input.max()) >= V):
-        raise IndexError("index out of range in self")
-    if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += V
+    """Rows of ``weight`` picked by the integer ``input``: (*) -> (*, E)
+    (src/nn/embedding).  The ``padding_idx`` row gets no gradient; with
+    ``max_norm`` the picked rows are renormalised in place first;
+    ``scale_grad_by_freq`` divides each row's gradient by its count in the
+    batch.  Gradients are dense (``sparse`` is accepted and ignored)."""
+    pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
-        with no_grad():
-            rows = _C.unique(input.reshape(-1))
-            picked = weight.index_select(0, rows)
-            norms = picked.norm(norm_type, 1, keepdim=True)
-            scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7),
-                             _C.ones_like(norms))
-            weight.index_copy_(0, rows, picked * scale)
-    w = weight
-    if (padding_idx is not None or scale_grad_by_freq) and weight.requires_grad \
-            and _C.is_grad_enabled():
-        w = _EmbeddingGrad.apply(weight, input, padding_idx, scale_grad_by_freq)
-    flat = input.reshape(-1)
-    return w.index_select(0, flat).reshape(tuple(input.shape) + (weight.shape[1],))
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _C.embedding(weight, input, pad, scale_grad_by_freq, sparse)
 
 
-def _embedding_grad_scale(input, V, padding_idx, scale_grad_by_freq, like):
-    """Per-row factor applied to the weight's gradient: 0 for the padding row,
-    1/count for ``scale_grad_by_freq``."""
-    scale = _C.ones((V, 1), dtype=like.dtype, device=like.device)
-    if scale_grad_by_freq:
-        counts = _C.bincount(input.reshape(-1), minlength=V).to(dtype=like.dtype)
-        scale = scale / counts.clamp(min=1).reshape(V, 1)
-    if padding_idx is not None:
-        scale[padding_idx] = 0
-    return scale
-
-
-from ..autograd.function import Function  # noqa: E402
-
-
-class _EmbeddingGrad(Function):
-    """Identity on the weight whose backward scales the rows' gradients."""
-
-    @staticmethod
-    def forward(ctx, weight, input, padding_idx, scale_grad_by_freq):
-        ctx.scale = _embedding_grad_scale(input, weight.shape[0], padding_idx,
-                                          scale_grad_by_freq, weight)
-        return weight.view_as(weight)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.scale, None, None, None
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
                   padding_idx=None):
-    """Sums, means or maxes of bags of embeddings: 2-D ``input`` (B, n) is B bags;
-    1-D ``input`` with ``offsets`` gives the bag starts."""
-    if input.ndim == 2:
-        B, n = input.shape
-        flat = input.reshape(-1)
-        bag = _C.arange(B, device=input.device).repeat_interleave(n)
-        psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
-    else:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        flat = input
-        bounds = offsets if include_last_offset else _C.cat(
-            [offsets, _C.tensor([input.shape[0]], dtype=offsets.dtype)])
-        B = bounds.shape[0] - 1
-        sizes = (bounds[1:] - bounds[:-1])
-        bag = _C.arange(B, device=input.device).repeat_interleave(sizes)
-        psw = per_sample_weights
-    emb = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq)
-    keep = None
-    if padding_idx is not None:
-        keep = (flat != (padding_idx % weight.shape[0]))
-    if psw is not None:
-        if mode != "sum":
-            raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
-                                      "per_sample_weights is only supported for mode='sum' "
-                                      f"(got mode='{mode}').")
-        emb = emb * psw.unsqueeze(1)
-    E = weight.shape[1]
-    if keep is not None:
-        emb = emb * keep.unsqueeze(1).to(dtype=emb.dtype)
-    if mode in ("sum", "mean"):
-        out = _C.zeros((B, E), dtype=emb.dtype, device=emb.device).index_add(0, bag, emb)
-        if mode == "mean":
-            ones = _C.ones_like(flat, dtype=emb.dtype) if keep is None \
-                else keep.to(dtype=emb.dtype)
-            cnt = _C.zeros((B,), dtype=emb.dtype, device=emb.device).index_add(0, bag, ones)
-            out = out / cnt.clamp(min=1).unsqueeze(1)
-        return out
-    if mode == "max":
-        idx = bag.unsqueeze(1).expand(-1, E)
-        init = _C.full((B, E), float("-inf"), dtype=emb.dtype, device=emb.device)
-        out = init.scatter_reduce(0, idx, emb, "amax", include_self=True)
-        return _C.where(out == float("-inf"), _scalar_like(0, out), out)
-    raise ValueError(f"mode has to be one of sum, mean or max")
+    """Sums, means or maxes of bags of embeddings (src/nn/embedding): 2-D
+    ``input`` (B, n) is B bags; 1-D ``input`` with ``offsets`` gives the bag
+    starts (``include_last_offset``: the last offset ends the last bag).
+    ``per_sample_weights`` scale the rows (sum only); the ``padding_idx``
+    row is left out of its bags (and of their mean's count).  Empty bags
+    give zeros."""
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                  "per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}').")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported")
+    if input.ndim == 1 and offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _C._embedding_bag(weight, input, offsets, _BAG_MODES[mode], per_sample_weights,
+                             include_last_offset, pad)[0]
 
 
 def one_hot(tensor, num_classes=-1):

@@ -872,6 +872,96 @@ static PyObject *bind_dropout_backward(tl_op op, PyObject *const *args, Py_ssize
   return tl_py_impl_dropout_backward(op, &a);
 }
 
+/* embedding */
+static PyObject *bind_embedding(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"weight", "indices", "padding_idx", "scale_grad_by_freq", "sparse", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_embedding a;
+  a.padding_idx = -1;
+  a.scale_grad_by_freq = false;
+  a.sparse = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[0], false, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_int(func, "padding_idx", v[2], false, &a.padding_idx, NULL) < 0 ||
+      tl_py_arg_bool(func, "scale_grad_by_freq", v[3], &a.scale_grad_by_freq) < 0 ||
+      tl_py_arg_bool(func, "sparse", v[4], &a.sparse) < 0)
+    return NULL;
+  return tl_py_impl_embedding(op, &a);
+}
+
+/* embedding_dense_backward */
+static PyObject *bind_embedding_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "indices", "num_weights", "padding_idx", "scale_grad_by_freq", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_embedding_backward a;
+  a.num_weights = 0;
+  a.padding_idx = 0;
+  a.scale_grad_by_freq = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_int(func, "num_weights", v[2], true, &a.num_weights, NULL) < 0 ||
+      tl_py_arg_int(func, "padding_idx", v[3], true, &a.padding_idx, NULL) < 0 ||
+      tl_py_arg_bool(func, "scale_grad_by_freq", v[4], &a.scale_grad_by_freq) < 0)
+    return NULL;
+  return tl_py_impl_embedding_backward(op, &a);
+}
+
+/* _embedding_bag */
+static PyObject *bind_embedding_bag(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"weight", "indices", "offsets", "mode", "per_sample_weights", "include_last_offset", "padding_idx", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_embedding_bag a;
+  a.mode = 0;
+  a.include_last_offset = false;
+  a.padding_idx = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[0], false, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_tensor(func, "offsets", v[2], true, &a.offsets) < 0 ||
+      tl_py_arg_int(func, "mode", v[3], false, &a.mode, NULL) < 0 ||
+      tl_py_arg_tensor(func, "per_sample_weights", v[4], true, &a.per_sample_weights) < 0 ||
+      tl_py_arg_bool(func, "include_last_offset", v[5], &a.include_last_offset) < 0 ||
+      tl_py_arg_int(func, "padding_idx", v[6], false, &a.padding_idx, NULL) < 0)
+    return NULL;
+  return tl_py_impl_embedding_bag(op, &a);
+}
+
+/* _embedding_bag_dense_backward */
+static PyObject *bind_embedding_bag_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  static const char *const names[] = {"grad", "indices", "offset2bag", "bag_size", "max_indices", "num_weights", "mode", "per_sample_weights", "padding_idx", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[9];
+  tl_py_args_embedding_bag_backward a;
+  a.num_weights = 0;
+  a.mode = 0;
+  a.padding_idx = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 9, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad", v[0], false, &a.grad) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_tensor(func, "offset2bag", v[2], false, &a.offset2bag) < 0 ||
+      tl_py_arg_tensor(func, "bag_size", v[3], false, &a.bag_size) < 0 ||
+      tl_py_arg_tensor(func, "max_indices", v[4], false, &a.max_indices) < 0 ||
+      tl_py_arg_int(func, "num_weights", v[5], true, &a.num_weights, NULL) < 0 ||
+      tl_py_arg_int(func, "mode", v[6], true, &a.mode, NULL) < 0 ||
+      tl_py_arg_tensor(func, "per_sample_weights", v[7], true, &a.per_sample_weights) < 0 ||
+      tl_py_arg_int(func, "padding_idx", v[8], false, &a.padding_idx, NULL) < 0)
+    return NULL;
+  return tl_py_impl_embedding_bag_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -937,6 +1027,10 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_GLU_BACKWARD] = bind_glu_backward,
     [TL_OP_DROPOUT] = bind_dropout,
     [TL_OP_DROPOUT_BACKWARD] = bind_dropout_backward,
+    [TL_OP_EMBEDDING] = bind_embedding,
+    [TL_OP_EMBEDDING_BACKWARD] = bind_embedding_backward,
+    [TL_OP_EMBEDDING_BAG] = bind_embedding_bag,
+    [TL_OP_EMBEDDING_BAG_BACKWARD] = bind_embedding_bag_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

@@ -434,6 +434,52 @@ typedef struct {
 } tl_py_args_dropout_backward;
 PyObject *tl_py_impl_dropout_backward(tl_op op, const tl_py_args_dropout_backward *a);
 
+/* embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) */
+typedef struct {
+  PyObject *weight; /* borrowed */
+  PyObject *indices; /* borrowed */
+  int64_t padding_idx;
+  bool scale_grad_by_freq;
+  bool sparse;
+} tl_py_args_embedding;
+PyObject *tl_py_impl_embedding(tl_op op, const tl_py_args_embedding *a);
+
+/* embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *indices; /* borrowed */
+  int64_t num_weights;
+  int64_t padding_idx;
+  bool scale_grad_by_freq;
+} tl_py_args_embedding_backward;
+PyObject *tl_py_impl_embedding_backward(tl_op op, const tl_py_args_embedding_backward *a);
+
+/* _embedding_bag(Tensor weight, Tensor indices, Tensor? offsets=None, int mode=0, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) */
+typedef struct {
+  PyObject *weight; /* borrowed */
+  PyObject *indices; /* borrowed */
+  PyObject *offsets; /* borrowed; NULL: None or absent */
+  int64_t mode;
+  PyObject *per_sample_weights; /* borrowed; NULL: None or absent */
+  bool include_last_offset;
+  int64_t padding_idx;
+} tl_py_args_embedding_bag;
+PyObject *tl_py_impl_embedding_bag(tl_op op, const tl_py_args_embedding_bag *a);
+
+/* _embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor max_indices, int num_weights, int mode, Tensor? per_sample_weights=None, int padding_idx=-1) */
+typedef struct {
+  PyObject *grad; /* borrowed */
+  PyObject *indices; /* borrowed */
+  PyObject *offset2bag; /* borrowed */
+  PyObject *bag_size; /* borrowed */
+  PyObject *max_indices; /* borrowed */
+  int64_t num_weights;
+  int64_t mode;
+  PyObject *per_sample_weights; /* borrowed; NULL: None or absent */
+  int64_t padding_idx;
+} tl_py_args_embedding_bag_backward;
+PyObject *tl_py_impl_embedding_bag_backward(tl_op op, const tl_py_args_embedding_bag_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

@@ -989,6 +989,44 @@ static const tl_py_param params_native_dropout_backward[] = {
     {"scale", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_embedding[] = {
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_idx", TL_PY_ARG_INT, 0, "-1"},
+    {"scale_grad_by_freq", TL_PY_ARG_BOOL, 0, "False"},
+    {"sparse", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_embedding_dense_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"num_weights", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_idx", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"scale_grad_by_freq", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__embedding_bag[] = {
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"offsets", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"mode", TL_PY_ARG_INT, 0, "0"},
+    {"per_sample_weights", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"include_last_offset", TL_PY_ARG_BOOL, 0, "False"},
+    {"padding_idx", TL_PY_ARG_INT, 0, "-1"},
+};
+
+static const tl_py_param params__embedding_bag_dense_backward[] = {
+    {"grad", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"offset2bag", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"bag_size", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"max_indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"num_weights", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"per_sample_weights", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"padding_idx", TL_PY_ARG_INT, 0, "-1"},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1292,5 +1330,13 @@ const tl_py_sig tl_py_sigs[] = {
      "_fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, any generator=None, Tensor? out=None)"},
     {"native_dropout_backward", "nn_dropout", params_native_dropout_backward, 3, 3,
      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)"},
+    {"embedding", "nn_embedding", params_embedding, 5, 5,
+     "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)"},
+    {"embedding_dense_backward", "nn_embedding", params_embedding_dense_backward, 5, 5,
+     "embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq)"},
+    {"_embedding_bag", "nn_embedding", params__embedding_bag, 7, 7,
+     "_embedding_bag(Tensor weight, Tensor indices, Tensor? offsets=None, int mode=0, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1)"},
+    {"_embedding_bag_dense_backward", "nn_embedding", params__embedding_bag_dense_backward, 9, 9,
+     "_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor max_indices, int num_weights, int mode, Tensor? per_sample_weights=None, int padding_idx=-1)"},
 };
-const int tl_py_sig_count = 151;
+const int tl_py_sig_count = 155;

@@ -1,0 +1,285 @@
+"""embedding and embedding_bag: the kernels of src/nn/embedding.
+
+Values against NumPy lookups and bag reductions over dtypes, index dtypes,
+empty and non-contiguous inputs; the weight's gradient against a NumPy
+scatter-add (padding row, scale_grad_by_freq, bag modes, per-sample
+weights); gradcheck/gradgradcheck of the ops and of their backward ops;
+max_norm's in-place renormalisation; errors; and the kernels on the fake
+device (subprocess)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+
+GRADCHECKED = {"embedding", "embedding_dense_backward", "_embedding_bag",
+               "_embedding_bag_dense_backward"}
+
+TOL = {T.float64: 1e-12, T.float32: 1e-6, T.float16: 1e-3, T.bfloat16: 1e-2}
+
+
+def to_numpy(t):
+    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+
+
+def np_dense_backward(g, idx, V, pad=-1, freq=False):
+    idx = idx.reshape(-1)
+    g = g.reshape(len(idx), -1)
+    out = np.zeros((V, g.shape[1]))
+    counts = np.bincount(idx, minlength=V)
+    for i, v in enumerate(idx):
+        if v != pad:
+            out[v] += g[i] / (counts[v] if freq else 1)
+    return out
+
+
+def np_bags(w, idx, bounds, mode, psw=None, pad=-1):
+    out = np.zeros((len(bounds) - 1, w.shape[1]))
+    for b in range(len(bounds) - 1):
+        rows = [(i, v) for i, v in enumerate(idx[bounds[b]:bounds[b + 1]], bounds[b]) if v != pad]
+        if not rows:
+            continue
+        vals = np.stack([w[v] * (psw[i] if psw is not None else 1) for i, v in rows])
+        out[b] = {"sum": vals.sum(0), "mean": vals.mean(0), "max": vals.max(0)}[mode]
+    return out
+
+
+@pytest.mark.parametrize("dtype", list(TOL) + [T.int64])
+@pytest.mark.parametrize("index_dtype", [T.int64, T.int32])
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 4), (2, 0, 3)])
+def test_lookup_matches_numpy(shape, dtype, index_dtype):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((11, 6)) * 10
+    idx = rng.integers(0, 11, shape)
+    wt = T.tensor(w, dtype=dtype)
+    y = F.embedding(T.tensor(idx, dtype=index_dtype), wt)
+    assert y.dtype == dtype and tuple(y.shape) == shape + (6,)
+    np.testing.assert_array_equal(to_numpy(y) if dtype != T.int64 else y.numpy(), to_numpy(wt)[idx]
+                                  if dtype != T.int64 else wt.numpy()[idx])
+
+
+def test_non_contiguous_weight_and_indices():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((6, 9))
+    idx = rng.integers(0, 9, (4, 6))
+    y = F.embedding(T.tensor(idx).t(), T.tensor(w).t())
+    np.testing.assert_array_equal(y.numpy(), w.T[idx.T])
+
+
+@pytest.mark.parametrize("pad,freq", [(None, False), (3, False), (-2, False), (None, True), (3, True)])
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.bfloat16])
+def test_weight_gradient_is_a_scatter_add(pad, freq, dtype):
+    rng = np.random.default_rng(2)
+    idx = rng.integers(0, 8, (5, 7))
+    idx[0, :3] = 3
+    w = T.tensor(rng.standard_normal((8, 4)), dtype=dtype, requires_grad=True)
+    g = rng.standard_normal((5, 7, 4))
+    y = F.embedding(T.tensor(idx), w, padding_idx=pad, scale_grad_by_freq=freq)
+    y.backward(T.tensor(g, dtype=dtype))
+    ref = np_dense_backward(to_numpy(T.tensor(g, dtype=dtype)).astype(np.float64), idx, 8,
+                            -1 if pad is None else pad % 8, freq)
+    assert w.grad.dtype == dtype
+    np.testing.assert_allclose(to_numpy(w.grad), ref, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+
+
+def test_gradcheck_and_double_backward():
+    rng = np.random.default_rng(3)
+    idx = T.tensor(rng.integers(0, 6, (3, 4)))
+    w = T.tensor(rng.standard_normal((6, 3)), requires_grad=True)
+    assert gradcheck(lambda a: F.embedding(idx, a), (w,))
+    assert gradgradcheck(lambda a: F.embedding(idx, a), (w,))
+    g = T.tensor(rng.standard_normal((3, 4, 3)), requires_grad=True)
+    for pad, freq in ((-1, False), (2, True)):
+        assert gradcheck(lambda a: T._C.embedding_dense_backward(a, idx, 6, pad, freq), (g,))
+    # the padding row's gradient and the frequency scaling are what PyTorch gives
+    out = T._C.embedding_dense_backward(g.detach(), idx, 6, 2, True).numpy()
+    np.testing.assert_allclose(out, np_dense_backward(g.detach().numpy(), idx.numpy(), 6, 2, True))
+
+
+def test_max_norm_renormalises_the_picked_rows_in_place():
+    rng = np.random.default_rng(4)
+    w0 = rng.standard_normal((5, 3)) * 3
+    w = T.tensor(w0)
+    idx = np.array([0, 2, 2])
+    y = F.embedding(T.tensor(idx), w, max_norm=1.0)
+    wn = w.numpy()
+    for r in range(5):
+        n = np.linalg.norm(w0[r])
+        expect = w0[r] * (1.0 / (n + 1e-7)) if r in idx and n > 1 else w0[r]
+        np.testing.assert_allclose(wn[r], expect, rtol=1e-12)
+    np.testing.assert_allclose(y.numpy(), wn[idx])
+    m = nn.Embedding(5, 3, max_norm=0.5)
+    m(T.tensor([1, 4]))
+    assert np.linalg.norm(m.weight.detach().numpy()[[1, 4]], axis=1).max() <= 0.5 + 1e-6
+
+
+def test_module_padding_idx_and_from_pretrained():
+    m = nn.Embedding(10, 4, padding_idx=0)
+    assert (m.weight.detach().numpy()[0] == 0).all()
+    m(T.tensor([[0, 1, 0]])).sum().backward()
+    assert (m.weight.grad.numpy()[0] == 0).all() and (m.weight.grad.numpy()[1] == 1).all()
+    w = T.randn(3, 2)
+    e = nn.Embedding.from_pretrained(w)
+    np.testing.assert_array_equal(e(T.tensor([2])).numpy(), w.numpy()[[2]])
+
+
+def _bounds(offsets, n, include_last):
+    return list(offsets) if include_last else list(offsets) + [n]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16])
+@pytest.mark.parametrize("include_last,pad", [(False, None), (True, None), (False, 4)])
+def test_bags_match_numpy(mode, dtype, include_last, pad):
+    rng = np.random.default_rng(5)
+    w = T.tensor(rng.standard_normal((10, 5)), dtype=dtype)
+    idx = np.array([1, 2, 4, 5, 4, 3, 2, 9, 4, 4])
+    offsets = np.array([0, 2, 2, 5, 9]) if not include_last else np.array([0, 2, 2, 5, 9, 10])
+    out = F.embedding_bag(T.tensor(idx), w, T.tensor(offsets), mode=mode,
+                          include_last_offset=include_last, padding_idx=pad)
+    ref = np_bags(to_numpy(w).astype(np.float64), idx, _bounds(offsets, 10, include_last), mode,
+                  pad=-1 if pad is None else pad)
+    assert out.dtype == dtype and tuple(out.shape) == ref.shape
+    np.testing.assert_allclose(to_numpy(out), ref, rtol=TOL[dtype] * 4, atol=TOL[dtype] * 4)
+    idx2 = rng.integers(0, 10, (3, 4))
+    out2 = F.embedding_bag(T.tensor(idx2), w, mode=mode)
+    np.testing.assert_allclose(to_numpy(out2), np_bags(to_numpy(w).astype(np.float64),
+                                                        idx2.reshape(-1), [0, 4, 8, 12], mode),
+                               rtol=TOL[dtype] * 4, atol=TOL[dtype] * 4)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_bag_gradients(mode):
+    rng = np.random.default_rng(6)
+    w = T.tensor(rng.standard_normal((8, 3)), requires_grad=True)
+    idx = T.tensor([1, 2, 4, 5, 4, 3, 2, 7])
+    off = T.tensor([0, 2, 2, 5])
+    fn = lambda a: F.embedding_bag(idx, a, off, mode=mode, padding_idx=4)  # noqa: E731
+    assert gradcheck(fn, (w,))
+    assert gradgradcheck(fn, (w,))
+    # the weight gradient against NumPy: rows of each bag's gradient
+    g = rng.standard_normal((4, 3))
+    fn(w).backward(T.tensor(g))
+    expect = np.zeros((8, 3))
+    wn = w.detach().numpy()
+    bounds = [0, 2, 2, 5, 8]
+    for b in range(4):
+        rows = [int(v) for v in idx.numpy()[bounds[b]:bounds[b + 1]] if v != 4]
+        for k, v in enumerate(rows):
+            if mode == "sum":
+                expect[v] += g[b]
+            elif mode == "mean":
+                expect[v] += g[b] / len(rows)
+        if mode == "max" and rows:
+            arg = np.array(rows)[np.argmax(wn[rows], axis=0)]
+            for e in range(3):
+                expect[arg[e], e] += g[b, e]
+    np.testing.assert_allclose(w.grad.numpy(), expect, rtol=1e-12)
+
+
+def test_per_sample_weights_values_and_gradients():
+    rng = np.random.default_rng(7)
+    w = T.tensor(rng.standard_normal((8, 3)), requires_grad=True)
+    idx = np.array([1, 2, 4, 5, 4, 3, 2, 7])
+    psw = T.tensor(rng.standard_normal(8), requires_grad=True)
+    off = T.tensor([0, 3, 6])
+    out = F.embedding_bag(T.tensor(idx), w, off, mode="sum", per_sample_weights=psw, padding_idx=4)
+    np.testing.assert_allclose(out.detach().numpy(), np_bags(w.detach().numpy(), idx, [0, 3, 6, 8],
+                                                             "sum", psw.detach().numpy(), 4))
+    fn = lambda a, p: F.embedding_bag(T.tensor(idx), a, off, mode="sum",  # noqa: E731
+                                      per_sample_weights=p, padding_idx=4)
+    assert gradcheck(fn, (w, psw))
+    assert gradgradcheck(fn, (w, psw))
+    psw2 = T.tensor(rng.standard_normal((2, 4)), requires_grad=True)
+    fn2 = lambda a, p: F.embedding_bag(T.tensor(idx.reshape(2, 4)), a, mode="sum",  # noqa: E731
+                                       per_sample_weights=p)
+    assert gradcheck(fn2, (w, psw2))
+
+
+def test_bag_backward_op_has_its_own_derivative():
+    rng = np.random.default_rng(8)
+    w = T.tensor(rng.standard_normal((10, 3)))
+    idx, off = T.tensor([1, 2, 4, 5, 4, 3, 2, 9]), T.tensor([0, 2, 5])
+    g = T.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    psw = T.tensor(rng.standard_normal(8), requires_grad=True)
+    for mode in (0, 1, 2):
+        r = T._C._embedding_bag(w, idx, off, mode, None, False, 4)
+        assert gradcheck(lambda a: T._C._embedding_bag_dense_backward(a, idx, r[1], r[2], r[3], 10,
+                                                                      mode, None, 4), (g,))
+    r = T._C._embedding_bag(w, idx, off, 0, psw.detach(), False, 4)
+    assert gradcheck(lambda a, p: T._C._embedding_bag_dense_backward(a, idx, r[1], r[2], r[3], 10,
+                                                                     0, p, 4), (g, psw))
+
+
+def test_embedding_bag_module():
+    m = nn.EmbeddingBag(10, 3, mode="max")
+    out = m(T.tensor([1, 2, 3, 4]), T.tensor([0, 2]))
+    wn = m.weight.detach().numpy()
+    np.testing.assert_allclose(out.detach().numpy(), np.stack([wn[[1, 2]].max(0), wn[[3, 4]].max(0)]))
+
+
+def test_errors_in_pytorch_wording():
+    w = T.randn(5, 3)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(T.tensor([5]), w)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(T.tensor([-1]), w)
+    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of "
+                                           "the following scalar types: Long, Int; but got "
+                                           "torchlike.FloatTensor instead"):
+        F.embedding(T.tensor([1.0]), w)
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
+        F.embedding(T.tensor([1]), T.randn(5))
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        F.embedding(T.tensor([1]), w, padding_idx=5)
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        F.embedding_bag(T.tensor([1, 2]), w)
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+        F.embedding_bag(T.tensor([[1, 2]]), w, T.tensor([0]))
+    with pytest.raises(RuntimeError, match="offsets\\[0\\] has to be 0"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([1]))
+    with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0]), mode="mean",
+                        per_sample_weights=T.ones(2))
+    with pytest.raises(ValueError, match="mode has to be one of sum, mean or max"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0]), mode="min")
+    with pytest.raises(ValueError, match=r"per_sample_weights \(\[3\]\) is not None, then it must "
+                                         r"have the same shape as the input \(\[2\]\)"):
+        F.embedding_bag(T.tensor([1, 2]), w, T.tensor([0]), mode="sum",
+                        per_sample_weights=T.ones(3))
+
+
+def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
+    code = textwrap.dedent("""
+        import numpy as np
+        import torchlike as T
+        import torchlike.nn.functional as F
+        C = T._C
+        C._fake_enable()
+        w = T.randn(6, 3).to("fake")
+        i = T.tensor([[1, 2], [5, 0]]).to("fake")
+        try:
+            F.embedding(i, w)
+        except NotImplementedError as e:
+            assert str(e) == "embedding(): no kernel for device fake:0 and dtype float32", e
+        else:
+            raise AssertionError("ran without a kernel")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        w = T.randn(6, 3).to("fake")
+        i = T.tensor([[1, 2], [5, 0]]).to("fake")
+        y = F.embedding(i, w)
+        assert str(y.device) == "fake:0"
+        np.testing.assert_array_equal(y.cpu().numpy(), F.embedding(i.cpu(), w.cpu()).numpy())
+        wr = w.detach().requires_grad_()
+        F.embedding_bag(i, wr, mode="mean").sum().backward()
+        assert str(wr.grad.device) == "fake:0"
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
