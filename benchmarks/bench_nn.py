@@ -5,7 +5,9 @@ Rows (forward + backward unless said otherwise):
   * LSTM: sequence 50, batch 32, input and hidden 256, 2 layers;
   * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
   * MLP 784-512-512-10 training step (Adam), batch 256;
-  * small CNN training step on 32x32 RGB images (two conv blocks), batch 64.
+  * small CNN training step on 32x32 RGB images (two conv blocks), batch 64;
+  * relu and gelu on 2^22 floats, dropout p=0.1 on 2^22 floats, and an
+    embedding lookup (50000 x 512 table, 32 x 128 indices).
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -60,6 +62,7 @@ def _step_case(build, make_inputs, train=False):
 def cases():
     if torch is None:
         return
+    yield from kernel_cases()
     torch.set_num_threads(torchlike.get_num_threads())
     rng = np.random.default_rng(0)
 
@@ -99,6 +102,57 @@ def cases():
     fn_tl, fn_pt = _step_case(cnn, lambda: [rng.standard_normal((64, 3, 32, 32), np.float32),
                                             labels], train=True)
     yield "nn small cnn 32x32 b64 adam step", fn_tl, fn_pt, "torch"
+
+
+def _elementwise_case(fn, shape, seed=0):
+    """(torchlike step, PyTorch step): fn(lib, x) forward, then backward of a
+    fixed gradient into x."""
+    rng = np.random.default_rng(seed)
+    x0 = rng.standard_normal(shape, np.float32)
+    g0 = rng.standard_normal(shape, np.float32)
+
+    def runner(lib):
+        x = lib.from_numpy(x0.copy()).requires_grad_()
+        g = lib.from_numpy(g0.copy())
+
+        def step():
+            fn(lib, x).backward(g)
+            x.grad = None
+        return step
+    return runner(torchlike), runner(torch)
+
+
+def _embedding_case(num, dim, index_shape):
+    rng = np.random.default_rng(1)
+    w0 = rng.standard_normal((num, dim), np.float32)
+    i0 = rng.integers(0, num, index_shape)
+    g0 = rng.standard_normal(index_shape + (dim,), np.float32)
+
+    def runner(lib):
+        w = lib.from_numpy(w0.copy()).requires_grad_()
+        idx, g = lib.from_numpy(i0.copy()), lib.from_numpy(g0.copy())
+
+        def step():
+            lib.nn.functional.embedding(idx, w).backward(g)
+            w.grad = None
+        return step
+    return runner(torchlike), runner(torch)
+
+
+def kernel_cases():
+    """The single-kernel rows: activations, dropout, embedding."""
+    if torch is None:
+        return
+    torch.set_num_threads(torchlike.get_num_threads())
+    n = 1 << 22
+    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.relu(x), (n,))
+    yield "nn relu 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.gelu(x), (n,))
+    yield "nn gelu 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.dropout(x, 0.1), (n,))
+    yield "nn dropout p0.1 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _embedding_case(50000, 512, (32, 128))
+    yield "nn embedding 50000x512 idx 32x128 fwd+bwd", fn_tl, fn_pt, "torch"
 
 
 def _Wrapped(lib, net):

@@ -32,7 +32,8 @@ TL_VECMATH_BEGIN
 /* forward(kind, p, x, w, y, n) and backward(kind, p, g, x, w, dx, dw, n) for
  * one work type T; EXP ... ERF are T's math functions. */
 #define TL_ACT_LOOPS(forward, backward, T, EXP, EXPM1, LOG1P, TANH, ERF)                       \
-  static void forward(tl_act_kind kind, const tl_act_params *p, const T *x, const T *w, T *y,    \
+  TL_SIMD_CLONES static void forward(tl_act_kind kind, const tl_act_params *p, const T *x,      \
+                                     const T *w, T *y,                                          \
                       int64_t n)                                                                \
   {                                                                                             \
     const T a = (T)p->a, b = (T)p->b, c = (T)p->c;                                              \
@@ -120,21 +121,30 @@ TL_VECMATH_BEGIN
       break;                                                                                    \
     }                                                                                           \
   }                                                                                             \
-  static void backward(tl_act_kind kind, const tl_act_params *p, const T *g, const T *x,         \
+  TL_SIMD_CLONES static void backward(tl_act_kind kind, const tl_act_params *p, const T *g,      \
+                                      const T *x,                                               \
                        const T *w, T *dx, T *dw, int64_t n)                                     \
   {                                                                                             \
     const T a = (T)p->a, b = (T)p->b, c = (T)p->c;                                              \
     switch (kind) {                                                                             \
     case TL_ACT_RELU: /* threshold_backward(g, y, 0) */                                         \
     case TL_ACT_THRESHOLD:                                                                      \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) dx[i] = x[i] <= a ? 0 : g[i];         \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i]; /* loaded unconditionally: a select, not a branch */                       \
+        dx[i] = x[i] <= a ? 0 : gv;                                                             \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_LEAKY_RELU:                                                                     \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) dx[i] = x[i] > 0 ? g[i] : g[i] * a;   \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i];                                                                            \
+        dx[i] = x[i] > 0 ? gv : gv * a;                                                         \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_ELU:                                                                            \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] > 0 ? g[i] * b : g[i] * b * a * c * EXP(x[i] * c);                       \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i] * b, e = EXP(x[i] * c);                                                     \
+        dx[i] = x[i] > 0 ? gv : gv * a * c * e;                                                 \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_GELU:                                                                           \
       if (a != 0) {                                                                             \
@@ -166,8 +176,10 @@ TL_VECMATH_BEGIN
       }                                                                                         \
       break;                                                                                    \
     case TL_ACT_SOFTPLUS:                                                                       \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] * a > b ? g[i] : g[i] / (1 + EXP(-x[i] * a));                            \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i], s = gv / (1 + EXP(-x[i] * a));                                             \
+        dx[i] = x[i] * a > b ? gv : s;                                                          \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_SOFTSIGN:                                                                       \
       _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
@@ -176,21 +188,29 @@ TL_VECMATH_BEGIN
       }                                                                                         \
       break;                                                                                    \
     case TL_ACT_HARDTANH:                                                                       \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] <= a || x[i] >= b ? 0 : g[i];                                            \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i];                                                                            \
+        dx[i] = x[i] <= a || x[i] >= b ? 0 : gv;                                                \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_HARDSIGMOID:                                                                    \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] > -3 && x[i] < 3 ? g[i] / 6 : 0;                                         \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i] / 6;                                                                        \
+        dx[i] = x[i] > -3 && x[i] < 3 ? gv : 0;                                                 \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_HARDSWISH:                                                                      \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] < -3 ? 0 : (x[i] <= 3 ? g[i] * (x[i] / 3 + (T)0.5) : g[i]);             \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i], v = x[i];                                                                  \
+        dx[i] = v < -3 ? 0 : (v <= 3 ? gv * (v / 3 + (T)0.5) : gv);                             \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_HARDSHRINK:                                                                     \
     case TL_ACT_SOFTSHRINK:                                                                     \
-      _Pragma("omp simd") for (int64_t i = 0; i < n; i++)                                       \
-          dx[i] = x[i] >= -a && x[i] <= a ? 0 : g[i];                                           \
+      _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
+        T gv = g[i];                                                                            \
+        dx[i] = x[i] >= -a && x[i] <= a ? 0 : gv;                                               \
+      }                                                                                         \
       break;                                                                                    \
     case TL_ACT_TANHSHRINK:                                                                     \
       _Pragma("omp simd") for (int64_t i = 0; i < n; i++) {                                     \
@@ -226,8 +246,8 @@ TL_ACT_LOOPS(act_forward_f32, act_backward_f32, float, tl_expf, expm1f, log1pf, 
 TL_ACT_LOOPS(act_forward_f64, act_backward_f64, double, exp, expm1, log1p, tanh, erf)
 TL_VECMATH_END
 
-/* Elements [begin, end) of the job. */
-TL_SIMD_CLONES
+/* Elements [begin, end) of the job (the typed helpers are cloned per
+ * instruction set: too large to inline into one clone here). */
 static void act_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
