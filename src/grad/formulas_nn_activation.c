@@ -185,13 +185,16 @@ static PyObject *same_op(tl_grad_ctx *c, PyObject *gg)
   PyObject *x = X(1, "input");
   switch (c->formula) {
   case TL_OP_THRESHOLD_BACKWARD:
+    return CALL(name, "OOO", gg, x, ARG(2, "threshold"));
   case TL_OP_LEAKY_RELU_BACKWARD:
+    return CALL(name, "OOO", gg, x, ARG(2, "negative_slope"));
   case TL_OP_HARDSHRINK_BACKWARD:
   case TL_OP_SOFTSHRINK_BACKWARD:
-    return CALL(name, "OOO", gg, x, ARG(2, NULL));
+    return CALL(name, "OOO", gg, x, ARG(2, "lambd"));
   case TL_OP_SOFTPLUS_BACKWARD:
+    return CALL(name, "OOOO", gg, x, ARG(2, "beta"), ARG(3, "threshold"));
   case TL_OP_HARDTANH_BACKWARD:
-    return CALL(name, "OOOO", gg, x, ARG(2, NULL), ARG(3, NULL));
+    return CALL(name, "OOOO", gg, x, ARG(2, "min_val"), ARG(3, "max_val"));
   case TL_OP_ELU_BACKWARD:
     return CALL(name, "OOOOO", gg, x, ARG(2, "alpha"), ARG(3, "scale"), ARG(4, "input_scale"));
   case TL_OP_GELU_BACKWARD:

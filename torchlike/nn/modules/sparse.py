@@ -10,15 +10,7 @@ __all__ = ["Embedding", "EmbeddingBag"]
 
 
 def _check_padding_idx(padding_idx, num_embeddings):
-    if padding_idx is None:
-        return None
-    if padding_idx > 0 and padding_idx >= num_embeddings:
-        raise AssertionError("Padding_idx must be within num_embeddings")
-    if padding_idx < 0:
-        if padding_idx < -num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        padding_idx += num_embeddings
-    return padding_idx
+    return None if padding_idx is None else F._padding_idx(padding_idx, num_embeddings)
 
 
 class Embedding(Module):
