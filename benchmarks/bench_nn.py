@@ -5,7 +5,10 @@ Rows (forward + backward unless said otherwise):
   * LSTM: sequence 50, batch 32, input and hidden 256, 2 layers;
   * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
   * MLP 784-512-512-10 training step (Adam), batch 256;
-  * small CNN training step on 32x32 RGB images (two conv blocks), batch 64.
+  * small CNN training step on 32x32 RGB images (two conv blocks), batch 64;
+  * pooling and resampling ops at ResNet shapes (forward + backward of the op
+    alone, the output's gradient given): max_pool2d 3x3/2 pad 1 on the stem's
+    64x112x112, adaptive_avg_pool2d of 512x7x7 to 1x1, bilinear upsampling x2.
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -99,6 +102,35 @@ def cases():
     fn_tl, fn_pt = _step_case(cnn, lambda: [rng.standard_normal((64, 3, 32, 32), np.float32),
                                             labels], train=True)
     yield "nn small cnn 32x32 b64 adam step", fn_tl, fn_pt, "torch"
+
+    for name, fn, shape in pool_cases(rng):
+        fn_tl, fn_pt = _op_case(fn, shape, rng)
+        yield name, fn_tl, fn_pt, "torch"
+
+
+def _op_case(fn, shape, rng):
+    """(torchlike step, PyTorch step): y = fn(lib, x), then y.backward(g)."""
+    x = rng.standard_normal(shape).astype(np.float32)
+
+    def runner(lib):
+        xt = lib.from_numpy(x.copy()).requires_grad_(True)
+        g = lib.ones_like(fn(lib, xt.detach()))
+
+        def step():
+            fn(lib, xt).backward(g)
+            xt.grad = None
+        return step
+    return runner(torchlike), runner(torch)
+
+
+def pool_cases(rng):
+    yield ("nn max_pool2d 3x3/2 p1 64x112x112 b8 fwd+bwd",
+           lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 2, 1), (8, 64, 112, 112))
+    yield ("nn adaptive_avg_pool2d 512x7x7->1 b32 fwd+bwd",
+           lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, 1), (32, 512, 7, 7))
+    yield ("nn bilinear upsample x2 64x56x56 b8 fwd+bwd",
+           lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+           (8, 64, 56, 56))
 
 
 def _Wrapped(lib, net):
