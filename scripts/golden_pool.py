@@ -81,6 +81,16 @@ CASES = [
      {"x": ((2, 1, 17, 13), "f8")}),
     ("resample", "bicubic_aa_f32", "F.interpolate(x, size=(6, 5), mode='bicubic', antialias=True)",
      {"x": ((1, 3, 16, 19), "f4")}),
+    # grid_sample bicubic: gradients to the input only here (the grid's need
+    # requires_grad on g, see tests/test_nn_resample.py for its gradcheck)
+    ("resample", "grid_bicubic_zeros", "F.grid_sample(x, g * 1.3, mode='bicubic', align_corners=False)",
+     {"x": ((2, 2, 5, 6), "f8"), "g": ((2, 4, 3, 2), "f8")}),
+    ("resample", "grid_bicubic_border_ac", "F.grid_sample(x, g * 1.3, mode='bicubic', padding_mode='border', align_corners=True)",
+     {"x": ((1, 3, 4, 5), "f8"), "g": ((1, 3, 5, 2), "f8")}),
+    ("resample", "grid_bicubic_reflection", "F.grid_sample(x, g * 1.6, mode='bicubic', padding_mode='reflection')",
+     {"x": ((1, 2, 5, 4), "f8"), "g": ((1, 4, 4, 2), "f8")}),
+    ("resample", "grid_bicubic_reflection_ac", "F.grid_sample(x, g * 1.6, mode='bicubic', padding_mode='reflection', align_corners=True)",
+     {"x": ((1, 2, 5, 4), "f8"), "g": ((1, 4, 4, 2), "f8")}),
     ("resample", "area_3d", "F.interpolate(x, size=(2, 3, 4), mode='area')", {"x": ((1, 2, 5, 7, 9), "f8")}),
 ]
 

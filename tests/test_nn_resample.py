@@ -268,3 +268,16 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     """)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_bicubic_grid_sample_gradients_to_input_and_grid(padding_mode, align_corners):
+    rng = np.random.default_rng(11)
+    x = T.tensor(rng.standard_normal((1, 2, 4, 5)), requires_grad=True)
+    # keep samples off integer coordinates, where the weights' derivative jumps
+    g = T.tensor(rng.uniform(-1.2, 1.2, (1, 3, 2, 2)) + 0.013, requires_grad=True)
+    fn = lambda a, b: F.grid_sample(a, b, mode="bicubic", padding_mode=padding_mode,  # noqa: E731
+                                    align_corners=align_corners)
+    assert gradcheck(fn, (x, g))
+    assert gradgradcheck(fn, (x, g))

@@ -449,11 +449,38 @@ def _unnormalise(coord, size, align_corners, padding_mode):
     return c
 
 
+def _cubic_coeffs(t, a=-0.75):
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for the
+    offset t in [0, 1) (PyTorch's get_cubic_upsample_coefficients)."""
+    def near(v):   # |v| <= 1
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):    # 1 < |v| < 2
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    u = 1 - t
+    return [far(t + 1), near(t), near(u), far(u + 1)]
+
+
+def _pad_tap(coord, size, align_corners, padding_mode):
+    """An integer tap coordinate moved inside by the padding mode (zeros: left
+    for tap() to zero out)."""
+    if padding_mode == "border":
+        return coord.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        c = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(coord, -1, 2 * size - 1)
+        return c.clamp(0, size - 1)
+    return coord
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample (N, C, H, W) at the normalised (x, y) positions of ``grid``
-    (N, Ho, Wo, 2): bilinear or nearest, with zeros, border or reflection
-    padding.  Differentiable w.r.t. both input and grid (bilinear)."""
-    if mode not in ("bilinear", "nearest"):
+    (N, Ho, Wo, 2): bilinear, nearest or bicubic, with zeros, border or
+    reflection padding.  Differentiable w.r.t. both input and grid (bilinear,
+    bicubic), composed from gathers, so double backward works too.
+    NOTE: bicubic pads each of its 16 taps (PyTorch's get_value_bounded), not
+    the sampling coordinate, so its weights see the unpadded offset."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
         raise NotImplementedError(f"grid_sample: mode '{mode}' is not implemented")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
@@ -464,8 +491,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     align_corners = bool(align_corners)
     N, C, H, W = input.shape
     Ho, Wo = grid.shape[1], grid.shape[2]
-    ix = _unnormalise(grid[..., 0], W, align_corners, padding_mode)      # N, Ho, Wo
-    iy = _unnormalise(grid[..., 1], H, align_corners, padding_mode)
+    coord_pad = "zeros" if mode == "bicubic" else padding_mode
+    ix = _unnormalise(grid[..., 0], W, align_corners, coord_pad)      # N, Ho, Wo
+    iy = _unnormalise(grid[..., 1], H, align_corners, coord_pad)
     flat = input.reshape(N, C, H * W)
 
     def tap(x, y):
@@ -477,6 +505,19 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     if mode == "nearest":
         out = tap(_C.round(ix.detach()), _C.round(iy.detach()))
+    elif mode == "bicubic":
+        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
+        wx = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(ix - x0)]
+        wy = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(iy - y0)]
+        out = None
+        for j in range(4):
+            ty = _pad_tap(y0 + (j - 1), H, align_corners, padding_mode)
+            row = None
+            for i in range(4):
+                tx = _pad_tap(x0 + (i - 1), W, align_corners, padding_mode)
+                term = tap(tx, ty) * wx[i]
+                row = term if row is None else row + term
+            out = row * wy[j] if out is None else out + row * wy[j]
     else:
         x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
         wx1, wy1 = (ix - x0).reshape(N, 1, Ho * Wo), (iy - y0).reshape(N, 1, Ho * Wo)
