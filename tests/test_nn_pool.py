@@ -432,11 +432,6 @@ def test_matches_pytorchs_recorded_values(case):
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     code = textwrap.dedent("""
-        import numpy as np
-        import torchlike as T
-        import torchlike.nn.functional as F
-        C = T._C
-        C._fake_enable()
         x = T.randn(2, 3, 6, 6).to("fake")
         try:
             F.max_pool2d(x, 2)
@@ -456,5 +451,20 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    run_fake(code)
+
+
+FAKE_PRELUDE = textwrap.dedent("""
+    import numpy as np
+    import torchlike as T
+    import torchlike.nn.functional as F
+    C = T._C
+    C._fake_enable()
+""")
+
+
+def run_fake(code):
+    """Run code after FAKE_PRELUDE in a fresh interpreter (the fake device is
+    process-wide); it prints ok."""
+    p = subprocess.run([sys.executable, "-c", FAKE_PRELUDE + code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]

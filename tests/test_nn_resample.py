@@ -10,8 +10,6 @@ non-contiguous inputs; gradients and second derivatives by finite
 differences, the backward op on its own; PyTorch's recorded values
 (tests/golden/nn_pool); errors; the kernels on the fake device."""
 import math
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -22,7 +20,7 @@ import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
 
-from test_nn_pool import golden_cases, run_golden
+from test_nn_pool import golden_cases, run_fake, run_golden
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_upsample", "_upsample_backward"}
@@ -242,11 +240,6 @@ def test_matches_pytorchs_recorded_values(case):
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     code = textwrap.dedent("""
-        import numpy as np
-        import torchlike as T
-        import torchlike.nn.functional as F
-        C = T._C
-        C._fake_enable()
         x = T.randn(2, 3, 4, 5).to("fake")
         try:
             F.interpolate(x, scale_factor=2)
@@ -266,8 +259,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
+    run_fake(code)
 
 
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])

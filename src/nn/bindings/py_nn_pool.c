@@ -146,34 +146,47 @@ PyObject *tl_py_impl_fractional_max_pool(tl_op op, const tl_py_args_fractional_m
                                               tl_py_t(a->samples), &v->t, &i->t));
 }
 
+/* _max_pool_backward and _max_unpool: src scattered at indices into `size`. */
+static PyObject *scatter_run(tl_op op, PyObject *src, PyObject *indices, const tl_py_ints *size,
+                             const char *what)
+{
+  int n = spatial_dims(op, what, size);
+  tl_py_tensor *r = n < 0 ? NULL : tl_py_tensor_alloc();
+  return r ? one(r, tl_nn_pool_scatter(op, tl_py_t(src), tl_py_t(indices), n, size->v, &r->t))
+           : NULL;
+}
+
 PyObject *tl_py_impl_max_pool_backward(tl_op op, const tl_py_args_max_pool_backward *a)
 {
-  int n = spatial_dims(op, "input_size", &a->input_size);
-  tl_py_tensor *r = n < 0 ? NULL : tl_py_tensor_alloc();
-  return r ? one(r, tl_nn_pool_scatter(op, tl_py_t(a->grad_output), tl_py_t(a->indices), n,
-                                       a->input_size.v, &r->t))
-           : NULL;
+  return scatter_run(op, a->grad_output, a->indices, &a->input_size, "input_size");
 }
 
 PyObject *tl_py_impl_max_unpool(tl_op op, const tl_py_args_max_unpool *a)
 {
-  int n = spatial_dims(op, "output_size", &a->output_size);
-  tl_py_tensor *r = n < 0 ? NULL : tl_py_tensor_alloc();
-  return r ? one(r, tl_nn_pool_scatter(op, tl_py_t(a->input), tl_py_t(a->indices), n,
-                                       a->output_size.v, &r->t))
-           : NULL;
+  return scatter_run(op, a->input, a->indices, &a->output_size, "output_size");
+}
+
+/* The window of _avg_pool / _avg_pool_backward; -1 with an error set. */
+static int avg_window_of(tl_op op, const tl_py_ints *k, const tl_py_ints *s, const tl_py_ints *p,
+                         bool ceil_mode, bool count_include_pad, bool has_divisor,
+                         int64_t divisor, tl_nn_pool_window *w)
+{
+  if (window_of(op, k, s, p, NULL, w) < 0)
+    return -1;
+  if (has_divisor && divisor == 0)
+    return PyErr_Format(PyExc_RuntimeError, "divisor must be not zero"), -1;
+  w->ceil_mode = ceil_mode;
+  w->count_include_pad = count_include_pad;
+  w->divisor = has_divisor ? divisor : 0;
+  return 0;
 }
 
 PyObject *tl_py_impl_avg_pool(tl_op op, const tl_py_args_avg_pool *a)
 {
   tl_nn_pool_window w;
-  if (window_of(op, &a->kernel_size, &a->stride, &a->padding, NULL, &w) < 0)
+  if (avg_window_of(op, &a->kernel_size, &a->stride, &a->padding, a->ceil_mode,
+                    a->count_include_pad, a->has_divisor_override, a->divisor_override, &w) < 0)
     return NULL;
-  w.ceil_mode = a->ceil_mode;
-  w.count_include_pad = a->count_include_pad;
-  if (a->has_divisor_override && a->divisor_override == 0)
-    return PyErr_Format(PyExc_RuntimeError, "divisor must be not zero");
-  w.divisor = a->has_divisor_override ? a->divisor_override : 0;
   tl_py_tensor *r = tl_py_tensor_alloc();
   return r ? one(r, tl_nn_avg_pool(op, tl_py_t(a->input), &w, NULL, &r->t)) : NULL;
 }
@@ -182,14 +195,10 @@ PyObject *tl_py_impl_avg_pool_backward(tl_op op, const tl_py_args_avg_pool_backw
 {
   tl_nn_pool_window w;
   int64_t size[TL_NN_POOL_MAX_DIMS];
-  if (window_of(op, &a->kernel_size, &a->stride, &a->padding, NULL, &w) < 0 ||
+  if (avg_window_of(op, &a->kernel_size, &a->stride, &a->padding, a->ceil_mode,
+                    a->count_include_pad, a->has_divisor_override, a->divisor_override, &w) < 0 ||
       per_dim(op, "input_size", &a->input_size, w.n, size) < 0)
     return NULL;
-  w.ceil_mode = a->ceil_mode;
-  w.count_include_pad = a->count_include_pad;
-  if (a->has_divisor_override && a->divisor_override == 0)
-    return PyErr_Format(PyExc_RuntimeError, "divisor must be not zero");
-  w.divisor = a->has_divisor_override ? a->divisor_override : 0;
   tl_py_tensor *r = tl_py_tensor_alloc();
   return r ? one(r, tl_nn_avg_pool(op, tl_py_t(a->grad_output), &w, size, &r->t)) : NULL;
 }

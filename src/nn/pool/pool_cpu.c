@@ -29,6 +29,21 @@ static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tm
 
 static tl_dtype work_dtype(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
+/* The kernels' operands in the work dtype: `in` as a contiguous work tensor
+ * (itself or *xt) and where the result goes (out itself when it has the
+ * work dtype, else the new *yt to cast from last); NULL on failure. */
+static const tl_tensor *work_io(const tl_tensor *in, const tl_tensor *out, tl_dtype work,
+                                tl_tensor *xt, tl_tensor *yt, void **ydata)
+{
+  const tl_tensor *xw = as_work(in, work, xt);
+  bool direct = out->dtype == work;
+  if (!xw || (!direct && tl_tensor_empty(yt, work, out->ndim, out->shape,
+                                         tl_tensor_device(out)) != TL_OK))
+    return NULL;
+  *ydata = tl_tensor_data(direct ? out : yt);
+  return xw;
+}
+
 /* The batch B: the product of the dims before the last n. */
 static int64_t planes_of(const tl_tensor *t, int n)
 {
@@ -125,14 +140,14 @@ tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *t
   tl_dtype work = work_dtype(in->dtype);
   tl_tensor xt = {0}, yt = {0};
   tl_status status = TL_OK;
-  const tl_tensor *xw = as_work(in, work, &xt);
+  void *ydata;
   bool direct = out->dtype == work;
-  if (!xw || (!direct && tl_tensor_empty(&yt, work, out->ndim, out->shape,
-                                         tl_tensor_device(out)) != TL_OK)) {
+  const tl_tensor *xw = work_io(in, out, work, &xt, &yt, &ydata);
+  if (!xw) {
     status = tl_error_status();
     goto done;
   }
-  max_job job = {.x = tl_tensor_data(xw), .y = tl_tensor_data(direct ? out : &yt),
+  max_job job = {.x = tl_tensor_data(xw), .y = ydata,
                  .idx = tl_tensor_data(indices), .f64 = work == TL_DTYPE_F64};
   pad_taps(taps, n, job.taps, job.in, job.out);
   int64_t rows = planes_of(out, n) * job.out[0] * job.out[1];
@@ -157,7 +172,7 @@ typedef struct {
   void *y;
   const tl_nn_taps *t;
   int64_t inner;
-  bool f64;
+  bool f64, transpose; /* transpose: rows are planes o, scattered */
 } pass_job;
 
 TL_VECMATH_BEGIN
@@ -223,21 +238,10 @@ static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const pass_job *job = ctx;
-  if (job->f64)
-    pass_f64(job, begin, end);
+  if (job->transpose)
+    (job->f64 ? pass_transpose_f64 : pass_transpose_f32)(job, begin, end);
   else
-    pass_f32(job, begin, end);
-}
-
-TL_SIMD_CLONES
-static void pass_transpose_range(void *ctx, int64_t begin, int64_t end, int worker)
-{
-  (void)worker;
-  const pass_job *job = ctx;
-  if (job->f64)
-    pass_transpose_f64(job, begin, end);
-  else
-    pass_transpose_f32(job, begin, end);
+    (job->f64 ? pass_f64 : pass_f32)(job, begin, end);
 }
 
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
@@ -246,12 +250,11 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
   tl_dtype work = work_dtype(in->dtype);
   size_t esize = tl_dtype_size(work);
   tl_tensor xt = {0}, yt = {0};
-  void *bufs[2] = {NULL, NULL};
+  void *bufs[2] = {NULL, NULL}, *ydata;
   tl_status status = TL_OK;
-  const tl_tensor *xw = as_work(in, work, &xt);
   bool direct = out->dtype == work;
-  if (!xw || (!direct && tl_tensor_empty(&yt, work, out->ndim, out->shape,
-                                         tl_tensor_device(out)) != TL_OK)) {
+  const tl_tensor *xw = work_io(in, out, work, &xt, &yt, &ydata);
+  if (!xw) {
     status = tl_error_status();
     goto done;
   }
@@ -260,7 +263,7 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
     cur[d] = transpose ? taps[d].out : taps[d].in;
   if (B == 0 || tl_tensor_numel(out) == 0 || tl_tensor_numel(in) == 0) {
     if (tl_tensor_numel(out) > 0) /* an empty input spreads nothing: zeros */
-      memset(tl_tensor_data(direct ? out : &yt), 0, (size_t)tl_tensor_numel(out) * esize);
+      memset(ydata, 0, (size_t)tl_tensor_numel(out) * esize);
     goto copy;
   }
   tl_storage_bump(out->storage);
@@ -275,7 +278,7 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
     cur[d] = transpose ? taps[d].in : taps[d].out;
     void *dst;
     if (step == n - 1) {
-      dst = tl_tensor_data(direct ? out : &yt);
+      dst = ydata;
     } else {
       free(bufs[step % 2]);
       bufs[step % 2] = malloc((size_t)(outer * cur[d] * inner) * esize + 1);
@@ -285,12 +288,10 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
       }
     }
     pass_job job = {.x = src, .y = dst, .t = &taps[d], .inner = inner,
-                    .f64 = work == TL_DTYPE_F64};
-    if (transpose)
-      tl_parallel_for(outer, 1 + 16384 / (taps[d].out * taps[d].k * inner + 1),
-                      pass_transpose_range, &job);
-    else
-      tl_parallel_for(outer * taps[d].out, 1 + 16384 / (taps[d].k * inner + 1), pass_range, &job);
+                    .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t rows = transpose ? outer : outer * taps[d].out;
+    int64_t per_row = (transpose ? taps[d].out : 1) * taps[d].k * inner;
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), pass_range, &job);
     src = dst;
   }
 copy:
@@ -356,16 +357,17 @@ tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, in
   tl_dtype work = work_dtype(src->dtype);
   tl_tensor xt = {0}, it = {0}, yt = {0};
   tl_status status = TL_OK;
-  const tl_tensor *xw = as_work(src, work, &xt), *iw = as_work(indices, TL_DTYPE_I64, &it);
+  void *ydata;
   bool direct = out->dtype == work;
-  if (!xw || !iw || (!direct && tl_tensor_empty(&yt, work, out->ndim, out->shape,
-                                                tl_tensor_device(out)) != TL_OK)) {
+  const tl_tensor *xw = work_io(src, out, work, &xt, &yt, &ydata);
+  const tl_tensor *iw = xw ? as_work(indices, TL_DTYPE_I64, &it) : NULL;
+  if (!iw) {
     status = tl_error_status();
     goto done;
   }
   int64_t B = planes_of(out, n);
-  scatter_job job = {.x = tl_tensor_data(xw), .idx = tl_tensor_data(iw),
-                     .y = tl_tensor_data(direct ? out : &yt), .len = 1, .size = 1,
+  scatter_job job = {.x = tl_tensor_data(xw), .idx = tl_tensor_data(iw), .y = ydata,
+                     .len = 1, .size = 1,
                      .accumulate = accumulate, .f64 = work == TL_DTYPE_F64};
   for (int d = 0; d < n; d++) {
     job.len *= src->shape[src->ndim - n + d];
