@@ -8,6 +8,9 @@ Rows (forward + backward unless said otherwise):
   * small CNN training step on 32x32 RGB images (two conv blocks), batch 64;
   * relu and gelu on 2^22 floats, dropout p=0.1 on 2^22 floats, and an
     embedding lookup (50000 x 512 table, 32 x 128 indices).
+  * pooling and resampling ops at ResNet shapes (forward + backward of the op
+    alone, the output's gradient given): max_pool2d 3x3/2 pad 1 on the stem's
+    64x112x112, adaptive_avg_pool2d of 512x7x7 to 1x1, bilinear upsampling x2.
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -103,13 +106,27 @@ def cases():
                                             labels], train=True)
     yield "nn small cnn 32x32 b64 adam step", fn_tl, fn_pt, "torch"
 
+    for name, fn, shape in pool_cases():
+        fn_tl, fn_pt = _op_case(fn, shape)
+        yield name, fn_tl, fn_pt, "torch"
 
-def _elementwise_case(fn, shape, seed=0):
-    """(torchlike step, PyTorch step): fn(lib, x) forward, then backward of a
-    fixed gradient into x."""
+
+def pool_cases():
+    yield ("nn max_pool2d 3x3/2 p1 64x112x112 b8 fwd+bwd",
+           lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 2, 1), (8, 64, 112, 112))
+    yield ("nn adaptive_avg_pool2d 512x7x7->1 b32 fwd+bwd",
+           lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, 1), (32, 512, 7, 7))
+    yield ("nn bilinear upsample x2 64x56x56 b8 fwd+bwd",
+           lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+           (8, 64, 56, 56))
+
+
+def _op_case(fn, shape, seed=0):
+    """(torchlike step, PyTorch step): y = fn(lib, x) forward, then backward of
+    a fixed random gradient of y's shape into x."""
     rng = np.random.default_rng(seed)
     x0 = rng.standard_normal(shape, np.float32)
-    g0 = rng.standard_normal(shape, np.float32)
+    g0 = rng.standard_normal(tuple(fn(torch, torch.from_numpy(x0)).shape), np.float32)
 
     def runner(lib):
         x = lib.from_numpy(x0.copy()).requires_grad_()
@@ -145,11 +162,11 @@ def kernel_cases():
         return
     torch.set_num_threads(torchlike.get_num_threads())
     n = 1 << 22
-    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.relu(x), (n,))
+    fn_tl, fn_pt = _op_case(lambda lib, x: lib.nn.functional.relu(x), (n,))
     yield "nn relu 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
-    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.gelu(x), (n,))
+    fn_tl, fn_pt = _op_case(lambda lib, x: lib.nn.functional.gelu(x), (n,))
     yield "nn gelu 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
-    fn_tl, fn_pt = _elementwise_case(lambda lib, x: lib.nn.functional.dropout(x, 0.1), (n,))
+    fn_tl, fn_pt = _op_case(lambda lib, x: lib.nn.functional.dropout(x, 0.1), (n,))
     yield "nn dropout p0.1 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
     fn_tl, fn_pt = _embedding_case(50000, 512, (32, 128))
     yield "nn embedding 50000x512 idx 32x128 fwd+bwd", fn_tl, fn_pt, "torch"

@@ -114,6 +114,16 @@ CALLS = {
     "_embedding_bag_dense_backward":
         "C._embedding_bag_dense_backward(f[:1], iv, i2[0, :1].expand(3), T.tensor([3]).to(DEV), "
         "i2[:0], 2, 0)",
+    "_max_pool": "C._max_pool(f, (2,), (1,))", "_avg_pool": "C._avg_pool(f, (2,), (1,))",
+    "_adaptive_max_pool": "C._adaptive_max_pool(f, (1,))",
+    "_adaptive_avg_pool": "C._adaptive_avg_pool(f, (1,))",
+    "_adaptive_avg_pool_backward": "C._adaptive_avg_pool_backward(f, (3,))",
+    "_fractional_max_pool": "C._fractional_max_pool(f3, (1, 1), (2, 2), f3[0, :1] / 4)",
+    "_max_pool_backward": "C._max_pool_backward(f, i2, (2,))",
+    "_max_unpool": "C._max_unpool(f, i2, (3,))",
+    "_avg_pool_backward": "C._avg_pool_backward(f[:, :1], (2,), (2,), (1,))",
+    "_upsample": "C._upsample(f, (3,), 'linear')",
+    "_upsample_backward": "C._upsample_backward(f, (3,), 'cubic')",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -7,4 +7,5 @@ void tl_nn_register(void)
   tl_nn_activation_register();
   tl_nn_dropout_register();
   tl_nn_embedding_register();
+  tl_nn_pool_register();
 }

@@ -22,5 +22,6 @@ void tl_nn_softmax_register(void);
 void tl_nn_activation_register(void);
 void tl_nn_dropout_register(void);
 void tl_nn_embedding_register(void);
+void tl_nn_pool_register(void);
 
 #endif

@@ -14,13 +14,16 @@ import warnings
 from .. import _C
 from ..autograd.grad_mode import no_grad
 from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
-                    conv_transpose3d, unfold, fold, max_pool1d, max_pool2d, max_pool3d,
+                    conv_transpose3d, unfold, fold)
+from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     max_pool1d_with_indices, max_pool2d_with_indices,
                     max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
                     lp_pool1d, lp_pool2d, lp_pool3d, adaptive_avg_pool1d,
                     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
                     adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d, max_unpool2d,
-                    max_unpool3d, interpolate, upsample, upsample_nearest,
+                    max_unpool3d, fractional_max_pool2d, fractional_max_pool3d,
+                    fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices,
+                    interpolate, upsample, upsample_nearest,
                     upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
                     affine_grid, grid_sample)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401

@@ -962,6 +962,196 @@ static PyObject *bind_embedding_bag_backward(tl_op op, PyObject *const *args, Py
   return tl_py_impl_embedding_bag_backward(op, &a);
 }
 
+/* _max_pool */
+static PyObject *bind_max_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_max_pool a;
+  a.ceil_mode = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[2], &a.stride) < 0 ||
+      tl_py_arg_ints(func, "padding", v[3], &a.padding) < 0 ||
+      tl_py_arg_ints(func, "dilation", v[4], &a.dilation) < 0 ||
+      tl_py_arg_bool(func, "ceil_mode", v[5], &a.ceil_mode) < 0)
+    return NULL;
+  return tl_py_impl_max_pool(op, &a);
+}
+
+/* _adaptive_max_pool, _adaptive_avg_pool */
+static PyObject *bind_adaptive_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "output_size", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_adaptive_pool a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "output_size", v[1], &a.output_size) < 0)
+    return NULL;
+  return tl_py_impl_adaptive_pool(op, &a);
+}
+
+/* _adaptive_avg_pool_backward */
+static PyObject *bind_adaptive_pool_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input_size", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[2];
+  tl_py_args_adaptive_pool_backward a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0)
+    return NULL;
+  return tl_py_impl_adaptive_pool_backward(op, &a);
+}
+
+/* _fractional_max_pool */
+static PyObject *bind_fractional_max_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "kernel_size", "output_size", "samples", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_fractional_max_pool a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "output_size", v[2], &a.output_size) < 0 ||
+      tl_py_arg_tensor(func, "samples", v[3], false, &a.samples) < 0)
+    return NULL;
+  return tl_py_impl_fractional_max_pool(op, &a);
+}
+
+/* _max_pool_backward */
+static PyObject *bind_max_pool_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "indices", "input_size", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_max_pool_backward a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_ints(func, "input_size", v[2], &a.input_size) < 0)
+    return NULL;
+  return tl_py_impl_max_pool_backward(op, &a);
+}
+
+/* _max_unpool */
+static PyObject *bind_max_unpool(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "indices", "output_size", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_max_unpool a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_ints(func, "output_size", v[2], &a.output_size) < 0)
+    return NULL;
+  return tl_py_impl_max_unpool(op, &a);
+}
+
+/* _avg_pool */
+static PyObject *bind_avg_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_avg_pool a;
+  a.ceil_mode = false;
+  a.count_include_pad = true;
+  a.divisor_override = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[2], &a.stride) < 0 ||
+      tl_py_arg_ints(func, "padding", v[3], &a.padding) < 0 ||
+      tl_py_arg_bool(func, "ceil_mode", v[4], &a.ceil_mode) < 0 ||
+      tl_py_arg_bool(func, "count_include_pad", v[5], &a.count_include_pad) < 0 ||
+      tl_py_arg_int(func, "divisor_override", v[6], false, &a.divisor_override, &a.has_divisor_override) < 0)
+    return NULL;
+  return tl_py_impl_avg_pool(op, &a);
+}
+
+/* _avg_pool_backward */
+static PyObject *bind_avg_pool_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input_size", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_avg_pool_backward a;
+  a.ceil_mode = false;
+  a.count_include_pad = true;
+  a.divisor_override = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 8, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[2], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[3], &a.stride) < 0 ||
+      tl_py_arg_ints(func, "padding", v[4], &a.padding) < 0 ||
+      tl_py_arg_bool(func, "ceil_mode", v[5], &a.ceil_mode) < 0 ||
+      tl_py_arg_bool(func, "count_include_pad", v[6], &a.count_include_pad) < 0 ||
+      tl_py_arg_int(func, "divisor_override", v[7], false, &a.divisor_override, &a.has_divisor_override) < 0)
+    return NULL;
+  return tl_py_impl_avg_pool_backward(op, &a);
+}
+
+/* _upsample */
+static PyObject *bind_upsample(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "output_size", "mode", "align_corners", "scales", "antialias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_upsample a;
+  a.mode = NULL;
+  a.align_corners = false;
+  a.antialias = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "output_size", v[1], &a.output_size) < 0 ||
+      tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
+      tl_py_arg_bool(func, "align_corners", v[3], &a.align_corners) < 0 ||
+      (a.scales = v[4], 0) < 0 ||
+      tl_py_arg_bool(func, "antialias", v[5], &a.antialias) < 0)
+    return NULL;
+  return tl_py_impl_upsample(op, &a);
+}
+
+/* _upsample_backward */
+static PyObject *bind_upsample_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input_size", "mode", "align_corners", "scales", "antialias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_upsample_backward a;
+  a.mode = NULL;
+  a.align_corners = false;
+  a.antialias = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0 ||
+      tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
+      tl_py_arg_bool(func, "align_corners", v[3], &a.align_corners) < 0 ||
+      (a.scales = v[4], 0) < 0 ||
+      tl_py_arg_bool(func, "antialias", v[5], &a.antialias) < 0)
+    return NULL;
+  return tl_py_impl_upsample_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -1031,6 +1221,17 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_EMBEDDING_BACKWARD] = bind_embedding_backward,
     [TL_OP_EMBEDDING_BAG] = bind_embedding_bag,
     [TL_OP_EMBEDDING_BAG_BACKWARD] = bind_embedding_bag_backward,
+    [TL_OP_MAX_POOL] = bind_max_pool,
+    [TL_OP_ADAPTIVE_MAX_POOL] = bind_adaptive_pool,
+    [TL_OP_ADAPTIVE_AVG_POOL] = bind_adaptive_pool,
+    [TL_OP_ADAPTIVE_AVG_POOL_BACKWARD] = bind_adaptive_pool_backward,
+    [TL_OP_FRACTIONAL_MAX_POOL] = bind_fractional_max_pool,
+    [TL_OP_MAX_POOL_BACKWARD] = bind_max_pool_backward,
+    [TL_OP_MAX_UNPOOL] = bind_max_unpool,
+    [TL_OP_AVG_POOL] = bind_avg_pool,
+    [TL_OP_AVG_POOL_BACKWARD] = bind_avg_pool_backward,
+    [TL_OP_UPSAMPLE] = bind_upsample,
+    [TL_OP_UPSAMPLE_BACKWARD] = bind_upsample_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

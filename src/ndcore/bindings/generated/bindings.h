@@ -480,6 +480,106 @@ typedef struct {
 } tl_py_args_embedding_bag_backward;
 PyObject *tl_py_impl_embedding_bag_backward(tl_op op, const tl_py_args_embedding_bag_backward *a);
 
+/* _max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding=0, int[] dilation=1, bool ceil_mode=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints kernel_size;
+  tl_py_ints stride;
+  tl_py_ints padding;
+  tl_py_ints dilation;
+  bool ceil_mode;
+} tl_py_args_max_pool;
+PyObject *tl_py_impl_max_pool(tl_op op, const tl_py_args_max_pool *a);
+
+/* _adaptive_max_pool(Tensor input, int[] output_size)
+ * _adaptive_avg_pool(Tensor input, int[] output_size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints output_size;
+} tl_py_args_adaptive_pool;
+PyObject *tl_py_impl_adaptive_pool(tl_op op, const tl_py_args_adaptive_pool *a);
+
+/* _adaptive_avg_pool_backward(Tensor grad_output, int[] input_size) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  tl_py_ints input_size;
+} tl_py_args_adaptive_pool_backward;
+PyObject *tl_py_impl_adaptive_pool_backward(tl_op op, const tl_py_args_adaptive_pool_backward *a);
+
+/* _fractional_max_pool(Tensor input, int[] kernel_size, int[] output_size, Tensor samples) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints kernel_size;
+  tl_py_ints output_size;
+  PyObject *samples; /* borrowed */
+} tl_py_args_fractional_max_pool;
+PyObject *tl_py_impl_fractional_max_pool(tl_op op, const tl_py_args_fractional_max_pool *a);
+
+/* _max_pool_backward(Tensor grad_output, Tensor indices, int[] input_size) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *indices; /* borrowed */
+  tl_py_ints input_size;
+} tl_py_args_max_pool_backward;
+PyObject *tl_py_impl_max_pool_backward(tl_op op, const tl_py_args_max_pool_backward *a);
+
+/* _max_unpool(Tensor input, Tensor indices, int[] output_size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *indices; /* borrowed */
+  tl_py_ints output_size;
+} tl_py_args_max_unpool;
+PyObject *tl_py_impl_max_unpool(tl_op op, const tl_py_args_max_unpool *a);
+
+/* _avg_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints kernel_size;
+  tl_py_ints stride;
+  tl_py_ints padding;
+  bool ceil_mode;
+  bool count_include_pad;
+  int64_t divisor_override;
+  bool has_divisor_override; /* false: None or absent */
+} tl_py_args_avg_pool;
+PyObject *tl_py_impl_avg_pool(tl_op op, const tl_py_args_avg_pool *a);
+
+/* _avg_pool_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  tl_py_ints input_size;
+  tl_py_ints kernel_size;
+  tl_py_ints stride;
+  tl_py_ints padding;
+  bool ceil_mode;
+  bool count_include_pad;
+  int64_t divisor_override;
+  bool has_divisor_override; /* false: None or absent */
+} tl_py_args_avg_pool_backward;
+PyObject *tl_py_impl_avg_pool_backward(tl_op op, const tl_py_args_avg_pool_backward *a);
+
+/* _upsample(Tensor input, int[] output_size, str mode, bool align_corners=False, any scales=None, bool antialias=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints output_size;
+  const char *mode;
+  bool align_corners;
+  PyObject *scales; /* borrowed; NULL: absent */
+  bool antialias;
+} tl_py_args_upsample;
+PyObject *tl_py_impl_upsample(tl_op op, const tl_py_args_upsample *a);
+
+/* _upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  tl_py_ints input_size;
+  const char *mode;
+  bool align_corners;
+  PyObject *scales; /* borrowed; NULL: absent */
+  bool antialias;
+} tl_py_args_upsample_backward;
+PyObject *tl_py_impl_upsample_backward(tl_op op, const tl_py_args_upsample_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

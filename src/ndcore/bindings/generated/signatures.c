@@ -1027,6 +1027,88 @@ static const tl_py_param params__embedding_bag_dense_backward[] = {
     {"padding_idx", TL_PY_ARG_INT, 0, "-1"},
 };
 
+static const tl_py_param params__max_pool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, 0, "0"},
+    {"dilation", TL_PY_ARG_INT_LIST, 0, "1"},
+    {"ceil_mode", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__adaptive_max_pool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__adaptive_avg_pool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__adaptive_avg_pool_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fractional_max_pool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"samples", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__max_pool_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__max_unpool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__avg_pool[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, 0, "0"},
+    {"ceil_mode", TL_PY_ARG_BOOL, 0, "False"},
+    {"count_include_pad", TL_PY_ARG_BOOL, 0, "True"},
+    {"divisor_override", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__avg_pool_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, 0, "0"},
+    {"ceil_mode", TL_PY_ARG_BOOL, 0, "False"},
+    {"count_include_pad", TL_PY_ARG_BOOL, 0, "True"},
+    {"divisor_override", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__upsample[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_STR, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, 0, "False"},
+    {"scales", TL_PY_ARG_ANY, 0, "None"},
+    {"antialias", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__upsample_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_STR, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, 0, "False"},
+    {"scales", TL_PY_ARG_ANY, 0, "None"},
+    {"antialias", TL_PY_ARG_BOOL, 0, "False"},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1338,5 +1420,27 @@ const tl_py_sig tl_py_sigs[] = {
      "_embedding_bag(Tensor weight, Tensor indices, Tensor? offsets=None, int mode=0, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1)"},
     {"_embedding_bag_dense_backward", "nn_embedding", params__embedding_bag_dense_backward, 9, 9,
      "_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor max_indices, int num_weights, int mode, Tensor? per_sample_weights=None, int padding_idx=-1)"},
+    {"_max_pool", "nn_pool", params__max_pool, 6, 6,
+     "_max_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding=0, int[] dilation=1, bool ceil_mode=False)"},
+    {"_adaptive_max_pool", "nn_pool", params__adaptive_max_pool, 2, 2,
+     "_adaptive_max_pool(Tensor input, int[] output_size)"},
+    {"_adaptive_avg_pool", "nn_pool", params__adaptive_avg_pool, 2, 2,
+     "_adaptive_avg_pool(Tensor input, int[] output_size)"},
+    {"_adaptive_avg_pool_backward", "nn_pool", params__adaptive_avg_pool_backward, 2, 2,
+     "_adaptive_avg_pool_backward(Tensor grad_output, int[] input_size)"},
+    {"_fractional_max_pool", "nn_pool", params__fractional_max_pool, 4, 4,
+     "_fractional_max_pool(Tensor input, int[] kernel_size, int[] output_size, Tensor samples)"},
+    {"_max_pool_backward", "nn_pool", params__max_pool_backward, 3, 3,
+     "_max_pool_backward(Tensor grad_output, Tensor indices, int[] input_size)"},
+    {"_max_unpool", "nn_pool", params__max_unpool, 3, 3,
+     "_max_unpool(Tensor input, Tensor indices, int[] output_size)"},
+    {"_avg_pool", "nn_pool", params__avg_pool, 7, 7,
+     "_avg_pool(Tensor input, int[] kernel_size, int[] stride, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)"},
+    {"_avg_pool_backward", "nn_pool", params__avg_pool_backward, 8, 8,
+     "_avg_pool_backward(Tensor grad_output, int[] input_size, int[] kernel_size, int[] stride, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)"},
+    {"_upsample", "nn_pool", params__upsample, 6, 6,
+     "_upsample(Tensor input, int[] output_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
+    {"_upsample_backward", "nn_pool", params__upsample_backward, 6, 6,
+     "_upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
 };
-const int tl_py_sig_count = 155;
+const int tl_py_sig_count = 166;

@@ -1,0 +1,364 @@
+/* pool.c - the device-neutral entry points of the pooling and resampling
+ * ops (tl_pool.h): argument and shape checks in PyTorch's wording, the tap
+ * tables, the outputs' allocation on the inputs' device, then the device's
+ * kernel; and the CPU set's rows in the kernel table.
+ *
+ * An input is (*, *spatial) with n spatial dims and one or two leading dims
+ * (batched or not), as PyTorch's pooling ops take (C, H, W) and (N, C, H, W);
+ * the kernels see B = the product of the leading dims planes.              */
+#include <stdio.h>
+#include <string.h>
+
+#include "nn/pool/tl_pool.h"
+#include "nn/tl_nn.h"
+
+static tl_status check_float(const char *name, tl_dtype d)
+{
+  if (tl_dtype_is_float(d))
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
+}
+
+/* (n+1)-d or (n+2)-d, the non-batch dims non-empty. */
+static tl_status check_input(const char *name, const tl_tensor *in, int n)
+{
+  char s[256];
+  bool ok = in->ndim == n + 1 || in->ndim == n + 2;
+  for (int i = in->ndim == n + 2 ? 1 : 0; ok && i < in->ndim; i++)
+    ok = in->shape[i] > 0;
+  if (ok)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "%s: Expected %dD or %dD (batch mode) tensor with optional 0 "
+                      "dim batch size for input, but got:%s", name, n + 1, n + 2,
+                      tl_shape_str(s, sizeof s, in->ndim, in->shape));
+}
+
+/* "3x4x5" */
+static const char *sizes_str(char *buf, size_t size, int n, const int64_t *v)
+{
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && at < size; i++)
+    at += (size_t)snprintf(buf + at, size - at, i ? "x%lld" : "%lld", (long long)v[i]);
+  return buf;
+}
+
+/* out: in's shape with the last n dims replaced by sp. */
+static void shape_with(const tl_tensor *in, int n, const int64_t *sp, int64_t *out)
+{
+  memcpy(out, in->shape, (size_t)in->ndim * sizeof *out);
+  memcpy(out + in->ndim - n, sp, (size_t)n * sizeof *out);
+}
+
+/* The window's arguments and the output size, as PyTorch checks them. */
+static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn_pool_window *w,
+                              int64_t *out_sp)
+{
+  const int64_t *sp = in->shape + in->ndim - w->n;
+  char a[96], b[96];
+  for (int d = 0; d < w->n; d++) {
+    if (w->kernel[d] <= 0 || w->stride[d] <= 0 || w->dilation[d] <= 0)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: kernel_size, stride and dilation must be greater "
+                          "than zero, but got kernel_size=%s, stride=%s and dilation=%lld", name,
+                          sizes_str(a, sizeof a, w->n, w->kernel),
+                          sizes_str(b, sizeof b, w->n, w->stride), (long long)w->dilation[d]);
+    if (w->padding[d] < 0 || w->padding[d] > (w->dilation[d] * (w->kernel[d] - 1) + 1) / 2)
+      return tl_error_set(TL_ERR_RUNTIME, "pad should be at most half of effective kernel size, "
+                          "but got pad=%lld, kernel_size=%lld and dilation=%lld",
+                          (long long)w->padding[d], (long long)w->kernel[d],
+                          (long long)w->dilation[d]);
+  }
+  bool small = false;
+  for (int d = 0; d < w->n; d++) {
+    out_sp[d] = tl_nn_pool_out_size(sp[d], w->kernel[d], w->stride[d], w->padding[d],
+                                    w->dilation[d], w->ceil_mode);
+    small |= out_sp[d] < 1;
+  }
+  if (!small)
+    return TL_OK;
+  int64_t c = in->ndim > w->n ? in->shape[in->ndim - w->n - 1] : 1;
+  return tl_error_set(TL_ERR_RUNTIME, "Given input size: (%lldx%s). Calculated output size: "
+                      "(%lldx%s). Output size is too small", (long long)c,
+                      sizes_str(a, sizeof a, w->n, sp), (long long)c,
+                      sizes_str(b, sizeof b, w->n, out_sp));
+}
+
+/* Allocate values (result dtype) and int64 indices of shape `shape`. */
+static tl_status alloc_pair(const tl_tensor *in, int ndim, const int64_t *shape, tl_tensor *out,
+                            tl_tensor *indices)
+{
+  if (tl_tensor_empty(out, in->dtype, ndim, shape, tl_tensor_device(in)) != TL_OK ||
+      tl_tensor_empty(indices, TL_DTYPE_I64, ndim, shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  return TL_OK;
+}
+
+/* Run window_max with taps into new out/indices; releases them on failure. */
+static tl_status run_max(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
+                         const tl_nn_taps *taps, tl_tensor *out, tl_tensor *indices)
+{
+  int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
+  for (int d = 0; d < n; d++)
+    sp[d] = taps[d].out;
+  shape_with(in, n, sp, shape);
+  tl_status status = alloc_pair(in, in->ndim, shape, out, indices);
+  if (status == TL_OK)
+    status = set->window_max(in, n, taps, out, indices);
+  if (status != TL_OK) {
+    tl_tensor_release(out);
+    tl_tensor_release(indices);
+  }
+  return status;
+}
+
+tl_status tl_nn_max_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window *w,
+                         tl_tensor *out, tl_tensor *indices)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  int64_t out_sp[TL_NN_POOL_MAX_DIMS];
+  tl_status status = TL_OK;
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, w->n) != TL_OK ||
+      check_window(name, in, w, out_sp) != TL_OK)
+    return tl_error_status();
+  for (int d = 0; d < w->n && status == TL_OK; d++)
+    status = tl_nn_taps_window(&taps[d], in->shape[in->ndim - w->n + d], w, d, false);
+  if (status == TL_OK)
+    status = run_max(set, in, w->n, taps, out, indices);
+  tl_nn_taps_release(taps, w->n);
+  return status;
+}
+
+tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const int64_t *out_size,
+                                  tl_tensor *out, tl_tensor *indices)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  tl_status status = TL_OK;
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, n) != TL_OK)
+    return tl_error_status();
+  for (int d = 0; d < n; d++)
+    if (out_size[d] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: elements of output_size must be greater than or "
+                          "equal to 0 but received %lld", name, (long long)out_size[d]);
+  for (int d = 0; d < n && status == TL_OK; d++)
+    status = tl_nn_taps_adaptive(&taps[d], in->shape[in->ndim - n + d], out_size[d], false);
+  if (status == TL_OK)
+    status = run_max(set, in, n, taps, out, indices);
+  tl_nn_taps_release(taps, n);
+  return status;
+}
+
+tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const int64_t *kernel,
+                                    const int64_t *out_size, const tl_tensor *samples,
+                                    tl_tensor *out, tl_tensor *indices)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in, samples};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  tl_tensor st = {0};
+  tl_status status = TL_OK;
+  char s[256];
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 2, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, n) != TL_OK)
+    return tl_error_status();
+  int64_t planes = 1;
+  for (int i = 0; i < in->ndim - n; i++)
+    planes *= in->shape[i];
+  int64_t want[2] = {planes, n};
+  if (tl_tensor_numel(samples) != planes * n || samples->shape[samples->ndim - 1] != n)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: expected _random_samples of %lld planes x %d "
+                        "samples, got %s", name, (long long)want[0], n,
+                        tl_shape_str(s, sizeof s, samples->ndim, samples->shape));
+  for (int d = 0; d < n; d++) {
+    int64_t size = in->shape[in->ndim - n + d];
+    if (kernel[d] <= 0 || out_size[d] <= 0 || out_size[d] + kernel[d] - 1 > size)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: output_size %lld with pool size %lld is too large "
+                          "for an input of size %lld along spatial dim %d (need output_size + "
+                          "kernel_size - 1 <= input size)", name, (long long)out_size[d],
+                          (long long)kernel[d], (long long)size, d);
+  }
+  /* the samples are few (two or three a plane): read on the host */
+  if (!tl_dispatch_host_memory(tl_tensor_device(samples)))
+    return tl_dispatch_no_kernel(name, tl_tensor_device(samples), samples->dtype);
+  if (tl_tensor_to_dtype(&st, samples, TL_DTYPE_F64) != TL_OK)
+    return tl_error_status();
+  for (int d = 0; d < n && status == TL_OK; d++)
+    status = tl_nn_taps_fractional(&taps[d], in->shape[in->ndim - n + d], out_size[d], kernel[d],
+                                   tl_tensor_data(&st), planes, n, d, in->dtype != TL_DTYPE_F64);
+  if (status == TL_OK)
+    status = run_max(set, in, n, taps, out, indices);
+  tl_nn_taps_release(taps, n);
+  tl_tensor_release(&st);
+  return status;
+}
+
+tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *indices, int n,
+                             const int64_t *size, tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {src, indices};
+  char a[256], b[256];
+  int64_t shape[TL_MAX_DIMS];
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, src->dtype, 2, devs);
+  if (!set || check_float(name, src->dtype) != TL_OK)
+    return tl_error_status();
+  if (tl_dtype_is_float(indices->dtype) || tl_dtype_is_complex(indices->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "%s: expected indices to have an integer dtype, got %s",
+                        name, tl_dtype_names[indices->dtype]);
+  if (src->ndim < n || src->ndim != indices->ndim ||
+      memcmp(src->shape, indices->shape, (size_t)src->ndim * sizeof *src->shape))
+    return tl_error_set(TL_ERR_RUNTIME, "%s: Expected shape of indices to be same as that of the "
+                        "input tensor (%s) but got indices tensor with shape: %s", name,
+                        tl_shape_str(a, sizeof a, src->ndim, src->shape),
+                        tl_shape_str(b, sizeof b, indices->ndim, indices->shape));
+  for (int d = 0; d < n; d++)
+    if (size[d] < 0)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: the output size must be non-negative, got %s", name,
+                          sizes_str(a, sizeof a, n, size));
+  shape_with(src, n, size, shape);
+  tl_status status = tl_tensor_empty(out, src->dtype, src->ndim, shape, tl_tensor_device(src));
+  if (status == TL_OK)
+    status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD, out);
+  if (status != TL_OK)
+    tl_tensor_release(out);
+  return status;
+}
+
+/* Run the weighted passes over taps: forward (in -> taps' out) or transpose. */
+static tl_status run_weighted(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
+                              const tl_nn_taps *taps, bool transpose, tl_tensor *out)
+{
+  int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
+  for (int d = 0; d < n; d++)
+    sp[d] = transpose ? taps[d].in : taps[d].out;
+  shape_with(in, n, sp, shape);
+  tl_status status = tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in));
+  if (status == TL_OK)
+    status = set->weighted(in, n, taps, transpose, out);
+  if (status != TL_OK)
+    tl_tensor_release(out);
+  return status;
+}
+
+/* A backward op's grad_output against the size its forward would give. */
+static tl_status check_grad(const char *name, const tl_tensor *grad, int n, const int64_t *want)
+{
+  char a[256], b[256];
+  if (grad->ndim >= n && !memcmp(grad->shape + grad->ndim - n, want, (size_t)n * sizeof *want))
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "%s: expected grad_output of spatial size %s, got %s", name,
+                      sizes_str(a, sizeof a, n, want),
+                      tl_shape_str(b, sizeof b, grad->ndim, grad->shape));
+}
+
+tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window *w,
+                         const int64_t *input_size, tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  int64_t out_sp[TL_NN_POOL_MAX_DIMS];
+  tl_status status = TL_OK;
+  tl_tensor shape_of = *in; /* the forward input's shape, for the checks */
+  int64_t fshape[TL_MAX_DIMS];
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK)
+    return tl_error_status();
+  if (input_size) {
+    if (in->ndim < w->n)
+      return check_grad(name, in, w->n, input_size);
+    shape_with(in, w->n, input_size, fshape);
+    memcpy(shape_of.shape, fshape, sizeof fshape[0] * (size_t)in->ndim);
+  }
+  if (check_input(name, &shape_of, w->n) != TL_OK || check_window(name, &shape_of, w, out_sp) != TL_OK ||
+      (input_size && check_grad(name, in, w->n, out_sp) != TL_OK))
+    return tl_error_status();
+  for (int d = 0; d < w->n && status == TL_OK; d++)
+    status = tl_nn_taps_window(&taps[d], shape_of.shape[in->ndim - w->n + d], w, d, true);
+  if (status == TL_OK)
+    status = run_weighted(set, in, w->n, taps, input_size != NULL, out);
+  tl_nn_taps_release(taps, w->n);
+  return status;
+}
+
+tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const int64_t *size,
+                                  tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  tl_status status = TL_OK;
+  bool backward = op == TL_OP_ADAPTIVE_AVG_POOL_BACKWARD;
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK || (!backward && check_input(name, in, n) != TL_OK))
+    return tl_error_status();
+  if (in->ndim < n)
+    return check_input(name, in, n);
+  for (int d = 0; d < n; d++)
+    if (size[d] < (backward ? 1 : 0))
+      return tl_error_set(TL_ERR_RUNTIME, "%s: elements of output_size must be greater than or "
+                          "equal to 0 but received %lld", name, (long long)size[d]);
+  const int64_t *sp = in->shape + in->ndim - n;
+  for (int d = 0; d < n && status == TL_OK; d++)
+    status = backward ? tl_nn_taps_adaptive(&taps[d], size[d], sp[d], true)
+                      : tl_nn_taps_adaptive(&taps[d], sp[d], size[d], true);
+  if (status == TL_OK)
+    status = run_weighted(set, in, n, taps, backward, out);
+  tl_nn_taps_release(taps, n);
+  return status;
+}
+
+tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
+                         const int64_t *size, tl_tensor *out)
+{
+  const char *name = tl_op_infos[op].name;
+  const tl_tensor *devs[] = {in};
+  tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
+  tl_status status = TL_OK;
+  char s[256], a[96];
+  bool backward = op == TL_OP_UPSAMPLE_BACKWARD;
+  const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
+  if (!set || check_float(name, in->dtype) != TL_OK)
+    return tl_error_status();
+  if (in->ndim < r->n + 1)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: expected an input with %d spatial dims and a "
+                        "channel dim, got %s", name, r->n,
+                        tl_shape_str(s, sizeof s, in->ndim, in->shape));
+  const int64_t *sp = in->shape + in->ndim - r->n;
+  for (int d = 0; d < r->n; d++)
+    if (size[d] <= 0 || (!backward && sp[d] <= 0))
+      return tl_error_set(TL_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got "
+                          "input (%s) output (%s)", sizes_str(s, sizeof s, r->n, backward ? size : sp),
+                          sizes_str(a, sizeof a, r->n, backward ? sp : size));
+  bool single = in->dtype != TL_DTYPE_F64;
+  for (int d = 0; d < r->n && status == TL_OK; d++)
+    status = backward ? tl_nn_taps_resample(&taps[d], size[d], sp[d], r, d, single)
+                      : tl_nn_taps_resample(&taps[d], sp[d], size[d], r, d, single);
+  if (status == TL_OK)
+    status = run_weighted(set, in, r->n, taps, backward, out);
+  tl_nn_taps_release(taps, r->n);
+  return status;
+}
+
+static const tl_nn_pool_kernels cpu_pool = {
+    .window_max = tl_cpu_pool_window_max,
+    .weighted = tl_cpu_pool_weighted,
+    .scatter = tl_cpu_pool_scatter,
+};
+
+void tl_nn_pool_register(void)
+{
+  static const tl_op ops[] = {TL_OP_MAX_POOL,          TL_OP_ADAPTIVE_MAX_POOL,
+                              TL_OP_FRACTIONAL_MAX_POOL, TL_OP_MAX_POOL_BACKWARD,
+                              TL_OP_MAX_UNPOOL,        TL_OP_AVG_POOL,
+                              TL_OP_AVG_POOL_BACKWARD, TL_OP_ADAPTIVE_AVG_POOL,
+                              TL_OP_ADAPTIVE_AVG_POOL_BACKWARD, TL_OP_UPSAMPLE,
+                              TL_OP_UPSAMPLE_BACKWARD};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pool);
+}

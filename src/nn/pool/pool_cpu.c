@@ -1,0 +1,395 @@
+/* pool_cpu.c - the CPU's pooling kernels (tl_pool.h): the windowed max, the
+ * separable weighted passes and their transpose, and the index scatter.
+ *
+ * Operands are first made contiguous in the work dtype (double for float64,
+ * float otherwise, as PyTorch's CPU kernels accumulate float16/bfloat16 in
+ * float); a result of another dtype is cast last.  Spatial dims are padded to
+ * three with a size-1 dim of one tap, so one loop serves 1, 2 and 3 dims.
+ * Work is split across the thread pool by output rows (window_max, forward
+ * passes) or by planes (transposed passes, scatter), so no two threads ever
+ * write the same element.                                                 */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_vecmath.h"
+#include "nn/pool/tl_pool.h"
+
+enum { D3 = TL_NN_POOL_MAX_DIMS };
+
+/* `t` as a contiguous tensor of dtype `work`: t itself or a copy in *tmp. */
+static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
+{
+  if (t->dtype == work && tl_tensor_is_contiguous(t))
+    return t;
+  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
+}
+
+static tl_dtype work_dtype(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
+
+/* The kernels' operands in the work dtype: `in` as a contiguous work tensor
+ * (itself or *xt) and where the result goes (out itself when it has the
+ * work dtype, else the new *yt to cast from last); NULL on failure. */
+static const tl_tensor *work_io(const tl_tensor *in, const tl_tensor *out, tl_dtype work,
+                                tl_tensor *xt, tl_tensor *yt, void **ydata)
+{
+  const tl_tensor *xw = as_work(in, work, xt);
+  bool direct = out->dtype == work;
+  if (!xw || (!direct && tl_tensor_empty(yt, work, out->ndim, out->shape,
+                                         tl_tensor_device(out)) != TL_OK))
+    return NULL;
+  *ydata = tl_tensor_data(direct ? out : yt);
+  return xw;
+}
+
+/* The batch B: the product of the dims before the last n. */
+static int64_t planes_of(const tl_tensor *t, int n)
+{
+  int64_t b = 1;
+  for (int i = 0; i < t->ndim - n; i++)
+    b *= t->shape[i];
+  return b;
+}
+
+/* ---- window max ------------------------------------------------------------------------ */
+
+typedef struct {
+  const void *x;
+  void *y;
+  int64_t *idx;
+  tl_nn_taps taps[D3]; /* padded to three dims */
+  int64_t in[D3], out[D3];
+  bool f64;
+} max_job;
+
+/* Output rows [begin, end), a row being (b, j0, j1) over j2.  NaN wins and a
+ * later NaN replaces an earlier one, as PyTorch's `val > max || isnan(val)`. */
+#define TL_POOL_MAX_ROWS(name, T)                                                           \
+  static void name(const max_job *job, int64_t begin, int64_t end)                          \
+  {                                                                                         \
+    const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
+    int64_t plane = job->in[0] * job->in[1] * job->in[2];                                   \
+    for (int64_t r = begin; r < end; r++) {                                                 \
+      int64_t b = r / (job->out[0] * job->out[1]), j0 = r / job->out[1] % job->out[0];      \
+      int64_t j1 = r % job->out[1];                                                         \
+      const T *x = (const T *)job->x + b * plane;                                           \
+      const int64_t *x0 = t0->index + b * t0->plane_stride + j0 * t0->k;                    \
+      const int64_t *x1 = t1->index + b * t1->plane_stride + j1 * t1->k;                    \
+      const int64_t *x2b = t2->index + b * t2->plane_stride;                                \
+      T *y = (T *)job->y + r * job->out[2];                                                 \
+      int64_t *yi = job->idx + r * job->out[2];                                             \
+      for (int64_t j2 = 0; j2 < job->out[2]; j2++) {                                        \
+        const int64_t *x2 = x2b + j2 * t2->k;                                               \
+        T m = -INFINITY;                                                                    \
+        int64_t at = -1;                                                                    \
+        for (int64_t q0 = 0; q0 < t0->k; q0++) {                                            \
+          if (x0[q0] < 0)                                                                   \
+            continue;                                                                       \
+          for (int64_t q1 = 0; q1 < t1->k; q1++) {                                          \
+            if (x1[q1] < 0)                                                                 \
+              continue;                                                                     \
+            int64_t row = (x0[q0] * job->in[1] + x1[q1]) * job->in[2];                      \
+            for (int64_t q2 = 0; q2 < t2->k; q2++) {                                        \
+              if (x2[q2] < 0)                                                               \
+                continue;                                                                   \
+              T v = x[row + x2[q2]];                                                        \
+              if (at < 0 || v > m || isnan(v)) {                                            \
+                m = v;                                                                      \
+                at = row + x2[q2];                                                          \
+              }                                                                             \
+            }                                                                               \
+          }                                                                                 \
+        }                                                                                   \
+        y[j2] = m;                                                                          \
+        yi[j2] = at;                                                                        \
+      }                                                                                     \
+    }                                                                                       \
+  }
+TL_POOL_MAX_ROWS(max_rows_f32, float)
+TL_POOL_MAX_ROWS(max_rows_f64, double)
+
+static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const max_job *job = ctx;
+  if (job->f64)
+    max_rows_f64(job, begin, end);
+  else
+    max_rows_f32(job, begin, end);
+}
+
+/* A size-1 dim's one tap, for the dims n..2 of the padded job. */
+static int64_t unit_index[1] = {0};
+
+/* The taps padded to three dims (the first 3 - n being size-1 dims). */
+static void pad_taps(const tl_nn_taps *taps, int n, tl_nn_taps *t3, int64_t *in, int64_t *out)
+{
+  for (int d = 0; d < D3; d++) {
+    int s = d - (D3 - n);
+    t3[d] = s >= 0 ? taps[s] : (tl_nn_taps){.in = 1, .out = 1, .k = 1, .index = unit_index};
+    in[d] = t3[d].in;
+    out[d] = t3[d].out;
+  }
+}
+
+tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
+                                 tl_tensor *out, tl_tensor *indices)
+{
+  tl_dtype work = work_dtype(in->dtype);
+  tl_tensor xt = {0}, yt = {0};
+  tl_status status = TL_OK;
+  void *ydata;
+  bool direct = out->dtype == work;
+  const tl_tensor *xw = work_io(in, out, work, &xt, &yt, &ydata);
+  if (!xw) {
+    status = tl_error_status();
+    goto done;
+  }
+  max_job job = {.x = tl_tensor_data(xw), .y = ydata,
+                 .idx = tl_tensor_data(indices), .f64 = work == TL_DTYPE_F64};
+  pad_taps(taps, n, job.taps, job.in, job.out);
+  int64_t rows = planes_of(out, n) * job.out[0] * job.out[1];
+  if (rows * job.out[2] > 0) {
+    int64_t per_row = job.out[2] * job.taps[0].k * job.taps[1].k * job.taps[2].k;
+    tl_storage_bump(out->storage);
+    tl_storage_bump(indices->storage);
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), max_range, &job);
+  }
+  status = direct ? TL_OK : tl_tensor_copy(out, &yt);
+done:
+  tl_tensor_release(&xt);
+  tl_tensor_release(&yt);
+  return status;
+}
+
+/* ---- separable weighted passes ------------------------------------------------------------ */
+
+/* One pass along a dim: (outer, in, inner) <-> (outer, out, inner). */
+typedef struct {
+  const void *x;
+  void *y;
+  const tl_nn_taps *t;
+  int64_t inner;
+  bool f64, transpose; /* transpose: rows are planes o, scattered */
+} pass_job;
+
+TL_VECMATH_BEGIN
+/* forward: rows (o, j) of y = sum_q w[j, q] x[o, index[j, q], :] */
+#define TL_POOL_PASS(forward, transpose, T)                                                 \
+  static void forward(const pass_job *job, int64_t begin, int64_t end)                      \
+  {                                                                                         \
+    const tl_nn_taps *t = job->t;                                                           \
+    int64_t inner = job->inner;                                                             \
+    for (int64_t r = begin; r < end; r++) {                                                 \
+      int64_t o = r / t->out, j = r % t->out;                                               \
+      const T *x = (const T *)job->x + o * t->in * inner;                                   \
+      T *restrict y = (T *)job->y + r * inner;                                              \
+      const int64_t *ix = t->index + j * t->k;                                              \
+      const double *w = t->weight + j * t->k;                                               \
+      if (inner == 1) {                                                                     \
+        T s = 0;                                                                            \
+        for (int64_t q = 0; q < t->k; q++)                                                  \
+          if (ix[q] >= 0)                                                                   \
+            s += (T)w[q] * x[ix[q]];                                                        \
+        y[0] = s;                                                                           \
+        continue;                                                                           \
+      }                                                                                     \
+      memset(y, 0, (size_t)inner * sizeof *y);                                              \
+      for (int64_t q = 0; q < t->k; q++) {                                                  \
+        if (ix[q] < 0)                                                                      \
+          continue;                                                                         \
+        const T *restrict xr = x + ix[q] * inner;                                           \
+        T wq = (T)w[q];                                                                     \
+        _Pragma("omp simd") for (int64_t i = 0; i < inner; i++) y[i] += wq * xr[i];         \
+      }                                                                                     \
+    }                                                                                       \
+  }                                                                                         \
+  /* transpose: planes o of y (outer, in, inner) += w x (outer, out, inner) */              \
+  static void transpose(const pass_job *job, int64_t begin, int64_t end)                    \
+  {                                                                                         \
+    const tl_nn_taps *t = job->t;                                                           \
+    int64_t inner = job->inner;                                                             \
+    for (int64_t o = begin; o < end; o++) {                                                 \
+      const T *x = (const T *)job->x + o * t->out * inner;                                  \
+      T *y = (T *)job->y + o * t->in * inner;                                               \
+      memset(y, 0, (size_t)(t->in * inner) * sizeof *y);                                    \
+      for (int64_t j = 0; j < t->out; j++) {                                                \
+        const int64_t *ix = t->index + j * t->k;                                            \
+        const double *w = t->weight + j * t->k;                                             \
+        const T *restrict xr = x + j * inner;                                               \
+        for (int64_t q = 0; q < t->k; q++) {                                                \
+          if (ix[q] < 0)                                                                    \
+            continue;                                                                       \
+          T *restrict yr = y + ix[q] * inner;                                               \
+          T wq = (T)w[q];                                                                   \
+          _Pragma("omp simd") for (int64_t i = 0; i < inner; i++) yr[i] += wq * xr[i];      \
+        }                                                                                   \
+      }                                                                                     \
+    }                                                                                       \
+  }
+TL_POOL_PASS(pass_f32, pass_transpose_f32, float)
+TL_POOL_PASS(pass_f64, pass_transpose_f64, double)
+TL_VECMATH_END
+
+TL_SIMD_CLONES
+static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const pass_job *job = ctx;
+  if (job->transpose)
+    (job->f64 ? pass_transpose_f64 : pass_transpose_f32)(job, begin, end);
+  else
+    (job->f64 ? pass_f64 : pass_f32)(job, begin, end);
+}
+
+tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
+                               tl_tensor *out)
+{
+  tl_dtype work = work_dtype(in->dtype);
+  size_t esize = tl_dtype_size(work);
+  tl_tensor xt = {0}, yt = {0};
+  void *bufs[2] = {NULL, NULL}, *ydata;
+  tl_status status = TL_OK;
+  bool direct = out->dtype == work;
+  const tl_tensor *xw = work_io(in, out, work, &xt, &yt, &ydata);
+  if (!xw) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t B = planes_of(in, n), cur[D3];
+  for (int d = 0; d < n; d++)
+    cur[d] = transpose ? taps[d].out : taps[d].in;
+  if (B == 0 || tl_tensor_numel(out) == 0 || tl_tensor_numel(in) == 0) {
+    if (tl_tensor_numel(out) > 0) /* an empty input spreads nothing: zeros */
+      memset(ydata, 0, (size_t)tl_tensor_numel(out) * esize);
+    goto copy;
+  }
+  tl_storage_bump(out->storage);
+  const void *src = tl_tensor_data(xw);
+  for (int step = 0; step < n; step++) {
+    int d = transpose ? n - 1 - step : step;
+    int64_t outer = B, inner = 1;
+    for (int e = 0; e < d; e++)
+      outer *= cur[e];
+    for (int e = d + 1; e < n; e++)
+      inner *= cur[e];
+    cur[d] = transpose ? taps[d].in : taps[d].out;
+    void *dst;
+    if (step == n - 1) {
+      dst = ydata;
+    } else {
+      free(bufs[step % 2]);
+      bufs[step % 2] = malloc((size_t)(outer * cur[d] * inner) * esize + 1);
+      if (!(dst = bufs[step % 2])) {
+        status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+        goto done;
+      }
+    }
+    pass_job job = {.x = src, .y = dst, .t = &taps[d], .inner = inner,
+                    .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t rows = transpose ? outer : outer * taps[d].out;
+    int64_t per_row = (transpose ? taps[d].out : 1) * taps[d].k * inner;
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), pass_range, &job);
+    src = dst;
+  }
+copy:
+  status = direct ? TL_OK : tl_tensor_copy(out, &yt);
+done:
+  free(bufs[0]);
+  free(bufs[1]);
+  tl_tensor_release(&xt);
+  tl_tensor_release(&yt);
+  return status;
+}
+
+/* ---- scatter ---------------------------------------------------------------------------- */
+
+typedef struct {
+  const void *x;
+  const int64_t *idx;
+  void *y;
+  int64_t len, size; /* per plane: source elements, destination elements */
+  bool accumulate, f64;
+  int64_t bad; /* an out-of-range index seen (the last one), or -1 */
+  bool has_bad;
+} scatter_job;
+
+#define TL_POOL_SCATTER(name, T)                                                            \
+  static void name(scatter_job *job, int64_t begin, int64_t end)                            \
+  {                                                                                         \
+    for (int64_t b = begin; b < end; b++) {                                                 \
+      const T *x = (const T *)job->x + b * job->len;                                        \
+      const int64_t *ix = job->idx + b * job->len;                                          \
+      T *y = (T *)job->y + b * job->size;                                                   \
+      memset(y, 0, (size_t)job->size * sizeof *y);                                          \
+      for (int64_t j = 0; j < job->len; j++) {                                              \
+        int64_t at = ix[j];                                                                 \
+        if (at < 0 || at >= job->size) {                                                    \
+          job->bad = at;                                                                    \
+          job->has_bad = true;                                                              \
+          continue;                                                                         \
+        }                                                                                   \
+        if (job->accumulate)                                                                \
+          y[at] += x[j];                                                                    \
+        else                                                                                \
+          y[at] = x[j];                                                                     \
+      }                                                                                     \
+    }                                                                                       \
+  }
+TL_POOL_SCATTER(scatter_f32, float)
+TL_POOL_SCATTER(scatter_f64, double)
+
+static void scatter_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  scatter_job *job = ctx;
+  if (job->f64)
+    scatter_f64(job, begin, end);
+  else
+    scatter_f32(job, begin, end);
+}
+
+tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, int n,
+                              bool accumulate, tl_tensor *out)
+{
+  tl_dtype work = work_dtype(src->dtype);
+  tl_tensor xt = {0}, it = {0}, yt = {0};
+  tl_status status = TL_OK;
+  void *ydata;
+  bool direct = out->dtype == work;
+  const tl_tensor *xw = work_io(src, out, work, &xt, &yt, &ydata);
+  const tl_tensor *iw = xw ? as_work(indices, TL_DTYPE_I64, &it) : NULL;
+  if (!iw) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t B = planes_of(out, n);
+  scatter_job job = {.x = tl_tensor_data(xw), .idx = tl_tensor_data(iw), .y = ydata,
+                     .len = 1, .size = 1,
+                     .accumulate = accumulate, .f64 = work == TL_DTYPE_F64};
+  for (int d = 0; d < n; d++) {
+    job.len *= src->shape[src->ndim - n + d];
+    job.size *= out->shape[out->ndim - n + d];
+  }
+  if (B * job.size > 0) {
+    tl_storage_bump(out->storage);
+    tl_parallel_for(B, 1 + 16384 / (job.len + job.size), scatter_range, &job);
+  }
+  if (job.has_bad) {
+    char s[96] = "";
+    for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
+      at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
+                     (long long)out->shape[out->ndim - n + d]);
+    status = tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are "
+                          "of size %s)", (long long)job.bad, s);
+    goto done;
+  }
+  status = direct ? TL_OK : tl_tensor_copy(out, &yt);
+done:
+  tl_tensor_release(&xt);
+  tl_tensor_release(&it);
+  tl_tensor_release(&yt);
+  return status;
+}

@@ -1,0 +1,221 @@
+/* taps.c - the per-dim tap tables of tl_pool.h, built from an op's
+ * arguments with PyTorch's index and weight rules, so that one kernel runs
+ * every pooling and interpolation mode.
+ *
+ * Where PyTorch computes an index in float (nearest's scale, the floorf of
+ * the linear/cubic source index, fractional intervals in the input's scalar
+ * type), so do we: `single` rounds to float where PyTorch would, so the same
+ * output picks the same input position.                                     */
+#include <math.h>
+#include <stdlib.h>
+
+#include "nn/pool/tl_pool.h"
+
+void tl_nn_taps_release(tl_nn_taps *taps, int n)
+{
+  for (int d = 0; d < n; d++) {
+    free(taps[d].index);
+    free(taps[d].weight);
+    taps[d].index = NULL;
+    taps[d].weight = NULL;
+  }
+}
+
+/* Allocate out * k taps (per plane: `planes` copies), all "none". */
+static tl_status taps_alloc(tl_nn_taps *t, int64_t in, int64_t out, int64_t k, bool weighted,
+                            int64_t planes)
+{
+  *t = (tl_nn_taps){.in = in, .out = out, .k = k};
+  size_t count = (size_t)(out * k * planes);
+  t->index = malloc((count ? count : 1) * sizeof *t->index);
+  t->weight = weighted ? calloc(count ? count : 1, sizeof *t->weight) : NULL;
+  if (!t->index || (weighted && !t->weight)) {
+    tl_nn_taps_release(t, 1);
+    return tl_error_set(TL_ERR_MEMORY, "pooling: out of memory for %lld taps", (long long)count);
+  }
+  for (size_t i = 0; i < count; i++)
+    t->index[i] = -1;
+  t->plane_stride = planes > 1 ? out * k : 0;
+  return TL_OK;
+}
+
+/* floor division (PyTorch's div_rtn) */
+static int64_t div_floor(int64_t a, int64_t b)
+{
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int64_t tl_nn_pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode)
+{
+  int64_t out = div_floor(in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
+  /* the last window must start inside the input or its left padding */
+  if (ceil_mode && (out - 1) * s >= in + p)
+    out--;
+  return out;
+}
+
+tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *w, int d,
+                            bool weighted)
+{
+  int64_t k = w->kernel[d], s = w->stride[d], p = w->padding[d], dil = w->dilation[d];
+  int64_t out = tl_nn_pool_out_size(in, k, s, p, dil, w->ceil_mode);
+  if (taps_alloc(t, in, out < 0 ? 0 : out, k, weighted, 1) != TL_OK)
+    return tl_error_status();
+  for (int64_t j = 0; j < t->out; j++) {
+    int64_t start = j * s - p;
+    /* avg pooling's divisor along this dim: the window clipped to the padded
+     * input, or to the input itself without count_include_pad */
+    int64_t end = start + k < in + p ? start + k : in + p;
+    int64_t lo = start < 0 ? 0 : start, hi = end < in ? end : in;
+    double div = w->divisor ? (d == 0 ? (double)w->divisor : 1.0)
+                            : (double)(w->count_include_pad ? end - start : hi - lo);
+    for (int64_t q = 0; q < k; q++) {
+      int64_t pos = start + q * dil;
+      if (pos < 0 || pos >= in)
+        continue;
+      t->index[j * k + q] = pos;
+      if (weighted)
+        t->weight[j * k + q] = 1.0 / div;
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_nn_taps_adaptive(tl_nn_taps *t, int64_t in, int64_t out, bool weighted)
+{
+  int64_t k = 0;
+  for (int64_t j = 0; j < out; j++) { /* the longest range */
+    int64_t len = ((j + 1) * in + out - 1) / out - j * in / out;
+    k = len > k ? len : k;
+  }
+  if (taps_alloc(t, in, out, k, weighted, 1) != TL_OK)
+    return tl_error_status();
+  for (int64_t j = 0; j < out; j++) {
+    int64_t start = j * in / out, end = ((j + 1) * in + out - 1) / out;
+    for (int64_t q = 0; q < end - start; q++) {
+      t->index[j * k + q] = start + q;
+      if (weighted)
+        t->weight[j * k + q] = 1.0 / (double)(end - start);
+    }
+  }
+  return TL_OK;
+}
+
+static double rnd(double x, bool single) { return single ? (double)(float)x : x; }
+
+/* Keys' cubic convolution with parameter a, at distance x (|x| <= 1 and 1 < |x| < 2). */
+static double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+static double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+
+/* The antialiasing filters, at distance x: a triangle, or cubic with a = -0.5. */
+static double aa_filter(double x, bool cubic)
+{
+  x = fabs(x);
+  if (!cubic)
+    return x < 1 ? 1 - x : 0;
+  return x < 1 ? cubic1(x, -0.5) : x < 2 ? cubic2(x, -0.5) : 0;
+}
+
+tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_nn_resample *r,
+                              int d, bool single)
+{
+  double given = r->scales[d];
+  bool cubic = r->mode == TL_NN_RESAMPLE_CUBIC;
+  /* PyTorch's area_pixel_compute_scale: the source step per output position */
+  double scale = r->align_corners ? (out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0)
+                                  : (given > 0 ? 1.0 / given : (double)in / (double)out);
+  scale = rnd(scale, single);
+  if (r->mode == TL_NN_RESAMPLE_NEAREST || r->mode == TL_NN_RESAMPLE_NEAREST_EXACT) {
+    /* always float, as PyTorch's nearest_idx */
+    float fs = given > 0 ? (float)(1.0 / given) : (float)in / (float)out;
+    float off = r->mode == TL_NN_RESAMPLE_NEAREST_EXACT ? 0.5f : 0.0f;
+    if (taps_alloc(t, in, out, 1, true, 1) != TL_OK)
+      return tl_error_status();
+    for (int64_t j = 0; j < out; j++) {
+      int64_t src = (int64_t)floorf(((float)j + off) * fs);
+      if (r->mode == TL_NN_RESAMPLE_NEAREST && out == in)
+        src = j;
+      else if (r->mode == TL_NN_RESAMPLE_NEAREST && out == 2 * in)
+        src = j >> 1;
+      t->index[j] = src < in - 1 ? src : in - 1;
+      t->weight[j] = 1.0;
+    }
+    return TL_OK;
+  }
+  if (r->antialias) {
+    /* a filter stretched by the down-scaling factor, rows normalised */
+    double half = cubic ? 2.0 : 1.0, support = scale >= 1.0 ? half * scale : half;
+    double inv = scale >= 1.0 ? 1.0 / scale : 1.0;
+    int64_t k = (int64_t)ceil(support) * 2 + 1;
+    if (taps_alloc(t, in, out, k, true, 1) != TL_OK)
+      return tl_error_status();
+    for (int64_t j = 0; j < out; j++) {
+      double centre = rnd(scale * ((double)j + 0.5), single), total = 0;
+      int64_t lo = (int64_t)(centre - support + 0.5), hi = (int64_t)(centre + support + 0.5);
+      lo = lo > 0 ? lo : 0;
+      hi = hi < in ? hi : in;
+      for (int64_t q = 0; q < hi - lo && q < k; q++) {
+        double wq = aa_filter(((double)(q + lo) - centre + 0.5) * inv, cubic);
+        t->index[j * k + q] = lo + q;
+        t->weight[j * k + q] = wq;
+        total += wq;
+      }
+      for (int64_t q = 0; q < k && total != 0; q++)
+        t->weight[j * k + q] /= total;
+    }
+    return TL_OK;
+  }
+  int64_t k = cubic ? 4 : 2;
+  if (taps_alloc(t, in, out, k, true, 1) != TL_OK)
+    return tl_error_status();
+  for (int64_t j = 0; j < out; j++) {
+    /* area_pixel_compute_source_index, then guard_index_and_lambda */
+    double real = r->align_corners ? scale * (double)j : scale * ((double)j + 0.5) - 0.5;
+    if (!cubic && !r->align_corners && real < 0)
+      real = 0;
+    real = rnd(real, single);
+    int64_t i0 = (int64_t)floorf((float)real);
+    i0 = i0 < in - 1 ? i0 : in - 1;
+    double lam = real - (double)i0;
+    lam = rnd(lam < 0 ? 0 : lam > 1 ? 1 : lam, single);
+    if (!cubic) {
+      t->index[j * 2] = i0;
+      t->index[j * 2 + 1] = i0 + (i0 < in - 1 ? 1 : 0);
+      t->weight[j * 2] = 1 - lam;
+      t->weight[j * 2 + 1] = lam;
+      continue;
+    }
+    const double a = -0.75, w[4] = {cubic2(lam + 1, a), cubic1(lam, a), cubic1(1 - lam, a),
+                                     cubic2(2 - lam, a)};
+    for (int q = 0; q < 4; q++) {
+      int64_t pos = i0 - 1 + q;
+      t->index[j * 4 + q] = pos < 0 ? 0 : pos > in - 1 ? in - 1 : pos;
+      t->weight[j * 4 + q] = w[q];
+    }
+  }
+  return TL_OK;
+}
+
+tl_status tl_nn_taps_fractional(tl_nn_taps *t, int64_t in, int64_t out, int64_t k,
+                                const double *samples, int64_t planes, int n, int d, bool single)
+{
+  /* PyTorch's sample order: (w, h) for 2-d pooling, (t, h, w) for 3-d */
+  int col = n == 3 ? d : n - 1 - d;
+  if (taps_alloc(t, in, out, k, false, planes) != TL_OK)
+    return tl_error_status();
+  for (int64_t b = 0; b < planes; b++) {
+    double u = rnd(samples[b * n + col], single);
+    double alpha = out > 1 ? rnd((double)(in - k) / (double)(out - 1), single) : 0;
+    int64_t *index = t->index + b * t->plane_stride;
+    for (int64_t j = 0; j < out; j++) {
+      /* generate_intervals: the window starts, the last one flush right */
+      int64_t start = j == out - 1 ? in - k
+                                   : (int64_t)(int)rnd(((double)j + u) * alpha, single) -
+                                         (int64_t)(int)rnd(u * alpha, single);
+      for (int64_t q = 0; q < k; q++)
+        index[j * k + q] = start + q;
+    }
+  }
+  return TL_OK;
+}

@@ -1,0 +1,527 @@
+"""Pooling and resampling: max/avg pooling (1d-3d), adaptive and fractional
+max pooling, max_unpool, lp_pool, interpolate/upsample, the pixel and channel
+shuffles, affine_grid and grid_sample.
+
+Pooling and interpolation run the fused kernels of ``src/nn/pool`` (ops
+``_max_pool``, ``_avg_pool``, ``_adaptive_avg_pool``, ``_upsample`` ...,
+each with a backward op, so gradients and second derivatives come from the
+registry).  This module turns PyTorch's arguments (ints or tuples, None for
+"the input's size", scale factors) into those ops' per-dim lists.  The
+shuffles are exact permutations, so they stay views and reshapes; lp_pool is
+avg_pool of powers, as PyTorch composes it.
+
+Legend: N batch, C channels, n spatial dims."""
+import math
+import numbers
+
+from .. import _C
+from ._conv import _ntuple
+
+
+def _check_input(input, n, name):
+    """(C, *spatial) or (N, C, *spatial), as PyTorch's pooling takes."""
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                           f"{name}, but got input of size: {list(input.shape)}")
+
+
+def _pool_args(kernel_size, stride, padding, dilation, n):
+    k = _ntuple(kernel_size, n, "kernel_size")
+    s = k if stride is None or (not isinstance(stride, numbers.Integral) and len(stride) == 0) \
+        else _ntuple(stride, n, "stride")
+    return k, s, _ntuple(padding, n, "padding"), _ntuple(dilation, n, "dilation")
+
+
+# ---- max pooling -------------------------------------------------------------------------
+
+def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n,
+                name):
+    _check_input(input, n, name)
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n)
+    values, indices = _C._max_pool(input, k, s, p, d, bool(ceil_mode))
+    return (values, indices) if return_indices else values
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1,
+                       "max_pool1d")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2,
+                       "max_pool2d")
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3,
+                       "max_pool3d")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, L); ``return_indices`` adds the flat
+    input positions of the maxima (for ``max_unpool1d``)."""
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 1, "max_pool1d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, H, W)."""
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 2, "max_pool2d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over sliding windows of (N, C, D, H, W)."""
+    return _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices, 3, "max_pool3d")
+
+
+# ---- average pooling ---------------------------------------------------------------------
+
+def _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override, n, name):
+    _check_input(input, n, name)
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n)
+    return _C._avg_pool(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
+                        divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over sliding windows of (N, C, L)."""
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       None, 1, "avg_pool1d")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding windows of (N, C, H, W)."""
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, 2, "avg_pool2d")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over sliding windows of (N, C, D, H, W)."""
+    return _avg_poolnd(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, 3, "avg_pool3d")
+
+
+def _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, n):
+    k = _ntuple(kernel_size, n)
+    out = _avg_poolnd(input ** norm_type, k, stride, 0, ceil_mode, True, None, n, "lp_pool")
+    out = _C.sign(out) * out.abs().clamp(min=0)
+    return (out * math.prod(k)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``(sum over the window of x^p)^(1/p)``."""
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+# ---- adaptive pooling --------------------------------------------------------------------
+
+def _adaptive_size(output_size, x, n):
+    sizes = (output_size,) * n if isinstance(output_size, numbers.Integral) or \
+        output_size is None else tuple(output_size)
+    if len(sizes) == 1 and n > 1:
+        sizes = sizes * n
+    if len(sizes) != n:
+        raise ValueError(f"output_size must be an int or a tuple of {n} ints (None keeps the "
+                         f"input's size), got {output_size}")
+    return tuple(int(x.shape[x.ndim - n + i]) if o is None else int(o)
+                 for i, o in enumerate(sizes))
+
+
+def _adaptive_check(input, n, name):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    for d in range(input.ndim - n - 1, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+
+
+def _adaptive_avg_poolnd(input, output_size, n, name):
+    _adaptive_check(input, n, name)
+    return _C._adaptive_avg_pool(input, _adaptive_size(output_size, input, n))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Mean pooling of (N, C, L) to ``output_size`` positions."""
+    return _adaptive_avg_poolnd(input, output_size, 1, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Mean pooling of (N, C, H, W) to ``output_size`` (an int, a pair, None keeps)."""
+    return _adaptive_avg_poolnd(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg_poolnd(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+def _adaptive_max_poolnd(input, output_size, return_indices, n, name):
+    _adaptive_check(input, n, name)
+    values, indices = _C._adaptive_max_pool(input, _adaptive_size(output_size, input, n))
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, H, W) to ``output_size``."""
+    return _adaptive_max_poolnd(input, output_size, return_indices, 2, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
+# ---- fractional max pooling --------------------------------------------------------------
+
+def _fractional_max_poolnd(input, kernel_size, output_size, output_ratio, return_indices,
+                           _random_samples, n, name):
+    _check_input(input, n, name)
+    k = _ntuple(kernel_size, n, "kernel_size")
+    sp = tuple(input.shape[-n:])
+    if output_size is None:
+        if output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output_size or an "
+                             "output_ratio")
+        ratio = _ntuple_float(output_ratio, n)
+        output_size = tuple(int(s * r) for s, r in zip(sp, ratio))
+    out = _ntuple(output_size, n, "output_size")
+    planes = input.shape[0] * input.shape[1] if input.ndim == n + 2 else input.shape[0]
+    if _random_samples is None:
+        # one sample per plane and dim in [0, 1), from the default generator
+        lead = (input.shape[0], input.shape[1]) if input.ndim == n + 2 else (1, input.shape[0])
+        _random_samples = _C.rand(lead + (n,), dtype=input.dtype, device=input.device)
+    samples = _random_samples.reshape(planes, n) if _random_samples.numel() == planes * n \
+        else _random_samples
+    values, indices = _C._fractional_max_pool(input, k, out, samples)
+    return (values, indices) if return_indices else values
+
+
+def _ntuple_float(value, n):
+    if isinstance(value, numbers.Real):
+        return (float(value),) * n
+    value = tuple(float(v) for v in value)
+    return value * n if len(value) == 1 else value
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max over pseudo-random windows of (N, C, H, W) (Graham's fractional max
+    pooling): PyTorch's interval rule, one sample per plane and dim drawn
+    from the default generator unless ``_random_samples`` (N, C, 2) is given."""
+    return _fractional_max_poolnd(input, kernel_size, output_size, output_ratio,
+                                  return_indices, _random_samples, 2, "fractional_max_pool2d")
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    return _fractional_max_poolnd(input, kernel_size, output_size, output_ratio,
+                                  return_indices, _random_samples, 3, "fractional_max_pool3d")
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=True, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+# ---- max_unpool --------------------------------------------------------------------------
+
+def _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, n, name):
+    _check_input(input, n, name)
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n)
+    default = tuple((sz - 1) * ss - 2 * pp + kk
+                    for sz, kk, ss, pp in zip(input.shape[-n:], k, s, p))
+    if output_size is None:
+        out_sp = default
+    else:
+        out_sp = tuple(int(v) for v in output_size)
+        if len(out_sp) == n + 2 or (len(out_sp) == n + 1 and input.ndim == n + 1):
+            out_sp = out_sp[-n:]
+        if len(out_sp) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for o, d, ss in zip(out_sp, default, s):
+            if not d - ss < o < d + ss:
+                raise ValueError(f"invalid output_size \"{list(out_sp)}\" (dim {len(out_sp)} "
+                                 f"must be between {[x - y for x, y in zip(default, s)]} and "
+                                 f"{[x + y for x, y in zip(default, s)]})")
+    return _C._max_unpool(input, indices, out_sp)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 1,
+                         "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Inverse of ``max_pool2d``: each value back at its index, zeros elsewhere."""
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 2,
+                         "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(input, indices, kernel_size, stride, padding, output_size, 3,
+                         "max_unpool3d")
+
+
+# ---- resampling ---------------------------------------------------------------------------
+
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_KERNEL_MODE = {"nearest": "nearest", "nearest-exact": "nearest-exact", "linear": "linear",
+                "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, *spatial) to ``size`` or by
+    ``scale_factor``.  Modes: nearest, nearest-exact, linear, bilinear,
+    bicubic, trilinear, area; ``antialias`` for bilinear/bicubic."""
+    n = input.ndim - 2
+    if n < 1 or n > 3:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                         f"{input.ndim}D) for the modes: nearest | linear | bilinear | "
+                         f"bicubic | trilinear | area | nearest-exact (got {mode})")
+    if mode not in _KERNEL_MODE and mode != "area":
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                  f"(got {input.ndim}D) for the modes: nearest | linear | "
+                                  f"bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    if mode in _MODE_DIMS and _MODE_DIMS[mode] != n:
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
+                                  f"{_MODE_DIMS[mode] + 2}D input")
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and "
+                         "requires a 4-D tensor as input")
+    align_corners = bool(align_corners)
+    sp = tuple(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None else
+                         "only one of size or scale_factor should be defined")
+    scales = None
+    if size is not None:
+        out = _ntuple(size, n, "size")
+    else:
+        factors = tuple(scale_factor) if isinstance(scale_factor, (tuple, list)) \
+            else (scale_factor,) * n
+        if len(factors) != n:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(sp)} and scale_factor of shape {list(factors)}.")
+        factors = tuple(float(f) for f in factors)
+        out = tuple(int(math.floor(s * f)) for s, f in zip(sp, factors))
+        if not recompute_scale_factor:
+            scales = factors
+    if mode == "area":
+        return _C._adaptive_avg_pool(input, out)
+    return _C._upsample(input, out, _KERNEL_MODE[mode], align_corners, scales, bool(antialias))
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    *lead, Cr, H, W = input.shape
+    if Cr % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{Cr} is not divisible by {r * r}")
+    C = Cr // (r * r)
+    b = len(lead)
+    x = input.reshape(tuple(lead) + (C, r, r, H, W))
+    x = x.permute(*range(b), b, b + 3, b + 1, b + 4, b + 2)
+    return x.reshape(tuple(lead) + (C, H * r, W * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *lead, C, Hr, Wr = input.shape
+    if Hr % r or Wr % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by "
+                           f"downscale_factor, but got height={Hr}, width={Wr} and "
+                           f"downscale_factor={r}")
+    H, W = Hr // r, Wr // r
+    b = len(lead)
+    x = input.reshape(tuple(lead) + (C, H, r, W, r))
+    x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)
+    return x.reshape(tuple(lead) + (C * r * r, H, W))
+
+
+def channel_shuffle(input, groups):
+    """(N, g * k, *) -> channels interleaved across the ``groups``."""
+    N, C = input.shape[0], input.shape[1]
+    rest = tuple(input.shape[2:])
+    x = input.reshape((N, groups, C // groups) + rest).transpose(1, 2)
+    return x.reshape((N, C) + rest)
+
+
+# ---- sampling grids -----------------------------------------------------------------------
+
+def _base_coords(n, align_corners, like):
+    """The normalised [-1, 1] coordinate of each of ``n`` pixel positions."""
+    if align_corners:
+        return _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 \
+            else _C.zeros((n,), dtype=like.dtype, device=like.device)
+    return (_C.arange(n, dtype=like.dtype, device=like.device) * 2 + 1) / n - 1
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, H, W, 2) of the affine maps ``theta`` (N, 2, 3):
+    grid[n, h, w] = theta[n] @ (x_w, y_h, 1)."""
+    align_corners = bool(align_corners)
+    if len(size) != 4:
+        raise NotImplementedError("affine_grid only supports 4D sizes, for 2D affine "
+                                  f"transformations. Got size {list(size)}.")
+    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
+        raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                         f"{list(size)}. Got {list(theta.shape)}.")
+    N, _, H, W = size
+    xs = _base_coords(W, align_corners, theta).reshape(1, W).expand(H, W)
+    ys = _base_coords(H, align_corners, theta).reshape(H, 1).expand(H, W)
+    base = _C.stack([xs, ys, _C.ones((H, W), dtype=theta.dtype, device=theta.device)], -1)
+    return _C.matmul(base.reshape(1, H * W, 3), theta.transpose(1, 2)).reshape(N, H, W, 2)
+
+
+def _reflect(coord, low2, high2):
+    """Reflect ``coord`` into [low2/2, high2/2] (PyTorch's reflect_coordinates)."""
+    if low2 == high2:
+        return _C.zeros_like(coord)
+    lo, span = low2 / 2, (high2 - low2) / 2
+    c = (coord - lo).abs()
+    extra = _C.fmod(c, span)
+    flips = _C.floor(c / span)
+    even = _C.remainder(flips, 2) == 0
+    return _C.where(even, extra + lo, span - extra + lo)
+
+
+def _unnormalise(coord, size, align_corners, padding_mode):
+    c = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
+    if padding_mode == "border":
+        c = c.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
+        c = c.clamp(0, size - 1)
+    return c
+
+
+def _cubic_coeffs(t, a=-0.75):
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for the
+    offset t in [0, 1) (PyTorch's get_cubic_upsample_coefficients)."""
+    def near(v):   # |v| <= 1
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):    # 1 < |v| < 2
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    u = 1 - t
+    return [far(t + 1), near(t), near(u), far(u + 1)]
+
+
+def _pad_tap(coord, size, align_corners, padding_mode):
+    """An integer tap coordinate moved inside by the padding mode (zeros: left
+    for tap() to zero out)."""
+    if padding_mode == "border":
+        return coord.clamp(0, size - 1)
+    if padding_mode == "reflection":
+        c = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(coord, -1, 2 * size - 1)
+        return c.clamp(0, size - 1)
+    return coord
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample (N, C, H, W) at the normalised (x, y) positions of ``grid``
+    (N, Ho, Wo, 2): bilinear, nearest or bicubic, with zeros, border or
+    reflection padding.  Differentiable w.r.t. both input and grid (bilinear,
+    bicubic), composed from gathers, so double backward works too.
+    NOTE: bicubic pads each of its 16 taps (PyTorch's get_value_bounded), not
+    the sampling coordinate, so its weights see the unpadded offset."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise NotImplementedError(f"grid_sample: mode '{mode}' is not implemented")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
+        raise NotImplementedError(f"grid_sample: expected 4-D input and an (N, H, W, 2) grid, "
+                                  f"got {list(input.shape)} and {list(grid.shape)}")
+    align_corners = bool(align_corners)
+    N, C, H, W = input.shape
+    Ho, Wo = grid.shape[1], grid.shape[2]
+    coord_pad = "zeros" if mode == "bicubic" else padding_mode
+    ix = _unnormalise(grid[..., 0], W, align_corners, coord_pad)      # N, Ho, Wo
+    iy = _unnormalise(grid[..., 1], H, align_corners, coord_pad)
+    flat = input.reshape(N, C, H * W)
+
+    def tap(x, y):
+        """Values at integer (x, y) (N, Ho, Wo), zero outside the image."""
+        inside = (x >= 0) & (x <= W - 1) & (y >= 0) & (y <= H - 1)
+        idx = (y.clamp(0, H - 1) * W + x.clamp(0, W - 1)).to(dtype=_C.int64)
+        vals = flat.gather(2, idx.reshape(N, 1, Ho * Wo).expand(N, C, Ho * Wo))
+        return vals * inside.reshape(N, 1, Ho * Wo).to(dtype=input.dtype)
+
+    if mode == "nearest":
+        out = tap(_C.round(ix.detach()), _C.round(iy.detach()))
+    elif mode == "bicubic":
+        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
+        wx = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(ix - x0)]
+        wy = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(iy - y0)]
+        out = None
+        for j in range(4):
+            ty = _pad_tap(y0 + (j - 1), H, align_corners, padding_mode)
+            row = None
+            for i in range(4):
+                tx = _pad_tap(x0 + (i - 1), W, align_corners, padding_mode)
+                term = tap(tx, ty) * wx[i]
+                row = term if row is None else row + term
+            out = row * wy[j] if out is None else out + row * wy[j]
+    else:
+        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
+        wx1, wy1 = (ix - x0).reshape(N, 1, Ho * Wo), (iy - y0).reshape(N, 1, Ho * Wo)
+        wx0, wy0 = 1 - wx1, 1 - wy1
+        out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0
+               + tap(x0, y0 + 1) * wx0 * wy1 + tap(x0 + 1, y0 + 1) * wx1 * wy1)
+    return out.reshape(N, C, Ho, Wo)
