@@ -286,8 +286,10 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
-  if (tl_py_op_binders[f->op]) /* generated from signatures.txt */
-    return tl_py_op_binders[f->op](f->op, args, nargs, kwnames);
+  /* generated from signatures.txt */
+  tl_py_binder bind = f->inplace ? tl_py_op_inplace_binders[f->op] : tl_py_op_binders[f->op];
+  if (bind)
+    return bind(f->op, args, nargs, kwnames);
   if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
     return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {

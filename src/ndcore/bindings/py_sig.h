@@ -87,10 +87,45 @@ typedef struct {
   bool one;   /* given as one int rather than a sequence */
 } tl_py_ints;
 
+/* An int list of any length (int[N]: the sizes split cuts into): the first
+ * TL_PY_MAX_INTS in place, longer ones on the heap.  v is NULL until the
+ * converter runs; the binder releases it after the call. */
+typedef struct {
+  int64_t *v;
+  Py_ssize_t n;
+  bool given; /* false: None or absent */
+  bool one;   /* given as one int rather than a sequence */
+  int64_t small[TL_PY_MAX_INTS];
+} tl_py_intvec;
+int tl_py_arg_intvec(const char *func, const char *name, PyObject *o, tl_py_intvec *v);
+/* int[N]|Tensor: a tensor is taken as it is (*t), anything else as ints. */
+int tl_py_arg_intvec_or_tensor(const char *func, const char *name, PyObject *o, tl_py_intvec *v,
+                               PyObject **t);
+void tl_py_intvec_release(tl_py_intvec *v);
+
 typedef PyObject *(*tl_py_binder)(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
 /* The generated binder of each op (NULL: bound by hand in its family's file). */
 extern const tl_py_binder tl_py_op_binders[TL_OP_COUNT];
+/* The binder of an op's in-place form, t.scatter_(...) (@inplace ops). */
+extern const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT];
+/* "scatter" or "scatter_": the name a call's messages give. */
+const char *tl_py_op_name(tl_op op, bool inplace);
+
+/* tl_py_bind_args for a signature whose last positional parameter is int...:
+ * more positionals than the parameters before it plus one are that
+ * parameter's ints given spread, f(2, 3) for f((2, 3)); they are left in
+ * *spread (NULL when not spread) for tl_py_arg_int_varargs. */
+int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int npos, int nrequired,
+                       PyObject **values, PyObject *const **spread, Py_ssize_t *nspread);
+/* An int... parameter: the spread ints, or else o as for tl_py_arg_ints. */
+int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
+                          PyObject *const *spread, Py_ssize_t nspread, tl_py_ints *v);
+/* int|Tensor: a tensor is taken as it is (*t), anything else as an int (*v);
+ * *given is false for None or absent. */
+int tl_py_arg_int_or_tensor(const char *func, const char *name, PyObject *o, int64_t *v,
+                            PyObject **t, bool *given);
 
 /* The converters' slow paths (py_sig.c); the inline fronts below take the
  * common absent/None/exact cases without a call. */
@@ -139,6 +174,11 @@ static inline int tl_py_arg_bool(const char *func, const char *name, PyObject *o
   return tl_py_arg_bool_slow(func, name, o, v);
 }
 
+/* int[]|Tensor: a tensor is taken as it is (*t), anything else as ints. */
+int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl_py_ints *v,
+                             PyObject **t);
+/* bool? : as tl_py_arg_bool, *given false for None or absent. */
+int tl_py_arg_bool_given(const char *func, const char *name, PyObject *o, bool *v, bool *given);
 int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given);
 int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v);
 int tl_py_arg_dtype_slow(PyObject *o, int *dtype);

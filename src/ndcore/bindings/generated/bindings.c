@@ -4,6 +4,21 @@
 
 #include "ndcore/bindings/generated/bindings.h"
 
+static PyObject *bind_view_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"dtype", NULL};
+  const char *func = "view";
+  PyObject *v[1];
+  tl_py_args_view_dtype a;
+  a.dtype = -1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_dtype(v[0], &a.dtype) < 0)
+    return NULL;
+  return tl_py_impl_view_dtype(func, &a);
+}
+
 /* sum, nansum, prod, mean, nanmean */
 static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
@@ -223,6 +238,229 @@ static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t n
   return tl_py_impl_geqrf(func, &a);
 }
 
+static PyObject *bind_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"shape", NULL};
+  const char *func = "reshape";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_reshape a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+    return NULL;
+  return tl_py_impl_reshape(func, &a);
+}
+
+static PyObject *bind_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  if (nargs > 0 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) /* view(Tensor input, dtype dtype) */
+    return bind_view_dtype(self, args, nargs, kwnames);
+  static const char *const names[] = {"shape", NULL};
+  const char *func = "view";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_view a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+    return NULL;
+  return tl_py_impl_view(func, &a);
+}
+
+static PyObject *bind_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "permute";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_permute a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_permute(func, &a);
+}
+
+static PyObject *bind_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim0", "dim1", NULL};
+  const char *func = "transpose";
+  PyObject *v[2];
+  tl_py_args_transpose a;
+  a.dim0 = 0;
+  a.dim1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_transpose(func, &a);
+}
+
+static PyObject *bind_swapdims(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"dim0", "dim1", NULL};
+  const char *func = "swapdims";
+  PyObject *v[2];
+  tl_py_args_transpose a;
+  a.dim0 = 0;
+  a.dim1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_transpose(func, &a);
+}
+
+static PyObject *bind_swapaxes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"axis0", "axis1", NULL};
+  const char *func = "swapaxes";
+  PyObject *v[2];
+  tl_py_args_swapaxes a;
+  a.axis0 = 0;
+  a.axis1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "axis0", v[0], true, &a.axis0, NULL) < 0 ||
+      tl_py_arg_int(func, "axis1", v[1], true, &a.axis1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_swapaxes(func, &a);
+}
+
+static PyObject *bind_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", NULL};
+  const char *func = "squeeze";
+  PyObject *v[1];
+  tl_py_args_squeeze a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_arg_ints(func, "dim", v[0], &a.dim) < 0)
+    return NULL;
+  return tl_py_impl_squeeze(func, &a);
+}
+
+static PyObject *bind_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", NULL};
+  const char *func = "unsqueeze";
+  PyObject *v[1];
+  tl_py_args_unsqueeze a;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_unsqueeze(func, &a);
+}
+
+static PyObject *bind_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"start_dim", "end_dim", NULL};
+  const char *func = "flatten";
+  PyObject *v[2];
+  tl_py_args_flatten a;
+  a.start_dim = 0;
+  a.end_dim = -1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_arg_int(func, "start_dim", v[0], false, &a.start_dim, NULL) < 0 ||
+      tl_py_arg_int(func, "end_dim", v[1], false, &a.end_dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_flatten(func, &a);
+}
+
+static PyObject *bind_expand(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"size", NULL};
+  const char *func = "expand";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_expand a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0)
+    return NULL;
+  return tl_py_impl_expand(func, &a);
+}
+
+static PyObject *bind_unflatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "sizes", NULL};
+  const char *func = "unflatten";
+  PyObject *v[2];
+  tl_py_args_unflatten a;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_ints(func, "sizes", v[1], &a.sizes) < 0)
+    return NULL;
+  return tl_py_impl_unflatten(func, &a);
+}
+
+static PyObject *bind_movedim(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"source", "destination", NULL};
+  const char *func = "movedim";
+  PyObject *v[2];
+  tl_py_args_movedim a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
+      tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
+    return NULL;
+  return tl_py_impl_movedim(func, &a);
+}
+
+static PyObject *bind_moveaxis(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"source", "destination", NULL};
+  const char *func = "moveaxis";
+  PyObject *v[2];
+  tl_py_args_movedim a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
+      tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
+    return NULL;
+  return tl_py_impl_movedim(func, &a);
+}
+
+static PyObject *bind_broadcast_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"size", NULL};
+  const char *func = "broadcast_to";
+  PyObject *v[1];
+  tl_py_args_broadcast_to a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0)
+    return NULL;
+  return tl_py_impl_broadcast_to(func, &a);
+}
+
 static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
@@ -297,6 +535,66 @@ static PyObject *bind_select(PyObject *self, PyObject *const *args, Py_ssize_t n
   return tl_py_impl_select(func, &a);
 }
 
+static PyObject *bind_as_strided(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "stride", "storage_offset", NULL};
+  const char *func = "as_strided";
+  PyObject *v[3];
+  tl_py_args_as_strided a;
+  a.storage_offset = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
+      tl_py_arg_int(func, "storage_offset", v[2], false, &a.storage_offset, &a.has_storage_offset) < 0)
+    return NULL;
+  return tl_py_impl_as_strided(func, &a);
+}
+
+static PyObject *bind_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"dimension", "size", "step", NULL};
+  const char *func = "unfold";
+  PyObject *v[3];
+  tl_py_args_unfold a;
+  a.dimension = 0;
+  a.size = 0;
+  a.step = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_int(func, "dimension", v[0], true, &a.dimension, NULL) < 0 ||
+      tl_py_arg_int(func, "size", v[1], true, &a.size, NULL) < 0 ||
+      tl_py_arg_int(func, "step", v[2], true, &a.step, NULL) < 0)
+    return NULL;
+  return tl_py_impl_unfold(func, &a);
+}
+
+static PyObject *bind_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"split_size_or_sections", "dim", "split_size", NULL};
+  const char *func = "split";
+  PyObject *v[3];
+  tl_py_args_split a;
+  PyObject *r = NULL;
+  a.split_size_or_sections.v = NULL;
+  a.dim = 0;
+  a.split_size.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_arg_intvec(func, "split_size_or_sections", v[0], &a.split_size_or_sections) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_intvec(func, "split_size", v[2], &a.split_size) < 0)
+    goto done;
+  r = tl_py_impl_split(func, &a);
+done:
+  tl_py_intvec_release(&a.split_size_or_sections);
+  tl_py_intvec_release(&a.split_size);
+  return r;
+}
+
 static PyObject *bind_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
@@ -327,6 +625,329 @@ static PyObject *bind_unbind(PyObject *self, PyObject *const *args, Py_ssize_t n
       tl_py_arg_int(func, "dim", v[0], false, &a.dim, NULL) < 0)
     return NULL;
   return tl_py_impl_unbind(func, &a);
+}
+
+static PyObject *bind_tensor_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", "dim", "sections", "indices", NULL};
+  const char *func = "tensor_split";
+  PyObject *v[4];
+  tl_py_args_tensor_split a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  a.dim = 0;
+  a.sections = 0;
+  a.indices.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "sections", v[2], false, &a.sections, &a.has_sections) < 0 ||
+      tl_py_arg_intvec(func, "indices", v[3], &a.indices) < 0)
+    goto done;
+  r = tl_py_impl_tensor_split(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  tl_py_intvec_release(&a.indices);
+  return r;
+}
+
+static PyObject *bind_hsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "hsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_vsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "vsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_dsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "dsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_cat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "cat";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_concat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "concat";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_concatenate(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "concatenate";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "stack";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_hstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "hstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_vstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "vstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_row_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "row_stack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_dstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "dstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_column_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "column_stack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "flip";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_flip a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_flip(func, &a);
+}
+
+static PyObject *bind_roll(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"shifts", "dims", NULL};
+  const char *func = "roll";
+  PyObject *v[2];
+  tl_py_args_roll a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_ints(func, "shifts", v[0], &a.shifts) < 0 ||
+      tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_roll(func, &a);
+}
+
+static PyObject *bind_rot90(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"k", "dims", NULL};
+  const char *func = "rot90";
+  PyObject *v[2];
+  tl_py_args_rot90 a;
+  a.k = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_arg_int(func, "k", v[0], false, &a.k, NULL) < 0 ||
+      tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_rot90(func, &a);
+}
+
+static PyObject *bind_repeat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"repeats", NULL};
+  const char *func = "repeat";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_repeat a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "repeats", v[0], spread, nspread, &a.repeats) < 0)
+    return NULL;
+  return tl_py_impl_repeat(func, &a);
+}
+
+static PyObject *bind_tile(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "tile";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_tile a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_tile(func, &a);
+}
+
+static PyObject *bind_repeat_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"repeats", "dim", "output_size", NULL};
+  const char *func = "repeat_interleave";
+  PyObject *v[3];
+  tl_py_args_repeat_interleave a;
+  a.dim = 0;
+  a.output_size = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_arg_int_or_tensor(func, "repeats", v[0], &a.repeats, &a.repeats_tensor, &a.has_repeats) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_int(func, "output_size", v[2], false, &a.output_size, &a.has_output_size) < 0)
+    return NULL;
+  return tl_py_impl_repeat_interleave(func, &a);
 }
 
 static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -426,6 +1047,28 @@ static PyObject *bind_select_scatter(PyObject *self, PyObject *const *args, Py_s
   return tl_py_impl_select_scatter(func, &a);
 }
 
+static PyObject *bind_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "dim", "start", "end", "step", NULL};
+  const char *func = "slice_scatter";
+  PyObject *v[5];
+  tl_py_args_slice_scatter a;
+  a.dim = 0;
+  a.start = 0;
+  a.end = 0;
+  a.step = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "start", v[2], false, &a.start, &a.has_start) < 0 ||
+      tl_py_arg_int(func, "end", v[3], false, &a.end, &a.has_end) < 0 ||
+      tl_py_arg_int(func, "step", v[4], false, &a.step, NULL) < 0)
+    return NULL;
+  return tl_py_impl_slice_scatter(func, &a);
+}
+
 static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames)
 {
@@ -444,6 +1087,24 @@ static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py
       tl_py_arg_int(func, "dim2", v[3], false, &a.dim2, NULL) < 0)
     return NULL;
   return tl_py_impl_diagonal_scatter(func, &a);
+}
+
+static PyObject *bind__pad(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "pad", "mode", "value", NULL};
+  const char *func = "_pad";
+  PyObject *v[4];
+  tl_py_args_pad a;
+  a.mode = "constant";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "pad", v[1], &a.pad) < 0 ||
+      tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
+      tl_py_arg_scalar(func, "value", v[3], &a.value, &a.has_value) < 0)
+    return NULL;
+  return tl_py_impl_pad(func, &a);
 }
 
 /* softmax, log_softmax */
@@ -513,20 +1174,69 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_LOG_SOFTMAX_BACKWARD] = bind_softmax_backward,
 };
 
+const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {
+};
+
 PyMethodDef tl_py_generated_methods[] = {
     {"_geqrf", (PyCFunction)(void (*)(void))bind__geqrf, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"reshape", (PyCFunction)(void (*)(void))bind_reshape, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"permute", (PyCFunction)(void (*)(void))bind_permute, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"transpose", (PyCFunction)(void (*)(void))bind_transpose, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"swapdims", (PyCFunction)(void (*)(void))bind_swapdims, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"swapaxes", (PyCFunction)(void (*)(void))bind_swapaxes, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"squeeze", (PyCFunction)(void (*)(void))bind_squeeze, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unsqueeze", (PyCFunction)(void (*)(void))bind_unsqueeze, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"flatten", (PyCFunction)(void (*)(void))bind_flatten, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unflatten", (PyCFunction)(void (*)(void))bind_unflatten, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"movedim", (PyCFunction)(void (*)(void))bind_movedim, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"moveaxis", (PyCFunction)(void (*)(void))bind_moveaxis, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"broadcast_to", (PyCFunction)(void (*)(void))bind_broadcast_to, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal", (PyCFunction)(void (*)(void))bind_diagonal, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow", (PyCFunction)(void (*)(void))bind_narrow, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow_copy", (PyCFunction)(void (*)(void))bind_narrow_copy, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"select", (PyCFunction)(void (*)(void))bind_select, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"as_strided", (PyCFunction)(void (*)(void))bind_as_strided, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"split", (PyCFunction)(void (*)(void))bind_split, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"chunk", (PyCFunction)(void (*)(void))bind_chunk, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"unbind", (PyCFunction)(void (*)(void))bind_unbind, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tensor_split", (PyCFunction)(void (*)(void))bind_tensor_split, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"hsplit", (PyCFunction)(void (*)(void))bind_hsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"vsplit", (PyCFunction)(void (*)(void))bind_vsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"dsplit", (PyCFunction)(void (*)(void))bind_dsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"flip", (PyCFunction)(void (*)(void))bind_flip, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"roll", (PyCFunction)(void (*)(void))bind_roll, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"rot90", (PyCFunction)(void (*)(void))bind_rot90, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tile", (PyCFunction)(void (*)(void))bind_tile, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"repeat_interleave", (PyCFunction)(void (*)(void))bind_repeat_interleave, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"tril", (PyCFunction)(void (*)(void))bind_tril, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"triu", (PyCFunction)(void (*)(void))bind_triu, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag", (PyCFunction)(void (*)(void))bind_diag, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag_embed", (PyCFunction)(void (*)(void))bind_diag_embed, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagflat", (PyCFunction)(void (*)(void))bind_diagflat, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"select_scatter", (PyCFunction)(void (*)(void))bind_select_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"slice_scatter", (PyCFunction)(void (*)(void))bind_slice_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal_scatter", (PyCFunction)(void (*)(void))bind_diagonal_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_method_only[] = {
+    {"view", (PyCFunction)(void (*)(void))bind_view, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"expand", (PyCFunction)(void (*)(void))bind_expand, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unfold", (PyCFunction)(void (*)(void))bind_unfold, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"repeat", (PyCFunction)(void (*)(void))bind_repeat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_shape_functions[] = {
+    {"cat", (PyCFunction)(void (*)(void))bind_cat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"concat", (PyCFunction)(void (*)(void))bind_concat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"concatenate", (PyCFunction)(void (*)(void))bind_concatenate, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"stack", (PyCFunction)(void (*)(void))bind_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"hstack", (PyCFunction)(void (*)(void))bind_hstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"vstack", (PyCFunction)(void (*)(void))bind_vstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"row_stack", (PyCFunction)(void (*)(void))bind_row_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"dstack", (PyCFunction)(void (*)(void))bind_dstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"column_stack", (PyCFunction)(void (*)(void))bind_column_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_pad", (PyCFunction)(void (*)(void))bind__pad, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -124,6 +124,104 @@ typedef struct {
 } tl_py_args_geqrf;
 PyObject *tl_py_impl_geqrf(const char *name, const tl_py_args_geqrf *a);
 
+/* reshape(Tensor input, int... shape) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shape;
+} tl_py_args_reshape;
+PyObject *tl_py_impl_reshape(const char *name, const tl_py_args_reshape *a);
+
+/* view(Tensor input, int... shape) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shape;
+} tl_py_args_view;
+PyObject *tl_py_impl_view(const char *name, const tl_py_args_view *a);
+
+/* view(Tensor input, dtype dtype) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int dtype; /* -1: None */
+} tl_py_args_view_dtype;
+PyObject *tl_py_impl_view_dtype(const char *name, const tl_py_args_view_dtype *a);
+
+/* permute(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_permute;
+PyObject *tl_py_impl_permute(const char *name, const tl_py_args_permute *a);
+
+/* transpose(Tensor input, int dim0, int dim1)
+ * swapdims(Tensor input, int dim0, int dim1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim0;
+  int64_t dim1;
+} tl_py_args_transpose;
+PyObject *tl_py_impl_transpose(const char *name, const tl_py_args_transpose *a);
+
+/* swapaxes(Tensor input, int axis0, int axis1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t axis0;
+  int64_t axis1;
+} tl_py_args_swapaxes;
+PyObject *tl_py_impl_swapaxes(const char *name, const tl_py_args_swapaxes *a);
+
+/* squeeze(Tensor input, int[]? dim=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dim;
+} tl_py_args_squeeze;
+PyObject *tl_py_impl_squeeze(const char *name, const tl_py_args_squeeze *a);
+
+/* unsqueeze(Tensor input, int dim) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+} tl_py_args_unsqueeze;
+PyObject *tl_py_impl_unsqueeze(const char *name, const tl_py_args_unsqueeze *a);
+
+/* flatten(Tensor input, int start_dim=0, int end_dim=-1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t start_dim;
+  int64_t end_dim;
+} tl_py_args_flatten;
+PyObject *tl_py_impl_flatten(const char *name, const tl_py_args_flatten *a);
+
+/* expand(Tensor input, int... size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+} tl_py_args_expand;
+PyObject *tl_py_impl_expand(const char *name, const tl_py_args_expand *a);
+
+/* unflatten(Tensor input, int dim, int[] sizes) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  tl_py_ints sizes;
+} tl_py_args_unflatten;
+PyObject *tl_py_impl_unflatten(const char *name, const tl_py_args_unflatten *a);
+
+/* movedim(Tensor input, int[] source, int[] destination)
+ * moveaxis(Tensor input, int[] source, int[] destination) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints source;
+  tl_py_ints destination;
+} tl_py_args_movedim;
+PyObject *tl_py_impl_movedim(const char *name, const tl_py_args_movedim *a);
+
+/* broadcast_to(Tensor input, int[] size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+} tl_py_args_broadcast_to;
+PyObject *tl_py_impl_broadcast_to(const char *name, const tl_py_args_broadcast_to *a);
+
 /* diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -151,6 +249,34 @@ typedef struct {
 } tl_py_args_select;
 PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a);
 
+/* as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+  tl_py_ints stride;
+  int64_t storage_offset;
+  bool has_storage_offset; /* false: None or absent */
+} tl_py_args_as_strided;
+PyObject *tl_py_impl_as_strided(const char *name, const tl_py_args_as_strided *a);
+
+/* unfold(Tensor input, int dimension, int size, int step) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dimension;
+  int64_t size;
+  int64_t step;
+} tl_py_args_unfold;
+PyObject *tl_py_impl_unfold(const char *name, const tl_py_args_unfold *a);
+
+/* split(Tensor input, int[N]? split_size_or_sections=None, int dim=0, *, int[N]? split_size=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec split_size_or_sections; /* released by the binder */
+  int64_t dim;
+  tl_py_intvec split_size; /* released by the binder */
+} tl_py_args_split;
+PyObject *tl_py_impl_split(const char *name, const tl_py_args_split *a);
+
 /* chunk(Tensor input, int chunks, int dim=0) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -165,6 +291,100 @@ typedef struct {
   int64_t dim;
 } tl_py_args_unbind;
 PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a);
+
+/* tensor_split(Tensor input, int[N]|Tensor indices_or_sections=None, int dim=0, *, int? sections=None, int[N]? indices=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec indices_or_sections; /* released by the binder */
+  PyObject *indices_or_sections_tensor; /* borrowed; NULL: ints (or None) */
+  int64_t dim;
+  int64_t sections;
+  bool has_sections; /* false: None or absent */
+  tl_py_intvec indices; /* released by the binder */
+} tl_py_args_tensor_split;
+PyObject *tl_py_impl_tensor_split(const char *name, const tl_py_args_tensor_split *a);
+
+/* hsplit(Tensor input, int[N]|Tensor indices_or_sections)
+ * vsplit(Tensor input, int[N]|Tensor indices_or_sections)
+ * dsplit(Tensor input, int[N]|Tensor indices_or_sections) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec indices_or_sections; /* released by the binder */
+  PyObject *indices_or_sections_tensor; /* borrowed; NULL: ints (or None) */
+} tl_py_args_hvdsplit;
+PyObject *tl_py_impl_hvdsplit(const char *name, const tl_py_args_hvdsplit *a);
+
+/* cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) */
+typedef struct {
+  PyObject *tensors; /* borrowed: the sequence as given */
+  int64_t dim;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_cat;
+PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a);
+
+/* hstack(Tensor[] tensors, *, Tensor? out=None)
+ * vstack(Tensor[] tensors, *, Tensor? out=None)
+ * row_stack(Tensor[] tensors, *, Tensor? out=None)
+ * dstack(Tensor[] tensors, *, Tensor? out=None)
+ * column_stack(Tensor[] tensors, *, Tensor? out=None) */
+typedef struct {
+  PyObject *tensors; /* borrowed: the sequence as given */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_hstack;
+PyObject *tl_py_impl_hstack(const char *name, const tl_py_args_hstack *a);
+
+/* flip(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_flip;
+PyObject *tl_py_impl_flip(const char *name, const tl_py_args_flip *a);
+
+/* roll(Tensor input, int[] shifts, int[]? dims=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shifts;
+  tl_py_ints dims;
+} tl_py_args_roll;
+PyObject *tl_py_impl_roll(const char *name, const tl_py_args_roll *a);
+
+/* rot90(Tensor input, int k=1, int[] dims=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t k;
+  tl_py_ints dims;
+} tl_py_args_rot90;
+PyObject *tl_py_impl_rot90(const char *name, const tl_py_args_rot90 *a);
+
+/* repeat(Tensor input, int... repeats) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints repeats;
+} tl_py_args_repeat;
+PyObject *tl_py_impl_repeat(const char *name, const tl_py_args_repeat *a);
+
+/* tile(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_tile;
+PyObject *tl_py_impl_tile(const char *name, const tl_py_args_tile *a);
+
+/* repeat_interleave(Tensor input, int|Tensor repeats=None, int? dim=None, *, int? output_size=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t repeats;
+  PyObject *repeats_tensor; /* borrowed; NULL: an int (or None) */
+  bool has_repeats; /* false: None or absent */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  int64_t output_size;
+  bool has_output_size; /* false: None or absent */
+} tl_py_args_repeat_interleave;
+PyObject *tl_py_impl_repeat_interleave(const char *name, const tl_py_args_repeat_interleave *a);
 
 /* tril(Tensor input, int diagonal=0)
  * triu(Tensor input, int diagonal=0) */
@@ -206,6 +426,19 @@ typedef struct {
 } tl_py_args_select_scatter;
 PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a);
 
+/* slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *src; /* borrowed */
+  int64_t dim;
+  int64_t start;
+  bool has_start; /* false: None or absent */
+  int64_t end;
+  bool has_end; /* false: None or absent */
+  int64_t step;
+} tl_py_args_slice_scatter;
+PyObject *tl_py_impl_slice_scatter(const char *name, const tl_py_args_slice_scatter *a);
+
 /* diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -215,6 +448,16 @@ typedef struct {
   int64_t dim2;
 } tl_py_args_diagonal_scatter;
 PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a);
+
+/* _pad(Tensor input, int[] pad, str mode="constant", Scalar? value=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints pad;
+  const char *mode;
+  tl_scalar value;
+  bool has_value; /* false: None or absent */
+} tl_py_args_pad;
+PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a);
 
 /* softmax(Tensor input, int dim, dtype? dtype=None)
  * log_softmax(Tensor input, int dim, dtype? dtype=None) */
@@ -237,5 +480,9 @@ PyObject *tl_py_impl_softmax_backward(tl_op op, const tl_py_args_softmax_backwar
 
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
+/* Tensor methods only (@method). */
+extern PyMethodDef tl_py_generated_method_only[];
+/* Module functions only (@function), by family. */
+extern PyMethodDef tl_py_generated_shape_functions[];
 
 #endif

@@ -484,8 +484,9 @@ static const tl_py_param params_unfold[] = {
 
 static const tl_py_param params_split[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"split_size_or_sections", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"split_size_or_sections", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
     {"dim", TL_PY_ARG_INT, 0, "0"},
+    {"split_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_chunk[] = {
@@ -501,8 +502,10 @@ static const tl_py_param params_unbind[] = {
 
 static const tl_py_param params_tensor_split[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"indices_or_sections", TL_PY_ARG_INT_OR_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices_or_sections", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
     {"dim", TL_PY_ARG_INT, 0, "0"},
+    {"sections", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"indices", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_hsplit[] = {
@@ -544,6 +547,31 @@ static const tl_py_param params_stack[] = {
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params_hstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_vstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_row_stack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_dstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_column_stack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_flip[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dims", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
@@ -573,7 +601,7 @@ static const tl_py_param params_tile[] = {
 
 static const tl_py_param params_repeat_interleave[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"repeats", TL_PY_ARG_INT_OR_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"repeats", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"output_size", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -633,7 +661,7 @@ static const tl_py_param params__pad[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"pad", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
     {"mode", TL_PY_ARG_STR, 0, "\"constant\""},
-    {"value", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
 static const tl_py_param params_zeros[] = {
@@ -913,20 +941,20 @@ const tl_py_sig tl_py_sigs[] = {
      "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)"},
     {"unfold", "shape", params_unfold, 4, 4,
      "unfold(Tensor input, int dimension, int size, int step)"},
-    {"split", "shape", params_split, 3, 3,
-     "split(Tensor input, int[] split_size_or_sections, int dim=0)"},
+    {"split", "shape", params_split, 4, 3,
+     "split(Tensor input, int[N]? split_size_or_sections=None, int dim=0, *, int[N]? split_size=None)"},
     {"chunk", "shape", params_chunk, 3, 3,
      "chunk(Tensor input, int chunks, int dim=0)"},
     {"unbind", "shape", params_unbind, 2, 2,
      "unbind(Tensor input, int dim=0)"},
-    {"tensor_split", "shape", params_tensor_split, 3, 3,
-     "tensor_split(Tensor input, int|Tensor indices_or_sections, int dim=0)"},
+    {"tensor_split", "shape", params_tensor_split, 5, 3,
+     "tensor_split(Tensor input, int[N]|Tensor indices_or_sections=None, int dim=0, *, int? sections=None, int[N]? indices=None)"},
     {"hsplit", "shape", params_hsplit, 2, 2,
-     "hsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "hsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"vsplit", "shape", params_vsplit, 2, 2,
-     "vsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "vsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"dsplit", "shape", params_dsplit, 2, 2,
-     "dsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "dsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"cat", "shape", params_cat, 3, 2,
      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
     {"concat", "shape", params_concat, 3, 2,
@@ -935,6 +963,16 @@ const tl_py_sig tl_py_sigs[] = {
      "concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
     {"stack", "shape", params_stack, 3, 2,
      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
+    {"hstack", "shape", params_hstack, 2, 1,
+     "hstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"vstack", "shape", params_vstack, 2, 1,
+     "vstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"row_stack", "shape", params_row_stack, 2, 1,
+     "row_stack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"dstack", "shape", params_dstack, 2, 1,
+     "dstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"column_stack", "shape", params_column_stack, 2, 1,
+     "column_stack(Tensor[] tensors, *, Tensor? out=None)"},
     {"flip", "shape", params_flip, 2, 2,
      "flip(Tensor input, int... dims)"},
     {"roll", "shape", params_roll, 3, 3,
@@ -946,7 +984,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"tile", "shape", params_tile, 2, 2,
      "tile(Tensor input, int... dims)"},
     {"repeat_interleave", "shape", params_repeat_interleave, 4, 3,
-     "repeat_interleave(Tensor input, int|Tensor repeats, int? dim=None, *, int? output_size=None)"},
+     "repeat_interleave(Tensor input, int|Tensor repeats=None, int? dim=None, *, int? output_size=None)"},
     {"tril", "shape", params_tril, 2, 2,
      "tril(Tensor input, int diagonal=0)"},
     {"triu", "shape", params_triu, 2, 2,
@@ -964,7 +1002,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"diagonal_scatter", "shape", params_diagonal_scatter, 5, 5,
      "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"},
     {"_pad", "shape", params__pad, 4, 4,
-     "_pad(Tensor input, int[] pad, str mode=\"constant\", float? value=None)"},
+     "_pad(Tensor input, int[] pad, str mode=\"constant\", Scalar? value=None)"},
     {"zeros", "create", params_zeros, 4, 1,
      "zeros(int... size, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
     {"ones", "create", params_ones, 4, 1,
@@ -1002,4 +1040,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 114;
+const int tl_py_sig_count = 119;
