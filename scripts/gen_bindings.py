@@ -449,7 +449,8 @@ def overload_dispatch(sig, out, call_args, offset):
     for o in sig.overloads:
         i = overload_position(sig, o)
         test = OVERLOAD_TESTS[o.params[i].type].format(o=f"args[{i - offset}]")
-        out.append(f"  if (nargs > {i - offset} && {test}) /* {o.text} */")
+        out.append(f"  if (nargs > {i - offset} && {test}) /* the overload of {o.params[i].type} "
+                   f"{o.params[i].name} */")
         out.append(f"    return bind_{o.impl}({call_args});")
 
 

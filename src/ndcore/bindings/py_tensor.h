@@ -137,8 +137,6 @@ PyObject *tl_py_size_new(int ndim, const int64_t *shape);
 /* ops (py_ops.c): op functions, Tensor methods, operators and comparisons */
 int tl_py_ops_init(PyObject *module);
 extern PyType_Slot tl_py_number_slots[];
-/* The reduction family's argument parsing (py_reduce.c). */
-PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
 PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 extern PyMethodDef tl_py_linalg_functions[];

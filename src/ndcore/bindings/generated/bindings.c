@@ -4,6 +4,28 @@
 
 #include "ndcore/bindings/generated/bindings.h"
 
+/* var, std */
+static PyObject *bind_var_unbiased(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "unbiased", "keepdim", "dim", "correction", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_var_unbiased a;
+  a.unbiased = false;
+  a.keepdim = false;
+  a.correction = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "unbiased", v[1], &a.unbiased) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
+      tl_py_arg_ints(func, "dim", v[3], &a.dim) < 0 ||
+      tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_var_unbiased(op, &a);
+}
+
 static PyObject *bind_view_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
@@ -37,6 +59,30 @@ static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t n
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
     return NULL;
   return tl_py_impl_reduce_dtype(op, &a);
+}
+
+/* var, std */
+static PyObject *bind_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  if (nargs > 1 && PyBool_Check(args[1])) /* the overload of bool unbiased */
+    return bind_var_unbiased(op, args, nargs, kwnames);
+  static const char *const names[] = {"input", "dim", "unbiased", "keepdim", "correction", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_var a;
+  a.unbiased = false;
+  a.keepdim = false;
+  a.correction = 0.0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
+      tl_py_arg_bool_given(func, "unbiased", v[2], &a.unbiased, &a.has_unbiased) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_var(op, &a);
 }
 
 /* amax, amin, all, any, logsumexp */
@@ -88,6 +134,46 @@ static PyObject *bind_count_nonzero(tl_op op, PyObject *const *args, Py_ssize_t 
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0)
     return NULL;
   return tl_py_impl_count_nonzero(op, &a);
+}
+
+/* norm */
+static PyObject *bind_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "p", "dim", "keepdim", "out", "dtype", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_norm a;
+  a.keepdim = false;
+  a.dtype = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.p = v[1], 0) < 0 ||
+      tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0)
+    return NULL;
+  return tl_py_impl_norm(op, &a);
+}
+
+/* max, min */
+static PyObject *bind_max_min(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "keepdim", "out", "other", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_max_min a;
+  a.keepdim = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int_or_tensor(func, "dim", v[1], &a.dim, &a.dim_tensor, &a.has_dim) < 0 ||
+      tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
+      (a.out = v[3], 0) < 0 ||
+      tl_py_arg_tensor(func, "other", v[4], true, &a.other) < 0)
+    return NULL;
+  return tl_py_impl_max_min(op, &a);
 }
 
 /* cumsum, cumprod */
@@ -257,7 +343,7 @@ static PyObject *bind_reshape(PyObject *self, PyObject *const *args, Py_ssize_t 
 static PyObject *bind_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-  if (nargs > 0 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) /* view(Tensor input, dtype dtype) */
+  if (nargs > 0 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) /* the overload of dtype dtype */
     return bind_view_dtype(self, args, nargs, kwnames);
   static const char *const names[] = {"shape", NULL};
   const char *func = "view";
@@ -1150,6 +1236,8 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_PROD] = bind_reduce_dtype,
     [TL_OP_MEAN] = bind_reduce_dtype,
     [TL_OP_NANMEAN] = bind_reduce_dtype,
+    [TL_OP_VAR] = bind_var,
+    [TL_OP_STD] = bind_var,
     [TL_OP_AMAX] = bind_reduce_out,
     [TL_OP_AMIN] = bind_reduce_out,
     [TL_OP_ALL] = bind_reduce_out,
@@ -1158,6 +1246,9 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_ARGMAX] = bind_reduce_index,
     [TL_OP_ARGMIN] = bind_reduce_index,
     [TL_OP_COUNT_NONZERO] = bind_count_nonzero,
+    [TL_OP_NORM] = bind_norm,
+    [TL_OP_MAX] = bind_max_min,
+    [TL_OP_MIN] = bind_max_min,
     [TL_OP_CUMSUM] = bind_scan,
     [TL_OP_CUMPROD] = bind_scan,
     [TL_OP_SORT] = bind_sort,

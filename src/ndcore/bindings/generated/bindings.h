@@ -21,6 +21,33 @@ typedef struct {
 } tl_py_args_reduce_dtype;
 PyObject *tl_py_impl_reduce_dtype(tl_op op, const tl_py_args_reduce_dtype *a);
 
+/* var(Tensor input, int[]? dim=None, bool? unbiased=None, bool keepdim=False, *, float? correction=None, Tensor? out=None)
+ * std(Tensor input, int[]? dim=None, bool? unbiased=None, bool keepdim=False, *, float? correction=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dim;
+  bool unbiased;
+  bool has_unbiased; /* false: None or absent */
+  bool keepdim;
+  double correction;
+  bool has_correction; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_var;
+PyObject *tl_py_impl_var(tl_op op, const tl_py_args_var *a);
+
+/* var(Tensor input, bool unbiased, bool keepdim=False, *, int[]? dim=None, float? correction=None, Tensor? out=None)
+ * std(Tensor input, bool unbiased, bool keepdim=False, *, int[]? dim=None, float? correction=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool unbiased;
+  bool keepdim;
+  tl_py_ints dim;
+  double correction;
+  bool has_correction; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_var_unbiased;
+PyObject *tl_py_impl_var_unbiased(tl_op op, const tl_py_args_var_unbiased *a);
+
 /* amax(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
  * amin(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
  * all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
@@ -50,6 +77,31 @@ typedef struct {
   tl_py_ints dim;
 } tl_py_args_count_nonzero;
 PyObject *tl_py_impl_count_nonzero(tl_op op, const tl_py_args_count_nonzero *a);
+
+/* norm(Tensor input, any p=None, int[]? dim=None, bool keepdim=False, Tensor? out=None, dtype? dtype=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *p; /* borrowed; NULL: absent */
+  tl_py_ints dim;
+  bool keepdim;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+} tl_py_args_norm;
+PyObject *tl_py_impl_norm(tl_op op, const tl_py_args_norm *a);
+
+/* max(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)
+ * min(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *dim_tensor; /* borrowed; NULL: an int (or None) */
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  bool has_keepdim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+  PyObject *other; /* borrowed; NULL: None or absent */
+} tl_py_args_max_min;
+PyObject *tl_py_impl_max_min(tl_op op, const tl_py_args_max_min *a);
 
 /* cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)
  * cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None) */

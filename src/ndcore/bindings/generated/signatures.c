@@ -126,7 +126,7 @@ static const tl_py_param params_norm[] = {
 static const tl_py_param params_max[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
     {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -134,7 +134,7 @@ static const tl_py_param params_max[] = {
 static const tl_py_param params_min[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
     {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -834,9 +834,9 @@ const tl_py_sig tl_py_sigs[] = {
     {"norm", "reduce", params_norm, 6, 6,
      "norm(Tensor input, any p=None, int[]? dim=None, bool keepdim=False, Tensor? out=None, dtype? dtype=None)"},
     {"max", "reduce", params_max, 5, 3,
-     "max(Tensor input, int|Tensor dim=None, bool keepdim=False, *, any out=None, Tensor? other=None)"},
+     "max(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)"},
     {"min", "reduce", params_min, 5, 3,
-     "min(Tensor input, int|Tensor dim=None, bool keepdim=False, *, any out=None, Tensor? other=None)"},
+     "min(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)"},
     {"cumsum", "reduce", params_cumsum, 4, 2,
      "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
     {"cumprod", "reduce", params_cumprod, 4, 2,
