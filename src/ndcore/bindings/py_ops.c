@@ -303,9 +303,7 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
     return tl_py_sort_call(f->op, args, nargs, kwnames);
   case TL_OPKIND_CLAMP:
     return call_clamp(f, args, nargs, kwnames);
-  case TL_OPKIND_INDEX:
-    return tl_py_index_call(f->op, f->inplace, args, nargs, kwnames);
-  default: /* reductions, scans: every one has a generated binder */
+  default: /* reductions, scans, index ops: every one has a generated binder */
     return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[f->op].name);
   }
 }

@@ -167,8 +167,6 @@ extern int (*tl_py_advanced_setitem)(PyObject *self, PyObject *index, PyObject *
 
 /* advanced indexing and the indexing ops (py_index.c) */
 int tl_py_index_init(PyObject *module);
-PyObject *tl_py_index_call(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames);
 bool tl_py_index_has_inplace(tl_op op);
 PyObject *tl_py_index_where(PyObject *condition);
 

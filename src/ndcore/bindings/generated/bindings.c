@@ -311,6 +311,429 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_cummax(op, &a);
 }
 
+/* gather */
+static PyObject *bind_gather(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "sparse_grad", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_gather a;
+  a.dim = 0;
+  a.sparse_grad = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_bool(func, "sparse_grad", v[3], &a.sparse_grad) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_gather(op, &a);
+}
+
+/* scatter */
+static PyObject *bind_scatter_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", "value", "reduce", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[6];
+  tl_py_args_scatter a;
+  a.dim = 0;
+  a.reduce = NULL;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      (a.src = v[3], 0) < 0 ||
+      (a.value = v[4], 0) < 0 ||
+      tl_py_arg_str(func, "reduce", v[5], &a.reduce) < 0)
+    return NULL;
+  return tl_py_impl_scatter(op, inplace, &a);
+}
+
+static PyObject *bind_scatter(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  return bind_scatter_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  return bind_scatter_at(op, true, args, nargs, kwnames);
+}
+
+/* scatter_add */
+static PyObject *bind_scatter_add_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_scatter_add a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "src", v[3], false, &a.src) < 0)
+    return NULL;
+  return tl_py_impl_scatter_add(op, inplace, &a);
+}
+
+static PyObject *bind_scatter_add(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_scatter_add_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_add_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  return bind_scatter_add_at(op, true, args, nargs, kwnames);
+}
+
+/* scatter_reduce */
+static PyObject *bind_scatter_reduce_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", "reduce", "include_self", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[6];
+  tl_py_args_scatter_reduce a;
+  a.dim = 0;
+  a.reduce = NULL;
+  a.include_self = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "src", v[3], false, &a.src) < 0 ||
+      tl_py_arg_str(func, "reduce", v[4], &a.reduce) < 0 ||
+      tl_py_arg_bool(func, "include_self", v[5], &a.include_self) < 0)
+    return NULL;
+  return tl_py_impl_scatter_reduce(op, inplace, &a);
+}
+
+static PyObject *bind_scatter_reduce(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  return bind_scatter_reduce_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_reduce_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  return bind_scatter_reduce_at(op, true, args, nargs, kwnames);
+}
+
+/* index_select */
+static PyObject *bind_index_select(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_index_select a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_index_select(op, &a);
+}
+
+/* index_add */
+static PyObject *bind_index_add_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "source", "alpha", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[5];
+  tl_py_args_index_add a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[3], false, &a.source) < 0 ||
+      (a.alpha = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_index_add(op, inplace, &a);
+}
+
+static PyObject *bind_index_add(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  return bind_index_add_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_add_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  return bind_index_add_at(op, true, args, nargs, kwnames);
+}
+
+/* index_copy */
+static PyObject *bind_index_copy_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "source", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_copy a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[3], false, &a.source) < 0)
+    return NULL;
+  return tl_py_impl_index_copy(op, inplace, &a);
+}
+
+static PyObject *bind_index_copy(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  return bind_index_copy_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_copy_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  return bind_index_copy_at(op, true, args, nargs, kwnames);
+}
+
+/* index_fill */
+static PyObject *bind_index_fill_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "value", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_fill a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      (a.value = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_index_fill(op, inplace, &a);
+}
+
+static PyObject *bind_index_fill(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  return bind_index_fill_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_fill_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  return bind_index_fill_at(op, true, args, nargs, kwnames);
+}
+
+/* index_put */
+static PyObject *bind_index_put_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "indices", "values", "accumulate", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_put a;
+  a.accumulate = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.indices = v[1], 0) < 0 ||
+      (a.values = v[2], 0) < 0 ||
+      tl_py_arg_bool(func, "accumulate", v[3], &a.accumulate) < 0)
+    return NULL;
+  return tl_py_impl_index_put(op, inplace, &a);
+}
+
+static PyObject *bind_index_put(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  return bind_index_put_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_put_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  return bind_index_put_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_fill */
+static PyObject *bind_masked_fill_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "value", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[3];
+  tl_py_args_masked_fill a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      (a.value = v[2], 0) < 0)
+    return NULL;
+  return tl_py_impl_masked_fill(op, inplace, &a);
+}
+
+static PyObject *bind_masked_fill(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_masked_fill_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_masked_fill_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  return bind_masked_fill_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_scatter */
+static PyObject *bind_masked_scatter_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "source", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[3];
+  tl_py_args_masked_scatter a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0)
+    return NULL;
+  return tl_py_impl_masked_scatter(op, inplace, &a);
+}
+
+static PyObject *bind_masked_scatter(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  return bind_masked_scatter_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_masked_scatter_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  return bind_masked_scatter_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_select */
+static PyObject *bind_masked_select(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_masked_select a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_masked_select(op, &a);
+}
+
+/* take */
+static PyObject *bind_take(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "index", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_take a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_take(op, &a);
+}
+
+/* take_along_dim */
+static PyObject *bind_take_along_dim(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "indices", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_take_along_dim a;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_take_along_dim(op, &a);
+}
+
+/* put */
+static PyObject *bind_put_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "index", "source", "accumulate", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_put a;
+  a.accumulate = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0 ||
+      tl_py_arg_bool(func, "accumulate", v[3], &a.accumulate) < 0)
+    return NULL;
+  return tl_py_impl_put(op, inplace, &a);
+}
+
+static PyObject *bind_put(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  return bind_put_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_put_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_put_at(op, true, args, nargs, kwnames);
+}
+
+/* nonzero */
+static PyObject *bind_nonzero(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "out", "as_tuple", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_nonzero a;
+  a.as_tuple = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_bool(func, "as_tuple", v[2], &a.as_tuple) < 0)
+    return NULL;
+  return tl_py_impl_nonzero(op, &a);
+}
+
+/* argwhere */
+static PyObject *bind_argwhere(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[1];
+  tl_py_args_argwhere a;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0)
+    return NULL;
+  return tl_py_impl_argwhere(op, &a);
+}
+
 static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -1259,6 +1682,23 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_MODE] = bind_mode,
     [TL_OP_CUMMAX] = bind_cummax,
     [TL_OP_CUMMIN] = bind_cummax,
+    [TL_OP_GATHER] = bind_gather,
+    [TL_OP_SCATTER] = bind_scatter,
+    [TL_OP_SCATTER_ADD] = bind_scatter_add,
+    [TL_OP_SCATTER_REDUCE] = bind_scatter_reduce,
+    [TL_OP_INDEX_SELECT] = bind_index_select,
+    [TL_OP_INDEX_ADD] = bind_index_add,
+    [TL_OP_INDEX_COPY] = bind_index_copy,
+    [TL_OP_INDEX_FILL] = bind_index_fill,
+    [TL_OP_INDEX_PUT] = bind_index_put,
+    [TL_OP_MASKED_FILL] = bind_masked_fill,
+    [TL_OP_MASKED_SCATTER] = bind_masked_scatter,
+    [TL_OP_MASKED_SELECT] = bind_masked_select,
+    [TL_OP_TAKE] = bind_take,
+    [TL_OP_TAKE_ALONG_DIM] = bind_take_along_dim,
+    [TL_OP_PUT] = bind_put,
+    [TL_OP_NONZERO] = bind_nonzero,
+    [TL_OP_ARGWHERE] = bind_argwhere,
     [TL_OP_SOFTMAX] = bind_softmax,
     [TL_OP_LOG_SOFTMAX] = bind_softmax,
     [TL_OP_SOFTMAX_BACKWARD] = bind_softmax_backward,
@@ -1266,6 +1706,16 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
 };
 
 const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {
+    [TL_OP_SCATTER] = bind_scatter_inplace,
+    [TL_OP_SCATTER_ADD] = bind_scatter_add_inplace,
+    [TL_OP_SCATTER_REDUCE] = bind_scatter_reduce_inplace,
+    [TL_OP_INDEX_ADD] = bind_index_add_inplace,
+    [TL_OP_INDEX_COPY] = bind_index_copy_inplace,
+    [TL_OP_INDEX_FILL] = bind_index_fill_inplace,
+    [TL_OP_INDEX_PUT] = bind_index_put_inplace,
+    [TL_OP_MASKED_FILL] = bind_masked_fill_inplace,
+    [TL_OP_MASKED_SCATTER] = bind_masked_scatter_inplace,
+    [TL_OP_PUT] = bind_put_inplace,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

@@ -170,6 +170,158 @@ typedef struct {
 } tl_py_args_cummax;
 PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
 
+/* gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  bool sparse_grad;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_gather;
+PyObject *tl_py_impl_gather(tl_op op, const tl_py_args_gather *a);
+
+/* scatter(Tensor input, int dim, Tensor index, any src=None, any value=None, str? reduce=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed; NULL: absent */
+  PyObject *value; /* borrowed; NULL: absent */
+  const char *reduce;
+} tl_py_args_scatter;
+PyObject *tl_py_impl_scatter(tl_op op, bool inplace, const tl_py_args_scatter *a);
+
+/* scatter_add(Tensor input, int dim, Tensor index, Tensor src) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed */
+} tl_py_args_scatter_add;
+PyObject *tl_py_impl_scatter_add(tl_op op, bool inplace, const tl_py_args_scatter_add *a);
+
+/* scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, bool include_self=True) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed */
+  const char *reduce;
+  bool include_self;
+} tl_py_args_scatter_reduce;
+PyObject *tl_py_impl_scatter_reduce(tl_op op, bool inplace, const tl_py_args_scatter_reduce *a);
+
+/* index_select(Tensor input, int dim, Tensor index, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_index_select;
+PyObject *tl_py_impl_index_select(tl_op op, const tl_py_args_index_select *a);
+
+/* index_add(Tensor input, int dim, Tensor index, Tensor source, any alpha=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+  PyObject *alpha; /* borrowed; NULL: absent */
+} tl_py_args_index_add;
+PyObject *tl_py_impl_index_add(tl_op op, bool inplace, const tl_py_args_index_add *a);
+
+/* index_copy(Tensor input, int dim, Tensor index, Tensor source) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+} tl_py_args_index_copy;
+PyObject *tl_py_impl_index_copy(tl_op op, bool inplace, const tl_py_args_index_copy *a);
+
+/* index_fill(Tensor input, int dim, Tensor index, any value) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *value; /* borrowed; NULL: absent */
+} tl_py_args_index_fill;
+PyObject *tl_py_impl_index_fill(tl_op op, bool inplace, const tl_py_args_index_fill *a);
+
+/* index_put(Tensor input, any indices, any values, bool accumulate=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *indices; /* borrowed; NULL: absent */
+  PyObject *values; /* borrowed; NULL: absent */
+  bool accumulate;
+} tl_py_args_index_put;
+PyObject *tl_py_impl_index_put(tl_op op, bool inplace, const tl_py_args_index_put *a);
+
+/* masked_fill(Tensor input, Tensor mask, any value) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *value; /* borrowed; NULL: absent */
+} tl_py_args_masked_fill;
+PyObject *tl_py_impl_masked_fill(tl_op op, bool inplace, const tl_py_args_masked_fill *a);
+
+/* masked_scatter(Tensor input, Tensor mask, Tensor source) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *source; /* borrowed */
+} tl_py_args_masked_scatter;
+PyObject *tl_py_impl_masked_scatter(tl_op op, bool inplace, const tl_py_args_masked_scatter *a);
+
+/* masked_select(Tensor input, Tensor mask, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_masked_select;
+PyObject *tl_py_impl_masked_select(tl_op op, const tl_py_args_masked_select *a);
+
+/* take(Tensor input, Tensor index, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *index; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_take;
+PyObject *tl_py_impl_take(tl_op op, const tl_py_args_take *a);
+
+/* take_along_dim(Tensor input, Tensor indices, int? dim=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *indices; /* borrowed */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_take_along_dim;
+PyObject *tl_py_impl_take_along_dim(tl_op op, const tl_py_args_take_along_dim *a);
+
+/* put(Tensor input, Tensor index, Tensor source, bool accumulate=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+  bool accumulate;
+} tl_py_args_put;
+PyObject *tl_py_impl_put(tl_op op, bool inplace, const tl_py_args_put *a);
+
+/* nonzero(Tensor input, Tensor? out=None, bool as_tuple=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  bool as_tuple;
+} tl_py_args_nonzero;
+PyObject *tl_py_impl_nonzero(tl_op op, const tl_py_args_nonzero *a);
+
+/* argwhere(Tensor input) */
+typedef struct {
+  PyObject *input; /* borrowed */
+} tl_py_args_argwhere;
+PyObject *tl_py_impl_argwhere(tl_op op, const tl_py_args_argwhere *a);
+
 /* _geqrf(Tensor input) */
 typedef struct {
   PyObject *input; /* borrowed */

@@ -278,8 +278,8 @@ static const tl_py_param params_scatter[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"src", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
-    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
+    {"src", TL_PY_ARG_ANY, 0, "None"},
+    {"value", TL_PY_ARG_ANY, 0, "None"},
     {"reduce", TL_PY_ARG_STR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
@@ -311,7 +311,7 @@ static const tl_py_param params_index_add[] = {
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"alpha", TL_PY_ARG_SCALAR, 0, "1"},
+    {"alpha", TL_PY_ARG_ANY, 0, "None"},
 };
 
 static const tl_py_param params_index_copy[] = {
@@ -325,7 +325,38 @@ static const tl_py_param params_index_fill[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_index_put[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"values", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"accumulate", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_masked_fill[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_masked_scatter[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_masked_select[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params_take[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
 static const tl_py_param params_take_along_dim[] = {
@@ -333,6 +364,23 @@ static const tl_py_param params_take_along_dim[] = {
     {"indices", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params_put[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"accumulate", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_nonzero[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"as_tuple", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_argwhere[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
 };
 
 static const tl_py_param params_tensordot[] = {
@@ -876,7 +924,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"gather", "index", params_gather, 5, 5,
      "gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None)"},
     {"scatter", "index", params_scatter, 6, 6,
-     "scatter(Tensor input, int dim, Tensor index, Tensor? src=None, Scalar? value=None, str? reduce=None)"},
+     "scatter(Tensor input, int dim, Tensor index, any src=None, any value=None, str? reduce=None)"},
     {"scatter_add", "index", params_scatter_add, 4, 4,
      "scatter_add(Tensor input, int dim, Tensor index, Tensor src)"},
     {"scatter_reduce", "index", params_scatter_reduce, 6, 6,
@@ -884,13 +932,29 @@ const tl_py_sig tl_py_sigs[] = {
     {"index_select", "index", params_index_select, 4, 4,
      "index_select(Tensor input, int dim, Tensor index, Tensor? out=None)"},
     {"index_add", "index", params_index_add, 5, 5,
-     "index_add(Tensor input, int dim, Tensor index, Tensor source, Scalar alpha=1)"},
+     "index_add(Tensor input, int dim, Tensor index, Tensor source, any alpha=None)"},
     {"index_copy", "index", params_index_copy, 4, 4,
      "index_copy(Tensor input, int dim, Tensor index, Tensor source)"},
     {"index_fill", "index", params_index_fill, 4, 4,
-     "index_fill(Tensor input, int dim, Tensor index, Scalar value)"},
+     "index_fill(Tensor input, int dim, Tensor index, any value)"},
+    {"index_put", "index", params_index_put, 4, 4,
+     "index_put(Tensor input, any indices, any values, bool accumulate=False)"},
+    {"masked_fill", "index", params_masked_fill, 3, 3,
+     "masked_fill(Tensor input, Tensor mask, any value)"},
+    {"masked_scatter", "index", params_masked_scatter, 3, 3,
+     "masked_scatter(Tensor input, Tensor mask, Tensor source)"},
+    {"masked_select", "index", params_masked_select, 3, 3,
+     "masked_select(Tensor input, Tensor mask, Tensor? out=None)"},
+    {"take", "index", params_take, 3, 3,
+     "take(Tensor input, Tensor index, Tensor? out=None)"},
     {"take_along_dim", "index", params_take_along_dim, 4, 4,
      "take_along_dim(Tensor input, Tensor indices, int? dim=None, Tensor? out=None)"},
+    {"put", "index", params_put, 4, 4,
+     "put(Tensor input, Tensor index, Tensor source, bool accumulate=False)"},
+    {"nonzero", "index", params_nonzero, 3, 3,
+     "nonzero(Tensor input, Tensor? out=None, bool as_tuple=False)"},
+    {"argwhere", "index", params_argwhere, 1, 1,
+     "argwhere(Tensor input)"},
     {"tensordot", "matmul", params_tensordot, 4, 4,
      "tensordot(Tensor a, Tensor b, int[][] dims=2, Tensor? out=None)"},
     {"_linalg_matrix_power", "linalg", params__linalg_matrix_power, 2, 2,
@@ -1040,4 +1104,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 119;
+const int tl_py_sig_count = 127;
