@@ -198,6 +198,11 @@ def c_default(p):
         return "NULL" if d in (None, "None") else c_string(d.strip("\"'"))
     if p.type == "dtype":
         return "-1"
+    if p.type == "Scalar" and d not in (None, "None"):
+        try:
+            return f"(tl_scalar){{.kind = TL_KIND_INT, .v.i = {int(d)}}}"
+        except ValueError:
+            return f"(tl_scalar){{.kind = TL_KIND_FLOAT, .v.f = {float(d)!r}}}"
     return None
 
 

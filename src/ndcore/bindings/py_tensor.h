@@ -144,9 +144,8 @@ extern PyMethodDef tl_py_linalg_functions[];
  * (not wrapped); n is their count. */
 int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
                          int64_t *da, int64_t *db);
-/* The sorting and searching family's parsing (py_sort.c) and its named
- * tuples in torchlike.return_types. */
-PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* The sorting and searching family's named tuples in torchlike.return_types
+ * (py_sort.c). */
 int tl_py_sort_init(PyObject *module);
 /* torchlike.return_types.max/min (py_reduce.c; the namespace is shared with
  * py_sort.c, whichever init runs first makes it). */

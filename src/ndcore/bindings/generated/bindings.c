@@ -275,6 +275,25 @@ static PyObject *bind_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs
   return tl_py_impl_kthvalue(op, &a);
 }
 
+/* median, nanmedian */
+static PyObject *bind_median(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "keepdim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_median a;
+  a.dim = 0;
+  a.keepdim = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_median(op, &a);
+}
+
 /* mode */
 static PyObject *bind_mode(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
@@ -294,6 +313,28 @@ static PyObject *bind_mode(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_mode(op, &a);
 }
 
+/* quantile, nanquantile */
+static PyObject *bind_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "q", "dim", "keepdim", "interpolation", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_quantile a;
+  a.dim = 0;
+  a.keepdim = false;
+  a.interpolation = "linear";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.q = v[1], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_str(func, "interpolation", v[4], &a.interpolation) < 0 ||
+      (a.out = v[5], 0) < 0)
+    return NULL;
+  return tl_py_impl_quantile(op, &a);
+}
+
 /* cummax, cummin */
 static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
@@ -309,6 +350,132 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       (a.out = v[2], 0) < 0)
     return NULL;
   return tl_py_impl_cummax(op, &a);
+}
+
+/* unique */
+static PyObject *bind_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "sorted", "return_inverse", "return_counts", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_unique a;
+  a.sorted = true;
+  a.return_inverse = false;
+  a.return_counts = false;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "sorted", v[1], &a.sorted) < 0 ||
+      tl_py_arg_bool(func, "return_inverse", v[2], &a.return_inverse) < 0 ||
+      tl_py_arg_bool(func, "return_counts", v[3], &a.return_counts) < 0 ||
+      tl_py_arg_int(func, "dim", v[4], false, &a.dim, &a.has_dim) < 0 ||
+      (a.out = v[5], 0) < 0)
+    return NULL;
+  return tl_py_impl_unique(op, &a);
+}
+
+/* unique_consecutive */
+static PyObject *bind_unique_consecutive(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "return_inverse", "return_counts", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_unique_consecutive a;
+  a.return_inverse = false;
+  a.return_counts = false;
+  a.dim = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "return_inverse", v[1], &a.return_inverse) < 0 ||
+      tl_py_arg_bool(func, "return_counts", v[2], &a.return_counts) < 0 ||
+      tl_py_arg_int(func, "dim", v[3], false, &a.dim, &a.has_dim) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_unique_consecutive(op, &a);
+}
+
+/* bincount */
+static PyObject *bind_bincount(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weights", "minlength", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_bincount a;
+  a.minlength = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weights", v[1], true, &a.weights) < 0 ||
+      tl_py_arg_int(func, "minlength", v[2], false, &a.minlength, NULL) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_bincount(op, &a);
+}
+
+/* histc */
+static PyObject *bind_histc(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "bins", "min", "max", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_histc a;
+  a.bins = 100;
+  a.min = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  a.max = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "bins", v[1], false, &a.bins, NULL) < 0 ||
+      tl_py_arg_scalar(func, "min", v[2], &a.min, NULL) < 0 ||
+      tl_py_arg_scalar(func, "max", v[3], &a.max, NULL) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_histc(op, &a);
+}
+
+/* searchsorted */
+static PyObject *bind_searchsorted(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"sorted_sequence", "input", "out_int32", "right", "side", "sorter", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_searchsorted a;
+  a.out_int32 = false;
+  a.right = false;
+  a.side = NULL;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "sorted_sequence", v[0], false, &a.sorted_sequence) < 0 ||
+      (a.input = v[1], 0) < 0 ||
+      tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
+      tl_py_arg_bool_given(func, "right", v[3], &a.right, &a.has_right) < 0 ||
+      tl_py_arg_str(func, "side", v[4], &a.side) < 0 ||
+      tl_py_arg_tensor(func, "sorter", v[5], true, &a.sorter) < 0 ||
+      (a.out = v[6], 0) < 0)
+    return NULL;
+  return tl_py_impl_searchsorted(op, &a);
+}
+
+/* bucketize */
+static PyObject *bind_bucketize(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "boundaries", "out_int32", "right", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_bucketize a;
+  a.out_int32 = false;
+  a.right = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      (a.input = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "boundaries", v[1], false, &a.boundaries) < 0 ||
+      tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
+      tl_py_arg_bool(func, "right", v[3], &a.right) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_bucketize(op, &a);
 }
 
 /* gather */
@@ -1679,9 +1846,19 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_MSORT] = bind_msort,
     [TL_OP_TOPK] = bind_topk,
     [TL_OP_KTHVALUE] = bind_kthvalue,
+    [TL_OP_MEDIAN] = bind_median,
+    [TL_OP_NANMEDIAN] = bind_median,
     [TL_OP_MODE] = bind_mode,
+    [TL_OP_QUANTILE] = bind_quantile,
+    [TL_OP_NANQUANTILE] = bind_quantile,
     [TL_OP_CUMMAX] = bind_cummax,
     [TL_OP_CUMMIN] = bind_cummax,
+    [TL_OP_UNIQUE] = bind_unique,
+    [TL_OP_UNIQUE_CONSECUTIVE] = bind_unique_consecutive,
+    [TL_OP_BINCOUNT] = bind_bincount,
+    [TL_OP_HISTC] = bind_histc,
+    [TL_OP_SEARCHSORTED] = bind_searchsorted,
+    [TL_OP_BUCKETIZE] = bind_bucketize,
     [TL_OP_GATHER] = bind_gather,
     [TL_OP_SCATTER] = bind_scatter,
     [TL_OP_SCATTER_ADD] = bind_scatter_add,

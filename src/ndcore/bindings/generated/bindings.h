@@ -152,6 +152,18 @@ typedef struct {
 } tl_py_args_kthvalue;
 PyObject *tl_py_impl_kthvalue(tl_op op, const tl_py_args_kthvalue *a);
 
+/* median(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)
+ * nanmedian(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  bool has_keepdim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_median;
+PyObject *tl_py_impl_median(tl_op op, const tl_py_args_median *a);
+
 /* mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -161,6 +173,19 @@ typedef struct {
 } tl_py_args_mode;
 PyObject *tl_py_impl_mode(tl_op op, const tl_py_args_mode *a);
 
+/* quantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation="linear", any out=None)
+ * nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation="linear", any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *q; /* borrowed; NULL: absent */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  const char *interpolation;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_quantile;
+PyObject *tl_py_impl_quantile(tl_op op, const tl_py_args_quantile *a);
+
 /* cummax(Tensor input, int dim, *, any out=None)
  * cummin(Tensor input, int dim, *, any out=None) */
 typedef struct {
@@ -169,6 +194,71 @@ typedef struct {
   PyObject *out; /* borrowed; NULL: absent */
 } tl_py_args_cummax;
 PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
+
+/* unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool sorted;
+  bool return_inverse;
+  bool return_counts;
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_unique;
+PyObject *tl_py_impl_unique(tl_op op, const tl_py_args_unique *a);
+
+/* unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool return_inverse;
+  bool return_counts;
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_unique_consecutive;
+PyObject *tl_py_impl_unique_consecutive(tl_op op, const tl_py_args_unique_consecutive *a);
+
+/* bincount(Tensor input, Tensor? weights=None, int minlength=0, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weights; /* borrowed; NULL: None or absent */
+  int64_t minlength;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_bincount;
+PyObject *tl_py_impl_bincount(tl_op op, const tl_py_args_bincount *a);
+
+/* histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t bins;
+  tl_scalar min;
+  tl_scalar max;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_histc;
+PyObject *tl_py_impl_histc(tl_op op, const tl_py_args_histc *a);
+
+/* searchsorted(Tensor sorted_sequence, any input, *, bool out_int32=False, bool? right=False, str? side=None, Tensor? sorter=None, any out=None) */
+typedef struct {
+  PyObject *sorted_sequence; /* borrowed */
+  PyObject *input; /* borrowed; NULL: absent */
+  bool out_int32;
+  bool right;
+  bool has_right; /* false: None or absent */
+  const char *side;
+  PyObject *sorter; /* borrowed; NULL: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_searchsorted;
+PyObject *tl_py_impl_searchsorted(tl_op op, const tl_py_args_searchsorted *a);
+
+/* bucketize(any input, Tensor boundaries, *, bool out_int32=False, bool right=False, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed; NULL: absent */
+  PyObject *boundaries; /* borrowed */
+  bool out_int32;
+  bool right;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_bucketize;
+PyObject *tl_py_impl_bucketize(tl_op op, const tl_py_args_bucketize *a);
 
 /* gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None) */
 typedef struct {

@@ -194,13 +194,15 @@ static const tl_py_param params_kthvalue[] = {
 static const tl_py_param params_median[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_nanmedian[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_mode[] = {
@@ -215,7 +217,8 @@ static const tl_py_param params_quantile[] = {
     {"q", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
-    {"interpolation", TL_PY_ARG_STR, 0, "\"linear\""},
+    {"interpolation", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"linear\""},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_nanquantile[] = {
@@ -223,7 +226,8 @@ static const tl_py_param params_nanquantile[] = {
     {"q", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
-    {"interpolation", TL_PY_ARG_STR, 0, "\"linear\""},
+    {"interpolation", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"linear\""},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_cummax[] = {
@@ -244,6 +248,7 @@ static const tl_py_param params_unique[] = {
     {"return_inverse", TL_PY_ARG_BOOL, 0, "False"},
     {"return_counts", TL_PY_ARG_BOOL, 0, "False"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_unique_consecutive[] = {
@@ -251,12 +256,14 @@ static const tl_py_param params_unique_consecutive[] = {
     {"return_inverse", TL_PY_ARG_BOOL, 0, "False"},
     {"return_counts", TL_PY_ARG_BOOL, 0, "False"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_bincount[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"weights", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
     {"minlength", TL_PY_ARG_INT, 0, "0"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_histc[] = {
@@ -264,6 +271,25 @@ static const tl_py_param params_histc[] = {
     {"bins", TL_PY_ARG_INT, 0, "100"},
     {"min", TL_PY_ARG_SCALAR, 0, "0"},
     {"max", TL_PY_ARG_SCALAR, 0, "0"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_searchsorted[] = {
+    {"sorted_sequence", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"out_int32", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"right", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "False"},
+    {"side", TL_PY_ARG_STR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"sorter", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bucketize[] = {
+    {"input", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"boundaries", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out_int32", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"right", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_gather[] = {
@@ -899,28 +925,32 @@ const tl_py_sig tl_py_sigs[] = {
      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None)"},
     {"kthvalue", "sort", params_kthvalue, 5, 4,
      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, any out=None)"},
-    {"median", "sort", params_median, 3, 3,
-     "median(Tensor input, int? dim=None, bool keepdim=False)"},
-    {"nanmedian", "sort", params_nanmedian, 3, 3,
-     "nanmedian(Tensor input, int? dim=None, bool keepdim=False)"},
+    {"median", "sort", params_median, 4, 3,
+     "median(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)"},
+    {"nanmedian", "sort", params_nanmedian, 4, 3,
+     "nanmedian(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)"},
     {"mode", "sort", params_mode, 4, 3,
      "mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None)"},
-    {"quantile", "sort", params_quantile, 5, 5,
-     "quantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
-    {"nanquantile", "sort", params_nanquantile, 5, 5,
-     "nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
+    {"quantile", "sort", params_quantile, 6, 4,
+     "quantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", any out=None)"},
+    {"nanquantile", "sort", params_nanquantile, 6, 4,
+     "nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", any out=None)"},
     {"cummax", "sort", params_cummax, 3, 2,
      "cummax(Tensor input, int dim, *, any out=None)"},
     {"cummin", "sort", params_cummin, 3, 2,
      "cummin(Tensor input, int dim, *, any out=None)"},
-    {"unique", "sort", params_unique, 5, 5,
-     "unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None)"},
-    {"unique_consecutive", "sort", params_unique_consecutive, 4, 4,
-     "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)"},
-    {"bincount", "sort", params_bincount, 3, 3,
-     "bincount(Tensor input, Tensor? weights=None, int minlength=0)"},
-    {"histc", "sort", params_histc, 4, 4,
-     "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0)"},
+    {"unique", "sort", params_unique, 6, 5,
+     "unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None)"},
+    {"unique_consecutive", "sort", params_unique_consecutive, 5, 4,
+     "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None)"},
+    {"bincount", "sort", params_bincount, 4, 3,
+     "bincount(Tensor input, Tensor? weights=None, int minlength=0, *, any out=None)"},
+    {"histc", "sort", params_histc, 5, 4,
+     "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, any out=None)"},
+    {"searchsorted", "sort", params_searchsorted, 7, 2,
+     "searchsorted(Tensor sorted_sequence, any input, *, bool out_int32=False, bool? right=False, str? side=None, Tensor? sorter=None, any out=None)"},
+    {"bucketize", "sort", params_bucketize, 5, 2,
+     "bucketize(any input, Tensor boundaries, *, bool out_int32=False, bool right=False, any out=None)"},
     {"gather", "index", params_gather, 5, 5,
      "gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None)"},
     {"scatter", "index", params_scatter, 6, 6,
@@ -1104,4 +1134,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 127;
+const int tl_py_sig_count = 129;
