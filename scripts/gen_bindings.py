@@ -40,6 +40,7 @@ OUT_DIR = os.path.join(ROOT, "src", "ndcore", "bindings", "generated")
 KINDS = {
     "Tensor": "TL_PY_ARG_TENSOR",
     "Tensor[]": "TL_PY_ARG_TENSOR_LIST",
+    "TensorLike": "TL_PY_ARG_TENSOR",
     "int": "TL_PY_ARG_INT",
     "int[]": "TL_PY_ARG_INT_LIST",
     "int...": "TL_PY_ARG_INT_VARARGS",
@@ -217,6 +218,8 @@ FIELDS = {
     "int|Tensor": "int64_t {f};\n  PyObject *{f}_tensor; /* borrowed; NULL: an int (or None) */",
     "int[]|Tensor": "tl_py_ints {f};\n  PyObject *{f}_tensor; /* borrowed; NULL: ints (or None) */",
     "int[N]": "tl_py_intvec {f}; /* released by the binder */",
+    "int[][]": "PyObject *{f}; /* borrowed: as given; NULL: absent */",
+    "TensorLike": "tl_py_tensorlike {f}; /* released by the binder */",
     "int[N]|Tensor": "tl_py_intvec {f}; /* released by the binder */\n"
                      "  PyObject *{f}_tensor; /* borrowed; NULL: ints (or None) */",
     "bool": "bool {f};",
@@ -250,6 +253,8 @@ def converter(p, i):
         return f'tl_py_arg_ints(func, "{f}", {v}, &a.{f})'
     if p.type == "int...":  # the trailing positionals when they came spread
         return f'tl_py_arg_int_varargs(func, "{f}", {v}, spread, nspread, &a.{f})'
+    if p.type == "TensorLike":
+        return f'tl_py_arg_tensorlike(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
     if p.type == "int[N]":
         return f'tl_py_arg_intvec(func, "{f}", {v}, &a.{f})'
     if p.type == "int[N]|Tensor":
@@ -272,7 +277,7 @@ def converter(p, i):
     if p.type == "Scalar":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_scalar(func, "{f}", {v}, &a.{f}, {has})'
-    if p.type in ("any", "Tensor[]"):
+    if p.type in ("any", "Tensor[]", "int[][]"):
         return f"(a.{f} = {v}, 0)"
     raise AssertionError(p.type)
 
@@ -412,8 +417,8 @@ def gen_binder_body(sig, params, out, head, self_param=None):
         d = c_default(p)
         if d is not None:
             out.append(f"  a.{p.name} = {d};")
-        if p.type.startswith("int[N]"):
-            out.append(f"  a.{p.name}.v = NULL;")
+        if p.type in OWNED:
+            out.append("  " + OWNED[p.type][0].format(f=p.name))
     checks = []
     if self_param:
         checks.append(f"tl_py_arg_tensor(func, {c_string(self_param.name)}, self, false, "
@@ -429,9 +434,18 @@ def gen_binder_body(sig, params, out, head, self_param=None):
     out.append("    return NULL;" if not heap_lists(params) else "    goto done;")
 
 
+# Parameters whose converters may take something the binder gives back after
+# the call: type -> (the field's initial state, its release call).
+OWNED = {
+    "int[N]": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
+    "int[N]|Tensor": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
+    "TensorLike": ("a.{f}.owned = false;", "tl_py_tensorlike_release(&a.{f});"),
+}
+
+
 def heap_lists(params):
-    """The int[N] parameters, whose converters may allocate."""
-    return [p for p in params if p.type.startswith("int[N]")]
+    """The parameters the binder releases after the call (OWNED)."""
+    return [p for p in params if p.type in OWNED]
 
 
 def gen_call(params, call, out):
@@ -444,7 +458,7 @@ def gen_call(params, call, out):
     out.append(f"  r = {call};")
     out.append("done:")
     for p in lists:
-        out.append(f"  tl_py_intvec_release(&a.{p.name});")
+        out.append("  " + OWNED[p.type][1].format(f=p.name))
     out.append("  return r;")
 
 

@@ -297,11 +297,9 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   case TL_OPKIND_BINARY:
   case TL_OPKIND_WHERE:
     return call_elementwise(f, args, nargs, kwnames);
-  case TL_OPKIND_MATMUL:
-    return tl_py_product_call(f->op, args, nargs, kwnames);
   case TL_OPKIND_CLAMP:
     return call_clamp(f, args, nargs, kwnames);
-  default: /* reductions, scans, index, sort ops: every one has a generated binder */
+  default: /* reductions, scans, index, sort and matmul ops: generated binders */
     return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[f->op].name);
   }
 }

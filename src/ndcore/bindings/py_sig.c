@@ -482,6 +482,32 @@ void tl_py_intvec_release(tl_py_intvec *v)
   v->v = NULL;
 }
 
+int tl_py_arg_tensorlike(const char *func, const char *name, PyObject *o, bool optional,
+                         tl_py_tensorlike *v)
+{
+  bool weak;
+  v->t = NULL;
+  v->owned = false;
+  if (!o || o == Py_None)
+    return optional ? 0 : tl_py_arg_missing(func, name);
+  if (tl_py_is_tensor(o)) {
+    v->t = tl_py_t(o);
+    return 0;
+  }
+  if (tl_py_to_tensor(o, -1, false, &v->converted, &weak) < 0)
+    return -1;
+  v->owned = true;
+  v->t = &v->converted;
+  return 0;
+}
+
+void tl_py_tensorlike_release(tl_py_tensorlike *v)
+{
+  if (v->owned)
+    tl_tensor_release(&v->converted);
+  v->owned = false;
+}
+
 int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl_py_ints *v,
                              PyObject **t)
 {

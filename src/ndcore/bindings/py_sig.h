@@ -103,6 +103,18 @@ int tl_py_arg_intvec_or_tensor(const char *func, const char *name, PyObject *o, 
                                PyObject **t);
 void tl_py_intvec_release(tl_py_intvec *v);
 
+/* TensorLike: a tensor (borrowed), or anything torchlike.tensor() takes,
+ * converted for the call (owned; the binder releases it). t is NULL for an
+ * optional one absent or None. */
+typedef struct {
+  const tl_tensor *t;
+  tl_tensor converted;
+  bool owned;
+} tl_py_tensorlike;
+int tl_py_arg_tensorlike(const char *func, const char *name, PyObject *o, bool optional,
+                         tl_py_tensorlike *v);
+void tl_py_tensorlike_release(tl_py_tensorlike *v);
+
 typedef PyObject *(*tl_py_binder)(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
 /* The generated binder of each op (NULL: bound by hand in its family's file). */

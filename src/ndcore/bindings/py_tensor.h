@@ -137,9 +137,8 @@ PyObject *tl_py_size_new(int ndim, const int64_t *shape);
 /* ops (py_ops.c): op functions, Tensor methods, operators and comparisons */
 int tl_py_ops_init(PyObject *module);
 extern PyType_Slot tl_py_number_slots[];
-/* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
-PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-extern PyMethodDef tl_py_linalg_functions[];
+/* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c):
+ * bound by generated code (generated/bindings.h). */
 /* tensordot's dims (NULL: 2) as the contracted dims of a and b, as given
  * (not wrapped); n is their count. */
 int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,

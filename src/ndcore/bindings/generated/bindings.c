@@ -901,6 +901,801 @@ static PyObject *bind_argwhere(tl_op op, PyObject *const *args, Py_ssize_t nargs
   return tl_py_impl_argwhere(op, &a);
 }
 
+/* matmul, dot, vdot, inner, kron */
+static PyObject *bind_product(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "other", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.other.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.other);
+  return r;
+}
+
+/* mm, bmm */
+static PyObject *bind_product_mat2(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat2", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_mat2 a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat2.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat2", v[1], false, &a.mat2) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_mat2(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat2);
+  return r;
+}
+
+/* mv */
+static PyObject *bind_product_vec(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_vec a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec", v[1], false, &a.vec) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_vec(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec);
+  return r;
+}
+
+/* outer, ger */
+static PyObject *bind_product_vec2(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec2", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_vec2 a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec2.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec2", v[1], false, &a.vec2) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_vec2(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec2);
+  return r;
+}
+
+/* addmm */
+static PyObject *bind_addmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat1", "mat2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addmm a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat1.owned = false;
+  a.mat2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat1", v[1], false, &a.mat1) < 0 ||
+      tl_py_arg_tensorlike(func, "mat2", v[2], false, &a.mat2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addmm(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat1);
+  tl_py_tensorlike_release(&a.mat2);
+  return r;
+}
+
+/* addbmm, baddbmm */
+static PyObject *bind_addbmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "batch1", "batch2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addbmm a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.batch1.owned = false;
+  a.batch2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "batch1", v[1], false, &a.batch1) < 0 ||
+      tl_py_arg_tensorlike(func, "batch2", v[2], false, &a.batch2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addbmm(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.batch1);
+  tl_py_tensorlike_release(&a.batch2);
+  return r;
+}
+
+/* addmv */
+static PyObject *bind_addmv(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat", "vec", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addmv a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat.owned = false;
+  a.vec.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat", v[1], false, &a.mat) < 0 ||
+      tl_py_arg_tensorlike(func, "vec", v[2], false, &a.vec) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addmv(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat);
+  tl_py_tensorlike_release(&a.vec);
+  return r;
+}
+
+/* addr */
+static PyObject *bind_addr(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec1", "vec2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addr a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec1.owned = false;
+  a.vec2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec1", v[1], false, &a.vec1) < 0 ||
+      tl_py_arg_tensorlike(func, "vec2", v[2], false, &a.vec2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addr(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec1);
+  tl_py_tensorlike_release(&a.vec2);
+  return r;
+}
+
+/* tensordot */
+static PyObject *bind_tensordot(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"a", "b", "dims", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_tensordot a;
+  PyObject *r = NULL;
+  a.a.owned = false;
+  a.b.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "a", v[0], false, &a.a) < 0 ||
+      tl_py_arg_tensorlike(func, "b", v[1], false, &a.b) < 0 ||
+      (a.dims = v[2], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_tensordot(op, &a);
+done:
+  tl_py_tensorlike_release(&a.a);
+  tl_py_tensorlike_release(&a.b);
+  return r;
+}
+
+/* trace */
+static PyObject *bind_trace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[1];
+  tl_py_args_trace a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0)
+    goto done;
+  r = tl_py_impl_trace(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  return r;
+}
+
+static PyObject *bind__linalg_inv_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "check_errors", NULL};
+  const char *func = "_linalg_inv_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_inv_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.check_errors = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "check_errors", v[1], &a.check_errors) < 0)
+    goto done;
+  r = tl_py_impl_linalg_inv_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cholesky_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "upper", NULL};
+  const char *func = "_linalg_cholesky_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_cholesky_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.upper = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cholesky_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_solve_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "left", NULL};
+  const char *func = "_linalg_solve_ex";
+  PyObject *v[3];
+  tl_py_args_linalg_solve_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_factor_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "pivot", NULL};
+  const char *func = "_linalg_lu_factor_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_lu_factor_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.pivot = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_factor_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "left", NULL};
+  const char *func = "_linalg_solve";
+  PyObject *v[3];
+  tl_py_args_linalg_solve a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_inv(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_inv";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_det(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_det";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_logdet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_logdet";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_adjoint(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_adjoint";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_slogdet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_slogdet";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cholesky(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "upper", NULL};
+  const char *func = "_linalg_cholesky";
+  PyObject *v[2];
+  tl_py_args_linalg_cholesky a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.upper = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cholesky(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_qr(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "mode", NULL};
+  const char *func = "_linalg_qr";
+  PyObject *v[2];
+  tl_py_args_linalg_qr a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.mode = "reduced";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_str(func, "mode", v[1], &a.mode) < 0)
+    goto done;
+  r = tl_py_impl_linalg_qr(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_svd(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "full_matrices", "compute_uv", NULL};
+  const char *func = "_linalg_svd";
+  PyObject *v[3];
+  tl_py_args_linalg_svd a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.full_matrices = true;
+  a.compute_uv = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "full_matrices", v[1], &a.full_matrices) < 0 ||
+      tl_py_arg_bool(func, "compute_uv", v[2], &a.compute_uv) < 0)
+    goto done;
+  r = tl_py_impl_linalg_svd(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_eigh(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "UPLO", "compute_v", NULL};
+  const char *func = "_linalg_eigh";
+  PyObject *v[3];
+  tl_py_args_linalg_eigh a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.UPLO = "L";
+  a.compute_v = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_str(func, "UPLO", v[1], &a.UPLO) < 0 ||
+      tl_py_arg_bool(func, "compute_v", v[2], &a.compute_v) < 0)
+    goto done;
+  r = tl_py_impl_linalg_eigh(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_eig(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "compute_v", NULL};
+  const char *func = "_linalg_eig";
+  PyObject *v[2];
+  tl_py_args_linalg_eig a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.compute_v = true;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "compute_v", v[1], &a.compute_v) < 0)
+    goto done;
+  r = tl_py_impl_linalg_eig(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_lstsq(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "rcond", "driver", NULL};
+  const char *func = "_linalg_lstsq";
+  PyObject *v[4];
+  tl_py_args_linalg_lstsq a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.rcond = -1.0;
+  a.driver = "gelsy";
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_float(func, "rcond", v[2], &a.rcond, NULL) < 0 ||
+      tl_py_arg_str(func, "driver", v[3], &a.driver) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lstsq(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_vector_norm(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"x", "ord", "dim", "keepdim", "dtype", NULL};
+  const char *func = "_linalg_vector_norm";
+  PyObject *v[5];
+  tl_py_args_linalg_vector_norm a;
+  PyObject *r = NULL;
+  a.x.owned = false;
+  a.ord = 2.0;
+  a.keepdim = false;
+  a.dtype = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "x", v[0], false, &a.x) < 0 ||
+      tl_py_arg_float(func, "ord", v[1], &a.ord, NULL) < 0 ||
+      tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0)
+    goto done;
+  r = tl_py_impl_linalg_vector_norm(func, &a);
+done:
+  tl_py_tensorlike_release(&a.x);
+  return r;
+}
+
+static PyObject *bind__linalg_pinv(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
+  const char *func = "_linalg_pinv";
+  PyObject *v[4];
+  tl_py_args_linalg_tolerance a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.atol = 0.0;
+  a.rtol = 0.0;
+  a.hermitian = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
+      tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
+    goto done;
+  r = tl_py_impl_linalg_tolerance(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_matrix_rank(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
+  const char *func = "_linalg_matrix_rank";
+  PyObject *v[4];
+  tl_py_args_linalg_tolerance a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.atol = 0.0;
+  a.rtol = 0.0;
+  a.hermitian = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
+      tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
+    goto done;
+  r = tl_py_impl_linalg_tolerance(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_matrix_power(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "n", NULL};
+  const char *func = "_linalg_matrix_power";
+  PyObject *v[2];
+  tl_py_args_linalg_matrix_power a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.n = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_int(func, "n", v[1], true, &a.n, NULL) < 0)
+    goto done;
+  r = tl_py_impl_linalg_matrix_power(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cross(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "other", "dim", NULL};
+  const char *func = "_linalg_cross";
+  PyObject *v[3];
+  tl_py_args_linalg_cross a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.other.owned = false;
+  a.dim = -1;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cross(func, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.other);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_factor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "full", NULL};
+  const char *func = "_linalg_lu_factor";
+  PyObject *v[2];
+  tl_py_args_linalg_lu_factor a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.full = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "full", v[1], &a.full) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_factor(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"LU", "pivots", "B", "left", "adjoint", NULL};
+  const char *func = "_linalg_lu_solve";
+  PyObject *v[5];
+  tl_py_args_linalg_lu_solve a;
+  PyObject *r = NULL;
+  a.LU.owned = false;
+  a.pivots.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  a.adjoint = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "LU", v[0], false, &a.LU) < 0 ||
+      tl_py_arg_tensorlike(func, "pivots", v[1], false, &a.pivots) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[2], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
+      tl_py_arg_bool(func, "adjoint", v[4], &a.adjoint) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_solve(func, &a);
+done:
+  tl_py_tensorlike_release(&a.LU);
+  tl_py_tensorlike_release(&a.pivots);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_solve_triangular(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                               PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "upper", "left", "unitriangular", NULL};
+  const char *func = "_linalg_solve_triangular";
+  PyObject *v[5];
+  tl_py_args_linalg_solve_triangular a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.upper = false;
+  a.left = true;
+  a.unitriangular = false;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "upper", v[2], &a.upper) < 0 ||
+      tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
+      tl_py_arg_bool(func, "unitriangular", v[4], &a.unitriangular) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve_triangular(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
 static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -1876,6 +2671,23 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_PUT] = bind_put,
     [TL_OP_NONZERO] = bind_nonzero,
     [TL_OP_ARGWHERE] = bind_argwhere,
+    [TL_OP_MATMUL] = bind_product,
+    [TL_OP_DOT] = bind_product,
+    [TL_OP_VDOT] = bind_product,
+    [TL_OP_INNER] = bind_product,
+    [TL_OP_KRON] = bind_product,
+    [TL_OP_MM] = bind_product_mat2,
+    [TL_OP_BMM] = bind_product_mat2,
+    [TL_OP_MV] = bind_product_vec,
+    [TL_OP_OUTER] = bind_product_vec2,
+    [TL_OP_GER] = bind_product_vec2,
+    [TL_OP_ADDMM] = bind_addmm,
+    [TL_OP_ADDBMM] = bind_addbmm,
+    [TL_OP_BADDBMM] = bind_addbmm,
+    [TL_OP_ADDMV] = bind_addmv,
+    [TL_OP_ADDR] = bind_addr,
+    [TL_OP_TENSORDOT] = bind_tensordot,
+    [TL_OP_TRACE] = bind_trace,
     [TL_OP_SOFTMAX] = bind_softmax,
     [TL_OP_LOG_SOFTMAX] = bind_softmax,
     [TL_OP_SOFTMAX_BACKWARD] = bind_softmax_backward,
@@ -1942,6 +2754,34 @@ PyMethodDef tl_py_generated_method_only[] = {
     {"expand", (PyCFunction)(void (*)(void))bind_expand, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"unfold", (PyCFunction)(void (*)(void))bind_unfold, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"repeat", (PyCFunction)(void (*)(void))bind_repeat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_linalg_functions[] = {
+    {"_linalg_inv_ex", (PyCFunction)(void (*)(void))bind__linalg_inv_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cholesky_ex", (PyCFunction)(void (*)(void))bind__linalg_cholesky_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve_ex", (PyCFunction)(void (*)(void))bind__linalg_solve_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_factor_ex", (PyCFunction)(void (*)(void))bind__linalg_lu_factor_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve", (PyCFunction)(void (*)(void))bind__linalg_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_inv", (PyCFunction)(void (*)(void))bind__linalg_inv, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_det", (PyCFunction)(void (*)(void))bind__linalg_det, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_logdet", (PyCFunction)(void (*)(void))bind__linalg_logdet, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_adjoint", (PyCFunction)(void (*)(void))bind__linalg_adjoint, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_slogdet", (PyCFunction)(void (*)(void))bind__linalg_slogdet, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cholesky", (PyCFunction)(void (*)(void))bind__linalg_cholesky, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_qr", (PyCFunction)(void (*)(void))bind__linalg_qr, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_svd", (PyCFunction)(void (*)(void))bind__linalg_svd, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_eigh", (PyCFunction)(void (*)(void))bind__linalg_eigh, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_eig", (PyCFunction)(void (*)(void))bind__linalg_eig, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lstsq", (PyCFunction)(void (*)(void))bind__linalg_lstsq, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_vector_norm", (PyCFunction)(void (*)(void))bind__linalg_vector_norm, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_pinv", (PyCFunction)(void (*)(void))bind__linalg_pinv, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_matrix_rank", (PyCFunction)(void (*)(void))bind__linalg_matrix_rank, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_matrix_power", (PyCFunction)(void (*)(void))bind__linalg_matrix_power, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cross", (PyCFunction)(void (*)(void))bind__linalg_cross, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_factor", (PyCFunction)(void (*)(void))bind__linalg_lu_factor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_solve", (PyCFunction)(void (*)(void))bind__linalg_lu_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve_triangular", (PyCFunction)(void (*)(void))bind__linalg_solve_triangular, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

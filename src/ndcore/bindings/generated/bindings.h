@@ -412,6 +412,261 @@ typedef struct {
 } tl_py_args_argwhere;
 PyObject *tl_py_impl_argwhere(tl_op op, const tl_py_args_argwhere *a);
 
+/* matmul(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * dot(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * vdot(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * inner(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * kron(TensorLike input, TensorLike other, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike other; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product;
+PyObject *tl_py_impl_product(tl_op op, const tl_py_args_product *a);
+
+/* mm(TensorLike input, TensorLike mat2, *, Tensor? out=None)
+ * bmm(TensorLike input, TensorLike mat2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat2; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_mat2;
+PyObject *tl_py_impl_product_mat2(tl_op op, const tl_py_args_product_mat2 *a);
+
+/* mv(TensorLike input, TensorLike vec, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_vec;
+PyObject *tl_py_impl_product_vec(tl_op op, const tl_py_args_product_vec *a);
+
+/* outer(TensorLike input, TensorLike vec2, *, Tensor? out=None)
+ * ger(TensorLike input, TensorLike vec2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec2; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_vec2;
+PyObject *tl_py_impl_product_vec2(tl_op op, const tl_py_args_product_vec2 *a);
+
+/* addmm(TensorLike input, TensorLike mat1, TensorLike mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat1; /* released by the binder */
+  tl_py_tensorlike mat2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addmm;
+PyObject *tl_py_impl_addmm(tl_op op, const tl_py_args_addmm *a);
+
+/* addbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)
+ * baddbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike batch1; /* released by the binder */
+  tl_py_tensorlike batch2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addbmm;
+PyObject *tl_py_impl_addbmm(tl_op op, const tl_py_args_addbmm *a);
+
+/* addmv(TensorLike input, TensorLike mat, TensorLike vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat; /* released by the binder */
+  tl_py_tensorlike vec; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addmv;
+PyObject *tl_py_impl_addmv(tl_op op, const tl_py_args_addmv *a);
+
+/* addr(TensorLike input, TensorLike vec1, TensorLike vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec1; /* released by the binder */
+  tl_py_tensorlike vec2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addr;
+PyObject *tl_py_impl_addr(tl_op op, const tl_py_args_addr *a);
+
+/* tensordot(TensorLike a, TensorLike b, int[][] dims=2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike a; /* released by the binder */
+  tl_py_tensorlike b; /* released by the binder */
+  PyObject *dims; /* borrowed: as given; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_tensordot;
+PyObject *tl_py_impl_tensordot(tl_op op, const tl_py_args_tensordot *a);
+
+/* trace(TensorLike input) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+} tl_py_args_trace;
+PyObject *tl_py_impl_trace(tl_op op, const tl_py_args_trace *a);
+
+/* _linalg_inv_ex(TensorLike A, bool check_errors=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool check_errors;
+} tl_py_args_linalg_inv_ex;
+PyObject *tl_py_impl_linalg_inv_ex(const char *name, const tl_py_args_linalg_inv_ex *a);
+
+/* _linalg_cholesky_ex(TensorLike A, bool upper=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool upper;
+} tl_py_args_linalg_cholesky_ex;
+PyObject *tl_py_impl_linalg_cholesky_ex(const char *name, const tl_py_args_linalg_cholesky_ex *a);
+
+/* _linalg_solve_ex(TensorLike A, TensorLike B, bool left=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+} tl_py_args_linalg_solve_ex;
+PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_solve_ex *a);
+
+/* _linalg_lu_factor_ex(TensorLike A, bool pivot=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool pivot;
+} tl_py_args_linalg_lu_factor_ex;
+PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name, const tl_py_args_linalg_lu_factor_ex *a);
+
+/* _linalg_solve(TensorLike A, TensorLike B, bool left=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+} tl_py_args_linalg_solve;
+PyObject *tl_py_impl_linalg_solve(const char *name, const tl_py_args_linalg_solve *a);
+
+/* _linalg_inv(TensorLike A)
+ * _linalg_det(TensorLike A)
+ * _linalg_logdet(TensorLike A)
+ * _linalg_adjoint(TensorLike A)
+ * _linalg_slogdet(TensorLike A) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+} tl_py_args_linalg_one;
+PyObject *tl_py_impl_linalg_one(const char *name, const tl_py_args_linalg_one *a);
+
+/* _linalg_cholesky(TensorLike A, bool upper=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool upper;
+} tl_py_args_linalg_cholesky;
+PyObject *tl_py_impl_linalg_cholesky(const char *name, const tl_py_args_linalg_cholesky *a);
+
+/* _linalg_qr(TensorLike A, str mode="reduced") */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  const char *mode;
+} tl_py_args_linalg_qr;
+PyObject *tl_py_impl_linalg_qr(const char *name, const tl_py_args_linalg_qr *a);
+
+/* _linalg_svd(TensorLike A, bool full_matrices=True, bool compute_uv=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool full_matrices;
+  bool compute_uv;
+} tl_py_args_linalg_svd;
+PyObject *tl_py_impl_linalg_svd(const char *name, const tl_py_args_linalg_svd *a);
+
+/* _linalg_eigh(TensorLike A, str UPLO="L", bool compute_v=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  const char *UPLO;
+  bool compute_v;
+} tl_py_args_linalg_eigh;
+PyObject *tl_py_impl_linalg_eigh(const char *name, const tl_py_args_linalg_eigh *a);
+
+/* _linalg_eig(TensorLike A, bool compute_v=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool compute_v;
+} tl_py_args_linalg_eig;
+PyObject *tl_py_impl_linalg_eig(const char *name, const tl_py_args_linalg_eig *a);
+
+/* _linalg_lstsq(TensorLike A, TensorLike B, float rcond=-1, str driver="gelsy") */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  double rcond;
+  const char *driver;
+} tl_py_args_linalg_lstsq;
+PyObject *tl_py_impl_linalg_lstsq(const char *name, const tl_py_args_linalg_lstsq *a);
+
+/* _linalg_vector_norm(TensorLike x, float ord=2, int[]? dim=None, bool keepdim=False, dtype? dtype=None) */
+typedef struct {
+  tl_py_tensorlike x; /* released by the binder */
+  double ord;
+  tl_py_ints dim;
+  bool keepdim;
+  int dtype; /* -1: None */
+} tl_py_args_linalg_vector_norm;
+PyObject *tl_py_impl_linalg_vector_norm(const char *name, const tl_py_args_linalg_vector_norm *a);
+
+/* _linalg_pinv(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)
+ * _linalg_matrix_rank(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  double atol;
+  bool has_atol; /* false: None or absent */
+  double rtol;
+  bool has_rtol; /* false: None or absent */
+  bool hermitian;
+} tl_py_args_linalg_tolerance;
+PyObject *tl_py_impl_linalg_tolerance(const char *name, const tl_py_args_linalg_tolerance *a);
+
+/* _linalg_matrix_power(TensorLike A, int n) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  int64_t n;
+} tl_py_args_linalg_matrix_power;
+PyObject *tl_py_impl_linalg_matrix_power(const char *name, const tl_py_args_linalg_matrix_power *a);
+
+/* _linalg_cross(TensorLike input, TensorLike other, int dim=-1) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike other; /* released by the binder */
+  int64_t dim;
+} tl_py_args_linalg_cross;
+PyObject *tl_py_impl_linalg_cross(const char *name, const tl_py_args_linalg_cross *a);
+
+/* _linalg_lu_factor(TensorLike A, bool full=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool full;
+} tl_py_args_linalg_lu_factor;
+PyObject *tl_py_impl_linalg_lu_factor(const char *name, const tl_py_args_linalg_lu_factor *a);
+
+/* _linalg_lu_solve(TensorLike LU, TensorLike pivots, TensorLike B, bool left=True, bool adjoint=False) */
+typedef struct {
+  tl_py_tensorlike LU; /* released by the binder */
+  tl_py_tensorlike pivots; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+  bool adjoint;
+} tl_py_args_linalg_lu_solve;
+PyObject *tl_py_impl_linalg_lu_solve(const char *name, const tl_py_args_linalg_lu_solve *a);
+
+/* _linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool upper;
+  bool left;
+  bool unitriangular;
+} tl_py_args_linalg_solve_triangular;
+PyObject *tl_py_impl_linalg_solve_triangular(const char *name, const tl_py_args_linalg_solve_triangular *a);
+
 /* _geqrf(Tensor input) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -777,6 +1032,7 @@ extern PyMethodDef tl_py_generated_methods[];
 /* Tensor methods only (@method). */
 extern PyMethodDef tl_py_generated_method_only[];
 /* Module functions only (@function), by family. */
+extern PyMethodDef tl_py_generated_linalg_functions[];
 extern PyMethodDef tl_py_generated_shape_functions[];
 
 #endif

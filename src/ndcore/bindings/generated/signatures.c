@@ -409,11 +409,223 @@ static const tl_py_param params_argwhere[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_matmul[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_dot[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_vdot[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_inner[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_kron[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_mm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_mv[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_outer[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_ger[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addbmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_baddbmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addmv[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addr[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_tensordot[] = {
     {"a", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"b", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dims", TL_PY_ARG_INT_NESTED, 0, "2"},
-    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_trace[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_inv_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"check_errors", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_cholesky_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_solve_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_lu_factor_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"pivot", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_solve[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_inv[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_det[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_logdet[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_adjoint[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_slogdet[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_cholesky[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_qr[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_STR, 0, "\"reduced\""},
+};
+
+static const tl_py_param params__linalg_svd[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"full_matrices", TL_PY_ARG_BOOL, 0, "True"},
+    {"compute_uv", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_eigh[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"UPLO", TL_PY_ARG_STR, 0, "\"L\""},
+    {"compute_v", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_eig[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"compute_v", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_lstsq[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rcond", TL_PY_ARG_FLOAT, 0, "-1"},
+    {"driver", TL_PY_ARG_STR, 0, "\"gelsy\""},
+};
+
+static const tl_py_param params__linalg_vector_norm[] = {
+    {"x", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"ord", TL_PY_ARG_FLOAT, 0, "2"},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
+    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__linalg_pinv[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"atol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"rtol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_matrix_rank[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"atol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"rtol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
 };
 
 static const tl_py_param params__linalg_matrix_power[] = {
@@ -427,11 +639,25 @@ static const tl_py_param params__linalg_cross[] = {
     {"dim", TL_PY_ARG_INT, 0, "-1"},
 };
 
-static const tl_py_param params__linalg_vector_norm[] = {
-    {"x", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"ord", TL_PY_ARG_ANY, 0, "2"},
-    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+static const tl_py_param params__linalg_lu_factor[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"full", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_lu_solve[] = {
+    {"LU", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"pivots", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+    {"adjoint", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_solve_triangular[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+    {"unitriangular", TL_PY_ARG_BOOL, 0, "False"},
 };
 
 static const tl_py_param params__geqrf[] = {
@@ -985,14 +1211,88 @@ const tl_py_sig tl_py_sigs[] = {
      "nonzero(Tensor input, Tensor? out=None, bool as_tuple=False)"},
     {"argwhere", "index", params_argwhere, 1, 1,
      "argwhere(Tensor input)"},
-    {"tensordot", "matmul", params_tensordot, 4, 4,
-     "tensordot(Tensor a, Tensor b, int[][] dims=2, Tensor? out=None)"},
+    {"matmul", "matmul", params_matmul, 3, 2,
+     "matmul(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"dot", "matmul", params_dot, 3, 2,
+     "dot(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"vdot", "matmul", params_vdot, 3, 2,
+     "vdot(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"inner", "matmul", params_inner, 3, 2,
+     "inner(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"kron", "matmul", params_kron, 3, 2,
+     "kron(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"mm", "matmul", params_mm, 3, 2,
+     "mm(TensorLike input, TensorLike mat2, *, Tensor? out=None)"},
+    {"bmm", "matmul", params_bmm, 3, 2,
+     "bmm(TensorLike input, TensorLike mat2, *, Tensor? out=None)"},
+    {"mv", "matmul", params_mv, 3, 2,
+     "mv(TensorLike input, TensorLike vec, *, Tensor? out=None)"},
+    {"outer", "matmul", params_outer, 3, 2,
+     "outer(TensorLike input, TensorLike vec2, *, Tensor? out=None)"},
+    {"ger", "matmul", params_ger, 3, 2,
+     "ger(TensorLike input, TensorLike vec2, *, Tensor? out=None)"},
+    {"addmm", "matmul", params_addmm, 6, 3,
+     "addmm(TensorLike input, TensorLike mat1, TensorLike mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addbmm", "matmul", params_addbmm, 6, 3,
+     "addbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"baddbmm", "matmul", params_baddbmm, 6, 3,
+     "baddbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addmv", "matmul", params_addmv, 6, 3,
+     "addmv(TensorLike input, TensorLike mat, TensorLike vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addr", "matmul", params_addr, 6, 3,
+     "addr(TensorLike input, TensorLike vec1, TensorLike vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"tensordot", "matmul", params_tensordot, 4, 3,
+     "tensordot(TensorLike a, TensorLike b, int[][] dims=2, *, Tensor? out=None)"},
+    {"trace", "matmul", params_trace, 1, 1,
+     "trace(TensorLike input)"},
+    {"_linalg_inv_ex", "linalg", params__linalg_inv_ex, 2, 2,
+     "_linalg_inv_ex(TensorLike A, bool check_errors=False)"},
+    {"_linalg_cholesky_ex", "linalg", params__linalg_cholesky_ex, 2, 2,
+     "_linalg_cholesky_ex(TensorLike A, bool upper=False)"},
+    {"_linalg_solve_ex", "linalg", params__linalg_solve_ex, 3, 3,
+     "_linalg_solve_ex(TensorLike A, TensorLike B, bool left=True)"},
+    {"_linalg_lu_factor_ex", "linalg", params__linalg_lu_factor_ex, 2, 2,
+     "_linalg_lu_factor_ex(TensorLike A, bool pivot=True)"},
+    {"_linalg_solve", "linalg", params__linalg_solve, 3, 3,
+     "_linalg_solve(TensorLike A, TensorLike B, bool left=True)"},
+    {"_linalg_inv", "linalg", params__linalg_inv, 1, 1,
+     "_linalg_inv(TensorLike A)"},
+    {"_linalg_det", "linalg", params__linalg_det, 1, 1,
+     "_linalg_det(TensorLike A)"},
+    {"_linalg_logdet", "linalg", params__linalg_logdet, 1, 1,
+     "_linalg_logdet(TensorLike A)"},
+    {"_linalg_adjoint", "linalg", params__linalg_adjoint, 1, 1,
+     "_linalg_adjoint(TensorLike A)"},
+    {"_linalg_slogdet", "linalg", params__linalg_slogdet, 1, 1,
+     "_linalg_slogdet(TensorLike A)"},
+    {"_linalg_cholesky", "linalg", params__linalg_cholesky, 2, 2,
+     "_linalg_cholesky(TensorLike A, bool upper=False)"},
+    {"_linalg_qr", "linalg", params__linalg_qr, 2, 2,
+     "_linalg_qr(TensorLike A, str mode=\"reduced\")"},
+    {"_linalg_svd", "linalg", params__linalg_svd, 3, 3,
+     "_linalg_svd(TensorLike A, bool full_matrices=True, bool compute_uv=True)"},
+    {"_linalg_eigh", "linalg", params__linalg_eigh, 3, 3,
+     "_linalg_eigh(TensorLike A, str UPLO=\"L\", bool compute_v=True)"},
+    {"_linalg_eig", "linalg", params__linalg_eig, 2, 2,
+     "_linalg_eig(TensorLike A, bool compute_v=True)"},
+    {"_linalg_lstsq", "linalg", params__linalg_lstsq, 4, 4,
+     "_linalg_lstsq(TensorLike A, TensorLike B, float rcond=-1, str driver=\"gelsy\")"},
+    {"_linalg_vector_norm", "linalg", params__linalg_vector_norm, 5, 5,
+     "_linalg_vector_norm(TensorLike x, float ord=2, int[]? dim=None, bool keepdim=False, dtype? dtype=None)"},
+    {"_linalg_pinv", "linalg", params__linalg_pinv, 4, 4,
+     "_linalg_pinv(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)"},
+    {"_linalg_matrix_rank", "linalg", params__linalg_matrix_rank, 4, 4,
+     "_linalg_matrix_rank(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)"},
     {"_linalg_matrix_power", "linalg", params__linalg_matrix_power, 2, 2,
-     "_linalg_matrix_power(Tensor A, int n)"},
+     "_linalg_matrix_power(TensorLike A, int n)"},
     {"_linalg_cross", "linalg", params__linalg_cross, 3, 3,
-     "_linalg_cross(Tensor input, Tensor other, int dim=-1)"},
-    {"_linalg_vector_norm", "linalg", params__linalg_vector_norm, 4, 4,
-     "_linalg_vector_norm(Tensor x, any ord=2, int[]? dim=None, bool keepdim=False)"},
+     "_linalg_cross(TensorLike input, TensorLike other, int dim=-1)"},
+    {"_linalg_lu_factor", "linalg", params__linalg_lu_factor, 2, 2,
+     "_linalg_lu_factor(TensorLike A, bool full=False)"},
+    {"_linalg_lu_solve", "linalg", params__linalg_lu_solve, 5, 5,
+     "_linalg_lu_solve(TensorLike LU, TensorLike pivots, TensorLike B, bool left=True, bool adjoint=False)"},
+    {"_linalg_solve_triangular", "linalg", params__linalg_solve_triangular, 5, 5,
+     "_linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False)"},
     {"_geqrf", "linalg", params__geqrf, 1, 1,
      "_geqrf(Tensor input)"},
     {"reshape", "view", params_reshape, 2, 2,
@@ -1134,4 +1434,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
 };
-const int tl_py_sig_count = 129;
+const int tl_py_sig_count = 166;
