@@ -271,6 +271,22 @@ int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required
   return r ? -1 : 0;
 }
 
+/* The n items of a sequence of ints, each converted by int_value. */
+static int int_items(const char *func, const char *name, PyObject *const *items, Py_ssize_t n,
+                     int64_t *out)
+{
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int r = int_value(items[i], &out[i]);
+    if (r > 0)
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
+                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
+                   Py_TYPE(items[i])->tp_name);
+    if (r)
+      return -1;
+  }
+  return 0;
+}
+
 /* Is o a sequence of ints rather than one: a tuple, list or 1-d integer
  * tensor, or another sized sequence (a range, a 1-d ndarray; a 0-d ndarray
  * has no length and is one int). */
@@ -313,16 +329,8 @@ int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_i
                  func ? func : "", func ? "(): " : "", name, n, TL_PY_MAX_INTS);
     r = -1;
   }
-  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
-    PyObject *item = PySequence_Fast_ITEMS(fast)[i];
-    r = int_value(item, &v->v[i]);
-    if (r > 0) {
-      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
-                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
-                   Py_TYPE(item)->tp_name);
-      r = -1;
-    }
-  }
+  if (r == 0)
+    r = int_items(func, name, PySequence_Fast_ITEMS(fast), n, v->v);
   Py_DECREF(fast);
   v->n = (int)n;
   v->given = r == 0;
@@ -445,15 +453,8 @@ int tl_py_arg_intvec(const char *func, const char *name, PyObject *o, tl_py_intv
     PyErr_NoMemory();
     r = -1;
   }
-  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
-    PyObject *item = PySequence_Fast_ITEMS(fast)[i];
-    r = int_value(item, &v->v[i]);
-    if (r > 0) {
-      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints, but "
-                   "element %zd is %s", func, name, i, Py_TYPE(item)->tp_name);
-      r = -1;
-    }
-  }
+  if (r == 0)
+    r = int_items(func, name, PySequence_Fast_ITEMS(fast), n, v->v);
   Py_DECREF(fast);
   v->n = r == 0 ? n : 0;
   v->given = r == 0;
@@ -573,14 +574,8 @@ int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
                  func, name, nspread, TL_PY_MAX_INTS);
     return -1;
   }
-  for (Py_ssize_t i = 0; i < nspread; i++) {
-    int r = int_value(spread[i], &v->v[i]);
-    if (r > 0)
-      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints, but "
-                   "element %zd is %s", func, name, i, Py_TYPE(spread[i])->tp_name);
-    if (r)
-      return -1;
-  }
+  if (int_items(func, name, spread, nspread, v->v) < 0)
+    return -1;
   v->n = (int)nspread;
   return 0;
 }
