@@ -427,8 +427,8 @@ def gen_binder_body(sig, params, out, head, self_param=None):
         checks.append(f"tl_py_bind_varargs(func, args, nargs, kwnames, names, {npos}, {nrequired}, "
                       f"v, &spread, &nspread) < 0")
     else:
-        checks.append(f"tl_py_bind_args(func, args, nargs, kwnames, names, {npos}, {nrequired}, "
-                      "v) < 0")
+        checks.append(f"tl_py_bind(func, args, nargs, kwnames, names, {len(params)}, {npos}, "
+                      f"{nrequired}, v) < 0")
     checks += [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
     out.append("  if (" + " ||\n      ".join(checks) + ")")
     out.append("    return NULL;" if not heap_lists(params) else "    goto done;")

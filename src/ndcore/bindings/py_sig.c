@@ -254,8 +254,8 @@ static int int_value(PyObject *o, int64_t *v)
   return 0;
 }
 
-int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
-                  bool *given)
+int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
+                       int64_t *v, bool *given)
 {
   if (!o || o == Py_None) {
     if (given)
@@ -532,8 +532,12 @@ int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs
   int k = npos - 1; /* the int... parameter */
   *spread = NULL;
   *nspread = 0;
-  if (nargs <= npos)
-    return tl_py_bind_args(func, args, nargs, kwnames, names, npos, nrequired, values);
+  if (nargs <= npos) {
+    int n = npos;
+    while (names[n])
+      n++;
+    return tl_py_bind(func, args, nargs, kwnames, names, n, npos, nrequired, values);
+  }
   /* bind what comes before the ints and the keywords: keyword values sit
    * after the positionals in a vectorcall, so copy them next to the first k */
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;

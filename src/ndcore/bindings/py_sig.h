@@ -115,6 +115,19 @@ int tl_py_arg_tensorlike(const char *func, const char *name, PyObject *o, bool o
                          tl_py_tensorlike *v);
 void tl_py_tensorlike_release(tl_py_tensorlike *v);
 
+/* tl_py_bind_args with the common call inline: positionals only, as many as
+ * the signature takes and no fewer than it needs.  n: the parameter count. */
+static inline int tl_py_bind(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, const char *const *names, int n, int npos,
+                             int nrequired, PyObject **values)
+{
+  if (kwnames || nargs > npos || nargs < nrequired)
+    return tl_py_bind_args(func, args, nargs, kwnames, names, npos, nrequired, values);
+  for (int i = 0; i < n; i++)
+    values[i] = i < nargs ? args[i] : NULL;
+  return 0;
+}
+
 typedef PyObject *(*tl_py_binder)(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
 /* The generated binder of each op (NULL: bound by hand in its family's file). */
@@ -159,8 +172,23 @@ static inline int tl_py_arg_tensor(const char *func, const char *name, PyObject 
 }
 
 /* A Python int, NumPy int or 0-d integer tensor (not a bool). */
-int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
-                  bool *given);
+int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
+                       int64_t *v, bool *given);
+static inline int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required,
+                                int64_t *v, bool *given)
+{
+  if (o && PyLong_CheckExact(o)) { /* the common case without a call */
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      *v = x;
+      if (given)
+        *given = true;
+      return 0;
+    }
+  }
+  return tl_py_arg_int_slow(func, name, o, required, v, given);
+}
 
 /* An int, or a sequence (or 1-d integer tensor) of them.  func may be NULL
  * (the messages then name the argument alone). */
@@ -170,6 +198,16 @@ static inline int tl_py_arg_ints(const char *func, const char *name, PyObject *o
     v->n = 0;
     v->given = v->one = false;
     return 0;
+  }
+  if (PyLong_CheckExact(o)) { /* one int, the common case, without a call */
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      v->v[0] = x;
+      v->n = 1;
+      v->given = v->one = true;
+      return 0;
+    }
   }
   return tl_py_arg_ints_slow(func, name, o, v);
 }

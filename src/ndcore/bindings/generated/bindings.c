@@ -15,7 +15,7 @@ static PyObject *bind_var_unbiased(tl_op op, PyObject *const *args, Py_ssize_t n
   a.unbiased = false;
   a.keepdim = false;
   a.correction = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_bool(func, "unbiased", v[1], &a.unbiased) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -35,7 +35,7 @@ static PyObject *bind_view_dtype(PyObject *self, PyObject *const *args, Py_ssize
   tl_py_args_view_dtype a;
   a.dtype = -1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_dtype(v[0], &a.dtype) < 0)
     return NULL;
   return tl_py_impl_view_dtype(func, &a);
@@ -51,7 +51,7 @@ static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t n
   tl_py_args_reduce_dtype a;
   a.keepdim = false;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -74,7 +74,7 @@ static PyObject *bind_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.unbiased = false;
   a.keepdim = false;
   a.correction = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool_given(func, "unbiased", v[2], &a.unbiased, &a.has_unbiased) < 0 ||
@@ -94,7 +94,7 @@ static PyObject *bind_reduce_out(tl_op op, PyObject *const *args, Py_ssize_t nar
   PyObject *v[4];
   tl_py_args_reduce_out a;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -113,7 +113,7 @@ static PyObject *bind_reduce_index(tl_op op, PyObject *const *args, Py_ssize_t n
   tl_py_args_reduce_index a;
   a.dim = 0;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0)
@@ -129,7 +129,7 @@ static PyObject *bind_count_nonzero(tl_op op, PyObject *const *args, Py_ssize_t 
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_count_nonzero a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0)
     return NULL;
@@ -146,7 +146,7 @@ static PyObject *bind_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_norm a;
   a.keepdim = false;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       (a.p = v[1], 0) < 0 ||
       tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
@@ -166,7 +166,7 @@ static PyObject *bind_max_min(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[5];
   tl_py_args_max_min a;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int_or_tensor(func, "dim", v[1], &a.dim, &a.dim_tensor, &a.has_dim) < 0 ||
       tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
@@ -186,7 +186,7 @@ static PyObject *bind_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_scan a;
   a.dim = 0;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
@@ -206,7 +206,7 @@ static PyObject *bind_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.dim = -1;
   a.descending = false;
   a.stable = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_bool(func, "descending", v[2], &a.descending) < 0 ||
@@ -224,7 +224,7 @@ static PyObject *bind_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_msort a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       (a.out = v[1], 0) < 0)
     return NULL;
@@ -243,7 +243,7 @@ static PyObject *bind_topk(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.dim = -1;
   a.largest = true;
   a.sorted = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 5, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
@@ -265,7 +265,7 @@ static PyObject *bind_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.k = 0;
   a.dim = -1;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
@@ -285,7 +285,7 @@ static PyObject *bind_median(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_median a;
   a.dim = 0;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
       tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
@@ -304,7 +304,7 @@ static PyObject *bind_mode(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_mode a;
   a.dim = -1;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -324,7 +324,7 @@ static PyObject *bind_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.dim = 0;
   a.keepdim = false;
   a.interpolation = "linear";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       (a.q = v[1], 0) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
@@ -344,7 +344,7 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[3];
   tl_py_args_cummax a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       (a.out = v[2], 0) < 0)
@@ -364,7 +364,7 @@ static PyObject *bind_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.return_inverse = false;
   a.return_counts = false;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 5, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_bool(func, "sorted", v[1], &a.sorted) < 0 ||
       tl_py_arg_bool(func, "return_inverse", v[2], &a.return_inverse) < 0 ||
@@ -386,7 +386,7 @@ static PyObject *bind_unique_consecutive(tl_op op, PyObject *const *args, Py_ssi
   a.return_inverse = false;
   a.return_counts = false;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_bool(func, "return_inverse", v[1], &a.return_inverse) < 0 ||
       tl_py_arg_bool(func, "return_counts", v[2], &a.return_counts) < 0 ||
@@ -405,7 +405,7 @@ static PyObject *bind_bincount(tl_op op, PyObject *const *args, Py_ssize_t nargs
   PyObject *v[4];
   tl_py_args_bincount a;
   a.minlength = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "weights", v[1], true, &a.weights) < 0 ||
       tl_py_arg_int(func, "minlength", v[2], false, &a.minlength, NULL) < 0 ||
@@ -425,7 +425,7 @@ static PyObject *bind_histc(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.bins = 100;
   a.min = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
   a.max = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "bins", v[1], false, &a.bins, NULL) < 0 ||
       tl_py_arg_scalar(func, "min", v[2], &a.min, NULL) < 0 ||
@@ -446,7 +446,7 @@ static PyObject *bind_searchsorted(tl_op op, PyObject *const *args, Py_ssize_t n
   a.out_int32 = false;
   a.right = false;
   a.side = NULL;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "sorted_sequence", v[0], false, &a.sorted_sequence) < 0 ||
       (a.input = v[1], 0) < 0 ||
       tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
@@ -468,7 +468,7 @@ static PyObject *bind_bucketize(tl_op op, PyObject *const *args, Py_ssize_t narg
   tl_py_args_bucketize a;
   a.out_int32 = false;
   a.right = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 2, 2, v) < 0 ||
       (a.input = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "boundaries", v[1], false, &a.boundaries) < 0 ||
       tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
@@ -488,7 +488,7 @@ static PyObject *bind_gather(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_gather a;
   a.dim = 0;
   a.sparse_grad = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -508,7 +508,7 @@ static PyObject *bind_scatter_at(tl_op op, bool inplace, PyObject *const *args, 
   tl_py_args_scatter a;
   a.dim = 0;
   a.reduce = NULL;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -540,7 +540,7 @@ static PyObject *bind_scatter_add_at(tl_op op, bool inplace, PyObject *const *ar
   PyObject *v[4];
   tl_py_args_scatter_add a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -572,7 +572,7 @@ static PyObject *bind_scatter_reduce_at(tl_op op, bool inplace, PyObject *const 
   a.dim = 0;
   a.reduce = NULL;
   a.include_self = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 5, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 5, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -604,7 +604,7 @@ static PyObject *bind_index_select(tl_op op, PyObject *const *args, Py_ssize_t n
   PyObject *v[4];
   tl_py_args_index_select a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -622,7 +622,7 @@ static PyObject *bind_index_add_at(tl_op op, bool inplace, PyObject *const *args
   PyObject *v[5];
   tl_py_args_index_add a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 4, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -653,7 +653,7 @@ static PyObject *bind_index_copy_at(tl_op op, bool inplace, PyObject *const *arg
   PyObject *v[4];
   tl_py_args_index_copy a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -683,7 +683,7 @@ static PyObject *bind_index_fill_at(tl_op op, bool inplace, PyObject *const *arg
   PyObject *v[4];
   tl_py_args_index_fill a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
@@ -713,7 +713,7 @@ static PyObject *bind_index_put_at(tl_op op, bool inplace, PyObject *const *args
   PyObject *v[4];
   tl_py_args_index_put a;
   a.accumulate = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       (a.indices = v[1], 0) < 0 ||
       (a.values = v[2], 0) < 0 ||
@@ -742,7 +742,7 @@ static PyObject *bind_masked_fill_at(tl_op op, bool inplace, PyObject *const *ar
   const char *func = tl_py_op_name(op, inplace);
   PyObject *v[3];
   tl_py_args_masked_fill a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
       (a.value = v[2], 0) < 0)
@@ -770,7 +770,7 @@ static PyObject *bind_masked_scatter_at(tl_op op, bool inplace, PyObject *const 
   const char *func = tl_py_op_name(op, inplace);
   PyObject *v[3];
   tl_py_args_masked_scatter a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
       tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0)
@@ -798,7 +798,7 @@ static PyObject *bind_masked_select(tl_op op, PyObject *const *args, Py_ssize_t 
   const char *func = tl_op_infos[op].name;
   PyObject *v[3];
   tl_py_args_masked_select a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -814,7 +814,7 @@ static PyObject *bind_take(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   const char *func = tl_op_infos[op].name;
   PyObject *v[3];
   tl_py_args_take a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -831,7 +831,7 @@ static PyObject *bind_take_along_dim(tl_op op, PyObject *const *args, Py_ssize_t
   PyObject *v[4];
   tl_py_args_take_along_dim a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
@@ -849,7 +849,7 @@ static PyObject *bind_put_at(tl_op op, bool inplace, PyObject *const *args, Py_s
   PyObject *v[4];
   tl_py_args_put a;
   a.accumulate = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
       tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0 ||
@@ -879,7 +879,7 @@ static PyObject *bind_nonzero(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[3];
   tl_py_args_nonzero a;
   a.as_tuple = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
       tl_py_arg_bool(func, "as_tuple", v[2], &a.as_tuple) < 0)
@@ -895,7 +895,7 @@ static PyObject *bind_argwhere(tl_op op, PyObject *const *args, Py_ssize_t nargs
   const char *func = tl_op_infos[op].name;
   PyObject *v[1];
   tl_py_args_argwhere a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0)
     return NULL;
   return tl_py_impl_argwhere(op, &a);
@@ -912,7 +912,7 @@ static PyObject *bind_product(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *r = NULL;
   a.input.owned = false;
   a.other.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -935,7 +935,7 @@ static PyObject *bind_product_mat2(tl_op op, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   a.input.owned = false;
   a.mat2.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "mat2", v[1], false, &a.mat2) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -958,7 +958,7 @@ static PyObject *bind_product_vec(tl_op op, PyObject *const *args, Py_ssize_t na
   PyObject *r = NULL;
   a.input.owned = false;
   a.vec.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "vec", v[1], false, &a.vec) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -981,7 +981,7 @@ static PyObject *bind_product_vec2(tl_op op, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   a.input.owned = false;
   a.vec2.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "vec2", v[1], false, &a.vec2) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -1007,7 +1007,7 @@ static PyObject *bind_addmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.mat2.owned = false;
   a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
   a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "mat1", v[1], false, &a.mat1) < 0 ||
       tl_py_arg_tensorlike(func, "mat2", v[2], false, &a.mat2) < 0 ||
@@ -1037,7 +1037,7 @@ static PyObject *bind_addbmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.batch2.owned = false;
   a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
   a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "batch1", v[1], false, &a.batch1) < 0 ||
       tl_py_arg_tensorlike(func, "batch2", v[2], false, &a.batch2) < 0 ||
@@ -1067,7 +1067,7 @@ static PyObject *bind_addmv(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.vec.owned = false;
   a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
   a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "mat", v[1], false, &a.mat) < 0 ||
       tl_py_arg_tensorlike(func, "vec", v[2], false, &a.vec) < 0 ||
@@ -1097,7 +1097,7 @@ static PyObject *bind_addr(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.vec2.owned = false;
   a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
   a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "vec1", v[1], false, &a.vec1) < 0 ||
       tl_py_arg_tensorlike(func, "vec2", v[2], false, &a.vec2) < 0 ||
@@ -1124,7 +1124,7 @@ static PyObject *bind_tensordot(tl_op op, PyObject *const *args, Py_ssize_t narg
   PyObject *r = NULL;
   a.a.owned = false;
   a.b.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "a", v[0], false, &a.a) < 0 ||
       tl_py_arg_tensorlike(func, "b", v[1], false, &a.b) < 0 ||
       (a.dims = v[2], 0) < 0 ||
@@ -1147,7 +1147,7 @@ static PyObject *bind_trace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_trace a;
   PyObject *r = NULL;
   a.input.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0)
     goto done;
   r = tl_py_impl_trace(op, &a);
@@ -1167,7 +1167,7 @@ static PyObject *bind__linalg_inv_ex(PyObject *module, PyObject *const *args, Py
   PyObject *r = NULL;
   a.A.owned = false;
   a.check_errors = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "check_errors", v[1], &a.check_errors) < 0)
     goto done;
@@ -1188,7 +1188,7 @@ static PyObject *bind__linalg_cholesky_ex(PyObject *module, PyObject *const *arg
   PyObject *r = NULL;
   a.A.owned = false;
   a.upper = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
     goto done;
@@ -1210,7 +1210,7 @@ static PyObject *bind__linalg_solve_ex(PyObject *module, PyObject *const *args, 
   a.A.owned = false;
   a.B.owned = false;
   a.left = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
@@ -1233,7 +1233,7 @@ static PyObject *bind__linalg_lu_factor_ex(PyObject *module, PyObject *const *ar
   PyObject *r = NULL;
   a.A.owned = false;
   a.pivot = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0)
     goto done;
@@ -1255,7 +1255,7 @@ static PyObject *bind__linalg_solve(PyObject *module, PyObject *const *args, Py_
   a.A.owned = false;
   a.B.owned = false;
   a.left = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
@@ -1277,7 +1277,7 @@ static PyObject *bind__linalg_inv(PyObject *module, PyObject *const *args, Py_ss
   tl_py_args_linalg_one a;
   PyObject *r = NULL;
   a.A.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
   r = tl_py_impl_linalg_one(func, &a);
@@ -1296,7 +1296,7 @@ static PyObject *bind__linalg_det(PyObject *module, PyObject *const *args, Py_ss
   tl_py_args_linalg_one a;
   PyObject *r = NULL;
   a.A.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
   r = tl_py_impl_linalg_one(func, &a);
@@ -1315,7 +1315,7 @@ static PyObject *bind__linalg_logdet(PyObject *module, PyObject *const *args, Py
   tl_py_args_linalg_one a;
   PyObject *r = NULL;
   a.A.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
   r = tl_py_impl_linalg_one(func, &a);
@@ -1334,7 +1334,7 @@ static PyObject *bind__linalg_adjoint(PyObject *module, PyObject *const *args, P
   tl_py_args_linalg_one a;
   PyObject *r = NULL;
   a.A.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
   r = tl_py_impl_linalg_one(func, &a);
@@ -1353,7 +1353,7 @@ static PyObject *bind__linalg_slogdet(PyObject *module, PyObject *const *args, P
   tl_py_args_linalg_one a;
   PyObject *r = NULL;
   a.A.owned = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
   r = tl_py_impl_linalg_one(func, &a);
@@ -1373,7 +1373,7 @@ static PyObject *bind__linalg_cholesky(PyObject *module, PyObject *const *args, 
   PyObject *r = NULL;
   a.A.owned = false;
   a.upper = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
     goto done;
@@ -1394,7 +1394,7 @@ static PyObject *bind__linalg_qr(PyObject *module, PyObject *const *args, Py_ssi
   PyObject *r = NULL;
   a.A.owned = false;
   a.mode = "reduced";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_str(func, "mode", v[1], &a.mode) < 0)
     goto done;
@@ -1416,7 +1416,7 @@ static PyObject *bind__linalg_svd(PyObject *module, PyObject *const *args, Py_ss
   a.A.owned = false;
   a.full_matrices = true;
   a.compute_uv = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "full_matrices", v[1], &a.full_matrices) < 0 ||
       tl_py_arg_bool(func, "compute_uv", v[2], &a.compute_uv) < 0)
@@ -1439,7 +1439,7 @@ static PyObject *bind__linalg_eigh(PyObject *module, PyObject *const *args, Py_s
   a.A.owned = false;
   a.UPLO = "L";
   a.compute_v = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_str(func, "UPLO", v[1], &a.UPLO) < 0 ||
       tl_py_arg_bool(func, "compute_v", v[2], &a.compute_v) < 0)
@@ -1461,7 +1461,7 @@ static PyObject *bind__linalg_eig(PyObject *module, PyObject *const *args, Py_ss
   PyObject *r = NULL;
   a.A.owned = false;
   a.compute_v = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "compute_v", v[1], &a.compute_v) < 0)
     goto done;
@@ -1484,7 +1484,7 @@ static PyObject *bind__linalg_lstsq(PyObject *module, PyObject *const *args, Py_
   a.B.owned = false;
   a.rcond = -1.0;
   a.driver = "gelsy";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_float(func, "rcond", v[2], &a.rcond, NULL) < 0 ||
@@ -1510,7 +1510,7 @@ static PyObject *bind__linalg_vector_norm(PyObject *module, PyObject *const *arg
   a.ord = 2.0;
   a.keepdim = false;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "x", v[0], false, &a.x) < 0 ||
       tl_py_arg_float(func, "ord", v[1], &a.ord, NULL) < 0 ||
       tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
@@ -1536,7 +1536,7 @@ static PyObject *bind__linalg_pinv(PyObject *module, PyObject *const *args, Py_s
   a.atol = 0.0;
   a.rtol = 0.0;
   a.hermitian = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
       tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
@@ -1561,7 +1561,7 @@ static PyObject *bind__linalg_matrix_rank(PyObject *module, PyObject *const *arg
   a.atol = 0.0;
   a.rtol = 0.0;
   a.hermitian = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
       tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
@@ -1584,7 +1584,7 @@ static PyObject *bind__linalg_matrix_power(PyObject *module, PyObject *const *ar
   PyObject *r = NULL;
   a.A.owned = false;
   a.n = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_int(func, "n", v[1], true, &a.n, NULL) < 0)
     goto done;
@@ -1606,7 +1606,7 @@ static PyObject *bind__linalg_cross(PyObject *module, PyObject *const *args, Py_
   a.input.owned = false;
   a.other.owned = false;
   a.dim = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0)
@@ -1629,7 +1629,7 @@ static PyObject *bind__linalg_lu_factor(PyObject *module, PyObject *const *args,
   PyObject *r = NULL;
   a.A.owned = false;
   a.full = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "full", v[1], &a.full) < 0)
     goto done;
@@ -1653,7 +1653,7 @@ static PyObject *bind__linalg_lu_solve(PyObject *module, PyObject *const *args, 
   a.B.owned = false;
   a.left = true;
   a.adjoint = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "LU", v[0], false, &a.LU) < 0 ||
       tl_py_arg_tensorlike(func, "pivots", v[1], false, &a.pivots) < 0 ||
       tl_py_arg_tensorlike(func, "B", v[2], false, &a.B) < 0 ||
@@ -1682,7 +1682,7 @@ static PyObject *bind__linalg_solve_triangular(PyObject *module, PyObject *const
   a.upper = false;
   a.left = true;
   a.unitriangular = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_bool(func, "upper", v[2], &a.upper) < 0 ||
@@ -1704,7 +1704,7 @@ static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *v[1];
   tl_py_args_geqrf a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 0, 0, v) < 0)
+      tl_py_bind(func, args, nargs, kwnames, names, 0, 0, 0, v) < 0)
     return NULL;
   return tl_py_impl_geqrf(func, &a);
 }
@@ -1769,7 +1769,7 @@ static PyObject *bind_transpose(PyObject *self, PyObject *const *args, Py_ssize_
   a.dim0 = 0;
   a.dim1 = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
     return NULL;
@@ -1786,7 +1786,7 @@ static PyObject *bind_swapdims(PyObject *self, PyObject *const *args, Py_ssize_t
   a.dim0 = 0;
   a.dim1 = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
     return NULL;
@@ -1803,7 +1803,7 @@ static PyObject *bind_swapaxes(PyObject *self, PyObject *const *args, Py_ssize_t
   a.axis0 = 0;
   a.axis1 = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "axis0", v[0], true, &a.axis0, NULL) < 0 ||
       tl_py_arg_int(func, "axis1", v[1], true, &a.axis1, NULL) < 0)
     return NULL;
@@ -1818,7 +1818,7 @@ static PyObject *bind_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t 
   PyObject *v[1];
   tl_py_args_squeeze a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_ints(func, "dim", v[0], &a.dim) < 0)
     return NULL;
   return tl_py_impl_squeeze(func, &a);
@@ -1833,7 +1833,7 @@ static PyObject *bind_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_
   tl_py_args_unsqueeze a;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0)
     return NULL;
   return tl_py_impl_unsqueeze(func, &a);
@@ -1849,7 +1849,7 @@ static PyObject *bind_flatten(PyObject *self, PyObject *const *args, Py_ssize_t 
   a.start_dim = 0;
   a.end_dim = -1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 0, v) < 0 ||
       tl_py_arg_int(func, "start_dim", v[0], false, &a.start_dim, NULL) < 0 ||
       tl_py_arg_int(func, "end_dim", v[1], false, &a.end_dim, NULL) < 0)
     return NULL;
@@ -1881,7 +1881,7 @@ static PyObject *bind_unflatten(PyObject *self, PyObject *const *args, Py_ssize_
   tl_py_args_unflatten a;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_ints(func, "sizes", v[1], &a.sizes) < 0)
     return NULL;
@@ -1896,7 +1896,7 @@ static PyObject *bind_movedim(PyObject *self, PyObject *const *args, Py_ssize_t 
   PyObject *v[2];
   tl_py_args_movedim a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
       tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
     return NULL;
@@ -1911,7 +1911,7 @@ static PyObject *bind_moveaxis(PyObject *self, PyObject *const *args, Py_ssize_t
   PyObject *v[2];
   tl_py_args_movedim a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
       tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
     return NULL;
@@ -1926,7 +1926,7 @@ static PyObject *bind_broadcast_to(PyObject *self, PyObject *const *args, Py_ssi
   PyObject *v[1];
   tl_py_args_broadcast_to a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0)
     return NULL;
   return tl_py_impl_broadcast_to(func, &a);
@@ -1943,7 +1943,7 @@ static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t
   a.dim1 = 0;
   a.dim2 = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
       tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
@@ -1962,7 +1962,7 @@ static PyObject *bind_narrow(PyObject *self, PyObject *const *args, Py_ssize_t n
   a.start = 0;
   a.length = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
       tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
@@ -1981,7 +1981,7 @@ static PyObject *bind_narrow_copy(PyObject *self, PyObject *const *args, Py_ssiz
   a.start = 0;
   a.length = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
       tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
@@ -1999,7 +1999,7 @@ static PyObject *bind_select(PyObject *self, PyObject *const *args, Py_ssize_t n
   a.dim = 0;
   a.index = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "index", v[1], true, &a.index, NULL) < 0)
     return NULL;
@@ -2015,7 +2015,7 @@ static PyObject *bind_as_strided(PyObject *self, PyObject *const *args, Py_ssize
   tl_py_args_as_strided a;
   a.storage_offset = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
       tl_py_arg_int(func, "storage_offset", v[2], false, &a.storage_offset, &a.has_storage_offset) < 0)
@@ -2034,7 +2034,7 @@ static PyObject *bind_unfold(PyObject *self, PyObject *const *args, Py_ssize_t n
   a.size = 0;
   a.step = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_int(func, "dimension", v[0], true, &a.dimension, NULL) < 0 ||
       tl_py_arg_int(func, "size", v[1], true, &a.size, NULL) < 0 ||
       tl_py_arg_int(func, "step", v[2], true, &a.step, NULL) < 0)
@@ -2054,7 +2054,7 @@ static PyObject *bind_split(PyObject *self, PyObject *const *args, Py_ssize_t na
   a.dim = 0;
   a.split_size.v = NULL;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
       tl_py_arg_intvec(func, "split_size_or_sections", v[0], &a.split_size_or_sections) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_intvec(func, "split_size", v[2], &a.split_size) < 0)
@@ -2076,7 +2076,7 @@ static PyObject *bind_chunk(PyObject *self, PyObject *const *args, Py_ssize_t na
   a.chunks = 0;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_int(func, "chunks", v[0], true, &a.chunks, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0)
     return NULL;
@@ -2092,7 +2092,7 @@ static PyObject *bind_unbind(PyObject *self, PyObject *const *args, Py_ssize_t n
   tl_py_args_unbind a;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], false, &a.dim, NULL) < 0)
     return NULL;
   return tl_py_impl_unbind(func, &a);
@@ -2111,7 +2111,7 @@ static PyObject *bind_tensor_split(PyObject *self, PyObject *const *args, Py_ssi
   a.sections = 0;
   a.indices.v = NULL;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 0, v) < 0 ||
       tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "sections", v[2], false, &a.sections, &a.has_sections) < 0 ||
@@ -2134,7 +2134,7 @@ static PyObject *bind_hsplit(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   a.indices_or_sections.v = NULL;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
     goto done;
   r = tl_py_impl_hvdsplit(func, &a);
@@ -2153,7 +2153,7 @@ static PyObject *bind_vsplit(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   a.indices_or_sections.v = NULL;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
     goto done;
   r = tl_py_impl_hvdsplit(func, &a);
@@ -2172,7 +2172,7 @@ static PyObject *bind_dsplit(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   a.indices_or_sections.v = NULL;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
     goto done;
   r = tl_py_impl_hvdsplit(func, &a);
@@ -2190,7 +2190,7 @@ static PyObject *bind_cat(PyObject *module, PyObject *const *args, Py_ssize_t na
   PyObject *v[3];
   tl_py_args_cat a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -2207,7 +2207,7 @@ static PyObject *bind_concat(PyObject *module, PyObject *const *args, Py_ssize_t
   PyObject *v[3];
   tl_py_args_cat a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -2224,7 +2224,7 @@ static PyObject *bind_concatenate(PyObject *module, PyObject *const *args, Py_ss
   PyObject *v[3];
   tl_py_args_cat a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -2241,7 +2241,7 @@ static PyObject *bind_stack(PyObject *module, PyObject *const *args, Py_ssize_t 
   PyObject *v[3];
   tl_py_args_cat a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -2257,7 +2257,7 @@ static PyObject *bind_hstack(PyObject *module, PyObject *const *args, Py_ssize_t
   const char *func = "hstack";
   PyObject *v[2];
   tl_py_args_hstack a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -2272,7 +2272,7 @@ static PyObject *bind_vstack(PyObject *module, PyObject *const *args, Py_ssize_t
   const char *func = "vstack";
   PyObject *v[2];
   tl_py_args_hstack a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -2287,7 +2287,7 @@ static PyObject *bind_row_stack(PyObject *module, PyObject *const *args, Py_ssiz
   const char *func = "row_stack";
   PyObject *v[2];
   tl_py_args_hstack a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -2302,7 +2302,7 @@ static PyObject *bind_dstack(PyObject *module, PyObject *const *args, Py_ssize_t
   const char *func = "dstack";
   PyObject *v[2];
   tl_py_args_hstack a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -2317,7 +2317,7 @@ static PyObject *bind_column_stack(PyObject *module, PyObject *const *args, Py_s
   const char *func = "column_stack";
   PyObject *v[2];
   tl_py_args_hstack a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -2348,7 +2348,7 @@ static PyObject *bind_roll(PyObject *self, PyObject *const *args, Py_ssize_t nar
   PyObject *v[2];
   tl_py_args_roll a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_ints(func, "shifts", v[0], &a.shifts) < 0 ||
       tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
     return NULL;
@@ -2364,7 +2364,7 @@ static PyObject *bind_rot90(PyObject *self, PyObject *const *args, Py_ssize_t na
   tl_py_args_rot90 a;
   a.k = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 0, v) < 0 ||
       tl_py_arg_int(func, "k", v[0], false, &a.k, NULL) < 0 ||
       tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
     return NULL;
@@ -2413,7 +2413,7 @@ static PyObject *bind_repeat_interleave(PyObject *self, PyObject *const *args, P
   a.dim = 0;
   a.output_size = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
       tl_py_arg_int_or_tensor(func, "repeats", v[0], &a.repeats, &a.repeats_tensor, &a.has_repeats) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
       tl_py_arg_int(func, "output_size", v[2], false, &a.output_size, &a.has_output_size) < 0)
@@ -2430,7 +2430,7 @@ static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_tril a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_tril(func, &a);
@@ -2445,7 +2445,7 @@ static PyObject *bind_triu(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_tril a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_tril(func, &a);
@@ -2460,7 +2460,7 @@ static PyObject *bind_diag(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_diag a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_diag(func, &a);
@@ -2477,7 +2477,7 @@ static PyObject *bind_diag_embed(PyObject *self, PyObject *const *args, Py_ssize
   a.dim1 = -2;
   a.dim2 = -1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
       tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
@@ -2494,7 +2494,7 @@ static PyObject *bind_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t
   tl_py_args_diagflat a;
   a.offset = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0)
     return NULL;
   return tl_py_impl_diagflat(func, &a);
@@ -2510,7 +2510,7 @@ static PyObject *bind_select_scatter(PyObject *self, PyObject *const *args, Py_s
   a.dim = 0;
   a.index = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "index", v[2], true, &a.index, NULL) < 0)
@@ -2530,7 +2530,7 @@ static PyObject *bind_slice_scatter(PyObject *self, PyObject *const *args, Py_ss
   a.end = 0;
   a.step = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 5, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 1, v) < 0 ||
       tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "start", v[2], false, &a.start, &a.has_start) < 0 ||
@@ -2551,7 +2551,7 @@ static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py
   a.dim1 = 0;
   a.dim2 = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
       tl_py_arg_int(func, "offset", v[1], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[2], false, &a.dim1, NULL) < 0 ||
@@ -2569,7 +2569,7 @@ static PyObject *bind__pad(PyObject *module, PyObject *const *args, Py_ssize_t n
   PyObject *v[4];
   tl_py_args_pad a;
   a.mode = "constant";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "pad", v[1], &a.pad) < 0 ||
       tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
@@ -2588,7 +2588,7 @@ static PyObject *bind_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_softmax a;
   a.dim = 0;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_dtype(v[2], &a.dtype) < 0)
@@ -2606,7 +2606,7 @@ static PyObject *bind_softmax_backward(tl_op op, PyObject *const *args, Py_ssize
   tl_py_args_softmax_backward a;
   a.dim = 0;
   a.input_dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "output", v[1], false, &a.output) < 0 ||
       tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0 ||
