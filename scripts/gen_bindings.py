@@ -40,11 +40,15 @@ OUT_DIR = os.path.join(ROOT, "src", "ndcore", "bindings", "generated")
 KINDS = {
     "Tensor": "TL_PY_ARG_TENSOR",
     "Tensor[]": "TL_PY_ARG_TENSOR_LIST",
+    "TensorLike": "TL_PY_ARG_TENSOR",
     "int": "TL_PY_ARG_INT",
     "int[]": "TL_PY_ARG_INT_LIST",
     "int...": "TL_PY_ARG_INT_VARARGS",
     "int[][]": "TL_PY_ARG_INT_NESTED",
     "int|Tensor": "TL_PY_ARG_INT_OR_TENSOR",
+    "int[]|Tensor": "TL_PY_ARG_INT_OR_TENSOR",
+    "int[N]": "TL_PY_ARG_INT_LIST",
+    "int[N]|Tensor": "TL_PY_ARG_INT_OR_TENSOR",
     "bool": "TL_PY_ARG_BOOL",
     "float": "TL_PY_ARG_FLOAT",
     "Scalar": "TL_PY_ARG_SCALAR",
@@ -71,12 +75,19 @@ class Param:
         self.required = self.default is None
 
 
+TAGS = {"method", "function", "inplace"}
+
+
 class Signature:
     def __init__(self, line, family):
-        m = re.fullmatch(r"(\w+)\((.*)\)(?:\s*->\s*(\w+))?", line)
+        m = re.fullmatch(r"(\w+)\((.*)\)(?:\s*->\s*(\w+)((?:\s+@\w+)*))?", line)
         if not m:
             raise SyntaxError(f"bad signature: {line!r}")
-        self.name, body, self.impl = m.groups()
+        self.name, body, self.impl, tags = m.groups()
+        self.tags = set(re.findall(r"@(\w+)", tags or ""))
+        if self.tags - TAGS:
+            raise SyntaxError(f"unknown tag(s) {sorted(self.tags - TAGS)} in {line!r}")
+        self.overloads = []  # `| name(...) -> impl` lines after this one
         line = line.split("->")[0].strip()
         self.family = family
         self.text = line
@@ -123,10 +134,14 @@ def read_signatures(path=SIGNATURES):
             if m:
                 family = m.group(1)
                 continue
+            overload = line.startswith("|")
             try:
-                sig = Signature(line, family)
+                sig = Signature(line.lstrip("| "), family)
             except SyntaxError as e:
                 raise SystemExit(f"{path}:{lineno}: {e}")
+            if overload:
+                check_overload(sigs, sig, f"{path}:{lineno}")
+                continue
             if sig.name in seen:
                 raise SystemExit(f"{path}:{lineno}: {sig.name} declared twice")
             seen.add(sig.name)
@@ -175,7 +190,7 @@ def c_default(p):
     """The C value of a parameter's declared default."""
     d = p.default
     if p.type == "bool":
-        return {"False": "false", "True": "true", None: "false"}[d]
+        return {"False": "false", "True": "true", None: "false", "None": "false"}[d]
     if p.type == "int":
         return "0" if d in (None, "None") else str(int(d))
     if p.type == "float":
@@ -184,22 +199,35 @@ def c_default(p):
         return "NULL" if d in (None, "None") else c_string(d.strip("\"'"))
     if p.type == "dtype":
         return "-1"
+    if p.type == "Scalar" and d not in (None, "None"):
+        try:
+            return f"(tl_scalar){{.kind = TL_KIND_INT, .v.i = {int(d)}}}"
+        except ValueError:
+            return f"(tl_scalar){{.kind = TL_KIND_FLOAT, .v.f = {float(d)!r}}}"
     return None
 
 
-# type -> (C declaration of the field(s), converter call); {f} is the field name
+# type -> C declaration of the field; {f} is the field name
 FIELDS = {
-    "Tensor": ("PyObject *{f}; /* borrowed */", None),
-    "Tensor?": ("PyObject *{f}; /* borrowed; NULL: None or absent */", None),
-    "int": ("int64_t {f};", None),
-    "int[]": ("tl_py_ints {f};", None),
-    "int...": ("tl_py_ints {f};", None),
-    "bool": ("bool {f};", None),
-    "float": ("double {f};", None),
-    "str": ("const char *{f};", None),
-    "dtype": ("int {f}; /* -1: None */", None),
-    "Scalar": ("tl_scalar {f};", None),
-    "any": ("PyObject *{f}; /* borrowed; NULL: absent */", None),
+    "Tensor": "PyObject *{f}; /* borrowed */",
+    "Tensor?": "PyObject *{f}; /* borrowed; NULL: None or absent */",
+    "Tensor[]": "PyObject *{f}; /* borrowed: the sequence as given */",
+    "int": "int64_t {f};",
+    "int[]": "tl_py_ints {f};",
+    "int...": "tl_py_ints {f};",
+    "int|Tensor": "int64_t {f};\n  PyObject *{f}_tensor; /* borrowed; NULL: an int (or None) */",
+    "int[]|Tensor": "tl_py_ints {f};\n  PyObject *{f}_tensor; /* borrowed; NULL: ints (or None) */",
+    "int[N]": "tl_py_intvec {f}; /* released by the binder */",
+    "int[][]": "PyObject *{f}; /* borrowed: as given; NULL: absent */",
+    "TensorLike": "tl_py_tensorlike {f}; /* released by the binder */",
+    "int[N]|Tensor": "tl_py_intvec {f}; /* released by the binder */\n"
+                     "  PyObject *{f}_tensor; /* borrowed; NULL: ints (or None) */",
+    "bool": "bool {f};",
+    "float": "double {f};",
+    "str": "const char *{f};",
+    "dtype": "int {f}; /* -1: None */",
+    "Scalar": "tl_scalar {f};",
+    "any": "PyObject *{f}; /* borrowed; NULL: absent */",
 }
 
 
@@ -207,8 +235,8 @@ def field_lines(p):
     if p.type not in FIELDS:
         raise SystemExit(f"gen_bindings: type {p.type} has no generated binder yet ({p.name})")
     key = p.type + "?" if p.optional and p.type + "?" in FIELDS else p.type
-    lines = ["  " + FIELDS[key][0].format(f=p.name)]
-    if p.optional and p.type in ("int", "float", "Scalar"):
+    lines = ["  " + FIELDS[key].format(f=p.name)]
+    if (p.optional and p.type in ("int", "float", "Scalar", "bool")) or p.type == "int|Tensor":
         lines.append(f"  bool has_{p.name}; /* false: None or absent */")
     return lines
 
@@ -221,10 +249,24 @@ def converter(p, i):
     if p.type == "int":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_int(func, "{f}", {v}, {"true" if p.required else "false"}, &a.{f}, {has})'
-    if p.type in ("int[]", "int..."):
+    if p.type == "int[]":
         return f'tl_py_arg_ints(func, "{f}", {v}, &a.{f})'
+    if p.type == "int...":  # the trailing positionals when they came spread
+        return f'tl_py_arg_int_varargs(func, "{f}", {v}, spread, nspread, &a.{f})'
+    if p.type == "TensorLike":
+        return f'tl_py_arg_tensorlike(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
+    if p.type == "int[N]":
+        return f'tl_py_arg_intvec(func, "{f}", {v}, &a.{f})'
+    if p.type == "int[N]|Tensor":
+        return f'tl_py_arg_intvec_or_tensor(func, "{f}", {v}, &a.{f}, &a.{f}_tensor)'
+    if p.type == "int[]|Tensor":
+        return f'tl_py_arg_ints_or_tensor(func, "{f}", {v}, &a.{f}, &a.{f}_tensor)'
+    if p.type == "int|Tensor":
+        return f'tl_py_arg_int_or_tensor(func, "{f}", {v}, &a.{f}, &a.{f}_tensor, &a.has_{f})'
     if p.type == "bool":
-        return f'tl_py_arg_bool(func, "{f}", {v}, &a.{f})'
+        has = f"&a.has_{f}" if p.optional else "NULL"
+        return f'tl_py_arg_bool_given(func, "{f}", {v}, &a.{f}, {has})' if p.optional else \
+            f'tl_py_arg_bool(func, "{f}", {v}, &a.{f})'
     if p.type == "float":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_float(func, "{f}", {v}, &a.{f}, {has})'
@@ -235,24 +277,63 @@ def converter(p, i):
     if p.type == "Scalar":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_scalar(func, "{f}", {v}, &a.{f}, {has})'
-    if p.type == "any":
+    if p.type in ("any", "Tensor[]", "int[][]"):
         return f"(a.{f} = {v}, 0)"
     raise AssertionError(p.type)
 
 
+def check_overload(sigs, sig, where):
+    """`| name(...) -> impl`: another parameter list of the op declared just
+    above.  The generated binder picks it by the type of the first positional
+    argument whose declared type differs (see overload_test)."""
+    if not sigs or sigs[-1].name != sig.name:
+        raise SystemExit(f"{where}: overload of {sig.name} must follow its declaration")
+    primary = sigs[-1]
+    if not primary.impl or not sig.impl:
+        raise SystemExit(f"{where}: an overload and its primary both name an implementation")
+    overload_position(primary, sig)  # raises when nothing tells them apart
+    primary.overloads.append(sig)
+    sig.primary = primary
+
+
+def overload_position(primary, sig):
+    for i, p in enumerate(sig.params):
+        if p.kwonly:
+            break
+        q = primary.params[i] if i < len(primary.params) else None
+        if q is None or q.type != p.type:
+            if p.type not in OVERLOAD_TESTS:
+                break
+            return i
+    raise SystemExit(f"gen_bindings: overload {sig.text} differs from {primary.text} by no "
+                     f"positional type the binder can test ({', '.join(OVERLOAD_TESTS)})")
+
+
+# How a binder tells an overload's distinguishing argument o apart.
+OVERLOAD_TESTS = {
+    "dtype": "PyObject_TypeCheck({o}, tl_py_dtype_type)",
+    "bool": "PyBool_Check({o})",
+    "Tensor": "tl_py_is_tensor({o})",
+}
+
+
 def impl_groups(sigs):
-    """{impl: [signatures]} in declaration order; one parameter list each."""
+    """{impl: [signatures]} in declaration order; one parameter list each.
+    Overloads come after their primary."""
     groups = {}
     for s in sigs:
-        if not s.impl:
-            continue
-        groups.setdefault(s.impl, []).append(s)
+        for member in [s] + getattr(s, "overloads", []):
+            if member.impl:
+                groups.setdefault(member.impl, []).append(member)
     for impl, members in groups.items():
         first = [(p.type, p.name, p.optional, p.default, p.kwonly) for p in members[0].params]
         for s in members[1:]:
             if [(p.type, p.name, p.optional, p.default, p.kwonly) for p in s.params] != first:
                 raise SystemExit(f"gen_bindings: {s.name} and {members[0].name} share -> {impl} "
                                  "but not their parameters")
+            if s.tags != members[0].tags:
+                raise SystemExit(f"gen_bindings: {s.name} and {members[0].name} share -> {impl} "
+                                 "but not their tags")
     return groups
 
 
@@ -264,6 +345,12 @@ def ops_def_names():
 
 def is_op(sig, ops=None):
     return sig.name in (ops if ops is not None else ops_def_names())
+
+
+def impl_first_param(sig, ops):
+    if is_op(sig, ops):
+        return "tl_op op, bool inplace" if "inplace" in sig.tags else "tl_op op"
+    return "const char *name"
 
 
 def gen_bindings_h(sigs):
@@ -278,95 +365,207 @@ def gen_bindings_h(sigs):
         for p in members[0].params:
             out.extend(field_lines(p))
         out.append(f"}} tl_py_args_{impl};")
-        first = "tl_op op" if is_op(members[0], ops) else "const char *name"
-        out.append(f"PyObject *tl_py_impl_{impl}({first}, const tl_py_args_{impl} *a);\n")
+        out.append(f"PyObject *tl_py_impl_{impl}({impl_first_param(members[0], ops)}, "
+                   f"const tl_py_args_{impl} *a);\n")
     out.append("/* Tensor methods bound by generated code (also module functions). */")
-    out.append("extern PyMethodDef tl_py_generated_methods[];\n")
+    out.append("extern PyMethodDef tl_py_generated_methods[];")
+    out.append("/* Tensor methods only (@method). */")
+    out.append("extern PyMethodDef tl_py_generated_method_only[];")
+    out.append("/* Module functions only (@function), by family. */")
+    for family in function_families(sigs):
+        out.append(f"extern PyMethodDef tl_py_generated_{family}_functions[];")
+    out.append("")
     out.append("#endif")
     return "\n".join(out) + "\n"
 
 
-def gen_method_binder(sig, out):
-    """A Tensor method: self is the first parameter, the rest are bound."""
-    params, impl = sig.params, sig.impl
-    rest = params[1:]
+def function_families(sigs):
+    fams = []
+    for s in sigs:
+        if "function" in s.tags and s.family not in fams:
+            fams.append(s.family)
+    return fams
+
+
+def gen_binder_body(sig, params, out, head, self_param=None):
+    """The binding of params from (args, nargs, kwnames) into tl_py_args_<impl> a;
+    `head` is the lines naming func; the caller writes the call after it."""
+    impl = sig.impl
+    # int... may be empty: f(*[]) binds no ints, as Python's own varargs
     nrequired = 0
-    while nrequired < len(rest) and rest[nrequired].required:
+    while (nrequired < len(params) and params[nrequired].required and
+           params[nrequired].type != "int..."):
         nrequired += 1
-    npos = sum(not p.kwonly for p in rest)
-    names = ", ".join([c_string(p.name) for p in rest] + ["NULL"])
-    out.append(f"static PyObject *bind_{sig.name}(PyObject *self, PyObject *const *args, "
-               "Py_ssize_t nargs,")
-    out.append(f"{' ' * (len(sig.name) + 23)}PyObject *kwnames)")
-    out.append("{")
+    npos = sum(not p.kwonly for p in params)
+    varargs = [i for i, p in enumerate(params) if p.type == "int..."]
+    if varargs and (len(varargs) > 1 or varargs[0] != npos - 1):
+        raise SystemExit(f"gen_bindings: {sig.text}: int... must be the last positional")
+    names = ", ".join([c_string(p.name) for p in params] + ["NULL"])
     out.append(f"  static const char *const names[] = {{{names}}};")
-    out.append(f"  const char *func = {c_string(sig.name)};")
-    out.append(f"  PyObject *v[{len(rest) or 1}];")
+    out.extend(head)
+    out.append(f"  PyObject *v[{len(params) or 1}];")
+    if varargs:
+        out.append("  PyObject *const *spread; /* the ints of f(2, 3) */")
+        out.append("  Py_ssize_t nspread;")
+    # Defaults field by field: the converters set int lists, tensors and
+    # the has_ flags themselves, and zeroing the whole struct (int lists
+    # hold TL_PY_MAX_INTS each) would cost more than the parsing.
     out.append(f"  tl_py_args_{impl} a;")
-    for p in rest:
+    if heap_lists(params):
+        out.append("  PyObject *r = NULL;")
+    for p in ([self_param] if self_param else []) + params:
         d = c_default(p)
         if d is not None:
             out.append(f"  a.{p.name} = {d};")
-    checks = [f"tl_py_arg_tensor(func, {c_string(params[0].name)}, self, false, "
-              f"&a.{params[0].name}) < 0",
-              f"tl_py_bind_args(func, args, nargs, kwnames, names, {npos}, {nrequired}, v) < 0"]
-    checks += [f"{converter(p, i)} < 0" for i, p in enumerate(rest)]
+        if p.type in OWNED:
+            out.append("  " + OWNED[p.type][0].format(f=p.name))
+    checks = []
+    if self_param:
+        checks.append(f"tl_py_arg_tensor(func, {c_string(self_param.name)}, self, false, "
+                      f"&a.{self_param.name}) < 0")
+    if varargs:
+        checks.append(f"tl_py_bind_varargs(func, args, nargs, kwnames, names, {npos}, {nrequired}, "
+                      f"v, &spread, &nspread) < 0")
+    else:
+        checks.append(f"tl_py_bind(func, args, nargs, kwnames, names, {len(params)}, {npos}, "
+                      f"{nrequired}, v) < 0")
+    checks += [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
     out.append("  if (" + " ||\n      ".join(checks) + ")")
-    out.append("    return NULL;")
-    out.append(f"  return tl_py_impl_{impl}(func, &a);")
+    out.append("    return NULL;" if not heap_lists(params) else "    goto done;")
+
+
+# Parameters whose converters may take something the binder gives back after
+# the call: type -> (the field's initial state, its release call).
+OWNED = {
+    "int[N]": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
+    "int[N]|Tensor": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
+    "TensorLike": ("a.{f}.owned = false;", "tl_py_tensorlike_release(&a.{f});"),
+}
+
+
+def heap_lists(params):
+    """The parameters the binder releases after the call (OWNED)."""
+    return [p for p in params if p.type in OWNED]
+
+
+def gen_call(params, call, out):
+    """The impl call; with int[N] parameters, their release on every path
+    (their fields start NULL: a converter that did not run left nothing)."""
+    lists = heap_lists(params)
+    if not lists:
+        out.append(f"  return {call};")
+        return
+    out.append(f"  r = {call};")
+    out.append("done:")
+    for p in lists:
+        out.append("  " + OWNED[p.type][1].format(f=p.name))
+    out.append("  return r;")
+
+
+def overload_dispatch(sig, out, call_args, offset):
+    """Lines sending a call to an overload's binder; offset: parameters
+    before args[0] (1 for a Tensor method's self)."""
+    for o in sig.overloads:
+        i = overload_position(sig, o)
+        test = OVERLOAD_TESTS[o.params[i].type].format(o=f"args[{i - offset}]")
+        out.append(f"  if (nargs > {i - offset} && {test}) /* the overload of {o.params[i].type} "
+                   f"{o.params[i].name} */")
+        out.append(f"    return bind_{o.impl}({call_args});")
+
+
+def gen_method_binder(sig, out, static_name=None):
+    """A Tensor method (self is the first parameter, the rest are bound), or
+    with @function a module function (every parameter bound)."""
+    function = "function" in sig.tags
+    params = sig.params if function else sig.params[1:]
+    name = static_name or sig.name
+    first = "PyObject *module" if function else "PyObject *self"
+    out.append(f"static PyObject *bind_{name}({first}, PyObject *const *args, Py_ssize_t nargs,")
+    out.append(f"{' ' * (len(name) + 23)}PyObject *kwnames)")
+    out.append("{")
+    if function:
+        out.append("  (void)module;")
+    overload_dispatch(sig, out, ("module" if function else "self") + ", args, nargs, kwnames",
+                      0 if function else 1)
+    gen_binder_body(sig, params, out, [f"  const char *func = {c_string(sig.name)};"],
+                    None if function else sig.params[0])
+    gen_call(params, f"tl_py_impl_{sig.impl}(func, &a)", out)
     out.append("}\n")
+
+
+def gen_op_binder(impl, members, out):
+    """The binder of ops.def ops sharing impl; with @inplace also the binder
+    of their in-place forms (t.scatter_(...)), the impl told which."""
+    sig = members[0]
+    inplace = "inplace" in sig.tags
+    out.append(f"/* {', '.join(s.name for s in members)} */")
+    name = f"{impl}_at" if inplace else impl
+    extra = ", bool inplace" if inplace else ""
+    out.append(f"static PyObject *bind_{name}(tl_op op{extra}, PyObject *const *args, "
+               "Py_ssize_t nargs,")
+    out.append(f"{' ' * (len(name) + 23)}PyObject *kwnames)")
+    out.append("{")
+    overload_dispatch(sig, out, "op, args, nargs, kwnames", 0)
+    func = ("  const char *func = tl_py_op_name(op, inplace);" if inplace
+            else "  const char *func = tl_op_infos[op].name;")
+    gen_binder_body(sig, sig.params, out, [func])
+    gen_call(sig.params, f"tl_py_impl_{impl}(op{', inplace' if inplace else ''}, &a)", out)
+    out.append("}\n")
+    if inplace:
+        for form, flag in ((impl, "false"), (f"{impl}_inplace", "true")):
+            out.append(f"static PyObject *bind_{form}(tl_op op, PyObject *const *args, "
+                       "Py_ssize_t nargs,")
+            out.append(f"{' ' * (len(form) + 23)}PyObject *kwnames)")
+            out.append("{")
+            out.append(f"  return bind_{impl}_at(op, {flag}, args, nargs, kwnames);")
+            out.append("}\n")
+
+
+def method_entry(name, binder):
+    return (f"    {{{c_string(name)}, (PyCFunction)(void (*)(void))bind_{binder}, "
+            "METH_FASTCALL | METH_KEYWORDS, NULL},")
 
 
 def gen_bindings_c(sigs):
     out = [HEADER, '#include "ndcore/bindings/generated/bindings.h"\n']
     groups = impl_groups(sigs)
     ops = ops_def_names()
-    methods = []
-    for impl, members in groups.items():
-        if not is_op(members[0], ops):
-            for sig in members:
-                gen_method_binder(sig, out)
-                methods.append(sig.name)
+    tables = {"methods": [], "method_only": []}
+    for family in function_families(sigs):
+        tables[f"{family}_functions"] = []
+    # overloads first: their primaries' binders call them
+    ordered = sorted(groups.items(), key=lambda kv: not hasattr(kv[1][0], "primary"))
+    for impl, members in ordered:
+        if is_op(members[0], ops):
+            gen_op_binder(impl, members, out)
             continue
-        params = members[0].params
-        names = ", ".join(c_string(p.name) for p in params)
-        nrequired = 0
-        while nrequired < len(params) and params[nrequired].required:
-            nrequired += 1
-        npos = sum(not p.kwonly for p in params)
-        out.append(f"/* {', '.join(s.name for s in members)} */")
-        out.append(f"static PyObject *bind_{impl}(tl_op op, PyObject *const *args, Py_ssize_t nargs,")
-        out.append(f"{' ' * (len(impl) + 23)}PyObject *kwnames)")
-        out.append("{")
-        out.append(f"  static const char *const names[] = {{{names}, NULL}};")
-        out.append("  const char *func = tl_op_infos[op].name;")
-        out.append(f"  PyObject *v[{len(params)}];")
-        # Defaults field by field: the converters set int lists, tensors and
-        # the has_ flags themselves, and zeroing the whole struct (int lists
-        # hold TL_PY_MAX_INTS each) would cost more than the parsing.
-        out.append(f"  tl_py_args_{impl} a;")
-        for p in params:
-            d = c_default(p)
-            if d is not None:
-                out.append(f"  a.{p.name} = {d};")
-        checks = [f"tl_py_bind_args(func, args, nargs, kwnames, names, {npos}, {nrequired}, v) < 0"]
-        checks += [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
-        out.append("  if (" + " ||\n      ".join(checks) + ")")
-        out.append("    return NULL;")
-        out.append(f"  return tl_py_impl_{impl}(op, &a);")
-        out.append("}\n")
+        for sig in members:
+            if hasattr(sig, "primary"):
+                gen_method_binder(sig, out, static_name=sig.impl)
+                continue
+            gen_method_binder(sig, out)
+            table = (f"{sig.family}_functions" if "function" in sig.tags
+                     else "method_only" if "method" in sig.tags else "methods")
+            tables[table].append(method_entry(sig.name, sig.name))
     out.append("const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {")
     for impl, members in groups.items():
         for s in members:
-            if is_op(s, ops):
+            if is_op(s, ops) and not hasattr(s, "primary"):
                 out.append(f"    [TL_OP_{ops[s.name]}] = bind_{impl},")
     out.append("};\n")
-    out.append("PyMethodDef tl_py_generated_methods[] = {")
-    for name in methods:
-        out.append(f"    {{{c_string(name)}, (PyCFunction)(void (*)(void))bind_{name}, "
-                   "METH_FASTCALL | METH_KEYWORDS, NULL},")
-    out.append("    {NULL, NULL, 0, NULL},")
-    out.append("};")
+    out.append("const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {")
+    for impl, members in groups.items():
+        for s in members:
+            if is_op(s, ops) and "inplace" in s.tags:
+                out.append(f"    [TL_OP_{ops[s.name]}] = bind_{impl}_inplace,")
+    out.append("};\n")
+    for table, entries in tables.items():
+        prefix = "tl_py_generated_"
+        out.append(f"PyMethodDef {prefix}{table}[] = {{")
+        out.extend(entries)
+        out.append("    {NULL, NULL, 0, NULL},")
+        out.append("};\n")
+    out[-1] = out[-1].rstrip("\n")
     return "\n".join(out) + "\n"
 
 

@@ -10,7 +10,7 @@
  * The ops take PyTorch's signatures.  An op with an in-place twin (scatter_,
  * index_add_ ...) runs the in-place form on a copy of self when called
  * out of place.                                                            */
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/kernels/tl_index.h"
 
@@ -149,34 +149,6 @@ static int index_setitem(PyObject *self, PyObject *index, PyObject *value)
 /* ---- arguments ---------------------------------------------------------------------- */
 
 
-static int tensor_arg(const char *func, const char *name, PyObject *o, tl_tensor **t)
-{
-  if (!tl_py_is_tensor(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be Tensor, not %s", func, name,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *t = tl_py_t(o);
-  return 0;
-}
-
-static int dim_arg(const char *func, PyObject *o, int64_t *dim)
-{
-  if (!PyIndex_Check(o) || PyBool_Check(o) || tl_py_is_tensor(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument 'dim' must be int, not %s", func,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *dim = PyNumber_AsSsize_t(o, PyExc_IndexError);
-  return *dim == -1 && PyErr_Occurred() ? -1 : 0;
-}
-
-static int bool_arg(PyObject *o, bool *b)
-{
-  *b = false;
-  return tl_py_bool_arg(o, b);
-}
-
 /* A fill value (Python number or 0-d tensor) as a 0-d tensor of `dtype`. */
 static int value_arg(const char *func, PyObject *o, tl_dtype dtype, tl_tensor *out)
 {
@@ -267,7 +239,9 @@ static PyObject *finish(const char *func, tl_tensor *result, PyObject *out)
 
 /* ---- the ops ------------------------------------------------------------------------- */
 
-static tl_index_reduce parse_reduce(const char *func, PyObject *o, bool scatter_reduce, int *err)
+/* reduce= by name (NULL: None or absent) */
+static tl_index_reduce parse_reduce(const char *func, const char *name, bool scatter_reduce,
+                                    int *err)
 {
   static const struct {
     const char *name;
@@ -279,115 +253,148 @@ static tl_index_reduce parse_reduce(const char *func, PyObject *o, bool scatter_
       {"mean", TL_INDEX_REDUCE_MEAN, false}, {"amax", TL_INDEX_REDUCE_AMAX, false},
       {"amin", TL_INDEX_REDUCE_AMIN, false},
   };
-  const char *name = o && PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
   *err = 0;
-  if (!scatter_reduce && (!o || o == Py_None))
+  if (!scatter_reduce && !name)
     return TL_INDEX_REDUCE_NONE;
   for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
     if (!strcmp(name, names[i].name) && names[i].legacy != scatter_reduce)
       return names[i].r;
   *err = -1;
-  PyErr_Format(PyExc_RuntimeError, "%s(): reduce argument must be %s, got %R", func,
+  PyErr_Format(PyExc_RuntimeError, "%s(): reduce argument must be %s, got '%s'", func,
                scatter_reduce ? "one of 'sum', 'prod', 'mean', 'amax' or 'amin'"
                               : "either 'add' or 'multiply'",
-               o ? o : Py_None);
+               name ? name : "None");
   return TL_INDEX_REDUCE_NONE;
 }
 
-/* scatter / scatter_add / scatter_reduce, in place on `target`. */
-static int run_scatter(tl_op op, tl_tensor *target, PyObject **v)
+/* ---- the ops with an in-place twin (bound by generated code, @inplace) ------------
+ * Each runs in place on self, or out of place on a copy of it (the target);
+ * run_* return 0 or -1 and finish_on gives the target back or drops it.     */
+
+static PyObject *finish_on(PyObject *target, int r)
+{
+  if (r < 0)
+    Py_CLEAR(target);
+  return target;
+}
+
+/* scatter / scatter_add / scatter_reduce on `target` */
+static int run_scatter(tl_op op, tl_tensor *target, int64_t dim, PyObject *index,
+                       const tl_tensor *src, tl_index_reduce reduce, bool include_self)
+{
+  tl_status status = tl_index_scatter(tl_op_infos[op].name, target, dim, tl_py_t(index), src,
+                                      reduce, include_self);
+  return status == TL_OK ? 0 : tl_py_raise_int();
+}
+
+PyObject *tl_py_impl_scatter(tl_op op, bool inplace, const tl_py_args_scatter *a)
 {
   const char *func = tl_op_infos[op].name;
-  tl_tensor *index, *src = NULL, value = {0};
-  int64_t dim;
-  int err = 0;
-  tl_index_reduce reduce = TL_INDEX_REDUCE_ADD;
-  bool include_self = true;
-  if (dim_arg(func, v[1], &dim) < 0 || tensor_arg(func, "index", v[2], &index) < 0)
-    return -1;
-  if (op == TL_OP_SCATTER) {
-    reduce = parse_reduce(func, v[5], false, &err);
-    PyObject *given = v[3] ? v[3] : v[4];
-    if (!given || (v[3] && v[4])) {
-      PyErr_Format(PyExc_TypeError, "scatter() expects exactly one of 'src' (a Tensor) or "
-                                    "'value' (a number)");
-      return -1;
-    }
-    if (tl_py_is_tensor(given))
-      src = tl_py_t(given);
-    else if (value_arg(func, given, target->dtype, &value) < 0)
-      return -1;
-  } else {
-    if (tensor_arg(func, "src", v[3], &src) < 0)
-      return -1;
-    if (op == TL_OP_SCATTER_REDUCE) {
-      reduce = parse_reduce(func, v[4], true, &err);
-      if (err == 0 && bool_arg(v[5] ? v[5] : Py_True, &include_self) < 0)
-        return -1;
-    }
-  }
+  PyObject *given = a->src ? a->src : a->value, *target = NULL;
+  tl_tensor value = {0};
+  int err;
+  tl_index_reduce reduce = parse_reduce(func, a->reduce, false, &err);
   if (err < 0)
-    return -1;
-  tl_status status = tl_index_scatter(func, target, dim, index, src ? src : &value, reduce,
-                                      include_self);
+    return NULL;
+  if (!given || (a->src && a->value))
+    return PyErr_Format(PyExc_TypeError, "scatter() expects exactly one of 'src' (a Tensor) or "
+                                         "'value' (a number)");
+  if (target_of(a->input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  tl_tensor *t = tl_py_t(target);
+  int r = tl_py_is_tensor(given) ? 0 : value_arg(func, given, t->dtype, &value);
+  if (r == 0)
+    r = run_scatter(op, t, a->dim, a->index, tl_py_is_tensor(given) ? tl_py_t(given) : &value,
+                    reduce, true);
   tl_tensor_release(&value);
-  return status == TL_OK ? 0 : tl_py_raise_int();
+  return finish_on(target, r);
 }
 
-/* index_add / index_copy / index_fill, in place on `target`. */
-static int run_index_along(tl_op op, tl_tensor *target, PyObject **v)
+PyObject *tl_py_impl_scatter_add(tl_op op, bool inplace, const tl_py_args_scatter_add *a)
 {
-  const char *func = tl_op_infos[op].name;
-  tl_tensor *index, *source, data = {0};
-  int64_t dim;
-  if (dim_arg(func, v[1], &dim) < 0 || tensor_arg(func, "index", v[2], &index) < 0)
-    return -1;
-  tl_index_reduce reduce = op == TL_OP_INDEX_ADD ? TL_INDEX_REDUCE_ADD : TL_INDEX_REDUCE_NONE;
-  tl_status status;
-  if (op == TL_OP_INDEX_FILL) {
-    if (value_arg(func, v[3], target->dtype, &data) < 0)
-      return -1;
-    status = tl_index_put_along(func, target, dim, index, &data, reduce);
-  } else {
-    if (tensor_arg(func, "source", v[3], &source) < 0)
-      return -1;
-    tl_scalar alpha = {.kind = TL_KIND_INT, .v.i = 1};
-    if (op == TL_OP_INDEX_ADD && v[4]) {
-      int r = tl_py_scalar(v[4], &alpha);
-      if (r == 0)
-        PyErr_Format(PyExc_TypeError, "index_add(): argument 'alpha' must be a number, not %s",
-                     Py_TYPE(v[4])->tp_name);
-      if (r <= 0)
-        return -1;
-    }
-    /* An integer alpha of 1 (or True) adds source as it is. */
-    bool unit = alpha.kind == TL_KIND_BOOL ? alpha.v.b
-                                           : alpha.kind == TL_KIND_INT && alpha.v.i == 1;
-    bool scaled = !unit;
-    if (scaled && tl_index_scaled(&data, source, alpha) != TL_OK)
-      return tl_py_raise_int();
-    status = tl_index_put_along(func, target, dim, index, scaled ? &data : source, reduce);
-  }
-  tl_tensor_release(&data);
-  return status == TL_OK ? 0 : tl_py_raise_int();
+  PyObject *target = NULL;
+  if (target_of(a->input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  return finish_on(target, run_scatter(op, tl_py_t(target), a->dim, a->index, tl_py_t(a->src),
+                                       TL_INDEX_REDUCE_ADD, true));
 }
 
-/* index_put(indices, values, accumulate), in place on `target`. */
-static int run_index_put(tl_tensor *target, PyObject **v)
+PyObject *tl_py_impl_scatter_reduce(tl_op op, bool inplace, const tl_py_args_scatter_reduce *a)
+{
+  PyObject *target = NULL;
+  int err;
+  tl_index_reduce reduce = parse_reduce(tl_op_infos[op].name, a->reduce, true, &err);
+  if (err < 0 || target_of(a->input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  return finish_on(target, run_scatter(op, tl_py_t(target), a->dim, a->index, tl_py_t(a->src),
+                                       reduce, a->include_self));
+}
+
+/* index_add / index_copy / index_fill: put `data` along dim at index */
+static PyObject *index_along(tl_op op, bool inplace, PyObject *input, int64_t dim,
+                             PyObject *index, const tl_tensor *data)
+{
+  PyObject *target = NULL;
+  if (target_of(input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  tl_index_reduce reduce = op == TL_OP_INDEX_ADD ? TL_INDEX_REDUCE_ADD : TL_INDEX_REDUCE_NONE;
+  tl_status status = tl_index_put_along(tl_op_infos[op].name, tl_py_t(target), dim,
+                                        tl_py_t(index), data, reduce);
+  return finish_on(target, status == TL_OK ? 0 : tl_py_raise_int());
+}
+
+PyObject *tl_py_impl_index_add(tl_op op, bool inplace, const tl_py_args_index_add *a)
+{
+  tl_scalar alpha = {.kind = TL_KIND_INT, .v.i = 1};
+  tl_tensor scaled = {0};
+  if (a->alpha) {
+    int r = tl_py_scalar(a->alpha, &alpha);
+    if (r == 0)
+      PyErr_Format(PyExc_TypeError, "index_add(): argument 'alpha' must be a number, not %s",
+                   Py_TYPE(a->alpha)->tp_name);
+    if (r <= 0)
+      return NULL;
+  }
+  /* An integer alpha of 1 (or True) adds source as it is. */
+  bool unit = alpha.kind == TL_KIND_BOOL ? alpha.v.b : alpha.kind == TL_KIND_INT && alpha.v.i == 1;
+  if (!unit && tl_index_scaled(&scaled, tl_py_t(a->source), alpha) != TL_OK)
+    return tl_py_raise();
+  PyObject *r = index_along(op, inplace, a->input, a->dim, a->index,
+                            unit ? tl_py_t(a->source) : &scaled);
+  tl_tensor_release(&scaled);
+  return r;
+}
+
+PyObject *tl_py_impl_index_copy(tl_op op, bool inplace, const tl_py_args_index_copy *a)
+{
+  return index_along(op, inplace, a->input, a->dim, a->index, tl_py_t(a->source));
+}
+
+PyObject *tl_py_impl_index_fill(tl_op op, bool inplace, const tl_py_args_index_fill *a)
+{
+  tl_tensor value = {0};
+  if (value_arg(tl_op_infos[op].name, a->value, tl_py_t(a->input)->dtype, &value) < 0)
+    return NULL;
+  PyObject *r = index_along(op, inplace, a->input, a->dim, a->index, &value);
+  tl_tensor_release(&value);
+  return r;
+}
+
+/* index_put(indices, values, accumulate) on `target` */
+static int run_index_put(tl_tensor *target, PyObject *indices, PyObject *values_arg,
+                         bool accumulate)
 {
   const char *func = "index_put";
   py_index ix = {0};
   tl_tensor values = {0};
-  bool accumulate, weak;
+  bool weak;
   int r = -1;
-  if (bool_arg(v[3], &accumulate) < 0)
-    return -1;
-  if (!PyTuple_Check(v[1]) && !PyList_Check(v[1])) {
+  if (!PyTuple_Check(indices) && !PyList_Check(indices)) {
     PyErr_Format(PyExc_TypeError, "%s(): argument 'indices' must be a tuple of Tensors, not %s",
-                 func, Py_TYPE(v[1])->tp_name);
+                 func, Py_TYPE(indices)->tp_name);
     return -1;
   }
-  PyObject *seq = PySequence_Tuple(v[1]); /* ours: the kernel runs without the GIL */
+  PyObject *seq = PySequence_Tuple(indices); /* ours: the kernel runs without the GIL */
   if (!seq)
     return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -408,14 +415,14 @@ static int run_index_put(tl_tensor *target, PyObject **v)
       goto done;
     }
   }
-  if (tl_py_is_tensor(v[2]) && tl_py_t(v[2])->dtype != target->dtype) {
+  if (tl_py_is_tensor(values_arg) && tl_py_t(values_arg)->dtype != target->dtype) {
     PyErr_Format(PyExc_RuntimeError, "%s(): index put requires the source and destination "
                                      "dtypes match, got %s for the destination and %s for the "
                                      "source", func, tl_dtype_names[target->dtype],
-                 tl_dtype_names[tl_py_t(v[2])->dtype]);
+                 tl_dtype_names[tl_py_t(values_arg)->dtype]);
     goto done;
   }
-  if (tl_py_to_tensor(v[2], target->dtype, false, &values, &weak) < 0)
+  if (tl_py_to_tensor(values_arg, target->dtype, false, &values, &weak) < 0)
     goto done;
   r = tl_index_put(target, ix.n, ix.items, &values, accumulate) == TL_OK ? 0 : tl_py_raise_int();
 done:
@@ -424,69 +431,64 @@ done:
   return r;
 }
 
-/* masked_fill / masked_scatter / put, in place on `target`. */
-static int run_masked_or_put(tl_op op, tl_tensor *target, PyObject **v)
+PyObject *tl_py_impl_index_put(tl_op op, bool inplace, const tl_py_args_index_put *a)
 {
-  const char *func = tl_op_infos[op].name;
-  tl_tensor *arg, *source, value = {0};
-  tl_status status;
-  if (tensor_arg(func, op == TL_OP_PUT ? "index" : "mask", v[1], &arg) < 0)
-    return -1;
-  if (op == TL_OP_MASKED_FILL) {
-    if (tl_py_is_tensor(v[2]) && tl_py_t(v[2])->ndim != 0) {
-      PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports a 0-dimensional value tensor, "
-                                       "but got tensor with %d dimension(s)", tl_py_t(v[2])->ndim);
-      return -1;
-    }
-    if (value_arg(func, v[2], target->dtype, &value) < 0)
-      return -1;
-    status = tl_index_masked_fill(target, arg, &value);
-    tl_tensor_release(&value);
-  } else {
-    bool accumulate;
-    if (tensor_arg(func, "source", v[2], &source) < 0 || bool_arg(v[3], &accumulate) < 0)
-      return -1;
-    status = op == TL_OP_PUT ? tl_index_put_flat(target, arg, source, accumulate)
-                             : tl_index_masked_scatter(target, arg, source);
-  }
-  return status == TL_OK ? 0 : tl_py_raise_int();
+  (void)op;
+  PyObject *target = NULL;
+  if (target_of(a->input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  return finish_on(target, run_index_put(tl_py_t(target), a->indices, a->values, a->accumulate));
 }
 
-/* Ops with an in-place twin: run in place on self or on a copy of it. */
-static PyObject *call_inplace_family(tl_op op, bool inplace, PyObject **v)
+/* masked_fill / masked_scatter: out of place, self and mask broadcast together */
+static int masked_target(bool inplace, PyObject *input, PyObject *mask, PyObject **target)
 {
-  const char *func = tl_op_infos[op].name;
-  tl_tensor *self;
-  PyObject *target = NULL;
-  int ndim = 0;
+  const tl_tensor *self = tl_py_t(input), *m = tl_py_t(mask);
   int64_t shape[TL_MAX_DIMS];
-  const int64_t *bshape = NULL;
-  if (tensor_arg(func, "input", v[0], &self) < 0)
+  int ndim = 0;
+  if (!inplace &&
+      tl_shape_broadcast(self->ndim, self->shape, m->ndim, m->shape, &ndim, shape) != TL_OK)
+    return tl_py_raise_int();
+  return target_of(input, inplace, ndim, inplace ? NULL : shape, target);
+}
+
+PyObject *tl_py_impl_masked_fill(tl_op op, bool inplace, const tl_py_args_masked_fill *a)
+{
+  PyObject *target = NULL;
+  tl_tensor value = {0};
+  if (tl_py_is_tensor(a->value) && tl_py_t(a->value)->ndim != 0)
+    return PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports a 0-dimensional value "
+                                            "tensor, but got tensor with %d dimension(s)",
+                        tl_py_t(a->value)->ndim);
+  if (masked_target(inplace, a->input, a->mask, &target) < 0)
     return NULL;
-  if (!inplace && (op == TL_OP_MASKED_FILL || op == TL_OP_MASKED_SCATTER) &&
-      tl_py_is_tensor(v[1])) { /* out of place, self and mask broadcast together */
-    const tl_tensor *m = tl_py_t(v[1]);
-    if (tl_shape_broadcast(self->ndim, self->shape, m->ndim, m->shape, &ndim, shape) != TL_OK)
-      return tl_py_raise();
-    bshape = shape;
-  }
-  if (target_of(v[0], inplace, ndim, bshape, &target) < 0)
+  int r = value_arg(tl_op_infos[op].name, a->value, tl_py_t(target)->dtype, &value);
+  if (r == 0 && tl_index_masked_fill(tl_py_t(target), tl_py_t(a->mask), &value) != TL_OK)
+    r = tl_py_raise_int();
+  tl_tensor_release(&value);
+  return finish_on(target, r);
+}
+
+PyObject *tl_py_impl_masked_scatter(tl_op op, bool inplace, const tl_py_args_masked_scatter *a)
+{
+  (void)op;
+  PyObject *target = NULL;
+  if (masked_target(inplace, a->input, a->mask, &target) < 0)
     return NULL;
-  tl_tensor *t = tl_py_t(target);
-  int r;
-  switch (op) {
-  case TL_OP_SCATTER:
-  case TL_OP_SCATTER_ADD:
-  case TL_OP_SCATTER_REDUCE: r = run_scatter(op, t, v); break;
-  case TL_OP_INDEX_ADD:
-  case TL_OP_INDEX_COPY:
-  case TL_OP_INDEX_FILL: r = run_index_along(op, t, v); break;
-  case TL_OP_INDEX_PUT: r = run_index_put(t, v); break;
-  default: r = run_masked_or_put(op, t, v); break;
-  }
-  if (r < 0)
-    Py_CLEAR(target);
-  return target;
+  tl_status status = tl_index_masked_scatter(tl_py_t(target), tl_py_t(a->mask),
+                                             tl_py_t(a->source));
+  return finish_on(target, status == TL_OK ? 0 : tl_py_raise_int());
+}
+
+PyObject *tl_py_impl_put(tl_op op, bool inplace, const tl_py_args_put *a)
+{
+  (void)op;
+  PyObject *target = NULL;
+  if (target_of(a->input, inplace, 0, NULL, &target) < 0)
+    return NULL;
+  tl_status status = tl_index_put_flat(tl_py_t(target), tl_py_t(a->index), tl_py_t(a->source),
+                                       a->accumulate);
+  return finish_on(target, status == TL_OK ? 0 : tl_py_raise_int());
 }
 
 static PyObject *nonzero_tuple(tl_tensor *coords)
@@ -560,93 +562,60 @@ bool tl_py_index_has_inplace(tl_op op)
   }
 }
 
-PyObject *tl_py_index_call(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
-{
-  static const char *const gather_names[] = {"input", "dim", "index", "sparse_grad", "out", NULL};
-  static const char *const scatter_names[] = {"input", "dim", "index", "src", "value", "reduce",
-                                              NULL};
-  static const char *const scatter_add_names[] = {"input", "dim", "index", "src", NULL};
-  static const char *const scatter_reduce_names[] = {"input", "dim", "index", "src", "reduce",
-                                                     "include_self", NULL};
-  static const char *const select_names[] = {"input", "dim", "index", "out", NULL};
-  static const char *const index_add_names[] = {"input", "dim", "index", "source", "alpha", NULL};
-  static const char *const index_copy_names[] = {"input", "dim", "index", "source", NULL};
-  static const char *const index_fill_names[] = {"input", "dim", "index", "value", NULL};
-  static const char *const index_put_names[] = {"input", "indices", "values", "accumulate", NULL};
-  static const char *const masked_fill_names[] = {"input", "mask", "value", NULL};
-  static const char *const masked_scatter_names[] = {"input", "mask", "source", NULL};
-  static const char *const masked_select_names[] = {"input", "mask", "out", NULL};
-  static const char *const take_names[] = {"input", "index", "out", NULL};
-  static const char *const take_along_names[] = {"input", "indices", "dim", "out", NULL};
-  static const char *const put_names[] = {"input", "index", "source", "accumulate", NULL};
-  static const char *const nonzero_names[] = {"input", "out", "as_tuple", NULL};
-  static const char *const argwhere_names[] = {"input", NULL};
-  const char *const *names;
-  int nrequired;
-  switch (op) {
-  case TL_OP_GATHER: names = gather_names; nrequired = 3; break;
-  case TL_OP_SCATTER: names = scatter_names; nrequired = 3; break;
-  case TL_OP_SCATTER_ADD: names = scatter_add_names; nrequired = 4; break;
-  case TL_OP_SCATTER_REDUCE: names = scatter_reduce_names; nrequired = 5; break;
-  case TL_OP_INDEX_SELECT: names = select_names; nrequired = 3; break;
-  case TL_OP_INDEX_ADD: names = index_add_names; nrequired = 4; break;
-  case TL_OP_INDEX_COPY: names = index_copy_names; nrequired = 4; break;
-  case TL_OP_INDEX_FILL: names = index_fill_names; nrequired = 4; break;
-  case TL_OP_INDEX_PUT: names = index_put_names; nrequired = 3; break;
-  case TL_OP_MASKED_FILL: names = masked_fill_names; nrequired = 3; break;
-  case TL_OP_MASKED_SCATTER: names = masked_scatter_names; nrequired = 3; break;
-  case TL_OP_MASKED_SELECT: names = masked_select_names; nrequired = 2; break;
-  case TL_OP_TAKE: names = take_names; nrequired = 2; break;
-  case TL_OP_TAKE_ALONG_DIM: names = take_along_names; nrequired = 2; break;
-  case TL_OP_PUT: names = put_names; nrequired = 3; break;
-  case TL_OP_NONZERO: names = nonzero_names; nrequired = 1; break;
-  default: names = argwhere_names; nrequired = 1; break;
-  }
-  char func[64];
-  snprintf(func, sizeof func, "%s%s", tl_op_infos[op].name, inplace ? "_" : "");
-  PyObject *v[8] = {NULL}; /* parameters past an op's own stay NULL */
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, nrequired, v) < 0)
-    return NULL;
-  if (tl_py_index_has_inplace(op))
-    return call_inplace_family(op, inplace, v);
+/* ---- the ops that read (bound by generated code) --------------------------------- */
 
-  tl_tensor *in, *index, out = {0};
-  int64_t dim = 0;
-  tl_status status;
-  if (tensor_arg(func, "input", v[0], &in) < 0)
-    return NULL;
-  switch (op) {
-  case TL_OP_GATHER:
-  case TL_OP_INDEX_SELECT:
-    if (dim_arg(func, v[1], &dim) < 0 || tensor_arg(func, "index", v[2], &index) < 0)
-      return NULL;
-    status = op == TL_OP_GATHER ? tl_index_gather(&out, in, dim, index)
-                                : tl_index_select(&out, in, dim, index);
-    return status == TL_OK ? finish(func, &out, v[op == TL_OP_GATHER ? 4 : 3]) : tl_py_raise();
-  case TL_OP_MASKED_SELECT:
-  case TL_OP_TAKE:
-    if (tensor_arg(func, op == TL_OP_TAKE ? "index" : "mask", v[1], &index) < 0)
-      return NULL;
-    status = op == TL_OP_TAKE ? tl_index_take(&out, in, index)
-                              : tl_index_masked_select(&out, in, index);
-    return status == TL_OK ? finish(func, &out, v[2]) : tl_py_raise();
-  case TL_OP_TAKE_ALONG_DIM: {
-    bool has_dim = v[2] && v[2] != Py_None;
-    if (tensor_arg(func, "indices", v[1], &index) < 0 || (has_dim && dim_arg(func, v[2], &dim) < 0))
-      return NULL;
-    status = tl_index_take_along_dim(&out, in, index, dim, has_dim);
-    return status == TL_OK ? finish(func, &out, v[3]) : tl_py_raise();
-  }
-  case TL_OP_NONZERO: {
-    bool as_tuple;
-    if (bool_arg(v[2], &as_tuple) < 0)
-      return NULL;
-    return call_nonzero(in, as_tuple, v[1]);
-  }
-  default:
-    return call_nonzero(in, false, NULL);
-  }
+PyObject *tl_py_impl_gather(tl_op op, const tl_py_args_gather *a)
+{
+  tl_tensor out;
+  (void)a->sparse_grad; /* dense gradients either way */
+  if (tl_index_gather(&out, tl_py_t(a->input), a->dim, tl_py_t(a->index)) != TL_OK)
+    return tl_py_raise();
+  return finish(tl_op_infos[op].name, &out, a->out);
+}
+
+PyObject *tl_py_impl_index_select(tl_op op, const tl_py_args_index_select *a)
+{
+  tl_tensor out;
+  if (tl_index_select(&out, tl_py_t(a->input), a->dim, tl_py_t(a->index)) != TL_OK)
+    return tl_py_raise();
+  return finish(tl_op_infos[op].name, &out, a->out);
+}
+
+PyObject *tl_py_impl_masked_select(tl_op op, const tl_py_args_masked_select *a)
+{
+  tl_tensor out;
+  if (tl_index_masked_select(&out, tl_py_t(a->input), tl_py_t(a->mask)) != TL_OK)
+    return tl_py_raise();
+  return finish(tl_op_infos[op].name, &out, a->out);
+}
+
+PyObject *tl_py_impl_take(tl_op op, const tl_py_args_take *a)
+{
+  tl_tensor out;
+  if (tl_index_take(&out, tl_py_t(a->input), tl_py_t(a->index)) != TL_OK)
+    return tl_py_raise();
+  return finish(tl_op_infos[op].name, &out, a->out);
+}
+
+PyObject *tl_py_impl_take_along_dim(tl_op op, const tl_py_args_take_along_dim *a)
+{
+  tl_tensor out;
+  if (tl_index_take_along_dim(&out, tl_py_t(a->input), tl_py_t(a->indices), a->dim,
+                              a->has_dim) != TL_OK)
+    return tl_py_raise();
+  return finish(tl_op_infos[op].name, &out, a->out);
+}
+
+PyObject *tl_py_impl_nonzero(tl_op op, const tl_py_args_nonzero *a)
+{
+  (void)op;
+  return call_nonzero(tl_py_t(a->input), a->as_tuple, a->out);
+}
+
+PyObject *tl_py_impl_argwhere(tl_op op, const tl_py_args_argwhere *a)
+{
+  (void)op;
+  return call_nonzero(tl_py_t(a->input), false, NULL);
 }
 
 int tl_py_index_init(PyObject *module)

@@ -1,80 +1,13 @@
-/* py_linalg.c - Python arguments of the matrix products (ops.def, MATMUL) and
- * of the torchlike.linalg functions (module functions _C._linalg_*, wrapped
- * by torchlike/linalg.py).
+/* py_linalg.c - the matrix products (ops.def, MATMUL) and the torchlike.linalg
+ * functions (module functions _C._linalg_*, wrapped by torchlike/linalg.py).
  *
- * Operands may be tensors or anything tl_py_to_tensor takes (lists, arrays);
- * converted ones are owned by the call and released on every path.        */
+ * Their arguments are bound by generated code from signatures.txt ([matmul],
+ * [linalg]); the tl_py_impl_* here run them.  Operands are TensorLike:
+ * tensors, or anything tl_py_to_tensor takes (lists, arrays), converted for
+ * the call and released by the binder.                                    */
 #include "ndcore/tensor/tl_backend.h"
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/linalg/tl_linalg.h"
-
-/* ---- shared parsing ------------------------------------------------------------ */
-
-#define MAX_ARGS 8
-
-typedef struct {
-  tl_tensor t[MAX_ARGS];
-  bool owned[MAX_ARGS];
-  int n;
-} owned_tensors;
-
-static void owned_release(owned_tensors *o)
-{
-  for (int i = 0; i < o->n; i++)
-    if (o->owned[i])
-      tl_tensor_release(&o->t[i]);
-  o->n = 0;
-}
-
-/* A tensor for argument `o`: borrowed when o is a Tensor, else converted. */
-static const tl_tensor *tensor_arg(owned_tensors *o, PyObject *obj, const char *func,
-                                   const char *name)
-{
-  if (!obj) {
-    PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
-    return NULL;
-  }
-  if (tl_py_is_tensor(obj))
-    return tl_py_t(obj);
-  bool weak;
-  int i = o->n;
-  if (tl_py_to_tensor(obj, -1, false, &o->t[i], &weak) < 0)
-    return NULL;
-  o->owned[i] = true;
-  o->n++;
-  return &o->t[i];
-}
-
-
-static int scalar_arg(PyObject *o, const char *func, const char *name, tl_scalar *s)
-{
-  if (!o) {
-    *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
-    return 0;
-  }
-  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) /* read through its device */
-    return tl_backend_read_scalar(tl_py_t(o), s) == TL_OK ? 0 : tl_py_raise_int();
-  int r = tl_py_scalar(o, s);
-  if (r == 0 && PyNumber_Check(o)) { /* NumPy scalars */
-    PyObject *c = PyNumber_Index(o);
-    if (c) {
-      *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = PyLong_AsLongLong(c)};
-      Py_DECREF(c);
-      return PyErr_Occurred() ? -1 : 0;
-    }
-    PyErr_Clear();
-    PyObject *f = PyNumber_Float(o);
-    if (!f)
-      return -1;
-    *s = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = PyFloat_AsDouble(f)};
-    Py_DECREF(f);
-    return 0;
-  }
-  if (r == 0)
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", func, name,
-                 Py_TYPE(o)->tp_name);
-  return r > 0 ? 0 : -1;
-}
 
 /* Wrap a result, or copy it into out= (same shape; dtype cast as PyTorch's
  * out= allows for same-kind results). */
@@ -196,91 +129,107 @@ int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b,
   return 0;
 }
 
-PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* matmul, dot, vdot, inner, kron, mm, bmm, mv, outer, ger: two operands */
+static PyObject *product_two(tl_op op, const tl_tensor *a, const tl_tensor *b, PyObject *out)
 {
-  const char *func = tl_op_infos[op].name;
-  static const char *const two[] = {"input", "other", "out", NULL};
-  static const char *const mats[] = {"input", "mat2", "out", NULL};
-  static const char *const vecs[] = {"input", "vec", "out", NULL};
-  static const char *const vec2[] = {"input", "vec2", "out", NULL};
-  static const char *const addmm[] = {"input", "mat1", "mat2", "beta", "alpha", "out", NULL};
-  static const char *const addbmm[] = {"input", "batch1", "batch2", "beta", "alpha", "out", NULL};
-  static const char *const addmv[] = {"input", "mat", "vec", "beta", "alpha", "out", NULL};
-  static const char *const addr[] = {"input", "vec1", "vec2", "beta", "alpha", "out", NULL};
-  static const char *const tdot[] = {"a", "b", "dims", "out", NULL};
-  static const char *const one[] = {"input", NULL};
-  const char *const *names = two;
-  int npos = 2;
-  tl_product kind = TL_PRODUCT_MM;
-  switch (op) {
-  case TL_OP_MM: names = mats; kind = TL_PRODUCT_MM; break;
-  case TL_OP_BMM: names = mats; kind = TL_PRODUCT_BMM; break;
-  case TL_OP_MV: names = vecs; kind = TL_PRODUCT_MV; break;
-  case TL_OP_DOT: names = two; kind = TL_PRODUCT_DOT; break;
-  case TL_OP_VDOT: names = two; kind = TL_PRODUCT_VDOT; break;
-  case TL_OP_INNER: kind = TL_PRODUCT_INNER; break;
-  case TL_OP_OUTER:
-  case TL_OP_GER: names = vec2; kind = TL_PRODUCT_OUTER; break;
-  case TL_OP_ADDMM: names = addmm; npos = 3; kind = TL_PRODUCT_ADDMM; break;
-  case TL_OP_ADDBMM: names = addbmm; npos = 3; kind = TL_PRODUCT_ADDBMM; break;
-  case TL_OP_BADDBMM: names = addbmm; npos = 3; kind = TL_PRODUCT_BADDBMM; break;
-  case TL_OP_ADDMV: names = addmv; npos = 3; kind = TL_PRODUCT_ADDMV; break;
-  case TL_OP_ADDR: names = addr; npos = 3; kind = TL_PRODUCT_ADDR; break;
-  case TL_OP_TENSORDOT: names = tdot; npos = 3; break;
-  case TL_OP_TRACE: names = one; npos = 1; break;
-  default: break;
-  }
-  PyObject *v[8];
-  owned_tensors own = {.n = 0};
+  static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1}, zero = {.kind = TL_KIND_INT};
   tl_tensor r = {0};
   tl_status st;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, npos, 0, v) < 0)
-    return NULL;
-  if (op == TL_OP_TRACE) {
-    const tl_tensor *a = tensor_arg(&own, v[0], func, names[0]);
-    if (!a)
-      return NULL;
-    st = tl_linalg_trace(&r, a);
-    owned_release(&own);
-    return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  switch (op) {
+  case TL_OP_MATMUL: st = tl_linalg_matmul(&r, a, b); break;
+  case TL_OP_KRON: st = tl_linalg_kron(&r, a, b); break;
+  case TL_OP_MM: st = tl_linalg_product(TL_PRODUCT_MM, &r, NULL, a, b, one, zero); break;
+  case TL_OP_BMM: st = tl_linalg_product(TL_PRODUCT_BMM, &r, NULL, a, b, one, zero); break;
+  case TL_OP_MV: st = tl_linalg_product(TL_PRODUCT_MV, &r, NULL, a, b, one, zero); break;
+  case TL_OP_DOT: st = tl_linalg_product(TL_PRODUCT_DOT, &r, NULL, a, b, one, zero); break;
+  case TL_OP_VDOT: st = tl_linalg_product(TL_PRODUCT_VDOT, &r, NULL, a, b, one, zero); break;
+  case TL_OP_INNER: st = tl_linalg_product(TL_PRODUCT_INNER, &r, NULL, a, b, one, zero); break;
+  default: /* outer, ger */
+    st = tl_linalg_product(TL_PRODUCT_OUTER, &r, NULL, a, b, one, zero);
+    break;
   }
-  int ntens = npos == 3 && op != TL_OP_TENSORDOT ? 3 : 2;
-  const tl_tensor *t[3];
-  PyObject *out = v[op == TL_OP_TENSORDOT ? 3 : ntens == 3 ? 5 : 2];
-  for (int i = 0; i < ntens; i++)
-    if (!(t[i] = tensor_arg(&own, v[i], func, names[i])))
-      goto fail;
-  if (op == TL_OP_MATMUL) {
-    st = tl_linalg_matmul(&r, t[0], t[1]);
-  } else if (op == TL_OP_KRON) {
-    st = tl_linalg_kron(&r, t[0], t[1]);
-  } else if (op == TL_OP_TENSORDOT) {
-    int n;
-    int64_t da[TL_MAX_DIMS], db[TL_MAX_DIMS];
-    if (tl_py_tensordot_dims(v[2], t[0], t[1], &n, da, db) < 0)
-      goto fail;
-    st = tl_linalg_tensordot(&r, t[0], t[1], n, da, db);
-  } else if (ntens == 3) {
-    tl_scalar beta, alpha;
-    if (scalar_arg(v[3], func, "beta", &beta) < 0 || scalar_arg(v[4], func, "alpha", &alpha) < 0)
-      goto fail;
-    st = tl_linalg_product(kind, &r, t[0], t[1], t[2], alpha, beta);
-  } else {
-    tl_scalar one_ = {.kind = TL_KIND_INT, .v.i = 1}, zero = {.kind = TL_KIND_INT, .v.i = 0};
-    st = tl_linalg_product(kind, &r, NULL, t[0], t[1], one_, zero);
-  }
-  owned_release(&own);
-  if (st != TL_OK)
+  return st == TL_OK ? finish(&r, out, tl_op_infos[op].name) : tl_py_raise();
+}
+
+/* addmm, addbmm, baddbmm, addmv, addr: beta * input + alpha * (b @ c) */
+static PyObject *product_add(tl_op op, const tl_tensor *input, const tl_tensor *b,
+                             const tl_tensor *c, tl_scalar beta, tl_scalar alpha, PyObject *out)
+{
+  tl_product kind = op == TL_OP_ADDMM     ? TL_PRODUCT_ADDMM
+                    : op == TL_OP_ADDBMM  ? TL_PRODUCT_ADDBMM
+                    : op == TL_OP_BADDBMM ? TL_PRODUCT_BADDBMM
+                    : op == TL_OP_ADDMV   ? TL_PRODUCT_ADDMV
+                                          : TL_PRODUCT_ADDR;
+  tl_tensor r = {0};
+  if (tl_linalg_product(kind, &r, input, b, c, alpha, beta) != TL_OK)
     return tl_py_raise();
-  return finish(&r, out, func);
-fail:
-  owned_release(&own);
-  return NULL;
+  return finish(&r, out, tl_op_infos[op].name);
+}
+
+PyObject *tl_py_impl_product(tl_op op, const tl_py_args_product *a)
+{
+  return product_two(op, a->input.t, a->other.t, a->out);
+}
+
+PyObject *tl_py_impl_product_mat2(tl_op op, const tl_py_args_product_mat2 *a)
+{
+  return product_two(op, a->input.t, a->mat2.t, a->out);
+}
+
+PyObject *tl_py_impl_product_vec(tl_op op, const tl_py_args_product_vec *a)
+{
+  return product_two(op, a->input.t, a->vec.t, a->out);
+}
+
+PyObject *tl_py_impl_product_vec2(tl_op op, const tl_py_args_product_vec2 *a)
+{
+  return product_two(op, a->input.t, a->vec2.t, a->out);
+}
+
+PyObject *tl_py_impl_addmm(tl_op op, const tl_py_args_addmm *a)
+{
+  return product_add(op, a->input.t, a->mat1.t, a->mat2.t, a->beta, a->alpha, a->out);
+}
+
+PyObject *tl_py_impl_addbmm(tl_op op, const tl_py_args_addbmm *a)
+{
+  return product_add(op, a->input.t, a->batch1.t, a->batch2.t, a->beta, a->alpha, a->out);
+}
+
+PyObject *tl_py_impl_addmv(tl_op op, const tl_py_args_addmv *a)
+{
+  return product_add(op, a->input.t, a->mat.t, a->vec.t, a->beta, a->alpha, a->out);
+}
+
+PyObject *tl_py_impl_addr(tl_op op, const tl_py_args_addr *a)
+{
+  return product_add(op, a->input.t, a->vec1.t, a->vec2.t, a->beta, a->alpha, a->out);
+}
+
+PyObject *tl_py_impl_tensordot(tl_op op, const tl_py_args_tensordot *a)
+{
+  int n;
+  int64_t da[TL_MAX_DIMS], db[TL_MAX_DIMS];
+  tl_tensor r = {0};
+  if (tl_py_tensordot_dims(a->dims, a->a.t, a->b.t, &n, da, db) < 0)
+    return NULL;
+  if (tl_linalg_tensordot(&r, a->a.t, a->b.t, n, da, db) != TL_OK)
+    return tl_py_raise();
+  return finish(&r, a->out, tl_op_infos[op].name);
+}
+
+PyObject *tl_py_impl_trace(tl_op op, const tl_py_args_trace *a)
+{
+  (void)op;
+  tl_tensor r = {0};
+  if (tl_linalg_trace(&r, a->input.t) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&r);
 }
 
 /* ---- torchlike.linalg (module functions _C._linalg_*) ---------------------------------
- * Positional arguments in a fixed order; torchlike/linalg.py gives them
- * PyTorch's signatures and defaults.  Each returns a tensor or a tuple. */
+ * Bound by generated code (signatures.txt [linalg]); torchlike/linalg.py gives
+ * them PyTorch's signatures and defaults.  Each returns a tensor or a tuple. */
 
 /* A tuple of new tensors (takes over their storage references). */
 static PyObject *tensors_tuple(int n, tl_tensor *ts)
@@ -299,372 +248,180 @@ static PyObject *tensors_tuple(int n, tl_tensor *ts)
   return tuple;
 }
 
-static PyObject *py_solve(PyObject *self, PyObject *args)
+/* n results of a call that returned st: one tensor or a tuple */
+static PyObject *results(tl_status st, int n, tl_tensor *r)
 {
-  (void)self;
-  PyObject *oa, *ob;
-  int left = 1;
-  owned_tensors own = {.n = 0};
+  if (st != TL_OK)
+    return tl_py_raise();
+  return n == 1 ? tl_py_tensor_from(&r[0]) : tensors_tuple(n, r);
+}
+
+PyObject *tl_py_impl_linalg_solve(const char *name, const tl_py_args_linalg_solve *a)
+{
+  (void)name;
   tl_tensor x = {0};
-  if (!PyArg_ParseTuple(args, "OO|p:solve", &oa, &ob, &left))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "solve", "A"), *b = a ? tensor_arg(&own, ob, "solve", "B") : NULL;
-  tl_status st = b ? tl_linalg_solve(&x, a, b, left) : TL_ERR_TYPE;
-  owned_release(&own);
-  if (!b)
-    return NULL;
-  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+  return results(tl_linalg_solve(&x, a->A.t, a->B.t, a->left), 1, &x);
 }
 
-/* Functions of one matrix returning one tensor. */
-typedef enum { ONE_INV, ONE_DET, ONE_LOGDET, ONE_ADJOINT, ONE_CHOLESKY } one_kind;
-
-static PyObject *unary_linalg(PyObject *args, one_kind kind, const char *fn)
+/* inv, det, logdet, adjoint, slogdet of one matrix (name says which) */
+PyObject *tl_py_impl_linalg_one(const char *name, const tl_py_args_linalg_one *a)
 {
-  PyObject *oa;
-  int flag = 0;
-  owned_tensors own = {.n = 0};
+  const char *fn = name + strlen("_linalg_");
+  tl_tensor r[2] = {{0}};
+  if (!strcmp(fn, "slogdet"))
+    return results(tl_linalg_slogdet(&r[0], &r[1], a->A.t), 2, r);
+  tl_status st = !strcmp(fn, "inv")      ? tl_linalg_inv(&r[0], a->A.t)
+                 : !strcmp(fn, "det")    ? tl_linalg_det(&r[0], a->A.t)
+                 : !strcmp(fn, "logdet") ? tl_linalg_logdet(&r[0], a->A.t)
+                                         : tl_linalg_adjoint(&r[0], a->A.t);
+  return results(st, 1, r);
+}
+
+PyObject *tl_py_impl_linalg_cholesky(const char *name, const tl_py_args_linalg_cholesky *a)
+{
+  (void)name;
   tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "O|p", &oa, &flag))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, fn, "A");
-  if (!a)
-    return NULL;
-  tl_status st;
-  switch (kind) {
-  case ONE_INV: st = tl_linalg_inv(&r, a); break;
-  case ONE_DET: st = tl_linalg_det(&r, a); break;
-  case ONE_LOGDET: st = tl_linalg_logdet(&r, a); break;
-  case ONE_ADJOINT: st = tl_linalg_adjoint(&r, a); break;
-  default: st = tl_linalg_cholesky(&r, a, flag); break;
-  }
-  owned_release(&own);
-  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  return results(tl_linalg_cholesky(&r, a->A.t, a->upper), 1, &r);
 }
 
-static PyObject *py_inv(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_INV, "inv"); }
-static PyObject *py_det(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_DET, "det"); }
-static PyObject *py_logdet(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_LOGDET, "logdet"); }
-static PyObject *py_adjoint(PyObject *self, PyObject *args) { (void)self; return unary_linalg(args, ONE_ADJOINT, "adjoint"); }
-static PyObject *py_cholesky(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_qr(const char *name, const tl_py_args_linalg_qr *a)
 {
-  (void)self;
-  return unary_linalg(args, ONE_CHOLESKY, "cholesky");
-}
-
-static PyObject *py_slogdet(PyObject *self, PyObject *args)
-{
-  (void)self;
-  PyObject *oa;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor r[2] = {{0}};
-  if (!PyArg_ParseTuple(args, "O:slogdet", &oa))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "slogdet", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_slogdet(&r[0], &r[1], a);
-  owned_release(&own);
-  return st == TL_OK ? tensors_tuple(2, r) : tl_py_raise();
-}
-
-static PyObject *py_qr(PyObject *self, PyObject *args)
-{
-  (void)self;
-  PyObject *oa;
-  const char *mode = "reduced";
-  owned_tensors own = {.n = 0};
-  tl_tensor r[2] = {{0}};
-  if (!PyArg_ParseTuple(args, "O|s:qr", &oa, &mode))
-    return NULL;
+  const char *mode = a->mode ? a->mode : "reduced";
   char m = !strcmp(mode, "reduced") ? 'r' : !strcmp(mode, "complete") ? 'c' : !strcmp(mode, "r") ? 'R' : 0;
   if (!m)
     return PyErr_Format(PyExc_RuntimeError, "qr received unrecognized mode '%s' but expected one "
                         "of 'reduced' (default), 'r', or 'complete'", mode);
-  const tl_tensor *a = tensor_arg(&own, oa, "qr", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_qr(&r[0], &r[1], a, m);
-  owned_release(&own);
-  return st == TL_OK ? tensors_tuple(2, r) : tl_py_raise();
+  return results(tl_linalg_qr(&r[0], &r[1], a->A.t, m), 2, r);
 }
 
-static PyObject *py_svd(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_svd(const char *name, const tl_py_args_linalg_svd *a)
 {
-  (void)self;
-  PyObject *oa;
-  int full = 1, uv = 1;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor r[3] = {{0}};
-  if (!PyArg_ParseTuple(args, "O|pp:svd", &oa, &full, &uv))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "svd", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_svd(&r[0], &r[1], &r[2], a, full, uv);
-  owned_release(&own);
-  if (st != TL_OK)
+  if (tl_linalg_svd(&r[0], &r[1], &r[2], a->A.t, a->full_matrices, a->compute_uv) != TL_OK)
     return tl_py_raise();
-  return uv ? tensors_tuple(3, r) : tl_py_tensor_from(&r[1]);
+  return a->compute_uv ? tensors_tuple(3, r) : tl_py_tensor_from(&r[1]);
 }
 
-static PyObject *py_eigh(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_eigh(const char *name, const tl_py_args_linalg_eigh *a)
 {
-  (void)self;
-  PyObject *oa;
-  const char *uplo = "L";
-  int vecs = 1;
-  owned_tensors own = {.n = 0};
+  (void)name;
+  const char *uplo = a->UPLO ? a->UPLO : "L";
   tl_tensor r[2] = {{0}};
-  if (!PyArg_ParseTuple(args, "O|sp:eigh", &oa, &uplo, &vecs))
-    return NULL;
   if (strcmp(uplo, "L") && strcmp(uplo, "U") && strcmp(uplo, "l") && strcmp(uplo, "u"))
     return PyErr_Format(PyExc_RuntimeError, "Expected UPLO argument to be 'L' or 'U', but got %s",
                         uplo);
-  const tl_tensor *a = tensor_arg(&own, oa, "eigh", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_eigh(&r[0], &r[1], a, uplo[0] == 'U' || uplo[0] == 'u', vecs);
-  owned_release(&own);
-  if (st != TL_OK)
-    return tl_py_raise();
-  return vecs ? tensors_tuple(2, r) : tl_py_tensor_from(&r[0]);
+  return results(tl_linalg_eigh(&r[0], &r[1], a->A.t, uplo[0] == 'U' || uplo[0] == 'u',
+                                a->compute_v), a->compute_v ? 2 : 1, r);
 }
 
-static PyObject *py_eig(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_eig(const char *name, const tl_py_args_linalg_eig *a)
 {
-  (void)self;
-  PyObject *oa;
-  int vecs = 1;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor r[2] = {{0}};
-  if (!PyArg_ParseTuple(args, "O|p:eig", &oa, &vecs))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "eig", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_eig(&r[0], &r[1], a, vecs);
-  owned_release(&own);
-  if (st != TL_OK)
-    return tl_py_raise();
-  return vecs ? tensors_tuple(2, r) : tl_py_tensor_from(&r[0]);
+  return results(tl_linalg_eig(&r[0], &r[1], a->A.t, a->compute_v), a->compute_v ? 2 : 1, r);
 }
 
-static PyObject *py_lstsq(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_lstsq(const char *name, const tl_py_args_linalg_lstsq *a)
 {
-  (void)self;
-  PyObject *oa, *ob;
-  double rcond = -1;
-  const char *driver = "gelsy";
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor r[4] = {{0}};
-  if (!PyArg_ParseTuple(args, "OO|ds:lstsq", &oa, &ob, &rcond, &driver))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "lstsq", "A"), *b = a ? tensor_arg(&own, ob, "lstsq", "B") : NULL;
-  tl_status st = b ? tl_linalg_lstsq(&r[0], &r[1], &r[2], &r[3], a, b, rcond, driver) : TL_ERR_TYPE;
-  owned_release(&own);
-  if (!b)
-    return NULL;
-  return st == TL_OK ? tensors_tuple(4, r) : tl_py_raise();
+  return results(tl_linalg_lstsq(&r[0], &r[1], &r[2], &r[3], a->A.t, a->B.t, a->rcond,
+                                 a->driver ? a->driver : "gelsy"), 4, r);
 }
 
-static PyObject *py_vector_norm(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_vector_norm(const char *name, const tl_py_args_linalg_vector_norm *a)
 {
-  (void)self;
-  PyObject *ox, *dim = Py_None, *odtype = Py_None;
-  double ord = 2;
-  int keepdim = 0;
-  owned_tensors own = {.n = 0};
-  tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "O|dOpO:vector_norm", &ox, &ord, &dim, &keepdim, &odtype))
-    return NULL;
-  int dtype = -1;
-  if (odtype != Py_None) {
-    tl_dtype d;
-    if (tl_py_parse_dtype(odtype, &d) < 0)
-      return NULL;
-    dtype = (int)d;
-  }
-  const tl_tensor *x = tensor_arg(&own, ox, "vector_norm", "x");
-  if (!x)
-    return NULL;
+  (void)name;
   uint64_t mask;
-  if (tl_py_parse_dims(dim, x->ndim, &mask) < 0) {
-    owned_release(&own);
-    return NULL;
-  }
-  tl_status st = tl_linalg_vector_norm(&r, x, ord, mask, keepdim, dtype);
-  owned_release(&own);
-  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
-}
-
-/* pinv and matrix_rank: (A, atol, rtol, hermitian) with atol/rtol < 0 unset. */
-static PyObject *tolerance_fn(PyObject *args, bool rank)
-{
-  PyObject *oa;
-  double atol = -1, rtol = -1;
-  int herm = 0;
-  owned_tensors own = {.n = 0};
   tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "O|ddp", &oa, &atol, &rtol, &herm))
+  if (tl_py_ints_dims(&a->dim, a->x.t->ndim, &mask) < 0)
     return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, rank ? "matrix_rank" : "pinv", "A");
-  if (!a)
-    return NULL;
-  tl_status st = rank ? tl_linalg_matrix_rank(&r, a, atol, rtol, herm)
-                      : tl_linalg_pinv(&r, a, atol, rtol, herm);
-  owned_release(&own);
-  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  return results(tl_linalg_vector_norm(&r, a->x.t, a->ord, mask, a->keepdim, a->dtype), 1, &r);
 }
-static PyObject *py_pinv(PyObject *self, PyObject *args) { (void)self; return tolerance_fn(args, false); }
-static PyObject *py_matrix_rank(PyObject *self, PyObject *args) { (void)self; return tolerance_fn(args, true); }
 
-static PyObject *py_matrix_power(PyObject *self, PyObject *args)
+/* pinv and matrix_rank (name says which): tolerances absent or < 0 are unset */
+PyObject *tl_py_impl_linalg_tolerance(const char *name, const tl_py_args_linalg_tolerance *a)
 {
-  (void)self;
-  PyObject *oa;
-  long long n;
-  owned_tensors own = {.n = 0};
+  double atol = a->has_atol ? a->atol : -1, rtol = a->has_rtol ? a->rtol : -1;
   tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "OL:matrix_power", &oa, &n))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "matrix_power", "A");
-  if (!a)
-    return NULL;
-  tl_status st = tl_linalg_matrix_power(&r, a, n);
-  owned_release(&own);
-  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  tl_status st = strstr(name, "rank") ? tl_linalg_matrix_rank(&r, a->A.t, atol, rtol, a->hermitian)
+                                      : tl_linalg_pinv(&r, a->A.t, atol, rtol, a->hermitian);
+  return results(st, 1, &r);
 }
 
-static PyObject *py_cross(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_matrix_power(const char *name,
+                                         const tl_py_args_linalg_matrix_power *a)
 {
-  (void)self;
-  PyObject *oa, *ob;
-  long long dim = -1;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor r = {0};
-  if (!PyArg_ParseTuple(args, "OO|L:cross", &oa, &ob, &dim))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "cross", "input"), *b = a ? tensor_arg(&own, ob, "cross", "other") : NULL;
-  tl_status st = b ? tl_linalg_cross(&r, a, b, dim) : TL_ERR_TYPE;
-  owned_release(&own);
-  if (!b)
-    return NULL;
-  return st == TL_OK ? tl_py_tensor_from(&r) : tl_py_raise();
+  return results(tl_linalg_matrix_power(&r, a->A.t, a->n), 1, &r);
 }
 
-static PyObject *py_lu_factor(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_cross(const char *name, const tl_py_args_linalg_cross *a)
 {
-  (void)self;
-  PyObject *oa;
-  owned_tensors own = {.n = 0};
+  (void)name;
+  tl_tensor r = {0};
+  return results(tl_linalg_cross(&r, a->input.t, a->other.t, a->dim), 1, &r);
+}
+
+/* lu_factor (LU, pivots), or with full the P, L, U of lu */
+PyObject *tl_py_impl_linalg_lu_factor(const char *name, const tl_py_args_linalg_lu_factor *a)
+{
+  (void)name;
   tl_tensor r[3] = {{0}};
-  int full = 0;
-  if (!PyArg_ParseTuple(args, "O|p:lu_factor", &oa, &full))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "lu_factor", "A");
-  if (!a)
-    return NULL;
-  tl_status st = full ? tl_linalg_lu(&r[0], &r[1], &r[2], a) : tl_linalg_lu_factor(&r[0], &r[1], a);
-  owned_release(&own);
-  return st == TL_OK ? tensors_tuple(full ? 3 : 2, r) : tl_py_raise();
+  tl_status st = a->full ? tl_linalg_lu(&r[0], &r[1], &r[2], a->A.t)
+                         : tl_linalg_lu_factor(&r[0], &r[1], a->A.t);
+  return results(st, a->full ? 3 : 2, r);
 }
 
-static PyObject *py_lu_solve(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_lu_solve(const char *name, const tl_py_args_linalg_lu_solve *a)
 {
-  (void)self;
-  PyObject *olu, *op, *ob;
-  int left = 1, adjoint = 0;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor x = {0};
-  if (!PyArg_ParseTuple(args, "OOO|pp:lu_solve", &olu, &op, &ob, &left, &adjoint))
-    return NULL;
-  const tl_tensor *lu = tensor_arg(&own, olu, "lu_solve", "LU");
-  const tl_tensor *piv = lu ? tensor_arg(&own, op, "lu_solve", "pivots") : NULL;
-  const tl_tensor *b = piv ? tensor_arg(&own, ob, "lu_solve", "B") : NULL;
-  tl_status st = b ? tl_linalg_lu_solve(&x, lu, piv, b, left, adjoint) : TL_ERR_TYPE;
-  owned_release(&own);
-  if (!b)
-    return NULL;
-  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+  return results(tl_linalg_lu_solve(&x, a->LU.t, a->pivots.t, a->B.t, a->left, a->adjoint), 1,
+                 &x);
 }
 
-static PyObject *py_solve_triangular(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_linalg_solve_triangular(const char *name,
+                                             const tl_py_args_linalg_solve_triangular *a)
 {
-  (void)self;
-  PyObject *oa, *ob;
-  int upper, left = 1, unit = 0;
-  owned_tensors own = {.n = 0};
+  (void)name;
   tl_tensor x = {0};
-  if (!PyArg_ParseTuple(args, "OOp|pp:solve_triangular", &oa, &ob, &upper, &left, &unit))
-    return NULL;
-  const tl_tensor *a = tensor_arg(&own, oa, "solve_triangular", "A");
-  const tl_tensor *b = a ? tensor_arg(&own, ob, "solve_triangular", "B") : NULL;
-  tl_status st = b ? tl_linalg_solve_triangular(&x, a, b, upper, left, unit) : TL_ERR_TYPE;
-  owned_release(&own);
-  if (!b)
-    return NULL;
-  return st == TL_OK ? tl_py_tensor_from(&x) : tl_py_raise();
+  return results(tl_linalg_solve_triangular(&x, a->A.t, a->B.t, a->upper, a->left,
+                                            a->unitriangular), 1, &x);
 }
 
-/* The *_ex functions: (A[, B], flag) -> (result..., info). */
-typedef enum { EX_INV, EX_CHOLESKY, EX_SOLVE, EX_LU_FACTOR } ex_kind;
-
-static PyObject *ex_call(PyObject *args, ex_kind kind)
+/* The *_ex functions: (result..., info) */
+PyObject *tl_py_impl_linalg_inv_ex(const char *name, const tl_py_args_linalg_inv_ex *a)
 {
-  PyObject *oa, *ob = NULL;
-  int flag = kind == EX_SOLVE; /* left=True; upper=False */
-  owned_tensors own = {.n = 0};
+  (void)name;
+  (void)a->check_errors; /* info reports the failure; torchlike/linalg.py raises */
+  tl_tensor r[2] = {{0}};
+  return results(tl_linalg_inv_ex(&r[0], &r[1], a->A.t), 2, r);
+}
+
+PyObject *tl_py_impl_linalg_cholesky_ex(const char *name, const tl_py_args_linalg_cholesky_ex *a)
+{
+  (void)name;
+  tl_tensor r[2] = {{0}};
+  return results(tl_linalg_cholesky_ex(&r[0], &r[1], a->A.t, a->upper), 2, r);
+}
+
+PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_solve_ex *a)
+{
+  (void)name;
+  tl_tensor r[2] = {{0}};
+  return results(tl_linalg_solve_ex(&r[0], &r[1], a->A.t, a->B.t, a->left), 2, r);
+}
+
+PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name,
+                                         const tl_py_args_linalg_lu_factor_ex *a)
+{
+  (void)name;
+  (void)a->pivot; /* always pivoted */
   tl_tensor r[3] = {{0}};
-  const tl_tensor *a, *b = NULL;
-  tl_status st;
-  if (kind == EX_SOLVE ? !PyArg_ParseTuple(args, "OO|p", &oa, &ob, &flag)
-                       : !PyArg_ParseTuple(args, "O|p", &oa, &flag))
-    return NULL;
-  if (!(a = tensor_arg(&own, oa, "linalg", "A")) || (ob && !(b = tensor_arg(&own, ob, "linalg", "B")))) {
-    owned_release(&own);
-    return NULL;
-  }
-  switch (kind) {
-  case EX_INV: st = tl_linalg_inv_ex(&r[0], &r[1], a); break;
-  case EX_CHOLESKY: st = tl_linalg_cholesky_ex(&r[0], &r[1], a, flag); break;
-  case EX_SOLVE: st = tl_linalg_solve_ex(&r[0], &r[1], a, b, flag); break;
-  default: st = tl_linalg_lu_factor_ex(&r[0], &r[1], &r[2], a); break;
-  }
-  owned_release(&own);
-  if (st != TL_OK)
-    return tl_py_raise();
-  return tensors_tuple(kind == EX_LU_FACTOR ? 3 : 2, r);
+  return results(tl_linalg_lu_factor_ex(&r[0], &r[1], &r[2], a->A.t), 3, r);
 }
-static PyObject *py_inv_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_INV); }
-static PyObject *py_cholesky_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_CHOLESKY); }
-static PyObject *py_solve_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_SOLVE); }
-static PyObject *py_lu_factor_ex(PyObject *self, PyObject *args) { (void)self; return ex_call(args, EX_LU_FACTOR); }
-
-PyMethodDef tl_py_linalg_functions[] = {
-    {"_linalg_inv_ex", py_inv_ex, METH_VARARGS, NULL},
-    {"_linalg_cholesky_ex", py_cholesky_ex, METH_VARARGS, NULL},
-    {"_linalg_solve_ex", py_solve_ex, METH_VARARGS, NULL},
-    {"_linalg_lu_factor_ex", py_lu_factor_ex, METH_VARARGS, NULL},
-    {"_linalg_solve", py_solve, METH_VARARGS, NULL},
-    {"_linalg_inv", py_inv, METH_VARARGS, NULL},
-    {"_linalg_det", py_det, METH_VARARGS, NULL},
-    {"_linalg_slogdet", py_slogdet, METH_VARARGS, NULL},
-    {"_linalg_logdet", py_logdet, METH_VARARGS, NULL},
-    {"_linalg_adjoint", py_adjoint, METH_VARARGS, NULL},
-    {"_linalg_cholesky", py_cholesky, METH_VARARGS, NULL},
-    {"_linalg_qr", py_qr, METH_VARARGS, NULL},
-    {"_linalg_svd", py_svd, METH_VARARGS, NULL},
-    {"_linalg_eigh", py_eigh, METH_VARARGS, NULL},
-    {"_linalg_eig", py_eig, METH_VARARGS, NULL},
-    {"_linalg_lstsq", py_lstsq, METH_VARARGS, NULL},
-    {"_linalg_vector_norm", py_vector_norm, METH_VARARGS, NULL},
-    {"_linalg_pinv", py_pinv, METH_VARARGS, NULL},
-    {"_linalg_matrix_rank", py_matrix_rank, METH_VARARGS, NULL},
-    {"_linalg_matrix_power", py_matrix_power, METH_VARARGS, NULL},
-    {"_linalg_cross", py_cross, METH_VARARGS, NULL},
-    {"_linalg_lu_factor", py_lu_factor, METH_VARARGS, NULL},
-    {"_linalg_lu_solve", py_lu_solve, METH_VARARGS, NULL},
-    {"_linalg_solve_triangular", py_solve_triangular, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};

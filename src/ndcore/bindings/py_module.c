@@ -3,6 +3,7 @@
  * here too, since they belong to no single object.                         */
 #define TL_NUMPY_IMPORT
 #include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "grad/py_grad.h"
 #include "nn/bindings/py_optim.h"
 #include "nn/tl_nn.h"
@@ -165,7 +166,7 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_dlpack_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_storage_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_mp_functions) < 0 ||
-      PyModule_AddFunctions(m, tl_py_linalg_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_generated_linalg_functions) < 0 ||
       tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
       tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0 ||
       tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0) {

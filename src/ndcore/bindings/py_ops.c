@@ -286,8 +286,10 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
-  if (tl_py_op_binders[f->op]) /* generated from signatures.txt */
-    return tl_py_op_binders[f->op](f->op, args, nargs, kwnames);
+  /* generated from signatures.txt */
+  tl_py_binder bind = f->inplace ? tl_py_op_inplace_binders[f->op] : tl_py_op_binders[f->op];
+  if (bind)
+    return bind(f->op, args, nargs, kwnames);
   if (tl_op_infos[f->op].kind == TL_OPKIND_WHERE && nargs == 1 && !kwnames)
     return tl_py_index_where(args[0]); /* where(cond) is nonzero(cond, as_tuple=True) */
   switch (tl_op_infos[f->op].kind) {
@@ -295,16 +297,10 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   case TL_OPKIND_BINARY:
   case TL_OPKIND_WHERE:
     return call_elementwise(f, args, nargs, kwnames);
-  case TL_OPKIND_MATMUL:
-    return tl_py_product_call(f->op, args, nargs, kwnames);
-  case TL_OPKIND_SORT:
-    return tl_py_sort_call(f->op, args, nargs, kwnames);
   case TL_OPKIND_CLAMP:
     return call_clamp(f, args, nargs, kwnames);
-  case TL_OPKIND_INDEX:
-    return tl_py_index_call(f->op, f->inplace, args, nargs, kwnames);
-  default:
-    return tl_py_reduce_call(f->op, args, nargs, kwnames);
+  default: /* reductions, scans, index, sort and matmul ops: generated binders */
+    return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[f->op].name);
   }
 }
 

@@ -23,73 +23,30 @@ int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
 /* ---- argument helpers ------------------------------------------------------ */
 
 
-/* Is keyword i of kwnames `name`? */
-static bool is_keyword(PyObject *kwnames, Py_ssize_t i, const char *name)
-{
-  const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
-  if (!key)
-    PyErr_Clear();
-  return key && !strcmp(key, name);
-}
-
-static int need(const char *func, const char *name, PyObject *o)
-{
-  if (o)
-    return 0;
-  PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, name);
-  return -1;
-}
-
-
-/* An int or a sequence of ints, into a malloc'ed array. */
-static int int_array(const char *func, const char *name, PyObject *o, int64_t **v, Py_ssize_t *n)
-{
-  *v = NULL;
-  if (PyIndex_Check(o) && !(tl_py_is_tensor(o) && tl_py_t(o)->ndim > 0)) {
-    *v = malloc(sizeof **v);
-    *n = 1;
-    if (!*v) {
-      PyErr_NoMemory();
-      return -1;
-    }
-    return tl_py_int_arg(func, name, o, *v);
-  }
-  PyObject *seq = PySequence_Fast(o, "");
-  if (!seq) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int or a sequence of ints, "
-                                  "not %s", func, name, Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *n = PySequence_Fast_GET_SIZE(seq);
-  *v = malloc((size_t)(*n > 0 ? *n : 1) * sizeof **v);
-  int r = *v ? 0 : (PyErr_NoMemory(), -1);
-  for (Py_ssize_t i = 0; r == 0 && i < *n; i++)
-    r = tl_py_int_arg(func, name, PySequence_Fast_GET_ITEM(seq, i), &(*v)[i]);
-  Py_DECREF(seq);
-  if (r < 0) {
-    free(*v);
-    *v = NULL;
-  }
-  return r;
-}
-
-/* Same, into a fixed array of at most TL_MAX_DIMS. */
+/* An int or a sequence of ints, at most TL_MAX_DIMS of them. */
 static int int_list(const char *func, const char *name, PyObject *o, int64_t *v, int *n)
 {
-  int64_t *tmp;
-  Py_ssize_t len;
-  if (int_array(func, name, o, &tmp, &len) < 0)
+  tl_py_ints ints;
+  if (tl_py_arg_ints(func, name, o, &ints) < 0)
     return -1;
-  if (len > TL_MAX_DIMS) {
-    free(tmp);
-    PyErr_Format(PyExc_ValueError, "%s(): '%s' has %zd entries; tensors have at most %d dims",
-                 func, name, len, TL_MAX_DIMS);
+  if (ints.n > TL_MAX_DIMS) {
+    PyErr_Format(PyExc_ValueError, "%s(): '%s' has %d entries; tensors have at most %d dims",
+                 func, name, ints.n, TL_MAX_DIMS);
     return -1;
   }
-  memcpy(v, tmp, (size_t)len * sizeof *v);
-  *n = (int)len;
-  free(tmp);
+  memcpy(v, ints.v, (size_t)ints.n * sizeof *v);
+  *n = ints.n;
   return 0;
+}
+
+/* A declared int list of at most TL_MAX_DIMS entries (dims, sizes). */
+static int dims_list(const char *func, const char *name, const tl_py_ints *v)
+{
+  if (v->n <= TL_MAX_DIMS)
+    return 0;
+  PyErr_Format(PyExc_ValueError, "%s(): '%s' has %d entries; tensors have at most %d dims", func,
+               name, v->n, TL_MAX_DIMS);
+  return -1;
 }
 
 /* A sequence of Tensors: *seq keeps them alive, *ptrs (malloc'ed) points into them.
@@ -209,46 +166,41 @@ static PyObject *views_tuple(tl_tensor *views, int n)
 
 #define FASTCALL_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
 
-/* ---- joining ------------------------------------------------------------------- */
+/* ---- joining (bound by generated code: cat, stack, hstack ...) ------------------ */
 
-static PyObject *join(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, int kind /* -1 cat, -2 stack, else tl_stack_kind */)
+static PyObject *join(const char *func, PyObject *tensors, PyObject *out_arg, int64_t dim,
+                      int kind /* -1 cat, -2 stack, else tl_stack_kind */)
 {
-  static const char *const names[] = {"tensors", "dim", "out", "axis", NULL};
-  PyObject *v[4], *seq = NULL;
+  PyObject *seq = NULL;
   const tl_tensor **ptrs = NULL;
-  int64_t dim = 0;
   int n;
   tl_tensor out;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 || need(func, "tensors", v[0]) < 0)
-    return NULL;
-  if (kind >= 0 && v[1])
-    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected argument 'dim'", func);
-  if (tl_py_int_arg(func, "dim", v[1], &dim) < 0 || tl_py_int_arg(func, "axis", v[3], &dim) < 0 ||
-      tensor_list(func, v[0], &seq, &ptrs, &n) < 0)
+  if (tensor_list(func, tensors, &seq, &ptrs, &n) < 0)
     return NULL;
   tl_status status = kind == -1   ? tl_shape_cat(&out, n, ptrs, dim)
                      : kind == -2 ? tl_shape_stack(&out, n, ptrs, dim)
                                   : tl_shape_stack_kind(&out, n, ptrs, (tl_stack_kind)kind);
-  PyObject *r = finish_out(status, &out, v[2]);
+  PyObject *r = finish_out(status, &out, out_arg);
   free(ptrs);
   Py_DECREF(seq);
   return r;
 }
 
-#define JOIN_FN(NAME, KIND)                                                             \
-  static PyObject *fn_##NAME(PyObject *m, PyObject *const *args, Py_ssize_t nargs,      \
-                             PyObject *kwnames)                                         \
-  {                                                                                     \
-    (void)m;                                                                            \
-    return join(#NAME, args, nargs, kwnames, KIND);                                     \
-  }
-JOIN_FN(cat, -1)
-JOIN_FN(stack, -2)
-JOIN_FN(hstack, TL_STACK_H)
-JOIN_FN(vstack, TL_STACK_V)
-JOIN_FN(dstack, TL_STACK_D)
-JOIN_FN(column_stack, TL_STACK_COLUMN)
+/* cat, concat, concatenate and stack (name says which) */
+PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a)
+{
+  return join(name, a->tensors, a->out, a->dim, strcmp(name, "stack") ? -1 : -2);
+}
+
+/* hstack, vstack, row_stack, dstack, column_stack (name says which) */
+PyObject *tl_py_impl_hstack(const char *name, const tl_py_args_hstack *a)
+{
+  tl_stack_kind kind = name[0] == 'h'   ? TL_STACK_H
+                       : name[0] == 'd' ? TL_STACK_D
+                       : name[0] == 'c' ? TL_STACK_COLUMN
+                                        : TL_STACK_V; /* vstack, row_stack */
+  return join(name, a->tensors, a->out, 0, (int)kind);
+}
 
 /* ---- splitting --------------------------------------------------------------- */
 
@@ -262,47 +214,28 @@ static int wrap_dim_of(const tl_tensor *t, int64_t dim, int *d)
   return tl_dim_wrap(dim, t->ndim, d) == TL_OK ? 0 : tl_py_raise_int();
 }
 
-static int dim_of(const tl_tensor *t, PyObject *o, const char *func, int *d)
+/* split: the pieces' size, or their sizes */
+PyObject *tl_py_impl_split(const char *name, const tl_py_args_split *a)
 {
-  int64_t dim = 0;
-  if (tl_py_int_arg(func, "dim", o, &dim) < 0)
-    return -1;
-  return wrap_dim_of(t, dim, d);
-}
-
-static PyObject *tensor_split_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-  /* Tensor.split names its first argument split_size; torch.split the longer name. */
-  static const char *const names[] = {"split_size_or_sections", "dim", "split_size", NULL};
-  PyObject *v[3];
-  tl_tensor *t = tl_py_t(self);
+  tl_tensor *t = tl_py_t(a->input);
   int d;
   tl_span *spans = NULL;
   int64_t n = 0;
   tl_status status;
-  if (nargs > 2)
-    return PyErr_Format(PyExc_TypeError, "split() takes at most 2 arguments (%zd given)", nargs);
-  if (tl_py_bind_args("split", args, nargs, kwnames, names, -1, 0, v) < 0)
+  if (a->split_size_or_sections.given && a->split_size.given)
+    return PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument 'split_size'",
+                        name);
+  const tl_py_intvec *what = a->split_size.given ? &a->split_size : &a->split_size_or_sections;
+  if (!what->given)
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument "
+                                         "'split_size_or_sections'", name);
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
-  if (v[0] && v[2])
-    return PyErr_Format(PyExc_TypeError, "split() got multiple values for argument 'split_size'");
-  v[0] = v[0] ? v[0] : v[2];
-  if (need("split", "split_size_or_sections", v[0]) < 0 || dim_of(t, v[1], "split", &d) < 0)
-    return NULL;
-  if (PyIndex_Check(v[0])) {
-    int64_t size = 0;
-    if (tl_py_int_arg("split", "split_size", v[0], &size) < 0)
-      return NULL;
-    status = tl_split_by_size(t->shape[d], size, &spans, &n);
+  if (what->one) {
+    status = tl_split_by_size(t->shape[d], what->v[0], &spans, &n);
   } else {
-    int64_t *sizes;
-    Py_ssize_t len;
-    if (int_array("split", "split_size_or_sections", v[0], &sizes, &len) < 0)
-      return NULL;
-    n = len;
-    status = tl_split_by_sizes(t->shape[d], len, sizes, &spans);
-    free(sizes);
+    n = what->n;
+    status = tl_split_by_sizes(t->shape[d], what->n, what->v, &spans);
   }
   PyObject *r = status == TL_OK ? spans_tuple(t, d, spans, n) : tl_py_raise();
   free(spans);
@@ -349,26 +282,28 @@ PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a)
   return tuple;
 }
 
-/* tensor_split and its h/v/dsplit forms; fixed_dim < 0: take dim= from the args. */
-static PyObject *tensor_split_common(const char *func, PyObject *self, PyObject *what, int d,
-                                     bool divisible)
+/* tensor_split and its h/v/dsplit forms along dim d: sections (one int) or
+ * the indices to cut at, given as ints or as an integer tensor `what`. */
+static PyObject *tensor_split_common(const char *func, const tl_tensor *t, PyObject *what,
+                                     const tl_py_intvec *ints, int d, bool divisible)
 {
-  tl_tensor *t = tl_py_t(self);
   tl_span *spans = NULL;
   int64_t n = 0;
   tl_status status;
-  bool sections = PyIndex_Check(what) && !(tl_py_is_tensor(what) && tl_py_t(what)->ndim > 0);
-  if (tl_py_is_tensor(what) && (tl_py_t(what)->ndim > 1 ||
-                                !tl_dtype_is_integral(tl_py_t(what)->dtype) ||
-                                tl_py_t(what)->dtype == TL_DTYPE_BOOL))
+  tl_py_intvec from_tensor = {.v = NULL};
+  if (what && (tl_py_t(what)->ndim > 1 || !tl_dtype_is_integral(tl_py_t(what)->dtype) ||
+               tl_py_t(what)->dtype == TL_DTYPE_BOOL))
     return PyErr_Format(PyExc_RuntimeError, "%s expected tensor_indices_or_sections to be a "
                                             "zero-dimensional or one-dimensional tensor of "
                                             "integer dtype, but got a %d-dim %s tensor", func,
                         tl_py_t(what)->ndim, tl_dtype_names[tl_py_t(what)->dtype]);
-  if (sections) {
-    int64_t k = 0;
-    if (tl_py_int_arg(func, "sections", what, &k) < 0)
+  if (what) { /* a 0-d tensor is sections, a 1-d one the indices */
+    if (tl_py_arg_intvec(func, "indices", what, &from_tensor) < 0)
       return NULL;
+    ints = &from_tensor;
+  }
+  if (ints->one) {
+    int64_t k = ints->v[0];
     if (divisible && k > 0 && t->shape[d] % k)
       return PyErr_Format(PyExc_RuntimeError, "torch.%s attempted to split along dimension %d, "
                                               "but the size of the dimension %lld is not "
@@ -379,115 +314,63 @@ static PyObject *tensor_split_common(const char *func, PyObject *self, PyObject 
                                               "0, got %lld", func, (long long)k);
     status = tl_split_sections(t->shape[d], k, &spans, &n);
   } else {
-    int64_t *idx;
-    Py_ssize_t len;
-    if (int_array(func, "indices", what, &idx, &len) < 0)
-      return NULL;
-    n = len + 1;
-    status = tl_split_indices(t->shape[d], len, idx, &spans);
-    free(idx);
+    n = ints->n + 1;
+    status = tl_split_indices(t->shape[d], ints->n, ints->v, &spans);
   }
+  tl_py_intvec_release(&from_tensor);
   PyObject *r = status == TL_OK ? spans_tuple(t, d, spans, n) : tl_py_raise();
   free(spans);
   return r;
 }
 
-static PyObject *tensor_tensor_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames)
+PyObject *tl_py_impl_tensor_split(const char *name, const tl_py_args_tensor_split *a)
 {
-  static const char *const names[] = {"indices_or_sections", "dim", "sections", "indices", NULL};
-  PyObject *v[4];
+  const tl_tensor *t = tl_py_t(a->input);
+  tl_py_intvec sections = {.v = NULL, .n = 1, .given = true, .one = true};
+  const tl_py_intvec *ints = &a->indices_or_sections;
   int d;
-  if (tl_py_bind_args("tensor_split", args, nargs, kwnames, names, -1, 0, v) < 0)
-    return NULL;
-  PyObject *what = v[0] ? v[0] : v[2] ? v[2] : v[3];
-  if (need("tensor_split", "indices_or_sections", what) < 0)
-    return NULL;
-  if (tl_py_t(self)->ndim == 0)
+  if (!a->indices_or_sections.given && a->has_sections) {
+    sections.v = sections.small;
+    sections.small[0] = a->sections;
+    ints = &sections;
+  } else if (!a->indices_or_sections.given) {
+    ints = &a->indices;
+  }
+  if (!ints->given)
+    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'indices_or_sections'",
+                        name);
+  if (t->ndim == 0)
     return PyErr_Format(PyExc_RuntimeError, "tensor_split expected at least a 1-dimensional "
                                             "tensor, but got a tensor with 0 dims");
-  if (dim_of(tl_py_t(self), v[1], "tensor_split", &d) < 0)
+  if (wrap_dim_of(t, a->dim, &d) < 0)
     return NULL;
-  return tensor_split_common("tensor_split", self, what, d, false);
+  return tensor_split_common(name, t, a->indices_or_sections_tensor, ints, d, false);
 }
 
-static PyObject *hvd_split(const char *func, PyObject *self, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames, int min_ndim, int d)
+/* hsplit, vsplit, dsplit (name says which) */
+PyObject *tl_py_impl_hvdsplit(const char *name, const tl_py_args_hvdsplit *a)
 {
-  static const char *const names[] = {"indices_or_sections", NULL};
-  PyObject *v[1];
-  int ndim = tl_py_t(self)->ndim;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need(func, "indices_or_sections", v[0]) < 0)
-    return NULL;
-  if (ndim < min_ndim)
+  const tl_tensor *t = tl_py_t(a->input);
+  int min_ndim = name[0] == 'h' ? 1 : name[0] == 'v' ? 2 : 3;
+  int d = name[0] == 'h' ? (t->ndim == 1 ? 0 : 1) : name[0] == 'v' ? 0 : 2;
+  if (t->ndim < min_ndim)
     return PyErr_Format(PyExc_RuntimeError, "torch.%s requires a tensor with at least %d "
                                             "dimension%s, but got a tensor with %d dimensions!",
-                        func, min_ndim, min_ndim > 1 ? "s" : "", ndim);
-  return tensor_split_common(func, self, v[0], d, true);
-}
-
-static PyObject *tensor_hsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-  return hvd_split("hsplit", self, args, nargs, kwnames, 1, tl_py_t(self)->ndim == 1 ? 0 : 1);
-}
-
-static PyObject *tensor_vsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-  return hvd_split("vsplit", self, args, nargs, kwnames, 2, 0);
-}
-
-static PyObject *tensor_dsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
-{
-  return hvd_split("dsplit", self, args, nargs, kwnames, 3, 2);
+                        name, min_ndim, min_ndim > 1 ? "s" : "", t->ndim);
+  return tensor_split_common(name, t, a->indices_or_sections_tensor, &a->indices_or_sections, d,
+                             true);
 }
 
 /* ---- reordering ------------------------------------------------------------- */
 
-/* dims as f(0, 1), f((0, 1)) or dims=(0, 1) -> a checked bitmask. */
-static int dims_mask(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames, int ndim, uint64_t *mask)
+PyObject *tl_py_impl_flip(const char *name, const tl_py_args_flip *a)
 {
-  int64_t dims[TL_MAX_DIMS];
-  int n;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nkw > 1 || (nkw == 1 && (nargs || !is_keyword(kwnames, 0, "dims")))) {
-    PyErr_Format(PyExc_TypeError, "%s() takes dims as ints, a sequence, or dims=", func);
-    return -1;
-  }
-  if (nkw == 1) {
-    args += nargs;
-    nargs = 1;
-  }
-  if (tl_py_parse_shape(func, args, nargs, dims, &n) < 0)
-    return -1;
-  *mask = 0;
-  for (int i = 0; i < n; i++) {
-    int w;
-    if (tl_dim_wrap(dims[i], ndim, &w) != TL_OK)
-      return tl_py_raise_int();
-    if (*mask >> w & 1) {
-      PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", w);
-      return -1;
-    }
-    *mask |= (uint64_t)1 << w;
-  }
-  if (ndim == 0)
-    *mask = 0;
-  return 0;
-}
-
-static PyObject *tensor_flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
-{
+  const tl_tensor *t = tl_py_t(a->input);
   uint64_t mask;
   tl_tensor out;
-  if (dims_mask("flip", args, nargs, kwnames, tl_py_t(self)->ndim, &mask) < 0)
+  if (dims_list(name, "dims", &a->dims) < 0 || tl_py_ints_dims(&a->dims, t->ndim, &mask) < 0)
     return NULL;
-  return wrap(tl_shape_flip(&out, tl_py_t(self), mask), &out);
+  return wrap(tl_shape_flip(&out, t, t->ndim ? mask : 0), &out);
 }
 
 static PyObject *tensor_fliplr(PyObject *self, PyObject *unused)
@@ -508,83 +391,53 @@ static PyObject *tensor_flipud(PyObject *self, PyObject *unused)
   return wrap(tl_shape_flip(&out, tl_py_t(self), 1), &out);
 }
 
-static PyObject *tensor_roll(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *tl_py_impl_roll(const char *name, const tl_py_args_roll *a)
 {
-  static const char *const names[] = {"shifts", "dims", NULL};
-  PyObject *v[2];
-  int64_t shifts[TL_MAX_DIMS], dims[TL_MAX_DIMS];
-  int ns, nd = 0;
   tl_tensor out;
-  if (tl_py_bind_args("roll", args, nargs, kwnames, names, -1, 0, v) < 0 || need("roll", "shifts", v[0]) < 0 ||
-      int_list("roll", "shifts", v[0], shifts, &ns) < 0)
+  if (dims_list(name, "shifts", &a->shifts) < 0 || dims_list(name, "dims", &a->dims) < 0)
     return NULL;
-  bool has_dims = v[1] && v[1] != Py_None;
-  if (has_dims && int_list("roll", "dims", v[1], dims, &nd) < 0)
-    return NULL;
-  if (has_dims && nd != ns)
+  if (a->dims.given && a->dims.n != a->shifts.n)
     return PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, "
-                                            "dims:%d", ns, nd);
-  return wrap(tl_shape_roll(&out, tl_py_t(self), ns, shifts, has_dims ? dims : NULL), &out);
+                                            "dims:%d", a->shifts.n, a->dims.n);
+  return wrap(tl_shape_roll(&out, tl_py_t(a->input), a->shifts.n, a->shifts.v,
+                            a->dims.given ? a->dims.v : NULL), &out);
 }
 
-static PyObject *tensor_rot90(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+PyObject *tl_py_impl_rot90(const char *name, const tl_py_args_rot90 *a)
 {
-  static const char *const names[] = {"k", "dims", NULL};
-  PyObject *v[2];
-  int64_t k = 1, dims[TL_MAX_DIMS] = {0, 1};
-  int nd = 2;
+  static const int64_t plane[2] = {0, 1};
   tl_tensor out;
-  if (tl_py_bind_args("rot90", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("rot90", "k", v[0], &k) < 0 ||
-      (v[1] && int_list("rot90", "dims", v[1], dims, &nd) < 0))
+  if (dims_list(name, "dims", &a->dims) < 0)
     return NULL;
-  return wrap(tl_shape_rot90(&out, tl_py_t(self), k, nd, dims), &out);
+  return wrap(tl_shape_rot90(&out, tl_py_t(a->input), a->k, a->dims.given ? a->dims.n : 2,
+                             a->dims.given ? a->dims.v : plane), &out);
 }
 
 /* ---- repeating ---------------------------------------------------------------- */
 
-static PyObject *tensor_repeat(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_repeat(const char *name, const tl_py_args_repeat *a)
 {
-  int64_t reps[TL_MAX_DIMS];
-  int n;
   tl_tensor out;
-  if (tl_py_parse_shape("repeat", args, nargs, reps, &n) < 0)
+  if (dims_list(name, "repeats", &a->repeats) < 0)
     return NULL;
-  return wrap(tl_shape_repeat(&out, tl_py_t(self), n, reps), &out);
+  return wrap(tl_shape_repeat(&out, tl_py_t(a->input), a->repeats.n, a->repeats.v), &out);
 }
 
-static PyObject *tensor_tile(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *tl_py_impl_tile(const char *name, const tl_py_args_tile *a)
 {
-  int64_t reps[TL_MAX_DIMS];
-  int n;
   tl_tensor out;
-  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    if (nargs || PyTuple_GET_SIZE(kwnames) != 1 || !is_keyword(kwnames, 0, "dims"))
-      return PyErr_Format(PyExc_TypeError, "tile() takes dims as ints, a sequence, or dims=");
-    args += nargs;
-    nargs = 1;
-  }
-  if (tl_py_parse_shape("tile", args, nargs, reps, &n) < 0)
+  if (dims_list(name, "dims", &a->dims) < 0)
     return NULL;
-  return wrap(tl_shape_tile(&out, tl_py_t(self), n, reps), &out);
+  return wrap(tl_shape_tile(&out, tl_py_t(a->input), a->dims.n, a->dims.v), &out);
 }
 
-static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                          PyObject *kwnames)
+PyObject *tl_py_impl_repeat_interleave(const char *name, const tl_py_args_repeat_interleave *a)
 {
-  static const char *const names[] = {"repeats", "dim", "output_size", NULL};
-  PyObject *v[3];
-  int64_t repeats = 0, dim = 0, output_size = -1;
-  tl_tensor out, *in = tl_py_t(self), arange = {0};
-  const tl_tensor *rt = NULL;
-  if (tl_py_bind_args("repeat_interleave", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("repeat_interleave", "dim", v[1], &dim) < 0 ||
-      tl_py_int_arg("repeat_interleave", "output_size", v[2], &output_size) < 0)
-    return NULL;
-  if (!v[0]) {
+  (void)name;
+  int64_t dim = a->dim;
+  tl_tensor out, *in = tl_py_t(a->input), arange = {0};
+  const tl_tensor *rt = a->repeats_tensor ? tl_py_t(a->repeats_tensor) : NULL;
+  if (!a->has_repeats) {
     /* torch.repeat_interleave(repeats): index i repeated repeats[i] times. */
     int64_t n = tl_tensor_numel(in);
     if (in->ndim > 1)
@@ -595,19 +448,15 @@ static PyObject *tensor_repeat_interleave(PyObject *self, PyObject *const *args,
       ((int64_t *)arange.storage->data)[i] = i;
     rt = in;
     in = &arange;
-  } else if (tl_py_is_tensor(v[0])) {
-    rt = tl_py_t(v[0]);
-  } else if (tl_py_int_arg("repeat_interleave", "repeats", v[0], &repeats) < 0) {
-    return NULL;
   }
-  bool has_dim = v[1] && v[1] != Py_None;
-  tl_status status = tl_shape_repeat_interleave(&out, in, rt, repeats, has_dim ? &dim : NULL);
+  tl_status status = tl_shape_repeat_interleave(&out, in, rt, a->repeats, a->has_dim ? &dim : NULL);
   if (arange.storage)
     tl_tensor_release(&arange);
-  if (status == TL_OK && output_size >= 0 && out.shape[has_dim ? (dim < 0 ? dim + out.ndim : dim) : 0] != output_size) {
+  if (status == TL_OK && a->has_output_size &&
+      out.shape[a->has_dim ? (dim < 0 ? dim + out.ndim : dim) : 0] != a->output_size) {
     tl_tensor_release(&out);
     return PyErr_Format(PyExc_RuntimeError, "repeat_interleave: output_size %lld does not match "
-                                            "the sum of repeats", (long long)output_size);
+                                            "the sum of repeats", (long long)a->output_size);
   }
   return wrap(status, &out);
 }
@@ -687,145 +536,100 @@ PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a)
   return tl_py_tensor_from(&out);
 }
 
-/* Python-slice bound for a positive step: None is `dflt`, negatives wrap, then clamp. */
-static int slice_arg(const char *func, const char *name, PyObject *o, int64_t size,
-                     int64_t dflt, int64_t *v)
+/* Python-slice bound for a positive step: absent is `dflt`, negatives wrap, then clamp. */
+static int64_t slice_bound(bool given, int64_t v, int64_t size, int64_t dflt)
 {
-  *v = dflt;
-  if (tl_py_int_arg(func, name, o, v) < 0)
-    return -1;
-  if (*v < 0)
-    *v += size;
-  *v = *v < 0 ? 0 : *v > size ? size : *v;
-  return 0;
+  if (!given)
+    return dflt;
+  if (v < 0)
+    v += size;
+  return v < 0 ? 0 : v > size ? size : v;
 }
 
-static PyObject *view_scatter(const char *func, PyObject *self, PyObject *src, tl_scatter_kind kind,
+static PyObject *view_scatter(PyObject *self, PyObject *src, tl_scatter_kind kind,
                               const int64_t *a)
 {
   tl_tensor out;
-  if (!src || !tl_py_is_tensor(src))
-    return PyErr_Format(PyExc_TypeError, "%s(): argument 'src' must be Tensor, not %s", func,
-                        src ? Py_TYPE(src)->tp_name : "nothing");
   return wrap(tl_shape_view_scatter(&out, tl_py_t(self), tl_py_t(src), kind, a), &out);
 }
 
 /* select_scatter, diagonal_scatter: bound by generated code */
 PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a)
 {
+  (void)name;
   const int64_t at[2] = {a->dim, a->index};
-  return view_scatter(name, a->input, a->src, TL_SCATTER_SELECT, at);
+  return view_scatter(a->input, a->src, TL_SCATTER_SELECT, at);
 }
 
-static PyObject *tensor_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                      PyObject *kwnames)
+PyObject *tl_py_impl_slice_scatter(const char *name, const tl_py_args_slice_scatter *a)
 {
-  static const char *const names[] = {"src", "dim", "start", "end", "step", NULL};
-  PyObject *v[5];
-  tl_tensor *t = tl_py_t(self);
-  int64_t a[4] = {0, 0, 0, 1};
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input);
   int d = 0;
-  if (tl_py_bind_args("slice_scatter", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      tl_py_int_arg("slice_scatter", "dim", v[1], &a[0]) < 0 ||
-      tl_py_int_arg("slice_scatter", "step", v[4], &a[3]) < 0)
-    return NULL;
-  if (t->ndim > 0 && tl_dim_wrap(a[0], t->ndim, &d) != TL_OK)
+  if (t->ndim > 0 && tl_dim_wrap(a->dim, t->ndim, &d) != TL_OK)
     return tl_py_raise();
   int64_t size = t->ndim ? t->shape[d] : 0;
-  if (slice_arg("slice_scatter", "start", v[2], size, 0, &a[1]) < 0 ||
-      slice_arg("slice_scatter", "end", v[3], size, size, &a[2]) < 0)
-    return NULL;
-  return view_scatter("slice_scatter", self, v[0], TL_SCATTER_SLICE, a);
+  const int64_t at[4] = {a->dim, slice_bound(a->has_start, a->start, size, 0),
+                         slice_bound(a->has_end, a->end, size, size), a->step};
+  return view_scatter(a->input, a->src, TL_SCATTER_SLICE, at);
 }
 
 PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a)
 {
+  (void)name;
   const int64_t at[3] = {a->offset, a->dim1, a->dim2};
-  return view_scatter(name, a->input, a->src, TL_SCATTER_DIAGONAL, at);
+  return view_scatter(a->input, a->src, TL_SCATTER_DIAGONAL, at);
 }
 
-static PyObject *tensor_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *tl_py_impl_unfold(const char *name, const tl_py_args_unfold *a)
 {
-  static const char *const names[] = {"dimension", "size", "step", NULL};
-  PyObject *v[3];
-  int64_t dim = 0, size = 0, step = 0;
+  (void)name;
   tl_tensor out;
-  if (tl_py_bind_args("unfold", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("unfold", "dimension", v[0]) < 0 || need("unfold", "size", v[1]) < 0 ||
-      need("unfold", "step", v[2]) < 0 || tl_py_int_arg("unfold", "dimension", v[0], &dim) < 0 ||
-      tl_py_int_arg("unfold", "size", v[1], &size) < 0 || tl_py_int_arg("unfold", "step", v[2], &step) < 0)
-    return NULL;
-  return wrap(tl_view_unfold(&out, tl_py_t(self), dim, size, step), &out);
+  return wrap(tl_view_unfold(&out, tl_py_t(a->input), a->dimension, a->size, a->step), &out);
 }
 
-static PyObject *tensor_as_strided(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+PyObject *tl_py_impl_as_strided(const char *name, const tl_py_args_as_strided *a)
 {
-  static const char *const names[] = {"size", "stride", "storage_offset", NULL};
-  PyObject *v[3];
-  int64_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS], offset = tl_py_t(self)->offset;
-  int nd, ns;
+  const tl_tensor *t = tl_py_t(a->input);
   tl_tensor out;
-  if (tl_py_bind_args("as_strided", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("as_strided", "size", v[0]) < 0 || need("as_strided", "stride", v[1]) < 0 ||
-      int_list("as_strided", "size", v[0], shape, &nd) < 0 ||
-      int_list("as_strided", "stride", v[1], strides, &ns) < 0 ||
-      tl_py_int_arg("as_strided", "storage_offset", v[2], &offset) < 0)
+  if (dims_list(name, "size", &a->size) < 0 || dims_list(name, "stride", &a->stride) < 0)
     return NULL;
-  if (nd != ns)
+  if (a->size.n != a->stride.n)
     return PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
-  return wrap(tl_view_as_strided(&out, tl_py_t(self), nd, shape, strides, offset), &out);
+  return wrap(tl_view_as_strided(&out, t, a->size.n, a->size.v, a->stride.v,
+                                 a->has_storage_offset ? a->storage_offset : t->offset), &out);
 }
 
-static PyObject *tensor_movedim(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+/* movedim and moveaxis */
+PyObject *tl_py_impl_movedim(const char *name, const tl_py_args_movedim *a)
 {
-  static const char *const names[] = {"source", "destination", NULL};
-  PyObject *v[2];
-  int64_t src[TL_MAX_DIMS], dst[TL_MAX_DIMS];
-  int ns, nd;
   tl_tensor out;
-  if (tl_py_bind_args("movedim", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("movedim", "source", v[0]) < 0 || need("movedim", "destination", v[1]) < 0 ||
-      int_list("movedim", "source", v[0], src, &ns) < 0 ||
-      int_list("movedim", "destination", v[1], dst, &nd) < 0)
+  if (dims_list(name, "source", &a->source) < 0 ||
+      dims_list(name, "destination", &a->destination) < 0)
     return NULL;
-  if (ns != nd)
+  if (a->source.n != a->destination.n)
     return PyErr_Format(PyExc_RuntimeError, "movedim: Invalid source or destination dims: source "
                                             "(%d dims) should contain the same number of dims as "
-                                            "destination (%d dims)", ns, nd);
-  return wrap(tl_view_movedim(&out, tl_py_t(self), ns, src, dst), &out);
+                                            "destination (%d dims)", a->source.n,
+                        a->destination.n);
+  return wrap(tl_view_movedim(&out, tl_py_t(a->input), a->source.n, a->source.v,
+                              a->destination.v), &out);
 }
 
-static PyObject *tensor_unflatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+PyObject *tl_py_impl_unflatten(const char *name, const tl_py_args_unflatten *a)
 {
-  static const char *const names[] = {"dim", "sizes", NULL};
-  PyObject *v[2];
-  int64_t dim = 0, sizes[TL_MAX_DIMS];
-  int n;
   tl_tensor out;
-  if (tl_py_bind_args("unflatten", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("unflatten", "dim", v[0]) < 0 || need("unflatten", "sizes", v[1]) < 0 ||
-      tl_py_int_arg("unflatten", "dim", v[0], &dim) < 0 ||
-      int_list("unflatten", "sizes", v[1], sizes, &n) < 0)
+  if (dims_list(name, "sizes", &a->sizes) < 0)
     return NULL;
-  return wrap(tl_view_unflatten(&out, tl_py_t(self), dim, n, sizes), &out);
+  return wrap(tl_view_unflatten(&out, tl_py_t(a->input), a->dim, a->sizes.n, a->sizes.v), &out);
 }
 
-static PyObject *tensor_broadcast_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames)
+PyObject *tl_py_impl_broadcast_to(const char *name, const tl_py_args_broadcast_to *a)
 {
-  static const char *const names[] = {"size", NULL};
-  PyObject *v[1];
-  int64_t shape[TL_MAX_DIMS];
-  int n;
   tl_tensor out;
-  if (tl_py_bind_args("broadcast_to", args, nargs, kwnames, names, -1, 0, v) < 0 ||
-      need("broadcast_to", "size", v[0]) < 0 || int_list("broadcast_to", "size", v[0], shape, &n) < 0)
+  if (dims_list(name, "size", &a->size) < 0)
     return NULL;
-  return wrap(tl_view_expand(&out, tl_py_t(self), n, shape), &out);
+  return wrap(tl_view_expand(&out, tl_py_t(a->input), a->size.n, a->size.v), &out);
 }
 
 /* ---- module functions on lists of tensors --------------------------------------- */
@@ -961,12 +765,7 @@ static PyObject *tri_indices(const char *func, PyObject *const *args, Py_ssize_t
   tl_dtype dtype = TL_DTYPE_I64;
   tl_device device;
   tl_tensor idx, out;
-  if (nargs > 3)
-    return PyErr_Format(PyExc_TypeError, "%s() takes at most 3 positional arguments (%zd given)",
-                        func, nargs);
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, -1, 0, v) < 0)
-    return NULL;
-  if (need(func, "row", v[0]) < 0 || need(func, "col", v[1]) < 0 ||
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
       tl_py_int_arg(func, "row", v[0], &row) < 0 || tl_py_int_arg(func, "col", v[1], &col) < 0 ||
       tl_py_int_arg(func, "offset", v[2], &offset) < 0 ||
       (v[3] && v[3] != Py_None && tl_py_parse_dtype(v[3], &dtype) < 0) ||
@@ -1047,57 +846,35 @@ static PyObject *fn_atleast_3d(PyObject *m, PyObject *const *args, Py_ssize_t na
 }
 
 /* torchlike.nn.functional.pad(input, pad, mode="constant", value=None) */
-static PyObject *fn_pad(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a)
 {
-  (void)m;
-  static const char *const names[] = {"input", "pad", "mode", "value", NULL};
+  (void)name;
   static const char *const modes[] = {"constant", "reflect", "replicate", "circular", NULL};
-  PyObject *v[4];
-  int64_t pad[2 * TL_MAX_DIMS];
-  Py_ssize_t npad;
-  int64_t *tmp;
   tl_pad_mode mode = TL_PAD_CONSTANT;
   tl_scalar value = {.kind = TL_KIND_INT, .v.i = 0};
   tl_tensor out;
-  if (tl_py_bind_args("pad", args, nargs, kwnames, names, -1, 0, v) < 0 || need("pad", "input", v[0]) < 0 ||
-      need("pad", "pad", v[1]) < 0)
-    return NULL;
-  if (!tl_py_is_tensor(v[0]))
-    return PyErr_Format(PyExc_TypeError, "pad(): argument 'input' must be Tensor, not %s",
-                        Py_TYPE(v[0])->tp_name);
-  if (v[2] && v[2] != Py_None) {
-    const char *s = PyUnicode_Check(v[2]) ? PyUnicode_AsUTF8(v[2]) : NULL;
+  if (a->mode) {
     int i = 0;
-    while (s && modes[i] && strcmp(modes[i], s))
+    while (modes[i] && strcmp(modes[i], a->mode))
       i++;
-    if (!s || !modes[i])
-      return PyErr_Format(PyExc_NotImplementedError, "Unrecognised padding mode %R; expected "
+    if (!modes[i])
+      return PyErr_Format(PyExc_NotImplementedError, "Unrecognised padding mode '%s'; expected "
                                                      "'constant', 'reflect', 'replicate' or "
-                                                     "'circular'", v[2]);
+                                                     "'circular'", a->mode);
     mode = (tl_pad_mode)i;
   }
-  if (v[3] && v[3] != Py_None) {
+  if (a->has_value) {
     if (mode != TL_PAD_CONSTANT)
       return PyErr_Format(PyExc_RuntimeError, "Padding mode \"%s\" doesn't take in value "
                                               "argument", modes[mode]);
-    int ok = tl_py_scalar(v[3], &value);
-    if (ok <= 0)
-      return ok < 0 ? NULL : PyErr_Format(PyExc_TypeError, "pad(): argument 'value' must be a "
-                                                           "number, not %s",
-                                          Py_TYPE(v[3])->tp_name);
+    value = a->value;
   }
-  if (int_array("pad", "pad", v[1], &tmp, &npad) < 0)
-    return NULL;
-  if (npad > 2 * TL_MAX_DIMS) {
-    free(tmp);
+  if (a->pad.n > 2 * TL_MAX_DIMS)
     return PyErr_Format(PyExc_RuntimeError, "Padding length should be less than or equal to two "
                                             "times the input dimension but got padding length "
-                                            "%zd and input of dimension %d",
-                        npad, tl_py_t(v[0])->ndim);
-  }
-  memcpy(pad, tmp, (size_t)npad * sizeof *pad);
-  free(tmp);
-  return wrap(tl_shape_pad(&out, tl_py_t(v[0]), (int)npad, pad, mode, value), &out);
+                                            "%d and input of dimension %d",
+                        a->pad.n, tl_py_t(a->input)->ndim);
+  return wrap(tl_shape_pad(&out, tl_py_t(a->input), a->pad.n, a->pad.v, mode, value), &out);
 }
 
 /* ---- in-place view methods (t.squeeze_() ...) ------------------------------------ */
@@ -1148,34 +925,18 @@ INPLACE_VIEW(as_strided)
 
 /* ---- tables and registration ------------------------------------------------------ */
 
-/* Tensor methods that are also module functions (torchlike.<name>(t, ...)). */
+/* Tensor methods that are also module functions (torchlike.<name>(t, ...)),
+ * with no arguments to bind.  Those with a signature are bound by generated
+ * code: tl_py_generated_methods (methods and functions), _method_only and
+ * _shape_functions. */
 static PyMethodDef shape_methods[] = {
-    {"split", FASTCALL_KW(tensor_split_), NULL},
-    {"tensor_split", FASTCALL_KW(tensor_tensor_split), NULL},
-    {"hsplit", FASTCALL_KW(tensor_hsplit), NULL},
-    {"vsplit", FASTCALL_KW(tensor_vsplit), NULL},
-    {"dsplit", FASTCALL_KW(tensor_dsplit), NULL},
-    {"flip", FASTCALL_KW(tensor_flip), NULL},
     {"fliplr", tensor_fliplr, METH_NOARGS, NULL},
     {"flipud", tensor_flipud, METH_NOARGS, NULL},
-    {"roll", FASTCALL_KW(tensor_roll), NULL},
-    {"rot90", FASTCALL_KW(tensor_rot90), NULL},
-    {"tile", FASTCALL_KW(tensor_tile), NULL},
-    {"repeat_interleave", FASTCALL_KW(tensor_repeat_interleave), NULL},
-    {"slice_scatter", FASTCALL_KW(tensor_slice_scatter), NULL},
-    {"as_strided", FASTCALL_KW(tensor_as_strided), NULL},
-    {"movedim", FASTCALL_KW(tensor_movedim), NULL},
-    {"moveaxis", FASTCALL_KW(tensor_movedim), NULL},
-    {"unflatten", FASTCALL_KW(tensor_unflatten), NULL},
-    {"broadcast_to", FASTCALL_KW(tensor_broadcast_to), NULL},
     {NULL, NULL, 0, NULL},
 };
 
-/* Tensor methods only: PyTorch has no torch.repeat or torch.unfold of this
- * kind, and the in-place view methods (squeeze_ ...) are methods only. */
+/* The in-place view methods (squeeze_ ...) are methods only. */
 static PyMethodDef method_only[] = {
-    {"repeat", (PyCFunction)(void (*)(void))tensor_repeat, METH_FASTCALL, NULL},
-    {"unfold", FASTCALL_KW(tensor_unfold), NULL},
     {"squeeze_", FASTCALL_KW(tensor_squeeze_), NULL},
     {"unsqueeze_", FASTCALL_KW(tensor_unsqueeze_), NULL},
     {"transpose_", FASTCALL_KW(tensor_transpose_), NULL},
@@ -1186,16 +947,8 @@ static PyMethodDef method_only[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* Module functions taking tensors spread or in a list, unbound by signature. */
 static PyMethodDef shape_functions[] = {
-    {"cat", FASTCALL_KW(fn_cat), NULL},
-    {"concatenate", FASTCALL_KW(fn_cat), NULL},
-    {"concat", FASTCALL_KW(fn_cat), NULL},
-    {"stack", FASTCALL_KW(fn_stack), NULL},
-    {"hstack", FASTCALL_KW(fn_hstack), NULL},
-    {"vstack", FASTCALL_KW(fn_vstack), NULL},
-    {"row_stack", FASTCALL_KW(fn_vstack), NULL},
-    {"dstack", FASTCALL_KW(fn_dstack), NULL},
-    {"column_stack", FASTCALL_KW(fn_column_stack), NULL},
     {"meshgrid", FASTCALL_KW(fn_meshgrid), NULL},
     {"broadcast_tensors", (PyCFunction)(void (*)(void))fn_broadcast_tensors, METH_FASTCALL, NULL},
     {"broadcast_shapes", (PyCFunction)(void (*)(void))fn_broadcast_shapes, METH_FASTCALL, NULL},
@@ -1206,15 +959,11 @@ static PyMethodDef shape_functions[] = {
     {"cartesian_prod", (PyCFunction)(void (*)(void))fn_cartesian_prod, METH_FASTCALL, NULL},
     {"tril_indices", FASTCALL_KW(fn_tril_indices), NULL},
     {"triu_indices", FASTCALL_KW(fn_triu_indices), NULL},
-    {"_pad", FASTCALL_KW(fn_pad), NULL},
     {NULL, NULL, 0, NULL},
 };
 
 /* View methods of py_views.c that PyTorch also has as torch.<name>(t, ...). */
-static const char *const view_functions[] = {
-    "permute", "transpose", "swapaxes", "swapdims", "t",
-    "squeeze", "unsqueeze", "flatten", "ravel", NULL,
-};
+static const char *const view_functions[] = {"t", "ravel", NULL};
 
 /* Put Tensor.<name> (the method descriptor, which takes the tensor first) in the module. */
 static int export_method(PyObject *module, const char *name)
@@ -1231,7 +980,9 @@ int tl_py_shape_ops_init(PyObject *module)
 {
   if (tl_py_tensor_add_methods(shape_methods) < 0 || tl_py_tensor_add_methods(method_only) < 0 ||
       tl_py_tensor_add_methods(tl_py_generated_methods) < 0 ||
-      PyModule_AddFunctions(module, shape_functions) < 0)
+      tl_py_tensor_add_methods(tl_py_generated_method_only) < 0 ||
+      PyModule_AddFunctions(module, shape_functions) < 0 ||
+      PyModule_AddFunctions(module, tl_py_generated_shape_functions) < 0)
     return -1;
   for (PyMethodDef *m = shape_methods; m->ml_name; m++)
     if (export_method(module, m->ml_name) < 0)

@@ -254,8 +254,8 @@ static int int_value(PyObject *o, int64_t *v)
   return 0;
 }
 
-int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
-                  bool *given)
+int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
+                       int64_t *v, bool *given)
 {
   if (!o || o == Py_None) {
     if (given)
@@ -271,11 +271,44 @@ int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required
   return r ? -1 : 0;
 }
 
+/* The n items of a sequence of ints, each converted by int_value. */
+static int int_items(const char *func, const char *name, PyObject *const *items, Py_ssize_t n,
+                     int64_t *out)
+{
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int r = int_value(items[i], &out[i]);
+    if (r > 0)
+      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
+                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
+                   Py_TYPE(items[i])->tp_name);
+    if (r)
+      return -1;
+  }
+  return 0;
+}
+
+/* Is o a sequence of ints rather than one: a tuple, list or 1-d integer
+ * tensor, or another sized sequence (a range, a 1-d ndarray; a 0-d ndarray
+ * has no length and is one int). */
+static bool int_sequence(PyObject *o)
+{
+  if (PyTuple_Check(o) || PyList_Check(o))
+    return true;
+  if (tl_py_is_tensor(o))
+    return is_int_tensor(o) && tl_py_t(o)->ndim == 1;
+  if (PyLong_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
+    return false;
+  if (PySequence_Size(o) >= 0)
+    return true;
+  PyErr_Clear();
+  return false;
+}
+
 int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_ints *v)
 {
   v->n = 0;
   v->given = v->one = false;
-  bool seq = PyTuple_Check(o) || PyList_Check(o) || (is_int_tensor(o) && tl_py_t(o)->ndim == 1);
+  bool seq = int_sequence(o);
   int r = seq ? 1 : int_value(o, &v->v[0]);
   if (r <= 0) { /* one int */
     v->given = v->one = r == 0;
@@ -296,16 +329,8 @@ int tl_py_arg_ints_slow(const char *func, const char *name, PyObject *o, tl_py_i
                  func ? func : "", func ? "(): " : "", name, n, TL_PY_MAX_INTS);
     r = -1;
   }
-  for (Py_ssize_t i = 0; r == 0 && i < n; i++) {
-    PyObject *item = PySequence_Fast_ITEMS(fast)[i];
-    r = int_value(item, &v->v[i]);
-    if (r > 0) {
-      PyErr_Format(PyExc_TypeError, "%s%sargument '%s' must be a sequence of ints, but "
-                   "element %zd is %s", func ? func : "", func ? "(): " : "", name, i,
-                   Py_TYPE(item)->tp_name);
-      r = -1;
-    }
-  }
+  if (r == 0)
+    r = int_items(func, name, PySequence_Fast_ITEMS(fast), n, v->v);
   Py_DECREF(fast);
   v->n = (int)n;
   v->given = r == 0;
@@ -382,6 +407,192 @@ int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar 
   if (given)
     *given = true;
   return 0;
+}
+
+int tl_py_arg_bool_given(const char *func, const char *name, PyObject *o, bool *v, bool *given)
+{
+  *given = o && o != Py_None;
+  return tl_py_arg_bool(func, name, o, v);
+}
+
+int tl_py_arg_int_or_tensor(const char *func, const char *name, PyObject *o, int64_t *v,
+                            PyObject **t, bool *given)
+{
+  *t = NULL;
+  if (o && tl_py_is_tensor(o)) {
+    *t = o;
+    *given = true;
+    return 0;
+  }
+  return tl_py_arg_int(func, name, o, false, v, given);
+}
+
+int tl_py_arg_intvec(const char *func, const char *name, PyObject *o, tl_py_intvec *v)
+{
+  v->v = v->small;
+  v->n = 0;
+  v->given = v->one = false;
+  if (!o || o == Py_None)
+    return 0;
+  if (!int_sequence(o)) {
+    int r = int_value(o, &v->small[0]);
+    if (r > 0)
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int or a sequence of ints, "
+                   "not %s", func, name, Py_TYPE(o)->tp_name);
+    v->given = v->one = r == 0;
+    v->n = r == 0;
+    return r ? -1 : 0;
+  }
+  PyObject *fast = PySequence_Fast(o, "");
+  if (!fast)
+    return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  int r = 0;
+  if (n > TL_PY_MAX_INTS && !(v->v = PyMem_Malloc((size_t)n * sizeof *v->v))) {
+    v->v = v->small;
+    PyErr_NoMemory();
+    r = -1;
+  }
+  if (r == 0)
+    r = int_items(func, name, PySequence_Fast_ITEMS(fast), n, v->v);
+  Py_DECREF(fast);
+  v->n = r == 0 ? n : 0;
+  v->given = r == 0;
+  if (r < 0)
+    tl_py_intvec_release(v);
+  return r;
+}
+
+int tl_py_arg_intvec_or_tensor(const char *func, const char *name, PyObject *o, tl_py_intvec *v,
+                               PyObject **t)
+{
+  *t = o && tl_py_is_tensor(o) ? o : NULL;
+  if (!*t)
+    return tl_py_arg_intvec(func, name, o, v);
+  v->v = v->small;
+  v->n = 0;
+  v->given = true;
+  v->one = false;
+  return 0;
+}
+
+void tl_py_intvec_release(tl_py_intvec *v)
+{
+  if (v->v && v->v != v->small)
+    PyMem_Free(v->v);
+  v->v = NULL;
+}
+
+int tl_py_arg_tensorlike(const char *func, const char *name, PyObject *o, bool optional,
+                         tl_py_tensorlike *v)
+{
+  bool weak;
+  v->t = NULL;
+  v->owned = false;
+  if (!o || o == Py_None)
+    return optional ? 0 : tl_py_arg_missing(func, name);
+  if (tl_py_is_tensor(o)) {
+    v->t = tl_py_t(o);
+    return 0;
+  }
+  if (tl_py_to_tensor(o, -1, false, &v->converted, &weak) < 0)
+    return -1;
+  v->owned = true;
+  v->t = &v->converted;
+  return 0;
+}
+
+void tl_py_tensorlike_release(tl_py_tensorlike *v)
+{
+  if (v->owned)
+    tl_tensor_release(&v->converted);
+  v->owned = false;
+}
+
+int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl_py_ints *v,
+                             PyObject **t)
+{
+  *t = o && tl_py_is_tensor(o) ? o : NULL;
+  if (*t) {
+    v->n = 0;
+    v->given = true;
+    v->one = false;
+    return 0;
+  }
+  return tl_py_arg_ints(func, name, o, v);
+}
+
+/* Past this many keywords a spread call is refused (they are copied on the stack). */
+#define TL_PY_MAX_KEYWORDS 16
+
+int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int npos, int nrequired,
+                       PyObject **values, PyObject *const **spread, Py_ssize_t *nspread)
+{
+  int k = npos - 1; /* the int... parameter */
+  *spread = NULL;
+  *nspread = 0;
+  if (nargs <= npos) {
+    int n = npos;
+    while (names[n])
+      n++;
+    return tl_py_bind(func, args, nargs, kwnames, names, n, npos, nrequired, values);
+  }
+  /* bind what comes before the ints and the keywords: keyword values sit
+   * after the positionals in a vectorcall, so copy them next to the first k */
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *stack[TL_PY_MAX_KEYWORDS + 4];
+  if (nkw > TL_PY_MAX_KEYWORDS || k > 4) {
+    PyErr_Format(PyExc_TypeError, "%s() got too many arguments", func);
+    return -1;
+  }
+  for (int i = 0; i < k; i++)
+    stack[i] = args[i];
+  for (Py_ssize_t i = 0; i < nkw; i++)
+    stack[k + i] = args[nargs + i];
+  if (tl_py_bind_args(func, stack, k, kwnames, names, npos, nrequired < k ? nrequired : k,
+                      values) < 0)
+    return -1;
+  if (values[k]) {
+    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, names[k]);
+    return -1;
+  }
+  for (int i = k + 1; i < nrequired; i++)
+    if (!values[i])
+      return tl_py_arg_missing(func, names[i]);
+  *spread = args + k;
+  *nspread = nargs - k;
+  return 0;
+}
+
+int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
+                          PyObject *const *spread, Py_ssize_t nspread, tl_py_ints *v)
+{
+  if (!spread)
+    return tl_py_arg_ints(func, name, o, v);
+  v->n = 0;
+  v->given = true;
+  v->one = false;
+  if (nspread > TL_PY_MAX_INTS) {
+    PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has %zd ints, more than the %d allowed",
+                 func, name, nspread, TL_PY_MAX_INTS);
+    return -1;
+  }
+  if (int_items(func, name, spread, nspread, v->v) < 0)
+    return -1;
+  v->n = (int)nspread;
+  return 0;
+}
+
+const char *tl_py_op_name(tl_op op, bool inplace)
+{
+  /* filled once per op, under the GIL (binders hold it) */
+  static char names[TL_OP_COUNT][48];
+  if (!inplace)
+    return tl_op_infos[op].name;
+  if (!names[op][0])
+    snprintf(names[op], sizeof names[op], "%s_", tl_op_infos[op].name);
+  return names[op];
 }
 
 int tl_py_ints_dims(const tl_py_ints *dims, int ndim, uint64_t *mask)

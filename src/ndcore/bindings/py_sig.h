@@ -87,10 +87,70 @@ typedef struct {
   bool one;   /* given as one int rather than a sequence */
 } tl_py_ints;
 
+/* An int list of any length (int[N]: the sizes split cuts into): the first
+ * TL_PY_MAX_INTS in place, longer ones on the heap.  v is NULL until the
+ * converter runs; the binder releases it after the call. */
+typedef struct {
+  int64_t *v;
+  Py_ssize_t n;
+  bool given; /* false: None or absent */
+  bool one;   /* given as one int rather than a sequence */
+  int64_t small[TL_PY_MAX_INTS];
+} tl_py_intvec;
+int tl_py_arg_intvec(const char *func, const char *name, PyObject *o, tl_py_intvec *v);
+/* int[N]|Tensor: a tensor is taken as it is (*t), anything else as ints. */
+int tl_py_arg_intvec_or_tensor(const char *func, const char *name, PyObject *o, tl_py_intvec *v,
+                               PyObject **t);
+void tl_py_intvec_release(tl_py_intvec *v);
+
+/* TensorLike: a tensor (borrowed), or anything torchlike.tensor() takes,
+ * converted for the call (owned; the binder releases it). t is NULL for an
+ * optional one absent or None. */
+typedef struct {
+  const tl_tensor *t;
+  tl_tensor converted;
+  bool owned;
+} tl_py_tensorlike;
+int tl_py_arg_tensorlike(const char *func, const char *name, PyObject *o, bool optional,
+                         tl_py_tensorlike *v);
+void tl_py_tensorlike_release(tl_py_tensorlike *v);
+
+/* tl_py_bind_args with the common call inline: positionals only, as many as
+ * the signature takes and no fewer than it needs.  n: the parameter count. */
+static inline int tl_py_bind(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, const char *const *names, int n, int npos,
+                             int nrequired, PyObject **values)
+{
+  if (kwnames || nargs > npos || nargs < nrequired)
+    return tl_py_bind_args(func, args, nargs, kwnames, names, npos, nrequired, values);
+  for (int i = 0; i < n; i++)
+    values[i] = i < nargs ? args[i] : NULL;
+  return 0;
+}
+
 typedef PyObject *(*tl_py_binder)(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
 /* The generated binder of each op (NULL: bound by hand in its family's file). */
 extern const tl_py_binder tl_py_op_binders[TL_OP_COUNT];
+/* The binder of an op's in-place form, t.scatter_(...) (@inplace ops). */
+extern const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT];
+/* "scatter" or "scatter_": the name a call's messages give. */
+const char *tl_py_op_name(tl_op op, bool inplace);
+
+/* tl_py_bind_args for a signature whose last positional parameter is int...:
+ * more positionals than the parameters before it plus one are that
+ * parameter's ints given spread, f(2, 3) for f((2, 3)); they are left in
+ * *spread (NULL when not spread) for tl_py_arg_int_varargs. */
+int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, const char *const *names, int npos, int nrequired,
+                       PyObject **values, PyObject *const **spread, Py_ssize_t *nspread);
+/* An int... parameter: the spread ints, or else o as for tl_py_arg_ints. */
+int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
+                          PyObject *const *spread, Py_ssize_t nspread, tl_py_ints *v);
+/* int|Tensor: a tensor is taken as it is (*t), anything else as an int (*v);
+ * *given is false for None or absent. */
+int tl_py_arg_int_or_tensor(const char *func, const char *name, PyObject *o, int64_t *v,
+                            PyObject **t, bool *given);
 
 /* The converters' slow paths (py_sig.c); the inline fronts below take the
  * common absent/None/exact cases without a call. */
@@ -112,8 +172,23 @@ static inline int tl_py_arg_tensor(const char *func, const char *name, PyObject 
 }
 
 /* A Python int, NumPy int or 0-d integer tensor (not a bool). */
-int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required, int64_t *v,
-                  bool *given);
+int tl_py_arg_int_slow(const char *func, const char *name, PyObject *o, bool required,
+                       int64_t *v, bool *given);
+static inline int tl_py_arg_int(const char *func, const char *name, PyObject *o, bool required,
+                                int64_t *v, bool *given)
+{
+  if (o && PyLong_CheckExact(o)) { /* the common case without a call */
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      *v = x;
+      if (given)
+        *given = true;
+      return 0;
+    }
+  }
+  return tl_py_arg_int_slow(func, name, o, required, v, given);
+}
 
 /* An int, or a sequence (or 1-d integer tensor) of them.  func may be NULL
  * (the messages then name the argument alone). */
@@ -123,6 +198,16 @@ static inline int tl_py_arg_ints(const char *func, const char *name, PyObject *o
     v->n = 0;
     v->given = v->one = false;
     return 0;
+  }
+  if (PyLong_CheckExact(o)) { /* one int, the common case, without a call */
+    int overflow;
+    long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+      v->v[0] = x;
+      v->n = 1;
+      v->given = v->one = true;
+      return 0;
+    }
   }
   return tl_py_arg_ints_slow(func, name, o, v);
 }
@@ -139,6 +224,11 @@ static inline int tl_py_arg_bool(const char *func, const char *name, PyObject *o
   return tl_py_arg_bool_slow(func, name, o, v);
 }
 
+/* int[]|Tensor: a tensor is taken as it is (*t), anything else as ints. */
+int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl_py_ints *v,
+                             PyObject **t);
+/* bool? : as tl_py_arg_bool, *given false for None or absent. */
+int tl_py_arg_bool_given(const char *func, const char *name, PyObject *o, bool *v, bool *given);
 int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given);
 int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v);
 int tl_py_arg_dtype_slow(PyObject *o, int *dtype);

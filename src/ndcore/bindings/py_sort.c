@@ -23,37 +23,13 @@ static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
 
 /* ---- arguments --------------------------------------------------------------- */
 
-static int int_arg(const char *fn, const char *name, PyObject *o, int64_t dflt, int64_t *v)
+/* A number, or a one-element tensor read through its device. */
+static int double_arg(const char *fn, const char *name, PyObject *o, double *v)
 {
-  *v = dflt;
-  return tl_py_int_arg(fn, name, o, v);
-}
-
-static int bool_arg(PyObject *o, bool dflt, bool *v)
-{
-  *v = dflt;
-  return tl_py_bool_arg(o, v);
-}
-
-static int double_arg(const char *fn, const char *name, PyObject *o, double dflt, double *v)
-{
-  *v = dflt;
-  if (!o || o == Py_None)
-    return 0;
-  if (tl_py_is_tensor(o) && tl_tensor_numel(tl_py_t(o)) == 1) {
-    tl_scalar s;
-    if (tl_backend_read_scalar(tl_py_t(o), &s) != TL_OK) /* read through its device */
-      return tl_py_raise_int();
-    *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
-    return 0;
-  }
-  double x = PyFloat_AsDouble(o);
-  if (x == -1.0 && PyErr_Occurred()) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not %s", fn, name,
-                 Py_TYPE(o)->tp_name);
+  tl_scalar s;
+  if (tl_py_arg_scalar(fn, name, o, &s, NULL) < 0)
     return -1;
-  }
-  *v = x;
+  *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
   return 0;
 }
 
@@ -123,80 +99,40 @@ static PyObject *select_run(tl_op op, const tl_tensor *in, int64_t k, int64_t di
   return pair_result(rt, v, i);
 }
 
-/* median/nanmedian(input) | (input, dim, keepdim=False): two overloads, parsed here. */
-static PyObject *call_median(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-  const char *fn = tl_op_infos[op].name;
-  static const char *const names[] = {"input", "dim", "keepdim", NULL};
-  PyObject *a[3];
-  if (tl_py_bind_args(fn, args, nargs, kw, names, 3, 0, a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  if (!in)
-    return NULL;
-  if (!a[1] || a[1] == Py_None) { /* median of everything: a 0-d tensor */
-    if (a[2])
-      return PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", fn);
-    PyObject *r = new_tensor();
-    if (r && tl_median_all(in, op == TL_OP_NANMEDIAN, tl_py_t(r)) != TL_OK) {
-      Py_DECREF(r);
-      return tl_py_raise();
-    }
-    return r;
-  }
-  int64_t dim;
-  bool keepdim;
-  if (int_arg(fn, "dim", a[1], -1, &dim) < 0 || bool_arg(a[2], false, &keepdim) < 0)
-    return NULL;
-  return select_run(op, in, 0, dim, keepdim);
-}
-
 /* ---- quantile, nanquantile ------------------------------------------------------- */
 
-static int parse_interpolation(const char *fn, PyObject *o, tl_quantile_method *m)
+static int parse_interpolation(const char *fn, const char *s, tl_quantile_method *m)
 {
   static const char *const methods[] = {"linear", "lower", "higher", "midpoint", "nearest"};
   *m = TL_QUANTILE_LINEAR;
-  if (!o)
-    return 0;
-  const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
   for (int i = 0; s && i < 5; i++)
     if (!strcmp(s, methods[i])) {
       *m = (tl_quantile_method)i;
       return 0;
     }
-  if (!s && PyErr_Occurred())
-    return -1;
+  if (!s)
+    return 0;
   PyErr_Format(PyExc_RuntimeError, "%s() interpolation must be one of linear, lower, higher, "
-               "midpoint or nearest. Got %s", fn, s ? s : Py_TYPE(o)->tp_name);
+               "midpoint or nearest. Got %s", fn, s);
   return -1;
 }
 
-static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+static PyObject *quantile_run(tl_op op, const tl_py_args_quantile *a)
 {
   const char *fn = tl_op_infos[op].name;
-  static const char *const names[] = {"input", "q", "dim", "keepdim", "interpolation", NULL};
-  PyObject *a[5];
-  if (tl_py_bind_args(fn, args, nargs, kw, names, 4, 0, a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  int64_t dim;
-  bool keepdim;
+  const tl_tensor *in = tl_py_t(a->input);
   tl_quantile_method method;
-  if (!in || int_arg(fn, "dim", a[2], 0, &dim) < 0 || bool_arg(a[3], false, &keepdim) < 0 ||
-      parse_interpolation(fn, a[4], &method) < 0)
+  if (parse_interpolation(fn, a->interpolation, &method) < 0)
     return NULL;
-  if (!a[1])
-    return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'q'", fn);
   double q1, *q = &q1;
   int64_t nq = 1;
-  bool q_scalar = !tl_py_is_tensor(a[1]);
+  bool q_scalar = !tl_py_is_tensor(a->q);
   PyObject *r = NULL;
   if (q_scalar) {
-    if (double_arg(fn, "q", a[1], 0, &q1) < 0)
+    if (double_arg(fn, "q", a->q, &q1) < 0)
       return NULL;
   } else {
-    const tl_tensor *qt = tl_py_t(a[1]);
+    const tl_tensor *qt = tl_py_t(a->q);
     const tl_tensor *devs[2] = {in, qt};
     if (tl_check_same_device(2, devs) != TL_OK) /* q is read on the host below */
       return tl_py_raise();
@@ -219,7 +155,7 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
     }
   }
   r = new_tensor();
-  if (r && tl_quantile(in, q, nq, q_scalar, !a[2] || a[2] == Py_None, dim, keepdim, method,
+  if (r && tl_quantile(in, q, nq, q_scalar, !a->has_dim, a->dim, a->keepdim, method,
                        op == TL_OP_NANQUANTILE, tl_py_t(r)) != TL_OK) {
     Py_CLEAR(r);
     tl_py_raise();
@@ -233,34 +169,20 @@ static PyObject *call_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs
 
 /* ---- unique, unique_consecutive ----------------------------------------------------- */
 
-static PyObject *call_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+/* The unique values of in (along dim when has_dim), with the inverse
+ * indices and the counts when wanted. */
+static PyObject *unique_run(tl_op op, PyObject *input, bool want_inverse, bool want_counts,
+                            bool has_dim, int64_t dim)
 {
-  const char *fn = tl_op_infos[op].name;
+  const tl_tensor *in = tl_py_t(input);
   bool consecutive = op == TL_OP_UNIQUE_CONSECUTIVE;
-  static const char *const unique_names[] = {"input", "sorted", "return_inverse", "return_counts",
-                                             "dim", NULL};
-  static const char *const consecutive_names[] = {"input", "return_inverse", "return_counts",
-                                                  "dim", NULL};
-  PyObject *a[5];
-  if (tl_py_bind_args(fn, args, nargs, kw, consecutive ? consecutive_names : unique_names,
-                      consecutive ? 4 : 5, 0, a) < 0)
-    return NULL;
-  PyObject *const *rest = consecutive ? a + 1 : a + 2; /* return_inverse, return_counts, dim */
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  bool sorted, want_inverse, want_counts;
-  int64_t dim;
-  if (!in || (!consecutive && bool_arg(a[1], true, &sorted) < 0) ||
-      bool_arg(rest[0], false, &want_inverse) < 0 || bool_arg(rest[1], false, &want_counts) < 0 ||
-      int_arg(fn, "dim", rest[2], 0, &dim) < 0)
-    return NULL;
   /* sorted=False may return any order; ours is always sorted, as on PyTorch's CPU. */
   PyObject *out = new_tensor(), *inv = new_tensor(), *counts = new_tensor(), *r = NULL;
   if (!out || !inv || !counts)
     goto done;
   tl_tensor *ti = want_inverse ? tl_py_t(inv) : NULL, *tc = want_counts ? tl_py_t(counts) : NULL;
-  tl_status st = rest[2] && rest[2] != Py_None
-                     ? tl_unique_dim(in, dim, consecutive, tl_py_t(out), ti, tc)
-                     : tl_unique(in, consecutive, tl_py_t(out), ti, tc);
+  tl_status st = has_dim ? tl_unique_dim(in, dim, consecutive, tl_py_t(out), ti, tc)
+                         : tl_unique(in, consecutive, tl_py_t(out), ti, tc);
   if (st != TL_OK) {
     tl_py_raise();
     goto done;
@@ -308,40 +230,14 @@ static int tensor_or_scalar(const char *fn, const char *name, PyObject *o, tl_te
   return tl_py_to_tensor(o, -1, false, t, &weak);
 }
 
-static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
+/* searchsorted (side= or right=, sorter=) and bucketize (boundaries 1-d) */
+static PyObject *search_run(tl_op op, const tl_tensor *seq, PyObject *val_obj, bool out_int32,
+                            bool right, const tl_tensor *sorter)
 {
   const char *fn = tl_op_infos[op].name;
-  bool bucketize = op == TL_OP_BUCKETIZE;
-  static const char *const search_names[] = {"sorted_sequence", "input", "out_int32", "right",
-                                             "side", "sorter", NULL};
-  static const char *const bucket_names[] = {"input", "boundaries", "out_int32", "right", NULL};
-  PyObject *a[6];
-  if (tl_py_bind_args(fn, args, nargs, kw, bucketize ? bucket_names : search_names, 2, 0, a) < 0)
-    return NULL;
-  PyObject *seq_obj = bucketize ? a[1] : a[0], *val_obj = bucketize ? a[0] : a[1];
-  const tl_tensor *seq = tl_py_tensor_arg(fn, bucketize ? "boundaries" : "sorted_sequence", seq_obj);
-  bool out_int32, right;
-  if (!seq || bool_arg(a[2], false, &out_int32) < 0 || bool_arg(a[3], false, &right) < 0)
-    return NULL;
-  if (bucketize && seq->ndim != 1)
+  if (op == TL_OP_BUCKETIZE && seq->ndim != 1)
     return PyErr_Format(PyExc_RuntimeError, "bucketize(): boundaries tensor must be 1 dimension, "
                         "but got dim(%d)", seq->ndim);
-  const tl_tensor *sorter = NULL;
-  if (!bucketize) {
-    if (a[4] && a[4] != Py_None) {
-      const char *side = PyUnicode_Check(a[4]) ? PyUnicode_AsUTF8(a[4]) : NULL;
-      if (!side || (strcmp(side, "left") && strcmp(side, "right")))
-        return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side can only be 'left' or "
-                            "'right' but got %s", side ? side : Py_TYPE(a[4])->tp_name);
-      bool side_right = !strcmp(side, "right");
-      if (a[3] && a[3] != Py_None && right != side_right)
-        return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side and right can't be set to "
-                            "opposites, got side of %s while right was True", side);
-      right = side_right;
-    }
-    if (a[5] && a[5] != Py_None && !(sorter = tl_py_tensor_arg(fn, "sorter", a[5])))
-      return NULL;
-  }
   tl_tensor values = {0};
   if (tensor_or_scalar(fn, "input", val_obj, &values) < 0)
     return NULL;
@@ -359,70 +255,6 @@ static PyObject *call_search(tl_op op, PyObject *const *args, Py_ssize_t nargs, 
 done:
   tl_tensor_release(&values);
   return r;
-}
-
-/* ---- bincount, histc ------------------------------------------------------------------ */
-
-static PyObject *call_count(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kw)
-{
-  const char *fn = tl_op_infos[op].name;
-  static const char *const bincount_names[] = {"input", "weights", "minlength", NULL};
-  static const char *const histc_names[] = {"input", "bins", "min", "max", NULL};
-  bool histc = op == TL_OP_HISTC;
-  PyObject *a[4];
-  if (tl_py_bind_args(fn, args, nargs, kw, histc ? histc_names : bincount_names, histc ? 4 : 3, 0,
-                      a) < 0)
-    return NULL;
-  const tl_tensor *in = tl_py_tensor_arg(fn, "input", a[0]);
-  if (!in)
-    return NULL;
-  PyObject *r = NULL;
-  tl_status st;
-  if (histc) {
-    int64_t bins;
-    double lo, hi;
-    if (int_arg(fn, "bins", a[1], 100, &bins) < 0 || double_arg(fn, "min", a[2], 0, &lo) < 0 ||
-        double_arg(fn, "max", a[3], 0, &hi) < 0 || !(r = new_tensor()))
-      return NULL;
-    st = tl_histc(in, bins, lo, hi, tl_py_t(r));
-  } else {
-    int64_t minlength;
-    const tl_tensor *w = NULL;
-    if ((a[1] && a[1] != Py_None && !(w = tl_py_tensor_arg(fn, "weights", a[1]))) ||
-        int_arg(fn, "minlength", a[2], 0, &minlength) < 0 || !(r = new_tensor()))
-      return NULL;
-    st = tl_bincount(in, w, minlength, tl_py_t(r));
-  }
-  if (st != TL_OK) {
-    Py_DECREF(r);
-    return tl_py_raise();
-  }
-  return r;
-}
-
-/* ---- dispatch ----------------------------------------------------------------- */
-
-static PyObject *dispatch(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-  switch (op) {
-  case TL_OP_MEDIAN:
-  case TL_OP_NANMEDIAN:
-    return call_median(op, args, nargs, kwnames);
-  case TL_OP_QUANTILE:
-  case TL_OP_NANQUANTILE:
-    return call_quantile(op, args, nargs, kwnames);
-  case TL_OP_UNIQUE:
-  case TL_OP_UNIQUE_CONSECUTIVE:
-    return call_unique(op, args, nargs, kwnames);
-  case TL_OP_SEARCHSORTED:
-  case TL_OP_BUCKETIZE:
-    return call_search(op, args, nargs, kwnames);
-  case TL_OP_BINCOUNT:
-  case TL_OP_HISTC:
-    return call_count(op, args, nargs, kwnames);
-  default: /* the generated binders (tl_py_op_binders) take the others */
-    return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[op].name);
-  }
 }
 
 /* out=: the result is computed into new tensors, then copied into the given
@@ -490,40 +322,6 @@ static PyObject *with_out(const char *fn, PyObject *result, PyObject *out)
   return ret;
 }
 
-PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, at = -1;
-  for (Py_ssize_t k = 0; k < nkw && at < 0; k++)
-    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "out") == 0)
-      at = k;
-  if (at < 0)
-    return dispatch(op, args, nargs, kwnames);
-  /* Call without out=, then fill it. */
-  PyObject *out = args[nargs + at];
-  PyObject *const *call_args = args;
-  PyObject **copy = PyMem_Malloc(sizeof(PyObject *) * (size_t)(nargs + nkw));
-  PyObject *names = PyTuple_New(nkw - 1), *r = NULL;
-  if (!copy || !names) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    copy[i] = args[i];
-  for (Py_ssize_t k = 0, j = 0; k < nkw; k++)
-    if (k != at) {
-      copy[nargs + j] = args[nargs + k];
-      PyTuple_SET_ITEM(names, j++, Py_NewRef(PyTuple_GET_ITEM(kwnames, k)));
-    }
-  call_args = copy;
-  r = dispatch(op, call_args, nargs, nkw > 1 ? names : NULL);
-  if (r && out != Py_None)
-    r = with_out(tl_op_infos[op].name, r, out);
-done:
-  PyMem_Free(copy);
-  Py_XDECREF(names);
-  return r;
-}
-
 /* ---- implementations of the generated binders (signatures.txt) ----------------------- */
 
 /* The result, or the result copied into out= when one is given. */
@@ -566,6 +364,96 @@ PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a)
     Py_CLEAR(v);
   }
   return finish(op, pair_result(op == TL_OP_CUMMIN ? RT_CUMMIN : RT_CUMMAX, v, i), a->out);
+}
+
+/* median/nanmedian(input) | (input, dim, keepdim=False) */
+PyObject *tl_py_impl_median(tl_op op, const tl_py_args_median *a)
+{
+  const tl_tensor *in = tl_py_t(a->input);
+  if (a->has_dim)
+    return finish(op, select_run(op, in, 0, a->dim, a->keepdim), a->out);
+  if (a->has_keepdim) /* the median of everything: a 0-d tensor */
+    return PyErr_Format(PyExc_TypeError, "%s(): keepdim needs a dim", tl_op_infos[op].name);
+  PyObject *r = new_tensor();
+  if (r && tl_median_all(in, op == TL_OP_NANMEDIAN, tl_py_t(r)) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return finish(op, r, a->out);
+}
+
+PyObject *tl_py_impl_quantile(tl_op op, const tl_py_args_quantile *a)
+{
+  return finish(op, quantile_run(op, a), a->out);
+}
+
+PyObject *tl_py_impl_unique(tl_op op, const tl_py_args_unique *a)
+{
+  (void)a->sorted;
+  return finish(op, unique_run(op, a->input, a->return_inverse, a->return_counts, a->has_dim,
+                               a->dim), a->out);
+}
+
+PyObject *tl_py_impl_unique_consecutive(tl_op op, const tl_py_args_unique_consecutive *a)
+{
+  return finish(op, unique_run(op, a->input, a->return_inverse, a->return_counts, a->has_dim,
+                               a->dim), a->out);
+}
+
+PyObject *tl_py_impl_searchsorted(tl_op op, const tl_py_args_searchsorted *a)
+{
+  bool right = a->right;
+  if (a->side) {
+    if (strcmp(a->side, "left") && strcmp(a->side, "right"))
+      return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side can only be 'left' or "
+                          "'right' but got %s", a->side);
+    bool side_right = !strcmp(a->side, "right");
+    if (a->has_right && right != side_right)
+      return PyErr_Format(PyExc_RuntimeError, "searchsorted(): side and right can't be set to "
+                          "opposites, got side of %s while right was True", a->side);
+    right = side_right;
+  }
+  return finish(op, search_run(op, tl_py_t(a->sorted_sequence), a->input, a->out_int32, right,
+                               a->sorter ? tl_py_t(a->sorter) : NULL), a->out);
+}
+
+PyObject *tl_py_impl_bucketize(tl_op op, const tl_py_args_bucketize *a)
+{
+  return finish(op, search_run(op, tl_py_t(a->boundaries), a->input, a->out_int32, a->right,
+                               NULL), a->out);
+}
+
+/* bincount and histc: a new tensor from fn, or out= */
+static PyObject *count_result(tl_op op, tl_status st, PyObject *r, PyObject *out)
+{
+  if (st != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return finish(op, r, out);
+}
+
+PyObject *tl_py_impl_bincount(tl_op op, const tl_py_args_bincount *a)
+{
+  PyObject *r = new_tensor();
+  if (!r)
+    return NULL;
+  return count_result(op, tl_bincount(tl_py_t(a->input), a->weights ? tl_py_t(a->weights) : NULL,
+                                      a->minlength, tl_py_t(r)), r, a->out);
+}
+
+PyObject *tl_py_impl_histc(tl_op op, const tl_py_args_histc *a)
+{
+  const tl_scalar *b[2] = {&a->min, &a->max};
+  double lim[2];
+  for (int i = 0; i < 2; i++)
+    lim[i] = b[i]->kind == TL_KIND_FLOAT ? b[i]->v.f
+             : b[i]->kind == TL_KIND_INT ? (double)b[i]->v.i : b[i]->v.b;
+  PyObject *r = new_tensor();
+  if (!r)
+    return NULL;
+  return count_result(op, tl_histc(tl_py_t(a->input), a->bins, lim[0], lim[1], tl_py_t(r)), r,
+                      a->out);
 }
 
 /* Our named tuples, in torchlike.return_types. */

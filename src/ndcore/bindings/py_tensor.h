@@ -137,18 +137,14 @@ PyObject *tl_py_size_new(int ndim, const int64_t *shape);
 /* ops (py_ops.c): op functions, Tensor methods, operators and comparisons */
 int tl_py_ops_init(PyObject *module);
 extern PyType_Slot tl_py_number_slots[];
-/* The reduction family's argument parsing (py_reduce.c). */
-PyObject *tl_py_reduce_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-/* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c). */
-PyObject *tl_py_product_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-extern PyMethodDef tl_py_linalg_functions[];
+/* Matrix products (ops.def MATMUL) and torchlike.linalg functions (py_linalg.c):
+ * bound by generated code (generated/bindings.h). */
 /* tensordot's dims (NULL: 2) as the contracted dims of a and b, as given
  * (not wrapped); n is their count. */
 int tl_py_tensordot_dims(PyObject *dims, const tl_tensor *a, const tl_tensor *b, int *n,
                          int64_t *da, int64_t *db);
-/* The sorting and searching family's parsing (py_sort.c) and its named
- * tuples in torchlike.return_types. */
-PyObject *tl_py_sort_call(tl_op op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* The sorting and searching family's named tuples in torchlike.return_types
+ * (py_sort.c). */
 int tl_py_sort_init(PyObject *module);
 /* torchlike.return_types.max/min (py_reduce.c; the namespace is shared with
  * py_sort.c, whichever init runs first makes it). */
@@ -169,8 +165,6 @@ extern int (*tl_py_advanced_setitem)(PyObject *self, PyObject *index, PyObject *
 
 /* advanced indexing and the indexing ops (py_index.c) */
 int tl_py_index_init(PyObject *module);
-PyObject *tl_py_index_call(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames);
 bool tl_py_index_has_inplace(tl_op op);
 PyObject *tl_py_index_where(PyObject *condition);
 

@@ -1,9 +1,12 @@
 /* py_views.c - view methods (view, reshape, permute ...) and basic indexing.
  *
+ * The view methods' arguments are bound by generated code from their
+ * signatures (signatures.txt [view]); the tl_py_impl_* here run them.
+ *
  * Basic indexing (int, slice with any step, None, Ellipsis) builds a view the
  * way NumPy does; anything else in an index is advanced indexing, handled by
  * the indexing module (tl_py_advanced_getitem / setitem).                   */
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/tensor/tl_views.h"
 
 /* ---- argument helpers ---------------------------------------------------------- */
@@ -54,78 +57,39 @@ static PyObject *wrap(tl_status status, tl_tensor *out)
   return status == TL_OK ? tl_py_tensor_from(out) : tl_py_raise();
 }
 
-static int int_arg(PyObject *o, int64_t *v)
+/* Sizes or dims of at most TL_MAX_DIMS (a tl_py_ints holds twice that). */
+int tl_py_ints_check_dims(const char *func, const tl_py_ints *v)
 {
-  *v = PyLong_AsLongLong(o);
-  return *v == -1 && PyErr_Occurred() ? -1 : 0;
+  if (v->n <= TL_MAX_DIMS)
+    return 0;
+  PyErr_Format(PyExc_ValueError, "%s(): tensors have at most %d dimensions, got %d", func,
+               TL_MAX_DIMS, v->n);
+  return -1;
 }
 
-/* Fold keyword arguments named in `names` (in positional order) into a
- * positional vector, so f(x, dim=1) parses like f(x, 1).  Returns the count,
- * or -1 with an exception. */
-static Py_ssize_t fold_kwargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames, const char *const *names, PyObject **out)
-{
-  int count = 0;
-  while (names[count])
-    count++;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, n = nargs;
-  if (nargs > count) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", func, count,
-                 nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs && i < count; i++)
-    out[i] = args[i];
-  for (int i = (int)nargs; i < count; i++)
-    out[i] = NULL;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    int i = 0;
-    while (key && i < count && strcmp(names[i], key))
-      i++;
-    if (!key || i == count || i < nargs) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected or repeated keyword argument '%s'",
-                   func, key ? key : "?");
-      return -1;
-    }
-    out[i] = args[nargs + k];
-    n = i + 1 > n ? i + 1 : n;
-  }
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (!out[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing argument '%s'", func, names[i]);
-      return -1;
-    }
-  return n;
-}
+/* ---- methods (bound by generated code: signatures.txt [view]) ------------------- */
 
-/* ---- methods ------------------------------------------------------------------ */
-
-static PyObject *tensor_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_view(const char *name, const tl_py_args_view *a)
 {
-  int64_t shape[TL_MAX_DIMS];
-  int ndim;
   tl_tensor out;
-  tl_dtype dtype;
-  if (nargs == 1 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) {
-    if (tl_py_parse_dtype(args[0], &dtype) < 0)
-      return NULL;
-    return wrap(tl_view_dtype(&out, tl_py_t(self), dtype), &out);
-  }
-  if (tl_py_parse_shape("view", args, nargs, shape, &ndim) < 0)
+  if (tl_py_ints_check_dims(name, &a->shape) < 0)
     return NULL;
-  return wrap(tl_view_reshape(&out, tl_py_t(self), ndim, shape, false), &out);
+  return wrap(tl_view_reshape(&out, tl_py_t(a->input), a->shape.n, a->shape.v, false), &out);
 }
 
-static PyObject *tensor_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_view_dtype(const char *name, const tl_py_args_view_dtype *a)
 {
-  int64_t shape[TL_MAX_DIMS];
-  int ndim;
+  (void)name;
   tl_tensor out;
-  if (tl_py_parse_shape("reshape", args, nargs, shape, &ndim) < 0)
+  return wrap(tl_view_dtype(&out, tl_py_t(a->input), (tl_dtype)a->dtype), &out);
+}
+
+PyObject *tl_py_impl_reshape(const char *name, const tl_py_args_reshape *a)
+{
+  tl_tensor out;
+  if (tl_py_ints_check_dims(name, &a->shape) < 0)
     return NULL;
-  return wrap(tl_view_reshape(&out, tl_py_t(self), ndim, shape, true), &out);
+  return wrap(tl_view_reshape(&out, tl_py_t(a->input), a->shape.n, a->shape.v, true), &out);
 }
 
 static PyObject *tensor_view_as(PyObject *self, PyObject *other)
@@ -146,42 +110,27 @@ static PyObject *tensor_reshape_as(PyObject *self, PyObject *other)
                               true), &out);
 }
 
-static PyObject *tensor_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+PyObject *tl_py_impl_permute(const char *name, const tl_py_args_permute *a)
 {
-  static const char *const names[] = {"dims", NULL};
-  PyObject *kw[1];
-  int64_t dims[TL_MAX_DIMS];
-  int ndim;
   tl_tensor out;
-  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    if (fold_kwargs("permute", args, nargs, kwnames, names, kw) < 0)
-      return NULL;
-    args = kw;
-    nargs = 1;
-  }
-  if (tl_py_parse_shape("permute", args, nargs, dims, &ndim) < 0)
+  if (tl_py_ints_check_dims(name, &a->dims) < 0)
     return NULL;
-  return wrap(tl_view_permute(&out, tl_py_t(self), ndim, dims), &out);
+  return wrap(tl_view_permute(&out, tl_py_t(a->input), a->dims.n, a->dims.v), &out);
 }
 
-static PyObject *tensor_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+/* transpose and swapdims (dim0, dim1) */
+PyObject *tl_py_impl_transpose(const char *name, const tl_py_args_transpose *a)
 {
-  static const char *const names[] = {"dim0", "dim1", NULL};
-  PyObject *kw[2];
-  int64_t d0, d1;
+  (void)name;
   tl_tensor out;
-  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    if ((nargs = fold_kwargs("transpose", args, nargs, kwnames, names, kw)) < 0)
-      return NULL;
-    args = kw;
-  }
-  if (nargs != 2)
-    return PyErr_Format(PyExc_TypeError, "transpose() takes 2 dims (dim0, dim1), got %zd", nargs);
-  if (int_arg(args[0], &d0) < 0 || int_arg(args[1], &d1) < 0)
-    return NULL;
-  return wrap(tl_view_transpose(&out, tl_py_t(self), d0, d1), &out);
+  return wrap(tl_view_transpose(&out, tl_py_t(a->input), a->dim0, a->dim1), &out);
+}
+
+PyObject *tl_py_impl_swapaxes(const char *name, const tl_py_args_swapaxes *a)
+{
+  (void)name;
+  tl_tensor out;
+  return wrap(tl_view_transpose(&out, tl_py_t(a->input), a->axis0, a->axis1), &out);
 }
 
 static PyObject *tensor_t(PyObject *self, PyObject *unused)
@@ -194,14 +143,12 @@ static PyObject *tensor_t(PyObject *self, PyObject *unused)
   return wrap(tl_view_transpose(&out, tl_py_t(self), 0, tl_py_t(self)->ndim > 1 ? 1 : 0), &out);
 }
 
-static PyObject *tensor_expand(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_expand(const char *name, const tl_py_args_expand *a)
 {
-  int64_t shape[TL_MAX_DIMS];
-  int ndim;
   tl_tensor out;
-  if (tl_py_parse_shape("expand", args, nargs, shape, &ndim) < 0)
+  if (tl_py_ints_check_dims(name, &a->size) < 0)
     return NULL;
-  return wrap(tl_view_expand(&out, tl_py_t(self), ndim, shape), &out);
+  return wrap(tl_view_expand(&out, tl_py_t(a->input), a->size.n, a->size.v), &out);
 }
 
 static PyObject *tensor_expand_as(PyObject *self, PyObject *other)
@@ -213,50 +160,28 @@ static PyObject *tensor_expand_as(PyObject *self, PyObject *other)
               &out);
 }
 
-static PyObject *tensor_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+PyObject *tl_py_impl_squeeze(const char *name, const tl_py_args_squeeze *a)
 {
-  static const char *const names[] = {"dim", NULL};
-  PyObject *kw[1];
-  tl_tensor *t = tl_py_t(self), out;
+  (void)name;
+  tl_tensor *t = tl_py_t(a->input), out;
   uint64_t mask = ~(uint64_t)0;
-  if (kwnames && PyTuple_GET_SIZE(kwnames)) {
-    if ((nargs = fold_kwargs("squeeze", args, nargs, kwnames, names, kw)) < 0)
-      return NULL;
-    args = kw;
-  }
-  if (nargs > 1)
-    return PyErr_Format(PyExc_TypeError, "squeeze() takes at most 1 argument (dim)");
-  if (nargs == 1 && tl_py_parse_dims(args[0], t->ndim, &mask) < 0)
+  if (a->dim.given && tl_py_ints_dims(&a->dim, t->ndim, &mask) < 0)
     return NULL;
   return wrap(tl_view_squeeze(&out, t, mask), &out);
 }
 
-static PyObject *tensor_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+PyObject *tl_py_impl_unsqueeze(const char *name, const tl_py_args_unsqueeze *a)
 {
-  static const char *const names[] = {"dim", NULL};
-  PyObject *kw[1];
-  int64_t d;
+  (void)name;
   tl_tensor out;
-  if ((nargs = fold_kwargs("unsqueeze", args, nargs, kwnames, names, kw)) < 0)
-    return NULL;
-  if (nargs != 1)
-    return PyErr_Format(PyExc_TypeError, "unsqueeze() takes exactly one argument (dim), got %zd",
-                        nargs);
-  if (int_arg(kw[0], &d) < 0)
-    return NULL;
-  return wrap(tl_view_unsqueeze(&out, tl_py_t(self), d), &out);
+  return wrap(tl_view_unsqueeze(&out, tl_py_t(a->input), a->dim), &out);
 }
 
-static PyObject *tensor_flatten(PyObject *self, PyObject *args, PyObject *kwargs)
+PyObject *tl_py_impl_flatten(const char *name, const tl_py_args_flatten *a)
 {
-  static char *kwlist[] = {"start_dim", "end_dim", NULL};
-  long long start = 0, end = -1;
+  (void)name;
   tl_tensor out;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|LL:flatten", kwlist, &start, &end))
-    return NULL;
-  return wrap(tl_view_flatten(&out, tl_py_t(self), start, end), &out);
+  return wrap(tl_view_flatten(&out, tl_py_t(a->input), a->start_dim, a->end_dim), &out);
 }
 
 static PyObject *tensor_ravel(PyObject *self, PyObject *unused)
@@ -266,39 +191,17 @@ static PyObject *tensor_ravel(PyObject *self, PyObject *unused)
   return wrap(tl_view_flatten(&out, tl_py_t(self), 0, -1), &out);
 }
 
-/* The op functions of this file take the tensor first, so they double as
- * module functions: torchlike.reshape(t, shape) == t.reshape(shape). */
+/* The methods with no arguments to bind, or one tensor.  Those with a
+ * signature (view, reshape, permute ...) are bound by generated code and
+ * registered with the shape family's (py_shape_ops.c). */
 PyMethodDef tl_py_view_methods[] = {
-    {"view", (PyCFunction)(void (*)(void))tensor_view, METH_FASTCALL, NULL},
-    {"reshape", (PyCFunction)(void (*)(void))tensor_reshape, METH_FASTCALL, NULL},
     {"view_as", tensor_view_as, METH_O, NULL},
     {"reshape_as", tensor_reshape_as, METH_O, NULL},
-    {"permute", (PyCFunction)(void (*)(void))tensor_permute, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"transpose", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
-     NULL},
-    {"swapaxes", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
-     NULL},
-    {"swapdims", (PyCFunction)(void (*)(void))tensor_transpose, METH_FASTCALL | METH_KEYWORDS,
-     NULL},
     {"t", tensor_t, METH_NOARGS, NULL},
-    {"expand", (PyCFunction)(void (*)(void))tensor_expand, METH_FASTCALL, NULL},
     {"expand_as", tensor_expand_as, METH_O, NULL},
-    {"squeeze", (PyCFunction)(void (*)(void))tensor_squeeze, METH_FASTCALL | METH_KEYWORDS, NULL},
-    {"unsqueeze", (PyCFunction)(void (*)(void))tensor_unsqueeze, METH_FASTCALL | METH_KEYWORDS,
-     NULL},
-    {"flatten", (PyCFunction)(void (*)(void))tensor_flatten, METH_VARARGS | METH_KEYWORDS, NULL},
     {"ravel", tensor_ravel, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
-
-/* Module functions taking the tensor first: torchlike.reshape(t, shape). */
-static PyObject *fn_reshape(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
-{
-  (void)m;
-  if (nargs < 1 || !tl_py_is_tensor(args[0]))
-    return PyErr_Format(PyExc_TypeError, "reshape(): argument 'input' must be Tensor");
-  return tensor_reshape(args[0], args + 1, nargs - 1);
-}
 
 /* real(t): t itself when t is not complex (PyTorch); imag(t) needs complex.
  * Tensor.real / Tensor.imag are properties over these (torchlike/_tensor.py). */
@@ -326,7 +229,6 @@ static PyObject *fn_imag(PyObject *m, PyObject *o)
 }
 
 PyMethodDef tl_py_view_functions[] = {
-    {"reshape", (PyCFunction)(void (*)(void))fn_reshape, METH_FASTCALL, NULL},
     {"real", fn_real, METH_O, "the real part of a complex tensor, as a view (the tensor itself "
                               "when it is real)"},
     {"imag", fn_imag, METH_O, "the imaginary part of a complex tensor, as a view"},

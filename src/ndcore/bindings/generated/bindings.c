@@ -4,6 +4,43 @@
 
 #include "ndcore/bindings/generated/bindings.h"
 
+/* var, std */
+static PyObject *bind_var_unbiased(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "unbiased", "keepdim", "dim", "correction", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_var_unbiased a;
+  a.unbiased = false;
+  a.keepdim = false;
+  a.correction = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "unbiased", v[1], &a.unbiased) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
+      tl_py_arg_ints(func, "dim", v[3], &a.dim) < 0 ||
+      tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_var_unbiased(op, &a);
+}
+
+static PyObject *bind_view_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"dtype", NULL};
+  const char *func = "view";
+  PyObject *v[1];
+  tl_py_args_view_dtype a;
+  a.dtype = -1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_dtype(v[0], &a.dtype) < 0)
+    return NULL;
+  return tl_py_impl_view_dtype(func, &a);
+}
+
 /* sum, nansum, prod, mean, nanmean */
 static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
@@ -14,7 +51,7 @@ static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t n
   tl_py_args_reduce_dtype a;
   a.keepdim = false;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -22,6 +59,30 @@ static PyObject *bind_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t n
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
     return NULL;
   return tl_py_impl_reduce_dtype(op, &a);
+}
+
+/* var, std */
+static PyObject *bind_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  if (nargs > 1 && PyBool_Check(args[1])) /* the overload of bool unbiased */
+    return bind_var_unbiased(op, args, nargs, kwnames);
+  static const char *const names[] = {"input", "dim", "unbiased", "keepdim", "correction", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_var a;
+  a.unbiased = false;
+  a.keepdim = false;
+  a.correction = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
+      tl_py_arg_bool_given(func, "unbiased", v[2], &a.unbiased, &a.has_unbiased) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_var(op, &a);
 }
 
 /* amax, amin, all, any, logsumexp */
@@ -33,7 +94,7 @@ static PyObject *bind_reduce_out(tl_op op, PyObject *const *args, Py_ssize_t nar
   PyObject *v[4];
   tl_py_args_reduce_out a;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
@@ -52,7 +113,7 @@ static PyObject *bind_reduce_index(tl_op op, PyObject *const *args, Py_ssize_t n
   tl_py_args_reduce_index a;
   a.dim = 0;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0)
@@ -68,11 +129,51 @@ static PyObject *bind_count_nonzero(tl_op op, PyObject *const *args, Py_ssize_t 
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_count_nonzero a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0)
     return NULL;
   return tl_py_impl_count_nonzero(op, &a);
+}
+
+/* norm */
+static PyObject *bind_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "p", "dim", "keepdim", "out", "dtype", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_norm a;
+  a.keepdim = false;
+  a.dtype = -1;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.p = v[1], 0) < 0 ||
+      tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0)
+    return NULL;
+  return tl_py_impl_norm(op, &a);
+}
+
+/* max, min */
+static PyObject *bind_max_min(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "keepdim", "out", "other", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_max_min a;
+  a.keepdim = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int_or_tensor(func, "dim", v[1], &a.dim, &a.dim_tensor, &a.has_dim) < 0 ||
+      tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
+      (a.out = v[3], 0) < 0 ||
+      tl_py_arg_tensor(func, "other", v[4], true, &a.other) < 0)
+    return NULL;
+  return tl_py_impl_max_min(op, &a);
 }
 
 /* cumsum, cumprod */
@@ -85,7 +186,7 @@ static PyObject *bind_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_scan a;
   a.dim = 0;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
@@ -105,7 +206,7 @@ static PyObject *bind_sort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.dim = -1;
   a.descending = false;
   a.stable = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_bool(func, "descending", v[2], &a.descending) < 0 ||
@@ -123,7 +224,7 @@ static PyObject *bind_msort(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_msort a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       (a.out = v[1], 0) < 0)
     return NULL;
@@ -142,7 +243,7 @@ static PyObject *bind_topk(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.dim = -1;
   a.largest = true;
   a.sorted = true;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 5, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
@@ -164,7 +265,7 @@ static PyObject *bind_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.k = 0;
   a.dim = -1;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "k", v[1], true, &a.k, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0 ||
@@ -172,6 +273,25 @@ static PyObject *bind_kthvalue(tl_op op, PyObject *const *args, Py_ssize_t nargs
       (a.out = v[4], 0) < 0)
     return NULL;
   return tl_py_impl_kthvalue(op, &a);
+}
+
+/* median, nanmedian */
+static PyObject *bind_median(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "keepdim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_median a;
+  a.dim = 0;
+  a.keepdim = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_bool_given(func, "keepdim", v[2], &a.keepdim, &a.has_keepdim) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_median(op, &a);
 }
 
 /* mode */
@@ -184,13 +304,35 @@ static PyObject *bind_mode(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_mode a;
   a.dim = -1;
   a.keepdim = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
       (a.out = v[3], 0) < 0)
     return NULL;
   return tl_py_impl_mode(op, &a);
+}
+
+/* quantile, nanquantile */
+static PyObject *bind_quantile(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "q", "dim", "keepdim", "interpolation", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_quantile a;
+  a.dim = 0;
+  a.keepdim = false;
+  a.interpolation = "linear";
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.q = v[1], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_str(func, "interpolation", v[4], &a.interpolation) < 0 ||
+      (a.out = v[5], 0) < 0)
+    return NULL;
+  return tl_py_impl_quantile(op, &a);
 }
 
 /* cummax, cummin */
@@ -202,12 +344,1356 @@ static PyObject *bind_cummax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[3];
   tl_py_args_cummax a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       (a.out = v[2], 0) < 0)
     return NULL;
   return tl_py_impl_cummax(op, &a);
+}
+
+/* unique */
+static PyObject *bind_unique(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "sorted", "return_inverse", "return_counts", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_unique a;
+  a.sorted = true;
+  a.return_inverse = false;
+  a.return_counts = false;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 5, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "sorted", v[1], &a.sorted) < 0 ||
+      tl_py_arg_bool(func, "return_inverse", v[2], &a.return_inverse) < 0 ||
+      tl_py_arg_bool(func, "return_counts", v[3], &a.return_counts) < 0 ||
+      tl_py_arg_int(func, "dim", v[4], false, &a.dim, &a.has_dim) < 0 ||
+      (a.out = v[5], 0) < 0)
+    return NULL;
+  return tl_py_impl_unique(op, &a);
+}
+
+/* unique_consecutive */
+static PyObject *bind_unique_consecutive(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "return_inverse", "return_counts", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_unique_consecutive a;
+  a.return_inverse = false;
+  a.return_counts = false;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_bool(func, "return_inverse", v[1], &a.return_inverse) < 0 ||
+      tl_py_arg_bool(func, "return_counts", v[2], &a.return_counts) < 0 ||
+      tl_py_arg_int(func, "dim", v[3], false, &a.dim, &a.has_dim) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_unique_consecutive(op, &a);
+}
+
+/* bincount */
+static PyObject *bind_bincount(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weights", "minlength", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_bincount a;
+  a.minlength = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weights", v[1], true, &a.weights) < 0 ||
+      tl_py_arg_int(func, "minlength", v[2], false, &a.minlength, NULL) < 0 ||
+      (a.out = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_bincount(op, &a);
+}
+
+/* histc */
+static PyObject *bind_histc(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "bins", "min", "max", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_histc a;
+  a.bins = 100;
+  a.min = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  a.max = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "bins", v[1], false, &a.bins, NULL) < 0 ||
+      tl_py_arg_scalar(func, "min", v[2], &a.min, NULL) < 0 ||
+      tl_py_arg_scalar(func, "max", v[3], &a.max, NULL) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_histc(op, &a);
+}
+
+/* searchsorted */
+static PyObject *bind_searchsorted(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"sorted_sequence", "input", "out_int32", "right", "side", "sorter", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_searchsorted a;
+  a.out_int32 = false;
+  a.right = false;
+  a.side = NULL;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "sorted_sequence", v[0], false, &a.sorted_sequence) < 0 ||
+      (a.input = v[1], 0) < 0 ||
+      tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
+      tl_py_arg_bool_given(func, "right", v[3], &a.right, &a.has_right) < 0 ||
+      tl_py_arg_str(func, "side", v[4], &a.side) < 0 ||
+      tl_py_arg_tensor(func, "sorter", v[5], true, &a.sorter) < 0 ||
+      (a.out = v[6], 0) < 0)
+    return NULL;
+  return tl_py_impl_searchsorted(op, &a);
+}
+
+/* bucketize */
+static PyObject *bind_bucketize(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "boundaries", "out_int32", "right", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_bucketize a;
+  a.out_int32 = false;
+  a.right = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 2, 2, v) < 0 ||
+      (a.input = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "boundaries", v[1], false, &a.boundaries) < 0 ||
+      tl_py_arg_bool(func, "out_int32", v[2], &a.out_int32) < 0 ||
+      tl_py_arg_bool(func, "right", v[3], &a.right) < 0 ||
+      (a.out = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_bucketize(op, &a);
+}
+
+/* gather */
+static PyObject *bind_gather(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "sparse_grad", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_gather a;
+  a.dim = 0;
+  a.sparse_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_bool(func, "sparse_grad", v[3], &a.sparse_grad) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_gather(op, &a);
+}
+
+/* scatter */
+static PyObject *bind_scatter_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", "value", "reduce", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[6];
+  tl_py_args_scatter a;
+  a.dim = 0;
+  a.reduce = NULL;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      (a.src = v[3], 0) < 0 ||
+      (a.value = v[4], 0) < 0 ||
+      tl_py_arg_str(func, "reduce", v[5], &a.reduce) < 0)
+    return NULL;
+  return tl_py_impl_scatter(op, inplace, &a);
+}
+
+static PyObject *bind_scatter(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  return bind_scatter_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  return bind_scatter_at(op, true, args, nargs, kwnames);
+}
+
+/* scatter_add */
+static PyObject *bind_scatter_add_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_scatter_add a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "src", v[3], false, &a.src) < 0)
+    return NULL;
+  return tl_py_impl_scatter_add(op, inplace, &a);
+}
+
+static PyObject *bind_scatter_add(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_scatter_add_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_add_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  return bind_scatter_add_at(op, true, args, nargs, kwnames);
+}
+
+/* scatter_reduce */
+static PyObject *bind_scatter_reduce_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "src", "reduce", "include_self", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[6];
+  tl_py_args_scatter_reduce a;
+  a.dim = 0;
+  a.reduce = NULL;
+  a.include_self = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "src", v[3], false, &a.src) < 0 ||
+      tl_py_arg_str(func, "reduce", v[4], &a.reduce) < 0 ||
+      tl_py_arg_bool(func, "include_self", v[5], &a.include_self) < 0)
+    return NULL;
+  return tl_py_impl_scatter_reduce(op, inplace, &a);
+}
+
+static PyObject *bind_scatter_reduce(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  return bind_scatter_reduce_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_scatter_reduce_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  return bind_scatter_reduce_at(op, true, args, nargs, kwnames);
+}
+
+/* index_select */
+static PyObject *bind_index_select(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_index_select a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_index_select(op, &a);
+}
+
+/* index_add */
+static PyObject *bind_index_add_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "source", "alpha", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[5];
+  tl_py_args_index_add a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[3], false, &a.source) < 0 ||
+      (a.alpha = v[4], 0) < 0)
+    return NULL;
+  return tl_py_impl_index_add(op, inplace, &a);
+}
+
+static PyObject *bind_index_add(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  return bind_index_add_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_add_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  return bind_index_add_at(op, true, args, nargs, kwnames);
+}
+
+/* index_copy */
+static PyObject *bind_index_copy_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "source", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_copy a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[3], false, &a.source) < 0)
+    return NULL;
+  return tl_py_impl_index_copy(op, inplace, &a);
+}
+
+static PyObject *bind_index_copy(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  return bind_index_copy_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_copy_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  return bind_index_copy_at(op, true, args, nargs, kwnames);
+}
+
+/* index_fill */
+static PyObject *bind_index_fill_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "dim", "index", "value", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_fill a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "index", v[2], false, &a.index) < 0 ||
+      (a.value = v[3], 0) < 0)
+    return NULL;
+  return tl_py_impl_index_fill(op, inplace, &a);
+}
+
+static PyObject *bind_index_fill(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  return bind_index_fill_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_fill_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  return bind_index_fill_at(op, true, args, nargs, kwnames);
+}
+
+/* index_put */
+static PyObject *bind_index_put_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "indices", "values", "accumulate", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_index_put a;
+  a.accumulate = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      (a.indices = v[1], 0) < 0 ||
+      (a.values = v[2], 0) < 0 ||
+      tl_py_arg_bool(func, "accumulate", v[3], &a.accumulate) < 0)
+    return NULL;
+  return tl_py_impl_index_put(op, inplace, &a);
+}
+
+static PyObject *bind_index_put(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  return bind_index_put_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_index_put_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  return bind_index_put_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_fill */
+static PyObject *bind_masked_fill_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "value", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[3];
+  tl_py_args_masked_fill a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      (a.value = v[2], 0) < 0)
+    return NULL;
+  return tl_py_impl_masked_fill(op, inplace, &a);
+}
+
+static PyObject *bind_masked_fill(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_masked_fill_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_masked_fill_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  return bind_masked_fill_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_scatter */
+static PyObject *bind_masked_scatter_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "source", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[3];
+  tl_py_args_masked_scatter a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0)
+    return NULL;
+  return tl_py_impl_masked_scatter(op, inplace, &a);
+}
+
+static PyObject *bind_masked_scatter(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  return bind_masked_scatter_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_masked_scatter_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  return bind_masked_scatter_at(op, true, args, nargs, kwnames);
+}
+
+/* masked_select */
+static PyObject *bind_masked_select(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mask", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_masked_select a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_masked_select(op, &a);
+}
+
+/* take */
+static PyObject *bind_take(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "index", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_take a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_take(op, &a);
+}
+
+/* take_along_dim */
+static PyObject *bind_take_along_dim(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "indices", "dim", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_take_along_dim a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_take_along_dim(op, &a);
+}
+
+/* put */
+static PyObject *bind_put_at(tl_op op, bool inplace, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "index", "source", "accumulate", NULL};
+  const char *func = tl_py_op_name(op, inplace);
+  PyObject *v[4];
+  tl_py_args_put a;
+  a.accumulate = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "index", v[1], false, &a.index) < 0 ||
+      tl_py_arg_tensor(func, "source", v[2], false, &a.source) < 0 ||
+      tl_py_arg_bool(func, "accumulate", v[3], &a.accumulate) < 0)
+    return NULL;
+  return tl_py_impl_put(op, inplace, &a);
+}
+
+static PyObject *bind_put(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  return bind_put_at(op, false, args, nargs, kwnames);
+}
+
+static PyObject *bind_put_inplace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  return bind_put_at(op, true, args, nargs, kwnames);
+}
+
+/* nonzero */
+static PyObject *bind_nonzero(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "out", "as_tuple", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_nonzero a;
+  a.as_tuple = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_bool(func, "as_tuple", v[2], &a.as_tuple) < 0)
+    return NULL;
+  return tl_py_impl_nonzero(op, &a);
+}
+
+/* argwhere */
+static PyObject *bind_argwhere(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[1];
+  tl_py_args_argwhere a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0)
+    return NULL;
+  return tl_py_impl_argwhere(op, &a);
+}
+
+/* matmul, dot, vdot, inner, kron */
+static PyObject *bind_product(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "other", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.other.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.other);
+  return r;
+}
+
+/* mm, bmm */
+static PyObject *bind_product_mat2(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat2", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_mat2 a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat2.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat2", v[1], false, &a.mat2) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_mat2(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat2);
+  return r;
+}
+
+/* mv */
+static PyObject *bind_product_vec(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_vec a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec", v[1], false, &a.vec) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_vec(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec);
+  return r;
+}
+
+/* outer, ger */
+static PyObject *bind_product_vec2(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec2", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_product_vec2 a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec2.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec2", v[1], false, &a.vec2) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_product_vec2(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec2);
+  return r;
+}
+
+/* addmm */
+static PyObject *bind_addmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat1", "mat2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addmm a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat1.owned = false;
+  a.mat2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat1", v[1], false, &a.mat1) < 0 ||
+      tl_py_arg_tensorlike(func, "mat2", v[2], false, &a.mat2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addmm(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat1);
+  tl_py_tensorlike_release(&a.mat2);
+  return r;
+}
+
+/* addbmm, baddbmm */
+static PyObject *bind_addbmm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "batch1", "batch2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addbmm a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.batch1.owned = false;
+  a.batch2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "batch1", v[1], false, &a.batch1) < 0 ||
+      tl_py_arg_tensorlike(func, "batch2", v[2], false, &a.batch2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addbmm(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.batch1);
+  tl_py_tensorlike_release(&a.batch2);
+  return r;
+}
+
+/* addmv */
+static PyObject *bind_addmv(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "mat", "vec", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addmv a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.mat.owned = false;
+  a.vec.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "mat", v[1], false, &a.mat) < 0 ||
+      tl_py_arg_tensorlike(func, "vec", v[2], false, &a.vec) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addmv(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.mat);
+  tl_py_tensorlike_release(&a.vec);
+  return r;
+}
+
+/* addr */
+static PyObject *bind_addr(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "vec1", "vec2", "beta", "alpha", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_addr a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.vec1.owned = false;
+  a.vec2.owned = false;
+  a.beta = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.alpha = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "vec1", v[1], false, &a.vec1) < 0 ||
+      tl_py_arg_tensorlike(func, "vec2", v[2], false, &a.vec2) < 0 ||
+      tl_py_arg_scalar(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_scalar(func, "alpha", v[4], &a.alpha, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_addr(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.vec1);
+  tl_py_tensorlike_release(&a.vec2);
+  return r;
+}
+
+/* tensordot */
+static PyObject *bind_tensordot(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"a", "b", "dims", "out", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_tensordot a;
+  PyObject *r = NULL;
+  a.a.owned = false;
+  a.b.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "a", v[0], false, &a.a) < 0 ||
+      tl_py_arg_tensorlike(func, "b", v[1], false, &a.b) < 0 ||
+      (a.dims = v[2], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    goto done;
+  r = tl_py_impl_tensordot(op, &a);
+done:
+  tl_py_tensorlike_release(&a.a);
+  tl_py_tensorlike_release(&a.b);
+  return r;
+}
+
+/* trace */
+static PyObject *bind_trace(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"input", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[1];
+  tl_py_args_trace a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0)
+    goto done;
+  r = tl_py_impl_trace(op, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  return r;
+}
+
+static PyObject *bind__linalg_inv_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "check_errors", NULL};
+  const char *func = "_linalg_inv_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_inv_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.check_errors = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "check_errors", v[1], &a.check_errors) < 0)
+    goto done;
+  r = tl_py_impl_linalg_inv_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cholesky_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "upper", NULL};
+  const char *func = "_linalg_cholesky_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_cholesky_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.upper = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cholesky_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_solve_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "left", NULL};
+  const char *func = "_linalg_solve_ex";
+  PyObject *v[3];
+  tl_py_args_linalg_solve_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_factor_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "pivot", NULL};
+  const char *func = "_linalg_lu_factor_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_lu_factor_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.pivot = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_factor_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "left", NULL};
+  const char *func = "_linalg_solve";
+  PyObject *v[3];
+  tl_py_args_linalg_solve a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_inv(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_inv";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_det(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_det";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_logdet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_logdet";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_adjoint(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_adjoint";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_slogdet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", NULL};
+  const char *func = "_linalg_slogdet";
+  PyObject *v[1];
+  tl_py_args_linalg_one a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
+    goto done;
+  r = tl_py_impl_linalg_one(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cholesky(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "upper", NULL};
+  const char *func = "_linalg_cholesky";
+  PyObject *v[2];
+  tl_py_args_linalg_cholesky a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.upper = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cholesky(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_qr(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "mode", NULL};
+  const char *func = "_linalg_qr";
+  PyObject *v[2];
+  tl_py_args_linalg_qr a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.mode = "reduced";
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_str(func, "mode", v[1], &a.mode) < 0)
+    goto done;
+  r = tl_py_impl_linalg_qr(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_svd(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "full_matrices", "compute_uv", NULL};
+  const char *func = "_linalg_svd";
+  PyObject *v[3];
+  tl_py_args_linalg_svd a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.full_matrices = true;
+  a.compute_uv = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "full_matrices", v[1], &a.full_matrices) < 0 ||
+      tl_py_arg_bool(func, "compute_uv", v[2], &a.compute_uv) < 0)
+    goto done;
+  r = tl_py_impl_linalg_svd(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_eigh(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "UPLO", "compute_v", NULL};
+  const char *func = "_linalg_eigh";
+  PyObject *v[3];
+  tl_py_args_linalg_eigh a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.UPLO = "L";
+  a.compute_v = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_str(func, "UPLO", v[1], &a.UPLO) < 0 ||
+      tl_py_arg_bool(func, "compute_v", v[2], &a.compute_v) < 0)
+    goto done;
+  r = tl_py_impl_linalg_eigh(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_eig(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "compute_v", NULL};
+  const char *func = "_linalg_eig";
+  PyObject *v[2];
+  tl_py_args_linalg_eig a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.compute_v = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "compute_v", v[1], &a.compute_v) < 0)
+    goto done;
+  r = tl_py_impl_linalg_eig(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_lstsq(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "rcond", "driver", NULL};
+  const char *func = "_linalg_lstsq";
+  PyObject *v[4];
+  tl_py_args_linalg_lstsq a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.rcond = -1.0;
+  a.driver = "gelsy";
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_float(func, "rcond", v[2], &a.rcond, NULL) < 0 ||
+      tl_py_arg_str(func, "driver", v[3], &a.driver) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lstsq(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_vector_norm(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"x", "ord", "dim", "keepdim", "dtype", NULL};
+  const char *func = "_linalg_vector_norm";
+  PyObject *v[5];
+  tl_py_args_linalg_vector_norm a;
+  PyObject *r = NULL;
+  a.x.owned = false;
+  a.ord = 2.0;
+  a.keepdim = false;
+  a.dtype = -1;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "x", v[0], false, &a.x) < 0 ||
+      tl_py_arg_float(func, "ord", v[1], &a.ord, NULL) < 0 ||
+      tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
+      tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0)
+    goto done;
+  r = tl_py_impl_linalg_vector_norm(func, &a);
+done:
+  tl_py_tensorlike_release(&a.x);
+  return r;
+}
+
+static PyObject *bind__linalg_pinv(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
+  const char *func = "_linalg_pinv";
+  PyObject *v[4];
+  tl_py_args_linalg_tolerance a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.atol = 0.0;
+  a.rtol = 0.0;
+  a.hermitian = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
+      tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
+    goto done;
+  r = tl_py_impl_linalg_tolerance(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_matrix_rank(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
+  const char *func = "_linalg_matrix_rank";
+  PyObject *v[4];
+  tl_py_args_linalg_tolerance a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.atol = 0.0;
+  a.rtol = 0.0;
+  a.hermitian = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_float(func, "atol", v[1], &a.atol, &a.has_atol) < 0 ||
+      tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
+    goto done;
+  r = tl_py_impl_linalg_tolerance(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_matrix_power(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "n", NULL};
+  const char *func = "_linalg_matrix_power";
+  PyObject *v[2];
+  tl_py_args_linalg_matrix_power a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.n = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_int(func, "n", v[1], true, &a.n, NULL) < 0)
+    goto done;
+  r = tl_py_impl_linalg_matrix_power(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_cross(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "other", "dim", NULL};
+  const char *func = "_linalg_cross";
+  PyObject *v[3];
+  tl_py_args_linalg_cross a;
+  PyObject *r = NULL;
+  a.input.owned = false;
+  a.other.owned = false;
+  a.dim = -1;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensorlike(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
+      tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0)
+    goto done;
+  r = tl_py_impl_linalg_cross(func, &a);
+done:
+  tl_py_tensorlike_release(&a.input);
+  tl_py_tensorlike_release(&a.other);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_factor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "full", NULL};
+  const char *func = "_linalg_lu_factor";
+  PyObject *v[2];
+  tl_py_args_linalg_lu_factor a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.full = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "full", v[1], &a.full) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_factor(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+static PyObject *bind__linalg_lu_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"LU", "pivots", "B", "left", "adjoint", NULL};
+  const char *func = "_linalg_lu_solve";
+  PyObject *v[5];
+  tl_py_args_linalg_lu_solve a;
+  PyObject *r = NULL;
+  a.LU.owned = false;
+  a.pivots.owned = false;
+  a.B.owned = false;
+  a.left = true;
+  a.adjoint = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "LU", v[0], false, &a.LU) < 0 ||
+      tl_py_arg_tensorlike(func, "pivots", v[1], false, &a.pivots) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[2], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
+      tl_py_arg_bool(func, "adjoint", v[4], &a.adjoint) < 0)
+    goto done;
+  r = tl_py_impl_linalg_lu_solve(func, &a);
+done:
+  tl_py_tensorlike_release(&a.LU);
+  tl_py_tensorlike_release(&a.pivots);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
+static PyObject *bind__linalg_solve_triangular(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                               PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "B", "upper", "left", "unitriangular", NULL};
+  const char *func = "_linalg_solve_triangular";
+  PyObject *v[5];
+  tl_py_args_linalg_solve_triangular a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.B.owned = false;
+  a.upper = false;
+  a.left = true;
+  a.unitriangular = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "upper", v[2], &a.upper) < 0 ||
+      tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
+      tl_py_arg_bool(func, "unitriangular", v[4], &a.unitriangular) < 0)
+    goto done;
+  r = tl_py_impl_linalg_solve_triangular(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  tl_py_tensorlike_release(&a.B);
+  return r;
 }
 
 static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -218,9 +1704,232 @@ static PyObject *bind__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t n
   PyObject *v[1];
   tl_py_args_geqrf a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 0, 0, v) < 0)
+      tl_py_bind(func, args, nargs, kwnames, names, 0, 0, 0, v) < 0)
     return NULL;
   return tl_py_impl_geqrf(func, &a);
+}
+
+static PyObject *bind_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"shape", NULL};
+  const char *func = "reshape";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_reshape a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+    return NULL;
+  return tl_py_impl_reshape(func, &a);
+}
+
+static PyObject *bind_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  if (nargs > 0 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) /* the overload of dtype dtype */
+    return bind_view_dtype(self, args, nargs, kwnames);
+  static const char *const names[] = {"shape", NULL};
+  const char *func = "view";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_view a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+    return NULL;
+  return tl_py_impl_view(func, &a);
+}
+
+static PyObject *bind_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "permute";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_permute a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_permute(func, &a);
+}
+
+static PyObject *bind_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim0", "dim1", NULL};
+  const char *func = "transpose";
+  PyObject *v[2];
+  tl_py_args_transpose a;
+  a.dim0 = 0;
+  a.dim1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_transpose(func, &a);
+}
+
+static PyObject *bind_swapdims(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"dim0", "dim1", NULL};
+  const char *func = "swapdims";
+  PyObject *v[2];
+  tl_py_args_transpose a;
+  a.dim0 = 0;
+  a.dim1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim0", v[0], true, &a.dim0, NULL) < 0 ||
+      tl_py_arg_int(func, "dim1", v[1], true, &a.dim1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_transpose(func, &a);
+}
+
+static PyObject *bind_swapaxes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"axis0", "axis1", NULL};
+  const char *func = "swapaxes";
+  PyObject *v[2];
+  tl_py_args_swapaxes a;
+  a.axis0 = 0;
+  a.axis1 = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "axis0", v[0], true, &a.axis0, NULL) < 0 ||
+      tl_py_arg_int(func, "axis1", v[1], true, &a.axis1, NULL) < 0)
+    return NULL;
+  return tl_py_impl_swapaxes(func, &a);
+}
+
+static PyObject *bind_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", NULL};
+  const char *func = "squeeze";
+  PyObject *v[1];
+  tl_py_args_squeeze a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
+      tl_py_arg_ints(func, "dim", v[0], &a.dim) < 0)
+    return NULL;
+  return tl_py_impl_squeeze(func, &a);
+}
+
+static PyObject *bind_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", NULL};
+  const char *func = "unsqueeze";
+  PyObject *v[1];
+  tl_py_args_unsqueeze a;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_unsqueeze(func, &a);
+}
+
+static PyObject *bind_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"start_dim", "end_dim", NULL};
+  const char *func = "flatten";
+  PyObject *v[2];
+  tl_py_args_flatten a;
+  a.start_dim = 0;
+  a.end_dim = -1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 0, v) < 0 ||
+      tl_py_arg_int(func, "start_dim", v[0], false, &a.start_dim, NULL) < 0 ||
+      tl_py_arg_int(func, "end_dim", v[1], false, &a.end_dim, NULL) < 0)
+    return NULL;
+  return tl_py_impl_flatten(func, &a);
+}
+
+static PyObject *bind_expand(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"size", NULL};
+  const char *func = "expand";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_expand a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0)
+    return NULL;
+  return tl_py_impl_expand(func, &a);
+}
+
+static PyObject *bind_unflatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"dim", "sizes", NULL};
+  const char *func = "unflatten";
+  PyObject *v[2];
+  tl_py_args_unflatten a;
+  a.dim = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
+      tl_py_arg_ints(func, "sizes", v[1], &a.sizes) < 0)
+    return NULL;
+  return tl_py_impl_unflatten(func, &a);
+}
+
+static PyObject *bind_movedim(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"source", "destination", NULL};
+  const char *func = "movedim";
+  PyObject *v[2];
+  tl_py_args_movedim a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
+      tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
+    return NULL;
+  return tl_py_impl_movedim(func, &a);
+}
+
+static PyObject *bind_moveaxis(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"source", "destination", NULL};
+  const char *func = "moveaxis";
+  PyObject *v[2];
+  tl_py_args_movedim a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "source", v[0], &a.source) < 0 ||
+      tl_py_arg_ints(func, "destination", v[1], &a.destination) < 0)
+    return NULL;
+  return tl_py_impl_movedim(func, &a);
+}
+
+static PyObject *bind_broadcast_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"size", NULL};
+  const char *func = "broadcast_to";
+  PyObject *v[1];
+  tl_py_args_broadcast_to a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0)
+    return NULL;
+  return tl_py_impl_broadcast_to(func, &a);
 }
 
 static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -234,7 +1943,7 @@ static PyObject *bind_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t
   a.dim1 = 0;
   a.dim2 = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
       tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
@@ -253,7 +1962,7 @@ static PyObject *bind_narrow(PyObject *self, PyObject *const *args, Py_ssize_t n
   a.start = 0;
   a.length = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
       tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
@@ -272,7 +1981,7 @@ static PyObject *bind_narrow_copy(PyObject *self, PyObject *const *args, Py_ssiz
   a.start = 0;
   a.length = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "start", v[1], true, &a.start, NULL) < 0 ||
       tl_py_arg_int(func, "length", v[2], true, &a.length, NULL) < 0)
@@ -290,11 +1999,71 @@ static PyObject *bind_select(PyObject *self, PyObject *const *args, Py_ssize_t n
   a.dim = 0;
   a.index = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "index", v[1], true, &a.index, NULL) < 0)
     return NULL;
   return tl_py_impl_select(func, &a);
+}
+
+static PyObject *bind_as_strided(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "stride", "storage_offset", NULL};
+  const char *func = "as_strided";
+  PyObject *v[3];
+  tl_py_args_as_strided a;
+  a.storage_offset = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
+      tl_py_arg_int(func, "storage_offset", v[2], false, &a.storage_offset, &a.has_storage_offset) < 0)
+    return NULL;
+  return tl_py_impl_as_strided(func, &a);
+}
+
+static PyObject *bind_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"dimension", "size", "step", NULL};
+  const char *func = "unfold";
+  PyObject *v[3];
+  tl_py_args_unfold a;
+  a.dimension = 0;
+  a.size = 0;
+  a.step = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
+      tl_py_arg_int(func, "dimension", v[0], true, &a.dimension, NULL) < 0 ||
+      tl_py_arg_int(func, "size", v[1], true, &a.size, NULL) < 0 ||
+      tl_py_arg_int(func, "step", v[2], true, &a.step, NULL) < 0)
+    return NULL;
+  return tl_py_impl_unfold(func, &a);
+}
+
+static PyObject *bind_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"split_size_or_sections", "dim", "split_size", NULL};
+  const char *func = "split";
+  PyObject *v[3];
+  tl_py_args_split a;
+  PyObject *r = NULL;
+  a.split_size_or_sections.v = NULL;
+  a.dim = 0;
+  a.split_size.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_intvec(func, "split_size_or_sections", v[0], &a.split_size_or_sections) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_intvec(func, "split_size", v[2], &a.split_size) < 0)
+    goto done;
+  r = tl_py_impl_split(func, &a);
+done:
+  tl_py_intvec_release(&a.split_size_or_sections);
+  tl_py_intvec_release(&a.split_size);
+  return r;
 }
 
 static PyObject *bind_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -307,7 +2076,7 @@ static PyObject *bind_chunk(PyObject *self, PyObject *const *args, Py_ssize_t na
   a.chunks = 0;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_int(func, "chunks", v[0], true, &a.chunks, NULL) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0)
     return NULL;
@@ -323,10 +2092,333 @@ static PyObject *bind_unbind(PyObject *self, PyObject *const *args, Py_ssize_t n
   tl_py_args_unbind a;
   a.dim = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "dim", v[0], false, &a.dim, NULL) < 0)
     return NULL;
   return tl_py_impl_unbind(func, &a);
+}
+
+static PyObject *bind_tensor_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", "dim", "sections", "indices", NULL};
+  const char *func = "tensor_split";
+  PyObject *v[4];
+  tl_py_args_tensor_split a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  a.dim = 0;
+  a.sections = 0;
+  a.indices.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 0, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "sections", v[2], false, &a.sections, &a.has_sections) < 0 ||
+      tl_py_arg_intvec(func, "indices", v[3], &a.indices) < 0)
+    goto done;
+  r = tl_py_impl_tensor_split(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  tl_py_intvec_release(&a.indices);
+  return r;
+}
+
+static PyObject *bind_hsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "hsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_vsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "vsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_dsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"indices_or_sections", NULL};
+  const char *func = "dsplit";
+  PyObject *v[1];
+  tl_py_args_hvdsplit a;
+  PyObject *r = NULL;
+  a.indices_or_sections.v = NULL;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
+      tl_py_arg_intvec_or_tensor(func, "indices_or_sections", v[0], &a.indices_or_sections, &a.indices_or_sections_tensor) < 0)
+    goto done;
+  r = tl_py_impl_hvdsplit(func, &a);
+done:
+  tl_py_intvec_release(&a.indices_or_sections);
+  return r;
+}
+
+static PyObject *bind_cat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "cat";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_concat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "concat";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_concatenate(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "concatenate";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "dim", "out", NULL};
+  const char *func = "stack";
+  PyObject *v[3];
+  tl_py_args_cat a;
+  a.dim = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_cat(func, &a);
+}
+
+static PyObject *bind_hstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "hstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_vstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "vstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_row_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "row_stack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_dstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "dstack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_column_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "out", NULL};
+  const char *func = "column_stack";
+  PyObject *v[2];
+  tl_py_args_hstack a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_hstack(func, &a);
+}
+
+static PyObject *bind_flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "flip";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_flip a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_flip(func, &a);
+}
+
+static PyObject *bind_roll(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"shifts", "dims", NULL};
+  const char *func = "roll";
+  PyObject *v[2];
+  tl_py_args_roll a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_ints(func, "shifts", v[0], &a.shifts) < 0 ||
+      tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_roll(func, &a);
+}
+
+static PyObject *bind_rot90(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  static const char *const names[] = {"k", "dims", NULL};
+  const char *func = "rot90";
+  PyObject *v[2];
+  tl_py_args_rot90 a;
+  a.k = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 0, v) < 0 ||
+      tl_py_arg_int(func, "k", v[0], false, &a.k, NULL) < 0 ||
+      tl_py_arg_ints(func, "dims", v[1], &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_rot90(func, &a);
+}
+
+static PyObject *bind_repeat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"repeats", NULL};
+  const char *func = "repeat";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_repeat a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "repeats", v[0], spread, nspread, &a.repeats) < 0)
+    return NULL;
+  return tl_py_impl_repeat(func, &a);
+}
+
+static PyObject *bind_tile(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  static const char *const names[] = {"dims", NULL};
+  const char *func = "tile";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_tile a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "dims", v[0], spread, nspread, &a.dims) < 0)
+    return NULL;
+  return tl_py_impl_tile(func, &a);
+}
+
+static PyObject *bind_repeat_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"repeats", "dim", "output_size", NULL};
+  const char *func = "repeat_interleave";
+  PyObject *v[3];
+  tl_py_args_repeat_interleave a;
+  a.dim = 0;
+  a.output_size = 0;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_int_or_tensor(func, "repeats", v[0], &a.repeats, &a.repeats_tensor, &a.has_repeats) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, &a.has_dim) < 0 ||
+      tl_py_arg_int(func, "output_size", v[2], false, &a.output_size, &a.has_output_size) < 0)
+    return NULL;
+  return tl_py_impl_repeat_interleave(func, &a);
 }
 
 static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -338,7 +2430,7 @@ static PyObject *bind_tril(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_tril a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_tril(func, &a);
@@ -353,7 +2445,7 @@ static PyObject *bind_triu(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_tril a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_tril(func, &a);
@@ -368,7 +2460,7 @@ static PyObject *bind_diag(PyObject *self, PyObject *const *args, Py_ssize_t nar
   tl_py_args_diag a;
   a.diagonal = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "diagonal", v[0], false, &a.diagonal, NULL) < 0)
     return NULL;
   return tl_py_impl_diag(func, &a);
@@ -385,7 +2477,7 @@ static PyObject *bind_diag_embed(PyObject *self, PyObject *const *args, Py_ssize
   a.dim1 = -2;
   a.dim2 = -1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[1], false, &a.dim1, NULL) < 0 ||
       tl_py_arg_int(func, "dim2", v[2], false, &a.dim2, NULL) < 0)
@@ -402,7 +2494,7 @@ static PyObject *bind_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t
   tl_py_args_diagflat a;
   a.offset = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 1, 0, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 0, v) < 0 ||
       tl_py_arg_int(func, "offset", v[0], false, &a.offset, NULL) < 0)
     return NULL;
   return tl_py_impl_diagflat(func, &a);
@@ -418,12 +2510,34 @@ static PyObject *bind_select_scatter(PyObject *self, PyObject *const *args, Py_s
   a.dim = 0;
   a.index = 0;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_int(func, "index", v[2], true, &a.index, NULL) < 0)
     return NULL;
   return tl_py_impl_select_scatter(func, &a);
+}
+
+static PyObject *bind_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"src", "dim", "start", "end", "step", NULL};
+  const char *func = "slice_scatter";
+  PyObject *v[5];
+  tl_py_args_slice_scatter a;
+  a.dim = 0;
+  a.start = 0;
+  a.end = 0;
+  a.step = 1;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
+      tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
+      tl_py_arg_int(func, "start", v[2], false, &a.start, &a.has_start) < 0 ||
+      tl_py_arg_int(func, "end", v[3], false, &a.end, &a.has_end) < 0 ||
+      tl_py_arg_int(func, "step", v[4], false, &a.step, NULL) < 0)
+    return NULL;
+  return tl_py_impl_slice_scatter(func, &a);
 }
 
 static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -437,13 +2551,31 @@ static PyObject *bind_diagonal_scatter(PyObject *self, PyObject *const *args, Py
   a.dim1 = 0;
   a.dim2 = 1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "src", v[0], false, &a.src) < 0 ||
       tl_py_arg_int(func, "offset", v[1], false, &a.offset, NULL) < 0 ||
       tl_py_arg_int(func, "dim1", v[2], false, &a.dim1, NULL) < 0 ||
       tl_py_arg_int(func, "dim2", v[3], false, &a.dim2, NULL) < 0)
     return NULL;
   return tl_py_impl_diagonal_scatter(func, &a);
+}
+
+static PyObject *bind__pad(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "pad", "mode", "value", NULL};
+  const char *func = "_pad";
+  PyObject *v[4];
+  tl_py_args_pad a;
+  a.mode = "constant";
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "pad", v[1], &a.pad) < 0 ||
+      tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
+      tl_py_arg_scalar(func, "value", v[3], &a.value, &a.has_value) < 0)
+    return NULL;
+  return tl_py_impl_pad(func, &a);
 }
 
 /* softmax, log_softmax */
@@ -456,7 +2588,7 @@ static PyObject *bind_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   tl_py_args_softmax a;
   a.dim = 0;
   a.dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
       tl_py_arg_dtype(v[2], &a.dtype) < 0)
@@ -474,7 +2606,7 @@ static PyObject *bind_softmax_backward(tl_op op, PyObject *const *args, Py_ssize
   tl_py_args_softmax_backward a;
   a.dim = 0;
   a.input_dtype = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "output", v[1], false, &a.output) < 0 ||
       tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0 ||
@@ -491,7 +2623,7 @@ static PyObject *bind_activation(tl_op op, PyObject *const *args, Py_ssize_t nar
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_activation a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
@@ -508,7 +2640,7 @@ static PyObject *bind_threshold(tl_op op, PyObject *const *args, Py_ssize_t narg
   tl_py_args_threshold a;
   a.threshold = 0.0;
   a.value = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "threshold", v[1], &a.threshold, NULL) < 0 ||
       tl_py_arg_float(func, "value", v[2], &a.value, NULL) < 0 ||
@@ -526,7 +2658,7 @@ static PyObject *bind_leaky_relu(tl_op op, PyObject *const *args, Py_ssize_t nar
   PyObject *v[3];
   tl_py_args_leaky_relu a;
   a.negative_slope = 0.01;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "negative_slope", v[1], &a.negative_slope, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -545,7 +2677,7 @@ static PyObject *bind_elu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.alpha = 1.0;
   a.scale = 1.0;
   a.input_scale = 1.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "alpha", v[1], &a.alpha, NULL) < 0 ||
       tl_py_arg_float(func, "scale", v[2], &a.scale, NULL) < 0 ||
@@ -564,7 +2696,7 @@ static PyObject *bind_gelu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[3];
   tl_py_args_gelu a;
   a.approximate = "none";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_str(func, "approximate", v[1], &a.approximate) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -582,7 +2714,7 @@ static PyObject *bind_softplus(tl_op op, PyObject *const *args, Py_ssize_t nargs
   tl_py_args_softplus a;
   a.beta = 1.0;
   a.threshold = 20.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "beta", v[1], &a.beta, NULL) < 0 ||
       tl_py_arg_float(func, "threshold", v[2], &a.threshold, NULL) < 0 ||
@@ -601,7 +2733,7 @@ static PyObject *bind_hardtanh(tl_op op, PyObject *const *args, Py_ssize_t nargs
   tl_py_args_hardtanh a;
   a.min_val = -1.0;
   a.max_val = 1.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "min_val", v[1], &a.min_val, NULL) < 0 ||
       tl_py_arg_float(func, "max_val", v[2], &a.max_val, NULL) < 0 ||
@@ -619,7 +2751,7 @@ static PyObject *bind_shrink(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[3];
   tl_py_args_shrink a;
   a.lambd = 0.5;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "lambd", v[1], &a.lambd, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
@@ -635,7 +2767,7 @@ static PyObject *bind_prelu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_prelu a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "weight", v[1], false, &a.weight) < 0)
     return NULL;
@@ -651,7 +2783,7 @@ static PyObject *bind_glu(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   PyObject *v[2];
   tl_py_args_glu a;
   a.dim = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0)
     return NULL;
@@ -666,7 +2798,7 @@ static PyObject *bind_activation_backward(tl_op op, PyObject *const *args, Py_ss
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_activation_backward a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0)
     return NULL;
@@ -682,7 +2814,7 @@ static PyObject *bind_threshold_backward(tl_op op, PyObject *const *args, Py_ssi
   PyObject *v[3];
   tl_py_args_threshold_backward a;
   a.threshold = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "threshold", v[2], &a.threshold, NULL) < 0)
@@ -699,7 +2831,7 @@ static PyObject *bind_leaky_relu_backward(tl_op op, PyObject *const *args, Py_ss
   PyObject *v[3];
   tl_py_args_leaky_relu_backward a;
   a.negative_slope = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "negative_slope", v[2], &a.negative_slope, NULL) < 0)
@@ -718,7 +2850,7 @@ static PyObject *bind_elu_backward(tl_op op, PyObject *const *args, Py_ssize_t n
   a.alpha = 0.0;
   a.scale = 0.0;
   a.input_scale = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 5, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "alpha", v[2], &a.alpha, NULL) < 0 ||
@@ -737,7 +2869,7 @@ static PyObject *bind_gelu_backward(tl_op op, PyObject *const *args, Py_ssize_t 
   PyObject *v[3];
   tl_py_args_gelu_backward a;
   a.approximate = "none";
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_str(func, "approximate", v[2], &a.approximate) < 0)
@@ -755,7 +2887,7 @@ static PyObject *bind_softplus_backward(tl_op op, PyObject *const *args, Py_ssiz
   tl_py_args_softplus_backward a;
   a.beta = 0.0;
   a.threshold = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "beta", v[2], &a.beta, NULL) < 0 ||
@@ -774,7 +2906,7 @@ static PyObject *bind_hardtanh_backward(tl_op op, PyObject *const *args, Py_ssiz
   tl_py_args_hardtanh_backward a;
   a.min_val = 0.0;
   a.max_val = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "min_val", v[2], &a.min_val, NULL) < 0 ||
@@ -792,7 +2924,7 @@ static PyObject *bind_shrink_backward(tl_op op, PyObject *const *args, Py_ssize_
   PyObject *v[3];
   tl_py_args_shrink_backward a;
   a.lambd = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_float(func, "lambd", v[2], &a.lambd, NULL) < 0)
@@ -808,7 +2940,7 @@ static PyObject *bind_prelu_backward(tl_op op, PyObject *const *args, Py_ssize_t
   const char *func = tl_op_infos[op].name;
   PyObject *v[3];
   tl_py_args_prelu_backward a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "weight", v[2], false, &a.weight) < 0)
@@ -825,7 +2957,7 @@ static PyObject *bind_glu_backward(tl_op op, PyObject *const *args, Py_ssize_t n
   PyObject *v[3];
   tl_py_args_glu_backward a;
   a.dim = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0)
@@ -844,7 +2976,7 @@ static PyObject *bind_dropout(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.p = 0.0;
   a.batch_dims = 0;
   a.alpha = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_float(func, "p", v[1], &a.p, NULL) < 0 ||
       tl_py_arg_int(func, "batch_dims", v[2], false, &a.batch_dims, NULL) < 0 ||
@@ -864,7 +2996,7 @@ static PyObject *bind_dropout_backward(tl_op op, PyObject *const *args, Py_ssize
   PyObject *v[3];
   tl_py_args_dropout_backward a;
   a.scale = 0.0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "mask", v[1], false, &a.mask) < 0 ||
       tl_py_arg_float(func, "scale", v[2], &a.scale, NULL) < 0)
@@ -883,7 +3015,7 @@ static PyObject *bind_embedding(tl_op op, PyObject *const *args, Py_ssize_t narg
   a.padding_idx = -1;
   a.scale_grad_by_freq = false;
   a.sparse = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 2, v) < 0 ||
       tl_py_arg_tensor(func, "weight", v[0], false, &a.weight) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_int(func, "padding_idx", v[2], false, &a.padding_idx, NULL) < 0 ||
@@ -904,7 +3036,7 @@ static PyObject *bind_embedding_backward(tl_op op, PyObject *const *args, Py_ssi
   a.num_weights = 0;
   a.padding_idx = 0;
   a.scale_grad_by_freq = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 5, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_int(func, "num_weights", v[2], true, &a.num_weights, NULL) < 0 ||
@@ -925,7 +3057,7 @@ static PyObject *bind_embedding_bag(tl_op op, PyObject *const *args, Py_ssize_t 
   a.mode = 0;
   a.include_last_offset = false;
   a.padding_idx = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 2, v) < 0 ||
       tl_py_arg_tensor(func, "weight", v[0], false, &a.weight) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_tensor(func, "offsets", v[2], true, &a.offsets) < 0 ||
@@ -948,7 +3080,7 @@ static PyObject *bind_embedding_bag_backward(tl_op op, PyObject *const *args, Py
   a.num_weights = 0;
   a.mode = 0;
   a.padding_idx = -1;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 9, 7, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 9, 7, v) < 0 ||
       tl_py_arg_tensor(func, "grad", v[0], false, &a.grad) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_tensor(func, "offset2bag", v[2], false, &a.offset2bag) < 0 ||
@@ -971,7 +3103,7 @@ static PyObject *bind_max_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs
   PyObject *v[6];
   tl_py_args_max_pool a;
   a.ceil_mode = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
       tl_py_arg_ints(func, "stride", v[2], &a.stride) < 0 ||
@@ -990,7 +3122,7 @@ static PyObject *bind_adaptive_pool(tl_op op, PyObject *const *args, Py_ssize_t 
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_adaptive_pool a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "output_size", v[1], &a.output_size) < 0)
     return NULL;
@@ -1005,7 +3137,7 @@ static PyObject *bind_adaptive_pool_backward(tl_op op, PyObject *const *args, Py
   const char *func = tl_op_infos[op].name;
   PyObject *v[2];
   tl_py_args_adaptive_pool_backward a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 2, 2, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0)
     return NULL;
@@ -1020,7 +3152,7 @@ static PyObject *bind_fractional_max_pool(tl_op op, PyObject *const *args, Py_ss
   const char *func = tl_op_infos[op].name;
   PyObject *v[4];
   tl_py_args_fractional_max_pool a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 4, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
       tl_py_arg_ints(func, "output_size", v[2], &a.output_size) < 0 ||
@@ -1037,7 +3169,7 @@ static PyObject *bind_max_pool_backward(tl_op op, PyObject *const *args, Py_ssiz
   const char *func = tl_op_infos[op].name;
   PyObject *v[3];
   tl_py_args_max_pool_backward a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_ints(func, "input_size", v[2], &a.input_size) < 0)
@@ -1053,7 +3185,7 @@ static PyObject *bind_max_unpool(tl_op op, PyObject *const *args, Py_ssize_t nar
   const char *func = tl_op_infos[op].name;
   PyObject *v[3];
   tl_py_args_max_unpool a;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_tensor(func, "indices", v[1], false, &a.indices) < 0 ||
       tl_py_arg_ints(func, "output_size", v[2], &a.output_size) < 0)
@@ -1072,7 +3204,7 @@ static PyObject *bind_avg_pool(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.ceil_mode = false;
   a.count_include_pad = true;
   a.divisor_override = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
       tl_py_arg_ints(func, "stride", v[2], &a.stride) < 0 ||
@@ -1095,7 +3227,7 @@ static PyObject *bind_avg_pool_backward(tl_op op, PyObject *const *args, Py_ssiz
   a.ceil_mode = false;
   a.count_include_pad = true;
   a.divisor_override = 0;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 8, 4, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 8, 4, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0 ||
       tl_py_arg_ints(func, "kernel_size", v[2], &a.kernel_size) < 0 ||
@@ -1119,7 +3251,7 @@ static PyObject *bind_upsample(tl_op op, PyObject *const *args, Py_ssize_t nargs
   a.mode = NULL;
   a.align_corners = false;
   a.antialias = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 3, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "output_size", v[1], &a.output_size) < 0 ||
       tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
@@ -1141,7 +3273,7 @@ static PyObject *bind_upsample_backward(tl_op op, PyObject *const *args, Py_ssiz
   a.mode = NULL;
   a.align_corners = false;
   a.antialias = false;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 6, 3, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 3, v) < 0 ||
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_ints(func, "input_size", v[1], &a.input_size) < 0 ||
       tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
@@ -1158,6 +3290,8 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_PROD] = bind_reduce_dtype,
     [TL_OP_MEAN] = bind_reduce_dtype,
     [TL_OP_NANMEAN] = bind_reduce_dtype,
+    [TL_OP_VAR] = bind_var,
+    [TL_OP_STD] = bind_var,
     [TL_OP_AMAX] = bind_reduce_out,
     [TL_OP_AMIN] = bind_reduce_out,
     [TL_OP_ALL] = bind_reduce_out,
@@ -1166,6 +3300,9 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_ARGMAX] = bind_reduce_index,
     [TL_OP_ARGMIN] = bind_reduce_index,
     [TL_OP_COUNT_NONZERO] = bind_count_nonzero,
+    [TL_OP_NORM] = bind_norm,
+    [TL_OP_MAX] = bind_max_min,
+    [TL_OP_MIN] = bind_max_min,
     [TL_OP_CUMSUM] = bind_scan,
     [TL_OP_CUMPROD] = bind_scan,
     [TL_OP_SORT] = bind_sort,
@@ -1173,9 +3310,53 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_MSORT] = bind_msort,
     [TL_OP_TOPK] = bind_topk,
     [TL_OP_KTHVALUE] = bind_kthvalue,
+    [TL_OP_MEDIAN] = bind_median,
+    [TL_OP_NANMEDIAN] = bind_median,
     [TL_OP_MODE] = bind_mode,
+    [TL_OP_QUANTILE] = bind_quantile,
+    [TL_OP_NANQUANTILE] = bind_quantile,
     [TL_OP_CUMMAX] = bind_cummax,
     [TL_OP_CUMMIN] = bind_cummax,
+    [TL_OP_UNIQUE] = bind_unique,
+    [TL_OP_UNIQUE_CONSECUTIVE] = bind_unique_consecutive,
+    [TL_OP_BINCOUNT] = bind_bincount,
+    [TL_OP_HISTC] = bind_histc,
+    [TL_OP_SEARCHSORTED] = bind_searchsorted,
+    [TL_OP_BUCKETIZE] = bind_bucketize,
+    [TL_OP_GATHER] = bind_gather,
+    [TL_OP_SCATTER] = bind_scatter,
+    [TL_OP_SCATTER_ADD] = bind_scatter_add,
+    [TL_OP_SCATTER_REDUCE] = bind_scatter_reduce,
+    [TL_OP_INDEX_SELECT] = bind_index_select,
+    [TL_OP_INDEX_ADD] = bind_index_add,
+    [TL_OP_INDEX_COPY] = bind_index_copy,
+    [TL_OP_INDEX_FILL] = bind_index_fill,
+    [TL_OP_INDEX_PUT] = bind_index_put,
+    [TL_OP_MASKED_FILL] = bind_masked_fill,
+    [TL_OP_MASKED_SCATTER] = bind_masked_scatter,
+    [TL_OP_MASKED_SELECT] = bind_masked_select,
+    [TL_OP_TAKE] = bind_take,
+    [TL_OP_TAKE_ALONG_DIM] = bind_take_along_dim,
+    [TL_OP_PUT] = bind_put,
+    [TL_OP_NONZERO] = bind_nonzero,
+    [TL_OP_ARGWHERE] = bind_argwhere,
+    [TL_OP_MATMUL] = bind_product,
+    [TL_OP_DOT] = bind_product,
+    [TL_OP_VDOT] = bind_product,
+    [TL_OP_INNER] = bind_product,
+    [TL_OP_KRON] = bind_product,
+    [TL_OP_MM] = bind_product_mat2,
+    [TL_OP_BMM] = bind_product_mat2,
+    [TL_OP_MV] = bind_product_vec,
+    [TL_OP_OUTER] = bind_product_vec2,
+    [TL_OP_GER] = bind_product_vec2,
+    [TL_OP_ADDMM] = bind_addmm,
+    [TL_OP_ADDBMM] = bind_addbmm,
+    [TL_OP_BADDBMM] = bind_addbmm,
+    [TL_OP_ADDMV] = bind_addmv,
+    [TL_OP_ADDR] = bind_addr,
+    [TL_OP_TENSORDOT] = bind_tensordot,
+    [TL_OP_TRACE] = bind_trace,
     [TL_OP_SOFTMAX] = bind_softmax,
     [TL_OP_LOG_SOFTMAX] = bind_softmax,
     [TL_OP_SOFTMAX_BACKWARD] = bind_softmax_backward,
@@ -1234,20 +3415,107 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_UPSAMPLE_BACKWARD] = bind_upsample_backward,
 };
 
+const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {
+    [TL_OP_SCATTER] = bind_scatter_inplace,
+    [TL_OP_SCATTER_ADD] = bind_scatter_add_inplace,
+    [TL_OP_SCATTER_REDUCE] = bind_scatter_reduce_inplace,
+    [TL_OP_INDEX_ADD] = bind_index_add_inplace,
+    [TL_OP_INDEX_COPY] = bind_index_copy_inplace,
+    [TL_OP_INDEX_FILL] = bind_index_fill_inplace,
+    [TL_OP_INDEX_PUT] = bind_index_put_inplace,
+    [TL_OP_MASKED_FILL] = bind_masked_fill_inplace,
+    [TL_OP_MASKED_SCATTER] = bind_masked_scatter_inplace,
+    [TL_OP_PUT] = bind_put_inplace,
+};
+
 PyMethodDef tl_py_generated_methods[] = {
     {"_geqrf", (PyCFunction)(void (*)(void))bind__geqrf, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"reshape", (PyCFunction)(void (*)(void))bind_reshape, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"permute", (PyCFunction)(void (*)(void))bind_permute, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"transpose", (PyCFunction)(void (*)(void))bind_transpose, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"swapdims", (PyCFunction)(void (*)(void))bind_swapdims, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"swapaxes", (PyCFunction)(void (*)(void))bind_swapaxes, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"squeeze", (PyCFunction)(void (*)(void))bind_squeeze, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unsqueeze", (PyCFunction)(void (*)(void))bind_unsqueeze, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"flatten", (PyCFunction)(void (*)(void))bind_flatten, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unflatten", (PyCFunction)(void (*)(void))bind_unflatten, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"movedim", (PyCFunction)(void (*)(void))bind_movedim, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"moveaxis", (PyCFunction)(void (*)(void))bind_moveaxis, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"broadcast_to", (PyCFunction)(void (*)(void))bind_broadcast_to, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal", (PyCFunction)(void (*)(void))bind_diagonal, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow", (PyCFunction)(void (*)(void))bind_narrow, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"narrow_copy", (PyCFunction)(void (*)(void))bind_narrow_copy, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"select", (PyCFunction)(void (*)(void))bind_select, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"as_strided", (PyCFunction)(void (*)(void))bind_as_strided, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"split", (PyCFunction)(void (*)(void))bind_split, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"chunk", (PyCFunction)(void (*)(void))bind_chunk, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"unbind", (PyCFunction)(void (*)(void))bind_unbind, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tensor_split", (PyCFunction)(void (*)(void))bind_tensor_split, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"hsplit", (PyCFunction)(void (*)(void))bind_hsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"vsplit", (PyCFunction)(void (*)(void))bind_vsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"dsplit", (PyCFunction)(void (*)(void))bind_dsplit, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"flip", (PyCFunction)(void (*)(void))bind_flip, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"roll", (PyCFunction)(void (*)(void))bind_roll, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"rot90", (PyCFunction)(void (*)(void))bind_rot90, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tile", (PyCFunction)(void (*)(void))bind_tile, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"repeat_interleave", (PyCFunction)(void (*)(void))bind_repeat_interleave, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"tril", (PyCFunction)(void (*)(void))bind_tril, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"triu", (PyCFunction)(void (*)(void))bind_triu, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag", (PyCFunction)(void (*)(void))bind_diag, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diag_embed", (PyCFunction)(void (*)(void))bind_diag_embed, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagflat", (PyCFunction)(void (*)(void))bind_diagflat, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"select_scatter", (PyCFunction)(void (*)(void))bind_select_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"slice_scatter", (PyCFunction)(void (*)(void))bind_slice_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal_scatter", (PyCFunction)(void (*)(void))bind_diagonal_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_method_only[] = {
+    {"view", (PyCFunction)(void (*)(void))bind_view, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"expand", (PyCFunction)(void (*)(void))bind_expand, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"unfold", (PyCFunction)(void (*)(void))bind_unfold, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"repeat", (PyCFunction)(void (*)(void))bind_repeat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_linalg_functions[] = {
+    {"_linalg_inv_ex", (PyCFunction)(void (*)(void))bind__linalg_inv_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cholesky_ex", (PyCFunction)(void (*)(void))bind__linalg_cholesky_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve_ex", (PyCFunction)(void (*)(void))bind__linalg_solve_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_factor_ex", (PyCFunction)(void (*)(void))bind__linalg_lu_factor_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve", (PyCFunction)(void (*)(void))bind__linalg_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_inv", (PyCFunction)(void (*)(void))bind__linalg_inv, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_det", (PyCFunction)(void (*)(void))bind__linalg_det, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_logdet", (PyCFunction)(void (*)(void))bind__linalg_logdet, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_adjoint", (PyCFunction)(void (*)(void))bind__linalg_adjoint, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_slogdet", (PyCFunction)(void (*)(void))bind__linalg_slogdet, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cholesky", (PyCFunction)(void (*)(void))bind__linalg_cholesky, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_qr", (PyCFunction)(void (*)(void))bind__linalg_qr, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_svd", (PyCFunction)(void (*)(void))bind__linalg_svd, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_eigh", (PyCFunction)(void (*)(void))bind__linalg_eigh, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_eig", (PyCFunction)(void (*)(void))bind__linalg_eig, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lstsq", (PyCFunction)(void (*)(void))bind__linalg_lstsq, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_vector_norm", (PyCFunction)(void (*)(void))bind__linalg_vector_norm, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_pinv", (PyCFunction)(void (*)(void))bind__linalg_pinv, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_matrix_rank", (PyCFunction)(void (*)(void))bind__linalg_matrix_rank, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_matrix_power", (PyCFunction)(void (*)(void))bind__linalg_matrix_power, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_cross", (PyCFunction)(void (*)(void))bind__linalg_cross, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_factor", (PyCFunction)(void (*)(void))bind__linalg_lu_factor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_lu_solve", (PyCFunction)(void (*)(void))bind__linalg_lu_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_solve_triangular", (PyCFunction)(void (*)(void))bind__linalg_solve_triangular, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_shape_functions[] = {
+    {"cat", (PyCFunction)(void (*)(void))bind_cat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"concat", (PyCFunction)(void (*)(void))bind_concat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"concatenate", (PyCFunction)(void (*)(void))bind_concatenate, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"stack", (PyCFunction)(void (*)(void))bind_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"hstack", (PyCFunction)(void (*)(void))bind_hstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"vstack", (PyCFunction)(void (*)(void))bind_vstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"row_stack", (PyCFunction)(void (*)(void))bind_row_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"dstack", (PyCFunction)(void (*)(void))bind_dstack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"column_stack", (PyCFunction)(void (*)(void))bind_column_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_pad", (PyCFunction)(void (*)(void))bind__pad, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };

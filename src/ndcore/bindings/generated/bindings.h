@@ -21,6 +21,33 @@ typedef struct {
 } tl_py_args_reduce_dtype;
 PyObject *tl_py_impl_reduce_dtype(tl_op op, const tl_py_args_reduce_dtype *a);
 
+/* var(Tensor input, int[]? dim=None, bool? unbiased=None, bool keepdim=False, *, float? correction=None, Tensor? out=None)
+ * std(Tensor input, int[]? dim=None, bool? unbiased=None, bool keepdim=False, *, float? correction=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dim;
+  bool unbiased;
+  bool has_unbiased; /* false: None or absent */
+  bool keepdim;
+  double correction;
+  bool has_correction; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_var;
+PyObject *tl_py_impl_var(tl_op op, const tl_py_args_var *a);
+
+/* var(Tensor input, bool unbiased, bool keepdim=False, *, int[]? dim=None, float? correction=None, Tensor? out=None)
+ * std(Tensor input, bool unbiased, bool keepdim=False, *, int[]? dim=None, float? correction=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool unbiased;
+  bool keepdim;
+  tl_py_ints dim;
+  double correction;
+  bool has_correction; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_var_unbiased;
+PyObject *tl_py_impl_var_unbiased(tl_op op, const tl_py_args_var_unbiased *a);
+
 /* amax(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
  * amin(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
  * all(Tensor input, int[]? dim=None, bool keepdim=False, *, Tensor? out=None)
@@ -50,6 +77,31 @@ typedef struct {
   tl_py_ints dim;
 } tl_py_args_count_nonzero;
 PyObject *tl_py_impl_count_nonzero(tl_op op, const tl_py_args_count_nonzero *a);
+
+/* norm(Tensor input, any p=None, int[]? dim=None, bool keepdim=False, Tensor? out=None, dtype? dtype=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *p; /* borrowed; NULL: absent */
+  tl_py_ints dim;
+  bool keepdim;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+} tl_py_args_norm;
+PyObject *tl_py_impl_norm(tl_op op, const tl_py_args_norm *a);
+
+/* max(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)
+ * min(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *dim_tensor; /* borrowed; NULL: an int (or None) */
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  bool has_keepdim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+  PyObject *other; /* borrowed; NULL: None or absent */
+} tl_py_args_max_min;
+PyObject *tl_py_impl_max_min(tl_op op, const tl_py_args_max_min *a);
 
 /* cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)
  * cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None) */
@@ -100,6 +152,18 @@ typedef struct {
 } tl_py_args_kthvalue;
 PyObject *tl_py_impl_kthvalue(tl_op op, const tl_py_args_kthvalue *a);
 
+/* median(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)
+ * nanmedian(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  bool has_keepdim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_median;
+PyObject *tl_py_impl_median(tl_op op, const tl_py_args_median *a);
+
 /* mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -108,6 +172,19 @@ typedef struct {
   PyObject *out; /* borrowed; NULL: absent */
 } tl_py_args_mode;
 PyObject *tl_py_impl_mode(tl_op op, const tl_py_args_mode *a);
+
+/* quantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation="linear", any out=None)
+ * nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation="linear", any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *q; /* borrowed; NULL: absent */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  bool keepdim;
+  const char *interpolation;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_quantile;
+PyObject *tl_py_impl_quantile(tl_op op, const tl_py_args_quantile *a);
 
 /* cummax(Tensor input, int dim, *, any out=None)
  * cummin(Tensor input, int dim, *, any out=None) */
@@ -118,11 +195,581 @@ typedef struct {
 } tl_py_args_cummax;
 PyObject *tl_py_impl_cummax(tl_op op, const tl_py_args_cummax *a);
 
+/* unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool sorted;
+  bool return_inverse;
+  bool return_counts;
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_unique;
+PyObject *tl_py_impl_unique(tl_op op, const tl_py_args_unique *a);
+
+/* unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  bool return_inverse;
+  bool return_counts;
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_unique_consecutive;
+PyObject *tl_py_impl_unique_consecutive(tl_op op, const tl_py_args_unique_consecutive *a);
+
+/* bincount(Tensor input, Tensor? weights=None, int minlength=0, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weights; /* borrowed; NULL: None or absent */
+  int64_t minlength;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_bincount;
+PyObject *tl_py_impl_bincount(tl_op op, const tl_py_args_bincount *a);
+
+/* histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t bins;
+  tl_scalar min;
+  tl_scalar max;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_histc;
+PyObject *tl_py_impl_histc(tl_op op, const tl_py_args_histc *a);
+
+/* searchsorted(Tensor sorted_sequence, any input, *, bool out_int32=False, bool? right=False, str? side=None, Tensor? sorter=None, any out=None) */
+typedef struct {
+  PyObject *sorted_sequence; /* borrowed */
+  PyObject *input; /* borrowed; NULL: absent */
+  bool out_int32;
+  bool right;
+  bool has_right; /* false: None or absent */
+  const char *side;
+  PyObject *sorter; /* borrowed; NULL: None or absent */
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_searchsorted;
+PyObject *tl_py_impl_searchsorted(tl_op op, const tl_py_args_searchsorted *a);
+
+/* bucketize(any input, Tensor boundaries, *, bool out_int32=False, bool right=False, any out=None) */
+typedef struct {
+  PyObject *input; /* borrowed; NULL: absent */
+  PyObject *boundaries; /* borrowed */
+  bool out_int32;
+  bool right;
+  PyObject *out; /* borrowed; NULL: absent */
+} tl_py_args_bucketize;
+PyObject *tl_py_impl_bucketize(tl_op op, const tl_py_args_bucketize *a);
+
+/* gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  bool sparse_grad;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_gather;
+PyObject *tl_py_impl_gather(tl_op op, const tl_py_args_gather *a);
+
+/* scatter(Tensor input, int dim, Tensor index, any src=None, any value=None, str? reduce=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed; NULL: absent */
+  PyObject *value; /* borrowed; NULL: absent */
+  const char *reduce;
+} tl_py_args_scatter;
+PyObject *tl_py_impl_scatter(tl_op op, bool inplace, const tl_py_args_scatter *a);
+
+/* scatter_add(Tensor input, int dim, Tensor index, Tensor src) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed */
+} tl_py_args_scatter_add;
+PyObject *tl_py_impl_scatter_add(tl_op op, bool inplace, const tl_py_args_scatter_add *a);
+
+/* scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, bool include_self=True) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *src; /* borrowed */
+  const char *reduce;
+  bool include_self;
+} tl_py_args_scatter_reduce;
+PyObject *tl_py_impl_scatter_reduce(tl_op op, bool inplace, const tl_py_args_scatter_reduce *a);
+
+/* index_select(Tensor input, int dim, Tensor index, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_index_select;
+PyObject *tl_py_impl_index_select(tl_op op, const tl_py_args_index_select *a);
+
+/* index_add(Tensor input, int dim, Tensor index, Tensor source, any alpha=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+  PyObject *alpha; /* borrowed; NULL: absent */
+} tl_py_args_index_add;
+PyObject *tl_py_impl_index_add(tl_op op, bool inplace, const tl_py_args_index_add *a);
+
+/* index_copy(Tensor input, int dim, Tensor index, Tensor source) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+} tl_py_args_index_copy;
+PyObject *tl_py_impl_index_copy(tl_op op, bool inplace, const tl_py_args_index_copy *a);
+
+/* index_fill(Tensor input, int dim, Tensor index, any value) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  PyObject *index; /* borrowed */
+  PyObject *value; /* borrowed; NULL: absent */
+} tl_py_args_index_fill;
+PyObject *tl_py_impl_index_fill(tl_op op, bool inplace, const tl_py_args_index_fill *a);
+
+/* index_put(Tensor input, any indices, any values, bool accumulate=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *indices; /* borrowed; NULL: absent */
+  PyObject *values; /* borrowed; NULL: absent */
+  bool accumulate;
+} tl_py_args_index_put;
+PyObject *tl_py_impl_index_put(tl_op op, bool inplace, const tl_py_args_index_put *a);
+
+/* masked_fill(Tensor input, Tensor mask, any value) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *value; /* borrowed; NULL: absent */
+} tl_py_args_masked_fill;
+PyObject *tl_py_impl_masked_fill(tl_op op, bool inplace, const tl_py_args_masked_fill *a);
+
+/* masked_scatter(Tensor input, Tensor mask, Tensor source) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *source; /* borrowed */
+} tl_py_args_masked_scatter;
+PyObject *tl_py_impl_masked_scatter(tl_op op, bool inplace, const tl_py_args_masked_scatter *a);
+
+/* masked_select(Tensor input, Tensor mask, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *mask; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_masked_select;
+PyObject *tl_py_impl_masked_select(tl_op op, const tl_py_args_masked_select *a);
+
+/* take(Tensor input, Tensor index, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *index; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_take;
+PyObject *tl_py_impl_take(tl_op op, const tl_py_args_take *a);
+
+/* take_along_dim(Tensor input, Tensor indices, int? dim=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *indices; /* borrowed */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_take_along_dim;
+PyObject *tl_py_impl_take_along_dim(tl_op op, const tl_py_args_take_along_dim *a);
+
+/* put(Tensor input, Tensor index, Tensor source, bool accumulate=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *index; /* borrowed */
+  PyObject *source; /* borrowed */
+  bool accumulate;
+} tl_py_args_put;
+PyObject *tl_py_impl_put(tl_op op, bool inplace, const tl_py_args_put *a);
+
+/* nonzero(Tensor input, Tensor? out=None, bool as_tuple=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  bool as_tuple;
+} tl_py_args_nonzero;
+PyObject *tl_py_impl_nonzero(tl_op op, const tl_py_args_nonzero *a);
+
+/* argwhere(Tensor input) */
+typedef struct {
+  PyObject *input; /* borrowed */
+} tl_py_args_argwhere;
+PyObject *tl_py_impl_argwhere(tl_op op, const tl_py_args_argwhere *a);
+
+/* matmul(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * dot(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * vdot(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * inner(TensorLike input, TensorLike other, *, Tensor? out=None)
+ * kron(TensorLike input, TensorLike other, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike other; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product;
+PyObject *tl_py_impl_product(tl_op op, const tl_py_args_product *a);
+
+/* mm(TensorLike input, TensorLike mat2, *, Tensor? out=None)
+ * bmm(TensorLike input, TensorLike mat2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat2; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_mat2;
+PyObject *tl_py_impl_product_mat2(tl_op op, const tl_py_args_product_mat2 *a);
+
+/* mv(TensorLike input, TensorLike vec, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_vec;
+PyObject *tl_py_impl_product_vec(tl_op op, const tl_py_args_product_vec *a);
+
+/* outer(TensorLike input, TensorLike vec2, *, Tensor? out=None)
+ * ger(TensorLike input, TensorLike vec2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec2; /* released by the binder */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_product_vec2;
+PyObject *tl_py_impl_product_vec2(tl_op op, const tl_py_args_product_vec2 *a);
+
+/* addmm(TensorLike input, TensorLike mat1, TensorLike mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat1; /* released by the binder */
+  tl_py_tensorlike mat2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addmm;
+PyObject *tl_py_impl_addmm(tl_op op, const tl_py_args_addmm *a);
+
+/* addbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)
+ * baddbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike batch1; /* released by the binder */
+  tl_py_tensorlike batch2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addbmm;
+PyObject *tl_py_impl_addbmm(tl_op op, const tl_py_args_addbmm *a);
+
+/* addmv(TensorLike input, TensorLike mat, TensorLike vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike mat; /* released by the binder */
+  tl_py_tensorlike vec; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addmv;
+PyObject *tl_py_impl_addmv(tl_op op, const tl_py_args_addmv *a);
+
+/* addr(TensorLike input, TensorLike vec1, TensorLike vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike vec1; /* released by the binder */
+  tl_py_tensorlike vec2; /* released by the binder */
+  tl_scalar beta;
+  tl_scalar alpha;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_addr;
+PyObject *tl_py_impl_addr(tl_op op, const tl_py_args_addr *a);
+
+/* tensordot(TensorLike a, TensorLike b, int[][] dims=2, *, Tensor? out=None) */
+typedef struct {
+  tl_py_tensorlike a; /* released by the binder */
+  tl_py_tensorlike b; /* released by the binder */
+  PyObject *dims; /* borrowed: as given; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_tensordot;
+PyObject *tl_py_impl_tensordot(tl_op op, const tl_py_args_tensordot *a);
+
+/* trace(TensorLike input) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+} tl_py_args_trace;
+PyObject *tl_py_impl_trace(tl_op op, const tl_py_args_trace *a);
+
+/* _linalg_inv_ex(TensorLike A, bool check_errors=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool check_errors;
+} tl_py_args_linalg_inv_ex;
+PyObject *tl_py_impl_linalg_inv_ex(const char *name, const tl_py_args_linalg_inv_ex *a);
+
+/* _linalg_cholesky_ex(TensorLike A, bool upper=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool upper;
+} tl_py_args_linalg_cholesky_ex;
+PyObject *tl_py_impl_linalg_cholesky_ex(const char *name, const tl_py_args_linalg_cholesky_ex *a);
+
+/* _linalg_solve_ex(TensorLike A, TensorLike B, bool left=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+} tl_py_args_linalg_solve_ex;
+PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_solve_ex *a);
+
+/* _linalg_lu_factor_ex(TensorLike A, bool pivot=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool pivot;
+} tl_py_args_linalg_lu_factor_ex;
+PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name, const tl_py_args_linalg_lu_factor_ex *a);
+
+/* _linalg_solve(TensorLike A, TensorLike B, bool left=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+} tl_py_args_linalg_solve;
+PyObject *tl_py_impl_linalg_solve(const char *name, const tl_py_args_linalg_solve *a);
+
+/* _linalg_inv(TensorLike A)
+ * _linalg_det(TensorLike A)
+ * _linalg_logdet(TensorLike A)
+ * _linalg_adjoint(TensorLike A)
+ * _linalg_slogdet(TensorLike A) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+} tl_py_args_linalg_one;
+PyObject *tl_py_impl_linalg_one(const char *name, const tl_py_args_linalg_one *a);
+
+/* _linalg_cholesky(TensorLike A, bool upper=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool upper;
+} tl_py_args_linalg_cholesky;
+PyObject *tl_py_impl_linalg_cholesky(const char *name, const tl_py_args_linalg_cholesky *a);
+
+/* _linalg_qr(TensorLike A, str mode="reduced") */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  const char *mode;
+} tl_py_args_linalg_qr;
+PyObject *tl_py_impl_linalg_qr(const char *name, const tl_py_args_linalg_qr *a);
+
+/* _linalg_svd(TensorLike A, bool full_matrices=True, bool compute_uv=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool full_matrices;
+  bool compute_uv;
+} tl_py_args_linalg_svd;
+PyObject *tl_py_impl_linalg_svd(const char *name, const tl_py_args_linalg_svd *a);
+
+/* _linalg_eigh(TensorLike A, str UPLO="L", bool compute_v=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  const char *UPLO;
+  bool compute_v;
+} tl_py_args_linalg_eigh;
+PyObject *tl_py_impl_linalg_eigh(const char *name, const tl_py_args_linalg_eigh *a);
+
+/* _linalg_eig(TensorLike A, bool compute_v=True) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool compute_v;
+} tl_py_args_linalg_eig;
+PyObject *tl_py_impl_linalg_eig(const char *name, const tl_py_args_linalg_eig *a);
+
+/* _linalg_lstsq(TensorLike A, TensorLike B, float rcond=-1, str driver="gelsy") */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  double rcond;
+  const char *driver;
+} tl_py_args_linalg_lstsq;
+PyObject *tl_py_impl_linalg_lstsq(const char *name, const tl_py_args_linalg_lstsq *a);
+
+/* _linalg_vector_norm(TensorLike x, float ord=2, int[]? dim=None, bool keepdim=False, dtype? dtype=None) */
+typedef struct {
+  tl_py_tensorlike x; /* released by the binder */
+  double ord;
+  tl_py_ints dim;
+  bool keepdim;
+  int dtype; /* -1: None */
+} tl_py_args_linalg_vector_norm;
+PyObject *tl_py_impl_linalg_vector_norm(const char *name, const tl_py_args_linalg_vector_norm *a);
+
+/* _linalg_pinv(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)
+ * _linalg_matrix_rank(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  double atol;
+  bool has_atol; /* false: None or absent */
+  double rtol;
+  bool has_rtol; /* false: None or absent */
+  bool hermitian;
+} tl_py_args_linalg_tolerance;
+PyObject *tl_py_impl_linalg_tolerance(const char *name, const tl_py_args_linalg_tolerance *a);
+
+/* _linalg_matrix_power(TensorLike A, int n) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  int64_t n;
+} tl_py_args_linalg_matrix_power;
+PyObject *tl_py_impl_linalg_matrix_power(const char *name, const tl_py_args_linalg_matrix_power *a);
+
+/* _linalg_cross(TensorLike input, TensorLike other, int dim=-1) */
+typedef struct {
+  tl_py_tensorlike input; /* released by the binder */
+  tl_py_tensorlike other; /* released by the binder */
+  int64_t dim;
+} tl_py_args_linalg_cross;
+PyObject *tl_py_impl_linalg_cross(const char *name, const tl_py_args_linalg_cross *a);
+
+/* _linalg_lu_factor(TensorLike A, bool full=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool full;
+} tl_py_args_linalg_lu_factor;
+PyObject *tl_py_impl_linalg_lu_factor(const char *name, const tl_py_args_linalg_lu_factor *a);
+
+/* _linalg_lu_solve(TensorLike LU, TensorLike pivots, TensorLike B, bool left=True, bool adjoint=False) */
+typedef struct {
+  tl_py_tensorlike LU; /* released by the binder */
+  tl_py_tensorlike pivots; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool left;
+  bool adjoint;
+} tl_py_args_linalg_lu_solve;
+PyObject *tl_py_impl_linalg_lu_solve(const char *name, const tl_py_args_linalg_lu_solve *a);
+
+/* _linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool upper;
+  bool left;
+  bool unitriangular;
+} tl_py_args_linalg_solve_triangular;
+PyObject *tl_py_impl_linalg_solve_triangular(const char *name, const tl_py_args_linalg_solve_triangular *a);
+
 /* _geqrf(Tensor input) */
 typedef struct {
   PyObject *input; /* borrowed */
 } tl_py_args_geqrf;
 PyObject *tl_py_impl_geqrf(const char *name, const tl_py_args_geqrf *a);
+
+/* reshape(Tensor input, int... shape) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shape;
+} tl_py_args_reshape;
+PyObject *tl_py_impl_reshape(const char *name, const tl_py_args_reshape *a);
+
+/* view(Tensor input, int... shape) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shape;
+} tl_py_args_view;
+PyObject *tl_py_impl_view(const char *name, const tl_py_args_view *a);
+
+/* view(Tensor input, dtype dtype) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int dtype; /* -1: None */
+} tl_py_args_view_dtype;
+PyObject *tl_py_impl_view_dtype(const char *name, const tl_py_args_view_dtype *a);
+
+/* permute(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_permute;
+PyObject *tl_py_impl_permute(const char *name, const tl_py_args_permute *a);
+
+/* transpose(Tensor input, int dim0, int dim1)
+ * swapdims(Tensor input, int dim0, int dim1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim0;
+  int64_t dim1;
+} tl_py_args_transpose;
+PyObject *tl_py_impl_transpose(const char *name, const tl_py_args_transpose *a);
+
+/* swapaxes(Tensor input, int axis0, int axis1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t axis0;
+  int64_t axis1;
+} tl_py_args_swapaxes;
+PyObject *tl_py_impl_swapaxes(const char *name, const tl_py_args_swapaxes *a);
+
+/* squeeze(Tensor input, int[]? dim=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dim;
+} tl_py_args_squeeze;
+PyObject *tl_py_impl_squeeze(const char *name, const tl_py_args_squeeze *a);
+
+/* unsqueeze(Tensor input, int dim) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+} tl_py_args_unsqueeze;
+PyObject *tl_py_impl_unsqueeze(const char *name, const tl_py_args_unsqueeze *a);
+
+/* flatten(Tensor input, int start_dim=0, int end_dim=-1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t start_dim;
+  int64_t end_dim;
+} tl_py_args_flatten;
+PyObject *tl_py_impl_flatten(const char *name, const tl_py_args_flatten *a);
+
+/* expand(Tensor input, int... size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+} tl_py_args_expand;
+PyObject *tl_py_impl_expand(const char *name, const tl_py_args_expand *a);
+
+/* unflatten(Tensor input, int dim, int[] sizes) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dim;
+  tl_py_ints sizes;
+} tl_py_args_unflatten;
+PyObject *tl_py_impl_unflatten(const char *name, const tl_py_args_unflatten *a);
+
+/* movedim(Tensor input, int[] source, int[] destination)
+ * moveaxis(Tensor input, int[] source, int[] destination) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints source;
+  tl_py_ints destination;
+} tl_py_args_movedim;
+PyObject *tl_py_impl_movedim(const char *name, const tl_py_args_movedim *a);
+
+/* broadcast_to(Tensor input, int[] size) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+} tl_py_args_broadcast_to;
+PyObject *tl_py_impl_broadcast_to(const char *name, const tl_py_args_broadcast_to *a);
 
 /* diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1) */
 typedef struct {
@@ -151,6 +798,34 @@ typedef struct {
 } tl_py_args_select;
 PyObject *tl_py_impl_select(const char *name, const tl_py_args_select *a);
 
+/* as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints size;
+  tl_py_ints stride;
+  int64_t storage_offset;
+  bool has_storage_offset; /* false: None or absent */
+} tl_py_args_as_strided;
+PyObject *tl_py_impl_as_strided(const char *name, const tl_py_args_as_strided *a);
+
+/* unfold(Tensor input, int dimension, int size, int step) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t dimension;
+  int64_t size;
+  int64_t step;
+} tl_py_args_unfold;
+PyObject *tl_py_impl_unfold(const char *name, const tl_py_args_unfold *a);
+
+/* split(Tensor input, int[N]? split_size_or_sections=None, int dim=0, *, int[N]? split_size=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec split_size_or_sections; /* released by the binder */
+  int64_t dim;
+  tl_py_intvec split_size; /* released by the binder */
+} tl_py_args_split;
+PyObject *tl_py_impl_split(const char *name, const tl_py_args_split *a);
+
 /* chunk(Tensor input, int chunks, int dim=0) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -165,6 +840,100 @@ typedef struct {
   int64_t dim;
 } tl_py_args_unbind;
 PyObject *tl_py_impl_unbind(const char *name, const tl_py_args_unbind *a);
+
+/* tensor_split(Tensor input, int[N]|Tensor indices_or_sections=None, int dim=0, *, int? sections=None, int[N]? indices=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec indices_or_sections; /* released by the binder */
+  PyObject *indices_or_sections_tensor; /* borrowed; NULL: ints (or None) */
+  int64_t dim;
+  int64_t sections;
+  bool has_sections; /* false: None or absent */
+  tl_py_intvec indices; /* released by the binder */
+} tl_py_args_tensor_split;
+PyObject *tl_py_impl_tensor_split(const char *name, const tl_py_args_tensor_split *a);
+
+/* hsplit(Tensor input, int[N]|Tensor indices_or_sections)
+ * vsplit(Tensor input, int[N]|Tensor indices_or_sections)
+ * dsplit(Tensor input, int[N]|Tensor indices_or_sections) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_intvec indices_or_sections; /* released by the binder */
+  PyObject *indices_or_sections_tensor; /* borrowed; NULL: ints (or None) */
+} tl_py_args_hvdsplit;
+PyObject *tl_py_impl_hvdsplit(const char *name, const tl_py_args_hvdsplit *a);
+
+/* cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * concat(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)
+ * stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) */
+typedef struct {
+  PyObject *tensors; /* borrowed: the sequence as given */
+  int64_t dim;
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_cat;
+PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a);
+
+/* hstack(Tensor[] tensors, *, Tensor? out=None)
+ * vstack(Tensor[] tensors, *, Tensor? out=None)
+ * row_stack(Tensor[] tensors, *, Tensor? out=None)
+ * dstack(Tensor[] tensors, *, Tensor? out=None)
+ * column_stack(Tensor[] tensors, *, Tensor? out=None) */
+typedef struct {
+  PyObject *tensors; /* borrowed: the sequence as given */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_hstack;
+PyObject *tl_py_impl_hstack(const char *name, const tl_py_args_hstack *a);
+
+/* flip(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_flip;
+PyObject *tl_py_impl_flip(const char *name, const tl_py_args_flip *a);
+
+/* roll(Tensor input, int[] shifts, int[]? dims=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints shifts;
+  tl_py_ints dims;
+} tl_py_args_roll;
+PyObject *tl_py_impl_roll(const char *name, const tl_py_args_roll *a);
+
+/* rot90(Tensor input, int k=1, int[] dims=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t k;
+  tl_py_ints dims;
+} tl_py_args_rot90;
+PyObject *tl_py_impl_rot90(const char *name, const tl_py_args_rot90 *a);
+
+/* repeat(Tensor input, int... repeats) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints repeats;
+} tl_py_args_repeat;
+PyObject *tl_py_impl_repeat(const char *name, const tl_py_args_repeat *a);
+
+/* tile(Tensor input, int... dims) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints dims;
+} tl_py_args_tile;
+PyObject *tl_py_impl_tile(const char *name, const tl_py_args_tile *a);
+
+/* repeat_interleave(Tensor input, int|Tensor repeats=None, int? dim=None, *, int? output_size=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t repeats;
+  PyObject *repeats_tensor; /* borrowed; NULL: an int (or None) */
+  bool has_repeats; /* false: None or absent */
+  int64_t dim;
+  bool has_dim; /* false: None or absent */
+  int64_t output_size;
+  bool has_output_size; /* false: None or absent */
+} tl_py_args_repeat_interleave;
+PyObject *tl_py_impl_repeat_interleave(const char *name, const tl_py_args_repeat_interleave *a);
 
 /* tril(Tensor input, int diagonal=0)
  * triu(Tensor input, int diagonal=0) */
@@ -206,6 +975,19 @@ typedef struct {
 } tl_py_args_select_scatter;
 PyObject *tl_py_impl_select_scatter(const char *name, const tl_py_args_select_scatter *a);
 
+/* slice_scatter(Tensor input, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *src; /* borrowed */
+  int64_t dim;
+  int64_t start;
+  bool has_start; /* false: None or absent */
+  int64_t end;
+  bool has_end; /* false: None or absent */
+  int64_t step;
+} tl_py_args_slice_scatter;
+PyObject *tl_py_impl_slice_scatter(const char *name, const tl_py_args_slice_scatter *a);
+
 /* diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1) */
 typedef struct {
   PyObject *input; /* borrowed */
@@ -215,6 +997,16 @@ typedef struct {
   int64_t dim2;
 } tl_py_args_diagonal_scatter;
 PyObject *tl_py_impl_diagonal_scatter(const char *name, const tl_py_args_diagonal_scatter *a);
+
+/* _pad(Tensor input, int[] pad, str mode="constant", Scalar? value=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints pad;
+  const char *mode;
+  tl_scalar value;
+  bool has_value; /* false: None or absent */
+} tl_py_args_pad;
+PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a);
 
 /* softmax(Tensor input, int dim, dtype? dtype=None)
  * log_softmax(Tensor input, int dim, dtype? dtype=None) */
@@ -582,5 +1374,10 @@ PyObject *tl_py_impl_upsample_backward(tl_op op, const tl_py_args_upsample_backw
 
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
+/* Tensor methods only (@method). */
+extern PyMethodDef tl_py_generated_method_only[];
+/* Module functions only (@function), by family. */
+extern PyMethodDef tl_py_generated_linalg_functions[];
+extern PyMethodDef tl_py_generated_shape_functions[];
 
 #endif

@@ -126,7 +126,7 @@ static const tl_py_param params_norm[] = {
 static const tl_py_param params_max[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
     {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -134,7 +134,7 @@ static const tl_py_param params_max[] = {
 static const tl_py_param params_min[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
     {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -194,13 +194,15 @@ static const tl_py_param params_kthvalue[] = {
 static const tl_py_param params_median[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_nanmedian[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"keepdim", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_mode[] = {
@@ -215,7 +217,8 @@ static const tl_py_param params_quantile[] = {
     {"q", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
-    {"interpolation", TL_PY_ARG_STR, 0, "\"linear\""},
+    {"interpolation", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"linear\""},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_nanquantile[] = {
@@ -223,7 +226,8 @@ static const tl_py_param params_nanquantile[] = {
     {"q", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
-    {"interpolation", TL_PY_ARG_STR, 0, "\"linear\""},
+    {"interpolation", TL_PY_ARG_STR, TL_PY_ARG_KWONLY, "\"linear\""},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_cummax[] = {
@@ -244,6 +248,7 @@ static const tl_py_param params_unique[] = {
     {"return_inverse", TL_PY_ARG_BOOL, 0, "False"},
     {"return_counts", TL_PY_ARG_BOOL, 0, "False"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_unique_consecutive[] = {
@@ -251,12 +256,14 @@ static const tl_py_param params_unique_consecutive[] = {
     {"return_inverse", TL_PY_ARG_BOOL, 0, "False"},
     {"return_counts", TL_PY_ARG_BOOL, 0, "False"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_bincount[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"weights", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
     {"minlength", TL_PY_ARG_INT, 0, "0"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_histc[] = {
@@ -264,6 +271,25 @@ static const tl_py_param params_histc[] = {
     {"bins", TL_PY_ARG_INT, 0, "100"},
     {"min", TL_PY_ARG_SCALAR, 0, "0"},
     {"max", TL_PY_ARG_SCALAR, 0, "0"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_searchsorted[] = {
+    {"sorted_sequence", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"out_int32", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"right", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "False"},
+    {"side", TL_PY_ARG_STR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"sorter", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bucketize[] = {
+    {"input", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"boundaries", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out_int32", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"right", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"out", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_gather[] = {
@@ -278,8 +304,8 @@ static const tl_py_param params_scatter[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"src", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
-    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
+    {"src", TL_PY_ARG_ANY, 0, "None"},
+    {"value", TL_PY_ARG_ANY, 0, "None"},
     {"reduce", TL_PY_ARG_STR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
@@ -311,7 +337,7 @@ static const tl_py_param params_index_add[] = {
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"alpha", TL_PY_ARG_SCALAR, 0, "1"},
+    {"alpha", TL_PY_ARG_ANY, 0, "None"},
 };
 
 static const tl_py_param params_index_copy[] = {
@@ -325,7 +351,38 @@ static const tl_py_param params_index_fill[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_index_put[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"values", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"accumulate", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_masked_fill[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_masked_scatter[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_masked_select[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mask", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params_take[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
 static const tl_py_param params_take_along_dim[] = {
@@ -335,11 +392,240 @@ static const tl_py_param params_take_along_dim[] = {
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
+static const tl_py_param params_put[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"index", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"source", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"accumulate", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_nonzero[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"as_tuple", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_argwhere[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_matmul[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_dot[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_vdot[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_inner[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_kron[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_mm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_mv[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_outer[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_ger[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addbmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_baddbmm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addmv[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mat", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_addr[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec1", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"vec2", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"alpha", TL_PY_ARG_SCALAR, TL_PY_ARG_KWONLY, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_tensordot[] = {
     {"a", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"b", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dims", TL_PY_ARG_INT_NESTED, 0, "2"},
-    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_trace[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_inv_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"check_errors", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_cholesky_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_solve_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_lu_factor_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"pivot", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_solve[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_inv[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_det[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_logdet[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_adjoint[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_slogdet[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__linalg_cholesky[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_qr[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_STR, 0, "\"reduced\""},
+};
+
+static const tl_py_param params__linalg_svd[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"full_matrices", TL_PY_ARG_BOOL, 0, "True"},
+    {"compute_uv", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_eigh[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"UPLO", TL_PY_ARG_STR, 0, "\"L\""},
+    {"compute_v", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_eig[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"compute_v", TL_PY_ARG_BOOL, 0, "True"},
+};
+
+static const tl_py_param params__linalg_lstsq[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rcond", TL_PY_ARG_FLOAT, 0, "-1"},
+    {"driver", TL_PY_ARG_STR, 0, "\"gelsy\""},
+};
+
+static const tl_py_param params__linalg_vector_norm[] = {
+    {"x", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"ord", TL_PY_ARG_FLOAT, 0, "2"},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
+    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__linalg_pinv[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"atol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"rtol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_matrix_rank[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"atol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"rtol", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
 };
 
 static const tl_py_param params__linalg_matrix_power[] = {
@@ -353,11 +639,25 @@ static const tl_py_param params__linalg_cross[] = {
     {"dim", TL_PY_ARG_INT, 0, "-1"},
 };
 
-static const tl_py_param params__linalg_vector_norm[] = {
-    {"x", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"ord", TL_PY_ARG_ANY, 0, "2"},
-    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
-    {"keepdim", TL_PY_ARG_BOOL, 0, "False"},
+static const tl_py_param params__linalg_lu_factor[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"full", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_lu_solve[] = {
+    {"LU", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"pivots", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+    {"adjoint", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_solve_triangular[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"upper", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"left", TL_PY_ARG_BOOL, 0, "True"},
+    {"unitriangular", TL_PY_ARG_BOOL, 0, "False"},
 };
 
 static const tl_py_param params__geqrf[] = {
@@ -484,8 +784,9 @@ static const tl_py_param params_unfold[] = {
 
 static const tl_py_param params_split[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"split_size_or_sections", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"split_size_or_sections", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
     {"dim", TL_PY_ARG_INT, 0, "0"},
+    {"split_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_chunk[] = {
@@ -501,8 +802,10 @@ static const tl_py_param params_unbind[] = {
 
 static const tl_py_param params_tensor_split[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"indices_or_sections", TL_PY_ARG_INT_OR_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"indices_or_sections", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
     {"dim", TL_PY_ARG_INT, 0, "0"},
+    {"sections", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"indices", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_hsplit[] = {
@@ -544,6 +847,31 @@ static const tl_py_param params_stack[] = {
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params_hstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_vstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_row_stack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_dstack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_column_stack[] = {
+    {"tensors", TL_PY_ARG_TENSOR_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_flip[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dims", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
@@ -573,7 +901,7 @@ static const tl_py_param params_tile[] = {
 
 static const tl_py_param params_repeat_interleave[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"repeats", TL_PY_ARG_INT_OR_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"repeats", TL_PY_ARG_INT_OR_TENSOR, 0, "None"},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
     {"output_size", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
@@ -633,7 +961,7 @@ static const tl_py_param params__pad[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"pad", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
     {"mode", TL_PY_ARG_STR, 0, "\"constant\""},
-    {"value", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL, "None"},
+    {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
 static const tl_py_param params_zeros[] = {
@@ -1143,9 +1471,9 @@ const tl_py_sig tl_py_sigs[] = {
     {"norm", "reduce", params_norm, 6, 6,
      "norm(Tensor input, any p=None, int[]? dim=None, bool keepdim=False, Tensor? out=None, dtype? dtype=None)"},
     {"max", "reduce", params_max, 5, 3,
-     "max(Tensor input, int|Tensor dim=None, bool keepdim=False, *, any out=None, Tensor? other=None)"},
+     "max(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)"},
     {"min", "reduce", params_min, 5, 3,
-     "min(Tensor input, int|Tensor dim=None, bool keepdim=False, *, any out=None, Tensor? other=None)"},
+     "min(Tensor input, int|Tensor dim=None, bool? keepdim=False, *, any out=None, Tensor? other=None)"},
     {"cumsum", "reduce", params_cumsum, 4, 2,
      "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)"},
     {"cumprod", "reduce", params_cumprod, 4, 2,
@@ -1160,32 +1488,36 @@ const tl_py_sig tl_py_sigs[] = {
      "topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True, *, any out=None)"},
     {"kthvalue", "sort", params_kthvalue, 5, 4,
      "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, any out=None)"},
-    {"median", "sort", params_median, 3, 3,
-     "median(Tensor input, int? dim=None, bool keepdim=False)"},
-    {"nanmedian", "sort", params_nanmedian, 3, 3,
-     "nanmedian(Tensor input, int? dim=None, bool keepdim=False)"},
+    {"median", "sort", params_median, 4, 3,
+     "median(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)"},
+    {"nanmedian", "sort", params_nanmedian, 4, 3,
+     "nanmedian(Tensor input, int? dim=None, bool? keepdim=False, *, any out=None)"},
     {"mode", "sort", params_mode, 4, 3,
      "mode(Tensor input, int dim=-1, bool keepdim=False, *, any out=None)"},
-    {"quantile", "sort", params_quantile, 5, 5,
-     "quantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
-    {"nanquantile", "sort", params_nanquantile, 5, 5,
-     "nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, str interpolation=\"linear\")"},
+    {"quantile", "sort", params_quantile, 6, 4,
+     "quantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", any out=None)"},
+    {"nanquantile", "sort", params_nanquantile, 6, 4,
+     "nanquantile(Tensor input, any q, int? dim=None, bool keepdim=False, *, str interpolation=\"linear\", any out=None)"},
     {"cummax", "sort", params_cummax, 3, 2,
      "cummax(Tensor input, int dim, *, any out=None)"},
     {"cummin", "sort", params_cummin, 3, 2,
      "cummin(Tensor input, int dim, *, any out=None)"},
-    {"unique", "sort", params_unique, 5, 5,
-     "unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None)"},
-    {"unique_consecutive", "sort", params_unique_consecutive, 4, 4,
-     "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None)"},
-    {"bincount", "sort", params_bincount, 3, 3,
-     "bincount(Tensor input, Tensor? weights=None, int minlength=0)"},
-    {"histc", "sort", params_histc, 4, 4,
-     "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0)"},
+    {"unique", "sort", params_unique, 6, 5,
+     "unique(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None)"},
+    {"unique_consecutive", "sort", params_unique_consecutive, 5, 4,
+     "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int? dim=None, *, any out=None)"},
+    {"bincount", "sort", params_bincount, 4, 3,
+     "bincount(Tensor input, Tensor? weights=None, int minlength=0, *, any out=None)"},
+    {"histc", "sort", params_histc, 5, 4,
+     "histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, any out=None)"},
+    {"searchsorted", "sort", params_searchsorted, 7, 2,
+     "searchsorted(Tensor sorted_sequence, any input, *, bool out_int32=False, bool? right=False, str? side=None, Tensor? sorter=None, any out=None)"},
+    {"bucketize", "sort", params_bucketize, 5, 2,
+     "bucketize(any input, Tensor boundaries, *, bool out_int32=False, bool right=False, any out=None)"},
     {"gather", "index", params_gather, 5, 5,
      "gather(Tensor input, int dim, Tensor index, bool sparse_grad=False, Tensor? out=None)"},
     {"scatter", "index", params_scatter, 6, 6,
-     "scatter(Tensor input, int dim, Tensor index, Tensor? src=None, Scalar? value=None, str? reduce=None)"},
+     "scatter(Tensor input, int dim, Tensor index, any src=None, any value=None, str? reduce=None)"},
     {"scatter_add", "index", params_scatter_add, 4, 4,
      "scatter_add(Tensor input, int dim, Tensor index, Tensor src)"},
     {"scatter_reduce", "index", params_scatter_reduce, 6, 6,
@@ -1193,21 +1525,111 @@ const tl_py_sig tl_py_sigs[] = {
     {"index_select", "index", params_index_select, 4, 4,
      "index_select(Tensor input, int dim, Tensor index, Tensor? out=None)"},
     {"index_add", "index", params_index_add, 5, 5,
-     "index_add(Tensor input, int dim, Tensor index, Tensor source, Scalar alpha=1)"},
+     "index_add(Tensor input, int dim, Tensor index, Tensor source, any alpha=None)"},
     {"index_copy", "index", params_index_copy, 4, 4,
      "index_copy(Tensor input, int dim, Tensor index, Tensor source)"},
     {"index_fill", "index", params_index_fill, 4, 4,
-     "index_fill(Tensor input, int dim, Tensor index, Scalar value)"},
+     "index_fill(Tensor input, int dim, Tensor index, any value)"},
+    {"index_put", "index", params_index_put, 4, 4,
+     "index_put(Tensor input, any indices, any values, bool accumulate=False)"},
+    {"masked_fill", "index", params_masked_fill, 3, 3,
+     "masked_fill(Tensor input, Tensor mask, any value)"},
+    {"masked_scatter", "index", params_masked_scatter, 3, 3,
+     "masked_scatter(Tensor input, Tensor mask, Tensor source)"},
+    {"masked_select", "index", params_masked_select, 3, 3,
+     "masked_select(Tensor input, Tensor mask, Tensor? out=None)"},
+    {"take", "index", params_take, 3, 3,
+     "take(Tensor input, Tensor index, Tensor? out=None)"},
     {"take_along_dim", "index", params_take_along_dim, 4, 4,
      "take_along_dim(Tensor input, Tensor indices, int? dim=None, Tensor? out=None)"},
-    {"tensordot", "matmul", params_tensordot, 4, 4,
-     "tensordot(Tensor a, Tensor b, int[][] dims=2, Tensor? out=None)"},
+    {"put", "index", params_put, 4, 4,
+     "put(Tensor input, Tensor index, Tensor source, bool accumulate=False)"},
+    {"nonzero", "index", params_nonzero, 3, 3,
+     "nonzero(Tensor input, Tensor? out=None, bool as_tuple=False)"},
+    {"argwhere", "index", params_argwhere, 1, 1,
+     "argwhere(Tensor input)"},
+    {"matmul", "matmul", params_matmul, 3, 2,
+     "matmul(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"dot", "matmul", params_dot, 3, 2,
+     "dot(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"vdot", "matmul", params_vdot, 3, 2,
+     "vdot(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"inner", "matmul", params_inner, 3, 2,
+     "inner(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"kron", "matmul", params_kron, 3, 2,
+     "kron(TensorLike input, TensorLike other, *, Tensor? out=None)"},
+    {"mm", "matmul", params_mm, 3, 2,
+     "mm(TensorLike input, TensorLike mat2, *, Tensor? out=None)"},
+    {"bmm", "matmul", params_bmm, 3, 2,
+     "bmm(TensorLike input, TensorLike mat2, *, Tensor? out=None)"},
+    {"mv", "matmul", params_mv, 3, 2,
+     "mv(TensorLike input, TensorLike vec, *, Tensor? out=None)"},
+    {"outer", "matmul", params_outer, 3, 2,
+     "outer(TensorLike input, TensorLike vec2, *, Tensor? out=None)"},
+    {"ger", "matmul", params_ger, 3, 2,
+     "ger(TensorLike input, TensorLike vec2, *, Tensor? out=None)"},
+    {"addmm", "matmul", params_addmm, 6, 3,
+     "addmm(TensorLike input, TensorLike mat1, TensorLike mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addbmm", "matmul", params_addbmm, 6, 3,
+     "addbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"baddbmm", "matmul", params_baddbmm, 6, 3,
+     "baddbmm(TensorLike input, TensorLike batch1, TensorLike batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addmv", "matmul", params_addmv, 6, 3,
+     "addmv(TensorLike input, TensorLike mat, TensorLike vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"addr", "matmul", params_addr, 6, 3,
+     "addr(TensorLike input, TensorLike vec1, TensorLike vec2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None)"},
+    {"tensordot", "matmul", params_tensordot, 4, 3,
+     "tensordot(TensorLike a, TensorLike b, int[][] dims=2, *, Tensor? out=None)"},
+    {"trace", "matmul", params_trace, 1, 1,
+     "trace(TensorLike input)"},
+    {"_linalg_inv_ex", "linalg", params__linalg_inv_ex, 2, 2,
+     "_linalg_inv_ex(TensorLike A, bool check_errors=False)"},
+    {"_linalg_cholesky_ex", "linalg", params__linalg_cholesky_ex, 2, 2,
+     "_linalg_cholesky_ex(TensorLike A, bool upper=False)"},
+    {"_linalg_solve_ex", "linalg", params__linalg_solve_ex, 3, 3,
+     "_linalg_solve_ex(TensorLike A, TensorLike B, bool left=True)"},
+    {"_linalg_lu_factor_ex", "linalg", params__linalg_lu_factor_ex, 2, 2,
+     "_linalg_lu_factor_ex(TensorLike A, bool pivot=True)"},
+    {"_linalg_solve", "linalg", params__linalg_solve, 3, 3,
+     "_linalg_solve(TensorLike A, TensorLike B, bool left=True)"},
+    {"_linalg_inv", "linalg", params__linalg_inv, 1, 1,
+     "_linalg_inv(TensorLike A)"},
+    {"_linalg_det", "linalg", params__linalg_det, 1, 1,
+     "_linalg_det(TensorLike A)"},
+    {"_linalg_logdet", "linalg", params__linalg_logdet, 1, 1,
+     "_linalg_logdet(TensorLike A)"},
+    {"_linalg_adjoint", "linalg", params__linalg_adjoint, 1, 1,
+     "_linalg_adjoint(TensorLike A)"},
+    {"_linalg_slogdet", "linalg", params__linalg_slogdet, 1, 1,
+     "_linalg_slogdet(TensorLike A)"},
+    {"_linalg_cholesky", "linalg", params__linalg_cholesky, 2, 2,
+     "_linalg_cholesky(TensorLike A, bool upper=False)"},
+    {"_linalg_qr", "linalg", params__linalg_qr, 2, 2,
+     "_linalg_qr(TensorLike A, str mode=\"reduced\")"},
+    {"_linalg_svd", "linalg", params__linalg_svd, 3, 3,
+     "_linalg_svd(TensorLike A, bool full_matrices=True, bool compute_uv=True)"},
+    {"_linalg_eigh", "linalg", params__linalg_eigh, 3, 3,
+     "_linalg_eigh(TensorLike A, str UPLO=\"L\", bool compute_v=True)"},
+    {"_linalg_eig", "linalg", params__linalg_eig, 2, 2,
+     "_linalg_eig(TensorLike A, bool compute_v=True)"},
+    {"_linalg_lstsq", "linalg", params__linalg_lstsq, 4, 4,
+     "_linalg_lstsq(TensorLike A, TensorLike B, float rcond=-1, str driver=\"gelsy\")"},
+    {"_linalg_vector_norm", "linalg", params__linalg_vector_norm, 5, 5,
+     "_linalg_vector_norm(TensorLike x, float ord=2, int[]? dim=None, bool keepdim=False, dtype? dtype=None)"},
+    {"_linalg_pinv", "linalg", params__linalg_pinv, 4, 4,
+     "_linalg_pinv(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)"},
+    {"_linalg_matrix_rank", "linalg", params__linalg_matrix_rank, 4, 4,
+     "_linalg_matrix_rank(TensorLike A, float? atol=None, float? rtol=None, bool hermitian=False)"},
     {"_linalg_matrix_power", "linalg", params__linalg_matrix_power, 2, 2,
-     "_linalg_matrix_power(Tensor A, int n)"},
+     "_linalg_matrix_power(TensorLike A, int n)"},
     {"_linalg_cross", "linalg", params__linalg_cross, 3, 3,
-     "_linalg_cross(Tensor input, Tensor other, int dim=-1)"},
-    {"_linalg_vector_norm", "linalg", params__linalg_vector_norm, 4, 4,
-     "_linalg_vector_norm(Tensor x, any ord=2, int[]? dim=None, bool keepdim=False)"},
+     "_linalg_cross(TensorLike input, TensorLike other, int dim=-1)"},
+    {"_linalg_lu_factor", "linalg", params__linalg_lu_factor, 2, 2,
+     "_linalg_lu_factor(TensorLike A, bool full=False)"},
+    {"_linalg_lu_solve", "linalg", params__linalg_lu_solve, 5, 5,
+     "_linalg_lu_solve(TensorLike LU, TensorLike pivots, TensorLike B, bool left=True, bool adjoint=False)"},
+    {"_linalg_solve_triangular", "linalg", params__linalg_solve_triangular, 5, 5,
+     "_linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False)"},
     {"_geqrf", "linalg", params__geqrf, 1, 1,
      "_geqrf(Tensor input)"},
     {"reshape", "view", params_reshape, 2, 2,
@@ -1250,20 +1672,20 @@ const tl_py_sig tl_py_sigs[] = {
      "as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)"},
     {"unfold", "shape", params_unfold, 4, 4,
      "unfold(Tensor input, int dimension, int size, int step)"},
-    {"split", "shape", params_split, 3, 3,
-     "split(Tensor input, int[] split_size_or_sections, int dim=0)"},
+    {"split", "shape", params_split, 4, 3,
+     "split(Tensor input, int[N]? split_size_or_sections=None, int dim=0, *, int[N]? split_size=None)"},
     {"chunk", "shape", params_chunk, 3, 3,
      "chunk(Tensor input, int chunks, int dim=0)"},
     {"unbind", "shape", params_unbind, 2, 2,
      "unbind(Tensor input, int dim=0)"},
-    {"tensor_split", "shape", params_tensor_split, 3, 3,
-     "tensor_split(Tensor input, int|Tensor indices_or_sections, int dim=0)"},
+    {"tensor_split", "shape", params_tensor_split, 5, 3,
+     "tensor_split(Tensor input, int[N]|Tensor indices_or_sections=None, int dim=0, *, int? sections=None, int[N]? indices=None)"},
     {"hsplit", "shape", params_hsplit, 2, 2,
-     "hsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "hsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"vsplit", "shape", params_vsplit, 2, 2,
-     "vsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "vsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"dsplit", "shape", params_dsplit, 2, 2,
-     "dsplit(Tensor input, int|Tensor indices_or_sections)"},
+     "dsplit(Tensor input, int[N]|Tensor indices_or_sections)"},
     {"cat", "shape", params_cat, 3, 2,
      "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
     {"concat", "shape", params_concat, 3, 2,
@@ -1272,6 +1694,16 @@ const tl_py_sig tl_py_sigs[] = {
      "concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
     {"stack", "shape", params_stack, 3, 2,
      "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)"},
+    {"hstack", "shape", params_hstack, 2, 1,
+     "hstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"vstack", "shape", params_vstack, 2, 1,
+     "vstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"row_stack", "shape", params_row_stack, 2, 1,
+     "row_stack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"dstack", "shape", params_dstack, 2, 1,
+     "dstack(Tensor[] tensors, *, Tensor? out=None)"},
+    {"column_stack", "shape", params_column_stack, 2, 1,
+     "column_stack(Tensor[] tensors, *, Tensor? out=None)"},
     {"flip", "shape", params_flip, 2, 2,
      "flip(Tensor input, int... dims)"},
     {"roll", "shape", params_roll, 3, 3,
@@ -1283,7 +1715,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"tile", "shape", params_tile, 2, 2,
      "tile(Tensor input, int... dims)"},
     {"repeat_interleave", "shape", params_repeat_interleave, 4, 3,
-     "repeat_interleave(Tensor input, int|Tensor repeats, int? dim=None, *, int? output_size=None)"},
+     "repeat_interleave(Tensor input, int|Tensor repeats=None, int? dim=None, *, int? output_size=None)"},
     {"tril", "shape", params_tril, 2, 2,
      "tril(Tensor input, int diagonal=0)"},
     {"triu", "shape", params_triu, 2, 2,
@@ -1301,7 +1733,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"diagonal_scatter", "shape", params_diagonal_scatter, 5, 5,
      "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"},
     {"_pad", "shape", params__pad, 4, 4,
-     "_pad(Tensor input, int[] pad, str mode=\"constant\", float? value=None)"},
+     "_pad(Tensor input, int[] pad, str mode=\"constant\", Scalar? value=None)"},
     {"zeros", "create", params_zeros, 4, 1,
      "zeros(int... size, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
     {"ones", "create", params_ones, 4, 1,
@@ -1443,4 +1875,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_upsample_backward", "nn_pool", params__upsample_backward, 6, 6,
      "_upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
 };
-const int tl_py_sig_count = 166;
+const int tl_py_sig_count = 218;
