@@ -1,5 +1,4 @@
 /* attention_f32.c - the blocked attention loops over float (attention_loops.h). */
-#include "nn/attention/attention_job.h"
 #include "ndcore/kernels/tl_vecmath.h"
 #define TL_ATTN_REAL float
 #define TL_ATTN_EXP tl_expf

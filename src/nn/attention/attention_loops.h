@@ -8,10 +8,15 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ndcore/kernels/tl_vecmath.h"
 #include "ndcore/linalg/tl_blas.h"
 #include "nn/attention/attention_job.h"
 
 typedef TL_ATTN_REAL real;
+
+/* The exp loops vectorise (tl_expf inlined, libmvec's exp for double) in the
+ * per-target clones of the two range functions. */
+TL_VECMATH_BEGIN
 
 /* A leading dimension BLAS accepts for rows of w elements (w may be 0). */
 static inline int ld(int64_t w) { return w > 0 ? (int)w : 1; }
@@ -59,6 +64,7 @@ static void drop_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, in
     out[k] = keep[k] ? p[k] * kept : 0;
 }
 
+TL_SIMD_CLONES
 void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
@@ -131,6 +137,7 @@ done:
   free(keep);
 }
 
+TL_SIMD_CLONES
 void TL_ATTN_BACKWARD(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
@@ -203,3 +210,4 @@ done:
   free(dsum);
   free(keep);
 }
+TL_VECMATH_END

@@ -16,6 +16,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._rnn_layer import LSTMLayer
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -152,6 +153,14 @@ class RNNBase(Module):
             for direction in range(D):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
                 state = [s[layer * D + direction] for s in hx]
+                if is_lstm and w_hr is None and running is None and L:
+                    # the whole direction as one node (_rnn_layer.py)
+                    out, h, c = LSTMLayer.apply(layer_input, state[0], state[1], w_ih, w_hh,
+                                                b_ih, b_hh, direction == 1)
+                    outputs.append(out)
+                    finals[0].append(h)
+                    finals[1].append(c)
+                    continue
                 # L, N, G*H; unbound once, so that backward stacks the steps'
                 # gradients in one op instead of scattering each into zeros
                 gi_all = F.linear(layer_input, w_ih, b_ih).unbind(0)
