@@ -4,6 +4,8 @@ Rows (forward + backward unless said otherwise):
   * conv2d at a ResNet-18 shape: batch 32, 64 -> 64 channels, 56x56, 3x3, pad 1;
   * LSTM: sequence 50, batch 32, input and hidden 256, 2 layers;
   * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
+  * scaled_dot_product_attention, causal, 4 heads of 64, sequence 1024 and
+    4096 (benchmarks/sdpa_memory.py shows its memory growing as O(T));
   * MLP 784-512-512-10 training step (Adam), batch 256;
   * small CNN training step on 32x32 RGB images (two conv blocks), batch 64;
   * relu and gelu on 2^22 floats, dropout p=0.1 on 2^22 floats, and an
@@ -85,6 +87,10 @@ def cases():
     fn_tl, fn_pt = _step_case(encoder, lambda: [rng.standard_normal((16, 128, 512),
                                                                     np.float32)])
     yield "nn transformer layer d512 s128 b16 fwd+bwd", fn_tl, fn_pt, "torch"
+
+    for seq in (1024, 4096):
+        fn_tl, fn_pt = _sdpa_case(rng, seq)
+        yield f"nn sdpa causal b1 h4 s{seq} d64 fwd+bwd", fn_tl, fn_pt, "torch"
 
     def mlp(lib):
         nn = lib.nn
@@ -170,6 +176,20 @@ def kernel_cases():
     yield "nn dropout p0.1 2^22 f32 fwd+bwd", fn_tl, fn_pt, "torch"
     fn_tl, fn_pt = _embedding_case(50000, 512, (32, 128))
     yield "nn embedding 50000x512 idx 32x128 fwd+bwd", fn_tl, fn_pt, "torch"
+
+
+def _sdpa_case(rng, seq):
+    """scaled_dot_product_attention forward + backward, causal, on (1, 4, seq, 64)."""
+    qkv = [rng.standard_normal((1, 4, seq, 64), np.float32) for _ in range(3)]
+
+    def runner(lib):
+        q, k, v = (lib.from_numpy(a.copy()).requires_grad_() for a in qkv)
+
+        def step():
+            out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+            out.sum().backward()
+        return step
+    return runner(torchlike), runner(torch)
 
 
 def _Wrapped(lib, net):

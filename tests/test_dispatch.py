@@ -124,6 +124,19 @@ CALLS = {
     "_avg_pool_backward": "C._avg_pool_backward(f[:, :1], (2,), (2,), (1,))",
     "_upsample": "C._upsample(f, (3,), 'linear')",
     "_upsample_backward": "C._upsample_backward(f, (3,), 'cubic')",
+    "_thnn_fused_lstm_cell": "C._thnn_fused_lstm_cell(f.repeat(1, 2), f.repeat(1, 2), f[:, :1])",
+    "_thnn_fused_lstm_cell_backward_impl":
+        "C._thnn_fused_lstm_cell_backward_impl(f[:, :1], f[:, :1], f[:, :1], f[:, :1], "
+        "f.repeat(1, 2), True)",
+    "_thnn_fused_gru_cell": "C._thnn_fused_gru_cell(c.repeat(2, 1), c.repeat(2, 1), f[:, :1])",
+    "_thnn_fused_gru_cell_backward":
+        "C._thnn_fused_gru_cell_backward(f[:, :1], T.cat([f, f, f[:, :1]], 1), True)",
+    "_fused_rnn_cell": "C._fused_rnn_cell(f, f, v, v)",
+    "_scaled_dot_product_flash_attention_for_cpu":
+        "C._scaled_dot_product_flash_attention_for_cpu(f3, f3, f3)",
+    "_scaled_dot_product_flash_attention_for_cpu_backward":
+        "C._scaled_dot_product_flash_attention_for_cpu_backward(f3, f3, f3, f3, f3, f3[..., 0], "
+        "0.0, False)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -23,6 +23,10 @@ NON_DIFFERENTIABLE = {
     "argmax", "argmin", "all", "any", "count_nonzero", "argsort", "searchsorted", "bucketize",
     "nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
     "nextafter",
+    # fused backward kernels of src/nn: double backward goes through composed
+    # formulas (create_graph=True), as PyTorch's does
+    "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward",
+    "_scaled_dot_product_flash_attention_for_cpu_backward",
 }
 
 

@@ -23,5 +23,7 @@ void tl_nn_activation_register(void);
 void tl_nn_dropout_register(void);
 void tl_nn_embedding_register(void);
 void tl_nn_pool_register(void);
+void tl_nn_rnn_register(void);
+void tl_nn_attention_register(void);
 
 #endif

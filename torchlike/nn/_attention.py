@@ -1,5 +1,7 @@
-"""Attention: scaled dot-product attention and the multi-head attention
-forward used by ``nn.MultiheadAttention``, composed from matmul and softmax.
+"""Attention: scaled dot-product attention (the blocked kernel of
+src/nn/attention) and the multi-head attention forward used by
+``nn.MultiheadAttention`` (through that kernel when no weights are asked
+for, composed from matmul and softmax when they are).
 
 Legend: N batch, H heads, L target length, S source length, E embedding
 size, hd = E / H head size."""
@@ -21,31 +23,54 @@ def _additive_mask(mask, like):
     return mask.to(dtype=like.dtype)
 
 
+def _batch_expand(t, batch):
+    """t (*, R, C) with its batch dims expanded (a view) to ``batch``."""
+    want = tuple(batch) + tuple(t.shape[-2:])
+    return t if tuple(t.shape) == want else t.expand(*want)
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """``softmax(Q K^T * scale + mask) V``.  query (*, L, E), key (*, S, E),
     value (*, S, Ev) -> (*, L, Ev).  A bool ``attn_mask`` marks with True the
-    positions that MAY be attended; a float one is added to the scores."""
-    from .functional import softmax, dropout
-    L, S = query.shape[-2], key.shape[-2]
-    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(rep, dim=-3)
-        value = value.repeat_interleave(rep, dim=-3)
-    scores = _C.matmul(query, key.transpose(-2, -1)) * scale
-    if is_causal:
-        allowed = _C.ones((L, S), dtype=_C.bool, device=query.device).tril()
-        scores = scores.masked_fill(~allowed, float("-inf"))
-    if attn_mask is not None:
-        if attn_mask.dtype == _C.bool:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    weights = softmax(scores, -1)
+    positions that MAY be attended; a float one is added to the scores.
+
+    Runs the blocked (flash-style) kernel of src/nn/attention, which never
+    holds the L x S scores: memory is O(L + S) per head.  Dropout draws its
+    seed from the default generator (so ``manual_seed`` reproduces it).
+    Grouped-query attention (``enable_gqa``): key/value may have fewer heads
+    (dim -3) than the query, a divisor of them."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(f"scaled_dot_product_attention(): expected query, key and value with "
+                           f"at least 2 dims, got {_shape(query)}, {_shape(key)} and "
+                           f"{_shape(value)}")
+    qb, kb, vb = (tuple(t.shape[:-2]) for t in (query, key, value))
+    gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and qb[-1] != kb[-1]
+    if gqa:
+        if key.shape[-3] != value.shape[-3] or key.shape[-3] == 0 or \
+                query.shape[-3] % key.shape[-3]:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads "
+                               "in query")
+        outer = _C.broadcast_shapes(qb[:-1], kb[:-1], vb[:-1])
+        query = _batch_expand(query, tuple(outer) + qb[-1:])
+        key = _batch_expand(key, tuple(outer) + kb[-1:])
+        value = _batch_expand(value, tuple(outer) + vb[-1:])
+    elif not (qb == kb == vb):
+        batch = _C.broadcast_shapes(qb, kb, vb)
+        query, key, value = (_batch_expand(t, batch) for t in (query, key, value))
+    if attn_mask is not None and attn_mask.dtype != _C.bool and attn_mask.dtype != query.dtype:
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
+                           f"dtype, but got attn_mask.dtype: {attn_mask.dtype} and  query.dtype: "
+                           f"{query.dtype} instead.")
+    rng_state = None
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    return _C.matmul(weights, value)
+        rng_state = _C.randint(-2 ** 63, 2 ** 63 - 1, (2,), dtype=_C.int64)
+    return _C._scaled_dot_product_flash_attention_for_cpu(
+        query, key, value, float(dropout_p), bool(is_causal), attn_mask=attn_mask, scale=scale,
+        rng_state=rng_state)[0]
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
@@ -130,6 +155,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
     if not training:
         dropout_p = 0.0
+    if not need_weights:
+        # the fast path: the blocked kernel, with heads as a batch dim
+        mask4 = None
+        if attn_mask is not None:
+            mask4 = attn_mask.reshape(-1, attn_mask.shape[-2], S)
+            mask4 = (mask4.reshape(N, H, mask4.shape[-2], S) if mask4.shape[0] == N * H
+                     else mask4.unsqueeze(0))
+        out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
+                                           v.reshape(N, H, S, hd), mask4, dropout_p)
+        out = out.reshape(N * H, L, hd).transpose(0, 1).reshape(L * N, E)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+        return (out.squeeze(1) if unbatched else out), None
     scores = _C.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))   # N*H, L, S
     if attn_mask is not None:
         scores = scores + attn_mask

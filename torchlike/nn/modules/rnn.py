@@ -5,7 +5,7 @@ Parameters are named and shaped as PyTorch's (``weight_ih_l0``,
 blocks in PyTorch's order (LSTM: input, forget, cell, output; GRU: reset,
 update, new), so state dicts move between the two libraries.  The layer loop
 runs over time in Python; the input projection of a whole sequence is one
-matmul.
+matmul, and each step is one matmul plus one fused gate kernel.
 
 Legend: L sequence length, N batch, H hidden size, P projection size,
 D = 2 if bidirectional else 1."""
@@ -16,6 +16,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._rnn_layer import LSTMLayer
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -25,31 +26,23 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 # ---- one time step of each cell ----------------------------------------------------------
 # ``gi`` is the input projection x W_ih^T + b_ih (N, G*H), precomputed for the
-# whole sequence; ``h``/``c`` the previous state (N, H).
+# whole sequence; ``h``/``c`` the previous state (N, H).  Per step: one GEMM
+# for the hidden projection, then one fused kernel (src/nn/rnn) for the gates,
+# which adds b_hh itself (GRU: b_hn inside r * (.), as PyTorch).
 
 def _rnn_step(gi, h, w_hh, b_hh, relu):
-    pre = gi + F.linear(h, w_hh, b_hh)
-    return F.relu(pre) if relu else _C.tanh(pre)
+    return _C._fused_rnn_cell(gi, F.linear(h, w_hh), None, b_hh, relu)
 
 
 def _lstm_step(gi, h, c, w_hh, b_hh, w_hr):
-    gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, 1)
-    c = _C.sigmoid(f) * c + _C.sigmoid(i) * _C.tanh(g)
-    h = _C.sigmoid(o) * _C.tanh(c)
+    h, c, _ = _C._thnn_fused_lstm_cell(gi, F.linear(h, w_hh), c, None, b_hh)
     if w_hr is not None:
         h = F.linear(h, w_hr)
     return h, c
 
 
 def _gru_step(gi, h, w_hh, b_hh):
-    gh = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = gi.chunk(3, 1)
-    h_r, h_z, h_n = gh.chunk(3, 1)
-    r = _C.sigmoid(i_r + h_r)
-    z = _C.sigmoid(i_z + h_z)
-    n = _C.tanh(i_n + r * h_n)
-    return n + z * (h - n)
+    return _C._thnn_fused_gru_cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
 
 
 class RNNBase(Module):
@@ -160,7 +153,17 @@ class RNNBase(Module):
             for direction in range(D):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
                 state = [s[layer * D + direction] for s in hx]
-                gi_all = F.linear(layer_input, w_ih, b_ih)           # L, N, G*H
+                if is_lstm and w_hr is None and running is None and L:
+                    # the whole direction as one node (_rnn_layer.py)
+                    out, h, c = LSTMLayer.apply(layer_input, state[0], state[1], w_ih, w_hh,
+                                                b_ih, b_hh, direction == 1)
+                    outputs.append(out)
+                    finals[0].append(h)
+                    finals[1].append(c)
+                    continue
+                # L, N, G*H; unbound once, so that backward stacks the steps'
+                # gradients in one op instead of scattering each into zeros
+                gi_all = F.linear(layer_input, w_ih, b_ih).unbind(0)
                 steps = range(L - 1, -1, -1) if direction == 1 else range(L)
                 outs = [None] * L
                 for t in steps:

@@ -3284,6 +3284,149 @@ static PyObject *bind_upsample_backward(tl_op op, PyObject *const *args, Py_ssiz
   return tl_py_impl_upsample_backward(op, &a);
 }
 
+/* _thnn_fused_lstm_cell */
+static PyObject *bind_fused_lstm_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  static const char *const names[] = {"input_gates", "hidden_gates", "cx", "input_bias", "hidden_bias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_fused_lstm_cell a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input_gates", v[0], false, &a.input_gates) < 0 ||
+      tl_py_arg_tensor(func, "hidden_gates", v[1], false, &a.hidden_gates) < 0 ||
+      tl_py_arg_tensor(func, "cx", v[2], false, &a.cx) < 0 ||
+      tl_py_arg_tensor(func, "input_bias", v[3], true, &a.input_bias) < 0 ||
+      tl_py_arg_tensor(func, "hidden_bias", v[4], true, &a.hidden_bias) < 0)
+    return NULL;
+  return tl_py_impl_fused_lstm_cell(op, &a);
+}
+
+/* _thnn_fused_lstm_cell_backward_impl */
+static PyObject *bind_fused_lstm_cell_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                               PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_hy", "grad_cy", "cx", "cy", "workspace", "has_bias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_fused_lstm_cell_backward a;
+  a.has_bias = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 6, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_hy", v[0], true, &a.grad_hy) < 0 ||
+      tl_py_arg_tensor(func, "grad_cy", v[1], true, &a.grad_cy) < 0 ||
+      tl_py_arg_tensor(func, "cx", v[2], false, &a.cx) < 0 ||
+      tl_py_arg_tensor(func, "cy", v[3], false, &a.cy) < 0 ||
+      tl_py_arg_tensor(func, "workspace", v[4], false, &a.workspace) < 0 ||
+      tl_py_arg_bool(func, "has_bias", v[5], &a.has_bias) < 0)
+    return NULL;
+  return tl_py_impl_fused_lstm_cell_backward(op, &a);
+}
+
+/* _thnn_fused_gru_cell */
+static PyObject *bind_fused_gru_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input_gates", "hidden_gates", "hx", "input_bias", "hidden_bias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_fused_gru_cell a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "input_gates", v[0], false, &a.input_gates) < 0 ||
+      tl_py_arg_tensor(func, "hidden_gates", v[1], false, &a.hidden_gates) < 0 ||
+      tl_py_arg_tensor(func, "hx", v[2], false, &a.hx) < 0 ||
+      tl_py_arg_tensor(func, "input_bias", v[3], true, &a.input_bias) < 0 ||
+      tl_py_arg_tensor(func, "hidden_bias", v[4], true, &a.hidden_bias) < 0)
+    return NULL;
+  return tl_py_impl_fused_gru_cell(op, &a);
+}
+
+/* _thnn_fused_gru_cell_backward */
+static PyObject *bind_fused_gru_cell_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_hy", "workspace", "has_bias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_fused_gru_cell_backward a;
+  a.has_bias = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_hy", v[0], false, &a.grad_hy) < 0 ||
+      tl_py_arg_tensor(func, "workspace", v[1], false, &a.workspace) < 0 ||
+      tl_py_arg_bool(func, "has_bias", v[2], &a.has_bias) < 0)
+    return NULL;
+  return tl_py_impl_fused_gru_cell_backward(op, &a);
+}
+
+/* _fused_rnn_cell */
+static PyObject *bind_fused_rnn_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input_gates", "hidden_gates", "input_bias", "hidden_bias", "relu", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_fused_rnn_cell a;
+  a.relu = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input_gates", v[0], false, &a.input_gates) < 0 ||
+      tl_py_arg_tensor(func, "hidden_gates", v[1], false, &a.hidden_gates) < 0 ||
+      tl_py_arg_tensor(func, "input_bias", v[2], true, &a.input_bias) < 0 ||
+      tl_py_arg_tensor(func, "hidden_bias", v[3], true, &a.hidden_bias) < 0 ||
+      tl_py_arg_bool(func, "relu", v[4], &a.relu) < 0)
+    return NULL;
+  return tl_py_impl_fused_rnn_cell(op, &a);
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu */
+static PyObject *bind_flash_attention(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  static const char *const names[] = {"query", "key", "value", "dropout_p", "is_causal", "attn_mask", "scale", "rng_state", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_flash_attention a;
+  a.dropout_p = 0.0;
+  a.is_causal = false;
+  a.scale = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 5, 3, v) < 0 ||
+      tl_py_arg_tensor(func, "query", v[0], false, &a.query) < 0 ||
+      tl_py_arg_tensor(func, "key", v[1], false, &a.key) < 0 ||
+      tl_py_arg_tensor(func, "value", v[2], false, &a.value) < 0 ||
+      tl_py_arg_float(func, "dropout_p", v[3], &a.dropout_p, NULL) < 0 ||
+      tl_py_arg_bool(func, "is_causal", v[4], &a.is_causal) < 0 ||
+      tl_py_arg_tensor(func, "attn_mask", v[5], true, &a.attn_mask) < 0 ||
+      tl_py_arg_float(func, "scale", v[6], &a.scale, &a.has_scale) < 0 ||
+      tl_py_arg_tensor(func, "rng_state", v[7], true, &a.rng_state) < 0)
+    return NULL;
+  return tl_py_impl_flash_attention(op, &a);
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu_backward */
+static PyObject *bind_flash_attention_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                               PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_out", "query", "key", "value", "out", "logsumexp", "dropout_p", "is_causal", "attn_mask", "scale", "rng_state", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[11];
+  tl_py_args_flash_attention_backward a;
+  a.dropout_p = 0.0;
+  a.is_causal = false;
+  a.scale = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 11, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_out", v[0], false, &a.grad_out) < 0 ||
+      tl_py_arg_tensor(func, "query", v[1], false, &a.query) < 0 ||
+      tl_py_arg_tensor(func, "key", v[2], false, &a.key) < 0 ||
+      tl_py_arg_tensor(func, "value", v[3], false, &a.value) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], false, &a.out) < 0 ||
+      tl_py_arg_tensor(func, "logsumexp", v[5], false, &a.logsumexp) < 0 ||
+      tl_py_arg_float(func, "dropout_p", v[6], &a.dropout_p, NULL) < 0 ||
+      tl_py_arg_bool(func, "is_causal", v[7], &a.is_causal) < 0 ||
+      tl_py_arg_tensor(func, "attn_mask", v[8], true, &a.attn_mask) < 0 ||
+      tl_py_arg_float(func, "scale", v[9], &a.scale, &a.has_scale) < 0 ||
+      tl_py_arg_tensor(func, "rng_state", v[10], true, &a.rng_state) < 0)
+    return NULL;
+  return tl_py_impl_flash_attention_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -3413,6 +3556,13 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_AVG_POOL_BACKWARD] = bind_avg_pool_backward,
     [TL_OP_UPSAMPLE] = bind_upsample,
     [TL_OP_UPSAMPLE_BACKWARD] = bind_upsample_backward,
+    [TL_OP_FUSED_LSTM_CELL] = bind_fused_lstm_cell,
+    [TL_OP_FUSED_LSTM_CELL_BACKWARD] = bind_fused_lstm_cell_backward,
+    [TL_OP_FUSED_GRU_CELL] = bind_fused_gru_cell,
+    [TL_OP_FUSED_GRU_CELL_BACKWARD] = bind_fused_gru_cell_backward,
+    [TL_OP_FUSED_RNN_CELL] = bind_fused_rnn_cell,
+    [TL_OP_FLASH_ATTENTION] = bind_flash_attention,
+    [TL_OP_FLASH_ATTENTION_BACKWARD] = bind_flash_attention_backward,
 };
 
 const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {

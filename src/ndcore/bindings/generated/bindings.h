@@ -1372,6 +1372,86 @@ typedef struct {
 } tl_py_args_upsample_backward;
 PyObject *tl_py_impl_upsample_backward(tl_op op, const tl_py_args_upsample_backward *a);
 
+/* _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) */
+typedef struct {
+  PyObject *input_gates; /* borrowed */
+  PyObject *hidden_gates; /* borrowed */
+  PyObject *cx; /* borrowed */
+  PyObject *input_bias; /* borrowed; NULL: None or absent */
+  PyObject *hidden_bias; /* borrowed; NULL: None or absent */
+} tl_py_args_fused_lstm_cell;
+PyObject *tl_py_impl_fused_lstm_cell(tl_op op, const tl_py_args_fused_lstm_cell *a);
+
+/* _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) */
+typedef struct {
+  PyObject *grad_hy; /* borrowed; NULL: None or absent */
+  PyObject *grad_cy; /* borrowed; NULL: None or absent */
+  PyObject *cx; /* borrowed */
+  PyObject *cy; /* borrowed */
+  PyObject *workspace; /* borrowed */
+  bool has_bias;
+} tl_py_args_fused_lstm_cell_backward;
+PyObject *tl_py_impl_fused_lstm_cell_backward(tl_op op, const tl_py_args_fused_lstm_cell_backward *a);
+
+/* _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) */
+typedef struct {
+  PyObject *input_gates; /* borrowed */
+  PyObject *hidden_gates; /* borrowed */
+  PyObject *hx; /* borrowed */
+  PyObject *input_bias; /* borrowed; NULL: None or absent */
+  PyObject *hidden_bias; /* borrowed; NULL: None or absent */
+} tl_py_args_fused_gru_cell;
+PyObject *tl_py_impl_fused_gru_cell(tl_op op, const tl_py_args_fused_gru_cell *a);
+
+/* _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) */
+typedef struct {
+  PyObject *grad_hy; /* borrowed */
+  PyObject *workspace; /* borrowed */
+  bool has_bias;
+} tl_py_args_fused_gru_cell_backward;
+PyObject *tl_py_impl_fused_gru_cell_backward(tl_op op, const tl_py_args_fused_gru_cell_backward *a);
+
+/* _fused_rnn_cell(Tensor input_gates, Tensor hidden_gates, Tensor? input_bias=None, Tensor? hidden_bias=None, bool relu=False) */
+typedef struct {
+  PyObject *input_gates; /* borrowed */
+  PyObject *hidden_gates; /* borrowed */
+  PyObject *input_bias; /* borrowed; NULL: None or absent */
+  PyObject *hidden_bias; /* borrowed; NULL: None or absent */
+  bool relu;
+} tl_py_args_fused_rnn_cell;
+PyObject *tl_py_impl_fused_rnn_cell(tl_op op, const tl_py_args_fused_rnn_cell *a);
+
+/* _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None) */
+typedef struct {
+  PyObject *query; /* borrowed */
+  PyObject *key; /* borrowed */
+  PyObject *value; /* borrowed */
+  double dropout_p;
+  bool is_causal;
+  PyObject *attn_mask; /* borrowed; NULL: None or absent */
+  double scale;
+  bool has_scale; /* false: None or absent */
+  PyObject *rng_state; /* borrowed; NULL: None or absent */
+} tl_py_args_flash_attention;
+PyObject *tl_py_impl_flash_attention(tl_op op, const tl_py_args_flash_attention *a);
+
+/* _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None) */
+typedef struct {
+  PyObject *grad_out; /* borrowed */
+  PyObject *query; /* borrowed */
+  PyObject *key; /* borrowed */
+  PyObject *value; /* borrowed */
+  PyObject *out; /* borrowed */
+  PyObject *logsumexp; /* borrowed */
+  double dropout_p;
+  bool is_causal;
+  PyObject *attn_mask; /* borrowed; NULL: None or absent */
+  double scale;
+  bool has_scale; /* false: None or absent */
+  PyObject *rng_state; /* borrowed; NULL: None or absent */
+} tl_py_args_flash_attention_backward;
+PyObject *tl_py_impl_flash_attention_backward(tl_op op, const tl_py_args_flash_attention_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 /* Tensor methods only (@method). */

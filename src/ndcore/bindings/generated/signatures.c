@@ -1437,6 +1437,70 @@ static const tl_py_param params__upsample_backward[] = {
     {"antialias", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params__thnn_fused_lstm_cell[] = {
+    {"input_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hidden_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"cx", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"hidden_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__thnn_fused_lstm_cell_backward_impl[] = {
+    {"grad_hy", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"grad_cy", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"cx", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"cy", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"workspace", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"has_bias", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__thnn_fused_gru_cell[] = {
+    {"input_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hidden_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hx", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"hidden_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__thnn_fused_gru_cell_backward[] = {
+    {"grad_hy", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"workspace", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"has_bias", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fused_rnn_cell[] = {
+    {"input_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hidden_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"hidden_bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"relu", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__scaled_dot_product_flash_attention_for_cpu[] = {
+    {"query", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"key", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dropout_p", TL_PY_ARG_FLOAT, 0, "0.0"},
+    {"is_causal", TL_PY_ARG_BOOL, 0, "False"},
+    {"attn_mask", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"scale", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"rng_state", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params__scaled_dot_product_flash_attention_for_cpu_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"query", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"key", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"value", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"logsumexp", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dropout_p", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"is_causal", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"attn_mask", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"scale", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"rng_state", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1874,5 +1938,19 @@ const tl_py_sig tl_py_sigs[] = {
      "_upsample(Tensor input, int[] output_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
     {"_upsample_backward", "nn_pool", params__upsample_backward, 6, 6,
      "_upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
+    {"_thnn_fused_lstm_cell", "nn_rnn", params__thnn_fused_lstm_cell, 5, 5,
+     "_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None)"},
+    {"_thnn_fused_lstm_cell_backward_impl", "nn_rnn", params__thnn_fused_lstm_cell_backward_impl, 6, 6,
+     "_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias)"},
+    {"_thnn_fused_gru_cell", "nn_rnn", params__thnn_fused_gru_cell, 5, 5,
+     "_thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None)"},
+    {"_thnn_fused_gru_cell_backward", "nn_rnn", params__thnn_fused_gru_cell_backward, 3, 3,
+     "_thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias)"},
+    {"_fused_rnn_cell", "nn_rnn", params__fused_rnn_cell, 5, 5,
+     "_fused_rnn_cell(Tensor input_gates, Tensor hidden_gates, Tensor? input_bias=None, Tensor? hidden_bias=None, bool relu=False)"},
+    {"_scaled_dot_product_flash_attention_for_cpu", "nn_attention", params__scaled_dot_product_flash_attention_for_cpu, 8, 5,
+     "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None)"},
+    {"_scaled_dot_product_flash_attention_for_cpu_backward", "nn_attention", params__scaled_dot_product_flash_attention_for_cpu_backward, 11, 8,
+     "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None)"},
 };
-const int tl_py_sig_count = 218;
+const int tl_py_sig_count = 225;

@@ -1,0 +1,213 @@
+/* attention_loops.h - the blocked attention loops, written once over the
+ * element type `real` and compiled twice: attention_f32.c and
+ * attention_f64.c define TL_ATTN_REAL (float or double), TL_ATTN_EXP and
+ * TL_ATTN_LOG for it, TL_ATTN_GEMM (cblas_sgemm or cblas_dgemm, prefixed),
+ * and TL_ATTN_FORWARD / TL_ATTN_BACKWARD, the names of the two functions this
+ * file defines; everything else here is static.  The algorithm is in
+ * tl_attention.h. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ndcore/kernels/tl_vecmath.h"
+#include "ndcore/linalg/tl_blas.h"
+#include "nn/attention/attention_job.h"
+
+typedef TL_ATTN_REAL real;
+
+/* The exp loops vectorise (tl_expf inlined, libmvec's exp for double) in the
+ * per-target clones of the two range functions. */
+TL_VECMATH_BEGIN
+
+/* A leading dimension BLAS accepts for rows of w elements (w may be 0). */
+static inline int ld(int64_t w) { return w > 0 ? (int)w : 1; }
+
+/* C (m x n) = alpha op(A) op(B) + beta C, row-major. */
+static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, real alpha, const real *a,
+                 int64_t lda, const real *b, int64_t ldb, real beta, real *c, int64_t ldc)
+{
+  if (m == 0 || n == 0)
+    return;
+  TL_ATTN_GEMM(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+               (int)m, (int)n, (int)k, alpha, a, ld(lda), b, ld(ldb), beta, c, ld(ldc));
+}
+
+/* The causal and explicit masks on row `row` (n scores) of query i, keys
+ * j0 ... of batch row b. */
+static void mask_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
+                     real *row)
+{
+  if (c->causal)
+    for (int64_t k = i - j0 + 1 < 0 ? 0 : i - j0 + 1; k < n; k++)
+      row[k] = -INFINITY;
+  if (!c->mask)
+    return;
+  int64_t at = c->mask_offsets[b] + i * c->mask_sl + j0 * c->mask_ss, ss = c->mask_ss;
+  if (c->mask->dtype == TL_DTYPE_BOOL) {
+    const unsigned char *m = (const unsigned char *)tl_tensor_data(c->mask) + at;
+    for (int64_t k = 0; k < n; k++)
+      if (!m[k * ss])
+        row[k] = -INFINITY;
+  } else {
+    const real *m = (const real *)tl_tensor_data(c->mask) + at;
+    for (int64_t k = 0; k < n; k++)
+      row[k] += m[k * ss];
+  }
+}
+
+/* row[k] *= the dropout multiplier (0 or 1 / (1 - p)) of key j0 + k. */
+static void drop_row(const tl_attn_call *c, int64_t b, int64_t i, int64_t j0, int64_t n,
+                     const real *p, real *out, unsigned char *keep)
+{
+  real kept = c->dropout_p < 1 ? (real)(1 / (1 - c->dropout_p)) : 0;
+  tl_attn_dropout_keep(c->seed, b, i, j0, n, c->dropout_p, keep);
+  for (int64_t k = 0; k < n; k++)
+    out[k] = keep[k] ? p[k] * kept : 0;
+}
+
+TL_SIMD_CLONES
+void TL_ATTN_FORWARD(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  tl_attn_job *job = ctx;
+  const tl_attn_call *c = job->call;
+  int64_t L = c->L, S = c->S, E = c->E, Ev = c->Ev, bk = job->kblock;
+  real *s = malloc((size_t)(TL_ATTN_BQ * bk) * sizeof *s);
+  unsigned char *keep = malloc((size_t)bk);
+  real mrow[TL_ATTN_BQ], lrow[TL_ATTN_BQ];
+  if (!s || !keep) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    goto done;
+  }
+  for (int64_t t = begin; t < end; t++) {
+    int64_t b = t / job->qblocks, i0 = t % job->qblocks * TL_ATTN_BQ, kv = tl_attn_kv_row(c, b);
+    int64_t m = L - i0 < TL_ATTN_BQ ? L - i0 : TL_ATTN_BQ;
+    const real *q = (const real *)tl_tensor_data(c->q) + (b * L + i0) * E;
+    const real *k = (const real *)tl_tensor_data(c->k) + kv * S * E;
+    const real *v = (const real *)tl_tensor_data(c->v) + kv * S * Ev;
+    real *o = (real *)tl_tensor_data(c->out) + (b * L + i0) * Ev;
+    real *lse = (real *)tl_tensor_data(c->lse) + b * L + i0;
+    for (int64_t r = 0; r < m; r++) {
+      mrow[r] = -INFINITY;
+      lrow[r] = 0;
+    }
+    for (int64_t x = 0; x < m * Ev; x++)
+      o[x] = 0;
+    for (int64_t j0 = 0; j0 < S; j0 += bk) {
+      if (c->causal && j0 > i0 + m - 1)
+        break; /* every later key is in every row's future */
+      int64_t n = S - j0 < bk ? S - j0 : bk;
+      gemm(false, true, m, n, E, (real)c->scale, q, E, k + j0 * E, E, 0, s, n);
+      for (int64_t r = 0; r < m; r++) {
+        real *row = s + r * n, mx = -INFINITY, sum = 0;
+        mask_row(c, b, i0 + r, j0, n, row);
+        for (int64_t x = 0; x < n; x++)
+          mx = row[x] > mx ? row[x] : mx;
+        real mnew = mx > mrow[r] ? mx : mrow[r];
+        if (mnew == -INFINITY) { /* nothing attended yet in this row */
+          for (int64_t x = 0; x < n; x++)
+            row[x] = 0;
+          continue;
+        }
+        real alpha = mrow[r] == -INFINITY ? 0 : TL_ATTN_EXP(mrow[r] - mnew);
+        for (int64_t x = 0; x < n; x++) {
+          real e = row[x] == -INFINITY ? 0 : TL_ATTN_EXP(row[x] - mnew);
+          row[x] = e;
+          sum += e;
+        }
+        lrow[r] = lrow[r] * alpha + sum;
+        mrow[r] = mnew;
+        if (alpha != 1)
+          for (int64_t x = 0; x < Ev; x++)
+            o[r * Ev + x] *= alpha;
+        if (c->dropout_p > 0)
+          drop_row(c, b, i0 + r, j0, n, row, row, keep);
+      }
+      gemm(false, false, m, Ev, n, 1, s, n, v + j0 * Ev, Ev, 1, o, Ev);
+    }
+    /* a row with nothing to attend gives 0 (PyTorch's safe softmax) */
+    for (int64_t r = 0; r < m; r++) {
+      real inv = lrow[r] > 0 ? 1 / lrow[r] : 0;
+      for (int64_t x = 0; x < Ev; x++)
+        o[r * Ev + x] *= inv;
+      lse[r] = lrow[r] > 0 ? mrow[r] + TL_ATTN_LOG(lrow[r]) : -INFINITY;
+    }
+  }
+done:
+  free(s);
+  free(keep);
+}
+
+TL_SIMD_CLONES
+void TL_ATTN_BACKWARD(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  tl_attn_job *job = ctx;
+  const tl_attn_call *c = job->call;
+  int64_t L = c->L, S = c->S, E = c->E, Ev = c->Ev, bk = job->kblock;
+  int64_t group = c->heads / c->kv_heads;
+  real *p = malloc((size_t)(TL_ATTN_BQ * bk) * sizeof *p);
+  real *pd = malloc((size_t)(TL_ATTN_BQ * bk) * sizeof *pd);
+  real *dp = malloc((size_t)(TL_ATTN_BQ * bk) * sizeof *dp);
+  real *dsum = malloc((size_t)(L ? L : 1) * sizeof *dsum);
+  unsigned char *keep = malloc((size_t)bk);
+  if (!p || !pd || !dp || !dsum || !keep) {
+    __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+    goto done;
+  }
+  for (int64_t kv = begin; kv < end; kv++) {
+    const real *k = (const real *)tl_tensor_data(c->k) + kv * S * E;
+    const real *v = (const real *)tl_tensor_data(c->v) + kv * S * Ev;
+    real *dk = (real *)tl_tensor_data(c->dk) + kv * S * E;
+    real *dv = (real *)tl_tensor_data(c->dv) + kv * S * Ev;
+    int64_t first = kv / c->kv_heads * c->heads + kv % c->kv_heads * group;
+    for (int64_t b = first; b < first + group; b++) {
+      const real *q = (const real *)tl_tensor_data(c->q) + b * L * E;
+      const real *dout = (const real *)tl_tensor_data(c->dout) + b * L * Ev;
+      const real *o = (const real *)tl_tensor_data(c->o) + b * L * Ev;
+      const real *lse = (const real *)tl_tensor_data(c->lse_in) + b * L;
+      real *dq = (real *)tl_tensor_data(c->dq) + b * L * E;
+      for (int64_t i = 0; i < L; i++) { /* D = rowsum(dO * O) */
+        real d = 0;
+        for (int64_t x = 0; x < Ev; x++)
+          d += dout[i * Ev + x] * o[i * Ev + x];
+        dsum[i] = d;
+      }
+      for (int64_t j0 = 0; j0 < S; j0 += bk) {
+        int64_t n = S - j0 < bk ? S - j0 : bk;
+        for (int64_t i0 = 0; i0 < L; i0 += TL_ATTN_BQ) {
+          int64_t m = L - i0 < TL_ATTN_BQ ? L - i0 : TL_ATTN_BQ;
+          if (c->causal && i0 + m - 1 < j0)
+            continue; /* these keys are in every row's future */
+          gemm(false, true, m, n, E, (real)c->scale, q + i0 * E, E, k + j0 * E, E, 0, p, n);
+          for (int64_t r = 0; r < m; r++) {
+            real *row = p + r * n, l = lse[i0 + r];
+            mask_row(c, b, i0 + r, j0, n, row);
+            for (int64_t x = 0; x < n; x++)
+              row[x] = l == -INFINITY || row[x] == -INFINITY ? 0 : TL_ATTN_EXP(row[x] - l);
+            if (c->dropout_p > 0)
+              drop_row(c, b, i0 + r, j0, n, row, pd + r * n, keep);
+          }
+          const real *pk = c->dropout_p > 0 ? pd : p;
+          gemm(true, false, n, Ev, m, 1, pk, n, dout + i0 * Ev, Ev, 1, dv + j0 * Ev, Ev);
+          gemm(false, true, m, n, Ev, 1, dout + i0 * Ev, Ev, v + j0 * Ev, Ev, 0, dp, n);
+          for (int64_t r = 0; r < m; r++) {
+            real *d = dp + r * n, *row = p + r * n, di = dsum[i0 + r];
+            if (c->dropout_p > 0) /* dP~ -> dP: the multiplier again, as pd / p */
+              drop_row(c, b, i0 + r, j0, n, d, d, keep);
+            for (int64_t x = 0; x < n; x++)
+              d[x] = row[x] * (d[x] - di);
+          }
+          gemm(false, false, m, E, n, (real)c->scale, dp, n, k + j0 * E, E, 1, dq + i0 * E, E);
+          gemm(true, false, n, E, m, (real)c->scale, dp, n, q + i0 * E, E, 1, dk + j0 * E, E);
+        }
+      }
+    }
+  }
+done:
+  free(p);
+  free(pd);
+  free(dp);
+  free(dsum);
+  free(keep);
+}
+TL_VECMATH_END

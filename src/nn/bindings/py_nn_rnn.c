@@ -1,0 +1,101 @@
+/* py_nn_rnn.c - torchlike._C's fused recurrent cells and their backward ops
+ * (src/nn/rnn).  The arguments are bound by generated code (signatures.txt,
+ * [nn_rnn]); these run the entry points.  Also the tuple-result helpers of
+ * py_nn_results.h. */
+#include "ndcore/bindings/generated/bindings.h"
+#include "nn/bindings/py_nn_results.h"
+#include "nn/rnn/tl_rnn.h"
+
+int tl_py_nn_alloc(tl_py_tensor **r, int n)
+{
+  for (int k = 0; k < n; k++)
+    r[k] = NULL;
+  for (int k = 0; k < n; k++) {
+    if (!(r[k] = tl_py_tensor_alloc())) {
+      for (int j = 0; j < k; j++)
+        Py_CLEAR(r[j]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+PyObject *tl_py_nn_pack(tl_py_tensor **r, int n, tl_status status)
+{
+  PyObject *tuple = status == TL_OK ? PyTuple_New(n) : NULL;
+  for (int k = 0; k < n; k++) {
+    if (tuple && r[k]->t.storage)
+      PyTuple_SET_ITEM(tuple, k, (PyObject *)r[k]);
+    else {
+      if (tuple)
+        PyTuple_SET_ITEM(tuple, k, Py_NewRef(Py_None));
+      Py_DECREF(r[k]);
+    }
+  }
+  if (status != TL_OK)
+    return tl_py_raise();
+  return tuple;
+}
+
+PyObject *tl_py_impl_fused_lstm_cell(tl_op op, const tl_py_args_fused_lstm_cell *a)
+{
+  (void)op;
+  tl_py_tensor *r[3];
+  if (tl_py_nn_alloc(r, 3) < 0)
+    return NULL;
+  tl_status s = tl_nn_lstm_cell(tl_py_t(a->input_gates), tl_py_t(a->hidden_gates), tl_py_t(a->cx),
+                                tl_py_nn_opt(a->input_bias), tl_py_nn_opt(a->hidden_bias),
+                                &r[0]->t, &r[1]->t, &r[2]->t);
+  return tl_py_nn_pack(r, 3, s);
+}
+
+PyObject *tl_py_impl_fused_lstm_cell_backward(tl_op op,
+                                              const tl_py_args_fused_lstm_cell_backward *a)
+{
+  (void)op;
+  tl_py_tensor *r[3];
+  if (tl_py_nn_alloc(r, 3) < 0)
+    return NULL;
+  tl_status s = tl_nn_lstm_cell_backward(tl_py_nn_opt(a->grad_hy), tl_py_nn_opt(a->grad_cy),
+                                         tl_py_t(a->cx), tl_py_t(a->cy), tl_py_t(a->workspace),
+                                         a->has_bias, &r[0]->t, &r[1]->t, &r[2]->t);
+  return tl_py_nn_pack(r, 3, s);
+}
+
+PyObject *tl_py_impl_fused_gru_cell(tl_op op, const tl_py_args_fused_gru_cell *a)
+{
+  (void)op;
+  tl_py_tensor *r[2];
+  if (tl_py_nn_alloc(r, 2) < 0)
+    return NULL;
+  tl_status s = tl_nn_gru_cell(tl_py_t(a->input_gates), tl_py_t(a->hidden_gates), tl_py_t(a->hx),
+                               tl_py_nn_opt(a->input_bias), tl_py_nn_opt(a->hidden_bias),
+                               &r[0]->t, &r[1]->t);
+  return tl_py_nn_pack(r, 2, s);
+}
+
+PyObject *tl_py_impl_fused_gru_cell_backward(tl_op op, const tl_py_args_fused_gru_cell_backward *a)
+{
+  (void)op;
+  tl_py_tensor *r[5];
+  if (tl_py_nn_alloc(r, 5) < 0)
+    return NULL;
+  tl_status s = tl_nn_gru_cell_backward(tl_py_t(a->grad_hy), tl_py_t(a->workspace), a->has_bias,
+                                        &r[0]->t, &r[1]->t, &r[2]->t, &r[3]->t, &r[4]->t);
+  return tl_py_nn_pack(r, 5, s);
+}
+
+PyObject *tl_py_impl_fused_rnn_cell(tl_op op, const tl_py_args_fused_rnn_cell *a)
+{
+  (void)op;
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_nn_rnn_cell(tl_py_t(a->input_gates), tl_py_t(a->hidden_gates),
+                     tl_py_nn_opt(a->input_bias), tl_py_nn_opt(a->hidden_bias), a->relu,
+                     &r->t) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
+}

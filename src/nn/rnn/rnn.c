@@ -1,0 +1,193 @@
+/* rnn.c - the device-neutral entry points of the fused recurrent cells
+ * (tl_rnn.h): shapes and dtypes checked in PyTorch's terms, operands brought
+ * to the work dtype, outputs allocated on the inputs' device; and the CPU
+ * set's rows in the kernel table. */
+#include "nn/rnn/tl_rnn.h"
+#include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
+
+enum { MAX_IO = 5 };
+
+/* t (if given) must be a floating tensor of `dtype` with shape (rows, cols),
+ * or (cols) when rows < 0. */
+static tl_status check(const char *name, const char *what, const tl_tensor *t, tl_dtype dtype,
+                       int64_t rows, int64_t cols)
+{
+  char got[128];
+  if (!t)
+    return TL_OK;
+  if (!tl_dtype_is_float(t->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point %s, got %s", name, what,
+                        tl_dtype_names[t->dtype]);
+  if (t->dtype != dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected %s to have dtype %s, got %s", name, what,
+                        tl_dtype_names[dtype], tl_dtype_names[t->dtype]);
+  bool ok = rows < 0 ? t->ndim == 1 && t->shape[0] == cols
+                     : t->ndim == 2 && t->shape[0] == rows && t->shape[1] == cols;
+  if (ok)
+    return TL_OK;
+  tl_shape_str(got, sizeof got, t->ndim, t->shape);
+  if (rows < 0)
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected %s of shape [%lld], got %s", name, what,
+                        (long long)cols, got);
+  return tl_error_set(TL_ERR_RUNTIME, "%s(): expected %s of shape [%lld, %lld], got %s", name,
+                      what, (long long)rows, (long long)cols, got);
+}
+
+/* The gate inputs' rows and hidden size: (N, G*H) each, the same shape. */
+static tl_status gate_shape(const char *name, const tl_tensor *ig, const tl_tensor *hg, int gates,
+                            int64_t *n, int64_t *h)
+{
+  char a[128], b[128];
+  if (ig->ndim != 2 || ig->shape[1] % gates)
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected input_gates of shape [N, %d * H], got %s",
+                        name, gates, tl_shape_str(a, sizeof a, ig->ndim, ig->shape));
+  if (hg->ndim != 2 || hg->shape[0] != ig->shape[0] || hg->shape[1] != ig->shape[1])
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): hidden_gates of shape %s does not match "
+                        "input_gates of shape %s", name,
+                        tl_shape_str(a, sizeof a, hg->ndim, hg->shape),
+                        tl_shape_str(b, sizeof b, ig->ndim, ig->shape));
+  *n = ig->shape[0];
+  *h = ig->shape[1] / gates;
+  return TL_OK;
+}
+
+/* Inputs to the work dtype, outputs (shapes[k] = {rows, cols}, rows < 0: 1-d)
+ * allocated in it, the device's kernel, then each output cast to `dtype`. */
+static tl_status run(tl_op op, tl_rnn_call *call, const tl_tensor *const *ins, int nin,
+                     const int64_t (*shapes)[2], tl_tensor *const *outs, int nout, tl_dtype dtype)
+{
+  tl_dtype work = tl_nn_work_dtype(dtype);
+  tl_tensor in[MAX_IO] = {{0}};
+  tl_status status = TL_OK;
+  const tl_nn_rnn_kernels *set = tl_dispatch_kernel(op, dtype, nin, ins);
+  if (!set)
+    return tl_error_status();
+  tl_device device = tl_tensor_device(ins[0] ? ins[0] : ins[nin - 1]);
+  for (int k = 0; k < nin && status == TL_OK; k++) {
+    status = tl_nn_work_in(ins[k], work, &in[k]);
+    call->in[k] = ins[k] ? &in[k] : NULL;
+  }
+  for (int k = 0; k < nout && status == TL_OK; k++) {
+    call->out[k] = outs[k];
+    if (outs[k])
+      status = shapes[k][0] < 0 ? tl_tensor_empty(outs[k], work, 1, &shapes[k][1], device)
+                                : tl_tensor_empty(outs[k], work, 2, shapes[k], device);
+  }
+  if (status == TL_OK)
+    status = set->cell(call);
+  for (int k = 0; k < nout && status == TL_OK; k++)
+    if (outs[k])
+      status = tl_nn_work_out(outs[k], dtype);
+  for (int k = 0; k < nin; k++)
+    tl_tensor_release(&in[k]);
+  for (int k = 0; status != TL_OK && k < nout; k++)
+    if (outs[k] && outs[k]->storage)
+      tl_tensor_release(outs[k]);
+  return status;
+}
+
+tl_status tl_nn_lstm_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *cx,
+                          const tl_tensor *bi, const tl_tensor *bh, tl_tensor *hy, tl_tensor *cy,
+                          tl_tensor *workspace)
+{
+  const char *name = tl_op_infos[TL_OP_FUSED_LSTM_CELL].name;
+  int64_t n = 0, h = 0;
+  if (gate_shape(name, ig, hg, 4, &n, &h) != TL_OK ||
+      check(name, "input_gates", ig, ig->dtype, n, 4 * h) != TL_OK ||
+      check(name, "hidden_gates", hg, ig->dtype, n, 4 * h) != TL_OK ||
+      check(name, "cx", cx, ig->dtype, n, h) != TL_OK ||
+      check(name, "input_bias", bi, ig->dtype, -1, 4 * h) != TL_OK ||
+      check(name, "hidden_bias", bh, ig->dtype, -1, 4 * h) != TL_OK)
+    return tl_error_status();
+  tl_rnn_call call = {.kind = TL_RNN_LSTM, .n = n, .h = h};
+  const tl_tensor *ins[] = {ig, hg, cx, bi, bh};
+  const int64_t shapes[][2] = {{n, h}, {n, h}, {n, 4 * h}};
+  tl_tensor *outs[] = {hy, cy, workspace};
+  return run(TL_OP_FUSED_LSTM_CELL, &call, ins, 5, shapes, outs, 3, ig->dtype);
+}
+
+tl_status tl_nn_lstm_cell_backward(const tl_tensor *ghy, const tl_tensor *gcy, const tl_tensor *cx,
+                                   const tl_tensor *cy, const tl_tensor *workspace, bool has_bias,
+                                   tl_tensor *ggates, tl_tensor *gcx, tl_tensor *gbias)
+{
+  const char *name = tl_op_infos[TL_OP_FUSED_LSTM_CELL_BACKWARD].name;
+  tl_dtype dtype = cx->dtype;
+  int64_t n = cx->ndim == 2 ? cx->shape[0] : 0, h = cx->ndim == 2 ? cx->shape[1] : 0;
+  if (check(name, "cx", cx, dtype, n, h) != TL_OK || check(name, "cy", cy, dtype, n, h) != TL_OK ||
+      check(name, "workspace", workspace, dtype, n, 4 * h) != TL_OK ||
+      check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
+      check(name, "grad_cy", gcy, dtype, n, h) != TL_OK)
+    return tl_error_status();
+  tl_rnn_call call = {.kind = TL_RNN_LSTM_BACKWARD, .n = n, .h = h};
+  const tl_tensor *ins[] = {ghy, gcy, cx, cy, workspace};
+  const int64_t shapes[][2] = {{n, 4 * h}, {n, h}, {-1, 4 * h}};
+  tl_tensor *outs[] = {ggates, gcx, has_bias ? gbias : NULL};
+  return run(TL_OP_FUSED_LSTM_CELL_BACKWARD, &call, ins, 5, shapes, outs, 3, dtype);
+}
+
+tl_status tl_nn_gru_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *hx,
+                         const tl_tensor *bi, const tl_tensor *bh, tl_tensor *hy,
+                         tl_tensor *workspace)
+{
+  const char *name = tl_op_infos[TL_OP_FUSED_GRU_CELL].name;
+  int64_t n = 0, h = 0;
+  if (gate_shape(name, ig, hg, 3, &n, &h) != TL_OK ||
+      check(name, "input_gates", ig, ig->dtype, n, 3 * h) != TL_OK ||
+      check(name, "hidden_gates", hg, ig->dtype, n, 3 * h) != TL_OK ||
+      check(name, "hx", hx, ig->dtype, n, h) != TL_OK ||
+      check(name, "input_bias", bi, ig->dtype, -1, 3 * h) != TL_OK ||
+      check(name, "hidden_bias", bh, ig->dtype, -1, 3 * h) != TL_OK)
+    return tl_error_status();
+  tl_rnn_call call = {.kind = TL_RNN_GRU, .n = n, .h = h};
+  const tl_tensor *ins[] = {ig, hg, hx, bi, bh};
+  const int64_t shapes[][2] = {{n, h}, {n, 5 * h}};
+  tl_tensor *outs[] = {hy, workspace};
+  return run(TL_OP_FUSED_GRU_CELL, &call, ins, 5, shapes, outs, 2, ig->dtype);
+}
+
+tl_status tl_nn_gru_cell_backward(const tl_tensor *ghy, const tl_tensor *workspace, bool has_bias,
+                                  tl_tensor *gig, tl_tensor *ghg, tl_tensor *ghx, tl_tensor *gbi,
+                                  tl_tensor *gbh)
+{
+  const char *name = tl_op_infos[TL_OP_FUSED_GRU_CELL_BACKWARD].name;
+  tl_dtype dtype = ghy->dtype;
+  int64_t n = ghy->ndim == 2 ? ghy->shape[0] : 0, h = ghy->ndim == 2 ? ghy->shape[1] : 0;
+  if (check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
+      check(name, "workspace", workspace, dtype, n, 5 * h) != TL_OK)
+    return tl_error_status();
+  tl_rnn_call call = {.kind = TL_RNN_GRU_BACKWARD, .n = n, .h = h};
+  const tl_tensor *ins[] = {ghy, workspace};
+  const int64_t shapes[][2] = {{n, 3 * h}, {n, 3 * h}, {n, h}, {-1, 3 * h}, {-1, 3 * h}};
+  tl_tensor *outs[] = {gig, ghg, ghx, has_bias ? gbi : NULL, has_bias ? gbh : NULL};
+  return run(TL_OP_FUSED_GRU_CELL_BACKWARD, &call, ins, 2, shapes, outs, 5, dtype);
+}
+
+tl_status tl_nn_rnn_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *bi,
+                         const tl_tensor *bh, bool relu, tl_tensor *hy)
+{
+  const char *name = tl_op_infos[TL_OP_FUSED_RNN_CELL].name;
+  int64_t n = 0, h = 0;
+  if (gate_shape(name, ig, hg, 1, &n, &h) != TL_OK ||
+      check(name, "input_gates", ig, ig->dtype, n, h) != TL_OK ||
+      check(name, "hidden_gates", hg, ig->dtype, n, h) != TL_OK ||
+      check(name, "input_bias", bi, ig->dtype, -1, h) != TL_OK ||
+      check(name, "hidden_bias", bh, ig->dtype, -1, h) != TL_OK)
+    return tl_error_status();
+  tl_rnn_call call = {.kind = relu ? TL_RNN_RELU : TL_RNN_TANH, .n = n, .h = h};
+  const tl_tensor *ins[] = {ig, hg, NULL, bi, bh};
+  const int64_t shapes[][2] = {{n, h}};
+  tl_tensor *outs[] = {hy};
+  return run(TL_OP_FUSED_RNN_CELL, &call, ins, 5, shapes, outs, 1, ig->dtype);
+}
+
+static const tl_nn_rnn_kernels cpu_rnn = {.cell = tl_cpu_rnn_cell};
+
+void tl_nn_rnn_register(void)
+{
+  static const tl_op ops[] = {TL_OP_FUSED_LSTM_CELL, TL_OP_FUSED_LSTM_CELL_BACKWARD,
+                              TL_OP_FUSED_GRU_CELL, TL_OP_FUSED_GRU_CELL_BACKWARD,
+                              TL_OP_FUSED_RNN_CELL};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_rnn);
+}

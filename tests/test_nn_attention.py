@@ -1,0 +1,256 @@
+"""scaled_dot_product_attention: the blocked (flash-style) kernel of
+src/nn/attention, its backward op, and MultiheadAttention's fast path.
+
+Values against a NumPy reference (dtypes, shapes with L != S and several
+blocks, 0-size batches, non-contiguous and broadcast inputs, causal, bool and
+float masks, scale, grouped heads, fully masked rows); dropout reproduced by
+a seed and consistent between forward and backward; gradients and second
+derivatives by finite differences (double backward goes through the math
+path); errors; and the kernels on the fake device."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn.functional as F
+from torchlike import _C as C
+from torchlike.autograd import gradcheck, gradgradcheck
+
+# the derivatives gradchecked here (tests/test_grad_registry.py reads this)
+GRADCHECKED = {"_scaled_dot_product_flash_attention_for_cpu"}
+
+TOL = {T.float64: 1e-12, T.float32: 2e-6, T.float16: 5e-3, T.bfloat16: 4e-2}
+FLASH = C._scaled_dot_product_flash_attention_for_cpu
+
+
+def np_sdpa(q, k, v, mask=None, causal=False, scale=None):
+    """The math path; a row with nothing to attend gives 0 (PyTorch's safe softmax)."""
+    if k.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        rep = q.shape[-3] // k.shape[-3]
+        k, v = np.repeat(k, rep, -3), np.repeat(v, rep, -3)
+    s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+    L, S = s.shape[-2:]
+    if causal:
+        s = np.where(np.tril(np.ones((L, S), bool)), s, -np.inf)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf) if mask.dtype == bool else s + mask
+    m = s.max(-1, keepdims=True) if S else np.zeros(s.shape[:-1] + (1,))
+    m = np.where(np.isfinite(m), m, 0)
+    e = np.exp(s - m)
+    d = e.sum(-1, keepdims=True)
+    p = np.divide(e, d, out=np.zeros_like(e), where=d > 0)
+    return p @ v
+
+
+def to64(t):
+    return t.double().numpy()
+
+
+SHAPES = [(2, 3, 5, 7, 4, 6), (1, 2, 130, 200, 16, 8), (2, 1, 64, 64, 32, 32),
+          (1, 1, 1, 1, 3, 2), (0, 2, 4, 4, 4, 4), (1, 2, 0, 5, 4, 4), (1, 1, 65, 257, 128, 5)]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("B,H,L,S,E,Ev", SHAPES)
+def test_values_match_numpy(B, H, L, S, E, Ev, dtype, causal):
+    rng = np.random.default_rng(B * 1000 + L + S)
+    q, k, v = (T.tensor(rng.standard_normal(s), dtype=dtype)
+               for s in ((B, H, L, E), (B, H, S, E), (B, H, S, Ev)))
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert out.dtype == dtype and tuple(out.shape) == (B, H, L, Ev)
+    ref = np_sdpa(to64(q), to64(k), to64(v), causal=causal)
+    np.testing.assert_allclose(to64(out), ref, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+def test_masks_scale_and_broadcasting(dtype):
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 3, 70, 8), (2, 3, 90, 8), (2, 3, 90, 5)))
+    tq, tk, tv = (T.tensor(a, dtype=dtype) for a in (q, k, v))
+    tol = TOL[dtype]
+    bmask = rng.random((70, 90)) > 0.4
+    out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=T.tensor(bmask))
+    np.testing.assert_allclose(to64(out), np_sdpa(q, k, v, bmask), rtol=tol, atol=tol)
+    fmask = rng.standard_normal((3, 1, 90))          # broadcast over batch and query rows
+    out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=T.tensor(fmask, dtype=dtype),
+                                         scale=0.37)
+    ref = np_sdpa(q, k, v, fmask.astype(np.float32 if dtype == T.float32 else np.float64), scale=0.37)
+    np.testing.assert_allclose(to64(out), ref, rtol=tol * 10, atol=tol * 10)
+    # a fully masked row gives zeros, as PyTorch's safe softmax
+    bmask[3] = False
+    out = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=T.tensor(bmask))
+    assert np.all(to64(out)[:, :, 3] == 0)
+    np.testing.assert_allclose(to64(out), np_sdpa(q, k, v, bmask), rtol=tol, atol=tol)
+    # key/value batch dims broadcast against the query's
+    out = F.scaled_dot_product_attention(tq, tk[:1], tv[:1])
+    np.testing.assert_allclose(to64(out), np_sdpa(q, np.broadcast_to(k[:1], k.shape),
+                                                  np.broadcast_to(v[:1], v.shape)), rtol=tol, atol=tol)
+    # 2-d inputs (no batch) and non-contiguous ones
+    out = F.scaled_dot_product_attention(tq[0, 0], tk[0, 0], tv[0, 0])
+    np.testing.assert_allclose(to64(out), np_sdpa(q[0, 0], k[0, 0], v[0, 0]), rtol=tol, atol=tol)
+    qt = T.tensor(q.transpose(0, 2, 1, 3).copy(), dtype=dtype).transpose(1, 2)
+    assert not qt.is_contiguous()
+    out = F.scaled_dot_product_attention(qt, tk, tv, is_causal=True)
+    np.testing.assert_allclose(to64(out), np_sdpa(q, k, v, causal=True), rtol=tol, atol=tol)
+
+
+def test_grouped_query_attention():
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.standard_normal(s) for s in ((2, 6, 9, 4), (2, 2, 11, 4), (2, 2, 11, 3)))
+    out = F.scaled_dot_product_attention(T.tensor(q), T.tensor(k), T.tensor(v), enable_gqa=True)
+    np.testing.assert_allclose(out.numpy(), np_sdpa(q, k, v), rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="must divide the number of heads in query"):
+        F.scaled_dot_product_attention(T.tensor(q), T.tensor(k[:, :1].repeat(4, 1)[:, :4]),
+                                       T.tensor(v[:, :1].repeat(4, 1)[:, :4]), enable_gqa=True)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_gradients_and_second_derivatives(causal):
+    rng = np.random.default_rng(3)
+    q, k, v = (T.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in ((1, 2, 5, 3), (1, 2, 6, 3), (1, 2, 6, 4)))
+    fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=causal)  # noqa: E731
+    assert gradcheck(fn, (q, k, v))
+    assert gradgradcheck(fn, (q, k, v))
+
+
+def test_gradients_with_masks_gqa_and_scale():
+    rng = np.random.default_rng(4)
+    q = T.tensor(rng.standard_normal((1, 4, 5, 3)), requires_grad=True)
+    k, v = (T.tensor(rng.standard_normal(s), requires_grad=True) for s in ((1, 2, 6, 3), (1, 2, 6, 2)))
+    bmask = T.tensor(rng.random((5, 6)) > 0.3)
+    fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=bmask, scale=0.7,  # noqa: E731
+                                                        enable_gqa=True)
+    assert gradcheck(fn, (q, k, v))
+    assert gradgradcheck(fn, (q, k, v))
+    fmask = T.tensor(rng.standard_normal((4, 1, 6)), requires_grad=True)
+    fn = lambda a, b, c, m: F.scaled_dot_product_attention(a, b, c, attn_mask=m,  # noqa: E731
+                                                           enable_gqa=True)
+    assert gradcheck(fn, (q, k, v, fmask))
+    assert gradgradcheck(fn, (q, k, v, fmask))
+
+
+def test_long_blocks_backward_matches_the_math_path():
+    """Several query and key blocks, causal: the fused backward against the math one."""
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal(s) for s in ((1, 2, 150, 16), (1, 2, 170, 16), (1, 2, 170, 8)))
+    g = rng.standard_normal((1, 2, 150, 8))
+    ts = [T.tensor(a, requires_grad=True) for a in (q, k, v)]
+    F.scaled_dot_product_attention(*ts, is_causal=True).backward(T.tensor(g))
+    # the math path's gradients, by NumPy
+    s = q @ np.swapaxes(k, -1, -2) / 4
+    s = np.where(np.tril(np.ones((150, 170), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    dv = np.swapaxes(p, -1, -2) @ g
+    dp = g @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+    for t, ref in zip(ts, (ds @ k / 4, np.swapaxes(ds, -1, -2) @ q / 4, dv)):
+        np.testing.assert_allclose(t.grad.numpy(), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_dropout_is_reproducible_and_consistent():
+    rng = np.random.default_rng(6)
+    q, k, v = (T.tensor(rng.standard_normal(s)) for s in ((2, 2, 40, 8), (2, 2, 50, 8), (2, 2, 50, 8)))
+    T.manual_seed(7)
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+    T.manual_seed(7)
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), c.numpy())
+    # with V = identity the output is the dropped-out probability matrix itself
+    eye = T.eye(50, dtype=T.float64).expand(2, 2, 50, 50)
+    rs = T.tensor([123, 456])
+    pd = FLASH(q, k, eye, 0.25, False, rng_state=rs)[0].numpy()
+    p = np_sdpa(q.numpy(), k.numpy(), np.broadcast_to(np.eye(50), (2, 2, 50, 50)))
+    kept = pd != 0
+    assert 0.7 < kept.mean() < 0.8
+    np.testing.assert_allclose(pd[kept], p[kept] / 0.75, rtol=1e-12)
+    assert np.all(FLASH(q, k, v, 1.0, False, rng_state=rs)[0].numpy() == 0)
+    # forward and backward draw the same mask: gradcheck through a fixed rng_state
+    qs, ks, vs = (T.tensor(rng.standard_normal(s), requires_grad=True)
+                  for s in ((1, 1, 6, 3), (1, 1, 7, 3), (1, 1, 7, 2)))
+    assert gradcheck(lambda a, b, c: FLASH(a, b, c, 0.4, False, rng_state=rs)[0], (qs, ks, vs))
+    with pytest.raises(NotImplementedError, match="dropout_p > 0"):
+        gradgradcheck(lambda a, b, c: FLASH(a, b, c, 0.4, False, rng_state=rs)[0], (qs, ks, vs))
+
+
+def test_backward_op_on_its_own():
+    rng = np.random.default_rng(8)
+    q, k, v = (T.tensor(rng.standard_normal(s)) for s in ((1, 3, 4), (1, 5, 4), (1, 5, 2)))
+    o, lse = FLASH(q, k, v)
+    s = q.numpy() @ k.numpy().transpose(0, 2, 1) / 2
+    np.testing.assert_allclose(lse.numpy(), np.log(np.exp(s).sum(-1)), rtol=1e-12)
+    g = T.tensor(rng.standard_normal((1, 3, 2)))
+    dq, dk, dv = C._scaled_dot_product_flash_attention_for_cpu_backward(g, q, k, v, o, lse, 0.0,
+                                                                         False)
+    p = np.exp(s - lse.numpy()[..., None])
+    np.testing.assert_allclose(dv.numpy(), p.transpose(0, 2, 1) @ g.numpy(), rtol=1e-12)
+    assert dq.shape == q.shape and dk.shape == k.shape
+
+
+def test_errors_name_the_problem():
+    q = T.randn(2, 3, 4)
+    with pytest.raises(RuntimeError, match="Expected query, key, and value to have the same dtype"):
+        F.scaled_dot_product_attention(q, q.double(), q)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.bool),
+                                       is_causal=True)
+    with pytest.raises(RuntimeError, match=r"the last dim of key \[2, 3, 5\] must match that of "
+                                           r"query \[2, 3, 4\]"):
+        F.scaled_dot_product_attention(q, T.randn(2, 3, 5), T.randn(2, 3, 5))
+    with pytest.raises(RuntimeError, match="Expected attn_mask dtype to be bool or float"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=T.ones(3, 3, dtype=T.int64))
+    with pytest.raises(RuntimeError, match=r"attn_mask of shape \[4, 3\] cannot be broadcast"):
+        FLASH(q, q, q, attn_mask=T.ones(4, 3, dtype=T.bool))
+    with pytest.raises(RuntimeError, match="needs rng_state"):
+        FLASH(q, q, q, 0.5)
+
+
+def test_multihead_attention_fast_path_matches_the_weights_path():
+    T.manual_seed(9)
+    mha = T.nn.MultiheadAttention(8, 2, dtype=T.float64)
+    rng = np.random.default_rng(10)
+    x = T.tensor(rng.standard_normal((5, 3, 8)))
+    kpm = T.tensor(np.array([[False] * 5, [False, False, True, True, False], [True] + [False] * 4]))
+    am = T.tensor(rng.random((5, 5)) > 0.8)
+    with T.no_grad():
+        for kw in ({}, {"key_padding_mask": kpm}, {"attn_mask": am}, {"is_causal": True,
+                                                                      "attn_mask": am}):
+            fast, none = mha(x, x, x, need_weights=False, **kw)
+            slow, _ = mha(x, x, x, need_weights=True, **kw)
+            assert none is None
+            np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_fake_device_uses_the_device_kernels():
+    code = textwrap.dedent("""
+        import numpy as np
+        import torchlike as T
+        C = T._C
+        C._fake_enable()
+        q = T.randn(2, 3, 4).to("fake")
+        try:
+            C._scaled_dot_product_flash_attention_for_cpu(q, q, q)
+        except NotImplementedError as e:
+            assert "no kernel for device fake:0" in str(e), e
+        else:
+            raise AssertionError("ran without a kernel")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        q = T.randn(2, 3, 4).to("fake").requires_grad_()
+        out = T.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=True)
+        assert str(out.device) == "fake:0"
+        ref = T.nn.functional.scaled_dot_product_attention(*(q.detach().cpu(),) * 3,
+                                                           is_causal=True)
+        np.testing.assert_array_equal(out.detach().cpu().numpy(), ref.numpy())
+        out.sum().backward()
+        assert str(q.grad.device) == "fake:0"
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
