@@ -772,6 +772,46 @@ static const tl_py_param params__log_softmax_backward_data[] = {
     {"input_dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_convolution[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"transposed", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"output_padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"groups", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__convolution_backward_weight[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"transposed", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"groups", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_im2col[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_col2im[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1001,5 +1041,13 @@ const tl_py_sig tl_py_sigs[] = {
      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
+    {"convolution", "nn_conv", params_convolution, 9, 9,
+     "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)"},
+    {"_convolution_backward_weight", "nn_conv", params__convolution_backward_weight, 8, 8,
+     "_convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, bool transposed, int groups)"},
+    {"im2col", "nn_conv", params_im2col, 5, 5,
+     "im2col(Tensor input, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
+    {"col2im", "nn_conv", params_col2im, 6, 6,
+     "col2im(Tensor input, int[] output_size, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
 };
-const int tl_py_sig_count = 114;
+const int tl_py_sig_count = 118;
