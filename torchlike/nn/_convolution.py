@@ -32,19 +32,16 @@ def _same_padding(x, weight, stride, dilation, n):
 
 def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
     x, unbatched = _batched(input, n, name)
-    stride = _ntuple(stride, n, "stride")
-    dilation = _ntuple(dilation, n, "dilation")
     if isinstance(padding, str):
         if padding == "valid":
-            padding = (0,) * n
+            padding = 0
         elif padding == "same":
-            x, padding = _same_padding(x, weight, stride, dilation, n)
+            x, padding = _same_padding(x, weight, _ntuple(stride, n, "stride"),
+                                       _ntuple(dilation, n, "dilation"), n)
         else:
             raise ValueError(f"Invalid padding string '{padding}', should be one of "
                              "{'valid', 'same'}")
-    else:
-        padding = _ntuple(padding, n, "padding")
-    out = _C.convolution(x, weight, bias, stride, padding, dilation, False, (0,) * n, groups)
+    out = _C.convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -69,9 +66,7 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     output size (L - 1) * stride - 2 * padding + dilation * (k - 1) +
     output_padding + 1."""
     x, unbatched = _batched(input, n, name)
-    out = _C.convolution(x, weight, bias, _ntuple(stride, n, "stride"),
-                         _ntuple(padding, n, "padding"), _ntuple(dilation, n, "dilation"), True,
-                         _ntuple(output_padding, n, "output_padding"), groups)
+    out = _C.convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -14,10 +14,13 @@ static const tl_dtype_set FLOATS = (tl_dtype_set)((1u << TL_DTYPE_F16) | (1u << 
 static tl_status expand(const char *name, const char *what, const int64_t *v, int n, int nsp,
                         int64_t *out)
 {
-  if (n != 1 && n != nsp)
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected %s to be a single integer value or a "
-                        "list of %d values to match the convolution dimensions, but got %d "
-                        "values", name, what, nsp, n);
+  if (n != 1 && n != nsp) {
+    char got[128];
+    (void)name;
+    return tl_error_set(TL_ERR_RUNTIME, "expected %s to be a single integer value or a list of %d "
+                        "values to match the convolution dimensions, but got %s=%s", what, nsp,
+                        what, tl_shape_str(got, sizeof got, n, v));
+  }
   for (int d = 0; d < nsp; d++)
     out[d] = v[n == 1 ? 0 : d];
   return TL_OK;
@@ -52,16 +55,45 @@ static tl_status geom_params(const char *name, const tl_nn_conv_params *p, int n
       return tl_error_set(TL_ERR_RUNTIME, "non-positive stride is not supported");
     if (g->padding[d] < 0)
       return tl_error_set(TL_ERR_RUNTIME, "negative padding is not supported");
-    if (g->dilation[d] <= 0)
-      return tl_error_set(TL_ERR_RUNTIME, "dilation should be greater than zero");
+    if (g->dilation[d] <= 0) {
+      char sd[128];
+      return tl_error_set(TL_ERR_RUNTIME, "dilation should be greater than zero, but got %s",
+                          tl_shape_str(sd, sizeof sd, nsp, g->dilation));
+    }
     if (output_padding[d] < 0)
       return tl_error_set(TL_ERR_RUNTIME, "negative output_padding is not supported");
   }
   return TL_OK;
 }
 
-/* small from big (a convolution's output size), with PyTorch's errors. */
-static tl_status geom_small(tl_nn_conv_geom *g)
+/* "(3, 3)" */
+static const char *tuple_str(char *buf, size_t size, int n, const int64_t *v)
+{
+  tl_shape_str(buf, size, n, v);
+  buf[0] = '(';
+  buf[strlen(buf) - 1] = ')';
+  return buf;
+}
+
+/* unfold/fold's words for a window that does not fit. */
+static tl_status fold_too_small(const tl_nn_conv_geom *g)
+{
+  char a[128], b[128], c[128], d[128], e[128];
+  int64_t blocks[TL_NN_CONV_MAX_DIMS];
+  for (int i = 0; i < g->nsp; i++)
+    blocks[i] = (g->big[i] + 2 * g->padding[i] - g->dilation[i] * (g->kernel[i] - 1) - 1) /
+                    g->stride[i] + 1;
+  return tl_error_set(TL_ERR_RUNTIME, "Given input with spatial size %s, kernel_size=%s, "
+                      "dilation=%s, padding=%s, calculated shape of the array of sliding blocks as "
+                      "%s, but its components must be at least one.",
+                      tuple_str(a, sizeof a, g->nsp, g->big), tuple_str(b, sizeof b, g->nsp, g->kernel),
+                      tuple_str(c, sizeof c, g->nsp, g->dilation),
+                      tuple_str(d, sizeof d, g->nsp, g->padding), tuple_str(e, sizeof e, g->nsp, blocks));
+}
+
+/* small from big (a convolution's output size), with PyTorch's errors
+ * (unfold/fold's when fold). */
+static tl_status geom_small(tl_nn_conv_geom *g, bool fold)
 {
   int64_t padded[TL_NN_CONV_MAX_DIMS], span[TL_NN_CONV_MAX_DIMS];
   char a[128], b[128];
@@ -72,6 +104,8 @@ static tl_status geom_small(tl_nn_conv_geom *g)
     ok = ok && padded[d] >= span[d];
     g->small[d] = padded[d] >= span[d] ? (padded[d] - span[d]) / g->stride[d] + 1 : 0;
   }
+  if (!ok && fold)
+    return fold_too_small(g);
   if (!ok)
     return tl_error_set(TL_ERR_RUNTIME, "Calculated padded input size per channel: (%s). Kernel "
                         "size: (%s). Kernel size can't be greater than actual input size",
@@ -79,17 +113,35 @@ static tl_status geom_small(tl_nn_conv_geom *g)
   return TL_OK;
 }
 
+/* PyTorch's words, each list per dim (1-d as 2-d with a height of 1). */
+static tl_status output_padding_error(const tl_nn_conv_geom *g, const int64_t *output_padding)
+{
+  static const char *const names[] = {"depth", "height", "width"};
+  const char *what[] = {"output_padding", "stride", "dilation"};
+  const int64_t *lists[] = {output_padding, g->stride, g->dilation};
+  char buf[512];
+  size_t used = 0;
+  int n = g->nsp < 2 ? 2 : g->nsp;
+  for (int l = 0; l < 3; l++)
+    for (int d = 0; d < n; d++) {
+      int64_t v = g->nsp < 2 ? (d == 0 ? l > 0 : lists[l][0]) : lists[l][d];
+      used += (size_t)snprintf(buf + used, used < sizeof buf ? sizeof buf - used : 0,
+                               "%s%s_%s: %lld", l || d ? " " : "", what[l], names[3 - n + d],
+                               (long long)v);
+    }
+  return tl_error_set(TL_ERR_RUNTIME, "output padding must be smaller than either stride or "
+                      "dilation, but got %s", buf);
+}
+
 /* big from small (a transposed convolution's output size). */
 static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
 {
   char a[128], b[128];
   bool ok = true;
-  for (int d = 0; d < g->nsp; d++) {
+  for (int d = 0; d < g->nsp; d++)
     if (output_padding[d] >= g->stride[d] && output_padding[d] >= g->dilation[d])
-      return tl_error_set(TL_ERR_RUNTIME, "output padding must be smaller than either stride or "
-                          "dilation, but got output_padding: %lld, stride: %lld, dilation: %lld",
-                          (long long)output_padding[d], (long long)g->stride[d],
-                          (long long)g->dilation[d]);
+      return output_padding_error(g, output_padding);
+  for (int d = 0; d < g->nsp; d++) {
     g->big[d] = (g->small[d] - 1) * g->stride[d] - 2 * g->padding[d] +
                 g->dilation[d] * (g->kernel[d] - 1) + output_padding[d] + 1;
     ok = ok && g->big[d] > 0;
@@ -101,12 +153,23 @@ static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
   return TL_OK;
 }
 
-static tl_status check_dtypes(const char *name, const tl_tensor *input, const tl_tensor *other,
-                              const char *what)
+/* PyTorch's scalar type names in its dtype errors. */
+static const char *scalar_name(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F16: return "Half";
+  case TL_DTYPE_BF16: return "BFloat16";
+  case TL_DTYPE_F32: return "Float";
+  case TL_DTYPE_F64: return "Double";
+  default: return tl_dtype_names[d];
+  }
+}
+
+static tl_status check_dtypes(const tl_tensor *input, const tl_tensor *other)
 {
   if (other && other->dtype != input->dtype)
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): Input type (%s) and %s type (%s) should be the same",
-                        name, tl_dtype_names[input->dtype], what, tl_dtype_names[other->dtype]);
+    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
+                        scalar_name(input->dtype), scalar_name(other->dtype));
   return TL_OK;
 }
 
@@ -157,8 +220,7 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   int64_t output_padding[TL_NN_CONV_MAX_DIMS], shape[TL_MAX_DIMS];
   const tl_nn_conv_kernels *set =
       tl_dispatch_kernel(TL_OP_CONVOLUTION, input->dtype, bias ? 3 : 2, devs);
-  if (!set || check_dtypes(name, input, weight, "weight") != TL_OK ||
-      check_dtypes(name, input, bias, "bias") != TL_OK ||
+  if (!set || check_dtypes(input, weight) != TL_OK || check_dtypes(input, bias) != TL_OK ||
       check_conv(name, input, weight->ndim, weight->shape, p, &g, output_padding) != TL_OK)
     return tl_error_status();
   int64_t out_channels = p->transposed ? weight->shape[1] * p->groups : weight->shape[0];
@@ -172,7 +234,7 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   }
   for (int d = 0; d < g.nsp; d++)
     (p->transposed ? g.small : g.big)[d] = input->shape[2 + d];
-  if ((p->transposed ? geom_big(&g, output_padding) : geom_small(&g)) != TL_OK)
+  if ((p->transposed ? geom_big(&g, output_padding) : geom_small(&g, false)) != TL_OK)
     return tl_error_status();
   shape[0] = input->shape[0];
   shape[1] = out_channels;
@@ -196,7 +258,7 @@ tl_status tl_nn_convolution_backward_weight(const tl_tensor *grad_output, const 
   int64_t output_padding[TL_NN_CONV_MAX_DIMS], want[TL_MAX_DIMS];
   const tl_nn_conv_kernels *set =
       tl_dispatch_kernel(TL_OP_CONVOLUTION_BACKWARD_WEIGHT, input->dtype, 2, devs);
-  if (!set || check_dtypes(name, input, grad_output, "grad_output") != TL_OK ||
+  if (!set || check_dtypes(input, grad_output) != TL_OK ||
       check_conv(name, input, nweight, weight_size, p, &g, output_padding) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < g.nsp; d++)
@@ -209,7 +271,7 @@ tl_status tl_nn_convolution_backward_weight(const tl_tensor *grad_output, const 
       output_padding[d] -= (g.small[d] - 1) * g.stride[d] - 2 * g.padding[d] +
                            g.dilation[d] * (g.kernel[d] - 1) + 1;
   }
-  if ((p->transposed ? geom_big(&g, output_padding) : geom_small(&g)) != TL_OK)
+  if ((p->transposed ? geom_big(&g, output_padding) : geom_small(&g, false)) != TL_OK)
     return tl_error_status();
   want[0] = input->shape[0];
   want[1] = p->transposed ? weight_size[1] * p->groups : weight_size[0];
@@ -266,7 +328,7 @@ tl_status tl_nn_im2col(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   if (fold_geom(name, p, input->ndim - 2, &g) != TL_OK)
     return tl_error_status();
   memcpy(g.big, input->shape + 2, (size_t)g.nsp * sizeof *g.big);
-  if (geom_small(&g) != TL_OK)
+  if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
   int64_t K = 1, L = 1;
   for (int d = 0; d < g.nsp; d++) {
@@ -307,7 +369,7 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
                         "the product of kernel_size, but got input.size(1)=%lld and "
                         "kernel_size=(%s)", (long long)input->shape[1],
                         sizes_str(a, sizeof a, nsp, g.kernel));
-  if (geom_small(&g) != TL_OK)
+  if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < nsp; d++)
     L *= g.small[d];
