@@ -56,13 +56,26 @@ PyObject *tl_py_impl_convolution_backward_weight(tl_op op,
                                                      &r->t));
 }
 
+/* im2col's and col2im's shared lists (output_size: col2im's, or NULL). */
+static tl_nn_fold_params fold_params(const tl_py_ints *output_size, const tl_py_ints *kernel_size,
+                                     const tl_py_ints *dilation, const tl_py_ints *padding,
+                                     const tl_py_ints *stride)
+{
+  tl_nn_fold_params p = {.kernel = kernel_size->v, .nkernel = kernel_size->n,
+                         .dilation = dilation->v, .ndilation = dilation->n,
+                         .padding = padding->v, .npadding = padding->n,
+                         .stride = stride->v, .nstride = stride->n};
+  if (output_size) {
+    p.output_size = output_size->v;
+    p.noutput_size = output_size->n;
+  }
+  return p;
+}
+
 PyObject *tl_py_impl_im2col(tl_op op, const tl_py_args_im2col *a)
 {
   (void)op;
-  tl_nn_fold_params p = {.kernel = a->kernel_size.v, .nkernel = a->kernel_size.n,
-                         .dilation = a->dilation.v, .ndilation = a->dilation.n,
-                         .padding = a->padding.v, .npadding = a->padding.n,
-                         .stride = a->stride.v, .nstride = a->stride.n};
+  tl_nn_fold_params p = fold_params(NULL, &a->kernel_size, &a->dilation, &a->padding, &a->stride);
   tl_py_tensor *r = tl_py_tensor_alloc();
   if (!r)
     return NULL;
@@ -72,11 +85,8 @@ PyObject *tl_py_impl_im2col(tl_op op, const tl_py_args_im2col *a)
 PyObject *tl_py_impl_col2im(tl_op op, const tl_py_args_col2im *a)
 {
   (void)op;
-  tl_nn_fold_params p = {.output_size = a->output_size.v, .noutput_size = a->output_size.n,
-                         .kernel = a->kernel_size.v, .nkernel = a->kernel_size.n,
-                         .dilation = a->dilation.v, .ndilation = a->dilation.n,
-                         .padding = a->padding.v, .npadding = a->padding.n,
-                         .stride = a->stride.v, .nstride = a->stride.n};
+  tl_nn_fold_params p = fold_params(&a->output_size, &a->kernel_size, &a->dilation, &a->padding,
+                                    &a->stride);
   tl_py_tensor *r = tl_py_tensor_alloc();
   if (!r)
     return NULL;

@@ -534,32 +534,36 @@ static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const 
   return run_samples(&j, &w, small, big, NULL, grad_weight, tl_tensor_numel(grad_weight));
 }
 
-static tl_status cpu_im2col(const tl_tensor *big, const tl_nn_conv_geom *g, tl_tensor *cols)
+/* im2col (to_cols: B (N, C, *big) -> (N, C*K, L)) or col2im (back), per sample. */
+static tl_status fold_run(const tl_tensor *in, const tl_nn_conv_geom *g, tl_tensor *out,
+                          bool to_cols)
 {
   work_set w;
-  tl_status status = work_begin(&w, big, NULL, NULL, cols, 0);
+  tl_status status = work_begin(&w, in, NULL, NULL, out, 0);
   if (status != TL_OK)
     return work_end(&w, status);
+  const tl_tensor *big = to_cols ? in : out, *cols = to_cols ? out : in;
   int64_t N = big->shape[0], C = big->shape[1], image = numel_of(g->nsp, g->big);
   int64_t per = cols->shape[1] * cols->shape[2];
-  for (int64_t n = 0; n < N; n++)
-    im2col(g, at(&w, tl_tensor_data(w.in[0]), n * C * image),
-           at(&w, tl_tensor_data(w.out), n * per), C, w.es);
+  const void *src = tl_tensor_data(w.in[0]);
+  void *dst = tl_tensor_data(w.out);
+  for (int64_t n = 0; n < N; n++) {
+    if (to_cols)
+      im2col(g, at(&w, src, n * C * image), at(&w, dst, n * per), C, w.es);
+    else
+      col2im(g, at(&w, src, n * per), at(&w, dst, n * C * image), C, w.f64);
+  }
   return work_end(&w, status);
+}
+
+static tl_status cpu_im2col(const tl_tensor *big, const tl_nn_conv_geom *g, tl_tensor *cols)
+{
+  return fold_run(big, g, cols, true);
 }
 
 static tl_status cpu_col2im(const tl_tensor *cols, const tl_nn_conv_geom *g, tl_tensor *big)
 {
-  work_set w;
-  tl_status status = work_begin(&w, cols, NULL, NULL, big, 0);
-  if (status != TL_OK)
-    return work_end(&w, status);
-  int64_t N = big->shape[0], C = big->shape[1], image = numel_of(g->nsp, g->big);
-  int64_t per = cols->shape[1] * cols->shape[2];
-  for (int64_t n = 0; n < N; n++)
-    col2im(g, at(&w, tl_tensor_data(w.in[0]), n * per),
-           at(&w, tl_tensor_data(w.out), n * C * image), C, w.f64);
-  return work_end(&w, status);
+  return fold_run(cols, g, big, false);
 }
 
 const tl_nn_conv_kernels tl_cpu_conv_kernels = {
