@@ -532,3 +532,24 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     """)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
+
+
+def test_concurrent_convolutions_from_several_threads_agree_with_serial_ones():
+    """Each call lends OpenBLAS's process-wide thread count to its samples and
+    puts it back; concurrent calls must not mix buffers or results."""
+    import threading
+    xs = [tl(rand((8, 4, 9, 9), 50 + i), T.float32) for i in range(4)]
+    w = tl(rand((6, 4, 3, 3), 49), T.float32)
+    serial = [F.conv2d(x, w, padding=1).numpy() for x in xs]
+    results = [None] * 4
+
+    def run(i):
+        for _ in range(3):
+            results[i] = F.conv2d(xs[i], w, padding=1).numpy()
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got, ref in zip(results, serial):
+        np.testing.assert_array_equal(got, ref)

@@ -11,12 +11,10 @@ static const tl_dtype_set FLOATS = (tl_dtype_set)((1u << TL_DTYPE_F16) | (1u << 
                                                   (1u << TL_DTYPE_F32) | (1u << TL_DTYPE_F64));
 
 /* A list argument as nsp values: one value stands for every dim. */
-static tl_status expand(const char *name, const char *what, const int64_t *v, int n, int nsp,
-                        int64_t *out)
+static tl_status expand(const char *what, const int64_t *v, int n, int nsp, int64_t *out)
 {
   if (n != 1 && n != nsp) {
     char got[128];
-    (void)name;
     return tl_error_set(TL_ERR_RUNTIME, "expected %s to be a single integer value or a list of %d "
                         "values to match the convolution dimensions, but got %s=%s", what, nsp,
                         what, tl_shape_str(got, sizeof got, n, v));
@@ -37,15 +35,15 @@ static const char *sizes_str(char *buf, size_t size, int n, const int64_t *v)
 }
 
 /* The geometry's lists from p, checked (the big/small sizes are the caller's). */
-static tl_status geom_params(const char *name, const tl_nn_conv_params *p, int nsp,
-                             tl_nn_conv_geom *g, int64_t *output_padding)
+static tl_status geom_params(const tl_nn_conv_params *p, int nsp, tl_nn_conv_geom *g,
+                             int64_t *output_padding)
 {
   g->nsp = nsp;
   g->groups = p->groups;
-  if (expand(name, "stride", p->stride, p->nstride, nsp, g->stride) != TL_OK ||
-      expand(name, "padding", p->padding, p->npadding, nsp, g->padding) != TL_OK ||
-      expand(name, "dilation", p->dilation, p->ndilation, nsp, g->dilation) != TL_OK ||
-      expand(name, "output_padding", p->output_padding, p->noutput_padding, nsp,
+  if (expand("stride", p->stride, p->nstride, nsp, g->stride) != TL_OK ||
+      expand("padding", p->padding, p->npadding, nsp, g->padding) != TL_OK ||
+      expand("dilation", p->dilation, p->ndilation, nsp, g->dilation) != TL_OK ||
+      expand("output_padding", p->output_padding, p->noutput_padding, nsp,
              output_padding) != TL_OK)
     return tl_error_status();
   if (p->groups <= 0)
@@ -189,7 +187,7 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
     return tl_error_set(TL_ERR_RUNTIME, "Expected %d-dimensional input for %d-dimensional weight "
                         "%s, but got %d-dimensional input of size %s instead", wdim, wdim, sw,
                         input->ndim, si);
-  if (geom_params(name, p, nsp, g, output_padding) != TL_OK)
+  if (geom_params(p, nsp, g, output_padding) != TL_OK)
     return tl_error_status();
   if (wshape[0] % p->groups)
     return tl_error_set(TL_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by "
@@ -298,10 +296,10 @@ static tl_status fold_geom(const char *name, const tl_nn_fold_params *p, int nsp
 {
   g->nsp = nsp;
   g->groups = 1;
-  if (expand(name, "kernel_size", p->kernel, p->nkernel, nsp, g->kernel) != TL_OK ||
-      expand(name, "dilation", p->dilation, p->ndilation, nsp, g->dilation) != TL_OK ||
-      expand(name, "padding", p->padding, p->npadding, nsp, g->padding) != TL_OK ||
-      expand(name, "stride", p->stride, p->nstride, nsp, g->stride) != TL_OK)
+  if (expand("kernel_size", p->kernel, p->nkernel, nsp, g->kernel) != TL_OK ||
+      expand("dilation", p->dilation, p->ndilation, nsp, g->dilation) != TL_OK ||
+      expand("padding", p->padding, p->npadding, nsp, g->padding) != TL_OK ||
+      expand("stride", p->stride, p->nstride, nsp, g->stride) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < nsp; d++) {
     if (g->kernel[d] <= 0 || g->dilation[d] <= 0 || g->stride[d] <= 0 || g->padding[d] < 0)
