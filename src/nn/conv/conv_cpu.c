@@ -3,8 +3,10 @@
  * Legend as in tl_conv.h: B = (N, Cb, *big), S = (N, Cs, L), W = (Cs, Cb/g, K).
  * Per sample, the columns of B are a (Cb*K, L) matrix whose row c*K + k holds
  * input channel c seen through kernel offset k at every window; a group's rows
- * are consecutive, so each group's product is one GEMM on sub-blocks.  A 1x1
- * kernel with stride 1 and no padding needs no columns: B[n] is its own.
+ * are consecutive, so each group's product is one GEMM on sub-blocks.  The
+ * columns are made a chunk of output lines at a time (about 1 MiB, kept in
+ * cache for the GEMM that reads them).  A 1x1 kernel with stride 1 and no
+ * padding needs no columns: B[n] is its own.
  *
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
@@ -93,9 +95,9 @@ static void kernel_offsets(const tl_nn_conv_geom *g, int64_t k, int64_t *koff)
 typedef struct {
   const tl_nn_conv_geom *g;
   const char *x; /* (C, *big) */
-  char *cols;    /* (C*K, L) */
+  char *cols;    /* (C*K, Lc): the windows of lines [q0, q1), Lc = (q1 - q0) * width */
   size_t es;
-  int64_t K, L, image;
+  int64_t K, Lc, image, q0, q1;
 } im2col_job;
 
 static void strided_copy(char *dst, const char *src, int64_t n, int64_t s, size_t es)
@@ -121,13 +123,13 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end, int worker)
   const im2col_job *j = ctx;
   const tl_nn_conv_geom *g = j->g;
   int last = g->nsp - 1;
-  int64_t width = g->small[last], lines = j->L / (width ? width : 1);
+  int64_t width = g->small[last];
   int64_t koff[TL_NN_CONV_MAX_DIMS];
   for (int64_t r = begin; r < end; r++) {
     const char *xc = j->x + (size_t)((r / j->K) * j->image) * j->es;
     kernel_offsets(g, r % j->K, koff);
-    for (int64_t q = 0; q < lines; q++) {
-      char *dst = j->cols + (size_t)(r * j->L + q * width) * j->es;
+    for (int64_t q = j->q0; q < j->q1; q++) {
+      char *dst = j->cols + (size_t)(r * j->Lc + (q - j->q0) * width) * j->es;
       window_line w;
       if (!window_line_of(g, koff, q, &w)) {
         memset(dst, 0, (size_t)width * j->es);
@@ -144,22 +146,36 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* Lines of windows: all but the last spatial dim of the grid side. */
+static int64_t grid_lines(const tl_nn_conv_geom *g)
+{
+  return numel_of(g->nsp - 1, g->small);
+}
+
+/* x (C, *big) -> cols (C*K, Lc), the windows of lines [q0, q1) */
+static void im2col_lines(const tl_nn_conv_geom *g, const void *x, void *cols, int64_t C, size_t es,
+                         int64_t q0, int64_t q1)
+{
+  im2col_job j = {.g = g, .x = x, .cols = cols, .es = es, .K = kernel_numel(g),
+                  .Lc = (q1 - q0) * g->small[g->nsp - 1], .image = numel_of(g->nsp, g->big),
+                  .q0 = q0, .q1 = q1};
+  tl_parallel_for(C * j.K, 1 + 32768 / (j.Lc ? j.Lc : 1), im2col_range, &j);
+}
+
 /* x (C, *big) -> cols (C*K, L) */
 static void im2col(const tl_nn_conv_geom *g, const void *x, void *cols, int64_t C, size_t es)
 {
-  im2col_job j = {.g = g, .x = x, .cols = cols, .es = es, .K = kernel_numel(g),
-                  .L = numel_of(g->nsp, g->small), .image = numel_of(g->nsp, g->big)};
-  tl_parallel_for(C * j.K, 1 + 32768 / (j.L ? j.L : 1), im2col_range, &j);
+  im2col_lines(g, x, cols, C, es, 0, grid_lines(g));
 }
 
 /* ---- col2im: sums, typed ------------------------------------------------------------ */
 
 typedef struct {
   const tl_nn_conv_geom *g;
-  const void *cols; /* (C*K, L) */
+  const void *cols; /* (C*K, Lc): the windows of lines [q0, q1) */
   void *x;          /* (C, *big), zeroed by the caller */
   bool f64;
-  int64_t K, L, image;
+  int64_t K, Lc, image, q0, q1;
 } col2im_job;
 
 static inline void add_line_f32(float *restrict x, const float *restrict c, int64_t n, int64_t s)
@@ -180,17 +196,17 @@ static void col2im_range(void *ctx, int64_t begin, int64_t end, int worker)
   const col2im_job *j = ctx;
   const tl_nn_conv_geom *g = j->g;
   int last = g->nsp - 1;
-  int64_t width = g->small[last], lines = j->L / (width ? width : 1), s = g->stride[last];
+  int64_t width = g->small[last], s = g->stride[last];
   int64_t koff[TL_NN_CONV_MAX_DIMS];
   for (int64_t c = begin; c < end; c++) {
     for (int64_t k = 0; k < j->K; k++) {
       int64_t r = c * j->K + k;
       kernel_offsets(g, k, koff);
-      for (int64_t q = 0; q < lines; q++) {
+      for (int64_t q = j->q0; q < j->q1; q++) {
         window_line w;
         if (!window_line_of(g, koff, q, &w))
           continue;
-        int64_t src = r * j->L + q * width + w.lo;
+        int64_t src = r * j->Lc + (q - j->q0) * width + w.lo;
         int64_t dst = c * j->image + w.off + w.lo * s + w.base;
         if (j->f64)
           add_line_f64((double *)j->x + dst, (const double *)j->cols + src, w.hi - w.lo, s);
@@ -201,13 +217,21 @@ static void col2im_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-/* x (C, *big) = sum of cols (C*K, L) over the windows (x zeroed first) */
-static void col2im(const tl_nn_conv_geom *g, const void *cols, void *x, int64_t C, bool f64)
+/* x (C, *big) += the windows of lines [q0, q1) in cols (C*K, Lc) */
+static void col2im_lines(const tl_nn_conv_geom *g, const void *cols, void *x, int64_t C, bool f64,
+                         int64_t q0, int64_t q1)
 {
   col2im_job j = {.g = g, .cols = cols, .x = x, .f64 = f64, .K = kernel_numel(g),
-                  .L = numel_of(g->nsp, g->small), .image = numel_of(g->nsp, g->big)};
-  memset(x, 0, (size_t)(C * j.image) * (f64 ? 8 : 4));
-  tl_parallel_for(C, 1 + 32768 / (j.K * j.L > 0 ? j.K * j.L : 1), col2im_range, &j);
+                  .Lc = (q1 - q0) * g->small[g->nsp - 1], .image = numel_of(g->nsp, g->big),
+                  .q0 = q0, .q1 = q1};
+  tl_parallel_for(C, 1 + 32768 / (j.K * j.Lc > 0 ? j.K * j.Lc : 1), col2im_range, &j);
+}
+
+/* x (C, *big) = sum of cols (C*K, L) over the windows */
+static void col2im(const tl_nn_conv_geom *g, const void *cols, void *x, int64_t C, bool f64)
+{
+  memset(x, 0, (size_t)(C * numel_of(g->nsp, g->big)) * (f64 ? 8 : 4));
+  col2im_lines(g, cols, x, C, f64, 0, grid_lines(g));
 }
 
 /* ---- GEMM and the work layout ------------------------------------------------------- */
@@ -308,8 +332,15 @@ static void add_bias(const work_set *w, void *x, const void *bias, int64_t rows,
 
 /* ---- the kernels ---------------------------------------------------------------------- */
 
+/* Columns are made a chunk of grid lines at a time, about CHUNK_BYTES, so
+ * that the GEMM reads them back from cache rather than memory; but at least
+ * CHUNK_COLUMNS windows, so that the weight, which the GEMM packs again for
+ * every chunk, is reused over enough columns to make that cost negligible. */
+enum { CHUNK_BYTES = 1 << 20, CHUNK_COLUMNS = 512 };
+
 typedef struct {
   int64_t N, Cb, Cs, K, L, image, Cbg, Csg, G; /* Cbg, Csg: channels per group */
+  int64_t width, lines, chunk;                 /* grid lines of `width` windows, per chunk */
   bool pointwise;
 } conv_dims;
 
@@ -321,6 +352,13 @@ static conv_dims dims_of(const tl_nn_conv_geom *g, const tl_tensor *big, const t
                  .pointwise = is_pointwise(g)};
   d.Cbg = d.Cb / d.G;
   d.Csg = d.Cs / d.G;
+  d.width = g->small[g->nsp - 1];
+  d.lines = grid_lines(g);
+  int64_t line_bytes = d.Cb * d.K * d.width * (int64_t)tl_dtype_size(small->dtype);
+  int64_t least = d.width > 0 ? (CHUNK_COLUMNS + d.width - 1) / d.width : 1;
+  d.chunk = line_bytes > 0 ? CHUNK_BYTES / line_bytes : d.lines;
+  d.chunk = d.chunk < least ? least : d.chunk;
+  d.chunk = d.chunk < 1 ? 1 : d.chunk > d.lines ? d.lines : d.chunk;
   return d;
 }
 
@@ -404,7 +442,7 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
                              const tl_tensor *bias, tl_tensor *out, int64_t acc_numel)
 {
   j->slots = slots_for(j->d.N);
-  j->cols_numel = j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.L;
+  j->cols_numel = j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
   tl_status status = work_begin(w, a, b, bias, out, j->slots * j->cols_numel +
                                                      (j->slots - 1) * acc_numel);
@@ -452,22 +490,26 @@ static void conv_sample(const conv_job *j, int64_t n, void *scratch, void *acc)
   (void)acc;
   const conv_dims *d = &j->d;
   const work_set *w = j->w;
-  const void *xn = at(w, j->a, n * d->Cb * d->image), *cols = xn;
+  const void *xn = at(w, j->a, n * d->Cb * d->image);
   void *yn = at(w, j->out, n * d->Cs * d->L);
-  if (!d->pointwise) {
-    im2col(j->g, xn, scratch, d->Cb, w->es);
-    cols = scratch;
-  }
   bool add = j->bias || d->Cbg * d->K == 0; /* the products add to the bias (or to nothing) */
   if (add)
     memset(yn, 0, (size_t)(d->Cs * d->L) * w->es);
   if (j->bias)
     add_bias(w, yn, j->bias, d->Cs, d->L);
-  for (int64_t gi = 0; gi < d->G; gi++)
-    gemm(w->f64, false, false, d->Csg, d->L, d->Cbg * d->K,
-         at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
-         at(w, cols, gi * d->Cbg * d->K * d->L), d->L, add ? 1.0 : 0.0,
-         at(w, yn, gi * d->Csg * d->L), d->L);
+  int64_t step = d->pointwise ? d->lines : d->chunk;
+  for (int64_t q0 = 0; q0 < d->lines; q0 += step) {
+    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
+    int64_t Lc = (q1 - q0) * d->width, ldc = d->pointwise ? d->L : Lc;
+    const void *cols = d->pointwise ? xn : scratch;
+    if (!d->pointwise)
+      im2col_lines(j->g, xn, scratch, d->Cb, w->es, q0, q1);
+    for (int64_t gi = 0; gi < d->G; gi++)
+      gemm(w->f64, false, false, d->Csg, Lc, d->Cbg * d->K,
+           at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
+           at(w, cols, gi * d->Cbg * d->K * ldc), ldc, add ? 1.0 : 0.0,
+           at(w, yn, gi * d->Csg * d->L + l0), d->L);
+  }
 }
 
 /* B[n] (Cb, *big) = col2im(W^T (Cb/g*K, Cs/g) @ S[n]) + bias;  a = S, b = W, out = B */
@@ -478,15 +520,20 @@ static void conv_t_sample(const conv_job *j, int64_t n, void *scratch, void *acc
   const work_set *w = j->w;
   const void *sn = at(w, j->a, n * d->Cs * d->L);
   void *xn = at(w, j->out, n * d->Cb * d->image);
-  void *cols = d->pointwise ? xn : scratch;
-  for (int64_t gi = 0; gi < d->G; gi++)
-    gemm(w->f64, true, false, d->Cbg * d->K, d->L, d->Csg,
-         at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
-         at(w, sn, gi * d->Csg * d->L), d->L, 0.0, at(w, cols, gi * d->Cbg * d->K * d->L), d->L);
-  if (d->Csg == 0) /* no product wrote the columns */
-    memset(cols, 0, (size_t)(d->Cb * d->K * d->L) * w->es);
-  if (!d->pointwise)
-    col2im(j->g, cols, xn, d->Cb, w->f64);
+  int64_t step = d->pointwise ? d->lines : d->chunk;
+  if (!d->pointwise || d->Csg == 0) /* chunks add into the image (no product: it stays 0) */
+    memset(xn, 0, (size_t)(d->Cb * d->image) * w->es);
+  for (int64_t q0 = 0; q0 < d->lines && d->Csg > 0; q0 += step) {
+    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
+    int64_t Lc = (q1 - q0) * d->width;
+    void *cols = d->pointwise ? xn : scratch;
+    for (int64_t gi = 0; gi < d->G; gi++)
+      gemm(w->f64, true, false, d->Cbg * d->K, Lc, d->Csg,
+           at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
+           at(w, sn, gi * d->Csg * d->L + l0), d->L, 0.0, at(w, cols, gi * d->Cbg * d->K * Lc), Lc);
+    if (!d->pointwise)
+      col2im_lines(j->g, cols, xn, d->Cb, w->f64, q0, q1);
+  }
   if (j->bias)
     add_bias(w, xn, j->bias, d->Cb, d->image);
 }
@@ -496,18 +543,20 @@ static void weight_sample(const conv_job *j, int64_t n, void *scratch, void *acc
 {
   const conv_dims *d = &j->d;
   const work_set *w = j->w;
-  const void *xn = at(w, j->b, n * d->Cb * d->image), *cols = xn;
-  if (d->L == 0)
-    return;
-  if (!d->pointwise) {
-    im2col(j->g, xn, scratch, d->Cb, w->es);
-    cols = scratch;
+  const void *xn = at(w, j->b, n * d->Cb * d->image);
+  int64_t step = d->pointwise ? d->lines : d->chunk;
+  for (int64_t q0 = 0; q0 < d->lines && d->L > 0; q0 += step) {
+    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
+    int64_t Lc = (q1 - q0) * d->width, ldb = d->pointwise ? d->L : Lc;
+    const void *cols = d->pointwise ? xn : scratch;
+    if (!d->pointwise)
+      im2col_lines(j->g, xn, scratch, d->Cb, w->es, q0, q1);
+    for (int64_t gi = 0; gi < d->G; gi++)
+      gemm(w->f64, false, true, d->Csg, d->Cbg * d->K, Lc,
+           at(w, j->a, (n * d->Cs + gi * d->Csg) * d->L + l0), d->L,
+           at(w, cols, gi * d->Cbg * d->K * ldb + (d->pointwise ? l0 : 0)), ldb, 1.0,
+           at(w, acc, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K);
   }
-  for (int64_t gi = 0; gi < d->G; gi++)
-    gemm(w->f64, false, true, d->Csg, d->Cbg * d->K, d->L,
-         at(w, j->a, (n * d->Cs + gi * d->Csg) * d->L), d->L,
-         at(w, cols, gi * d->Cbg * d->K * d->L), d->L, 1.0,
-         at(w, acc, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K);
 }
 
 static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const tl_tensor *bias,
