@@ -553,3 +553,34 @@ def test_concurrent_convolutions_from_several_threads_agree_with_serial_ones():
         t.join()
     for got, ref in zip(results, serial):
         np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("sp,k,s,p,d", [((40, 40), (3, 3), 1, 1, 1),
+                                        ((90, 41), (3, 2), (2, 1), (2, 0), (2, 1)),
+                                        ((12, 11, 13), (3, 2, 3), 1, (1, 0, 1), (1, 1, 2))])
+def test_images_whose_columns_take_several_chunks(sp, k, s, p, d):
+    """Columns over 1 MiB are made a chunk of output lines at a time: the
+    forward, the input gradient (col2im per chunk) and the weight gradient
+    (accumulated over chunks) against NumPy."""
+    n = len(sp)
+    x = tl(rand((2, 16) + sp, 60), grad=True)
+    w = tl(rand((5, 16) + k, 61), grad=True)
+    out = CONV[n](x, w, None, s, p, d)
+    close(out, np_conv(back(x), back(w), None, s, p, d, 1), T.float64)
+    g = rand(tuple(out.shape), 62)
+    out.backward(tl(g))
+    # dx: the transposed convolution of g, sized back to x
+    op = [x.shape[2 + i] - ((out.shape[2 + i] - 1) * tup(s, n)[i] - 2 * tup(p, n)[i]
+                            + tup(d, n)[i] * (k[i] - 1) + 1) for i in range(n)]
+    close(x.grad, np_conv_transpose(g, back(w), None, s, p, op, 1, d), T.float64)
+    # dW[o, c, k] = sum over n and windows of g * x window
+    xp = np.pad(back(x), [(0, 0), (0, 0)] + [(pp, pp) for pp in tup(p, n)])
+    ref = np.zeros(w.shape)
+    for kidx in itertools.product(*(range(kk) for kk in k)):
+        sl = tuple(slice(kidx[i] * tup(d, n)[i],
+                         kidx[i] * tup(d, n)[i] + tup(s, n)[i] * (out.shape[2 + i] - 1) + 1,
+                         tup(s, n)[i]) for i in range(n))
+        axes = [0] + list(range(2, 2 + n))
+        ref[(slice(None), slice(None)) + kidx] = np.tensordot(
+            g, xp[(slice(None), slice(None)) + sl], (axes, axes))
+    close(w.grad, ref, T.float64)
