@@ -433,6 +433,8 @@ def test_the_tape_keeps_only_what_the_formulas_read():
     (lambda: F.conv_transpose2d(T.zeros(1, 2, 1, 1), T.zeros(2, 2, 3, 3), padding=3),
      "Given input size per channel: (1 x 1). Calculated output size per channel: (-3 x -3). "
      "Output size is too small"),
+    (lambda: F.conv_transpose2d(T.zeros(2, 3, 0, 4), T.zeros(3, 2, 3, 3), stride=2),
+     "Only zero batch or zero channel inputs are supported, but got input shape: [2, 3, 0, 4]"),
     (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(2)),
      "Given weight of size [3, 2, 3, 3], expected bias to be 1-dimensional with 3 elements, but "
      "got bias of size [2] instead"),

@@ -234,6 +234,13 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
     (p->transposed ? g.small : g.big)[d] = input->shape[2 + d];
   if ((p->transposed ? geom_big(&g, output_padding) : geom_small(&g, false)) != TL_OK)
     return tl_error_status();
+  for (int d = 0; d < g.nsp; d++)
+    if (input->shape[2 + d] == 0) {
+      char si[256];
+      return tl_error_set(TL_ERR_RUNTIME, "Only zero batch or zero channel inputs are supported, "
+                          "but got input shape: %s",
+                          tl_shape_str(si, sizeof si, input->ndim, input->shape));
+    }
   shape[0] = input->shape[0];
   shape[1] = out_channels;
   memcpy(shape + 2, p->transposed ? g.big : g.small, (size_t)g.nsp * sizeof *shape);

@@ -357,8 +357,8 @@ static conv_dims dims_of(const tl_nn_conv_geom *g, const tl_tensor *big, const t
   int64_t line_bytes = d.Cb * d.K * d.width * (int64_t)tl_dtype_size(small->dtype);
   int64_t least = d.width > 0 ? (CHUNK_COLUMNS + d.width - 1) / d.width : 1;
   d.chunk = line_bytes > 0 ? CHUNK_BYTES / line_bytes : d.lines;
-  d.chunk = d.chunk < least ? least : d.chunk;
-  d.chunk = d.chunk < 1 ? 1 : d.chunk > d.lines ? d.lines : d.chunk;
+  d.chunk = d.chunk < least ? least : d.chunk > d.lines ? d.lines : d.chunk;
+  d.chunk = d.chunk < 1 ? 1 : d.chunk; /* no lines (an empty grid): one empty chunk */
   return d;
 }
 
@@ -395,8 +395,10 @@ static void blas_single_end(void)
 }
 
 typedef struct conv_job conv_job;
-/* One sample n, with a slot's columns buffer and weight accumulator. */
-typedef void (*sample_fn)(const conv_job *j, int64_t n, void *cols, void *acc);
+/* Grid lines [q0, q1) of sample n, with a slot's columns buffer and weight
+ * accumulator. */
+typedef void (*sample_fn)(const conv_job *j, int64_t n, int64_t q0, int64_t q1, void *cols,
+                          void *acc);
 
 struct conv_job {
   const tl_nn_conv_geom *g;
@@ -405,6 +407,8 @@ struct conv_job {
   const void *a, *b, *bias; /* the kernel's two operands and bias (work dtype) */
   void *out;
   sample_fn sample;
+  bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
+  int64_t per;  /* work units per sample: its chunks when split, else 1 */
   int64_t slots, cols_numel, acc_numel;
   char *scratch; /* slots x columns, then slots - 1 accumulators */
 };
@@ -424,16 +428,20 @@ static void slots_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const conv_job *j = ctx;
+  int64_t units = j->d.N * j->per;
   for (int64_t s = begin; s < end; s++)
-    for (int64_t n = s * j->d.N / j->slots; n < (s + 1) * j->d.N / j->slots; n++)
-      j->sample(j, n, slot_cols(j, s), slot_acc(j, s));
+    for (int64_t u = s * units / j->slots; u < (s + 1) * units / j->slots; u++) {
+      int64_t n = u / j->per, q0 = j->per == 1 ? 0 : (u % j->per) * j->d.chunk;
+      int64_t q1 = j->per == 1 || q0 + j->d.chunk > j->d.lines ? j->d.lines : q0 + j->d.chunk;
+      j->sample(j, n, q0, q1, slot_cols(j, s), slot_acc(j, s));
+    }
 }
 
-/* How many slots (threads with their own buffers) a batch of N gets. */
-static int64_t slots_for(int64_t N)
+/* How many slots (threads with their own buffers) `units` of work get. */
+static int64_t slots_for(int64_t units)
 {
   int64_t t = tl_parallel_get_threads();
-  return t > 1 && N >= 2 * t ? t : 1;
+  return t > 1 && units >= 2 * t ? t : 1;
 }
 
 /* Set the job's work buffers up (columns per slot, plus accumulators of
@@ -441,7 +449,11 @@ static int64_t slots_for(int64_t N)
 static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const tl_tensor *b,
                              const tl_tensor *bias, tl_tensor *out, int64_t acc_numel)
 {
-  j->slots = slots_for(j->d.N);
+  /* A batch too small to give every thread two samples is split by chunks
+   * where the kernel allows it (a lone image on a busy machine). */
+  int64_t t = tl_parallel_get_threads(), chunks = (j->d.lines + j->d.chunk - 1) / j->d.chunk;
+  j->per = j->splits && j->d.N < 2 * t && chunks > 1 ? chunks : 1;
+  j->slots = slots_for(j->d.N * j->per);
   j->cols_numel = j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
   tl_status status = work_begin(w, a, b, bias, out, j->slots * j->cols_numel +
@@ -484,8 +496,29 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
 
 /* ---- the kernels ----------------------------------------------------------------------- */
 
+/* The columns of lines [q0, q1) of x (Cb, *big), a chunk at a time: cols
+ * and its row length (x itself for a pointwise kernel, else the buffer). */
+static const void *chunk_cols(const conv_job *j, const void *xn, void *scratch, int64_t q0,
+                              int64_t q1, int64_t *ld)
+{
+  const conv_dims *d = &j->d;
+  if (d->pointwise) {
+    *ld = d->L;
+    return at(j->w, xn, q0 * d->width);
+  }
+  *ld = (q1 - q0) * d->width;
+  im2col_lines(j->g, xn, scratch, d->Cb, j->w->es, q0, q1);
+  return scratch;
+}
+
+static int64_t chunk_end(const conv_dims *d, int64_t q0, int64_t q1)
+{
+  return q0 + d->chunk < q1 ? q0 + d->chunk : q1;
+}
+
 /* S[n] (Cs, L) = W (Cs, Cb/g*K) @ im2col(B[n]) + bias;  a = B, b = W, out = S */
-static void conv_sample(const conv_job *j, int64_t n, void *scratch, void *acc)
+static void conv_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                        void *acc)
 {
   (void)acc;
   const conv_dims *d = &j->d;
@@ -493,44 +526,42 @@ static void conv_sample(const conv_job *j, int64_t n, void *scratch, void *acc)
   const void *xn = at(w, j->a, n * d->Cb * d->image);
   void *yn = at(w, j->out, n * d->Cs * d->L);
   bool add = j->bias || d->Cbg * d->K == 0; /* the products add to the bias (or to nothing) */
-  if (add)
-    memset(yn, 0, (size_t)(d->Cs * d->L) * w->es);
-  if (j->bias)
-    add_bias(w, yn, j->bias, d->Cs, d->L);
-  int64_t step = d->pointwise ? d->lines : d->chunk;
-  for (int64_t q0 = 0; q0 < d->lines; q0 += step) {
-    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
-    int64_t Lc = (q1 - q0) * d->width, ldc = d->pointwise ? d->L : Lc;
-    const void *cols = d->pointwise ? xn : scratch;
-    if (!d->pointwise)
-      im2col_lines(j->g, xn, scratch, d->Cb, w->es, q0, q1);
+  for (int64_t q0 = qb; q0 < qe; q0 = chunk_end(d, q0, qe)) {
+    int64_t q1 = chunk_end(d, q0, qe), l0 = q0 * d->width, Lc = (q1 - q0) * d->width, ld;
+    for (int64_t r = 0; r < d->Cs && add; r++) { /* this chunk's columns of every row */
+      memset(at(w, yn, r * d->L + l0), 0, (size_t)Lc * w->es);
+      if (j->bias)
+        add_bias(w, at(w, yn, r * d->L + l0), at(w, j->bias, r), 1, Lc);
+    }
+    const void *cols = chunk_cols(j, xn, scratch, q0, q1, &ld);
     for (int64_t gi = 0; gi < d->G; gi++)
       gemm(w->f64, false, false, d->Csg, Lc, d->Cbg * d->K,
            at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
-           at(w, cols, gi * d->Cbg * d->K * ldc), ldc, add ? 1.0 : 0.0,
+           at(w, cols, gi * d->Cbg * d->K * ld), ld, add ? 1.0 : 0.0,
            at(w, yn, gi * d->Csg * d->L + l0), d->L);
   }
 }
 
-/* B[n] (Cb, *big) = col2im(W^T (Cb/g*K, Cs/g) @ S[n]) + bias;  a = S, b = W, out = B */
-static void conv_t_sample(const conv_job *j, int64_t n, void *scratch, void *acc)
+/* B[n] (Cb, *big) = col2im(W^T (Cb/g*K, Cs/g) @ S[n]) + bias;  a = S, b = W, out = B.
+ * Chunks of one sample add into the same image: never split across slots. */
+static void conv_t_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                          void *acc)
 {
   (void)acc;
   const conv_dims *d = &j->d;
   const work_set *w = j->w;
   const void *sn = at(w, j->a, n * d->Cs * d->L);
   void *xn = at(w, j->out, n * d->Cb * d->image);
-  int64_t step = d->pointwise ? d->lines : d->chunk;
   if (!d->pointwise || d->Csg == 0) /* chunks add into the image (no product: it stays 0) */
     memset(xn, 0, (size_t)(d->Cb * d->image) * w->es);
-  for (int64_t q0 = 0; q0 < d->lines && d->Csg > 0; q0 += step) {
-    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
-    int64_t Lc = (q1 - q0) * d->width;
-    void *cols = d->pointwise ? xn : scratch;
+  for (int64_t q0 = qb; q0 < qe && d->Csg > 0; q0 = chunk_end(d, q0, qe)) {
+    int64_t q1 = chunk_end(d, q0, qe), l0 = q0 * d->width, Lc = (q1 - q0) * d->width;
+    int64_t ld = d->pointwise ? d->L : Lc;
+    void *cols = d->pointwise ? at(w, xn, l0) : scratch;
     for (int64_t gi = 0; gi < d->G; gi++)
       gemm(w->f64, true, false, d->Cbg * d->K, Lc, d->Csg,
            at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
-           at(w, sn, gi * d->Csg * d->L + l0), d->L, 0.0, at(w, cols, gi * d->Cbg * d->K * Lc), Lc);
+           at(w, sn, gi * d->Csg * d->L + l0), d->L, 0.0, at(w, cols, gi * d->Cbg * d->K * ld), ld);
     if (!d->pointwise)
       col2im_lines(j->g, cols, xn, d->Cb, w->f64, q0, q1);
   }
@@ -539,22 +570,19 @@ static void conv_t_sample(const conv_job *j, int64_t n, void *scratch, void *acc
 }
 
 /* acc (Cs, Cb/g*K) += S[n] (Cs/g, L) @ im2col(B[n])^T per group;  a = S, b = B */
-static void weight_sample(const conv_job *j, int64_t n, void *scratch, void *acc)
+static void weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                          void *acc)
 {
   const conv_dims *d = &j->d;
   const work_set *w = j->w;
   const void *xn = at(w, j->b, n * d->Cb * d->image);
-  int64_t step = d->pointwise ? d->lines : d->chunk;
-  for (int64_t q0 = 0; q0 < d->lines && d->L > 0; q0 += step) {
-    int64_t q1 = q0 + step < d->lines ? q0 + step : d->lines, l0 = q0 * d->width;
-    int64_t Lc = (q1 - q0) * d->width, ldb = d->pointwise ? d->L : Lc;
-    const void *cols = d->pointwise ? xn : scratch;
-    if (!d->pointwise)
-      im2col_lines(j->g, xn, scratch, d->Cb, w->es, q0, q1);
+  for (int64_t q0 = qb; q0 < qe && d->L > 0; q0 = chunk_end(d, q0, qe)) {
+    int64_t q1 = chunk_end(d, q0, qe), l0 = q0 * d->width, Lc = (q1 - q0) * d->width, ld;
+    const void *cols = chunk_cols(j, xn, scratch, q0, q1, &ld);
     for (int64_t gi = 0; gi < d->G; gi++)
       gemm(w->f64, false, true, d->Csg, d->Cbg * d->K, Lc,
            at(w, j->a, (n * d->Cs + gi * d->Csg) * d->L + l0), d->L,
-           at(w, cols, gi * d->Cbg * d->K * ldb + (d->pointwise ? l0 : 0)), ldb, 1.0,
+           at(w, cols, gi * d->Cbg * d->K * ld), ld, 1.0,
            at(w, acc, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K);
   }
 }
@@ -563,7 +591,7 @@ static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const t
                           const tl_nn_conv_geom *g, tl_tensor *small)
 {
   work_set w;
-  conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample};
+  conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
   return run_samples(&j, &w, big, weight, bias, small, 0);
 }
 
@@ -579,7 +607,7 @@ static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const 
                             tl_tensor *grad_weight)
 {
   work_set w;
-  conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample};
+  conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample, .splits = true};
   return run_samples(&j, &w, small, big, NULL, grad_weight, tl_tensor_numel(grad_weight));
 }
 
