@@ -137,6 +137,10 @@ CALLS = {
     "_scaled_dot_product_flash_attention_for_cpu_backward":
         "C._scaled_dot_product_flash_attention_for_cpu_backward(f3, f3, f3, f3, f3, f3[..., 0], "
         "0.0, False)",
+    "convolution": "C.convolution(f3, f3, None, 1, 0, 1, False, 0, 1)",
+    "_convolution_backward_weight":
+        "C._convolution_backward_weight(f3[:, :1, :1], f3, [1, 2, 2], 1, 0, 1, False, 1)",
+    "im2col": "C.im2col(f3, 2, 1, 0, 1)", "col2im": "C.col2im(f3, [3], 2, 1, 0, 1)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

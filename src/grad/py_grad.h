@@ -205,6 +205,7 @@ void tl_grad_formulas_nn_embedding_init(void);
 void tl_grad_formulas_nn_pool_init(void);
 void tl_grad_formulas_nn_rnn_init(void);
 void tl_grad_formulas_nn_attention_init(void);
+void tl_grad_formulas_nn_conv_init(void);
 
 /* ---- the engine ---- */
 int tl_py_engine_init(PyObject *module);

@@ -715,5 +715,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_nn_pool_init();
   tl_grad_formulas_nn_rnn_init();
   tl_grad_formulas_nn_attention_init();
+  tl_grad_formulas_nn_conv_init();
   return 0;
 }

@@ -10,4 +10,5 @@ void tl_nn_register(void)
   tl_nn_pool_register();
   tl_nn_rnn_register();
   tl_nn_attention_register();
+  tl_nn_conv_register();
 }

@@ -25,5 +25,6 @@ void tl_nn_embedding_register(void);
 void tl_nn_pool_register(void);
 void tl_nn_rnn_register(void);
 void tl_nn_attention_register(void);
+void tl_nn_conv_register(void);
 
 #endif

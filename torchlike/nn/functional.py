@@ -13,8 +13,8 @@ import warnings
 
 from .. import _C
 from ..autograd.grad_mode import no_grad
-from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
-                    conv_transpose3d, unfold, fold)
+from ._convolution import (conv1d, conv2d, conv3d, conv_transpose1d,  # noqa: F401
+                           conv_transpose2d, conv_transpose3d, unfold, fold)
 from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     max_pool1d_with_indices, max_pool2d_with_indices,
                     max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,

@@ -3427,6 +3427,90 @@ static PyObject *bind_flash_attention_backward(tl_op op, PyObject *const *args, 
   return tl_py_impl_flash_attention_backward(op, &a);
 }
 
+/* convolution */
+static PyObject *bind_convolution(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weight", "bias", "stride", "padding", "dilation", "transposed", "output_padding", "groups", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[9];
+  tl_py_args_convolution a;
+  a.transposed = false;
+  a.groups = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 9, 9, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[1], false, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "bias", v[2], true, &a.bias) < 0 ||
+      tl_py_arg_ints(func, "stride", v[3], &a.stride) < 0 ||
+      tl_py_arg_ints(func, "padding", v[4], &a.padding) < 0 ||
+      tl_py_arg_ints(func, "dilation", v[5], &a.dilation) < 0 ||
+      tl_py_arg_bool(func, "transposed", v[6], &a.transposed) < 0 ||
+      tl_py_arg_ints(func, "output_padding", v[7], &a.output_padding) < 0 ||
+      tl_py_arg_int(func, "groups", v[8], true, &a.groups, NULL) < 0)
+    return NULL;
+  return tl_py_impl_convolution(op, &a);
+}
+
+/* _convolution_backward_weight */
+static PyObject *bind_convolution_backward_weight(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "weight_size", "stride", "padding", "dilation", "transposed", "groups", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_convolution_backward_weight a;
+  a.transposed = false;
+  a.groups = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "weight_size", v[2], &a.weight_size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[3], &a.stride) < 0 ||
+      tl_py_arg_ints(func, "padding", v[4], &a.padding) < 0 ||
+      tl_py_arg_ints(func, "dilation", v[5], &a.dilation) < 0 ||
+      tl_py_arg_bool(func, "transposed", v[6], &a.transposed) < 0 ||
+      tl_py_arg_int(func, "groups", v[7], true, &a.groups, NULL) < 0)
+    return NULL;
+  return tl_py_impl_convolution_backward_weight(op, &a);
+}
+
+/* im2col */
+static PyObject *bind_im2col(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "kernel_size", "dilation", "padding", "stride", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_im2col a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[1], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "dilation", v[2], &a.dilation) < 0 ||
+      tl_py_arg_ints(func, "padding", v[3], &a.padding) < 0 ||
+      tl_py_arg_ints(func, "stride", v[4], &a.stride) < 0)
+    return NULL;
+  return tl_py_impl_im2col(op, &a);
+}
+
+/* col2im */
+static PyObject *bind_col2im(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "output_size", "kernel_size", "dilation", "padding", "stride", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_col2im a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 6, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "output_size", v[1], &a.output_size) < 0 ||
+      tl_py_arg_ints(func, "kernel_size", v[2], &a.kernel_size) < 0 ||
+      tl_py_arg_ints(func, "dilation", v[3], &a.dilation) < 0 ||
+      tl_py_arg_ints(func, "padding", v[4], &a.padding) < 0 ||
+      tl_py_arg_ints(func, "stride", v[5], &a.stride) < 0)
+    return NULL;
+  return tl_py_impl_col2im(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -3563,6 +3647,10 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_FUSED_RNN_CELL] = bind_fused_rnn_cell,
     [TL_OP_FLASH_ATTENTION] = bind_flash_attention,
     [TL_OP_FLASH_ATTENTION_BACKWARD] = bind_flash_attention_backward,
+    [TL_OP_CONVOLUTION] = bind_convolution,
+    [TL_OP_CONVOLUTION_BACKWARD_WEIGHT] = bind_convolution_backward_weight,
+    [TL_OP_IM2COL] = bind_im2col,
+    [TL_OP_COL2IM] = bind_col2im,
 };
 
 const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {

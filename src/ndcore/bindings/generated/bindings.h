@@ -1452,6 +1452,54 @@ typedef struct {
 } tl_py_args_flash_attention_backward;
 PyObject *tl_py_impl_flash_attention_backward(tl_op op, const tl_py_args_flash_attention_backward *a);
 
+/* convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed */
+  PyObject *bias; /* borrowed; NULL: None or absent */
+  tl_py_ints stride;
+  tl_py_ints padding;
+  tl_py_ints dilation;
+  bool transposed;
+  tl_py_ints output_padding;
+  int64_t groups;
+} tl_py_args_convolution;
+PyObject *tl_py_impl_convolution(tl_op op, const tl_py_args_convolution *a);
+
+/* _convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, bool transposed, int groups) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  tl_py_ints weight_size;
+  tl_py_ints stride;
+  tl_py_ints padding;
+  tl_py_ints dilation;
+  bool transposed;
+  int64_t groups;
+} tl_py_args_convolution_backward_weight;
+PyObject *tl_py_impl_convolution_backward_weight(tl_op op, const tl_py_args_convolution_backward_weight *a);
+
+/* im2col(Tensor input, int[] kernel_size, int[] dilation, int[] padding, int[] stride) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints kernel_size;
+  tl_py_ints dilation;
+  tl_py_ints padding;
+  tl_py_ints stride;
+} tl_py_args_im2col;
+PyObject *tl_py_impl_im2col(tl_op op, const tl_py_args_im2col *a);
+
+/* col2im(Tensor input, int[] output_size, int[] kernel_size, int[] dilation, int[] padding, int[] stride) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints output_size;
+  tl_py_ints kernel_size;
+  tl_py_ints dilation;
+  tl_py_ints padding;
+  tl_py_ints stride;
+} tl_py_args_col2im;
+PyObject *tl_py_impl_col2im(tl_op op, const tl_py_args_col2im *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 /* Tensor methods only (@method). */

@@ -1501,6 +1501,46 @@ static const tl_py_param params__scaled_dot_product_flash_attention_for_cpu_back
     {"rng_state", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params_convolution[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"transposed", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"output_padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"groups", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__convolution_backward_weight[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"transposed", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"groups", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_im2col[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_col2im[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"output_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"kernel_size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"dilation", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"padding", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1952,5 +1992,13 @@ const tl_py_sig tl_py_sigs[] = {
      "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None)"},
     {"_scaled_dot_product_flash_attention_for_cpu_backward", "nn_attention", params__scaled_dot_product_flash_attention_for_cpu_backward, 11, 8,
      "_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None)"},
+    {"convolution", "nn_conv", params_convolution, 9, 9,
+     "convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups)"},
+    {"_convolution_backward_weight", "nn_conv", params__convolution_backward_weight, 8, 8,
+     "_convolution_backward_weight(Tensor grad_output, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, bool transposed, int groups)"},
+    {"im2col", "nn_conv", params_im2col, 5, 5,
+     "im2col(Tensor input, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
+    {"col2im", "nn_conv", params_col2im, 6, 6,
+     "col2im(Tensor input, int[] output_size, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
 };
-const int tl_py_sig_count = 225;
+const int tl_py_sig_count = 229;

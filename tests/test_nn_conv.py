@@ -1,0 +1,588 @@
+"""Convolution, transposed convolution and fold/unfold: the kernels of src/nn/conv.
+
+Values against a NumPy reference written here (a sum over kernel offsets of
+strided slices, einsum over channels) over 1-3 spatial dims, stride, padding
+(ints, 'same', 'valid'), dilation, groups, output_padding, bias, dtypes,
+0-size batches and non-contiguous operands; the 1x1, depthwise and
+threaded-batch paths against the same reference; gradients and second
+derivatives by finite differences (the backward ops are ops with their own
+derivatives); what the tape keeps; PyTorch's error messages; the modules'
+padding modes; and the kernels on the fake device (subprocess, like
+tests/test_dispatch.py)."""
+import itertools
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+
+# the derivatives gradchecked here (tests/test_grad_registry.py reads this)
+GRADCHECKED = {"convolution", "_convolution_backward_weight", "im2col", "col2im"}
+
+C = T._C
+TOL = {T.float64: 1e-11, T.float32: 1e-4, T.float16: 1e-2, T.bfloat16: 6e-2}
+CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+
+def tup(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+def windows(size, k, s, d):
+    """Per kernel offset, the slice of a padded dim that its windows read."""
+    out = (size - d * (k - 1) - 1) // s + 1
+    return out, [slice(i * d, i * d + s * (out - 1) + 1, s) for i in range(k)]
+
+
+def np_conv(x, w, b, stride, padding, dilation, groups):
+    """(N, C, *sp) * (O, C/g, *k): the sum over kernel offsets of strided slices."""
+    n = x.ndim - 2
+    stride, padding, dilation = tup(stride, n), tup(padding, n), tup(dilation, n)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    k = w.shape[2:]
+    geo = [windows(xp.shape[2 + d], k[d], stride[d], dilation[d]) for d in range(n)]
+    O, Cg = w.shape[0], w.shape[1]
+    Og = O // groups
+    out = np.zeros((x.shape[0], O) + tuple(o for o, _ in geo))
+    for kidx in itertools.product(*(range(kk) for kk in k)):
+        patch = xp[(slice(None), slice(None)) + tuple(geo[d][1][kidx[d]] for d in range(n))]
+        for g in range(groups):
+            out[:, g * Og:(g + 1) * Og] += np.einsum(
+                "nc...,oc->no...", patch[:, g * Cg:(g + 1) * Cg],
+                w[(slice(g * Og, (g + 1) * Og), slice(None)) + kidx])
+    if b is not None:
+        out += b.reshape((1, O) + (1,) * n)
+    return out
+
+
+def np_conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation):
+    """The adjoint: every input element spreads its kernel-weighted value."""
+    n = x.ndim - 2
+    stride, padding, dilation = tup(stride, n), tup(padding, n), tup(dilation, n)
+    output_padding = tup(output_padding, n)
+    Cin, Og = w.shape[0], w.shape[1]
+    Cg = Cin // groups
+    k = w.shape[2:]
+    sp = x.shape[2:]
+    size = [(sp[d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (k[d] - 1)
+            + output_padding[d] + 1 for d in range(n)]
+    full = [size[d] + 2 * padding[d] for d in range(n)]
+    big = np.zeros((x.shape[0], Og * groups) + tuple(full))
+    for kidx in itertools.product(*(range(kk) for kk in k)):
+        sl = tuple(slice(kidx[d] * dilation[d], kidx[d] * dilation[d] + stride[d] * (sp[d] - 1) + 1,
+                         stride[d]) for d in range(n))
+        for g in range(groups):
+            big[(slice(None), slice(g * Og, (g + 1) * Og)) + sl] += np.einsum(
+                "nc...,co->no...", x[:, g * Cg:(g + 1) * Cg],
+                w[(slice(g * Cg, (g + 1) * Cg), slice(None)) + kidx])
+    out = big[(slice(None), slice(None)) + tuple(slice(padding[d], padding[d] + size[d])
+                                                 for d in range(n))]
+    if b is not None:
+        out = out + b.reshape((1, -1) + (1,) * n)
+    return out
+
+
+def np_unfold(x, k, dilation, padding, stride):
+    n = x.ndim - 2
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    geo = [windows(xp.shape[2 + d], k[d], stride[d], dilation[d]) for d in range(n)]
+    cols = [xp[(slice(None), slice(None)) + tuple(geo[d][1][kidx[d]] for d in range(n))]
+            for kidx in itertools.product(*(range(kk) for kk in k))]
+    N, Cc = x.shape[:2]
+    return np.stack(cols, 2).reshape(N, Cc * len(cols), -1)
+
+
+def np_fold(cols, size, k, dilation, padding, stride):
+    n = len(size)
+    K = int(np.prod(k))
+    N, CK, L = cols.shape
+    full = [size[d] + 2 * padding[d] for d in range(n)]
+    geo = [windows(full[d], k[d], stride[d], dilation[d]) for d in range(n)]
+    out = np.zeros((N, CK // K) + tuple(full))
+    c = cols.reshape((N, CK // K, K) + tuple(o for o, _ in geo))
+    for i, kidx in enumerate(itertools.product(*(range(kk) for kk in k))):
+        out[(slice(None), slice(None)) + tuple(geo[d][1][kidx[d]] for d in range(n))] += c[:, :, i]
+    return out[(slice(None), slice(None)) + tuple(slice(padding[d], padding[d] + size[d])
+                                                 for d in range(n))]
+
+
+def rand(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def tl(a, dtype=T.float64, grad=False):
+    return T.tensor(a, dtype=dtype, requires_grad=grad)
+
+
+def back(t):
+    """A tensor's values as float64 NumPy (what the reference computes on)."""
+    return t.detach().double().numpy()
+
+
+def close(actual, expected, dtype):
+    np.testing.assert_allclose(back(actual), expected, rtol=TOL[dtype],
+                               atol=TOL[dtype] * max(1.0, np.abs(expected).max(initial=0)))
+
+
+# (spatial input size, out channels, kernel, stride, padding, dilation, groups, in channels)
+CONV_CASES = [
+    ((9,), 4, (3,), 1, 0, 1, 1, 3),
+    ((10,), 6, (4,), 2, 2, 3, 3, 3),
+    ((7, 6), 8, (3, 2), 1, 1, 1, 1, 4),
+    ((9, 8), 8, (3, 3), (2, 1), (1, 0), (1, 2), 2, 4),
+    ((6, 7), 4, (1, 1), 1, 0, 1, 1, 5),            # 1x1: straight to GEMM
+    ((6, 6), 6, (1, 1), 2, 1, 1, 3, 3),            # 1x1 with stride and padding: columns
+    ((8, 8), 4, (3, 3), 1, 1, 1, 4, 4),            # depthwise
+    ((8, 7), 8, (3, 3), 2, 1, 1, 4, 4),            # depthwise, channel multiplier 2
+    ((5, 6, 4), 4, (2, 3, 2), (1, 2, 1), (1, 0, 1), (2, 1, 1), 2, 2),
+]
+
+
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("case", CONV_CASES, ids=str)
+def test_conv_values_match_numpy(case, dtype):
+    sp, O, k, s, p, d, g, Cin = case
+    x = tl(rand((2, Cin) + sp, 0), dtype)
+    w = tl(rand((O, Cin // g) + k, 1), dtype)
+    b = tl(rand((O,), 2), dtype)
+    out = CONV[len(sp)](x, w, b, s, p, d, g)
+    assert out.dtype == dtype
+    close(out, np_conv(back(x), back(w), back(b), s, p, d, g), dtype)
+    no_bias = CONV[len(sp)](x, w, None, s, p, d, g)
+    close(no_bias, np_conv(back(x), back(w), None, s, p, d, g), dtype)
+
+
+# (spatial input size, in channels, out channels per group, kernel, stride, padding,
+#  output_padding, groups, dilation)
+CONV_T_CASES = [
+    ((5,), 4, 3, (3,), 1, 0, 0, 1, 1),
+    ((6,), 4, 2, (3,), 3, 2, 1, 2, 2),
+    ((4, 5), 3, 2, (3, 2), 2, 1, (1, 0), 1, 1),
+    ((5, 4), 4, 3, (2, 3), (1, 2), (0, 1), (0, 1), 2, (2, 1)),
+    ((4, 4), 5, 3, (1, 1), 1, 0, 0, 1, 1),         # 1x1: no col2im
+    ((3, 4, 3), 2, 2, (2, 2, 3), (2, 1, 1), (1, 0, 1), (1, 0, 0), 1, 1),
+]
+
+
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("case", CONV_T_CASES, ids=str)
+def test_conv_transpose_values_match_numpy(case, dtype):
+    sp, Cin, Og, k, s, p, op, g, d = case
+    x = tl(rand((2, Cin) + sp, 3), dtype)
+    w = tl(rand((Cin, Og) + k, 4), dtype)
+    b = tl(rand((Og * g,), 5), dtype)
+    out = CONV_T[len(sp)](x, w, b, s, p, op, g, d)
+    assert out.dtype == dtype
+    close(out, np_conv_transpose(back(x), back(w), back(b), s, p, op, g, d), dtype)
+
+
+def test_non_contiguous_operands():
+    base = rand((6, 3, 10, 9), 6)
+    x = T.tensor(base)[::2, :, 1::2].transpose(2, 3)      # (3, 3, 9, 5), strided
+    wb = rand((3, 4, 3, 2), 7)
+    w = T.tensor(wb).permute(1, 0, 2, 3)                   # (4, 3, 3, 2), not contiguous
+    b = T.tensor(rand((8,), 8))[::2]
+    ref = np_conv(x.numpy(), w.numpy(), b.numpy(), 2, 1, 1, 1)
+    close(F.conv2d(x, w, b, 2, 1), ref, T.float64)
+    wt = T.tensor(rand((2, 3, 3), 9)).transpose(0, 1)      # (3, 2, 3)
+    xt = T.tensor(rand((4, 5, 3), 10)).transpose(1, 2)     # (4, 3, 5)
+    close(F.conv_transpose1d(xt, wt, None, 2, 1, 1),
+          np_conv_transpose(xt.numpy(), wt.numpy(), None, 2, 1, 1, 1, 1), T.float64)
+    xe = T.tensor(rand((1, 2, 1, 6), 11)).expand(3, 2, 4, 6)   # broadcast (0-stride) input
+    we = T.tensor(rand((3, 2, 2, 2), 12))
+    close(F.conv2d(xe, we), np_conv(xe.numpy(), we.numpy(), None, 1, 0, 1, 1), T.float64)
+
+
+def test_batches_split_across_threads_agree_with_one_sample_at_a_time():
+    """A batch big enough to run samples on several threads (and to sum
+    per-thread weight gradients) against per-sample calls and NumPy."""
+    x = tl(rand((9, 4, 8, 8), 13), T.float32, grad=True)
+    w = tl(rand((6, 2, 3, 3), 14), T.float32, grad=True)
+    g = rand((9, 6, 4, 4), 15)
+    out = F.conv2d(x, w, None, 2, 1, 1, 2)
+    out.backward(tl(g, T.float32))
+    one = np.concatenate([F.conv2d(x[i:i + 1], w, None, 2, 1, 1, 2).detach().numpy()
+                          for i in range(9)])
+    np.testing.assert_allclose(out.detach().numpy(), one, rtol=1e-5, atol=1e-5)
+    # dW = sum over the batch of grad (x) window
+    ref_w = np.zeros((6, 2, 3, 3))
+    xa = back(x)
+    for i in range(9):
+        wv = tl(np.zeros((6, 2, 3, 3)), grad=True)
+        F.conv2d(tl(xa[i:i + 1]), wv, None, 2, 1, 1, 2).backward(tl(g[i:i + 1]))
+        ref_w += wv.grad.numpy()
+    np.testing.assert_allclose(w.grad.numpy(), ref_w, rtol=1e-4, atol=1e-4)
+
+
+def test_zero_size_batch_and_channels():
+    w = tl(rand((4, 3, 3, 3), 16), grad=True)
+    x = tl(np.zeros((0, 3, 6, 6)), grad=True)
+    out = F.conv2d(x, w, padding=1)
+    assert out.shape == (0, 4, 6, 6)
+    out.sum().backward()
+    assert x.grad.shape == (0, 3, 6, 6)
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((4, 3, 3, 3)))
+    assert F.conv_transpose2d(T.zeros(0, 4, 3, 3), T.zeros(4, 2, 3, 3)).shape == (0, 2, 5, 5)
+    assert F.unfold(T.zeros(0, 2, 4, 4), 2).shape == (0, 8, 9)
+    assert F.fold(T.zeros(0, 8, 9), (4, 4), 2).shape == (0, 2, 4, 4)
+    # no input channels: the output is the bias
+    b = tl(rand((3,), 17))
+    out = F.conv1d(tl(np.zeros((2, 0, 5))), tl(np.zeros((3, 0, 2))), b)
+    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(b.numpy()[:, None], (2, 3, 4)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_padding_same_and_valid(n):
+    x = tl(rand((2, 3) + (7,) * n, 18))
+    k = (4, 3, 2)[:n]
+    dil = (1, 2, 3)[:n]
+    w = tl(rand((2, 3) + k, 19))
+    out = CONV[n](x, w, None, 1, "same", dil)
+    assert out.shape == x.shape[:1] + (2,) + x.shape[2:]
+    # PyTorch's rule: total padding d*(k-1), the odd unit on the far side
+    pads = [(di * (kk - 1) // 2, di * (kk - 1) - di * (kk - 1) // 2) for di, kk in zip(dil, k)]
+    xp = np.pad(x.numpy(), [(0, 0), (0, 0)] + pads)
+    close(out, np_conv(xp, w.numpy(), None, 1, 0, dil, 1), T.float64)
+    close(CONV[n](x, w, None, 1, "valid", dil), np_conv(x.numpy(), w.numpy(), None, 1, 0, dil, 1),
+          T.float64)
+    xg = tl(rand((1, 3) + (5,) * n, 20), grad=True)
+    wg = tl(rand((2, 3) + k, 21) / 4, grad=True)
+    assert gradcheck(lambda a, b_: CONV[n](a, b_, None, 1, "same", dil), (xg, wg))
+
+
+def test_unbatched_inputs():
+    x = rand((3, 6, 5), 22)
+    w = rand((2, 3, 2, 2), 23)
+    out = F.conv2d(tl(x), tl(w), None, 1, 1)
+    assert out.shape == (2, 7, 6)
+    close(out, np_conv(x[None], w, None, 1, 1, 1, 1)[0], T.float64)
+    xt = rand((3, 4), 24)
+    wt = rand((3, 2, 3), 25)
+    close(F.conv_transpose1d(tl(xt), tl(wt), None, 2),
+          np_conv_transpose(xt[None], wt, None, 2, 0, 0, 1, 1)[0], T.float64)
+    u = F.unfold(tl(x), 2)
+    close(u, np_unfold(x[None], (2, 2), (1, 1), (0, 0), (1, 1))[0], T.float64)
+    close(F.fold(u, (6, 5), 2), np_fold(u.numpy()[None], (6, 5), (2, 2), (1, 1), (0, 0),
+                                        (1, 1))[0], T.float64)
+
+
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("k,d,p,s", [((2, 3), (1, 2), (1, 1), (2, 1)), ((3, 3), (1, 1), (0, 0),
+                                                                         (1, 1)),
+                                     ((1, 2), (2, 1), (0, 2), (1, 3))])
+def test_unfold_and_fold_match_numpy(k, d, p, s, dtype):
+    x = tl(rand((2, 3, 7, 8), 26), dtype)
+    u = F.unfold(x, k, d, p, s)
+    ref = np_unfold(back(x), k, d, p, s)
+    assert u.shape == ref.shape and u.dtype == dtype
+    close(u, ref, dtype)
+    cols = tl(rand(ref.shape, 27), dtype)
+    close(F.fold(cols, (7, 8), k, d, p, s), np_fold(back(cols), (7, 8), k, d, p, s), dtype)
+    assert nn.Unfold(k, d, p, s)(x).shape == u.shape
+    assert nn.Fold((7, 8), k, d, p, s)(cols).shape == x.shape
+
+
+def test_im2col_and_col2im_in_one_and_three_dims():
+    x = rand((2, 3, 9), 28)
+    u = C.im2col(tl(x), [3], [2], [1], [2])
+    close(u, np_unfold(x, (3,), (2,), (1,), (2,)), T.float64)
+    close(C.col2im(u, [9], [3], [2], [1], [2]), np_fold(u.numpy(), (9,), (3,), (2,), (1,), (2,)),
+          T.float64)
+    x3 = rand((1, 2, 4, 5, 3), 29)
+    u3 = C.im2col(tl(x3), [2, 3, 2], [1], [1, 0, 1], [1, 2, 1])
+    close(u3, np_unfold(x3, (2, 3, 2), (1, 1, 1), (1, 0, 1), (1, 2, 1)), T.float64)
+
+
+# ---- derivatives ---------------------------------------------------------------------------
+
+GRAD_CASES = [  # (n, N, Cin, O, sp, k, stride, padding, dilation, groups)
+    (1, 2, 4, 2, (6,), (3,), 2, 1, 1, 2),
+    (2, 2, 2, 3, (5, 4), (3, 2), (2, 1), (1, 0), (1, 2), 1),
+    (2, 1, 4, 4, (4, 4), (1, 1), 1, 0, 1, 2),
+    (2, 1, 3, 3, (5, 5), (3, 3), 1, 1, 1, 3),
+    (3, 1, 2, 2, (4, 3, 3), (2, 2, 2), (2, 1, 1), (1, 0, 1), 1, 1),
+]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=str)
+def test_conv_gradients_and_second_derivatives(case):
+    n, N, Cin, O, sp, k, s, p, d, g = case
+    x = tl(rand((N, Cin) + sp, 30), grad=True)
+    w = tl(rand((O, Cin // g) + k, 31), grad=True)
+    b = tl(rand((O,), 32), grad=True)
+    fn = lambda a, w_, b_: CONV[n](a, w_, b_, s, p, d, g)  # noqa: E731
+    assert gradcheck(fn, (x, w, b))
+    assert gradgradcheck(fn, (x, w, b))
+
+
+@pytest.mark.parametrize("case", [(1, (5,), 4, 2, (3,), 2, 1, 1, 2, 1),
+                                  (2, (3, 4), 2, 3, (2, 3), (2, 1), (1, 0), (1, 0), 1, (1, 2)),
+                                  (2, (3, 3), 2, 2, (1, 1), 1, 0, 0, 1, 1),
+                                  (3, (2, 3, 2), 2, 1, (2, 2, 2), 2, (0, 1, 0), (1, 0, 1), 1, 1)],
+                         ids=str)
+def test_conv_transpose_gradients_and_second_derivatives(case):
+    n, sp, Cin, Og, k, s, p, op, g, d = case
+    x = tl(rand((2, Cin) + sp, 33), grad=True)
+    w = tl(rand((Cin, Og) + k, 34), grad=True)
+    b = tl(rand((Og * g,), 35), grad=True)
+    fn = lambda a, w_, b_: CONV_T[n](a, w_, b_, s, p, op, g, d)  # noqa: E731
+    assert gradcheck(fn, (x, w, b))
+    assert gradgradcheck(fn, (x, w, b))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_weight_gradient_op_matches_numpy_and_has_derivatives(transposed):
+    x = rand((2, 4, 5, 4), 36)
+    if transposed:  # weight (C_in, C_out/g, k): grad_output is the big side
+        wshape, go = [4, 1, 2, 3], rand((2, 2, 9, 8), 37)
+        out_padding = [1, 1]
+    else:
+        wshape, go = [6, 2, 2, 3], rand((2, 6, 3, 2), 37)
+    args = ([2, 2], [1, 1], [1, 1], transposed, 2)
+    dw = C._convolution_backward_weight(tl(go), tl(x), wshape, *args)
+    # the reference: the gradient of <go, conv(x, w)> with respect to w, by the tape
+    w = tl(np.zeros(wshape), grad=True)
+    if transposed:
+        out = C.convolution(tl(x), w, None, [2, 2], [1, 1], [1, 1], True, out_padding, 2)
+    else:
+        out = C.convolution(tl(x), w, None, [2, 2], [1, 1], [1, 1], False, [0], 2)
+    assert out.shape == go.shape
+    # <go, conv(x, w)> is linear in w: its gradient is the op's value
+    ref = np.zeros(wshape)
+    for idx in itertools.product(*(range(v) for v in wshape)):
+        e = np.zeros(wshape)
+        e[idx] = 1
+        conv = (np_conv_transpose(x, e, None, 2, 1, out_padding, 2, 1) if transposed
+                else np_conv(x, e, None, 2, 1, 1, 2))
+        ref[idx] = (conv * go).sum()
+    close(dw, ref, T.float64)
+    gt, xt = tl(go / 3, grad=True), tl(x / 3, grad=True)
+    fn = lambda a, b_: C._convolution_backward_weight(a, b_, wshape, *args)  # noqa: E731
+    assert gradcheck(fn, (gt, xt))
+    assert gradgradcheck(fn, (gt, xt))
+
+
+def test_fold_and_unfold_gradients():
+    x = tl(rand((2, 2, 5, 4), 38), grad=True)
+    assert gradcheck(lambda a: F.unfold(a, (2, 3), (2, 1), 1, (1, 2)), (x,))
+    assert gradgradcheck(lambda a: F.unfold(a, (2, 3), (2, 1), 1, (1, 2)), (x,))
+    cols = tl(rand((2, 12, 9), 39), grad=True)
+    assert gradcheck(lambda a: F.fold(a, (4, 5), (2, 3), 1, 1, 2), (cols,))
+    assert gradgradcheck(lambda a: F.fold(a, (4, 5), (2, 3), 1, 1, 2), (cols,))
+
+
+def test_gradients_keep_the_dtype_and_half_precision_runs_through_float():
+    x = tl(rand((2, 3, 6, 6), 40), T.bfloat16, grad=True)
+    w = tl(rand((4, 3, 3, 3), 41), T.bfloat16, grad=True)
+    F.conv2d(x, w, padding=1).float().sum().backward()
+    assert x.grad.dtype == T.bfloat16 and w.grad.dtype == T.bfloat16
+    ref = np_conv_transpose(np.ones((2, 4, 6, 6)), back(w), None, 1, 1, 0, 1, 1)
+    close(x.grad, ref, T.bfloat16)
+
+
+def test_the_tape_keeps_only_what_the_formulas_read():
+    x = T.randn(2, 3, 6, 6, requires_grad=True)
+    w = T.randn(4, 3, 3, 3)
+    out = F.conv2d(x, w, padding=1)
+    with T.no_grad():
+        x.mul_(2)    # dx reads only w: x is not kept, no version error
+        out.mul_(2)  # nor is the output
+    out.sum().backward()
+    ref = np_conv_transpose(np.ones((2, 4, 6, 6)), w.numpy().astype(np.float64), None, 1, 1, 0,
+                            1, 1)
+    np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-5, atol=1e-5)
+    w.requires_grad_()
+    out = F.conv2d(x, w, padding=1)
+    with T.no_grad():
+        x.add_(1)    # dw reads x: now it is kept, and the change is caught
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: F.conv2d(T.zeros(1, 3, 5, 5), T.zeros(4, 2, 3, 3)),
+     "Given groups=1, weight of size [4, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 "
+     "channels, but got 3 channels instead"),
+    (lambda: F.conv2d(T.zeros(3, 5, 5), T.zeros(4, 2, 3, 3)),
+     "Given groups=1, weight of size [4, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 "
+     "channels, but got 3 channels instead"),
+    (lambda: F.conv2d(T.zeros(1, 4, 5, 5), T.zeros(3, 2, 3, 3), groups=2),
+     "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of "
+     "size [3, 2, 3, 3] instead"),
+    (lambda: F.conv2d(T.zeros(1, 2, 2, 2), T.zeros(4, 2, 3, 3)),
+     "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size "
+     "can't be greater than actual input size"),
+    (lambda: F.conv2d(T.zeros(5, 5), T.zeros(4, 2, 3, 3)),
+     "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [5, 5]"),
+    (lambda: F.conv_transpose2d(T.zeros(1, 3, 4, 4), T.zeros(2, 2, 3, 3)),
+     "Given transposed=1, weight of size [2, 2, 3, 3], expected input[1, 3, 4, 4] to have 2 "
+     "channels, but got 3 channels instead"),
+    (lambda: F.conv_transpose2d(T.zeros(1, 2, 5, 5), T.zeros(2, 3, 3, 3), output_padding=1),
+     "output padding must be smaller than either stride or dilation, but got "
+     "output_padding_height: 1 output_padding_width: 1 stride_height: 1 stride_width: 1 "
+     "dilation_height: 1 dilation_width: 1"),
+    (lambda: F.conv_transpose2d(T.zeros(1, 2, 1, 1), T.zeros(2, 2, 3, 3), padding=3),
+     "Given input size per channel: (1 x 1). Calculated output size per channel: (-3 x -3). "
+     "Output size is too small"),
+    (lambda: F.conv_transpose2d(T.zeros(2, 3, 0, 4), T.zeros(3, 2, 3, 3), stride=2),
+     "Only zero batch or zero channel inputs are supported, but got input shape: [2, 3, 0, 4]"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(2)),
+     "Given weight of size [3, 2, 3, 3], expected bias to be 1-dimensional with 3 elements, but "
+     "got bias of size [2] instead"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float64), T.zeros(3, 2, 3, 3)),
+     "expected scalar type Double but found Float"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), stride=(1, 1, 1)),
+     "expected stride to be a single integer value or a list of 2 values to match the "
+     "convolution dimensions, but got stride=[1, 1, 1]"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), stride=0),
+     "non-positive stride is not supported"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), padding=-1),
+     "negative padding is not supported"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), dilation=0),
+     "dilation should be greater than zero, but got [0, 0]"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), groups=0),
+     "non-positive groups is not supported"),
+    (lambda: F.unfold(T.zeros(1, 2, 3, 3), 5),
+     "Given input with spatial size (3, 3), kernel_size=(5, 5), dilation=(1, 1), padding=(0, 0), "
+     "calculated shape of the array of sliding blocks as (-1, -1), but its components must be "
+     "at least one."),
+    (lambda: F.fold(T.zeros(1, 7, 9), (4, 4), 2),
+     "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+     "got input.size(1)=7 and kernel_size=(2 x 2)"),
+    (lambda: F.fold(T.zeros(1, 8, 8), (4, 4), 2),
+     "Given output_size=(4 x 4), kernel_size=(2 x 2), expected size of input's dimension 2 to "
+     "match the calculated number of sliding blocks 3 x 3 = 9, but got input.size(2)=8."),
+])
+def test_errors_use_pytorchs_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_padding_string_errors_and_integer_inputs():
+    with pytest.raises(ValueError, match="not supported for strided convolutions"):
+        F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), stride=2, padding="same")
+    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+        F.conv1d(T.zeros(1, 2, 5), T.zeros(3, 2, 3), padding="full")
+    with pytest.raises(NotImplementedError, match="convolution.*int64"):
+        F.conv1d(T.zeros(1, 2, 5, dtype=T.int64), T.zeros(3, 2, 3, dtype=T.int64))
+
+
+# ---- modules -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode,np_mode", [("reflect", "reflect"), ("replicate", "edge"),
+                                          ("circular", "wrap"), ("zeros", "constant")])
+def test_conv_module_padding_modes(mode, np_mode):
+    conv = nn.Conv2d(2, 3, (3, 2), padding=(1, 2), padding_mode=mode, dtype=T.float64)
+    x = rand((2, 2, 5, 6), 42)
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (2, 2)], mode=np_mode)
+    ref = np_conv(xp, conv.weight.detach().numpy(), conv.bias.detach().numpy(), 1, 0, 1, 1)
+    close(conv(tl(x)), ref, T.float64)
+
+
+def test_conv_transpose_module_output_size():
+    m = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, dtype=T.float64)
+    x = rand((1, 3, 4, 4), 43)
+    out = m(tl(x), output_size=(8, 8))
+    assert out.shape == (1, 2, 8, 8)
+    close(out, np_conv_transpose(x, m.weight.detach().numpy(), m.bias.detach().numpy(), 2, 1, 1,
+                                 1, 1), T.float64)
+
+
+def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
+    code = textwrap.dedent("""
+        import numpy as np
+        import torchlike as T
+        import torchlike.nn.functional as F
+        C = T._C
+        C._fake_enable()
+        x = T.randn(2, 3, 5, 5).to("fake")
+        w = T.randn(4, 3, 3, 3).to("fake")
+        try:
+            F.conv2d(x, w)
+        except NotImplementedError as e:
+            assert str(e) == "convolution(): no kernel for device fake:0 and dtype float32", e
+        else:
+            raise AssertionError("ran without a kernel")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        x = T.randn(2, 3, 5, 5).to("fake")  # fake memory made while lent is host-readable
+        w = T.randn(4, 3, 3, 3).to("fake")
+        b = T.randn(4).to("fake")
+        for fn in (lambda a, w, b: F.conv2d(a, w, b, padding=1),
+                   lambda a, w, b: F.conv_transpose2d(a.transpose(2, 3), w.permute(1, 0, 2, 3), b,
+                                                      stride=2),
+                   lambda a, w, b: F.unfold(a, 2),
+                   lambda a, w, b: F.fold(F.unfold(a, 2), (5, 5), 2)):
+            y = fn(x, w, b)
+            assert str(y.device) == "fake:0"
+            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), w.cpu(), b.cpu()).numpy(),
+                                       rtol=1e-6)
+        xr = x.detach().requires_grad_()
+        wr = w.detach().requires_grad_()
+        F.conv2d(xr, wr, b, padding=1).sum().backward()
+        assert str(xr.grad.device) == "fake:0" and str(wr.grad.device) == "fake:0"
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
+
+
+def test_concurrent_convolutions_from_several_threads_agree_with_serial_ones():
+    """Each call lends OpenBLAS's process-wide thread count to its samples and
+    puts it back; concurrent calls must not mix buffers or results."""
+    import threading
+    xs = [tl(rand((8, 4, 9, 9), 50 + i), T.float32) for i in range(4)]
+    w = tl(rand((6, 4, 3, 3), 49), T.float32)
+    serial = [F.conv2d(x, w, padding=1).numpy() for x in xs]
+    results = [None] * 4
+
+    def run(i):
+        for _ in range(3):
+            results[i] = F.conv2d(xs[i], w, padding=1).numpy()
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got, ref in zip(results, serial):
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("sp,k,s,p,d", [((40, 40), (3, 3), 1, 1, 1),
+                                        ((90, 41), (3, 2), (2, 1), (2, 0), (2, 1)),
+                                        ((12, 11, 13), (3, 2, 3), 1, (1, 0, 1), (1, 1, 2))])
+def test_images_whose_columns_take_several_chunks(sp, k, s, p, d):
+    """Columns over 1 MiB are made a chunk of output lines at a time: the
+    forward, the input gradient (col2im per chunk) and the weight gradient
+    (accumulated over chunks) against NumPy."""
+    n = len(sp)
+    x = tl(rand((2, 16) + sp, 60), grad=True)
+    w = tl(rand((5, 16) + k, 61), grad=True)
+    out = CONV[n](x, w, None, s, p, d)
+    close(out, np_conv(back(x), back(w), None, s, p, d, 1), T.float64)
+    g = rand(tuple(out.shape), 62)
+    out.backward(tl(g))
+    # dx: the transposed convolution of g, sized back to x
+    op = [x.shape[2 + i] - ((out.shape[2 + i] - 1) * tup(s, n)[i] - 2 * tup(p, n)[i]
+                            + tup(d, n)[i] * (k[i] - 1) + 1) for i in range(n)]
+    close(x.grad, np_conv_transpose(g, back(w), None, s, p, op, 1, d), T.float64)
+    # dW[o, c, k] = sum over n and windows of g * x window
+    xp = np.pad(back(x), [(0, 0), (0, 0)] + [(pp, pp) for pp in tup(p, n)])
+    ref = np.zeros(w.shape)
+    for kidx in itertools.product(*(range(kk) for kk in k)):
+        sl = tuple(slice(kidx[i] * tup(d, n)[i],
+                         kidx[i] * tup(d, n)[i] + tup(s, n)[i] * (out.shape[2 + i] - 1) + 1,
+                         tup(s, n)[i]) for i in range(n))
+        axes = [0] + list(range(2, 2 + n))
+        ref[(slice(None), slice(None)) + kidx] = np.tensordot(
+            g, xp[(slice(None), slice(None)) + sl], (axes, axes))
+    close(w.grad, ref, T.float64)

@@ -1,0 +1,113 @@
+"""Convolution, transposed convolution and fold/unfold over the C kernels of
+``src/nn/conv`` (``_C.convolution``, ``_C.im2col``, ``_C.col2im``).
+
+These wrappers only do what PyTorch's Python layer does: add the batch dim
+of an unbatched input, spell ``padding='same'/'valid'`` as numbers (an
+asymmetric 'same' pads the input's far side first), and name the function in
+rank errors.  Shape, channel and geometry checks, with PyTorch's messages,
+are the op's; so are the derivatives (conv and conv_transpose are each
+other's input gradient, im2col and col2im each other's).
+
+Legend: N batch, C channels, O output channels, k kernel sizes."""
+from .. import _C
+from ._conv import _batched, _ntuple
+
+
+def _same_padding(x, weight, stride, dilation, n):
+    """padding='same' as (padded x, symmetric padding): PyTorch's rule, the
+    odd unit of a dim's total padding going to its far side."""
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    k = tuple(weight.shape[2:2 + n]) if weight.ndim == n + 2 else (1,) * n
+    total = [d * (kk - 1) for d, kk in zip(dilation, k)]
+    left = tuple(t // 2 for t in total)
+    extra = [t - 2 * (t // 2) for t in total]
+    if any(extra):
+        pads = []
+        for e in reversed(extra):
+            pads += [0, e]
+        x = _C._pad(x, pads, "constant", None)
+    return x, left
+
+
+def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
+    x, unbatched = _batched(input, n, name)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            x, padding = _same_padding(x, weight, _ntuple(stride, n, "stride"),
+                                       _ntuple(dilation, n, "dilation"), n)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of "
+                             "{'valid', 'same'}")
+    out = _C.convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, L) * (O, C/groups, k) -> (N, O, L_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, H, W) * (O, C/groups, kH, kW) -> (N, O, H_out, W_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C, D, H, W) * (O, C/groups, kD, kH, kW) -> (N, O, D_out, H_out, W_out)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                      n, name):
+    """The transpose (input gradient) of convolution: weight (C, O/groups, *k),
+    output size (L - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1."""
+    x, unbatched = _batched(input, n, name)
+    out = _C.convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """(N, C, L) with weight (C, O/groups, k) -> (N, O, L_out)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """(N, C, H, W) with weight (C, O/groups, kH, kW) -> (N, O, H_out, W_out)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """(N, C, D, H, W) with weight (C, O/groups, kD, kH, kW) -> (N, O, D_out, H_out, W_out)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups,
+                             dilation, 3, "conv_transpose3d")
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C * kH * kW, L), one column per window."""
+    x, unbatched = _batched(input, 2, "unfold")
+    out = _C.im2col(x, _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
+                    _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of ``unfold``: (N, C * kH * kW, L) -> (N, C, H, W),
+    overlapping windows summed."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError("Expected 2D (unbatched) or 3D (batched) input to fold, but got "
+                           f"input of size: {list(input.shape)}")
+    unbatched = input.ndim == 2
+    x = input.unsqueeze(0) if unbatched else input
+    out = _C.col2im(x, _ntuple(output_size, 2, "output_size"),
+                    _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
+                    _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
+    return out.squeeze(0) if unbatched else out
