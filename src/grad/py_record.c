@@ -709,5 +709,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_inplace_init();
   tl_grad_formulas_bessel_init();
   tl_grad_formulas_nn_softmax_init();
+  tl_grad_formulas_nn_norm_init();
   return 0;
 }

@@ -4,4 +4,5 @@
 void tl_nn_register(void)
 {
   tl_nn_softmax_register();
+  tl_nn_norm_register();
 }

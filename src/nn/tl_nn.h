@@ -19,5 +19,6 @@
 void tl_nn_register(void);
 
 void tl_nn_softmax_register(void);
+void tl_nn_norm_register(void);
 
 #endif

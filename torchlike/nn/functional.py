@@ -23,6 +23,7 @@ from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, 
                     max_unpool3d, interpolate, upsample, upsample_nearest,
                     upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
                     affine_grid, grid_sample)
+from . import _norm_grad  # noqa: F401  (installs the norm ops' double backward)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward)
 
@@ -444,124 +445,71 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """Normalise over every dim but 1 (channels).  In training the batch
     statistics are used and the running ones updated in place:
-    ``running = (1 - momentum) * running + momentum * batch`` (unbiased var)."""
+    ``running = (1 - momentum) * running + momentum * batch`` (unbiased var).
+    One fused op (``native_batch_norm``), which also returns the mean and
+    rstd its backward reads."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
-    C = input.shape[1]
-    dims = (0,) + tuple(range(2, input.ndim))
-    shape = (1, C) + (1,) * (input.ndim - 2)
     if training:
-        count = input.numel() // C if C else 0
-        if count <= 1:
+        C = input.shape[1]
+        if (input.numel() // C if C else 0) <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {_size(input.shape)}")
-        mean = input.mean(dim=dims)
-        var = input.var(dim=dims, unbiased=False)
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                if running_var is not None:
-                    unbiased = var.detach() * (count / (count - 1))
-                    running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * _C.rsqrt(var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    if momentum is None:
+        momentum = 0.0
+    return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                momentum, eps)[0]
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each (sample, channel) over its spatial dims."""
+    """Normalise each (sample, channel) over its spatial dims: batch_norm of
+    the (1, N*C, *) view, the running statistics averaged over the batch."""
     N, C = input.shape[0], input.shape[1]
-    dims = tuple(range(2, input.ndim))
-    shape = (1, C) + (1,) * (input.ndim - 2)
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{_size(input.shape)}")
+
+    def repeat(t):
+        return None if t is None else t.repeat(N)
+    rm, rv = repeat(running_mean), repeat(running_var)
+    out = _C.native_batch_norm(input.reshape((1, N * C) + tuple(input.shape[2:])),
+                               repeat(weight), repeat(bias), rm, rv, use_input_stats,
+                               momentum if momentum is not None else 0.0, eps)[0]
     if use_input_stats:
-        mean = input.mean(dim=dims, keepdim=True)
-        var = input.var(dim=dims, unbiased=False, keepdim=True)
-        if running_mean is not None:
-            count = math.prod(input.shape[2:])
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(N, C).mean(0)
-                                                     * momentum)
-                unbiased = var.detach().reshape(N, C).mean(0) * (count / max(count - 1, 1))
-                running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) * _C.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.reshape(N, C).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.reshape(N, C).mean(0))
+    return out.reshape(input.shape)
 
 
-def _check_normalized_shape(input, normalized_shape, what="normalized_shape"):
+def _shape_list(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    k = len(normalized_shape)
-    if k == 0 or tuple(input.shape[input.ndim - k:]) != normalized_shape or input.ndim < k:
-        raise RuntimeError(
-            f"Given normalized_shape=[{', '.join(map(str, normalized_shape))}], expected input "
-            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got input of size"
-            f"[{', '.join(map(str, input.shape))}]")
-    return tuple(range(-k, 0))
+        return [int(normalized_shape)]
+    return [int(n) for n in normalized_shape]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the trailing ``normalized_shape`` dims."""
-    dims = _check_normalized_shape(input, normalized_shape)
-    mean = input.mean(dim=dims, keepdim=True)
-    var = input.var(dim=dims, unbiased=False, keepdim=True)
-    out = (input - mean) * _C.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
-
-
-_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07,
-        "float16": 0.0009765625, "bfloat16": 0.0078125}
+    """Normalise over the trailing ``normalized_shape`` dims (``native_layer_norm``)."""
+    return _C.native_layer_norm(input, _shape_list(normalized_shape), weight, bias, eps)[0]
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the
-    dtype's machine epsilon)."""
-    dims = _check_normalized_shape(input, normalized_shape)
-    if eps is None:
-        eps = _EPS.get(input.dtype.name, _EPS["float32"])
-    out = input * _C.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
-    return out if weight is None else out * weight
+    dtype's machine epsilon); ``_fused_rms_norm``."""
+    return _C._fused_rms_norm(input, _shape_list(normalized_shape), weight, eps)[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalise each sample's channels in ``num_groups`` groups."""
+    """Normalise each sample's channels in ``num_groups`` groups (``native_group_norm``)."""
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
     N, C = input.shape[0], input.shape[1]
-    if C % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {list(input.shape)} and "
-                           f"num_groups={num_groups}")
-    x = input.reshape(N, num_groups, (C // num_groups) * math.prod(input.shape[2:]))
-    mean = x.mean(dim=-1, keepdim=True)
-    var = x.var(dim=-1, unbiased=False, keepdim=True)
-    out = ((x - mean) * _C.rsqrt(var + eps)).reshape(input.shape)
-    shape = (1, C) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _C.native_group_norm(input, weight, bias, N, C, math.prod(input.shape[2:]),
+                                num_groups, eps)[0]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -772,6 +772,83 @@ static const tl_py_param params__log_softmax_backward_data[] = {
     {"input_dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_native_batch_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"running_mean", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"running_var", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"training", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"momentum", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_batch_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"save_mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"save_invstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"train", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_layer_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_layer_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_group_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"N", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"C", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"HxW", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"group", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_group_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"N", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"C", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"HxW", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"group", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fused_rms_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fused_rms_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1001,5 +1078,21 @@ const tl_py_sig tl_py_sigs[] = {
      "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
     {"_log_softmax_backward_data", "nn_softmax", params__log_softmax_backward_data, 4, 4,
      "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, dtype input_dtype)"},
+    {"native_batch_norm", "nn_norm", params_native_batch_norm, 8, 8,
+     "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)"},
+    {"native_batch_norm_backward", "nn_norm", params_native_batch_norm_backward, 7, 7,
+     "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor save_mean, Tensor save_invstd, bool train, float eps)"},
+    {"native_layer_norm", "nn_norm", params_native_layer_norm, 5, 5,
+     "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)"},
+    {"native_layer_norm_backward", "nn_norm", params_native_layer_norm_backward, 7, 7,
+     "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias)"},
+    {"native_group_norm", "nn_norm", params_native_group_norm, 8, 8,
+     "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)"},
+    {"native_group_norm_backward", "nn_norm", params_native_group_norm_backward, 9, 9,
+     "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group)"},
+    {"_fused_rms_norm", "nn_norm", params__fused_rms_norm, 4, 4,
+     "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"},
+    {"_fused_rms_norm_backward", "nn_norm", params__fused_rms_norm_backward, 5, 5,
+     "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight)"},
 };
-const int tl_py_sig_count = 114;
+const int tl_py_sig_count = 122;
