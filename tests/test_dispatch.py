@@ -91,6 +91,16 @@ CALLS = {
     "softmax": "C.softmax(f, 1)", "log_softmax": "C.log_softmax(f, 1)",
     "_softmax_backward_data": "C._softmax_backward_data(f, f, 1, T.float32)",
     "_log_softmax_backward_data": "C._log_softmax_backward_data(f, f, 1, T.float32)",
+    "native_batch_norm": "C.native_batch_norm(f, v, v, None, None, True, 0.1, 1e-5)",
+    "native_batch_norm_backward": "C.native_batch_norm_backward(f, f, v, v, v, True, 1e-5)",
+    "native_layer_norm": "C.native_layer_norm(f, [2], v, v, 1e-5)",
+    "native_layer_norm_backward":
+        "C.native_layer_norm_backward(f, f, [2], v.reshape(2, 1), v.reshape(2, 1), v, v)",
+    "native_group_norm": "C.native_group_norm(f, v, v, 2, 2, 1, 1, 1e-5)",
+    "native_group_norm_backward":
+        "C.native_group_norm_backward(f, f, v.reshape(2, 1), v.reshape(2, 1), v, 2, 2, 1, 1)",
+    "_fused_rms_norm": "C._fused_rms_norm(f, [2], v, None)",
+    "_fused_rms_norm_backward": "C._fused_rms_norm_backward(f, f, [2], v.reshape(2, 1), v)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.
