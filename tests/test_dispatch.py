@@ -101,6 +101,8 @@ CALLS = {
         "C.native_group_norm_backward(f, f, v.reshape(2, 1), v.reshape(2, 1), v, 2, 2, 1, 1)",
     "_fused_rms_norm": "C._fused_rms_norm(f, [2], v, None)",
     "_fused_rms_norm_backward": "C._fused_rms_norm_backward(f, f, [2], v.reshape(2, 1), v)",
+    "nll_loss_nd": "C.nll_loss_nd(f, iv[:2], v, 1, -100)",
+    "nll_loss_backward": "C.nll_loss_backward(v.sum(), f, iv[:2], v, 1, -100, v.sum())",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -200,6 +200,7 @@ void tl_grad_formulas_inplace_init(void);
 void tl_grad_formulas_bessel_init(void);
 void tl_grad_formulas_nn_softmax_init(void);
 void tl_grad_formulas_nn_norm_init(void);
+void tl_grad_formulas_nn_loss_init(void);
 
 /* ---- the engine ---- */
 int tl_py_engine_init(PyObject *module);

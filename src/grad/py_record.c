@@ -710,5 +710,6 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_bessel_init();
   tl_grad_formulas_nn_softmax_init();
   tl_grad_formulas_nn_norm_init();
+  tl_grad_formulas_nn_loss_init();
   return 0;
 }

@@ -5,4 +5,5 @@ void tl_nn_register(void)
 {
   tl_nn_softmax_register();
   tl_nn_norm_register();
+  tl_nn_loss_register();
 }

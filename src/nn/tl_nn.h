@@ -20,5 +20,6 @@ void tl_nn_register(void);
 
 void tl_nn_softmax_register(void);
 void tl_nn_norm_register(void);
+void tl_nn_loss_register(void);
 
 #endif

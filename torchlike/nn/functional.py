@@ -703,27 +703,19 @@ def _class_dim_target(input, target):
         raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
 
 
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
-    the weights of the targets not ignored.  input (N, C, *) or (C,)."""
+    the weights of the targets not ignored.  input (N, C, *) or (C,).  One
+    fused op (``nll_loss_nd``) that also returns the total weight."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
-    cdim = 0 if input.ndim == 1 else 1
-    C = input.shape[cdim]
-    valid = target != ignore_index
-    safe = _C.where(valid, target, _C.zeros_like(target))
-    if target.numel() and ((safe < 0) | (safe >= C)).any().item():
-        bad = int(safe[(safe < 0) | (safe >= C)].reshape(-1)[0].item())
-        raise IndexError(f"Target {bad} is out of bounds.")
-    picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
-    w = valid.to(dtype=input.dtype)
-    if weight is not None:
-        w = w * weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
-    loss = -picked * w
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
+    return _C.nll_loss_nd(input, target, weight, _REDUCTIONS[reduction], ignore_index)[0]
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,

@@ -656,6 +656,48 @@ static PyObject *bind_rms_norm_backward(tl_op op, PyObject *const *args, Py_ssiz
   return tl_py_impl_rms_norm_backward(op, &a);
 }
 
+/* nll_loss_nd */
+static PyObject *bind_nll_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "weight", "reduction", "ignore_index", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_nll_loss a;
+  a.reduction = 1;
+  a.ignore_index = -100;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[3], false, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[4], false, &a.ignore_index, NULL) < 0)
+    return NULL;
+  return tl_py_impl_nll_loss(op, &a);
+}
+
+/* nll_loss_backward */
+static PyObject *bind_nll_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "weight", "reduction", "ignore_index", "total_weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_nll_loss_backward a;
+  a.reduction = 0;
+  a.ignore_index = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[3], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[4], true, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[5], true, &a.ignore_index, NULL) < 0 ||
+      tl_py_arg_tensor(func, "total_weight", v[6], false, &a.total_weight) < 0)
+    return NULL;
+  return tl_py_impl_nll_loss_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -692,6 +734,8 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_NATIVE_GROUP_NORM_BACKWARD] = bind_group_norm_backward,
     [TL_OP_FUSED_RMS_NORM] = bind_rms_norm,
     [TL_OP_FUSED_RMS_NORM_BACKWARD] = bind_rms_norm_backward,
+    [TL_OP_NLL_LOSS_ND] = bind_nll_loss,
+    [TL_OP_NLL_LOSS_BACKWARD] = bind_nll_loss_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

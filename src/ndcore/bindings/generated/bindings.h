@@ -329,6 +329,28 @@ typedef struct {
 } tl_py_args_rms_norm_backward;
 PyObject *tl_py_impl_rms_norm_backward(tl_op op, const tl_py_args_rms_norm_backward *a);
 
+/* nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+} tl_py_args_nll_loss;
+PyObject *tl_py_impl_nll_loss(tl_op op, const tl_py_args_nll_loss *a);
+
+/* nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+  PyObject *total_weight; /* borrowed */
+} tl_py_args_nll_loss_backward;
+PyObject *tl_py_impl_nll_loss_backward(tl_op op, const tl_py_args_nll_loss_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

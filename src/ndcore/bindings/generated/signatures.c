@@ -849,6 +849,24 @@ static const tl_py_param params__fused_rms_norm_backward[] = {
     {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_nll_loss_nd[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"reduction", TL_PY_ARG_INT, 0, "1"},
+    {"ignore_index", TL_PY_ARG_INT, 0, "-100"},
+};
+
+static const tl_py_param params_nll_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"ignore_index", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"total_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1094,5 +1112,9 @@ const tl_py_sig tl_py_sigs[] = {
      "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"},
     {"_fused_rms_norm_backward", "nn_norm", params__fused_rms_norm_backward, 5, 5,
      "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight)"},
+    {"nll_loss_nd", "nn_loss", params_nll_loss_nd, 5, 5,
+     "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)"},
+    {"nll_loss_backward", "nn_loss", params_nll_loss_backward, 7, 7,
+     "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)"},
 };
-const int tl_py_sig_count = 122;
+const int tl_py_sig_count = 124;
