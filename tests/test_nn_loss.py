@@ -41,7 +41,8 @@ def np_nll(x, t, w=None, ignore=-100, reduction="mean"):
     loss = -picked * wt
     if reduction == "none":
         return loss[0] if unbatched else loss
-    return loss.sum() / wt.sum() if reduction == "mean" else loss.sum()
+    with np.errstate(invalid="ignore"):  # an empty mean is NaN, as in PyTorch
+        return loss.sum() / wt.sum() if reduction == "mean" else loss.sum()
 
 
 def np_log_softmax(x, axis):

@@ -53,7 +53,7 @@ def channel_shape(ndim, C):
 # ---- values -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
-@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 4, 5), (2, 3, 2, 2, 3)])
+@pytest.mark.parametrize("shape", [(4, 3), (5, 70), (4, 3, 5), (2, 3, 4, 5), (2, 3, 2, 2, 3)])
 def test_batch_norm_training_matches_numpy_and_updates_running_stats(dtype, shape):
     x = randn(*shape)
     w, b = randn(shape[1]), randn(shape[1])
@@ -188,6 +188,10 @@ GRAD_CASES = {
                          lambda: (leaf(4, 3, 5), leaf(3), leaf(3))),
     "batch_norm_eval": (lambda x, w, b: F.batch_norm(x, RM, RV, w, b, False),
                         lambda: (leaf(4, 3, 2), leaf(3), leaf(3))),
+    "batch_norm_1d_wide": (lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+                           lambda: (leaf(3, 66), leaf(66), leaf(66))),
+    "batch_norm_1d_eval": (lambda x, w: F.batch_norm(x, RM, RV, w, None, False),
+                           lambda: (leaf(4, 3), leaf(3))),
     "batch_norm_no_affine": (lambda x: F.batch_norm(x, None, None, training=True),
                              lambda: (leaf(5, 2),)),
     "layer_norm": (lambda x, w, b: F.layer_norm(x, (3, 4), w, b),

@@ -20,6 +20,15 @@ static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tm
   return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
 }
 
+/* The loops' rows: statistics groups, or blocks of COLS channels for
+ * per-channel statistics with S == 1 (norm_loops.h). */
+static int64_t row_count(const tl_norm_spec *s)
+{
+  if (s->per_channel)
+    return s->S == 1 ? (s->C + COLS - 1) / COLS : s->C;
+  return s->N * s->G;
+}
+
 static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
 /* Element i of a contiguous float or double tensor, read and written as double. */
@@ -101,7 +110,7 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
   const tl_tensor *xw = as_work(x, work, &xt), *ww = as_work(w, work, &wt),
                   *bw = as_work(b, work, &bt);
   bool direct = y->dtype == work;
-  int64_t rows = s->per_channel ? s->C : s->N * s->G;
+  int64_t rows = row_count(s);
   if (!xw || !ww || !bw ||
       (!direct && tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y)) != TL_OK) ||
       (s->per_channel && !(var = calloc((size_t)(s->C ? s->C : 1), sizeof *var)))) {
@@ -189,7 +198,7 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
                   *ww = as_work(w, work, &wt), *rw = as_work(rstd, work, &rt);
   const tl_tensor *mw = mean ? as_work(mean, work, &mt) : NULL;
   bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
-  int64_t rows = s->per_channel ? s->C : s->N * s->G, C = s->C ? s->C : 1;
+  int64_t rows = row_count(s), C = s->C ? s->C : 1;
   if (!xw || !gw || !ww || !rw || (mean && !mw) ||
       (!direct && tl_tensor_empty(&dxt, work, dx->ndim, dx->shape, tl_tensor_device(dx)) != TL_OK))
     goto fail;

@@ -17,76 +17,106 @@
 
 typedef TL_NORM_REAL real;
 
-enum { CHUNK = 1024, COLS = 64 };
+enum { CHUNK = 1024, COLS = 64, LANES = 32 };
 
-static inline int64_t chunk_len(int64_t n, int64_t i0) { return n - i0 < CHUNK ? n - i0 : CHUNK; }
+/* The row helpers are inlined into each SIMD clone of the three entry
+ * functions, so that they are compiled for the clone's vector width. */
+#define ROW static inline __attribute__((always_inline))
+
+/* Sums keep LANES independent partial sums (several vector registers), so
+ * the adds do not wait on each other's latency; each CHUNK's partials are
+ * added into a double.  lanes_total() folds a chunk's partials and tail. */
+ROW double lanes_total(const real *acc, real tail)
+{
+  for (int64_t j = 0; j < LANES; j++)
+    tail += acc[j];
+  return tail;
+}
 
 /* sum x */
-static inline double sum_of(const real *restrict x, int64_t n)
+ROW double sum_of(const real *restrict x, int64_t n)
 {
   double total = 0;
   for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-    int64_t m = chunk_len(n, i0);
-    real s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < m; i++)
-      s += x[i0 + i];
-    total += s;
+    const real *p = x + i0;
+    int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    real acc[LANES] = {0}, tail = 0;
+    for (; i + LANES <= m; i += LANES)
+#pragma omp simd
+      for (int64_t j = 0; j < LANES; j++)
+        acc[j] += p[i + j];
+    for (; i < m; i++)
+      tail += p[i];
+    total += lanes_total(acc, tail);
   }
   return total;
 }
 
 /* sum (x - c)^2 */
-static inline double sqdev_of(const real *restrict x, int64_t n, real c)
+ROW double sqdev_of(const real *restrict x, int64_t n, real c)
 {
   double total = 0;
   for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-    int64_t m = chunk_len(n, i0);
-    real s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < m; i++)
-      s += (x[i0 + i] - c) * (x[i0 + i] - c);
-    total += s;
+    const real *p = x + i0;
+    int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    real acc[LANES] = {0}, tail = 0;
+    for (; i + LANES <= m; i += LANES)
+#pragma omp simd
+      for (int64_t j = 0; j < LANES; j++)
+        acc[j] += (p[i + j] - c) * (p[i + j] - c);
+    for (; i < m; i++)
+      tail += (p[i] - c) * (p[i] - c);
+    total += lanes_total(acc, tail);
   }
   return total;
 }
 
 /* sum a * b */
-static inline double dot_of(const real *restrict a, const real *restrict b, int64_t n)
+ROW double dot_of(const real *restrict a, const real *restrict b, int64_t n)
 {
   double total = 0;
   for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-    int64_t m = chunk_len(n, i0);
-    real s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < m; i++)
-      s += a[i0 + i] * b[i0 + i];
-    total += s;
+    const real *p = a + i0, *q = b + i0;
+    int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    real acc[LANES] = {0}, tail = 0;
+    for (; i + LANES <= m; i += LANES)
+#pragma omp simd
+      for (int64_t j = 0; j < LANES; j++)
+        acc[j] += p[i + j] * q[i + j];
+    for (; i < m; i++)
+      tail += p[i] * q[i];
+    total += lanes_total(acc, tail);
   }
   return total;
 }
 
 /* sum g * w and sum g * w * (x - c), elementwise weights (layer_norm rows) */
-static inline void wsums_of(const real *restrict g, const real *restrict w,
-                            const real *restrict x, int64_t n, real c, double *a, double *b)
+ROW void wsums_of(const real *restrict g, const real *restrict w, const real *restrict x,
+                  int64_t n, real c, double *a, double *b)
 {
   *a = *b = 0;
   for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-    int64_t m = chunk_len(n, i0);
-    real sa = 0, sb = 0;
-#pragma omp simd reduction(+ : sa, sb)
-    for (int64_t i = 0; i < m; i++) {
-      real gw = g[i0 + i] * w[i0 + i];
-      sa += gw;
-      sb += gw * (x[i0 + i] - c);
+    const real *gp = g + i0, *wp = w + i0, *xp = x + i0;
+    int64_t m = n - i0 < CHUNK ? n - i0 : CHUNK, i = 0;
+    real acc_a[LANES] = {0}, acc_b[LANES] = {0}, tail_a = 0, tail_b = 0;
+    for (; i + LANES <= m; i += LANES)
+#pragma omp simd
+      for (int64_t j = 0; j < LANES; j++) {
+        real gw = gp[i + j] * wp[i + j];
+        acc_a[j] += gw;
+        acc_b[j] += gw * (xp[i + j] - c);
+      }
+    for (; i < m; i++) {
+      tail_a += gp[i] * wp[i];
+      tail_b += gp[i] * wp[i] * (xp[i] - c);
     }
-    *a += sa;
-    *b += sb;
+    *a += lanes_total(acc_a, tail_a);
+    *b += lanes_total(acc_b, tail_b);
   }
 }
 
 /* y = x * a + c over n elements */
-static inline void scale_shift(const real *restrict x, real *restrict y, int64_t n, real a, real c)
+ROW void scale_shift(const real *restrict x, real *restrict y, int64_t n, real a, real c)
 {
 #pragma omp simd
   for (int64_t i = 0; i < n; i++)
@@ -94,7 +124,7 @@ static inline void scale_shift(const real *restrict x, real *restrict y, int64_t
 }
 
 /* dx = g * a + x * c1 + c2 over n elements */
-static inline void grad_line(const real *restrict g, const real *restrict x, real *restrict dx,
+ROW void grad_line(const real *restrict g, const real *restrict x, real *restrict dx,
                              int64_t n, real a, real c1, real c2)
 {
 #pragma omp simd
@@ -105,7 +135,7 @@ static inline void grad_line(const real *restrict g, const real *restrict x, rea
 /* ---- forward ---------------------------------------------------------------------- */
 
 /* Per-channel statistics (batch_norm): row c is channel c of every sample. */
-static void forward_channel(const tl_norm_job *job, int64_t c)
+ROW void forward_channel(const tl_norm_job *job, int64_t c)
 {
   const tl_norm_spec *s = &job->s;
   const real *x = job->x, *w = job->w, *b = job->b;
@@ -132,8 +162,47 @@ static void forward_channel(const tl_norm_job *job, int64_t c)
     scale_shift(x + (n * s->C + c) * S, y + (n * s->C + c) * S, S, a, sh);
 }
 
+/* Per-channel statistics with S == 1 ((N, C) input, BatchNorm1d): a row is
+ * a block of COLS neighbouring channels, summed down the N samples, so the
+ * loops run along the contiguous channel dim. */
+ROW void forward_channel_cols(const tl_norm_job *job, int64_t blk)
+{
+  const tl_norm_spec *s = &job->s;
+  const real *x = job->x, *w = job->w, *b = job->b;
+  real *y = job->y, *mean = job->mean, *rstd = job->rstd;
+  int64_t C = s->C, k0 = blk * COLS, nk = C - k0 < COLS ? C - k0 : COLS;
+  real a[COLS], sh[COLS];
+  if (s->train) {
+    double sum[COLS] = {0}, sq[COLS] = {0};
+    real mu[COLS];
+    for (int64_t n = 0; n < s->N; n++)
+#pragma omp simd
+      for (int64_t k = 0; k < nk; k++)
+        sum[k] += x[n * C + k0 + k];
+    for (int64_t k = 0; k < nk; k++)
+      mu[k] = (real)(sum[k] / s->N);
+    for (int64_t n = 0; n < s->N; n++)
+#pragma omp simd
+      for (int64_t k = 0; k < nk; k++)
+        sq[k] += (x[n * C + k0 + k] - mu[k]) * (x[n * C + k0 + k] - mu[k]);
+    for (int64_t k = 0; k < nk; k++) {
+      job->var[k0 + k] = sq[k] / s->N;
+      mean[k0 + k] = mu[k];
+      rstd[k0 + k] = (real)(1 / sqrt(sq[k] / s->N + s->eps));
+    }
+  }
+  for (int64_t k = 0; k < nk; k++) {
+    a[k] = rstd[k0 + k] * w[k0 + k];
+    sh[k] = b[k0 + k] - mean[k0 + k] * a[k];
+  }
+  for (int64_t n = 0; n < s->N; n++)
+#pragma omp simd
+    for (int64_t k = 0; k < nk; k++)
+      y[n * C + k0 + k] = x[n * C + k0 + k] * a[k] + sh[k];
+}
+
 /* Group statistics: row r = (n, g) is the contiguous block of its channels. */
-static void forward_group(const tl_norm_job *job, int64_t r)
+ROW void forward_group(const tl_norm_job *job, int64_t r)
 {
   const tl_norm_spec *s = &job->s;
   int64_t Cg = s->C / s->G, S = s->S, D = Cg * S, c0 = (r % s->G) * Cg;
@@ -165,7 +234,9 @@ TL_SIMD_CLONES
 void TL_NORM_FORWARD(const tl_norm_job *job, int64_t begin, int64_t end)
 {
   for (int64_t r = begin; r < end; r++) {
-    if (job->s.per_channel)
+    if (job->s.per_channel && job->s.S == 1)
+      forward_channel_cols(job, r);
+    else if (job->s.per_channel)
       forward_channel(job, r);
     else
       forward_group(job, r);
@@ -177,7 +248,7 @@ void TL_NORM_FORWARD(const tl_norm_job *job, int64_t begin, int64_t end)
  *   dx = rstd * w * dy + c1 * x + c2,  c1 = -rstd^2 B / D,  c2 = -rstd A / D - c1 mean
  * which is the formula of tl_norm.h with xhat expanded. */
 
-static void backward_channel(const tl_norm_job *job, int64_t c)
+ROW void backward_channel(const tl_norm_job *job, int64_t c)
 {
   const tl_norm_spec *s = &job->s;
   const real *x = job->x, *g = job->g;
@@ -209,7 +280,44 @@ static void backward_channel(const tl_norm_job *job, int64_t c)
   }
 }
 
-static void backward_group(const tl_norm_job *job, int64_t r)
+/* backward_channel for S == 1: a block of COLS channels (forward_channel_cols). */
+ROW void backward_channel_cols(const tl_norm_job *job, int64_t blk)
+{
+  const tl_norm_spec *s = &job->s;
+  const real *x = job->x, *g = job->g, *w = job->w, *mean = job->mean, *rstd = job->rstd;
+  real *dx = job->y;
+  int64_t C = s->C, k0 = blk * COLS, nk = C - k0 < COLS ? C - k0 : COLS, D = s->N;
+  double sg[COLS] = {0}, sgx[COLS] = {0};
+  real a[COLS], c1[COLS], c2[COLS];
+  for (int64_t n = 0; n < s->N; n++)
+#pragma omp simd
+    for (int64_t k = 0; k < nk; k++) {
+      sg[k] += g[n * C + k0 + k];
+      sgx[k] += g[n * C + k0 + k] * x[n * C + k0 + k];
+    }
+  for (int64_t k = 0; k < nk; k++) {
+    real mu = mean[k0 + k], rs = rstd[k0 + k], wc = w[k0 + k];
+    double B = rs * (sgx[k] - mu * sg[k]);
+    if (job->dw) {
+      job->dw[k0 + k] = B;
+      job->db[k0 + k] = sg[k];
+    }
+    a[k] = rs * wc;
+    c1[k] = c2[k] = 0;
+    if (s->train && D > 0) {
+      c1[k] = (real)(-(double)rs * rs * wc * B / D);
+      c2[k] = (real)(-(double)rs * wc * sg[k] / D) - c1[k] * mu;
+    }
+  }
+  if (!dx)
+    return;
+  for (int64_t n = 0; n < s->N; n++)
+#pragma omp simd
+    for (int64_t k = 0; k < nk; k++)
+      dx[n * C + k0 + k] = g[n * C + k0 + k] * a[k] + x[n * C + k0 + k] * c1[k] + c2[k];
+}
+
+ROW void backward_group(const tl_norm_job *job, int64_t r)
 {
   const tl_norm_spec *s = &job->s;
   int64_t Cg = s->C / s->G, S = s->S, D = Cg * S, c0 = (r % s->G) * Cg, n = r / s->G;
@@ -249,7 +357,9 @@ TL_SIMD_CLONES
 void TL_NORM_BACKWARD(const tl_norm_job *job, int64_t begin, int64_t end)
 {
   for (int64_t r = begin; r < end; r++) {
-    if (job->s.per_channel)
+    if (job->s.per_channel && job->s.S == 1)
+      backward_channel_cols(job, r);
+    else if (job->s.per_channel)
       backward_channel(job, r);
     else
       backward_group(job, r);
