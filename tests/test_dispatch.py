@@ -103,6 +103,8 @@ CALLS = {
     "_fused_rms_norm_backward": "C._fused_rms_norm_backward(f, f, [2], v.reshape(2, 1), v)",
     "nll_loss_nd": "C.nll_loss_nd(f, iv[:2], v, 1, -100)",
     "nll_loss_backward": "C.nll_loss_backward(v.sum(), f, iv[:2], v, 1, -100, v.sum())",
+    "_pointwise_loss": "C._pointwise_loss(f, r, None, None, 0, 0.0, 1)",
+    "_pointwise_loss_backward": "C._pointwise_loss_backward(v.sum(), f, r, None, None, 0, 0.0, 1)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

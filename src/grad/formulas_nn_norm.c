@@ -8,8 +8,8 @@
  * sent into them are not propagated.
  *
  * The backward ops' derivative is the vector-Jacobian product of the
- * backward written with generic ops (torchlike/nn/_norm_grad.py, installed
- * on the module as _norm_backward_vjp): there the statistics are recomputed
+ * backward written with generic ops (torchlike/nn/_backward_vjp.py, installed
+ * on the module as _nn_backward_vjp): there the statistics are recomputed
  * from the input so that their dependence on it is differentiated.  That
  * product is taken on detached copies of the saved arguments, so it is not
  * itself recorded: a third derivative is zero rather than wrong-looking. */
@@ -72,10 +72,14 @@ static const char *const rms_params[] = {"grad_out", "input", "normalized_shape"
 
 static void backward_ops(tl_grad_ctx *c)
 {
-  const char *const *params = c->formula == TL_OP_NATIVE_BATCH_NORM_BACKWARD ? batch_params
-                              : c->formula == TL_OP_NATIVE_LAYER_NORM_BACKWARD ? layer_params
-                              : c->formula == TL_OP_NATIVE_GROUP_NORM_BACKWARD ? group_params
-                                                                                : rms_params;
+  tl_grad_nn_composed_vjp(c, c->formula == TL_OP_NATIVE_BATCH_NORM_BACKWARD   ? batch_params
+                             : c->formula == TL_OP_NATIVE_LAYER_NORM_BACKWARD ? layer_params
+                             : c->formula == TL_OP_NATIVE_GROUP_NORM_BACKWARD ? group_params
+                                                                              : rms_params);
+}
+
+void tl_grad_nn_composed_vjp(tl_grad_ctx *c, const char *const *params)
+{
   int n = 0, nout = c->node->noutputs;
   while (params[n])
     n++;
@@ -89,7 +93,7 @@ static void backward_ops(tl_grad_ctx *c)
     PyTuple_SET_ITEM(grads, i, Py_NewRef(c->grads[i] ? c->grads[i] : Py_None));
   if (PyErr_Occurred())
     return;
-  PyObject *r = CALL("_norm_backward_vjp", "sOO", tl_grad_formula_name(c->formula), args, grads);
+  PyObject *r = CALL("_nn_backward_vjp", "sOO", tl_grad_formula_name(c->formula), args, grads);
   if (!r)
     return;
   for (int i = 0; i < n && i < PyTuple_GET_SIZE(r); i++) {

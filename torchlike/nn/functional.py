@@ -23,7 +23,7 @@ from ._conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, 
                     max_unpool3d, interpolate, upsample, upsample_nearest,
                     upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
                     affine_grid, grid_sample)
-from . import _norm_grad  # noqa: F401  (installs the norm ops' double backward)
+from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward)
 
@@ -762,88 +762,93 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return (1 - label_smoothing) * nll + label_smoothing / C * smooth
 
 
-def _pointwise_loss(input, target, reduction, fn):
+# the elementwise losses of src/nn/loss (tl_loss_kind)
+_MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
+
+
+def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None):
+    """One ``_pointwise_loss`` call: input and target (and weight, pos_weight)
+    broadcast to one shape and promoted to one floating dtype."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dtype = _C.promote_types(input.dtype, target.dtype)
+    if not dtype.is_floating_point:
+        dtype = _C.get_default_dtype()
+    extra = [t for t in (weight, pos_weight) if t is not None]
+    tensors = _C.broadcast_tensors(input.to(dtype), target.to(dtype), *[t.to(dtype) for t in extra])
+    input, target = tensors[0], tensors[1]
+    rest = iter(tensors[2:])
+    weight = next(rest) if weight is not None else None
+    pos_weight = next(rest) if pos_weight is not None else None
+    return _C._pointwise_loss(input, target, weight, pos_weight, kind, float(param),
+                              _REDUCTIONS[reduction])
+
+
+def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
+    """The loss, times an elementwise ``weight`` when one is given."""
     _check_same_size(input, target)
-    input, target = _C.broadcast_tensors(input, target)
-    return _reduce(fn(input, target), reduction)
+    if weight is None:
+        return _fused_loss(kind, input, target, reduction, param)
+    return _reduce(_fused_loss(kind, input, target, "none", param) * weight, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss(input, target, r, lambda a, b: (a - b) * (a - b))
+    return _weighted_loss(_MSE, input, target, r, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss(input, target, r, lambda a, b: (a - b).abs())
+    return _weighted_loss(_L1, input, target, r, weight)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return l1_loss(input, target, reduction=r)
-
-    def fn(a, b):
-        d = (a - b).abs()
-        return _C.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _pointwise_loss(input, target, r, fn)
+    return _weighted_loss(_SMOOTH_L1, input, target, r, None, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
-    def fn(a, b):
-        d = (a - b).abs()
-        return _C.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _pointwise_loss(input, target, reduction, fn)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _weighted_loss(_HUBER, input, target, reduction, weight, delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
+    """``-w (t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
     r = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
-    log_x = _C.log(input).clamp(min=-100)
-    log_1mx = _C.log(1 - input).clamp(min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, r)
+    return _fused_loss(_BCE, input, target, r, weight=weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """``-(pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
+    """``-w (pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
     r = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
-    log_sig = logsigmoid(input)          # log sigmoid(x)
-    log_1m_sig = logsigmoid(-input)      # log(1 - sigmoid(x))
-    if pos_weight is not None:
-        loss = -(pos_weight * target * log_sig + (1 - target) * log_1m_sig)
-    else:
-        loss = -(target * log_sig + (1 - target) * log_1m_sig)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, r)
+    return _fused_loss(_BCE_LOGITS, input, target, r, weight=weight, pos_weight=pos_weight)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log target - input)`` (input is log-probabilities)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    if log_target:
-        loss = _C.exp(target) * (target - input)
-    else:
-        loss = _C.xlogy(target, target) - target * input
     if r == "batchmean":
-        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
-    return _reduce(loss, r)
+        loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))
+        return loss / input.shape[0] if input.ndim else loss
+    return _fused_loss(_KL_DIV, input, target, r, float(log_target))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

@@ -35,3 +35,36 @@ PyObject *tl_py_impl_nll_loss_backward(tl_op op, const tl_py_args_nll_loss_backw
   }
   return (PyObject *)r;
 }
+
+#define OPT(o) ((o) ? tl_py_t(o) : NULL)
+
+PyObject *tl_py_impl_pointwise_loss(tl_op op, const tl_py_args_pointwise_loss *a)
+{
+  (void)op;
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_nn_pointwise_loss(tl_py_t(a->input), tl_py_t(a->target), OPT(a->weight),
+                           OPT(a->pos_weight), a->kind, a->param, a->reduction, &r->t) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
+}
+
+PyObject *tl_py_impl_pointwise_loss_backward(tl_op op, const tl_py_args_pointwise_loss_backward *a)
+{
+  (void)op;
+  tl_tensor dx = {0}, dt = {0};
+  if (tl_nn_pointwise_loss_backward(tl_py_t(a->grad_output), tl_py_t(a->input),
+                                    tl_py_t(a->target), OPT(a->weight), OPT(a->pos_weight),
+                                    a->kind, a->param, a->reduction, &dx, &dt) != TL_OK)
+    return tl_py_raise();
+  PyObject *x = tl_py_tensor_from(&dx), *t = x ? tl_py_tensor_from(&dt) : NULL;
+  if (!t) {
+    Py_XDECREF(x);
+    tl_tensor_release(&dt);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", x, t);
+}

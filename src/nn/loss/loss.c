@@ -1,7 +1,7 @@
 /* loss.c - the device-neutral entry points of nll_loss (tl_loss.h): shapes
  * checked in PyTorch's words, the target made contiguous int64, a missing
  * weight made ones, results allocated on the input's device.  Also the CPU
- * set's rows in the kernel table. */
+ * set's rows in the kernel table; the same for the elementwise losses. */
 #include <string.h>
 
 #include "ndcore/kernels/tl_create.h"
@@ -148,6 +148,85 @@ done:
   return status;
 }
 
+/* ---- elementwise losses ---- */
+
+static tl_status check_pointwise(tl_op op, const tl_tensor *x, const tl_tensor *const *others,
+                                 const char *const *names, int n, int64_t kind, int64_t reduction)
+{
+  char sx[256], so[256];
+  const char *name = tl_op_infos[op].name;
+  if (kind < 0 || kind >= TL_LOSS_KIND_COUNT)
+    return tl_error_set(TL_ERR_VALUE, "%s(): unknown loss kind %lld", name, (long long)kind);
+  if (reduction < 0 || reduction > 2)
+    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
+                        name, (long long)reduction);
+  for (int i = -1; i < n; i++) {
+    const tl_tensor *t = i < 0 ? x : others[i];
+    if (t && !tl_dtype_is_float(t->dtype))
+      return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point %s, got %s", name,
+                          i < 0 ? "input" : names[i], tl_dtype_names[t->dtype]);
+    if (t && (t->ndim != x->ndim || memcmp(t->shape, x->shape, (size_t)x->ndim * sizeof *x->shape)))
+      return tl_error_set(TL_ERR_RUNTIME, "%s(): %s of shape %s does not match input of shape %s",
+                          name, names[i], tl_shape_str(so, sizeof so, t->ndim, t->shape),
+                          tl_shape_str(sx, sizeof sx, x->ndim, x->shape));
+  }
+  return TL_OK;
+}
+
+tl_status tl_nn_pointwise_loss(const tl_tensor *x, const tl_tensor *t, const tl_tensor *w,
+                               const tl_tensor *p, int64_t kind, double param, int64_t reduction,
+                               tl_tensor *out)
+{
+  static const char *const names[] = {"target", "weight", "pos_weight"};
+  const tl_tensor *others[] = {t, w, p}, *devs[] = {x, t, w ? w : x, p ? p : x};
+  const tl_nn_pointwise_loss_kernels *set =
+      tl_dispatch_kernel(TL_OP_POINTWISE_LOSS, x->dtype, 4, devs);
+  if (!set ||
+      check_pointwise(TL_OP_POINTWISE_LOSS, x, others, names, 3, kind, reduction) != TL_OK)
+    return tl_error_status();
+  tl_loss_spec s = {(tl_loss_kind)kind, param, (tl_reduction)reduction};
+  tl_status status = tl_tensor_empty(out, x->dtype, reduction ? 0 : x->ndim, x->shape,
+                                     tl_tensor_device(x));
+  if (status == TL_OK && (status = set->loss(&s, x, t, w, p, out)) != TL_OK)
+    tl_tensor_release(out);
+  return status;
+}
+
+tl_status tl_nn_pointwise_loss_backward(const tl_tensor *g, const tl_tensor *x,
+                                        const tl_tensor *t, const tl_tensor *w,
+                                        const tl_tensor *p, int64_t kind, double param,
+                                        int64_t reduction, tl_tensor *dx, tl_tensor *dt)
+{
+  static const char *const names[] = {"target", "weight", "pos_weight"};
+  const tl_tensor *others[] = {t, w, p}, *devs[] = {g, x, t, w ? w : x, p ? p : x};
+  const tl_nn_pointwise_loss_kernels *set =
+      tl_dispatch_kernel(TL_OP_POINTWISE_LOSS_BACKWARD, x->dtype, 5, devs);
+  char sg[256];
+  if (!set || check_pointwise(TL_OP_POINTWISE_LOSS_BACKWARD, x, others, names, 3, kind,
+                              reduction) != TL_OK)
+    return tl_error_status();
+  if (reduction ? tl_tensor_numel(g) != 1
+                : g->ndim != x->ndim || memcmp(g->shape, x->shape, (size_t)x->ndim * sizeof *x->shape))
+    return tl_error_set(TL_ERR_RUNTIME, "_pointwise_loss_backward(): grad_output of shape %s "
+                                        "does not match the loss",
+                        tl_shape_str(sg, sizeof sg, g->ndim, g->shape));
+  tl_loss_spec s = {(tl_loss_kind)kind, param, (tl_reduction)reduction};
+  tl_device dev = tl_tensor_device(x);
+  tl_status status;
+  if ((status = tl_tensor_empty(dx, x->dtype, x->ndim, x->shape, dev)) != TL_OK ||
+      (status = tl_tensor_empty(dt, t->dtype, t->ndim, t->shape, dev)) != TL_OK ||
+      (status = set->loss_backward(&s, g, x, t, w, p, dx, dt)) != TL_OK) {
+    tl_tensor_release(dx);
+    tl_tensor_release(dt);
+  }
+  return status;
+}
+
+static const tl_nn_pointwise_loss_kernels cpu_pointwise = {
+    .loss = tl_cpu_pointwise_loss,
+    .loss_backward = tl_cpu_pointwise_loss_backward,
+};
+
 static const tl_nn_loss_kernels cpu_loss = {
     .nll = tl_cpu_nll_loss,
     .nll_backward = tl_cpu_nll_loss_backward,
@@ -158,4 +237,7 @@ void tl_nn_loss_register(void)
   static const tl_op ops[] = {TL_OP_NLL_LOSS_ND, TL_OP_NLL_LOSS_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_loss);
+  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pointwise);
+  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
+                           &cpu_pointwise);
 }

@@ -3,6 +3,8 @@
  * in double (float16/bfloat16/float32 inputs accumulate in double too: the
  * gather is N*S elements, not N*C*S); results are written in the work
  * dtype (float64, else float32) and cast to the input's. */
+#include <math.h>
+
 #include "nn/loss/tl_loss.h"
 
 static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
@@ -129,5 +131,150 @@ done:
   tl_tensor_release(&wt);
   tl_tensor_release(&twt);
   tl_tensor_release(&dt);
+  return status;
+}
+
+/* ---- elementwise losses (tl_loss.h) --------------------------------------------------
+ * Element math in double: these are memory-bound passes, and double keeps
+ * the log/exp terms of the cross-entropies exact for float inputs. */
+
+static inline double sign_of(double d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
+
+/* log(sigmoid(x)), stable */
+static inline double log_sigmoid(double x) { return x < 0 ? x - log1p(exp(x)) : -log1p(exp(-x)); }
+
+/* The loss of one element, and (when dx is not NULL) its derivatives in x and t. */
+static inline double elem_loss(const tl_loss_spec *s, double x, double t, double w, double p,
+                               double *dx, double *dt)
+{
+  double d = x - t, ad = fabs(d), b = s->param, l, gx, gt;
+  switch (s->kind) {
+  case TL_LOSS_MSE:
+    l = d * d, gx = 2 * d, gt = -gx;
+    break;
+  case TL_LOSS_L1:
+    l = ad, gx = sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_SMOOTH_L1:
+    l = ad < b ? 0.5 * d * d / b : ad - 0.5 * b;
+    gx = ad < b ? d / b : sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_HUBER:
+    l = ad < b ? 0.5 * d * d : b * (ad - 0.5 * b);
+    gx = ad < b ? d : b * sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_BCE: {
+    double lx = fmax(log(x), -100), l1x = fmax(log1p(-x), -100);
+    l = -w * (t * lx + (1 - t) * l1x);
+    gx = w * (x - t) / fmax((1 - x) * x, 1e-12); /* PyTorch's clamp of the denominator */
+    gt = w * (l1x - lx);
+    break;
+  }
+  case TL_LOSS_BCE_LOGITS: {
+    double ls = log_sigmoid(x), l1s = log_sigmoid(-x), sg = exp(ls);
+    l = -w * (p * t * ls + (1 - t) * l1s);
+    gx = w * (sg * (p * t + 1 - t) - p * t);
+    gt = -w * (p * ls - l1s);
+    break;
+  }
+  default: /* TL_LOSS_KL_DIV */
+    if (b != 0) { /* log_target */
+      double e = exp(t);
+      l = e * (t - x), gx = -e, gt = e * (t - x + 1);
+    } else {
+      l = t > 0 ? t * (log(t) - x) : t == 0 ? 0 : NAN;
+      gx = -t, gt = t > 0 ? log(t) + 1 - x : t == 0 ? -x : NAN;
+    }
+    break;
+  }
+  if (dx) {
+    *dx = gx;
+    *dt = gt;
+  }
+  return l;
+}
+
+/* The operands as contiguous work-dtype tensors. */
+typedef struct {
+  tl_tensor tmp[5];
+  const tl_tensor *v[5]; /* g, x, t, w, p (g, w, p may be NULL) */
+} loss_operands;
+
+static tl_status operands_init(loss_operands *o, tl_dtype work, const tl_tensor *const *in)
+{
+  for (int i = 0; i < 5; i++)
+    if (in[i] && !(o->v[i] = as_work(in[i], work, &o->tmp[i])))
+      return tl_error_status();
+  return TL_OK;
+}
+
+static void operands_release(loss_operands *o)
+{
+  for (int i = 0; i < 5; i++)
+    tl_tensor_release(&o->tmp[i]);
+}
+
+tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
+                                const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
+{
+  tl_dtype work = work_of(x->dtype);
+  loss_operands o = {0};
+  tl_tensor ot = {0};
+  const tl_tensor *in[5] = {NULL, x, t, w, p};
+  tl_status status = operands_init(&o, work, in);
+  tl_tensor *r = status == TL_OK ? work_out(out, work, false, &ot) : NULL;
+  if (!r) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t n = tl_tensor_numel(x);
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double l = elem_loss(s, get_at(o.v[1], i), get_at(o.v[2], i), w ? get_at(o.v[3], i) : 1,
+                         p ? get_at(o.v[4], i) : 1, NULL, NULL);
+    if (s->reduction == TL_REDUCTION_NONE)
+      set_at(r, i, l);
+    sum += l;
+  }
+  if (s->reduction != TL_REDUCTION_NONE)
+    set_at(r, 0, s->reduction == TL_REDUCTION_MEAN ? sum / (double)n : sum);
+  status = finish(out, r);
+done:
+  operands_release(&o);
+  tl_tensor_release(&ot);
+  return status;
+}
+
+tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor *g,
+                                         const tl_tensor *x, const tl_tensor *t,
+                                         const tl_tensor *w, const tl_tensor *p, tl_tensor *dx,
+                                         tl_tensor *dt)
+{
+  tl_dtype work = work_of(x->dtype);
+  loss_operands o = {0};
+  tl_tensor xt = {0}, tt = {0};
+  const tl_tensor *in[5] = {g, x, t, w, p};
+  tl_status status = operands_init(&o, work, in);
+  tl_tensor *rx = status == TL_OK ? work_out(dx, work, false, &xt) : NULL;
+  tl_tensor *rt = rx ? work_out(dt, work_of(dt->dtype), false, &tt) : NULL;
+  if (!rt) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t n = tl_tensor_numel(x);
+  double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
+  for (int64_t i = 0; i < n; i++) {
+    double gx, gt, gv = get_at(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
+    elem_loss(s, get_at(o.v[1], i), get_at(o.v[2], i), w ? get_at(o.v[3], i) : 1,
+              p ? get_at(o.v[4], i) : 1, &gx, &gt);
+    set_at(rx, i, gv * gx);
+    set_at(rt, i, gv * gt);
+  }
+  if ((status = finish(dx, rx)) == TL_OK)
+    status = finish(dt, rt);
+done:
+  operands_release(&o);
+  tl_tensor_release(&xt);
+  tl_tensor_release(&tt);
   return status;
 }

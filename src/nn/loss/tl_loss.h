@@ -43,11 +43,67 @@ tl_status tl_nn_nll_loss_backward(const tl_tensor *grad, const tl_tensor *input,
                                   int64_t reduction, int64_t ignore_index,
                                   const tl_tensor *total_weight, tl_tensor *grad_input);
 
+/* ---- elementwise losses ----
+ * One op for the losses that are a sum of a function of (input, target)
+ * elements, of the same shape (broadcasting, weight and pos_weight are
+ * expanded to it by the caller).  With d = x - t:
+ *   MSE            d^2                         dx = 2 d
+ *   L1             |d|                         dx = sign(d)
+ *   SMOOTH_L1      |d| < b ? d^2 / 2b : |d| - b/2          (b = param)
+ *   HUBER          |d| < b ? d^2 / 2 : b (|d| - b/2)       (b = param)
+ *   BCE            -w (t log x + (1 - t) log(1 - x)), logs clamped at -100
+ *   BCE_LOGITS     -w (p t log s(x) + (1 - t) log(1 - s(x))), s the sigmoid,
+ *                  p the pos_weight
+ *   KL_DIV         t (log t - x), or exp(t) (t - x) when param != 0 (log_target)
+ * The backward returns the gradients of input and target (dt = -dx for the
+ * first four). */
+typedef enum {
+  TL_LOSS_MSE,
+  TL_LOSS_L1,
+  TL_LOSS_SMOOTH_L1,
+  TL_LOSS_HUBER,
+  TL_LOSS_BCE,
+  TL_LOSS_BCE_LOGITS,
+  TL_LOSS_KL_DIV,
+  TL_LOSS_KIND_COUNT
+} tl_loss_kind;
+
+typedef struct {
+  tl_loss_kind kind;
+  double param;
+  tl_reduction reduction;
+} tl_loss_spec;
+
+/* Kernels: every operand of the same shape, any layout and float dtype
+ * (weight, pos_weight NULL when absent); out (elementwise, or 0-d), dx and
+ * dt (the input's shape) allocated contiguous by the entry points. */
+typedef struct {
+  tl_status (*loss)(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
+                    const tl_tensor *w, const tl_tensor *p, tl_tensor *out);
+  tl_status (*loss_backward)(const tl_loss_spec *s, const tl_tensor *g, const tl_tensor *x,
+                             const tl_tensor *t, const tl_tensor *w, const tl_tensor *p,
+                             tl_tensor *dx, tl_tensor *dt);
+} tl_nn_pointwise_loss_kernels;
+
+tl_status tl_nn_pointwise_loss(const tl_tensor *x, const tl_tensor *t, const tl_tensor *w,
+                               const tl_tensor *p, int64_t kind, double param, int64_t reduction,
+                               tl_tensor *out);
+tl_status tl_nn_pointwise_loss_backward(const tl_tensor *g, const tl_tensor *x,
+                                        const tl_tensor *t, const tl_tensor *w,
+                                        const tl_tensor *p, int64_t kind, double param,
+                                        int64_t reduction, tl_tensor *dx, tl_tensor *dt);
+
 /* The CPU's kernels (loss_cpu.c). */
 tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl_tensor *target,
                           const tl_tensor *weight, tl_tensor *out, tl_tensor *total_weight);
 tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
                                    const tl_tensor *target, const tl_tensor *weight,
                                    const tl_tensor *total_weight, tl_tensor *grad_input);
+tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
+                                const tl_tensor *w, const tl_tensor *p, tl_tensor *out);
+tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor *g,
+                                         const tl_tensor *x, const tl_tensor *t,
+                                         const tl_tensor *w, const tl_tensor *p, tl_tensor *dx,
+                                         tl_tensor *dt);
 
 #endif

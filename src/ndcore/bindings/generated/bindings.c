@@ -698,6 +698,53 @@ static PyObject *bind_nll_loss_backward(tl_op op, PyObject *const *args, Py_ssiz
   return tl_py_impl_nll_loss_backward(op, &a);
 }
 
+/* _pointwise_loss */
+static PyObject *bind_pointwise_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "weight", "pos_weight", "kind", "param", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_pointwise_loss a;
+  a.kind = 0;
+  a.param = 0.0;
+  a.reduction = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "pos_weight", v[3], true, &a.pos_weight) < 0 ||
+      tl_py_arg_int(func, "kind", v[4], true, &a.kind, NULL) < 0 ||
+      tl_py_arg_float(func, "param", v[5], &a.param, NULL) < 0 ||
+      tl_py_arg_int(func, "reduction", v[6], true, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_pointwise_loss(op, &a);
+}
+
+/* _pointwise_loss_backward */
+static PyObject *bind_pointwise_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "weight", "pos_weight", "kind", "param", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_pointwise_loss_backward a;
+  a.kind = 0;
+  a.param = 0.0;
+  a.reduction = 0;
+  if (tl_py_bind_args(func, args, nargs, kwnames, names, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[3], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "pos_weight", v[4], true, &a.pos_weight) < 0 ||
+      tl_py_arg_int(func, "kind", v[5], true, &a.kind, NULL) < 0 ||
+      tl_py_arg_float(func, "param", v[6], &a.param, NULL) < 0 ||
+      tl_py_arg_int(func, "reduction", v[7], true, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_pointwise_loss_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -736,6 +783,8 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_FUSED_RMS_NORM_BACKWARD] = bind_rms_norm_backward,
     [TL_OP_NLL_LOSS_ND] = bind_nll_loss,
     [TL_OP_NLL_LOSS_BACKWARD] = bind_nll_loss_backward,
+    [TL_OP_POINTWISE_LOSS] = bind_pointwise_loss,
+    [TL_OP_POINTWISE_LOSS_BACKWARD] = bind_pointwise_loss_backward,
 };
 
 PyMethodDef tl_py_generated_methods[] = {

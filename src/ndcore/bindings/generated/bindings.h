@@ -351,6 +351,31 @@ typedef struct {
 } tl_py_args_nll_loss_backward;
 PyObject *tl_py_impl_nll_loss_backward(tl_op op, const tl_py_args_nll_loss_backward *a);
 
+/* _pointwise_loss(Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *pos_weight; /* borrowed; NULL: None or absent */
+  int64_t kind;
+  double param;
+  int64_t reduction;
+} tl_py_args_pointwise_loss;
+PyObject *tl_py_impl_pointwise_loss(tl_op op, const tl_py_args_pointwise_loss *a);
+
+/* _pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *pos_weight; /* borrowed; NULL: None or absent */
+  int64_t kind;
+  double param;
+  int64_t reduction;
+} tl_py_args_pointwise_loss_backward;
+PyObject *tl_py_impl_pointwise_loss_backward(tl_op op, const tl_py_args_pointwise_loss_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 

@@ -867,6 +867,27 @@ static const tl_py_param params_nll_loss_backward[] = {
     {"total_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params__pointwise_loss[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"pos_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"kind", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"param", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__pointwise_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"pos_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"kind", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"param", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -1116,5 +1137,9 @@ const tl_py_sig tl_py_sigs[] = {
      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)"},
     {"nll_loss_backward", "nn_loss", params_nll_loss_backward, 7, 7,
      "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)"},
+    {"_pointwise_loss", "nn_loss", params__pointwise_loss, 7, 7,
+     "_pointwise_loss(Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
+    {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
+     "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 124;
+const int tl_py_sig_count = 126;

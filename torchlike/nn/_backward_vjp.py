@@ -1,4 +1,5 @@
-"""The derivative of the normalisation backward ops (double backward).
+"""The derivative of the fused backward ops of src/nn/norm and src/nn/loss
+(double backward).
 
 The fused backward ops of ``src/nn/norm`` (``native_batch_norm_backward``,
 ``native_layer_norm_backward``, ``native_group_norm_backward``,
@@ -9,10 +10,15 @@ elements, with ``xhat = (x - mean) * rstd`` and ``dxhat = dy * w``::
     dw = sum(dy * xhat),  db = sum(dy)
 
 Their own derivative (``src/grad/formulas_nn_norm.c``) calls
-:func:`norm_backward_vjp`, which writes that backward again with generic ops,
+:func:`backward_vjp`, which writes that backward again with generic ops,
 the statistics recomputed from the input (so their dependence on it is
-differentiated), and takes its vector-Jacobian product on the tape.
+differentiated), and takes its vector-Jacobian product on the tape.  The
+same holds for ``_pointwise_loss_backward`` (``formulas_nn_loss.c``): the
+elementwise loss gradients of ``src/nn/loss/tl_loss.h``, written with
+generic ops.
 """
+import math
+
 from .. import _C
 from ..autograd import grad as _grad
 from ..autograd.grad_mode import enable_grad
@@ -82,16 +88,54 @@ def _rms(g, x, normalized_shape, rstd, w):
     return dx, (g * xhat).sum(dim=tuple(range(x.ndim - k)))
 
 
+def _sign(d):
+    return _C.sign(d)
+
+
+def _pointwise(g, x, t, w, p, kind, param, reduction):
+    """(dx, dt) of _pointwise_loss_backward (kinds: tl_loss_kind)."""
+    from .functional import logsigmoid
+    d = x - t
+    if kind == 0:        # mse
+        gx = 2 * d
+    elif kind == 1:      # l1
+        gx = _sign(d)
+    elif kind == 2:      # smooth_l1
+        gx = _C.where(d.abs() < param, d / param, _sign(d))
+    elif kind == 3:      # huber
+        gx = _C.where(d.abs() < param, d, param * _sign(d))
+    w = 1.0 if w is None else w
+    if kind <= 3:
+        gt = -gx
+    elif kind == 4:      # binary_cross_entropy
+        gx = w * d / ((1 - x) * x).clamp(min=1e-12)
+        gt = w * (_C.log1p(-x).clamp(min=-100) - _C.log(x).clamp(min=-100))
+    elif kind == 5:      # binary_cross_entropy_with_logits
+        p = 1.0 if p is None else p
+        gx = w * (_C.sigmoid(x) * (p * t + 1 - t) - p * t)
+        gt = -w * (p * logsigmoid(x) - logsigmoid(-x))
+    elif param:          # kl_div, log_target
+        e = _C.exp(t)
+        gx, gt = -e, e * (t - x + 1)
+    else:                # kl_div
+        gx = -t
+        gt = _C.where(t > 0, _C.log(_C.where(t > 0, t, _C.ones_like(t))) + 1 - x, -x)
+    if reduction == 1:
+        g = g / max(math.prod(x.shape), 1)
+    return g * gx, g * gt
+
+
 # op name -> (composed backward, positions of the differentiable arguments)
 _COMPOSED = {
     "native_batch_norm_backward": (_batch, (0, 1, 2)),
     "native_layer_norm_backward": (_layer, (0, 1, 5)),
     "native_group_norm_backward": (_group, (0, 1, 4)),
     "_fused_rms_norm_backward": (_rms, (0, 1, 4)),
+    "_pointwise_loss_backward": (_pointwise, (0, 1, 2, 3, 4)),
 }
 
 
-def norm_backward_vjp(name, args, grads):
+def backward_vjp(name, args, grads):
     """The gradients of the backward op ``name`` called with ``args``, given
     the gradients ``grads`` of its results: a tuple aligned with ``args``
     (None where an argument gets none)."""
@@ -111,4 +155,4 @@ def norm_backward_vjp(name, args, grads):
     return tuple(result)
 
 
-_C._norm_backward_vjp = norm_backward_vjp
+_C._nn_backward_vjp = backward_vjp
