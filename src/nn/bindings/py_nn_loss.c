@@ -1,9 +1,21 @@
-/* py_nn_loss.c - torchlike._C.nll_loss_nd and nll_loss_backward
- * (src/nn/loss).  The arguments are bound by generated code
+/* py_nn_loss.c - torchlike._C.nll_loss_nd, nll_loss_backward,
+ * _pointwise_loss and _pointwise_loss_backward (src/nn/loss).  The arguments are bound by generated code
  * (signatures.txt, [nn_loss]); these run the entry points. */
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/loss/tl_loss.h"
+
+/* (a, b) as a tuple of new tensor objects, which take over their storage. */
+static PyObject *pair_of(tl_tensor *a, tl_tensor *b)
+{
+  PyObject *x = tl_py_tensor_from(a), *y = x ? tl_py_tensor_from(b) : NULL;
+  if (!y) {
+    Py_XDECREF(x);
+    tl_tensor_release(b);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", x, y);
+}
 
 PyObject *tl_py_impl_nll_loss(tl_op op, const tl_py_args_nll_loss *a)
 {
@@ -12,13 +24,7 @@ PyObject *tl_py_impl_nll_loss(tl_op op, const tl_py_args_nll_loss *a)
   if (tl_nn_nll_loss(tl_py_t(a->input), tl_py_t(a->target), a->weight ? tl_py_t(a->weight) : NULL,
                      a->reduction, a->ignore_index, &out, &tw) != TL_OK)
     return tl_py_raise();
-  PyObject *o = tl_py_tensor_from(&out), *t = o ? tl_py_tensor_from(&tw) : NULL;
-  if (!t) {
-    Py_XDECREF(o);
-    tl_tensor_release(&tw);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", o, t);
+  return pair_of(&out, &tw);
 }
 
 PyObject *tl_py_impl_nll_loss_backward(tl_op op, const tl_py_args_nll_loss_backward *a)
@@ -60,11 +66,5 @@ PyObject *tl_py_impl_pointwise_loss_backward(tl_op op, const tl_py_args_pointwis
                                     tl_py_t(a->target), OPT(a->weight), OPT(a->pos_weight),
                                     a->kind, a->param, a->reduction, &dx, &dt) != TL_OK)
     return tl_py_raise();
-  PyObject *x = tl_py_tensor_from(&dx), *t = x ? tl_py_tensor_from(&dt) : NULL;
-  if (!t) {
-    Py_XDECREF(x);
-    tl_tensor_release(&dt);
-    return NULL;
-  }
-  return Py_BuildValue("(NN)", x, t);
+  return pair_of(&dx, &dt);
 }

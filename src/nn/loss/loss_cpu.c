@@ -6,30 +6,7 @@
 #include <math.h>
 
 #include "nn/loss/tl_loss.h"
-
-static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
-
-/* `t` as a contiguous tensor of dtype `work`: t itself, or a copy in *tmp. */
-static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
-{
-  if (t->dtype == work && tl_tensor_is_contiguous(t))
-    return t;
-  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
-}
-
-static double get_at(const tl_tensor *t, int64_t i)
-{
-  return t->dtype == TL_DTYPE_F64 ? ((const double *)tl_tensor_data(t))[i]
-                                  : ((const float *)tl_tensor_data(t))[i];
-}
-
-static void set_at(tl_tensor *t, int64_t i, double v)
-{
-  if (t->dtype == TL_DTYPE_F64)
-    ((double *)tl_tensor_data(t))[i] = v;
-  else
-    ((float *)tl_tensor_data(t))[i] = (float)v;
-}
+#include "nn/tl_nn_work.h"
 
 /* `out` itself when it has the work dtype, else a work-dtype twin in *tmp
  * (zeroed when `zero`), copied into out by finish(). */
@@ -56,10 +33,10 @@ static tl_status out_of_bounds(int64_t t)
 tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl_tensor *target,
                           const tl_tensor *weight, tl_tensor *out, tl_tensor *total_weight)
 {
-  tl_dtype work = work_of(input->dtype);
+  tl_dtype work = tl_nn_work_dtype(input->dtype);
   tl_tensor xt = {0}, wt = {0}, ot = {0}, tt = {0};
   tl_status status = TL_OK;
-  const tl_tensor *x = as_work(input, work, &xt), *w = as_work(weight, work, &wt);
+  const tl_tensor *x = tl_nn_as_work(input, work, &xt), *w = tl_nn_as_work(weight, work, &wt);
   tl_tensor *o = work_out(out, work, false, &ot), *tw = work_out(total_weight, work, false, &tt);
   const int64_t *tg = tl_tensor_data(target);
   double sum = 0, wsum = 0;
@@ -76,17 +53,17 @@ tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl
           status = out_of_bounds(t);
           goto done;
         }
-        double wc = get_at(w, t);
-        v = -wc * get_at(x, (n * s->C + t) * s->S + j);
+        double wc = tl_nn_get(w, t);
+        v = -wc * tl_nn_get(x, (n * s->C + t) * s->S + j);
         wsum += wc;
       }
       if (s->reduction == TL_REDUCTION_NONE)
-        set_at(o, i, v);
+        tl_nn_set(o, i, v);
       sum += v;
     }
   if (s->reduction != TL_REDUCTION_NONE)
-    set_at(o, 0, s->reduction == TL_REDUCTION_MEAN ? sum / wsum : sum);
-  set_at(tw, 0, wsum);
+    tl_nn_set(o, 0, s->reduction == TL_REDUCTION_MEAN ? sum / wsum : sum);
+  tl_nn_set(tw, 0, wsum);
   if ((status = finish(out, o)) == TL_OK)
     status = finish(total_weight, tw);
 done:
@@ -101,18 +78,18 @@ tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
                                    const tl_tensor *target, const tl_tensor *weight,
                                    const tl_tensor *total_weight, tl_tensor *grad_input)
 {
-  tl_dtype work = work_of(grad_input->dtype);
+  tl_dtype work = tl_nn_work_dtype(grad_input->dtype);
   tl_tensor gt = {0}, wt = {0}, twt = {0}, dt = {0};
   tl_status status = TL_OK;
-  const tl_tensor *g = as_work(grad, work, &gt), *w = as_work(weight, work, &wt),
-                  *tw = as_work(total_weight, work, &twt);
+  const tl_tensor *g = tl_nn_as_work(grad, work, &gt), *w = tl_nn_as_work(weight, work, &wt),
+                  *tw = tl_nn_as_work(total_weight, work, &twt);
   tl_tensor *d = work_out(grad_input, work, true, &dt);
   const int64_t *tg = tl_tensor_data(target);
   if (!g || !w || !tw || !d) {
     status = tl_error_status();
     goto done;
   }
-  double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / get_at(tw, 0) : 1;
+  double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / tl_nn_get(tw, 0) : 1;
   for (int64_t n = 0; n < s->N; n++)
     for (int64_t j = 0; j < s->S; j++) {
       int64_t i = n * s->S + j, t = tg[i];
@@ -122,8 +99,8 @@ tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
         status = out_of_bounds(t);
         goto done;
       }
-      double gv = get_at(g, s->reduction == TL_REDUCTION_NONE ? i : 0);
-      set_at(d, (n * s->C + t) * s->S + j, -get_at(w, t) * gv * scale);
+      double gv = tl_nn_get(g, s->reduction == TL_REDUCTION_NONE ? i : 0);
+      tl_nn_set(d, (n * s->C + t) * s->S + j, -tl_nn_get(w, t) * gv * scale);
     }
   status = finish(grad_input, d);
 done:
@@ -203,7 +180,7 @@ typedef struct {
 static tl_status operands_init(loss_operands *o, tl_dtype work, const tl_tensor *const *in)
 {
   for (int i = 0; i < 5; i++)
-    if (in[i] && !(o->v[i] = as_work(in[i], work, &o->tmp[i])))
+    if (in[i] && !(o->v[i] = tl_nn_as_work(in[i], work, &o->tmp[i])))
       return tl_error_status();
   return TL_OK;
 }
@@ -217,7 +194,7 @@ static void operands_release(loss_operands *o)
 tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
                                 const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
 {
-  tl_dtype work = work_of(x->dtype);
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
   loss_operands o = {0};
   tl_tensor ot = {0};
   const tl_tensor *in[5] = {NULL, x, t, w, p};
@@ -230,14 +207,14 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
   int64_t n = tl_tensor_numel(x);
   double sum = 0;
   for (int64_t i = 0; i < n; i++) {
-    double l = elem_loss(s, get_at(o.v[1], i), get_at(o.v[2], i), w ? get_at(o.v[3], i) : 1,
-                         p ? get_at(o.v[4], i) : 1, NULL, NULL);
+    double l = elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
+                         p ? tl_nn_get(o.v[4], i) : 1, NULL, NULL);
     if (s->reduction == TL_REDUCTION_NONE)
-      set_at(r, i, l);
+      tl_nn_set(r, i, l);
     sum += l;
   }
   if (s->reduction != TL_REDUCTION_NONE)
-    set_at(r, 0, s->reduction == TL_REDUCTION_MEAN ? sum / (double)n : sum);
+    tl_nn_set(r, 0, s->reduction == TL_REDUCTION_MEAN ? sum / (double)n : sum);
   status = finish(out, r);
 done:
   operands_release(&o);
@@ -250,13 +227,13 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
                                          const tl_tensor *w, const tl_tensor *p, tl_tensor *dx,
                                          tl_tensor *dt)
 {
-  tl_dtype work = work_of(x->dtype);
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
   loss_operands o = {0};
   tl_tensor xt = {0}, tt = {0};
   const tl_tensor *in[5] = {g, x, t, w, p};
   tl_status status = operands_init(&o, work, in);
   tl_tensor *rx = status == TL_OK ? work_out(dx, work, false, &xt) : NULL;
-  tl_tensor *rt = rx ? work_out(dt, work_of(dt->dtype), false, &tt) : NULL;
+  tl_tensor *rt = rx ? work_out(dt, tl_nn_work_dtype(dt->dtype), false, &tt) : NULL;
   if (!rt) {
     status = tl_error_status();
     goto done;
@@ -264,11 +241,11 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
   int64_t n = tl_tensor_numel(x);
   double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
   for (int64_t i = 0; i < n; i++) {
-    double gx, gt, gv = get_at(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
-    elem_loss(s, get_at(o.v[1], i), get_at(o.v[2], i), w ? get_at(o.v[3], i) : 1,
-              p ? get_at(o.v[4], i) : 1, &gx, &gt);
-    set_at(rx, i, gv * gx);
-    set_at(rt, i, gv * gt);
+    double gx, gt, gv = tl_nn_get(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
+    elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
+              p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
+    tl_nn_set(rx, i, gv * gx);
+    tl_nn_set(rt, i, gv * gt);
   }
   if ((status = finish(dx, rx)) == TL_OK)
     status = finish(dt, rt);

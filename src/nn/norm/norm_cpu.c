@@ -8,17 +8,9 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "nn/norm/norm_job.h"
+#include "nn/tl_nn_work.h"
 
 enum { COLS = 64 }; /* norm_loops.h's column block */
-
-/* `t` as a contiguous tensor of dtype `work`: t itself when it already is one,
- * else a converted copy in *tmp. */
-static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
-{
-  if (t->dtype == work && tl_tensor_is_contiguous(t))
-    return t;
-  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
-}
 
 /* The loops' rows: statistics groups, or blocks of COLS channels for
  * per-channel statistics with S == 1 (norm_loops.h). */
@@ -27,23 +19,6 @@ static int64_t row_count(const tl_norm_spec *s)
   if (s->per_channel)
     return s->S == 1 ? (s->C + COLS - 1) / COLS : s->C;
   return s->N * s->G;
-}
-
-static tl_dtype work_of(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
-
-/* Element i of a contiguous float or double tensor, read and written as double. */
-static double get_at(const tl_tensor *t, int64_t i)
-{
-  return t->dtype == TL_DTYPE_F64 ? ((const double *)tl_tensor_data(t))[i]
-                                  : ((const float *)tl_tensor_data(t))[i];
-}
-
-static void set_at(tl_tensor *t, int64_t i, double v)
-{
-  if (t->dtype == TL_DTYPE_F64)
-    ((double *)tl_tensor_data(t))[i] = v;
-  else
-    ((float *)tl_tensor_data(t))[i] = (float)v;
 }
 
 typedef struct {
@@ -88,11 +63,11 @@ static tl_status update_running(tl_tensor *running, const double *batch, double 
 {
   tl_tensor tmp = {0};
   tl_status status;
-  const tl_tensor *r = as_work(running, work_of(running->dtype), &tmp);
+  const tl_tensor *r = tl_nn_as_work(running, tl_nn_work_dtype(running->dtype), &tmp);
   if (!r)
     return tl_error_status();
   for (int64_t c = 0; c < tl_tensor_numel(r); c++)
-    set_at((tl_tensor *)r, c, (1 - momentum) * get_at(r, c) + momentum * batch[c] * scale);
+    tl_nn_set((tl_tensor *)r, c, (1 - momentum) * tl_nn_get(r, c) + momentum * batch[c] * scale);
   status = r == running ? TL_OK : tl_tensor_copy(running, r);
   tl_storage_bump(running->storage);
   tl_tensor_release(&tmp);
@@ -103,12 +78,12 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
                               const tl_tensor *b, tl_tensor *running_mean, tl_tensor *running_var,
                               tl_tensor *y, tl_tensor *mean, tl_tensor *rstd)
 {
-  tl_dtype work = work_of(x->dtype);
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
   tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0};
   double *var = NULL;
   tl_status status = TL_OK;
-  const tl_tensor *xw = as_work(x, work, &xt), *ww = as_work(w, work, &wt),
-                  *bw = as_work(b, work, &bt);
+  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *ww = tl_nn_as_work(w, work, &wt),
+                  *bw = tl_nn_as_work(b, work, &bt);
   bool direct = y->dtype == work;
   int64_t rows = row_count(s);
   if (!xw || !ww || !bw ||
@@ -120,7 +95,7 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
   }
   if (s->per_channel && !s->train) /* mean, rstd hold the running mean and var */
     for (int64_t c = 0; c < s->C; c++)
-      set_at(rstd, c, 1 / sqrt(get_at(rstd, c) + s->eps));
+      tl_nn_set(rstd, c, 1 / sqrt(tl_nn_get(rstd, c) + s->eps));
   typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .w = tl_tensor_data(ww),
                          .b = tl_tensor_data(bw), .y = tl_tensor_data(direct ? y : &yt),
                          .mean = mean ? tl_tensor_data(mean) : NULL,
@@ -136,7 +111,7 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
       goto done;
     }
     for (int64_t c = 0; c < s->C; c++)
-      m[c] = get_at(mean, c);
+      m[c] = tl_nn_get(mean, c);
     status = update_running(running_mean, m, 1, s->momentum);
     free(m);
     if (status == TL_OK && running_var)
@@ -166,8 +141,8 @@ static void affine_from_parts(const tl_norm_spec *s, const double *part, const t
     for (int64_t c = 0; c < s->C; c++) {
       int64_t r = n * s->G + c / Cg;
       double sg = part[(n * s->C + c) * 2], sgx = part[(n * s->C + c) * 2 + 1];
-      double mu = s->rms ? 0 : get_at(mean, r);
-      dw[c] += get_at(rstd, r) * (sgx - mu * sg);
+      double mu = s->rms ? 0 : tl_nn_get(mean, r);
+      dw[c] += tl_nn_get(rstd, r) * (sgx - mu * sg);
       db[c] += sg;
     }
 }
@@ -180,7 +155,7 @@ static tl_status store_affine(tl_tensor *out, const double *v, tl_dtype work)
   if (status != TL_OK)
     return status;
   for (int64_t c = 0; c < tl_tensor_numel(out); c++)
-    set_at(&tmp, c, v[c]);
+    tl_nn_set(&tmp, c, v[c]);
   status = tl_tensor_copy(out, &tmp);
   tl_tensor_release(&tmp);
   return status;
@@ -190,13 +165,13 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
                                const tl_tensor *mean, const tl_tensor *rstd, const tl_tensor *w,
                                tl_tensor *dx, tl_tensor *dw, tl_tensor *db)
 {
-  tl_dtype work = work_of(x->dtype);
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
   tl_tensor xt = {0}, gt = {0}, wt = {0}, dxt = {0}, mt = {0}, rt = {0};
   double *sums = NULL, *part = NULL;
   tl_status status = TL_OK;
-  const tl_tensor *xw = as_work(x, work, &xt), *gw = as_work(g, work, &gt),
-                  *ww = as_work(w, work, &wt), *rw = as_work(rstd, work, &rt);
-  const tl_tensor *mw = mean ? as_work(mean, work, &mt) : NULL;
+  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *gw = tl_nn_as_work(g, work, &gt),
+                  *ww = tl_nn_as_work(w, work, &wt), *rw = tl_nn_as_work(rstd, work, &rt);
+  const tl_tensor *mw = mean ? tl_nn_as_work(mean, work, &mt) : NULL;
   bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
   int64_t rows = row_count(s), C = s->C ? s->C : 1;
   if (!xw || !gw || !ww || !rw || (mean && !mw) ||
