@@ -13,6 +13,8 @@ Rows (forward + backward unless said otherwise):
   * pooling and resampling ops at ResNet shapes (forward + backward of the op
     alone, the output's gradient given): max_pool2d 3x3/2 pad 1 on the stem's
     64x112x112, adaptive_avg_pool2d of 512x7x7 to 1x1, bilinear upsampling x2.
+  * batch_norm2d (training) at (32, 64, 56, 56), layer_norm over 512 of
+    (16*128, 512), cross_entropy of (256, 1000) logits.
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -111,6 +113,43 @@ def cases():
     fn_tl, fn_pt = _step_case(cnn, lambda: [rng.standard_normal((64, 3, 32, 32), np.float32),
                                             labels], train=True)
     yield "nn small cnn 32x32 b64 adam step", fn_tl, fn_pt, "torch"
+    yield from norm_loss_cases(rng)
+
+
+def _fn_case(fn, make_inputs):
+    """(torchlike step, PyTorch step): forward+backward of fn(lib, *inputs), the
+    float inputs requiring grad, the output summed (or taken, when 0-d)."""
+    inputs = make_inputs()
+
+    def runner(lib):
+        args = [lib.from_numpy(a.copy()) for a in inputs]
+        for a in args:
+            if a.is_floating_point():
+                a.requires_grad_()
+
+        def step():
+            out = fn(lib, *args)
+            (out if out.ndim == 0 else out.sum()).backward()
+            for a in args:
+                a.grad = None
+        return step
+    return runner(torchlike), runner(torch)
+
+
+def norm_loss_cases(rng):
+    x = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, training=True),
+        lambda: [x(32, 64, 56, 56), x(64), x(64)])
+    yield "nn batch_norm2d train 32x64x56x56 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (512,), w, b),
+        lambda: [x(16 * 128, 512), x(512), x(512)])
+    yield "nn layer_norm 2048x512 fwd+bwd", fn_tl, fn_pt, "torch"
+    labels = rng.integers(0, 1000, 256)
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, t: lib.nn.functional.cross_entropy(x, t), lambda: [x(256, 1000), labels])
+    yield "nn cross_entropy 256x1000 fwd+bwd", fn_tl, fn_pt, "torch"
 
     for name, fn, shape in pool_cases():
         fn_tl, fn_pt = _op_case(fn, shape)

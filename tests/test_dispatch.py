@@ -141,6 +141,20 @@ CALLS = {
     "_convolution_backward_weight":
         "C._convolution_backward_weight(f3[:, :1, :1], f3, [1, 2, 2], 1, 0, 1, False, 1)",
     "im2col": "C.im2col(f3, 2, 1, 0, 1)", "col2im": "C.col2im(f3, [3], 2, 1, 0, 1)",
+    "native_batch_norm": "C.native_batch_norm(f, v, v, None, None, True, 0.1, 1e-5)",
+    "native_batch_norm_backward": "C.native_batch_norm_backward(f, f, v, v, v, True, 1e-5)",
+    "native_layer_norm": "C.native_layer_norm(f, [2], v, v, 1e-5)",
+    "native_layer_norm_backward":
+        "C.native_layer_norm_backward(f, f, [2], v.reshape(2, 1), v.reshape(2, 1), v, v)",
+    "native_group_norm": "C.native_group_norm(f, v, v, 2, 2, 1, 1, 1e-5)",
+    "native_group_norm_backward":
+        "C.native_group_norm_backward(f, f, v.reshape(2, 1), v.reshape(2, 1), v, 2, 2, 1, 1)",
+    "_fused_rms_norm": "C._fused_rms_norm(f, [2], v, None)",
+    "_fused_rms_norm_backward": "C._fused_rms_norm_backward(f, f, [2], v.reshape(2, 1), v)",
+    "nll_loss_nd": "C.nll_loss_nd(f, iv[:2], v, 1, -100)",
+    "nll_loss_backward": "C.nll_loss_backward(v.sum(), f, iv[:2], v, 1, -100, v.sum())",
+    "_pointwise_loss": "C._pointwise_loss(f, r, None, None, 0, 0.0, 1)",
+    "_pointwise_loss_backward": "C._pointwise_loss_backward(v.sum(), f, r, None, None, 0, 0.0, 1)",
 }
 # Made on the host and moved to the device (the creation functions, see
 # tests/test_backend.py): their kernel rows are the host's by design.

@@ -206,6 +206,12 @@ void tl_grad_formulas_nn_pool_init(void);
 void tl_grad_formulas_nn_rnn_init(void);
 void tl_grad_formulas_nn_attention_init(void);
 void tl_grad_formulas_nn_conv_init(void);
+void tl_grad_formulas_nn_norm_init(void);
+void tl_grad_formulas_nn_loss_init(void);
+/* The derivative of a fused src/nn backward op whose positional parameters
+ * are `params` (NULL-terminated): torchlike/nn/_backward_vjp.py's
+ * vector-Jacobian product of it written with generic ops (formulas_nn_norm.c). */
+void tl_grad_nn_composed_vjp(tl_grad_ctx *c, const char *const *params);
 
 /* ---- the engine ---- */
 int tl_py_engine_init(PyObject *module);

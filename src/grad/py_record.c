@@ -716,5 +716,7 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_nn_rnn_init();
   tl_grad_formulas_nn_attention_init();
   tl_grad_formulas_nn_conv_init();
+  tl_grad_formulas_nn_norm_init();
+  tl_grad_formulas_nn_loss_init();
   return 0;
 }

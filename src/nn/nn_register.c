@@ -11,4 +11,6 @@ void tl_nn_register(void)
   tl_nn_rnn_register();
   tl_nn_attention_register();
   tl_nn_conv_register();
+  tl_nn_norm_register();
+  tl_nn_loss_register();
 }

@@ -26,5 +26,7 @@ void tl_nn_pool_register(void);
 void tl_nn_rnn_register(void);
 void tl_nn_attention_register(void);
 void tl_nn_conv_register(void);
+void tl_nn_norm_register(void);
+void tl_nn_loss_register(void);
 
 #endif

@@ -1,7 +1,8 @@
-/* tl_nn_work.h - operands in a kernel's work dtype, for the families of
- * src/nn whose kernels read contiguous float or double only (rnn,
- * attention): float16/bfloat16/float32 compute in float, float64 in double,
- * and a result of a half dtype is cast once at the end. */
+/* tl_nn_work.h - operands in a kernel's work dtype, shared by src/nn's CPU
+ * kernels: float16/bfloat16/float32 compute in float, float64 in double;
+ * operands are made contiguous in it, a result of a half dtype is cast once
+ * at the end, and small contiguous float/double tensors (per-channel
+ * statistics, scalars) are read and written element by element. */
 #ifndef TL_NN_WORK_H
 #define TL_NN_WORK_H
 
@@ -20,5 +21,29 @@ tl_status tl_nn_work_in(const tl_tensor *t, tl_dtype work, tl_tensor *out);
 
 /* Replace *t (a work-dtype result) by its cast to `dtype` when they differ. */
 tl_status tl_nn_work_out(tl_tensor *t, tl_dtype dtype);
+
+/* `t` as a contiguous tensor of dtype `work`: t itself when it already is
+ * one, else a converted copy in *tmp (NULL with the error set on failure). */
+static inline const tl_tensor *tl_nn_as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
+{
+  if (t->dtype == work && tl_tensor_is_contiguous(t))
+    return t;
+  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
+}
+
+/* Element i of a contiguous float or double tensor, as double. */
+static inline double tl_nn_get(const tl_tensor *t, int64_t i)
+{
+  return t->dtype == TL_DTYPE_F64 ? ((const double *)tl_tensor_data(t))[i]
+                                  : ((const float *)tl_tensor_data(t))[i];
+}
+
+static inline void tl_nn_set(tl_tensor *t, int64_t i, double v)
+{
+  if (t->dtype == TL_DTYPE_F64)
+    ((double *)tl_tensor_data(t))[i] = v;
+  else
+    ((float *)tl_tensor_data(t))[i] = (float)v;
+}
 
 #endif

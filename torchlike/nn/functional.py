@@ -26,6 +26,7 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     interpolate, upsample, upsample_nearest,
                     upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
                     affine_grid, grid_sample)
+from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward)
 
@@ -447,124 +448,71 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):
     """Normalise over every dim but 1 (channels).  In training the batch
     statistics are used and the running ones updated in place:
-    ``running = (1 - momentum) * running + momentum * batch`` (unbiased var)."""
+    ``running = (1 - momentum) * running + momentum * batch`` (unbiased var).
+    One fused op (``native_batch_norm``), which also returns the mean and
+    rstd its backward reads."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
-    C = input.shape[1]
-    dims = (0,) + tuple(range(2, input.ndim))
-    shape = (1, C) + (1,) * (input.ndim - 2)
     if training:
-        count = input.numel() // C if C else 0
-        if count <= 1:
+        C = input.shape[1]
+        if (input.numel() // C if C else 0) <= 1:
             raise ValueError("Expected more than 1 value per channel when training, got "
                              f"input size {_size(input.shape)}")
-        mean = input.mean(dim=dims)
-        var = input.var(dim=dims, unbiased=False)
-        if running_mean is not None or running_var is not None:
-            with no_grad():
-                if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                if running_var is not None:
-                    unbiased = var.detach() * (count / (count - 1))
-                    running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) * _C.rsqrt(var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    if momentum is None:
+        momentum = 0.0
+    return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                momentum, eps)[0]
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each (sample, channel) over its spatial dims."""
+    """Normalise each (sample, channel) over its spatial dims: batch_norm of
+    the (1, N*C, *) view, the running statistics averaged over the batch."""
     N, C = input.shape[0], input.shape[1]
-    dims = tuple(range(2, input.ndim))
-    shape = (1, C) + (1,) * (input.ndim - 2)
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{_size(input.shape)}")
+
+    def repeat(t):
+        return None if t is None else t.repeat(N)
+    rm, rv = repeat(running_mean), repeat(running_var)
+    out = _C.native_batch_norm(input.reshape((1, N * C) + tuple(input.shape[2:])),
+                               repeat(weight), repeat(bias), rm, rv, use_input_stats,
+                               momentum if momentum is not None else 0.0, eps)[0]
     if use_input_stats:
-        mean = input.mean(dim=dims, keepdim=True)
-        var = input.var(dim=dims, unbiased=False, keepdim=True)
-        if running_mean is not None:
-            count = math.prod(input.shape[2:])
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach().reshape(N, C).mean(0)
-                                                     * momentum)
-                unbiased = var.detach().reshape(N, C).mean(0) * (count / max(count - 1, 1))
-                running_var.mul_(1 - momentum).add_(unbiased * momentum)
-    else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) * _C.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.reshape(N, C).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.reshape(N, C).mean(0))
+    return out.reshape(input.shape)
 
 
-def _check_normalized_shape(input, normalized_shape, what="normalized_shape"):
+def _shape_list(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    k = len(normalized_shape)
-    if k == 0 or tuple(input.shape[input.ndim - k:]) != normalized_shape or input.ndim < k:
-        raise RuntimeError(
-            f"Given normalized_shape=[{', '.join(map(str, normalized_shape))}], expected input "
-            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got input of size"
-            f"[{', '.join(map(str, input.shape))}]")
-    return tuple(range(-k, 0))
+        return [int(normalized_shape)]
+    return [int(n) for n in normalized_shape]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the trailing ``normalized_shape`` dims."""
-    dims = _check_normalized_shape(input, normalized_shape)
-    mean = input.mean(dim=dims, keepdim=True)
-    var = input.var(dim=dims, unbiased=False, keepdim=True)
-    out = (input - mean) * _C.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
-
-
-_EPS = {"float64": 2.220446049250313e-16, "float32": 1.1920928955078125e-07,
-        "float16": 0.0009765625, "bfloat16": 0.0078125}
+    """Normalise over the trailing ``normalized_shape`` dims (``native_layer_norm``)."""
+    return _C.native_layer_norm(input, _shape_list(normalized_shape), weight, bias, eps)[0]
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2) + eps)`` over the trailing dims (eps defaults to the
-    dtype's machine epsilon)."""
-    dims = _check_normalized_shape(input, normalized_shape)
-    if eps is None:
-        eps = _EPS.get(input.dtype.name, _EPS["float32"])
-    out = input * _C.rsqrt((input * input).mean(dim=dims, keepdim=True) + eps)
-    return out if weight is None else out * weight
+    dtype's machine epsilon); ``_fused_rms_norm``."""
+    return _C._fused_rms_norm(input, _shape_list(normalized_shape), weight, eps)[0]
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalise each sample's channels in ``num_groups`` groups."""
+    """Normalise each sample's channels in ``num_groups`` groups (``native_group_norm``)."""
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
     N, C = input.shape[0], input.shape[1]
-    if C % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by "
-                           f"num_groups, but got input of shape {list(input.shape)} and "
-                           f"num_groups={num_groups}")
-    x = input.reshape(N, num_groups, (C // num_groups) * math.prod(input.shape[2:]))
-    mean = x.mean(dim=-1, keepdim=True)
-    var = x.var(dim=-1, unbiased=False, keepdim=True)
-    out = ((x - mean) * _C.rsqrt(var + eps)).reshape(input.shape)
-    shape = (1, C) + (1,) * (input.ndim - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _C.native_group_norm(input, weight, bias, N, C, math.prod(input.shape[2:]),
+                                num_groups, eps)[0]
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -715,27 +663,19 @@ def _class_dim_target(input, target):
         raise RuntimeError(f"Expected target size {_size(expected)}, got {_size(target.shape)}")
 
 
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """``-input[n, target[n]] * weight[target[n]]``; mean divides by the sum of
-    the weights of the targets not ignored.  input (N, C, *) or (C,)."""
+    the weights of the targets not ignored.  input (N, C, *) or (C,).  One
+    fused op (``nll_loss_nd``) that also returns the total weight."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
-    cdim = 0 if input.ndim == 1 else 1
-    C = input.shape[cdim]
-    valid = target != ignore_index
-    safe = _C.where(valid, target, _C.zeros_like(target))
-    if target.numel() and ((safe < 0) | (safe >= C)).any().item():
-        bad = int(safe[(safe < 0) | (safe >= C)].reshape(-1)[0].item())
-        raise IndexError(f"Target {bad} is out of bounds.")
-    picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
-    w = valid.to(dtype=input.dtype)
-    if weight is not None:
-        w = w * weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
-    loss = -picked * w
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
+    return _C.nll_loss_nd(input, target, weight, _REDUCTIONS[reduction], ignore_index)[0]
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -782,88 +722,93 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return (1 - label_smoothing) * nll + label_smoothing / C * smooth
 
 
-def _pointwise_loss(input, target, reduction, fn):
+# the elementwise losses of src/nn/loss (tl_loss_kind)
+_MSE, _L1, _SMOOTH_L1, _HUBER, _BCE, _BCE_LOGITS, _KL_DIV = range(7)
+
+
+def _fused_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None):
+    """One ``_pointwise_loss`` call: input and target (and weight, pos_weight)
+    broadcast to one shape and promoted to one floating dtype."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dtype = _C.promote_types(input.dtype, target.dtype)
+    if not dtype.is_floating_point:
+        dtype = _C.get_default_dtype()
+    extra = [t for t in (weight, pos_weight) if t is not None]
+    tensors = _C.broadcast_tensors(input.to(dtype), target.to(dtype), *[t.to(dtype) for t in extra])
+    input, target = tensors[0], tensors[1]
+    rest = iter(tensors[2:])
+    weight = next(rest) if weight is not None else None
+    pos_weight = next(rest) if pos_weight is not None else None
+    return _C._pointwise_loss(input, target, weight, pos_weight, kind, float(param),
+                              _REDUCTIONS[reduction])
+
+
+def _weighted_loss(kind, input, target, reduction, weight, param=0.0):
+    """The loss, times an elementwise ``weight`` when one is given."""
     _check_same_size(input, target)
-    input, target = _C.broadcast_tensors(input, target)
-    return _reduce(fn(input, target), reduction)
+    if weight is None:
+        return _fused_loss(kind, input, target, reduction, param)
+    return _reduce(_fused_loss(kind, input, target, "none", param) * weight, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``(input - target)^2``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss(input, target, r, lambda a, b: (a - b) * (a - b))
+    return _weighted_loss(_MSE, input, target, r, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``|input - target|``."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    return _pointwise_loss(input, target, r, lambda a, b: (a - b).abs())
+    return _weighted_loss(_L1, input, target, r, weight)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
     r = _legacy_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
         return l1_loss(input, target, reduction=r)
-
-    def fn(a, b):
-        d = (a - b).abs()
-        return _C.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
-    return _pointwise_loss(input, target, r, fn)
+    return _weighted_loss(_SMOOTH_L1, input, target, r, None, beta)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
-    def fn(a, b):
-        d = (a - b).abs()
-        return _C.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _pointwise_loss(input, target, reduction, fn)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _weighted_loss(_HUBER, input, target, reduction, weight, delta)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
-    """``-(t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
+    """``-w (t log x + (1 - t) log(1 - x))`` with the logs clamped at -100."""
     r = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({_size(target.shape)}) that is different to "
                          f"the input size ({_size(input.shape)}) is deprecated. Please ensure "
                          "they have the same size.")
-    log_x = _C.log(input).clamp(min=-100)
-    log_1mx = _C.log(1 - input).clamp(min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, r)
+    return _fused_loss(_BCE, input, target, r, weight=weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
-    """``-(pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
+    """``-w (pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x)))``, stable."""
     r = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target.shape)}) must be the same as input size "
                          f"({_size(input.shape)})")
-    log_sig = logsigmoid(input)          # log sigmoid(x)
-    log_1m_sig = logsigmoid(-input)      # log(1 - sigmoid(x))
-    if pos_weight is not None:
-        loss = -(pos_weight * target * log_sig + (1 - target) * log_1m_sig)
-    else:
-        loss = -(target * log_sig + (1 - target) * log_1m_sig)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, r)
+    return _fused_loss(_BCE_LOGITS, input, target, r, weight=weight, pos_weight=pos_weight)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log target - input)`` (input is log-probabilities)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    if log_target:
-        loss = _C.exp(target) * (target - input)
-    else:
-        loss = _C.xlogy(target, target) - target * input
     if r == "batchmean":
-        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
-    return _reduce(loss, r)
+        loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))
+        return loss / input.shape[0] if input.ndim else loss
+    return _fused_loss(_KL_DIV, input, target, r, float(log_target))
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,

@@ -3511,6 +3511,268 @@ static PyObject *bind_col2im(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_impl_col2im(op, &a);
 }
 
+/* native_batch_norm */
+static PyObject *bind_batch_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_batch_norm a;
+  a.training = false;
+  a.momentum = 0.0;
+  a.eps = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[1], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "bias", v[2], true, &a.bias) < 0 ||
+      tl_py_arg_tensor(func, "running_mean", v[3], true, &a.running_mean) < 0 ||
+      tl_py_arg_tensor(func, "running_var", v[4], true, &a.running_var) < 0 ||
+      tl_py_arg_bool(func, "training", v[5], &a.training) < 0 ||
+      tl_py_arg_float(func, "momentum", v[6], &a.momentum, NULL) < 0 ||
+      tl_py_arg_float(func, "eps", v[7], &a.eps, NULL) < 0)
+    return NULL;
+  return tl_py_impl_batch_norm(op, &a);
+}
+
+/* native_batch_norm_backward */
+static PyObject *bind_batch_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_out", "input", "weight", "save_mean", "save_invstd", "train", "eps", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_batch_norm_backward a;
+  a.train = false;
+  a.eps = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_out", v[0], false, &a.grad_out) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "save_mean", v[3], false, &a.save_mean) < 0 ||
+      tl_py_arg_tensor(func, "save_invstd", v[4], false, &a.save_invstd) < 0 ||
+      tl_py_arg_bool(func, "train", v[5], &a.train) < 0 ||
+      tl_py_arg_float(func, "eps", v[6], &a.eps, NULL) < 0)
+    return NULL;
+  return tl_py_impl_batch_norm_backward(op, &a);
+}
+
+/* native_layer_norm */
+static PyObject *bind_layer_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "normalized_shape", "weight", "bias", "eps", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_layer_norm a;
+  a.eps = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "normalized_shape", v[1], &a.normalized_shape) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "bias", v[3], true, &a.bias) < 0 ||
+      tl_py_arg_float(func, "eps", v[4], &a.eps, NULL) < 0)
+    return NULL;
+  return tl_py_impl_layer_norm(op, &a);
+}
+
+/* native_layer_norm_backward */
+static PyObject *bind_layer_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_out", "input", "normalized_shape", "mean", "rstd", "weight", "bias", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_layer_norm_backward a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_out", v[0], false, &a.grad_out) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "normalized_shape", v[2], &a.normalized_shape) < 0 ||
+      tl_py_arg_tensor(func, "mean", v[3], false, &a.mean) < 0 ||
+      tl_py_arg_tensor(func, "rstd", v[4], false, &a.rstd) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[5], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "bias", v[6], true, &a.bias) < 0)
+    return NULL;
+  return tl_py_impl_layer_norm_backward(op, &a);
+}
+
+/* native_group_norm */
+static PyObject *bind_group_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "weight", "bias", "N", "C", "HxW", "group", "eps", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_group_norm a;
+  a.N = 0;
+  a.C = 0;
+  a.HxW = 0;
+  a.group = 0;
+  a.eps = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[1], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "bias", v[2], true, &a.bias) < 0 ||
+      tl_py_arg_int(func, "N", v[3], true, &a.N, NULL) < 0 ||
+      tl_py_arg_int(func, "C", v[4], true, &a.C, NULL) < 0 ||
+      tl_py_arg_int(func, "HxW", v[5], true, &a.HxW, NULL) < 0 ||
+      tl_py_arg_int(func, "group", v[6], true, &a.group, NULL) < 0 ||
+      tl_py_arg_float(func, "eps", v[7], &a.eps, NULL) < 0)
+    return NULL;
+  return tl_py_impl_group_norm(op, &a);
+}
+
+/* native_group_norm_backward */
+static PyObject *bind_group_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW", "group", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[9];
+  tl_py_args_group_norm_backward a;
+  a.N = 0;
+  a.C = 0;
+  a.HxW = 0;
+  a.group = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 9, 9, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_out", v[0], false, &a.grad_out) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "mean", v[2], false, &a.mean) < 0 ||
+      tl_py_arg_tensor(func, "rstd", v[3], false, &a.rstd) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[4], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "N", v[5], true, &a.N, NULL) < 0 ||
+      tl_py_arg_int(func, "C", v[6], true, &a.C, NULL) < 0 ||
+      tl_py_arg_int(func, "HxW", v[7], true, &a.HxW, NULL) < 0 ||
+      tl_py_arg_int(func, "group", v[8], true, &a.group, NULL) < 0)
+    return NULL;
+  return tl_py_impl_group_norm_backward(op, &a);
+}
+
+/* _fused_rms_norm */
+static PyObject *bind_rms_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "normalized_shape", "weight", "eps", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[4];
+  tl_py_args_rms_norm a;
+  a.eps = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "normalized_shape", v[1], &a.normalized_shape) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_float(func, "eps", v[3], &a.eps, &a.has_eps) < 0)
+    return NULL;
+  return tl_py_impl_rms_norm(op, &a);
+}
+
+/* _fused_rms_norm_backward */
+static PyObject *bind_rms_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_out", "input", "normalized_shape", "rstd", "weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_rms_norm_backward a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_out", v[0], false, &a.grad_out) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_ints(func, "normalized_shape", v[2], &a.normalized_shape) < 0 ||
+      tl_py_arg_tensor(func, "rstd", v[3], false, &a.rstd) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[4], true, &a.weight) < 0)
+    return NULL;
+  return tl_py_impl_rms_norm_backward(op, &a);
+}
+
+/* nll_loss_nd */
+static PyObject *bind_nll_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "weight", "reduction", "ignore_index", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_nll_loss a;
+  a.reduction = 1;
+  a.ignore_index = -100;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[3], false, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[4], false, &a.ignore_index, NULL) < 0)
+    return NULL;
+  return tl_py_impl_nll_loss(op, &a);
+}
+
+/* nll_loss_backward */
+static PyObject *bind_nll_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "weight", "reduction", "ignore_index", "total_weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_nll_loss_backward a;
+  a.reduction = 0;
+  a.ignore_index = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[3], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[4], true, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[5], true, &a.ignore_index, NULL) < 0 ||
+      tl_py_arg_tensor(func, "total_weight", v[6], false, &a.total_weight) < 0)
+    return NULL;
+  return tl_py_impl_nll_loss_backward(op, &a);
+}
+
+/* _pointwise_loss */
+static PyObject *bind_pointwise_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "weight", "pos_weight", "kind", "param", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_pointwise_loss a;
+  a.kind = 0;
+  a.param = 0.0;
+  a.reduction = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "pos_weight", v[3], true, &a.pos_weight) < 0 ||
+      tl_py_arg_int(func, "kind", v[4], true, &a.kind, NULL) < 0 ||
+      tl_py_arg_float(func, "param", v[5], &a.param, NULL) < 0 ||
+      tl_py_arg_int(func, "reduction", v[6], true, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_pointwise_loss(op, &a);
+}
+
+/* _pointwise_loss_backward */
+static PyObject *bind_pointwise_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "weight", "pos_weight", "kind", "param", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[8];
+  tl_py_args_pointwise_loss_backward a;
+  a.kind = 0;
+  a.param = 0.0;
+  a.reduction = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 8, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[3], true, &a.weight) < 0 ||
+      tl_py_arg_tensor(func, "pos_weight", v[4], true, &a.pos_weight) < 0 ||
+      tl_py_arg_int(func, "kind", v[5], true, &a.kind, NULL) < 0 ||
+      tl_py_arg_float(func, "param", v[6], &a.param, NULL) < 0 ||
+      tl_py_arg_int(func, "reduction", v[7], true, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_pointwise_loss_backward(op, &a);
+}
+
 const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_SUM] = bind_reduce_dtype,
     [TL_OP_NANSUM] = bind_reduce_dtype,
@@ -3651,6 +3913,18 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_CONVOLUTION_BACKWARD_WEIGHT] = bind_convolution_backward_weight,
     [TL_OP_IM2COL] = bind_im2col,
     [TL_OP_COL2IM] = bind_col2im,
+    [TL_OP_NATIVE_BATCH_NORM] = bind_batch_norm,
+    [TL_OP_NATIVE_BATCH_NORM_BACKWARD] = bind_batch_norm_backward,
+    [TL_OP_NATIVE_LAYER_NORM] = bind_layer_norm,
+    [TL_OP_NATIVE_LAYER_NORM_BACKWARD] = bind_layer_norm_backward,
+    [TL_OP_NATIVE_GROUP_NORM] = bind_group_norm,
+    [TL_OP_NATIVE_GROUP_NORM_BACKWARD] = bind_group_norm_backward,
+    [TL_OP_FUSED_RMS_NORM] = bind_rms_norm,
+    [TL_OP_FUSED_RMS_NORM_BACKWARD] = bind_rms_norm_backward,
+    [TL_OP_NLL_LOSS_ND] = bind_nll_loss,
+    [TL_OP_NLL_LOSS_BACKWARD] = bind_nll_loss_backward,
+    [TL_OP_POINTWISE_LOSS] = bind_pointwise_loss,
+    [TL_OP_POINTWISE_LOSS_BACKWARD] = bind_pointwise_loss_backward,
 };
 
 const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {

@@ -1500,6 +1500,147 @@ typedef struct {
 } tl_py_args_col2im;
 PyObject *tl_py_impl_col2im(tl_op op, const tl_py_args_col2im *a);
 
+/* native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *bias; /* borrowed; NULL: None or absent */
+  PyObject *running_mean; /* borrowed; NULL: None or absent */
+  PyObject *running_var; /* borrowed; NULL: None or absent */
+  bool training;
+  double momentum;
+  double eps;
+} tl_py_args_batch_norm;
+PyObject *tl_py_impl_batch_norm(tl_op op, const tl_py_args_batch_norm *a);
+
+/* native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor save_mean, Tensor save_invstd, bool train, float eps) */
+typedef struct {
+  PyObject *grad_out; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *save_mean; /* borrowed */
+  PyObject *save_invstd; /* borrowed */
+  bool train;
+  double eps;
+} tl_py_args_batch_norm_backward;
+PyObject *tl_py_impl_batch_norm_backward(tl_op op, const tl_py_args_batch_norm_backward *a);
+
+/* native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints normalized_shape;
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *bias; /* borrowed; NULL: None or absent */
+  double eps;
+} tl_py_args_layer_norm;
+PyObject *tl_py_impl_layer_norm(tl_op op, const tl_py_args_layer_norm *a);
+
+/* native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias) */
+typedef struct {
+  PyObject *grad_out; /* borrowed */
+  PyObject *input; /* borrowed */
+  tl_py_ints normalized_shape;
+  PyObject *mean; /* borrowed */
+  PyObject *rstd; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *bias; /* borrowed; NULL: None or absent */
+} tl_py_args_layer_norm_backward;
+PyObject *tl_py_impl_layer_norm_backward(tl_op op, const tl_py_args_layer_norm_backward *a);
+
+/* native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *bias; /* borrowed; NULL: None or absent */
+  int64_t N;
+  int64_t C;
+  int64_t HxW;
+  int64_t group;
+  double eps;
+} tl_py_args_group_norm;
+PyObject *tl_py_impl_group_norm(tl_op op, const tl_py_args_group_norm *a);
+
+/* native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group) */
+typedef struct {
+  PyObject *grad_out; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *mean; /* borrowed */
+  PyObject *rstd; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t N;
+  int64_t C;
+  int64_t HxW;
+  int64_t group;
+} tl_py_args_group_norm_backward;
+PyObject *tl_py_impl_group_norm_backward(tl_op op, const tl_py_args_group_norm_backward *a);
+
+/* _fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_py_ints normalized_shape;
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  double eps;
+  bool has_eps; /* false: None or absent */
+} tl_py_args_rms_norm;
+PyObject *tl_py_impl_rms_norm(tl_op op, const tl_py_args_rms_norm *a);
+
+/* _fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight) */
+typedef struct {
+  PyObject *grad_out; /* borrowed */
+  PyObject *input; /* borrowed */
+  tl_py_ints normalized_shape;
+  PyObject *rstd; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+} tl_py_args_rms_norm_backward;
+PyObject *tl_py_impl_rms_norm_backward(tl_op op, const tl_py_args_rms_norm_backward *a);
+
+/* nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+} tl_py_args_nll_loss;
+PyObject *tl_py_impl_nll_loss(tl_op op, const tl_py_args_nll_loss *a);
+
+/* nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+  PyObject *total_weight; /* borrowed */
+} tl_py_args_nll_loss_backward;
+PyObject *tl_py_impl_nll_loss_backward(tl_op op, const tl_py_args_nll_loss_backward *a);
+
+/* _pointwise_loss(Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *pos_weight; /* borrowed; NULL: None or absent */
+  int64_t kind;
+  double param;
+  int64_t reduction;
+} tl_py_args_pointwise_loss;
+PyObject *tl_py_impl_pointwise_loss(tl_op op, const tl_py_args_pointwise_loss *a);
+
+/* _pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  PyObject *pos_weight; /* borrowed; NULL: None or absent */
+  int64_t kind;
+  double param;
+  int64_t reduction;
+} tl_py_args_pointwise_loss_backward;
+PyObject *tl_py_impl_pointwise_loss_backward(tl_op op, const tl_py_args_pointwise_loss_backward *a);
+
 /* Tensor methods bound by generated code (also module functions). */
 extern PyMethodDef tl_py_generated_methods[];
 /* Tensor methods only (@method). */

@@ -1541,6 +1541,122 @@ static const tl_py_param params_col2im[] = {
     {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params_native_batch_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"running_mean", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"running_var", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"training", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"momentum", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_batch_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"save_mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"save_invstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"train", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_layer_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_layer_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_group_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"bias", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"N", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"C", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"HxW", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"group", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_native_group_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"N", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"C", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"HxW", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"group", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fused_rms_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"eps", TL_PY_ARG_FLOAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fused_rms_norm_backward[] = {
+    {"grad_out", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_nll_loss_nd[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"reduction", TL_PY_ARG_INT, 0, "1"},
+    {"ignore_index", TL_PY_ARG_INT, 0, "-100"},
+};
+
+static const tl_py_param params_nll_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"ignore_index", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"total_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__pointwise_loss[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"pos_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"kind", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"param", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__pointwise_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"pos_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"kind", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"param", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -2000,5 +2116,29 @@ const tl_py_sig tl_py_sigs[] = {
      "im2col(Tensor input, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
     {"col2im", "nn_conv", params_col2im, 6, 6,
      "col2im(Tensor input, int[] output_size, int[] kernel_size, int[] dilation, int[] padding, int[] stride)"},
+    {"native_batch_norm", "nn_norm", params_native_batch_norm, 8, 8,
+     "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps)"},
+    {"native_batch_norm_backward", "nn_norm", params_native_batch_norm_backward, 7, 7,
+     "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor save_mean, Tensor save_invstd, bool train, float eps)"},
+    {"native_layer_norm", "nn_norm", params_native_layer_norm, 5, 5,
+     "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, float eps)"},
+    {"native_layer_norm_backward", "nn_norm", params_native_layer_norm_backward, 7, 7,
+     "native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias)"},
+    {"native_group_norm", "nn_norm", params_native_group_norm, 8, 8,
+     "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, int N, int C, int HxW, int group, float eps)"},
+    {"native_group_norm_backward", "nn_norm", params_native_group_norm_backward, 9, 9,
+     "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, int N, int C, int HxW, int group)"},
+    {"_fused_rms_norm", "nn_norm", params__fused_rms_norm, 4, 4,
+     "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"},
+    {"_fused_rms_norm_backward", "nn_norm", params__fused_rms_norm_backward, 5, 5,
+     "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight)"},
+    {"nll_loss_nd", "nn_loss", params_nll_loss_nd, 5, 5,
+     "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)"},
+    {"nll_loss_backward", "nn_loss", params_nll_loss_backward, 7, 7,
+     "nll_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, Tensor total_weight)"},
+    {"_pointwise_loss", "nn_loss", params__pointwise_loss, 7, 7,
+     "_pointwise_loss(Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
+    {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
+     "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 229;
+const int tl_py_sig_count = 241;

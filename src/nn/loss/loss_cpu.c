@@ -1,0 +1,257 @@
+/* loss_cpu.c - the CPU's nll_loss and its backward (tl_loss.h).  The loss
+ * reads one input element per target, so it is a gather, done in one pass
+ * in double (float16/bfloat16/float32 inputs accumulate in double too: the
+ * gather is N*S elements, not N*C*S); results are written in the work
+ * dtype (float64, else float32) and cast to the input's. */
+#include <math.h>
+
+#include "nn/loss/tl_loss.h"
+#include "nn/tl_nn_work.h"
+
+/* `out` itself when it has the work dtype, else a work-dtype twin in *tmp
+ * (zeroed when `zero`), copied into out by finish(). */
+static tl_tensor *work_out(tl_tensor *out, tl_dtype work, bool zero, tl_tensor *tmp)
+{
+  if (out->dtype == work)
+    return out;
+  tl_status s = zero ? tl_tensor_zeros(tmp, work, out->ndim, out->shape, tl_tensor_device(out))
+                     : tl_tensor_empty(tmp, work, out->ndim, out->shape, tl_tensor_device(out));
+  return s == TL_OK ? tmp : NULL;
+}
+
+static tl_status finish(tl_tensor *out, tl_tensor *w)
+{
+  tl_storage_bump(out->storage);
+  return w == out ? TL_OK : tl_tensor_copy(out, w);
+}
+
+static tl_status out_of_bounds(int64_t t)
+{
+  return tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.", (long long)t);
+}
+
+tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl_tensor *target,
+                          const tl_tensor *weight, tl_tensor *out, tl_tensor *total_weight)
+{
+  tl_dtype work = tl_nn_work_dtype(input->dtype);
+  tl_tensor xt = {0}, wt = {0}, ot = {0}, tt = {0};
+  tl_status status = TL_OK;
+  const tl_tensor *x = tl_nn_as_work(input, work, &xt), *w = tl_nn_as_work(weight, work, &wt);
+  tl_tensor *o = work_out(out, work, false, &ot), *tw = work_out(total_weight, work, false, &tt);
+  const int64_t *tg = tl_tensor_data(target);
+  double sum = 0, wsum = 0;
+  if (!x || !w || !o || !tw) {
+    status = tl_error_status();
+    goto done;
+  }
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t j = 0; j < s->S; j++) {
+      int64_t i = n * s->S + j, t = tg[i];
+      double v = 0;
+      if (t != s->ignore_index) {
+        if (t < 0 || t >= s->C) {
+          status = out_of_bounds(t);
+          goto done;
+        }
+        double wc = tl_nn_get(w, t);
+        v = -wc * tl_nn_get(x, (n * s->C + t) * s->S + j);
+        wsum += wc;
+      }
+      if (s->reduction == TL_REDUCTION_NONE)
+        tl_nn_set(o, i, v);
+      sum += v;
+    }
+  if (s->reduction != TL_REDUCTION_NONE)
+    tl_nn_set(o, 0, s->reduction == TL_REDUCTION_MEAN ? sum / wsum : sum);
+  tl_nn_set(tw, 0, wsum);
+  if ((status = finish(out, o)) == TL_OK)
+    status = finish(total_weight, tw);
+done:
+  tl_tensor_release(&xt);
+  tl_tensor_release(&wt);
+  tl_tensor_release(&ot);
+  tl_tensor_release(&tt);
+  return status;
+}
+
+tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
+                                   const tl_tensor *target, const tl_tensor *weight,
+                                   const tl_tensor *total_weight, tl_tensor *grad_input)
+{
+  tl_dtype work = tl_nn_work_dtype(grad_input->dtype);
+  tl_tensor gt = {0}, wt = {0}, twt = {0}, dt = {0};
+  tl_status status = TL_OK;
+  const tl_tensor *g = tl_nn_as_work(grad, work, &gt), *w = tl_nn_as_work(weight, work, &wt),
+                  *tw = tl_nn_as_work(total_weight, work, &twt);
+  tl_tensor *d = work_out(grad_input, work, true, &dt);
+  const int64_t *tg = tl_tensor_data(target);
+  if (!g || !w || !tw || !d) {
+    status = tl_error_status();
+    goto done;
+  }
+  double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / tl_nn_get(tw, 0) : 1;
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t j = 0; j < s->S; j++) {
+      int64_t i = n * s->S + j, t = tg[i];
+      if (t == s->ignore_index)
+        continue;
+      if (t < 0 || t >= s->C) {
+        status = out_of_bounds(t);
+        goto done;
+      }
+      double gv = tl_nn_get(g, s->reduction == TL_REDUCTION_NONE ? i : 0);
+      tl_nn_set(d, (n * s->C + t) * s->S + j, -tl_nn_get(w, t) * gv * scale);
+    }
+  status = finish(grad_input, d);
+done:
+  tl_tensor_release(&gt);
+  tl_tensor_release(&wt);
+  tl_tensor_release(&twt);
+  tl_tensor_release(&dt);
+  return status;
+}
+
+/* ---- elementwise losses (tl_loss.h) --------------------------------------------------
+ * Element math in double: these are memory-bound passes, and double keeps
+ * the log/exp terms of the cross-entropies exact for float inputs. */
+
+static inline double sign_of(double d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
+
+/* log(sigmoid(x)), stable */
+static inline double log_sigmoid(double x) { return x < 0 ? x - log1p(exp(x)) : -log1p(exp(-x)); }
+
+/* The loss of one element, and (when dx is not NULL) its derivatives in x and t. */
+static inline double elem_loss(const tl_loss_spec *s, double x, double t, double w, double p,
+                               double *dx, double *dt)
+{
+  double d = x - t, ad = fabs(d), b = s->param, l, gx, gt;
+  switch (s->kind) {
+  case TL_LOSS_MSE:
+    l = d * d, gx = 2 * d, gt = -gx;
+    break;
+  case TL_LOSS_L1:
+    l = ad, gx = sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_SMOOTH_L1:
+    l = ad < b ? 0.5 * d * d / b : ad - 0.5 * b;
+    gx = ad < b ? d / b : sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_HUBER:
+    l = ad < b ? 0.5 * d * d : b * (ad - 0.5 * b);
+    gx = ad < b ? d : b * sign_of(d), gt = -gx;
+    break;
+  case TL_LOSS_BCE: {
+    double lx = fmax(log(x), -100), l1x = fmax(log1p(-x), -100);
+    l = -w * (t * lx + (1 - t) * l1x);
+    gx = w * (x - t) / fmax((1 - x) * x, 1e-12); /* PyTorch's clamp of the denominator */
+    gt = w * (l1x - lx);
+    break;
+  }
+  case TL_LOSS_BCE_LOGITS: {
+    double ls = log_sigmoid(x), l1s = log_sigmoid(-x), sg = exp(ls);
+    l = -w * (p * t * ls + (1 - t) * l1s);
+    gx = w * (sg * (p * t + 1 - t) - p * t);
+    gt = -w * (p * ls - l1s);
+    break;
+  }
+  default: /* TL_LOSS_KL_DIV */
+    if (b != 0) { /* log_target */
+      double e = exp(t);
+      l = e * (t - x), gx = -e, gt = e * (t - x + 1);
+    } else {
+      l = t > 0 ? t * (log(t) - x) : t == 0 ? 0 : NAN;
+      gx = -t, gt = t > 0 ? log(t) + 1 - x : t == 0 ? -x : NAN;
+    }
+    break;
+  }
+  if (dx) {
+    *dx = gx;
+    *dt = gt;
+  }
+  return l;
+}
+
+/* The operands as contiguous work-dtype tensors. */
+typedef struct {
+  tl_tensor tmp[5];
+  const tl_tensor *v[5]; /* g, x, t, w, p (g, w, p may be NULL) */
+} loss_operands;
+
+static tl_status operands_init(loss_operands *o, tl_dtype work, const tl_tensor *const *in)
+{
+  for (int i = 0; i < 5; i++)
+    if (in[i] && !(o->v[i] = tl_nn_as_work(in[i], work, &o->tmp[i])))
+      return tl_error_status();
+  return TL_OK;
+}
+
+static void operands_release(loss_operands *o)
+{
+  for (int i = 0; i < 5; i++)
+    tl_tensor_release(&o->tmp[i]);
+}
+
+tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
+                                const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
+{
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
+  loss_operands o = {0};
+  tl_tensor ot = {0};
+  const tl_tensor *in[5] = {NULL, x, t, w, p};
+  tl_status status = operands_init(&o, work, in);
+  tl_tensor *r = status == TL_OK ? work_out(out, work, false, &ot) : NULL;
+  if (!r) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t n = tl_tensor_numel(x);
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double l = elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
+                         p ? tl_nn_get(o.v[4], i) : 1, NULL, NULL);
+    if (s->reduction == TL_REDUCTION_NONE)
+      tl_nn_set(r, i, l);
+    sum += l;
+  }
+  if (s->reduction != TL_REDUCTION_NONE)
+    tl_nn_set(r, 0, s->reduction == TL_REDUCTION_MEAN ? sum / (double)n : sum);
+  status = finish(out, r);
+done:
+  operands_release(&o);
+  tl_tensor_release(&ot);
+  return status;
+}
+
+tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor *g,
+                                         const tl_tensor *x, const tl_tensor *t,
+                                         const tl_tensor *w, const tl_tensor *p, tl_tensor *dx,
+                                         tl_tensor *dt)
+{
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
+  loss_operands o = {0};
+  tl_tensor xt = {0}, tt = {0};
+  const tl_tensor *in[5] = {g, x, t, w, p};
+  tl_status status = operands_init(&o, work, in);
+  tl_tensor *rx = status == TL_OK ? work_out(dx, work, false, &xt) : NULL;
+  tl_tensor *rt = rx ? work_out(dt, tl_nn_work_dtype(dt->dtype), false, &tt) : NULL;
+  if (!rt) {
+    status = tl_error_status();
+    goto done;
+  }
+  int64_t n = tl_tensor_numel(x);
+  double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
+  for (int64_t i = 0; i < n; i++) {
+    double gx, gt, gv = tl_nn_get(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
+    elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
+              p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
+    tl_nn_set(rx, i, gv * gx);
+    tl_nn_set(rt, i, gv * gt);
+  }
+  if ((status = finish(dx, rx)) == TL_OK)
+    status = finish(dt, rt);
+done:
+  operands_release(&o);
+  tl_tensor_release(&xt);
+  tl_tensor_release(&tt);
+  return status;
+}

@@ -1,0 +1,218 @@
+/* norm_cpu.c - the CPU's normalisation kernels (tl_norm.h): operands made
+ * contiguous in the work dtype (double for float64, float otherwise: float16
+ * and bfloat16 accumulate in float), the typed loops of norm_loops.h split
+ * across the thread pool by statistics group, then the small per-channel
+ * epilogues (running statistics, dw and db) done here in double. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ndcore/dispatch/tl_parallel.h"
+#include "nn/norm/norm_job.h"
+#include "nn/tl_nn_work.h"
+
+enum { COLS = 64 }; /* norm_loops.h's column block */
+
+/* The loops' rows: statistics groups, or blocks of COLS channels for
+ * per-channel statistics with S == 1 (norm_loops.h). */
+static int64_t row_count(const tl_norm_spec *s)
+{
+  if (s->per_channel)
+    return s->S == 1 ? (s->C + COLS - 1) / COLS : s->C;
+  return s->N * s->G;
+}
+
+typedef struct {
+  tl_norm_job job;
+  bool f64;
+} typed_job;
+
+static void run_forward(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const typed_job *t = ctx;
+  if (t->f64)
+    tl_norm_forward_f64(&t->job, begin, end);
+  else
+    tl_norm_forward_f32(&t->job, begin, end);
+}
+
+static void run_backward(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const typed_job *t = ctx;
+  if (t->f64)
+    tl_norm_backward_f64(&t->job, begin, end);
+  else
+    tl_norm_backward_f32(&t->job, begin, end);
+}
+
+static void run_affine_cols(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const typed_job *t = ctx;
+  if (t->f64)
+    tl_norm_affine_cols_f64(&t->job, begin, end);
+  else
+    tl_norm_affine_cols_f32(&t->job, begin, end);
+}
+
+/* running = (1 - momentum) running + momentum batch, through a work copy
+ * when the running tensor is of another dtype or layout. */
+static tl_status update_running(tl_tensor *running, const double *batch, double scale,
+                                double momentum)
+{
+  tl_tensor tmp = {0};
+  tl_status status;
+  const tl_tensor *r = tl_nn_as_work(running, tl_nn_work_dtype(running->dtype), &tmp);
+  if (!r)
+    return tl_error_status();
+  for (int64_t c = 0; c < tl_tensor_numel(r); c++)
+    tl_nn_set((tl_tensor *)r, c, (1 - momentum) * tl_nn_get(r, c) + momentum * batch[c] * scale);
+  status = r == running ? TL_OK : tl_tensor_copy(running, r);
+  tl_storage_bump(running->storage);
+  tl_tensor_release(&tmp);
+  return status;
+}
+
+tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
+                              const tl_tensor *b, tl_tensor *running_mean, tl_tensor *running_var,
+                              tl_tensor *y, tl_tensor *mean, tl_tensor *rstd)
+{
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
+  tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0};
+  double *var = NULL;
+  tl_status status = TL_OK;
+  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *ww = tl_nn_as_work(w, work, &wt),
+                  *bw = tl_nn_as_work(b, work, &bt);
+  bool direct = y->dtype == work;
+  int64_t rows = row_count(s);
+  if (!xw || !ww || !bw ||
+      (!direct && tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y)) != TL_OK) ||
+      (s->per_channel && !(var = calloc((size_t)(s->C ? s->C : 1), sizeof *var)))) {
+    status = var || !s->per_channel ? tl_error_status()
+                                    : tl_error_set(TL_ERR_MEMORY, "batch_norm: out of memory");
+    goto done;
+  }
+  if (s->per_channel && !s->train) /* mean, rstd hold the running mean and var */
+    for (int64_t c = 0; c < s->C; c++)
+      tl_nn_set(rstd, c, 1 / sqrt(tl_nn_get(rstd, c) + s->eps));
+  typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .w = tl_tensor_data(ww),
+                         .b = tl_tensor_data(bw), .y = tl_tensor_data(direct ? y : &yt),
+                         .mean = mean ? tl_tensor_data(mean) : NULL,
+                         .rstd = tl_tensor_data(rstd), .var = var},
+                 .f64 = work == TL_DTYPE_F64};
+  int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
+  tl_parallel_for(rows, 1 + 32768 / per_row, run_forward, &t);
+  if (s->per_channel && s->train && running_mean) {
+    int64_t D = s->N * s->S;
+    double *m = malloc((size_t)(s->C ? s->C : 1) * sizeof *m);
+    if (!m) {
+      status = tl_error_set(TL_ERR_MEMORY, "batch_norm: out of memory");
+      goto done;
+    }
+    for (int64_t c = 0; c < s->C; c++)
+      m[c] = tl_nn_get(mean, c);
+    status = update_running(running_mean, m, 1, s->momentum);
+    free(m);
+    if (status == TL_OK && running_var)
+      status = update_running(running_var, var, D > 1 ? (double)D / (D - 1) : NAN, s->momentum);
+    if (status != TL_OK)
+      goto done;
+  }
+  if (!direct)
+    status = tl_tensor_copy(y, &yt);
+done:
+  free(var);
+  tl_tensor_release(&xt);
+  tl_tensor_release(&wt);
+  tl_tensor_release(&bt);
+  tl_tensor_release(&yt);
+  return status;
+}
+
+/* dw/db from the (N, C, 2) per-channel sums of dy and dy*x (group stats). */
+static void affine_from_parts(const tl_norm_spec *s, const double *part, const tl_tensor *mean,
+                              const tl_tensor *rstd, double *dw, double *db)
+{
+  int64_t Cg = s->C / s->G;
+  for (int64_t c = 0; c < s->C; c++)
+    dw[c] = db[c] = 0;
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t c = 0; c < s->C; c++) {
+      int64_t r = n * s->G + c / Cg;
+      double sg = part[(n * s->C + c) * 2], sgx = part[(n * s->C + c) * 2 + 1];
+      double mu = s->rms ? 0 : tl_nn_get(mean, r);
+      dw[c] += tl_nn_get(rstd, r) * (sgx - mu * sg);
+      db[c] += sg;
+    }
+}
+
+/* A (C,) double array into the output tensor (of the weight's dtype). */
+static tl_status store_affine(tl_tensor *out, const double *v, tl_dtype work)
+{
+  tl_tensor tmp = {0};
+  tl_status status = tl_tensor_empty(&tmp, work, out->ndim, out->shape, tl_tensor_device(out));
+  if (status != TL_OK)
+    return status;
+  for (int64_t c = 0; c < tl_tensor_numel(out); c++)
+    tl_nn_set(&tmp, c, v[c]);
+  status = tl_tensor_copy(out, &tmp);
+  tl_tensor_release(&tmp);
+  return status;
+}
+
+tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const tl_tensor *x,
+                               const tl_tensor *mean, const tl_tensor *rstd, const tl_tensor *w,
+                               tl_tensor *dx, tl_tensor *dw, tl_tensor *db)
+{
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
+  tl_tensor xt = {0}, gt = {0}, wt = {0}, dxt = {0}, mt = {0}, rt = {0};
+  double *sums = NULL, *part = NULL;
+  tl_status status = TL_OK;
+  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *gw = tl_nn_as_work(g, work, &gt),
+                  *ww = tl_nn_as_work(w, work, &wt), *rw = tl_nn_as_work(rstd, work, &rt);
+  const tl_tensor *mw = mean ? tl_nn_as_work(mean, work, &mt) : NULL;
+  bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
+  int64_t rows = row_count(s), C = s->C ? s->C : 1;
+  if (!xw || !gw || !ww || !rw || (mean && !mw) ||
+      (!direct && tl_tensor_empty(&dxt, work, dx->ndim, dx->shape, tl_tensor_device(dx)) != TL_OK))
+    goto fail;
+  if ((dw && !(sums = calloc((size_t)(2 * C), sizeof *sums))) ||
+      (!s->per_channel && !cols &&
+       !(part = calloc((size_t)(2 * C * (s->N ? s->N : 1)), sizeof *part)))) {
+    tl_error_set(TL_ERR_MEMORY, "norm backward: out of memory");
+    goto fail;
+  }
+  typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .g = tl_tensor_data(gw),
+                         .w = tl_tensor_data(ww), .y = dx ? tl_tensor_data(direct ? dx : &dxt) : NULL,
+                         .mean = mw ? tl_tensor_data(mw) : NULL, .rstd = tl_tensor_data(rw),
+                         .part = part, .dw = sums, .db = sums ? sums + C : NULL},
+                 .f64 = work == TL_DTYPE_F64};
+  int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
+  if (dx || !cols)
+    tl_parallel_for(rows, 1 + 32768 / per_row, run_backward, &t);
+  if (dw) {
+    if (cols)
+      tl_parallel_for((s->C + COLS - 1) / COLS, 1 + 32768 / (COLS * (s->N + 1)), run_affine_cols,
+                      &t);
+    else if (part)
+      affine_from_parts(s, part, mw, rw, sums, sums + C);
+    if (store_affine(dw, sums, work) != TL_OK || store_affine(db, sums + C, work) != TL_OK)
+      goto fail;
+  }
+  if (!direct && tl_tensor_copy(dx, &dxt) != TL_OK)
+    goto fail;
+  goto done;
+fail:
+  status = tl_error_status();
+done:
+  free(sums);
+  free(part);
+  tl_tensor_release(&xt);
+  tl_tensor_release(&gt);
+  tl_tensor_release(&wt);
+  tl_tensor_release(&dxt);
+  tl_tensor_release(&mt);
+  tl_tensor_release(&rt);
+  return status;
+}

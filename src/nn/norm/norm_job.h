@@ -1,0 +1,29 @@
+/* norm_job.h - what norm_cpu.c hands the typed loops of norm_loops.h
+ * (private to src/nn/norm).  Pointers are to contiguous data of the work
+ * type `real` (float or double); see tl_norm.h for the legend. */
+#ifndef TL_NORM_JOB_H
+#define TL_NORM_JOB_H
+
+#include "nn/norm/tl_norm.h"
+
+typedef struct {
+  tl_norm_spec s;
+  const void *x, *g, *w, *b;
+  void *y;           /* forward: output; backward: dx */
+  void *mean, *rstd; /* (N*G) or (C); read in backward and in evaluation */
+  double *var;       /* forward, per channel training: biased batch variance (C) */
+  double *part;      /* backward, group stats with S > 1: (N, C, 2) sums of dy, dy*x */
+  double *dw, *db;   /* backward, S == 1 group stats: per-column sums (C) */
+} tl_norm_job;
+
+/* forward: rows [begin, end) of statistics groups (N*G, or C per channel). */
+void tl_norm_forward_f32(const tl_norm_job *job, int64_t begin, int64_t end);
+void tl_norm_forward_f64(const tl_norm_job *job, int64_t begin, int64_t end);
+/* backward: dx of rows [begin, end), and their sums into part/dw/db. */
+void tl_norm_backward_f32(const tl_norm_job *job, int64_t begin, int64_t end);
+void tl_norm_backward_f64(const tl_norm_job *job, int64_t begin, int64_t end);
+/* backward, group stats with S == 1: dw/db of columns [begin, end). */
+void tl_norm_affine_cols_f32(const tl_norm_job *job, int64_t begin, int64_t end);
+void tl_norm_affine_cols_f64(const tl_norm_job *job, int64_t begin, int64_t end);
+
+#endif

@@ -1,0 +1,316 @@
+"""batch_norm, instance_norm, layer_norm, group_norm and rms_norm: the fused
+kernels of src/nn/norm.
+
+Values against NumPy references over dtypes, shapes, 0-size batches and
+non-contiguous inputs; running statistics (momentum, cumulative average,
+unbiased variance, evaluation); gradients and second derivatives by finite
+differences, through the functional API and of the ops on their own; errors
+in PyTorch's wording; the kernels on the fake device."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+
+C = T._C
+
+# the derivatives gradchecked here (tests/test_grad_registry.py reads this)
+GRADCHECKED = {"native_batch_norm", "native_batch_norm_backward", "native_layer_norm",
+               "native_layer_norm_backward", "native_group_norm", "native_group_norm_backward",
+               "_fused_rms_norm", "_fused_rms_norm_backward"}
+
+TOL = {T.float64: 1e-12, T.float32: 3e-5, T.float16: 3e-3, T.bfloat16: 3e-2}
+rng = np.random.default_rng(7)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape)
+
+
+def as_np(t):
+    return t.double().numpy()
+
+
+def np_norm(x, axes, eps, rms=False):
+    """(x - mean) / sqrt(var + eps) over axes (mean 0 for rms)."""
+    x = np.asarray(x, np.float64)
+    if rms:
+        return x / np.sqrt((x * x).mean(axis=axes, keepdims=True) + eps)
+    mu = x.mean(axis=axes, keepdims=True)
+    return (x - mu) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+
+
+def channel_shape(ndim, C):
+    return (1, C) + (1,) * (ndim - 2)
+
+
+# ---- values -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
+@pytest.mark.parametrize("shape", [(4, 3), (5, 70), (4, 3, 5), (2, 3, 4, 5), (2, 3, 2, 2, 3)])
+def test_batch_norm_training_matches_numpy_and_updates_running_stats(dtype, shape):
+    x = randn(*shape)
+    w, b = randn(shape[1]), randn(shape[1])
+    rm, rv = randn(shape[1]), rng.random(shape[1]) + 0.5
+    trm, trv = T.tensor(rm, dtype=T.float32), T.tensor(rv, dtype=T.float32)
+    xt = T.tensor(x).to(dtype)
+    y = F.batch_norm(xt, trm, trv, T.tensor(w).to(dtype), T.tensor(b).to(dtype), True, 0.3, 1e-3)
+    axes = (0,) + tuple(range(2, len(shape)))
+    xr = as_np(xt)
+    cs = channel_shape(len(shape), shape[1])
+    ref = np_norm(xr, axes, 1e-3) * as_np(T.tensor(w).to(dtype)).reshape(cs) + \
+        as_np(T.tensor(b).to(dtype)).reshape(cs)
+    assert y.dtype == dtype and tuple(y.shape) == shape
+    np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+    np.testing.assert_allclose(trm.numpy(), 0.7 * rm + 0.3 * xr.mean(axes), rtol=1e-5)
+    np.testing.assert_allclose(trv.numpy(), 0.7 * rv + 0.3 * xr.var(axes, ddof=1), rtol=1e-5)
+
+
+def test_batch_norm_eval_uses_running_stats_and_leaves_them():
+    x = randn(5, 3, 4)
+    rm, rv = randn(3), rng.random(3) + 0.5
+    trm, trv = T.tensor(rm), T.tensor(rv)
+    y = F.batch_norm(T.tensor(x), trm, trv, None, None, False, 0.1, 1e-5)
+    ref = (x - rm.reshape(1, 3, 1)) / np.sqrt(rv.reshape(1, 3, 1) + 1e-5)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+    np.testing.assert_array_equal(trm.numpy(), rm)
+    np.testing.assert_array_equal(trv.numpy(), rv)
+
+
+def test_batch_norm_module_cumulative_average_with_momentum_none():
+    bn = nn.BatchNorm1d(3, momentum=None).double()
+    xs = [randn(6, 3) for _ in range(3)]
+    for x in xs:
+        bn(T.tensor(x))
+    np.testing.assert_allclose(bn.running_mean.numpy(), np.mean([x.mean(0) for x in xs], 0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(bn.running_var.numpy(),
+                               np.mean([x.var(0, ddof=1) for x in xs], 0), rtol=1e-12)
+    assert int(bn.num_batches_tracked.item()) == 3
+
+
+def test_batch_norm_non_contiguous_input_and_running_stats():
+    x = randn(3, 5, 4)
+    xt = T.tensor(x).permute(1, 0, 2)  # (5, 3, 4) view, not contiguous
+    base = T.zeros(6, dtype=T.float64)
+    rm = base[::2]  # strided running mean
+    y = F.batch_norm(xt, rm, None, None, None, True, 0.5, 1e-5)
+    xp = x.transpose(1, 0, 2)
+    np.testing.assert_allclose(y.numpy(), np_norm(xp, (0, 2), 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(rm.numpy(), 0.5 * xp.mean((0, 2)), rtol=1e-12)
+    np.testing.assert_array_equal(base.numpy()[1::2], 0)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
+@pytest.mark.parametrize("shape,ns", [((4, 7), (7,)), ((2, 3, 5), (3, 5)), ((6,), (6,)),
+                                      ((0, 4), (4,)), ((2, 3, 4), (4,))])
+def test_layer_norm_matches_numpy(dtype, shape, ns):
+    x = T.tensor(randn(*shape)).to(dtype)
+    w, b = T.tensor(randn(*ns)).to(dtype), T.tensor(randn(*ns)).to(dtype)
+    y = F.layer_norm(x, ns, w, b, eps=1e-4)
+    axes = tuple(range(len(shape) - len(ns), len(shape)))
+    ref = np_norm(as_np(x), axes, 1e-4) * as_np(w) + as_np(b)
+    assert y.dtype == dtype and tuple(y.shape) == shape
+    np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+
+
+def test_layer_norm_returns_mean_and_rstd_with_kept_dims():
+    x = randn(2, 3, 4)
+    y, mean, rstd = C.native_layer_norm(T.tensor(x), [3, 4], None, None, 1e-5)
+    assert tuple(mean.shape) == tuple(rstd.shape) == (2, 1, 1)
+    np.testing.assert_allclose(mean.numpy(), x.mean((1, 2), keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(rstd.numpy(), 1 / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5),
+                               rtol=1e-12)
+
+
+def test_layer_norm_non_contiguous():
+    x = randn(5, 4)
+    y = F.layer_norm(T.tensor(x).t(), (5,))
+    np.testing.assert_allclose(y.numpy(), np_norm(x.T, (1,), 1e-5), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.bfloat16])
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5), 3), ((3, 4, 2, 3), 2), ((2, 4), 4),
+                                          ((0, 4, 3), 2), ((2, 6, 1), 2)])
+def test_group_norm_matches_numpy(dtype, shape, groups):
+    x = T.tensor(randn(*shape)).to(dtype)
+    w, b = T.tensor(randn(shape[1])).to(dtype), T.tensor(randn(shape[1])).to(dtype)
+    y = F.group_norm(x, groups, w, b, eps=1e-4)
+    xr = as_np(x).reshape(shape[0], groups, shape[1] // groups * int(np.prod(shape[2:])))
+    cs = channel_shape(len(shape), shape[1])
+    ref = np_norm(xr, (2,), 1e-4).reshape(shape) * as_np(w).reshape(cs) + as_np(b).reshape(cs)
+    np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
+def test_rms_norm_matches_numpy_with_default_eps(dtype):
+    x = T.tensor(randn(3, 4, 5)).to(dtype)
+    w = T.tensor(randn(4, 5)).to(dtype)
+    y = F.rms_norm(x, (4, 5), w)
+    eps = {T.float64: 2.0 ** -52, T.float32: 2.0 ** -23, T.float16: 2.0 ** -10,
+           T.bfloat16: 2.0 ** -7}[dtype]
+    ref = np_norm(as_np(x), (1, 2), eps, rms=True) * as_np(w)
+    np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
+    # eps is not 1e-5: tiny inputs tell the difference
+    z = F.rms_norm(T.full((1, 2), 1e-4, dtype=T.float64), (2,))
+    np.testing.assert_allclose(z.numpy(), 1e-4 / np.sqrt(1e-8 + 2.0 ** -52), rtol=1e-12)
+
+
+def test_instance_norm_matches_numpy_and_averages_running_stats():
+    x = randn(3, 2, 6)
+    rm, rv = T.zeros(2, dtype=T.float64), T.ones(2, dtype=T.float64)
+    w, b = randn(2), randn(2)
+    y = F.instance_norm(T.tensor(x), rm, rv, T.tensor(w), T.tensor(b), True, 0.1, 1e-5)
+    ref = np_norm(x, (2,), 1e-5) * w.reshape(1, 2, 1) + b.reshape(1, 2, 1)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(rm.numpy(), 0.1 * x.mean(2).mean(0), rtol=1e-12)
+    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(2, ddof=1).mean(0), rtol=1e-12)
+    y2 = F.instance_norm(T.tensor(x), rm, rv, use_input_stats=False)
+    ref2 = (x - rm.numpy().reshape(1, 2, 1)) / np.sqrt(rv.numpy().reshape(1, 2, 1) + 1e-5)
+    np.testing.assert_allclose(y2.numpy(), ref2, rtol=1e-12)
+
+
+# ---- gradients --------------------------------------------------------------------------
+
+def leaf(*shape):
+    return T.tensor(randn(*shape), requires_grad=True)
+
+
+RM, RV = T.tensor(randn(3)), T.tensor(rng.random(3) + 0.5)
+GRAD_CASES = {
+    "batch_norm_train": (lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+                         lambda: (leaf(4, 3, 5), leaf(3), leaf(3))),
+    "batch_norm_eval": (lambda x, w, b: F.batch_norm(x, RM, RV, w, b, False),
+                        lambda: (leaf(4, 3, 2), leaf(3), leaf(3))),
+    "batch_norm_1d_wide": (lambda x, w, b: F.batch_norm(x, None, None, w, b, True),
+                           lambda: (leaf(3, 66), leaf(66), leaf(66))),
+    "batch_norm_1d_eval": (lambda x, w: F.batch_norm(x, RM, RV, w, None, False),
+                           lambda: (leaf(4, 3), leaf(3))),
+    "batch_norm_no_affine": (lambda x: F.batch_norm(x, None, None, training=True),
+                             lambda: (leaf(5, 2),)),
+    "layer_norm": (lambda x, w, b: F.layer_norm(x, (3, 4), w, b),
+                   lambda: (leaf(2, 3, 4), leaf(3, 4), leaf(3, 4))),
+    "layer_norm_bias_only": (lambda x, b: F.layer_norm(x, (4,), None, b),
+                             lambda: (leaf(3, 4), leaf(4))),
+    "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b),
+                   lambda: (leaf(3, 4, 3), leaf(4), leaf(4))),
+    "rms_norm": (lambda x, w: F.rms_norm(x, (4,), w), lambda: (leaf(3, 4), leaf(4))),
+    "instance_norm": (lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+                      lambda: (leaf(2, 3, 4), leaf(3), leaf(3))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CASES))
+def test_gradcheck_and_gradgradcheck(name):
+    fn, make = GRAD_CASES[name]
+    args = make()
+    assert gradcheck(fn, args)
+    assert gradgradcheck(fn, args)
+
+
+def test_backward_ops_differentiate_on_their_own():
+    x, g, w = leaf(4, 3, 2), leaf(4, 3, 2), leaf(3)
+    _, mean, rstd = C.native_batch_norm(x.detach(), w.detach(), None, None, None, True, 0.1,
+                                        1e-5)
+
+    def bn_backward(g, x, w):
+        # the saved statistics are those of x, as the forward would have made them
+        _, m, r = C.native_batch_norm(x.detach(), None, None, None, None, True, 0.1, 1e-5)
+        return C.native_batch_norm_backward(g, x, w, m, r, True, 1e-5)
+    assert gradcheck(bn_backward, (g, x, w))
+    xl, gl, wl = leaf(2, 5), leaf(2, 5), leaf(5)
+
+    def ln_backward(g, x, w):
+        _, m, r = C.native_layer_norm(x.detach(), [5], None, None, 1e-5)
+        return C.native_layer_norm_backward(g, x, [5], m, r, w, None)
+    assert gradcheck(ln_backward, (gl, xl, wl))
+
+    def gn_backward(g, x, w):
+        _, m, r = C.native_group_norm(x.detach(), None, None, 2, 5, 1, 1, 1e-5)
+        return C.native_group_norm_backward(g, x, m, r, w, 2, 5, 1, 1)
+    assert gradcheck(gn_backward, (gl, xl, wl))
+
+    def rms_backward(g, x, w):
+        _, r = C._fused_rms_norm(x.detach(), [5], None, 1e-5)
+        return C._fused_rms_norm_backward(g, x, [5], r, w)
+    assert gradcheck(rms_backward, (gl, xl, wl))
+
+
+def test_backward_matches_numpy_for_float32():
+    x, g = randn(8, 16), randn(8, 16)
+    w = randn(16)
+    xt = T.tensor(x, dtype=T.float32, requires_grad=True)
+    wt = T.tensor(w, dtype=T.float32, requires_grad=True)
+    F.layer_norm(xt, (16,), wt).backward(T.tensor(g, dtype=T.float32))
+    xhat = np_norm(x, (1,), 1e-5)
+    rstd = 1 / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+    gw = g * w
+    dx = rstd * (gw - gw.mean(1, keepdims=True) - xhat * (gw * xhat).mean(1, keepdims=True))
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-4, atol=1e-5)
+
+
+# ---- errors -----------------------------------------------------------------------------
+
+def test_errors_name_the_shapes():
+    x = T.randn(4, 3, 2)
+    with pytest.raises(RuntimeError, match=r"^running_mean should contain 3 elements not 4$"):
+        F.batch_norm(x, T.zeros(4), T.ones(3), training=True)
+    with pytest.raises(RuntimeError, match=r"^weight should contain 3 elements not 2$"):
+        F.batch_norm(x, None, None, T.ones(2), training=True)
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        F.batch_norm(T.randn(1, 3), None, None, training=True)
+    with pytest.raises(RuntimeError, match="running_mean and running_var must be defined"):
+        F.batch_norm(x, None, None, training=False)
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with "
+                                           r"shape \[\*, 4\], but got input of size\[4, 3, 2\]"):
+        F.layer_norm(x, (4,))
+    with pytest.raises(RuntimeError, match=r"Expected weight to be of same shape as "
+                                           r"normalized_shape, but got weight of shape \[3\] and "
+                                           r"normalized_shape = \[2\]"):
+        F.layer_norm(x, (2,), T.ones(3))
+    with pytest.raises(RuntimeError, match=r"Expected number of channels in input to be divisible"
+                                           r" by num_groups, but got input of shape \[4, 3, 2\] "
+                                           r"and num_groups=2"):
+        F.group_norm(x, 2)
+    with pytest.raises(RuntimeError, match="expected a floating point input"):
+        F.layer_norm(T.ones(2, 3, dtype=T.int64), (3,))
+
+
+# ---- devices ----------------------------------------------------------------------------
+
+def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
+    code = textwrap.dedent("""
+        import numpy as np
+        import torchlike as T
+        import torchlike.nn.functional as F
+        C = T._C
+        C._fake_enable()
+        x = T.randn(3, 4).to("fake")
+        try:
+            C.native_layer_norm(x, [4], None, None, 1e-5)
+        except NotImplementedError as e:
+            assert "native_layer_norm(): no kernel for device fake:0" in str(e), e
+        else:
+            raise AssertionError("ran without a kernel")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        x = T.randn(3, 4).to("fake")
+        for fn in (lambda t: F.layer_norm(t, (4,)), lambda t: F.group_norm(t, 2),
+                   lambda t: F.batch_norm(t, None, None, training=True),
+                   lambda t: F.rms_norm(t, (4,))):
+            y = fn(x)
+            assert str(y.device) == "fake:0"
+            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu()).numpy(), rtol=1e-6)
+        xr = x.detach().requires_grad_()
+        F.layer_norm(xr, (4,)).pow(2).sum().backward()
+        assert str(xr.grad.device) == "fake:0"
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]

@@ -1,0 +1,158 @@
+"""The derivative of the fused backward ops of src/nn/norm and src/nn/loss
+(double backward).
+
+The fused backward ops of ``src/nn/norm`` (``native_batch_norm_backward``,
+``native_layer_norm_backward``, ``native_group_norm_backward``,
+``_fused_rms_norm_backward``) compute, over one statistics group of D
+elements, with ``xhat = (x - mean) * rstd`` and ``dxhat = dy * w``::
+
+    dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+    dw = sum(dy * xhat),  db = sum(dy)
+
+Their own derivative (``src/grad/formulas_nn_norm.c``) calls
+:func:`backward_vjp`, which writes that backward again with generic ops,
+the statistics recomputed from the input (so their dependence on it is
+differentiated), and takes its vector-Jacobian product on the tape.  The
+same holds for ``_pointwise_loss_backward`` (``formulas_nn_loss.c``): the
+elementwise loss gradients of ``src/nn/loss/tl_loss.h``, written with
+generic ops.
+"""
+import math
+
+from .. import _C
+from ..autograd import grad as _grad
+from ..autograd.grad_mode import enable_grad
+
+Tensor = _C.Tensor
+
+
+def _rstd_of(v, rstd):
+    """``rsqrt(v + eps)`` with the eps that made the saved ``rstd`` (the backward
+    ops are not given it): ``eps = 1/rstd^2 - v``, a constant."""
+    eps = (rstd.to(v.dtype).reshape(v.shape).reciprocal().square() - v).detach()
+    return _C.rsqrt(v + eps)
+
+
+def _normalized_grad(g, x, w, dims, mean, rstd, mode):
+    """dx and xhat of one normalisation, stats over ``dims`` (kept).
+    mode: 'stats' (batch statistics), 'rms' (mean 0), 'const' (given stats)."""
+    if mode == "const":
+        mu, rs = mean.to(x.dtype), rstd.to(x.dtype)
+    elif mode == "rms":
+        mu = None
+        rs = _rstd_of((x * x).mean(dim=dims, keepdim=True), rstd)
+    else:
+        mu = x.mean(dim=dims, keepdim=True)
+        rs = _rstd_of(((x - mu) * (x - mu)).mean(dim=dims, keepdim=True), rstd)
+    xhat = x * rs if mu is None else (x - mu) * rs
+    gw = g if w is None else g * w
+    if mode == "const":
+        return gw * rs, xhat
+    dx = gw - xhat * (gw * xhat).mean(dim=dims, keepdim=True)
+    if mode != "rms":
+        dx = dx - gw.mean(dim=dims, keepdim=True)
+    return dx * rs, xhat
+
+
+def _batch(g, x, w, mean, rstd, train, eps):
+    N, C = x.shape[0], x.shape[1]
+    g3, x3 = g.reshape(N, C, -1), x.reshape(N, C, -1)
+    w3 = None if w is None else w.reshape(1, C, 1)
+    dx, xhat = _normalized_grad(g3, x3, w3, (0, 2), mean.reshape(1, C, 1),
+                                rstd.reshape(1, C, 1), "stats" if train else "const")
+    return dx.reshape(x.shape), (g3 * xhat).sum(dim=(0, 2)), g3.sum(dim=(0, 2))
+
+
+def _layer(g, x, normalized_shape, mean, rstd, w, b):
+    k = len(normalized_shape)
+    dims = tuple(range(x.ndim - k, x.ndim))
+    dx, xhat = _normalized_grad(g, x, w, dims, mean, rstd, "stats")
+    batch = tuple(range(x.ndim - k))
+    return dx, (g * xhat).sum(dim=batch), g.sum(dim=batch)
+
+
+def _group(g, x, mean, rstd, w, N, C, HxW, group):
+    shape = (N, group, C // group, HxW)
+    g4, x4 = g.reshape(shape), x.reshape(shape)
+    w4 = None if w is None else w.reshape(1, group, C // group, 1)
+    dx, xhat = _normalized_grad(g4, x4, w4, (2, 3), mean.reshape(N, group, 1, 1),
+                                rstd.reshape(N, group, 1, 1), "stats")
+    return (dx.reshape(x.shape), (g4 * xhat).sum(dim=(0, 3)).reshape(C),
+            g4.sum(dim=(0, 3)).reshape(C))
+
+
+def _rms(g, x, normalized_shape, rstd, w):
+    k = len(normalized_shape)
+    dims = tuple(range(x.ndim - k, x.ndim))
+    dx, xhat = _normalized_grad(g, x, w, dims, None, rstd, "rms")
+    return dx, (g * xhat).sum(dim=tuple(range(x.ndim - k)))
+
+
+def _sign(d):
+    return _C.sign(d)
+
+
+def _pointwise(g, x, t, w, p, kind, param, reduction):
+    """(dx, dt) of _pointwise_loss_backward (kinds: tl_loss_kind)."""
+    from .functional import logsigmoid
+    d = x - t
+    if kind == 0:        # mse
+        gx = 2 * d
+    elif kind == 1:      # l1
+        gx = _sign(d)
+    elif kind == 2:      # smooth_l1
+        gx = _C.where(d.abs() < param, d / param, _sign(d))
+    elif kind == 3:      # huber
+        gx = _C.where(d.abs() < param, d, param * _sign(d))
+    w = 1.0 if w is None else w
+    if kind <= 3:
+        gt = -gx
+    elif kind == 4:      # binary_cross_entropy
+        gx = w * d / ((1 - x) * x).clamp(min=1e-12)
+        gt = w * (_C.log1p(-x).clamp(min=-100) - _C.log(x).clamp(min=-100))
+    elif kind == 5:      # binary_cross_entropy_with_logits
+        p = 1.0 if p is None else p
+        gx = w * (_C.sigmoid(x) * (p * t + 1 - t) - p * t)
+        gt = -w * (p * logsigmoid(x) - logsigmoid(-x))
+    elif param:          # kl_div, log_target
+        e = _C.exp(t)
+        gx, gt = -e, e * (t - x + 1)
+    else:                # kl_div
+        gx = -t
+        gt = _C.where(t > 0, _C.log(_C.where(t > 0, t, _C.ones_like(t))) + 1 - x, -x)
+    if reduction == 1:
+        g = g / max(math.prod(x.shape), 1)
+    return g * gx, g * gt
+
+
+# op name -> (composed backward, positions of the differentiable arguments)
+_COMPOSED = {
+    "native_batch_norm_backward": (_batch, (0, 1, 2)),
+    "native_layer_norm_backward": (_layer, (0, 1, 5)),
+    "native_group_norm_backward": (_group, (0, 1, 4)),
+    "_fused_rms_norm_backward": (_rms, (0, 1, 4)),
+    "_pointwise_loss_backward": (_pointwise, (0, 1, 2, 3, 4)),
+}
+
+
+def backward_vjp(name, args, grads):
+    """The gradients of the backward op ``name`` called with ``args``, given
+    the gradients ``grads`` of its results: a tuple aligned with ``args``
+    (None where an argument gets none)."""
+    fn, diff = _COMPOSED[name]
+    args = list(args)
+    at = [i for i in diff if isinstance(args[i], Tensor)]
+    with enable_grad():
+        for i in at:
+            args[i] = args[i].detach().requires_grad_()
+        outs = fn(*args)
+        pairs = [(o, gr) for o, gr in zip(outs, grads) if gr is not None]
+        found = _grad([o for o, _ in pairs], [args[i] for i in at],
+                      [gr.to(o.dtype).reshape(o.shape) for o, gr in pairs], allow_unused=True)
+    result = [None] * len(args)
+    for i, r in zip(at, found):
+        result[i] = r
+    return tuple(result)
+
+
+_C._nn_backward_vjp = backward_vjp
