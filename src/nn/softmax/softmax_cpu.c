@@ -33,6 +33,24 @@ TL_VECMATH_BEGIN
                       int64_t w, bool take_log)                                              \
   {                                                                                        \
     T m[BLOCK], s[BLOCK];                                                                  \
+    if (inner == 1) { /* one contiguous row: the loops run along it */                     \
+      T mx = -INFINITY, sum = 0;                                                           \
+      _Pragma("omp simd reduction(max:mx)") for (int64_t i = 0; i < len; i++)              \
+        mx = x[i] > mx ? x[i] : mx;                                                        \
+      _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++) {             \
+        T e = EXP(x[i] - mx);                                                              \
+        sum += e;                                                                          \
+        y[i] = e;                                                                          \
+      }                                                                                    \
+      if (take_log) {                                                                      \
+        T c = mx + LOG(sum);                                                               \
+        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] = x[i] - c;             \
+      } else {                                                                             \
+        T r = 1 / sum;                                                                     \
+        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] *= r;                   \
+      }                                                                                    \
+      return;                                                                              \
+    }                                                                                      \
     for (int64_t j = 0; j < w; j++) {                                                      \
       m[j] = -INFINITY;                                                                    \
       s[j] = 0;                                                                            \
@@ -66,6 +84,16 @@ TL_VECMATH_BEGIN
                        int64_t len, int64_t inner, int64_t w, bool take_log)                 \
   {                                                                                        \
     T s[BLOCK];                                                                            \
+    if (inner == 1) { /* one contiguous row */                                             \
+      T sum = 0;                                                                           \
+      _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++)               \
+        sum += take_log ? g[i] : g[i] * yv[i];                                             \
+      if (take_log)                                                                        \
+        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) dx[i] = g[i] - EXP(yv[i]) * sum; \
+      else                                                                                 \
+        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) dx[i] = yv[i] * (g[i] - sum); \
+      return;                                                                              \
+    }                                                                                      \
     for (int64_t j = 0; j < w; j++)                                                        \
       s[j] = 0;                                                                            \
     for (int64_t i = 0; i < len; i++) {                                                    \
@@ -86,7 +114,6 @@ TL_VECMATH_BEGIN
   }
 TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, float, tl_expf, logf)
 TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, double, exp, log)
-TL_VECMATH_END
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
@@ -112,6 +139,7 @@ static void softmax_range(void *ctx, int64_t begin, int64_t end, int worker)
                         job->log);
   }
 }
+TL_VECMATH_END /* the lines inline into the clones of softmax_range */
 
 /* `t` as a contiguous tensor of dtype `work`: t itself when it already is one,
  * else a converted copy in *tmp. */
