@@ -29,6 +29,11 @@ static int double_arg(const char *fn, const char *name, PyObject *o, double *v)
   tl_scalar s;
   if (tl_py_arg_scalar(fn, name, o, &s, NULL) < 0)
     return -1;
+  if (s.kind == TL_KIND_COMPLEX) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not complex", fn,
+                 name);
+    return -1;
+  }
   *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
   return 0;
 }
