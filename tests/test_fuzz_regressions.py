@@ -222,3 +222,14 @@ def test_fuzz_bad_arguments_raise_clear_errors(position):
                     found.append(f"{name}({'x, ' * position}{type(bad).__name__}): "
                                  f"{type(e).__name__}: {text[:80]}")
     assert not found, "\n".join(found)
+
+
+def test_quantile_q_none_or_complex_is_a_type_error():
+    # found by UBSan: a None or complex q was read as a bool out of an unset scalar
+    import pytest
+    import torchlike
+    x = torchlike.tensor([1.0, 2.0, 3.0])
+    for q in (None, 1j):
+        with pytest.raises(TypeError, match="argument 'q' must be a real number"):
+            torchlike.quantile(x, q)
+    assert torchlike.quantile(x, 0.5).item() == 2.0

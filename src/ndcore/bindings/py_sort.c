@@ -27,11 +27,12 @@ static PyObject *pair_result(int rt, PyObject *values, PyObject *indices)
 static int double_arg(const char *fn, const char *name, PyObject *o, double *v)
 {
   tl_scalar s;
-  if (tl_py_arg_scalar(fn, name, o, &s, NULL) < 0)
+  bool given;
+  if (tl_py_arg_scalar(fn, name, o, &s, &given) < 0)
     return -1;
-  if (s.kind == TL_KIND_COMPLEX) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not complex", fn,
-                 name);
+  if (!given || s.kind == TL_KIND_COMPLEX) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not %s", fn, name,
+                 given ? "complex" : "NoneType");
     return -1;
   }
   *v = s.kind == TL_KIND_FLOAT ? s.v.f : s.kind == TL_KIND_INT ? (double)s.v.i : s.v.b;
