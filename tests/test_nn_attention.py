@@ -7,9 +7,6 @@ float masks, scale, grouped heads, fully masked rows); dropout reproduced by
 a seed and consistent between forward and backward; gradients and second
 derivatives by finite differences (double backward goes through the math
 path); errors; and the kernels on the fake device."""
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ import torchlike as T
 import torchlike.nn.functional as F
 from torchlike import _C as C
 from torchlike.autograd import gradcheck, gradgradcheck
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_scaled_dot_product_flash_attention_for_cpu"}
@@ -229,7 +227,7 @@ def test_multihead_attention_fast_path_matches_the_weights_path():
 
 
 def test_fake_device_uses_the_device_kernels():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         import numpy as np
         import torchlike as T
         C = T._C
@@ -252,5 +250,3 @@ def test_fake_device_uses_the_device_kernels():
         assert str(q.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]

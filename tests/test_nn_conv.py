@@ -10,9 +10,6 @@ derivatives); what the tape keeps; PyTorch's error messages; the modules'
 padding modes; and the kernels on the fake device (subprocess, like
 tests/test_dispatch.py)."""
 import itertools
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -21,6 +18,7 @@ import torchlike as T
 import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"convolution", "_convolution_backward_weight", "im2col", "col2im"}
@@ -499,7 +497,7 @@ def test_conv_transpose_module_output_size():
 
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         import numpy as np
         import torchlike as T
         import torchlike.nn.functional as F
@@ -532,8 +530,6 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0" and str(wr.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
 
 
 def test_concurrent_convolutions_from_several_threads_agree_with_serial_ones():

@@ -12,9 +12,6 @@ import itertools
 import json
 import math
 import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -23,6 +20,7 @@ import torchlike as T
 import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_max_pool", "_adaptive_max_pool", "_fractional_max_pool", "_max_pool_backward",
@@ -431,7 +429,7 @@ def test_matches_pytorchs_recorded_values(case):
 
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         x = T.randn(2, 3, 6, 6).to("fake")
         try:
             F.max_pool2d(x, 2)
@@ -451,20 +449,3 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
-    run_fake(code)
-
-
-FAKE_PRELUDE = textwrap.dedent("""
-    import numpy as np
-    import torchlike as T
-    import torchlike.nn.functional as F
-    C = T._C
-    C._fake_enable()
-""")
-
-
-def run_fake(code):
-    """Run code after FAKE_PRELUDE in a fresh interpreter (the fake device is
-    process-wide); it prints ok."""
-    p = subprocess.run([sys.executable, "-c", FAKE_PRELUDE + code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]

@@ -10,7 +10,6 @@ non-contiguous inputs; gradients and second derivatives by finite
 differences, the backward op on its own; PyTorch's recorded values
 (tests/golden/nn_pool); errors; the kernels on the fake device."""
 import math
-import textwrap
 
 import numpy as np
 import pytest
@@ -20,7 +19,8 @@ import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
 
-from test_nn_pool import golden_cases, run_fake, run_golden
+from test_nn_pool import golden_cases, run_golden
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_upsample", "_upsample_backward"}
@@ -239,7 +239,7 @@ def test_matches_pytorchs_recorded_values(case):
 
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         x = T.randn(2, 3, 4, 5).to("fake")
         try:
             F.interpolate(x, scale_factor=2)
@@ -259,7 +259,6 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
-    run_fake(code)
 
 
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])

@@ -7,9 +7,6 @@ finite differences (double backward goes through the composed formulas);
 the backward ops against their formulas; errors; the layers (multi-layer,
 bidirectional, batch_first, proj_size, packed) against a NumPy layer loop;
 and the kernels on the fake device."""
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -18,6 +15,7 @@ import torchlike as T
 from torchlike import _C as C
 from torchlike.autograd import gradcheck, gradgradcheck
 from torchlike.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "_fused_rnn_cell"}
@@ -330,7 +328,7 @@ def test_cells_modules_use_pytorch_gate_order():
 
 
 def test_fake_device_uses_the_device_kernels():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         import numpy as np
         import torchlike as T
         C = T._C
@@ -356,5 +354,3 @@ def test_fake_device_uses_the_device_kernels():
         assert str(x.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]

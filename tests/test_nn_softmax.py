@@ -4,9 +4,6 @@ Values against a NumPy reference over dtypes, dims, 0-d, empty,
 non-contiguous and broadcast inputs; gradients and second derivatives by
 finite differences; the backward ops on their own; errors; and the kernel
 on the fake device (subprocess, like tests/test_dispatch.py)."""
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -14,6 +11,7 @@ import pytest
 import torchlike as T
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
+from nn_fake_device import run_on_fake_device
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backward_data"}
@@ -152,7 +150,7 @@ def test_implicit_dim_warns_as_pytorch():
 
 
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
-    code = textwrap.dedent("""
+    run_on_fake_device("""
         import numpy as np
         import torchlike as T
         C = T._C
@@ -175,5 +173,3 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), p.stderr[-3000:]
