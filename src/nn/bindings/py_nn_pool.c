@@ -7,6 +7,7 @@
 
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/bindings/py_tensor.h"
+#include "nn/bindings/py_nn_results.h"
 #include "nn/pool/tl_pool.h"
 
 /* v's ints as n per-dim values (one int repeats; none: the default dflt);
@@ -55,29 +56,6 @@ static PyObject *one(tl_py_tensor *r, tl_status status)
   return (PyObject *)r;
 }
 
-static PyObject *pair(tl_py_tensor *v, tl_py_tensor *i, tl_status status)
-{
-  if (status != TL_OK) {
-    Py_DECREF(v);
-    Py_DECREF(i);
-    return tl_py_raise();
-  }
-  PyObject *t = PyTuple_Pack(2, (PyObject *)v, (PyObject *)i);
-  Py_DECREF(v);
-  Py_DECREF(i);
-  return t;
-}
-
-/* The two results of a max op, or NULL. */
-static bool new_pair(tl_py_tensor **v, tl_py_tensor **i)
-{
-  *v = tl_py_tensor_alloc();
-  *i = *v ? tl_py_tensor_alloc() : NULL;
-  if (!*i)
-    Py_XDECREF(*v);
-  return *i != NULL;
-}
-
 /* The window of _max_pool / _avg_pool; -1 with an error set. */
 static int window_of(tl_op op, const tl_py_ints *k, const tl_py_ints *s, const tl_py_ints *p,
                      const tl_py_ints *dil, tl_nn_pool_window *w)
@@ -100,12 +78,12 @@ static int window_of(tl_op op, const tl_py_ints *k, const tl_py_ints *s, const t
 PyObject *tl_py_impl_max_pool(tl_op op, const tl_py_args_max_pool *a)
 {
   tl_nn_pool_window w;
-  tl_py_tensor *v, *i;
+  tl_py_tensor *r[2]; /* values, indices */
   if (window_of(op, &a->kernel_size, &a->stride, &a->padding, &a->dilation, &w) < 0 ||
-      !new_pair(&v, &i))
+      tl_py_nn_alloc(r, 2) < 0)
     return NULL;
   w.ceil_mode = a->ceil_mode;
-  return pair(v, i, tl_nn_max_pool(op, tl_py_t(a->input), &w, &v->t, &i->t));
+  return tl_py_nn_pack(r, 2, tl_nn_max_pool(op, tl_py_t(a->input), &w, &r[0]->t, &r[1]->t));
 }
 
 PyObject *tl_py_impl_adaptive_pool(tl_op op, const tl_py_args_adaptive_pool *a)
@@ -118,11 +96,11 @@ PyObject *tl_py_impl_adaptive_pool(tl_op op, const tl_py_args_adaptive_pool *a)
     return r ? one(r, tl_nn_adaptive_avg_pool(op, tl_py_t(a->input), n, a->output_size.v, &r->t))
              : NULL;
   }
-  tl_py_tensor *v, *i;
-  if (!new_pair(&v, &i))
+  tl_py_tensor *r[2];
+  if (tl_py_nn_alloc(r, 2) < 0)
     return NULL;
-  return pair(v, i, tl_nn_adaptive_max_pool(op, tl_py_t(a->input), n, a->output_size.v, &v->t,
-                                            &i->t));
+  return tl_py_nn_pack(r, 2, tl_nn_adaptive_max_pool(op, tl_py_t(a->input), n, a->output_size.v,
+                                                     &r[0]->t, &r[1]->t));
 }
 
 PyObject *tl_py_impl_adaptive_pool_backward(tl_op op, const tl_py_args_adaptive_pool_backward *a)
@@ -138,12 +116,12 @@ PyObject *tl_py_impl_fractional_max_pool(tl_op op, const tl_py_args_fractional_m
 {
   int64_t k[TL_NN_POOL_MAX_DIMS], o[TL_NN_POOL_MAX_DIMS];
   int n = spatial_dims(op, "kernel_size", &a->kernel_size);
-  tl_py_tensor *v, *i;
+  tl_py_tensor *r[2];
   if (n < 0 || per_dim(op, "kernel_size", &a->kernel_size, n, k) < 0 ||
-      per_dim(op, "output_size", &a->output_size, n, o) < 0 || !new_pair(&v, &i))
+      per_dim(op, "output_size", &a->output_size, n, o) < 0 || tl_py_nn_alloc(r, 2) < 0)
     return NULL;
-  return pair(v, i, tl_nn_fractional_max_pool(op, tl_py_t(a->input), n, k, o,
-                                              tl_py_t(a->samples), &v->t, &i->t));
+  return tl_py_nn_pack(r, 2, tl_nn_fractional_max_pool(op, tl_py_t(a->input), n, k, o,
+                                                       tl_py_t(a->samples), &r[0]->t, &r[1]->t));
 }
 
 /* _max_pool_backward and _max_unpool: src scattered at indices into `size`. */

@@ -1,5 +1,5 @@
 /* py_nn_results.h - the tuple results of the src/nn ops with several
- * outputs (py_nn_rnn.c, py_nn_attention.c). */
+ * outputs (rnn, attention, pool); defined in py_nn_results.c. */
 #ifndef TL_PY_NN_RESULTS_H
 #define TL_PY_NN_RESULTS_H
 
