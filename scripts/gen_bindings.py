@@ -123,17 +123,40 @@ def split_params(body):
     return parts
 
 
+def logical_lines(f):
+    """(lineno, text) without comments; a signature continues on the next
+    lines while its parentheses are open or it ends with a comma, and a line
+    starting with `->` continues the one before."""
+    pending, start = "", 0
+    for lineno, raw in enumerate(f, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if pending and (pending.count("(") > pending.count(")") or pending.endswith(",") or
+                        line.startswith("->")):
+            pending += " " + line
+            continue
+        if pending:
+            yield start, pending
+        pending, start = line, lineno
+    if pending:
+        yield start, pending
+
+
 def read_signatures(path=SIGNATURES):
-    sigs, family, seen = [], None, set()
+    sigs, family, seen, groups = [], None, set(), {}
     with open(path) as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
+        for lineno, line in logical_lines(f):
             m = re.fullmatch(r"\[(\w+)\]", line)
             if m:
                 family = m.group(1)
                 continue
+            m = re.fullmatch(r"(\w+)\s*:=\s*(.+)", line)
+            if m:  # a group of parameters, spelled **name in the signatures below
+                groups[m.group(1)] = m.group(2)
+                continue
+            for name, params in groups.items():
+                line = line.replace(f"**{name}", params)
             overload = line.startswith("|")
             try:
                 sig = Signature(line.lstrip("| "), family)
@@ -227,6 +250,8 @@ FIELDS = {
     "str": "const char *{f};",
     "dtype": "int {f}; /* -1: None */",
     "Scalar": "tl_scalar {f};",
+    "device": "tl_device {f}; /* the default device when None or absent */",
+    "Generator": "tl_generator *{f}; /* the default generator when None or absent */",
     "any": "PyObject *{f}; /* borrowed; NULL: absent */",
 }
 
@@ -236,7 +261,8 @@ def field_lines(p):
         raise SystemExit(f"gen_bindings: type {p.type} has no generated binder yet ({p.name})")
     key = p.type + "?" if p.optional and p.type + "?" in FIELDS else p.type
     lines = ["  " + FIELDS[key].format(f=p.name)]
-    if (p.optional and p.type in ("int", "float", "Scalar", "bool")) or p.type == "int|Tensor":
+    if (p.optional and p.type in ("int", "float", "Scalar", "bool")) or \
+            p.type in ("int|Tensor", "device"):
         lines.append(f"  bool has_{p.name}; /* false: None or absent */")
     return lines
 
@@ -277,6 +303,10 @@ def converter(p, i):
     if p.type == "Scalar":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_scalar(func, "{f}", {v}, &a.{f}, {has})'
+    if p.type == "device":
+        return f'tl_py_arg_device(func, "{f}", {v}, &a.{f}, &a.has_{f})'
+    if p.type == "Generator":
+        return f'tl_py_arg_generator(func, "{f}", {v}, &a.{f})'
     if p.type in ("any", "Tensor[]", "int[][]"):
         return f"(a.{f} = {v}, 0)"
     raise AssertionError(p.type)
@@ -344,7 +374,26 @@ def ops_def_names():
 
 
 def is_op(sig, ops=None):
+    """Whether sig binds an ops.def op through tl_py_op_binders; an op that
+    is a module function or Tensor method of its own (@function, @method:
+    the creation ops full, arange, ...) is bound as one."""
+    if sig.tags & {"function", "method"}:
+        return False
     return sig.name in (ops if ops is not None else ops_def_names())
+
+
+def function_only(sig):
+    """@function alone: a module function with no self; @function @method:
+    a Tensor method also exported to the module, as an untagged
+    non-ops.def signature is."""
+    return "function" in sig.tags and "method" not in sig.tags
+
+
+def counts_positionals(sig, ops):
+    """Whether sig's impl is told how many arguments came positionally: the
+    @function and @method bindings, some of which read arange(end) apart
+    from arange(start, end) that way."""
+    return bool(sig.tags & {"function", "method"}) and not is_op(sig, ops)
 
 
 def impl_first_param(sig, ops):
@@ -364,6 +413,8 @@ def gen_bindings_h(sigs):
         out.append("typedef struct {")
         for p in members[0].params:
             out.extend(field_lines(p))
+        if counts_positionals(members[0], ops):  # overloads told apart by position: arange(end)
+            out.append("  Py_ssize_t nargs; /* how many came positionally (self not counted) */")
         out.append(f"}} tl_py_args_{impl};")
         out.append(f"PyObject *tl_py_impl_{impl}({impl_first_param(members[0], ops)}, "
                    f"const tl_py_args_{impl} *a);\n")
@@ -382,7 +433,7 @@ def gen_bindings_h(sigs):
 def function_families(sigs):
     fams = []
     for s in sigs:
-        if "function" in s.tags and s.family not in fams:
+        if function_only(s) and s.family not in fams:
             fams.append(s.family)
     return fams
 
@@ -476,7 +527,7 @@ def overload_dispatch(sig, out, call_args, offset):
 def gen_method_binder(sig, out, static_name=None):
     """A Tensor method (self is the first parameter, the rest are bound), or
     with @function a module function (every parameter bound)."""
-    function = "function" in sig.tags
+    function = function_only(sig)
     params = sig.params if function else sig.params[1:]
     name = static_name or sig.name
     first = "PyObject *module" if function else "PyObject *self"
@@ -489,6 +540,8 @@ def gen_method_binder(sig, out, static_name=None):
                       0 if function else 1)
     gen_binder_body(sig, params, out, [f"  const char *func = {c_string(sig.name)};"],
                     None if function else sig.params[0])
+    if counts_positionals(sig, None):
+        out.append("  a.nargs = nargs;")
     gen_call(params, f"tl_py_impl_{sig.impl}(func, &a)", out)
     out.append("}\n")
 
@@ -544,8 +597,8 @@ def gen_bindings_c(sigs):
                 gen_method_binder(sig, out, static_name=sig.impl)
                 continue
             gen_method_binder(sig, out)
-            table = (f"{sig.family}_functions" if "function" in sig.tags
-                     else "method_only" if "method" in sig.tags else "methods")
+            table = (f"{sig.family}_functions" if function_only(sig)
+                     else "method_only" if sig.tags == {"method"} else "methods")
             tables[table].append(method_entry(sig.name, sig.name))
     out.append("const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {")
     for impl, members in groups.items():

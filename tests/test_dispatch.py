@@ -155,12 +155,11 @@ CALLS = {
     "nll_loss_backward": "C.nll_loss_backward(v.sum(), f, iv[:2], v, 1, -100, v.sum())",
     "_pointwise_loss": "C._pointwise_loss(f, r, None, None, 0, 0.0, 1)",
     "_pointwise_loss_backward": "C._pointwise_loss_backward(v.sum(), f, r, None, None, 0, 0.0, 1)",
+    # creation: made on the device and filled there by its kernels
+    "randperm": "T.randperm(3, device=DEV)", "arange": "T.arange(3, device=DEV)",
+    "full": "T.full((2,), 1.5, device=DEV)", "linspace": "T.linspace(0, 1, 3, device=DEV)",
+    "eye": "T.eye(2, device=DEV)",
 }
-# Made on the host and moved to the device (the creation functions, see
-# tests/test_backend.py): their kernel rows are the host's by design.
-HOST_MADE = {"randperm": "T.randperm(3, device=DEV)", "arange": "T.arange(3, device=DEV)",
-             "full": "T.full((2,), 1.5, device=DEV)",
-             "linspace": "T.linspace(0, 1, 3, device=DEV)", "eye": "T.eye(2, device=DEV)"}
 
 SETUP = """
 import json, sys
@@ -239,7 +238,7 @@ def survey(mode, names):
     """Run each op on the fake device and on the CPU in a subprocess; returns
     {name: (fake outcome, cpu outcome)}."""
     t = table()
-    lines = [f"{n}\t{HOST_MADE.get(n) or call_for(n, t[n][0])}" for n in names]
+    lines = [f"{n}\t{call_for(n, t[n][0])}" for n in names]
     p = subprocess.run([sys.executable, "-c", SETUP, "fake", mode], input="\n".join(lines),
                        capture_output=True, text=True, timeout=300)
     out = p.stdout.splitlines()
@@ -266,7 +265,7 @@ def test_table_lists_every_registry_op_per_device():
     # Every op the registry declares has a CPU kernel, and the calls of this
     # file cover every one of them.
     assert sorted(with_cpu) == sorted(t)
-    assert set(CALLS) | set(HOST_MADE) >= {n for n, (k, _) in t.items()
+    assert set(CALLS) >= {n for n, (k, _) in t.items()
                                            if k not in ("unary", "binary", "reduce")}
     # Every op of a function kind is a generated op function.
     for name, (kind, _) in t.items():
@@ -305,7 +304,7 @@ NO_KERNEL = re.compile(r"^([\w.]+)\(\): no kernel for device fake:0 and dtype (\
 
 def test_every_op_on_the_fake_device_raises_the_one_error():
     t = table()
-    names = sorted(n for n in t if n not in HOST_MADE)
+    names = sorted(t)
     results = survey("own", names)
     wrong = {}
     for name in names:
@@ -331,13 +330,6 @@ def test_the_error_names_the_op_called():
         fake, _ = results[name]
         dtype = "int64" if name == "bitwise_and" else "float32"
         assert fake[2] == f"{name}(): no kernel for device fake:0 and dtype {dtype}", (name, fake)
-
-
-def test_host_made_creations_land_on_the_fake_device():
-    results = survey("own", sorted(HOST_MADE))
-    for name, (fake, cpu) in results.items():
-        assert fake[0] == "ok" and all(d == "fake:0" for d, _ in fake[1]), (name, fake)
-        assert [v for _, v in fake[1]] == [v for _, v in cpu[1]], name
 
 
 # ---- the CPU's kernels lent to the fake device ---------------------------------------

@@ -609,8 +609,9 @@ static PyObject *recorded_new(int formula, PyObject *impl)
 }
 
 /* Wrap Tensor.<name> and _C.<name> where they exist.  A module function that
- * is the method's own descriptor (torchlike.permute is Tensor.permute) gets
- * the same wrapper; a separate builtin gets its own. */
+ * is the method's own descriptor (torchlike.permute is Tensor.permute), or
+ * calls it (py_shape_ops.c's export_method), gets the same wrapper; a
+ * separate builtin gets its own. */
 static int wrap(PyObject *module, int formula)
 {
   const char *name = tl_grad_formula_name(formula);
@@ -625,7 +626,8 @@ static int wrap(PyObject *module, int formula)
         PyObject_SetAttrString((PyObject *)tl_py_tensor_type, name, wrapped) < 0)
       goto done;
   }
-  if (fn && method && fn == method) {
+  bool calls_method = fn && PyCFunction_Check(fn) && PyCFunction_GET_SELF(fn) == method;
+  if (fn && method && (fn == method || calls_method)) {
     if (PyObject_SetAttrString(module, name, wrapped) < 0)
       goto done;
   } else if (fn && PyCFunction_Check(fn)) { /* _C.float is a dtype, not a cast */

@@ -1,83 +1,45 @@
-/* py_create.c - creation functions: tensor, as_tensor, from_numpy, zeros,
- * ones, full, empty (and their _like forms), empty_strided, asarray, frombuffer,
- * scalar_tensor, arange, linspace, logspace, eye, and Tensor.new_*.
+/* py_create.c - creation functions: tensor, as_tensor, asarray, from_numpy,
+ * frombuffer, scalar_tensor, zeros, ones, full, empty (and their _like
+ * forms), empty_strided, arange, linspace, logspace, eye, and Tensor.new_*.
  *
- * All take PyTorch's factory keywords (dtype, device, requires_grad, out ...)
- * through tl_py_factory_opts_parse; sizes come as f(2, 3), f((2, 3)) or
- * f(size=(2, 3)).  Dtype defaults follow PyTorch: integers give int64, floats
- * the default float dtype (torchlike.get_default_dtype()), complex its
- * complex counterpart, bools bool.                                         */
+ * Their arguments are bound by code generated from signatures.txt
+ * (generated/bindings.c); the tl_py_impl_<name> functions here run them.
+ * Each takes PyTorch's factory keywords (dtype, device, requires_grad, out
+ * ...).  Dtype defaults follow PyTorch: integers give int64, floats the
+ * default float dtype (torchlike.get_default_dtype()), complex its complex
+ * counterpart, bools bool.
+ *
+ * A tensor filled by a kernel (zeros, ones, full, arange, linspace, eye, and
+ * the random draws of py_random.c) is allocated on its device and filled
+ * there through the kernel table; a device with no such kernel refuses
+ * before anything is allocated.  Tensors made from Python data (tensor,
+ * as_tensor ...) are built on the host and copied to their device. */
 #include "ndcore/tensor/tl_backend.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/bindings/py_create.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/kernels/tl_create.h"
 
-/* ---- shared argument parsing ----------------------------------------------- */
+/* ---- shared by the factories -------------------------------------------------- */
 
-int tl_py_factory_opts_parse(const char *func, PyObject *const *kwvalues, PyObject *kwnames,
-                             const char *const *names, PyObject **values, tl_py_factory_opts *o)
+int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, const int64_t *shape,
+                      const tl_py_factory_opts *o, bool zeroed, tl_tensor *t)
 {
-  *o = (tl_py_factory_opts){.dtype = -1, .device = tl_py_default_device()};
-  for (int i = 0; names && names[i]; i++)
-    values[i] = NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    PyObject *v = kwvalues[k];
-    int own = -1;
-    if (!key)
-      return -1;
-    for (int i = 0; names && names[i] && own < 0; i++)
-      if (!strcmp(key, names[i]))
-        own = i;
-    if (own >= 0) {
-      values[own] = v;
-    } else if (!strcmp(key, "dtype")) {
-      tl_dtype d;
-      if (v != Py_None && tl_py_parse_dtype(v, &d) < 0)
-        return -1;
-      o->dtype = v == Py_None ? -1 : (int)d;
-    } else if (!strcmp(key, "device")) {
-      if (v != Py_None && tl_py_parse_device(v, &o->device) < 0)
-        return -1;
-      o->device_given = v != Py_None;
-    } else if (!strcmp(key, "requires_grad")) {
-      int r = PyObject_IsTrue(v);
-      if (r < 0)
-        return -1;
-      o->requires_grad = r;
-    } else if (!strcmp(key, "out")) {
-      if (v != Py_None && !tl_py_is_tensor(v)) {
-        PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", func,
-                     Py_TYPE(v)->tp_name);
-        return -1;
-      }
-      o->out = v == Py_None ? NULL : v;
-    } else if (strcmp(key, "layout") && strcmp(key, "pin_memory") &&
-               strcmp(key, "memory_format")) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, key);
-      return -1;
-    }
-  }
-  /* Another device's result is built on the host and moved there at the end
-   * (tl_py_factory_finish), through the device's backend. */
-  o->target = o->device;
-  o->device = tl_device_cpu();
-  if (o->target.type != TL_DEVICE_CPU && !tl_backend_get(o->target))
-    return tl_py_raise_int();
-  return 0;
-}
-
-int tl_py_factory_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *size_kw, int64_t *shape, int *ndim)
-{
-  if (size_kw && nargs > 0) {
-    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument 'size'", func);
+  /* out= without device=: made where out is, as the copy into it needs no transfer */
+  tl_device device = o->out && !o->device_given ? tl_tensor_device(tl_py_t(o->out)) : o->device;
+  if (ndim > TL_MAX_DIMS) {
+    PyErr_Format(PyExc_ValueError, "%s(): tensors have at most %d dimensions, got %d", func,
+                 TL_MAX_DIMS, ndim);
     return -1;
   }
-  if (size_kw)
-    return tl_py_parse_shape(func, &size_kw, 1, shape, ndim);
-  return tl_py_parse_shape(func, args, nargs, shape, ndim);
+  if (device.type != TL_DEVICE_CPU && !tl_backend_get(device))
+    return tl_py_raise_int();
+  if (op != TL_OP_COUNT && !tl_dispatch_has(op, device.type, dtype)) {
+    tl_dispatch_no_kernel(func, device, dtype);
+    return tl_py_raise_int();
+  }
+  tl_status s = (zeroed ? tl_tensor_zeros : tl_tensor_empty)(t, dtype, ndim, shape, device);
+  return s == TL_OK ? 0 : tl_py_raise_int();
 }
 
 int tl_py_factory_dtype(const char *func, const tl_py_factory_opts *o, tl_dtype fallback,
@@ -100,9 +62,14 @@ PyObject *tl_py_factory_finish(tl_tensor *t, const tl_py_factory_opts *o)
     return PyErr_Format(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype "
                         "can require gradients (got %s)", tl_dtype_names[t->dtype]);
   }
-  if (!o->out && o->target.type != TL_DEVICE_CPU && !tl_device_eq(o->target, tl_tensor_device(t))) {
+  /* Made from Python data on the host: a copy to the device, no kernel. */
+  if (!o->out && !tl_device_eq(o->device, tl_tensor_device(t))) {
     tl_tensor moved;
-    tl_status s = tl_backend_tensor_to(&moved, t, o->target, t->dtype, false);
+    if (o->device.type != TL_DEVICE_CPU && !tl_backend_get(o->device)) {
+      tl_tensor_release(t);
+      return tl_py_raise();
+    }
+    tl_status s = tl_backend_tensor_to(&moved, t, o->device, t->dtype, false);
     tl_tensor_release(t);
     if (s != TL_OK)
       return tl_py_raise();
@@ -171,32 +138,30 @@ static tl_dtype scalar_default_dtype(tl_kind kind)
   }
 }
 
-/* An integer argument: TypeError for anything else (floats, bools). */
-static int index_arg(const char *func, const char *what, PyObject *o, int64_t *v)
+/* A count (steps, n, m): RuntimeError when negative. */
+static int count_arg(const char *func, const char *what, int64_t v)
 {
-  if (PyBool_Check(o) || !PyIndex_Check(o)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, what,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *v = PyLong_AsLongLong(o);
-  return *v == -1 && PyErr_Occurred() ? -1 : 0;
+  if (v >= 0)
+    return 0;
+  PyErr_Format(PyExc_RuntimeError, "%s(): %s must be greater or equal to 0, got %lld", func, what,
+               (long long)v);
+  return -1;
 }
 
-/* A non-negative integer argument (steps, n, m). */
-static int count_arg(const char *func, const char *what, PyObject *o, int64_t *v)
+/* A real number: TypeError naming the argument for a complex one; a bool is an int. */
+int tl_py_real_scalar(const char *func, const char *what, tl_scalar *s)
 {
-  if (index_arg(func, what, o, v) < 0)
-    return -1;
-  if (*v < 0) {
-    PyErr_Format(PyExc_RuntimeError, "%s(): %s must be greater or equal to 0, got %lld", func,
-                 what, (long long)*v);
+  if (s->kind == TL_KIND_COMPLEX) {
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not complex", func,
+                 what);
     return -1;
   }
+  if (s->kind == TL_KIND_BOOL)
+    *s = (tl_scalar){.kind = TL_KIND_INT, .v.i = s->v.b};
   return 0;
 }
 
-/* ---- tensor, as_tensor, from_numpy ------------------------------------------- */
+/* ---- tensor, as_tensor, asarray, from_numpy, frombuffer -------------------------- */
 
 /* Python numbers come back from tl_py_to_tensor as weak float64/complex128;
  * PyTorch gives them the default dtype. */
@@ -216,50 +181,29 @@ static int default_weak(tl_tensor *t, bool weak, int dtype)
 }
 
 /* tensor(data, *, dtype=None, device=None, requires_grad=False): always a copy. */
-static PyObject *py_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
+PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a)
 {
-  (void)self;
-  static const char *const names[] = {"data", NULL};
-  PyObject *kw[1];
-  tl_py_factory_opts o;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
   tl_tensor t;
   bool weak;
-  if (tl_py_factory_opts_parse("tensor", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs + (kw[0] != NULL) != 1)
-    return PyErr_Format(PyExc_TypeError, "tensor() takes 1 positional argument (data)");
-  if (tl_py_to_tensor(nargs ? args[0] : kw[0], o.dtype, true, &t, &weak) < 0 ||
-      default_weak(&t, weak, o.dtype) < 0)
+  (void)name;
+  if (tl_py_to_tensor(a->data, o.dtype, true, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
     return NULL;
   return tl_py_factory_finish(&t, &o);
 }
 
 /* as_tensor(data, dtype=None, device=None): shares memory with tensors and
  * ndarrays when no conversion is needed. */
-static PyObject *py_as_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a)
 {
-  (void)self;
-  static const char *const names[] = {"data", NULL};
-  PyObject *kw[1];
-  tl_py_factory_opts o;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
   tl_tensor t;
   bool weak;
-  if (tl_py_factory_opts_parse("as_tensor", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 2 || nargs + (kw[0] != NULL) < 1 || (nargs && kw[0]))
-    return PyErr_Format(PyExc_TypeError, "as_tensor() takes data and an optional dtype");
-  PyObject *data = nargs ? args[0] : kw[0];
-  if (nargs == 2 && args[1] != Py_None) {
-    tl_dtype d;
-    if (tl_py_parse_dtype(args[1], &d) < 0)
-      return NULL;
-    o.dtype = d;
-  }
-  if (tl_py_is_tensor(data) && (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(data)->dtype))
-    return Py_NewRef(data);
-  if (tl_py_to_tensor(data, o.dtype, false, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
+  (void)name;
+  if (tl_py_is_tensor(a->data) && (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(a->data)->dtype))
+    return Py_NewRef(a->data);
+  if (tl_py_to_tensor(a->data, o.dtype, false, &t, &weak) < 0 ||
+      default_weak(&t, weak, o.dtype) < 0)
     return NULL;
   return tl_py_factory_finish(&t, &o);
 }
@@ -286,84 +230,75 @@ static bool shares_memory(PyObject *obj, const tl_tensor *t)
 /* asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
  * copy=None shares memory when it can, True always copies, False raises
  * ValueError when a copy cannot be avoided. */
-static PyObject *py_asarray(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+PyObject *tl_py_impl_asarray(const char *name, const tl_py_args_asarray *a)
 {
-  (void)self;
-  static const char *const names[] = {"obj", "copy", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
   tl_tensor t;
   bool weak;
-  if (tl_py_factory_opts_parse("asarray", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs + (kw[0] != NULL) != 1)
-    return PyErr_Format(PyExc_TypeError, "asarray() takes 1 positional argument (obj)");
-  PyObject *obj = nargs ? args[0] : kw[0];
   int copy = -1; /* None */
-  if (kw[1] && kw[1] != Py_None && (copy = PyObject_IsTrue(kw[1])) < 0)
+  (void)name;
+  if (a->copy && a->copy != Py_None && (copy = PyObject_IsTrue(a->copy)) < 0)
     return NULL;
-  if (copy != 1 && tl_py_is_tensor(obj) &&
-      (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(obj)->dtype))
-    return Py_NewRef(obj);
-  if (tl_py_to_tensor(obj, o.dtype, copy == 1, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
+  if (copy != 1 && tl_py_is_tensor(a->obj) &&
+      (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(a->obj)->dtype))
+    return Py_NewRef(a->obj);
+  if (tl_py_to_tensor(a->obj, o.dtype, copy == 1, &t, &weak) < 0 ||
+      default_weak(&t, weak, o.dtype) < 0)
     return NULL;
-  if (copy == 0 && !shares_memory(obj, &t)) {
+  if (copy == 0 && !shares_memory(a->obj, &t)) {
     tl_tensor_release(&t);
     return PyErr_Format(PyExc_ValueError, "asarray(): copy=False, but a %s%s%s cannot be viewed "
-                        "without a copy", Py_TYPE(obj)->tp_name, o.dtype >= 0 ? " as " : "",
+                        "without a copy", Py_TYPE(a->obj)->tp_name, o.dtype >= 0 ? " as " : "",
                         o.dtype >= 0 ? tl_dtype_names[o.dtype] : "");
   }
   return tl_py_factory_finish(&t, &o);
 }
 
+/* Tensor.new_tensor(data, *, dtype=None, ...): a copy of data in self's dtype
+ * and on self's device unless dtype= and device= say otherwise. */
+PyObject *tl_py_impl_new_tensor(const char *name, const tl_py_args_new_tensor *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  const tl_tensor *self = tl_py_t(a->self);
+  tl_tensor t;
+  bool weak;
+  (void)name;
+  if (!o.device_given)
+    o.device = tl_tensor_device(self);
+  if (tl_py_to_tensor(a->data, o.dtype >= 0 ? o.dtype : (int)self->dtype, true, &t, &weak) < 0)
+    return NULL;
+  return tl_py_factory_finish(&t, &o);
+}
+
 /* scalar_tensor(s, *, dtype=None, ...): a 0-d tensor, the default float dtype
  * unless dtype= says otherwise (whatever the kind of s). */
-static PyObject *py_scalar_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+PyObject *tl_py_impl_scalar_tensor(const char *name, const tl_py_args_scalar_tensor *a)
 {
-  (void)self;
-  static const char *const names[] = {"s", NULL};
-  PyObject *kw[1];
-  tl_py_factory_opts o;
-  tl_scalar s;
-  tl_tensor t;
-  if (tl_py_factory_opts_parse("scalar_tensor", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs + (kw[0] != NULL) != 1)
-    return PyErr_Format(PyExc_TypeError, "scalar_tensor() takes 1 positional argument (s)");
-  if (tl_py_number_arg("scalar_tensor", "s", nargs ? args[0] : kw[0], &s) < 0)
-    return NULL;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
-  if (tl_tensor_empty(&t, dtype, 0, NULL, o.device) != TL_OK)
+  tl_tensor t;
+  if (tl_py_factory_new(name, TL_OP_FILL, dtype, 0, NULL, &o, false, &t) < 0)
+    return NULL;
+  if (tl_tensor_fill(&t, a->s) != TL_OK) {
+    tl_tensor_release(&t);
     return tl_py_raise();
-  tl_scalar_store(s, dtype, tl_tensor_data(&t));
+  }
   return tl_py_factory_finish(&t, &o);
 }
 
 /* frombuffer(buffer, *, dtype, count=-1, offset=0): a 1-d tensor viewing a
  * Python buffer's bytes (read-only when the buffer is).  count=-1 takes
  * everything after offset, which must then be whole elements. */
-static PyObject *py_frombuffer(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames)
+PyObject *tl_py_impl_frombuffer(const char *name, const tl_py_args_frombuffer *a)
 {
-  (void)self;
-  static const char *const names[] = {"buffer", "count", "offset", NULL};
-  PyObject *kw[3];
-  tl_py_factory_opts o;
-  int64_t count = -1, offset = 0;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  PyObject *buffer = a->buffer;
+  int64_t count = a->has_count ? a->count : -1, offset = a->offset;
   tl_tensor t;
-  if (tl_py_factory_opts_parse("frombuffer", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs + (kw[0] != NULL) != 1)
-    return PyErr_Format(PyExc_TypeError, "frombuffer() takes 1 positional argument (buffer)");
+  (void)name;
   if (o.dtype < 0)
     return PyErr_Format(PyExc_TypeError, "frombuffer() missing required keyword argument "
                         "'dtype'");
-  PyObject *buffer = nargs ? args[0] : kw[0];
-  if ((kw[1] && kw[1] != Py_None && index_arg("frombuffer", "count", kw[1], &count) < 0) ||
-      (kw[2] && index_arg("frombuffer", "offset", kw[2], &offset) < 0))
-    return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(buffer, &view, PyBUF_SIMPLE) < 0)
     return NULL;
@@ -411,209 +346,141 @@ static PyObject *py_from_numpy(PyObject *self, PyObject *arr)
   return tl_py_tensor_from(&t);
 }
 
-/* ---- zeros, ones, empty, full ------------------------------------------------ */
+/* ---- zeros, ones, empty, full and their _like and new_ forms ------------------ */
 
-/* zeros/ones/empty/full(*size, [fill_value,] ...): allocate, then fill unless empty. */
 static const tl_scalar zero = {.kind = TL_KIND_INT, .v.i = 0};
 static const tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
 
-static PyObject *filled(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, const tl_scalar *value, bool needs_value,
-                        PyObject *like)
+/* A tensor of `shape` filled with *value (zeros from the allocator when it is
+ * `zero`; uninitialised when value is NULL), in dtype=, else out='s dtype,
+ * else `fallback`. */
+static PyObject *filled(const char *func, int ndim, const int64_t *shape, const tl_scalar *value,
+                        tl_dtype fallback, const tl_py_factory_opts *o)
 {
-  static const char *const names[] = {"size", "fill_value", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  int64_t shape[TL_MAX_DIMS];
-  int ndim;
+  tl_dtype dtype;
   tl_tensor t;
-  tl_scalar s = value ? *value : (tl_scalar){.kind = TL_KIND_INT};
-  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
+  bool zeroed = value == &zero;
+  if (tl_py_factory_dtype(func, o, fallback, &dtype) < 0 ||
+      tl_py_factory_new(func, value ? TL_OP_FILL : TL_OP_COUNT, dtype, ndim, shape, o, zeroed,
+                        &t) < 0)
     return NULL;
-  if (like && !o.device_given) /* zeros_like(t), t.new_zeros(): on t's device */
-    o.target = tl_tensor_device(tl_py_t(like));
-  if (needs_value) { /* full(size, fill_value) */
-    PyObject *v = kw[1];
-    if (!v && nargs == (kw[0] ? 0 : 2))
-      v = args[--nargs];
-    if (!v || nargs > 1)
-      return PyErr_Format(PyExc_TypeError, "%s() takes a size and a fill_value", func);
-    if (tl_py_number_arg(func, "fill_value", v, &s) < 0)
-      return NULL;
-  } else if (kw[1]) {
-    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'fill_value'",
-                        func);
-  }
-  tl_dtype dtype, fallback = like             ? tl_py_t(like)->dtype
-                             : needs_value ? scalar_default_dtype(s.kind)
-                                           : tl_dtype_default_float();
-  if (tl_py_factory_shape(func, args, nargs, kw[0], shape, &ndim) < 0 ||
-      tl_py_factory_dtype(func, &o, fallback, &dtype) < 0)
-    return NULL;
-  bool zero_fill = value == &zero; /* comes zeroed from the allocator */
-  if ((zero_fill ? tl_tensor_zeros : tl_tensor_empty)(&t, dtype, ndim, shape, o.device) != TL_OK)
-    return tl_py_raise();
-  if (!zero_fill && (needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
+  if (value && !zeroed && tl_tensor_fill(&t, *value) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
-  return tl_py_factory_finish(&t, &o);
+  return tl_py_factory_finish(&t, o);
 }
 
-
-static PyObject *py_zeros(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+PyObject *tl_py_impl_zeros(const char *name, const tl_py_args_zeros *a)
 {
-  (void)m;
-  return filled("zeros", a, n, kw, &zero, false, NULL);
-}
-static PyObject *py_ones(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  (void)m;
-  return filled("ones", a, n, kw, &one, false, NULL);
-}
-static PyObject *py_empty(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  (void)m;
-  return filled("empty", a, n, kw, NULL, false, NULL);
-}
-static PyObject *py_full(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  (void)m;
-  return filled("full", a, n, kw, NULL, true, NULL);
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return filled(name, a->size.n, a->size.v, &zero, tl_dtype_default_float(), &o);
 }
 
-/* The _like forms: the input's shape, and its dtype unless dtype= says otherwise. */
-static PyObject *like(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      const tl_scalar *value, bool needs_value)
+PyObject *tl_py_impl_ones(const char *name, const tl_py_args_ones *a)
 {
-  static const char *const names[] = {"input", "fill_value", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  tl_scalar s = value ? *value : (tl_scalar){.kind = TL_KIND_INT};
-  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  PyObject *input = nargs ? args[0] : kw[0];
-  PyObject *v = nargs > 1 ? args[1] : kw[1];
-  if (!input || !tl_py_is_tensor(input))
-    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor, not %s", func,
-                        input ? Py_TYPE(input)->tp_name : "nothing");
-  if (o.out)
-    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", func);
-  if (nargs > (needs_value ? 2 : 1) || (nargs && kw[0]) || (nargs > 1 && kw[1]) ||
-      (!needs_value && kw[1]))
-    return PyErr_Format(PyExc_TypeError, "%s() takes %s", func,
-                        needs_value ? "input and fill_value" : "one argument (input)");
-  if (needs_value) {
-    if (!v)
-      return PyErr_Format(PyExc_TypeError, "full_like() missing required argument 'fill_value'");
-    if (tl_py_number_arg(func, "fill_value", v, &s) < 0)
-      return NULL;
-  }
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return filled(name, a->size.n, a->size.v, &one, tl_dtype_default_float(), &o);
+}
+
+PyObject *tl_py_impl_empty(const char *name, const tl_py_args_empty *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return filled(name, a->size.n, a->size.v, NULL, tl_dtype_default_float(), &o);
+}
+
+PyObject *tl_py_impl_full(const char *name, const tl_py_args_full *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return filled(name, a->size.n, a->size.v, &a->fill_value,
+                scalar_default_dtype(a->fill_value.kind), &o);
+}
+
+/* The _like forms: the input's shape, dtype and device unless dtype= and
+ * device= say otherwise. */
+static PyObject *like(const char *func, PyObject *input, const tl_scalar *value,
+                      tl_py_factory_opts *o)
+{
   const tl_tensor *in = tl_py_t(input);
-  tl_tensor t;
-  tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : in->dtype;
-  if (!o.device_given) /* on the input's device */
-    o.target = tl_tensor_device(in);
-  bool zero_fill = value == &zero;
-  if ((zero_fill ? tl_tensor_zeros : tl_tensor_empty)(&t, dtype, in->ndim, in->shape,
-                                                       o.device) != TL_OK)
-    return tl_py_raise();
-  if (!zero_fill && (needs_value || value) && tl_tensor_fill(&t, s) != TL_OK) {
-    tl_tensor_release(&t);
-    return tl_py_raise();
-  }
-  return tl_py_factory_finish(&t, &o);
+  if (!o->device_given)
+    o->device = tl_tensor_device(in);
+  return filled(func, in->ndim, in->shape, value, in->dtype, o);
 }
 
-static PyObject *py_zeros_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+PyObject *tl_py_impl_zeros_like(const char *name, const tl_py_args_zeros_like *a)
 {
-  (void)m;
-  return like("zeros_like", a, n, kw, &zero, false);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  return like(name, a->input, &zero, &o);
 }
-static PyObject *py_ones_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_ones_like(const char *name, const tl_py_args_ones_like *a)
 {
-  (void)m;
-  return like("ones_like", a, n, kw, &one, false);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  return like(name, a->input, &one, &o);
 }
-static PyObject *py_full_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_empty_like(const char *name, const tl_py_args_empty_like *a)
 {
-  (void)m;
-  return like("full_like", a, n, kw, NULL, true);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  return like(name, a->input, NULL, &o);
 }
-static PyObject *py_empty_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_full_like(const char *name, const tl_py_args_full_like *a)
 {
-  (void)m;
-  return like("empty_like", a, n, kw, NULL, false);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  return like(name, a->input, &a->fill_value, &o);
 }
 
 /* Tensor.new_zeros/new_ones/new_empty/new_full(size, ...): like the
- * functions, but the dtype defaults to self's. */
-static PyObject *tensor_new_zeros(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+ * functions, but on self's device and in self's dtype unless told otherwise. */
+static PyObject *new_filled(const char *func, PyObject *self, const tl_py_ints *size,
+                            const tl_scalar *value, tl_py_factory_opts *o)
 {
-  return filled("new_zeros", a, n, kw, &zero, false, self);
-}
-static PyObject *tensor_new_ones(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  return filled("new_ones", a, n, kw, &one, false, self);
-}
-static PyObject *tensor_new_empty(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  return filled("new_empty", a, n, kw, NULL, false, self);
-}
-static PyObject *tensor_new_full(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  return filled("new_full", a, n, kw, NULL, true, self);
+  const tl_tensor *t = tl_py_t(self);
+  if (!o->device_given)
+    o->device = tl_tensor_device(t);
+  return filled(func, size->n, size->v, value, t->dtype, o);
 }
 
-/* Tensor.new_tensor(data, *, dtype=None, ...): a copy of data in self's dtype
- * unless dtype= says otherwise. */
-static PyObject *tensor_new_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+PyObject *tl_py_impl_new_zeros(const char *name, const tl_py_args_new_zeros *a)
 {
-  static const char *const names[] = {"data", NULL};
-  PyObject *kw[1];
-  tl_py_factory_opts o;
-  tl_tensor t;
-  bool weak;
-  if (tl_py_factory_opts_parse("new_tensor", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (!o.device_given)
-    o.target = tl_tensor_device(tl_py_t(self));
-  if (nargs + (kw[0] != NULL) != 1)
-    return PyErr_Format(PyExc_TypeError, "new_tensor() takes 1 positional argument (data)");
-  int dtype = o.dtype >= 0 ? o.dtype : (int)tl_py_t(self)->dtype;
-  if (tl_py_to_tensor(nargs ? args[0] : kw[0], dtype, true, &t, &weak) < 0)
-    return NULL;
-  return tl_py_factory_finish(&t, &o);
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return new_filled(name, a->self, &a->size, &zero, &o);
+}
+
+PyObject *tl_py_impl_new_ones(const char *name, const tl_py_args_new_ones *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return new_filled(name, a->self, &a->size, &one, &o);
+}
+
+PyObject *tl_py_impl_new_empty(const char *name, const tl_py_args_new_empty *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return new_filled(name, a->self, &a->size, NULL, &o);
+}
+
+PyObject *tl_py_impl_new_full(const char *name, const tl_py_args_new_full *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return new_filled(name, a->self, &a->size, &a->fill_value, &o);
 }
 
 /* empty_strided(size, stride, *, dtype=None, device=None): uninitialised memory
  * laid out with the given strides (in elements, non-negative). */
-static PyObject *py_empty_strided(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_strided *a)
 {
-  (void)m;
-  static const char *const names[] = {"size", "stride", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  int64_t shape[TL_MAX_DIMS], strides[TL_MAX_DIMS];
-  int ndim, nstrides;
-  char a[256], b[256];
-  if (tl_py_factory_opts_parse("empty_strided", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 2 || (nargs > 0 && kw[0]) || (nargs > 1 && kw[1]))
-    return PyErr_Format(PyExc_TypeError, "empty_strided() takes size and stride");
-  PyObject *size = nargs > 0 ? args[0] : kw[0], *stride = nargs > 1 ? args[1] : kw[1];
-  if (!size || !stride)
-    return PyErr_Format(PyExc_TypeError, "empty_strided() missing required argument '%s'",
-                        size ? "stride" : "size");
-  if (tl_py_parse_shape("empty_strided", &size, 1, shape, &ndim) < 0 ||
-      tl_py_parse_shape("empty_strided", &stride, 1, strides, &nstrides) < 0)
-    return NULL;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  int ndim = a->size.n, nstrides = a->stride.n;
+  const int64_t *shape = a->size.v, *strides = a->stride.v;
+  char sa[256], sb[256];
+  if (ndim > TL_MAX_DIMS)
+    return PyErr_Format(PyExc_ValueError, "empty_strided(): tensors have at most %d dimensions, "
+                        "got %d", TL_MAX_DIMS, ndim);
   if (nstrides != ndim)
     return PyErr_Format(PyExc_RuntimeError, "empty_strided(): mismatch in length of strides "
-                        "%s and shape %s", tl_shape_str(a, sizeof a, nstrides, strides),
-                        tl_shape_str(b, sizeof b, ndim, shape));
+                        "%s and shape %s", tl_shape_str(sa, sizeof sa, nstrides, strides),
+                        tl_shape_str(sb, sizeof sb, ndim, shape));
   int64_t numel;
   if (tl_shape_numel(ndim, shape, &numel) != TL_OK)
     return tl_py_raise();
@@ -622,164 +489,110 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *const *args, Py_ssize_t
     int64_t span;
     if (strides[i] < 0)
       return PyErr_Format(PyExc_RuntimeError, "empty_strided(): negative strides are not "
-                          "supported, got %s", tl_shape_str(a, sizeof a, ndim, strides));
+                          "supported, got %s", tl_shape_str(sa, sizeof sa, ndim, strides));
     if (numel > 0 && (__builtin_mul_overflow(shape[i] - 1, strides[i], &span) ||
                       __builtin_add_overflow(extent, span, &extent) || extent > ((int64_t)1 << 56)))
       return PyErr_Format(PyExc_ValueError, "empty_strided(): size %s with strides %s is too "
-                          "large", tl_shape_str(a, sizeof a, ndim, shape),
-                          tl_shape_str(b, sizeof b, ndim, strides));
+                          "large", tl_shape_str(sa, sizeof sa, ndim, shape),
+                          tl_shape_str(sb, sizeof sb, ndim, strides));
   }
   tl_tensor t;
   tl_dtype dtype = o.dtype >= 0 ? (tl_dtype)o.dtype : tl_dtype_default_float();
-  if (tl_tensor_empty(&t, dtype, 1, &extent, o.device) != TL_OK)
-    return tl_py_raise();
+  if (tl_py_factory_new(name, TL_OP_COUNT, dtype, 1, &extent, &o, false, &t) < 0)
+    return NULL;
   t.ndim = ndim;
   memcpy(t.shape, shape, sizeof(int64_t) * (size_t)ndim);
   memcpy(t.strides, strides, sizeof(int64_t) * (size_t)ndim);
   return tl_py_factory_finish(&t, &o);
 }
 
-/* ---- ranges -------------------------------------------------------------------- */
+/* ---- ranges and the identity ------------------------------------------------------ */
 
 /* arange(end) / arange(start, end, step=1): start, end and step may also come
  * by keyword.  Integers give int64, any float the default float dtype. */
-static PyObject *py_arange(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
+PyObject *tl_py_impl_arange(const char *name, const tl_py_args_arange *a)
 {
-  (void)self;
-  static const char *const names[] = {"start", "end", "step", NULL};
-  PyObject *kw[3], *given[3] = {NULL, NULL, NULL};
-  tl_scalar v[3] = {{.kind = TL_KIND_INT, .v.i = 0}, {.kind = TL_KIND_INT},
-                    {.kind = TL_KIND_INT, .v.i = 1}};
-  tl_py_factory_opts o;
-  if (tl_py_factory_opts_parse("arange", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 3)
-    return PyErr_Format(PyExc_TypeError, "arange() takes at most 3 positional arguments (%zd "
-                                         "given)", nargs);
-  if (nargs == 1) { /* arange(end) */
-    given[1] = args[0];
-  } else {
-    for (Py_ssize_t i = 0; i < nargs; i++)
-      given[i] = args[i];
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  tl_scalar v[3] = {{.kind = TL_KIND_INT, .v.i = 0}, a->end, a->step};
+  bool has_end = a->has_end;
+  if (a->nargs == 1 && !has_end) { /* arange(end) */
+    v[1] = a->start;
+    has_end = a->has_start;
+  } else if (a->has_start) {
+    v[0] = a->start;
   }
-  for (int i = 0; i < 3; i++) {
-    if (kw[i] && given[i])
-      return PyErr_Format(PyExc_TypeError, "arange() got multiple values for argument '%s'",
-                          names[i]);
-    given[i] = given[i] ? given[i] : kw[i];
-    if (!given[i])
-      continue;
-    if (tl_py_number_arg("arange", names[i], given[i], &v[i]) < 0)
-      return NULL;
-    if (v[i].kind == TL_KIND_COMPLEX)
-      return PyErr_Format(PyExc_TypeError, "arange(): argument '%s' must be a real number, not "
-                                           "complex", names[i]);
-    if (v[i].kind == TL_KIND_BOOL)
-      v[i] = (tl_scalar){.kind = TL_KIND_INT, .v.i = v[i].v.b};
-  }
-  if (!given[1])
+  if (!has_end)
     return PyErr_Format(PyExc_TypeError, "arange() missing required argument 'end'");
+  static const char *const names[] = {"start", "end", "step"};
+  for (int i = 0; i < 3; i++)
+    if (tl_py_real_scalar(name, names[i], &v[i]) < 0)
+      return NULL;
   bool any_float = v[0].kind == TL_KIND_FLOAT || v[1].kind == TL_KIND_FLOAT ||
                    v[2].kind == TL_KIND_FLOAT;
   tl_dtype dtype;
-  if (tl_py_factory_dtype("arange", &o, any_float ? tl_dtype_default_float() : TL_DTYPE_I64,
-                          &dtype) < 0)
-    return NULL;
   int64_t n;
   tl_tensor t;
-  if (tl_arange_length(v[0], v[1], v[2], dtype, &n) != TL_OK ||
-      tl_tensor_empty(&t, dtype, 1, &n, o.device) != TL_OK)
+  if (tl_py_factory_dtype(name, &o, any_float ? tl_dtype_default_float() : TL_DTYPE_I64,
+                          &dtype) < 0)
+    return NULL;
+  if (tl_arange_length(v[0], v[1], v[2], dtype, &n) != TL_OK)
     return tl_py_raise();
-  tl_tensor_arange_fill(&t, v[0], v[2]);
-  return tl_py_factory_finish(&t, &o);
-}
-
-/* linspace/logspace(start, end, steps, [base,] ...): steps evenly spaced values
- * from start to end inclusive (the powers base**x of them for logspace). */
-static PyObject *spaced(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, bool log)
-{
-  static const char *const names[] = {"start", "end", "steps", "base", NULL};
-  PyObject *kw[4], *given[4] = {NULL, NULL, NULL, NULL};
-  tl_scalar v[2], base = {.kind = TL_KIND_FLOAT, .v.f = 10.0};
-  tl_py_factory_opts o;
-  int64_t steps;
-  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
+  if (tl_py_factory_new(name, TL_OP_ARANGE, dtype, 1, &n, &o, false, &t) < 0)
     return NULL;
-  int nparams = log ? 4 : 3;
-  if (nargs > nparams || (!log && kw[3]))
-    return PyErr_Format(PyExc_TypeError, "%s() takes start, end, steps%s", func,
-                        log ? " and base" : "");
-  for (int i = 0; i < nparams; i++) {
-    given[i] = i < nargs ? args[i] : kw[i];
-    if (i < nargs && kw[i])
-      return PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func,
-                          names[i]);
-    if (!given[i] && i < 3)
-      return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func,
-                          names[i]);
-  }
-  if (tl_py_number_arg(func, "start", given[0], &v[0]) < 0 ||
-      tl_py_number_arg(func, "end", given[1], &v[1]) < 0 ||
-      count_arg(func, "steps", given[2], &steps) < 0 ||
-      (given[3] && tl_py_number_arg(func, "base", given[3], &base) < 0))
-    return NULL;
-  if (base.kind == TL_KIND_COMPLEX)
-    return PyErr_Format(PyExc_TypeError, "%s(): argument 'base' must be a real number", func);
-  bool is_complex = v[0].kind == TL_KIND_COMPLEX || v[1].kind == TL_KIND_COMPLEX;
-  tl_dtype dtype;
-  if (tl_py_factory_dtype(func, &o, is_complex ? tl_dtype_to_complex(tl_dtype_default_float())
-                                            : tl_dtype_default_float(), &dtype) < 0)
-    return NULL;
-  tl_tensor t;
-  if (tl_tensor_empty(&t, dtype, 1, &steps, o.device) != TL_OK)
-    return tl_py_raise();
-  if (tl_tensor_linspace_fill(&t, v[0], v[1], log, base) != TL_OK) {
+  if (tl_tensor_arange_fill(&t, v[0], v[2]) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
   return tl_py_factory_finish(&t, &o);
 }
 
-static PyObject *py_linspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+/* linspace/logspace(start, end, steps, [base,] ...): steps evenly spaced values
+ * from start to end inclusive (the powers base**x of them for logspace). */
+static PyObject *spaced(const char *func, tl_scalar start, tl_scalar end, int64_t steps,
+                        const tl_scalar *base, const tl_py_factory_opts *o)
 {
-  (void)m;
-  return spaced("linspace", a, n, kw, false);
+  tl_scalar b = base ? *base : (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 10.0};
+  if (count_arg(func, "steps", steps) < 0)
+    return NULL;
+  if (b.kind == TL_KIND_COMPLEX)
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'base' must be a real number", func);
+  bool is_complex = start.kind == TL_KIND_COMPLEX || end.kind == TL_KIND_COMPLEX;
+  tl_dtype dtype;
+  tl_tensor t;
+  if (tl_py_factory_dtype(func, o, is_complex ? tl_dtype_to_complex(tl_dtype_default_float())
+                                           : tl_dtype_default_float(), &dtype) < 0 ||
+      tl_py_factory_new(func, TL_OP_LINSPACE, dtype, 1, &steps, o, false, &t) < 0)
+    return NULL;
+  if (tl_tensor_linspace_fill(&t, start, end, base != NULL, b) != TL_OK) {
+    tl_tensor_release(&t);
+    return tl_py_raise();
+  }
+  return tl_py_factory_finish(&t, o);
 }
-static PyObject *py_logspace(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_linspace(const char *name, const tl_py_args_linspace *a)
 {
-  (void)m;
-  return spaced("logspace", a, n, kw, true);
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return spaced(name, a->start, a->end, a->steps, NULL, &o);
+}
+
+PyObject *tl_py_impl_logspace(const char *name, const tl_py_args_logspace *a)
+{
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return spaced(name, a->start, a->end, a->steps, &a->base, &o);
 }
 
 /* eye(n, m=None, *, dtype=None, ...): ones on the main diagonal of an n x m matrix. */
-static PyObject *py_eye(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a)
 {
-  (void)self;
-  static const char *const names[] = {"n", "m", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  int64_t shape[2];
-  if (tl_py_factory_opts_parse("eye", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 2 || (nargs > 0 && kw[0]) || (nargs > 1 && kw[1]))
-    return PyErr_Format(PyExc_TypeError, "eye() takes n and an optional m");
-  PyObject *n = nargs > 0 ? args[0] : kw[0], *m = nargs > 1 ? args[1] : kw[1];
-  if (!n)
-    return PyErr_Format(PyExc_TypeError, "eye() missing required argument 'n'");
-  if (count_arg("eye", "n", n, &shape[0]) < 0 ||
-      (m && m != Py_None && count_arg("eye", "m", m, &shape[1]) < 0))
-    return NULL;
-  if (!m || m == Py_None)
-    shape[1] = shape[0];
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  int64_t shape[2] = {a->n, a->has_m ? a->m : a->n};
   tl_dtype dtype;
   tl_tensor t;
-  if (tl_py_factory_dtype("eye", &o, tl_dtype_default_float(), &dtype) < 0)
+  if (count_arg(name, "n", shape[0]) < 0 || count_arg(name, "m", shape[1]) < 0 ||
+      tl_py_factory_dtype(name, &o, tl_dtype_default_float(), &dtype) < 0 ||
+      tl_py_factory_new(name, TL_OP_EYE, dtype, 2, shape, &o, false, &t) < 0)
     return NULL;
-  if (tl_tensor_empty(&t, dtype, 2, shape, o.device) != TL_OK)
-    return tl_py_raise();
   if (tl_tensor_eye_fill(&t) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
@@ -787,35 +600,7 @@ static PyObject *py_eye(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   return tl_py_factory_finish(&t, &o);
 }
 
-#define TL_FASTCALL_KW(fn) (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS
-PyMethodDef tl_py_create_methods[] = {
-    {"new_zeros", TL_FASTCALL_KW(tensor_new_zeros), NULL},
-    {"new_ones", TL_FASTCALL_KW(tensor_new_ones), NULL},
-    {"new_empty", TL_FASTCALL_KW(tensor_new_empty), NULL},
-    {"new_full", TL_FASTCALL_KW(tensor_new_full), NULL},
-    {"new_tensor", TL_FASTCALL_KW(tensor_new_tensor), NULL},
-    {NULL, NULL, 0, NULL},
-};
-
 PyMethodDef tl_py_create_functions[] = {
-    {"tensor", TL_FASTCALL_KW(py_tensor), NULL},
-    {"as_tensor", TL_FASTCALL_KW(py_as_tensor), NULL},
-    {"asarray", TL_FASTCALL_KW(py_asarray), NULL},
-    {"scalar_tensor", TL_FASTCALL_KW(py_scalar_tensor), NULL},
     {"from_numpy", py_from_numpy, METH_O, NULL},
-    {"frombuffer", TL_FASTCALL_KW(py_frombuffer), NULL},
-    {"zeros", TL_FASTCALL_KW(py_zeros), NULL},
-    {"ones", TL_FASTCALL_KW(py_ones), NULL},
-    {"empty", TL_FASTCALL_KW(py_empty), NULL},
-    {"full", TL_FASTCALL_KW(py_full), NULL},
-    {"zeros_like", TL_FASTCALL_KW(py_zeros_like), NULL},
-    {"ones_like", TL_FASTCALL_KW(py_ones_like), NULL},
-    {"full_like", TL_FASTCALL_KW(py_full_like), NULL},
-    {"empty_like", TL_FASTCALL_KW(py_empty_like), NULL},
-    {"empty_strided", TL_FASTCALL_KW(py_empty_strided), NULL},
-    {"arange", TL_FASTCALL_KW(py_arange), NULL},
-    {"linspace", TL_FASTCALL_KW(py_linspace), NULL},
-    {"logspace", TL_FASTCALL_KW(py_logspace), NULL},
-    {"eye", TL_FASTCALL_KW(py_eye), NULL},
     {NULL, NULL, 0, NULL},
 };

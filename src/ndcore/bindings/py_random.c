@@ -7,8 +7,10 @@
  * Generator is a C type holding a tl_generator (seed, Philox offset); its
  * state tensor is 16 uint8 bytes (seed, offset; little-endian).  The default
  * generator is one such object, torchlike.default_generator.  Every function
- * takes generator=; draws happen with the GIL held, so a generator is never
- * advanced by two threads at once.                                        */
+ * takes generator=.  Arguments are bound by code generated from
+ * signatures.txt; the tl_py_impl_<name> functions here run the draws, on the
+ * result's device through the random kernel table (a device without the
+ * kernel refuses before allocating).                                      */
 #include "ndcore/bindings/py_create.h"
 #include "ndcore/kernels/tl_random.h"
 
@@ -57,79 +59,37 @@ static int parse_seed(PyObject *o, uint64_t *seed)
   return r;
 }
 
-static int get_generator(const char *func, PyObject *o, tl_generator **g)
+int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g)
 {
   if (!o || o == Py_None)
     o = default_generator;
   if (!PyObject_TypeCheck(o, generator_type)) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument 'generator' must be torchlike.Generator, not "
-                 "%s", func, Py_TYPE(o)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be torchlike.Generator, not %s",
+                 func, name, Py_TYPE(o)->tp_name);
     return -1;
   }
   *g = &((tl_py_generator *)o)->g;
   return 0;
 }
 
-int tl_py_generator_get(const char *func, PyObject *o, tl_generator **g)
+/* A real number argument as a double (a tensor's one element is read). */
+static int real_arg(const char *func, const char *what, tl_scalar s, double *v)
 {
-  return get_generator(func, o, g);
-}
-
-/* Positional-or-keyword parameters `names` (NULL-terminated; values[i] NULL
- * when absent) plus the keyword-only generator=. */
-static int parse_args(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const char *const *names, PyObject **values,
-                      tl_generator **g)
-{
-  const char *all[16];
-  PyObject *bound[16];
-  int n = 0;
-  while (names[n] && n < 14) {
-    all[n] = names[n];
-    n++;
-  }
-  all[n] = "generator";
-  all[n + 1] = NULL;
-  if (tl_py_bind_args(func, args, nargs, kwnames, all, n, 0, bound) < 0)
+  if (tl_py_real_scalar(func, what, &s) < 0)
     return -1;
-  memcpy(values, bound, (size_t)n * sizeof *values);
-  return get_generator(func, bound[n], g);
+  *v = s.kind == TL_KIND_FLOAT ? s.v.f : (double)s.v.i;
+  return 0;
 }
 
-/* A real number argument, `fallback` when absent. */
-static int real_arg(const char *func, const char *what, PyObject *o, double fallback, double *v)
+/* real_arg of an argument given as an object (absent: fallback). */
+static int real_obj(const char *func, const char *what, PyObject *o, double fallback, double *v)
 {
   tl_scalar s;
-  if (!o) {
+  if (!o || o == Py_None) {
     *v = fallback;
     return 0;
   }
-  if (tl_py_number_arg(func, what, o, &s) < 0)
-    return -1;
-  switch (s.kind) {
-  case TL_KIND_BOOL: *v = s.v.b; break;
-  case TL_KIND_FLOAT: *v = s.v.f; break;
-  case TL_KIND_COMPLEX:
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not complex",
-                 func, what);
-    return -1;
-  default: *v = (double)s.v.i; break;
-  }
-  return 0;
-}
-
-static int int_arg(const char *func, const char *what, PyObject *o, int64_t *v)
-{
-  tl_scalar s;
-  if (tl_py_number_arg(func, what, o, &s) < 0)
-    return -1;
-  if (s.kind != TL_KIND_INT && s.kind != TL_KIND_BOOL) {
-    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be int, not %s", func, what,
-                 Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  *v = s.kind == TL_KIND_BOOL ? s.v.b : s.v.i;
-  return 0;
+  return tl_py_number_arg(func, what, o, &s) < 0 ? -1 : real_arg(func, what, s, v);
 }
 
 /* A float64 copy of `src` broadcast to `like`'s shape, for per-element parameters. */
@@ -319,9 +279,11 @@ static PyObject *py_set_rng_state(PyObject *self, PyObject *state)
 
 /* ---- factories ---------------------------------------------------------------------------- */
 
-/* Draw d into a new tensor (or straight into out= when its shape matches). */
-static PyObject *draw_new(tl_generator *g, const tl_random_dist *d, tl_dtype dtype, int ndim,
-                          const int64_t *shape, const tl_py_factory_opts *o)
+/* Draw d (op's kernel) into a new tensor made for `func`, or straight into
+ * out= when its shape matches. */
+static PyObject *draw_new(const char *func, tl_generator *g, const tl_random_dist *d, tl_op op,
+                          tl_dtype dtype, int ndim, const int64_t *shape,
+                          const tl_py_factory_opts *o)
 {
   tl_tensor t;
   if (o->out) {
@@ -329,8 +291,8 @@ static PyObject *draw_new(tl_generator *g, const tl_random_dist *d, tl_dtype dty
     if (out->ndim == ndim && !memcmp(out->shape, shape, sizeof(int64_t) * (size_t)ndim))
       return tl_random_fill(g, out, d) == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
   }
-  if (tl_tensor_empty(&t, dtype, ndim, shape, o->device) != TL_OK)
-    return tl_py_raise();
+  if (tl_py_factory_new(func, op, dtype, ndim, shape, o, false, &t) < 0)
+    return NULL;
   if (tl_random_fill(g, &t, d) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
@@ -338,35 +300,28 @@ static PyObject *draw_new(tl_generator *g, const tl_random_dist *d, tl_dtype dty
   return tl_py_factory_finish(&t, o);
 }
 
-/* rand/randn(*size, generator=None, dtype=None, ...) */
-static PyObject *sized(const char *func, tl_random_kind kind, PyObject *const *args,
-                       Py_ssize_t nargs, PyObject *kwnames)
+/* rand/randn(*size, generator=None, dtype=None, ...): the standard uniform or
+ * normal distribution, in dtype= or the default float dtype. */
+static PyObject *draw_standard(const char *func, tl_generator *g, tl_random_kind kind, tl_op op,
+                               const tl_py_ints *size, const tl_py_factory_opts *o)
 {
-  static const char *const names[] = {"size", "generator", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  int64_t shape[TL_MAX_DIMS];
-  int ndim;
-  tl_generator *g;
-  tl_dtype dtype;
   tl_random_dist d = {.kind = kind, .a = 0.0, .b = 1.0};
-  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0 ||
-      tl_py_factory_shape(func, args, nargs, kw[0], shape, &ndim) < 0 ||
-      get_generator(func, kw[1], &g) < 0 ||
-      tl_py_factory_dtype(func, &o, tl_dtype_default_float(), &dtype) < 0)
+  tl_dtype dtype;
+  if (tl_py_factory_dtype(func, o, tl_dtype_default_float(), &dtype) < 0)
     return NULL;
-  return draw_new(g, &d, dtype, ndim, shape, &o);
+  return draw_new(func, g, &d, op, dtype, size->n, size->v, o);
 }
 
-static PyObject *py_rand(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+PyObject *tl_py_impl_rand(const char *name, const tl_py_args_rand *a)
 {
-  (void)m;
-  return sized("rand", TL_RANDOM_UNIFORM, a, n, kw);
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return draw_standard(name, a->generator, TL_RANDOM_UNIFORM, TL_OP_UNIFORM, &a->size, &o);
 }
-static PyObject *py_randn(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_randn(const char *name, const tl_py_args_randn *a)
 {
-  (void)m;
-  return sized("randn", TL_RANDOM_NORMAL, a, n, kw);
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  return draw_standard(name, a->generator, TL_RANDOM_NORMAL, TL_OP_NORMAL, &a->size, &o);
 }
 
 /* The integer distribution on [low, high). */
@@ -383,139 +338,88 @@ static int integer_dist(int64_t low, int64_t high, tl_random_dist *d)
 }
 
 /* randint(low=0, high, size, *, generator=None, dtype=int64, ...) */
-static PyObject *py_randint(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+PyObject *tl_py_impl_randint(const char *name, const tl_py_args_randint *a)
 {
-  (void)m;
-  static const char *const names[] = {"low", "high", "size", "generator", NULL};
-  PyObject *kw[4], *low = NULL, *high = NULL, *size = NULL;
-  tl_py_factory_opts o;
-  int64_t shape[TL_MAX_DIMS], lo = 0, hi;
-  int ndim;
-  tl_generator *g;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  PyObject *high = a->high, *size = a->size;
+  int64_t lo = a->low, hi;
+  tl_py_ints shape;
   tl_dtype dtype;
   tl_random_dist d;
-  if (tl_py_factory_opts_parse("randint", args + nargs, kwnames, names, kw, &o) < 0)
+  /* randint(high, size): two positionals (or one and high=) are high and size */
+  if ((a->nargs == 2 && !size) || (a->nargs == 1 && !high)) {
+    size = a->nargs == 2 ? high : size;
+    high = NULL;
+    hi = lo;
+    lo = 0;
+  } else if (tl_py_arg_int(name, "high", high, true, &hi, NULL) < 0) {
     return NULL;
-  /* randint(high, size) and randint(low, high, size): which positional is
-   * which depends on how many there are and which came by keyword. */
-  if (nargs == 3) {
-    low = args[0], high = args[1], size = args[2];
-  } else if (nargs == 2) {
-    if (kw[2])
-      low = args[0], high = args[1];
-    else
-      high = args[0], size = args[1];
-  } else if (nargs == 1) {
-    if (kw[1])
-      low = args[0];
-    else
-      high = args[0];
-  } else if (nargs > 3) {
-    return PyErr_Format(PyExc_TypeError, "randint() takes at most 3 positional arguments");
   }
-  for (int i = 0; i < 3; i++) {
-    PyObject **slot = i == 0 ? &low : i == 1 ? &high : &size;
-    if (kw[i] && *slot)
-      return PyErr_Format(PyExc_TypeError, "randint() got multiple values for argument '%s'",
-                          names[i]);
-    *slot = *slot ? *slot : kw[i];
-  }
-  if (!high || !size)
-    return PyErr_Format(PyExc_TypeError, "randint() missing required argument '%s'",
-                        high ? "size" : "high");
-  if ((low && int_arg("randint", "low", low, &lo) < 0) ||
-      int_arg("randint", "high", high, &hi) < 0 ||
-      tl_py_parse_shape("randint", &size, 1, shape, &ndim) < 0 ||
-      get_generator("randint", kw[3], &g) < 0 ||
-      tl_py_factory_dtype("randint", &o, TL_DTYPE_I64, &dtype) < 0 || integer_dist(lo, hi, &d) < 0)
+  if (!size)
+    return PyErr_Format(PyExc_TypeError, "randint() missing required argument 'size'");
+  if (tl_py_arg_ints(name, "size", size, &shape) < 0 ||
+      tl_py_factory_dtype(name, &o, TL_DTYPE_I64, &dtype) < 0 || integer_dist(lo, hi, &d) < 0)
     return NULL;
-  return draw_new(g, &d, dtype, ndim, shape, &o);
+  return draw_new(name, a->generator, &d, TL_OP_RANDOM_INTEGER, dtype, shape.n, shape.v, &o);
 }
 
-/* rand_like / randn_like / randint_like(input, [low,] [high,] *, dtype=None, generator=None) */
-static PyObject *like(const char *func, tl_random_kind kind, PyObject *const *args,
-                      Py_ssize_t nargs, PyObject *kwnames)
+/* rand_like / randn_like / randint_like(input, [low,] high, *, dtype=None,
+ * generator=None): the input's shape, dtype and device unless told otherwise. */
+static PyObject *draw_like(const char *func, tl_generator *g, const tl_random_dist *d, tl_op op,
+                           PyObject *input, tl_py_factory_opts *o)
 {
-  static const char *const names[] = {"input", "low", "high", "generator", NULL};
-  PyObject *kw[4];
-  tl_py_factory_opts o;
-  tl_generator *g;
-  tl_random_dist d = {.kind = kind, .a = 0.0, .b = 1.0};
-  if (tl_py_factory_opts_parse(func, args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  PyObject *input = nargs ? args[0] : kw[0];
-  if (!input || !tl_py_is_tensor(input) || (nargs && kw[0]))
-    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' must be Tensor", func);
-  if (o.out)
-    return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", func);
-  if (get_generator(func, kw[3], &g) < 0)
-    return NULL;
-  if (kind == TL_RANDOM_INTEGER) {
-    PyObject *low = kw[1], *high = kw[2];
-    int64_t lo = 0, hi;
-    if (nargs == 3 && !low && !high)
-      low = args[1], high = args[2];
-    else if (nargs == 2 && !high)
-      high = args[1];
-    else if (nargs == 2 && !low)
-      low = args[1];
-    else if (nargs > 1)
-      return PyErr_Format(PyExc_TypeError, "randint_like() takes input, low and high");
-    if (!high)
-      return PyErr_Format(PyExc_TypeError, "randint_like() missing required argument 'high'");
-    if ((low && int_arg(func, "low", low, &lo) < 0) || int_arg(func, "high", high, &hi) < 0 ||
-        integer_dist(lo, hi, &d) < 0)
-      return NULL;
-  } else if (nargs > 1 || kw[1] || kw[2]) {
-    return PyErr_Format(PyExc_TypeError, "%s() takes one positional argument (input)", func);
-  }
   const tl_tensor *in = tl_py_t(input);
-  return draw_new(g, &d, o.dtype >= 0 ? (tl_dtype)o.dtype : in->dtype, in->ndim, in->shape, &o);
+  if (!o->device_given)
+    o->device = tl_tensor_device(in);
+  return draw_new(func, g, d, op, o->dtype >= 0 ? (tl_dtype)o->dtype : in->dtype, in->ndim,
+                  in->shape, o);
 }
 
-static PyObject *py_rand_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+PyObject *tl_py_impl_rand_like(const char *name, const tl_py_args_rand_like *a)
 {
-  (void)m;
-  return like("rand_like", TL_RANDOM_UNIFORM, a, n, kw);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  tl_random_dist d = {.kind = TL_RANDOM_UNIFORM, .a = 0.0, .b = 1.0};
+  return draw_like(name, a->generator, &d, TL_OP_UNIFORM, a->input, &o);
 }
-static PyObject *py_randn_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_randn_like(const char *name, const tl_py_args_randn_like *a)
 {
-  (void)m;
-  return like("randn_like", TL_RANDOM_NORMAL, a, n, kw);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  tl_random_dist d = {.kind = TL_RANDOM_NORMAL, .a = 0.0, .b = 1.0};
+  return draw_like(name, a->generator, &d, TL_OP_NORMAL, a->input, &o);
 }
-static PyObject *py_randint_like(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+
+PyObject *tl_py_impl_randint_like(const char *name, const tl_py_args_randint_like *a)
 {
-  (void)m;
-  return like("randint_like", TL_RANDOM_INTEGER, a, n, kw);
+  tl_py_factory_opts o = TL_PY_LIKE_OPTS(a);
+  int64_t lo = a->low, hi = a->high;
+  tl_random_dist d;
+  if (!a->has_high && a->nargs == 2) { /* randint_like(input, high) */
+    hi = lo;
+    lo = 0;
+  } else if (!a->has_high) {
+    return PyErr_Format(PyExc_TypeError, "randint_like() missing required argument 'high'");
+  }
+  if (integer_dist(lo, hi, &d) < 0)
+    return NULL;
+  return draw_like(name, a->generator, &d, TL_OP_RANDOM_INTEGER, a->input, &o);
 }
 
 /* randperm(n, *, generator=None, dtype=int64, ...) */
-static PyObject *py_randperm(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a)
 {
-  (void)m;
-  static const char *const names[] = {"n", "generator", NULL};
-  PyObject *kw[2];
-  tl_py_factory_opts o;
-  tl_generator *g;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  int64_t n = a->n;
   tl_dtype dtype;
-  int64_t n;
   tl_tensor t;
-  if (tl_py_factory_opts_parse("randperm", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 1 || (nargs && kw[0]) || nargs + (kw[0] != NULL) == 0)
-    return PyErr_Format(PyExc_TypeError, "randperm() takes one argument (n)");
-  if (int_arg("randperm", "n", nargs ? args[0] : kw[0], &n) < 0 ||
-      get_generator("randperm", kw[1], &g) < 0 ||
-      tl_py_factory_dtype("randperm", &o, TL_DTYPE_I64, &dtype) < 0)
+  if (tl_py_factory_dtype(name, &o, TL_DTYPE_I64, &dtype) < 0)
     return NULL;
   if (n < 0)
     return PyErr_Format(PyExc_RuntimeError, "randperm(): n must be non-negative, got %lld",
                         (long long)n);
-  if (tl_tensor_empty(&t, dtype, 1, &n, o.device) != TL_OK)
-    return tl_py_raise();
-  if (tl_random_permutation(g, &t) != TL_OK) {
+  if (tl_py_factory_new(name, TL_OP_RANDPERM, dtype, 1, &n, &o, false, &t) < 0)
+    return NULL;
+  if (tl_random_permutation(a->generator, &t) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -525,76 +429,55 @@ static PyObject *py_randperm(PyObject *m, PyObject *const *args, Py_ssize_t narg
 /* normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None):
  * tensor means and stds broadcast against each other; with two numbers the
  * size is required. */
-static PyObject *py_normal(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
+PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
 {
-  (void)m;
-  static const char *const names[] = {"mean", "std", "size", "generator", NULL};
-  PyObject *kw[4], *given[3], *result = NULL;
-  tl_py_factory_opts o;
-  tl_generator *g;
+  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  PyObject *mean = a->mean, *std = a->std == Py_None ? NULL : a->std, *result = NULL;
   tl_tensor pa = {0}, pb = {0}, t = {0};
   tl_random_dist d = {.kind = TL_RANDOM_NORMAL, .a = 0.0, .b = 1.0};
-  if (tl_py_factory_opts_parse("normal", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 3)
-    return PyErr_Format(PyExc_TypeError, "normal() takes mean, std and size");
-  for (int i = 0; i < 3; i++) {
-    if (i < nargs && kw[i])
-      return PyErr_Format(PyExc_TypeError, "normal() got multiple values for argument '%s'",
-                          names[i]);
-    given[i] = i < nargs ? args[i] : kw[i];
-  }
-  if (!given[0])
-    return PyErr_Format(PyExc_TypeError, "normal() missing required argument 'mean'");
-  if (get_generator("normal", kw[3], &g) < 0)
-    return NULL;
-  bool tmean = tl_py_is_tensor(given[0]), tstd = given[1] && tl_py_is_tensor(given[1]);
+  bool tmean = tl_py_is_tensor(mean), tstd = std && tl_py_is_tensor(std);
   if (!tmean && !tstd) {
-    int64_t shape[TL_MAX_DIMS];
-    int ndim;
     tl_dtype dtype;
-    if (!given[2])
+    if (!a->size.given)
       return PyErr_Format(PyExc_TypeError, "normal(): with a number mean and std, the size "
                           "argument is required");
-    if (real_arg("normal", "mean", given[0], 0.0, &d.a) < 0 ||
-        real_arg("normal", "std", given[1], 1.0, &d.b) < 0 ||
-        tl_py_parse_shape("normal", &given[2], 1, shape, &ndim) < 0 ||
-        tl_py_factory_dtype("normal", &o, tl_dtype_default_float(), &dtype) < 0)
+    if (real_obj(name, "mean", mean, 0.0, &d.a) < 0 || real_obj(name, "std", std, 1.0, &d.b) < 0 ||
+        tl_py_factory_dtype(name, &o, tl_dtype_default_float(), &dtype) < 0)
       return NULL;
-    return draw_new(g, &d, dtype, ndim, shape, &o);
+    return draw_new(name, a->generator, &d, TL_OP_NORMAL, dtype, a->size.n, a->size.v, &o);
   }
-  if (given[2])
+  if (a->size.given)
     return PyErr_Format(PyExc_TypeError, "normal(): size cannot be given with tensor mean or "
                         "std; the result has their broadcast shape");
-  const tl_tensor *mt = tmean ? tl_py_t(given[0]) : NULL, *st = tstd ? tl_py_t(given[1]) : NULL;
+  const tl_tensor *mt = tmean ? tl_py_t(mean) : NULL, *st = tstd ? tl_py_t(std) : NULL;
   tl_dtype dtype = mt && st ? tl_promote_types(mt->dtype, st->dtype) : (mt ? mt : st)->dtype;
   int ndim = 0;
   int64_t shape[TL_MAX_DIMS];
   if (!tl_dtype_is_float(dtype))
     return PyErr_Format(PyExc_RuntimeError, "normal expects floating-point mean and std, got %s",
                         tl_dtype_names[dtype]);
-  if (o.dtype >= 0 || o.out) {
-    if (tl_py_factory_dtype("normal", &o, dtype, &dtype) < 0)
-      return NULL;
-  }
+  if ((o.dtype >= 0 || o.out) && tl_py_factory_dtype(name, &o, dtype, &dtype) < 0)
+    return NULL;
+  if (!o.device_given) /* on the tensors' device */
+    o.device = tl_tensor_device(mt ? mt : st);
   if (tl_shape_broadcast(mt ? mt->ndim : 0, mt ? mt->shape : NULL, st ? st->ndim : 0,
-                         st ? st->shape : NULL, &ndim, shape) != TL_OK ||
-      tl_tensor_empty(&t, dtype, ndim, shape, o.device) != TL_OK) {
+                         st ? st->shape : NULL, &ndim, shape) != TL_OK) {
     tl_py_raise();
     goto done;
   }
-  if ((!mt && real_arg("normal", "mean", given[0], 0.0, &d.a) < 0) ||
-      (!st && real_arg("normal", "std", given[1], 1.0, &d.b) < 0) ||
+  if (tl_py_factory_new(name, TL_OP_NORMAL, dtype, ndim, shape, &o, false, &t) < 0 ||
+      (!mt && real_obj(name, "mean", mean, 0.0, &d.a) < 0) ||
+      (!st && real_obj(name, "std", std, 1.0, &d.b) < 0) ||
       (mt && param_buffer(mt, &t, &pa) < 0) || (st && param_buffer(st, &t, &pb) < 0))
     goto done;
   d.pa = mt ? tl_tensor_data(&pa) : NULL;
   d.pb = st ? tl_tensor_data(&pb) : NULL;
-  if (tl_random_fill(g, &t, &d) != TL_OK) {
+  if (tl_random_fill(a->generator, &t, &d) != TL_OK) {
     tl_py_raise();
     goto done;
   }
   result = tl_py_factory_finish(&t, &o);
+  t.storage = NULL; /* consumed */
 done:
   tl_tensor_release(&pa);
   tl_tensor_release(&pb);
@@ -619,185 +502,128 @@ static PyObject *fill_self(PyObject *self, tl_generator *g, tl_random_dist *d, P
 }
 
 /* bernoulli(input, p=None, *, generator=None, out=None): 1 with probability
- * input (or p), in input's dtype. */
-static PyObject *bernoulli(const char *func, PyObject *input, PyObject *p, tl_generator *g,
-                           PyObject *out)
+ * input (or p), in input's dtype, on its device.  Also Tensor.bernoulli. */
+PyObject *tl_py_impl_bernoulli(const char *name, const tl_py_args_bernoulli *a)
 {
   tl_random_dist d = {.kind = TL_RANDOM_BERNOULLI};
-  const tl_tensor *in = tl_py_t(input);
+  const tl_tensor *in = tl_py_t(a->input);
+  PyObject *p = a->p == Py_None ? NULL : a->p;
   tl_tensor t;
   if (!p && !tl_dtype_is_float(in->dtype))
     return PyErr_Format(PyExc_RuntimeError, "%s expects floating-point probabilities, got %s",
-                        func, tl_dtype_names[in->dtype]);
-  if (p && real_arg(func, "p", p, 0.5, &d.a) < 0)
+                        name, tl_dtype_names[in->dtype]);
+  if (p && real_obj(name, "p", p, 0.5, &d.a) < 0)
     return NULL;
-  PyObject *target = out;
+  PyObject *target = a->out;
   if (!target) {
-    if (tl_tensor_empty(&t, in->dtype, in->ndim, in->shape, tl_device_cpu()) != TL_OK)
-      return tl_py_raise();
-    target = tl_py_tensor_from(&t);
-    if (!target)
+    tl_py_factory_opts o = {.dtype = -1, .device = tl_tensor_device(in)};
+    if (tl_py_factory_new(name, TL_OP_BERNOULLI, in->dtype, in->ndim, in->shape, &o, false,
+                          &t) < 0 ||
+        !(target = tl_py_tensor_from(&t)))
       return NULL;
   } else {
     Py_INCREF(target);
-    char a[128], b[128];
-    const tl_tensor *ot = tl_py_t(out);
+    char sa[128], sb[128];
+    const tl_tensor *ot = tl_py_t(target);
     if (ot->ndim != in->ndim || memcmp(ot->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim)) {
       Py_DECREF(target);
       return PyErr_Format(PyExc_RuntimeError, "%s: out= has shape %s but the input has shape %s",
-                          func, tl_shape_str(a, sizeof a, ot->ndim, ot->shape),
-                          tl_shape_str(b, sizeof b, in->ndim, in->shape));
+                          name, tl_shape_str(sa, sizeof sa, ot->ndim, ot->shape),
+                          tl_shape_str(sb, sizeof sb, in->ndim, in->shape));
     }
   }
-  PyObject *r = fill_self(target, g, &d, p ? NULL : input);
+  PyObject *r = fill_self(target, a->generator, &d, p ? NULL : a->input);
   Py_DECREF(target);
   return r;
 }
 
-static PyObject *py_bernoulli(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
+/* multinomial(input, num_samples, replacement=False, *, generator=None,
+ * out=None); also Tensor.multinomial. */
+PyObject *tl_py_impl_multinomial(const char *name, const tl_py_args_multinomial *a)
 {
-  (void)m;
-  static const char *const names[] = {"input", "p", "generator", NULL};
-  PyObject *kw[3];
-  tl_py_factory_opts o;
-  tl_generator *g;
-  if (tl_py_factory_opts_parse("bernoulli", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 2 || (nargs > 0 && kw[0]) || (nargs > 1 && kw[1]))
-    return PyErr_Format(PyExc_TypeError, "bernoulli() takes input and an optional p");
-  PyObject *input = nargs ? args[0] : kw[0], *p = nargs > 1 ? args[1] : kw[1];
-  if (!input || !tl_py_is_tensor(input))
-    return PyErr_Format(PyExc_TypeError, "bernoulli(): argument 'input' must be Tensor");
-  if (p == Py_None)
-    p = NULL;
-  if (get_generator("bernoulli", kw[2], &g) < 0)
-    return NULL;
-  return bernoulli("bernoulli", input, p, g, o.out);
-}
-
-static PyObject *multinomial(PyObject *input, PyObject *num_samples, PyObject *replacement,
-                             tl_generator *g, PyObject *out)
-{
-  int64_t n;
-  int repl = 0;
   tl_tensor t;
-  if (!num_samples)
-    return PyErr_Format(PyExc_TypeError, "multinomial() missing required argument "
-                        "'num_samples'");
-  if (int_arg("multinomial", "num_samples", num_samples, &n) < 0 ||
-      (replacement && (repl = PyObject_IsTrue(replacement)) < 0))
-    return NULL;
-  if (tl_random_multinomial(g, tl_py_t(input), n, repl, &t) != TL_OK)
+  (void)name;
+  if (tl_random_multinomial(a->generator, tl_py_t(a->input), a->num_samples, a->replacement,
+                            &t) != TL_OK)
     return tl_py_raise();
-  tl_py_factory_opts o = {.dtype = -1, .device = tl_device_cpu(), .out = out};
+  tl_py_factory_opts o = {.dtype = -1, .device = tl_tensor_device(&t), .out = a->out};
   return tl_py_factory_finish(&t, &o);
 }
 
-/* multinomial(input, num_samples, replacement=False, *, generator=None, out=None) */
-static PyObject *py_multinomial(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
-{
-  (void)m;
-  static const char *const names[] = {"input", "num_samples", "replacement", "generator", NULL};
-  PyObject *kw[4], *v[3];
-  tl_py_factory_opts o;
-  tl_generator *g;
-  if (tl_py_factory_opts_parse("multinomial", args + nargs, kwnames, names, kw, &o) < 0)
-    return NULL;
-  if (nargs > 3)
-    return PyErr_Format(PyExc_TypeError, "multinomial() takes input, num_samples and "
-                        "replacement");
-  for (int i = 0; i < 3; i++) {
-    if (i < nargs && kw[i])
-      return PyErr_Format(PyExc_TypeError, "multinomial() got multiple values for argument "
-                          "'%s'", names[i]);
-    v[i] = i < nargs ? args[i] : kw[i];
-  }
-  if (!v[0] || !tl_py_is_tensor(v[0]))
-    return PyErr_Format(PyExc_TypeError, "multinomial(): argument 'input' must be Tensor");
-  if (get_generator("multinomial", kw[3], &g) < 0)
-    return NULL;
-  return multinomial(v[0], v[1], v[2], g, o.out);
-}
-
 /* poisson(input, generator=None): Poisson draws with rates input, in its dtype. */
-static PyObject *py_poisson(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a)
 {
-  (void)m;
-  static const char *const names[] = {"input", "generator", NULL}; /* generator may be positional */
-  PyObject *v[2];
-  tl_generator *g;
   tl_tensor t;
-  if (parse_args("poisson", args, nargs, kwnames, names, v, &g) < 0 ||
-      get_generator("poisson", v[1], &g) < 0)
-    return NULL;
-  if (!v[0] || !tl_py_is_tensor(v[0]))
-    return PyErr_Format(PyExc_TypeError, "poisson(): argument 'input' must be Tensor");
-  if (tl_random_poisson(g, tl_py_t(v[0]), &t) != TL_OK)
+  (void)name;
+  if (tl_random_poisson(a->generator, tl_py_t(a->input), &t) != TL_OK)
     return tl_py_raise();
   return tl_py_tensor_from(&t);
 }
 
 /* ---- Tensor methods ------------------------------------------------------------------ */
 
-/* uniform_(from=0, to=1, *, generator=None) */
-static PyObject *tensor_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
+/* A draw of kind into self with parameters (pa, pb) read as real numbers. */
+static PyObject *draw_self(const char *func, PyObject *self, tl_generator *g,
+                           tl_random_kind kind, const char *na, tl_scalar pa, const char *nb,
+                           tl_scalar pb)
 {
-  static const char *const names[] = {"from", "to", NULL};
-  PyObject *v[2];
-  tl_generator *g;
-  tl_random_dist d = {.kind = TL_RANDOM_UNIFORM};
-  if (parse_args("uniform_", args, nargs, kwnames, names, v, &g) < 0 ||
-      real_arg("uniform_", "from", v[0], 0.0, &d.a) < 0 ||
-      real_arg("uniform_", "to", v[1], 1.0, &d.b) < 0)
+  tl_random_dist d = {.kind = kind};
+  if (real_arg(func, na, pa, &d.a) < 0 || (nb && real_arg(func, nb, pb, &d.b) < 0))
     return NULL;
   return fill_self(self, g, &d, NULL);
 }
 
-/* normal_(mean=0, std=1, *, generator=None) */
-static PyObject *tensor_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+PyObject *tl_py_impl_uniform_(const char *name, const tl_py_args_uniform_ *a)
 {
-  static const char *const names[] = {"mean", "std", NULL};
-  PyObject *v[2];
-  tl_generator *g;
-  tl_random_dist d = {.kind = TL_RANDOM_NORMAL};
-  if (parse_args("normal_", args, nargs, kwnames, names, v, &g) < 0 ||
-      real_arg("normal_", "mean", v[0], 0.0, &d.a) < 0 ||
-      real_arg("normal_", "std", v[1], 1.0, &d.b) < 0)
-    return NULL;
-  return fill_self(self, g, &d, NULL);
+  return draw_self(name, a->self, a->generator, TL_RANDOM_UNIFORM, "from", a->from, "to", a->to);
+}
+
+PyObject *tl_py_impl_normal_(const char *name, const tl_py_args_normal_ *a)
+{
+  return draw_self(name, a->self, a->generator, TL_RANDOM_NORMAL, "mean", a->mean, "std",
+                   a->std);
+}
+
+PyObject *tl_py_impl_exponential_(const char *name, const tl_py_args_exponential_ *a)
+{
+  return draw_self(name, a->self, a->generator, TL_RANDOM_EXPONENTIAL, "lambd", a->lambd, NULL,
+                   a->lambd);
+}
+
+PyObject *tl_py_impl_cauchy_(const char *name, const tl_py_args_cauchy_ *a)
+{
+  return draw_self(name, a->self, a->generator, TL_RANDOM_CAUCHY, "median", a->median, "sigma",
+                   a->sigma);
+}
+
+PyObject *tl_py_impl_log_normal_(const char *name, const tl_py_args_log_normal_ *a)
+{
+  return draw_self(name, a->self, a->generator, TL_RANDOM_LOG_NORMAL, "mean", a->mean, "std",
+                   a->std);
+}
+
+PyObject *tl_py_impl_geometric_(const char *name, const tl_py_args_geometric_ *a)
+{
+  return draw_self(name, a->self, a->generator, TL_RANDOM_GEOMETRIC, "p", a->p, NULL, a->p);
 }
 
 /* random_(), random_(to), random_(from, to=None): integers on [from, to), to
  * defaulting past the dtype's largest value (2^digits for floats). */
-static PyObject *tensor_random_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+PyObject *tl_py_impl_random_(const char *name, const tl_py_args_random_ *a)
 {
-  static const char *const names[] = {"from", "to", NULL};
-  PyObject *v[2];
-  tl_generator *g;
+  tl_dtype dtype = tl_py_t(a->self)->dtype;
+  int64_t lo = a->has_from ? a->from : 0, hi = a->to;
+  bool has_to = a->has_to;
   tl_random_dist d;
-  int64_t lo = 0, hi = 0;
-  if (parse_args("random_", args, nargs, kwnames, names, v, &g) < 0)
-    return NULL;
-  if (nargs == 1 && !v[1]) { /* random_(to) */
-    v[1] = v[0];
-    v[0] = NULL;
+  if (a->nargs == 1 && !has_to) { /* random_(to) */
+    hi = lo;
+    lo = 0;
+    has_to = true;
   }
-  if (v[1] == Py_None)
-    v[1] = NULL;
-  tl_dtype dtype = tl_py_t(self)->dtype;
   if (tl_dtype_is_complex(dtype))
-    return PyErr_Format(PyExc_RuntimeError, "random_ is not implemented for dtype %s",
+    return PyErr_Format(PyExc_RuntimeError, "%s is not implemented for dtype %s", name,
                         tl_dtype_names[dtype]);
-  if ((v[0] && int_arg("random_", "from", v[0], &lo) < 0) ||
-      (v[1] && int_arg("random_", "to", v[1], &hi) < 0))
-    return NULL;
-  if (v[1]) {
+  if (has_to) {
     if (integer_dist(lo, hi, &d) < 0)
       return NULL;
   } else { /* up to and including the dtype's largest value */
@@ -809,103 +635,19 @@ static PyObject *tensor_random_(PyObject *self, PyObject *const *args, Py_ssize_
     d = (tl_random_dist){.kind = TL_RANDOM_INTEGER, .low = lo,
                          .range = (uint64_t)max - (uint64_t)lo + 1};
   }
-  return fill_self(self, g, &d, NULL);
+  return fill_self(a->self, a->generator, &d, NULL);
 }
 
 /* bernoulli_(p=0.5, *, generator=None): p a number or a tensor broadcast to self. */
-static PyObject *tensor_bernoulli_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames)
+PyObject *tl_py_impl_bernoulli_(const char *name, const tl_py_args_bernoulli_ *a)
 {
-  static const char *const names[] = {"p", NULL};
-  PyObject *v[1];
-  tl_generator *g;
   tl_random_dist d = {.kind = TL_RANDOM_BERNOULLI, .a = 0.5};
-  if (parse_args("bernoulli_", args, nargs, kwnames, names, v, &g) < 0)
+  if (a->p && tl_py_is_tensor(a->p))
+    return fill_self(a->self, a->generator, &d, a->p);
+  if (real_obj(name, "p", a->p, 0.5, &d.a) < 0)
     return NULL;
-  if (v[0] && tl_py_is_tensor(v[0]))
-    return fill_self(self, g, &d, v[0]);
-  if (real_arg("bernoulli_", "p", v[0], 0.5, &d.a) < 0)
-    return NULL;
-  return fill_self(self, g, &d, NULL);
+  return fill_self(a->self, a->generator, &d, NULL);
 }
-
-/* bernoulli(p=None, *, generator=None) */
-static PyObject *tensor_bernoulli(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
-{
-  static const char *const names[] = {"p", NULL};
-  PyObject *v[1];
-  tl_generator *g;
-  if (parse_args("bernoulli", args, nargs, kwnames, names, v, &g) < 0)
-    return NULL;
-  return bernoulli("bernoulli", self, v[0] == Py_None ? NULL : v[0], g, NULL);
-}
-
-/* The one-or-two-parameter in-place samplers. */
-static PyObject *two_params(PyObject *self, const char *func, tl_random_kind kind,
-                            const char *na, double da, const char *nb, double db,
-                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-  const char *names[3] = {na, nb, NULL};
-  PyObject *v[2];
-  tl_generator *g;
-  tl_random_dist d = {.kind = kind};
-  if (parse_args(func, args, nargs, kwnames, names, v, &g) < 0 ||
-      real_arg(func, na, v[0], da, &d.a) < 0 || (nb && real_arg(func, nb, v[1], db, &d.b) < 0))
-    return NULL;
-  if (isnan(da) && !v[0])
-    return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", func, na);
-  return fill_self(self, g, &d, NULL);
-}
-
-static PyObject *tensor_exponential_(PyObject *self, PyObject *const *a, Py_ssize_t n,
-                                     PyObject *kw)
-{
-  return two_params(self, "exponential_", TL_RANDOM_EXPONENTIAL, "lambd", 1.0, NULL, 0, a, n,
-                    kw);
-}
-static PyObject *tensor_cauchy_(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-  return two_params(self, "cauchy_", TL_RANDOM_CAUCHY, "median", 0.0, "sigma", 1.0, a, n, kw);
-}
-static PyObject *tensor_log_normal_(PyObject *self, PyObject *const *a, Py_ssize_t n,
-                                    PyObject *kw)
-{
-  return two_params(self, "log_normal_", TL_RANDOM_LOG_NORMAL, "mean", 1.0, "std", 2.0, a, n,
-                    kw);
-}
-static PyObject *tensor_geometric_(PyObject *self, PyObject *const *a, Py_ssize_t n,
-                                   PyObject *kw)
-{
-  return two_params(self, "geometric_", TL_RANDOM_GEOMETRIC, "p", NAN, NULL, 0, a, n, kw);
-}
-
-/* multinomial(num_samples, replacement=False, *, generator=None) */
-static PyObject *tensor_multinomial(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames)
-{
-  static const char *const names[] = {"num_samples", "replacement", NULL};
-  PyObject *v[2];
-  tl_generator *g;
-  if (parse_args("multinomial", args, nargs, kwnames, names, v, &g) < 0)
-    return NULL;
-  return multinomial(self, v[0], v[1], g, NULL);
-}
-
-#define TL_FASTCALL_KW(fn) (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS
-static PyMethodDef random_methods[] = {
-    {"uniform_", TL_FASTCALL_KW(tensor_uniform_), NULL},
-    {"normal_", TL_FASTCALL_KW(tensor_normal_), NULL},
-    {"random_", TL_FASTCALL_KW(tensor_random_), NULL},
-    {"bernoulli_", TL_FASTCALL_KW(tensor_bernoulli_), NULL},
-    {"bernoulli", TL_FASTCALL_KW(tensor_bernoulli), NULL},
-    {"exponential_", TL_FASTCALL_KW(tensor_exponential_), NULL},
-    {"cauchy_", TL_FASTCALL_KW(tensor_cauchy_), NULL},
-    {"log_normal_", TL_FASTCALL_KW(tensor_log_normal_), NULL},
-    {"geometric_", TL_FASTCALL_KW(tensor_geometric_), NULL},
-    {"multinomial", TL_FASTCALL_KW(tensor_multinomial), NULL},
-    {NULL, NULL, 0, NULL},
-};
 
 /* _philox4x32_10(counter: 4 ints, key: 2 ints) -> 4 ints, for known-answer tests. */
 static PyObject *py_philox(PyObject *m, PyObject *args)
@@ -925,17 +667,6 @@ static PyMethodDef random_functions[] = {
     {"initial_seed", py_initial_seed, METH_NOARGS, "The default generator's seed."},
     {"get_rng_state", py_get_rng_state, METH_NOARGS, "The default generator's state."},
     {"set_rng_state", py_set_rng_state, METH_O, "Restore the default generator's state."},
-    {"rand", TL_FASTCALL_KW(py_rand), NULL},
-    {"randn", TL_FASTCALL_KW(py_randn), NULL},
-    {"randint", TL_FASTCALL_KW(py_randint), NULL},
-    {"rand_like", TL_FASTCALL_KW(py_rand_like), NULL},
-    {"randn_like", TL_FASTCALL_KW(py_randn_like), NULL},
-    {"randint_like", TL_FASTCALL_KW(py_randint_like), NULL},
-    {"randperm", TL_FASTCALL_KW(py_randperm), NULL},
-    {"normal", TL_FASTCALL_KW(py_normal), NULL},
-    {"bernoulli", TL_FASTCALL_KW(py_bernoulli), NULL},
-    {"multinomial", TL_FASTCALL_KW(py_multinomial), NULL},
-    {"poisson", TL_FASTCALL_KW(py_poisson), NULL},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -949,8 +680,10 @@ int tl_py_random_init(PyObject *module)
   if (!default_generator ||
       PyModule_AddObjectRef(module, "default_generator", default_generator) < 0 ||
       PyModule_AddFunctions(module, random_functions) < 0 ||
-      tl_py_tensor_add_methods(random_methods) < 0 ||
-      tl_py_tensor_add_methods(tl_py_create_methods) < 0)
+      /* the generated binders of py_create.c's and this file's functions
+       * (their Tensor methods come with py_shape_ops.c's tables) */
+      PyModule_AddFunctions(module, tl_py_generated_create_functions) < 0 ||
+      PyModule_AddFunctions(module, tl_py_generated_random_functions) < 0)
     return -1;
   return 0;
 }

@@ -965,14 +965,48 @@ static PyMethodDef shape_functions[] = {
 /* View methods of py_views.c that PyTorch also has as torch.<name>(t, ...). */
 static const char *const view_functions[] = {"t", "ravel", NULL};
 
-/* Put Tensor.<name> (the method descriptor, which takes the tensor first) in the module. */
+/* torchlike.<name>(t, ...): Tensor.<name>'s method descriptor called with
+ * the tensor first, once it is known to be one, so that a bad first
+ * argument is named rather than told that "descriptor '<name>' for
+ * 'torchlike.Tensor' objects doesn't apply". */
+static PyObject *method_as_function(PyObject *descr, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  const char *name = ((PyMethodDescrObject *)descr)->d_method->ml_name;
+  if (nargs == 0)
+    return PyErr_Format(PyExc_TypeError, "%s() missing required positional argument 'input' "
+                        "(position 1), a Tensor", name);
+  if (!tl_py_is_tensor(args[0]))
+    return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be Tensor, "
+                        "not %s", name, Py_TYPE(args[0])->tp_name);
+  return PyObject_Vectorcall(descr, args, (size_t)nargs, kwnames);
+}
+
+/* Put Tensor.<name> in the module as method_as_function; its PyMethodDef
+ * lives as long as the module, which is never unloaded. */
 static int export_method(PyObject *module, const char *name)
 {
-  PyObject *descr = PyObject_GetAttrString((PyObject *)tl_py_tensor_type, name);
-  if (!descr)
-    return -1;
-  int r = PyModule_AddObjectRef(module, name, descr);
-  Py_DECREF(descr);
+  PyObject *descr = PyObject_GetAttrString((PyObject *)tl_py_tensor_type, name), *fn = NULL;
+  PyObject *modname = PyModule_GetNameObject(module);
+  PyMethodDef *def = PyMem_Calloc(1, sizeof *def);
+  int r = -1;
+  if (!descr || !modname || !def)
+    goto done;
+  if (!Py_IS_TYPE(descr, &PyMethodDescr_Type)) { /* set from Python: exported as it is */
+    r = PyModule_AddObjectRef(module, name, descr);
+    goto done;
+  }
+  *def = (PyMethodDef){((PyMethodDescrObject *)descr)->d_method->ml_name,
+                       (PyCFunction)(void (*)(void))method_as_function,
+                       METH_FASTCALL | METH_KEYWORDS, NULL};
+  fn = PyCFunction_NewEx(def, descr, modname);
+  def = fn ? NULL : def; /* the function owns it from here */
+  r = fn ? PyModule_AddObjectRef(module, name, fn) : -1;
+done:
+  PyMem_Free(def);
+  Py_XDECREF(fn);
+  Py_XDECREF(modname);
+  Py_XDECREF(descr);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #define TL_PY_SIG_H
 
 #include "ndcore/bindings/py_tensor.h"
+#include "ndcore/kernels/tl_random.h"
 
 typedef enum {
   TL_PY_ARG_TENSOR,
@@ -237,6 +238,21 @@ static inline int tl_py_arg_dtype(PyObject *o, int *dtype)
   return !o || o == Py_None ? 0 : tl_py_arg_dtype_slow(o, dtype);
 }
 int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar *v, bool *given);
+/* A device: the default device (torchlike.set_default_device) when None or
+ * absent, *given false. */
+static inline int tl_py_arg_device(const char *func, const char *name, PyObject *o,
+                                   tl_device *v, bool *given)
+{
+  (void)func;
+  (void)name;
+  *given = o && o != Py_None;
+  if (!*given)
+    *v = tl_py_default_device();
+  return *given ? tl_py_parse_device(o, v) : 0;
+}
+/* A torchlike.Generator: the default generator when None or absent
+ * (py_random.c). */
+int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g);
 
 /* Reduction dims as a bitmask over ndim dims, wrapped: all of them when not
  * given; a repeated dim is an error. */

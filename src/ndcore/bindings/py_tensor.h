@@ -175,10 +175,6 @@ int tl_py_shape_ops_init(PyObject *module);
 extern PyMethodDef tl_py_create_functions[];
 /* Generator, the random functions and Tensor samplers (py_random.c) */
 int tl_py_random_init(PyObject *module);
-/* The tl_generator of a torchlike.Generator (None or NULL: the default one);
- * a TypeError naming func otherwise. */
-struct tl_generator_s;
-int tl_py_generator_get(const char *func, PyObject *o, struct tl_generator_s **g);
 
 /* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
 int tl_py_ufunc_init(PyObject *module);

@@ -7,9 +7,7 @@
 
 PyObject *tl_py_impl_dropout(tl_op op, const tl_py_args_dropout *a)
 {
-  tl_generator *gen;
-  if (tl_py_generator_get(tl_op_infos[op].name, a->generator, &gen) < 0)
-    return NULL;
+  (void)op;
   if (a->batch_dims < 0 || a->batch_dims > TL_MAX_DIMS)
     return PyErr_Format(PyExc_ValueError, "_fused_dropout(): batch_dims must be in [0, %d], got %lld",
                         TL_MAX_DIMS, (long long)a->batch_dims);
@@ -20,7 +18,7 @@ PyObject *tl_py_impl_dropout(tl_op op, const tl_py_args_dropout *a)
     return NULL;
   }
   tl_tensor *yt = a->out ? tl_py_t(a->out) : &y->t;
-  if (tl_nn_dropout(gen, tl_py_t(a->input), a->p, (int)a->batch_dims, a->alpha, yt, a->out != NULL,
+  if (tl_nn_dropout(a->generator, tl_py_t(a->input), a->p, (int)a->batch_dims, a->alpha, yt, a->out != NULL,
                     &m->t) != TL_OK) {
     Py_XDECREF(y);
     Py_DECREF(m);

@@ -38,6 +38,7 @@ static PyObject *bind_view_dtype(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_dtype(v[0], &a.dtype) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_view_dtype(func, &a);
 }
 
@@ -1171,6 +1172,7 @@ static PyObject *bind__linalg_inv_ex(PyObject *module, PyObject *const *args, Py
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "check_errors", v[1], &a.check_errors) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_inv_ex(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1192,6 +1194,7 @@ static PyObject *bind__linalg_cholesky_ex(PyObject *module, PyObject *const *arg
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_cholesky_ex(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1215,6 +1218,7 @@ static PyObject *bind__linalg_solve_ex(PyObject *module, PyObject *const *args, 
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_solve_ex(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1237,6 +1241,7 @@ static PyObject *bind__linalg_lu_factor_ex(PyObject *module, PyObject *const *ar
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_lu_factor_ex(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1260,6 +1265,7 @@ static PyObject *bind__linalg_solve(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_tensorlike(func, "B", v[1], false, &a.B) < 0 ||
       tl_py_arg_bool(func, "left", v[2], &a.left) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_solve(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1280,6 +1286,7 @@ static PyObject *bind__linalg_inv(PyObject *module, PyObject *const *args, Py_ss
   if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_one(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1299,6 +1306,7 @@ static PyObject *bind__linalg_det(PyObject *module, PyObject *const *args, Py_ss
   if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_one(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1318,6 +1326,7 @@ static PyObject *bind__linalg_logdet(PyObject *module, PyObject *const *args, Py
   if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_one(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1337,6 +1346,7 @@ static PyObject *bind__linalg_adjoint(PyObject *module, PyObject *const *args, P
   if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_one(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1356,6 +1366,7 @@ static PyObject *bind__linalg_slogdet(PyObject *module, PyObject *const *args, P
   if (tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_one(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1377,6 +1388,7 @@ static PyObject *bind__linalg_cholesky(PyObject *module, PyObject *const *args, 
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "upper", v[1], &a.upper) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_cholesky(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1398,6 +1410,7 @@ static PyObject *bind__linalg_qr(PyObject *module, PyObject *const *args, Py_ssi
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_str(func, "mode", v[1], &a.mode) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_qr(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1421,6 +1434,7 @@ static PyObject *bind__linalg_svd(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_bool(func, "full_matrices", v[1], &a.full_matrices) < 0 ||
       tl_py_arg_bool(func, "compute_uv", v[2], &a.compute_uv) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_svd(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1444,6 +1458,7 @@ static PyObject *bind__linalg_eigh(PyObject *module, PyObject *const *args, Py_s
       tl_py_arg_str(func, "UPLO", v[1], &a.UPLO) < 0 ||
       tl_py_arg_bool(func, "compute_v", v[2], &a.compute_v) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_eigh(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1465,6 +1480,7 @@ static PyObject *bind__linalg_eig(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "compute_v", v[1], &a.compute_v) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_eig(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1490,6 +1506,7 @@ static PyObject *bind__linalg_lstsq(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_float(func, "rcond", v[2], &a.rcond, NULL) < 0 ||
       tl_py_arg_str(func, "driver", v[3], &a.driver) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_lstsq(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1517,6 +1534,7 @@ static PyObject *bind__linalg_vector_norm(PyObject *module, PyObject *const *arg
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
       tl_py_arg_dtype(v[4], &a.dtype) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_vector_norm(func, &a);
 done:
   tl_py_tensorlike_release(&a.x);
@@ -1542,6 +1560,7 @@ static PyObject *bind__linalg_pinv(PyObject *module, PyObject *const *args, Py_s
       tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
       tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_tolerance(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1567,6 +1586,7 @@ static PyObject *bind__linalg_matrix_rank(PyObject *module, PyObject *const *arg
       tl_py_arg_float(func, "rtol", v[2], &a.rtol, &a.has_rtol) < 0 ||
       tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_tolerance(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1588,6 +1608,7 @@ static PyObject *bind__linalg_matrix_power(PyObject *module, PyObject *const *ar
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_int(func, "n", v[1], true, &a.n, NULL) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_matrix_power(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1611,6 +1632,7 @@ static PyObject *bind__linalg_cross(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_tensorlike(func, "other", v[1], false, &a.other) < 0 ||
       tl_py_arg_int(func, "dim", v[2], false, &a.dim, NULL) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_cross(func, &a);
 done:
   tl_py_tensorlike_release(&a.input);
@@ -1633,6 +1655,7 @@ static PyObject *bind__linalg_lu_factor(PyObject *module, PyObject *const *args,
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
       tl_py_arg_bool(func, "full", v[1], &a.full) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_lu_factor(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1660,6 +1683,7 @@ static PyObject *bind__linalg_lu_solve(PyObject *module, PyObject *const *args, 
       tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
       tl_py_arg_bool(func, "adjoint", v[4], &a.adjoint) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_lu_solve(func, &a);
 done:
   tl_py_tensorlike_release(&a.LU);
@@ -1689,6 +1713,7 @@ static PyObject *bind__linalg_solve_triangular(PyObject *module, PyObject *const
       tl_py_arg_bool(func, "left", v[3], &a.left) < 0 ||
       tl_py_arg_bool(func, "unitriangular", v[4], &a.unitriangular) < 0)
     goto done;
+  a.nargs = nargs;
   r = tl_py_impl_linalg_solve_triangular(func, &a);
 done:
   tl_py_tensorlike_release(&a.A);
@@ -1740,6 +1765,7 @@ static PyObject *bind_view(PyObject *self, PyObject *const *args, Py_ssize_t nar
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_view(func, &a);
 }
 
@@ -1869,6 +1895,7 @@ static PyObject *bind_expand(PyObject *self, PyObject *const *args, Py_ssize_t n
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_expand(func, &a);
 }
 
@@ -2039,6 +2066,7 @@ static PyObject *bind_unfold(PyObject *self, PyObject *const *args, Py_ssize_t n
       tl_py_arg_int(func, "size", v[1], true, &a.size, NULL) < 0 ||
       tl_py_arg_int(func, "step", v[2], true, &a.step, NULL) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_unfold(func, &a);
 }
 
@@ -2195,6 +2223,7 @@ static PyObject *bind_cat(PyObject *module, PyObject *const *args, Py_ssize_t na
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_cat(func, &a);
 }
 
@@ -2212,6 +2241,7 @@ static PyObject *bind_concat(PyObject *module, PyObject *const *args, Py_ssize_t
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_cat(func, &a);
 }
 
@@ -2229,6 +2259,7 @@ static PyObject *bind_concatenate(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_cat(func, &a);
 }
 
@@ -2246,6 +2277,7 @@ static PyObject *bind_stack(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_cat(func, &a);
 }
 
@@ -2261,6 +2293,7 @@ static PyObject *bind_hstack(PyObject *module, PyObject *const *args, Py_ssize_t
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_hstack(func, &a);
 }
 
@@ -2276,6 +2309,7 @@ static PyObject *bind_vstack(PyObject *module, PyObject *const *args, Py_ssize_t
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_hstack(func, &a);
 }
 
@@ -2291,6 +2325,7 @@ static PyObject *bind_row_stack(PyObject *module, PyObject *const *args, Py_ssiz
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_hstack(func, &a);
 }
 
@@ -2306,6 +2341,7 @@ static PyObject *bind_dstack(PyObject *module, PyObject *const *args, Py_ssize_t
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_hstack(func, &a);
 }
 
@@ -2321,6 +2357,7 @@ static PyObject *bind_column_stack(PyObject *module, PyObject *const *args, Py_s
       (a.tensors = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_hstack(func, &a);
 }
 
@@ -2384,6 +2421,7 @@ static PyObject *bind_repeat(PyObject *self, PyObject *const *args, Py_ssize_t n
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "repeats", v[0], spread, nspread, &a.repeats) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_repeat(func, &a);
 }
 
@@ -2575,7 +2613,1029 @@ static PyObject *bind__pad(PyObject *module, PyObject *const *args, Py_ssize_t n
       tl_py_arg_str(func, "mode", v[2], &a.mode) < 0 ||
       tl_py_arg_scalar(func, "value", v[3], &a.value, &a.has_value) < 0)
     return NULL;
+  a.nargs = nargs;
   return tl_py_impl_pad(func, &a);
+}
+
+static PyObject *bind_zeros(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "zeros";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_zeros a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_zeros(func, &a);
+}
+
+static PyObject *bind_ones(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "ones";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_ones a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_ones(func, &a);
+}
+
+static PyObject *bind_empty(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "empty";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_empty a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_empty(func, &a);
+}
+
+static PyObject *bind_full(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "fill_value", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "full";
+  PyObject *v[9];
+  tl_py_args_full a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
+      tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_full(func, &a);
+}
+
+static PyObject *bind_zeros_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "zeros_like";
+  PyObject *v[7];
+  tl_py_args_zeros_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      (a.layout = v[2], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
+      (a.memory_format = v[6], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_zeros_like(func, &a);
+}
+
+static PyObject *bind_ones_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "ones_like";
+  PyObject *v[7];
+  tl_py_args_ones_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      (a.layout = v[2], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
+      (a.memory_format = v[6], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_ones_like(func, &a);
+}
+
+static PyObject *bind_empty_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "empty_like";
+  PyObject *v[7];
+  tl_py_args_empty_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      (a.layout = v[2], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
+      (a.memory_format = v[6], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_empty_like(func, &a);
+}
+
+static PyObject *bind_full_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "fill_value", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "full_like";
+  PyObject *v[8];
+  tl_py_args_full_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_full_like(func, &a);
+}
+
+static PyObject *bind_new_zeros(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "new_zeros";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_new_zeros a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_new_zeros(func, &a);
+}
+
+static PyObject *bind_new_ones(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "new_ones";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_new_ones a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_new_ones(func, &a);
+}
+
+static PyObject *bind_new_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "new_empty";
+  PyObject *v[8];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_new_empty a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_new_empty(func, &a);
+}
+
+static PyObject *bind_new_full(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"size", "fill_value", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "new_full";
+  PyObject *v[9];
+  tl_py_args_new_full a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
+      tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_new_full(func, &a);
+}
+
+static PyObject *bind_empty_strided(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "stride", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "empty_strided";
+  PyObject *v[9];
+  tl_py_args_empty_strided a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
+      tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
+      tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_empty_strided(func, &a);
+}
+
+static PyObject *bind_eye(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"n", "m", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "eye";
+  PyObject *v[9];
+  tl_py_args_eye a;
+  a.n = 0;
+  a.m = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 1, v) < 0 ||
+      tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
+      tl_py_arg_int(func, "m", v[1], false, &a.m, &a.has_m) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_eye(func, &a);
+}
+
+static PyObject *bind_arange(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"start", "end", "step", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "arange";
+  PyObject *v[10];
+  tl_py_args_arange a;
+  a.step = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "start", v[0], &a.start, &a.has_start) < 0 ||
+      tl_py_arg_scalar(func, "end", v[1], &a.end, &a.has_end) < 0 ||
+      tl_py_arg_scalar(func, "step", v[2], &a.step, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      (a.layout = v[5], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
+      (a.memory_format = v[9], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_arange(func, &a);
+}
+
+static PyObject *bind_linspace(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"start", "end", "steps", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "linspace";
+  PyObject *v[10];
+  tl_py_args_linspace a;
+  a.steps = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 3, v) < 0 ||
+      tl_py_arg_scalar(func, "start", v[0], &a.start, NULL) < 0 ||
+      tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
+      tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      (a.layout = v[5], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
+      (a.memory_format = v[9], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_linspace(func, &a);
+}
+
+static PyObject *bind_logspace(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"start", "end", "steps", "base", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "logspace";
+  PyObject *v[11];
+  tl_py_args_logspace a;
+  a.steps = 0;
+  a.base = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 10.0};
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 11, 4, 3, v) < 0 ||
+      tl_py_arg_scalar(func, "start", v[0], &a.start, NULL) < 0 ||
+      tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
+      tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
+      tl_py_arg_scalar(func, "base", v[3], &a.base, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      (a.layout = v[6], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
+      (a.memory_format = v[10], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_logspace(func, &a);
+}
+
+static PyObject *bind_scalar_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"s", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "scalar_tensor";
+  PyObject *v[8];
+  tl_py_args_scalar_tensor a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
+      tl_py_arg_scalar(func, "s", v[0], &a.s, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_scalar_tensor(func, &a);
+}
+
+static PyObject *bind_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"data", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "tensor";
+  PyObject *v[8];
+  tl_py_args_tensor a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
+      (a.data = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_tensor(func, &a);
+}
+
+static PyObject *bind_as_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"data", "dtype", "out", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "as_tensor";
+  PyObject *v[8];
+  tl_py_args_as_tensor a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 1, v) < 0 ||
+      (a.data = v[0], 0) < 0 ||
+      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_as_tensor(func, &a);
+}
+
+static PyObject *bind_asarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"obj", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", "copy", NULL};
+  const char *func = "asarray";
+  PyObject *v[9];
+  tl_py_args_asarray a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
+      (a.obj = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0 ||
+      (a.copy = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_asarray(func, &a);
+}
+
+static PyObject *bind_new_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"data", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "new_tensor";
+  PyObject *v[8];
+  tl_py_args_new_tensor a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
+      (a.data = v[0], 0) < 0 ||
+      tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_new_tensor(func, &a);
+}
+
+static PyObject *bind_frombuffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"buffer", "count", "offset", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "frombuffer";
+  PyObject *v[10];
+  tl_py_args_frombuffer a;
+  a.count = 0;
+  a.offset = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 10, 1, 1, v) < 0 ||
+      (a.buffer = v[0], 0) < 0 ||
+      tl_py_arg_int(func, "count", v[1], false, &a.count, &a.has_count) < 0 ||
+      tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      (a.layout = v[5], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
+      (a.memory_format = v[9], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_frombuffer(func, &a);
+}
+
+static PyObject *bind_rand(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "rand";
+  PyObject *v[9];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_rand a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_rand(func, &a);
+}
+
+static PyObject *bind_randn(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "randn";
+  PyObject *v[9];
+  PyObject *const *spread; /* the ints of f(2, 3) */
+  Py_ssize_t nspread;
+  tl_py_args_randn a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_randn(func, &a);
+}
+
+static PyObject *bind_randint(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"low", "high", "size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "randint";
+  PyObject *v[11];
+  tl_py_args_randint a;
+  a.low = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 11, 3, 0, v) < 0 ||
+      tl_py_arg_int(func, "low", v[0], false, &a.low, NULL) < 0 ||
+      (a.high = v[1], 0) < 0 ||
+      (a.size = v[2], 0) < 0 ||
+      tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      (a.layout = v[6], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
+      (a.memory_format = v[10], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_randint(func, &a);
+}
+
+static PyObject *bind_randperm(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"n", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "randperm";
+  PyObject *v[9];
+  tl_py_args_randperm a;
+  a.n = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
+      tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
+      (a.memory_format = v[8], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_randperm(func, &a);
+}
+
+static PyObject *bind_rand_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "rand_like";
+  PyObject *v[8];
+  tl_py_args_rand_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_rand_like(func, &a);
+}
+
+static PyObject *bind_randn_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "randn_like";
+  PyObject *v[8];
+  tl_py_args_randn_like a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      (a.layout = v[3], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
+      (a.memory_format = v[7], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_randn_like(func, &a);
+}
+
+static PyObject *bind_randint_like(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "low", "high", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "randint_like";
+  PyObject *v[10];
+  tl_py_args_randint_like a;
+  a.low = 0;
+  a.high = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "low", v[1], false, &a.low, NULL) < 0 ||
+      tl_py_arg_int(func, "high", v[2], false, &a.high, &a.has_high) < 0 ||
+      tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
+      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      (a.layout = v[5], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
+      (a.memory_format = v[9], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_randint_like(func, &a);
+}
+
+static PyObject *bind_normal(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"mean", "std", "size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  const char *func = "normal";
+  PyObject *v[11];
+  tl_py_args_normal a;
+  a.dtype = -1;
+  a.pin_memory = false;
+  a.requires_grad = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 11, 3, 1, v) < 0 ||
+      (a.mean = v[0], 0) < 0 ||
+      (a.std = v[1], 0) < 0 ||
+      tl_py_arg_ints(func, "size", v[2], &a.size) < 0 ||
+      tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
+      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      (a.layout = v[6], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
+      (a.memory_format = v[10], 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_normal(func, &a);
+}
+
+static PyObject *bind_bernoulli(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"p", "generator", "out", NULL};
+  const char *func = "bernoulli";
+  PyObject *v[3];
+  tl_py_args_bernoulli a;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 1, 0, v) < 0 ||
+      (a.p = v[0], 0) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
+    return NULL;
+  return tl_py_impl_bernoulli(func, &a);
+}
+
+static PyObject *bind_multinomial(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"num_samples", "replacement", "generator", "out", NULL};
+  const char *func = "multinomial";
+  PyObject *v[4];
+  tl_py_args_multinomial a;
+  a.num_samples = 0;
+  a.replacement = false;
+  if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 1, v) < 0 ||
+      tl_py_arg_int(func, "num_samples", v[0], true, &a.num_samples, NULL) < 0 ||
+      tl_py_arg_bool(func, "replacement", v[1], &a.replacement) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0 ||
+      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_multinomial(func, &a);
+}
+
+static PyObject *bind_poisson(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "generator", NULL};
+  const char *func = "poisson";
+  PyObject *v[2];
+  tl_py_args_poisson a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_poisson(func, &a);
+}
+
+static PyObject *bind_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+  static const char *const names[] = {"from", "to", "generator", NULL};
+  const char *func = "uniform_";
+  PyObject *v[3];
+  tl_py_args_uniform_ a;
+  a.from = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  a.to = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "from", v[0], &a.from, NULL) < 0 ||
+      tl_py_arg_scalar(func, "to", v[1], &a.to, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_uniform_(func, &a);
+}
+
+static PyObject *bind_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"mean", "std", "generator", NULL};
+  const char *func = "normal_";
+  PyObject *v[3];
+  tl_py_args_normal_ a;
+  a.mean = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  a.std = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "mean", v[0], &a.mean, NULL) < 0 ||
+      tl_py_arg_scalar(func, "std", v[1], &a.std, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_normal_(func, &a);
+}
+
+static PyObject *bind_random_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"from", "to", "generator", NULL};
+  const char *func = "random_";
+  PyObject *v[3];
+  tl_py_args_random_ a;
+  a.from = 0;
+  a.to = 0;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_int(func, "from", v[0], false, &a.from, &a.has_from) < 0 ||
+      tl_py_arg_int(func, "to", v[1], false, &a.to, &a.has_to) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_random_(func, &a);
+}
+
+static PyObject *bind_bernoulli_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"p", "generator", NULL};
+  const char *func = "bernoulli_";
+  PyObject *v[2];
+  tl_py_args_bernoulli_ a;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 0, v) < 0 ||
+      (a.p = v[0], 0) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_bernoulli_(func, &a);
+}
+
+static PyObject *bind_exponential_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+  static const char *const names[] = {"lambd", "generator", NULL};
+  const char *func = "exponential_";
+  PyObject *v[2];
+  tl_py_args_exponential_ a;
+  a.lambd = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "lambd", v[0], &a.lambd, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_exponential_(func, &a);
+}
+
+static PyObject *bind_cauchy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+  static const char *const names[] = {"median", "sigma", "generator", NULL};
+  const char *func = "cauchy_";
+  PyObject *v[3];
+  tl_py_args_cauchy_ a;
+  a.median = (tl_scalar){.kind = TL_KIND_INT, .v.i = 0};
+  a.sigma = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "median", v[0], &a.median, NULL) < 0 ||
+      tl_py_arg_scalar(func, "sigma", v[1], &a.sigma, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_cauchy_(func, &a);
+}
+
+static PyObject *bind_log_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"mean", "std", "generator", NULL};
+  const char *func = "log_normal_";
+  PyObject *v[3];
+  tl_py_args_log_normal_ a;
+  a.mean = (tl_scalar){.kind = TL_KIND_INT, .v.i = 1};
+  a.std = (tl_scalar){.kind = TL_KIND_INT, .v.i = 2};
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
+      tl_py_arg_scalar(func, "mean", v[0], &a.mean, NULL) < 0 ||
+      tl_py_arg_scalar(func, "std", v[1], &a.std, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_log_normal_(func, &a);
+}
+
+static PyObject *bind_geometric_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"p", "generator", NULL};
+  const char *func = "geometric_";
+  PyObject *v[2];
+  tl_py_args_geometric_ a;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
+      tl_py_arg_scalar(func, "p", v[0], &a.p, NULL) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_geometric_(func, &a);
 }
 
 /* softmax, log_softmax */
@@ -2981,7 +4041,7 @@ static PyObject *bind_dropout(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_float(func, "p", v[1], &a.p, NULL) < 0 ||
       tl_py_arg_int(func, "batch_dims", v[2], false, &a.batch_dims, NULL) < 0 ||
       tl_py_arg_bool(func, "alpha", v[3], &a.alpha) < 0 ||
-      (a.generator = v[4], 0) < 0 ||
+      tl_py_arg_generator(func, "generator", v[4], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
     return NULL;
   return tl_py_impl_dropout(op, &a);
@@ -3979,6 +5039,8 @@ PyMethodDef tl_py_generated_methods[] = {
     {"select_scatter", (PyCFunction)(void (*)(void))bind_select_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"slice_scatter", (PyCFunction)(void (*)(void))bind_slice_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"diagonal_scatter", (PyCFunction)(void (*)(void))bind_diagonal_scatter, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"bernoulli", (PyCFunction)(void (*)(void))bind_bernoulli, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"multinomial", (PyCFunction)(void (*)(void))bind_multinomial, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -3987,6 +5049,19 @@ PyMethodDef tl_py_generated_method_only[] = {
     {"expand", (PyCFunction)(void (*)(void))bind_expand, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"unfold", (PyCFunction)(void (*)(void))bind_unfold, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"repeat", (PyCFunction)(void (*)(void))bind_repeat, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"new_zeros", (PyCFunction)(void (*)(void))bind_new_zeros, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"new_ones", (PyCFunction)(void (*)(void))bind_new_ones, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"new_empty", (PyCFunction)(void (*)(void))bind_new_empty, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"new_full", (PyCFunction)(void (*)(void))bind_new_full, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"new_tensor", (PyCFunction)(void (*)(void))bind_new_tensor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"uniform_", (PyCFunction)(void (*)(void))bind_uniform_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"normal_", (PyCFunction)(void (*)(void))bind_normal_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"random_", (PyCFunction)(void (*)(void))bind_random_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"bernoulli_", (PyCFunction)(void (*)(void))bind_bernoulli_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"exponential_", (PyCFunction)(void (*)(void))bind_exponential_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"cauchy_", (PyCFunction)(void (*)(void))bind_cauchy_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"log_normal_", (PyCFunction)(void (*)(void))bind_log_normal_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"geometric_", (PyCFunction)(void (*)(void))bind_geometric_, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -4029,5 +5104,40 @@ PyMethodDef tl_py_generated_shape_functions[] = {
     {"dstack", (PyCFunction)(void (*)(void))bind_dstack, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"column_stack", (PyCFunction)(void (*)(void))bind_column_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"_pad", (PyCFunction)(void (*)(void))bind__pad, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_create_functions[] = {
+    {"zeros", (PyCFunction)(void (*)(void))bind_zeros, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"ones", (PyCFunction)(void (*)(void))bind_ones, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"empty", (PyCFunction)(void (*)(void))bind_empty, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"full", (PyCFunction)(void (*)(void))bind_full, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"zeros_like", (PyCFunction)(void (*)(void))bind_zeros_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"ones_like", (PyCFunction)(void (*)(void))bind_ones_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"empty_like", (PyCFunction)(void (*)(void))bind_empty_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"full_like", (PyCFunction)(void (*)(void))bind_full_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"empty_strided", (PyCFunction)(void (*)(void))bind_empty_strided, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"eye", (PyCFunction)(void (*)(void))bind_eye, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"arange", (PyCFunction)(void (*)(void))bind_arange, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"linspace", (PyCFunction)(void (*)(void))bind_linspace, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"logspace", (PyCFunction)(void (*)(void))bind_logspace, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"scalar_tensor", (PyCFunction)(void (*)(void))bind_scalar_tensor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tensor", (PyCFunction)(void (*)(void))bind_tensor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"as_tensor", (PyCFunction)(void (*)(void))bind_as_tensor, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"asarray", (PyCFunction)(void (*)(void))bind_asarray, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"frombuffer", (PyCFunction)(void (*)(void))bind_frombuffer, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_random_functions[] = {
+    {"rand", (PyCFunction)(void (*)(void))bind_rand, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"randn", (PyCFunction)(void (*)(void))bind_randn, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"randint", (PyCFunction)(void (*)(void))bind_randint, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"randperm", (PyCFunction)(void (*)(void))bind_randperm, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"rand_like", (PyCFunction)(void (*)(void))bind_rand_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"randn_like", (PyCFunction)(void (*)(void))bind_randn_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"randint_like", (PyCFunction)(void (*)(void))bind_randint_like, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"normal", (PyCFunction)(void (*)(void))bind_normal, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"poisson", (PyCFunction)(void (*)(void))bind_poisson, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };

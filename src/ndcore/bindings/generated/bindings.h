@@ -514,6 +514,7 @@ PyObject *tl_py_impl_trace(tl_op op, const tl_py_args_trace *a);
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool check_errors;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_inv_ex;
 PyObject *tl_py_impl_linalg_inv_ex(const char *name, const tl_py_args_linalg_inv_ex *a);
 
@@ -521,6 +522,7 @@ PyObject *tl_py_impl_linalg_inv_ex(const char *name, const tl_py_args_linalg_inv
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool upper;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_cholesky_ex;
 PyObject *tl_py_impl_linalg_cholesky_ex(const char *name, const tl_py_args_linalg_cholesky_ex *a);
 
@@ -529,6 +531,7 @@ typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   tl_py_tensorlike B; /* released by the binder */
   bool left;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_solve_ex;
 PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_solve_ex *a);
 
@@ -536,6 +539,7 @@ PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_s
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool pivot;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_lu_factor_ex;
 PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name, const tl_py_args_linalg_lu_factor_ex *a);
 
@@ -544,6 +548,7 @@ typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   tl_py_tensorlike B; /* released by the binder */
   bool left;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_solve;
 PyObject *tl_py_impl_linalg_solve(const char *name, const tl_py_args_linalg_solve *a);
 
@@ -554,6 +559,7 @@ PyObject *tl_py_impl_linalg_solve(const char *name, const tl_py_args_linalg_solv
  * _linalg_slogdet(TensorLike A) */
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_one;
 PyObject *tl_py_impl_linalg_one(const char *name, const tl_py_args_linalg_one *a);
 
@@ -561,6 +567,7 @@ PyObject *tl_py_impl_linalg_one(const char *name, const tl_py_args_linalg_one *a
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool upper;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_cholesky;
 PyObject *tl_py_impl_linalg_cholesky(const char *name, const tl_py_args_linalg_cholesky *a);
 
@@ -568,6 +575,7 @@ PyObject *tl_py_impl_linalg_cholesky(const char *name, const tl_py_args_linalg_c
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   const char *mode;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_qr;
 PyObject *tl_py_impl_linalg_qr(const char *name, const tl_py_args_linalg_qr *a);
 
@@ -576,6 +584,7 @@ typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool full_matrices;
   bool compute_uv;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_svd;
 PyObject *tl_py_impl_linalg_svd(const char *name, const tl_py_args_linalg_svd *a);
 
@@ -584,6 +593,7 @@ typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   const char *UPLO;
   bool compute_v;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_eigh;
 PyObject *tl_py_impl_linalg_eigh(const char *name, const tl_py_args_linalg_eigh *a);
 
@@ -591,6 +601,7 @@ PyObject *tl_py_impl_linalg_eigh(const char *name, const tl_py_args_linalg_eigh 
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool compute_v;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_eig;
 PyObject *tl_py_impl_linalg_eig(const char *name, const tl_py_args_linalg_eig *a);
 
@@ -600,6 +611,7 @@ typedef struct {
   tl_py_tensorlike B; /* released by the binder */
   double rcond;
   const char *driver;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_lstsq;
 PyObject *tl_py_impl_linalg_lstsq(const char *name, const tl_py_args_linalg_lstsq *a);
 
@@ -610,6 +622,7 @@ typedef struct {
   tl_py_ints dim;
   bool keepdim;
   int dtype; /* -1: None */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_vector_norm;
 PyObject *tl_py_impl_linalg_vector_norm(const char *name, const tl_py_args_linalg_vector_norm *a);
 
@@ -622,6 +635,7 @@ typedef struct {
   double rtol;
   bool has_rtol; /* false: None or absent */
   bool hermitian;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_tolerance;
 PyObject *tl_py_impl_linalg_tolerance(const char *name, const tl_py_args_linalg_tolerance *a);
 
@@ -629,6 +643,7 @@ PyObject *tl_py_impl_linalg_tolerance(const char *name, const tl_py_args_linalg_
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   int64_t n;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_matrix_power;
 PyObject *tl_py_impl_linalg_matrix_power(const char *name, const tl_py_args_linalg_matrix_power *a);
 
@@ -637,6 +652,7 @@ typedef struct {
   tl_py_tensorlike input; /* released by the binder */
   tl_py_tensorlike other; /* released by the binder */
   int64_t dim;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_cross;
 PyObject *tl_py_impl_linalg_cross(const char *name, const tl_py_args_linalg_cross *a);
 
@@ -644,6 +660,7 @@ PyObject *tl_py_impl_linalg_cross(const char *name, const tl_py_args_linalg_cros
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool full;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_lu_factor;
 PyObject *tl_py_impl_linalg_lu_factor(const char *name, const tl_py_args_linalg_lu_factor *a);
 
@@ -654,6 +671,7 @@ typedef struct {
   tl_py_tensorlike B; /* released by the binder */
   bool left;
   bool adjoint;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_lu_solve;
 PyObject *tl_py_impl_linalg_lu_solve(const char *name, const tl_py_args_linalg_lu_solve *a);
 
@@ -664,6 +682,7 @@ typedef struct {
   bool upper;
   bool left;
   bool unitriangular;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_solve_triangular;
 PyObject *tl_py_impl_linalg_solve_triangular(const char *name, const tl_py_args_linalg_solve_triangular *a);
 
@@ -684,6 +703,7 @@ PyObject *tl_py_impl_reshape(const char *name, const tl_py_args_reshape *a);
 typedef struct {
   PyObject *input; /* borrowed */
   tl_py_ints shape;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_view;
 PyObject *tl_py_impl_view(const char *name, const tl_py_args_view *a);
 
@@ -691,6 +711,7 @@ PyObject *tl_py_impl_view(const char *name, const tl_py_args_view *a);
 typedef struct {
   PyObject *input; /* borrowed */
   int dtype; /* -1: None */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_view_dtype;
 PyObject *tl_py_impl_view_dtype(const char *name, const tl_py_args_view_dtype *a);
 
@@ -744,6 +765,7 @@ PyObject *tl_py_impl_flatten(const char *name, const tl_py_args_flatten *a);
 typedef struct {
   PyObject *input; /* borrowed */
   tl_py_ints size;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_expand;
 PyObject *tl_py_impl_expand(const char *name, const tl_py_args_expand *a);
 
@@ -814,6 +836,7 @@ typedef struct {
   int64_t dimension;
   int64_t size;
   int64_t step;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_unfold;
 PyObject *tl_py_impl_unfold(const char *name, const tl_py_args_unfold *a);
 
@@ -871,6 +894,7 @@ typedef struct {
   PyObject *tensors; /* borrowed: the sequence as given */
   int64_t dim;
   PyObject *out; /* borrowed; NULL: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_cat;
 PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a);
 
@@ -882,6 +906,7 @@ PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a);
 typedef struct {
   PyObject *tensors; /* borrowed: the sequence as given */
   PyObject *out; /* borrowed; NULL: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_hstack;
 PyObject *tl_py_impl_hstack(const char *name, const tl_py_args_hstack *a);
 
@@ -912,6 +937,7 @@ PyObject *tl_py_impl_rot90(const char *name, const tl_py_args_rot90 *a);
 typedef struct {
   PyObject *input; /* borrowed */
   tl_py_ints repeats;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_repeat;
 PyObject *tl_py_impl_repeat(const char *name, const tl_py_args_repeat *a);
 
@@ -1005,8 +1031,613 @@ typedef struct {
   const char *mode;
   tl_scalar value;
   bool has_value; /* false: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_pad;
 PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a);
+
+/* zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_zeros;
+PyObject *tl_py_impl_zeros(const char *name, const tl_py_args_zeros *a);
+
+/* ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_ones;
+PyObject *tl_py_impl_ones(const char *name, const tl_py_args_ones *a);
+
+/* empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_empty;
+PyObject *tl_py_impl_empty(const char *name, const tl_py_args_empty *a);
+
+/* full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  tl_scalar fill_value;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_full;
+PyObject *tl_py_impl_full(const char *name, const tl_py_args_full *a);
+
+/* zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_zeros_like;
+PyObject *tl_py_impl_zeros_like(const char *name, const tl_py_args_zeros_like *a);
+
+/* ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_ones_like;
+PyObject *tl_py_impl_ones_like(const char *name, const tl_py_args_ones_like *a);
+
+/* empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_empty_like;
+PyObject *tl_py_impl_empty_like(const char *name, const tl_py_args_empty_like *a);
+
+/* full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_scalar fill_value;
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_full_like;
+PyObject *tl_py_impl_full_like(const char *name, const tl_py_args_full_like *a);
+
+/* new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_new_zeros;
+PyObject *tl_py_impl_new_zeros(const char *name, const tl_py_args_new_zeros *a);
+
+/* new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_new_ones;
+PyObject *tl_py_impl_new_ones(const char *name, const tl_py_args_new_ones *a);
+
+/* new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_py_ints size;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_new_empty;
+PyObject *tl_py_impl_new_empty(const char *name, const tl_py_args_new_empty *a);
+
+/* new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_py_ints size;
+  tl_scalar fill_value;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_new_full;
+PyObject *tl_py_impl_new_full(const char *name, const tl_py_args_new_full *a);
+
+/* empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  tl_py_ints stride;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_empty_strided;
+PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_strided *a);
+
+/* eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  int64_t n;
+  int64_t m;
+  bool has_m; /* false: None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_eye;
+PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a);
+
+/* arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_scalar start;
+  bool has_start; /* false: None or absent */
+  tl_scalar end;
+  bool has_end; /* false: None or absent */
+  tl_scalar step;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_arange;
+PyObject *tl_py_impl_arange(const char *name, const tl_py_args_arange *a);
+
+/* linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_scalar start;
+  tl_scalar end;
+  int64_t steps;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_linspace;
+PyObject *tl_py_impl_linspace(const char *name, const tl_py_args_linspace *a);
+
+/* logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_scalar start;
+  tl_scalar end;
+  int64_t steps;
+  tl_scalar base;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_logspace;
+PyObject *tl_py_impl_logspace(const char *name, const tl_py_args_logspace *a);
+
+/* scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_scalar s;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_scalar_tensor;
+PyObject *tl_py_impl_scalar_tensor(const char *name, const tl_py_args_scalar_tensor *a);
+
+/* tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *data; /* borrowed; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_tensor;
+PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a);
+
+/* as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *data; /* borrowed; NULL: absent */
+  int dtype; /* -1: None */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_as_tensor;
+PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a);
+
+/* asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None, any copy=None) */
+typedef struct {
+  PyObject *obj; /* borrowed; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  PyObject *copy; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_asarray;
+PyObject *tl_py_impl_asarray(const char *name, const tl_py_args_asarray *a);
+
+/* new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  PyObject *data; /* borrowed; NULL: absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_new_tensor;
+PyObject *tl_py_impl_new_tensor(const char *name, const tl_py_args_new_tensor *a);
+
+/* frombuffer(any buffer, *, int? count=None, int offset=0, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *buffer; /* borrowed; NULL: absent */
+  int64_t count;
+  bool has_count; /* false: None or absent */
+  int64_t offset;
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_frombuffer;
+PyObject *tl_py_impl_frombuffer(const char *name, const tl_py_args_frombuffer *a);
+
+/* rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_rand;
+PyObject *tl_py_impl_rand(const char *name, const tl_py_args_rand *a);
+
+/* randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  tl_py_ints size;
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_randn;
+PyObject *tl_py_impl_randn(const char *name, const tl_py_args_randn *a);
+
+/* randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  int64_t low;
+  PyObject *high; /* borrowed; NULL: absent */
+  PyObject *size; /* borrowed; NULL: absent */
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_randint;
+PyObject *tl_py_impl_randint(const char *name, const tl_py_args_randint *a);
+
+/* randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  int64_t n;
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_randperm;
+PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a);
+
+/* rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_generator *generator; /* the default generator when None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_rand_like;
+PyObject *tl_py_impl_rand_like(const char *name, const tl_py_args_rand_like *a);
+
+/* randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_generator *generator; /* the default generator when None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_randn_like;
+PyObject *tl_py_impl_randn_like(const char *name, const tl_py_args_randn_like *a);
+
+/* randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t low;
+  int64_t high;
+  bool has_high; /* false: None or absent */
+  tl_generator *generator; /* the default generator when None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_randint_like;
+PyObject *tl_py_impl_randint_like(const char *name, const tl_py_args_randint_like *a);
+
+/* normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+typedef struct {
+  PyObject *mean; /* borrowed; NULL: absent */
+  PyObject *std; /* borrowed; NULL: absent */
+  tl_py_ints size;
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  bool requires_grad;
+  PyObject *memory_format; /* borrowed; NULL: absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_normal;
+PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a);
+
+/* bernoulli(Tensor input, any p=None, *, Generator? generator=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *p; /* borrowed; NULL: absent */
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+} tl_py_args_bernoulli;
+PyObject *tl_py_impl_bernoulli(const char *name, const tl_py_args_bernoulli *a);
+
+/* multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t num_samples;
+  bool replacement;
+  tl_generator *generator; /* the default generator when None or absent */
+  PyObject *out; /* borrowed; NULL: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_multinomial;
+PyObject *tl_py_impl_multinomial(const char *name, const tl_py_args_multinomial *a);
+
+/* poisson(Tensor input, Generator? generator=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_poisson;
+PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a);
+
+/* uniform_(Tensor self, Scalar from=0, Scalar to=1, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar from;
+  tl_scalar to;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_uniform_;
+PyObject *tl_py_impl_uniform_(const char *name, const tl_py_args_uniform_ *a);
+
+/* normal_(Tensor self, Scalar mean=0, Scalar std=1, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar mean;
+  tl_scalar std;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_normal_;
+PyObject *tl_py_impl_normal_(const char *name, const tl_py_args_normal_ *a);
+
+/* random_(Tensor self, int? from=None, int? to=None, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  int64_t from;
+  bool has_from; /* false: None or absent */
+  int64_t to;
+  bool has_to; /* false: None or absent */
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_random_;
+PyObject *tl_py_impl_random_(const char *name, const tl_py_args_random_ *a);
+
+/* bernoulli_(Tensor self, any p=None, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  PyObject *p; /* borrowed; NULL: absent */
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_bernoulli_;
+PyObject *tl_py_impl_bernoulli_(const char *name, const tl_py_args_bernoulli_ *a);
+
+/* exponential_(Tensor self, Scalar lambd=1, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar lambd;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_exponential_;
+PyObject *tl_py_impl_exponential_(const char *name, const tl_py_args_exponential_ *a);
+
+/* cauchy_(Tensor self, Scalar median=0, Scalar sigma=1, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar median;
+  tl_scalar sigma;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_cauchy_;
+PyObject *tl_py_impl_cauchy_(const char *name, const tl_py_args_cauchy_ *a);
+
+/* log_normal_(Tensor self, Scalar mean=1, Scalar std=2, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar mean;
+  tl_scalar std;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_log_normal_;
+PyObject *tl_py_impl_log_normal_(const char *name, const tl_py_args_log_normal_ *a);
+
+/* geometric_(Tensor self, Scalar p, *, Generator? generator=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  tl_scalar p;
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_geometric_;
+PyObject *tl_py_impl_geometric_(const char *name, const tl_py_args_geometric_ *a);
 
 /* softmax(Tensor input, int dim, dtype? dtype=None)
  * log_softmax(Tensor input, int dim, dtype? dtype=None) */
@@ -1207,13 +1838,13 @@ typedef struct {
 } tl_py_args_glu_backward;
 PyObject *tl_py_impl_glu_backward(tl_op op, const tl_py_args_glu_backward *a);
 
-/* _fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, any generator=None, Tensor? out=None) */
+/* _fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, Generator? generator=None, Tensor? out=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   double p;
   int64_t batch_dims;
   bool alpha;
-  PyObject *generator; /* borrowed; NULL: absent */
+  tl_generator *generator; /* the default generator when None or absent */
   PyObject *out; /* borrowed; NULL: None or absent */
 } tl_py_args_dropout;
 PyObject *tl_py_impl_dropout(tl_op op, const tl_py_args_dropout *a);
@@ -1648,5 +2279,7 @@ extern PyMethodDef tl_py_generated_method_only[];
 /* Module functions only (@function), by family. */
 extern PyMethodDef tl_py_generated_linalg_functions[];
 extern PyMethodDef tl_py_generated_shape_functions[];
+extern PyMethodDef tl_py_generated_create_functions[];
+extern PyMethodDef tl_py_generated_random_functions[];
 
 #endif

@@ -965,58 +965,272 @@ static const tl_py_param params__pad[] = {
 };
 
 static const tl_py_param params_zeros[] = {
-    {"size", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_ones[] = {
-    {"size", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_empty[] = {
-    {"size", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_full[] = {
     {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
     {"fill_value", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_zeros_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_ones_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_empty_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_full_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"fill_value", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_new_zeros[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_new_ones[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_new_empty[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_new_full[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"fill_value", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_empty_strided[] = {
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"stride", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_eye[] = {
     {"n", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"m", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_arange[] = {
-    {"start", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"start", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
     {"end", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
     {"step", TL_PY_ARG_SCALAR, 0, "1"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_linspace[] = {
     {"start", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
     {"end", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
     {"steps", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_logspace[] = {
+    {"start", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"end", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"steps", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"base", TL_PY_ARG_SCALAR, 0, "10.0"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_scalar_tensor[] = {
+    {"s", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_tensor[] = {
+    {"data", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_as_tensor[] = {
+    {"data", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_asarray[] = {
+    {"obj", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"copy", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_new_tensor[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"data", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_frombuffer[] = {
+    {"buffer", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"count", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"offset", TL_PY_ARG_INT, TL_PY_ARG_KWONLY, "0"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_tril_indices[] = {
@@ -1036,41 +1250,174 @@ static const tl_py_param params_triu_indices[] = {
 };
 
 static const tl_py_param params_rand[] = {
-    {"size", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randn[] = {
-    {"size", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randint[] = {
-    {"low", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
-    {"high", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
-    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"low", TL_PY_ARG_INT, 0, "0"},
+    {"high", TL_PY_ARG_ANY, 0, "None"},
+    {"size", TL_PY_ARG_ANY, 0, "None"},
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randperm[] = {
     {"n", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_rand_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_randn_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_randint_like[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"low", TL_PY_ARG_INT, 0, "0"},
+    {"high", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_normal[] = {
+    {"mean", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"std", TL_PY_ARG_ANY, 0, "None"},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_OPTIONAL, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bernoulli[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_ANY, 0, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_multinomial[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"num_samples", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"replacement", TL_PY_ARG_BOOL, 0, "False"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_poisson[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params_uniform_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"from", TL_PY_ARG_SCALAR, 0, "0"},
+    {"to", TL_PY_ARG_SCALAR, 0, "1"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_normal_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_SCALAR, 0, "0"},
+    {"std", TL_PY_ARG_SCALAR, 0, "1"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_random_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"from", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"to", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_bernoulli_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_ANY, 0, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_exponential_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"lambd", TL_PY_ARG_SCALAR, 0, "1"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_cauchy_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"median", TL_PY_ARG_SCALAR, 0, "0"},
+    {"sigma", TL_PY_ARG_SCALAR, 0, "1"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_log_normal_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"mean", TL_PY_ARG_SCALAR, 0, "1"},
+    {"std", TL_PY_ARG_SCALAR, 0, "2"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_geometric_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_SCALAR, TL_PY_ARG_REQUIRED, NULL},
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
@@ -1307,7 +1654,7 @@ static const tl_py_param params__fused_dropout[] = {
     {"p", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
     {"batch_dims", TL_PY_ARG_INT, 0, "0"},
     {"alpha", TL_PY_ARG_BOOL, 0, "False"},
-    {"generator", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
@@ -1954,34 +2301,94 @@ const tl_py_sig tl_py_sigs[] = {
      "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"},
     {"_pad", "shape", params__pad, 4, 4,
      "_pad(Tensor input, int[] pad, str mode=\"constant\", Scalar? value=None)"},
-    {"zeros", "create", params_zeros, 4, 1,
-     "zeros(int... size, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"ones", "create", params_ones, 4, 1,
-     "ones(int... size, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"empty", "create", params_empty, 4, 1,
-     "empty(int... size, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"full", "create", params_full, 5, 2,
-     "full(int[] size, Scalar fill_value, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"eye", "create", params_eye, 5, 2,
-     "eye(int n, int? m=None, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"arange", "create", params_arange, 6, 3,
-     "arange(Scalar start, Scalar? end=None, Scalar step=1, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"linspace", "create", params_linspace, 6, 3,
-     "linspace(Scalar start, Scalar end, int steps, *, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
+    {"zeros", "create", params_zeros, 8, 1,
+     "zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"ones", "create", params_ones, 8, 1,
+     "ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"empty", "create", params_empty, 8, 1,
+     "empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"full", "create", params_full, 9, 2,
+     "full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"zeros_like", "create", params_zeros_like, 7, 1,
+     "zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"ones_like", "create", params_ones_like, 7, 1,
+     "ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"empty_like", "create", params_empty_like, 7, 1,
+     "empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"full_like", "create", params_full_like, 8, 2,
+     "full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"new_zeros", "create", params_new_zeros, 9, 2,
+     "new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"new_ones", "create", params_new_ones, 9, 2,
+     "new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"new_empty", "create", params_new_empty, 9, 2,
+     "new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"new_full", "create", params_new_full, 10, 3,
+     "new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"empty_strided", "create", params_empty_strided, 9, 2,
+     "empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"eye", "create", params_eye, 9, 2,
+     "eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"arange", "create", params_arange, 10, 3,
+     "arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"linspace", "create", params_linspace, 10, 3,
+     "linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"logspace", "create", params_logspace, 11, 4,
+     "logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"scalar_tensor", "create", params_scalar_tensor, 8, 1,
+     "scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"tensor", "create", params_tensor, 8, 1,
+     "tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"as_tensor", "create", params_as_tensor, 8, 2,
+     "as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"asarray", "create", params_asarray, 9, 1,
+     "asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None, any copy=None)"},
+    {"new_tensor", "create", params_new_tensor, 9, 2,
+     "new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"frombuffer", "create", params_frombuffer, 10, 1,
+     "frombuffer(any buffer, *, int? count=None, int offset=0, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
     {"tril_indices", "create", params_tril_indices, 5, 3,
      "tril_indices(int row, int col, int offset=0, *, dtype? dtype=None, device? device=None)"},
     {"triu_indices", "create", params_triu_indices, 5, 3,
      "triu_indices(int row, int col, int offset=0, *, dtype? dtype=None, device? device=None)"},
-    {"rand", "random", params_rand, 5, 1,
-     "rand(int... size, *, Generator? generator=None, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"randn", "random", params_randn, 5, 1,
-     "randn(int... size, *, Generator? generator=None, dtype? dtype=None, device? device=None, bool requires_grad=False)"},
-    {"randint", "random", params_randint, 6, 3,
-     "randint(int low, int high, int[] size, *, Generator? generator=None, dtype? dtype=None, device? device=None)"},
-    {"randperm", "random", params_randperm, 4, 1,
-     "randperm(int n, *, Generator? generator=None, dtype? dtype=None, device? device=None)"},
-    {"multinomial", "random", params_multinomial, 4, 3,
-     "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None)"},
+    {"rand", "random", params_rand, 9, 1,
+     "rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"randn", "random", params_randn, 9, 1,
+     "randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"randint", "random", params_randint, 11, 3,
+     "randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"randperm", "random", params_randperm, 9, 1,
+     "randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"rand_like", "random", params_rand_like, 8, 1,
+     "rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"randn_like", "random", params_randn_like, 8, 1,
+     "randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"randint_like", "random", params_randint_like, 10, 3,
+     "randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"normal", "random", params_normal, 11, 3,
+     "normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"bernoulli", "random", params_bernoulli, 4, 2,
+     "bernoulli(Tensor input, any p=None, *, Generator? generator=None, Tensor? out=None)"},
+    {"multinomial", "random", params_multinomial, 5, 3,
+     "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"},
+    {"poisson", "random", params_poisson, 2, 2,
+     "poisson(Tensor input, Generator? generator=None)"},
+    {"uniform_", "random", params_uniform_, 4, 3,
+     "uniform_(Tensor self, Scalar from=0, Scalar to=1, *, Generator? generator=None)"},
+    {"normal_", "random", params_normal_, 4, 3,
+     "normal_(Tensor self, Scalar mean=0, Scalar std=1, *, Generator? generator=None)"},
+    {"random_", "random", params_random_, 4, 3,
+     "random_(Tensor self, int? from=None, int? to=None, *, Generator? generator=None)"},
+    {"bernoulli_", "random", params_bernoulli_, 3, 2,
+     "bernoulli_(Tensor self, any p=None, *, Generator? generator=None)"},
+    {"exponential_", "random", params_exponential_, 3, 2,
+     "exponential_(Tensor self, Scalar lambd=1, *, Generator? generator=None)"},
+    {"cauchy_", "random", params_cauchy_, 4, 3,
+     "cauchy_(Tensor self, Scalar median=0, Scalar sigma=1, *, Generator? generator=None)"},
+    {"log_normal_", "random", params_log_normal_, 4, 3,
+     "log_normal_(Tensor self, Scalar mean=1, Scalar std=2, *, Generator? generator=None)"},
+    {"geometric_", "random", params_geometric_, 3, 2,
+     "geometric_(Tensor self, Scalar p, *, Generator? generator=None)"},
     {"softmax", "nn_softmax", params_softmax, 3, 3,
      "softmax(Tensor input, int dim, dtype? dtype=None)"},
     {"log_softmax", "nn_softmax", params_log_softmax, 3, 3,
@@ -2061,7 +2468,7 @@ const tl_py_sig tl_py_sigs[] = {
     {"glu_backward", "nn_activation", params_glu_backward, 3, 3,
      "glu_backward(Tensor grad_output, Tensor input, int dim)"},
     {"_fused_dropout", "nn_dropout", params__fused_dropout, 6, 4,
-     "_fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, any generator=None, Tensor? out=None)"},
+     "_fused_dropout(Tensor input, float p, int batch_dims=0, bool alpha=False, *, Generator? generator=None, Tensor? out=None)"},
     {"native_dropout_backward", "nn_dropout", params_native_dropout_backward, 3, 3,
      "native_dropout_backward(Tensor grad_output, Tensor mask, float scale)"},
     {"embedding", "nn_embedding", params_embedding, 5, 5,
@@ -2141,4 +2548,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 241;
+const int tl_py_sig_count = 271;
