@@ -8,6 +8,15 @@ def cases():
     n = 1 << 20
     rng = np.random.default_rng(0)
     g = tl.Generator().manual_seed(0)
+    # one-element creation: the cost of binding the call and making a tensor
+    yield "zeros(1)", lambda: tl.zeros(1), lambda: np.zeros(1, np.float32), "numpy"
+    yield "empty(3, 4)", lambda: tl.empty(3, 4), lambda: np.empty((3, 4), np.float32), "numpy"
+    yield "full((1,), 2.0)", lambda: tl.full((1,), 2.0), \
+        lambda: np.full((1,), 2.0, np.float32), "numpy"
+    yield "rand(1)", lambda: tl.rand(1), lambda: rng.random(1, dtype=np.float32), "numpy"
+    yield "randn(1)", lambda: tl.randn(1), \
+        lambda: rng.standard_normal(1, dtype=np.float32), "numpy"
+    yield "arange(1)", lambda: tl.arange(1), lambda: np.arange(1), "numpy"
     yield "rand 2^20 float32", lambda: tl.rand(n, generator=g), \
         lambda: rng.random(n, dtype=np.float32), "numpy"
     yield "rand 2^20 float64", lambda: tl.rand(n, dtype=tl.float64, generator=g), \
