@@ -403,12 +403,20 @@ def impl_first_param(sig, ops):
 
 
 def gen_bindings_h(sigs):
-    out = [HEADER, "#ifndef TL_PY_GENERATED_BINDINGS_H", "#define TL_PY_GENERATED_BINDINGS_H\n",
-           '#include "ndcore/bindings/py_sig.h"\n']
+    """{file name: text}: args_<family>.h with the argument structs and the
+    hand-written implementations' prototypes of each family, and
+    bindings.h including them all and declaring the tables."""
     ops = ops_def_names()
+    files = {}
     for impl, members in impl_groups(sigs).items():
         if len({is_op(m, ops) for m in members}) > 1:
             raise SystemExit(f"gen_bindings: -> {impl} mixes ops.def ops and other functions")
+        family = members[0].family
+        guard = f"TL_PY_GENERATED_ARGS_{family.upper()}_H"
+        out = files.setdefault(f"args_{family}.h", [
+            HEADER, f"#ifndef {guard}", f"#define {guard}\n",
+            f"/* The arguments of signatures.txt's [{family}] signatures, bound. */\n",
+            '#include "ndcore/bindings/py_sig.h"\n'])
         out.append("/* " + "\n * ".join(s.text for s in members) + " */")
         out.append("typedef struct {")
         for p in members[0].params:
@@ -418,6 +426,11 @@ def gen_bindings_h(sigs):
         out.append(f"}} tl_py_args_{impl};")
         out.append(f"PyObject *tl_py_impl_{impl}({impl_first_param(members[0], ops)}, "
                    f"const tl_py_args_{impl} *a);\n")
+    for lines in files.values():
+        lines.append("#endif")
+    out = [HEADER, "#ifndef TL_PY_GENERATED_BINDINGS_H", "#define TL_PY_GENERATED_BINDINGS_H\n"]
+    out += [f'#include "ndcore/bindings/generated/{name}"' for name in files]
+    out.append("")
     out.append("/* Tensor methods bound by generated code (also module functions). */")
     out.append("extern PyMethodDef tl_py_generated_methods[];")
     out.append("/* Tensor methods only (@method). */")
@@ -427,7 +440,8 @@ def gen_bindings_h(sigs):
         out.append(f"extern PyMethodDef tl_py_generated_{family}_functions[];")
     out.append("")
     out.append("#endif")
-    return "\n".join(out) + "\n"
+    files["bindings.h"] = out
+    return {name: "\n".join(lines) + "\n" for name, lines in files.items()}
 
 
 def function_families(sigs):
@@ -521,18 +535,26 @@ def overload_dispatch(sig, out, call_args, offset):
         test = OVERLOAD_TESTS[o.params[i].type].format(o=f"args[{i - offset}]")
         out.append(f"  if (nargs > {i - offset} && {test}) /* the overload of {o.params[i].type} "
                    f"{o.params[i].name} */")
-        out.append(f"    return bind_{o.impl}({call_args});")
+        out.append(f"    return tl_py_binder_{o.impl}({call_args});")
 
 
-def gen_method_binder(sig, out, static_name=None):
+def binder_head(out, decls, name, first):
+    """The first lines of tl_py_binder_<name>(first, args, nargs, kwnames),
+    whose declaration goes to binders.h: the tables of bindings.c take every
+    family's binders, and an op's binder calls its overloads'."""
+    head = f"PyObject *tl_py_binder_{name}({first}, PyObject *const *args, Py_ssize_t nargs,"
+    tail = " " * (len(f"PyObject *tl_py_binder_{name}(")) + "PyObject *kwnames)"
+    out.extend([head, tail])
+    decls.extend([head, tail + ";"])
+
+
+def gen_method_binder(sig, out, decls, static_name=None):
     """A Tensor method (self is the first parameter, the rest are bound), or
     with @function a module function (every parameter bound)."""
     function = function_only(sig)
     params = sig.params if function else sig.params[1:]
     name = static_name or sig.name
-    first = "PyObject *module" if function else "PyObject *self"
-    out.append(f"static PyObject *bind_{name}({first}, PyObject *const *args, Py_ssize_t nargs,")
-    out.append(f"{' ' * (len(name) + 23)}PyObject *kwnames)")
+    binder_head(out, decls, name, "PyObject *module" if function else "PyObject *self")
     out.append("{")
     if function:
         out.append("  (void)module;")
@@ -546,7 +568,7 @@ def gen_method_binder(sig, out, static_name=None):
     out.append("}\n")
 
 
-def gen_op_binder(impl, members, out):
+def gen_op_binder(impl, members, out, decls):
     """The binder of ops.def ops sharing impl; with @inplace also the binder
     of their in-place forms (t.scatter_(...)), the impl told which."""
     sig = members[0]
@@ -554,9 +576,7 @@ def gen_op_binder(impl, members, out):
     out.append(f"/* {', '.join(s.name for s in members)} */")
     name = f"{impl}_at" if inplace else impl
     extra = ", bool inplace" if inplace else ""
-    out.append(f"static PyObject *bind_{name}(tl_op op{extra}, PyObject *const *args, "
-               "Py_ssize_t nargs,")
-    out.append(f"{' ' * (len(name) + 23)}PyObject *kwnames)")
+    binder_head(out, decls, name, f"tl_op op{extra}")
     out.append("{")
     overload_dispatch(sig, out, "op, args, nargs, kwnames", 0)
     func = ("  const char *func = tl_py_op_name(op, inplace);" if inplace
@@ -566,66 +586,78 @@ def gen_op_binder(impl, members, out):
     out.append("}\n")
     if inplace:
         for form, flag in ((impl, "false"), (f"{impl}_inplace", "true")):
-            out.append(f"static PyObject *bind_{form}(tl_op op, PyObject *const *args, "
-                       "Py_ssize_t nargs,")
-            out.append(f"{' ' * (len(form) + 23)}PyObject *kwnames)")
+            binder_head(out, decls, form, "tl_op op")
             out.append("{")
-            out.append(f"  return bind_{impl}_at(op, {flag}, args, nargs, kwnames);")
+            out.append(f"  return tl_py_binder_{impl}_at(op, {flag}, args, nargs, kwnames);")
             out.append("}\n")
 
 
 def method_entry(name, binder):
-    return (f"    {{{c_string(name)}, (PyCFunction)(void (*)(void))bind_{binder}, "
+    return (f"    {{{c_string(name)}, (PyCFunction)(void (*)(void))tl_py_binder_{binder}, "
             "METH_FASTCALL | METH_KEYWORDS, NULL},")
 
 
 def gen_bindings_c(sigs):
-    out = [HEADER, '#include "ndcore/bindings/generated/bindings.h"\n']
+    """{file name: text}: bind_<family>.c with the binders of each family's
+    signatures, binders.h declaring them, and bindings.c with the tables
+    (tl_py_op_binders, the method and function tables)."""
     groups = impl_groups(sigs)
     ops = ops_def_names()
+    files, decls = {}, []
     tables = {"methods": [], "method_only": []}
     for family in function_families(sigs):
         tables[f"{family}_functions"] = []
-    # overloads first: their primaries' binders call them
-    ordered = sorted(groups.items(), key=lambda kv: not hasattr(kv[1][0], "primary"))
-    for impl, members in ordered:
+    for impl, members in groups.items():
+        family = members[0].family
+        out = files.setdefault(f"bind_{family}.c", [
+            HEADER, f"/* The binders of signatures.txt's [{family}] signatures. */\n",
+            '#include "ndcore/bindings/generated/binders.h"\n'])
         if is_op(members[0], ops):
-            gen_op_binder(impl, members, out)
+            gen_op_binder(impl, members, out, decls)
             continue
         for sig in members:
             if hasattr(sig, "primary"):
-                gen_method_binder(sig, out, static_name=sig.impl)
+                gen_method_binder(sig, out, decls, static_name=sig.impl)
                 continue
-            gen_method_binder(sig, out)
+            gen_method_binder(sig, out, decls)
             table = (f"{sig.family}_functions" if function_only(sig)
                      else "method_only" if sig.tags == {"method"} else "methods")
             tables[table].append(method_entry(sig.name, sig.name))
+    out = [HEADER, '#include "ndcore/bindings/generated/binders.h"\n']
     out.append("const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {")
     for impl, members in groups.items():
         for s in members:
             if is_op(s, ops) and not hasattr(s, "primary"):
-                out.append(f"    [TL_OP_{ops[s.name]}] = bind_{impl},")
+                out.append(f"    [TL_OP_{ops[s.name]}] = tl_py_binder_{impl},")
     out.append("};\n")
     out.append("const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {")
     for impl, members in groups.items():
         for s in members:
             if is_op(s, ops) and "inplace" in s.tags:
-                out.append(f"    [TL_OP_{ops[s.name]}] = bind_{impl}_inplace,")
+                out.append(f"    [TL_OP_{ops[s.name]}] = tl_py_binder_{impl}_inplace,")
     out.append("};\n")
     for table, entries in tables.items():
-        prefix = "tl_py_generated_"
-        out.append(f"PyMethodDef {prefix}{table}[] = {{")
+        out.append(f"PyMethodDef tl_py_generated_{table}[] = {{")
         out.extend(entries)
         out.append("    {NULL, NULL, 0, NULL},")
         out.append("};\n")
     out[-1] = out[-1].rstrip("\n")
-    return "\n".join(out) + "\n"
+    files["bindings.c"] = out
+    files["binders.h"] = [HEADER, "#ifndef TL_PY_GENERATED_BINDERS_H",
+                          "#define TL_PY_GENERATED_BINDERS_H\n",
+                          '#include "ndcore/bindings/generated/bindings.h"\n',
+                          "/* Every generated binder (bind_<family>.c), for the tables of",
+                          " * bindings.c and the overloads' callers. */"] + decls + ["", "#endif"]
+    for name, lines in files.items():
+        if name.startswith("bind_"):
+            lines[-1] = lines[-1].rstrip("\n")
+    return {name: "\n".join(lines) + "\n" for name, lines in files.items()}
 
 
 def outputs():
     sigs = read_signatures()
-    return {"signatures.c": gen_signatures_c(sigs), "bindings.h": gen_bindings_h(sigs),
-            "bindings.c": gen_bindings_c(sigs)}
+    return {"signatures.c": gen_signatures_c(sigs), **gen_bindings_h(sigs),
+            **gen_bindings_c(sigs)}
 
 
 def main():
@@ -635,7 +667,15 @@ def main():
     ap.add_argument("--stamp", help="touch this file when the check passes (for the build)")
     args = ap.parse_args()
     stale = []
-    for name, text in outputs().items():
+    files = outputs()
+    for name in sorted(os.listdir(OUT_DIR)) if os.path.isdir(OUT_DIR) else []:
+        if name not in files:  # a family that is gone
+            if args.check:
+                stale.append(name)
+            else:
+                os.remove(os.path.join(OUT_DIR, name))
+                print(f"removed {os.path.relpath(os.path.join(OUT_DIR, name), ROOT)}")
+    for name, text in files.items():
         path = os.path.join(OUT_DIR, name)
         old = open(path).read() if os.path.exists(path) else None
         if old == text:

@@ -3,7 +3,7 @@
  * (signatures.txt, [nn_activation]); these run the entry points. */
 #include <string.h>
 
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_activation.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/activation/tl_activation.h"
 

@@ -4,7 +4,7 @@
  * points. */
 #include <math.h>
 
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_attention.h"
 #include "nn/attention/tl_attention.h"
 #include "nn/bindings/py_nn_results.h"
 

@@ -1,7 +1,7 @@
 /* py_nn_conv.c - torchlike._C.convolution, _convolution_backward_weight,
  * im2col and col2im (src/nn/conv).  The arguments are bound by generated
  * code (signatures.txt, [nn_conv]); these run the entry points. */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_conv.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/conv/tl_conv.h"
 

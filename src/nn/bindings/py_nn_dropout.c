@@ -1,7 +1,7 @@
 /* py_nn_dropout.c - torchlike._C._dropout and native_dropout_backward
  * (src/nn/dropout).  The arguments are bound by generated code
  * (signatures.txt, [nn_dropout]); these run the entry points. */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_dropout.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/dropout/tl_dropout.h"
 

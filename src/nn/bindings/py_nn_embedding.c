@@ -1,7 +1,7 @@
 /* py_nn_embedding.c - torchlike._C.embedding, _embedding_bag and their
  * backward ops (src/nn/embedding).  The arguments are bound by generated
  * code (signatures.txt, [nn_embedding]); these run the entry points. */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_embedding.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/embedding/tl_embedding.h"
 

@@ -3,7 +3,7 @@
  * The arguments are bound by generated code (signatures.txt, [nn_norm]);
  * these run the entry points and return their results as a tuple, None for
  * a result not computed (grad_weight/grad_bias without a weight). */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_norm.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/norm/tl_norm.h"
 

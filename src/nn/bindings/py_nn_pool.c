@@ -5,7 +5,7 @@
  * (1 to 3); the other int lists are one int or n of them. */
 #include <string.h>
 
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_pool.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/bindings/py_nn_results.h"
 #include "nn/pool/tl_pool.h"

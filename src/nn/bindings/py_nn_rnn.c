@@ -1,7 +1,7 @@
 /* py_nn_rnn.c - torchlike._C's fused recurrent cells and their backward ops
  * (src/nn/rnn).  The arguments are bound by generated code (signatures.txt,
  * [nn_rnn]); these run the entry points. */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_rnn.h"
 #include "nn/bindings/py_nn_results.h"
 #include "nn/rnn/tl_rnn.h"
 

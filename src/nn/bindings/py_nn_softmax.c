@@ -1,7 +1,7 @@
 /* py_nn_softmax.c - torchlike._C.softmax, log_softmax and their backward ops
  * (src/nn/softmax).  The arguments are bound by generated code
  * (signatures.txt, [nn_softmax]); these run the entry points. */
-#include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/bindings/generated/args_nn_softmax.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/softmax/tl_softmax.h"
 
