@@ -233,3 +233,15 @@ def test_quantile_q_none_or_complex_is_a_type_error():
         with pytest.raises(TypeError, match="argument 'q' must be a real number"):
             torchlike.quantile(x, q)
     assert torchlike.quantile(x, 0.5).item() == 2.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tl.full((2,), None), lambda: tl.full_like(tl.ones(2), None),
+    lambda: tl.ones(2).new_full((2,), None), lambda: tl.ones(2).fill_(None),
+    lambda: tl._C._fused_dropout(tl.ones(2), None),
+    lambda: tl._C.native_batch_norm(tl.ones(2, 2), None, None, None, None, True, None, 1e-5),
+], ids=["full", "full_like", "new_full", "fill_", "dropout_p", "batch_norm_momentum"])
+def test_none_for_a_number_is_a_type_error(call):
+    # found by UBSan: full_like(x, None) filled x's shape from an unset scalar
+    with pytest.raises(TypeError, match="NoneType"):
+        call()

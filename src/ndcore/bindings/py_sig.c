@@ -354,10 +354,20 @@ int tl_py_arg_bool_slow(const char *func, const char *name, PyObject *o, bool *v
   return 0;
 }
 
+/* None for a parameter that may not be None (given is NULL there): its
+ * default would stay, or for a required one nothing would be set. */
+static int none_refused(const char *func, const char *name)
+{
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a number, not NoneType", func, name);
+  return -1;
+}
+
 int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given)
 {
   if (given)
     *given = false;
+  if (o == Py_None && !given)
+    return none_refused(func, name);
   if (!o || o == Py_None)
     return 0;
   double x = PyFloat_AsDouble(o);
@@ -400,6 +410,8 @@ int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar 
 {
   if (given)
     *given = false;
+  if (o == Py_None && !given)
+    return none_refused(func, name);
   if (!o || o == Py_None)
     return 0;
   if (tl_py_number_arg(func, name, o, v) < 0)
