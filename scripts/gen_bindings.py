@@ -40,6 +40,9 @@ OUT_DIR = os.path.join(ROOT, "src", "ndcore", "bindings", "generated")
 KINDS = {
     "Tensor": "TL_PY_ARG_TENSOR",
     "Tensor[]": "TL_PY_ARG_TENSOR_LIST",
+    "Tensor...": "TL_PY_ARG_TENSOR_VARARGS",
+    "*Tensor": "TL_PY_ARG_TENSOR_SPREAD",
+    "*int[]": "TL_PY_ARG_INT_LIST_SPREAD",
     "TensorLike": "TL_PY_ARG_TENSOR",
     "int": "TL_PY_ARG_INT",
     "int[]": "TL_PY_ARG_INT_LIST",
@@ -60,6 +63,11 @@ KINDS = {
 }
 
 
+# Parameters that take the positionals from their place on: Tensor... as
+# f(a, b) or f([a, b]); *Tensor and *int[] as Python's *tensors, f(a, b) only.
+SPREADS = {"Tensor...", "*Tensor", "*int[]"}
+
+
 class Param:
     def __init__(self, text, kwonly):
         m = re.fullmatch(r"(\S+)\s+(\w+)(?:\s*=\s*(.+))?", text.strip())
@@ -72,7 +80,8 @@ class Param:
             raise SyntaxError(f"unknown type {typ!r} in {text!r}")
         self.kind = KINDS[self.type]
         self.kwonly = kwonly
-        self.required = self.default is None
+        # a spread may be empty: f() binds no tensors, as Python's f(*tensors)
+        self.required = self.default is None and self.type not in SPREADS
 
 
 TAGS = {"method", "function", "inplace"}
@@ -98,6 +107,7 @@ class Signature:
                 kwonly = True
                 continue
             self.params.append(Param(part, kwonly))
+            kwonly = kwonly or part.startswith("*")  # after *tensors, keywords only
         self.npos = sum(not p.kwonly for p in self.params)
 
 
@@ -234,7 +244,10 @@ def c_default(p):
 FIELDS = {
     "Tensor": "PyObject *{f}; /* borrowed */",
     "Tensor?": "PyObject *{f}; /* borrowed; NULL: None or absent */",
-    "Tensor[]": "PyObject *{f}; /* borrowed: the sequence as given */",
+    "Tensor[]": "tl_py_tensors {f}; /* released by the binder */",
+    "Tensor...": "tl_py_tensors {f}; /* released by the binder */",
+    "*Tensor": "tl_py_tensors {f}; /* released by the binder */",
+    "*int[]": "tl_py_spread {f}; /* each converted by the implementation */",
     "int": "int64_t {f};",
     "int[]": "tl_py_ints {f};",
     "int...": "tl_py_ints {f};",
@@ -279,6 +292,13 @@ def converter(p, i):
         return f'tl_py_arg_ints(func, "{f}", {v}, &a.{f})'
     if p.type == "int...":  # the trailing positionals when they came spread
         return f'tl_py_arg_int_varargs(func, "{f}", {v}, spread, nspread, &a.{f})'
+    if p.type == "Tensor[]":
+        return f'tl_py_arg_tensors(func, "{f}", {v}, &a.{f})'
+    if p.type in ("Tensor...", "*Tensor"):  # the positionals from its place on
+        seq_ok = "true" if p.type == "Tensor..." else "false"
+        return f'tl_py_arg_tensor_spread(func, spread, nspread, {seq_ok}, &a.{f})'
+    if p.type == "*int[]":
+        return f"(a.{f} = (tl_py_spread){{spread, nspread}}, 0)"
     if p.type == "TensorLike":
         return f'tl_py_arg_tensorlike(func, "{f}", {v}, {"true" if p.optional else "false"}, &a.{f})'
     if p.type == "int[N]":
@@ -307,7 +327,7 @@ def converter(p, i):
         return f'tl_py_arg_device(func, "{f}", {v}, &a.{f}, &a.has_{f})'
     if p.type == "Generator":
         return f'tl_py_arg_generator(func, "{f}", {v}, &a.{f})'
-    if p.type in ("any", "Tensor[]", "int[][]"):
+    if p.type in ("any", "int[][]"):
         return f"(a.{f} = {v}, 0)"
     raise AssertionError(p.type)
 
@@ -462,15 +482,17 @@ def gen_binder_body(sig, params, out, head, self_param=None):
            params[nrequired].type != "int..."):
         nrequired += 1
     npos = sum(not p.kwonly for p in params)
-    varargs = [i for i, p in enumerate(params) if p.type == "int..."]
+    varargs = [i for i, p in enumerate(params) if p.type in SPREADS | {"int..."}]
     if varargs and (len(varargs) > 1 or varargs[0] != npos - 1):
-        raise SystemExit(f"gen_bindings: {sig.text}: int... must be the last positional")
+        raise SystemExit(f"gen_bindings: {sig.text}: {params[varargs[0]].type} must be the last "
+                         "positional")
+    spread = varargs and params[varargs[0]].type in SPREADS
     names = ", ".join([c_string(p.name) for p in params] + ["NULL"])
     out.append(f"  static const char *const names[] = {{{names}}};")
     out.extend(head)
     out.append(f"  PyObject *v[{len(params) or 1}];")
     if varargs:
-        out.append("  PyObject *const *spread; /* the ints of f(2, 3) */")
+        out.append("  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */")
         out.append("  Py_ssize_t nspread;")
     # Defaults field by field: the converters set int lists, tensors and
     # the has_ flags themselves, and zeroing the whole struct (int lists
@@ -488,7 +510,10 @@ def gen_binder_body(sig, params, out, head, self_param=None):
     if self_param:
         checks.append(f"tl_py_arg_tensor(func, {c_string(self_param.name)}, self, false, "
                       f"&a.{self_param.name}) < 0")
-    if varargs:
+    if spread:
+        checks.append(f"tl_py_bind_spread(func, args, nargs, kwnames, names, {npos - 1}, "
+                      f"{nrequired}, v, &spread, &nspread) < 0")
+    elif varargs:
         checks.append(f"tl_py_bind_varargs(func, args, nargs, kwnames, names, {npos}, {nrequired}, "
                       f"v, &spread, &nspread) < 0")
     else:
@@ -505,6 +530,9 @@ OWNED = {
     "int[N]": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
     "int[N]|Tensor": ("a.{f}.v = NULL;", "tl_py_intvec_release(&a.{f});"),
     "TensorLike": ("a.{f}.owned = false;", "tl_py_tensorlike_release(&a.{f});"),
+    "Tensor[]": ("a.{f}.t = NULL, a.{f}.seq = NULL;", "tl_py_tensors_release(&a.{f});"),
+    "Tensor...": ("a.{f}.t = NULL, a.{f}.seq = NULL;", "tl_py_tensors_release(&a.{f});"),
+    "*Tensor": ("a.{f}.t = NULL, a.{f}.seq = NULL;", "tl_py_tensors_release(&a.{f});"),
 }
 
 

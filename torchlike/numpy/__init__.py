@@ -104,8 +104,9 @@ def broadcast_shapes(*shapes):
     try:
         return tuple(_C.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s)
                                            for s in shapes]))
-    except RuntimeError as error:
-        raise ValueError(str(error)) from None
+    except RuntimeError as error:  # NumPy's class and wording, then ours
+        raise ValueError(f"shape mismatch: objects cannot be broadcast to a single shape ({error})"
+                         ) from None
 
 
 def expand_dims(x, /, axis=0):

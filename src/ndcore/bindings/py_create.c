@@ -19,6 +19,7 @@
 #include "ndcore/bindings/py_create.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/kernels/tl_create.h"
+#include "ndcore/kernels/tl_shape_ops.h"
 
 /* ---- shared by the factories -------------------------------------------------- */
 
@@ -596,6 +597,29 @@ PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a)
   if (tl_tensor_eye_fill(&t) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
+  }
+  return tl_py_factory_finish(&t, &o);
+}
+
+/* tril_indices/triu_indices(row, col, offset=0, *, dtype=int64, device=None):
+ * the indices are worked out on the host (an index pair per element), then
+ * copied to the device. */
+PyObject *tl_py_impl_tri_indices(const char *name, const tl_py_args_tri_indices *a)
+{
+  tl_py_factory_opts o = {.dtype = a->dtype, .device = a->device, .device_given = a->has_device};
+  tl_dtype dtype = a->dtype < 0 ? TL_DTYPE_I64 : (tl_dtype)a->dtype;
+  tl_tensor t, cast;
+  if (dtype != TL_DTYPE_I64 && dtype != TL_DTYPE_I32)
+    return PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", name,
+                        tl_dtype_names[dtype]);
+  if (tl_shape_tri_indices(&t, a->row, a->col, a->offset, name[3] == 'u') != TL_OK)
+    return tl_py_raise();
+  if (dtype != TL_DTYPE_I64) {
+    tl_status s = tl_tensor_to_dtype(&cast, &t, dtype);
+    tl_tensor_release(&t);
+    if (s != TL_OK)
+      return tl_py_raise();
+    t = cast;
   }
   return tl_py_factory_finish(&t, &o);
 }

@@ -23,22 +23,6 @@ int tl_py_parse_shape(const char *func, PyObject *const *args, Py_ssize_t nargs,
 /* ---- argument helpers ------------------------------------------------------ */
 
 
-/* An int or a sequence of ints, at most TL_MAX_DIMS of them. */
-static int int_list(const char *func, const char *name, PyObject *o, int64_t *v, int *n)
-{
-  tl_py_ints ints;
-  if (tl_py_arg_ints(func, name, o, &ints) < 0)
-    return -1;
-  if (ints.n > TL_MAX_DIMS) {
-    PyErr_Format(PyExc_ValueError, "%s(): '%s' has %d entries; tensors have at most %d dims",
-                 func, name, ints.n, TL_MAX_DIMS);
-    return -1;
-  }
-  memcpy(v, ints.v, (size_t)ints.n * sizeof *v);
-  *n = ints.n;
-  return 0;
-}
-
 /* A declared int list of at most TL_MAX_DIMS entries (dims, sizes). */
 static int dims_list(const char *func, const char *name, const tl_py_ints *v)
 {
@@ -47,59 +31,6 @@ static int dims_list(const char *func, const char *name, const tl_py_ints *v)
   PyErr_Format(PyExc_ValueError, "%s(): '%s' has %d entries; tensors have at most %d dims", func,
                name, v->n, TL_MAX_DIMS);
   return -1;
-}
-
-/* A sequence of Tensors: *seq keeps them alive, *ptrs (malloc'ed) points into them.
- * *seq is a tuple of its own, not the caller's list: the kernel runs without
- * the GIL, and another thread may empty that list meanwhile. */
-static int tensor_list(const char *func, PyObject *o, PyObject **seq, const tl_tensor ***ptrs,
-                       int *n)
-{
-  *ptrs = NULL;
-  if (tl_py_is_tensor(o) || !(*seq = PySequence_Tuple(o))) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s(): argument 'tensors' must be a tuple or list of Tensors, "
-                                  "not %s", func, Py_TYPE(o)->tp_name);
-    return -1;
-  }
-  Py_ssize_t len = PySequence_Fast_GET_SIZE(*seq);
-  *ptrs = malloc((size_t)(len > 0 ? len : 1) * sizeof **ptrs);
-  if (!*ptrs || len > INT32_MAX)
-    goto fail;
-  for (Py_ssize_t i = 0; i < len; i++) {
-    PyObject *item = PySequence_Fast_GET_ITEM(*seq, i);
-    if (!tl_py_is_tensor(item)) {
-      PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument 0, but got %s",
-                   i, Py_TYPE(item)->tp_name);
-      goto fail;
-    }
-    (*ptrs)[i] = tl_py_t(item);
-  }
-  *n = (int)len;
-  return 0;
-fail:
-  if (!PyErr_Occurred())
-    PyErr_NoMemory();
-  free(*ptrs);
-  *ptrs = NULL;
-  Py_CLEAR(*seq);
-  return -1;
-}
-
-/* Tensors given as f(a, b, c) or f([a, b, c]). */
-static int tensor_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject **seq, const tl_tensor ***ptrs, int *n)
-{
-  if (nargs == 1 && !tl_py_is_tensor(args[0]))
-    return tensor_list(func, args[0], seq, ptrs, n);
-  PyObject *tuple = PyTuple_New(nargs);
-  if (!tuple)
-    return -1;
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
-  int r = tensor_list(func, tuple, seq, ptrs, n);
-  Py_DECREF(tuple);
-  return r;
 }
 
 static PyObject *wrap(tl_status status, tl_tensor *out)
@@ -168,28 +99,21 @@ static PyObject *views_tuple(tl_tensor *views, int n)
 
 /* ---- joining (bound by generated code: cat, stack, hstack ...) ------------------ */
 
-static PyObject *join(const char *func, PyObject *tensors, PyObject *out_arg, int64_t dim,
+static PyObject *join(const tl_py_tensors *tensors, PyObject *out_arg, int64_t dim,
                       int kind /* -1 cat, -2 stack, else tl_stack_kind */)
 {
-  PyObject *seq = NULL;
-  const tl_tensor **ptrs = NULL;
-  int n;
   tl_tensor out;
-  if (tensor_list(func, tensors, &seq, &ptrs, &n) < 0)
-    return NULL;
-  tl_status status = kind == -1   ? tl_shape_cat(&out, n, ptrs, dim)
-                     : kind == -2 ? tl_shape_stack(&out, n, ptrs, dim)
-                                  : tl_shape_stack_kind(&out, n, ptrs, (tl_stack_kind)kind);
-  PyObject *r = finish_out(status, &out, out_arg);
-  free(ptrs);
-  Py_DECREF(seq);
-  return r;
+  tl_status status = kind == -1   ? tl_shape_cat(&out, tensors->n, tensors->t, dim)
+                     : kind == -2 ? tl_shape_stack(&out, tensors->n, tensors->t, dim)
+                                  : tl_shape_stack_kind(&out, tensors->n, tensors->t,
+                                                        (tl_stack_kind)kind);
+  return finish_out(status, &out, out_arg);
 }
 
 /* cat, concat, concatenate and stack (name says which) */
 PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a)
 {
-  return join(name, a->tensors, a->out, a->dim, strcmp(name, "stack") ? -1 : -2);
+  return join(&a->tensors, a->out, a->dim, strcmp(name, "stack") ? -1 : -2);
 }
 
 /* hstack, vstack, row_stack, dstack, column_stack (name says which) */
@@ -199,7 +123,7 @@ PyObject *tl_py_impl_hstack(const char *name, const tl_py_args_hstack *a)
                        : name[0] == 'd' ? TL_STACK_D
                        : name[0] == 'c' ? TL_STACK_COLUMN
                                         : TL_STACK_V; /* vstack, row_stack */
-  return join(name, a->tensors, a->out, 0, (int)kind);
+  return join(&a->tensors, a->out, 0, (int)kind);
 }
 
 /* ---- splitting --------------------------------------------------------------- */
@@ -632,217 +556,127 @@ PyObject *tl_py_impl_broadcast_to(const char *name, const tl_py_args_broadcast_t
   return wrap(tl_view_expand(&out, tl_py_t(a->input), a->size.n, a->size.v), &out);
 }
 
-/* ---- module functions on lists of tensors --------------------------------------- */
+/* ---- module functions on tensors given spread (*Tensor, Tensor...) ------------------- */
 
-static PyObject *fn_broadcast_tensors(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+/* One view of each of the n tensors, made by `each` or all at once by `all`. */
+static PyObject *views_of(const tl_py_tensors *ts, tl_status (*all)(tl_tensor *, int,
+                                                                    const tl_tensor *const *))
 {
-  (void)m;
-  PyObject *seq = NULL, *r = NULL;
-  const tl_tensor **ptrs = NULL;
-  int n;
-  if (tensor_varargs("broadcast_tensors", args, nargs, &seq, &ptrs, &n) < 0)
-    return NULL;
-  tl_tensor *views = calloc((size_t)(n > 0 ? n : 1), sizeof *views);
+  tl_tensor *views = calloc((size_t)(ts->n > 0 ? ts->n : 1), sizeof *views);
   if (!views)
-    PyErr_NoMemory();
-  else if (tl_shape_broadcast_tensors(views, n, ptrs) != TL_OK)
-    tl_py_raise();
-  else
-    r = views_tuple(views, n);
+    return PyErr_NoMemory();
+  PyObject *r = all(views, ts->n, ts->t) == TL_OK ? views_tuple(views, ts->n) : tl_py_raise();
   free(views);
-  free(ptrs);
-  Py_DECREF(seq);
   return r;
 }
 
-static PyObject *fn_broadcast_shapes(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_broadcast_tensors(const char *name, const tl_py_args_broadcast_tensors *a)
 {
-  (void)m;
-  int64_t shape[TL_MAX_DIMS], one[TL_MAX_DIMS];
-  int nd = 0, n;
-  for (Py_ssize_t i = 0; i < nargs; i++) {
-    if (int_list("broadcast_shapes", "shapes", args[i], one, &n) < 0)
-      return NULL;
-    for (int k = 0; k < n; k++)
-      if (one[k] < 0)
-        return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative "
-                                                "dimension %lld", (long long)one[k]);
-    if (tl_shape_broadcast(nd, shape, n, one, &nd, shape) != TL_OK) {
-      /* PyTorch raises RuntimeError here, where tensors raise ValueError. */
-      PyErr_SetString(PyExc_RuntimeError, tl_error_message());
-      tl_error_clear();
-      return NULL;
-    }
-  }
-  return tl_py_size_new(nd, shape);
+  (void)name;
+  return views_of(&a->tensors, tl_shape_broadcast_tensors);
 }
 
-static PyObject *fn_meshgrid(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static tl_status meshgrid_ij(tl_tensor *outs, int n, const tl_tensor *const *ins)
 {
-  (void)m;
-  bool xy = false;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; k++) {
-    const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-    PyObject *val = args[nargs + k];
-    if (!key || strcmp(key, "indexing"))
-      return PyErr_Format(PyExc_TypeError, "meshgrid() got an unexpected keyword argument '%s'",
-                          key ? key : "?");
-    if (val == Py_None)
-      continue;
-    const char *s = PyUnicode_Check(val) ? PyUnicode_AsUTF8(val) : NULL;
-    if (!s || (strcmp(s, "ij") && strcmp(s, "xy")))
-      return PyErr_Format(PyExc_ValueError, "torch.meshgrid: indexing must be one of \"xy\" or "
-                                            "\"ij\", but received: %S", val);
-    xy = !strcmp(s, "xy");
-  }
-  PyObject *seq = NULL, *r = NULL;
-  const tl_tensor **ptrs = NULL;
-  int n;
-  if (tensor_varargs("meshgrid", args, nargs, &seq, &ptrs, &n) < 0)
-    return NULL;
+  return tl_shape_meshgrid(outs, n, ins, false);
+}
+
+static tl_status meshgrid_xy(tl_tensor *outs, int n, const tl_tensor *const *ins)
+{
+  return tl_shape_meshgrid(outs, n, ins, true);
+}
+
+/* meshgrid(*tensors, indexing=None): indexing None is "ij", as PyTorch's
+ * default (which warns that it will change). */
+PyObject *tl_py_impl_meshgrid(const char *name, const tl_py_args_meshgrid *a)
+{
+  (void)name;
+  const char *ix = a->indexing;
+  if (ix && strcmp(ix, "ij") && strcmp(ix, "xy"))
+    return PyErr_Format(PyExc_RuntimeError, "torch.meshgrid: indexing must be one of \"xy\" or "
+                                            "\"ij\", but received: %s", ix);
+  return views_of(&a->tensors, ix && !strcmp(ix, "xy") ? meshgrid_xy : meshgrid_ij);
+}
+
+/* atleast_1d/2d/3d(*tensors): one tensor given alone gives a tensor, any
+ * other call a tuple (atleast_1d([t]) too). */
+PyObject *tl_py_impl_atleast(const char *name, const tl_py_args_atleast *a)
+{
+  int ndim = name[8] - '0', n = a->tensors.n, made = 0;
   tl_tensor *views = calloc((size_t)(n > 0 ? n : 1), sizeof *views);
+  PyObject *r = NULL;
   if (!views)
-    PyErr_NoMemory();
-  else if (tl_shape_meshgrid(views, n, ptrs, xy) != TL_OK)
-    tl_py_raise();
-  else
-    r = views_tuple(views, n);
-  free(views);
-  free(ptrs);
-  Py_DECREF(seq);
-  return r;
-}
-
-/* A function of tensors given as f(a, b) or f([a, b]) returning one tensor. */
-static PyObject *tensors_to_one(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                                tl_status (*fn)(tl_tensor *, int, const tl_tensor *const *))
-{
-  PyObject *seq = NULL;
-  const tl_tensor **ptrs = NULL;
-  int n;
-  tl_tensor out;
-  if (tensor_varargs(func, args, nargs, &seq, &ptrs, &n) < 0)
-    return NULL;
-  PyObject *r = wrap(fn(&out, n, ptrs), &out);
-  free(ptrs);
-  Py_DECREF(seq);
-  return r;
-}
-
-static PyObject *fn_block_diag(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
-{
-  (void)m;
-  /* block_diag takes its tensors unpacked only: a list is not a tensor. */
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    if (!tl_py_is_tensor(args[i]))
-      return PyErr_Format(PyExc_TypeError, "block_diag(): expected Tensor as element %zd, but "
-                                           "got %s", i, Py_TYPE(args[i])->tp_name);
-  PyObject *tuple = PyTuple_New(nargs);
-  if (!tuple)
-    return NULL;
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
-  PyObject *r = tensors_to_one("block_diag", &tuple, 1, tl_shape_block_diag);
-  Py_DECREF(tuple);
-  return r;
-}
-
-static PyObject *fn_cartesian_prod(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
-{
-  (void)m;
-  return tensors_to_one("cartesian_prod", args, nargs, tl_shape_cartesian_prod);
-}
-
-static PyObject *tri_indices(const char *func, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames, bool upper)
-{
-  static const char *const names[] = {"row", "col", "offset", "dtype", "device", "layout",
-                                      NULL};
-  PyObject *v[6];
-  int64_t row = 0, col = 0, offset = 0;
-  tl_dtype dtype = TL_DTYPE_I64;
-  tl_device device;
-  tl_tensor idx, out;
-  if (tl_py_bind_args(func, args, nargs, kwnames, names, 3, 2, v) < 0 ||
-      tl_py_int_arg(func, "row", v[0], &row) < 0 || tl_py_int_arg(func, "col", v[1], &col) < 0 ||
-      tl_py_int_arg(func, "offset", v[2], &offset) < 0 ||
-      (v[3] && v[3] != Py_None && tl_py_parse_dtype(v[3], &dtype) < 0) ||
-      (v[4] && v[4] != Py_None && tl_py_parse_device(v[4], &device) < 0))
-    return NULL;
-  if (v[4] && v[4] != Py_None && device.type != TL_DEVICE_CPU)
-    return PyErr_Format(PyExc_RuntimeError, "%s(): only the CPU is supported here", func);
-  if (dtype != TL_DTYPE_I64 && dtype != TL_DTYPE_I32)
-    return PyErr_Format(PyExc_RuntimeError, "\"%s\" not implemented for '%s'", func,
-                        tl_dtype_names[dtype]);
-  if (tl_shape_tri_indices(&idx, row, col, offset, upper) != TL_OK)
-    return tl_py_raise();
-  if (dtype == TL_DTYPE_I64)
-    return tl_py_tensor_from(&idx);
-  tl_status status = tl_tensor_to_dtype(&out, &idx, dtype);
-  tl_tensor_release(&idx);
-  return wrap(status, &out);
-}
-
-static PyObject *fn_tril_indices(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-  (void)m;
-  return tri_indices("tril_indices", args, nargs, kwnames, false);
-}
-
-static PyObject *fn_triu_indices(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-  (void)m;
-  return tri_indices("triu_indices", args, nargs, kwnames, true);
-}
-
-static PyObject *atleast(const char *func, PyObject *const *args, Py_ssize_t nargs, int ndim)
-{
-  PyObject *seq = NULL, *r = NULL;
-  const tl_tensor **ptrs = NULL;
-  int n;
-  if (tensor_varargs(func, args, nargs, &seq, &ptrs, &n) < 0)
-    return NULL;
-  tl_tensor *views = calloc((size_t)(n > 0 ? n : 1), sizeof *views);
-  int made = 0;
-  if (!views)
-    PyErr_NoMemory();
-  for (; views && made < n; made++)
-    if (tl_view_atleast(&views[made], ptrs[made], ndim) != TL_OK) {
+    return PyErr_NoMemory();
+  for (; made < n; made++)
+    if (tl_view_atleast(&views[made], a->tensors.t[made], ndim) != TL_OK) {
       tl_py_raise();
       break;
     }
-  if (views && made == n)
-    r = nargs == 1 && tl_py_is_tensor(args[0]) ? tl_py_tensor_from(&views[0])
-                                                : views_tuple(views, n);
+  if (made == n)
+    r = a->tensors.one ? tl_py_tensor_from(&views[0]) : views_tuple(views, n);
   else
     while (made--)
       tl_tensor_release(&views[made]);
   free(views);
-  free(ptrs);
-  Py_DECREF(seq);
   return r;
 }
 
-static PyObject *fn_atleast_1d(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_block_diag(const char *name, const tl_py_args_block_diag *a)
 {
-  (void)m;
-  return atleast("atleast_1d", args, nargs, 1);
+  (void)name;
+  tl_tensor out;
+  return wrap(tl_shape_block_diag(&out, a->tensors.n, a->tensors.t), &out);
 }
 
-static PyObject *fn_atleast_2d(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+PyObject *tl_py_impl_cartesian_prod(const char *name, const tl_py_args_cartesian_prod *a)
 {
-  (void)m;
-  return atleast("atleast_2d", args, nargs, 2);
+  (void)name;
+  tl_tensor out;
+  return wrap(tl_shape_cartesian_prod(&out, a->tensors.n, a->tensors.t), &out);
 }
 
-static PyObject *fn_atleast_3d(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+/* broadcast_shapes(*shapes): each an int or a sequence of ints; None is
+ * skipped.  PyTorch's messages, which name the shape that does not fit and
+ * the common shape so far. */
+PyObject *tl_py_impl_broadcast_shapes(const char *name, const tl_py_args_broadcast_shapes *a)
 {
-  (void)m;
-  return atleast("atleast_3d", args, nargs, 3);
+  int64_t common[TL_PY_MAX_INTS];
+  int nd = 0;
+  tl_py_ints one[1];
+  for (Py_ssize_t i = 0, index = 0; i < a->shapes.n; i++) {
+    PyObject *shape = a->shapes.v[i];
+    if (shape == Py_None)
+      continue;
+    if (tl_py_arg_ints(name, "shapes", shape, one) < 0 || dims_list(name, "shapes", one) < 0)
+      return NULL;
+    for (; nd < one->n; nd++) { /* widen with leading ones */
+      memmove(common + 1, common, (size_t)nd * sizeof *common);
+      common[0] = 1;
+    }
+    for (int k = 1; k <= one->n; k++) {
+      int64_t s = one->v[one->n - k], *c = &common[nd - k];
+      if (s == *c)
+        continue;
+      if (*c == 1) {
+        if (s < 0)
+          return PyErr_Format(PyExc_ValueError, "Attempting to broadcast a dimension with "
+                                                "negative length!");
+        *c = s;
+      } else if (s != 1) {
+        char have[256];
+        PyObject *shown = one->one ? PyTuple_Pack(1, shape) : Py_NewRef(shape);
+        if (shown)
+          PyErr_Format(PyExc_RuntimeError, "Attempting to broadcast a dimension of length %lld "
+                       "at %d! Mismatching argument at index %zd had %R; but expected shape "
+                       "should be broadcastable to %s", (long long)s, -k, index, shown,
+                       tl_shape_str(have, sizeof have, nd, common));
+        Py_XDECREF(shown);
+        return NULL;
+      }
+    }
+    index++;
+  }
+  return tl_py_size_new(nd, common);
 }
 
 /* torchlike.nn.functional.pad(input, pad, mode="constant", value=None) */
@@ -947,21 +781,6 @@ static PyMethodDef method_only[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* Module functions taking tensors spread or in a list, unbound by signature. */
-static PyMethodDef shape_functions[] = {
-    {"meshgrid", FASTCALL_KW(fn_meshgrid), NULL},
-    {"broadcast_tensors", (PyCFunction)(void (*)(void))fn_broadcast_tensors, METH_FASTCALL, NULL},
-    {"broadcast_shapes", (PyCFunction)(void (*)(void))fn_broadcast_shapes, METH_FASTCALL, NULL},
-    {"atleast_1d", (PyCFunction)(void (*)(void))fn_atleast_1d, METH_FASTCALL, NULL},
-    {"atleast_2d", (PyCFunction)(void (*)(void))fn_atleast_2d, METH_FASTCALL, NULL},
-    {"atleast_3d", (PyCFunction)(void (*)(void))fn_atleast_3d, METH_FASTCALL, NULL},
-    {"block_diag", (PyCFunction)(void (*)(void))fn_block_diag, METH_FASTCALL, NULL},
-    {"cartesian_prod", (PyCFunction)(void (*)(void))fn_cartesian_prod, METH_FASTCALL, NULL},
-    {"tril_indices", FASTCALL_KW(fn_tril_indices), NULL},
-    {"triu_indices", FASTCALL_KW(fn_triu_indices), NULL},
-    {NULL, NULL, 0, NULL},
-};
-
 /* View methods of py_views.c that PyTorch also has as torch.<name>(t, ...). */
 static const char *const view_functions[] = {"t", "ravel", NULL};
 
@@ -1015,7 +834,6 @@ int tl_py_shape_ops_init(PyObject *module)
   if (tl_py_tensor_add_methods(shape_methods) < 0 || tl_py_tensor_add_methods(method_only) < 0 ||
       tl_py_tensor_add_methods(tl_py_generated_methods) < 0 ||
       tl_py_tensor_add_methods(tl_py_generated_method_only) < 0 ||
-      PyModule_AddFunctions(module, shape_functions) < 0 ||
       PyModule_AddFunctions(module, tl_py_generated_shape_functions) < 0)
     return -1;
   for (PyMethodDef *m = shape_methods; m->ml_name; m++)

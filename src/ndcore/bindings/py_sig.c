@@ -184,6 +184,8 @@ static const char *const kind_names[] = {
     [TL_PY_ARG_INT] = "int",              [TL_PY_ARG_INT_LIST] = "int[]",
     [TL_PY_ARG_INT_VARARGS] = "int...",   [TL_PY_ARG_INT_NESTED] = "int[][]",
     [TL_PY_ARG_INT_OR_TENSOR] = "int|Tensor", [TL_PY_ARG_BOOL] = "bool",
+    [TL_PY_ARG_TENSOR_VARARGS] = "Tensor...", [TL_PY_ARG_TENSOR_SPREAD] = "*Tensor",
+    [TL_PY_ARG_INT_LIST_SPREAD] = "*int[]",
     [TL_PY_ARG_FLOAT] = "float",          [TL_PY_ARG_SCALAR] = "Scalar",
     [TL_PY_ARG_STR] = "str",              [TL_PY_ARG_DTYPE] = "dtype",
     [TL_PY_ARG_DEVICE] = "device",        [TL_PY_ARG_GENERATOR] = "Generator",
@@ -537,6 +539,27 @@ int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl
 /* Past this many keywords a spread call is refused (they are copied on the stack). */
 #define TL_PY_MAX_KEYWORDS 16
 
+/* Bind args[0..k) and the keywords (whose values follow all nargs
+ * positionals in a vectorcall) as tl_py_bind_args would with k positionals:
+ * the keywords are copied next to the first k. */
+static int bind_head(const char *func, PyObject *const *args, Py_ssize_t nargs, int k,
+                     PyObject *kwnames, const char *const *names, int npos, int nrequired,
+                     PyObject **values)
+{
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *stack[TL_PY_MAX_KEYWORDS + 4];
+  if (nkw > TL_PY_MAX_KEYWORDS || k > 4) {
+    PyErr_Format(PyExc_TypeError, "%s() got too many arguments", func);
+    return -1;
+  }
+  for (int i = 0; i < k; i++)
+    stack[i] = args[i];
+  for (Py_ssize_t i = 0; i < nkw; i++)
+    stack[k + i] = args[nargs + i];
+  return tl_py_bind_args(func, stack, k, kwnames, names, npos, nrequired < k ? nrequired : k,
+                         values);
+}
+
 int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames, const char *const *names, int npos, int nrequired,
                        PyObject **values, PyObject *const **spread, Py_ssize_t *nspread)
@@ -550,20 +573,7 @@ int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs
       n++;
     return tl_py_bind(func, args, nargs, kwnames, names, n, npos, nrequired, values);
   }
-  /* bind what comes before the ints and the keywords: keyword values sit
-   * after the positionals in a vectorcall, so copy them next to the first k */
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  PyObject *stack[TL_PY_MAX_KEYWORDS + 4];
-  if (nkw > TL_PY_MAX_KEYWORDS || k > 4) {
-    PyErr_Format(PyExc_TypeError, "%s() got too many arguments", func);
-    return -1;
-  }
-  for (int i = 0; i < k; i++)
-    stack[i] = args[i];
-  for (Py_ssize_t i = 0; i < nkw; i++)
-    stack[k + i] = args[nargs + i];
-  if (tl_py_bind_args(func, stack, k, kwnames, names, npos, nrequired < k ? nrequired : k,
-                      values) < 0)
+  if (bind_head(func, args, nargs, k, kwnames, names, npos, nrequired, values) < 0)
     return -1;
   if (values[k]) {
     PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", func, names[k]);
@@ -574,6 +584,28 @@ int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs
       return tl_py_arg_missing(func, names[i]);
   *spread = args + k;
   *nspread = nargs - k;
+  return 0;
+}
+
+int tl_py_bind_spread(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *const *names, int k, int nrequired,
+                      PyObject **values, PyObject *const **spread, Py_ssize_t *nspread)
+{
+  Py_ssize_t head = nargs < k ? nargs : k;
+  if (!kwnames) { /* the common call */
+    for (int i = 0; names[i]; i++)
+      values[i] = i < head ? args[i] : NULL;
+    if (head < nrequired)
+      return tl_py_arg_missing(func, names[head]);
+  } else if (bind_head(func, args, nargs, (int)head, kwnames, names, k, nrequired, values) < 0) {
+    return -1;
+  }
+  if (values[k]) { /* Python's *tensors takes no keyword either */
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", func, names[k]);
+    return -1;
+  }
+  *spread = args + head;
+  *nspread = nargs - head;
   return 0;
 }
 
@@ -594,6 +626,73 @@ int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
     return -1;
   v->n = (int)nspread;
   return 0;
+}
+
+/* ---- lists of tensors --------------------------------------------------------------- */
+
+/* v's tensors from items (borrowed; kept alive by the caller or v->seq). */
+static int tensor_items(const char *func, PyObject *const *items, Py_ssize_t n, tl_py_tensors *v)
+{
+  if (n > INT32_MAX) {
+    PyErr_Format(PyExc_ValueError, "%s(): too many tensors (%zd)", func, n);
+    return -1;
+  }
+  v->t = n <= (Py_ssize_t)(sizeof v->small / sizeof *v->small) ? v->small
+                                                                 : PyMem_Malloc((size_t)n * sizeof *v->t);
+  if (!v->t) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (!tl_py_is_tensor(items[i])) { /* PyTorch's wording, with the function named */
+      PyErr_Format(PyExc_TypeError, "%s(): expected Tensor as element %zd in argument 0, but got "
+                   "%s", func, i, Py_TYPE(items[i])->tp_name);
+      return -1;
+    }
+    v->t[i] = tl_py_t(items[i]);
+  }
+  v->n = (int)n;
+  return 0;
+}
+
+/* The items of a list or tuple o, in a tuple of v's own. */
+static int tensor_seq(const char *func, PyObject *o, tl_py_tensors *v)
+{
+  v->seq = PySequence_Tuple(o);
+  return v->seq ? tensor_items(func, PySequence_Fast_ITEMS(v->seq), PyTuple_GET_SIZE(v->seq), v)
+                : -1;
+}
+
+int tl_py_arg_tensors(const char *func, const char *name, PyObject *o, tl_py_tensors *v)
+{
+  v->one = false;
+  if (!o)
+    return tl_py_arg_missing(func, name);
+  if (!tl_py_is_tensor(o) && tensor_seq(func, o, v) == 0)
+    return 0;
+  if (!v->seq) { /* not a sequence at all (a tensor is not a list of its rows here) */
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a tuple or list of Tensors, not %s",
+                 func, name, Py_TYPE(o)->tp_name);
+  }
+  return -1;
+}
+
+int tl_py_arg_tensor_spread(const char *func, PyObject *const *spread, Py_ssize_t n, bool seq_ok,
+                            tl_py_tensors *v)
+{
+  v->one = n == 1 && tl_py_is_tensor(spread[0]);
+  if (seq_ok && n == 1 && (PyTuple_Check(spread[0]) || PyList_Check(spread[0])))
+    return tensor_seq(func, spread[0], v);
+  return tensor_items(func, spread, n, v);
+}
+
+void tl_py_tensors_release(tl_py_tensors *v)
+{
+  if (v->t && v->t != v->small)
+    PyMem_Free(v->t);
+  v->t = NULL;
+  Py_CLEAR(v->seq);
 }
 
 const char *tl_py_op_name(tl_op op, bool inplace)

@@ -20,6 +20,9 @@ typedef enum {
   TL_PY_ARG_INT_VARARGS,  /* an int list that may also come as trailing positionals */
   TL_PY_ARG_INT_NESTED,   /* ints nested in sequences */
   TL_PY_ARG_INT_OR_TENSOR, /* an int, or a tensor taken as a tensor */
+  TL_PY_ARG_TENSOR_VARARGS, /* the tensors of f(a, b) or of f([a, b]) */
+  TL_PY_ARG_TENSOR_SPREAD,  /* the tensors of f(a, b) only (Python's *tensors) */
+  TL_PY_ARG_INT_LIST_SPREAD, /* int lists given f((2, 3), 4) (Python's *shapes) */
   TL_PY_ARG_BOOL,
   TL_PY_ARG_FLOAT,
   TL_PY_ARG_SCALAR,
@@ -148,6 +151,42 @@ int tl_py_bind_varargs(const char *func, PyObject *const *args, Py_ssize_t nargs
 /* An int... parameter: the spread ints, or else o as for tl_py_arg_ints. */
 int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
                           PyObject *const *spread, Py_ssize_t nspread, tl_py_ints *v);
+/* Tensor[], Tensor... and *Tensor: the tensors of a list or of the
+ * positionals, each checked to be one.  seq (owned) keeps a list's tensors
+ * alive: a tuple of its own, never the caller's list, which another thread
+ * may empty while a kernel runs without the GIL.  Spread positionals need
+ * none: the caller holds them for the call.  t is NULL until the converter
+ * runs; the binder releases it after the call. */
+typedef struct {
+  const tl_tensor **t; /* n of them */
+  int n;
+  bool one; /* Tensor...: one tensor given alone, f(a), rather than f([a]) */
+  PyObject *seq;
+  const tl_tensor *small[8];
+} tl_py_tensors;
+/* Tensor[]: a tuple or list of tensors. */
+int tl_py_arg_tensors(const char *func, const char *name, PyObject *o, tl_py_tensors *v);
+/* Tensor... (seq_ok: one list or tuple stands for its items, f([a, b])) and
+ * *Tensor (spread only): the n spread positionals. */
+int tl_py_arg_tensor_spread(const char *func, PyObject *const *spread, Py_ssize_t n, bool seq_ok,
+                            tl_py_tensors *v);
+void tl_py_tensors_release(tl_py_tensors *v);
+
+/* *int[]: the spread positionals as given, each an int or a sequence of
+ * ints that the implementation converts (tl_py_arg_ints). */
+typedef struct {
+  PyObject *const *v; /* borrowed */
+  Py_ssize_t n;
+} tl_py_spread;
+
+/* tl_py_bind_args for a signature whose parameter k is a spread (*Tensor,
+ * Tensor..., *int[]): the positionals from k on are its items (*spread,
+ * *nspread), never nameable by keyword; the parameters before k are bound
+ * as usual, those after it by keyword only. */
+int tl_py_bind_spread(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const char *const *names, int k, int nrequired,
+                      PyObject **values, PyObject *const **spread, Py_ssize_t *nspread);
+
 /* int|Tensor: a tensor is taken as it is (*t), anything else as an int (*v);
  * *given is false for None or absent. */
 int tl_py_arg_int_or_tensor(const char *func, const char *name, PyObject *o, int64_t *v,

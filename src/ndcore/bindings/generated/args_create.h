@@ -374,4 +374,19 @@ typedef struct {
 } tl_py_args_frombuffer;
 PyObject *tl_py_impl_frombuffer(const char *name, const tl_py_args_frombuffer *a);
 
+/* tril_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False)
+ * triu_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False) */
+typedef struct {
+  int64_t row;
+  int64_t col;
+  int64_t offset;
+  int dtype; /* -1: None */
+  PyObject *layout; /* borrowed; NULL: absent */
+  tl_device device; /* the default device when None or absent */
+  bool has_device; /* false: None or absent */
+  bool pin_memory;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_tri_indices;
+PyObject *tl_py_impl_tri_indices(const char *name, const tl_py_args_tri_indices *a);
+
 #endif

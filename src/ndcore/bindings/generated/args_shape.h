@@ -131,7 +131,7 @@ PyObject *tl_py_impl_hvdsplit(const char *name, const tl_py_args_hvdsplit *a);
  * concatenate(Tensor[] tensors, int dim=0, *, Tensor? out=None)
  * stack(Tensor[] tensors, int dim=0, *, Tensor? out=None) */
 typedef struct {
-  PyObject *tensors; /* borrowed: the sequence as given */
+  tl_py_tensors tensors; /* released by the binder */
   int64_t dim;
   PyObject *out; /* borrowed; NULL: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
@@ -144,7 +144,7 @@ PyObject *tl_py_impl_cat(const char *name, const tl_py_args_cat *a);
  * dstack(Tensor[] tensors, *, Tensor? out=None)
  * column_stack(Tensor[] tensors, *, Tensor? out=None) */
 typedef struct {
-  PyObject *tensors; /* borrowed: the sequence as given */
+  tl_py_tensors tensors; /* released by the binder */
   PyObject *out; /* borrowed; NULL: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_hstack;
@@ -274,5 +274,50 @@ typedef struct {
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_pad;
 PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a);
+
+/* meshgrid(Tensor... tensors, *, str? indexing=None) */
+typedef struct {
+  tl_py_tensors tensors; /* released by the binder */
+  const char *indexing;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_meshgrid;
+PyObject *tl_py_impl_meshgrid(const char *name, const tl_py_args_meshgrid *a);
+
+/* broadcast_tensors(*Tensor tensors) */
+typedef struct {
+  tl_py_tensors tensors; /* released by the binder */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_broadcast_tensors;
+PyObject *tl_py_impl_broadcast_tensors(const char *name, const tl_py_args_broadcast_tensors *a);
+
+/* atleast_1d(Tensor... tensors)
+ * atleast_2d(Tensor... tensors)
+ * atleast_3d(Tensor... tensors) */
+typedef struct {
+  tl_py_tensors tensors; /* released by the binder */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_atleast;
+PyObject *tl_py_impl_atleast(const char *name, const tl_py_args_atleast *a);
+
+/* block_diag(*Tensor tensors) */
+typedef struct {
+  tl_py_tensors tensors; /* released by the binder */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_block_diag;
+PyObject *tl_py_impl_block_diag(const char *name, const tl_py_args_block_diag *a);
+
+/* cartesian_prod(*Tensor tensors) */
+typedef struct {
+  tl_py_tensors tensors; /* released by the binder */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_cartesian_prod;
+PyObject *tl_py_impl_cartesian_prod(const char *name, const tl_py_args_cartesian_prod *a);
+
+/* broadcast_shapes(*int[] shapes) */
+typedef struct {
+  tl_py_spread shapes; /* each converted by the implementation */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_broadcast_shapes;
+PyObject *tl_py_impl_broadcast_shapes(const char *name, const tl_py_args_broadcast_shapes *a);
 
 #endif

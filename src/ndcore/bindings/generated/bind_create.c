@@ -13,7 +13,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "zeros";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_zeros a;
   a.dtype = -1;
@@ -40,7 +40,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "ones";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_ones a;
   a.dtype = -1;
@@ -67,7 +67,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "empty";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_empty a;
   a.dtype = -1;
@@ -216,7 +216,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_zeros";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_new_zeros a;
   a.dtype = -1;
@@ -243,7 +243,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_ones";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_new_ones a;
   a.dtype = -1;
@@ -270,7 +270,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_empty";
   PyObject *v[8];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_new_empty a;
   a.dtype = -1;
@@ -610,4 +610,56 @@ PyObject *tl_py_binder_frombuffer(PyObject *module, PyObject *const *args, Py_ss
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_frombuffer(func, &a);
+}
+
+PyObject *tl_py_binder_tril_indices(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"row", "col", "offset", "dtype", "layout", "device", "pin_memory", NULL};
+  const char *func = "tril_indices";
+  PyObject *v[7];
+  tl_py_args_tri_indices a;
+  a.row = 0;
+  a.col = 0;
+  a.offset = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 3, 2, v) < 0 ||
+      tl_py_arg_int(func, "row", v[0], true, &a.row, NULL) < 0 ||
+      tl_py_arg_int(func, "col", v[1], true, &a.col, NULL) < 0 ||
+      tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_tri_indices(func, &a);
+}
+
+PyObject *tl_py_binder_triu_indices(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"row", "col", "offset", "dtype", "layout", "device", "pin_memory", NULL};
+  const char *func = "triu_indices";
+  PyObject *v[7];
+  tl_py_args_tri_indices a;
+  a.row = 0;
+  a.col = 0;
+  a.offset = 0;
+  a.dtype = -1;
+  a.pin_memory = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 3, 2, v) < 0 ||
+      tl_py_arg_int(func, "row", v[0], true, &a.row, NULL) < 0 ||
+      tl_py_arg_int(func, "col", v[1], true, &a.col, NULL) < 0 ||
+      tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      (a.layout = v[4], 0) < 0 ||
+      tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
+      tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_tri_indices(func, &a);
 }

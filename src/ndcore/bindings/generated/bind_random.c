@@ -13,7 +13,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "rand";
   PyObject *v[9];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_rand a;
   a.dtype = -1;
@@ -41,7 +41,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randn";
   PyObject *v[9];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_randn a;
   a.dtype = -1;

@@ -324,14 +324,19 @@ PyObject *tl_py_binder_cat(PyObject *module, PyObject *const *args, Py_ssize_t n
   const char *func = "cat";
   PyObject *v[3];
   tl_py_args_cat a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   a.dim = 0;
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_cat(func, &a);
+  r = tl_py_impl_cat(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_concat(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -342,14 +347,19 @@ PyObject *tl_py_binder_concat(PyObject *module, PyObject *const *args, Py_ssize_
   const char *func = "concat";
   PyObject *v[3];
   tl_py_args_cat a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   a.dim = 0;
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_cat(func, &a);
+  r = tl_py_impl_cat(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_concatenate(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -360,14 +370,19 @@ PyObject *tl_py_binder_concatenate(PyObject *module, PyObject *const *args, Py_s
   const char *func = "concatenate";
   PyObject *v[3];
   tl_py_args_cat a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   a.dim = 0;
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_cat(func, &a);
+  r = tl_py_impl_cat(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -378,14 +393,19 @@ PyObject *tl_py_binder_stack(PyObject *module, PyObject *const *args, Py_ssize_t
   const char *func = "stack";
   PyObject *v[3];
   tl_py_args_cat a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   a.dim = 0;
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_int(func, "dim", v[1], false, &a.dim, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_cat(func, &a);
+  r = tl_py_impl_cat(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_hstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -396,12 +416,17 @@ PyObject *tl_py_binder_hstack(PyObject *module, PyObject *const *args, Py_ssize_
   const char *func = "hstack";
   PyObject *v[2];
   tl_py_args_hstack a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_hstack(func, &a);
+  r = tl_py_impl_hstack(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_vstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -412,12 +437,17 @@ PyObject *tl_py_binder_vstack(PyObject *module, PyObject *const *args, Py_ssize_
   const char *func = "vstack";
   PyObject *v[2];
   tl_py_args_hstack a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_hstack(func, &a);
+  r = tl_py_impl_hstack(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_row_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -428,12 +458,17 @@ PyObject *tl_py_binder_row_stack(PyObject *module, PyObject *const *args, Py_ssi
   const char *func = "row_stack";
   PyObject *v[2];
   tl_py_args_hstack a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_hstack(func, &a);
+  r = tl_py_impl_hstack(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_dstack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -444,12 +479,17 @@ PyObject *tl_py_binder_dstack(PyObject *module, PyObject *const *args, Py_ssize_
   const char *func = "dstack";
   PyObject *v[2];
   tl_py_args_hstack a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_hstack(func, &a);
+  r = tl_py_impl_hstack(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_column_stack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -460,12 +500,17 @@ PyObject *tl_py_binder_column_stack(PyObject *module, PyObject *const *args, Py_
   const char *func = "column_stack";
   PyObject *v[2];
   tl_py_args_hstack a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
   if (tl_py_bind(func, args, nargs, kwnames, names, 2, 1, 1, v) < 0 ||
-      (a.tensors = v[0], 0) < 0 ||
+      tl_py_arg_tensors(func, "tensors", v[0], &a.tensors) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0)
-    return NULL;
+    goto done;
   a.nargs = nargs;
-  return tl_py_impl_hstack(func, &a);
+  r = tl_py_impl_hstack(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
 }
 
 PyObject *tl_py_binder_flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -474,7 +519,7 @@ PyObject *tl_py_binder_flip(PyObject *self, PyObject *const *args, Py_ssize_t na
   static const char *const names[] = {"dims", NULL};
   const char *func = "flip";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_flip a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -521,7 +566,7 @@ PyObject *tl_py_binder_repeat(PyObject *self, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"repeats", NULL};
   const char *func = "repeat";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_repeat a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -538,7 +583,7 @@ PyObject *tl_py_binder_tile(PyObject *self, PyObject *const *args, Py_ssize_t na
   static const char *const names[] = {"dims", NULL};
   const char *func = "tile";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_tile a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -722,4 +767,177 @@ PyObject *tl_py_binder__pad(PyObject *module, PyObject *const *args, Py_ssize_t 
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_pad(func, &a);
+}
+
+PyObject *tl_py_binder_meshgrid(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", "indexing", NULL};
+  const char *func = "meshgrid";
+  PyObject *v[2];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_meshgrid a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  a.indexing = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, true, &a.tensors) < 0 ||
+      tl_py_arg_str(func, "indexing", v[1], &a.indexing) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_meshgrid(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_broadcast_tensors(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "broadcast_tensors";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_broadcast_tensors a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, false, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_broadcast_tensors(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_atleast_1d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "atleast_1d";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_atleast a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, true, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_atleast(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_atleast_2d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "atleast_2d";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_atleast a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, true, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_atleast(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_atleast_3d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "atleast_3d";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_atleast a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, true, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_atleast(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_block_diag(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "block_diag";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_block_diag a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, false, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_block_diag(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_cartesian_prod(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"tensors", NULL};
+  const char *func = "cartesian_prod";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_cartesian_prod a;
+  PyObject *r = NULL;
+  a.tensors.t = NULL, a.tensors.seq = NULL;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      tl_py_arg_tensor_spread(func, spread, nspread, false, &a.tensors) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_cartesian_prod(func, &a);
+done:
+  tl_py_tensors_release(&a.tensors);
+  return r;
+}
+
+PyObject *tl_py_binder_broadcast_shapes(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"shapes", NULL};
+  const char *func = "broadcast_shapes";
+  PyObject *v[1];
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
+  Py_ssize_t nspread;
+  tl_py_args_broadcast_shapes a;
+  if (tl_py_bind_spread(func, args, nargs, kwnames, names, 0, 0, v, &spread, &nspread) < 0 ||
+      (a.shapes = (tl_py_spread){spread, nspread}, 0) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_broadcast_shapes(func, &a);
 }

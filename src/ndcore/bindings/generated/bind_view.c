@@ -12,7 +12,7 @@ PyObject *tl_py_binder_reshape(PyObject *self, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"shape", NULL};
   const char *func = "reshape";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_reshape a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -30,7 +30,7 @@ PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t na
   static const char *const names[] = {"shape", NULL};
   const char *func = "view";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_view a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -63,7 +63,7 @@ PyObject *tl_py_binder_permute(PyObject *self, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"dims", NULL};
   const char *func = "permute";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_permute a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
@@ -176,7 +176,7 @@ PyObject *tl_py_binder_expand(PyObject *self, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"size", NULL};
   const char *func = "expand";
   PyObject *v[1];
-  PyObject *const *spread; /* the ints of f(2, 3) */
+  PyObject *const *spread; /* the ints of f(2, 3), the tensors of f(a, b) */
   Py_ssize_t nspread;
   tl_py_args_expand a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||

@@ -303,6 +303,22 @@ PyObject *tl_py_binder_diagonal_scatter(PyObject *self, PyObject *const *args, P
                                         PyObject *kwnames);
 PyObject *tl_py_binder__pad(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
+PyObject *tl_py_binder_meshgrid(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder_broadcast_tensors(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames);
+PyObject *tl_py_binder_atleast_1d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_atleast_2d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_atleast_3d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_block_diag(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_cartesian_prod(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames);
+PyObject *tl_py_binder_broadcast_shapes(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames);
 PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames);
 PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -349,6 +365,10 @@ PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssiz
                                   PyObject *kwnames);
 PyObject *tl_py_binder_frombuffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+PyObject *tl_py_binder_tril_indices(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
+PyObject *tl_py_binder_triu_indices(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
 PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t nargs,

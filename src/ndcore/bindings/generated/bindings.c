@@ -275,6 +275,14 @@ PyMethodDef tl_py_generated_shape_functions[] = {
     {"dstack", (PyCFunction)(void (*)(void))tl_py_binder_dstack, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"column_stack", (PyCFunction)(void (*)(void))tl_py_binder_column_stack, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"_pad", (PyCFunction)(void (*)(void))tl_py_binder__pad, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"meshgrid", (PyCFunction)(void (*)(void))tl_py_binder_meshgrid, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"broadcast_tensors", (PyCFunction)(void (*)(void))tl_py_binder_broadcast_tensors, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"atleast_1d", (PyCFunction)(void (*)(void))tl_py_binder_atleast_1d, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"atleast_2d", (PyCFunction)(void (*)(void))tl_py_binder_atleast_2d, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"atleast_3d", (PyCFunction)(void (*)(void))tl_py_binder_atleast_3d, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"block_diag", (PyCFunction)(void (*)(void))tl_py_binder_block_diag, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"cartesian_prod", (PyCFunction)(void (*)(void))tl_py_binder_cartesian_prod, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"broadcast_shapes", (PyCFunction)(void (*)(void))tl_py_binder_broadcast_shapes, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -297,6 +305,8 @@ PyMethodDef tl_py_generated_create_functions[] = {
     {"as_tensor", (PyCFunction)(void (*)(void))tl_py_binder_as_tensor, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"asarray", (PyCFunction)(void (*)(void))tl_py_binder_asarray, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"frombuffer", (PyCFunction)(void (*)(void))tl_py_binder_frombuffer, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"tril_indices", (PyCFunction)(void (*)(void))tl_py_binder_tril_indices, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"triu_indices", (PyCFunction)(void (*)(void))tl_py_binder_triu_indices, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

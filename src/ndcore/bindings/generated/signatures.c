@@ -964,6 +964,39 @@ static const tl_py_param params__pad[] = {
     {"value", TL_PY_ARG_SCALAR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
+static const tl_py_param params_meshgrid[] = {
+    {"tensors", TL_PY_ARG_TENSOR_VARARGS, 0, NULL},
+    {"indexing", TL_PY_ARG_STR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_broadcast_tensors[] = {
+    {"tensors", TL_PY_ARG_TENSOR_SPREAD, 0, NULL},
+};
+
+static const tl_py_param params_atleast_1d[] = {
+    {"tensors", TL_PY_ARG_TENSOR_VARARGS, 0, NULL},
+};
+
+static const tl_py_param params_atleast_2d[] = {
+    {"tensors", TL_PY_ARG_TENSOR_VARARGS, 0, NULL},
+};
+
+static const tl_py_param params_atleast_3d[] = {
+    {"tensors", TL_PY_ARG_TENSOR_VARARGS, 0, NULL},
+};
+
+static const tl_py_param params_block_diag[] = {
+    {"tensors", TL_PY_ARG_TENSOR_SPREAD, 0, NULL},
+};
+
+static const tl_py_param params_cartesian_prod[] = {
+    {"tensors", TL_PY_ARG_TENSOR_SPREAD, 0, NULL},
+};
+
+static const tl_py_param params_broadcast_shapes[] = {
+    {"shapes", TL_PY_ARG_INT_LIST_SPREAD, 0, NULL},
+};
+
 static const tl_py_param params_zeros[] = {
     {"size", TL_PY_ARG_INT_VARARGS, 0, "()"},
     {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
@@ -1238,7 +1271,9 @@ static const tl_py_param params_tril_indices[] = {
     {"col", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"offset", TL_PY_ARG_INT, 0, "0"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
 };
 
 static const tl_py_param params_triu_indices[] = {
@@ -1246,7 +1281,9 @@ static const tl_py_param params_triu_indices[] = {
     {"col", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
     {"offset", TL_PY_ARG_INT, 0, "0"},
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
 };
 
 static const tl_py_param params_rand[] = {
@@ -2301,6 +2338,22 @@ const tl_py_sig tl_py_sigs[] = {
      "diagonal_scatter(Tensor input, Tensor src, int offset=0, int dim1=0, int dim2=1)"},
     {"_pad", "shape", params__pad, 4, 4,
      "_pad(Tensor input, int[] pad, str mode=\"constant\", Scalar? value=None)"},
+    {"meshgrid", "shape", params_meshgrid, 2, 1,
+     "meshgrid(Tensor... tensors, *, str? indexing=None)"},
+    {"broadcast_tensors", "shape", params_broadcast_tensors, 1, 1,
+     "broadcast_tensors(*Tensor tensors)"},
+    {"atleast_1d", "shape", params_atleast_1d, 1, 1,
+     "atleast_1d(Tensor... tensors)"},
+    {"atleast_2d", "shape", params_atleast_2d, 1, 1,
+     "atleast_2d(Tensor... tensors)"},
+    {"atleast_3d", "shape", params_atleast_3d, 1, 1,
+     "atleast_3d(Tensor... tensors)"},
+    {"block_diag", "shape", params_block_diag, 1, 1,
+     "block_diag(*Tensor tensors)"},
+    {"cartesian_prod", "shape", params_cartesian_prod, 1, 1,
+     "cartesian_prod(*Tensor tensors)"},
+    {"broadcast_shapes", "shape", params_broadcast_shapes, 1, 1,
+     "broadcast_shapes(*int[] shapes)"},
     {"zeros", "create", params_zeros, 8, 1,
      "zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
     {"ones", "create", params_ones, 8, 1,
@@ -2347,10 +2400,10 @@ const tl_py_sig tl_py_sigs[] = {
      "new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
     {"frombuffer", "create", params_frombuffer, 10, 1,
      "frombuffer(any buffer, *, int? count=None, int offset=0, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
-    {"tril_indices", "create", params_tril_indices, 5, 3,
-     "tril_indices(int row, int col, int offset=0, *, dtype? dtype=None, device? device=None)"},
-    {"triu_indices", "create", params_triu_indices, 5, 3,
-     "triu_indices(int row, int col, int offset=0, *, dtype? dtype=None, device? device=None)"},
+    {"tril_indices", "create", params_tril_indices, 7, 3,
+     "tril_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False)"},
+    {"triu_indices", "create", params_triu_indices, 7, 3,
+     "triu_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False)"},
     {"rand", "random", params_rand, 9, 1,
      "rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
     {"randn", "random", params_randn, 9, 1,
@@ -2548,4 +2601,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 271;
+const int tl_py_sig_count = 279;
