@@ -361,7 +361,7 @@ def overload_position(primary, sig):
 
 # How a binder tells an overload's distinguishing argument o apart.
 OVERLOAD_TESTS = {
-    "dtype": "PyObject_TypeCheck({o}, tl_py_dtype_type)",
+    "dtype": "tl_py_is_dtype_like({o})",
     "bool": "PyBool_Check({o})",
     "Tensor": "tl_py_is_tensor({o})",
 }
@@ -474,7 +474,9 @@ def function_families(sigs):
 
 def gen_binder_body(sig, params, out, head, self_param=None):
     """The binding of params from (args, nargs, kwnames) into tl_py_args_<impl> a;
-    `head` is the lines naming func; the caller writes the call after it."""
+    `head` is the lines naming func; the caller writes the call after it.  In
+    an overloaded signature a converter's TypeError becomes PyTorch's
+    "received an invalid combination of arguments" listing the overloads."""
     impl = sig.impl
     # int... may be empty: f(*[]) binds no ints, as Python's own varargs
     nrequired = 0
@@ -519,9 +521,39 @@ def gen_binder_body(sig, params, out, head, self_param=None):
     else:
         checks.append(f"tl_py_bind(func, args, nargs, kwnames, names, {len(params)}, {npos}, "
                       f"{nrequired}, v) < 0")
-    checks += [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
+    converts = [f"{converter(p, i)} < 0" for i, p in enumerate(params)]
+    fail = "    return NULL;" if not heap_lists(params) else "    goto done;"
+    group = overload_group(sig)
+    if group and converts:
+        out.append("  if (" + " ||\n      ".join(checks) + ")")
+        out.append(fail)
+        checks = converts
+        no_match = (f"tl_py_no_overload(func, args, nargs, kwnames, overloads_{group.impl}, "
+                    f"{len(group.overloads) + 1})")
+        fail = (f"    return {no_match};" if not heap_lists(params) else
+                f"  {{\n    r = {no_match};\n    goto done;\n  }}")
+    else:
+        checks += converts
     out.append("  if (" + " ||\n      ".join(checks) + ")")
-    out.append("    return NULL;" if not heap_lists(params) else "    goto done;")
+    out.append(fail)
+
+
+def overload_group(sig):
+    """The primary signature of sig's overloads, or None when it has none."""
+    primary = getattr(sig, "primary", sig)
+    return primary if primary.overloads else None
+
+
+def overload_table(sig, method, out):
+    """The parameter lists PyTorch's "expected one of" names, before the
+    primary's binder (its overloads' binders come after it)."""
+    texts = []
+    for s in [sig] + sig.overloads:
+        params = split_params(s.text[len(s.name) + 1:-1])
+        texts.append("(" + ", ".join(params[1:] if method else params) + ")")
+    out.append(f"static const char *const overloads_{sig.impl}[] = {{")
+    out.extend(f"    {c_string(t)}," for t in texts)
+    out.append("};\n")
 
 
 # Parameters whose converters may take something the binder gives back after
@@ -560,9 +592,13 @@ def overload_dispatch(sig, out, call_args, offset):
     before args[0] (1 for a Tensor method's self)."""
     for o in sig.overloads:
         i = overload_position(sig, o)
-        test = OVERLOAD_TESTS[o.params[i].type].format(o=f"args[{i - offset}]")
-        out.append(f"  if (nargs > {i - offset} && {test}) /* the overload of {o.params[i].type} "
-                   f"{o.params[i].name} */")
+        p = o.params[i]
+        test = OVERLOAD_TESTS[p.type].format(o=f"args[{i - offset}]")
+        cond = f"nargs > {i - offset} && {test}"
+        if p.name not in {q.name for q in sig.params}:  # x.to(tensor=y): named by keyword
+            cond = (f"nargs > {i - offset} ? {test}\n                 "
+                    f": tl_py_keyword_given(kwnames, {c_string(p.name)})")
+        out.append(f"  if ({cond}) /* the overload of {p.type} {p.name} */")
         out.append(f"    return tl_py_binder_{o.impl}({call_args});")
 
 
@@ -582,6 +618,8 @@ def gen_method_binder(sig, out, decls, static_name=None):
     function = function_only(sig)
     params = sig.params if function else sig.params[1:]
     name = static_name or sig.name
+    if sig.overloads:
+        overload_table(sig, not function, out)
     binder_head(out, decls, name, "PyObject *module" if function else "PyObject *self")
     out.append("{")
     if function:
@@ -604,6 +642,8 @@ def gen_op_binder(impl, members, out, decls):
     out.append(f"/* {', '.join(s.name for s in members)} */")
     name = f"{impl}_at" if inplace else impl
     extra = ", bool inplace" if inplace else ""
+    if sig.overloads:
+        overload_table(sig, False, out)
     binder_head(out, decls, name, f"tl_op op{extra}")
     out.append("{")
     overload_dispatch(sig, out, "op, args, nargs, kwnames", 0)

@@ -82,6 +82,81 @@ def test_to_keyword_errors(a):
         t.to(torchlike.int32, dtype=torchlike.int32)
 
 
+def test_to_overloads_by_keyword_and_python_types(a):
+    # Tensor.to is bound from its three declared overloads; the one taking a
+    # tensor is chosen by position or by its keyword, as in PyTorch
+    t = torchlike.from_numpy(a)
+    other = torchlike.zeros(1, dtype=torchlike.float64).to("fake")
+    r = t.to(tensor=other, non_blocking=True)
+    assert r.device == torchlike.device("fake:0") and r.dtype == torchlike.float64
+    np.testing.assert_array_equal(r.cpu().numpy(), a.astype(np.float64))
+    for py, expect in ((float, np.float64), (int, np.int64), (bool, np.bool_)):
+        np.testing.assert_array_equal(t.to(py).numpy(), a.astype(expect))
+    assert t.to(None) is t and t.to(dtype=None) is t and t.to(device=None) is t
+    np.testing.assert_array_equal(t.to(None, torchlike.int32).numpy(), a.astype(np.int32))
+    assert t.to(torchlike.float32, memory_format=torchlike.contiguous_format) is t
+    np.testing.assert_array_equal(t.T.to(torchlike.float64).numpy(), a.T.astype(np.float64))
+
+
+def test_invalid_to_lists_the_overloads(a):
+    t = torchlike.from_numpy(a)
+    with pytest.raises(TypeError) as e:
+        t.to("cpu", "cpu")
+    lines = str(e.value).splitlines()
+    assert lines[0] == ("to() received an invalid combination of arguments - got (str, str), "
+                        "but expected one of:")
+    assert lines[1].startswith(" * (device? device=None, dtype? dtype=None")
+    assert lines[2].startswith(" * (dtype dtype, bool non_blocking=False")
+    assert lines[3].startswith(" * (Tensor tensor, bool non_blocking=False")
+    with pytest.raises(TypeError, match=r"got \(dtype=str\), but expected one of"):
+        t.to(dtype="cpu")
+    # errors that are not about the arguments' types stay what they are
+    with pytest.raises(RuntimeError, match="cpu"):
+        t.to("cpux")
+    with pytest.raises(TypeError, match=r"to\(\) takes at most 4 positional arguments but 5"):
+        t.to("cpu", torchlike.int32, False, False, torchlike.contiguous_format)
+
+
+def test_cpu_cuda_copy_argument_forms(a):
+    t = torchlike.from_numpy(a)
+    assert t.cpu(memory_format=torchlike.contiguous_format) is t
+    with pytest.raises(TypeError, match=r"cpu\(\) takes at most 0 positional arguments"):
+        t.cpu(1)
+    with pytest.raises(RuntimeError, match="Invalid device, must be cuda device"):
+        t.cuda(device="cpu")
+    with pytest.raises(TypeError, match=r"cuda\(\) takes at most 2 positional arguments"):
+        t.cuda(0, True, torchlike.contiguous_format)
+    # copy_(other, non_blocking=False): PyTorch's parameter name; a number,
+    # list or array is made a tensor first and broadcast
+    dst = torchlike.zeros(3, 4)
+    assert dst.copy_(other=t, non_blocking=True) is dst
+    np.testing.assert_array_equal(dst.numpy(), a)
+    np.testing.assert_array_equal(dst.copy_(1.5).numpy(), np.full((3, 4), 1.5, np.float32))
+    np.testing.assert_array_equal(dst.copy_([1, 2, 3, 4]).numpy(),
+                                  np.broadcast_to(np.arange(1, 5, dtype=np.float32), (3, 4)))
+    with pytest.raises(TypeError, match=r"copy_\(\) missing required argument 'other'"):
+        dst.copy_()
+    with pytest.raises(TypeError, match=r"copy_\(\) got an unexpected keyword argument 'src'"):
+        dst.copy_(src=t)
+    assert t.is_pinned() is False and t.is_pinned("cpu") is False
+    # the derivative reaches other whether it came by position or keyword
+    y = torchlike.ones(3, requires_grad=True)
+    for copy in (lambda z, v: z.copy_(v), lambda z, v: z.copy_(other=v)):
+        y.grad = None
+        z = torchlike.zeros(3) * 1.0
+        copy(z, y * 2)
+        z.sum().backward()
+        np.testing.assert_array_equal(y.grad.numpy(), np.full(3, 2.0, np.float32))
+
+
+def test_view_dtype_by_keyword(a):
+    t = torchlike.from_numpy(a)
+    np.testing.assert_array_equal(t.view(dtype=torchlike.int32).numpy(), a.view(np.int32))
+    with pytest.raises(TypeError, match=r"view\(\) received an invalid combination of arguments "
+                                        r"- got \(float\)"):
+        t.view(1.5)
+
+
 # ---- crossing to the fake device and back ------------------------------------------
 
 def test_to_device_and_dtype_casts_on_the_host(a):

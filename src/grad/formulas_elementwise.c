@@ -506,7 +506,7 @@ static void copy_backward(tl_grad_ctx *c, PyObject *g)
     break;
   }
   case TL_GRAD_COPY_: { /* the old value of self is overwritten: zero gradient */
-    PyObject *self = ARG(0, "self"), *src = ARG(1, "src");
+    PyObject *self = ARG(0, "self"), *src = ARG(1, "other");
     SEND(self, zeros(c, g));
     if (src && tl_py_is_tensor(src))
       SEND(src, to_input_device(c, g, src));

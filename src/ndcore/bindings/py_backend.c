@@ -1,16 +1,16 @@
 /* py_backend.c - tensors crossing devices, device memory statistics, and the
  * fake device's test hooks.
  *
- * Tensor.to/cpu/cuda/copy_/pin_memory/is_pinned are here: each resolves
- * PyTorch's overloads, then calls the core's one cross-device path
- * (tl_backend_tensor_to / tl_backend_tensor_copy).  Host reads of a tensor's
+ * Tensor.to/cpu/cuda/copy_/pin_memory/is_pinned are here, bound from
+ * signatures.txt (to's three overloads too); each calls the core's one
+ * cross-device path (tl_backend_tensor_to / tl_backend_tensor_copy).  Host reads of a tensor's
  * data (item, bool, int, float) go through tl_py_tensor_first, which reads
  * through the tensor's backend.
  *
  * The memory functions (_memory_stats, _empty_cache, ...) take a device and
  * answer from that device's caching pool; torchlike.cuda wraps them.  The
  * _fake_* and _pool_* functions exist for tests only.                       */
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/tensor/tl_backend.h"
 
 PyObject *tl_py_oom_error;
@@ -41,192 +41,81 @@ static PyObject *move(PyObject *self, tl_device device, tl_dtype dtype, bool non
   return s == TL_OK ? tl_py_tensor_from(&out) : tl_py_raise();
 }
 
-static int is_device_like(PyObject *o)
+/* Tensor.to's three overloads (signatures.txt): to(device=None, dtype=None,
+ * ...), to(dtype, ...) and to(tensor, ...); None keeps self's device or dtype. */
+PyObject *tl_py_impl_to(const char *name, const tl_py_args_to *a)
 {
-  if (PyUnicode_Check(o) || (PyLong_Check(o) && !PyBool_Check(o)))
-    return 1;
-  return !strcmp(Py_TYPE(o)->tp_name, "device");
+  (void)name;
+  const tl_tensor *t = tl_py_t(a->self);
+  return move(a->self, a->has_device ? a->device : tl_tensor_device(t),
+              a->dtype >= 0 ? (tl_dtype)a->dtype : t->dtype, a->non_blocking, a->copy);
 }
 
-static PyObject *bad_to(PyObject *args)
+PyObject *tl_py_impl_to_dtype(const char *name, const tl_py_args_to_dtype *a)
 {
-  PyObject *names = PyList_New(0);
-  for (Py_ssize_t i = 0; names && i < PyTuple_GET_SIZE(args); i++) {
-    PyObject *n = PyUnicode_FromString(Py_TYPE(PyTuple_GET_ITEM(args, i))->tp_name);
-    if (!n || PyList_Append(names, n) < 0)
-      Py_CLEAR(names);
-    Py_XDECREF(n);
-  }
-  PyObject *sep = PyUnicode_FromString(", ");
-  PyObject *joined = names && sep ? PyUnicode_Join(sep, names) : NULL;
-  if (joined)
-    PyErr_Format(PyExc_TypeError, "to() received an invalid combination of arguments - got (%U), "
-                                  "but expected one of:\n"
-                                  " * (device device = None, dtype dtype = None, bool non_blocking "
-                                  "= False, bool copy = False, *, memory_format memory_format = None)\n"
-                                  " * (dtype dtype, bool non_blocking = False, bool copy = False, *, "
-                                  "memory_format memory_format = None)\n"
-                                  " * (Tensor tensor, bool non_blocking = False, bool copy = False, "
-                                  "*, memory_format memory_format = None)", joined);
-  Py_XDECREF(names);
-  Py_XDECREF(sep);
-  Py_XDECREF(joined);
-  return NULL;
+  (void)name;
+  const tl_tensor *t = tl_py_t(a->self);
+  return move(a->self, tl_tensor_device(t), a->dtype >= 0 ? (tl_dtype)a->dtype : t->dtype,
+              a->non_blocking, a->copy);
 }
 
-/* to(dtype, non_blocking=False, copy=False) / to(device=None, dtype=None,
- * non_blocking=False, copy=False) / to(other, non_blocking=False, copy=False) */
-PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs)
+PyObject *tl_py_impl_to_other(const char *name, const tl_py_args_to_other *a)
 {
-  tl_tensor *t = tl_py_t(self);
-  tl_device device = tl_tensor_device(t);
-  tl_dtype dtype = t->dtype;
-  bool non_blocking = false, copy = false;
-  Py_ssize_t n = PyTuple_GET_SIZE(args);
-  PyObject *pos[4] = {NULL, NULL, NULL, NULL}; /* device, dtype, non_blocking, copy */
-  if (n > 4)
-    return bad_to(args);
-  PyObject *first = n ? PyTuple_GET_ITEM(args, 0) : NULL;
-  if (first && tl_py_is_tensor(first)) { /* to(other, non_blocking, copy) */
-    if (n > 3)
-      return bad_to(args);
-    device = tl_tensor_device(tl_py_t(first));
-    dtype = tl_py_t(first)->dtype;
-    pos[2] = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
-    pos[3] = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
-  } else if (first && Py_IS_TYPE(first, tl_py_dtype_type)) { /* to(dtype, non_blocking, copy) */
-    if (n > 3)
-      return bad_to(args);
-    pos[1] = first;
-    pos[2] = n > 1 ? PyTuple_GET_ITEM(args, 1) : NULL;
-    pos[3] = n > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
-  } else { /* to(device, dtype, non_blocking, copy) */
-    for (Py_ssize_t i = 0; i < n; i++)
-      pos[i] = PyTuple_GET_ITEM(args, i);
-    if (pos[0] && pos[0] != Py_None && !is_device_like(pos[0])) {
-      /* a NumPy dtype or a type name stands for a dtype, as before */
-      tl_dtype d;
-      if (n > 3 || tl_py_parse_dtype(pos[0], &d) < 0) {
-        PyErr_Clear();
-        return bad_to(args);
-      }
-      pos[3] = pos[2];
-      pos[2] = pos[1];
-      pos[1] = pos[0];
-      pos[0] = NULL;
-    } else if (pos[1] && pos[1] != Py_None && !Py_IS_TYPE(pos[1], tl_py_dtype_type) &&
-               !PyType_Check(pos[1]) && !PyUnicode_Check(pos[1]) && !PyBool_Check(pos[1])) {
-      tl_dtype d;
-      if (tl_py_parse_dtype(pos[1], &d) < 0) {
-        PyErr_Clear();
-        return bad_to(args);
-      }
-    } else if (pos[1] && (PyUnicode_Check(pos[1]) || PyBool_Check(pos[1]))) {
-      return bad_to(args);
-    }
-  }
-  if (kwargs) {
-    PyObject *key, *value;
-    Py_ssize_t i = 0;
-    static const char *const names[] = {"device", "dtype", "non_blocking", "copy"};
-    while (PyDict_Next(kwargs, &i, &key, &value)) {
-      const char *k = PyUnicode_AsUTF8(key);
-      int slot = -1;
-      for (int j = 0; k && j < 4; j++)
-        if (!strcmp(k, names[j]))
-          slot = j;
-      if (k && !strcmp(k, "memory_format"))
-        continue; /* results are contiguous */
-      if (slot < 0 || pos[slot])
-        return k ? PyErr_Format(PyExc_TypeError, slot < 0 ? "to() got an unexpected keyword "
-                                                            "argument '%s'"
-                                                          : "to() got multiple values for "
-                                                            "argument '%s'", k)
-                 : NULL;
-      pos[slot] = value;
-    }
-  }
-  for (int i = 2; i < 4; i++) /* non_blocking and copy are bools in every overload */
-    if (pos[i] && !PyBool_Check(pos[i]))
-      return bad_to(args);
-  if ((pos[0] && pos[0] != Py_None && tl_py_parse_device(pos[0], &device) < 0) ||
-      (pos[1] && pos[1] != Py_None && tl_py_parse_dtype(pos[1], &dtype) < 0) ||
-      tl_py_bool_arg(pos[2], &non_blocking) < 0 || tl_py_bool_arg(pos[3], &copy) < 0)
-    return NULL;
-  return move(self, device, dtype, non_blocking, copy);
+  (void)name;
+  const tl_tensor *other = tl_py_t(a->tensor);
+  return move(a->self, tl_tensor_device(other), other->dtype, a->non_blocking, a->copy);
 }
 
-static int parse_nb(const char *func, PyObject *args, PyObject *kwargs, PyObject **device,
-                    bool *non_blocking)
+PyObject *tl_py_tensor_cpu(PyObject *self)
 {
-  static char *kwlist[] = {"device", "non_blocking", "memory_format", NULL};
-  PyObject *nb = NULL, *mf = NULL;
-  char fmt[32];
-  snprintf(fmt, sizeof fmt, "|OOO:%s", func);
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, fmt, kwlist, device, &nb, &mf))
-    return -1;
-  return tl_py_bool_arg(nb, non_blocking);
-}
-
-PyObject *tl_py_tensor_cpu(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-  static char *kwlist[] = {"memory_format", NULL};
-  PyObject *mf = NULL;
-  if (args && !PyArg_ParseTupleAndKeywords(args, kwargs, "|O:cpu", kwlist, &mf))
-    return NULL;
   return move(self, tl_device_cpu(), tl_py_t(self)->dtype, false, false);
 }
 
-/* cuda(device=None, non_blocking=False): device None is cuda:0 (the current device). */
-PyObject *tl_py_tensor_cuda(PyObject *self, PyObject *args, PyObject *kwargs)
+PyObject *tl_py_impl_cpu(const char *name, const tl_py_args_cpu *a)
 {
-  PyObject *dev = NULL;
-  bool non_blocking = false;
-  tl_device device = {TL_DEVICE_CUDA, 0};
-  if (parse_nb("cuda", args, kwargs, &dev, &non_blocking) < 0 ||
-      (dev && dev != Py_None && tl_py_parse_device(dev, &device) < 0))
-    return NULL;
-  if (device.type != TL_DEVICE_CUDA) {
-    char name[32];
-    return PyErr_Format(PyExc_RuntimeError, "Invalid device, must be cuda device (got %s)",
-                        tl_device_str(name, sizeof name, device));
-  }
-  return move(self, device, tl_py_t(self)->dtype, non_blocking, false);
+  (void)name;
+  return tl_py_tensor_cpu(a->self);
 }
 
-PyObject *tl_py_tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs)
+/* cuda(device=None, non_blocking=False): device None is cuda:0 (the current device). */
+PyObject *tl_py_impl_cuda(const char *name, const tl_py_args_cuda *a)
 {
-  static char *kwlist[] = {"src", "non_blocking", NULL};
-  PyObject *src, *nb = NULL;
-  bool non_blocking = false;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:copy_", kwlist, &src, &nb) ||
-      tl_py_bool_arg(nb, &non_blocking) < 0)
-    return NULL;
-  tl_tensor s = {0};
-  bool weak;
-  if (tl_py_to_tensor(src, -1, false, &s, &weak) < 0)
-    return NULL;
-  tl_tensor *t = tl_py_t(self);
-  tl_status status = tl_device_eq(tl_tensor_device(t), tl_tensor_device(&s))
-                         ? tl_tensor_copy(t, &s)
-                         : tl_backend_tensor_copy(t, &s, non_blocking);
-  tl_tensor_release(&s);
-  return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
+  (void)name;
+  tl_device device = a->has_device ? a->device : (tl_device){TL_DEVICE_CUDA, 0};
+  if (device.type != TL_DEVICE_CUDA) {
+    char dev[32];
+    return PyErr_Format(PyExc_RuntimeError, "Invalid device, must be cuda device (got %s)",
+                        tl_device_str(dev, sizeof dev, device));
+  }
+  return move(a->self, device, tl_py_t(a->self)->dtype, a->non_blocking, false);
+}
+
+/* copy_(other, non_blocking=False): other broadcast to self and cast to its
+ * dtype; a number or a list is made a tensor first. */
+PyObject *tl_py_impl_copy_(const char *name, const tl_py_args_copy_ *a)
+{
+  (void)name;
+  tl_tensor *t = tl_py_t(a->self);
+  const tl_tensor *src = a->other.t;
+  tl_status status = tl_device_eq(tl_tensor_device(t), tl_tensor_device(src))
+                         ? tl_tensor_copy(t, src)
+                         : tl_backend_tensor_copy(t, src, a->non_blocking);
+  return status == TL_OK ? Py_NewRef(a->self) : tl_py_raise();
 }
 
 /* pin_memory(): a copy in page-locked host memory, through the pinned
  * allocator (CUDA's, when a GPU is there). */
-PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwargs)
+PyObject *tl_py_impl_pin_memory(const char *name, const tl_py_args_pin_memory *a)
 {
-  (void)args;
-  (void)kwargs;
+  (void)name;
+  PyObject *self = a->self;
   tl_tensor *t = tl_py_t(self);
   tl_tensor out = {0};
-  char name[32];
+  char dev[32];
   if (tl_tensor_device(t).type != TL_DEVICE_CPU)
     return PyErr_Format(PyExc_RuntimeError, "cannot pin a tensor on %s: only dense CPU tensors "
                                             "can be pinned",
-                        tl_device_str(name, sizeof name, tl_tensor_device(t)));
+                        tl_device_str(dev, sizeof dev, tl_tensor_device(t)));
   if (t->storage->backend && t->storage->backend == tl_backend_pinned())
     return Py_NewRef(self);
   const tl_backend *pinned = tl_backend_get_pinned();
@@ -246,11 +135,10 @@ PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwar
   return tl_py_tensor_from(&out);
 }
 
-PyObject *tl_py_tensor_is_pinned(PyObject *self, PyObject *args, PyObject *kwargs)
+PyObject *tl_py_impl_is_pinned(const char *name, const tl_py_args_is_pinned *a)
 {
-  (void)args;
-  (void)kwargs;
-  const tl_storage *s = tl_py_t(self)->storage;
+  (void)name;
+  const tl_storage *s = tl_py_t(a->self)->storage;
   return PyBool_FromLong(s->backend && s->backend == tl_backend_pinned());
 }
 

@@ -141,6 +141,11 @@ unsupported:
   return -1;
 }
 
+bool tl_py_is_dtype_like(PyObject *o)
+{
+  return Py_IS_TYPE(o, tl_py_dtype_type) || PyType_Check(o) || PyArray_DescrCheck(o);
+}
+
 int tl_py_parse_dtype(PyObject *o, tl_dtype *out)
 {
   if (Py_IS_TYPE(o, tl_py_dtype_type)) {

@@ -628,6 +628,45 @@ int tl_py_arg_int_varargs(const char *func, const char *name, PyObject *o,
   return 0;
 }
 
+/* "Tensor", or the type's name, for the message of tl_py_no_overload. */
+static PyObject *arg_type_name(PyObject *o)
+{
+  return PyUnicode_FromString(tl_py_is_tensor(o) ? "Tensor" : Py_TYPE(o)->tp_name);
+}
+
+PyObject *tl_py_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *const *overloads, int n)
+{
+  if (!PyErr_ExceptionMatches(PyExc_TypeError))
+    return NULL;
+  PyErr_Clear();
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject *got = PyList_New(0), *sep = PyUnicode_FromString(", "), *joined = NULL;
+  for (Py_ssize_t i = 0; got && i < nargs + nkw; i++) {
+    PyObject *type = arg_type_name(args[i]), *item = type;
+    if (type && i >= nargs) /* a keyword: name=type, as PyTorch writes it */
+      item = PyUnicode_FromFormat("%U=%U", PyTuple_GET_ITEM(kwnames, i - nargs), type);
+    if (!item || PyList_Append(got, item) < 0)
+      Py_CLEAR(got);
+    if (item != type)
+      Py_XDECREF(item);
+    Py_XDECREF(type);
+  }
+  if (got && sep && (joined = PyUnicode_Join(sep, got))) {
+    PyObject *expected = PyUnicode_FromString("");
+    for (int i = 0; expected && i < n; i++)
+      Py_SETREF(expected, PyUnicode_FromFormat("%U\n * %s", expected, overloads[i]));
+    if (expected)
+      PyErr_Format(PyExc_TypeError, "%s() received an invalid combination of arguments - got "
+                   "(%U), but expected one of:%U", func, joined, expected);
+    Py_XDECREF(expected);
+  }
+  Py_XDECREF(joined);
+  Py_XDECREF(sep);
+  Py_XDECREF(got);
+  return NULL;
+}
+
 /* ---- lists of tensors --------------------------------------------------------------- */
 
 /* v's tensors from items (borrowed; kept alive by the caller or v->seq). */

@@ -187,6 +187,23 @@ int tl_py_bind_spread(const char *func, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames, const char *const *names, int k, int nrequired,
                       PyObject **values, PyObject *const **spread, Py_ssize_t *nspread);
 
+/* Whether a vectorcall's keywords include `name` (an overload's binder is
+ * chosen by a keyword only it has: x.to(tensor=y)). */
+static inline bool tl_py_keyword_given(PyObject *kwnames, const char *name)
+{
+  for (Py_ssize_t i = 0, n = kwnames ? PyTuple_GET_SIZE(kwnames) : 0; i < n; i++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), name) == 0)
+      return true;
+  return false;
+}
+
+/* An overloaded signature's arguments that fit none of its n overloads: a
+ * TypeError from a converter becomes PyTorch's "f() received an invalid
+ * combination of arguments - got (str, str), but expected one of:" with
+ * the overloads' parameter lists; other errors pass as they are.  NULL. */
+PyObject *tl_py_no_overload(const char *func, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *const *overloads, int n);
+
 /* int|Tensor: a tensor is taken as it is (*t), anything else as an int (*v);
  * *given is false for None or absent. */
 int tl_py_arg_int_or_tensor(const char *func, const char *name, PyObject *o, int64_t *v,

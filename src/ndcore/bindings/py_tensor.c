@@ -355,7 +355,7 @@ static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t 
   if (force < 0 || (!force && refuse_grad(self, "numpy()", "") < 0))
     return NULL;
   if (force && tl_tensor_device(tl_py_t(self)).type != TL_DEVICE_CPU) {
-    PyObject *host = tl_py_tensor_cpu(self, NULL, NULL);
+    PyObject *host = tl_py_tensor_cpu(self);
     PyObject *r = host ? tl_py_to_numpy(host, tl_py_t(host)) : NULL;
     Py_XDECREF(host);
     return r;
@@ -479,7 +479,7 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
   (void)unused;
   tl_tensor *t = tl_py_t(self);
   if (tl_tensor_device(t).type != TL_DEVICE_CPU) { /* read it through its backend */
-    PyObject *host = tl_py_tensor_cpu(self, NULL, NULL);
+    PyObject *host = tl_py_tensor_cpu(self);
     PyObject *r = host ? tensor_tolist(host, NULL) : NULL;
     Py_XDECREF(host);
     return r;
@@ -645,12 +645,6 @@ static PyMethodDef tensor_methods[] = {
     {"item", (PyCFunction)(void (*)(void))tensor_item, METH_FASTCALL, NULL},
     {"tolist", tensor_tolist, METH_NOARGS, NULL},
     {"__complex__", tensor_complex, METH_NOARGS, NULL},
-    {"to", (PyCFunction)(void (*)(void))tl_py_tensor_to, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"cuda", (PyCFunction)(void (*)(void))tl_py_tensor_cuda, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"pin_memory", (PyCFunction)(void (*)(void))tl_py_tensor_pin_memory,
-     METH_VARARGS | METH_KEYWORDS, NULL},
-    {"is_pinned", (PyCFunction)(void (*)(void))tl_py_tensor_is_pinned,
-     METH_VARARGS | METH_KEYWORDS, NULL},
     {"bool", tensor_to_bool, METH_NOARGS, NULL},
     {"byte", tensor_to_byte, METH_NOARGS, NULL},
     {"char", tensor_to_char, METH_NOARGS, NULL},
@@ -663,10 +657,8 @@ static PyMethodDef tensor_methods[] = {
     {"double", tensor_to_double, METH_NOARGS, NULL},
     {"cfloat", tensor_to_cfloat, METH_NOARGS, NULL},
     {"cdouble", tensor_to_cdouble, METH_NOARGS, NULL},
-    {"cpu", (PyCFunction)(void (*)(void))tl_py_tensor_cpu, METH_VARARGS | METH_KEYWORDS, NULL},
     {"clone", (PyCFunction)(void (*)(void))tensor_clone, METH_VARARGS | METH_KEYWORDS, NULL},
     {"contiguous", (PyCFunction)(void (*)(void))tensor_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"copy_", (PyCFunction)(void (*)(void))tl_py_tensor_copy_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"fill_", tensor_fill_, METH_O, NULL},
     {"zero_", tensor_zero_, METH_NOARGS, NULL},
     {"_set_readonly", tensor_set_flags, METH_VARARGS, NULL},

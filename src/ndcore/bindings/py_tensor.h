@@ -64,6 +64,10 @@ extern PyTypeObject *tl_py_dtype_type;
 PyObject *tl_py_dtype_obj(tl_dtype d); /* borrowed */
 /* Accept a torchlike dtype, a NumPy dtype or type, a name, or float/int/bool/complex. */
 int tl_py_parse_dtype(PyObject *o, tl_dtype *out);
+/* Whether o stands for a dtype where an overload takes one (x.to(float),
+ * x.view(torchlike.int32)): a torchlike dtype, a Python or NumPy scalar type
+ * or a NumPy dtype; never a string, which is a device there. */
+bool tl_py_is_dtype_like(PyObject *o);
 int tl_py_dtype_from_numpy(PyObject *descr, tl_dtype *out);
 int tl_py_dtype_types_init(PyObject *module);
 
@@ -80,12 +84,9 @@ tl_device tl_py_default_device(void);
 /* backends, cross-device copies, memory statistics (py_backend.c) */
 extern PyObject *tl_py_oom_error; /* torchlike.OutOfMemoryError */
 int tl_py_backend_init(PyObject *module);
-PyObject *tl_py_tensor_to(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *tl_py_tensor_cpu(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *tl_py_tensor_cuda(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *tl_py_tensor_copy_(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *tl_py_tensor_pin_memory(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *tl_py_tensor_is_pinned(PyObject *self, PyObject *args, PyObject *kwargs);
+/* self on the host (self itself when it is there); Tensor.cpu() and the
+ * rest of Tensor.to's family are bound from signatures.txt. */
+PyObject *tl_py_tensor_cpu(PyObject *self);
 /* t's first element as a Python number, read through its device's backend. */
 PyObject *tl_py_tensor_first(const tl_tensor *t);
 

@@ -27,6 +27,11 @@ PyObject *tl_py_binder_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t 
 }
 
 /* var, std */
+static const char *const overloads_var[] = {
+    "(Tensor input, int[]? dim=None, bool? unbiased=None, bool keepdim=False, *, float? correction=None, Tensor? out=None)",
+    "(Tensor input, bool unbiased, bool keepdim=False, *, int[]? dim=None, float? correction=None, Tensor? out=None)",
+};
+
 PyObject *tl_py_binder_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
@@ -39,14 +44,15 @@ PyObject *tl_py_binder_var(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   a.unbiased = false;
   a.keepdim = false;
   a.correction = 0.0;
-  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 1, v) < 0 ||
-      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 4, 1, v) < 0)
+    return NULL;
+  if (tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool_given(func, "unbiased", v[2], &a.unbiased, &a.has_unbiased) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
       tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
       tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
-    return NULL;
+    return tl_py_no_overload(func, args, nargs, kwnames, overloads_var, 2);
   return tl_py_impl_var(op, &a);
 }
 
@@ -61,14 +67,15 @@ PyObject *tl_py_binder_var_unbiased(tl_op op, PyObject *const *args, Py_ssize_t 
   a.unbiased = false;
   a.keepdim = false;
   a.correction = 0.0;
-  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 2, v) < 0 ||
-      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 3, 2, v) < 0)
+    return NULL;
+  if (tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_bool(func, "unbiased", v[1], &a.unbiased) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
       tl_py_arg_ints(func, "dim", v[3], &a.dim) < 0 ||
       tl_py_arg_float(func, "correction", v[4], &a.correction, &a.has_correction) < 0 ||
       tl_py_arg_tensor(func, "out", v[5], true, &a.out) < 0)
-    return NULL;
+    return tl_py_no_overload(func, args, nargs, kwnames, overloads_var, 2);
   return tl_py_impl_var_unbiased(op, &a);
 }
 

@@ -22,10 +22,16 @@ PyObject *tl_py_binder_reshape(PyObject *self, PyObject *const *args, Py_ssize_t
   return tl_py_impl_reshape(func, &a);
 }
 
+static const char *const overloads_view[] = {
+    "(int... shape)",
+    "(dtype dtype)",
+};
+
 PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-  if (nargs > 0 && PyObject_TypeCheck(args[0], tl_py_dtype_type)) /* the overload of dtype dtype */
+  if (nargs > 0 ? tl_py_is_dtype_like(args[0])
+                 : tl_py_keyword_given(kwnames, "dtype")) /* the overload of dtype dtype */
     return tl_py_binder_view_dtype(self, args, nargs, kwnames);
   static const char *const names[] = {"shape", NULL};
   const char *func = "view";
@@ -34,9 +40,10 @@ PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t na
   Py_ssize_t nspread;
   tl_py_args_view a;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
-      tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+      tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0)
     return NULL;
+  if (tl_py_arg_int_varargs(func, "shape", v[0], spread, nspread, &a.shape) < 0)
+    return tl_py_no_overload(func, args, nargs, kwnames, overloads_view, 2);
   a.nargs = nargs;
   return tl_py_impl_view(func, &a);
 }
@@ -50,9 +57,10 @@ PyObject *tl_py_binder_view_dtype(PyObject *self, PyObject *const *args, Py_ssiz
   tl_py_args_view_dtype a;
   a.dtype = -1;
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
-      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0 ||
-      tl_py_arg_dtype(v[0], &a.dtype) < 0)
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0)
     return NULL;
+  if (tl_py_arg_dtype(v[0], &a.dtype) < 0)
+    return tl_py_no_overload(func, args, nargs, kwnames, overloads_view, 2);
   a.nargs = nargs;
   return tl_py_impl_view_dtype(func, &a);
 }

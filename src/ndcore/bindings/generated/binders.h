@@ -407,6 +407,22 @@ PyObject *tl_py_binder_log_normal_(PyObject *self, PyObject *const *args, Py_ssi
                                    PyObject *kwnames);
 PyObject *tl_py_binder_geometric_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+PyObject *tl_py_binder_to_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder_to_other(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames);
+PyObject *tl_py_binder_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
+PyObject *tl_py_binder_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
+PyObject *tl_py_binder_pin_memory(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_is_pinned(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
 PyObject *tl_py_binder_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
 PyObject *tl_py_binder_softmax_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

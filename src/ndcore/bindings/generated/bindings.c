@@ -233,6 +233,12 @@ PyMethodDef tl_py_generated_method_only[] = {
     {"cauchy_", (PyCFunction)(void (*)(void))tl_py_binder_cauchy_, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"log_normal_", (PyCFunction)(void (*)(void))tl_py_binder_log_normal_, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"geometric_", (PyCFunction)(void (*)(void))tl_py_binder_geometric_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"to", (PyCFunction)(void (*)(void))tl_py_binder_to, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"cpu", (PyCFunction)(void (*)(void))tl_py_binder_cpu, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"cuda", (PyCFunction)(void (*)(void))tl_py_binder_cuda, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"copy_", (PyCFunction)(void (*)(void))tl_py_binder_copy_, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"pin_memory", (PyCFunction)(void (*)(void))tl_py_binder_pin_memory, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"is_pinned", (PyCFunction)(void (*)(void))tl_py_binder_is_pinned, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

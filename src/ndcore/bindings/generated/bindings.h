@@ -14,6 +14,7 @@
 #include "ndcore/bindings/generated/args_shape.h"
 #include "ndcore/bindings/generated/args_create.h"
 #include "ndcore/bindings/generated/args_random.h"
+#include "ndcore/bindings/generated/args_backend.h"
 #include "ndcore/bindings/generated/args_nn_softmax.h"
 #include "ndcore/bindings/generated/args_nn_activation.h"
 #include "ndcore/bindings/generated/args_nn_dropout.h"

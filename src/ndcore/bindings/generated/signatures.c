@@ -1458,6 +1458,43 @@ static const tl_py_param params_geometric_[] = {
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
+static const tl_py_param params_to[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL, "None"},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
+    {"non_blocking", TL_PY_ARG_BOOL, 0, "False"},
+    {"copy", TL_PY_ARG_BOOL, 0, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_cpu[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_cuda[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL, "None"},
+    {"non_blocking", TL_PY_ARG_BOOL, 0, "False"},
+    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_copy_[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"non_blocking", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params_pin_memory[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"device", TL_PY_ARG_ANY, 0, "None"},
+};
+
+static const tl_py_param params_is_pinned[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"device", TL_PY_ARG_ANY, 0, "None"},
+};
+
 static const tl_py_param params_softmax[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
@@ -2442,6 +2479,18 @@ const tl_py_sig tl_py_sigs[] = {
      "log_normal_(Tensor self, Scalar mean=1, Scalar std=2, *, Generator? generator=None)"},
     {"geometric_", "random", params_geometric_, 3, 2,
      "geometric_(Tensor self, Scalar p, *, Generator? generator=None)"},
+    {"to", "backend", params_to, 6, 5,
+     "to(Tensor self, device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, any memory_format=None)"},
+    {"cpu", "backend", params_cpu, 2, 1,
+     "cpu(Tensor self, *, any memory_format=None)"},
+    {"cuda", "backend", params_cuda, 4, 3,
+     "cuda(Tensor self, device? device=None, bool non_blocking=False, *, any memory_format=None)"},
+    {"copy_", "backend", params_copy_, 3, 3,
+     "copy_(Tensor self, TensorLike other, bool non_blocking=False)"},
+    {"pin_memory", "backend", params_pin_memory, 2, 2,
+     "pin_memory(Tensor self, any device=None)"},
+    {"is_pinned", "backend", params_is_pinned, 2, 2,
+     "is_pinned(Tensor self, any device=None)"},
     {"softmax", "nn_softmax", params_softmax, 3, 3,
      "softmax(Tensor input, int dim, dtype? dtype=None)"},
     {"log_softmax", "nn_softmax", params_log_softmax, 3, 3,
@@ -2601,4 +2650,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 279;
+const int tl_py_sig_count = 285;
