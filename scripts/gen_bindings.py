@@ -319,7 +319,8 @@ def converter(p, i):
     if p.type == "str":
         return f'tl_py_arg_str(func, "{f}", {v}, &a.{f})'
     if p.type == "dtype":
-        return f'tl_py_arg_dtype({v}, &a.{f})'
+        optional = "true" if p.optional else "false"
+        return f'tl_py_arg_dtype(func, "{f}", {v}, {optional}, &a.{f})'
     if p.type == "Scalar":
         has = f"&a.has_{f}" if p.optional else "NULL"
         return f'tl_py_arg_scalar(func, "{f}", {v}, &a.{f}, {has})'

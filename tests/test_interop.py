@@ -794,6 +794,10 @@ def test_from_dlpack_device_argument():
     assert tl.from_dlpack(a, device="cpu").tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(BufferError, match="cuda"):
         tl.from_dlpack(a, device="cuda")
+    # the default device does not move the result: from_dlpack views in place
+    assert tl.from_dlpack(ext_tensor=a, device=None).device == tl.device("cpu")
+    with pytest.raises(TypeError, match=r"from_dlpack\(\) takes at most 1 positional argument"):
+        tl.from_dlpack(a, "cpu")
 
 
 def test_from_dlpack_legacy_producer_fallback():

@@ -159,3 +159,21 @@ def test_out_dtype_must_be_castable():
     res = tl.add(t("int8"), t("int8"), out=tl.empty(3, dtype=tl.float64))
     assert res.dtype == tl.float64 and res.tolist() == [2.0, 0.0, 2.0]
     assert tl.eq(t("float32"), 1, out=tl.empty(3, dtype=tl.int32)).tolist() == [1, 0, 1]
+
+
+def test_dtype_functions_take_pytorchs_keywords_and_name_bad_arguments():
+    # bound from signatures.txt with PyTorch's parameter names
+    assert tl.promote_types(type1=tl.int32, type2=tl.float32) == tl.float32
+    assert tl.promote_types(tl.int32, float) == tl.float64  # a Python type stands for a dtype
+    assert tl.can_cast(from_=tl.float32, to=tl.int32) is np.can_cast(np.float32, np.int32,
+                                                                      "same_kind")
+    assert tl.result_type(tensor=tl.zeros(2, dtype=tl.int16), other=2.5) == tl.float32
+    assert tl.result_type(1, tl.zeros(2, dtype=tl.int8)) == tl.int8
+    with pytest.raises(TypeError, match=r"^promote_types\(\): argument 'type2' must be "
+                                        r"torchlike.dtype, not int$"):
+        tl.promote_types(tl.int32, 1)
+    with pytest.raises(TypeError, match=r"^can_cast\(\): argument 'to' must be torchlike.dtype, "
+                                        r"not NoneType$"):
+        tl.can_cast(tl.int32, None)
+    with pytest.raises(TypeError, match=r"^result_type\(\) missing required argument 'other'$"):
+        tl.result_type(tl.zeros(1))

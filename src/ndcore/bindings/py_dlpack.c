@@ -22,7 +22,7 @@
 
 #include <dlpack/dlpack.h>
 
-#include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/generated/bindings.h"
 
 #define CAPSULE_LEGACY "dltensor"
 #define CAPSULE_LEGACY_USED "used_dltensor"
@@ -486,21 +486,13 @@ done:
   return cap;
 }
 
-/* from_dlpack(x, *, device=None, copy=None) */
-static PyObject *from_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
+/* from_dlpack(ext_tensor, *, device=None, copy=None) */
+PyObject *tl_py_impl_from_dlpack(const char *name, const tl_py_args_from_dlpack *a)
 {
-  (void)self;
-  static char *kwlist[] = {"ext_tensor", "device", "copy", NULL};
-  PyObject *x, *device_obj = Py_None, *copy_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", kwlist, &x, &device_obj,
-                                   &copy_obj))
-    return NULL;
-  int copy = copy_obj == Py_None ? -1 : PyObject_IsTrue(copy_obj);
-  if (copy == -1 && PyErr_Occurred())
-    return NULL;
-  tl_device device = tl_device_cpu();
-  if (device_obj != Py_None && tl_py_parse_device(device_obj, &device) < 0)
-    return NULL;
+  (void)name;
+  PyObject *x = a->ext_tensor;
+  int copy = a->has_copy ? a->copy : -1;
+  tl_device device = a->has_device ? a->device : tl_device_cpu();
   if (device.type != TL_DEVICE_CPU) {
     char buf[32];
     return PyErr_Format(PyExc_BufferError, "from_dlpack: can't place the result on %s: only the "
@@ -532,12 +524,5 @@ PyMethodDef tl_py_dlpack_methods[] = {
      "DLPack capsule viewing this tensor (versioned when max_version >= (1, 0))"},
     {"__dlpack_device__", tensor_dlpack_device, METH_NOARGS,
      "(DLPack device type, device id) of this tensor's memory"},
-    {NULL, NULL, 0, NULL},
-};
-
-PyMethodDef tl_py_dlpack_functions[] = {
-    {"from_dlpack", (PyCFunction)(void (*)(void))from_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "from_dlpack(ext_tensor, *, device=None, copy=None) -> Tensor viewing a DLPack "
-     "producer's memory"},
     {NULL, NULL, 0, NULL},
 };

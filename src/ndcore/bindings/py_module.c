@@ -68,36 +68,23 @@ static PyObject *get_default_dtype(PyObject *self, PyObject *unused)
   return Py_NewRef(tl_py_dtype_obj(tl_dtype_default_float()));
 }
 
-static PyObject *promote_types(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_promote_types(const char *name, const tl_py_args_promote_types *a)
 {
-  (void)self;
-  PyObject *a, *b;
-  tl_dtype da, db;
-  if (!PyArg_ParseTuple(args, "OO:promote_types", &a, &b) || tl_py_parse_dtype(a, &da) < 0 ||
-      tl_py_parse_dtype(b, &db) < 0)
-    return NULL;
-  return Py_NewRef(tl_py_dtype_obj(tl_promote_types(da, db)));
+  (void)name;
+  return Py_NewRef(tl_py_dtype_obj(tl_promote_types((tl_dtype)a->type1, (tl_dtype)a->type2)));
 }
 
-static PyObject *can_cast(PyObject *self, PyObject *args)
+PyObject *tl_py_impl_can_cast(const char *name, const tl_py_args_can_cast *a)
 {
-  (void)self;
-  PyObject *a, *b;
-  tl_dtype da, db;
-  if (!PyArg_ParseTuple(args, "OO:can_cast", &a, &b) || tl_py_parse_dtype(a, &da) < 0 ||
-      tl_py_parse_dtype(b, &db) < 0)
-    return NULL;
-  return PyBool_FromLong(tl_can_cast(da, db));
+  (void)name;
+  return PyBool_FromLong(tl_can_cast((tl_dtype)a->from_, (tl_dtype)a->to));
 }
 
-/* result_type(a, b): the dtype an elementwise op on a and b computes in. */
-static PyObject *result_type(PyObject *self, PyObject *args)
+/* result_type(tensor, other): the dtype an elementwise op on them computes in. */
+PyObject *tl_py_impl_result_type(const char *name, const tl_py_args_result_type *a)
 {
-  (void)self;
-  PyObject *a, *b;
-  if (!PyArg_ParseTuple(args, "OO:result_type", &a, &b))
-    return NULL;
-  PyObject *ops[2] = {a, b};
+  (void)name;
+  PyObject *ops[2] = {a->tensor, a->other};
   tl_tensor t[2] = {{0}};
   tl_arg in[2];
   bool weak[2];
@@ -131,9 +118,6 @@ static PyMethodDef module_functions[] = {
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
     {"set_default_dtype", set_default_dtype, METH_O, NULL},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
-    {"promote_types", promote_types, METH_VARARGS, NULL},
-    {"can_cast", can_cast, METH_VARARGS, NULL},
-    {"result_type", result_type, METH_VARARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
@@ -163,7 +147,8 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_create_functions) < 0 ||
       tl_py_random_init(m) < 0 ||
       PyModule_AddFunctions(m, tl_py_view_functions) < 0 ||
-      PyModule_AddFunctions(m, tl_py_dlpack_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_generated_module_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_generated_dlpack_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_storage_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_mp_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_generated_linalg_functions) < 0 ||

@@ -399,11 +399,17 @@ int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **
   return (*v = PyUnicode_AsUTF8(o)) ? 0 : -1;
 }
 
-int tl_py_arg_dtype_slow(PyObject *o, int *dtype)
+int tl_py_arg_dtype_slow(const char *func, const char *name, PyObject *o, int *dtype)
 {
   tl_dtype d;
-  if (tl_py_parse_dtype(o, &d) < 0)
+  if (o == Py_None || tl_py_parse_dtype(o, &d) < 0) {
+    if (o == Py_None || PyErr_ExceptionMatches(PyExc_TypeError)) { /* name the argument */
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be torchlike.dtype, not %s", func,
+                   name, Py_TYPE(o)->tp_name);
+    }
     return -1;
+  }
   *dtype = (int)d;
   return 0;
 }

@@ -288,10 +288,13 @@ int tl_py_arg_ints_or_tensor(const char *func, const char *name, PyObject *o, tl
 int tl_py_arg_bool_given(const char *func, const char *name, PyObject *o, bool *v, bool *given);
 int tl_py_arg_float(const char *func, const char *name, PyObject *o, double *v, bool *given);
 int tl_py_arg_str(const char *func, const char *name, PyObject *o, const char **v);
-int tl_py_arg_dtype_slow(PyObject *o, int *dtype);
-static inline int tl_py_arg_dtype(PyObject *o, int *dtype)
+/* A dtype (tl_py_parse_dtype's forms); None leaves *dtype as it is (-1)
+ * where the parameter is optional and is a TypeError where it is not. */
+int tl_py_arg_dtype_slow(const char *func, const char *name, PyObject *o, int *dtype);
+static inline int tl_py_arg_dtype(const char *func, const char *name, PyObject *o, bool optional,
+                                  int *dtype)
 {
-  return !o || o == Py_None ? 0 : tl_py_arg_dtype_slow(o, dtype);
+  return !o || (o == Py_None && optional) ? 0 : tl_py_arg_dtype_slow(func, name, o, dtype);
 }
 int tl_py_arg_scalar(const char *func, const char *name, PyObject *o, tl_scalar *v, bool *given);
 /* A device: the default device (torchlike.set_default_device) when None or

@@ -182,7 +182,6 @@ int tl_py_ufunc_init(PyObject *module);
 
 /* dlpack (py_dlpack.c) and the buffer protocol (py_buffer.c) */
 extern PyMethodDef tl_py_dlpack_methods[];
-extern PyMethodDef tl_py_dlpack_functions[];
 extern PyType_Slot tl_py_buffer_slots[];
 
 /* storage accessors for pickling and save/load (py_storage.c) */

@@ -31,7 +31,7 @@ PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t narg
       tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 0, v) < 0)
     return NULL;
   if (tl_py_arg_device(func, "device", v[0], &a.device, &a.has_device) < 0 ||
-      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[2], &a.non_blocking) < 0 ||
       tl_py_arg_bool(func, "copy", v[3], &a.copy) < 0 ||
       (a.memory_format = v[4], 0) < 0)
@@ -53,7 +53,7 @@ PyObject *tl_py_binder_to_dtype(PyObject *self, PyObject *const *args, Py_ssize_
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0)
     return NULL;
-  if (tl_py_arg_dtype(v[0], &a.dtype) < 0 ||
+  if (tl_py_arg_dtype(func, "dtype", v[0], false, &a.dtype) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[1], &a.non_blocking) < 0 ||
       tl_py_arg_bool(func, "copy", v[2], &a.copy) < 0 ||
       (a.memory_format = v[3], 0) < 0)

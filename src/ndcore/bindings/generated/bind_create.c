@@ -22,7 +22,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -49,7 +49,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -76,7 +76,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -102,7 +102,7 @@ PyObject *tl_py_binder_full(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -126,7 +126,7 @@ PyObject *tl_py_binder_zeros_like(PyObject *module, PyObject *const *args, Py_ss
   a.requires_grad = false;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
-      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       (a.layout = v[2], 0) < 0 ||
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
@@ -150,7 +150,7 @@ PyObject *tl_py_binder_ones_like(PyObject *module, PyObject *const *args, Py_ssi
   a.requires_grad = false;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
-      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       (a.layout = v[2], 0) < 0 ||
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
@@ -174,7 +174,7 @@ PyObject *tl_py_binder_empty_like(PyObject *module, PyObject *const *args, Py_ss
   a.requires_grad = false;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
-      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       (a.layout = v[2], 0) < 0 ||
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
@@ -199,7 +199,7 @@ PyObject *tl_py_binder_full_like(PyObject *module, PyObject *const *args, Py_ssi
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -226,7 +226,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -253,7 +253,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -280,7 +280,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -306,7 +306,7 @@ PyObject *tl_py_binder_new_full(PyObject *self, PyObject *const *args, Py_ssize_
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -332,7 +332,7 @@ PyObject *tl_py_binder_empty_strided(PyObject *module, PyObject *const *args, Py
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -360,7 +360,7 @@ PyObject *tl_py_binder_eye(PyObject *module, PyObject *const *args, Py_ssize_t n
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_int(func, "m", v[1], false, &a.m, &a.has_m) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -388,7 +388,7 @@ PyObject *tl_py_binder_arange(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_scalar(func, "end", v[1], &a.end, &a.has_end) < 0 ||
       tl_py_arg_scalar(func, "step", v[2], &a.step, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
@@ -416,7 +416,7 @@ PyObject *tl_py_binder_linspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
       tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
@@ -446,7 +446,7 @@ PyObject *tl_py_binder_logspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_int(func, "steps", v[2], true, &a.steps, NULL) < 0 ||
       tl_py_arg_scalar(func, "base", v[3], &a.base, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
@@ -471,7 +471,7 @@ PyObject *tl_py_binder_scalar_tensor(PyObject *module, PyObject *const *args, Py
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_scalar(func, "s", v[0], &a.s, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -496,7 +496,7 @@ PyObject *tl_py_binder_tensor(PyObject *module, PyObject *const *args, Py_ssize_
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -520,7 +520,7 @@ PyObject *tl_py_binder_as_tensor(PyObject *module, PyObject *const *args, Py_ssi
   a.requires_grad = false;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
-      tl_py_arg_dtype(v[1], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
@@ -546,7 +546,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
       (a.obj = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -572,7 +572,7 @@ PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssiz
       tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -601,7 +601,7 @@ PyObject *tl_py_binder_frombuffer(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_int(func, "count", v[1], false, &a.count, &a.has_count) < 0 ||
       tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
@@ -629,7 +629,7 @@ PyObject *tl_py_binder_tril_indices(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_int(func, "row", v[0], true, &a.row, NULL) < 0 ||
       tl_py_arg_int(func, "col", v[1], true, &a.col, NULL) < 0 ||
       tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0)
@@ -655,7 +655,7 @@ PyObject *tl_py_binder_triu_indices(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_int(func, "row", v[0], true, &a.row, NULL) < 0 ||
       tl_py_arg_int(func, "col", v[1], true, &a.col, NULL) < 0 ||
       tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0)

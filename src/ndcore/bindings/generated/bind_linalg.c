@@ -381,7 +381,7 @@ PyObject *tl_py_binder__linalg_vector_norm(PyObject *module, PyObject *const *ar
       tl_py_arg_float(func, "ord", v[1], &a.ord, NULL) < 0 ||
       tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
-      tl_py_arg_dtype(v[4], &a.dtype) < 0)
+      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_linalg_vector_norm(func, &a);

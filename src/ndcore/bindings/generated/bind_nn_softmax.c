@@ -19,7 +19,7 @@ PyObject *tl_py_binder_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs
   if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0)
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0)
     return NULL;
   return tl_py_impl_softmax(op, &a);
 }
@@ -38,7 +38,7 @@ PyObject *tl_py_binder_softmax_backward(tl_op op, PyObject *const *args, Py_ssiz
       tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
       tl_py_arg_tensor(func, "output", v[1], false, &a.output) < 0 ||
       tl_py_arg_int(func, "dim", v[2], true, &a.dim, NULL) < 0 ||
-      tl_py_arg_dtype(v[3], &a.input_dtype) < 0)
+      tl_py_arg_dtype(func, "input_dtype", v[3], false, &a.input_dtype) < 0)
     return NULL;
   return tl_py_impl_softmax_backward(op, &a);
 }

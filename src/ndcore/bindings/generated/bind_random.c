@@ -23,7 +23,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -51,7 +51,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -80,7 +80,7 @@ PyObject *tl_py_binder_randint(PyObject *module, PyObject *const *args, Py_ssize
       (a.size = v[2], 0) < 0 ||
       tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
@@ -107,7 +107,7 @@ PyObject *tl_py_binder_randperm(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[2], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       (a.layout = v[4], 0) < 0 ||
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
@@ -132,7 +132,7 @@ PyObject *tl_py_binder_rand_like(PyObject *module, PyObject *const *args, Py_ssi
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -157,7 +157,7 @@ PyObject *tl_py_binder_randn_like(PyObject *module, PyObject *const *args, Py_ss
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       (a.layout = v[3], 0) < 0 ||
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
@@ -186,7 +186,7 @@ PyObject *tl_py_binder_randint_like(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_int(func, "low", v[1], false, &a.low, NULL) < 0 ||
       tl_py_arg_int(func, "high", v[2], false, &a.high, &a.has_high) < 0 ||
       tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
-      tl_py_arg_dtype(v[4], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
       (a.layout = v[5], 0) < 0 ||
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
@@ -214,7 +214,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_ints(func, "size", v[2], &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[3], &a.generator) < 0 ||
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[5], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0 ||
       (a.layout = v[6], 0) < 0 ||
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||

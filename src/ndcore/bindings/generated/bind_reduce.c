@@ -20,7 +20,7 @@ PyObject *tl_py_binder_reduce_dtype(tl_op op, PyObject *const *args, Py_ssize_t 
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_ints(func, "dim", v[1], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[2], &a.keepdim) < 0 ||
-      tl_py_arg_dtype(v[3], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[3], true, &a.dtype) < 0 ||
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0)
     return NULL;
   return tl_py_impl_reduce_dtype(op, &a);
@@ -146,7 +146,7 @@ PyObject *tl_py_binder_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
       tl_py_arg_ints(func, "dim", v[2], &a.dim) < 0 ||
       tl_py_arg_bool(func, "keepdim", v[3], &a.keepdim) < 0 ||
       tl_py_arg_tensor(func, "out", v[4], true, &a.out) < 0 ||
-      tl_py_arg_dtype(v[5], &a.dtype) < 0)
+      tl_py_arg_dtype(func, "dtype", v[5], true, &a.dtype) < 0)
     return NULL;
   return tl_py_impl_norm(op, &a);
 }
@@ -183,7 +183,7 @@ PyObject *tl_py_binder_scan(tl_op op, PyObject *const *args, Py_ssize_t nargs,
   if (tl_py_bind(func, args, nargs, kwnames, names, 4, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "dim", v[1], true, &a.dim, NULL) < 0 ||
-      tl_py_arg_dtype(v[2], &a.dtype) < 0 ||
+      tl_py_arg_dtype(func, "dtype", v[2], true, &a.dtype) < 0 ||
       tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0)
     return NULL;
   return tl_py_impl_scan(op, &a);

@@ -59,7 +59,7 @@ PyObject *tl_py_binder_view_dtype(PyObject *self, PyObject *const *args, Py_ssiz
   if (tl_py_arg_tensor(func, "input", self, false, &a.input) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 1, 1, 1, v) < 0)
     return NULL;
-  if (tl_py_arg_dtype(v[0], &a.dtype) < 0)
+  if (tl_py_arg_dtype(func, "dtype", v[0], false, &a.dtype) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_view, 2);
   a.nargs = nargs;
   return tl_py_impl_view_dtype(func, &a);

@@ -423,6 +423,14 @@ PyObject *tl_py_binder_pin_memory(PyObject *self, PyObject *const *args, Py_ssiz
                                   PyObject *kwnames);
 PyObject *tl_py_binder_is_pinned(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames);
+PyObject *tl_py_binder_promote_types(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames);
+PyObject *tl_py_binder_can_cast(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder_result_type(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
+PyObject *tl_py_binder_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames);
 PyObject *tl_py_binder_softmax(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
 PyObject *tl_py_binder_softmax_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

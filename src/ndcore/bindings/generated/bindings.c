@@ -328,3 +328,15 @@ PyMethodDef tl_py_generated_random_functions[] = {
     {"poisson", (PyCFunction)(void (*)(void))tl_py_binder_poisson, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
+
+PyMethodDef tl_py_generated_module_functions[] = {
+    {"promote_types", (PyCFunction)(void (*)(void))tl_py_binder_promote_types, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"can_cast", (PyCFunction)(void (*)(void))tl_py_binder_can_cast, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"result_type", (PyCFunction)(void (*)(void))tl_py_binder_result_type, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+PyMethodDef tl_py_generated_dlpack_functions[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))tl_py_binder_from_dlpack, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};

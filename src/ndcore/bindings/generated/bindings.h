@@ -15,6 +15,8 @@
 #include "ndcore/bindings/generated/args_create.h"
 #include "ndcore/bindings/generated/args_random.h"
 #include "ndcore/bindings/generated/args_backend.h"
+#include "ndcore/bindings/generated/args_module.h"
+#include "ndcore/bindings/generated/args_dlpack.h"
 #include "ndcore/bindings/generated/args_nn_softmax.h"
 #include "ndcore/bindings/generated/args_nn_activation.h"
 #include "ndcore/bindings/generated/args_nn_dropout.h"
@@ -35,5 +37,7 @@ extern PyMethodDef tl_py_generated_linalg_functions[];
 extern PyMethodDef tl_py_generated_shape_functions[];
 extern PyMethodDef tl_py_generated_create_functions[];
 extern PyMethodDef tl_py_generated_random_functions[];
+extern PyMethodDef tl_py_generated_module_functions[];
+extern PyMethodDef tl_py_generated_dlpack_functions[];
 
 #endif

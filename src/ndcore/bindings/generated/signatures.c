@@ -1495,6 +1495,27 @@ static const tl_py_param params_is_pinned[] = {
     {"device", TL_PY_ARG_ANY, 0, "None"},
 };
 
+static const tl_py_param params_promote_types[] = {
+    {"type1", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+    {"type2", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_can_cast[] = {
+    {"from_", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+    {"to", TL_PY_ARG_DTYPE, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_result_type[] = {
+    {"tensor", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"other", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_from_dlpack[] = {
+    {"ext_tensor", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+    {"copy", TL_PY_ARG_BOOL, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
 static const tl_py_param params_softmax[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"dim", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
@@ -2491,6 +2512,14 @@ const tl_py_sig tl_py_sigs[] = {
      "pin_memory(Tensor self, any device=None)"},
     {"is_pinned", "backend", params_is_pinned, 2, 2,
      "is_pinned(Tensor self, any device=None)"},
+    {"promote_types", "module", params_promote_types, 2, 2,
+     "promote_types(dtype type1, dtype type2)"},
+    {"can_cast", "module", params_can_cast, 2, 2,
+     "can_cast(dtype from_, dtype to)"},
+    {"result_type", "module", params_result_type, 2, 2,
+     "result_type(any tensor, any other)"},
+    {"from_dlpack", "dlpack", params_from_dlpack, 3, 1,
+     "from_dlpack(any ext_tensor, *, device? device=None, bool? copy=None)"},
     {"softmax", "nn_softmax", params_softmax, 3, 3,
      "softmax(Tensor input, int dim, dtype? dtype=None)"},
     {"log_softmax", "nn_softmax", params_log_softmax, 3, 3,
@@ -2650,4 +2679,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 285;
+const int tl_py_sig_count = 289;
