@@ -30,3 +30,33 @@ def cases():
         lambda: np.pad(img_np, w), "numpy"
     yield "pad reflect 2 on 8x3x224x224", lambda: F.pad(img_tl, (2, 2, 2, 2), "reflect"), \
         lambda: np.pad(img_np, w, mode="reflect"), "numpy"
+    yield from per_call_cases()
+
+
+def per_call_cases():
+    """Small inputs, where the time is the call's argument binding: the
+    functions bound from Tensor..., *Tensor, *int[] and to's overloads."""
+    a_np, b_np = np.arange(3, dtype=np.float32), np.arange(4, dtype=np.float32)
+    a, b = tl.from_numpy(a_np), tl.from_numpy(b_np)
+    dst_np, dst = np.empty(3, np.float32), tl.empty(3)
+    yield "shapes per-call meshgrid(a, b)", lambda: tl.meshgrid(a, b, indexing="ij"), \
+        lambda: np.meshgrid(a_np, b_np, indexing="ij", copy=False), "numpy"
+    yield "shapes per-call meshgrid([a, b])", lambda: tl.meshgrid([a, b], indexing="ij"), \
+        lambda: np.meshgrid(*[a_np, b_np], indexing="ij", copy=False), "numpy"
+    yield "shapes per-call broadcast_tensors(a, a)", lambda: tl.broadcast_tensors(a, a), \
+        lambda: np.broadcast_arrays(a_np, a_np), "numpy"
+    yield "shapes per-call atleast_2d(a)", lambda: tl.atleast_2d(a), \
+        lambda: np.atleast_2d(a_np), "numpy"
+    yield "shapes per-call cat([a, a])", lambda: tl.cat([a, a]), \
+        lambda: np.concatenate([a_np, a_np]), "numpy"
+    yield "shapes per-call broadcast_shapes((3, 1), (4,))", \
+        lambda: tl.broadcast_shapes((3, 1), (4,)), lambda: np.broadcast_shapes((3, 1), (4,)), \
+        "numpy"
+    yield "shapes per-call tril_indices(4, 4)", lambda: tl.tril_indices(4, 4), \
+        lambda: np.tril_indices(4), "numpy"
+    yield "shapes per-call t.to(float64)", lambda: a.to(tl.float64), \
+        lambda: a_np.astype(np.float64), "numpy"
+    yield "shapes per-call t.to('cpu') (self)", lambda: a.to("cpu"), \
+        lambda: a_np.astype(np.float32, copy=False), "numpy"
+    yield "shapes per-call t.copy_(a)", lambda: dst.copy_(a), \
+        lambda: np.copyto(dst_np, a_np), "numpy"
