@@ -3,16 +3,16 @@
  * tril/triu/diagonal/diag/diag_embed, narrow/unfold/as_strided, movedim,
  * unflatten, broadcast_*, meshgrid, atleast_*d and nn.functional.pad.
  *
- * Registration (one declaration per op, no edits to ops.def): these ops do
- * not fit the elementwise/reduction kinds of ops.def, so they live in two
- * tables here.  `shape_methods` take the tensor first; each becomes a Tensor
- * method, and the very same method descriptor is also put in the module, so
- * torchlike.flip(t, dims) and t.flip(dims) run one function with one
- * argument parser.  `method_only` are Tensor methods PyTorch has no function
- * for (repeat, unfold); `shape_functions` are module functions taking lists
- * (cat, stack, meshgrid ...).  The existing view methods of py_views.c that
- * PyTorch also offers as functions (permute, transpose ...) are exported to
- * the module the same way.  py_module.c calls tl_py_shape_ops_init().     */
+ * Registration: most are bound from signatures.txt's [shape] signatures
+ * (the generated tables; cat, meshgrid and the other functions of several
+ * tensors take them as Tensor[], Tensor... or *Tensor), and their Tensor
+ * methods are also put in the module, so torchlike.flip(t, dims) and
+ * t.flip(dims) run one function with one argument parser.  The tables here
+ * hold the rest: `shape_methods` (fliplr, flipud) and `method_only`, the
+ * in-place views PyTorch has no function for (squeeze_ ...).  The existing
+ * view methods of py_views.c that PyTorch also offers as functions (t,
+ * ravel) are exported to the module the same way.  py_module.c calls
+ * tl_py_shape_ops_init().                                                  */
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/kernels/tl_shape_ops.h"
 #include "ndcore/tensor/tl_views.h"
@@ -558,7 +558,7 @@ PyObject *tl_py_impl_broadcast_to(const char *name, const tl_py_args_broadcast_t
 
 /* ---- module functions on tensors given spread (*Tensor, Tensor...) ------------------- */
 
-/* One view of each of the n tensors, made by `each` or all at once by `all`. */
+/* A tuple of one view of each tensor, all made by `all`. */
 static PyObject *views_of(const tl_py_tensors *ts, tl_status (*all)(tl_tensor *, int,
                                                                     const tl_tensor *const *))
 {
