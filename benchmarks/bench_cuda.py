@@ -1,11 +1,11 @@
 """GPU rows (issue "The CUDA backend"), against PyTorch on the same GPU in
 the same process; nothing runs without a CUDA device and PyTorch.
 
-Today's rows are what the CUDA backend does without kernels: the caching
-allocator (alloc+free of a cached 1 MiB block) and copies between pinned
-host memory and the device.  Kernel rows (elementwise, sum, GEMM, sort,
-the launch-overhead chain) are listed with the reason they do not run yet,
-so the report shows the gap instead of hiding it."""
+Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
+between pinned host memory and the device, the elementwise kernels (add,
+mul, exp, a cast on 2^28 float32) and the launch overhead of a 100-op chain
+on tiny tensors.  Rows without kernels yet (sum; GEMM and sort to come) are
+listed with the reason they do not run, so the report shows the gap."""
 import os
 import sys
 
@@ -32,8 +32,30 @@ def cases():
         lambda: (pt_host.to("cuda"), torch.cuda.synchronize()), "torch"
     tl_dev, pt_dev = tl_host.to("cuda"), pt_host.to("cuda")
     yield "cuda d2h 256 MiB", lambda: tl_dev.cpu(), lambda: pt_dev.cpu(), "torch"
-    for name, fn in (("add 2^28 f32", lambda x: x + x), ("sum 2^28 f32", lambda x: x.sum())):
-        try:
-            fn(torchlike.ones(4, device="cuda"))
-        except NotImplementedError as e:
-            print(f"cuda {name:43s} not run: {e}")
+    # Elementwise kernels: 2^28 float32 (1 GiB per operand), bandwidth-bound;
+    # torch.cuda.synchronize waits for the whole device, our launches included
+    # (one process, one primary context).
+    sync = torch.cuda.synchronize
+    big = 1 << 28
+    a, b = torchlike.ones(big, device="cuda"), torchlike.full((big,), 2.0, device="cuda")
+    pa, pb = torch.ones(big, device="cuda"), torch.full((big,), 2.0, device="cuda")
+    yield "cuda add 2^28 f32", lambda: (a + b, sync()), lambda: (pa + pb, sync()), "torch"
+    yield "cuda mul 2^28 f32", lambda: (a * b, sync()), lambda: (pa * pb, sync()), "torch"
+    yield "cuda exp 2^28 f32", lambda: (torchlike.exp(a), sync()), \
+        lambda: (torch.exp(pa), sync()), "torch"
+    yield "cuda cast 2^28 f32->f16", lambda: (a.to(torchlike.float16), sync()), \
+        lambda: (pa.to(torch.float16), sync()), "torch"
+    del a, b, pa, pb
+    # Launch overhead: a 100-op chain on tiny tensors.
+    x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
+
+    def chain(t):
+        for _ in range(100):
+            t = t + 1
+        return t
+    yield "cuda 100 adds on 4 elements", lambda: (chain(x), sync()), \
+        lambda: (chain(px), sync()), "torch"
+    try:
+        torchlike.ones(4, device="cuda").sum()
+    except NotImplementedError as e:
+        print(f"cuda {'sum 2^28 f32':43s} not run: {e}")

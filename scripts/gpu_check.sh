@@ -63,7 +63,7 @@ suite() {
 
 sanitized() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not installed: skipped"; return 0; }
-  compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda.py -q -x -p no:cacheprovider
+  compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda.py tests/test_cuda_kernels.py -q -x -p no:cacheprovider -k "not cpu"
 }
 
 benchmarks() {
