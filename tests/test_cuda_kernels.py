@@ -68,7 +68,7 @@ def documented_gaps():
     section = text.split("### What has no CUDA kernel", 1)[1].split("\n## ", 1)[0]
     families = re.search(r"Whole families[^:]*: ([\w,\s]+)\.", section).group(1)
     rows = re.findall(r"^\| `(\w+)` \| ([\w, ]+) \|", section, re.M)
-    others = re.search(r"Other ops[^:]*: ([`\w,\s]*)\.", section).group(1)
+    others = re.search(r"Other ops[^:]*: ([`\w,\s]*)[.(]", section).group(1)
     return (sorted(f.strip() for f in families.split(",")),
             {name: [d.strip() for d in dtypes.split(",")] for name, dtypes in rows},
             sorted(o.strip(" `\n") for o in others.split(",") if o.strip() not in ("", "none")))
@@ -420,3 +420,86 @@ def test_creation_on_device(device, dtype):
     exp = np.zeros((2, 6), npdt)
     exp[:, ::2] = 1
     assert_close(back(t), exp, dtype=dtype)
+
+
+# ---- reductions on the device ----------------------------------------------------------
+
+REDUCTIONS = {
+    "sum": np.sum, "nansum": np.nansum, "prod": np.prod, "mean": np.mean, "nanmean": np.nanmean,
+    "amax": np.amax, "amin": np.amin, "all": np.all, "any": np.any,
+    "count_nonzero": np.count_nonzero,
+}
+
+
+def reduce_reference(name, x, dims, keepdim, dtype):
+    fn = REDUCTIONS[name]
+    if name == "count_nonzero":
+        r = np.count_nonzero(x, axis=dims)
+        return np.asarray(r).astype(np.int64)
+    kw = {"axis": dims, "keepdims": keepdim}
+    if name in ("sum", "prod") and dtype in ("bool",) + tuple(ew.INTS):
+        kw["dtype"] = np.int64
+    r = np.asarray(fn(x, **kw))
+    if name in ("all", "any"):
+        return r.astype(np.uint8 if dtype == "uint8" else np.bool_)
+    if name in ("sum", "prod", "nansum") and dtype in ("float16", "bfloat16", "float32"):
+        r = np.asarray(fn(x.astype(np.float64), **kw)).astype(np.float32)
+    return r
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions_on_device(device, name):
+    rng = np.random.default_rng(9)
+    dtypes = {"mean": ["float32", "float64", "complex64"], "nanmean": ["float32", "float64"],
+              "nansum": ["float32", "float64", "int32"], "amax": ["bool", "uint8", "int8", "int32",
+              "int64", "float32", "float64"], "amin": ["int16", "float32", "float64"]}.get(
+        name, ["bool", "uint8", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+    for dtype in dtypes:
+        if name in ("amax", "amin") and dtype.startswith("complex"):
+            continue
+        for shape, dims in [((3, 4, 5), None), ((3, 4, 5), 1), ((3, 4, 5), (0, 2)), ((7,), 0),
+                            ((), None), ((2, 0, 3), 2), ((6, 300), 1), ((300, 6), 0)]:
+            if name in ("amax", "amin") and 0 in shape:
+                continue
+            x = random_array(shape, dtype, rng, low=-3, high=4)
+            if name.startswith("nan") and dtype.startswith("float") and x.size:
+                x.flat[::3] = np.nan
+            if name == "prod" and dtype.startswith(("float", "complex")):
+                lo, hi = (0.6, 0.8) if dtype.startswith("complex") else (0.9, 1.1)
+                x = random_array(shape, dtype, rng, low=lo, high=hi)  # |x| near 1: finite products
+            t = on(device, to_tensor(x, dtype))
+            for keepdim in (False, True):
+                if name == "count_nonzero" and keepdim:
+                    continue
+                args = {} if dims is None else ({"dim": dims} if name == "count_nonzero" else
+                                                {"dim": dims, "keepdim": keepdim})
+                if dims is None and keepdim and name != "count_nonzero":
+                    continue
+                got = back(getattr(tl, name)(t, **args))
+                exp = reduce_reference(name, x, dims, keepdim or False, dtype)
+                rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+                assert_close(got, exp, rtol=rtol, atol=1e-6, check_dtype=False)
+                assert_close(got, back(getattr(tl, name)(back(t), **args)).numpy(), rtol=rtol,
+                             atol=1e-6)
+            if t.ndim >= 2 and t.numel():  # a transposed input
+                got = back(getattr(tl, name)(t.transpose(0, -1)))
+                exp = reduce_reference(name, np.swapaxes(x, 0, -1), None, False, dtype)
+                assert_close(got, exp, rtol=1e-5, atol=1e-6, check_dtype=False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_var_std_and_dtype_on_device(device):
+    rng = np.random.default_rng(10)
+    for dtype in ("float32", "float64", "complex64"):
+        x = random_array((4, 50), dtype, rng)
+        t = on(device, to_tensor(x, dtype))
+        for dims in (None, 0, 1):
+            for correction in (0, 1):
+                assert_close(back(tl.var(t, dim=dims, correction=correction)),
+                             np.var(x, axis=dims, ddof=correction), rtol=1e-5, atol=1e-6)
+                assert_close(back(tl.std(t, dim=dims, correction=correction)),
+                             np.std(x, axis=dims, ddof=correction), rtol=1e-5, atol=1e-6)
+    i = on(device, tl.arange(10, dtype=tl.int32))
+    assert_close(back(tl.sum(i, dtype=tl.float64)), np.float64(45))
+    assert_close(back(tl.mean(i, dtype=tl.float32)), np.float32(4.5))
