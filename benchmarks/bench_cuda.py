@@ -3,9 +3,10 @@ the same process; nothing runs without a CUDA device and PyTorch.
 
 Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
-mul, exp, a cast on 2^28 float32) and the launch overhead of a 100-op chain
-on tiny tensors.  Rows without kernels yet (sum; GEMM and sort to come) are
-listed with the reason they do not run, so the report shows the gap."""
+mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
+overhead of a 100-op chain on tiny tensors.  Rows without kernels yet
+(argmax, GEMM, sort) are listed with the reason they do not run, so the
+report shows the gap."""
 import os
 import sys
 
@@ -45,7 +46,15 @@ def cases():
         lambda: (torch.exp(pa), sync()), "torch"
     yield "cuda cast 2^28 f32->f16", lambda: (a.to(torchlike.float16), sync()), \
         lambda: (pa.to(torch.float16), sync()), "torch"
-    del a, b, pa, pb
+    # A strided operand: the n-d kernel (a transposed 16384 x 16384 view).
+    at, pat = a.view(16384, 16384).t(), pa.view(16384, 16384).t()
+    yield "cuda add transposed 2^28 f32", lambda: (at + at, sync()), \
+        lambda: (pat + pat, sync()), "torch"
+    # Reductions: a full sum is one block today (docs/gpu.md), rows of a matrix many.
+    yield "cuda sum 2^28 f32", lambda: (a.sum(), sync()), lambda: (pa.sum(), sync()), "torch"
+    yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
+        lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
+    del a, b, pa, pb, at, pat
     # Launch overhead: a 100-op chain on tiny tensors.
     x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
 
@@ -55,7 +64,10 @@ def cases():
         return t
     yield "cuda 100 adds on 4 elements", lambda: (chain(x), sync()), \
         lambda: (chain(px), sync()), "torch"
-    try:
-        torchlike.ones(4, device="cuda").sum()
-    except NotImplementedError as e:
-        print(f"cuda {'sum 2^28 f32':43s} not run: {e}")
+    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),
+                     ("matmul 1024^2 f32", lambda t: t.view(1024, 1024) @ t.view(1024, 1024)),
+                     ("sort 2^20 f32", lambda t: t.sort())):
+        try:
+            fn(torchlike.ones(1 << 20, device="cuda"))
+        except NotImplementedError as e:
+            print(f"cuda {name:43s} not run: {e}")
