@@ -14,8 +14,17 @@ import pytest
 
 import torchlike as tl
 from torchlike import _C
-from oracle import ALL_DTYPES, NP_DTYPES, TOL, assert_close, random_array, to_tensor
-import test_elementwise as ew
+from oracle import ALL_DTYPES, INT_DTYPES, NP_DTYPES, TOL, assert_close, random_array, to_tensor
+
+try:  # the elementwise oracle (its tables, values and references) needs SciPy and Hypothesis
+    import test_elementwise as ew
+except ImportError as e:  # a GPU machine without them still runs the other CUDA tests
+    ew = None
+    EW_MISSING = pytest.mark.skip(reason=f"test_elementwise's oracle cannot be imported: {e}")
+
+
+def oracle_names(table):
+    return sorted(getattr(ew, table)) if ew else [pytest.param("-", marks=EW_MISSING)]
 
 _C._fake_enable()
 
@@ -225,7 +234,7 @@ def shapes_for(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", sorted(ew.UNARY))
+@pytest.mark.parametrize("name", oracle_names("UNARY"))
 def test_unary_on_device(device, name):
     _, dtypes, _ = ew.UNARY[name]
     for dtype in dtypes:
@@ -249,7 +258,7 @@ def test_unary_on_device(device, name):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", sorted(ew.BINARY))
+@pytest.mark.parametrize("name", oracle_names("BINARY"))
 def test_binary_on_device(device, name):
     _, dtypes, _ = ew.BINARY[name]
     rng = np.random.default_rng(5)
@@ -407,7 +416,7 @@ def test_creation_on_device(device, dtype):
     if dtype != "bool":
         assert_close(back(tl.arange(0, 10, 3, **kw)), np.arange(0, 10, 3).astype(npdt), dtype=dtype)
         assert_close(back(tl.arange(7, **kw)), np.arange(7).astype(npdt), dtype=dtype)
-    if dtype not in ("bool",) + tuple(ew.INTS):
+    if dtype not in ("bool",) + tuple(INT_DTYPES):
         assert_close(back(tl.arange(-1.5, 2.0, 0.5, **kw)),
                      np.arange(-1.5, 2.0, 0.5).astype(npdt), dtype=dtype)
         for n in (0, 1, 5, 50):
@@ -437,7 +446,7 @@ def reduce_reference(name, x, dims, keepdim, dtype):
         r = np.count_nonzero(x, axis=dims)
         return np.asarray(r).astype(np.int64)
     kw = {"axis": dims, "keepdims": keepdim}
-    if name in ("sum", "prod") and dtype in ("bool",) + tuple(ew.INTS):
+    if name in ("sum", "prod") and dtype in ("bool",) + tuple(INT_DTYPES):
         kw["dtype"] = np.int64
     r = np.asarray(fn(x, **kw))
     if name in ("all", "any"):
