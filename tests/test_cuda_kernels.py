@@ -5,8 +5,15 @@ data no host code may touch), and CUDA results against NumPy and the CPU.
 The result tests take a `device` parameter.  On "cpu" they run everywhere and
 check the tests themselves (the same inputs, the same NumPy references); on
 "cuda" they run only where a GPU is present (scripts/gpu_check.sh) and skip
-with one reason, "requires a CUDA device", elsewhere."""
+with one reason, "requires a CUDA device", elsewhere.  On "emulated" (the
+fake device given the CPU's kernels as device kernels, _C._fake_emulate_device,
+in a process of their own) they run the op layer's device paths: inputs cast
+on the device, scratch outputs, CPU scalars by value, the reductions' device
+passes and finishes, same-device casts and strided copies."""
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +34,15 @@ def oracle_names(table):
     return sorted(getattr(ew, table)) if ew else [pytest.param("-", marks=EW_MISSING)]
 
 _C._fake_enable()
+EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
+if EMULATED:
+    _C._fake_emulate_device()
 
 GPU = tl.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
     not GPU, reason="requires a CUDA device"))]
+if EMULATED:
+    DEVICES.append(pytest.param("fake", id="emulated"))
 ELEMENTWISE_KINDS = ("unary", "binary", "where", "clamp")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "gpu.md"
 
@@ -123,6 +135,7 @@ def test_cuda_copy_and_creation_rows_take_every_dtype():
             assert _C._dispatch_lookup(name, "cuda", dtype) == "set"
 
 
+@pytest.mark.skipif(EMULATED, reason="the fake device has emulated kernels in this process")
 def test_the_fake_device_still_has_no_kernels_of_its_own():
     t = table()
     assert {n for n, (_, row) in t.items() if row["fake"]} == {"copy_"}
@@ -512,3 +525,17 @@ def test_var_std_and_dtype_on_device(device):
     i = on(device, tl.arange(10, dtype=tl.int32))
     assert_close(back(tl.sum(i, dtype=tl.float64)), np.float64(45))
     assert_close(back(tl.mean(i, dtype=tl.float32)), np.float32(4.5))
+
+
+# ---- the device paths, emulated --------------------------------------------------------
+
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    """Every device-parametrised test above, on the fake device with the CPU's
+    kernels as its device kernels, in a process of its own (the emulation
+    cannot be undone)."""
+    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
+                        "no:cacheprovider", "-k", "emulated"],
+                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran

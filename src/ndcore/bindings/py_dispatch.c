@@ -8,6 +8,9 @@
  *       what an op call finds in the table, without running it: "loop" (an
  *       inner loop the CPU iterator drives), "set" (a kernel set, or a
  *       device's whole-plan elementwise kernel), or the NotImplementedError.
+ *   _C._fake_emulate_device()
+ *       test hook, one-way: the fake device gets kernels of its own that are
+ *       the CPU's (tl_emulate.h), so the device paths run without a GPU.
  *   _C._iter_plan(tensors)
  *       the iterator plan (tl_iter_init) over tensors, output first: shape,
  *       byte strides per operand, byte offsets of the first elements in their
@@ -15,6 +18,7 @@
  *       device and never reads the tensors' data.                         */
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/dispatch/tl_emulate.h"
 #include "ndcore/tensor/tl_dtype.h"
 
 static const char *const device_type_names[TL_DEVICE_COUNT] = {
@@ -125,6 +129,15 @@ static PyObject *dispatch_lookup(PyObject *self, PyObject *args)
   return PyUnicode_FromString(k->loop ? "loop" : "set");
 }
 
+static PyObject *fake_emulate_device(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  if (tl_dispatch_emulate_device() != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
 static PyObject *iter_plan(PyObject *self, PyObject *arg)
 {
   (void)self;
@@ -182,6 +195,8 @@ static PyMethodDef dispatch_functions[] = {
      "test hook: give a host-memory test device the CPU's kernels (or take them away)"},
     {"_dispatch_lookup", dispatch_lookup, METH_VARARGS,
      "what an op call finds in the kernel table: 'loop', 'set', or the NotImplementedError"},
+    {"_fake_emulate_device", fake_emulate_device, METH_NOARGS,
+     "test hook, one-way: the fake device runs the CPU's kernels through the device paths"},
     {"_iter_plan", iter_plan, METH_O,
      "the iterator plan over tensors (output first): shape, byte strides and offsets"},
     {NULL, NULL, 0, NULL},
