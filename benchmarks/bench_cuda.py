@@ -1,11 +1,12 @@
 """GPU rows (issue "The CUDA backend"), against PyTorch on the same GPU in
 the same process; nothing runs without a CUDA device and PyTorch.
 
-Today's rows are what the CUDA backend does without kernels: the caching
-allocator (alloc+free of a cached 1 MiB block) and copies between pinned
-host memory and the device.  Kernel rows (elementwise, sum, GEMM, sort,
-the launch-overhead chain) are listed with the reason they do not run yet,
-so the report shows the gap instead of hiding it."""
+Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
+between pinned host memory and the device, the elementwise kernels (add,
+mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
+overhead of a 100-op chain on tiny tensors.  Rows without kernels yet
+(argmax, GEMM, sort) are listed with the reason they do not run, so the
+report shows the gap."""
 import os
 import sys
 
@@ -32,8 +33,41 @@ def cases():
         lambda: (pt_host.to("cuda"), torch.cuda.synchronize()), "torch"
     tl_dev, pt_dev = tl_host.to("cuda"), pt_host.to("cuda")
     yield "cuda d2h 256 MiB", lambda: tl_dev.cpu(), lambda: pt_dev.cpu(), "torch"
-    for name, fn in (("add 2^28 f32", lambda x: x + x), ("sum 2^28 f32", lambda x: x.sum())):
+    # Elementwise kernels: 2^28 float32 (1 GiB per operand), bandwidth-bound;
+    # torch.cuda.synchronize waits for the whole device, our launches included
+    # (one process, one primary context).
+    sync = torch.cuda.synchronize
+    big = 1 << 28
+    a, b = torchlike.ones(big, device="cuda"), torchlike.full((big,), 2.0, device="cuda")
+    pa, pb = torch.ones(big, device="cuda"), torch.full((big,), 2.0, device="cuda")
+    yield "cuda add 2^28 f32", lambda: (a + b, sync()), lambda: (pa + pb, sync()), "torch"
+    yield "cuda mul 2^28 f32", lambda: (a * b, sync()), lambda: (pa * pb, sync()), "torch"
+    yield "cuda exp 2^28 f32", lambda: (torchlike.exp(a), sync()), \
+        lambda: (torch.exp(pa), sync()), "torch"
+    yield "cuda cast 2^28 f32->f16", lambda: (a.to(torchlike.float16), sync()), \
+        lambda: (pa.to(torch.float16), sync()), "torch"
+    # A strided operand: the n-d kernel (a transposed 16384 x 16384 view).
+    at, pat = a.view(16384, 16384).t(), pa.view(16384, 16384).t()
+    yield "cuda add transposed 2^28 f32", lambda: (at + at, sync()), \
+        lambda: (pat + pat, sync()), "torch"
+    # Reductions: a full sum is one block today (docs/gpu.md), rows of a matrix many.
+    yield "cuda sum 2^28 f32", lambda: (a.sum(), sync()), lambda: (pa.sum(), sync()), "torch"
+    yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
+        lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
+    del a, b, pa, pb, at, pat
+    # Launch overhead: a 100-op chain on tiny tensors.
+    x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
+
+    def chain(t):
+        for _ in range(100):
+            t = t + 1
+        return t
+    yield "cuda 100 adds on 4 elements", lambda: (chain(x), sync()), \
+        lambda: (chain(px), sync()), "torch"
+    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),
+                     ("matmul 1024^2 f32", lambda t: t.view(1024, 1024) @ t.view(1024, 1024)),
+                     ("sort 2^20 f32", lambda t: t.sort())):
         try:
-            fn(torchlike.ones(4, device="cuda"))
+            fn(torchlike.ones(1 << 20, device="cuda"))
         except NotImplementedError as e:
             print(f"cuda {name:43s} not run: {e}")

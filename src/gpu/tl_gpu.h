@@ -8,5 +8,8 @@ int tl_gpu_device_count(void);
 /* Register the CUDA backend and the pinned-host allocator when CUDA is built
  * in and a GPU is present (called once by tl_backend_init). */
 void tl_gpu_init(void);
+/* Fill the kernel table's CUDA rows (kernels_gpu.c; nothing without CUDA in
+ * the build).  Called by tl_dispatch_init, after the CPU rows. */
+void tl_gpu_kernels_register(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu/tl_gpu.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/tensor/tl_backend.h"
 
@@ -37,6 +38,7 @@ void tl_dispatch_init(void)
   tl_random_register();
   tl_create_register();
   tl_copy_register();
+  tl_gpu_kernels_register(); /* the CUDA rows, over the backend's byte copy */
 }
 
 tl_status tl_dispatch_no_kernel(const char *name, tl_device device, tl_dtype dtype)

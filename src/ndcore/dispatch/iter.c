@@ -92,12 +92,16 @@ tl_status tl_iter_init(tl_iter *it, int noperands, const tl_tensor *const *ops,
   it->ndim = out->ndim;
   it->cost = 1;
   it->device = tl_tensor_device(out);
+  it->host_scalar = 0;
   memcpy(it->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
   for (int k = 0; k < noperands; k++) {
     const tl_tensor *t = ops[k];
     /* ops[0] is out, whose device it->device is. */
-    if (k > 0 && !tl_device_eq(tl_tensor_device(t), it->device) && !is_cpu_scalar(t))
-      return tl_check_same_device(2, (const tl_tensor *[]){out, t});
+    if (k > 0 && !tl_device_eq(tl_tensor_device(t), it->device)) {
+      if (!is_cpu_scalar(t))
+        return tl_check_same_device(2, (const tl_tensor *[]){out, t});
+      it->host_scalar |= 1u << k;
+    }
     int64_t itemsize = (int64_t)tl_dtype_size(t->dtype);
     int lead = out->ndim - t->ndim;
     bad = k;

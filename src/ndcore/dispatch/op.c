@@ -21,7 +21,12 @@
  *       LOGICAL          result bool, inputs read as bool
  *       PREDICATE(_REAL) result bool, computed in the input dtype
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
- *     own: the iterator casts through buffers.                              */
+ *     own: the iterator casts through buffers.
+ *
+ * Off the host (a device whose memory host code cannot read), the device's
+ * kernel runs the whole plan (tl_iter_kernel) in the compute dtype: inputs of
+ * another dtype are cast on the device first (its copy kernel), and a result
+ * of another dtype is computed into a scratch tensor and cast into out.    */
 #include <string.h>
 
 #include "ndcore/dispatch/tl_kernel_sets.h"
@@ -273,6 +278,7 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   /* Inputs that change before the loop runs: cast scalars, overlap copies. */
   tl_tensor local[TL_ITER_MAX_OPERANDS - 1];
   bool local_owned[TL_ITER_MAX_OPERANDS - 1] = {false};
+  tl_tensor scratch = {0}; /* a device result in the loop's dtype, cast into out */
   tl_storage scalar_storage[TL_ITER_MAX_OPERANDS - 1];
   _Alignas(16) char scalar_bytes[TL_ITER_MAX_OPERANDS - 1][16];
   tl_dtype result, compute;
@@ -302,7 +308,7 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   const tl_kernel *kernel = tl_dispatch_supports(op, device, loop);
   if (!kernel)
     return tl_error_status();
-  tl_loop_fn fn = kernel->loop;
+  bool host = tl_dispatch_host_memory(device);
   if (check_elementwise_args(op, nin, in, compute, p) != TL_OK)
     return tl_error_status();
 
@@ -331,14 +337,16 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
        * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
       tl_scalar_store(s, want, scalar_bytes[i]);
+      /* A CPU scalar stays on the CPU: a device's plan reads it on the host. */
+      tl_device where = tl_tensor_device(t).type == TL_DEVICE_CPU ? tl_device_cpu() : device;
       scalar_storage[i] = (tl_storage){.refcount = 1, .data = scalar_bytes[i], .nbytes = 16,
-                                       .device = device};
+                                       .device = where};
       local[i] = *t;
       local[i].storage = &scalar_storage[i];
       local[i].offset = 0;
       local[i].dtype = want;
       t = &local[i];
-    } else if (!allocated && partial_overlap(out, t)) {
+    } else if ((!allocated && partial_overlap(out, t)) || (!host && t->dtype != want)) {
       if (tl_tensor_to_dtype(&local[i], t, want) != TL_OK) {
         status = tl_error_status();
         goto done;
@@ -350,15 +358,32 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
     loop_dtypes[i + 1] = want;
   }
 
+  if (!host && out->dtype != out_loop) {
+    if (tl_tensor_empty(&scratch, out_loop, ndim, shape, device) != TL_OK) {
+      status = tl_error_status();
+      goto done;
+    }
+    ops[0] = &scratch;
+  }
+
   tl_iter it;
   if (tl_iter_init(&it, nin + 1, ops, loop_dtypes) != TL_OK) {
     status = tl_error_status();
     goto done;
   }
   it.cost = tl_op_infos[op].rule == TL_RULE_FLOAT || tl_op_infos[op].rule == TL_RULE_FLOAT_REAL ? 8 : 1;
-  status = tl_iter_run(&it, fn, (void *)p);
+  if (kernel->loop) {
+    status = tl_iter_run(&it, kernel->loop, (void *)p);
+  } else {
+    const tl_iter_kernel *device_kernel = kernel->set;
+    status = device_kernel->run(device_kernel, &it, p);
+  }
+  if (status == TL_OK && scratch.storage)
+    status = tl_tensor_copy(out, &scratch);
 
 done:
+  if (scratch.storage)
+    tl_tensor_release(&scratch);
   for (int i = 0; i < nin; i++)
     if (local_owned[i])
       tl_tensor_release(&local[i]);
@@ -389,8 +414,18 @@ tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src)
   return set->copy(dst, src);
 }
 
+static tl_status cpu_copy_run(const tl_iter *it)
+{
+  return tl_iter_run((tl_iter *)it, tl_cast_loop(it->dtype[1], it->dtype[0]), NULL);
+}
+
 /* The CPU's copy: src (broadcast to dst) cast into dst. */
 tl_status tl_cpu_tensor_copy(tl_tensor *dst, const tl_tensor *src)
+{
+  return tl_copy_through(dst, src, cpu_copy_run);
+}
+
+tl_status tl_copy_through(tl_tensor *dst, const tl_tensor *src, tl_status (*run)(const tl_iter *it))
 {
   tl_tensor tmp, stripped;
   bool owned = false;
@@ -418,7 +453,7 @@ tl_status tl_cpu_tensor_copy(tl_tensor *dst, const tl_tensor *src)
   tl_status status = tl_iter_init(&it, 2, ops, NULL);
   if (status == TL_OK) {
     tl_storage_bump(dst->storage);
-    status = tl_iter_run(&it, tl_cast_loop(src->dtype, dst->dtype), NULL);
+    status = run(&it);
   }
   if (owned)
     tl_tensor_release(&tmp);

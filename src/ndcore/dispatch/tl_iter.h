@@ -13,8 +13,13 @@
  *
  * The plan (tl_iter_init: broadcast, dims sorted and coalesced, byte strides,
  * data pointers) knows nothing of the CPU and is what a device launcher
- * consumes; tl_iter_run is the CPU's launcher and refuses operands that host
- * code cannot read (tl_dispatch_host_memory).                                */
+ * consumes: building it reads shapes and strides only, never the operands'
+ * data, so it is built the same way for any device.  A CPU scalar among
+ * another device's operands is marked in host_scalar: its pointer is host
+ * memory, which a device launcher reads on the host and passes by value.
+ * tl_iter_run is the CPU's launcher and refuses operands that host code
+ * cannot read (tl_dispatch_host_memory); a device runs the whole plan
+ * through its tl_iter_kernel.                                                */
 #ifndef TL_ITER_H
 #define TL_ITER_H
 
@@ -36,7 +41,16 @@ typedef struct {
   tl_dtype loop_dtype[TL_ITER_MAX_OPERANDS]; /* dtype the loop reads/writes */
   int64_t cost;                              /* rough work per element, >= 1 */
   tl_device device;                          /* where the operands live */
+  uint32_t host_scalar; /* bit k: operand k is a CPU scalar with a device's operands */
 } tl_iter;
+
+/* A device's elementwise kernel, in the kernel table's `set` slot: it runs a
+ * whole plan at once (the CPU's are inner loops that tl_iter_run drives).
+ * ctx is the device's own row; data is the op's tl_op_params, or NULL. */
+typedef struct tl_iter_kernel {
+  tl_status (*run)(const struct tl_iter_kernel *self, const tl_iter *it, const void *data);
+  const void *ctx;
+} tl_iter_kernel;
 
 /* Set up an iteration over `ops` (noutputs first).  Every operand broadcasts to
  * the first output's shape.  loop_dtypes may be NULL (no casting). */

@@ -95,6 +95,11 @@ void tl_cpu_binary_register(void);
 /* RuntimeError naming two devices unless all n tensors share one. */
 tl_status tl_check_same_device(int n, const tl_tensor *const *ts);
 
+/* What every device's copy kernel shares: src broadcast to dst (NumPy's
+ * leading size-1 dims of src dropped, src first copied aside when it partly
+ * overlaps dst) as one plan, operand 1 cast into operand 0 by `run`. */
+tl_status tl_copy_through(tl_tensor *dst, const tl_tensor *src, tl_status (*run)(const tl_iter *it));
+
 /* Result and loop dtypes of an elementwise op on these inputs. */
 tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *result,
                              tl_dtype *compute);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
 
@@ -258,9 +259,18 @@ static void fill_identity(tl_rkind kind, tl_tensor *acc)
     memcpy(d + i * (int64_t)size, d, size);
 }
 
+tl_reduce_pass_fn tl_reduce_device_pass[TL_DEVICE_COUNT];
+
 tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
                          tl_tensor *acc, const tl_tensor *aux, void *data)
 {
+  tl_device device = tl_tensor_device(in);
+  if (!tl_dispatch_host_memory(device)) {
+    tl_reduce_pass_fn pass = tl_reduce_device_pass[device.type];
+    if (!pass)
+      return tl_dispatch_no_kernel("reduction", device, loop);
+    return pass(kind, in, mask, loop, acc, aux, data);
+  }
   reduce_plan p;
   p.loop = tl_reduce_loops[kind][loop];
   if (!p.loop)

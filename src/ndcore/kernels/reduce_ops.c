@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -125,9 +126,32 @@ static tl_status check_nonempty(const char *name, const tl_tensor *in, uint64_t 
 
 /* ---- finishing steps on a contiguous accumulator ------------------------------ */
 
-static void acc_scale(tl_tensor *acc, double divisor)
+/* acc = op(acc, b), in place, by the elementwise kernel of acc's device: the
+ * finishing steps where host code cannot read acc.  b is a tensor, or (b
+ * NULL) the Python number `value`; unary ops take neither. */
+static tl_status device_finish(tl_op op, tl_tensor *acc, const tl_tensor *b, double value,
+                               tl_tensor *out)
+{
+  tl_tensor scalar; /* 0 against integer counts stays an integer */
+  bool count = op == TL_OP_NE || op == TL_OP_EQ;
+  if (tl_tensor_empty(&scalar, count ? TL_DTYPE_I64 : TL_DTYPE_F64, 0, NULL, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = value}, scalar.dtype,
+                  tl_tensor_data(&scalar));
+  tl_arg in[2] = {{acc, false}, {b ? b : &scalar, !b}};
+  int nin = tl_op_infos[op].kind == TL_OPKIND_UNARY ? 1 : 2;
+  tl_status status = tl_op_map(op, nin, in, out ? out : acc, NULL);
+  tl_tensor_release(&scalar);
+  return status;
+}
+
+static bool on_host(const tl_tensor *t) { return tl_dispatch_host_memory(tl_tensor_device(t)); }
+
+static tl_status acc_scale(tl_tensor *acc, double divisor)
 {
   int64_t n = tl_tensor_numel(acc);
+  if (!on_host(acc))
+    return device_finish(TL_OP_DIV, acc, NULL, divisor, NULL);
   if (acc->dtype == TL_DTYPE_C128) {
     double complex *x = tl_tensor_data(acc);
     for (int64_t i = 0; i < n; i++)
@@ -137,13 +161,17 @@ static void acc_scale(tl_tensor *acc, double divisor)
     for (int64_t i = 0; i < n; i++)
       x[i] = x[i] / divisor;
   }
+  return TL_OK;
 }
 
-static void acc_sqrt(tl_tensor *acc)
+static tl_status acc_sqrt(tl_tensor *acc)
 {
+  if (!on_host(acc))
+    return device_finish(TL_OP_SQRT, acc, NULL, 0, NULL);
   double *x = tl_tensor_data(acc);
   for (int64_t i = 0, n = tl_tensor_numel(acc); i < n; i++)
     x[i] = sqrt(x[i]);
+  return TL_OK;
 }
 
 static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
@@ -189,18 +217,23 @@ static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_
   if (pass_new(&acc, op == TL_OP_NANMEAN ? TL_RK_NANSUM : TL_RK_SUM, in, mask, loop, NULL,
                NULL) != TL_OK)
     return tl_error_status();
+  tl_status status = TL_OK;
   if (op == TL_OP_MEAN) {
-    acc_scale(&acc, (double)reduced_count(in, mask));
-  } else {
-    if (pass_new(&cnt, TL_RK_COUNT_NOTNAN, in, mask, loop, NULL, NULL) != TL_OK) {
-      tl_tensor_release(&acc);
-      return tl_error_status();
+    status = acc_scale(&acc, (double)reduced_count(in, mask));
+  } else if ((status = pass_new(&cnt, TL_RK_COUNT_NOTNAN, in, mask, loop, NULL, NULL)) == TL_OK) {
+    if (!on_host(&acc)) {
+      status = device_finish(TL_OP_DIV, &acc, &cnt, 0, NULL);
+    } else {
+      double *x = tl_tensor_data(&acc);
+      const int64_t *c = tl_tensor_data(&cnt);
+      for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+        x[i] = x[i] / (double)c[i];
     }
-    double *x = tl_tensor_data(&acc);
-    const int64_t *c = tl_tensor_data(&cnt);
-    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
-      x[i] = x[i] / (double)c[i];
     tl_tensor_release(&cnt);
+  }
+  if (status != TL_OK) {
+    tl_tensor_release(&acc);
+    return status;
   }
   return deliver(name, &acc, mask, a->keepdim, result, out);
 }
@@ -221,15 +254,20 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   tl_tensor mean, acc;
   if (pass_new(&mean, TL_RK_SUM, in, mask, loop, NULL, NULL) != TL_OK)
     return tl_error_status();
-  acc_scale(&mean, (double)n);
-  tl_status status = pass_new(&acc, TL_RK_SQDEV, in, mask, loop, &mean, NULL);
+  tl_status status = acc_scale(&mean, (double)n);
+  if (status == TL_OK)
+    status = pass_new(&acc, TL_RK_SQDEV, in, mask, loop, &mean, NULL);
   tl_tensor_release(&mean);
   if (status != TL_OK)
     return status;
   double dof = (double)n - correction;
-  acc_scale(&acc, dof > 0 ? dof : 0.0);
-  if (op == TL_OP_STD)
-    acc_sqrt(&acc);
+  status = acc_scale(&acc, dof > 0 ? dof : 0.0);
+  if (status == TL_OK && op == TL_OP_STD)
+    status = acc_sqrt(&acc);
+  if (status != TL_OK) {
+    tl_tensor_release(&acc);
+    return status;
+  }
   return deliver(name, &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
 }
 
@@ -272,6 +310,15 @@ static tl_status op_logical(tl_op op, const tl_tensor *in, uint64_t mask,
     if (tl_tensor_empty(&flags, TL_DTYPE_BOOL, acc.ndim, acc.shape, tl_tensor_device(in)) != TL_OK) {
       tl_tensor_release(&acc);
       return tl_error_status();
+    }
+    if (!on_host(&acc)) {
+      tl_status status = device_finish(any ? TL_OP_NE : TL_OP_EQ, &acc, NULL, 0, &flags);
+      tl_tensor_release(&acc);
+      if (status != TL_OK) {
+        tl_tensor_release(&flags);
+        return status;
+      }
+      return deliver(tl_op_infos[op].name, &flags, mask, a->keepdim, result, out);
     }
     const int64_t *c = tl_tensor_data(&acc);
     bool *f = tl_tensor_data(&flags);
@@ -407,6 +454,8 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
   return deliver(name, &idx, mask, a->keepdim, TL_DTYPE_I64, out);
 }
 
+/* The op layer of every reduction: the CPU's kernel, and CUDA's for the ops
+ * whose passes and finishes it runs (kernels_gpu.c registers which). */
 tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
                            tl_tensor *indices)
 {

@@ -58,6 +58,16 @@ tl_rkind tl_reduce_merge_kind(tl_rkind kind);
 tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
                          tl_tensor *acc, const tl_tensor *aux, void *data);
 
+/* A device's pass, for inputs host code cannot read: tl_reduce_pass hands
+ * them to tl_reduce_device_pass[device type], which the device's kernel
+ * registration sets (kernels_gpu.c for CUDA); NULL where a device has none.
+ * The op layer (reduce_ops.c) is device-neutral for the ops such a device
+ * registers: its finishing steps run as elementwise ops off the host. */
+typedef tl_status (*tl_reduce_pass_fn)(tl_rkind kind, const tl_tensor *in, uint64_t mask,
+                                       tl_dtype loop, tl_tensor *acc, const tl_tensor *aux,
+                                       void *data);
+extern tl_reduce_pass_fn tl_reduce_device_pass[TL_DEVICE_COUNT];
+
 /* Values and/or indices of the max or min along one dim (reduce_index.c).
  * values or indices may be NULL; both are allocated here (keepdim shape). */
 tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,

@@ -217,20 +217,17 @@ tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_
   tl_device dd = tl_tensor_device(dst), sd = tl_tensor_device(src);
   tl_tensor host = {0};
   tl_status status;
-  char sdd[32];
   if (dst->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   if (!tl_backend_get(dd) || !tl_backend_get(sd))
     return tl_error_status();
   if (tl_device_eq(dd, sd)) {
-    /* One device: a byte copy is all we can do without a kernel. */
+    /* One device: a byte copy needs no kernel; a cast or a strided copy is
+     * the device's copy kernel's (Tensor.to(dtype), contiguous() on CUDA). */
     const tl_backend *b = tl_backend_get(dd);
     if (dst->dtype != src->dtype || !same_shape(dst, src) || !tl_tensor_is_contiguous(dst) ||
         !tl_tensor_is_contiguous(src))
-      return tl_error_set(TL_ERR_NOT_IMPLEMENTED,
-                          "copy_(): no kernel for device %s (a %s copy to %s that is not a plain "
-                          "byte copy)", tl_device_str(sdd, sizeof sdd, dd),
-                          tl_dtype_names[src->dtype], tl_dtype_names[dst->dtype]);
+      return tl_tensor_copy(dst, src);
     size_t nbytes = (size_t)tl_tensor_numel(dst) * tl_dtype_size(dst->dtype);
     tl_storage_bump(dst->storage);
     if (!nbytes || tl_tensor_data(dst) == tl_tensor_data(src))

@@ -93,9 +93,9 @@ void tl_backend_pool_storage_free(tl_storage *s);
 
 /* ---- moving tensors between devices --------------------------------------------- */
 /* dst <- src (broadcast, cast) where either is off the CPU.  Crossing devices
- * goes through the host; on one device only a plain byte copy is possible
- * here (same dtype, both contiguous), anything else needs a device kernel and
- * is a NotImplementedError naming the device. */
+ * goes through the host; on one device a plain byte copy (same dtype, both
+ * contiguous) is the backend's, anything else the device's copy kernel
+ * (tl_tensor_copy), a NotImplementedError naming the device without one. */
 tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_blocking);
 /* out = src on `device` with `dtype`, a new contiguous tensor. */
 tl_status tl_backend_tensor_to(tl_tensor *out, const tl_tensor *src, tl_device device,

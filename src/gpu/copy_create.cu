@@ -1,0 +1,205 @@
+/* copy_create.cu - copies with casts between any two dtypes, and the
+ * creation kernels (full goes through the copy, with its value as a host
+ * scalar; arange, linspace and eye's diagonal write contiguous or strided
+ * runs directly).
+ *
+ * A copy of one dtype moves elements of its size through the elementwise
+ * launcher (five instantiations serve all twelve dtypes).  A cast is one
+ * kernel for all 144 pairs: a switch on the source dtype loads the element
+ * as its compute type, a switch on the destination converts and stores it,
+ * both uniform across the grid.  The conversions are C's, as the CPU's
+ * cast loops (cast.c) make them: float16 and bfloat16 go through float32, a
+ * complex number to a real type keeps its real part, anything to bool is
+ * "nonzero".  Float to integer out of range is undefined in C; the CPU gives
+ * what x86 gives, CUDA saturates.                                          */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "gpu/tl_cuda_launch.cuh"
+
+/* ---- same-dtype moves ------------------------------------------------------------- */
+
+struct alignas(16) tl_gpu_bytes16 {
+  uint64_t lo, hi;
+};
+
+template <typename T> struct tl_gpu_move {
+  using sig = T(T);
+  TL_DEV T operator()(T x) const { return x; }
+};
+
+static int move_launch(const tl_gpu_plan *p, int itemsize, void *stream)
+{
+  const tl_gpu_params none = {};
+  switch (itemsize) {
+  case 1: return tl_gpu_launch<tl_gpu_move<uint8_t>>(p, &none, stream);
+  case 2: return tl_gpu_launch<tl_gpu_move<uint16_t>>(p, &none, stream);
+  case 4: return tl_gpu_launch<tl_gpu_move<uint32_t>>(p, &none, stream);
+  case 8: return tl_gpu_launch<tl_gpu_move<uint64_t>>(p, &none, stream);
+  default: return tl_gpu_launch<tl_gpu_move<tl_gpu_bytes16>>(p, &none, stream);
+  }
+}
+
+/* ---- conversions ------------------------------------------------------------------ */
+
+template <typename T> TL_DEV bool tl_gpu_nonzero(T x) { return x != 0; }
+template <typename R> TL_DEV bool tl_gpu_nonzero(tl_cx<R> z) { return z.re != 0 || z.im != 0; }
+template <typename T> TL_DEV T tl_gpu_real(T x) { return x; }
+template <typename R> TL_DEV R tl_gpu_real(tl_cx<R> z) { return z.re; }
+
+/* x (a compute type) stored as dtype `to` at p. */
+template <typename S> TL_DEV void tl_gpu_store(int to, char *p, S x)
+{
+  /* Narrow integers convert through int32 as x86 code does for C's cast. */
+  auto narrow = [](S v) {
+    auto r = tl_gpu_real(v);
+    if constexpr (cuda::std::is_floating_point_v<decltype(r)>)
+      return (int32_t)r;
+    else
+      return r;
+  };
+  switch (to) {
+  case TL_DTYPE_BOOL: *(bool *)p = tl_gpu_nonzero(x); break;
+  case TL_DTYPE_U8: *(uint8_t *)p = (uint8_t)narrow(x); break;
+  case TL_DTYPE_I8: *(int8_t *)p = (int8_t)narrow(x); break;
+  case TL_DTYPE_I16: *(int16_t *)p = (int16_t)narrow(x); break;
+  case TL_DTYPE_I32: *(int32_t *)p = (int32_t)tl_gpu_real(x); break;
+  case TL_DTYPE_I64: *(int64_t *)p = (int64_t)tl_gpu_real(x); break;
+  case TL_DTYPE_F16: *(__half *)p = __float2half_rn((float)tl_gpu_real(x)); break;
+  case TL_DTYPE_BF16: *(__nv_bfloat16 *)p = __float2bfloat16_rn((float)tl_gpu_real(x)); break;
+  case TL_DTYPE_F32: *(float *)p = (float)tl_gpu_real(x); break;
+  case TL_DTYPE_F64: *(double *)p = (double)tl_gpu_real(x); break;
+  case TL_DTYPE_C64: *(tl_cfloat *)p = tl_cfloat(x); break;
+  default: *(tl_cdouble *)p = tl_cdouble(x); break;
+  }
+}
+
+/* The element of dtype `from` at src, stored as dtype `to` at dst. */
+TL_DEV void tl_gpu_convert(int to, char *dst, int from, const char *src)
+{
+  switch (from) {
+  case TL_DTYPE_BOOL: tl_gpu_store(to, dst, *(const bool *)src); break;
+  case TL_DTYPE_U8: tl_gpu_store(to, dst, *(const uint8_t *)src); break;
+  case TL_DTYPE_I8: tl_gpu_store(to, dst, *(const int8_t *)src); break;
+  case TL_DTYPE_I16: tl_gpu_store(to, dst, *(const int16_t *)src); break;
+  case TL_DTYPE_I32: tl_gpu_store(to, dst, *(const int32_t *)src); break;
+  case TL_DTYPE_I64: tl_gpu_store(to, dst, *(const int64_t *)src); break;
+  case TL_DTYPE_F16: tl_gpu_store(to, dst, __half2float(*(const __half *)src)); break;
+  case TL_DTYPE_BF16: tl_gpu_store(to, dst, __bfloat162float(*(const __nv_bfloat16 *)src)); break;
+  case TL_DTYPE_F32: tl_gpu_store(to, dst, *(const float *)src); break;
+  case TL_DTYPE_F64: tl_gpu_store(to, dst, *(const double *)src); break;
+  case TL_DTYPE_C64: tl_gpu_store(to, dst, *(const tl_cfloat *)src); break;
+  default: tl_gpu_store(to, dst, *(const tl_cdouble *)src); break;
+  }
+}
+
+static __global__ void cast_kernel(const tl_gpu_plan p, int to, int from, bool index32)
+{
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
+    int64_t off[TL_GPU_MAX_OPERANDS];
+    if (index32)
+      tl_gpu_offsets<int32_t>(p, i, off);
+    else
+      tl_gpu_offsets<int64_t>(p, i, off);
+    const char *src = p.host_scalar & 2u ? (const char *)p.scalar[1] : p.data[1] + off[1];
+    tl_gpu_convert(to, p.data[0] + off[0], from, src);
+  }
+}
+
+extern "C" int tl_gpu_copy_launch(const tl_gpu_plan *plan, int to, int from, void *stream)
+{
+  if (plan->numel == 0)
+    return 0;
+  if (to == from)
+    return move_launch(plan, tl_dtype_sizes[to], stream);
+  cast_kernel<<<tl_gpu_blocks(plan->numel), TL_GPU_THREADS, 0, (cudaStream_t)stream>>>(
+      *plan, to, from, tl_gpu_index32(plan));
+  return (int)cudaGetLastError();
+}
+
+/* ---- arange, linspace, eye ---------------------------------------------------------- */
+
+/* Integral dtypes step in wrapping int64 from the truncated start and step;
+ * the others in double (real part only, as the CPU). */
+static __global__ void arange_kernel(char *out, int dtype, int64_t n, int64_t istart,
+                                     int64_t istep, double start, double step, int itemsize,
+                                     bool integral)
+{
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    char *p = out + i * itemsize;
+    if (integral)
+      tl_gpu_store(dtype, p, (int64_t)((uint64_t)istart + (uint64_t)i * (uint64_t)istep));
+    else
+      tl_gpu_store(dtype, p, start + (double)i * step);
+  }
+}
+
+extern "C" int tl_gpu_arange_launch(char *out, int dtype, int64_t n, int64_t istart,
+                                    int64_t istep, const double start[2], const double step[2],
+                                    void *stream)
+{
+  if (n == 0)
+    return 0;
+  bool integral = tl_dtype_kinds[dtype] <= TL_KIND_INT;
+  arange_kernel<<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, (cudaStream_t)stream>>>(
+      out, dtype, n, istart, istep, start[0], step[0], tl_dtype_sizes[dtype], integral);
+  return (int)cudaGetLastError();
+}
+
+/* Element i of n evenly spaced values from a to b: the first half counted
+ * from a, the rest back from b, so both ends are exact (create.c). */
+template <typename T> TL_DEV T tl_gpu_spaced(T a, T b, T step, int64_t i, int64_t n)
+{
+  return i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+}
+
+static __global__ void linspace_kernel(char *out, int dtype, int64_t n, tl_cdouble a, tl_cdouble b,
+                                       bool log, double base, int itemsize, bool complex)
+{
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    char *p = out + i * itemsize;
+    if (complex) {
+      tl_cdouble step = n > 1 ? (b - a) / (double)(n - 1) : tl_cdouble(0.0);
+      tl_cdouble x = tl_gpu_spaced(a, b, step, i, n);
+      tl_gpu_store(dtype, p, log ? pow(tl_cdouble(base), x) : x);
+    } else {
+      double step = n > 1 ? (b.re - a.re) / (double)(n - 1) : 0;
+      double x = tl_gpu_spaced(a.re, b.re, step, i, n);
+      tl_gpu_store(dtype, p, log ? pow(base, x) : x);
+    }
+  }
+}
+
+extern "C" int tl_gpu_linspace_launch(char *out, int dtype, int64_t n, const double start[2],
+                                      const double end[2], int log, double base, void *stream)
+{
+  if (n == 0)
+    return 0;
+  linspace_kernel<<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, (cudaStream_t)stream>>>(
+      out, dtype, n, tl_cdouble(start[0], start[1]), tl_cdouble(end[0], end[1]), log != 0, base,
+      tl_dtype_sizes[dtype], tl_dtype_kinds[dtype] == TL_KIND_COMPLEX);
+  return (int)cudaGetLastError();
+}
+
+static __global__ void scatter_value_kernel(char *out, int64_t stride, int64_t n, int itemsize,
+                                            tl_gpu_bytes16 value)
+{
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
+    memcpy(out + i * stride, &value, (size_t)itemsize);
+}
+
+extern "C" int tl_gpu_scatter_value_launch(char *out, int64_t stride, int64_t n, int itemsize,
+                                           const unsigned char *one, void *stream)
+{
+  if (n == 0)
+    return 0;
+  tl_gpu_bytes16 value;
+  memcpy(&value, one, sizeof value);
+  scatter_value_kernel<<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, (cudaStream_t)stream>>>(
+      out, stride, n, itemsize, value);
+  return (int)cudaGetLastError();
+}

@@ -1,0 +1,356 @@
+/* kernels_gpu.c - the CUDA rows of the kernel table, and the C side of every
+ * CUDA launch: the device-neutral plan (tl_iter.h) and the op's tl_op_params
+ * become the plain tl_gpu_plan and tl_gpu_params the .cu files read
+ * (tl_gpu_kernels.h).
+ *
+ * Rows: the elementwise launchers of elementwise_{unary,binary,compare}.cu,
+ * one per (op, compute dtype), as tl_iter_kernel sets; the copy kernel (casts
+ * between any two dtypes, any strides, through the same plan); the creation
+ * kernels (full, arange, linspace, eye); the reductions whose op layer
+ * (reduce_ops.c) needs only passes and elementwise finishes, with the CUDA
+ * pass (reduce.cu) as the reduction engine's device pass.  They are registered whether or not
+ * a GPU is present, so that the table can be inspected anywhere; without a
+ * GPU no CUDA tensor exists to reach them.                                 */
+#include "gpu/tl_gpu.h"
+
+#ifdef TL_WITH_CUDA
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpu/tl_gpu_kernels.h"
+#include "ndcore/dispatch/tl_kernel_sets.h"
+#include "ndcore/dispatch/tl_kernels.h"
+#include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/tensor/tl_backend.h"
+
+/* ---- plans and launches ---------------------------------------------------------- */
+
+static tl_status launched(int err, const char *what)
+{
+  if (err == cudaSuccess)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s(): %s", what,
+                      cudaGetErrorString((cudaError_t)err));
+}
+
+/* The device current for it and its current stream. */
+static tl_status gpu_stream(tl_device device, const char *what, void **stream)
+{
+  const tl_backend *b = tl_backend_get(device);
+  if (!b)
+    return tl_error_status();
+  if (launched(cudaSetDevice(device.index), what) != TL_OK)
+    return tl_error_status();
+  *stream = b->current_stream(device);
+  return TL_OK;
+}
+
+static tl_status plan_from_iter(tl_gpu_plan *plan, const tl_iter *it, const char *what)
+{
+  if (it->ndim > TL_GPU_MAX_DIMS)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): CUDA kernels index at most %d "
+                        "dimensions that cannot be merged, and this one has %d (make an operand "
+                        "contiguous first)", what, TL_GPU_MAX_DIMS, it->ndim);
+  memset(plan, 0, sizeof *plan);
+  plan->ndim = it->ndim;
+  plan->noperands = it->noperands;
+  plan->numel = it->numel;
+  for (int d = 0; d < it->ndim; d++)
+    plan->shape[d] = it->shape[d];
+  for (int k = 0; k < it->noperands; k++) {
+    plan->data[k] = it->data[k];
+    for (int d = 0; d < it->ndim; d++)
+      plan->strides[k][d] = it->strides[k][d];
+    if (it->host_scalar & (1u << k)) {
+      plan->host_scalar |= 1u << k;
+      memcpy(plan->scalar[k], it->data[k], tl_dtype_size(it->dtype[k]));
+    }
+  }
+  return TL_OK;
+}
+
+/* 10^d, or inf once it overflows (round's scale, as the CPU loops make it). */
+static double pow10_of(int64_t d)
+{
+  double f = 1;
+  for (int64_t i = 0; i < d && isfinite(f); i++)
+    f *= 10;
+  return f;
+}
+
+/* The largest finite value of dtype d (a float dtype or a complex one's part). */
+static double float_max(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F16: return 65504.0;
+  case TL_DTYPE_BF16: return 0x1.fep127;
+  case TL_DTYPE_F32:
+  case TL_DTYPE_C64: return FLT_MAX;
+  default: return DBL_MAX;
+  }
+}
+
+/* op's arguments for a launch in compute dtype `compute` writing dtype `out`. */
+static void params_for(tl_op op, tl_dtype compute, tl_dtype out, const tl_op_params *p,
+                       tl_gpu_params *g)
+{
+  memset(g, 0, sizeof *g);
+  switch (op) {
+  case TL_OP_ADD:
+  case TL_OP_SUB: {
+    tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
+    tl_scalar alpha = p ? p->s[0] : one;
+    tl_scalar_store(alpha, compute, (char *)g->value[0]);
+    switch (alpha.kind) {
+    case TL_KIND_BOOL: g->i = alpha.v.b; break;
+    case TL_KIND_FLOAT: g->i = alpha.v.f == 1.0; break;
+    case TL_KIND_COMPLEX: g->i = alpha.v.c == 1.0; break;
+    default: g->i = alpha.v.i == 1; break;
+    }
+    break;
+  }
+  case TL_OP_ROUND:
+    g->i = p ? p->i : 0;
+    g->real[0] = pow10_of(g->i < 0 ? -g->i : g->i);
+    break;
+  case TL_OP_NAN_TO_NUM: {
+    /* The infinities default to the output dtype's limits, which for a half
+     * type computed in float32 are the half type's. */
+    double max = float_max(out);
+    g->real[1] = max;
+    g->real[2] = -max;
+    if (p) {
+      g->real[0] = tl_k_param_f64(&p->s[0]);
+      if (p->s[1].kind != TL_KIND_BOOL)
+        g->real[1] = tl_k_param_f64(&p->s[1]);
+      if (p->s[2].kind != TL_KIND_BOOL)
+        g->real[2] = tl_k_param_f64(&p->s[2]);
+    }
+    break;
+  }
+  case TL_OP_CLAMP:
+    g->i = p ? p->i : 3;
+    break;
+  default:
+    break;
+  }
+}
+
+static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, const void *data)
+{
+  const tl_gpu_entry *e = self->ctx;
+  const char *name = tl_op_infos[e->op].name;
+  tl_gpu_plan plan;
+  tl_gpu_params params;
+  void *stream = NULL;
+  if (plan_from_iter(&plan, it, name) != TL_OK || gpu_stream(it->device, name, &stream) != TL_OK)
+    return tl_error_status();
+  params_for((tl_op)e->op, (tl_dtype)e->dtype, it->dtype[0], data, &params);
+  return launched(e->launch(&plan, &params, stream), name);
+}
+
+/* ---- copy and creation ----------------------------------------------------------- */
+
+static tl_status run_copy(const tl_iter *it)
+{
+  const char *name = tl_op_infos[TL_OP_COPY].name;
+  tl_gpu_plan plan;
+  void *stream = NULL;
+  if (plan_from_iter(&plan, it, name) != TL_OK || gpu_stream(it->device, name, &stream) != TL_OK)
+    return tl_error_status();
+  return launched(tl_gpu_copy_launch(&plan, it->dtype[0], it->dtype[1], stream), name);
+}
+
+static tl_status gpu_copy(tl_tensor *dst, const tl_tensor *src)
+{
+  return tl_copy_through(dst, src, run_copy);
+}
+
+/* full: the value, stored on the host in t's dtype, copied into every element
+ * as a host scalar. */
+static tl_status gpu_fill(tl_tensor *t, tl_scalar value)
+{
+  const char *name = tl_op_infos[TL_OP_FILL].name;
+  const tl_tensor *ops[1] = {t};
+  tl_iter it;
+  tl_gpu_plan plan;
+  void *stream = NULL;
+  if (t->storage->readonly)
+    return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
+  if (tl_iter_init(&it, 1, ops, NULL) != TL_OK || plan_from_iter(&plan, &it, name) != TL_OK ||
+      gpu_stream(it.device, name, &stream) != TL_OK)
+    return tl_error_status();
+  tl_storage_bump(t->storage);
+  plan.noperands = 2;
+  plan.host_scalar = 2u;
+  tl_scalar_store(value, t->dtype, (char *)plan.scalar[1]);
+  return launched(tl_gpu_copy_launch(&plan, t->dtype, t->dtype, stream), name);
+}
+
+static double scalar_re(tl_scalar s) { return tl_k_param_f64(&s); }
+static double scalar_im(tl_scalar s) { return s.kind == TL_KIND_COMPLEX ? cimag(s.v.c) : 0.0; }
+
+static tl_status gpu_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar step)
+{
+  void *stream = NULL;
+  if (gpu_stream(tl_tensor_device(out), "arange", &stream) != TL_OK)
+    return tl_error_status();
+  /* Integral results step in int64 from the truncated start and step, as the CPU. */
+  int64_t a = start.kind == TL_KIND_INT ? start.v.i : (int64_t)scalar_re(start);
+  int64_t s = step.kind == TL_KIND_INT ? step.v.i : (int64_t)scalar_re(step);
+  double fa[2] = {scalar_re(start), 0}, fs[2] = {scalar_re(step), 0};
+  tl_storage_bump(out->storage);
+  return launched(tl_gpu_arange_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, s,
+                                       fa, fs, stream), "arange");
+}
+
+static tl_status gpu_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
+                                   tl_scalar base)
+{
+  void *stream = NULL;
+  const char *name = log ? "logspace" : "linspace";
+  if (!tl_dtype_is_complex(out->dtype) &&
+      (start.kind == TL_KIND_COMPLEX || end.kind == TL_KIND_COMPLEX))
+    return tl_error_set(TL_ERR_TYPE, "%s(): complex start or end needs a complex dtype, got %s",
+                        name, tl_dtype_names[out->dtype]);
+  if (gpu_stream(tl_tensor_device(out), name, &stream) != TL_OK)
+    return tl_error_status();
+  double a[2] = {scalar_re(start), scalar_im(start)}, b[2] = {scalar_re(end), scalar_im(end)};
+  tl_storage_bump(out->storage);
+  return launched(tl_gpu_linspace_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, b,
+                                         log, scalar_re(base), stream), name);
+}
+
+static tl_status gpu_eye_fill(tl_tensor *out)
+{
+  void *stream = NULL;
+  TL_GPU_ALIGN16 unsigned char one[16];
+  if (gpu_fill(out, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0}) != TL_OK ||
+      gpu_stream(tl_tensor_device(out), "eye", &stream) != TL_OK)
+    return tl_error_status();
+  int64_t k = out->shape[0] < out->shape[1] ? out->shape[0] : out->shape[1];
+  int64_t step = (out->strides[0] + out->strides[1]) * (int64_t)tl_dtype_size(out->dtype);
+  tl_scalar_store((tl_scalar){.kind = TL_KIND_INT, .v.i = 1}, out->dtype, (char *)one);
+  return launched(tl_gpu_scatter_value_launch(tl_tensor_data(out), step, k,
+                                              (int)tl_dtype_size(out->dtype), one, stream), "eye");
+}
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+_Static_assert((int)TL_GPU_RK_SUM == (int)TL_RK_SUM && (int)TL_GPU_RK_NANSUM == (int)TL_RK_NANSUM &&
+                   (int)TL_GPU_RK_PROD == (int)TL_RK_PROD && (int)TL_GPU_RK_MAX == (int)TL_RK_MAX &&
+                   (int)TL_GPU_RK_MIN == (int)TL_RK_MIN && (int)TL_GPU_RK_ALL == (int)TL_RK_ALL &&
+                   (int)TL_GPU_RK_ANY == (int)TL_RK_ANY && (int)TL_GPU_RK_COUNT == (int)TL_RK_COUNT &&
+                   (int)TL_GPU_RK_COUNT_NOTNAN == (int)TL_RK_COUNT_NOTNAN &&
+                   (int)TL_GPU_RK_COUNT_ZERO == (int)TL_RK_COUNT_ZERO && (int)TL_GPU_RK_SQDEV == (int)TL_RK_SQDEV,
+               "tl_gpu_kernels.h's pass kinds are tl_rkind's");
+
+/* The engine's pass on CUDA: the input cast to the loop dtype on the device
+ * when it differs, then one launch (reduce.cu). */
+static tl_status gpu_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
+                                 tl_tensor *acc, const tl_tensor *aux, void *data)
+{
+  (void)data; /* only the norms' passes take data, and they have no CUDA kernel */
+  tl_tensor cast = {0};
+  tl_gpu_reduce_plan plan = {0};
+  void *stream = NULL;
+  tl_status status = TL_OK;
+  if (in->dtype != loop) {
+    if (tl_tensor_to_dtype(&cast, in, loop) != TL_OK)
+      return tl_error_status();
+    in = &cast;
+  }
+  int64_t size = (int64_t)tl_dtype_size(in->dtype);
+  for (int i = 0; i < in->ndim; i++) {
+    bool reduced = mask >> i & 1;
+    int *n = reduced ? &plan.nred : &plan.nkept;
+    if (in->shape[i] == 1)
+      continue;
+    if (*n == TL_GPU_MAX_DIMS) {
+      status = tl_error_set(TL_ERR_NOT_IMPLEMENTED, "reductions on CUDA index at most %d kept "
+                            "and %d reduced dimensions", TL_GPU_MAX_DIMS, TL_GPU_MAX_DIMS);
+      goto done;
+    }
+    (reduced ? plan.red_shape : plan.kept_shape)[*n] = in->shape[i];
+    (reduced ? plan.red_strides : plan.kept_strides)[*n] = in->strides[i] * size;
+    ++*n;
+  }
+  plan.outputs = tl_tensor_numel(acc);
+  plan.per_output = plan.outputs ? tl_tensor_numel(in) / plan.outputs : 0;
+  if (tl_tensor_numel(in) == 0) /* an empty reduced dim: identity everywhere */
+    plan.per_output = 0;
+  plan.in = tl_tensor_data(in);
+  plan.acc = tl_tensor_data(acc);
+  plan.aux = aux ? tl_tensor_data(aux) : NULL;
+  plan.aux_size = aux ? (int64_t)tl_dtype_size(aux->dtype) : 0;
+  if (gpu_stream(tl_tensor_device(acc), "reduction", &stream) != TL_OK) {
+    status = tl_error_status();
+    goto done;
+  }
+  tl_storage_bump(acc->storage);
+  int err = tl_gpu_reduce_launch(kind, loop, &plan, stream);
+  status = err < 0 ? tl_dispatch_no_kernel("reduction", tl_tensor_device(in), loop)
+                   : launched(err, "reduction");
+done:
+  if (cast.storage)
+    tl_tensor_release(&cast);
+  return status;
+}
+
+static tl_status gpu_no_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
+{
+  (void)dim;
+  (void)dtype;
+  (void)out;
+  return tl_dispatch_no_kernel(tl_op_infos[op].name, tl_tensor_device(in), in->dtype);
+}
+
+/* ---- registration ---------------------------------------------------------------- */
+
+void tl_gpu_kernels_register(void)
+{
+  static const tl_gpu_entry *const tables[] = {tl_gpu_unary_entries, tl_gpu_binary_entries,
+                                               tl_gpu_compare_entries};
+  static tl_iter_kernel *kernels; /* one set per row, for the process */
+  size_t n = 0, j = 0;
+  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+    for (const tl_gpu_entry *e = tables[t]; e->launch; e++)
+      n++;
+  if (!kernels && !(kernels = calloc(n, sizeof *kernels)))
+    return; /* no CUDA kernels: every op on CUDA says so */
+  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+    for (const tl_gpu_entry *e = tables[t]; e->launch; e++, j++) {
+      kernels[j] = (tl_iter_kernel){.run = run_elementwise, .ctx = e};
+      tl_dispatch_register_set((tl_op)e->op, TL_DEVICE_CUDA, TL_DTYPES_ONE(e->dtype), &kernels[j]);
+    }
+
+  static const tl_copy_kernels copy = {.copy = gpu_copy};
+  tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_CUDA, TL_DTYPES_ALL, &copy);
+  static const tl_create_kernels create = {
+      .tensor_fill = gpu_fill,
+      .tensor_arange_fill = gpu_arange_fill,
+      .tensor_linspace_fill = gpu_linspace_fill,
+      .tensor_eye_fill = gpu_eye_fill,
+  };
+  static const tl_op create_ops[] = {TL_OP_FILL, TL_OP_ARANGE, TL_OP_LINSPACE, TL_OP_EYE};
+  for (size_t i = 0; i < sizeof create_ops / sizeof *create_ops; i++)
+    tl_dispatch_register_set(create_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &create);
+
+  /* The reductions made of passes the CUDA launcher runs and elementwise
+   * finishes; max/min (values and indices), argmax, logsumexp, norm and the
+   * scans read the accumulator on the host and have no CUDA kernel yet. */
+  tl_reduce_device_pass[TL_DEVICE_CUDA] = gpu_reduce_pass;
+  static const tl_reduce_kernels reduce = {.op_reduce = tl_cpu_op_reduce, .op_scan = gpu_no_scan};
+  static const tl_op reduce_ops[] = {TL_OP_SUM,  TL_OP_NANSUM, TL_OP_PROD, TL_OP_MEAN,
+                                     TL_OP_NANMEAN, TL_OP_VAR, TL_OP_STD,  TL_OP_AMAX,
+                                     TL_OP_AMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO};
+  for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
+    tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &reduce);
+}
+#else
+void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */
+#endif
