@@ -8,10 +8,16 @@
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn.h"
 
-/* Check input against target and fill the spec. */
-static tl_status check_nll(tl_op op, const tl_tensor *input, const tl_tensor *target,
-                           const tl_tensor *weight, int64_t reduction, int64_t ignore_index,
-                           tl_nll_spec *s)
+tl_status tl_nn_check_reduction(tl_op op, int64_t reduction)
+{
+  if (reduction < 0 || reduction > 2)
+    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
+                        tl_op_infos[op].name, (long long)reduction);
+  return TL_OK;
+}
+
+tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_tensor *target,
+                                   const tl_tensor *weight, int64_t *N, int64_t *C, int64_t *S)
 {
   char si[256], st[256];
   const char *name = tl_op_infos[op].name;
@@ -21,13 +27,9 @@ static tl_status check_nll(tl_op op, const tl_tensor *input, const tl_tensor *ta
   if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
     return tl_error_set(TL_ERR_RUNTIME, "expected scalar type Long but found %s",
                         tl_dtype_names[target->dtype]);
-  if (reduction < 0 || reduction > 2)
-    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
-                        name, (long long)reduction);
   if (input->ndim < 1)
     return tl_error_set(TL_ERR_VALUE, "Expected 1 or more dimensions (got 0)");
-  *s = (tl_nll_spec){.N = 1, .C = input->shape[input->ndim == 1 ? 0 : 1], .S = 1,
-                     .reduction = (tl_reduction)reduction, .ignore_index = ignore_index};
+  *N = 1, *C = input->shape[input->ndim == 1 ? 0 : 1], *S = 1;
   bool ok;
   if (input->ndim == 1) {
     ok = target->ndim == 0;
@@ -52,15 +54,35 @@ static tl_status check_nll(tl_op op, const tl_tensor *input, const tl_tensor *ta
                           tl_shape_str(si, sizeof si, input->ndim - 1, expected),
                           tl_shape_str(st, sizeof st, target->ndim, target->shape));
     }
-    s->N = input->shape[0];
+    *N = input->shape[0];
     for (int i = 2; i < input->ndim; i++)
-      s->S *= input->shape[i];
+      *S *= input->shape[i];
   }
-  if (weight && tl_tensor_numel(weight) != s->C)
+  if (weight && tl_tensor_numel(weight) != *C)
     return tl_error_set(TL_ERR_RUNTIME, "weight tensor should be defined either for all %lld "
                                         "classes or no classes but got weight tensor of shape: %s",
-                        (long long)s->C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
+                        (long long)*C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
   return TL_OK;
+}
+
+/* Check input against target and fill the spec. */
+static tl_status check_nll(tl_op op, const tl_tensor *input, const tl_tensor *target,
+                           const tl_tensor *weight, int64_t reduction, int64_t ignore_index,
+                           tl_nll_spec *s)
+{
+  *s = (tl_nll_spec){.reduction = (tl_reduction)reduction, .ignore_index = ignore_index};
+  if (tl_nn_check_class_target(op, input, target, weight, &s->N, &s->C, &s->S) != TL_OK)
+    return tl_error_status();
+  return tl_nn_check_reduction(op, reduction);
+}
+
+tl_status tl_nn_index_target(const tl_tensor *t, tl_tensor *out)
+{
+  if (t->dtype == TL_DTYPE_I64 && tl_tensor_is_contiguous(t)) {
+    tl_tensor_view_of(out, t);
+    return TL_OK;
+  }
+  return tl_tensor_to_dtype(out, t, TL_DTYPE_I64);
 }
 
 /* The target as contiguous int64 and the weight as (C,) of dtype `dtype`
@@ -69,9 +91,7 @@ static tl_status prepare(const tl_tensor *target, const tl_tensor *weight, int64
                          tl_dtype dtype, tl_device dev, tl_tensor *tt, tl_tensor *wt)
 {
   tl_status status;
-  if (target->dtype == TL_DTYPE_I64 && tl_tensor_is_contiguous(target))
-    tl_tensor_view_of(tt, target);
-  else if ((status = tl_tensor_to_dtype(tt, target, TL_DTYPE_I64)) != TL_OK)
+  if ((status = tl_nn_index_target(target, tt)) != TL_OK)
     return status;
   if (!weight) {
     status = tl_tensor_empty(wt, dtype, 1, &C, dev);
@@ -157,9 +177,8 @@ static tl_status check_pointwise(tl_op op, const tl_tensor *x, const tl_tensor *
   const char *name = tl_op_infos[op].name;
   if (kind < 0 || kind >= TL_LOSS_KIND_COUNT)
     return tl_error_set(TL_ERR_VALUE, "%s(): unknown loss kind %lld", name, (long long)kind);
-  if (reduction < 0 || reduction > 2)
-    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
-                        name, (long long)reduction);
+  if (tl_nn_check_reduction(op, reduction) != TL_OK)
+    return tl_error_status();
   for (int i = -1; i < n; i++) {
     const tl_tensor *t = i < 0 ? x : others[i];
     if (t && !tl_dtype_is_float(t->dtype))
@@ -232,6 +251,17 @@ static const tl_nn_loss_kernels cpu_loss = {
     .nll_backward = tl_cpu_nll_loss_backward,
 };
 
+static const tl_nn_class_loss_kernels cpu_class = {
+    .cross_entropy = tl_cpu_cross_entropy,
+    .cross_entropy_backward = tl_cpu_cross_entropy_backward,
+    .multi_margin = tl_cpu_multi_margin,
+    .multi_margin_backward = tl_cpu_multi_margin_backward,
+    .multilabel_margin = tl_cpu_multilabel_margin,
+    .multilabel_margin_backward = tl_cpu_multilabel_margin_backward,
+    .ctc = tl_cpu_ctc,
+    .ctc_backward = tl_cpu_ctc_backward,
+};
+
 void tl_nn_loss_register(void)
 {
   static const tl_op ops[] = {TL_OP_NLL_LOSS_ND, TL_OP_NLL_LOSS_BACKWARD};
@@ -240,4 +270,11 @@ void tl_nn_loss_register(void)
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pointwise);
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
                            &cpu_pointwise);
+  static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
+                                    TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD, TL_OP_CTC_LOSS,
+                                    TL_OP_CTC_LOSS_BACKWARD};
+  for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
+    tl_dispatch_register_set(class_ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_class);
 }
