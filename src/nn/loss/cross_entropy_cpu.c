@@ -42,11 +42,11 @@ TL_VECMATH_BEGIN
     int64_t C = s->C, at = r / s->S * C * s->S + r % s->S;                                 \
     const T *x = (const T *)j->x + at, *w = j->w;                                          \
     T mx = -INFINITY, sum = 0, eps = (T)s->smoothing, uni = eps / (T)C;                   \
-    for (int64_t c = 0; c < C; c++)                                                        \
+    _Pragma("omp simd reduction(max:mx)") for (int64_t c = 0; c < C; c++)                 \
       mx = x[c * st] > mx ? x[c * st] : mx;                                                \
     if (mx == -INFINITY) /* every score -inf: the lse is -inf too, not NaN */             \
       mx = 0;                                                                              \
-    for (int64_t c = 0; c < C; c++)                                                        \
+    _Pragma("omp simd reduction(+:sum)") for (int64_t c = 0; c < C; c++)                  \
       sum += EXP(x[c * st] - mx);                                                          \
     T lse = mx + LOG(sum), loss = 0;                                                       \
     ((T *)j->lse)[r] = lse;                                                                \
@@ -57,17 +57,17 @@ TL_VECMATH_BEGIN
         if (eps > 0) { /* eps / C sum_c w[c] (lse - x[c]) */                               \
           T a = 0;                                                                         \
           if (w)                                                                           \
-            for (int64_t c = 0; c < C; c++)                                                \
+            _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)             \
               a += w[c] * (lse - x[c * st]);                                               \
           else                                                                             \
-            for (int64_t c = 0; c < C; c++)                                                \
+            _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)             \
               a += lse - x[c * st];                                                        \
           loss += uni * a;                                                                 \
         }                                                                                  \
       }                                                                                    \
     } else {                                                                               \
       const T *t = (const T *)j->t + at;                                                   \
-      for (int64_t c = 0; c < C; c++)                                                      \
+      _Pragma("omp simd reduction(+:loss)") for (int64_t c = 0; c < C; c++)                \
         loss += (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni) * (lse - x[c * st]);        \
     }                                                                                      \
     j->loss[r] = loss;                                                                     \
@@ -89,23 +89,23 @@ TL_VECMATH_BEGIN
       }                                                                                    \
       T wy = w ? w[y] : 1, a = k * ((1 - eps) * wy + uni * (T)j->wsum), b = k * uni;       \
       if (w)                                                                               \
-        for (int64_t c = 0; c < C; c++)                                                    \
+        _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                \
           dx[c * st] = a * EXP(x[c * st] - lse) - b * w[c];                                \
       else                                                                                 \
-        for (int64_t c = 0; c < C; c++)                                                    \
+        _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                \
           dx[c * st] = a * EXP(x[c * st] - lse) - b;                                       \
       dx[y * st] -= k * (1 - eps) * wy;                                                    \
       return;                                                                              \
     }                                                                                      \
     const T *t = (const T *)j->t + at;                                                     \
     T a = 0;                                                                               \
-    for (int64_t c = 0; c < C; c++)                                                        \
+    _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)                     \
       a += (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni);                                 \
-    for (int64_t c = 0; c < C; c++)                                                        \
+    _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                    \
       dx[c * st] = k * (a * EXP(x[c * st] - lse) - (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni)); \
     if (j->dt) {                                                                           \
       T *dt = (T *)j->dt + at;                                                             \
-      for (int64_t c = 0; c < C; c++)                                                      \
+      _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                  \
         dt[c * st] = k * (1 - eps) * (w ? w[c] : 1) * (lse - x[c * st]);                   \
     }                                                                                      \
   }
