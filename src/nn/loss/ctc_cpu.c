@@ -18,13 +18,23 @@ typedef struct {
   volatile int failed; /* a sample's scratch could not be allocated */
 } ctc_job;
 
-/* log(exp(a) + exp(b) + exp(c)), -inf when all are. */
+/* log(exp(a) + exp(b) + exp(c)), -inf when all are: the largest term
+ * factored out, and no exp spent on -inf terms (the unreachable states). */
 static inline double lse3(double a, double b, double c)
 {
   double m = fmax(a, fmax(b, c));
   if (m == -INFINITY)
     return -INFINITY;
-  return m + log(exp(a - m) + exp(b - m) + exp(c - m));
+  double r = 0; /* the sum of the two smaller terms' exp(. - m) */
+  if (a != m && a != -INFINITY)
+    r += exp(a - m);
+  if (b != m && b != -INFINITY)
+    r += exp(b - m);
+  if (c != m && c != -INFINITY)
+    r += exp(c - m);
+  /* terms equal to the max other than the first count once more each */
+  r += (a == m) + (b == m) + (c == m) - 1;
+  return m + log1p(r);
 }
 
 /* Label s of sample n's extended sequence (blank, l1, blank, l2, ..., blank). */
@@ -110,8 +120,9 @@ static void beta_sample(ctc_job *j, int64_t n)
   for (int64_t t = 0; t < s->T; t++)
     for (int64_t c = 0; c < C; c++) {
       int64_t at = (t * s->N + n) * C + c;
-      double lp = tl_nn_get(j->lp, at);
-      tl_nn_set(j->out, at, t < Tn ? (exp(lp) - exp(lcab[t * C + c] + nll - lp)) * gr : 0);
+      double lp = tl_nn_get(j->lp, at), ab = t < Tn ? lcab[t * C + c] : -INFINITY;
+      double v = t >= Tn ? 0 : ab == -INFINITY ? exp(lp) : exp(lp) - exp(ab + nll - lp);
+      tl_nn_set(j->out, at, t < Tn ? v * gr : 0); /* 0 past the input, even for a NaN g */
     }
   free(lb);
 }

@@ -1,101 +1,124 @@
 /* margin_cpu.c - the CPU's multi_margin_loss, multilabel_margin_loss and
  * their backward (tl_loss.h).  Operands in the work dtype (tl_nn_work.h),
- * the hinge terms summed in double; rows split across the thread pool, and
- * the per-row losses reduced in row order. */
+ * each row's hinge terms summed in it by SIMD loops; rows split across the
+ * thread pool, and the per-row losses reduced in double in row order. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_vecmath.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn_work.h"
 
 typedef struct {
   const tl_margin_spec *s;
-  const tl_tensor *x, *w, *g, *is; /* w, g, is NULL where unused */
+  const void *x, *w, *g, *is; /* work dtype; w, g, is NULL where unused */
   const int64_t *y;
   double *loss;      /* forward: the rows' losses */
-  tl_tensor *dx, *isout; /* backward: grad_input; forward of multilabel: is_target */
+  void *dx, *isout;  /* backward: grad_input; forward of multilabel: is_target */
   double scale;      /* backward: 1, or 1 / N for 'mean' */
+  bool f64;
 } margin_job;
 
-/* The gradient of row n's loss, times k, is k * slope for the term of
- * class i; hinge(z) = z^p and its slope p z^(p-1). */
-static void multi_row(const margin_job *j, int64_t n)
-{
-  const tl_margin_spec *s = j->s;
-  int64_t C = s->C, y = j->y[n], at = n * C;
-  double xy = tl_nn_get(j->x, at + y), wy = j->w ? tl_nn_get(j->w, y) : 1, sum = 0, k = 0;
-  if (j->g)
-    k = tl_nn_get(j->g, s->reduction == TL_REDUCTION_NONE ? n : 0) * j->scale * wy / (double)C;
-  double dy = 0;
-  for (int64_t i = 0; i < C; i++) {
-    double z = s->margin - xy + tl_nn_get(j->x, at + i);
-    bool on = i != y && z > 0;
-    if (!j->g) {
-      sum += on ? (s->p == 1 ? z : z * z) : 0;
-      continue;
-    }
-    double d = on ? k * (s->p == 1 ? 1 : 2 * z) : 0;
-    tl_nn_set(j->dx, at + i, d);
-    dy -= d;
+/* The rows of both losses, written once per work type.  Row n's gradient,
+ * times k, is k * slope for the hinge term of class i, with hinge(z) =
+ * z^p and slope p z^(p-1); multilabel's targets are the row's entries
+ * before the first -1. */
+#define TL_MARGIN_ROWS(multi, multilabel, T)                                               \
+  static void multi(const margin_job *j, int64_t n)                                        \
+  {                                                                                        \
+    const tl_margin_spec *s = j->s;                                                        \
+    int64_t C = s->C, y = j->y[n];                                                         \
+    const T *x = (const T *)j->x + n * C, *w = j->w;                                       \
+    T xy = x[y], wy = w ? w[y] : 1, margin = (T)s->margin;                                 \
+    if (!j->g) {                                                                           \
+      T sum = 0;                                                                           \
+      if (s->p == 1)                                                                       \
+        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < C; i++) {             \
+          T z = margin - xy + x[i];                                                        \
+          sum += z > 0 && i != y ? z : 0;                                                  \
+        }                                                                                  \
+      else                                                                                 \
+        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < C; i++) {             \
+          T z = margin - xy + x[i];                                                        \
+          sum += z > 0 && i != y ? z * z : 0;                                              \
+        }                                                                                  \
+      j->loss[n] = (double)sum * (double)wy / (double)C;                                   \
+      return;                                                                              \
+    }                                                                                      \
+    T k = (T)(((const T *)j->g)[s->reduction == TL_REDUCTION_NONE ? n : 0] * j->scale) * wy / \
+          (T)C;                                                                            \
+    T *dx = (T *)j->dx + n * C, dy = 0;                                                    \
+    _Pragma("omp simd reduction(+:dy)") for (int64_t i = 0; i < C; i++) {                  \
+      T z = margin - xy + x[i];                                                            \
+      T d = z > 0 && i != y ? k * (s->p == 1 ? 1 : 2 * z) : 0;                             \
+      dx[i] = d;                                                                           \
+      dy += d;                                                                             \
+    }                                                                                      \
+    dx[y] = -dy;                                                                           \
+  }                                                                                        \
+  static void multilabel(const margin_job *j, int64_t n)                                   \
+  {                                                                                        \
+    const tl_margin_spec *s = j->s;                                                        \
+    int64_t C = s->C, at = n * C;                                                          \
+    const int64_t *t = j->y + at;                                                          \
+    const T *x = (const T *)j->x + at;                                                     \
+    T *is = j->g ? (T *)j->is + at : (T *)j->isout + at, *dx = j->g ? (T *)j->dx + at : NULL; \
+    T k = j->g ? (T)(((const T *)j->g)[s->reduction == TL_REDUCTION_NONE ? n : 0] *         \
+                     j->scale / (double)C)                                                  \
+               : 0;                                                                        \
+    double sum = 0;                                                                        \
+    if (dx)                                                                                \
+      for (int64_t i = 0; i < C; i++)                                                      \
+        dx[i] = 0;                                                                         \
+    else {                                                                                 \
+      for (int64_t i = 0; i < C; i++)                                                      \
+        is[i] = 0;                                                                         \
+      for (int64_t q = 0; q < C && t[q] >= 0; q++)                                         \
+        is[t[q]] = 1;                                                                      \
+    }                                                                                      \
+    for (int64_t q = 0; q < C && t[q] >= 0; q++) {                                         \
+      T xt = x[t[q]], part = 0;                                                            \
+      if (dx) {                                                                            \
+        _Pragma("omp simd reduction(+:part)") for (int64_t i = 0; i < C; i++) {            \
+          T on = is[i] == 0 && 1 - xt + x[i] > 0 ? k : 0;                                  \
+          dx[i] += on;                                                                     \
+          part += on;                                                                      \
+        }                                                                                  \
+        dx[t[q]] -= part;                                                                  \
+      } else {                                                                             \
+        _Pragma("omp simd reduction(+:part)") for (int64_t i = 0; i < C; i++) {            \
+          T z = 1 - xt + x[i];                                                             \
+          part += is[i] == 0 && z > 0 ? z : 0;                                             \
+        }                                                                                  \
+        sum += part;                                                                       \
+      }                                                                                    \
+    }                                                                                      \
+    if (!dx)                                                                               \
+      j->loss[n] = sum / (double)C;                                                        \
   }
-  if (j->g)
-    tl_nn_set(j->dx, at + y, dy);
-  else
-    j->loss[n] = sum * wy / (double)C;
-}
+TL_VECMATH_BEGIN
+TL_MARGIN_ROWS(multi_row_f32, multilabel_row_f32, float)
+TL_MARGIN_ROWS(multi_row_f64, multilabel_row_f64, double)
 
-/* Row n's targets are its entries before the first -1. */
-static void multilabel_row(const margin_job *j, int64_t n)
-{
-  const tl_margin_spec *s = j->s;
-  int64_t C = s->C, at = n * C;
-  const int64_t *t = j->y + at;
-  const tl_tensor *is = j->g ? j->is : j->isout;
-  double sum = 0, k = 0;
-  if (j->g) {
-    k = tl_nn_get(j->g, s->reduction == TL_REDUCTION_NONE ? n : 0) * j->scale / (double)C;
-    for (int64_t i = 0; i < C; i++)
-      tl_nn_set(j->dx, at + i, 0);
-  } else {
-    for (int64_t i = 0; i < C; i++)
-      tl_nn_set(j->isout, at + i, 0);
-    for (int64_t q = 0; q < C && t[q] >= 0; q++)
-      tl_nn_set(j->isout, at + t[q], 1);
-  }
-  for (int64_t q = 0; q < C && t[q] >= 0; q++) {
-    double xt = tl_nn_get(j->x, at + t[q]), dt = 0;
-    for (int64_t i = 0; i < C; i++) {
-      double z = 1 - xt + tl_nn_get(j->x, at + i);
-      if (tl_nn_get(is, at + i) != 0 || z <= 0)
-        continue;
-      if (j->g) {
-        tl_nn_set(j->dx, at + i, tl_nn_get(j->dx, at + i) + k);
-        dt -= k;
-      } else {
-        sum += z;
-      }
-    }
-    if (j->g)
-      tl_nn_set(j->dx, at + t[q], tl_nn_get(j->dx, at + t[q]) + dt);
-  }
-  if (!j->g)
-    j->loss[n] = sum / (double)C;
-}
-
+TL_SIMD_CLONES
 static void multi_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
+  const margin_job *j = ctx;
   for (int64_t n = begin; n < end; n++)
-    multi_row(ctx, n);
+    j->f64 ? multi_row_f64(j, n) : multi_row_f32(j, n);
 }
 
+TL_SIMD_CLONES
 static void multilabel_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
+  const margin_job *j = ctx;
   for (int64_t n = begin; n < end; n++)
-    multilabel_row(ctx, n);
+    j->f64 ? multilabel_row_f64(j, n) : multilabel_row_f32(j, n);
 }
+TL_VECMATH_END
 
 /* Targets in range: multi's in [0, C), multilabel's in [-1, C). */
 static tl_status check_targets(const tl_margin_spec *s, const int64_t *y, int64_t n, bool multi)
@@ -146,30 +169,30 @@ static tl_status margin_kernel(const tl_margin_spec *s, bool multi, const tl_ten
 {
   tl_dtype work = tl_nn_work_dtype(input->dtype);
   margin_temps t = {0};
-  margin_job j = {.s = s, .y = tl_tensor_data(target)};
-  tl_tensor *o = NULL, *io = NULL;
+  margin_job j = {.s = s, .y = tl_tensor_data(target), .f64 = work == TL_DTYPE_F64};
+  const tl_tensor *x = tl_nn_as_work(input, work, &t.tmp[0]);
+  const tl_tensor *w = weight && x ? tl_nn_as_work(weight, work, &t.tmp[1]) : NULL;
+  const tl_tensor *g = grad && x ? tl_nn_as_work(grad, work, &t.tmp[2]) : NULL;
+  const tl_tensor *is = is_target && x ? tl_nn_as_work(is_target, work, &t.tmp[3]) : NULL;
+  tl_tensor *o = x ? tl_loss_work_out(out, work, false, &t.tmp[4]) : NULL;
+  tl_tensor *io = o && is_out ? tl_loss_work_out(is_out, work, false, &t.tmp[5]) : NULL;
   tl_status status;
-  j.x = tl_nn_as_work(input, work, &t.tmp[0]);
-  j.w = weight && j.x ? tl_nn_as_work(weight, work, &t.tmp[1]) : NULL;
-  j.g = grad && j.x ? tl_nn_as_work(grad, work, &t.tmp[2]) : NULL;
-  j.is = is_target && j.x ? tl_nn_as_work(is_target, work, &t.tmp[3]) : NULL;
-  if (j.x)
-    o = tl_loss_work_out(out, work, false, &t.tmp[4]);
-  if (o && is_out)
-    io = tl_loss_work_out(is_out, work, false, &t.tmp[5]);
-  if (!j.x || (weight && !j.w) || (grad && !j.g) || (is_target && !j.is) || !o ||
-      (is_out && !io)) {
+  if (!x || (weight && !w) || (grad && !g) || (is_target && !is) || !o || (is_out && !io)) {
     status = tl_error_status();
     goto done;
   }
+  j.x = tl_tensor_data(x);
+  j.w = w ? tl_tensor_data(w) : NULL;
+  j.g = g ? tl_tensor_data(g) : NULL;
+  j.is = is ? tl_tensor_data(is) : NULL;
+  j.isout = io ? tl_tensor_data(io) : NULL;
   if (grad) {
-    j.dx = o;
+    j.dx = tl_tensor_data(o);
     j.scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)s->N : 1;
   } else if (!(j.loss = malloc((size_t)(s->N ? s->N : 1) * sizeof *j.loss))) {
     status = tl_error_set(TL_ERR_MEMORY, "margin loss: out of memory");
     goto done;
   }
-  j.isout = io;
   if ((status = check_targets(s, j.y, tl_tensor_numel(target), multi)) != TL_OK)
     goto done;
   run(&j, multi ? multi_range : multilabel_range, grad ? NULL : o);
