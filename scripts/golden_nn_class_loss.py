@@ -12,25 +12,16 @@ Run with a Python that has real PyTorch installed:
 
 It writes tests/golden/nn_class_loss/{cases.json, arrays.npz} in the format
 of scripts/golden_nn_norm_loss.py (whose record() it uses); the test
-(tests/test_nn_class_loss_golden.py) evaluates the same expressions with
+(tests/test_nn_norm_loss_golden.py) evaluates the same expressions with
 ``torch`` bound to torchlike and never imports torch."""
 import os
 
 import numpy as np
 
-from golden_nn_norm_loss import record
+from golden_nn_norm_loss import ints, randn, record, rng
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden",
                    "nn_class_loss")
-rng = np.random.default_rng(7)
-
-
-def randn(*shape):
-    return rng.standard_normal(shape)
-
-
-def ints(lo, hi, *shape):
-    return rng.integers(lo, hi, shape)
 
 
 def probs(*shape, axis=1):

@@ -6,7 +6,8 @@ Values against NumPy references written here over reductions, (N, C, d1,
 ...) and unbatched inputs, float32/float64, 0-size batches and
 non-contiguous inputs; derivatives by finite differences (gradcheck, and
 gradgradcheck where PyTorch has a double backward; where it has none, its
-error); PyTorch's exact semantics are in tests/test_nn_class_loss_golden.py."""
+error); PyTorch's exact semantics are in tests/test_nn_norm_loss_golden.py
+(tests/golden/nn_class_loss)."""
 import numpy as np
 import pytest
 

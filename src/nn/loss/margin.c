@@ -61,6 +61,27 @@ static tl_status alloc_loss(const tl_margin_spec *s, const tl_tensor *input, boo
   return tl_tensor_empty(out, input->dtype, rows ? 1 : 0, &s->N, tl_tensor_device(input));
 }
 
+/* The backward entry points' end: grad_input of the input's shape, from
+ * multilabel's kernel when is_target is given, else multi's. */
+static tl_status run_backward(const tl_nn_class_loss_kernels *set, const tl_margin_spec *s,
+                              const tl_tensor *grad, const tl_tensor *input,
+                              const tl_tensor *target, const tl_tensor *weight,
+                              const tl_tensor *is_target, tl_tensor *grad_input)
+{
+  tl_tensor tt = {0};
+  tl_status status;
+  if ((status = tl_nn_index_target(target, &tt)) != TL_OK ||
+      (status = tl_tensor_empty(grad_input, input->dtype, input->ndim, input->shape,
+                                tl_tensor_device(input))) != TL_OK ||
+      (status = is_target
+                    ? set->multilabel_margin_backward(s, grad, input, &tt, is_target, grad_input)
+                    : set->multi_margin_backward(s, grad, input, &tt, weight, grad_input)) !=
+          TL_OK)
+    tl_tensor_release(grad_input);
+  tl_tensor_release(&tt);
+  return status;
+}
+
 tl_status tl_nn_multi_margin_loss(const tl_tensor *input, const tl_tensor *target, int64_t p,
                                   double margin, const tl_tensor *weight, int64_t reduction,
                                   tl_tensor *out)
@@ -99,15 +120,7 @@ tl_status tl_nn_multi_margin_loss_backward(const tl_tensor *grad, const tl_tenso
     return tl_error_set(TL_ERR_RUNTIME, "_multi_margin_loss_backward(): grad_output of shape %s "
                                         "does not match the loss",
                         tl_shape_str(sg, sizeof sg, grad->ndim, grad->shape));
-  tl_tensor tt = {0};
-  tl_status status;
-  if ((status = tl_nn_index_target(target, &tt)) != TL_OK ||
-      (status = tl_tensor_empty(grad_input, input->dtype, input->ndim, input->shape,
-                                tl_tensor_device(input))) != TL_OK ||
-      (status = set->multi_margin_backward(&s, grad, input, &tt, weight, grad_input)) != TL_OK)
-    tl_tensor_release(grad_input);
-  tl_tensor_release(&tt);
-  return status;
+  return run_backward(set, &s, grad, input, target, weight, NULL, grad_input);
 }
 
 static tl_status check_multilabel(tl_op op, const tl_tensor *input, const tl_tensor *target,
@@ -168,14 +181,5 @@ tl_status tl_nn_multilabel_margin_loss_backward(const tl_tensor *grad, const tl_
     return tl_error_set(TL_ERR_RUNTIME, "_multilabel_margin_loss_backward(): grad_output of "
                                         "shape %s does not match the loss",
                         tl_shape_str(sg, sizeof sg, grad->ndim, grad->shape));
-  tl_tensor tt = {0};
-  tl_status status;
-  if ((status = tl_nn_index_target(target, &tt)) != TL_OK ||
-      (status = tl_tensor_empty(grad_input, input->dtype, input->ndim, input->shape,
-                                tl_tensor_device(input))) != TL_OK ||
-      (status = set->multilabel_margin_backward(&s, grad, input, &tt, is_target, grad_input)) !=
-          TL_OK)
-    tl_tensor_release(grad_input);
-  tl_tensor_release(&tt);
-  return status;
+  return run_backward(set, &s, grad, input, target, NULL, is_target, grad_input);
 }
