@@ -690,16 +690,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     r = _REDUCTIONS.get(reduction)
     if r is None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if target.is_floating_point():  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            # PyTorch reads a float target of another shape as class indices
-            if target.ndim == input.ndim == 2:
-                raise RuntimeError("0D or 1D target tensor expected, multi-target not "
-                                   "supported")
-            raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-        if target.dtype != input.dtype:
-            dtype = _C.promote_types(input.dtype, target.dtype)
-            input, target = input.to(dtype), target.to(dtype)
+    # class probabilities (a float target of another shape is read as class
+    # indices, and the op's checks say what is wrong, as PyTorch's do)
+    if target.dtype != input.dtype and target.is_floating_point() and \
+            tuple(target.shape) == tuple(input.shape):
+        dtype = _C.promote_types(input.dtype, target.dtype)
+        input, target = input.to(dtype), target.to(dtype)
     return _C._cross_entropy(input, target, weight, r, ignore_index, label_smoothing)[0]
 
 

@@ -12,28 +12,25 @@ static tl_status check_ce(tl_op op, const tl_tensor *input, const tl_tensor *tar
                           const tl_tensor *weight, int64_t reduction, int64_t ignore_index,
                           double label_smoothing, tl_ce_spec *s)
 {
-  char si[256], st[256];
+  char si[256];
+  /* a float target of another shape is read as class indices, whose checks
+   * then name the problem, as PyTorch does */
+  bool same = target->ndim == input->ndim &&
+              !memcmp(target->shape, input->shape, (size_t)input->ndim * sizeof *input->shape);
   *s = (tl_ce_spec){.reduction = (tl_reduction)reduction, .ignore_index = ignore_index,
-                    .smoothing = label_smoothing, .probs = tl_dtype_is_float(target->dtype)};
+                    .smoothing = label_smoothing,
+                    .probs = tl_dtype_is_float(target->dtype) && same};
   if (tl_nn_check_reduction(op, reduction) != TL_OK)
     return tl_error_status();
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     return tl_error_set(TL_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g",
                         label_smoothing);
-  if (!s->probs)
-    return tl_nn_check_class_target(op, input, target, weight, &s->N, &s->C, &s->S);
-  if (!tl_dtype_is_float(input->dtype) || input->ndim < 1)
+  if (!s->probs || !tl_dtype_is_float(input->dtype) || input->ndim < 1)
     return tl_nn_check_class_target(op, input, target, weight, &s->N, &s->C, &s->S);
   if (target->dtype != input->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "%s(): expected target of dtype %s, got %s",
                         tl_op_infos[op].name, tl_dtype_names[input->dtype],
                         tl_dtype_names[target->dtype]);
-  if (target->ndim != input->ndim ||
-      memcmp(target->shape, input->shape, (size_t)input->ndim * sizeof *input->shape))
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): class probabilities of shape %s do not match "
-                                        "input of shape %s",
-                        tl_op_infos[op].name, tl_shape_str(st, sizeof st, target->ndim, target->shape),
-                        tl_shape_str(si, sizeof si, input->ndim, input->shape));
   s->N = input->ndim == 1 ? 1 : input->shape[0];
   s->C = input->shape[input->ndim == 1 ? 0 : 1];
   s->S = 1;

@@ -7,6 +7,7 @@
 #include "ndcore/kernels/tl_create.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 tl_status tl_nn_check_reduction(tl_op op, int64_t reduction)
 {
@@ -20,40 +21,40 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
                                    const tl_tensor *weight, int64_t *N, int64_t *C, int64_t *S)
 {
   char si[256], st[256];
-  const char *name = tl_op_infos[op].name;
   if (!tl_dtype_is_float(input->dtype))
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s", name,
-                        tl_dtype_names[input->dtype]);
-  if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
-    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type Long but found %s",
-                        tl_dtype_names[target->dtype]);
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s",
+                        tl_op_infos[op].name, tl_dtype_names[input->dtype]);
   if (input->ndim < 1)
     return tl_error_set(TL_ERR_VALUE, "Expected 1 or more dimensions (got 0)");
   *N = 1, *C = input->shape[input->ndim == 1 ? 0 : 1], *S = 1;
-  bool ok;
-  if (input->ndim == 1) {
-    ok = target->ndim == 0;
-    if (!ok)
-      return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (1) to match target "
-                                        "batch_size (%lld).", (long long)target->shape[0]);
-  } else {
-    int64_t tb = target->ndim ? target->shape[0] : 0;
-    if (input->shape[0] != tb)
-      return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (%lld) to match target "
-                                        "batch_size (%lld).", (long long)input->shape[0],
-                          (long long)tb);
-    ok = target->ndim == input->ndim - 1;
-    for (int i = 2; ok && i < input->ndim; i++)
-      ok = target->shape[i - 1] == input->shape[i];
-    if (!ok) {
-      int64_t expected[TL_MAX_DIMS];
-      expected[0] = input->shape[0];
-      for (int i = 2; i < input->ndim; i++)
-        expected[i - 1] = input->shape[i];
-      return tl_error_set(TL_ERR_RUNTIME, "Expected target size %s, got %s",
-                          tl_shape_str(si, sizeof si, input->ndim - 1, expected),
-                          tl_shape_str(st, sizeof st, target->ndim, target->shape));
-    }
+  /* PyTorch's order: the batch, then (up to 2-d inputs) the target's rank
+   * and dtype, or (spatial inputs) its shape and dtype */
+  if (input->ndim == 1 && target->ndim != 0)
+    return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (1) to match target "
+                                      "batch_size (%lld).", (long long)target->shape[0]);
+  if (input->ndim > 1 && input->shape[0] != (target->ndim ? target->shape[0] : 0))
+    return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (%lld) to match target "
+                                      "batch_size (%lld).", (long long)input->shape[0],
+                        (long long)(target->ndim ? target->shape[0] : 0));
+  if (input->ndim == 2 && target->ndim > 1)
+    return tl_error_set(TL_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not "
+                                        "supported");
+  bool ok = input->ndim <= 2 || target->ndim == input->ndim - 1;
+  for (int i = 2; ok && i < input->ndim; i++)
+    ok = target->shape[i - 1] == input->shape[i];
+  if (!ok) {
+    int64_t expected[TL_MAX_DIMS];
+    expected[0] = input->shape[0];
+    for (int i = 2; i < input->ndim; i++)
+      expected[i - 1] = input->shape[i];
+    return tl_error_set(TL_ERR_RUNTIME, "Expected target size %s, got %s",
+                        tl_shape_str(si, sizeof si, input->ndim - 1, expected),
+                        tl_shape_str(st, sizeof st, target->ndim, target->shape));
+  }
+  if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
+    return tl_error_set(TL_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s",
+                        tl_nn_scalar_name(target->dtype));
+  if (input->ndim > 1) {
     *N = input->shape[0];
     for (int i = 2; i < input->ndim; i++)
       *S *= input->shape[i];

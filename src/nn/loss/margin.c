@@ -3,6 +3,7 @@
  * targets made contiguous int64, results allocated on the input's device. */
 #include "ndcore/kernels/tl_create.h"
 #include "nn/loss/tl_loss.h"
+#include "nn/tl_nn_work.h"
 
 /* input (N, C) with C > 0, (C,) or 0-d (one score): fills N and C. */
 static tl_status check_scores(tl_op op, const tl_tensor *input, const tl_tensor *target,
@@ -15,7 +16,7 @@ static tl_status check_scores(tl_op op, const tl_tensor *input, const tl_tensor 
                         tl_dtype_names[input->dtype]);
   if (target->dtype != TL_DTYPE_I64)
     return tl_error_set(TL_ERR_RUNTIME, "expected scalar type Long but found %s",
-                        tl_dtype_names[target->dtype]);
+                        tl_nn_scalar_name(target->dtype));
   if (tl_nn_check_reduction(op, reduction) != TL_OK)
     return tl_error_status();
   int nd = input->ndim;
