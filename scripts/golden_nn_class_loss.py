@@ -65,6 +65,8 @@ CASES = [
      {"x": randn(0, 4), "t": np.zeros(0, np.int64)}, [], []),
     ("ce_float32_smoothing", "F.cross_entropy(x.float(), t, label_smoothing=0.1).double()",
      {"x": randn(8, 10), "t": ints(0, 10, 8)}, ["x"], []),
+    ("ce_probs_weight_requires_grad", "F.cross_entropy(x, p, weight=cw, label_smoothing=0.1)",
+     {"x": randn(4, 3), "p": probs(4, 3), "cw": rng.random(3) + 0.1}, ["x", "p", "cw"], []),
     ("ce_bfloat16", "F.cross_entropy(x.bfloat16(), t).double()",
      {"x": randn(8, 10), "t": ints(0, 10, 8)}, [], []),
     ("multi_margin_weight_mean", "F.multi_margin_loss(x, t, weight=cw)",
@@ -112,6 +114,10 @@ ERRORS = [
      "F.cross_entropy(torch.zeros(3, 4), torch.tensor([0, 1, 2]), label_smoothing=1.5)"),
     ("ce_target_out_of_bounds", "F.cross_entropy(torch.zeros(2, 4), torch.tensor([0, 4]))"),
     ("ce_probs_shape", "F.cross_entropy(torch.zeros(3, 4), torch.zeros(3, 5))"),
+    ("ce_weight_requires_grad", "F.cross_entropy(torch.zeros(3, 4), torch.tensor([0, 1, 2]), "
+     "weight=torch.ones(4, requires_grad=True))"),
+    ("multi_margin_weight_requires_grad", "F.multi_margin_loss(torch.zeros(3, 4), "
+     "torch.tensor([0, 1, 2]), weight=torch.ones(4, requires_grad=True))"),
     ("ce_float_target_spatial_shape",
      "F.cross_entropy(torch.zeros(3, 4, 2), torch.zeros(3, 4))"),
     ("ce_float_target_as_indices", "F.cross_entropy(torch.zeros(3, 4), torch.zeros(3))"),

@@ -675,7 +675,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        _not_differentiable_in_weight("nll_loss_forward")
     return _C.nll_loss_nd(input, target, weight, _REDUCTIONS[reduction], ignore_index)[0]
+
+
+def _not_differentiable_in_weight(function):
+    raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                       "argument 'weight'. This input cannot have requires_grad True.")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -692,10 +699,22 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"{reduction} is not a valid value for reduction")
     # class probabilities (a float target of another shape is read as class
     # indices, and the op's checks say what is wrong, as PyTorch's do)
-    if target.dtype != input.dtype and target.is_floating_point() and \
-            tuple(target.shape) == tuple(input.shape):
+    probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
+    if probs and target.dtype != input.dtype:
         dtype = _C.promote_types(input.dtype, target.dtype)
         input, target = input.to(dtype), target.to(dtype)
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        if not probs:
+            _not_differentiable_in_weight("nll_loss_forward")
+        # PyTorch differentiates the class weights of probabilities: composed
+        cdim = 0 if input.ndim == 1 else 1
+        n_cls = input.shape[cdim]
+        q = target * (1 - label_smoothing) + label_smoothing / n_cls
+        w = weight.reshape((n_cls,) + (1,) * (input.ndim - cdim - 1))
+        loss = -(log_softmax(input, cdim) * q * w).sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // n_cls if input.numel() else float("nan"))
+        return _reduce(loss, reduction)
     return _C._cross_entropy(input, target, weight, r, ignore_index, label_smoothing)[0]
 
 
@@ -874,6 +893,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        _not_differentiable_in_weight("multi_margin_loss")
     return _C._multi_margin_loss(input, target, p, margin, weight, _REDUCTIONS[r])
 
 
