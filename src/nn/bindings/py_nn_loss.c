@@ -1,7 +1,8 @@
 /* py_nn_loss.c - torchlike._C.nll_loss_nd, nll_loss_backward, _cross_entropy,
  * _multi_margin_loss, _multilabel_margin_loss, _ctc_loss (and their backward),
- * _pointwise_loss and _pointwise_loss_backward (src/nn/loss).  The arguments are bound by generated code
- * (signatures.txt, [nn_loss]); these run the entry points. */
+ * _pointwise_loss and _pointwise_loss_backward (src/nn/loss).  The arguments
+ * are bound by generated code (signatures.txt, [nn_loss]); these run the
+ * entry points. */
 #include "ndcore/bindings/generated/args_nn_loss.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "nn/bindings/py_nn_results.h"

@@ -101,8 +101,10 @@ TL_VECMATH_BEGIN
     T a = 0;                                                                               \
     _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)                     \
       a += (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni);                                 \
-    _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                    \
-      dx[c * st] = k * (a * EXP(x[c * st] - lse) - (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni)); \
+    _Pragma("omp simd") for (int64_t c = 0; c < C; c++) {                                  \
+      T wq = (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni);                               \
+      dx[c * st] = k * (a * EXP(x[c * st] - lse) - wq);                                    \
+    }                                                                                      \
     if (j->dt) {                                                                           \
       T *dt = (T *)j->dt + at;                                                             \
       _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                  \

@@ -35,7 +35,8 @@ tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl
   tl_tensor xt = {0}, wt = {0}, ot = {0}, tt = {0};
   tl_status status = TL_OK;
   const tl_tensor *x = tl_nn_as_work(input, work, &xt), *w = tl_nn_as_work(weight, work, &wt);
-  tl_tensor *o = tl_loss_work_out(out, work, false, &ot), *tw = tl_loss_work_out(total_weight, work, false, &tt);
+  tl_tensor *o = tl_loss_work_out(out, work, false, &ot);
+  tl_tensor *tw = tl_loss_work_out(total_weight, work, false, &tt);
   const int64_t *tg = tl_tensor_data(target);
   double sum = 0, wsum = 0;
   if (!x || !w || !o || !tw) {
