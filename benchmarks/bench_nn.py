@@ -14,7 +14,9 @@ Rows (forward + backward unless said otherwise):
     alone, the output's gradient given): max_pool2d 3x3/2 pad 1 on the stem's
     64x112x112, adaptive_avg_pool2d of 512x7x7 to 1x1, bilinear upsampling x2.
   * batch_norm2d (training) at (32, 64, 56, 56), layer_norm over 512 of
-    (16*128, 512), cross_entropy of (256, 1000) logits.
+    (16*128, 512), cross_entropy of (256, 1000) logits, multi_margin_loss of
+    (256, 100) scores, ctc_loss of (T 50, N 16, C 20) log-probabilities with
+    targets of 10 labels.
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -150,6 +152,15 @@ def norm_loss_cases(rng):
     fn_tl, fn_pt = _fn_case(
         lambda lib, x, t: lib.nn.functional.cross_entropy(x, t), lambda: [x(256, 1000), labels])
     yield "nn cross_entropy 256x1000 fwd+bwd", fn_tl, fn_pt, "torch"
+    labels = rng.integers(0, 100, 256)
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, t: lib.nn.functional.multi_margin_loss(x, t), lambda: [x(256, 100), labels])
+    yield "nn multi_margin_loss 256x100 fwd+bwd", fn_tl, fn_pt, "torch"
+    targets = rng.integers(1, 20, (16, 10))
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, t: lib.nn.functional.ctc_loss(x.log_softmax(2), t, [50] * 16, [10] * 16),
+        lambda: [x(50, 16, 20), targets])
+    yield "nn ctc_loss T50 N16 C20 S10 fwd+bwd", fn_tl, fn_pt, "torch"
 
     for name, fn, shape in pool_cases():
         fn_tl, fn_pt = _op_case(fn, shape)

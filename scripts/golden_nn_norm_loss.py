@@ -91,10 +91,12 @@ ERRORS = [
 ]
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    arrays, cases = {}, []
-    for name, expr, inputs, grads, after in CASES:
+def record(cases, errors, out, rng):
+    """Evaluate `cases` and `errors` with PyTorch and write them under `out`
+    (also used by the other scripts/golden_nn_*.py)."""
+    os.makedirs(out, exist_ok=True)
+    arrays, recorded = {}, []
+    for name, expr, inputs, grads, after in cases:
         env = {"torch": torch, "F": F}
         for k, v in inputs.items():
             t = torch.tensor(v)
@@ -102,30 +104,34 @@ def main():
                 t.requires_grad_()
             env[k] = t
             arrays[f"{name}/in/{k}"] = v
-        out = eval(expr, env)
-        arrays[f"{name}/out"] = out.detach().numpy()
+        res = eval(expr, env)
+        arrays[f"{name}/out"] = res.detach().numpy()
         if grads:
-            w = torch.tensor(rng.standard_normal(tuple(out.shape)))
+            w = torch.tensor(rng.standard_normal(tuple(res.shape)))
             arrays[f"{name}/w"] = w.numpy()
-            found = torch.autograd.grad((out * w).sum(), [env[k] for k in grads])
+            found = torch.autograd.grad((res * w).sum(), [env[k] for k in grads])
             for k, g in zip(grads, found):
                 arrays[f"{name}/grad/{k}"] = g.numpy()
         for k in after:
             arrays[f"{name}/after/{k}"] = env[k].detach().numpy()
-        cases.append({"name": name, "expr": expr, "inputs": sorted(inputs), "grad": grads,
-                      "after": after})
-    errors = []
-    for name, expr in ERRORS:
+        recorded.append({"name": name, "expr": expr, "inputs": sorted(inputs), "grad": grads,
+                         "after": after})
+    failures = []
+    for name, expr in errors:
         try:
             eval(expr, {"torch": torch, "F": F})
         except Exception as e:  # noqa: BLE001 - the type and message are what is recorded
-            errors.append({"name": name, "expr": expr, "type": type(e).__name__,
-                           "message": str(e)})
+            failures.append({"name": name, "expr": expr, "type": type(e).__name__,
+                             "message": str(e)})
         else:
             raise AssertionError(f"{name} did not fail")
-    np.savez_compressed(os.path.join(OUT, "arrays.npz"), **arrays)
-    with open(os.path.join(OUT, "cases.json"), "w") as f:
-        json.dump({"cases": cases, "errors": errors}, f, indent=1)
+    np.savez_compressed(os.path.join(out, "arrays.npz"), **arrays)
+    with open(os.path.join(out, "cases.json"), "w") as f:
+        json.dump({"cases": recorded, "errors": failures}, f, indent=1)
+
+
+def main():
+    record(CASES, ERRORS, OUT, rng)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,16 @@ CALLS = {
     "nll_loss_backward": "C.nll_loss_backward(v.sum(), f, iv[:2], v, 1, -100, v.sum())",
     "_pointwise_loss": "C._pointwise_loss(f, r, None, None, 0, 0.0, 1)",
     "_pointwise_loss_backward": "C._pointwise_loss_backward(v.sum(), f, r, None, None, 0, 0.0, 1)",
+    "_cross_entropy": "C._cross_entropy(f, iv[:2], v, 1, -100, 0.1)",
+    "_cross_entropy_backward":
+        "C._cross_entropy_backward(v.sum(), f, iv[:2], v, 1, -100, 0.1, v, v.sum())",
+    "_multi_margin_loss": "C._multi_margin_loss(f, iv[:2], 2, 1.0, v, 1)",
+    "_multi_margin_loss_backward": "C._multi_margin_loss_backward(v.sum(), f, iv[:2], 2, 1.0, v, 1)",
+    "_multilabel_margin_loss": "C._multilabel_margin_loss(f, i2, 1)",
+    "_multilabel_margin_loss_backward": "C._multilabel_margin_loss_backward(v.sum(), f, i2, 1, f)",
+    "_ctc_loss": "C._ctc_loss(f3, iv[1:], [1, 1], [1, 1])",
+    "_ctc_loss_backward": "C._ctc_loss_backward(v, f3, iv[1:], [1, 1], [1, 1], v, "
+                          "T.full((2, 1, 3), -1.0, device=DEV), 0)",
     # creation: made on the device and filled there by its kernels
     "randperm": "T.randperm(3, device=DEV)", "arange": "T.arange(3, device=DEV)",
     "full": "T.full((2,), 1.5, device=DEV)", "linspace": "T.linspace(0, 1, 3, device=DEV)",

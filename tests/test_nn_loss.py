@@ -1,6 +1,6 @@
-"""nll_loss (the fused kernel of src/nn/loss) and cross_entropy on top of it
-(log_softmax, then nll_loss; label smoothing and class probabilities
-composed in Python); the elementwise losses of one fused op (mse, l1,
+"""nll_loss (the fused kernel of src/nn/loss) and cross_entropy (its own
+fused op, tests/test_nn_class_loss.py has the rest), checked against
+log_softmax then nll; the elementwise losses of one fused op (mse, l1,
 smooth_l1, huber, binary_cross_entropy (with logits), kl_div).
 
 Values against a NumPy reference over reductions, weights, ignore_index,

@@ -1,4 +1,5 @@
-/* nn_work.c - operands in a kernel's work dtype (tl_nn_work.h). */
+/* nn_work.c - operands in a kernel's work dtype, and PyTorch's dtype names
+ * (tl_nn_work.h). */
 #include "nn/tl_nn_work.h"
 
 tl_status tl_nn_work_in(const tl_tensor *t, tl_dtype work, tl_tensor *out)
@@ -22,4 +23,23 @@ tl_status tl_nn_work_out(tl_tensor *t, tl_dtype dtype)
   tl_tensor_release(t);
   *t = cast;
   return status;
+}
+
+const char *tl_nn_scalar_name(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_BOOL: return "Bool";
+  case TL_DTYPE_U8: return "Byte";
+  case TL_DTYPE_I8: return "Char";
+  case TL_DTYPE_I16: return "Short";
+  case TL_DTYPE_I32: return "Int";
+  case TL_DTYPE_I64: return "Long";
+  case TL_DTYPE_F16: return "Half";
+  case TL_DTYPE_BF16: return "BFloat16";
+  case TL_DTYPE_F32: return "Float";
+  case TL_DTYPE_F64: return "Double";
+  case TL_DTYPE_C64: return "ComplexFloat";
+  case TL_DTYPE_C128: return "ComplexDouble";
+  default: return "Undefined";
+  }
 }

@@ -31,6 +31,9 @@ static inline const tl_tensor *tl_nn_as_work(const tl_tensor *t, tl_dtype work, 
   return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
 }
 
+/* PyTorch's name of a dtype in its dtype errors ("Float", "Long" ...). */
+const char *tl_nn_scalar_name(tl_dtype d);
+
 /* Element i of a contiguous float or double tensor, as double. */
 static inline double tl_nn_get(const tl_tensor *t, int64_t i)
 {

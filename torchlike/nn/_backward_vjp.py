@@ -13,9 +13,9 @@ Their own derivative (``src/grad/formulas_nn_norm.c``) calls
 :func:`backward_vjp`, which writes that backward again with generic ops,
 the statistics recomputed from the input (so their dependence on it is
 differentiated), and takes its vector-Jacobian product on the tape.  The
-same holds for ``_pointwise_loss_backward`` (``formulas_nn_loss.c``): the
-elementwise loss gradients of ``src/nn/loss/tl_loss.h``, written with
-generic ops.
+same holds for ``_pointwise_loss_backward``, ``_cross_entropy_backward`` and
+``_multi_margin_loss_backward`` (``formulas_nn_loss.c``): the loss gradients
+of ``src/nn/loss/tl_loss.h``, written with generic ops.
 """
 import math
 
@@ -125,6 +125,50 @@ def _pointwise(g, x, t, w, p, kind, param, reduction):
     return g * gx, g * gt
 
 
+def _cross_entropy(g, x, t, w, reduction, ignore_index, eps, lse, total_weight):
+    """(dx, dt) of _cross_entropy_backward: with q the row's target
+    distribution, dx = k (softmax(x) sum(w q) - w q), dt = -k (1 - eps) w
+    log_softmax(x) (probabilities only); k = g, over total_weight for 'mean'
+    (a constant: the weights are not differentiated)."""
+    cdim = 0 if x.ndim == 1 else 1
+    C = x.shape[cdim]
+    wshape = (C,) + (1,) * (x.ndim - cdim - 1)
+    wb = 1.0 if w is None else w.to(x.dtype).reshape(wshape)
+    probs = t.is_floating_point()
+    if probs:
+        q = t * (1 - eps) + eps / C
+    else:
+        valid = (t != ignore_index).unsqueeze(cdim)
+        hot = (t.unsqueeze(cdim) == _C.arange(C, device=x.device).reshape(wshape))
+        q = _C.where(valid, hot.to(x.dtype) * (1 - eps) + eps / C, _C.zeros_like(x))
+    k = g.unsqueeze(cdim) if reduction == 0 else g
+    if reduction == 1:
+        k = k / total_weight.to(x.dtype).detach()
+    wq = q * wb
+    dx = k * (_C.softmax(x, cdim) * wq.sum(cdim, keepdim=True) - wq)
+    dt = -k * (1 - eps) * wb * _C.log_softmax(x, cdim) if probs else None
+    return dx, dt
+
+
+def _multi_margin(g, x, t, p, margin, w, reduction):
+    """(dx,) of _multi_margin_loss_backward: each positive hinge term's slope
+    (1, or 2 z for p = 2) times weight[y] / C, added at i and taken from y."""
+    C = x.shape[-1] if x.ndim else 1
+    x2, t1 = x.reshape(-1, C), t.reshape(-1)
+    z = margin - x2.gather(1, t1.unsqueeze(1)) + x2
+    y_hot = _C.arange(C, device=x.device).unsqueeze(0) == t1.unsqueeze(1)
+    slope = _C.ones_like(z) if p == 1 else 2 * z
+    d = _C.where((z > 0) & ~y_hot, slope, _C.zeros_like(z))
+    if w is not None:
+        d = d * w.to(x.dtype).index_select(0, t1).unsqueeze(1)
+    k = g.reshape(-1, 1) if reduction == 0 else g.reshape(1, 1)
+    if reduction == 1:
+        k = k / x2.shape[0]
+    d = d * k / C
+    dx = d - y_hot.to(x.dtype) * d.sum(1, keepdim=True)
+    return (dx.reshape(x.shape),)
+
+
 # op name -> (composed backward, positions of the differentiable arguments)
 _COMPOSED = {
     "native_batch_norm_backward": (_batch, (0, 1, 2)),
@@ -132,6 +176,8 @@ _COMPOSED = {
     "native_group_norm_backward": (_group, (0, 1, 4)),
     "_fused_rms_norm_backward": (_rms, (0, 1, 4)),
     "_pointwise_loss_backward": (_pointwise, (0, 1, 2, 3, 4)),
+    "_cross_entropy_backward": (_cross_entropy, (0, 1, 2)),
+    "_multi_margin_loss_backward": (_multi_margin, (0, 1)),
 }
 
 
@@ -141,7 +187,8 @@ def backward_vjp(name, args, grads):
     (None where an argument gets none)."""
     fn, diff = _COMPOSED[name]
     args = list(args)
-    at = [i for i in diff if isinstance(args[i], Tensor)]
+    # integer arguments (class indices) are never differentiated
+    at = [i for i in diff if isinstance(args[i], Tensor) and args[i].is_floating_point()]
     with enable_grad():
         for i in at:
             args[i] = args[i].detach().requires_grad_()

@@ -675,51 +675,47 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _class_dim_target(input, target)
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        _not_differentiable_in_weight("nll_loss_forward")
     return _C.nll_loss_nd(input, target, weight, _REDUCTIONS[reduction], ignore_index)[0]
+
+
+def _not_differentiable_in_weight(function):
+    raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                       "argument 'weight'. This input cannot have requires_grad True.")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
     """``nll_loss(log_softmax(input, 1), target)`` for class indices; for
     class probabilities (target shaped like input), ``-sum(target * log_softmax)``.
-    ``label_smoothing`` mixes the target with the uniform distribution."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    cdim = 0 if input.ndim == 1 else 1
-    logp = log_softmax(input, cdim)
-    C = input.shape[cdim]
-    wshape = (C,) + (1,) * (input.ndim - cdim - 1)
-    if target.is_floating_point():  # class probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            # PyTorch reads a float target of another shape as class indices
-            if target.ndim == input.ndim == 2:
-                raise RuntimeError("0D or 1D target tensor expected, multi-target not "
-                                   "supported")
-            raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / C
-        terms = logp * target
-        if weight is not None:
-            terms = terms * weight.reshape(wshape)
-        loss = -terms.sum(cdim)
+    ``label_smoothing`` mixes the target with the uniform distribution.  One
+    fused op (``_cross_entropy``, one pass per row), which checks the class
+    indices against the input as nll_loss does."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    r = _REDUCTIONS.get(reduction)
+    if r is None:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    # class probabilities (a float target of another shape is read as class
+    # indices, and the op's checks say what is wrong, as PyTorch's do)
+    probs = target.is_floating_point() and tuple(target.shape) == tuple(input.shape)
+    if probs and target.dtype != input.dtype:
+        dtype = _C.promote_types(input.dtype, target.dtype)
+        input, target = input.to(dtype), target.to(dtype)
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        if not probs:
+            _not_differentiable_in_weight("nll_loss_forward")
+        # PyTorch differentiates the class weights of probabilities: composed
+        cdim = 0 if input.ndim == 1 else 1
+        n_cls = input.shape[cdim]
+        q = target * (1 - label_smoothing) + label_smoothing / n_cls
+        w = weight.reshape((n_cls,) + (1,) * (input.ndim - cdim - 1))
+        loss = -(log_softmax(input, cdim) * q * w).sum(cdim)
         if reduction == "mean":
-            return loss.sum() / (input.numel() // C if C else 0)
+            return loss.sum() / (input.numel() // n_cls if input.numel() else float("nan"))
         return _reduce(loss, reduction)
-    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing <= 0:
-        return nll
-    valid = (target != ignore_index).to(dtype=input.dtype)
-    lw = logp if weight is None else logp * weight.reshape(wshape)
-    smooth = -lw.sum(cdim) * valid
-    if reduction == "mean":
-        if weight is not None:
-            safe = _C.where(target != ignore_index, target, _C.zeros_like(target))
-            denom = (weight.index_select(0, safe.reshape(-1)).reshape(safe.shape) * valid).sum()
-        else:
-            denom = valid.sum()
-        smooth = smooth.sum() / denom
-    else:
-        smooth = _reduce(smooth, reduction)
-    return (1 - label_smoothing) * nll + label_smoothing / C * smooth
+    return _C._cross_entropy(input, target, weight, r, ignore_index, label_smoothing)[0]
 
 
 # the elementwise losses of src/nn/loss (tl_loss_kind)
@@ -879,47 +875,27 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``sum_{j in targets, i not in targets} max(0, 1 - (x_j - x_i)) / C``; the
-    targets of a row are its entries before the first -1."""
+    targets of a row are its entries before the first -1 (``_multilabel_margin_loss``)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    squeeze = input.ndim == 1
-    x = input.unsqueeze(0) if squeeze else input
-    t = target.unsqueeze(0) if squeeze else target
-    C = x.shape[-1]
-    # a target counts while no -1 has appeared before it in its row
-    valid = (_C.cumsum((t < 0).to(dtype=_C.int64), -1) == 0)
-    safe = _C.where(valid, t, _C.zeros_like(t))
-    classes = _C.arange(C, device=x.device)
-    is_target = ((t.unsqueeze(-1) == classes) & valid.unsqueeze(-1)).any(dim=-2)   # N, C
-    xt = x.gather(-1, safe)                                   # N, C (target scores)
-    hinge = (1 - (xt.unsqueeze(-1) - x.unsqueeze(-2))).clamp(min=0)   # N, Ct, C
-    mask = valid.unsqueeze(-1) & ~is_target.unsqueeze(-2)
-    loss = (hinge * mask.to(dtype=x.dtype)).sum((-1, -2)) / C
-    if squeeze:
-        loss = loss.squeeze(0)
-    return _reduce(loss, r)
+    if r not in _REDUCTIONS:
+        raise ValueError(f"{r} is not a valid value for reduction")
+    return _C._multilabel_margin_loss(input, target, _REDUCTIONS[r])[0]
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
-    """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times weight[y])."""
+    """``sum_{i != y} max(0, margin - x_y + x_i)^p / C`` (times weight[y])
+    (``_multi_margin_loss``)."""
     r = _legacy_reduction(size_average, reduce, reduction)
-    if p not in (1, 2):
+    if r not in _REDUCTIONS:
+        raise ValueError(f"{r} is not a valid value for reduction")
+    if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
-    squeeze = input.ndim == 1
-    x = input.unsqueeze(0) if squeeze else input
-    t = target.reshape(-1)
-    C = x.shape[-1]
-    xy = x.gather(1, t.unsqueeze(1))
-    h = (margin - xy + x).clamp(min=0)
-    if p == 2:
-        h = h * h
-    if weight is not None:
-        h = h * weight.index_select(0, t).unsqueeze(1)
-    not_y = _C.arange(C, device=x.device).unsqueeze(0) != t.unsqueeze(1)
-    loss = (h * not_y.to(dtype=x.dtype)).sum(1) / C
-    if squeeze:
-        loss = loss.squeeze(0)
-    return _reduce(loss, r)
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    if weight is not None and weight.requires_grad and _C.is_grad_enabled():
+        _not_differentiable_in_weight("multi_margin_loss")
+    return _C._multi_margin_loss(input, target, p, margin, weight, _REDUCTIONS[r])
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -962,83 +938,33 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
              zero_infinity=False):
     """Connectionist temporal classification: ``-log`` of the total probability
     of every alignment of each target.  log_probs (T, N, C) (or (T, C)),
-    targets (N, S) or concatenated (sum(target_lengths),).  The forward
-    recursion runs over time in log space on the extended label sequence
-    (blanks between labels); its gradient comes from the tape."""
+    targets (N, S) or concatenated (sum(target_lengths),).  The alpha and
+    beta recursions are the ``_ctc_loss`` op; the reduction is PyTorch's:
+    'mean' divides each loss by its target length (at least 1), then
+    averages."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
-        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
-    T, N, C = log_probs.shape
-    in_len, tg_len = _int_list(input_lengths), _int_list(target_lengths)
-    if targets.ndim == 1:  # concatenated targets
-        rows, start = [], 0
-        S = max(tg_len) if tg_len else 0
-        for n in range(N):
-            row = targets[start:start + tg_len[n]].tolist()
-            rows.append(row + [blank] * (S - len(row)))
-            start += tg_len[n]
-        tg = _C.tensor(rows, dtype=_C.int64).reshape(N, S)
-    else:
-        tg = targets.to(dtype=_C.int64)
-        S = tg.shape[1]
-    L = 2 * S + 1
-    ext = _C.full((N, L), blank, dtype=_C.int64)                # blank, l1, blank, l2 ...
-    if S:
-        ext[:, 1::2] = tg
-    # a step from s-2 to s is allowed where ext[s] is a label different from ext[s-2]
-    skip = _C.zeros((N, L), dtype=_C.bool)
-    if L > 2:
-        skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
-    neg_inf = float("-inf")
-    dtype = log_probs.dtype
-    ninf = _C.full((N, 1), neg_inf, dtype=dtype)
-    ninf2 = _C.full((N, 2), neg_inf, dtype=dtype)
-    emit = log_probs.gather(2, ext.unsqueeze(0).expand(T, N, L))  # T, N, L
-    alpha = _C.full((N, L), neg_inf, dtype=dtype)
-    first = _C.zeros((N, L), dtype=_C.bool)
-    first[:, :2] = True
-    alpha = _C.where(first, emit[0], alpha) if T else alpha
-    lens = _C.tensor(in_len, dtype=_C.int64)
-    for t in range(1, T):
-        prev1 = _C.cat([ninf, alpha[:, :-1]], 1)
-        prev2 = _C.cat([ninf2, alpha[:, :-2]], 1)
-        prev2 = _C.where(skip, prev2, _C.full((), neg_inf, dtype=dtype))
-        stacked = _C.stack([alpha, prev1, prev2], 0)
-        new = _logsumexp_safe(stacked) + emit[t]
-        active = (lens > t).unsqueeze(1)
-        alpha = _C.where(active, new, alpha)
-    losses = []
-    for n in range(N):
-        end = 2 * tg_len[n]
-        a = alpha[n]
-        last = a[end:end + 1] if end < L else a[L - 1:L]
-        ends = _C.cat([last, a[end - 1:end]]) if end >= 1 else last
-        losses.append(-_logsumexp_safe(ends.unsqueeze(1)).reshape(()))
-    loss = _C.stack(losses) if losses else _C.zeros((0,), dtype=dtype)
+        targets = targets.unsqueeze(0)
+    tg_len = _int_list(target_lengths)
+    loss = _C._ctc_loss(log_probs, targets, _int_list(input_lengths), tg_len, blank,
+                        bool(zero_infinity))[0]
     if zero_infinity:
-        loss = _C.where(_C.isinf(loss), _C.zeros_like(loss), loss)
+        loss = _C.where(loss == float("inf"), _C.zeros_like(loss), loss)
     if unbatched:
         loss = loss.squeeze(0)
     if reduction == "mean":
-        tl = _C.tensor(tg_len, dtype=dtype).clamp(min=1)
+        tl = _C.tensor(tg_len, dtype=loss.dtype).clamp(min=1)
         return (loss / tl).mean()
     return _reduce(loss, reduction)
 
 
 def _int_list(lengths):
     """Lengths given as an int, a sequence or a tensor, as a list of ints."""
+    if isinstance(lengths, Tensor):
+        lengths = lengths.tolist()
     if isinstance(lengths, int):
         return [lengths]
-    return [int(v) for v in (lengths.tolist() if isinstance(lengths, Tensor) else lengths)]
-
-
-def _logsumexp_safe(x):
-    """logsumexp over dim 0 that gives -inf (and a zero gradient, not NaN) where
-    every entry is -inf."""
-    m = x.amax(dim=0).detach()
-    finite = _C.isfinite(m)
-    m = _C.where(finite, m, _C.zeros_like(m))
-    s = _C.exp(x - m).sum(0)
-    s = _C.where(finite, s, _C.ones_like(s))
-    return _C.where(finite, _C.log(s) + m, _C.full((), float("-inf"), dtype=x.dtype))
+    return [int(v) for v in lengths]

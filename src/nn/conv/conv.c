@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nn/conv/tl_conv.h"
+#include "nn/tl_nn_work.h"
 #include "nn/tl_nn.h"
 
 static const tl_dtype_set FLOATS = (tl_dtype_set)((1u << TL_DTYPE_F16) | (1u << TL_DTYPE_BF16) |
@@ -151,23 +152,11 @@ static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
   return TL_OK;
 }
 
-/* PyTorch's scalar type names in its dtype errors. */
-static const char *scalar_name(tl_dtype d)
-{
-  switch (d) {
-  case TL_DTYPE_F16: return "Half";
-  case TL_DTYPE_BF16: return "BFloat16";
-  case TL_DTYPE_F32: return "Float";
-  case TL_DTYPE_F64: return "Double";
-  default: return tl_dtype_names[d];
-  }
-}
-
 static tl_status check_dtypes(const tl_tensor *input, const tl_tensor *other)
 {
   if (other && other->dtype != input->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        scalar_name(input->dtype), scalar_name(other->dtype));
+                        tl_nn_scalar_name(input->dtype), tl_nn_scalar_name(other->dtype));
   return TL_OK;
 }
 

@@ -7,60 +7,83 @@
 #include "ndcore/kernels/tl_create.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
+
+tl_status tl_nn_check_reduction(tl_op op, int64_t reduction)
+{
+  if (reduction < 0 || reduction > 2)
+    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
+                        tl_op_infos[op].name, (long long)reduction);
+  return TL_OK;
+}
+
+tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_tensor *target,
+                                   const tl_tensor *weight, int64_t *N, int64_t *C, int64_t *S)
+{
+  char si[256], st[256];
+  if (!tl_dtype_is_float(input->dtype))
+    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s",
+                        tl_op_infos[op].name, tl_dtype_names[input->dtype]);
+  if (input->ndim < 1)
+    return tl_error_set(TL_ERR_VALUE, "Expected 1 or more dimensions (got 0)");
+  *N = 1, *C = input->shape[input->ndim == 1 ? 0 : 1], *S = 1;
+  /* PyTorch's order: the batch, then (up to 2-d inputs) the target's rank
+   * and dtype, or (spatial inputs) its shape and dtype */
+  if (input->ndim == 1 && target->ndim != 0)
+    return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (1) to match target "
+                                      "batch_size (%lld).", (long long)target->shape[0]);
+  if (input->ndim > 1 && input->shape[0] != (target->ndim ? target->shape[0] : 0))
+    return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (%lld) to match target "
+                                      "batch_size (%lld).", (long long)input->shape[0],
+                        (long long)(target->ndim ? target->shape[0] : 0));
+  if (input->ndim == 2 && target->ndim > 1)
+    return tl_error_set(TL_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not "
+                                        "supported");
+  bool ok = input->ndim <= 2 || target->ndim == input->ndim - 1;
+  for (int i = 2; ok && i < input->ndim; i++)
+    ok = target->shape[i - 1] == input->shape[i];
+  if (!ok) {
+    int64_t expected[TL_MAX_DIMS];
+    expected[0] = input->shape[0];
+    for (int i = 2; i < input->ndim; i++)
+      expected[i - 1] = input->shape[i];
+    return tl_error_set(TL_ERR_RUNTIME, "Expected target size %s, got %s",
+                        tl_shape_str(si, sizeof si, input->ndim - 1, expected),
+                        tl_shape_str(st, sizeof st, target->ndim, target->shape));
+  }
+  if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
+    return tl_error_set(TL_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s",
+                        tl_nn_scalar_name(target->dtype));
+  if (input->ndim > 1) {
+    *N = input->shape[0];
+    for (int i = 2; i < input->ndim; i++)
+      *S *= input->shape[i];
+  }
+  if (weight && tl_tensor_numel(weight) != *C)
+    return tl_error_set(TL_ERR_RUNTIME, "weight tensor should be defined either for all %lld "
+                                        "classes or no classes but got weight tensor of shape: %s",
+                        (long long)*C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
+  return TL_OK;
+}
 
 /* Check input against target and fill the spec. */
 static tl_status check_nll(tl_op op, const tl_tensor *input, const tl_tensor *target,
                            const tl_tensor *weight, int64_t reduction, int64_t ignore_index,
                            tl_nll_spec *s)
 {
-  char si[256], st[256];
-  const char *name = tl_op_infos[op].name;
-  if (!tl_dtype_is_float(input->dtype))
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): expected a floating point input, got %s", name,
-                        tl_dtype_names[input->dtype]);
-  if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
-    return tl_error_set(TL_ERR_RUNTIME, "expected scalar type Long but found %s",
-                        tl_dtype_names[target->dtype]);
-  if (reduction < 0 || reduction > 2)
-    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
-                        name, (long long)reduction);
-  if (input->ndim < 1)
-    return tl_error_set(TL_ERR_VALUE, "Expected 1 or more dimensions (got 0)");
-  *s = (tl_nll_spec){.N = 1, .C = input->shape[input->ndim == 1 ? 0 : 1], .S = 1,
-                     .reduction = (tl_reduction)reduction, .ignore_index = ignore_index};
-  bool ok;
-  if (input->ndim == 1) {
-    ok = target->ndim == 0;
-    if (!ok)
-      return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (1) to match target "
-                                        "batch_size (%lld).", (long long)target->shape[0]);
-  } else {
-    int64_t tb = target->ndim ? target->shape[0] : 0;
-    if (input->shape[0] != tb)
-      return tl_error_set(TL_ERR_VALUE, "Expected input batch_size (%lld) to match target "
-                                        "batch_size (%lld).", (long long)input->shape[0],
-                          (long long)tb);
-    ok = target->ndim == input->ndim - 1;
-    for (int i = 2; ok && i < input->ndim; i++)
-      ok = target->shape[i - 1] == input->shape[i];
-    if (!ok) {
-      int64_t expected[TL_MAX_DIMS];
-      expected[0] = input->shape[0];
-      for (int i = 2; i < input->ndim; i++)
-        expected[i - 1] = input->shape[i];
-      return tl_error_set(TL_ERR_RUNTIME, "Expected target size %s, got %s",
-                          tl_shape_str(si, sizeof si, input->ndim - 1, expected),
-                          tl_shape_str(st, sizeof st, target->ndim, target->shape));
-    }
-    s->N = input->shape[0];
-    for (int i = 2; i < input->ndim; i++)
-      s->S *= input->shape[i];
+  *s = (tl_nll_spec){.reduction = (tl_reduction)reduction, .ignore_index = ignore_index};
+  if (tl_nn_check_class_target(op, input, target, weight, &s->N, &s->C, &s->S) != TL_OK)
+    return tl_error_status();
+  return tl_nn_check_reduction(op, reduction);
+}
+
+tl_status tl_nn_index_target(const tl_tensor *t, tl_tensor *out)
+{
+  if (t->dtype == TL_DTYPE_I64 && tl_tensor_is_contiguous(t)) {
+    tl_tensor_view_of(out, t);
+    return TL_OK;
   }
-  if (weight && tl_tensor_numel(weight) != s->C)
-    return tl_error_set(TL_ERR_RUNTIME, "weight tensor should be defined either for all %lld "
-                                        "classes or no classes but got weight tensor of shape: %s",
-                        (long long)s->C, tl_shape_str(si, sizeof si, weight->ndim, weight->shape));
-  return TL_OK;
+  return tl_tensor_to_dtype(out, t, TL_DTYPE_I64);
 }
 
 /* The target as contiguous int64 and the weight as (C,) of dtype `dtype`
@@ -69,9 +92,7 @@ static tl_status prepare(const tl_tensor *target, const tl_tensor *weight, int64
                          tl_dtype dtype, tl_device dev, tl_tensor *tt, tl_tensor *wt)
 {
   tl_status status;
-  if (target->dtype == TL_DTYPE_I64 && tl_tensor_is_contiguous(target))
-    tl_tensor_view_of(tt, target);
-  else if ((status = tl_tensor_to_dtype(tt, target, TL_DTYPE_I64)) != TL_OK)
+  if ((status = tl_nn_index_target(target, tt)) != TL_OK)
     return status;
   if (!weight) {
     status = tl_tensor_empty(wt, dtype, 1, &C, dev);
@@ -157,9 +178,8 @@ static tl_status check_pointwise(tl_op op, const tl_tensor *x, const tl_tensor *
   const char *name = tl_op_infos[op].name;
   if (kind < 0 || kind >= TL_LOSS_KIND_COUNT)
     return tl_error_set(TL_ERR_VALUE, "%s(): unknown loss kind %lld", name, (long long)kind);
-  if (reduction < 0 || reduction > 2)
-    return tl_error_set(TL_ERR_VALUE, "%s(): reduction %lld is not 0 (none), 1 (mean) or 2 (sum)",
-                        name, (long long)reduction);
+  if (tl_nn_check_reduction(op, reduction) != TL_OK)
+    return tl_error_status();
   for (int i = -1; i < n; i++) {
     const tl_tensor *t = i < 0 ? x : others[i];
     if (t && !tl_dtype_is_float(t->dtype))
@@ -232,6 +252,17 @@ static const tl_nn_loss_kernels cpu_loss = {
     .nll_backward = tl_cpu_nll_loss_backward,
 };
 
+static const tl_nn_class_loss_kernels cpu_class = {
+    .cross_entropy = tl_cpu_cross_entropy,
+    .cross_entropy_backward = tl_cpu_cross_entropy_backward,
+    .multi_margin = tl_cpu_multi_margin,
+    .multi_margin_backward = tl_cpu_multi_margin_backward,
+    .multilabel_margin = tl_cpu_multilabel_margin,
+    .multilabel_margin_backward = tl_cpu_multilabel_margin_backward,
+    .ctc = tl_cpu_ctc,
+    .ctc_backward = tl_cpu_ctc_backward,
+};
+
 void tl_nn_loss_register(void)
 {
   static const tl_op ops[] = {TL_OP_NLL_LOSS_ND, TL_OP_NLL_LOSS_BACKWARD};
@@ -240,4 +271,11 @@ void tl_nn_loss_register(void)
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pointwise);
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
                            &cpu_pointwise);
+  static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
+                                    TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD, TL_OP_CTC_LOSS,
+                                    TL_OP_CTC_LOSS_BACKWARD};
+  for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
+    tl_dispatch_register_set(class_ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_class);
 }

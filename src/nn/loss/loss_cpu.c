@@ -8,9 +8,7 @@
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn_work.h"
 
-/* `out` itself when it has the work dtype, else a work-dtype twin in *tmp
- * (zeroed when `zero`), copied into out by finish(). */
-static tl_tensor *work_out(tl_tensor *out, tl_dtype work, bool zero, tl_tensor *tmp)
+tl_tensor *tl_loss_work_out(tl_tensor *out, tl_dtype work, bool zero, tl_tensor *tmp)
 {
   if (out->dtype == work)
     return out;
@@ -19,7 +17,7 @@ static tl_tensor *work_out(tl_tensor *out, tl_dtype work, bool zero, tl_tensor *
   return s == TL_OK ? tmp : NULL;
 }
 
-static tl_status finish(tl_tensor *out, tl_tensor *w)
+tl_status tl_loss_finish(tl_tensor *out, tl_tensor *w)
 {
   tl_storage_bump(out->storage);
   return w == out ? TL_OK : tl_tensor_copy(out, w);
@@ -37,7 +35,8 @@ tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl
   tl_tensor xt = {0}, wt = {0}, ot = {0}, tt = {0};
   tl_status status = TL_OK;
   const tl_tensor *x = tl_nn_as_work(input, work, &xt), *w = tl_nn_as_work(weight, work, &wt);
-  tl_tensor *o = work_out(out, work, false, &ot), *tw = work_out(total_weight, work, false, &tt);
+  tl_tensor *o = tl_loss_work_out(out, work, false, &ot);
+  tl_tensor *tw = tl_loss_work_out(total_weight, work, false, &tt);
   const int64_t *tg = tl_tensor_data(target);
   double sum = 0, wsum = 0;
   if (!x || !w || !o || !tw) {
@@ -64,8 +63,8 @@ tl_status tl_cpu_nll_loss(const tl_nll_spec *s, const tl_tensor *input, const tl
   if (s->reduction != TL_REDUCTION_NONE)
     tl_nn_set(o, 0, s->reduction == TL_REDUCTION_MEAN ? sum / wsum : sum);
   tl_nn_set(tw, 0, wsum);
-  if ((status = finish(out, o)) == TL_OK)
-    status = finish(total_weight, tw);
+  if ((status = tl_loss_finish(out, o)) == TL_OK)
+    status = tl_loss_finish(total_weight, tw);
 done:
   tl_tensor_release(&xt);
   tl_tensor_release(&wt);
@@ -83,7 +82,7 @@ tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
   tl_status status = TL_OK;
   const tl_tensor *g = tl_nn_as_work(grad, work, &gt), *w = tl_nn_as_work(weight, work, &wt),
                   *tw = tl_nn_as_work(total_weight, work, &twt);
-  tl_tensor *d = work_out(grad_input, work, true, &dt);
+  tl_tensor *d = tl_loss_work_out(grad_input, work, true, &dt);
   const int64_t *tg = tl_tensor_data(target);
   if (!g || !w || !tw || !d) {
     status = tl_error_status();
@@ -102,7 +101,7 @@ tl_status tl_cpu_nll_loss_backward(const tl_nll_spec *s, const tl_tensor *grad,
       double gv = tl_nn_get(g, s->reduction == TL_REDUCTION_NONE ? i : 0);
       tl_nn_set(d, (n * s->C + t) * s->S + j, -tl_nn_get(w, t) * gv * scale);
     }
-  status = finish(grad_input, d);
+  status = tl_loss_finish(grad_input, d);
 done:
   tl_tensor_release(&gt);
   tl_tensor_release(&wt);
@@ -199,7 +198,7 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
   tl_tensor ot = {0};
   const tl_tensor *in[5] = {NULL, x, t, w, p};
   tl_status status = operands_init(&o, work, in);
-  tl_tensor *r = status == TL_OK ? work_out(out, work, false, &ot) : NULL;
+  tl_tensor *r = status == TL_OK ? tl_loss_work_out(out, work, false, &ot) : NULL;
   if (!r) {
     status = tl_error_status();
     goto done;
@@ -215,7 +214,7 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
   }
   if (s->reduction != TL_REDUCTION_NONE)
     tl_nn_set(r, 0, s->reduction == TL_REDUCTION_MEAN ? sum / (double)n : sum);
-  status = finish(out, r);
+  status = tl_loss_finish(out, r);
 done:
   operands_release(&o);
   tl_tensor_release(&ot);
@@ -232,8 +231,8 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
   tl_tensor xt = {0}, tt = {0};
   const tl_tensor *in[5] = {g, x, t, w, p};
   tl_status status = operands_init(&o, work, in);
-  tl_tensor *rx = status == TL_OK ? work_out(dx, work, false, &xt) : NULL;
-  tl_tensor *rt = rx ? work_out(dt, tl_nn_work_dtype(dt->dtype), false, &tt) : NULL;
+  tl_tensor *rx = status == TL_OK ? tl_loss_work_out(dx, work, false, &xt) : NULL;
+  tl_tensor *rt = rx ? tl_loss_work_out(dt, tl_nn_work_dtype(dt->dtype), false, &tt) : NULL;
   if (!rt) {
     status = tl_error_status();
     goto done;
@@ -247,8 +246,8 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
     tl_nn_set(rx, i, gv * gx);
     tl_nn_set(rt, i, gv * gt);
   }
-  if ((status = finish(dx, rx)) == TL_OK)
-    status = finish(dt, rt);
+  if ((status = tl_loss_finish(dx, rx)) == TL_OK)
+    status = tl_loss_finish(dt, rt);
 done:
   operands_release(&o);
   tl_tensor_release(&xt);

@@ -56,4 +56,95 @@ typedef struct {
 } tl_py_args_pointwise_loss_backward;
 PyObject *tl_py_impl_pointwise_loss_backward(tl_op op, const tl_py_args_pointwise_loss_backward *a);
 
+/* _cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+  double label_smoothing;
+} tl_py_args_cross_entropy;
+PyObject *tl_py_impl_cross_entropy(tl_op op, const tl_py_args_cross_entropy *a);
+
+/* _cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse, Tensor total_weight) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+  int64_t ignore_index;
+  double label_smoothing;
+  PyObject *lse; /* borrowed */
+  PyObject *total_weight; /* borrowed */
+} tl_py_args_cross_entropy_backward;
+PyObject *tl_py_impl_cross_entropy_backward(tl_op op, const tl_py_args_cross_entropy_backward *a);
+
+/* _multi_margin_loss(Tensor input, Tensor target, int p=1, float margin=1.0, Tensor? weight=None, int reduction=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  int64_t p;
+  double margin;
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+} tl_py_args_multi_margin_loss;
+PyObject *tl_py_impl_multi_margin_loss(tl_op op, const tl_py_args_multi_margin_loss *a);
+
+/* _multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int p, float margin, Tensor? weight, int reduction) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  int64_t p;
+  double margin;
+  PyObject *weight; /* borrowed; NULL: None or absent */
+  int64_t reduction;
+} tl_py_args_multi_margin_loss_backward;
+PyObject *tl_py_impl_multi_margin_loss_backward(tl_op op, const tl_py_args_multi_margin_loss_backward *a);
+
+/* _multilabel_margin_loss(Tensor input, Tensor target, int reduction=1) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  int64_t reduction;
+} tl_py_args_multilabel_margin_loss;
+PyObject *tl_py_impl_multilabel_margin_loss(tl_op op, const tl_py_args_multilabel_margin_loss *a);
+
+/* _multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  PyObject *target; /* borrowed */
+  int64_t reduction;
+  PyObject *is_target; /* borrowed */
+} tl_py_args_multilabel_margin_loss_backward;
+PyObject *tl_py_impl_multilabel_margin_loss_backward(tl_op op, const tl_py_args_multilabel_margin_loss_backward *a);
+
+/* _ctc_loss(Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, int blank=0, bool zero_infinity=False) */
+typedef struct {
+  PyObject *log_probs; /* borrowed */
+  PyObject *targets; /* borrowed */
+  tl_py_intvec input_lengths; /* released by the binder */
+  tl_py_intvec target_lengths; /* released by the binder */
+  int64_t blank;
+  bool zero_infinity;
+} tl_py_args_ctc_loss;
+PyObject *tl_py_impl_ctc_loss(tl_op op, const tl_py_args_ctc_loss *a);
+
+/* _ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False) */
+typedef struct {
+  PyObject *grad; /* borrowed */
+  PyObject *log_probs; /* borrowed */
+  PyObject *targets; /* borrowed */
+  tl_py_intvec input_lengths; /* released by the binder */
+  tl_py_intvec target_lengths; /* released by the binder */
+  PyObject *neg_log_likelihood; /* borrowed */
+  PyObject *log_alpha; /* borrowed */
+  int64_t blank;
+  bool zero_infinity;
+} tl_py_args_ctc_loss_backward;
+PyObject *tl_py_impl_ctc_loss_backward(tl_op op, const tl_py_args_ctc_loss_backward *a);
+
 #endif

@@ -94,3 +94,190 @@ PyObject *tl_py_binder_pointwise_loss_backward(tl_op op, PyObject *const *args, 
     return NULL;
   return tl_py_impl_pointwise_loss_backward(op, &a);
 }
+
+/* _cross_entropy */
+PyObject *tl_py_binder_cross_entropy(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "weight", "reduction", "ignore_index", "label_smoothing", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_cross_entropy a;
+  a.reduction = 1;
+  a.ignore_index = -100;
+  a.label_smoothing = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[2], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[3], false, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[4], false, &a.ignore_index, NULL) < 0 ||
+      tl_py_arg_float(func, "label_smoothing", v[5], &a.label_smoothing, NULL) < 0)
+    return NULL;
+  return tl_py_impl_cross_entropy(op, &a);
+}
+
+/* _cross_entropy_backward */
+PyObject *tl_py_binder_cross_entropy_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "weight", "reduction", "ignore_index", "label_smoothing", "lse", "total_weight", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[9];
+  tl_py_args_cross_entropy_backward a;
+  a.reduction = 0;
+  a.ignore_index = 0;
+  a.label_smoothing = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 9, 9, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[3], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[4], true, &a.reduction, NULL) < 0 ||
+      tl_py_arg_int(func, "ignore_index", v[5], true, &a.ignore_index, NULL) < 0 ||
+      tl_py_arg_float(func, "label_smoothing", v[6], &a.label_smoothing, NULL) < 0 ||
+      tl_py_arg_tensor(func, "lse", v[7], false, &a.lse) < 0 ||
+      tl_py_arg_tensor(func, "total_weight", v[8], false, &a.total_weight) < 0)
+    return NULL;
+  return tl_py_impl_cross_entropy_backward(op, &a);
+}
+
+/* _multi_margin_loss */
+PyObject *tl_py_binder_multi_margin_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "p", "margin", "weight", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_multi_margin_loss a;
+  a.p = 1;
+  a.margin = 1.0;
+  a.reduction = 1;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_int(func, "p", v[2], false, &a.p, NULL) < 0 ||
+      tl_py_arg_float(func, "margin", v[3], &a.margin, NULL) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[4], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[5], false, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_multi_margin_loss(op, &a);
+}
+
+/* _multi_margin_loss_backward */
+PyObject *tl_py_binder_multi_margin_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                  PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "p", "margin", "weight", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[7];
+  tl_py_args_multi_margin_loss_backward a;
+  a.p = 0;
+  a.margin = 0.0;
+  a.reduction = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 7, 7, 7, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_int(func, "p", v[3], true, &a.p, NULL) < 0 ||
+      tl_py_arg_float(func, "margin", v[4], &a.margin, NULL) < 0 ||
+      tl_py_arg_tensor(func, "weight", v[5], true, &a.weight) < 0 ||
+      tl_py_arg_int(func, "reduction", v[6], true, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_multi_margin_loss_backward(op, &a);
+}
+
+/* _multilabel_margin_loss */
+PyObject *tl_py_binder_multilabel_margin_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "target", "reduction", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[3];
+  tl_py_args_multilabel_margin_loss a;
+  a.reduction = 1;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[1], false, &a.target) < 0 ||
+      tl_py_arg_int(func, "reduction", v[2], false, &a.reduction, NULL) < 0)
+    return NULL;
+  return tl_py_impl_multilabel_margin_loss(op, &a);
+}
+
+/* _multilabel_margin_loss_backward */
+PyObject *tl_py_binder_multilabel_margin_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                       PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "target", "reduction", "is_target", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_multilabel_margin_loss_backward a;
+  a.reduction = 0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "target", v[2], false, &a.target) < 0 ||
+      tl_py_arg_int(func, "reduction", v[3], true, &a.reduction, NULL) < 0 ||
+      tl_py_arg_tensor(func, "is_target", v[4], false, &a.is_target) < 0)
+    return NULL;
+  return tl_py_impl_multilabel_margin_loss_backward(op, &a);
+}
+
+/* _ctc_loss */
+PyObject *tl_py_binder_ctc_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+  static const char *const names[] = {"log_probs", "targets", "input_lengths", "target_lengths", "blank", "zero_infinity", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_ctc_loss a;
+  PyObject *r = NULL;
+  a.input_lengths.v = NULL;
+  a.target_lengths.v = NULL;
+  a.blank = 0;
+  a.zero_infinity = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 4, v) < 0 ||
+      tl_py_arg_tensor(func, "log_probs", v[0], false, &a.log_probs) < 0 ||
+      tl_py_arg_tensor(func, "targets", v[1], false, &a.targets) < 0 ||
+      tl_py_arg_intvec(func, "input_lengths", v[2], &a.input_lengths) < 0 ||
+      tl_py_arg_intvec(func, "target_lengths", v[3], &a.target_lengths) < 0 ||
+      tl_py_arg_int(func, "blank", v[4], false, &a.blank, NULL) < 0 ||
+      tl_py_arg_bool(func, "zero_infinity", v[5], &a.zero_infinity) < 0)
+    goto done;
+  r = tl_py_impl_ctc_loss(op, &a);
+done:
+  tl_py_intvec_release(&a.input_lengths);
+  tl_py_intvec_release(&a.target_lengths);
+  return r;
+}
+
+/* _ctc_loss_backward */
+PyObject *tl_py_binder_ctc_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  static const char *const names[] = {"grad", "log_probs", "targets", "input_lengths", "target_lengths", "neg_log_likelihood", "log_alpha", "blank", "zero_infinity", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[9];
+  tl_py_args_ctc_loss_backward a;
+  PyObject *r = NULL;
+  a.input_lengths.v = NULL;
+  a.target_lengths.v = NULL;
+  a.blank = 0;
+  a.zero_infinity = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 9, 9, 8, v) < 0 ||
+      tl_py_arg_tensor(func, "grad", v[0], false, &a.grad) < 0 ||
+      tl_py_arg_tensor(func, "log_probs", v[1], false, &a.log_probs) < 0 ||
+      tl_py_arg_tensor(func, "targets", v[2], false, &a.targets) < 0 ||
+      tl_py_arg_intvec(func, "input_lengths", v[3], &a.input_lengths) < 0 ||
+      tl_py_arg_intvec(func, "target_lengths", v[4], &a.target_lengths) < 0 ||
+      tl_py_arg_tensor(func, "neg_log_likelihood", v[5], false, &a.neg_log_likelihood) < 0 ||
+      tl_py_arg_tensor(func, "log_alpha", v[6], false, &a.log_alpha) < 0 ||
+      tl_py_arg_int(func, "blank", v[7], true, &a.blank, NULL) < 0 ||
+      tl_py_arg_bool(func, "zero_infinity", v[8], &a.zero_infinity) < 0)
+    goto done;
+  r = tl_py_impl_ctc_loss_backward(op, &a);
+done:
+  tl_py_intvec_release(&a.input_lengths);
+  tl_py_intvec_release(&a.target_lengths);
+  return r;
+}

@@ -553,5 +553,21 @@ PyObject *tl_py_binder_pointwise_loss(tl_op op, PyObject *const *args, Py_ssize_
                                       PyObject *kwnames);
 PyObject *tl_py_binder_pointwise_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                                PyObject *kwnames);
+PyObject *tl_py_binder_cross_entropy(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames);
+PyObject *tl_py_binder_cross_entropy_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames);
+PyObject *tl_py_binder_multi_margin_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames);
+PyObject *tl_py_binder_multi_margin_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                  PyObject *kwnames);
+PyObject *tl_py_binder_multilabel_margin_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames);
+PyObject *tl_py_binder_multilabel_margin_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                       PyObject *kwnames);
+PyObject *tl_py_binder_ctc_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder_ctc_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames);
 
 #endif

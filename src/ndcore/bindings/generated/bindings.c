@@ -156,6 +156,14 @@ const tl_py_binder tl_py_op_binders[TL_OP_COUNT] = {
     [TL_OP_NLL_LOSS_BACKWARD] = tl_py_binder_nll_loss_backward,
     [TL_OP_POINTWISE_LOSS] = tl_py_binder_pointwise_loss,
     [TL_OP_POINTWISE_LOSS_BACKWARD] = tl_py_binder_pointwise_loss_backward,
+    [TL_OP_CROSS_ENTROPY] = tl_py_binder_cross_entropy,
+    [TL_OP_CROSS_ENTROPY_BACKWARD] = tl_py_binder_cross_entropy_backward,
+    [TL_OP_MULTI_MARGIN_LOSS] = tl_py_binder_multi_margin_loss,
+    [TL_OP_MULTI_MARGIN_LOSS_BACKWARD] = tl_py_binder_multi_margin_loss_backward,
+    [TL_OP_MULTILABEL_MARGIN_LOSS] = tl_py_binder_multilabel_margin_loss,
+    [TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD] = tl_py_binder_multilabel_margin_loss_backward,
+    [TL_OP_CTC_LOSS] = tl_py_binder_ctc_loss,
+    [TL_OP_CTC_LOSS_BACKWARD] = tl_py_binder_ctc_loss_backward,
 };
 
 const tl_py_binder tl_py_op_inplace_binders[TL_OP_COUNT] = {

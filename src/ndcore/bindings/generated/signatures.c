@@ -2099,6 +2099,81 @@ static const tl_py_param params__pointwise_loss_backward[] = {
     {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params__cross_entropy[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"reduction", TL_PY_ARG_INT, 0, "1"},
+    {"ignore_index", TL_PY_ARG_INT, 0, "-100"},
+    {"label_smoothing", TL_PY_ARG_FLOAT, 0, "0.0"},
+};
+
+static const tl_py_param params__cross_entropy_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"ignore_index", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"label_smoothing", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"lse", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"total_weight", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__multi_margin_loss[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_INT, 0, "1"},
+    {"margin", TL_PY_ARG_FLOAT, 0, "1.0"},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"reduction", TL_PY_ARG_INT, 0, "1"},
+};
+
+static const tl_py_param params__multi_margin_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"p", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"margin", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__multilabel_margin_loss[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, 0, "1"},
+};
+
+static const tl_py_param params__multilabel_margin_loss_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"reduction", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"is_target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__ctc_loss[] = {
+    {"log_probs", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"targets", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_lengths", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"target_lengths", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"blank", TL_PY_ARG_INT, 0, "0"},
+    {"zero_infinity", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__ctc_loss_backward[] = {
+    {"grad", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"log_probs", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"targets", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input_lengths", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"target_lengths", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"neg_log_likelihood", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"log_alpha", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"blank", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"zero_infinity", TL_PY_ARG_BOOL, 0, "False"},
+};
+
 const tl_py_sig tl_py_sigs[] = {
     {"sum", "reduce", params_sum, 5, 3,
      "sum(Tensor input, int[]? dim=None, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"},
@@ -2678,5 +2753,21 @@ const tl_py_sig tl_py_sigs[] = {
      "_pointwise_loss(Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
+    {"_cross_entropy", "nn_loss", params__cross_entropy, 6, 6,
+     "_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100, float label_smoothing=0.0)"},
+    {"_cross_entropy_backward", "nn_loss", params__cross_entropy_backward, 9, 9,
+     "_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index, float label_smoothing, Tensor lse, Tensor total_weight)"},
+    {"_multi_margin_loss", "nn_loss", params__multi_margin_loss, 6, 6,
+     "_multi_margin_loss(Tensor input, Tensor target, int p=1, float margin=1.0, Tensor? weight=None, int reduction=1)"},
+    {"_multi_margin_loss_backward", "nn_loss", params__multi_margin_loss_backward, 7, 7,
+     "_multi_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int p, float margin, Tensor? weight, int reduction)"},
+    {"_multilabel_margin_loss", "nn_loss", params__multilabel_margin_loss, 3, 3,
+     "_multilabel_margin_loss(Tensor input, Tensor target, int reduction=1)"},
+    {"_multilabel_margin_loss_backward", "nn_loss", params__multilabel_margin_loss_backward, 5, 5,
+     "_multilabel_margin_loss_backward(Tensor grad_output, Tensor input, Tensor target, int reduction, Tensor is_target)"},
+    {"_ctc_loss", "nn_loss", params__ctc_loss, 6, 6,
+     "_ctc_loss(Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, int blank=0, bool zero_infinity=False)"},
+    {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
+     "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 289;
+const int tl_py_sig_count = 297;
