@@ -10,6 +10,7 @@ taped re-run that create_graph uses); PyTorch's own results recorded by
 scripts/golden_rnn.py (tests/golden/nn_rnn); errors."""
 import json
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -95,7 +96,7 @@ def op_args(p, x, h0, c0, dtype, packed_sizes, L=None, N=None, requires_grad=Fal
     ("LSTM", None, True), ("LSTM", 2, True), ("LSTM", 2, False), ("GRU", None, True),
     ("GRU", None, False), ("RNN_TANH", None, True), ("RNN_RELU", None, False)])
 def test_layer_op_matches_numpy(mode, proj, bias, packed, reverse, dtype, tol):
-    rng = np.random.default_rng(hash((mode, proj, bias, packed, reverse)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((mode, proj, bias, packed, reverse)).encode()))
     sizes = (3, 3, 2, 1, 1) if packed else (3,) * 4
     p, x, h0, c0 = make_case(rng, mode, P=proj, sizes=sizes, bias=bias)
     args, bs = op_args(p, x, h0, c0, dtype, sizes if packed else None, L=len(sizes), N=3)
