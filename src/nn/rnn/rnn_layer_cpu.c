@@ -69,10 +69,12 @@ static tl_status setup(layer *l, const tl_rnn_layer_call *c)
   return TL_OK;
 }
 
-/* Scratch of `count` elements (at least one), or NULL with the error set. */
+/* Scratch of `count` elements (at least one), or NULL with the error set.
+ * Not zeroed: every scratch is written before it is read (and malloc
+ * reuses freed heap blocks without the memset calloc would need). */
 static void *scratch(const layer *l, int64_t count)
 {
-  void *p = calloc((size_t)(count > 0 ? count : 1), l->es);
+  void *p = malloc((size_t)(count > 0 ? count : 1) * l->es);
   if (!p)
     tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
   return p;
