@@ -133,7 +133,8 @@ tl_status tl_nn_lstm_cell_backward(const tl_tensor *ghy, const tl_tensor *gcy, c
   const char *name = tl_op_infos[TL_OP_FUSED_LSTM_CELL_BACKWARD].name;
   tl_dtype dtype = cx->dtype;
   int64_t n = cx->ndim == 2 ? cx->shape[0] : 0, h = cx->ndim == 2 ? cx->shape[1] : 0;
-  if (tl_rnn_check(name, "cx", cx, dtype, n, h) != TL_OK || tl_rnn_check(name, "cy", cy, dtype, n, h) != TL_OK ||
+  if (tl_rnn_check(name, "cx", cx, dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "cy", cy, dtype, n, h) != TL_OK ||
       tl_rnn_check(name, "workspace", workspace, dtype, n, 4 * h) != TL_OK ||
       tl_rnn_check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
       tl_rnn_check(name, "grad_cy", gcy, dtype, n, h) != TL_OK)
@@ -177,7 +178,8 @@ tl_status tl_nn_gru_cell_backward(const tl_tensor *ghy, const tl_tensor *workspa
     return tl_error_status();
   tl_rnn_call call = {.kind = TL_RNN_GRU_BACKWARD, .n = n, .h = h};
   const tl_tensor *ins[] = {ghy, workspace};
-  const tl_rnn_shape shapes[] = {{2, {n, 3 * h}}, {2, {n, 3 * h}}, {2, {n, h}}, {1, {3 * h}}, {1, {3 * h}}};
+  const tl_rnn_shape shapes[] = {{2, {n, 3 * h}}, {2, {n, 3 * h}}, {2, {n, h}}, {1, {3 * h}},
+                                 {1, {3 * h}}};
   tl_tensor *outs[] = {gig, ghg, ghx, has_bias ? gbi : NULL, has_bias ? gbh : NULL};
   return run(TL_OP_FUSED_GRU_CELL_BACKWARD, &call, ins, 2, shapes, outs, 5, dtype);
 }

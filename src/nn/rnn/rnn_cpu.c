@@ -40,145 +40,146 @@ TL_VECMATH_BEGIN
 FORCE_INLINE float tanh_f32(float x) { return 2.0f * tl_sigmoidf(2.0f * x) - 1.0f; }
 FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 
-#define TL_RNN_ROWS(row_fn, add_bias, lstm, lstm_bw, gru, gru_bw, plain, plain_bw, colsum, T, SIG, TANH) \
-  /* out[0..n) += b[0..n) when b is given */                                            \
-  FORCE_INLINE void add_bias(T *restrict out, const T *restrict b, int64_t n)                     \
-  {                                                                                        \
-    if (b)                                                                                 \
-      _Pragma("omp simd") for (int64_t j = 0; j < n; j++) out[j] += b[j];                  \
-  }                                                                                        \
-  FORCE_INLINE void lstm(const T *restrict ig, const T *restrict hg, const T *restrict cx,        \
-                   const T *bi, const T *bh, T *restrict hy, T *restrict cy,                 \
-                   T *restrict ws, int64_t h)                                                \
-  {                                                                                        \
-    _Pragma("omp simd") for (int64_t j = 0; j < 4 * h; j++) ws[j] = ig[j] + hg[j];         \
-    add_bias(ws, bi, 4 * h);                                                               \
-    add_bias(ws, bh, 4 * h);                                                               \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                  \
-      T i = SIG(ws[j]), f = SIG(ws[h + j]), g = TANH(ws[2 * h + j]), o = SIG(ws[3 * h + j]); \
-      T c = f * cx[j] + i * g;                                                             \
-      cy[j] = c;                                                                           \
-      hy[j] = o * TANH(c);                                                                 \
-      ws[j] = i;                                                                           \
-      ws[h + j] = f;                                                                       \
-      ws[2 * h + j] = g;                                                                   \
-      ws[3 * h + j] = o;                                                                   \
-    }                                                                                      \
-  }                                                                                        \
-  /* ghy, gcy: zeros when absent (the caller's zero row) */                                \
-  FORCE_INLINE void lstm_bw(const T *restrict ghy, const T *restrict gcy, const T *restrict cx,   \
-                      const T *restrict cy, const T *restrict ws, T *restrict gg,            \
-                      T *restrict gcx, int64_t h)                                            \
-  {                                                                                        \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                  \
-      T i = ws[j], f = ws[h + j], g = ws[2 * h + j], o = ws[3 * h + j];                    \
-      T tc = TANH(cy[j]), gh = ghy[j];                                                     \
-      T gc = gcy[j] + gh * o * (1 - tc * tc);                                              \
-      gg[j] = gc * g * i * (1 - i);                                                        \
-      gg[h + j] = gc * cx[j] * f * (1 - f);                                                \
-      gg[2 * h + j] = gc * i * (1 - g * g);                                                \
-      gg[3 * h + j] = gh * tc * o * (1 - o);                                               \
-      gcx[j] = gc * f;                                                                     \
-    }                                                                                      \
-  }                                                                                        \
-  /* ws as scratch first: r z pre-activations, ig_n + b_in, (unused), hn */                \
-  FORCE_INLINE void gru(const T *restrict ig, const T *restrict hg, const T *restrict hx,         \
-                  const T *bi, const T *bh, T *restrict hy, T *restrict ws, int64_t h)       \
-  {                                                                                        \
-    _Pragma("omp simd") for (int64_t j = 0; j < 2 * h; j++) ws[j] = ig[j] + hg[j];         \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                  \
-      ws[2 * h + j] = ig[2 * h + j];                                                       \
-      ws[4 * h + j] = hg[2 * h + j];                                                       \
-    }                                                                                      \
-    add_bias(ws, bi, 3 * h);                                                               \
-    add_bias(ws, bh, 2 * h);                                                               \
-    add_bias(ws + 4 * h, bh ? bh + 2 * h : NULL, h);                                       \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                  \
-      T r = SIG(ws[j]), z = SIG(ws[h + j]), hn = ws[4 * h + j];                            \
-      T n = TANH(ws[2 * h + j] + r * hn);                                                  \
-      hy[j] = n + z * (hx[j] - n);                                                         \
-      ws[j] = r;                                                                           \
-      ws[h + j] = z;                                                                       \
-      ws[2 * h + j] = n;                                                                   \
-      ws[3 * h + j] = hx[j];                                                               \
-    }                                                                                      \
-  }                                                                                        \
-  FORCE_INLINE void gru_bw(const T *restrict ghy, const T *restrict ws, T *restrict gig,          \
-                     T *restrict ghg, T *restrict ghx, int64_t h)                            \
-  {                                                                                        \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                  \
-      T r = ws[j], z = ws[h + j], n = ws[2 * h + j], hx = ws[3 * h + j], hn = ws[4 * h + j]; \
-      T g = ghy[j];                                                                        \
-      T gn = g * (1 - z) * (1 - n * n);                                                    \
-      T gz = g * (hx - n) * z * (1 - z);                                                   \
-      T gr = gn * hn * r * (1 - r);                                                        \
-      gig[j] = ghg[j] = gr;                                                                \
-      gig[h + j] = ghg[h + j] = gz;                                                        \
-      gig[2 * h + j] = gn;                                                                 \
-      ghg[2 * h + j] = gn * r;                                                             \
-      ghx[j] = g * z;                                                                      \
-    }                                                                                      \
-  }                                                                                        \
-  FORCE_INLINE void plain(const T *restrict ig, const T *restrict hg, const T *bi, const T *bh,   \
-                    T *restrict hy, int64_t h, bool relu)                                    \
-  {                                                                                        \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = ig[j] + hg[j];             \
-    add_bias(hy, bi, h);                                                                   \
-    add_bias(hy, bh, h);                                                                   \
-    if (relu)                                                                              \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = hy[j] > 0 ? hy[j] : 0;   \
-    else                                                                                   \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = TANH(hy[j]);             \
-  }                                                                                        \
-  /* the pre-activation's gradient from hy's: tanh' = 1 - hy^2, relu' = [hy > 0] */       \
-  FORCE_INLINE void plain_bw(const T *restrict ghy, const T *restrict hy, T *restrict gp,        \
-                       int64_t h, bool relu)                                                 \
-  {                                                                                        \
-    if (relu)                                                                              \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = hy[j] > 0 ? ghy[j] : 0;  \
-    else                                                                                   \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = ghy[j] * (1 - hy[j] * hy[j]); \
-  }                                                                                        \
-  static void colsum(const T *g, T *restrict out, int64_t n, int64_t ld, int64_t c0,        \
-                     int64_t c1)                                                             \
-  {                                                                                        \
-    for (int64_t c = c0; c < c1; c++)                                                      \
-      out[c] = 0;                                                                          \
-    for (int64_t r = 0; r < n; r++)                                                        \
-      _Pragma("omp simd") for (int64_t c = c0; c < c1; c++) out[c] += g[r * ld + c];       \
-  }                                                                                        \
-  /* batch row r of the job */                                                             \
-  TL_SIMD_CLONES static void row_fn(const cell_job *job, int64_t r)                            \
-  {                                                                                        \
-    int64_t h = job->rows.h;                                                               \
-    switch (job->rows.kind) {                                                              \
-    case TL_RNN_LSTM:                                                                      \
-      lstm(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),             \
-           ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);                                  \
-      break;                                                                               \
-    case TL_RNN_LSTM_BACKWARD:                                                             \
-      lstm_bw(job->rows.in[0] ? ROW_IN(T, 0) : job->zeros,                                 \
-              job->rows.in[1] ? ROW_IN(T, 1) : job->zeros, ROW_IN(T, 2), ROW_IN(T, 3),       \
-              ROW_IN(T, 4), ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                \
-      break;                                                                               \
-    case TL_RNN_GRU:                                                                       \
-      gru(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),              \
-          ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                                  \
-      break;                                                                               \
-    case TL_RNN_GRU_BACKWARD:                                                              \
-      gru_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);    \
-      break;                                                                               \
-    case TL_RNN_TANH:                                                                      \
-    case TL_RNN_RELU:                                                                      \
-      plain(ROW_IN(T, 0), ROW_IN(T, 1), VEC_IN(T, 3), VEC_IN(T, 4), ROW_OUT(T, 0), h,        \
-            job->rows.kind == TL_RNN_RELU);                                                  \
-      break;                                                                               \
-    case TL_RNN_TANH_BACKWARD:                                                             \
-    case TL_RNN_RELU_BACKWARD:                                                             \
-      plain_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), h,                                \
-               job->rows.kind == TL_RNN_RELU_BACKWARD);                                      \
-      break;                                                                               \
-    }                                                                                      \
+#define TL_RNN_ROWS(row_fn, add_bias, lstm, lstm_bw, gru, gru_bw, plain, plain_bw, colsum, T, SIG, \
+                    TANH)                                                                          \
+  /* out[0..n) += b[0..n) when b is given */                                                       \
+  FORCE_INLINE void add_bias(T *restrict out, const T *restrict b, int64_t n)                      \
+  {                                                                                                \
+    if (b)                                                                                         \
+      _Pragma("omp simd") for (int64_t j = 0; j < n; j++) out[j] += b[j];                          \
+  }                                                                                                \
+  FORCE_INLINE void lstm(const T *restrict ig, const T *restrict hg, const T *restrict cx,         \
+                   const T *bi, const T *bh, T *restrict hy, T *restrict cy,                       \
+                   T *restrict ws, int64_t h)                                                      \
+  {                                                                                                \
+    _Pragma("omp simd") for (int64_t j = 0; j < 4 * h; j++) ws[j] = ig[j] + hg[j];                 \
+    add_bias(ws, bi, 4 * h);                                                                       \
+    add_bias(ws, bh, 4 * h);                                                                       \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+      T i = SIG(ws[j]), f = SIG(ws[h + j]), g = TANH(ws[2 * h + j]), o = SIG(ws[3 * h + j]);       \
+      T c = f * cx[j] + i * g;                                                                     \
+      cy[j] = c;                                                                                   \
+      hy[j] = o * TANH(c);                                                                         \
+      ws[j] = i;                                                                                   \
+      ws[h + j] = f;                                                                               \
+      ws[2 * h + j] = g;                                                                           \
+      ws[3 * h + j] = o;                                                                           \
+    }                                                                                              \
+  }                                                                                                \
+  /* ghy, gcy: zeros when absent (the caller's zero row) */                                        \
+  FORCE_INLINE void lstm_bw(const T *restrict ghy, const T *restrict gcy, const T *restrict cx,    \
+                      const T *restrict cy, const T *restrict ws, T *restrict gg,                  \
+                      T *restrict gcx, int64_t h)                                                  \
+  {                                                                                                \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+      T i = ws[j], f = ws[h + j], g = ws[2 * h + j], o = ws[3 * h + j];                            \
+      T tc = TANH(cy[j]), gh = ghy[j];                                                             \
+      T gc = gcy[j] + gh * o * (1 - tc * tc);                                                      \
+      gg[j] = gc * g * i * (1 - i);                                                                \
+      gg[h + j] = gc * cx[j] * f * (1 - f);                                                        \
+      gg[2 * h + j] = gc * i * (1 - g * g);                                                        \
+      gg[3 * h + j] = gh * tc * o * (1 - o);                                                       \
+      gcx[j] = gc * f;                                                                             \
+    }                                                                                              \
+  }                                                                                                \
+  /* ws as scratch first: r z pre-activations, ig_n + b_in, (unused), hn */                        \
+  FORCE_INLINE void gru(const T *restrict ig, const T *restrict hg, const T *restrict hx,          \
+                  const T *bi, const T *bh, T *restrict hy, T *restrict ws, int64_t h)             \
+  {                                                                                                \
+    _Pragma("omp simd") for (int64_t j = 0; j < 2 * h; j++) ws[j] = ig[j] + hg[j];                 \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+      ws[2 * h + j] = ig[2 * h + j];                                                               \
+      ws[4 * h + j] = hg[2 * h + j];                                                               \
+    }                                                                                              \
+    add_bias(ws, bi, 3 * h);                                                                       \
+    add_bias(ws, bh, 2 * h);                                                                       \
+    add_bias(ws + 4 * h, bh ? bh + 2 * h : NULL, h);                                               \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+      T r = SIG(ws[j]), z = SIG(ws[h + j]), hn = ws[4 * h + j];                                    \
+      T n = TANH(ws[2 * h + j] + r * hn);                                                          \
+      hy[j] = n + z * (hx[j] - n);                                                                 \
+      ws[j] = r;                                                                                   \
+      ws[h + j] = z;                                                                               \
+      ws[2 * h + j] = n;                                                                           \
+      ws[3 * h + j] = hx[j];                                                                       \
+    }                                                                                              \
+  }                                                                                                \
+  FORCE_INLINE void gru_bw(const T *restrict ghy, const T *restrict ws, T *restrict gig,           \
+                     T *restrict ghg, T *restrict ghx, int64_t h)                                  \
+  {                                                                                                \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+      T r = ws[j], z = ws[h + j], n = ws[2 * h + j], hx = ws[3 * h + j], hn = ws[4 * h + j];       \
+      T g = ghy[j];                                                                                \
+      T gn = g * (1 - z) * (1 - n * n);                                                            \
+      T gz = g * (hx - n) * z * (1 - z);                                                           \
+      T gr = gn * hn * r * (1 - r);                                                                \
+      gig[j] = ghg[j] = gr;                                                                        \
+      gig[h + j] = ghg[h + j] = gz;                                                                \
+      gig[2 * h + j] = gn;                                                                         \
+      ghg[2 * h + j] = gn * r;                                                                     \
+      ghx[j] = g * z;                                                                              \
+    }                                                                                              \
+  }                                                                                                \
+  FORCE_INLINE void plain(const T *restrict ig, const T *restrict hg, const T *bi, const T *bh,    \
+                    T *restrict hy, int64_t h, bool relu)                                          \
+  {                                                                                                \
+    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = ig[j] + hg[j];                     \
+    add_bias(hy, bi, h);                                                                           \
+    add_bias(hy, bh, h);                                                                           \
+    if (relu)                                                                                      \
+      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = hy[j] > 0 ? hy[j] : 0;           \
+    else                                                                                           \
+      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = TANH(hy[j]);                     \
+  }                                                                                                \
+  /* the pre-activation's gradient from hy's: tanh' = 1 - hy^2, relu' = [hy > 0] */                \
+  FORCE_INLINE void plain_bw(const T *restrict ghy, const T *restrict hy, T *restrict gp,          \
+                       int64_t h, bool relu)                                                       \
+  {                                                                                                \
+    if (relu)                                                                                      \
+      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = hy[j] > 0 ? ghy[j] : 0;          \
+    else                                                                                           \
+      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = ghy[j] * (1 - hy[j] * hy[j]);    \
+  }                                                                                                \
+  static void colsum(const T *g, T *restrict out, int64_t n, int64_t ld, int64_t c0,               \
+                     int64_t c1)                                                                   \
+  {                                                                                                \
+    for (int64_t c = c0; c < c1; c++)                                                              \
+      out[c] = 0;                                                                                  \
+    for (int64_t r = 0; r < n; r++)                                                                \
+      _Pragma("omp simd") for (int64_t c = c0; c < c1; c++) out[c] += g[r * ld + c];               \
+  }                                                                                                \
+  /* batch row r of the job */                                                                     \
+  TL_SIMD_CLONES static void row_fn(const cell_job *job, int64_t r)                                \
+  {                                                                                                \
+    int64_t h = job->rows.h;                                                                       \
+    switch (job->rows.kind) {                                                                      \
+    case TL_RNN_LSTM:                                                                              \
+      lstm(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),                   \
+           ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);                                        \
+      break;                                                                                       \
+    case TL_RNN_LSTM_BACKWARD:                                                                     \
+      lstm_bw(job->rows.in[0] ? ROW_IN(T, 0) : job->zeros,                                         \
+              job->rows.in[1] ? ROW_IN(T, 1) : job->zeros, ROW_IN(T, 2), ROW_IN(T, 3),             \
+              ROW_IN(T, 4), ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                      \
+      break;                                                                                       \
+    case TL_RNN_GRU:                                                                               \
+      gru(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),                    \
+          ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                                        \
+      break;                                                                                       \
+    case TL_RNN_GRU_BACKWARD:                                                                      \
+      gru_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);          \
+      break;                                                                                       \
+    case TL_RNN_TANH:                                                                              \
+    case TL_RNN_RELU:                                                                              \
+      plain(ROW_IN(T, 0), ROW_IN(T, 1), VEC_IN(T, 3), VEC_IN(T, 4), ROW_OUT(T, 0), h,              \
+            job->rows.kind == TL_RNN_RELU);                                                        \
+      break;                                                                                       \
+    case TL_RNN_TANH_BACKWARD:                                                                     \
+    case TL_RNN_RELU_BACKWARD:                                                                     \
+      plain_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), h,                                       \
+               job->rows.kind == TL_RNN_RELU_BACKWARD);                                            \
+      break;                                                                                       \
+    }                                                                                              \
   }
 TL_RNN_ROWS(cell_rows_f32, add_bias_f32, lstm_f32, lstm_bw_f32, gru_f32, gru_bw_f32, plain_f32,
             plain_bw_f32, colsum_f32, float, tl_sigmoidf, tanh_f32)

@@ -31,8 +31,8 @@ static tl_status sequence(const char *name, const tl_tensor *x, const tl_tensor 
     return tl_error_set(TL_ERR_MEMORY, "%s(): out of memory", name);
   call->rows = 0;
   for (int64_t t = 0; t < call->steps; t++) {
-    int64_t b = batch_sizes ? ((const int64_t *)tl_tensor_data(batch_sizes))[t * batch_sizes->strides[0]]
-                            : x->shape[1];
+    const int64_t *given = batch_sizes ? tl_tensor_data(batch_sizes) : NULL;
+    int64_t b = given ? given[t * batch_sizes->strides[0]] : x->shape[1];
     if (b < 0 || (t && b > (*sizes)[t - 1]))
       return tl_error_set(TL_ERR_RUNTIME, "%s(): batch_sizes must not grow and be >= 0, got %lld "
                           "after %lld", name, (long long)b, (long long)(t ? (*sizes)[t - 1] : 0));
@@ -169,7 +169,8 @@ tl_status tl_nn_rnn_layer_backward(const tl_tensor *g_output, const tl_tensor *g
   if (status != TL_OK || (status = weights(name, mode, w_ih, w_hh, w_hr, x->dtype, &call)) != TL_OK)
     goto fail;
   bool lstm = call.mode == TL_RNN_MODE_LSTM;
-  int64_t N = call.batch, H = call.hidden, P = call.out, G = tl_rnn_gates(call.mode) * H, R = call.rows;
+  int64_t N = call.batch, H = call.hidden, P = call.out, R = call.rows;
+  int64_t G = tl_rnn_gates(call.mode) * H;
   int64_t W = tl_rnn_workspace_width(call.mode, H, P, w_hr != NULL);
   tl_rnn_shape out_shape = batch_sizes ? (tl_rnn_shape){2, {R, P}}
                                        : (tl_rnn_shape){3, {call.steps, N, P}};
@@ -194,7 +195,8 @@ tl_status tl_nn_rnn_layer_backward(const tl_tensor *g_output, const tl_tensor *g
     goto fail;
   }
   const tl_rnn_shape shapes[] = {
-    batch_sizes ? (tl_rnn_shape){2, {R, call.input}} : (tl_rnn_shape){3, {call.steps, N, call.input}},
+    batch_sizes ? (tl_rnn_shape){2, {R, call.input}}
+                : (tl_rnn_shape){3, {call.steps, N, call.input}},
     {2, {N, P}}, {2, {N, H}}, {2, {G, call.input}}, {2, {G, P}}, {1, {G}}, {1, {G}},
     {2, {P, H}}};
   const tl_tensor *ins[] = {g_output, g_hy, lstm ? g_cy : NULL, x, w_ih, w_hh, w_hr, workspace};
