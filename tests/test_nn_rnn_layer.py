@@ -181,7 +181,7 @@ def test_layer_gradients(mode, proj, packed, reverse):
         out, hy, cy, _ = C._rnn_layer(*full, bs, MODES[mode], reverse)
         return (out, hy) + ((cy,) if cy is not None else ())
     assert gradcheck(fn, present)
-    if mode in ("LSTM", "GRU"):
+    if mode != "RNN_RELU":
         assert gradgradcheck(fn, present)
     # one output only: the others' gradients count as zeros
     assert gradcheck(lambda *a: fn(*a)[1], present)
@@ -312,6 +312,20 @@ def test_modules_batch_first_unbatched_float32():
         one, h1 = m(T.tensor(x[0]))            # unbatched (L, I)
     np.testing.assert_allclose(one.numpy(), out.numpy()[0], rtol=1e-6, atol=1e-7)
     assert tuple(h1.shape) == (2, 4)
+
+
+@pytest.mark.parametrize("dtype", [T.float16, T.bfloat16])
+def test_half_dtypes_compute_in_float(dtype):
+    T.manual_seed(10)
+    m = T.nn.LSTM(3, 4, proj_size=2, dtype=T.float64)
+    x = np.random.default_rng(10).standard_normal((4, 2, 3))
+    with T.no_grad():
+        ref, (h, _) = m(T.tensor(x))
+        m.to(dtype)
+        out, (hh, _) = m(T.tensor(x, dtype=dtype))
+    assert out.dtype == dtype and hh.dtype == dtype
+    tol = 2e-2 if dtype == T.bfloat16 else 3e-3
+    np.testing.assert_allclose(out.double().numpy(), ref.numpy(), rtol=tol, atol=tol)
 
 
 def test_dropout_between_layers():
