@@ -2,7 +2,7 @@
 
 Rows (forward + backward unless said otherwise):
   * conv2d at a ResNet-18 shape: batch 32, 64 -> 64 channels, 56x56, 3x3, pad 1;
-  * LSTM: sequence 50, batch 32, input and hidden 256, 2 layers;
+  * LSTM and GRU: sequence 50, batch 32, input and hidden 256, 2 layers;
   * TransformerEncoderLayer: d_model 512, 8 heads, sequence 128, batch 16;
   * scaled_dot_product_attention, causal, 4 heads of 64, sequence 1024 and
     4096 (benchmarks/sdpa_memory.py shows its memory growing as O(T));
@@ -84,6 +84,11 @@ def cases():
         return lib.nn.LSTM(256, 256, num_layers=2)
     fn_tl, fn_pt = _step_case(lstm, lambda: [rng.standard_normal((50, 32, 256), np.float32)])
     yield "nn lstm seq50 b32 h256 x2 fwd+bwd", fn_tl, fn_pt, "torch"
+
+    def gru(lib):
+        return lib.nn.GRU(256, 256, num_layers=2)
+    fn_tl, fn_pt = _step_case(gru, lambda: [rng.standard_normal((50, 32, 256), np.float32)])
+    yield "nn gru seq50 b32 h256 x2 fwd+bwd", fn_tl, fn_pt, "torch"
 
     def encoder(lib):
         return lib.nn.TransformerEncoderLayer(512, 8, dim_feedforward=2048, dropout=0.0,

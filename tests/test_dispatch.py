@@ -132,6 +132,9 @@ CALLS = {
     "_thnn_fused_gru_cell_backward":
         "C._thnn_fused_gru_cell_backward(f[:, :1], T.cat([f, f, f[:, :1]], 1), True)",
     "_fused_rnn_cell": "C._fused_rnn_cell(f, f, v, v)",
+    "_rnn_layer": "C._rnn_layer(f3, f, None, f, f, v, v, None, None, 2, False)",
+    "_rnn_layer_backward":
+        "C._rnn_layer_backward(f3, f, None, f3, f, f, None, T.cat([f, f], 1), None, 2, False, True)",
     "_scaled_dot_product_flash_attention_for_cpu":
         "C._scaled_dot_product_flash_attention_for_cpu(f3, f3, f3)",
     "_scaled_dot_product_flash_attention_for_cpu_backward":

@@ -25,7 +25,7 @@ NON_DIFFERENTIABLE = {
     "nextafter",
     # fused backward kernels of src/nn: double backward goes through composed
     # formulas (create_graph=True), as PyTorch's does
-    "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward",
+    "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward", "_rnn_layer_backward",
     "_scaled_dot_product_flash_attention_for_cpu_backward",
     # backward ops that PyTorch has no derivative for either: their formula
     # raises its error (tests/test_nn_class_loss.py)

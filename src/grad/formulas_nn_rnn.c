@@ -15,7 +15,14 @@
  * GRU (r z sigmoid, hn = hg_n + b_hn, n = tanh(ig_n + b_in + r hn), hy = n + z (hx - n)):
  *   d n = ghy (1-z) (1-n^2)   d z = ghy (hx-n) z(1-z)   d r = d n hn r(1-r)   d hx = ghy z
  *   input gates (d r, d z, d n), hidden gates (d r, d z, d n r).
- * RNN: d pre = ghy (1 - hy^2) (tanh) or ghy [hy > 0] (relu). */
+ * RNN: d pre = ghy (1 - hy^2) (tanh) or ghy [hy > 0] (relu).
+ *
+ * The layer op (_rnn_layer: one direction over a whole sequence) likewise:
+ * its backward op (_rnn_layer_backward, the reverse recursion in C) is not
+ * differentiable; with create_graph=True the layer is re-run step by step on
+ * the tape from the saved inputs and that graph is differentiated
+ * (torchlike/nn/modules/_rnn_layer.py, taped_layer_grads), so double
+ * backward is exact. */
 #include "grad/py_grad.h"
 
 static PyObject *item(PyObject *tuple, int k)
@@ -132,6 +139,60 @@ static void rnn_cell(tl_grad_ctx *c)
   }
 }
 
+static PyObject *flag(bool b) { return b ? Py_True : Py_False; }
+
+/* The gradients with create_graph: the taped re-run in Python. */
+static PyObject *taped_layer_grads(tl_grad_ctx *c, PyObject *inputs, PyObject *grads,
+                                   PyObject *needs, PyObject *batch_sizes, PyObject *mode,
+                                   PyObject *reverse)
+{
+  if (PyErr_Occurred() || !inputs || !grads || !needs)
+    return NULL;
+  PyObject *module = PyImport_ImportModule("torchlike.nn.modules._rnn_layer");
+  if (!module)
+    return NULL;
+  PyObject *r = PyObject_CallMethod(module, "taped_layer_grads", "OOOOOO", inputs, grads, needs,
+                                    batch_sizes, mode, reverse);
+  Py_DECREF(module);
+  return r ? tl_grad_keep(c, r) : NULL;
+}
+
+/* _rnn_layer(input, hx, cx, weight_ih, weight_hh, bias_ih, bias_hh, weight_hr, batch_sizes,
+ * mode, reverse) -> output, hy, cy, workspace */
+static void rnn_layer(tl_grad_ctx *c)
+{
+  static const char *names[] = {"input", "hx", "cx", "weight_ih", "weight_hh", "bias_ih",
+                                "bias_hh", "weight_hr"};
+  PyObject *in[8];
+  for (int k = 0; k < 8; k++)
+    in[k] = given(ARG(k, names[k]));
+  PyObject *bs = given(ARG(8, "batch_sizes")), *mode = ARG(9, "mode"), *rev = ARG(10, "reverse");
+  bs = bs ? bs : Py_None;
+  mode = mode ? mode : tl_grad_keep(c, PyLong_FromLong(0));
+  rev = rev ? rev : Py_False;
+  PyObject *r;
+  if (!c->create_graph) {
+    r = CALL("_rnn_layer_backward", "OOOOOOOOOOOOO", grad_or_none(c, 0), grad_or_none(c, 1),
+             grad_or_none(c, 2), X(0, "input"), X(3, "weight_ih"), X(4, "weight_hh"),
+             in[7] ? X(7, "weight_hr") : Py_None, R(3), bs, mode, rev,
+             flag(in[5] || in[6]), flag(NEEDS(in[0])));
+  } else {
+    PyObject *values = tl_grad_keep(c, PyTuple_New(8));
+    PyObject *needs = tl_grad_keep(c, PyTuple_New(8));
+    PyObject *grads = tl_grad_keep(c, PyTuple_New(3));
+    for (int k = 0; values && needs && k < 8; k++) {
+      PyObject *v = in[k] ? X(k, names[k]) : Py_None;
+      PyTuple_SET_ITEM(values, k, Py_NewRef(v ? v : Py_None));
+      PyTuple_SET_ITEM(needs, k, Py_NewRef(flag(in[k] && NEEDS(in[k]))));
+    }
+    for (int k = 0; grads && k < 3; k++)
+      PyTuple_SET_ITEM(grads, k, Py_NewRef(grad_or_none(c, k)));
+    r = taped_layer_grads(c, values, grads, needs, bs, mode, rev);
+  }
+  for (int k = 0; r && k < 8; k++)
+    SEND(in[k], item(r, k));
+}
+
 void tl_grad_formulas_nn_rnn_init(void)
 {
   static const int lstm[] = {TL_OP_FUSED_LSTM_CELL};
@@ -141,7 +202,10 @@ void tl_grad_formulas_nn_rnn_init(void)
   /* reads its output only */
   static const int rnn[] = {TL_OP_FUSED_RNN_CELL};
   TL_GRAD_REGISTER(rnn, rnn_cell, TL_GRAD_DROP_INPUTS);
+  static const int layer[] = {TL_OP_RNN_LAYER};
+  TL_GRAD_REGISTER(layer, rnn_layer, 0);
   /* double backward goes through the composed path (above) */
   tl_grad_nondifferentiable[TL_OP_FUSED_LSTM_CELL_BACKWARD] = true;
   tl_grad_nondifferentiable[TL_OP_FUSED_GRU_CELL_BACKWARD] = true;
+  tl_grad_nondifferentiable[TL_OP_RNN_LAYER_BACKWARD] = true;
 }

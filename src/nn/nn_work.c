@@ -1,6 +1,10 @@
-/* nn_work.c - operands in a kernel's work dtype, and PyTorch's dtype names
- * (tl_nn_work.h). */
+/* nn_work.c - operands in a kernel's work dtype, PyTorch's dtype names
+ * and the GEMM the kernels share (tl_nn_work.h). */
 #include "nn/tl_nn_work.h"
+
+#include <string.h>
+
+#include "ndcore/linalg/tl_blas.h"
 
 tl_status tl_nn_work_in(const tl_tensor *t, tl_dtype work, tl_tensor *out)
 {
@@ -42,4 +46,24 @@ const char *tl_nn_scalar_name(tl_dtype d)
   case TL_DTYPE_C128: return "ComplexDouble";
   default: return "Undefined";
   }
+}
+
+void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
+                int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+{
+  size_t size = f64 ? sizeof(double) : sizeof(float);
+  if (M == 0 || N == 0)
+    return;
+  if (K == 0) { /* BLAS may not touch C then; only beta 0 and 1 are used */
+    for (int64_t r = 0; beta == 0 && r < M; r++)
+      memset((char *)C + (size_t)(r * ldc) * size, 0, (size_t)N * size);
+    return;
+  }
+  CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
+  if (f64)
+    TL_BLAS(cblas_dgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
+                         (int)ldb, beta, C, (int)ldc);
+  else
+    TL_BLAS(cblas_sgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B,
+                         (int)ldb, (float)beta, C, (int)ldc);
 }

@@ -34,6 +34,12 @@ static inline const tl_tensor *tl_nn_as_work(const tl_tensor *t, tl_dtype work, 
 /* PyTorch's name of a dtype in its dtype errors ("Float", "Long" ...). */
 const char *tl_nn_scalar_name(tl_dtype d);
 
+/* C (M x N) = A (M x K, or K x M if ta) @ B (K x N, or N x K if tb) + beta C,
+ * row-major with leading dimensions lda ldb ldc, float (f64 false) or
+ * double: OpenBLAS's GEMM; with K = 0 it is C = beta C. */
+void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
+                int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
+
 /* Element i of a contiguous float or double tensor, as double. */
 static inline double tl_nn_get(const tl_tensor *t, int64_t i)
 {

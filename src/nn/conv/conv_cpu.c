@@ -20,6 +20,7 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/linalg/tl_blas.h"
 #include "nn/conv/tl_conv.h"
+#include "nn/tl_nn_work.h"
 
 /* ---- window geometry ----------------------------------------------------------------- */
 
@@ -235,22 +236,6 @@ static void col2im(const tl_nn_conv_geom *g, const void *cols, void *x, int64_t 
 }
 
 /* ---- GEMM and the work layout ------------------------------------------------------- */
-
-/* C (M x N) = A (M x K, or K x M if ta) @ B (K x N, or N x K if tb) + beta C,
- * row-major, in the work dtype. */
-static void gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
-                 int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
-{
-  if (M == 0 || N == 0)
-    return;
-  CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
-  if (f64)
-    TL_BLAS(cblas_dgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
-                         (int)ldb, beta, C, (int)ldc);
-  else
-    TL_BLAS(cblas_sgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B,
-                         (int)ldb, (float)beta, C, (int)ldc);
-}
 
 /* The work dtype's contiguous copy of t (t itself when it already is one). */
 static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
@@ -535,7 +520,7 @@ static void conv_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, vo
     }
     const void *cols = chunk_cols(j, xn, scratch, q0, q1, &ld);
     for (int64_t gi = 0; gi < d->G; gi++)
-      gemm(w->f64, false, false, d->Csg, Lc, d->Cbg * d->K,
+      tl_nn_gemm(w->f64, false, false, d->Csg, Lc, d->Cbg * d->K,
            at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
            at(w, cols, gi * d->Cbg * d->K * ld), ld, add ? 1.0 : 0.0,
            at(w, yn, gi * d->Csg * d->L + l0), d->L);
@@ -559,7 +544,7 @@ static void conv_t_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
     int64_t ld = d->pointwise ? d->L : Lc;
     void *cols = d->pointwise ? at(w, xn, l0) : scratch;
     for (int64_t gi = 0; gi < d->G; gi++)
-      gemm(w->f64, true, false, d->Cbg * d->K, Lc, d->Csg,
+      tl_nn_gemm(w->f64, true, false, d->Cbg * d->K, Lc, d->Csg,
            at(w, j->b, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K,
            at(w, sn, gi * d->Csg * d->L + l0), d->L, 0.0, at(w, cols, gi * d->Cbg * d->K * ld), ld);
     if (!d->pointwise)
@@ -580,7 +565,7 @@ static void weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
     int64_t q1 = chunk_end(d, q0, qe), l0 = q0 * d->width, Lc = (q1 - q0) * d->width, ld;
     const void *cols = chunk_cols(j, xn, scratch, q0, q1, &ld);
     for (int64_t gi = 0; gi < d->G; gi++)
-      gemm(w->f64, false, true, d->Csg, d->Cbg * d->K, Lc,
+      tl_nn_gemm(w->f64, false, true, d->Csg, d->Cbg * d->K, Lc,
            at(w, j->a, (n * d->Cs + gi * d->Csg) * d->L + l0), d->L,
            at(w, cols, gi * d->Cbg * d->K * ld), ld, 1.0,
            at(w, acc, gi * d->Csg * d->Cbg * d->K), d->Cbg * d->K);

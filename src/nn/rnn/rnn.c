@@ -6,11 +6,7 @@
 #include "nn/tl_nn.h"
 #include "nn/tl_nn_work.h"
 
-enum { MAX_IO = 5 };
-
-/* t (if given) must be a floating tensor of `dtype` with shape (rows, cols),
- * or (cols) when rows < 0. */
-static tl_status check(const char *name, const char *what, const tl_tensor *t, tl_dtype dtype,
+tl_status tl_rnn_check(const char *name, const char *what, const tl_tensor *t, tl_dtype dtype,
                        int64_t rows, int64_t cols)
 {
   char got[128];
@@ -52,30 +48,32 @@ static tl_status gate_shape(const char *name, const tl_tensor *ig, const tl_tens
   return TL_OK;
 }
 
-/* Inputs to the work dtype, outputs (shapes[k] = {rows, cols}, rows < 0: 1-d)
- * allocated in it, the device's kernel, then each output cast to `dtype`. */
-static tl_status run(tl_op op, tl_rnn_call *call, const tl_tensor *const *ins, int nin,
-                     const int64_t (*shapes)[2], tl_tensor *const *outs, int nout, tl_dtype dtype)
+tl_status tl_rnn_run(tl_op op, const tl_tensor *const *ins, int nin, const tl_rnn_shape *shapes,
+                     tl_tensor *const *outs, int nout, tl_dtype dtype, tl_rnn_invoke invoke,
+                     void *ctx)
 {
   tl_dtype work = tl_nn_work_dtype(dtype);
-  tl_tensor in[MAX_IO] = {{0}};
+  tl_tensor in[TL_RNN_MAX_IO] = {{0}};
+  const tl_tensor *work_in[TL_RNN_MAX_IO] = {0};
   tl_status status = TL_OK;
   const tl_nn_rnn_kernels *set = tl_dispatch_kernel(op, dtype, nin, ins);
   if (!set)
     return tl_error_status();
-  tl_device device = tl_tensor_device(ins[0] ? ins[0] : ins[nin - 1]);
+  tl_device device = {0};
+  for (int k = 0; k < nin; k++)
+    if (ins[k]) {
+      device = tl_tensor_device(ins[k]);
+      break;
+    }
   for (int k = 0; k < nin && status == TL_OK; k++) {
     status = tl_nn_work_in(ins[k], work, &in[k]);
-    call->in[k] = ins[k] ? &in[k] : NULL;
+    work_in[k] = ins[k] ? &in[k] : NULL;
   }
-  for (int k = 0; k < nout && status == TL_OK; k++) {
-    call->out[k] = outs[k];
+  for (int k = 0; k < nout && status == TL_OK; k++)
     if (outs[k])
-      status = shapes[k][0] < 0 ? tl_tensor_empty(outs[k], work, 1, &shapes[k][1], device)
-                                : tl_tensor_empty(outs[k], work, 2, shapes[k], device);
-  }
+      status = tl_tensor_empty(outs[k], work, shapes[k].ndim, shapes[k].d, device);
   if (status == TL_OK)
-    status = set->cell(call);
+    status = invoke(set, work_in, outs, ctx);
   for (int k = 0; k < nout && status == TL_OK; k++)
     if (outs[k])
       status = tl_nn_work_out(outs[k], dtype);
@@ -87,6 +85,27 @@ static tl_status run(tl_op op, tl_rnn_call *call, const tl_tensor *const *ins, i
   return status;
 }
 
+/* A cell's kernel call: the work inputs and the outputs in call's slots. */
+static tl_status invoke_cell(const tl_nn_rnn_kernels *set, const tl_tensor *const *in,
+                             tl_tensor *const *out, void *ctx)
+{
+  tl_rnn_call *call = ctx;
+  for (int k = 0; k < 5; k++) {
+    call->in[k] = in[k];
+    call->out[k] = out[k];
+  }
+  return set->cell(call);
+}
+
+static tl_status run(tl_op op, tl_rnn_call *call, const tl_tensor *const *ins, int nin,
+                     const tl_rnn_shape *shapes, tl_tensor *const *outs, int nout, tl_dtype dtype)
+{
+  tl_tensor *out5[5] = {0};
+  for (int k = 0; k < nout; k++)
+    out5[k] = outs[k];
+  return tl_rnn_run(op, ins, nin, shapes, out5, 5, dtype, invoke_cell, call);
+}
+
 tl_status tl_nn_lstm_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *cx,
                           const tl_tensor *bi, const tl_tensor *bh, tl_tensor *hy, tl_tensor *cy,
                           tl_tensor *workspace)
@@ -94,15 +113,15 @@ tl_status tl_nn_lstm_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_ten
   const char *name = tl_op_infos[TL_OP_FUSED_LSTM_CELL].name;
   int64_t n = 0, h = 0;
   if (gate_shape(name, ig, hg, 4, &n, &h) != TL_OK ||
-      check(name, "input_gates", ig, ig->dtype, n, 4 * h) != TL_OK ||
-      check(name, "hidden_gates", hg, ig->dtype, n, 4 * h) != TL_OK ||
-      check(name, "cx", cx, ig->dtype, n, h) != TL_OK ||
-      check(name, "input_bias", bi, ig->dtype, -1, 4 * h) != TL_OK ||
-      check(name, "hidden_bias", bh, ig->dtype, -1, 4 * h) != TL_OK)
+      tl_rnn_check(name, "input_gates", ig, ig->dtype, n, 4 * h) != TL_OK ||
+      tl_rnn_check(name, "hidden_gates", hg, ig->dtype, n, 4 * h) != TL_OK ||
+      tl_rnn_check(name, "cx", cx, ig->dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "input_bias", bi, ig->dtype, -1, 4 * h) != TL_OK ||
+      tl_rnn_check(name, "hidden_bias", bh, ig->dtype, -1, 4 * h) != TL_OK)
     return tl_error_status();
   tl_rnn_call call = {.kind = TL_RNN_LSTM, .n = n, .h = h};
   const tl_tensor *ins[] = {ig, hg, cx, bi, bh};
-  const int64_t shapes[][2] = {{n, h}, {n, h}, {n, 4 * h}};
+  const tl_rnn_shape shapes[] = {{2, {n, h}}, {2, {n, h}}, {2, {n, 4 * h}}};
   tl_tensor *outs[] = {hy, cy, workspace};
   return run(TL_OP_FUSED_LSTM_CELL, &call, ins, 5, shapes, outs, 3, ig->dtype);
 }
@@ -114,14 +133,15 @@ tl_status tl_nn_lstm_cell_backward(const tl_tensor *ghy, const tl_tensor *gcy, c
   const char *name = tl_op_infos[TL_OP_FUSED_LSTM_CELL_BACKWARD].name;
   tl_dtype dtype = cx->dtype;
   int64_t n = cx->ndim == 2 ? cx->shape[0] : 0, h = cx->ndim == 2 ? cx->shape[1] : 0;
-  if (check(name, "cx", cx, dtype, n, h) != TL_OK || check(name, "cy", cy, dtype, n, h) != TL_OK ||
-      check(name, "workspace", workspace, dtype, n, 4 * h) != TL_OK ||
-      check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
-      check(name, "grad_cy", gcy, dtype, n, h) != TL_OK)
+  if (tl_rnn_check(name, "cx", cx, dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "cy", cy, dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "workspace", workspace, dtype, n, 4 * h) != TL_OK ||
+      tl_rnn_check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "grad_cy", gcy, dtype, n, h) != TL_OK)
     return tl_error_status();
   tl_rnn_call call = {.kind = TL_RNN_LSTM_BACKWARD, .n = n, .h = h};
   const tl_tensor *ins[] = {ghy, gcy, cx, cy, workspace};
-  const int64_t shapes[][2] = {{n, 4 * h}, {n, h}, {-1, 4 * h}};
+  const tl_rnn_shape shapes[] = {{2, {n, 4 * h}}, {2, {n, h}}, {1, {4 * h}}};
   tl_tensor *outs[] = {ggates, gcx, has_bias ? gbias : NULL};
   return run(TL_OP_FUSED_LSTM_CELL_BACKWARD, &call, ins, 5, shapes, outs, 3, dtype);
 }
@@ -133,15 +153,15 @@ tl_status tl_nn_gru_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tens
   const char *name = tl_op_infos[TL_OP_FUSED_GRU_CELL].name;
   int64_t n = 0, h = 0;
   if (gate_shape(name, ig, hg, 3, &n, &h) != TL_OK ||
-      check(name, "input_gates", ig, ig->dtype, n, 3 * h) != TL_OK ||
-      check(name, "hidden_gates", hg, ig->dtype, n, 3 * h) != TL_OK ||
-      check(name, "hx", hx, ig->dtype, n, h) != TL_OK ||
-      check(name, "input_bias", bi, ig->dtype, -1, 3 * h) != TL_OK ||
-      check(name, "hidden_bias", bh, ig->dtype, -1, 3 * h) != TL_OK)
+      tl_rnn_check(name, "input_gates", ig, ig->dtype, n, 3 * h) != TL_OK ||
+      tl_rnn_check(name, "hidden_gates", hg, ig->dtype, n, 3 * h) != TL_OK ||
+      tl_rnn_check(name, "hx", hx, ig->dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "input_bias", bi, ig->dtype, -1, 3 * h) != TL_OK ||
+      tl_rnn_check(name, "hidden_bias", bh, ig->dtype, -1, 3 * h) != TL_OK)
     return tl_error_status();
   tl_rnn_call call = {.kind = TL_RNN_GRU, .n = n, .h = h};
   const tl_tensor *ins[] = {ig, hg, hx, bi, bh};
-  const int64_t shapes[][2] = {{n, h}, {n, 5 * h}};
+  const tl_rnn_shape shapes[] = {{2, {n, h}}, {2, {n, 5 * h}}};
   tl_tensor *outs[] = {hy, workspace};
   return run(TL_OP_FUSED_GRU_CELL, &call, ins, 5, shapes, outs, 2, ig->dtype);
 }
@@ -153,12 +173,13 @@ tl_status tl_nn_gru_cell_backward(const tl_tensor *ghy, const tl_tensor *workspa
   const char *name = tl_op_infos[TL_OP_FUSED_GRU_CELL_BACKWARD].name;
   tl_dtype dtype = ghy->dtype;
   int64_t n = ghy->ndim == 2 ? ghy->shape[0] : 0, h = ghy->ndim == 2 ? ghy->shape[1] : 0;
-  if (check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
-      check(name, "workspace", workspace, dtype, n, 5 * h) != TL_OK)
+  if (tl_rnn_check(name, "grad_hy", ghy, dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "workspace", workspace, dtype, n, 5 * h) != TL_OK)
     return tl_error_status();
   tl_rnn_call call = {.kind = TL_RNN_GRU_BACKWARD, .n = n, .h = h};
   const tl_tensor *ins[] = {ghy, workspace};
-  const int64_t shapes[][2] = {{n, 3 * h}, {n, 3 * h}, {n, h}, {-1, 3 * h}, {-1, 3 * h}};
+  const tl_rnn_shape shapes[] = {{2, {n, 3 * h}}, {2, {n, 3 * h}}, {2, {n, h}}, {1, {3 * h}},
+                                 {1, {3 * h}}};
   tl_tensor *outs[] = {gig, ghg, ghx, has_bias ? gbi : NULL, has_bias ? gbh : NULL};
   return run(TL_OP_FUSED_GRU_CELL_BACKWARD, &call, ins, 2, shapes, outs, 5, dtype);
 }
@@ -169,25 +190,27 @@ tl_status tl_nn_rnn_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tens
   const char *name = tl_op_infos[TL_OP_FUSED_RNN_CELL].name;
   int64_t n = 0, h = 0;
   if (gate_shape(name, ig, hg, 1, &n, &h) != TL_OK ||
-      check(name, "input_gates", ig, ig->dtype, n, h) != TL_OK ||
-      check(name, "hidden_gates", hg, ig->dtype, n, h) != TL_OK ||
-      check(name, "input_bias", bi, ig->dtype, -1, h) != TL_OK ||
-      check(name, "hidden_bias", bh, ig->dtype, -1, h) != TL_OK)
+      tl_rnn_check(name, "input_gates", ig, ig->dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "hidden_gates", hg, ig->dtype, n, h) != TL_OK ||
+      tl_rnn_check(name, "input_bias", bi, ig->dtype, -1, h) != TL_OK ||
+      tl_rnn_check(name, "hidden_bias", bh, ig->dtype, -1, h) != TL_OK)
     return tl_error_status();
   tl_rnn_call call = {.kind = relu ? TL_RNN_RELU : TL_RNN_TANH, .n = n, .h = h};
   const tl_tensor *ins[] = {ig, hg, NULL, bi, bh};
-  const int64_t shapes[][2] = {{n, h}};
+  const tl_rnn_shape shapes[] = {{2, {n, h}}};
   tl_tensor *outs[] = {hy};
   return run(TL_OP_FUSED_RNN_CELL, &call, ins, 5, shapes, outs, 1, ig->dtype);
 }
 
-static const tl_nn_rnn_kernels cpu_rnn = {.cell = tl_cpu_rnn_cell};
+static const tl_nn_rnn_kernels cpu_rnn = {.cell = tl_cpu_rnn_cell,
+                                          .layer = tl_cpu_rnn_layer,
+                                          .layer_backward = tl_cpu_rnn_layer_backward};
 
 void tl_nn_rnn_register(void)
 {
   static const tl_op ops[] = {TL_OP_FUSED_LSTM_CELL, TL_OP_FUSED_LSTM_CELL_BACKWARD,
                               TL_OP_FUSED_GRU_CELL, TL_OP_FUSED_GRU_CELL_BACKWARD,
-                              TL_OP_FUSED_RNN_CELL};
+                              TL_OP_FUSED_RNN_CELL, TL_OP_RNN_LAYER, TL_OP_RNN_LAYER_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_rnn);
 }

@@ -1,8 +1,12 @@
-/* tl_rnn.h - the fused gate kernels of one recurrent time step.
+/* tl_rnn.h - the fused gate kernels of one recurrent time step, and the
+ * layer op that runs them over a whole sequence.
  *
- * A layer's driver (torchlike/nn/modules/rnn.py) computes the input
- * projection of a whole sequence as one GEMM, then per step one GEMM for the
- * hidden projection and one of these kernels for everything elementwise.
+ * A layer (one direction of one layer, all time steps: _rnn_layer) computes
+ * the input projection of the whole sequence as one GEMM, then per step one
+ * GEMM for the hidden projection and one of these kernels for everything
+ * elementwise; its backward op runs the steps in reverse and the weight
+ * gradients as one GEMM each at the end (rnn_layer_cpu.c).  The driver
+ * (torchlike/nn/modules/rnn.py) stacks layers and directions.
  * Shapes: N batch rows, H hidden size, G gates (LSTM 4: i f g o; GRU 3:
  * r z n; RNN 1), gates (N, G*H) in PyTorch's block order.
  *
@@ -27,6 +31,8 @@ typedef enum {
   TL_RNN_GRU_BACKWARD,  /* in: ghy ws             out: gig ghg ghx gbi gbh */
   TL_RNN_TANH,          /* in: ig hg - bi bh      out: hy */
   TL_RNN_RELU,
+  TL_RNN_TANH_BACKWARD, /* in: ghy hy             out: gates */
+  TL_RNN_RELU_BACKWARD,
 } tl_rnn_kind;
 
 /* One kernel call: every tensor contiguous, of the work dtype (float or
@@ -39,8 +45,53 @@ typedef struct {
   tl_tensor *out[5];
 } tl_rnn_call;
 
+/* ---- the layer op -------------------------------------------------------------------
+ * Shapes: L steps, N batch (the first step's), R rows of the sequence, I
+ * input size, H hidden size, P output size (proj_size, else H), G gates * H.
+ * The sequence is R rows of I: step t's rows are batch_sizes[t] rows from
+ * offset sum(batch_sizes[:t]) (PyTorch's PackedSequence data; an unpacked
+ * (L, N, I) input is L steps of N).  Batch sizes do not grow, so step t
+ * reads and writes the first batch_sizes[t] rows of the (N, *) state: a
+ * finished sequence keeps its state, and in reverse one not yet started
+ * still holds its initial state.
+ * Workspace rows (R, W), what backward reads per row:
+ *   LSTM  i f g o (4H) | c_prev (H) | c (H) | h_prev (P) | o tanh(c) (H, proj only)
+ *   GRU   r z n h_prev hn (5H, the cell's workspace)
+ *   RNN   h (H) | h_prev (H)                                                  */
+typedef enum { TL_RNN_MODE_LSTM, TL_RNN_MODE_GRU, TL_RNN_MODE_TANH, TL_RNN_MODE_RELU } tl_rnn_mode;
+
+typedef struct {
+  tl_rnn_mode mode;
+  bool reverse;
+  int64_t steps, batch, rows, input, hidden, out; /* L N R I H P */
+  const int64_t *batch_sizes;                     /* L entries */
+  /* forward: in x hx cx w_ih w_hh b_ih b_hh w_hr; out output hy cy workspace */
+  const tl_tensor *x, *hx, *cx, *w_ih, *w_hh, *b_ih, *b_hh, *w_hr;
+  tl_tensor *output, *hy, *cy, *workspace;
+  /* backward: in (with x and w_*) the forward's workspace and the gradients
+   * of output hy cy (NULL: zeros); out the gradients of x hx cx w_ih w_hh
+   * b_ih b_hh w_hr (NULL: not wanted) */
+  const tl_tensor *saved, *g_output, *g_hy, *g_cy;
+  tl_tensor *d_x, *d_hx, *d_cx, *d_w_ih, *d_w_hh, *d_b_ih, *d_b_hh, *d_w_hr;
+} tl_rnn_layer_call;
+
+/* G / H: the gate blocks of a mode */
+static inline int tl_rnn_gates(tl_rnn_mode mode)
+{
+  return mode == TL_RNN_MODE_LSTM ? 4 : mode == TL_RNN_MODE_GRU ? 3 : 1;
+}
+
+/* Workspace row width W of a layer (above). */
+static inline int64_t tl_rnn_workspace_width(tl_rnn_mode mode, int64_t h, int64_t p, bool proj)
+{
+  return mode == TL_RNN_MODE_LSTM ? 6 * h + p + (proj ? h : 0) : mode == TL_RNN_MODE_GRU ? 5 * h
+                                                                                         : 2 * h;
+}
+
 typedef struct {
   tl_status (*cell)(const tl_rnn_call *call);
+  tl_status (*layer)(const tl_rnn_layer_call *call);
+  tl_status (*layer_backward)(const tl_rnn_layer_call *call);
 } tl_nn_rnn_kernels;
 
 /* Entry points: outputs in the inputs' dtype, on their device. */
@@ -61,7 +112,68 @@ tl_status tl_nn_gru_cell_backward(const tl_tensor *ghy, const tl_tensor *workspa
 tl_status tl_nn_rnn_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *bi,
                          const tl_tensor *bh, bool relu, tl_tensor *hy);
 
-/* The CPU's kernel (rnn_cpu.c). */
+/* One direction of one layer over the sequence (see above).  batch_sizes
+ * NULL: x is (L, N, I) and output (L, N, P); else x is (R, I), output (R, P)
+ * and batch_sizes a 1-d int64 CPU tensor.  cx, cy: LSTM only (cy left
+ * unallocated otherwise); w_hr: LSTM with proj_size only. */
+tl_status tl_nn_rnn_layer(const tl_tensor *x, const tl_tensor *hx, const tl_tensor *cx,
+                          const tl_tensor *w_ih, const tl_tensor *w_hh, const tl_tensor *b_ih,
+                          const tl_tensor *b_hh, const tl_tensor *w_hr,
+                          const tl_tensor *batch_sizes, int64_t mode, bool reverse,
+                          tl_tensor *output, tl_tensor *hy, tl_tensor *cy, tl_tensor *workspace);
+/* Its gradients: d_x only when input_grad, the biases' when has_bias, d_cx
+ * for LSTM, d_w_hr with w_hr (the others left unallocated). */
+tl_status tl_nn_rnn_layer_backward(const tl_tensor *g_output, const tl_tensor *g_hy,
+                                   const tl_tensor *g_cy, const tl_tensor *x,
+                                   const tl_tensor *w_ih, const tl_tensor *w_hh,
+                                   const tl_tensor *w_hr, const tl_tensor *workspace,
+                                   const tl_tensor *batch_sizes, int64_t mode, bool reverse,
+                                   bool has_bias, bool input_grad, tl_tensor *d_x,
+                                   tl_tensor *d_hx, tl_tensor *d_cx, tl_tensor *d_w_ih,
+                                   tl_tensor *d_w_hh, tl_tensor *d_b_ih, tl_tensor *d_b_hh,
+                                   tl_tensor *d_w_hr);
+
+/* rnn.c's check of an operand: t (if given) must be a floating tensor of
+ * `dtype` with shape (rows, cols), or (cols) when rows < 0; the error names
+ * op `name` and the operand `what`. */
+tl_status tl_rnn_check(const char *name, const char *what, const tl_tensor *t, tl_dtype dtype,
+                       int64_t rows, int64_t cols);
+
+/* rnn.c's runner of an entry point: inputs (NULL: absent) to the work dtype
+ * and contiguous, outputs (NULL: not wanted) allocated in it with shapes[k]
+ * on the inputs' device, invoke() with the device's kernel set, then each
+ * output cast to `dtype`. */
+enum { TL_RNN_MAX_IO = 9 };
+typedef struct {
+  int ndim;
+  int64_t d[3];
+} tl_rnn_shape;
+typedef tl_status (*tl_rnn_invoke)(const tl_nn_rnn_kernels *set, const tl_tensor *const *in,
+                                   tl_tensor *const *out, void *ctx);
+tl_status tl_rnn_run(tl_op op, const tl_tensor *const *ins, int nin, const tl_rnn_shape *shapes,
+                     tl_tensor *const *outs, int nout, tl_dtype dtype, tl_rnn_invoke invoke,
+                     void *ctx);
+
+/* ---- the CPU's kernels ---------------------------------------------------------------
+ * rnn_cpu.c: the cell kernel, and its rows on raw memory for the layer loop:
+ * operand k's row r at in[k] + r * ld_in[k] elements (NULL in: zeros for
+ * biases, absent otherwise), no bias gradients. */
+typedef struct {
+  tl_rnn_kind kind;
+  int64_t n, h;
+  bool f64;
+  const void *in[5];
+  int64_t ld_in[5];
+  void *out[5];
+  int64_t ld_out[5];
+} tl_rnn_rows;
+
 tl_status tl_cpu_rnn_cell(const tl_rnn_call *call);
+void tl_cpu_rnn_rows(const tl_rnn_rows *rows);
+/* out[c] = sum over the n rows (ld elements apart) of g's column c, c < cols */
+void tl_cpu_rnn_colsum(bool f64, const void *g, int64_t n, int64_t cols, int64_t ld, void *out);
+/* rnn_layer_cpu.c */
+tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *call);
+tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *call);
 
 #endif

@@ -1,95 +1,73 @@
-"""One direction of one LSTM layer as a single autograd node.
+"""One direction of one recurrent layer, step by step on the tape.
 
-The per-step path (rnn.py's ``_lstm_step`` on the tape) records three nodes
-per time step, and its backward adds a weight gradient per step.  Here the
-time loop runs without the tape and backward runs it in reverse: per step one
-fused backward kernel (src/nn/rnn) and one GEMM for the hidden state's
-gradient, then W_hh's, W_ih's, the biases' and the input's gradients for the
-whole sequence as one GEMM (or sum) each.
+The layer is one op, ``_C._rnn_layer`` (src/nn/rnn/rnn_layer_cpu.c): the
+whole time loop in C, and its backward op the reverse recursion.  That
+backward op is not differentiable; with create_graph=True the op's formula
+(src/grad/formulas_nn_rnn.c) calls ``taped_layer_grads`` here instead, which
+re-runs the same layer from the saved inputs with the per-step cell ops (whose
+derivatives are differentiable) and differentiates that graph, so double
+backward is exact.
 
-Double backward (create_graph=True) recomputes the layer on the tape with
-the per-step composed path and differentiates that, so it stays exact.
-
-Legend: L sequence length, N batch, I input size, H hidden size."""
+Legend: L steps, N batch, R rows of the sequence, I input, H hidden, P output
+size (proj_size, else H)."""
 from ... import _C
-from ...autograd import Function
 from .. import functional as F
 
-
-def _steps(L, reverse):
-    return range(L - 1, -1, -1) if reverse else range(L)
-
-
-def lstm_layer_taped(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
-    """The same layer on the tape, step by step: (L, N, H) outputs, h_n, c_n."""
-    gi = F.linear(x, w_ih, b_ih).unbind(0)
-    h, c = h0, c0
-    outs = [None] * x.shape[0]
-    for t in _steps(x.shape[0], reverse):
-        h, c, _ = _C._thnn_fused_lstm_cell(gi[t], F.linear(h, w_hh), c, None, b_hh)
-        outs[t] = h
-    return _C.stack(outs, 0), h, c
+# _C._rnn_layer's mode argument
+MODES = {"LSTM": 0, "GRU": 1, "RNN_TANH": 2, "RNN_RELU": 3}
 
 
-class LSTMLayer(Function):
-    @staticmethod
-    def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
-        L = x.shape[0]
-        gi = F.linear(x, w_ih, b_ih).unbind(0)                 # L x (N, 4H)
-        w_hh_t = w_hh.t()
-        h, c = h0, c0
-        hprev, cprev, cys, wss, outs = ([None] * L for _ in range(5))
-        for t in _steps(L, reverse):
-            hprev[t], cprev[t] = h, c
-            h, c, wss[t] = _C._thnn_fused_lstm_cell(gi[t], _C.matmul(h, w_hh_t), c, None, b_hh)
-            cys[t] = c
-            outs[t] = h
-        out = _C.stack(outs, 0)
-        ctx.reverse = reverse
-        ctx.has_bias = (b_ih is not None, b_hh is not None)
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, _C.stack(hprev, 0),
-                              _C.stack(cprev, 0), _C.stack(cys, 0), _C.stack(wss, 0))
-        return out, h, c
-
-    @staticmethod
-    def backward(ctx, gout, gh, gc):
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, hprev, cprev, cys, wss = ctx.saved_tensors
-        if _C.is_grad_enabled():       # create_graph: differentiate the taped layer
-            return _taped_grads(ctx, (x, h0, c0, w_ih, w_hh, b_ih, b_hh), (gout, gh, gc))
-        L, N, H = x.shape[0], h0.shape[0], h0.shape[1]
-        dh = gh if gh is not None else _C.zeros_like(h0)
-        dc = gc
-        grads = [None] * L
-        for t in _steps(L, not ctx.reverse):
-            ghy = dh if gout is None else gout[t] + dh
-            g, dc, _ = _C._thnn_fused_lstm_cell_backward_impl(ghy, dc, cprev[t], cys[t], wss[t],
-                                                              False)
-            grads[t] = g
-            dh = _C.matmul(g, w_hh)
-        G = _C.stack(grads, 0).reshape(L * N, 4 * H) if L else \
-            _C.zeros((0, 4 * H), dtype=x.dtype)
-        dx = _C.matmul(G, w_ih).reshape(tuple(x.shape)) if ctx.needs_input_grad[0] else None
-        dw_ih = _C.matmul(G.t(), x.reshape(L * N, x.shape[2])) if ctx.needs_input_grad[3] \
-            else None
-        dw_hh = _C.matmul(G.t(), hprev.reshape(L * N, H)) if ctx.needs_input_grad[4] else None
-        db = G.sum(0) if any(ctx.has_bias) else None
-        if dc is None:
-            dc = _C.zeros_like(c0)
-        return (dx, dh, dc, dw_ih, dw_hh, db if ctx.has_bias[0] else None,
-                db if ctx.has_bias[1] else None, None)
+def layer_taped(x, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
+    """What _C._rnn_layer computes (output, hy, cy), recorded step by step.
+    x is (L, N, I), or the (R, I) rows of a packed sequence with batch_sizes."""
+    packed = batch_sizes is not None
+    if packed:
+        sizes = [int(b) for b in batch_sizes.tolist()]
+    else:
+        sizes = [x.shape[1]] * x.shape[0]
+        x = x.reshape(x.shape[0] * x.shape[1], x.shape[2])
+    offsets = [0]
+    for b in sizes:
+        offsets.append(offsets[-1] + b)
+    gi = F.linear(x, w_ih, b_ih)                                   # R, G
+    h, c = hx, cx
+    outs = [None] * len(sizes)
+    for t in (range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))):
+        n = sizes[t]
+        g, hp = gi[offsets[t]:offsets[t + 1]], h[:n]
+        if mode == MODES["LSTM"]:
+            hn, cn, _ = _C._thnn_fused_lstm_cell(g, F.linear(hp, w_hh), c[:n], None, b_hh)
+            if w_hr is not None:
+                hn = F.linear(hn, w_hr)
+            c = cn if n == c.shape[0] else _C.cat([cn, c[n:]], 0)
+        elif mode == MODES["GRU"]:
+            hn = _C._thnn_fused_gru_cell(g, F.linear(hp, w_hh), hp, None, b_hh)[0]
+        else:
+            hn = _C._fused_rnn_cell(g, F.linear(hp, w_hh), None, b_hh, mode == MODES["RNN_RELU"])
+        h = hn if n == h.shape[0] else _C.cat([hn, h[n:]], 0)
+        outs[t] = hn
+    P = hx.shape[1]
+    out = _C.cat(outs, 0) if outs else _C.zeros((0, P), dtype=hx.dtype, device=hx.device)
+    if not packed:
+        out = out.reshape(len(sizes), hx.shape[0], P)
+    return out, h, c
 
 
-def _taped_grads(ctx, inputs, grads):
+def taped_layer_grads(inputs, grads, needs, batch_sizes, mode, reverse):
+    """The gradients of (x, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr) (None where
+    not needed) given those of (output, hy, cy), as functions of the inputs."""
     from ... import autograd
     from ...autograd import enable_grad
-    wanted = [i for i, t in enumerate(inputs) if t is not None and ctx.needs_input_grad[i]]
+    wanted = [i for i, need in enumerate(needs) if need]
+    result = [None] * len(inputs)
     with enable_grad():
-        # the saved inputs themselves: the gradients are then functions of them
-        outs = lstm_layer_taped(*inputs, ctx.reverse)
-        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        outs = layer_taped(*inputs, batch_sizes, mode, reverse)
+        pairs = [(o, g) for o, g in zip(outs, grads)
+                 if g is not None and o is not None and o.requires_grad]
+        if not pairs or not wanted:
+            return tuple(result)
         found = autograd.grad([o for o, _ in pairs], [inputs[i] for i in wanted],
                               [g for _, g in pairs], create_graph=True, allow_unused=True)
-    result = [None] * 8
     for i, g in zip(wanted, found):
         result[i] = g
     return tuple(result)

@@ -3,9 +3,12 @@
 Parameters are named and shaped as PyTorch's (``weight_ih_l0``,
 ``bias_hh_l1_reverse``, ``weight_hr_l0`` for LSTM projections), with the gate
 blocks in PyTorch's order (LSTM: input, forget, cell, output; GRU: reset,
-update, new), so state dicts move between the two libraries.  The layer loop
-runs over time in Python; the input projection of a whole sequence is one
-matmul, and each step is one matmul plus one fused gate kernel.
+update, new), so state dicts move between the two libraries.  One direction
+of one layer over the whole sequence is one op, ``_C._rnn_layer`` (the time
+loop in C: the input projection of all steps as one GEMM, then per step one
+GEMM and one fused gate kernel; src/nn/rnn); this driver stacks layers and
+directions, with dropout between layers.  A PackedSequence runs on its data
+rows and batch sizes as they are (no padding).
 
 Legend: L sequence length, N batch, H hidden size, P projection size,
 D = 2 if bidirectional else 1."""
@@ -16,7 +19,7 @@ from ... import _C
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ._rnn_layer import LSTMLayer
+from ._rnn_layer import MODES
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -133,19 +136,13 @@ class RNNBase(Module):
         return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), \
             get("weight_hr")
 
-    def _run(self, input, hx, lengths=None):
-        """input (L, N, in); hx: (h0,) or (h0, c0), each (layers * D, N, *).
-        With ``lengths`` (packed input), sequence n only advances while
-        t < lengths[n]: its state stays put and its output is zero after its
-        end, and the reverse direction starts at its own last element.
-        Returns output (L, N, D * out) and the final states in hx's layout."""
+    def _run(self, input, hx, batch_sizes=None):
+        """input (L, N, in), or the (R, in) rows of a packed sequence with its
+        batch_sizes; hx: (h0,) or (h0, c0), each (layers * D, N, *).
+        Returns output ((L, N, D * out) or (R, D * out)) and the final states
+        in hx's layout."""
         D = 2 if self.bidirectional else 1
         is_lstm = self.mode == "LSTM"
-        L = input.shape[0]
-        running = None
-        if lengths is not None:
-            steps = _C.arange(L, device=input.device).unsqueeze(1)
-            running = (steps < _C.tensor(lengths, device=input.device)).unsqueeze(2)  # L, N, 1
         layer_input = input
         finals = [[] for _ in hx]
         for layer in range(self.num_layers):
@@ -153,81 +150,75 @@ class RNNBase(Module):
             for direction in range(D):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(layer, direction)
                 state = [s[layer * D + direction] for s in hx]
-                if is_lstm and w_hr is None and running is None and L:
-                    # the whole direction as one node (_rnn_layer.py)
-                    out, h, c = LSTMLayer.apply(layer_input, state[0], state[1], w_ih, w_hh,
-                                                b_ih, b_hh, direction == 1)
-                    outputs.append(out)
-                    finals[0].append(h)
+                out, h, c, _ = _C._rnn_layer(layer_input, state[0], state[1] if is_lstm else None,
+                                             w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes,
+                                             MODES[self.mode], direction == 1)
+                outputs.append(out)
+                finals[0].append(h)
+                if is_lstm:
                     finals[1].append(c)
-                    continue
-                # L, N, G*H; unbound once, so that backward stacks the steps'
-                # gradients in one op instead of scattering each into zeros
-                gi_all = F.linear(layer_input, w_ih, b_ih).unbind(0)
-                steps = range(L - 1, -1, -1) if direction == 1 else range(L)
-                outs = [None] * L
-                for t in steps:
-                    gi = gi_all[t]
-                    if is_lstm:
-                        new = list(_lstm_step(gi, state[0], state[1], w_hh, b_hh, w_hr))
-                    elif self.mode == "GRU":
-                        new = [_gru_step(gi, state[0], w_hh, b_hh)]
-                    else:
-                        new = [_rnn_step(gi, state[0], w_hh, b_hh, self.mode == "RNN_RELU")]
-                    if running is None:
-                        state = new
-                        outs[t] = new[0]
-                    else:
-                        state = [_C.where(running[t], n, s) for n, s in zip(new, state)]
-                        outs[t] = _C.where(running[t], new[0], _C.zeros_like(new[0]))
-                outputs.append(_C.stack(outs, 0) if L else
-                               _C.zeros((0,) + tuple(state[0].shape), dtype=input.dtype))
-                for k, s in enumerate(state):
-                    finals[k].append(s)
-            layer_input = outputs[0] if D == 1 else _C.cat(outputs, 2)
+            layer_input = outputs[0] if D == 1 else _C.cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, tuple(_C.stack(f, 0) for f in finals)
 
-    def _prepare(self, input, hx, batch_first=None):
+    def _prepare(self, input, hx):
         """Bring input to (L, N, in) and hx to a tuple of (layers * D, N, *)."""
-        batch_first = self.batch_first if batch_first is None else batch_first
-        D = 2 if self.bidirectional else 1
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.ndim}D instead")
         unbatched = input.ndim == 2
         if unbatched:
             input = input.unsqueeze(1)
-        elif batch_first:
+            hx = None if hx is None else tuple(h.unsqueeze(1) for h in self._states(hx))
+        elif self.batch_first:
             input = input.transpose(0, 1)
-        if input.shape[2] != self.input_size:
+        self._check_input(input.shape[2])
+        return input, self._hidden(hx, input.shape[1], input), unbatched
+
+    def _check_input(self, size):
+        if size != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[2]}")
-        N = input.shape[1]
+                               f"{self.input_size}, got {size}")
+
+    @staticmethod
+    def _states(hx):
+        return tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
+
+    def _hidden(self, hx, N, like):
+        """hx as a tuple of (layers * D, N, *), zeros when None, shapes checked."""
+        D = 2 if self.bidirectional else 1
         out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
         sizes = [out_size] + ([self.hidden_size] if self.mode == "LSTM" else [])
         if hx is None:
-            hx = tuple(_C.zeros((self.num_layers * D, N, s), dtype=input.dtype,
-                                device=input.device) for s in sizes)
-        else:
-            hx = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
-            if unbatched:
-                hx = tuple(h.unsqueeze(1) for h in hx)
-            for h, s in zip(hx, sizes):
-                want = (self.num_layers * D, N, s)
-                if tuple(h.shape) != want:
-                    raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
-        return input, hx, unbatched
+            return tuple(_C.zeros((self.num_layers * D, N, s), dtype=like.dtype,
+                                  device=like.device) for s in sizes)
+        hx = self._states(hx)
+        for h, s in zip(hx, sizes):
+            want = (self.num_layers * D, N, s)
+            if tuple(h.shape) != want:
+                raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+        return hx
 
     def forward(self, input, hx=None):
-        from ..utils.rnn import PackedSequence, pad_packed_sequence
+        from ..utils.rnn import PackedSequence
         if isinstance(input, PackedSequence):
-            packed = input
-            padded, lengths = pad_packed_sequence(packed)    # caller's batch order
-            padded, hx, _ = self._prepare(padded, hx, batch_first=False)
-            output, finals = self._run(padded, hx, lengths.tolist())
-            output = _repack(output, packed)
+            # rows of the sequences sorted by length; hx in the caller's batch
+            # order, so permuted to the sorted order and back (as PyTorch)
+            data, batch_sizes = input.data, input.batch_sizes
+            if data.ndim != 2:
+                raise ValueError(f"{type(self).__name__}: Expected packed data to be 2D, got "
+                                 f"{data.ndim}D instead")
+            self._check_input(data.shape[1])
+            N = int(batch_sizes[0]) if batch_sizes.numel() else 0
+            if hx is not None and input.sorted_indices is not None:
+                hx = tuple(h.index_select(1, input.sorted_indices) for h in self._states(hx))
+            hx = self._hidden(hx, N, data)
+            output, finals = self._run(data, hx, batch_sizes)
+            if input.unsorted_indices is not None:
+                finals = tuple(f.index_select(1, input.unsorted_indices) for f in finals)
+            output = PackedSequence(output, batch_sizes, input.sorted_indices,
+                                    input.unsorted_indices)
             return output, (finals if self.mode == "LSTM" else finals[0])
         input, hx, unbatched = self._prepare(input, hx)
         output, finals = self._run(input, hx)
@@ -237,17 +228,6 @@ class RNNBase(Module):
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, (finals if self.mode == "LSTM" else finals[0])
-
-
-def _repack(output, like):
-    """Pack the padded (L, N, *) ``output`` with the layout of the packed input
-    ``like`` (same batch sizes and sort order)."""
-    from ..utils.rnn import PackedSequence
-    if like.sorted_indices is not None:
-        output = output.index_select(1, like.sorted_indices)
-    sizes = like.batch_sizes.tolist()
-    data = _C.cat([output[t, :b] for t, b in enumerate(sizes)], 0)
-    return PackedSequence(data, like.batch_sizes, like.sorted_indices, like.unsorted_indices)
 
 
 class RNN(RNNBase):

@@ -58,4 +58,38 @@ typedef struct {
 } tl_py_args_fused_rnn_cell;
 PyObject *tl_py_impl_fused_rnn_cell(tl_op op, const tl_py_args_fused_rnn_cell *a);
 
+/* _rnn_layer(Tensor input, Tensor hx, Tensor? cx, Tensor weight_ih, Tensor weight_hh, Tensor? bias_ih=None, Tensor? bias_hh=None, Tensor? weight_hr=None, Tensor? batch_sizes=None, int mode=0, bool reverse=False) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  PyObject *hx; /* borrowed */
+  PyObject *cx; /* borrowed; NULL: None or absent */
+  PyObject *weight_ih; /* borrowed */
+  PyObject *weight_hh; /* borrowed */
+  PyObject *bias_ih; /* borrowed; NULL: None or absent */
+  PyObject *bias_hh; /* borrowed; NULL: None or absent */
+  PyObject *weight_hr; /* borrowed; NULL: None or absent */
+  PyObject *batch_sizes; /* borrowed; NULL: None or absent */
+  int64_t mode;
+  bool reverse;
+} tl_py_args_rnn_layer;
+PyObject *tl_py_impl_rnn_layer(tl_op op, const tl_py_args_rnn_layer *a);
+
+/* _rnn_layer_backward(Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, Tensor input, Tensor weight_ih, Tensor weight_hh, Tensor? weight_hr, Tensor workspace, Tensor? batch_sizes, int mode, bool reverse, bool has_bias, bool input_grad=True) */
+typedef struct {
+  PyObject *grad_output; /* borrowed; NULL: None or absent */
+  PyObject *grad_hy; /* borrowed; NULL: None or absent */
+  PyObject *grad_cy; /* borrowed; NULL: None or absent */
+  PyObject *input; /* borrowed */
+  PyObject *weight_ih; /* borrowed */
+  PyObject *weight_hh; /* borrowed */
+  PyObject *weight_hr; /* borrowed; NULL: None or absent */
+  PyObject *workspace; /* borrowed */
+  PyObject *batch_sizes; /* borrowed; NULL: None or absent */
+  int64_t mode;
+  bool reverse;
+  bool has_bias;
+  bool input_grad;
+} tl_py_args_rnn_layer_backward;
+PyObject *tl_py_impl_rnn_layer_backward(tl_op op, const tl_py_args_rnn_layer_backward *a);
+
 #endif

@@ -97,3 +97,59 @@ PyObject *tl_py_binder_fused_rnn_cell(tl_op op, PyObject *const *args, Py_ssize_
     return NULL;
   return tl_py_impl_fused_rnn_cell(op, &a);
 }
+
+/* _rnn_layer */
+PyObject *tl_py_binder_rnn_layer(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "hx", "cx", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr", "batch_sizes", "mode", "reverse", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[11];
+  tl_py_args_rnn_layer a;
+  a.mode = 0;
+  a.reverse = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 11, 11, 5, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "hx", v[1], false, &a.hx) < 0 ||
+      tl_py_arg_tensor(func, "cx", v[2], true, &a.cx) < 0 ||
+      tl_py_arg_tensor(func, "weight_ih", v[3], false, &a.weight_ih) < 0 ||
+      tl_py_arg_tensor(func, "weight_hh", v[4], false, &a.weight_hh) < 0 ||
+      tl_py_arg_tensor(func, "bias_ih", v[5], true, &a.bias_ih) < 0 ||
+      tl_py_arg_tensor(func, "bias_hh", v[6], true, &a.bias_hh) < 0 ||
+      tl_py_arg_tensor(func, "weight_hr", v[7], true, &a.weight_hr) < 0 ||
+      tl_py_arg_tensor(func, "batch_sizes", v[8], true, &a.batch_sizes) < 0 ||
+      tl_py_arg_int(func, "mode", v[9], false, &a.mode, NULL) < 0 ||
+      tl_py_arg_bool(func, "reverse", v[10], &a.reverse) < 0)
+    return NULL;
+  return tl_py_impl_rnn_layer(op, &a);
+}
+
+/* _rnn_layer_backward */
+PyObject *tl_py_binder_rnn_layer_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "grad_hy", "grad_cy", "input", "weight_ih", "weight_hh", "weight_hr", "workspace", "batch_sizes", "mode", "reverse", "has_bias", "input_grad", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[13];
+  tl_py_args_rnn_layer_backward a;
+  a.mode = 0;
+  a.reverse = false;
+  a.has_bias = false;
+  a.input_grad = true;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 13, 13, 12, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], true, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "grad_hy", v[1], true, &a.grad_hy) < 0 ||
+      tl_py_arg_tensor(func, "grad_cy", v[2], true, &a.grad_cy) < 0 ||
+      tl_py_arg_tensor(func, "input", v[3], false, &a.input) < 0 ||
+      tl_py_arg_tensor(func, "weight_ih", v[4], false, &a.weight_ih) < 0 ||
+      tl_py_arg_tensor(func, "weight_hh", v[5], false, &a.weight_hh) < 0 ||
+      tl_py_arg_tensor(func, "weight_hr", v[6], true, &a.weight_hr) < 0 ||
+      tl_py_arg_tensor(func, "workspace", v[7], false, &a.workspace) < 0 ||
+      tl_py_arg_tensor(func, "batch_sizes", v[8], true, &a.batch_sizes) < 0 ||
+      tl_py_arg_int(func, "mode", v[9], true, &a.mode, NULL) < 0 ||
+      tl_py_arg_bool(func, "reverse", v[10], &a.reverse) < 0 ||
+      tl_py_arg_bool(func, "has_bias", v[11], &a.has_bias) < 0 ||
+      tl_py_arg_bool(func, "input_grad", v[12], &a.input_grad) < 0)
+    return NULL;
+  return tl_py_impl_rnn_layer_backward(op, &a);
+}

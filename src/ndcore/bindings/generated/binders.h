@@ -517,6 +517,10 @@ PyObject *tl_py_binder_fused_gru_cell_backward(tl_op op, PyObject *const *args, 
                                                PyObject *kwnames);
 PyObject *tl_py_binder_fused_rnn_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames);
+PyObject *tl_py_binder_rnn_layer(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
+PyObject *tl_py_binder_rnn_layer_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames);
 PyObject *tl_py_binder_flash_attention(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames);
 PyObject *tl_py_binder_flash_attention_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

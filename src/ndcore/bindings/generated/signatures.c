@@ -1918,6 +1918,36 @@ static const tl_py_param params__fused_rnn_cell[] = {
     {"relu", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params__rnn_layer[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hx", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"cx", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"weight_ih", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_hh", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"bias_ih", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"bias_hh", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"weight_hr", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"batch_sizes", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL, "None"},
+    {"mode", TL_PY_ARG_INT, 0, "0"},
+    {"reverse", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__rnn_layer_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"grad_hy", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"grad_cy", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_ih", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_hh", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"weight_hr", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"workspace", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"batch_sizes", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+    {"mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"reverse", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"has_bias", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+    {"input_grad", TL_PY_ARG_BOOL, 0, "True"},
+};
+
 static const tl_py_param params__scaled_dot_product_flash_attention_for_cpu[] = {
     {"query", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"key", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
@@ -2717,6 +2747,10 @@ const tl_py_sig tl_py_sigs[] = {
      "_thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias)"},
     {"_fused_rnn_cell", "nn_rnn", params__fused_rnn_cell, 5, 5,
      "_fused_rnn_cell(Tensor input_gates, Tensor hidden_gates, Tensor? input_bias=None, Tensor? hidden_bias=None, bool relu=False)"},
+    {"_rnn_layer", "nn_rnn", params__rnn_layer, 11, 11,
+     "_rnn_layer(Tensor input, Tensor hx, Tensor? cx, Tensor weight_ih, Tensor weight_hh, Tensor? bias_ih=None, Tensor? bias_hh=None, Tensor? weight_hr=None, Tensor? batch_sizes=None, int mode=0, bool reverse=False)"},
+    {"_rnn_layer_backward", "nn_rnn", params__rnn_layer_backward, 13, 13,
+     "_rnn_layer_backward(Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, Tensor input, Tensor weight_ih, Tensor weight_hh, Tensor? weight_hr, Tensor workspace, Tensor? batch_sizes, int mode, bool reverse, bool has_bias, bool input_grad=True)"},
     {"_scaled_dot_product_flash_attention_for_cpu", "nn_attention", params__scaled_dot_product_flash_attention_for_cpu, 8, 5,
      "_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None, Tensor? rng_state=None)"},
     {"_scaled_dot_product_flash_attention_for_cpu_backward", "nn_attention", params__scaled_dot_product_flash_attention_for_cpu_backward, 11, 8,
@@ -2770,4 +2804,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 297;
+const int tl_py_sig_count = 299;

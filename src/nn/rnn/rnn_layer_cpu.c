@@ -1,0 +1,307 @@
+/* rnn_layer_cpu.c - one direction of one recurrent layer over a whole
+ * sequence on the CPU (tl_rnn.h has the layout and legend).
+ *
+ * Forward: GI (R, G) = x W_ih^T for every step in one GEMM; then per step t
+ * (n = batch_sizes[t] rows, in order or reversed) one GEMM HG = h[:n] W_hh^T
+ * and the fused cell rows (rnn_cpu.c), which add the biases and keep what
+ * backward reads in the workspace; with a projection h = (o tanh c) W_hr^T
+ * is a third GEMM.
+ * Backward runs the steps the other way: per step the cell's backward rows
+ * give the pre-activation gates' gradient (kept for all rows) and one GEMM
+ * the previous hidden state's, dh[:n] = dG W_hh.  Then x's, W_ih's, W_hh's
+ * and W_hr's gradients are one GEMM each over all R rows, the biases'
+ * column sums.
+ * Every tensor is contiguous in the work dtype (float or double); the
+ * states are (N, *) buffers whose first n rows step t reads and writes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/rnn/tl_rnn.h"
+#include "nn/tl_nn_work.h"
+
+
+/* The sizes of a call, in elements. */
+typedef struct {
+  const tl_rnn_layer_call *c;
+  bool f64;
+  size_t es;               /* element size */
+  int64_t H, P, G, W, N;
+  int64_t hprev;           /* column of h_prev in a workspace row */
+  int64_t *off;            /* off[t]: step t's first row */
+} layer;
+
+static void *at(const layer *l, const void *base, int64_t elements)
+{
+  return (char *)base + (size_t)elements * l->es;
+}
+
+/* dst rows (ld_dst apart) = src rows (ld_src apart), n rows of `cols` */
+static void copy_rows(const layer *l, void *dst, int64_t ld_dst, const void *src, int64_t ld_src,
+                      int64_t n, int64_t cols)
+{
+  for (int64_t r = 0; r < n; r++)
+    memcpy(at(l, dst, r * ld_dst), at(l, src, r * ld_src), (size_t)cols * l->es);
+}
+
+/* dst (n, cols, contiguous) += src (contiguous) */
+static void add_into(const layer *l, void *dst, const void *src, int64_t count)
+{
+  if (l->f64)
+    for (int64_t i = 0; i < count; i++)
+      ((double *)dst)[i] += ((const double *)src)[i];
+  else
+    for (int64_t i = 0; i < count; i++)
+      ((float *)dst)[i] += ((const float *)src)[i];
+}
+
+static tl_status setup(layer *l, const tl_rnn_layer_call *c)
+{
+  *l = (layer){.c = c, .f64 = c->w_hh->dtype == TL_DTYPE_F64, .H = c->hidden, .P = c->out,
+               .G = tl_rnn_gates(c->mode) * c->hidden, .N = c->batch};
+  l->es = l->f64 ? sizeof(double) : sizeof(float);
+  l->W = tl_rnn_workspace_width(c->mode, l->H, l->P, c->w_hr != NULL);
+  l->hprev = c->mode == TL_RNN_MODE_LSTM ? 6 * l->H : c->mode == TL_RNN_MODE_GRU ? 3 * l->H : l->H;
+  if (!(l->off = malloc((size_t)(c->steps + 1) * sizeof(int64_t))))
+    return tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
+  l->off[0] = 0;
+  for (int64_t t = 0; t < c->steps; t++)
+    l->off[t + 1] = l->off[t] + c->batch_sizes[t];
+  return TL_OK;
+}
+
+/* Scratch of `count` elements (at least one), or NULL with the error set.
+ * Not zeroed: every scratch is written before it is read (and malloc
+ * reuses freed heap blocks without the memset calloc would need). */
+static void *scratch(const layer *l, int64_t count)
+{
+  void *p = malloc((size_t)(count > 0 ? count : 1) * l->es);
+  if (!p)
+    tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
+  return p;
+}
+
+static const void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
+
+/* dst (cols, rows) = src (rows, cols) transposed, in tiles that stay in cache. */
+#define TRANSPOSE(T)                                                                              \
+  for (int64_t r0 = 0; r0 < rows; r0 += TILE)                                                     \
+    for (int64_t c0 = 0; c0 < cols; c0 += TILE)                                                   \
+      for (int64_t r = r0; r < rows && r < r0 + TILE; r++)                                        \
+        for (int64_t c = c0; c < cols && c < c0 + TILE; c++)                                      \
+          ((T *)dst)[c * rows + r] = ((const T *)src)[r * cols + c];
+static void transpose(const layer *l, void *dst, const void *src, int64_t rows, int64_t cols)
+{
+  enum { TILE = 32 };
+  if (l->f64) {
+    TRANSPOSE(double)
+  } else {
+    TRANSPOSE(float)
+  }
+}
+#undef TRANSPOSE
+
+/* ---- forward ------------------------------------------------------------------------- */
+
+/* Step t's n rows: the cell from its input gates gi, the hidden state h and
+ * cell state c (N, *), writing its outputs' rows and the new states.
+ * w_hh_t: W_hh^T (P, G), contiguous (BLAS packs an untransposed B faster,
+ * and B is packed again at every step). */
+static void step_forward(const layer *l, int64_t t, const void *gi, const void *w_hh_t, void *hg,
+                         void *h, void *c)
+{
+  const tl_rnn_layer_call *k = l->c;
+  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
+  void *ws = at(l, tl_tensor_data(k->workspace), l->off[t] * W);
+  void *out = at(l, tl_tensor_data(k->output), l->off[t] * P);
+  const void *git = at(l, gi, l->off[t] * G);
+  tl_nn_gemm(l->f64, false, false, n, G, P, h, P, w_hh_t, G, 0.0, hg, G);
+  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64,
+                      .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
+                      .ld_in = {G, G}};
+  switch (k->mode) {
+  case TL_RNN_MODE_LSTM: {
+    void *hcell = k->w_hr ? at(l, ws, 6 * H + P) : out;
+    copy_rows(l, at(l, ws, 4 * H), W, c, H, n, H);
+    copy_rows(l, at(l, ws, l->hprev), W, h, P, n, P);
+    rows.kind = TL_RNN_LSTM;
+    rows.in[2] = at(l, ws, 4 * H);
+    rows.ld_in[2] = W;
+    rows.out[0] = hcell;
+    rows.ld_out[0] = k->w_hr ? W : P;
+    rows.out[1] = at(l, ws, 5 * H);
+    rows.out[2] = ws;
+    rows.ld_out[1] = rows.ld_out[2] = W;
+    tl_cpu_rnn_rows(&rows);
+    if (k->w_hr)
+      tl_nn_gemm(l->f64, false, true, n, P, H, hcell, W, tl_tensor_data(k->w_hr), H, 0.0, out, P);
+    copy_rows(l, c, H, at(l, ws, 5 * H), W, n, H);
+    break;
+  }
+  case TL_RNN_MODE_GRU: /* the cell keeps h_prev itself */
+    rows.kind = TL_RNN_GRU;
+    rows.in[2] = h;
+    rows.ld_in[2] = H;
+    rows.out[0] = out;
+    rows.out[1] = ws;
+    rows.ld_out[0] = H;
+    rows.ld_out[1] = W;
+    tl_cpu_rnn_rows(&rows);
+    break;
+  default:
+    copy_rows(l, at(l, ws, l->hprev), W, h, H, n, H);
+    rows.kind = k->mode == TL_RNN_MODE_RELU ? TL_RNN_RELU : TL_RNN_TANH;
+    rows.out[0] = out;
+    rows.ld_out[0] = H;
+    tl_cpu_rnn_rows(&rows);
+    copy_rows(l, ws, W, out, H, n, H);
+    break;
+  }
+  copy_rows(l, h, P, out, P, n, P);
+}
+
+tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
+{
+  layer l;
+  void *gi = NULL, *hg = NULL, *wt = NULL;
+  tl_status status = setup(&l, k);
+  if (status != TL_OK)
+    return status;
+  int64_t R = k->rows, In = k->input, G = l.G, P = l.P;
+  /* wt: W_ih^T (In, G) then W_hh^T (P, G) */
+  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.N * G)) ||
+      !(wt = scratch(&l, (In + P) * G))) {
+    status = tl_error_status();
+    goto fail;
+  }
+  void *w_hh_t = at(&l, wt, In * G);
+  transpose(&l, wt, tl_tensor_data(k->w_ih), G, In);
+  transpose(&l, w_hh_t, tl_tensor_data(k->w_hh), G, P);
+  /* the states live in hy, cy from the start */
+  void *h = tl_tensor_data(k->hy), *c = k->cy ? tl_tensor_data(k->cy) : NULL;
+  memcpy(h, tl_tensor_data(k->hx), (size_t)(l.N * P) * l.es);
+  if (c)
+    memcpy(c, tl_tensor_data(k->cx), (size_t)(l.N * l.H) * l.es);
+  tl_nn_gemm(l.f64, false, false, R, G, In, tl_tensor_data(k->x), In, wt, G, 0.0, gi, G);
+  for (int64_t s = 0; s < k->steps; s++)
+    step_forward(&l, k->reverse ? k->steps - 1 - s : s, gi, w_hh_t, hg, h, c);
+fail:
+  free(gi);
+  free(hg);
+  free(wt);
+  free(l.off);
+  return status;
+}
+
+/* ---- backward ------------------------------------------------------------------------ */
+
+/* Step t's n rows: dh, dc (N, *) hold the gradients of the step's new
+ * states (plus the output's gradient, added here); on return those of the
+ * states it started from.  The pre-activation gradients go to dgi, dgh (R,
+ * G; the same for all but GRU), h's total gradient to dhy (R, P, with a
+ * projection).  tmp, tmp2: (N, H) scratch. */
+static void step_backward(const layer *l, int64_t t, void *dgi, void *dgh, void *dhy, void *dh,
+                          void *dc, void *tmp, void *tmp2)
+{
+  const tl_rnn_layer_call *k = l->c;
+  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
+  const void *ws = at(l, tl_tensor_data(k->saved), l->off[t] * W);
+  void *gi = at(l, dgi, l->off[t] * G), *gh = at(l, dgh, l->off[t] * G);
+  if (k->g_output)
+    add_into(l, dh, at(l, tl_tensor_data(k->g_output), l->off[t] * P), n * P);
+  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64, .in = {dh}, .ld_in = {P},
+                      .out = {gi}, .ld_out = {G}};
+  switch (k->mode) {
+  case TL_RNN_MODE_LSTM:
+    if (k->w_hr) { /* h = hcell W_hr^T: hcell's gradient dh W_hr */
+      copy_rows(l, at(l, dhy, l->off[t] * P), P, dh, P, n, P);
+      tl_nn_gemm(l->f64, false, false, n, H, P, dh, P, tl_tensor_data(k->w_hr), H, 0.0, tmp, H);
+      rows.in[0] = tmp;
+      rows.ld_in[0] = H;
+    }
+    rows.kind = TL_RNN_LSTM_BACKWARD;
+    rows.in[1] = dc;
+    rows.in[2] = at(l, ws, 4 * H);
+    rows.in[3] = at(l, ws, 5 * H);
+    rows.in[4] = ws;
+    rows.ld_in[1] = H;
+    rows.ld_in[2] = rows.ld_in[3] = rows.ld_in[4] = W;
+    rows.out[1] = tmp2;
+    rows.ld_out[1] = H;
+    tl_cpu_rnn_rows(&rows);
+    memcpy(dc, tmp2, (size_t)(n * H) * l->es);
+    tl_nn_gemm(l->f64, false, false, n, P, G, gi, G, tl_tensor_data(k->w_hh), P, 0.0, dh, P);
+    break;
+  case TL_RNN_MODE_GRU: /* h_prev's gradient: z dh directly, plus through W_hh */
+    rows.kind = TL_RNN_GRU_BACKWARD;
+    rows.in[1] = ws;
+    rows.ld_in[1] = W;
+    rows.out[1] = gh;
+    rows.out[2] = tmp;
+    rows.ld_out[1] = G;
+    rows.ld_out[2] = H;
+    tl_cpu_rnn_rows(&rows);
+    memcpy(dh, tmp, (size_t)(n * H) * l->es);
+    tl_nn_gemm(l->f64, false, false, n, H, G, gh, G, tl_tensor_data(k->w_hh), H, 1.0, dh, H);
+    break;
+  default:
+    rows.kind = k->mode == TL_RNN_MODE_RELU ? TL_RNN_RELU_BACKWARD : TL_RNN_TANH_BACKWARD;
+    rows.in[1] = ws;
+    rows.ld_in[1] = W;
+    tl_cpu_rnn_rows(&rows);
+    tl_nn_gemm(l->f64, false, false, n, H, G, gi, G, tl_tensor_data(k->w_hh), H, 0.0, dh, H);
+    break;
+  }
+}
+
+tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
+{
+  layer l;
+  void *dgi = NULL, *dgh = NULL, *dhy = NULL, *tmp = NULL, *tmp2 = NULL;
+  tl_status status = setup(&l, k);
+  if (status != TL_OK)
+    return status;
+  int64_t R = k->rows, In = k->input, H = l.H, P = l.P, G = l.G, N = l.N;
+  bool gru = k->mode == TL_RNN_MODE_GRU;
+  if (!(dgi = scratch(&l, R * G)) || (gru && !(dgh = scratch(&l, R * G))) ||
+      (k->w_hr && !(dhy = scratch(&l, R * P))) || !(tmp = scratch(&l, N * H)) ||
+      !(tmp2 = scratch(&l, N * H))) {
+    status = tl_error_status();
+    goto fail;
+  }
+  /* the running gradients live in d_hx, d_cx */
+  void *dh = tl_tensor_data(k->d_hx), *dc = k->d_cx ? tl_tensor_data(k->d_cx) : NULL;
+  if (k->g_hy)
+    memcpy(dh, tl_tensor_data(k->g_hy), (size_t)(N * P) * l.es);
+  else
+    memset(dh, 0, (size_t)(N * P) * l.es);
+  if (dc && k->g_cy)
+    memcpy(dc, tl_tensor_data(k->g_cy), (size_t)(N * H) * l.es);
+  else if (dc)
+    memset(dc, 0, (size_t)(N * H) * l.es);
+  for (int64_t s = 0; s < k->steps; s++)
+    step_backward(&l, k->reverse ? s : k->steps - 1 - s, dgi, gru ? dgh : dgi, dhy, dh, dc, tmp,
+                  tmp2);
+  const void *gh = gru ? dgh : dgi, *ws = tl_tensor_data(k->saved);
+  if (k->d_x)
+    tl_nn_gemm(l.f64, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
+               tl_tensor_data(k->d_x), In);
+  tl_nn_gemm(l.f64, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
+             tl_tensor_data(k->d_w_ih), In);
+  tl_nn_gemm(l.f64, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
+             tl_tensor_data(k->d_w_hh), P);
+  if (k->d_w_hr)
+    tl_nn_gemm(l.f64, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
+               tl_tensor_data(k->d_w_hr), H);
+  if (k->d_b_ih)
+    tl_cpu_rnn_colsum(l.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
+  if (k->d_b_hh)
+    tl_cpu_rnn_colsum(l.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
+fail:
+  free(dgi);
+  free(dgh);
+  free(dhy);
+  free(tmp);
+  free(tmp2);
+  free(l.off);
+  return status;
+}
