@@ -2,15 +2,19 @@
 against PyTorch (issue 11: "peak memory no higher").
 
 Each (case, library) runs in a fresh interpreter: it builds the case,
+gives the free memory the process holds back to the kernel (torchlike's
+cached blocks and malloc's free heap: both libraries share that heap, and
+the memory earlier cases freed would otherwise serve the step unseen),
 resets the process's peak resident size (Linux: /proc/self/clear_refs),
 runs one step, the first, so nothing is cached yet in either library's
 allocator, and reports how far the peak rose above what the process held
 before the step: the activations the tape keeps, the gradients and the
-temporaries at their worst moment.
+temporaries at their worst moment, and what either allocator holds besides.
 
     PYTHONPATH=. <python with torch> benchmarks/bench_nn_memory.py [substring]
 
 Like bench_mp.py, it runs as a script: run.py finds no cases here."""
+import gc
 import os
 import subprocess
 import sys
@@ -37,6 +41,8 @@ def _child(name, lib):
     for case, fn_tl, fn_pt, _ in bench_nn.cases():
         if case == name:
             fn = fn_tl if lib == "torchlike" else fn_pt
+            gc.collect()
+            bench_nn.torchlike._C._cpu_empty_cache()
             before = _status_kib("VmRSS")
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")  # the peak (VmHWM) starts again from the current size

@@ -446,7 +446,8 @@ def test_not_implemented_backward():
 
 MATMUL_SHAPES = [((4,), (4,)), ((4,), (4, 3)), ((2, 4), (4,)), ((2, 4), (4, 3)),
                  ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)),
-                 ((2, 3, 4), (4,)), ((3, 4), (2, 4, 2)), ((0, 4), (4, 2))]
+                 ((2, 3, 4), (4,)), ((3, 4), (2, 4, 2)), ((0, 4), (4, 2)),
+                 ((2, 3, 4), (4, 5)), ((2, 2, 3, 4), (4, 2)), ((0, 3, 4), (4, 2))]
 
 
 @pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
@@ -463,6 +464,19 @@ def test_matmul_noncontiguous_and_gradgrad():
     assert gradcheck(torch.matmul, (a, b))
     assert gradgradcheck(torch.matmul, (rand(2, 3, seed=25), rand(3, 2, seed=26)))
     assert gradgradcheck(torch.matmul, (rand(3, seed=27), rand(2, 3, 2, seed=28)))
+
+
+def test_matmul_batch_with_shared_matrix():
+    # a (N, L, k) @ b (k, n): b's gradient is one (k, N*L) @ (N*L, n) product
+    # (the batch folded into rows), on a non-contiguous a as well
+    a = rand(3, 2, 4, seed=29).detach().transpose(0, 1).requires_grad_()   # (2, 3, 4)
+    b = rand(4, 5, seed=30)
+    assert gradcheck(torch.matmul, (a, b))
+    assert gradgradcheck(torch.matmul, (a, b))
+    g = np.random.default_rng(31).standard_normal((2, 3, 5))
+    torch.matmul(a, b).backward(torch.from_numpy(g))
+    an = a.detach().numpy()
+    np.testing.assert_allclose(b.grad.numpy(), np.einsum("nlk,nlj->kj", an, g), rtol=1e-12)
 
 
 def test_products():

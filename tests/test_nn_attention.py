@@ -250,3 +250,99 @@ def test_fake_device_uses_the_device_kernels():
         assert str(q.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+def np_mha(q, k, v, wq, wk, wv, bq, bk, bv, wo, bo, H):
+    """MultiheadAttention on sequence-first (L, N, E) inputs, written out."""
+    L, N, E = q.shape
+    hd = E // H
+    heads = lambda t: t.reshape(t.shape[0], N, H, hd).transpose(1, 2, 0, 3)  # noqa: E731
+    out = np_sdpa(heads(q @ wq.T + bq), heads(k @ wk.T + bk), heads(v @ wv.T + bv))
+    return out.transpose(2, 0, 1, 3).reshape(L, N, E) @ wo.T + bo
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("kind", ["self", "cross", "kdim"])
+def test_multihead_attention_values_and_gradients(batch_first, kind):
+    T.manual_seed(3)
+    E, H, L, S, N = 8, 2, 5, 4, 3
+    kdim = 6 if kind == "kdim" else E
+    mha = T.nn.MultiheadAttention(E, H, kdim=kdim, vdim=kdim, batch_first=batch_first,
+                                  dtype=T.float64)
+    with T.no_grad():
+        for p in mha.parameters():
+            p.copy_(T.randn(*p.shape, dtype=T.float64) * 0.5)
+    rng = np.random.default_rng(4)
+    q = rng.standard_normal((L, N, E))
+    kv = q if kind == "self" else rng.standard_normal((S, N, kdim))
+    if kind == "kdim":
+        wq, wk, wv = (getattr(mha, f"{c}_proj_weight").detach().numpy() for c in "qkv")
+    else:
+        wq, wk, wv = np.split(mha.in_proj_weight.detach().numpy(), 3)
+    bq, bk, bv = np.split(mha.in_proj_bias.detach().numpy(), 3)
+    want = np_mha(q, kv, kv, wq, wk, wv, bq, bk, bv, mha.out_proj.weight.detach().numpy(),
+                  mha.out_proj.bias.detach().numpy(), H)
+    bf = (lambda a: a.transpose(1, 0, 2)) if batch_first else (lambda a: a)  # noqa: E731
+    x = T.tensor(bf(q).copy(), requires_grad=True)
+    y = x if kind == "self" else T.tensor(bf(kv).copy(), requires_grad=True)
+    out, _ = mha(x, y, y, need_weights=False)
+    np.testing.assert_allclose(bf(out.detach().numpy()), want, rtol=1e-10, atol=1e-12)
+    if kind == "self":
+        assert gradcheck(lambda a: mha(a, a, a, need_weights=False)[0], (x,))
+    else:
+        assert gradcheck(lambda a, b: mha(a, b, b, need_weights=False)[0], (x, y))
+
+
+def _node(t, name):
+    """The first node called `name` on t's graph."""
+    return next(n for n in _graph(t) if n.name() == name)
+
+
+def test_self_attention_saves_one_projection_and_no_copy_of_its_input():
+    T.manual_seed(5)
+    N, L, E, H = 2, 6, 8, 2
+    mha = T.nn.MultiheadAttention(E, H, batch_first=True)
+    x = T.randn(N, L, E, requires_grad=True)
+    out, _ = mha(x, x, x, need_weights=False)
+    sdpa = _node(out, "scaledDotProductFlashAttentionForCpuBackward0")
+    q, k, v = sdpa._saved_tensors[:3]
+    # q, k and v are views of the one (E -> 3E) in-projection, not copies
+    assert q.untyped_storage().data_ptr() == k.untyped_storage().data_ptr() \
+        == v.untyped_storage().data_ptr()
+    assert q.untyped_storage().nbytes() == N * L * 3 * E * 4
+    inproj = [n for n in _graph(out) if n.name() == "AddmmBackward0" and any(
+        t.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        for t in n._saved_tensors)]
+    assert len(inproj) == 1      # the batch-first input is read in place by one product
+    out.sum().backward()
+    assert sdpa._saved_tensors == ()
+
+
+def _graph(t):
+    todo, seen, nodes = [t.grad_fn], set(), []
+    while todo:
+        n = todo.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        nodes.append(n)
+        todo.extend(f for f, _ in n.next_functions)
+    return nodes
+
+
+def test_transformer_step_gives_every_byte_back():
+    T.manual_seed(6)
+    layer = T.nn.TransformerEncoderLayer(64, 4, dim_feedforward=128, dropout=0.1,
+                                         batch_first=True)
+    x = T.randn(4, 16, 64)
+
+    def step():
+        out = layer(x)
+        out.square().mean().backward()
+        layer.zero_grad(set_to_none=True)
+
+    step()
+    base = C._cpu_memory_stats()["allocated"]
+    for _ in range(3):
+        step()
+        assert C._cpu_memory_stats()["allocated"] == base

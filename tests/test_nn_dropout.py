@@ -195,3 +195,16 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+def test_the_tape_keeps_only_the_byte_mask():
+    # the gradient reads the mask alone: neither the input nor the output is kept
+    T.manual_seed(7)
+    x = T.randn(64, 32, requires_grad=True)
+    y = F.dropout(x * 2, 0.25)
+    saved = y.grad_fn._saved_tensors
+    assert len(saved) == 1 and saved[0].shape == (64, 32) and saved[0].element_size() == 1
+    mask = saved[0].numpy().astype(bool)
+    np.testing.assert_array_equal(mask, y.detach().numpy() != 0)
+    y.backward(T.ones(64, 32))
+    np.testing.assert_allclose(x.grad.numpy(), np.where(mask, 2 / 0.75, 0.0), rtol=1e-6)

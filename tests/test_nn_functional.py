@@ -488,6 +488,23 @@ def test_linear_and_bilinear_match_numpy(dtype):
     assert_close(F.bilinear(t(x, dtype), t(x2, dtype), t(wb, dtype), t(b, dtype)),
                  np.einsum("abi,kij,abj->abk", x, wb, x2) + b, dtype)
     assert F.linear(t(np.zeros((0, 4)), dtype), t(w, dtype)).shape == (0, 5)
+    assert F.linear(t(np.zeros((2, 0, 4)), dtype), t(w, dtype), t(b, dtype)).shape == (2, 0, 5)
+
+
+def test_linear_on_leading_dims_is_one_product_with_its_gradients():
+    # (*, in) inputs are folded into rows (a transposed view copied once), the
+    # output contiguous in the input's logical order
+    x = rng.standard_normal((3, 2, 4, 5))
+    w, b = rng.standard_normal((6, 5)), rng.standard_normal(6)
+    xt = torch.tensor(x).permute(1, 0, 2, 3)           # (2, 3, 4, 5), not contiguous
+    out = F.linear(xt, torch.tensor(w), torch.tensor(b))
+    assert out.shape == (2, 3, 4, 6) and out.is_contiguous()
+    np.testing.assert_allclose(out.numpy(), x.transpose(1, 0, 2, 3) @ w.T + b, rtol=1e-12)
+    xg = torch.tensor(x, requires_grad=True)
+    wg, bg = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
+    assert gradcheck(lambda a, c, d: F.linear(a.permute(1, 0, 2, 3), c, d), (xg, wg, bg))
+    assert gradgradcheck(lambda a, c, d: F.linear(a.transpose(0, 1), c, d), (xg, wg, bg))
+    assert gradcheck(lambda a, c: F.linear(a, c), (xg, wg))
 
 
 def test_scaled_dot_product_attention_matches_numpy():

@@ -4,7 +4,8 @@
  *   native_dropout_backward:  d grad = native_dropout_backward(gg, mask, scale)
  * with mask the forward's second output.  Alpha dropout's shift does not
  * depend on x, so the same formula holds with its scale.  The tape keeps the
- * mask (an output), not the input. */
+ * mask (the second output, bytes), neither the input nor the dropped-out
+ * output. */
 #include "grad/py_grad.h"
 #include "nn/dropout/tl_dropout.h"
 
@@ -28,7 +29,7 @@ static void dropout_backward_ops(tl_grad_ctx *c)
 void tl_grad_formulas_nn_dropout_init(void)
 {
   static const int forward[] = {TL_OP_DROPOUT};
-  TL_GRAD_REGISTER(forward, dropout_ops, TL_GRAD_DROP_INPUTS);
+  TL_GRAD_REGISTER(forward, dropout_ops, TL_GRAD_DROP_INPUTS | TL_GRAD_DROP_FIRST_OUTPUT);
   static const int backward[] = {TL_OP_DROPOUT_BACKWARD};
   TL_GRAD_REGISTER(backward, dropout_backward_ops, TL_GRAD_DROP_OUTPUTS);
 }

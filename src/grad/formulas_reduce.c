@@ -464,7 +464,15 @@ static void matmul(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
     PyObject *ga = CALL("matmul", "OO", g2, mH(c, b2));
     SEND(a, na == 1 ? CALL("squeeze", "Oi", ga, -2) : ga);
   }
-  if (NEEDS(b)) {
+  if (NEEDS(b) && nb == 2 && na >= 3) {
+    /* b is shared by every matrix of a's batch (linear layers on (N, L, in)):
+     * one product of the batch folded into rows, (k, N*L) @ (N*L, n), instead
+     * of a batch of (k, n) products summed afterwards, which held N of them */
+    int64_t k = tl_py_t(a)->shape[na - 1], n = tl_py_t(g)->shape[na - 1];
+    PyObject *af = CALL("reshape", "O(LL)", a, -1LL, (long long)k);
+    PyObject *gf = CALL("reshape", "O(LL)", g, -1LL, (long long)n);
+    SEND(b, CALL("matmul", "OO", mH(c, af), gf));
+  } else if (NEEDS(b)) {
     PyObject *gb = CALL("matmul", "OO", mH(c, a2), g2);
     SEND(b, nb == 1 ? CALL("squeeze", "Oi", gb, -1) : gb);
   }

@@ -118,6 +118,8 @@ enum {
   /* an input's value is read only for the other inputs' gradients (mul):
    * kept only when another tensor argument requires grad */
   TL_GRAD_DROP_UNPAIRED = 4,
+  /* the first output only: the others are read (dropout's mask) */
+  TL_GRAD_DROP_FIRST_OUTPUT = 8,
 };
 void tl_grad_drops(int formula, int what);
 bool tl_grad_is_stub(PyObject *t);

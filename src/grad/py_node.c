@@ -202,6 +202,37 @@ static PyObject *node_get_metadata(PyObject *self, void *closure)
   return Py_NewRef(node->dict);
 }
 
+/* Add t to list unless it is a stub (kept for its metadata only). */
+static int add_saved(PyObject *list, PyObject *t)
+{
+  return t && tl_py_is_tensor(t) && !tl_grad_is_stub(t) ? PyList_Append(list, t) : 0;
+}
+
+/* node._saved_tensors: the tensors whose data the node keeps for its formula
+ * (saved arguments, in lists too, then outputs); stubs are left out.  Empty
+ * once a backward has released the node. */
+static PyObject *node_saved_tensors(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_node *node = (tl_py_node *)self;
+  PyObject *list = PyList_New(0);
+  for (Py_ssize_t i = 0; list && node->args && i < node->nall; i++) {
+    PyObject *a = node->args[i];
+    int r = add_saved(list, a);
+    if (a && (PyList_CheckExact(a) || PyTuple_CheckExact(a)))
+      for (Py_ssize_t k = 0; r == 0 && k < PySequence_Fast_GET_SIZE(a); k++)
+        r = add_saved(list, PySequence_Fast_ITEMS(a)[k]);
+    if (r < 0)
+      Py_CLEAR(list);
+  }
+  for (int i = 0; list && node->outputs && i < node->noutputs; i++)
+    if (add_saved(list, node->outputs[i]) < 0)
+      Py_CLEAR(list);
+  PyObject *r = list ? PyList_AsTuple(list) : NULL;
+  Py_XDECREF(list);
+  return r;
+}
+
 /* The list the engine reads a kind of hook from, made on first use. */
 static PyObject *hook_list(PyObject **slot)
 {
@@ -234,6 +265,7 @@ static PyGetSetDef node_getset[] = {
     {"variable", node_variable, NULL, "the leaf an AccumulateGrad node adds into", NULL},
     {"_ctx", node_get_ctx, NULL, NULL, NULL},
     {"metadata", node_get_metadata, NULL, NULL, NULL},
+    {"_saved_tensors", node_saved_tensors, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 static PyType_Slot node_slots[] = {

@@ -339,7 +339,8 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
     }
     if (o != target && is_argument(o, args, nall))
       continue; /* returned unchanged (contiguous() of a contiguous tensor): keeps its history */
-    bool stub = drops[node->formula] & TL_GRAD_DROP_OUTPUTS;
+    bool stub = (drops[node->formula] & TL_GRAD_DROP_OUTPUTS) ||
+                (i == 0 && (drops[node->formula] & TL_GRAD_DROP_FIRST_OUTPUT));
     if (!(node->outputs[i] = stub ? stub_of(o) : tl_py_tensor_alias(o)))
       return -1;
     node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);

@@ -73,6 +73,28 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rng_state=rng_state)[0]
 
 
+def _project(x, weight, bias):
+    """linear(x, weight, bias) for x (*, in) whose leading dims are a
+    permutation of a contiguous tensor's (a batch-first input seen
+    sequence-first): the product runs on the contiguous layout and the result
+    is permuted back, a view, so no copy of x is made."""
+    from .functional import linear
+    lead = x.ndim - 1
+    if x.is_contiguous() or lead < 2 or x.stride(-1) != 1:
+        return linear(x, weight, bias)
+    order = sorted(range(lead), key=lambda d: -x.stride(d))
+    inner = x.permute(*order, lead)
+    if not inner.is_contiguous():
+        return linear(x, weight, bias)
+    back = [order.index(d) for d in range(lead)]
+    return linear(inner, weight, bias).permute(*back, lead)
+
+
+def _heads(t, N, H, hd):
+    """(S, N, E) -> (N, H, S, hd), a view."""
+    return t.reshape(t.shape[0], N, H, hd).permute(1, 2, 0, 3)
+
+
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,
@@ -101,13 +123,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         bq = bk = bv = None
         if in_proj_bias is not None:
             bq, bk, bv = in_proj_bias.chunk(3)
-        q = linear(query, q_proj_weight, bq)
-        k = linear(key, k_proj_weight, bk)
-        v = linear(value, v_proj_weight, bv)
+        q = _project(query, q_proj_weight, bq)
+        k = _project(key, k_proj_weight, bk)
+        v = _project(value, v_proj_weight, bv)
+    elif query is key and key is value:
+        # self-attention: one (E -> 3E) product, q, k, v views of it
+        q, k, v = _project(query, in_proj_weight, in_proj_bias).chunk(3, -1)
     else:
         wq, wk, wv = in_proj_weight.chunk(3)
         bq, bk, bv = in_proj_bias.chunk(3) if in_proj_bias is not None else (None,) * 3
-        q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+        q, k, v = _project(query, wq, bq), _project(key, wk, bk), _project(value, wv, bv)
     if attn_mask is not None:
         if attn_mask.ndim == 2:
             if tuple(attn_mask.shape) != (L, key.shape[0]):
@@ -134,19 +159,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
-    q = q.reshape(L, N * H, hd).transpose(0, 1)               # N*H, L, hd
-    k = (static_k if static_k is not None else
-         k.reshape(k.shape[0], N * H, hd).transpose(0, 1))    # N*H, S, hd
-    v = (static_v if static_v is not None else
-         v.reshape(v.shape[0], N * H, hd).transpose(0, 1))
+    # heads as views (N, H, *, hd) of the projections: no copy before the kernel
+    q = _heads(q, N, H, hd)
+    k = static_k.reshape(N, H, -1, hd) if static_k is not None else _heads(k, N, H, hd)
+    v = static_v.reshape(N, H, -1, hd) if static_v is not None else _heads(v, N, H, hd)
     if add_zero_attn:
-        k = _C.cat([k, _C.zeros((N * H, 1, hd), dtype=k.dtype, device=k.device)], 1)
-        v = _C.cat([v, _C.zeros((N * H, 1, hd), dtype=v.dtype, device=v.device)], 1)
+        k = _C.cat([k, _C.zeros((N, H, 1, hd), dtype=k.dtype, device=k.device)], 2)
+        v = _C.cat([v, _C.zeros((N, H, 1, hd), dtype=v.dtype, device=v.device)], 2)
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
             key_padding_mask = pad(key_padding_mask, (0, 1))
-    S = k.shape[1]
+    S = k.shape[2]
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (N, S):
             raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got "
@@ -162,11 +186,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             mask4 = attn_mask.reshape(-1, attn_mask.shape[-2], S)
             mask4 = (mask4.reshape(N, H, mask4.shape[-2], S) if mask4.shape[0] == N * H
                      else mask4.unsqueeze(0))
-        out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
-                                           v.reshape(N, H, S, hd), mask4, dropout_p)
-        out = out.reshape(N * H, L, hd).transpose(0, 1).reshape(L * N, E)
+        out = scaled_dot_product_attention(q, k, v, mask4, dropout_p)   # N, H, L, hd
+        out = out.permute(2, 0, 1, 3).reshape(L * N, E)
         out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
         return (out.squeeze(1) if unbatched else out), None
+    q, k, v = (t.reshape(N * H, -1, hd) for t in (q, k, v))   # N*H, L or S, hd
     scores = _C.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))   # N*H, L, S
     if attn_mask is not None:
         scores = scores + attn_mask

@@ -123,6 +123,15 @@ def linear(input, weight, bias=None):
             f"{weight.shape[1]}x{weight.shape[0]})")
     if input.ndim == 2 and bias is not None:
         return _C.addmm(bias, input, weight.t())
+    if input.ndim > 2 and weight.ndim == 2 and (bias is None or bias.ndim == 1):
+        # the leading dims folded into rows: one GEMM (and its backward two)
+        # whatever the input's strides (a transposed (L, N, E) view is copied
+        # once instead of multiplied as L small products), the bias fused
+        lead = tuple(input.shape[:-1])
+        rows = input.reshape(math.prod(lead), input.shape[-1])
+        out = (_C.addmm(bias, rows, weight.t()) if bias is not None
+               else _C.matmul(rows, weight.t()))
+        return out.reshape(*lead, weight.shape[0])
     out = _C.matmul(input, weight.t() if weight.ndim == 2 else weight)
     return out if bias is None else out + bias
 

@@ -9,7 +9,8 @@
  *
  * The memory functions (_memory_stats, _empty_cache, ...) take a device and
  * answer from that device's caching pool; torchlike.cuda wraps them.  The
- * _fake_* and _pool_* functions exist for tests only.                       */
+ * _fake_*, _pool_* and _host_cache_* functions exist for tests only;
+ * _cpu_memory_stats and _cpu_empty_cache answer for the CPU backend.  */
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/tensor/tl_backend.h"
 
@@ -492,6 +493,87 @@ static PyObject *storage_block(PyObject *self, PyObject *arg)
   return b ? PyLong_FromVoidPtr(b->ptr) : Py_NewRef(Py_None);
 }
 
+/* ---- the CPU's memory, and the host block cache's test instance --------------------- */
+
+static PyObject *host_stats_dict(const tl_host_cache_stats *st)
+{
+  return Py_BuildValue("{s:n,s:n,s:n,s:L,s:L,s:L,s:L,s:L,s:n}", "live", (Py_ssize_t)st->live,
+                       "peak", (Py_ssize_t)st->peak, "cached", (Py_ssize_t)st->cached,
+                       "nlive", (long long)st->nlive, "ncached", (long long)st->ncached,
+                       "raw_allocs", (long long)st->raw_allocs, "raw_frees",
+                       (long long)st->raw_frees, "hits", (long long)st->hits, "cap",
+                       (Py_ssize_t)st->cap);
+}
+
+/* _cpu_memory_stats() -> {"allocated", "peak", "large": the large-block cache's figures} */
+static PyObject *cpu_memory_stats(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  tl_cpu_memory m;
+  tl_backend_cpu_memory(&m);
+  PyObject *large = host_stats_dict(&m.large);
+  return large ? Py_BuildValue("{s:n,s:n,s:N}", "allocated", (Py_ssize_t)m.allocated, "peak",
+                               (Py_ssize_t)m.peak, "large", large)
+               : NULL;
+}
+
+static PyObject *cpu_empty_cache(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  tl_backend_cpu_empty_cache();
+  Py_RETURN_NONE;
+}
+
+static PyObject *host_cache_reset(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  Py_ssize_t cap = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (cap < 0)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "cap must be >= 0");
+  if (tl_backend_fake_reset_host_cache((size_t)cap) != TL_OK)
+    return tl_py_raise();
+  Py_RETURN_NONE;
+}
+
+/* _host_cache_alloc(nbytes) -> (address, block size); MemoryError when the fake device is full. */
+static PyObject *host_cache_alloc(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  Py_ssize_t n = PyNumber_AsSsize_t(arg, PyExc_OverflowError);
+  if (n <= 0)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "size must be positive");
+  size_t got;
+  void *p = tl_host_cache_alloc(tl_backend_fake_host_cache(), (size_t)n, &got);
+  if (!p)
+    return PyErr_Format(PyExc_MemoryError, "the fake device has no %zd bytes left", n);
+  return Py_BuildValue("Nn", PyLong_FromVoidPtr(p), (Py_ssize_t)got);
+}
+
+static PyObject *host_cache_free(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *ptr;
+  Py_ssize_t size;
+  if (!PyArg_ParseTuple(args, "On:_host_cache_free", &ptr, &size))
+    return NULL;
+  void *p = PyLong_AsVoidPtr(ptr);
+  if (!p)
+    return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "a NULL block");
+  tl_host_cache_free(tl_backend_fake_host_cache(), p, (size_t)size);
+  Py_RETURN_NONE;
+}
+
+static PyObject *host_cache_stats(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  tl_host_cache_stats st;
+  tl_host_cache_stats_get(tl_backend_fake_host_cache(), &st);
+  return host_stats_dict(&st);
+}
+
 static PyMethodDef backend_functions[] = {
     {"_memory_stats", memory_stats, METH_O, NULL},
     {"_memory_summary", memory_summary, METH_O, NULL},
@@ -511,6 +593,12 @@ static PyMethodDef backend_functions[] = {
     {"_pool_block", pool_block, METH_O, NULL},
     {"_pool_record_stream", pool_record_stream, METH_VARARGS, NULL},
     {"_storage_block", storage_block, METH_O, NULL},
+    {"_cpu_memory_stats", cpu_memory_stats, METH_NOARGS, NULL},
+    {"_cpu_empty_cache", cpu_empty_cache, METH_NOARGS, NULL},
+    {"_host_cache_reset", host_cache_reset, METH_O, NULL},
+    {"_host_cache_alloc", host_cache_alloc, METH_O, NULL},
+    {"_host_cache_free", host_cache_free, METH_VARARGS, NULL},
+    {"_host_cache_stats", host_cache_stats, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

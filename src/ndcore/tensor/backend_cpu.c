@@ -3,11 +3,14 @@
  * A CPU storage keeps its bytes in the same allocation as the header,
  * 64-byte aligned, so a small tensor costs one malloc.
  *
- * Freed large blocks are kept in a small cache and handed out again for a
- * request of about the same size: loops allocate the same large outputs
- * over and over, and a fresh block costs a page fault and a kernel-zeroed
- * page for every page of it (a 120 MB sort output: ~25 ms).  The cache is
- * bounded (TL_CACHE_SLOTS blocks, TL_CACHE_BYTES in all).                    */
+ * A large storage (TL_HUGE_MIN bytes or more) is a block of whole 2 MiB
+ * pages mapped for it alone, so that freeing it can give the memory back to
+ * the kernel instead of leaving a hole in malloc's heap; freed ones are kept
+ * in the bounded cache of tl_host_cache.h (never more than the peak of what
+ * was in use, nor TL_CACHE_BYTES) and handed out again for a request of about
+ * the same size: loops allocate the same large outputs over and over, and a
+ * fresh block costs a page fault and a kernel-zeroed page for every page of
+ * it (a 120 MB sort output: ~25 ms).                                         */
 #include <pthread.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
@@ -17,55 +20,75 @@
 #include <sys/mman.h>
 
 #include "ndcore/tensor/tl_backend.h"
+#include "ndcore/tensor/tl_host_cache.h"
 
 #define TL_STORAGE_ALIGN 64
 /* Large buffers are 2 MiB aligned and asked to use transparent huge pages:
  * a fresh 64 MiB output otherwise costs 16k page faults per op. */
 #define TL_HUGE_ALIGN ((size_t)2 << 20)
 #define TL_HUGE_MIN ((size_t)4 << 20)
-#define TL_CACHE_SLOTS 8
 #define TL_CACHE_BYTES ((size_t)1 << 30)
 /* The header rounded up so that the bytes after it stay aligned. */
 #define TL_STORAGE_HEADER \
   ((sizeof(tl_storage) + TL_STORAGE_ALIGN - 1) / TL_STORAGE_ALIGN * TL_STORAGE_ALIGN)
 
-static struct {
-  pthread_mutex_t lock;
-  void *blocks[TL_CACHE_SLOTS];
-  size_t sizes[TL_CACHE_SLOTS]; /* whole block, header included */
-  size_t total;
-} cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* A cached block of at least *size bytes and at most a quarter more, or
- * NULL; *size becomes the block's own size. */
-static void *cache_take(size_t *size)
+/* nbytes (a multiple of TL_HUGE_ALIGN) of fresh pages on a TL_HUGE_ALIGN
+ * boundary: a mapping TL_HUGE_ALIGN longer, its ends cut off. */
+static void *pages_alloc(void *ctx, size_t nbytes)
 {
-  void *block = NULL;
-  pthread_mutex_lock(&cache.lock);
-  for (int i = 0; i < TL_CACHE_SLOTS && !block; i++)
-    if (cache.blocks[i] && cache.sizes[i] >= *size && cache.sizes[i] - *size <= *size / 4) {
-      block = cache.blocks[i];
-      cache.blocks[i] = NULL;
-      cache.total -= cache.sizes[i];
-      *size = cache.sizes[i];
-    }
-  pthread_mutex_unlock(&cache.lock);
-  return block;
+  (void)ctx;
+  char *p = mmap(NULL, nbytes + TL_HUGE_ALIGN, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  char *start = (char *)(((uintptr_t)p + TL_HUGE_ALIGN - 1) & ~(uintptr_t)(TL_HUGE_ALIGN - 1));
+  if (start > p)
+    munmap(p, (size_t)(start - p));
+  if (p + TL_HUGE_ALIGN > start)
+    munmap(start + nbytes, (size_t)(p + TL_HUGE_ALIGN - start));
+#ifdef MADV_HUGEPAGE
+  /* the data: the first 2 MiB page holds only the storage header */
+  madvise(start + TL_HUGE_ALIGN, nbytes - TL_HUGE_ALIGN, MADV_HUGEPAGE);
+#endif
+  return start;
 }
 
-/* Keep a freed block for reuse, or free it when the cache is full. */
-static void cache_put(void *block, size_t size)
+static void pages_free(void *ctx, void *ptr, size_t nbytes)
 {
-  pthread_mutex_lock(&cache.lock);
-  for (int i = 0; i < TL_CACHE_SLOTS && block; i++)
-    if (!cache.blocks[i] && cache.total + size <= TL_CACHE_BYTES) {
-      cache.blocks[i] = block;
-      cache.sizes[i] = size;
-      cache.total += size;
-      block = NULL;
-    }
-  pthread_mutex_unlock(&cache.lock);
-  free(block);
+  (void)ctx;
+  munmap(ptr, nbytes);
+}
+
+static tl_host_cache cache =
+    TL_HOST_CACHE_INIT(((tl_host_raw){.alloc = pages_alloc, .free = pages_free}), TL_CACHE_BYTES);
+/* Bytes of every storage this backend made that is still alive. */
+static size_t allocated_bytes, allocated_peak;
+
+static void count_allocated(size_t nbytes)
+{
+  size_t now = __atomic_add_fetch(&allocated_bytes, nbytes, __ATOMIC_RELAXED);
+  size_t peak = __atomic_load_n(&allocated_peak, __ATOMIC_RELAXED);
+  while (now > peak &&
+         !__atomic_compare_exchange_n(&allocated_peak, &peak, now, true, __ATOMIC_RELAXED,
+                                      __ATOMIC_RELAXED))
+    ;
+}
+
+void tl_backend_cpu_memory(tl_cpu_memory *out)
+{
+  out->allocated = __atomic_load_n(&allocated_bytes, __ATOMIC_RELAXED);
+  out->peak = __atomic_load_n(&allocated_peak, __ATOMIC_RELAXED);
+  tl_host_cache_stats_get(&cache, &out->large);
+}
+
+void tl_backend_cpu_empty_cache(void)
+{
+  tl_host_cache_empty(&cache);
+  __atomic_store_n(&allocated_peak, __atomic_load_n(&allocated_bytes, __ATOMIC_RELAXED),
+                   __ATOMIC_RELAXED);
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 static int cpu_device_count(void) { return 1; }
@@ -87,17 +110,13 @@ static tl_storage *cpu_storage_new(const tl_backend *self, tl_device device, siz
   size_t size = header + (nbytes ? nbytes : 1);
   if (huge) {
     size = (size + TL_HUGE_ALIGN - 1) / TL_HUGE_ALIGN * TL_HUGE_ALIGN;
-    block = cache_take(&size);
+    block = tl_host_cache_alloc(&cache, size, &size);
+  } else if (posix_memalign(&block, TL_STORAGE_ALIGN, size) != 0) {
+    block = NULL;
   }
   if (!block) {
-    if (posix_memalign(&block, huge ? TL_HUGE_ALIGN : TL_STORAGE_ALIGN, size) != 0) {
-      tl_error_set(TL_ERR_MEMORY, "out of memory allocating %zu bytes on the CPU", nbytes);
-      return NULL;
-    }
-#ifdef MADV_HUGEPAGE
-    if (huge)
-      madvise((char *)block + header, size - header, MADV_HUGEPAGE);
-#endif
+    tl_error_set(TL_ERR_MEMORY, "out of memory allocating %zu bytes on the CPU", nbytes);
+    return NULL;
   }
   tl_storage *s = block;
   memset(s, 0, sizeof *s);
@@ -107,13 +126,15 @@ static tl_storage *cpu_storage_new(const tl_backend *self, tl_device device, siz
   s->device = tl_device_cpu();
   s->block_bytes = huge ? size : 0;
   s->backend = &tl_backend_cpu;
+  count_allocated(nbytes);
   return s;
 }
 
 static void cpu_storage_free(tl_storage *s)
 {
+  __atomic_sub_fetch(&allocated_bytes, s->nbytes, __ATOMIC_RELAXED);
   if (s->block_bytes)
-    cache_put(s, s->block_bytes);
+    tl_host_cache_free(&cache, s, s->block_bytes);
   else
     free(s);
 }

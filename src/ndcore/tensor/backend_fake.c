@@ -118,6 +118,28 @@ static const tl_alloc_raw fake_raw = {
     .event_free = event_free,
 };
 
+/* ---- the host block cache's test instance ---------------------------------------- */
+
+static tl_host_cache host_cache =
+    TL_HOST_CACHE_INIT(((tl_host_raw){.alloc = raw_alloc, .free = raw_free}), 0);
+
+tl_host_cache *tl_backend_fake_host_cache(void) { return &host_cache; }
+
+tl_status tl_backend_fake_reset_host_cache(size_t cap)
+{
+  tl_host_cache_empty(&host_cache);
+  pthread_mutex_lock(&host_cache.lock);
+  int64_t in_use = host_cache.st.nlive;
+  if (!in_use) {
+    host_cache.st = (tl_host_cache_stats){.cap = cap};
+    host_cache.cap = cap;
+  }
+  pthread_mutex_unlock(&host_cache.lock);
+  return in_use ? tl_error_set(TL_ERR_RUNTIME, "the host cache still has %lld blocks in use",
+                               (long long)in_use)
+                : TL_OK;
+}
+
 void tl_backend_fake_stream_finish(tl_stream stream)
 {
   size_t k = stream_slot(stream);

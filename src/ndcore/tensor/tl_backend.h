@@ -16,6 +16,7 @@
 
 #include "ndcore/tensor/tl_alloc.h"
 #include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/tensor/tl_host_cache.h"
 #include "ndcore/tensor/tl_tensor.h"
 
 typedef struct tl_backend {
@@ -59,6 +60,15 @@ const tl_backend *tl_backend_get_pinned(void); /* NULL with a RuntimeError when 
 
 /* ---- backends ------------------------------------------------------------------ */
 extern const tl_backend tl_backend_cpu;
+/* The CPU's memory: bytes of its live storages (and their most since the
+ * last tl_backend_cpu_empty_cache), and its cache of large blocks. */
+typedef struct {
+  size_t allocated, peak;
+  tl_host_cache_stats large;
+} tl_cpu_memory;
+void tl_backend_cpu_memory(tl_cpu_memory *out);
+/* Give cached large blocks and malloc's free heap back to the kernel. */
+void tl_backend_cpu_empty_cache(void);
 /* Register the fake device (idempotent). */
 void tl_backend_fake_enable(void);
 /* The fake device's counters: bytes moved by each copy direction and memsets,
@@ -83,6 +93,11 @@ void tl_backend_fake_set_stream(tl_stream stream);
 /* A fresh pool for the fake device, configured by config_text (as
  * TORCHLIKE_CUDA_ALLOC_CONF); RuntimeError while blocks are in use. */
 tl_status tl_backend_fake_reset_pool(const char *config_text);
+/* A host block cache (tl_host_cache.h) over the fake device's raw allocator,
+ * for tests of its rule; reset gives it a fresh state with `cap` bytes
+ * (RuntimeError while blocks are in use). */
+tl_host_cache *tl_backend_fake_host_cache(void);
+tl_status tl_backend_fake_reset_host_cache(size_t cap);
 
 /* ---- storages made through a pool ------------------------------------------------ */
 /* storage_new/storage_free of backends that keep a caching pool (fake, CUDA,

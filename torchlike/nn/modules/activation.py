@@ -383,7 +383,11 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         batched = query.ndim == 3
         if self.batch_first and batched:
-            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+            # self-attention stays one object (the in-projection is then one product)
+            same_k, same_v = key is query, value is key
+            query = query.transpose(0, 1)
+            key = query if same_k else key.transpose(0, 1)
+            value = key if same_v else value.transpose(0, 1)
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
             self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
