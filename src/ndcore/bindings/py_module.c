@@ -126,6 +126,13 @@ static PyObject *cuda_device_count(PyObject *self, PyObject *unused)
   return PyLong_FromLong(tl_gpu_device_count());
 }
 
+static PyObject *blas_corename(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(tl_linalg_blas_corename());
+}
+
 static PyMethodDef module_functions[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
@@ -135,6 +142,7 @@ static PyMethodDef module_functions[] = {
     {"can_cast", can_cast, METH_VARARGS, NULL},
     {"result_type", result_type, METH_VARARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
+    {"_blas_corename", blas_corename, METH_NOARGS, "the kernel set OpenBLAS runs (SkylakeX, Haswell ...)"},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
     {NULL, NULL, 0, NULL},
