@@ -48,38 +48,69 @@ static bool is_pointwise(const tl_nn_conv_geom *g)
   return true;
 }
 
-/* One row of the columns, split at the last spatial dim: kernel offset koff
- * (per dim), and q, the index of the window over the leading dims.  Gives the
- * image offset of the line its windows read (false: that line lies in the
- * padding), and along the last dim the windows [lo, hi) that fall inside the
- * image, window o reading element o * stride + base of that line. */
+/* One row of the columns, split at the last spatial dim.  Along the last dim
+ * the row's kernel offset k reads, for window o, element o * stride + base of
+ * an image line, and the windows [lo, hi) fall inside it: the same for every
+ * line of the row.  Over the leading dims (at most two) a walk steps through
+ * the grid lines, the image line each reads (false: one in the padding)
+ * found without a division per line. */
 typedef struct {
-  int64_t lo, hi, base, off;
-} window_line;
+  int64_t lo, hi, base;
+} window_span;
 
-static bool window_line_of(const tl_nn_conv_geom *g, const int64_t *koff, int64_t q, window_line *w)
+static window_span window_span_of(const tl_nn_conv_geom *g, int64_t k_last)
 {
   int last = g->nsp - 1;
-  int64_t off = 0, step = g->big[last];
-  for (int d = last - 1; d >= 0; d--) {
-    int64_t o = q % g->small[d];
-    q /= g->small[d];
-    int64_t i = o * g->stride[d] - g->padding[d] + koff[d] * g->dilation[d];
-    if (i < 0 || i >= g->big[d])
-      return false;
-    off += i * step;
-    step *= g->big[d];
-  }
-  int64_t s = g->stride[last], base = koff[last] * g->dilation[last] - g->padding[last];
+  int64_t s = g->stride[last], base = k_last * g->dilation[last] - g->padding[last];
   int64_t lo = base >= 0 ? 0 : (-base + s - 1) / s;
   int64_t hi = g->big[last] - 1 - base < 0 ? 0 : (g->big[last] - 1 - base) / s + 1;
-  w->lo = lo;
-  w->hi = hi < g->small[last] ? hi : g->small[last];
-  if (w->hi < w->lo)
-    w->hi = w->lo;
-  w->base = base;
-  w->off = off;
+  window_span w = {.lo = lo, .hi = hi < g->small[last] ? hi : g->small[last], .base = base};
+  if (w.hi < w.lo)
+    w.hi = w.lo;
+  return w;
+}
+
+typedef struct {
+  const tl_nn_conv_geom *g;
+  int64_t o[TL_NN_CONV_MAX_DIMS];     /* the grid line's index per leading dim */
+  int64_t first[TL_NN_CONV_MAX_DIMS]; /* image index of window 0 per leading dim */
+} line_walk;
+
+/* Start at grid line q for kernel offsets koff. */
+static void line_walk_start(line_walk *lw, const tl_nn_conv_geom *g, const int64_t *koff, int64_t q)
+{
+  lw->g = g;
+  for (int d = g->nsp - 2; d >= 0; d--) {
+    lw->o[d] = q % g->small[d];
+    q /= g->small[d];
+    lw->first[d] = koff[d] * g->dilation[d] - g->padding[d];
+  }
+}
+
+/* The image offset of the current line's start (false: padding). */
+static bool line_walk_offset(const line_walk *lw, int64_t *off)
+{
+  const tl_nn_conv_geom *g = lw->g;
+  int last = g->nsp - 1;
+  int64_t o = 0, step = g->big[last];
+  for (int d = last - 1; d >= 0; d--) {
+    int64_t i = lw->o[d] * g->stride[d] + lw->first[d];
+    if (i < 0 || i >= g->big[d])
+      return false;
+    o += i * step;
+    step *= g->big[d];
+  }
+  *off = o;
   return true;
+}
+
+static void line_walk_next(line_walk *lw)
+{
+  for (int d = lw->g->nsp - 2; d >= 0; d--) {
+    if (++lw->o[d] < lw->g->small[d])
+      return;
+    lw->o[d] = 0;
+  }
 }
 
 static void kernel_offsets(const tl_nn_conv_geom *g, int64_t k, int64_t *koff)
@@ -123,25 +154,29 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end, int worker)
   const im2col_job *j = ctx;
   const tl_nn_conv_geom *g = j->g;
   int last = g->nsp - 1;
-  int64_t width = g->small[last];
+  int64_t width = g->small[last], s = g->stride[last];
+  size_t es = j->es;
   int64_t koff[TL_NN_CONV_MAX_DIMS];
   for (int64_t r = begin; r < end; r++) {
-    const char *xc = j->x + (size_t)((r / j->K) * j->image) * j->es;
+    const char *xc = j->x + (size_t)((r / j->K) * j->image) * es;
     kernel_offsets(g, r % j->K, koff);
-    for (int64_t q = j->q0; q < j->q1; q++) {
-      char *dst = j->cols + (size_t)(r * j->Lc + (q - j->q0) * width) * j->es;
-      window_line w;
-      if (!window_line_of(g, koff, q, &w)) {
-        memset(dst, 0, (size_t)width * j->es);
+    window_span w = window_span_of(g, koff[last]);
+    line_walk lw;
+    line_walk_start(&lw, g, koff, j->q0);
+    for (int64_t q = j->q0; q < j->q1; q++, line_walk_next(&lw)) {
+      char *dst = j->cols + (size_t)(r * j->Lc + (q - j->q0) * width) * es;
+      int64_t off;
+      if (!line_walk_offset(&lw, &off)) {
+        memset(dst, 0, (size_t)width * es);
         continue;
       }
-      memset(dst, 0, (size_t)w.lo * j->es);
-      memset(dst + (size_t)w.hi * j->es, 0, (size_t)(width - w.hi) * j->es);
-      const char *src = xc + (size_t)(w.off + w.lo * g->stride[last] + w.base) * j->es;
-      if (g->stride[last] == 1)
-        memcpy(dst + (size_t)w.lo * j->es, src, (size_t)(w.hi - w.lo) * j->es);
+      memset(dst, 0, (size_t)w.lo * es);
+      memset(dst + (size_t)w.hi * es, 0, (size_t)(width - w.hi) * es);
+      const char *src = xc + (size_t)(off + w.lo * s + w.base) * es;
+      if (s == 1)
+        memcpy(dst + (size_t)w.lo * es, src, (size_t)(w.hi - w.lo) * es);
       else
-        strided_copy(dst + (size_t)w.lo * j->es, src, w.hi - w.lo, g->stride[last], j->es);
+        strided_copy(dst + (size_t)w.lo * es, src, w.hi - w.lo, s, es);
     }
   }
 }
@@ -202,12 +237,15 @@ static void col2im_range(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t k = 0; k < j->K; k++) {
       int64_t r = c * j->K + k;
       kernel_offsets(g, k, koff);
-      for (int64_t q = j->q0; q < j->q1; q++) {
-        window_line w;
-        if (!window_line_of(g, koff, q, &w))
+      window_span w = window_span_of(g, koff[last]);
+      line_walk lw;
+      line_walk_start(&lw, g, koff, j->q0);
+      for (int64_t q = j->q0; q < j->q1; q++, line_walk_next(&lw)) {
+        int64_t off;
+        if (!line_walk_offset(&lw, &off))
           continue;
         int64_t src = r * j->Lc + (q - j->q0) * width + w.lo;
-        int64_t dst = c * j->image + w.off + w.lo * s + w.base;
+        int64_t dst = c * j->image + off + w.lo * s + w.base;
         if (j->f64)
           add_line_f64((double *)j->x + dst, (const double *)j->cols + src, w.hi - w.lo, s);
         else
