@@ -19,6 +19,7 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/linalg/tl_blas.h"
+#include "nn/conv/conv_direct.h"
 #include "nn/conv/tl_conv.h"
 
 /* ---- window geometry ----------------------------------------------------------------- */
@@ -445,6 +446,7 @@ struct conv_job {
   const void *a, *b, *bias; /* the kernel's two operands and bias (work dtype) */
   void *out;
   sample_fn sample;
+  tl_conv_direct *direct; /* the direct path's plan (conv_direct.h), or NULL */
   bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
   int64_t per;  /* work units per sample: its chunks when split, else 1 */
   int64_t slots, cols_numel, acc_numel;
@@ -492,7 +494,8 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   int64_t t = tl_parallel_get_threads(), chunks = (j->d.lines + j->d.chunk - 1) / j->d.chunk;
   j->per = j->splits && j->d.N < 2 * t && chunks > 1 ? chunks : 1;
   j->slots = slots_for(j->d.N * j->per);
-  j->cols_numel = j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
+  j->cols_numel = j->direct ? j->direct->scratch_numel
+                 : j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
   tl_status status = work_begin(w, a, b, bias, out, j->slots * j->cols_numel +
                                                      (j->slots - 1) * acc_numel);
@@ -504,6 +507,10 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   j->bias = bias ? tl_tensor_data(w->in[2]) : NULL;
   j->out = tl_tensor_data(w->out);
   j->scratch = w->scratch.storage ? tl_tensor_data(&w->scratch) : NULL;
+  if (j->direct && !tl_conv_direct_pack(j->direct, j->b))
+    return work_end(w, tl_error_set(TL_ERR_MEMORY, "convolution: out of memory"));
+  for (int64_t s = 0; s < j->slots && j->direct; s++)
+    tl_conv_direct_scratch_init(j->direct, slot_cols(j, s));
   if (acc_numel) /* every slot adds its samples into its accumulator */
     for (int64_t s = 0; s < j->slots; s++)
       memset(slot_acc(j, s), 0, (size_t)acc_numel * w->es);
@@ -625,20 +632,57 @@ static void weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
   }
 }
 
+/* Y[n] = the direct correlation of X[n] (conv_direct.h);  a = X, b = W, out = Y */
+static void direct_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                          void *acc)
+{
+  (void)qb, (void)qe, (void)acc;
+  const tl_conv_direct *p = j->direct;
+  tl_conv_direct_sample(p, (const float *)j->a + n * p->G * p->Ci * p->H * p->W, j->bias,
+                        (float *)j->out + n * p->G * p->Co * p->Ho * p->Wo, scratch);
+}
+
+/* The direct path when it takes the geometry: float work, and a batch that
+ * gives every thread samples (it runs a sample on one thread). */
+static tl_status run_direct(conv_job *j, tl_conv_direct *plan, bool transposed, const tl_tensor *x,
+                            const tl_tensor *weight, const tl_tensor *bias, tl_tensor *y,
+                            bool *done)
+{
+  int64_t t = tl_parallel_get_threads();
+  *done = false;
+  if (y->dtype == TL_DTYPE_F64 || (t > 1 && j->d.N < 2 * t) ||
+      !tl_conv_direct_plan(plan, j->g, transposed, x->shape[1], y->shape[1]))
+    return TL_OK;
+  work_set w;
+  *done = true;
+  j->direct = plan;
+  j->sample = direct_sample;
+  j->splits = false;
+  tl_status status = run_samples(j, &w, x, weight, bias, y, 0);
+  tl_conv_direct_free(plan);
+  return status;
+}
+
 static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const tl_tensor *bias,
                           const tl_nn_conv_geom *g, tl_tensor *small)
 {
   work_set w;
+  tl_conv_direct plan;
+  bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
-  return run_samples(&j, &w, big, weight, bias, small, 0);
+  tl_status status = run_direct(&j, &plan, false, big, weight, bias, small, &done);
+  return done ? status : run_samples(&j, &w, big, weight, bias, small, 0);
 }
 
 static tl_status cpu_conv_t(const tl_tensor *small, const tl_tensor *weight, const tl_tensor *bias,
                             const tl_nn_conv_geom *g, tl_tensor *big)
 {
   work_set w;
+  tl_conv_direct plan;
+  bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_t_sample};
-  return run_samples(&j, &w, small, weight, bias, big, 0);
+  tl_status status = run_direct(&j, &plan, true, small, weight, bias, big, &done);
+  return done ? status : run_samples(&j, &w, small, weight, bias, big, 0);
 }
 
 static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const tl_nn_conv_geom *g,

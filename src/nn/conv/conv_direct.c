@@ -1,0 +1,197 @@
+/* conv_direct.c - 2-d convolution of stride 1 without columns (conv_direct.h).
+ *
+ * Legend as in conv_direct.h; per group Wd (Co, K), K = Ci*KH*KW, the weight
+ * as a correlation reads it: Wd[co][ci][kh][kw].
+ * The sample is copied once into a zero-padded plane Xp (G*Ci, Hp, Wp).  On
+ * that plane's grid, output position p = oh*Wp + ow reads through kernel
+ * offset k = (ci, kh, kw) the element Xp[ci][p + kh*dh*Wp + kw*dw]: one
+ * constant offset per k, so a run of consecutive positions is one vector
+ * load per k, with no columns and no packing of the image (what im2col and
+ * the GEMM's own packing cost).  The last Wp - Wo positions of every row
+ * are computed and dropped (they read across into the next row), so the path
+ * is taken where they are a small share.  Yp (G*Co, Pr) holds the padded-grid
+ * result; its valid columns go to Y with the bias added.
+ * Register tile: 8 output channels x 48 positions, 24 zmm accumulators, the
+ * weight packed [G][Co/8][K][8] so that a tile reads one stream of
+ * broadcasts; the positions' tiles are the outer loop, so the plane rows a
+ * tile reads stay in cache over every channel tile.                        */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/conv/conv_direct.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TL_CONV_DIRECT 1
+#include <immintrin.h>
+#endif
+
+enum { ROWS = 8, VECS = 3, LANES = 16, SPAN = VECS * LANES };
+
+static bool cpu_has_avx512(void)
+{
+#ifdef TL_CONV_DIRECT
+  static int has = -1;
+  if (has < 0)
+    has = __builtin_cpu_supports("avx512f") ? 1 : 0;
+  return has == 1;
+#else
+  return false;
+#endif
+}
+
+bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool transposed,
+                         int64_t cin, int64_t cout)
+{
+  memset(p, 0, sizeof *p);
+  p->transposed = transposed;
+  if (g->nsp != 2 || g->stride[0] != 1 || g->stride[1] != 1 || !cpu_has_avx512())
+    return false;
+  p->G = g->groups;
+  p->Ci = cin / p->G;
+  p->Co = cout / p->G;
+  p->KH = g->kernel[0];
+  p->KW = g->kernel[1];
+  p->dh = g->dilation[0];
+  p->dw = g->dilation[1];
+  int64_t span_h = p->dh * (p->KH - 1), span_w = p->dw * (p->KW - 1);
+  if (transposed) { /* the flipped kernel over S, padded to give B's size */
+    p->H = g->small[0];
+    p->W = g->small[1];
+    p->Ho = g->big[0];
+    p->Wo = g->big[1];
+    p->pt = span_h - g->padding[0];
+    p->pl = span_w - g->padding[1];
+  } else {
+    p->H = g->big[0];
+    p->W = g->big[1];
+    p->Ho = g->small[0];
+    p->Wo = g->small[1];
+    p->pt = g->padding[0];
+    p->pl = g->padding[1];
+  }
+  p->Hp = p->Ho + span_h;
+  p->Wp = p->Wo + span_w;
+  p->K = p->Ci * p->KH * p->KW;
+  /* Worth it: a kernel wider than 1x1 (a 1x1 one is a plain GEMM already),
+   * a channel tile mostly used, few dropped columns, and some work per load. */
+  if (p->pt < 0 || p->pl < 0 || p->Hp < p->pt + p->H || p->Wp < p->pl + p->W ||
+      p->KH * p->KW == 1 || p->Co < ROWS || 4 * p->Wo < 3 * p->Wp || p->Ho <= 0 || p->Wo <= 0 ||
+      p->K == 0)
+    return false;
+  p->P = p->Ho * p->Wp;
+  p->Pr = (p->P + SPAN - 1) / SPAN * SPAN;
+  p->tiles = (p->Co + ROWS - 1) / ROWS;
+  /* the last tile reads up to Pr - P positions and KW - 1 taps past the plane */
+  p->xp_numel = p->G * p->Ci * p->Hp * p->Wp + (p->Pr - p->P) + span_w;
+  p->scratch_numel = p->xp_numel + p->G * p->Co * p->Pr;
+  return true;
+}
+
+bool tl_conv_direct_pack(tl_conv_direct *p, const float *weight)
+{
+  int64_t KK = p->KH * p->KW;
+  p->wpk = malloc((size_t)(p->G * p->tiles * p->K * ROWS) * sizeof *p->wpk);
+  p->koff = malloc((size_t)p->K * sizeof *p->koff);
+  if (!p->wpk || !p->koff) {
+    tl_conv_direct_free(p);
+    return false;
+  }
+  for (int64_t k = 0; k < p->K; k++) {
+    int64_t ci = k / KK, kh = k % KK / p->KW, kw = k % p->KW;
+    p->koff[k] = ci * p->Hp * p->Wp + kh * p->dh * p->Wp + kw * p->dw;
+  }
+  for (int64_t gi = 0; gi < p->G; gi++)
+    for (int64_t t = 0; t < p->tiles; t++)
+      for (int64_t k = 0; k < p->K; k++) {
+        float *dst = p->wpk + ((gi * p->tiles + t) * p->K + k) * ROWS;
+        int64_t ci = k / KK, kk = k % KK;
+        for (int64_t r = 0; r < ROWS; r++) {
+          int64_t co = t * ROWS + r;
+          if (co >= p->Co)
+            dst[r] = 0;
+          else if (p->transposed) /* (G*Ci, Co, KH, KW), kernel flipped */
+            dst[r] = weight[((gi * p->Ci + ci) * p->Co + co) * KK + (KK - 1 - kk)];
+          else /* (G*Co, Ci, KH, KW) */
+            dst[r] = weight[(gi * p->Co + co) * p->K + k];
+        }
+      }
+  return true;
+}
+
+void tl_conv_direct_free(tl_conv_direct *p)
+{
+  free(p->wpk);
+  free(p->koff);
+  p->wpk = NULL;
+  p->koff = NULL;
+}
+
+void tl_conv_direct_scratch_init(const tl_conv_direct *p, float *scratch)
+{
+  memset(scratch, 0, (size_t)p->xp_numel * sizeof *scratch);
+}
+
+#ifdef TL_CONV_DIRECT
+/* yp (rows x SPAN, row stride ld) = the tile's ROWS channels at SPAN
+ * positions from xp (the plane at the tile's first position). */
+__attribute__((target("avx512f"))) static void tile(const float *xp, const int64_t *koff,
+                                                     int64_t K, const float *w, float *yp,
+                                                     int64_t ld, int64_t rows)
+{
+  __m512 acc[ROWS][VECS];
+#pragma GCC unroll 8
+  for (int r = 0; r < ROWS; r++)
+#pragma GCC unroll 3
+    for (int v = 0; v < VECS; v++)
+      acc[r][v] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; k++, w += ROWS) {
+    const float *x = xp + koff[k];
+    __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + LANES);
+    __m512 x2 = _mm512_loadu_ps(x + 2 * LANES);
+#pragma GCC unroll 8
+    for (int r = 0; r < ROWS; r++) {
+      __m512 b = _mm512_set1_ps(w[r]);
+      acc[r][0] = _mm512_fmadd_ps(b, x0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(b, x1, acc[r][1]);
+      acc[r][2] = _mm512_fmadd_ps(b, x2, acc[r][2]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < ROWS; r++)
+    if (r < rows)
+#pragma GCC unroll 3
+      for (int v = 0; v < VECS; v++)
+        _mm512_storeu_ps(yp + r * ld + v * LANES, acc[r][v]);
+}
+#endif
+
+void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float *bias, float *y,
+                           float *scratch)
+{
+#ifdef TL_CONV_DIRECT
+  float *xp = scratch, *yp = scratch + p->xp_numel;
+  int64_t plane = p->Hp * p->Wp;
+  for (int64_t c = 0; c < p->G * p->Ci; c++) /* the image into the plane's interior */
+    for (int64_t h = 0; h < p->H; h++)
+      memcpy(xp + c * plane + (p->pt + h) * p->Wp + p->pl, x + (c * p->H + h) * p->W,
+             (size_t)p->W * sizeof *x);
+  for (int64_t gi = 0; gi < p->G; gi++) {
+    const float *xg = xp + gi * p->Ci * plane;
+    for (int64_t p0 = 0; p0 < p->Pr; p0 += SPAN)
+      for (int64_t t = 0; t < p->tiles; t++) {
+        int64_t rows = p->Co - t * ROWS < ROWS ? p->Co - t * ROWS : ROWS;
+        tile(xg + p0, p->koff, p->K, p->wpk + (gi * p->tiles + t) * p->K * ROWS,
+             yp + (gi * p->Co + t * ROWS) * p->Pr + p0, p->Pr, rows);
+      }
+  }
+  for (int64_t c = 0; c < p->G * p->Co; c++) /* the valid columns, plus the bias */
+    for (int64_t h = 0; h < p->Ho; h++) {
+      const float *src = yp + c * p->Pr + h * p->Wp;
+      float *dst = y + (c * p->Ho + h) * p->Wo, b = bias ? bias[c] : 0.0f;
+      for (int64_t i = 0; i < p->Wo; i++)
+        dst[i] = src[i] + b;
+    }
+#else
+  (void)p, (void)x, (void)bias, (void)y, (void)scratch;
+#endif
+}
