@@ -447,6 +447,7 @@ struct conv_job {
   void *out;
   sample_fn sample;
   tl_conv_direct *direct; /* the direct path's plan (conv_direct.h), or NULL */
+  bool direct_weight;     /* ... for the weight gradient */
   bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
   int64_t per;  /* work units per sample: its chunks when split, else 1 */
   int64_t slots, cols_numel, acc_numel;
@@ -494,7 +495,8 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   int64_t t = tl_parallel_get_threads(), chunks = (j->d.lines + j->d.chunk - 1) / j->d.chunk;
   j->per = j->splits && j->d.N < 2 * t && chunks > 1 ? chunks : 1;
   j->slots = slots_for(j->d.N * j->per);
-  j->cols_numel = j->direct ? j->direct->scratch_numel
+  j->cols_numel = j->direct ? (j->direct_weight ? j->direct->weight_scratch_numel
+                                                 : j->direct->scratch_numel)
                  : j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
   tl_status status = work_begin(w, a, b, bias, out, j->slots * j->cols_numel +
@@ -507,7 +509,7 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   j->bias = bias ? tl_tensor_data(w->in[2]) : NULL;
   j->out = tl_tensor_data(w->out);
   j->scratch = w->scratch.storage ? tl_tensor_data(&w->scratch) : NULL;
-  if (j->direct && !tl_conv_direct_pack(j->direct, j->b))
+  if (j->direct && !tl_conv_direct_pack(j->direct, j->direct_weight ? NULL : j->b))
     return work_end(w, tl_error_set(TL_ERR_MEMORY, "convolution: out of memory"));
   for (int64_t s = 0; s < j->slots && j->direct; s++)
     tl_conv_direct_scratch_init(j->direct, slot_cols(j, s));
@@ -642,24 +644,39 @@ static void direct_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
                         (float *)j->out + n * p->G * p->Co * p->Ho * p->Wo, scratch);
 }
 
-/* The direct path when it takes the geometry: float work, and a batch that
- * gives every thread samples (it runs a sample on one thread). */
-static tl_status run_direct(conv_job *j, tl_conv_direct *plan, bool transposed, const tl_tensor *x,
-                            const tl_tensor *weight, const tl_tensor *bias, tl_tensor *y,
-                            bool *done)
+/* acc (Cs, Cb/g*K) += S[n] correlated with B[n], directly;  a = S, b = B */
+static void direct_weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe,
+                                 void *scratch, void *acc)
+{
+  (void)qb, (void)qe;
+  const tl_conv_direct *p = j->direct;
+  tl_conv_direct_weight_sample(p, (const float *)j->b + n * p->G * p->Ci * p->H * p->W,
+                               (const float *)j->a + n * p->G * p->Co * p->Ho * p->Wo, acc,
+                               scratch);
+}
+
+/* The direct path when it takes the geometry (the plan for cin -> cout
+ * channels; transposed: a transposed convolution's weight): float work, and
+ * a batch that gives every thread samples (a sample runs on one thread).
+ * *done says whether it ran; a, b, bias, out, acc_numel as run_samples. */
+static tl_status run_direct(conv_job *j, bool transposed, bool weight_grad, int64_t cin,
+                            int64_t cout, const tl_tensor *a, const tl_tensor *b,
+                            const tl_tensor *bias, tl_tensor *out, int64_t acc_numel, bool *done)
 {
   int64_t t = tl_parallel_get_threads();
+  tl_conv_direct plan;
   *done = false;
-  if (y->dtype == TL_DTYPE_F64 || (t > 1 && j->d.N < 2 * t) ||
-      !tl_conv_direct_plan(plan, j->g, transposed, x->shape[1], y->shape[1]))
+  if (out->dtype == TL_DTYPE_F64 || (t > 1 && j->d.N < 2 * t) ||
+      !tl_conv_direct_plan(&plan, j->g, transposed, cin, cout))
     return TL_OK;
   work_set w;
   *done = true;
-  j->direct = plan;
-  j->sample = direct_sample;
+  j->direct = &plan;
+  j->direct_weight = weight_grad;
+  j->sample = weight_grad ? direct_weight_sample : direct_sample;
   j->splits = false;
-  tl_status status = run_samples(j, &w, x, weight, bias, y, 0);
-  tl_conv_direct_free(plan);
+  tl_status status = run_samples(j, &w, a, b, bias, out, acc_numel);
+  tl_conv_direct_free(&plan);
   return status;
 }
 
@@ -667,10 +684,10 @@ static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const t
                           const tl_nn_conv_geom *g, tl_tensor *small)
 {
   work_set w;
-  tl_conv_direct plan;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
-  tl_status status = run_direct(&j, &plan, false, big, weight, bias, small, &done);
+  tl_status status = run_direct(&j, false, false, big->shape[1], small->shape[1], big, weight,
+                                bias, small, 0, &done);
   return done ? status : run_samples(&j, &w, big, weight, bias, small, 0);
 }
 
@@ -678,10 +695,10 @@ static tl_status cpu_conv_t(const tl_tensor *small, const tl_tensor *weight, con
                             const tl_nn_conv_geom *g, tl_tensor *big)
 {
   work_set w;
-  tl_conv_direct plan;
   bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_t_sample};
-  tl_status status = run_direct(&j, &plan, true, small, weight, bias, big, &done);
+  tl_status status = run_direct(&j, true, false, small->shape[1], big->shape[1], small, weight,
+                                bias, big, 0, &done);
   return done ? status : run_samples(&j, &w, small, weight, bias, big, 0);
 }
 
@@ -689,8 +706,12 @@ static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const 
                             tl_tensor *grad_weight)
 {
   work_set w;
+  bool done;
+  int64_t acc = tl_tensor_numel(grad_weight);
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample, .splits = true};
-  return run_samples(&j, &w, small, big, NULL, grad_weight, tl_tensor_numel(grad_weight));
+  tl_status status = run_direct(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
+                                grad_weight, acc, &done);
+  return done ? status : run_samples(&j, &w, small, big, NULL, grad_weight, acc);
 }
 
 /* im2col (to_cols: B (N, C, *big) -> (N, C*K, L)) or col2im (back), per sample. */

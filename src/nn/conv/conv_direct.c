@@ -14,7 +14,15 @@
  * Register tile: 8 output channels x 48 positions, 24 zmm accumulators, the
  * weight packed [G][Co/8][K][8] so that a tile reads one stream of
  * broadcasts; the positions' tiles are the outer loop, so the plane rows a
- * tile reads stay in cache over every channel tile.                        */
+ * tile reads stay in cache over every channel tile.
+ * The weight gradient is the same sum read the other way:
+ *   dWd[co][k] = sum_p gyp[co][p] * Xp[p + koff[k]]
+ * with gyp the output gradient on the padded grid (zero in the dropped
+ * columns).  It is vectorised over output channels: gyp is transposed to
+ * (Pr, Cop) so that a position's channels are one vector, and a register
+ * tile of 6 taps x 64 channels (24 accumulators) takes per position four
+ * vector loads and six broadcasts of consecutive plane elements, over
+ * blocks of positions that stay in L1.                                     */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +34,9 @@
 #endif
 
 enum { ROWS = 8, VECS = 3, LANES = 16, SPAN = VECS * LANES };
+/* the weight gradient's tile: TAPS taps x CVECS vectors of channels, over
+ * blocks of PBLOCK positions */
+enum { TAPS = 6, CVECS = 4, PBLOCK = 128 };
 
 static bool cpu_has_avx512(void)
 {
@@ -84,15 +95,18 @@ bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool trans
   /* the last tile reads up to Pr - P positions and KW - 1 taps past the plane */
   p->xp_numel = p->G * p->Ci * p->Hp * p->Wp + (p->Pr - p->P) + span_w;
   p->scratch_numel = p->xp_numel + p->G * p->Co * p->Pr;
+  p->Cop = (p->Co + LANES - 1) / LANES * LANES;
+  p->Kr = (p->K + TAPS - 1) / TAPS * TAPS;
+  p->weight_scratch_numel = p->xp_numel + p->Pr * p->Cop + p->Kr * p->Cop;
   return true;
 }
 
 bool tl_conv_direct_pack(tl_conv_direct *p, const float *weight)
 {
   int64_t KK = p->KH * p->KW;
-  p->wpk = malloc((size_t)(p->G * p->tiles * p->K * ROWS) * sizeof *p->wpk);
-  p->koff = malloc((size_t)p->K * sizeof *p->koff);
-  if (!p->wpk || !p->koff) {
+  p->wpk = weight ? malloc((size_t)(p->G * p->tiles * p->K * ROWS) * sizeof *p->wpk) : NULL;
+  p->koff = calloc((size_t)p->Kr, sizeof *p->koff); /* the taps past K read offset 0 */
+  if ((weight && !p->wpk) || !p->koff) {
     tl_conv_direct_free(p);
     return false;
   }
@@ -100,7 +114,7 @@ bool tl_conv_direct_pack(tl_conv_direct *p, const float *weight)
     int64_t ci = k / KK, kh = k % KK / p->KW, kw = k % p->KW;
     p->koff[k] = ci * p->Hp * p->Wp + kh * p->dh * p->Wp + kw * p->dw;
   }
-  for (int64_t gi = 0; gi < p->G; gi++)
+  for (int64_t gi = 0; gi < p->G && weight; gi++)
     for (int64_t t = 0; t < p->tiles; t++)
       for (int64_t k = 0; k < p->K; k++) {
         float *dst = p->wpk + ((gi * p->tiles + t) * p->K + k) * ROWS;
@@ -132,6 +146,16 @@ void tl_conv_direct_scratch_init(const tl_conv_direct *p, float *scratch)
 }
 
 #ifdef TL_CONV_DIRECT
+/* The image x (G*Ci, H, W) into the interior of the zero-padded plane xp. */
+static void fill_plane(const tl_conv_direct *p, const float *x, float *xp)
+{
+  int64_t plane = p->Hp * p->Wp;
+  for (int64_t c = 0; c < p->G * p->Ci; c++)
+    for (int64_t h = 0; h < p->H; h++)
+      memcpy(xp + c * plane + (p->pt + h) * p->Wp + p->pl, x + (c * p->H + h) * p->W,
+             (size_t)p->W * sizeof *x);
+}
+
 /* yp (rows x SPAN, row stride ld) = the tile's ROWS channels at SPAN
  * positions from xp (the plane at the tile's first position). */
 __attribute__((target("avx512f"))) static void tile(const float *xp, const int64_t *koff,
@@ -171,10 +195,7 @@ void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float 
 #ifdef TL_CONV_DIRECT
   float *xp = scratch, *yp = scratch + p->xp_numel;
   int64_t plane = p->Hp * p->Wp;
-  for (int64_t c = 0; c < p->G * p->Ci; c++) /* the image into the plane's interior */
-    for (int64_t h = 0; h < p->H; h++)
-      memcpy(xp + c * plane + (p->pt + h) * p->Wp + p->pl, x + (c * p->H + h) * p->W,
-             (size_t)p->W * sizeof *x);
+  fill_plane(p, x, xp);
   for (int64_t gi = 0; gi < p->G; gi++) {
     const float *xg = xp + gi * p->Ci * plane;
     for (int64_t p0 = 0; p0 < p->Pr; p0 += SPAN)
@@ -193,5 +214,101 @@ void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float 
     }
 #else
   (void)p, (void)x, (void)bias, (void)y, (void)scratch;
+#endif
+}
+
+#ifdef TL_CONV_DIRECT
+/* dwt[k][c] (ld Cop) += sum over positions [0, np) of gyt[p][c] * xp[koff[k] + p],
+ * for TAPS taps and CV vectors of channels (a constant in each caller, so
+ * that the accumulators stay in registers). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+weight_tile(const float *xp, const int64_t *koff, const float *gyt, const int CV, int64_t Cop,
+            int64_t np, float *dwt)
+{
+  __m512 acc[TAPS][CVECS];
+  const float *xk[TAPS];
+#pragma GCC unroll 6
+  for (int t = 0; t < TAPS; t++) {
+    xk[t] = xp + koff[t];
+#pragma GCC unroll 4
+    for (int v = 0; v < CV; v++)
+      acc[t][v] = _mm512_setzero_ps();
+  }
+  for (int64_t i = 0; i < np; i++, gyt += Cop) {
+    __m512 g[CVECS];
+#pragma GCC unroll 4
+    for (int v = 0; v < CV; v++)
+      g[v] = _mm512_loadu_ps(gyt + v * LANES);
+#pragma GCC unroll 6
+    for (int t = 0; t < TAPS; t++) {
+      __m512 b = _mm512_set1_ps(xk[t][i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < CV; v++)
+        acc[t][v] = _mm512_fmadd_ps(b, g[v], acc[t][v]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int t = 0; t < TAPS; t++)
+#pragma GCC unroll 4
+    for (int v = 0; v < CV; v++) {
+      float *d = dwt + t * Cop + v * LANES;
+      _mm512_storeu_ps(d, _mm512_add_ps(_mm512_loadu_ps(d), acc[t][v]));
+    }
+}
+
+#define TL_WEIGHT_TILE(CV)                                                                    \
+  __attribute__((target("avx512f"))) static void weight_tile_##CV(                            \
+      const float *xp, const int64_t *koff, const float *gyt, int64_t Cop, int64_t np,        \
+      float *dwt)                                                                             \
+  {                                                                                           \
+    weight_tile(xp, koff, gyt, CV, Cop, np, dwt);                                             \
+  }
+TL_WEIGHT_TILE(1)
+TL_WEIGHT_TILE(2)
+TL_WEIGHT_TILE(3)
+TL_WEIGHT_TILE(4)
+
+typedef void (*weight_tile_fn)(const float *, const int64_t *, const float *, int64_t, int64_t,
+                               float *);
+static const weight_tile_fn weight_tiles[CVECS + 1] = {NULL, weight_tile_1, weight_tile_2,
+                                                       weight_tile_3, weight_tile_4};
+#endif
+
+void tl_conv_direct_weight_sample(const tl_conv_direct *p, const float *x, const float *gy,
+                                  float *dw, float *scratch)
+{
+#ifdef TL_CONV_DIRECT
+  float *xp = scratch, *gyt = scratch + p->xp_numel, *dwt = gyt + p->Pr * p->Cop;
+  int64_t plane = p->Hp * p->Wp;
+  fill_plane(p, x, xp);
+  for (int64_t gi = 0; gi < p->G; gi++) {
+    /* gyt (Pr, Cop): the group's gradient on the padded grid, transposed;
+     * the dropped columns, the tail and the channels past Co are zero */
+    memset(gyt, 0, (size_t)(p->Pr * p->Cop) * sizeof *gyt);
+    for (int64_t c = 0; c < p->Co; c++) {
+      const float *src = gy + (gi * p->Co + c) * p->Ho * p->Wo;
+      for (int64_t h = 0; h < p->Ho; h++)
+        for (int64_t w = 0; w < p->Wo; w++)
+          gyt[(h * p->Wp + w) * p->Cop + c] = src[h * p->Wo + w];
+    }
+    memset(dwt, 0, (size_t)(p->Kr * p->Cop) * sizeof *dwt);
+    const float *xg = xp + gi * p->Ci * plane;
+    for (int64_t p0 = 0; p0 < p->P; p0 += PBLOCK) {
+      int64_t np = p->P - p0 < PBLOCK ? p->P - p0 : PBLOCK;
+      for (int64_t c0 = 0; c0 < p->Cop; c0 += CVECS * LANES) {
+        int64_t cvecs = (p->Cop - c0) / LANES < CVECS ? (p->Cop - c0) / LANES : CVECS;
+        for (int64_t k0 = 0; k0 < p->K; k0 += TAPS) /* past K: taps of offset 0, dropped */
+          weight_tiles[cvecs](xg + p0, p->koff + k0, gyt + p0 * p->Cop + c0, p->Cop, np,
+                              dwt + k0 * p->Cop + c0);
+      }
+    }
+    for (int64_t c = 0; c < p->Co; c++) { /* dw (Co, K) += dwt^T */
+      float *d = dw + (gi * p->Co + c) * p->K;
+      for (int64_t k = 0; k < p->K; k++)
+        d[k] += dwt[k * p->Cop + c];
+    }
+  }
+#else
+  (void)p, (void)x, (void)gy, (void)dw, (void)scratch;
 #endif
 }

@@ -22,8 +22,10 @@ typedef struct {
   int64_t P, Pr, K;       /* positions on the padded grid (Ho*Wp), rounded up to a tile; Ci*KH*KW */
   int64_t tiles;          /* tiles of output channels per group */
   int64_t xp_numel, scratch_numel; /* one sample's padded plane; it and the padded-grid output */
+  int64_t Cop, Kr, weight_scratch_numel; /* Co rounded up to a vector, K to a tile of taps;
+                                           * the weight gradient's scratch */
   float *wpk;             /* packed weight [G][tiles][K][8] */
-  int64_t *koff;          /* per k = (ci, kh, kw): its offset in the padded plane */
+  int64_t *koff;          /* per k = (ci, kh, kw): its offset in the padded plane (Kr entries) */
   bool transposed;        /* the weight is a transposed convolution's */
 } tl_conv_direct;
 
@@ -32,7 +34,8 @@ typedef struct {
  * writes the small one (cout), a transposed one (transposed) the reverse. */
 bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool transposed,
                          int64_t cin, int64_t cout);
-/* Pack the weight (work float32) and the offsets; false: out of memory. */
+/* Pack the weight (work float32; NULL for the weight gradient, which needs
+ * only the offsets) and the offsets; false: out of memory. */
 bool tl_conv_direct_pack(tl_conv_direct *p, const float *weight);
 void tl_conv_direct_free(tl_conv_direct *p);
 /* Zero a sample's scratch once (the padding of the plane stays zero). */
@@ -40,5 +43,10 @@ void tl_conv_direct_scratch_init(const tl_conv_direct *p, float *scratch);
 /* One sample: x (G*Ci, H, W) -> y (G*Co, Ho, Wo) (+ bias (G*Co) when not NULL). */
 void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float *bias, float *y,
                            float *scratch);
+/* The weight gradient of a convolution's plan (not transposed), one sample:
+ * dw (G*Co, Ci*KH*KW) += gy (G*Co, Ho, Wo) correlated with x (G*Ci, H, W);
+ * scratch of weight_scratch_numel, initialised by scratch_init. */
+void tl_conv_direct_weight_sample(const tl_conv_direct *p, const float *x, const float *gy,
+                                  float *dw, float *scratch);
 
 #endif
