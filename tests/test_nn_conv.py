@@ -607,6 +607,7 @@ DIRECT_CASES = [
     ((9, 11), 3, 9, (5, 3), (2, 1), 1, 1),    # a rectangular kernel, 9 channels (a ragged tile)
     ((10, 10), 6, 72, (3, 3), 0, 1, 1),       # no padding; 72 channels: 64 + 8 in the weight tiles
     ((20, 21), 5, 20, (2, 2), (0, 1), (1, 2), 1),
+    ((8, 9), 4, 8, (3, 3), 3, 1, 1),          # padding past the kernel's reach: no shared gap
 ]
 
 

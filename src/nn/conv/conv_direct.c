@@ -7,11 +7,14 @@
  * offset k = (ci, kh, kw) the element Xp[ci][p + kh*dh*Wp + kw*dw]: one
  * constant offset per k, so a run of consecutive positions is one vector
  * load per k, with no columns and no packing of the image (what im2col and
- * the GEMM's own packing cost).  The last Wp - Wo positions of every row
- * are computed and dropped (they read across into the next row), so the path
- * is taken where they are a small share.  Yp (G*Co, Pr) holds the padded-grid
+ * the GEMM's own packing cost).  The zero gap between image rows is both a
+ * row's right padding and the next one's left padding, and the last
+ * Wp - Wo positions of every grid row are computed and dropped (they read
+ * across into the next row), so the path is taken where they are a small
+ * share.  Yp (G*Co, Pr) holds the padded-grid
  * result; its valid columns go to Y with the bias added.
- * Register tile: 8 output channels x 48 positions, 24 zmm accumulators, the
+ * Register tile: 8 output channels x 48 positions (fewer in a grid's last
+ * tile), 24 zmm accumulators, the
  * weight packed [G][Co/8][K][8] so that a tile reads one stream of
  * broadcasts; the positions' tiles are the outer loop, so the plane rows a
  * tile reads stay in cache over every channel tile.
@@ -81,7 +84,11 @@ bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool trans
     p->pl = g->padding[1];
   }
   p->Hp = p->Ho + span_h;
-  p->Wp = p->Wo + span_w;
+  /* One gap of zeros between image rows serves as the right padding of a
+   * row and the left padding of the next (a window reads past one side by
+   * pl, the other by pr), so the grid drops fewer columns. */
+  int64_t pr = p->Wo + span_w - p->W - p->pl, gap = pr > p->pl ? pr : p->pl;
+  p->Wp = p->W + gap > p->Wo ? p->W + gap : p->Wo;
   p->K = p->Ci * p->KH * p->KW;
   /* Worth it: a kernel wider than 1x1 (a 1x1 one is a plain GEMM already),
    * a channel tile mostly used, few dropped columns, and some work per load. */
@@ -90,7 +97,7 @@ bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool trans
       p->K == 0)
     return false;
   p->P = p->Ho * p->Wp;
-  p->Pr = (p->P + SPAN - 1) / SPAN * SPAN;
+  p->Pr = (p->P + LANES - 1) / LANES * LANES;
   p->tiles = (p->Co + ROWS - 1) / ROWS;
   /* the last tile reads up to Pr - P positions and KW - 1 taps past the plane */
   p->xp_numel = p->G * p->Ci * p->Hp * p->Wp + (p->Pr - p->P) + span_w;
@@ -156,37 +163,55 @@ static void fill_plane(const tl_conv_direct *p, const float *x, float *xp)
              (size_t)p->W * sizeof *x);
 }
 
-/* yp (rows x SPAN, row stride ld) = the tile's ROWS channels at SPAN
- * positions from xp (the plane at the tile's first position). */
-__attribute__((target("avx512f"))) static void tile(const float *xp, const int64_t *koff,
-                                                     int64_t K, const float *w, float *yp,
-                                                     int64_t ld, int64_t rows)
+/* yp (rows x NV vectors of positions, row stride ld) = the tile's ROWS
+ * channels from xp (the plane at the tile's first position); NV is a
+ * constant in each caller, so that the accumulators stay in registers. */
+__attribute__((always_inline, target("avx512f"))) static inline void
+tile(const float *xp, const int64_t *koff, int64_t K, const float *w, float *yp, int64_t ld,
+     int64_t rows, const int NV)
 {
   __m512 acc[ROWS][VECS];
 #pragma GCC unroll 8
   for (int r = 0; r < ROWS; r++)
 #pragma GCC unroll 3
-    for (int v = 0; v < VECS; v++)
+    for (int v = 0; v < NV; v++)
       acc[r][v] = _mm512_setzero_ps();
   for (int64_t k = 0; k < K; k++, w += ROWS) {
     const float *x = xp + koff[k];
-    __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + LANES);
-    __m512 x2 = _mm512_loadu_ps(x + 2 * LANES);
+    __m512 xv[VECS];
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; v++)
+      xv[v] = _mm512_loadu_ps(x + v * LANES);
 #pragma GCC unroll 8
     for (int r = 0; r < ROWS; r++) {
       __m512 b = _mm512_set1_ps(w[r]);
-      acc[r][0] = _mm512_fmadd_ps(b, x0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(b, x1, acc[r][1]);
-      acc[r][2] = _mm512_fmadd_ps(b, x2, acc[r][2]);
+#pragma GCC unroll 3
+      for (int v = 0; v < NV; v++)
+        acc[r][v] = _mm512_fmadd_ps(b, xv[v], acc[r][v]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < ROWS; r++)
     if (r < rows)
 #pragma GCC unroll 3
-      for (int v = 0; v < VECS; v++)
+      for (int v = 0; v < NV; v++)
         _mm512_storeu_ps(yp + r * ld + v * LANES, acc[r][v]);
 }
+
+#define TL_TILE(NV)                                                                           \
+  __attribute__((target("avx512f"))) static void tile_##NV(                                   \
+      const float *xp, const int64_t *koff, int64_t K, const float *w, float *yp, int64_t ld, \
+      int64_t rows)                                                                           \
+  {                                                                                           \
+    tile(xp, koff, K, w, yp, ld, rows, NV);                                                   \
+  }
+TL_TILE(1)
+TL_TILE(2)
+TL_TILE(3)
+
+typedef void (*tile_fn)(const float *, const int64_t *, int64_t, const float *, float *, int64_t,
+                        int64_t);
+static const tile_fn tiles[VECS + 1] = {NULL, tile_1, tile_2, tile_3};
 #endif
 
 void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float *bias, float *y,
@@ -198,12 +223,14 @@ void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float 
   fill_plane(p, x, xp);
   for (int64_t gi = 0; gi < p->G; gi++) {
     const float *xg = xp + gi * p->Ci * plane;
-    for (int64_t p0 = 0; p0 < p->Pr; p0 += SPAN)
+    for (int64_t p0 = 0; p0 < p->Pr; p0 += SPAN) {
+      int64_t nv = (p->Pr - p0) / LANES < VECS ? (p->Pr - p0) / LANES : VECS;
       for (int64_t t = 0; t < p->tiles; t++) {
         int64_t rows = p->Co - t * ROWS < ROWS ? p->Co - t * ROWS : ROWS;
-        tile(xg + p0, p->koff, p->K, p->wpk + (gi * p->tiles + t) * p->K * ROWS,
-             yp + (gi * p->Co + t * ROWS) * p->Pr + p0, p->Pr, rows);
+        tiles[nv](xg + p0, p->koff, p->K, p->wpk + (gi * p->tiles + t) * p->K * ROWS,
+                  yp + (gi * p->Co + t * ROWS) * p->Pr + p0, p->Pr, rows);
       }
+    }
   }
   for (int64_t c = 0; c < p->G * p->Co; c++) /* the valid columns, plus the bias */
     for (int64_t h = 0; h < p->Ho; h++) {
