@@ -446,6 +446,7 @@ struct conv_job {
   const void *a, *b, *bias; /* the kernel's two operands and bias (work dtype) */
   void *out;
   sample_fn sample;
+  void (*slot_end)(const conv_job *j, void *cols, void *acc); /* after a slot's last sample */
   tl_conv_direct *direct; /* the direct path's plan (conv_direct.h), or NULL */
   bool direct_weight;     /* ... for the weight gradient */
   bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
@@ -476,6 +477,8 @@ static void slots_range(void *ctx, int64_t begin, int64_t end, int worker)
       int64_t q1 = j->per == 1 || q0 + j->d.chunk > j->d.lines ? j->d.lines : q0 + j->d.chunk;
       j->sample(j, n, q0, q1, slot_cols(j, s), slot_acc(j, s));
     }
+  for (int64_t s = begin; s < end && j->slot_end; s++)
+    j->slot_end(j, slot_cols(j, s), slot_acc(j, s));
 }
 
 /* How many slots (threads with their own buffers) `units` of work get. */
@@ -512,7 +515,7 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   if (j->direct && !tl_conv_direct_pack(j->direct, j->direct_weight ? NULL : j->b))
     return work_end(w, tl_error_set(TL_ERR_MEMORY, "convolution: out of memory"));
   for (int64_t s = 0; s < j->slots && j->direct; s++)
-    tl_conv_direct_scratch_init(j->direct, slot_cols(j, s));
+    tl_conv_direct_scratch_init(slot_cols(j, s), j->cols_numel);
   if (acc_numel) /* every slot adds its samples into its accumulator */
     for (int64_t s = 0; s < j->slots; s++)
       memset(slot_acc(j, s), 0, (size_t)acc_numel * w->es);
@@ -644,15 +647,20 @@ static void direct_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
                         (float *)j->out + n * p->G * p->Co * p->Ho * p->Wo, scratch);
 }
 
-/* acc (Cs, Cb/g*K) += S[n] correlated with B[n], directly;  a = S, b = B */
+/* The slot's sums += S[n] correlated with B[n], directly;  a = S, b = B */
 static void direct_weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe,
                                  void *scratch, void *acc)
 {
-  (void)qb, (void)qe;
+  (void)qb, (void)qe, (void)acc;
   const tl_conv_direct *p = j->direct;
   tl_conv_direct_weight_sample(p, (const float *)j->b + n * p->G * p->Ci * p->H * p->W,
-                               (const float *)j->a + n * p->G * p->Co * p->Ho * p->Wo, acc,
-                               scratch);
+                               (const float *)j->a + n * p->G * p->Co * p->Ho * p->Wo, scratch);
+}
+
+/* acc (Cs, Cb/g*K) += the slot's sums */
+static void direct_weight_end(const conv_job *j, void *scratch, void *acc)
+{
+  tl_conv_direct_weight_flush(j->direct, scratch, acc);
 }
 
 /* The direct path when it takes the geometry (the plan for cin -> cout
@@ -674,6 +682,7 @@ static tl_status run_direct(conv_job *j, bool transposed, bool weight_grad, int6
   j->direct = &plan;
   j->direct_weight = weight_grad;
   j->sample = weight_grad ? direct_weight_sample : direct_sample;
+  j->slot_end = weight_grad ? direct_weight_end : NULL;
   j->splits = false;
   tl_status status = run_samples(j, &w, a, b, bias, out, acc_numel);
   tl_conv_direct_free(&plan);

@@ -37,9 +37,10 @@
 #endif
 
 enum { ROWS = 8, VECS = 3, LANES = 16, SPAN = VECS * LANES };
-/* the weight gradient's tile: TAPS taps x CVECS vectors of channels, over
- * blocks of PBLOCK positions */
-enum { TAPS = 6, CVECS = 4, PBLOCK = 128 };
+/* the weight gradient's tile: TAPS taps (WIDE_TAPS when at most two vectors
+ * of channels, so that a broadcast feeds as many FMAs) x CVECS vectors of
+ * channels, over blocks of PBLOCK positions */
+enum { TAPS = 6, WIDE_TAPS = 12, CVECS = 4, PBLOCK = 64 };
 
 static bool cpu_has_avx512(void)
 {
@@ -104,7 +105,7 @@ bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool trans
   p->scratch_numel = p->xp_numel + p->G * p->Co * p->Pr;
   p->Cop = (p->Co + LANES - 1) / LANES * LANES;
   p->Kr = (p->K + TAPS - 1) / TAPS * TAPS;
-  p->weight_scratch_numel = p->xp_numel + p->Pr * p->Cop + p->Kr * p->Cop;
+  p->weight_scratch_numel = p->xp_numel + p->Pr * p->Cop + p->G * p->Kr * p->Cop;
   return true;
 }
 
@@ -147,9 +148,9 @@ void tl_conv_direct_free(tl_conv_direct *p)
   p->koff = NULL;
 }
 
-void tl_conv_direct_scratch_init(const tl_conv_direct *p, float *scratch)
+void tl_conv_direct_scratch_init(float *scratch, int64_t numel)
 {
-  memset(scratch, 0, (size_t)p->xp_numel * sizeof *scratch);
+  memset(scratch, 0, (size_t)numel * sizeof *scratch);
 }
 
 #ifdef TL_CONV_DIRECT
@@ -246,16 +247,16 @@ void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float 
 
 #ifdef TL_CONV_DIRECT
 /* dwt[k][c] (ld Cop) += sum over positions [0, np) of gyt[p][c] * xp[koff[k] + p],
- * for TAPS taps and CV vectors of channels (a constant in each caller, so
- * that the accumulators stay in registers). */
+ * for NT taps and CV vectors of channels (constants in each caller, so that
+ * the accumulators stay in registers). */
 __attribute__((always_inline, target("avx512f"))) static inline void
-weight_tile(const float *xp, const int64_t *koff, const float *gyt, const int CV, int64_t Cop,
-            int64_t np, float *dwt)
+weight_tile(const float *xp, const int64_t *koff, const float *gyt, const int CV, const int NT,
+            int64_t Cop, int64_t np, float *dwt)
 {
-  __m512 acc[TAPS][CVECS];
-  const float *xk[TAPS];
-#pragma GCC unroll 6
-  for (int t = 0; t < TAPS; t++) {
+  __m512 acc[WIDE_TAPS][CVECS];
+  const float *xk[WIDE_TAPS];
+#pragma GCC unroll 12
+  for (int t = 0; t < NT; t++) {
     xk[t] = xp + koff[t];
 #pragma GCC unroll 4
     for (int v = 0; v < CV; v++)
@@ -266,16 +267,16 @@ weight_tile(const float *xp, const int64_t *koff, const float *gyt, const int CV
 #pragma GCC unroll 4
     for (int v = 0; v < CV; v++)
       g[v] = _mm512_loadu_ps(gyt + v * LANES);
-#pragma GCC unroll 6
-    for (int t = 0; t < TAPS; t++) {
+#pragma GCC unroll 12
+    for (int t = 0; t < NT; t++) {
       __m512 b = _mm512_set1_ps(xk[t][i]);
 #pragma GCC unroll 4
       for (int v = 0; v < CV; v++)
         acc[t][v] = _mm512_fmadd_ps(b, g[v], acc[t][v]);
     }
   }
-#pragma GCC unroll 6
-  for (int t = 0; t < TAPS; t++)
+#pragma GCC unroll 12
+  for (int t = 0; t < NT; t++)
 #pragma GCC unroll 4
     for (int v = 0; v < CV; v++) {
       float *d = dwt + t * Cop + v * LANES;
@@ -283,59 +284,114 @@ weight_tile(const float *xp, const int64_t *koff, const float *gyt, const int CV
     }
 }
 
-#define TL_WEIGHT_TILE(CV)                                                                    \
-  __attribute__((target("avx512f"))) static void weight_tile_##CV(                            \
+/* Rows r and r + 2^j of a 16 x 16 block with row bit j and column bit j
+ * swapped (four such steps transpose it). */
+__attribute__((always_inline, target("avx512f"))) static inline void
+swap_bit(__m512 *lo, __m512 *hi, __m512i idx_lo, __m512i idx_hi)
+{
+  __m512 a = *lo, b = *hi;
+  *lo = _mm512_permutex2var_ps(a, idx_lo, b);
+  *hi = _mm512_permutex2var_ps(a, idx_hi, b);
+}
+
+/* gyt[(h*Wp + w)*Cop + c] = gy[c][h][w] for one group's Co channels: 16
+ * channels x 16 positions at a time, transposed in registers.  Positions
+ * and channels outside gy are not written (the caller's zeros). */
+__attribute__((target("avx512f"))) static void transpose_grid(const tl_conv_direct *p,
+                                                               const float *gy, float *gyt)
+{
+  __m512i idx[4][2];
+  for (int j = 0; j < 4; j++) {
+    int32_t lo[LANES], hi[LANES], b = 1 << j;
+    for (int c = 0; c < LANES; c++) { /* from row r (c's bit j clear) or r + b (set) */
+      lo[c] = c & b ? LANES + c - b : c;
+      hi[c] = c & b ? LANES + c : c + b;
+    }
+    idx[j][0] = _mm512_loadu_si512(lo);
+    idx[j][1] = _mm512_loadu_si512(hi);
+  }
+  int64_t HW = p->Ho * p->Wo;
+  for (int64_t c0 = 0; c0 < p->Co; c0 += LANES) {
+    int64_t nc = p->Co - c0 < LANES ? p->Co - c0 : LANES;
+    for (int64_t h = 0; h < p->Ho; h++)
+      for (int64_t w0 = 0; w0 < p->Wo; w0 += LANES) {
+        int64_t nw = p->Wo - w0 < LANES ? p->Wo - w0 : LANES;
+        __mmask16 m = (__mmask16)((1u << nw) - 1);
+        __m512 r[LANES];
+        for (int c = 0; c < LANES; c++) /* row c: channel c0 + c at 16 positions */
+          r[c] = c < nc ? _mm512_maskz_loadu_ps(m, gy + (c0 + c) * HW + h * p->Wo + w0)
+                        : _mm512_setzero_ps();
+        for (int j = 0; j < 4; j++)
+          for (int i = 0; i < LANES; i++)
+            if (!(i & (1 << j)))
+              swap_bit(&r[i], &r[i + (1 << j)], idx[j][0], idx[j][1]);
+        float *dst = gyt + (h * p->Wp + w0) * p->Cop + c0;
+        for (int64_t i = 0; i < nw; i++) /* row i: position w0 + i's 16 channels */
+          _mm512_storeu_ps(dst + i * p->Cop, r[i]);
+      }
+  }
+}
+
+#define TL_WEIGHT_TILE(CV, NT)                                                                \
+  __attribute__((target("avx512f"))) static void weight_tile_##CV##_##NT(                     \
       const float *xp, const int64_t *koff, const float *gyt, int64_t Cop, int64_t np,        \
       float *dwt)                                                                             \
   {                                                                                           \
-    weight_tile(xp, koff, gyt, CV, Cop, np, dwt);                                             \
+    weight_tile(xp, koff, gyt, CV, NT, Cop, np, dwt);                                         \
   }
-TL_WEIGHT_TILE(1)
-TL_WEIGHT_TILE(2)
-TL_WEIGHT_TILE(3)
-TL_WEIGHT_TILE(4)
+TL_WEIGHT_TILE(1, 6)
+TL_WEIGHT_TILE(2, 6)
+TL_WEIGHT_TILE(3, 6)
+TL_WEIGHT_TILE(4, 6)
+TL_WEIGHT_TILE(1, 12)
+TL_WEIGHT_TILE(2, 12)
 
 typedef void (*weight_tile_fn)(const float *, const int64_t *, const float *, int64_t, int64_t,
                                float *);
-static const weight_tile_fn weight_tiles[CVECS + 1] = {NULL, weight_tile_1, weight_tile_2,
-                                                       weight_tile_3, weight_tile_4};
+/* [wide][vectors of channels] */
+static const weight_tile_fn weight_tiles[2][CVECS + 1] = {
+    {NULL, weight_tile_1_6, weight_tile_2_6, weight_tile_3_6, weight_tile_4_6},
+    {NULL, weight_tile_1_12, weight_tile_2_12, NULL, NULL}};
 #endif
 
 void tl_conv_direct_weight_sample(const tl_conv_direct *p, const float *x, const float *gy,
-                                  float *dw, float *scratch)
+                                  float *scratch)
 {
 #ifdef TL_CONV_DIRECT
-  float *xp = scratch, *gyt = scratch + p->xp_numel, *dwt = gyt + p->Pr * p->Cop;
+  float *xp = scratch, *gyt = scratch + p->xp_numel;
   int64_t plane = p->Hp * p->Wp;
   fill_plane(p, x, xp);
   for (int64_t gi = 0; gi < p->G; gi++) {
     /* gyt (Pr, Cop): the group's gradient on the padded grid, transposed;
-     * the dropped columns, the tail and the channels past Co are zero */
-    memset(gyt, 0, (size_t)(p->Pr * p->Cop) * sizeof *gyt);
-    for (int64_t c = 0; c < p->Co; c++) {
-      const float *src = gy + (gi * p->Co + c) * p->Ho * p->Wo;
-      for (int64_t h = 0; h < p->Ho; h++)
-        for (int64_t w = 0; w < p->Wo; w++)
-          gyt[(h * p->Wp + w) * p->Cop + c] = src[h * p->Wo + w];
-    }
-    memset(dwt, 0, (size_t)(p->Kr * p->Cop) * sizeof *dwt);
+     * the dropped columns, the tail and the channels past Co stay zero */
+    transpose_grid(p, gy + gi * p->Co * p->Ho * p->Wo, gyt);
+    float *dwt = gyt + p->Pr * p->Cop + gi * p->Kr * p->Cop;
     const float *xg = xp + gi * p->Ci * plane;
     for (int64_t p0 = 0; p0 < p->P; p0 += PBLOCK) {
       int64_t np = p->P - p0 < PBLOCK ? p->P - p0 : PBLOCK;
       for (int64_t c0 = 0; c0 < p->Cop; c0 += CVECS * LANES) {
         int64_t cvecs = (p->Cop - c0) / LANES < CVECS ? (p->Cop - c0) / LANES : CVECS;
-        for (int64_t k0 = 0; k0 < p->K; k0 += TAPS) /* past K: taps of offset 0, dropped */
-          weight_tiles[cvecs](xg + p0, p->koff + k0, gyt + p0 * p->Cop + c0, p->Cop, np,
-                              dwt + k0 * p->Cop + c0);
+        for (int64_t k0 = 0, nt; k0 < p->K; k0 += nt) { /* past K: taps of offset 0, dropped */
+          bool wide = cvecs <= 2 && k0 + WIDE_TAPS <= p->Kr;
+          nt = wide ? WIDE_TAPS : TAPS;
+          weight_tiles[wide][cvecs](xg + p0, p->koff + k0, gyt + p0 * p->Cop + c0, p->Cop, np,
+                                    dwt + k0 * p->Cop + c0);
+        }
       }
     }
+  }
+#else
+  (void)p, (void)x, (void)gy, (void)scratch;
+#endif
+}
+
+void tl_conv_direct_weight_flush(const tl_conv_direct *p, const float *scratch, float *dw)
+{
+  const float *dwt = scratch + p->xp_numel + p->Pr * p->Cop;
+  for (int64_t gi = 0; gi < p->G; gi++, dwt += p->Kr * p->Cop)
     for (int64_t c = 0; c < p->Co; c++) { /* dw (Co, K) += dwt^T */
       float *d = dw + (gi * p->Co + c) * p->K;
       for (int64_t k = 0; k < p->K; k++)
         d[k] += dwt[k * p->Cop + c];
     }
-  }
-#else
-  (void)p, (void)x, (void)gy, (void)dw, (void)scratch;
-#endif
 }

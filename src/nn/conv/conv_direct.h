@@ -38,15 +38,19 @@ bool tl_conv_direct_plan(tl_conv_direct *p, const tl_nn_conv_geom *g, bool trans
  * only the offsets) and the offsets; false: out of memory. */
 bool tl_conv_direct_pack(tl_conv_direct *p, const float *weight);
 void tl_conv_direct_free(tl_conv_direct *p);
-/* Zero a sample's scratch once (the padding of the plane stays zero). */
-void tl_conv_direct_scratch_init(const tl_conv_direct *p, float *scratch);
+/* Zero a thread's scratch once (the padding of the plane stays zero, and the
+ * weight gradient's sums start from it). */
+void tl_conv_direct_scratch_init(float *scratch, int64_t numel);
 /* One sample: x (G*Ci, H, W) -> y (G*Co, Ho, Wo) (+ bias (G*Co) when not NULL). */
 void tl_conv_direct_sample(const tl_conv_direct *p, const float *x, const float *bias, float *y,
                            float *scratch);
 /* The weight gradient of a convolution's plan (not transposed), one sample:
- * dw (G*Co, Ci*KH*KW) += gy (G*Co, Ho, Wo) correlated with x (G*Ci, H, W);
- * scratch of weight_scratch_numel, initialised by scratch_init. */
+ * the sums in scratch (of weight_scratch_numel, initialised by scratch_init)
+ * += gy (G*Co, Ho, Wo) correlated with x (G*Ci, H, W); a thread's samples
+ * add into its scratch, and weight_flush adds the sums into dw
+ * (G*Co, Ci*KH*KW) once, after its last. */
 void tl_conv_direct_weight_sample(const tl_conv_direct *p, const float *x, const float *gy,
-                                  float *dw, float *scratch);
+                                  float *scratch);
+void tl_conv_direct_weight_flush(const tl_conv_direct *p, const float *scratch, float *dw);
 
 #endif
