@@ -6,7 +6,9 @@
  * are consecutive, so each group's product is one GEMM on sub-blocks.  The
  * columns are made a chunk of output lines at a time (about 1 MiB, kept in
  * cache for the GEMM that reads them).  A 1x1 kernel with stride 1 and no
- * padding needs no columns: B[n] is its own.
+ * padding needs no columns: B[n] is its own.  2-d stride-1 float32 work on
+ * an AVX-512 CPU takes the direct path instead (conv_direct.h: no columns,
+ * no GEMM) when run_direct finds it fits.
  *
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
