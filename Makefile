@@ -57,4 +57,4 @@ wheelhouse: $(VENV)/.installed
 	  $(WHEEL_PLATFORMS) -d .whl scipy-openblas32==0.3.34.481.3 apache-tvm-ffi==0.1.15.post2
 
 clean:
-	rm -rf $(BUILD) build-asan build-gpu torchlike/_C*.so
+	rm -rf $(BUILD) build-asan build-gpu torchlike/_C*.so torchlike/_cpuid*.so

@@ -87,6 +87,26 @@ def np_conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation
     return out
 
 
+def np_conv_weight_grad(x, g, k, stride, padding, dilation, groups):
+    """dW[o, c, k] = the sum over samples and windows of g[o] * x[c] through k."""
+    n = x.ndim - 2
+    stride, padding, dilation = tup(stride, n), tup(padding, n), tup(dilation, n)
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(pp, pp) for pp in padding])
+    O, Cg = g.shape[1], x.shape[1] // groups
+    Og = O // groups
+    ref = np.zeros((O, Cg) + tuple(k))
+    axes = [0] + list(range(2, 2 + n))
+    for kidx in itertools.product(*(range(kk) for kk in k)):
+        sl = tuple(slice(kidx[i] * dilation[i],
+                         kidx[i] * dilation[i] + stride[i] * (g.shape[2 + i] - 1) + 1, stride[i])
+                   for i in range(n))
+        for gi in range(groups):
+            ref[(slice(gi * Og, (gi + 1) * Og), slice(None)) + kidx] = np.tensordot(
+                g[:, gi * Og:(gi + 1) * Og],
+                xp[(slice(None), slice(gi * Cg, (gi + 1) * Cg)) + sl], (axes, axes))
+    return ref
+
+
 def np_unfold(x, k, dilation, padding, stride):
     n = x.ndim - 2
     xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
@@ -571,14 +591,100 @@ def test_images_whose_columns_take_several_chunks(sp, k, s, p, d):
     op = [x.shape[2 + i] - ((out.shape[2 + i] - 1) * tup(s, n)[i] - 2 * tup(p, n)[i]
                             + tup(d, n)[i] * (k[i] - 1) + 1) for i in range(n)]
     close(x.grad, np_conv_transpose(g, back(w), None, s, p, op, 1, d), T.float64)
-    # dW[o, c, k] = sum over n and windows of g * x window
-    xp = np.pad(back(x), [(0, 0), (0, 0)] + [(pp, pp) for pp in tup(p, n)])
-    ref = np.zeros(w.shape)
-    for kidx in itertools.product(*(range(kk) for kk in k)):
-        sl = tuple(slice(kidx[i] * tup(d, n)[i],
-                         kidx[i] * tup(d, n)[i] + tup(s, n)[i] * (out.shape[2 + i] - 1) + 1,
-                         tup(s, n)[i]) for i in range(n))
-        axes = [0] + list(range(2, 2 + n))
-        ref[(slice(None), slice(None)) + kidx] = np.tensordot(
-            g, xp[(slice(None), slice(None)) + sl], (axes, axes))
-    close(w.grad, ref, T.float64)
+    close(w.grad, np_conv_weight_grad(back(x), g, k, s, p, d, 1), T.float64)
+
+
+# The direct path (conv_direct.c: float32, 2-d, stride 1, a kernel wider than
+# 1x1, at least 8 output channels per group, batches of two samples per
+# thread) for the forward, the input gradient (a stride-1 transposed
+# convolution) and the weight gradient; on CPUs without AVX-512 the same
+# calls run the GEMM path.  (spatial size, in, out, kernel, padding,
+# dilation, groups)
+DIRECT_CASES = [
+    ((16, 16), 32, 64, (3, 3), 1, 1, 1),      # the small CNN's second layer
+    ((13, 17), 8, 24, (3, 3), 2, 2, 1),       # dilation, padding wider than the kernel's reach
+    ((12, 12), 16, 32, (3, 3), 1, 1, 2),      # groups
+    ((9, 11), 3, 9, (5, 3), (2, 1), 1, 1),    # a rectangular kernel, 9 channels (a ragged tile)
+    ((10, 10), 6, 72, (3, 3), 0, 1, 1),       # no padding; 72 channels: 64 + 8 in the weight tiles
+    ((20, 21), 5, 20, (2, 2), (0, 1), (1, 2), 1),
+    ((8, 9), 4, 8, (3, 3), 3, 1, 1),          # padding past the kernel's reach: no shared gap
+]
+
+
+@pytest.mark.parametrize("case", DIRECT_CASES, ids=str)
+def test_direct_path_values_and_gradients_match_numpy(case):
+    sp, Cin, O, k, p, d, groups = case
+    x = tl(rand((4, Cin) + sp, 70), T.float32, grad=True)
+    w = tl(rand((O, Cin // groups) + k, 71) * 0.3, T.float32, grad=True)
+    b = tl(rand((O,), 72), T.float32, grad=True)
+    out = F.conv2d(x, w, b, 1, p, d, groups)
+    close(out, np_conv(back(x), back(w), back(b), 1, p, d, groups), T.float32)
+    g = rand(tuple(out.shape), 73)
+    out.backward(tl(g, T.float32))
+    op = [x.shape[2 + i] - (out.shape[2 + i] - 2 * tup(p, 2)[i] + tup(d, 2)[i] * (k[i] - 1))
+          for i in range(2)]
+    close(x.grad, np_conv_transpose(g, back(w), None, 1, p, op, groups, d), T.float32)
+    close(w.grad, np_conv_weight_grad(back(x), g, k, 1, p, d, groups), T.float32)
+    close(b.grad, g.sum((0, 2, 3)), T.float32)
+
+
+@pytest.mark.parametrize("case", DIRECT_CASES[:3], ids=str)
+def test_direct_path_shapes_gradcheck_in_float64(case):
+    """float64 runs the GEMM path on the same geometry (fewer channels, a
+    smaller image): its derivatives."""
+    sp, Cin, O, k, p, d, groups = case
+    sp = tuple(min(s, 7) for s in sp)
+    Cin, O = 2 * groups, 2 * groups
+    x = tl(rand((2, Cin) + sp, 74), grad=True)
+    w = tl(rand((O, Cin // groups) + k, 75), grad=True)
+    b = tl(rand((O,), 76), grad=True)
+    assert gradcheck(lambda x, w, b: F.conv2d(x, w, b, 1, p, d, groups), (x, w, b))
+
+
+@pytest.mark.parametrize("op", [0, 1])
+def test_direct_transposed_convolution_of_stride_one(op):
+    """conv_transpose2d of stride 1 is the direct correlation with the kernel
+    flipped; output_padding (allowed under dilation 2) pads one side more."""
+    x = tl(rand((4, 16, 11, 10), 77), T.float32, grad=True)
+    w = tl(rand((16, 12, 3, 3), 78) * 0.3, T.float32, grad=True)
+    out = F.conv_transpose2d(x, w, None, 1, 1, op, 1, 2)
+    close(out, np_conv_transpose(back(x), back(w), None, 1, 1, op, 1, 2), T.float32)
+    g = rand(tuple(out.shape), 79)
+    out.backward(tl(g, T.float32))
+    # dx of a transposed convolution is the convolution of g (its first
+    # windows: output_padding 1 adds one more at the far side)
+    close(x.grad, np_conv(g, back(w), None, 1, 1, 2, 1)[:, :, :11, :10], T.float32)
+    xd = tl(rand((1, 2, 4, 3), 84), grad=True)
+    wd = tl(rand((2, 3, 3, 3), 85), grad=True)
+    assert gradcheck(lambda x, w: F.conv_transpose2d(x, w, None, 1, 1, op, 1, 2), (xd, wd))
+    assert gradgradcheck(lambda x, w: F.conv_transpose2d(x, w, None, 1, 1, op, 1, 2), (xd, wd))
+
+
+def test_direct_path_takes_non_contiguous_inputs_and_padding_modes():
+    base = rand((4, 16, 14, 12), 80)
+    x = T.tensor(base, dtype=T.float32).transpose(2, 3)       # (4, 16, 12, 14), strided
+    w = tl(rand((16, 16, 3, 3), 81) * 0.3, T.float32)
+    close(F.conv2d(x, w, None, 1, 1), np_conv(back(x), back(w), None, 1, 1, 1, 1), T.float32)
+    close(F.conv2d(x, w, None, 1, "same", 2),
+          np_conv(back(x), back(w), None, 1, 2, 2, 1), T.float32)
+    conv = nn.Conv2d(16, 16, 3, padding=1, padding_mode="reflect", bias=False)
+    with T.no_grad():
+        conv.weight.copy_(w)
+    ref = np_conv(np.pad(back(x), [(0, 0), (0, 0), (1, 1), (1, 1)], mode="reflect"), back(w),
+                  None, 1, 0, 1, 1)
+    close(conv(x), ref, T.float32)
+
+
+def test_direct_and_gemm_paths_agree_across_thread_counts():
+    """One sample with two threads takes the GEMM path, a batch the direct
+    one: the same values either way."""
+    x = tl(rand((4, 8, 15, 15), 82), T.float32)
+    w = tl(rand((16, 8, 3, 3), 83), T.float32)
+    threads = T.get_num_threads()
+    try:
+        T.set_num_threads(2)
+        batch = F.conv2d(x, w, None, 1, 1).numpy()
+        single = np.concatenate([F.conv2d(x[i:i + 1], w, None, 1, 1).numpy() for i in range(4)])
+    finally:
+        T.set_num_threads(threads)
+    np.testing.assert_allclose(batch, single, rtol=1e-5, atol=1e-4)

@@ -2,7 +2,9 @@
 
 ``import torchlike as torch`` gives PyTorch's API; every function and method
 below comes from the op registry of the C core (``torchlike._C``)."""
-from . import _C
+from . import _blas_policy
+with _blas_policy.coretype_for_load():  # before _C loads OpenBLAS
+    from . import _C
 from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
 from ._device import device, set_default_device, get_default_device

@@ -46,6 +46,18 @@ static PyObject *padding_for(tl_grad_ctx *c, const tl_tensor *small, const tl_te
 
 static PyObject *flag(bool v) { return v ? Py_True : Py_False; }
 
+/* A convolution's result cut to `like`'s spatial size.  A transposed
+ * convolution's output_padding may reach past its stride (it need only be
+ * below the dilation), and the plain convolution that is its adjoint then
+ * gives those positions back: x's own windows are the first ones. */
+static PyObject *fit_to(tl_grad_ctx *c, PyObject *r, const tl_tensor *like)
+{
+  for (int d = 2; r && !PyErr_Occurred() && d < like->ndim; d++)
+    if (tl_py_t(r)->shape[d] > like->shape[d])
+      r = CALL("narrow", "OiiL", r, d, 0, (long long)like->shape[d]);
+  return PyErr_Occurred() ? NULL : r;
+}
+
 static void convolution_ops(tl_grad_ctx *c)
 {
   PyObject *x = ARG(0, "input"), *w = ARG(1, "weight"), *b = ARG(2, "bias");
@@ -59,8 +71,8 @@ static void convolution_ops(tl_grad_ctx *c)
     PyObject *op = transposed ? tl_grad_keep(c, PyLong_FromLong(0))
                               : padding_for(c, tl_py_t(g), tl_py_t(x), tl_py_t(w)->shape, stride,
                                             padding, dilation);
-    SEND(x, CALL("convolution", "OOOOOOOOO", g, X(1, "weight"), Py_None, stride, padding,
-                 dilation, flag(!transposed), op, groups));
+    SEND(x, fit_to(c, CALL("convolution", "OOOOOOOOO", g, X(1, "weight"), Py_None, stride,
+                           padding, dilation, flag(!transposed), op, groups), tl_py_t(x)));
   }
   if (NEEDS(w))
     SEND(w, CALL("_convolution_backward_weight", "OOOOOOOO", g, X(0, "input"), SHAPE(w), stride,
@@ -96,8 +108,8 @@ static void backward_weight_ops(tl_grad_ctx *c)
     PyObject *op = transposed ? tl_grad_keep(c, PyLong_FromLong(0))
                               : padding_for(c, tl_py_t(g), tl_py_t(x), wshape, stride, padding,
                                             dilation);
-    SEND(x, CALL("convolution", "OOOOOOOOO", X(0, "grad_output"), gg, Py_None, stride, padding,
-                 dilation, flag(!transposed), op, groups));
+    SEND(x, fit_to(c, CALL("convolution", "OOOOOOOOO", X(0, "grad_output"), gg, Py_None, stride,
+                           padding, dilation, flag(!transposed), op, groups), tl_py_t(x)));
   }
 }
 

@@ -113,12 +113,20 @@ static PyObject *cuda_device_count(PyObject *self, PyObject *unused)
   return PyLong_FromLong(tl_gpu_device_count());
 }
 
+static PyObject *blas_corename(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(tl_linalg_blas_corename());
+}
+
 static PyMethodDef module_functions[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
     {"set_default_dtype", set_default_dtype, METH_O, NULL},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
+    {"_blas_corename", blas_corename, METH_NOARGS, "the kernel set OpenBLAS runs (SkylakeX, Haswell ...)"},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
     {NULL, NULL, 0, NULL},

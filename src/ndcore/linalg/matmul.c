@@ -43,6 +43,8 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 void tl_linalg_set_blas_threads(int n) { TL_BLAS(openblas_set_num_threads)(n); }
 
+const char *tl_linalg_blas_corename(void) { return TL_BLAS(openblas_get_corename)(); }
+
 /* ---- BLAS layouts ----------------------------------------------------------------- */
 
 typedef struct {

@@ -19,6 +19,9 @@ tl_status tl_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
 
 /* OpenBLAS's thread count follows torchlike.set_num_threads, as PyTorch's BLAS does. */
 void tl_linalg_set_blas_threads(int n);
+/* The kernel set OpenBLAS picked when it loaded ("SkylakeX", "Haswell" ...):
+ * torchlike/_blas_policy.py explains how it is chosen. */
+const char *tl_linalg_blas_corename(void);
 
 /* NumPy/PyTorch matmul: 1-d operands are promoted to matrices and the added
  * dim is dropped from the result; batch dims broadcast.  `name` prefixes

@@ -6,7 +6,9 @@
  * are consecutive, so each group's product is one GEMM on sub-blocks.  The
  * columns are made a chunk of output lines at a time (about 1 MiB, kept in
  * cache for the GEMM that reads them).  A 1x1 kernel with stride 1 and no
- * padding needs no columns: B[n] is its own.
+ * padding needs no columns: B[n] is its own.  2-d stride-1 float32 work on
+ * an AVX-512 CPU takes the direct path instead (conv_direct.h: no columns,
+ * no GEMM) when run_direct finds it fits.
  *
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
@@ -19,6 +21,7 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/linalg/tl_blas.h"
+#include "nn/conv/conv_direct.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/tl_nn_work.h"
 
@@ -49,38 +52,69 @@ static bool is_pointwise(const tl_nn_conv_geom *g)
   return true;
 }
 
-/* One row of the columns, split at the last spatial dim: kernel offset koff
- * (per dim), and q, the index of the window over the leading dims.  Gives the
- * image offset of the line its windows read (false: that line lies in the
- * padding), and along the last dim the windows [lo, hi) that fall inside the
- * image, window o reading element o * stride + base of that line. */
+/* One row of the columns, split at the last spatial dim.  Along the last dim
+ * the row's kernel offset k reads, for window o, element o * stride + base of
+ * an image line, and the windows [lo, hi) fall inside it: the same for every
+ * line of the row.  Over the leading dims (at most two) a walk steps through
+ * the grid lines, the image line each reads (false: one in the padding)
+ * found without a division per line. */
 typedef struct {
-  int64_t lo, hi, base, off;
-} window_line;
+  int64_t lo, hi, base;
+} window_span;
 
-static bool window_line_of(const tl_nn_conv_geom *g, const int64_t *koff, int64_t q, window_line *w)
+static window_span window_span_of(const tl_nn_conv_geom *g, int64_t k_last)
 {
   int last = g->nsp - 1;
-  int64_t off = 0, step = g->big[last];
-  for (int d = last - 1; d >= 0; d--) {
-    int64_t o = q % g->small[d];
-    q /= g->small[d];
-    int64_t i = o * g->stride[d] - g->padding[d] + koff[d] * g->dilation[d];
-    if (i < 0 || i >= g->big[d])
-      return false;
-    off += i * step;
-    step *= g->big[d];
-  }
-  int64_t s = g->stride[last], base = koff[last] * g->dilation[last] - g->padding[last];
+  int64_t s = g->stride[last], base = k_last * g->dilation[last] - g->padding[last];
   int64_t lo = base >= 0 ? 0 : (-base + s - 1) / s;
   int64_t hi = g->big[last] - 1 - base < 0 ? 0 : (g->big[last] - 1 - base) / s + 1;
-  w->lo = lo;
-  w->hi = hi < g->small[last] ? hi : g->small[last];
-  if (w->hi < w->lo)
-    w->hi = w->lo;
-  w->base = base;
-  w->off = off;
+  window_span w = {.lo = lo, .hi = hi < g->small[last] ? hi : g->small[last], .base = base};
+  if (w.hi < w.lo)
+    w.hi = w.lo;
+  return w;
+}
+
+typedef struct {
+  const tl_nn_conv_geom *g;
+  int64_t o[TL_NN_CONV_MAX_DIMS];     /* the grid line's index per leading dim */
+  int64_t first[TL_NN_CONV_MAX_DIMS]; /* image index of window 0 per leading dim */
+} line_walk;
+
+/* Start at grid line q for kernel offsets koff. */
+static void line_walk_start(line_walk *lw, const tl_nn_conv_geom *g, const int64_t *koff, int64_t q)
+{
+  lw->g = g;
+  for (int d = g->nsp - 2; d >= 0; d--) {
+    lw->o[d] = q % g->small[d];
+    q /= g->small[d];
+    lw->first[d] = koff[d] * g->dilation[d] - g->padding[d];
+  }
+}
+
+/* The image offset of the current line's start (false: padding). */
+static bool line_walk_offset(const line_walk *lw, int64_t *off)
+{
+  const tl_nn_conv_geom *g = lw->g;
+  int last = g->nsp - 1;
+  int64_t o = 0, step = g->big[last];
+  for (int d = last - 1; d >= 0; d--) {
+    int64_t i = lw->o[d] * g->stride[d] + lw->first[d];
+    if (i < 0 || i >= g->big[d])
+      return false;
+    o += i * step;
+    step *= g->big[d];
+  }
+  *off = o;
   return true;
+}
+
+static void line_walk_next(line_walk *lw)
+{
+  for (int d = lw->g->nsp - 2; d >= 0; d--) {
+    if (++lw->o[d] < lw->g->small[d])
+      return;
+    lw->o[d] = 0;
+  }
 }
 
 static void kernel_offsets(const tl_nn_conv_geom *g, int64_t k, int64_t *koff)
@@ -124,25 +158,29 @@ static void im2col_range(void *ctx, int64_t begin, int64_t end, int worker)
   const im2col_job *j = ctx;
   const tl_nn_conv_geom *g = j->g;
   int last = g->nsp - 1;
-  int64_t width = g->small[last];
+  int64_t width = g->small[last], s = g->stride[last];
+  size_t es = j->es;
   int64_t koff[TL_NN_CONV_MAX_DIMS];
   for (int64_t r = begin; r < end; r++) {
-    const char *xc = j->x + (size_t)((r / j->K) * j->image) * j->es;
+    const char *xc = j->x + (size_t)((r / j->K) * j->image) * es;
     kernel_offsets(g, r % j->K, koff);
-    for (int64_t q = j->q0; q < j->q1; q++) {
-      char *dst = j->cols + (size_t)(r * j->Lc + (q - j->q0) * width) * j->es;
-      window_line w;
-      if (!window_line_of(g, koff, q, &w)) {
-        memset(dst, 0, (size_t)width * j->es);
+    window_span w = window_span_of(g, koff[last]);
+    line_walk lw;
+    line_walk_start(&lw, g, koff, j->q0);
+    for (int64_t q = j->q0; q < j->q1; q++, line_walk_next(&lw)) {
+      char *dst = j->cols + (size_t)(r * j->Lc + (q - j->q0) * width) * es;
+      int64_t off;
+      if (!line_walk_offset(&lw, &off)) {
+        memset(dst, 0, (size_t)width * es);
         continue;
       }
-      memset(dst, 0, (size_t)w.lo * j->es);
-      memset(dst + (size_t)w.hi * j->es, 0, (size_t)(width - w.hi) * j->es);
-      const char *src = xc + (size_t)(w.off + w.lo * g->stride[last] + w.base) * j->es;
-      if (g->stride[last] == 1)
-        memcpy(dst + (size_t)w.lo * j->es, src, (size_t)(w.hi - w.lo) * j->es);
+      memset(dst, 0, (size_t)w.lo * es);
+      memset(dst + (size_t)w.hi * es, 0, (size_t)(width - w.hi) * es);
+      const char *src = xc + (size_t)(off + w.lo * s + w.base) * es;
+      if (s == 1)
+        memcpy(dst + (size_t)w.lo * es, src, (size_t)(w.hi - w.lo) * es);
       else
-        strided_copy(dst + (size_t)w.lo * j->es, src, w.hi - w.lo, g->stride[last], j->es);
+        strided_copy(dst + (size_t)w.lo * es, src, w.hi - w.lo, s, es);
     }
   }
 }
@@ -203,12 +241,15 @@ static void col2im_range(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t k = 0; k < j->K; k++) {
       int64_t r = c * j->K + k;
       kernel_offsets(g, k, koff);
-      for (int64_t q = j->q0; q < j->q1; q++) {
-        window_line w;
-        if (!window_line_of(g, koff, q, &w))
+      window_span w = window_span_of(g, koff[last]);
+      line_walk lw;
+      line_walk_start(&lw, g, koff, j->q0);
+      for (int64_t q = j->q0; q < j->q1; q++, line_walk_next(&lw)) {
+        int64_t off;
+        if (!line_walk_offset(&lw, &off))
           continue;
         int64_t src = r * j->Lc + (q - j->q0) * width + w.lo;
-        int64_t dst = c * j->image + w.off + w.lo * s + w.base;
+        int64_t dst = c * j->image + off + w.lo * s + w.base;
         if (j->f64)
           add_line_f64((double *)j->x + dst, (const double *)j->cols + src, w.hi - w.lo, s);
         else
@@ -392,6 +433,9 @@ struct conv_job {
   const void *a, *b, *bias; /* the kernel's two operands and bias (work dtype) */
   void *out;
   sample_fn sample;
+  void (*slot_end)(const conv_job *j, void *cols, void *acc); /* after a slot's last sample */
+  tl_conv_direct *direct; /* the direct path's plan (conv_direct.h), or NULL */
+  bool direct_weight;     /* ... for the weight gradient */
   bool splits;  /* a sample's chunks may run on different slots (their outputs do not overlap) */
   int64_t per;  /* work units per sample: its chunks when split, else 1 */
   int64_t slots, cols_numel, acc_numel;
@@ -420,6 +464,8 @@ static void slots_range(void *ctx, int64_t begin, int64_t end, int worker)
       int64_t q1 = j->per == 1 || q0 + j->d.chunk > j->d.lines ? j->d.lines : q0 + j->d.chunk;
       j->sample(j, n, q0, q1, slot_cols(j, s), slot_acc(j, s));
     }
+  for (int64_t s = begin; s < end && j->slot_end; s++)
+    j->slot_end(j, slot_cols(j, s), slot_acc(j, s));
 }
 
 /* How many slots (threads with their own buffers) `units` of work get. */
@@ -439,7 +485,9 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   int64_t t = tl_parallel_get_threads(), chunks = (j->d.lines + j->d.chunk - 1) / j->d.chunk;
   j->per = j->splits && j->d.N < 2 * t && chunks > 1 ? chunks : 1;
   j->slots = slots_for(j->d.N * j->per);
-  j->cols_numel = j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
+  j->cols_numel = j->direct ? (j->direct_weight ? j->direct->weight_scratch_numel
+                                                 : j->direct->scratch_numel)
+                 : j->d.pointwise ? 0 : j->d.Cb * j->d.K * j->d.chunk * j->d.width;
   j->acc_numel = acc_numel;
   tl_status status = work_begin(w, a, b, bias, out, j->slots * j->cols_numel +
                                                      (j->slots - 1) * acc_numel);
@@ -451,6 +499,10 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
   j->bias = bias ? tl_tensor_data(w->in[2]) : NULL;
   j->out = tl_tensor_data(w->out);
   j->scratch = w->scratch.storage ? tl_tensor_data(&w->scratch) : NULL;
+  if (j->direct && !tl_conv_direct_pack(j->direct, j->direct_weight ? NULL : j->b))
+    return work_end(w, tl_error_set(TL_ERR_MEMORY, "convolution: out of memory"));
+  for (int64_t s = 0; s < j->slots && j->direct; s++)
+    tl_conv_direct_scratch_init(slot_cols(j, s), j->cols_numel);
   if (acc_numel) /* every slot adds its samples into its accumulator */
     for (int64_t s = 0; s < j->slots; s++)
       memset(slot_acc(j, s), 0, (size_t)acc_numel * w->es);
@@ -572,28 +624,90 @@ static void weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, 
   }
 }
 
+/* Y[n] = the direct correlation of X[n] (conv_direct.h);  a = X, b = W, out = Y */
+static void direct_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe, void *scratch,
+                          void *acc)
+{
+  (void)qb, (void)qe, (void)acc;
+  const tl_conv_direct *p = j->direct;
+  tl_conv_direct_sample(p, (const float *)j->a + n * p->G * p->Ci * p->H * p->W, j->bias,
+                        (float *)j->out + n * p->G * p->Co * p->Ho * p->Wo, scratch);
+}
+
+/* The slot's sums += S[n] correlated with B[n], directly;  a = S, b = B */
+static void direct_weight_sample(const conv_job *j, int64_t n, int64_t qb, int64_t qe,
+                                 void *scratch, void *acc)
+{
+  (void)qb, (void)qe, (void)acc;
+  const tl_conv_direct *p = j->direct;
+  tl_conv_direct_weight_sample(p, (const float *)j->b + n * p->G * p->Ci * p->H * p->W,
+                               (const float *)j->a + n * p->G * p->Co * p->Ho * p->Wo, scratch);
+}
+
+/* acc (Cs, Cb/g*K) += the slot's sums */
+static void direct_weight_end(const conv_job *j, void *scratch, void *acc)
+{
+  tl_conv_direct_weight_flush(j->direct, scratch, acc);
+}
+
+/* The direct path when it takes the geometry (the plan for cin -> cout
+ * channels; transposed: a transposed convolution's weight): float work, and
+ * a batch that gives every thread samples (a sample runs on one thread).
+ * *done says whether it ran; a, b, bias, out, acc_numel as run_samples. */
+static tl_status run_direct(conv_job *j, bool transposed, bool weight_grad, int64_t cin,
+                            int64_t cout, const tl_tensor *a, const tl_tensor *b,
+                            const tl_tensor *bias, tl_tensor *out, int64_t acc_numel, bool *done)
+{
+  int64_t t = tl_parallel_get_threads();
+  tl_conv_direct plan;
+  *done = false;
+  if (out->dtype == TL_DTYPE_F64 || (t > 1 && j->d.N < 2 * t) ||
+      !tl_conv_direct_plan(&plan, j->g, transposed, cin, cout))
+    return TL_OK;
+  work_set w;
+  *done = true;
+  j->direct = &plan;
+  j->direct_weight = weight_grad;
+  j->sample = weight_grad ? direct_weight_sample : direct_sample;
+  j->slot_end = weight_grad ? direct_weight_end : NULL;
+  j->splits = false;
+  tl_status status = run_samples(j, &w, a, b, bias, out, acc_numel);
+  tl_conv_direct_free(&plan);
+  return status;
+}
+
 static tl_status cpu_conv(const tl_tensor *big, const tl_tensor *weight, const tl_tensor *bias,
                           const tl_nn_conv_geom *g, tl_tensor *small)
 {
   work_set w;
+  bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_sample, .splits = true};
-  return run_samples(&j, &w, big, weight, bias, small, 0);
+  tl_status status = run_direct(&j, false, false, big->shape[1], small->shape[1], big, weight,
+                                bias, small, 0, &done);
+  return done ? status : run_samples(&j, &w, big, weight, bias, small, 0);
 }
 
 static tl_status cpu_conv_t(const tl_tensor *small, const tl_tensor *weight, const tl_tensor *bias,
                             const tl_nn_conv_geom *g, tl_tensor *big)
 {
   work_set w;
+  bool done;
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = conv_t_sample};
-  return run_samples(&j, &w, small, weight, bias, big, 0);
+  tl_status status = run_direct(&j, true, false, small->shape[1], big->shape[1], small, weight,
+                                bias, big, 0, &done);
+  return done ? status : run_samples(&j, &w, small, weight, bias, big, 0);
 }
 
 static tl_status cpu_weight(const tl_tensor *small, const tl_tensor *big, const tl_nn_conv_geom *g,
                             tl_tensor *grad_weight)
 {
   work_set w;
+  bool done;
+  int64_t acc = tl_tensor_numel(grad_weight);
   conv_job j = {.g = g, .d = dims_of(g, big, small), .sample = weight_sample, .splits = true};
-  return run_samples(&j, &w, small, big, NULL, grad_weight, tl_tensor_numel(grad_weight));
+  tl_status status = run_direct(&j, false, true, big->shape[1], small->shape[1], small, big, NULL,
+                                grad_weight, acc, &done);
+  return done ? status : run_samples(&j, &w, small, big, NULL, grad_weight, acc);
 }
 
 /* im2col (to_cols: B (N, C, *big) -> (N, C*K, L)) or col2im (back), per sample. */
