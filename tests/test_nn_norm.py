@@ -254,6 +254,56 @@ def test_backward_matches_numpy_for_float32():
     np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-4, atol=1e-5)
 
 
+def np_layer_norm_backward(g, x, w, eps=1e-5):
+    """dx, dw, db of layer_norm over the last dim."""
+    xhat = np_norm(x, (-1,), eps)
+    rstd = 1 / np.sqrt(x.var(-1, keepdims=True) + eps)
+    gw = g * w
+    dx = rstd * (gw - gw.mean(-1, keepdims=True) - xhat * (gw * xhat).mean(-1, keepdims=True))
+    return dx, (g * xhat).reshape(-1, x.shape[-1]).sum(0), g.reshape(-1, x.shape[-1]).sum(0)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+@pytest.mark.parametrize("grad", ["scalar", "row", "sliced", "transposed"])
+def test_layer_norm_backward_strided_grads_and_many_rows(dtype, grad):
+    # the gradient of sum() (a broadcast scalar), a broadcast row, a slice and
+    # a transposed grad, over enough rows that dw/db are summed in chunks
+    M, K = 1000, 48
+    x, w = randn(M, K), randn(K)
+    gfull = randn(M, 2 * K)
+    g = {"scalar": np.full((M, K), 0.7), "row": np.broadcast_to(gfull[0, :K], (M, K)),
+         "sliced": gfull[:, 5:5 + K], "transposed": gfull[:, :K]}[grad]
+    if grad == "scalar":
+        gt = T.tensor(0.7, dtype=dtype).expand(M, K)
+    elif grad == "row":
+        gt = T.tensor(gfull[0, :K], dtype=dtype).expand(M, K)
+    elif grad == "sliced":
+        gt = T.tensor(gfull, dtype=dtype)[:, 5:5 + K]
+    else:
+        gt = T.tensor(np.ascontiguousarray(gfull[:, :K].T), dtype=dtype).t()
+    xt = T.tensor(x, dtype=dtype, requires_grad=True)
+    wt = T.tensor(w, dtype=dtype, requires_grad=True)
+    bt = T.zeros(K, dtype=dtype, requires_grad=True)
+    F.layer_norm(xt, (K,), wt, bt).backward(gt)
+    dx, dw, db = np_layer_norm_backward(g, x, w)
+    tol = 1e-10 if dtype == T.float64 else 2e-4
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wt.grad.numpy(), dw, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
+
+
+def test_layer_norm_weight_grad_alone_and_empty_batch():
+    x, w, g = randn(300, 40), randn(40), randn(300, 40)
+    xt = T.tensor(x)
+    wt = T.tensor(w, requires_grad=True)
+    F.layer_norm(xt, (40,), wt).backward(T.tensor(g))
+    np.testing.assert_allclose(wt.grad.numpy(), np_layer_norm_backward(g, x, w)[1], rtol=1e-10)
+    xe = T.zeros(0, 40, requires_grad=True)
+    we = T.ones(40, requires_grad=True)
+    F.layer_norm(xe, (40,), we).sum().backward()
+    assert xe.grad.shape == (0, 40) and np.all(we.grad.numpy() == 0)
+
+
 # ---- errors -----------------------------------------------------------------------------
 
 def test_errors_name_the_shapes():
