@@ -463,6 +463,14 @@ PyObject *tl_py_binder_upsample(tl_op op, PyObject *const *args, Py_ssize_t narg
                                 PyObject *kwnames);
 PyObject *tl_py_binder_upsample_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames);
+PyObject *tl_py_binder_grid_sampler(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
+PyObject *tl_py_binder_grid_sampler_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames);
+PyObject *tl_py_binder_affine_grid_generator(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames);
+PyObject *tl_py_binder_affine_grid_generator_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                      PyObject *kwnames);
 PyObject *tl_py_binder_fused_lstm_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames);
 PyObject *tl_py_binder_fused_lstm_cell_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

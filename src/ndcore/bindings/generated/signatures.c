@@ -1784,6 +1784,35 @@ static const tl_py_param params__upsample_backward[] = {
     {"antialias", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params_grid_sampler[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"grid", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"interpolation_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_grid_sampler_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"grid", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"interpolation_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_affine_grid_generator[] = {
+    {"theta", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_affine_grid_generator_backward[] = {
+    {"grad", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params__thnn_fused_lstm_cell[] = {
     {"input_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"hidden_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
@@ -2501,6 +2530,14 @@ const tl_py_sig tl_py_sigs[] = {
      "_upsample(Tensor input, int[] output_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
     {"_upsample_backward", "nn_pool", params__upsample_backward, 6, 6,
      "_upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
+    {"grid_sampler", "nn_grid", params_grid_sampler, 5, 5,
+     "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)"},
+    {"grid_sampler_backward", "nn_grid", params_grid_sampler_backward, 6, 6,
+     "grid_sampler_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)"},
+    {"affine_grid_generator", "nn_grid", params_affine_grid_generator, 3, 3,
+     "affine_grid_generator(Tensor theta, int[] size, bool align_corners)"},
+    {"affine_grid_generator_backward", "nn_grid", params_affine_grid_generator_backward, 3, 3,
+     "affine_grid_generator_backward(Tensor grad, int[] size, bool align_corners)"},
     {"_thnn_fused_lstm_cell", "nn_rnn", params__thnn_fused_lstm_cell, 5, 5,
      "_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None)"},
     {"_thnn_fused_lstm_cell_backward_impl", "nn_rnn", params__thnn_fused_lstm_cell_backward_impl, 6, 6,
@@ -2548,4 +2585,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 271;
+const int tl_py_sig_count = 275;
