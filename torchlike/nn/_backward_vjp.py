@@ -217,6 +217,23 @@ def _grid_backward(g, x, grid, mode, padding, align):
     return (x * 0 if dx is None else dx), (grid * 0 if dgrid is None else dgrid)
 
 
+# ---- _local_response_norm_backward ---------------------------------------------------------
+
+def _lrn(x, size, alpha, beta, k):
+    """local_response_norm composed as PyTorch composes it: the squares'
+    average over a zero-padded window of channels."""
+    sq = (x * x).unsqueeze(1)                                  # N, 1, C, *
+    pads = [0, 0] * (x.ndim - 2) + [size // 2, (size - 1) // 2]
+    from .functional import pad
+    win = pad(sq, pads).unfold(2, size, 1).sum(-1).squeeze(1)  # N, C, *
+    return x / (win / size * alpha + k) ** beta
+
+
+def _lrn_backward(g, x, size, alpha, beta, k):
+    y = _lrn(x, size, alpha, beta, k)
+    return _grad([y], [x], [g], create_graph=True)
+
+
 # op name -> (composed backward, positions of the differentiable arguments)
 _COMPOSED = {
     "native_batch_norm_backward": (_batch, (0, 1, 2)),
@@ -225,6 +242,7 @@ _COMPOSED = {
     "_fused_rms_norm_backward": (_rms, (0, 1, 4)),
     "_pointwise_loss_backward": (_pointwise, (0, 1, 2, 3, 4)),
     "grid_sampler_backward": (_grid_backward, (0, 1, 2)),
+    "_local_response_norm_backward": (_lrn_backward, (0, 1)),
 }
 
 

@@ -509,6 +509,10 @@ PyObject *tl_py_binder_rms_norm(tl_op op, PyObject *const *args, Py_ssize_t narg
                                 PyObject *kwnames);
 PyObject *tl_py_binder_rms_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames);
+PyObject *tl_py_binder_local_response_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames);
+PyObject *tl_py_binder_local_response_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                    PyObject *kwnames);
 PyObject *tl_py_binder_nll_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);
 PyObject *tl_py_binder_nll_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

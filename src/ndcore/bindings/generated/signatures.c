@@ -1994,6 +1994,23 @@ static const tl_py_param params__fused_rms_norm_backward[] = {
     {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params__local_response_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, 0, "0.0001"},
+    {"beta", TL_PY_ARG_FLOAT, 0, "0.75"},
+    {"k", TL_PY_ARG_FLOAT, 0, "1.0"},
+};
+
+static const tl_py_param params__local_response_norm_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"k", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params_nll_loss_nd[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"target", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
@@ -2576,6 +2593,10 @@ const tl_py_sig tl_py_sigs[] = {
      "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"},
     {"_fused_rms_norm_backward", "nn_norm", params__fused_rms_norm_backward, 5, 5,
      "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight)"},
+    {"_local_response_norm", "nn_norm", params__local_response_norm, 5, 5,
+     "_local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, float k=1.0)"},
+    {"_local_response_norm_backward", "nn_norm", params__local_response_norm_backward, 6, 6,
+     "_local_response_norm_backward(Tensor grad_output, Tensor input, int size, float alpha, float beta, float k)"},
     {"nll_loss_nd", "nn_loss", params_nll_loss_nd, 5, 5,
      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)"},
     {"nll_loss_backward", "nn_loss", params_nll_loss_backward, 7, 7,
@@ -2585,4 +2606,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_pointwise_loss_backward", "nn_loss", params__pointwise_loss_backward, 8, 8,
      "_pointwise_loss_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight, Tensor? pos_weight, int kind, float param, int reduction)"},
 };
-const int tl_py_sig_count = 275;
+const int tl_py_sig_count = 277;
