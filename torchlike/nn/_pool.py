@@ -439,6 +439,10 @@ def affine_grid(theta, size, align_corners=None):
                                   f"affine transforms, respectively. Got size {tuple(size)}.")
     if min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an intended use case of affine_grid. "
+                      "See the documentation of affine_grid for details.", stacklevel=2)
     return _C.affine_grid_generator(theta, size, align_corners)
 
 
