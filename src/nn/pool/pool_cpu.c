@@ -19,6 +19,10 @@
 
 enum { D3 = TL_NN_POOL_MAX_DIMS };
 
+/* The typed loops are inlined into their TL_SIMD_CLONES range function, so
+ * that each clone compiles them for its vector width. */
+#define INLINE static inline __attribute__((always_inline))
+
 /* `t` as a contiguous tensor of dtype `work`: t itself or a copy in *tmp. */
 static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
 {
@@ -192,7 +196,7 @@ typedef struct {
 TL_VECMATH_BEGIN
 /* forward: rows (o, j) of y = sum_q w[j, q] x[o, index[j, q], :] */
 #define TL_POOL_PASS(forward, transpose, T)                                                 \
-  static void forward(const pass_job *job, int64_t begin, int64_t end)                      \
+  INLINE void forward(const pass_job *job, int64_t begin, int64_t end)                      \
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
@@ -221,7 +225,7 @@ TL_VECMATH_BEGIN
     }                                                                                       \
   }                                                                                         \
   /* transpose: planes o of y (outer, in, inner) += w x (outer, out, inner) */              \
-  static void transpose(const pass_job *job, int64_t begin, int64_t end)                    \
+  INLINE void transpose(const pass_job *job, int64_t begin, int64_t end)                    \
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
@@ -252,10 +256,14 @@ static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const pass_job *job = ctx;
-  if (job->transpose)
-    (job->f64 ? pass_transpose_f64 : pass_transpose_f32)(job, begin, end);
+  if (job->transpose && job->f64)
+    pass_transpose_f64(job, begin, end);
+  else if (job->transpose)
+    pass_transpose_f32(job, begin, end);
+  else if (job->f64)
+    pass_f64(job, begin, end);
   else
-    (job->f64 ? pass_f64 : pass_f32)(job, begin, end);
+    pass_f32(job, begin, end);
 }
 
 /* ---- whole-plane averages ------------------------------------------------------------
@@ -274,7 +282,7 @@ typedef struct {
 
 TL_VECMATH_BEGIN
 #define TL_POOL_MEAN(name, T)                                                               \
-  static void name(const mean_job *job, int64_t begin, int64_t end)                         \
+  INLINE void name(const mean_job *job, int64_t begin, int64_t end)                         \
   {                                                                                         \
     int64_t P = job->plane;                                                                 \
     for (int64_t b = begin; b < end; b++) {                                                 \
@@ -298,7 +306,10 @@ static void mean_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const mean_job *job = ctx;
-  (job->f64 ? mean_f64 : mean_f32)(job, begin, end);
+  if (job->f64)
+    mean_f64(job, begin, end);
+  else
+    mean_f32(job, begin, end);
 }
 
 /* The taps' weight product when they average whole planes (see above), else 0. */
