@@ -27,7 +27,8 @@ typedef struct {
 TL_VECMATH_BEGIN
 /* Rows r = (n, c) in [begin, end). */
 #define TL_LRN_ROWS(name, T, POW)                                                           \
-  static void name(const lrn_job *job, int64_t begin, int64_t end)                          \
+  static inline __attribute__((always_inline)) void name(const lrn_job *job, int64_t begin, \
+                                                          int64_t end)                    \
   {                                                                                         \
     const tl_lrn_spec *s = job->s;                                                          \
     int64_t C = s->C, S = s->S, lo = s->size / 2, hi = (s->size - 1) / 2;                   \
@@ -79,7 +80,10 @@ static void lrn_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const lrn_job *job = ctx;
-  (job->f64 ? lrn_rows_f64 : lrn_rows_f32)(job, begin, end);
+  if (job->f64) /* a direct call, so that the rows inline into each clone */
+    lrn_rows_f64(job, begin, end);
+  else
+    lrn_rows_f32(job, begin, end);
 }
 
 /* One parallel pass over the N * C rows. */
