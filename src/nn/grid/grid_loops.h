@@ -92,8 +92,9 @@ FN void cubic_weights(real t, real *w, real *dw)
   dw[3] = -((3 * A * q - 10 * A) * q + 8 * A);
 }
 
-/* The taps of the grid point gp (n values). */
-FN void taps_of(const tl_grid_spec *s, const real *gp, taps_t *t)
+/* The taps of the grid point gp (n values); their weights' derivatives only
+ * when want_dw (the forward, inlining a constant false, drops that work). */
+FN void taps_of(const tl_grid_spec *s, const real *gp, taps_t *t, bool want_dw)
 {
   int n = s->n;
   int64_t S[3] = {s->in[2], s->in[1], s->in[0]};              /* along x, y, z */
@@ -157,7 +158,7 @@ FN void taps_of(const tl_grid_spec *s, const real *gp, taps_t *t)
       }
       t->off[q] = inside ? off : -1;
       t->w[q] = w;
-      for (int k = 0; k < n; k++) {
+      for (int k = 0; want_dw && k < n; k++) {
         real d = (q >> k) & 1 ? 1 : -1;
         for (int m = 0; m < n; m++)
           if (m != k)
@@ -181,8 +182,10 @@ FN void taps_of(const tl_grid_spec *s, const real *gp, taps_t *t)
       int q = j * 4 + i;
       t->off[q] = inside ? iy * S[0] + ix : -1;
       t->w[q] = t->wx[i] * t->wy[j];
-      t->dw[0][q] = dwx[i] * t->wy[j];
-      t->dw[1][q] = t->wx[i] * dwy[j];
+      if (want_dw) {
+        t->dw[0][q] = dwx[i] * t->wy[j];
+        t->dw[1][q] = t->wx[i] * dwy[j];
+      }
     }
   }
 }
@@ -198,7 +201,7 @@ void TL_GRID_SAMPLE(const tl_grid_job *job, int64_t begin, int64_t end)
   taps_t t;
   for (int64_t p = begin; p < end; p++) {
     int64_t b = p / P, o = p % P;
-    taps_of(s, grid + p * s->n, &t);
+    taps_of(s, grid + p * s->n, &t, false);
     for (int64_t c = 0; c < s->C; c++) {
       const real *x = (const real *)job->x + (b * s->C + c) * plane;
       real v = 0;
@@ -235,7 +238,7 @@ void TL_GRID_BACKWARD(const tl_grid_job *job, int64_t begin, int64_t end)
     int64_t c0 = k * s->C / job->cblocks, c1 = (k + 1) * s->C / job->cblocks;
     for (int64_t o = 0; o < P; o++) {
       real sum[3] = {0, 0, 0};
-      taps_of(s, grid + (b * P + o) * n, &t);
+      taps_of(s, grid + (b * P + o) * n, &t, dgrid != NULL);
       for (int64_t c = c0; c < c1; c++) {
         real gv = g[(b * s->C + c) * P + o];
         int64_t at = (b * s->C + c) * plane;
