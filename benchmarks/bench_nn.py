@@ -17,6 +17,8 @@ Rows (forward + backward unless said otherwise):
     (16*128, 512), cross_entropy of (256, 1000) logits, multi_margin_loss of
     (256, 100) scores, ctc_loss of (T 50, N 16, C 20) log-probabilities with
     targets of 10 labels.
+  * grid_sample (bilinear zeros; bicubic reflection) and its gradients to
+    input and grid, local_response_norm (size 5) at AlexNet-like shapes.
 
 The same model definition runs under both libraries (`import torchlike as
 torch` is the point), with the same initial weights copied over.  Without
@@ -170,6 +172,19 @@ def norm_loss_cases(rng):
     for name, fn, shape in pool_cases():
         fn_tl, fn_pt = _op_case(fn, shape)
         yield name, fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, g: lib.nn.functional.grid_sample(x, g, align_corners=False),
+        lambda: [x(8, 32, 64, 64), rng.uniform(-1.1, 1.1, (8, 64, 64, 2)).astype(np.float32)])
+    yield "nn grid_sample bilinear 32x64x64 b8 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, g: lib.nn.functional.grid_sample(x, g, mode="bicubic",
+                                                        padding_mode="reflection",
+                                                        align_corners=True),
+        lambda: [x(4, 16, 48, 48), rng.uniform(-1.1, 1.1, (4, 48, 48, 2)).astype(np.float32)])
+    yield "nn grid_sample bicubic refl 16x48x48 b4 fwd+bwd", fn_tl, fn_pt, "torch"
+    fn_tl, fn_pt = _op_case(lambda lib, x: lib.nn.functional.local_response_norm(x, 5),
+                            (16, 64, 28, 28))
+    yield "nn local_response_norm size5 64x28x28 b16 fwd+bwd", fn_tl, fn_pt, "torch"
 
 
 def pool_cases():

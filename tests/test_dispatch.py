@@ -124,6 +124,14 @@ CALLS = {
     "_avg_pool_backward": "C._avg_pool_backward(f[:, :1], (2,), (2,), (1,))",
     "_upsample": "C._upsample(f, (3,), 'linear')",
     "_upsample_backward": "C._upsample_backward(f, (3,), 'cubic')",
+    "grid_sampler": "C.grid_sampler(f3[None], f3[None] / 4, 0, 0, False)",
+    "grid_sampler_backward":
+        "C.grid_sampler_backward(f3[None, :, :1], f3[None], f3[None] / 4, 2, 2, True)",
+    "affine_grid_generator": "C.affine_grid_generator(T.cat([f3, f3[..., :1]], 2), [1, 1, 2, 2], False)",
+    "affine_grid_generator_backward":
+        "C.affine_grid_generator_backward(f3[None].expand(1, 2, 2, 2), [1, 1, 2, 2], False)",
+    "_local_response_norm": "C._local_response_norm(f3, 2)",
+    "_local_response_norm_backward": "C._local_response_norm_backward(f3, f3, 2, 1e-4, 0.75, 1.0)",
     "_thnn_fused_lstm_cell": "C._thnn_fused_lstm_cell(f.repeat(1, 2), f.repeat(1, 2), f[:, :1])",
     "_thnn_fused_lstm_cell_backward_impl":
         "C._thnn_fused_lstm_cell_backward_impl(f[:, :1], f[:, :1], f[:, :1], f[:, :1], "

@@ -7,6 +7,8 @@ unbiased variance, evaluation); gradients and second derivatives by finite
 differences, through the functional API and of the ops on their own; errors
 in PyTorch's wording; the kernels on the fake device."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -15,13 +17,15 @@ import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike.autograd import gradcheck, gradgradcheck
 from nn_fake_device import run_on_fake_device
+from test_nn_grid import load_cases, run_golden
 
 C = T._C
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"native_batch_norm", "native_batch_norm_backward", "native_layer_norm",
                "native_layer_norm_backward", "native_group_norm", "native_group_norm_backward",
-               "_fused_rms_norm", "_fused_rms_norm_backward"}
+               "_fused_rms_norm", "_fused_rms_norm_backward", "_local_response_norm",
+               "_local_response_norm_backward"}
 
 TOL = {T.float64: 1e-12, T.float32: 3e-5, T.float16: 3e-3, T.bfloat16: 3e-2}
 rng = np.random.default_rng(7)
@@ -252,6 +256,134 @@ def test_backward_matches_numpy_for_float32():
     dx = rstd * (gw - gw.mean(1, keepdims=True) - xhat * (gw * xhat).mean(1, keepdims=True))
     np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-4, atol=1e-5)
+
+
+def np_layer_norm_backward(g, x, w, eps=1e-5):
+    """dx, dw, db of layer_norm over the last dim."""
+    xhat = np_norm(x, (-1,), eps)
+    rstd = 1 / np.sqrt(x.var(-1, keepdims=True) + eps)
+    gw = g * w
+    dx = rstd * (gw - gw.mean(-1, keepdims=True) - xhat * (gw * xhat).mean(-1, keepdims=True))
+    return dx, (g * xhat).reshape(-1, x.shape[-1]).sum(0), g.reshape(-1, x.shape[-1]).sum(0)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+@pytest.mark.parametrize("grad", ["scalar", "row", "sliced", "transposed"])
+def test_layer_norm_backward_strided_grads_and_many_rows(dtype, grad):
+    # the gradient of sum() (a broadcast scalar), a broadcast row, a slice and
+    # a transposed grad, over enough rows that dw/db are summed in chunks
+    M, K = 1000, 48
+    x, w = randn(M, K), randn(K)
+    gfull = randn(M, 2 * K)
+    g = {"scalar": np.full((M, K), 0.7), "row": np.broadcast_to(gfull[0, :K], (M, K)),
+         "sliced": gfull[:, 5:5 + K], "transposed": gfull[:, :K]}[grad]
+    if grad == "scalar":
+        gt = T.tensor(0.7, dtype=dtype).expand(M, K)
+    elif grad == "row":
+        gt = T.tensor(gfull[0, :K], dtype=dtype).expand(M, K)
+    elif grad == "sliced":
+        gt = T.tensor(gfull, dtype=dtype)[:, 5:5 + K]
+    else:
+        gt = T.tensor(np.ascontiguousarray(gfull[:, :K].T), dtype=dtype).t()
+    xt = T.tensor(x, dtype=dtype, requires_grad=True)
+    wt = T.tensor(w, dtype=dtype, requires_grad=True)
+    bt = T.zeros(K, dtype=dtype, requires_grad=True)
+    F.layer_norm(xt, (K,), wt, bt).backward(gt)
+    dx, dw, db = np_layer_norm_backward(g, x, w)
+    tol = 1e-10 if dtype == T.float64 else 2e-4
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wt.grad.numpy(), dw, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
+
+
+def test_layer_norm_weight_grad_alone_and_empty_batch():
+    x, w, g = randn(300, 40), randn(40), randn(300, 40)
+    xt = T.tensor(x)
+    wt = T.tensor(w, requires_grad=True)
+    F.layer_norm(xt, (40,), wt).backward(T.tensor(g))
+    np.testing.assert_allclose(wt.grad.numpy(), np_layer_norm_backward(g, x, w)[1], rtol=1e-10)
+    xe = T.zeros(0, 40, requires_grad=True)
+    we = T.ones(40, requires_grad=True)
+    F.layer_norm(xe, (40,), we).sum().backward()
+    assert xe.grad.shape == (0, 40) and np.all(we.grad.numpy() == 0)
+
+
+# ---- local response norm ----------------------------------------------------------------
+
+def np_lrn(x, size, alpha, beta, k):
+    """x / (k + alpha/size * sum of x^2 over the zero-padded window of channels)^beta."""
+    x = np.asarray(x, np.float64)
+    C = x.shape[1]
+    sq = x * x
+    win = np.zeros_like(x)
+    for c in range(C):
+        lo, hi = max(c - size // 2, 0), min(c + (size - 1) // 2, C - 1)
+        win[:, c] = sq[:, lo:hi + 1].sum(1)
+    return x / (k + alpha / size * win) ** beta
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+@pytest.mark.parametrize("shape,size", [((2, 5, 7), 3), ((2, 6, 3, 4), 2), ((1, 7, 2, 3, 2), 5),
+                                        ((2, 3, 4), 8), ((3, 4, 2), 1), ((0, 4, 3), 3),
+                                        ((2, 0, 3), 3)])
+def test_local_response_norm_matches_numpy(dtype, shape, size):
+    x = randn(*shape) * 2
+    y = F.local_response_norm(T.tensor(x).to(dtype), size, alpha=0.4, beta=0.7, k=1.3)
+    assert y.shape == shape and y.dtype == dtype
+    np.testing.assert_allclose(as_np(y), np_lrn(x, size, 0.4, 0.7, 1.3), rtol=TOL[dtype],
+                               atol=TOL[dtype])
+
+
+def test_local_response_norm_non_contiguous_and_module():
+    x = randn(4, 3, 5, 2)
+    xt = T.tensor(x).permute(3, 0, 1, 2)          # (2, 4, 3, 5) strided
+    want = np_lrn(x.transpose(3, 0, 1, 2), 3, 1e-4, 0.75, 1.0)
+    np.testing.assert_allclose(F.local_response_norm(xt, 3).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(nn.LocalResponseNorm(3)(xt).numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape,size", [((2, 5, 3), 3), ((1, 4, 2, 3), 2), ((1, 3, 2, 2, 2), 5)])
+def test_local_response_norm_gradients(shape, size):
+    x = T.tensor(randn(*shape), requires_grad=True)
+
+    def fn(a):
+        return F.local_response_norm(a, size, alpha=0.6, beta=0.8, k=1.2)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+    g = T.tensor(randn(*shape), requires_grad=True)
+    assert gradcheck(lambda a, b: C._local_response_norm_backward(a, b, size, 0.6, 0.8, 1.2), (g, x))
+
+
+def test_local_response_norm_backward_matches_numpy_float32():
+    x, g = randn(2, 6, 4, 5), randn(2, 6, 4, 5)
+    xt = T.tensor(x, dtype=T.float32, requires_grad=True)
+    F.local_response_norm(xt, 4, alpha=0.5, beta=0.9, k=1.1).backward(T.tensor(g, dtype=T.float32))
+    # central differences of the float64 reference along g
+    eps, dx = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        dx[i] = ((np_lrn(x + e, 4, 0.5, 0.9, 1.1) - np_lrn(x - e, 4, 0.5, 0.9, 1.1)) * g).sum() / (2 * eps)
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-5)
+
+
+LRN_GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "nn_lrn")
+
+
+@pytest.mark.parametrize("case", load_cases(LRN_GOLDEN), ids=lambda c: c["name"])
+def test_local_response_norm_matches_pytorchs_recorded_values(case):
+    run_golden(LRN_GOLDEN, case)
+
+
+def test_local_response_norm_errors():
+    with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality input \(got 2"):
+        F.local_response_norm(T.ones(2, 3), 2)
+    with pytest.raises(RuntimeError, match="not implemented for 'int64'"):
+        F.local_response_norm(T.ones(2, 3, 4, dtype=T.int64), 2)
+    with pytest.raises(ValueError, match="size must be positive"):
+        F.local_response_norm(T.ones(2, 3, 4), 0)
+    with pytest.raises(RuntimeError, match="does not match input"):
+        C._local_response_norm_backward(T.ones(2, 3, 5), T.ones(2, 3, 4), 2, 1e-4, 0.75, 1.0)
 
 
 # ---- errors -----------------------------------------------------------------------------

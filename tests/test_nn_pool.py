@@ -163,7 +163,8 @@ def test_avg_pool_matches_numpy(shape, k, s, p, ceil, cip, div, dtype):
 @pytest.mark.parametrize("shape,outs", [((2, 3, 10), (4,)), ((2, 3, 7), (7,)),
                                         ((2, 3, 7, 9), (4, 3)), ((3, 5, 5), (2, 4)),
                                         ((2, 2, 7, 9), (1, 1)), ((1, 2, 5, 6, 7), (3, 2, 4)),
-                                        ((2, 3, 4, 5), (9, 11))])
+                                        ((2, 3, 4, 5), (9, 11)), ((3, 2, 3, 4, 5), (1, 1, 1)),
+                                        ((4, 300), (1,))])
 def test_adaptive_pools_match_numpy(shape, outs, dtype):
     x = rand(shape, dtype)
     n = len(outs)
@@ -288,6 +289,8 @@ GRAD_CASES = [
     lambda a: F.avg_pool2d(a, 2, divisor_override=3),
     lambda a: F.adaptive_avg_pool2d(a, (4, 3)),
     lambda a: F.adaptive_max_pool2d(a, (3, 4)),
+    lambda a: F.adaptive_avg_pool2d(a, 1),   # whole-plane averages
+    lambda a: F.avg_pool2d(a, (7, 6)),
     lambda a: F.lp_pool2d(a, 2, 2),
     lambda a: F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2, output_size=(7, 6)),
 ]
@@ -297,7 +300,7 @@ GRAD_CASES = [
 def test_gradients_and_second_derivatives(case):
     fn = GRAD_CASES[case]
     shape = (2, 3, 7) if case == 0 else (2, 2, 7, 6)
-    x = T.tensor(np.random.default_rng(case).standard_normal(shape) + 3 * (case == 6),
+    x = T.tensor(np.random.default_rng(case).standard_normal(shape) + 3 * (case == 8),
                  requires_grad=True)
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))

@@ -103,8 +103,34 @@ void tl_grad_nn_composed_vjp(tl_grad_ctx *c, const char *const *params)
   }
 }
 
+/* local response norm: the forward's derivative is its backward op; the
+ * backward's the composed VJP (the composed forward differentiated twice). */
+static PyObject *float_or(tl_grad_ctx *c, int pos, const char *name, double dflt)
+{
+  PyObject *v = ARG(pos, name);
+  return v || PyErr_Occurred() ? v : tl_grad_keep(c, PyFloat_FromDouble(dflt));
+}
+
+static void lrn_ops(tl_grad_ctx *c)
+{
+  PyObject *x = ARG(0, "input");
+  if (NEEDS(x))
+    SEND(x, CALL("_local_response_norm_backward", "OOOOOO", G(0), X(0, "input"), ARG(1, "size"),
+                 float_or(c, 2, "alpha", 1e-4), float_or(c, 3, "beta", 0.75),
+                 float_or(c, 4, "k", 1.0)));
+}
+
+static const char *const lrn_params[] = {"grad_output", "input", "size", "alpha", "beta", "k",
+                                         NULL};
+
+static void lrn_backward_ops(tl_grad_ctx *c) { tl_grad_nn_composed_vjp(c, lrn_params); }
+
 void tl_grad_formulas_nn_norm_init(void)
 {
+  static const int lrn[] = {TL_OP_LOCAL_RESPONSE_NORM};
+  TL_GRAD_REGISTER(lrn, lrn_ops, TL_GRAD_DROP_OUTPUTS);
+  static const int lrn_backward[] = {TL_OP_LOCAL_RESPONSE_NORM_BACKWARD};
+  TL_GRAD_REGISTER(lrn_backward, lrn_backward_ops, TL_GRAD_DROP_OUTPUTS);
   static const int forward[] = {TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_LAYER_NORM,
                                 TL_OP_NATIVE_GROUP_NORM, TL_OP_FUSED_RMS_NORM};
   TL_GRAD_REGISTER(forward, forward_ops, 0);

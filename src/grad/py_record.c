@@ -715,6 +715,7 @@ int tl_py_grad_init(PyObject *module)
   tl_grad_formulas_nn_activation_init();
   tl_grad_formulas_nn_dropout_init();
   tl_grad_formulas_nn_embedding_init();
+  tl_grad_formulas_nn_grid_init();
   tl_grad_formulas_nn_pool_init();
   tl_grad_formulas_nn_rnn_init();
   tl_grad_formulas_nn_attention_init();

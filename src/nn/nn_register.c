@@ -8,6 +8,7 @@ void tl_nn_register(void)
   tl_nn_dropout_register();
   tl_nn_embedding_register();
   tl_nn_pool_register();
+  tl_nn_grid_register();
   tl_nn_rnn_register();
   tl_nn_attention_register();
   tl_nn_conv_register();

@@ -23,6 +23,7 @@ void tl_nn_activation_register(void);
 void tl_nn_dropout_register(void);
 void tl_nn_embedding_register(void);
 void tl_nn_pool_register(void);
+void tl_nn_grid_register(void);
 void tl_nn_rnn_register(void);
 void tl_nn_attention_register(void);
 void tl_nn_conv_register(void);

@@ -169,6 +169,115 @@ def _multi_margin(g, x, t, p, margin, w, reduction):
     return (dx.reshape(x.shape),)
 
 
+# ---- grid_sampler_backward: grid_sample written with gathers --------------------------------
+
+def _grid_reflect(c, low2, high2):
+    """``c`` reflected into [low2/2, high2/2] (src/nn/grid/grid_loops.h's reflect)."""
+    if low2 == high2:
+        return c * 0
+    lo, span = low2 / 2, (high2 - low2) / 2
+    d = (c - lo).abs()
+    extra = _C.fmod(d, span)
+    even = _C.remainder(_C.floor(d.detach() / span), 2) == 0
+    return _C.where(even, extra + lo, span - extra + lo)
+
+
+def _grid_pad(c, size, align, padding):
+    """A pixel coordinate moved inside by the padding mode (1 border, 2 reflection)."""
+    if padding == 1:
+        return c.clamp(0, size - 1)
+    if padding == 2:
+        c = _grid_reflect(c, 0, 2 * (size - 1)) if align else _grid_reflect(c, -1, 2 * size - 1)
+        return c.clamp(0, size - 1)
+    return c
+
+
+def _cubic(t, a=-0.75):
+    """Keys' cubic weights of the taps at -1, 0, 1, 2 for the offset t."""
+    def near(v):
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    u = 1 - t
+    return [far(t + 1), near(t), near(u), far(u + 1)]
+
+
+def _grid_sample(x, grid, mode, padding, align):
+    """grid_sampler (tl_grid.h's semantics) composed from gathers, so that
+    it differentiates twice: the taps' positions are constants, their
+    weights functions of the grid."""
+    N, C = x.shape[0], x.shape[1]
+    sizes = tuple(x.shape[2:])[::-1]                  # along x, y(, z)
+    n = len(sizes)
+    P = math.prod(grid.shape[1:-1])
+    flat = x.reshape(N, C, math.prod(sizes))
+    strides = [math.prod(sizes[:k]) for k in range(n)]
+    coords = []
+    for k, S in enumerate(sizes):
+        g = grid[..., k].reshape(N, 1, P)
+        c = (g + 1) / 2 * (S - 1) if align else ((g + 1) * S - 1) / 2
+        coords.append(c if mode == 2 else _grid_pad(c, S, align, padding))
+
+    def tap(pos):
+        """x at the integer positions pos[k] (N, 1, P), 0 outside."""
+        inside, at = None, 0
+        for p, S, st in zip(pos, sizes, strides):
+            ok = (p >= 0) & (p <= S - 1)
+            inside = ok if inside is None else inside & ok
+            at = at + p.clamp(0, S - 1) * st
+        vals = flat.gather(2, at.to(dtype=_C.int64).expand(N, C, P))
+        return vals * inside.to(dtype=x.dtype)
+
+    if mode == 1:
+        return tap([_C.round(c.detach()) for c in coords]).reshape((N, C) + tuple(grid.shape[1:-1]))
+    lows = [_C.floor(c.detach()) for c in coords]
+    out = 0
+    if mode == 0:
+        for q in range(1 << n):
+            pos, w = [], 1
+            for k in range(n):
+                bit = (q >> k) & 1
+                pos.append(lows[k] + bit)
+                w = w * (coords[k] - lows[k] if bit else (lows[k] + 1) - coords[k])
+            out = out + tap(pos) * w
+    else:
+        wx, wy = _cubic(coords[0] - lows[0]), _cubic(coords[1] - lows[1])
+        for j in range(4):
+            ty = _grid_pad(lows[1] + (j - 1), sizes[1], align, padding)
+            row = 0
+            for i in range(4):
+                tx = _grid_pad(lows[0] + (i - 1), sizes[0], align, padding)
+                row = row + tap([tx, ty]) * wx[i]
+            out = out + row * wy[j]
+    return out.reshape((N, C) + tuple(grid.shape[1:-1]))
+
+
+def _grid_backward(g, x, grid, mode, padding, align):
+    """(dx, dgrid) of grid_sampler_backward, by differentiating the composed
+    grid_sample with create_graph (dgrid of nearest is 0: a step function)."""
+    y = _grid_sample(x, grid, mode, padding, align)
+    dx, dgrid = _grad([y], [x, grid], [g], create_graph=True, allow_unused=True)
+    return (x * 0 if dx is None else dx), (grid * 0 if dgrid is None else dgrid)
+
+
+# ---- _local_response_norm_backward ---------------------------------------------------------
+
+def _lrn(x, size, alpha, beta, k):
+    """local_response_norm composed as PyTorch composes it: the squares'
+    average over a zero-padded window of channels."""
+    sq = (x * x).unsqueeze(1)                                  # N, 1, C, *
+    pads = [0, 0] * (x.ndim - 2) + [size // 2, (size - 1) // 2]
+    from .functional import pad
+    win = pad(sq, pads).unfold(2, size, 1).sum(-1).squeeze(1)  # N, C, *
+    return x / (win / size * alpha + k) ** beta
+
+
+def _lrn_backward(g, x, size, alpha, beta, k):
+    y = _lrn(x, size, alpha, beta, k)
+    return _grad([y], [x], [g], create_graph=True)
+
+
 # op name -> (composed backward, positions of the differentiable arguments)
 _COMPOSED = {
     "native_batch_norm_backward": (_batch, (0, 1, 2)),
@@ -178,6 +287,8 @@ _COMPOSED = {
     "_pointwise_loss_backward": (_pointwise, (0, 1, 2, 3, 4)),
     "_cross_entropy_backward": (_cross_entropy, (0, 1, 2)),
     "_multi_margin_loss_backward": (_multi_margin, (0, 1)),
+    "grid_sampler_backward": (_grid_backward, (0, 1, 2)),
+    "_local_response_norm_backward": (_lrn_backward, (0, 1)),
 }
 
 

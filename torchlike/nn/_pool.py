@@ -13,6 +13,7 @@ avg_pool of powers, as PyTorch composes it.
 Legend: N batch, C channels, n spatial dims."""
 import math
 import numbers
+import warnings
 
 from .. import _C
 from ._conv import _ntuple
@@ -402,126 +403,62 @@ def channel_shuffle(input, groups):
 
 # ---- sampling grids -----------------------------------------------------------------------
 
-def _base_coords(n, align_corners, like):
-    """The normalised [-1, 1] coordinate of each of ``n`` pixel positions."""
-    if align_corners:
-        return _C.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 \
-            else _C.zeros((n,), dtype=like.dtype, device=like.device)
-    return (_C.arange(n, dtype=like.dtype, device=like.device) * 2 + 1) / n - 1
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
+                  "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+                  "See the documentation of grid_sample for details.")
+
+
+def _align(align_corners):
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=3)
+        return False
+    return bool(align_corners)
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid (N, H, W, 2) of the affine maps ``theta`` (N, 2, 3):
-    grid[n, h, w] = theta[n] @ (x_w, y_h, 1)."""
-    align_corners = bool(align_corners)
-    if len(size) != 4:
-        raise NotImplementedError("affine_grid only supports 4D sizes, for 2D affine "
-                                  f"transformations. Got size {list(size)}.")
-    if theta.ndim != 3 or tuple(theta.shape[1:]) != (2, 3):
-        raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
-                         f"{list(size)}. Got {list(theta.shape)}.")
-    N, _, H, W = size
-    xs = _base_coords(W, align_corners, theta).reshape(1, W).expand(H, W)
-    ys = _base_coords(H, align_corners, theta).reshape(H, 1).expand(H, W)
-    base = _C.stack([xs, ys, _C.ones((H, W), dtype=theta.dtype, device=theta.device)], -1)
-    return _C.matmul(base.reshape(1, H * W, 3), theta.transpose(1, 2)).reshape(N, H, W, 2)
-
-
-def _reflect(coord, low2, high2):
-    """Reflect ``coord`` into [low2/2, high2/2] (PyTorch's reflect_coordinates)."""
-    if low2 == high2:
-        return _C.zeros_like(coord)
-    lo, span = low2 / 2, (high2 - low2) / 2
-    c = (coord - lo).abs()
-    extra = _C.fmod(c, span)
-    flips = _C.floor(c / span)
-    even = _C.remainder(flips, 2) == 0
-    return _C.where(even, extra + lo, span - extra + lo)
-
-
-def _unnormalise(coord, size, align_corners, padding_mode):
-    c = (coord + 1) / 2 * (size - 1) if align_corners else ((coord + 1) * size - 1) / 2
-    if padding_mode == "border":
-        c = c.clamp(0, size - 1)
-    elif padding_mode == "reflection":
-        c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
-        c = c.clamp(0, size - 1)
-    return c
-
-
-def _cubic_coeffs(t, a=-0.75):
-    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for the
-    offset t in [0, 1) (PyTorch's get_cubic_upsample_coefficients)."""
-    def near(v):   # |v| <= 1
-        return ((a + 2) * v - (a + 3)) * v * v + 1
-
-    def far(v):    # 1 < |v| < 2
-        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
-    u = 1 - t
-    return [far(t + 1), near(t), near(u), far(u + 1)]
-
-
-def _pad_tap(coord, size, align_corners, padding_mode):
-    """An integer tap coordinate moved inside by the padding mode (zeros: left
-    for tap() to zero out)."""
-    if padding_mode == "border":
-        return coord.clamp(0, size - 1)
-    if padding_mode == "reflection":
-        c = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
-            _reflect(coord, -1, 2 * size - 1)
-        return c.clamp(0, size - 1)
-    return coord
+    """The sampling grid of the affine maps ``theta``: (N, 2, 3) for a 2-D
+    size (N, C, H, W) gives (N, H, W, 2), (N, 3, 4) for a 3-D size
+    (N, C, D, H, W) gives (N, D, H, W, 3); grid[n, o] = theta[n] @ (base(o), 1)
+    (op ``affine_grid_generator``, its derivative ``affine_grid_generator_backward``)."""
+    align_corners = _align(align_corners)
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = [int(s) for s in size]
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                             f"{tuple(size)}. Got {theta.shape}.")
+    elif len(size) == 5:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                             f"{tuple(size)}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {tuple(size)}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {tuple(size)}")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids "
+                      "when align_corners=True. This is not an intended use case of affine_grid. "
+                      "See the documentation of affine_grid for details.", stacklevel=2)
+    return _C.affine_grid_generator(theta, size, align_corners)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample (N, C, H, W) at the normalised (x, y) positions of ``grid``
-    (N, Ho, Wo, 2): bilinear, nearest or bicubic, with zeros, border or
-    reflection padding.  Differentiable w.r.t. both input and grid (bilinear,
-    bicubic), composed from gathers, so double backward works too.
-    NOTE: bicubic pads each of its 16 taps (PyTorch's get_value_bounded), not
-    the sampling coordinate, so its weights see the unpadded offset."""
-    if mode not in ("bilinear", "nearest", "bicubic"):
-        raise NotImplementedError(f"grid_sample: mode '{mode}' is not implemented")
-    if padding_mode not in ("zeros", "border", "reflection"):
+    (N, Ho, Wo, 2), or (N, C, D, H, W) at the (x, y, z) of (N, Do, Ho, Wo, 3):
+    bilinear (trilinear), nearest or bicubic (4-D only), with zeros, border
+    or reflection padding (op ``grid_sampler``; gradients for input and grid
+    from ``grid_sampler_backward``, second derivatives through the composed
+    form in ``_backward_vjp``)."""
+    if mode not in _GRID_MODES:
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in _GRID_PADDING:
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2:
-        raise NotImplementedError(f"grid_sample: expected 4-D input and an (N, H, W, 2) grid, "
-                                  f"got {list(input.shape)} and {list(grid.shape)}")
-    align_corners = bool(align_corners)
-    N, C, H, W = input.shape
-    Ho, Wo = grid.shape[1], grid.shape[2]
-    coord_pad = "zeros" if mode == "bicubic" else padding_mode
-    ix = _unnormalise(grid[..., 0], W, align_corners, coord_pad)      # N, Ho, Wo
-    iy = _unnormalise(grid[..., 1], H, align_corners, coord_pad)
-    flat = input.reshape(N, C, H * W)
-
-    def tap(x, y):
-        """Values at integer (x, y) (N, Ho, Wo), zero outside the image."""
-        inside = (x >= 0) & (x <= W - 1) & (y >= 0) & (y <= H - 1)
-        idx = (y.clamp(0, H - 1) * W + x.clamp(0, W - 1)).to(dtype=_C.int64)
-        vals = flat.gather(2, idx.reshape(N, 1, Ho * Wo).expand(N, C, Ho * Wo))
-        return vals * inside.reshape(N, 1, Ho * Wo).to(dtype=input.dtype)
-
-    if mode == "nearest":
-        out = tap(_C.round(ix.detach()), _C.round(iy.detach()))
-    elif mode == "bicubic":
-        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
-        wx = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(ix - x0)]
-        wy = [w.reshape(N, 1, Ho * Wo) for w in _cubic_coeffs(iy - y0)]
-        out = None
-        for j in range(4):
-            ty = _pad_tap(y0 + (j - 1), H, align_corners, padding_mode)
-            row = None
-            for i in range(4):
-                tx = _pad_tap(x0 + (i - 1), W, align_corners, padding_mode)
-                term = tap(tx, ty) * wx[i]
-                row = term if row is None else row + term
-            out = row * wy[j] if out is None else out + row * wy[j]
-    else:
-        x0, y0 = _C.floor(ix.detach()), _C.floor(iy.detach())
-        wx1, wy1 = (ix - x0).reshape(N, 1, Ho * Wo), (iy - y0).reshape(N, 1, Ho * Wo)
-        wx0, wy0 = 1 - wx1, 1 - wy1
-        out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0
-               + tap(x0, y0 + 1) * wx0 * wy1 + tap(x0 + 1, y0 + 1) * wx1 * wy1)
-    return out.reshape(N, C, Ho, Wo)
+    align_corners = _align(align_corners)
+    return _C.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDING[padding_mode],
+                           align_corners)

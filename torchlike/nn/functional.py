@@ -525,17 +525,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """``x / (k + alpha/size * sum of x^2 over ``size`` neighbouring channels)^beta``."""
+    """``x / (k + alpha/size * sum of x^2 over ``size`` neighbouring channels)^beta``
+    (op ``_local_response_norm``, its derivative ``_local_response_norm_backward``)."""
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
                          "dimensions)")
-    if input.numel() == 0:
-        return input * 1
-    sq = (input * input).unsqueeze(1)                     # N, 1, C, *
-    pads = [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2]
-    sq = pad(sq, pads)
-    win = sq.unfold(2, size, 1).sum(-1).squeeze(1)         # N, C, *
-    return input / (k + alpha / size * win) ** beta
+    return _C._local_response_norm(input, int(size), float(alpha), float(beta), float(k))
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

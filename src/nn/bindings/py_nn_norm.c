@@ -108,3 +108,32 @@ PyObject *tl_py_impl_rms_norm_backward(tl_op op, const tl_py_args_rms_norm_backw
                                         tl_py_t(a->rstd), OPT(a->weight), &r[0], &r[1]);
   return results(s, r, 2);
 }
+
+PyObject *tl_py_impl_local_response_norm(tl_op op, const tl_py_args_local_response_norm *a)
+{
+  (void)op;
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_nn_local_response_norm(tl_py_t(a->input), a->size, a->alpha, a->beta, a->k, &r->t) !=
+      TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
+}
+
+PyObject *tl_py_impl_local_response_norm_backward(tl_op op,
+                                                  const tl_py_args_local_response_norm_backward *a)
+{
+  (void)op;
+  tl_py_tensor *r = tl_py_tensor_alloc();
+  if (!r)
+    return NULL;
+  if (tl_nn_local_response_norm_backward(tl_py_t(a->grad_output), tl_py_t(a->input), a->size,
+                                         a->alpha, a->beta, a->k, &r->t) != TL_OK) {
+    Py_DECREF(r);
+    return tl_py_raise();
+  }
+  return (PyObject *)r;
+}

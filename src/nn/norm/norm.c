@@ -339,6 +339,7 @@ tl_status tl_nn_batch_norm_backward(const tl_tensor *g, const tl_tensor *x, cons
 static const tl_nn_norm_kernels cpu_norm = {
     .forward = tl_cpu_norm_forward,
     .backward = tl_cpu_norm_backward,
+    .lrn = tl_cpu_lrn,
 };
 
 void tl_nn_norm_register(void)
@@ -346,7 +347,8 @@ void tl_nn_norm_register(void)
   static const tl_op ops[] = {
       TL_OP_NATIVE_LAYER_NORM, TL_OP_NATIVE_LAYER_NORM_BACKWARD, TL_OP_FUSED_RMS_NORM,
       TL_OP_FUSED_RMS_NORM_BACKWARD, TL_OP_NATIVE_GROUP_NORM, TL_OP_NATIVE_GROUP_NORM_BACKWARD,
-      TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_BATCH_NORM_BACKWARD};
+      TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_BATCH_NORM_BACKWARD, TL_OP_LOCAL_RESPONSE_NORM,
+      TL_OP_LOCAL_RESPONSE_NORM_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_norm);
 }

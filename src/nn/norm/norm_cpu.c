@@ -5,6 +5,7 @@
  * epilogues (running statistics, dw and db) done here in double. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "nn/norm/norm_job.h"
@@ -41,19 +42,75 @@ static void run_backward(void *ctx, int64_t begin, int64_t end, int worker)
   (void)worker;
   const typed_job *t = ctx;
   if (t->f64)
-    tl_norm_backward_f64(&t->job, begin, end);
+    tl_norm_backward_f64(&t->job, begin, end, NULL);
   else
-    tl_norm_backward_f32(&t->job, begin, end);
+    tl_norm_backward_f32(&t->job, begin, end, NULL);
 }
 
-static void run_affine_cols(void *ctx, int64_t begin, int64_t end, int worker)
+/* layer_norm / rms_norm backward with dw, db wanted: the rows split in
+ * nchunk fixed chunks, each adding its rows' dw, db terms into its own 2C
+ * doubles, summed in chunk order afterwards (the same result whichever
+ * thread runs which chunk). */
+typedef struct {
+  typed_job t;
+  int64_t rows, nchunk;
+  double *acc;
+} chunked_job;
+
+static void run_backward_chunks(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
-  const typed_job *t = ctx;
-  if (t->f64)
-    tl_norm_affine_cols_f64(&t->job, begin, end);
-  else
-    tl_norm_affine_cols_f32(&t->job, begin, end);
+  const chunked_job *c = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t r0 = i * c->rows / c->nchunk, r1 = (i + 1) * c->rows / c->nchunk;
+    double *acc = c->acc + i * 2 * c->t.job.s.C;
+    if (c->t.f64)
+      tl_norm_backward_f64(&c->t.job, r0, r1, acc);
+    else
+      tl_norm_backward_f32(&c->t.job, r0, r1, acc);
+  }
+}
+
+/* g (of the work dtype) as M rows of K elements without a copy: its data,
+ * with *row the elements from one row to the next, when each row is
+ * contiguous (a slice, or rows broadcast: *row = 0); else NULL.  A scalar
+ * broadcast to every element (the gradient of sum()) is written out once as
+ * one row in *line (*row = 0). */
+static const void *rows_of(const tl_tensor *g, int64_t K, int64_t *row, void **line)
+{
+  int i = g->ndim - 1;
+  int64_t inner = 1, stride = -1, span = 1;
+  bool scalar = true;
+  for (int d = 0; d < g->ndim; d++)
+    scalar &= g->shape[d] <= 1 || g->strides[d] == 0;
+  if (scalar && K > 0) {
+    size_t es = tl_dtype_size(g->dtype);
+    char *p = *line = malloc((size_t)K * es);
+    if (!p)
+      return NULL;
+    for (int64_t k = 0; k < K; k++)
+      memcpy(p + k * (int64_t)es, tl_tensor_data(g), es);
+    *row = 0;
+    return p;
+  }
+  for (; i >= 0 && inner < K; i--) {
+    if (g->shape[i] != 1 && g->strides[i] != inner)
+      return NULL;
+    inner *= g->shape[i];
+  }
+  if (inner != K)
+    return NULL;
+  for (; i >= 0; i--) {
+    if (g->shape[i] == 1)
+      continue;
+    if (stride < 0)
+      stride = g->strides[i];
+    else if (g->strides[i] != stride * span)
+      return NULL;
+    span *= g->shape[i];
+  }
+  *row = stride < 0 ? K : stride;
+  return tl_tensor_data(g);
 }
 
 /* running = (1 - momentum) running + momentum batch, through a work copy
@@ -167,35 +224,53 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
 {
   tl_dtype work = tl_nn_work_dtype(x->dtype);
   tl_tensor xt = {0}, gt = {0}, wt = {0}, dxt = {0}, mt = {0}, rt = {0};
-  double *sums = NULL, *part = NULL;
+  double *sums = NULL, *part = NULL, *acc = NULL;
+  void *line = NULL;
   tl_status status = TL_OK;
-  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *gw = tl_nn_as_work(g, work, &gt),
-                  *ww = tl_nn_as_work(w, work, &wt), *rw = tl_nn_as_work(rstd, work, &rt);
-  const tl_tensor *mw = mean ? tl_nn_as_work(mean, work, &mt) : NULL;
   bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
-  int64_t rows = row_count(s), C = s->C ? s->C : 1;
+  int64_t rows = row_count(s), C = s->C ? s->C : 1, g_row = s->C;
+  /* layer_norm's g is read in place when its rows are contiguous */
+  const void *gdata = cols && g->dtype == work ? rows_of(g, s->C, &g_row, &line) : NULL;
+  const tl_tensor *xw = tl_nn_as_work(x, work, &xt),
+                  *gw = gdata ? g : tl_nn_as_work(g, work, &gt), *ww = tl_nn_as_work(w, work, &wt),
+                  *rw = tl_nn_as_work(rstd, work, &rt);
+  const tl_tensor *mw = mean ? tl_nn_as_work(mean, work, &mt) : NULL;
   if (!xw || !gw || !ww || !rw || (mean && !mw) ||
       (!direct && tl_tensor_empty(&dxt, work, dx->ndim, dx->shape, tl_tensor_device(dx)) != TL_OK))
     goto fail;
+  int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
+  /* cols with dw wanted: chunks of at least 16k elements, a few per thread,
+   * their accumulators (2C doubles each) within 32 MB */
+  int64_t nchunk = 4 * tl_parallel_get_threads();
+  if (nchunk > rows * per_row / 16384 + 1)
+    nchunk = rows * per_row / 16384 + 1;
+  if (nchunk > (1 << 21) / C)
+    nchunk = (1 << 21) / C;
+  nchunk = nchunk < 1 ? 1 : nchunk > rows ? (rows ? rows : 1) : nchunk;
   if ((dw && !(sums = calloc((size_t)(2 * C), sizeof *sums))) ||
       (!s->per_channel && !cols &&
-       !(part = calloc((size_t)(2 * C * (s->N ? s->N : 1)), sizeof *part)))) {
+       !(part = calloc((size_t)(2 * C * (s->N ? s->N : 1)), sizeof *part))) ||
+      (cols && dw && !(acc = calloc((size_t)(2 * C * nchunk), sizeof *acc)))) {
     tl_error_set(TL_ERR_MEMORY, "norm backward: out of memory");
     goto fail;
   }
-  typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .g = tl_tensor_data(gw),
+  typed_job t = {.job = {.s = *s, .x = tl_tensor_data(xw), .g = gdata ? gdata : tl_tensor_data(gw),
                          .w = tl_tensor_data(ww), .y = dx ? tl_tensor_data(direct ? dx : &dxt) : NULL,
                          .mean = mw ? tl_tensor_data(mw) : NULL, .rstd = tl_tensor_data(rw),
-                         .part = part, .dw = sums, .db = sums ? sums + C : NULL},
+                         .part = part, .dw = sums, .db = sums ? sums + C : NULL, .cols = cols,
+                         .g_row = g_row},
                  .f64 = work == TL_DTYPE_F64};
-  int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
-  if (dx || !cols)
+  if (acc) {
+    chunked_job cj = {.t = t, .rows = rows, .nchunk = nchunk, .acc = acc};
+    tl_parallel_for(nchunk, 1, run_backward_chunks, &cj);
+    for (int64_t i = 0; i < nchunk; i++)
+      for (int64_t k = 0; k < 2 * s->C; k++)
+        sums[k] += acc[i * 2 * s->C + k];
+  } else if (dx || !cols) {
     tl_parallel_for(rows, 1 + 32768 / per_row, run_backward, &t);
+  }
   if (dw) {
-    if (cols)
-      tl_parallel_for((s->C + COLS - 1) / COLS, 1 + 32768 / (COLS * (s->N + 1)), run_affine_cols,
-                      &t);
-    else if (part)
+    if (part)
       affine_from_parts(s, part, mw, rw, sums, sums + C);
     if (store_affine(dw, sums, work) != TL_OK || store_affine(db, sums + C, work) != TL_OK)
       goto fail;
@@ -208,6 +283,8 @@ fail:
 done:
   free(sums);
   free(part);
+  free(acc);
+  free(line);
   tl_tensor_release(&xt);
   tl_tensor_release(&gt);
   tl_tensor_release(&wt);

@@ -12,18 +12,18 @@ typedef struct {
   void *y;           /* forward: output; backward: dx */
   void *mean, *rstd; /* (N*G) or (C); read in backward and in evaluation */
   double *var;       /* forward, per channel training: biased batch variance (C) */
-  double *part;      /* backward, group stats with S > 1: (N, C, 2) sums of dy, dy*x */
-  double *dw, *db;   /* backward, S == 1 group stats: per-column sums (C) */
+  double *part;      /* backward, group stats but cols: (N, C, 2) sums of dy, dy*x */
+  double *dw, *db;   /* backward, per-channel stats: the channels' sums (C) */
+  bool cols;         /* backward, layer_norm / rms_norm (G == 1, S == 1) */
+  int64_t g_row;     /* backward, cols: g's elements per row (C, or 0: one row for all) */
 } tl_norm_job;
 
 /* forward: rows [begin, end) of statistics groups (N*G, or C per channel). */
 void tl_norm_forward_f32(const tl_norm_job *job, int64_t begin, int64_t end);
 void tl_norm_forward_f64(const tl_norm_job *job, int64_t begin, int64_t end);
-/* backward: dx of rows [begin, end), and their sums into part/dw/db. */
-void tl_norm_backward_f32(const tl_norm_job *job, int64_t begin, int64_t end);
-void tl_norm_backward_f64(const tl_norm_job *job, int64_t begin, int64_t end);
-/* backward, group stats with S == 1: dw/db of columns [begin, end). */
-void tl_norm_affine_cols_f32(const tl_norm_job *job, int64_t begin, int64_t end);
-void tl_norm_affine_cols_f64(const tl_norm_job *job, int64_t begin, int64_t end);
+/* backward: dx of rows [begin, end), and their sums into part; for cols,
+ * the rows' dw and db terms added to acc (2C doubles: dw, db; NULL: none). */
+void tl_norm_backward_f32(const tl_norm_job *job, int64_t begin, int64_t end, double *acc);
+void tl_norm_backward_f64(const tl_norm_job *job, int64_t begin, int64_t end, double *acc);
 
 #endif

@@ -317,6 +317,45 @@ ROW void backward_channel_cols(const tl_norm_job *job, int64_t blk)
       dx[n * C + k0 + k] = g[n * C + k0 + k] * a[k] + x[n * C + k0 + k] * c1[k] + c2[k];
 }
 
+/* One layer_norm / rms_norm row (G == 1, S == 1: the D = C elements of row
+ * r, g's row at g_row elements per row): dx, and the row's terms of dw and db
+ * added to acc (its chunk's 2C doubles: dw, then db), so that the weight's
+ * gradient needs no second, column-wise pass over x and g. */
+ROW void backward_cols_row(const tl_norm_job *job, int64_t r, double *restrict acc)
+{
+  const tl_norm_spec *s = &job->s;
+  int64_t D = s->C;
+  const real *x = (const real *)job->x + r * D, *g = (const real *)job->g + r * job->g_row;
+  const real *w = job->w;
+  real *dx = job->y ? (real *)job->y + r * D : NULL;
+  real mu = s->rms ? 0 : ((const real *)job->mean)[r], rs = ((const real *)job->rstd)[r];
+  double A = 0, Bp = 0;
+  if (dx)
+    wsums_of(g, w, x, D, mu, &A, &Bp);
+  real a = (real)(-(double)rs * rs * rs * Bp / D);
+  real c = (real)(s->rms ? 0 : -(double)rs * A / D) - a * mu;
+  if (dx && acc) {
+    double *restrict dw = acc, *restrict db = acc + D;
+#pragma omp simd
+    for (int64_t k = 0; k < D; k++) {
+      dx[k] = g[k] * rs * w[k] + x[k] * a + c;
+      dw[k] += g[k] * ((x[k] - mu) * rs);
+      db[k] += g[k];
+    }
+  } else if (dx) {
+#pragma omp simd
+    for (int64_t k = 0; k < D; k++)
+      dx[k] = g[k] * rs * w[k] + x[k] * a + c;
+  } else if (acc) {
+    double *restrict dw = acc, *restrict db = acc + D;
+#pragma omp simd
+    for (int64_t k = 0; k < D; k++) {
+      dw[k] += g[k] * ((x[k] - mu) * rs);
+      db[k] += g[k];
+    }
+  }
+}
+
 ROW void backward_group(const tl_norm_job *job, int64_t r)
 {
   const tl_norm_spec *s = &job->s;
@@ -326,17 +365,13 @@ ROW void backward_group(const tl_norm_job *job, int64_t r)
   real *dx = job->y ? (real *)job->y + r * D : NULL;
   real mu = s->rms ? 0 : ((const real *)job->mean)[r], rs = ((const real *)job->rstd)[r];
   double A = 0, Bp = 0;
-  if (S == 1 && !job->part) {
-    wsums_of(g, w, x, D, mu, &A, &Bp);
-  } else {
-    double *part = job->part + (n * s->C + c0) * 2;
-    for (int64_t k = 0; k < Cg; k++) {
-      double sg = sum_of(g + k * S, S), sgx = dot_of(g + k * S, x + k * S, S);
-      part[2 * k] = sg;
-      part[2 * k + 1] = sgx;
-      A += w[k] * sg;
-      Bp += w[k] * (sgx - mu * sg);
-    }
+  double *part = job->part + (n * s->C + c0) * 2;
+  for (int64_t k = 0; k < Cg; k++) {
+    double sg = sum_of(g + k * S, S), sgx = dot_of(g + k * S, x + k * S, S);
+    part[2 * k] = sg;
+    part[2 * k + 1] = sgx;
+    A += w[k] * sg;
+    Bp += w[k] * (sgx - mu * sg);
   }
   if (!dx || D == 0)
     return;
@@ -354,41 +389,16 @@ ROW void backward_group(const tl_norm_job *job, int64_t r)
 }
 
 TL_SIMD_CLONES
-void TL_NORM_BACKWARD(const tl_norm_job *job, int64_t begin, int64_t end)
+void TL_NORM_BACKWARD(const tl_norm_job *job, int64_t begin, int64_t end, double *acc)
 {
   for (int64_t r = begin; r < end; r++) {
-    if (job->s.per_channel && job->s.S == 1)
+    if (job->cols)
+      backward_cols_row(job, r, acc);
+    else if (job->s.per_channel && job->s.S == 1)
       backward_channel_cols(job, r);
     else if (job->s.per_channel)
       backward_channel(job, r);
     else
       backward_group(job, r);
-  }
-}
-
-/* dw, db of layer_norm / rms_norm (G == 1, S == 1): column blocks [begin, end)
- * of COLS columns, each summed down the N rows. */
-TL_SIMD_CLONES
-void TL_NORM_AFFINE_COLS(const tl_norm_job *job, int64_t begin, int64_t end)
-{
-  const tl_norm_spec *s = &job->s;
-  const real *x = job->x, *g = job->g, *mean = job->mean, *rstd = job->rstd;
-  int64_t C = s->C;
-  for (int64_t blk = begin; blk < end; blk++) {
-    int64_t k0 = blk * COLS, w = C - k0 < COLS ? C - k0 : COLS;
-    double dw[COLS] = {0}, db[COLS] = {0};
-    for (int64_t n = 0; n < s->N; n++) {
-      const real *gn = g + n * C + k0, *xn = x + n * C + k0;
-      real mu = s->rms ? 0 : mean[n], rs = rstd[n];
-#pragma omp simd
-      for (int64_t k = 0; k < w; k++) {
-        dw[k] += gn[k] * ((xn[k] - mu) * rs);
-        db[k] += gn[k];
-      }
-    }
-    for (int64_t k = 0; k < w; k++) {
-      job->dw[k0 + k] = dw[k];
-      job->db[k0 + k] = db[k];
-    }
   }
 }

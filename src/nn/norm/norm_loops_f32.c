@@ -3,5 +3,4 @@
 #define TL_NORM_SQRT sqrtf
 #define TL_NORM_FORWARD tl_norm_forward_f32
 #define TL_NORM_BACKWARD tl_norm_backward_f32
-#define TL_NORM_AFFINE_COLS tl_norm_affine_cols_f32
 #include "nn/norm/norm_loops.h"

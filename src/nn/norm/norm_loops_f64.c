@@ -3,5 +3,4 @@
 #define TL_NORM_SQRT sqrt
 #define TL_NORM_FORWARD tl_norm_forward_f64
 #define TL_NORM_BACKWARD tl_norm_backward_f64
-#define TL_NORM_AFFINE_COLS tl_norm_affine_cols_f64
 #include "nn/norm/norm_loops.h"

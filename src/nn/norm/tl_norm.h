@@ -16,7 +16,13 @@
  *   dw = sum over (N, S) of dy * xhat,  db = sum over (N, S) of dy
  * (the two sums in dx are dropped for statistics that are constants: the
  * running ones of evaluation; the first for rms_norm).  Forward returns mean
- * and rstd so that the backward does not recompute them. */
+ * and rstd so that the backward does not recompute them.
+ *
+ * Local response normalisation (lrn.c, lrn_cpu.c), x as (N, C, S):
+ *   y[n, c, s] = x[n, c, s] / D^beta,
+ *   D = k + alpha / size * sum of x[n, c', s]^2 over c' in [c - size/2, c + (size-1)/2]
+ * (channels outside the input count as zeros, the divisor is always size:
+ * PyTorch's composition of avg_pool over the padded squares). */
 #ifndef TL_NN_NORM_H
 #define TL_NN_NORM_H
 
@@ -29,6 +35,11 @@ typedef struct {
   bool train;         /* batch_norm: batch statistics, else the running ones */
   double eps, momentum;
 } tl_norm_spec;
+
+typedef struct {
+  int64_t N, C, S, size;
+  double alpha, beta, k;
+} tl_lrn_spec;
 
 /* A device's kernels.  Every tensor is allocated by the entry points: x, g
  * and y/dx of the input's shape and dtype (y, dx contiguous), w and b of C
@@ -45,6 +56,8 @@ typedef struct {
   tl_status (*backward)(const tl_norm_spec *s, const tl_tensor *g, const tl_tensor *x,
                         const tl_tensor *mean, const tl_tensor *rstd, const tl_tensor *w,
                         tl_tensor *dx, tl_tensor *dw, tl_tensor *db);
+  /* local response norm: y (g NULL), or dx of the gradient g */
+  tl_status (*lrn)(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out);
 } tl_nn_norm_kernels;
 
 /* The ops' entry points.  Results are zeroed tl_tensors filled here; the
@@ -77,7 +90,13 @@ tl_status tl_nn_batch_norm_backward(const tl_tensor *g, const tl_tensor *x, cons
                                     const tl_tensor *mean, const tl_tensor *rstd, bool train,
                                     tl_tensor *dx, tl_tensor *dw, tl_tensor *db);
 
-/* The CPU's kernels (norm_cpu.c). */
+tl_status tl_nn_local_response_norm(const tl_tensor *x, int64_t size, double alpha, double beta,
+                                    double k, tl_tensor *y);
+tl_status tl_nn_local_response_norm_backward(const tl_tensor *g, const tl_tensor *x, int64_t size,
+                                             double alpha, double beta, double k, tl_tensor *dx);
+
+/* The CPU's kernels (norm_cpu.c, lrn_cpu.c). */
+tl_status tl_cpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out);
 tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
                               const tl_tensor *b, tl_tensor *running_mean, tl_tensor *running_var,
                               tl_tensor *y, tl_tensor *mean, tl_tensor *rstd);

@@ -19,6 +19,10 @@
 
 enum { D3 = TL_NN_POOL_MAX_DIMS };
 
+/* The typed loops are inlined into their TL_SIMD_CLONES range function, so
+ * that each clone compiles them for its vector width. */
+#define INLINE static inline __attribute__((always_inline))
+
 /* `t` as a contiguous tensor of dtype `work`: t itself or a copy in *tmp. */
 static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
 {
@@ -62,43 +66,46 @@ typedef struct {
   tl_nn_taps taps[D3]; /* padded to three dims */
   int64_t in[D3], out[D3];
   bool f64;
+  bool failed; /* a range could not allocate its offsets */
 } max_job;
 
-/* Output rows [begin, end), a row being (b, j0, j1) over j2.  NaN wins and a
- * later NaN replaces an earlier one, as PyTorch's `val > max || isnan(val)`. */
+/* Output rows [begin, end), a row being (b, j0, j1) over j2.  The row's
+ * (q0, q1) taps are the same for every j2: their offsets into the plane are
+ * listed once (in tap order), then each output scans them and its q2 taps.
+ * NaN wins and a later NaN replaces an earlier one, as PyTorch's
+ * `val > max || isnan(val)`; otherwise the first maximum in tap order. */
 #define TL_POOL_MAX_ROWS(name, T)                                                           \
-  static void name(const max_job *job, int64_t begin, int64_t end)                          \
+  static void name(const max_job *job, int64_t begin, int64_t end, int64_t *offs)          \
   {                                                                                         \
     const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
     int64_t plane = job->in[0] * job->in[1] * job->in[2];                                   \
     for (int64_t r = begin; r < end; r++) {                                                 \
       int64_t b = r / (job->out[0] * job->out[1]), j0 = r / job->out[1] % job->out[0];      \
-      int64_t j1 = r % job->out[1];                                                         \
+      int64_t j1 = r % job->out[1], nr = 0;                                                 \
       const T *x = (const T *)job->x + b * plane;                                           \
       const int64_t *x0 = t0->index + b * t0->plane_stride + j0 * t0->k;                    \
       const int64_t *x1 = t1->index + b * t1->plane_stride + j1 * t1->k;                    \
       const int64_t *x2b = t2->index + b * t2->plane_stride;                                \
       T *y = (T *)job->y + r * job->out[2];                                                 \
       int64_t *yi = job->idx + r * job->out[2];                                             \
+      for (int64_t q0 = 0; q0 < t0->k; q0++)                                                \
+        for (int64_t q1 = 0; x0[q0] >= 0 && q1 < t1->k; q1++)                                \
+          if (x1[q1] >= 0)                                                                  \
+            offs[nr++] = (x0[q0] * job->in[1] + x1[q1]) * job->in[2];                       \
       for (int64_t j2 = 0; j2 < job->out[2]; j2++) {                                        \
         const int64_t *x2 = x2b + j2 * t2->k;                                               \
         T m = -INFINITY;                                                                    \
         int64_t at = -1;                                                                    \
-        for (int64_t q0 = 0; q0 < t0->k; q0++) {                                            \
-          if (x0[q0] < 0)                                                                   \
-            continue;                                                                       \
-          for (int64_t q1 = 0; q1 < t1->k; q1++) {                                          \
-            if (x1[q1] < 0)                                                                 \
+        for (int64_t q = 0; q < nr; q++) {                                                  \
+          const T *xr = x + offs[q];                                                        \
+          for (int64_t q2 = 0; q2 < t2->k; q2++) {                                          \
+            int64_t p = x2[q2];                                                             \
+            if (p < 0)                                                                      \
               continue;                                                                     \
-            int64_t row = (x0[q0] * job->in[1] + x1[q1]) * job->in[2];                      \
-            for (int64_t q2 = 0; q2 < t2->k; q2++) {                                        \
-              if (x2[q2] < 0)                                                               \
-                continue;                                                                   \
-              T v = x[row + x2[q2]];                                                        \
-              if (at < 0 || v > m || isnan(v)) {                                            \
-                m = v;                                                                      \
-                at = row + x2[q2];                                                          \
-              }                                                                             \
+            T v = xr[p];                                                                    \
+            if (at < 0 || v > m || isnan(v)) {                                              \
+              m = v;                                                                        \
+              at = offs[q] + p;                                                             \
             }                                                                               \
           }                                                                                 \
         }                                                                                   \
@@ -113,11 +120,18 @@ TL_POOL_MAX_ROWS(max_rows_f64, double)
 static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
-  const max_job *job = ctx;
+  max_job *job = ctx;
+  int64_t stack[64], *offs = stack, n = job->taps[0].k * job->taps[1].k;
+  if (n > 64 && !(offs = malloc((size_t)n * sizeof *offs))) {
+    job->failed = true; /* reported by the caller */
+    return;
+  }
   if (job->f64)
-    max_rows_f64(job, begin, end);
+    max_rows_f64(job, begin, end, offs);
   else
-    max_rows_f32(job, begin, end);
+    max_rows_f32(job, begin, end, offs);
+  if (offs != stack)
+    free(offs);
 }
 
 /* A size-1 dim's one tap, for the dims n..2 of the padded job. */
@@ -157,6 +171,10 @@ tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *t
     tl_storage_bump(indices->storage);
     tl_parallel_for(rows, 1 + 16384 / (per_row + 1), max_range, &job);
   }
+  if (job.failed) {
+    status = tl_error_set(TL_ERR_MEMORY, "max pooling: out of memory");
+    goto done;
+  }
   status = direct ? TL_OK : tl_tensor_copy(out, &yt);
 done:
   tl_tensor_release(&xt);
@@ -178,7 +196,7 @@ typedef struct {
 TL_VECMATH_BEGIN
 /* forward: rows (o, j) of y = sum_q w[j, q] x[o, index[j, q], :] */
 #define TL_POOL_PASS(forward, transpose, T)                                                 \
-  static void forward(const pass_job *job, int64_t begin, int64_t end)                      \
+  INLINE void forward(const pass_job *job, int64_t begin, int64_t end)                      \
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
@@ -207,7 +225,7 @@ TL_VECMATH_BEGIN
     }                                                                                       \
   }                                                                                         \
   /* transpose: planes o of y (outer, in, inner) += w x (outer, out, inner) */              \
-  static void transpose(const pass_job *job, int64_t begin, int64_t end)                    \
+  INLINE void transpose(const pass_job *job, int64_t begin, int64_t end)                    \
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
@@ -238,10 +256,111 @@ static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const pass_job *job = ctx;
-  if (job->transpose)
-    (job->f64 ? pass_transpose_f64 : pass_transpose_f32)(job, begin, end);
+  if (job->transpose && job->f64)
+    pass_transpose_f64(job, begin, end);
+  else if (job->transpose)
+    pass_transpose_f32(job, begin, end);
+  else if (job->f64)
+    pass_f64(job, begin, end);
   else
-    (job->f64 ? pass_f64 : pass_f32)(job, begin, end);
+    pass_f32(job, begin, end);
+}
+
+/* ---- whole-plane averages ------------------------------------------------------------
+ * Taps that reduce every dim to one output reading all of it with one weight
+ * (adaptive average pooling to 1, a window as large as the input): the
+ * passes would run short strided loops; this sums each contiguous plane in
+ * double instead (forward) or fills it with its one gradient (transpose). */
+
+typedef struct {
+  const void *x;
+  void *y;
+  int64_t plane;
+  double weight; /* the product of the dims' tap weights */
+  bool f64, transpose;
+} mean_job;
+
+TL_VECMATH_BEGIN
+#define TL_POOL_MEAN(name, T)                                                               \
+  INLINE void name(const mean_job *job, int64_t begin, int64_t end)                         \
+  {                                                                                         \
+    int64_t P = job->plane;                                                                 \
+    for (int64_t b = begin; b < end; b++) {                                                 \
+      if (job->transpose) {                                                                 \
+        T v = (T)(((const T *)job->x)[b] * job->weight), *restrict y = (T *)job->y + b * P; \
+        _Pragma("omp simd") for (int64_t i = 0; i < P; i++) y[i] = v;                       \
+        continue;                                                                           \
+      }                                                                                     \
+      const T *restrict x = (const T *)job->x + b * P;                                      \
+      double s = 0;                                                                         \
+      _Pragma("omp simd reduction(+ : s)") for (int64_t i = 0; i < P; i++) s += x[i];       \
+      ((T *)job->y)[b] = (T)(s * job->weight);                                              \
+    }                                                                                       \
+  }
+TL_POOL_MEAN(mean_f32, float)
+TL_POOL_MEAN(mean_f64, double)
+TL_VECMATH_END
+
+TL_SIMD_CLONES
+static void mean_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const mean_job *job = ctx;
+  if (job->f64)
+    mean_f64(job, begin, end);
+  else
+    mean_f32(job, begin, end);
+}
+
+/* The taps' weight product when they average whole planes (see above), else 0. */
+static double whole_plane_weight(int n, const tl_nn_taps *taps)
+{
+  double w = 1;
+  for (int d = 0; d < n; d++) {
+    const tl_nn_taps *t = &taps[d];
+    if (t->out != 1 || t->k != t->in || t->in < 1)
+      return 0;
+    for (int64_t q = 0; q < t->k; q++)
+      if (t->index[q] != q || t->weight[q] != t->weight[0])
+        return 0;
+    w *= t->weight[0];
+  }
+  return w;
+}
+
+/* The order of the passes (a permutation of the n dims) doing the least
+ * work: the passes are linear maps along different dims, so they commute.
+ * A pass costs its outputs times its taps, four times that along the last
+ * dim (inner == 1: a scalar gather, not a SIMD row), so upsampling runs it
+ * first (on the smaller input), downsampling last.  cur: the sizes before. */
+static void pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
+                       int *order)
+{
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  double best = -1;
+  for (int p = 0; p < 6; p++) {
+    int valid = 1;
+    for (int i = 0; i < n; i++)
+      valid &= perms[p][i] < n;
+    if (!valid)
+      continue;
+    int64_t size[D3];
+    double cost = 0;
+    for (int d = 0; d < n; d++)
+      size[d] = cur[d];
+    for (int i = 0; i < n; i++) {
+      int d = perms[p][i];
+      double elems = 1;
+      size[d] = transpose ? taps[d].in : taps[d].out;
+      for (int e = 0; e < n; e++)
+        elems *= (double)(e == d && transpose ? taps[d].out : size[e]);
+      cost += elems * (double)taps[d].k * (d == n - 1 ? 4 : 1);
+    }
+    if (best < 0 || cost < best) {
+      best = cost;
+      memcpy(order, perms[p], sizeof perms[p]);
+    }
+  }
 }
 
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
@@ -268,8 +387,18 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
   }
   tl_storage_bump(out->storage);
   const void *src = tl_tensor_data(xw);
+  double whole = whole_plane_weight(n, taps);
+  if (whole != 0) {
+    int64_t plane = tl_tensor_numel(transpose ? out : in) / B;
+    mean_job job = {.x = src, .y = ydata, .plane = plane, .weight = whole,
+                    .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    tl_parallel_for(B, 1 + 16384 / (plane + 1), mean_range, &job);
+    goto copy;
+  }
+  int order[D3];
+  pass_order(n, taps, transpose, cur, order);
   for (int step = 0; step < n; step++) {
-    int d = transpose ? n - 1 - step : step;
+    int d = order[step];
     int64_t outer = B, inner = 1;
     for (int e = 0; e < d; e++)
       outer *= cur[e];

@@ -103,4 +103,25 @@ typedef struct {
 } tl_py_args_rms_norm_backward;
 PyObject *tl_py_impl_rms_norm_backward(tl_op op, const tl_py_args_rms_norm_backward *a);
 
+/* _local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, float k=1.0) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  int64_t size;
+  double alpha;
+  double beta;
+  double k;
+} tl_py_args_local_response_norm;
+PyObject *tl_py_impl_local_response_norm(tl_op op, const tl_py_args_local_response_norm *a);
+
+/* _local_response_norm_backward(Tensor grad_output, Tensor input, int size, float alpha, float beta, float k) */
+typedef struct {
+  PyObject *grad_output; /* borrowed */
+  PyObject *input; /* borrowed */
+  int64_t size;
+  double alpha;
+  double beta;
+  double k;
+} tl_py_args_local_response_norm_backward;
+PyObject *tl_py_impl_local_response_norm_backward(tl_op op, const tl_py_args_local_response_norm_backward *a);
+
 #endif

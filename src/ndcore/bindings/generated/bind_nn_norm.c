@@ -178,3 +178,48 @@ PyObject *tl_py_binder_rms_norm_backward(tl_op op, PyObject *const *args, Py_ssi
     return NULL;
   return tl_py_impl_rms_norm_backward(op, &a);
 }
+
+/* _local_response_norm */
+PyObject *tl_py_binder_local_response_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  static const char *const names[] = {"input", "size", "alpha", "beta", "k", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[5];
+  tl_py_args_local_response_norm a;
+  a.size = 0;
+  a.alpha = 0.0001;
+  a.beta = 0.75;
+  a.k = 1.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 5, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "size", v[1], true, &a.size, NULL) < 0 ||
+      tl_py_arg_float(func, "alpha", v[2], &a.alpha, NULL) < 0 ||
+      tl_py_arg_float(func, "beta", v[3], &a.beta, NULL) < 0 ||
+      tl_py_arg_float(func, "k", v[4], &a.k, NULL) < 0)
+    return NULL;
+  return tl_py_impl_local_response_norm(op, &a);
+}
+
+/* _local_response_norm_backward */
+PyObject *tl_py_binder_local_response_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                    PyObject *kwnames)
+{
+  static const char *const names[] = {"grad_output", "input", "size", "alpha", "beta", "k", NULL};
+  const char *func = tl_op_infos[op].name;
+  PyObject *v[6];
+  tl_py_args_local_response_norm_backward a;
+  a.size = 0;
+  a.alpha = 0.0;
+  a.beta = 0.0;
+  a.k = 0.0;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 6, 6, 6, v) < 0 ||
+      tl_py_arg_tensor(func, "grad_output", v[0], false, &a.grad_output) < 0 ||
+      tl_py_arg_tensor(func, "input", v[1], false, &a.input) < 0 ||
+      tl_py_arg_int(func, "size", v[2], true, &a.size, NULL) < 0 ||
+      tl_py_arg_float(func, "alpha", v[3], &a.alpha, NULL) < 0 ||
+      tl_py_arg_float(func, "beta", v[4], &a.beta, NULL) < 0 ||
+      tl_py_arg_float(func, "k", v[5], &a.k, NULL) < 0)
+    return NULL;
+  return tl_py_impl_local_response_norm_backward(op, &a);
+}

@@ -507,6 +507,14 @@ PyObject *tl_py_binder_upsample(tl_op op, PyObject *const *args, Py_ssize_t narg
                                 PyObject *kwnames);
 PyObject *tl_py_binder_upsample_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames);
+PyObject *tl_py_binder_grid_sampler(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames);
+PyObject *tl_py_binder_grid_sampler_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames);
+PyObject *tl_py_binder_affine_grid_generator(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames);
+PyObject *tl_py_binder_affine_grid_generator_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                      PyObject *kwnames);
 PyObject *tl_py_binder_fused_lstm_cell(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames);
 PyObject *tl_py_binder_fused_lstm_cell_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
@@ -549,6 +557,10 @@ PyObject *tl_py_binder_rms_norm(tl_op op, PyObject *const *args, Py_ssize_t narg
                                 PyObject *kwnames);
 PyObject *tl_py_binder_rms_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames);
+PyObject *tl_py_binder_local_response_norm(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames);
+PyObject *tl_py_binder_local_response_norm_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,
+                                                    PyObject *kwnames);
 PyObject *tl_py_binder_nll_loss(tl_op op, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);
 PyObject *tl_py_binder_nll_loss_backward(tl_op op, PyObject *const *args, Py_ssize_t nargs,

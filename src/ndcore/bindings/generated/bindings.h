@@ -22,6 +22,7 @@
 #include "ndcore/bindings/generated/args_nn_dropout.h"
 #include "ndcore/bindings/generated/args_nn_embedding.h"
 #include "ndcore/bindings/generated/args_nn_pool.h"
+#include "ndcore/bindings/generated/args_nn_grid.h"
 #include "ndcore/bindings/generated/args_nn_rnn.h"
 #include "ndcore/bindings/generated/args_nn_attention.h"
 #include "ndcore/bindings/generated/args_nn_conv.h"

@@ -1879,6 +1879,35 @@ static const tl_py_param params__upsample_backward[] = {
     {"antialias", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params_grid_sampler[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"grid", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"interpolation_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_grid_sampler_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"grid", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"interpolation_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"padding_mode", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_affine_grid_generator[] = {
+    {"theta", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params_affine_grid_generator_backward[] = {
+    {"grad", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"align_corners", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params__thnn_fused_lstm_cell[] = {
     {"input_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"hidden_gates", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
@@ -2088,6 +2117,23 @@ static const tl_py_param params__fused_rms_norm_backward[] = {
     {"normalized_shape", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
     {"rstd", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"weight", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__local_response_norm[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, 0, "0.0001"},
+    {"beta", TL_PY_ARG_FLOAT, 0, "0.75"},
+    {"k", TL_PY_ARG_FLOAT, 0, "1.0"},
+};
+
+static const tl_py_param params__local_response_norm_backward[] = {
+    {"grad_output", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"size", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+    {"alpha", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"beta", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
+    {"k", TL_PY_ARG_FLOAT, TL_PY_ARG_REQUIRED, NULL},
 };
 
 static const tl_py_param params_nll_loss_nd[] = {
@@ -2737,6 +2783,14 @@ const tl_py_sig tl_py_sigs[] = {
      "_upsample(Tensor input, int[] output_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
     {"_upsample_backward", "nn_pool", params__upsample_backward, 6, 6,
      "_upsample_backward(Tensor grad_output, int[] input_size, str mode, bool align_corners=False, any scales=None, bool antialias=False)"},
+    {"grid_sampler", "nn_grid", params_grid_sampler, 5, 5,
+     "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)"},
+    {"grid_sampler_backward", "nn_grid", params_grid_sampler_backward, 6, 6,
+     "grid_sampler_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners)"},
+    {"affine_grid_generator", "nn_grid", params_affine_grid_generator, 3, 3,
+     "affine_grid_generator(Tensor theta, int[] size, bool align_corners)"},
+    {"affine_grid_generator_backward", "nn_grid", params_affine_grid_generator_backward, 3, 3,
+     "affine_grid_generator_backward(Tensor grad, int[] size, bool align_corners)"},
     {"_thnn_fused_lstm_cell", "nn_rnn", params__thnn_fused_lstm_cell, 5, 5,
      "_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None)"},
     {"_thnn_fused_lstm_cell_backward_impl", "nn_rnn", params__thnn_fused_lstm_cell_backward_impl, 6, 6,
@@ -2779,6 +2833,10 @@ const tl_py_sig tl_py_sigs[] = {
      "_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps)"},
     {"_fused_rms_norm_backward", "nn_norm", params__fused_rms_norm_backward, 5, 5,
      "_fused_rms_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor rstd, Tensor? weight)"},
+    {"_local_response_norm", "nn_norm", params__local_response_norm, 5, 5,
+     "_local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, float k=1.0)"},
+    {"_local_response_norm_backward", "nn_norm", params__local_response_norm_backward, 6, 6,
+     "_local_response_norm_backward(Tensor grad_output, Tensor input, int size, float alpha, float beta, float k)"},
     {"nll_loss_nd", "nn_loss", params_nll_loss_nd, 5, 5,
      "nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, int ignore_index=-100)"},
     {"nll_loss_backward", "nn_loss", params_nll_loss_backward, 7, 7,
@@ -2804,4 +2862,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 299;
+const int tl_py_sig_count = 305;

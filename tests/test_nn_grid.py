@@ -1,0 +1,344 @@
+"""grid_sample and affine_grid: the kernels of src/nn/grid.
+
+Values against NumPy references (every mode and padding mode, 4-D and 5-D,
+float32/float64, 0-size batches and grids, non-contiguous inputs), PyTorch's
+recorded outputs and gradients (tests/golden/nn_grid, scripts/golden_grid.py),
+gradients and second derivatives by finite differences, errors in PyTorch's
+wording, and the kernels on the fake device."""
+import itertools
+import json
+import math
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlike as T
+import torchlike.nn.functional as F
+from torchlike.autograd import gradcheck, gradgradcheck
+from nn_fake_device import run_on_fake_device
+
+C = T._C
+
+# the derivatives gradchecked here (tests/test_grad_registry.py reads this)
+GRADCHECKED = {"grid_sampler", "grid_sampler_backward", "affine_grid_generator",
+               "affine_grid_generator_backward"}
+
+MODES = ("bilinear", "nearest", "bicubic")
+PADDINGS = ("zeros", "border", "reflection")
+
+
+# ---- NumPy references ---------------------------------------------------------------------
+
+def np_reflect(c, low2, high2):
+    if low2 == high2:
+        return 0.0
+    lo, span = low2 / 2, (high2 - low2) / 2
+    d = abs(c - lo)
+    extra = math.fmod(d, span)
+    return extra + lo if int(math.floor(d / span)) % 2 == 0 else span - extra + lo
+
+
+def np_pad(c, size, padding, align):
+    if padding == "border":
+        return min(max(c, 0.0), size - 1.0)
+    if padding == "reflection":
+        c = np_reflect(c, 0, 2 * (size - 1)) if align else np_reflect(c, -1, 2 * size - 1)
+        return min(max(c, 0.0), size - 1.0)
+    return c
+
+
+def np_cubic(t, a=-0.75):
+    def near(v):
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+
+    def far(v):
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def np_grid_sample(x, grid, mode, padding, align):
+    """A point at a time: x (N, C, *in), grid (N, *out, n)."""
+    x, grid = np.asarray(x, np.float64), np.asarray(grid, np.float64)
+    N, Cn = x.shape[:2]
+    sizes = x.shape[2:][::-1]                    # along x, y(, z)
+    n = len(sizes)
+    out = np.zeros((N, Cn) + grid.shape[1:-1])
+    for b in range(N):
+        for o in itertools.product(*[range(s) for s in grid.shape[1:-1]]):
+            coords = []
+            for k, S in enumerate(sizes):
+                g = grid[(b,) + o + (k,)]
+                c = (g + 1) / 2 * (S - 1) if align else ((g + 1) * S - 1) / 2
+                coords.append(c if mode == "bicubic" else np_pad(c, S, padding, align))
+
+            def at(pos):
+                if any(p < 0 or p > S - 1 for p, S in zip(pos, sizes)):
+                    return np.zeros(Cn)
+                return x[(b, slice(None)) + tuple(int(p) for p in pos[::-1])]
+            if mode == "nearest":
+                v = at([np.round(c) for c in coords])
+            elif mode == "bilinear":
+                v = 0
+                for bits in itertools.product((0, 1), repeat=n):
+                    w, pos = 1.0, []
+                    for c, bit in zip(coords, bits):
+                        f = math.floor(c)
+                        pos.append(f + bit)
+                        w *= (c - f) if bit else (f + 1 - c)
+                    v = v + w * at(pos)
+            else:
+                fx, fy = math.floor(coords[0]), math.floor(coords[1])
+                wx, wy = np_cubic(coords[0] - fx), np_cubic(coords[1] - fy)
+                v = 0
+                for j in range(4):
+                    for i in range(4):
+                        px = np_pad(fx - 1 + i, sizes[0], padding, align)
+                        py = np_pad(fy - 1 + j, sizes[1], padding, align)
+                        v = v + wx[i] * wy[j] * at([px, py])
+            out[(b, slice(None)) + o] = v
+    return out
+
+
+def np_base(steps, align):
+    if steps <= 1:
+        return np.zeros(max(steps, 1))
+    v = np.linspace(-1, 1, steps)
+    return v if align else v * (steps - 1) / steps
+
+
+def np_affine_grid(theta, size, align):
+    sp = tuple(size[2:])
+    mesh = list(np.meshgrid(*[np_base(s, align) for s in sp], indexing="ij"))[::-1]  # x, y(, z)
+    base = np.stack(mesh + [np.ones(sp)], -1)                # (*sp, n + 1)
+    return np.einsum("...k,njk->n...j", base, np.asarray(theta, np.float64))
+
+
+rng = np.random.default_rng(11)
+
+
+def grid_values(shape, spread=1.6):
+    return rng.uniform(-spread, spread, shape)
+
+
+# ---- values ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode,padding,align", list(itertools.product(MODES, PADDINGS, (False, True))))
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+def test_grid_sample_4d_matches_numpy(mode, padding, align, dtype):
+    x, g = rng.standard_normal((2, 3, 5, 4)), grid_values((2, 3, 6, 2))
+    y = F.grid_sample(T.tensor(x, dtype=dtype), T.tensor(g, dtype=dtype), mode=mode,
+                      padding_mode=padding, align_corners=align)
+    if dtype == T.float32:   # the coordinates of the float grid
+        g = g.astype(np.float32)
+    tol = 1e-12 if dtype == T.float64 else 2e-5
+    np.testing.assert_allclose(y.double().numpy(), np_grid_sample(x, g, mode, padding, align),
+                               rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("mode,padding,align",
+                         list(itertools.product(("bilinear", "nearest"), PADDINGS, (False, True))))
+def test_grid_sample_5d_matches_numpy(mode, padding, align):
+    x, g = rng.standard_normal((2, 2, 3, 4, 5)), grid_values((2, 2, 3, 2, 3))
+    y = F.grid_sample(T.tensor(x), T.tensor(g), mode=mode, padding_mode=padding,
+                      align_corners=align)
+    np.testing.assert_allclose(y.numpy(), np_grid_sample(x, g, mode, padding, align),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_grid_sample_non_contiguous_inputs():
+    x, g = rng.standard_normal((2, 5, 4, 3)), grid_values((3, 2, 4, 2))
+    xt = T.tensor(x).permute(0, 3, 2, 1)                 # (2, 3, 4, 5) strided
+    gt = T.tensor(g).transpose(0, 1)[:2]                 # (2, 3, 4, 2) strided
+    want = np_grid_sample(x.transpose(0, 3, 2, 1), g.transpose(1, 0, 2, 3)[:2], "bilinear",
+                          "reflection", False)
+    y = F.grid_sample(xt, gt, padding_mode="reflection", align_corners=False)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_grid_sample_empty_batch_channels_and_grid():
+    for xs, gs in (((0, 2, 3, 3), (0, 2, 2, 2)), ((2, 0, 3, 3), (2, 2, 2, 2)),
+                   ((2, 3, 3, 3), (2, 0, 4, 2)), ((1, 2, 2, 3, 3), (1, 2, 0, 1, 3))):
+        x = T.zeros(xs, requires_grad=True)
+        g = T.zeros(gs, requires_grad=True)
+        y = F.grid_sample(x, g, align_corners=True)
+        assert y.shape == xs[:2] + gs[1:-1]
+        y.sum().backward()
+        assert x.grad.shape == xs and g.grad.shape == gs
+        assert not x.grad.numpy().any() and not g.grad.numpy().any()
+
+
+def test_grid_sample_far_and_nan_coordinates_read_zeros():
+    x = T.ones(1, 1, 3, 3)
+    g = T.tensor([[[[1e30, 0.0], [float("nan"), 0.0], [-7.0, 0.5]]]])
+    for mode in MODES:
+        y = F.grid_sample(x, g, mode=mode, align_corners=False)
+        assert y.shape == (1, 1, 1, 3) and not y.numpy().any(), mode
+    y = F.grid_sample(x, g[..., 2:, :], mode="bicubic", padding_mode="border", align_corners=False)
+    np.testing.assert_allclose(y.numpy(), 1.0, rtol=1e-6)   # the border pixel, weights summing to 1
+
+
+@pytest.mark.parametrize("n,align", list(itertools.product((2, 3), (False, True))))
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+def test_affine_grid_matches_numpy(n, align, dtype):
+    size = (3, 2, 4, 5) if n == 2 else (2, 1, 3, 4, 2)
+    theta = rng.standard_normal((size[0], n, n + 1))
+    grid = F.affine_grid(T.tensor(theta, dtype=dtype), size, align_corners=align)
+    assert grid.shape == (size[0],) + size[2:] + (n,) and grid.dtype == dtype
+    tol = 1e-12 if dtype == T.float64 else 1e-5
+    np.testing.assert_allclose(grid.double().numpy(), np_affine_grid(theta, size, align),
+                               rtol=tol, atol=tol)
+
+
+def test_affine_grid_then_grid_sample_identity_keeps_the_image():
+    x = T.tensor(rng.standard_normal((2, 3, 4, 5)))
+    theta = T.tensor([[1.0, 0, 0], [0, 1.0, 0]]).double().expand(2, 2, 3)
+    for align in (False, True):
+        y = F.grid_sample(x, F.affine_grid(theta, x.shape, align_corners=align), align_corners=align)
+        np.testing.assert_allclose(y.numpy(), x.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- PyTorch's recorded values ------------------------------------------------------------
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "nn_grid")
+
+
+def load_cases(folder):
+    with open(os.path.join(folder, "cases.json")) as f:
+        return json.load(f)
+
+
+def run_golden(folder, case):
+    """Evaluate PyTorch's expression with torchlike; compare the output and
+    the gradients of sum(out * w) with what PyTorch recorded."""
+    data = np.load(os.path.join(folder, "data.npz"))
+    name = case["name"]
+    env = {"F": F, "torch": T}
+    for k in case["inputs"]:
+        env[k] = T.from_numpy(np.ascontiguousarray(data[f"{name}/in/{k}"]))
+        env[k].requires_grad_(k in case["grads"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = eval(case["expr"], env)
+    exp = data[f"{name}/out"]
+    tol = 2e-5 if exp.dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(out.detach().numpy(), exp, rtol=tol, atol=tol, err_msg=name)
+    grads = T.autograd.grad((out * T.from_numpy(data[f"{name}/w"])).sum(),
+                            [env[k] for k in case["grads"]])
+    for k, g in zip(case["grads"], grads):
+        np.testing.assert_allclose(g.numpy(), data[f"{name}/grad/{k}"], rtol=tol * 10,
+                                   atol=tol * 10, err_msg=f"{name} grad {k}")
+
+
+@pytest.mark.parametrize("case", load_cases(GOLDEN), ids=lambda c: c["name"])
+def test_matches_pytorchs_recorded_values(case):
+    run_golden(GOLDEN, case)
+
+
+def test_golden_covers_every_mode_padding_and_alignment():
+    names = {c["name"] for c in load_cases(GOLDEN)}
+    for nd, mode, pad, ac in itertools.product((2, 3), MODES, PADDINGS, ("ac", "noac")):
+        if not (nd == 3 and mode == "bicubic"):
+            assert f"grid{nd}d_{mode}_{pad}_{ac}" in names
+
+
+# ---- derivatives ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("nd,mode,padding", [(nd, m, p) for nd in (2, 3) for m in MODES
+                                             for p in PADDINGS if not (nd == 3 and m == "bicubic")])
+def test_gradients_and_second_derivatives(nd, mode, padding):
+    xs = (2, 2, 3, 4) if nd == 2 else (1, 2, 2, 3, 3)
+    gs = (2, 2, 3, 2) if nd == 2 else (1, 2, 2, 2, 3)
+    x = T.tensor(rng.standard_normal(xs), requires_grad=True)
+    # away from pixel borders, where the taps (and so the derivative) jump
+    g = T.tensor(grid_values(gs, 1.4), requires_grad=True)
+    for align in (False, True):
+        def fn(a, b):
+            return F.grid_sample(a, b, mode=mode, padding_mode=padding, align_corners=align)
+        assert gradcheck(fn, (x, g))
+        assert gradgradcheck(fn, (x, g))
+
+
+def test_backward_op_on_its_own():
+    x = T.tensor(rng.standard_normal((1, 2, 3, 3)), requires_grad=True)
+    g = T.tensor(grid_values((1, 2, 2, 2), 1.2), requires_grad=True)
+    go = T.tensor(rng.standard_normal((1, 2, 2, 2)), requires_grad=True)
+    assert gradcheck(lambda a, b, c: C.grid_sampler_backward(a, b, c, 2, 1, False), (go, x, g))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_affine_grid_gradients(n):
+    size = (2, 1, 3, 4) if n == 2 else (2, 1, 2, 3, 2)
+    theta = T.tensor(rng.standard_normal((2, n, n + 1)), requires_grad=True)
+    for align in (False, True):
+        assert gradcheck(lambda t: F.affine_grid(t, size, align_corners=align), (theta,))
+        assert gradgradcheck(lambda t: F.affine_grid(t, size, align_corners=align), (theta,))
+    gr = T.tensor(rng.standard_normal((2,) + size[2:] + (n,)), requires_grad=True)
+    assert gradcheck(lambda a: C.affine_grid_generator_backward(a, list(size), False), (gr,))
+    assert gradgradcheck(lambda a: C.affine_grid_generator_backward(a, list(size), False), (gr,))
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+def test_errors_name_the_problem():
+    x, g = T.zeros(2, 3, 4, 5), T.zeros(2, 3, 3, 2)
+    with pytest.raises(RuntimeError, match=r"same batch size, but got input with sizes "
+                                           r"\[2, 3, 4, 5\] and grid with sizes \[3, 3, 3, 2\]"):
+        F.grid_sample(x, T.zeros(3, 3, 3, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="expected grid to have size 2 in last dimension"):
+        F.grid_sample(x, T.zeros(2, 3, 3, 3), align_corners=False)
+    with pytest.raises(RuntimeError, match="with dimension 2 being empty"):
+        F.grid_sample(T.zeros(2, 3, 0, 5), g, align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(T.zeros(1, 1, 2, 2, 2), T.zeros(1, 1, 1, 1, 3), mode="bicubic",
+                      align_corners=False)
+    with pytest.raises(RuntimeError, match="expected 4D or 5D input"):
+        F.grid_sample(T.zeros(2, 3, 4), T.zeros(2, 3, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.grid_sample(x, g.double(), align_corners=False)
+    with pytest.raises(RuntimeError, match="not implemented for 'int64'"):
+        F.grid_sample(x.long(), g.long(), align_corners=False)
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or 'bicubic'"):
+        F.grid_sample(x, g, mode="foo")
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border', or"):
+        F.grid_sample(x, g, padding_mode="foo")
+    with pytest.raises(ValueError, match="interpolation_mode must be"):
+        C.grid_sampler(x, g, 5, 0, False)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(x, g)
+    with pytest.raises(ValueError, match="floating point type"):
+        F.affine_grid(T.zeros(2, 2, 3, dtype=T.int64), (2, 3, 4, 5), align_corners=False)
+    with pytest.raises(ValueError, match=r"shape Nx2x3 for size \(2, 3, 4, 5\)"):
+        F.affine_grid(T.zeros(2, 3, 3), (2, 3, 4, 5), align_corners=False)
+    with pytest.raises(ValueError, match="shape Nx3x4"):
+        F.affine_grid(T.zeros(2, 3, 3), (2, 3, 4, 5, 6), align_corners=False)
+    with pytest.raises(NotImplementedError, match="only supports 4D and 5D sizes"):
+        F.affine_grid(T.zeros(2, 2, 3), (2, 3, 4), align_corners=False)
+    with pytest.raises(ValueError, match="non-zero, positive output size"):
+        F.affine_grid(T.zeros(2, 2, 3), (2, 3, 0, 4), align_corners=False)
+    with pytest.raises(ValueError, match="for size"):
+        C.affine_grid_generator(T.zeros(2, 2, 3), [3, 3, 4, 5], False)
+    with pytest.raises(RuntimeError, match="expected grad_output of shape"):
+        C.grid_sampler_backward(T.zeros(2, 3, 3, 4), x, g, 0, 0, False)
+
+
+def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
+    run_on_fake_device("""
+        x = T.ones(1, 2, 3, 3).to("fake")
+        g = T.zeros(1, 2, 2, 2).to("fake")
+        expect_no_kernel(lambda: C.grid_sampler(x, g, 0, 0, False), "grid_sampler")
+        C._dispatch_lend_cpu_kernels("fake", True)
+        x = T.randn(1, 2, 3, 3).to("fake").requires_grad_()
+        g = (T.rand(1, 2, 2, 2) * 2 - 1).to("fake").requires_grad_()
+        y = F.grid_sample(x, g, mode="bicubic", align_corners=True)
+        assert str(y.device) == "fake:0"
+        want = F.grid_sample(x.detach().cpu(), g.detach().cpu(), mode="bicubic", align_corners=True)
+        np.testing.assert_allclose(y.detach().cpu().numpy(), want.numpy(), rtol=1e-6)
+        y.sum().backward()
+        assert str(x.grad.device) == "fake:0" and str(g.grad.device) == "fake:0"
+        theta = T.randn(2, 2, 3).to("fake")
+        grid = F.affine_grid(theta, (2, 1, 3, 4), align_corners=False)
+        assert str(grid.device) == "fake:0"
+        print("ok")
+    """)
