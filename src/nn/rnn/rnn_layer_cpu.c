@@ -82,6 +82,25 @@ static void *scratch(const layer *l, int64_t count)
 
 static const void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
 
+/* The R rows of gi (R, G) = b_ih + b_hh (either may be NULL: zeros). */
+#define BIAS_ROWS(T)                                                                              \
+  for (int64_t j = 0; j < G; j++)                                                                 \
+    ((T *)gi)[j] = (bi ? ((const T *)bi)[j] : 0) + (bh ? ((const T *)bh)[j] : 0);                 \
+  for (int64_t r = 1; r < R; r++)                                                                 \
+    memcpy((T *)gi + r * G, gi, (size_t)G * sizeof(T));
+static void bias_rows(const layer *l, void *gi, const void *bi, const void *bh, int64_t R)
+{
+  int64_t G = l->G;
+  if (R <= 0)
+    return;
+  if (l->f64) {
+    BIAS_ROWS(double)
+  } else {
+    BIAS_ROWS(float)
+  }
+}
+#undef BIAS_ROWS
+
 /* ---- forward ------------------------------------------------------------------------- */
 
 /* Step t's n rows: the cell from its input gates gi, the hidden state h and
@@ -96,12 +115,17 @@ static void step_forward(const layer *l, int64_t t, const void *gi, void *hg, vo
   void *ws = at(l, tl_tensor_data(k->workspace), l->off[t] * W);
   void *out = at(l, tl_tensor_data(k->output), l->off[t] * P);
   const void *git = at(l, gi, l->off[t] * G);
-  tl_nn_gemm(l->f64, false, true, n, G, P, h, P, tl_tensor_data(k->w_hh), P, 0.0, hg, G);
+  bool lstm = k->mode == TL_RNN_MODE_LSTM;
+  /* LSTM: GI's rows already hold x W_ih^T + b_ih + b_hh; the step adds its
+   * h W_hh^T to them in place, and the cell reads them as they are. */
+  tl_nn_gemm(l->f64, false, true, n, G, P, h, P, tl_tensor_data(k->w_hh), P, lstm ? 1.0 : 0.0,
+             lstm ? (void *)git : hg, G);
   tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
                       .ld_in = {G, G}};
   switch (k->mode) {
   case TL_RNN_MODE_LSTM: {
+    rows.in[1] = rows.in[3] = rows.in[4] = NULL;
     void *hcell = k->w_hr ? at(l, ws, 6 * H + P) : out;
     copy_rows(l, at(l, ws, 4 * H), W, c, H, n, H);
     copy_rows(l, at(l, ws, l->hprev), W, h, P, n, P);
@@ -160,8 +184,15 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   memcpy(h, tl_tensor_data(k->hx), (size_t)(l.N * P) * l.es);
   if (c)
     memcpy(c, tl_tensor_data(k->cx), (size_t)(l.N * l.H) * l.es);
-  tl_nn_gemm(l.f64, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In, 0.0,
-             gi, G);
+  /* LSTM: GI starts as b_ih + b_hh in every row and the input GEMM adds to
+   * it, so the steps need no bias passes of their own. */
+  double beta = 0.0;
+  if (k->mode == TL_RNN_MODE_LSTM && (k->b_ih || k->b_hh)) {
+    bias_rows(&l, gi, data(k->b_ih), data(k->b_hh), R);
+    beta = 1.0;
+  }
+  tl_nn_gemm(l.f64, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
+             beta, gi, G);
   for (int64_t s = 0; s < k->steps; s++)
     step_forward(&l, k->reverse ? k->steps - 1 - s : s, gi, hg, h, c);
 fail:
