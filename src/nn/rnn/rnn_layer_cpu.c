@@ -304,7 +304,10 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
                tl_tensor_data(k->d_w_hr), H);
   if (k->d_b_ih)
     tl_cpu_rnn_colsum(l.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
-  if (k->d_b_hh)
+  /* all but GRU: both biases have the same gradient, summed once */
+  if (k->d_b_hh && k->d_b_ih && gh == dgi)
+    memcpy(tl_tensor_data(k->d_b_hh), tl_tensor_data(k->d_b_ih), (size_t)G * l.es);
+  else if (k->d_b_hh)
     tl_cpu_rnn_colsum(l.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
 fail:
   free(dgi);
