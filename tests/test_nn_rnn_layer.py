@@ -113,6 +113,24 @@ def test_layer_op_matches_numpy(mode, proj, bias, packed, reverse, dtype, tol):
         assert cy is None
 
 
+@pytest.mark.parametrize("dtype,tol", [(T.float64, 1e-12), (T.float32, 2e-5)])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("keep", ["b_ih", "b_hh"])
+def test_layer_op_with_one_bias(mode, keep, dtype, tol):
+    # the LSTM folds the biases into its input gates' rows: either alone must count
+    rng = np.random.default_rng(zlib.crc32(repr((mode, keep)).encode()))
+    sizes = (3, 3, 2, 1)
+    p, x, h0, c0 = make_case(rng, mode, sizes=sizes)
+    del p["b_hh" if keep == "b_ih" else "b_ih"]
+    args, bs = op_args(p, x, h0, c0, dtype, sizes)
+    out, hy, cy, _ = C._rnn_layer(*args, bs, MODES[mode], False)
+    ref, rh, rc = np_layer(mode, x, sizes, h0, c0, p, False)
+    np.testing.assert_allclose(out.double().numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(hy.double().numpy(), rh, rtol=tol, atol=tol)
+    if mode == "LSTM":
+        np.testing.assert_allclose(cy.double().numpy(), rc, rtol=tol, atol=tol)
+
+
 def test_packed_rows_are_the_padded_sequences():
     """A packed layer equals each sequence run alone, in both directions."""
     rng = np.random.default_rng(1)

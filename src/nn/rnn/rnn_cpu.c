@@ -48,15 +48,22 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
     if (b)                                                                                         \
       _Pragma("omp simd") for (int64_t j = 0; j < n; j++) out[j] += b[j];                          \
   }                                                                                                \
-  FORCE_INLINE void lstm(const T *restrict ig, const T *restrict hg, const T *restrict cx,         \
+  /* hg NULL: ig already holds the whole pre-activation (the layer loop's    \
+   * GEMM accumulated into it, biases included), read in place. */           \
+  FORCE_INLINE void lstm(const T *restrict ig, const T *hg, const T *restrict cx,                  \
                    const T *bi, const T *bh, T *restrict hy, T *restrict cy,                       \
-                   T *restrict ws, int64_t h)                                                      \
+                   T *ws, int64_t h)                                                               \
   {                                                                                                \
-    _Pragma("omp simd") for (int64_t j = 0; j < 4 * h; j++) ws[j] = ig[j] + hg[j];                 \
-    add_bias(ws, bi, 4 * h);                                                                       \
-    add_bias(ws, bh, 4 * h);                                                                       \
+    const T *pre = ig;                                                                             \
+    if (hg) {                                                                                      \
+      _Pragma("omp simd") for (int64_t j = 0; j < 4 * h; j++) ws[j] = ig[j] + hg[j];               \
+      add_bias(ws, bi, 4 * h);                                                                     \
+      add_bias(ws, bh, 4 * h);                                                                     \
+      pre = ws;                                                                                    \
+    }                                                                                              \
+    /* pre may be ws: each j reads its four gates before writing them */                          \
     _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
-      T i = SIG(ws[j]), f = SIG(ws[h + j]), g = TANH(ws[2 * h + j]), o = SIG(ws[3 * h + j]);       \
+      T i = SIG(pre[j]), f = SIG(pre[h + j]), g = TANH(pre[2 * h + j]), o = SIG(pre[3 * h + j]);   \
       T c = f * cx[j] + i * g;                                                                     \
       cy[j] = c;                                                                                   \
       hy[j] = o * TANH(c);                                                                         \

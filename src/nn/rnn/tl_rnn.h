@@ -157,7 +157,8 @@ tl_status tl_rnn_run(tl_op op, const tl_tensor *const *ins, int nin, const tl_rn
 /* ---- the CPU's kernels ---------------------------------------------------------------
  * rnn_cpu.c: the cell kernel, and its rows on raw memory for the layer loop:
  * operand k's row r at in[k] + r * ld_in[k] elements (NULL in: zeros for
- * biases, absent otherwise), no bias gradients. */
+ * biases, absent otherwise; LSTM's hg absent: in[0] is the whole
+ * pre-activation, biases included), no bias gradients. */
 typedef struct {
   tl_rnn_kind kind;
   int64_t n, h;
