@@ -209,6 +209,23 @@ def test_empty_batch_gives_empty_results_and_gradients():
         assert x.grad.shape == x.shape
 
 
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+@pytest.mark.parametrize("k,s,p,d,ceil", [((2, 2), (2, 2), (0, 0), (1, 1), False),
+                                          ((3, 3), (1, 2), (1, 1), (1, 2), True),
+                                          ((2, 3), (2, 3), (1, 1), (1, 1), True)])
+def test_max_pool_long_rows_with_ties_and_nans_match_numpy(k, s, p, d, ceil, dtype):
+    # rows of 40+ outputs run the vectorised interior with a tail; rounding to
+    # halves makes ties (the first in tap order wins), the NaNs must win too
+    rng = np.random.default_rng(3)
+    a = np.round(rng.standard_normal((2, 3, 9, 83)) * 2) / 2
+    a[rng.random(a.shape) < 0.02] = np.nan
+    x = T.tensor(a, dtype=dtype)
+    v, i = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    rv, ri = np_max_pool(to_numpy(x), k, s, p, d, ceil)
+    np.testing.assert_array_equal(to_numpy(v), rv)
+    np.testing.assert_array_equal(i.numpy(), ri)
+
+
 def test_nan_wins_the_max_and_its_index():
     x = T.tensor([[[1.0, float("nan"), 3.0, 2.0, float("-inf"), float("-inf")]]])
     v, i = F.max_pool1d(x, 2, return_indices=True)

@@ -65,9 +65,71 @@ typedef struct {
   int64_t *idx;
   tl_nn_taps taps[D3]; /* padded to three dims */
   int64_t in[D3], out[D3];
+  /* Outputs [lo, hi) of the last dim have regular taps, all inside: output
+   * j2's tap q2 at base + j2 * s + q2 * dl (lo == hi: none). */
+  int64_t lo, hi, base, s, dl;
   bool f64;
   bool failed; /* a range could not allocate its offsets */
 } max_job;
+
+/* The regular interior of the last dim's taps (see max_job), found from the
+ * table itself so that every window (fractional ones included) can use it. */
+static void regular_span(max_job *job)
+{
+  const tl_nn_taps *t = &job->taps[2];
+  int64_t k = t->k, out = t->out, lo = 0;
+  job->lo = job->hi = 0;
+  if (t->plane_stride != 0 || k < 1)
+    return;
+  for (; lo < out; lo++) { /* the first output with all its taps inside */
+    bool inside = true;
+    for (int64_t q = 0; q < k; q++)
+      inside = inside && t->index[lo * k + q] >= 0;
+    if (inside)
+      break;
+  }
+  if (lo == out)
+    return;
+  const int64_t *first = t->index + lo * k;
+  int64_t dl = k > 1 ? first[1] - first[0] : 0;
+  int64_t s = lo + 1 < out && first[k] >= 0 ? first[k] - first[0] : 1;
+  if (s < 1)
+    return;
+  int64_t hi = lo;
+  for (bool ok = true; ok && hi < out; hi += ok) /* extend while the pattern holds */
+    for (int64_t q = 0; ok && q < k; q++)
+      ok = t->index[hi * k + q] == first[0] + (hi - lo) * s + q * dl;
+  job->lo = lo;
+  job->hi = hi;
+  job->base = first[0] - lo * s;
+  job->s = s;
+  job->dl = dl;
+}
+
+/* One tap of outputs [lo, hi) of a row whose last dim is regular: output j2
+ * reads x[o + j2 * s]; the first tap sets the row, later ones replace a
+ * smaller value (or with a NaN), as the scan below. */
+#define TL_POOL_MAX_SPAN(T)                                                                 \
+  INLINE void span_##T(const T *restrict x, int64_t o, int64_t s, int64_t lo, int64_t hi,  \
+                       bool first, T *restrict y, int64_t *restrict yi)                     \
+  {                                                                                         \
+    if (first) {                                                                            \
+      for (int64_t j2 = lo; j2 < hi; j2++) {                                                \
+        y[j2] = x[o + j2 * s];                                                              \
+        yi[j2] = o + j2 * s;                                                                \
+      }                                                                                     \
+      return;                                                                               \
+    }                                                                                       \
+    _Pragma("omp simd") for (int64_t j2 = lo; j2 < hi; j2++)                                \
+    {                                                                                       \
+      T v = x[o + j2 * s], m = y[j2];                                                       \
+      bool take = v > m || v != v;                                                          \
+      y[j2] = take ? v : m;                                                                 \
+      yi[j2] = take ? o + j2 * s : yi[j2];                                                  \
+    }                                                                                       \
+  }
+TL_POOL_MAX_SPAN(float)
+TL_POOL_MAX_SPAN(double)
 
 /* Output rows [begin, end), a row being (b, j0, j1) over j2.  The row's
  * (q0, q1) taps are the same for every j2: their offsets into the plane are
@@ -75,7 +137,7 @@ typedef struct {
  * NaN wins and a later NaN replaces an earlier one, as PyTorch's
  * `val > max || isnan(val)`; otherwise the first maximum in tap order. */
 #define TL_POOL_MAX_ROWS(name, T)                                                           \
-  static void name(const max_job *job, int64_t begin, int64_t end, int64_t *offs)          \
+  INLINE void name(const max_job *job, int64_t begin, int64_t end, int64_t *offs)          \
   {                                                                                         \
     const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
     int64_t plane = job->in[0] * job->in[1] * job->in[2];                                   \
@@ -92,7 +154,16 @@ typedef struct {
         for (int64_t q1 = 0; x0[q0] >= 0 && q1 < t1->k; q1++)                                \
           if (x1[q1] >= 0)                                                                  \
             offs[nr++] = (x0[q0] * job->in[1] + x1[q1]) * job->in[2];                       \
+      int64_t lo = nr > 0 ? job->lo : 0, hi = nr > 0 ? job->hi : 0;                        \
+      for (int64_t q = 0; q < nr; q++) /* tap-major, so that the loop over j2 vectorizes */ \
+        for (int64_t q2 = 0; q2 < t2->k; q2++)                                              \
+          span_##T(x, offs[q] + job->base + q2 * job->dl, job->s, lo, hi, q == 0 && q2 == 0,  \
+                   y, yi);                                                                  \
       for (int64_t j2 = 0; j2 < job->out[2]; j2++) {                                        \
+        if (j2 == lo && lo < hi)                                                            \
+          j2 = hi;                                                                          \
+        if (j2 == job->out[2])                                                              \
+          break;                                                                            \
         const int64_t *x2 = x2b + j2 * t2->k;                                               \
         T m = -INFINITY;                                                                    \
         int64_t at = -1;                                                                    \
@@ -117,7 +188,7 @@ typedef struct {
 TL_POOL_MAX_ROWS(max_rows_f32, float)
 TL_POOL_MAX_ROWS(max_rows_f64, double)
 
-static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
+TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   max_job *job = ctx;
@@ -164,6 +235,7 @@ tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *t
   max_job job = {.x = tl_tensor_data(xw), .y = ydata,
                  .idx = tl_tensor_data(indices), .f64 = work == TL_DTYPE_F64};
   pad_taps(taps, n, job.taps, job.in, job.out);
+  regular_span(&job);
   int64_t rows = planes_of(out, n) * job.out[0] * job.out[1];
   if (rows * job.out[2] > 0) {
     int64_t per_row = job.out[2] * job.taps[0].k * job.taps[1].k * job.taps[2].k;
