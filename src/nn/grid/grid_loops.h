@@ -310,12 +310,13 @@ FN void backward_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const 
   }
 }
 
-/* backward_block for packed bilinear 2-D taps */
-FN void backward_block4(const tap4_t *t, int64_t m, const real *gc, const real *x, real *dx,
-                        real (*sum)[3])
+/* backward_block for packed bilinear 2-D taps; a point's sums are held in
+ * locals (dx may not alias them: restrict), added in the same order. */
+FN void backward_block4(const tap4_t *restrict t, int64_t m, const real *restrict gc,
+                        const real *restrict x, real *restrict dx, real (*restrict sum)[3])
 {
   for (int64_t i = 0; i < m; i++) {
-    real gv = gc[i];
+    real gv = gc[i], s0 = sum ? sum[i][0] : 0, s1 = sum ? sum[i][1] : 0;
     for (int q = 0; q < 4; q++) {
       int64_t off = t[i].off[q];
       if (off < 0)
@@ -324,9 +325,13 @@ FN void backward_block4(const tap4_t *t, int64_t m, const real *gc, const real *
         dx[off] += t[i].w[q] * gv;
       if (sum) {
         real v = x[off] * gv;
-        sum[i][0] += t[i].dw[0][q] * v;
-        sum[i][1] += t[i].dw[1][q] * v;
+        s0 += t[i].dw[0][q] * v;
+        s1 += t[i].dw[1][q] * v;
       }
+    }
+    if (sum) {
+      sum[i][0] = s0;
+      sum[i][1] = s1;
     }
   }
 }
