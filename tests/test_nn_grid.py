@@ -147,6 +147,45 @@ def test_grid_sample_5d_matches_numpy(mode, padding, align):
                                rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+def test_grid_sample_many_points_across_kernel_blocks(mode, dtype):
+    """More points than the kernel's block of 64 (and not a multiple of it),
+    several samples (the threads' ranges cross samples): values and both
+    gradients against the NumPy reference / finite differences."""
+    for xs, gs in (((3, 4, 6, 5), (3, 7, 23, 2)), ((2, 3, 3, 4, 5), (2, 3, 5, 9, 3))):
+        if mode == "bicubic" and len(xs) == 5:
+            continue
+        x, g = rng.standard_normal(xs), grid_values(gs, 1.2)
+        y = F.grid_sample(T.tensor(x, dtype=dtype), T.tensor(g, dtype=dtype), mode=mode,
+                          padding_mode="zeros", align_corners=False)
+        gw = g.astype(np.float32) if dtype == T.float32 else g
+        want = np_grid_sample(x.astype(np.float32) if dtype == T.float32 else x, gw, mode,
+                              "zeros", False)
+        tol = 1e-12 if dtype == T.float64 else 2e-5
+        np.testing.assert_allclose(y.numpy(), want, rtol=tol, atol=tol)
+    if dtype == T.float64 and mode != "nearest":
+        xt = T.tensor(rng.standard_normal((2, 2, 5, 4)), requires_grad=True)
+        gt = T.tensor(grid_values((2, 5, 17, 2), 1.2), requires_grad=True)
+        assert gradcheck(lambda a, b: F.grid_sample(a, b, mode=mode, align_corners=True), (xt, gt))
+
+
+def test_grid_sample_skipped_taps_do_not_read_inf():
+    """Taps outside the image are skipped, never multiplied by 0: an inf in a
+    pixel no point reads stays out of the values and the gradients."""
+    x = rng.standard_normal((1, 2, 4, 5))
+    x[:, :, 0, 0] = np.inf
+    # x in (4, 4.5) pixels (the right neighbour outside), y in [1.5, 2.5]
+    g = np.stack([rng.uniform(0.61, 0.79, (1, 9, 10)), rng.uniform(-0.25, 0.25, (1, 9, 10))], -1)
+    xt, gt = T.tensor(x, requires_grad=True), T.tensor(g, requires_grad=True)
+    y = F.grid_sample(xt, gt, align_corners=False)
+    np.testing.assert_allclose(y.detach().numpy(), np_grid_sample(x, g, "bilinear", "zeros", False),
+                               rtol=1e-12, atol=1e-12)
+    y.sum().backward()
+    assert np.isfinite(gt.grad.numpy()).all() and np.isfinite(xt.grad.numpy()).all()
+    assert xt.grad.numpy()[:, :, 0, 0].sum() == 0
+
+
 def test_grid_sample_non_contiguous_inputs():
     x, g = rng.standard_normal((2, 5, 4, 3)), grid_values((3, 2, 4, 2))
     xt = T.tensor(x).permute(0, 3, 2, 1)                 # (2, 3, 4, 5) strided

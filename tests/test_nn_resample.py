@@ -114,6 +114,8 @@ CASES = [  # shape, mode, size, scale_factor, align_corners, antialias
     ((1, 2, 12, 15), "bicubic", (5, 6), None, False, True),
     ((1, 2, 12, 15), "bilinear", (5, 4), None, True, True),
     ((1, 2, 6, 5), "bicubic", (9, 11), None, False, True),
+    # enough rows for the threads' ranges to start inside a row of outputs
+    ((3, 5, 40, 37), "bilinear", (61, 83), None, False, False),
 ]
 
 
@@ -181,6 +183,23 @@ def test_1d_and_3d_gradients():
     x3 = T.tensor(np.random.default_rng(5).standard_normal((1, 2, 3, 4, 3)), requires_grad=True)
     fn = lambda a: F.interpolate(a, scale_factor=2, mode="trilinear")  # noqa: E731
     assert gradcheck(fn, (x3,)) and gradgradcheck(fn, (x3,))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_large_backward_matches_numpys_transpose(mode):
+    """dx of an interpolation large enough to be split across threads: the
+    transposed weight matrices applied to g, dim by dim."""
+    rng = np.random.default_rng(7)
+    shape, out = (3, 4, 33, 29), (70, 61)
+    x = T.tensor(rng.standard_normal(shape), requires_grad=True)
+    g = rng.standard_normal(shape[:2] + out)
+    F.interpolate(x, size=out, mode=mode, align_corners=False).backward(T.tensor(g))
+    kind = "linear" if mode == "bilinear" else "cubic"
+    ref = g
+    for d in range(2):
+        W = weights(shape[2 + d], out[d], kind, False, None, False)
+        ref = np.moveaxis(np.tensordot(W.T, np.moveaxis(ref, 2 + d, 0), axes=(1, 0)), 0, 2 + d)
+    np.testing.assert_allclose(to_numpy(x.grad), ref, rtol=1e-12, atol=1e-12)
 
 
 def test_backward_op_is_the_transpose_and_has_a_derivative():

@@ -190,7 +190,70 @@ FN void taps_of(const tl_grid_spec *s, const real *gp, taps_t *t, bool want_dw)
   }
 }
 
-/* ---- grid_sampler ---------------------------------------------------------------- */
+/* ---- grid_sampler ----------------------------------------------------------------
+ * Points go in blocks of up to BLOCK consecutive output points of one sample:
+ * the block's taps are computed once, then each channel runs over the block,
+ * so that reads of g and writes of y (and dgrid) are contiguous and the taps
+ * are reused across all channels.  Per point, the sums keep their order (taps
+ * in order; channels in order), so results do not depend on the blocking. */
+enum { BLOCK = 64 };
+
+/* y[c, o] for the block's points of channel plane x. */
+FN void sample_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const real *x, real *y)
+{
+  for (int64_t i = 0; i < m; i++) {
+    const taps_t *ti = &t[i];
+    real v = 0;
+    if (s->mode == TL_GRID_BICUBIC && ti->count) { /* rows first, as PyTorch */
+      for (int j = 0; j < 4; j++) {
+        real row = 0;
+        for (int k = 0; k < 4; k++)
+          row += (ti->off[j * 4 + k] >= 0 ? x[ti->off[j * 4 + k]] : 0) * ti->wx[k];
+        v += row * ti->wy[j];
+      }
+    } else {
+      for (int q = 0; q < ti->count; q++)
+        if (ti->off[q] >= 0)
+          v += x[ti->off[q]] * ti->w[q];
+    }
+    y[i] = v;
+  }
+}
+
+/* Bilinear 2-D taps packed small (a point's taps in one cache line): a
+ * point with no taps (count 0) has all four offsets -1. */
+typedef struct {
+  int64_t off[4];
+  real w[4];
+  real dw[2][4];
+} tap4_t;
+
+FN void pack4(const taps_t *t, tap4_t *p, bool want_dw)
+{
+  for (int q = 0; q < 4; q++) {
+    p->off[q] = t->count ? t->off[q] : -1;
+    p->w[q] = t->w[q];
+    if (want_dw) {
+      p->dw[0][q] = t->dw[0][q];
+      p->dw[1][q] = t->dw[1][q];
+    }
+  }
+}
+
+/* sample_block for packed bilinear 2-D taps; the skipped taps stay skipped
+ * (a select, not a multiply by 0, so that inf and nan elsewhere do not leak). */
+FN void sample_block4(const tap4_t *t, int64_t m, const real *x, real *y)
+{
+  for (int64_t i = 0; i < m; i++) {
+    real v = 0;
+    for (int q = 0; q < 4; q++) {
+      int64_t off = t[i].off[q];
+      real a = x[off >= 0 ? off : 0] * t[i].w[q];
+      v = off >= 0 ? v + a : v;
+    }
+    y[i] = v;
+  }
+}
 
 void TL_GRID_SAMPLE(const tl_grid_job *job, int64_t begin, int64_t end)
 {
@@ -198,33 +261,81 @@ void TL_GRID_SAMPLE(const tl_grid_job *job, int64_t begin, int64_t end)
   int64_t P = s->out[0] * s->out[1] * s->out[2], plane = s->in[0] * s->in[1] * s->in[2];
   const real *grid = job->grid;
   real *y = job->y;
-  taps_t t;
-  for (int64_t p = begin; p < end; p++) {
-    int64_t b = p / P, o = p % P;
-    taps_of(s, grid + p * s->n, &t, false);
+  bool bilinear2 = s->mode == TL_GRID_BILINEAR && s->n == 2;
+  taps_t t[BLOCK];
+  tap4_t t4[BLOCK];
+  for (int64_t p = begin; p < end;) {
+    int64_t b = p / P, o = p % P, m = P - o;
+    m = m > end - p ? end - p : m;
+    m = m > BLOCK ? BLOCK : m;
+    for (int64_t i = 0; i < m; i++) {
+      taps_of(s, grid + (p + i) * s->n, &t[i], false);
+      if (bilinear2)
+        pack4(&t[i], &t4[i], false);
+    }
     for (int64_t c = 0; c < s->C; c++) {
       const real *x = (const real *)job->x + (b * s->C + c) * plane;
-      real v = 0;
-      if (s->mode == TL_GRID_BICUBIC && t.count) { /* rows first, as PyTorch */
-        for (int j = 0; j < 4; j++) {
-          real row = 0;
-          for (int i = 0; i < 4; i++)
-            row += (t.off[j * 4 + i] >= 0 ? x[t.off[j * 4 + i]] : 0) * t.wx[i];
-          v += row * t.wy[j];
-        }
-      } else {
-        for (int q = 0; q < t.count; q++)
-          if (t.off[q] >= 0)
-            v += x[t.off[q]] * t.w[q];
-      }
-      y[(b * s->C + c) * P + o] = v;
+      real *yc = y + (b * s->C + c) * P + o;
+      if (bilinear2)
+        sample_block4(t4, m, x, yc);
+      else
+        sample_block(s, t, m, x, yc);
     }
+    p += m;
   }
 }
 
 /* ---- grid_sampler_backward: items (b, channel block k) --------------------------
  * dx[b, c] += w_t g at p_t for the block's channels (the item owns them),
- * and the block's part of dgrid[b, o]: sum over c of g x[p_t] dw_t/dcoord. */
+ * and the block's part of dgrid[b, o]: sum over c of g x[p_t] dw_t/dcoord.
+ * Points go in blocks as in the forward; sum[i] holds point i's dgrid sums. */
+FN void backward_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const real *gc,
+                       const real *x, real *dx, real (*sum)[3])
+{
+  int n = s->n;
+  for (int64_t i = 0; i < m; i++) {
+    const taps_t *ti = &t[i];
+    real gv = gc[i];
+    for (int q = 0; q < ti->count; q++) {
+      if (ti->off[q] < 0)
+        continue;
+      if (dx)
+        dx[ti->off[q]] += ti->w[q] * gv;
+      if (sum) {
+        real v = x[ti->off[q]] * gv;
+        for (int d = 0; d < n; d++)
+          sum[i][d] += ti->dw[d][q] * v;
+      }
+    }
+  }
+}
+
+/* backward_block for packed bilinear 2-D taps; a point's sums are held in
+ * locals (dx may not alias them: restrict), added in the same order. */
+FN void backward_block4(const tap4_t *restrict t, int64_t m, const real *restrict gc,
+                        const real *restrict x, real *restrict dx, real (*restrict sum)[3])
+{
+  for (int64_t i = 0; i < m; i++) {
+    real gv = gc[i], s0 = sum ? sum[i][0] : 0, s1 = sum ? sum[i][1] : 0;
+    for (int q = 0; q < 4; q++) {
+      int64_t off = t[i].off[q];
+      if (off < 0)
+        continue;
+      if (dx)
+        dx[off] += t[i].w[q] * gv;
+      if (sum) {
+        real v = x[off] * gv;
+        s0 += t[i].dw[0][q] * v;
+        s1 += t[i].dw[1][q] * v;
+      }
+    }
+    if (sum) {
+      sum[i][0] = s0;
+      sum[i][1] = s1;
+    }
+  }
+}
+
 void TL_GRID_BACKWARD(const tl_grid_job *job, int64_t begin, int64_t end)
 {
   const tl_grid_spec *s = &job->s;
@@ -232,33 +343,38 @@ void TL_GRID_BACKWARD(const tl_grid_job *job, int64_t begin, int64_t end)
   int64_t P = s->out[0] * s->out[1] * s->out[2], plane = s->in[0] * s->in[1] * s->in[2];
   const real *grid = job->grid, *g = job->g, *xs = job->x;
   real *dx = job->dx, *dgrid = job->dgrid;
-  taps_t t;
+  bool bilinear2 = s->mode == TL_GRID_BILINEAR && n == 2;
+  taps_t t[BLOCK];
+  tap4_t t4[BLOCK];
+  real sum[BLOCK][3];
   for (int64_t item = begin; item < end; item++) {
     int64_t b = item / job->cblocks, k = item % job->cblocks;
     int64_t c0 = k * s->C / job->cblocks, c1 = (k + 1) * s->C / job->cblocks;
-    for (int64_t o = 0; o < P; o++) {
-      real sum[3] = {0, 0, 0};
-      taps_of(s, grid + (b * P + o) * n, &t, dgrid != NULL);
+    for (int64_t o = 0; o < P; o += BLOCK) {
+      int64_t m = P - o > BLOCK ? BLOCK : P - o;
+      for (int64_t i = 0; i < m; i++) {
+        taps_of(s, grid + (b * P + o + i) * n, &t[i], dgrid != NULL);
+        if (bilinear2)
+          pack4(&t[i], &t4[i], dgrid != NULL);
+        sum[i][0] = sum[i][1] = sum[i][2] = 0;
+      }
       for (int64_t c = c0; c < c1; c++) {
-        real gv = g[(b * s->C + c) * P + o];
         int64_t at = (b * s->C + c) * plane;
-        for (int q = 0; q < t.count; q++) {
-          if (t.off[q] < 0)
-            continue;
-          if (dx)
-            dx[at + t.off[q]] += t.w[q] * gv;
-          if (dgrid) {
-            real v = xs[at + t.off[q]] * gv;
-            for (int d = 0; d < n; d++)
-              sum[d] += t.dw[d][q] * v;
-          }
-        }
+        const real *gc = g + (b * s->C + c) * P + o;
+        real *dxc = dx ? dx + at : NULL;
+        real(*sm)[3] = dgrid ? sum : NULL;
+        if (bilinear2)
+          backward_block4(t4, m, gc, xs + at, dxc, sm);
+        else
+          backward_block(s, t, m, gc, xs + at, dxc, sm);
       }
       if (!dgrid)
         continue;
-      real *dst = dgrid + ((job->partial ? item : b) * P + o) * n;
-      for (int d = 0; d < n; d++)
-        dst[d] = t.count ? sum[d] * t.mult[d] : 0;
+      for (int64_t i = 0; i < m; i++) {
+        real *dst = dgrid + ((job->partial ? item : b) * P + o + i) * n;
+        for (int d = 0; d < n; d++)
+          dst[d] = t[i].count ? sum[i][d] * t[i].mult[d] : 0;
+      }
     }
   }
 }

@@ -45,7 +45,9 @@ static inline int64_t label(const ctc_job *j, int64_t n, int64_t s)
       r += EXP(b - m);                                                                     \
     if (c != m && c != -INFINITY)                                                          \
       r += EXP(c - m);                                                                     \
-    return m + LOG(1 + r);                                                                 \
+    /* one term alone (the common case of a first lcab sum or a state with    \
+     * one reachable predecessor): log(1) is 0, so skip the log, exactly */               \
+    return r == 0 ? m + 0 : m + LOG(1 + r);                                                \
   }                                                                                        \
   static void alpha(const ctc_job *j, int64_t n)                                           \
   {                                                                                        \

@@ -272,8 +272,10 @@ TL_VECMATH_BEGIN
   {                                                                                         \
     const tl_nn_taps *t = job->t;                                                           \
     int64_t inner = job->inner;                                                             \
-    for (int64_t r = begin; r < end; r++) {                                                 \
-      int64_t o = r / t->out, j = r % t->out;                                               \
+    /* (o, j) stepped along, not divided out of r: with inner == 1 a row is \
+     * one output, and a division per output cost more than its taps. */                  \
+    for (int64_t r = begin, o = begin / t->out, j = begin % t->out; r < end;                \
+         r++, j = j + 1 == t->out ? 0 : j + 1, o += j == 0) {                               \
       const T *x = (const T *)job->x + o * t->in * inner;                                   \
       T *restrict y = (T *)job->y + r * inner;                                              \
       const int64_t *ix = t->index + j * t->k;                                              \
@@ -309,6 +311,12 @@ TL_VECMATH_BEGIN
         const int64_t *ix = t->index + j * t->k;                                            \
         const double *w = t->weight + j * t->k;                                             \
         const T *restrict xr = x + j * inner;                                               \
+        if (inner == 1) { /* one element a tap: no loop to set up */                        \
+          for (int64_t q = 0; q < t->k; q++)                                                \
+            if (ix[q] >= 0)                                                                 \
+              y[ix[q]] += (T)w[q] * xr[0];                                                  \
+          continue;                                                                         \
+        }                                                                                   \
         for (int64_t q = 0; q < t->k; q++) {                                                \
           if (ix[q] < 0)                                                                    \
             continue;                                                                       \
