@@ -181,6 +181,34 @@ def test_bag_gradients(mode):
     np.testing.assert_allclose(w.grad.numpy(), expect, rtol=1e-12)
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_bag_scale_grad_by_freq_divides_rows_by_their_count(mode):
+    """PyTorch divides row v's gradient by v's count among all the indices
+    (padding included); max bags refuse the option."""
+    rng = np.random.default_rng(9)
+    w = T.tensor(rng.standard_normal((8, 3)), requires_grad=True)
+    idx = np.array([1, 2, 1, 4, 1, 0, 2, 2])
+    off = T.tensor([0, 3, 5])
+    fn = lambda a: F.embedding_bag(T.tensor(idx), a, off, mode=mode,  # noqa: E731
+                                   scale_grad_by_freq=True, padding_idx=4)
+    g = rng.standard_normal((3, 3))
+    fn(w).backward(T.tensor(g))
+    expect = np.zeros((8, 3))
+    bounds = [0, 3, 5, 8]
+    for b in range(3):
+        rows = [int(v) for v in idx[bounds[b]:bounds[b + 1]] if v != 4]
+        for v in rows:
+            expect[v] += g[b] / (len(rows) if mode == "mean" else 1)
+    counts = np.bincount(idx, minlength=8)
+    expect /= np.maximum(counts, 1)[:, None]
+    np.testing.assert_allclose(w.grad.numpy(), expect, rtol=1e-12)
+    np.testing.assert_array_equal(fn(w).detach().numpy(),
+                                  F.embedding_bag(T.tensor(idx), w, off, mode=mode,
+                                                  padding_idx=4).detach().numpy())
+    with pytest.raises(ValueError, match="max mode does not support scaling the gradient"):
+        F.embedding_bag(T.tensor(idx), w, off, mode="max", scale_grad_by_freq=True)
+
+
 def test_per_sample_weights_values_and_gradients():
     rng = np.random.default_rng(7)
     w = T.tensor(rng.standard_normal((8, 3)), requires_grad=True)

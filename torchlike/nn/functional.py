@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from .. import _C
+from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ._convolution import (conv1d, conv2d, conv3d, conv_transpose1d,  # noqa: F401
                            conv_transpose2d, conv_transpose3d, unfold, fold)
@@ -597,15 +598,36 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
                                   f"(got mode='{mode}').")
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
     if input.ndim == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
     pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if scale_grad_by_freq and weight.requires_grad and _C.is_grad_enabled():
+        weight = _RowGradScale.apply(weight, input)
     return _C._embedding_bag(weight, input, offsets, _BAG_MODES[mode], per_sample_weights,
                              include_last_offset, pad)[0]
+
+
+class _RowGradScale(Function):
+    """Identity on an embedding table whose backward divides row v's
+    gradient by v's count among the indices: scale_grad_by_freq of a sum or
+    mean bag, where every occurrence of v adds to row v alone."""
+
+    @staticmethod
+    def forward(ctx, weight, indices):
+        ctx.save_for_backward(indices)
+        ctx.num_weights = weight.shape[0]
+        return weight.view_as(weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        counts = _C.bincount(indices.reshape(-1), minlength=ctx.num_weights)
+        scale = counts.clamp(min=1).to(dtype=grad.dtype).reshape((-1,) + (1,) * (grad.ndim - 1))
+        return grad / scale, None
 
 
 def one_hot(tensor, num_classes=-1):
