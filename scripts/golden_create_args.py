@@ -6,10 +6,9 @@ Run with an interpreter that has PyTorch:
     python scripts/golden_create_args.py
 writes tests/golden/create_args.json: [call, outcome] pairs, the call a Python
 expression over T (the library), np and Size (T.Size)."""
-import json
-import os
-
 import numpy as np
+
+from golden_calls import record
 
 CALLS = [
     # sizes
@@ -90,20 +89,7 @@ def describe(r):
 
 
 def main():
-    import torch
-    env = {"T": torch, "np": np}
-    out = []
-    for call in CALLS:
-        try:
-            out.append([call, describe(eval(call, env))])
-        except Exception as e:  # noqa: BLE001 - the exception is the answer
-            out.append([call, ["raises", type(e).__name__]])
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
-                        "golden", "create_args.json")
-    with open(path, "w") as f:
-        json.dump({"torch": torch.__version__, "calls": out}, f, indent=0)
-        f.write("\n")
-    print(f"wrote {len(out)} calls to {path}")
+    record(CALLS, lambda T: {"T": T, "np": np}, describe, "create_args")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,7 @@ Run with an interpreter that has PyTorch:
 writes tests/golden/spread_args.json: [call, outcome] pairs, the call a
 Python expression over T (the library) and the tensors A (2,), B (3, 1),
 C (3,) and S (a 0-d tensor) that inputs() makes."""
-import json
-import os
-import warnings
+from golden_calls import record
 
 
 SPREAD = ["meshgrid", "broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d",
@@ -57,22 +55,7 @@ def describe(r):
 
 
 def main():
-    import torch
-    out = []
-    for call in CALLS:
-        env = {"T": torch, **inputs(torch)}
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # meshgrid's indexing= warning
-                out.append([call, describe(eval(call, env))])
-        except Exception as e:  # noqa: BLE001 - the exception is the answer
-            out.append([call, ["raises", type(e).__name__, str(e).splitlines()[0]]])
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
-                        "golden", "spread_args.json")
-    with open(path, "w") as f:
-        json.dump({"torch": torch.__version__, "calls": out}, f, indent=0)
-        f.write("\n")
-    print(f"wrote {len(out)} calls to {path}")
+    record(CALLS, lambda T: {"T": T, **inputs(T)}, describe, "spread_args", messages=True)
 
 
 if __name__ == "__main__":

@@ -134,3 +134,19 @@ def assert_rss_flat(before, slack=2 << 20, label=""):
     grown = rss_bytes() - before
     if not UNDER_ASAN:
         assert grown < slack, f"{label}: RSS grew by {grown} bytes"
+
+
+def golden_calls(name):
+    """The [call, outcome] pairs that scripts/golden_<name>.py recorded from
+    PyTorch into tests/golden/<name>.json, and that script as a module (its
+    describe() puts torchlike's results in the same form)."""
+    import importlib
+    import json
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "tests", "golden", name + ".json")) as f:
+        calls = json.load(f)["calls"]
+    scripts = os.path.join(root, "scripts")
+    if scripts not in sys.path:
+        sys.path.append(scripts)
+    return calls, importlib.import_module("golden_" + name)

@@ -6,23 +6,14 @@ the dtype inferred by full/arange/linspace; the factory keywords; errors.
 
 The few forms where torchlike answers on purpose differently from PyTorch
 are tested at the end, each with the reason."""
-import importlib.util
-import json
-import os
 
 import numpy as np
 import pytest
 
 import torchlike as tl
+from oracle import golden_calls
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-with open(os.path.join(ROOT, "tests", "golden", "create_args.json")) as f:
-    CALLS = json.load(f)["calls"]
-# the recording script's describe(): results are compared in the form it wrote
-_spec = importlib.util.spec_from_file_location(
-    "golden_create_args", os.path.join(ROOT, "scripts", "golden_create_args.py"))
-_golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_golden)
+CALLS, _golden = golden_calls("create_args")
 describe = _golden.describe
 
 

@@ -7,25 +7,16 @@ itertools.product) for every argument form, including empty, 0-size,
 non-contiguous and 0-d inputs; semantics (which forms are taken, what a
 wrong type raises) against PyTorch's answers recorded in
 tests/golden/spread_args.json by scripts/golden_spread_args.py."""
-import importlib.util
 import itertools
-import json
-import os
 import warnings
 
 import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import assert_close, noncontiguous
+from oracle import assert_close, golden_calls, noncontiguous
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-with open(os.path.join(ROOT, "tests", "golden", "spread_args.json")) as f:
-    CALLS = json.load(f)["calls"]
-_spec = importlib.util.spec_from_file_location(
-    "golden_spread_args", os.path.join(ROOT, "scripts", "golden_spread_args.py"))
-_golden = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_golden)
+CALLS, _golden = golden_calls("spread_args")
 
 # Answers that differ from PyTorch's on purpose, each with its reason.
 DIFFERENT = {

@@ -1,0 +1,28 @@
+"""Shared by the scripts that record PyTorch's answers to argument forms
+(golden_create_args.py, golden_spread_args.py): each call is a Python
+expression, its outcome the script's describe() of the result or the
+exception it raises; the pairs go to tests/golden/<name>.json."""
+import json
+import os
+import warnings
+
+
+def record(calls, make_env, describe, name, messages=False):
+    """Evaluate each call in a fresh make_env() under PyTorch and write
+    [call, outcome] pairs; messages: keep an exception's first line too."""
+    import torch
+    out = []
+    for call in calls:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. meshgrid's indexing= warning
+                out.append([call, describe(eval(call, make_env(torch)))])
+        except Exception as e:  # noqa: BLE001 - the exception is the answer
+            raised = ["raises", type(e).__name__]
+            out.append([call, raised + [str(e).splitlines()[0]] if messages else raised])
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                        "golden", name + ".json")
+    with open(path, "w") as f:
+        json.dump({"torch": torch.__version__, "calls": out}, f, indent=0)
+        f.write("\n")
+    print(f"wrote {len(out)} calls to {path}")
