@@ -98,10 +98,7 @@ static __global__ void cast_kernel(const tl_gpu_plan p, int to, int from, bool i
   const int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
     int64_t off[TL_GPU_MAX_OPERANDS];
-    if (index32)
-      tl_gpu_offsets<int32_t>(p, i, off);
-    else
-      tl_gpu_offsets<int64_t>(p, i, off);
+    tl_gpu_offsets_at(p, i, off, index32);
     const char *src = p.host_scalar & 2u ? (const char *)p.scalar[1] : p.data[1] + off[1];
     tl_gpu_convert(to, p.data[0] + off[0], from, src);
   }

@@ -76,6 +76,16 @@ template <typename I> TL_DEV void tl_gpu_offsets(const tl_gpu_plan &p, int64_t l
     off[k] = (int64_t)o[k];
 }
 
+/* The offsets of element `linear`, in 32-bit math where tl_gpu_index32 allowed it. */
+TL_DEV void tl_gpu_offsets_at(const tl_gpu_plan &p, int64_t linear, int64_t *off,
+                              bool index32)
+{
+  if (index32)
+    tl_gpu_offsets<int32_t>(p, linear, off);
+  else
+    tl_gpu_offsets<int64_t>(p, linear, off);
+}
+
 /* Can plan p use 32-bit offsets: the count and every operand's farthest byte fit? */
 static inline bool tl_gpu_index32(const tl_gpu_plan *p)
 {
@@ -183,10 +193,7 @@ template <typename F, typename TO, typename... TI> struct tl_gpu_launcher<F, TO(
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < p.numel; i += step) {
       int64_t off[TL_GPU_MAX_OPERANDS];
-      if (index32)
-        tl_gpu_offsets<int32_t>(p, i, off);
-      else
-        tl_gpu_offsets<int64_t>(p, i, off);
+      tl_gpu_offsets_at(p, i, off, index32);
       *reinterpret_cast<TO *>(p.data[0] + off[0]) = apply(f, p, off, Index{});
     }
   }
