@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import assert_rss_flat, rss_bytes
+from oracle import UNDER_ASAN, rss_bytes
 
-LOOPS = 3000
+LOOPS = 3000  # calls per round
+ROUNDS = 3
+RSS_SLACK = 2 << 20
 
 
 def op_calls():
@@ -58,9 +60,15 @@ def test_op_does_not_leak(label, call, inputs):
         call()
     gc.collect()
     refs = [sys.getrefcount(o) for o in inputs]
-    before = rss_bytes()
-    for _ in range(LOOPS):
-        call()
-    gc.collect()
+    # A leak grows the heap in every round; a one-off jump (a thread an
+    # earlier test left finishing its work, a malloc arena) shows in one
+    # round only, so the flattest round is the one judged.
+    growth = []
+    for _ in range(ROUNDS):
+        before = rss_bytes()
+        for _ in range(LOOPS):
+            call()
+        gc.collect()
+        growth.append(rss_bytes() - before)
     assert [sys.getrefcount(o) for o in inputs] == refs, f"{label} leaks references"
-    assert_rss_flat(before, label=label)
+    assert UNDER_ASAN or min(growth) < RSS_SLACK, f"{label}: RSS grew by {growth} bytes per round"
