@@ -2,6 +2,8 @@
 unchanged and the process's resident memory bounded.  Outputs are discarded
 each time, so any growth is a leak in the op's path."""
 import gc
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -54,15 +56,15 @@ def _raises(fn):
     raise AssertionError("expected an error")
 
 
-@pytest.mark.parametrize("label,call,inputs", list(op_calls()), ids=lambda v: v if isinstance(v, str) else "")
-def test_op_does_not_leak(label, call, inputs):
+def run_case(label):
+    """Run op_calls()'s case `label` in a loop; AssertionError on growth."""
+    call, inputs = next((c, i) for name, c, i in op_calls() if name == label)
     for _ in range(50):  # warm caches, pools, interned objects
         call()
     gc.collect()
     refs = [sys.getrefcount(o) for o in inputs]
-    # A leak grows the heap in every round; a one-off jump (a thread an
-    # earlier test left finishing its work, a malloc arena) shows in one
-    # round only, so the flattest round is the one judged.
+    # A leak grows the heap in every round; a one-off jump (a malloc arena)
+    # shows in one round only, so the flattest round is the one judged.
     growth = []
     for _ in range(ROUNDS):
         before = rss_bytes()
@@ -72,3 +74,14 @@ def test_op_does_not_leak(label, call, inputs):
         growth.append(rss_bytes() - before)
     assert [sys.getrefcount(o) for o in inputs] == refs, f"{label} leaks references"
     assert UNDER_ASAN or min(growth) < RSS_SLACK, f"{label}: RSS grew by {growth} bytes per round"
+
+
+# Each case runs in a fresh interpreter: the resident size is the process's,
+# and after the rest of the suite it also moves with what earlier tests left.
+@pytest.mark.parametrize("label", [name for name, _, _ in op_calls()])
+def test_op_does_not_leak(label):
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(here), here]))
+    r = subprocess.run([sys.executable, "-c", f"import test_leaks; test_leaks.run_case({label!r})"],
+                       cwd=here, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
