@@ -1,7 +1,7 @@
 /* elementwise_binary.cu - the CUDA launchers of the ops whose CPU loops are in
  * kernels_binary.c: the generated bodies (scripts/gen_kernels.py) as device
  * functors, run by the one launcher (tl_cuda_launch.cuh).  The table
- * tl_gpu_binary_entries is registered by elementwise_gpu.c.               */
+ * tl_gpu_binary_entries is registered by kernels_gpu.c.               */
 #include "gpu/tl_cuda_launch.cuh"
 
 #include "ndcore/kernels/generated/cuda_binary.inc"

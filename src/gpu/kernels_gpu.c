@@ -21,7 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpu/tl_gpu_kernels.h"
+#include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
 #include "ndcore/kernels/tl_reduce.h"
@@ -29,7 +29,7 @@
 
 /* ---- plans and launches ---------------------------------------------------------- */
 
-static tl_status launched(int err, const char *what)
+tl_status tl_gpu_launched(int err, const char *what)
 {
   if (err == cudaSuccess)
     return TL_OK;
@@ -37,19 +37,18 @@ static tl_status launched(int err, const char *what)
                       cudaGetErrorString((cudaError_t)err));
 }
 
-/* The device current for it and its current stream. */
-static tl_status gpu_stream(tl_device device, const char *what, void **stream)
+tl_status tl_gpu_stream(tl_device device, const char *what, void **stream)
 {
   const tl_backend *b = tl_backend_get(device);
   if (!b)
     return tl_error_status();
-  if (launched(cudaSetDevice(device.index), what) != TL_OK)
+  if (tl_gpu_launched(cudaSetDevice(device.index), what) != TL_OK)
     return tl_error_status();
   *stream = b->current_stream(device);
   return TL_OK;
 }
 
-static tl_status plan_from_iter(tl_gpu_plan *plan, const tl_iter *it, const char *what)
+tl_status tl_gpu_plan_from_iter(tl_gpu_plan *plan, const tl_iter *it, const char *what)
 {
   if (it->ndim > TL_GPU_MAX_DIMS)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): CUDA kernels index at most %d "
@@ -147,10 +146,10 @@ static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, 
   tl_gpu_plan plan;
   tl_gpu_params params;
   void *stream = NULL;
-  if (plan_from_iter(&plan, it, name) != TL_OK || gpu_stream(it->device, name, &stream) != TL_OK)
+  if (tl_gpu_plan_from_iter(&plan, it, name) != TL_OK || tl_gpu_stream(it->device, name, &stream) != TL_OK)
     return tl_error_status();
   params_for((tl_op)e->op, (tl_dtype)e->dtype, it->dtype[0], data, &params);
-  return launched(e->launch(&plan, &params, stream), name);
+  return tl_gpu_launched(e->launch(&plan, &params, stream), name);
 }
 
 /* ---- copy and creation ----------------------------------------------------------- */
@@ -160,9 +159,9 @@ static tl_status run_copy(const tl_iter *it)
   const char *name = tl_op_infos[TL_OP_COPY].name;
   tl_gpu_plan plan;
   void *stream = NULL;
-  if (plan_from_iter(&plan, it, name) != TL_OK || gpu_stream(it->device, name, &stream) != TL_OK)
+  if (tl_gpu_plan_from_iter(&plan, it, name) != TL_OK || tl_gpu_stream(it->device, name, &stream) != TL_OK)
     return tl_error_status();
-  return launched(tl_gpu_copy_launch(&plan, it->dtype[0], it->dtype[1], stream), name);
+  return tl_gpu_launched(tl_gpu_copy_launch(&plan, it->dtype[0], it->dtype[1], stream), name);
 }
 
 static tl_status gpu_copy(tl_tensor *dst, const tl_tensor *src)
@@ -181,14 +180,14 @@ static tl_status gpu_fill(tl_tensor *t, tl_scalar value)
   void *stream = NULL;
   if (t->storage->readonly)
     return tl_error_set(TL_ERR_VALUE, "cannot fill a read-only tensor");
-  if (tl_iter_init(&it, 1, ops, NULL) != TL_OK || plan_from_iter(&plan, &it, name) != TL_OK ||
-      gpu_stream(it.device, name, &stream) != TL_OK)
+  if (tl_iter_init(&it, 1, ops, NULL) != TL_OK || tl_gpu_plan_from_iter(&plan, &it, name) != TL_OK ||
+      tl_gpu_stream(it.device, name, &stream) != TL_OK)
     return tl_error_status();
   tl_storage_bump(t->storage);
   plan.noperands = 2;
   plan.host_scalar = 2u;
   tl_scalar_store(value, t->dtype, (char *)plan.scalar[1]);
-  return launched(tl_gpu_copy_launch(&plan, t->dtype, t->dtype, stream), name);
+  return tl_gpu_launched(tl_gpu_copy_launch(&plan, t->dtype, t->dtype, stream), name);
 }
 
 static double scalar_re(tl_scalar s) { return tl_k_param_f64(&s); }
@@ -197,14 +196,14 @@ static double scalar_im(tl_scalar s) { return s.kind == TL_KIND_COMPLEX ? cimag(
 static tl_status gpu_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar step)
 {
   void *stream = NULL;
-  if (gpu_stream(tl_tensor_device(out), "arange", &stream) != TL_OK)
+  if (tl_gpu_stream(tl_tensor_device(out), "arange", &stream) != TL_OK)
     return tl_error_status();
   /* Integral results step in int64 from the truncated start and step, as the CPU. */
   int64_t a = start.kind == TL_KIND_INT ? start.v.i : (int64_t)scalar_re(start);
   int64_t s = step.kind == TL_KIND_INT ? step.v.i : (int64_t)scalar_re(step);
   double fa[2] = {scalar_re(start), 0}, fs[2] = {scalar_re(step), 0};
   tl_storage_bump(out->storage);
-  return launched(tl_gpu_arange_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, s,
+  return tl_gpu_launched(tl_gpu_arange_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, s,
                                        fa, fs, stream), "arange");
 }
 
@@ -217,11 +216,11 @@ static tl_status gpu_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar en
       (start.kind == TL_KIND_COMPLEX || end.kind == TL_KIND_COMPLEX))
     return tl_error_set(TL_ERR_TYPE, "%s(): complex start or end needs a complex dtype, got %s",
                         name, tl_dtype_names[out->dtype]);
-  if (gpu_stream(tl_tensor_device(out), name, &stream) != TL_OK)
+  if (tl_gpu_stream(tl_tensor_device(out), name, &stream) != TL_OK)
     return tl_error_status();
   double a[2] = {scalar_re(start), scalar_im(start)}, b[2] = {scalar_re(end), scalar_im(end)};
   tl_storage_bump(out->storage);
-  return launched(tl_gpu_linspace_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, b,
+  return tl_gpu_launched(tl_gpu_linspace_launch(tl_tensor_data(out), out->dtype, tl_tensor_numel(out), a, b,
                                          log, scalar_re(base), stream), name);
 }
 
@@ -230,12 +229,12 @@ static tl_status gpu_eye_fill(tl_tensor *out)
   void *stream = NULL;
   TL_GPU_ALIGN16 unsigned char one[16];
   if (gpu_fill(out, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0}) != TL_OK ||
-      gpu_stream(tl_tensor_device(out), "eye", &stream) != TL_OK)
+      tl_gpu_stream(tl_tensor_device(out), "eye", &stream) != TL_OK)
     return tl_error_status();
   int64_t k = out->shape[0] < out->shape[1] ? out->shape[0] : out->shape[1];
   int64_t step = (out->strides[0] + out->strides[1]) * (int64_t)tl_dtype_size(out->dtype);
   tl_scalar_store((tl_scalar){.kind = TL_KIND_INT, .v.i = 1}, out->dtype, (char *)one);
-  return launched(tl_gpu_scatter_value_launch(tl_tensor_data(out), step, k,
+  return tl_gpu_launched(tl_gpu_scatter_value_launch(tl_tensor_data(out), step, k,
                                               (int)tl_dtype_size(out->dtype), one, stream), "eye");
 }
 
@@ -287,14 +286,14 @@ static tl_status gpu_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t ma
   plan.acc = tl_tensor_data(acc);
   plan.aux = aux ? tl_tensor_data(aux) : NULL;
   plan.aux_size = aux ? (int64_t)tl_dtype_size(aux->dtype) : 0;
-  if (gpu_stream(tl_tensor_device(acc), "reduction", &stream) != TL_OK) {
+  if (tl_gpu_stream(tl_tensor_device(acc), "reduction", &stream) != TL_OK) {
     status = tl_error_status();
     goto done;
   }
   tl_storage_bump(acc->storage);
   int err = tl_gpu_reduce_launch(kind, loop, &plan, stream);
   status = err < 0 ? tl_dispatch_no_kernel("reduction", tl_tensor_device(in), loop)
-                   : launched(err, "reduction");
+                   : tl_gpu_launched(err, "reduction");
 done:
   if (cast.storage)
     tl_tensor_release(&cast);
