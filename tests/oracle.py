@@ -4,7 +4,9 @@
 the oracle never sees our writes), runs both, and compares values, dtype and
 shape.  `layouts(a)` gives the same values in the layouts that break naive
 kernels: contiguous, transposed, strided, negative-stride, broadcast."""
+import ast
 import os
+import warnings
 
 import numpy as np
 
@@ -150,3 +152,33 @@ def golden_calls(name):
     if scripts not in sys.path:
         sys.path.append(scripts)
     return calls, importlib.import_module("golden_" + name)
+
+
+def _calls(expr, name):
+    return [n for n in ast.walk(ast.parse(expr, mode="eval"))
+            if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == name]
+
+
+def _align(call):
+    return next((k.value for k in call.keywords if k.arg == "align_corners"), None)
+
+
+def golden_eval(expr, env):
+    """Evaluate a recorded PyTorch expression with torchlike, checking the
+    UserWarnings PyTorch gives for it: grid_sample/affine_grid without
+    align_corners (the default changed in PyTorch 1.3) must warn, and
+    affine_grid with align_corners=True may warn about unit-size grids.
+    Any other warning fails."""
+    grid_calls = _calls(expr, "grid_sample") + _calls(expr, "affine_grid")
+    must = any(_align(c) is None for c in grid_calls)
+    may_unit = any(getattr(_align(c), "value", None) is True for c in _calls(expr, "affine_grid"))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = eval(expr, env)
+    texts = [str(w.message) for w in seen]
+    default = [t for t in texts if "align_corners=False since 1.3.0" in t]
+    unit = [t for t in texts if "for unit-size grids when align_corners=True" in t]
+    assert bool(default) == must, (expr, texts)
+    assert may_unit or not unit, (expr, texts)
+    assert len(default) + len(unit) == len(texts), (expr, texts)
+    return out
