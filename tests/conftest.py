@@ -11,3 +11,32 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
                           database=None)
 settings.load_profile("ci")
+
+# TORCHLIKE_TEST_DEVICE=fake or cuda runs the tests with that device as the
+# default device, so tensors the tests make (torchlike.tensor, zeros, randn)
+# live there; tests/test_grad_device.py runs the gradient suite this way.
+# "fake" is the test device lent the CPU's kernels: every op runs its
+# device paths with host memory behind them.  Tests marked host_only check
+# host semantics (ndarrays and lists mixed with tensors) and are skipped.
+TEST_DEVICE = os.environ.get("TORCHLIKE_TEST_DEVICE")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "host_only: checks host semantics; skipped when "
+                            "TORCHLIKE_TEST_DEVICE moves the tests to a device")
+    if TEST_DEVICE:
+        import torchlike
+        if TEST_DEVICE == "fake":
+            torchlike._C._fake_enable()
+            torchlike._C._dispatch_lend_cpu_kernels("fake", True)
+        torchlike.set_default_device(TEST_DEVICE)
+
+
+def pytest_collection_modifyitems(config, items):
+    if not TEST_DEVICE:
+        return
+    import pytest
+    skip = pytest.mark.skip(reason=f"host semantics; the tests run on {TEST_DEVICE}")
+    for item in items:
+        if item.get_closest_marker("host_only"):
+            item.add_marker(skip)

@@ -97,7 +97,8 @@ def assert_close(actual, expected, dtype=None, rtol=None, atol=None, check_dtype
         if want in ("float32",) and name == "bfloat16" and dtype is None:
             want = "bfloat16"
         assert name == want, f"dtype {name} != expected {want}"
-    got = actual.float().numpy() if name == "bfloat16" else actual.numpy()
+    host = actual.cpu()  # results on any device are compared on the host
+    got = host.float().numpy() if name == "bfloat16" else host.numpy()
     if name in TOL or expected.dtype.kind in "fc":
         r, a = TOL.get(name, TOL["float64"])
         np.testing.assert_allclose(got, expected, rtol=rtol if rtol is not None else r,

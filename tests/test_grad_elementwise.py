@@ -150,10 +150,10 @@ def test_polygamma_values_against_scipy():
 
 def test_polygamma_edges():
     x = tl.tensor([0.0, -1.0, -3.0, np.inf, -np.inf, np.nan], dtype=tl.float64)
-    got = tl.polygamma(1, x).numpy()
+    got = tl.polygamma(1, x).cpu().numpy()
     assert np.isposinf(got[:3]).all()  # poles, as SciPy
     assert got[3] == 0 and np.isnan(got[4]) and np.isnan(got[5])
-    assert np.isneginf(tl.polygamma(2, tl.tensor([0.0], dtype=tl.float64)).numpy()).all()
+    assert np.isneginf(tl.polygamma(2, tl.tensor([0.0], dtype=tl.float64)).cpu().numpy()).all()
     assert_close(tl.polygamma(0, x[:1] + 2), sp.digamma([2.0]))
 
 
@@ -282,7 +282,7 @@ def test_pow_special_points():
     x, y = leaf([-2.0, -1.5]), leaf([3.0, 2.0])
     tl.pow(x, y).sum().backward()
     assert_close(x.grad, np.array([12.0, -3.0]))
-    assert np.isnan(y.grad.numpy()).all()
+    assert np.isnan(y.grad.cpu().numpy()).all()
     assert gradcheck(lambda a: a ** 3, (leaf(values((4,), -2, 2)),))
     x = leaf([0.0, 1.5])
     (x ** 0).sum().backward()
@@ -293,8 +293,8 @@ def test_pow_special_points():
     assert_close(y.grad, np.log(3.0) * 3.0 ** np.array([0.5, 2.0]), rtol=1e-14)
     y = leaf([0.0, 2.0, -1.0])
     tl.pow(0.0, y).sum().backward()
-    assert y.grad.numpy()[0] == 0 and y.grad.numpy()[1] == 0
-    assert np.isnan(y.grad.numpy()[2]) or np.isinf(y.grad.numpy()[2])
+    assert y.grad.cpu().numpy()[0] == 0 and y.grad.cpu().numpy()[1] == 0
+    assert np.isnan(y.grad.cpu().numpy()[2]) or np.isinf(y.grad.cpu().numpy()[2])
     x, y = leaf([1.5, 0.5]), leaf([2.0, -1.0])
     tl.float_power(x, y).sum().backward()
     assert_close(x.grad, np.array([3.0, -4.0]))
@@ -324,8 +324,8 @@ def test_where_gradcheck():
     assert gradcheck(lambda p, q: tl.where(p > 0, p, q), (a, b))
     a.grad = None
     tl.where(cond, a, b).sum().backward()
-    assert_close(a.grad, cond.numpy().astype(np.float64))
-    assert_close(b.grad, (~cond.numpy()).sum(0).astype(np.float64))
+    assert_close(a.grad, cond.cpu().numpy().astype(np.float64))
+    assert_close(b.grad, (~cond.cpu().numpy()).sum(0).astype(np.float64))
 
 
 def test_clamp_gradcheck():
@@ -431,7 +431,7 @@ def test_complex_scalar_operand_and_real_parts():
     assert_close(x.grad, np.full(2, np.sqrt(5.0)))
     z = tl.tensor([0j, 1 + 1j], requires_grad=True)
     (tl.abs(z).sum() + tl.angle(z).sum() + tl.sgn(z).real.sum()).backward()
-    assert np.isfinite(z.grad.numpy()).all() and z.grad.numpy()[0] == 0
+    assert np.isfinite(z.grad.cpu().numpy()).all() and z.grad.cpu().numpy()[0] == 0
 
 
 # ---- copies, casts, fills ------------------------------------------------------------------
@@ -549,7 +549,7 @@ def test_non_differentiable_outputs_have_no_history():
     assert set(outs) == NON_DIFFERENTIABLE
     for name, out in outs.items():
         assert out.grad_fn is None and not out.requires_grad, name
-    assert_close(tl.nextafter(x, y), np.nextafter(x.detach().numpy(), y.detach().numpy()))
+    assert_close(tl.nextafter(x, y), np.nextafter(x.detach().cpu().numpy(), y.detach().cpu().numpy()))
     names = tl._C._grad_formulas()
     for name in NON_DIFFERENTIABLE:
         assert names[name] is False, name
@@ -583,8 +583,8 @@ def test_inplace_on_non_leaf():
     t.mul_(y)
     assert t.grad_fn.name() == "MulBackward0"
     t.sum().backward()
-    assert_close(x.grad, np.broadcast_to(y.detach().numpy(), (2, 3)))
-    assert_close(y.grad, x.detach().numpy().sum(0))  # the old value of t, saved by mul_
+    assert_close(x.grad, np.broadcast_to(y.detach().cpu().numpy(), (2, 3)))
+    assert_close(y.grad, x.detach().cpu().numpy().sum(0))  # the old value of t, saved by mul_
 
 
 def test_inplace_on_leaf_is_refused():
@@ -616,7 +616,7 @@ def test_saved_tensor_modified_in_place():
     c = x * 1
     d = c.sin()
     d.sum().backward()  # unmodified: fine
-    assert_close(x.grad, np.cos(x.detach().numpy()))
+    assert_close(x.grad, np.cos(x.detach().cpu().numpy()))
 
 
 def test_nextafter_inplace_on_history_raises_at_backward():

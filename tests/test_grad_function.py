@@ -152,7 +152,7 @@ def test_multiple_outputs():
     x, y = rand(3), rand(3, seed=1)
     p, s = SplitProduct.apply(x, y)
     (p * 2 + s * 3).sum().backward()
-    xv, yv = x.detach().numpy(), y.detach().numpy()
+    xv, yv = x.detach().cpu().numpy(), y.detach().cpu().numpy()
     assert_close(x.grad, 2 * yv + 3)
     assert_close(y.grad, 2 * xv + 3)
     assert gradcheck(SplitProduct.apply, (rand(2, 2), rand(2, 2, seed=3)))
@@ -227,7 +227,7 @@ def test_setup_context_style():
     out = Mul.apply(x, y)
     assert out.grad_fn.name() == "MulBackward"
     out.sum().backward()
-    assert_close(x.grad, y.detach().numpy())
+    assert_close(x.grad, y.detach().cpu().numpy())
     assert gradcheck(Mul.apply, (rand(2), rand(2, seed=2)))
 
 
@@ -365,10 +365,10 @@ def test_mark_non_differentiable():
     class SortWithIndex(Function):
         @staticmethod
         def forward(ctx, x):
-            order = np.argsort(x.detach().numpy(), kind="stable")
-            idx = torch.from_numpy(order.astype(np.int64))
+            order = np.argsort(x.detach().cpu().numpy(), kind="stable")
+            idx = torch.from_numpy(order.astype(np.int64)).to(x.device)
             mask = x > 0
-            vals = torch.from_numpy(np.ascontiguousarray(x.detach().numpy()[order]))
+            vals = torch.from_numpy(np.ascontiguousarray(x.detach().cpu().numpy()[order])).to(x.device)
             ranks = vals * 0 + 1
             ctx.mark_non_differentiable(ranks)
             ctx.order = order
@@ -381,8 +381,8 @@ def test_mark_non_differentiable():
             assert_close(g_mask, np.zeros(3, dtype=bool))
             assert_close(g_ranks, np.zeros(3))
             out = np.zeros(g.shape)
-            out[ctx.order] = g.detach().numpy()
-            return torch.from_numpy(out)
+            out[ctx.order] = g.detach().cpu().numpy()
+            return torch.from_numpy(out).to(g.device)
 
     x = leaf([3.0, -1.0, 2.0])
     vals, idx, mask, ranks = SortWithIndex.apply(x)
@@ -481,9 +481,9 @@ def test_double_backward_through_function():
     y = Cube.apply(x).sum()
     g, = torch.autograd.grad(y, x, create_graph=True)
     assert g.requires_grad
-    assert_close(g.detach(), 3 * x.detach().numpy() ** 2)
+    assert_close(g.detach(), 3 * x.detach().cpu().numpy() ** 2)
     gg, = torch.autograd.grad(g.sum(), x)
-    assert_close(gg, 6 * x.detach().numpy())
+    assert_close(gg, 6 * x.detach().cpu().numpy())
     assert gradgradcheck(Cube.apply, (rand(3),))
 
 
@@ -494,7 +494,7 @@ def test_double_backward_through_saved_output():
     y = Exp.apply(x).sum()
     g, = torch.autograd.grad(y, x, create_graph=True)
     gg, = torch.autograd.grad(g.sum(), x)
-    assert_close(gg, np.exp(x.detach().numpy()))
+    assert_close(gg, np.exp(x.detach().cpu().numpy()))
     assert gradgradcheck(Exp.apply, (rand(2, 2),))
 
 
@@ -510,7 +510,7 @@ def test_once_differentiable():
         def backward(ctx, g):
             x, = ctx.saved_tensors
             assert not torch.is_grad_enabled()
-            return torch.from_numpy(2 * x.detach().numpy() * g.detach().numpy())
+            return torch.from_numpy(2 * x.detach().cpu().numpy() * g.detach().cpu().numpy())
 
     x = leaf([1.0, 3.0])
     Square.apply(x).sum().backward()
@@ -557,25 +557,25 @@ class Correlate1d(Function):
     @staticmethod
     def forward(ctx, x, w):
         ctx.save_for_backward(x, w)
-        y = scipy.signal.correlate(x.detach().numpy(), w.detach().numpy(), mode="valid")
+        y = scipy.signal.correlate(x.detach().cpu().numpy(), w.detach().cpu().numpy(), mode="valid")
         return torch.from_numpy(y)
 
     @staticmethod
     def backward(ctx, g):
         x, w = ctx.saved_tensors
-        gn = g.detach().numpy()
+        gn = g.detach().cpu().numpy()
         gx = gw = None
         if ctx.needs_input_grad[0]:
-            gx = torch.from_numpy(scipy.signal.convolve(gn, w.detach().numpy(), mode="full"))
+            gx = torch.from_numpy(scipy.signal.convolve(gn, w.detach().cpu().numpy(), mode="full"))
         if ctx.needs_input_grad[1]:
-            gw = torch.from_numpy(scipy.signal.correlate(x.detach().numpy(), gn, mode="valid"))
+            gw = torch.from_numpy(scipy.signal.correlate(x.detach().cpu().numpy(), gn, mode="valid"))
         return gx, gw
 
 
 def test_scipy_signal_layer_values_and_gradcheck():
     x, w = rand(12), rand(4, seed=1)
     y = Correlate1d.apply(x, w)
-    xv, wv = x.detach().numpy(), w.detach().numpy()
+    xv, wv = x.detach().cpu().numpy(), w.detach().cpu().numpy()
     expect = np.array([xv[i:i + 4] @ wv for i in range(9)])
     assert_close(y.detach(), expect)
     assert gradcheck(Correlate1d.apply, (x, w))
@@ -595,4 +595,4 @@ def test_scipy_signal_layer_weight_only():
     x = torch.tensor(np.arange(8.0), dtype=torch.float64)  # data: no grad
     w = rand(3)
     Correlate1d.apply(x, w).sum().backward()
-    assert_close(w.grad, np.array([x.numpy()[k:k + 6].sum() for k in range(3)]))
+    assert_close(w.grad, np.array([x.cpu().numpy()[k:k + 6].sum() for k in range(3)]))

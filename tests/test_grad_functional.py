@@ -41,7 +41,7 @@ class WrongSecondOrder(Function):
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        return g * torch.from_numpy(3 * x.detach().numpy() ** 2)
+        return g * torch.from_numpy(3 * x.detach().cpu().numpy() ** 2).to(x.device)
 
 
 # ---- gradcheck ------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def test_gradcheck_non_tensor_and_no_grad_inputs():
 def test_gradcheck_output_without_history_that_changes_is_caught():
     # an output computed off the tape: its numerical Jacobian is not zero
     def f(a):
-        return torch.from_numpy(a.detach().numpy() * 2)
+        return torch.from_numpy(a.detach().cpu().numpy() * 2)
     with pytest.raises(GradcheckError, match="should be zero"):
         gradcheck(f, (rand(3),))
 
@@ -144,7 +144,7 @@ def cube_sum(x):
 def test_jacobian_single():
     x = rand(3, grad=False)
     j = jacobian(lambda a: a * a, x)
-    assert_close(j, np.diag(2 * x.numpy()))
+    assert_close(j, np.diag(2 * x.cpu().numpy()))
     assert not j.requires_grad
 
 
@@ -152,7 +152,7 @@ def test_jacobian_shapes_and_tuples():
     x, w = rand(2, 3, grad=False), rand(3, seed=1, grad=False)
     jx, jw = jacobian(lambda a, b: a * b, (x, w))
     assert tuple(jx.shape) == (2, 3, 2, 3) and tuple(jw.shape) == (2, 3, 3)
-    xv, wv = x.numpy(), w.numpy()
+    xv, wv = x.cpu().numpy(), w.cpu().numpy()
     expect_x = np.einsum("ik,jl->ijkl", np.eye(2), np.diag(wv))
     expect_w = np.einsum("ij,jk->ijk", xv, np.eye(3))
     assert_close(jx, expect_x)
@@ -182,16 +182,16 @@ def test_jacobian_create_graph():
     assert j.requires_grad
     # d/dx of the diagonal 3x^2 summed: 6x
     g, = torch.autograd.grad(j.sum(), x)
-    assert_close(g, 6 * x.detach().numpy())
+    assert_close(g, 6 * x.detach().cpu().numpy())
 
 
 def test_hessian():
     x = rand(4, grad=False)
     h = hessian(cube_sum, x)
-    assert_close(h, np.diag(6 * x.numpy()))
+    assert_close(h, np.diag(6 * x.cpu().numpy()))
     a, b = rand(3, grad=False), rand(3, seed=1, grad=False)
     (haa, hab), (hba, hbb) = hessian(lambda p, q: (p * p * q).sum(), (a, b))
-    av, bv = a.numpy(), b.numpy()
+    av, bv = a.cpu().numpy(), b.cpu().numpy()
     assert_close(haa, np.diag(2 * bv))
     assert_close(hab, np.diag(2 * av))
     assert_close(hba, np.diag(2 * av))
@@ -207,10 +207,10 @@ def test_vjp():
     x = rand(3, grad=False)
     v = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
     out, g = vjp(lambda a: a * a * a, x, v)
-    assert_close(out, x.numpy() ** 3)
-    assert_close(g, 3 * x.numpy() ** 2 * v.numpy())
+    assert_close(out, x.cpu().numpy() ** 3)
+    assert_close(g, 3 * x.cpu().numpy() ** 2 * v.cpu().numpy())
     out, g = vjp(cube_sum, x)  # v may be omitted for a single-element output
-    assert_close(g, 3 * x.numpy() ** 2)
+    assert_close(g, 3 * x.cpu().numpy() ** 2)
     with pytest.raises(RuntimeError, match="v can only be None"):
         vjp(lambda a: a * 2, x)
     with pytest.raises(RuntimeError, match="shape"):
@@ -229,28 +229,28 @@ def test_jvp():
     x = rand(3, grad=False)
     v = torch.tensor([1.0, 0.5, 2.0], dtype=torch.float64)
     out, jv = jvp(lambda a: a * a * a, x, v)
-    assert_close(out, x.numpy() ** 3)
-    assert_close(jv, 3 * x.numpy() ** 2 * v.numpy())
+    assert_close(out, x.cpu().numpy() ** 3)
+    assert_close(jv, 3 * x.cpu().numpy() ** 2 * v.cpu().numpy())
     a, b = rand(2, 2, grad=False), rand(2, 2, seed=1, grad=False)
     va, vb = rand(2, 2, seed=2, grad=False), rand(2, 2, seed=3, grad=False)
     (p, s), (jp, js) = jvp(lambda a, b: (a * b, a + b), (a, b), (va, vb))
-    assert_close(jp, va.numpy() * b.numpy() + a.numpy() * vb.numpy())
-    assert_close(js, va.numpy() + vb.numpy())
+    assert_close(jp, va.cpu().numpy() * b.cpu().numpy() + a.cpu().numpy() * vb.cpu().numpy())
+    assert_close(js, va.cpu().numpy() + vb.cpu().numpy())
 
 
 def test_hvp_and_vhp():
     x = rand(4, grad=False)
     v = rand(4, seed=5, grad=False)
     out, hv = hvp(cube_sum, x, v)
-    assert_close(out, (x.numpy() ** 3).sum())
-    assert_close(hv, 6 * x.numpy() * v.numpy())
+    assert_close(out, (x.cpu().numpy() ** 3).sum())
+    assert_close(hv, 6 * x.cpu().numpy() * v.cpu().numpy())
     _, vh = vhp(cube_sum, x, v)
-    assert_close(vh, 6 * x.numpy() * v.numpy())
+    assert_close(vh, 6 * x.cpu().numpy() * v.cpu().numpy())
     a, b = rand(3, grad=False), rand(3, seed=1, grad=False)
     va, vb = rand(3, seed=2, grad=False), rand(3, seed=3, grad=False)
     _, (ha, hb) = hvp(lambda p, q: (p * p * q).sum(), (a, b), (va, vb))
-    assert_close(ha, 2 * b.numpy() * va.numpy() + 2 * a.numpy() * vb.numpy())
-    assert_close(hb, 2 * a.numpy() * va.numpy())
+    assert_close(ha, 2 * b.cpu().numpy() * va.cpu().numpy() + 2 * a.cpu().numpy() * vb.cpu().numpy())
+    assert_close(hb, 2 * a.cpu().numpy() * va.cpu().numpy())
 
 
 def test_hvp_errors():
@@ -269,7 +269,7 @@ def test_functional_under_no_grad():
     x = rand(3, grad=False)
     with torch.no_grad():
         _, g = vjp(cube_sum, x)
-    assert_close(g, 3 * x.numpy() ** 2)
+    assert_close(g, 3 * x.cpu().numpy() ** 2)
 
 
 def test_functional_input_type_errors():

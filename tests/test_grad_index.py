@@ -240,11 +240,11 @@ def test_getitem_gradient_matches_numpy(case, seed):
     x = torch.tensor(a, requires_grad=True)
     y = x[tl_key]
     assert tuple(y.shape) == picked.shape
-    np.testing.assert_array_equal(y.detach().numpy(), a[np_key])
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), a[np_key])
     (y * torch.tensor(w)).sum().backward()
     expected = np.zeros(a.size)
     np.add.at(expected, picked.ravel(), w.ravel())
-    np.testing.assert_allclose(x.grad.numpy(), expected.reshape(shape), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected.reshape(shape), rtol=1e-12, atol=1e-12)
 
 
 @given(index_keys(), st.integers(0, 2**31 - 1))
@@ -263,8 +263,8 @@ def test_setitem_gradient_matches_numpy(case, seed):
     (y * torch.tensor(w)).sum().backward()
     kept = np.ones(shape)
     kept[np_key] = 0
-    np.testing.assert_allclose(x.grad.numpy(), w * kept, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(v.grad.numpy(), w[np_key], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), w * kept, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(v.grad.cpu().numpy(), w[np_key], rtol=1e-12, atol=1e-12)
 
 
 # ---- setitem on non-views, and the refusal on views -------------------------------------
@@ -279,8 +279,8 @@ def test_setitem_and_augmented_assignment_on_a_non_view():
     w = np.arange(12.0).reshape(3, 4)
     (y * torch.tensor(w)).sum().backward()
     # y[0] = v + v, y[2] = x[2] + v, y[1] = x[1]
-    np.testing.assert_allclose(x.grad.numpy(), w * np.array([[0], [1], [1]]))
-    np.testing.assert_allclose(v.grad.numpy(), 2 * w[0] + w[2])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), w * np.array([[0], [1], [1]]))
+    np.testing.assert_allclose(v.grad.cpu().numpy(), 2 * w[0] + w[2])
 
 
 def test_setitem_refused_on_a_leaf_and_its_views():
@@ -308,7 +308,7 @@ def test_inplace_index_op_updates_history():
     y.index_add_(1, I(0, 0), torch.ones(2, 2, dtype=torch.float64))
     assert y.grad_fn.name() == "IndexAddBackward0"
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.ones((2, 3)))
 
 
 # ---- scatter_reduce ties and zeros, by value ------------------------------------------------
@@ -316,7 +316,7 @@ def test_inplace_index_op_updates_history():
 def grads(fn, *arrays):
     ts = [torch.tensor(np.asarray(a, dtype=np.float64), requires_grad=True) for a in arrays]
     fn(*ts).sum().backward()
-    return [t.grad.numpy() for t in ts]
+    return [t.grad.cpu().numpy() for t in ts]
 
 
 @pytest.mark.parametrize("reduce", ["amax", "amin"])

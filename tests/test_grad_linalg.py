@@ -160,7 +160,7 @@ def test_lu_solve(left, adjoint):
     lu, piv = LA.lu_factor(tl.tensor(RNG.standard_normal((2, 3, 3)) + 2 * np.eye(3)))
     b = randn(2, 3, 2) if left else randn(2, 2, 3)
     assert gradcheck(lambda lu, b: LA.lu_solve(lu, piv, b, left=left, adjoint=adjoint),
-                     (leaf(lu.numpy()), b))
+                     (leaf(lu.cpu().numpy()), b))
     assert LA.lu_factor(randn(3, 3)).pivots.grad_fn is None
 
 
@@ -180,23 +180,23 @@ def test_vector_norm_dtype_and_keywords():
     x = leaf(RNG.standard_normal((3, 4)), tl.float32)
     r = LA.vector_norm(x, ord=3, dim=1, dtype=tl.float64)
     (g,) = grad(r.sum(), x)
-    xd = x.detach().numpy().astype(np.float64)
+    xd = x.detach().cpu().numpy().astype(np.float64)
     expected = np.sign(xd) * np.abs(xd) ** 2 / np.linalg.norm(xd, 3, axis=1, keepdims=True) ** 2
     assert g.dtype == tl.float32
-    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-5)
+    np.testing.assert_allclose(g.cpu().numpy(), expected, rtol=1e-5)
 
 
 @pytest.mark.parametrize("ord", [2, 3, 0.5, 1, math.inf])
 def test_vector_norm_of_zeros_has_zero_gradient(ord):
     x = leaf(np.zeros((2, 3)))
     (g,) = grad(LA.vector_norm(x, ord, dim=1).sum(), x)
-    np.testing.assert_array_equal(g.numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(g.cpu().numpy(), np.zeros((2, 3)))
 
 
 def test_vector_norm_inf_ties_split_evenly():
     x = leaf([3.0, -3.0, 1.0, 2.0])
     (g,) = grad(LA.vector_norm(x, math.inf), x)
-    np.testing.assert_allclose(g.numpy(), [0.5, -0.5, 0, 0])
+    np.testing.assert_allclose(g.cpu().numpy(), [0.5, -0.5, 0, 0])
 
 
 def test_noncontiguous_inputs():
@@ -212,14 +212,14 @@ def test_det_singular_matrices_stay_finite():
     a = leaf([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
     (g,) = grad(LA.det(a), a)
     adj_t = np.array([[-3.0, 6.0, -3.0], [6.0, -12.0, 6.0], [-3.0, 6.0, -3.0]])
-    np.testing.assert_allclose(g.numpy(), adj_t, atol=1e-10)
+    np.testing.assert_allclose(g.cpu().numpy(), adj_t, atol=1e-10)
     assert gradcheck(LA.det, (a,))
     # a batch mixing a singular and an invertible matrix, and a rank n-2 one
     b = leaf([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]])
     assert gradcheck(LA.det, (b,))
     z = leaf(np.outer([1.0, 2.0, 3.0], [1.0, -1.0, 2.0]))
     (g,) = grad(LA.det(z), z)
-    np.testing.assert_allclose(g.numpy(), np.zeros((3, 3)), atol=1e-12)
+    np.testing.assert_allclose(g.cpu().numpy(), np.zeros((3, 3)), atol=1e-12)
 
 
 def test_solve_keyword_and_method_forms_record():
@@ -265,14 +265,14 @@ def test_svd_full_matrices_differentiates_the_reduced_part():
     (g_full,) = grad(s.sum() + (u * 0).sum() + (vh * 0).sum(), a)
     u2, s2, vh2 = LA.svd(a, full_matrices=False)
     (g_red,) = grad(s2.sum(), a)
-    np.testing.assert_allclose(g_full.numpy(), g_red.numpy(), atol=1e-12)
+    np.testing.assert_allclose(g_full.cpu().numpy(), g_red.cpu().numpy(), atol=1e-12)
 
 
 def test_svd_gradient_of_values_is_u_vt():
     a = randn(3, 4)
     (g,) = grad(LA.svdvals(a).sum(), a)
-    u, _, vh = np.linalg.svd(a.detach().numpy(), full_matrices=False)
-    np.testing.assert_allclose(g.numpy(), u @ vh, atol=1e-12)
+    u, _, vh = np.linalg.svd(a.detach().cpu().numpy(), full_matrices=False)
+    np.testing.assert_allclose(g.cpu().numpy(), u @ vh, atol=1e-12)
 
 
 # ---- complex inputs and complex results ------------------------------------------------
@@ -289,7 +289,7 @@ def check_complex(fn, arrays, loss="linear", eps=1e-6, tol=1e-5):
     arrays = [np.asarray(a) for a in arrays]
     ins = [_as_tensor(a).requires_grad_(True) for a in arrays]
     out = fn(*ins)
-    o = out.detach().numpy()
+    o = out.detach().cpu().numpy()
     rng = np.random.default_rng(7)
     c = rng.standard_normal(o.shape)
     if np.iscomplexobj(o) and loss == "linear":
@@ -297,7 +297,7 @@ def check_complex(fn, arrays, loss="linear", eps=1e-6, tol=1e-5):
     w = c if loss == "linear" else 2 * c * o
 
     def value(xs):
-        r = fn(*[_as_tensor(x) for x in xs]).numpy()
+        r = fn(*[_as_tensor(x) for x in xs]).cpu().numpy()
         return np.real(np.sum(np.conj(c) * r)) if loss == "linear" else np.sum(c * np.abs(r) ** 2)
 
     got = grad(out, ins, _as_tensor(w))
@@ -312,7 +312,7 @@ def check_complex(fn, arrays, loss="linear", eps=1e-6, tol=1e-5):
                 xs[i][k] -= 2 * eps * unit
                 minus = value(xs)
                 expected[k] += unit * (plus - minus) / (2 * eps)
-        np.testing.assert_allclose(got[i].numpy(), expected, atol=tol, rtol=1e-4,
+        np.testing.assert_allclose(got[i].cpu().numpy(), expected, atol=tol, rtol=1e-4,
                                    err_msg=f"input {i}")
 
 
@@ -396,7 +396,7 @@ def test_complex(case):
         for left in (True, False):
             for adjoint in (False, True):
                 check_complex(lambda lu, b: LA.lu_solve(lu, piv, b, left=left, adjoint=adjoint),
-                              [lu.numpy(), crandn(3, 3)])
+                              [lu.cpu().numpy(), crandn(3, 3)])
 
 
 @pytest.mark.parametrize("fn", [
@@ -411,10 +411,11 @@ def test_phase_dependent_loss_raises(fn):
         grad(v, a, tl.tensor(crandn(3, 3), dtype=tl.complex128))
 
 
+@pytest.mark.host_only  # the list becomes a host tensor
 def test_list_right_hand_side():
     a = leaf(2 * np.eye(2))
     (g,) = grad(LA.solve(a, [1.0, 2.0]).sum(), a)
-    np.testing.assert_allclose(g.numpy(), [[-0.25, -0.5], [-0.25, -0.5]])
+    np.testing.assert_allclose(g.cpu().numpy(), [[-0.25, -0.5], [-0.25, -0.5]])
 
 
 @pytest.mark.parametrize("fn,shape", [
@@ -433,8 +434,8 @@ def test_float32_gradients_keep_the_dtype():
     a = leaf(RNG.standard_normal((3, 3)) + 3 * np.eye(3), tl.float32)
     (g,) = grad(LA.det(a), a)
     assert g.dtype == tl.float32
-    ad = a.detach().numpy().astype(np.float64)
-    np.testing.assert_allclose(g.numpy(), np.linalg.det(ad) * np.linalg.inv(ad).T, rtol=1e-4)
+    ad = a.detach().cpu().numpy().astype(np.float64)
+    np.testing.assert_allclose(g.cpu().numpy(), np.linalg.det(ad) * np.linalg.inv(ad).T, rtol=1e-4)
 
 
 # ---- through other ops' formulas: gauge-invariant losses, compositions, second order ----
@@ -543,7 +544,7 @@ def test_backward_loops_keep_memory_flat():
         step()
     assert_rss_flat(before, label="linalg backward")
     for t in (a, b, x, w):
-        assert np.isfinite(t.grad.numpy()).all()
+        assert np.isfinite(t.grad.cpu().numpy()).all()
 
 
 def test_eigh_and_cholesky_gradients_of_raw_input_are_hermitian():
@@ -552,7 +553,7 @@ def test_eigh_and_cholesky_gradients_of_raw_input_are_hermitian():
     x = leaf(RNG.standard_normal((3, 3)))
     w, v = LA.eigh(x)
     (g,) = grad((w * tl.tensor([1.0, 2.0, 3.0])).sum() + (v * v).sum(1)[0], x)
-    np.testing.assert_allclose(g.numpy(), g.numpy().T, atol=1e-12)
-    p = leaf(spread_spectrum(3, 3).detach().numpy() + 3 * np.eye(3))
+    np.testing.assert_allclose(g.cpu().numpy(), g.cpu().numpy().T, atol=1e-12)
+    p = leaf(spread_spectrum(3, 3).detach().cpu().numpy() + 3 * np.eye(3))
     (g,) = grad(LA.cholesky(p), p, tl.tensor(RNG.standard_normal((3, 3))))
-    np.testing.assert_allclose(g.numpy(), g.numpy().T, atol=1e-12)
+    np.testing.assert_allclose(g.cpu().numpy(), g.cpu().numpy().T, atol=1e-12)

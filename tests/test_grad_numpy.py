@@ -40,10 +40,11 @@ def test_numpy_ufunc_on_grad_tensor_is_recorded():
     z = np.multiply(np.exp(x), y)
     assert isinstance(z, torch.Tensor) and z.grad_fn.name() == "MulBackward0"
     np.add.reduce(z).backward()  # ufunc.reduce: a torchlike sum
-    assert_close(x.grad, np.exp(x.detach().numpy()) * y.detach().numpy())
-    assert_close(y.grad, np.exp(x.detach().numpy()))
+    assert_close(x.grad, np.exp(x.detach().cpu().numpy()) * y.detach().cpu().numpy())
+    assert_close(y.grad, np.exp(x.detach().cpu().numpy()))
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 def test_numpy_operators_with_ndarrays_are_recorded():
     x = rand(3)
     c = np.array([1.0, 2.0, 3.0])
@@ -58,7 +59,7 @@ def test_numpy_function_on_grad_tensor_is_recorded():
     s = np.sum(np.exp(x), axis=1)
     assert isinstance(s, torch.Tensor) and s.requires_grad
     s.sum().backward()
-    assert_close(x.grad, np.exp(x.detach().numpy()))
+    assert_close(x.grad, np.exp(x.detach().cpu().numpy()))
 
 
 @pytest.mark.parametrize("call, name", [
@@ -75,6 +76,7 @@ def test_unrecordable_call_raises_naming_the_function(call, name):
         call(x)
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 def test_no_silent_conversion_of_a_grad_tensor():
     x = rand(3)
     with pytest.raises(RuntimeError, match="requires grad"):
@@ -86,16 +88,17 @@ def test_no_silent_conversion_of_a_grad_tensor():
     with pytest.raises(RuntimeError, match="require gradient"):
         np.from_dlpack(x)
     # detached: zero-copy as usual
-    assert np.shares_memory(np.asarray(x.detach()), x.detach().numpy())
+    assert np.shares_memory(np.asarray(x.detach()), x.detach().cpu().numpy())
 
 
 def test_numpy_i0_is_recorded():
     x = rand(4)
     y = np.i0(x)
     assert isinstance(y, torch.Tensor) and y.grad_fn.name() == "I0Backward0"
-    assert_close(y.detach(), np.i0(x.detach().numpy()))
+    assert_close(y.detach(), np.i0(x.detach().cpu().numpy()))
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 def test_unrecordable_call_without_grad_still_runs():
     x = torch.tensor([0.5, 1.5])
     r = sp.dawsn(x)
@@ -153,12 +156,12 @@ def test_scipy_special_gradgradcheck(name):
 
 def test_scipy_special_float32_and_broadcast():
     x = torch.tensor(np.linspace(-3, 3, 7, dtype=np.float32))
-    assert_close(sp.expit(x), sp.expit(x.numpy()), rtol=1e-6)
-    assert_close(sp.ndtr(x), sp.ndtr(x.numpy()), rtol=1e-5, atol=1e-7)
+    assert_close(sp.expit(x), sp.expit(x.cpu().numpy()), rtol=1e-6)
+    assert_close(sp.ndtr(x), sp.ndtr(x.cpu().numpy()), rtol=1e-5, atol=1e-7)
     a = torch.tensor([[0.5], [2.0]])
     b = torch.tensor([0.25, 1.0, 4.0])
-    assert_close(sp.xlogy(a, b), sp.xlogy(a.numpy(), b.numpy()))
-    assert_close(sp.xlog1py(a, b), sp.xlog1py(a.numpy(), b.numpy()))
+    assert_close(sp.xlogy(a, b), sp.xlogy(a.cpu().numpy(), b.cpu().numpy()))
+    assert_close(sp.xlog1py(a, b), sp.xlog1py(a.cpu().numpy(), b.cpu().numpy()))
 
 
 def test_scipy_special_edge_values():
@@ -189,10 +192,10 @@ def test_scipy_special_grad_of_unused_branches_is_finite():
     # inf * 0 = NaN into the gradient
     x = leaf([-1e3, 0.0, 1e3])
     sp.log_ndtr(x).sum().backward()
-    assert np.isfinite(x.grad.numpy()).all()
+    assert np.isfinite(x.grad.cpu().numpy()).all()
     a, b = leaf([0.0, 2.0]), leaf([-1.0, 1.0])
     sp.xlog1py(a, b).sum().backward()
-    assert np.isfinite(a.grad.numpy()[1]) and np.isfinite(b.grad.numpy()).all()
+    assert np.isfinite(a.grad.cpu().numpy()[1]) and np.isfinite(b.grad.cpu().numpy()).all()
 
 
 # ---- logsumexp / softmax / log_softmax -------------------------------------------------------------
@@ -230,7 +233,7 @@ for name, fn in cases.items():
         out = fn(x)
         ok_type = isinstance(out, torch.Tensor) and out.requires_grad
         ref = fn(a)
-        close = bool(np.allclose(out.detach().numpy(), ref, rtol=1e-12, atol=1e-14))
+        close = bool(np.allclose(out.detach().cpu().numpy(), ref, rtol=1e-12, atol=1e-14))
         grad_ok = bool(gradcheck(fn, (x,), raise_exception=False))
         result[name] = {"tensor": ok_type, "close": close, "grad": grad_ok}
     except Exception as e:
@@ -288,7 +291,7 @@ def test_numpy_softmax_cross_entropy():
     labels = torch.tensor(ONE_HOT)
     loss = softmax_cross_entropy(logits, labels)
     assert isinstance(loss, torch.Tensor) and loss.requires_grad
-    assert_close(loss.detach(), softmax_cross_entropy(logits.detach().numpy(), ONE_HOT))
+    assert_close(loss.detach(), softmax_cross_entropy(logits.detach().cpu().numpy(), ONE_HOT))
     assert gradcheck(lambda l: softmax_cross_entropy(l, labels), (logits,))
 
 
@@ -296,11 +299,11 @@ def test_numpy_gaussian_log_likelihood():
     x = torch.tensor(np.random.default_rng(3).standard_normal(6))
     mu, log_sigma = rand(1, seed=1), rand(1, seed=2)
     ll = gaussian_log_likelihood(x, mu, log_sigma)
-    assert_close(ll.detach(), gaussian_log_likelihood(x.numpy(), mu.detach().numpy(),
-                                                      log_sigma.detach().numpy()))
+    assert_close(ll.detach(), gaussian_log_likelihood(x.cpu().numpy(), mu.detach().cpu().numpy(),
+                                                      log_sigma.detach().cpu().numpy()))
     assert gradcheck(lambda m, s: gaussian_log_likelihood(x, m, s), (mu, log_sigma))
     # the maximum-likelihood mean makes the gradient in mu vanish
-    m = torch.tensor([x.numpy().mean()], requires_grad=True)
+    m = torch.tensor([x.cpu().numpy().mean()], requires_grad=True)
     gaussian_log_likelihood(x, m, torch.zeros(1, dtype=torch.float64)).backward()
     assert abs(float(m.grad[0])) < 1e-12
 
@@ -310,13 +313,13 @@ def test_numpy_polynomial_fit_residual():
     y = torch.tensor(np.cos(np.linspace(-1, 1, 8)))
     coef = rand(3)
     r = polyfit_residual(coef, x, y)
-    assert_close(r.detach(), polyfit_residual(coef.detach().numpy(), x.numpy(), y.numpy()))
+    assert_close(r.detach(), polyfit_residual(coef.detach().cpu().numpy(), x.cpu().numpy(), y.cpu().numpy()))
     assert gradcheck(lambda c: polyfit_residual(c, x, y), (coef,))
     # at the least-squares solution the gradient is zero
-    best = np.polynomial.polynomial.polyfit(x.numpy(), y.numpy(), 2)
+    best = np.polynomial.polynomial.polyfit(x.cpu().numpy(), y.cpu().numpy(), 2)
     c = leaf(best)
     polyfit_residual(c, x, y).backward()
-    assert np.abs(c.grad.numpy()).max() < 1e-12
+    assert np.abs(c.grad.cpu().numpy()).max() < 1e-12
 
 
 def test_numpy_rbf_kernel():
@@ -324,8 +327,8 @@ def test_numpy_rbf_kernel():
     log_scale = rand(1, seed=2)
     k = rbf_kernel(a, b, log_scale)
     assert tuple(k.shape) == (4, 3)
-    assert_close(k.detach(), rbf_kernel(a.detach().numpy(), b.detach().numpy(),
-                                        log_scale.detach().numpy()))
+    assert_close(k.detach(), rbf_kernel(a.detach().cpu().numpy(), b.detach().cpu().numpy(),
+                                        log_scale.detach().cpu().numpy()))
     assert gradcheck(rbf_kernel, (a, b, log_scale))
 
 
@@ -334,7 +337,7 @@ def test_numpy_mlp():
     w1, b1 = rand(3, 4, seed=1), rand(4, seed=2)
     w2, b2 = rand(4, 2, seed=3), rand(2, seed=4)
     loss = mlp(x, w1, b1, w2, b2)
-    assert_close(loss.detach(), mlp(x.numpy(), *(p.detach().numpy() for p in (w1, b1, w2, b2))))
+    assert_close(loss.detach(), mlp(x.cpu().numpy(), *(p.detach().cpu().numpy() for p in (w1, b1, w2, b2))))
     assert gradcheck(lambda *p: mlp(x, *p), (w1, b1, w2, b2))
     loss.backward()
     assert all(p.grad is not None and p.grad.shape == p.shape for p in (w1, b1, w2, b2))

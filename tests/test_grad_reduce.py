@@ -39,7 +39,7 @@ def rand(*shape, seed=0, low=-2.0, high=2.0):
 
 
 def positive(*shape, seed=0):
-    return leaf(np.abs(rand(*shape, seed=seed).detach().numpy()) + 0.5)
+    return leaf(np.abs(rand(*shape, seed=seed).detach().cpu().numpy()) + 0.5)
 
 
 def grad_of(fn, x, g=None):
@@ -49,7 +49,7 @@ def grad_of(fn, x, g=None):
     out = out[0] if isinstance(out, tuple) else out
     w = torch.ones_like(out) if g is None else g
     (gx,) = torch.autograd.grad((out,), (x,), (w,))
-    return gx.numpy()
+    return gx.cpu().numpy()
 
 
 def noncontig_leaf(t):
@@ -262,20 +262,20 @@ def test_max_dim_ties_go_to_returned_index():
         values, indices = getattr(x, op)(1)
         values.sum().backward()
         expect = np.zeros_like(a)
-        expect[np.arange(2), indices.numpy()] = 1.0
-        np.testing.assert_array_equal(x.grad.numpy(), expect)
+        expect[np.arange(2), indices.cpu().numpy()] = 1.0
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), expect)
         assert x.grad.sum().item() == 2.0
 
 
 def test_max_elementwise_ties_half():
     a, b = leaf([1.0, 2.0, 3.0]), leaf([3.0, 2.0, 1.0])
     torch.max(a, b).sum().backward()
-    np.testing.assert_array_equal(a.grad.numpy(), [0, .5, 1])
-    np.testing.assert_array_equal(b.grad.numpy(), [1, .5, 0])
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [0, .5, 1])
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), [1, .5, 0])
     a, b = leaf([1.0, 2.0, 3.0]), leaf([3.0, 2.0, 1.0])
     torch.min(a, other=b).sum().backward()
-    np.testing.assert_array_equal(a.grad.numpy(), [1, .5, 0])
-    np.testing.assert_array_equal(b.grad.numpy(), [0, .5, 1])
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [1, .5, 0])
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), [0, .5, 1])
     assert gradcheck(lambda p, q: torch.max(p, q), (rand(3, 4, seed=1), rand(4, seed=2)))
 
 
@@ -357,14 +357,14 @@ def test_selection_goes_to_returned_index():
         g = torch.tensor([1.0, 10.0], dtype=F64)
         values.backward(g)
         expect = np.zeros_like(a)
-        expect[np.arange(2), indices.numpy()] = [1.0, 10.0]
-        np.testing.assert_array_equal(x.grad.numpy(), expect, err_msg=name)
+        expect[np.arange(2), indices.cpu().numpy()] = [1.0, 10.0]
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), expect, err_msg=name)
     x = leaf([[1.0, 3.0, 2.0, 3.0]])
     v, i = torch.cummax(x, 1)
     v.sum().backward()
     expect = np.zeros(4)
-    np.add.at(expect, i.numpy()[0], 1.0)
-    np.testing.assert_array_equal(x.grad.numpy()[0], expect)
+    np.add.at(expect, i.cpu().numpy()[0], 1.0)
+    np.testing.assert_array_equal(x.grad.cpu().numpy()[0], expect)
 
 
 def test_median_no_dim_ties_split():
@@ -474,9 +474,9 @@ def test_matmul_batch_with_shared_matrix():
     assert gradcheck(torch.matmul, (a, b))
     assert gradgradcheck(torch.matmul, (a, b))
     g = np.random.default_rng(31).standard_normal((2, 3, 5))
-    torch.matmul(a, b).backward(torch.from_numpy(g))
-    an = a.detach().numpy()
-    np.testing.assert_allclose(b.grad.numpy(), np.einsum("nlk,nlj->kj", an, g), rtol=1e-12)
+    torch.matmul(a, b).backward(torch.tensor(g))
+    an = a.detach().cpu().numpy()
+    np.testing.assert_allclose(b.grad.cpu().numpy(), np.einsum("nlk,nlj->kj", an, g), rtol=1e-12)
 
 
 def test_products():
@@ -538,8 +538,8 @@ def test_kron(sa, sb):
 def test_kron_values():
     a, b = leaf([[1.0, 2.0]]), leaf([3.0, 5.0, 7.0])
     torch.kron(a, b).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), [[15.0, 15.0]])
-    np.testing.assert_allclose(b.grad.numpy(), [3.0, 3.0, 3.0])
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [[15.0, 15.0]])
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [3.0, 3.0, 3.0])
 
 
 def test_einsum():
@@ -583,7 +583,7 @@ def check_complex(fn, arrays, eps=1e-6):
         w = w + 1j * rng.standard_normal(tuple(out.shape))
 
     def loss(xs):
-        return np.real(np.sum(np.conj(w) * fn(*[_ctensor(x) for x in xs]).numpy()))
+        return np.real(np.sum(np.conj(w) * fn(*[_ctensor(x) for x in xs]).cpu().numpy()))
 
     got = torch.autograd.grad((out,), ins, (_ctensor(w),))
     for i, a in enumerate(arrays):
@@ -595,7 +595,7 @@ def check_complex(fn, arrays, eps=1e-6):
                 plus = loss(xs)
                 xs[i][k] -= 2 * eps * unit
                 expected[k] += unit * (plus - loss(xs)) / (2 * eps)
-        np.testing.assert_allclose(got[i].numpy(), expected, atol=1e-6, rtol=1e-5,
+        np.testing.assert_allclose(got[i].cpu().numpy(), expected, atol=1e-6, rtol=1e-5,
                                    err_msg=f"input {i}")
 
 
@@ -678,8 +678,8 @@ def test_selection_gradients_use_the_saved_indices():
         y.zero_()
     (values * torch.arange(3, dtype=torch.float64)).sum().backward(retain_graph=True)
     want = np.zeros((2, 3))
-    np.put_along_axis(want, indices.numpy(), np.arange(3.0)[None].repeat(2, 0), axis=1)
-    np.testing.assert_array_equal(x.grad.numpy(), want)
+    np.put_along_axis(want, indices.cpu().numpy(), np.arange(3.0)[None].repeat(2, 0), axis=1)
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), want)
     x.grad = None
     (top.sum() + m.sum()).backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[2.0, 0, 0], [0, 0, 2.0]])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [[2.0, 0, 0], [0, 0, 2.0]])

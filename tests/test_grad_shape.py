@@ -214,7 +214,7 @@ def grad_of(fn, x, seed=0):
     ws = [rng.standard_normal(tuple(o.shape)) for o in outs]
     total = sum((o * torch.tensor(w)).sum() for o, w in zip(outs, ws))
     total.backward()
-    return x.grad.numpy(), ws
+    return x.grad.cpu().numpy(), ws
 
 
 def test_split_unused_outputs_get_zeros():
@@ -304,4 +304,4 @@ def test_version_check_on_saved_values():
     z = torch.diag(y) * torch.diag(y)  # mul saves the diag outputs
     y.add_(1)  # y itself is not saved by diag: fine
     z.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * x.detach().cpu().numpy())

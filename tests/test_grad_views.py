@@ -1,5 +1,7 @@
 """Autograd through views: an in-place write through a recorded view is seen
 by the base (CopySlices); stale views and unsafe writes raise."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -22,7 +24,7 @@ def test_inplace_through_view_reaches_the_base():
     v.mul_(3)
     assert b.grad_fn.name() == "CopySlices"
     b.backward(tl.ones(4, dtype=tl.float64))
-    np.testing.assert_allclose(x.grad.numpy(), np.full(4, 3.0))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.full(4, 3.0))
 
 
 def test_inplace_through_view_gradcheck():
@@ -44,7 +46,7 @@ def test_partial_view_write_keeps_the_rest_of_the_base():
     assert v._base is b
     v.mul_(5)
     (b * tl.arange(6, dtype=tl.float64)).backward(tl.ones(6, dtype=tl.float64))
-    np.testing.assert_allclose(x.grad.numpy(), 5 * np.arange(6.0))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 5 * np.arange(6.0))
 
 
 def test_stale_view_raises():
@@ -82,7 +84,7 @@ def test_no_grad_writes_do_not_make_views_stale():
     with tl.no_grad():
         b.view(4).zero_()
     (v * 1).backward(tl.ones(2, 2, dtype=tl.float64))
-    np.testing.assert_allclose(x.grad.numpy(), np.ones(4))
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.ones(4))
 
 
 def test_clone_and_detach_as_functions():
@@ -91,4 +93,22 @@ def test_clone_and_detach_as_functions():
     assert y.grad_fn is not None and y.grad_fn.name() == "CloneBackward0"
     d = tl.detach(y)
     assert d.grad_fn is None and not d.requires_grad
-    np.testing.assert_array_equal(d.numpy(), x.detach().numpy())
+    np.testing.assert_array_equal(d.cpu().numpy(), x.detach().cpu().numpy())
+
+
+def test_untracked_alias_shares_memory_with_a_version_of_its_own():
+    # what gradcheck perturbs device inputs through, as PyTorch writes through .data
+    x = tl.tensor([1.0, 2.0, 3.0], dtype=tl.float64, requires_grad=True)
+    y = (x * x).sum()
+    alias = tl._C._untracked_alias(x.detach())
+    versions = x._version, alias._version
+    with tl.no_grad():
+        alias[1] = 5.0
+    assert (x._version, alias._version) == (versions[0], versions[1] + 1)
+    assert x.detach().cpu().numpy()[1] == 5.0
+    alias[1] = 2.0
+    y.backward()  # the graph built before the writes is still usable
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 4.0, 6.0])
+    del x, y
+    gc.collect()
+    np.testing.assert_array_equal(alias.cpu().numpy(), [1.0, 2.0, 3.0])  # the memory stays alive

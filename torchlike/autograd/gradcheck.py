@@ -66,11 +66,12 @@ def _numerical(func, inputs, wrt, sizes, eps):
     jacs = {}
     for i, x in wrt:
         on_cpu = x.device.type == "cpu"
-        # CPU: written through a zero-copy NumPy view, whatever the strides, so the
-        # tensor's version does not change.  Other devices: element by element
-        # through the tensor (the analytical side has run already).
+        # The tensor's version must not change (a graph the caller built on it
+        # stays usable, as with PyTorch's writes through .data).  CPU: written
+        # through a zero-copy NumPy view, whatever the strides.  Other devices:
+        # element by element through an alias with a version counter of its own.
         view = x.detach().numpy() if on_cpu else x.detach().cpu().numpy()
-        target = x.detach()
+        target = None if on_cpu else _C._untracked_alias(x.detach())
 
         def put(index, value):
             if on_cpu:

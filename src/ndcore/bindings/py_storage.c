@@ -10,7 +10,14 @@
  *   _make_subclass(cls, data, require_grad=False)
  *                       a `cls` instance (a Tensor subclass) sharing data's
  *                       view, as a fresh leaf: how a Parameter or any other
- *                       subclass is rebuilt around loaded storage.        */
+ *                       subclass is rebuilt around loaded storage.
+ *   _untracked_alias(t) t's view over a second storage object aliasing the
+ *                       same memory (and keeping it alive), with a version
+ *                       counter of its own: writes through it are not seen
+ *                       by autograd's checks on t, as writes through
+ *                       PyTorch's .data are not.  gradcheck perturbs its
+ *                       inputs through one.  For short-lived use: an op that
+ *                       moves t's storage (share_memory_) leaves it behind. */
 #include "ndcore/bindings/py_tensor.h"
 
 static PyObject *py_storage_id(PyObject *self, PyObject *arg)
@@ -65,7 +72,32 @@ static PyObject *py_make_subclass(PyObject *self, PyObject *const *args, Py_ssiz
   return (PyObject *)out;
 }
 
+static void release_aliased(void *ctx, void *data)
+{
+  (void)data;
+  tl_storage_decref(ctx);
+}
+
+static PyObject *py_untracked_alias(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  const tl_tensor *t = tl_py_tensor_arg("_untracked_alias", "tensor", arg);
+  if (!t)
+    return NULL;
+  tl_storage *base = t->storage;
+  tl_storage *alias = tl_storage_wrap(base->data, base->nbytes, base->device, base->readonly,
+                                      release_aliased, base);
+  if (!alias)
+    return tl_py_raise();
+  tl_storage_incref(base);
+  tl_tensor out = *t;
+  out.storage = alias; /* the new reference is out's */
+  return tl_py_tensor_from(&out);
+}
+
 PyMethodDef tl_py_storage_functions[] = {
+    {"_untracked_alias", py_untracked_alias, METH_O,
+     "_untracked_alias(t): t's view over an aliasing storage with its own version counter"},
     {"_storage_id", py_storage_id, METH_O, "_storage_id(t): an int naming t's storage"},
     {"_storage_bytes", py_storage_bytes, METH_O,
      "_storage_bytes(t): a uint8 tensor over all of t's storage (zero-copy)"},
