@@ -345,16 +345,16 @@ static bool rhs_is_vector(const tl_tensor *a, const tl_tensor *b)
   return true;
 }
 
-/* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices). */
-/* With `info` (an unallocated tensor), failures are recorded per matrix as
+/* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices):
+ * the shape checks and packed copies every device shares, then the device's
+ * LU factor-and-solve `run` (cpu_lu_run below, solver_gpu.c on CUDA).
+ * With `info` (an unallocated tensor), failures are recorded per matrix as
  * LAPACK's info (int32, batch-shaped) instead of raised: the *_ex functions. */
 static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, const tl_tensor *a,
-                          const tl_tensor *b, int nb_err, tl_tensor *info)
+                          const tl_tensor *b, int nb_err, tl_tensor *info, tl_lapack_lu_run run)
 {
   char sa[128], sb[128];
-  tl_tensor tmp[1] = {{0}};
-  int *ipiv = NULL;
-  tl_unlocked unlocked = {0};
+  tl_tensor lu = {0};
   tl_status st;
   int64_t n = a->shape[a->ndim - 1], k = b->shape[b->ndim - 1];
   if (b->shape[b->ndim - 2] != n)
@@ -363,59 +363,70 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
                         (long long)b->shape[b->ndim - 2], (long long)k);
   if (k > INT32_MAX)
     return tl_error_set(TL_ERR_VALUE, "%s: too many right-hand sides", fn);
-  int nb;
-  int64_t bshape[TL_MAX_DIMS];
-  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK) {
+  tl_lapack_solve p = {.fn = fn, .singular = singular, .nb_err = nb_err, .n = n, .k = k};
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &p.nb, p.bshape) != TL_OK) {
     tl_error_clear();
     return tl_error_set(TL_ERR_RUNTIME, "%s: batch dimensions of A %s and B %s do not broadcast",
                         fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
   }
+  p.count = tl_lapack_batch_count(p.nb, p.bshape);
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
-  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&lu, a, d, p.nb, p.bshape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(x, b, d, p.nb, p.bshape)) != TL_OK)
     goto done;
-  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!ipiv) {
-    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
-    goto fail;
+  if (info && (st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, p.nb, p.bshape, 0,
+                                    NULL)) != TL_OK)
+    goto done;
+  st = run(&p, &lu, x, info);
+done:
+  if (st != TL_OK) {
+    if (x->storage)
+      tl_tensor_release(x);
+    if (info && info->storage)
+      tl_tensor_release(info);
   }
-  int64_t count = tl_lapack_batch_count(nb, bshape);
-  if (info) {
-    if ((st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
-      goto fail;
-    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
-  }
-  unlocked = tl_lapack_unlock(count, n, n + k);
-  for (int64_t i = 0; i < count && n > 0; i++) {
-    char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
-    int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
+  tl_tensor_release(&lu);
+  return st;
+}
+
+/* The CPU's run: getrf then getrs, matrix by matrix. */
+static tl_status cpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x, tl_tensor *info)
+{
+  const int64_t n = p->n, k = p->k;
+  tl_status st = TL_OK;
+  int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv)
+    return tl_error_set(TL_ERR_MEMORY, "%s: out of memory", p->fn);
+  if (info)
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)p->count);
+  tl_unlocked unlocked = tl_lapack_unlock(p->count, n, n + k);
+  for (int64_t i = 0; i < p->count && n > 0; i++) {
+    char *am = tl_lapack_matrix_at(lu, i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
+    int err = tl_lapack_getrf(lu->dtype, (int)n, (int)n, am, (int)n, ipiv);
     if (err > 0 && info) {
       ((int32_t *)tl_tensor_data(info))[i] = err;
       continue;
     }
     if (err > 0) {
-      if (singular)
-        st = tl_lapack_error(fn, nb_err, i, "%s", singular);
-      else
-        st = tl_lapack_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
-                          "not be completed because the input matrix is singular.", err);
-      goto fail;
+      st = tl_lapack_singular_error(p, i, err);
+      break;
     }
     if (k > 0)
-      tl_lapack_getrs(d, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
+      tl_lapack_getrs(lu->dtype, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
   }
-  goto done;
-fail:
-  tl_tensor_release(x);
-  if (info && info->storage)
-    tl_tensor_release(info);
-done:
   tl_parallel_relock(&unlocked);
   free(ipiv);
-  release_all(1, tmp);
   return st;
+}
+
+tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err)
+{
+  if (p->singular)
+    return tl_lapack_error(p->fn, p->nb_err, batch, "%s", p->singular);
+  return tl_lapack_error(p->fn, p->nb_err, batch, "The diagonal element %d is zero, the inversion "
+                         "could not be completed because the input matrix is singular.", err);
 }
 
 void tl_lapack_conj(tl_tensor *t)
@@ -443,8 +454,8 @@ void tl_lapack_swap_last(tl_tensor *t)
   t->strides[d - 2] = s;
 }
 
-tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
-                                 const tl_tensor *b, bool left)
+tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, const tl_tensor *b,
+                             bool left, tl_lapack_lu_run run)
 {
   const char *fn = "linalg.solve";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -467,7 +478,7 @@ tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor 
     tl_lapack_swap_last(&vb);
   }
   if (lu_solve(fn, "The solver failed because the input matrix is singular.", x, &va, &vb,
-               a->ndim - 2, info) != TL_OK)
+               a->ndim - 2, info, run) != TL_OK)
     return tl_error_status();
   if (!left)
     tl_lapack_swap_last(x);
@@ -476,12 +487,19 @@ tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor 
   return TL_OK;
 }
 
+tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                                 const tl_tensor *b, bool left)
+{
+  return tl_lapack_solve_ex(x, info, a, b, left, cpu_lu_run);
+}
+
 tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
 {
   return tl_linalg_solve_ex(x, NULL, a, b, left);
 }
 
-tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+tl_status tl_lapack_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
+                           tl_lapack_lu_run run)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
@@ -489,15 +507,20 @@ tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor 
     return tl_error_status();
   int64_t n = a->shape[a->ndim - 1];
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_tensor_device(a)) != TL_OK)
+  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_tensor_device(a)) != TL_OK ||
+      tl_tensor_eye_fill(&eye) != TL_OK) {
+    if (eye.storage)
+      tl_tensor_release(&eye);
     return tl_error_status();
-  memset(tl_tensor_data(&eye), 0, (size_t)(n * n) * tl_dtype_size(d));
-  tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
-  for (int64_t i = 0; i < n; i++)
-    tl_scalar_store(one, d, tl_lapack_matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
-  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info);
+  }
+  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info, run);
   tl_tensor_release(&eye);
   return st;
+}
+
+tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+{
+  return tl_lapack_inv_ex(out, info, a, cpu_lu_run);
 }
 
 tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
@@ -665,15 +688,20 @@ tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
       tl_tensor_release(out);
-      st = tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
-                           "input is not positive-definite (the leading minor of order %d is "
-                           "not positive-definite).", err);
+      st = tl_lapack_cholesky_error(fn, nb, i, err);
       break;
     }
     keep_triangle(d, m, n, !upper);
   }
   tl_parallel_relock(&unlocked);
   return st;
+}
+
+tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err)
+{
+  return tl_lapack_error(fn, nb, batch, "The factorization could not be completed because the "
+                         "input is not positive-definite (the leading minor of order %d is not "
+                         "positive-definite).", err);
 }
 
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)

@@ -39,10 +39,7 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
     if (err > 0 && info) {
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
-      st = tl_lapack_error(fn, nb, i, "U[%d,%d] is zero and using it on lu_solve would result in "
-                           "a division by zero. If you still want to perform the factorization, "
-                           "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
-                           err, err);
+      st = tl_lapack_lu_factor_error(fn, nb, i, err);
       goto fail;
     }
   }
@@ -56,6 +53,14 @@ fail:
   if (info && info->storage)
     tl_tensor_release(info);
   return st;
+}
+
+tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err)
+{
+  return tl_lapack_error(fn, nb, batch, "U[%d,%d] is zero and using it on lu_solve would result in "
+                         "a division by zero. If you still want to perform the factorization, "
+                         "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+                         err, err);
 }
 
 tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a)
@@ -215,12 +220,11 @@ done:
   return st;
 }
 
-tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
-                                         bool upper, bool left, bool unitriangular)
+tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
+                                     const tl_tensor *b, bool left, int64_t *count)
 {
   const char *fn = "linalg.solve_triangular";
   char s1[128], s2[128];
-  tl_tensor f = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -240,10 +244,23 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
   if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK)
     return tl_error_status();
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
-  int64_t count = tl_lapack_batch_count(nb, bshape);
-  if ((st = tl_lapack_colmajor_copy(&f, a, d, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
-    goto done;
+  *count = tl_lapack_batch_count(nb, bshape);
+  if ((st = tl_lapack_colmajor_copy(f, a, d, nb, bshape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+    tl_tensor_release(f);
+  return st;
+}
+
+tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                         bool upper, bool left, bool unitriangular)
+{
+  tl_tensor f = {0};
+  int64_t count;
+  if (tl_lapack_triangular_setup(&f, x, a, b, left, &count) != TL_OK)
+    return tl_error_status();
+  const tl_dtype d = f.dtype;
+  const int64_t n = f.shape[f.ndim - 1], m = x->shape[x->ndim - 2], k = x->shape[x->ndim - 1];
   const CBLAS_SIDE side = left ? CblasLeft : CblasRight;
   const CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
   const CBLAS_DIAG diag = unitriangular ? CblasUnit : CblasNonUnit;
@@ -271,10 +288,6 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
     }
   }
   tl_parallel_relock(&unlocked);
-done:
-  if (st != TL_OK && x->storage)
-    tl_tensor_release(x);
-  if (f.storage)
-    tl_tensor_release(&f);
-  return st;
+  tl_tensor_release(&f);
+  return TL_OK;
 }

@@ -41,4 +41,31 @@ int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv);
 int tl_lapack_getrs(tl_dtype d, char trans, int n, int nrhs, const void *a, int lda,
                     const int *ipiv, void *b, int ldb);
 
+/* The LU solve every device shares (linalg.c): shapes checked, a and b
+ * broadcast, cast and packed column-major into lu [B..., n, n] and x
+ * [B..., n, k] on a's device, info (when asked for) allocated; then the
+ * device's `run` factors lu in place, overwrites x with the solution and
+ * fills info (all zeros but failed matrices), or raises the first failure
+ * through tl_lapack_singular_error. */
+typedef struct {
+  const char *fn, *singular; /* singular: the message, or NULL for inv's */
+  int nb_err;                /* batch dims of the caller's A, for "(Batch element i)" */
+  int nb;
+  int64_t bshape[TL_MAX_DIMS], count, n, k;
+} tl_lapack_solve;
+typedef tl_status (*tl_lapack_lu_run)(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
+                                      tl_tensor *info);
+/* The errors of a failed cholesky (info = order of the minor) and lu_factor. */
+tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err);
+tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err);
+/* solve_triangular's checks, then a and b broadcast, cast and packed
+ * column-major into f and x (count matrices); both released on failure. */
+tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
+                                     const tl_tensor *b, bool left, int64_t *count);
+tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err);
+tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, const tl_tensor *b,
+                             bool left, tl_lapack_lu_run run);
+tl_status tl_lapack_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
+                           tl_lapack_lu_run run);
+
 #endif
