@@ -1,0 +1,390 @@
+/* solver_gpu.c - the CUDA factorizations and solves of the linalg set:
+ * solve and inv (cuSOLVER getrf + getrs), cholesky (potrf), lu_factor
+ * (getrf) and solve_triangular (cuBLAS trsm).
+ *
+ * The op layer is the CPU's (linalg.c, linalg_lu.c through tl_lapack.h):
+ * the same shape checks, broadcasting and packed column-major copies, made
+ * on the device; only the per-matrix calls differ.  Every matrix of a batch
+ * is queued on the op's stream with its own pivots and info slot, so a batch
+ * runs without a host round trip; the info array is read on the host once,
+ * at the end, and only where an error must be raised (the *_ex forms hand it
+ * back on the device).  The error names the first failed matrix exactly as
+ * the CPU does.  Legend: B... batch, n order, k right-hand sides.          */
+#include "gpu/tl_gpu.h"
+
+#ifdef TL_WITH_CUDA
+#include <string.h>
+
+#include <cuComplex.h>
+
+#include "gpu/linalg/tl_gpu_cublas.h"
+#include "gpu/linalg/tl_gpu_linalg.h"
+#include "gpu/linalg/tl_gpu_linalg_kernels.h"
+#include "gpu/tl_gpu_host.h"
+#include "ndcore/linalg/tl_lapack.h"
+#include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/tensor/tl_backend.h"
+
+/* ---- typed cuSOLVER calls -------------------------------------------------------- */
+
+static int getrf_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, int *lw)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSgetrf_bufferSize(h, m, n, a, lda, lw);
+  case TL_DTYPE_F64: return cusolverDnDgetrf_bufferSize(h, m, n, a, lda, lw);
+  case TL_DTYPE_C64: return cusolverDnCgetrf_bufferSize(h, m, n, a, lda, lw);
+  default: return cusolverDnZgetrf_bufferSize(h, m, n, a, lda, lw);
+  }
+}
+
+static int getrf(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, void *work,
+                 int *ipiv, int *info)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSgetrf(h, m, n, a, lda, work, ipiv, info);
+  case TL_DTYPE_F64: return cusolverDnDgetrf(h, m, n, a, lda, work, ipiv, info);
+  case TL_DTYPE_C64: return cusolverDnCgetrf(h, m, n, a, lda, work, ipiv, info);
+  default: return cusolverDnZgetrf(h, m, n, a, lda, work, ipiv, info);
+  }
+}
+
+static int getrs(cusolverDnHandle_t h, tl_dtype d, int n, int k, const void *a, int lda,
+                 const int *ipiv, void *b, int ldb, int *info)
+{
+  const cublasOperation_t op = CUBLAS_OP_N;
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
+  case TL_DTYPE_F64: return cusolverDnDgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
+  case TL_DTYPE_C64: return cusolverDnCgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
+  default: return cusolverDnZgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
+  }
+}
+
+static int potrf_lwork(cusolverDnHandle_t h, tl_dtype d, cublasFillMode_t uplo, int n, void *a,
+                       int lda, int *lw)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSpotrf_bufferSize(h, uplo, n, a, lda, lw);
+  case TL_DTYPE_F64: return cusolverDnDpotrf_bufferSize(h, uplo, n, a, lda, lw);
+  case TL_DTYPE_C64: return cusolverDnCpotrf_bufferSize(h, uplo, n, a, lda, lw);
+  default: return cusolverDnZpotrf_bufferSize(h, uplo, n, a, lda, lw);
+  }
+}
+
+static int potrf(cusolverDnHandle_t h, tl_dtype d, cublasFillMode_t uplo, int n, void *a, int lda,
+                 void *work, int lw, int *info)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSpotrf(h, uplo, n, a, lda, work, lw, info);
+  case TL_DTYPE_F64: return cusolverDnDpotrf(h, uplo, n, a, lda, work, lw, info);
+  case TL_DTYPE_C64: return cusolverDnCpotrf(h, uplo, n, a, lda, work, lw, info);
+  default: return cusolverDnZpotrf(h, uplo, n, a, lda, work, lw, info);
+  }
+}
+
+static int trsm(cublasHandle_t h, tl_dtype d, cublasSideMode_t side, cublasFillMode_t uplo,
+                cublasDiagType_t diag, int m, int n, const void *a, int lda, void *b, int ldb)
+{
+  const cublasOperation_t op = CUBLAS_OP_N;
+  switch (d) {
+  case TL_DTYPE_F32: {
+    const float one = 1;
+    return cublasStrsm(h, side, uplo, op, diag, m, n, &one, a, lda, b, ldb);
+  }
+  case TL_DTYPE_F64: {
+    const double one = 1;
+    return cublasDtrsm(h, side, uplo, op, diag, m, n, &one, a, lda, b, ldb);
+  }
+  case TL_DTYPE_C64: {
+    const cuComplex one = make_cuComplex(1, 0);
+    return cublasCtrsm(h, side, uplo, op, diag, m, n, &one, a, lda, b, ldb);
+  }
+  default: {
+    const cuDoubleComplex one = make_cuDoubleComplex(1, 0);
+    return cublasZtrsm(h, side, uplo, op, diag, m, n, &one, a, lda, b, ldb);
+  }
+  }
+}
+
+/* ---- shared pieces ---------------------------------------------------------------- */
+
+/* What one factorization call needs: the handle on the op's stream, a
+ * workspace of `lwork` elements, and count + 1 zeroed info slots (the last
+ * one takes getrs's, which reports only bad arguments). */
+typedef struct {
+  void *stream;
+  cusolverDnHandle_t h;
+  tl_tensor work, scratch;
+  int *info; /* count + 1 device ints, zeroed */
+} solver_call;
+
+static void solver_release(solver_call *c)
+{
+  if (c->work.storage)
+    tl_tensor_release(&c->work);
+  if (c->scratch.storage)
+    tl_tensor_release(&c->scratch);
+}
+
+static tl_status solver_begin(solver_call *c, const char *fn, tl_device dev, int64_t count)
+{
+  *c = (solver_call){0};
+  if (tl_gpu_stream(dev, fn, &c->stream) != TL_OK || !(c->h = tl_gpu_cusolver(dev, c->stream)))
+    return tl_error_status();
+  int64_t slots = count + 1;
+  if (tl_tensor_empty(&c->scratch, TL_DTYPE_I32, 1, &slots, dev) != TL_OK)
+    return tl_error_status();
+  const tl_backend *b = tl_backend_get(dev);
+  c->info = tl_tensor_data(&c->scratch);
+  if (b->memset(dev, c->info, 0, sizeof(int) * (size_t)slots, NULL) != TL_OK) {
+    solver_release(c);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
+/* A device workspace of lwork elements of dtype d. */
+static tl_status solver_work(solver_call *c, tl_dtype d, int lwork, tl_device dev)
+{
+  int64_t n = lwork > 0 ? lwork : 1;
+  return tl_tensor_empty(&c->work, d, 1, &n, dev);
+}
+
+/* The first failed matrix of the batch (info read on the host: the sync an
+ * error needs), or -1; its info in *err. */
+static tl_status first_failure(const solver_call *c, int64_t count, int64_t *at, int *err)
+{
+  tl_tensor dev_info = c->scratch, host = {0};
+  dev_info.shape[0] = count;
+  *at = -1;
+  if (count == 0)
+    return TL_OK;
+  if (tl_backend_tensor_to(&host, &dev_info, tl_device_cpu(), TL_DTYPE_I32, false) != TL_OK)
+    return tl_error_status();
+  const int32_t *v = tl_tensor_data(&host);
+  for (int64_t i = 0; i < count; i++)
+    if (v[i] > 0) {
+      *at = i;
+      *err = v[i];
+      break;
+    }
+  tl_tensor_release(&host);
+  return TL_OK;
+}
+
+/* Copy the scratch infos [count] into the caller's info tensor (batch-shaped). */
+static tl_status hand_back_info(const solver_call *c, tl_tensor *info)
+{
+  tl_tensor src = c->scratch;
+  src.ndim = info->ndim;
+  memcpy(src.shape, info->shape, sizeof src.shape);
+  memcpy(src.strides, info->strides, sizeof src.strides);
+  return tl_tensor_copy(info, &src);
+}
+
+/* The infos: handed back on the device (the *_ex forms, *at = -1), or read
+ * on the host: the first failed matrix in *at (-1 for none), its info in *err. */
+static tl_status finish_infos(const solver_call *c, int64_t count, tl_tensor *info, int64_t *at,
+                              int *err)
+{
+  *at = -1;
+  if (info)
+    return hand_back_info(c, info);
+  return first_failure(c, count, at, err);
+}
+
+/* ---- solve and inv: getrf + getrs -------------------------------------------------- */
+
+static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
+                            tl_tensor *info)
+{
+  const tl_device dev = tl_tensor_device(lu);
+  const tl_dtype d = lu->dtype;
+  const int n = (int)p->n, k = (int)p->k;
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  solver_call c;
+  tl_tensor piv = {0};
+  tl_status st;
+  int lwork = 0;
+  if ((st = solver_begin(&c, p->fn, dev, p->count)) != TL_OK)
+    return st;
+  int64_t npiv = p->count * (int64_t)(n > 0 ? n : 1);
+  if ((st = tl_tensor_empty(&piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
+    goto done;
+  char *a0 = tl_tensor_data(lu), *b0 = tl_tensor_data(x);
+  int *ipiv = tl_tensor_data(&piv);
+  if (n > 0 && p->count > 0) {
+    if ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, n, n, a0, n, &lwork), "getrf")) != TL_OK ||
+        (st = solver_work(&c, d, lwork, dev)) != TL_OK)
+      goto done;
+  }
+  for (int64_t i = 0; i < p->count && n > 0 && st == TL_OK; i++) {
+    char *am = a0 + i * n * n * size, *bm = b0 + i * n * (int64_t)k * size;
+    st = tl_gpu_cusolver_check(getrf(c.h, d, n, n, am, n, tl_tensor_data(&c.work),
+                                     ipiv + i * n, c.info + i), "getrf");
+    if (st == TL_OK && k > 0)
+      st = tl_gpu_cusolver_check(getrs(c.h, d, n, k, am, n, ipiv + i * n, bm, n,
+                                       c.info + p->count), "getrs");
+  }
+  if (st != TL_OK)
+    goto done;
+  int64_t at;
+  int err = 0;
+  if ((st = finish_infos(&c, p->count, info, &at, &err)) == TL_OK && at >= 0)
+    st = tl_lapack_singular_error(p, at, err);
+done:
+  if (piv.storage)
+    tl_tensor_release(&piv);
+  solver_release(&c);
+  return st;
+}
+
+tl_status tl_gpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                                 const tl_tensor *b, bool left)
+{
+  return tl_lapack_solve_ex(x, info, a, b, left, gpu_lu_run);
+}
+
+tl_status tl_gpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+{
+  return tl_lapack_inv_ex(out, info, a, gpu_lu_run);
+}
+
+
+/* ---- cholesky: potrf ------------------------------------------------------------------ */
+
+/* As the CPU (linalg.c): potrf with the opposite triangle on a row-major
+ * copy, which cuSOLVER reads as conj(A); its factor read back row-major is
+ * the one asked for, and the other triangle is zeroed on the device. */
+tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
+                                    bool upper)
+{
+  const char *fn = "linalg.cholesky";
+  const tl_device dev = tl_tensor_device(a);
+  solver_call c = {0};
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
+    return st;
+  const int nb = a->ndim - 2;
+  const int n = (int)a->shape[nb + 1];
+  const int64_t count = tl_lapack_batch_count(nb, a->shape);
+  const tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  if ((st = tl_tensor_to_dtype(out, a, d)) != TL_OK)
+    return st;
+  if (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
+    goto fail;
+  if ((st = solver_begin(&c, fn, dev, count)) != TL_OK)
+    goto fail;
+  char *a0 = tl_tensor_data(out);
+  int lwork = 0;
+  if (n > 0 && count > 0 &&
+      ((st = tl_gpu_cusolver_check(potrf_lwork(c.h, d, uplo, n, a0, n, &lwork), "potrf")) != TL_OK ||
+       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
+    goto fail;
+  for (int64_t i = 0; i < count && n > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(potrf(c.h, d, uplo, n, a0 + i * n * n * size, n,
+                                     tl_tensor_data(&c.work), lwork, c.info + i), "potrf");
+  if (st == TL_OK && n > 0)
+    st = tl_gpu_launched(tl_gpu_keep_triangle(a0, count, n, (int)size, !upper, c.stream),
+                         "cholesky");
+  int64_t at;
+  int err = 0;
+  if (st == TL_OK && (st = finish_infos(&c, count, info, &at, &err)) == TL_OK && at >= 0)
+    st = tl_lapack_cholesky_error(fn, nb, at, err);
+  if (st == TL_OK) {
+    solver_release(&c);
+    return TL_OK;
+  }
+fail:
+  solver_release(&c);
+  tl_tensor_release(out);
+  if (info && info->storage)
+    tl_tensor_release(info);
+  return st;
+}
+
+/* ---- lu_factor: getrf ------------------------------------------------------------------- */
+
+tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                     const tl_tensor *a)
+{
+  const char *fn = "linalg.lu_factor";
+  const tl_device dev = tl_tensor_device(a);
+  solver_call c = {0};
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+    return st;
+  const int nb = a->ndim - 2;
+  const int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
+  const int64_t k = m < n ? m : n, count = tl_lapack_batch_count(nb, a->shape);
+  const tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const int ld = m > 0 ? m : 1;
+  if ((st = tl_lapack_colmajor_copy(lu, a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(pivots, dev, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK ||
+      (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK) ||
+      (st = solver_begin(&c, fn, dev, count)) != TL_OK)
+    goto fail;
+  char *a0 = tl_tensor_data(lu);
+  int *piv = tl_tensor_data(pivots), lwork = 0;
+  if (k > 0 && count > 0 &&
+      ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, m, n, a0, ld, &lwork), "getrf")) != TL_OK ||
+       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
+    goto fail;
+  for (int64_t i = 0; i < count && k > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(getrf(c.h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
+                                     tl_tensor_data(&c.work), piv + i * k, c.info + i), "getrf");
+  int64_t at;
+  int err = 0;
+  if (st == TL_OK && (st = finish_infos(&c, count, info, &at, &err)) == TL_OK && at >= 0)
+    st = tl_lapack_lu_factor_error(fn, nb, at, err);
+  if (st == TL_OK) {
+    solver_release(&c);
+    return TL_OK;
+  }
+fail:
+  solver_release(&c);
+  tl_tensor_release(lu);
+  if (pivots->storage)
+    tl_tensor_release(pivots);
+  if (info && info->storage)
+    tl_tensor_release(info);
+  return st;
+}
+
+/* ---- solve_triangular: trsm --------------------------------------------------------------- */
+
+tl_status tl_gpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                         bool upper, bool left, bool unitriangular)
+{
+  tl_tensor f = {0};
+  int64_t count;
+  void *stream;
+  if (tl_lapack_triangular_setup(&f, x, a, b, left, &count) != TL_OK)
+    return tl_error_status();
+  const tl_dtype d = f.dtype;
+  const tl_device dev = tl_tensor_device(&f);
+  const int64_t n = f.shape[f.ndim - 1], m = x->shape[x->ndim - 2], k = x->shape[x->ndim - 1];
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const int lda = (int)(n > 0 ? n : 1), ldb = (int)(m > 0 ? m : 1);
+  tl_status st = tl_gpu_stream(dev, "solve_triangular", &stream);
+  cublasHandle_t h = st == TL_OK ? tl_gpu_cublas(dev, stream) : NULL;
+  if (!h)
+    st = tl_error_status();
+  char *a0 = tl_tensor_data(&f), *b0 = tl_tensor_data(x);
+  for (int64_t i = 0; i < count && m > 0 && k > 0 && st == TL_OK; i++)
+    st = tl_gpu_cublas_check(trsm(h, d, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                                  upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
+                                  unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT,
+                                  (int)m, (int)k, a0 + i * n * n * size, lda,
+                                  b0 + i * m * k * size, ldb),
+                             "trsm");
+  tl_tensor_release(&f);
+  if (st != TL_OK)
+    tl_tensor_release(x);
+  return st;
+}
+#endif

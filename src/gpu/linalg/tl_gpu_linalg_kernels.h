@@ -1,0 +1,24 @@
+/* tl_gpu_linalg_kernels.h - the linalg family's own device kernels
+ * (linalg_kernels.cu), as plain C calls the C side (solver_gpu.c) makes.
+ * Each queues its work on `stream` (a cudaStream_t) and returns the CUDA
+ * error code of the launch (0 when it was queued).                        */
+#ifndef TL_GPU_LINALG_KERNELS_H
+#define TL_GPU_LINALG_KERNELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero the strict upper (keep_lower) or strict lower triangle of `count`
+ * packed row-major n x n matrices of elem_size bytes (4, 8 or 16). */
+int tl_gpu_keep_triangle(void *data, int64_t count, int64_t n, int elem_size, bool keep_lower,
+                         void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
