@@ -392,6 +392,59 @@ def test_solve_triangular(device, dtype, upper, left, unit):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_determinants(device, dtype):
+    """det, slogdet and logdet from LU: a batch holding a general matrix, a
+    singular one (det 0, log -inf, sign 0), one with a negative real det
+    (real logdet NaN), a permuted identity; empty batches and 0x0 matrices."""
+    A = rand((4, 3, 3), dtype, 11)
+    A[1, 2] = 0                                          # singular
+    A[2] = np.diag([-2.0, 1.5, 1.0]).astype(A.dtype)     # det -3
+    A[3] = np.eye(3, dtype=A.dtype)[[1, 0, 2]]           # one interchange: det -1
+    dA = tensor(A, dtype, device)
+    det = np.linalg.det(ref(A))
+    det[1] = 0
+    close(tl.linalg.det(dA), det, dtype, SOLVE_TOL)
+    sign, logabs = tl.linalg.slogdet(dA)
+    es, el = np.linalg.slogdet(ref(A))
+    es[1], el[1] = 0, -np.inf
+    close(sign, es, dtype, SOLVE_TOL)
+    assert_close(back(logabs), el.astype(np.float32 if dtype in ("float32", "complex64")
+                                         else np.float64), rtol=1e-4, atol=1e-4)
+    if dtype.startswith("complex"):  # the branch cut of log(-1) is the CPU's: compare exp
+        close(tl.exp(tl.logdet(dA)), det, dtype, SOLVE_TOL)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = np.where(det < 0, np.nan, np.log(np.abs(det)))
+        close(tl.logdet(dA), expected, dtype, SOLVE_TOL)
+    close(tl.linalg.det(on(device, tl.zeros(0, 2, 2, dtype=getattr(tl, dtype)))),
+          np.zeros(0), dtype)
+    close(tl.linalg.det(on(device, tl.zeros(2, 0, 0, dtype=getattr(tl, dtype)))),
+          np.ones(2), dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(device, dtype, uplo):
+    H = hpd((2, 5, 5), dtype, 12)
+    G = H.copy()  # garbage in the triangle not named: never read
+    G[(slice(None),) + (np.triu_indices(5, 1) if uplo == "L" else np.tril_indices(5, -1))] = 9
+    w, V = tl.linalg.eigh(tensor(G, dtype, device), UPLO=uplo)
+    assert w.device == V.device == tensor(G, dtype, device).device
+    ew = np.linalg.eigvalsh(ref(H))
+    r, a = SOLVE_TOL[dtype]
+    assert_close(back(w), ew, rtol=r, atol=a * 10, check_dtype=False)
+    w, V = back(w).numpy().astype(np.float64), back(V).numpy()
+    recon = ref(V) @ (w[..., :, None] * np.conj(np.swapaxes(ref(V), -1, -2)))
+    np.testing.assert_allclose(recon, ref(H), rtol=r * 10, atol=a * 100)
+    assert_close(back(tl.linalg.eigvalsh(tensor(G, dtype, device), UPLO=uplo)), ew,
+                 rtol=r, atol=a * 10, check_dtype=False)
+    assert tuple(tl.linalg.eigvalsh(on(device, tl.zeros(3, 0, 0, dtype=getattr(tl, dtype)))).shape) \
+        == (3, 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_hosted_decompositions(device, dtype):
     """det/slogdet/logdet, qr, svd, eigh, eig, lu, lu_solve, lstsq: on CUDA
     these run on the host (docs/gpu.md); results come back to the device."""

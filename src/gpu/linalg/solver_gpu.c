@@ -1,6 +1,7 @@
 /* solver_gpu.c - the CUDA factorizations and solves of the linalg set:
- * solve and inv (cuSOLVER getrf + getrs), cholesky (potrf), lu_factor
- * (getrf) and solve_triangular (cuBLAS trsm).
+ * solve and inv (cuSOLVER getrf + getrs), det/slogdet/logdet (getrf and a
+ * kernel over U's diagonal), eigh (syevd/heevd), cholesky (potrf),
+ * lu_factor (getrf) and solve_triangular (cuBLAS trsm).
  *
  * The op layer is the CPU's (linalg.c, linalg_lu.c through tl_lapack.h):
  * the same shape checks, broadcasting and packed column-major copies, made
@@ -79,6 +80,28 @@ static int potrf(cusolverDnHandle_t h, tl_dtype d, cublasFillMode_t uplo, int n,
   case TL_DTYPE_F64: return cusolverDnDpotrf(h, uplo, n, a, lda, work, lw, info);
   case TL_DTYPE_C64: return cusolverDnCpotrf(h, uplo, n, a, lda, work, lw, info);
   default: return cusolverDnZpotrf(h, uplo, n, a, lda, work, lw, info);
+  }
+}
+
+static int syevd_lwork(cusolverDnHandle_t h, tl_dtype d, cusolverEigMode_t jobz,
+                       cublasFillMode_t uplo, int n, void *a, int lda, void *w, int *lw)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSsyevd_bufferSize(h, jobz, uplo, n, a, lda, w, lw);
+  case TL_DTYPE_F64: return cusolverDnDsyevd_bufferSize(h, jobz, uplo, n, a, lda, w, lw);
+  case TL_DTYPE_C64: return cusolverDnCheevd_bufferSize(h, jobz, uplo, n, a, lda, w, lw);
+  default: return cusolverDnZheevd_bufferSize(h, jobz, uplo, n, a, lda, w, lw);
+  }
+}
+
+static int syevd(cusolverDnHandle_t h, tl_dtype d, cusolverEigMode_t jobz, cublasFillMode_t uplo,
+                 int n, void *a, int lda, void *w, void *work, int lw, int *info)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSsyevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
+  case TL_DTYPE_F64: return cusolverDnDsyevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
+  case TL_DTYPE_C64: return cusolverDnCheevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
+  default: return cusolverDnZheevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
   }
 }
 
@@ -250,6 +273,132 @@ tl_status tl_gpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor 
   return tl_lapack_inv_ex(out, info, a, gpu_lu_run);
 }
 
+
+/* ---- det, slogdet, logdet: getrf, then the diagonal and pivots on the device ---------- */
+
+static int det_kind(tl_dtype d)
+{
+  return d == TL_DTYPE_F32 ? 0 : d == TL_DTYPE_F64 ? 1 : d == TL_DTYPE_C64 ? 2 : 3;
+}
+
+static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
+{
+  const tl_device dev = tl_tensor_device(lu);
+  const tl_dtype d = lu->dtype;
+  const int n = (int)p->n;
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  solver_call c;
+  tl_tensor piv = {0};
+  tl_status st;
+  int lwork = 0;
+  if ((st = solver_begin(&c, p->fn, dev, p->count)) != TL_OK)
+    return st;
+  int64_t npiv = p->count * (int64_t)(n > 0 ? n : 1);
+  if ((st = tl_tensor_empty(&piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
+    goto done;
+  char *a0 = tl_tensor_data(lu);
+  int *ipiv = tl_tensor_data(&piv);
+  if (n > 0 && p->count > 0 &&
+      ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, n, n, a0, n, &lwork), "getrf")) != TL_OK ||
+       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
+    goto done;
+  /* A singular matrix is no error here: its zero pivot makes det 0. */
+  for (int64_t i = 0; i < p->count && n > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(getrf(c.h, d, n, n, a0 + i * n * n * size, n,
+                                     tl_tensor_data(&c.work), ipiv + i * n, c.info + i), "getrf");
+  if (st == TL_OK) {
+    void *out[4] = {NULL, NULL, NULL, NULL};
+    tl_tensor *ts[4] = {p->det, p->logdet, p->sign, p->logabs};
+    for (int j = 0; j < 4; j++)
+      out[j] = ts[j] ? tl_tensor_data(ts[j]) : NULL;
+    st = tl_gpu_launched(tl_gpu_lu_det(det_kind(d), a0, ipiv, p->count, n, out[0], out[1], out[2],
+                                       out[3], c.stream), p->fn);
+  }
+done:
+  if (piv.storage)
+    tl_tensor_release(&piv);
+  solver_release(&c);
+  return st;
+}
+
+tl_status tl_gpu_linalg_det(tl_tensor *out, const tl_tensor *a)
+{
+  tl_lapack_det p = {.fn = "linalg.det", .det = out};
+  return tl_lapack_lu_det(&p, a, gpu_det_run);
+}
+
+tl_status tl_gpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
+{
+  tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};
+  return tl_lapack_lu_det(&p, a, gpu_det_run);
+}
+
+tl_status tl_gpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
+{
+  tl_lapack_det p = {.fn = "logdet", .logdet = out};
+  return tl_lapack_lu_det(&p, a, gpu_det_run);
+}
+
+/* ---- eigh: syevd / heevd --------------------------------------------------------------- */
+
+/* As the CPU: a packed column-major copy (the eigenvectors' buffer when
+ * asked for) factored in place, eigenvalues ascending into w [B..., n]. */
+tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+                             bool compute_v)
+{
+  const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
+  const tl_device dev = tl_tensor_device(a);
+  solver_call c = {0};
+  tl_tensor tmp = {0};
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
+    return st;
+  const int nb = a->ndim - 2;
+  const int64_t n = a->shape[nb + 1], count = tl_lapack_batch_count(nb, a->shape);
+  const tl_dtype d = tl_linalg_float_dtype(a->dtype), rd = tl_dtype_to_real(d);
+  const int64_t size = (int64_t)tl_dtype_size(d), rsize = (int64_t)tl_dtype_size(rd);
+  const cusolverEigMode_t jobz = compute_v ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+  const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  tl_tensor *vecs = compute_v ? v : &tmp;
+  if ((st = tl_lapack_colmajor_copy(vecs, a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(w, dev, rd, nb, a->shape, 1, &n)) != TL_OK)
+    goto fail;
+  if (n == 0 || count == 0)
+    goto done;
+  if ((st = solver_begin(&c, fn, dev, count)) != TL_OK)
+    goto fail;
+  char *a0 = tl_tensor_data(vecs), *w0 = tl_tensor_data(w);
+  int lwork = 0;
+  if ((st = tl_gpu_cusolver_check(syevd_lwork(c.h, d, jobz, uplo, (int)n, a0, (int)n, w0, &lwork),
+                                  "syevd")) != TL_OK ||
+      (st = solver_work(&c, d, lwork, dev)) != TL_OK)
+    goto fail;
+  for (int64_t i = 0; i < count && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(syevd(c.h, d, jobz, uplo, (int)n, a0 + i * n * n * size, (int)n,
+                                     w0 + i * n * rsize, tl_tensor_data(&c.work), lwork,
+                                     c.info + i), "syevd");
+  int64_t at;
+  int err = 0;
+  if (st == TL_OK && (st = first_failure(&c, count, &at, &err)) == TL_OK && at >= 0)
+    st = tl_lapack_eigh_error(fn, nb, at, err);
+  if (st != TL_OK)
+    goto fail;
+done:
+  solver_release(&c);
+  if (tmp.storage)
+    tl_tensor_release(&tmp);
+  return TL_OK;
+fail:
+  solver_release(&c);
+  if (tmp.storage)
+    tl_tensor_release(&tmp);
+  if (w->storage)
+    tl_tensor_release(w);
+  if (compute_v && v->storage)
+    tl_tensor_release(v);
+  return st;
+}
 
 /* ---- cholesky: potrf ------------------------------------------------------------------ */
 

@@ -17,6 +17,11 @@ tl_status tl_gpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor 
 tl_status tl_gpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a);
 tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
                                     bool upper);
+tl_status tl_gpu_linalg_det(tl_tensor *out, const tl_tensor *a);
+tl_status tl_gpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a);
+tl_status tl_gpu_linalg_logdet(tl_tensor *out, const tl_tensor *a);
+tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
+                             bool compute_v);
 tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
                                      const tl_tensor *a);
 tl_status tl_gpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,

@@ -17,6 +17,14 @@ extern "C" {
 int tl_gpu_keep_triangle(void *data, int64_t count, int64_t n, int elem_size, bool keep_lower,
                          void *stream);
 
+/* Determinants from `count` packed column-major n x n LU factors and their
+ * 1-based pivots (getrf's), one thread per matrix, computed in double as
+ * the CPU's loop (linalg.c): det, logdet and sign are of the factors'
+ * dtype, logabs of its real dtype; NULL ones are skipped.  kind: 0
+ * float32, 1 float64, 2 complex64, 3 complex128. */
+int tl_gpu_lu_det(int kind, const void *lu, const int *ipiv, int64_t count, int64_t n, void *det,
+                  void *logdet, void *sign, void *logabs, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

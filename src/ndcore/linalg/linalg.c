@@ -530,37 +530,20 @@ tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
 
 /* ---- det, slogdet -------------------------------------------------------------------- */
 
-/* LU of every matrix; per matrix: sign/phase of det and log|det| (or exact
- * det when want_det).  Results [B...]. */
-static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_tensor *sign,
-                        tl_tensor *logabs, tl_tensor *logdet)
+/* The CPU's determinants: per matrix its LU, then sign/phase of det and
+ * log|det| (or the exact det) from U's diagonal and the pivots. */
+static tl_status cpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
 {
-  tl_tensor lu[1] = {{0}};
-  int *ipiv = NULL;
-  tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
-    return st;
-  int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
-  tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
-  if ((st = tl_lapack_colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
-    return st;
-  if (det && (st = tl_lapack_empty(det, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
-    goto done;
-  if (logdet && (st = tl_lapack_empty(logdet, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
-    goto done;
-  if (sign && ((st = tl_lapack_empty(sign, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK ||
-               (st = tl_lapack_empty(logabs, tl_tensor_device(a), r, nb, a->shape, 0, NULL)) != TL_OK))
-    goto done;
-  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!ipiv) {
-    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
-    goto done;
-  }
+  const int64_t n = p->n;
+  const tl_dtype d = lu->dtype, r = tl_dtype_to_real(d);
+  tl_tensor *det = p->det, *sign = p->sign, *logabs = p->logabs, *logdet = p->logdet;
+  int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv)
+    return tl_error_set(TL_ERR_MEMORY, "%s: out of memory", p->fn);
   const int64_t size = (int64_t)tl_dtype_size(d);
-  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
-  for (int64_t i = 0; i < count; i++) {
-    char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
+  tl_unlocked unlocked = tl_lapack_unlock(p->count, n, n);
+  for (int64_t i = 0; i < p->count; i++) {
+    char *m = tl_lapack_matrix_at(lu, i, n, n);
     if (n > 0)
       tl_lapack_getrf(d, (int)n, (int)n, m, (int)n, ipiv);
     double complex phase = 1, prod = 1;
@@ -604,35 +587,56 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
     }
   }
   tl_parallel_relock(&unlocked);
+  free(ipiv);
+  return TL_OK;
+}
+
+tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run)
+{
+  tl_tensor lu = {0};
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(p->fn, a, true)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  p->n = a->shape[a->ndim - 1];
+  p->count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
+  tl_device dev = tl_tensor_device(a);
+  if ((st = tl_lapack_colmajor_copy(&lu, a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((p->det && (st = tl_lapack_empty(p->det, dev, d, nb, a->shape, 0, NULL)) != TL_OK) ||
+      (p->logdet && (st = tl_lapack_empty(p->logdet, dev, d, nb, a->shape, 0, NULL)) != TL_OK) ||
+      (p->sign && ((st = tl_lapack_empty(p->sign, dev, d, nb, a->shape, 0, NULL)) != TL_OK ||
+                   (st = tl_lapack_empty(p->logabs, dev, r, nb, a->shape, 0, NULL)) != TL_OK)))
+    goto done;
+  st = run(p, &lu);
 done:
   if (st != TL_OK) {
-    if (det && det->storage)
-      tl_tensor_release(det);
-    if (sign && sign->storage)
-      tl_tensor_release(sign);
-    if (logabs && logabs->storage)
-      tl_tensor_release(logabs);
-    if (logdet && logdet->storage)
-      tl_tensor_release(logdet);
+    tl_tensor *outs[] = {p->det, p->sign, p->logabs, p->logdet};
+    for (int i = 0; i < 4; i++)
+      if (outs[i] && outs[i]->storage)
+        tl_tensor_release(outs[i]);
   }
-  free(ipiv);
-  release_all(1, lu);
+  tl_tensor_release(&lu);
   return st;
 }
 
 tl_status tl_cpu_linalg_det(tl_tensor *out, const tl_tensor *a)
 {
-  return lu_det("linalg.det", a, out, NULL, NULL, NULL);
+  tl_lapack_det p = {.fn = "linalg.det", .det = out};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 tl_status tl_cpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
 {
-  return lu_det("linalg.slogdet", a, NULL, sign, logabsdet, NULL);
+  tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 tl_status tl_cpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
 {
-  return lu_det("logdet", a, NULL, NULL, NULL, out);
+  tl_lapack_det p = {.fn = "logdet", .logdet = out};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 /* ---- cholesky --------------------------------------------------------------------------- */
@@ -913,6 +917,13 @@ done:
 
 /* ---- eigh, eig ------------------------------------------------------------------------- */
 
+tl_status tl_lapack_eigh_error(const char *fn, int nb, int64_t batch, int info)
+{
+  return tl_lapack_error(fn, nb, batch, "The algorithm failed to converge because the input "
+                         "matrix is ill-conditioned or has too many repeated eigenvalues (error "
+                         "code: %d).", info);
+}
+
 tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
                              bool compute_v)
 {
@@ -953,9 +964,7 @@ tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
                         (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
                         iwork, liwork);
     if (info > 0) {
-      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
-                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                        info);
+      st = tl_lapack_eigh_error(fn, nb, i, info);
       goto fail;
     }
   }
@@ -1032,9 +1041,7 @@ tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
     int info = lp_geev(d, jobvr, (int)n, tl_lapack_matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
                        lwork, rwork);
     if (info > 0) {
-      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
-                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                        info);
+      st = tl_lapack_eigh_error(fn, nb, i, info);
       goto fail;
     }
     if (!real)

@@ -62,6 +62,20 @@ tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int e
  * column-major into f and x (count matrices); both released on failure. */
 tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
                                      const tl_tensor *b, bool left, int64_t *count);
+/* The determinants every device shares (linalg.c): checks, a packed
+ * column-major copy lu of a, the asked-for outputs ([B...]: det, logdet and
+ * sign in a's compute dtype, logabs real) allocated, then the device's `run`
+ * fills them from lu (which it may factor in place).  Unasked-for ones stay
+ * NULL; all are released on failure. */
+typedef struct {
+  const char *fn;
+  tl_tensor *det, *sign, *logabs, *logdet;
+  int64_t count, n; /* set by tl_lapack_lu_det */
+} tl_lapack_det;
+typedef tl_status (*tl_lapack_det_run)(const tl_lapack_det *p, tl_tensor *lu);
+tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run);
+/* eigh's error when the solver does not converge (info > 0). */
+tl_status tl_lapack_eigh_error(const char *fn, int nb, int64_t batch, int info);
 tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err);
 tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, const tl_tensor *b,
                              bool left, tl_lapack_lu_run run);
