@@ -46,7 +46,7 @@ void tl_gpu_linalg_register(void)
       .linalg_eig = tl_gpu_hosted_eig,
       .linalg_lu_factor_ex = tl_gpu_linalg_lu_factor_ex,
       .linalg_lu = tl_gpu_hosted_lu,
-      .linalg_lu_solve = tl_gpu_hosted_lu_solve,
+      .linalg_lu_solve = tl_gpu_linalg_lu_solve,
       .linalg_solve_triangular = tl_gpu_linalg_solve_triangular,
       .linalg_lstsq = tl_gpu_hosted_lstsq,
       .linalg_vector_norm = tl_gpu_hosted_vector_norm,

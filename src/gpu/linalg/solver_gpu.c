@@ -1,7 +1,7 @@
 /* solver_gpu.c - the CUDA factorizations and solves of the linalg set:
  * solve and inv (cuSOLVER getrf + getrs), det/slogdet/logdet (getrf and a
  * kernel over U's diagonal), eigh (syevd/heevd), cholesky (potrf),
- * lu_factor (getrf) and solve_triangular (cuBLAS trsm).
+ * lu_factor (getrf), lu_solve (getrs) and solve_triangular (cuBLAS trsm).
  *
  * The op layer is the CPU's (linalg.c, linalg_lu.c through tl_lapack.h):
  * the same shape checks, broadcasting and packed column-major copies, made
@@ -22,6 +22,7 @@
 #include "gpu/linalg/tl_gpu_linalg.h"
 #include "gpu/linalg/tl_gpu_linalg_kernels.h"
 #include "gpu/tl_gpu_host.h"
+#include "ndcore/dispatch/tl_op.h"
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/tensor/tl_backend.h"
@@ -49,10 +50,9 @@ static int getrf(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int ld
   }
 }
 
-static int getrs(cusolverDnHandle_t h, tl_dtype d, int n, int k, const void *a, int lda,
-                 const int *ipiv, void *b, int ldb, int *info)
+static int getrs(cusolverDnHandle_t h, tl_dtype d, cublasOperation_t op, int n, int k,
+                 const void *a, int lda, const int *ipiv, void *b, int ldb, int *info)
 {
-  const cublasOperation_t op = CUBLAS_OP_N;
   switch (d) {
   case TL_DTYPE_F32: return cusolverDnSgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
   case TL_DTYPE_F64: return cusolverDnDgetrs(h, op, n, k, a, lda, ipiv, b, ldb, info);
@@ -246,7 +246,7 @@ static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
     st = tl_gpu_cusolver_check(getrf(c.h, d, n, n, am, n, tl_tensor_data(&c.work),
                                      ipiv + i * n, c.info + i), "getrf");
     if (st == TL_OK && k > 0)
-      st = tl_gpu_cusolver_check(getrs(c.h, d, n, k, am, n, ipiv + i * n, bm, n,
+      st = tl_gpu_cusolver_check(getrs(c.h, d, CUBLAS_OP_N, n, k, am, n, ipiv + i * n, bm, n,
                                        c.info + p->count), "getrs");
   }
   if (st != TL_OK)
@@ -273,6 +273,52 @@ tl_status tl_gpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor 
   return tl_lapack_inv_ex(out, info, a, gpu_lu_run);
 }
 
+
+/* ---- lu_solve: getrs ------------------------------------------------------------------- */
+
+/* x <- conj(x) in place, by the conj op on x's device. */
+static tl_status conj_in_place(tl_tensor *x)
+{
+  const tl_arg in = {.t = x};
+  return tl_op_map(TL_OP_CONJ_PHYSICAL, 1, &in, x, NULL);
+}
+
+/* As the CPU (linalg_lu.c) but for the pivots' range check, which would
+ * need a host read of the pivots: out-of-range pivots are not caught. */
+tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                 const tl_tensor *b, bool left, bool adjoint)
+{
+  const char *fn = "linalg.lu_solve";
+  tl_tensor f = {0}, piv = {0};
+  tl_lapack_lu_solve p;
+  solver_call c = {0};
+  if (tl_lapack_lu_solve_setup(&p, &f, &piv, x, lu, pivots, b, left, adjoint) != TL_OK)
+    return tl_error_status();
+  const tl_device dev = tl_tensor_device(&f);
+  const tl_dtype d = f.dtype;
+  const int n = (int)p.n, k = (int)p.k;
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const cublasOperation_t op = p.trans == 'N' ? CUBLAS_OP_N : p.trans == 'T' ? CUBLAS_OP_T
+                                                                            : CUBLAS_OP_C;
+  tl_status st = solver_begin(&c, fn, dev, 0);
+  if (st == TL_OK && p.conj_rhs)
+    st = conj_in_place(x);
+  char *a0 = tl_tensor_data(&f), *b0 = tl_tensor_data(x);
+  const int *ip = tl_tensor_data(&piv);
+  for (int64_t i = 0; i < p.count && n > 0 && k > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(getrs(c.h, d, op, n, k, a0 + i * n * n * size, n, ip + i * n,
+                                     b0 + i * n * (int64_t)k * size, n, c.info), "getrs");
+  if (st == TL_OK && p.conj_rhs)
+    st = conj_in_place(x);
+  if (st == TL_OK && !left)
+    tl_lapack_swap_last(x);
+  if (st != TL_OK)
+    tl_tensor_release(x);
+  solver_release(&c);
+  tl_tensor_release(&f);
+  tl_tensor_release(&piv);
+  return st;
+}
 
 /* ---- det, slogdet, logdet: getrf, then the diagonal and pivots on the device ---------- */
 

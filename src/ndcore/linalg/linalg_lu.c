@@ -146,13 +146,12 @@ done:
 }
 
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
-tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
-                                 const tl_tensor *b, bool left, bool adjoint)
+tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tensor *piv,
+                                   tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                   const tl_tensor *b, bool left, bool adjoint)
 {
   const char *fn = "linalg.lu_solve";
   char s1[128], s2[128];
-  tl_tensor f = {0}, piv = {0};
-  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, lu, true)) != TL_OK)
     return st;
@@ -166,10 +165,10 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
                         tl_shape_str(s1, sizeof s1, pivots->ndim, pivots->shape));
   /* left=False: X A = B  <=>  A^T X^T = B^T (adjoint: A X^H = B^H) */
   tl_tensor vb = *b;
-  char trans = adjoint ? (tl_dtype_is_complex(lu->dtype) ? 'C' : 'T') : 'N';
+  p->trans = adjoint ? (tl_dtype_is_complex(lu->dtype) ? 'C' : 'T') : 'N';
   if (!left) {
     tl_lapack_swap_last(&vb);
-    trans = adjoint ? 'N' : 'T';
+    p->trans = adjoint ? 'N' : 'T';
   }
   int64_t k = vb.shape[vb.ndim - 1];
   if (vb.shape[vb.ndim - 2] != n)
@@ -182,20 +181,40 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   if (tl_shape_broadcast(lu->ndim - 2, lu->shape, vb.ndim - 2, vb.shape, &nb, bshape) != TL_OK)
     return tl_error_status();
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(lu->dtype, b->dtype));
-  int64_t count = tl_lapack_batch_count(nb, bshape);
+  p->n = n;
+  p->k = k;
+  p->count = tl_lapack_batch_count(nb, bshape);
+  p->conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
   tl_tensor pv = *pivots;
   pv.shape[pv.ndim] = 1; /* as [..., n, 1] so it broadcasts like a matrix */
   pv.strides[pv.ndim] = 1;
   pv.ndim++;
-  if ((st = tl_lapack_colmajor_copy(&f, lu, d, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(&piv, &pv, TL_DTYPE_I32, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(x, &vb, d, nb, bshape)) != TL_OK)
-    goto done;
-  bool conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
-  if (conj_rhs)
+  if ((st = tl_lapack_colmajor_copy(f, lu, d, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_copy(piv, &pv, TL_DTYPE_I32, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_copy(x, &vb, d, nb, bshape)) != TL_OK) {
+    if (f->storage)
+      tl_tensor_release(f);
+    if (piv->storage)
+      tl_tensor_release(piv);
+  }
+  return st;
+}
+
+tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                 const tl_tensor *b, bool left, bool adjoint)
+{
+  const char *fn = "linalg.lu_solve";
+  tl_tensor f = {0}, piv = {0};
+  tl_lapack_lu_solve p;
+  tl_status st = TL_OK;
+  if (tl_lapack_lu_solve_setup(&p, &f, &piv, x, lu, pivots, b, left, adjoint) != TL_OK)
+    return tl_error_status();
+  const int64_t n = p.n, k = p.k;
+  const tl_dtype d = f.dtype;
+  if (p.conj_rhs)
     tl_lapack_conj(x);
-  unlocked = tl_lapack_unlock(count, n, k);
-  for (int64_t i = 0; i < count && n > 0 && k > 0; i++) {
+  tl_unlocked unlocked = tl_lapack_unlock(p.count, n, k);
+  for (int64_t i = 0; i < p.count && n > 0 && k > 0; i++) {
     const int *ip = (const int *)tl_tensor_data(&piv) + i * n;
     for (int64_t j = 0; j < n; j++)
       if (ip[j] < 1 || ip[j] > n) {
@@ -204,19 +223,17 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
                           (long long)n);
         goto done;
       }
-    tl_lapack_getrs(d, trans, (int)n, (int)k, tl_lapack_matrix_at(&f, i, n, n), (int)n, ip,
+    tl_lapack_getrs(d, p.trans, (int)n, (int)k, tl_lapack_matrix_at(&f, i, n, n), (int)n, ip,
                     tl_lapack_matrix_at(x, i, n, k), (int)n);
   }
-  if (conj_rhs)
+  if (p.conj_rhs)
     tl_lapack_conj(x);
   if (!left)
     tl_lapack_swap_last(x);
 done:
   tl_parallel_relock(&unlocked);
-  if (f.storage)
-    tl_tensor_release(&f);
-  if (piv.storage)
-    tl_tensor_release(&piv);
+  tl_tensor_release(&f);
+  tl_tensor_release(&piv);
   return st;
 }
 

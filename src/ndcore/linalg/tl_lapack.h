@@ -58,6 +58,19 @@ typedef tl_status (*tl_lapack_lu_run)(const tl_lapack_solve *p, tl_tensor *lu, t
 /* The errors of a failed cholesky (info = order of the minor) and lu_factor. */
 tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err);
 tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err);
+/* lu_solve's checks, then LU, pivots and B broadcast and packed column-major
+ * into f, piv (int32 [B..., n, 1]) and x; left=False is solved as the
+ * transposed system (x swapped back by the caller).  p says how: getrs's
+ * trans ('N', 'T', 'C'), sizes, and whether x must be conjugated before and
+ * after (left=False with adjoint on complex).  Nothing left on failure. */
+typedef struct {
+  char trans;
+  bool conj_rhs;
+  int64_t n, k, count;
+} tl_lapack_lu_solve;
+tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tensor *piv,
+                                   tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                   const tl_tensor *b, bool left, bool adjoint);
 /* solve_triangular's checks, then a and b broadcast, cast and packed
  * column-major into f and x (count matrices); both released on failure. */
 tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
