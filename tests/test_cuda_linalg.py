@@ -463,9 +463,47 @@ def test_eigh(device, dtype, uplo):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (3, 5), (4, 4), (0, 2, 2)])
+def test_qr(device, dtype, mode, shape):
+    """Q R = A, Q with orthonormal columns, R upper triangular; R's entries
+    equal NumPy's up to each row's sign (phase): both are Householder QR."""
+    A = rand(shape, dtype, 15)
+    Q, R = tl.linalg.qr(tensor(A, dtype, device), mode=mode)
+    assert R.device == tensor(A, dtype, device).device
+    r, a = SOLVE_TOL[dtype]
+    eR = np.linalg.qr(ref(A), mode="complete" if mode == "complete" else "reduced")[1]
+    Rn = back(R).numpy()
+    assert Rn.shape == eR.shape
+    np.testing.assert_allclose(np.abs(Rn), np.abs(eR), rtol=r, atol=a * 10)
+    assert np.all(np.tril(Rn, -1) == 0)
+    if mode == "r":
+        assert tuple(Q.shape) == (0,)
+        return
+    Qn = ref(back(Q).numpy())
+    np.testing.assert_allclose(Qn @ ref(Rn), ref(A), rtol=r * 10, atol=a * 10)
+    eye = np.broadcast_to(np.eye(Qn.shape[-1]), Qn.shape[:-2] + (Qn.shape[-1],) * 2)
+    np.testing.assert_allclose(np.conj(np.swapaxes(Qn, -1, -2)) @ Qn, eye, rtol=r * 10,
+                               atol=a * 10)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_geqrf_matches_the_cpu(device, dtype):
+    A = rand((2, 5, 3), dtype, 16)
+    a_cpu, tau_cpu = tl.geqrf(tl.tensor(A))
+    a_dev, tau_dev = tl.geqrf(tensor(A, dtype, device))
+    r, at = SOLVE_TOL[dtype]
+    # Householder conventions agree (LAPACK's): the same factors up to rounding
+    np.testing.assert_allclose(back(a_dev).numpy(), a_cpu.numpy(), rtol=r * 10, atol=at * 10)
+    np.testing.assert_allclose(back(tau_dev).numpy(), tau_cpu.numpy(), rtol=r * 10, atol=at * 10)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_hosted_decompositions(device, dtype):
-    """qr, svd, eig, lu, lstsq (on CUDA hosted: docs/gpu.md; results come
-    back to the device) and, with them, det, eigvalsh and lu_solve."""
+    """svd, eig, lu, lstsq (on CUDA hosted: docs/gpu.md; results come back
+    to the device) and, with them, det, qr, eigvalsh and lu_solve."""
     tol = SOLVE_TOL
     A = well_conditioned((2, 4, 4), dtype, 3)
     dA = tensor(A, dtype, device)

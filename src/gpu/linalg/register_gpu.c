@@ -40,7 +40,7 @@ void tl_gpu_linalg_register(void)
       .linalg_det = tl_gpu_linalg_det,
       .linalg_slogdet = tl_gpu_linalg_slogdet,
       .linalg_logdet = tl_gpu_linalg_logdet,
-      .linalg_qr = tl_gpu_hosted_qr,
+      .linalg_qr = tl_gpu_linalg_qr,
       .linalg_svd = tl_gpu_hosted_svd,
       .linalg_eigh = tl_gpu_linalg_eigh,
       .linalg_eig = tl_gpu_hosted_eig,

@@ -1,7 +1,8 @@
 /* solver_gpu.c - the CUDA factorizations and solves of the linalg set:
  * solve and inv (cuSOLVER getrf + getrs), det/slogdet/logdet (getrf and a
  * kernel over U's diagonal), eigh (syevd/heevd), cholesky (potrf),
- * lu_factor (getrf), lu_solve (getrs) and solve_triangular (cuBLAS trsm).
+ * lu_factor (getrf), lu_solve (getrs), qr and geqrf (geqrf + orgqr/ungqr)
+ * and solve_triangular (cuBLAS trsm).
  *
  * The op layer is the CPU's (linalg.c, linalg_lu.c through tl_lapack.h):
  * the same shape checks, broadcasting and packed column-major copies, made
@@ -102,6 +103,49 @@ static int syevd(cusolverDnHandle_t h, tl_dtype d, cusolverEigMode_t jobz, cubla
   case TL_DTYPE_F64: return cusolverDnDsyevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
   case TL_DTYPE_C64: return cusolverDnCheevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
   default: return cusolverDnZheevd(h, jobz, uplo, n, a, lda, w, work, lw, info);
+  }
+}
+
+static int geqrf_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, int *lw)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lw);
+  case TL_DTYPE_F64: return cusolverDnDgeqrf_bufferSize(h, m, n, a, lda, lw);
+  case TL_DTYPE_C64: return cusolverDnCgeqrf_bufferSize(h, m, n, a, lda, lw);
+  default: return cusolverDnZgeqrf_bufferSize(h, m, n, a, lda, lw);
+  }
+}
+
+static int geqrf(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, void *tau,
+                 void *work, int lw, int *info)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSgeqrf(h, m, n, a, lda, tau, work, lw, info);
+  case TL_DTYPE_F64: return cusolverDnDgeqrf(h, m, n, a, lda, tau, work, lw, info);
+  case TL_DTYPE_C64: return cusolverDnCgeqrf(h, m, n, a, lda, tau, work, lw, info);
+  default: return cusolverDnZgeqrf(h, m, n, a, lda, tau, work, lw, info);
+  }
+}
+
+static int orgqr_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, int k, void *a, int lda,
+                       void *tau, int *lw)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSorgqr_bufferSize(h, m, n, k, a, lda, tau, lw);
+  case TL_DTYPE_F64: return cusolverDnDorgqr_bufferSize(h, m, n, k, a, lda, tau, lw);
+  case TL_DTYPE_C64: return cusolverDnCungqr_bufferSize(h, m, n, k, a, lda, tau, lw);
+  default: return cusolverDnZungqr_bufferSize(h, m, n, k, a, lda, tau, lw);
+  }
+}
+
+static int orgqr(cusolverDnHandle_t h, tl_dtype d, int m, int n, int k, void *a, int lda,
+                 const void *tau, void *work, int lw, int *info)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSorgqr(h, m, n, k, a, lda, tau, work, lw, info);
+  case TL_DTYPE_F64: return cusolverDnDorgqr(h, m, n, k, a, lda, tau, work, lw, info);
+  case TL_DTYPE_C64: return cusolverDnCungqr(h, m, n, k, a, lda, tau, work, lw, info);
+  default: return cusolverDnZungqr(h, m, n, k, a, lda, tau, work, lw, info);
   }
 }
 
@@ -320,6 +364,85 @@ tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   return st;
 }
 
+/* ---- qr and geqrf: geqrf + orgqr/ungqr ------------------------------------------------ */
+
+/* As the CPU (linalg.c): geqrf in place on the packed buffer f (grown to
+ * wcols columns), R copied from its top rows with the strict lower
+ * triangle zeroed on the device, then orgqr/ungqr turns f into Q. */
+tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+{
+  tl_tensor f = {0}, tau = {0};
+  tl_lapack_qr p;
+  solver_call c = {0};
+  tl_status st;
+  if ((st = tl_lapack_qr_setup(&p, &f, &tau, q, r, a, mode)) != TL_OK)
+    return st;
+  const tl_device dev = tl_tensor_device(&f);
+  const tl_dtype d = f.dtype;
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  const int m = (int)p.m, n = (int)p.n, k = (int)p.k, qcols = (int)p.qcols;
+  const int lda = m > 0 ? m : 1;
+  const bool raw = mode == 'g', want_q = mode != 'R' && !raw;
+  const int nb = f.ndim - 2;
+  char *f0 = tl_tensor_data(&f), *t0 = tl_tensor_data(&tau);
+  int lwork = 1, lw;
+  if ((st = solver_begin(&c, p.fn, dev, p.count)) != TL_OK)
+    goto fail;
+  if (p.count > 0 && m > 0 && n > 0) {
+    if ((st = tl_gpu_cusolver_check(geqrf_lwork(c.h, d, m, n, f0, lda, &lw), "geqrf")) != TL_OK)
+      goto fail;
+    lwork = lw > lwork ? lw : lwork;
+  }
+  if (p.count > 0 && want_q && m > 0 && qcols > 0) {
+    if ((st = tl_gpu_cusolver_check(orgqr_lwork(c.h, d, m, qcols, k, f0, lda, t0, &lw),
+                                    "orgqr")) != TL_OK)
+      goto fail;
+    lwork = lw > lwork ? lw : lwork;
+  }
+  if ((st = solver_work(&c, d, lwork, dev)) != TL_OK)
+    goto fail;
+  for (int64_t i = 0; i < p.count && m > 0 && n > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(geqrf(c.h, d, m, n, f0 + i * m * p.wcols * size, lda,
+                                     t0 + i * k * size, tl_tensor_data(&c.work), lwork, c.info),
+                               "geqrf");
+  tl_tensor src = f; /* views of f (no reference of their own) */
+  if (st == TL_OK && raw) { /* geqrf: the factored matrix and tau as they are */
+    src.shape[nb + 1] = n;
+    if ((st = tl_tensor_copy(q, &src)) == TL_OK)
+      st = tl_tensor_copy(r, &tau);
+  } else if (st == TL_OK) {
+    /* R: the first rrows rows, strict lower triangle zeroed (r is packed
+     * column-major, so row-major n x rrows matrices keeping their lower). */
+    src.shape[nb] = p.rrows;
+    src.shape[nb + 1] = n;
+    if ((st = tl_tensor_copy(r, &src)) == TL_OK)
+      st = tl_gpu_launched(tl_gpu_keep_triangle(tl_tensor_data(r), p.count, n, p.rrows,
+                                                (int)size, true, c.stream), p.fn);
+  }
+  for (int64_t i = 0; want_q && i < p.count && m > 0 && qcols > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(orgqr(c.h, d, m, qcols, k, f0 + i * m * p.wcols * size, lda,
+                                     t0 + i * k * size, tl_tensor_data(&c.work), lwork, c.info),
+                               "orgqr");
+  if (st == TL_OK && want_q) {
+    src = f;
+    src.shape[nb + 1] = qcols;
+    st = tl_tensor_copy(q, &src);
+  }
+  if (st == TL_OK) {
+    solver_release(&c);
+    tl_tensor_release(&f);
+    tl_tensor_release(&tau);
+    return TL_OK;
+  }
+fail:
+  solver_release(&c);
+  tl_tensor_release(&f);
+  tl_tensor_release(&tau);
+  tl_tensor_release(q);
+  tl_tensor_release(r);
+  return st;
+}
+
 /* ---- det, slogdet, logdet: getrf, then the diagonal and pivots on the device ---------- */
 
 static int det_kind(tl_dtype d)
@@ -482,7 +605,7 @@ tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
     st = tl_gpu_cusolver_check(potrf(c.h, d, uplo, n, a0 + i * n * n * size, n,
                                      tl_tensor_data(&c.work), lwork, c.info + i), "potrf");
   if (st == TL_OK && n > 0)
-    st = tl_gpu_launched(tl_gpu_keep_triangle(a0, count, n, (int)size, !upper, c.stream),
+    st = tl_gpu_launched(tl_gpu_keep_triangle(a0, count, n, n, (int)size, !upper, c.stream),
                          "cholesky");
   int64_t at;
   int err = 0;

@@ -26,6 +26,7 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
                                      const tl_tensor *a);
 tl_status tl_gpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
                                          bool upper, bool left, bool unitriangular);
+tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode);
 tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                                  const tl_tensor *b, bool left, bool adjoint);
 

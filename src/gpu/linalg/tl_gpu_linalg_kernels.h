@@ -13,9 +13,10 @@ extern "C" {
 #endif
 
 /* Zero the strict upper (keep_lower) or strict lower triangle of `count`
- * packed row-major n x n matrices of elem_size bytes (4, 8 or 16). */
-int tl_gpu_keep_triangle(void *data, int64_t count, int64_t n, int elem_size, bool keep_lower,
-                         void *stream);
+ * packed row-major rows x cols matrices of elem_size bytes (4, 8 or 16).
+ * (A packed column-major matrix is the row-major one of its transpose.) */
+int tl_gpu_keep_triangle(void *data, int64_t count, int64_t rows, int64_t cols, int elem_size,
+                         bool keep_lower, void *stream);
 
 /* Determinants from `count` packed column-major n x n LU factors and their
  * 1-based pivots (getrf's), one thread per matrix, computed in double as

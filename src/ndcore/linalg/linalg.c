@@ -23,6 +23,7 @@
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/tensor/tl_backend.h"
 
 /* ---- dtypes, buffers, errors --------------------------------------------------------- */
 
@@ -715,40 +716,64 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 
 /* ---- qr --------------------------------------------------------------------------------- */
 
-tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+tl_status tl_lapack_qr_setup(tl_lapack_qr *p, tl_tensor *f, tl_tensor *tau, tl_tensor *q,
+                             tl_tensor *r, const tl_tensor *a, char mode)
 {
-  const char *fn = mode == 'g' ? "geqrf" : "linalg.qr";
-  tl_tensor tmp[2] = {{0}}; /* factored a, tau */
-  void *work = NULL;
+  p->fn = mode == 'g' ? "geqrf" : "linalg.qr";
+  p->mode = mode;
   tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(p->fn, a, false)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
-  int64_t count = tl_lapack_batch_count(nb, a->shape);
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  p->count = tl_lapack_batch_count(nb, a->shape);
   /* mode 'g' (geqrf): q is the factored matrix itself (Householder vectors
    * below the diagonal, R on and above it), r the scalar factors tau. */
   bool raw = mode == 'g';
-  int64_t qcols = mode == 'c' ? m : raw ? n : k, rrows = mode == 'c' ? m : k;
-  int64_t wcols = qcols > n ? qcols : n; /* the factored matrix grows to hold Q */
+  p->qcols = mode == 'c' ? m : raw ? n : k;
+  p->rrows = mode == 'c' ? m : k;
+  p->wcols = p->qcols > n ? p->qcols : n; /* the factored matrix grows to hold Q */
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  tl_device dev = tl_tensor_device(a);
+  if ((st = tl_lapack_colmajor_empty(f, dev, d, nb, a->shape, m, p->wcols)) != TL_OK)
+    return st;
+  const tl_backend *b = tl_backend_get(dev);
+  tl_tensor view = *f;
+  view.shape[nb + 1] = n;
+  if ((st = b ? b->memset(dev, f->storage->data, 0, f->storage->nbytes, NULL) : tl_error_status()) !=
+          TL_OK ||
+      (st = tl_tensor_copy(&view, a)) != TL_OK ||
+      (st = tl_lapack_empty(tau, dev, d, nb, a->shape, 1, &k)) != TL_OK ||
+      (st = raw ? tl_lapack_empty(r, dev, d, nb, a->shape, 1, &k)
+                : tl_lapack_colmajor_empty(r, dev, d, nb, a->shape, p->rrows, n)) != TL_OK ||
+      /* mode 'r' returns an empty Q, as PyTorch does */
+      (st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, dev)
+                        : tl_lapack_colmajor_empty(q, dev, d, nb, a->shape, m, p->qcols)) != TL_OK) {
+    tl_tensor *made[] = {f, tau, r, q};
+    for (int i = 0; i < 4; i++)
+      if (made[i]->storage)
+        tl_tensor_release(made[i]);
+  }
+  return st;
+}
+
+tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+{
+  tl_tensor tmp[2] = {{0}}; /* factored a, tau */
+  void *work = NULL;
+  tl_lapack_qr p;
+  tl_status st;
+  if ((st = tl_lapack_qr_setup(&p, &tmp[0], &tmp[1], q, r, a, mode)) != TL_OK)
+    return st;
+  const int64_t m = p.m, n = p.n, k = p.k, count = p.count;
+  const int64_t qcols = p.qcols, rrows = p.rrows, wcols = p.wcols;
+  const bool raw = mode == 'g';
+  const tl_dtype d = tmp[0].dtype;
   const int64_t size = (int64_t)tl_dtype_size(d);
   const int lda = (int)(m > 0 ? m : 1);
-
-  if ((st = tl_lapack_colmajor_empty(&tmp[0], tl_tensor_device(a), d, nb, a->shape, m, wcols)) != TL_OK)
-    return st;
-  memset(tl_tensor_data(&tmp[0]), 0, (size_t)(count * m * wcols * size));
-  tl_tensor view = tmp[0];
-  view.shape[nb + 1] = n;
-  if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
-      (st = tl_lapack_empty(&tmp[1], tl_tensor_device(a), d, nb, a->shape, 1, &k)) != TL_OK ||
-      (st = raw ? tl_lapack_empty(r, tl_tensor_device(a), d, nb, a->shape, 1, &k)
-                : tl_lapack_colmajor_empty(r, tl_tensor_device(a), d, nb, a->shape, rrows, n)) != TL_OK)
-    goto done;
-  /* mode 'r' returns an empty Q, as PyTorch does */
-  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_tensor_device(a))
-                        : tl_lapack_colmajor_empty(q, tl_tensor_device(a), d, nb, a->shape, m, qcols)) != TL_OK)
-    goto done;
   int lwork = (int)(wcols > 1 ? wcols : 1);
   char query[16];
   if (m > 0 && n > 0) {

@@ -58,6 +58,17 @@ typedef tl_status (*tl_lapack_lu_run)(const tl_lapack_solve *p, tl_tensor *lu, t
 /* The errors of a failed cholesky (info = order of the minor) and lu_factor. */
 tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err);
 tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err);
+/* qr's (and geqrf's, mode 'g') checks and buffers: f, a zeroed packed
+ * column-major [B..., m, wcols] holding a in its first n columns (it grows
+ * to hold Q), tau [B..., k], and the results q and r allocated with the
+ * shapes of the mode ('r', 'c', 'R' or 'g').  Nothing left on failure. */
+typedef struct {
+  const char *fn;
+  char mode;
+  int64_t m, n, k, count, qcols, rrows, wcols;
+} tl_lapack_qr;
+tl_status tl_lapack_qr_setup(tl_lapack_qr *p, tl_tensor *f, tl_tensor *tau, tl_tensor *q,
+                             tl_tensor *r, const tl_tensor *a, char mode);
 /* lu_solve's checks, then LU, pivots and B broadcast and packed column-major
  * into f, piv (int32 [B..., n, 1]) and x; left=False is solved as the
  * transposed system (x swapped back by the caller).  p says how: getrs's
