@@ -260,6 +260,18 @@ static tl_status finish_infos(const solver_call *c, int64_t count, tl_tensor *in
   return first_failure(c, count, at, err);
 }
 
+/* The same, the first failure raised as the CPU raises it (tl_lapack.h). */
+typedef tl_status (*failure_error)(const char *fn, int nb, int64_t batch, int err);
+static tl_status check_infos(const solver_call *c, int64_t count, tl_tensor *info,
+                             failure_error raise, const char *fn, int nb)
+{
+  int64_t at;
+  int err = 0;
+  if (finish_infos(c, count, info, &at, &err) != TL_OK)
+    return tl_error_status();
+  return at >= 0 ? raise(fn, nb, at, err) : TL_OK;
+}
+
 /* ---- solve and inv: getrf + getrs -------------------------------------------------- */
 
 static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
@@ -547,10 +559,8 @@ tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
     st = tl_gpu_cusolver_check(syevd(c.h, d, jobz, uplo, (int)n, a0 + i * n * n * size, (int)n,
                                      w0 + i * n * rsize, tl_tensor_data(&c.work), lwork,
                                      c.info + i), "syevd");
-  int64_t at;
-  int err = 0;
-  if (st == TL_OK && (st = first_failure(&c, count, &at, &err)) == TL_OK && at >= 0)
-    st = tl_lapack_eigh_error(fn, nb, at, err);
+  if (st == TL_OK)
+    st = check_infos(&c, count, NULL, tl_lapack_eigh_error, fn, nb);
   if (st != TL_OK)
     goto fail;
 done:
@@ -607,10 +617,8 @@ tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
   if (st == TL_OK && n > 0)
     st = tl_gpu_launched(tl_gpu_keep_triangle(a0, count, n, n, (int)size, !upper, c.stream),
                          "cholesky");
-  int64_t at;
-  int err = 0;
-  if (st == TL_OK && (st = finish_infos(&c, count, info, &at, &err)) == TL_OK && at >= 0)
-    st = tl_lapack_cholesky_error(fn, nb, at, err);
+  if (st == TL_OK)
+    st = check_infos(&c, count, info, tl_lapack_cholesky_error, fn, nb);
   if (st == TL_OK) {
     solver_release(&c);
     return TL_OK;
@@ -655,10 +663,8 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   for (int64_t i = 0; i < count && k > 0 && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(getrf(c.h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
                                      tl_tensor_data(&c.work), piv + i * k, c.info + i), "getrf");
-  int64_t at;
-  int err = 0;
-  if (st == TL_OK && (st = finish_infos(&c, count, info, &at, &err)) == TL_OK && at >= 0)
-    st = tl_lapack_lu_factor_error(fn, nb, at, err);
+  if (st == TL_OK)
+    st = check_infos(&c, count, info, tl_lapack_lu_factor_error, fn, nb);
   if (st == TL_OK) {
     solver_release(&c);
     return TL_OK;
