@@ -4,9 +4,10 @@ the same process; nothing runs without a CUDA device and PyTorch.
 Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
 mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
-overhead of a 100-op chain on tiny tensors.  Rows without kernels yet
-(argmax, GEMM, sort) are listed with the reason they do not run, so the
-report shows the gap."""
+overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
+dtype, batched, a broadcast operand, a transposed one) and a solve
+(cuSOLVER).  Rows without kernels yet (argmax, sort) are listed with the
+reason they do not run, so the report shows the gap."""
 import os
 import sys
 
@@ -64,8 +65,33 @@ def cases():
         return t
     yield "cuda 100 adds on 4 elements", lambda: (chain(x), sync()), \
         lambda: (chain(px), sync()), "torch"
+    # Matrix products through cuBLAS (src/gpu/linalg/gemm_gpu.c): square
+    # GEMMs per dtype, a batched one, a broadcast operand (a linear layer on
+    # [B, T, C]: b's batch stride 0) and a transposed operand (no copy).
+    # PyTorch's default matches ours: no TF32 for float32.
+    for dtype_name, n in (("float32", 4096), ("float64", 2048), ("float16", 8192),
+                          ("bfloat16", 8192), ("complex64", 2048)):
+        ta = torchlike.ones(n, n, dtype=getattr(torchlike, dtype_name), device="cuda")
+        pa = torch.ones(n, n, dtype=getattr(torch, dtype_name), device="cuda")
+        yield f"cuda matmul {n}^2 {dtype_name}", \
+            (lambda t=ta: (t @ t, sync())), (lambda t=pa: (t @ t, sync())), "torch"
+    ta = torchlike.ones(256, 128, 128, device="cuda")
+    pa = torch.ones(256, 128, 128, device="cuda")
+    yield "cuda bmm 256x128^3 f32", lambda: (torchlike.bmm(ta, ta), sync()), \
+        lambda: (torch.bmm(pa, pa), sync()), "torch"
+    tx, tw = torchlike.ones(32, 512, 1024, device="cuda"), torchlike.ones(1024, 1024, device="cuda")
+    px, pw = torch.ones(32, 512, 1024, device="cuda"), torch.ones(1024, 1024, device="cuda")
+    yield "cuda matmul [32,512,1024]@[1024,1024] f32", lambda: (tx @ tw, sync()), \
+        lambda: (px @ pw, sync()), "torch"
+    yield "cuda matmul 1024^2 f32 @ transposed", lambda: (tw @ tw.t(), sync()), \
+        lambda: (pw @ pw.t(), sync()), "torch"
+    tb, pb = torchlike.ones(1024, 1, device="cuda"), torch.ones(1024, 1, device="cuda")
+    ts = tw + 1024 * torchlike.eye(1024, device="cuda")
+    ps = pw + 1024 * torch.eye(1024, device="cuda")
+    yield "cuda linalg.solve 1024^2 f32", lambda: (torchlike.linalg.solve(ts, tb), sync()), \
+        lambda: (torch.linalg.solve(ps, pb), sync()), "torch"
+    del ta, pa, tx, tw, px, pw, tb, pb, ts, ps
     for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),
-                     ("matmul 1024^2 f32", lambda t: t.view(1024, 1024) @ t.view(1024, 1024)),
                      ("sort 2^20 f32", lambda t: t.sort())):
         try:
             fn(torchlike.ones(1 << 20, device="cuda"))

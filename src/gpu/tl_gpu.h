@@ -2,6 +2,10 @@
 #ifndef TL_GPU_H
 #define TL_GPU_H
 
+#include <stdbool.h>
+
+#include "ndcore/tensor/tl_tensor.h"
+
 /* CUDA devices usable by this process: 0 without CUDA in the build, or
  * without a driver or a GPU at run time. */
 int tl_gpu_device_count(void);
@@ -11,5 +15,13 @@ void tl_gpu_init(void);
 /* Fill the kernel table's CUDA rows (kernels_gpu.c; nothing without CUDA in
  * the build).  Called by tl_dispatch_init, after the CPU rows. */
 void tl_gpu_kernels_register(void);
+/* torchlike.backends.cuda.matmul.allow_tf32: may float32 GEMMs round their
+ * inputs to TF32 on tensor cores?  Off by default, as in PyTorch
+ * (src/gpu/linalg/cublas_handle.c; kept in builds without CUDA too). */
+bool tl_gpu_matmul_allow_tf32(void);
+/* Test hook: give a device type (the fake device) the linalg set that runs
+ * every op on the host (src/gpu/linalg/hosted.c). */
+void tl_gpu_linalg_register_hosted(tl_device_type type);
+void tl_gpu_set_matmul_allow_tf32(bool allow);
 
 #endif

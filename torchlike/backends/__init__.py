@@ -1,6 +1,7 @@
 """torchlike.backends: switches for the optional backend libraries.
 
-``backends.cudnn`` and ``backends.mkldnn`` hold PyTorch's flags so code that
+``backends.cuda`` (``matmul.allow_tf32``), ``backends.cudnn`` and
+``backends.mkldnn`` hold PyTorch's flags so code that
 sets them runs; they take effect where such a path exists (the cuDNN paths
 come with the GPU work; the CPU kernels have no nondeterministic variant)."""
-from . import cudnn, mkldnn  # noqa: F401
+from . import cuda, cudnn, mkldnn  # noqa: F401

@@ -12,6 +12,7 @@
  * _fake_*, _pool_* and _host_cache_* functions exist for tests only;
  * _cpu_memory_stats and _cpu_empty_cache answer for the CPU backend.  */
 #include "ndcore/bindings/generated/bindings.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/tensor/tl_backend.h"
 
 PyObject *tl_py_oom_error;
@@ -526,6 +527,23 @@ static PyObject *cpu_empty_cache(PyObject *self, PyObject *unused)
   Py_RETURN_NONE;
 }
 
+/* _cublas_allow_tf32(flag=None): torchlike.backends.cuda.matmul.allow_tf32's
+ * store; sets it when given a flag, and answers the value in force. */
+static PyObject *cublas_allow_tf32(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *flag = Py_None;
+  if (!PyArg_ParseTuple(args, "|O:_cublas_allow_tf32", &flag))
+    return NULL;
+  if (flag != Py_None) {
+    int on = PyObject_IsTrue(flag);
+    if (on < 0)
+      return NULL;
+    tl_gpu_set_matmul_allow_tf32(on);
+  }
+  return PyBool_FromLong(tl_gpu_matmul_allow_tf32());
+}
+
 static PyObject *host_cache_reset(PyObject *self, PyObject *arg)
 {
   (void)self;
@@ -596,6 +614,7 @@ static PyMethodDef backend_functions[] = {
     {"_cpu_memory_stats", cpu_memory_stats, METH_NOARGS, NULL},
     {"_cpu_empty_cache", cpu_empty_cache, METH_NOARGS, NULL},
     {"_host_cache_reset", host_cache_reset, METH_O, NULL},
+    {"_cublas_allow_tf32", cublas_allow_tf32, METH_VARARGS, NULL},
     {"_host_cache_alloc", host_cache_alloc, METH_O, NULL},
     {"_host_cache_free", host_cache_free, METH_VARARGS, NULL},
     {"_host_cache_stats", host_cache_stats, METH_NOARGS, NULL},

@@ -12,6 +12,7 @@
  * Fake storages hold plain host addresses from then on.  One-way: for a
  * test's own process (tests/test_cuda_kernels.py).                       */
 #include "ndcore/dispatch/tl_emulate.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_backend.h"
@@ -111,5 +112,7 @@ tl_status tl_dispatch_emulate_device(void)
   for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
     tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &reduce);
   tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
+  /* linalg: the CUDA set's hosted wrappers for every op (src/gpu/linalg). */
+  tl_gpu_linalg_register_hosted(TL_DEVICE_FAKE);
   return TL_OK;
 }

@@ -23,6 +23,7 @@
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/tensor/tl_backend.h"
 
 /* ---- dtypes, buffers, errors --------------------------------------------------------- */
 
@@ -345,16 +346,16 @@ static bool rhs_is_vector(const tl_tensor *a, const tl_tensor *b)
   return true;
 }
 
-/* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices). */
-/* With `info` (an unallocated tensor), failures are recorded per matrix as
+/* x = a^-1 b for square a [B..., n, n] and b [B..., n, k] (already matrices):
+ * the shape checks and packed copies every device shares, then the device's
+ * LU factor-and-solve `run` (cpu_lu_run below, solver_gpu.c on CUDA).
+ * With `info` (an unallocated tensor), failures are recorded per matrix as
  * LAPACK's info (int32, batch-shaped) instead of raised: the *_ex functions. */
 static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, const tl_tensor *a,
-                          const tl_tensor *b, int nb_err, tl_tensor *info)
+                          const tl_tensor *b, int nb_err, tl_tensor *info, tl_lapack_lu_run run)
 {
   char sa[128], sb[128];
-  tl_tensor tmp[1] = {{0}};
-  int *ipiv = NULL;
-  tl_unlocked unlocked = {0};
+  tl_tensor lu = {0};
   tl_status st;
   int64_t n = a->shape[a->ndim - 1], k = b->shape[b->ndim - 1];
   if (b->shape[b->ndim - 2] != n)
@@ -363,59 +364,70 @@ static tl_status lu_solve(const char *fn, const char *singular, tl_tensor *x, co
                         (long long)b->shape[b->ndim - 2], (long long)k);
   if (k > INT32_MAX)
     return tl_error_set(TL_ERR_VALUE, "%s: too many right-hand sides", fn);
-  int nb;
-  int64_t bshape[TL_MAX_DIMS];
-  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK) {
+  tl_lapack_solve p = {.fn = fn, .singular = singular, .nb_err = nb_err, .n = n, .k = k};
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &p.nb, p.bshape) != TL_OK) {
     tl_error_clear();
     return tl_error_set(TL_ERR_RUNTIME, "%s: batch dimensions of A %s and B %s do not broadcast",
                         fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
   }
+  p.count = tl_lapack_batch_count(p.nb, p.bshape);
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
-  if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(&lu, a, d, p.nb, p.bshape)) != TL_OK)
     return st;
-  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+  if ((st = tl_lapack_colmajor_copy(x, b, d, p.nb, p.bshape)) != TL_OK)
     goto done;
-  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!ipiv) {
-    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
-    goto fail;
+  if (info && (st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, p.nb, p.bshape, 0,
+                                    NULL)) != TL_OK)
+    goto done;
+  st = run(&p, &lu, x, info);
+done:
+  if (st != TL_OK) {
+    if (x->storage)
+      tl_tensor_release(x);
+    if (info && info->storage)
+      tl_tensor_release(info);
   }
-  int64_t count = tl_lapack_batch_count(nb, bshape);
-  if (info) {
-    if ((st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, bshape, 0, NULL)) != TL_OK)
-      goto fail;
-    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
-  }
-  unlocked = tl_lapack_unlock(count, n, n + k);
-  for (int64_t i = 0; i < count && n > 0; i++) {
-    char *am = tl_lapack_matrix_at(&tmp[0], i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
-    int err = tl_lapack_getrf(d, (int)n, (int)n, am, (int)n, ipiv);
+  tl_tensor_release(&lu);
+  return st;
+}
+
+/* The CPU's run: getrf then getrs, matrix by matrix. */
+static tl_status cpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x, tl_tensor *info)
+{
+  const int64_t n = p->n, k = p->k;
+  tl_status st = TL_OK;
+  int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv)
+    return tl_error_set(TL_ERR_MEMORY, "%s: out of memory", p->fn);
+  if (info)
+    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)p->count);
+  tl_unlocked unlocked = tl_lapack_unlock(p->count, n, n + k);
+  for (int64_t i = 0; i < p->count && n > 0; i++) {
+    char *am = tl_lapack_matrix_at(lu, i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
+    int err = tl_lapack_getrf(lu->dtype, (int)n, (int)n, am, (int)n, ipiv);
     if (err > 0 && info) {
       ((int32_t *)tl_tensor_data(info))[i] = err;
       continue;
     }
     if (err > 0) {
-      if (singular)
-        st = tl_lapack_error(fn, nb_err, i, "%s", singular);
-      else
-        st = tl_lapack_error(fn, nb_err, i, "The diagonal element %d is zero, the inversion could "
-                          "not be completed because the input matrix is singular.", err);
-      goto fail;
+      st = tl_lapack_singular_error(p, i, err);
+      break;
     }
     if (k > 0)
-      tl_lapack_getrs(d, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
+      tl_lapack_getrs(lu->dtype, 'N', (int)n, (int)k, am, (int)n, ipiv, bm, (int)n);
   }
-  goto done;
-fail:
-  tl_tensor_release(x);
-  if (info && info->storage)
-    tl_tensor_release(info);
-done:
   tl_parallel_relock(&unlocked);
   free(ipiv);
-  release_all(1, tmp);
   return st;
+}
+
+tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err)
+{
+  if (p->singular)
+    return tl_lapack_error(p->fn, p->nb_err, batch, "%s", p->singular);
+  return tl_lapack_error(p->fn, p->nb_err, batch, "The diagonal element %d is zero, the inversion "
+                         "could not be completed because the input matrix is singular.", err);
 }
 
 void tl_lapack_conj(tl_tensor *t)
@@ -443,8 +455,8 @@ void tl_lapack_swap_last(tl_tensor *t)
   t->strides[d - 2] = s;
 }
 
-tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
-                                 const tl_tensor *b, bool left)
+tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, const tl_tensor *b,
+                             bool left, tl_lapack_lu_run run)
 {
   const char *fn = "linalg.solve";
   if (tl_lapack_check_matrix(fn, a, true) != TL_OK)
@@ -467,7 +479,7 @@ tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor 
     tl_lapack_swap_last(&vb);
   }
   if (lu_solve(fn, "The solver failed because the input matrix is singular.", x, &va, &vb,
-               a->ndim - 2, info) != TL_OK)
+               a->ndim - 2, info, run) != TL_OK)
     return tl_error_status();
   if (!left)
     tl_lapack_swap_last(x);
@@ -476,12 +488,19 @@ tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor 
   return TL_OK;
 }
 
+tl_status tl_cpu_linalg_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a,
+                                 const tl_tensor *b, bool left)
+{
+  return tl_lapack_solve_ex(x, info, a, b, left, cpu_lu_run);
+}
+
 tl_status tl_linalg_solve(tl_tensor *x, const tl_tensor *a, const tl_tensor *b, bool left)
 {
   return tl_linalg_solve_ex(x, NULL, a, b, left);
 }
 
-tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+tl_status tl_lapack_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
+                           tl_lapack_lu_run run)
 {
   const char *fn = "linalg.inv";
   tl_tensor eye = {0};
@@ -489,15 +508,20 @@ tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor 
     return tl_error_status();
   int64_t n = a->shape[a->ndim - 1];
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_tensor_device(a)) != TL_OK)
+  if (tl_tensor_empty(&eye, d, 2, (int64_t[]){n, n}, tl_tensor_device(a)) != TL_OK ||
+      tl_tensor_eye_fill(&eye) != TL_OK) {
+    if (eye.storage)
+      tl_tensor_release(&eye);
     return tl_error_status();
-  memset(tl_tensor_data(&eye), 0, (size_t)(n * n) * tl_dtype_size(d));
-  tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
-  for (int64_t i = 0; i < n; i++)
-    tl_scalar_store(one, d, tl_lapack_matrix_at(&eye, 0, 1, 1) + (i * n + i) * (int64_t)tl_dtype_size(d));
-  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info);
+  }
+  tl_status st = lu_solve(fn, NULL, out, a, &eye, a->ndim - 2, info, run);
   tl_tensor_release(&eye);
   return st;
+}
+
+tl_status tl_cpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a)
+{
+  return tl_lapack_inv_ex(out, info, a, cpu_lu_run);
 }
 
 tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
@@ -507,37 +531,20 @@ tl_status tl_linalg_inv(tl_tensor *out, const tl_tensor *a)
 
 /* ---- det, slogdet -------------------------------------------------------------------- */
 
-/* LU of every matrix; per matrix: sign/phase of det and log|det| (or exact
- * det when want_det).  Results [B...]. */
-static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_tensor *sign,
-                        tl_tensor *logabs, tl_tensor *logdet)
+/* The CPU's determinants: per matrix its LU, then sign/phase of det and
+ * log|det| (or the exact det) from U's diagonal and the pivots. */
+static tl_status cpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
 {
-  tl_tensor lu[1] = {{0}};
-  int *ipiv = NULL;
-  tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
-    return st;
-  int nb = a->ndim - 2;
-  int64_t n = a->shape[a->ndim - 1], count = tl_lapack_batch_count(nb, a->shape);
-  tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
-  if ((st = tl_lapack_colmajor_copy(&lu[0], a, d, nb, a->shape)) != TL_OK)
-    return st;
-  if (det && (st = tl_lapack_empty(det, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
-    goto done;
-  if (logdet && (st = tl_lapack_empty(logdet, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK)
-    goto done;
-  if (sign && ((st = tl_lapack_empty(sign, tl_tensor_device(a), d, nb, a->shape, 0, NULL)) != TL_OK ||
-               (st = tl_lapack_empty(logabs, tl_tensor_device(a), r, nb, a->shape, 0, NULL)) != TL_OK))
-    goto done;
-  ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!ipiv) {
-    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
-    goto done;
-  }
+  const int64_t n = p->n;
+  const tl_dtype d = lu->dtype, r = tl_dtype_to_real(d);
+  tl_tensor *det = p->det, *sign = p->sign, *logabs = p->logabs, *logdet = p->logdet;
+  int *ipiv = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!ipiv)
+    return tl_error_set(TL_ERR_MEMORY, "%s: out of memory", p->fn);
   const int64_t size = (int64_t)tl_dtype_size(d);
-  tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
-  for (int64_t i = 0; i < count; i++) {
-    char *m = tl_lapack_matrix_at(&lu[0], i, n, n);
+  tl_unlocked unlocked = tl_lapack_unlock(p->count, n, n);
+  for (int64_t i = 0; i < p->count; i++) {
+    char *m = tl_lapack_matrix_at(lu, i, n, n);
     if (n > 0)
       tl_lapack_getrf(d, (int)n, (int)n, m, (int)n, ipiv);
     double complex phase = 1, prod = 1;
@@ -581,35 +588,56 @@ static tl_status lu_det(const char *fn, const tl_tensor *a, tl_tensor *det, tl_t
     }
   }
   tl_parallel_relock(&unlocked);
+  free(ipiv);
+  return TL_OK;
+}
+
+tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run)
+{
+  tl_tensor lu = {0};
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(p->fn, a, true)) != TL_OK)
+    return st;
+  int nb = a->ndim - 2;
+  p->n = a->shape[a->ndim - 1];
+  p->count = tl_lapack_batch_count(nb, a->shape);
+  tl_dtype d = tl_linalg_float_dtype(a->dtype), r = tl_dtype_to_real(d);
+  tl_device dev = tl_tensor_device(a);
+  if ((st = tl_lapack_colmajor_copy(&lu, a, d, nb, a->shape)) != TL_OK)
+    return st;
+  if ((p->det && (st = tl_lapack_empty(p->det, dev, d, nb, a->shape, 0, NULL)) != TL_OK) ||
+      (p->logdet && (st = tl_lapack_empty(p->logdet, dev, d, nb, a->shape, 0, NULL)) != TL_OK) ||
+      (p->sign && ((st = tl_lapack_empty(p->sign, dev, d, nb, a->shape, 0, NULL)) != TL_OK ||
+                   (st = tl_lapack_empty(p->logabs, dev, r, nb, a->shape, 0, NULL)) != TL_OK)))
+    goto done;
+  st = run(p, &lu);
 done:
   if (st != TL_OK) {
-    if (det && det->storage)
-      tl_tensor_release(det);
-    if (sign && sign->storage)
-      tl_tensor_release(sign);
-    if (logabs && logabs->storage)
-      tl_tensor_release(logabs);
-    if (logdet && logdet->storage)
-      tl_tensor_release(logdet);
+    tl_tensor *outs[] = {p->det, p->sign, p->logabs, p->logdet};
+    for (int i = 0; i < 4; i++)
+      if (outs[i] && outs[i]->storage)
+        tl_tensor_release(outs[i]);
   }
-  free(ipiv);
-  release_all(1, lu);
+  tl_tensor_release(&lu);
   return st;
 }
 
 tl_status tl_cpu_linalg_det(tl_tensor *out, const tl_tensor *a)
 {
-  return lu_det("linalg.det", a, out, NULL, NULL, NULL);
+  tl_lapack_det p = {.fn = "linalg.det", .det = out};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 tl_status tl_cpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
 {
-  return lu_det("linalg.slogdet", a, NULL, sign, logabsdet, NULL);
+  tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 tl_status tl_cpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
 {
-  return lu_det("logdet", a, NULL, NULL, NULL, out);
+  tl_lapack_det p = {.fn = "logdet", .logdet = out};
+  return tl_lapack_lu_det(&p, a, cpu_det_run);
 }
 
 /* ---- cholesky --------------------------------------------------------------------------- */
@@ -665,15 +693,20 @@ tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
       tl_tensor_release(out);
-      st = tl_lapack_error(fn, nb, i, "The factorization could not be completed because the "
-                           "input is not positive-definite (the leading minor of order %d is "
-                           "not positive-definite).", err);
+      st = tl_lapack_cholesky_error(fn, nb, i, err);
       break;
     }
     keep_triangle(d, m, n, !upper);
   }
   tl_parallel_relock(&unlocked);
   return st;
+}
+
+tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err)
+{
+  return tl_lapack_error(fn, nb, batch, "The factorization could not be completed because the "
+                         "input is not positive-definite (the leading minor of order %d is not "
+                         "positive-definite).", err);
 }
 
 tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
@@ -683,40 +716,64 @@ tl_status tl_linalg_cholesky(tl_tensor *out, const tl_tensor *a, bool upper)
 
 /* ---- qr --------------------------------------------------------------------------------- */
 
-tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+tl_status tl_lapack_qr_setup(tl_lapack_qr *p, tl_tensor *f, tl_tensor *tau, tl_tensor *q,
+                             tl_tensor *r, const tl_tensor *a, char mode)
 {
-  const char *fn = mode == 'g' ? "geqrf" : "linalg.qr";
-  tl_tensor tmp[2] = {{0}}; /* factored a, tau */
-  void *work = NULL;
+  p->fn = mode == 'g' ? "geqrf" : "linalg.qr";
+  p->mode = mode;
   tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_check_matrix(p->fn, a, false)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
   int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
-  int64_t count = tl_lapack_batch_count(nb, a->shape);
+  p->m = m;
+  p->n = n;
+  p->k = k;
+  p->count = tl_lapack_batch_count(nb, a->shape);
   /* mode 'g' (geqrf): q is the factored matrix itself (Householder vectors
    * below the diagonal, R on and above it), r the scalar factors tau. */
   bool raw = mode == 'g';
-  int64_t qcols = mode == 'c' ? m : raw ? n : k, rrows = mode == 'c' ? m : k;
-  int64_t wcols = qcols > n ? qcols : n; /* the factored matrix grows to hold Q */
+  p->qcols = mode == 'c' ? m : raw ? n : k;
+  p->rrows = mode == 'c' ? m : k;
+  p->wcols = p->qcols > n ? p->qcols : n; /* the factored matrix grows to hold Q */
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
+  tl_device dev = tl_tensor_device(a);
+  if ((st = tl_lapack_colmajor_empty(f, dev, d, nb, a->shape, m, p->wcols)) != TL_OK)
+    return st;
+  const tl_backend *b = tl_backend_get(dev);
+  tl_tensor view = *f;
+  view.shape[nb + 1] = n;
+  if ((st = b ? b->memset(dev, f->storage->data, 0, f->storage->nbytes, NULL) : tl_error_status()) !=
+          TL_OK ||
+      (st = tl_tensor_copy(&view, a)) != TL_OK ||
+      (st = tl_lapack_empty(tau, dev, d, nb, a->shape, 1, &k)) != TL_OK ||
+      (st = raw ? tl_lapack_empty(r, dev, d, nb, a->shape, 1, &k)
+                : tl_lapack_colmajor_empty(r, dev, d, nb, a->shape, p->rrows, n)) != TL_OK ||
+      /* mode 'r' returns an empty Q, as PyTorch does */
+      (st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, dev)
+                        : tl_lapack_colmajor_empty(q, dev, d, nb, a->shape, m, p->qcols)) != TL_OK) {
+    tl_tensor *made[] = {f, tau, r, q};
+    for (int i = 0; i < 4; i++)
+      if (made[i]->storage)
+        tl_tensor_release(made[i]);
+  }
+  return st;
+}
+
+tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode)
+{
+  tl_tensor tmp[2] = {{0}}; /* factored a, tau */
+  void *work = NULL;
+  tl_lapack_qr p;
+  tl_status st;
+  if ((st = tl_lapack_qr_setup(&p, &tmp[0], &tmp[1], q, r, a, mode)) != TL_OK)
+    return st;
+  const int64_t m = p.m, n = p.n, k = p.k, count = p.count;
+  const int64_t qcols = p.qcols, rrows = p.rrows, wcols = p.wcols;
+  const bool raw = mode == 'g';
+  const tl_dtype d = tmp[0].dtype;
   const int64_t size = (int64_t)tl_dtype_size(d);
   const int lda = (int)(m > 0 ? m : 1);
-
-  if ((st = tl_lapack_colmajor_empty(&tmp[0], tl_tensor_device(a), d, nb, a->shape, m, wcols)) != TL_OK)
-    return st;
-  memset(tl_tensor_data(&tmp[0]), 0, (size_t)(count * m * wcols * size));
-  tl_tensor view = tmp[0];
-  view.shape[nb + 1] = n;
-  if ((st = tl_tensor_copy(&view, a)) != TL_OK ||
-      (st = tl_lapack_empty(&tmp[1], tl_tensor_device(a), d, nb, a->shape, 1, &k)) != TL_OK ||
-      (st = raw ? tl_lapack_empty(r, tl_tensor_device(a), d, nb, a->shape, 1, &k)
-                : tl_lapack_colmajor_empty(r, tl_tensor_device(a), d, nb, a->shape, rrows, n)) != TL_OK)
-    goto done;
-  /* mode 'r' returns an empty Q, as PyTorch does */
-  if ((st = mode == 'R' ? tl_tensor_empty(q, d, 1, (int64_t[]){0}, tl_tensor_device(a))
-                        : tl_lapack_colmajor_empty(q, tl_tensor_device(a), d, nb, a->shape, m, qcols)) != TL_OK)
-    goto done;
   int lwork = (int)(wcols > 1 ? wcols : 1);
   char query[16];
   if (m > 0 && n > 0) {
@@ -885,6 +942,13 @@ done:
 
 /* ---- eigh, eig ------------------------------------------------------------------------- */
 
+tl_status tl_lapack_eigh_error(const char *fn, int nb, int64_t batch, int info)
+{
+  return tl_lapack_error(fn, nb, batch, "The algorithm failed to converge because the input "
+                         "matrix is ill-conditioned or has too many repeated eigenvalues (error "
+                         "code: %d).", info);
+}
+
 tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
                              bool compute_v)
 {
@@ -925,9 +989,7 @@ tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
                         (char *)tl_tensor_data(w) + i * n * rsize, work, lwork, rwork, lrwork,
                         iwork, liwork);
     if (info > 0) {
-      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
-                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                        info);
+      st = tl_lapack_eigh_error(fn, nb, i, info);
       goto fail;
     }
   }
@@ -1004,9 +1066,7 @@ tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
     int info = lp_geev(d, jobvr, (int)n, tl_lapack_matrix_at(&tmp[0], i, n, n), (int)n, wi, vi, ldvr, work,
                        lwork, rwork);
     if (info > 0) {
-      st = tl_lapack_error(fn, nb, i, "The algorithm failed to converge because the input matrix is "
-                        "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
-                        info);
+      st = tl_lapack_eigh_error(fn, nb, i, info);
       goto fail;
     }
     if (!real)

@@ -39,10 +39,7 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
     if (err > 0 && info) {
       ((int32_t *)tl_tensor_data(info))[i] = err;
     } else if (err > 0) {
-      st = tl_lapack_error(fn, nb, i, "U[%d,%d] is zero and using it on lu_solve would result in "
-                           "a division by zero. If you still want to perform the factorization, "
-                           "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
-                           err, err);
+      st = tl_lapack_lu_factor_error(fn, nb, i, err);
       goto fail;
     }
   }
@@ -56,6 +53,14 @@ fail:
   if (info && info->storage)
     tl_tensor_release(info);
   return st;
+}
+
+tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err)
+{
+  return tl_lapack_error(fn, nb, batch, "U[%d,%d] is zero and using it on lu_solve would result in "
+                         "a division by zero. If you still want to perform the factorization, "
+                         "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+                         err, err);
 }
 
 tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a)
@@ -141,13 +146,12 @@ done:
 }
 
 /* Copies of lu's factors and pivots broadcast to the batch bshape. */
-tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
-                                 const tl_tensor *b, bool left, bool adjoint)
+tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tensor *piv,
+                                   tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                   const tl_tensor *b, bool left, bool adjoint)
 {
   const char *fn = "linalg.lu_solve";
   char s1[128], s2[128];
-  tl_tensor f = {0}, piv = {0};
-  tl_unlocked unlocked = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, lu, true)) != TL_OK)
     return st;
@@ -161,10 +165,10 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
                         tl_shape_str(s1, sizeof s1, pivots->ndim, pivots->shape));
   /* left=False: X A = B  <=>  A^T X^T = B^T (adjoint: A X^H = B^H) */
   tl_tensor vb = *b;
-  char trans = adjoint ? (tl_dtype_is_complex(lu->dtype) ? 'C' : 'T') : 'N';
+  p->trans = adjoint ? (tl_dtype_is_complex(lu->dtype) ? 'C' : 'T') : 'N';
   if (!left) {
     tl_lapack_swap_last(&vb);
-    trans = adjoint ? 'N' : 'T';
+    p->trans = adjoint ? 'N' : 'T';
   }
   int64_t k = vb.shape[vb.ndim - 1];
   if (vb.shape[vb.ndim - 2] != n)
@@ -177,20 +181,40 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   if (tl_shape_broadcast(lu->ndim - 2, lu->shape, vb.ndim - 2, vb.shape, &nb, bshape) != TL_OK)
     return tl_error_status();
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(lu->dtype, b->dtype));
-  int64_t count = tl_lapack_batch_count(nb, bshape);
+  p->n = n;
+  p->k = k;
+  p->count = tl_lapack_batch_count(nb, bshape);
+  p->conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
   tl_tensor pv = *pivots;
   pv.shape[pv.ndim] = 1; /* as [..., n, 1] so it broadcasts like a matrix */
   pv.strides[pv.ndim] = 1;
   pv.ndim++;
-  if ((st = tl_lapack_colmajor_copy(&f, lu, d, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(&piv, &pv, TL_DTYPE_I32, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(x, &vb, d, nb, bshape)) != TL_OK)
-    goto done;
-  bool conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
-  if (conj_rhs)
+  if ((st = tl_lapack_colmajor_copy(f, lu, d, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_copy(piv, &pv, TL_DTYPE_I32, nb, bshape)) != TL_OK ||
+      (st = tl_lapack_colmajor_copy(x, &vb, d, nb, bshape)) != TL_OK) {
+    if (f->storage)
+      tl_tensor_release(f);
+    if (piv->storage)
+      tl_tensor_release(piv);
+  }
+  return st;
+}
+
+tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                 const tl_tensor *b, bool left, bool adjoint)
+{
+  const char *fn = "linalg.lu_solve";
+  tl_tensor f = {0}, piv = {0};
+  tl_lapack_lu_solve p;
+  tl_status st = TL_OK;
+  if (tl_lapack_lu_solve_setup(&p, &f, &piv, x, lu, pivots, b, left, adjoint) != TL_OK)
+    return tl_error_status();
+  const int64_t n = p.n, k = p.k;
+  const tl_dtype d = f.dtype;
+  if (p.conj_rhs)
     tl_lapack_conj(x);
-  unlocked = tl_lapack_unlock(count, n, k);
-  for (int64_t i = 0; i < count && n > 0 && k > 0; i++) {
+  tl_unlocked unlocked = tl_lapack_unlock(p.count, n, k);
+  for (int64_t i = 0; i < p.count && n > 0 && k > 0; i++) {
     const int *ip = (const int *)tl_tensor_data(&piv) + i * n;
     for (int64_t j = 0; j < n; j++)
       if (ip[j] < 1 || ip[j] > n) {
@@ -199,28 +223,25 @@ tl_status tl_cpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
                           (long long)n);
         goto done;
       }
-    tl_lapack_getrs(d, trans, (int)n, (int)k, tl_lapack_matrix_at(&f, i, n, n), (int)n, ip,
+    tl_lapack_getrs(d, p.trans, (int)n, (int)k, tl_lapack_matrix_at(&f, i, n, n), (int)n, ip,
                     tl_lapack_matrix_at(x, i, n, k), (int)n);
   }
-  if (conj_rhs)
+  if (p.conj_rhs)
     tl_lapack_conj(x);
   if (!left)
     tl_lapack_swap_last(x);
 done:
   tl_parallel_relock(&unlocked);
-  if (f.storage)
-    tl_tensor_release(&f);
-  if (piv.storage)
-    tl_tensor_release(&piv);
+  tl_tensor_release(&f);
+  tl_tensor_release(&piv);
   return st;
 }
 
-tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
-                                         bool upper, bool left, bool unitriangular)
+tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
+                                     const tl_tensor *b, bool left, int64_t *count)
 {
   const char *fn = "linalg.solve_triangular";
   char s1[128], s2[128];
-  tl_tensor f = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -240,10 +261,23 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
   if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &nb, bshape) != TL_OK)
     return tl_error_status();
   tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
-  int64_t count = tl_lapack_batch_count(nb, bshape);
-  if ((st = tl_lapack_colmajor_copy(&f, a, d, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
-    goto done;
+  *count = tl_lapack_batch_count(nb, bshape);
+  if ((st = tl_lapack_colmajor_copy(f, a, d, nb, bshape)) != TL_OK)
+    return st;
+  if ((st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK)
+    tl_tensor_release(f);
+  return st;
+}
+
+tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
+                                         bool upper, bool left, bool unitriangular)
+{
+  tl_tensor f = {0};
+  int64_t count;
+  if (tl_lapack_triangular_setup(&f, x, a, b, left, &count) != TL_OK)
+    return tl_error_status();
+  const tl_dtype d = f.dtype;
+  const int64_t n = f.shape[f.ndim - 1], m = x->shape[x->ndim - 2], k = x->shape[x->ndim - 1];
   const CBLAS_SIDE side = left ? CblasLeft : CblasRight;
   const CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
   const CBLAS_DIAG diag = unitriangular ? CblasUnit : CblasNonUnit;
@@ -271,10 +305,6 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
     }
   }
   tl_parallel_relock(&unlocked);
-done:
-  if (st != TL_OK && x->storage)
-    tl_tensor_release(x);
-  if (f.storage)
-    tl_tensor_release(&f);
-  return st;
+  tl_tensor_release(&f);
+  return TL_OK;
 }

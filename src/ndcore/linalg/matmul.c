@@ -22,6 +22,7 @@
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/dispatch/tl_op.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -282,40 +283,54 @@ static tl_status gemm_operand(tl_tensor *tmp, const tl_tensor **t, tl_dtype d, b
   return TL_OK;
 }
 
-tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
-                             tl_scalar alpha, tl_scalar beta, bool reduce_batch)
+tl_status tl_linalg_gemm_shape(const tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                               bool reduce_batch, tl_gemm_shape *g)
 {
   char sa[128], sb[128], so[128];
-  tl_tensor ta = {0}, tb = {0}, tc = {0};
-  bool own_a = false, own_b = false, own_c = false;
-  tl_status st = TL_OK;
-  gemm_plan p = {.dtype = gemm_dtype(out->dtype), .reduce = reduce_batch};
-  const tl_tensor *c = out;
-
   if (a->ndim < 2 || b->ndim < 2 || out->ndim < 2)
     return tl_error_set(TL_ERR_RUNTIME, "gemm: operands must be matrices");
-  p.M = a->shape[a->ndim - 2];
-  p.K = a->shape[a->ndim - 1];
-  p.N = b->shape[b->ndim - 1];
-  if (b->shape[b->ndim - 2] != p.K)
+  g->M = a->shape[a->ndim - 2];
+  g->K = a->shape[a->ndim - 1];
+  g->N = b->shape[b->ndim - 1];
+  if (b->shape[b->ndim - 2] != g->K)
     return tl_error_set(TL_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                        "%lldx%lld)", (long long)p.M, (long long)p.K,
-                        (long long)b->shape[b->ndim - 2], (long long)p.N);
-  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &p.nb, p.bshape) != TL_OK)
+                        "%lldx%lld)", (long long)g->M, (long long)g->K,
+                        (long long)b->shape[b->ndim - 2], (long long)g->N);
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, b->ndim - 2, b->shape, &g->nb, g->bshape) != TL_OK)
     return tl_error_status();
   int onb = out->ndim - 2;
-  bool shape_ok = out->shape[onb] == p.M && out->shape[onb + 1] == p.N &&
-                  (reduce_batch ? onb == 0 : onb == p.nb);
-  for (int d = 0; shape_ok && !reduce_batch && d < p.nb; d++)
-    shape_ok = out->shape[d] == p.bshape[d];
+  bool shape_ok = out->shape[onb] == g->M && out->shape[onb + 1] == g->N &&
+                  (reduce_batch ? onb == 0 : onb == g->nb);
+  for (int d = 0; shape_ok && !reduce_batch && d < g->nb; d++)
+    shape_ok = out->shape[d] == g->bshape[d];
   if (!shape_ok)
     return tl_error_set(TL_ERR_RUNTIME, "gemm: output of shape %s does not fit %s @ %s",
                         tl_shape_str(so, sizeof so, out->ndim, out->shape),
                         tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
-  if (p.M > INT_MAX || p.N > INT_MAX || p.K > INT_MAX)
+  if (g->M > INT_MAX || g->N > INT_MAX || g->K > INT_MAX)
     return tl_error_set(TL_ERR_VALUE, "matrix of %lldx%lld @ %lldx%lld is too large for BLAS",
-                        (long long)p.M, (long long)p.K, (long long)p.K, (long long)p.N);
+                        (long long)g->M, (long long)g->K, (long long)g->K, (long long)g->N);
+  return TL_OK;
+}
+
+tl_status tl_cpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                             tl_scalar alpha, tl_scalar beta, bool reduce_batch)
+{
+  tl_tensor ta = {0}, tb = {0}, tc = {0};
+  bool own_a = false, own_b = false, own_c = false;
+  tl_status st = TL_OK;
+  gemm_plan p = {.dtype = gemm_dtype(out->dtype), .reduce = reduce_batch};
+  const tl_tensor *c = out;
+  tl_gemm_shape g;
+
+  if (tl_linalg_gemm_shape(out, a, b, reduce_batch, &g) != TL_OK)
+    return tl_error_status();
+  p.M = g.M;
+  p.N = g.N;
+  p.K = g.K;
+  p.nb = g.nb;
+  memcpy(p.bshape, g.bshape, sizeof p.bshape);
   p.alpha = scalar_value(alpha);
   p.beta = scalar_value(beta);
   if (p.dtype == TL_DTYPE_I64 && (alpha.kind >= TL_KIND_FLOAT || beta.kind >= TL_KIND_FLOAT))
@@ -528,26 +543,17 @@ static tl_status expect_dims(tl_product kind, const char *what, const tl_tensor 
                       product_name(kind), what, ndim, t->ndim);
 }
 
-/* Copy of a complex tensor's conjugate (other dtypes: a plain view). */
+/* Copy of a complex tensor's conjugate (other dtypes: a plain view), made by
+ * the conj op so that it runs on the tensor's own device. */
 static tl_status conj_copy(tl_tensor *out, const tl_tensor *t)
 {
   if (!tl_dtype_is_complex(t->dtype)) {
     tl_tensor_view_of(out, t);
     return TL_OK;
   }
-  if (tl_tensor_to_dtype(out, t, t->dtype) != TL_OK)
-    return tl_error_status();
-  int64_t n = tl_tensor_numel(out);
-  if (t->dtype == TL_DTYPE_C64) {
-    float complex *z = tl_tensor_data(out);
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conjf(z[i]);
-  } else {
-    double complex *z = tl_tensor_data(out);
-    for (int64_t i = 0; i < n; i++)
-      z[i] = conj(z[i]);
-  }
-  return TL_OK;
+  const tl_arg in = {.t = t};
+  *out = (tl_tensor){0};
+  return tl_op_map(TL_OP_CONJ_PHYSICAL, 1, &in, out, NULL);
 }
 
 tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *input,
@@ -841,9 +847,18 @@ tl_status tl_linalg_trace(tl_tensor *out, const tl_tensor *a)
   tl_dtype dt = tl_dtype_is_integral(a->dtype) ? TL_DTYPE_I64 : a->dtype;
   tl_tensor diag = {0}, ones = {0};
   tl_status st;
-  /* the diagonal as [1, n] times ones [n, 1]: a sum that BLAS does for us. */
   if ((st = tl_view_diagonal(&diag, a, 0, 0, 1)) != TL_OK)
     return st;
+  if (dt == TL_DTYPE_I64) {
+    /* Integers sum the diagonal into int64 (wrapping): a reduction, which
+     * every device has, where CUDA has no integer GEMM. */
+    const tl_reduce_args args = {.dims = 1, .keepdim = false, .dtype = TL_DTYPE_I64};
+    *out = (tl_tensor){0};
+    st = tl_op_reduce(TL_OP_SUM, &diag, &args, out, NULL);
+    tl_tensor_release(&diag);
+    return st;
+  }
+  /* the diagonal as [1, n] times ones [n, 1]: a sum that BLAS does for us. */
   int64_t n = diag.shape[0];
   tl_tensor row;
   view_insert1(&row, &diag, 0);

@@ -41,4 +41,69 @@ int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv);
 int tl_lapack_getrs(tl_dtype d, char trans, int n, int nrhs, const void *a, int lda,
                     const int *ipiv, void *b, int ldb);
 
+/* The LU solve every device shares (linalg.c): shapes checked, a and b
+ * broadcast, cast and packed column-major into lu [B..., n, n] and x
+ * [B..., n, k] on a's device, info (when asked for) allocated; then the
+ * device's `run` factors lu in place, overwrites x with the solution and
+ * fills info (all zeros but failed matrices), or raises the first failure
+ * through tl_lapack_singular_error. */
+typedef struct {
+  const char *fn, *singular; /* singular: the message, or NULL for inv's */
+  int nb_err;                /* batch dims of the caller's A, for "(Batch element i)" */
+  int nb;
+  int64_t bshape[TL_MAX_DIMS], count, n, k;
+} tl_lapack_solve;
+typedef tl_status (*tl_lapack_lu_run)(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
+                                      tl_tensor *info);
+/* The errors of a failed cholesky (info = order of the minor) and lu_factor. */
+tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err);
+tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err);
+/* qr's (and geqrf's, mode 'g') checks and buffers: f, a zeroed packed
+ * column-major [B..., m, wcols] holding a in its first n columns (it grows
+ * to hold Q), tau [B..., k], and the results q and r allocated with the
+ * shapes of the mode ('r', 'c', 'R' or 'g').  Nothing left on failure. */
+typedef struct {
+  const char *fn;
+  char mode;
+  int64_t m, n, k, count, qcols, rrows, wcols;
+} tl_lapack_qr;
+tl_status tl_lapack_qr_setup(tl_lapack_qr *p, tl_tensor *f, tl_tensor *tau, tl_tensor *q,
+                             tl_tensor *r, const tl_tensor *a, char mode);
+/* lu_solve's checks, then LU, pivots and B broadcast and packed column-major
+ * into f, piv (int32 [B..., n, 1]) and x; left=False is solved as the
+ * transposed system (x swapped back by the caller).  p says how: getrs's
+ * trans ('N', 'T', 'C'), sizes, and whether x must be conjugated before and
+ * after (left=False with adjoint on complex).  Nothing left on failure. */
+typedef struct {
+  char trans;
+  bool conj_rhs;
+  int64_t n, k, count;
+} tl_lapack_lu_solve;
+tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tensor *piv,
+                                   tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
+                                   const tl_tensor *b, bool left, bool adjoint);
+/* solve_triangular's checks, then a and b broadcast, cast and packed
+ * column-major into f and x (count matrices); both released on failure. */
+tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,
+                                     const tl_tensor *b, bool left, int64_t *count);
+/* The determinants every device shares (linalg.c): checks, a packed
+ * column-major copy lu of a, the asked-for outputs ([B...]: det, logdet and
+ * sign in a's compute dtype, logabs real) allocated, then the device's `run`
+ * fills them from lu (which it may factor in place).  Unasked-for ones stay
+ * NULL; all are released on failure. */
+typedef struct {
+  const char *fn;
+  tl_tensor *det, *sign, *logabs, *logdet;
+  int64_t count, n; /* set by tl_lapack_lu_det */
+} tl_lapack_det;
+typedef tl_status (*tl_lapack_det_run)(const tl_lapack_det *p, tl_tensor *lu);
+tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run);
+/* eigh's error when the solver does not converge (info > 0). */
+tl_status tl_lapack_eigh_error(const char *fn, int nb, int64_t batch, int info);
+tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err);
+tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, const tl_tensor *b,
+                             bool left, tl_lapack_lu_run run);
+tl_status tl_lapack_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
+                           tl_lapack_lu_run run);
+
 #endif

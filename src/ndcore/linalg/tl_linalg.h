@@ -17,6 +17,17 @@
 tl_status tl_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, tl_scalar alpha,
                          tl_scalar beta, bool reduce_batch);
 
+/* The sizes of a gemm call (M, N, K, broadcast batch shape), checked as every
+ * device's gemm kernel checks them: out must be [B..., M, N] ([M, N] with
+ * reduce_batch) and M, N, K must fit BLAS's ints. */
+typedef struct {
+  int64_t M, N, K;
+  int nb;
+  int64_t bshape[TL_MAX_DIMS];
+} tl_gemm_shape;
+tl_status tl_linalg_gemm_shape(const tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                               bool reduce_batch, tl_gemm_shape *g);
+
 /* OpenBLAS's thread count follows torchlike.set_num_threads, as PyTorch's BLAS does. */
 void tl_linalg_set_blas_threads(int n);
 /* The kernel set OpenBLAS picked when it loaded ("SkylakeX", "Haswell" ...):

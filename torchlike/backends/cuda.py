@@ -1,0 +1,24 @@
+"""CUDA flags, as ``torch.backends.cuda``: ``matmul.allow_tf32`` (default
+False, as PyTorch) lets float32 matrix products on CUDA round their inputs
+to TF32 on tensor cores; the cuBLAS kernels read it at every call."""
+from .. import _C
+
+
+class _MatmulFlags:
+    """``torchlike.backends.cuda.matmul``: the cuBLAS switches."""
+
+    @property
+    def allow_tf32(self):
+        return _C._cublas_allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _C._cublas_allow_tf32(bool(value))
+
+    # PyTorch's switches for half-precision reductions; ours always
+    # accumulate float16/bfloat16 products in float32.
+    allow_fp16_reduced_precision_reduction = True
+    allow_bf16_reduced_precision_reduction = True
+
+
+matmul = _MatmulFlags()
