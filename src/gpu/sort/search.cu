@@ -7,51 +7,77 @@
 
 #include "gpu/sort/tl_sort_device.cuh"
 
-/* ---- cummax / cummin ---------------------------------------------------------------- */
+/* ---- cummax / cummin ---------------------------------------------------------------- *
+ * PyTorch's rule: a NaN always takes over; otherwise a value at least as
+ * large (small) as the running one does, so ties move to the later index;
+ * once the running value is NaN only a NaN replaces it.  That is a running
+ * maximum of (ord, position), ord being the order key (complemented for
+ * cummin) and all ones for a NaN: associative, so CUB's scan runs it over
+ * all lanes at once, an element of another lane restarting the maximum. */
 
-/* PyTorch's rule, one thread a lane: a NaN always takes over; otherwise a
- * value at least as large (small) as the running one does, so ties move to
- * the later index; once the running value is NaN only a NaN replaces it. */
-__global__ void tl_cummax_kernel(const tl_gpu_lanes in, int dtype, bool is_min,
-                                 const tl_gpu_lanes values, const tl_gpu_lanes indices,
-                                 int64_t lanes, int64_t n)
-{
-  int esize = (int)(dtype == TL_DTYPE_I64 || dtype == TL_DTYPE_F64 ? 8
-                    : dtype == TL_DTYPE_I32 || dtype == TL_DTYPE_F32 ? 4
-                    : dtype == TL_DTYPE_I16 || dtype == TL_DTYPE_F16 || dtype == TL_DTYPE_BF16 ? 2
-                                                                                                : 1);
-  uint64_t mask = tl_sd_key_mask(esize), flip = is_min ? mask : 0;
-  bool is_float = tl_sd_is_float(dtype);
-  TL_SORT_FOR(lane, lanes)
+struct tl_cum_item {
+  uint64_t ord;
+  int64_t flat; /* lane * n + position */
+};
+
+struct tl_cum_max {
+  int64_t n;
+  TL_SD tl_cum_item operator()(const tl_cum_item &a, const tl_cum_item &b) const
   {
-    const char *src = tl_sd_lane(in, lane);
-    char *pv = tl_sd_lane(values, lane), *pi = tl_sd_lane(indices, lane);
-    uint64_t best = 0;
-    bool best_nan = false;
-    int64_t at = 0;
-    for (int64_t i = 0; i < n; i++) {
-      uint64_t k = tl_sd_key(dtype, src + i * in.step);
-      bool nan = is_float && k == mask;
-      if (i == 0 || nan || (!best_nan && (k ^ flip) >= (best ^ flip))) {
-        best = k;
-        best_nan = nan;
-        at = i;
-      }
-      tl_sd_copy(pv + i * values.step, src + at * in.step, esize);
-      *reinterpret_cast<int64_t *>(pi + i * indices.step) = at;
-    }
+    if (a.flat / n != b.flat / n) /* b starts a lane (inputs come in order) */
+      return b;
+    return b.ord > a.ord || (b.ord == a.ord && b.flat > a.flat) ? b : a;
+  }
+};
+
+__global__ void tl_cum_items_kernel(const tl_gpu_lanes in, int dtype, int esize, bool is_min,
+                                    int64_t n, int64_t total, tl_cum_item *items)
+{
+  uint64_t mask = tl_sd_key_mask(esize);
+  bool is_float = tl_sd_is_float(dtype);
+  TL_SORT_FOR(t, total)
+  {
+    uint64_t k = tl_sd_key(dtype, tl_sd_lane(in, t / n) + t % n * in.step);
+    uint64_t ord = is_float && k == mask ? ~0ull : is_min ? k ^ mask : k;
+    items[t] = tl_cum_item{ord, t};
+  }
+}
+
+__global__ void tl_cum_out_kernel(const tl_gpu_lanes in, int esize, const tl_gpu_lanes values,
+                                  const tl_gpu_lanes indices, int64_t n, int64_t total,
+                                  const tl_cum_item *items)
+{
+  TL_SORT_FOR(t, total)
+  {
+    int64_t lane = t / n, i = t % n, at = items[t].flat % n;
+    tl_sd_copy(tl_sd_lane(values, lane) + i * values.step, tl_sd_lane(in, lane) + at * in.step,
+               esize);
+    *reinterpret_cast<int64_t *>(tl_sd_lane(indices, lane) + i * indices.step) = at;
   }
 }
 
 extern "C" int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min,
                              const tl_gpu_lanes *values, const tl_gpu_lanes *indices,
-                             int64_t lanes, int64_t n, void *stream)
+                             int64_t lanes, int64_t n, void *items, void *temp,
+                             size_t *temp_bytes, void *stream)
 {
-  if (lanes * n == 0)
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t total = lanes * n;
+  tl_cum_item *it = static_cast<tl_cum_item *>(items);
+  tl_cum_max op{n ? n : 1};
+  if (!temp)
+    return (int)cub::DeviceScan::InclusiveScan(temp, *temp_bytes, it, it, op, total, s);
+  if (total == 0)
     return 0;
-  tl_cummax_kernel<<<tl_sort_blocks(lanes), TL_SORT_THREADS, 0, (cudaStream_t)stream>>>(
-      *in, dtype, is_min, *values, *indices, lanes, n);
-  return (int)cudaGetLastError();
+  int esize = (int)tl_dtype_sizes[dtype];
+  unsigned blocks = tl_sort_blocks(total);
+  tl_cum_items_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(*in, dtype, esize, is_min, n, total, it);
+  int err = (int)cudaGetLastError();
+  if (!err)
+    err = (int)cub::DeviceScan::InclusiveScan(temp, *temp_bytes, it, it, op, total, s);
+  if (!err)
+    tl_cum_out_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(*in, esize, *values, *indices, n, total, it);
+  return err ? err : (int)cudaGetLastError();
 }
 
 /* ---- unique ------------------------------------------------------------------------- */

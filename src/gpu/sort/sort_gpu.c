@@ -491,17 +491,28 @@ static tl_status cuda_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_t
   if (alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
     return tl_error_status();
   int skip = in->ndim ? d : -1;
+  int64_t lanes = lane_count(in, d), n = lane_length(in, d);
+  tl_device dev = tl_tensor_device(in);
   tl_gpu_lanes li, lv, lx;
+  tl_tensor items = {0}, temp = {0};
+  size_t bytes = 0;
   void *stream = NULL;
   if (lanes_of(op, in, skip, &li) != TL_OK || lanes_of(op, values, skip, &lv) != TL_OK ||
-      lanes_of(op, indices, skip, &lx) != TL_OK ||
-      tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
-      launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lane_count(in, d),
-                             lane_length(in, d), stream), op) != TL_OK) {
+      lanes_of(op, indices, skip, &lx) != TL_OK || tl_gpu_stream(dev, op, &stream) != TL_OK ||
+      launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lanes, n, NULL, NULL, &bytes, stream),
+               op) != TL_OK ||
+      scratch(&items, dev, lanes * n * TL_GPU_CUM_ITEM) != TL_OK ||
+      scratch(&temp, dev, (int64_t)bytes) != TL_OK ||
+      launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lanes, n, tl_tensor_data(&items),
+                             tl_tensor_data(&temp), &bytes, stream), op) != TL_OK) {
+    release(&items);
+    release(&temp);
     release(values);
     release(indices);
     return tl_error_status();
   }
+  release(&items);
+  release(&temp);
   return TL_OK;
 }
 

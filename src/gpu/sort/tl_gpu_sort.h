@@ -70,9 +70,13 @@ int tl_gpu_sort_quantile(const tl_gpu_lanes *in, int dtype, const tl_gpu_lanes *
 
 /* ---- search.cu ---- */
 
-/* Running max (min) with PyTorch's NaN and tie rules, one thread a lane. */
+/* Running max (min) along every lane with PyTorch's NaN and tie rules:
+ * items is scratch of TL_GPU_CUM_ITEM bytes an element; temp == NULL: only
+ * sets *temp_bytes. */
+#define TL_GPU_CUM_ITEM 16
 int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min, const tl_gpu_lanes *values,
-                  const tl_gpu_lanes *indices, int64_t lanes, int64_t n, void *stream);
+                  const tl_gpu_lanes *indices, int64_t lanes, int64_t n, void *items, void *temp,
+                  size_t *temp_bytes, void *stream);
 /* Rows of `width` elements of the contiguous data (dtype), visited in the
  * order perm[0..rows): keys[r] = key of element c of row perm[r]. */
 int tl_gpu_unique_column_keys(const char *data, int dtype, int64_t width, int64_t c,
