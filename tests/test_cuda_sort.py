@@ -21,6 +21,8 @@ import pytest
 import torchlike as tl
 from torchlike import _C
 from oracle import NP_DTYPES, assert_close, random_array, to_tensor
+from test_search import ref_cum  # PyTorch's cummax rule, written out
+from test_sort import stable_argsort  # NumPy's stable order, descending too
 
 _C._fake_enable()
 EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
@@ -51,15 +53,6 @@ def back(t):
 def np_of(t):
     t = back(t)
     return t.float().numpy() if t.dtype == tl.bfloat16 else t.numpy()
-
-
-def stable_argsort(a, axis=-1, descending=False):
-    """NumPy's stable argsort; descending keeps ties (and NaNs) in input order."""
-    if not descending:
-        return np.argsort(a, axis=axis, kind="stable")
-    n = a.shape[axis]
-    rev = np.flip(a, axis=axis)
-    return n - 1 - np.flip(np.argsort(rev, axis=axis, kind="stable"), axis=axis)
 
 
 def sample(shape, dtype, rng):
@@ -298,24 +291,6 @@ def test_quantile_nanquantile(device, dtype):
 
 
 # ---- cummax, cummin ------------------------------------------------------------------------------
-
-def ref_cum(a, axis, is_min):
-    """PyTorch's rule: NaN takes over; ties move the index to the later element."""
-    a = np.moveaxis(a, axis, -1)
-    vals = np.empty_like(a)
-    idx = np.zeros(a.shape, np.int64)
-    for lane in np.ndindex(*a.shape[:-1]):
-        row = a[lane]
-        best, at = None, 0
-        for i, x in enumerate(row):
-            xnan = row.dtype.kind == "f" and np.isnan(x)
-            bnan = best is not None and row.dtype.kind == "f" and np.isnan(best)
-            if i == 0 or xnan or (not bnan and (x <= best if is_min else x >= best)):
-                best, at = x, i
-            vals[lane + (i,)] = row[at]
-            idx[lane + (i,)] = at
-    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)
-
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", REAL_DTYPES)

@@ -3,9 +3,10 @@
  * mode, cummax, cummin, unique, unique_consecutive, searchsorted,
  * bucketize, bincount, histc.
  *
- * Same contracts, checks and error messages as the CPU's (sort.c,
- * search.c): outputs are allocated here on the input's device and left
- * unallocated on error.  The kernels are in sort.cu and search.cu; this file
+ * The CPU's contracts (tl_sort.h), and its checks and error messages
+ * (sort_args.c, shared): outputs are allocated here on the input's device
+ * and left unallocated on error; median of all elements is sort_args.c's
+ * (the median along one dim of the flattened input).  The kernels are in sort.cu and search.cu; this file
  * turns tensors into their plain lanes (tl_gpu_sort.h) and scratch buffers
  * (tensors of bytes from the device's caching pool, on the current stream).
  *
@@ -24,18 +25,11 @@
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/sort_keys.h"
+#include "ndcore/kernels/tl_sort_args.h"
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/tensor/tl_views.h"
 
 /* ---- lanes, scratch, host reads ------------------------------------------------------- */
-
-static tl_status check_real(const char *op, const tl_tensor *t)
-{
-  if (tl_dtype_is_complex(t->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
-                        "have no order)", op, tl_dtype_names[t->dtype]);
-  return TL_OK;
-}
 
 /* t's lanes along skip (-1: every dim is a lane dim, one element a lane). */
 static tl_status lanes_of(const char *op, const tl_tensor *t, int skip, tl_gpu_lanes *l)
@@ -74,12 +68,6 @@ static tl_status scratch(tl_tensor *t, tl_device device, int64_t nbytes)
   return tl_tensor_empty(t, TL_DTYPE_U8, 1, &nbytes, device);
 }
 
-static void release(tl_tensor *t)
-{
-  if (t && t->storage)
-    tl_tensor_release(t);
-}
-
 /* n bytes of device memory to the host: a synchronous copy on the current
  * stream (the one sync of a data-dependent result). */
 static tl_status read_back(tl_device device, void *dst, const void *src, size_t n)
@@ -89,33 +77,6 @@ static tl_status read_back(tl_device device, void *dst, const void *src, size_t 
 }
 
 static tl_status launched(int err, const char *op) { return tl_gpu_launched(err, op); }
-
-/* A contiguous copy of t (or a new reference when it already is one). */
-static tl_status contiguous(const tl_tensor *t, tl_tensor *out)
-{
-  if (tl_tensor_is_contiguous(t)) {
-    tl_tensor_view_of(out, t);
-    return TL_OK;
-  }
-  if (tl_tensor_empty(out, t->dtype, t->ndim, t->shape, tl_tensor_device(t)) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_copy(out, t) != TL_OK) {
-    tl_tensor_release(out);
-    return tl_error_status();
-  }
-  return TL_OK;
-}
-
-/* All of in's elements as a contiguous 1-d tensor. */
-static tl_status flatten_all(const tl_tensor *in, tl_tensor *flat)
-{
-  if (contiguous(in, flat) != TL_OK)
-    return tl_error_status();
-  flat->ndim = 1;
-  flat->shape[0] = tl_tensor_numel(in);
-  flat->strides[0] = 1;
-  return TL_OK;
-}
 
 /* ---- sorted lanes ------------------------------------------------------------------------ */
 
@@ -128,8 +89,8 @@ typedef struct {
 
 static void sorted_release(sorted_lanes *s)
 {
-  release(&s->keys);
-  release(&s->pos);
+  tl_sort_release(&s->keys);
+  tl_sort_release(&s->pos);
 }
 
 /* CUB's sort of one call's pairs, its temp storage grown as needed. */
@@ -142,7 +103,7 @@ static tl_status sort_call(const char *op, tl_device dev, int kbytes, tl_tensor 
                                  offsets, stream), op) != TL_OK)
     return tl_error_status();
   if (!temp->storage || (size_t)temp->shape[0] < bytes) {
-    release(temp);
+    tl_sort_release(temp);
     if (scratch(temp, dev, (int64_t)bytes) != TL_OK)
       return tl_error_status();
   }
@@ -201,74 +162,56 @@ static tl_status sort_lanes(const char *op, const tl_tensor *in, int d, bool des
       goto fail;
   }
 done:
-  release(&kin);
-  release(&pin);
-  release(&offsets);
-  release(&temp);
+  tl_sort_release(&kin);
+  tl_sort_release(&pin);
+  tl_sort_release(&offsets);
+  tl_sort_release(&temp);
   return TL_OK;
 fail:
-  release(&kin);
-  release(&pin);
-  release(&offsets);
-  release(&temp);
+  tl_sort_release(&kin);
+  tl_sort_release(&pin);
+  tl_sort_release(&offsets);
+  tl_sort_release(&temp);
   sorted_release(s);
   return tl_error_status();
 }
 
-/* ---- sort, topk ---------------------------------------------------------------------------- */
+/* ---- what each op reads from its sorted lanes ------------------------------------------------ */
 
-/* The input's shape with dim's size set to size (keep) or dim removed. */
-static int reduced_shape(const tl_tensor *in, int dim, int64_t size, bool keep, int64_t *shape)
-{
-  int nd = 0;
-  for (int i = 0; i < in->ndim; i++) {
-    if (i != dim)
-      shape[nd++] = in->shape[i];
-    else if (keep)
-      shape[nd++] = size;
-  }
-  return nd;
-}
-
-/* Allocate values (dtype of in) and indices (int64), either may be NULL. */
-static tl_status alloc_pair(const tl_tensor *in, int nd, const int64_t *shape, tl_tensor *values,
-                            tl_tensor *indices)
-{
-  if (values && tl_tensor_empty(values, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
-  if (indices && tl_tensor_empty(indices, TL_DTYPE_I64, nd, shape, tl_tensor_device(in)) != TL_OK) {
-    release(values);
-    return tl_error_status();
-  }
-  return TL_OK;
-}
-
-/* The first k sorted positions of every lane (desc: largest first) to
- * values and indices (either may be NULL), allocated with dim d of size k. */
-static tl_status sorted_prefix(const char *op, const tl_tensor *in, int d, bool desc, int64_t k,
-                               tl_tensor *values, tl_tensor *indices)
+/* Every lane of in sorted along d (desc: largest first), then either
+ *   kind < 0: sorted positions [0, k) to values and indices (either may be
+ *             NULL), allocated with dim d of size k (sort, topk);
+ *   else:     one position a lane (TL_GPU_SELECT_*, k for kthvalue) to
+ *             values and indices, dim d kept as 1 or removed. */
+static tl_status from_sorted(const char *op, const tl_tensor *in, int d, bool desc, int kind,
+                             int64_t k, bool keepdim, tl_tensor *values, tl_tensor *indices)
 {
   int64_t shape[TL_MAX_DIMS];
-  int nd = reduced_shape(in, d, k, true, shape), skip = in->ndim ? d : -1;
+  bool prefix = kind < 0;
+  int nd = tl_sort_reduced_shape(in, d, prefix ? k : 1, prefix || keepdim, shape);
+  int skip = in->ndim ? d : -1, oskip = prefix || keepdim ? skip : -1;
   sorted_lanes s = {0};
   tl_gpu_lanes li, lv = {0}, lx = {0};
   void *stream = NULL;
-  if (alloc_pair(in, nd, shape, values, indices) != TL_OK)
+  if (tl_sort_alloc_pair(in, nd, shape, values, indices) != TL_OK)
     return tl_error_status();
-  if (lanes_of(op, in, skip, &li) != TL_OK || (values && lanes_of(op, values, skip, &lv) != TL_OK) ||
-      (indices && lanes_of(op, indices, skip, &lx) != TL_OK) ||
+  if (lanes_of(op, in, skip, &li) != TL_OK || (values && lanes_of(op, values, oskip, &lv) != TL_OK) ||
+      (indices && lanes_of(op, indices, oskip, &lx) != TL_OK) ||
       tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       sort_lanes(op, in, d, desc, &s, stream) != TL_OK)
     goto fail;
-  if (launched(tl_gpu_sort_gather(&li, (int)tl_dtype_size(in->dtype), &lv, &lx, tl_tensor_data(&s.pos),
-                                  s.lanes, s.n, k, stream), op) != TL_OK)
+  int err = prefix ? tl_gpu_sort_gather(&li, (int)tl_dtype_size(in->dtype), &lv, &lx,
+                                        tl_tensor_data(&s.pos), s.lanes, s.n, k, stream)
+                   : tl_gpu_sort_select(kind, k, &li, in->dtype, &lv, &lx, tl_tensor_data(&s.keys),
+                                        tl_tensor_data(&s.pos), s.lanes, s.n, stream);
+  if (launched(err, op) != TL_OK)
     goto fail;
   sorted_release(&s);
   return TL_OK;
 fail:
   sorted_release(&s);
-  release(values);
-  release(indices);
+  tl_sort_release(values);
+  tl_sort_release(indices);
   return tl_error_status();
 }
 
@@ -278,65 +221,28 @@ static tl_status cuda_sort(const tl_tensor *in, int64_t dim, bool descending, bo
   (void)stable; /* radix sorts are stable */
   const char *op = values ? "sort" : "argsort";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_dim(op, in, dim, &d) != TL_OK)
     return tl_error_status();
-  return sorted_prefix(op, in, d, descending, lane_length(in, d), values, indices);
+  return from_sorted(op, in, d, descending, -1, lane_length(in, d), true, values, indices);
 }
 
 static tl_status cuda_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest,
                            tl_tensor *values, tl_tensor *indices)
 {
   int d;
-  if (check_real("topk", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_topk_check(in, k, dim, &d) != TL_OK)
     return tl_error_status();
-  int64_t n = lane_length(in, d);
-  if (k < 0 || k > n)
-    return tl_error_set(TL_ERR_RUNTIME, "topk(): selected index k out of range: k is %lld but "
-                        "dim %d has size %lld", (long long)k, d, (long long)n);
-  return sorted_prefix("topk", in, d, largest, in->ndim ? k : n, values, indices);
-}
-
-/* ---- one position per lane: kthvalue, median, mode ------------------------------------------ */
-
-static tl_status select_one(const char *op, const tl_tensor *in, int d, bool keepdim, int kind,
-                            int64_t k, tl_tensor *values, tl_tensor *indices)
-{
-  int64_t shape[TL_MAX_DIMS];
-  int nd = reduced_shape(in, d, 1, keepdim, shape);
-  int oskip = in->ndim && keepdim ? d : -1;
-  sorted_lanes s = {0};
-  tl_gpu_lanes li, lv, lx;
-  void *stream = NULL;
-  if (alloc_pair(in, nd, shape, values, indices) != TL_OK)
-    return tl_error_status();
-  if (lanes_of(op, in, in->ndim ? d : -1, &li) != TL_OK || lanes_of(op, values, oskip, &lv) != TL_OK ||
-      lanes_of(op, indices, oskip, &lx) != TL_OK ||
-      tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
-      sort_lanes(op, in, d, false, &s, stream) != TL_OK)
-    goto fail;
-  if (launched(tl_gpu_sort_select(kind, k, &li, in->dtype, &lv, &lx, tl_tensor_data(&s.keys),
-                                  tl_tensor_data(&s.pos), s.lanes, s.n, stream), op) != TL_OK)
-    goto fail;
-  sorted_release(&s);
-  return TL_OK;
-fail:
-  sorted_release(&s);
-  release(values);
-  release(indices);
-  return tl_error_status();
+  /* A 0-d input's result is 0-d whatever k (PyTorch): its one element. */
+  return from_sorted("topk", in, d, largest, -1, in->ndim ? k : 1, true, values, indices);
 }
 
 static tl_status cuda_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
                                tl_tensor *values, tl_tensor *indices)
 {
   int d;
-  if (check_real("kthvalue", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_kthvalue_check(in, k, dim, &d) != TL_OK)
     return tl_error_status();
-  int64_t n = lane_length(in, d);
-  if (k < 1 || k > n)
-    return tl_error_set(TL_ERR_RUNTIME, "kthvalue(): selected number k out of range: k is %lld "
-                        "but dim %d has size %lld", (long long)k, d, (long long)n);
-  return select_one("kthvalue", in, d, keepdim, TL_GPU_SELECT_KTH, k, values, indices);
+  return from_sorted("kthvalue", in, d, false, TL_GPU_SELECT_KTH, k, keepdim, values, indices);
 }
 
 static tl_status cuda_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
@@ -344,53 +250,19 @@ static tl_status cuda_median_dim(const tl_tensor *in, int64_t dim, bool keepdim,
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_reduced(op, in, dim, &d) != TL_OK)
     return tl_error_status();
-  if (lane_length(in, d) == 0)
-    return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size",
-                        op, d);
-  return select_one(op, in, d, keepdim, ignore_nan ? TL_GPU_SELECT_NANMEDIAN : TL_GPU_SELECT_MEDIAN,
-                    0, values, indices);
-}
-
-static tl_scalar nan_scalar(void) { return (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = NAN}; }
-
-static tl_status cuda_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
-{
-  const char *op = ignore_nan ? "nanmedian" : "median";
-  if (check_real(op, in) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_numel(in) == 0) {
-    if (!tl_dtype_is_float(in->dtype))
-      return tl_error_set(TL_ERR_RUNTIME, "%s(): cannot compute the median of an empty %s "
-                          "tensor (the result would be NaN)", op, tl_dtype_names[in->dtype]);
-    if (tl_tensor_empty(out, in->dtype, 0, NULL, tl_tensor_device(in)) != TL_OK)
-      return tl_error_status();
-    if (tl_tensor_fill(out, nan_scalar()) != TL_OK) {
-      tl_tensor_release(out);
-      return tl_error_status();
-    }
-    return TL_OK;
-  }
-  tl_tensor flat = {0}, indices = {0};
-  if (flatten_all(in, &flat) != TL_OK)
-    return tl_error_status();
-  tl_status st = cuda_median_dim(&flat, 0, false, ignore_nan, out, &indices);
-  tl_tensor_release(&flat);
-  if (st == TL_OK)
-    tl_tensor_release(&indices);
-  return st;
+  return from_sorted(op, in, d, false, ignore_nan ? TL_GPU_SELECT_NANMEDIAN : TL_GPU_SELECT_MEDIAN, 0,
+                     keepdim, values, indices);
 }
 
 static tl_status cuda_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *values,
                            tl_tensor *indices)
 {
   int d;
-  if (check_real("mode", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_reduced("mode", in, dim, &d) != TL_OK)
     return tl_error_status();
-  if (lane_length(in, d) == 0)
-    return tl_error_set(TL_ERR_INDEX, "mode(): Expected reduction dim %d to have non-zero size", d);
-  return select_one("mode", in, d, keepdim, TL_GPU_SELECT_MODE, 0, values, indices);
+  return from_sorted("mode", in, d, false, TL_GPU_SELECT_MODE, 0, keepdim, values, indices);
 }
 
 /* ---- quantile ------------------------------------------------------------------------------- */
@@ -400,30 +272,10 @@ static tl_status cuda_quantile(const tl_tensor *in, const double *q, int64_t nq,
                                bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
-  if (check_real(op, in) != TL_OK)
+  int64_t shape[TL_MAX_DIMS];
+  int d, nd;
+  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, &nd, shape) != TL_OK)
     return tl_error_status();
-  if (in->dtype != TL_DTYPE_F32 && in->dtype != TL_DTYPE_F64)
-    return tl_error_set(TL_ERR_RUNTIME, "%s() input tensor must be either float or double dtype, "
-                        "but got %s", op, tl_dtype_names[in->dtype]);
-  for (int64_t i = 0; i < nq; i++)
-    if (!(q[i] >= 0 && q[i] <= 1))
-      return tl_error_set(TL_ERR_RUNTIME, "%s() q values must be in the range [0, 1], but got %g",
-                          op, q[i]);
-  int d = 0;
-  if (!all_dims && tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
-    return tl_error_status();
-  int64_t shape[TL_MAX_DIMS + 1];
-  int nd = 0;
-  if (!q_scalar)
-    shape[nd++] = nq;
-  if (all_dims) {
-    for (int i = 0; keepdim && i < in->ndim; i++)
-      shape[nd++] = 1;
-  } else {
-    nd += reduced_shape(in, d, 1, keepdim, shape + nd);
-  }
-  if (nd > TL_MAX_DIMS)
-    return tl_error_set(TL_ERR_VALUE, "%s(): result would have more than %d dims", op, TL_MAX_DIMS);
   tl_device dev = tl_tensor_device(in);
   if (tl_tensor_empty(out, in->dtype, nd, shape, dev) != TL_OK)
     return tl_error_status();
@@ -432,27 +284,19 @@ static tl_status cuda_quantile(const tl_tensor *in, const double *q, int64_t nq,
   void *stream = NULL;
   const tl_tensor *src = in;
   if (all_dims) {
-    if (flatten_all(in, &flat) != TL_OK)
+    if (tl_sort_flatten(in, &flat) != TL_OK)
       goto fail;
     src = &flat;
   }
   int sd = all_dims ? 0 : d;
   if (lane_length(src, sd) == 0) { /* empty lanes: every result is NaN */
-    if (tl_tensor_fill(out, nan_scalar()) != TL_OK)
+    if (tl_tensor_fill(out, (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = NAN}) != TL_OK)
       goto fail;
     goto done;
   }
-  /* The output per lane: the q dim dropped (q_step walks it), the reduced
-   * dims as lanes. */
-  tl_tensor view = *out;
-  int64_t q_step = q_scalar ? 0 : out->strides[0] * (int64_t)tl_dtype_size(out->dtype);
-  if (!q_scalar) {
-    view.ndim--;
-    memmove(view.shape, view.shape + 1, sizeof(int64_t) * (size_t)view.ndim);
-    memmove(view.strides, view.strides + 1, sizeof(int64_t) * (size_t)view.ndim);
-  }
-  if (all_dims)
-    view.ndim = 0;
+  tl_tensor view;
+  int64_t q_step;
+  tl_quantile_lanes_view(out, q_scalar, all_dims, &view, &q_step);
   int oskip = !all_dims && keepdim && in->ndim ? d : -1;
   tl_gpu_lanes li, lo;
   const tl_backend *b = tl_backend_get(dev);
@@ -468,13 +312,13 @@ static tl_status cuda_quantile(const tl_tensor *in, const double *q, int64_t nq,
     goto fail;
 done:
   sorted_release(&s);
-  release(&flat);
-  release(&qd);
+  tl_sort_release(&flat);
+  tl_sort_release(&qd);
   return TL_OK;
 fail:
   sorted_release(&s);
-  release(&flat);
-  release(&qd);
+  tl_sort_release(&flat);
+  tl_sort_release(&qd);
   tl_tensor_release(out);
   return tl_error_status();
 }
@@ -486,9 +330,8 @@ static tl_status cuda_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_t
 {
   const char *op = is_min ? "cummin" : "cummax";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
-    return tl_error_status();
-  if (alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
+  if (tl_sort_check_dim(op, in, dim, &d) != TL_OK ||
+      tl_sort_alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
     return tl_error_status();
   int skip = in->ndim ? d : -1;
   int64_t lanes = lane_count(in, d), n = lane_length(in, d);
@@ -505,14 +348,14 @@ static tl_status cuda_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_t
       scratch(&temp, dev, (int64_t)bytes) != TL_OK ||
       launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lanes, n, tl_tensor_data(&items),
                              tl_tensor_data(&temp), &bytes, stream), op) != TL_OK) {
-    release(&items);
-    release(&temp);
-    release(values);
-    release(indices);
+    tl_sort_release(&items);
+    tl_sort_release(&temp);
+    tl_sort_release(values);
+    tl_sort_release(indices);
     return tl_error_status();
   }
-  release(&items);
-  release(&temp);
+  tl_sort_release(&items);
+  tl_sort_release(&temp);
   return TL_OK;
 }
 
@@ -551,15 +394,15 @@ static tl_status unique_groups(const char *op, const tl_tensor *data, int64_t ro
                                   inverse ? tl_tensor_data(inverse) : NULL,
                                   counts ? tl_tensor_data(counts) : NULL, stream), op) != TL_OK)
     goto fail;
-  release(&group);
-  release(&temp);
+  tl_sort_release(&group);
+  tl_sort_release(&temp);
   return TL_OK;
 fail:
-  release(&group);
-  release(&temp);
-  release(out);
-  release(inverse);
-  release(counts);
+  tl_sort_release(&group);
+  tl_sort_release(&temp);
+  tl_sort_release(out);
+  tl_sort_release(inverse);
+  tl_sort_release(counts);
   return tl_error_status();
 }
 
@@ -567,13 +410,13 @@ static tl_status cuda_unique(const tl_tensor *in, bool consecutive, tl_tensor *o
                              tl_tensor *inverse, tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
-  if (check_real(op, in) != TL_OK)
+  if (tl_sort_check_real(op, in) != TL_OK)
     return tl_error_status();
   int64_t n = tl_tensor_numel(in), shape[1];
   tl_tensor flat = {0};
   sorted_lanes s = {0};
   void *stream = NULL;
-  if (flatten_all(in, &flat) != TL_OK)
+  if (tl_sort_flatten(in, &flat) != TL_OK)
     return tl_error_status();
   if (tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       (!consecutive && n > 0 && sort_lanes(op, &flat, 0, false, &s, stream) != TL_OK))
@@ -582,11 +425,11 @@ static tl_status cuda_unique(const tl_tensor *in, bool consecutive, tl_tensor *o
                     in->ndim, in->shape, out, inverse, counts, stream) != TL_OK)
     goto fail;
   sorted_release(&s);
-  release(&flat);
+  tl_sort_release(&flat);
   return TL_OK;
 fail:
   sorted_release(&s);
-  release(&flat);
+  tl_sort_release(&flat);
   return tl_error_status();
 }
 
@@ -613,17 +456,17 @@ static tl_status sort_rows(const char *op, const tl_tensor *packed, int64_t rows
     *perm = other;
     other = t;
   }
-  release(&kin);
-  release(&kout);
-  release(&other);
-  release(&temp);
+  tl_sort_release(&kin);
+  tl_sort_release(&kout);
+  tl_sort_release(&other);
+  tl_sort_release(&temp);
   return TL_OK;
 fail:
-  release(&kin);
-  release(&kout);
-  release(&other);
-  release(&temp);
-  release(perm);
+  tl_sort_release(&kin);
+  tl_sort_release(&kout);
+  tl_sort_release(&other);
+  tl_sort_release(&temp);
+  tl_sort_release(perm);
   return tl_error_status();
 }
 
@@ -632,13 +475,9 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  int64_t rows, numel = tl_tensor_numel(in);
+  if (tl_unique_dim_check(op, in, dim, &d, &rows) != TL_OK)
     return tl_error_status();
-  int64_t rows = in->ndim ? in->shape[d] : 1, numel = tl_tensor_numel(in);
-  if (numel == 0 && rows > 0)
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): number of elements along the other dims is 0 "
-                        "for an input of %d dims; cannot take unique slices along dim %d",
-                        op, in->ndim, d);
   if (rows > INT32_MAX)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): CUDA takes fewer than 2^31 slices, got "
                         "%lld", op, (long long)rows);
@@ -651,7 +490,7 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
   } else {
     tl_tensor_view_of(&moved, in);
   }
-  if (contiguous(&moved, &packed) != TL_OK || tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
+  if (tl_sort_contiguous(&moved, &packed) != TL_OK || tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       (!consecutive && rows > 0 && sort_rows(op, &packed, rows, width, &perm, stream) != TL_OK))
     goto fail;
   int64_t shape[TL_MAX_DIMS];
@@ -664,23 +503,23 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
     result.ndim = 0;
     tl_tensor_view_of(out, &result);
   } else if (tl_view_movedim(&back, &result, 1, &dst_dim, &src_dim) != TL_OK ||
-             contiguous(&back, out) != TL_OK) {
-    release(inverse);
-    release(counts);
+             tl_sort_contiguous(&back, out) != TL_OK) {
+    tl_sort_release(inverse);
+    tl_sort_release(counts);
     goto fail;
   }
-  release(&moved);
-  release(&packed);
-  release(&result);
-  release(&back);
-  release(&perm);
+  tl_sort_release(&moved);
+  tl_sort_release(&packed);
+  tl_sort_release(&result);
+  tl_sort_release(&back);
+  tl_sort_release(&perm);
   return TL_OK;
 fail:
-  release(&moved);
-  release(&packed);
-  release(&result);
-  release(&back);
-  release(&perm);
+  tl_sort_release(&moved);
+  tl_sort_release(&packed);
+  tl_sort_release(&result);
+  tl_sort_release(&back);
+  tl_sort_release(&perm);
   return tl_error_status();
 }
 
@@ -690,34 +529,10 @@ static tl_status cuda_searchsorted(const tl_tensor *seq, const tl_tensor *values
                                    const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
   const char *op = "searchsorted";
-  char s1[96], s2[96];
-  if (check_real(op, seq) != TL_OK || check_real(op, values) != TL_OK)
+  if (tl_searchsorted_check(seq, values, sorter, out_int32) != TL_OK)
     return tl_error_status();
-  if (seq->ndim == 0)
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundaries tensor should have 1 or more "
-                        "dimensions, but got a 0-d tensor");
   bool seq_1d = seq->ndim == 1;
-  if (!seq_1d && (values->ndim != seq->ndim ||
-                  memcmp(values->shape, seq->shape, sizeof(int64_t) * (size_t)(seq->ndim - 1))))
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundaries tensor should be 1 dimension or "
-                        "the first N-1 dimensions of boundaries tensor and input value tensor must "
-                        "match, but we got boundaries tensor %s and input value tensor %s",
-                        tl_shape_str(s1, sizeof s1, seq->ndim, seq->shape),
-                        tl_shape_str(s2, sizeof s2, values->ndim, values->shape));
-  if (sorter) {
-    if (sorter->dtype != TL_DTYPE_I64)
-      return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): sorter must be a tensor of long dtype "
-                          "but got dtype %s", tl_dtype_names[sorter->dtype]);
-    if (sorter->ndim != seq->ndim || memcmp(sorter->shape, seq->shape, sizeof(int64_t) * (size_t)seq->ndim))
-      return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundary and sorter must have the same "
-                          "size, but got boundary tensor %s and sorter tensor %s",
-                          tl_shape_str(s1, sizeof s1, seq->ndim, seq->shape),
-                          tl_shape_str(s2, sizeof s2, sorter->ndim, sorter->shape));
-  }
   int64_t n = seq->shape[seq->ndim - 1];
-  if (out_int32 && n >= INT32_MAX)
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): the size of boundaries' last dimension "
-                        "(%lld) is too large for out_int32=True", (long long)n);
   tl_device dev = tl_tensor_device(values);
   int ss = seq->ndim - 1, sv = values->ndim ? values->ndim - 1 : -1;
   int64_t seq_rows = lane_count(seq, ss);
@@ -756,14 +571,14 @@ static tl_status cuda_searchsorted(const tl_tensor *seq, const tl_tensor *values
     tl_tensor_release(out);
     goto fail;
   }
-  release(&cs);
-  release(&cv);
-  release(&bad);
+  tl_sort_release(&cs);
+  tl_sort_release(&cv);
+  tl_sort_release(&bad);
   return TL_OK;
 fail:
-  release(&cs);
-  release(&cv);
-  release(&bad);
+  tl_sort_release(&cs);
+  tl_sort_release(&cv);
+  tl_sort_release(&bad);
   return tl_error_status();
 }
 
@@ -773,20 +588,9 @@ static tl_status cuda_bincount(const tl_tensor *in, const tl_tensor *weights, in
                                tl_tensor *out)
 {
   const char *op = "bincount";
-  char s1[96], s2[96];
-  if (in->ndim != 1 || !tl_dtype_is_integral(in->dtype) || in->dtype == TL_DTYPE_BOOL)
-    return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs; "
-                        "got a %dD %s tensor", in->ndim, tl_dtype_names[in->dtype]);
-  if (minlength < 0)
-    return tl_error_set(TL_ERR_RUNTIME, "bincount(): minlength should be >= 0, got %lld",
-                        (long long)minlength);
-  if (weights && (weights->ndim != 1 || weights->shape[0] != in->shape[0]))
-    return tl_error_set(TL_ERR_RUNTIME, "bincount(): weights should be 1-d and have the same "
-                        "length as input, but got input %s and weights %s",
-                        tl_shape_str(s1, sizeof s1, in->ndim, in->shape),
-                        tl_shape_str(s2, sizeof s2, weights->ndim, weights->shape));
-  if (weights && tl_dtype_is_complex(weights->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "bincount(): complex weights are not supported");
+  tl_dtype od;
+  if (tl_bincount_check(in, weights, minlength, &od) != TL_OK)
+    return tl_error_status();
   tl_device dev = tl_tensor_device(in);
   int64_t n = in->shape[0], b[3];
   int64_t step = in->strides[0] * (int64_t)tl_dtype_size(in->dtype);
@@ -800,13 +604,11 @@ static tl_status cuda_bincount(const tl_tensor *in, const tl_tensor *weights, in
                                      stream), op) != TL_OK ||
       read_back(dev, b, tl_tensor_data(&bad), sizeof b) != TL_OK)
     goto fail;
-  release(&bad);
+  tl_sort_release(&bad);
   if (b[0] != INT64_MAX)
     return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
                         "inputs; input[%lld] is %lld", (long long)b[0], (long long)b[1]);
   int64_t len = b[2] + 1 > minlength ? b[2] + 1 : minlength;
-  /* PyTorch: counts are int64; float32 weights sum in float32, others in float64. */
-  tl_dtype od = !weights ? TL_DTYPE_I64 : weights->dtype == TL_DTYPE_F32 ? TL_DTYPE_F32 : TL_DTYPE_F64;
   if (tl_tensor_zeros(out, od, 1, &len, dev) != TL_OK)
     return tl_error_status();
   if (launched(tl_gpu_bincount(tl_tensor_data(in), step, in->dtype, n,
@@ -818,7 +620,7 @@ static tl_status cuda_bincount(const tl_tensor *in, const tl_tensor *weights, in
   }
   return TL_OK;
 fail:
-  release(&bad);
+  tl_sort_release(&bad);
   return tl_error_status();
 }
 
@@ -826,19 +628,13 @@ static tl_status cuda_histc(const tl_tensor *in, int64_t bins, double min, doubl
                             tl_tensor *out)
 {
   const char *op = "histc";
-  if (!tl_dtype_is_float(in->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "histc(): not implemented for '%s' (floating "
-                        "point inputs only)", tl_dtype_names[in->dtype]);
-  if (bins <= 0)
-    return tl_error_set(TL_ERR_RUNTIME, "histc(): bins must be > 0, but got %lld", (long long)bins);
-  if (max < min)
-    return tl_error_set(TL_ERR_RUNTIME, "histc(): max must be larger than min, but got min %g and "
-                        "max %g", min, max);
+  if (tl_histc_check(in, bins, min, max) != TL_OK)
+    return tl_error_status();
   tl_device dev = tl_tensor_device(in);
   int64_t n = tl_tensor_numel(in);
   tl_tensor flat = {0}, range = {0}, counts = {0};
   void *stream = NULL;
-  if (flatten_all(in, &flat) != TL_OK)
+  if (tl_sort_flatten(in, &flat) != TL_OK)
     return tl_error_status();
   if (tl_gpu_stream(dev, op, &stream) != TL_OK)
     goto fail;
@@ -870,14 +666,14 @@ static tl_status cuda_histc(const tl_tensor *in, int64_t bins, double min, doubl
                             tl_tensor_data(&counts), stream), op) != TL_OK ||
       tl_tensor_to_dtype(out, &counts, in->dtype) != TL_OK)
     goto fail;
-  release(&flat);
-  release(&range);
-  release(&counts);
+  tl_sort_release(&flat);
+  tl_sort_release(&range);
+  tl_sort_release(&counts);
   return TL_OK;
 fail:
-  release(&flat);
-  release(&range);
-  release(&counts);
+  tl_sort_release(&flat);
+  tl_sort_release(&range);
+  tl_sort_release(&counts);
   return tl_error_status();
 }
 
@@ -889,7 +685,7 @@ void tl_gpu_sort_register(void)
       .sort = cuda_sort,
       .topk = cuda_topk,
       .kthvalue = cuda_kthvalue,
-      .median_all = cuda_median_all,
+      .median_all = tl_sort_median_all,
       .median_dim = cuda_median_dim,
       .quantile = cuda_quantile,
       .mode = cuda_mode,
