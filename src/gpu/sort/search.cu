@@ -80,14 +80,18 @@ extern "C" int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min,
   return err ? err : (int)cudaGetLastError();
 }
 
-/* ---- unique ------------------------------------------------------------------------- */
+/* ---- unique ------------------------------------------------------------------------- *
+ * Rows are visited in perm's order; a NULL perm is the identity (consecutive
+ * groups, nothing sorted). */
+
+TL_SD int64_t row_at(const int32_t *perm, int64_t r) { return perm ? perm[r] : r; }
 
 __global__ void tl_unique_column_kernel(const char *data, int dtype, int esize, int64_t width,
                                         int64_t c, const int32_t *perm, int64_t rows, void *keys)
 {
   TL_SORT_FOR(r, rows)
   {
-    int64_t row = perm ? perm[r] : r;
+    int64_t row = row_at(perm, r);
     uint64_t k = tl_sd_key(dtype, data + (row * width + c) * esize);
     switch (esize) {
     case 1: static_cast<uint8_t *>(keys)[r] = (uint8_t)k; break;
@@ -117,8 +121,8 @@ __global__ void tl_unique_flags_kernel(const char *data, int dtype, int esize, i
   TL_SORT_FOR(r, rows)
   {
     bool is_new = r == 0;
-    const char *a = data + (int64_t)perm[r] * width * esize;
-    const char *b = r ? data + (int64_t)perm[r - 1] * width * esize : a;
+    const char *a = data + row_at(perm, r) * width * esize;
+    const char *b = r ? data + row_at(perm, r - 1) * width * esize : a;
     for (int64_t c = 0; c < width && !is_new; c++) {
       uint64_t ka = tl_sd_key(dtype, a + c * esize), kb = tl_sd_key(dtype, b + c * esize);
       is_new = ka != kb || (nan && kb == nan);
@@ -153,12 +157,12 @@ __global__ void tl_unique_firsts_kernel(const char *data, int esize, int64_t wid
   {
     int64_t g = group[r] - 1;
     if (inverse)
-      inverse[perm[r]] = g;
+      inverse[row_at(perm, r)] = g;
     if (r && group[r - 1] == group[r])
       continue;
     if (counts)
       counts[g] = r;
-    const char *src = data + (int64_t)perm[r] * width * esize;
+    const char *src = data + row_at(perm, r) * width * esize;
     for (int64_t c = 0; c < width; c++)
       tl_sd_copy(out + (g * width + c) * esize, src + c * esize, esize);
   }
@@ -256,10 +260,8 @@ __global__ void tl_first_bad_kernel(const tl_gpu_lanes t, int dtype, int64_t row
     int64_t v = dtype == TL_DTYPE_I64 ? tl_sd_load<int64_t>(p) : (int64_t)tl_sd_real(dtype, p);
     if (v < lo || v >= hi)
       atomicMin(reinterpret_cast<long long *>(bad), (long long)f);
-    if (v > 0)
+    if (v >= 0)
       atomicMax(reinterpret_cast<long long *>(bad + 2), (long long)v);
-    else if (v == 0)
-      atomicMax(reinterpret_cast<long long *>(bad + 2), 0ll);
   }
 }
 
