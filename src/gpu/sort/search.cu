@@ -12,26 +12,18 @@
  * large (small) as the running one does, so ties move to the later index;
  * once the running value is NaN only a NaN replaces it.  That is a running
  * maximum of (ord, position), ord being the order key (complemented for
- * cummin) and all ones for a NaN: associative, so CUB's scan runs it over
- * all lanes at once, an element of another lane restarting the maximum. */
+ * cummin) and all ones for a NaN: tl_lane_max's scan. */
 
-struct tl_cum_item {
-  uint64_t ord;
-  int64_t flat; /* lane * n + position */
-};
-
-struct tl_cum_max {
-  int64_t n;
-  TL_SD tl_cum_item operator()(const tl_cum_item &a, const tl_cum_item &b) const
-  {
-    if (a.flat / n != b.flat / n) /* b starts a lane (inputs come in order) */
-      return b;
-    return b.ord > a.ord || (b.ord == a.ord && b.flat > a.flat) ? b : a;
-  }
-};
+extern "C" int tl_gpu_lane_max_scan(void *items, int64_t total, int64_t n, void *temp,
+                                    size_t *temp_bytes, void *stream)
+{
+  tl_lane_max_item *it = static_cast<tl_lane_max_item *>(items);
+  return (int)cub::DeviceScan::InclusiveScan(temp, *temp_bytes, it, it, tl_lane_max{n ? n : 1},
+                                             total, (cudaStream_t)stream);
+}
 
 __global__ void tl_cum_items_kernel(const tl_gpu_lanes in, int dtype, int esize, bool is_min,
-                                    int64_t n, int64_t total, tl_cum_item *items)
+                                    int64_t n, int64_t total, tl_lane_max_item *items)
 {
   uint64_t mask = tl_sd_key_mask(esize);
   bool is_float = tl_sd_is_float(dtype);
@@ -39,13 +31,13 @@ __global__ void tl_cum_items_kernel(const tl_gpu_lanes in, int dtype, int esize,
   {
     uint64_t k = tl_sd_key(dtype, tl_sd_lane(in, t / n) + t % n * in.step);
     uint64_t ord = is_float && k == mask ? ~0ull : is_min ? k ^ mask : k;
-    items[t] = tl_cum_item{ord, t};
+    items[t] = tl_lane_max_item{ord, t};
   }
 }
 
 __global__ void tl_cum_out_kernel(const tl_gpu_lanes in, int esize, const tl_gpu_lanes values,
                                   const tl_gpu_lanes indices, int64_t n, int64_t total,
-                                  const tl_cum_item *items)
+                                  const tl_lane_max_item *items)
 {
   TL_SORT_FOR(t, total)
   {
@@ -59,14 +51,11 @@ __global__ void tl_cum_out_kernel(const tl_gpu_lanes in, int esize, const tl_gpu
 extern "C" int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min,
                              const tl_gpu_lanes *values, const tl_gpu_lanes *indices,
                              int64_t lanes, int64_t n, void *items, void *temp,
-                             size_t *temp_bytes, void *stream)
+                             size_t temp_bytes, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
   int64_t total = lanes * n;
-  tl_cum_item *it = static_cast<tl_cum_item *>(items);
-  tl_cum_max op{n ? n : 1};
-  if (!temp)
-    return (int)cub::DeviceScan::InclusiveScan(temp, *temp_bytes, it, it, op, total, s);
+  tl_lane_max_item *it = static_cast<tl_lane_max_item *>(items);
   if (total == 0)
     return 0;
   int esize = (int)tl_dtype_sizes[dtype];
@@ -74,7 +63,7 @@ extern "C" int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min,
   tl_cum_items_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(*in, dtype, esize, is_min, n, total, it);
   int err = (int)cudaGetLastError();
   if (!err)
-    err = (int)cub::DeviceScan::InclusiveScan(temp, *temp_bytes, it, it, op, total, s);
+    err = tl_gpu_lane_max_scan(it, total, n, temp, &temp_bytes, stream);
   if (!err)
     tl_cum_out_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(*in, esize, *values, *indices, n, total, it);
   return err ? err : (int)cudaGetLastError();

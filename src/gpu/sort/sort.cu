@@ -149,9 +149,7 @@ TL_SD int64_t lane_nans(int dtype, const void *keys, int kbytes, int64_t first, 
 
 /* One position per lane: the k-th; the lower median of the non-NaNs (a
  * NaN's position when one wins: the first NaN in input order, which a
- * stable sort puts first among the NaNs); the mode (the longest run of
- * equal keys, the first such run, i.e. the smallest value, and its last
- * element, i.e. its latest occurrence). */
+ * stable sort puts first among the NaNs). */
 __global__ void tl_sort_select_kernel(int kind, int64_t k, const tl_gpu_lanes in, int dtype,
                                       const tl_gpu_lanes values, const tl_gpu_lanes indices,
                                       const void *keys, int kbytes, const int32_t *pos,
@@ -162,19 +160,6 @@ __global__ void tl_sort_select_kernel(int kind, int64_t k, const tl_gpu_lanes in
     int64_t first = lane * n, j = 0;
     if (kind == TL_GPU_SELECT_KTH) {
       j = k - 1;
-    } else if (kind == TL_GPU_SELECT_MODE) {
-      int64_t best_count = 0, run = 0;
-      for (int64_t i = 0; i < n; i++) {
-        run++;
-        if (i + 1 < n &&
-            tl_sd_key_at(keys, kbytes, first + i) == tl_sd_key_at(keys, kbytes, first + i + 1))
-          continue;
-        if (run > best_count) {
-          best_count = run;
-          j = i;
-        }
-        run = 0;
-      }
     } else {
       int64_t nan = lane_nans(dtype, keys, kbytes, first, n), m = n - nan;
       j = (nan && kind == TL_GPU_SELECT_MEDIAN) || m == 0 ? m : (m - 1) / 2;
@@ -196,6 +181,72 @@ extern "C" int tl_gpu_sort_select(int kind, int64_t k, const tl_gpu_lanes *in, i
   tl_sort_select_kernel<<<tl_sort_blocks(lanes), TL_SORT_THREADS, 0, (cudaStream_t)stream>>>(
       kind, k, *in, dtype, *values, *indices, keys, tl_gpu_sort_key_bytes(dtype), pos, lanes, n);
   return (int)cudaGetLastError();
+}
+
+/* ---- mode ----------------------------------------------------------------------------------- *
+ * Two running maxima along the sorted lanes (tl_lane_max): the first gives
+ * each position the start of its run of equal keys, the second the best
+ * run end so far, ordered by run length, then by the earlier position (the
+ * smaller value); the lane's last item is its mode's run end. */
+
+__global__ void tl_mode_starts_kernel(const void *keys, int kbytes, int64_t n, int64_t total,
+                                      tl_lane_max_item *items)
+{
+  TL_SORT_FOR(t, total)
+  {
+    int64_t j = t % n;
+    bool start = j == 0 || tl_sd_key_at(keys, kbytes, t) != tl_sd_key_at(keys, kbytes, t - 1);
+    items[t] = tl_lane_max_item{start ? (uint64_t)j : 0, t};
+  }
+}
+
+__global__ void tl_mode_runs_kernel(int64_t n, int64_t total, tl_lane_max_item *items)
+{
+  TL_SORT_FOR(t, total)
+  {
+    uint64_t j = (uint64_t)(t % n), len = j - items[t].ord + 1; /* j < 2^31 */
+    items[t] = tl_lane_max_item{len << 32 | (0xffffffffu - j), t};
+  }
+}
+
+__global__ void tl_mode_out_kernel(const tl_gpu_lanes in, int esize, const tl_gpu_lanes values,
+                                   const tl_gpu_lanes indices, const int32_t *pos, int64_t lanes,
+                                   int64_t n, const tl_lane_max_item *items)
+{
+  TL_SORT_FOR(lane, lanes)
+  {
+    int64_t at = pos[items[lane * n + n - 1].flat];
+    tl_sd_copy(tl_sd_lane(values, lane), tl_sd_lane(in, lane) + at * in.step, esize);
+    *reinterpret_cast<int64_t *>(tl_sd_lane(indices, lane)) = at;
+  }
+}
+
+extern "C" int tl_gpu_sort_mode(const tl_gpu_lanes *in, int dtype, const tl_gpu_lanes *values,
+                                const tl_gpu_lanes *indices, const void *keys, const int32_t *pos,
+                                int64_t lanes, int64_t n, void *items, void *temp,
+                                size_t temp_bytes, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t total = lanes * n;
+  tl_lane_max_item *it = static_cast<tl_lane_max_item *>(items);
+  if (total == 0)
+    return 0;
+  int kbytes = tl_gpu_sort_key_bytes(dtype);
+  unsigned blocks = tl_sort_blocks(total);
+  tl_mode_starts_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(keys, kbytes, n, total, it);
+  int err = (int)cudaGetLastError();
+  if (!err)
+    err = tl_gpu_lane_max_scan(it, total, n, temp, &temp_bytes, stream);
+  if (!err) {
+    tl_mode_runs_kernel<<<blocks, TL_SORT_THREADS, 0, s>>>(n, total, it);
+    err = (int)cudaGetLastError();
+  }
+  if (!err)
+    err = tl_gpu_lane_max_scan(it, total, n, temp, &temp_bytes, stream);
+  if (!err)
+    tl_mode_out_kernel<<<tl_sort_blocks(lanes), TL_SORT_THREADS, 0, s>>>(*in, kbytes, *values,
+                                                                        *indices, pos, lanes, n, it);
+  return err ? err : (int)cudaGetLastError();
 }
 
 /* ---- quantile --------------------------------------------------------------------------- */

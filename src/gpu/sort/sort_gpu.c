@@ -176,13 +176,30 @@ fail:
   return tl_error_status();
 }
 
+/* Scratch of a running maximum along lanes (tl_gpu_lane_max_scan): total
+ * items and CUB's temp storage (*bytes). */
+static tl_status lane_scan_scratch(const char *op, const tl_tensor *in, int64_t total, int64_t n,
+                                   tl_tensor *items, tl_tensor *temp, size_t *bytes)
+{
+  tl_device dev = tl_tensor_device(in);
+  if (launched(tl_gpu_lane_max_scan(NULL, total, n, NULL, bytes, NULL), op) != TL_OK ||
+      scratch(items, dev, total * TL_GPU_LANE_MAX_ITEM) != TL_OK)
+    return tl_error_status();
+  if (scratch(temp, dev, (int64_t)*bytes) != TL_OK) {
+    tl_tensor_release(items);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
 /* ---- what each op reads from its sorted lanes ------------------------------------------------ */
 
 /* Every lane of in sorted along d (desc: largest first), then either
  *   kind < 0: sorted positions [0, k) to values and indices (either may be
  *             NULL), allocated with dim d of size k (sort, topk);
- *   else:     one position a lane (TL_GPU_SELECT_*, k for kthvalue) to
- *             values and indices, dim d kept as 1 or removed. */
+ *   else:     one position a lane (TL_GPU_SELECT_*, k for kthvalue; the
+ *             mode through two lane scans) to values and indices, dim d
+ *             kept as 1 or removed. */
 static tl_status from_sorted(const char *op, const tl_tensor *in, int d, bool desc, int kind,
                              int64_t k, bool keepdim, tl_tensor *values, tl_tensor *indices)
 {
@@ -192,6 +209,7 @@ static tl_status from_sorted(const char *op, const tl_tensor *in, int d, bool de
   int skip = in->ndim ? d : -1, oskip = prefix || keepdim ? skip : -1;
   sorted_lanes s = {0};
   tl_gpu_lanes li, lv = {0}, lx = {0};
+  tl_tensor items = {0}, temp = {0};
   void *stream = NULL;
   if (tl_sort_alloc_pair(in, nd, shape, values, indices) != TL_OK)
     return tl_error_status();
@@ -200,16 +218,30 @@ static tl_status from_sorted(const char *op, const tl_tensor *in, int d, bool de
       tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       sort_lanes(op, in, d, desc, &s, stream) != TL_OK)
     goto fail;
-  int err = prefix ? tl_gpu_sort_gather(&li, (int)tl_dtype_size(in->dtype), &lv, &lx,
-                                        tl_tensor_data(&s.pos), s.lanes, s.n, k, stream)
-                   : tl_gpu_sort_select(kind, k, &li, in->dtype, &lv, &lx, tl_tensor_data(&s.keys),
-                                        tl_tensor_data(&s.pos), s.lanes, s.n, stream);
+  int err;
+  if (prefix) {
+    err = tl_gpu_sort_gather(&li, (int)tl_dtype_size(in->dtype), &lv, &lx, tl_tensor_data(&s.pos),
+                             s.lanes, s.n, k, stream);
+  } else if (kind == TL_GPU_SELECT_MODE) {
+    size_t bytes = 0;
+    if (lane_scan_scratch(op, in, s.lanes * s.n, s.n, &items, &temp, &bytes) != TL_OK)
+      goto fail;
+    err = tl_gpu_sort_mode(&li, in->dtype, &lv, &lx, tl_tensor_data(&s.keys), tl_tensor_data(&s.pos),
+                           s.lanes, s.n, tl_tensor_data(&items), tl_tensor_data(&temp), bytes, stream);
+  } else {
+    err = tl_gpu_sort_select(kind, k, &li, in->dtype, &lv, &lx, tl_tensor_data(&s.keys),
+                             tl_tensor_data(&s.pos), s.lanes, s.n, stream);
+  }
   if (launched(err, op) != TL_OK)
     goto fail;
   sorted_release(&s);
+  tl_sort_release(&items);
+  tl_sort_release(&temp);
   return TL_OK;
 fail:
   sorted_release(&s);
+  tl_sort_release(&items);
+  tl_sort_release(&temp);
   tl_sort_release(values);
   tl_sort_release(indices);
   return tl_error_status();
@@ -335,19 +367,16 @@ static tl_status cuda_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_t
     return tl_error_status();
   int skip = in->ndim ? d : -1;
   int64_t lanes = lane_count(in, d), n = lane_length(in, d);
-  tl_device dev = tl_tensor_device(in);
   tl_gpu_lanes li, lv, lx;
   tl_tensor items = {0}, temp = {0};
   size_t bytes = 0;
   void *stream = NULL;
   if (lanes_of(op, in, skip, &li) != TL_OK || lanes_of(op, values, skip, &lv) != TL_OK ||
-      lanes_of(op, indices, skip, &lx) != TL_OK || tl_gpu_stream(dev, op, &stream) != TL_OK ||
-      launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lanes, n, NULL, NULL, &bytes, stream),
-               op) != TL_OK ||
-      scratch(&items, dev, lanes * n * TL_GPU_CUM_ITEM) != TL_OK ||
-      scratch(&temp, dev, (int64_t)bytes) != TL_OK ||
+      lanes_of(op, indices, skip, &lx) != TL_OK ||
+      tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
+      lane_scan_scratch(op, in, lanes * n, n, &items, &temp, &bytes) != TL_OK ||
       launched(tl_gpu_cummax(&li, in->dtype, is_min, &lv, &lx, lanes, n, tl_tensor_data(&items),
-                             tl_tensor_data(&temp), &bytes, stream), op) != TL_OK) {
+                             tl_tensor_data(&temp), bytes, stream), op) != TL_OK) {
     tl_sort_release(&items);
     tl_sort_release(&temp);
     tl_sort_release(values);

@@ -61,6 +61,14 @@ int tl_gpu_sort_gather(const tl_gpu_lanes *in, int esize, const tl_gpu_lanes *va
 int tl_gpu_sort_select(int kind, int64_t k, const tl_gpu_lanes *in, int dtype,
                        const tl_gpu_lanes *values, const tl_gpu_lanes *indices, const void *keys,
                        const int32_t *pos, int64_t lanes, int64_t n, void *stream);
+/* mode of each ascending-sorted lane (the longest run of equal keys, the
+ * first such run, i.e. the smallest value, and its last element, i.e. the
+ * latest occurrence: the CPU's choice) through two lane scans; items and
+ * temp as tl_gpu_cummax's. */
+int tl_gpu_sort_mode(const tl_gpu_lanes *in, int dtype, const tl_gpu_lanes *values,
+                     const tl_gpu_lanes *indices, const void *keys, const int32_t *pos,
+                     int64_t lanes, int64_t n, void *items, void *temp, size_t temp_bytes,
+                     void *stream);
 /* Quantiles q[0..nq) (device doubles) of each ascending-sorted lane of
  * float32/float64 to out (lane L, quantile i at out lane L + i * q_step). */
 int tl_gpu_sort_quantile(const tl_gpu_lanes *in, int dtype, const tl_gpu_lanes *out,
@@ -70,13 +78,18 @@ int tl_gpu_sort_quantile(const tl_gpu_lanes *in, int dtype, const tl_gpu_lanes *
 
 /* ---- search.cu ---- */
 
-/* Running max (min) along every lane with PyTorch's NaN and tie rules:
- * items is scratch of TL_GPU_CUM_ITEM bytes an element; temp == NULL: only
- * sets *temp_bytes. */
-#define TL_GPU_CUM_ITEM 16
+/* Scratch of a running maximum along lanes (tl_sort_device.cuh's
+ * tl_lane_max_item): bytes an element. */
+#define TL_GPU_LANE_MAX_ITEM 16
+/* That running maximum, in place over total items of lanes of n (CUB's
+ * scan); temp == NULL: only sets *temp_bytes. */
+int tl_gpu_lane_max_scan(void *items, int64_t total, int64_t n, void *temp, size_t *temp_bytes,
+                         void *stream);
+/* Running max (min) along every lane with PyTorch's NaN and tie rules;
+ * items (TL_GPU_LANE_MAX_ITEM bytes an element) and temp as the scan's. */
 int tl_gpu_cummax(const tl_gpu_lanes *in, int dtype, bool is_min, const tl_gpu_lanes *values,
                   const tl_gpu_lanes *indices, int64_t lanes, int64_t n, void *items, void *temp,
-                  size_t *temp_bytes, void *stream);
+                  size_t temp_bytes, void *stream);
 /* Rows of `width` elements of the contiguous data (dtype), visited in the
  * order perm[0..rows): keys[r] = key of element c of row perm[r]. */
 int tl_gpu_unique_column_keys(const char *data, int dtype, int64_t width, int64_t c,

@@ -142,4 +142,24 @@ TL_SD uint64_t tl_sd_key_at(const void *keys, int bytes, int64_t j)
   }
 }
 
+/* A running maximum along lanes laid out one after another ([lanes, n]):
+ * the larger ord wins, a tie goes to the later element, and an element of
+ * another lane restarts it.  Associative (not commutative), so CUB's scan
+ * runs every lane at once (tl_gpu_lane_max_scan, search.cu). */
+struct tl_lane_max_item {
+  uint64_t ord;
+  int64_t flat; /* lane * n + position */
+};
+
+struct tl_lane_max {
+  int64_t n;
+  TL_SD tl_lane_max_item operator()(const tl_lane_max_item &a, const tl_lane_max_item &b) const
+  {
+    if (a.flat / n != b.flat / n) /* b starts a lane (inputs come in order) */
+      return b;
+    return b.ord > a.ord || (b.ord == a.ord && b.flat > a.flat) ? b : a;
+  }
+};
+static_assert(sizeof(tl_lane_max_item) == TL_GPU_LANE_MAX_ITEM, "tl_gpu_sort.h's item size");
+
 #endif
