@@ -170,10 +170,9 @@ __global__ void tl_unique_counts_kernel(const int64_t *group, int64_t rows, int6
 }
 
 extern "C" int tl_gpu_unique_emit(const char *data, int esize, int64_t width, const int32_t *perm,
-                                  const int64_t *group, int64_t rows, int64_t groups, char *out,
-                                  int64_t *inverse, int64_t *counts, void *stream)
+                                  const int64_t *group, int64_t rows, char *out, int64_t *inverse,
+                                  int64_t *counts, void *stream)
 {
-  (void)groups;
   cudaStream_t s = (cudaStream_t)stream;
   if (rows == 0)
     return 0;

@@ -419,7 +419,7 @@ static tl_status unique_groups(const char *op, const tl_tensor *data, int64_t ro
       (counts && tl_tensor_empty(counts, TL_DTYPE_I64, 1, &groups, dev) != TL_OK))
     goto fail;
   if (launched(tl_gpu_unique_emit(tl_tensor_data(data), (int)tl_dtype_size(data->dtype), width, perm,
-                                  g, rows, groups, tl_tensor_data(out),
+                                  g, rows, tl_tensor_data(out),
                                   inverse ? tl_tensor_data(inverse) : NULL,
                                   counts ? tl_tensor_data(counts) : NULL, stream), op) != TL_OK)
     goto fail;

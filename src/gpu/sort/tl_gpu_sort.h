@@ -103,8 +103,8 @@ int tl_gpu_unique_groups(const char *data, int dtype, int64_t width, const int32
 /* From the inclusive sums: out row g = data row perm[first of group g],
  * inverse[perm[r]] = group of r (may be NULL), counts[g] (may be NULL). */
 int tl_gpu_unique_emit(const char *data, int esize, int64_t width, const int32_t *perm,
-                       const int64_t *group, int64_t rows, int64_t groups, char *out,
-                       int64_t *inverse, int64_t *counts, void *stream);
+                       const int64_t *group, int64_t rows, char *out, int64_t *inverse,
+                       int64_t *counts, void *stream);
 /* Insertion points of values' lanes in seq's (sorted through sorter's when
  * sorter->data; seq_rows == 1: one sequence for every row); both in dtype. */
 int tl_gpu_searchsorted(const tl_gpu_lanes *seq, const tl_gpu_lanes *sorter, int64_t seq_rows,
