@@ -5,9 +5,10 @@ Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
 mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
 overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
-dtype, batched, a broadcast operand, a transposed one) and a solve
-(cuSOLVER).  Rows without kernels yet (argmax, sort) are listed with the
-reason they do not run, so the report shows the gap."""
+dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER)
+and the sort family (sort, argsort, topk, median, unique).  Rows without
+kernels yet (argmax) are listed with the reason they do not run, so the
+report shows the gap."""
 import os
 import sys
 
@@ -91,8 +92,24 @@ def cases():
     yield "cuda linalg.solve 1024^2 f32", lambda: (torchlike.linalg.solve(ts, tb), sync()), \
         lambda: (torch.linalg.solve(ps, pb), sync()), "torch"
     del ta, pa, tx, tw, px, pw, tb, pb, ts, ps
-    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),
-                     ("sort 2^20 f32", lambda t: t.sort())):
+    # The sort family (src/gpu/sort): one long lane takes CUB's device-wide
+    # radix sort, many lanes its segmented sort; topk sorts whole lanes (no
+    # radix select yet), unique reads its group count back (one sync).
+    g = torch.Generator().manual_seed(0)
+    long_, rows = torch.randn(1 << 24, generator=g), torch.randn(4096, 1024, generator=g)
+    ints = torch.randint(0, 1 << 16, (1 << 22,), generator=g, dtype=torch.int32)
+    for name, f, data in (
+            ("sort 2^24 f32", lambda t: t.sort(), long_),
+            ("sort dim=1 of 4096x1024 f32", lambda t: t.sort(dim=1), rows),
+            ("argsort 2^22 i32", lambda t: t.argsort(), ints),
+            ("topk k=100 of 2^24 f32", lambda t: t.topk(100), long_),
+            ("topk k=8 dim=1 of 4096x1024 f32", lambda t: t.topk(8, dim=1), rows),
+            ("median dim=1 of 4096x1024 f32", lambda t: t.median(dim=1), rows),
+            ("unique 2^22 i32", lambda t: t.unique(), ints)):
+        mine, theirs = torchlike.from_numpy(data.numpy()).to("cuda"), data.to("cuda")
+        yield f"cuda {name}", lambda f=f, t=mine: (f(t), sync()), \
+            lambda f=f, t=theirs: (f(t), sync()), "torch"
+    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),):
         try:
             fn(torchlike.ones(1 << 20, device="cuda"))
         except NotImplementedError as e:

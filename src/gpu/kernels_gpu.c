@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu/linalg/tl_gpu_cublas.h"
+#include "gpu/sort/tl_gpu_sort.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -351,6 +352,7 @@ void tl_gpu_kernels_register(void)
   for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
     tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &reduce);
   tl_gpu_linalg_register();
+  tl_gpu_sort_register();
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

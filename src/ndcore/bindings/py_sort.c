@@ -140,7 +140,7 @@ static PyObject *quantile_run(tl_op op, const tl_py_args_quantile *a)
   } else {
     const tl_tensor *qt = tl_py_t(a->q);
     const tl_tensor *devs[2] = {in, qt};
-    if (tl_check_same_device(2, devs) != TL_OK) /* q is read on the host below */
+    if (tl_check_same_device(2, devs) != TL_OK)
       return tl_py_raise();
     if (qt->ndim > 1)
       return PyErr_Format(PyExc_RuntimeError, "%s() q must be a scalar or 1D tensor, but got a "
@@ -151,14 +151,26 @@ static PyObject *quantile_run(tl_op op, const tl_py_args_quantile *a)
                           tl_dtype_names[in->dtype]);
     q_scalar = qt->ndim == 0;
     nq = tl_tensor_numel(qt);
+    /* The kernels take q as host doubles: a q on a device is copied to the
+     * host first (one read of nq values). */
+    tl_tensor host = {0};
+    if (tl_tensor_device(qt).type != TL_DEVICE_CPU &&
+        tl_backend_tensor_to(&host, qt, tl_device_cpu(), qt->dtype, false) != TL_OK)
+      return tl_py_raise();
+    const tl_tensor *qh = host.storage ? &host : qt;
     q = PyMem_Malloc(sizeof(double) * (size_t)(nq ? nq : 1));
-    if (!q)
+    if (!q) {
+      if (host.storage)
+        tl_tensor_release(&host);
       return PyErr_NoMemory();
-    for (int64_t i = 0; i < nq; i++) {
-      const char *p = (const char *)qt->storage->data +
-                      (qt->offset + (qt->ndim ? i * qt->strides[0] : 0)) * (int64_t)tl_dtype_size(qt->dtype);
-      q[i] = tl_scalar_load(qt->dtype, p).v.f;
     }
+    for (int64_t i = 0; i < nq; i++) {
+      const char *p = (const char *)qh->storage->data +
+                      (qh->offset + (qh->ndim ? i * qh->strides[0] : 0)) * (int64_t)tl_dtype_size(qh->dtype);
+      q[i] = tl_scalar_load(qh->dtype, p).v.f;
+    }
+    if (host.storage)
+      tl_tensor_release(&host);
   }
   r = new_tensor();
   if (r && tl_quantile(in, q, nq, q_scalar, !a->has_dim, a->dim, a->keepdim, method,
@@ -252,6 +264,16 @@ static PyObject *search_run(tl_op op, const tl_tensor *seq, PyObject *val_obj, b
     PyErr_Format(PyExc_RuntimeError, "searchsorted(): input value can be a scalar only when "
                  "boundaries tensor dimension is 1, but we got boundaries tensor dim(%d)", seq->ndim);
     goto done;
+  }
+  if (!tl_py_is_tensor(val_obj) && tl_tensor_device(seq).type != TL_DEVICE_CPU) {
+    /* a number goes where the boundaries are, as in PyTorch */
+    tl_tensor moved = {0};
+    if (tl_backend_tensor_to(&moved, &values, tl_tensor_device(seq), values.dtype, false) != TL_OK) {
+      tl_py_raise();
+      goto done;
+    }
+    tl_tensor_release(&values);
+    values = moved;
   }
   r = new_tensor();
   if (r && tl_searchsorted(seq, &values, right, sorter, out_int32, tl_py_t(r)) != TL_OK) {

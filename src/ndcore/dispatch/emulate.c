@@ -6,11 +6,12 @@
  * CPU scalars over by value; the reductions' device passes and elementwise
  * finishes; copies through tl_copy_through).  This hook gives the fake
  * device whole-plan kernels (tl_iter_kernel), a copy kernel, creation
- * kernels and a reduction pass that are the CPU's, each run with the fake
- * device's memory counted as host memory for the duration of the kernel
- * only: everything outside a kernel takes the device paths, as on CUDA.
- * Fake storages hold plain host addresses from then on.  One-way: for a
- * test's own process (tests/test_cuda_kernels.py).                       */
+ * kernels, a reduction pass and the sort family's kernels that are the
+ * CPU's, each run with the fake device's memory counted as host memory for
+ * the duration of the kernel only: everything outside a kernel takes the
+ * device paths, as on CUDA.  Fake storages hold plain host addresses from
+ * then on.  One-way: for a test's own process (tests/test_cuda_kernels.py,
+ * tests/test_cuda_sort.py).                                              */
 #include "ndcore/dispatch/tl_emulate.h"
 #include "gpu/tl_gpu.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
@@ -74,6 +75,76 @@ static tl_status emu_linspace(tl_tensor *out, tl_scalar start, tl_scalar end, bo
   HOSTED(tl_cpu_tensor_linspace_fill(out, start, end, log, base));
 }
 static tl_status emu_eye(tl_tensor *out) { HOSTED(tl_cpu_tensor_eye_fill(out)); }
+
+/* The CPU's sort family (sort.c, search.c), each as a kernel of the fake
+ * device: outputs are allocated on the fake device; the nested calls the
+ * CPU's kernels make (unique's sort, median's per-dim pass, copies) come
+ * back here and keep the flag set. */
+static tl_status emu_sort(const tl_tensor *in, int64_t dim, bool desc, bool stable, tl_tensor *v,
+                          tl_tensor *i)
+{
+  HOSTED(tl_cpu_sort(in, dim, desc, stable, v, i));
+}
+static tl_status emu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *v,
+                          tl_tensor *i)
+{
+  HOSTED(tl_cpu_topk(in, k, dim, largest, v, i));
+}
+static tl_status emu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
+                              tl_tensor *v, tl_tensor *i)
+{
+  HOSTED(tl_cpu_kthvalue(in, k, dim, keepdim, v, i));
+}
+static tl_status emu_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
+{
+  HOSTED(tl_cpu_median_all(in, ignore_nan, out));
+}
+static tl_status emu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
+                                tl_tensor *v, tl_tensor *i)
+{
+  HOSTED(tl_cpu_median_dim(in, dim, keepdim, ignore_nan, v, i));
+}
+static tl_status emu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar,
+                              bool all_dims, int64_t dim, bool keepdim, tl_quantile_method method,
+                              bool ignore_nan, tl_tensor *out)
+{
+  HOSTED(tl_cpu_quantile(in, q, nq, q_scalar, all_dims, dim, keepdim, method, ignore_nan, out));
+}
+static tl_status emu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *v,
+                          tl_tensor *i)
+{
+  HOSTED(tl_cpu_mode(in, dim, keepdim, v, i));
+}
+static tl_status emu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *v,
+                            tl_tensor *i)
+{
+  HOSTED(tl_cpu_cummax(in, dim, is_min, v, i));
+}
+static tl_status emu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inv,
+                            tl_tensor *counts)
+{
+  HOSTED(tl_cpu_unique(in, consecutive, out, inv, counts));
+}
+static tl_status emu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
+                                tl_tensor *inv, tl_tensor *counts)
+{
+  HOSTED(tl_cpu_unique_dim(in, dim, consecutive, out, inv, counts));
+}
+static tl_status emu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
+                                  const tl_tensor *sorter, bool out_int32, tl_tensor *out)
+{
+  HOSTED(tl_cpu_searchsorted(seq, values, right, sorter, out_int32, out));
+}
+static tl_status emu_bincount(const tl_tensor *in, const tl_tensor *w, int64_t minlength,
+                              tl_tensor *out)
+{
+  HOSTED(tl_cpu_bincount(in, w, minlength, out));
+}
+static tl_status emu_histc(const tl_tensor *in, int64_t bins, double min, double max,
+                           tl_tensor *out)
+{
+  HOSTED(tl_cpu_histc(in, bins, min, max, out));
+}
 #undef HOSTED
 
 tl_status tl_dispatch_emulate_device(void)
@@ -90,6 +161,17 @@ tl_status tl_dispatch_emulate_device(void)
                                      TL_OP_NANMEAN, TL_OP_VAR, TL_OP_STD,  TL_OP_AMAX,
                                      TL_OP_AMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO};
   static const tl_op create_ops[] = {TL_OP_FILL, TL_OP_ARANGE, TL_OP_LINSPACE, TL_OP_EYE};
+  static const tl_sort_kernels sort = {
+      .sort = emu_sort, .topk = emu_topk, .kthvalue = emu_kthvalue,
+      .median_all = emu_median_all, .median_dim = emu_median_dim, .quantile = emu_quantile,
+      .mode = emu_mode, .cummax = emu_cummax, .unique = emu_unique,
+      .unique_dim = emu_unique_dim, .searchsorted = emu_searchsorted,
+      .bincount = emu_bincount, .histc = emu_histc};
+  static const tl_op sort_ops[] = {
+      TL_OP_SORT,         TL_OP_ARGSORT,   TL_OP_MSORT,    TL_OP_TOPK,        TL_OP_KTHVALUE,
+      TL_OP_MEDIAN,       TL_OP_NANMEDIAN, TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE,
+      TL_OP_CUMMAX,       TL_OP_CUMMIN,    TL_OP_UNIQUE,   TL_OP_UNIQUE_CONSECUTIVE,
+      TL_OP_SEARCHSORTED, TL_OP_BUCKETIZE, TL_OP_BINCOUNT, TL_OP_HISTC};
   if (*host_flag())
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);
@@ -111,6 +193,8 @@ tl_status tl_dispatch_emulate_device(void)
     tl_dispatch_register_set(create_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &create);
   for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
     tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &reduce);
+  for (size_t i = 0; i < sizeof sort_ops / sizeof *sort_ops; i++)
+    tl_dispatch_register_set(sort_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &sort);
   tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
   /* linalg: the CUDA set's hosted wrappers for every op (src/gpu/linalg). */
   tl_gpu_linalg_register_hosted(TL_DEVICE_FAKE);

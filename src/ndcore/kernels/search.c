@@ -11,16 +11,8 @@
 
 #include "ndcore/kernels/sort_keys.h"
 #include "ndcore/dispatch/tl_parallel.h"
-#include "ndcore/kernels/tl_sort.h"
+#include "ndcore/kernels/tl_sort_args.h"
 #include "ndcore/tensor/tl_views.h"
-
-static tl_status check_real(const char *op, const tl_tensor *t)
-{
-  if (tl_dtype_is_complex(t->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
-                        "have no order)", op, tl_dtype_names[t->dtype]);
-  return TL_OK;
-}
 
 static inline int64_t load_i64(const char *p)
 {
@@ -37,28 +29,6 @@ static inline void store_index(char *p, int64_t v, bool int32)
   } else {
     memcpy(p, &v, 8);
   }
-}
-
-/* A contiguous copy of t (or a new reference when it already is one). */
-static tl_status contiguous(const tl_tensor *t, tl_tensor *out)
-{
-  if (tl_tensor_is_contiguous(t)) {
-    tl_tensor_view_of(out, t);
-    return TL_OK;
-  }
-  if (tl_tensor_empty(out, t->dtype, t->ndim, t->shape, tl_tensor_device(t)) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_copy(out, t) != TL_OK) {
-    tl_tensor_release(out);
-    return tl_error_status();
-  }
-  return TL_OK;
-}
-
-static void release(tl_tensor *t)
-{
-  if (t && t->storage)
-    tl_tensor_release(t);
 }
 
 /* ---- cummax / cummin ------------------------------------------------------------ */
@@ -112,7 +82,7 @@ tl_status tl_cpu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor
 {
   const char *op = is_min ? "cummin" : "cummax";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_dim(op, in, dim, &d) != TL_OK)
     return tl_error_status();
   if (tl_tensor_empty(values, in->dtype, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
@@ -154,14 +124,14 @@ tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, t
                         tl_tensor *counts)
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
-  if (check_real(op, in) != TL_OK)
+  if (tl_sort_check_real(op, in) != TL_OK)
     return tl_error_status();
   tl_dtype d = in->dtype;
   size_t size = tl_dtype_size(d);
   int64_t n = tl_tensor_numel(in);
   tl_tensor flat = {0}, sorted = {0}, order = {0};
   int64_t *group_start = NULL;
-  if (contiguous(in, &flat) != TL_OK)
+  if (tl_sort_contiguous(in, &flat) != TL_OK)
     return tl_error_status();
   flat.ndim = 1;
   flat.shape[0] = n;
@@ -205,18 +175,18 @@ tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, t
   if (counts && group_counts(counts, group_start, groups, tl_tensor_device(in)) != TL_OK)
     goto fail;
   free(group_start);
-  release(&flat);
-  release(&sorted);
-  release(&order);
+  tl_sort_release(&flat);
+  tl_sort_release(&sorted);
+  tl_sort_release(&order);
   return TL_OK;
 fail:
   free(group_start);
-  release(&flat);
-  release(&sorted);
-  release(&order);
-  release(out);
-  release(inverse);
-  release(counts);
+  tl_sort_release(&flat);
+  tl_sort_release(&sorted);
+  tl_sort_release(&order);
+  tl_sort_release(out);
+  tl_sort_release(inverse);
+  tl_sort_release(counts);
   return tl_error_status();
 }
 
@@ -242,13 +212,9 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
 {
   const char *op = consecutive ? "unique_consecutive" : "unique";
   int d;
-  if (check_real(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  int64_t rows, numel = tl_tensor_numel(in);
+  if (tl_unique_dim_check(op, in, dim, &d, &rows) != TL_OK)
     return tl_error_status();
-  int64_t rows = in->ndim ? in->shape[d] : 1, numel = tl_tensor_numel(in);
-  if (numel == 0 && rows > 0)
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): number of elements along the other dims is 0 "
-                        "for an input of %d dims; cannot take unique slices along dim %d",
-                        op, in->ndim, d);
   int64_t width = rows ? numel / rows : 0;
   size_t size = tl_dtype_size(in->dtype);
   tl_tensor moved = {0}, packed = {0}, result = {0}, back = {0};
@@ -261,7 +227,7 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
   } else {
     tl_tensor_view_of(&moved, in);
   }
-  if (contiguous(&moved, &packed) != TL_OK)
+  if (tl_sort_contiguous(&moved, &packed) != TL_OK)
     goto fail;
   keys = malloc(sizeof(uint64_t) * (size_t)(numel ? numel : 1));
   order = malloc(sizeof(int64_t) * (size_t)(rows + 1));
@@ -301,7 +267,7 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
   if (in->ndim) {
     if (tl_view_movedim(&back, &result, 1, &dst_dim, &src_dim) != TL_OK)
       goto fail;
-    if (contiguous(&back, out) != TL_OK)
+    if (tl_sort_contiguous(&back, out) != TL_OK)
       goto fail;
   } else {
     tl_tensor_view_of(out, &result);
@@ -317,23 +283,23 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
   free(order);
   free(group_of);
   free(starts);
-  release(&moved);
-  release(&packed);
-  release(&result);
-  release(&back);
+  tl_sort_release(&moved);
+  tl_sort_release(&packed);
+  tl_sort_release(&result);
+  tl_sort_release(&back);
   return TL_OK;
 fail:
   free(keys);
   free(order);
   free(group_of);
   free(starts);
-  release(&moved);
-  release(&packed);
-  release(&result);
-  release(&back);
-  release(out);
-  release(inverse);
-  release(counts);
+  tl_sort_release(&moved);
+  tl_sort_release(&packed);
+  tl_sort_release(&result);
+  tl_sort_release(&back);
+  tl_sort_release(out);
+  tl_sort_release(inverse);
+  tl_sort_release(counts);
   return tl_error_status();
 }
 
@@ -413,34 +379,10 @@ static void search_rows(void *ctx, int64_t begin, int64_t end, int worker)
 tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
                               const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
-  char s1[96], s2[96];
-  if (check_real("searchsorted", seq) != TL_OK || check_real("searchsorted", values) != TL_OK)
+  if (tl_searchsorted_check(seq, values, sorter, out_int32) != TL_OK)
     return tl_error_status();
-  if (seq->ndim == 0)
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundaries tensor should have 1 or more "
-                        "dimensions, but got a 0-d tensor");
   bool seq_1d = seq->ndim == 1;
-  if (!seq_1d && (values->ndim != seq->ndim ||
-                  memcmp(values->shape, seq->shape, sizeof(int64_t) * (size_t)(seq->ndim - 1))))
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundaries tensor should be 1 dimension or "
-                        "the first N-1 dimensions of boundaries tensor and input value tensor must "
-                        "match, but we got boundaries tensor %s and input value tensor %s",
-                        tl_shape_str(s1, sizeof s1, seq->ndim, seq->shape),
-                        tl_shape_str(s2, sizeof s2, values->ndim, values->shape));
-  if (sorter) {
-    if (sorter->dtype != TL_DTYPE_I64)
-      return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): sorter must be a tensor of long dtype "
-                          "but got dtype %s", tl_dtype_names[sorter->dtype]);
-    if (sorter->ndim != seq->ndim || memcmp(sorter->shape, seq->shape, sizeof(int64_t) * (size_t)seq->ndim))
-      return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): boundary and sorter must have the same "
-                          "size, but got boundary tensor %s and sorter tensor %s",
-                          tl_shape_str(s1, sizeof s1, seq->ndim, seq->shape),
-                          tl_shape_str(s2, sizeof s2, sorter->ndim, sorter->shape));
-  }
   int64_t n = seq->shape[seq->ndim - 1];
-  if (out_int32 && n >= INT32_MAX)
-    return tl_error_set(TL_ERR_RUNTIME, "searchsorted(): the size of boundaries' last dimension "
-                        "(%lld) is too large for out_int32=True", (long long)n);
   if (sorter) { /* every sorter index must point into its row */
     int64_t total = tl_tensor_numel(sorter);
     for (int64_t i = 0; i < total; i++) {
@@ -455,13 +397,13 @@ tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, boo
   tl_tensor cs = {0}, cv = {0};
   if ((seq->dtype != common && tl_tensor_to_dtype(&cs, seq, common) != TL_OK) ||
       (values->dtype != common && tl_tensor_to_dtype(&cv, values, common) != TL_OK)) {
-    release(&cs);
+    tl_sort_release(&cs);
     return tl_error_status();
   }
   if (tl_tensor_empty(out, out_int32 ? TL_DTYPE_I32 : TL_DTYPE_I64, values->ndim, values->shape,
                       tl_tensor_device(values)) != TL_OK) {
-    release(&cs);
-    release(&cv);
+    tl_sort_release(&cs);
+    tl_sort_release(&cv);
     return tl_error_status();
   }
   search_job j = {.seq = cs.storage ? &cs : seq, .values = cv.storage ? &cv : values,
@@ -481,8 +423,8 @@ tl_status tl_cpu_searchsorted(const tl_tensor *seq, const tl_tensor *values, boo
       tl_parallel_for(rows, j.nvalues >= 1024 ? 1 : 1024 / j.nvalues, search_rows, &j);
     free(j.shared_keys);
   }
-  release(&cs);
-  release(&cv);
+  tl_sort_release(&cs);
+  tl_sort_release(&cv);
   if (j.failed) {
     tl_tensor_release(out);
     return tl_error_set(TL_ERR_MEMORY, "searchsorted(): out of memory");
@@ -519,20 +461,9 @@ static inline double load_real(tl_dtype d, const char *p)
 tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t minlength,
                           tl_tensor *out)
 {
-  char s1[96], s2[96];
-  if (in->ndim != 1 || !tl_dtype_is_integral(in->dtype) || in->dtype == TL_DTYPE_BOOL)
-    return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral inputs; "
-                        "got a %dD %s tensor", in->ndim, tl_dtype_names[in->dtype]);
-  if (minlength < 0)
-    return tl_error_set(TL_ERR_RUNTIME, "bincount(): minlength should be >= 0, got %lld",
-                        (long long)minlength);
-  if (weights && (weights->ndim != 1 || weights->shape[0] != in->shape[0]))
-    return tl_error_set(TL_ERR_RUNTIME, "bincount(): weights should be 1-d and have the same "
-                        "length as input, but got input %s and weights %s",
-                        tl_shape_str(s1, sizeof s1, in->ndim, in->shape),
-                        tl_shape_str(s2, sizeof s2, weights->ndim, weights->shape));
-  if (weights && tl_dtype_is_complex(weights->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "bincount(): complex weights are not supported");
+  tl_dtype od;
+  if (tl_bincount_check(in, weights, minlength, &od) != TL_OK)
+    return tl_error_status();
   int64_t n = in->shape[0], top = -1;
   const char *src = tl_tensor_data(in), *wsrc = weights ? tl_tensor_data(weights) : NULL;
   int64_t step = in->strides[0] * (int64_t)tl_dtype_size(in->dtype);
@@ -545,8 +476,6 @@ tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t
     top = v > top ? v : top;
   }
   int64_t len = top + 1 > minlength ? top + 1 : minlength;
-  /* PyTorch: counts are int64; float32 weights sum in float32, others in float64. */
-  tl_dtype od = !weights ? TL_DTYPE_I64 : weights->dtype == TL_DTYPE_F32 ? TL_DTYPE_F32 : TL_DTYPE_F64;
   if (tl_tensor_empty(out, od, 1, &len, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
   char *o = tl_tensor_data(out);
@@ -570,17 +499,11 @@ tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t
 
 tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max, tl_tensor *out)
 {
-  if (!tl_dtype_is_float(in->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "histc(): not implemented for '%s' (floating "
-                        "point inputs only)", tl_dtype_names[in->dtype]);
-  if (bins <= 0)
-    return tl_error_set(TL_ERR_RUNTIME, "histc(): bins must be > 0, but got %lld", (long long)bins);
-  if (max < min)
-    return tl_error_set(TL_ERR_RUNTIME, "histc(): max must be larger than min, but got min %g and "
-                        "max %g", min, max);
+  if (tl_histc_check(in, bins, min, max) != TL_OK)
+    return tl_error_status();
   int64_t n = tl_tensor_numel(in);
   tl_tensor flat = {0};
-  if (contiguous(in, &flat) != TL_OK)
+  if (tl_sort_contiguous(in, &flat) != TL_OK)
     return tl_error_status();
   const char *src = tl_tensor_data(&flat);
   int64_t esize = (int64_t)tl_dtype_size(in->dtype);
@@ -598,16 +521,16 @@ tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max
     max += 1;
   }
   if (!isfinite(min) || !isfinite(max)) {
-    release(&flat);
+    tl_sort_release(&flat);
     return tl_error_set(TL_ERR_RUNTIME, "histc(): range of [%g, %g] is not finite", min, max);
   }
   if (tl_tensor_empty(out, in->dtype, 1, &bins, tl_tensor_device(in)) != TL_OK) {
-    release(&flat);
+    tl_sort_release(&flat);
     return tl_error_status();
   }
   int64_t *count = calloc((size_t)bins, sizeof *count);
   if (!count) {
-    release(&flat);
+    tl_sort_release(&flat);
     tl_tensor_release(out);
     return tl_error_set(TL_ERR_MEMORY, "histc(): out of memory for %lld bins", (long long)bins);
   }
@@ -619,7 +542,7 @@ tl_status tl_cpu_histc(const tl_tensor *in, int64_t bins, double min, double max
     int64_t b = (int64_t)((v - min) * scale);
     count[b < bins ? b : bins - 1]++;
   }
-  release(&flat);
+  tl_sort_release(&flat);
   for (int64_t b = 0; b < bins; b++) {
     tl_scalar s = {.kind = TL_KIND_FLOAT, .v.f = (double)count[b]};
     tl_scalar_store(s, in->dtype, (char *)tl_tensor_data(out) + b * (int64_t)tl_dtype_size(in->dtype));

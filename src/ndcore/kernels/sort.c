@@ -22,7 +22,7 @@
 
 #include "ndcore/kernels/sort_keys.h"
 #include "ndcore/dispatch/tl_parallel.h"
-#include "ndcore/kernels/tl_sort.h"
+#include "ndcore/kernels/tl_sort_args.h"
 #include "ndcore/kernels/tl_vecmath.h"
 
 #define TL_RADIX_BITS 11
@@ -936,50 +936,7 @@ static tl_status lanes_run(lane_job *job)
   return st;
 }
 
-/* ---- argument checks and outputs ------------------------------------------------ */
-
-static tl_status check_sortable(const char *op, const tl_tensor *in)
-{
-  if (tl_dtype_is_complex(in->dtype))
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): not implemented for '%s' (complex numbers "
-                        "have no order)", op, tl_dtype_names[in->dtype]);
-  return TL_OK;
-}
-
-/* The input's shape with dim's size set to size (keep) or dim removed. */
-static int reduced_shape(const tl_tensor *in, int dim, int64_t size, bool keep, int64_t *shape)
-{
-  int nd = 0;
-  for (int i = 0; i < in->ndim; i++) {
-    if (i != dim)
-      shape[nd++] = in->shape[i];
-    else if (keep)
-      shape[nd++] = size;
-  }
-  return nd;
-}
-
-/* Allocate values (dtype of in) and indices (int64), either may be NULL. */
-static tl_status alloc_pair(const tl_tensor *in, int nd, const int64_t *shape, tl_tensor *values,
-                            tl_tensor *indices)
-{
-  if (values && tl_tensor_empty(values, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
-  if (indices && tl_tensor_empty(indices, TL_DTYPE_I64, nd, shape, tl_tensor_device(in)) != TL_OK) {
-    if (values)
-      tl_tensor_release(values);
-    return tl_error_status();
-  }
-  return TL_OK;
-}
-
-static void release_pair(tl_tensor *values, tl_tensor *indices)
-{
-  if (values && values->storage)
-    tl_tensor_release(values);
-  if (indices && indices->storage)
-    tl_tensor_release(indices);
-}
+/* ---- outputs -------------------------------------------------------------------- */
 
 /* Outputs of the sort family: where lane `lane` starts and its step (bytes). */
 typedef struct {
@@ -1055,13 +1012,13 @@ tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool st
 {
   (void)stable; /* every sort here is stable */
   int d;
-  if (check_sortable(values ? "sort" : "argsort", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_dim(values ? "sort" : "argsort", in, dim, &d) != TL_OK)
     return tl_error_status();
-  if (alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
+  if (tl_sort_alloc_pair(in, in->ndim, in->shape, values, indices) != TL_OK)
     return tl_error_status();
   if (!indices) {
     if (sort_values_only(in, d, descending, values) != TL_OK) {
-      release_pair(values, NULL);
+      tl_sort_release(values);
       return tl_error_status();
     }
     return TL_OK;
@@ -1071,7 +1028,8 @@ tl_status tl_cpu_sort(const tl_tensor *in, int64_t dim, bool descending, bool st
                   .emit_chunks = true, .inplace = sort_inplace, .ctx = &o,
                   .group_values = values, .group_indices = indices};
   if (lanes_run(&job) != TL_OK) {
-    release_pair(values, indices);
+    tl_sort_release(values);
+    tl_sort_release(indices);
     return tl_error_status();
   }
   return TL_OK;
@@ -1088,24 +1046,22 @@ tl_status tl_cpu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest,
                       tl_tensor *indices)
 {
   int d;
-  if (check_sortable("topk", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_topk_check(in, k, dim, &d) != TL_OK)
     return tl_error_status();
   int64_t n = lane_length(in, d);
-  if (k < 0 || k > n)
-    return tl_error_set(TL_ERR_RUNTIME, "topk(): selected index k out of range: k is %lld but "
-                        "dim %d has size %lld", (long long)k, d, (long long)n);
   /* A 0-d input's result is 0-d whatever k (PyTorch): its one element. */
   if (in->ndim == 0)
     k = n;
   int64_t shape[TL_MAX_DIMS];
-  int nd = reduced_shape(in, d, k, true, shape);
-  if (alloc_pair(in, nd, shape, values, indices) != TL_OK)
+  int nd = tl_sort_reduced_shape(in, d, k, true, shape);
+  if (tl_sort_alloc_pair(in, nd, shape, values, indices) != TL_OK)
     return tl_error_status();
   pair_out o = {values, indices, in->ndim ? d : -1, k, false};
   lane_job job = {.in = in, .dim = d, .desc = largest, .plan = plan_topk, .emit = emit_sorted,
                   .emit_chunks = true, .ctx = &o};
   if (k > 0 && lanes_run(&job) != TL_OK) {
-    release_pair(values, indices);
+    tl_sort_release(values);
+    tl_sort_release(indices);
     return tl_error_status();
   }
   return TL_OK;
@@ -1140,13 +1096,14 @@ static tl_status select_one(const tl_tensor *in, int d, bool keepdim,
                             void (*plan)(const lane_job *, lane *), pair_out *o)
 {
   int64_t shape[TL_MAX_DIMS];
-  int nd = reduced_shape(in, d, 1, keepdim, shape);
-  if (alloc_pair(in, nd, shape, o->values, o->indices) != TL_OK)
+  int nd = tl_sort_reduced_shape(in, d, 1, keepdim, shape);
+  if (tl_sort_alloc_pair(in, nd, shape, o->values, o->indices) != TL_OK)
     return tl_error_status();
   o->skip = in->ndim && keepdim ? d : -1;
   lane_job job = {.in = in, .dim = d, .desc = false, .plan = plan, .emit = emit_one, .ctx = o};
   if (lanes_run(&job) != TL_OK) {
-    release_pair(o->values, o->indices);
+    tl_sort_release(o->values);
+    tl_sort_release(o->indices);
     return tl_error_status();
   }
   return TL_OK;
@@ -1156,12 +1113,8 @@ tl_status tl_cpu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keep
                           tl_tensor *values, tl_tensor *indices)
 {
   int d;
-  if (check_sortable("kthvalue", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_kthvalue_check(in, k, dim, &d) != TL_OK)
     return tl_error_status();
-  int64_t n = lane_length(in, d);
-  if (k < 1 || k > n)
-    return tl_error_set(TL_ERR_RUNTIME, "kthvalue(): selected number k out of range: k is %lld "
-                        "but dim %d has size %lld", (long long)k, d, (long long)n);
   pair_out o = {values, indices, -1, k, false};
   return select_one(in, d, keepdim, plan_kth, &o);
 }
@@ -1187,61 +1140,15 @@ tl_status tl_cpu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool
 {
   const char *op = ignore_nan ? "nanmedian" : "median";
   int d;
-  if (check_sortable(op, in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_reduced(op, in, dim, &d) != TL_OK)
     return tl_error_status();
-  if (lane_length(in, d) == 0)
-    return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size",
-                        op, d);
   pair_out o = {values, indices, -1, 0, ignore_nan};
   return select_one(in, d, keepdim, plan_median, &o);
 }
 
-/* A contiguous 1-d view (or copy) of all of in's elements. */
-static tl_status flatten_all(const tl_tensor *in, tl_tensor *flat)
-{
-  int64_t n = tl_tensor_numel(in);
-  if (tl_tensor_is_contiguous(in)) {
-    tl_tensor_view_of(flat, in);
-    flat->ndim = 1;
-    flat->shape[0] = n;
-    flat->strides[0] = 1;
-    return TL_OK;
-  }
-  if (tl_tensor_empty(flat, in->dtype, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_copy(flat, in) != TL_OK) {
-    tl_tensor_release(flat);
-    return tl_error_status();
-  }
-  flat->ndim = 1;
-  flat->shape[0] = n;
-  flat->strides[0] = 1;
-  return TL_OK;
-}
-
 tl_status tl_cpu_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
 {
-  const char *op = ignore_nan ? "nanmedian" : "median";
-  if (check_sortable(op, in) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_numel(in) == 0) {
-    if (!tl_dtype_is_float(in->dtype))
-      return tl_error_set(TL_ERR_RUNTIME, "%s(): cannot compute the median of an empty %s "
-                          "tensor (the result would be NaN)", op, tl_dtype_names[in->dtype]);
-    if (tl_tensor_empty(out, in->dtype, 0, NULL, tl_tensor_device(in)) != TL_OK)
-      return tl_error_status();
-    tl_scalar nan = {.kind = TL_KIND_FLOAT, .v.f = NAN};
-    tl_scalar_store(nan, in->dtype, tl_tensor_data(out));
-    return TL_OK;
-  }
-  tl_tensor flat = {0}, indices = {0};
-  if (flatten_all(in, &flat) != TL_OK)
-    return tl_error_status();
-  tl_status st = tl_median_dim(&flat, 0, false, ignore_nan, out, &indices);
-  tl_tensor_release(&flat);
-  if (st == TL_OK)
-    tl_tensor_release(&indices);
-  return st;
+  return tl_sort_median_all(in, ignore_nan, out);
 }
 
 /* ---- quantile ------------------------------------------------------------------ */
@@ -1335,56 +1242,25 @@ tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool
                           bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
-  if (check_sortable(op, in) != TL_OK)
+  int64_t shape[TL_MAX_DIMS];
+  int d, nd;
+  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, &nd, shape) != TL_OK)
     return tl_error_status();
-  if (in->dtype != TL_DTYPE_F32 && in->dtype != TL_DTYPE_F64)
-    return tl_error_set(TL_ERR_RUNTIME, "%s() input tensor must be either float or double dtype, "
-                        "but got %s", op, tl_dtype_names[in->dtype]);
-  for (int64_t i = 0; i < nq; i++)
-    if (!(q[i] >= 0 && q[i] <= 1))
-      return tl_error_set(TL_ERR_RUNTIME, "%s() q values must be in the range [0, 1], but got %g",
-                          op, q[i]);
-  int d = 0;
-  if (!all_dims && tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
-    return tl_error_status();
-  /* Result shape: [nq] (unless q is a scalar) + the reduced shape. */
-  int64_t shape[TL_MAX_DIMS + 1];
-  int nd = 0;
-  if (!q_scalar)
-    shape[nd++] = nq;
-  if (all_dims) {
-    for (int i = 0; keepdim && i < in->ndim; i++)
-      shape[nd++] = 1;
-  } else {
-    nd += reduced_shape(in, d, 1, keepdim, shape + nd);
-  }
-  if (nd > TL_MAX_DIMS)
-    return tl_error_set(TL_ERR_VALUE, "%s(): result would have more than %d dims", op, TL_MAX_DIMS);
   if (tl_tensor_empty(out, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
   tl_tensor flat = {0};
   const tl_tensor *src = in;
   if (all_dims) {
-    if (flatten_all(in, &flat) != TL_OK)
+    if (tl_sort_flatten(in, &flat) != TL_OK)
       goto fail;
     src = &flat;
   }
   /* The output viewed per lane: drop the q dim (q_step walks it) and walk the
    * reduced dims as lanes. */
-  tl_tensor view = *out;
+  tl_tensor view;
   quantile_out o = {.out = &view, .q = q, .nq = nq, .ignore_nan = ignore_nan, .method = method};
-  o.q_step = q_scalar ? 0 : out->strides[0] * (int64_t)tl_dtype_size(out->dtype);
-  if (!q_scalar) {
-    view.ndim--;
-    memmove(view.shape, view.shape + 1, sizeof(int64_t) * (size_t)view.ndim);
-    memmove(view.strides, view.strides + 1, sizeof(int64_t) * (size_t)view.ndim);
-  }
-  if (all_dims) {
-    view.ndim = 0; /* one lane */
-    o.skip = -1;
-  } else {
-    o.skip = keepdim && in->ndim ? d : -1;
-  }
+  tl_quantile_lanes_view(out, q_scalar, all_dims, &view, &o.q_step);
+  o.skip = !all_dims && keepdim && in->ndim ? d : -1;
   int64_t n = lane_length(src, all_dims ? 0 : d);
   if (n == 0) {
     /* Empty lanes: every result is NaN. */
@@ -1439,18 +1315,17 @@ tl_status tl_cpu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor 
                       tl_tensor *indices)
 {
   int d;
-  if (check_sortable("mode", in) != TL_OK || tl_dim_wrap(dim, in->ndim, &d) != TL_OK)
+  if (tl_sort_check_reduced("mode", in, dim, &d) != TL_OK)
     return tl_error_status();
-  if (lane_length(in, d) == 0)
-    return tl_error_set(TL_ERR_INDEX, "mode(): Expected reduction dim %d to have non-zero size", d);
   int64_t shape[TL_MAX_DIMS];
-  int nd = reduced_shape(in, d, 1, keepdim, shape);
-  if (alloc_pair(in, nd, shape, values, indices) != TL_OK)
+  int nd = tl_sort_reduced_shape(in, d, 1, keepdim, shape);
+  if (tl_sort_alloc_pair(in, nd, shape, values, indices) != TL_OK)
     return tl_error_status();
   pair_out o = {values, indices, in->ndim && keepdim ? d : -1, 0, false};
   lane_job job = {.in = in, .dim = d, .emit = emit_mode, .ctx = &o};
   if (lanes_run(&job) != TL_OK) {
-    release_pair(values, indices);
+    tl_sort_release(values);
+    tl_sort_release(indices);
     return tl_error_status();
   }
   return TL_OK;
