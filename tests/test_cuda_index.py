@@ -20,19 +20,10 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from torchlike import _C
 from oracle import ALL_DTYPES, assert_close, random_array, to_tensor
-
-_C._fake_enable()
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_emulate_device()
-
-GPU = tl.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+# The devices (and the emulation, in the emulated run) are test_cuda_kernels's.
+from test_cuda_kernels import DEVICES, EMULATED, back
+from test_index_ops import full_coords, scatter_reduce_reference
 
 RNG = np.random.default_rng(7)
 # Dtypes a sum of small integer values keeps exact in any order (atomic sums
@@ -44,10 +35,6 @@ def on(device, a, dtype=None):
     """ndarray (or tensor) a as a tensor on device."""
     t = a if isinstance(a, tl.Tensor) else to_tensor(a, dtype)
     return t.to(device) if device != "cpu" else t
-
-
-def back(t):
-    return t.cpu() if t.device.type != "cpu" else t
 
 
 def idx(device, a):
@@ -194,12 +181,6 @@ def test_nonzero_non_contiguous(device):
 
 # ---- gather, scatter ---------------------------------------------------------------------------
 
-def full_coords(index, dim):
-    coords = list(np.indices(index.shape))
-    coords[dim] = index
-    return tuple(coords)
-
-
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_gather_and_take_along_dim(device, dtype):
@@ -250,32 +231,6 @@ def test_scatter_and_scatter_add(device, dtype):
     assert_close(back(got), expected, dtype=dtype)
 
 
-def scatter_reduce_reference(a, dim, index, src, reduce, include_self):
-    coords = full_coords(index, dim)
-    values = src[tuple(slice(0, n) for n in index.shape)]
-    hit = np.zeros(a.shape, dtype=bool)
-    hit[coords] = True
-    if reduce == "mean":
-        wide = np.complex128 if a.dtype.kind == "c" else np.float64 if a.dtype.kind == "f" else np.int64
-        total = np.where(hit & ~include_self, 0, a).astype(wide)
-        count = np.where(hit & ~include_self, 0, 1)
-        np.add.at(total, coords, values)
-        np.add.at(count, coords, 1)
-        mean = total / np.maximum(count, 1) if a.dtype.kind in "fc" else \
-            np.floor_divide(total, np.maximum(count, 1))
-        return np.where(hit, mean, a).astype(a.dtype)
-    out = a.copy()
-    ufunc = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    if not include_self:
-        first = {"sum": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        if a.dtype.kind in "iu":
-            info = np.iinfo(a.dtype)
-            first = {"amax": info.min, "amin": info.max}.get(reduce, first)
-        out[hit] = first
-    ufunc.at(out, coords, values)
-    return out
-
-
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
@@ -302,7 +257,8 @@ def test_scatter_reduce_nan_propagates(device):
         got = tl.scatter_reduce(on(device, np.zeros(3, np.float32)), 0, idx(device, [0, 0, 1, 2]),
                                 on(device, src), reduce)
         want = np.zeros(3, np.float32)
-        fn.at(want, [0, 0, 1, 2], src)
+        with np.errstate(invalid="ignore"):
+            fn.at(want, [0, 0, 1, 2], src)
         assert_close(back(got), want)
 
 

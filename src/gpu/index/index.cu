@@ -279,11 +279,33 @@ template <typename S> static int move_sized(const tl_gpu_plan *plan, int scatter
   return scatter ? walk(plan, scatter_body<S>{}, stream) : walk(plan, gather_body<S>{}, stream);
 }
 
-template <int D> static int scatter_reduce(const tl_gpu_plan *plan, int reduce, void *stream)
+/* F<D>::run(a...) for dtype D; -1 for a dtype it does not know. */
+template <template <int> class F, typename... A> static int by_dtype(int dtype, A... a)
 {
-  const bool serial = sizeof(typename dt<D>::S) == 16 && reduce != TL_GPU_REDUCE_ADD;
-  return walk(plan, scatter_reduce_body<D>{reduce, serial}, stream, serial);
+  switch (dtype) {
+  case TL_DTYPE_BOOL: return F<TL_DTYPE_BOOL>::run(a...);
+  case TL_DTYPE_U8: return F<TL_DTYPE_U8>::run(a...);
+  case TL_DTYPE_I8: return F<TL_DTYPE_I8>::run(a...);
+  case TL_DTYPE_I16: return F<TL_DTYPE_I16>::run(a...);
+  case TL_DTYPE_I32: return F<TL_DTYPE_I32>::run(a...);
+  case TL_DTYPE_I64: return F<TL_DTYPE_I64>::run(a...);
+  case TL_DTYPE_F16: return F<TL_DTYPE_F16>::run(a...);
+  case TL_DTYPE_BF16: return F<TL_DTYPE_BF16>::run(a...);
+  case TL_DTYPE_F32: return F<TL_DTYPE_F32>::run(a...);
+  case TL_DTYPE_F64: return F<TL_DTYPE_F64>::run(a...);
+  case TL_DTYPE_C64: return F<TL_DTYPE_C64>::run(a...);
+  case TL_DTYPE_C128: return F<TL_DTYPE_C128>::run(a...);
+  default: return -1;
+  }
 }
+
+template <int D> struct scatter_reduce {
+  static int run(const tl_gpu_plan *plan, int reduce, void *stream)
+  {
+    const bool serial = sizeof(typename dt<D>::S) == 16 && reduce != TL_GPU_REDUCE_ADD;
+    return walk(plan, scatter_reduce_body<D>{reduce, serial}, stream, serial);
+  }
+};
 
 extern "C" int tl_gpu_index_move_launch(const tl_gpu_plan *plan, int scatter, int dtype,
                                         int reduce, void *stream)
@@ -298,23 +320,7 @@ extern "C" int tl_gpu_index_move_launch(const tl_gpu_plan *plan, int scatter, in
     default: return -1;
     }
   }
-  if (!scatter)
-    return -1;
-  switch (dtype) {
-  case TL_DTYPE_BOOL: return scatter_reduce<TL_DTYPE_BOOL>(plan, reduce, stream);
-  case TL_DTYPE_U8: return scatter_reduce<TL_DTYPE_U8>(plan, reduce, stream);
-  case TL_DTYPE_I8: return scatter_reduce<TL_DTYPE_I8>(plan, reduce, stream);
-  case TL_DTYPE_I16: return scatter_reduce<TL_DTYPE_I16>(plan, reduce, stream);
-  case TL_DTYPE_I32: return scatter_reduce<TL_DTYPE_I32>(plan, reduce, stream);
-  case TL_DTYPE_I64: return scatter_reduce<TL_DTYPE_I64>(plan, reduce, stream);
-  case TL_DTYPE_F16: return scatter_reduce<TL_DTYPE_F16>(plan, reduce, stream);
-  case TL_DTYPE_BF16: return scatter_reduce<TL_DTYPE_BF16>(plan, reduce, stream);
-  case TL_DTYPE_F32: return scatter_reduce<TL_DTYPE_F32>(plan, reduce, stream);
-  case TL_DTYPE_F64: return scatter_reduce<TL_DTYPE_F64>(plan, reduce, stream);
-  case TL_DTYPE_C64: return scatter_reduce<TL_DTYPE_C64>(plan, reduce, stream);
-  case TL_DTYPE_C128: return scatter_reduce<TL_DTYPE_C128>(plan, reduce, stream);
-  default: return -1;
-  }
+  return scatter ? by_dtype<scatter_reduce>(dtype, plan, reduce, stream) : -1;
 }
 
 /* ---- masked fill, mean, scale ------------------------------------------------------- */
@@ -376,48 +382,29 @@ template <int D> struct scale_body {
   }
 };
 
-template <int D> static int mean_or_scale(const tl_gpu_plan *plan, const unsigned char *alpha,
-                                          void *stream)
-{
-  using S = typename dt<D>::S;
-  using C = typename dt<D>::C;
-  if (!alpha)
-    return walk(plan, mean_body<D>{}, stream);
-  S a;
-  memcpy(&a, alpha, sizeof a);
-  return walk(plan, scale_body<D>{to_c<C>(a)}, stream);
-}
-
 /* alpha NULL: the mean's division; else the scale. */
-static int mean_or_scale_launch(const tl_gpu_plan *plan, int dtype, const unsigned char *alpha,
-                                void *stream)
-{
-  switch (dtype) {
-  case TL_DTYPE_BOOL: return mean_or_scale<TL_DTYPE_BOOL>(plan, alpha, stream);
-  case TL_DTYPE_U8: return mean_or_scale<TL_DTYPE_U8>(plan, alpha, stream);
-  case TL_DTYPE_I8: return mean_or_scale<TL_DTYPE_I8>(plan, alpha, stream);
-  case TL_DTYPE_I16: return mean_or_scale<TL_DTYPE_I16>(plan, alpha, stream);
-  case TL_DTYPE_I32: return mean_or_scale<TL_DTYPE_I32>(plan, alpha, stream);
-  case TL_DTYPE_I64: return mean_or_scale<TL_DTYPE_I64>(plan, alpha, stream);
-  case TL_DTYPE_F16: return mean_or_scale<TL_DTYPE_F16>(plan, alpha, stream);
-  case TL_DTYPE_BF16: return mean_or_scale<TL_DTYPE_BF16>(plan, alpha, stream);
-  case TL_DTYPE_F32: return mean_or_scale<TL_DTYPE_F32>(plan, alpha, stream);
-  case TL_DTYPE_F64: return mean_or_scale<TL_DTYPE_F64>(plan, alpha, stream);
-  case TL_DTYPE_C64: return mean_or_scale<TL_DTYPE_C64>(plan, alpha, stream);
-  case TL_DTYPE_C128: return mean_or_scale<TL_DTYPE_C128>(plan, alpha, stream);
-  default: return -1;
+template <int D> struct mean_or_scale {
+  static int run(const tl_gpu_plan *plan, const unsigned char *alpha, void *stream)
+  {
+    using S = typename dt<D>::S;
+    using C = typename dt<D>::C;
+    if (!alpha)
+      return walk(plan, mean_body<D>{}, stream);
+    S a;
+    memcpy(&a, alpha, sizeof a);
+    return walk(plan, scale_body<D>{to_c<C>(a)}, stream);
   }
-}
+};
 
 extern "C" int tl_gpu_index_mean_divide_launch(const tl_gpu_plan *plan, int dtype, void *stream)
 {
-  return mean_or_scale_launch(plan, dtype, NULL, stream);
+  return by_dtype<mean_or_scale>(dtype, plan, (const unsigned char *)NULL, stream);
 }
 
 extern "C" int tl_gpu_index_scale_launch(const tl_gpu_plan *plan, int dtype,
                                          const unsigned char *alpha, void *stream)
 {
-  return mean_or_scale_launch(plan, dtype, alpha, stream);
+  return by_dtype<mean_or_scale>(dtype, plan, alpha, stream);
 }
 
 /* ---- nonzero ------------------------------------------------------------------------ */
