@@ -5,8 +5,9 @@ Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
 mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
 overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
-dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER)
-and the sort family (sort, argsort, topk, median, unique).  Rows without
+dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER),
+the sort family (sort, argsort, topk, median, unique) and indexing
+(index_select, gather, atomic scatter_add, nonzero).  Rows without
 kernels yet (argmax) are listed with the reason they do not run, so the
 report shows the gap."""
 import os
@@ -109,6 +110,28 @@ def cases():
         mine, theirs = torchlike.from_numpy(data.numpy()).to("cuda"), data.to("cuda")
         yield f"cuda {name}", lambda f=f, t=mine: (f(t), sync()), \
             lambda f=f, t=theirs: (f(t), sync()), "torch"
+    # Indexing: gather/select of rows, atomic scatter_add with repeats, nonzero
+    # (one count read), all on 2^24 float32 values and 2^22 int64 indices.
+    src, psrc = torchlike.ones(1 << 24, device="cuda"), torch.ones(1 << 24, device="cuda")
+    rows, prows = src.view(1 << 12, 1 << 12), psrc.view(1 << 12, 1 << 12)
+    ix = torchlike.randint(0, 1 << 12, (1 << 10,)).to("cuda")
+    pix = torch.from_numpy(ix.cpu().numpy()).to("cuda")
+    yield "cuda index_select 1024 of 4096 rows", lambda: (rows.index_select(0, ix), sync()), \
+        lambda: (prows.index_select(0, pix), sync()), "torch"
+    flat = torchlike.randint(0, 1 << 24, (1 << 22,)).to("cuda")
+    pflat = torch.from_numpy(flat.cpu().numpy()).to("cuda")
+    yield "cuda gather 2^22 of 2^24 f32", lambda: (src.gather(0, flat), sync()), \
+        lambda: (psrc.gather(0, pflat), sync()), "torch"
+    few = torchlike.randint(0, 1 << 10, (1 << 22,)).to("cuda")
+    pfew = torch.from_numpy(few.cpu().numpy()).to("cuda")
+    upd, pupd = torchlike.ones(1 << 22, device="cuda"), torch.ones(1 << 22, device="cuda")
+    acc, pacc = torchlike.zeros(1 << 10, device="cuda"), torch.zeros(1 << 10, device="cuda")
+    yield "cuda scatter_add_ 2^22 into 1024 f32", \
+        lambda: (acc.scatter_add_(0, few, upd), sync()), \
+        lambda: (pacc.scatter_add_(0, pfew, pupd), sync()), "torch"
+    mask, pmask = src.view(-1) > 0.5, psrc > 0.5
+    yield "cuda nonzero 2^24 bool", lambda: mask.nonzero(), lambda: pmask.nonzero(), "torch"
+    del src, psrc, rows, prows, upd, pupd
     for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),):
         try:
             fn(torchlike.ones(1 << 20, device="cuda"))

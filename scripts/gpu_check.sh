@@ -65,8 +65,8 @@ sanitized() {
   command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not installed: skipped"; return 0; }
   # The CUDA cases only (their cpu twins need no sanitizer); racecheck for the
   # reduction kernels' shared-memory trees.
-  compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda.py \
-    tests/test_cuda_kernels.py tests/test_cuda_linalg.py tests/test_cuda_sort.py -q -x -p no:cacheprovider -k "not cpu" &&
+  compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda*.py \
+    -q -x -p no:cacheprovider -k "not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_kernels.py \
       -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu"
 }

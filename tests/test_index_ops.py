@@ -157,11 +157,12 @@ def scatter_reduce_reference(a, dim, idx, src, reduce, include_self):
     hit = np.zeros(a.shape, dtype=bool)
     hit[coords] = True
     if reduce == "mean":
-        total = np.where(hit & ~include_self, 0, a).astype(np.float64 if a.dtype.kind == "f" else np.int64)
+        wide = {"f": np.float64, "c": np.complex128}.get(a.dtype.kind, np.int64)
+        total = np.where(hit & ~include_self, 0, a).astype(wide)
         count = np.where(hit & ~include_self, 0, 1)
         np.add.at(total, coords, values)
         np.add.at(count, coords, 1)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fc":
             mean = total / np.maximum(count, 1)
         else:
             mean = np.floor_divide(total, np.maximum(count, 1))

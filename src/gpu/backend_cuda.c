@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/tl_device_errors.h"
 #include "ndcore/tensor/tl_backend.h"
 
 #define TL_CUDA_MAX_DEVICES 16
@@ -140,8 +141,11 @@ static tl_status cuda_copy(tl_device device, void *dst, const void *src, size_t 
     return tl_error_status();
   /* A device-to-device copy is ordered on the stream; a copy the host waits
    * for (not async) returns once its bytes are there. */
-  if (!async && kind != cudaMemcpyDeviceToDevice)
-    return cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+  if (!async && kind != cudaMemcpyDeviceToDevice) {
+    if (cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize") != TL_OK)
+      return tl_error_status();
+    return kind == cudaMemcpyDeviceToHost ? tl_device_errors_check(device) : TL_OK;
+  }
   return TL_OK;
 }
 
@@ -167,7 +171,9 @@ static tl_status cuda_synchronize(tl_device device)
 {
   if (cuda_check(cudaSetDevice(device.index), "cudaSetDevice") != TL_OK)
     return tl_error_status();
-  return cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") != TL_OK)
+    return tl_error_status();
+  return tl_device_errors_check(device);
 }
 
 static tl_stream cuda_current_stream(tl_device device) { return current[device.index]; }

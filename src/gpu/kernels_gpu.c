@@ -23,6 +23,7 @@
 
 #include "gpu/linalg/tl_gpu_cublas.h"
 #include "gpu/sort/tl_gpu_sort.h"
+#include "gpu/index/tl_gpu_index.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -353,6 +354,7 @@ void tl_gpu_kernels_register(void)
     tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &reduce);
   tl_gpu_linalg_register();
   tl_gpu_sort_register();
+  tl_gpu_index_register(); /* index/index_gpu.c */
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

@@ -4,15 +4,19 @@
  * can: the op layer's paths for memory host code cannot read (tl_op_map
  * casting inputs on the device, computing into a scratch output, handing
  * CPU scalars over by value; the reductions' device passes and elementwise
- * finishes; copies through tl_copy_through).  This hook gives the fake
- * device whole-plan kernels (tl_iter_kernel), a copy kernel, creation
- * kernels, a reduction pass and the sort family's kernels that are the
- * CPU's, each run with the fake device's memory counted as host memory for
- * the duration of the kernel only: everything outside a kernel takes the
- * device paths, as on CUDA.  Fake storages hold plain host addresses from
- * then on.  One-way: for a test's own process (tests/test_cuda_kernels.py,
- * tests/test_cuda_sort.py).                                              */
+ * finishes; copies through tl_copy_through; the index ops' primitives and
+ * the device error record).  This hook gives the fake device whole-plan
+ * kernels (tl_iter_kernel), a copy kernel, creation kernels, a reduction
+ * pass, index primitives, the sort family's kernels and the linalg set's
+ * hosted wrappers that are the CPU's, each run with the fake device's
+ * memory counted as host memory for the duration of the kernel only:
+ * everything outside a kernel takes the device paths, as on CUDA.  Fake
+ * storages hold plain host addresses from then on.  One-way: for a test's
+ * own process (tests/test_cuda_kernels.py, test_cuda_index.py,
+ * test_cuda_sort.py, test_cuda_linalg.py).                               */
 #include "ndcore/dispatch/tl_emulate.h"
+
+#include "gpu/tl_device_errors.h"
 #include "gpu/tl_gpu.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/tl_reduce.h"
@@ -144,6 +148,45 @@ static tl_status emu_histc(const tl_tensor *in, int64_t bins, double min, double
                            tl_tensor *out)
 {
   HOSTED(tl_cpu_histc(in, bins, min, max, out));
+/* The index ops' passes.  A bad index is recorded in the fake device's error
+ * record and raised at its next synchronization, as a CUDA kernel's is. */
+static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
+                             const tl_index_offsets_args *a)
+{
+  bool bad = false;
+  int64_t value = 0;
+  tl_device_error *word;
+  if (tl_device_errors_word(tl_tensor_device(off), &word) != TL_OK)
+    return tl_error_status();
+  bool was = *host_flag();
+  *host_flag() = true;
+  tl_status status = tl_cpu_index_offsets_pass(off, idx, a, &bad, &value);
+  *host_flag() = was;
+  if (status == TL_OK && bad)
+    tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), a->dim, value,
+                            a->size, a->err);
+  return status;
+}
+static tl_status emu_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                          const tl_tensor *off, tl_index_reduce reduce)
+{
+  HOSTED(tl_cpu_index_move(scatter, data, base, off, reduce));
+}
+static tl_status emu_nonzero(tl_tensor *out, const tl_tensor *mask)
+{
+  HOSTED(tl_cpu_index_nonzero_bool(out, mask));
+}
+static tl_status emu_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
+{
+  HOSTED(tl_cpu_index_masked_fill_pass(self, mask, value));
+}
+static tl_status emu_mean_divide(tl_tensor *self, const tl_tensor *count)
+{
+  HOSTED(tl_cpu_index_mean_divide(self, count));
+}
+static tl_status emu_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
+{
+  HOSTED(tl_cpu_index_scale(out, src, alpha));
 }
 #undef HOSTED
 
@@ -198,5 +241,11 @@ tl_status tl_dispatch_emulate_device(void)
   tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
   /* linalg: the CUDA set's hosted wrappers for every op (src/gpu/linalg). */
   tl_gpu_linalg_register_hosted(TL_DEVICE_FAKE);
+  static const tl_index_device_kernels index = {
+      .offsets = emu_offsets,         .move = emu_move,
+      .nonzero = emu_nonzero,         .masked_fill = emu_masked_fill,
+      .mean_divide = emu_mean_divide, .scale = emu_scale,
+  };
+  tl_index_register_device(TL_DEVICE_FAKE, &index);
   return TL_OK;
 }

@@ -5,8 +5,8 @@
 
 #include "ndcore/tensor/tl_tensor.h"
 
-/* Give the fake device whole-plan elementwise kernels, copy, creation and
- * reduction kernels that are the CPU's run on its (from now plain) memory.
+/* Give the fake device whole-plan elementwise kernels, copy, creation,
+ * reduction and index kernels that are the CPU's run on its (from now plain) memory.
  * One-way, for a test's own process; a RuntimeError while the CPU's kernels
  * are lent to it. */
 tl_status tl_dispatch_emulate_device(void);

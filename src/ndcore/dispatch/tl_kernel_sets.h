@@ -106,6 +106,10 @@ typedef struct {
   tl_status (*index_masked_select)(tl_tensor *out, const tl_tensor *in, const tl_tensor *mask);
 } tl_index_kernels;
 
+/* The ops the index kernel sets serve (register.c). */
+extern const tl_op tl_index_ops[];
+extern const size_t tl_index_op_count;
+
 /* The CPU's index kernels. */
 tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
                            bool *is_view);

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_op.h"
+#include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_index.h"
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/dispatch/tl_iter.h"
@@ -119,6 +121,39 @@ static void offsets_loop(char **args, int64_t n, const int64_t *steps, void *dat
   }
 }
 
+tl_status tl_cpu_index_offsets_pass(const tl_tensor *off, const tl_tensor *idx,
+                                    const tl_index_offsets_args *a, bool *bad, int64_t *bad_value)
+{
+  offsets_params p = {.size = a->size, .stride = a->stride, .wrap = a->wrap, .first = a->first};
+  const tl_tensor *ops[2] = {off, idx};
+  tl_iter it;
+  if (tl_iter_init(&it, 2, ops, NULL) != TL_OK)
+    return tl_error_status();
+  index_run(&it, offsets_loop, &p, tl_tensor_numel(off) > 1 ? 1 << 16 : 0);
+  *bad = p.bad != 0;
+  *bad_value = p.bad_value;
+  return TL_OK;
+}
+
+/* One index's pass: the CPU's loop (raising for a bad index), or the device's. */
+static tl_status offsets_pass(const tl_tensor *off, const tl_tensor *idx,
+                              const tl_index_offsets_args *a)
+{
+  tl_device device = tl_tensor_device(off);
+  if (!tl_dispatch_host_memory(device)) {
+    const tl_index_device_kernels *k = tl_index_device_prims("index", device, TL_DTYPE_I64);
+    return k ? k->offsets(off, idx, a) : tl_error_status();
+  }
+  bool bad;
+  int64_t value;
+  if (tl_cpu_index_offsets_pass(off, idx, a, &bad, &value) != TL_OK)
+    return tl_error_status();
+  if (bad)
+    return tl_error_set(a->err, "index %lld is out of bounds for dimension %d with size %lld",
+                        (long long)value, a->dim, (long long)a->size);
+  return TL_OK;
+}
+
 tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k,
                            const tl_tensor *const *idx, const int64_t *sizes,
                            const int64_t *strides_bytes, const int *dims, bool wrap,
@@ -135,35 +170,23 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
         goto fail;
       ix = &converted;
     }
-    offsets_params p = {.size = sizes[j], .stride = strides_bytes[j], .wrap = wrap,
-                        .first = j == 0};
-    tl_iter it;
+    tl_index_offsets_args a = {.size = sizes[j], .stride = strides_bytes[j], .wrap = wrap,
+                               .first = j == 0, .dim = dims[j], .err = err};
     tl_status status = TL_OK;
     if (tl_tensor_numel(off) > 0) {
-      const tl_tensor *ops[2] = {off, ix};
-      status = tl_iter_init(&it, 2, ops, NULL);
-      if (status == TL_OK)
-        index_run(&it, offsets_loop, &p, 1 << 16);
+      status = offsets_pass(off, ix, &a);
     } else if (ix->ndim == 0) {
       /* Nothing to fill, but NumPy checks an int (0-d) index eagerly; index
        * arrays it checks only over the broadcast shape, here empty. */
       tl_tensor scratch = {0};
       status = tl_tensor_empty(&scratch, TL_DTYPE_I64, ix->ndim, ix->shape, device);
-      const tl_tensor *ops[2] = {&scratch, ix};
       if (status == TL_OK)
-        status = tl_iter_init(&it, 2, ops, NULL);
-      if (status == TL_OK)
-        index_run(&it, offsets_loop, &p, 0);
+        status = offsets_pass(&scratch, ix, &a);
       tl_tensor_release(&scratch);
     }
     tl_tensor_release(&converted);
     if (status != TL_OK)
       goto fail;
-    if (p.bad) {
-      tl_error_set(err, "index %lld is out of bounds for dimension %d with size %lld",
-                   (long long)p.bad_value, dims[j], (long long)sizes[j]);
-      goto fail;
-    }
   }
   return TL_OK;
 fail:
@@ -359,6 +382,16 @@ static tl_tensor byte_view(const tl_tensor *t, int ndim)
   return v;
 }
 
+/* Complex numbers have no order. */
+static tl_status refuse_reduce(const tl_tensor *data, tl_index_reduce reduce)
+{
+  if (tl_dtype_is_complex(data->dtype) &&
+      (reduce == TL_INDEX_REDUCE_AMAX || reduce == TL_INDEX_REDUCE_AMIN))
+    return tl_error_set(TL_ERR_RUNTIME, "amax/amin reductions are not supported for complex "
+                                        "dtype %s", tl_dtype_names[data->dtype]);
+  return TL_OK;
+}
+
 static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *base,
                           const tl_tensor *off, tl_index_reduce reduce, const raw_index *raw)
 {
@@ -366,10 +399,8 @@ static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *
   const size_t size = tl_dtype_size(data->dtype);
   if (tl_tensor_numel(data) == 0)
     return TL_OK;
-  if (reduce != TL_INDEX_REDUCE_NONE && tl_dtype_is_complex(data->dtype) &&
-      (reduce == TL_INDEX_REDUCE_AMAX || reduce == TL_INDEX_REDUCE_AMIN))
-    return tl_error_set(TL_ERR_RUNTIME, "amax/amin reductions are not supported for complex "
-                                        "dtype %s", tl_dtype_names[data->dtype]);
+  if (refuse_reduce(data, reduce) != TL_OK)
+    return tl_error_status();
   /* The block: trailing dims with no index, laid out alike and contiguously in
    * data and base. */
   int64_t block = 1;
@@ -431,27 +462,56 @@ static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *
   return TL_OK;
 }
 
-tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
-                        const tl_tensor *off, tl_index_reduce reduce)
+tl_status tl_cpu_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                            const tl_tensor *off, tl_index_reduce reduce)
 {
   return move_run(scatter, data, base, off, reduce, NULL);
 }
 
+tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                        const tl_tensor *off, tl_index_reduce reduce)
+{
+  tl_device device = tl_tensor_device(data);
+  if (tl_dispatch_host_memory(device))
+    return move_run(scatter, data, base, off, reduce, NULL);
+  if (tl_tensor_numel(data) == 0)
+    return TL_OK;
+  if (refuse_reduce(data, reduce) != TL_OK)
+    return tl_error_status();
+  const tl_index_device_kernels *k = tl_index_device_prims("index", device, data->dtype);
+  return k ? k->move(scatter, data, base, off, reduce) : tl_error_status();
+}
+
 /* ---- nonzero ---------------------------------------------------------------------- */
 
-/* Coordinates are written for every element and the write position advances
- * only past nonzero ones: no branch to mispredict on random masks.  The
- * output has one spare row for the writes past the last nonzero element. */
+/* The mask as a contiguous bool tensor, then its coordinates on the CPU or the device. */
 tl_status tl_cpu_index_nonzero(tl_tensor *out, const tl_tensor *in)
 {
   tl_tensor mask = {0};
   const tl_tensor *m = in;
-  tl_status status = TL_OK;
+  tl_status status;
   if (in->dtype != TL_DTYPE_BOOL || !tl_tensor_is_contiguous(in)) {
     if (tl_tensor_to_dtype(&mask, in, TL_DTYPE_BOOL) != TL_OK)
       return tl_error_status();
     m = &mask;
   }
+  tl_device device = tl_tensor_device(in);
+  if (tl_dispatch_host_memory(device)) {
+    status = tl_cpu_index_nonzero_bool(out, m);
+  } else {
+    const tl_index_device_kernels *k = tl_index_device_prims("nonzero", device, in->dtype);
+    status = k ? k->nonzero(out, m) : tl_error_status();
+  }
+  tl_tensor_release(&mask);
+  return status;
+}
+
+/* Coordinates are written for every element and the write position advances
+ * only past nonzero ones: no branch to mispredict on random masks.  The
+ * output has one spare row for the writes past the last nonzero element. */
+tl_status tl_cpu_index_nonzero_bool(tl_tensor *out, const tl_tensor *m)
+{
+  const tl_tensor *in = m;
   const int nd = in->ndim;
   const int64_t numel = tl_tensor_numel(m);
   const uint8_t *b = numel ? tl_tensor_data(m) : NULL;
@@ -459,10 +519,8 @@ tl_status tl_cpu_index_nonzero(tl_tensor *out, const tl_tensor *in)
   for (int64_t i = 0; i < numel; i++)
     nnz += b[i];
   if (tl_tensor_empty(out, TL_DTYPE_I64, 2, (int64_t[]){nnz + 1, nd}, tl_tensor_device(in)) !=
-      TL_OK) {
-    status = tl_error_status();
-    goto done;
-  }
+      TL_OK)
+    return tl_error_status();
   out->shape[0] = nnz;
   int64_t *dst = tl_tensor_data(out);
   if (nd == 1) {
@@ -489,9 +547,7 @@ tl_status tl_cpu_index_nonzero(tl_tensor *out, const tl_tensor *in)
       }
     }
   }
-done:
-  tl_tensor_release(&mask);
-  return status;
+  return TL_OK;
 }
 
 /* ---- index expressions ------------------------------------------------------------ */
@@ -604,9 +660,16 @@ static tl_status scalar_index(tl_tensor *t, tl_device device, int64_t v, int64_t
 {
   if (tl_tensor_empty(t, TL_DTYPE_I64, length < 0 ? 0 : 1, &length, device) != TL_OK)
     return tl_error_status();
-  if (tl_tensor_numel(t) > 0)
+  if (tl_tensor_numel(t) == 0)
+    return TL_OK;
+  if (tl_dispatch_host_memory(device)) {
     memcpy(tl_tensor_data(t), &v, sizeof v);
-  return TL_OK;
+    return TL_OK;
+  }
+  tl_status status = tl_tensor_fill(t, (tl_scalar){.kind = TL_KIND_INT, .v.i = v});
+  if (status != TL_OK)
+    tl_tensor_release(t);
+  return status;
 }
 
 static tl_status plan_build(index_plan *p, const tl_tensor *self, int n, const tl_index_item *items)
@@ -820,6 +883,8 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
   int64_t rest = 1;
   for (int d = 0; d < v->ndim; d++)
     rest *= d < first || d >= first + k ? v->shape[d] : 1;
+  /* Devices check indices in their offsets pass only (the raw loop is the CPU's). */
+  raw_ok = raw_ok && tl_dispatch_host_memory(tl_tensor_device(v));
   mv->raw = raw_ok && k == 1 && p->idx[0].dtype == TL_DTYPE_I64 && rest > 0;
   if (mv->raw) {
     tl_tensor_view_of(&mv->off, &p->idx[0]);
@@ -909,7 +974,11 @@ static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_ten
                         tl_shape_str(sv, sizeof sv, value->ndim, value->shape),
                         tl_shape_str(sr, sizeof sr, ndim, shape));
   tl_tensor cast = {0};
-  if (v.dtype != self->dtype || v.storage == self->storage) {
+  if (!tl_device_eq(tl_tensor_device(&v), tl_tensor_device(self))) { /* a CPU scalar */
+    if (tl_backend_tensor_to(&cast, &v, tl_tensor_device(self), self->dtype, false) != TL_OK)
+      return tl_error_status();
+    v = cast;
+  } else if (v.dtype != self->dtype || v.storage == self->storage) {
     if (tl_tensor_to_dtype(&cast, &v, self->dtype) != TL_OK)
       return tl_error_status();
     v = cast;
@@ -930,6 +999,7 @@ tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
     return tl_error_set(TL_ERR_VALUE, "assignment destination is read-only");
   const tl_tensor *mask = n == 1 && items[0].kind == TL_INDEX_TENSOR ? items[0].tensor : NULL;
   if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
+      tl_device_eq(tl_tensor_device(mask), tl_tensor_device(self)) &&
       mask->ndim > 0 && !memcmp(mask->shape, self->shape, (size_t)self->ndim * sizeof(int64_t)) &&
       tl_tensor_numel(value) == 1) {
     /* t[mask] = scalar over every dim: a masked fill, no coordinates needed. */
@@ -944,13 +1014,17 @@ tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
     if (status == TL_OK && !accumulate) {
       status = tl_tensor_copy(&p.view, &data);
     } else if (status == TL_OK) { /* every offset 0: one int64 behind all-zero strides */
-      int64_t zero = 0;
-      tl_storage zs = {.refcount = 1, .data = &zero, .nbytes = sizeof zero,
-                       .device = tl_tensor_device(self)};
-      tl_tensor zeros = {.storage = &zs, .dtype = TL_DTYPE_I64, .ndim = p.view.ndim};
-      memcpy(zeros.shape, p.view.shape, sizeof zeros.shape);
-      tl_storage_bump(self->storage);
-      status = tl_index_move(true, &data, &p.view, &zeros, TL_INDEX_REDUCE_ADD);
+      tl_tensor zero, zeros = {0};
+      status = scalar_index(&zero, tl_tensor_device(self), 0, -1);
+      if (status == TL_OK) {
+        status = tl_view_expand(&zeros, &zero, p.view.ndim, p.view.shape);
+        tl_tensor_release(&zero);
+      }
+      if (status == TL_OK) {
+        tl_storage_bump(self->storage);
+        status = tl_index_move(true, &data, &p.view, &zeros, TL_INDEX_REDUCE_ADD);
+      }
+      tl_tensor_release(&zeros);
     }
     goto done;
   }

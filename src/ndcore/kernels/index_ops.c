@@ -10,10 +10,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_index.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/tensor/tl_views.h"
 
 /* A borrowed view of t with at least one dim. */
@@ -75,14 +77,22 @@ static tl_status check_gather_shapes(const char *op, const tl_tensor *self, int 
 static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, tl_tensor *base,
                            tl_tensor *off)
 {
+  tl_tensor moved = {0}; /* a 0-d CPU index goes with a tensor of any device */
+  if (!tl_device_eq(tl_tensor_device(index), tl_tensor_device(t))) {
+    if (tl_backend_tensor_to(&moved, index, tl_tensor_device(t), index->dtype, false) != TL_OK)
+      return tl_error_status();
+    index = &moved;
+  }
   *base = *t;
   base->ndim = index->ndim;
   memcpy(base->shape, index->shape, sizeof base->shape);
   base->strides[dim] = 0;
   int64_t size = t->shape[dim];
   int64_t stride = t->strides[dim] * (int64_t)tl_dtype_size(t->dtype);
-  return tl_index_offsets(off, index->ndim, index->shape, 1, &index, &size, &stride, &dim, true,
-                          TL_ERR_RUNTIME);
+  tl_status status = tl_index_offsets(off, index->ndim, index->shape, 1, &index, &size, &stride,
+                                      &dim, true, TL_ERR_RUNTIME);
+  tl_tensor_release(&moved);
+  return status;
 }
 
 tl_status tl_cpu_index_gather(tl_tensor *out, const tl_tensor *in_, int64_t dim_,
@@ -128,23 +138,16 @@ static tl_scalar reduce_identity(tl_index_reduce r, tl_dtype d)
   }
 }
 
-/* A 0-d tensor of dtype d holding s, on a caller's stack buffer; it claims
- * `device` so that it iterates with that device's tensors (the CPU kernels
- * run only where host code can read device memory). */
-typedef struct {
-  tl_storage storage;
-  _Alignas(16) char bytes[16];
-  tl_tensor t;
-} scalar_tensor;
-
-static const tl_tensor *scalar_tensor_init(scalar_tensor *st, tl_scalar s, tl_dtype d,
-                                           tl_device device)
+/* t = a new 0-d tensor of dtype d on `device` holding s (through the
+ * device's fill kernel: host code never writes device memory). */
+static tl_status scalar_on(tl_tensor *t, tl_scalar s, tl_dtype d, tl_device device)
 {
-  tl_scalar_store(s, d, st->bytes);
-  st->storage = (tl_storage){.refcount = 1, .data = st->bytes, .nbytes = sizeof st->bytes,
-                             .device = device};
-  st->t = (tl_tensor){.storage = &st->storage, .dtype = d, .ndim = 0};
-  return &st->t;
+  if (tl_tensor_empty(t, d, 0, NULL, device) != TL_OK)
+    return tl_error_status();
+  tl_status status = tl_tensor_fill(t, s);
+  if (status != TL_OK)
+    tl_tensor_release(t);
+  return status;
 }
 
 /* self /= count where count > 0 (floor division for integers): the end of a
@@ -192,14 +195,32 @@ static tl_loop_fn mean_divide_loop(tl_dtype d)
   return loops[d];
 }
 
+tl_status tl_cpu_index_mean_divide(tl_tensor *self, const tl_tensor *count)
+{
+  const tl_tensor *ops[2] = {self, count};
+  tl_iter it;
+  tl_status status = tl_iter_init(&it, 2, ops, NULL);
+  if (status == TL_OK)
+    status = tl_iter_run(&it, mean_divide_loop(self->dtype), NULL);
+  return status;
+}
+
+static tl_status mean_divide(tl_tensor *self, const tl_tensor *count)
+{
+  tl_device device = tl_tensor_device(self);
+  if (tl_dispatch_host_memory(device))
+    return tl_cpu_index_mean_divide(self, count);
+  const tl_index_device_kernels *k = tl_index_device_prims("scatter_reduce", device, self->dtype);
+  return k ? k->mean_divide(self, count) : tl_error_status();
+}
+
 /* scatter mean: the sums as an ADD scatter, the counts as an ADD scatter of
  * ones into an int64 tensor shaped like self, then a division. */
 static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
                               const tl_tensor *base, const tl_tensor *off, const tl_tensor *data,
                               bool include_self)
 {
-  tl_tensor count = {0}, cbase, coff = {0}, ones = {0};
-  scalar_tensor one;
+  tl_tensor count = {0}, cbase, coff = {0}, one = {0}, ones = {0};
   const tl_scalar s_one = {.kind = TL_KIND_INT, .v.i = 1};
   tl_status status = tl_tensor_empty(&count, TL_DTYPE_I64, self->ndim, self->shape,
                                      tl_tensor_device(self));
@@ -208,20 +229,17 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   if (status == TL_OK)
     status = along_dim(&count, dim, index, &cbase, &coff);
   if (status == TL_OK)
-    status = tl_view_expand(&ones, scalar_tensor_init(&one, s_one, TL_DTYPE_I64, tl_tensor_device(self)), index->ndim,
-                            index->shape);
+    status = scalar_on(&one, s_one, TL_DTYPE_I64, tl_tensor_device(self));
+  if (status == TL_OK)
+    status = tl_view_expand(&ones, &one, index->ndim, index->shape);
   if (status == TL_OK)
     status = tl_index_move(true, &ones, &cbase, &coff, TL_INDEX_REDUCE_ADD);
   if (status == TL_OK)
     status = tl_index_move(true, data, base, off, TL_INDEX_REDUCE_ADD);
-  if (status == TL_OK) {
-    const tl_tensor *ops[2] = {self, &count};
-    tl_iter it;
-    status = tl_iter_init(&it, 2, ops, NULL);
-    if (status == TL_OK)
-      status = tl_iter_run(&it, mean_divide_loop(self->dtype), NULL);
-  }
+  if (status == TL_OK)
+    status = mean_divide(self, &count);
   tl_tensor_release(&ones);
+  tl_tensor_release(&one);
   tl_tensor_release(&coff);
   tl_tensor_release(&count);
   return status;
@@ -232,7 +250,7 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
                                tl_index_reduce reduce, bool include_self)
 {
   tl_tensor self = at_least_1d(self_), index = at_least_1d(index_), base, off = {0},
-            data = {0}, copy = {0};
+            data = {0}, copy = {0}, moved = {0};
   const bool fill = src_->ndim == 0 && self_->ndim > 0;
   tl_tensor src = fill ? *src_ : at_least_1d(src_);
   int dim;
@@ -251,7 +269,13 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
                         tl_dtype_names[self.dtype]);
   if (tl_tensor_numel(&index) == 0)
     return TL_OK;
-  /* The data: src cut to the index's shape, or the fill value broadcast. */
+  /* The data: src cut to the index's shape, or the fill value broadcast (a
+   * CPU scalar moved to self's device first). */
+  if (fill && !tl_device_eq(tl_tensor_device(&src), tl_tensor_device(&self))) {
+    if (tl_backend_tensor_to(&moved, &src, tl_tensor_device(&self), src.dtype, false) != TL_OK)
+      return tl_error_status();
+    src = moved;
+  }
   if (fill) {
     tl_view_expand(&data, &src, index.ndim, index.shape);
   } else {
@@ -269,12 +293,14 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
     goto fail;
   tl_storage_bump(self.storage);
   if (!include_self) { /* start every scattered-to element from the identity */
-    scalar_tensor id;
-    tl_tensor ids;
-    tl_view_expand(&ids, scalar_tensor_init(&id, reduce_identity(reduce, self.dtype), self.dtype,
-                                                  tl_tensor_device(&self)),
-                   index.ndim, index.shape);
-    tl_status s = tl_index_move(true, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
+    tl_tensor id, ids = {0};
+    if (scalar_on(&id, reduce_identity(reduce, self.dtype), self.dtype, tl_tensor_device(&self)) !=
+        TL_OK)
+      goto fail;
+    tl_status s = tl_view_expand(&ids, &id, index.ndim, index.shape);
+    tl_tensor_release(&id);
+    if (s == TL_OK)
+      s = tl_index_move(true, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
     tl_tensor_release(&ids);
     if (s != TL_OK)
       goto fail;
@@ -286,11 +312,13 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
     goto fail;
   tl_tensor_release(&off);
   tl_tensor_release(&data);
+  tl_tensor_release(&moved);
   return TL_OK;
 fail:
   tl_tensor_release(&off);
   tl_tensor_release(&data);
   tl_tensor_release(&copy);
+  tl_tensor_release(&moved);
   return tl_error_status();
 }
 
@@ -559,9 +587,30 @@ tl_status tl_cpu_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const
                         value->ndim);
   if (mask_for("masked_fill_", self, mask, &m) != TL_OK)
     return tl_error_status();
+  tl_device device = tl_tensor_device(self);
+  tl_tensor v = {0};
+  tl_status status = TL_OK;
+  if (tl_dispatch_host_memory(device)) {
+    status = tl_cpu_index_masked_fill_pass(self, &m, value);
+  } else {
+    /* The value in self's dtype, where it is (a CPU scalar travels by value). */
+    const tl_index_device_kernels *k = tl_index_device_prims("masked_fill_", device, self->dtype);
+    if (!k || tl_tensor_to_dtype(&v, value, self->dtype) != TL_OK)
+      status = tl_error_status();
+    else
+      status = k->masked_fill(self, &m, &v);
+  }
+  tl_tensor_release(&v);
+  tl_tensor_release(&m);
+  return status;
+}
+
+tl_status tl_cpu_index_masked_fill_pass(tl_tensor *self, const tl_tensor *mask,
+                                        const tl_tensor *value)
+{
   fill_params p = {.size = tl_dtype_size(self->dtype)};
   tl_scalar_store(tl_scalar_load(value->dtype, tl_tensor_data(value)), self->dtype, p.value);
-  const tl_tensor *ops[2] = {self, &m};
+  const tl_tensor *ops[2] = {self, mask};
   tl_iter it;
   tl_status status = tl_iter_init(&it, 2, ops, NULL);
   if (status == TL_OK) {
@@ -573,7 +622,6 @@ tl_status tl_cpu_index_masked_fill(tl_tensor *self, const tl_tensor *mask, const
                                     : masked_fill_128;
     status = tl_iter_run(&it, loop, &p);
   }
-  tl_tensor_release(&m);
   return status;
 }
 
@@ -668,7 +716,7 @@ TL_SCALE_LOOP(scale_C64, float complex, tl_load_C64, tl_store_C64, a * b)
 TL_SCALE_LOOP(scale_C128, double complex, tl_load_C128, tl_store_C128, a * b)
 #undef TL_SCALE_LOOP
 
-tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
+tl_status tl_cpu_index_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
 {
   static const tl_loop_fn loops[TL_DTYPE_COUNT] = {
       [TL_DTYPE_BOOL] = scale_BOOL, [TL_DTYPE_U8] = scale_U8,   [TL_DTYPE_I8] = scale_I8,
@@ -677,17 +725,28 @@ tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
       [TL_DTYPE_F64] = scale_F64,   [TL_DTYPE_C64] = scale_C64, [TL_DTYPE_C128] = scale_C128,
   };
   _Alignas(16) char value[16];
-  if (tl_dtype_is_integral(src->dtype) && alpha.kind > TL_KIND_INT)
-    return tl_error_set(TL_ERR_RUNTIME, "for integral input tensors, argument alpha must not be "
-                                        "a floating point number");
   tl_scalar_store(alpha, src->dtype, value);
-  if (tl_tensor_empty(out, src->dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
-    return tl_error_status();
   const tl_tensor *ops[2] = {out, src};
   tl_iter it;
   tl_status status = tl_iter_init(&it, 2, ops, NULL);
   if (status == TL_OK)
     status = tl_iter_run(&it, loops[src->dtype], value);
+  return status;
+}
+
+tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
+{
+  tl_device device = tl_tensor_device(src);
+  const tl_index_device_kernels *k = NULL;
+  if (tl_dtype_is_integral(src->dtype) && alpha.kind > TL_KIND_INT)
+    return tl_error_set(TL_ERR_RUNTIME, "for integral input tensors, argument alpha must not be "
+                                        "a floating point number");
+  if (!tl_dispatch_host_memory(device) && !(k = tl_index_device_prims("index_add", device,
+                                                                       src->dtype)))
+    return tl_error_status();
+  if (tl_tensor_empty(out, src->dtype, src->ndim, src->shape, device) != TL_OK)
+    return tl_error_status();
+  tl_status status = k ? k->scale(out, src, alpha) : tl_cpu_index_scale(out, src, alpha);
   if (status != TL_OK)
     tl_tensor_release(out);
   return status;

@@ -78,17 +78,16 @@ static const tl_index_kernels cpu_index = {
     .index_masked_select = tl_cpu_index_masked_select,
 };
 
-void tl_index_register(void)
-{
-  static const tl_op ops[] = {
-      TL_OP_INDEX_GET,      TL_OP_INDEX_PUT,     TL_OP_NONZERO,        TL_OP_ARGWHERE,
-      TL_OP_GATHER,         TL_OP_SCATTER,       TL_OP_SCATTER_ADD,    TL_OP_SCATTER_REDUCE,
-      TL_OP_INDEX_SELECT,   TL_OP_INDEX_ADD,     TL_OP_INDEX_COPY,     TL_OP_INDEX_FILL,
-      TL_OP_TAKE,           TL_OP_PUT,           TL_OP_TAKE_ALONG_DIM, TL_OP_MASKED_FILL,
-      TL_OP_MASKED_SCATTER, TL_OP_MASKED_SELECT,
-  };
-  serve(ops, sizeof ops / sizeof *ops, &cpu_index);
-}
+const tl_op tl_index_ops[] = {
+    TL_OP_INDEX_GET,      TL_OP_INDEX_PUT,     TL_OP_NONZERO,        TL_OP_ARGWHERE,
+    TL_OP_GATHER,         TL_OP_SCATTER,       TL_OP_SCATTER_ADD,    TL_OP_SCATTER_REDUCE,
+    TL_OP_INDEX_SELECT,   TL_OP_INDEX_ADD,     TL_OP_INDEX_COPY,     TL_OP_INDEX_FILL,
+    TL_OP_TAKE,           TL_OP_PUT,           TL_OP_TAKE_ALONG_DIM, TL_OP_MASKED_FILL,
+    TL_OP_MASKED_SCATTER, TL_OP_MASKED_SELECT,
+};
+const size_t tl_index_op_count = sizeof tl_index_ops / sizeof *tl_index_ops;
+
+void tl_index_register(void) { serve(tl_index_ops, tl_index_op_count, &cpu_index); }
 
 static const tl_linalg_kernels cpu_linalg = {
     .linalg_gemm = tl_cpu_linalg_gemm,

@@ -105,4 +105,60 @@ tl_status tl_index_masked_select(tl_tensor *out, const tl_tensor *in, const tl_t
 /* out = src * alpha in src's dtype (index_add's alpha). */
 tl_status tl_index_scaled(tl_tensor *out, const tl_tensor *src, tl_scalar alpha);
 
+/* ---- device primitives (index_device.c) ------------------------------------------
+ * The ops above are written once, for every device: they touch elements only
+ * through the passes below, and read device data only through the backend
+ * (nonzero's count, a 0-d mask).  On memory host code can read, a pass runs
+ * the CPU's loops; on any other device it is that device's primitive, which
+ * tl_index_register_device installs together with the ops' kernel set.
+ * A device's offsets pass never raises for a bad index: it records the first
+ * one in the device's error record (gpu/tl_device_errors.h), raised at the
+ * next synchronization, and uses index 0 in its place.                      */
+
+typedef struct {
+  int64_t size, stride; /* the indexed dim: its size, and its stride in bytes */
+  bool wrap, first;     /* negatives wrap; the first index writes off, others add to it */
+  int dim;              /* the dim named in messages */
+  tl_status err;        /* the error a bad index raises */
+} tl_index_offsets_args;
+
+typedef struct {
+  /* off (int64, any strides) (+)= wrap(idx) * stride over off's shape (idx
+   * broadcast to it; int64). */
+  tl_status (*offsets)(const tl_tensor *off, const tl_tensor *idx, const tl_index_offsets_args *a);
+  /* tl_index_move. */
+  tl_status (*move)(bool scatter, const tl_tensor *data, const tl_tensor *base, const tl_tensor *off,
+                    tl_index_reduce reduce);
+  /* nonzero of a contiguous bool tensor: out (nnz, ndim) int64, allocated here. */
+  tl_status (*nonzero)(tl_tensor *out, const tl_tensor *mask);
+  /* self = mask ? value : self; mask bool with self's shape, value 0-d of
+   * self's dtype, on self's device or the CPU. */
+  tl_status (*masked_fill)(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value);
+  /* self /= count where count > 0 (floor division for integers); count int64. */
+  tl_status (*mean_divide)(tl_tensor *self, const tl_tensor *count);
+  /* out = src * alpha, out allocated with src's shape and dtype. */
+  tl_status (*scale)(tl_tensor *out, const tl_tensor *src, tl_scalar alpha);
+} tl_index_device_kernels;
+
+/* Give device type `type` the index ops (the kernel set of the ops above,
+ * each naming itself for the device's error record) over its primitives. */
+void tl_index_register_device(tl_device_type type, const tl_index_device_kernels *prims);
+/* The primitives of a device type, or NULL with the kernel table's
+ * NotImplementedError naming the op (`what`), device and dtype. */
+const tl_index_device_kernels *tl_index_device_prims(const char *what, tl_device device,
+                                                     tl_dtype dtype);
+
+/* The CPU's passes, for a device whose kernels are the CPU's run on its
+ * memory (the emulated fake device).  offsets reports a bad index in *bad
+ * and *bad_value instead of raising. */
+tl_status tl_cpu_index_offsets_pass(const tl_tensor *off, const tl_tensor *idx,
+                                    const tl_index_offsets_args *a, bool *bad, int64_t *bad_value);
+tl_status tl_cpu_index_masked_fill_pass(tl_tensor *self, const tl_tensor *mask,
+                                        const tl_tensor *value);
+tl_status tl_cpu_index_mean_divide(tl_tensor *self, const tl_tensor *count);
+tl_status tl_cpu_index_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alpha);
+tl_status tl_cpu_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
+                            const tl_tensor *off, tl_index_reduce reduce);
+tl_status tl_cpu_index_nonzero_bool(tl_tensor *out, const tl_tensor *mask);
+
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/tl_device_errors.h"
 #include "ndcore/tensor/tl_backend.h"
 
 #define TL_FAKE_TAG ((uintptr_t)0xFA4E << 48)
@@ -200,12 +201,11 @@ static tl_status fake_copy_from_host(tl_device device, void *dst, const void *sr
 static tl_status fake_copy_to_host(tl_device device, void *dst, const void *src, size_t n,
                                    tl_stream stream, bool async)
 {
-  (void)device;
   (void)stream;
   (void)async;
   count(&fake.counters.copies_out, &fake.counters.bytes_out, n);
   memcpy(dst, tl_backend_fake_host(src), n);
-  return TL_OK;
+  return tl_device_errors_check(device); /* the host waited for the device */
 }
 
 static tl_status fake_copy_on_device(tl_device device, void *dst, const void *src, size_t n,
@@ -221,10 +221,9 @@ static tl_status fake_copy_on_device(tl_device device, void *dst, const void *sr
 
 static tl_status fake_synchronize(tl_device device)
 {
-  (void)device;
   for (uintptr_t k = 0; k < TL_FAKE_STREAMS; k++)
     tl_backend_fake_stream_finish((tl_stream)k);
-  return TL_OK;
+  return tl_device_errors_check(device);
 }
 
 static tl_stream fake_current_stream(tl_device device)
