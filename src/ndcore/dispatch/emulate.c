@@ -148,6 +148,8 @@ static tl_status emu_histc(const tl_tensor *in, int64_t bins, double min, double
                            tl_tensor *out)
 {
   HOSTED(tl_cpu_histc(in, bins, min, max, out));
+}
+
 /* The index ops' passes.  A bad index is recorded in the fake device's error
  * record and raised at its next synchronization, as a CUDA kernel's is. */
 static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
