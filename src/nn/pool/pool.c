@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ndcore/tensor/tl_backend.h"
 #include "nn/pool/tl_pool.h"
 #include "nn/tl_nn.h"
 
@@ -182,10 +183,11 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
                           "kernel_size - 1 <= input size)", name, (long long)out_size[d],
                           (long long)kernel[d], (long long)size, d);
   }
-  /* the samples are few (two or three a plane): read on the host */
-  if (!tl_dispatch_host_memory(tl_tensor_device(samples)))
-    return tl_dispatch_no_kernel(name, tl_tensor_device(samples), samples->dtype);
-  if (tl_tensor_to_dtype(&st, samples, TL_DTYPE_F64) != TL_OK)
+  /* the samples are few (two or three a plane): read on the host, copied
+   * there from a device (a sync: the tap tables are built from them) */
+  if (!tl_dispatch_host_memory(tl_tensor_device(samples))
+          ? tl_backend_tensor_to(&st, samples, tl_device_cpu(), TL_DTYPE_F64, false) != TL_OK
+          : tl_tensor_to_dtype(&st, samples, TL_DTYPE_F64) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_fractional(&taps[d], in->shape[in->ndim - n + d], out_size[d], kernel[d],
