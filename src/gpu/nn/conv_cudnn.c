@@ -281,7 +281,8 @@ static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, 
   memcpy(k->pad, pad, sizeof pad);
   memcpy(k->stride, stride, sizeof stride);
   memcpy(k->dilation, dil, sizeof dil);
-  int bias_dims[5] = {1, k->small[1], 1, 1, 1};
+  /* the bias runs along the written side's channels: S forward, B for a transposed one */
+  int bias_dims[5] = {1, dir == DIR_FWD ? k->small[1] : k->big[1], 1, 1, 1};
   if (cudnn_check(cudnnCreateTensorDescriptor(&d->big), "cudnnCreateTensorDescriptor") != TL_OK ||
       cudnn_check(cudnnCreateTensorDescriptor(&d->small), "cudnnCreateTensorDescriptor") != TL_OK ||
       (bias && cudnn_check(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor") != TL_OK) ||
@@ -395,9 +396,9 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
   tl_device dev = tl_tensor_device(in);
   tl_tensor bt = {0}, st = {0}, wt = {0}, biast = {0}, ws = {0};
   conv_descs d = {0};
-  cudnnHandle_t h;
+  cudnnHandle_t h = NULL;
   void *stream = NULL;
-  int algo;
+  int algo = 0;
   size_t ws_size = 0;
   tl_status status;
   if (!tl_gpu_cudnn_flags_get().enabled) {
