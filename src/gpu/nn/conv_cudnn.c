@@ -527,12 +527,7 @@ void tl_gpu_nn_conv_register(void)
       .im2col = gpu_im2col,
       .col2im = gpu_col2im,
   };
-  static const tl_dtype_set floats = (tl_dtype_set)((1u << TL_DTYPE_F16) | (1u << TL_DTYPE_BF16) |
-                                                    (1u << TL_DTYPE_F32) | (1u << TL_DTYPE_F64));
-  static const tl_op ops[] = {TL_OP_CONVOLUTION, TL_OP_CONVOLUTION_BACKWARD_WEIGHT, TL_OP_IM2COL,
-                              TL_OP_COL2IM};
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, floats, &set);
+  tl_nn_conv_register_set(TL_DEVICE_CUDA, &set);
 }
 
 void tl_gpu_conv_pool_norm_register(void)

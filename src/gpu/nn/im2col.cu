@@ -3,23 +3,10 @@
  * copy, so it moves elements of their own size (no work dtype); col2im sums
  * the windows overlapping each pixel in kernel-offset order, reading the
  * columns as a gather, so that no two threads write one element. */
-#include <cuda_runtime.h>
-
 #include "gpu/nn/tl_gpu_conv.h"
+#include "gpu/nn/tl_cuda_grid.cuh"
 
 namespace {
-
-constexpr int THREADS = 256;
-
-unsigned grid_for(int64_t n)
-{
-  int64_t blocks = (n + THREADS - 1) / THREADS;
-  return (unsigned)(blocks < 1 ? 1 : blocks > 65535 * 8 ? 65535 * 8 : blocks);
-}
-
-#define GRID_LOOP(e, n)                                                                    \
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (n);               \
-       e += (int64_t)gridDim.x * blockDim.x)
 
 /* cols[n, c*K + k, l] = image[n, c, l's window start + k's offset], or 0 */
 template <typename E> __global__ void im2col(tl_gpu_fold f, const E *image, E *cols)
@@ -30,7 +17,7 @@ template <typename E> __global__ void im2col(tl_gpu_fold f, const E *image, E *c
     L *= f.small[d];
     P *= f.big[d];
   }
-  GRID_LOOP(e, f.N * f.C * K * L)
+  TL_GPU_GRID_LOOP(e, f.N * f.C * K * L)
   {
     int64_t l = e % L, k = e / L % K, nc = e / (L * K), off = 0;
     bool inside = true;
@@ -58,7 +45,7 @@ template <typename R> __global__ void col2im(tl_gpu_fold f, const R *cols, R *im
     L *= f.small[d];
     P *= f.big[d];
   }
-  GRID_LOOP(e, f.N * f.C * P)
+  TL_GPU_GRID_LOOP(e, f.N * f.C * P)
   {
     int64_t p = e % P, nc = e / P, pos[3];
     for (int d = f.nsp - 1; d >= 0; d--) {
@@ -95,11 +82,11 @@ extern "C" int tl_gpu_im2col_launch(const tl_gpu_fold *f, const void *image, voi
   if (n == 0)
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  unsigned g = grid_for(n);
+  unsigned g = tl_gpu_blocks(n);
   switch (esize) {
-  case 2: im2col<uint16_t><<<g, THREADS, 0, s>>>(*f, (const uint16_t *)image, (uint16_t *)cols); break;
-  case 4: im2col<uint32_t><<<g, THREADS, 0, s>>>(*f, (const uint32_t *)image, (uint32_t *)cols); break;
-  default: im2col<uint64_t><<<g, THREADS, 0, s>>>(*f, (const uint64_t *)image, (uint64_t *)cols); break;
+  case 2: im2col<uint16_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint16_t *)image, (uint16_t *)cols); break;
+  case 4: im2col<uint32_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint32_t *)image, (uint32_t *)cols); break;
+  default: im2col<uint64_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint64_t *)image, (uint64_t *)cols); break;
   }
   return (int)cudaGetLastError();
 }
@@ -114,8 +101,8 @@ extern "C" int tl_gpu_col2im_launch(const tl_gpu_fold *f, const void *cols, void
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    col2im<double><<<grid_for(n), THREADS, 0, s>>>(*f, (const double *)cols, (double *)image);
+    col2im<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const double *)cols, (double *)image);
   else
-    col2im<float><<<grid_for(n), THREADS, 0, s>>>(*f, (const float *)cols, (float *)image);
+    col2im<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const float *)cols, (float *)image);
   return (int)cudaGetLastError();
 }

@@ -10,13 +10,12 @@
  * rstd to the work type); rows are re-read from memory (L2) for each pass.
  * The work type R is float (float32, and float16/bfloat16 once the C side
  * has converted them) or double.                                          */
-#include <cuda_runtime.h>
-
+#include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_norm.h"
 
 namespace {
 
-constexpr int THREADS = 256;
+constexpr int THREADS = TL_GPU_THREADS; /* the row kernels' block, a power of two */
 
 /* Fold each of K per-thread partial sums over the block, in a fixed order;
  * every thread gets the totals. */
@@ -178,8 +177,7 @@ template <typename R> __global__ void norm_affine_cols(tl_gpu_norm_job j, double
   const R *x = (const R *)j.x, *g = (const R *)j.g, *mean = (const R *)j.mean,
           *rstd = (const R *)j.rstd;
   int64_t Cg = j.C / j.G;
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < j.C;
-       c += (int64_t)gridDim.x * blockDim.x) {
+  TL_GPU_GRID_LOOP(c, j.C) {
     double dw = 0, db = 0;
     for (int64_t n = 0; n < j.N; n++) {
       int64_t at = n * j.C + c, r = n * j.G + c / Cg;
@@ -196,8 +194,7 @@ template <typename R>
 __global__ void norm_running(R *running, const double *batch, int64_t n, double scale,
                              double momentum)
 {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n;
-       c += (int64_t)gridDim.x * blockDim.x)
+  TL_GPU_GRID_LOOP(c, n)
     running[c] = (R)((1 - momentum) * (double)running[c] + momentum * batch[c] * scale);
 }
 
@@ -213,8 +210,7 @@ template <typename R> __global__ void lrn_pass(tl_gpu_lrn_job j, int pass)
   int64_t total = j.N * j.C * j.S, lo = j.size / 2, hi = (j.size - 1) / 2;
   R alpha = (R)j.alpha, beta = (R)j.beta, k = (R)j.k, size = (R)j.size;
   const R *x = (const R *)j.x, *g = (const R *)j.g;
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < total;
-       e += (int64_t)gridDim.x * blockDim.x) {
+  TL_GPU_GRID_LOOP(e, total) {
     int64_t s = e % j.S, c = e / j.S % j.C, n = e / (j.S * j.C);
     const R *xn = x + n * j.C * j.S;
     if (pass == 2) {
@@ -241,10 +237,10 @@ template <typename R> __global__ void lrn_pass(tl_gpu_lrn_job j, int pass)
   }
 }
 
-unsigned grid_for(int64_t n, int64_t per_block)
+/* One block per row, capped: the kernels stride over the rows. */
+unsigned row_blocks(int64_t rows)
 {
-  int64_t blocks = (n + per_block - 1) / per_block;
-  return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
+  return (unsigned)(rows < 1 ? 1 : rows > TL_GPU_MAX_BLOCKS ? TL_GPU_MAX_BLOCKS : rows);
 }
 
 } // namespace
@@ -258,9 +254,9 @@ extern "C" int tl_gpu_norm_forward_launch(const tl_gpu_norm_job *job, void *stre
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (job->f64)
-    norm_forward<double><<<grid_for(rows, 1), THREADS, 0, s>>>(*job, rows);
+    norm_forward<double><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
   else
-    norm_forward<float><<<grid_for(rows, 1), THREADS, 0, s>>>(*job, rows);
+    norm_forward<float><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
   return (int)cudaGetLastError();
 }
 
@@ -271,9 +267,9 @@ extern "C" int tl_gpu_norm_backward_launch(const tl_gpu_norm_job *job, void *str
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (job->f64)
-    norm_backward<double><<<grid_for(rows, 1), THREADS, 0, s>>>(*job, rows);
+    norm_backward<double><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
   else
-    norm_backward<float><<<grid_for(rows, 1), THREADS, 0, s>>>(*job, rows);
+    norm_backward<float><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
   return (int)cudaGetLastError();
 }
 
@@ -283,13 +279,13 @@ extern "C" int tl_gpu_norm_affine_launch(const tl_gpu_norm_job *job, double *dwd
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (job->S == 1 && job->f64)
-    norm_affine_cols<double><<<grid_for(job->C, THREADS), THREADS, 0, s>>>(*job, dwdb);
+    norm_affine_cols<double><<<tl_gpu_blocks(job->C), THREADS, 0, s>>>(*job, dwdb);
   else if (job->S == 1)
-    norm_affine_cols<float><<<grid_for(job->C, THREADS), THREADS, 0, s>>>(*job, dwdb);
+    norm_affine_cols<float><<<tl_gpu_blocks(job->C), THREADS, 0, s>>>(*job, dwdb);
   else if (job->f64)
-    norm_affine<double><<<grid_for(job->C, 1), THREADS, 0, s>>>(*job, dwdb);
+    norm_affine<double><<<row_blocks(job->C), THREADS, 0, s>>>(*job, dwdb);
   else
-    norm_affine<float><<<grid_for(job->C, 1), THREADS, 0, s>>>(*job, dwdb);
+    norm_affine<float><<<row_blocks(job->C), THREADS, 0, s>>>(*job, dwdb);
   return (int)cudaGetLastError();
 }
 
@@ -300,10 +296,10 @@ extern "C" int tl_gpu_norm_running_launch(void *running, int f64, const double *
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    norm_running<double><<<grid_for(n, THREADS), THREADS, 0, s>>>((double *)running, batch, n,
+    norm_running<double><<<tl_gpu_blocks(n), THREADS, 0, s>>>((double *)running, batch, n,
                                                                   scale, momentum);
   else
-    norm_running<float><<<grid_for(n, THREADS), THREADS, 0, s>>>((float *)running, batch, n,
+    norm_running<float><<<tl_gpu_blocks(n), THREADS, 0, s>>>((float *)running, batch, n,
                                                                  scale, momentum);
   return (int)cudaGetLastError();
 }
@@ -314,7 +310,7 @@ extern "C" int tl_gpu_lrn_launch(const tl_gpu_lrn_job *job, void *stream)
   if (total == 0)
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  unsigned grid = grid_for(total, THREADS);
+  unsigned grid = tl_gpu_blocks(total);
   int first = job->g ? 1 : 0;
   for (int pass = first; pass <= (job->g ? 2 : 0); pass++) {
     if (job->f64)

@@ -188,12 +188,6 @@ void tl_gpu_nn_norm_register(void)
       .backward = gpu_norm_backward,
       .lrn = gpu_lrn,
   };
-  static const tl_op ops[] = {
-      TL_OP_NATIVE_LAYER_NORM, TL_OP_NATIVE_LAYER_NORM_BACKWARD, TL_OP_FUSED_RMS_NORM,
-      TL_OP_FUSED_RMS_NORM_BACKWARD, TL_OP_NATIVE_GROUP_NORM, TL_OP_NATIVE_GROUP_NORM_BACKWARD,
-      TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_BATCH_NORM_BACKWARD, TL_OP_LOCAL_RESPONSE_NORM,
-      TL_OP_LOCAL_RESPONSE_NORM_BACKWARD};
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &set);
+  tl_nn_norm_register_set(TL_DEVICE_CUDA, &set);
 }
 #endif

@@ -6,33 +6,20 @@
  * writes one element from several threads (max pooling's backward, with
  * atomic adds; max_unpool's duplicate indices keep one of their values, as
  * PyTorch's CUDA kernel). */
-#include <cuda_runtime.h>
-
 #include "gpu/nn/tl_gpu_pool.h"
+#include "gpu/nn/tl_cuda_grid.cuh"
 
 namespace {
-
-constexpr int THREADS = 256;
 
 struct taps3 {
   tl_gpu_taps t[3];
 };
 
-unsigned grid_for(int64_t n)
-{
-  int64_t blocks = (n + THREADS - 1) / THREADS;
-  return (unsigned)(blocks < 1 ? 1 : blocks > 65535 * 8 ? 65535 * 8 : blocks);
-}
-
-#define GRID_LOOP(e, n)                                                                    \
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (n);               \
-       e += (int64_t)gridDim.x * blockDim.x)
-
 template <typename R> __global__ void window_max(const R *x, R *y, int64_t *idx, int64_t B, taps3 T)
 {
   const tl_gpu_taps &t0 = T.t[0], &t1 = T.t[1], &t2 = T.t[2];
   int64_t per_plane = t0.out * t1.out * t2.out, plane = t0.in * t1.in * t2.in;
-  GRID_LOOP(e, B * per_plane)
+  TL_GPU_GRID_LOOP(e, B * per_plane)
   {
     int64_t j2 = e % t2.out, j1 = e / t2.out % t1.out, j0 = e / (t2.out * t1.out) % t0.out;
     int64_t b = e / per_plane;
@@ -69,7 +56,7 @@ template <typename R> __global__ void window_max(const R *x, R *y, int64_t *idx,
 template <typename R>
 __global__ void pass_forward(const R *x, R *y, int64_t outer, int64_t inner, tl_gpu_taps t)
 {
-  GRID_LOOP(e, outer * t.out * inner)
+  TL_GPU_GRID_LOOP(e, outer * t.out * inner)
   {
     int64_t i = e % inner, j = e / inner % t.out, o = e / (inner * t.out);
     const R *xo = x + o * t.in * inner + i;
@@ -87,7 +74,7 @@ __global__ void pass_forward(const R *x, R *y, int64_t outer, int64_t inner, tl_
 template <typename R>
 __global__ void pass_transpose(const R *x, R *y, int64_t outer, int64_t inner, tl_gpu_taps t)
 {
-  GRID_LOOP(e, outer * t.in * inner)
+  TL_GPU_GRID_LOOP(e, outer * t.in * inner)
   {
     int64_t i = e % inner, p = e / inner % t.in, o = e / (inner * t.in);
     const R *xo = x + o * t.out * inner + i;
@@ -104,7 +91,7 @@ template <typename R>
 __global__ void scatter(const R *x, const int64_t *idx, R *y, int64_t B, int64_t len, int64_t size,
                         bool accumulate, int64_t *bad)
 {
-  GRID_LOOP(e, B * len)
+  TL_GPU_GRID_LOOP(e, B * len)
   {
     int64_t b = e / len, at = idx[e];
     if (at < 0 || at >= size) {
@@ -130,9 +117,9 @@ extern "C" int tl_gpu_pool_max_launch(const void *x, void *y, int64_t *idx, int6
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    window_max<double><<<grid_for(n), THREADS, 0, s>>>((const double *)x, (double *)y, idx, B, T);
+    window_max<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, idx, B, T);
   else
-    window_max<float><<<grid_for(n), THREADS, 0, s>>>((const float *)x, (float *)y, idx, B, T);
+    window_max<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, idx, B, T);
   return (int)cudaGetLastError();
 }
 
@@ -143,15 +130,15 @@ extern "C" int tl_gpu_pool_pass_launch(const void *x, void *y, int64_t outer, in
   if (n == 0)
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  unsigned g = grid_for(n);
+  unsigned g = tl_gpu_blocks(n);
   if (transpose && f64)
-    pass_transpose<double><<<g, THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
+    pass_transpose<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
   else if (transpose)
-    pass_transpose<float><<<g, THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
+    pass_transpose<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
   else if (f64)
-    pass_forward<double><<<g, THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
+    pass_forward<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
   else
-    pass_forward<float><<<g, THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
+    pass_forward<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
   return (int)cudaGetLastError();
 }
 
@@ -166,12 +153,12 @@ extern "C" int tl_gpu_pool_scatter_launch(const void *x, const int64_t *idx, voi
     err = cudaMemsetAsync(bad, 0, 2 * sizeof *bad, s);
   if (err != cudaSuccess || B * len == 0)
     return (int)err;
-  unsigned g = grid_for(B * len);
+  unsigned g = tl_gpu_blocks(B * len);
   if (f64)
-    scatter<double><<<g, THREADS, 0, s>>>((const double *)x, idx, (double *)y, B, len, size,
+    scatter<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, idx, (double *)y, B, len, size,
                                           accumulate != 0, bad);
   else
-    scatter<float><<<g, THREADS, 0, s>>>((const float *)x, idx, (float *)y, B, len, size,
+    scatter<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, idx, (float *)y, B, len, size,
                                          accumulate != 0, bad);
   return (int)cudaGetLastError();
 }

@@ -12,7 +12,6 @@
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
 
 #ifdef TL_WITH_CUDA
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,12 +271,7 @@ static tl_status gpu_scatter(const tl_tensor *src, const tl_tensor *indices, int
                                                 false)) != TL_OK))
     goto done;
   if (flag[0]) {
-    char s[96] = "";
-    for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
-      at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
-                     (long long)out->shape[out->ndim - n + d]);
-    status = tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are "
-                          "of size %s)", (long long)flag[1], s);
+    status = tl_nn_pool_bad_index(out, n, flag[1]);
     goto done;
   }
   if (!direct)
@@ -297,13 +291,6 @@ void tl_gpu_nn_pool_register(void)
       .weighted = gpu_weighted,
       .scatter = gpu_scatter,
   };
-  static const tl_op ops[] = {TL_OP_MAX_POOL,          TL_OP_ADAPTIVE_MAX_POOL,
-                              TL_OP_FRACTIONAL_MAX_POOL, TL_OP_MAX_POOL_BACKWARD,
-                              TL_OP_MAX_UNPOOL,        TL_OP_AVG_POOL,
-                              TL_OP_AVG_POOL_BACKWARD, TL_OP_ADAPTIVE_AVG_POOL,
-                              TL_OP_ADAPTIVE_AVG_POOL_BACKWARD, TL_OP_UPSAMPLE,
-                              TL_OP_UPSAMPLE_BACKWARD};
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &set);
+  tl_nn_pool_register_set(TL_DEVICE_CUDA, &set);
 }
 #endif

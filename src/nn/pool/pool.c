@@ -353,7 +353,17 @@ static const tl_nn_pool_kernels cpu_pool = {
     .scatter = tl_cpu_pool_scatter,
 };
 
-void tl_nn_pool_register(void)
+tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad)
+{
+  char s[96] = "";
+  for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
+    at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
+                   (long long)out->shape[out->ndim - n + d]);
+  return tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are of "
+                      "size %s)", (long long)bad, s);
+}
+
+void tl_nn_pool_register_set(tl_device_type device, const tl_nn_pool_kernels *set)
 {
   static const tl_op ops[] = {TL_OP_MAX_POOL,          TL_OP_ADAPTIVE_MAX_POOL,
                               TL_OP_FRACTIONAL_MAX_POOL, TL_OP_MAX_POOL_BACKWARD,
@@ -362,5 +372,7 @@ void tl_nn_pool_register(void)
                               TL_OP_ADAPTIVE_AVG_POOL_BACKWARD, TL_OP_UPSAMPLE,
                               TL_OP_UPSAMPLE_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pool);
+    tl_dispatch_register_set(ops[i], device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_pool_register(void) { tl_nn_pool_register_set(TL_DEVICE_CPU, &cpu_pool); }

@@ -9,7 +9,6 @@
  * passes) or by planes (transposed passes, scatter), so no two threads ever
  * write the same element.                                                 */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -587,12 +586,7 @@ tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, in
     tl_parallel_for(B, 1 + 16384 / (job.len + job.size), scatter_range, &job);
   }
   if (job.has_bad) {
-    char s[96] = "";
-    for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
-      at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
-                     (long long)out->shape[out->ndim - n + d]);
-    status = tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are "
-                          "of size %s)", (long long)job.bad, s);
+    status = tl_nn_pool_bad_index(out, n, job.bad);
     goto done;
   }
   status = direct ? TL_OK : tl_tensor_copy(out, &yt);

@@ -112,6 +112,11 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
 tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
                          const int64_t *size, tl_tensor *out);
 
+/* Register `set` as device's kernels of every op of the family. */
+void tl_nn_pool_register_set(tl_device_type device, const tl_nn_pool_kernels *set);
+/* The scatter's error for an index outside the output's spatial volume. */
+tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad);
+
 /* The CPU's kernels (pool_cpu.c). */
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
                                  tl_tensor *out, tl_tensor *indices);
