@@ -152,25 +152,6 @@ done:
   return status;
 }
 
-/* The passes' order: the dim shrinking most first (forward: out/in; the
- * transpose: in/out), so that later passes run on less data. */
-static void pass_order(int n, const tl_nn_taps *taps, bool transpose, int *order)
-{
-  for (int i = 0; i < n; i++)
-    order[i] = i;
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0; j--) {
-      const tl_nn_taps *a = &taps[order[j - 1]], *b = &taps[order[j]];
-      double ra = transpose ? (double)a->in / a->out : (double)a->out / a->in;
-      double rb = transpose ? (double)b->in / b->out : (double)b->out / b->in;
-      if (rb >= ra)
-        break;
-      int tmp = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = tmp;
-    }
-}
-
 static tl_status gpu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                               tl_tensor *out)
 {
@@ -199,17 +180,13 @@ static tl_status gpu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
     goto done;
   for (int d = 0; d < n; d++)
     cur[d] = transpose ? taps[d].out : taps[d].in;
-  int order[D3];
-  pass_order(n, taps, transpose, order);
+  int order[D3]; /* the CPU's order, so that sums round as the CPU's */
+  tl_nn_taps_pass_order(n, taps, transpose, cur, order);
   const void *src = tl_tensor_data(&xt);
   for (int step = 0; step < n; step++) {
     int d = order[step];
-    int64_t outer = B, inner = 1;
-    for (int e = 0; e < d; e++)
-      outer *= cur[e];
-    for (int e = d + 1; e < n; e++)
-      inner *= cur[e];
-    cur[d] = transpose ? taps[d].in : taps[d].out;
+    int64_t outer, inner;
+    tl_nn_taps_pass_step(n, taps, transpose, d, B, cur, &outer, &inner);
     tl_tensor *dst = y;
     if (step < n - 1) {
       dst = &steps[step % 2];

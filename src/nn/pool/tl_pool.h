@@ -82,6 +82,14 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
 tl_status tl_nn_taps_adaptive(tl_nn_taps *t, int64_t in, int64_t out, bool weighted);
 tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_nn_resample *r,
                               int d, bool single);
+/* The weighted passes' order: a permutation of the n dims doing the least
+ * work (the passes commute), from the sizes cur before them. */
+void tl_nn_taps_pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
+                           int *order);
+/* The pass along dim d over B planes of sizes cur: its (outer, d, inner)
+ * split, and cur[d] updated to the size after it. */
+void tl_nn_taps_pass_step(int n, const tl_nn_taps *taps, bool transpose, int d, int64_t B,
+                          int64_t *cur, int64_t *outer, int64_t *inner);
 /* samples: [B * n] per-plane samples in [0, 1) (dim d of plane b at
  * samples[b * n + n - 1 - d], PyTorch's (w, h, t) order). */
 tl_status tl_nn_taps_fractional(tl_nn_taps *t, int64_t in, int64_t out, int64_t k,
