@@ -9,7 +9,15 @@ contiguous inputs; indices (max pooling) must equal the CPU's of the same
 dtype exactly.  On "cpu" the cases run everywhere and check the tests (and
 the CPU's lower-precision and strided paths); on "cuda" they run only where
 a GPU is present (scripts/gpu_check.sh) and skip with "requires a CUDA
-device" elsewhere."""
+device" elsewhere; on "emulated" (the fake device given the CPU's kernels as
+device kernels, _C._fake_emulate_device, in a process of their own) they
+run the op layer's device paths: work copies and allocations on the
+input's device, the derivatives, fractional pooling's samples read back."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,9 +25,16 @@ import torchlike as tl
 import torchlike.nn.functional as F
 from torchlike import _C
 
+_C._fake_enable()
+EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
+if EMULATED:
+    _C._fake_emulate_device()
+
 GPU = tl.cuda.is_available()
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
     not GPU, reason="requires a CUDA device"))]
+if EMULATED:
+    DEVICES.append(pytest.param("fake", id="emulated"))
 # |got - want| <= TOL * (1 + max |want|): float16/bfloat16 are computed in
 # float32 but stored (inputs, outputs) in their own precision.
 TOL = {"float64": 1e-10, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}
@@ -99,6 +114,12 @@ def compare(fn, arrays, device, dtype, transposed=False, grad=True, exact_ints=T
         if g is not None:
             assert_near(g, r, dtype, f"gradient {i}")
     return outs
+
+
+def has_kernel(op, device):
+    """Whether device ("cpu", "cuda", "fake") has a kernel for op: some
+    derivatives go through ops of families other than these three."""
+    return bool(_C._dispatch_table()[op][1][device])
 
 
 def rand(*shape, seed=0, low=-2, high=2):
@@ -297,7 +318,9 @@ def test_max_unpool(device, dtype):
     _, idx = F.max_pool2d(tl.tensor(x), 2, return_indices=True)
     idx = idx.numpy()
     vals = rand(2, 3, 4, 3, seed=9)
-    compare(lambda v, i: F.max_unpool2d(v, i, 2), [vals, ("int", idx)], device, dtype)
+    # its derivative gathers grad_output at the indices (the index family)
+    compare(lambda v, i: F.max_unpool2d(v, i, 2), [vals, ("int", idx)], device, dtype,
+            grad=has_kernel("gather", device))
     bad = idx.copy()
     bad[0, 0, 0, 0] = 1000
     with pytest.raises(RuntimeError, match="Found an invalid max index: 1000"):
@@ -451,8 +474,10 @@ def test_layer_norm_empty(device, dtype):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_instance_norm(device, dtype):
+    # the derivative of repeating the weight and bias sums with index_add
     compare(lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
-            [rand(2, 3, 4, 5), rand(3, seed=1), rand(3, seed=2)], device, dtype, transposed=True)
+            [rand(2, 3, 4, 5), rand(3, seed=1), rand(3, seed=2)], device, dtype, transposed=True,
+            grad=has_kernel("index_add", device))
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -461,3 +486,17 @@ def test_instance_norm(device, dtype):
 def test_local_response_norm(device, dtype, size):
     compare(lambda x: F.local_response_norm(x, size, alpha=0.5, beta=0.75, k=2.0),
             [rand(2, 6, 5, 4)], device, dtype, transposed=True)
+
+
+# ---- the device paths, emulated --------------------------------------------------------
+
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    """Every device-parametrised test above, on the fake device with the CPU's
+    kernels as its device kernels, in a process of its own (the emulation
+    cannot be undone)."""
+    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
+                        "no:cacheprovider", "-k", "emulated"],
+                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
