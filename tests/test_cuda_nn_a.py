@@ -444,6 +444,32 @@ def test_layer_norm_wide_rows(device, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("op", ["batch_train", "batch_eval", "group", "layer", "rms"])
+def test_norm_rows_shared_by_blocks(device, dtype, op):
+    """Few statistics rows of 40000 elements: on CUDA each row is split over
+    several blocks (partial sums folded in order, tl_gpu_norm_parts)."""
+    C = 3
+    rm = np.linspace(-1, 1, C)
+    rv = np.linspace(0.5, 2, C)
+    fns = {
+        "batch_train": lambda x, w, b: F.batch_norm(
+            x, tl.tensor(rm).to(x.dtype).to(x.device), tl.tensor(rv).to(x.dtype).to(x.device),
+            w, b, training=True),
+        "batch_eval": lambda x, w, b: F.batch_norm(
+            x, tl.tensor(rm).to(x.dtype).to(x.device), tl.tensor(rv).to(x.dtype).to(x.device),
+            w, b, training=False),
+        "group": lambda x, w, b: F.group_norm(x, 1, w, b),
+        "layer": lambda x, w, b: F.layer_norm(x, (C, 100, 100), w.reshape(C, 1, 1).expand(
+            C, 100, 100), b.reshape(C, 1, 1).expand(C, 100, 100)),
+        "rms": lambda x, w, b: F.rms_norm(x, (C, 100, 100), w.reshape(C, 1, 1).expand(
+            C, 100, 100), eps=1e-3) + b.sum(),
+    }
+    compare(fns[op], [rand(4, C, 100, 100, low=1, high=3), rand(C, seed=1), rand(C, seed=2)],
+            device, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(2, 6, 5), (3, 4, 3, 2), (0, 6, 5)])
 def test_group_norm(device, dtype, shape):
     C = shape[1]

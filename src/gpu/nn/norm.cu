@@ -59,10 +59,107 @@ struct row_view {
   __device__ int64_t channel(int64_t i) const { return per_channel ? c0 : c0 + i / S; }
 };
 
-template <typename R> __global__ void norm_forward(tl_gpu_norm_job j, int64_t rows)
+/* ---- the row math, shared by the one-block and the shared-row kernels ----
+ * A block works on elements [i0, i1) of row r (the whole row, or its part). */
+
+/* This thread's share of sum x (kind 0), sum (x - mu)^2 (1) or sum x^2 (2). */
+template <typename R>
+__device__ double row_sum(const tl_gpu_norm_job &j, const row_view &v, int64_t i0, int64_t i1,
+                          int kind, R mu)
+{
+  const R *x = (const R *)j.x;
+  double s = 0;
+  for (int64_t i = i0 + threadIdx.x; i < i1; i += THREADS) {
+    R e = x[v.at(i)];
+    if (kind == 0) {
+      s += (double)e;
+    } else {
+      R d = e - mu; /* mu is 0 for kind 2 */
+      s += (double)(d * d);
+    }
+  }
+  return s;
+}
+
+/* y = x * a + (b - mu a), a = rstd w per channel */
+template <typename R>
+__device__ void row_apply(const tl_gpu_norm_job &j, const row_view &v, int64_t i0, int64_t i1, R mu,
+                          R rs)
 {
   const R *x = (const R *)j.x, *w = (const R *)j.w, *b = (const R *)j.b;
-  R *y = (R *)j.y, *mean = (R *)j.mean, *rstd = (R *)j.rstd;
+  R *y = (R *)j.y;
+  for (int64_t i = i0 + threadIdx.x; i < i1; i += THREADS) {
+    int64_t c = v.channel(i), at = v.at(i);
+    R a = rs * w[c];
+    y[at] = x[at] * a + (b[c] - mu * a);
+  }
+}
+
+/* mean, rstd (and batch norm's batch statistics) of row r, by thread 0 */
+template <typename R>
+__device__ void row_store_stats(const tl_gpu_norm_job &j, int64_t r, R mu, R rs, double var)
+{
+  if (threadIdx.x != 0)
+    return;
+  if (!j.rms)
+    ((R *)j.mean)[r] = mu;
+  ((R *)j.rstd)[r] = rs;
+  if (j.batch) {
+    j.batch[r] = (double)mu;
+    j.batch[j.C + r] = var;
+  }
+}
+
+/* Backward: this thread's share of A = sum dy w, B / rstd = sum dy w (x - mean),
+ * sum dy and sum dy (x - mean). */
+template <typename R>
+__device__ void row_grad_sums(const tl_gpu_norm_job &j, const row_view &v, int64_t i0, int64_t i1,
+                              R mu, double (&s)[4])
+{
+  const R *x = (const R *)j.x, *g = (const R *)j.g, *w = (const R *)j.w;
+  for (int64_t i = i0 + threadIdx.x; i < i1; i += THREADS) {
+    int64_t at = v.at(i);
+    double gi = (double)g[at], wc = (double)w[v.channel(i)], xm = (double)(x[at] - mu);
+    s[0] += gi * wc;
+    s[1] += gi * wc * xm;
+    s[2] += gi;
+    s[3] += gi * xm;
+  }
+}
+
+/* dx = rstd * w * dy + c1 * x + c2 over the row (tl_norm.h's formula with
+ * xhat expanded), from the row's totals s: c1 = -rstd^2 B / D, c2 = -rstd A
+ * / D - c1 mean (both 0 for constant statistics, A's term dropped for rms).
+ * Per channel, thread 0 of part 0 also writes dw = rstd sum dy (x - mean)
+ * and db = sum dy. */
+template <typename R>
+__device__ void row_grad_apply(const tl_gpu_norm_job &j, const row_view &v, int64_t r, bool first,
+                               int64_t i0, int64_t i1, R mu, R rs, const double (&s)[4])
+{
+  const R *x = (const R *)j.x, *g = (const R *)j.g, *w = (const R *)j.w;
+  R *dx = (R *)j.y;
+  if (j.per_channel && j.batch && first && threadIdx.x == 0) {
+    j.batch[r] = (double)rs * s[3];
+    j.batch[j.C + r] = s[2];
+  }
+  R c1 = 0, c2 = 0;
+  bool constant = j.per_channel && !j.train;
+  if (!constant && v.D > 0) {
+    double B = (double)rs * s[1];
+    c1 = (R)(-(double)rs * rs * B / v.D);
+    c2 = (R)(j.rms ? 0 : -(double)rs * s[0] / v.D) - c1 * mu;
+  }
+  for (int64_t i = i0 + threadIdx.x; i < i1; i += THREADS) {
+    int64_t at = v.at(i);
+    dx[at] = g[at] * rs * w[v.channel(i)] + x[at] * c1 + c2;
+  }
+}
+
+/* ---- one block per row ---- */
+
+template <typename R> __global__ void norm_forward(tl_gpu_norm_job j, int64_t rows)
+{
+  R *mean = (R *)j.mean, *rstd = (R *)j.rstd;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     row_view v(j, r);
     R mu = 0, rs;
@@ -75,75 +172,132 @@ template <typename R> __global__ void norm_forward(tl_gpu_norm_job j, int64_t ro
     } else {
       double s[1] = {0};
       if (!j.rms) {
-        for (int64_t i = threadIdx.x; i < v.D; i += THREADS)
-          s[0] += (double)x[v.at(i)];
+        s[0] = row_sum<R>(j, v, 0, v.D, 0, 0);
         block_sums(s);
         mu = (R)(s[0] / v.D);
-        s[0] = 0;
       }
-      for (int64_t i = threadIdx.x; i < v.D; i += THREADS) {
-        R d = x[v.at(i)] - mu;
-        s[0] += (double)(d * d);
-      }
+      s[0] = row_sum<R>(j, v, 0, v.D, j.rms ? 2 : 1, mu);
       block_sums(s);
       double var = s[0] / v.D;
       rs = (R)(1 / sqrt(var + j.eps));
-      if (threadIdx.x == 0) {
-        if (!j.rms)
-          mean[r] = mu;
-        rstd[r] = rs;
-        if (j.batch) {
-          j.batch[r] = (double)mu;
-          j.batch[j.C + r] = var;
-        }
-      }
+      row_store_stats<R>(j, r, mu, rs, var);
     }
-    for (int64_t i = threadIdx.x; i < v.D; i += THREADS) {
-      int64_t c = v.channel(i), at = v.at(i);
-      R a = rs * w[c];
-      y[at] = x[at] * a + (b[c] - mu * a);
-    }
+    row_apply<R>(j, v, 0, v.D, mu, rs);
   }
 }
 
-/* dx = rstd * w * dy + c1 * x + c2 over the row (tl_norm.h's formula with
- * xhat expanded), with A = sum dy w and B = rstd sum dy w (x - mean):
- * c1 = -rstd^2 B / D, c2 = -rstd A / D - c1 mean (both 0 for constant
- * statistics, A's term dropped for rms).  Per channel the block also writes
- * dw = rstd sum dy (x - mean) and db = sum dy. */
 template <typename R> __global__ void norm_backward(tl_gpu_norm_job j, int64_t rows)
 {
-  const R *x = (const R *)j.x, *g = (const R *)j.g, *w = (const R *)j.w;
   const R *mean = (const R *)j.mean, *rstd = (const R *)j.rstd;
-  R *dx = (R *)j.y;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     row_view v(j, r);
     R mu = j.rms ? (R)0 : mean[r], rs = rstd[r];
-    double s[4] = {0, 0, 0, 0}; /* A, B / rstd, sum dy, sum dy (x - mean) */
-    for (int64_t i = threadIdx.x; i < v.D; i += THREADS) {
-      int64_t at = v.at(i);
-      double gi = (double)g[at], wc = (double)w[v.channel(i)], xm = (double)(x[at] - mu);
-      s[0] += gi * wc;
-      s[1] += gi * wc * xm;
-      s[2] += gi;
-      s[3] += gi * xm;
-    }
+    double s[4] = {0, 0, 0, 0};
+    row_grad_sums<R>(j, v, 0, v.D, mu, s);
     block_sums(s);
-    if (j.per_channel && j.batch && threadIdx.x == 0) {
-      j.batch[r] = (double)rs * s[3];
-      j.batch[j.C + r] = s[2];
+    row_grad_apply<R>(j, v, r, true, 0, v.D, mu, rs, s);
+  }
+}
+
+/* ---- rows shared by P = j.parts blocks: unit u = (row u / P, part u % P) ----
+ * Partial sums go to j.part[u * 4 + k]; every block of a row folds its row's
+ * P partials itself, in part order, so all get the same totals. */
+
+__device__ void unit_range(const row_view &v, int64_t P, int64_t p, int64_t &i0, int64_t &i1)
+{
+  i0 = v.D * p / P;
+  i1 = v.D * (p + 1) / P;
+}
+
+__device__ double fold_parts(const double *part, int64_t r, int64_t P, int k)
+{
+  double t = 0;
+  for (int64_t p = 0; p < P; p++)
+    t += part[(r * P + p) * 4 + k];
+  return t;
+}
+
+/* Forward partials: slot 0 sum x (kind 0), slot 1 sum (x - mean)^2 with the
+ * mean folded from slot 0 (kind 1), or sum x^2 (kind 2, rms). */
+template <typename R> __global__ void norm_forward_part(tl_gpu_norm_job j, int64_t rows, int kind)
+{
+  int64_t P = j.parts;
+  for (int64_t u = blockIdx.x; u < rows * P; u += gridDim.x) {
+    int64_t r = u / P, i0, i1;
+    row_view v(j, r);
+    unit_range(v, P, u % P, i0, i1);
+    R mu = kind == 1 ? (R)(fold_parts(j.part, r, P, 0) / v.D) : (R)0;
+    double s[1] = {row_sum<R>(j, v, i0, i1, kind, mu)};
+    block_sums(s);
+    if (threadIdx.x == 0)
+      j.part[u * 4 + (kind == 0 ? 0 : 1)] = s[0];
+  }
+}
+
+/* The elementwise pass: statistics from the partials (part 0 stores them),
+ * or, for constant statistics, from mean and rstd (already 1/sqrt(var + eps)). */
+template <typename R> __global__ void norm_forward_apply(tl_gpu_norm_job j, int64_t rows)
+{
+  int64_t P = j.parts;
+  bool constant = j.per_channel && !j.train;
+  for (int64_t u = blockIdx.x; u < rows * P; u += gridDim.x) {
+    int64_t r = u / P, i0, i1;
+    row_view v(j, r);
+    unit_range(v, P, u % P, i0, i1);
+    R mu, rs;
+    if (constant) {
+      mu = ((const R *)j.mean)[r];
+      rs = ((const R *)j.rstd)[r];
+    } else {
+      mu = j.rms ? (R)0 : (R)(fold_parts(j.part, r, P, 0) / v.D);
+      double var = fold_parts(j.part, r, P, 1) / v.D;
+      rs = (R)(1 / sqrt(var + j.eps));
+      if (u % P == 0)
+        row_store_stats<R>(j, r, mu, rs, var);
     }
-    R c1 = 0, c2 = 0;
-    bool constant = j.per_channel && !j.train;
-    if (!constant && v.D > 0) {
-      double B = (double)rs * s[1];
-      c1 = (R)(-(double)rs * rs * B / v.D);
-      c2 = (R)(j.rms ? 0 : -(double)rs * s[0] / v.D) - c1 * mu;
-    }
-    for (int64_t i = threadIdx.x; i < v.D; i += THREADS) {
-      int64_t at = v.at(i);
-      dx[at] = g[at] * rs * w[v.channel(i)] + x[at] * c1 + c2;
-    }
+    row_apply<R>(j, v, i0, i1, mu, rs);
+  }
+}
+
+/* Evaluation with shared rows: rstd = 1 / sqrt(running var + eps) first. */
+template <typename R> __global__ void norm_eval_rstd(tl_gpu_norm_job j)
+{
+  TL_GPU_GRID_LOOP(c, j.C)
+  {
+    R *rstd = (R *)j.rstd;
+    rstd[c] = (R)(1 / sqrt((double)rstd[c] + j.eps));
+  }
+}
+
+template <typename R> __global__ void norm_backward_part(tl_gpu_norm_job j, int64_t rows)
+{
+  int64_t P = j.parts;
+  for (int64_t u = blockIdx.x; u < rows * P; u += gridDim.x) {
+    int64_t r = u / P, i0, i1;
+    row_view v(j, r);
+    unit_range(v, P, u % P, i0, i1);
+    R mu = j.rms ? (R)0 : ((const R *)j.mean)[r];
+    double s[4] = {0, 0, 0, 0};
+    row_grad_sums<R>(j, v, i0, i1, mu, s);
+    block_sums(s);
+    if (threadIdx.x == 0)
+      for (int k = 0; k < 4; k++)
+        j.part[u * 4 + k] = s[k];
+  }
+}
+
+template <typename R> __global__ void norm_backward_apply(tl_gpu_norm_job j, int64_t rows)
+{
+  int64_t P = j.parts;
+  for (int64_t u = blockIdx.x; u < rows * P; u += gridDim.x) {
+    int64_t r = u / P, i0, i1;
+    row_view v(j, r);
+    unit_range(v, P, u % P, i0, i1);
+    R mu = j.rms ? (R)0 : ((const R *)j.mean)[r], rs = ((const R *)j.rstd)[r];
+    double s[4];
+    for (int k = 0; k < 4; k++)
+      s[k] = fold_parts(j.part, r, P, k);
+    row_grad_apply<R>(j, v, r, u % P == 0, i0, i1, mu, rs, s);
   }
 }
 
@@ -243,9 +397,39 @@ unsigned row_blocks(int64_t rows)
   return (unsigned)(rows < 1 ? 1 : rows > TL_GPU_MAX_BLOCKS ? TL_GPU_MAX_BLOCKS : rows);
 }
 
-} // namespace
+int64_t norm_rows(const tl_gpu_norm_job *j) { return j->per_channel ? j->C : j->N * j->G; }
 
-static int64_t norm_rows(const tl_gpu_norm_job *j) { return j->per_channel ? j->C : j->N * j->G; }
+template <typename R> int forward_launch(const tl_gpu_norm_job *job, int64_t rows, cudaStream_t s)
+{
+  if (job->parts <= 1) {
+    norm_forward<R><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
+    return (int)cudaGetLastError();
+  }
+  unsigned units = row_blocks(rows * job->parts);
+  if (job->per_channel && !job->train) {
+    norm_eval_rstd<R><<<tl_gpu_blocks(job->C), THREADS, 0, s>>>(*job);
+  } else {
+    if (!job->rms)
+      norm_forward_part<R><<<units, THREADS, 0, s>>>(*job, rows, 0);
+    norm_forward_part<R><<<units, THREADS, 0, s>>>(*job, rows, job->rms ? 2 : 1);
+  }
+  norm_forward_apply<R><<<units, THREADS, 0, s>>>(*job, rows);
+  return (int)cudaGetLastError();
+}
+
+template <typename R> int backward_launch(const tl_gpu_norm_job *job, int64_t rows, cudaStream_t s)
+{
+  if (job->parts <= 1) {
+    norm_backward<R><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
+    return (int)cudaGetLastError();
+  }
+  unsigned units = row_blocks(rows * job->parts);
+  norm_backward_part<R><<<units, THREADS, 0, s>>>(*job, rows);
+  norm_backward_apply<R><<<units, THREADS, 0, s>>>(*job, rows);
+  return (int)cudaGetLastError();
+}
+
+} // namespace
 
 extern "C" int tl_gpu_norm_forward_launch(const tl_gpu_norm_job *job, void *stream)
 {
@@ -253,11 +437,7 @@ extern "C" int tl_gpu_norm_forward_launch(const tl_gpu_norm_job *job, void *stre
   if (rows == 0)
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  if (job->f64)
-    norm_forward<double><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
-  else
-    norm_forward<float><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
-  return (int)cudaGetLastError();
+  return job->f64 ? forward_launch<double>(job, rows, s) : forward_launch<float>(job, rows, s);
 }
 
 extern "C" int tl_gpu_norm_backward_launch(const tl_gpu_norm_job *job, void *stream)
@@ -266,11 +446,7 @@ extern "C" int tl_gpu_norm_backward_launch(const tl_gpu_norm_job *job, void *str
   if (rows == 0)
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
-  if (job->f64)
-    norm_backward<double><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
-  else
-    norm_backward<float><<<row_blocks(rows), THREADS, 0, s>>>(*job, rows);
-  return (int)cudaGetLastError();
+  return job->f64 ? backward_launch<double>(job, rows, s) : backward_launch<float>(job, rows, s);
 }
 
 extern "C" int tl_gpu_norm_affine_launch(const tl_gpu_norm_job *job, double *dwdb, void *stream)

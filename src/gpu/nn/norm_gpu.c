@@ -27,6 +27,20 @@ static void slice_as(tl_tensor *out, const tl_tensor *buf, int64_t offset, const
   tl_shape_contiguous_strides(out->ndim, out->shape, out->strides);
 }
 
+/* The job's shared-row split (tl_gpu_norm_parts) and its scratch *part. */
+static tl_status plan_parts(tl_gpu_norm_job *job, tl_device dev, tl_tensor *part)
+{
+  int64_t rows = job->per_channel ? job->C : job->N * job->G;
+  int64_t D = job->per_channel ? job->N * job->S : (job->G ? job->C / job->G : 0) * job->S;
+  job->parts = tl_gpu_norm_parts(rows, D);
+  if (job->parts <= 1)
+    return TL_OK;
+  int64_t n = rows * job->parts * 4;
+  tl_status status = tl_tensor_empty(part, TL_DTYPE_F64, 1, &n, dev);
+  job->part = status == TL_OK ? tl_tensor_data(part) : NULL;
+  return status;
+}
+
 /* running = (1 - momentum) running + momentum * scale * batch, on the device,
  * through a work copy when running has another dtype or layout. */
 static tl_status update_running(tl_tensor *running, const double *batch, double scale,
@@ -53,7 +67,7 @@ static tl_status gpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, con
                                   tl_tensor *rstd)
 {
   tl_dtype work = tl_nn_work_dtype(x->dtype);
-  tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0}, batch = {0};
+  tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0}, batch = {0}, part = {0};
   bool direct = y->dtype == work, stats = s->per_channel && s->train;
   void *stream = NULL;
   int64_t two_c = 2 * s->C;
@@ -71,7 +85,8 @@ static tl_status gpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, con
                          .b = tl_tensor_data(&bt), .y = tl_tensor_data(direct ? y : &yt),
                          .mean = mean ? tl_tensor_data(mean) : NULL, .rstd = tl_tensor_data(rstd),
                          .batch = stats ? tl_tensor_data(&batch) : NULL};
-  if ((status = tl_gpu_launched(tl_gpu_norm_forward_launch(&job, stream), "normalization")) != TL_OK)
+  if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
+      (status = tl_gpu_launched(tl_gpu_norm_forward_launch(&job, stream), "normalization")) != TL_OK)
     goto done;
   if (stats && running_mean) {
     int64_t D = s->N * s->S;
@@ -90,6 +105,7 @@ done:
   tl_tensor_release(&bt);
   tl_tensor_release(&yt);
   tl_tensor_release(&batch);
+  tl_tensor_release(&part);
   return status;
 }
 
@@ -98,7 +114,7 @@ static tl_status gpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, co
                                    tl_tensor *dx, tl_tensor *dw, tl_tensor *db)
 {
   tl_dtype work = tl_nn_work_dtype(x->dtype);
-  tl_tensor xt = {0}, gt = {0}, wt = {0}, mt = {0}, rt = {0}, dxt = {0}, sums = {0};
+  tl_tensor xt = {0}, gt = {0}, wt = {0}, mt = {0}, rt = {0}, dxt = {0}, sums = {0}, part = {0};
   bool direct = dx->dtype == work;
   void *stream = NULL;
   int64_t two_c = 2 * s->C;
@@ -118,7 +134,8 @@ static tl_status gpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, co
                          .w = tl_tensor_data(&wt), .y = tl_tensor_data(direct ? dx : &dxt),
                          .mean = mean ? tl_tensor_data(&mt) : NULL, .rstd = tl_tensor_data(&rt),
                          .batch = dw && s->per_channel ? tl_tensor_data(&sums) : NULL};
-  if ((status = tl_gpu_launched(tl_gpu_norm_backward_launch(&job, stream), "normalization backward")) != TL_OK ||
+  if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
+      (status = tl_gpu_launched(tl_gpu_norm_backward_launch(&job, stream), "normalization backward")) != TL_OK ||
       (dw && !s->per_channel &&
        (status = tl_gpu_launched(tl_gpu_norm_affine_launch(&job, tl_tensor_data(&sums), stream),
                                  "normalization backward")) != TL_OK))
@@ -145,6 +162,7 @@ done:
   tl_tensor_release(&rt);
   tl_tensor_release(&dxt);
   tl_tensor_release(&sums);
+  tl_tensor_release(&part);
   return status;
 }
 

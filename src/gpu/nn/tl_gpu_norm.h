@@ -23,7 +23,22 @@ typedef struct {
   void *mean, *rstd;         /* (N*G) or (C); in evaluation: the running mean and var */
   double *batch;             /* forward, per channel training: (2, C) batch mean, biased var;
                               * backward: (2, C) dw, db (per channel) or NULL */
+  int64_t parts;             /* blocks per row (tl_gpu_norm_parts) */
+  double *part;              /* parts > 1: (rows, parts, 4) partial sums, device scratch */
 } tl_gpu_norm_job;
+
+/* How many blocks share a statistics row of D elements when there are few
+ * rows (batch norm's channels): enough to fill the device (about 512
+ * blocks), each part at least 8192 elements; 1 when the rows fill it
+ * already.  Shared rows take three kernels (partial sums, their fold in
+ * a fixed order, the elementwise pass) instead of one. */
+static inline int64_t tl_gpu_norm_parts(int64_t rows, int64_t D)
+{
+  if (rows >= 512 || D < 2 * 8192)
+    return 1;
+  int64_t p = (512 + rows - 1) / rows, most = D / 8192;
+  return p < most ? p : most;
+}
 
 /* The launchers return the CUDA error code of their last launch. */
 int tl_gpu_norm_forward_launch(const tl_gpu_norm_job *job, void *stream);
