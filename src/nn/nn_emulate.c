@@ -13,13 +13,13 @@
 
 static bool *host_flag(void) { return &tl_dispatch_host_memory_table[TL_DEVICE_FAKE]; }
 
-#define HOSTED(CALL)                                                                           \
-  do {                                                                                         \
-    bool was = *host_flag();                                                                   \
-    *host_flag() = true;                                                                       \
-    tl_status status = CALL;                                                                   \
-    *host_flag() = was;                                                                        \
-    return status;                                                                             \
+#define HOSTED(CALL)                                                                               \
+  do {                                                                                             \
+    bool was = *host_flag();                                                                       \
+    *host_flag() = true;                                                                           \
+    tl_status status = CALL;                                                                       \
+    *host_flag() = was;                                                                            \
+    return status;                                                                                 \
   } while (0)
 
 static tl_status emu_conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
@@ -56,8 +56,8 @@ static tl_status emu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
 {
   HOSTED(tl_cpu_pool_weighted(in, n, taps, transpose, out));
 }
-static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n,
-                             bool accumulate, tl_tensor *out)
+static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
+                             tl_tensor *out)
 {
   HOSTED(tl_cpu_pool_scatter(src, indices, n, accumulate, out));
 }
@@ -74,7 +74,8 @@ static tl_status emu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, co
 {
   HOSTED(tl_cpu_norm_backward(s, g, x, mean, rstd, w, dx, dw, db));
 }
-static tl_status emu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out)
+static tl_status emu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x,
+                         tl_tensor *out)
 {
   HOSTED(tl_cpu_lrn(s, g, x, out));
 }
@@ -82,13 +83,15 @@ static tl_status emu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tens
 
 void tl_nn_emulate_device(void)
 {
-  static const tl_nn_conv_kernels conv = {.conv = emu_conv, .conv_t = emu_conv_t,
-                                          .weight = emu_conv_weight, .im2col = emu_im2col,
+  static const tl_nn_conv_kernels conv = {.conv = emu_conv,
+                                          .conv_t = emu_conv_t,
+                                          .weight = emu_conv_weight,
+                                          .im2col = emu_im2col,
                                           .col2im = emu_col2im};
-  static const tl_nn_pool_kernels pool = {.window_max = emu_window_max, .weighted = emu_weighted,
-                                          .scatter = emu_scatter};
-  static const tl_nn_norm_kernels norm = {.forward = emu_norm_forward,
-                                          .backward = emu_norm_backward, .lrn = emu_lrn};
+  static const tl_nn_pool_kernels pool = {
+      .window_max = emu_window_max, .weighted = emu_weighted, .scatter = emu_scatter};
+  static const tl_nn_norm_kernels norm = {
+      .forward = emu_norm_forward, .backward = emu_norm_backward, .lrn = emu_lrn};
   tl_nn_conv_register_set(TL_DEVICE_FAKE, &conv);
   tl_nn_pool_register_set(TL_DEVICE_FAKE, &pool);
   tl_nn_norm_register_set(TL_DEVICE_FAKE, &norm);

@@ -41,8 +41,8 @@ void tl_gpu_cudnn_flags_set(tl_gpu_cudnn_flags f)
 tl_gpu_cudnn_flags tl_gpu_cudnn_flags_get(void)
 {
   unsigned b = cudnn_flag_bits;
-  return (tl_gpu_cudnn_flags){.enabled = b & 1u, .benchmark = b & 2u, .deterministic = b & 4u,
-                              .allow_tf32 = b & 8u};
+  return (tl_gpu_cudnn_flags){
+      .enabled = b & 1u, .benchmark = b & 2u, .deterministic = b & 4u, .allow_tf32 = b & 8u};
 }
 
 #ifdef TL_WITH_CUDNN
@@ -105,7 +105,8 @@ static tl_status gpu_col2im(const tl_tensor *cols, const tl_nn_conv_geom *g, tl_
   void *stream = NULL;
   tl_status status;
   if ((status = tl_nn_work_in(cols, work, &ct)) != TL_OK ||
-      (!direct && (status = tl_tensor_empty(&yt, work, big->ndim, big->shape, tl_tensor_device(big))) != TL_OK) ||
+      (!direct && (status = tl_tensor_empty(&yt, work, big->ndim, big->shape,
+                                            tl_tensor_device(big))) != TL_OK) ||
       (status = tl_gpu_stream(tl_tensor_device(cols), "col2im", &stream)) != TL_OK)
     goto done;
   tl_gpu_fold f = fold_of(g, big->shape[0], big->shape[1]);
@@ -212,7 +213,8 @@ static void descs_release(conv_descs *d)
     cudnnDestroyConvolutionDescriptor(d->conv);
 }
 
-static tl_status set_tensor(cudnnTensorDescriptor_t desc, cudnnDataType_t data, int nd, const int *dims)
+static tl_status set_tensor(cudnnTensorDescriptor_t desc, cudnnDataType_t data, int nd,
+                            const int *dims)
 {
   int strides[5];
   strides[nd - 1] = 1;
@@ -251,9 +253,21 @@ static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, 
   cudnnDataType_t compute;
   cudnnMathType_t math;
   switch (dtype) {
-  case TL_DTYPE_F16: d->data = CUDNN_DATA_HALF; compute = CUDNN_DATA_FLOAT; math = CUDNN_TENSOR_OP_MATH; break;
-  case TL_DTYPE_BF16: d->data = CUDNN_DATA_BFLOAT16; compute = CUDNN_DATA_FLOAT; math = CUDNN_TENSOR_OP_MATH; break;
-  case TL_DTYPE_F64: d->data = CUDNN_DATA_DOUBLE; compute = CUDNN_DATA_DOUBLE; math = CUDNN_DEFAULT_MATH; break;
+  case TL_DTYPE_F16:
+    d->data = CUDNN_DATA_HALF;
+    compute = CUDNN_DATA_FLOAT;
+    math = CUDNN_TENSOR_OP_MATH;
+    break;
+  case TL_DTYPE_BF16:
+    d->data = CUDNN_DATA_BFLOAT16;
+    compute = CUDNN_DATA_FLOAT;
+    math = CUDNN_TENSOR_OP_MATH;
+    break;
+  case TL_DTYPE_F64:
+    d->data = CUDNN_DATA_DOUBLE;
+    compute = CUDNN_DATA_DOUBLE;
+    math = CUDNN_DEFAULT_MATH;
+    break;
   default:
     d->data = CUDNN_DATA_FLOAT;
     compute = CUDNN_DATA_FLOAT;
@@ -285,9 +299,12 @@ static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, 
   int bias_dims[5] = {1, dir == DIR_FWD ? k->small[1] : k->big[1], 1, 1, 1};
   if (cudnn_check(cudnnCreateTensorDescriptor(&d->big), "cudnnCreateTensorDescriptor") != TL_OK ||
       cudnn_check(cudnnCreateTensorDescriptor(&d->small), "cudnnCreateTensorDescriptor") != TL_OK ||
-      (bias && cudnn_check(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor") != TL_OK) ||
-      cudnn_check(cudnnCreateFilterDescriptor(&d->filter), "cudnnCreateFilterDescriptor") != TL_OK ||
-      cudnn_check(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor") != TL_OK ||
+      (bias && cudnn_check(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor") !=
+                   TL_OK) ||
+      cudnn_check(cudnnCreateFilterDescriptor(&d->filter), "cudnnCreateFilterDescriptor") !=
+          TL_OK ||
+      cudnn_check(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor") !=
+          TL_OK ||
       set_tensor(d->big, d->data, nd, k->big) != TL_OK ||
       set_tensor(d->small, d->data, nd, k->small) != TL_OK ||
       (bias && set_tensor(d->bias, d->data, nd, bias_dims) != TL_OK) ||
@@ -298,14 +315,15 @@ static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, 
                   "cudnnSetConvolutionNdDescriptor") != TL_OK ||
       cudnn_check(cudnnSetConvolutionGroupCount(d->conv, (int)g->groups),
                   "cudnnSetConvolutionGroupCount") != TL_OK ||
-      cudnn_check(cudnnSetConvolutionMathType(d->conv, math), "cudnnSetConvolutionMathType") != TL_OK) {
+      cudnn_check(cudnnSetConvolutionMathType(d->conv, math), "cudnnSetConvolutionMathType") !=
+          TL_OK) {
     descs_release(d);
     return tl_error_status();
   }
   return TL_OK;
 too_big:
   return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "convolution on CUDA: a size or element count "
-                      "past 2^31 - 1 (cuDNN's limit); split the batch");
+                                              "past 2^31 - 1 (cuDNN's limit); split the batch");
 }
 
 /* The algorithm for d (cached), and its workspace size. */
@@ -324,7 +342,8 @@ static tl_status choose_algo(cudnnHandle_t h, conv_descs *d, int *algo, size_t *
                  : cudnnGetConvolutionForwardAlgorithm_v7(h, d->big, d->filter, d->conv, d->small,
                                                           N_ALGOS, &n, perf);
       for (int i = 0; i < n && found < 0 && st == CUDNN_STATUS_SUCCESS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
+        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+            (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
           found = (int)perf[i].algo;
     } else if (dir == DIR_BWD_DATA) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[N_ALGOS];
@@ -333,7 +352,8 @@ static tl_status choose_algo(cudnnHandle_t h, conv_descs *d, int *algo, size_t *
                  : cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d->filter, d->small, d->conv,
                                                                d->big, N_ALGOS, &n, perf);
       for (int i = 0; i < n && found < 0 && st == CUDNN_STATUS_SUCCESS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
+        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+            (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
           found = (int)perf[i].algo;
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[N_ALGOS];
@@ -342,7 +362,8 @@ static tl_status choose_algo(cudnnHandle_t h, conv_descs *d, int *algo, size_t *
                  : cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d->big, d->small, d->conv,
                                                                  d->filter, N_ALGOS, &n, perf);
       for (int i = 0; i < n && found < 0 && st == CUDNN_STATUS_SUCCESS; i++)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS && (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
+        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+            (!det || perf[i].determinism == CUDNN_DETERMINISTIC))
           found = (int)perf[i].algo;
     }
     if (cudnn_check(st, "choosing a convolution algorithm") != TL_OK)
@@ -386,12 +407,12 @@ static tl_status zeros_plus_bias(tl_tensor *out, const tl_tensor *bias)
  * W = (Cs, Cb/g, *k); `out` (the written one of big, small, weight) is
  * allocated contiguous by the entry points; bias (or NULL) is added to it. */
 static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small,
-                           const tl_tensor *weight, const tl_tensor *bias,
-                           const tl_nn_conv_geom *g, tl_tensor *out)
+                           const tl_tensor *weight, const tl_tensor *bias, const tl_nn_conv_geom *g,
+                           tl_tensor *out)
 {
-  const char *what = dir == DIR_FWD ? "convolution" : dir == DIR_BWD_DATA
-                                                         ? "convolution (backward data)"
-                                                         : "_convolution_backward_weight";
+  const char *what = dir == DIR_FWD        ? "convolution"
+                     : dir == DIR_BWD_DATA ? "convolution (backward data)"
+                                           : "_convolution_backward_weight";
   const tl_tensor *in = dir == DIR_FWD ? big : small;
   tl_device dev = tl_tensor_device(in);
   tl_tensor bt = {0}, st = {0}, wt = {0}, biast = {0}, ws = {0};
@@ -403,8 +424,10 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
   tl_status status;
   if (!tl_gpu_cudnn_flags_get().enabled) {
     /* no other CUDA convolution exists to fall back on */
-    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s on CUDA runs through cuDNN, and "
-                        "torchlike.backends.cudnn.enabled is False", what);
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED,
+                        "%s on CUDA runs through cuDNN, and "
+                        "torchlike.backends.cudnn.enabled is False",
+                        what);
   }
   int64_t N = (dir == DIR_FWD ? big : small)->shape[0];
   int64_t Cb = (dir == DIR_BWD_FILTER ? out : weight)->shape[1] * g->groups;
@@ -491,7 +514,8 @@ static tl_status gpu_weight(const tl_tensor *small, const tl_tensor *big, const 
 
 static tl_status no_cudnn(void)
 {
-  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "convolution on CUDA needs cuDNN, and this build "
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED,
+                      "convolution on CUDA needs cuDNN, and this build "
                       "of torchlike has none (CMake found no cudnn.h and libcudnn: install "
                       "cuDNN or the nvidia-cudnn wheel, then rebuild)");
 }

@@ -84,9 +84,15 @@ extern "C" int tl_gpu_im2col_launch(const tl_gpu_fold *f, const void *image, voi
   cudaStream_t s = (cudaStream_t)stream;
   unsigned g = tl_gpu_blocks(n);
   switch (esize) {
-  case 2: im2col<uint16_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint16_t *)image, (uint16_t *)cols); break;
-  case 4: im2col<uint32_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint32_t *)image, (uint32_t *)cols); break;
-  default: im2col<uint64_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint64_t *)image, (uint64_t *)cols); break;
+  case 2:
+    im2col<uint16_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint16_t *)image, (uint16_t *)cols);
+    break;
+  case 4:
+    im2col<uint32_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint32_t *)image, (uint32_t *)cols);
+    break;
+  default:
+    im2col<uint64_t><<<g, TL_GPU_THREADS, 0, s>>>(*f, (const uint64_t *)image, (uint64_t *)cols);
+    break;
   }
   return (int)cudaGetLastError();
 }
@@ -101,8 +107,10 @@ extern "C" int tl_gpu_col2im_launch(const tl_gpu_fold *f, const void *cols, void
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    col2im<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const double *)cols, (double *)image);
+    col2im<double>
+        <<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const double *)cols, (double *)image);
   else
-    col2im<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const float *)cols, (float *)image);
+    col2im<float>
+        <<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, (const float *)cols, (float *)image);
   return (int)cudaGetLastError();
 }

@@ -55,7 +55,10 @@ struct row_view {
       c0 = (r % j.G) * (j.C / j.G);
     }
   }
-  __device__ int64_t at(int64_t i) const { return per_channel ? base + i / S * C * S + i % S : base + i; }
+  __device__ int64_t at(int64_t i) const
+  {
+    return per_channel ? base + i / S * C * S + i % S : base + i;
+  }
   __device__ int64_t channel(int64_t i) const { return per_channel ? c0 : c0 + i / S; }
 };
 
@@ -331,7 +334,8 @@ template <typename R> __global__ void norm_affine_cols(tl_gpu_norm_job j, double
   const R *x = (const R *)j.x, *g = (const R *)j.g, *mean = (const R *)j.mean,
           *rstd = (const R *)j.rstd;
   int64_t Cg = j.C / j.G;
-  TL_GPU_GRID_LOOP(c, j.C) {
+  TL_GPU_GRID_LOOP(c, j.C)
+  {
     double dw = 0, db = 0;
     for (int64_t n = 0; n < j.N; n++) {
       int64_t at = n * j.C + c, r = n * j.G + c / Cg;
@@ -349,7 +353,9 @@ __global__ void norm_running(R *running, const double *batch, int64_t n, double 
                              double momentum)
 {
   TL_GPU_GRID_LOOP(c, n)
+  {
     running[c] = (R)((1 - momentum) * (double)running[c] + momentum * batch[c] * scale);
+  }
 }
 
 /* ---- local response norm: a thread per element ---- */
@@ -364,7 +370,8 @@ template <typename R> __global__ void lrn_pass(tl_gpu_lrn_job j, int pass)
   int64_t total = j.N * j.C * j.S, lo = j.size / 2, hi = (j.size - 1) / 2;
   R alpha = (R)j.alpha, beta = (R)j.beta, k = (R)j.k, size = (R)j.size;
   const R *x = (const R *)j.x, *g = (const R *)j.g;
-  TL_GPU_GRID_LOOP(e, total) {
+  TL_GPU_GRID_LOOP(e, total)
+  {
     int64_t s = e % j.S, c = e / j.S % j.C, n = e / (j.S * j.C);
     const R *xn = x + n * j.C * j.S;
     if (pass == 2) {
@@ -373,7 +380,8 @@ template <typename R> __global__ void lrn_pass(tl_gpu_lrn_job j, int pass)
       R sum = 0;
       for (int64_t q = c0; q <= c1; q++)
         sum += t[q * j.S + s];
-      ((R *)j.out)[e] = g[e] * ((const R *)j.p)[e] - 2 * alpha * beta / size * xn[c * j.S + s] * sum;
+      ((R *)j.out)[e] =
+          g[e] * ((const R *)j.p)[e] - 2 * alpha * beta / size * xn[c * j.S + s] * sum;
       continue;
     }
     int64_t c0 = c - lo < 0 ? 0 : c - lo, c1 = c + hi > j.C - 1 ? j.C - 1 : c + hi;
@@ -472,11 +480,11 @@ extern "C" int tl_gpu_norm_running_launch(void *running, int f64, const double *
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    norm_running<double><<<tl_gpu_blocks(n), THREADS, 0, s>>>((double *)running, batch, n,
-                                                                  scale, momentum);
+    norm_running<double>
+        <<<tl_gpu_blocks(n), THREADS, 0, s>>>((double *)running, batch, n, scale, momentum);
   else
-    norm_running<float><<<tl_gpu_blocks(n), THREADS, 0, s>>>((float *)running, batch, n,
-                                                                 scale, momentum);
+    norm_running<float>
+        <<<tl_gpu_blocks(n), THREADS, 0, s>>>((float *)running, batch, n, scale, momentum);
   return (int)cudaGetLastError();
 }
 

@@ -50,10 +50,10 @@ static tl_status update_running(tl_tensor *running, const double *batch, double 
   tl_dtype work = tl_nn_work_dtype(running->dtype);
   tl_status status = tl_nn_work_in(running, work, &r);
   if (status == TL_OK)
-    status = tl_gpu_launched(tl_gpu_norm_running_launch(tl_tensor_data(&r), work == TL_DTYPE_F64,
-                                                        batch, tl_tensor_numel(&r), scale,
-                                                        momentum, stream),
-                             "batch_norm");
+    status =
+        tl_gpu_launched(tl_gpu_norm_running_launch(tl_tensor_data(&r), work == TL_DTYPE_F64, batch,
+                                                   tl_tensor_numel(&r), scale, momentum, stream),
+                        "batch_norm");
   if (status == TL_OK && tl_tensor_data(&r) != tl_tensor_data(running))
     status = tl_tensor_copy(running, &r);
   tl_storage_bump(running->storage);
@@ -75,26 +75,39 @@ static tl_status gpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, con
   if ((status = tl_nn_work_in(x, work, &xt)) != TL_OK ||
       (status = tl_nn_work_in(w, work, &wt)) != TL_OK ||
       (status = tl_nn_work_in(b, work, &bt)) != TL_OK ||
-      (!direct && (status = tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y))) != TL_OK) ||
-      (stats && (status = tl_tensor_empty(&batch, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
+      (!direct &&
+       (status = tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y))) != TL_OK) ||
+      (stats &&
+       (status = tl_tensor_empty(&batch, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
       (status = tl_gpu_stream(tl_tensor_device(x), "normalization", &stream)) != TL_OK)
     goto done;
-  tl_gpu_norm_job job = {.N = s->N, .C = s->C, .S = s->S, .G = s->G, .per_channel = s->per_channel,
-                         .rms = s->rms, .train = s->train, .f64 = work == TL_DTYPE_F64,
-                         .eps = s->eps, .x = tl_tensor_data(&xt), .w = tl_tensor_data(&wt),
-                         .b = tl_tensor_data(&bt), .y = tl_tensor_data(direct ? y : &yt),
-                         .mean = mean ? tl_tensor_data(mean) : NULL, .rstd = tl_tensor_data(rstd),
+  tl_gpu_norm_job job = {.N = s->N,
+                         .C = s->C,
+                         .S = s->S,
+                         .G = s->G,
+                         .per_channel = s->per_channel,
+                         .rms = s->rms,
+                         .train = s->train,
+                         .f64 = work == TL_DTYPE_F64,
+                         .eps = s->eps,
+                         .x = tl_tensor_data(&xt),
+                         .w = tl_tensor_data(&wt),
+                         .b = tl_tensor_data(&bt),
+                         .y = tl_tensor_data(direct ? y : &yt),
+                         .mean = mean ? tl_tensor_data(mean) : NULL,
+                         .rstd = tl_tensor_data(rstd),
                          .batch = stats ? tl_tensor_data(&batch) : NULL};
   if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
-      (status = tl_gpu_launched(tl_gpu_norm_forward_launch(&job, stream), "normalization")) != TL_OK)
+      (status = tl_gpu_launched(tl_gpu_norm_forward_launch(&job, stream), "normalization")) !=
+          TL_OK)
     goto done;
   if (stats && running_mean) {
     int64_t D = s->N * s->S;
     double *bm = tl_tensor_data(&batch);
     if ((status = update_running(running_mean, bm, 1, s->momentum, stream)) != TL_OK ||
-        (running_var && (status = update_running(running_var, bm + s->C,
-                                                 D > 1 ? (double)D / (D - 1) : NAN,
-                                                 s->momentum, stream)) != TL_OK))
+        (running_var &&
+         (status = update_running(running_var, bm + s->C, D > 1 ? (double)D / (D - 1) : NAN,
+                                  s->momentum, stream)) != TL_OK))
       goto done;
   }
   if (!direct)
@@ -124,18 +137,31 @@ static tl_status gpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, co
       (status = tl_nn_work_in(w, work, &wt)) != TL_OK ||
       (status = tl_nn_work_in(mean, work, &mt)) != TL_OK ||
       (status = tl_nn_work_in(rstd, work, &rt)) != TL_OK ||
-      (!direct && (status = tl_tensor_empty(&dxt, work, dx->ndim, dx->shape, tl_tensor_device(dx))) != TL_OK) ||
-      (dw && (status = tl_tensor_empty(&sums, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
+      (!direct && (status = tl_tensor_empty(&dxt, work, dx->ndim, dx->shape,
+                                            tl_tensor_device(dx))) != TL_OK) ||
+      (dw &&
+       (status = tl_tensor_empty(&sums, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
       (status = tl_gpu_stream(tl_tensor_device(x), "normalization backward", &stream)) != TL_OK)
     goto done;
-  tl_gpu_norm_job job = {.N = s->N, .C = s->C, .S = s->S, .G = s->G, .per_channel = s->per_channel,
-                         .rms = s->rms, .train = s->train, .f64 = work == TL_DTYPE_F64,
-                         .eps = s->eps, .x = tl_tensor_data(&xt), .g = tl_tensor_data(&gt),
-                         .w = tl_tensor_data(&wt), .y = tl_tensor_data(direct ? dx : &dxt),
-                         .mean = mean ? tl_tensor_data(&mt) : NULL, .rstd = tl_tensor_data(&rt),
+  tl_gpu_norm_job job = {.N = s->N,
+                         .C = s->C,
+                         .S = s->S,
+                         .G = s->G,
+                         .per_channel = s->per_channel,
+                         .rms = s->rms,
+                         .train = s->train,
+                         .f64 = work == TL_DTYPE_F64,
+                         .eps = s->eps,
+                         .x = tl_tensor_data(&xt),
+                         .g = tl_tensor_data(&gt),
+                         .w = tl_tensor_data(&wt),
+                         .y = tl_tensor_data(direct ? dx : &dxt),
+                         .mean = mean ? tl_tensor_data(&mt) : NULL,
+                         .rstd = tl_tensor_data(&rt),
                          .batch = dw && s->per_channel ? tl_tensor_data(&sums) : NULL};
   if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
-      (status = tl_gpu_launched(tl_gpu_norm_backward_launch(&job, stream), "normalization backward")) != TL_OK ||
+      (status = tl_gpu_launched(tl_gpu_norm_backward_launch(&job, stream),
+                                "normalization backward")) != TL_OK ||
       (dw && !s->per_channel &&
        (status = tl_gpu_launched(tl_gpu_norm_affine_launch(&job, tl_tensor_data(&sums), stream),
                                  "normalization backward")) != TL_OK))
@@ -166,7 +192,8 @@ done:
   return status;
 }
 
-static tl_status gpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out)
+static tl_status gpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x,
+                         tl_tensor *out)
 {
   tl_dtype work = tl_nn_work_dtype(x->dtype);
   tl_tensor xt = {0}, gt = {0}, ot = {0}, p = {0}, t = {0};
@@ -181,11 +208,19 @@ static tl_status gpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tens
              (status = tl_tensor_empty(&t, work, x->ndim, x->shape, dev)) != TL_OK)) ||
       (status = tl_gpu_stream(dev, "local_response_norm", &stream)) != TL_OK)
     goto done;
-  tl_gpu_lrn_job job = {.N = s->N, .C = s->C, .S = s->S, .size = s->size, .alpha = s->alpha,
-                        .beta = s->beta, .k = s->k, .f64 = work == TL_DTYPE_F64,
-                        .x = tl_tensor_data(&xt), .g = g ? tl_tensor_data(&gt) : NULL,
+  tl_gpu_lrn_job job = {.N = s->N,
+                        .C = s->C,
+                        .S = s->S,
+                        .size = s->size,
+                        .alpha = s->alpha,
+                        .beta = s->beta,
+                        .k = s->k,
+                        .f64 = work == TL_DTYPE_F64,
+                        .x = tl_tensor_data(&xt),
+                        .g = g ? tl_tensor_data(&gt) : NULL,
                         .out = tl_tensor_data(direct ? out : &ot),
-                        .p = g ? tl_tensor_data(&p) : NULL, .t = g ? tl_tensor_data(&t) : NULL};
+                        .p = g ? tl_tensor_data(&p) : NULL,
+                        .t = g ? tl_tensor_data(&t) : NULL};
   if ((status = tl_gpu_launched(tl_gpu_lrn_launch(&job, stream), "local_response_norm")) != TL_OK)
     goto done;
   if (!direct)

@@ -117,9 +117,11 @@ extern "C" int tl_gpu_pool_max_launch(const void *x, void *y, int64_t *idx, int6
     return 0;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    window_max<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, idx, B, T);
+    window_max<double>
+        <<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, idx, B, T);
   else
-    window_max<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, idx, B, T);
+    window_max<float>
+        <<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, idx, B, T);
   return (int)cudaGetLastError();
 }
 
@@ -132,13 +134,17 @@ extern "C" int tl_gpu_pool_pass_launch(const void *x, void *y, int64_t outer, in
   cudaStream_t s = (cudaStream_t)stream;
   unsigned g = tl_gpu_blocks(n);
   if (transpose && f64)
-    pass_transpose<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
+    pass_transpose<double>
+        <<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
   else if (transpose)
-    pass_transpose<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
+    pass_transpose<float>
+        <<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
   else if (f64)
-    pass_forward<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
+    pass_forward<double>
+        <<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, outer, inner, *t);
   else
-    pass_forward<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
+    pass_forward<float>
+        <<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, outer, inner, *t);
   return (int)cudaGetLastError();
 }
 
@@ -156,9 +162,9 @@ extern "C" int tl_gpu_pool_scatter_launch(const void *x, const int64_t *idx, voi
   unsigned g = tl_gpu_blocks(B * len);
   if (f64)
     scatter<double><<<g, TL_GPU_THREADS, 0, s>>>((const double *)x, idx, (double *)y, B, len, size,
-                                          accumulate != 0, bad);
+                                                 accumulate != 0, bad);
   else
     scatter<float><<<g, TL_GPU_THREADS, 0, s>>>((const float *)x, idx, (float *)y, B, len, size,
-                                         accumulate != 0, bad);
+                                                accumulate != 0, bad);
   return (int)cudaGetLastError();
 }

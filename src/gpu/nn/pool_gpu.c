@@ -95,8 +95,11 @@ static tl_status upload_taps(const tl_nn_taps *taps, int n, int64_t B, bool inve
   }
   host[at] = 0; /* the unit dim's tap */
   for (int d = 0; d < n; d++)
-    out[d] = (tl_gpu_taps){.in = taps[d].in, .out = taps[d].out, .k = taps[d].k,
-                           .plane_stride = taps[d].plane_stride, .index = base + offs[d][0],
+    out[d] = (tl_gpu_taps){.in = taps[d].in,
+                           .out = taps[d].out,
+                           .k = taps[d].k,
+                           .plane_stride = taps[d].plane_stride,
+                           .index = base + offs[d][0],
                            .weight = taps[d].weight ? (const double *)(base + offs[d][1]) : NULL,
                            .rstart = inverse ? base + offs[d][2] : NULL,
                            .rtap = inverse ? base + offs[d][3] : NULL};
@@ -127,7 +130,8 @@ static tl_status gpu_window_max(const tl_tensor *in, int n, const tl_nn_taps *ta
   int64_t B = planes_of(out, n);
   tl_status status;
   if ((status = tl_nn_work_in(in, work, &xt)) != TL_OK ||
-      (!direct && (status = tl_tensor_empty(&yt, work, out->ndim, out->shape, tl_tensor_device(out))) != TL_OK) ||
+      (!direct && (status = tl_tensor_empty(&yt, work, out->ndim, out->shape,
+                                            tl_tensor_device(out))) != TL_OK) ||
       (status = upload_taps(taps, n, B, false, tl_tensor_device(in), &buf, tn, &unit)) != TL_OK ||
       (status = tl_gpu_stream(tl_tensor_device(in), "max pooling", &stream)) != TL_OK)
     goto done;
@@ -137,11 +141,10 @@ static tl_status gpu_window_max(const tl_tensor *in, int n, const tl_nn_taps *ta
   }
   tl_storage_bump(out->storage);
   tl_storage_bump(indices->storage);
-  if ((status = tl_gpu_launched(tl_gpu_pool_max_launch(tl_tensor_data(&xt),
-                                                       tl_tensor_data(direct ? out : &yt),
-                                                       tl_tensor_data(indices), B, t3,
-                                                       work == TL_DTYPE_F64, stream),
-                                "max pooling")) != TL_OK)
+  if ((status = tl_gpu_launched(
+           tl_gpu_pool_max_launch(tl_tensor_data(&xt), tl_tensor_data(direct ? out : &yt),
+                                  tl_tensor_data(indices), B, t3, work == TL_DTYPE_F64, stream),
+           "max pooling")) != TL_OK)
     goto done;
   if (!direct)
     status = tl_tensor_copy(out, &yt);
@@ -195,10 +198,10 @@ static tl_status gpu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
       if ((status = tl_tensor_empty(dst, work, 1, &size, dev)) != TL_OK)
         goto done;
     }
-    if ((status = tl_gpu_launched(tl_gpu_pool_pass_launch(src, tl_tensor_data(dst), outer, inner,
-                                                          &tn[d], transpose,
-                                                          work == TL_DTYPE_F64, stream),
-                                  "pooling")) != TL_OK)
+    if ((status =
+             tl_gpu_launched(tl_gpu_pool_pass_launch(src, tl_tensor_data(dst), outer, inner, &tn[d],
+                                                     transpose, work == TL_DTYPE_F64, stream),
+                             "pooling")) != TL_OK)
       goto done;
     src = tl_tensor_data(dst);
   }
@@ -238,14 +241,13 @@ static tl_status gpu_scatter(const tl_tensor *src, const tl_tensor *indices, int
   if (B * size == 0)
     goto done;
   tl_storage_bump(out->storage);
-  if ((status = tl_gpu_launched(tl_gpu_pool_scatter_launch(tl_tensor_data(&xt), tl_tensor_data(&it),
-                                                           tl_tensor_data(direct ? out : &yt), B,
-                                                           len, size, accumulate,
-                                                           work == TL_DTYPE_F64,
-                                                           tl_tensor_data(&bad), stream),
-                                "max_unpool")) != TL_OK ||
-      (B * len > 0 && (status = b->copy_to_host(dev, flag, tl_tensor_data(&bad), sizeof flag, stream,
-                                                false)) != TL_OK))
+  if ((status = tl_gpu_launched(
+           tl_gpu_pool_scatter_launch(tl_tensor_data(&xt), tl_tensor_data(&it),
+                                      tl_tensor_data(direct ? out : &yt), B, len, size, accumulate,
+                                      work == TL_DTYPE_F64, tl_tensor_data(&bad), stream),
+           "max_unpool")) != TL_OK ||
+      (B * len > 0 && (status = b->copy_to_host(dev, flag, tl_tensor_data(&bad), sizeof flag,
+                                                stream, false)) != TL_OK))
     goto done;
   if (flag[0]) {
     status = tl_nn_pool_bad_index(out, n, flag[1]);

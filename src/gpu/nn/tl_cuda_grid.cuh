@@ -7,8 +7,8 @@
 #include "gpu/tl_cuda_launch.cuh"
 
 /* e over [0, n), each thread taking every gridDim * blockDim-th */
-#define TL_GPU_GRID_LOOP(e, n)                                                             \
-  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (n);               \
+#define TL_GPU_GRID_LOOP(e, n)                                                                     \
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (n);                        \
        e += (int64_t)gridDim.x * blockDim.x)
 
 #endif

@@ -46,8 +46,8 @@ int tl_gpu_norm_backward_launch(const tl_gpu_norm_job *job, void *stream);
 /* Group statistics' dw, db: (2, C) doubles summed over (N, S) per channel. */
 int tl_gpu_norm_affine_launch(const tl_gpu_norm_job *job, double *dwdb, void *stream);
 /* running[c] = (1 - momentum) running[c] + momentum * batch[c] * scale, c < n. */
-int tl_gpu_norm_running_launch(void *running, int f64, const double *batch, int64_t n,
-                               double scale, double momentum, void *stream);
+int tl_gpu_norm_running_launch(void *running, int f64, const double *batch, int64_t n, double scale,
+                               double momentum, void *stream);
 
 typedef struct {
   int64_t N, C, S, size;
@@ -55,7 +55,7 @@ typedef struct {
   int f64;
   const void *x, *g; /* g NULL: forward */
   void *out;
-  void *p, *t;       /* backward scratch, (N, C, S) each */
+  void *p, *t; /* backward scratch, (N, C, S) each */
 } tl_gpu_lrn_job;
 
 int tl_gpu_lrn_launch(const tl_gpu_lrn_job *job, void *stream);
