@@ -59,6 +59,7 @@ long tl_gpu_cudnn_version(void) { return 0; }
 
 #include "gpu/nn/tl_gpu_conv.h"
 #include "gpu/tl_gpu_host.h"
+#include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_create.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/tl_nn_work.h"
@@ -192,7 +193,7 @@ static void cache_put(const algo_key *k, int algo)
 
 /* The descriptors of one call, and the key of its algorithm. */
 typedef struct {
-  cudnnTensorDescriptor_t big, small, bias;
+  cudnnTensorDescriptor_t big, small;
   cudnnFilterDescriptor_t filter;
   cudnnConvolutionDescriptor_t conv;
   cudnnDataType_t data;
@@ -205,8 +206,6 @@ static void descs_release(conv_descs *d)
     cudnnDestroyTensorDescriptor(d->big);
   if (d->small)
     cudnnDestroyTensorDescriptor(d->small);
-  if (d->bias)
-    cudnnDestroyTensorDescriptor(d->bias);
   if (d->filter)
     cudnnDestroyFilterDescriptor(d->filter);
   if (d->conv)
@@ -243,7 +242,7 @@ static bool dims_of(int nsp, int64_t n0, int64_t n1, const int64_t *sp, int *dim
 }
 
 static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, int64_t Cb,
-                            int64_t Cs, tl_dtype dtype, tl_device dev, int dir, bool bias)
+                            int64_t Cs, tl_dtype dtype, tl_device dev, int dir)
 {
   tl_gpu_cudnn_flags flags = tl_gpu_cudnn_flags_get();
   int nd = g->nsp < 2 ? 4 : g->nsp + 2, nsp2 = nd - 2;
@@ -295,19 +294,14 @@ static tl_status descs_make(conv_descs *d, const tl_nn_conv_geom *g, int64_t N, 
   memcpy(k->pad, pad, sizeof pad);
   memcpy(k->stride, stride, sizeof stride);
   memcpy(k->dilation, dil, sizeof dil);
-  /* the bias runs along the written side's channels: S forward, B for a transposed one */
-  int bias_dims[5] = {1, dir == DIR_FWD ? k->small[1] : k->big[1], 1, 1, 1};
   if (cudnn_check(cudnnCreateTensorDescriptor(&d->big), "cudnnCreateTensorDescriptor") != TL_OK ||
       cudnn_check(cudnnCreateTensorDescriptor(&d->small), "cudnnCreateTensorDescriptor") != TL_OK ||
-      (bias && cudnn_check(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor") !=
-                   TL_OK) ||
       cudnn_check(cudnnCreateFilterDescriptor(&d->filter), "cudnnCreateFilterDescriptor") !=
           TL_OK ||
       cudnn_check(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor") !=
           TL_OK ||
       set_tensor(d->big, d->data, nd, k->big) != TL_OK ||
       set_tensor(d->small, d->data, nd, k->small) != TL_OK ||
-      (bias && set_tensor(d->bias, d->data, nd, bias_dims) != TL_OK) ||
       cudnn_check(cudnnSetFilterNdDescriptor(d->filter, d->data, CUDNN_TENSOR_NCHW, nd, k->filter),
                   "cudnnSetFilterNdDescriptor") != TL_OK ||
       cudnn_check(cudnnSetConvolutionNdDescriptor(d->conv, nsp2, pad, stride, dil,
@@ -386,21 +380,28 @@ static tl_status choose_algo(cudnnHandle_t h, conv_descs *d, int *algo, size_t *
   return cudnn_check(st, "the convolution's workspace size");
 }
 
+/* out += bias along dim 1, by the elementwise add on the device (every
+ * dtype; cuDNN's cudnnAddTensor takes no bfloat16). */
+static tl_status add_bias(tl_tensor *out, const tl_tensor *bias)
+{
+  tl_tensor b;
+  tl_tensor_view_of(&b, bias);
+  b.ndim = out->ndim - 1; /* (C, 1, ...): broadcast against (N, C, ...) */
+  for (int i = 0; i < b.ndim; i++) {
+    b.shape[i] = i == 0 ? bias->shape[0] : 1;
+    b.strides[i] = i == 0 ? bias->strides[0] : 0;
+  }
+  tl_arg in[2] = {{.t = out}, {.t = &b}};
+  tl_status status = tl_op_map(TL_OP_ADD, 2, in, out, NULL);
+  tl_tensor_release(&b);
+  return status;
+}
+
 /* out = 0 + bias along dim 1 (bias NULL: zeros), for sums over nothing. */
 static tl_status zeros_plus_bias(tl_tensor *out, const tl_tensor *bias)
 {
-  if (!bias)
-    return tl_tensor_fill(out, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0});
-  tl_tensor b;
-  tl_tensor_view_of(&b, bias);
-  b.ndim = out->ndim;
-  for (int i = 0; i < out->ndim; i++) {
-    b.shape[i] = out->shape[i];
-    b.strides[i] = i == 1 ? bias->strides[0] : 0;
-  }
-  tl_status status = tl_tensor_copy(out, &b);
-  tl_tensor_release(&b);
-  return status;
+  tl_status status = tl_tensor_fill(out, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0});
+  return status == TL_OK && bias ? add_bias(out, bias) : status;
 }
 
 /* One convolution of direction dir: B = (N, Cb, *big), S = (N, Cs, *small),
@@ -415,7 +416,7 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
                                            : "_convolution_backward_weight";
   const tl_tensor *in = dir == DIR_FWD ? big : small;
   tl_device dev = tl_tensor_device(in);
-  tl_tensor bt = {0}, st = {0}, wt = {0}, biast = {0}, ws = {0};
+  tl_tensor bt = {0}, st = {0}, wt = {0}, ws = {0};
   conv_descs d = {0};
   cudnnHandle_t h = NULL;
   void *stream = NULL;
@@ -440,12 +441,11 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
   /* the inputs contiguous in their own dtype (the entry points checked it is in's) */
   if ((big != out && (status = tl_nn_work_in(big, big->dtype, &bt)) != TL_OK) ||
       (small != out && (status = tl_nn_work_in(small, small->dtype, &st)) != TL_OK) ||
-      (weight != out && (status = tl_nn_work_in(weight, weight->dtype, &wt)) != TL_OK) ||
-      (bias && (status = tl_nn_work_in(bias, bias->dtype, &biast)) != TL_OK))
+      (weight != out && (status = tl_nn_work_in(weight, weight->dtype, &wt)) != TL_OK))
     goto done;
   if ((status = tl_gpu_stream(dev, what, &stream)) != TL_OK ||
       (status = handle_for(dev, stream, &h)) != TL_OK ||
-      (status = descs_make(&d, g, N, Cb, Cs, in->dtype, dev, dir, bias != NULL)) != TL_OK)
+      (status = descs_make(&d, g, N, Cb, Cs, in->dtype, dev, dir)) != TL_OK)
     goto done;
   const void *pb = big == out ? NULL : tl_tensor_data(&bt);
   const void *ps = small == out ? NULL : tl_tensor_data(&st);
@@ -479,15 +479,12 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
   if ((status = cudnn_check(cs, what)) != TL_OK)
     goto done;
   if (bias)
-    status = cudnn_check(cudnnAddTensor(h, one, d.bias, tl_tensor_data(&biast), one,
-                                        dir == DIR_FWD ? d.small : d.big, po),
-                         "cudnnAddTensor");
+    status = add_bias(out, bias);
 done:
   descs_release(&d);
   tl_tensor_release(&bt);
   tl_tensor_release(&st);
   tl_tensor_release(&wt);
-  tl_tensor_release(&biast);
   tl_tensor_release(&ws);
   return status;
 }
