@@ -380,8 +380,8 @@ static tl_status choose_algo(cudnnHandle_t h, conv_descs *d, int *algo, size_t *
   return cudnn_check(st, "the convolution's workspace size");
 }
 
-/* out += bias along dim 1, by the elementwise add on the device (every
- * dtype; cuDNN's cudnnAddTensor takes no bfloat16). */
+/* out += bias along dim 1, by the elementwise add on the device: one path
+ * for every dtype (the legacy cudnnAddTensor lists no bfloat16). */
 static tl_status add_bias(tl_tensor *out, const tl_tensor *bias)
 {
   tl_tensor b;
