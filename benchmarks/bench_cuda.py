@@ -7,7 +7,8 @@ mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
 overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
 dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER),
 the sort family (sort, argsort, topk, median, unique) and indexing
-(index_select, gather, atomic scatter_add, nonzero).  Rows without
+(index_select, gather, atomic scatter_add, nonzero), and two nn layers
+forward and backward (a ResNet conv2d, batch norm).  Rows without
 kernels yet (argmax) are listed with the reason they do not run, so the
 report shows the gap."""
 import os
@@ -132,8 +133,47 @@ def cases():
     mask, pmask = src.view(-1) > 0.5, psrc > 0.5
     yield "cuda nonzero 2^24 bool", lambda: mask.nonzero(), lambda: pmask.nonzero(), "torch"
     del src, psrc, rows, prows, upd, pupd
+    yield from nn_cases(sync)
     for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),):
         try:
             fn(torchlike.ones(1 << 20, device="cuda"))
         except NotImplementedError as e:
             print(f"cuda {name:43s} not run: {e}")
+
+
+def nn_cases(sync):
+    """A ResNet stage's 3x3 convolution (32 x 64 x 56 x 56, 64 -> 64 channels,
+    float32, TF32 allowed in both libraries as their defaults) and batch_norm
+    in training on the same activations, each forward + backward."""
+    import numpy as np
+    F = torchlike.nn.functional
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 64, 56, 56), dtype=np.float32)
+    w = rng.standard_normal((64, 64, 3, 3), dtype=np.float32) * 0.05
+    tx = torchlike.tensor(x).to("cuda").requires_grad_(True)
+    tw = torchlike.tensor(w).to("cuda").requires_grad_(True)
+    tg = torchlike.tensor(np.ones_like(x)).to("cuda")
+    px = torch.tensor(x).cuda().requires_grad_(True)
+    pw = torch.tensor(w).cuda().requires_grad_(True)
+    pg = torch.ones_like(px)
+
+    def conv_step(F, x, w, g):
+        x.grad = w.grad = None
+        F.conv2d(x, w, padding=1).backward(g)
+        sync()
+    yield "cuda conv2d 3x3 fwd+bwd 32x64x56x56 f32", lambda: conv_step(F, tx, tw, tg), \
+        lambda: conv_step(torch.nn.functional, px, pw, pg), "torch"
+    tm, tv = torchlike.zeros(64).to("cuda"), torchlike.ones(64).to("cuda")
+    tb_w, tb_b = (torchlike.ones(64).to("cuda").requires_grad_(True),
+                  torchlike.zeros(64).to("cuda").requires_grad_(True))
+    pm, pv = torch.zeros(64, device="cuda"), torch.ones(64, device="cuda")
+    pb_w = torch.ones(64, device="cuda", requires_grad=True)
+    pb_b = torch.zeros(64, device="cuda", requires_grad=True)
+
+    def bn_step(F, x, m, v, w, b, g):
+        x.grad = w.grad = b.grad = None
+        F.batch_norm(x, m, v, w, b, training=True).backward(g)
+        sync()
+    yield "cuda batch_norm train fwd+bwd 32x64x56x56 f32", \
+        lambda: bn_step(F, tx, tm, tv, tb_w, tb_b, tg), \
+        lambda: bn_step(torch.nn.functional, px, pm, pv, pb_w, pb_b, pg), "torch"

@@ -68,7 +68,9 @@ sanitized() {
   compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda*.py \
     -q -x -p no:cacheprovider -k "not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_kernels.py \
-      -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu"
+      -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu" &&
+    compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_nn_a.py \
+      -q -x -p no:cacheprovider -k "norm and not cpu"
 }
 
 benchmarks() {

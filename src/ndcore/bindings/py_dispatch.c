@@ -10,7 +10,8 @@
  *       device's whole-plan elementwise kernel), or the NotImplementedError.
  *   _C._fake_emulate_device()
  *       test hook, one-way: the fake device gets kernels of its own that are
- *       the CPU's (tl_emulate.h), so the device paths run without a GPU.
+ *       the CPU's (tl_emulate.h; nn's conv, pool and norm families:
+ *       tl_nn_emulate_device), so the device paths run without a GPU.
  *   _C._iter_plan(tensors)
  *       the iterator plan (tl_iter_init) over tensors, output first: shape,
  *       byte strides per operand, byte offsets of the first elements in their
@@ -20,6 +21,7 @@
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_emulate.h"
 #include "ndcore/tensor/tl_dtype.h"
+#include "nn/tl_nn.h"
 
 static const char *const device_type_names[TL_DEVICE_COUNT] = {
     [TL_DEVICE_CPU] = "cpu", [TL_DEVICE_CUDA] = "cuda", [TL_DEVICE_FAKE] = "fake"};
@@ -135,6 +137,7 @@ static PyObject *fake_emulate_device(PyObject *self, PyObject *unused)
   (void)unused;
   if (tl_dispatch_emulate_device() != TL_OK)
     return tl_py_raise();
+  tl_nn_emulate_device();
   Py_RETURN_NONE;
 }
 

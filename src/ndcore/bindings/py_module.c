@@ -13,6 +13,7 @@
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/tl_gpu.h"
+#include "gpu/nn/tl_gpu_conv_pool_norm.h"
 
 /* The core lets go of the GIL around long kernels (tl_parallel.h) through
  * these.  A thread that does not hold it (none should call the core so, but
@@ -113,6 +114,34 @@ static PyObject *cuda_device_count(PyObject *self, PyObject *unused)
   return PyLong_FromLong(tl_gpu_device_count());
 }
 
+/* torchlike.backends.cudnn's flags: _cudnn_flags() gives (enabled, benchmark,
+ * deterministic, allow_tf32); _cudnn_flags(e, b, d, t) sets them first. */
+static PyObject *cudnn_flags(PyObject *self, PyObject *args)
+{
+  (void)self;
+  tl_gpu_cudnn_flags f = tl_gpu_cudnn_flags_get();
+  int e = f.enabled, b = f.benchmark, d = f.deterministic, t = f.allow_tf32;
+  if (!PyArg_ParseTuple(args, "|pppp:_cudnn_flags", &e, &b, &d, &t))
+    return NULL;
+  if (PyTuple_GET_SIZE(args))
+    tl_gpu_cudnn_flags_set((tl_gpu_cudnn_flags){.enabled = e, .benchmark = b, .deterministic = d,
+                                                .allow_tf32 = t});
+  f = tl_gpu_cudnn_flags_get();
+  return Py_BuildValue("(NNNN)", PyBool_FromLong(f.enabled), PyBool_FromLong(f.benchmark),
+                       PyBool_FromLong(f.deterministic), PyBool_FromLong(f.allow_tf32));
+}
+
+/* cuDNN's version (91900 for 9.19.0), None in a build without it. */
+static PyObject *cudnn_version(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  long v = tl_gpu_cudnn_version();
+  if (!v)
+    Py_RETURN_NONE;
+  return PyLong_FromLong(v);
+}
+
 static PyObject *blas_corename(PyObject *self, PyObject *unused)
 {
   (void)self;
@@ -126,6 +155,8 @@ static PyMethodDef module_functions[] = {
     {"set_default_dtype", set_default_dtype, METH_O, NULL},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
+    {"_cudnn_flags", cudnn_flags, METH_VARARGS, "torchlike.backends.cudnn's flags, read or set"},
+    {"_cudnn_version", cudnn_version, METH_NOARGS, NULL},
     {"_blas_corename", blas_corename, METH_NOARGS, "the kernel set OpenBLAS runs (SkylakeX, Haswell ...)"},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},

@@ -386,10 +386,12 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   return status;
 }
 
-void tl_nn_conv_register(void)
+void tl_nn_conv_register_set(tl_device_type device, const tl_nn_conv_kernels *set)
 {
   static const tl_op ops[] = {TL_OP_CONVOLUTION, TL_OP_CONVOLUTION_BACKWARD_WEIGHT, TL_OP_IM2COL,
                               TL_OP_COL2IM};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, FLOATS, &tl_cpu_conv_kernels);
+    tl_dispatch_register_set(ops[i], device, FLOATS, set);
 }
+
+void tl_nn_conv_register(void) { tl_nn_conv_register_set(TL_DEVICE_CPU, &tl_cpu_conv_kernels); }

@@ -72,6 +72,9 @@ typedef struct {
 tl_status tl_nn_im2col(const tl_tensor *input, const tl_nn_fold_params *p, tl_tensor *out);
 tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_tensor *out);
 
+/* Register `set` as device's kernels of every op of the family (the float dtypes). */
+void tl_nn_conv_register_set(tl_device_type device, const tl_nn_conv_kernels *set);
+
 /* The CPU's kernels (conv_cpu.c). */
 extern const tl_nn_conv_kernels tl_cpu_conv_kernels;
 

@@ -342,7 +342,7 @@ static const tl_nn_norm_kernels cpu_norm = {
     .lrn = tl_cpu_lrn,
 };
 
-void tl_nn_norm_register(void)
+void tl_nn_norm_register_set(tl_device_type device, const tl_nn_norm_kernels *set)
 {
   static const tl_op ops[] = {
       TL_OP_NATIVE_LAYER_NORM, TL_OP_NATIVE_LAYER_NORM_BACKWARD, TL_OP_FUSED_RMS_NORM,
@@ -350,5 +350,7 @@ void tl_nn_norm_register(void)
       TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_BATCH_NORM_BACKWARD, TL_OP_LOCAL_RESPONSE_NORM,
       TL_OP_LOCAL_RESPONSE_NORM_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_norm);
+    tl_dispatch_register_set(ops[i], device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_norm_register(void) { tl_nn_norm_register_set(TL_DEVICE_CPU, &cpu_norm); }

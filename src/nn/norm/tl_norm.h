@@ -95,6 +95,9 @@ tl_status tl_nn_local_response_norm(const tl_tensor *x, int64_t size, double alp
 tl_status tl_nn_local_response_norm_backward(const tl_tensor *g, const tl_tensor *x, int64_t size,
                                              double alpha, double beta, double k, tl_tensor *dx);
 
+/* Register `set` as device's kernels of every op of the family. */
+void tl_nn_norm_register_set(tl_device_type device, const tl_nn_norm_kernels *set);
+
 /* The CPU's kernels (norm_cpu.c, lrn_cpu.c). */
 tl_status tl_cpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out);
 tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ndcore/tensor/tl_backend.h"
 #include "nn/pool/tl_pool.h"
 #include "nn/tl_nn.h"
 
@@ -182,10 +183,11 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
                           "kernel_size - 1 <= input size)", name, (long long)out_size[d],
                           (long long)kernel[d], (long long)size, d);
   }
-  /* the samples are few (two or three a plane): read on the host */
-  if (!tl_dispatch_host_memory(tl_tensor_device(samples)))
-    return tl_dispatch_no_kernel(name, tl_tensor_device(samples), samples->dtype);
-  if (tl_tensor_to_dtype(&st, samples, TL_DTYPE_F64) != TL_OK)
+  /* the samples are few (two or three a plane): read on the host, copied
+   * there from a device (a sync: the tap tables are built from them) */
+  if (!tl_dispatch_host_memory(tl_tensor_device(samples))
+          ? tl_backend_tensor_to(&st, samples, tl_device_cpu(), TL_DTYPE_F64, false) != TL_OK
+          : tl_tensor_to_dtype(&st, samples, TL_DTYPE_F64) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_fractional(&taps[d], in->shape[in->ndim - n + d], out_size[d], kernel[d],
@@ -351,7 +353,17 @@ static const tl_nn_pool_kernels cpu_pool = {
     .scatter = tl_cpu_pool_scatter,
 };
 
-void tl_nn_pool_register(void)
+tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad)
+{
+  char s[96] = "";
+  for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
+    at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
+                   (long long)out->shape[out->ndim - n + d]);
+  return tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are of "
+                      "size %s)", (long long)bad, s);
+}
+
+void tl_nn_pool_register_set(tl_device_type device, const tl_nn_pool_kernels *set)
 {
   static const tl_op ops[] = {TL_OP_MAX_POOL,          TL_OP_ADAPTIVE_MAX_POOL,
                               TL_OP_FRACTIONAL_MAX_POOL, TL_OP_MAX_POOL_BACKWARD,
@@ -360,5 +372,7 @@ void tl_nn_pool_register(void)
                               TL_OP_ADAPTIVE_AVG_POOL_BACKWARD, TL_OP_UPSAMPLE,
                               TL_OP_UPSAMPLE_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pool);
+    tl_dispatch_register_set(ops[i], device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_pool_register(void) { tl_nn_pool_register_set(TL_DEVICE_CPU, &cpu_pool); }

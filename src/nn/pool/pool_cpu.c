@@ -9,7 +9,6 @@
  * passes) or by planes (transposed passes, scatter), so no two threads ever
  * write the same element.                                                 */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -408,41 +407,6 @@ static double whole_plane_weight(int n, const tl_nn_taps *taps)
   return w;
 }
 
-/* The order of the passes (a permutation of the n dims) doing the least
- * work: the passes are linear maps along different dims, so they commute.
- * A pass costs its outputs times its taps, four times that along the last
- * dim (inner == 1: a scalar gather, not a SIMD row), so upsampling runs it
- * first (on the smaller input), downsampling last.  cur: the sizes before. */
-static void pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
-                       int *order)
-{
-  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  double best = -1;
-  for (int p = 0; p < 6; p++) {
-    int valid = 1;
-    for (int i = 0; i < n; i++)
-      valid &= perms[p][i] < n;
-    if (!valid)
-      continue;
-    int64_t size[D3];
-    double cost = 0;
-    for (int d = 0; d < n; d++)
-      size[d] = cur[d];
-    for (int i = 0; i < n; i++) {
-      int d = perms[p][i];
-      double elems = 1;
-      size[d] = transpose ? taps[d].in : taps[d].out;
-      for (int e = 0; e < n; e++)
-        elems *= (double)(e == d && transpose ? taps[d].out : size[e]);
-      cost += elems * (double)taps[d].k * (d == n - 1 ? 4 : 1);
-    }
-    if (best < 0 || cost < best) {
-      best = cost;
-      memcpy(order, perms[p], sizeof perms[p]);
-    }
-  }
-}
-
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                                tl_tensor *out)
 {
@@ -476,15 +440,11 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
     goto copy;
   }
   int order[D3];
-  pass_order(n, taps, transpose, cur, order);
+  tl_nn_taps_pass_order(n, taps, transpose, cur, order);
   for (int step = 0; step < n; step++) {
     int d = order[step];
-    int64_t outer = B, inner = 1;
-    for (int e = 0; e < d; e++)
-      outer *= cur[e];
-    for (int e = d + 1; e < n; e++)
-      inner *= cur[e];
-    cur[d] = transpose ? taps[d].in : taps[d].out;
+    int64_t outer, inner;
+    tl_nn_taps_pass_step(n, taps, transpose, d, B, cur, &outer, &inner);
     void *dst;
     if (step == n - 1) {
       dst = ydata;
@@ -587,12 +547,7 @@ tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, in
     tl_parallel_for(B, 1 + 16384 / (job.len + job.size), scatter_range, &job);
   }
   if (job.has_bad) {
-    char s[96] = "";
-    for (int d = 0, at = 0; d < n && at < (int)sizeof s; d++)
-      at += snprintf(s + at, sizeof s - (size_t)at, d ? "x%lld" : "%lld",
-                     (long long)out->shape[out->ndim - n + d]);
-    status = tl_error_set(TL_ERR_RUNTIME, "Found an invalid max index: %lld (output volumes are "
-                          "of size %s)", (long long)job.bad, s);
+    status = tl_nn_pool_bad_index(out, n, job.bad);
     goto done;
   }
   status = direct ? TL_OK : tl_tensor_copy(out, &yt);

@@ -8,6 +8,7 @@
  * output picks the same input position.                                     */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nn/pool/tl_pool.h"
 
@@ -218,4 +219,53 @@ tl_status tl_nn_taps_fractional(tl_nn_taps *t, int64_t in, int64_t out, int64_t 
     }
   }
   return TL_OK;
+}
+
+/* ---- the weighted passes' plan (shared by every device's kernels) ---- */
+
+/* The order of the passes (a permutation of the n dims) doing the least
+ * work: the passes are linear maps along different dims, so they commute.
+ * A pass costs its outputs times its taps, four times that along the last
+ * dim (inner == 1: a scalar gather, not a SIMD row), so upsampling runs it
+ * first (on the smaller input), downsampling last.  cur: the sizes before. */
+void tl_nn_taps_pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
+                           int *order)
+{
+  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  double best = -1;
+  for (int p = 0; p < 6; p++) {
+    int valid = 1;
+    for (int i = 0; i < n; i++)
+      valid &= perms[p][i] < n;
+    if (!valid)
+      continue;
+    int64_t size[TL_NN_POOL_MAX_DIMS];
+    double cost = 0;
+    for (int d = 0; d < n; d++)
+      size[d] = cur[d];
+    for (int i = 0; i < n; i++) {
+      int d = perms[p][i];
+      double elems = 1;
+      size[d] = transpose ? taps[d].in : taps[d].out;
+      for (int e = 0; e < n; e++)
+        elems *= (double)(e == d && transpose ? taps[d].out : size[e]);
+      cost += elems * (double)taps[d].k * (d == n - 1 ? 4 : 1);
+    }
+    if (best < 0 || cost < best) {
+      best = cost;
+      memcpy(order, perms[p], sizeof perms[p]);
+    }
+  }
+}
+
+void tl_nn_taps_pass_step(int n, const tl_nn_taps *taps, bool transpose, int d, int64_t B,
+                          int64_t *cur, int64_t *outer, int64_t *inner)
+{
+  *outer = B;
+  *inner = 1;
+  for (int e = 0; e < d; e++)
+    *outer *= cur[e];
+  for (int e = d + 1; e < n; e++)
+    *inner *= cur[e];
+  cur[d] = transpose ? taps[d].in : taps[d].out;
 }

@@ -82,6 +82,14 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
 tl_status tl_nn_taps_adaptive(tl_nn_taps *t, int64_t in, int64_t out, bool weighted);
 tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_nn_resample *r,
                               int d, bool single);
+/* The weighted passes' order: a permutation of the n dims doing the least
+ * work (the passes commute), from the sizes cur before them. */
+void tl_nn_taps_pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
+                           int *order);
+/* The pass along dim d over B planes of sizes cur: its (outer, d, inner)
+ * split, and cur[d] updated to the size after it. */
+void tl_nn_taps_pass_step(int n, const tl_nn_taps *taps, bool transpose, int d, int64_t B,
+                          int64_t *cur, int64_t *outer, int64_t *inner);
 /* samples: [B * n] per-plane samples in [0, 1) (dim d of plane b at
  * samples[b * n + n - 1 - d], PyTorch's (w, h, t) order). */
 tl_status tl_nn_taps_fractional(tl_nn_taps *t, int64_t in, int64_t out, int64_t k,
@@ -111,6 +119,11 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
 /* size: the output size (forward) or the input size (backward). */
 tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
                          const int64_t *size, tl_tensor *out);
+
+/* Register `set` as device's kernels of every op of the family. */
+void tl_nn_pool_register_set(tl_device_type device, const tl_nn_pool_kernels *set);
+/* The scatter's error for an index outside the output's spatial volume. */
+tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad);
 
 /* The CPU's kernels (pool_cpu.c). */
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
