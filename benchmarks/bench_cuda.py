@@ -4,7 +4,8 @@ the same process; nothing runs without a CUDA device and PyTorch.
 Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
 mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
-overhead of a 100-op chain on tiny tensors.  Rows without kernels yet
+overhead of a 100-op chain on tiny tensors, softmax and cross_entropy
+(src/gpu/nn).  Rows without kernels yet
 (argmax, GEMM, sort) are listed with the reason they do not run, so the
 report shows the gap."""
 import os
@@ -55,6 +56,33 @@ def cases():
     yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
         lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
     del a, b, pa, pb, at, pat
+    # src/gpu/nn: softmax by rows (a warp per row of 1024, a block per row of
+    # 32768) and across rows (the strided kernel), cross_entropy forward and
+    # backward (a warp per row of 1000 classes).
+    def same(p):  # torch's values as a torchlike CUDA tensor (no CUDA randn here yet)
+        return torchlike.from_numpy(p.cpu().numpy()).to("cuda")
+    for rows, cols in ((1 << 16, 1024), (1 << 11, 1 << 15)):
+        px = torch.randn(rows, cols, device="cuda")
+        x = same(px)
+        yield f"cuda softmax {rows}x{cols} f32 dim=-1", \
+            lambda x=x: (torchlike.softmax(x, -1), sync()), \
+            lambda px=px: (torch.softmax(px, -1), sync()), "torch"
+    yield f"cuda log_softmax {rows}x{cols} f32 dim=0", \
+        lambda: (torchlike.log_softmax(x, 0), sync()), \
+        lambda: (torch.log_softmax(px, 0), sync()), "torch"
+    del x, px
+    n, c = 1 << 15, 1000
+    plogits, ptarget = torch.randn(n, c, device="cuda"), torch.arange(n, device="cuda") % c
+    logits, target = same(plogits), same(ptarget)
+    tlF, ptF = torchlike.nn.functional, torch.nn.functional
+    yield f"cuda cross_entropy {n}x{c} f32", \
+        lambda: (tlF.cross_entropy(logits, target), sync()), \
+        lambda: (ptF.cross_entropy(plogits, ptarget), sync()), "torch"
+    lg, plg = logits.clone().requires_grad_(), plogits.clone().requires_grad_()
+    yield f"cuda cross_entropy fwd+bwd {n}x{c} f32", \
+        lambda: (tlF.cross_entropy(lg, target).backward(), sync()), \
+        lambda: (ptF.cross_entropy(plg, ptarget).backward(), sync()), "torch"
+    del logits, plogits, lg, plg
     # Launch overhead: a 100-op chain on tiny tensors.
     x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
 
