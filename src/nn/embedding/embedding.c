@@ -160,9 +160,10 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                                       "dimension %d", indices->ndim);
   }
   int64_t bshape[1] = {B + 1}, nshape[1] = {n};
-  status = tl_tensor_empty(bd_t, TL_DTYPE_I64, 1, bshape, tl_device_cpu());
+  tl_device at = host ? dev : tl_device_cpu();
+  status = tl_tensor_empty(bd_t, TL_DTYPE_I64, 1, bshape, at);
   if (status == TL_OK)
-    status = tl_tensor_empty(bo_t, TL_DTYPE_I64, 1, nshape, tl_device_cpu());
+    status = tl_tensor_empty(bo_t, TL_DTYPE_I64, 1, nshape, at);
   if (status != TL_OK)
     goto done;
   int64_t *bd = tl_tensor_data(bd_t), *bo = tl_tensor_data(bo_t);
