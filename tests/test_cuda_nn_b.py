@@ -89,7 +89,9 @@ OPS = ["softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backwar
        "relu", "threshold", "threshold_backward", "gelu", "gelu_backward", "_prelu_kernel",
        "_prelu_kernel_backward", "glu", "glu_backward", "embedding", "embedding_dense_backward",
        "_embedding_bag", "_embedding_bag_dense_backward", "nll_loss_nd", "nll_loss_backward",
-       "_pointwise_loss", "_pointwise_loss_backward", "_cross_entropy", "_cross_entropy_backward"]
+       "_pointwise_loss", "_pointwise_loss_backward", "_cross_entropy", "_cross_entropy_backward",
+       "_multi_margin_loss", "_multi_margin_loss_backward", "_multilabel_margin_loss",
+       "_multilabel_margin_loss_backward"]
 
 
 @pytest.mark.skipif(not _C._dispatch_table()["add"][1]["cuda"], reason="built without CUDA")
@@ -469,3 +471,48 @@ def test_cross_entropy_errors_and_non_contiguous(device):
                 [x], T.float32, device)
     assert_same(lambda a: F.cross_entropy(a.t(), idx([0, 1, 2, 3, 4, 0, 1, 2]).to(a.device)),
                 [x], T.float32, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("p,weighted", [(1, False), (2, False), (1, True), (2, True)])
+def test_multi_margin_loss(p, weighted, reduction, dtype, device):
+    x = randn(6, 5, scale=1.0)
+    tgt = idx([0, 4, 3, 2, 2, 1])
+    w = np.array([0.5, 1.0, 2.0, 0.1, 3.0]) if weighted else None
+    arrays = [x] + ([w] if weighted else [])
+    fn = lambda a, *r: F.multi_margin_loss(a, tgt.to(a.device), p=p, margin=0.8,
+                                           weight=r[0] if r else None, reduction=reduction)
+    out, _ = assert_same(fn, arrays, dtype, device, grads=[0], scale=2)
+    if reduction == "none" and not weighted:
+        xs = host(T.tensor(x, dtype=dtype))
+        y = host(tgt)
+        z = np.maximum(0.8 - xs[np.arange(6), y][:, None] + xs, 0) ** p
+        z[np.arange(6), y] = 0
+        close(out, z.sum(1) / 5, dtype, 2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss(reduction, dtype, device):
+    x = randn(4, 5, scale=1.0)
+    tgt = idx([[3, 0, -1, 1, 1], [1, 2, 3, 4, 0], [-1, 2, 3, 0, 0], [4, -1, 0, 0, 0]])
+    assert_same(lambda a: F.multilabel_margin_loss(a, tgt.to(a.device), reduction=reduction),
+                [x], dtype, device, scale=2)
+    assert_same(lambda a: F.multilabel_margin_loss(a, idx([2, 0, -1, 3, 3]).to(a.device),
+                                                   reduction=reduction),
+                [randn(5, scale=1.0)], dtype, device, scale=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_margin_losses_check_their_targets(device):
+    x = T.tensor(randn(2, 4)).to(device)
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, idx([0, 4], device))
+    with pytest.raises(RuntimeError, match="argument #2 'target' is out of range"):
+        F.multilabel_margin_loss(x, idx([[0, -2, 1, 1], [1, 2, -1, 0]], device))
+    outs = [F.multi_margin_loss(T.zeros(0, 3).to(d), idx(np.zeros(0, np.int64), d))
+            for d in ("cpu", device)]
+    assert np.isnan(host(outs[1])) == np.isnan(host(outs[0]))

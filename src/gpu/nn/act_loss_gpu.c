@@ -1,6 +1,6 @@
 /* act_loss_gpu.c - the CUDA kernel sets of softmax, the activations,
  * embedding and the losses (nll_loss, the elementwise losses,
- * cross_entropy), and their rows in the kernel table
+ * cross_entropy, the margin losses), and their rows in the kernel table
  * (tl_gpu_nn_act_loss_register, called from tl_gpu_kernels_register).
  *
  * Each set has the CPU set's signature (tl_softmax.h ...) and does what the
@@ -83,13 +83,14 @@ static void *data_of(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; 
 
 /* ---- index checks ---------------------------------------------------------------------- */
 
+/* Whose indices a check reads, for its error: the CPU's wording and type. */
+typedef enum { BAD_EMBEDDING, BAD_CLASS, BAD_MULTI_MARGIN, BAD_MULTILABEL } bad_index;
+
 /* Every idx (contiguous int64) in [0, hi), or == skip when has_skip; else
- * an IndexError as the CPU's: "index out of range in self" (target false)
- * or "Target %lld is out of bounds.". */
+ * the error the CPU raises for `kind`. */
 static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, int64_t skip,
-                               bool target)
+                               bad_index kind)
 {
-  const char *name = target ? "nll_loss" : "embedding";
   int64_t n = tl_tensor_numel(idx), value = 0, one = 1;
   tl_tensor scratch = {0};
   void *stream = NULL;
@@ -97,16 +98,19 @@ static tl_status check_indices(const tl_tensor *idx, int64_t hi, bool has_skip, 
   if (n == 0)
     return TL_OK;
   tl_status status = tl_tensor_empty(&scratch, TL_DTYPE_I64, 1, &one, tl_tensor_device(idx));
-  if (status == TL_OK && (status = tl_gpu_stream(tl_tensor_device(idx), name, &stream)) == TL_OK)
+  if (status == TL_OK && (status = tl_gpu_stream(tl_tensor_device(idx), "index check", &stream)) == TL_OK)
     status = tl_gpu_launched(tl_gpu_index_check(tl_tensor_data(idx), n, hi, skip, has_skip,
                                                 tl_tensor_data(&scratch), &bad, &value, stream),
-                             name);
+                             "index check");
   tl_tensor_release(&scratch);
   if (status != TL_OK || !bad)
     return status;
-  if (target)
-    return tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.", (long long)value);
-  return tl_error_set(TL_ERR_INDEX, "index out of range in self");
+  switch (kind) {
+  case BAD_EMBEDDING: return tl_error_set(TL_ERR_INDEX, "index out of range in self");
+  case BAD_CLASS: return tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.", (long long)value);
+  case BAD_MULTI_MARGIN: return tl_error_set(TL_ERR_RUNTIME, "target out of range");
+  default: return tl_error_set(TL_ERR_RUNTIME, "argument #2 'target' is out of range");
+  }
 }
 
 /* ---- softmax ----------------------------------------------------------------------------- */
@@ -220,7 +224,7 @@ static const tl_nn_activation_kernels gpu_activation_set = {
 static tl_status gpu_embedding(const tl_tensor *weight, const tl_tensor *idx, tl_tensor *out)
 {
   void *stream = NULL;
-  tl_status status = check_indices(idx, weight->shape[0], false, 0, false);
+  tl_status status = check_indices(idx, weight->shape[0], false, 0, BAD_EMBEDDING);
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(out), "embedding", &stream);
   if (status != TL_OK)
@@ -244,7 +248,7 @@ static tl_status gpu_embedding_backward(const tl_tensor *g, const tl_tensor *idx
   void *stream = NULL;
   const tl_tensor *gw = work_in(&ws, 0, g, work, false);
   tl_tensor *d = work_out(&ws, 0, dw, work, true);
-  tl_status status = gw && d ? check_indices(idx, V, false, 0, false) : tl_error_status();
+  tl_status status = gw && d ? check_indices(idx, V, false, 0, BAD_EMBEDDING) : tl_error_status();
   if (status == TL_OK && freq)
     status = tl_tensor_zeros(&count, TL_DTYPE_I64, 1, &V, tl_tensor_device(dw));
   if (status == TL_OK)
@@ -271,7 +275,7 @@ static tl_status gpu_bag_forward(const tl_tensor *weight, const tl_tensor *idx, 
   void *stream = NULL;
   const tl_tensor *w = work_in(&ws, 0, weight, work, false), *pw = work_in(&ws, 1, psw, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, true);
-  tl_status status = w && (!psw || pw) && o ? check_indices(idx, weight->shape[0], false, 0, false)
+  tl_status status = w && (!psw || pw) && o ? check_indices(idx, weight->shape[0], false, 0, BAD_EMBEDDING)
                                             : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(out), "embedding_bag", &stream);
@@ -300,7 +304,7 @@ static tl_status gpu_bag_backward(const tl_tensor *g, const tl_tensor *idx, cons
   void *stream = NULL;
   const tl_tensor *gw = work_in(&ws, 0, g, work, false), *pw = work_in(&ws, 1, psw, work, false);
   tl_tensor *d = work_out(&ws, 0, dw, work, true);
-  tl_status status = gw && (!psw || pw) && d ? check_indices(idx, dw->shape[0], false, 0, false)
+  tl_status status = gw && (!psw || pw) && d ? check_indices(idx, dw->shape[0], false, 0, BAD_EMBEDDING)
                                              : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(dw), name, &stream);
@@ -341,7 +345,7 @@ static tl_status gpu_nll(const tl_nll_spec *s, const tl_tensor *input, const tl_
   int64_t rows = s->N * s->S;
   const tl_tensor *x = work_in(&ws, 0, input, work, false), *w = work_in(&ws, 1, weight, work, false);
   tl_tensor *o = work_out(&ws, 0, out, work, false), *tw = work_out(&ws, 1, total_weight, work, false);
-  tl_status status = x && w && o && tw ? check_indices(target, s->C, true, s->ignore_index, true)
+  tl_status status = x && w && o && tw ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS)
                                        : tl_error_status();
   if (status == TL_OK)
     status = scratch_of(&scratch, 2 * rows, input);
@@ -369,7 +373,7 @@ static tl_status gpu_nll_backward(const tl_nll_spec *s, const tl_tensor *grad, c
   const tl_tensor *g = work_in(&ws, 0, grad, work, false), *w = work_in(&ws, 1, weight, work, false),
                   *tw = work_in(&ws, 2, total_weight, work, false);
   tl_tensor *d = work_out(&ws, 0, grad_input, work, true);
-  tl_status status = g && w && tw && d ? check_indices(target, s->C, true, s->ignore_index, true)
+  tl_status status = g && w && tw && d ? check_indices(target, s->C, true, s->ignore_index, BAD_CLASS)
                                        : tl_error_status();
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(grad_input), "nll_loss_backward", &stream);
@@ -464,7 +468,7 @@ static tl_status gpu_cross_entropy(const tl_ce_spec *s, const tl_tensor *input, 
             *tw = work_out(&ws, 2, total_weight, work, false);
   tl_status status = x && (!s->probs || t) && (!weight || w) && o && l && tw ? TL_OK : tl_error_status();
   if (status == TL_OK && !s->probs)
-    status = check_indices(target, s->C, true, s->ignore_index, true);
+    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS);
   if (status == TL_OK) /* zeroed: with no classes the rows' kernel does not run */
     status = tl_tensor_zeros(&scratch, TL_DTYPE_F64, 1, (int64_t[]){2 * rows}, tl_tensor_device(input));
   if (status == TL_OK)
@@ -502,7 +506,7 @@ static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor
                          ? TL_OK
                          : tl_error_status();
   if (status == TL_OK && !s->probs)
-    status = check_indices(target, s->C, true, s->ignore_index, true);
+    status = check_indices(target, s->C, true, s->ignore_index, BAD_CLASS);
   if (status == TL_OK)
     status = tl_gpu_stream(tl_tensor_device(input), "cross_entropy_backward", &stream);
   if (status == TL_OK) {
@@ -517,11 +521,78 @@ static tl_status gpu_cross_entropy_backward(const tl_ce_spec *s, const tl_tensor
   return work_finish(&ws, status);
 }
 
-/* Only cross_entropy's rows: the margin losses and ctc have no CUDA kernel
- * yet, and their ops are not registered for CUDA. */
+/* The four margin kernels: operands to the work type, targets checked
+ * (multi: classes in [0, C); multilabel: in [-1, C)), then one launch. */
+static tl_status margin_run(const tl_margin_spec *s, bool multi, const tl_tensor *grad,
+                            const tl_tensor *input, const tl_tensor *target, const tl_tensor *weight,
+                            const tl_tensor *is_target, tl_tensor *out, tl_tensor *is_out)
+{
+  const char *name = multi ? "multi_margin_loss" : "multilabel_margin_loss";
+  tl_dtype work = tl_nn_work_dtype(input->dtype);
+  work_set ws = {0};
+  tl_tensor scratch = {0};
+  void *stream = NULL;
+  const tl_tensor *x = work_in(&ws, 0, input, work, false), *w = work_in(&ws, 1, weight, work, false),
+                  *g = work_in(&ws, 2, grad, work, false), *is = work_in(&ws, 3, is_target, work, false);
+  tl_tensor *o = work_out(&ws, 0, out, work, false), *io = work_out(&ws, 1, is_out, work, false);
+  tl_status status = x && (!weight || w) && (!grad || g) && (!is_target || is) && o && (!is_out || io)
+                         ? check_indices(target, s->C, !multi, -1,
+                                         multi ? BAD_MULTI_MARGIN : BAD_MULTILABEL)
+                         : tl_error_status();
+  if (status == TL_OK && !grad && s->reduction != TL_REDUCTION_NONE)
+    status = scratch_of(&scratch, s->N, input);
+  if (status == TL_OK)
+    status = tl_gpu_stream(tl_tensor_device(input), name, &stream);
+  if (status == TL_OK) {
+    tl_gpu_margin_loss a = {.N = s->N, .C = s->C, .reduction = (int)s->reduction, .p = s->p,
+                            .f64 = work == TL_DTYPE_F64, .multi = multi, .margin = s->margin,
+                            .x = tl_tensor_data(x), .w = data_of(w), .g = data_of(g),
+                            .is_in = data_of(is), .y = tl_tensor_data(target),
+                            .out = grad ? NULL : tl_tensor_data(o), .dx = grad ? tl_tensor_data(o) : NULL,
+                            .is_out = data_of(io),
+                            .scratch = scratch.storage ? tl_tensor_data(&scratch) : NULL};
+    status = tl_gpu_launched(grad ? tl_gpu_margin_backward_launch(&a, stream) : tl_gpu_margin_launch(&a, stream),
+                             name);
+  }
+  tl_tensor_release(&scratch);
+  return work_finish(&ws, status);
+}
+
+static tl_status gpu_multi_margin(const tl_margin_spec *s, const tl_tensor *input,
+                                  const tl_tensor *target, const tl_tensor *weight, tl_tensor *out)
+{
+  return margin_run(s, true, NULL, input, target, weight, NULL, out, NULL);
+}
+
+static tl_status gpu_multi_margin_backward(const tl_margin_spec *s, const tl_tensor *grad,
+                                           const tl_tensor *input, const tl_tensor *target,
+                                           const tl_tensor *weight, tl_tensor *grad_input)
+{
+  return margin_run(s, true, grad, input, target, weight, NULL, grad_input, NULL);
+}
+
+static tl_status gpu_multilabel_margin(const tl_margin_spec *s, const tl_tensor *input,
+                                       const tl_tensor *target, tl_tensor *out, tl_tensor *is_target)
+{
+  return margin_run(s, false, NULL, input, target, NULL, NULL, out, is_target);
+}
+
+static tl_status gpu_multilabel_margin_backward(const tl_margin_spec *s, const tl_tensor *grad,
+                                                const tl_tensor *input, const tl_tensor *target,
+                                                const tl_tensor *is_target, tl_tensor *grad_input)
+{
+  return margin_run(s, false, grad, input, target, NULL, is_target, grad_input, NULL);
+}
+
+/* ctc has no CUDA kernel yet (its op layer reads the targets on the host),
+ * and its ops are not registered for CUDA. */
 static const tl_nn_class_loss_kernels gpu_class_set = {
     .cross_entropy = gpu_cross_entropy,
     .cross_entropy_backward = gpu_cross_entropy_backward,
+    .multi_margin = gpu_multi_margin,
+    .multi_margin_backward = gpu_multi_margin_backward,
+    .multilabel_margin = gpu_multilabel_margin,
+    .multilabel_margin_backward = gpu_multilabel_margin_backward,
 };
 
 /* ---- registration ------------------------------------------------------------------------ */
@@ -552,7 +623,11 @@ void tl_gpu_nn_act_loss_register(void)
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_pointwise_set);
   tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CUDA, TL_DTYPES_ALL,
                            &gpu_pointwise_set);
-  tl_dispatch_register_set(TL_OP_CROSS_ENTROPY, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
-  tl_dispatch_register_set(TL_OP_CROSS_ENTROPY_BACKWARD, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
+  static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
+                                    TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS,
+                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD};
+  for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
+    tl_dispatch_register_set(class_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
 }
 #endif

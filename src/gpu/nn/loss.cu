@@ -309,7 +309,119 @@ template <typename T> int ce_launch(const tl_gpu_class_loss *a, bool backward, c
   return (int)cudaGetLastError();
 }
 
+/* ---- margin losses ---------------------------------------------------------------------
+ * A thread per row (rows are short: C class scores), margin_cpu.c's terms
+ * in the same order. */
+
+template <typename T> __global__ void margin_rows(tl_gpu_margin_loss a)
+{
+  const int64_t C = a.C;
+  TL_GRID_LOOP(n, a.N)
+  {
+    const T *x = (const T *)a.x + n * C;
+    double loss = 0;
+    if (a.multi) {
+      const int64_t y = a.y[n];
+      const T xy = x[y], wy = a.w ? ((const T *)a.w)[y] : (T)1, margin = (T)a.margin;
+      T sum = 0;
+      for (int64_t i = 0; i < C; i++) {
+        T z = margin - xy + x[i];
+        sum += z > 0 && i != y ? (a.p == 1 ? z : z * z) : (T)0;
+      }
+      loss = (double)sum * (double)wy / (double)C;
+    } else {
+      const int64_t *t = a.y + n * C;
+      T *is = (T *)a.is_out + n * C;
+      for (int64_t i = 0; i < C; i++)
+        is[i] = 0;
+      for (int64_t q = 0; q < C && t[q] >= 0; q++)
+        is[t[q]] = 1;
+      for (int64_t q = 0; q < C && t[q] >= 0; q++) {
+        T xt = x[t[q]], part = 0;
+        for (int64_t i = 0; i < C; i++) {
+          T z = 1 - xt + x[i];
+          part += is[i] == 0 && z > 0 ? z : (T)0;
+        }
+        loss += (double)part;
+      }
+      loss /= (double)C;
+    }
+    if (a.reduction == NONE)
+      ((T *)a.out)[n] = (T)loss;
+    else
+      a.scratch[n] = loss;
+  }
+}
+
+template <typename T> __global__ void margin_backward_rows(tl_gpu_margin_loss a)
+{
+  const int64_t C = a.C;
+  const double scale = a.reduction == MEAN ? 1 / (double)a.N : 1;
+  TL_GRID_LOOP(n, a.N)
+  {
+    const T *x = (const T *)a.x + n * C;
+    const double g = (double)((const T *)a.g)[a.reduction == NONE ? n : 0];
+    T *dx = (T *)a.dx + n * C;
+    if (a.multi) {
+      const int64_t y = a.y[n];
+      const T xy = x[y], wy = a.w ? ((const T *)a.w)[y] : (T)1, margin = (T)a.margin;
+      const T k = (T)(g * scale) * wy / (T)C;
+      T dy = 0;
+      for (int64_t i = 0; i < C; i++) {
+        T z = margin - xy + x[i];
+        T d = z > 0 && i != y ? k * (a.p == 1 ? (T)1 : 2 * z) : (T)0;
+        dx[i] = d;
+        dy += d;
+      }
+      dx[y] = -dy;
+      continue;
+    }
+    const int64_t *t = a.y + n * C;
+    const T *is = (const T *)a.is_in + n * C;
+    const T k = (T)(g * scale / (double)C);
+    for (int64_t i = 0; i < C; i++)
+      dx[i] = 0;
+    for (int64_t q = 0; q < C && t[q] >= 0; q++) {
+      T xt = x[t[q]], part = 0;
+      for (int64_t i = 0; i < C; i++) {
+        T on = is[i] == 0 && 1 - xt + x[i] > 0 ? k : (T)0;
+        dx[i] += on;
+        part += on;
+      }
+      dx[t[q]] -= part;
+    }
+  }
+}
+
+template <typename T> int margin_launch(const tl_gpu_margin_loss *a, cudaStream_t s)
+{
+  if (a->N > 0)
+    margin_rows<T><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+  if (a->reduction != NONE)
+    finish<T><<<1, FINISH_THREADS, 0, s>>>(a->scratch, nullptr, a->N, (double)a->N,
+                                           a->reduction, (T *)a->out, nullptr);
+  return (int)cudaGetLastError();
+}
+
 } // namespace
+
+extern "C" int tl_gpu_margin_launch(const tl_gpu_margin_loss *a, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  return a->f64 ? margin_launch<double>(a, s) : margin_launch<float>(a, s);
+}
+
+extern "C" int tl_gpu_margin_backward_launch(const tl_gpu_margin_loss *a, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  if (a->N == 0 || a->C == 0)
+    return 0;
+  if (a->f64)
+    margin_backward_rows<double><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+  else
+    margin_backward_rows<float><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+  return (int)cudaGetLastError();
+}
 
 extern "C" int tl_gpu_nll_launch(const tl_gpu_class_loss *a, void *stream)
 {

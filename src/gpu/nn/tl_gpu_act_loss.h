@@ -132,6 +132,23 @@ typedef struct {
   double *scratch;
 } tl_gpu_pointwise_loss;
 
+/* The margin losses (tl_loss.h): x (N, C) contiguous, y (N,) classes
+ * (multi) or (N, C) targets ended by -1 (multilabel), checked by the C
+ * side; w (C) or NULL; is (N, C): multilabel's is_target, written by the
+ * forward (is_out), read by the backward (is_in).  scratch: N doubles. */
+typedef struct {
+  int64_t N, C;
+  int reduction, p, f64, multi;
+  double margin;
+  const void *x, *w, *g, *is_in;
+  const int64_t *y;
+  void *out, *dx, *is_out;
+  double *scratch;
+} tl_gpu_margin_loss;
+
+int tl_gpu_margin_launch(const tl_gpu_margin_loss *a, void *stream);
+int tl_gpu_margin_backward_launch(const tl_gpu_margin_loss *a, void *stream);
+
 int tl_gpu_pointwise_loss_launch(const tl_gpu_pointwise_loss *a, void *stream);
 int tl_gpu_pointwise_loss_backward_launch(const tl_gpu_pointwise_loss *a, void *stream);
 
