@@ -91,7 +91,7 @@ OPS = ["softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backwar
        "_embedding_bag", "_embedding_bag_dense_backward", "nll_loss_nd", "nll_loss_backward",
        "_pointwise_loss", "_pointwise_loss_backward", "_cross_entropy", "_cross_entropy_backward",
        "_multi_margin_loss", "_multi_margin_loss_backward", "_multilabel_margin_loss",
-       "_multilabel_margin_loss_backward"]
+       "_multilabel_margin_loss_backward", "_ctc_loss", "_ctc_loss_backward"]
 
 
 @pytest.mark.skipif(not _C._dispatch_table()["add"][1]["cuda"], reason="built without CUDA")
@@ -516,3 +516,35 @@ def test_margin_losses_check_their_targets(device):
     outs = [F.multi_margin_loss(T.zeros(0, 3).to(d), idx(np.zeros(0, np.int64), d))
             for d in ("cpu", device)]
     assert np.isnan(host(outs[1])) == np.isnan(host(outs[0]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("padded", [True, False])
+def test_ctc_loss(padded, reduction, dtype, device):
+    logits = randn(12, 3, 5, scale=1.0)
+    in_len, tg_len = [12, 10, 7], [4, 2, 3]
+    rows = [[1, 2, 2, 3], [4, 4, 0, 0], [3, 1, 3, 0]]
+    tgt = idx(rows) if padded else idx([v for r, k in zip(rows, tg_len) for v in r[:k]])
+
+    def fn(a):
+        return F.ctc_loss(F.log_softmax(a, 2), tgt.to(a.device), in_len, tg_len, blank=0,
+                          reduction=reduction)
+    assert_same(fn, [logits], dtype, device, scale=10)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_infeasible_and_empty_samples(zero_infinity, device):
+    logits = randn(4, 3, 6, scale=1.0)
+    # sample 0 cannot align (3 repeated labels need 5 frames), sample 1 has
+    # no frames and an empty target, sample 2 a blank other than 0
+    tgt = idx([[2, 2, 2], [0, 0, 0], [1, 5, 1]])
+
+    def fn(a):
+        return F.ctc_loss(F.log_softmax(a, 2), tgt.to(a.device), [4, 0, 4], [3, 0, 2], blank=3,
+                          reduction="sum", zero_infinity=zero_infinity)
+    out, _ = assert_same(fn, [logits], T.float64, device)
+    with pytest.raises(IndexError, match="Target 9 is out of bounds."):
+        F.ctc_loss(T.tensor(logits).to(device), idx([[9]], device).expand(3, 1), [4, 4, 4], [1, 1, 1])

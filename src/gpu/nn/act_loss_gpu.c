@@ -1,6 +1,6 @@
 /* act_loss_gpu.c - the CUDA kernel sets of softmax, the activations,
  * embedding and the losses (nll_loss, the elementwise losses,
- * cross_entropy, the margin losses), and their rows in the kernel table
+ * cross_entropy, the margin losses, ctc_loss), and their rows in the kernel table
  * (tl_gpu_nn_act_loss_register, called from tl_gpu_kernels_register).
  *
  * Each set has the CPU set's signature (tl_softmax.h ...) and does what the
@@ -584,8 +584,74 @@ static tl_status gpu_multilabel_margin_backward(const tl_margin_spec *s, const t
   return margin_run(s, false, grad, input, target, NULL, is_target, grad_input, NULL);
 }
 
-/* ctc has no CUDA kernel yet (its op layer reads the targets on the host),
- * and its ops are not registered for CUDA. */
+/* ctc: the lengths and each target's start (host arrays of the spec) as
+ * one device tensor of 3 N int64, then a block per sample (ctc.cu). */
+static tl_status ctc_run(const tl_ctc_spec *s, const tl_tensor *grad, const tl_tensor *log_probs,
+                         const tl_tensor *targets, const tl_tensor *nll, const tl_tensor *log_alpha,
+                         tl_tensor *out)
+{
+  const char *name = grad ? "_ctc_loss_backward" : "_ctc_loss";
+  tl_dtype work = tl_nn_work_dtype(log_probs->dtype);
+  tl_device dev = tl_tensor_device(log_probs);
+  int64_t n3 = 3 * s->N, W = 2 * s->maxS + 1;
+  work_set ws = {0};
+  tl_tensor lens_h = {0}, lens = {0}, scratch = {0};
+  void *stream = NULL;
+  const tl_tensor *lp = work_in(&ws, 0, log_probs, work, false), *g = work_in(&ws, 1, grad, work, false),
+                  *nl = work_in(&ws, 2, nll, work, false), *la = work_in(&ws, 3, log_alpha, work, false);
+  /* the forward writes log_alpha (allocated in the work type by the op layer) and nll */
+  tl_tensor *o = work_out(&ws, 0, out, work, false);
+  tl_status status = lp && (!grad || (g && nl)) && la && o ? TL_OK : tl_error_status();
+  if (status == TL_OK)
+    status = tl_tensor_empty(&lens_h, TL_DTYPE_I64, 1, &n3, tl_device_cpu());
+  if (status == TL_OK) {
+    int64_t *h = tl_tensor_data(&lens_h);
+    for (int64_t n = 0; n < s->N; n++) {
+      h[n] = s->input_lengths[n];
+      h[s->N + n] = s->target_lengths[n];
+      h[2 * s->N + n] = s->offsets[n];
+    }
+    status = tl_tensor_empty(&lens, TL_DTYPE_I64, 1, &n3, dev);
+  }
+  if (status == TL_OK)
+    status = tl_tensor_copy(&lens, &lens_h);
+  if (status == TL_OK && grad)
+    status = tl_tensor_empty(&scratch, work, 1, (int64_t[]){s->N * s->T * (W + s->C)}, dev);
+  if (status == TL_OK)
+    status = tl_gpu_stream(dev, name, &stream);
+  if (status == TL_OK) {
+    const int64_t *d = tl_tensor_data(&lens);
+    tl_gpu_ctc a = {.T = s->T, .N = s->N, .C = s->C, .maxS = s->maxS, .blank = s->blank,
+                    .zero_infinity = s->zero_infinity, .f64 = work == TL_DTYPE_F64,
+                    .tg = tl_tensor_data(targets), .in_len = d, .tg_len = d + s->N,
+                    .offsets = d + 2 * s->N, .lp = tl_tensor_data(lp), .g = data_of(g),
+                    .nll = data_of(nl), .la = tl_tensor_data(la), .out = tl_tensor_data(o),
+                    .scratch = data_of(scratch.storage ? &scratch : NULL)};
+    if (!grad)
+      tl_storage_bump(log_alpha->storage);
+    status = tl_gpu_launched(grad ? tl_gpu_ctc_backward_launch(&a, stream) : tl_gpu_ctc_launch(&a, stream),
+                             name);
+  }
+  tl_tensor_release(&lens_h);
+  tl_tensor_release(&lens);
+  tl_tensor_release(&scratch);
+  return work_finish(&ws, status);
+}
+
+static tl_status gpu_ctc(const tl_ctc_spec *s, const tl_tensor *log_probs, const tl_tensor *targets,
+                         tl_tensor *nll, tl_tensor *log_alpha)
+{
+  return ctc_run(s, NULL, log_probs, targets, NULL, log_alpha, nll);
+}
+
+static tl_status gpu_ctc_backward(const tl_ctc_spec *s, const tl_tensor *grad,
+                                  const tl_tensor *log_probs, const tl_tensor *targets,
+                                  const tl_tensor *nll, const tl_tensor *log_alpha,
+                                  tl_tensor *grad_input)
+{
+  return ctc_run(s, grad, log_probs, targets, nll, log_alpha, grad_input);
+}
+
 static const tl_nn_class_loss_kernels gpu_class_set = {
     .cross_entropy = gpu_cross_entropy,
     .cross_entropy_backward = gpu_cross_entropy_backward,
@@ -593,6 +659,8 @@ static const tl_nn_class_loss_kernels gpu_class_set = {
     .multi_margin_backward = gpu_multi_margin_backward,
     .multilabel_margin = gpu_multilabel_margin,
     .multilabel_margin_backward = gpu_multilabel_margin_backward,
+    .ctc = gpu_ctc,
+    .ctc_backward = gpu_ctc_backward,
 };
 
 /* ---- registration ------------------------------------------------------------------------ */
@@ -626,7 +694,8 @@ void tl_gpu_nn_act_loss_register(void)
   static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
                                     TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
                                     TL_OP_MULTILABEL_MARGIN_LOSS,
-                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD};
+                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD, TL_OP_CTC_LOSS,
+                                    TL_OP_CTC_LOSS_BACKWARD};
   for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
     tl_dispatch_register_set(class_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
 }

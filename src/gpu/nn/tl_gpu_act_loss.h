@@ -149,6 +149,22 @@ typedef struct {
 int tl_gpu_margin_launch(const tl_gpu_margin_loss *a, void *stream);
 int tl_gpu_margin_backward_launch(const tl_gpu_margin_loss *a, void *stream);
 
+/* ctc_loss (tl_loss.h's legend): lp (T, N, C) contiguous, tg the targets
+ * (checked), target n at tg + offsets[n]; in_len, tg_len, offsets: N int64
+ * each, on the device; la (N, T, W = 2 maxS + 1) log_alpha; out: nll (N)
+ * forward, grad_input (T, N, C) backward; scratch (backward): N T (W + C)
+ * work-type values for beta and the per-label sums. */
+typedef struct {
+  int64_t T, N, C, maxS, blank;
+  int zero_infinity, f64;
+  const int64_t *tg, *in_len, *tg_len, *offsets;
+  const void *lp, *g, *nll;
+  void *la, *out, *scratch;
+} tl_gpu_ctc;
+
+int tl_gpu_ctc_launch(const tl_gpu_ctc *a, void *stream);
+int tl_gpu_ctc_backward_launch(const tl_gpu_ctc *a, void *stream);
+
 int tl_gpu_pointwise_loss_launch(const tl_gpu_pointwise_loss *a, void *stream);
 int tl_gpu_pointwise_loss_backward_launch(const tl_gpu_pointwise_loss *a, void *stream);
 
