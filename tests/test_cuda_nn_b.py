@@ -26,7 +26,8 @@ FLOATS = [T.float32, T.float64, T.float16, T.bfloat16]
 # backward adds with atomics), so allow a few ulps of the work type
 TOL = {T.float64: 1e-10, T.float32: 2e-5, T.float16: 4e-3, T.bfloat16: 3e-2}
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:Since version 1.3.0, affine_grid:UserWarning")]
 
 
 def host(t):
@@ -91,7 +92,8 @@ OPS = ["softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backwar
        "_embedding_bag", "_embedding_bag_dense_backward", "nll_loss_nd", "nll_loss_backward",
        "_pointwise_loss", "_pointwise_loss_backward", "_cross_entropy", "_cross_entropy_backward",
        "_multi_margin_loss", "_multi_margin_loss_backward", "_multilabel_margin_loss",
-       "_multilabel_margin_loss_backward", "_ctc_loss", "_ctc_loss_backward"]
+       "_multilabel_margin_loss_backward", "_ctc_loss", "_ctc_loss_backward", "grid_sampler",
+       "grid_sampler_backward", "affine_grid_generator", "affine_grid_generator_backward"]
 
 
 @pytest.mark.skipif(not _C._dispatch_table()["add"][1]["cuda"], reason="built without CUDA")
@@ -548,3 +550,44 @@ def test_ctc_loss_infeasible_and_empty_samples(zero_infinity, device):
     out, _ = assert_same(fn, [logits], T.float64, device)
     with pytest.raises(IndexError, match="Target 9 is out of bounds."):
         F.ctc_loss(T.tensor(logits).to(device), idx([[9]], device).expand(3, 1), [4, 4, 4], [1, 1, 1])
+
+
+# ---- sampling grids ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_2d(mode, padding_mode, align_corners, dtype, device):
+    x = randn(2, 3, 5, 7, scale=1.0)
+    grid = np.random.default_rng(1).uniform(-1.3, 1.3, (2, 4, 6, 2))
+    grads = [0, 1] if mode != "nearest" else [0]
+    assert_same(lambda a, g: F.grid_sample(a, g, mode=mode, padding_mode=padding_mode,
+                                           align_corners=align_corners),
+                [x, grid], dtype, device, grads=grads, scale=20)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_3d_and_odd_grids(mode, padding_mode, device):
+    x = randn(2, 2, 3, 4, 5, scale=1.0)
+    grid = np.random.default_rng(2).uniform(-1.2, 1.2, (2, 3, 2, 4, 3))
+    grid[0, 0, 0, 0] = [np.nan, 0.5, 0.1]  # a point that reads nothing
+    grid[1, 2, 1, 3] = [40.0, -40.0, 1e9]
+    grads = [0, 1] if mode != "nearest" else [0]
+    assert_same(lambda a, g: F.grid_sample(a, g, mode=mode, padding_mode=padding_mode,
+                                           align_corners=False),
+                [x, grid], T.float64, device, grads=grads)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (1, 1, 1, 6), (2, 2, 3, 4, 5)])
+def test_affine_grid_and_its_backward(size, align_corners, dtype, device):
+    n = len(size) - 2
+    theta = randn(size[0], n, n + 1, scale=1.0)
+    assert_same(lambda t: F.affine_grid(t, list(size), align_corners=align_corners),
+                [theta], dtype, device, scale=4)

@@ -1,18 +1,20 @@
 /* act_loss_gpu.c - the CUDA kernel sets of softmax, the activations,
- * embedding and the losses (nll_loss, the elementwise losses,
- * cross_entropy, the margin losses, ctc_loss), and their rows in the kernel table
- * (tl_gpu_nn_act_loss_register, called from tl_gpu_kernels_register).
+ * embedding, the losses (nll_loss, the elementwise losses, cross_entropy,
+ * the margin losses, ctc_loss) and the sampling grids, and their rows in
+ * the kernel table (tl_gpu_nn_act_loss_register, called from
+ * tl_gpu_kernels_register).
  *
  * Each set has the CPU set's signature (tl_softmax.h ...) and does what the
  * CPU's does around its loops: float operands become work-type tensors
  * (tl_nn_work.h: float16/bfloat16 computed in float32, cast on the device),
  * a result of another dtype is computed into a work-type twin and cast last.
- * The kernels are in softmax.cu, activation.cu, embedding.cu and loss.cu.
+ * The kernels are in softmax.cu, activation.cu, embedding.cu, loss.cu, ctc.cu
+ * and grid.cu.
  *
  * Indices and class targets are checked on the device before they are read
  * (tl_gpu_index_check: one kernel and one sync, since the error must be
- * raised as the CPU raises it, naming the bad value); the sync is the only
- * one of these ops. */
+ * raised as the CPU raises it, naming the bad value); apart from ctc's
+ * lengths, copied to the device, that sync is the only one of these ops. */
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
@@ -20,6 +22,7 @@
 #include "gpu/tl_gpu_host.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/embedding/tl_embedding.h"
+#include "nn/grid/tl_grid.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn_work.h"
@@ -663,6 +666,70 @@ static const tl_nn_class_loss_kernels gpu_class_set = {
     .ctc_backward = gpu_ctc_backward,
 };
 
+/* ---- sampling grids ---------------------------------------------------------------------- */
+
+static tl_status gpu_grid_run(const tl_grid_spec *s, const tl_tensor *g, const tl_tensor *x,
+                              const tl_tensor *grid, tl_tensor *y, tl_tensor *dx, tl_tensor *dgrid)
+{
+  const char *name = g ? "grid_sampler_backward" : "grid_sampler";
+  tl_dtype work = tl_nn_work_dtype(x->dtype);
+  work_set ws = {0};
+  void *stream = NULL;
+  const tl_tensor *xw = work_in(&ws, 0, x, work, false), *gr = work_in(&ws, 1, grid, work, false),
+                  *gw = work_in(&ws, 2, g, work, false);
+  tl_tensor *yw = work_out(&ws, 0, y, work, false), *dxw = work_out(&ws, 1, dx, work, true),
+            *dgw = work_out(&ws, 2, dgrid, work, false);
+  tl_status status = xw && gr && (!g || gw) && (!y || yw) && (!dx || dxw) && (!dgrid || dgw)
+                         ? tl_gpu_stream(tl_tensor_device(x), name, &stream)
+                         : tl_error_status();
+  if (status == TL_OK) {
+    struct tl_gpu_grid_args a = {.spec = s, .x = tl_tensor_data(xw), .grid = tl_tensor_data(gr),
+                                 .g = data_of(gw), .y = data_of(yw), .dx = data_of(dxw),
+                                 .dgrid = data_of(dgw), .f64 = work == TL_DTYPE_F64};
+    status = tl_gpu_launched(g ? tl_gpu_grid_backward_launch(&a, stream) : tl_gpu_grid_sample_launch(&a, stream),
+                             name);
+  }
+  return work_finish(&ws, status);
+}
+
+static tl_status gpu_grid_sample(const tl_grid_spec *s, const tl_tensor *x, const tl_tensor *grid,
+                                 tl_tensor *y)
+{
+  return gpu_grid_run(s, NULL, x, grid, y, NULL, NULL);
+}
+
+static tl_status gpu_grid_sample_backward(const tl_grid_spec *s, const tl_tensor *g, const tl_tensor *x,
+                                          const tl_tensor *grid, tl_tensor *dx, tl_tensor *dgrid)
+{
+  return gpu_grid_run(s, g, x, grid, NULL, dx, dgrid);
+}
+
+static tl_status gpu_affine(int n, const int64_t *size, bool align_corners, bool transpose,
+                            const tl_tensor *in, tl_tensor *out)
+{
+  const char *name = transpose ? "affine_grid_generator_backward" : "affine_grid_generator";
+  tl_dtype work = tl_nn_work_dtype(in->dtype);
+  work_set ws = {0};
+  void *stream = NULL;
+  const tl_tensor *iw = work_in(&ws, 0, in, work, false);
+  tl_tensor *o = work_out(&ws, 0, out, work, false);
+  tl_status status = iw && o ? tl_gpu_stream(tl_tensor_device(in), name, &stream) : tl_error_status();
+  if (status == TL_OK) {
+    int64_t shape[3] = {n == 3 ? size[2] : 1, size[n], size[n + 1]};
+    status = tl_gpu_launched(tl_gpu_affine_grid_launch(n, size[0], shape, align_corners, transpose,
+                                                       tl_tensor_data(iw), tl_tensor_data(o),
+                                                       work == TL_DTYPE_F64, stream),
+                             name);
+  }
+  return work_finish(&ws, status);
+}
+
+static const tl_nn_grid_kernels gpu_grid_set = {
+    .sample = gpu_grid_sample,
+    .sample_backward = gpu_grid_sample_backward,
+    .affine = gpu_affine,
+};
+
 /* ---- registration ------------------------------------------------------------------------ */
 
 void tl_gpu_nn_act_loss_register(void)
@@ -698,5 +765,9 @@ void tl_gpu_nn_act_loss_register(void)
                                     TL_OP_CTC_LOSS_BACKWARD};
   for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
     tl_dispatch_register_set(class_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
+  static const tl_op grid_ops[] = {TL_OP_GRID_SAMPLER, TL_OP_GRID_SAMPLER_BACKWARD,
+                                   TL_OP_AFFINE_GRID_GENERATOR, TL_OP_AFFINE_GRID_GENERATOR_BACKWARD};
+  for (size_t i = 0; i < sizeof grid_ops / sizeof *grid_ops; i++)
+    tl_dispatch_register_set(grid_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_grid_set);
 }
 #endif

@@ -165,6 +165,23 @@ typedef struct {
 int tl_gpu_ctc_launch(const tl_gpu_ctc *a, void *stream);
 int tl_gpu_ctc_backward_launch(const tl_gpu_ctc *a, void *stream);
 
+/* ---- sampling grids (grid.cu) ----
+ * spec: tl_grid_spec's fields (nn/grid/tl_grid_spec.h), passed as its
+ * bytes' owner; x (N, C, *in), grid (N, *out, n), g and y (N, C, *out), dx
+ * (zeroed) and dgrid, all contiguous in the work type; dx or dgrid NULL
+ * when not wanted.  affine: theta (N, n, n + 1) -> grid, or with transpose
+ * dgrid -> dtheta; out = (D, H, W) of the grid (D = 1 for n = 2). */
+struct tl_gpu_grid_args {
+  const void *spec; /* const tl_grid_spec * */
+  const void *x, *grid, *g;
+  void *y, *dx, *dgrid;
+  int f64;
+};
+int tl_gpu_grid_sample_launch(const struct tl_gpu_grid_args *a, void *stream);
+int tl_gpu_grid_backward_launch(const struct tl_gpu_grid_args *a, void *stream);
+int tl_gpu_affine_grid_launch(int n, int64_t N, const int64_t out[3], int align_corners,
+                              int transpose, const void *in, void *result, int f64, void *stream);
+
 int tl_gpu_pointwise_loss_launch(const tl_gpu_pointwise_loss *a, void *stream);
 int tl_gpu_pointwise_loss_backward_launch(const tl_gpu_pointwise_loss *a, void *stream);
 
