@@ -20,6 +20,7 @@
 #ifdef TL_WITH_CUDA
 #include "gpu/nn/tl_gpu_act_loss.h"
 #include "gpu/tl_gpu_host.h"
+#include "ndcore/kernels/tl_create.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/embedding/tl_embedding.h"
 #include "nn/grid/tl_grid.h"
@@ -682,6 +683,10 @@ static tl_status gpu_grid_run(const tl_grid_spec *s, const tl_tensor *g, const t
   tl_status status = xw && gr && (!g || gw) && (!y || yw) && (!dx || dxw) && (!dgrid || dgw)
                          ? tl_gpu_stream(tl_tensor_device(x), name, &stream)
                          : tl_error_status();
+  /* the op layer's dx is not zeroed (the CPU's kernel zeroes it), and the
+   * kernel adds into it; a work-type twin is zeroed already */
+  if (status == TL_OK && dx && dxw == dx)
+    status = tl_tensor_fill(dx, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0});
   if (status == TL_OK) {
     struct tl_gpu_grid_args a = {.spec = s, .x = tl_tensor_data(xw), .grid = tl_tensor_data(gr),
                                  .g = data_of(gw), .y = data_of(yw), .dx = data_of(dxw),
