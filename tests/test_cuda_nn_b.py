@@ -312,6 +312,10 @@ def test_embedding_any_dtype_empty_and_int32_indices(device):
         np.testing.assert_array_equal(outs[1].cpu().numpy(), outs[0].numpy())
     outs = [F.embedding(idx(np.zeros((0, 3), np.int64), d), T.ones(4, 2).to(d)) for d in ("cpu", device)]
     assert tuple(outs[1].shape) == (0, 3, 2)
+    w = randn(3, 8)  # a transposed (non-contiguous) weight of 8 rows
+    outs = [F.embedding(idx([[7, 0, 2]], d), T.tensor(w).to(d).t()) for d in ("cpu", device)]
+    close(outs[1], w.T[[7, 0, 2]][None], T.float64)
+    close(outs[0], w.T[[7, 0, 2]][None], T.float64)
 
 
 @pytest.mark.parametrize("device", DEVICES)
