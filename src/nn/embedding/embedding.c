@@ -36,7 +36,7 @@ static const tl_tensor *as_indices(const char *name, const char *what, const tl_
 
 /* Host memory only: a device's kernels check their indices on the device
  * (they cannot be read here without a copy; src/gpu/nn/act_loss_gpu.c). */
-static tl_status check_range(const tl_tensor *idx, int64_t V)
+tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V)
 {
   if (!tl_dispatch_host_memory(tl_tensor_device(idx)))
     return TL_OK;
@@ -67,7 +67,7 @@ tl_status tl_nn_embedding(const tl_tensor *weight, const tl_tensor *indices, tl_
   if (status == TL_OK && !(idx = as_indices("embedding", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, weight->shape[0]);
+    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
   if (status == TL_OK && !tl_tensor_is_contiguous(weight)) {
     status = tl_tensor_to_dtype(&wt, weight, weight->dtype);
     w = &wt;
@@ -109,7 +109,7 @@ tl_status tl_nn_embedding_backward(const tl_tensor *g, const tl_tensor *indices,
   if (status == TL_OK && !(idx = as_indices("embedding_backward", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, num_weights);
+    status = tl_nn_embedding_check_range(idx, num_weights);
   int64_t shape[2] = {num_weights, g->ndim ? g->shape[g->ndim - 1] : 0};
   if (status == TL_OK)
     status = tl_tensor_zeros(dw, g->dtype, 2, shape, tl_tensor_device(g));
@@ -225,7 +225,7 @@ tl_status tl_nn_embedding_bag(const tl_tensor *weight, const tl_tensor *indices,
   if (status == TL_OK && !(idx = as_indices("embedding_bag", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, weight->shape[0]);
+    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
   if (status == TL_OK && psw && (psw->ndim != indices->ndim ||
                                  memcmp(psw->shape, indices->shape, (size_t)psw->ndim * sizeof *psw->shape)))
     status = tl_error_set(TL_ERR_VALUE, "embedding_bag: If per_sample_weights (%s) is not None, "
@@ -302,7 +302,7 @@ tl_status tl_nn_embedding_bag_backward(const tl_tensor *g, const tl_tensor *indi
     status = tl_error_set(TL_ERR_RUNTIME, "_embedding_bag_dense_backward(): offset2bag, bag_size or "
                                           "max_indices do not fit the indices and grad");
   if (status == TL_OK)
-    status = check_range(idx, num_weights);
+    status = tl_nn_embedding_check_range(idx, num_weights);
   if (status == TL_OK && psw) {
     status = tl_tensor_to_dtype(&pflat, psw, g->dtype);
     pflat.ndim = 1;
