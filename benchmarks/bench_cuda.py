@@ -7,8 +7,9 @@ mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
 overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
 dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER),
 the sort family (sort, argsort, topk, median, unique) and indexing
-(index_select, gather, atomic scatter_add, nonzero), and two nn layers
-forward and backward (a ResNet conv2d, batch norm).  Rows without
+(index_select, gather, atomic scatter_add, nonzero), two nn layers
+forward and backward (a ResNet conv2d, batch norm), softmax and
+cross_entropy.  Rows without
 kernels yet (argmax) are listed with the reason they do not run, so the
 report shows the gap."""
 import os
@@ -59,6 +60,33 @@ def cases():
     yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
         lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
     del a, b, pa, pb, at, pat
+    # src/gpu/nn: softmax by rows (a warp per row of 1024, a block per row of
+    # 32768) and across rows (the strided kernel), cross_entropy forward and
+    # backward (a warp per row of 1000 classes).
+    def same(p):  # torch's values as a torchlike CUDA tensor (no CUDA randn here yet)
+        return torchlike.from_numpy(p.cpu().numpy()).to("cuda")
+    for rows, cols in ((1 << 16, 1024), (1 << 11, 1 << 15)):
+        px = torch.randn(rows, cols, device="cuda")
+        x = same(px)
+        yield f"cuda softmax {rows}x{cols} f32 dim=-1", \
+            lambda x=x: (torchlike.softmax(x, -1), sync()), \
+            lambda px=px: (torch.softmax(px, -1), sync()), "torch"
+    yield f"cuda log_softmax {rows}x{cols} f32 dim=0", \
+        lambda: (torchlike.log_softmax(x, 0), sync()), \
+        lambda: (torch.log_softmax(px, 0), sync()), "torch"
+    del x, px
+    n, c = 1 << 15, 1000
+    plogits, ptarget = torch.randn(n, c, device="cuda"), torch.arange(n, device="cuda") % c
+    logits, target = same(plogits), same(ptarget)
+    tlF, ptF = torchlike.nn.functional, torch.nn.functional
+    yield f"cuda cross_entropy {n}x{c} f32", \
+        lambda: (tlF.cross_entropy(logits, target), sync()), \
+        lambda: (ptF.cross_entropy(plogits, ptarget), sync()), "torch"
+    lg, plg = logits.clone().requires_grad_(), plogits.clone().requires_grad_()
+    yield f"cuda cross_entropy fwd+bwd {n}x{c} f32", \
+        lambda: (tlF.cross_entropy(lg, target).backward(), sync()), \
+        lambda: (ptF.cross_entropy(plg, ptarget).backward(), sync()), "torch"
+    del logits, plogits, lg, plg
     # Launch overhead: a 100-op chain on tiny tensors.
     x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
 

@@ -67,6 +67,8 @@ sanitized() {
   # reduction kernels' shared-memory trees.
   compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda*.py \
     -q -x -p no:cacheprovider -k "not cpu" &&
+    compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_nn_b.py \
+      -q -x -p no:cacheprovider -k "(softmax or cross_entropy) and not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_kernels.py \
       -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_nn_a.py \

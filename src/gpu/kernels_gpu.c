@@ -25,6 +25,7 @@
 #include "gpu/sort/tl_gpu_sort.h"
 #include "gpu/index/tl_gpu_index.h"
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
+#include "gpu/nn/tl_gpu_act_loss.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -357,6 +358,7 @@ void tl_gpu_kernels_register(void)
   tl_gpu_sort_register();
   tl_gpu_index_register(); /* index/index_gpu.c */
   tl_gpu_conv_pool_norm_register();
+  tl_gpu_nn_act_loss_register(); /* softmax, activations, embedding, losses (src/gpu/nn) */
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

@@ -1,25 +1,33 @@
-/* nn_emulate.c - test hook: the conv, pool and norm families on the fake
- * device, with the CPU's kernels as its device kernels (the nn side of
- * src/ndcore/dispatch/emulate.c, which does the same for the core's ops).
- * Each kernel runs with the fake device's memory counted as host memory for
- * its duration only, so everything around it (the op layer: checks,
- * allocation on the input's device, work copies, the derivatives) takes
- * the device paths, as it does on CUDA.  Called after the core's hook,
- * whose fake storages hold plain host addresses. */
+/* nn_emulate.c - test hook: the fake device given src/nn's CPU kernel sets
+ * (conv, pool, norm, softmax, activations, embedding, the losses, the
+ * sampling grids) as its device kernels, as src/ndcore/dispatch/emulate.c
+ * does for the core's families.  Each kernel runs with fake memory counted
+ * as host memory for the call only, so the op layers take their device
+ * paths around it (checks, allocation on the input's device, work copies,
+ * inputs cast on the device, embedding_bag's offsets read back and its
+ * bounds moved to the device, ctc's targets read back, the derivatives),
+ * as they do on CUDA.  Like a GPU set, the embedding wrappers check the
+ * indices themselves (the op layer leaves that to the device).  Called by
+ * _C._fake_emulate_device after the core's emulation, whose fake storages
+ * hold plain host addresses; one-way. */
+#include "nn/activation/tl_activation.h"
 #include "nn/conv/tl_conv.h"
+#include "nn/embedding/tl_embedding.h"
+#include "nn/grid/tl_grid.h"
+#include "nn/loss/tl_loss.h"
 #include "nn/norm/tl_norm.h"
 #include "nn/pool/tl_pool.h"
+#include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
 
-static bool *host_flag(void) { return &tl_dispatch_host_memory_table[TL_DEVICE_FAKE]; }
-
-#define HOSTED(CALL)                                                                               \
-  do {                                                                                             \
-    bool was = *host_flag();                                                                       \
-    *host_flag() = true;                                                                           \
-    tl_status status = CALL;                                                                       \
-    *host_flag() = was;                                                                            \
-    return status;                                                                                 \
+/* Run CALL with fake memory readable by host code, then restore the flag. */
+#define HOSTED(CALL)                                                                           \
+  do {                                                                                         \
+    bool *flag = &tl_dispatch_host_memory_table[TL_DEVICE_FAKE], was = *flag;                  \
+    *flag = true;                                                                              \
+    tl_status status = CALL;                                                                   \
+    *flag = was;                                                                               \
+    return status;                                                                             \
   } while (0)
 
 static tl_status emu_conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
@@ -79,6 +87,174 @@ static tl_status emu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tens
 {
   HOSTED(tl_cpu_lrn(s, g, x, out));
 }
+static tl_status softmax(const tl_tensor *in, int dim, bool log, tl_tensor *out)
+{
+  HOSTED(tl_cpu_softmax(in, dim, log, out));
+}
+static tl_status softmax_backward(const tl_tensor *g, const tl_tensor *y, int dim, bool log,
+                                  tl_tensor *dx)
+{
+  HOSTED(tl_cpu_softmax_backward(g, y, dim, log, dx));
+}
+
+static tl_status act(tl_act_kind kind, const tl_act_params *p, const tl_tensor *x,
+                     const tl_tensor *w, tl_tensor *y)
+{
+  HOSTED(tl_cpu_activation(kind, p, x, w, y));
+}
+static tl_status act_backward(tl_act_kind kind, const tl_act_params *p, const tl_tensor *g,
+                              const tl_tensor *x, const tl_tensor *w, tl_tensor *dx, tl_tensor *dw)
+{
+  HOSTED(tl_cpu_activation_backward(kind, p, g, x, w, dx, dw));
+}
+
+/* the indices checked (host-readable now), then the CPU's kernel */
+static tl_status checked(const tl_tensor *idx, int64_t V, tl_status (*run)(const void *), const void *args)
+{
+  tl_status status = tl_nn_embedding_check_range(idx, V);
+  return status == TL_OK ? run(args) : status;
+}
+
+typedef struct {
+  const tl_tensor *a, *b, *c, *d, *e, *f;
+  tl_tensor *o1, *o2, *o3;
+  int64_t pad;
+  bool freq;
+  tl_bag_mode mode;
+} emb_args;
+
+static tl_status emb_forward_run(const void *p)
+{
+  const emb_args *a = p;
+  return tl_cpu_embedding_kernels.forward(a->a, a->b, a->o1);
+}
+static tl_status emb_backward_run(const void *p)
+{
+  const emb_args *a = p;
+  return tl_cpu_embedding_kernels.backward(a->a, a->b, a->pad, a->freq, a->o1);
+}
+static tl_status bag_forward_run(const void *p)
+{
+  const emb_args *a = p;
+  return tl_cpu_embedding_kernels.bag_forward(a->a, a->b, a->c, a->d, a->mode, a->pad, a->o1,
+                                              a->o2, a->o3);
+}
+static tl_status bag_backward_run(const void *p)
+{
+  const emb_args *a = p;
+  return tl_cpu_embedding_kernels.bag_backward(a->a, a->b, a->c, a->d, a->e, a->f, a->mode,
+                                               a->pad, a->o1);
+}
+
+static tl_status emb_forward(const tl_tensor *weight, const tl_tensor *idx, tl_tensor *out)
+{
+  emb_args a = {.a = weight, .b = idx, .o1 = out};
+  HOSTED(checked(idx, weight->shape[0], emb_forward_run, &a));
+}
+static tl_status emb_backward(const tl_tensor *g, const tl_tensor *idx, int64_t pad, bool freq,
+                              tl_tensor *dw)
+{
+  emb_args a = {.a = g, .b = idx, .pad = pad, .freq = freq, .o1 = dw};
+  HOSTED(checked(idx, dw->shape[0], emb_backward_run, &a));
+}
+static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, const tl_tensor *bounds,
+                             const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *out,
+                             tl_tensor *bag_size, tl_tensor *argmax)
+{
+  emb_args a = {.a = weight, .b = idx, .c = bounds, .d = psw, .mode = mode, .pad = pad,
+                .o1 = out, .o2 = bag_size, .o3 = argmax};
+  HOSTED(checked(idx, weight->shape[0], bag_forward_run, &a));
+}
+static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
+                              const tl_tensor *bag_size, const tl_tensor *argmax,
+                              const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *dw)
+{
+  emb_args a = {.a = g, .b = idx, .c = bag_of, .d = bag_size, .e = argmax, .f = psw,
+                .mode = mode, .pad = pad, .o1 = dw};
+  HOSTED(checked(idx, dw->shape[0], bag_backward_run, &a));
+}
+
+static tl_status nll(const tl_nll_spec *s, const tl_tensor *x, const tl_tensor *t,
+                     const tl_tensor *w, tl_tensor *out, tl_tensor *tw)
+{
+  HOSTED(tl_cpu_nll_loss(s, x, t, w, out, tw));
+}
+static tl_status nll_backward(const tl_nll_spec *s, const tl_tensor *g, const tl_tensor *t,
+                              const tl_tensor *w, const tl_tensor *tw, tl_tensor *dx)
+{
+  HOSTED(tl_cpu_nll_loss_backward(s, g, t, w, tw, dx));
+}
+
+static tl_status pointwise(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
+                           const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
+{
+  HOSTED(tl_cpu_pointwise_loss(s, x, t, w, p, out));
+}
+static tl_status pointwise_backward(const tl_loss_spec *s, const tl_tensor *g, const tl_tensor *x,
+                                    const tl_tensor *t, const tl_tensor *w, const tl_tensor *p,
+                                    tl_tensor *dx, tl_tensor *dt)
+{
+  HOSTED(tl_cpu_pointwise_loss_backward(s, g, x, t, w, p, dx, dt));
+}
+
+static tl_status ce(const tl_ce_spec *s, const tl_tensor *x, const tl_tensor *t, const tl_tensor *w,
+                    tl_tensor *out, tl_tensor *lse, tl_tensor *tw)
+{
+  HOSTED(tl_cpu_cross_entropy(s, x, t, w, out, lse, tw));
+}
+static tl_status ce_backward(const tl_ce_spec *s, const tl_tensor *g, const tl_tensor *x,
+                             const tl_tensor *t, const tl_tensor *w, const tl_tensor *lse,
+                             const tl_tensor *tw, tl_tensor *dx, tl_tensor *dt)
+{
+  HOSTED(tl_cpu_cross_entropy_backward(s, g, x, t, w, lse, tw, dx, dt));
+}
+static tl_status multi(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
+                       const tl_tensor *w, tl_tensor *out)
+{
+  HOSTED(tl_cpu_multi_margin(s, x, t, w, out));
+}
+static tl_status multi_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
+                                const tl_tensor *t, const tl_tensor *w, tl_tensor *dx)
+{
+  HOSTED(tl_cpu_multi_margin_backward(s, g, x, t, w, dx));
+}
+static tl_status multilabel(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
+                            tl_tensor *out, tl_tensor *is)
+{
+  HOSTED(tl_cpu_multilabel_margin(s, x, t, out, is));
+}
+static tl_status multilabel_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
+                                     const tl_tensor *t, const tl_tensor *is, tl_tensor *dx)
+{
+  HOSTED(tl_cpu_multilabel_margin_backward(s, g, x, t, is, dx));
+}
+static tl_status ctc(const tl_ctc_spec *s, const tl_tensor *lp, const tl_tensor *t, tl_tensor *nll_out,
+                     tl_tensor *la)
+{
+  HOSTED(tl_cpu_ctc(s, lp, t, nll_out, la));
+}
+static tl_status ctc_backward(const tl_ctc_spec *s, const tl_tensor *g, const tl_tensor *lp,
+                              const tl_tensor *t, const tl_tensor *nll_in, const tl_tensor *la,
+                              tl_tensor *dx)
+{
+  HOSTED(tl_cpu_ctc_backward(s, g, lp, t, nll_in, la, dx));
+}
+
+static tl_status grid_sample(const tl_grid_spec *s, const tl_tensor *x, const tl_tensor *grid,
+                             tl_tensor *y)
+{
+  HOSTED(tl_cpu_grid_kernels.sample(s, x, grid, y));
+}
+static tl_status grid_backward(const tl_grid_spec *s, const tl_tensor *g, const tl_tensor *x,
+                               const tl_tensor *grid, tl_tensor *dx, tl_tensor *dgrid)
+{
+  HOSTED(tl_cpu_grid_kernels.sample_backward(s, g, x, grid, dx, dgrid));
+}
+static tl_status affine(int n, const int64_t *size, bool align, bool transpose, const tl_tensor *in,
+                        tl_tensor *out)
+{
+  HOSTED(tl_cpu_grid_kernels.affine(n, size, align, transpose, in, out));
+}
 #undef HOSTED
 
 void tl_nn_emulate_device(void)
@@ -95,4 +271,33 @@ void tl_nn_emulate_device(void)
   tl_nn_conv_register_set(TL_DEVICE_FAKE, &conv);
   tl_nn_pool_register_set(TL_DEVICE_FAKE, &pool);
   tl_nn_norm_register_set(TL_DEVICE_FAKE, &norm);
+  static const tl_nn_softmax_kernels softmax_set = {.softmax = softmax,
+                                                    .softmax_backward = softmax_backward};
+  static const tl_nn_activation_kernels act_set = {.forward = act, .backward = act_backward};
+  static const tl_nn_embedding_kernels emb_set = {.forward = emb_forward, .backward = emb_backward,
+                                                  .bag_forward = bag_forward,
+                                                  .bag_backward = bag_backward};
+  static const tl_nn_loss_kernels nll_set = {.nll = nll, .nll_backward = nll_backward};
+  static const tl_nn_pointwise_loss_kernels pointwise_set = {.loss = pointwise,
+                                                             .loss_backward = pointwise_backward};
+  static const tl_nn_class_loss_kernels class_set = {
+      .cross_entropy = ce, .cross_entropy_backward = ce_backward, .multi_margin = multi,
+      .multi_margin_backward = multi_backward, .multilabel_margin = multilabel,
+      .multilabel_margin_backward = multilabel_backward, .ctc = ctc, .ctc_backward = ctc_backward};
+  static const tl_nn_grid_kernels grid_set = {.sample = grid_sample, .sample_backward = grid_backward,
+                                              .affine = affine};
+  /* a family's ops are those whose CPU set is its representative's */
+  static const struct {
+    tl_op like;
+    const void *set;
+  } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
+                  {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
+                  {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
+                  {TL_OP_GRID_SAMPLER, &grid_set}};
+  for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
+    const void *cpu = tl_dispatch_table[families[f].like][TL_DEVICE_CPU][TL_DTYPE_F32].set;
+    for (int op = 0; op < TL_OP_COUNT; op++)
+      if (tl_dispatch_table[op][TL_DEVICE_CPU][TL_DTYPE_F32].set == cpu)
+        tl_dispatch_register_set((tl_op)op, TL_DEVICE_FAKE, TL_DTYPES_ALL, families[f].set);
+  }
 }

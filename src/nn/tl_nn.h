@@ -30,8 +30,8 @@ void tl_nn_conv_register(void);
 void tl_nn_norm_register(void);
 void tl_nn_loss_register(void);
 
-/* Test hook (nn_emulate.c): the conv, pool and norm families on the fake
- * device with the CPU's kernels, after tl_dispatch_emulate_device. */
+/* Test hook (nn_emulate.c): the fake device given these families' CPU
+ * kernels as its device kernels, after tl_dispatch_emulate_device. */
 void tl_nn_emulate_device(void);
 
 #endif

@@ -982,7 +982,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if unbatched:
         loss = loss.squeeze(0)
     if reduction == "mean":
-        tl = _C.tensor(tg_len, dtype=loss.dtype).clamp(min=1)
+        tl = _C.tensor(tg_len, dtype=loss.dtype, device=loss.device).clamp(min=1)
         return (loss / tl).mean()
     return _reduce(loss, reduction)
 

@@ -20,6 +20,7 @@
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_emulate.h"
+#include "nn/tl_nn.h"
 #include "ndcore/tensor/tl_dtype.h"
 #include "nn/tl_nn.h"
 
@@ -137,7 +138,7 @@ static PyObject *fake_emulate_device(PyObject *self, PyObject *unused)
   (void)unused;
   if (tl_dispatch_emulate_device() != TL_OK)
     return tl_py_raise();
-  tl_nn_emulate_device();
+  tl_nn_emulate_device(); /* src/nn's families too */
   Py_RETURN_NONE;
 }
 

@@ -34,8 +34,12 @@ static const tl_tensor *as_indices(const char *name, const char *what, const tl_
   return tl_tensor_to_dtype(tmp, t, TL_DTYPE_I64) == TL_OK ? tmp : NULL;
 }
 
-static tl_status check_range(const tl_tensor *idx, int64_t V)
+/* Host memory only: a device's kernels check their indices on the device
+ * (they cannot be read here without a copy; src/gpu/nn/act_loss_gpu.c). */
+tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V)
 {
+  if (!tl_dispatch_host_memory(tl_tensor_device(idx)))
+    return TL_OK;
   const int64_t *v = tl_tensor_data(idx);
   int64_t n = tl_tensor_numel(idx);
   for (int64_t i = 0; i < n; i++)
@@ -63,7 +67,7 @@ tl_status tl_nn_embedding(const tl_tensor *weight, const tl_tensor *indices, tl_
   if (status == TL_OK && !(idx = as_indices("embedding", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, weight->shape[0]);
+    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
   if (status == TL_OK && !tl_tensor_is_contiguous(weight)) {
     status = tl_tensor_to_dtype(&wt, weight, weight->dtype);
     w = &wt;
@@ -105,7 +109,7 @@ tl_status tl_nn_embedding_backward(const tl_tensor *g, const tl_tensor *indices,
   if (status == TL_OK && !(idx = as_indices("embedding_backward", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, num_weights);
+    status = tl_nn_embedding_check_range(idx, num_weights);
   int64_t shape[2] = {num_weights, g->ndim ? g->shape[g->ndim - 1] : 0};
   if (status == TL_OK)
     status = tl_tensor_zeros(dw, g->dtype, 2, shape, tl_tensor_device(g));
@@ -117,14 +121,19 @@ tl_status tl_nn_embedding_backward(const tl_tensor *g, const tl_tensor *indices,
   return status;
 }
 
-/* bounds (B + 1,) and bag_of (n,) from 2-d indices or 1-d indices + offsets. */
+/* bounds (B + 1,) and bag_of (n,) from 2-d indices or 1-d indices + offsets.
+ * They are made on the host (the offsets are checked there, which needs
+ * their values) and moved to a device's memory when the indices live there. */
 static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                            bool include_last_offset, tl_tensor *bounds, tl_tensor *bag_of)
 {
   int64_t n = tl_tensor_numel(indices), B;
-  tl_tensor ot = {0};
+  tl_tensor ot = {0}, oh = {0}, bh = {0}, gh = {0};
   const tl_tensor *off = NULL;
   tl_status status = TL_OK;
+  tl_device dev = tl_tensor_device(indices);
+  bool host = tl_dispatch_host_memory(dev);
+  tl_tensor *bd_t = host ? bounds : &bh, *bo_t = host ? bag_of : &gh;
   if (indices->ndim == 2) {
     if (offsets)
       return tl_error_set(TL_ERR_VALUE, "if input is 2D, then offsets has to be None, as input is "
@@ -135,6 +144,14 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
       return tl_error_set(TL_ERR_VALUE, "offsets has to be a 1D Tensor");
     if (!(off = as_indices("embedding_bag", "offsets", offsets, &ot)))
       return tl_error_status();
+    if (!host) { /* the offsets' values, on the host */
+      if (tl_tensor_empty(&oh, TL_DTYPE_I64, 1, off->shape, tl_device_cpu()) != TL_OK ||
+          tl_tensor_copy(&oh, off) != TL_OK) {
+        status = tl_error_status();
+        goto done;
+      }
+      off = &oh;
+    }
     B = offsets->shape[0] - (include_last_offset ? 1 : 0);
     if (B < 0)
       B = 0;
@@ -143,12 +160,13 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
                                       "dimension %d", indices->ndim);
   }
   int64_t bshape[1] = {B + 1}, nshape[1] = {n};
-  status = tl_tensor_empty(bounds, TL_DTYPE_I64, 1, bshape, tl_tensor_device(indices));
+  tl_device at = host ? dev : tl_device_cpu();
+  status = tl_tensor_empty(bd_t, TL_DTYPE_I64, 1, bshape, at);
   if (status == TL_OK)
-    status = tl_tensor_empty(bag_of, TL_DTYPE_I64, 1, nshape, tl_tensor_device(indices));
+    status = tl_tensor_empty(bo_t, TL_DTYPE_I64, 1, nshape, at);
   if (status != TL_OK)
     goto done;
-  int64_t *bd = tl_tensor_data(bounds), *bo = tl_tensor_data(bag_of);
+  int64_t *bd = tl_tensor_data(bd_t), *bo = tl_tensor_data(bo_t);
   for (int64_t b = 0; b < B; b++)
     bd[b] = off ? ((const int64_t *)tl_tensor_data(off))[b] : b * indices->shape[1];
   bd[B] = off && include_last_offset && B >= 0 ? ((const int64_t *)tl_tensor_data(off))[B] : n;
@@ -170,12 +188,24 @@ static tl_status make_bags(const tl_tensor *indices, const tl_tensor *offsets,
   }
   for (int64_t i = B > 0 ? bd[B] : 0; i < n; i++) /* past the last offset: in no bag */
     bo[i] = -1;
+  if (!host) {
+    status = tl_tensor_empty(bounds, TL_DTYPE_I64, 1, bshape, dev);
+    if (status == TL_OK)
+      status = tl_tensor_copy(bounds, &bh);
+    if (status == TL_OK)
+      status = tl_tensor_empty(bag_of, TL_DTYPE_I64, 1, nshape, dev);
+    if (status == TL_OK)
+      status = tl_tensor_copy(bag_of, &gh);
+  }
 done:
   if (status != TL_OK) {
     tl_tensor_release(bounds);
     tl_tensor_release(bag_of);
   }
   tl_tensor_release(&ot);
+  tl_tensor_release(&oh);
+  tl_tensor_release(&bh);
+  tl_tensor_release(&gh);
   return status;
 }
 
@@ -195,7 +225,7 @@ tl_status tl_nn_embedding_bag(const tl_tensor *weight, const tl_tensor *indices,
   if (status == TL_OK && !(idx = as_indices("embedding_bag", "indices", indices, &it)))
     status = tl_error_status();
   if (status == TL_OK)
-    status = check_range(idx, weight->shape[0]);
+    status = tl_nn_embedding_check_range(idx, weight->shape[0]);
   if (status == TL_OK && psw && (psw->ndim != indices->ndim ||
                                  memcmp(psw->shape, indices->shape, (size_t)psw->ndim * sizeof *psw->shape)))
     status = tl_error_set(TL_ERR_VALUE, "embedding_bag: If per_sample_weights (%s) is not None, "
@@ -272,7 +302,7 @@ tl_status tl_nn_embedding_bag_backward(const tl_tensor *g, const tl_tensor *indi
     status = tl_error_set(TL_ERR_RUNTIME, "_embedding_bag_dense_backward(): offset2bag, bag_size or "
                                           "max_indices do not fit the indices and grad");
   if (status == TL_OK)
-    status = check_range(idx, num_weights);
+    status = tl_nn_embedding_check_range(idx, num_weights);
   if (status == TL_OK && psw) {
     status = tl_tensor_to_dtype(&pflat, psw, g->dtype);
     pflat.ndim = 1;

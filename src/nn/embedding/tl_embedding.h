@@ -56,6 +56,11 @@ tl_status tl_nn_embedding_bag_backward(const tl_tensor *g, const tl_tensor *indi
                                        int64_t num_weights, tl_bag_mode mode, int64_t padding_idx,
                                        tl_tensor *dw);
 
+/* IndexError "index out of range in self" unless every idx (contiguous
+ * int64) is in [0, V); a no-op for memory host code cannot read (a
+ * device's kernels check there). */
+tl_status tl_nn_embedding_check_range(const tl_tensor *idx, int64_t V);
+
 /* The CPU's kernels (embedding_cpu.c). */
 extern const tl_nn_embedding_kernels tl_cpu_embedding_kernels;
 

@@ -29,18 +29,7 @@
 #define TL_NN_GRID_H
 
 #include "ndcore/dispatch/tl_dispatch.h"
-
-typedef enum { TL_GRID_BILINEAR, TL_GRID_NEAREST, TL_GRID_BICUBIC } tl_grid_mode;
-typedef enum { TL_GRID_ZEROS, TL_GRID_BORDER, TL_GRID_REFLECTION } tl_grid_padding;
-
-typedef struct {
-  int n;                /* spatial dims, 2 or 3 */
-  int64_t N, C;         /* batch, channels */
-  int64_t in[3], out[3]; /* spatial sizes, (D, H, W): for n = 2, D = 1 */
-  tl_grid_mode mode;
-  tl_grid_padding padding;
-  bool align_corners;
-} tl_grid_spec;
+#include "nn/grid/tl_grid_spec.h"
 
 /* A device's kernels.  Operands come contiguous in the work dtype (float64
  * for float64, else float32); results are allocated by the entry points

@@ -81,13 +81,28 @@ static tl_status check_ctc(tl_op op, const tl_tensor *lp, const tl_tensor *targe
   tl_status status = tl_nn_index_target(targets, tt);
   if (status != TL_OK)
     return status;
-  const int64_t *tg = tl_tensor_data(tt);
-  for (int64_t n = 0; n < s->N; n++) /* labels read by the recursion must be classes */
+  /* labels read by the recursion must be classes: checked on the host, from
+   * a copy when the targets live in a device's memory (one sync) */
+  tl_tensor host = {0};
+  const tl_tensor *th = tt;
+  if (!tl_dispatch_host_memory(tl_tensor_device(tt))) {
+    if ((status = tl_tensor_empty(&host, TL_DTYPE_I64, tt->ndim, tt->shape, tl_device_cpu())) != TL_OK ||
+        (status = tl_tensor_copy(&host, tt)) != TL_OK) {
+      tl_tensor_release(&host);
+      return status;
+    }
+    th = &host;
+  }
+  const int64_t *tg = tl_tensor_data(th);
+  for (int64_t n = 0; n < s->N && status == TL_OK; n++)
     for (int64_t i = 0; i < tg_len[n]; i++)
-      if (tg[s->offsets[n] + i] < 0 || tg[s->offsets[n] + i] >= s->C)
-        return tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.",
-                            (long long)tg[s->offsets[n] + i]);
-  return TL_OK;
+      if (tg[s->offsets[n] + i] < 0 || tg[s->offsets[n] + i] >= s->C) {
+        status = tl_error_set(TL_ERR_INDEX, "Target %lld is out of bounds.",
+                              (long long)tg[s->offsets[n] + i]);
+        break;
+      }
+  tl_tensor_release(&host);
+  return status;
 }
 
 tl_status tl_nn_ctc_loss(const tl_tensor *log_probs, const tl_tensor *targets,
