@@ -3,10 +3,12 @@ the same process; nothing runs without a CUDA device and PyTorch.
 
 Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
-mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
-overhead of a 100-op chain on tiny tensors.  Rows without kernels yet
-(argmax, GEMM, sort) are listed with the reason they do not run, so the
-report shows the gap."""
+mul, exp, a cast, a transposed add on 2^28 float32), reductions (full sums
+split over many blocks, rows, argmax, logsumexp, norm) and scans, and the
+launch overhead of a 100-op chain on tiny tensors; the reduction and scan
+rows are also timed against CuPy when it is installed.  Rows without
+kernels yet (GEMM, sort) are listed with the reason they do not run, so
+the report shows the gap."""
 import os
 import sys
 
@@ -17,6 +19,10 @@ try:
     import torch
 except ImportError:
     torch = None
+try:
+    import cupy
+except ImportError:
+    cupy = None
 
 
 def cases():
@@ -50,10 +56,12 @@ def cases():
     at, pat = a.view(16384, 16384).t(), pa.view(16384, 16384).t()
     yield "cuda add transposed 2^28 f32", lambda: (at + at, sync()), \
         lambda: (pat + pat, sync()), "torch"
-    # Reductions: a full sum is one block today (docs/gpu.md), rows of a matrix many.
+    # Reductions: a full sum is split over many blocks (two stages), rows of a
+    # matrix one block each.
     yield "cuda sum 2^28 f32", lambda: (a.sum(), sync()), lambda: (pa.sum(), sync()), "torch"
     yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
         lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
+    yield from reductions_and_scans(sync)
     del a, b, pa, pb, at, pat
     # Launch overhead: a 100-op chain on tiny tensors.
     x, px = torchlike.ones(4, device="cuda"), torch.ones(4, device="cuda")
@@ -64,10 +72,42 @@ def cases():
         return t
     yield "cuda 100 adds on 4 elements", lambda: (chain(x), sync()), \
         lambda: (chain(px), sync()), "torch"
-    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),
-                     ("matmul 1024^2 f32", lambda t: t.view(1024, 1024) @ t.view(1024, 1024)),
+    for name, fn in (("matmul 1024^2 f32", lambda t: t.view(1024, 1024) @ t.view(1024, 1024)),
                      ("sort 2^20 f32", lambda t: t.sort())):
         try:
             fn(torchlike.ones(1 << 20, device="cuda"))
         except NotImplementedError as e:
             print(f"cuda {name:43s} not run: {e}")
+
+
+def reductions_and_scans(sync):
+    """The reduce family's rows (src/gpu/reduce): full and few-output
+    reductions at bandwidth, index reductions, logsumexp, norm, and scans of
+    one long line and of many rows; each against PyTorch, and CuPy when
+    present (CuPy's own synchronize waits for the same device)."""
+    n = 1 << 26
+    px = torch.arange(n, dtype=torch.float32, device="cuda") % 1000 - 500
+    x = torchlike.tensor(px.cpu().numpy()).to("cuda")
+    cx = cupy.asarray(px) if cupy is not None else None
+    m, pm = x.view(4096, 16384), px.view(4096, 16384)
+    rows = [
+        ("sum 2^26 f32", lambda t: t.sum(), lambda t: t.sum()),
+        ("sum dim=1 of 4 x 2^24 f32", lambda t: t.view(4, -1).sum(1), lambda t: t.reshape(4, -1).sum(1)),
+        ("argmax 2^26 f32", lambda t: t.argmax(), lambda t: t.argmax()),
+        ("cumsum 2^26 f32", lambda t: t.cumsum(0), lambda t: t.cumsum(0)),
+    ]
+    for name, fn, cfn in rows:
+        yield f"cuda {name}", lambda fn=fn: (fn(x), sync()), lambda fn=fn: (fn(px), sync()), "torch"
+        if cx is not None:
+            yield f"cuda {name} (CuPy)", lambda fn=fn: (fn(x), sync()), \
+                lambda cfn=cfn: (cfn(cx), cupy.cuda.Device().synchronize()), "cupy"
+    yield "cuda cumsum dim=1 of 4096 x 16384 f32", lambda: (m.cumsum(1), sync()), \
+        lambda: (pm.cumsum(1), sync()), "torch"
+    yield "cuda cumsum dim=0 of 4096 x 16384 f32", lambda: (m.cumsum(0), sync()), \
+        lambda: (pm.cumsum(0), sync()), "torch"
+    yield "cuda max dim=1 of 4096 x 16384 f32", lambda: (m.max(1), sync()), \
+        lambda: (pm.max(1), sync()), "torch"
+    yield "cuda logsumexp dim=1 of 4096 x 16384 f32", \
+        lambda: (torchlike.logsumexp(m, 1), sync()), lambda: (torch.logsumexp(pm, 1), sync()), "torch"
+    yield "cuda norm 2^26 f32", lambda: (torchlike.norm(x), sync()), \
+        lambda: (torch.norm(px), sync()), "torch"
