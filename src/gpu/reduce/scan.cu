@@ -98,9 +98,10 @@ static int tl_scan_run(T *x, int64_t lines, int64_t len, int64_t inner, void *te
   using Op = tl_scan_op<T, PROD>;
   if (tl_scan_long(lines, len, inner)) {
     if (!temp) /* sizing only */
-      return (int)cub::DeviceScan::InclusiveScan(nullptr, *bytes, x, Op(), len, s);
-    for (int64_t k = 0; k < lines; k++) {
-      cudaError_t err = cub::DeviceScan::InclusiveScan(temp, *bytes, x + k * len, Op(), len, s);
+      return (int)cub::DeviceScan::InclusiveScan(nullptr, *bytes, x, x, Op(), len, s);
+    for (int64_t k = 0; k < lines; k++) { /* in place: d_in == d_out, which CUB allows */
+      T *line = x + k * len;
+      cudaError_t err = cub::DeviceScan::InclusiveScan(temp, *bytes, line, line, Op(), len, s);
       if (err != cudaSuccess)
         return (int)err;
     }
