@@ -57,10 +57,12 @@ def cases():
     yield "cuda add transposed 2^28 f32", lambda: (at + at, sync()), \
         lambda: (pat + pat, sync()), "torch"
     # Reductions: a full sum is split over many blocks (two stages), rows of a
-    # matrix one block each.
+    # matrix one block each, columns a thread each.
     yield "cuda sum 2^28 f32", lambda: (a.sum(), sync()), lambda: (pa.sum(), sync()), "torch"
     yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
         lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
+    yield "cuda sum dim=0 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(0), sync()), \
+        lambda: (pa.view(16384, 16384).sum(0), sync()), "torch"
     yield from reductions_and_scans(sync)
     del a, b, pa, pb, at, pat
     # Launch overhead: a 100-op chain on tiny tensors.
@@ -92,7 +94,8 @@ def reductions_and_scans(sync):
     m, pm = x.view(4096, 16384), px.view(4096, 16384)
     rows = [
         ("sum 2^26 f32", lambda t: t.sum(), lambda t: t.sum()),
-        ("sum dim=1 of 4 x 2^24 f32", lambda t: t.view(4, -1).sum(1), lambda t: t.reshape(4, -1).sum(1)),
+        ("sum dim=1 of 4 x 2^24 f32", lambda t: t.view(4, -1).sum(1),
+         lambda t: t.reshape(4, -1).sum(1)),
         ("argmax 2^26 f32", lambda t: t.argmax(), lambda t: t.argmax()),
         ("cumsum 2^26 f32", lambda t: t.cumsum(0), lambda t: t.cumsum(0)),
     ]

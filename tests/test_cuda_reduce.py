@@ -371,8 +371,18 @@ def test_long_full_and_few_output_reductions_on_device(device):
                  check_dtype=False)
     assert_close(back(tl.logsumexp(dm, 1)), np_logsumexp(m, 1, False), rtol=1e-6,
                  check_dtype=False)
+    cols = x.reshape(-1, 64)  # outputs side by side: a thread per piece of a column on CUDA
+    dc = on(device, to_tensor(cols))
+    assert_close(back(tl.sum(dc, 0)), np.sum(cols.astype(np.float64), axis=0), rtol=1e-6,
+                 atol=1e-6, check_dtype=False)
+    assert_close(back(tl.argmax(dc, 0)), np.argmax(cols, axis=0))
+    assert_close(back(tl.amin(dc.t(), 1)), np.amin(cols, axis=0))
+    assert_close(back(tl.std(dc[:, :40], 0)), np.std(cols[:, :40].astype(np.float64), axis=0,
+                 ddof=1), rtol=1e-6, atol=1e-7, check_dtype=False)
     i = (x * 1000).astype(np.int64)
     assert back(tl.sum(on(device, to_tensor(i)))).item() == int(i.sum())
+    assert_close(back(tl.sum(on(device, to_tensor(i.reshape(-1, 256))), 0)),
+                 i.reshape(-1, 256).sum(0))
     c = (x[: 1 << 18] + 1j * x[1 << 18: 2 << 18]).astype(np.complex64)
     assert_close(back(tl.sum(on(device, to_tensor(c)))), np.sum(c.astype(np.complex128)),
                  rtol=1e-6, atol=1e-5, check_dtype=False)

@@ -8,7 +8,9 @@
  * range is cut into plan.chunks contiguous pieces (1 unless the outputs are
  * few and the range long: reduce_gpu.c picks the count from the sizes
  * alone), one block per piece: its threads fold strided slices of the piece,
- * then a tree in shared memory merges them, always in the same order.  With
+ * then a tree in shared memory merges them, always in the same order; or,
+ * when outputs lie next to each other in memory (plan.columns), one thread
+ * per piece, so that a warp's loads are adjacent.  With
  * more than one piece, the pieces' partial accumulators go to scratch and a
  * second kernel merges each output's pieces, again in a fixed order, so
  * results do not depend on timing.  Accumulators are the CPU's
@@ -274,6 +276,37 @@ template <typename Op> __global__ void tl_red_kernel(const tl_gpu_reduce_plan p)
   }
 }
 
+/* Outputs adjacent in memory (the innermost kept dim contiguous, the reduced
+ * dims further apart: a sum over dim 0 of a C-contiguous matrix): a thread
+ * per (output, piece) walks its piece in order, and neighbouring threads
+ * read neighbouring elements, so each step is one coalesced load per warp
+ * where a block per output would read a scattered element per thread.
+ * Work item t: output t % outputs, piece t / outputs. */
+template <typename Op> __global__ void tl_red_columns_kernel(const tl_gpu_reduce_plan p)
+{
+  using A = typename Op::acc;
+  using X = typename Op::in;
+  const int64_t items = p.outputs * p.chunks;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < items;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t o = t % p.outputs, c = t / p.outputs;
+    int64_t base = 0, r = o;
+    for (int d = p.nkept - 1; d >= 0; d--) {
+      base += (r % p.kept_shape[d]) * p.kept_strides[d];
+      r /= p.kept_shape[d];
+    }
+    const tl_red_ctx ctx = {p.aux ? p.aux + o * p.aux_size : nullptr, p.p};
+    const int64_t lo = c * p.per_output / p.chunks, hi = (c + 1) * p.per_output / p.chunks;
+    A a = Op::identity();
+    for (int64_t i = lo; i < hi; i++)
+      a = Op::step(a, tl_gpu_load<X>(p.in + base + tl_red_offset(p, i)), ctx, i);
+    if (p.chunks > 1)
+      reinterpret_cast<A *>(p.scratch)[o * p.chunks + c] = a;
+    else
+      Op::store(p, o, a);
+  }
+}
+
 /* The second stage: each output's pieces merged, in the same order every run. */
 template <typename Op> __global__ void tl_red_merge_kernel(const tl_gpu_reduce_plan p)
 {
@@ -293,12 +326,17 @@ static unsigned tl_red_grid(int64_t n) { return (unsigned)(n < TL_GPU_MAX_BLOCKS
 
 template <typename Op> static int tl_red_launch(const tl_gpu_reduce_plan *p, cudaStream_t s)
 {
-  /* Threads: a power of two (the tree halves), no more than a piece needs. */
-  const int64_t piece = p->per_output / p->chunks;
-  int threads = 32;
-  while (threads < TL_GPU_THREADS && threads < piece)
-    threads *= 2;
-  tl_red_kernel<Op><<<tl_red_grid(p->outputs * p->chunks), threads, 0, s>>>(*p);
+  const int64_t piece = p->per_output / p->chunks, items = p->outputs * p->chunks;
+  if (p->columns) {
+    tl_red_columns_kernel<Op><<<tl_red_grid((items + TL_GPU_THREADS - 1) / TL_GPU_THREADS),
+                                TL_GPU_THREADS, 0, s>>>(*p);
+  } else {
+    /* Threads: a power of two (the tree halves), no more than a piece needs. */
+    int threads = 32;
+    while (threads < TL_GPU_THREADS && threads < piece)
+      threads *= 2;
+    tl_red_kernel<Op><<<tl_red_grid(items), threads, 0, s>>>(*p);
+  }
   if (p->chunks > 1) {
     int merge_threads = 32;
     while (merge_threads < TL_GPU_THREADS && merge_threads < p->chunks)

@@ -43,6 +43,31 @@ static int64_t chunks_for(int64_t outputs, int64_t per_output)
   return c < cap ? c : cap;
 }
 
+/* Columns (tl_gpu_reduce_plan.columns): outputs side by side in memory, a
+ * thread per piece of each; a piece of at least TL_GPU_COLUMN_RUN elements,
+ * about TL_GPU_COLUMN_THREADS threads in all.  A warp's 32 outputs are the
+ * least that makes its loads one transaction. */
+#define TL_GPU_COLUMN_RUN 64
+#define TL_GPU_COLUMN_THREADS (1 << 17)
+
+static bool columns_for(const tl_gpu_reduce_plan *plan, int64_t itemsize)
+{
+  if (plan->nkept == 0 || plan->outputs < 32 || plan->kept_strides[plan->nkept - 1] != itemsize)
+    return false;
+  for (int d = 0; d < plan->nred; d++)
+    if (plan->red_strides[d] < plan->kept_shape[plan->nkept - 1] * itemsize &&
+        plan->red_strides[d] > -plan->kept_shape[plan->nkept - 1] * itemsize)
+      return false; /* a reduced dim inside the contiguous row: the block kernel's case */
+  return true;
+}
+
+static int64_t column_chunks(int64_t outputs, int64_t per_output)
+{
+  int64_t c = per_output / TL_GPU_COLUMN_RUN, cap = (TL_GPU_COLUMN_THREADS + outputs - 1) / outputs;
+  c = c < cap ? c : cap;
+  return c > 1 ? c : 1;
+}
+
 /* in's dims split into kept and reduced (mask), size-1 dims dropped. */
 static tl_status plan_dims(tl_gpu_reduce_plan *plan, const tl_tensor *in, uint64_t mask)
 {
@@ -63,7 +88,9 @@ static tl_status plan_dims(tl_gpu_reduce_plan *plan, const tl_tensor *in, uint64
   if (tl_tensor_numel(in) == 0) /* an empty reduced dim: identity everywhere */
     plan->per_output = 0;
   plan->in = tl_tensor_data(in);
-  plan->chunks = chunks_for(plan->outputs, plan->per_output);
+  plan->columns = columns_for(plan, size);
+  plan->chunks = plan->columns ? column_chunks(plan->outputs, plan->per_output)
+                               : chunks_for(plan->outputs, plan->per_output);
   return TL_OK;
 }
 

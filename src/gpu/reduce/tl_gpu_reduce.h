@@ -23,7 +23,9 @@ extern "C" {
  * pieces, one block each, whose partial accumulators go to `scratch`
  * (outputs * chunks * TL_GPU_REDUCE_PART bytes) and are merged in piece
  * order by a second kernel: the split depends on the sizes only, so results
- * are the same from run to run. */
+ * are the same from run to run.  columns: a thread per piece instead of a
+ * block (the innermost kept dim is contiguous and the reduced dims are not,
+ * so neighbouring outputs are neighbouring elements). */
 typedef struct {
   int nkept, nred;
   int64_t outputs, per_output;
@@ -36,6 +38,7 @@ typedef struct {
   int64_t aux_size; /* bytes per aux element */
   double p;         /* the p-norm's p */
   int64_t chunks;
+  int columns;
   char *scratch;
 } tl_gpu_reduce_plan;
 
