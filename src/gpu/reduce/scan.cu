@@ -78,7 +78,10 @@ __global__ void __launch_bounds__(THREADS) tl_scan_by_block(T *x, int64_t lines,
   }
 }
 
-static unsigned tl_scan_grid(int64_t n) { return (unsigned)(n < TL_GPU_MAX_BLOCKS ? (n > 0 ? n : 1) : TL_GPU_MAX_BLOCKS); }
+static unsigned tl_scan_grid(int64_t n)
+{
+  return (unsigned)(n < TL_GPU_MAX_BLOCKS ? (n > 0 ? n : 1) : TL_GPU_MAX_BLOCKS);
+}
 
 /* Thresholds (elements and lines), from the shape only. */
 static constexpr int64_t TL_SCAN_LONG = 1 << 16;      /* a line cub::DeviceScan takes */
