@@ -142,6 +142,12 @@ static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+static tl_status refuse(bool is_max, tl_dtype d)
+{
+  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", is_max ? "max" : "min",
+                      tl_dtype_names[d]);
+}
+
 tl_reduce_index_fn tl_reduce_index_device[TL_DEVICE_COUNT];
 
 tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
@@ -160,6 +166,8 @@ tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_ten
   index_job job = {.src = in, .dim = dim, .is_max = is_max, .fn = extreme_for(in->dtype),
                    .out_shape = shape, .indices = tl_tensor_data(indices),
                    .values = values ? tl_tensor_data(values) : NULL};
+  if (!job.fn)
+    return refuse(is_max, in->dtype);
   job.len = in->ndim ? in->shape[dim] : 1;
   job.step = in->ndim ? in->strides[dim] * (int64_t)tl_dtype_size(in->dtype) : 0;
   int64_t lines = tl_tensor_numel(indices);
@@ -182,8 +190,7 @@ tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *
     src = &conv;
   }
   if (!extreme_for(src->dtype)) {
-    status = tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s",
-                          is_max ? "max" : "min", tl_dtype_names[d]);
+    status = refuse(is_max, d);
     goto done;
   }
   int64_t shape[TL_MAX_DIMS];
