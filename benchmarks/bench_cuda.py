@@ -3,15 +3,15 @@ the same process; nothing runs without a CUDA device and PyTorch.
 
 Rows: the caching allocator (alloc+free of a cached 1 MiB block), copies
 between pinned host memory and the device, the elementwise kernels (add,
-mul, exp, a cast, a transposed add on 2^28 float32), sums, and the launch
-overhead of a 100-op chain on tiny tensors, matrix products (cuBLAS: per
-dtype, batched, a broadcast operand, a transposed one), a solve (cuSOLVER),
-the sort family (sort, argsort, topk, median, unique) and indexing
-(index_select, gather, atomic scatter_add, nonzero), two nn layers
-forward and backward (a ResNet conv2d, batch norm), softmax and
-cross_entropy.  Rows without
-kernels yet (argmax) are listed with the reason they do not run, so the
-report shows the gap."""
+mul, exp, a cast, a transposed add on 2^28 float32), reductions (full sums
+split over many blocks, rows, argmax, logsumexp, norm) and scans, the
+launch overhead of a 100-op chain on tiny tensors, matrix products
+(cuBLAS: per dtype, batched, a broadcast operand, a transposed one), a
+solve (cuSOLVER), the sort family (sort, argsort, topk, median, unique),
+indexing (index_select, gather, atomic scatter_add, nonzero), two nn
+layers forward and backward (a ResNet conv2d, batch norm), softmax and
+cross_entropy; the reduction and scan rows are also timed against CuPy
+when it is installed."""
 import os
 import sys
 
@@ -22,6 +22,10 @@ try:
     import torch
 except ImportError:
     torch = None
+try:
+    import cupy
+except ImportError:
+    cupy = None
 
 
 def cases():
@@ -55,10 +59,14 @@ def cases():
     at, pat = a.view(16384, 16384).t(), pa.view(16384, 16384).t()
     yield "cuda add transposed 2^28 f32", lambda: (at + at, sync()), \
         lambda: (pat + pat, sync()), "torch"
-    # Reductions: a full sum is one block today (docs/gpu.md), rows of a matrix many.
+    # Reductions: a full sum is split over many blocks (two stages), rows of a
+    # matrix one block each, columns a thread each.
     yield "cuda sum 2^28 f32", lambda: (a.sum(), sync()), lambda: (pa.sum(), sync()), "torch"
     yield "cuda sum dim=1 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(1), sync()), \
         lambda: (pa.view(16384, 16384).sum(1), sync()), "torch"
+    yield "cuda sum dim=0 of 16384^2 f32", lambda: (a.view(16384, 16384).sum(0), sync()), \
+        lambda: (pa.view(16384, 16384).sum(0), sync()), "torch"
+    yield from reductions_and_scans(sync)
     del a, b, pa, pb, at, pat
     # src/gpu/nn: softmax by rows (a warp per row of 1024, a block per row of
     # 32768) and across rows (the strided kernel), cross_entropy forward and
@@ -162,11 +170,6 @@ def cases():
     yield "cuda nonzero 2^24 bool", lambda: mask.nonzero(), lambda: pmask.nonzero(), "torch"
     del src, psrc, rows, prows, upd, pupd
     yield from nn_cases(sync)
-    for name, fn in (("argmax 2^20 f32", lambda t: t.argmax()),):
-        try:
-            fn(torchlike.ones(1 << 20, device="cuda"))
-        except NotImplementedError as e:
-            print(f"cuda {name:43s} not run: {e}")
 
 
 def nn_cases(sync):
@@ -205,3 +208,37 @@ def nn_cases(sync):
     yield "cuda batch_norm train fwd+bwd 32x64x56x56 f32", \
         lambda: bn_step(F, tx, tm, tv, tb_w, tb_b, tg), \
         lambda: bn_step(torch.nn.functional, px, pm, pv, pb_w, pb_b, pg), "torch"
+
+
+def reductions_and_scans(sync):
+    """The reduce family's rows (src/gpu/reduce): full and few-output
+    reductions at bandwidth, index reductions, logsumexp, norm, and scans of
+    one long line and of many rows; each against PyTorch, and CuPy when
+    present (CuPy's own synchronize waits for the same device)."""
+    n = 1 << 26
+    px = torch.arange(n, dtype=torch.float32, device="cuda") % 1000 - 500
+    x = torchlike.tensor(px.cpu().numpy()).to("cuda")
+    cx = cupy.asarray(px) if cupy is not None else None
+    m, pm = x.view(4096, 16384), px.view(4096, 16384)
+    rows = [
+        ("sum 2^26 f32", lambda t: t.sum(), lambda t: t.sum()),
+        ("sum dim=1 of 4 x 2^24 f32", lambda t: t.view(4, -1).sum(1),
+         lambda t: t.reshape(4, -1).sum(1)),
+        ("argmax 2^26 f32", lambda t: t.argmax(), lambda t: t.argmax()),
+        ("cumsum 2^26 f32", lambda t: t.cumsum(0), lambda t: t.cumsum(0)),
+    ]
+    for name, fn, cfn in rows:
+        yield f"cuda {name}", lambda fn=fn: (fn(x), sync()), lambda fn=fn: (fn(px), sync()), "torch"
+        if cx is not None:
+            yield f"cuda {name} (CuPy)", lambda fn=fn: (fn(x), sync()), \
+                lambda cfn=cfn: (cfn(cx), cupy.cuda.Device().synchronize()), "cupy"
+    yield "cuda cumsum dim=1 of 4096 x 16384 f32", lambda: (m.cumsum(1), sync()), \
+        lambda: (pm.cumsum(1), sync()), "torch"
+    yield "cuda cumsum dim=0 of 4096 x 16384 f32", lambda: (m.cumsum(0), sync()), \
+        lambda: (pm.cumsum(0), sync()), "torch"
+    yield "cuda max dim=1 of 4096 x 16384 f32", lambda: (m.max(1), sync()), \
+        lambda: (pm.max(1), sync()), "torch"
+    yield "cuda logsumexp dim=1 of 4096 x 16384 f32", \
+        lambda: (torchlike.logsumexp(m, 1), sync()), lambda: (torch.logsumexp(pm, 1), sync()), "torch"
+    yield "cuda norm 2^26 f32", lambda: (torchlike.norm(x), sync()), \
+        lambda: (torch.norm(px), sync()), "torch"

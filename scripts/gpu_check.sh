@@ -72,7 +72,9 @@ sanitized() {
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_kernels.py \
       -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_nn_a.py \
-      -q -x -p no:cacheprovider -k "norm and not cpu"
+      -q -x -p no:cacheprovider -k "norm and not cpu" &&
+    compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_reduce.py \
+      -q -x -p no:cacheprovider -k "not cpu"
 }
 
 benchmarks() {

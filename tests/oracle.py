@@ -183,3 +183,35 @@ def golden_eval(expr, env):
     assert may_unit or not unit, (expr, texts)
     assert len(default) + len(unit) == len(texts), (expr, texts)
     return out
+# ---- device-parametrised tests (tests/test_cuda_*.py) ------------------------------
+
+def cuda_test_devices():
+    """(DEVICES, EMULATED) for a device-parametrised test file: "cpu" always,
+    "cuda" skipped without a GPU ("requires a CUDA device"), and "emulated"
+    (the fake device given the CPU's kernels, _C._fake_emulate_device) in the
+    process run_emulated starts.  The emulation cannot be undone: it is set
+    up only in that process."""
+    import pytest
+    from torchlike import _C
+    _C._fake_enable()
+    emulated = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
+    if emulated:
+        _C._fake_emulate_device()
+    devices = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+        not tl.cuda.is_available(), reason="requires a CUDA device"))]
+    if emulated:
+        devices.append(pytest.param("fake", id="emulated"))
+    return devices, emulated
+
+
+def run_emulated(test_file):
+    """Run test_file's "emulated" cases in a process of their own; the
+    assertion carries that run's output.  pytest exits 5 if nothing ran."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    p = subprocess.run([sys.executable, "-m", "pytest", test_file, "-q", "-x", "-p",
+                        "no:cacheprovider", "-k", "emulated"],
+                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
+                       capture_output=True, text=True, cwd=Path(test_file).resolve().parent.parent)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]

@@ -10,10 +10,7 @@ fake device given the CPU's kernels as device kernels, _C._fake_emulate_device,
 in a process of their own) they run the op layer's device paths: inputs cast
 on the device, scratch outputs, CPU scalars by value, the reductions' device
 passes and finishes, same-device casts and strided copies."""
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +18,8 @@ import pytest
 
 import torchlike as tl
 from torchlike import _C
-from oracle import ALL_DTYPES, INT_DTYPES, NP_DTYPES, TOL, assert_close, random_array, to_tensor
+from oracle import (ALL_DTYPES, INT_DTYPES, NP_DTYPES, TOL, assert_close, cuda_test_devices,
+                    random_array, run_emulated, to_tensor)
 
 try:  # the elementwise oracle (its tables, values and references) needs SciPy and Hypothesis
     import test_elementwise as ew
@@ -33,16 +31,7 @@ except ImportError as e:  # a GPU machine without them still runs the other CUDA
 def oracle_names(table):
     return sorted(getattr(ew, table)) if ew else [pytest.param("-", marks=EW_MISSING)]
 
-_C._fake_enable()
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_emulate_device()
-
-GPU = tl.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+DEVICES, EMULATED = cuda_test_devices()
 ELEMENTWISE_KINDS = ("unary", "binary", "where", "clamp")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "gpu.md"
 
@@ -534,8 +523,4 @@ def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above, on the fake device with the CPU's
     kernels as its device kernels, in a process of its own (the emulation
     cannot be undone)."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)

@@ -6,9 +6,9 @@
  * Rows: the elementwise launchers of elementwise_{unary,binary,compare}.cu,
  * one per (op, compute dtype), as tl_iter_kernel sets; the copy kernel (casts
  * between any two dtypes, any strides, through the same plan); the creation
- * kernels (full, arange, linspace, eye); the reductions whose op layer
- * (reduce_ops.c) needs only passes and elementwise finishes, with the CUDA
- * pass (reduce.cu) as the reduction engine's device pass.  They are registered whether or not
+ * kernels (full, arange, linspace, eye); each family in a folder of its own
+ * registers its rows (src/gpu/reduce: reductions and scans).  They are
+ * registered whether or not
  * a GPU is present, so that the table can be inspected anywhere; without a
  * GPU no CUDA tensor exists to reach them.                                 */
 #include "gpu/tl_gpu.h"
@@ -26,10 +26,10 @@
 #include "gpu/index/tl_gpu_index.h"
 #include "gpu/nn/tl_gpu_conv_pool_norm.h"
 #include "gpu/nn/tl_gpu_act_loss.h"
+#include "gpu/reduce/tl_gpu_reduce.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
-#include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_backend.h"
 
 /* ---- plans and launches ---------------------------------------------------------- */
@@ -243,76 +243,6 @@ static tl_status gpu_eye_fill(tl_tensor *out)
                                               (int)tl_dtype_size(out->dtype), one, stream), "eye");
 }
 
-/* ---- reductions ------------------------------------------------------------------- */
-
-_Static_assert((int)TL_GPU_RK_SUM == (int)TL_RK_SUM && (int)TL_GPU_RK_NANSUM == (int)TL_RK_NANSUM &&
-                   (int)TL_GPU_RK_PROD == (int)TL_RK_PROD && (int)TL_GPU_RK_MAX == (int)TL_RK_MAX &&
-                   (int)TL_GPU_RK_MIN == (int)TL_RK_MIN && (int)TL_GPU_RK_ALL == (int)TL_RK_ALL &&
-                   (int)TL_GPU_RK_ANY == (int)TL_RK_ANY && (int)TL_GPU_RK_COUNT == (int)TL_RK_COUNT &&
-                   (int)TL_GPU_RK_COUNT_NOTNAN == (int)TL_RK_COUNT_NOTNAN &&
-                   (int)TL_GPU_RK_COUNT_ZERO == (int)TL_RK_COUNT_ZERO && (int)TL_GPU_RK_SQDEV == (int)TL_RK_SQDEV,
-               "tl_gpu_kernels.h's pass kinds are tl_rkind's");
-
-/* The engine's pass on CUDA: the input cast to the loop dtype on the device
- * when it differs, then one launch (reduce.cu). */
-static tl_status gpu_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
-                                 tl_tensor *acc, const tl_tensor *aux, void *data)
-{
-  (void)data; /* only the norms' passes take data, and they have no CUDA kernel */
-  tl_tensor cast = {0};
-  tl_gpu_reduce_plan plan = {0};
-  void *stream = NULL;
-  tl_status status = TL_OK;
-  if (in->dtype != loop) {
-    if (tl_tensor_to_dtype(&cast, in, loop) != TL_OK)
-      return tl_error_status();
-    in = &cast;
-  }
-  int64_t size = (int64_t)tl_dtype_size(in->dtype);
-  for (int i = 0; i < in->ndim; i++) {
-    bool reduced = mask >> i & 1;
-    int *n = reduced ? &plan.nred : &plan.nkept;
-    if (in->shape[i] == 1)
-      continue;
-    if (*n == TL_GPU_MAX_DIMS) {
-      status = tl_error_set(TL_ERR_NOT_IMPLEMENTED, "reductions on CUDA index at most %d kept "
-                            "and %d reduced dimensions", TL_GPU_MAX_DIMS, TL_GPU_MAX_DIMS);
-      goto done;
-    }
-    (reduced ? plan.red_shape : plan.kept_shape)[*n] = in->shape[i];
-    (reduced ? plan.red_strides : plan.kept_strides)[*n] = in->strides[i] * size;
-    ++*n;
-  }
-  plan.outputs = tl_tensor_numel(acc);
-  plan.per_output = plan.outputs ? tl_tensor_numel(in) / plan.outputs : 0;
-  if (tl_tensor_numel(in) == 0) /* an empty reduced dim: identity everywhere */
-    plan.per_output = 0;
-  plan.in = tl_tensor_data(in);
-  plan.acc = tl_tensor_data(acc);
-  plan.aux = aux ? tl_tensor_data(aux) : NULL;
-  plan.aux_size = aux ? (int64_t)tl_dtype_size(aux->dtype) : 0;
-  if (tl_gpu_stream(tl_tensor_device(acc), "reduction", &stream) != TL_OK) {
-    status = tl_error_status();
-    goto done;
-  }
-  tl_storage_bump(acc->storage);
-  int err = tl_gpu_reduce_launch(kind, loop, &plan, stream);
-  status = err < 0 ? tl_dispatch_no_kernel("reduction", tl_tensor_device(in), loop)
-                   : tl_gpu_launched(err, "reduction");
-done:
-  if (cast.storage)
-    tl_tensor_release(&cast);
-  return status;
-}
-
-static tl_status gpu_no_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
-{
-  (void)dim;
-  (void)dtype;
-  (void)out;
-  return tl_dispatch_no_kernel(tl_op_infos[op].name, tl_tensor_device(in), in->dtype);
-}
-
 /* ---- registration ---------------------------------------------------------------- */
 
 void tl_gpu_kernels_register(void)
@@ -344,16 +274,7 @@ void tl_gpu_kernels_register(void)
   for (size_t i = 0; i < sizeof create_ops / sizeof *create_ops; i++)
     tl_dispatch_register_set(create_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &create);
 
-  /* The reductions made of passes the CUDA launcher runs and elementwise
-   * finishes; max/min (values and indices), argmax, logsumexp, norm and the
-   * scans read the accumulator on the host and have no CUDA kernel yet. */
-  tl_reduce_device_pass[TL_DEVICE_CUDA] = gpu_reduce_pass;
-  static const tl_reduce_kernels reduce = {.op_reduce = tl_cpu_op_reduce, .op_scan = gpu_no_scan};
-  static const tl_op reduce_ops[] = {TL_OP_SUM,  TL_OP_NANSUM, TL_OP_PROD, TL_OP_MEAN,
-                                     TL_OP_NANMEAN, TL_OP_VAR, TL_OP_STD,  TL_OP_AMAX,
-                                     TL_OP_AMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO};
-  for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
-    tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &reduce);
+  tl_gpu_reduce_register(); /* reductions and scans: src/gpu/reduce */
   tl_gpu_linalg_register();
   tl_gpu_sort_register();
   tl_gpu_index_register(); /* index/index_gpu.c */

@@ -85,40 +85,6 @@ int tl_gpu_linspace_launch(char *out, int dtype, int64_t n, const double start[2
 int tl_gpu_scatter_value_launch(char *out, int64_t stride, int64_t n, int itemsize,
                                 const unsigned char *one, void *stream);
 
-/* A reduction pass (reduce.c): `in` folded over its reduced dims into `acc`
- * (contiguous, the keepdim shape), aux (or NULL) read per output.  Size-1
- * dims are dropped; kept dims are in output order, innermost last. */
-typedef struct {
-  int nkept, nred;
-  int64_t outputs, per_output;
-  int64_t kept_shape[TL_GPU_MAX_DIMS], kept_strides[TL_GPU_MAX_DIMS]; /* input bytes */
-  int64_t red_shape[TL_GPU_MAX_DIMS], red_strides[TL_GPU_MAX_DIMS];
-  const char *in;
-  char *acc;
-  const char *aux;
-  int64_t aux_size; /* bytes per aux element */
-} tl_gpu_reduce_plan;
-
-/* The pass kinds the CUDA launcher runs: tl_rkind's values (tl_reduce.h),
- * which kernels_gpu.c checks at compile time. */
-enum {
-  TL_GPU_RK_SUM,
-  TL_GPU_RK_NANSUM,
-  TL_GPU_RK_PROD,
-  TL_GPU_RK_MAX,
-  TL_GPU_RK_MIN,
-  TL_GPU_RK_ALL,
-  TL_GPU_RK_ANY,
-  TL_GPU_RK_COUNT,
-  TL_GPU_RK_COUNT_NOTNAN,
-  TL_GPU_RK_COUNT_ZERO,
-  TL_GPU_RK_SQDEV,
-};
-
-/* One pass of kind over an input of dtype loop; -1 for a (kind, loop) with
- * no kernel, else the CUDA error code of the launch. */
-int tl_gpu_reduce_launch(int kind, int loop, const tl_gpu_reduce_plan *plan, void *stream);
-
 #ifdef __cplusplus
 }
 #endif

@@ -6,14 +6,14 @@
  * CPU scalars over by value; the reductions' device passes and elementwise
  * finishes; copies through tl_copy_through; the index ops' primitives and
  * the device error record).  This hook gives the fake device whole-plan
- * kernels (tl_iter_kernel), a copy kernel, creation kernels, a reduction
- * pass, index primitives, the sort family's kernels and the linalg set's
+ * kernels (tl_iter_kernel), a copy kernel, creation kernels, the reductions'
+ * and scans' passes, index primitives, the sort family's kernels and the linalg set's
  * hosted wrappers that are the CPU's, each run with the fake device's
  * memory counted as host memory for the duration of the kernel only:
  * everything outside a kernel takes the device paths, as on CUDA.  Fake
  * storages hold plain host addresses from then on.  One-way: for a test's
  * own process (tests/test_cuda_kernels.py, test_cuda_index.py,
- * test_cuda_sort.py, test_cuda_linalg.py).                               */
+ * test_cuda_sort.py, test_cuda_linalg.py, test_cuda_reduce.py).         */
 #include "ndcore/dispatch/tl_emulate.h"
 
 #include "gpu/tl_device_errors.h"
@@ -55,6 +55,25 @@ static tl_status emu_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_
   bool was = *host_flag();
   *host_flag() = true;
   tl_status status = tl_reduce_pass(kind, in, mask, loop, acc, aux, data);
+  *host_flag() = was;
+  return status;
+}
+
+static tl_status emu_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
+                           tl_tensor *indices)
+{
+  bool was = *host_flag();
+  *host_flag() = true;
+  tl_status status = tl_reduce_index_pass(is_max, in, dim, values, indices);
+  *host_flag() = was;
+  return status;
+}
+
+static tl_status emu_scan(bool prod, tl_tensor *work, int64_t len, int64_t inner)
+{
+  bool was = *host_flag();
+  *host_flag() = true;
+  tl_status status = tl_scan_pass(prod, work, len, inner);
   *host_flag() = was;
   return status;
 }
@@ -200,11 +219,6 @@ tl_status tl_dispatch_emulate_device(void)
                                            .tensor_arange_fill = emu_arange,
                                            .tensor_linspace_fill = emu_linspace,
                                            .tensor_eye_fill = emu_eye};
-  /* The reductions CUDA runs (kernels_gpu.c): the op layer is shared. */
-  static const tl_reduce_kernels reduce = {.op_reduce = tl_cpu_op_reduce};
-  static const tl_op reduce_ops[] = {TL_OP_SUM,  TL_OP_NANSUM, TL_OP_PROD, TL_OP_MEAN,
-                                     TL_OP_NANMEAN, TL_OP_VAR, TL_OP_STD,  TL_OP_AMAX,
-                                     TL_OP_AMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO};
   static const tl_op create_ops[] = {TL_OP_FILL, TL_OP_ARANGE, TL_OP_LINSPACE, TL_OP_EYE};
   static const tl_sort_kernels sort = {
       .sort = emu_sort, .topk = emu_topk, .kthvalue = emu_kthvalue,
@@ -236,11 +250,14 @@ tl_status tl_dispatch_emulate_device(void)
   tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_FAKE, TL_DTYPES_ALL, &copy);
   for (size_t i = 0; i < sizeof create_ops / sizeof *create_ops; i++)
     tl_dispatch_register_set(create_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &create);
-  for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
-    tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &reduce);
+  /* The reductions and scans, as CUDA runs them (reduce_gpu.c): the op
+   * layer is shared, the passes are the CPU's. */
+  tl_reduce_serve(TL_DEVICE_FAKE);
+  tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
+  tl_reduce_index_device[TL_DEVICE_FAKE] = emu_index;
+  tl_scan_device[TL_DEVICE_FAKE] = emu_scan;
   for (size_t i = 0; i < sizeof sort_ops / sizeof *sort_ops; i++)
     tl_dispatch_register_set(sort_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &sort);
-  tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
   /* linalg: the CUDA set's hosted wrappers for every op (src/gpu/linalg). */
   tl_gpu_linalg_register_hosted(TL_DEVICE_FAKE);
   static const tl_index_device_kernels index = {

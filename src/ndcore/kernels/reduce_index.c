@@ -4,8 +4,10 @@
  * Semantics (NumPy's and PyTorch's): the first NaN wins; among equal values
  * the first index wins.  Lines are split across the pool;
  * each output is written by one thread.  float16/bfloat16 inputs are read
- * as float32 (a converted copy) and the values cast back, exactly.       */
+ * as float32 (a converted copy) and the values cast back, exactly.  Inputs
+ * host code cannot read go to the device's index pass (tl_reduce.h).    */
 #include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
 
@@ -140,6 +142,41 @@ static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+static tl_status refuse(bool is_max, tl_dtype d)
+{
+  return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", is_max ? "max" : "min",
+                      tl_dtype_names[d]);
+}
+
+tl_reduce_index_fn tl_reduce_index_device[TL_DEVICE_COUNT];
+
+tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
+                               tl_tensor *indices)
+{
+  tl_device device = tl_tensor_device(in);
+  if (!tl_dispatch_host_memory(device)) {
+    tl_reduce_index_fn pass = tl_reduce_index_device[device.type];
+    if (!pass)
+      return tl_dispatch_no_kernel(is_max ? "max" : "min", device, in->dtype);
+    return pass(is_max, in, dim, values, indices);
+  }
+  int64_t shape[TL_MAX_DIMS];
+  for (int i = 0; i < in->ndim; i++)
+    shape[i] = i == dim ? 1 : in->shape[i];
+  index_job job = {.src = in, .dim = dim, .is_max = is_max, .fn = extreme_for(in->dtype),
+                   .out_shape = shape, .indices = tl_tensor_data(indices),
+                   .values = values ? tl_tensor_data(values) : NULL};
+  if (!job.fn)
+    return refuse(is_max, in->dtype);
+  job.len = in->ndim ? in->shape[dim] : 1;
+  job.step = in->ndim ? in->strides[dim] * (int64_t)tl_dtype_size(in->dtype) : 0;
+  int64_t lines = tl_tensor_numel(indices);
+  int64_t grain = job.len > 0 ? 32768 / job.len : 1;
+  if (job.len > 0)
+    tl_parallel_for(lines, grain > 1 ? grain : 1, index_range, &job);
+  return TL_OK;
+}
+
 tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
                           tl_tensor *indices)
 {
@@ -152,29 +189,20 @@ tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *
       return tl_error_status();
     src = &conv;
   }
-  index_job job = {.src = src, .dim = dim, .is_max = is_max, .fn = extreme_for(src->dtype)};
-  if (!job.fn) {
-    status = tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s",
-                          is_max ? "max" : "min", tl_dtype_names[d]);
+  if (!extreme_for(src->dtype)) {
+    status = refuse(is_max, d);
     goto done;
   }
   int64_t shape[TL_MAX_DIMS];
   for (int i = 0; i < in->ndim; i++)
     shape[i] = i == dim ? 1 : in->shape[i];
-  job.out_shape = shape;
-  job.len = in->ndim ? in->shape[dim] : 1;
-  job.step = in->ndim ? src->strides[dim] * (int64_t)tl_dtype_size(src->dtype) : 0;
   if ((status = tl_tensor_empty(indices, TL_DTYPE_I64, in->ndim, shape, tl_tensor_device(in))) != TL_OK)
     goto done;
   if (values && (status = tl_tensor_empty(&vals, src->dtype, in->ndim, shape,
                                           tl_tensor_device(in))) != TL_OK)
     goto done;
-  job.indices = tl_tensor_data(indices);
-  job.values = values ? tl_tensor_data(&vals) : NULL;
-  int64_t lines = tl_tensor_numel(indices);
-  int64_t grain = job.len > 0 ? 32768 / job.len : 1;
-  if (job.len > 0)
-    tl_parallel_for(lines, grain > 1 ? grain : 1, index_range, &job);
+  if ((status = tl_reduce_index_pass(is_max, src, dim, values ? &vals : NULL, indices)) != TL_OK)
+    goto done;
   if (values) {
     if (vals.dtype == d) {
       *values = vals;

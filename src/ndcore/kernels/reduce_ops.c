@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -332,6 +333,26 @@ static tl_status op_logical(tl_op op, const tl_tensor *in, uint64_t mask,
   return deliver(tl_op_infos[op].name, &acc, mask, a->keepdim, result, out);
 }
 
+/* shift = m where finite, else 0: on the host, or as nan_to_num(m, 0, 0, 0)
+ * on m's device (cast to shift's float64 there). */
+static tl_status lse_shift(const tl_tensor *m, tl_tensor *shift)
+{
+  if (!on_host(m)) {
+    tl_op_params zeros = {0};
+    for (int k = 0; k < 3; k++)
+      zeros.s[k] = (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 0.0};
+    tl_arg in[1] = {{m, false}};
+    return tl_op_map(TL_OP_NAN_TO_NUM, 1, in, shift, &zeros);
+  }
+  double *s = tl_tensor_data(shift);
+  for (int64_t i = 0, n = tl_tensor_numel(shift); i < n; i++) {
+    double v = m->dtype == TL_DTYPE_F32 ? ((const float *)tl_tensor_data(m))[i]
+                                        : ((const double *)tl_tensor_data(m))[i];
+    s[i] = isfinite(v) ? v : 0.0;
+  }
+  return TL_OK;
+}
+
 /* logsumexp = m + log(sum(exp(x - m))) with m the max, taken as 0 where it is
  * not finite (all -inf gives -inf, any +inf gives +inf, NaN stays NaN). */
 static tl_status op_logsumexp(const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
@@ -342,36 +363,37 @@ static tl_status op_logsumexp(const tl_tensor *in, uint64_t mask, const tl_reduc
     return refuse("logsumexp", d);
   tl_dtype result = tl_dtype_is_integral(d) ? tl_dtype_default_float() : d;
   tl_dtype loop = loop_for(result);
-  tl_tensor m, shift, acc;
+  tl_tensor m, shift, acc = {0};
   int64_t shape[TL_MAX_DIMS];
   keep_shape(in, mask, shape);
   if (tl_tensor_empty(&shift, TL_DTYPE_F64, in->ndim, shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
-  double *s = tl_tensor_data(&shift);
-  int64_t n = tl_tensor_numel(&shift);
+  tl_status status;
   if (reduced_count(in, mask) == 0) {
-    for (int64_t i = 0; i < n; i++)
-      s[i] = 0.0;
-  } else {
-    if (pass_new(&m, TL_RK_MAX, in, mask, loop, NULL, NULL) != TL_OK)
-      goto fail;
-    for (int64_t i = 0; i < n; i++) {
-      double v = loop == TL_DTYPE_F32 ? ((const float *)tl_tensor_data(&m))[i]
-                                      : ((const double *)tl_tensor_data(&m))[i];
-      s[i] = isfinite(v) ? v : 0.0;
-    }
+    status = tl_tensor_fill(&shift, (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = 0.0});
+  } else if ((status = pass_new(&m, TL_RK_MAX, in, mask, loop, NULL, NULL)) == TL_OK) {
+    status = lse_shift(&m, &shift);
     tl_tensor_release(&m);
   }
-  if (pass_new(&acc, TL_RK_EXPSUM, in, mask, loop, &shift, NULL) != TL_OK)
+  if (status != TL_OK || (status = pass_new(&acc, TL_RK_EXPSUM, in, mask, loop, &shift, NULL)) != TL_OK)
     goto fail;
-  double *x = tl_tensor_data(&acc);
-  for (int64_t i = 0; i < n; i++)
-    x[i] = log(x[i]) + s[i];
+  if (!on_host(&acc)) {
+    if ((status = device_finish(TL_OP_LOG, &acc, NULL, 0, NULL)) != TL_OK ||
+        (status = device_finish(TL_OP_ADD, &acc, &shift, 0, NULL)) != TL_OK)
+      goto fail;
+  } else {
+    double *x = tl_tensor_data(&acc);
+    const double *s = tl_tensor_data(&shift);
+    for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
+      x[i] = log(x[i]) + s[i];
+  }
   tl_tensor_release(&shift);
   return deliver("logsumexp", &acc, mask, a->keepdim, result, out);
 fail:
+  if (acc.storage)
+    tl_tensor_release(&acc);
   tl_tensor_release(&shift);
-  return tl_error_status();
+  return status;
 }
 
 /* torch.norm's vector norms: p = 2 (and 'fro'), 1, inf, -inf, 0, any other p. */
@@ -396,12 +418,19 @@ static tl_status op_norm(const tl_tensor *in, uint64_t mask, const tl_reduce_arg
   tl_tensor acc;
   if (pass_new(&acc, kind, in, mask, loop_for(d), NULL, &p) != TL_OK)
     return tl_error_status();
+  tl_status status = TL_OK;
   if (kind == TL_RK_SQSUM) {
-    acc_sqrt(&acc);
+    status = acc_sqrt(&acc);
+  } else if (kind == TL_RK_POWSUM && !on_host(&acc)) {
+    status = device_finish(TL_OP_POW, &acc, NULL, 1.0 / p, NULL);
   } else if (kind == TL_RK_POWSUM) {
     double *x = tl_tensor_data(&acc);
     for (int64_t i = 0, n = tl_tensor_numel(&acc); i < n; i++)
       x[i] = pow(x[i], 1.0 / p);
+  }
+  if (status != TL_OK) {
+    tl_tensor_release(&acc);
+    return status;
   }
   return deliver("norm", &acc, mask, a->keepdim, tl_dtype_to_real(d), out);
 }
@@ -454,8 +483,9 @@ static tl_status op_index(tl_op op, const tl_tensor *in, uint64_t mask, bool no_
   return deliver(name, &idx, mask, a->keepdim, TL_DTYPE_I64, out);
 }
 
-/* The op layer of every reduction: the CPU's kernel, and CUDA's for the ops
- * whose passes and finishes it runs (kernels_gpu.c registers which). */
+/* The op layer of every reduction, on every device: the passes reach device
+ * memory through the engine's device hooks (tl_reduce.h) and the finishes
+ * run as the device's elementwise ops; no accumulator is read on the host. */
 tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *a, tl_tensor *out,
                            tl_tensor *indices)
 {

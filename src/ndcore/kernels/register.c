@@ -18,16 +18,25 @@ static const tl_reduce_kernels cpu_reduce = {
     .op_scan = tl_cpu_op_scan,
 };
 
-void tl_reduce_register(void)
+/* The op layer is device-neutral (it reaches device memory through the
+ * engine's device hooks, tl_reduce.h), so a device with those hooks serves
+ * the reductions and scans with this same set. */
+void tl_reduce_serve(tl_device_type type)
 {
-  tl_cpu_reduce_kernels_init(); /* the pass engine's loops (kernels_reduce.c) */
   static const tl_op ops[] = {
       TL_OP_SUM,    TL_OP_NANSUM, TL_OP_PROD, TL_OP_MEAN,          TL_OP_NANMEAN,
       TL_OP_VAR,    TL_OP_STD,    TL_OP_AMAX, TL_OP_AMIN,          TL_OP_ARGMAX,
       TL_OP_ARGMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO, TL_OP_LOGSUMEXP,
       TL_OP_NORM,   TL_OP_MAX,    TL_OP_MIN,  TL_OP_CUMSUM,        TL_OP_CUMPROD,
   };
-  serve(ops, sizeof ops / sizeof *ops, &cpu_reduce);
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    tl_dispatch_register_set(ops[i], type, TL_DTYPES_ALL, &cpu_reduce);
+}
+
+void tl_reduce_register(void)
+{
+  tl_cpu_reduce_kernels_init(); /* the pass engine's loops (kernels_reduce.c) */
+  tl_reduce_serve(TL_DEVICE_CPU);
 }
 
 static const tl_sort_kernels cpu_sort = {

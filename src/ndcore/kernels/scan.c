@@ -4,12 +4,15 @@
  * else the input's.  The input is read as the work dtype of that result
  * (int64, double or complex128: float32 scans accumulate in double) and
  * each line is scanned in order; lines are split across the pool.  The
- * work tensor is cast into the result last.                             */
+ * work tensor is cast into the result last.  A device's work tensor goes
+ * to its scan pass (tl_reduce.h); the rest is the same on every device.      */
 #include <complex.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_reduce.h"
 
 typedef struct {
   bool prod;
@@ -52,6 +55,27 @@ static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+tl_scan_fn tl_scan_device[TL_DEVICE_COUNT];
+
+tl_status tl_scan_pass(bool prod, tl_tensor *work, int64_t len, int64_t inner)
+{
+  tl_device device = tl_tensor_device(work);
+  if (!tl_dispatch_host_memory(device)) {
+    tl_scan_fn pass = tl_scan_device[device.type];
+    if (!pass)
+      return tl_dispatch_no_kernel(prod ? "cumprod" : "cumsum", device, work->dtype);
+    return pass(prod, work, len, inner);
+  }
+  scan_job job = {.prod = prod, .work = work->dtype, .data = tl_tensor_data(work), .len = len,
+                  .inner = inner};
+  int64_t numel = tl_tensor_numel(work);
+  if (numel > 0 && len > 1) {
+    int64_t grain = 32768 / len;
+    tl_parallel_for(numel / len, grain > 1 ? grain : 1, scan_range, &job);
+  }
+  return TL_OK;
+}
+
 tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_tensor *out)
 {
   const char *name = tl_op_infos[op].name;
@@ -90,14 +114,12 @@ tl_status tl_cpu_op_scan(tl_op op, const tl_tensor *in, int dim, int dtype, tl_t
     tl_tensor_release(&as_result);
   if (status != TL_OK)
     return status;
-  scan_job job = {.prod = op == TL_OP_CUMPROD, .work = work, .data = tl_tensor_data(&acc),
-                  .len = in->ndim ? in->shape[w] : 1, .inner = 1};
+  int64_t len = in->ndim ? in->shape[w] : 1, inner = 1;
   for (int i = w + 1; i < in->ndim; i++)
-    job.inner *= in->shape[i];
-  int64_t numel = tl_tensor_numel(in);
-  if (numel > 0 && job.len > 1) {
-    int64_t grain = 32768 / job.len;
-    tl_parallel_for(numel / job.len, grain > 1 ? grain : 1, scan_range, &job);
+    inner *= in->shape[i];
+  if ((status = tl_scan_pass(op == TL_OP_CUMPROD, &acc, len, inner)) != TL_OK) {
+    tl_tensor_release(&acc);
+    return status;
   }
   if (!out->storage) {
     if (work == result) {

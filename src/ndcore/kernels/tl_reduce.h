@@ -72,5 +72,25 @@ extern tl_reduce_pass_fn tl_reduce_device_pass[TL_DEVICE_COUNT];
  * values or indices may be NULL; both are allocated here (keepdim shape). */
 tl_status tl_reduce_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
                           tl_tensor *indices);
+/* Its pass: the lines of `in` (a dtype of the max/min passes: bool,
+ * integers, float32/64) along dim into indices (int64) and values (in's
+ * dtype, or NULL), both allocated, keepdim-shaped and contiguous; a device's
+ * pass where host code cannot read them, as tl_reduce_pass. */
+typedef tl_status (*tl_reduce_index_fn)(bool is_max, const tl_tensor *in, int dim,
+                                        tl_tensor *values, tl_tensor *indices);
+extern tl_reduce_index_fn tl_reduce_index_device[TL_DEVICE_COUNT];
+tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
+                               tl_tensor *indices);
+
+/* cumsum/cumprod's pass (scan.c): each line of len elements, inner apart, of
+ * the contiguous work tensor (int64, float64 or complex128) scanned in
+ * place; a device's pass where host code cannot read it. */
+typedef tl_status (*tl_scan_fn)(bool prod, tl_tensor *work, int64_t len, int64_t inner);
+extern tl_scan_fn tl_scan_device[TL_DEVICE_COUNT];
+tl_status tl_scan_pass(bool prod, tl_tensor *work, int64_t len, int64_t inner);
+
+/* Register the reductions and scans of ops.def on a device type, with the
+ * device-neutral op layer (register.c); the device sets the hooks above. */
+void tl_reduce_serve(tl_device_type type);
 
 #endif
