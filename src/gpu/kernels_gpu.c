@@ -21,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/random/tl_gpu_random.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -349,6 +350,7 @@ void tl_gpu_kernels_register(void)
                                      TL_OP_AMIN, TL_OP_ALL,    TL_OP_ANY,  TL_OP_COUNT_NONZERO};
   for (size_t i = 0; i < sizeof reduce_ops / sizeof *reduce_ops; i++)
     tl_dispatch_register_set(reduce_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &reduce);
+  tl_gpu_random_register();
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

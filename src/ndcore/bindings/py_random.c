@@ -12,6 +12,7 @@
  * result's device through the random kernel table (a device without the
  * kernel refuses before allocating).                                      */
 #include "ndcore/bindings/py_create.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/kernels/tl_random.h"
 
 /* PyTorch's default seed, so initial_seed() reads the same number. */
@@ -59,10 +60,16 @@ static int parse_seed(PyObject *o, uint64_t *seed)
   return r;
 }
 
+/* The default generator of each CUDA device, made at import (one per device
+ * this process sees; an empty tuple without a GPU). */
+static PyObject *cuda_generators;
+
 int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g)
 {
-  if (!o || o == Py_None)
-    o = default_generator;
+  if (!o || o == Py_None) { /* the default of the device drawn on: tl_py_generator_for */
+    *g = NULL;
+    return 0;
+  }
   if (!PyObject_TypeCheck(o, generator_type)) {
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be torchlike.Generator, not %s",
                  func, name, Py_TYPE(o)->tp_name);
@@ -70,6 +77,39 @@ int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_gene
   }
   *g = &((tl_py_generator *)o)->g;
   return 0;
+}
+
+tl_generator *tl_py_generator_for(tl_generator *g, tl_device device)
+{
+  if (!g) {
+    PyObject *o = default_generator;
+    if (device.type == TL_DEVICE_CUDA) {
+      if (device.index >= PyTuple_GET_SIZE(cuda_generators)) {
+        tl_error_set(TL_ERR_RUNTIME, "no default generator for cuda:%d: this process sees %d "
+                     "CUDA devices", device.index, (int)PyTuple_GET_SIZE(cuda_generators));
+        return NULL;
+      }
+      o = PyTuple_GET_ITEM(cuda_generators, device.index);
+    }
+    return &((tl_py_generator *)o)->g;
+  }
+  /* Every tl_generator this layer hands out lives in a Generator object. */
+  const tl_py_generator *owner =
+      (const tl_py_generator *)((const char *)g - offsetof(tl_py_generator, g));
+  bool cuda = device.type == TL_DEVICE_CUDA, gcuda = owner->device.type == TL_DEVICE_CUDA;
+  if (cuda != gcuda) { /* PyTorch's wording */
+    tl_error_set(TL_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'",
+                 cuda ? "cuda" : "cpu", gcuda ? "cuda" : "cpu");
+    return NULL;
+  }
+  return g;
+}
+
+/* tl_random_fill with g resolved for t's device. */
+static tl_status fill_on(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
+  g = tl_py_generator_for(g, tl_tensor_device(t));
+  return g ? tl_random_fill(g, t, d) : tl_error_status();
 }
 
 /* A real number argument as a double (a tensor's one element is read). */
@@ -115,9 +155,14 @@ static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwd
     return NULL;
   if (device && device != Py_None && tl_py_parse_device(device, &d) < 0)
     return NULL;
-  if (d.type != TL_DEVICE_CPU)
-    return PyErr_Format(PyExc_RuntimeError, "Generator(device='cuda:%d'): no CUDA support is "
-                        "available in this build or on this machine", d.index);
+  if (d.type == TL_DEVICE_CUDA && d.index >= tl_gpu_device_count())
+    return PyErr_Format(PyExc_RuntimeError, "Generator(device='cuda:%d'): %s", d.index,
+                        tl_gpu_device_count() ? "no such CUDA device"
+                                              : "no CUDA support is available in this build or "
+                                                "on this machine");
+  if (d.type != TL_DEVICE_CPU && d.type != TL_DEVICE_CUDA)
+    return PyErr_Format(PyExc_RuntimeError, "Generator(): devices of this type have no "
+                        "generator");
   tl_py_generator *self = (tl_py_generator *)type->tp_alloc(type, 0);
   if (!self)
     return NULL;
@@ -289,11 +334,11 @@ static PyObject *draw_new(const char *func, tl_generator *g, const tl_random_dis
   if (o->out) {
     tl_tensor *out = tl_py_t(o->out);
     if (out->ndim == ndim && !memcmp(out->shape, shape, sizeof(int64_t) * (size_t)ndim))
-      return tl_random_fill(g, out, d) == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
+      return fill_on(g, out, d) == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
   }
   if (tl_py_factory_new(func, op, dtype, ndim, shape, o, false, &t) < 0)
     return NULL;
-  if (tl_random_fill(g, &t, d) != TL_OK) {
+  if (fill_on(g, &t, d) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -419,7 +464,8 @@ PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a)
                         (long long)n);
   if (tl_py_factory_new(name, TL_OP_RANDPERM, dtype, 1, &n, &o, false, &t) < 0)
     return NULL;
-  if (tl_random_permutation(a->generator, &t) != TL_OK) {
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(&t));
+  if (!g || tl_random_permutation(g, &t) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -472,7 +518,7 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
     goto done;
   d.pa = mt ? tl_tensor_data(&pa) : NULL;
   d.pb = st ? tl_tensor_data(&pb) : NULL;
-  if (tl_random_fill(a->generator, &t, &d) != TL_OK) {
+  if (fill_on(a->generator, &t, &d) != TL_OK) {
     tl_py_raise();
     goto done;
   }
@@ -495,7 +541,7 @@ static PyObject *fill_self(PyObject *self, tl_generator *g, tl_random_dist *d, P
       return NULL;
     d->pa = tl_tensor_data(&buf);
   }
-  tl_status s = tl_random_fill(g, tl_py_t(self), d);
+  tl_status s = fill_on(g, tl_py_t(self), d);
   if (p)
     tl_tensor_release(&buf);
   return s == TL_OK ? Py_NewRef(self) : tl_py_raise();
@@ -543,8 +589,8 @@ PyObject *tl_py_impl_multinomial(const char *name, const tl_py_args_multinomial 
 {
   tl_tensor t;
   (void)name;
-  if (tl_random_multinomial(a->generator, tl_py_t(a->input), a->num_samples, a->replacement,
-                            &t) != TL_OK)
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
+  if (!g || tl_random_multinomial(g, tl_py_t(a->input), a->num_samples, a->replacement, &t) != TL_OK)
     return tl_py_raise();
   tl_py_factory_opts o = {.dtype = -1, .device = tl_tensor_device(&t), .out = a->out};
   return tl_py_factory_finish(&t, &o);
@@ -555,7 +601,8 @@ PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a)
 {
   tl_tensor t;
   (void)name;
-  if (tl_random_poisson(a->generator, tl_py_t(a->input), &t) != TL_OK)
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
+  if (!g || tl_random_poisson(g, tl_py_t(a->input), &t) != TL_OK)
     return tl_py_raise();
   return tl_py_tensor_from(&t);
 }
@@ -677,7 +724,17 @@ int tl_py_random_init(PyObject *module)
   if (!generator_type || PyModule_AddObjectRef(module, "Generator", (PyObject *)generator_type) < 0)
     return -1;
   default_generator = PyObject_CallNoArgs((PyObject *)generator_type);
-  if (!default_generator ||
+  int ndev = tl_gpu_device_count();
+  cuda_generators = PyTuple_New(ndev);
+  for (int i = 0; cuda_generators && i < ndev; i++) {
+    PyObject *g = PyObject_CallFunction((PyObject *)generator_type, "s", "cuda");
+    if (!g)
+      return -1;
+    ((tl_py_generator *)g)->device.index = i;
+    PyTuple_SET_ITEM(cuda_generators, i, g);
+  }
+  if (!default_generator || !cuda_generators ||
+      PyModule_AddObjectRef(module, "_cuda_default_generators", cuda_generators) < 0 ||
       PyModule_AddObjectRef(module, "default_generator", default_generator) < 0 ||
       PyModule_AddFunctions(module, random_functions) < 0 ||
       /* the generated binders of py_create.c's and this file's functions

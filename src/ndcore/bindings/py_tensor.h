@@ -176,6 +176,8 @@ int tl_py_shape_ops_init(PyObject *module);
 extern PyMethodDef tl_py_create_functions[];
 /* Generator, the random functions and Tensor samplers (py_random.c) */
 int tl_py_random_init(PyObject *module);
+/* torchlike._C's CUDA runtime functions (py_cuda_runtime.c): streams, events, devices. */
+extern PyMethodDef tl_py_cuda_runtime_functions[];
 
 /* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
 int tl_py_ufunc_init(PyObject *module);

@@ -1,0 +1,28 @@
+/* tl_gpu_random.h - what random_gpu.c hands the CUDA random kernels
+ * (random.cu): plain data, read by C and by CUDA C++.                      */
+#ifndef TL_GPU_RANDOM_H
+#define TL_GPU_RANDOM_H
+
+#include "gpu/random/tl_philox.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a fill kernel stores its values: the three types it writes directly;
+ * other dtypes are drawn as float64 (or int64) and cast on the device, as
+ * the CPU's stores cast them. */
+enum { TL_GPU_RANDOM_F64, TL_GPU_RANDOM_F32, TL_GPU_RANDOM_I64 };
+
+/* dst[v] = value v of draw f (tl_px_value) for v < n, on `stream`; pa and pb
+ * of f are device pointers.  Returns the CUDA error code of the launch. */
+int tl_gpu_random_fill_launch(const tl_px_draw *f, int64_t n, int store, void *dst, void *stream);
+
+/* The CUDA row of the random kernel table (random_gpu.c; called by
+ * tl_gpu_kernels_register). */
+void tl_gpu_random_register(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
