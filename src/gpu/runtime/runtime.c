@@ -184,6 +184,33 @@ tl_status tl_gpu_event_elapsed(void *start, void *end, float *ms)
                "cudaEventElapsedTime");
 }
 
+tl_status tl_gpu_stream_order(int device, void *waiter, void *producer)
+{
+  void *event = NULL;
+  if (waiter == producer)
+    return TL_OK;
+  tl_status s = tl_gpu_event_create(device, false, false, false, &event);
+  if (s == TL_OK && (s = tl_gpu_event_record(event, producer)) == TL_OK)
+    s = tl_gpu_stream_wait_event(waiter, event);
+  tl_gpu_event_destroy(event); /* released once the wait no longer needs it */
+  return s;
+}
+
+tl_status tl_gpu_pointer_device(const void *ptr, int *device)
+{
+  struct cudaPointerAttributes a;
+  if (check_device(0) != TL_OK)
+    return tl_error_status();
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return tl_error_set(TL_ERR_VALUE, "the pointer %p is not known to CUDA", ptr);
+  }
+  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    return tl_error_set(TL_ERR_VALUE, "the pointer %p is not device memory", ptr);
+  *device = a.device;
+  return check_device(a.device);
+}
+
 tl_status tl_gpu_device_synchronize(int device)
 {
   if (use_device(device) != TL_OK)
@@ -279,6 +306,17 @@ tl_status tl_gpu_event_elapsed(void *start, void *end, float *ms)
 {
   (void)start, (void)end;
   *ms = 0;
+  return check_device(0);
+}
+tl_status tl_gpu_stream_order(int device, void *waiter, void *producer)
+{
+  (void)waiter, (void)producer;
+  return check_device(device);
+}
+tl_status tl_gpu_pointer_device(const void *ptr, int *device)
+{
+  (void)ptr;
+  *device = 0;
   return check_device(0);
 }
 tl_status tl_gpu_device_synchronize(int device) { return check_device(device); }

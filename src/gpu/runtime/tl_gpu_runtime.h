@@ -46,6 +46,15 @@ tl_status tl_gpu_event_synchronize(void *event);
 /* Milliseconds from start to end, both recorded with timing and complete. */
 tl_status tl_gpu_event_elapsed(void *start, void *end, float *ms);
 
+/* Make later work on `waiter` wait for the work queued on `producer` so
+ * far (an event recorded on producer, waited on by waiter; no host wait).
+ * Nothing to do when they are the same stream.  Streams of device. */
+tl_status tl_gpu_stream_order(int device, void *waiter, void *producer);
+
+/* The device a CUDA pointer's memory lives on (device or managed memory);
+ * a ValueError for host memory or a pointer CUDA does not know. */
+tl_status tl_gpu_pointer_device(const void *ptr, int *device);
+
 /* Wait on the host for all work on device. */
 tl_status tl_gpu_device_synchronize(int device);
 

@@ -708,6 +708,47 @@ static PyObject *py_philox(PyObject *m, PyObject *args)
   return Py_BuildValue("(IIII)", out[0], out[1], out[2], out[3]);
 }
 
+/* _random_reference(generator, like, kind, a, b, low, range): the values a
+ * fill of `like` (its dtype and shape; kind a tl_random_kind) would draw,
+ * computed one by one on the host with tl_px_value - the function the CUDA
+ * kernel runs per element - as a 1-d float64 (int64 for integers) tensor,
+ * advancing the generator as the fill would.  Tests compare it with the
+ * CPU's chunked kernels: equal values mean the GPU's element mapping and
+ * arithmetic reproduce the CPU's stream. */
+static PyObject *py_random_reference(PyObject *m, PyObject *args)
+{
+  (void)m;
+  PyObject *gen, *like;
+  int kind;
+  tl_random_dist d = {0};
+  long long low;
+  unsigned long long range;
+  tl_generator *g;
+  tl_random_draw_plan plan;
+  tl_tensor out = {0};
+  if (!PyArg_ParseTuple(args, "OO!iddLK:_random_reference", &gen, tl_py_tensor_type, &like,
+                        &kind, &d.a, &d.b, &low, &range))
+    return NULL;
+  if (kind < TL_RANDOM_UNIFORM || kind > TL_RANDOM_GEOMETRIC)
+    return PyErr_Format(PyExc_ValueError, "_random_reference: no draw kind %d", kind);
+  d.kind = (tl_random_kind)kind;
+  d.low = low;
+  d.range = range;
+  if (tl_py_arg_generator("_random_reference", "generator", gen, &g) < 0)
+    return NULL;
+  if (!(g = tl_py_generator_for(g, tl_device_cpu())) ||
+      tl_random_plan(g, tl_py_t(like), &d, &plan) != TL_OK ||
+      tl_tensor_empty(&out, kind == TL_RANDOM_INTEGER ? TL_DTYPE_I64 : TL_DTYPE_F64, 1, &plan.n,
+                      tl_device_cpu()) != TL_OK)
+    return tl_py_raise();
+  double *dv = tl_tensor_data(&out);
+  int64_t *iv = tl_tensor_data(&out);
+  for (int64_t v = 0; v < plan.n; v++)
+    tl_px_value(&plan.draw, v, kind == TL_RANDOM_INTEGER ? &(double){0} : &dv[v],
+                kind == TL_RANDOM_INTEGER ? &iv[v] : &(int64_t){0});
+  return tl_py_tensor_from(&out);
+}
+
 static PyMethodDef random_functions[] = {
     {"manual_seed", py_manual_seed, METH_O, "Seed the default generator; returns it."},
     {"seed", py_seed, METH_NOARGS, "Seed the default generator from the OS; returns the seed."},
@@ -715,6 +756,7 @@ static PyMethodDef random_functions[] = {
     {"get_rng_state", py_get_rng_state, METH_NOARGS, "The default generator's state."},
     {"set_rng_state", py_set_rng_state, METH_O, "Restore the default generator's state."},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
+    {"_random_reference", py_random_reference, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
