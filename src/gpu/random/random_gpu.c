@@ -149,6 +149,8 @@ static tl_status gpu_random_multinomial(tl_generator *g, const tl_tensor *probs,
   return s;
 }
 
+void tl_gpu_dropout_register(void); /* dropout_gpu.c */
+
 void tl_gpu_random_register(void)
 {
   static const tl_random_kernels set = {
@@ -164,5 +166,6 @@ void tl_gpu_random_register(void)
   };
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &set);
+  tl_gpu_dropout_register();
 }
 #endif

@@ -18,8 +18,19 @@ enum { TL_GPU_RANDOM_F64, TL_GPU_RANDOM_F32, TL_GPU_RANDOM_I64 };
  * of f are device pointers.  Returns the CUDA error code of the launch. */
 int tl_gpu_random_fill_launch(const tl_px_draw *f, int64_t n, int store, void *dst, void *stream);
 
-/* The CUDA row of the random kernel table (random_gpu.c; called by
- * tl_gpu_kernels_register). */
+/* Dropout (src/nn/dropout) on contiguous work arrays of float (f64: double):
+ * x and y of nmask * inner elements, mask of nmask bools; element r of the
+ * mask keeps when word r of the blocks from `first` is below threshold,
+ * then y = keep ? x * s1 + s0 : d0.  The backward: dx = g * mask * scale
+ * in the CPU's two forms (inner 1, or a run per mask element). */
+int tl_gpu_dropout_launch(int f64, const void *x, void *y, uint8_t *mask, int64_t nmask,
+                          int64_t inner, uint64_t seed, uint64_t first, uint64_t threshold,
+                          double s1, double s0, double d0, void *stream);
+int tl_gpu_dropout_backward_launch(int f64, const void *g, void *dx, const uint8_t *mask,
+                                   int64_t nmask, int64_t inner, double scale, void *stream);
+
+/* The CUDA rows of the random kernel table and of dropout (random_gpu.c;
+ * called by tl_gpu_kernels_register). */
 void tl_gpu_random_register(void);
 
 #ifdef __cplusplus
