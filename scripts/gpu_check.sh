@@ -66,7 +66,8 @@ sanitized() {
   # The CUDA cases only (their cpu twins need no sanitizer); racecheck for the
   # reduction kernels' shared-memory trees.
   compute-sanitizer --tool memcheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda.py \
-    tests/test_cuda_kernels.py -q -x -p no:cacheprovider -k "not cpu" &&
+    tests/test_cuda_kernels.py tests/test_cuda_random.py tests/test_cuda_runtime.py \
+    -q -x -p no:cacheprovider -k "not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_kernels.py \
       -q -x -p no:cacheprovider -k "reductions and not cpu or var_std and not cpu"
 }
