@@ -233,14 +233,16 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
   return Py_NewRef(self);
 }
 
-/* Pickling and copy: Generator('cpu'), then the 16 state bytes restored
+/* Pickling and copy: Generator(its device), then the 16 state bytes restored
  * (bytes rather than a tensor, so pickling needs nothing else). */
 static PyObject *generator_reduce(PyObject *self, PyObject *unused)
 {
   (void)unused;
   uint8_t state[TL_GENERATOR_STATE_SIZE];
+  char device[32];
   tl_generator_get_state(&((tl_py_generator *)self)->g, state);
-  return Py_BuildValue("O(s)y#", (PyObject *)Py_TYPE(self), "cpu", (const char *)state,
+  tl_device_str(device, sizeof device, ((tl_py_generator *)self)->device);
+  return Py_BuildValue("O(s)y#", (PyObject *)Py_TYPE(self), device, (const char *)state,
                        (Py_ssize_t)TL_GENERATOR_STATE_SIZE);
 }
 
