@@ -186,10 +186,13 @@ def test_wait_stream_records_on_the_other_and_waits_here(rt):
     rt.calls.clear()
     a.wait_stream(b)
     names = rt.names()
-    assert names == ["_cuda_event_create", "_cuda_event_record", "_cuda_stream_wait_event"]
-    event = rt.calls[0] and rt.calls[1][1]
+    # the temporary event goes once the wait is queued (CUDA frees it after)
+    assert names == ["_cuda_event_create", "_cuda_event_record", "_cuda_stream_wait_event",
+                     "_cuda_event_destroy"]
+    event = rt.calls[1][1]
     assert rt.calls[1] == ("_cuda_event_record", event, b.cuda_stream)
     assert rt.calls[2] == ("_cuda_stream_wait_event", a.cuda_stream, event)
+    assert rt.calls[3] == ("_cuda_event_destroy", event)
 
 
 def test_events_record_wait_query_and_time(rt):
