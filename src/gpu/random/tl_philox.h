@@ -20,6 +20,7 @@
 #define TL_PHILOX_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,6 +28,17 @@
 #define TL_PX_FN static __host__ __device__ inline
 #else
 #define TL_PX_FN static inline
+#endif
+/* Small loops over constants unrolled whole, so that a loop calling these
+ * functions has no inner control flow and vectorizes. */
+#if defined(__CUDA_ARCH__)
+#define TL_PX_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__) /* nvcc's host pass: the host compiler unrolls as it likes */
+#define TL_PX_UNROLL
+#elif defined(__GNUC__) && !defined(__clang__)
+#define TL_PX_UNROLL _Pragma("GCC unroll 16")
+#else
+#define TL_PX_UNROLL
 #endif
 
 /* The draw kinds; tl_random_kind (tl_random.h) takes its values from these. */
@@ -133,62 +145,70 @@ TL_PX_FN double tl_px_unit_narrow(uint32_t w, int bits)
 
 /* ---- log and sincos from + - * / ----------------------------------------------------- */
 
-/* log(x) for a positive normal double x: x = m 2^e with m in [sqrt(1/2),
- * sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, as an
- * odd series to s^23 (the next term is below 2^-56 of the sum); e ln 2 in
- * two parts, the first with trailing zeros so e * ln2_hi is exact. */
+/* log(x) for a normal double x in (0, 1] (the open uniforms it is called with):
+ * x = m 2^e with m in [sqrt(1/2), sqrt(2)), found by exact scalings by
+ * powers of two (compares and selects on doubles only, so the CPU's loops
+ * vectorize with plain SSE2); log m = 2 atanh(s), s = (m - 1) / (m + 1),
+ * |s| < 0.172, as an odd series to s^23 (the next term is below 2^-56 of
+ * the sum); e ln 2 in two parts, the first with trailing zeros so that
+ * e * ln2_hi is exact.  About 1.5 ulp. */
 TL_PX_FN double tl_px_log(double x)
 {
-  uint64_t bits;
-  memcpy(&bits, &x, sizeof bits);
-  int e = (int)(bits >> 52 & 0x7ff) - 1023;
-  bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull; /* m in [1, 2) */
-  if (bits > 0x3ff6a09e667f3bcdull) { /* m > sqrt(2): halve it */
-    bits -= 0x0010000000000000ull;
-    e++;
+  double e = 0;
+  TL_PX_UNROLL
+  for (int i = 9; i >= 0; i--) { /* x to [1/2, 1]: steps of 2^512, 2^256 ... 2 */
+    double step = (double)(1 << i), up = ldexp(1.0, 1 << i), below = ldexp(1.0, -(1 << i));
+    bool small = x < below; /* selects of constants, then exact arithmetic */
+    x = tl_px_mul(x, small ? up : 1.0);
+    e = tl_px_add(e, small ? -step : 0.0);
   }
-  double m;
-  memcpy(&m, &bits, sizeof m);
+  bool low = x < 0x1.6a09e667f3bcdp-1; /* below sqrt(1/2): into [sqrt(1/2), sqrt(2)) */
+  double m = tl_px_mul(x, low ? 2.0 : 1.0);
+  e = tl_px_add(e, low ? -1.0 : 0.0);
   double s = tl_px_div(tl_px_add(m, -1.0), tl_px_add(m, 1.0)), z = tl_px_mul(s, s);
   const double c[] = {0x1.5555555555555p-1, 0x1.999999999999ap-2, 0x1.2492492492492p-2,
-                             0x1.c71c71c71c71cp-3, 0x1.745d1745d1746p-3, 0x1.3b13b13b13b14p-3,
-                             0x1.1111111111111p-3, 0x1.e1e1e1e1e1e1ep-4, 0x1.af286bca1af28p-4,
-                             0x1.8618618618618p-4, 0x1.642c8590b2164p-4};
+                      0x1.c71c71c71c71cp-3, 0x1.745d1745d1746p-3, 0x1.3b13b13b13b14p-3,
+                      0x1.1111111111111p-3, 0x1.e1e1e1e1e1e1ep-4, 0x1.af286bca1af28p-4,
+                      0x1.8618618618618p-4, 0x1.642c8590b2164p-4};
   double p = c[10];
+  TL_PX_UNROLL
   for (int k = 9; k >= 0; k--)
     p = tl_px_add(c[k], tl_px_mul(z, p));
   double log_m = tl_px_add(tl_px_mul(2.0, s), tl_px_mul(tl_px_mul(s, z), p));
   const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
-  return tl_px_add(tl_px_mul((double)e, ln2_hi), tl_px_add(log_m, tl_px_mul((double)e, ln2_lo)));
+  return tl_px_add(tl_px_mul(e, ln2_hi), tl_px_add(log_m, tl_px_mul(e, ln2_lo)));
 }
 
-/* cos and sin of t in [0, 8): t = k pi/2 + r with |r| <= pi/4 (pi/2 in two
- * parts, the first with trailing zeros so k * pio2_hi is exact), then the
- * Taylor series of cos r and sin r to r^16 and r^17. */
+/* cos and sin of t in [0, 2 pi]: t = k pi/2 + r with |r| <= pi/4 (k found
+ * by compares, pi/2 in two parts, the first with trailing zeros so that
+ * k * pio2_hi is exact), then the Taylor series of cos r and sin r to r^16
+ * and r^17, and the quadrant by selects. */
 TL_PX_FN void tl_px_sincos(double t, double *sin_t, double *cos_t)
 {
   const double pio2_hi = 0x1.921fb54400000p0, pio2_lo = 0x1.0b4611a626331p-34;
-  int k = (int)tl_px_add(tl_px_mul(t, 0x1.45f306dc9c883p-1), 0.5); /* t >= 0: rounds */
-  double r = tl_px_add(tl_px_add(t, -tl_px_mul((double)k, pio2_hi)), -tl_px_mul((double)k, pio2_lo));
+  double y = tl_px_add(tl_px_mul(t, 0x1.45f306dc9c883p-1), 0.5); /* t 2/pi + 1/2, below 4.5 */
+  double k = (y >= 1.0 ? 1.0 : 0.0) + (y >= 2.0 ? 1.0 : 0.0) + (y >= 3.0 ? 1.0 : 0.0) +
+             (y >= 4.0 ? 1.0 : 0.0); /* round(t 2/pi), exact small integers */
+  double r = tl_px_add(tl_px_add(t, -tl_px_mul(k, pio2_hi)), -tl_px_mul(k, pio2_lo));
   double z = tl_px_mul(r, r);
   const double cc[] = {-0x1.0000000000000p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
-                              0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
-                              -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45};
+                       0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
+                       -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45};
   const double sc[] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
-                              0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
-                              -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49};
+                       0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
+                       -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49};
   double pc = cc[7], ps = sc[7];
+  TL_PX_UNROLL
   for (int j = 6; j >= 0; j--) {
     pc = tl_px_add(cc[j], tl_px_mul(z, pc));
     ps = tl_px_add(sc[j], tl_px_mul(z, ps));
   }
   double c = tl_px_add(1.0, tl_px_mul(z, pc)), s = tl_px_add(r, tl_px_mul(tl_px_mul(r, z), ps));
-  switch (k & 3) {
-  case 0: *cos_t = c, *sin_t = s; break;
-  case 1: *cos_t = -s, *sin_t = c; break;
-  case 2: *cos_t = -c, *sin_t = -s; break;
-  default: *cos_t = s, *sin_t = -c; break;
-  }
+  /* quadrant k mod 4: cos t = (c, -s, -c, s), sin t = (s, c, -s, -c) */
+  bool odd = (k == 1.0) | (k == 3.0); /* | not ||: no branch */
+  double cos_r = odd ? s : c, sin_r = odd ? c : s;
+  *cos_t = tl_px_mul(cos_r, (k == 1.0) | (k == 2.0) ? -1.0 : 1.0);
+  *sin_t = tl_px_mul(sin_r, (k == 2.0) | (k == 3.0) ? -1.0 : 1.0);
 }
 
 /* Box-Muller: two independent standard normals from u1 in (0, 1) and u2 in
@@ -202,16 +222,26 @@ TL_PX_FN void tl_px_box_muller(double u1, double u2, double *z0, double *z1)
   *z1 = tl_px_mul(r, s);
 }
 
-/* The normal pair of a block's slots: narrow pairs take words (0, 1) or
- * (2, 3) as 24-bit uniforms; a wide pair is the whole block, two 53-bit
- * uniforms. */
+/* The two uniforms of a normal pair: narrow pairs take two words (slots 0, 1
+ * or 2, 3) as 24-bit uniforms; a wide pair is the whole block, two 53-bit
+ * uniforms.  u1 is open on (0, 1). */
+TL_PX_FN void tl_px_pair_uniforms(const uint32_t *w, int wide, double *u1, double *u2)
+{
+  if (wide) {
+    *u1 = tl_px_open_wide(tl_px_wide(w));
+    *u2 = tl_px_unit_wide(tl_px_wide(w + 2));
+  } else {
+    *u1 = ((double)(w[0] >> 8) + 0.5) * 0x1p-24;
+    *u2 = (double)(w[1] >> 8) * 0x1p-24;
+  }
+}
+
+/* The normal pair of those words. */
 TL_PX_FN void tl_px_normal_pair(const uint32_t *w, int wide, double *z0, double *z1)
 {
-  if (wide)
-    tl_px_box_muller(tl_px_open_wide(tl_px_wide(w)), tl_px_unit_wide(tl_px_wide(w + 2)), z0, z1);
-  else
-    tl_px_box_muller(((double)(w[0] >> 8) + 0.5) * 0x1p-24, (double)(w[1] >> 8) * 0x1p-24, z0,
-                     z1);
+  double u1, u2;
+  tl_px_pair_uniforms(w, wide, &u1, &u2);
+  tl_px_box_muller(u1, u2, z0, z1);
 }
 
 /* ---- one value of a draw --------------------------------------------------------------- */

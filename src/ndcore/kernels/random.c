@@ -228,8 +228,16 @@ typedef struct {
  * that a GPU draw is bit-identical to this one. */
 static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
 {
+  double u1[CHUNK / 2], u2[CHUNK / 2], z0[CHUNK / 2], z1[CHUNK / 2];
   for (int p = 0; p < npairs; p++)
-    tl_px_normal_pair(w + (wide ? 4 * p : 2 * p), wide, &out[2 * p], &out[2 * p + 1]);
+    tl_px_pair_uniforms(w + (wide ? 4 * p : 2 * p), wide, &u1[p], &u2[p]);
+#pragma omp simd
+  for (int p = 0; p < npairs; p++) /* branch-free: this loop vectorizes */
+    tl_px_box_muller(u1[p], u2[p], &z0[p], &z1[p]);
+  for (int p = 0; p < npairs; p++) {
+    out[2 * p] = z0[p];
+    out[2 * p + 1] = z1[p];
+  }
 }
 
 static inline double param(const double *p, double fallback, int64_t e)
