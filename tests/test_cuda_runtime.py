@@ -415,6 +415,9 @@ def test_gpu_cuda_array_interface_round_trip():
     np.testing.assert_array_equal(view.cpu().numpy(), tt.cpu().numpy())
     view.fill_(7)  # zero-copy: the source sees it
     assert (t == 7).all().item()
+    assert tl.asarray(Holder(t), copy=False).data_ptr() == t.data_ptr()
+    copied = tl.asarray(Holder(t), copy=True)
+    assert copied.data_ptr() != t.data_ptr() and copied.device.type == "cuda"
     with pytest.raises(RuntimeError, match="requires grad"):
         tl.ones(2, device="cuda", requires_grad=True).__cuda_array_interface__
 
