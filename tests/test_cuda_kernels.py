@@ -79,7 +79,7 @@ def documented_gaps():
     families = re.search(r"Whole families[^:]*: ([\w,\s]+)\.", section).group(1)
     rows = re.findall(r"^\| `(\w+)` \| ([\w, ]+) \|", section, re.M)
     others = re.search(r"Other ops[^:]*: ([`\w,\s]*)[.(]", section).group(1)
-    return (sorted(f.strip() for f in families.split(",")),
+    return (sorted(f.strip() for f in families.split(",") if f.strip() != "none"),
             {name: [d.strip() for d in dtypes.split(",")] for name, dtypes in rows},
             sorted(o.strip(" `\n") for o in others.split(",") if o.strip() not in ("", "none")))
 

@@ -85,6 +85,10 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 
 Tensor.register_hook = _register_hook
+
+from ._interop_cuda import cuda_array_interface as _cai, record_stream as _record_stream  # noqa: E402
+Tensor.__cuda_array_interface__ = property(_cai)
+Tensor.record_stream = _record_stream
 Tensor.backward = _backward
 
 

@@ -20,16 +20,23 @@ __all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_stat
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
              device_type="cuda"):
-    """Run the block with the default generator's state saved and restored after.
+    """Run the block with the default generators' states saved and restored after.
 
-    Draws made inside the block do not change what is drawn after it.  CUDA
-    generators are not built yet, so ``devices`` and ``device_type`` are
-    accepted for compatibility and have nothing to save."""
+    Draws made inside the block do not change what is drawn after it.  The
+    CPU's default generator is saved, and with ``device_type="cuda"`` those of
+    ``devices`` (every CUDA device when None; none without a GPU)."""
     if not enabled:
         yield
         return
+    from . import cuda
+    if device_type == "cuda" and devices is None:
+        devices = range(cuda.device_count())
+    devices = list(devices or []) if device_type == "cuda" else []
     state = get_rng_state()
+    cuda_states = [cuda.get_rng_state(d) for d in devices]
     try:
         yield
     finally:
         set_rng_state(state)
+        for d, s in zip(devices, cuda_states):
+            cuda.set_rng_state(s, d)

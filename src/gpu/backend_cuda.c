@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu/tl_device_errors.h"
+#include "gpu/runtime/tl_gpu_runtime.h"
 #include "ndcore/tensor/tl_backend.h"
 
 #define TL_CUDA_MAX_DEVICES 16
@@ -29,9 +30,6 @@ typedef struct {
 
 static cuda_device devices[TL_CUDA_MAX_DEVICES];
 static int device_count;
-/* The current stream of each device, per thread as in PyTorch (NULL: the
- * legacy default stream). */
-static _Thread_local cudaStream_t current[TL_CUDA_MAX_DEVICES];
 
 static tl_status cuda_check(cudaError_t err, const char *what)
 {
@@ -122,7 +120,7 @@ static tl_alloc_pool *cuda_pool(tl_device device) { return devices[device.index]
 
 static cudaStream_t stream_of(tl_device device, tl_stream stream)
 {
-  return stream ? (cudaStream_t)stream : current[device.index];
+  return stream ? (cudaStream_t)stream : (cudaStream_t)tl_gpu_current_stream(device.index);
 }
 
 static tl_status cuda_memset(tl_device device, void *dst, int byte, size_t n, tl_stream stream)
@@ -176,7 +174,8 @@ static tl_status cuda_synchronize(tl_device device)
   return tl_device_errors_check(device);
 }
 
-static tl_stream cuda_current_stream(tl_device device) { return current[device.index]; }
+/* The thread's current stream on the device (runtime.c: torchlike.cuda.set_stream). */
+static tl_stream cuda_current_stream(tl_device device) { return tl_gpu_current_stream(device.index); }
 
 static const tl_backend cuda_backend = {
     .type = TL_DEVICE_CUDA,

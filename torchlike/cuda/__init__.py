@@ -1,6 +1,12 @@
-"""torchlike.cuda: GPU queries.  On a machine without a GPU, or a build without
-CUDA, ``is_available()`` is False and ``device_count()`` is 0."""
+"""torchlike.cuda: GPU queries, devices, streams and events, seeding and
+memory.  On a machine without a GPU, or a build without CUDA,
+``is_available()`` is False and ``device_count()`` is 0; the functions that
+need a GPU raise as PyTorch's do there (``_lazy.py``)."""
+import contextlib
+
 from .. import _C
+from ._lazy import _get_device_index, _lazy_init
+from .streams import Event, ExternalStream, Stream  # noqa: F401
 
 
 def device_count():
@@ -13,9 +19,162 @@ def is_available():
     return device_count() > 0
 
 
+def is_initialized():
+    """True when a GPU can be used (torchlike initialises CUDA at import)."""
+    return is_available()
+
+
+def init():
+    """Raise now, not on first use, when no GPU can be used."""
+    _lazy_init()
+
+
+# ---- devices ------------------------------------------------------------------------------
+
+def current_device():
+    """The index of the calling thread's current CUDA device."""
+    _lazy_init()
+    return _C._cuda_current_device()
+
+
+def set_device(device):
+    """Make ``device`` the calling thread's current CUDA device ("cuda"
+    names it from then on); a negative index does nothing, as in PyTorch."""
+    index = _get_device_index(device, optional=True)
+    if index >= 0:
+        _lazy_init()
+        _C._cuda_set_device(index)
+
+
+class device:
+    """Context manager: ``with torchlike.cuda.device(1):`` makes cuda:1 the
+    current device for the block (None or a negative index: no change)."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else _get_device_index(device, optional=True)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx >= 0:
+            self.prev_idx = current_device()
+            if self.prev_idx != self.idx:
+                _C._cuda_set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            _C._cuda_set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Context manager: the device of tensor ``obj`` is current for the block
+    (no change for a CPU tensor)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.device.type == "cuda" else -1)
+
+
+class _CudaDeviceProperties:
+    """What get_device_properties reports (names as PyTorch's)."""
+
+    def __init__(self, props):
+        self.__dict__.update(props)
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count}, uuid={self.uuid[4:]}, "
+                f"L2_cache_size={self.L2_cache_size // (1024 * 1024)}MB)")
+
+
+def get_device_properties(device=None):
+    """Name, memory, compute capability and multiprocessor count of a device."""
+    _lazy_init()
+    index = _get_device_index(device, optional=True)
+    if not 0 <= index < device_count():
+        raise AssertionError("Invalid device id")
+    return _CudaDeviceProperties(_C._cuda_device_properties(index))
+
+
+def get_device_name(device=None):
+    """The name of a device ("NVIDIA H100 80GB HBM3" ...)."""
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    """(major, minor) compute capability of a device."""
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def synchronize(device=None):
+    """Wait on the host for all work queued on a device (the current one)."""
+    _lazy_init()
+    _C._cuda_synchronize(_get_device_index(device, optional=True))
+
+
+# ---- streams -------------------------------------------------------------------------------
+
+def current_stream(device=None):
+    """The calling thread's current stream on a device (the current one)."""
+    _lazy_init()
+    index = _get_device_index(device, optional=True)
+    return Stream(index, _handle=_C._cuda_current_stream(index))
+
+
+def default_stream(device=None):
+    """The default (legacy, handle 0) stream of a device."""
+    _lazy_init()
+    return Stream(_get_device_index(device, optional=True), _handle=0)
+
+
+def set_stream(stream):
+    """Make ``stream`` the current stream of its device for this thread."""
+    if stream is None:
+        return
+    _lazy_init()
+    _C._cuda_set_stream(stream.device_index, stream.cuda_stream)
+
+
+class StreamContext:
+    """Context manager: ``stream`` is current on its device for the block, and
+    its device the current device; both restored after.  None: no change."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._saved = None
+
+    def __enter__(self):
+        s = self.stream
+        if s is None:
+            return None
+        _lazy_init()
+        prev_device = _C._cuda_current_device()
+        prev_stream = _C._cuda_current_stream(s.device_index)
+        self._saved = (prev_device, prev_stream)
+        _C._cuda_set_device(s.device_index)
+        _C._cuda_set_stream(s.device_index, s.cuda_stream)
+        return s
+
+    def __exit__(self, *exc):
+        if self.stream is None or self._saved is None:
+            return False
+        prev_device, prev_stream = self._saved
+        _C._cuda_set_stream(self.stream.device_index, prev_stream)
+        _C._cuda_set_device(prev_device)
+        self._saved = None
+        return False
+
+
+def stream(stream):
+    """``with torchlike.cuda.stream(s):`` - queue the block's work on ``s``."""
+    return StreamContext(stream)
+
+
 from .random import (  # noqa: E402,F401  (torch.cuda's seeding functions)
     manual_seed, manual_seed_all, seed, seed_all, initial_seed, get_rng_state,
-    get_rng_state_all, set_rng_state, set_rng_state_all)
+    get_rng_state_all, set_rng_state, set_rng_state_all, default_generators)
 
 from .memory import *  # noqa: E402,F401,F403  (torch.cuda's memory functions)
 from .memory import OutOfMemoryError  # noqa: E402,F401

@@ -1,16 +1,22 @@
-"""torchlike.cuda.random: seeding of the CUDA generators (torch.cuda.random).
+"""torchlike.cuda.random: the CUDA devices' default generators (torch.cuda.random).
 
-No CUDA generator is built yet.  As in PyTorch, seeding is lazy: manual_seed,
-manual_seed_all, seed and seed_all are accepted without a GPU and do nothing
-there (so ordinary "seed everything" code runs on the CPU); reading or setting
-one CUDA generator's state needs a GPU and raises RuntimeError without one,
-while get_rng_state_all/set_rng_state_all cover every device there is (none).
-When the GPU generator lands it uses the same Philox counter mapping as the
-CPU one (docs/random.md)."""
+Each device has one Philox4x32-10 generator (``default_generators[i]``), the
+same generator type as the CPU's, and draws on the GPU use the CPU's counter
+mapping and arithmetic (src/gpu/random/tl_philox.h): a CUDA generator with
+the CPU generator's state draws the same numbers.  Seeding is lazy as in
+PyTorch: manual_seed, manual_seed_all, seed and seed_all are accepted
+without a GPU and do nothing there (so "seed everything" code runs on the
+CPU); reading or setting one CUDA generator's state needs a GPU and raises
+without one, while get_rng_state_all/set_rng_state_all cover every device
+there is (none)."""
 from .. import _C
+from ._lazy import _get_device_index, _lazy_init
 
 __all__ = ["manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
-           "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all"]
+           "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
+           "default_generators"]
+
+default_generators = _C._cuda_default_generators
 
 
 def _check_seed(seed):
@@ -18,46 +24,61 @@ def _check_seed(seed):
     _C.Generator().manual_seed(seed)
 
 
-def _no_cuda(name):
-    raise RuntimeError(f"torchlike.cuda.{name}(): no CUDA device is available "
-                       f"(torchlike.cuda.is_available() is False)")
+def _generator(device=None):
+    _lazy_init()
+    index = _get_device_index(device, optional=True)
+    if not 0 <= index < len(default_generators):
+        raise RuntimeError(f"Invalid device index cuda:{index}: this process sees "
+                           f"{len(default_generators)} CUDA devices")
+    return default_generators[index]
 
 
 def manual_seed(seed):
     """Seed the current CUDA device's generator (nothing to seed without a GPU)."""
     _check_seed(seed)
+    if default_generators:
+        _generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
     """Seed every CUDA device's generator (nothing to seed without a GPU)."""
     _check_seed(seed)
+    for g in default_generators:
+        g.manual_seed(seed)
 
 
 def seed():
     """Seed the current CUDA device's generator from the OS (no-op without a GPU)."""
+    if default_generators:
+        _generator().seed()
 
 
 def seed_all():
-    """Seed every CUDA device's generator from the OS (no-op without a GPU)."""
+    """Seed every CUDA device's generator with one seed from the OS (no-op without a GPU)."""
+    if default_generators:
+        manual_seed_all(default_generators[0].seed())
 
 
 def initial_seed():
-    _no_cuda("initial_seed")
+    """The seed the current CUDA device's generator was last seeded with."""
+    return _generator().initial_seed()
 
 
 def get_rng_state(device="cuda"):
-    _no_cuda("get_rng_state")
+    """A device's generator state: 16 uint8 bytes, seed then counter offset."""
+    return _generator(device).get_state()
 
 
 def get_rng_state_all():
     """The state of every CUDA device's generator: one per device, so an empty
     list without a GPU (as in PyTorch, not an error: checkpoint code saves it
     unconditionally)."""
-    return [get_rng_state(i) for i in range(_C._cuda_device_count())]
+    return [g.get_state() for g in default_generators]
 
 
 def set_rng_state(new_state, device="cuda"):
-    _no_cuda("set_rng_state")
+    """Restore a device's generator from get_rng_state()."""
+    _generator(device).set_state(new_state)
 
 
 def set_rng_state_all(new_states):

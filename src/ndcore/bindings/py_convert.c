@@ -220,6 +220,15 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
       return recast(t, dtype);
     return 0;
   }
+  /* CuPy and Numba arrays: zero-copy views (the common types skip the lookup) */
+  bool plain = PyArray_Check(o) || PyList_Check(o) || PyTuple_Check(o) || PyLong_Check(o) ||
+               PyFloat_Check(o) || PyComplex_Check(o);
+  int cuda = plain ? 0 : tl_py_from_cuda_array_interface(o, t);
+  if (cuda != 0) {
+    if (cuda > 0 && (copy || (dtype >= 0 && (tl_dtype)dtype != t->dtype)))
+      return recast(t, dtype);
+    return cuda > 0 ? 0 : -1;
+  }
   int is_scalar = tl_py_scalar(o, &s);
   if (is_scalar < 0)
     return -1;

@@ -209,13 +209,15 @@ PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a)
   return tl_py_factory_finish(&t, &o);
 }
 
-/* Does tensor t view obj's memory (obj a tensor, ndarray or buffer)? */
+/* Does tensor t view obj's memory (obj a tensor, ndarray, buffer or CUDA array)? */
 static bool shares_memory(PyObject *obj, const tl_tensor *t)
 {
   if (tl_py_is_tensor(obj))
     return t->storage == tl_py_t(obj)->storage;
   if (PyArray_Check(obj))
     return tl_tensor_data(t) == PyArray_DATA((PyArrayObject *)obj);
+  if (t->storage->release_ctx == obj) /* a __cuda_array_interface__ view keeps obj */
+    return true;
   if (!PyObject_CheckBuffer(obj))
     return false;
   Py_buffer view;

@@ -3,6 +3,7 @@
  * (once the fake test device is enabled), ints and device objects, builds
  * device objects through that class, and keeps the default device that
  * creation functions use.                                                   */
+#include "gpu/runtime/tl_gpu_runtime.h"
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/tensor/tl_backend.h"
 
@@ -69,8 +70,8 @@ static int parse_indexed(const char *s, const char *name, tl_device_type type, t
   size_t n = strlen(name);
   if (strncmp(s, name, n) || (s[n] != '\0' && s[n] != ':'))
     return 0;
-  if (s[n] == '\0') {
-    *out = (tl_device){type, 0};
+  if (s[n] == '\0') { /* "cuda" is the thread's current CUDA device (torchlike.cuda.set_device) */
+    *out = (tl_device){type, type == TL_DEVICE_CUDA ? tl_gpu_current_device() : 0};
     return 1;
   }
   char *end = NULL;

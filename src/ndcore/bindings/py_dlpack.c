@@ -14,6 +14,14 @@
  * file are recognised and their storage is shared directly, so views on both
  * sides keep one version counter.
  *
+ * CUDA tensors go both ways (kDLCUDA, a device this process sees): on
+ * export the consumer's `stream` waits for our current stream through an
+ * event; on import we name our current stream so the producer orders its
+ * work before ours.  __cuda_array_interface__ (version 3, CuPy and Numba)
+ * is read here too (tl_py_from_cuda_array_interface), into the same kind of
+ * wrapped storage, keeping the producer alive; its Python side (export) is
+ * in torchlike/_interop_cuda.py.
+ *
  * Errors: memory we cannot reach (another device) or a layout we cannot take
  * is a BufferError, an element type we do not have a TypeError, a malformed
  * argument a ValueError or TypeError, each naming what it got.              */
@@ -22,6 +30,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include "gpu/runtime/tl_gpu_runtime.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/bindings/generated/bindings.h"
 
 #define CAPSULE_LEGACY "dltensor"
@@ -160,6 +170,34 @@ static int int_pair(const char *what, PyObject *o, long long out[2], bool *prese
   return 0;
 }
 
+/* The DLPack stream rule for a CUDA export (the Array API's __dlpack__):
+ * the consumer names the stream it will use the data on - None or 1 the
+ * legacy default stream, 2 the per-thread default stream, a larger int a
+ * cudaStream_t, -1 "do not synchronize" - and that stream is made to wait
+ * for the work queued so far on our current stream (an event, no host wait).
+ * CUDA's handles for the legacy and per-thread streams are 1 and 2 too. */
+static int cuda_export_stream(int device, PyObject *stream)
+{
+  long long h = 1;
+  if (stream != Py_None) {
+    h = PyLong_AsLongLong(stream);
+    if (h == -1 && PyErr_Occurred())
+      return -1;
+  }
+  if (h == 0 || h < -1) {
+    PyErr_Format(PyExc_ValueError, "__dlpack__: stream %lld is not a valid CUDA stream (0 is "
+                 "ambiguous: pass 1 for the legacy default stream, 2 for the per-thread one, "
+                 "-1 for no synchronization)", h);
+    return -1;
+  }
+  if (h == -1)
+    return 0;
+  void *ours = tl_gpu_current_stream(device);
+  if (!ours)
+    ours = (void *)(uintptr_t)1; /* NULL, the legacy default stream, is handle 1 too */
+  return tl_gpu_stream_order(device, (void *)(uintptr_t)h, ours) == TL_OK ? 0 : tl_py_raise_int();
+}
+
 /* __dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None) */
 static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
 {
@@ -181,20 +219,26 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
   if (((tl_py_tensor *)self)->requires_grad)
     return PyErr_Format(PyExc_RuntimeError, "Can't export tensors that require gradient, use "
                                             "tensor.detach()");
-  if (tl_tensor_device(t).type != TL_DEVICE_CPU) {
+  tl_device where = tl_tensor_device(t);
+  DLDevice dl_where = {kDLCPU, 0};
+  if (where.type == TL_DEVICE_CUDA) {
+    dl_where = (DLDevice){kDLCUDA, where.index};
+    if (cuda_export_stream(where.index, stream) < 0)
+      return NULL;
+  } else if (where.type != TL_DEVICE_CPU) {
     char buf[32];
-    return PyErr_Format(PyExc_BufferError, "__dlpack__: exporting %s tensors is not supported "
-                                           "yet; copy to the CPU with .cpu() first",
-                        tl_device_str(buf, sizeof buf, tl_tensor_device(t)));
-  }
-  if (stream != Py_None)
+    return PyErr_Format(PyExc_BufferError, "__dlpack__: exporting %s tensors is not supported; "
+                                           "copy to the CPU with .cpu() first",
+                        tl_device_str(buf, sizeof buf, where));
+  } else if (stream != Py_None) {
     return PyErr_Format(PyExc_ValueError, "__dlpack__: stream must be None for a CPU tensor, "
                                           "got %R", stream);
-  if (device_given && (device[0] != kDLCPU || device[1] != 0))
-    return PyErr_Format(PyExc_BufferError, "__dlpack__: can't export a cpu tensor to DLPack "
+  }
+  if (device_given && (device[0] != dl_where.device_type || device[1] != dl_where.device_id))
+    return PyErr_Format(PyExc_BufferError, "__dlpack__: can't export a %s tensor to DLPack "
                                            "device (%lld, %lld) (%s): copies to other devices are "
-                                           "not supported", device[0], device[1],
-                        dl_device_name((int32_t)device[0]));
+                                           "not supported", dl_device_name(dl_where.device_type),
+                        device[0], device[1], dl_device_name((int32_t)device[0]));
   if (!versioned && copy != 1 && t->storage->readonly)
     return PyErr_Format(PyExc_BufferError, "__dlpack__: can't export a read-only tensor as a "
                                            "legacy DLPack capsule, which has no read-only flag; "
@@ -218,7 +262,7 @@ static PyObject *tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs)
   }
   DLTensor dl = {
       .data = tl_tensor_data(&src),
-      .device = {kDLCPU, 0},
+      .device = dl_where,
       .ndim = src.ndim,
       .dtype = dl_dtype_of(src.dtype),
       .shape = ctx->shape,
@@ -289,16 +333,31 @@ static void release_legacy(void *ctx, void *data)
   PyGILState_Release(g);
 }
 
+/* Memory on DLPack device (type, id) that a tensor of ours can hold: a CUDA
+ * device this process sees. */
+static bool cuda_readable(int type, int id)
+{
+  return type == kDLCUDA && id >= 0 && id < tl_gpu_device_count();
+}
+
+/* The tl_device of DLPack device memory describe() accepted. */
+static tl_device device_of_dl(DLDevice d)
+{
+  return d.device_type == kDLCUDA ? (tl_device){TL_DEVICE_CUDA, d.device_id} : tl_device_cpu();
+}
+
 /* Fill t's view from a DLTensor (all but the storage) and find the byte range
  * [*lo, *hi) its elements touch.  Every check happens before memory is used. */
 static int describe(const DLTensor *dl, tl_tensor *t, char **lo, char **hi)
 {
   static char empty_anchor[16];
-  if (dl->device.device_type != kDLCPU) {
+  if (dl->device.device_type != kDLCPU && !cuda_readable(dl->device.device_type,
+                                                          dl->device.device_id)) {
     PyErr_Format(PyExc_BufferError, "from_dlpack: can't import memory on DLPack device %s "
-                                    "(type %d, id %d): this build reads CPU memory only",
+                                    "(type %d, id %d): this process reads CPU memory%s only",
                  dl_device_name(dl->device.device_type), (int)dl->device.device_type,
-                 (int)dl->device.device_id);
+                 (int)dl->device.device_id,
+                 tl_gpu_device_count() ? " and its CUDA devices' memory" : "");
     return -1;
   }
   if (tl_dtype_of_dl(dl->dtype, &t->dtype) < 0)
@@ -414,7 +473,7 @@ static int import_capsule(PyObject *cap, tl_tensor *t, bool *copied)
     t->offset = ((char *)dl->data + dl->byte_offset - (char *)s->data) /
                 (int64_t)tl_dtype_size(t->dtype);
   } else {
-    s = tl_storage_wrap(lo, (size_t)(hi - lo), tl_device_cpu(), readonly,
+    s = tl_storage_wrap(lo, (size_t)(hi - lo), device_of_dl(dl->device), readonly,
                         mv ? release_versioned : release_legacy, mv ? (void *)mv : (void *)ml);
     if (!s)
       return tl_py_raise_int();
@@ -446,7 +505,7 @@ static PyObject *request_capsule(PyObject *x, int copy)
                  Py_TYPE(x)->tp_name);
     return NULL;
   }
-  PyObject *cap = NULL, *kwargs = NULL, *empty = PyTuple_New(0);
+  PyObject *cap = NULL, *kwargs = NULL, *stream = NULL, *empty = PyTuple_New(0);
   /* __dlpack_device__ lets us refuse other devices before anything is
    * exported; a producer without it is asked anyway, and the capsule's own
    * device is checked on import. */
@@ -459,19 +518,32 @@ static PyObject *request_capsule(PyObject *x, int copy)
     goto done;
   if (!empty)
     goto done;
-  if (type != kDLCPU) {
+  if (type != kDLCPU && !cuda_readable(type, id)) {
     PyErr_Format(PyExc_BufferError, "from_dlpack: can't import from DLPack device %s (type %d, "
-                                    "id %d): this build reads CPU memory only",
-                 dl_device_name(type), type, id);
+                                    "id %d): this process reads CPU memory%s only",
+                 dl_device_name(type), type, id,
+                 tl_gpu_device_count() ? " and its CUDA devices' memory" : "");
     goto done;
   }
+  /* CUDA: the producer orders its work before our current stream's (DLPack's
+   * stream argument; our NULL stream is the legacy default, handle 1). */
+  if (type == kDLCUDA) {
+    uintptr_t ours = (uintptr_t)tl_gpu_current_stream(id);
+    stream = PyLong_FromUnsignedLongLong(ours ? ours : 1);
+  } else {
+    stream = Py_NewRef(Py_None);
+  }
   kwargs = Py_BuildValue("{s(ii)}", "max_version", DLPACK_MAJOR_VERSION, 0);
-  if (!kwargs || (copy >= 0 && PyDict_SetItemString(kwargs, "copy", copy ? Py_True : Py_False) < 0))
+  if (!stream || !kwargs ||
+      (copy >= 0 && PyDict_SetItemString(kwargs, "copy", copy ? Py_True : Py_False) < 0) ||
+      (type == kDLCUDA && PyDict_SetItemString(kwargs, "stream", stream) < 0))
     goto done;
   cap = PyObject_Call(method, empty, kwargs);
-  if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+  if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) { /* a producer before DLPack 1.0 */
     PyErr_Clear();
-    cap = PyObject_CallNoArgs(method);
+    PyObject *legacy = type == kDLCUDA ? Py_BuildValue("{sO}", "stream", stream) : NULL;
+    cap = legacy ? PyObject_Call(method, empty, legacy) : PyObject_CallNoArgs(method);
+    Py_XDECREF(legacy);
   }
   if (cap && !PyCapsule_CheckExact(cap)) {
     PyErr_Format(PyExc_TypeError, "from_dlpack: %s.__dlpack__ returned %s, not a capsule",
@@ -482,8 +554,180 @@ done:
   Py_DECREF(method);
   Py_XDECREF(device);
   Py_XDECREF(kwargs);
+  Py_XDECREF(stream);
   Py_XDECREF(empty);
   return cap;
+}
+
+/* ---- __cuda_array_interface__ (CuPy, Numba, PyTorch) ------------------------------- */
+
+/* The owner of imported CUDA memory: a reference dropped with the GIL. */
+static void release_owner(void *ctx, void *data)
+{
+  (void)data;
+  PyGILState_STATE g = PyGILState_Ensure();
+  Py_DECREF((PyObject *)ctx);
+  PyGILState_Release(g);
+}
+
+/* A NumPy type string ("<f4", "|b1" ...) as a DLPack dtype. */
+static int cai_dtype(PyObject *typestr, DLDataType *dt)
+{
+  const char *s = PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
+  char *end = NULL;
+  long size = s && strlen(s) >= 3 ? strtol(s + 2, &end, 10) : 0;
+  if (!s || size <= 0 || size > 16 || *end || !strchr("<|=>", s[0]) ||
+      (s[0] == '>' && size > 1)) {
+    if (!PyErr_Occurred())
+      PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: unsupported typestr %R "
+                   "(native byte order, kinds b i u f c)", typestr);
+    return -1;
+  }
+  uint8_t code;
+  switch (s[1]) {
+  case 'b': code = kDLBool; break;
+  case 'i': code = kDLInt; break;
+  case 'u': code = kDLUInt; break;
+  case 'f': code = kDLFloat; break;
+  case 'c': code = kDLComplex; break;
+  default:
+    PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: unsupported typestr %R", typestr);
+    return -1;
+  }
+  *dt = (DLDataType){code, (uint8_t)(8 * size), 1};
+  return 0;
+}
+
+/* A tuple of ints into v (at most TL_MAX_DIMS); its length, or -1. */
+static int int_tuple(const char *what, PyObject *o, int64_t *v)
+{
+  if (!PyTuple_Check(o) || PyTuple_GET_SIZE(o) > TL_MAX_DIMS) {
+    PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: %s must be a tuple of at most %d "
+                 "ints, got %R", what, TL_MAX_DIMS, o);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); i++) {
+    v[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(o, i));
+    if (v[i] == -1 && PyErr_Occurred())
+      return -1;
+  }
+  return (int)PyTuple_GET_SIZE(o);
+}
+
+int tl_py_from_cuda_array_interface(PyObject *o, tl_tensor *t)
+{
+  PyObject *ai = PyObject_GetAttrString(o, "__cuda_array_interface__");
+  if (!ai) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+      return -1;
+    PyErr_Clear();
+    return 0;
+  }
+  int r = -1;
+  PyObject *shape, *typestr, *data, *strides, *version, *stream, *mask;
+  int64_t dims[TL_MAX_DIMS], steps[TL_MAX_DIMS];
+  DLTensor dl = {.device = {kDLCUDA, tl_gpu_current_device()}};
+  if (!PyDict_Check(ai) || !(shape = PyDict_GetItemString(ai, "shape")) ||
+      !(typestr = PyDict_GetItemString(ai, "typestr")) ||
+      !(data = PyDict_GetItemString(ai, "data")) ||
+      !(version = PyDict_GetItemString(ai, "version"))) {
+    PyErr_Format(PyExc_TypeError, "__cuda_array_interface__ of %s must be a dict with shape, "
+                 "typestr, data and version", Py_TYPE(o)->tp_name);
+    goto done;
+  }
+  strides = PyDict_GetItemString(ai, "strides");
+  stream = PyDict_GetItemString(ai, "stream");
+  mask = PyDict_GetItemString(ai, "mask");
+  long v = PyLong_AsLong(version);
+  if (v == -1 && PyErr_Occurred())
+    goto done;
+  if (v < 0 || v > 3) {
+    PyErr_Format(PyExc_BufferError, "__cuda_array_interface__: version %ld is not supported "
+                 "(0 to 3)", v);
+    goto done;
+  }
+  if (mask && mask != Py_None) {
+    PyErr_SetString(PyExc_BufferError, "__cuda_array_interface__: masked arrays are not "
+                                       "supported");
+    goto done;
+  }
+  int readonly;
+  unsigned long long ptr;
+  if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+    PyErr_Format(PyExc_TypeError, "__cuda_array_interface__: data must be (pointer, read_only), "
+                 "got %R", data);
+    goto done;
+  }
+  ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+  if ((ptr == (unsigned long long)-1 && PyErr_Occurred()) ||
+      (readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1))) < 0 ||
+      (dl.ndim = int_tuple("shape", shape, dims)) < 0 || cai_dtype(typestr, &dl.dtype) < 0)
+    goto done;
+  dl.data = (void *)(uintptr_t)ptr;
+  dl.shape = dims;
+  if (strides && strides != Py_None) { /* bytes there, elements here */
+    int64_t itemsize = dl.dtype.bits / 8;
+    if (int_tuple("strides", strides, steps) != dl.ndim) {
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "__cuda_array_interface__: strides %R do not match "
+                     "shape %R", strides, shape);
+      goto done;
+    }
+    for (int i = 0; i < dl.ndim; i++) {
+      if (steps[i] % itemsize) {
+        PyErr_Format(PyExc_BufferError, "__cuda_array_interface__: stride %lld is not a "
+                     "multiple of the %lld-byte element", (long long)steps[i],
+                     (long long)itemsize);
+        goto done;
+      }
+      steps[i] /= itemsize;
+    }
+    dl.strides = steps;
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < dl.ndim; i++)
+    numel *= dims[i] > 0 ? dims[i] : 0;
+  if (numel > 0 && ptr) {
+    int device;
+    if (tl_gpu_pointer_device(dl.data, &device) != TL_OK) {
+      tl_py_raise();
+      goto done;
+    }
+    dl.device.device_id = device;
+  }
+  char *lo, *hi;
+  if (describe(&dl, t, &lo, &hi) < 0)
+    goto done;
+  /* Version 3: the producer's work on `stream` comes before our current
+   * stream's (None: nothing to order; 0 is not a valid value). */
+  if (stream && stream != Py_None && numel > 0) {
+    long long h = PyLong_AsLongLong(stream);
+    if (h == -1 && PyErr_Occurred())
+      goto done;
+    if (h == 0) {
+      PyErr_SetString(PyExc_ValueError, "__cuda_array_interface__: stream 0 is disallowed "
+                                        "(1 is the legacy default stream, 2 the per-thread one)");
+      goto done;
+    }
+    void *ours = tl_gpu_current_stream(dl.device.device_id);
+    if (tl_gpu_stream_order(dl.device.device_id, ours ? ours : (void *)(uintptr_t)1,
+                            (void *)(uintptr_t)h) != TL_OK) {
+      tl_py_raise();
+      goto done;
+    }
+  }
+  tl_storage *st = tl_storage_wrap(lo, (size_t)(hi - lo), device_of_dl(dl.device), readonly,
+                                   release_owner, Py_NewRef(o));
+  if (!st) {
+    Py_DECREF(o);
+    tl_py_raise();
+    goto done;
+  }
+  t->storage = st;
+  r = 1;
+done:
+  Py_DECREF(ai);
+  return r;
 }
 
 /* from_dlpack(ext_tensor, *, device=None, copy=None) */
@@ -493,11 +737,19 @@ PyObject *tl_py_impl_from_dlpack(const char *name, const tl_py_args_from_dlpack 
   PyObject *x = a->ext_tensor;
   int copy = a->has_copy ? a->copy : -1;
   tl_device device = a->has_device ? a->device : tl_device_cpu();
-  if (device.type != TL_DEVICE_CPU) {
+  if (device.type != TL_DEVICE_CPU && device.type != TL_DEVICE_CUDA) {
     char buf[32];
-    return PyErr_Format(PyExc_BufferError, "from_dlpack: can't place the result on %s: only the "
-                                           "cpu is supported in this build",
+    return PyErr_Format(PyExc_BufferError, "from_dlpack: can't place the result on %s: only "
+                                           "the cpu and cuda are supported",
                         tl_device_str(buf, sizeof buf, device));
+  }
+  if (!PyCapsule_CheckExact(x) && !PyObject_HasAttrString(x, "__dlpack__")) {
+    tl_tensor t; /* Numba's arrays have only __cuda_array_interface__ */
+    int got = tl_py_from_cuda_array_interface(x, &t);
+    if (got < 0)
+      return NULL;
+    if (got > 0)
+      return tl_py_tensor_from(&t);
   }
   PyObject *cap = PyCapsule_CheckExact(x) ? Py_NewRef(x) : request_capsule(x, copy);
   if (!cap)
@@ -508,6 +760,14 @@ PyObject *tl_py_impl_from_dlpack(const char *name, const tl_py_args_from_dlpack 
   Py_DECREF(cap);
   if (r < 0)
     return NULL;
+  if (a->has_device && !tl_device_eq(device, tl_tensor_device(&t))) {
+    char want[32], have[32];
+    tl_device_str(have, sizeof have, tl_tensor_device(&t));
+    tl_tensor_release(&t);
+    return PyErr_Format(PyExc_BufferError, "from_dlpack: the data is on %s, and device=%s would "
+                        "need a copy between devices; use .to() on the result", have,
+                        tl_device_str(want, sizeof want, device));
+  }
   if (copy == 1 && !copied) {
     tl_tensor c;
     tl_status status = tl_tensor_to_dtype(&c, &t, t.dtype);

@@ -12,6 +12,7 @@
  * result's device through the random kernel table (a device without the
  * kernel refuses before allocating).                                      */
 #include "ndcore/bindings/py_create.h"
+#include "gpu/tl_gpu.h"
 #include "ndcore/kernels/tl_random.h"
 
 /* PyTorch's default seed, so initial_seed() reads the same number. */
@@ -59,10 +60,16 @@ static int parse_seed(PyObject *o, uint64_t *seed)
   return r;
 }
 
+/* The default generator of each CUDA device, made at import (one per device
+ * this process sees; an empty tuple without a GPU). */
+static PyObject *cuda_generators;
+
 int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g)
 {
-  if (!o || o == Py_None)
-    o = default_generator;
+  if (!o || o == Py_None) { /* the default of the device drawn on: tl_py_generator_for */
+    *g = NULL;
+    return 0;
+  }
   if (!PyObject_TypeCheck(o, generator_type)) {
     PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be torchlike.Generator, not %s",
                  func, name, Py_TYPE(o)->tp_name);
@@ -70,6 +77,39 @@ int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_gene
   }
   *g = &((tl_py_generator *)o)->g;
   return 0;
+}
+
+tl_generator *tl_py_generator_for(tl_generator *g, tl_device device)
+{
+  if (!g) {
+    PyObject *o = default_generator;
+    if (device.type == TL_DEVICE_CUDA) {
+      if (device.index >= PyTuple_GET_SIZE(cuda_generators)) {
+        tl_error_set(TL_ERR_RUNTIME, "no default generator for cuda:%d: this process sees %d "
+                     "CUDA devices", device.index, (int)PyTuple_GET_SIZE(cuda_generators));
+        return NULL;
+      }
+      o = PyTuple_GET_ITEM(cuda_generators, device.index);
+    }
+    return &((tl_py_generator *)o)->g;
+  }
+  /* Every tl_generator this layer hands out lives in a Generator object. */
+  const tl_py_generator *owner =
+      (const tl_py_generator *)((const char *)g - offsetof(tl_py_generator, g));
+  bool cuda = device.type == TL_DEVICE_CUDA, gcuda = owner->device.type == TL_DEVICE_CUDA;
+  if (cuda != gcuda) { /* PyTorch's wording */
+    tl_error_set(TL_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'",
+                 cuda ? "cuda" : "cpu", gcuda ? "cuda" : "cpu");
+    return NULL;
+  }
+  return g;
+}
+
+/* tl_random_fill with g resolved for t's device. */
+static tl_status fill_on(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
+  g = tl_py_generator_for(g, tl_tensor_device(t));
+  return g ? tl_random_fill(g, t, d) : tl_error_status();
 }
 
 /* A real number argument as a double (a tensor's one element is read). */
@@ -115,9 +155,14 @@ static PyObject *generator_new(PyTypeObject *type, PyObject *args, PyObject *kwd
     return NULL;
   if (device && device != Py_None && tl_py_parse_device(device, &d) < 0)
     return NULL;
-  if (d.type != TL_DEVICE_CPU)
-    return PyErr_Format(PyExc_RuntimeError, "Generator(device='cuda:%d'): no CUDA support is "
-                        "available in this build or on this machine", d.index);
+  if (d.type == TL_DEVICE_CUDA && d.index >= tl_gpu_device_count())
+    return PyErr_Format(PyExc_RuntimeError, "Generator(device='cuda:%d'): %s", d.index,
+                        tl_gpu_device_count() ? "no such CUDA device"
+                                              : "no CUDA support is available in this build or "
+                                                "on this machine");
+  if (d.type != TL_DEVICE_CPU && d.type != TL_DEVICE_CUDA)
+    return PyErr_Format(PyExc_RuntimeError, "Generator(): devices of this type have no "
+                        "generator");
   tl_py_generator *self = (tl_py_generator *)type->tp_alloc(type, 0);
   if (!self)
     return NULL;
@@ -188,14 +233,16 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
   return Py_NewRef(self);
 }
 
-/* Pickling and copy: Generator('cpu'), then the 16 state bytes restored
+/* Pickling and copy: Generator(its device), then the 16 state bytes restored
  * (bytes rather than a tensor, so pickling needs nothing else). */
 static PyObject *generator_reduce(PyObject *self, PyObject *unused)
 {
   (void)unused;
   uint8_t state[TL_GENERATOR_STATE_SIZE];
+  char device[32];
   tl_generator_get_state(&((tl_py_generator *)self)->g, state);
-  return Py_BuildValue("O(s)y#", (PyObject *)Py_TYPE(self), "cpu", (const char *)state,
+  tl_device_str(device, sizeof device, ((tl_py_generator *)self)->device);
+  return Py_BuildValue("O(s)y#", (PyObject *)Py_TYPE(self), device, (const char *)state,
                        (Py_ssize_t)TL_GENERATOR_STATE_SIZE);
 }
 
@@ -289,11 +336,11 @@ static PyObject *draw_new(const char *func, tl_generator *g, const tl_random_dis
   if (o->out) {
     tl_tensor *out = tl_py_t(o->out);
     if (out->ndim == ndim && !memcmp(out->shape, shape, sizeof(int64_t) * (size_t)ndim))
-      return tl_random_fill(g, out, d) == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
+      return fill_on(g, out, d) == TL_OK ? Py_NewRef(o->out) : tl_py_raise();
   }
   if (tl_py_factory_new(func, op, dtype, ndim, shape, o, false, &t) < 0)
     return NULL;
-  if (tl_random_fill(g, &t, d) != TL_OK) {
+  if (fill_on(g, &t, d) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -419,7 +466,8 @@ PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a)
                         (long long)n);
   if (tl_py_factory_new(name, TL_OP_RANDPERM, dtype, 1, &n, &o, false, &t) < 0)
     return NULL;
-  if (tl_random_permutation(a->generator, &t) != TL_OK) {
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(&t));
+  if (!g || tl_random_permutation(g, &t) != TL_OK) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }
@@ -472,7 +520,7 @@ PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a)
     goto done;
   d.pa = mt ? tl_tensor_data(&pa) : NULL;
   d.pb = st ? tl_tensor_data(&pb) : NULL;
-  if (tl_random_fill(a->generator, &t, &d) != TL_OK) {
+  if (fill_on(a->generator, &t, &d) != TL_OK) {
     tl_py_raise();
     goto done;
   }
@@ -495,7 +543,7 @@ static PyObject *fill_self(PyObject *self, tl_generator *g, tl_random_dist *d, P
       return NULL;
     d->pa = tl_tensor_data(&buf);
   }
-  tl_status s = tl_random_fill(g, tl_py_t(self), d);
+  tl_status s = fill_on(g, tl_py_t(self), d);
   if (p)
     tl_tensor_release(&buf);
   return s == TL_OK ? Py_NewRef(self) : tl_py_raise();
@@ -543,8 +591,8 @@ PyObject *tl_py_impl_multinomial(const char *name, const tl_py_args_multinomial 
 {
   tl_tensor t;
   (void)name;
-  if (tl_random_multinomial(a->generator, tl_py_t(a->input), a->num_samples, a->replacement,
-                            &t) != TL_OK)
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
+  if (!g || tl_random_multinomial(g, tl_py_t(a->input), a->num_samples, a->replacement, &t) != TL_OK)
     return tl_py_raise();
   tl_py_factory_opts o = {.dtype = -1, .device = tl_tensor_device(&t), .out = a->out};
   return tl_py_factory_finish(&t, &o);
@@ -555,7 +603,8 @@ PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a)
 {
   tl_tensor t;
   (void)name;
-  if (tl_random_poisson(a->generator, tl_py_t(a->input), &t) != TL_OK)
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
+  if (!g || tl_random_poisson(g, tl_py_t(a->input), &t) != TL_OK)
     return tl_py_raise();
   return tl_py_tensor_from(&t);
 }
@@ -661,6 +710,47 @@ static PyObject *py_philox(PyObject *m, PyObject *args)
   return Py_BuildValue("(IIII)", out[0], out[1], out[2], out[3]);
 }
 
+/* _random_reference(generator, like, kind, a, b, low, range): the values a
+ * fill of `like` (its dtype and shape; kind a tl_random_kind) would draw,
+ * computed one by one on the host with tl_px_value - the function the CUDA
+ * kernel runs per element - as a 1-d float64 (int64 for integers) tensor,
+ * advancing the generator as the fill would.  Tests compare it with the
+ * CPU's chunked kernels: equal values mean the GPU's element mapping and
+ * arithmetic reproduce the CPU's stream. */
+static PyObject *py_random_reference(PyObject *m, PyObject *args)
+{
+  (void)m;
+  PyObject *gen, *like;
+  int kind;
+  tl_random_dist d = {0};
+  long long low;
+  unsigned long long range;
+  tl_generator *g;
+  tl_random_draw_plan plan;
+  tl_tensor out = {0};
+  if (!PyArg_ParseTuple(args, "OO!iddLK:_random_reference", &gen, tl_py_tensor_type, &like,
+                        &kind, &d.a, &d.b, &low, &range))
+    return NULL;
+  if (kind < TL_RANDOM_UNIFORM || kind > TL_RANDOM_GEOMETRIC)
+    return PyErr_Format(PyExc_ValueError, "_random_reference: no draw kind %d", kind);
+  d.kind = (tl_random_kind)kind;
+  d.low = low;
+  d.range = range;
+  if (tl_py_arg_generator("_random_reference", "generator", gen, &g) < 0)
+    return NULL;
+  if (!(g = tl_py_generator_for(g, tl_device_cpu())) ||
+      tl_random_plan(g, tl_py_t(like), &d, &plan) != TL_OK ||
+      tl_tensor_empty(&out, kind == TL_RANDOM_INTEGER ? TL_DTYPE_I64 : TL_DTYPE_F64, 1, &plan.n,
+                      tl_device_cpu()) != TL_OK)
+    return tl_py_raise();
+  double *dv = tl_tensor_data(&out);
+  int64_t *iv = tl_tensor_data(&out);
+  for (int64_t v = 0; v < plan.n; v++)
+    tl_px_value(&plan.draw, v, kind == TL_RANDOM_INTEGER ? &(double){0} : &dv[v],
+                kind == TL_RANDOM_INTEGER ? &iv[v] : &(int64_t){0});
+  return tl_py_tensor_from(&out);
+}
+
 static PyMethodDef random_functions[] = {
     {"manual_seed", py_manual_seed, METH_O, "Seed the default generator; returns it."},
     {"seed", py_seed, METH_NOARGS, "Seed the default generator from the OS; returns the seed."},
@@ -668,6 +758,7 @@ static PyMethodDef random_functions[] = {
     {"get_rng_state", py_get_rng_state, METH_NOARGS, "The default generator's state."},
     {"set_rng_state", py_set_rng_state, METH_O, "Restore the default generator's state."},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
+    {"_random_reference", py_random_reference, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -677,7 +768,17 @@ int tl_py_random_init(PyObject *module)
   if (!generator_type || PyModule_AddObjectRef(module, "Generator", (PyObject *)generator_type) < 0)
     return -1;
   default_generator = PyObject_CallNoArgs((PyObject *)generator_type);
-  if (!default_generator ||
+  int ndev = tl_gpu_device_count();
+  cuda_generators = PyTuple_New(ndev);
+  for (int i = 0; cuda_generators && i < ndev; i++) {
+    PyObject *g = PyObject_CallFunction((PyObject *)generator_type, "s", "cuda");
+    if (!g)
+      return -1;
+    ((tl_py_generator *)g)->device.index = i;
+    PyTuple_SET_ITEM(cuda_generators, i, g);
+  }
+  if (!default_generator || !cuda_generators ||
+      PyModule_AddObjectRef(module, "_cuda_default_generators", cuda_generators) < 0 ||
       PyModule_AddObjectRef(module, "default_generator", default_generator) < 0 ||
       PyModule_AddFunctions(module, random_functions) < 0 ||
       /* the generated binders of py_create.c's and this file's functions

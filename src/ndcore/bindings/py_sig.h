@@ -309,9 +309,13 @@ static inline int tl_py_arg_device(const char *func, const char *name, PyObject 
     *v = tl_py_default_device();
   return *given ? tl_py_parse_device(o, v) : 0;
 }
-/* A torchlike.Generator: the default generator when None or absent
- * (py_random.c). */
+/* A torchlike.Generator, or NULL when None or absent (py_random.c); the
+ * draw resolves NULL to its device's default with tl_py_generator_for. */
 int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g);
+/* The generator to draw on `device` with: g itself when its device type is
+ * device's (else NULL with a RuntimeError in the core's error), or for g
+ * NULL (generator=None) that device's default generator. */
+tl_generator *tl_py_generator_for(tl_generator *g, tl_device device);
 
 /* Reduction dims as a bitmask over ndim dims, wrapped: all of them when not
  * given; a repeated dim is an error. */

@@ -94,6 +94,10 @@ PyObject *tl_py_tensor_first(const tl_tensor *t);
 /* Any Python object -> a tensor view in t.  Python scalars come back as 0-d
  * tensors with *weak set; dtype < 0 means "infer".  copy forces a copy. */
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak);
+/* A tensor viewing the CUDA memory an object describes with
+ * __cuda_array_interface__ (zero-copy; py_dlpack.c): 1 when it has one, 0
+ * when it has none, -1 with an exception. */
+int tl_py_from_cuda_array_interface(PyObject *o, tl_tensor *t);
 /* A tensor viewing a NumPy array's memory (zero-copy). */
 int tl_py_from_numpy(PyObject *array, tl_tensor *t);
 /* An ndarray viewing the tensor's memory (zero-copy, keeps `owner` alive). */
@@ -176,6 +180,8 @@ int tl_py_shape_ops_init(PyObject *module);
 extern PyMethodDef tl_py_create_functions[];
 /* Generator, the random functions and Tensor samplers (py_random.c) */
 int tl_py_random_init(PyObject *module);
+/* torchlike._C's CUDA runtime functions (py_cuda_runtime.c): streams, events, devices. */
+extern PyMethodDef tl_py_cuda_runtime_functions[];
 
 /* Tensor.__array_ufunc__'s fast path (py_ufunc.c) */
 int tl_py_ufunc_init(PyObject *module);

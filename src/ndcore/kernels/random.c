@@ -14,23 +14,11 @@
 #include <time.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "gpu/random/tl_philox.h"
 #include "ndcore/kernels/tl_random.h"
 
 __extension__ typedef unsigned __int128 tl_u128;
 
-#if defined(__GLIBC__) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* glibc's libmvec (linked as mvec) has SIMD versions of these; declaring them
- * so lets the Box-Muller loops vectorize.  math.h does it only under
- * -ffast-math, which we do not want. */
-#pragma omp declare simd notinbranch
-double log(double);
-#pragma omp declare simd notinbranch
-double cos(double);
-#pragma omp declare simd notinbranch
-float logf(float);
-#pragma omp declare simd notinbranch
-float cosf(float);
-#endif
 
 /* ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3") ---- */
 
@@ -235,34 +223,20 @@ typedef struct {
 } fill_ctx;
 
 /* Box-Muller on npairs pairs of uniforms: pair p takes words 2p, 2p+1
- * (narrow, computed in float) or 4p .. 4p+3 (wide, in double) and gives
- * out[2p], out[2p+1].  Straight loops over arrays, so they vectorize; sin
- * is taken as a cos of the complementary angle, because a sin and a cos of
- * one angle become a sincos call, which has no SIMD version. */
+ * (narrow) or 4p .. 4p+3 (wide) and gives out[2p], out[2p+1].  The log and
+ * the sine and cosine are tl_philox.h's, shared with the CUDA kernels, so
+ * that a GPU draw is bit-identical to this one. */
 static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
 {
-  if (wide) {
-    double u1[CHUNK / 2], u2[CHUNK / 2];
-    for (int p = 0; p < npairs; p++) {
-      u1[p] = open_wide(wide_word(w + 4 * p));
-      u2[p] = unit_wide(wide_word(w + 4 * p + 2));
-    }
-    for (int p = 0; p < npairs; p++) {
-      double r = sqrt(-2.0 * log(u1[p])), theta = 2.0 * M_PI * u2[p];
-      out[2 * p] = r * cos(theta);
-      out[2 * p + 1] = r * cos(M_PI_2 - theta); /* sin, kept apart from cos so no sincos */
-    }
-    return;
-  }
-  float u1[CHUNK / 2], u2[CHUNK / 2];
+  double u1[CHUNK / 2], u2[CHUNK / 2], z0[CHUNK / 2], z1[CHUNK / 2];
+  for (int p = 0; p < npairs; p++)
+    tl_px_pair_uniforms(w + (wide ? 4 * p : 2 * p), wide, &u1[p], &u2[p]);
+#pragma omp simd
+  for (int p = 0; p < npairs; p++) /* branch-free: this loop vectorizes */
+    tl_px_box_muller(u1[p], u2[p], &z0[p], &z1[p]);
   for (int p = 0; p < npairs; p++) {
-    u1[p] = ((float)(w[2 * p] >> 8) + 0.5f) * 0x1p-24f;
-    u2[p] = (float)(w[2 * p + 1] >> 8) * 0x1p-24f;
-  }
-  for (int p = 0; p < npairs; p++) {
-    float r = sqrtf(-2.0f * logf(u1[p])), theta = 2.0f * (float)M_PI * u2[p];
-    out[2 * p] = r * cosf(theta);
-    out[2 * p + 1] = r * cosf((float)M_PI_2 - theta);
+    out[2 * p] = z0[p];
+    out[2 * p + 1] = z1[p];
   }
 }
 
@@ -326,7 +300,7 @@ static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int
       double u = c->wide ? open_wide(wide_word(w + 2 * j)) : open_narrow(w[j]);
       double a = param(d->pa, d->a, (v0 + j) >> ps), b = param(d->pb, d->b, (v0 + j) >> ps);
       switch (d->kind) {
-      case TL_RANDOM_EXPONENTIAL: out[j] = -log(u) / a; break;
+      case TL_RANDOM_EXPONENTIAL: out[j] = tl_px_div(-tl_px_log(u), a); break;
       case TL_RANDOM_CAUCHY: out[j] = a + b * tan(M_PI * (u - 0.5)); break;
       default: out[j] = a >= 1.0 ? 1.0 : ceil(log(u) / log1p(-a)); break; /* GEOMETRIC */
       }
@@ -516,7 +490,8 @@ static tl_status check_params(const tl_random_dist *d, int64_t numel)
 
 /* ---- entry points ------------------------------------------------------------------------- */
 
-tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+tl_status tl_random_plan(tl_generator *g, const tl_tensor *t, const tl_random_dist *d,
+                         tl_random_draw_plan *plan)
 {
   int64_t numel = tl_tensor_numel(t);
   if (t->storage->readonly)
@@ -528,30 +503,46 @@ tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist
                         kind_name(d->kind));
   if (check_dtype(d, t->dtype) != TL_OK || check_params(d, numel) != TL_OK)
     return tl_error_status();
+  bool is_complex = tl_dtype_is_complex(t->dtype);
+  tl_dtype store = is_complex ? tl_dtype_to_real(t->dtype) : t->dtype;
+  tl_px_draw *f = &plan->draw;
+  *f = (tl_px_draw){.kind = (int)d->kind, .a = d->a, .b = d->b, .low = d->low,
+                    .range = d->range, .pa = d->pa, .pb = d->pb, .pshift = is_complex,
+                    .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0};
+  f->wide = d->kind == TL_RANDOM_INTEGER ||
+            (d->kind != TL_RANDOM_BERNOULLI &&
+             (store == TL_DTYPE_F64 || tl_dtype_is_integral(store)));
+  f->per = f->wide ? 2 : 4;
+  f->bits = tl_dtype_is_float(store) ? float_digits(store) : 32;
+  plan->store = store;
+  plan->n = numel << is_complex;
+  f->first = reserve(g, (uint64_t)((plan->n + f->per - 1) / f->per), &f->seed);
+  return TL_OK;
+}
+
+tl_status tl_cpu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
   tl_tensor dst = *t, tmp = {0};
+  tl_random_draw_plan plan;
   bool contiguous = tl_tensor_is_contiguous(t);
   if (!contiguous) {
     if (tl_tensor_empty(&tmp, t->dtype, t->ndim, t->shape, tl_tensor_device(t)) != TL_OK)
       return tl_error_status();
     dst = tmp;
   }
-  bool is_complex = tl_dtype_is_complex(t->dtype);
-  fill_ctx c = {.d = *d, .store = is_complex ? tl_dtype_to_real(t->dtype) : t->dtype,
-                .dst = tl_tensor_data(&dst), .n = numel << is_complex, .pshift = is_complex,
-                .scale_b = is_complex && d->kind == TL_RANDOM_NORMAL ? M_SQRT1_2 : 1.0};
-  c.wide = d->kind == TL_RANDOM_INTEGER ||
-           (d->kind != TL_RANDOM_BERNOULLI &&
-            (c.store == TL_DTYPE_F64 || tl_dtype_is_integral(c.store)));
-  c.per = c.wide ? 2 : 4;
-  c.bits = tl_dtype_is_float(c.store) ? float_digits(c.store) : 32;
-  int64_t blocks = (c.n + c.per - 1) / c.per;
-  c.first = reserve(g, (uint64_t)blocks, &c.seed);
+  tl_status s = tl_random_plan(g, t, d, &plan);
+  if (s != TL_OK)
+    goto done;
+  const tl_px_draw *f = &plan.draw;
+  fill_ctx c = {.d = *d, .store = plan.store, .dst = tl_tensor_data(&dst), .n = plan.n,
+                .pshift = f->pshift, .per = f->per, .bits = f->bits, .wide = f->wide,
+                .scale_b = f->scale_b, .seed = f->seed, .first = f->first};
   tl_parallel_for((c.n + CHUNK - 1) / CHUNK, 16, fill_range, &c);
-  tl_status s = TL_OK;
   if (contiguous)
     tl_storage_bump(t->storage);
   else
     s = tl_tensor_copy(t, &tmp);
+done:
   tl_tensor_release(&tmp);
   return s;
 }

@@ -16,6 +16,7 @@
 #ifndef TL_RANDOM_H
 #define TL_RANDOM_H
 
+#include "gpu/random/tl_philox.h"
 #include "ndcore/tensor/tl_dtype.h"
 
 /* Threads may share a generator: (seed, offset) is read and advanced under
@@ -50,14 +51,14 @@ uint64_t tl_generator_reserve(tl_generator *g, uint64_t blocks, uint64_t *seed);
 void tl_philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w);
 
 typedef enum {
-  TL_RANDOM_UNIFORM,     /* a + (b - a) * U,  U uniform on [0, 1) */
-  TL_RANDOM_NORMAL,      /* a + b * Z,        Z standard normal */
-  TL_RANDOM_INTEGER,     /* low + K,          K uniform on {0, ..., range - 1} */
-  TL_RANDOM_BERNOULLI,   /* 1 with probability a, else 0 */
-  TL_RANDOM_EXPONENTIAL, /* exponential with rate a */
-  TL_RANDOM_CAUCHY,      /* median a, scale b */
-  TL_RANDOM_LOG_NORMAL,  /* exp(a + b * Z) */
-  TL_RANDOM_GEOMETRIC,   /* trials up to the first success, success probability a */
+  TL_RANDOM_UNIFORM = TL_PX_UNIFORM,     /* a + (b - a) * U,  U uniform on [0, 1) */
+  TL_RANDOM_NORMAL = TL_PX_NORMAL,      /* a + b * Z,        Z standard normal */
+  TL_RANDOM_INTEGER = TL_PX_INTEGER,     /* low + K,          K uniform on {0, ..., range - 1} */
+  TL_RANDOM_BERNOULLI = TL_PX_BERNOULLI,   /* 1 with probability a, else 0 */
+  TL_RANDOM_EXPONENTIAL = TL_PX_EXPONENTIAL, /* exponential with rate a */
+  TL_RANDOM_CAUCHY = TL_PX_CAUCHY,      /* median a, scale b */
+  TL_RANDOM_LOG_NORMAL = TL_PX_LOG_NORMAL,  /* exp(a + b * Z) */
+  TL_RANDOM_GEOMETRIC = TL_PX_GEOMETRIC,   /* trials up to the first success, success probability a */
 } tl_random_kind;
 
 typedef struct {
@@ -79,6 +80,18 @@ int64_t tl_random_dtype_max(tl_dtype dtype);
  * complex outputs get independent real and imaginary parts (normal: each with
  * variance b^2 / 2, as PyTorch does). */
 tl_status tl_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d);
+
+/* What every device's fill kernel needs: t and d checked as tl_random_fill
+ * promises (read-only, stride-0, dtype, parameters: one error for all
+ * devices), then the draw (tl_philox.h) with its counters reserved from g:
+ * n values (twice the numel for complex outputs) stored as dtype `store`. */
+typedef struct {
+  tl_px_draw draw;
+  int64_t n;
+  tl_dtype store;
+} tl_random_draw_plan;
+tl_status tl_random_plan(tl_generator *g, const tl_tensor *t, const tl_random_dist *d,
+                         tl_random_draw_plan *plan);
 
 /* out (1-d, contiguous, fresh, integral or float dtype) = a random permutation
  * of 0 .. numel - 1. */

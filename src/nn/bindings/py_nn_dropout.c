@@ -18,7 +18,8 @@ PyObject *tl_py_impl_dropout(tl_op op, const tl_py_args_dropout *a)
     return NULL;
   }
   tl_tensor *yt = a->out ? tl_py_t(a->out) : &y->t;
-  if (tl_nn_dropout(a->generator, tl_py_t(a->input), a->p, (int)a->batch_dims, a->alpha, yt, a->out != NULL,
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(tl_py_t(a->input)));
+  if (!g || tl_nn_dropout(g, tl_py_t(a->input), a->p, (int)a->batch_dims, a->alpha, yt, a->out != NULL,
                     &m->t) != TL_OK) {
     Py_XDECREF(y);
     Py_DECREF(m);

@@ -1,0 +1,310 @@
+/* tl_philox.h - Philox4x32-10 and the value of element v of a random draw,
+ * as functions that compile both as host C (the CPU's kernels in
+ * src/ndcore/kernels/random.c and a test hook) and as CUDA device code (the
+ * GPU's kernels in src/gpu/random/).  One definition on both sides is what
+ * makes a CUDA draw bit-identical to the CPU's for the same seed.
+ *
+ * The mapping (tl_random.h): value v of a draw reads counter block
+ * first + v / per, slot v % per; narrow values take one 32-bit word (per 4),
+ * wide ones two (per 2); a normal value is one half of the Box-Muller pair
+ * made of its slot and its neighbour (slots v & ~1 and v | 1).
+ *
+ * Arithmetic that must match bit for bit goes through tl_px_add/mul/div:
+ * plain operators on the host (the CPU build targets x86-64 without FMA, and
+ * ISO C mode never contracts), the _rn intrinsics on the device so that
+ * nvcc cannot fuse a multiply and an add.  The logarithm and the cosine of
+ * Box-Muller are computed here from those operations (a polynomial after
+ * exact range reduction), not taken from either side's math library, whose
+ * last bits differ between glibc, libmvec and CUDA.                         */
+#ifndef TL_PHILOX_H
+#define TL_PHILOX_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define TL_PX_FN static __host__ __device__ inline
+#else
+#define TL_PX_FN static inline
+#endif
+/* Small loops over constants unrolled whole, so that a loop calling these
+ * functions has no inner control flow and vectorizes. */
+#if defined(__CUDA_ARCH__)
+#define TL_PX_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__) /* nvcc's host pass: the host compiler unrolls as it likes */
+#define TL_PX_UNROLL
+#elif defined(__GNUC__) && !defined(__clang__)
+#define TL_PX_UNROLL _Pragma("GCC unroll 16")
+#else
+#define TL_PX_UNROLL
+#endif
+
+/* The draw kinds; tl_random_kind (tl_random.h) takes its values from these. */
+enum {
+  TL_PX_UNIFORM,
+  TL_PX_NORMAL,
+  TL_PX_INTEGER,
+  TL_PX_BERNOULLI,
+  TL_PX_EXPONENTIAL,
+  TL_PX_CAUCHY,
+  TL_PX_LOG_NORMAL,
+  TL_PX_GEOMETRIC,
+};
+
+/* ---- arithmetic that never contracts ---------------------------------------------- */
+
+TL_PX_FN double tl_px_add(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+TL_PX_FN double tl_px_mul(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+TL_PX_FN double tl_px_div(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+TL_PX_FN double tl_px_sqrt(double a)
+{
+#ifdef __CUDA_ARCH__
+  return __dsqrt_rn(a);
+#else
+  return __builtin_sqrt(a); /* correctly rounded (IEEE 754) */
+#endif
+}
+
+/* The high 64 bits of x * y. */
+TL_PX_FN uint64_t tl_px_mulhi(uint64_t x, uint64_t y)
+{
+#ifdef __CUDA_ARCH__
+  return __umul64hi(x, y);
+#else
+  __extension__ typedef unsigned __int128 u128;
+  return (uint64_t)(((u128)x * y) >> 64);
+#endif
+}
+
+/* ---- Philox4x32-10 ------------------------------------------------------------------ */
+
+#define TL_PX_M0 0xD2511F53u
+#define TL_PX_M1 0xCD9E8D57u
+#define TL_PX_W0 0x9E3779B9u /* key schedule: golden ratio */
+#define TL_PX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
+
+/* Block `counter` (the low 64 bits of the 128-bit counter; the high words
+ * are 0) under key `seed`: four 32-bit words. */
+TL_PX_FN void tl_px_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+{
+  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int round = 0; round < 10; round++) {
+    uint64_t p0 = (uint64_t)TL_PX_M0 * c0, p1 = (uint64_t)TL_PX_M1 * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += TL_PX_W0;
+    k1 += TL_PX_W1;
+  }
+  w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
+}
+
+/* ---- words to numbers ------------------------------------------------------------------ */
+
+TL_PX_FN uint64_t tl_px_wide(const uint32_t *w) { return (uint64_t)w[1] << 32 | w[0]; }
+/* Uniform on [0, 1) with 53 bits. */
+TL_PX_FN double tl_px_unit_wide(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
+/* Uniform on the open interval (0, 1): safe under log(). */
+TL_PX_FN double tl_px_open_narrow(uint32_t w) { return ((double)w + 0.5) * 0x1p-32; }
+TL_PX_FN double tl_px_open_wide(uint64_t x) { return ((double)(x >> 11) + 0.5) * 0x1p-53; }
+/* Uniform on [0, 1) with `bits` (<= 32) bits: float16 11, float32 24 ... */
+TL_PX_FN double tl_px_unit_narrow(uint32_t w, int bits)
+{
+  return (double)(w >> (32 - bits)) / (double)((uint64_t)1 << bits); /* exact: a power of 2 */
+}
+
+/* ---- log and sincos from + - * / ----------------------------------------------------- */
+
+/* log(x) for a normal double x in (0, 1] (the open uniforms it is called with):
+ * x = m 2^e with m in [sqrt(1/2), sqrt(2)), found by exact scalings by
+ * powers of two (compares and selects on doubles only, so the CPU's loops
+ * vectorize with plain SSE2); log m = 2 atanh(s), s = (m - 1) / (m + 1),
+ * |s| < 0.172, as an odd series to s^23 (the next term is below 2^-56 of
+ * the sum); e ln 2 in two parts, the first with trailing zeros so that
+ * e * ln2_hi is exact.  About 1.5 ulp. */
+TL_PX_FN double tl_px_log(double x)
+{
+  double e = 0;
+  TL_PX_UNROLL
+  for (int i = 9; i >= 0; i--) { /* x to [1/2, 1]: steps of 2^512, 2^256 ... 2 */
+    double step = (double)(1 << i), up = ldexp(1.0, 1 << i), below = ldexp(1.0, -(1 << i));
+    bool small = x < below; /* selects of constants, then exact arithmetic */
+    x = tl_px_mul(x, small ? up : 1.0);
+    e = tl_px_add(e, small ? -step : 0.0);
+  }
+  bool low = x < 0x1.6a09e667f3bcdp-1; /* below sqrt(1/2): into [sqrt(1/2), sqrt(2)) */
+  double m = tl_px_mul(x, low ? 2.0 : 1.0);
+  e = tl_px_add(e, low ? -1.0 : 0.0);
+  double s = tl_px_div(tl_px_add(m, -1.0), tl_px_add(m, 1.0)), z = tl_px_mul(s, s);
+  const double c[] = {0x1.5555555555555p-1, 0x1.999999999999ap-2, 0x1.2492492492492p-2,
+                      0x1.c71c71c71c71cp-3, 0x1.745d1745d1746p-3, 0x1.3b13b13b13b14p-3,
+                      0x1.1111111111111p-3, 0x1.e1e1e1e1e1e1ep-4, 0x1.af286bca1af28p-4,
+                      0x1.8618618618618p-4, 0x1.642c8590b2164p-4};
+  double p = c[10];
+  TL_PX_UNROLL
+  for (int k = 9; k >= 0; k--)
+    p = tl_px_add(c[k], tl_px_mul(z, p));
+  double log_m = tl_px_add(tl_px_mul(2.0, s), tl_px_mul(tl_px_mul(s, z), p));
+  const double ln2_hi = 0x1.62e42fee00000p-1, ln2_lo = 0x1.a39ef35793c76p-33;
+  return tl_px_add(tl_px_mul(e, ln2_hi), tl_px_add(log_m, tl_px_mul(e, ln2_lo)));
+}
+
+/* cos and sin of t in [0, 2 pi]: t = k pi/2 + r with |r| <= pi/4 (k found
+ * by compares, pi/2 in two parts, the first with trailing zeros so that
+ * k * pio2_hi is exact), then the Taylor series of cos r and sin r to r^16
+ * and r^17, and the quadrant by selects. */
+TL_PX_FN void tl_px_sincos(double t, double *sin_t, double *cos_t)
+{
+  const double pio2_hi = 0x1.921fb54400000p0, pio2_lo = 0x1.0b4611a626331p-34;
+  double y = tl_px_add(tl_px_mul(t, 0x1.45f306dc9c883p-1), 0.5); /* t 2/pi + 1/2, below 4.5 */
+  double k = (y >= 1.0 ? 1.0 : 0.0) + (y >= 2.0 ? 1.0 : 0.0) + (y >= 3.0 ? 1.0 : 0.0) +
+             (y >= 4.0 ? 1.0 : 0.0); /* round(t 2/pi), exact small integers */
+  double r = tl_px_add(tl_px_add(t, -tl_px_mul(k, pio2_hi)), -tl_px_mul(k, pio2_lo));
+  double z = tl_px_mul(r, r);
+  const double cc[] = {-0x1.0000000000000p-1, 0x1.5555555555555p-5, -0x1.6c16c16c16c17p-10,
+                       0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,
+                       -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45};
+  const double sc[] = {-0x1.5555555555555p-3, 0x1.1111111111111p-7, -0x1.a01a01a01a01ap-13,
+                       0x1.71de3a556c734p-19, -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,
+                       -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49};
+  double pc = cc[7], ps = sc[7];
+  TL_PX_UNROLL
+  for (int j = 6; j >= 0; j--) {
+    pc = tl_px_add(cc[j], tl_px_mul(z, pc));
+    ps = tl_px_add(sc[j], tl_px_mul(z, ps));
+  }
+  double c = tl_px_add(1.0, tl_px_mul(z, pc)), s = tl_px_add(r, tl_px_mul(tl_px_mul(r, z), ps));
+  /* quadrant k mod 4: cos t = (c, -s, -c, s), sin t = (s, c, -s, -c) */
+  bool odd = (k == 1.0) | (k == 3.0); /* | not ||: no branch */
+  double cos_r = odd ? s : c, sin_r = odd ? c : s;
+  *cos_t = tl_px_mul(cos_r, (k == 1.0) | (k == 2.0) ? -1.0 : 1.0);
+  *sin_t = tl_px_mul(sin_r, (k == 2.0) | (k == 3.0) ? -1.0 : 1.0);
+}
+
+/* Box-Muller: two independent standard normals from u1 in (0, 1) and u2 in
+ * [0, 1). */
+TL_PX_FN void tl_px_box_muller(double u1, double u2, double *z0, double *z1)
+{
+  double r = tl_px_sqrt(tl_px_mul(-2.0, tl_px_log(u1)));
+  double s, c;
+  tl_px_sincos(tl_px_mul(0x1.921fb54442d18p+2, u2), &s, &c); /* 2 pi u2 */
+  *z0 = tl_px_mul(r, c);
+  *z1 = tl_px_mul(r, s);
+}
+
+/* The two uniforms of a normal pair: narrow pairs take two words (slots 0, 1
+ * or 2, 3) as 24-bit uniforms; a wide pair is the whole block, two 53-bit
+ * uniforms.  u1 is open on (0, 1). */
+TL_PX_FN void tl_px_pair_uniforms(const uint32_t *w, int wide, double *u1, double *u2)
+{
+  if (wide) {
+    *u1 = tl_px_open_wide(tl_px_wide(w));
+    *u2 = tl_px_unit_wide(tl_px_wide(w + 2));
+  } else {
+    *u1 = ((double)(w[0] >> 8) + 0.5) * 0x1p-24;
+    *u2 = (double)(w[1] >> 8) * 0x1p-24;
+  }
+}
+
+/* The normal pair of those words. */
+TL_PX_FN void tl_px_normal_pair(const uint32_t *w, int wide, double *z0, double *z1)
+{
+  double u1, u2;
+  tl_px_pair_uniforms(w, wide, &u1, &u2);
+  tl_px_box_muller(u1, u2, z0, z1);
+}
+
+/* ---- one value of a draw --------------------------------------------------------------- */
+
+/* A draw as the kernels see it (plain data: host C, device C++). */
+typedef struct {
+  int kind;       /* TL_PX_* */
+  int wide;       /* two words a value */
+  int per;        /* values per counter block: 2 wide, 4 narrow */
+  int bits;       /* precision of narrow uniforms */
+  int pshift;     /* value index >> pshift = parameter index (1: complex output) */
+  double a, b;    /* the distribution's parameters */
+  double scale_b; /* multiplies b (normal on complex: 1/sqrt(2)) */
+  int64_t low;    /* INTEGER: low + K, K < range */
+  uint64_t range; /* 0 stands for 2^64 */
+  const double *pa, *pb; /* per-element a and b, or NULL (memory the code can read) */
+  uint64_t seed, first;  /* the key and the first counter block of the draw */
+} tl_px_draw;
+
+TL_PX_FN double tl_px_param(const double *p, double fallback, int64_t e)
+{
+  return p ? p[e] : fallback;
+}
+
+/* Value v of draw f: a double in *d, or for INTEGER an int64 in *iv.  The
+ * CPU's chunked loops (random.c) compute exactly this; the GPU's kernel
+ * calls it per element; tests compare the two through a host hook. */
+TL_PX_FN void tl_px_value(const tl_px_draw *f, int64_t v, double *d, int64_t *iv)
+{
+  uint32_t w[4];
+  int slot = (int)(v % f->per);
+  tl_px_block(f->seed, f->first + (uint64_t)(v / f->per), w);
+  int64_t e = v >> f->pshift;
+  double a = tl_px_param(f->pa, f->a, e), b = tl_px_param(f->pb, f->b, e);
+  switch (f->kind) {
+  case TL_PX_INTEGER: {
+    uint64_t x = tl_px_wide(w + 2 * slot);
+    *iv = (int64_t)((uint64_t)f->low + (f->range ? tl_px_mulhi(x, f->range) : x));
+    return;
+  }
+  case TL_PX_BERNOULLI: *d = (double)w[slot] * 0x1p-32 < a; return;
+  case TL_PX_UNIFORM: {
+    double u = f->wide ? tl_px_unit_wide(tl_px_wide(w + 2 * slot)) : tl_px_unit_narrow(w[slot], f->bits);
+    *d = tl_px_add(a, tl_px_mul(tl_px_add(b, -a), u));
+    return;
+  }
+  case TL_PX_NORMAL:
+  case TL_PX_LOG_NORMAL: {
+    double z0, z1;
+    tl_px_normal_pair(f->wide ? w : w + (slot & 2), f->wide, &z0, &z1);
+    double x = tl_px_add(a, tl_px_mul(tl_px_mul(b, f->scale_b), v & 1 ? z1 : z0));
+    *d = f->kind == TL_PX_LOG_NORMAL ? exp(x) : x;
+    return;
+  }
+  default: { /* the rest invert a CDF at an open uniform */
+    double u = f->wide ? tl_px_open_wide(tl_px_wide(w + 2 * slot)) : tl_px_open_narrow(w[slot]);
+    switch (f->kind) {
+    case TL_PX_EXPONENTIAL: *d = tl_px_div(-tl_px_log(u), a); return;
+    case TL_PX_CAUCHY: *d = a + b * tan(3.14159265358979323846 * (u - 0.5)); return;
+    default: *d = a >= 1.0 ? 1.0 : ceil(log(u) / log1p(-a)); return; /* GEOMETRIC */
+    }
+  }
+  }
+}
+
+#endif

@@ -1,0 +1,328 @@
+/* runtime.c - streams, events, devices and their per-thread currents
+ * (tl_gpu_runtime.h).  Thin wrappers over the CUDA runtime that turn its
+ * errors into the core's; the Python objects (torchlike.cuda.Stream, Event)
+ * hold the handles and call these through py_cuda_runtime.c.               */
+#include "gpu/runtime/tl_gpu_runtime.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/tl_gpu.h"
+#include "ndcore/tensor/tl_backend.h"
+
+#define TL_GPU_MAX_DEVICES 16 /* backend_cuda.c's bound too */
+
+static _Thread_local int current_device;
+/* The current stream of each device, per thread as in PyTorch (NULL: the
+ * legacy default stream). */
+static _Thread_local void *current_streams[TL_GPU_MAX_DEVICES];
+
+/* TL_OK when device names a GPU this process sees, else a RuntimeError
+ * saying why not (no CUDA in the build, no GPU, or an index past them). */
+static tl_status check_device(int device)
+{
+  int n = tl_gpu_device_count();
+  if (!tl_gpu_compiled())
+    return tl_error_set(TL_ERR_RUNTIME, "torchlike was not compiled with CUDA enabled");
+  if (n == 0)
+    return tl_error_set(TL_ERR_RUNTIME, "No CUDA GPUs are available");
+  if (device < 0 || device >= n || device >= TL_GPU_MAX_DEVICES)
+    return tl_error_set(TL_ERR_RUNTIME, "CUDA error: invalid device ordinal (device %d; this "
+                        "process sees %d)", device, n);
+  return TL_OK;
+}
+
+int tl_gpu_current_device(void) { return current_device; }
+
+tl_status tl_gpu_set_device(int device)
+{
+  if (check_device(device) != TL_OK)
+    return tl_error_status();
+  current_device = device;
+  return TL_OK;
+}
+
+void *tl_gpu_current_stream(int device)
+{
+  return device >= 0 && device < TL_GPU_MAX_DEVICES ? current_streams[device] : NULL;
+}
+
+tl_status tl_gpu_set_current_stream(int device, void *stream)
+{
+  if (check_device(device) != TL_OK)
+    return tl_error_status();
+  current_streams[device] = stream;
+  return TL_OK;
+}
+
+tl_status tl_storage_record_stream(tl_storage *s, void *stream)
+{
+  if (!s->block || !s->backend->pool)
+    return TL_OK; /* not from a pool: nothing is reused early */
+  return tl_alloc_pool_record_stream(s->backend->pool(s->device), s->block, stream);
+}
+
+#ifdef TL_WITH_CUDA
+#include <cuda_runtime_api.h>
+
+bool tl_gpu_compiled(void) { return true; }
+
+static tl_status check(cudaError_t err, const char *what)
+{
+  if (err == cudaSuccess)
+    return TL_OK;
+  cudaGetLastError(); /* clear it so the next call does not see it */
+  return tl_error_set(TL_ERR_RUNTIME, "CUDA error in %s: %s", what, cudaGetErrorString(err));
+}
+
+/* check_device, then make it the runtime's current device. */
+static tl_status use_device(int device)
+{
+  if (check_device(device) != TL_OK)
+    return tl_error_status();
+  return check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+tl_status tl_gpu_stream_create(int device, int priority, void **stream)
+{
+  cudaStream_t s = NULL;
+  if (use_device(device) != TL_OK ||
+      check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
+            "cudaStreamCreateWithPriority") != TL_OK)
+    return tl_error_status();
+  *stream = s;
+  return TL_OK;
+}
+
+tl_status tl_gpu_stream_destroy(int device, void *stream)
+{
+  if (!stream)
+    return TL_OK;
+  if (use_device(device) != TL_OK)
+    return tl_error_status();
+  for (int d = 0; d < TL_GPU_MAX_DEVICES; d++) /* this thread stops using it */
+    if (current_streams[d] == stream)
+      current_streams[d] = NULL;
+  return check(cudaStreamDestroy((cudaStream_t)stream), "cudaStreamDestroy");
+}
+
+tl_status tl_gpu_stream_query(void *stream, bool *done)
+{
+  cudaError_t err = cudaStreamQuery((cudaStream_t)stream);
+  *done = err == cudaSuccess;
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return TL_OK;
+  }
+  return check(err, "cudaStreamQuery");
+}
+
+tl_status tl_gpu_stream_synchronize(void *stream)
+{
+  return check(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize");
+}
+
+tl_status tl_gpu_stream_wait_event(void *stream, void *event)
+{
+  return check(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)event, 0),
+               "cudaStreamWaitEvent");
+}
+
+tl_status tl_gpu_stream_priority_range(int *least, int *greatest)
+{
+  *least = *greatest = 0;
+  if (use_device(current_device) != TL_OK)
+    return tl_error_status();
+  return check(cudaDeviceGetStreamPriorityRange(least, greatest),
+               "cudaDeviceGetStreamPriorityRange");
+}
+
+tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool interprocess,
+                              void **event)
+{
+  unsigned flags = (timing ? 0 : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0) |
+                   (interprocess ? cudaEventInterprocess : 0);
+  cudaEvent_t e = NULL;
+  if (use_device(device) != TL_OK ||
+      check(cudaEventCreateWithFlags(&e, flags), "cudaEventCreateWithFlags") != TL_OK)
+    return tl_error_status();
+  *event = e;
+  return TL_OK;
+}
+
+void tl_gpu_event_destroy(void *event)
+{
+  if (event)
+    cudaEventDestroy((cudaEvent_t)event);
+}
+
+tl_status tl_gpu_event_record(void *event, void *stream)
+{
+  return check(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream), "cudaEventRecord");
+}
+
+tl_status tl_gpu_event_query(void *event, bool *done)
+{
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  *done = err == cudaSuccess;
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return TL_OK;
+  }
+  return check(err, "cudaEventQuery");
+}
+
+tl_status tl_gpu_event_synchronize(void *event)
+{
+  return check(cudaEventSynchronize((cudaEvent_t)event), "cudaEventSynchronize");
+}
+
+tl_status tl_gpu_event_elapsed(void *start, void *end, float *ms)
+{
+  return check(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end),
+               "cudaEventElapsedTime");
+}
+
+tl_status tl_gpu_stream_order(int device, void *waiter, void *producer)
+{
+  void *event = NULL;
+  if (waiter == producer)
+    return TL_OK;
+  tl_status s = tl_gpu_event_create(device, false, false, false, &event);
+  if (s == TL_OK && (s = tl_gpu_event_record(event, producer)) == TL_OK)
+    s = tl_gpu_stream_wait_event(waiter, event);
+  tl_gpu_event_destroy(event); /* released once the wait no longer needs it */
+  return s;
+}
+
+tl_status tl_gpu_pointer_device(const void *ptr, int *device)
+{
+  struct cudaPointerAttributes a;
+  if (check_device(0) != TL_OK)
+    return tl_error_status();
+  if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return tl_error_set(TL_ERR_VALUE, "the pointer %p is not known to CUDA", ptr);
+  }
+  if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+    return tl_error_set(TL_ERR_VALUE, "the pointer %p is not device memory", ptr);
+  *device = a.device;
+  return check_device(a.device);
+}
+
+tl_status tl_gpu_device_synchronize(int device)
+{
+  if (use_device(device) != TL_OK)
+    return tl_error_status();
+  return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
+{
+  struct cudaDeviceProp prop;
+  memset(p, 0, sizeof *p);
+  if (check_device(device) != TL_OK ||
+      check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties") != TL_OK)
+    return tl_error_status();
+  snprintf(p->name, sizeof p->name, "%s", prop.name);
+  p->total_memory = prop.totalGlobalMem;
+  p->major = prop.major;
+  p->minor = prop.minor;
+  p->multi_processor_count = prop.multiProcessorCount;
+  p->is_integrated = prop.integrated;
+  p->is_multi_gpu_board = prop.isMultiGpuBoard;
+  p->warp_size = prop.warpSize;
+  p->max_threads_per_multi_processor = prop.maxThreadsPerMultiProcessor;
+  p->l2_cache_size = (size_t)prop.l2CacheSize;
+  const unsigned char *u = (const unsigned char *)prop.uuid.bytes;
+  char *o = p->uuid + sprintf(p->uuid, "GPU-");
+  for (int i = 0; i < 16; i++)
+    o += sprintf(o, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+  return TL_OK;
+}
+
+#else /* no CUDA in the build: check_device says so */
+
+bool tl_gpu_compiled(void) { return false; }
+
+tl_status tl_gpu_stream_create(int device, int priority, void **stream)
+{
+  (void)priority;
+  *stream = NULL;
+  return check_device(device);
+}
+tl_status tl_gpu_stream_destroy(int device, void *stream)
+{
+  (void)stream;
+  return check_device(device);
+}
+tl_status tl_gpu_stream_query(void *stream, bool *done)
+{
+  (void)stream;
+  *done = true;
+  return check_device(0);
+}
+tl_status tl_gpu_stream_synchronize(void *stream)
+{
+  (void)stream;
+  return check_device(0);
+}
+tl_status tl_gpu_stream_wait_event(void *stream, void *event)
+{
+  (void)stream, (void)event;
+  return check_device(0);
+}
+tl_status tl_gpu_stream_priority_range(int *least, int *greatest)
+{
+  *least = *greatest = 0;
+  return check_device(0);
+}
+tl_status tl_gpu_event_create(int device, bool timing, bool blocking, bool interprocess,
+                              void **event)
+{
+  (void)timing, (void)blocking, (void)interprocess;
+  *event = NULL;
+  return check_device(device);
+}
+void tl_gpu_event_destroy(void *event) { (void)event; }
+tl_status tl_gpu_event_record(void *event, void *stream)
+{
+  (void)event, (void)stream;
+  return check_device(0);
+}
+tl_status tl_gpu_event_query(void *event, bool *done)
+{
+  (void)event;
+  *done = true;
+  return check_device(0);
+}
+tl_status tl_gpu_event_synchronize(void *event)
+{
+  (void)event;
+  return check_device(0);
+}
+tl_status tl_gpu_event_elapsed(void *start, void *end, float *ms)
+{
+  (void)start, (void)end;
+  *ms = 0;
+  return check_device(0);
+}
+tl_status tl_gpu_stream_order(int device, void *waiter, void *producer)
+{
+  (void)waiter, (void)producer;
+  return check_device(device);
+}
+tl_status tl_gpu_pointer_device(const void *ptr, int *device)
+{
+  (void)ptr;
+  *device = 0;
+  return check_device(0);
+}
+tl_status tl_gpu_device_synchronize(int device) { return check_device(device); }
+tl_status tl_gpu_device_properties(int device, tl_gpu_properties *p)
+{
+  memset(p, 0, sizeof *p);
+  return check_device(device);
+}
+#endif
