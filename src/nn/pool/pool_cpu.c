@@ -33,6 +33,14 @@ static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tm
 
 static tl_dtype work_dtype(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
+/* The windowed max also takes integer inputs (PyTorch's CPU max pooling
+ * does): they are compared as int64, exact for every integer dtype, where
+ * float would round int32 and int64 values. */
+static tl_dtype max_work_dtype(tl_dtype d)
+{
+  return tl_dtype_is_float(d) ? work_dtype(d) : TL_DTYPE_I64;
+}
+
 /* The kernels' operands in the work dtype: `in` as a contiguous work tensor
  * (itself or *xt) and where the result goes (out itself when it has the
  * work dtype, else the new *yt to cast from last); NULL on failure. */
@@ -68,7 +76,7 @@ typedef struct {
   /* Outputs [lo, hi) of the last dim have regular taps, all inside: output
    * j2's tap q2 at base + j2 * s + q2 * dl (lo == hi: none). */
   int64_t lo, hi, base, s, dl;
-  bool f64;
+  tl_dtype work; /* F32, F64 or I64 */
   bool failed; /* a range could not allocate its offsets */
 } max_job;
 
@@ -123,20 +131,21 @@ static void regular_span(max_job *job)
     _Pragma("omp simd") for (int64_t j2 = lo; j2 < hi; j2++)                                \
     {                                                                                       \
       T v = x[o + j2 * s], m = y[j2];                                                       \
-      bool take = v > m || v != v;                                                          \
+      bool take = v > m || v != v; /* v != v: a NaN (never, for int64) */                   \
       y[j2] = take ? v : m;                                                                 \
       yi[j2] = take ? o + j2 * s : yi[j2];                                                  \
     }                                                                                       \
   }
 TL_POOL_MAX_SPAN(float)
 TL_POOL_MAX_SPAN(double)
+TL_POOL_MAX_SPAN(int64_t)
 
 /* Output rows [begin, end), a row being (b, j0, j1) over j2.  The row's
  * (q0, q1) taps are the same for every j2: their offsets into the plane are
  * listed once (in tap order), then each output scans them and its q2 taps.
  * NaN wins and a later NaN replaces an earlier one, as PyTorch's
  * `val > max || isnan(val)`; otherwise the first maximum in tap order. */
-#define TL_POOL_MAX_ROWS(name, T)                                                           \
+#define TL_POOL_MAX_ROWS(name, T, LOWEST)                                                   \
   INLINE void name(const max_job *job, int64_t begin, int64_t end, int64_t *offs)          \
   {                                                                                         \
     const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
@@ -165,7 +174,7 @@ TL_POOL_MAX_SPAN(double)
         if (j2 == job->out[2])                                                              \
           break;                                                                            \
         const int64_t *x2 = x2b + j2 * t2->k;                                               \
-        T m = -INFINITY;                                                                    \
+        T m = LOWEST;                                                                       \
         int64_t at = -1;                                                                    \
         for (int64_t q = 0; q < nr; q++) {                                                  \
           const T *xr = x + offs[q];                                                        \
@@ -174,7 +183,7 @@ TL_POOL_MAX_SPAN(double)
             if (p < 0)                                                                      \
               continue;                                                                     \
             T v = xr[p];                                                                    \
-            if (at < 0 || v > m || isnan(v)) {                                              \
+            if (at < 0 || v > m || v != v) {                                                \
               m = v;                                                                        \
               at = offs[q] + p;                                                             \
             }                                                                               \
@@ -185,8 +194,9 @@ TL_POOL_MAX_SPAN(double)
       }                                                                                     \
     }                                                                                       \
   }
-TL_POOL_MAX_ROWS(max_rows_f32, float)
-TL_POOL_MAX_ROWS(max_rows_f64, double)
+TL_POOL_MAX_ROWS(max_rows_f32, float, -INFINITY)
+TL_POOL_MAX_ROWS(max_rows_f64, double, -INFINITY)
+TL_POOL_MAX_ROWS(max_rows_i64, int64_t, INT64_MIN)
 
 TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
@@ -197,8 +207,10 @@ TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int 
     job->failed = true; /* reported by the caller */
     return;
   }
-  if (job->f64)
+  if (job->work == TL_DTYPE_F64)
     max_rows_f64(job, begin, end, offs);
+  else if (job->work == TL_DTYPE_I64)
+    max_rows_i64(job, begin, end, offs);
   else
     max_rows_f32(job, begin, end, offs);
   if (offs != stack)
@@ -222,7 +234,7 @@ static void pad_taps(const tl_nn_taps *taps, int n, tl_nn_taps *t3, int64_t *in,
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
                                  tl_tensor *out, tl_tensor *indices)
 {
-  tl_dtype work = work_dtype(in->dtype);
+  tl_dtype work = max_work_dtype(in->dtype);
   tl_tensor xt = {0}, yt = {0};
   tl_status status = TL_OK;
   void *ydata;
@@ -232,8 +244,8 @@ tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *t
     status = tl_error_status();
     goto done;
   }
-  max_job job = {.x = tl_tensor_data(xw), .y = ydata,
-                 .idx = tl_tensor_data(indices), .f64 = work == TL_DTYPE_F64};
+  max_job job = {.x = tl_tensor_data(xw), .y = ydata, .idx = tl_tensor_data(indices),
+                 .work = work};
   pad_taps(taps, n, job.taps, job.in, job.out);
   regular_span(&job);
   int64_t rows = planes_of(out, n) * job.out[0] * job.out[1];
