@@ -358,6 +358,50 @@ static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
     pass_f32(job, begin, end);
 }
 
+/* ---- passes a plane at a time ---------------------------------------------------------
+ * With planes for every thread, each plane runs all its passes in a row,
+ * the intermediate results in two plane-sized scratch buffers of its
+ * thread: a whole-batch intermediate (bilinear x2: half the output) would
+ * raise the peak memory above PyTorch's, whose kernels interpolate every
+ * dim at once. */
+
+typedef struct {
+  const void *x;
+  void *y;
+  const tl_nn_taps *taps;
+  int n, order[D3];
+  int64_t outer[D3], inner[D3]; /* per step, within one plane */
+  int64_t in_plane, out_plane, scratch; /* elements */
+  size_t esize;
+  bool f64, transpose;
+  bool failed; /* a range could not allocate its scratch */
+} plane_job;
+
+static void plane_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  plane_job *job = ctx;
+  char *buf = malloc(2 * (size_t)job->scratch * job->esize + 1);
+  if (!buf) {
+    job->failed = true; /* reported by the caller */
+    return;
+  }
+  for (int64_t b = begin; b < end; b++) {
+    const char *src = (const char *)job->x + (size_t)(b * job->in_plane) * job->esize;
+    for (int step = 0; step < job->n; step++) {
+      const tl_nn_taps *t = &job->taps[job->order[step]];
+      char *dst = step == job->n - 1
+                      ? (char *)job->y + (size_t)(b * job->out_plane) * job->esize
+                      : buf + (size_t)(step % 2) * (size_t)job->scratch * job->esize;
+      pass_job pass = {.x = src, .y = dst, .t = t, .inner = job->inner[step], .f64 = job->f64,
+                       .transpose = job->transpose};
+      int64_t outer = job->outer[step];
+      pass_range(&pass, 0, job->transpose ? outer : outer * t->out, worker);
+      src = dst;
+    }
+  }
+  free(buf);
+}
+
 /* ---- whole-plane averages ------------------------------------------------------------
  * Taps that reduce every dim to one output reading all of it with one weight
  * (adaptive average pooling to 1, a window as large as the input): the
@@ -489,6 +533,32 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
   }
   int order[D3];
   pass_order(n, taps, transpose, cur, order);
+  if (n > 1 && B >= 2 * (int64_t)tl_parallel_get_threads()) {
+    plane_job job = {.x = src, .y = ydata, .taps = taps, .n = n, .esize = esize,
+                     .in_plane = tl_tensor_numel(in) / B, .out_plane = tl_tensor_numel(out) / B,
+                     .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t work_per_plane = 0;
+    memcpy(job.order, order, sizeof order);
+    for (int step = 0; step < n; step++) {
+      int d = order[step];
+      job.outer[step] = job.inner[step] = 1;
+      for (int e = 0; e < d; e++)
+        job.outer[step] *= cur[e];
+      for (int e = d + 1; e < n; e++)
+        job.inner[step] *= cur[e];
+      cur[d] = transpose ? taps[d].in : taps[d].out;
+      int64_t size = job.outer[step] * cur[d] * job.inner[step];
+      if (step < n - 1 && size > job.scratch)
+        job.scratch = size;
+      work_per_plane += size * taps[d].k;
+    }
+    tl_parallel_for(B, 1 + 16384 / (work_per_plane + 1), plane_range, &job);
+    if (job.failed) {
+      status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+      goto done;
+    }
+    goto copy;
+  }
   for (int step = 0; step < n; step++) {
     int d = order[step];
     int64_t outer = B, inner = 1;
