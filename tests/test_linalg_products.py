@@ -257,3 +257,61 @@ def test_inplace_add_family():
     t = to_tensor(np.stack([c, c]))
     t.baddbmm_(to_tensor(b1), to_tensor(b2))
     assert_close(t, c + b1 @ b2)
+
+
+# ---- the GEMM thread policy (src/ndcore/linalg/blas_threads.c) ----------------------
+
+@pytest.mark.parametrize("m,n,k,single", [
+    (64, 10, 4096, True), (64, 4096, 10, True), (128, 128, 128, True), (1, 1, 1, True),
+    (128, 128, 256, True),            # 2^22 multiply-adds: the largest single-thread product
+    (128, 128, 257, False), (32, 1024, 256, False), (512, 512, 512, False),
+])
+def test_small_products_run_on_one_blas_thread(m, n, k, single):
+    assert tl._C._gemm_single_thread(m, n, k) is single
+
+
+def test_a_small_product_puts_the_blas_thread_count_back():
+    saved = tl.get_num_threads()
+    try:
+        tl.set_num_threads(2)
+        assert tl._C._blas_threads() == 2
+        a, b = random_array((64, 4096), "float32"), random_array((4096, 10), "float32")
+        out = tl.from_numpy(a) @ tl.from_numpy(b)    # one thread inside, two after
+        np.testing.assert_allclose(out.numpy(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+        assert tl._C._blas_threads() == 2
+        big_a = random_array((300, 300), "float64")
+        np.testing.assert_allclose((tl.from_numpy(big_a) @ tl.from_numpy(big_a)).numpy(),
+                                   big_a @ big_a, rtol=1e-12)
+        assert tl._C._blas_threads() == 2
+    finally:
+        tl.set_num_threads(saved)
+
+
+def test_products_from_several_threads_keep_the_users_blas_count():
+    # concurrent single-thread sections nest: the last one out restores the
+    # count, and a set_num_threads meanwhile is what it restores
+    import threading
+    saved = tl.get_num_threads()
+    a = tl.from_numpy(random_array((64, 512), "float32"))
+    b = tl.from_numpy(random_array((512, 64), "float32"))
+    ref = (a @ b).numpy()
+    errors = []
+
+    def work():
+        try:
+            for _ in range(200):
+                np.testing.assert_array_equal((a @ b).numpy(), ref)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    try:
+        tl.set_num_threads(2)
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        tl.set_num_threads(2)
+        for t in threads:
+            t.join()
+        assert not errors
+        assert tl._C._blas_threads() == 2
+    finally:
+        tl.set_num_threads(saved)

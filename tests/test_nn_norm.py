@@ -296,6 +296,68 @@ def test_layer_norm_backward_strided_grads_and_many_rows(dtype, grad):
     np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
 
 
+def np_batch_norm_backward(g, x, w, eps=1e-5):
+    """dx, dw, db of training batch_norm of (N, C, *spatial)."""
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    xhat = np_norm(x, axes, eps)
+    rstd = 1 / np.sqrt(x.var(axes, keepdims=True) + eps)
+    gw = g * w.reshape(shape)
+    dx = rstd * (gw - gw.mean(axes, keepdims=True) - xhat * (gw * xhat).mean(axes, keepdims=True))
+    return dx, (g * xhat).sum(axes), g.sum(axes)
+
+
+@pytest.mark.parametrize("dtype", [T.float64, T.float32])
+@pytest.mark.parametrize("grad", ["scalar", "sliced", "channel_broadcast", "transposed"])
+def test_batch_norm_backward_strided_grads(dtype, grad):
+    # the gradient of sum() (a broadcast scalar: read as one line, not
+    # copied), a channel slice (lines read in place), a value per (n, c)
+    # broadcast over the spatial dims and a transposed grad (both copied)
+    N, Cn, H, W = 3, 4, 5, 6
+    x, w = randn(N, Cn, H, W), randn(Cn)
+    gfull = randn(N, 2 * Cn, H, W)
+    g = {"scalar": np.full((N, Cn, H, W), 0.7), "sliced": gfull[:, 3:3 + Cn],
+         "channel_broadcast": np.broadcast_to(gfull[:, :Cn, :1, :1], (N, Cn, H, W)),
+         "transposed": gfull[:, :Cn]}[grad]
+    if grad == "scalar":
+        gt = T.tensor(0.7, dtype=dtype).expand(N, Cn, H, W)
+    elif grad == "sliced":
+        gt = T.tensor(gfull, dtype=dtype)[:, 3:3 + Cn]
+    elif grad == "channel_broadcast":
+        gt = T.tensor(gfull[:, :Cn, :1, :1], dtype=dtype).expand(N, Cn, H, W)
+    else:
+        gt = T.tensor(np.ascontiguousarray(gfull[:, :Cn].transpose(0, 1, 3, 2)),
+                      dtype=dtype).transpose(2, 3)
+    xt = T.tensor(x, dtype=dtype, requires_grad=True)
+    wt = T.tensor(w, dtype=dtype, requires_grad=True)
+    bt = T.zeros(Cn, dtype=dtype, requires_grad=True)
+    F.batch_norm(xt, None, None, wt, bt, training=True).backward(gt)
+    dx, dw, db = np_batch_norm_backward(g, x, w)
+    tol = 1e-10 if dtype == T.float64 else 2e-4
+    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wt.grad.numpy(), dw, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
+
+
+@pytest.mark.parametrize("name", ["batch", "layer", "group", "rms"])
+def test_the_tape_keeps_the_input_and_statistics_not_the_output(name):
+    # as PyTorch's native_*_norm nodes: the normalised output is not saved
+    # (it would hold a second activation-sized tensor until backward)
+    x = T.randn(4, 6, 5, 5, requires_grad=True)
+    w = T.randn(6, requires_grad=True) if name in ("batch", "group") else \
+        T.randn(5, requires_grad=True)
+    y = {"batch": lambda: F.batch_norm(x, None, None, w, None, training=True),
+         "layer": lambda: F.layer_norm(x, (5,), w),
+         "group": lambda: F.group_norm(x, 3, w),
+         "rms": lambda: F.rms_norm(x, (5,), w)}[name]()
+    saved = y.grad_fn._saved_tensors
+    big = [t for t in saved if t.numel() == x.numel()]
+    assert len(big) == 1 and big[0].data_ptr() == x.data_ptr()
+    assert all(t.data_ptr() != y.data_ptr() for t in saved)
+    y.backward(T.ones_like(y))
+    assert x.grad is not None and w.grad is not None
+
+
 def test_layer_norm_weight_grad_alone_and_empty_batch():
     x, w, g = randn(300, 40), randn(40), randn(300, 40)
     xt = T.tensor(x)

@@ -23,6 +23,7 @@ from torchlike.autograd import gradcheck, gradgradcheck
 
 from oracle import golden_eval
 from nn_fake_device import run_on_fake_device
+from oracle import golden_calls
 
 # the derivatives gradchecked here (tests/test_grad_registry.py reads this)
 GRADCHECKED = {"_max_pool", "_adaptive_max_pool", "_fractional_max_pool", "_max_pool_backward",
@@ -139,6 +140,65 @@ def test_max_pool_values_and_indices_match_numpy(shape, k, s, p, d, ceil, dtype)
     np.testing.assert_array_equal(to_numpy(v), rv)
     np.testing.assert_array_equal(i.numpy(), ri)
     np.testing.assert_array_equal(to_numpy(fn(x, k, s, p, d, ceil_mode=ceil)), rv)
+
+
+INT_DTYPES = [T.uint8, T.int8, T.int16, T.int32, T.int64]
+
+
+def int_values(shape, dtype, seed=0):
+    """Ties, the dtype's extremes, and int64 values apart in their last bits
+    only (float32 or float64 work would merge them)."""
+    info = np.iinfo(dtype.name)
+    pool = [info.min, info.min + 1, -1 if info.min else 2, 0, info.max - 1, info.max]
+    if dtype == T.int64:
+        pool += [2**62, 2**62 + 1, 2**53 + 1]
+    rng = np.random.default_rng(seed)
+    return np.array(pool, np.int64)[rng.integers(0, len(pool), shape)].astype(dtype.name)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("shape,k,s,p,d,ceil", MAX_CASES)
+def test_integer_max_pool_is_exact(shape, k, s, p, d, ceil, dtype):
+    # PyTorch's CPU max pooling takes integers; max_pool1d only with indices
+    a = int_values(shape, dtype)
+    x = T.from_numpy(a.copy())
+    fn = [F.max_pool1d, F.max_pool2d, F.max_pool3d][len(k) - 1]
+    v, i = fn(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    rv, ri = np_max_pool(a, k, s, p, d, ceil)
+    assert v.dtype == dtype and i.dtype == T.int64
+    np.testing.assert_array_equal(v.numpy(), rv)
+    np.testing.assert_array_equal(i.numpy(), ri)
+    if len(k) > 1:
+        np.testing.assert_array_equal(fn(x, k, s, p, d, ceil_mode=ceil).numpy(), rv)
+
+
+def test_integer_max_pool_long_rows_and_strided_input():
+    # the vectorised interior of long rows, and a transposed (strided) input
+    a = int_values((2, 3, 9, 83), T.int64, seed=4)
+    for x, ref in ((T.from_numpy(a.copy()), a),
+                   (T.from_numpy(a.copy()).transpose(2, 3), a.transpose(0, 1, 3, 2))):
+        v, i = F.max_pool2d(x, (3, 2), (1, 2), (1, 1), (1, 2), ceil_mode=True,
+                            return_indices=True)
+        rv, ri = np_max_pool(ref, (3, 2), (1, 2), (1, 1), (1, 2), True)
+        np.testing.assert_array_equal(v.numpy(), rv)
+        np.testing.assert_array_equal(i.numpy(), ri)
+
+
+POOL_INT, _golden_pool_int = golden_calls("pool_int")
+
+
+@pytest.mark.parametrize("call,expected", POOL_INT, ids=[c for c, _ in POOL_INT])
+def test_integer_pooling_matches_pytorch(call, expected):
+    """Which max pooling ops take which dtypes, values and indices, and the
+    refusals word for word (tests/golden/pool_int.json)."""
+    env = _golden_pool_int.inputs(T)
+    if expected[0] == "raises":
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == expected[1], (call, str(e.value))
+        assert str(e.value) == expected[2], call
+        return
+    assert _golden_pool_int.describe(eval(call, env)) == expected, call
 
 
 AVG_SHAPES = [((2, 3, 11), (4,), (3,), (2,)), ((2, 2, 7, 8), (3, 3), (2, 2), (1, 1)),

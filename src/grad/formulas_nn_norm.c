@@ -133,7 +133,9 @@ void tl_grad_formulas_nn_norm_init(void)
   TL_GRAD_REGISTER(lrn_backward, lrn_backward_ops, TL_GRAD_DROP_OUTPUTS);
   static const int forward[] = {TL_OP_NATIVE_BATCH_NORM, TL_OP_NATIVE_LAYER_NORM,
                                 TL_OP_NATIVE_GROUP_NORM, TL_OP_FUSED_RMS_NORM};
-  TL_GRAD_REGISTER(forward, forward_ops, 0);
+  /* the normalised output is not read back (its backward op takes the input
+   * and the statistics), so the node keeps it as a stub, as PyTorch does */
+  TL_GRAD_REGISTER(forward, forward_ops, TL_GRAD_DROP_FIRST_OUTPUT);
   static const int backward[] = {TL_OP_NATIVE_BATCH_NORM_BACKWARD, TL_OP_NATIVE_LAYER_NORM_BACKWARD,
                                  TL_OP_NATIVE_GROUP_NORM_BACKWARD, TL_OP_FUSED_RMS_NORM_BACKWARD};
   TL_GRAD_REGISTER(backward, backward_ops, TL_GRAD_DROP_OUTPUTS);

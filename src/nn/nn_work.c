@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ndcore/linalg/tl_blas.h"
+#include "ndcore/linalg/tl_linalg.h"
 
 tl_status tl_nn_work_in(const tl_tensor *t, tl_dtype work, tl_tensor *out)
 {
@@ -60,10 +61,16 @@ void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
     return;
   }
   CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
+  /* a small product on one BLAS thread, as tl_linalg_gemm's */
+  bool single = tl_linalg_gemm_single_thread(M, N, K) && tl_linalg_blas_threads() > 1;
+  if (single)
+    tl_linalg_blas_single_begin();
   if (f64)
     TL_BLAS(cblas_dgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0, A, (int)lda, B,
                          (int)ldb, beta, C, (int)ldc);
   else
     TL_BLAS(cblas_sgemm)(CblasRowMajor, a, b, (int)M, (int)N, (int)K, 1.0f, A, (int)lda, B,
                          (int)ldb, (float)beta, C, (int)ldc);
+  if (single)
+    tl_linalg_blas_single_end();
 }

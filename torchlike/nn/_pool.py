@@ -35,9 +35,20 @@ def _pool_args(kernel_size, stride, padding, dilation, n):
 
 # ---- max pooling -------------------------------------------------------------------------
 
+def _not_implemented_for(kernel, input):
+    """PyTorch's dtype refusal: '"kernel" not implemented for 'Long''."""
+    from .functional import _LEGACY_TYPES
+    scalar = _LEGACY_TYPES[input.dtype.name][:-len("Tensor")]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
+
+
 def _max_poolnd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n,
                 name):
     _check_input(input, n, name)
+    if n == 1 and not return_indices and not input.is_floating_point():
+        # PyTorch's max_pool1d without indices is a float-only kernel; with
+        # indices it runs max_pool2d's, which takes integers too
+        raise _not_implemented_for("max_pool1d_impl", input)
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n)
     values, indices = _C._max_pool(input, k, s, p, d, bool(ceil_mode))
     return (values, indices) if return_indices else values
@@ -213,6 +224,8 @@ def _fractional_max_poolnd(input, kernel_size, output_size, output_ratio, return
     out = _ntuple(output_size, n, "output_size")
     planes = input.shape[0] * input.shape[1] if input.ndim == n + 2 else input.shape[0]
     if _random_samples is None:
+        if not input.is_floating_point():  # the samples would have the input's dtype
+            raise _not_implemented_for("check_uniform_bounds", input)
         # one sample per plane and dim in [0, 1), from the default generator
         lead = (input.shape[0], input.shape[1]) if input.ndim == n + 2 else (1, input.shape[0])
         _random_samples = _C.rand(lead + (n,), dtype=input.dtype, device=input.device)

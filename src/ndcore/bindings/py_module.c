@@ -149,6 +149,23 @@ static PyObject *blas_corename(PyObject *self, PyObject *unused)
   return PyUnicode_FromString(tl_linalg_blas_corename());
 }
 
+/* Test hooks of the GEMM thread policy (blas_threads.c). */
+static PyObject *gemm_single_thread(PyObject *self, PyObject *args)
+{
+  (void)self;
+  long long m, n, k;
+  if (!PyArg_ParseTuple(args, "LLL", &m, &n, &k))
+    return NULL;
+  return PyBool_FromLong(tl_linalg_gemm_single_thread(m, n, k));
+}
+
+static PyObject *blas_threads(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(tl_linalg_blas_threads());
+}
+
 static PyMethodDef module_functions[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
@@ -158,6 +175,9 @@ static PyMethodDef module_functions[] = {
     {"_cudnn_flags", cudnn_flags, METH_VARARGS, "torchlike.backends.cudnn's flags, read or set"},
     {"_cudnn_version", cudnn_version, METH_NOARGS, NULL},
     {"_blas_corename", blas_corename, METH_NOARGS, "the kernel set OpenBLAS runs (SkylakeX, Haswell ...)"},
+    {"_gemm_single_thread", gemm_single_thread, METH_VARARGS,
+     "(M, N, K): whether such a product runs on one BLAS thread"},
+    {"_blas_threads", blas_threads, METH_NOARGS, "OpenBLAS's thread count now"},
     {"_signatures", tl_py_signatures, METH_NOARGS,
      "[(name, family, [(param, type, optional, default, kwonly)], declaration)] of signatures.txt"},
     {NULL, NULL, 0, NULL},

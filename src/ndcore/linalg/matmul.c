@@ -42,10 +42,6 @@ static tl_dtype gemm_dtype(tl_dtype d)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-void tl_linalg_set_blas_threads(int n) { TL_BLAS(openblas_set_num_threads)(n); }
-
-const char *tl_linalg_blas_corename(void) { return TL_BLAS(openblas_get_corename)(); }
-
 /* ---- BLAS layouts ----------------------------------------------------------------- */
 
 typedef struct {
@@ -136,8 +132,8 @@ static void igemm(const gemm_plan *p, const char *a, const char *b, char *c, dou
   }
 }
 
-static void gemm_one(const gemm_plan *p, const char *a, const char *b, char *c,
-                     double complex beta)
+static void gemm_blas(const gemm_plan *p, const char *a, const char *b, char *c,
+                      double complex beta)
 {
   const int M = (int)p->M, N = (int)p->N, K = (int)p->K;
   const CBLAS_TRANSPOSE ta = p->mat[1].trans, tb = p->mat[2].trans;
@@ -163,6 +159,19 @@ static void gemm_one(const gemm_plan *p, const char *a, const char *b, char *c,
     igemm(p, a, b, c, beta);
     break;
   }
+}
+
+/* One product; a small one on one BLAS thread (tl_linalg_gemm_single_thread). */
+static void gemm_one(const gemm_plan *p, const char *a, const char *b, char *c,
+                     double complex beta)
+{
+  bool single = p->dtype != TL_DTYPE_I64 && tl_linalg_gemm_single_thread(p->M, p->N, p->K) &&
+                TL_BLAS(openblas_get_num_threads)() > 1;
+  if (single)
+    tl_linalg_blas_single_begin();
+  gemm_blas(p, a, b, c, beta);
+  if (single)
+    tl_linalg_blas_single_end();
 }
 
 /* The whole batch in one OpenBLAS call when each operand's batch dims fold to

@@ -28,11 +28,20 @@ typedef struct {
 tl_status tl_linalg_gemm_shape(const tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
                                bool reduce_batch, tl_gemm_shape *g);
 
-/* OpenBLAS's thread count follows torchlike.set_num_threads, as PyTorch's BLAS does. */
+/* OpenBLAS's thread count follows torchlike.set_num_threads, as PyTorch's BLAS
+ * does (blas_threads.c). */
 void tl_linalg_set_blas_threads(int n);
+int tl_linalg_blas_threads(void); /* OpenBLAS's count now */
 /* The kernel set OpenBLAS picked when it loaded ("SkylakeX", "Haswell" ...):
  * torchlike/_blas_policy.py explains how it is chosen. */
 const char *tl_linalg_blas_corename(void);
+/* A section whose BLAS calls run on one OpenBLAS thread (nests, and may be
+ * entered from several threads at once). */
+void tl_linalg_blas_single_begin(void);
+void tl_linalg_blas_single_end(void);
+/* Whether an M x K by K x N product is small enough to run on one BLAS
+ * thread (the policy of tl_linalg_gemm; exposed for its tests). */
+bool tl_linalg_gemm_single_thread(int64_t M, int64_t N, int64_t K);
 
 /* NumPy/PyTorch matmul: 1-d operands are promoted to matrices and the added
  * dim is dropped from the result; batch dims broadcast.  `name` prefixes

@@ -16,11 +16,11 @@
  * another with OpenBLAS threading each product; the column copies (memory
  * bound) are split across the thread pool by rows (im2col) or channels
  * (col2im, whose rows of one channel add into the same image).           */
-#include <pthread.h>
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/linalg/tl_blas.h"
+#include "ndcore/linalg/tl_linalg.h"
 #include "nn/conv/conv_direct.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/tl_nn_work.h"
@@ -397,29 +397,6 @@ static conv_dims dims_of(const tl_nn_conv_geom *g, const tl_tensor *big, const t
  * machine, where OpenBLAS's spinning threads lose their cores), so it is the
  * rule with a batch of at least two samples per thread. */
 
-static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
-static int blas_users, blas_saved;
-
-/* OpenBLAS threads are a process-wide setting: the first concurrent user
- * sets one thread, the last puts the caller's count back. */
-static void blas_single_begin(void)
-{
-  pthread_mutex_lock(&blas_lock);
-  if (blas_users++ == 0) {
-    blas_saved = TL_BLAS(openblas_get_num_threads)();
-    TL_BLAS(openblas_set_num_threads)(1);
-  }
-  pthread_mutex_unlock(&blas_lock);
-}
-
-static void blas_single_end(void)
-{
-  pthread_mutex_lock(&blas_lock);
-  if (--blas_users == 0)
-    TL_BLAS(openblas_set_num_threads)(blas_saved);
-  pthread_mutex_unlock(&blas_lock);
-}
-
 typedef struct conv_job conv_job;
 /* Grid lines [q0, q1) of sample n, with a slot's columns buffer and weight
  * accumulator. */
@@ -508,9 +485,9 @@ static tl_status run_samples(conv_job *j, work_set *w, const tl_tensor *a, const
       memset(slot_acc(j, s), 0, (size_t)acc_numel * w->es);
   tl_unlocked unlocked = tl_parallel_unlock(j->d.N * j->d.Cs * j->d.L * j->d.Cbg * j->d.K);
   if (j->slots > 1) {
-    blas_single_begin();
+    tl_linalg_blas_single_begin();
     tl_parallel_for(j->slots, 1, slots_range, j);
-    blas_single_end();
+    tl_linalg_blas_single_end();
   } else {
     slots_range(j, 0, 1, 0);
   }

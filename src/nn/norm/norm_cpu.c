@@ -113,6 +113,35 @@ static const void *rows_of(const tl_tensor *g, int64_t K, int64_t *row, void **l
   return tl_tensor_data(g);
 }
 
+/* g (of the work dtype, x's shape (N, C, *spatial), S > 1) as lines of S
+ * contiguous elements without a copy: its data, with the steps *gn, *gc
+ * from one sample's and one channel's line to the next, when its spatial
+ * dims are one contiguous run; else NULL.  A scalar broadcast to every
+ * element (the gradient of sum()) is written out once as one line in
+ * *line (*gn = *gc = 0): a contiguous copy of it would cost a whole
+ * activation, which PyTorch does not spend. */
+static const void *lines_of(const tl_tensor *g, int64_t S, int64_t *gn, int64_t *gc, void **line)
+{
+  int64_t inner = 1;
+  bool scalar = true;
+  for (int d = 0; d < g->ndim; d++)
+    scalar &= g->shape[d] <= 1 || g->strides[d] == 0;
+  if (scalar) {
+    *gn = *gc = 0;
+    return rows_of(g, S, gn, line);
+  }
+  if (g->ndim < 3)
+    return NULL;
+  for (int d = g->ndim - 1; d >= 2; d--) {
+    if (g->shape[d] != 1 && g->strides[d] != inner)
+      return NULL;
+    inner *= g->shape[d];
+  }
+  *gn = g->shape[0] == 1 ? 0 : g->strides[0];
+  *gc = g->shape[1] == 1 ? 0 : g->strides[1];
+  return inner == S ? tl_tensor_data(g) : NULL;
+}
+
 /* running = (1 - momentum) running + momentum batch, through a work copy
  * when the running tensor is of another dtype or layout. */
 static tl_status update_running(tl_tensor *running, const double *batch, double scale,
@@ -229,8 +258,13 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
   tl_status status = TL_OK;
   bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
   int64_t rows = row_count(s), C = s->C ? s->C : 1, g_row = s->C;
-  /* layer_norm's g is read in place when its rows are contiguous */
-  const void *gdata = cols && g->dtype == work ? rows_of(g, s->C, &g_row, &line) : NULL;
+  int64_t g_n = s->C * s->S, g_c = s->S;
+  /* layer_norm's g is read in place when its rows are contiguous, batch_norm's
+   * when its lines are */
+  bool lines = s->per_channel && s->S > 1 && g->dtype == work;
+  const void *gdata = cols && g->dtype == work ? rows_of(g, s->C, &g_row, &line)
+                      : lines                  ? lines_of(g, s->S, &g_n, &g_c, &line)
+                                               : NULL;
   const tl_tensor *xw = tl_nn_as_work(x, work, &xt),
                   *gw = gdata ? g : tl_nn_as_work(g, work, &gt), *ww = tl_nn_as_work(w, work, &wt),
                   *rw = tl_nn_as_work(rstd, work, &rt);
@@ -258,7 +292,8 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
                          .w = tl_tensor_data(ww), .y = dx ? tl_tensor_data(direct ? dx : &dxt) : NULL,
                          .mean = mw ? tl_tensor_data(mw) : NULL, .rstd = tl_tensor_data(rw),
                          .part = part, .dw = sums, .db = sums ? sums + C : NULL, .cols = cols,
-                         .g_row = g_row},
+                         .g_row = g_row, .g_n = gdata ? g_n : s->C * s->S,
+                         .g_c = gdata ? g_c : s->S},
                  .f64 = work == TL_DTYPE_F64};
   if (acc) {
     chunked_job cj = {.t = t, .rows = rows, .nchunk = nchunk, .acc = acc};

@@ -16,6 +16,8 @@ typedef struct {
   double *dw, *db;   /* backward, per-channel stats: the channels' sums (C) */
   bool cols;         /* backward, layer_norm / rms_norm (G == 1, S == 1) */
   int64_t g_row;     /* backward, cols: g's elements per row (C, or 0: one row for all) */
+  int64_t g_n, g_c;  /* backward, per channel with S > 1: g's line of S elements for
+                      * sample n, channel c starts at n * g_n + c * g_c (0, 0: one line) */
 } tl_norm_job;
 
 /* forward: rows [begin, end) of statistics groups (N*G, or C per channel). */

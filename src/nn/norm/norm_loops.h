@@ -258,7 +258,7 @@ ROW void backward_channel(const tl_norm_job *job, int64_t c)
   real wc = ((const real *)job->w)[c];
   double sg = 0, sgx = 0;
   for (int64_t n = 0; n < s->N; n++) {
-    const real *gn = g + (n * s->C + c) * S, *xn = x + (n * s->C + c) * S;
+    const real *gn = g + n * job->g_n + c * job->g_c, *xn = x + (n * s->C + c) * S;
     sg += sum_of(gn, S);
     sgx += dot_of(gn, xn, S);
   }
@@ -276,7 +276,7 @@ ROW void backward_channel(const tl_norm_job *job, int64_t c)
   }
   for (int64_t n = 0; n < s->N; n++) {
     int64_t at = (n * s->C + c) * S;
-    grad_line(g + at, x + at, dx + at, S, rs * wc, c1, c2);
+    grad_line(g + n * job->g_n + c * job->g_c, x + at, dx + at, S, rs * wc, c1, c2);
   }
 }
 

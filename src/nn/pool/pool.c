@@ -12,12 +12,26 @@
 #include "ndcore/tensor/tl_backend.h"
 #include "nn/pool/tl_pool.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 static tl_status check_float(const char *name, tl_dtype d)
 {
   if (tl_dtype_is_float(d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
+}
+
+/* The max pooling ops' dtypes, in PyTorch's words: its CPU kernels take
+ * every real dtype but bool for max_pool2d/3d (max_pool1d with indices runs
+ * max_pool2d), floating dtypes only for adaptive max pooling and max_unpool;
+ * torch_name is the kernel PyTorch names in the message. */
+static tl_status check_max_dtype(const char *torch_name, tl_dtype d, bool ints)
+{
+  bool ok = tl_dtype_is_float(d) || (ints && d != TL_DTYPE_BOOL && !tl_dtype_is_complex(d));
+  if (ok)
+    return TL_OK;
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", torch_name,
+                      tl_nn_scalar_name(d));
 }
 
 /* (n+1)-d or (n+2)-d, the non-batch dims non-empty. */
@@ -121,8 +135,8 @@ tl_status tl_nn_max_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   int64_t out_sp[TL_NN_POOL_MAX_DIMS];
   tl_status status = TL_OK;
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, w->n) != TL_OK ||
-      check_window(name, in, w, out_sp) != TL_OK)
+  if (!set || check_max_dtype(w->n == 3 ? "max_pool3d" : "max_pool2d", in->dtype, true) != TL_OK ||
+      check_input(name, in, w->n) != TL_OK || check_window(name, in, w, out_sp) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < w->n && status == TL_OK; d++)
     status = tl_nn_taps_window(&taps[d], in->shape[in->ndim - w->n + d], w, d, false);
@@ -140,7 +154,10 @@ tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const in
   tl_nn_taps taps[TL_NN_POOL_MAX_DIMS] = {0};
   tl_status status = TL_OK;
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, n) != TL_OK)
+  if (!set ||
+      check_max_dtype(n == 3 ? "adaptive_max_pool3d_cpu" : "adaptive_max_pool2d", in->dtype,
+                      false) != TL_OK ||
+      check_input(name, in, n) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < n; d++)
     if (out_size[d] < 0)
@@ -165,7 +182,11 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
   tl_status status = TL_OK;
   char s[256];
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 2, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK || check_input(name, in, n) != TL_OK)
+  if (!set)
+    return tl_error_status();
+  if (samples->dtype != in->dtype) /* PyTorch's first check */
+    return tl_error_set(TL_ERR_RUNTIME, "Expect _random_samples to have the same dtype as input");
+  if (check_float(name, in->dtype) != TL_OK || check_input(name, in, n) != TL_OK)
     return tl_error_status();
   int64_t planes = 1;
   for (int i = 0; i < in->ndim - n; i++)
@@ -207,7 +228,11 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
   char a[256], b[256];
   int64_t shape[TL_MAX_DIMS];
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, src->dtype, 2, devs);
-  if (!set || check_float(name, src->dtype) != TL_OK)
+  if (!set)
+    return tl_error_status();
+  if ((op == TL_OP_MAX_UNPOOL
+           ? check_max_dtype(n == 3 ? "max_unpool3d" : "max_unpool2d", src->dtype, false)
+           : check_float(name, src->dtype)) != TL_OK)
     return tl_error_status();
   if (tl_dtype_is_float(indices->dtype) || tl_dtype_is_complex(indices->dtype))
     return tl_error_set(TL_ERR_RUNTIME, "%s: expected indices to have an integer dtype, got %s",

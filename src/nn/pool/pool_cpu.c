@@ -32,6 +32,14 @@ static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tm
 
 static tl_dtype work_dtype(tl_dtype d) { return d == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32; }
 
+/* The windowed max also takes integer inputs (PyTorch's CPU max pooling
+ * does): they are compared as int64, exact for every integer dtype, where
+ * float would round int32 and int64 values. */
+static tl_dtype max_work_dtype(tl_dtype d)
+{
+  return tl_dtype_is_float(d) ? work_dtype(d) : TL_DTYPE_I64;
+}
+
 /* The kernels' operands in the work dtype: `in` as a contiguous work tensor
  * (itself or *xt) and where the result goes (out itself when it has the
  * work dtype, else the new *yt to cast from last); NULL on failure. */
@@ -67,7 +75,7 @@ typedef struct {
   /* Outputs [lo, hi) of the last dim have regular taps, all inside: output
    * j2's tap q2 at base + j2 * s + q2 * dl (lo == hi: none). */
   int64_t lo, hi, base, s, dl;
-  bool f64;
+  tl_dtype work; /* F32, F64 or I64 */
   bool failed; /* a range could not allocate its offsets */
 } max_job;
 
@@ -122,20 +130,21 @@ static void regular_span(max_job *job)
     _Pragma("omp simd") for (int64_t j2 = lo; j2 < hi; j2++)                                \
     {                                                                                       \
       T v = x[o + j2 * s], m = y[j2];                                                       \
-      bool take = v > m || v != v;                                                          \
+      bool take = v > m || v != v; /* v != v: a NaN (never, for int64) */                   \
       y[j2] = take ? v : m;                                                                 \
       yi[j2] = take ? o + j2 * s : yi[j2];                                                  \
     }                                                                                       \
   }
 TL_POOL_MAX_SPAN(float)
 TL_POOL_MAX_SPAN(double)
+TL_POOL_MAX_SPAN(int64_t)
 
 /* Output rows [begin, end), a row being (b, j0, j1) over j2.  The row's
  * (q0, q1) taps are the same for every j2: their offsets into the plane are
  * listed once (in tap order), then each output scans them and its q2 taps.
  * NaN wins and a later NaN replaces an earlier one, as PyTorch's
  * `val > max || isnan(val)`; otherwise the first maximum in tap order. */
-#define TL_POOL_MAX_ROWS(name, T)                                                           \
+#define TL_POOL_MAX_ROWS(name, T, LOWEST)                                                   \
   INLINE void name(const max_job *job, int64_t begin, int64_t end, int64_t *offs)          \
   {                                                                                         \
     const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
@@ -164,7 +173,7 @@ TL_POOL_MAX_SPAN(double)
         if (j2 == job->out[2])                                                              \
           break;                                                                            \
         const int64_t *x2 = x2b + j2 * t2->k;                                               \
-        T m = -INFINITY;                                                                    \
+        T m = LOWEST;                                                                       \
         int64_t at = -1;                                                                    \
         for (int64_t q = 0; q < nr; q++) {                                                  \
           const T *xr = x + offs[q];                                                        \
@@ -173,7 +182,7 @@ TL_POOL_MAX_SPAN(double)
             if (p < 0)                                                                      \
               continue;                                                                     \
             T v = xr[p];                                                                    \
-            if (at < 0 || v > m || isnan(v)) {                                              \
+            if (at < 0 || v > m || v != v) {                                                \
               m = v;                                                                        \
               at = offs[q] + p;                                                             \
             }                                                                               \
@@ -184,8 +193,9 @@ TL_POOL_MAX_SPAN(double)
       }                                                                                     \
     }                                                                                       \
   }
-TL_POOL_MAX_ROWS(max_rows_f32, float)
-TL_POOL_MAX_ROWS(max_rows_f64, double)
+TL_POOL_MAX_ROWS(max_rows_f32, float, -INFINITY)
+TL_POOL_MAX_ROWS(max_rows_f64, double, -INFINITY)
+TL_POOL_MAX_ROWS(max_rows_i64, int64_t, INT64_MIN)
 
 TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
@@ -196,8 +206,10 @@ TL_SIMD_CLONES static void max_range(void *ctx, int64_t begin, int64_t end, int 
     job->failed = true; /* reported by the caller */
     return;
   }
-  if (job->f64)
+  if (job->work == TL_DTYPE_F64)
     max_rows_f64(job, begin, end, offs);
+  else if (job->work == TL_DTYPE_I64)
+    max_rows_i64(job, begin, end, offs);
   else
     max_rows_f32(job, begin, end, offs);
   if (offs != stack)
@@ -221,7 +233,7 @@ static void pad_taps(const tl_nn_taps *taps, int n, tl_nn_taps *t3, int64_t *in,
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
                                  tl_tensor *out, tl_tensor *indices)
 {
-  tl_dtype work = work_dtype(in->dtype);
+  tl_dtype work = max_work_dtype(in->dtype);
   tl_tensor xt = {0}, yt = {0};
   tl_status status = TL_OK;
   void *ydata;
@@ -231,8 +243,8 @@ tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *t
     status = tl_error_status();
     goto done;
   }
-  max_job job = {.x = tl_tensor_data(xw), .y = ydata,
-                 .idx = tl_tensor_data(indices), .f64 = work == TL_DTYPE_F64};
+  max_job job = {.x = tl_tensor_data(xw), .y = ydata, .idx = tl_tensor_data(indices),
+                 .work = work};
   pad_taps(taps, n, job.taps, job.in, job.out);
   regular_span(&job);
   int64_t rows = planes_of(out, n) * job.out[0] * job.out[1];
@@ -345,6 +357,50 @@ static void pass_range(void *ctx, int64_t begin, int64_t end, int worker)
     pass_f32(job, begin, end);
 }
 
+/* ---- passes a plane at a time ---------------------------------------------------------
+ * With planes for every thread, each plane runs all its passes in a row,
+ * the intermediate results in two plane-sized scratch buffers of its
+ * thread: a whole-batch intermediate (bilinear x2: half the output) would
+ * raise the peak memory above PyTorch's, whose kernels interpolate every
+ * dim at once. */
+
+typedef struct {
+  const void *x;
+  void *y;
+  const tl_nn_taps *taps;
+  int n, order[D3];
+  int64_t outer[D3], inner[D3]; /* per step, within one plane */
+  int64_t in_plane, out_plane, scratch; /* elements */
+  size_t esize;
+  bool f64, transpose;
+  bool failed; /* a range could not allocate its scratch */
+} plane_job;
+
+static void plane_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  plane_job *job = ctx;
+  char *buf = malloc(2 * (size_t)job->scratch * job->esize + 1);
+  if (!buf) {
+    job->failed = true; /* reported by the caller */
+    return;
+  }
+  for (int64_t b = begin; b < end; b++) {
+    const char *src = (const char *)job->x + (size_t)(b * job->in_plane) * job->esize;
+    for (int step = 0; step < job->n; step++) {
+      const tl_nn_taps *t = &job->taps[job->order[step]];
+      char *dst = step == job->n - 1
+                      ? (char *)job->y + (size_t)(b * job->out_plane) * job->esize
+                      : buf + (size_t)(step % 2) * (size_t)job->scratch * job->esize;
+      pass_job pass = {.x = src, .y = dst, .t = t, .inner = job->inner[step], .f64 = job->f64,
+                       .transpose = job->transpose};
+      int64_t outer = job->outer[step];
+      pass_range(&pass, 0, job->transpose ? outer : outer * t->out, worker);
+      src = dst;
+    }
+  }
+  free(buf);
+}
+
 /* ---- whole-plane averages ------------------------------------------------------------
  * Taps that reduce every dim to one output reading all of it with one weight
  * (adaptive average pooling to 1, a window as large as the input): the
@@ -441,6 +497,28 @@ tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *tap
   }
   int order[D3];
   tl_nn_taps_pass_order(n, taps, transpose, cur, order);
+  if (n > 1 && B >= 2 * (int64_t)tl_parallel_get_threads()) {
+    plane_job job = {.x = src, .y = ydata, .taps = taps, .n = n, .esize = esize,
+                     .in_plane = tl_tensor_numel(in) / B, .out_plane = tl_tensor_numel(out) / B,
+                     .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t work_per_plane = 0;
+    memcpy(job.order, order, sizeof order);
+    for (int step = 0; step < n; step++) {
+      int d = order[step];
+      /* one plane: B = 1 */
+      tl_nn_taps_pass_step(n, taps, transpose, d, 1, cur, &job.outer[step], &job.inner[step]);
+      int64_t size = job.outer[step] * cur[d] * job.inner[step];
+      if (step < n - 1 && size > job.scratch)
+        job.scratch = size;
+      work_per_plane += size * taps[d].k;
+    }
+    tl_parallel_for(B, 1 + 16384 / (work_per_plane + 1), plane_range, &job);
+    if (job.failed) {
+      status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+      goto done;
+    }
+    goto copy;
+  }
   for (int step = 0; step < n; step++) {
     int d = order[step];
     int64_t outer, inner;

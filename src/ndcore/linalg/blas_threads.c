@@ -1,0 +1,61 @@
+/* blas_threads.c - OpenBLAS's thread count: the user's setting
+ * (torchlike.set_num_threads), the sections that run products on one BLAS
+ * thread (the conv's per-sample products, small GEMMs), and the size below
+ * which a GEMM is such a product.
+ *
+ * OpenBLAS's count is one process-wide setting: the first concurrent user of
+ * a single-thread section sets one thread, the last puts the user's count
+ * back, and a set_num_threads arriving meanwhile is what the last restores. */
+#include <pthread.h>
+
+#include "ndcore/linalg/tl_blas.h"
+#include "ndcore/linalg/tl_linalg.h"
+
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved;
+
+void tl_linalg_set_blas_threads(int n)
+{
+  pthread_mutex_lock(&blas_lock);
+  if (blas_users > 0)
+    blas_saved = n;
+  else
+    TL_BLAS(openblas_set_num_threads)(n);
+  pthread_mutex_unlock(&blas_lock);
+}
+
+const char *tl_linalg_blas_corename(void) { return TL_BLAS(openblas_get_corename)(); }
+
+int tl_linalg_blas_threads(void) { return TL_BLAS(openblas_get_num_threads)(); }
+
+void tl_linalg_blas_single_begin(void)
+{
+  pthread_mutex_lock(&blas_lock);
+  if (blas_users++ == 0) {
+    blas_saved = TL_BLAS(openblas_get_num_threads)();
+    TL_BLAS(openblas_set_num_threads)(1);
+  }
+  pthread_mutex_unlock(&blas_lock);
+}
+
+void tl_linalg_blas_single_end(void)
+{
+  pthread_mutex_lock(&blas_lock);
+  if (--blas_users == 0)
+    TL_BLAS(openblas_set_num_threads)(blas_saved);
+  pthread_mutex_unlock(&blas_lock);
+}
+
+/* OpenBLAS splits a product across its threads from M*N*K > 262144 on, but
+ * waking its threads costs more than they save up to a few MFLOP: on 2
+ * cores, 32x256x256 and 128x128x128 (2.1e6) ran no faster on two threads
+ * (0.83x-1.29x of one thread's time), and on a busy machine a thread that
+ * has lost its core turns a 0.1 ms product into 16-100 ms (64x4096x10 and
+ * 32x1024x256, seen at load 12).  Products up to 2^22 multiply-adds run on
+ * one thread. */
+enum { TL_GEMM_SINGLE_MNK = 1 << 22 };
+
+bool tl_linalg_gemm_single_thread(int64_t M, int64_t N, int64_t K)
+{
+  return (double)M * (double)N * (double)K <= (double)TL_GEMM_SINGLE_MNK;
+}
