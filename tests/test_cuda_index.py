@@ -11,16 +11,12 @@ process of its own, which runs the index ops' device paths: index tensors
 and values moved to the device, the passes through the device primitives,
 and bad indices recorded in the device's error record and raised at its
 next synchronization, as on CUDA."""
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import ALL_DTYPES, assert_close, random_array, to_tensor
+from oracle import ALL_DTYPES, assert_close, random_array, run_emulated, to_tensor
 # The devices (and the emulation, in the emulated run) are test_cuda_kernels's.
 from test_cuda_kernels import DEVICES, EMULATED, back
 from test_index_ops import full_coords, scatter_reduce_reference
@@ -406,8 +402,4 @@ def test_bad_index_in_nonzero_shaped_op_raises_at_its_own_sync(device):
 def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above on the emulated fake device, in a
     process of its own (the emulation cannot be undone)."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)

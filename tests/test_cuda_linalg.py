@@ -6,29 +6,16 @@ checks the tests themselves; "cuda" runs where a GPU is present and skips with
 CPU's kernels, in a process of its own) runs the op layer's device paths:
 matmul.c's composites and linalg.c's wrappers over device tensors, with the
 linalg set's hosted wrappers (copy to the host, CPU kernel, copy back)."""
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import torchlike as tl
 from torchlike import _C
-from oracle import TOL, assert_close
+from oracle import assert_close, cuda_test_devices, run_emulated
 
-_C._fake_enable()
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_emulate_device()
-
-GPU = tl.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+DEVICES, EMULATED = cuda_test_devices()
 
 FLOATS = ["float32", "float64", "complex64", "complex128"]
 HALF = ["float16", "bfloat16"]
@@ -544,8 +531,4 @@ def test_hosted_decompositions(device, dtype):
 def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above, on the fake device with the
     CPU's kernels (and the hosted linalg set), in a process of its own."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)

@@ -13,10 +13,6 @@ device" elsewhere; on "emulated" (the fake device given the CPU's kernels as
 device kernels, _C._fake_emulate_device, in a process of their own) they
 run the op layer's device paths: work copies and allocations on the
 input's device, the derivatives, fractional pooling's samples read back."""
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,17 +20,9 @@ import pytest
 import torchlike as tl
 import torchlike.nn.functional as F
 from torchlike import _C
+from oracle import cuda_test_devices, run_emulated
 
-_C._fake_enable()
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_emulate_device()
-
-GPU = tl.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+DEVICES, EMULATED = cuda_test_devices()
 # |got - want| <= TOL * (1 + max |want|): float16/bfloat16 are computed in
 # float32 but stored (inputs, outputs) in their own precision.
 TOL = {"float64": 1e-10, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}
@@ -521,8 +509,4 @@ def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above, on the fake device with the CPU's
     kernels as its device kernels, in a process of its own (the emulation
     cannot be undone)."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)

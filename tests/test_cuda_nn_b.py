@@ -14,10 +14,6 @@ device given the CPU's kernels as device kernels, in a process of its own,
 src/nn/nn_emulate.c) they run the op layers' device paths: inputs cast on
 the device, embedding_bag's offsets read back, ctc's targets read back.  The kernel table's CUDA rows
 of these ops are checked on every CUDA build."""
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,17 +21,9 @@ import pytest
 import torchlike as T
 import torchlike.nn.functional as F
 from torchlike import _C
+from oracle import cuda_test_devices, run_emulated
 
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_enable()
-    _C._fake_emulate_device()
-
-GPU = T.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+DEVICES, EMULATED = cuda_test_devices()
 FLOATS = [T.float32, T.float64, T.float16, T.bfloat16]
 # device against CPU: the sums run in another order (and embedding's
 # backward adds with atomics), so allow a few ulps of the work type
@@ -621,8 +609,4 @@ def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above on the fake device with the CPU's
     kernels as its device kernels, in a process of its own (the emulation
     cannot be undone)."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)

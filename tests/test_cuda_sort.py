@@ -10,30 +10,17 @@ paths on the fake device given the CPU's sort kernels (_C._fake_emulate_device,
 in a process of its own).  Semantics are PyTorch's: sorts are stable (ties,
 NaNs and zeros keep input order, descending too), NaN is the largest value,
 median is the lower median."""
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import torchlike as tl
-from torchlike import _C
-from oracle import NP_DTYPES, assert_close, random_array, to_tensor
+from oracle import (NP_DTYPES, assert_close, cuda_test_devices, random_array, run_emulated,
+                    to_tensor)
 from test_search import ref_cum  # PyTorch's cummax rule, written out
 from test_sort import stable_argsort  # NumPy's stable order, descending too
 
-_C._fake_enable()
-EMULATED = os.environ.get("TL_TEST_EMULATED_DEVICE") == "1"
-if EMULATED:
-    _C._fake_emulate_device()
-
-GPU = tl.cuda.is_available()
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not GPU, reason="requires a CUDA device"))]
-if EMULATED:
-    DEVICES.append(pytest.param("fake", id="emulated"))
+DEVICES, EMULATED = cuda_test_devices()
 
 REAL_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64",
                "float16", "bfloat16", "float32", "float64"]
@@ -464,8 +451,4 @@ def test_histc(device, dtype):
 def test_device_paths_on_the_emulated_fake_device():
     """Every test above on the fake device with the CPU's sort kernels as its
     device kernels, in a process of its own (the emulation cannot be undone)."""
-    p = subprocess.run([sys.executable, "-m", "pytest", __file__, "-q", "-x", "-p",
-                        "no:cacheprovider", "-k", "emulated"],
-                       env={**os.environ, "TL_TEST_EMULATED_DEVICE": "1"},
-                       capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]  # 5 if nothing ran
+    run_emulated(__file__)
