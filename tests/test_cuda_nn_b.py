@@ -350,9 +350,7 @@ def test_embedding_bag_with_offsets(mode, include_last_offset, dtype, device):
             return F.embedding_bag(ids.to(d), weight, offsets.to(d), mode=mode,
                                    per_sample_weights=rest[0] if rest else None,
                                    include_last_offset=include_last_offset, padding_idx=padding_idx)
-        # the weight's gradient only: per_sample_weights' is formed with
-        # index_select, which has no device kernel yet (docs/gpu.md)
-        assert_same(fn, arrays, dtype, device, grads=[0], scale=4)
+        assert_same(fn, arrays, dtype, device, grads=list(range(len(arrays))), scale=4)
 
 
 @pytest.mark.parametrize("device", DEVICES)
