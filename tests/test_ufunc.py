@@ -72,6 +72,18 @@ def test_ndarrays_and_device_tensors_do_not_mix():
     assert str(np.maximum(t, 2).device) == str(t.device)
 
 
+@pytest.mark.skipif(not TEST_DEVICE, reason="needs a default device other than the CPU")
+def test_ndarray_operands_of_cpu_tensors_stay_on_the_cpu():
+    # With a device as the default, an ndarray operand once became a tensor
+    # there: the forward ran, and the backward met two devices.
+    x = tl.tensor([1.5, 2.0], dtype=tl.float64, device="cpu").requires_grad_()
+    for y in (np.power(x, np.asarray(3)), np.emath.power(x, 3), np.add(np.ones(2), x)):
+        assert y.device.type == "cpu"
+        (g,) = tl.autograd.grad(y.sum(), [x])
+        assert g.device.type == "cpu"
+    assert_close(np.power(x, np.asarray(3)).detach(), np.array([1.5, 2.0]) ** 3)
+
+
 def test_out_argument_writes_in_place():
     t = tl.arange(4.0)
     out = tl.zeros(4)

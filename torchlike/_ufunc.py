@@ -191,6 +191,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     device = _device_of(inputs, kwargs)
     if device is not None:
         return _on_device(ufunc, method, inputs, kwargs, device)
+    # On the host an ndarray operand is a zero-copy CPU tensor: left to the op,
+    # it would become a tensor on the default device, which need not be the CPU.
+    inputs = tuple(as_tensor(x) if isinstance(x, np.ndarray) else x for x in inputs)
     return _dispatch(ufunc, method, inputs, kwargs)
 
 
