@@ -69,7 +69,7 @@ def random_array(shape, dtype, rng=None, low=-5, high=5):
         x = x + 1j * rng.uniform(low, high, size=shape)
     x = x.astype(npdt)
     if dtype == "bfloat16":  # keep only values bfloat16 represents exactly
-        x = tl.tensor(x, dtype=tl.bfloat16).float().numpy()
+        x = tl.tensor(x, dtype=tl.bfloat16).float().cpu().numpy()
     return x
 
 
@@ -116,7 +116,7 @@ def assert_close(actual, expected, dtype=None, rtol=None, atol=None, check_dtype
             want = "bfloat16"
         assert name == want, f"dtype {name} != expected {want}"
     host = actual.cpu()  # results on any device are compared on the host
-    got = host.float().numpy() if name == "bfloat16" else host.numpy()
+    got = host.float().cpu().numpy() if name == "bfloat16" else host.cpu().numpy()
     if name in TOL or expected.dtype.kind in "fc":
         r, a = TOL.get(name, TOL["float64"])
         np.testing.assert_allclose(got, expected, rtol=rtol if rtol is not None else r,
