@@ -49,9 +49,14 @@ _DEVICE = contextvars.ContextVar("torchlike_numpy_device", default=None)
 
 def _device_of(args, kwargs):
     """The first off-CPU device among the call's tensors, or None."""
-    for t in _tensors_in((args, kwargs), []):
-        if t.device.type != "cpu":
-            return t.device
+    for x in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(x, Tensor):
+            if not x.is_cpu:  # (t.device builds an object: only when needed)
+                return x.device
+        elif isinstance(x, (list, tuple)):
+            device = _device_of(x, None)
+            if device is not None:
+                return device
     return None
 
 

@@ -163,7 +163,7 @@ _FAST = {}
 def _device_of(inputs, kwargs):
     """The first off-CPU device among the call's tensors (None: the CPU)."""
     for x in inputs + tuple(kwargs.get("out") or ()) + (kwargs.get("where"),):
-        if isinstance(x, _C.Tensor) and x.device.type != "cpu":
+        if isinstance(x, _C.Tensor) and not x.is_cpu:
             return x.device
     return None
 
