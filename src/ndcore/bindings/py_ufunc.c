@@ -17,13 +17,14 @@ static PyObject *fast_table; /* {ufunc: torchlike op} */
 static PyObject *slow_path;  /* _ufunc.array_ufunc(self, ufunc, method, *inputs, **kw) */
 static PyObject *call_str;   /* "__call__", interned */
 
-/* Tensors and Python scalars only: what op(*inputs) takes on any device. */
+/* Tensors and Python scalars only (np.float64 and np.complex128 are
+ * subclasses of float and complex): what op(*inputs) takes on any device. */
 static int plain_operands(PyObject *const *inputs, Py_ssize_t n)
 {
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *o = inputs[i];
-    if (!tl_py_is_tensor(o) && !PyFloat_CheckExact(o) && !PyLong_CheckExact(o) &&
-        !PyBool_Check(o) && !PyComplex_CheckExact(o))
+    if (!tl_py_is_tensor(o) && !PyFloat_Check(o) && !PyLong_CheckExact(o) &&
+        !PyBool_Check(o) && !PyComplex_Check(o))
       return 0;
   }
   return 1;
