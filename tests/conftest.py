@@ -14,7 +14,7 @@ settings.load_profile("ci")
 
 # TORCHLIKE_TEST_DEVICE=fake or cuda runs the tests with that device as the
 # default device, so tensors the tests make (torchlike.tensor, zeros, randn)
-# live there; tests/test_grad_device.py runs the gradient suite this way.
+# live there; tests/test_device_suites.py runs groups of test files this way.
 # "fake" is the test device lent the CPU's kernels: every op runs its
 # device paths with host memory behind them.  Tests marked host_only check
 # host semantics (ndarrays and lists mixed with tensors) and are skipped.

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import torchlike as tl
+import torchlike.numpy as tnp
 from torchlike import _array_function
-from oracle import assert_close
+from oracle import assert_close, numpy_or_refused
 
 RNG = np.random.default_rng(0)
 M = RNG.standard_normal((3, 4))          # float64 matrix
@@ -23,7 +24,7 @@ Z = M[:2, :3] + 1j * M[1:, 1:]
 U8 = np.array([[0, 3, 255], [1, 0, 7]], dtype=np.uint8)
 
 # (id, function of the inputs, inputs) -- each input given as ndarray, the
-# tensor run gets tl.from_numpy of it.
+# tensor run gets tl.tensor of it (a copy on the default device).
 CORPUS = [
     # creation
     ("zeros_like", lambda a: np.zeros_like(a), [M]),
@@ -199,8 +200,13 @@ CORPUS = [
 ]
 
 
+def _eye_like(x, n):
+    """An identity where x lives: an ndarray for NumPy, a tensor on x's device."""
+    return np.eye(n) if isinstance(x, np.ndarray) else tnp.eye(n, device=x.device)
+
+
 def _tensorize(a):
-    return tl.from_numpy(np.ascontiguousarray(a))
+    return tl.tensor(a)
 
 
 def _compare(got, want, label):
@@ -257,7 +263,7 @@ def test_put_along_axis_writes_in_place():
     a, t = M.copy(), _tensorize(M.copy())
     idx = np.argmax(a, axis=1)[:, None]
     np.put_along_axis(a, idx, -100.0, axis=1)
-    np.put_along_axis(t, tl.from_numpy(idx), -100.0, axis=1)
+    np.put_along_axis(t, tl.tensor(idx), -100.0, axis=1)
     assert_close(t, a)
 
 
@@ -270,9 +276,10 @@ def test_decompositions_reconstruct():
     w, v = np.linalg.eigh(_tensorize(SPD))
     assert_close(v @ np.diag(w) @ v.T, SPD)
     x, *_ = np.linalg.lstsq(_tensorize(M.T), _tensorize(V[:4]))
-    np.testing.assert_allclose(x.numpy(), np.linalg.lstsq(M.T, V[:4])[0], rtol=1e-8)
+    np.testing.assert_allclose(x.cpu().numpy(), np.linalg.lstsq(M.T, V[:4])[0], rtol=1e-8)
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 def test_mixed_tensor_and_ndarray_operands():
     r = np.concatenate([M, _tensorize(M)])
     assert isinstance(r, tl.Tensor)
@@ -326,7 +333,7 @@ THROUGH_IMPLEMENTATION = [
     ("isneginf", lambda x: np.isneginf(x)),
     ("tril_indices_from", lambda x: np.tril_indices_from(x)),
     ("moment_like", lambda x: np.mean((x - np.mean(x, axis=1, keepdims=True)) ** 3, axis=1)),
-    ("tensorinv", lambda x: np.linalg.tensorinv(np.eye(4).reshape(4, 2, 2) * 1.0 + 0 * x[0, 0],
+    ("tensorinv", lambda x: np.linalg.tensorinv(_eye_like(x, 4).reshape(4, 2, 2) * 1.0 + 0 * x[0, 0],
                                                 ind=1)),
 ]
 
@@ -335,8 +342,9 @@ THROUGH_IMPLEMENTATION = [
                          ids=[c[0] for c in THROUGH_IMPLEMENTATION])
 def test_numpy_python_functions_run_on_torchlike_ops(name, fn, no_fallback):
     want = fn(X.copy())
-    got = fn(_tensorize(X))
-    _compare(got, want, name)
+    got = numpy_or_refused(lambda: fn(_tensorize(X)), name)
+    if got is not None:
+        _compare(got, want, name)
 
 
 def test_at_least_twenty_functions_run_through_implementation():
@@ -356,11 +364,12 @@ def test_at_least_twenty_functions_run_through_implementation():
 
 # --- the fallback rule ----------------------------------------------------
 
+@pytest.mark.host_only  # NumPy itself on host views
 def test_function_without_implementation_runs_numpy_on_cpu_views():
     t = _tensorize(V)
     r = np.lexsort((t,))  # C function with no table entry
     assert isinstance(r, tl.Tensor)
-    np.testing.assert_array_equal(r.numpy(), np.lexsort((V,)))
+    np.testing.assert_array_equal(r.cpu().numpy(), np.lexsort((V,)))
 
 
 def test_fallback_refuses_tensors_that_need_grad(monkeypatch):
@@ -448,7 +457,7 @@ def test_numpy_dtype_of_torchlike_dtype():
 def _gradcheck(fn, *arrays):
     """gradcheck of ``fn`` on float64 leaves holding ``arrays``."""
     from torchlike.autograd import gradcheck
-    leaves = [tl.from_numpy(a.copy()).requires_grad_(True) for a in arrays]
+    leaves = [tl.tensor(a).requires_grad_(True) for a in arrays]
     return gradcheck(fn, tuple(leaves))
 
 
@@ -470,7 +479,7 @@ GRAD_CASES = [
     ("polyval", lambda a: np.polyval(a[0], a[1])),     # NumPy's Python code
     ("average_weights", lambda a: np.average(a, axis=1, weights=[1.0, 2.0, 3.0, 4.0])),
     ("linalg_norm", lambda a: np.linalg.norm(a, axis=1)),
-    ("linalg_inv", lambda a: np.linalg.inv(a[:, :3] + 3 * np.eye(3))),
+    ("linalg_inv", lambda a: np.linalg.inv(a[:, :3] + 3 * tnp.eye(3))),
 ]
 
 
@@ -480,7 +489,7 @@ def test_gradient_through_numpy_call_matches_finite_differences(name, fn):
 
 
 def test_numpy_call_is_recorded_on_the_tape():
-    t = tl.from_numpy(V.copy()).requires_grad_(True)
+    t = tl.tensor(V).requires_grad_(True)
     y = np.sum(t * t)
     assert y.grad_fn is not None
     y.backward()
@@ -494,13 +503,13 @@ def test_ufunc_where_keeps_out_values_where_false():
     np.add(a, 10, out=out_a, where=a > 0)
     assert_close(out_t, out_a)
     mask = np.array([True, False] * 3)
-    np.exp(t, out=t, where=mask)
+    np.exp(t, out=t, where=_tensorize(mask))
     np.exp(a, out=a, where=mask)
     assert_close(t, a)
 
 
 def test_route_through_numpy_code_with_grad_names_the_refusal():
-    t = tl.from_numpy(M.copy()).requires_grad_(True)
+    t = tl.tensor(M).requires_grad_(True)
     # np.histogram2d's code ends in NumPy's C histogram: no torchlike op records it
     with pytest.raises(TypeError, match="numpy.histogram2d"):
         np.histogram2d(t[0], t[1])
@@ -513,7 +522,7 @@ def test_route_through_numpy_code_with_grad_names_the_refusal():
 
 def test_namespace_getattr_reaches_numpy_functions():
     import torchlike.numpy as tnp
-    r = tnp.trapezoid(tl.from_numpy(M.copy()), axis=1)
+    r = tnp.trapezoid(tl.tensor(M), axis=1)
     assert isinstance(r, tl.Tensor)
     assert_close(r, np.trapezoid(M, axis=1))
 
@@ -539,7 +548,7 @@ GRAD_THROUGH_IMPLEMENTATION = [
     ("fix", np.fix, lambda x: np.fix(x) + x, X),
     ("real_if_close", np.real_if_close, lambda x: np.real_if_close(x), X),
     ("tensorinv", np.linalg.tensorinv,
-     lambda x: np.linalg.tensorinv(x[:, :3] + 3 * np.eye(3), ind=1), X),
+     lambda x: np.linalg.tensorinv(x[:, :3] + 3 * tnp.eye(3), ind=1), X),
     ("apply_over_axes", np.apply_over_axes, lambda x: np.apply_over_axes(np.sum, x, [0]), X),
     ("emath.sqrt", np.emath.sqrt, lambda x: np.emath.sqrt(x), POS),
     ("emath.log", np.emath.log, lambda x: np.emath.log(x), POS),
@@ -553,7 +562,8 @@ GRAD_THROUGH_IMPLEMENTATION = [
                          ids=[c[0] for c in GRAD_THROUGH_IMPLEMENTATION])
 def test_gradient_through_numpy_python_code(name, func, fn, data, no_fallback):
     assert func not in _array_function.TABLE  # NumPy's own code, not ours
-    assert _gradcheck(fn, data)
+    ok = numpy_or_refused(lambda: _gradcheck(fn, data), name)
+    assert ok or ok is None
 
 
 def test_at_least_twenty_python_functions_differentiate():

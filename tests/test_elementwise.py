@@ -229,7 +229,7 @@ def test_unary_special_values(name, dtype):
     x = np.tile(np.array(SPECIAL, dtype=np_dtype(dtype)), 9)[3:]
     expected, res = unary_expected(name, x, dtype)
     actual = getattr(tl, name)(tl.tensor(x))
-    got = actual.numpy()
+    got = actual.cpu().numpy()
     # same NaNs, same infinities, finite values close
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=name)
     if got.dtype.kind == "f":
@@ -246,22 +246,22 @@ def test_unary_special_values(name, dtype):
 def test_signed_zero_and_sign(dtype):
     t = tl.tensor([-0.0, 0.0, -1.5, 2.5], dtype=tl_dtype(dtype))
     assert tl.signbit(t).tolist() == [True, False, True, False]
-    assert tl.neg(t).float().numpy().tolist() == [0.0, -0.0, 1.5, -2.5]
-    assert np.signbit(tl.neg(t).float().numpy()).tolist() == [False, True, False, True]
-    assert np.signbit(tl.abs(t).float().numpy()).tolist() == [False] * 4
+    assert tl.neg(t).float().cpu().numpy().tolist() == [0.0, -0.0, 1.5, -2.5]
+    assert np.signbit(tl.neg(t).float().cpu().numpy()).tolist() == [False, True, False, True]
+    assert np.signbit(tl.abs(t).float().cpu().numpy()).tolist() == [False] * 4
 
 
 def test_sigmoid_extremes():
     for dtype in (tl.float32, tl.float64):
         t = tl.tensor([-1000.0, -100.0, -50.0, 0.0, 50.0, 100.0, 1000.0], dtype=dtype)
-        exact = sp.expit(t.numpy().astype(np.float64))
-        np.testing.assert_allclose(tl.sigmoid(t).numpy(), exact, rtol=1e-6, atol=1e-44)
-        assert not np.isnan(tl.sigmoid(t).numpy()).any()
+        exact = sp.expit(t.cpu().numpy().astype(np.float64))
+        np.testing.assert_allclose(tl.sigmoid(t).cpu().numpy(), exact, rtol=1e-6, atol=1e-44)
+        assert not np.isnan(tl.sigmoid(t).cpu().numpy()).any()
 
 
 def test_exp_float32_accuracy():
     x = np.linspace(-104, 89, 200001, dtype=np.float32)
-    got = tl.exp(tl.from_numpy(x)).numpy().astype(np.float64)
+    got = tl.exp(tl.from_numpy(x)).cpu().numpy().astype(np.float64)
     exact = np.exp(x.astype(np.float64))
     normal = (exact > 1.2e-38) & (exact < 3.4e38)
     np.testing.assert_allclose(got[normal], exact[normal], rtol=1e-6)
@@ -272,22 +272,22 @@ def test_exp_float32_accuracy():
 
 def test_erfinv_roundtrip_and_edges():
     y = np.concatenate([np.linspace(-1, 1, 2001), [1 - 1e-15, -1 + 1e-15, 1e-300, 5e-324]])
-    got = tl.erfinv(tl.tensor(y)).numpy()
+    got = tl.erfinv(tl.tensor(y)).cpu().numpy()
     np.testing.assert_allclose(got, sp.erfinv(y), rtol=1e-13, atol=1e-300)
-    assert np.isnan(tl.erfinv(tl.tensor([1.5, -1.01, np.nan])).numpy()).all()
-    assert np.signbit(tl.erfinv(tl.tensor([-0.0])).numpy()[0])
+    assert np.isnan(tl.erfinv(tl.tensor([1.5, -1.01, np.nan])).cpu().numpy()).all()
+    assert np.signbit(tl.erfinv(tl.tensor([-0.0])).cpu().numpy()[0])
 
 
 def test_digamma_edges():
     x = np.array([0.0, -0.0, -1.0, -2.0, -2.5, 1e-10, 1.4616321449683622, 1e10, np.inf, -np.inf,
                   -1e5 - 0.5])
-    np.testing.assert_allclose(tl.digamma(tl.tensor(x)).numpy(), sp.digamma(x), rtol=1e-11,
+    np.testing.assert_allclose(tl.digamma(tl.tensor(x)).cpu().numpy(), sp.digamma(x), rtol=1e-11,
                                atol=1e-15)  # absolute near the root at 1.46...
 
 
 def test_lgamma_threads_and_signs():
     x = np.linspace(-20.5, 40, 300001)
-    np.testing.assert_allclose(tl.lgamma(tl.tensor(x)).numpy(), sp.gammaln(x), rtol=1e-12,
+    np.testing.assert_allclose(tl.lgamma(tl.tensor(x)).cpu().numpy(), sp.gammaln(x), rtol=1e-12,
                                atol=1e-15)  # absolute near the roots at 1 and 2
 
 
@@ -323,7 +323,7 @@ def test_nan_to_num(dtype):
     t = to_tensor(x, dtype)
     if dtype == "bfloat16":
         big = 3.3895313892515355e38  # bfloat16's largest finite value
-        got = tl.nan_to_num(t).float().numpy()
+        got = tl.nan_to_num(t).float().cpu().numpy()
         assert got.tolist()[:3] == [0.0, big, -big]
     else:
         assert_close(tl.nan_to_num(t), np.nan_to_num(x), dtype=dtype, rtol=0, atol=0)
@@ -484,7 +484,7 @@ def test_binary_special_values(name, dtype):
         a = np.tile(a.ravel(), 3)[5:].astype(np_dtype(dtype))
         b = np.tile(b.ravel(), 3)[5:].astype(np_dtype(dtype))
     expected, res = binary_expected(name, a, b, dtype)
-    got = binary_call(name, tl.tensor(a), tl.tensor(b)).numpy()
+    got = binary_call(name, tl.tensor(a), tl.tensor(b)).cpu().numpy()
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected),
                                   err_msg=f"{name} NaN positions")
     if got.dtype.kind == "f":
@@ -589,8 +589,8 @@ def test_float_floor_divide_remainder_consistent():
     rng = np.random.default_rng(5)
     a = rng.uniform(-100, 100, 1000)
     b = rng.uniform(-10, 10, 1000)
-    q = tl.floor_divide(tl.tensor(a), tl.tensor(b)).numpy()
-    r = tl.remainder(tl.tensor(a), tl.tensor(b)).numpy()
+    q = tl.floor_divide(tl.tensor(a), tl.tensor(b)).cpu().numpy()
+    r = tl.remainder(tl.tensor(a), tl.tensor(b)).cpu().numpy()
     np.testing.assert_array_equal(q, np.floor_divide(a, b))
     np.testing.assert_array_equal(r, np.remainder(a, b))
 
@@ -599,7 +599,7 @@ def test_float_floor_divide_remainder_consistent():
 def test_nextafter_steps_one_ulp(dtype):
     t = tl.tensor([1.0, 1.0, 0.0, -0.0, -2.0, 65504.0], dtype=tl_dtype(dtype))
     to = tl.tensor([2.0, 0.0, 1.0, -1.0, 0.0, np.inf], dtype=tl_dtype(dtype))
-    got = tl.nextafter(t, to).float().numpy()
+    got = tl.nextafter(t, to).float().cpu().numpy()
     if dtype == "bfloat16":
         eps, tiny = 2.0 ** -7, 9.183549615799121e-41
         # 65504 is 65536 in bfloat16, whose next value up is 65536 + 512
@@ -607,11 +607,11 @@ def test_nextafter_steps_one_ulp(dtype):
         np.testing.assert_array_equal(got, np.array(expected, np.float32))
     else:
         npd = np_dtype(dtype)
-        expected = np.nextafter(t.numpy(), to.numpy()).astype(np.float32)
+        expected = np.nextafter(t.cpu().numpy(), to.cpu().numpy()).astype(np.float32)
         np.testing.assert_array_equal(got, expected)
         assert npd is not None
     assert tl.nextafter(tl.tensor([np.nan], dtype=tl_dtype(dtype)),
-                        tl.tensor([1.0], dtype=tl_dtype(dtype))).isnan().numpy().all()
+                        tl.tensor([1.0], dtype=tl_dtype(dtype))).isnan().cpu().numpy().all()
 
 
 # ---- where and clamp -------------------------------------------------------------------
@@ -630,8 +630,8 @@ def test_where(dtype):
                      dtype=dtype, rtol=0, atol=0)
     t = to_tensor(random_array((5,), dtype), dtype)
     zero = False if dtype == "bool" else 0  # a weak scalar of the tensor's kind keeps its dtype
-    assert_close(tl.where(t.bool(), t, zero), np.where(t.bool().numpy(), t.float().numpy()
-                                                       if dtype == "bfloat16" else t.numpy(), 0),
+    assert_close(tl.where(t.bool(), t, zero), np.where(t.bool().cpu().numpy(), t.float().cpu().numpy()
+                                                       if dtype == "bfloat16" else t.cpu().numpy(), 0),
                  dtype=dtype)
 
 

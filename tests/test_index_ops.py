@@ -199,7 +199,7 @@ def test_scatter_reduce_nan_propagates():
     a = np.zeros(3, dtype=np.float32)
     src = np.array([1.0, np.nan, 2.0], dtype=np.float32)
     r = tl.scatter_reduce(to_tensor(a), 0, tl.tensor([0, 0, 1]), to_tensor(src), "amax")
-    assert np.isnan(r.numpy()[0]) and r.numpy()[1] == 2.0
+    assert np.isnan(r.cpu().numpy()[0]) and r.cpu().numpy()[1] == 2.0
 
 
 def test_scatter_src_aliasing_self():
@@ -449,12 +449,12 @@ def test_put(contiguous):
     r = t.put_(tl.tensor(idx), to_tensor(src), accumulate=True)
     assert r is t
     assert_close(t, expected)
-    before = t.numpy().copy()
+    before = t.cpu().numpy().copy()
     with pytest.raises(IndexError, match="index 12 is out of bounds"):
         t.put_(tl.tensor([0, 12]), tl.tensor([1.0, 2.0], dtype=tl.float64))
     with pytest.raises(RuntimeError, match="same number of elements"):
         t.put_(tl.tensor([0, 1]), tl.tensor([1.0], dtype=tl.float64))
-    np.testing.assert_array_equal(t.numpy(), before)
+    np.testing.assert_array_equal(t.cpu().numpy(), before)
 
 
 # ---- nonzero / argwhere / where(cond) ------------------------------------------------------

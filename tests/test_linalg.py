@@ -51,18 +51,18 @@ def test_solve_matrix_and_vector_rhs(dtype, batch):
     b = rand(batch + (4, 3), dtype, 1)
     x = LA.solve(to_tensor(a), to_tensor(b))
     assert x.dtype.name == dtype
-    close(x.numpy(), np.linalg.solve(a, b), dtype, 10)
+    close(x.cpu().numpy(), np.linalg.solve(a, b), dtype, 10)
     v = rand(batch + (4,), dtype, 2)
     xv = LA.solve(to_tensor(a), to_tensor(v))
     assert tuple(xv.shape) == batch + (4,)
-    close(xv.numpy(), np.linalg.solve(a, v[..., None])[..., 0], dtype, 10)
+    close(xv.cpu().numpy(), np.linalg.solve(a, v[..., None])[..., 0], dtype, 10)
 
 
 def test_solve_left_false_and_broadcast():
     a = rand((2, 1, 3, 3), "float64") + 3 * np.eye(3)
     b = rand((4, 5, 3), "float64", 1)
     x = LA.solve(to_tensor(a), to_tensor(b), left=False)           # x a = b
-    close(x.numpy() @ a, np.broadcast_to(b, (2, 4, 5, 3)), "float64", 10)
+    close(x.cpu().numpy() @ a, np.broadcast_to(b, (2, 4, 5, 3)), "float64", 10)
     x = LA.solve(to_tensor(a), to_tensor(np.swapaxes(b, -1, -2)))  # batch broadcast
     assert tuple(x.shape) == (2, 4, 3, 5)
 
@@ -83,9 +83,9 @@ def test_inv(dtype, batch):
     a = rand(batch + (5, 5), dtype) + 3 * np.eye(5, dtype=dtype)
     r = LA.inv(to_tensor(a))
     assert r.dtype.name == dtype and tuple(r.shape) == batch + (5, 5)
-    close(r.numpy(), np.linalg.inv(a), dtype, 10)
-    close(tl.inverse(to_tensor(a)).numpy(), np.linalg.inv(a), dtype, 10)
-    close(to_tensor(a).inverse().numpy(), np.linalg.inv(a), dtype, 10)
+    close(r.cpu().numpy(), np.linalg.inv(a), dtype, 10)
+    close(tl.inverse(to_tensor(a)).cpu().numpy(), np.linalg.inv(a), dtype, 10)
+    close(to_tensor(a).inverse().cpu().numpy(), np.linalg.inv(a), dtype, 10)
 
 
 def test_inv_singular_names_batch_element_and_pivot():
@@ -105,24 +105,24 @@ def test_inv_int_input_promotes_and_noncontiguous():
     a = np.array([[2, 1], [1, 3]], dtype=np.int64)
     r = LA.inv(to_tensor(a))
     assert r.dtype == tl.get_default_dtype()
-    close(r.numpy(), np.linalg.inv(a), "float32")
+    close(r.cpu().numpy(), np.linalg.inv(a), "float32")
     big = rand((6, 6), "float64") + 6 * np.eye(6)
     t = to_tensor(big)
-    close(LA.inv(t[::2, ::2]).numpy(), np.linalg.inv(big[::2, ::2]), "float64", 10)
-    close(LA.inv(t.T).numpy(), np.linalg.inv(big.T), "float64", 10)
+    close(LA.inv(t[::2, ::2]).cpu().numpy(), np.linalg.inv(big[::2, ::2]), "float64", 10)
+    close(LA.inv(t.T).cpu().numpy(), np.linalg.inv(big.T), "float64", 10)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 def test_det_slogdet_logdet(dtype, batch):
     a = rand(batch + (4, 4), dtype, 3)
-    close(LA.det(to_tensor(a)).numpy(), np.linalg.det(a), dtype, 10)
+    close(LA.det(to_tensor(a)).cpu().numpy(), np.linalg.det(a), dtype, 10)
     sign, logabs = LA.slogdet(to_tensor(a))
     s2, l2 = np.linalg.slogdet(a)
     assert sign.dtype.name == dtype
     assert logabs.dtype.name == ("float32" if dtype in ("float32", "complex64") else "float64")
-    close(sign.numpy(), s2, dtype, 10)
-    close(logabs.numpy(), l2, dtype, 10)
+    close(sign.cpu().numpy(), s2, dtype, 10)
+    close(logabs.cpu().numpy(), l2, dtype, 10)
     assert_close(tl.det(to_tensor(a)), np.linalg.det(a), rtol=1e-3, atol=1e-3)
 
 
@@ -133,7 +133,7 @@ def test_det_singular_and_empty():
     assert LA.det(tl.zeros(0, 0)).item() == 1
     assert tuple(LA.det(tl.zeros(2, 0, 0)).shape) == (2,)
     assert math.isnan(tl.logdet(to_tensor(np.diag([-1.0, 2.0]))).item())
-    close(tl.logdet(to_tensor(np.diag([3.0, 2.0]))).numpy(), np.log(6.0), "float64")
+    close(tl.logdet(to_tensor(np.diag([3.0, 2.0]))).cpu().numpy(), np.log(6.0), "float64")
 
 
 # ---- cholesky, qr ------------------------------------------------------------------------
@@ -144,9 +144,9 @@ def test_det_singular_and_empty():
 def test_cholesky(dtype, batch):
     a = spd(batch + (4, 4), dtype)
     L = LA.cholesky(to_tensor(a))
-    close(L.numpy(), np.linalg.cholesky(a), dtype, 10)
+    close(L.cpu().numpy(), np.linalg.cholesky(a), dtype, 10)
     U = LA.cholesky(to_tensor(a), upper=True)
-    u = U.numpy()
+    u = U.cpu().numpy()
     assert np.allclose(np.tril(u, -1), 0)
     close(mH(u) @ u, a, dtype, 50)
 
@@ -169,7 +169,7 @@ def test_qr(dtype, shape, mode):
     Q, R = LA.qr(to_tensor(a), mode=mode)
     m, n = shape[-2:]
     k = min(m, n)
-    r = R.numpy()
+    r = R.cpu().numpy()
     assert np.allclose(np.tril(r, -1), 0)
     if mode == "r":
         assert Q.numel() == 0
@@ -177,7 +177,7 @@ def test_qr(dtype, shape, mode):
         _, r_np = np.linalg.qr(a)
         close(np.abs(r), np.abs(r_np), dtype, 50)
         return
-    q = Q.numpy()
+    q = Q.cpu().numpy()
     cols = m if mode == "complete" else k
     assert tuple(Q.shape) == shape[:-2] + (m, cols)
     assert tuple(R.shape) == shape[:-2] + (cols, n)
@@ -204,18 +204,18 @@ def test_svd(dtype, shape, full):
     assert tuple(U.shape) == shape[:-2] + ((m, m) if full else (m, k))
     assert tuple(Vh.shape) == shape[:-2] + ((n, n) if full else (k, n))
     assert S.dtype.name == ("float32" if dtype in ("float32", "complex64") else "float64")
-    close(S.numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
-    u, s, vh = U.numpy(), S.numpy(), Vh.numpy()
+    close(S.cpu().numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
+    u, s, vh = U.cpu().numpy(), S.cpu().numpy(), Vh.cpu().numpy()
     close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, 50)
     close(mH(u) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2),
           dtype, 50)
-    close(LA.svdvals(to_tensor(a)).numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
+    close(LA.svdvals(to_tensor(a)).cpu().numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
 
 
 def test_torch_svd_returns_v():
     a = rand((4, 3), "complex128")
     U, S, V = tl.svd(to_tensor(a))
-    close((U.numpy() * S.numpy()) @ mH(V.numpy()), a, "complex128", 10)
+    close((U.cpu().numpy() * S.cpu().numpy()) @ mH(V.cpu().numpy()), a, "complex128", 10)
     assert tuple(V.shape) == (3, 3)
 
 
@@ -225,16 +225,16 @@ def test_torch_svd_returns_v():
 def test_eigh(dtype, batch, uplo):
     a = spd(batch + (5, 5), dtype, 6)
     w, v = LA.eigh(to_tensor(a), UPLO=uplo)
-    close(w.numpy(), np.linalg.eigvalsh(a, UPLO=uplo), dtype, 100)
-    vv = v.numpy()
-    close(a @ vv, vv * w.numpy()[..., None, :], dtype, 200)
-    close(LA.eigvalsh(to_tensor(a), UPLO=uplo).numpy(), np.linalg.eigvalsh(a), dtype, 100)
+    close(w.cpu().numpy(), np.linalg.eigvalsh(a, UPLO=uplo), dtype, 100)
+    vv = v.cpu().numpy()
+    close(a @ vv, vv * w.cpu().numpy()[..., None, :], dtype, 200)
+    close(LA.eigvalsh(to_tensor(a), UPLO=uplo).cpu().numpy(), np.linalg.eigvalsh(a), dtype, 100)
 
 
 def test_eigh_reads_only_one_triangle():
     a = spd((4, 4), "float64")
     junk = a + np.triu(np.ones((4, 4)), 1) * 100  # upper triangle garbage
-    close(LA.eigvalsh(to_tensor(junk), UPLO="L").numpy(), np.linalg.eigvalsh(a), "float64", 100)
+    close(LA.eigvalsh(to_tensor(junk), UPLO="L").cpu().numpy(), np.linalg.eigvalsh(a), "float64", 100)
     with pytest.raises(RuntimeError, match="UPLO"):
         LA.eigh(to_tensor(a), UPLO="X")
 
@@ -246,14 +246,14 @@ def test_eig(dtype, batch):
     w, v = LA.eig(to_tensor(a))
     cd = "complex64" if dtype in ("float32", "complex64") else "complex128"
     assert w.dtype.name == cd and v.dtype.name == cd
-    ww, vv = w.numpy(), v.numpy()
+    ww, vv = w.cpu().numpy(), v.cpu().numpy()
     close(a @ vv, vv * ww[..., None, :], dtype, 200)
     close(np.linalg.norm(vv, axis=-2), np.ones(batch + (5,)), dtype, 50)
     expected = np.linalg.eigvals(a)
     key = lambda z: np.lexsort((np.round(z.imag, 3), np.round(z.real, 3)))
     for got, exp in zip(ww.reshape(-1, 5), expected.reshape(-1, 5)):
         close(got[key(got)], exp[key(exp)], dtype, 200)
-    close(np.sort_complex(LA.eigvals(to_tensor(a)).numpy().reshape(-1, 5)),
+    close(np.sort_complex(LA.eigvals(to_tensor(a)).cpu().numpy().reshape(-1, 5)),
           np.sort_complex(ww.reshape(-1, 5)), dtype, 10)
 
 
@@ -272,20 +272,20 @@ def test_lstsq(dtype, driver, shape):
     expected = np.stack([np.linalg.lstsq(a[i], b[i], rcond=None)[0] for i in range(2)])
     if driver == "gels" and m < n:  # gels gives the minimum-norm solution too
         pass
-    close(r.solution.numpy(), expected, dtype, 100)
+    close(r.solution.cpu().numpy(), expected, dtype, 100)
     real = "float32" if dtype in ("float32", "complex64") else "float64"
     if driver != "gels":
-        assert r.rank.dtype == tl.int64 and r.rank.numpy().tolist() == [min(m, n)] * 2
+        assert r.rank.dtype == tl.int64 and r.rank.cpu().numpy().tolist() == [min(m, n)] * 2
     else:
         assert r.rank.numel() == 0
     if driver in ("gelsd", "gelss"):
         assert r.singular_values.dtype.name == real
-        close(r.singular_values.numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
+        close(r.singular_values.cpu().numpy(), np.linalg.svd(a, compute_uv=False), dtype, 10)
     else:
         assert r.singular_values.numel() == 0
     if m > n and driver != "gelsy":
         res = np.stack([np.linalg.lstsq(a[i], b[i], rcond=None)[1] for i in range(2)])
-        close(r.residuals.numpy(), res, dtype, 100)
+        close(r.residuals.cpu().numpy(), res, dtype, 100)
     else:
         assert r.residuals.numel() == 0
 
@@ -293,7 +293,7 @@ def test_lstsq(dtype, driver, shape):
 def test_lstsq_vector_rhs_and_bad_driver():
     a, b = rand((5, 2), "float64"), rand((5,), "float64", 1)
     r = LA.lstsq(to_tensor(a), to_tensor(b))
-    close(r.solution.numpy(), np.linalg.lstsq(a, b, rcond=None)[0], "float64", 10)
+    close(r.solution.cpu().numpy(), np.linalg.lstsq(a, b, rcond=None)[0], "float64", 10)
     with pytest.raises(RuntimeError, match="driver"):
         LA.lstsq(to_tensor(a), to_tensor(b), driver="foo")
     with pytest.raises(RuntimeError, match="size"):
@@ -321,7 +321,7 @@ def test_vector_norm(dtype, ord, dim, keepdim):
         e = (flat ** ord).sum(axis=axis, keepdims=keepdim) ** (1 / ord)
     real = "float32" if dtype in ("float32", "complex64") else "float64"
     assert got.dtype.name == real
-    close(got.numpy(), e, dtype, 10)
+    close(got.cpu().numpy(), e, dtype, 10)
 
 
 def test_vector_norm_errors_and_empty():
@@ -332,7 +332,7 @@ def test_vector_norm_errors_and_empty():
     assert LA.vector_norm(tl.ones(0)).item() == 0
     assert LA.vector_norm(tl.ones(3), dtype=tl.float64).dtype == tl.float64
     big = to_tensor(np.array([1e30, 1e30], dtype=np.float32))
-    close(LA.vector_norm(big).numpy(), np.float32(math.sqrt(2) * 1e30), "float32")
+    close(LA.vector_norm(big).cpu().numpy(), np.float32(math.sqrt(2) * 1e30), "float32")
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -341,18 +341,18 @@ def test_vector_norm_errors_and_empty():
 def test_matrix_norm(dtype, ord, keepdim):
     a = rand((2, 4, 3), dtype, 11)
     got = LA.matrix_norm(to_tensor(a), ord, keepdim=keepdim)
-    close(got.numpy(), np.linalg.norm(a, ord, axis=(-2, -1), keepdims=keepdim), dtype, 10)
+    close(got.cpu().numpy(), np.linalg.norm(a, ord, axis=(-2, -1), keepdims=keepdim), dtype, 10)
     got = LA.matrix_norm(to_tensor(a), ord, dim=(0, 2))
-    close(got.numpy(), np.linalg.norm(a, ord, axis=(0, 2)), dtype, 10)
+    close(got.cpu().numpy(), np.linalg.norm(a, ord, axis=(0, 2)), dtype, 10)
 
 
 def test_norm_dispatch():
     a = rand((3, 4), "float64", 12)
-    close(LA.norm(to_tensor(a)).numpy(), np.linalg.norm(a), "float64")
-    close(LA.norm(to_tensor(a), "nuc").numpy(), np.linalg.norm(a, "nuc"), "float64")
-    close(LA.norm(to_tensor(a), 2).numpy(), np.linalg.norm(a, 2), "float64")
-    close(LA.norm(to_tensor(a), 3, dim=1).numpy(), np.linalg.norm(a, 3, axis=1), "float64")
-    close(LA.norm(to_tensor(a[0]), 1).numpy(), np.linalg.norm(a[0], 1), "float64")
+    close(LA.norm(to_tensor(a)).cpu().numpy(), np.linalg.norm(a), "float64")
+    close(LA.norm(to_tensor(a), "nuc").cpu().numpy(), np.linalg.norm(a, "nuc"), "float64")
+    close(LA.norm(to_tensor(a), 2).cpu().numpy(), np.linalg.norm(a, 2), "float64")
+    close(LA.norm(to_tensor(a), 3, dim=1).cpu().numpy(), np.linalg.norm(a, 3, axis=1), "float64")
+    close(LA.norm(to_tensor(a[0]), 1).cpu().numpy(), np.linalg.norm(a[0], 1), "float64")
     with pytest.raises(RuntimeError, match="1D or 2D"):
         LA.norm(tl.ones(2, 2, 2), 2)
 
@@ -364,24 +364,24 @@ def test_norm_dispatch():
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
 def test_pinv(dtype, shape):
     a = rand(shape, dtype, 13)
-    close(LA.pinv(to_tensor(a)).numpy(), np.linalg.pinv(a), dtype, 100)
+    close(LA.pinv(to_tensor(a)).cpu().numpy(), np.linalg.pinv(a), dtype, 100)
     h = spd(shape[:-2] + (shape[-1],) * 2, dtype)
-    close(LA.pinv(to_tensor(h), hermitian=True).numpy(), np.linalg.pinv(h, hermitian=True),
+    close(LA.pinv(to_tensor(h), hermitian=True).cpu().numpy(), np.linalg.pinv(h, hermitian=True),
           dtype, 100)
-    close(tl.pinverse(to_tensor(a)).numpy(), np.linalg.pinv(a), dtype, 100)
+    close(tl.pinverse(to_tensor(a)).cpu().numpy(), np.linalg.pinv(a), dtype, 100)
 
 
 def test_pinv_and_rank_tolerances():
     a = np.diag([10.0, 1.0, 1e-3])
-    close(LA.pinv(to_tensor(a), atol=1e-2).numpy(), np.diag([0.1, 1.0, 0.0]), "float64")
-    close(LA.pinv(to_tensor(a), rtol=0.05).numpy(), np.diag([0.1, 1.0, 0.0]), "float64")
+    close(LA.pinv(to_tensor(a), atol=1e-2).cpu().numpy(), np.diag([0.1, 1.0, 0.0]), "float64")
+    close(LA.pinv(to_tensor(a), rtol=0.05).cpu().numpy(), np.diag([0.1, 1.0, 0.0]), "float64")
     assert LA.matrix_rank(to_tensor(a)).item() == 3
     assert LA.matrix_rank(to_tensor(a), atol=1e-2).item() == 2
     assert LA.matrix_rank(to_tensor(a), rtol=0.5).item() == 1
     assert LA.matrix_rank(to_tensor(a), hermitian=True, atol=1e-2).item() == 2
     low = rand((3, 5, 2), "float64") @ rand((3, 2, 4), "float64", 1)
     r = LA.matrix_rank(to_tensor(low))
-    assert r.dtype == tl.int64 and r.numpy().tolist() == np.linalg.matrix_rank(low).tolist()
+    assert r.dtype == tl.int64 and r.cpu().numpy().tolist() == np.linalg.matrix_rank(low).tolist()
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -2])
@@ -396,7 +396,7 @@ def test_matrix_power(n, dtype):
         a = a + 2 * np.eye(3)
     got = LA.matrix_power(to_tensor(a), n)
     assert got.dtype.name == dtype
-    close(got.numpy(), np.linalg.matrix_power(a, n), dtype, 100)
+    close(got.cpu().numpy(), np.linalg.matrix_power(a, n), dtype, 100)
     t = to_tensor(a)
     assert LA.matrix_power(t, 1).data_ptr() != t.data_ptr()
 
@@ -414,10 +414,10 @@ def test_cross(dtype):
     got = LA.cross(to_tensor(a), to_tensor(b))
     assert got.dtype.name == dtype
     kind = "float32" if dtype == "float32" else "float64"
-    close(got.numpy(), np.cross(a, b), kind)
+    close(got.cpu().numpy(), np.cross(a, b), kind)
     c, d = random_array((3, 5), dtype), random_array((3, 5), dtype, np.random.default_rng(2))
-    close(LA.cross(to_tensor(c), to_tensor(d), dim=0).numpy(), np.cross(c, d, axis=0), kind)
-    close(tl.cross(to_tensor(c), to_tensor(d)).numpy(), np.cross(c, d, axis=0), kind)
+    close(LA.cross(to_tensor(c), to_tensor(d), dim=0).cpu().numpy(), np.cross(c, d, axis=0), kind)
+    close(tl.cross(to_tensor(c), to_tensor(d)).cpu().numpy(), np.cross(c, d, axis=0), kind)
     with pytest.raises(RuntimeError, match="length 3"):
         LA.cross(tl.ones(2), tl.ones(2))
 
@@ -425,9 +425,9 @@ def test_cross(dtype):
 def test_multi_dot():
     rng = np.random.default_rng(15)
     ms = [rng.standard_normal(s) for s in [(4,), (4, 5), (5, 2), (2,)]]
-    close(LA.multi_dot([to_tensor(m) for m in ms]).numpy(), np.linalg.multi_dot(ms), "float64")
+    close(LA.multi_dot([to_tensor(m) for m in ms]).cpu().numpy(), np.linalg.multi_dot(ms), "float64")
     ms = [rng.standard_normal(s) for s in [(3, 4), (4, 5), (5, 2)]]
-    close(LA.multi_dot([to_tensor(m) for m in ms]).numpy(), np.linalg.multi_dot(ms), "float64")
+    close(LA.multi_dot([to_tensor(m) for m in ms]).cpu().numpy(), np.linalg.multi_dot(ms), "float64")
     with pytest.raises(RuntimeError, match="2D"):
         LA.multi_dot([tl.ones(2, 2), tl.ones(2, 2, 2), tl.ones(2, 2)])
 
@@ -454,15 +454,15 @@ def test_einsum(eq, shapes, dtype):
     expected = np.einsum(eq, *arrays)
     assert tuple(got.shape) == expected.shape
     assert got.dtype.name == dtype
-    close(got.numpy(), expected, "float32" if dtype == "complex64" else "float64", 10)
+    close(got.cpu().numpy(), expected, "float32" if dtype == "complex64" else "float64", 10)
 
 
 def test_einsum_noncontiguous_and_list_form():
     a = rand((4, 6), "float64")
     t = to_tensor(a)
-    close(tl.einsum("ij,kj->ik", t[:, ::2], t.T[::2].T).numpy(),
+    close(tl.einsum("ij,kj->ik", t[:, ::2], t.T[::2].T).cpu().numpy(),
           np.einsum("ij,kj->ik", a[:, ::2], a[:, ::2]), "float64")
-    close(tl.einsum("ij,jk", [t, t.T]).numpy(), a @ a.T, "float64")
+    close(tl.einsum("ij,jk", [t, t.T]).cpu().numpy(), a @ a.T, "float64")
 
 
 def test_einsum_errors():
@@ -478,9 +478,9 @@ def test_einsum_errors():
 
 def test_adjoint_and_mH():
     a = rand((2, 3, 4), "complex128")
-    close(to_tensor(a).mH.numpy(), mH(a), "complex128")
-    close(tl.adjoint(to_tensor(a)).numpy(), mH(a), "complex128")
-    close(to_tensor(a[0]).H.numpy(), mH(a[0]), "complex128")
+    close(to_tensor(a).mH.cpu().numpy(), mH(a), "complex128")
+    close(tl.adjoint(to_tensor(a)).cpu().numpy(), mH(a), "complex128")
+    close(to_tensor(a[0]).H.cpu().numpy(), mH(a[0]), "complex128")
 
 
 # ---- LU, triangular solves, vecdot, tensorinv/tensorsolve ----------------------------------
@@ -491,7 +491,7 @@ def test_adjoint_and_mH():
 def test_lu_reconstructs(dtype, shape):
     a = rand(shape, dtype, 16)
     P, L, U = LA.lu(to_tensor(a))
-    p, l, u = P.numpy(), L.numpy(), U.numpy()
+    p, l, u = P.cpu().numpy(), L.cpu().numpy(), U.cpu().numpy()
     k = min(shape[-2:])
     assert tuple(L.shape) == shape[:-2] + (shape[-2], k)
     assert tuple(U.shape) == shape[:-2] + (k, shape[-1])
@@ -508,7 +508,7 @@ def test_lu_solve(dtype, left, adjoint):
     a = rand((2, 4, 4), dtype, 17) + 3 * np.eye(4, dtype=dtype)
     b = rand((2, 4, 3) if left else (2, 3, 4), dtype, 18)
     LU, piv = LA.lu_factor(to_tensor(a))
-    x = LA.lu_solve(LU, piv, to_tensor(b), left=left, adjoint=adjoint).numpy()
+    x = LA.lu_solve(LU, piv, to_tensor(b), left=left, adjoint=adjoint).cpu().numpy()
     op = mH(a) if adjoint else a
     close(op @ x if left else x @ op, b, dtype, 50)
 
@@ -530,7 +530,7 @@ def test_solve_triangular(dtype, upper, left, unit):
         tri[..., idx, idx] = 1
     b = rand((2, 4, 3) if left else (2, 3, 4), dtype, 20)
     x = LA.solve_triangular(to_tensor(a), to_tensor(b), upper=upper,
-                            left=left, unitriangular=unit).numpy()
+                            left=left, unitriangular=unit).cpu().numpy()
     close(tri @ x if left else x @ tri, b, dtype, 50)
     with pytest.raises(RuntimeError, match="Incompatible"):
         LA.solve_triangular(to_tensor(a), tl.ones(5, 2, dtype=getattr(tl, dtype)), upper=upper)
@@ -539,17 +539,17 @@ def test_solve_triangular(dtype, upper, left, unit):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
 def test_vecdot(dtype):
     x, y = rand((3, 1, 5), dtype, 21), rand((4, 5), dtype, 22)
-    close(LA.vecdot(to_tensor(x), to_tensor(y)).numpy(), (np.conj(x) * y).sum(-1), dtype, 10)
-    close(LA.vecdot(to_tensor(x), to_tensor(x), dim=0).numpy(), (np.conj(x) * x).sum(0), dtype, 10)
+    close(LA.vecdot(to_tensor(x), to_tensor(y)).cpu().numpy(), (np.conj(x) * y).sum(-1), dtype, 10)
+    close(LA.vecdot(to_tensor(x), to_tensor(x), dim=0).cpu().numpy(), (np.conj(x) * x).sum(0), dtype, 10)
 
 
 def test_tensorinv_tensorsolve():
     a = rand((4, 6, 8, 3), "float64", 23)
     a = a + np.eye(24).reshape(4, 6, 8, 3) * 5
-    close(LA.tensorinv(to_tensor(a)).numpy(), np.linalg.tensorinv(a), "float64", 100)
+    close(LA.tensorinv(to_tensor(a)).cpu().numpy(), np.linalg.tensorinv(a), "float64", 100)
     b = rand((2, 3, 4), "float64", 24)
     m = rand((2, 3, 4, 6, 4), "float64", 25) + np.eye(24).reshape(2, 3, 4, 6, 4) * 5
-    close(LA.tensorsolve(to_tensor(m), to_tensor(b)).numpy(), np.linalg.tensorsolve(m, b),
+    close(LA.tensorsolve(to_tensor(m), to_tensor(b)).cpu().numpy(), np.linalg.tensorsolve(m, b),
           "float64", 100)
 
 
@@ -559,17 +559,17 @@ def test_ex_variants_report_info_per_batch():
     a[3] = -np.eye(3)
     t = to_tensor(a)
     inv, info = LA.inv_ex(t)
-    assert info.dtype == tl.int32 and info.numpy().tolist() == [0, 0, 2, 0]
-    close(inv.numpy()[3], -np.eye(3), "float64")
+    assert info.dtype == tl.int32 and info.cpu().numpy().tolist() == [0, 0, 2, 0]
+    close(inv.cpu().numpy()[3], -np.eye(3), "float64")
     L, info = LA.cholesky_ex(t)
-    assert info.numpy().tolist() == [0, 0, 2, 1]
-    close(L.numpy()[0], np.eye(3), "float64")
+    assert info.cpu().numpy().tolist() == [0, 0, 2, 1]
+    close(L.cpu().numpy()[0], np.eye(3), "float64")
     x, info = LA.solve_ex(t, tl.ones(4, 3, dtype=tl.float64))
-    assert info.numpy().tolist() == [0, 0, 2, 0]
-    assert LA.lu_factor_ex(t).info.numpy().tolist() == [0, 0, 2, 0]
+    assert info.cpu().numpy().tolist() == [0, 0, 2, 0]
+    assert LA.lu_factor_ex(t).info.cpu().numpy().tolist() == [0, 0, 2, 0]
     with pytest.raises(LA.LinAlgError, match="Batch element 2"):
         LA.inv_ex(t, check_errors=True)
     with pytest.raises(LA.LinAlgError, match="Batch element 2"):
         LA.solve_ex(t, tl.ones(4, 3, dtype=tl.float64), check_errors=True)
     good = to_tensor(np.stack([np.eye(2)] * 2))
-    assert LA.cholesky_ex(good, check_errors=True).info.numpy().tolist() == [0, 0]
+    assert LA.cholesky_ex(good, check_errors=True).info.cpu().numpy().tolist() == [0, 0]

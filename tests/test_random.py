@@ -17,7 +17,7 @@ def gen(seed=1234):
 
 
 def f64(t):
-    return t.to(tl.float64).numpy()
+    return t.to(tl.float64).cpu().numpy()
 
 
 # ---- the generator ---------------------------------------------------------------
@@ -40,9 +40,9 @@ def test_manual_seed_returns_default_generator_and_repeats():
     tl.manual_seed(7)
     b = [tl.rand(5), tl.randn(3, 2), tl.randint(0, 100, (4,)), tl.randperm(6)]
     for x, y in zip(a, b):
-        np.testing.assert_array_equal(x.numpy(), y.numpy())
+        np.testing.assert_array_equal(x.cpu().numpy(), y.cpu().numpy())
     c = tl.rand(5)
-    assert not np.array_equal(c.numpy(), a[0].numpy())  # the stream moves on
+    assert not np.array_equal(c.cpu().numpy(), a[0].cpu().numpy())  # the stream moves on
 
 
 def test_generator_methods():
@@ -78,13 +78,13 @@ def test_generators_are_independent():
     a = tl.rand(100, generator=g1)
     _ = tl.rand(50, generator=gen(99))
     b = tl.rand(100, generator=g2)
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
-    np.testing.assert_array_equal(tl.get_rng_state().numpy(), before.numpy())
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    np.testing.assert_array_equal(tl.get_rng_state().cpu().numpy(), before.cpu().numpy())
     c = tl.rand(100, generator=gen(6))
-    assert not np.array_equal(a.numpy(), c.numpy())
+    assert not np.array_equal(a.cpu().numpy(), c.cpu().numpy())
     # draws from one generator do not repeat
     d = tl.rand(100, generator=g1)
-    assert not np.array_equal(a.numpy(), d.numpy())
+    assert not np.array_equal(a.cpu().numpy(), d.cpu().numpy())
 
 
 def test_state_round_trip():
@@ -95,13 +95,13 @@ def test_state_round_trip():
     a = tl.randn(50, generator=g)
     g.set_state(state)
     b = tl.randn(50, generator=g)
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     # the state is a copy: later draws don't change it
-    assert not np.array_equal(state.numpy(), g.get_state().numpy())
+    assert not np.array_equal(state.cpu().numpy(), g.get_state().cpu().numpy())
     # into another generator
     h = tl.Generator()
     h.set_state(state)
-    np.testing.assert_array_equal(tl.randn(50, generator=h).numpy(), a.numpy())
+    np.testing.assert_array_equal(tl.randn(50, generator=h).cpu().numpy(), a.cpu().numpy())
 
 
 def test_generator_pickles_and_copies():
@@ -110,10 +110,10 @@ def test_generator_pickles_and_copies():
     g = gen(5)
     tl.rand(3, generator=g)
     clones = [pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)]
-    expected = tl.rand(10, generator=g).numpy()
+    expected = tl.rand(10, generator=g).cpu().numpy()
     for c in clones:
         assert c is not g and c.initial_seed() == 5
-        np.testing.assert_array_equal(tl.rand(10, generator=c).numpy(), expected)
+        np.testing.assert_array_equal(tl.rand(10, generator=c).cpu().numpy(), expected)
     with pytest.raises(TypeError):
         g.__setstate__(b"short")
 
@@ -123,7 +123,7 @@ def test_rng_state_functions():
     state = tl.get_rng_state()
     a = tl.rand(10)
     assert tl.set_rng_state(state) is None
-    np.testing.assert_array_equal(tl.rand(10).numpy(), a.numpy())
+    np.testing.assert_array_equal(tl.rand(10).cpu().numpy(), a.cpu().numpy())
     with pytest.raises(TypeError, match="uint8"):
         tl.set_rng_state(state.to(tl.int64))
     with pytest.raises(RuntimeError, match="16 bytes"):
@@ -146,7 +146,7 @@ def test_results_do_not_depend_on_thread_count():
     finally:
         tl.set_num_threads(n)
     for x, y in zip(a, b):
-        np.testing.assert_array_equal(x.numpy(), y.numpy())
+        np.testing.assert_array_equal(x.cpu().numpy(), y.cpu().numpy())
 
 
 def test_results_do_not_depend_on_layout():
@@ -155,7 +155,7 @@ def test_results_do_not_depend_on_layout():
     assert not t.is_contiguous()
     t.normal_(generator=gen())
     b = tl.empty(6, 4).normal_(generator=gen())
-    np.testing.assert_array_equal(t.numpy(), b.numpy())
+    np.testing.assert_array_equal(t.cpu().numpy(), b.cpu().numpy())
     assert a.shape == (6, 4)
 
 
@@ -218,11 +218,11 @@ def test_randn_moments_float64():
 
 
 def test_complex_outputs():
-    z = tl.randn(50_000, dtype=tl.complex64, generator=gen(5)).numpy()
+    z = tl.randn(50_000, dtype=tl.complex64, generator=gen(5)).cpu().numpy()
     assert z.dtype == np.complex64
     assert abs(z.real.var() - 0.5) < 0.02 and abs(z.imag.var() - 0.5) < 0.02
     assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.03
-    u = tl.rand(1000, dtype=tl.complex128, generator=gen()).numpy()
+    u = tl.rand(1000, dtype=tl.complex128, generator=gen()).cpu().numpy()
     assert (u.real >= 0).all() and (u.real < 1).all() and (u.imag >= 0).all()
 
 
@@ -232,13 +232,13 @@ def test_like_forms():
     assert tl.randn_like(src, dtype=tl.float16).dtype == tl.float16
     a = tl.rand_like(src, generator=gen())
     b = tl.rand(3, 4, dtype=tl.float64, generator=gen())
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     r = tl.randint_like(tl.zeros(5, dtype=tl.int32), 10)
     assert r.dtype == tl.int32 and (f64(r) >= 0).all() and (f64(r) < 10).all()
     r = tl.randint_like(src, 3, 6)
-    assert r.dtype == tl.float64 and set(np.unique(r.numpy())) <= {3.0, 4.0, 5.0}
+    assert r.dtype == tl.float64 and set(np.unique(r.cpu().numpy())) <= {3.0, 4.0, 5.0}
     r = tl.randint_like(src, low=-2, high=0)
-    assert set(np.unique(r.numpy())) <= {-2.0, -1.0}
+    assert set(np.unique(r.cpu().numpy())) <= {-2.0, -1.0}
     with pytest.raises(TypeError):
         tl.rand_like([1.0])
     with pytest.raises(TypeError, match="high"):
@@ -248,7 +248,7 @@ def test_like_forms():
 def test_out_argument():
     out = tl.empty(2, 3)
     assert tl.rand(2, 3, out=out, generator=gen()) is out
-    np.testing.assert_array_equal(out.numpy(), tl.rand(2, 3, generator=gen()).numpy())
+    np.testing.assert_array_equal(out.cpu().numpy(), tl.rand(2, 3, generator=gen()).cpu().numpy())
     with pytest.raises(RuntimeError, match=r"\[4\]"):
         tl.rand(2, 3, out=tl.empty(4))
 
@@ -258,14 +258,14 @@ def test_out_argument():
 def test_randint_forms():
     assert tl.randint(10, (3,)).dtype == tl.int64
     t = tl.randint(3, 10, (2, 5), generator=gen())
-    assert t.shape == (2, 5) and (t.numpy() >= 3).all() and (t.numpy() < 10).all()
+    assert t.shape == (2, 5) and (t.cpu().numpy() >= 3).all() and (t.cpu().numpy() < 10).all()
     assert tl.randint(high=5, size=(4,)).shape == (4,)
     assert tl.randint(2, 5, size=(4,)).shape == (4,)
     assert tl.randint(low=2, high=5, size=(4,)).shape == (4,)
     assert tl.randint(5, size=(4,)).shape == (4,)
     assert tl.randint(0, 2, (3,), dtype=tl.bool).dtype == tl.bool
     f = tl.randint(-5, 5, (100,), dtype=tl.float32, generator=gen())
-    assert f.dtype == tl.float32 and (f.numpy() == np.round(f.numpy())).all()
+    assert f.dtype == tl.float32 and (f.cpu().numpy() == np.round(f.cpu().numpy())).all()
     with pytest.raises(RuntimeError, match="from=5 >= to=5"):
         tl.randint(5, 5, (3,))
     with pytest.raises(RuntimeError, match="uint8"):
@@ -281,16 +281,16 @@ def test_randint_forms():
 
 
 def test_randint_is_uniform():
-    x = tl.randint(-3, 7, (50_000,), generator=gen(8)).numpy()
+    x = tl.randint(-3, 7, (50_000,), generator=gen(8)).cpu().numpy()
     counts = np.bincount(x + 3, minlength=10)
     assert counts.min() > 0 and len(counts) == 10
     assert stats.chisquare(counts).pvalue > 1e-3
 
 
 def test_randint_full_int64_range():
-    x = tl.randint(-2 ** 63, 2 ** 63 - 1, (1000,), generator=gen()).numpy()
+    x = tl.randint(-2 ** 63, 2 ** 63 - 1, (1000,), generator=gen()).cpu().numpy()
     assert (x < 0).any() and (x > 0).any()
-    y = tl.empty(1000, dtype=tl.int64).random_(-2 ** 63, None, generator=gen()).numpy()
+    y = tl.empty(1000, dtype=tl.int64).random_(-2 ** 63, None, generator=gen()).cpu().numpy()
     assert (y < -2 ** 62).any() and (y > 2 ** 62).any()
 
 
@@ -308,17 +308,17 @@ def test_random_default_range(dtype, hi):
 def test_random_forms():
     t = tl.empty(1000, dtype=tl.int32)
     assert t.random_(5) is t
-    assert set(np.unique(t.numpy())) == {0, 1, 2, 3, 4}
+    assert set(np.unique(t.cpu().numpy())) == {0, 1, 2, 3, 4}
     t.random_(2, 5)
-    assert set(np.unique(t.numpy())) == {2, 3, 4}
+    assert set(np.unique(t.cpu().numpy())) == {2, 3, 4}
     t.random_(-3, to=0)
-    assert set(np.unique(t.numpy())) == {-3, -2, -1}
+    assert set(np.unique(t.cpu().numpy())) == {-3, -2, -1}
     s = tl.empty(2000, dtype=tl.int8).random_(100)
-    assert s.numpy().max() < 100
+    assert s.cpu().numpy().max() < 100
     s.random_(120, None)
-    assert s.numpy().min() >= 120 and s.numpy().max() == 127
+    assert s.cpu().numpy().min() >= 120 and s.cpu().numpy().max() == 127
     f = tl.empty(100, dtype=tl.float64).random_(-10, 10)
-    assert (f.numpy() >= -10).all() and (f.numpy() < 10).all()
+    assert (f.cpu().numpy() >= -10).all() and (f.cpu().numpy() < 10).all()
     with pytest.raises(RuntimeError):
         tl.empty(3, dtype=tl.int8).random_(0, 1000)
     with pytest.raises(RuntimeError):
@@ -338,7 +338,7 @@ def test_uniform_(dtype):
     if dtype in ("float32", "float64"):
         assert x.max() < 3
         assert stats.kstest(x, "uniform", args=(-2, 5)).pvalue > 1e-3
-    assert tl.empty(3).uniform_(to=2.0).numpy().max() < 2
+    assert tl.empty(3).uniform_(to=2.0).cpu().numpy().max() < 2
     with pytest.raises(RuntimeError, match="from"):
         t.uniform_(3, 2)
     with pytest.raises(RuntimeError):
@@ -348,9 +348,9 @@ def test_uniform_(dtype):
 def test_normal_():
     t = tl.empty(20_000, dtype=tl.float64)
     assert t.normal_(3.0, 2.0, generator=gen(10)) is t
-    assert stats.kstest(t.numpy(), "norm", args=(3.0, 2.0)).pvalue > 1e-3
+    assert stats.kstest(t.cpu().numpy(), "norm", args=(3.0, 2.0)).pvalue > 1e-3
     z = tl.empty(10).normal_(5.0, 0.0)
-    assert (z.numpy() == 5.0).all()
+    assert (z.cpu().numpy() == 5.0).all()
     with pytest.raises(RuntimeError, match="std"):
         t.normal_(0, -1)
     with pytest.raises(RuntimeError):
@@ -359,22 +359,22 @@ def test_normal_():
 
 def test_exponential_():
     t = tl.empty(20_000, dtype=tl.float64).exponential_(2.0, generator=gen(11))
-    x = t.numpy()
+    x = t.cpu().numpy()
     assert (x > 0).all()
     assert stats.kstest(x, "expon", args=(0, 0.5)).pvalue > 1e-3
-    f = tl.empty(20_000).exponential_(generator=gen(12)).numpy()
+    f = tl.empty(20_000).exponential_(generator=gen(12)).cpu().numpy()
     assert (f > 0).all() and abs(f.mean() - 1) < 0.03
     with pytest.raises(RuntimeError, match="lambd"):
         tl.empty(3).exponential_(0)
 
 
 def test_cauchy_and_log_normal_():
-    c = tl.empty(20_000, dtype=tl.float64).cauchy_(1.0, 2.0, generator=gen(13)).numpy()
+    c = tl.empty(20_000, dtype=tl.float64).cauchy_(1.0, 2.0, generator=gen(13)).cpu().numpy()
     assert stats.kstest(c, "cauchy", args=(1.0, 2.0)).pvalue > 1e-3
-    ln = tl.empty(20_000, dtype=tl.float64).log_normal_(0.5, 0.75, generator=gen(14)).numpy()
+    ln = tl.empty(20_000, dtype=tl.float64).log_normal_(0.5, 0.75, generator=gen(14)).cpu().numpy()
     assert (ln > 0).all()
     assert stats.kstest(ln, "lognorm", args=(0.75, 0, np.exp(0.5))).pvalue > 1e-3
-    d = tl.empty(1000).log_normal_().numpy()  # defaults mean=1, std=2
+    d = tl.empty(1000).log_normal_().cpu().numpy()  # defaults mean=1, std=2
     assert (d > 0).all()
     with pytest.raises(RuntimeError, match="sigma"):
         tl.empty(3).cauchy_(0, 0)
@@ -382,14 +382,14 @@ def test_cauchy_and_log_normal_():
 
 def test_geometric_():
     t = tl.empty(30_000, dtype=tl.int64).geometric_(0.25, generator=gen(15))
-    x = t.numpy()
+    x = t.cpu().numpy()
     assert x.min() >= 1
     counts = np.bincount(x)[1:9]
     expected = stats.geom.pmf(np.arange(1, 9), 0.25) * len(x)
     assert stats.chisquare(counts, expected * counts.sum() / expected.sum()).pvalue > 1e-3
     assert abs(x.mean() - 4) < 0.1
     f = tl.empty(100).geometric_(p=0.5)
-    assert f.dtype == tl.float32 and (f.numpy() >= 1).all()
+    assert f.dtype == tl.float32 and (f.cpu().numpy() >= 1).all()
     with pytest.raises(RuntimeError, match="p"):
         tl.empty(3).geometric_(1.5)
     with pytest.raises(TypeError, match="p"):
@@ -418,29 +418,29 @@ def test_read_only_tensor_is_rejected():
 def test_bernoulli_inplace_and_scalar_p():
     t = tl.empty(50_000)
     assert t.bernoulli_(0.3, generator=gen(16)) is t
-    x = t.numpy()
+    x = t.cpu().numpy()
     assert set(np.unique(x)) == {0.0, 1.0}
     assert abs(x.mean() - 0.3) < 0.01
-    assert tl.zeros(10, dtype=tl.bool).bernoulli_(1.0).numpy().all()
-    assert not tl.ones(10, dtype=tl.int32).bernoulli_(0.0).numpy().any()
+    assert tl.zeros(10, dtype=tl.bool).bernoulli_(1.0).cpu().numpy().all()
+    assert not tl.ones(10, dtype=tl.int32).bernoulli_(0.0).cpu().numpy().any()
     with pytest.raises(RuntimeError, match="p"):
         t.bernoulli_(1.5)
 
 
 def test_bernoulli_with_probability_tensors():
     p = tl.tensor([0.0, 1.0, 0.0, 1.0])
-    np.testing.assert_array_equal(tl.bernoulli(p).numpy(), p.numpy())
+    np.testing.assert_array_equal(tl.bernoulli(p).cpu().numpy(), p.cpu().numpy())
     probs = tl.full((40_000,), 0.7, dtype=tl.float64)
     x = tl.bernoulli(probs, generator=gen(17))
-    assert x.dtype == tl.float64 and abs(x.numpy().mean() - 0.7) < 0.01
+    assert x.dtype == tl.float64 and abs(x.cpu().numpy().mean() - 0.7) < 0.01
     m = probs.bernoulli()
     assert m.dtype == tl.float64 and m.shape == probs.shape
     # a probability tensor broadcast over self
     t = tl.empty(20_000, 2).bernoulli_(tl.tensor([0.1, 0.9]), generator=gen(18))
-    np.testing.assert_allclose(t.numpy().mean(axis=0), [0.1, 0.9], atol=0.02)
+    np.testing.assert_allclose(t.cpu().numpy().mean(axis=0), [0.1, 0.9], atol=0.02)
     # a scalar p with an input tensor giving only the shape and dtype
     s = tl.bernoulli(tl.zeros(10_000), 0.5, generator=gen())
-    assert abs(s.numpy().mean() - 0.5) < 0.03
+    assert abs(s.cpu().numpy().mean() - 0.5) < 0.03
     out = tl.empty(4)
     assert tl.bernoulli(p, out=out) is out
     with pytest.raises(RuntimeError, match="int64"):
@@ -469,7 +469,7 @@ def test_normal_forms():
     s = tl.normal(5.0, tl.zeros(3))
     assert s.dtype == tl.float32 and s.tolist() == [5.0, 5.0, 5.0]
     big = tl.normal(tl.zeros(20_000, dtype=tl.float64), 2.0, generator=gen(20))
-    assert stats.kstest(big.numpy(), "norm", args=(0, 2.0)).pvalue > 1e-3
+    assert stats.kstest(big.cpu().numpy(), "norm", args=(0, 2.0)).pvalue > 1e-3
     with pytest.raises(RuntimeError, match="std"):
         tl.normal(tl.zeros(3), -1.0)
     with pytest.raises(RuntimeError, match="std"):
@@ -490,7 +490,7 @@ def test_randperm():
     for n in (0, 1, 2, 7, 1000):
         p = tl.randperm(n, generator=gen(n))
         assert p.dtype == tl.int64 and p.shape == (n,)
-        np.testing.assert_array_equal(np.sort(p.numpy()), np.arange(n))
+        np.testing.assert_array_equal(np.sort(p.cpu().numpy()), np.arange(n))
     f = tl.randperm(10, dtype=tl.float32)
     assert f.dtype == tl.float32 and sorted(f.tolist()) == list(range(10))
     assert tl.randperm(n=5).shape == (5,)
@@ -518,7 +518,7 @@ def test_multinomial_with_replacement():
     w = tl.tensor([1.0, 0.0, 3.0, 6.0])
     x = tl.multinomial(w, 20_000, replacement=True, generator=gen(22))
     assert x.dtype == tl.int64 and x.shape == (20_000,)
-    counts = np.bincount(x.numpy(), minlength=4)
+    counts = np.bincount(x.cpu().numpy(), minlength=4)
     assert counts[1] == 0
     assert stats.chisquare(counts[[0, 2, 3]], np.array([0.1, 0.3, 0.6]) * 20_000).pvalue > 1e-3
 
@@ -567,11 +567,11 @@ def test_random_module():
     tr.manual_seed(4)
     with tr.fork_rng():
         tl.randn(100)
-    np.testing.assert_array_equal(tl.rand(3).numpy(), a.numpy())
+    np.testing.assert_array_equal(tl.rand(3).cpu().numpy(), a.cpu().numpy())
     tr.manual_seed(4)
     with tr.fork_rng(enabled=False):
         tl.rand(3)
-    assert not np.array_equal(tl.rand(3).numpy(), a.numpy())
+    assert not np.array_equal(tl.rand(3).cpu().numpy(), a.cpu().numpy())
     with pytest.raises(KeyError):
         with tr.fork_rng():
             raise KeyError("state is restored on the way out")
@@ -586,7 +586,7 @@ def test_cuda_seeding_without_a_gpu():
     tl.cuda.manual_seed_all(2)
     tl.cuda.seed()
     tl.cuda.seed_all()
-    np.testing.assert_array_equal(tl.get_rng_state().numpy(), before.numpy())
+    np.testing.assert_array_equal(tl.get_rng_state().cpu().numpy(), before.cpu().numpy())
     with pytest.raises(TypeError):
         tl.cuda.manual_seed(1.5)
     with pytest.raises(RuntimeError, match="CUDA"):
@@ -599,7 +599,7 @@ def test_cuda_seeding_without_a_gpu():
 
 @pytest.mark.parametrize("lam", [0.5, 4.0, 9.9, 10.0, 60.0, 5000.0])
 def test_poisson_matches_distribution(lam):
-    x = tl.poisson(tl.full((20_000,), lam, dtype=tl.float64), generator=gen(int(lam * 10))).numpy()
+    x = tl.poisson(tl.full((20_000,), lam, dtype=tl.float64), generator=gen(int(lam * 10))).cpu().numpy()
     assert (x >= 0).all() and (x == np.floor(x)).all()
     ks = np.arange(max(0, int(lam - 4 * lam ** 0.5)), int(lam + 4 * lam ** 0.5) + 2)
     counts = np.array([(x == k).sum() for k in ks])
@@ -613,7 +613,7 @@ def test_poisson_shapes_dtypes_and_errors():
     rates = tl.tensor([[0.0, 1.0], [2.5, 100.0]])
     a = tl.poisson(rates, generator=gen())
     assert a.dtype == tl.float32 and a.shape == (2, 2) and a[0, 0].item() == 0
-    np.testing.assert_array_equal(a.numpy(), tl.poisson(rates, gen()).numpy())
+    np.testing.assert_array_equal(a.cpu().numpy(), tl.poisson(rates, gen()).cpu().numpy())
     assert tl.poisson(tl.ones(3, dtype=tl.float16)).dtype == tl.float16
     with pytest.raises(RuntimeError, match="non-negative"):
         tl.poisson(tl.tensor([-1.0]))
@@ -639,22 +639,22 @@ def test_counter_mapping_reference():
     seed = 0x1234_5678_9abc_def0
     g = tl.Generator().manual_seed(seed)
     # float32: one word per value, 4 per block, 24 bits
-    got = tl.rand(7, generator=g).numpy()
+    got = tl.rand(7, generator=g).cpu().numpy()
     words = [w for b in _blocks(seed, 0, 2) for w in b]
     np.testing.assert_array_equal(got, np.array([(w >> 8) * 2.0 ** -24 for w in words[:7]],
                                                 dtype=np.float32))
     # float64: two words per value, 2 per block, 53 bits; the offset moved past 2 blocks
-    got = tl.rand(3, dtype=tl.float64, generator=g).numpy()
+    got = tl.rand(3, dtype=tl.float64, generator=g).cpu().numpy()
     bl = _blocks(seed, 2, 2)
     np.testing.assert_array_equal(got, [(_wide(bl[i // 2], i % 2) >> 11) * 2.0 ** -53
                                         for i in range(3)])
     # integers: low + (x * range) >> 64
-    got = tl.randint(-5, 1000, (5,), generator=g).numpy()
+    got = tl.randint(-5, 1000, (5,), generator=g).cpu().numpy()
     bl = _blocks(seed, 4, 3)
     np.testing.assert_array_equal(got, [-5 + ((_wide(bl[i // 2], i % 2) * 1005) >> 64)
                                         for i in range(5)])
     # float64 normals: Box-Muller on (open u1, u2) from one block per pair
-    got = tl.randn(4, dtype=tl.float64, generator=g).numpy()
+    got = tl.randn(4, dtype=tl.float64, generator=g).cpu().numpy()
     ref = []
     for b in _blocks(seed, 7, 2):
         u1 = ((_wide(b, 0) >> 11) + 0.5) * 2.0 ** -53
@@ -662,6 +662,6 @@ def test_counter_mapping_reference():
         r = np.sqrt(-2 * np.log(u1))
         ref += [r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)]
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
-    state = g.get_state().numpy()
+    state = g.get_state().cpu().numpy()
     assert int.from_bytes(state[:8].tobytes(), "little") == seed
     assert int.from_bytes(state[8:].tobytes(), "little") == 9

@@ -26,7 +26,7 @@ def tensor_layouts(a, dtype):
                     .permute(*perm)))
     if a.ndim >= 1 and a.size and dtype != "bfloat16":  # NumPy has no bfloat16 to view
         rev = to_tensor(np.ascontiguousarray(a[..., ::-1]), dtype)
-        out.append(("reversed", tl.from_numpy(rev.numpy()[..., ::-1])))
+        out.append(("reversed", tl.from_numpy(rev.cpu().numpy()[..., ::-1])))
     return out
 
 
@@ -604,7 +604,7 @@ def test_results_do_not_depend_on_thread_count():
         for n in (1, 2, 3):
             tl.set_num_threads(n)
             t, tm = to_tensor(a), to_tensor(m)
-            results.append((t.sum().item(), tm.sum(0).numpy().copy(), tm.T.sum().item()))
+            results.append((t.sum().item(), tm.sum(0).cpu().numpy().copy(), tm.T.sum().item()))
         for r in results[1:]:
             assert r[0] == results[0][0]
             assert np.array_equal(r[1], results[0][1])
@@ -678,15 +678,15 @@ def test_numpy_spellings_axis_and_keepdims():
     for name in ("sum", "mean", "amax", "prod"):
         got = getattr(t, name)(axis=1, keepdims=True)
         want = getattr(np, name if name != "amax" else "max")(a, axis=1, keepdims=True)
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
     # axis= is NumPy's spelling and selects NumPy's std (ddof=0); dim= keeps
     # PyTorch's unbiased one (docs/numpy.md, the collision table).
-    np.testing.assert_allclose(t.std(axis=1, keepdims=True).numpy(),
+    np.testing.assert_allclose(t.std(axis=1, keepdims=True).cpu().numpy(),
                                np.std(a, axis=1, keepdims=True), rtol=1e-12)
-    np.testing.assert_allclose(t.std(dim=1, keepdim=True).numpy(),
+    np.testing.assert_allclose(t.std(dim=1, keepdim=True).cpu().numpy(),
                                np.std(a, axis=1, ddof=1, keepdims=True), rtol=1e-12)
     with pytest.raises(TypeError, match="multiple values"):
         t.sum(axis=0, dim=1)
     g = tl.from_numpy(a.copy()).requires_grad_()
     g.sum(axis=(0, 2)).backward(tl.ones(3, dtype=tl.float64))  # the formula reads axis= too
-    np.testing.assert_array_equal(g.grad.numpy(), np.ones_like(a))
+    np.testing.assert_array_equal(g.grad.cpu().numpy(), np.ones_like(a))

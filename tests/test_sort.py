@@ -17,7 +17,7 @@ FLOATS = ["float16", "bfloat16", "float32", "float64"]
 
 def np_of(t):
     """A tensor's values as an ndarray (bfloat16 widened to float32)."""
-    return t.float().numpy() if t.dtype == tl.bfloat16 else t.numpy()
+    return t.float().cpu().numpy() if t.dtype == tl.bfloat16 else t.cpu().numpy()
 
 
 def stable_argsort(a, axis=-1, descending=False):
@@ -111,8 +111,8 @@ def test_sort_long_lanes(dtype, n):
             for desc in (False, True):
                 v, i = tl.sort(t, descending=desc)
                 want = stable_argsort(a, descending=desc)
-                np.testing.assert_array_equal(i.numpy(), want)
-                np.testing.assert_array_equal(v.numpy(), a[want])
+                np.testing.assert_array_equal(i.cpu().numpy(), want)
+                np.testing.assert_array_equal(v.cpu().numpy(), a[want])
         finally:
             tl.set_num_threads(old)
 
@@ -121,11 +121,11 @@ def test_sort_long_lanes_2d_along_each_dim():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((3, 150_000)).astype(np.float32)
     v, i = tl.sort(tl.tensor(a), dim=1)
-    np.testing.assert_array_equal(i.numpy(), np.argsort(a, axis=1, kind="stable"))
+    np.testing.assert_array_equal(i.cpu().numpy(), np.argsort(a, axis=1, kind="stable"))
     b = np.ascontiguousarray(a.T)
     v, i = tl.sort(tl.tensor(b), dim=0, descending=True)
-    np.testing.assert_array_equal(i.numpy(), stable_argsort(b, axis=0, descending=True))
-    np.testing.assert_array_equal(v.numpy(), np.take_along_axis(b, i.numpy(), 0))
+    np.testing.assert_array_equal(i.cpu().numpy(), stable_argsort(b, axis=0, descending=True))
+    np.testing.assert_array_equal(v.cpu().numpy(), np.take_along_axis(b, i.cpu().numpy(), 0))
 
 
 def test_sort_noncontiguous_inputs():
@@ -206,7 +206,7 @@ def test_topk_values_and_indices(dtype):
                 want = np.take(want, np.arange(k), axis=dim)
                 assert_close(v, np.take_along_axis(a, want, axis=dim), dtype=dtype)
                 # any index of an equal value is fine; check it points at the value
-                np.testing.assert_array_equal(np.take_along_axis(a, i.numpy(), axis=dim)
+                np.testing.assert_array_equal(np.take_along_axis(a, i.cpu().numpy(), axis=dim)
                                               .astype(np.float64),
                                               np_of(v).astype(np.float64))
 
@@ -220,10 +220,10 @@ def test_topk_nan_is_largest_and_long_lane():
     rng = np.random.default_rng(7)
     b = rng.standard_normal(500_000).astype(np.float32)
     v, i = tl.topk(tl.tensor(b), 10)
-    np.testing.assert_array_equal(v.numpy(), np.sort(b)[::-1][:10])
-    np.testing.assert_array_equal(b[i.numpy()], v.numpy())
+    np.testing.assert_array_equal(v.cpu().numpy(), np.sort(b)[::-1][:10])
+    np.testing.assert_array_equal(b[i.cpu().numpy()], v.cpu().numpy())
     v, i = tl.tensor(b).topk(5, largest=False)
-    np.testing.assert_array_equal(v.numpy(), np.sort(b)[:5])
+    np.testing.assert_array_equal(v.cpu().numpy(), np.sort(b)[:5])
 
 
 def test_topk_errors_name_k_and_size():
@@ -250,7 +250,7 @@ def test_kthvalue_matches_partition(dtype):
                 if not keepdim:
                     ref = ref.squeeze(dim)
                 assert_close(v, ref, dtype=dtype)
-                got = np.take_along_axis(a, i.numpy() if keepdim else np.expand_dims(i.numpy(), dim),
+                got = np.take_along_axis(a, i.cpu().numpy() if keepdim else np.expand_dims(i.cpu().numpy(), dim),
                                          axis=dim)
                 np.testing.assert_array_equal(got.astype(np.float64).reshape(ref.shape),
                                               ref.astype(np.float64))
@@ -288,7 +288,7 @@ def test_median_is_the_lower_median(dtype):
         for dim in range(len(shape)):
             v, i = tl.median(t, dim)
             assert_close(v, lower_median(a, dim), dtype=dtype)
-            got = np.take_along_axis(a, np.expand_dims(i.numpy(), dim), axis=dim).squeeze(dim)
+            got = np.take_along_axis(a, np.expand_dims(i.cpu().numpy(), dim), axis=dim).squeeze(dim)
             np.testing.assert_array_equal(got.astype(np.float64), np_of(v).astype(np.float64))
             v2, _ = t.median(dim=dim, keepdim=True)
             assert tuple(v2.shape) == tuple(np.expand_dims(lower_median(a, dim), dim).shape)
@@ -365,7 +365,7 @@ def test_nanquantile_matches_numpy(method):
         want = np.nanquantile(a, qs, axis=1, method=method)
     assert_close(tl.nanquantile(t, tl.tensor(qs), dim=1, interpolation=method), want)
     # quantile propagates NaN per lane
-    got = tl.quantile(t, 0.5, dim=1).numpy()
+    got = tl.quantile(t, 0.5, dim=1).cpu().numpy()
     has_nan = np.isnan(a).any(axis=1)
     assert np.isnan(got[has_nan]).all()
     np.testing.assert_allclose(got[~has_nan], np.quantile(a[~has_nan], 0.5, axis=1))
@@ -405,8 +405,8 @@ def test_mode_matches_reference(dtype):
     for dim in (0, 1):
         v, i = tl.mode(t, dim)
         assert_close(v, np_mode(a, dim))
-        got = np.take_along_axis(a, np.expand_dims(i.numpy(), dim), axis=dim).squeeze(dim)
-        np.testing.assert_array_equal(got, v.numpy())
+        got = np.take_along_axis(a, np.expand_dims(i.cpu().numpy(), dim), axis=dim).squeeze(dim)
+        np.testing.assert_array_equal(got, v.cpu().numpy())
     v, i = t.mode(keepdim=True)
     assert tuple(v.shape) == (4, 1)
 
@@ -431,11 +431,11 @@ def test_selection_on_long_lanes(dtype):
     v, i = tl.kthvalue(t, 12345)
     assert v.item() == s[12344] and a[i.item()] == s[12344]
     v, i = tl.topk(t, 7, largest=False)
-    np.testing.assert_array_equal(v.numpy(), s[:7])
+    np.testing.assert_array_equal(v.cpu().numpy(), s[:7])
     if dtype.startswith("float"):
         for method in METHODS:
             np.testing.assert_allclose(tl.quantile(t, tl.tensor(np.array([0.1, 0.5, 0.99], dtype)),
-                                                   interpolation=method).numpy(),
+                                                   interpolation=method).cpu().numpy(),
                                        np.quantile(a, [0.1, 0.5, 0.99], method=method),
                                        rtol=1e-5)
         b = a.copy()
@@ -508,15 +508,15 @@ def test_selection_on_mid_lanes_takes_the_msd_select(dtype):
     s = np.sort(a, axis=1)
     for k in (1, 7, 2500, 4999):
         v, i = tl.kthvalue(t, k, 1)
-        np.testing.assert_array_equal(v.numpy(), s[:, k - 1])
-        np.testing.assert_array_equal(np.take_along_axis(a, i.numpy()[:, None], 1)[:, 0], v.numpy())
+        np.testing.assert_array_equal(v.cpu().numpy(), s[:, k - 1])
+        np.testing.assert_array_equal(np.take_along_axis(a, i.cpu().numpy()[:, None], 1)[:, 0], v.cpu().numpy())
     v, i = tl.topk(t, 5, 1)
-    np.testing.assert_array_equal(v.numpy(), s[:, ::-1][:, :5] if dtype.startswith("int")
+    np.testing.assert_array_equal(v.cpu().numpy(), s[:, ::-1][:, :5] if dtype.startswith("int")
                                   else np.take_along_axis(a, stable_argsort(a, 1, True), 1)[:, :5])
     v, _ = tl.median(t, 1)
-    np.testing.assert_array_equal(np.isnan(v.numpy()), np.isnan(a).any(axis=1))
+    np.testing.assert_array_equal(np.isnan(v.cpu().numpy()), np.isnan(a).any(axis=1))
     ok = ~np.isnan(a).any(axis=1)
-    np.testing.assert_array_equal(v.numpy()[ok], s[ok, (5000 - 1) // 2])
+    np.testing.assert_array_equal(v.cpu().numpy()[ok], s[ok, (5000 - 1) // 2])
 
 
 def test_out_arguments():

@@ -23,6 +23,7 @@ An implementation that meets an argument it cannot honour raises
 through ``torchlike.numpy``, surfaces as NotImplementedError).
 """
 import builtins
+import contextvars
 import functools
 import types
 
@@ -41,14 +42,45 @@ class Unsupported(NotImplementedError):
 
 TABLE = {}
 
+# The device of the tensors a NumPy call was given, while the call runs (None:
+# the CPU).  Operands that are not tensors are placed there by as_tensor.
+_DEVICE = contextvars.ContextVar("torchlike_numpy_device", default=None)
+
+
+def _device_of(args, kwargs):
+    """The first off-CPU device among the call's tensors, or None."""
+    for x in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(x, Tensor):
+            if not x.is_cpu:  # (t.device builds an object: only when needed)
+                return x.device
+        elif isinstance(x, (list, tuple)):
+            device = _device_of(x, None)
+            if device is not None:
+                return device
+    return None
+
+
+def _on_device_of(impl, args, kwargs):
+    device = _device_of(args, kwargs)
+    if device is None or _DEVICE.get() == device:
+        return impl(*args, **kwargs)
+    token = _DEVICE.set(device)
+    try:
+        return impl(*args, **kwargs)
+    finally:
+        _DEVICE.reset(token)
+
 
 def implements(*funcs):
     """Register the decorated function as the tensor implementation of the
     given NumPy functions."""
     def register(impl):
+        @functools.wraps(impl)
+        def call(*args, **kwargs):
+            return _on_device_of(impl, args, kwargs)
         for f in funcs:
-            TABLE[f] = impl
-        return impl
+            TABLE[f] = call
+        return call
     return register
 
 
@@ -77,9 +109,25 @@ def np_dtype(x):
 
 def as_tensor(x):
     """A tensor for a NumPy operand: tensors as they are, anything else with
-    NumPy's own dtype (so ``[1.5]`` is float64 here, as in NumPy)."""
+    NumPy's own dtype (so ``[1.5]`` is float64 here, as in NumPy).
+
+    In a call on device tensors, Python scalars and sequences are copied to
+    that device (small host values, as PyTorch does with Python scalars); an
+    ndarray is host data and is refused with a TypeError, as CuPy refuses
+    implicit host-to-device transfers."""
     if isinstance(x, Tensor):
         return x
+    device = _DEVICE.get()
+    if device is not None:
+        if isinstance(x, np.ndarray) and x.ndim:
+            raise TypeError(f"an ndarray (host memory) cannot be mixed with {device} "
+                            f"tensors; move it there first with torchlike.numpy.asarray"
+                            f"(a, device=...)")
+        return _host_tensor(x).to(device)
+    return _host_tensor(x)
+
+
+def _host_tensor(x):
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tensor) for e in flat(x)):
         return _C.stack(promote(*[as_tensor(e) for e in x]))
     a = np.asarray(x)
@@ -345,7 +393,7 @@ def array_function(self, func, types_, args, kwargs):
         except Unsupported:
             pass
     try:
-        return _via_implementation(func, args, kwargs)
+        return _on_device_of(_via_implementation, (func, args, kwargs), {})
     except Unsupported:
         pass
     except Exception as error:

@@ -13,7 +13,7 @@ them (``np.divide`` on int tensors gives the default float dtype, as
 import numpy as np
 
 from . import _C
-from ._array_function import check_fallback
+from ._array_function import _DEVICE, as_tensor, check_fallback
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -75,13 +75,13 @@ def _call(ufunc, inputs, kwargs):
             return NotImplemented
         if out is None:
             return result
-        mask = where if isinstance(where, _C.Tensor) else _C.from_numpy(np.asarray(where))
+        mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
         out.copy_(_C.where(mask, result, out))
         return given_out[0]
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
         op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
     if dtype is not None:
-        inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else _C.tensor(x, dtype=dtype)
+        inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
     if out is None:
         if dtype is None and not kwargs and op is not _C.sgn:
@@ -103,8 +103,7 @@ def _reduce(ufunc, method, inputs, kwargs):
     if name is None or out is False or not _is_default(kwargs) or "initial" in kwargs:
         return NotImplemented
     fn = getattr(_C, name)
-    if not isinstance(x, _C.Tensor):
-        x = _C.tensor(x)
+    x = as_tensor(x)
     if method == "accumulate":
         if axis is None:
             x, axis = x.reshape(-1), 0
@@ -125,7 +124,7 @@ def _outer(ufunc, inputs, kwargs):
     op = _op_for(ufunc)
     if op is None or kwargs or len(inputs) != 2:
         return NotImplemented
-    a, b = (x if isinstance(x, _C.Tensor) else _C.tensor(x) for x in inputs)
+    a, b = (as_tensor(x) for x in inputs)
     return op(a.reshape(*a.shape, *([1] * b.ndim)), b)
 
 
@@ -161,7 +160,44 @@ def _wrap(r):
 _FAST = {}
 
 
+def _device_of(inputs, kwargs):
+    """The first off-CPU device among the call's tensors (None: the CPU)."""
+    for x in inputs + tuple(kwargs.get("out") or ()) + (kwargs.get("where"),):
+        if isinstance(x, _C.Tensor) and not x.is_cpu:
+            return x.device
+    return None
+
+
+def _on_device(ufunc, method, inputs, kwargs, device):
+    """A ufunc on device tensors: Python scalars combine as they are, lists
+    and 0-d arrays are copied to the device; an ndarray operand, mask or out=
+    is host memory and is refused, as CuPy refuses it (docs/numpy.md)."""
+    token = _DEVICE.set(device)
+    try:
+        for x in tuple(kwargs.get("out") or ()):
+            if isinstance(x, np.ndarray):
+                raise TypeError(f"numpy.{ufunc.__name__}: out= is an ndarray (host memory), "
+                                f"the operands are {device} tensors")
+        if "where" in kwargs and not isinstance(kwargs["where"], (bool, _C.Tensor)):
+            kwargs["where"] = as_tensor(kwargs["where"])
+        inputs = tuple(x if isinstance(x, (_C.Tensor, bool, int, float, complex))
+                       else as_tensor(x) for x in inputs)
+        return _dispatch(ufunc, method, inputs, kwargs)
+    finally:
+        _DEVICE.reset(token)
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    device = _device_of(inputs, kwargs)
+    if device is not None:
+        return _on_device(ufunc, method, inputs, kwargs, device)
+    # On the host an ndarray operand is a zero-copy CPU tensor: left to the op,
+    # it would become a tensor on the default device, which need not be the CPU.
+    inputs = tuple(as_tensor(x) if isinstance(x, np.ndarray) else x for x in inputs)
+    return _dispatch(ufunc, method, inputs, kwargs)
+
+
+def _dispatch(ufunc, method, inputs, kwargs):
     if method == "__call__":
         result = _call(ufunc, inputs, dict(kwargs))
     elif method in ("reduce", "accumulate"):

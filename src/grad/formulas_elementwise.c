@@ -88,9 +88,10 @@ static void pow_backward(tl_grad_ctx *c, PyObject *g, const char *pow_name)
 {
   PyObject *x = X(0, "input"), *y = X(1, "other");
   /* An exponent given as an array or a list (x ** np.array([...])) was a
-   * tensor to the forward op, and is one here too. */
+   * tensor to the forward op, and is one here too: on the gradients' device,
+   * not the default device, which need not be x's. */
   if (y && !tl_py_is_tensor(y) && !PyLong_Check(y) && !PyFloat_Check(y) && !PyComplex_Check(y))
-    y = CALL("as_tensor", "O", y);
+    y = CALL("as_tensor", "O|{s:O}", y, "device", tl_grad_device(c));
   if (NEEDS(x)) {
     PyObject *gx;
     if (!tl_py_is_tensor(y)) {

@@ -5,7 +5,7 @@ and Array API ``device=``/``copy=`` arguments."""
 import numpy as np
 
 from .. import _C
-from .._array_function import Unsupported, implements, tl_dtype, as_tensor, flat, np_dtype
+from .._array_function import Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype
 
 Tensor = _C.Tensor
 
@@ -100,8 +100,11 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                 if isinstance(obj, np.ndarray):
                     raise TypeError(f"torchlike has no dtype {a.dtype}")
                 raise OverflowError("Python integer out of bounds for int64")
-            result = as_tensor(a)
+            result = _host_tensor(a)  # the explicit transfer: never refused
             copy = False if result.data_ptr() != _data_ptr(a) else copy
+            # Host data becomes an array on the default device, as cupy.asarray
+            # copies it to the GPU (a tensor stays where it is).
+            device = _C._get_default_device() if device is None else device
     changed = (dtype is not None and result.dtype != dtype) or \
         (device is not None and result.device != device)
     if changed and copy is False:

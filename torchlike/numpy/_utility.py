@@ -26,14 +26,14 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
     # promote as in NumPy, and the gradient flows to every operand.
     result = a if lo is None else _C.maximum(a, lo if isinstance(lo, Tensor)
-                                             else _C.tensor(lo).to(a.dtype) if
+                                             else _C.tensor(lo, device=a.device).to(a.dtype) if
                                              isinstance(lo, int) or a.is_floating_point()
-                                             else _C.tensor(lo))
+                                             else _C.tensor(lo, device=a.device))
     result = result if hi is None else _C.minimum(result, hi if isinstance(hi, Tensor)
-                                                  else _C.tensor(hi).to(result.dtype) if
+                                                  else _C.tensor(hi, device=a.device).to(result.dtype) if
                                                   isinstance(hi, int) or
                                                   result.is_floating_point()
-                                                  else _C.tensor(hi))
+                                                  else _C.tensor(hi, device=a.device))
     return finish(result, out)
 
 

@@ -13,6 +13,7 @@
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/kernels/tl_index.h"
+#include "ndcore/tensor/tl_backend.h"
 
 /* An index expression in the core's form, holding the tensors it converted. */
 typedef struct {
@@ -139,6 +140,19 @@ static int index_setitem(PyObject *self, PyObject *index, PyObject *value)
     return -1;
   int r = -1;
   if (tl_py_to_tensor(value, -1, false, &v, &weak) == 0) {
+    tl_device dev = tl_tensor_device(tl_py_t(self));
+    tl_tensor moved;
+    if (!tl_py_is_tensor(value) && !tl_device_eq(tl_tensor_device(&v), dev)) {
+      /* A Python or NumPy value is host data the assignment copies in (as a
+       * basic-index assignment or copy_ does): it goes to self's device. */
+      if (tl_backend_tensor_to(&moved, &v, dev, v.dtype, false) != TL_OK) {
+        tl_tensor_release(&v);
+        index_release(&ix);
+        return tl_py_raise_int();
+      }
+      tl_tensor_release(&v);
+      v = moved;
+    }
     r = tl_index_put(tl_py_t(self), ix.n, ix.items, &v, false) == TL_OK ? 0 : tl_py_raise_int();
     tl_tensor_release(&v);
   }

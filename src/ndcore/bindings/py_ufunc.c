@@ -5,7 +5,10 @@
  * Python (torchlike/_ufunc.py); a plain call of a ufunc that maps to a
  * torchlike op is served here, so NumPy-style code pays one dict lookup over
  * calling the op itself.  The table is filled by _ufunc.py as it resolves
- * ufuncs: only calls the Python path would answer with op(*inputs) go in. */
+ * ufuncs: only calls the Python path would answer with op(*inputs) go in.
+ * Calls with an operand that is neither a tensor nor a Python scalar (an
+ * ndarray, a list) take the Python path, which decides whether host data may
+ * meet a device tensor (docs/numpy.md, "Devices"). */
 #include <Python.h>
 
 #include "ndcore/bindings/py_tensor.h"
@@ -14,13 +17,26 @@ static PyObject *fast_table; /* {ufunc: torchlike op} */
 static PyObject *slow_path;  /* _ufunc.array_ufunc(self, ufunc, method, *inputs, **kw) */
 static PyObject *call_str;   /* "__call__", interned */
 
+/* Tensors and Python scalars only (np.float64 and np.complex128 are
+ * subclasses of float and complex): what op(*inputs) takes on any device. */
+static int plain_operands(PyObject *const *inputs, Py_ssize_t n)
+{
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = inputs[i];
+    if (!tl_py_is_tensor(o) && !PyFloat_Check(o) && !PyLong_CheckExact(o) &&
+        !PyBool_Check(o) && !PyComplex_Check(o))
+      return 0;
+  }
+  return 1;
+}
+
 static PyObject *tensor_array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
   if (nargs >= 2 && !kwnames && fast_table && (args[1] == call_str ||
       (PyUnicode_Check(args[1]) && PyUnicode_Compare(args[1], call_str) == 0))) {
     PyObject *op = PyDict_GetItemWithError(fast_table, args[0]); /* borrowed */
-    if (op)
+    if (op && plain_operands(args + 2, nargs - 2))
       return PyObject_Vectorcall(op, args + 2, (size_t)(nargs - 2), NULL);
     if (PyErr_Occurred())
       return NULL;

@@ -1001,8 +1001,12 @@ tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
   if (mask && mask->dtype == TL_DTYPE_BOOL && !accumulate && mask->ndim == self->ndim &&
       tl_device_eq(tl_tensor_device(mask), tl_tensor_device(self)) &&
       mask->ndim > 0 && !memcmp(mask->shape, self->shape, (size_t)self->ndim * sizeof(int64_t)) &&
-      tl_tensor_numel(value) == 1) {
-    /* t[mask] = scalar over every dim: a masked fill, no coordinates needed. */
+      tl_tensor_numel(value) == 1 &&
+      tl_device_eq(tl_tensor_device(mask), tl_tensor_device(self)) &&
+      tl_device_eq(tl_tensor_device(value), tl_tensor_device(self))) {
+    /* t[mask] = scalar over every dim: a masked fill, no coordinates needed.
+     * Only with mask and value on self's device (a masked fill takes one
+     * device); a host mask on a device tensor goes the general way below. */
     tl_tensor v0 = *value;
     v0.ndim = 0;
     return tl_index_masked_fill(self, mask, &v0);

@@ -648,6 +648,8 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
   if (tl_dtype_is_complex(out->dtype) || (n > 0 && check_dtype(&d, out->dtype) != TL_OK))
     return tl_error_set(TL_ERR_RUNTIME, "randperm: %s cannot hold a permutation of %lld values",
                         tl_dtype_names[out->dtype], (long long)n);
+  if (n == 0) /* nothing to write; an empty tensor may have no data pointer */
+    return TL_OK;
   int64_t *perm = out->dtype == TL_DTYPE_I64 ? tl_tensor_data(out)
                                              : malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
   if (!perm)

@@ -1,0 +1,51 @@
+"""Test files run again with a device as the default device.
+
+Each group of files runs in a subprocess with TORCHLIKE_TEST_DEVICE set
+(tests/conftest.py), so every tensor the tests make lives on that device and
+every op runs its device paths; results are compared through .cpu().  Here the
+device is the emulated one (the fake test device lent the CPU's kernels: the
+device paths with host memory behind them); with a GPU present, CUDA too.
+Tests marked host_only (host semantics: zero-copy sharing with ndarrays,
+NumPy's own code on host views) are skipped in these runs.
+
+Emulated, on a 2-core machine, the groups take about 12 s (gradients), 6 s
+(NumPy dispatch) and 26 s (oracles) of wall time, pytest's start included
+(about twice that with the machine shared with a build)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import torchlike as T
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SUITES = {
+    # every gradient file but the ones that are about the host or the registry
+    "gradients": sorted(f for f in os.listdir(HERE)
+                        if f.startswith("test_grad_") and f.endswith(".py")
+                        and f not in ("test_grad_device.py", "test_grad_registry.py")),
+    "numpy_dispatch": ["test_ufunc.py", "test_array_function.py", "test_numpy_namespace.py",
+                       "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
+    "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
+                "test_index_ops.py", "test_sort.py", "test_search.py", "test_linalg.py",
+                "test_random.py"],
+}
+
+DEVICES = [
+    pytest.param("fake", id="emulated"),
+    pytest.param("cuda", marks=pytest.mark.skipif(not T.cuda.is_available(),
+                                                  reason="requires a CUDA device")),
+]
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+@pytest.mark.parametrize("device", DEVICES)
+def test_suite_runs_on_the_device(device, suite):
+    env = dict(os.environ, TORCHLIKE_TEST_DEVICE=device)
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                        *SUITES[suite]], cwd=HERE, env=env, capture_output=True, text=True,
+                       timeout=1200)
+    assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
+    assert " passed" in p.stdout and " failed" not in p.stdout, p.stdout[-2000:]
