@@ -507,7 +507,6 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
     st = tl_gpu_launched(tl_gpu_lu_det(det_kind(d), a0, ipiv, p->count, n, out[0], out[1], out[2],
                                        out[3], c.stream), p->fn);
   }
-done:
   if (piv.storage)
     tl_tensor_release(&piv);
   solver_release(&c);

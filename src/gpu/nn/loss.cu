@@ -22,13 +22,15 @@
 #include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_act_loss.h"
 
+/* the elementwise losses' element math: the CPU's own (loss_cpu.c) */
+#define TL_LOSS_FN static __device__ __forceinline__
+#include "nn/loss/tl_loss_elem.h"
+
 namespace {
 
 constexpr int THREADS = TL_GPU_THREADS;
 constexpr int FINISH_THREADS = 1024;
 enum { NONE = 0, MEAN = 1, SUM = 2 }; /* tl_reduction */
-enum { MSE, L1, SMOOTH_L1, HUBER, BCE, BCE_LOGITS, KL_DIV }; /* tl_loss_kind */
-
 
 /* out[0] = sum(loss) (/ total for 'mean'), tw[0] = total: total is the sum
  * of wts, or `count` when wts is NULL.  One block. */
@@ -97,62 +99,14 @@ template <typename T> __global__ void nll_backward_rows(tl_gpu_class_loss a)
 
 /* ---- elementwise losses ------------------------------------------------------------- */
 
-__device__ double sign_of(double d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
-__device__ double log_sigmoid(double x) { return x < 0 ? x - log1p(exp(x)) : -log1p(exp(-x)); }
-
-/* loss_cpu.c's elem_loss: the loss of one element and its derivatives */
-__device__ double elem_loss(int kind, double b, double x, double t, double w, double p,
-                            double *dx, double *dt)
-{
-  double d = x - t, ad = fabs(d), l, gx, gt;
-  switch (kind) {
-  case MSE: l = d * d, gx = 2 * d, gt = -gx; break;
-  case L1: l = ad, gx = sign_of(d), gt = -gx; break;
-  case SMOOTH_L1:
-    l = ad < b ? 0.5 * d * d / b : ad - 0.5 * b;
-    gx = ad < b ? d / b : sign_of(d), gt = -gx;
-    break;
-  case HUBER:
-    l = ad < b ? 0.5 * d * d : b * (ad - 0.5 * b);
-    gx = ad < b ? d : b * sign_of(d), gt = -gx;
-    break;
-  case BCE: {
-    double lx = fmax(log(x), -100.0), l1x = fmax(log1p(-x), -100.0);
-    l = -w * (t * lx + (1 - t) * l1x);
-    gx = w * (x - t) / fmax((1 - x) * x, 1e-12);
-    gt = w * (l1x - lx);
-    break;
-  }
-  case BCE_LOGITS: {
-    double ls = log_sigmoid(x), l1s = log_sigmoid(-x), sg = exp(ls);
-    l = -w * (p * t * ls + (1 - t) * l1s);
-    gx = w * (sg * (p * t + 1 - t) - p * t);
-    gt = -w * (p * ls - l1s);
-    break;
-  }
-  default: /* KL_DIV; b != 0: log_target */
-    if (b != 0) {
-      double e = exp(t);
-      l = e * (t - x), gx = -e, gt = e * (t - x + 1);
-    } else {
-      l = t > 0 ? t * (log(t) - x) : t == 0 ? 0 : NAN;
-      gx = -t, gt = t > 0 ? log(t) + 1 - x : t == 0 ? -x : NAN;
-    }
-    break;
-  }
-  *dx = gx;
-  *dt = gt;
-  return l;
-}
-
 template <typename T> __global__ void pointwise(tl_gpu_pointwise_loss a)
 {
   const T *x = (const T *)a.x, *t = (const T *)a.t, *w = (const T *)a.w, *p = (const T *)a.p;
   TL_GPU_GRID_LOOP(i, a.n)
   {
     double gx, gt;
-    double l = elem_loss(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
-                         p ? (double)p[i] : 1, &gx, &gt);
+    double l = tl_loss_elem(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
+                            p ? (double)p[i] : 1, &gx, &gt);
     if (a.reduction == NONE)
       ((T *)a.out)[i] = (T)l;
     else
@@ -168,8 +122,8 @@ template <typename T> __global__ void pointwise_backward(tl_gpu_pointwise_loss a
   TL_GPU_GRID_LOOP(i, a.n)
   {
     double gx, gt, gv = (double)g[a.reduction == NONE ? i : 0] * scale;
-    elem_loss(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
-              p ? (double)p[i] : 1, &gx, &gt);
+    tl_loss_elem(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
+                 p ? (double)p[i] : 1, &gx, &gt);
     ((T *)a.dx)[i] = (T)(gv * gx);
     ((T *)a.dt)[i] = (T)(gv * gt);
   }

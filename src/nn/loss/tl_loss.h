@@ -57,16 +57,7 @@ tl_status tl_nn_nll_loss_backward(const tl_tensor *grad, const tl_tensor *input,
  *   KL_DIV         t (log t - x), or exp(t) (t - x) when param != 0 (log_target)
  * The backward returns the gradients of input and target (dt = -dx for the
  * first four). */
-typedef enum {
-  TL_LOSS_MSE,
-  TL_LOSS_L1,
-  TL_LOSS_SMOOTH_L1,
-  TL_LOSS_HUBER,
-  TL_LOSS_BCE,
-  TL_LOSS_BCE_LOGITS,
-  TL_LOSS_KL_DIV,
-  TL_LOSS_KIND_COUNT
-} tl_loss_kind;
+#include "nn/loss/tl_loss_elem.h" /* tl_loss_kind */
 
 typedef struct {
   tl_loss_kind kind;
