@@ -224,6 +224,12 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
 /* t as a contiguous int64 tensor in *out (a view when it is one). */
 tl_status tl_nn_index_target(const tl_tensor *t, tl_tensor *out);
 
+/* Every loss op's kernel set of one device (loss.c; the CUDA sets register
+ * through it too, so both devices serve the same ops). */
+void tl_nn_loss_register_sets(tl_device_type device, const tl_nn_loss_kernels *nll,
+                              const tl_nn_pointwise_loss_kernels *pointwise,
+                              const tl_nn_class_loss_kernels *cls);
+
 /* Shared by the CPU kernels (loss_cpu.c): `out` itself when it has the work
  * dtype, else a work-dtype twin in *tmp (zeroed when `zero`; NULL with the
  * error set on failure), copied into out by tl_loss_finish. */
