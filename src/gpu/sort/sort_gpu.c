@@ -510,16 +510,12 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
   if (rows > INT32_MAX)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): CUDA takes fewer than 2^31 slices, got "
                         "%lld", op, (long long)rows);
-  int64_t width = rows ? numel / rows : 0, src_dim = d, dst_dim = 0;
-  tl_tensor moved = {0}, packed = {0}, result = {0}, back = {0}, perm = {0};
+  int64_t width = rows ? numel / rows : 0;
+  tl_tensor packed = {0}, result = {0}, perm = {0};
   void *stream = NULL;
-  if (in->ndim) {
-    if (tl_view_movedim(&moved, in, 1, &src_dim, &dst_dim) != TL_OK)
-      return tl_error_status();
-  } else {
-    tl_tensor_view_of(&moved, in);
-  }
-  if (tl_sort_contiguous(&moved, &packed) != TL_OK || tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
+  if (tl_unique_dim_rows(in, d, &packed) != TL_OK)
+    return tl_error_status();
+  if (tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       (!consecutive && rows > 0 && sort_rows(op, &packed, rows, width, &perm, stream) != TL_OK))
     goto fail;
   int64_t shape[TL_MAX_DIMS];
@@ -531,23 +527,18 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
   if (!in->ndim) { /* one slice: the 0-d input itself */
     result.ndim = 0;
     tl_tensor_view_of(out, &result);
-  } else if (tl_view_movedim(&back, &result, 1, &dst_dim, &src_dim) != TL_OK ||
-             tl_sort_contiguous(&back, out) != TL_OK) {
+  } else if (tl_unique_dim_unrows(&result, d, out) != TL_OK) {
     tl_sort_release(inverse);
     tl_sort_release(counts);
     goto fail;
   }
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   tl_sort_release(&perm);
   return TL_OK;
 fail:
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   tl_sort_release(&perm);
   return tl_error_status();
 }

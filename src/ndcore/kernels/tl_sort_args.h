@@ -45,6 +45,11 @@ void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, 
 /* unique(dim=): *rows, the slices along dim. */
 tl_status tl_unique_dim_check(const char *op, const tl_tensor *in, int64_t dim, int *d,
                               int64_t *rows);
+/* unique(dim=)'s slices as rows: in with dim d moved first, contiguous (a
+ * view or a copy); and back: the unique rows (dim first) of an input with
+ * dims, moved to dim d, into a contiguous out. */
+tl_status tl_unique_dim_rows(const tl_tensor *in, int d, tl_tensor *packed);
+tl_status tl_unique_dim_unrows(const tl_tensor *rows, int d, tl_tensor *out);
 /* searchsorted: the checks that read no data (the sorter's range is the
  * kernel's). */
 tl_status tl_searchsorted_check(const tl_tensor *seq, const tl_tensor *values,
