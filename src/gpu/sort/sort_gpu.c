@@ -304,22 +304,15 @@ static tl_status cuda_quantile(const tl_tensor *in, const double *q, int64_t nq,
                                bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
-  int64_t shape[TL_MAX_DIMS];
-  int d, nd;
-  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, &nd, shape) != TL_OK)
-    return tl_error_status();
+  int d;
   tl_device dev = tl_tensor_device(in);
-  if (tl_tensor_empty(out, in->dtype, nd, shape, dev) != TL_OK)
-    return tl_error_status();
   tl_tensor flat = {0}, qd = {0};
   sorted_lanes s = {0};
   void *stream = NULL;
-  const tl_tensor *src = in;
-  if (all_dims) {
-    if (tl_sort_flatten(in, &flat) != TL_OK)
-      goto fail;
-    src = &flat;
-  }
+  const tl_tensor *src;
+  if (tl_quantile_begin(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, out, &flat, &src) !=
+      TL_OK)
+    return tl_error_status();
   int sd = all_dims ? 0 : d;
   if (lane_length(src, sd) == 0) { /* empty lanes: every result is NaN */
     if (tl_tensor_fill(out, (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = NAN}) != TL_OK)

@@ -175,6 +175,26 @@ tl_status tl_quantile_check(const char *op, const tl_tensor *in, const double *q
   return TL_OK;
 }
 
+tl_status tl_quantile_begin(const char *op, const tl_tensor *in, const double *q, int64_t nq,
+                            bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d,
+                            tl_tensor *out, tl_tensor *flat, const tl_tensor **src)
+{
+  int64_t shape[TL_MAX_DIMS];
+  int nd;
+  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, d, &nd, shape) != TL_OK ||
+      tl_tensor_empty(out, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  *src = in;
+  if (all_dims) {
+    if (tl_sort_flatten(in, flat) != TL_OK) {
+      tl_tensor_release(out);
+      return tl_error_status();
+    }
+    *src = flat;
+  }
+  return TL_OK;
+}
+
 void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, tl_tensor *view,
                             int64_t *q_step)
 {

@@ -38,6 +38,12 @@ tl_status tl_sort_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *ou
 tl_status tl_quantile_check(const char *op, const tl_tensor *in, const double *q, int64_t nq,
                             bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d, int *nd,
                             int64_t *shape);
+/* quantile's start on any device: the checks, out allocated on in's device
+ * (*d the wrapped dim), and *src the lanes' source: in, or all of it
+ * flattened into *flat when all_dims.  Nothing is left held on error. */
+tl_status tl_quantile_begin(const char *op, const tl_tensor *in, const double *q, int64_t nq,
+                            bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d,
+                            tl_tensor *out, tl_tensor *flat, const tl_tensor **src);
 /* quantile's output seen per lane: the q dim dropped (*q_step, bytes,
  * walks it; 0 when q_scalar), no dims for all_dims (one lane). */
 void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, tl_tensor *view,
