@@ -185,12 +185,15 @@ typedef struct {
   int *info; /* count + 1 device ints, zeroed */
 } solver_call;
 
+/* Safe to call twice: solver_begin releases on its own failure, and its
+ * callers release on every path. */
 static void solver_release(solver_call *c)
 {
   if (c->work.storage)
     tl_tensor_release(&c->work);
   if (c->scratch.storage)
     tl_tensor_release(&c->scratch);
+  c->work.storage = c->scratch.storage = NULL;
 }
 
 static tl_status solver_begin(solver_call *c, const char *fn, tl_device dev, int64_t count)
@@ -651,32 +654,18 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   const tl_device dev = tl_tensor_device(a);
   solver_call c = {0};
   tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_lu_factor_setup(fn, a, lu, pivots, info)) != TL_OK)
     return st;
   const int nb = a->ndim - 2;
   const int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
-  const int64_t k = m < n ? m : n, count = tl_lapack_batch_count(nb, a->shape);
-  const tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if ((st = tl_lapack_colmajor_copy(lu, a, d, nb, a->shape)) != TL_OK)
-    return st;
-  if ((st = tl_lapack_empty(pivots, dev, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK ||
-      (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK) ||
-      (st = solver_begin(&c, fn, dev, count)) != TL_OK)
-    goto fail;
-  st = getrf_batch(&c, d, dev, m, n, count, tl_tensor_data(lu), tl_tensor_data(pivots));
-  if (st == TL_OK)
+  const int64_t count = tl_lapack_batch_count(nb, a->shape);
+  if ((st = solver_begin(&c, fn, dev, count)) == TL_OK &&
+      (st = getrf_batch(&c, tl_linalg_float_dtype(a->dtype), dev, m, n, count,
+                        tl_tensor_data(lu), tl_tensor_data(pivots))) == TL_OK)
     st = check_infos(&c, count, info, tl_lapack_lu_factor_error, fn, nb);
-  if (st == TL_OK) {
-    solver_release(&c);
-    return TL_OK;
-  }
-fail:
   solver_release(&c);
-  tl_tensor_release(lu);
-  if (pivots->storage)
-    tl_tensor_release(pivots);
-  if (info && info->storage)
-    tl_tensor_release(info);
+  if (st != TL_OK)
+    tl_lapack_lu_factor_release(lu, pivots, info);
   return st;
 }
 
