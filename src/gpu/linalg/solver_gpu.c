@@ -185,12 +185,15 @@ typedef struct {
   int *info; /* count + 1 device ints, zeroed */
 } solver_call;
 
+/* Safe to call twice: solver_begin releases on its own failure, and its
+ * callers release on every path. */
 static void solver_release(solver_call *c)
 {
   if (c->work.storage)
     tl_tensor_release(&c->work);
   if (c->scratch.storage)
     tl_tensor_release(&c->scratch);
+  c->work.storage = c->scratch.storage = NULL;
 }
 
 static tl_status solver_begin(solver_call *c, const char *fn, tl_device dev, int64_t count)
@@ -215,6 +218,27 @@ static tl_status solver_work(solver_call *c, tl_dtype d, int lwork, tl_device de
 {
   int64_t n = lwork > 0 ? lwork : 1;
   return tl_tensor_empty(&c->work, d, 1, &n, dev);
+}
+
+/* getrf over a batch of count column-major m x n matrices from a0 (leading
+ * dimension m), min(m, n) pivots each from ipiv, each info in c->info[i]:
+ * the workspace sized once, for the first matrix. */
+static tl_status getrf_batch(solver_call *c, tl_dtype d, tl_device dev, int m, int n,
+                             int64_t count, char *a0, int *ipiv)
+{
+  const int k = m < n ? m : n, ld = m > 0 ? m : 1;
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  int lwork = 0;
+  tl_status st = TL_OK;
+  if (k == 0 || count == 0)
+    return TL_OK;
+  if ((st = tl_gpu_cusolver_check(getrf_lwork(c->h, d, m, n, a0, ld, &lwork), "getrf")) != TL_OK ||
+      (st = solver_work(c, d, lwork, dev)) != TL_OK)
+    return st;
+  for (int64_t i = 0; i < count && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(getrf(c->h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
+                                     tl_tensor_data(&c->work), ipiv + i * k, c->info + i), "getrf");
+  return st;
 }
 
 /* The first failed matrix of the batch (info read on the host: the sync an
@@ -272,6 +296,20 @@ static tl_status check_infos(const solver_call *c, int64_t count, tl_tensor *inf
   return at >= 0 ? raise(fn, nb, at, err) : TL_OK;
 }
 
+/* solver_begin, then count * n device pivots in *piv (one at least); on
+ * failure nothing is left held. */
+static tl_status lu_begin(solver_call *c, tl_tensor *piv, const char *fn, tl_device dev,
+                          int64_t count, int n)
+{
+  tl_status st = solver_begin(c, fn, dev, count);
+  if (st != TL_OK)
+    return st;
+  int64_t npiv = count * (int64_t)(n > 0 ? n : 1);
+  if ((st = tl_tensor_empty(piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
+    solver_release(c);
+  return st;
+}
+
 /* ---- solve and inv: getrf + getrs -------------------------------------------------- */
 
 static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *x,
@@ -284,27 +322,16 @@ static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
   solver_call c;
   tl_tensor piv = {0};
   tl_status st;
-  int lwork = 0;
-  if ((st = solver_begin(&c, p->fn, dev, p->count)) != TL_OK)
+  if ((st = lu_begin(&c, &piv, p->fn, dev, p->count, n)) != TL_OK)
     return st;
-  int64_t npiv = p->count * (int64_t)(n > 0 ? n : 1);
-  if ((st = tl_tensor_empty(&piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
-    goto done;
   char *a0 = tl_tensor_data(lu), *b0 = tl_tensor_data(x);
   int *ipiv = tl_tensor_data(&piv);
-  if (n > 0 && p->count > 0) {
-    if ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, n, n, a0, n, &lwork), "getrf")) != TL_OK ||
-        (st = solver_work(&c, d, lwork, dev)) != TL_OK)
-      goto done;
-  }
-  for (int64_t i = 0; i < p->count && n > 0 && st == TL_OK; i++) {
-    char *am = a0 + i * n * n * size, *bm = b0 + i * n * (int64_t)k * size;
-    st = tl_gpu_cusolver_check(getrf(c.h, d, n, n, am, n, tl_tensor_data(&c.work),
-                                     ipiv + i * n, c.info + i), "getrf");
-    if (st == TL_OK && k > 0)
-      st = tl_gpu_cusolver_check(getrs(c.h, d, CUBLAS_OP_N, n, k, am, n, ipiv + i * n, bm, n,
-                                       c.info + p->count), "getrs");
-  }
+  if ((st = getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) != TL_OK)
+    goto done;
+  for (int64_t i = 0; i < p->count && n > 0 && k > 0 && st == TL_OK; i++)
+    st = tl_gpu_cusolver_check(getrs(c.h, d, CUBLAS_OP_N, n, k, a0 + i * n * n * size, n,
+                                     ipiv + i * n, b0 + i * n * (int64_t)k * size, n,
+                                     c.info + p->count), "getrs");
   if (st != TL_OK)
     goto done;
   int64_t at;
@@ -467,27 +494,15 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
   const tl_device dev = tl_tensor_device(lu);
   const tl_dtype d = lu->dtype;
   const int n = (int)p->n;
-  const int64_t size = (int64_t)tl_dtype_size(d);
   solver_call c;
   tl_tensor piv = {0};
   tl_status st;
-  int lwork = 0;
-  if ((st = solver_begin(&c, p->fn, dev, p->count)) != TL_OK)
+  if ((st = lu_begin(&c, &piv, p->fn, dev, p->count, n)) != TL_OK)
     return st;
-  int64_t npiv = p->count * (int64_t)(n > 0 ? n : 1);
-  if ((st = tl_tensor_empty(&piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
-    goto done;
   char *a0 = tl_tensor_data(lu);
   int *ipiv = tl_tensor_data(&piv);
-  if (n > 0 && p->count > 0 &&
-      ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, n, n, a0, n, &lwork), "getrf")) != TL_OK ||
-       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
-    goto done;
   /* A singular matrix is no error here: its zero pivot makes det 0. */
-  for (int64_t i = 0; i < p->count && n > 0 && st == TL_OK; i++)
-    st = tl_gpu_cusolver_check(getrf(c.h, d, n, n, a0 + i * n * n * size, n,
-                                     tl_tensor_data(&c.work), ipiv + i * n, c.info + i), "getrf");
-  if (st == TL_OK) {
+  if ((st = getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) == TL_OK) {
     void *out[4] = {NULL, NULL, NULL, NULL};
     tl_tensor *ts[4] = {p->det, p->logdet, p->sign, p->logabs};
     for (int j = 0; j < 4; j++)
@@ -495,7 +510,6 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
     st = tl_gpu_launched(tl_gpu_lu_det(det_kind(d), a0, ipiv, p->count, n, out[0], out[1], out[2],
                                        out[3], c.stream), p->fn);
   }
-done:
   if (piv.storage)
     tl_tensor_release(&piv);
   solver_release(&c);
@@ -640,42 +654,18 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   const tl_device dev = tl_tensor_device(a);
   solver_call c = {0};
   tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_lu_factor_setup(fn, a, lu, pivots, info)) != TL_OK)
     return st;
   const int nb = a->ndim - 2;
   const int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
-  const int64_t k = m < n ? m : n, count = tl_lapack_batch_count(nb, a->shape);
-  const tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  const int64_t size = (int64_t)tl_dtype_size(d);
-  const int ld = m > 0 ? m : 1;
-  if ((st = tl_lapack_colmajor_copy(lu, a, d, nb, a->shape)) != TL_OK)
-    return st;
-  if ((st = tl_lapack_empty(pivots, dev, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK ||
-      (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK) ||
-      (st = solver_begin(&c, fn, dev, count)) != TL_OK)
-    goto fail;
-  char *a0 = tl_tensor_data(lu);
-  int *piv = tl_tensor_data(pivots), lwork = 0;
-  if (k > 0 && count > 0 &&
-      ((st = tl_gpu_cusolver_check(getrf_lwork(c.h, d, m, n, a0, ld, &lwork), "getrf")) != TL_OK ||
-       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
-    goto fail;
-  for (int64_t i = 0; i < count && k > 0 && st == TL_OK; i++)
-    st = tl_gpu_cusolver_check(getrf(c.h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
-                                     tl_tensor_data(&c.work), piv + i * k, c.info + i), "getrf");
-  if (st == TL_OK)
+  const int64_t count = tl_lapack_batch_count(nb, a->shape);
+  if ((st = solver_begin(&c, fn, dev, count)) == TL_OK &&
+      (st = getrf_batch(&c, tl_linalg_float_dtype(a->dtype), dev, m, n, count,
+                        tl_tensor_data(lu), tl_tensor_data(pivots))) == TL_OK)
     st = check_infos(&c, count, info, tl_lapack_lu_factor_error, fn, nb);
-  if (st == TL_OK) {
-    solver_release(&c);
-    return TL_OK;
-  }
-fail:
   solver_release(&c);
-  tl_tensor_release(lu);
-  if (pivots->storage)
-    tl_tensor_release(pivots);
-  if (info && info->storage)
-    tl_tensor_release(info);
+  if (st != TL_OK)
+    tl_lapack_lu_factor_release(lu, pivots, info);
   return st;
 }
 

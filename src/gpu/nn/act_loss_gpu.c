@@ -758,18 +758,7 @@ void tl_gpu_nn_act_loss_register(void)
     tl_dispatch_register_set(act_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_activation_set);
   for (size_t i = 0; i < sizeof embedding_ops / sizeof *embedding_ops; i++)
     tl_dispatch_register_set(embedding_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_embedding_set);
-  tl_dispatch_register_set(TL_OP_NLL_LOSS_ND, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_nll_set);
-  tl_dispatch_register_set(TL_OP_NLL_LOSS_BACKWARD, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_nll_set);
-  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_pointwise_set);
-  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CUDA, TL_DTYPES_ALL,
-                           &gpu_pointwise_set);
-  static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
-                                    TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
-                                    TL_OP_MULTILABEL_MARGIN_LOSS,
-                                    TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD, TL_OP_CTC_LOSS,
-                                    TL_OP_CTC_LOSS_BACKWARD};
-  for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
-    tl_dispatch_register_set(class_ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &gpu_class_set);
+  tl_nn_loss_register_sets(TL_DEVICE_CUDA, &gpu_nll_set, &gpu_pointwise_set, &gpu_class_set);
   static const tl_op grid_ops[] = {TL_OP_GRID_SAMPLER, TL_OP_GRID_SAMPLER_BACKWARD,
                                    TL_OP_AFFINE_GRID_GENERATOR, TL_OP_AFFINE_GRID_GENERATOR_BACKWARD};
   for (size_t i = 0; i < sizeof grid_ops / sizeof *grid_ops; i++)

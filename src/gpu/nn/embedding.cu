@@ -14,27 +14,18 @@
  *              and the host reads it back: the one sync of a lookup */
 #include <cuda_runtime.h>
 
+#include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_act_loss.h"
 
 namespace {
 
-constexpr int THREADS = 256;
-constexpr int64_t MAX_BLOCKS = 1 << 16;
+constexpr int THREADS = TL_GPU_THREADS;
 
-unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
-}
-
-#define TL_GRID_LOOP(i, n)                                                                        \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 __global__ void index_check(const int64_t *idx, int64_t n, int64_t hi, int64_t skip,
                             bool has_skip, unsigned long long *first)
 {
-  TL_GRID_LOOP(i, n)
+  TL_GPU_GRID_LOOP(i, n)
   {
     int64_t v = idx[i];
     if ((v < 0 || v >= hi) && !(has_skip && v == skip))
@@ -46,7 +37,7 @@ __global__ void index_check(const int64_t *idx, int64_t n, int64_t hi, int64_t s
 template <typename U>
 __global__ void gather(const U *w, const int64_t *idx, U *out, int64_t n, int64_t E)
 {
-  TL_GRID_LOOP(i, n * E) { out[i] = w[idx[i / E] * E + i % E]; }
+  TL_GPU_GRID_LOOP(i, n * E) { out[i] = w[idx[i / E] * E + i % E]; }
 }
 
 struct alignas(16) bytes16 {
@@ -55,14 +46,14 @@ struct alignas(16) bytes16 {
 
 __global__ void count_indices(const int64_t *idx, int64_t n, unsigned long long *count)
 {
-  TL_GRID_LOOP(i, n) { atomicAdd(&count[idx[i]], 1ull); }
+  TL_GPU_GRID_LOOP(i, n) { atomicAdd(&count[idx[i]], 1ull); }
 }
 
 template <typename T>
 __global__ void scatter(const T *g, const int64_t *idx, const int64_t *count, T *dw, int64_t n,
                         int64_t E, int64_t pad)
 {
-  TL_GRID_LOOP(i, n * E)
+  TL_GPU_GRID_LOOP(i, n * E)
   {
     int64_t r = i / E, k = i % E, v = idx[r];
     if (v == pad)
@@ -77,7 +68,7 @@ template <typename T> __global__ void bag_forward(tl_gpu_bag_args a)
   const T *w = (const T *)a.w, *psw = (const T *)a.psw;
   T *out = (T *)a.out;
   const int64_t E = a.E, EE = E > 0 ? E : 1; /* E == 0: bag_size still counts */
-  TL_GRID_LOOP(o, a.B * EE)
+  TL_GPU_GRID_LOOP(o, a.B * EE)
   {
     int64_t b = o / EE, k = o % EE, count = 0, arg = -1;
     T acc = 0;
@@ -114,7 +105,7 @@ template <typename T> __global__ void bag_backward(tl_gpu_bag_args a)
   T *dw = (T *)a.dw;
   const int64_t E = a.E;
   if (a.mode == 2) {
-    TL_GRID_LOOP(o, a.B * E)
+    TL_GPU_GRID_LOOP(o, a.B * E)
     {
       int64_t v = a.argmax[o];
       if (v >= 0)
@@ -122,7 +113,7 @@ template <typename T> __global__ void bag_backward(tl_gpu_bag_args a)
     }
     return;
   }
-  TL_GRID_LOOP(j, a.n * E)
+  TL_GPU_GRID_LOOP(j, a.n * E)
   {
     int64_t i = j / E, k = j % E, v = a.idx[i], b = a.bag_of[i];
     if (v == a.pad || b < 0)
@@ -148,7 +139,7 @@ extern "C" int tl_gpu_index_check(const int64_t *idx, int64_t n, int64_t hi, int
     return 0;
   if ((err = cudaMemcpyAsync(scratch, &first, sizeof first, cudaMemcpyHostToDevice, s)))
     return err;
-  index_check<<<blocks_for(n), THREADS, 0, s>>>(idx, n, hi, skip, has_skip != 0, scratch);
+  index_check<<<tl_gpu_blocks_for(n), THREADS, 0, s>>>(idx, n, hi, skip, has_skip != 0, scratch);
   if ((err = cudaGetLastError()) ||
       (err = cudaMemcpyAsync(&first, scratch, sizeof first, cudaMemcpyDeviceToHost, s)) ||
       (err = cudaStreamSynchronize(s)))
@@ -165,7 +156,7 @@ extern "C" int tl_gpu_embedding_gather(const char *w, const int64_t *idx, char *
                                        int64_t E, int itemsize, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
-  unsigned blocks = blocks_for(n * E);
+  unsigned blocks = tl_gpu_blocks_for(n * E);
   if (n == 0 || E == 0)
     return 0;
   switch (itemsize) {
@@ -182,7 +173,7 @@ extern "C" int tl_gpu_embedding_count(const int64_t *idx, int64_t n, int64_t *co
 {
   if (n == 0)
     return 0;
-  count_indices<<<blocks_for(n), THREADS, 0, (cudaStream_t)stream>>>(
+  count_indices<<<tl_gpu_blocks_for(n), THREADS, 0, (cudaStream_t)stream>>>(
       idx, n, (unsigned long long *)count);
   return (int)cudaGetLastError();
 }
@@ -195,10 +186,10 @@ extern "C" int tl_gpu_embedding_scatter(const void *g, const int64_t *idx, const
   if (n == 0 || E == 0)
     return 0;
   if (f64)
-    scatter<<<blocks_for(n * E), THREADS, 0, s>>>((const double *)g, idx, count, (double *)dw, n,
+    scatter<<<tl_gpu_blocks_for(n * E), THREADS, 0, s>>>((const double *)g, idx, count, (double *)dw, n,
                                                   E, pad);
   else
-    scatter<<<blocks_for(n * E), THREADS, 0, s>>>((const float *)g, idx, count, (float *)dw, n, E,
+    scatter<<<tl_gpu_blocks_for(n * E), THREADS, 0, s>>>((const float *)g, idx, count, (float *)dw, n, E,
                                                   pad);
   return (int)cudaGetLastError();
 }
@@ -209,9 +200,9 @@ extern "C" int tl_gpu_embedding_bag_forward(const tl_gpu_bag_args *a, void *stre
   if (a->B == 0)
     return 0;
   if (a->f64)
-    bag_forward<double><<<blocks_for(a->B * (a->E > 0 ? a->E : 1)), THREADS, 0, s>>>(*a);
+    bag_forward<double><<<tl_gpu_blocks_for(a->B * (a->E > 0 ? a->E : 1)), THREADS, 0, s>>>(*a);
   else
-    bag_forward<float><<<blocks_for(a->B * (a->E > 0 ? a->E : 1)), THREADS, 0, s>>>(*a);
+    bag_forward<float><<<tl_gpu_blocks_for(a->B * (a->E > 0 ? a->E : 1)), THREADS, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }
 
@@ -222,8 +213,8 @@ extern "C" int tl_gpu_embedding_bag_backward(const tl_gpu_bag_args *a, void *str
   if (work == 0)
     return 0;
   if (a->f64)
-    bag_backward<double><<<blocks_for(work), THREADS, 0, s>>>(*a);
+    bag_backward<double><<<tl_gpu_blocks_for(work), THREADS, 0, s>>>(*a);
   else
-    bag_backward<float><<<blocks_for(work), THREADS, 0, s>>>(*a);
+    bag_backward<float><<<tl_gpu_blocks_for(work), THREADS, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }

@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/nn/tl_cuda_rows.cuh"
+#include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_act_loss.h"
 #include "nn/grid/tl_grid_spec.h"
 
@@ -32,18 +33,8 @@ typedef double real;
 
 namespace {
 
-constexpr int THREADS = 256;
-constexpr int64_t MAX_BLOCKS = 1 << 16;
+constexpr int THREADS = TL_GPU_THREADS;
 
-unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
-}
-
-#define TL_GRID_LOOP(i, n)                                                                        \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 /* The work type's taps and base coordinates. */
 template <typename R> struct grid_math;
@@ -74,7 +65,7 @@ template <typename R>
 __global__ void sample(const tl_grid_spec s, const R *x, const R *grid, R *y)
 {
   const int64_t P = s.out[0] * s.out[1] * s.out[2], plane = s.in[0] * s.in[1] * s.in[2];
-  TL_GRID_LOOP(p, s.N * P)
+  TL_GPU_GRID_LOOP(p, s.N * P)
   {
     const int64_t b = p / P, o = p % P;
     typename grid_math<R>::taps t;
@@ -104,7 +95,7 @@ __global__ void sample_backward(const tl_grid_spec s, const R *g, const R *x, co
                                 R *dgrid)
 {
   const int64_t P = s.out[0] * s.out[1] * s.out[2], plane = s.in[0] * s.in[1] * s.in[2];
-  TL_GRID_LOOP(p, s.N * P)
+  TL_GPU_GRID_LOOP(p, s.N * P)
   {
     const int64_t b = p / P, o = p % P;
     typename grid_math<R>::taps t;
@@ -153,7 +144,7 @@ template <typename R> __global__ void affine(const affine_shape a, const R *thet
 {
   const int n = a.n, m = n + 1;
   const int64_t P = a.out[0] * a.out[1] * a.out[2];
-  TL_GRID_LOOP(i, a.N * P)
+  TL_GPU_GRID_LOOP(i, a.N * P)
   {
     const int64_t b = i / P;
     R base[4];
@@ -199,10 +190,10 @@ extern "C" int tl_gpu_grid_sample_launch(const struct tl_gpu_grid_args *a, void 
   if (work == 0 || s.C == 0)
     return 0;
   if (a->f64)
-    sample<double><<<blocks_for(work), THREADS, 0, st>>>(s, (const double *)a->x,
+    sample<double><<<tl_gpu_blocks_for(work), THREADS, 0, st>>>(s, (const double *)a->x,
                                                          (const double *)a->grid, (double *)a->y);
   else
-    sample<float><<<blocks_for(work), THREADS, 0, st>>>(s, (const float *)a->x,
+    sample<float><<<tl_gpu_blocks_for(work), THREADS, 0, st>>>(s, (const float *)a->x,
                                                         (const float *)a->grid, (float *)a->y);
   return (int)cudaGetLastError();
 }
@@ -215,11 +206,11 @@ extern "C" int tl_gpu_grid_backward_launch(const struct tl_gpu_grid_args *a, voi
   if (work == 0)
     return 0;
   if (a->f64)
-    sample_backward<double><<<blocks_for(work), THREADS, 0, st>>>(
+    sample_backward<double><<<tl_gpu_blocks_for(work), THREADS, 0, st>>>(
         s, (const double *)a->g, (const double *)a->x, (const double *)a->grid, (double *)a->dx,
         (double *)a->dgrid);
   else
-    sample_backward<float><<<blocks_for(work), THREADS, 0, st>>>(
+    sample_backward<float><<<tl_gpu_blocks_for(work), THREADS, 0, st>>>(
         s, (const float *)a->g, (const float *)a->x, (const float *)a->grid, (float *)a->dx,
         (float *)a->dgrid);
   return (int)cudaGetLastError();
@@ -243,9 +234,9 @@ extern "C" int tl_gpu_affine_grid_launch(int n, int64_t N, const int64_t out[3],
     if (P == 0)
       return 0;
     if (f64)
-      affine<double><<<blocks_for(N * P), THREADS, 0, st>>>(a, (const double *)in, (double *)result);
+      affine<double><<<tl_gpu_blocks_for(N * P), THREADS, 0, st>>>(a, (const double *)in, (double *)result);
     else
-      affine<float><<<blocks_for(N * P), THREADS, 0, st>>>(a, (const float *)in, (float *)result);
+      affine<float><<<tl_gpu_blocks_for(N * P), THREADS, 0, st>>>(a, (const float *)in, (float *)result);
   }
   return (int)cudaGetLastError();
 }

@@ -8,15 +8,24 @@
 
 namespace {
 
-/* cols[n, c*K + k, l] = image[n, c, l's window start + k's offset], or 0 */
-template <typename E> __global__ void im2col(tl_gpu_fold f, const E *image, E *cols)
+/* The fold's window size K, window count L and image plane P, each a
+ * product over the spatial dims. */
+__device__ __forceinline__ void fold_sizes(const tl_gpu_fold &f, int64_t &K, int64_t &L,
+                                           int64_t &P)
 {
-  int64_t K = 1, L = 1, P = 1;
+  K = L = P = 1;
   for (int d = 0; d < f.nsp; d++) {
     K *= f.kernel[d];
     L *= f.small[d];
     P *= f.big[d];
   }
+}
+
+/* cols[n, c*K + k, l] = image[n, c, l's window start + k's offset], or 0 */
+template <typename E> __global__ void im2col(tl_gpu_fold f, const E *image, E *cols)
+{
+  int64_t K, L, P;
+  fold_sizes(f, K, L, P);
   TL_GPU_GRID_LOOP(e, f.N * f.C * K * L)
   {
     int64_t l = e % L, k = e / L % K, nc = e / (L * K), off = 0;
@@ -39,12 +48,8 @@ template <typename E> __global__ void im2col(tl_gpu_fold f, const E *image, E *c
 /* image[n, c, p] = sum over k of cols[n, c*K + k, the window reading p at k] */
 template <typename R> __global__ void col2im(tl_gpu_fold f, const R *cols, R *image)
 {
-  int64_t K = 1, L = 1, P = 1;
-  for (int d = 0; d < f.nsp; d++) {
-    K *= f.kernel[d];
-    L *= f.small[d];
-    P *= f.big[d];
-  }
+  int64_t K, L, P;
+  fold_sizes(f, K, L, P);
   TL_GPU_GRID_LOOP(e, f.N * f.C * P)
   {
     int64_t p = e % P, nc = e / P, pos[3];

@@ -19,25 +19,18 @@
 #include <cuda_runtime.h>
 
 #include "gpu/nn/tl_cuda_rows.cuh"
+#include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_act_loss.h"
+
+/* the elementwise losses' element math: the CPU's own (loss_cpu.c) */
+#define TL_LOSS_FN static __device__ __forceinline__
+#include "nn/loss/tl_loss_elem.h"
 
 namespace {
 
-constexpr int THREADS = 256;
+constexpr int THREADS = TL_GPU_THREADS;
 constexpr int FINISH_THREADS = 1024;
-constexpr int64_t MAX_BLOCKS = 1 << 16;
 enum { NONE = 0, MEAN = 1, SUM = 2 }; /* tl_reduction */
-enum { MSE, L1, SMOOTH_L1, HUBER, BCE, BCE_LOGITS, KL_DIV }; /* tl_loss_kind */
-
-unsigned blocks_for(int64_t n, int64_t per_block = THREADS)
-{
-  int64_t b = (n + per_block - 1) / per_block;
-  return (unsigned)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
-}
-
-#define TL_GRID_LOOP(i, n)                                                                        \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 /* out[0] = sum(loss) (/ total for 'mean'), tw[0] = total: total is the sum
  * of wts, or `count` when wts is NULL.  One block. */
@@ -75,7 +68,7 @@ template <typename T> __global__ void nll_rows(tl_gpu_class_loss a)
 {
   const T *x = (const T *)a.x, *w = (const T *)a.w;
   const int64_t rows = a.N * a.S;
-  TL_GRID_LOOP(r, rows)
+  TL_GPU_GRID_LOOP(r, rows)
   {
     int64_t t = a.y[r];
     double v = 0, wc = 0;
@@ -94,7 +87,7 @@ template <typename T> __global__ void nll_backward_rows(tl_gpu_class_loss a)
 {
   const T *w = (const T *)a.w, *g = (const T *)a.g;
   const double scale = a.reduction == MEAN ? 1 / (double)((const T *)a.tw_in)[0] : 1;
-  TL_GRID_LOOP(r, a.N * a.S)
+  TL_GPU_GRID_LOOP(r, a.N * a.S)
   {
     int64_t t = a.y[r];
     if (t == a.ignore_index)
@@ -106,62 +99,14 @@ template <typename T> __global__ void nll_backward_rows(tl_gpu_class_loss a)
 
 /* ---- elementwise losses ------------------------------------------------------------- */
 
-__device__ double sign_of(double d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
-__device__ double log_sigmoid(double x) { return x < 0 ? x - log1p(exp(x)) : -log1p(exp(-x)); }
-
-/* loss_cpu.c's elem_loss: the loss of one element and its derivatives */
-__device__ double elem_loss(int kind, double b, double x, double t, double w, double p,
-                            double *dx, double *dt)
-{
-  double d = x - t, ad = fabs(d), l, gx, gt;
-  switch (kind) {
-  case MSE: l = d * d, gx = 2 * d, gt = -gx; break;
-  case L1: l = ad, gx = sign_of(d), gt = -gx; break;
-  case SMOOTH_L1:
-    l = ad < b ? 0.5 * d * d / b : ad - 0.5 * b;
-    gx = ad < b ? d / b : sign_of(d), gt = -gx;
-    break;
-  case HUBER:
-    l = ad < b ? 0.5 * d * d : b * (ad - 0.5 * b);
-    gx = ad < b ? d : b * sign_of(d), gt = -gx;
-    break;
-  case BCE: {
-    double lx = fmax(log(x), -100.0), l1x = fmax(log1p(-x), -100.0);
-    l = -w * (t * lx + (1 - t) * l1x);
-    gx = w * (x - t) / fmax((1 - x) * x, 1e-12);
-    gt = w * (l1x - lx);
-    break;
-  }
-  case BCE_LOGITS: {
-    double ls = log_sigmoid(x), l1s = log_sigmoid(-x), sg = exp(ls);
-    l = -w * (p * t * ls + (1 - t) * l1s);
-    gx = w * (sg * (p * t + 1 - t) - p * t);
-    gt = -w * (p * ls - l1s);
-    break;
-  }
-  default: /* KL_DIV; b != 0: log_target */
-    if (b != 0) {
-      double e = exp(t);
-      l = e * (t - x), gx = -e, gt = e * (t - x + 1);
-    } else {
-      l = t > 0 ? t * (log(t) - x) : t == 0 ? 0 : NAN;
-      gx = -t, gt = t > 0 ? log(t) + 1 - x : t == 0 ? -x : NAN;
-    }
-    break;
-  }
-  *dx = gx;
-  *dt = gt;
-  return l;
-}
-
 template <typename T> __global__ void pointwise(tl_gpu_pointwise_loss a)
 {
   const T *x = (const T *)a.x, *t = (const T *)a.t, *w = (const T *)a.w, *p = (const T *)a.p;
-  TL_GRID_LOOP(i, a.n)
+  TL_GPU_GRID_LOOP(i, a.n)
   {
     double gx, gt;
-    double l = elem_loss(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
-                         p ? (double)p[i] : 1, &gx, &gt);
+    double l = tl_loss_elem(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
+                            p ? (double)p[i] : 1, &gx, &gt);
     if (a.reduction == NONE)
       ((T *)a.out)[i] = (T)l;
     else
@@ -174,11 +119,11 @@ template <typename T> __global__ void pointwise_backward(tl_gpu_pointwise_loss a
   const T *x = (const T *)a.x, *t = (const T *)a.t, *w = (const T *)a.w, *p = (const T *)a.p,
           *g = (const T *)a.g;
   const double scale = a.reduction == MEAN ? 1 / (double)a.n : 1;
-  TL_GRID_LOOP(i, a.n)
+  TL_GPU_GRID_LOOP(i, a.n)
   {
     double gx, gt, gv = (double)g[a.reduction == NONE ? i : 0] * scale;
-    elem_loss(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
-              p ? (double)p[i] : 1, &gx, &gt);
+    tl_loss_elem(a.kind, a.param, (double)x[i], (double)t[i], w ? (double)w[i] : 1,
+                 p ? (double)p[i] : 1, &gx, &gt);
     ((T *)a.dx)[i] = (T)(gv * gx);
     ((T *)a.dt)[i] = (T)(gv * gt);
   }
@@ -297,14 +242,14 @@ template <typename T> int ce_launch(const tl_gpu_class_loss *a, bool backward, c
   const int64_t rows = a->N * a->S;
   if (a->S == 1) {
     if (backward)
-      ce_backward_rows<32, T><<<blocks_for(rows, THREADS / 32), THREADS, 0, s>>>(*a);
+      ce_backward_rows<32, T><<<tl_gpu_blocks_for(rows, THREADS / 32), THREADS, 0, s>>>(*a);
     else
-      ce_rows<32, T><<<blocks_for(rows, THREADS / 32), THREADS, 0, s>>>(*a);
+      ce_rows<32, T><<<tl_gpu_blocks_for(rows, THREADS / 32), THREADS, 0, s>>>(*a);
   } else {
     if (backward)
-      ce_backward_rows<1, T><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+      ce_backward_rows<1, T><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
     else
-      ce_rows<1, T><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+      ce_rows<1, T><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
   }
   return (int)cudaGetLastError();
 }
@@ -316,7 +261,7 @@ template <typename T> int ce_launch(const tl_gpu_class_loss *a, bool backward, c
 template <typename T> __global__ void margin_rows(tl_gpu_margin_loss a)
 {
   const int64_t C = a.C;
-  TL_GRID_LOOP(n, a.N)
+  TL_GPU_GRID_LOOP(n, a.N)
   {
     const T *x = (const T *)a.x + n * C;
     double loss = 0;
@@ -357,7 +302,7 @@ template <typename T> __global__ void margin_backward_rows(tl_gpu_margin_loss a)
 {
   const int64_t C = a.C;
   const double scale = a.reduction == MEAN ? 1 / (double)a.N : 1;
-  TL_GRID_LOOP(n, a.N)
+  TL_GPU_GRID_LOOP(n, a.N)
   {
     const T *x = (const T *)a.x + n * C;
     const double g = (double)((const T *)a.g)[a.reduction == NONE ? n : 0];
@@ -396,7 +341,7 @@ template <typename T> __global__ void margin_backward_rows(tl_gpu_margin_loss a)
 template <typename T> int margin_launch(const tl_gpu_margin_loss *a, cudaStream_t s)
 {
   if (a->N > 0)
-    margin_rows<T><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+    margin_rows<T><<<tl_gpu_blocks_for(a->N), THREADS, 0, s>>>(*a);
   if (a->reduction != NONE)
     finish<T><<<1, FINISH_THREADS, 0, s>>>(a->scratch, nullptr, a->N, (double)a->N,
                                            a->reduction, (T *)a->out, nullptr);
@@ -417,9 +362,9 @@ extern "C" int tl_gpu_margin_backward_launch(const tl_gpu_margin_loss *a, void *
   if (a->N == 0 || a->C == 0)
     return 0;
   if (a->f64)
-    margin_backward_rows<double><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+    margin_backward_rows<double><<<tl_gpu_blocks_for(a->N), THREADS, 0, s>>>(*a);
   else
-    margin_backward_rows<float><<<blocks_for(a->N), THREADS, 0, s>>>(*a);
+    margin_backward_rows<float><<<tl_gpu_blocks_for(a->N), THREADS, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }
 
@@ -430,9 +375,9 @@ extern "C" int tl_gpu_nll_launch(const tl_gpu_class_loss *a, void *stream)
   int err;
   if (rows > 0) {
     if (a->f64)
-      nll_rows<double><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+      nll_rows<double><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
     else
-      nll_rows<float><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+      nll_rows<float><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
     if ((err = (int)cudaGetLastError()))
       return err;
   }
@@ -446,9 +391,9 @@ extern "C" int tl_gpu_nll_backward_launch(const tl_gpu_class_loss *a, void *stre
   if (rows == 0)
     return 0;
   if (a->f64)
-    nll_backward_rows<double><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+    nll_backward_rows<double><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
   else
-    nll_backward_rows<float><<<blocks_for(rows), THREADS, 0, s>>>(*a);
+    nll_backward_rows<float><<<tl_gpu_blocks_for(rows), THREADS, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }
 
@@ -485,9 +430,9 @@ extern "C" int tl_gpu_pointwise_loss_launch(const tl_gpu_pointwise_loss *a, void
   cudaStream_t s = (cudaStream_t)stream;
   if (a->n > 0) {
     if (a->f64)
-      pointwise<double><<<blocks_for(a->n), THREADS, 0, s>>>(*a);
+      pointwise<double><<<tl_gpu_blocks_for(a->n), THREADS, 0, s>>>(*a);
     else
-      pointwise<float><<<blocks_for(a->n), THREADS, 0, s>>>(*a);
+      pointwise<float><<<tl_gpu_blocks_for(a->n), THREADS, 0, s>>>(*a);
   }
   if (a->reduction == NONE)
     return (int)cudaGetLastError();
@@ -506,8 +451,8 @@ extern "C" int tl_gpu_pointwise_loss_backward_launch(const tl_gpu_pointwise_loss
   if (a->n == 0)
     return 0;
   if (a->f64)
-    pointwise_backward<double><<<blocks_for(a->n), THREADS, 0, s>>>(*a);
+    pointwise_backward<double><<<tl_gpu_blocks_for(a->n), THREADS, 0, s>>>(*a);
   else
-    pointwise_backward<float><<<blocks_for(a->n), THREADS, 0, s>>>(*a);
+    pointwise_backward<float><<<tl_gpu_blocks_for(a->n), THREADS, 0, s>>>(*a);
   return (int)cudaGetLastError();
 }

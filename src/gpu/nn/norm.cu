@@ -400,10 +400,7 @@ template <typename R> __global__ void lrn_pass(tl_gpu_lrn_job j, int pass)
 }
 
 /* One block per row, capped: the kernels stride over the rows. */
-unsigned row_blocks(int64_t rows)
-{
-  return (unsigned)(rows < 1 ? 1 : rows > TL_GPU_MAX_BLOCKS ? TL_GPU_MAX_BLOCKS : rows);
-}
+unsigned row_blocks(int64_t rows) { return tl_gpu_blocks_for(rows, 1); }
 
 int64_t norm_rows(const tl_gpu_norm_job *j) { return j->per_channel ? j->C : j->N * j->G; }
 

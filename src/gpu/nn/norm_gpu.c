@@ -27,6 +27,21 @@ static void slice_as(tl_tensor *out, const tl_tensor *buf, int64_t offset, const
   tl_shape_contiguous_strides(out->ndim, out->shape, out->strides);
 }
 
+/* The job of spec s in the work dtype, every pointer NULL: the forward and
+ * the backward set the operands they pass. */
+static tl_gpu_norm_job norm_job(const tl_norm_spec *s, tl_dtype work)
+{
+  return (tl_gpu_norm_job){.N = s->N,
+                           .C = s->C,
+                           .S = s->S,
+                           .G = s->G,
+                           .per_channel = s->per_channel,
+                           .rms = s->rms,
+                           .train = s->train,
+                           .f64 = work == TL_DTYPE_F64,
+                           .eps = s->eps};
+}
+
 /* The job's shared-row split (tl_gpu_norm_parts) and its scratch *part. */
 static tl_status plan_parts(tl_gpu_norm_job *job, tl_device dev, tl_tensor *part)
 {
@@ -81,22 +96,14 @@ static tl_status gpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, con
        (status = tl_tensor_empty(&batch, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
       (status = tl_gpu_stream(tl_tensor_device(x), "normalization", &stream)) != TL_OK)
     goto done;
-  tl_gpu_norm_job job = {.N = s->N,
-                         .C = s->C,
-                         .S = s->S,
-                         .G = s->G,
-                         .per_channel = s->per_channel,
-                         .rms = s->rms,
-                         .train = s->train,
-                         .f64 = work == TL_DTYPE_F64,
-                         .eps = s->eps,
-                         .x = tl_tensor_data(&xt),
-                         .w = tl_tensor_data(&wt),
-                         .b = tl_tensor_data(&bt),
-                         .y = tl_tensor_data(direct ? y : &yt),
-                         .mean = mean ? tl_tensor_data(mean) : NULL,
-                         .rstd = tl_tensor_data(rstd),
-                         .batch = stats ? tl_tensor_data(&batch) : NULL};
+  tl_gpu_norm_job job = norm_job(s, work);
+  job.x = tl_tensor_data(&xt);
+  job.w = tl_tensor_data(&wt);
+  job.b = tl_tensor_data(&bt);
+  job.y = tl_tensor_data(direct ? y : &yt);
+  job.mean = mean ? tl_tensor_data(mean) : NULL;
+  job.rstd = tl_tensor_data(rstd);
+  job.batch = stats ? tl_tensor_data(&batch) : NULL;
   if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
       (status = tl_gpu_launched(tl_gpu_norm_forward_launch(&job, stream), "normalization")) !=
           TL_OK)
@@ -143,22 +150,14 @@ static tl_status gpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, co
        (status = tl_tensor_empty(&sums, TL_DTYPE_F64, 1, &two_c, tl_tensor_device(x))) != TL_OK) ||
       (status = tl_gpu_stream(tl_tensor_device(x), "normalization backward", &stream)) != TL_OK)
     goto done;
-  tl_gpu_norm_job job = {.N = s->N,
-                         .C = s->C,
-                         .S = s->S,
-                         .G = s->G,
-                         .per_channel = s->per_channel,
-                         .rms = s->rms,
-                         .train = s->train,
-                         .f64 = work == TL_DTYPE_F64,
-                         .eps = s->eps,
-                         .x = tl_tensor_data(&xt),
-                         .g = tl_tensor_data(&gt),
-                         .w = tl_tensor_data(&wt),
-                         .y = tl_tensor_data(direct ? dx : &dxt),
-                         .mean = mean ? tl_tensor_data(&mt) : NULL,
-                         .rstd = tl_tensor_data(&rt),
-                         .batch = dw && s->per_channel ? tl_tensor_data(&sums) : NULL};
+  tl_gpu_norm_job job = norm_job(s, work);
+  job.x = tl_tensor_data(&xt);
+  job.g = tl_tensor_data(&gt);
+  job.w = tl_tensor_data(&wt);
+  job.y = tl_tensor_data(direct ? dx : &dxt);
+  job.mean = mean ? tl_tensor_data(&mt) : NULL;
+  job.rstd = tl_tensor_data(&rt);
+  job.batch = dw && s->per_channel ? tl_tensor_data(&sums) : NULL;
   if ((status = plan_parts(&job, tl_tensor_device(x), &part)) != TL_OK ||
       (status = tl_gpu_launched(tl_gpu_norm_backward_launch(&job, stream),
                                 "normalization backward")) != TL_OK ||

@@ -16,12 +16,12 @@
 #include <cuda_runtime.h>
 
 #include "gpu/nn/tl_cuda_rows.cuh"
+#include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_gpu_act_loss.h"
 
 namespace {
 
-constexpr int THREADS = 256;
-constexpr int64_t MAX_BLOCKS = 1 << 16;
+constexpr int THREADS = TL_GPU_THREADS;
 
 template <bool WARP, typename T>
 __global__ void softmax_rows(const T *x, const T *g, T *y, int64_t rows, int64_t len, bool log)
@@ -95,12 +95,6 @@ __global__ void softmax_columns(const T *x, const T *g, T *y, int64_t outer, int
   }
 }
 
-unsigned blocks_for(int64_t work, int64_t per_block)
-{
-  int64_t b = (work + per_block - 1) / per_block;
-  return (unsigned)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
-}
-
 template <typename T>
 int launch(const T *x, const T *g, T *y, int64_t outer, int64_t len, int64_t inner, bool log,
            cudaStream_t s)
@@ -108,14 +102,14 @@ int launch(const T *x, const T *g, T *y, int64_t outer, int64_t len, int64_t inn
   if (outer == 0 || len == 0 || inner == 0)
     return 0;
   if (inner > 1)
-    softmax_columns<T><<<blocks_for(outer * inner, THREADS), THREADS, 0, s>>>(x, g, y, outer, len,
+    softmax_columns<T><<<tl_gpu_blocks_for(outer * inner, THREADS), THREADS, 0, s>>>(x, g, y, outer, len,
                                                                              inner, log);
   else if (len <= 1024)
-    softmax_rows<true, T><<<blocks_for(outer, THREADS / 32), THREADS, 0, s>>>(x, g, y, outer,
+    softmax_rows<true, T><<<tl_gpu_blocks_for(outer, THREADS / 32), THREADS, 0, s>>>(x, g, y, outer,
                                                                             len, log);
   else {
     const int threads = len > 8192 ? 512 : THREADS;
-    softmax_rows<false, T><<<blocks_for(outer, 1), threads, 0, s>>>(x, g, y, outer, len, log);
+    softmax_rows<false, T><<<tl_gpu_blocks_for(outer, 1), threads, 0, s>>>(x, g, y, outer, len, log);
   }
   return (int)cudaGetLastError();
 }

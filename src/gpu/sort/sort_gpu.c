@@ -304,22 +304,15 @@ static tl_status cuda_quantile(const tl_tensor *in, const double *q, int64_t nq,
                                bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
-  int64_t shape[TL_MAX_DIMS];
-  int d, nd;
-  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, &nd, shape) != TL_OK)
-    return tl_error_status();
+  int d;
   tl_device dev = tl_tensor_device(in);
-  if (tl_tensor_empty(out, in->dtype, nd, shape, dev) != TL_OK)
-    return tl_error_status();
   tl_tensor flat = {0}, qd = {0};
   sorted_lanes s = {0};
   void *stream = NULL;
-  const tl_tensor *src = in;
-  if (all_dims) {
-    if (tl_sort_flatten(in, &flat) != TL_OK)
-      goto fail;
-    src = &flat;
-  }
+  const tl_tensor *src;
+  if (tl_quantile_begin(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, out, &flat, &src) !=
+      TL_OK)
+    return tl_error_status();
   int sd = all_dims ? 0 : d;
   if (lane_length(src, sd) == 0) { /* empty lanes: every result is NaN */
     if (tl_tensor_fill(out, (tl_scalar){.kind = TL_KIND_FLOAT, .v.f = NAN}) != TL_OK)
@@ -510,16 +503,12 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
   if (rows > INT32_MAX)
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): CUDA takes fewer than 2^31 slices, got "
                         "%lld", op, (long long)rows);
-  int64_t width = rows ? numel / rows : 0, src_dim = d, dst_dim = 0;
-  tl_tensor moved = {0}, packed = {0}, result = {0}, back = {0}, perm = {0};
+  int64_t width = rows ? numel / rows : 0;
+  tl_tensor packed = {0}, result = {0}, perm = {0};
   void *stream = NULL;
-  if (in->ndim) {
-    if (tl_view_movedim(&moved, in, 1, &src_dim, &dst_dim) != TL_OK)
-      return tl_error_status();
-  } else {
-    tl_tensor_view_of(&moved, in);
-  }
-  if (tl_sort_contiguous(&moved, &packed) != TL_OK || tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
+  if (tl_unique_dim_rows(in, d, &packed) != TL_OK)
+    return tl_error_status();
+  if (tl_gpu_stream(tl_tensor_device(in), op, &stream) != TL_OK ||
       (!consecutive && rows > 0 && sort_rows(op, &packed, rows, width, &perm, stream) != TL_OK))
     goto fail;
   int64_t shape[TL_MAX_DIMS];
@@ -531,23 +520,18 @@ static tl_status cuda_unique_dim(const tl_tensor *in, int64_t dim, bool consecut
   if (!in->ndim) { /* one slice: the 0-d input itself */
     result.ndim = 0;
     tl_tensor_view_of(out, &result);
-  } else if (tl_view_movedim(&back, &result, 1, &dst_dim, &src_dim) != TL_OK ||
-             tl_sort_contiguous(&back, out) != TL_OK) {
+  } else if (tl_unique_dim_unrows(&result, d, out) != TL_OK) {
     tl_sort_release(inverse);
     tl_sort_release(counts);
     goto fail;
   }
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   tl_sort_release(&perm);
   return TL_OK;
 fail:
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   tl_sort_release(&perm);
   return tl_error_status();
 }

@@ -217,18 +217,11 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
     return tl_error_status();
   int64_t width = rows ? numel / rows : 0;
   size_t size = tl_dtype_size(in->dtype);
-  tl_tensor moved = {0}, packed = {0}, result = {0}, back = {0};
+  tl_tensor packed = {0}, result = {0};
   uint64_t *keys = NULL;
   int64_t *order = NULL, *group_of = NULL, *starts = NULL;
-  int64_t src_dim = d, dst_dim = 0;
-  if (in->ndim) {
-    if (tl_view_movedim(&moved, in, 1, &src_dim, &dst_dim) != TL_OK)
-      return tl_error_status();
-  } else {
-    tl_tensor_view_of(&moved, in);
-  }
-  if (tl_sort_contiguous(&moved, &packed) != TL_OK)
-    goto fail;
+  if (tl_unique_dim_rows(in, d, &packed) != TL_OK)
+    return tl_error_status();
   keys = malloc(sizeof(uint64_t) * (size_t)(numel ? numel : 1));
   order = malloc(sizeof(int64_t) * (size_t)(rows + 1));
   group_of = malloc(sizeof(int64_t) * (size_t)(rows + 1));
@@ -264,14 +257,10 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
   for (int64_t g = 0; g < groups; g++)
     memcpy((char *)tl_tensor_data(&result) + g * width * (int64_t)size,
            pv + order[starts[g]] * width * (int64_t)size, (size_t)width * size);
-  if (in->ndim) {
-    if (tl_view_movedim(&back, &result, 1, &dst_dim, &src_dim) != TL_OK)
-      goto fail;
-    if (tl_sort_contiguous(&back, out) != TL_OK)
-      goto fail;
-  } else {
+  if (!in->ndim)
     tl_tensor_view_of(out, &result);
-  }
+  else if (tl_unique_dim_unrows(&result, d, out) != TL_OK)
+    goto fail;
   if (inverse) {
     if (tl_tensor_empty(inverse, TL_DTYPE_I64, 1, &rows, tl_tensor_device(in)) != TL_OK)
       goto fail;
@@ -283,20 +272,16 @@ tl_status tl_cpu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, 
   free(order);
   free(group_of);
   free(starts);
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   return TL_OK;
 fail:
   free(keys);
   free(order);
   free(group_of);
   free(starts);
-  tl_sort_release(&moved);
   tl_sort_release(&packed);
   tl_sort_release(&result);
-  tl_sort_release(&back);
   tl_sort_release(out);
   tl_sort_release(inverse);
   tl_sort_release(counts);

@@ -1242,19 +1242,12 @@ tl_status tl_cpu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool
                           bool ignore_nan, tl_tensor *out)
 {
   const char *op = ignore_nan ? "nanquantile" : "quantile";
-  int64_t shape[TL_MAX_DIMS];
-  int d, nd;
-  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, &nd, shape) != TL_OK)
-    return tl_error_status();
-  if (tl_tensor_empty(out, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
-    return tl_error_status();
+  int d;
   tl_tensor flat = {0};
-  const tl_tensor *src = in;
-  if (all_dims) {
-    if (tl_sort_flatten(in, &flat) != TL_OK)
-      goto fail;
-    src = &flat;
-  }
+  const tl_tensor *src;
+  if (tl_quantile_begin(op, in, q, nq, q_scalar, all_dims, dim, keepdim, &d, out, &flat, &src) !=
+      TL_OK)
+    return tl_error_status();
   /* The output viewed per lane: drop the q dim (q_step walks it) and walk the
    * reduced dims as lanes. */
   tl_tensor view;

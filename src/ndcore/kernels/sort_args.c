@@ -6,6 +6,7 @@
 
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_sort_args.h"
+#include "ndcore/tensor/tl_views.h"
 
 tl_status tl_sort_check_real(const char *op, const tl_tensor *t)
 {
@@ -174,6 +175,26 @@ tl_status tl_quantile_check(const char *op, const tl_tensor *in, const double *q
   return TL_OK;
 }
 
+tl_status tl_quantile_begin(const char *op, const tl_tensor *in, const double *q, int64_t nq,
+                            bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d,
+                            tl_tensor *out, tl_tensor *flat, const tl_tensor **src)
+{
+  int64_t shape[TL_MAX_DIMS];
+  int nd;
+  if (tl_quantile_check(op, in, q, nq, q_scalar, all_dims, dim, keepdim, d, &nd, shape) != TL_OK ||
+      tl_tensor_empty(out, in->dtype, nd, shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  *src = in;
+  if (all_dims) {
+    if (tl_sort_flatten(in, flat) != TL_OK) {
+      tl_tensor_release(out);
+      return tl_error_status();
+    }
+    *src = flat;
+  }
+  return TL_OK;
+}
+
 void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, tl_tensor *view,
                             int64_t *q_step)
 {
@@ -199,6 +220,30 @@ tl_status tl_unique_dim_check(const char *op, const tl_tensor *in, int64_t dim, 
                         "for an input of %d dims; cannot take unique slices along dim %d",
                         op, in->ndim, *d);
   return TL_OK;
+}
+
+tl_status tl_unique_dim_rows(const tl_tensor *in, int d, tl_tensor *packed)
+{
+  int64_t src = d, dst = 0;
+  tl_tensor moved = {0};
+  if (!in->ndim)
+    tl_tensor_view_of(&moved, in);
+  else if (tl_view_movedim(&moved, in, 1, &src, &dst) != TL_OK)
+    return tl_error_status();
+  tl_status status = tl_sort_contiguous(&moved, packed);
+  tl_sort_release(&moved);
+  return status;
+}
+
+tl_status tl_unique_dim_unrows(const tl_tensor *rows, int d, tl_tensor *out)
+{
+  int64_t src = 0, dst = d;
+  tl_tensor back = {0};
+  if (tl_view_movedim(&back, rows, 1, &src, &dst) != TL_OK)
+    return tl_error_status();
+  tl_status status = tl_sort_contiguous(&back, out);
+  tl_sort_release(&back);
+  return status;
 }
 
 tl_status tl_searchsorted_check(const tl_tensor *seq, const tl_tensor *values,

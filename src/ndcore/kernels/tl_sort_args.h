@@ -38,6 +38,12 @@ tl_status tl_sort_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *ou
 tl_status tl_quantile_check(const char *op, const tl_tensor *in, const double *q, int64_t nq,
                             bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d, int *nd,
                             int64_t *shape);
+/* quantile's start on any device: the checks, out allocated on in's device
+ * (*d the wrapped dim), and *src the lanes' source: in, or all of it
+ * flattened into *flat when all_dims.  Nothing is left held on error. */
+tl_status tl_quantile_begin(const char *op, const tl_tensor *in, const double *q, int64_t nq,
+                            bool q_scalar, bool all_dims, int64_t dim, bool keepdim, int *d,
+                            tl_tensor *out, tl_tensor *flat, const tl_tensor **src);
 /* quantile's output seen per lane: the q dim dropped (*q_step, bytes,
  * walks it; 0 when q_scalar), no dims for all_dims (one lane). */
 void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, tl_tensor *view,
@@ -45,6 +51,11 @@ void tl_quantile_lanes_view(const tl_tensor *out, bool q_scalar, bool all_dims, 
 /* unique(dim=): *rows, the slices along dim. */
 tl_status tl_unique_dim_check(const char *op, const tl_tensor *in, int64_t dim, int *d,
                               int64_t *rows);
+/* unique(dim=)'s slices as rows: in with dim d moved first, contiguous (a
+ * view or a copy); and back: the unique rows (dim first) of an input with
+ * dims, moved to dim d, into a contiguous out. */
+tl_status tl_unique_dim_rows(const tl_tensor *in, int d, tl_tensor *packed);
+tl_status tl_unique_dim_unrows(const tl_tensor *rows, int d, tl_tensor *out);
 /* searchsorted: the checks that read no data (the sorter's range is the
  * kernel's). */
 tl_status tl_searchsorted_check(const tl_tensor *seq, const tl_tensor *values,

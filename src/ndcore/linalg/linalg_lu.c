@@ -17,21 +17,14 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   const char *fn = "linalg.lu_factor";
   tl_unlocked unlocked = {0};
   tl_status st;
-  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+  if ((st = tl_lapack_lu_factor_setup(fn, a, lu, pivots, info)) != TL_OK)
     return st;
   int nb = a->ndim - 2;
   int64_t m = a->shape[nb], n = a->shape[nb + 1], k = m < n ? m : n;
   int64_t count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
-  if ((st = tl_lapack_colmajor_copy(lu, a, d, nb, a->shape)) != TL_OK)
-    return st;
-  if ((st = tl_lapack_empty(pivots, tl_tensor_device(a), TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK)
-    goto fail;
-  if (info) {
-    if ((st = tl_lapack_empty(info, tl_tensor_device(a), TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
-      goto fail;
+  if (info)
     memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
-  }
   unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count && k > 0; i++) {
     int *piv = (int *)tl_tensor_data(pivots) + i * k;
@@ -47,12 +40,35 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   return TL_OK;
 fail:
   tl_parallel_relock(&unlocked);
+  tl_lapack_lu_factor_release(lu, pivots, info);
+  return st;
+}
+
+tl_status tl_lapack_lu_factor_setup(const char *fn, const tl_tensor *a, tl_tensor *lu,
+                                    tl_tensor *pivots, tl_tensor *info)
+{
+  tl_status st;
+  if ((st = tl_lapack_check_matrix(fn, a, false)) != TL_OK)
+    return st;
+  const int nb = a->ndim - 2;
+  const int64_t m = a->shape[nb], n = a->shape[nb + 1], k = m < n ? m : n;
+  const tl_device dev = tl_tensor_device(a);
+  if ((st = tl_lapack_colmajor_copy(lu, a, tl_linalg_float_dtype(a->dtype), nb, a->shape)) !=
+      TL_OK)
+    return st;
+  if ((st = tl_lapack_empty(pivots, dev, TL_DTYPE_I32, nb, a->shape, 1, &k)) != TL_OK ||
+      (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK))
+    tl_lapack_lu_factor_release(lu, pivots, info);
+  return st;
+}
+
+void tl_lapack_lu_factor_release(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info)
+{
   tl_tensor_release(lu);
   if (pivots->storage)
     tl_tensor_release(pivots);
   if (info && info->storage)
     tl_tensor_release(info);
-  return st;
 }
 
 tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err)

@@ -58,6 +58,13 @@ typedef tl_status (*tl_lapack_lu_run)(const tl_lapack_solve *p, tl_tensor *lu, t
 /* The errors of a failed cholesky (info = order of the minor) and lu_factor. */
 tl_status tl_lapack_cholesky_error(const char *fn, int nb, int64_t batch, int err);
 tl_status tl_lapack_lu_factor_error(const char *fn, int nb, int64_t batch, int err);
+/* lu_factor's start on any device (linalg_lu.c): a checked, lu its packed
+ * column-major copy in the float dtype (factored in place), pivots [B..., k]
+ * and info [B...] (when asked for) allocated on a's device, not zeroed.
+ * Nothing is left on failure; the release undoes it on a later one. */
+tl_status tl_lapack_lu_factor_setup(const char *fn, const tl_tensor *a, tl_tensor *lu,
+                                    tl_tensor *pivots, tl_tensor *info);
+void tl_lapack_lu_factor_release(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info);
 /* qr's (and geqrf's, mode 'g') checks and buffers: f, a zeroed packed
  * column-major [B..., m, wcols] holding a in its first n columns (it grows
  * to hold Q), tau [B..., k], and the results q and r allocated with the

@@ -263,19 +263,25 @@ static const tl_nn_class_loss_kernels cpu_class = {
     .ctc_backward = tl_cpu_ctc_backward,
 };
 
-void tl_nn_loss_register(void)
+void tl_nn_loss_register_sets(tl_device_type device, const tl_nn_loss_kernels *nll,
+                              const tl_nn_pointwise_loss_kernels *pointwise,
+                              const tl_nn_class_loss_kernels *cls)
 {
   static const tl_op ops[] = {TL_OP_NLL_LOSS_ND, TL_OP_NLL_LOSS_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_loss);
-  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_pointwise);
-  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
-                           &cpu_pointwise);
+    tl_dispatch_register_set(ops[i], device, TL_DTYPES_ALL, nll);
+  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS, device, TL_DTYPES_ALL, pointwise);
+  tl_dispatch_register_set(TL_OP_POINTWISE_LOSS_BACKWARD, device, TL_DTYPES_ALL, pointwise);
   static const tl_op class_ops[] = {TL_OP_CROSS_ENTROPY, TL_OP_CROSS_ENTROPY_BACKWARD,
                                     TL_OP_MULTI_MARGIN_LOSS, TL_OP_MULTI_MARGIN_LOSS_BACKWARD,
                                     TL_OP_MULTILABEL_MARGIN_LOSS,
                                     TL_OP_MULTILABEL_MARGIN_LOSS_BACKWARD, TL_OP_CTC_LOSS,
                                     TL_OP_CTC_LOSS_BACKWARD};
   for (size_t i = 0; i < sizeof class_ops / sizeof *class_ops; i++)
-    tl_dispatch_register_set(class_ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_class);
+    tl_dispatch_register_set(class_ops[i], device, TL_DTYPES_ALL, cls);
+}
+
+void tl_nn_loss_register(void)
+{
+  tl_nn_loss_register_sets(TL_DEVICE_CPU, &cpu_loss, &cpu_pointwise, &cpu_class);
 }

@@ -8,6 +8,9 @@
 #include "nn/loss/tl_loss.h"
 #include "nn/tl_nn_work.h"
 
+#define TL_LOSS_FN static inline
+#include "nn/loss/tl_loss_elem.h" /* the element math, shared with CUDA */
+
 tl_tensor *tl_loss_work_out(tl_tensor *out, tl_dtype work, bool zero, tl_tensor *tmp)
 {
   if (out->dtype == work)
@@ -110,65 +113,7 @@ done:
   return status;
 }
 
-/* ---- elementwise losses (tl_loss.h) --------------------------------------------------
- * Element math in double: these are memory-bound passes, and double keeps
- * the log/exp terms of the cross-entropies exact for float inputs. */
-
-static inline double sign_of(double d) { return d > 0 ? 1 : d < 0 ? -1 : 0; }
-
-/* log(sigmoid(x)), stable */
-static inline double log_sigmoid(double x) { return x < 0 ? x - log1p(exp(x)) : -log1p(exp(-x)); }
-
-/* The loss of one element, and (when dx is not NULL) its derivatives in x and t. */
-static inline double elem_loss(const tl_loss_spec *s, double x, double t, double w, double p,
-                               double *dx, double *dt)
-{
-  double d = x - t, ad = fabs(d), b = s->param, l, gx, gt;
-  switch (s->kind) {
-  case TL_LOSS_MSE:
-    l = d * d, gx = 2 * d, gt = -gx;
-    break;
-  case TL_LOSS_L1:
-    l = ad, gx = sign_of(d), gt = -gx;
-    break;
-  case TL_LOSS_SMOOTH_L1:
-    l = ad < b ? 0.5 * d * d / b : ad - 0.5 * b;
-    gx = ad < b ? d / b : sign_of(d), gt = -gx;
-    break;
-  case TL_LOSS_HUBER:
-    l = ad < b ? 0.5 * d * d : b * (ad - 0.5 * b);
-    gx = ad < b ? d : b * sign_of(d), gt = -gx;
-    break;
-  case TL_LOSS_BCE: {
-    double lx = fmax(log(x), -100), l1x = fmax(log1p(-x), -100);
-    l = -w * (t * lx + (1 - t) * l1x);
-    gx = w * (x - t) / fmax((1 - x) * x, 1e-12); /* PyTorch's clamp of the denominator */
-    gt = w * (l1x - lx);
-    break;
-  }
-  case TL_LOSS_BCE_LOGITS: {
-    double ls = log_sigmoid(x), l1s = log_sigmoid(-x), sg = exp(ls);
-    l = -w * (p * t * ls + (1 - t) * l1s);
-    gx = w * (sg * (p * t + 1 - t) - p * t);
-    gt = -w * (p * ls - l1s);
-    break;
-  }
-  default: /* TL_LOSS_KL_DIV */
-    if (b != 0) { /* log_target */
-      double e = exp(t);
-      l = e * (t - x), gx = -e, gt = e * (t - x + 1);
-    } else {
-      l = t > 0 ? t * (log(t) - x) : t == 0 ? 0 : NAN;
-      gx = -t, gt = t > 0 ? log(t) + 1 - x : t == 0 ? -x : NAN;
-    }
-    break;
-  }
-  if (dx) {
-    *dx = gx;
-    *dt = gt;
-  }
-  return l;
-}
+/* ---- elementwise losses (tl_loss.h; the element math: tl_loss_elem.h) ------------------ */
 
 /* The operands as contiguous work-dtype tensors. */
 typedef struct {
@@ -206,8 +151,9 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
   int64_t n = tl_tensor_numel(x);
   double sum = 0;
   for (int64_t i = 0; i < n; i++) {
-    double l = elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
-                         p ? tl_nn_get(o.v[4], i) : 1, NULL, NULL);
+    double l = tl_loss_elem(s->kind, s->param, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i),
+                            w ? tl_nn_get(o.v[3], i) : 1, p ? tl_nn_get(o.v[4], i) : 1, NULL,
+                            NULL);
     if (s->reduction == TL_REDUCTION_NONE)
       tl_nn_set(r, i, l);
     sum += l;
@@ -241,8 +187,8 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
   double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
   for (int64_t i = 0; i < n; i++) {
     double gx, gt, gv = tl_nn_get(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
-    elem_loss(s, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i), w ? tl_nn_get(o.v[3], i) : 1,
-              p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
+    tl_loss_elem(s->kind, s->param, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i),
+                 w ? tl_nn_get(o.v[3], i) : 1, p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
     tl_nn_set(rx, i, gv * gx);
     tl_nn_set(rt, i, gv * gt);
   }

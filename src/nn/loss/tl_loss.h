@@ -57,16 +57,7 @@ tl_status tl_nn_nll_loss_backward(const tl_tensor *grad, const tl_tensor *input,
  *   KL_DIV         t (log t - x), or exp(t) (t - x) when param != 0 (log_target)
  * The backward returns the gradients of input and target (dt = -dx for the
  * first four). */
-typedef enum {
-  TL_LOSS_MSE,
-  TL_LOSS_L1,
-  TL_LOSS_SMOOTH_L1,
-  TL_LOSS_HUBER,
-  TL_LOSS_BCE,
-  TL_LOSS_BCE_LOGITS,
-  TL_LOSS_KL_DIV,
-  TL_LOSS_KIND_COUNT
-} tl_loss_kind;
+#include "nn/loss/tl_loss_elem.h" /* tl_loss_kind */
 
 typedef struct {
   tl_loss_kind kind;
@@ -232,6 +223,12 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
                                    const tl_tensor *weight, int64_t *N, int64_t *C, int64_t *S);
 /* t as a contiguous int64 tensor in *out (a view when it is one). */
 tl_status tl_nn_index_target(const tl_tensor *t, tl_tensor *out);
+
+/* Every loss op's kernel set of one device (loss.c; the CUDA sets register
+ * through it too, so both devices serve the same ops). */
+void tl_nn_loss_register_sets(tl_device_type device, const tl_nn_loss_kernels *nll,
+                              const tl_nn_pointwise_loss_kernels *pointwise,
+                              const tl_nn_class_loss_kernels *cls);
 
 /* Shared by the CPU kernels (loss_cpu.c): `out` itself when it has the work
  * dtype, else a work-dtype twin in *tmp (zeroed when `zero`; NULL with the
