@@ -9,9 +9,10 @@
  * wide ones two (per 2); a normal value is one half of the Box-Muller pair
  * made of its slot and its neighbour (slots v & ~1 and v | 1).
  *
- * Arithmetic that must match bit for bit goes through tl_px_add/mul/div:
- * plain operators on the host (the CPU build targets x86-64 without FMA, and
- * ISO C mode never contracts), the _rn intrinsics on the device so that
+ * Arithmetic that must match bit for bit goes through tl_px_add/mul/div
+ * (tl_px_fadd/... in float32): plain operators on the host (ISO C mode
+ * never contracts, so even the CPU loops' AVX2/AVX-512 clones emit no FMA;
+ * tests/test_cuda_random.py compares them), the _rn intrinsics on the device so that
  * nvcc cannot fuse a multiply and an add.  The logarithm and the cosine of
  * Box-Muller are computed here from those operations (a polynomial after
  * exact range reduction), not taken from either side's math library, whose
