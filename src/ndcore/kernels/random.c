@@ -77,6 +77,7 @@ TL_SIMD_CLONES static void philox_words(uint64_t seed, uint64_t first, int nbloc
       c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
     }
     for (int round = 0; round < 10; round++) {
+#pragma omp simd
       for (int l = 0; l < LANES; l++) {
         uint64_t p0 = (uint64_t)PHILOX_M0 * c0[l], p1 = (uint64_t)PHILOX_M1 * c2[l];
         uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
@@ -337,7 +338,7 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
   STORE_CASE(TL_DTYPE_F32, tl_store_F32, float)                                            \
   STORE_CASE(TL_DTYPE_F64, tl_store_F64, double)
 
-static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
+TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
 {
   size_t size = tl_dtype_size(dtype);
   switch (dtype) {
@@ -350,7 +351,7 @@ static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
   }
 }
 
-static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
+TL_SIMD_CLONES static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
 {
   size_t size = tl_dtype_size(dtype);
   switch (dtype) {
