@@ -33,3 +33,24 @@ def cases():
         lambda: np.arange(n, dtype=np.float32), "numpy"
     yield "linspace 2^20 float32", lambda: tl.linspace(0, 1, n), \
         lambda: np.linspace(0, 1, n, dtype=np.float32), "numpy"
+    yield from torch_cases(n, g)
+
+
+def torch_cases(n, g):
+    """The sampling kernels against PyTorch's CPU generator (when installed)."""
+    try:
+        import torch
+    except ImportError:
+        return
+    tg = torch.Generator().manual_seed(0)
+    for dt, tdt in ((tl.float32, torch.float32), (tl.float64, torch.float64)):
+        w = str(tdt).split(".")[1]
+        yield f"randn 2^20 {w}", lambda dt=dt: tl.randn(n, dtype=dt, generator=g), \
+            lambda tdt=tdt: torch.randn(n, dtype=tdt, generator=tg), "torch"
+        yield f"rand 2^20 {w}", lambda dt=dt: tl.rand(n, dtype=dt, generator=g), \
+            lambda tdt=tdt: torch.rand(n, dtype=tdt, generator=tg), "torch"
+        yield f"bernoulli_(0.3) 2^20 {w}", \
+            lambda dt=dt: tl.empty(n, dtype=dt).bernoulli_(0.3, generator=g), \
+            lambda tdt=tdt: torch.empty(n, dtype=tdt).bernoulli_(0.3, generator=tg), "torch"
+    yield "randint 2^20 [0, 100)", lambda: tl.randint(0, 100, (n,), generator=g), \
+        lambda: torch.randint(0, 100, (n,), generator=tg), "torch"

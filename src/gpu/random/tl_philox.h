@@ -9,9 +9,10 @@
  * wide ones two (per 2); a normal value is one half of the Box-Muller pair
  * made of its slot and its neighbour (slots v & ~1 and v | 1).
  *
- * Arithmetic that must match bit for bit goes through tl_px_add/mul/div:
- * plain operators on the host (the CPU build targets x86-64 without FMA, and
- * ISO C mode never contracts), the _rn intrinsics on the device so that
+ * Arithmetic that must match bit for bit goes through tl_px_add/mul/div
+ * (tl_px_fadd/... in float32): plain operators on the host (ISO C mode
+ * never contracts, so even the CPU loops' AVX2/AVX-512 clones emit no FMA;
+ * tests/test_cuda_random.py compares them), the _rn intrinsics on the device so that
  * nvcc cannot fuse a multiply and an add.  The logarithm and the cosine of
  * Box-Muller are computed here from those operations (a polynomial after
  * exact range reduction), not taken from either side's math library, whose
@@ -88,6 +89,43 @@ TL_PX_FN double tl_px_sqrt(double a)
   return __dsqrt_rn(a);
 #else
   return __builtin_sqrt(a); /* correctly rounded (IEEE 754) */
+#endif
+}
+
+/* The same in float32, for the narrow normals (tl_px_normal_pair_narrow). */
+TL_PX_FN float tl_px_fadd(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+TL_PX_FN float tl_px_fmul(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+TL_PX_FN float tl_px_fdiv(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+TL_PX_FN float tl_px_fsqrt(float a)
+{
+#ifdef __CUDA_ARCH__
+  return __fsqrt_rn(a);
+#else
+  return __builtin_sqrtf(a); /* correctly rounded (IEEE 754) */
 #endif
 }
 
@@ -222,26 +260,100 @@ TL_PX_FN void tl_px_box_muller(double u1, double u2, double *z0, double *z1)
   *z1 = tl_px_mul(r, s);
 }
 
-/* The two uniforms of a normal pair: narrow pairs take two words (slots 0, 1
- * or 2, 3) as 24-bit uniforms; a wide pair is the whole block, two 53-bit
- * uniforms.  u1 is open on (0, 1). */
-TL_PX_FN void tl_px_pair_uniforms(const uint32_t *w, int wide, double *u1, double *u2)
+/* ---- the narrow normals in float32 ---------------------------------------------------- */
+
+/* Narrow outputs (float32, float16, bfloat16) hold 24 bits or fewer, so their
+ * normals are made in float32 arithmetic: twice the SIMD lanes of double and
+ * shorter polynomials.  Within 4 ulp of float32 of Box-Muller computed in
+ * double from the same uniforms (tests/test_cuda_random.py checks it). */
+
+/* log(x) for x in [2^-24, 1], the same steps as tl_px_log in float32: the
+ * series of 2 atanh(s) to s^9 (the next term is below 2^-27 of the sum). */
+TL_PX_FN float tl_px_logf(float x)
 {
-  if (wide) {
-    *u1 = tl_px_open_wide(tl_px_wide(w));
-    *u2 = tl_px_unit_wide(tl_px_wide(w + 2));
-  } else {
-    *u1 = ((double)(w[0] >> 8) + 0.5) * 0x1p-24;
-    *u2 = (double)(w[1] >> 8) * 0x1p-24;
+  float e = 0;
+  TL_PX_UNROLL
+  for (int i = 4; i >= 0; i--) { /* x to [1/2, 1]: steps of 2^16, 2^8 ... 2 */
+    float step = (float)(1 << i), up = (float)(1 << (1 << i)), below = 1.0f / up;
+    bool small = x < below; /* exact: powers of two */
+    x = tl_px_fmul(x, small ? up : 1.0f);
+    e = tl_px_fadd(e, small ? -step : 0.0f);
   }
+  bool low = x < 0x1.6a09e6p-1f; /* into [sqrt(1/2), sqrt(2)) */
+  float m = tl_px_fmul(x, low ? 2.0f : 1.0f);
+  e = tl_px_fadd(e, low ? -1.0f : 0.0f);
+  float s = tl_px_fdiv(tl_px_fadd(m, -1.0f), tl_px_fadd(m, 1.0f)), z = tl_px_fmul(s, s);
+  float p = tl_px_fadd(0x1.24924ap-2f, tl_px_fmul(z, 0x1.c71c72p-3f));
+  p = tl_px_fadd(0x1.99999ap-2f, tl_px_fmul(z, p));
+  p = tl_px_fadd(0x1.555556p-1f, tl_px_fmul(z, p));
+  float log_m = tl_px_fadd(tl_px_fmul(2.0f, s), tl_px_fmul(tl_px_fmul(s, z), p));
+  const float ln2_hi = 0x1.62e4p-1f, ln2_lo = 0x1.7f7d1cp-20f; /* e ln2_hi exact */
+  return tl_px_fadd(tl_px_fmul(e, ln2_hi), tl_px_fadd(log_m, tl_px_fmul(e, ln2_lo)));
 }
 
-/* The normal pair of those words. */
+/* cos and sin of 2 pi u for u in [0, 1) a multiple of 2^-24: the quadrant k
+ * = round(4 u) and u - k/4 are exact, so the reduced angle r = 2 pi (u - k/4),
+ * |r| <= pi/4, has one rounding; Taylor series of cos r to r^12 and sin r to
+ * r^11. */
+TL_PX_FN void tl_px_sincos_turnf(float u, float *sin_t, float *cos_t)
+{
+  float y = tl_px_fadd(tl_px_fmul(u, 4.0f), 0.5f);
+  float k = (y >= 1.0f ? 1.0f : 0.0f) + (y >= 2.0f ? 1.0f : 0.0f) + (y >= 3.0f ? 1.0f : 0.0f) +
+            (y >= 4.0f ? 1.0f : 0.0f);
+  float r = tl_px_fmul(tl_px_fadd(u, tl_px_fmul(k, -0.25f)), 0x1.921fb6p+2f);
+  float z = tl_px_fmul(r, r);
+  const float cc[] = {-0x1p-1f, 0x1.555556p-5f, -0x1.6c16c2p-10f, 0x1.a01a02p-16f,
+                      -0x1.27e4fcp-22f, 0x1.1eed8ep-29f};
+  const float sc[] = {-0x1.555556p-3f, 0x1.111112p-7f, -0x1.a01a02p-13f, 0x1.71de3ap-19f,
+                      -0x1.ae6456p-26f};
+  float pc = cc[5], ps = sc[4];
+  TL_PX_UNROLL
+  for (int j = 4; j >= 0; j--)
+    pc = tl_px_fadd(cc[j], tl_px_fmul(z, pc));
+  TL_PX_UNROLL
+  for (int j = 3; j >= 0; j--)
+    ps = tl_px_fadd(sc[j], tl_px_fmul(z, ps));
+  float c = tl_px_fadd(1.0f, tl_px_fmul(z, pc)), s = tl_px_fadd(r, tl_px_fmul(tl_px_fmul(r, z), ps));
+  /* quadrant k mod 4: cos t = (c, -s, -c, s), sin t = (s, c, -s, -c) */
+  bool odd = (k == 1.0f) | (k == 3.0f);
+  float cos_r = odd ? s : c, sin_r = odd ? c : s;
+  *cos_t = tl_px_fmul(cos_r, (k == 1.0f) | (k == 2.0f) ? -1.0f : 1.0f);
+  *sin_t = tl_px_fmul(sin_r, (k == 2.0f) | (k == 3.0f) ? -1.0f : 1.0f);
+}
+
+/* The normal pair of two words (slots 0, 1 or 2, 3) in float32: u1 = 1 - a
+ * 24-bit uniform, in (0, 1] and exact; u2 a 24-bit uniform in [0, 1). */
+TL_PX_FN void tl_px_normal_pair_narrow(uint32_t w0, uint32_t w1, float *z0, float *z1)
+{
+  float u1 = tl_px_fadd(1.0f, -(float)(w0 >> 8) * 0x1p-24f), u2 = (float)(w1 >> 8) * 0x1p-24f;
+  float r = tl_px_fsqrt(tl_px_fmul(-2.0f, tl_px_logf(u1)));
+  float s, c;
+  tl_px_sincos_turnf(u2, &s, &c);
+  *z0 = tl_px_fmul(r, c);
+  *z1 = tl_px_fmul(r, s);
+}
+
+/* The two uniforms of a wide normal pair, the whole block: two 53-bit
+ * uniforms, u1 open on (0, 1). */
+TL_PX_FN void tl_px_pair_uniforms(const uint32_t *w, double *u1, double *u2)
+{
+  *u1 = tl_px_open_wide(tl_px_wide(w));
+  *u2 = tl_px_unit_wide(tl_px_wide(w + 2));
+}
+
+/* The normal pair of those words: a wide pair from the whole block, a narrow
+ * one from two words. */
 TL_PX_FN void tl_px_normal_pair(const uint32_t *w, int wide, double *z0, double *z1)
 {
-  double u1, u2;
-  tl_px_pair_uniforms(w, wide, &u1, &u2);
-  tl_px_box_muller(u1, u2, z0, z1);
+  if (wide) {
+    double u1, u2;
+    tl_px_pair_uniforms(w, &u1, &u2);
+    tl_px_box_muller(u1, u2, z0, z1);
+  } else {
+    float f0, f1;
+    tl_px_normal_pair_narrow(w[0], w[1], &f0, &f1);
+    *z0 = f0, *z1 = f1;
+  }
 }
 
 /* ---- one value of a draw --------------------------------------------------------------- */

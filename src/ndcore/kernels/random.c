@@ -16,6 +16,7 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "gpu/random/tl_philox.h"
 #include "ndcore/kernels/tl_random.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 
 __extension__ typedef unsigned __int128 tl_u128;
 
@@ -52,12 +53,20 @@ void tl_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out
   memcpy(out, c, sizeof c);
 }
 
-#define LANES 8 /* blocks run side by side, so the compiler can use SIMD */
+/* The four words of one counter block. */
+static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+{
+  uint32_t c[4] = {(uint32_t)counter, (uint32_t)(counter >> 32), 0, 0};
+  philox_rounds(c, (uint32_t)seed, (uint32_t)(seed >> 32));
+  memcpy(w, c, sizeof c);
+}
+
+#define LANES 16 /* blocks run side by side, so the compiler can use SIMD (16: one AVX-512 vector of words) */
 
 /* The words of counter blocks [first, first + nblocks) under `seed`, 4 per
  * block in order.  Blocks are independent: LANES of them go through the
  * rounds together (structure of arrays), the rest one by one. */
-static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
+TL_SIMD_CLONES static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w)
 {
   int b = 0;
   for (; b + LANES <= nblocks; b += LANES) {
@@ -68,6 +77,7 @@ static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w
       c0[l] = (uint32_t)ctr, c1[l] = (uint32_t)(ctr >> 32), c2[l] = 0, c3[l] = 0;
     }
     for (int round = 0; round < 10; round++) {
+#pragma omp simd
       for (int l = 0; l < LANES; l++) {
         uint64_t p0 = (uint64_t)PHILOX_M0 * c0[l], p1 = (uint64_t)PHILOX_M1 * c2[l];
         uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1[l] ^ k0;
@@ -85,18 +95,8 @@ static void philox_words(uint64_t seed, uint64_t first, int nblocks, uint32_t *w
       o[0] = c0[l], o[1] = c1[l], o[2] = c2[l], o[3] = c3[l];
     }
   }
-  for (; b < nblocks; b++) {
-    uint64_t ctr = first + (uint64_t)b;
-    uint32_t c[4] = {(uint32_t)ctr, (uint32_t)(ctr >> 32), 0, 0};
-    philox_rounds(c, (uint32_t)seed, (uint32_t)(seed >> 32));
-    memcpy(w + 4 * b, c, sizeof c);
-  }
-}
-
-/* The four words of one counter block. */
-static inline void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4])
-{
-  philox_words(seed, counter, 1, w);
+  for (; b < nblocks; b++)
+    philox_block(seed, first + (uint64_t)b, w + 4 * b);
 }
 
 /* ---- generators ---------------------------------------------------------------- */
@@ -222,17 +222,29 @@ typedef struct {
   uint64_t seed, first;
 } fill_ctx;
 
-/* Box-Muller on npairs pairs of uniforms: pair p takes words 2p, 2p+1
- * (narrow) or 4p .. 4p+3 (wide) and gives out[2p], out[2p+1].  The log and
- * the sine and cosine are tl_philox.h's, shared with the CUDA kernels, so
- * that a GPU draw is bit-identical to this one. */
-static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
+/* Box-Muller on npairs pairs: pair p takes words 2p, 2p+1 (narrow, in
+ * float32) or 4p .. 4p+3 (wide, in double) and gives out[2p], out[2p+1].
+ * The arithmetic is tl_philox.h's, shared with the CUDA kernels, so that a
+ * GPU draw is bit-identical to this one; the loops are branch-free and
+ * vectorize (TL_SIMD_CLONES: AVX-512 where the machine has it). */
+TL_SIMD_CLONES static void normal_pairs(const uint32_t *w, int npairs, bool wide, double *out)
 {
+  if (!wide) {
+    float z0[CHUNK / 2], z1[CHUNK / 2];
+#pragma omp simd
+    for (int p = 0; p < npairs; p++)
+      tl_px_normal_pair_narrow(w[2 * p], w[2 * p + 1], &z0[p], &z1[p]);
+    for (int p = 0; p < npairs; p++) {
+      out[2 * p] = z0[p];
+      out[2 * p + 1] = z1[p];
+    }
+    return;
+  }
   double u1[CHUNK / 2], u2[CHUNK / 2], z0[CHUNK / 2], z1[CHUNK / 2];
   for (int p = 0; p < npairs; p++)
-    tl_px_pair_uniforms(w + (wide ? 4 * p : 2 * p), wide, &u1[p], &u2[p]);
+    tl_px_pair_uniforms(w + 4 * p, &u1[p], &u2[p]);
 #pragma omp simd
-  for (int p = 0; p < npairs; p++) /* branch-free: this loop vectorizes */
+  for (int p = 0; p < npairs; p++)
     tl_px_box_muller(u1[p], u2[p], &z0[p], &z1[p]);
   for (int p = 0; p < npairs; p++) {
     out[2 * p] = z0[p];
@@ -247,7 +259,8 @@ static inline double param(const double *p, double fallback, int64_t e)
 
 /* Values [v0, v0 + count) of the draw (v0 a multiple of c->per) into out, or
  * iout for integers.  Raw words first, then one loop per distribution. */
-static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int64_t *iout)
+TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out,
+                                     int64_t *iout)
 {
   const tl_random_dist *d = &c->d;
   uint32_t w[4 * CHUNK / 2];
@@ -325,7 +338,7 @@ static void gen_chunk(const fill_ctx *c, int64_t v0, int count, double *out, int
   STORE_CASE(TL_DTYPE_F32, tl_store_F32, float)                                            \
   STORE_CASE(TL_DTYPE_F64, tl_store_F64, double)
 
-static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
+TL_SIMD_CLONES static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
 {
   size_t size = tl_dtype_size(dtype);
   switch (dtype) {
@@ -338,7 +351,7 @@ static void store_doubles(tl_dtype dtype, char *dst, const double *v, int n)
   }
 }
 
-static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
+TL_SIMD_CLONES static void store_ints(tl_dtype dtype, char *dst, const int64_t *v, int n)
 {
   size_t size = tl_dtype_size(dtype);
   switch (dtype) {

@@ -13,11 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(TL_SANITIZE)
-#define TL_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TL_SIMD_CLONES
-#endif
+#include "ndcore/kernels/tl_simd_clones.h"
 
 /* a * b + c may be fused (one rounding) in this code and the loops that
  * inline it: the error bounds above hold either way, and where the clone's
