@@ -159,3 +159,20 @@ def test_reduce_without_an_op_falls_back_to_numpy():
     a = np.arange(1.0, 7.0).reshape(2, 3)
     got = np.subtract.reduce(tl.tensor(a), axis=1)
     assert_close(got, np.subtract.reduce(a, axis=1))
+
+
+def test_offhost_device_finds_the_first_tensor_off_the_cpu():
+    # what every NumPy call on tensors asks first (_array_function, _ufunc)
+    tl._C._fake_enable()
+    cpu, fake = tl.ones(2, device="cpu"), tl.ones(2, device="cpu").to("fake")
+    find = tl._C._offhost_device
+    assert find((cpu, 1.0, [cpu, (cpu,)]), {"axis": 0, "out": (cpu,)}) is None
+    assert str(find((cpu, [1, (2, fake)]), None)) == "fake:0"
+    assert str(find((cpu,), {"where": cpu, "out": (fake,)})) == "fake:0"
+    deep = [fake]
+    for _ in range(100000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        find((deep,), None)
+    with pytest.raises(TypeError, match="_offhost_device"):
+        find([cpu], None)

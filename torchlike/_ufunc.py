@@ -160,12 +160,9 @@ def _wrap(r):
 _FAST = {}
 
 
-def _device_of(inputs, kwargs):
-    """The first off-CPU device among the call's tensors (None: the CPU)."""
-    for x in inputs + tuple(kwargs.get("out") or ()) + (kwargs.get("where"),):
-        if isinstance(x, _C.Tensor) and not x.is_cpu:
-            return x.device
-    return None
+# The first off-CPU device among the call's tensors (operands, out=, where=),
+# or None: the CPU.
+_device_of = _C._offhost_device
 
 
 def _on_device(ufunc, method, inputs, kwargs, device):

@@ -65,6 +65,46 @@ static PyObject *set_array_ufunc(PyObject *module, PyObject *const *args, Py_ssi
   Py_RETURN_NONE;
 }
 
+/* The first tensor off the CPU in o (a tensor, or a list or tuple searched
+ * depth first), or NULL; -1 after an error. */
+static int find_offhost(PyObject *o, PyObject **found)
+{
+  if (tl_py_is_tensor(o)) {
+    if (tl_tensor_device(tl_py_t(o)).type != TL_DEVICE_CPU)
+      *found = o;
+    return 0;
+  }
+  if (!PyList_Check(o) && !PyTuple_Check(o))
+    return 0;
+  if (Py_EnterRecursiveCall(" in _offhost_device"))
+    return -1;
+  int err = 0;
+  for (Py_ssize_t i = 0; !err && !*found && i < PySequence_Fast_GET_SIZE(o); i++)
+    err = find_offhost(PySequence_Fast_GET_ITEM(o, i), found);
+  Py_LeaveRecursiveCall();
+  return err;
+}
+
+/* _offhost_device(args, kwargs): the device of the first tensor off the CPU
+ * among a NumPy call's arguments (lists and tuples searched too), or None.
+ * Every NumPy call on tensors asks (torchlike/_array_function.py), so the
+ * common answer, all on the CPU, costs a pass over the arguments. */
+static PyObject *offhost_device(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)module;
+  if (nargs != 2 || !PyTuple_Check(args[0]) || (args[1] != Py_None && !PyDict_Check(args[1])))
+    return PyErr_Format(PyExc_TypeError, "_offhost_device(args: tuple, kwargs: dict | None)");
+  PyObject *found = NULL, *key, *value;
+  if (find_offhost(args[0], &found) < 0)
+    return NULL;
+  for (Py_ssize_t pos = 0; !found && args[1] != Py_None && PyDict_Next(args[1], &pos, &key, &value);)
+    if (find_offhost(value, &found) < 0)
+      return NULL;
+  if (!found)
+    Py_RETURN_NONE;
+  return PyObject_GetAttrString(found, "device");
+}
+
 static PyMethodDef ufunc_methods[] = {
     {"__array_ufunc__", (PyCFunction)(void (*)(void))tensor_array_ufunc,
      METH_FASTCALL | METH_KEYWORDS, "NEP 13: NumPy ufuncs on tensors run torchlike ops"},
@@ -72,6 +112,8 @@ static PyMethodDef ufunc_methods[] = {
 };
 static PyMethodDef ufunc_functions[] = {
     {"_set_array_ufunc", (PyCFunction)(void (*)(void))set_array_ufunc, METH_FASTCALL, NULL},
+    {"_offhost_device", (PyCFunction)(void (*)(void))offhost_device, METH_FASTCALL,
+     "_offhost_device(args, kwargs): the first off-CPU tensor's device, or None"},
     {NULL, NULL, 0, NULL},
 };
 
