@@ -22,3 +22,9 @@ class _MatmulFlags:
 
 
 matmul = _MatmulFlags()
+
+
+def is_built():
+    """Whether this build has CUDA in it (not whether a GPU is present:
+    that is torchlike.cuda.is_available())."""
+    return _C._cuda_compiled()

@@ -834,6 +834,8 @@ static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
 {
   const int64_t size = (int64_t)tl_dtype_size(d);
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
+  if (rows * cols == 0)
+    return; /* m may be NULL (an empty matrix), which memset must not get */
   memset(m, 0, (size_t)(rows * cols * size));
   for (int64_t i = 0; i < rows && i < cols; i++)
     tl_scalar_store(one, d, m + (i * rows + i) * size);

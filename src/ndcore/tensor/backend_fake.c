@@ -183,7 +183,8 @@ static tl_status fake_memset(tl_device device, void *dst, int byte, size_t n, tl
   (void)device;
   (void)stream;
   count(&fake.counters.memsets, NULL, n);
-  memset(tl_backend_fake_host(dst), byte, n);
+  if (n) /* an empty tensor's pointer may be NULL, which memset must not get */
+    memset(tl_backend_fake_host(dst), byte, n);
   return TL_OK;
 }
 
@@ -194,7 +195,8 @@ static tl_status fake_copy_from_host(tl_device device, void *dst, const void *sr
   (void)stream;
   (void)async;
   count(&fake.counters.copies_in, &fake.counters.bytes_in, n);
-  memcpy(tl_backend_fake_host(dst), src, n);
+  if (n) /* as in fake_memset */
+    memcpy(tl_backend_fake_host(dst), src, n);
   return TL_OK;
 }
 
@@ -204,7 +206,8 @@ static tl_status fake_copy_to_host(tl_device device, void *dst, const void *src,
   (void)stream;
   (void)async;
   count(&fake.counters.copies_out, &fake.counters.bytes_out, n);
-  memcpy(dst, tl_backend_fake_host(src), n);
+  if (n)
+    memcpy(dst, tl_backend_fake_host(src), n);
   return tl_device_errors_check(device); /* the host waited for the device */
 }
 
