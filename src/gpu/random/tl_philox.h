@@ -56,78 +56,31 @@ enum {
 
 /* ---- arithmetic that never contracts ---------------------------------------------- */
 
-TL_PX_FN double tl_px_add(double a, double b)
-{
+/* Each rounds once, as IEEE 754 says, on both sides: plain operators on the
+ * host (C11 never contracts them into an FMA here), the _rn intrinsics on the
+ * device (where nvcc would). */
 #ifdef __CUDA_ARCH__
-  return __dadd_rn(a, b);
+#define TL_PX_ROUNDED(T, NAME, OP, DEVICE)                                                     \
+  TL_PX_FN T NAME(T a, T b) { return DEVICE(a, b); }
+#define TL_PX_SQRT(T, NAME, HOST, DEVICE)                                                      \
+  TL_PX_FN T NAME(T a) { return DEVICE(a); }
 #else
-  return a + b;
+#define TL_PX_ROUNDED(T, NAME, OP, DEVICE)                                                     \
+  TL_PX_FN T NAME(T a, T b) { return a OP b; }
+#define TL_PX_SQRT(T, NAME, HOST, DEVICE) /* correctly rounded (IEEE 754) */                 \
+  TL_PX_FN T NAME(T a) { return HOST(a); }
 #endif
-}
-
-TL_PX_FN double tl_px_mul(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-TL_PX_FN double tl_px_div(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
-TL_PX_FN double tl_px_sqrt(double a)
-{
-#ifdef __CUDA_ARCH__
-  return __dsqrt_rn(a);
-#else
-  return __builtin_sqrt(a); /* correctly rounded (IEEE 754) */
-#endif
-}
-
+TL_PX_ROUNDED(double, tl_px_add, +, __dadd_rn)
+TL_PX_ROUNDED(double, tl_px_mul, *, __dmul_rn)
+TL_PX_ROUNDED(double, tl_px_div, /, __ddiv_rn)
+TL_PX_SQRT(double, tl_px_sqrt, __builtin_sqrt, __dsqrt_rn)
 /* The same in float32, for the narrow normals (tl_px_normal_pair_narrow). */
-TL_PX_FN float tl_px_fadd(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-TL_PX_FN float tl_px_fmul(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-TL_PX_FN float tl_px_fdiv(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
-TL_PX_FN float tl_px_fsqrt(float a)
-{
-#ifdef __CUDA_ARCH__
-  return __fsqrt_rn(a);
-#else
-  return __builtin_sqrtf(a); /* correctly rounded (IEEE 754) */
-#endif
-}
+TL_PX_ROUNDED(float, tl_px_fadd, +, __fadd_rn)
+TL_PX_ROUNDED(float, tl_px_fmul, *, __fmul_rn)
+TL_PX_ROUNDED(float, tl_px_fdiv, /, __fdiv_rn)
+TL_PX_SQRT(float, tl_px_fsqrt, __builtin_sqrtf, __fsqrt_rn)
+#undef TL_PX_ROUNDED
+#undef TL_PX_SQRT
 
 /* The high 64 bits of x * y. */
 TL_PX_FN uint64_t tl_px_mulhi(uint64_t x, uint64_t y)
