@@ -10,6 +10,7 @@
  * indices themselves (the op layer leaves that to the device).  Called by
  * _C._fake_emulate_device after the core's emulation, whose fake storages
  * hold plain host addresses; one-way. */
+#include "ndcore/dispatch/tl_emulate.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/embedding/tl_embedding.h"
@@ -20,92 +21,83 @@
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
 
-/* Run CALL with fake memory readable by host code, then restore the flag. */
-#define HOSTED(CALL)                                                                           \
-  do {                                                                                         \
-    bool *flag = &tl_dispatch_host_memory_table[TL_DEVICE_FAKE], was = *flag;                  \
-    *flag = true;                                                                              \
-    tl_status status = CALL;                                                                   \
-    *flag = was;                                                                               \
-    return status;                                                                             \
-  } while (0)
 
 static tl_status emu_conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
                           const tl_nn_conv_geom *g, tl_tensor *small)
 {
-  HOSTED(tl_cpu_conv_kernels.conv(big, w, b, g, small));
+  TL_EMU_HOSTED(tl_cpu_conv_kernels.conv(big, w, b, g, small));
 }
 static tl_status emu_conv_t(const tl_tensor *small, const tl_tensor *w, const tl_tensor *b,
                             const tl_nn_conv_geom *g, tl_tensor *big)
 {
-  HOSTED(tl_cpu_conv_kernels.conv_t(small, w, b, g, big));
+  TL_EMU_HOSTED(tl_cpu_conv_kernels.conv_t(small, w, b, g, big));
 }
 static tl_status emu_conv_weight(const tl_tensor *small, const tl_tensor *big,
                                  const tl_nn_conv_geom *g, tl_tensor *dw)
 {
-  HOSTED(tl_cpu_conv_kernels.weight(small, big, g, dw));
+  TL_EMU_HOSTED(tl_cpu_conv_kernels.weight(small, big, g, dw));
 }
 static tl_status emu_im2col(const tl_tensor *big, const tl_nn_conv_geom *g, tl_tensor *cols)
 {
-  HOSTED(tl_cpu_conv_kernels.im2col(big, g, cols));
+  TL_EMU_HOSTED(tl_cpu_conv_kernels.im2col(big, g, cols));
 }
 static tl_status emu_col2im(const tl_tensor *cols, const tl_nn_conv_geom *g, tl_tensor *big)
 {
-  HOSTED(tl_cpu_conv_kernels.col2im(cols, g, big));
+  TL_EMU_HOSTED(tl_cpu_conv_kernels.col2im(cols, g, big));
 }
 
 static tl_status emu_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps, tl_tensor *out,
                                 tl_tensor *indices)
 {
-  HOSTED(tl_cpu_pool_window_max(in, n, taps, out, indices));
+  TL_EMU_HOSTED(tl_cpu_pool_window_max(in, n, taps, out, indices));
 }
 static tl_status emu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                               tl_tensor *out)
 {
-  HOSTED(tl_cpu_pool_weighted(in, n, taps, transpose, out));
+  TL_EMU_HOSTED(tl_cpu_pool_weighted(in, n, taps, transpose, out));
 }
 static tl_status emu_scatter(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
                              tl_tensor *out)
 {
-  HOSTED(tl_cpu_pool_scatter(src, indices, n, accumulate, out));
+  TL_EMU_HOSTED(tl_cpu_pool_scatter(src, indices, n, accumulate, out));
 }
 
 static tl_status emu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *w,
                                   const tl_tensor *b, tl_tensor *rm, tl_tensor *rv, tl_tensor *y,
                                   tl_tensor *mean, tl_tensor *rstd)
 {
-  HOSTED(tl_cpu_norm_forward(s, x, w, b, rm, rv, y, mean, rstd));
+  TL_EMU_HOSTED(tl_cpu_norm_forward(s, x, w, b, rm, rv, y, mean, rstd));
 }
 static tl_status emu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const tl_tensor *x,
                                    const tl_tensor *mean, const tl_tensor *rstd, const tl_tensor *w,
                                    tl_tensor *dx, tl_tensor *dw, tl_tensor *db)
 {
-  HOSTED(tl_cpu_norm_backward(s, g, x, mean, rstd, w, dx, dw, db));
+  TL_EMU_HOSTED(tl_cpu_norm_backward(s, g, x, mean, rstd, w, dx, dw, db));
 }
 static tl_status emu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x,
                          tl_tensor *out)
 {
-  HOSTED(tl_cpu_lrn(s, g, x, out));
+  TL_EMU_HOSTED(tl_cpu_lrn(s, g, x, out));
 }
 static tl_status softmax(const tl_tensor *in, int dim, bool log, tl_tensor *out)
 {
-  HOSTED(tl_cpu_softmax(in, dim, log, out));
+  TL_EMU_HOSTED(tl_cpu_softmax(in, dim, log, out));
 }
 static tl_status softmax_backward(const tl_tensor *g, const tl_tensor *y, int dim, bool log,
                                   tl_tensor *dx)
 {
-  HOSTED(tl_cpu_softmax_backward(g, y, dim, log, dx));
+  TL_EMU_HOSTED(tl_cpu_softmax_backward(g, y, dim, log, dx));
 }
 
 static tl_status act(tl_act_kind kind, const tl_act_params *p, const tl_tensor *x,
                      const tl_tensor *w, tl_tensor *y)
 {
-  HOSTED(tl_cpu_activation(kind, p, x, w, y));
+  TL_EMU_HOSTED(tl_cpu_activation(kind, p, x, w, y));
 }
 static tl_status act_backward(tl_act_kind kind, const tl_act_params *p, const tl_tensor *g,
                               const tl_tensor *x, const tl_tensor *w, tl_tensor *dx, tl_tensor *dw)
 {
-  HOSTED(tl_cpu_activation_backward(kind, p, g, x, w, dx, dw));
+  TL_EMU_HOSTED(tl_cpu_activation_backward(kind, p, g, x, w, dx, dw));
 }
 
 /* the indices checked (host-readable now), then the CPU's kernel */
@@ -149,13 +141,13 @@ static tl_status bag_backward_run(const void *p)
 static tl_status emb_forward(const tl_tensor *weight, const tl_tensor *idx, tl_tensor *out)
 {
   emb_args a = {.a = weight, .b = idx, .o1 = out};
-  HOSTED(checked(idx, weight->shape[0], emb_forward_run, &a));
+  TL_EMU_HOSTED(checked(idx, weight->shape[0], emb_forward_run, &a));
 }
 static tl_status emb_backward(const tl_tensor *g, const tl_tensor *idx, int64_t pad, bool freq,
                               tl_tensor *dw)
 {
   emb_args a = {.a = g, .b = idx, .pad = pad, .freq = freq, .o1 = dw};
-  HOSTED(checked(idx, dw->shape[0], emb_backward_run, &a));
+  TL_EMU_HOSTED(checked(idx, dw->shape[0], emb_backward_run, &a));
 }
 static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, const tl_tensor *bounds,
                              const tl_tensor *psw, tl_bag_mode mode, int64_t pad, tl_tensor *out,
@@ -163,7 +155,7 @@ static tl_status bag_forward(const tl_tensor *weight, const tl_tensor *idx, cons
 {
   emb_args a = {.a = weight, .b = idx, .c = bounds, .d = psw, .mode = mode, .pad = pad,
                 .o1 = out, .o2 = bag_size, .o3 = argmax};
-  HOSTED(checked(idx, weight->shape[0], bag_forward_run, &a));
+  TL_EMU_HOSTED(checked(idx, weight->shape[0], bag_forward_run, &a));
 }
 static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl_tensor *bag_of,
                               const tl_tensor *bag_size, const tl_tensor *argmax,
@@ -171,91 +163,90 @@ static tl_status bag_backward(const tl_tensor *g, const tl_tensor *idx, const tl
 {
   emb_args a = {.a = g, .b = idx, .c = bag_of, .d = bag_size, .e = argmax, .f = psw,
                 .mode = mode, .pad = pad, .o1 = dw};
-  HOSTED(checked(idx, dw->shape[0], bag_backward_run, &a));
+  TL_EMU_HOSTED(checked(idx, dw->shape[0], bag_backward_run, &a));
 }
 
 static tl_status nll(const tl_nll_spec *s, const tl_tensor *x, const tl_tensor *t,
                      const tl_tensor *w, tl_tensor *out, tl_tensor *tw)
 {
-  HOSTED(tl_cpu_nll_loss(s, x, t, w, out, tw));
+  TL_EMU_HOSTED(tl_cpu_nll_loss(s, x, t, w, out, tw));
 }
 static tl_status nll_backward(const tl_nll_spec *s, const tl_tensor *g, const tl_tensor *t,
                               const tl_tensor *w, const tl_tensor *tw, tl_tensor *dx)
 {
-  HOSTED(tl_cpu_nll_loss_backward(s, g, t, w, tw, dx));
+  TL_EMU_HOSTED(tl_cpu_nll_loss_backward(s, g, t, w, tw, dx));
 }
 
 static tl_status pointwise(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
                            const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
 {
-  HOSTED(tl_cpu_pointwise_loss(s, x, t, w, p, out));
+  TL_EMU_HOSTED(tl_cpu_pointwise_loss(s, x, t, w, p, out));
 }
 static tl_status pointwise_backward(const tl_loss_spec *s, const tl_tensor *g, const tl_tensor *x,
                                     const tl_tensor *t, const tl_tensor *w, const tl_tensor *p,
                                     tl_tensor *dx, tl_tensor *dt)
 {
-  HOSTED(tl_cpu_pointwise_loss_backward(s, g, x, t, w, p, dx, dt));
+  TL_EMU_HOSTED(tl_cpu_pointwise_loss_backward(s, g, x, t, w, p, dx, dt));
 }
 
 static tl_status ce(const tl_ce_spec *s, const tl_tensor *x, const tl_tensor *t, const tl_tensor *w,
                     tl_tensor *out, tl_tensor *lse, tl_tensor *tw)
 {
-  HOSTED(tl_cpu_cross_entropy(s, x, t, w, out, lse, tw));
+  TL_EMU_HOSTED(tl_cpu_cross_entropy(s, x, t, w, out, lse, tw));
 }
 static tl_status ce_backward(const tl_ce_spec *s, const tl_tensor *g, const tl_tensor *x,
                              const tl_tensor *t, const tl_tensor *w, const tl_tensor *lse,
                              const tl_tensor *tw, tl_tensor *dx, tl_tensor *dt)
 {
-  HOSTED(tl_cpu_cross_entropy_backward(s, g, x, t, w, lse, tw, dx, dt));
+  TL_EMU_HOSTED(tl_cpu_cross_entropy_backward(s, g, x, t, w, lse, tw, dx, dt));
 }
 static tl_status multi(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                        const tl_tensor *w, tl_tensor *out)
 {
-  HOSTED(tl_cpu_multi_margin(s, x, t, w, out));
+  TL_EMU_HOSTED(tl_cpu_multi_margin(s, x, t, w, out));
 }
 static tl_status multi_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                 const tl_tensor *t, const tl_tensor *w, tl_tensor *dx)
 {
-  HOSTED(tl_cpu_multi_margin_backward(s, g, x, t, w, dx));
+  TL_EMU_HOSTED(tl_cpu_multi_margin_backward(s, g, x, t, w, dx));
 }
 static tl_status multilabel(const tl_margin_spec *s, const tl_tensor *x, const tl_tensor *t,
                             tl_tensor *out, tl_tensor *is)
 {
-  HOSTED(tl_cpu_multilabel_margin(s, x, t, out, is));
+  TL_EMU_HOSTED(tl_cpu_multilabel_margin(s, x, t, out, is));
 }
 static tl_status multilabel_backward(const tl_margin_spec *s, const tl_tensor *g, const tl_tensor *x,
                                      const tl_tensor *t, const tl_tensor *is, tl_tensor *dx)
 {
-  HOSTED(tl_cpu_multilabel_margin_backward(s, g, x, t, is, dx));
+  TL_EMU_HOSTED(tl_cpu_multilabel_margin_backward(s, g, x, t, is, dx));
 }
 static tl_status ctc(const tl_ctc_spec *s, const tl_tensor *lp, const tl_tensor *t, tl_tensor *nll_out,
                      tl_tensor *la)
 {
-  HOSTED(tl_cpu_ctc(s, lp, t, nll_out, la));
+  TL_EMU_HOSTED(tl_cpu_ctc(s, lp, t, nll_out, la));
 }
 static tl_status ctc_backward(const tl_ctc_spec *s, const tl_tensor *g, const tl_tensor *lp,
                               const tl_tensor *t, const tl_tensor *nll_in, const tl_tensor *la,
                               tl_tensor *dx)
 {
-  HOSTED(tl_cpu_ctc_backward(s, g, lp, t, nll_in, la, dx));
+  TL_EMU_HOSTED(tl_cpu_ctc_backward(s, g, lp, t, nll_in, la, dx));
 }
 
 static tl_status grid_sample(const tl_grid_spec *s, const tl_tensor *x, const tl_tensor *grid,
                              tl_tensor *y)
 {
-  HOSTED(tl_cpu_grid_kernels.sample(s, x, grid, y));
+  TL_EMU_HOSTED(tl_cpu_grid_kernels.sample(s, x, grid, y));
 }
 static tl_status grid_backward(const tl_grid_spec *s, const tl_tensor *g, const tl_tensor *x,
                                const tl_tensor *grid, tl_tensor *dx, tl_tensor *dgrid)
 {
-  HOSTED(tl_cpu_grid_kernels.sample_backward(s, g, x, grid, dx, dgrid));
+  TL_EMU_HOSTED(tl_cpu_grid_kernels.sample_backward(s, g, x, grid, dx, dgrid));
 }
 static tl_status affine(int n, const int64_t *size, bool align, bool transpose, const tl_tensor *in,
                         tl_tensor *out)
 {
-  HOSTED(tl_cpu_grid_kernels.affine(n, size, align, transpose, in, out));
+  TL_EMU_HOSTED(tl_cpu_grid_kernels.affine(n, size, align, transpose, in, out));
 }
-#undef HOSTED
 
 void tl_nn_emulate_device(void)
 {
@@ -294,10 +285,6 @@ void tl_nn_emulate_device(void)
                   {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
                   {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
                   {TL_OP_GRID_SAMPLER, &grid_set}};
-  for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
-    const void *cpu = tl_dispatch_table[families[f].like][TL_DEVICE_CPU][TL_DTYPE_F32].set;
-    for (int op = 0; op < TL_OP_COUNT; op++)
-      if (tl_dispatch_table[op][TL_DEVICE_CPU][TL_DTYPE_F32].set == cpu)
-        tl_dispatch_register_set((tl_op)op, TL_DEVICE_FAKE, TL_DTYPES_ALL, families[f].set);
-  }
+  for (size_t f = 0; f < sizeof families / sizeof *families; f++)
+    tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
 }

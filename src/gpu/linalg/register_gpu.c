@@ -6,20 +6,10 @@
 #include "gpu/linalg/tl_gpu_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 
-/* The ops of the linalg set (register.c lists the CPU's). */
-static const tl_op linalg_ops[] = {
-    TL_OP_MM,          TL_OP_MATMUL,      TL_OP_BMM,      TL_OP_MV,      TL_OP_DOT,
-    TL_OP_VDOT,        TL_OP_INNER,       TL_OP_OUTER,    TL_OP_GER,     TL_OP_ADDMM,
-    TL_OP_ADDBMM,      TL_OP_BADDBMM,     TL_OP_ADDMV,    TL_OP_ADDR,    TL_OP_TENSORDOT,
-    TL_OP_KRON,        TL_OP_TRACE,       TL_OP_SOLVE,    TL_OP_INV,     TL_OP_CHOLESKY,
-    TL_OP_DET,         TL_OP_SLOGDET,     TL_OP_LOGDET,   TL_OP_QR,      TL_OP_GEQRF,
-    TL_OP_SVD,         TL_OP_EIGH,        TL_OP_EIG,      TL_OP_LU_FACTOR, TL_OP_LU,
-    TL_OP_LU_SOLVE,    TL_OP_SOLVE_TRIANGULAR, TL_OP_LSTSQ, TL_OP_VECTOR_NORM, TL_OP_CROSS,
-};
+/* The ops of the linalg set: those the CPU's serves (register.c lists them). */
 static void register_ops(tl_device_type type, const tl_linalg_kernels *set)
 {
-  for (size_t i = 0; i < sizeof linalg_ops / sizeof *linalg_ops; i++)
-    tl_dispatch_register_set(linalg_ops[i], type, TL_DTYPES_ALL, set);
+  tl_dispatch_register_family(TL_OP_MM, type, set);
 }
 
 void tl_gpu_linalg_register_hosted(tl_device_type type)

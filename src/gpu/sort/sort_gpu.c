@@ -709,13 +709,6 @@ void tl_gpu_sort_register(void)
       .bincount = cuda_bincount,
       .histc = cuda_histc,
   };
-  static const tl_op ops[] = {
-      TL_OP_SORT,         TL_OP_ARGSORT,   TL_OP_MSORT,    TL_OP_TOPK,        TL_OP_KTHVALUE,
-      TL_OP_MEDIAN,       TL_OP_NANMEDIAN, TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE,
-      TL_OP_CUMMAX,       TL_OP_CUMMIN,    TL_OP_UNIQUE,   TL_OP_UNIQUE_CONSECUTIVE,
-      TL_OP_SEARCHSORTED, TL_OP_BUCKETIZE, TL_OP_BINCOUNT, TL_OP_HISTC,
-  };
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &set);
+  tl_dispatch_register_family(TL_OP_SORT, TL_DEVICE_CUDA, &set);
 }
 #endif

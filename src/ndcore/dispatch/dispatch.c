@@ -28,6 +28,14 @@ void tl_dispatch_register_set(tl_op op, tl_device_type device, tl_dtype_set dtyp
       tl_dispatch_table[op][device][d].set = set;
 }
 
+void tl_dispatch_register_family(tl_op like, tl_device_type device, const void *set)
+{
+  const void *cpu = tl_dispatch_table[like][TL_DEVICE_CPU][TL_DTYPE_F32].set;
+  for (int op = 0; cpu && op < TL_OP_COUNT; op++)
+    if (tl_dispatch_table[op][TL_DEVICE_CPU][TL_DTYPE_F32].set == cpu)
+      tl_dispatch_register_set((tl_op)op, device, TL_DTYPES_ALL, set);
+}
+
 void tl_dispatch_init(void)
 {
   tl_elementwise_register();

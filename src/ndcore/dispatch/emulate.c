@@ -28,20 +28,12 @@ static bool *host_flag(void) { return &tl_dispatch_host_memory_table[TL_DEVICE_F
 static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, const void *data)
 {
   const tl_kernel *cpu = self->ctx;
-  bool was = *host_flag();
-  *host_flag() = true;
-  tl_status status = tl_iter_run((tl_iter *)it, cpu->loop, (void *)data);
-  *host_flag() = was;
-  return status;
+  TL_EMU_HOSTED(tl_iter_run((tl_iter *)it, cpu->loop, (void *)data));
 }
 
 static tl_status run_copy(const tl_iter *it)
 {
-  bool was = *host_flag();
-  *host_flag() = true;
-  tl_status status = tl_iter_run((tl_iter *)it, tl_cast_loop(it->dtype[1], it->dtype[0]), NULL);
-  *host_flag() = was;
-  return status;
+  TL_EMU_HOSTED(tl_iter_run((tl_iter *)it, tl_cast_loop(it->dtype[1], it->dtype[0]), NULL));
 }
 
 static tl_status emu_copy(tl_tensor *dst, const tl_tensor *src)
@@ -52,52 +44,32 @@ static tl_status emu_copy(tl_tensor *dst, const tl_tensor *src)
 static tl_status emu_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
                           tl_tensor *acc, const tl_tensor *aux, void *data)
 {
-  bool was = *host_flag();
-  *host_flag() = true;
-  tl_status status = tl_reduce_pass(kind, in, mask, loop, acc, aux, data);
-  *host_flag() = was;
-  return status;
+  TL_EMU_HOSTED(tl_reduce_pass(kind, in, mask, loop, acc, aux, data));
 }
 
 static tl_status emu_index(bool is_max, const tl_tensor *in, int dim, tl_tensor *values,
                            tl_tensor *indices)
 {
-  bool was = *host_flag();
-  *host_flag() = true;
-  tl_status status = tl_reduce_index_pass(is_max, in, dim, values, indices);
-  *host_flag() = was;
-  return status;
+  TL_EMU_HOSTED(tl_reduce_index_pass(is_max, in, dim, values, indices));
 }
 
 static tl_status emu_scan(bool prod, tl_tensor *work, int64_t len, int64_t inner)
 {
-  bool was = *host_flag();
-  *host_flag() = true;
-  tl_status status = tl_scan_pass(prod, work, len, inner);
-  *host_flag() = was;
-  return status;
+  TL_EMU_HOSTED(tl_scan_pass(prod, work, len, inner));
 }
 
 /* The CPU's creation kernels, each as a kernel of the fake device. */
-#define HOSTED(CALL)                                                                           \
-  do {                                                                                         \
-    bool was = *host_flag();                                                                   \
-    *host_flag() = true;                                                                       \
-    tl_status status = CALL;                                                                   \
-    *host_flag() = was;                                                                        \
-    return status;                                                                             \
-  } while (0)
-static tl_status emu_fill(tl_tensor *t, tl_scalar v) { HOSTED(tl_cpu_tensor_fill(t, v)); }
+static tl_status emu_fill(tl_tensor *t, tl_scalar v) { TL_EMU_HOSTED(tl_cpu_tensor_fill(t, v)); }
 static tl_status emu_arange(tl_tensor *out, tl_scalar start, tl_scalar step)
 {
-  HOSTED(tl_cpu_tensor_arange_fill(out, start, step));
+  TL_EMU_HOSTED(tl_cpu_tensor_arange_fill(out, start, step));
 }
 static tl_status emu_linspace(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
                               tl_scalar base)
 {
-  HOSTED(tl_cpu_tensor_linspace_fill(out, start, end, log, base));
+  TL_EMU_HOSTED(tl_cpu_tensor_linspace_fill(out, start, end, log, base));
 }
-static tl_status emu_eye(tl_tensor *out) { HOSTED(tl_cpu_tensor_eye_fill(out)); }
+static tl_status emu_eye(tl_tensor *out) { TL_EMU_HOSTED(tl_cpu_tensor_eye_fill(out)); }
 
 /* The CPU's sort family (sort.c, search.c), each as a kernel of the fake
  * device: outputs are allocated on the fake device; the nested calls the
@@ -106,67 +78,67 @@ static tl_status emu_eye(tl_tensor *out) { HOSTED(tl_cpu_tensor_eye_fill(out)); 
 static tl_status emu_sort(const tl_tensor *in, int64_t dim, bool desc, bool stable, tl_tensor *v,
                           tl_tensor *i)
 {
-  HOSTED(tl_cpu_sort(in, dim, desc, stable, v, i));
+  TL_EMU_HOSTED(tl_cpu_sort(in, dim, desc, stable, v, i));
 }
 static tl_status emu_topk(const tl_tensor *in, int64_t k, int64_t dim, bool largest, tl_tensor *v,
                           tl_tensor *i)
 {
-  HOSTED(tl_cpu_topk(in, k, dim, largest, v, i));
+  TL_EMU_HOSTED(tl_cpu_topk(in, k, dim, largest, v, i));
 }
 static tl_status emu_kthvalue(const tl_tensor *in, int64_t k, int64_t dim, bool keepdim,
                               tl_tensor *v, tl_tensor *i)
 {
-  HOSTED(tl_cpu_kthvalue(in, k, dim, keepdim, v, i));
+  TL_EMU_HOSTED(tl_cpu_kthvalue(in, k, dim, keepdim, v, i));
 }
 static tl_status emu_median_all(const tl_tensor *in, bool ignore_nan, tl_tensor *out)
 {
-  HOSTED(tl_cpu_median_all(in, ignore_nan, out));
+  TL_EMU_HOSTED(tl_cpu_median_all(in, ignore_nan, out));
 }
 static tl_status emu_median_dim(const tl_tensor *in, int64_t dim, bool keepdim, bool ignore_nan,
                                 tl_tensor *v, tl_tensor *i)
 {
-  HOSTED(tl_cpu_median_dim(in, dim, keepdim, ignore_nan, v, i));
+  TL_EMU_HOSTED(tl_cpu_median_dim(in, dim, keepdim, ignore_nan, v, i));
 }
 static tl_status emu_quantile(const tl_tensor *in, const double *q, int64_t nq, bool q_scalar,
                               bool all_dims, int64_t dim, bool keepdim, tl_quantile_method method,
                               bool ignore_nan, tl_tensor *out)
 {
-  HOSTED(tl_cpu_quantile(in, q, nq, q_scalar, all_dims, dim, keepdim, method, ignore_nan, out));
+  TL_EMU_HOSTED(tl_cpu_quantile(in, q, nq, q_scalar, all_dims, dim, keepdim, method, ignore_nan, out));
 }
 static tl_status emu_mode(const tl_tensor *in, int64_t dim, bool keepdim, tl_tensor *v,
                           tl_tensor *i)
 {
-  HOSTED(tl_cpu_mode(in, dim, keepdim, v, i));
+  TL_EMU_HOSTED(tl_cpu_mode(in, dim, keepdim, v, i));
 }
 static tl_status emu_cummax(const tl_tensor *in, int64_t dim, bool is_min, tl_tensor *v,
                             tl_tensor *i)
 {
-  HOSTED(tl_cpu_cummax(in, dim, is_min, v, i));
+  TL_EMU_HOSTED(tl_cpu_cummax(in, dim, is_min, v, i));
 }
 static tl_status emu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, tl_tensor *inv,
                             tl_tensor *counts)
 {
-  HOSTED(tl_cpu_unique(in, consecutive, out, inv, counts));
+  TL_EMU_HOSTED(tl_cpu_unique(in, consecutive, out, inv, counts));
 }
 static tl_status emu_unique_dim(const tl_tensor *in, int64_t dim, bool consecutive, tl_tensor *out,
                                 tl_tensor *inv, tl_tensor *counts)
 {
-  HOSTED(tl_cpu_unique_dim(in, dim, consecutive, out, inv, counts));
+  TL_EMU_HOSTED(tl_cpu_unique_dim(in, dim, consecutive, out, inv, counts));
 }
 static tl_status emu_searchsorted(const tl_tensor *seq, const tl_tensor *values, bool right,
                                   const tl_tensor *sorter, bool out_int32, tl_tensor *out)
 {
-  HOSTED(tl_cpu_searchsorted(seq, values, right, sorter, out_int32, out));
+  TL_EMU_HOSTED(tl_cpu_searchsorted(seq, values, right, sorter, out_int32, out));
 }
 static tl_status emu_bincount(const tl_tensor *in, const tl_tensor *w, int64_t minlength,
                               tl_tensor *out)
 {
-  HOSTED(tl_cpu_bincount(in, w, minlength, out));
+  TL_EMU_HOSTED(tl_cpu_bincount(in, w, minlength, out));
 }
 static tl_status emu_histc(const tl_tensor *in, int64_t bins, double min, double max,
                            tl_tensor *out)
 {
-  HOSTED(tl_cpu_histc(in, bins, min, max, out));
+  TL_EMU_HOSTED(tl_cpu_histc(in, bins, min, max, out));
 }
 
 /* The index ops' passes.  A bad index is recorded in the fake device's error
@@ -191,25 +163,24 @@ static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
 static tl_status emu_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
                           const tl_tensor *off, tl_index_reduce reduce)
 {
-  HOSTED(tl_cpu_index_move(scatter, data, base, off, reduce));
+  TL_EMU_HOSTED(tl_cpu_index_move(scatter, data, base, off, reduce));
 }
 static tl_status emu_nonzero(tl_tensor *out, const tl_tensor *mask)
 {
-  HOSTED(tl_cpu_index_nonzero_bool(out, mask));
+  TL_EMU_HOSTED(tl_cpu_index_nonzero_bool(out, mask));
 }
 static tl_status emu_masked_fill(tl_tensor *self, const tl_tensor *mask, const tl_tensor *value)
 {
-  HOSTED(tl_cpu_index_masked_fill_pass(self, mask, value));
+  TL_EMU_HOSTED(tl_cpu_index_masked_fill_pass(self, mask, value));
 }
 static tl_status emu_mean_divide(tl_tensor *self, const tl_tensor *count)
 {
-  HOSTED(tl_cpu_index_mean_divide(self, count));
+  TL_EMU_HOSTED(tl_cpu_index_mean_divide(self, count));
 }
 static tl_status emu_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alpha)
 {
-  HOSTED(tl_cpu_index_scale(out, src, alpha));
+  TL_EMU_HOSTED(tl_cpu_index_scale(out, src, alpha));
 }
-#undef HOSTED
 
 tl_status tl_dispatch_emulate_device(void)
 {
@@ -226,11 +197,6 @@ tl_status tl_dispatch_emulate_device(void)
       .mode = emu_mode, .cummax = emu_cummax, .unique = emu_unique,
       .unique_dim = emu_unique_dim, .searchsorted = emu_searchsorted,
       .bincount = emu_bincount, .histc = emu_histc};
-  static const tl_op sort_ops[] = {
-      TL_OP_SORT,         TL_OP_ARGSORT,   TL_OP_MSORT,    TL_OP_TOPK,        TL_OP_KTHVALUE,
-      TL_OP_MEDIAN,       TL_OP_NANMEDIAN, TL_OP_QUANTILE, TL_OP_NANQUANTILE, TL_OP_MODE,
-      TL_OP_CUMMAX,       TL_OP_CUMMIN,    TL_OP_UNIQUE,   TL_OP_UNIQUE_CONSECUTIVE,
-      TL_OP_SEARCHSORTED, TL_OP_BUCKETIZE, TL_OP_BINCOUNT, TL_OP_HISTC};
   if (*host_flag())
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);
@@ -256,8 +222,7 @@ tl_status tl_dispatch_emulate_device(void)
   tl_reduce_device_pass[TL_DEVICE_FAKE] = emu_pass;
   tl_reduce_index_device[TL_DEVICE_FAKE] = emu_index;
   tl_scan_device[TL_DEVICE_FAKE] = emu_scan;
-  for (size_t i = 0; i < sizeof sort_ops / sizeof *sort_ops; i++)
-    tl_dispatch_register_set(sort_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &sort);
+  tl_dispatch_register_family(TL_OP_SORT, TL_DEVICE_FAKE, &sort);
   /* linalg: the CUDA set's hosted wrappers for every op (src/gpu/linalg). */
   tl_gpu_linalg_register_hosted(TL_DEVICE_FAKE);
   static const tl_index_device_kernels index = {

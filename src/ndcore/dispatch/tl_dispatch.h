@@ -45,6 +45,11 @@ void tl_dispatch_register_loop(tl_op op, tl_device_type device, tl_dtype_set dty
                                tl_loop_fn loop);
 void tl_dispatch_register_set(tl_op op, tl_device_type device, tl_dtype_set dtypes,
                               const void *set);
+/* Make `set` device's kernel, for every dtype, of each op the CPU serves
+ * with the same set as `like`: a device's set of a family (sort, linalg,
+ * softmax, ...) covers the ops the CPU's registration lists, which stays
+ * the one list.  After the CPU rows (tl_dispatch_init). */
+void tl_dispatch_register_family(tl_op like, tl_device_type device, const void *set);
 
 /* Fill the CPU rows; once, at import.  Each family's kernel files register
  * their CPU kernels in one function: */

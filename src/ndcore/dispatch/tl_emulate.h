@@ -3,7 +3,20 @@
 #ifndef TL_EMULATE_H
 #define TL_EMULATE_H
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/tensor/tl_tensor.h"
+
+/* Return CALL's status, CALL run with the fake device's memory readable by
+ * host code for its duration only: how every emulated kernel (emulate.c,
+ * src/nn/nn_emulate.c) runs the CPU's. */
+#define TL_EMU_HOSTED(CALL)                                                                    \
+  do {                                                                                         \
+    bool *flag_ = &tl_dispatch_host_memory_table[TL_DEVICE_FAKE], was_ = *flag_;               \
+    *flag_ = true;                                                                             \
+    tl_status status_ = CALL;                                                                  \
+    *flag_ = was_;                                                                             \
+    return status_;                                                                            \
+  } while (0)
 
 /* Give the fake device whole-plan elementwise kernels, copy, creation,
  * reduction and index kernels that are the CPU's run on its (from now plain) memory.
