@@ -401,7 +401,7 @@ static tl_status cpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
   if (!ipiv)
     return tl_error_set(TL_ERR_MEMORY, "%s: out of memory", p->fn);
   if (info)
-    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)p->count);
+    tl_lapack_zero(tl_tensor_data(info), sizeof(int32_t) * (size_t)p->count);
   tl_unlocked unlocked = tl_lapack_unlock(p->count, n, n + k);
   for (int64_t i = 0; i < p->count && n > 0; i++) {
     char *am = tl_lapack_matrix_at(lu, i, n, n), *bm = tl_lapack_matrix_at(x, i, n, k);
@@ -676,7 +676,7 @@ tl_status tl_cpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
       tl_tensor_release(out);
       return tl_error_status();
     }
-    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+    tl_lapack_zero(tl_tensor_data(info), sizeof(int32_t) * (size_t)count);
   }
   tl_status st = TL_OK;
   tl_unlocked unlocked = tl_lapack_unlock(count, n, n);
@@ -796,8 +796,8 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
     if (m > 0 && n > 0)
       lp_geqrf(d, (int)m, (int)n, am, lda, tau, work, lwork);
     if (raw) {
-      memcpy(tl_lapack_matrix_at(q, i, m, n), am, (size_t)(m * n * size));
-      memcpy((char *)tl_tensor_data(r) + i * k * size, tau, (size_t)(k * size));
+      tl_lapack_copy(tl_lapack_matrix_at(q, i, m, n), am, (size_t)(m * n * size));
+      tl_lapack_copy((char *)tl_tensor_data(r) + i * k * size, tau, (size_t)(k * size));
       continue;
     }
     /* R: the upper triangle of the first rrows rows. */
@@ -814,7 +814,7 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
       continue;
     if (m > 0 && qcols > 0)
       lp_orgqr(d, (int)m, (int)qcols, (int)k, am, lda, tau, work, lwork);
-    memcpy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
+    tl_lapack_copy(tl_lapack_matrix_at(q, i, m, qcols), am, (size_t)(m * qcols * size));
   }
   tl_parallel_relock(&unlocked);
 done:
@@ -834,9 +834,7 @@ static void set_eye(tl_dtype d, char *m, int64_t rows, int64_t cols)
 {
   const int64_t size = (int64_t)tl_dtype_size(d);
   tl_scalar one = {.kind = TL_KIND_INT, .v.i = 1};
-  if (rows * cols == 0)
-    return; /* m may be NULL (an empty matrix), which memset must not get */
-  memset(m, 0, (size_t)(rows * cols * size));
+  tl_lapack_zero(m, (size_t)(rows * cols * size));
   for (int64_t i = 0; i < rows && i < cols; i++)
     tl_scalar_store(one, d, m + (i * rows + i) * size);
 }
@@ -1228,7 +1226,7 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
   if ((st = tl_lapack_colmajor_copy(&tmp[0], a, d, nb, bshape)) != TL_OK ||
       (st = tl_lapack_colmajor_empty(&tmp[1], tl_tensor_device(a), d, nb, bshape, ldb, k)) != TL_OK)
     goto done;
-  memset(tl_tensor_data(&tmp[1]), 0, (size_t)(count * ldb * k * size));
+  tl_lapack_zero(tl_tensor_data(&tmp[1]), (size_t)(count * ldb * k * size));
   tl_tensor top = tmp[1];
   top.shape[nb] = m;
   if ((st = tl_tensor_copy(&top, &vb)) != TL_OK)
@@ -1286,7 +1284,7 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
     if (has_rank)
       ((int64_t *)tl_tensor_data(rank))[i] = r;
     if (has_sv)
-      memcpy((char *)tl_tensor_data(sv) + i * mn * rsize, sbuf, (size_t)(mn * rsize));
+      tl_lapack_copy((char *)tl_tensor_data(sv) + i * mn * rsize, sbuf, (size_t)(mn * rsize));
   }
   /* Residuals: squared norms of the rows past n, when m > n and A has full
    * rank (gelsy leaves them out, as PyTorch does). */

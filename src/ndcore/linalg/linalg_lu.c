@@ -24,7 +24,7 @@ tl_status tl_cpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   int64_t count = tl_lapack_batch_count(nb, a->shape);
   tl_dtype d = tl_linalg_float_dtype(a->dtype);
   if (info)
-    memset(tl_tensor_data(info), 0, sizeof(int32_t) * (size_t)count);
+    tl_lapack_zero(tl_tensor_data(info), sizeof(int32_t) * (size_t)count);
   unlocked = tl_lapack_unlock(count, m, n);
   for (int64_t i = 0; i < count && k > 0; i++) {
     int *piv = (int *)tl_tensor_data(pivots) + i * k;
@@ -124,7 +124,7 @@ tl_status tl_cpu_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_te
     }
     char *pm = tl_lapack_matrix_at(p, i, m, m), *lm = tl_lapack_matrix_at(l, i, m, k);
     char *um = tl_lapack_matrix_at(u, i, k, n);
-    memset(pm, 0, (size_t)(m * m * size));
+    tl_lapack_zero(pm, (size_t)(m * m * size));
     for (int64_t j = 0; j < m; j++)
       tl_scalar_store(one, d, pm + (j * m + perm[j]) * size);
     for (int64_t c = 0; c < k; c++)

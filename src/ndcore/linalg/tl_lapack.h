@@ -10,6 +10,7 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/tensor/tl_dtype.h"
+#include <string.h>
 
 /* TL_ERR_LINALG "<fn>: (Batch element <batch>): <msg>" (batch part when nb > 0). */
 tl_status tl_lapack_error(const char *fn, int nb, int64_t batch, const char *fmt, ...)
@@ -112,5 +113,19 @@ tl_status tl_lapack_solve_ex(tl_tensor *x, tl_tensor *info, const tl_tensor *a, 
                              bool left, tl_lapack_lu_run run);
 tl_status tl_lapack_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor *a,
                            tl_lapack_lu_run run);
+
+/* memcpy/memset of whole matrices or batches, which may be empty: an empty
+ * tensor's data pointer may be NULL (on a device), and memcpy/memset must not
+ * get one even with size 0. */
+static inline void tl_lapack_copy(void *dst, const void *src, size_t n)
+{
+  if (n)
+    memcpy(dst, src, n);
+}
+static inline void tl_lapack_zero(void *dst, size_t n)
+{
+  if (n)
+    memset(dst, 0, n);
+}
 
 #endif
