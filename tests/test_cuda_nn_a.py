@@ -269,6 +269,34 @@ def test_pooling_half(device, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_integer_averaging_and_resampling(device):
+    """int64 average pooling and uint8 interpolation, as PyTorch's CPU
+    kernels run them (test_nn_pool.py checks the CPU against PyTorch): the
+    CPU's results on a device that lends its kernels; on CUDA, uint8 nearest
+    modes agree and the others raise, as PyTorch's CUDA kernels take neither."""
+    rng = np.random.default_rng(5)
+    x = tl.tensor(rng.integers(-50, 50, (2, 3, 7, 8)))
+    u = tl.tensor(rng.integers(0, 256, (1, 3, 5, 6)).astype(np.uint8))
+    for mode in ("nearest", "nearest-exact"):
+        got = F.interpolate(u.to(device), scale_factor=1.5, mode=mode)
+        assert got.dtype == tl.uint8
+        np.testing.assert_array_equal(got.cpu().numpy(),
+                                      F.interpolate(u, scale_factor=1.5, mode=mode).numpy())
+    pooled = lambda t: F.avg_pool2d(t, 3, 2, 1, count_include_pad=False)  # noqa: E731
+    resized = lambda t: F.interpolate(t, size=(7, 4), mode="bicubic", antialias=True)  # noqa: E731
+    if device == "cuda":
+        with pytest.raises(NotImplementedError, match="avg_pool2d_out_cuda_frame"):
+            pooled(x.to(device))
+        with pytest.raises(NotImplementedError, match="uint8 bilinear and bicubic"):
+            resized(u.to(device))
+        return
+    for fn, t in ((pooled, x), (resized, u)):
+        got = fn(t.to(device))
+        assert got.dtype == t.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), fn(t).numpy())
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_max_pool_nan_wins(device):
     x = rand(1, 2, 6, 6)
     x[0, 0, 1, 1] = np.nan

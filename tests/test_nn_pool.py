@@ -201,6 +201,29 @@ def test_integer_pooling_matches_pytorch(call, expected):
     assert _golden_pool_int.describe(eval(call, env)) == expected, call
 
 
+INT_RESAMPLE, _golden_int_resample = golden_calls("int_resample")
+
+
+@pytest.mark.parametrize("call,expected", INT_RESAMPLE, ids=[c for c, _ in INT_RESAMPLE])
+def test_integer_averaging_and_resampling_match_pytorch(call, expected):
+    """int64 average pooling (truncating division, wrapping sums) and uint8
+    interpolation (PyTorch's fixed point for bilinear/bicubic) bit for bit,
+    and the refusals of other dtypes (tests/golden/int_resample.json).  An
+    interpolation refusal names a kernel that depends on PyTorch's code path,
+    so only its type and the dtype are compared there."""
+    env = _golden_int_resample.inputs(T)
+    if expected[0] == "raises":
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == expected[1], (call, str(e.value))
+        if "interpolate" in call:
+            assert expected[2].split(" for ")[-1] in str(e.value), (call, str(e.value))
+        else:
+            assert str(e.value) == expected[2], call
+        return
+    assert _golden_int_resample.describe(eval(call, env)) == expected, call
+
+
 AVG_SHAPES = [((2, 3, 11), (4,), (3,), (2,)), ((2, 2, 7, 8), (3, 3), (2, 2), (1, 1)),
               ((3, 7, 6), (3, 2), (2, 3), (1, 1)), ((1, 2, 5, 6, 7), (2, 3, 2), (2, 2, 1), (1, 1, 0))]
 AVG_OPTIONS = [(False, True, None), (True, True, None), (True, False, None), (False, False, 5),
@@ -455,8 +478,8 @@ def test_errors_name_the_problem():
     with pytest.raises(RuntimeError, match=r"Found an invalid max index: 99 \(output volumes are "
                                            r"of size 4x4\)"):
         F.max_unpool2d(T.zeros(1, 1, 2, 2), T.full((1, 1, 2, 2), 99), 2)
-    with pytest.raises(RuntimeError, match="not implemented for 'int64'"):
-        F.avg_pool2d(T.zeros(1, 1, 4, 4, dtype=T.int64), 2)
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
+        F.avg_pool2d(T.zeros(1, 1, 4, 4, dtype=T.int32), 2)
     with pytest.raises(RuntimeError, match="greater than zero"):
         F.max_pool2d(T.zeros(1, 1, 4, 4), 2, stride=0)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):

@@ -166,6 +166,13 @@ static tl_status gpu_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps
   void *stream = NULL;
   tl_device dev = tl_tensor_device(in);
   tl_status status;
+  /* PyTorch's CUDA kernels take neither (its CPU's do: pool_cpu.c) */
+  if (in->dtype == TL_DTYPE_I64)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"avg_pool%dd_out_cuda_frame\" not implemented "
+                        "for 'Long'", n == 3 ? 3 : 2);
+  if (taps[0].precision > 0)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "uint8 bilinear and bicubic interpolation have "
+                        "no CUDA kernel (nor in PyTorch): convert the input to a floating dtype");
   if ((status = tl_nn_work_in(in, work, &xt)) != TL_OK ||
       (!direct && (status = tl_tensor_empty(&yt, work, out->ndim, out->shape, dev)) != TL_OK))
     goto done;

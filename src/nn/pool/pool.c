@@ -21,6 +21,27 @@ static tl_status check_float(const char *name, tl_dtype d)
   return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name, tl_dtype_names[d]);
 }
 
+/* A forward's dtypes: the floating ones and any the op also takes (`also`),
+ * refused in PyTorch's words (torch_name: the kernel it names). */
+static tl_status check_dtype(const char *torch_name, tl_dtype d, bool also)
+{
+  if (tl_dtype_is_float(d) || also)
+    return TL_OK;
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", torch_name,
+                      tl_nn_scalar_name(d));
+}
+
+/* Interpolation's: PyTorch's CPU kernels also take uint8, in every mode but
+ * linear (1-d) and trilinear; bilinear and bicubic then run in fixed point. */
+static tl_status check_resample_dtype(const tl_nn_resample *r, tl_dtype d)
+{
+  bool nearest = r->mode == TL_NN_RESAMPLE_NEAREST || r->mode == TL_NN_RESAMPLE_NEAREST_EXACT;
+  return check_dtype(nearest                           ? "compute_indices_weights_nearest"
+                     : r->mode == TL_NN_RESAMPLE_CUBIC ? "compute_indices_weights_cubic"
+                                                       : "compute_indices_weights_linear",
+                     d, d == TL_DTYPE_U8 && (nearest || r->n == 2));
+}
+
 /* The max pooling ops' dtypes, in PyTorch's words: its CPU kernels take
  * every real dtype but bool for max_pool2d/3d (max_pool1d with indices runs
  * max_pool2d), floating dtypes only for adaptive max pooling and max_unpool;
@@ -294,7 +315,10 @@ tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   tl_tensor shape_of = *in; /* the forward input's shape, for the checks */
   int64_t fshape[TL_MAX_DIMS];
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK)
+  /* PyTorch's CPU kernels average int64 too (sums divided, truncating) */
+  if (!set || (input_size ? check_float(name, in->dtype)
+                          : check_dtype(w->n == 3 ? "avg_pool3d_out_frame" : "avg_pool2d",
+                                        in->dtype, in->dtype == TL_DTYPE_I64)) != TL_OK)
     return tl_error_status();
   if (input_size) {
     if (in->ndim < w->n)
@@ -322,7 +346,11 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
   tl_status status = TL_OK;
   bool backward = op == TL_OP_ADAPTIVE_AVG_POOL_BACKWARD;
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK || (!backward && check_input(name, in, n) != TL_OK))
+  if (!set ||
+      (backward ? check_float(name, in->dtype)
+                : check_dtype(n == 3 ? "adaptive_avg_pool3d_cpu" : "adaptive_avg_pool2d", in->dtype,
+                              false)) != TL_OK ||
+      (!backward && check_input(name, in, n) != TL_OK))
     return tl_error_status();
   if (in->ndim < n)
     return check_input(name, in, n);
@@ -350,7 +378,7 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
   char s[256], a[96];
   bool backward = op == TL_OP_UPSAMPLE_BACKWARD;
   const tl_nn_pool_kernels *set = tl_dispatch_kernel(op, in->dtype, 1, devs);
-  if (!set || check_float(name, in->dtype) != TL_OK)
+  if (!set || (backward ? check_float(name, in->dtype) : check_resample_dtype(r, in->dtype)) != TL_OK)
     return tl_error_status();
   if (in->ndim < r->n + 1)
     return tl_error_set(TL_ERR_RUNTIME, "%s: expected an input with %d spatial dims and a "
@@ -363,8 +391,11 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
                           "input (%s) output (%s)", sizes_str(s, sizeof s, r->n, backward ? size : sp),
                           sizes_str(a, sizeof a, r->n, backward ? sp : size));
   bool single = in->dtype != TL_DTYPE_F64;
+  bool fixed = in->dtype == TL_DTYPE_U8 && r->mode != TL_NN_RESAMPLE_NEAREST &&
+               r->mode != TL_NN_RESAMPLE_NEAREST_EXACT;
   for (int d = 0; d < r->n && status == TL_OK; d++)
     status = backward ? tl_nn_taps_resample(&taps[d], size[d], sp[d], r, d, single)
+             : fixed  ? tl_nn_taps_resample_fixed(&taps[d], sp[d], size[d], r, d)
                       : tl_nn_taps_resample(&taps[d], sp[d], size[d], r, d, single);
   if (status == TL_OK)
     status = run_weighted(set, in, r->n, taps, backward, out);

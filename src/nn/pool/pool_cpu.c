@@ -463,9 +463,139 @@ static double whole_plane_weight(int n, const tl_nn_taps *taps)
   return w;
 }
 
+/* ---- integer passes ------------------------------------------------------------------
+ * PyTorch's two integer weighted ops, neither of which rounds through float:
+ *   int64 average pooling   window sums in int64 (wrapping), then one
+ *                           truncating division by the window's divisor, the
+ *                           product of the dims' divisors (1 / tap weight);
+ *   uint8 bilinear/bicubic  fixed-point weights of taps->precision bits, each
+ *                           pass rounded and clamped to uint8 before the next.
+ * Both run the passes last dim first (PyTorch's order: it matters for uint8,
+ * whose intermediate results round), skipping identity dims. */
+
+typedef struct {
+  const void *x;
+  void *y;
+  const tl_nn_taps *t;
+  int64_t inner;
+} int_pass_job;
+
+/* rows (o, j): y[o, j, i] = the taps' sum over x[o, index[j, q], i] */
+static void int_pass_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const int_pass_job *job = ctx;
+  const tl_nn_taps *t = job->t;
+  int64_t inner = job->inner;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t o = r / t->out, j = r % t->out;
+    const int64_t *ix = t->index + j * t->k;
+    const double *w = t->weight + j * t->k;
+    for (int64_t i = 0; i < inner; i++) {
+      if (t->precision > 0) {
+        const uint8_t *x = (const uint8_t *)job->x + o * t->in * inner + i;
+        int32_t acc = (int32_t)1 << (t->precision - 1); /* rounds the shift below */
+        for (int64_t q = 0; q < t->k; q++)
+          if (ix[q] >= 0)
+            acc += (int32_t)w[q] * x[ix[q] * inner];
+        acc = acc < 0 ? 0 : acc >> t->precision;
+        ((uint8_t *)job->y)[r * inner + i] = (uint8_t)(acc > 255 ? 255 : acc);
+      } else {
+        const int64_t *x = (const int64_t *)job->x + o * t->in * inner + i;
+        uint64_t acc = 0; /* unsigned: wraps as PyTorch's int64 sum, without overflow */
+        for (int64_t q = 0; q < t->k; q++)
+          if (ix[q] >= 0)
+            acc += (uint64_t)x[ix[q] * inner];
+        ((int64_t *)job->y)[r * inner + i] = (int64_t)acc;
+      }
+    }
+  }
+}
+
+static bool taps_identity(const tl_nn_taps *t)
+{
+  if (t->k != 1 || t->in != t->out)
+    return false;
+  for (int64_t j = 0; j < t->out; j++)
+    if (t->index[j] != j)
+      return false;
+  return true;
+}
+
+/* avg pooling's divisor of output row j along one dim: 1 / its taps' weight */
+static int64_t taps_divisor(const tl_nn_taps *t, int64_t j)
+{
+  for (int64_t q = 0; q < t->k; q++)
+    if (t->index[j * t->k + q] >= 0)
+      return llround(1.0 / t->weight[j * t->k + q]);
+  return 1; /* no tap: the sum is 0 */
+}
+
+/* out (contiguous, in's dtype) = the integer passes over in (contiguous) */
+static tl_status int_weighted(const void *x, int n, const tl_nn_taps *taps, int64_t B,
+                              size_t esize, tl_tensor *out)
+{
+  void *bufs[2] = {NULL, NULL}, *y = tl_tensor_data(out);
+  tl_status status = TL_OK;
+  int64_t cur[D3], left = 0, step = 0;
+  for (int d = 0; d < n; d++) {
+    cur[d] = taps[d].in;
+    left += !taps_identity(&taps[d]);
+  }
+  if (left == 0)
+    memcpy(y, x, (size_t)tl_tensor_numel(out) * esize);
+  for (int d = n - 1; d >= 0; d--) {
+    if (taps_identity(&taps[d]))
+      continue;
+    int64_t outer, inner;
+    tl_nn_taps_pass_step(n, taps, false, d, B, cur, &outer, &inner);
+    void *dst = y;
+    if (--left > 0) {
+      free(bufs[step % 2]);
+      if (!(dst = bufs[step++ % 2] = malloc((size_t)(outer * cur[d] * inner) * esize + 1))) {
+        status = tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+        goto done;
+      }
+    }
+    int_pass_job job = {.x = x, .y = dst, .t = &taps[d], .inner = inner};
+    tl_parallel_for(outer * taps[d].out, 1 + 16384 / (taps[d].k * inner + 1), int_pass_range,
+                    &job);
+    x = dst;
+  }
+  if (taps[0].precision == 0) { /* int64 averages: divide the sums */
+    tl_nn_taps t3[D3];
+    int64_t in3[D3], out3[D3], plane = tl_tensor_numel(out) / (B ? B : 1);
+    pad_taps(taps, n, t3, in3, out3);
+    int64_t *yi = y;
+    for (int64_t e = 0; e < tl_tensor_numel(out); e++) {
+      int64_t p = e % plane, j2 = p % out3[2], j1 = p / out3[2] % out3[1];
+      int64_t j0 = p / (out3[2] * out3[1]);
+      int64_t div = (n > 2 ? taps_divisor(&t3[0], j0) : 1) *
+                    (n > 1 ? taps_divisor(&t3[1], j1) : 1) * taps_divisor(&t3[2], j2);
+      yi[e] /= div; /* C's division truncates, as PyTorch's */
+    }
+  }
+done:
+  free(bufs[0]);
+  free(bufs[1]);
+  return status;
+}
+
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                                tl_tensor *out)
 {
+  if (in->dtype == TL_DTYPE_I64 || taps[0].precision > 0) { /* no transpose: no gradients */
+    tl_tensor xt = {0};
+    const tl_tensor *xc = as_work(in, in->dtype, &xt);
+    tl_status status = xc ? TL_OK : tl_error_status();
+    if (status == TL_OK && tl_tensor_numel(out) > 0) {
+      tl_storage_bump(out->storage);
+      status = int_weighted(tl_tensor_data(xc), n, taps, planes_of(in, n),
+                            tl_dtype_size(in->dtype), out);
+    }
+    tl_tensor_release(&xt);
+    return status;
+  }
   tl_dtype work = work_dtype(in->dtype);
   size_t esize = tl_dtype_size(work);
   tl_tensor xt = {0}, yt = {0};

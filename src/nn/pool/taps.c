@@ -118,15 +118,20 @@ static double aa_filter(double x, bool cubic)
   return x < 1 ? cubic1(x, -0.5) : x < 2 ? cubic2(x, -0.5) : 0;
 }
 
+/* PyTorch's area_pixel_compute_scale: the source step per output position */
+static double resample_scale(int64_t in, int64_t out, const tl_nn_resample *r, int d)
+{
+  if (r->align_corners)
+    return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
+  return r->scales[d] > 0 ? 1.0 / r->scales[d] : (double)in / (double)out;
+}
+
 tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_nn_resample *r,
                               int d, bool single)
 {
   double given = r->scales[d];
   bool cubic = r->mode == TL_NN_RESAMPLE_CUBIC;
-  /* PyTorch's area_pixel_compute_scale: the source step per output position */
-  double scale = r->align_corners ? (out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0)
-                                  : (given > 0 ? 1.0 / given : (double)in / (double)out);
-  scale = rnd(scale, single);
+  double scale = rnd(resample_scale(in, out, r, d), single);
   if (r->mode == TL_NN_RESAMPLE_NEAREST || r->mode == TL_NN_RESAMPLE_NEAREST_EXACT) {
     /* always float, as PyTorch's nearest_idx */
     float fs = given > 0 ? (float)(1.0 / given) : (float)in / (float)out;
@@ -195,6 +200,89 @@ tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_n
       t->weight[j * 4 + q] = w[q];
     }
   }
+  return TL_OK;
+}
+
+/* PyTorch's filter for uint8 resampling at distance x: the triangle, or
+ * Keys' cubic with a = -0.5 (antialiased, as Pillow) or -0.75 (as OpenCV). */
+static double fixed_filter(double x, bool cubic, bool antialias)
+{
+  return cubic && !antialias ? (fabs(x) < 1   ? cubic1(fabs(x), -0.75)
+                                : fabs(x) < 2 ? cubic2(fabs(x), -0.75)
+                                              : 0)
+                             : aa_filter(x, cubic);
+}
+
+/* Non-antialiased uint8 taps (PyTorch's _compute_indices_min_size_weights):
+ * k taps around the source index, the weights of taps outside the input
+ * added onto the edge taps; returns the running maximum of the weights, as
+ * PyTorch's (which sizes the fixed-point precision from it). */
+static double fixed_ranges(tl_nn_taps *t, double scale, const tl_nn_resample *r)
+{
+  bool cubic = r->mode == TL_NN_RESAMPLE_CUBIC;
+  int64_t k = t->k, support = k / 2, in = t->in;
+  double wmax = 0;
+  for (int64_t j = 0; j < t->out; j++) {
+    double real = r->align_corners ? scale * (double)j : scale * ((double)j + 0.5) - 0.5;
+    if (!cubic && !r->align_corners && real < 0)
+      real = 0;
+    int64_t i0 = (int64_t)floorf((float)real);
+    i0 = i0 < in - 1 ? i0 : in - 1;
+    double lam = real - (double)i0;
+    lam = lam < 0 ? 0 : lam > 1 ? 1 : lam;
+    int64_t first = i0 - support + 1, lo = first > 0 ? first : 0;
+    int64_t last = i0 + support + 1 < in ? i0 + support + 1 : in, size = last - lo;
+    size = size < 0 ? 0 : size > k ? k : size;
+    double *w = t->weight + j * k;
+    for (int64_t q = 0, at = 0; q < k; q++, at++) {
+      if (first + q <= 0)
+        at = 0;
+      else if (first + q >= in - 1)
+        at = size - 1;
+      if (at < 0 || at >= k)
+        continue;
+      w[at] += fixed_filter((double)(q + 1 - support) - lam, cubic, false);
+      wmax = w[at] > wmax ? w[at] : wmax;
+    }
+    for (int64_t q = 0; q < size; q++)
+      t->index[j * k + q] = lo + q;
+  }
+  return wmax;
+}
+
+tl_status tl_nn_taps_resample_fixed(tl_nn_taps *t, int64_t in, int64_t out,
+                                    const tl_nn_resample *r, int d)
+{
+  double wmax = 0;
+  if (in == out) { /* weight 2 at precision 1: (1 + 2x) >> 1 == x */
+    if (taps_alloc(t, in, out, 1, true, 1) != TL_OK)
+      return tl_error_status();
+    for (int64_t j = 0; j < out; j++) {
+      t->index[j] = j;
+      t->weight[j] = 2;
+    }
+    t->precision = 1;
+    return TL_OK;
+  }
+  if (r->antialias) {
+    if (tl_nn_taps_resample(t, in, out, r, d, false) != TL_OK)
+      return tl_error_status();
+    for (int64_t e = 0; e < out * t->k; e++)
+      wmax = t->weight[e] > wmax ? t->weight[e] : wmax;
+  } else {
+    if (taps_alloc(t, in, out, r->mode == TL_NN_RESAMPLE_CUBIC ? 4 : 2, true, 1) != TL_OK)
+      return tl_error_status();
+    wmax = fixed_ranges(t, resample_scale(in, out, r, d), r);
+  }
+  /* the most bits that keep 2 * wmax within int16, at most 22 */
+  int p = 0;
+  while (p < 22 && (int)(0.5 + wmax * (double)(1 << (p + 1))) < 1 << 15)
+    p++;
+  for (int64_t e = 0; e < out * t->k; e++) {
+    double v = t->weight[e] * (double)(1 << p);
+    t->weight[e] = (double)(int16_t)(v < 0 ? (int)(-0.5 + v) : (int)(0.5 + v));
+  }
+  t->precision = p;
   return TL_OK;
 }
 

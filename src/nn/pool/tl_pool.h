@@ -34,6 +34,8 @@ typedef struct {
   double *weight;       /* [out * k] (weighted), NULL for window_max */
   int64_t plane_stride; /* window_max: plane b's taps start at index + b * plane_stride
                          * (fractional pooling draws intervals per plane); 0: shared */
+  int precision;        /* > 0: uint8 resampling's fixed-point weights, integers
+                         * scaled by 2^precision (PyTorch's int16 weights) */
 } tl_nn_taps;
 
 void tl_nn_taps_release(tl_nn_taps *taps, int n);
@@ -82,6 +84,11 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
 tl_status tl_nn_taps_adaptive(tl_nn_taps *t, int64_t in, int64_t out, bool weighted);
 tl_status tl_nn_taps_resample(tl_nn_taps *t, int64_t in, int64_t out, const tl_nn_resample *r,
                               int d, bool single);
+/* uint8 bilinear/bicubic (antialiased or not): PyTorch's index ranges and
+ * weights in double, rescaled to int16 at the precision its largest weight
+ * allows; a dim of unchanged size gets identity taps (PyTorch skips it). */
+tl_status tl_nn_taps_resample_fixed(tl_nn_taps *t, int64_t in, int64_t out,
+                                    const tl_nn_resample *r, int d);
 /* The weighted passes' order: a permutation of the n dims doing the least
  * work (the passes commute), from the sizes cur before them. */
 void tl_nn_taps_pass_order(int n, const tl_nn_taps *taps, bool transpose, const int64_t *cur,
