@@ -239,9 +239,13 @@ static tl_stream fake_current_stream(tl_device device)
  * (tl_backend_fake_plain_pointers) they hold plain host addresses. */
 static tl_storage *fake_storage_new(const tl_backend *self, tl_device device, size_t nbytes)
 {
+  /* an empty storage's address for the lent kernels: never NULL, as the CPU
+   * backend's are not, since those kernels may pass it to memcpy/memset
+   * with a size of 0 (which must not get NULL); nothing is read there */
+  static _Alignas(64) char empty[64];
   tl_storage *s = tl_backend_pool_storage_new(self, device, nbytes);
   if (s && plain_pointers)
-    s->data = tl_backend_fake_host(s->data);
+    s->data = nbytes ? tl_backend_fake_host(s->data) : empty;
   return s;
 }
 
