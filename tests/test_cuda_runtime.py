@@ -398,6 +398,29 @@ def test_gpu_non_blocking_copies_from_pinned_memory():
 
 
 @needs_gpu
+def test_gpu_pinned_block_is_not_reused_before_its_async_copy_reads_it():
+    """A pinned source freed while its non-blocking copy is still queued: the
+    pinned pool holds its block back until the copy's stream passes an event
+    (a reuse would let the host overwrite the bytes before the copy reads them)."""
+    n = 1 << 24
+    want = np.arange(n, dtype=np.float32)
+    src = tl.tensor(want).pin_memory()
+    a = tl.ones(4096, 4096, device="cuda")
+    s = tl.cuda.Stream()
+    with tl.cuda.stream(s):
+        for _ in range(8):  # queue work ahead of the copy, so that it runs late
+            a = a @ a / 4096
+        d = src.to("cuda", non_blocking=True)
+    ptr = src.data_ptr()
+    del src
+    again = tl.empty(n, dtype=tl.float32).pin_memory()
+    again.fill_(7)
+    assert again.data_ptr() != ptr or s.query()
+    s.synchronize()
+    np.testing.assert_array_equal(d.cpu().numpy(), want)
+
+
+@needs_gpu
 def test_gpu_cuda_array_interface_round_trip():
     t = tl.arange(12, dtype=tl.float32, device="cuda").reshape(3, 4)
     ai = t.__cuda_array_interface__

@@ -68,11 +68,14 @@ static void device_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
     cudaGetLastError();
 }
 
+/* ctx: the device pool's cuda_device, or NULL for the pinned pool, whose
+ * streams' devices it does not know: the event is then made on the current
+ * device, and a stream of another one takes the fallback below. */
 static void *event_record(void *ctx, tl_stream stream)
 {
   cuda_device *d = ctx;
   cudaEvent_t e = NULL;
-  if (cudaSetDevice(d->index) != cudaSuccess ||
+  if ((d && cudaSetDevice(d->index) != cudaSuccess) ||
       cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
       cudaEventRecord(e, (cudaStream_t)stream) != cudaSuccess) {
     cudaGetLastError();
@@ -229,6 +232,16 @@ static tl_alloc_pool *pinned_pool(tl_device device)
 /* Host memory: the CPU backend's table with a pool of its own (tl_gpu_init). */
 static tl_backend pinned_backend;
 
+/* The stream pinned blocks are allocated on: the host's own, distinct from
+ * every CUDA stream (the legacy default one is NULL), so that an async copy
+ * on any of them is recorded (tl_backend_tensor_copy) and the block is not
+ * handed out again before that copy has read it, as PyTorch's host allocator. */
+static tl_stream pinned_host_stream(tl_device device)
+{
+  (void)device;
+  return (tl_stream)&pinned_backend;
+}
+
 /* ---- registration ------------------------------------------------------------------ */
 
 void tl_gpu_init(void)
@@ -264,7 +277,14 @@ void tl_gpu_init(void)
   device_count = n;
   tl_backend_register(&cuda_backend);
   static const tl_alloc_raw pinned_raw = {
-      .alloc = pinned_alloc, .free = pinned_free, .mem_info = pinned_mem_info};
+      .alloc = pinned_alloc,
+      .free = pinned_free,
+      .mem_info = pinned_mem_info,
+      .event_record = event_record,
+      .event_query = event_query,
+      .event_synchronize = event_synchronize,
+      .event_free = event_free,
+  };
   tl_alloc_config plain;
   tl_alloc_config_parse(NULL, &plain);
   pinned_pool_ = tl_alloc_pool_new(&pinned_raw, &plain, "cpu (pinned)");
@@ -273,6 +293,7 @@ void tl_gpu_init(void)
   pinned_backend.storage_new = tl_backend_pool_storage_new;
   pinned_backend.storage_free = tl_backend_pool_storage_free;
   pinned_backend.pool = pinned_pool;
+  pinned_backend.current_stream = pinned_host_stream;
   if (pinned_pool_)
     tl_backend_register_pinned(&pinned_backend);
   else

@@ -167,6 +167,18 @@ static bool same_shape(const tl_tensor *a, const tl_tensor *b)
   return a->ndim == b->ndim && !memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape);
 }
 
+/* An async copy from pinned memory reads it later, on `stream`: the pinned
+ * pool must not hand its block out again before then (pageable sources are
+ * copied before the call returns). */
+static tl_status record_pinned_use(const tl_tensor *src, tl_stream stream)
+{
+  const tl_backend *pinned = tl_backend_pinned();
+  tl_storage *s = src->storage;
+  if (!pinned || s->backend != pinned || !s->block)
+    return TL_OK;
+  return tl_alloc_pool_record_stream(pinned->pool(s->device), s->block, stream);
+}
+
 /* dst (on a device) <- src (a CPU tensor): cast and broadcast on the host. */
 static tl_status copy_from_cpu(tl_tensor *dst, const tl_tensor *src, bool non_blocking)
 {
@@ -191,6 +203,8 @@ static tl_status copy_from_cpu(tl_tensor *dst, const tl_tensor *src, bool non_bl
     status = nbytes ? b->copy_from_host(device, tl_tensor_data(dst), tl_tensor_data(src), nbytes,
                                         NULL, non_blocking && direct)
                     : TL_OK;
+    if (status == TL_OK && nbytes && non_blocking && direct)
+      status = record_pinned_use(src, b->current_stream(device));
     goto done;
   }
   if (tl_tensor_has_internal_overlap(dst)) {
