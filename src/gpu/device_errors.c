@@ -160,7 +160,7 @@ tl_status tl_device_errors_check(tl_device device)
   int64_t armed = __atomic_load_n(&s->armed, __ATOMIC_ACQUIRE);
   if (armed == 0)
     return TL_OK;
-  tl_device_error e;
+  tl_device_error e = {0}; /* word_take fills it, or fails */
   if (word_take(device, s->word, &e) != TL_OK)
     return tl_error_status();
   /* Disarm only if no launch came in since we read `armed`. */
