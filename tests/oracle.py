@@ -34,18 +34,39 @@ BROADCAST_PAIRS = [((), (3,)), ((3,), ()), ((4, 1), (3,)), ((2, 1, 4), (3, 1)),
 TEST_DEVICE = os.environ.get("TORCHLIKE_TEST_DEVICE")
 
 
+def _device_refusals():
+    """The NumPy calls of the tests that refuse on a device, one per line of
+    tests/golden/device_refusals.txt: functions with no torchlike
+    implementation, and NumPy's own code that builds host arrays."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden",
+                        "device_refusals.txt")
+    with open(path) as f:
+        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
+
+
+DEVICE_REFUSALS = _device_refusals()
+
+
 def numpy_or_refused(call, name):
     """call(), a NumPy function on tensors.  On a device, one that would need
     the host (no torchlike implementation, or NumPy's own code building host
-    arrays) must refuse with a TypeError naming it rather than copy: None then."""
+    arrays) must refuse with a TypeError naming it rather than copy: None then.
+    Which calls refuse is listed (DEVICE_REFUSALS): a listed call that runs,
+    or an unlisted one that refuses, fails, so that neither a new refusal nor
+    a new device path goes unnoticed."""
     if not TEST_DEVICE:
         return call()
     try:
-        return call()
+        result = call()
     except TypeError as error:
-        if f"{name} has no torchlike implementation" in str(error):
-            return None
-        raise
+        if f"{name} has no torchlike implementation" not in str(error):
+            raise
+        assert name in DEVICE_REFUSALS, f"{name} refused on {TEST_DEVICE}, and is not listed " \
+                                        f"in tests/golden/device_refusals.txt: {error}"
+        return None
+    assert name not in DEVICE_REFUSALS, f"{name} ran on {TEST_DEVICE}: take it off " \
+                                        f"tests/golden/device_refusals.txt"
+    return result
 
 
 # Tolerances per dtype for float results (rtol, atol).
