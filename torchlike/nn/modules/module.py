@@ -613,6 +613,14 @@ class Module:
         may edit the key lists in place."""
         return self._add_hook(self._load_state_dict_post_hooks, hook)
 
+    def compile(self, *args, **kwargs):
+        """PyTorch compiles this module's ``__call__`` with ``torch.compile``;
+        torchlike executes eagerly (``torchlike.compile`` returns its callable
+        unchanged), so this does nothing and returns None.  The arguments are
+        those of ``torch.compile``, accepted and ignored."""
+        from ..._compile import compile
+        compile(self._call_impl, *args, **kwargs)
+
     # ---- calling ------------------------------------------------------------------------------
 
     def _call_impl(self, *args, **kwargs):
