@@ -187,8 +187,8 @@ class _LazyConvMixin(LazyModuleMixin):
     def _get_in_channels(self, input):
         n = self._n
         if input.ndim not in (n + 1, n + 2):
-            raise ValueError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                             f"{self._get_name()}, but got input of size: {input.shape}")
+            raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                               f"{self._get_name()}, but got input of size: {input.shape}")
         return input.shape[1] if input.ndim == n + 2 else input.shape[0]
 
     def initialize_parameters(self, input, *args, **kwargs):

@@ -272,9 +272,9 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 
 class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False,
-                 device=None, dtype=None):
-        super().__init__(eps, momentum, affine, track_running_stats, device, dtype)
+    # NOTE: affine and track_running_stats default to True here, unlike
+    # InstanceNorm's, as in PyTorch (its lazy forms share BatchNorm's defaults)
+    pass
 
 
 class LazyInstanceNorm1d(_LazyInstanceNorm):

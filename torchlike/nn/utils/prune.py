@@ -409,7 +409,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     for module, name in parameters:
         param = getattr(module, name)
         num = param.numel()
-        custom_from_mask(module, name, mask=final_mask[pointer:pointer + num].view_as(param))
+        custom_from_mask(module, name, mask=final_mask[pointer:pointer + num].view(param.shape))
         pointer += num
 
 
