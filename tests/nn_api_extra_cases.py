@@ -75,6 +75,11 @@ def weight_norm_conv_dims(torch):
         arrays[f"g_{dim}"] = m.weight_g
         arrays[f"out_{dim}"] = m(x)
         info[f"keys_{dim}"] = _keys(m)
+        # the parametrization form: the same magnitude as original0
+        pm = _fill(torch, nn.Conv1d(2, 3, 3), 4)
+        nn.utils.parametrizations.weight_norm(pm, dim=dim)
+        arrays[f"param_g_{dim}"] = pm.parametrizations.weight.original0
+        arrays[f"param_out_{dim}"] = pm(x)
     return arrays, info
 
 
