@@ -293,3 +293,45 @@ def test_swap_tensors():
     assert b.requires_grad and b.shape == (2, 3) and b.grad.tolist() == [[5.0] * 3] * 2
     with pytest.raises(RuntimeError, match="leaf"):
         torch.utils.swap_tensors(torch.ones(2, requires_grad=True) * 2, torch.ones(2))
+
+
+def test_an_ordinary_training_loop_with_the_new_apis_lowers_the_loss():
+    """A PyTorch-style script: weight-normed and spectral-normed layers, a
+    Lazy layer, pruning, AdaptiveLogSoftmaxWithLoss, DataParallel, compile
+    and clip_grad_norm_, trained with SGD on a fixed problem."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(5)
+    x = torch.tensor(rng.standard_normal((64, 10)), dtype=torch.float32)
+    y = torch.tensor(rng.integers(0, 12, 64))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.fc1 = nn.utils.weight_norm(nn.Linear(10, 32))
+            self.fc2 = nn.utils.spectral_norm(nn.Linear(32, 32))
+            self.fc3 = nn.LazyLinear(16)
+            self.asm = nn.AdaptiveLogSoftmaxWithLoss(16, 12, [4, 8], div_value=2.0)
+
+        def forward(self, x, target):
+            h = torch.tanh(self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x))))))
+            return self.asm(h, target)
+
+    net = Net()
+    net(x[:2], y[:2])                   # materialise the Lazy layer
+    prune.l1_unstructured(net.fc3, "weight", amount=0.2)
+    model = nn.DataParallel(net)
+    model.compile()
+    opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
+    losses = []
+    for _ in range(60):
+        opt.zero_grad()
+        loss = model(x, y).loss
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        losses.append(float(loss))
+    assert losses[-1] < 0.5 * losses[0]
+    assert int((net.fc3.weight == 0).sum()) >= int(0.2 * 16 * 32)
+    assert "module.fc1.weight_g" in model.state_dict()
