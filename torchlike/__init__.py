@@ -31,6 +31,7 @@ from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F40
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 from . import distributions  # noqa: F401
 from . import func  # noqa: F401  (torch.func.functional_call)
+from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
 from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401

@@ -14,4 +14,5 @@ from .misc import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .lazy import LazyModuleMixin  # noqa: F401

@@ -1,4 +1,4 @@
-"""Convolution modules: Conv1d/2d/3d, ConvTranspose1d/2d/3d, LazyConv1d/2d/3d.
+"""Convolution modules: Conv1d/2d/3d, ConvTranspose1d/2d/3d and their Lazy forms.
 
 Weights are (out, in/groups, *k) for convolution and (in, out/groups, *k)
 for the transposed forms; both are initialised as PyTorch does
@@ -13,7 +13,8 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -183,19 +184,38 @@ class _LazyConvMixin(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
+    def _get_in_channels(self, input):
+        n = self._n
+        if input.ndim not in (n + 1, n + 2):
+            raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                               f"{self._get_name()}, but got input of size: {input.shape}")
+        return input.shape[1] if input.ndim == n + 2 else input.shape[0]
+
     def initialize_parameters(self, input, *args, **kwargs):
         if not self.has_uninitialized_params():
             return
         from ...autograd.grad_mode import no_grad
-        self.in_channels = input.shape[1] if input.ndim == self._n + 2 else input.shape[0]
+        self.in_channels = self._get_in_channels(input)
         if self.in_channels % self.groups:
             raise ValueError("in_channels must be divisible by groups")
+        if self.transposed:
+            shape = (self.in_channels, self.out_channels // self.groups)
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups)
         with no_grad():
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups)
-                                    + self.kernel_size)
+            self.weight.materialize(shape + self.kernel_size)
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
+
+
+def _make_lazy(module, out_channels, groups, bias, device, dtype):
+    """Replace the 0-channel module's tensors with uninitialised ones."""
+    module.weight = UninitializedParameter(device=device, dtype=dtype)
+    module.out_channels = out_channels
+    module.groups = groups
+    if bias:
+        module.bias = UninitializedParameter(device=device, dtype=dtype)
 
 
 def _lazy_conv(name, base):
@@ -206,15 +226,31 @@ def _lazy_conv(name, base):
                      groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
             super().__init__(0, 0, kernel_size, stride, padding, dilation, 1, False,
                              padding_mode, device, dtype)
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.out_channels = out_channels
-            self.groups = groups
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
+            _make_lazy(self, out_channels, groups, bias, device, dtype)
     LazyConv.__name__ = LazyConv.__qualname__ = name
+    LazyConv.__doc__ = f"A {base.__name__} whose ``in_channels`` is taken from the first input."
     return LazyConv
+
+
+def _lazy_conv_transpose(name, base):
+    class LazyConvTranspose(_LazyConvMixin, base):
+        cls_to_become = base
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                     groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                     dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, 1, False,
+                             dilation, padding_mode, device, dtype)
+            _make_lazy(self, out_channels, groups, bias, device, dtype)
+    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = name
+    LazyConvTranspose.__doc__ = (f"A {base.__name__} whose ``in_channels`` is taken from the "
+                                 "first input.")
+    return LazyConvTranspose
 
 
 LazyConv1d = _lazy_conv("LazyConv1d", Conv1d)
 LazyConv2d = _lazy_conv("LazyConv2d", Conv2d)
 LazyConv3d = _lazy_conv("LazyConv3d", Conv3d)
+LazyConvTranspose1d = _lazy_conv_transpose("LazyConvTranspose1d", ConvTranspose1d)
+LazyConvTranspose2d = _lazy_conv_transpose("LazyConvTranspose2d", ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose("LazyConvTranspose3d", ConvTranspose3d)

@@ -57,6 +57,20 @@ def _remove_from(name, *dicts_or_sets):
                 d.discard(name)
 
 
+class _WrappedHook:
+    """A hook called with its module first, or as it is when registered
+    without one; ``hook`` is the function registered."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.module = module
+
+    def __call__(self, *args, **kwargs):
+        if self.module is not None:
+            return self.hook(self.module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+
 def _addindent(text, spaces):
     lines = text.split("\n")
     if len(lines) == 1:
@@ -586,12 +600,26 @@ class Module:
     def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` runs before this module loads its part."""
-        return self._add_hook(self._load_state_dict_pre_hooks, hook)
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """The same hook without the module argument unless ``with_module``
+        (the form ``spectral_norm`` registers)."""
+        return self._add_hook(self._load_state_dict_pre_hooks,
+                              _WrappedHook(hook, self if with_module else None))
 
     def register_load_state_dict_post_hook(self, hook):
         """``hook(module, incompatible_keys)`` runs after ``load_state_dict``; it
         may edit the key lists in place."""
         return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    def compile(self, *args, **kwargs):
+        """PyTorch compiles this module's ``__call__`` with ``torch.compile``;
+        torchlike executes eagerly (``torchlike.compile`` returns its callable
+        unchanged), so this does nothing and returns None.  The arguments are
+        those of ``torch.compile``, accepted and ignored."""
+        from ..._compile import compile
+        compile(self._call_impl, *args, **kwargs)
 
     # ---- calling ------------------------------------------------------------------------------
 
@@ -679,8 +707,8 @@ class Module:
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
                               missing_keys, unexpected_keys, error_msgs):
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                 unexpected_keys, error_msgs)
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items()
                               if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),

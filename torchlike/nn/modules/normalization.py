@@ -1,5 +1,5 @@
-"""Normalisation layers: BatchNorm, InstanceNorm, LayerNorm, GroupNorm,
-RMSNorm and LocalResponseNorm.
+"""Normalisation layers: BatchNorm, InstanceNorm (and their Lazy forms),
+LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and CrossMapLRN2d.
 
 BatchNorm keeps running statistics as buffers (running_mean, running_var,
 num_batches_tracked); with ``momentum=None`` the running statistics are the
@@ -7,15 +7,18 @@ cumulative average over the batches seen (factor 1 / num_batches_tracked)."""
 import numbers
 
 from ... import _C
+from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d",
            "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm",
-           "LocalResponseNorm"]
+           "LocalResponseNorm", "CrossMapLRN2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 def _make_affine(module, shape, affine, bias, kw):
@@ -135,11 +138,45 @@ class BatchNorm3d(_BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over any number of dims (one process: no synchronisation)."""
+    """BatchNorm over any number of dims.  torchlike runs one process, so the
+    statistics are those of the local batch (PyTorch's result with a single
+    process); ``process_group`` is kept but not used."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
 
     def _check_input_dim(self, input):
         if input.ndim < 2:
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*d layer in it replaced by a
+        SyncBatchNorm sharing its parameters and running statistics (the same
+        objects) and training flag; other modules are kept, their children
+        converted in place."""
+        module_output = module
+        if isinstance(module, _BatchNorm):
+            module_output = SyncBatchNorm(module.num_features, module.eps, module.momentum,
+                                          module.affine, module.track_running_stats,
+                                          process_group, bias=module.bias is not None)
+            if module.affine:
+                with no_grad():
+                    module_output.weight = module.weight
+                    module_output.bias = module.bias
+            module_output.running_mean = module.running_mean
+            module_output.running_var = module.running_var
+            module_output.num_batches_tracked = module.num_batches_tracked
+            module_output.training = module.training
+            if hasattr(module, "qconfig"):
+                module_output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            module_output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return module_output
 
 
 class _InstanceNorm(_NormBase):
@@ -172,6 +209,89 @@ class InstanceNorm2d(_InstanceNorm):
 
 
 class InstanceNorm3d(_InstanceNorm):
+    _batched_ndim = 5
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A BatchNorm/InstanceNorm whose ``num_features`` is ``input.shape[1]``
+    of the first input (as PyTorch, also for an unbatched instance-norm
+    input): until then ``weight``/``bias`` are UninitializedParameters and
+    the running statistics UninitializedBuffers (``num_batches_tracked`` is
+    a real 0)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        # built with neither affine parameters nor statistics, then given
+        # uninitialised ones
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _C.tensor(0, dtype=_C.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        with no_grad():
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose ``num_features`` is taken from the first input."""
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose ``num_features`` is taken from the first input."""
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm3d whose ``num_features`` is taken from the first input."""
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    # NOTE: affine and track_running_stats default to True here, unlike
+    # InstanceNorm's, as in PyTorch (its lazy forms share BatchNorm's defaults)
+    pass
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    """An InstanceNorm1d whose ``num_features`` is taken from the first input."""
+    cls_to_become = InstanceNorm1d
+    _batched_ndim = 3
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    """An InstanceNorm2d whose ``num_features`` is taken from the first input."""
+    cls_to_become = InstanceNorm2d
+    _batched_ndim = 4
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    """An InstanceNorm3d whose ``num_features`` is taken from the first input."""
+    cls_to_become = InstanceNorm3d
     _batched_ndim = 5
 
 
@@ -268,3 +388,84 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# ---- CrossMapLRN2d ----------------------------------------------------------------------
+# Legend: N batch, C channels, H x W the map; sq = input**2 (N, C, H, W).
+# PyTorch's legacy kernel sums its window of squares with a running sum that
+# adds sq[c + pre_pad - 1] and, for c > pre_pad, drops sq[c - pre_pad]; so
+# channel 0 is never dropped and the forward window of channel c is
+# {0} U [max(1, c - pre_pad + 1), min(c + pre_pad - 1, C - 1)], with
+# pre_pad = int((size - 1) / 2 + 1).  Its hand-written backward sums
+# ratio = g * out / scale over [c - lead, c + size - 1 - lead], with
+# lead = int(size - (size - 1) / 2), which is not the derivative of that
+# forward: both are kept as PyTorch has them, so values and gradients match
+# PyTorch's (and gradcheck does not hold, there as here).
+
+
+def _channel_window_sums(t, lo, hi):
+    """(N, C, H, W) -> (N, len(lo), H, W): sum of t[:, lo[i]..hi[i]] (inclusive,
+    empty when hi < lo) through one cumulative sum."""
+    zero = _C.zeros_like(t[:, :1])
+    csum = _C.cat([zero, t.cumsum(1)], dim=1)   # csum[:, j] = sum of t[:, :j]
+    idx = lambda v: _C.tensor(v, dtype=_C.int64, device=t.device)  # noqa: E731
+    return csum.index_select(1, idx([h + 1 for h in hi])) - \
+        csum.index_select(1, idx(lo))
+
+
+def _cross_map_scale(input, size, alpha, k):
+    C = input.shape[1]
+    pre_pad = int((size - 1) / 2 + 1)
+    sq = input * input
+    hi = [min(c + pre_pad - 1, C - 1) for c in range(C)]
+    scale = _channel_window_sums(sq, [0] * C, hi)
+    # the running sum drops sq[1 .. c - pre_pad] (never sq[0])
+    dropped_hi = [c - pre_pad for c in range(C)]
+    if any(h >= 1 for h in dropped_hi):
+        scale = scale - _channel_window_sums(sq, [1] * C, [max(h, 0) for h in dropped_hi])
+    return scale * (alpha / size) + k
+
+
+class _CrossMapLRN2dFunction(Function):
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D "
+                             "instead.")
+        scale = _cross_map_scale(input, size, alpha, k)
+        output = scale.pow(-beta) * input
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        ctx.save_for_backward(input, output, scale)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, C = ctx.size, input.shape[1]
+        lead = int(size - (size - 1) / 2)          # PyTorch's inversePrePad
+        ratio = grad_output * output / scale
+        lo = [max(c - lead, 0) for c in range(C)]
+        hi = [min(c + size - 1 - lead, C - 1) for c in range(C)]
+        accum = _channel_window_sums(ratio, lo, hi)
+        grad_input = scale.pow(-ctx.beta) * grad_output - \
+            (2 * ctx.alpha * ctx.beta / size) * input * accum
+        return grad_input, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    """PyTorch's legacy cross-channel LRN of (N, C, H, W):
+    ``out = input * (k + alpha / size * window sum of input**2) ** -beta``,
+    with PyTorch's window and gradient (see the note above)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

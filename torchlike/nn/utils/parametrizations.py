@@ -7,8 +7,9 @@ __all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 def _norm_except_dim(v, dim):
     """The 2-norm of ``v`` over every dim but ``dim``, keeping dims (shape 1
-    everywhere but ``dim``); over everything when ``dim`` is None."""
-    if dim is None:
+    everywhere but ``dim``); over everything when ``dim`` is None or -1 (as
+    PyTorch's ``norm_except_dim``: -1 there means "no dim", not the last one)."""
+    if dim is None or dim == -1:
         return v.norm()
     dim = dim % v.ndim
     others = tuple(d for d in range(v.ndim) if d != dim)

@@ -5,7 +5,12 @@
 when ``P.right_inverse`` returns several tensors) and makes ``m.weight`` a
 property that evaluates ``P(original)`` on access.  The module's class is
 swapped for a subclass named ``Parametrized<Class>`` that holds the property,
-as in PyTorch, so state-dict keys and reprs match."""
+as in PyTorch, so state-dict keys and reprs match.
+
+Inside ``with cached():`` each parametrized tensor is computed once, on its
+first access, and reused until the outermost ``cached()`` block exits."""
+import contextlib
+
 from ... import _C
 from ...autograd.grad_mode import no_grad
 from ..modules.container import ModuleDict, ModuleList
@@ -13,8 +18,29 @@ from ..parameter import Parameter
 
 Tensor = _C.Tensor
 
-__all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized",
-           "ParametrizationList"]
+__all__ = ["cached", "register_parametrization", "remove_parametrizations",
+           "is_parametrized", "ParametrizationList"]
+
+# nesting depth of ``cached()`` blocks, and the tensors computed inside them,
+# keyed by (id(module), tensor name)
+_cache_enabled = 0
+_cache = {}
+
+
+@contextlib.contextmanager
+def cached():
+    """Evaluate each parametrization at most once inside the block: useful
+    when a parametrized weight is read several times in one forward (the
+    steps of a recurrent layer).  Blocks nest; the cache is dropped when the
+    outermost one exits."""
+    global _cache, _cache_enabled
+    _cache_enabled += 1
+    try:
+        yield
+    finally:
+        _cache_enabled -= 1
+        if not _cache_enabled:
+            _cache = {}
 
 
 class ParametrizationList(ModuleList):
@@ -82,7 +108,13 @@ def is_parametrized(module, tensor_name=None):
 
 def _parametrized_property(name):
     def get(self):
-        return self.parametrizations[name]()
+        if not _cache_enabled:
+            return self.parametrizations[name]()
+        key = (id(self), name)
+        tensor = _cache.get(key)
+        if tensor is None:
+            tensor = _cache[key] = self.parametrizations[name]()
+        return tensor
 
     def set_(self, value):
         self.parametrizations[name].right_inverse(value)
