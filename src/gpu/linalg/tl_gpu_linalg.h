@@ -1,7 +1,6 @@
 /* tl_gpu_linalg.h - the CUDA linalg kernels, internal to src/gpu/linalg:
  * gemm_gpu.c (cuBLAS products), solver_gpu.c (cuSOLVER and cuBLAS
- * factorizations and solves), svd_lstsq_gpu.c (gesvdj, QR least
- * squares), hosted.c (the ops that run on the host:
+ * factorizations and solves), hosted.c (the ops that run on the host:
  * copied to the CPU, run by the CPU's kernel, copied back).  Each has the
  * signature of its tl_linalg_kernels member (tl_kernel_sets.h).            */
 #ifndef TL_GPU_LINALG_H
@@ -30,12 +29,6 @@ tl_status tl_gpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
 tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char mode);
 tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                                  const tl_tensor *b, bool left, bool adjoint);
-/* svd_lstsq_gpu.c: gesvdj, and lstsq's 'gels' through QR */
-tl_status tl_gpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_tensor *a,
-                            bool full_matrices, bool compute_uv);
-tl_status tl_gpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
-                              const tl_tensor *a, const tl_tensor *b, double rcond,
-                              const char *driver);
 
 #endif
 
