@@ -7,7 +7,7 @@ mul, exp, a cast, a transposed add on 2^28 float32), reductions (full sums
 split over many blocks, rows, argmax, logsumexp, norm) and scans, the
 launch overhead of a 100-op chain on tiny tensors, matrix products
 (cuBLAS: per dtype, batched, a broadcast operand, a transposed one), a
-solve (cuSOLVER), the sort family (sort, argsort, topk, median, unique),
+solve, svd, lstsq and batched cholesky (cuSOLVER), FFTs (cuFFT), the sort family (sort, argsort, topk, median, unique),
 indexing (index_select, gather, atomic scatter_add, nonzero), two nn
 layers forward and backward (a ResNet conv2d, batch norm), softmax and
 cross_entropy; the reduction and scan rows are also timed against CuPy
@@ -129,7 +129,34 @@ def cases():
     ps = pw + 1024 * torch.eye(1024, device="cuda")
     yield "cuda linalg.solve 1024^2 f32", lambda: (torchlike.linalg.solve(ts, tb), sync()), \
         lambda: (torch.linalg.solve(ps, pb), sync()), "torch"
-    del ta, pa, tx, tw, px, pw, tb, pb, ts, ps
+    # svd (gesvdj; a batch of small matrices: gesvdjBatched), lstsq (QR),
+    # cholesky of many small matrices (potrfBatched), FFTs (cuFFT).
+    spd_t = torchlike.eye(16, device="cuda") * 16 + torchlike.ones(4096, 16, 16, device="cuda")
+    spd_p = torch.eye(16, device="cuda") * 16 + torch.ones(4096, 16, 16, device="cuda")
+    pq = torch.randn(512, 256, generator=torch.Generator().manual_seed(1)).cuda()
+    tq = torchlike.tensor(pq.cpu().numpy()).cuda()
+    for name, tf, pf in (
+            ("linalg.svd 512x256 f32", lambda: torchlike.linalg.svd(tq, full_matrices=False),
+             lambda: torch.linalg.svd(pq, full_matrices=False)),
+            ("linalg.svdvals 4096x16x16 f32", lambda: torchlike.linalg.svdvals(spd_t),
+             lambda: torch.linalg.svdvals(spd_p)),
+            ("linalg.lstsq 512x256 f32", lambda: torchlike.linalg.lstsq(tq, tq[:, :4]),
+             lambda: torch.linalg.lstsq(pq, pq[:, :4])),
+            ("linalg.cholesky 4096x16x16 f32", lambda: torchlike.linalg.cholesky(spd_t),
+             lambda: torch.linalg.cholesky(spd_p))):
+        yield "cuda " + name, (lambda f=tf: (f(), sync())), (lambda f=pf: (f(), sync())), "torch"
+    sig_t = torchlike.ones(256, 4096, device="cuda")
+    sig_p = torch.ones(256, 4096, device="cuda")
+    img_t, img_p = torchlike.ones(16, 512, 512, device="cuda"), torch.ones(16, 512, 512, device="cuda")
+    for name, tf, pf in (
+            ("fft.rfft 256x4096 f32", lambda: torchlike.fft.rfft(sig_t),
+             lambda: torch.fft.rfft(sig_p)),
+            ("fft.fft2 16x512x512 c64", lambda: torchlike.fft.fft2(img_t.to(torchlike.complex64)),
+             lambda: torch.fft.fft2(img_p.to(torch.complex64))),
+            ("fft.irfftn 16x512x512 f32", lambda: torchlike.fft.irfftn(img_t, s=(512, 1022)),
+             lambda: torch.fft.irfftn(img_p, s=(512, 1022)))):
+        yield "cuda " + name, (lambda f=tf: (f(), sync())), (lambda f=pf: (f(), sync())), "torch"
+    del ta, pa, tx, tw, px, pw, tb, pb, ts, ps, tq, pq, spd_t, spd_p, sig_t, sig_p, img_t, img_p
     # The sort family (src/gpu/sort): one long lane takes CUB's device-wide
     # radix sort, many lanes its segmented sort; topk sorts whole lanes (no
     # radix select yet), unique reads its group count back (one sync).

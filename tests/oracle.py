@@ -243,6 +243,18 @@ def cuda_test_devices():
     return devices, emulated
 
 
+def device_array(device, a):
+    """ndarray a as a tensor on a test's device ("cpu", "cuda" or "fake")."""
+    t = tl.from_numpy(np.ascontiguousarray(a))
+    return t.to(device) if device != "cpu" else t
+
+
+def host_array(t):
+    """A device-parametrised test's result as an ndarray (through the host)."""
+    assert t.device.type in ("cpu", "cuda", "fake")
+    return np.asarray(t.cpu() if t.device.type != "cpu" else t)
+
+
 def run_emulated(test_file):
     """Run test_file's "emulated" cases in a process of their own; the
     assertion carries that run's output.  pytest exits 5 if nothing ran."""

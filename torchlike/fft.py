@@ -19,8 +19,10 @@ dims, F^H its adjoint, the unnormalised inverse; P keeps the one-sided half):
 
 so gradients of any order are transforms recorded on the tape.
 
-On the CPU the transforms are NumPy's pocketfft on zero-copy views; no FFT is
-written here.  Sizes (``n=``/``s=``) are applied by padding or narrowing
+On the CPU the transforms are NumPy's pocketfft on zero-copy views; on a
+device they are the device's executor (``_C._fft_c2c/_fft_r2c/_fft_c2r``,
+src/gpu/fft: cuFFT on CUDA, with the same conventions).  No FFT is written
+here.  Sizes (``n=``/``s=``) are applied by padding or narrowing
 before the primitive, with ordinary ops, so they are differentiable too.
 Inputs of integral dtypes are promoted to the default float dtype; float16
 and bfloat16 compute in float32."""
@@ -43,15 +45,39 @@ _NORMS = (None, "backward", "ortho", "forward")
 # ---- the three primitives -------------------------------------------------------
 
 
-def _host_view(x, what):
+def _pocketfft(kind, a, axes, inverse=False, n=None):
+    """The unscaled primitive on an ndarray over axes, by NumPy's pocketfft:
+    the CPU's, and the emulated fake device's executor's (_emulated_pass)."""
+    if kind == "c2c":
+        return np.fft.ifftn(a, axes=axes, norm="forward") if inverse else \
+            np.fft.fftn(a, axes=axes, norm="backward")
+    if kind == "r2c":
+        return np.fft.rfftn(a, axes=axes, norm="backward")
+    sizes = [a.shape[d] for d in axes[:-1]] + [n]
+    return np.fft.irfftn(a, s=sizes, axes=axes, norm="forward")
+
+
+def _primitive(kind, x, dims, inverse=False, n=None):
+    """The unscaled primitive on x: pocketfft on a CPU view, the device's
+    executor elsewhere (_C._fft_*: cuFFT on CUDA, src/gpu/fft)."""
     if x.device.type != "cpu":
-        raise NotImplementedError(f"torchlike.fft.{what}: no FFT kernel for device {x.device} "
-                                  f"(the CPU uses pocketfft; cuFFT is not wired in yet)")
-    return x.detach().numpy()
+        if kind == "c2c":
+            return _C._fft_c2c(x.detach(), dims, inverse)
+        if kind == "r2c":
+            return _C._fft_r2c(x.detach(), dims)
+        return _C._fft_c2r(x.detach(), dims, n)
+    return _C.from_numpy(np.ascontiguousarray(_pocketfft(kind, x.detach().numpy(), dims,
+                                                         inverse, n)))
 
 
-def _wrap(array):
-    return _C.from_numpy(np.ascontiguousarray(array))
+def _emulated_pass(kind, inverse, n, batch, src, dst, src_dtype, dst_dtype):
+    """The emulated fake device's executor (py_fft.c): one pass of ``batch``
+    contiguous signals of sizes ``n`` (the real side's), from the bytes of
+    src into those of dst."""
+    last = n[-1] // 2 + 1 if kind == "c2r" else n[-1]
+    a = np.frombuffer(src, dtype=src_dtype).reshape((batch, *n[:-1], last))
+    y = _pocketfft(kind, a, tuple(range(1, len(n) + 1)), inverse, n[-1])
+    np.frombuffer(dst, dtype=dst_dtype)[...] = y.reshape(-1)
 
 
 def _scaled(y, scale):
@@ -62,10 +88,7 @@ class _C2C(Function):
     @staticmethod
     def forward(ctx, x, dims, inverse, scale):
         ctx.dims, ctx.inverse, ctx.scale = dims, inverse, scale
-        a = _host_view(x, "c2c")
-        y = np.fft.ifftn(a, axes=dims, norm="forward") if inverse else \
-            np.fft.fftn(a, axes=dims, norm="backward")
-        return _scaled(_wrap(y), scale)
+        return _scaled(_primitive("c2c", x, dims, inverse), scale)
 
     @staticmethod
     def backward(ctx, grad):
@@ -76,8 +99,7 @@ class _R2C(Function):
     @staticmethod
     def forward(ctx, x, dims, scale):
         ctx.dims, ctx.scale, ctx.n = dims, scale, x.shape[dims[-1]]
-        y = np.fft.rfftn(_host_view(x, "r2c"), axes=dims, norm="backward")
-        return _scaled(_wrap(y), scale)
+        return _scaled(_primitive("r2c", x, dims), scale)
 
     @staticmethod
     def backward(ctx, grad):
@@ -90,10 +112,7 @@ class _C2R(Function):
     @staticmethod
     def forward(ctx, x, dims, n, scale):
         ctx.dims, ctx.scale = dims, scale
-        a = _host_view(x, "c2r")
-        sizes = [a.shape[d] for d in dims[:-1]] + [n]
-        y = np.fft.irfftn(a, s=sizes, axes=dims, norm="forward")
-        return _scaled(_wrap(y), scale)
+        return _scaled(_primitive("c2r", x, dims, True, n), scale)
 
     @staticmethod
     def backward(ctx, grad):

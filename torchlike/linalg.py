@@ -141,12 +141,13 @@ def eigvals(A):
 def lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of A X = B.
 
-    driver: 'gelsy' (default), 'gelsd', 'gelss' or 'gels'.  As in PyTorch,
-    residuals are filled only when m > n, every matrix has full rank and the
-    driver is not 'gelsy'; rank comes with all drivers but 'gels', singular
-    values with 'gelsd' and 'gelss'."""
+    driver: 'gelsy' (default), 'gelsd', 'gelss' or 'gels'; on CUDA 'gels'
+    only (the default there, as in PyTorch).  As in PyTorch, residuals are
+    filled only when m > n, every matrix has full rank and the driver is not
+    'gelsy'; rank comes with all drivers but 'gels', singular values with
+    'gelsd' and 'gelss'."""
     if driver is None:
-        driver = "gelsy"
+        driver = "gels" if isinstance(A, _C.Tensor) and A.device.type == "cuda" else "gelsy"
     if not isinstance(driver, str):
         raise TypeError(f"lstsq(): argument 'driver' must be str, not {type(driver).__name__}")
     return LstsqResult(*_C._linalg_lstsq(A, B, -1.0 if rcond is None else float(rcond), driver))

@@ -21,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/fft/tl_gpu_fft.h"
 #include "gpu/linalg/tl_gpu_cublas.h"
 #include "gpu/sort/tl_gpu_sort.h"
 #include "gpu/index/tl_gpu_index.h"
@@ -282,6 +283,7 @@ void tl_gpu_kernels_register(void)
   tl_gpu_conv_pool_norm_register();
   tl_gpu_nn_act_loss_register(); /* softmax, activations, embedding, losses (src/gpu/nn) */
   tl_gpu_random_register();
+  tl_gpu_fft_register(); /* cuFFT: src/gpu/fft */
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

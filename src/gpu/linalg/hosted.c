@@ -5,8 +5,8 @@
  *
  * This is how CUDA runs general eig (cuSOLVER has no batched non-symmetric
  * eigensolver; PyTorch too computes it on the host), and, until they get
- * device paths of their own, svd, lu, lstsq,
- * vector_norm and cross (docs/gpu.md lists them).  Each call syncs: the
+ * device paths of their own, lu, vector_norm and cross (docs/gpu.md lists
+ * them); svd of empty matrices (the CPU's identities) comes here too.  Each call syncs: the
  * copy to the host waits for the device's stream.  Errors are the CPU's,
  * word for word.  Nothing here is CUDA-specific: only the backends move
  * bytes, so the fake test device can use the same wrappers.                 */

@@ -1,9 +1,11 @@
 /* register_gpu.c - the linalg family's rows in the kernel table: the CUDA
  * set (cuBLAS products, cuSOLVER solves, the rest hosted: tl_gpu_linalg.h)
- * and, for tests, the fake device's all-hosted set.                       */
+ * and, for tests, the fake device's hosted set (svd and lstsq through their
+ * device op layer over the CPU's kernels: svd_lstsq_host.c).              */
 #include "gpu/tl_gpu.h"
 
 #include "gpu/linalg/tl_gpu_linalg.h"
+#include "gpu/linalg/tl_gpu_svd_lstsq.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 
 /* The ops of the linalg set: those the CPU's serves (register.c lists them). */
@@ -14,7 +16,14 @@ static void register_ops(tl_device_type type, const tl_linalg_kernels *set)
 
 void tl_gpu_linalg_register_hosted(tl_device_type type)
 {
-  register_ops(type, &tl_gpu_hosted_linalg);
+  /* svd and lstsq: the device op layer (svd_lstsq.c) over the CPU's kernels
+   * per matrix, so that layer runs on the emulated device too */
+  static tl_linalg_kernels set;
+  set = tl_gpu_hosted_linalg;
+  set.linalg_svd = tl_gpu_linalg_svd;
+  set.linalg_lstsq = tl_gpu_linalg_lstsq;
+  tl_gpu_svd_lstsq_register_hosted(type);
+  register_ops(type, &set);
 }
 
 #ifdef TL_WITH_CUDA
@@ -31,17 +40,18 @@ void tl_gpu_linalg_register(void)
       .linalg_slogdet = tl_gpu_linalg_slogdet,
       .linalg_logdet = tl_gpu_linalg_logdet,
       .linalg_qr = tl_gpu_linalg_qr,
-      .linalg_svd = tl_gpu_hosted_svd,
+      .linalg_svd = tl_gpu_linalg_svd,
       .linalg_eigh = tl_gpu_linalg_eigh,
       .linalg_eig = tl_gpu_hosted_eig,
       .linalg_lu_factor_ex = tl_gpu_linalg_lu_factor_ex,
       .linalg_lu = tl_gpu_hosted_lu,
       .linalg_lu_solve = tl_gpu_linalg_lu_solve,
       .linalg_solve_triangular = tl_gpu_linalg_solve_triangular,
-      .linalg_lstsq = tl_gpu_hosted_lstsq,
+      .linalg_lstsq = tl_gpu_linalg_lstsq,
       .linalg_vector_norm = tl_gpu_hosted_vector_norm,
       .linalg_cross = tl_gpu_hosted_cross,
   };
+  tl_gpu_svd_lstsq_register();
   register_ops(TL_DEVICE_CUDA, &cuda_linalg);
 }
 #endif

@@ -1,6 +1,7 @@
 /* solver_gpu.c - the CUDA factorizations and solves of the linalg set:
  * solve and inv (cuSOLVER getrf + getrs), det/slogdet/logdet (getrf and a
- * kernel over U's diagonal), eigh (syevd/heevd), cholesky (potrf),
+ * kernel over U's diagonal), eigh (syevd/heevd), cholesky (potrf; batches
+ * of small matrices: potrfBatched, and getrf's: cuBLAS getrfBatched),
  * lu_factor (getrf), lu_solve (getrs), qr and geqrf (geqrf + orgqr/ungqr)
  * and solve_triangular (cuBLAS trsm).
  *
@@ -15,6 +16,8 @@
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuComplex.h>
@@ -22,6 +25,7 @@
 #include "gpu/linalg/tl_gpu_cublas.h"
 #include "gpu/linalg/tl_gpu_linalg.h"
 #include "gpu/linalg/tl_gpu_linalg_kernels.h"
+#include "gpu/linalg/tl_gpu_solver.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/linalg/tl_lapack.h"
@@ -106,7 +110,7 @@ static int syevd(cusolverDnHandle_t h, tl_dtype d, cusolverEigMode_t jobz, cubla
   }
 }
 
-static int geqrf_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, int *lw)
+int tl_gpu_geqrf_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, int *lw)
 {
   switch (d) {
   case TL_DTYPE_F32: return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lw);
@@ -116,7 +120,7 @@ static int geqrf_lwork(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, 
   }
 }
 
-static int geqrf(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, void *tau,
+int tl_gpu_geqrf(cusolverDnHandle_t h, tl_dtype d, int m, int n, void *a, int lda, void *tau,
                  void *work, int lw, int *info)
 {
   switch (d) {
@@ -149,10 +153,10 @@ static int orgqr(cusolverDnHandle_t h, tl_dtype d, int m, int n, int k, void *a,
   }
 }
 
-static int trsm(cublasHandle_t h, tl_dtype d, cublasSideMode_t side, cublasFillMode_t uplo,
-                cublasDiagType_t diag, int m, int n, const void *a, int lda, void *b, int ldb)
+int tl_gpu_trsm(cublasHandle_t h, tl_dtype d, cublasSideMode_t side, cublasFillMode_t uplo,
+                cublasOperation_t op, cublasDiagType_t diag, int m, int n, const void *a, int lda,
+                void *b, int ldb)
 {
-  const cublasOperation_t op = CUBLAS_OP_N;
   switch (d) {
   case TL_DTYPE_F32: {
     const float one = 1;
@@ -175,19 +179,10 @@ static int trsm(cublasHandle_t h, tl_dtype d, cublasSideMode_t side, cublasFillM
 
 /* ---- shared pieces ---------------------------------------------------------------- */
 
-/* What one factorization call needs: the handle on the op's stream, a
- * workspace of `lwork` elements, and count + 1 zeroed info slots (the last
- * one takes getrs's, which reports only bad arguments). */
-typedef struct {
-  void *stream;
-  cusolverDnHandle_t h;
-  tl_tensor work, scratch;
-  int *info; /* count + 1 device ints, zeroed */
-} solver_call;
 
-/* Safe to call twice: solver_begin releases on its own failure, and its
+/* Safe to call twice: tl_gpu_solver_begin releases on its own failure, and its
  * callers release on every path. */
-static void solver_release(solver_call *c)
+void tl_gpu_solver_release(tl_gpu_solver_call *c)
 {
   if (c->work.storage)
     tl_tensor_release(&c->work);
@@ -196,9 +191,9 @@ static void solver_release(solver_call *c)
   c->work.storage = c->scratch.storage = NULL;
 }
 
-static tl_status solver_begin(solver_call *c, const char *fn, tl_device dev, int64_t count)
+tl_status tl_gpu_solver_begin(tl_gpu_solver_call *c, const char *fn, tl_device dev, int64_t count)
 {
-  *c = (solver_call){0};
+  *c = (tl_gpu_solver_call){0};
   if (tl_gpu_stream(dev, fn, &c->stream) != TL_OK || !(c->h = tl_gpu_cusolver(dev, c->stream)))
     return tl_error_status();
   int64_t slots = count + 1;
@@ -207,23 +202,101 @@ static tl_status solver_begin(solver_call *c, const char *fn, tl_device dev, int
   const tl_backend *b = tl_backend_get(dev);
   c->info = tl_tensor_data(&c->scratch);
   if (b->memset(dev, c->info, 0, sizeof(int) * (size_t)slots, NULL) != TL_OK) {
-    solver_release(c);
+    tl_gpu_solver_release(c);
     return tl_error_status();
   }
   return TL_OK;
 }
 
 /* A device workspace of lwork elements of dtype d. */
-static tl_status solver_work(solver_call *c, tl_dtype d, int lwork, tl_device dev)
+tl_status tl_gpu_solver_work(tl_gpu_solver_call *c, tl_dtype d, int lwork, tl_device dev)
 {
   int64_t n = lwork > 0 ? lwork : 1;
   return tl_tensor_empty(&c->work, d, 1, &n, dev);
 }
 
+/* ---- many small matrices: the batched calls --------------------------------------------- */
+
+/* Matrices of at most this order, two or more of them, are factored by one
+ * batched call (cuBLAS getrfBatched, cuSOLVER potrfBatched: one launch for
+ * the batch) rather than one call each; larger ones gain from the per-matrix
+ * blocked algorithms. */
+#define TL_GPU_BATCHED_MAX 32
+
+static bool use_batched(int n, int64_t count)
+{
+  return n > 0 && n <= TL_GPU_BATCHED_MAX && count > 1 && count <= INT_MAX;
+}
+
+/* The batched calls' array of matrix addresses (a0 + i * stride bytes), in
+ * device memory: one small synchronous upload. */
+static tl_status matrix_pointers(tl_tensor *ptrs, tl_device dev, char *a0, int64_t stride,
+                                 int64_t count)
+{
+  char **host = malloc(sizeof(char *) * (size_t)count);
+  if (!host)
+    return tl_error_set(TL_ERR_MEMORY, "out of memory for %lld matrix addresses",
+                        (long long)count);
+  for (int64_t i = 0; i < count; i++)
+    host[i] = a0 + i * stride;
+  tl_status st = tl_tensor_empty(ptrs, TL_DTYPE_I64, 1, &count, dev);
+  if (st == TL_OK &&
+      (st = tl_backend_get(dev)->copy_from_host(dev, tl_tensor_data(ptrs), host,
+                                                sizeof(char *) * (size_t)count, NULL, false)) !=
+          TL_OK)
+    tl_tensor_release(ptrs);
+  free(host);
+  return st;
+}
+
+static int getrf_batched(cublasHandle_t h, tl_dtype d, int n, void *ptrs, int *ipiv, int *info,
+                         int batch)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cublasSgetrfBatched(h, n, ptrs, n, ipiv, info, batch);
+  case TL_DTYPE_F64: return cublasDgetrfBatched(h, n, ptrs, n, ipiv, info, batch);
+  case TL_DTYPE_C64: return cublasCgetrfBatched(h, n, ptrs, n, ipiv, info, batch);
+  default: return cublasZgetrfBatched(h, n, ptrs, n, ipiv, info, batch);
+  }
+}
+
+static int potrf_batched(cusolverDnHandle_t h, tl_dtype d, cublasFillMode_t uplo, int n,
+                         void *ptrs, int *info, int batch)
+{
+  switch (d) {
+  case TL_DTYPE_F32: return cusolverDnSpotrfBatched(h, uplo, n, ptrs, n, info, batch);
+  case TL_DTYPE_F64: return cusolverDnDpotrfBatched(h, uplo, n, ptrs, n, info, batch);
+  case TL_DTYPE_C64: return cusolverDnCpotrfBatched(h, uplo, n, ptrs, n, info, batch);
+  default: return cusolverDnZpotrfBatched(h, uplo, n, ptrs, n, info, batch);
+  }
+}
+
+/* One batched call over count packed n x n matrices from a0: getrf (ipiv
+ * n pivots each) or, with ipiv NULL, potrf; infos into c->info. */
+static tl_status factor_batched(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, int n,
+                                int64_t count, char *a0, int *ipiv, cublasFillMode_t uplo)
+{
+  tl_tensor ptrs = {0};
+  cublasHandle_t h = NULL;
+  tl_status st;
+  if (ipiv && !(h = tl_gpu_cublas(dev, c->stream)))
+    return tl_error_status();
+  if ((st = matrix_pointers(&ptrs, dev, a0, (int64_t)n * n * (int64_t)tl_dtype_size(d), count)) !=
+      TL_OK)
+    return st;
+  st = ipiv ? tl_gpu_cublas_check(getrf_batched(h, d, n, tl_tensor_data(&ptrs), ipiv, c->info,
+                                                (int)count), "getrfBatched")
+            : tl_gpu_cusolver_check(potrf_batched(c->h, d, uplo, n, tl_tensor_data(&ptrs),
+                                                  c->info, (int)count), "potrfBatched");
+  tl_tensor_release(&ptrs);
+  return st;
+}
+
 /* getrf over a batch of count column-major m x n matrices from a0 (leading
  * dimension m), min(m, n) pivots each from ipiv, each info in c->info[i]:
- * the workspace sized once, for the first matrix. */
-static tl_status getrf_batch(solver_call *c, tl_dtype d, tl_device dev, int m, int n,
+ * the workspace sized once, for the first matrix; small square ones in one
+ * batched call. */
+static tl_status getrf_batch(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, int m, int n,
                              int64_t count, char *a0, int *ipiv)
 {
   const int k = m < n ? m : n, ld = m > 0 ? m : 1;
@@ -232,8 +305,10 @@ static tl_status getrf_batch(solver_call *c, tl_dtype d, tl_device dev, int m, i
   tl_status st = TL_OK;
   if (k == 0 || count == 0)
     return TL_OK;
+  if (m == n && use_batched(n, count))
+    return factor_batched(c, d, dev, n, count, a0, ipiv, CUBLAS_FILL_MODE_LOWER);
   if ((st = tl_gpu_cusolver_check(getrf_lwork(c->h, d, m, n, a0, ld, &lwork), "getrf")) != TL_OK ||
-      (st = solver_work(c, d, lwork, dev)) != TL_OK)
+      (st = tl_gpu_solver_work(c, d, lwork, dev)) != TL_OK)
     return st;
   for (int64_t i = 0; i < count && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(getrf(c->h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
@@ -243,7 +318,7 @@ static tl_status getrf_batch(solver_call *c, tl_dtype d, tl_device dev, int m, i
 
 /* The first failed matrix of the batch (info read on the host: the sync an
  * error needs), or -1; its info in *err. */
-static tl_status first_failure(const solver_call *c, int64_t count, int64_t *at, int *err)
+tl_status tl_gpu_solver_first_failure(const tl_gpu_solver_call *c, int64_t count, int64_t *at, int *err)
 {
   tl_tensor dev_info = c->scratch, host = {0};
   dev_info.shape[0] = count;
@@ -264,7 +339,7 @@ static tl_status first_failure(const solver_call *c, int64_t count, int64_t *at,
 }
 
 /* Copy the scratch infos [count] into the caller's info tensor (batch-shaped). */
-static tl_status hand_back_info(const solver_call *c, tl_tensor *info)
+static tl_status hand_back_info(const tl_gpu_solver_call *c, tl_tensor *info)
 {
   tl_tensor src = c->scratch;
   src.ndim = info->ndim;
@@ -275,18 +350,18 @@ static tl_status hand_back_info(const solver_call *c, tl_tensor *info)
 
 /* The infos: handed back on the device (the *_ex forms, *at = -1), or read
  * on the host: the first failed matrix in *at (-1 for none), its info in *err. */
-static tl_status finish_infos(const solver_call *c, int64_t count, tl_tensor *info, int64_t *at,
+static tl_status finish_infos(const tl_gpu_solver_call *c, int64_t count, tl_tensor *info, int64_t *at,
                               int *err)
 {
   *at = -1;
   if (info)
     return hand_back_info(c, info);
-  return first_failure(c, count, at, err);
+  return tl_gpu_solver_first_failure(c, count, at, err);
 }
 
 /* The same, the first failure raised as the CPU raises it (tl_lapack.h). */
 typedef tl_status (*failure_error)(const char *fn, int nb, int64_t batch, int err);
-static tl_status check_infos(const solver_call *c, int64_t count, tl_tensor *info,
+static tl_status check_infos(const tl_gpu_solver_call *c, int64_t count, tl_tensor *info,
                              failure_error raise, const char *fn, int nb)
 {
   int64_t at;
@@ -296,17 +371,17 @@ static tl_status check_infos(const solver_call *c, int64_t count, tl_tensor *inf
   return at >= 0 ? raise(fn, nb, at, err) : TL_OK;
 }
 
-/* solver_begin, then count * n device pivots in *piv (one at least); on
+/* tl_gpu_solver_begin, then count * n device pivots in *piv (one at least); on
  * failure nothing is left held. */
-static tl_status lu_begin(solver_call *c, tl_tensor *piv, const char *fn, tl_device dev,
+static tl_status lu_begin(tl_gpu_solver_call *c, tl_tensor *piv, const char *fn, tl_device dev,
                           int64_t count, int n)
 {
-  tl_status st = solver_begin(c, fn, dev, count);
+  tl_status st = tl_gpu_solver_begin(c, fn, dev, count);
   if (st != TL_OK)
     return st;
   int64_t npiv = count * (int64_t)(n > 0 ? n : 1);
   if ((st = tl_tensor_empty(piv, TL_DTYPE_I32, 1, &npiv, dev)) != TL_OK)
-    solver_release(c);
+    tl_gpu_solver_release(c);
   return st;
 }
 
@@ -319,7 +394,7 @@ static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
   const tl_dtype d = lu->dtype;
   const int n = (int)p->n, k = (int)p->k;
   const int64_t size = (int64_t)tl_dtype_size(d);
-  solver_call c;
+  tl_gpu_solver_call c;
   tl_tensor piv = {0};
   tl_status st;
   if ((st = lu_begin(&c, &piv, p->fn, dev, p->count, n)) != TL_OK)
@@ -341,7 +416,7 @@ static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
 done:
   if (piv.storage)
     tl_tensor_release(&piv);
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   return st;
 }
 
@@ -360,7 +435,7 @@ tl_status tl_gpu_linalg_inv_ex(tl_tensor *out, tl_tensor *info, const tl_tensor 
 /* ---- lu_solve: getrs ------------------------------------------------------------------- */
 
 /* x <- conj(x) in place, by the conj op on x's device. */
-static tl_status conj_in_place(tl_tensor *x)
+tl_status tl_gpu_conj_in_place(tl_tensor *x)
 {
   const tl_arg in = {.t = x};
   return tl_op_map(TL_OP_CONJ_PHYSICAL, 1, &in, x, NULL);
@@ -374,7 +449,7 @@ tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   const char *fn = "linalg.lu_solve";
   tl_tensor f = {0}, piv = {0};
   tl_lapack_lu_solve p;
-  solver_call c = {0};
+  tl_gpu_solver_call c = {0};
   if (tl_lapack_lu_solve_setup(&p, &f, &piv, x, lu, pivots, b, left, adjoint) != TL_OK)
     return tl_error_status();
   const tl_device dev = tl_tensor_device(&f);
@@ -383,21 +458,21 @@ tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
   const int64_t size = (int64_t)tl_dtype_size(d);
   const cublasOperation_t op = p.trans == 'N' ? CUBLAS_OP_N : p.trans == 'T' ? CUBLAS_OP_T
                                                                             : CUBLAS_OP_C;
-  tl_status st = solver_begin(&c, fn, dev, 0);
+  tl_status st = tl_gpu_solver_begin(&c, fn, dev, 0);
   if (st == TL_OK && p.conj_rhs)
-    st = conj_in_place(x);
+    st = tl_gpu_conj_in_place(x);
   char *a0 = tl_tensor_data(&f), *b0 = tl_tensor_data(x);
   const int *ip = tl_tensor_data(&piv);
   for (int64_t i = 0; i < p.count && n > 0 && k > 0 && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(getrs(c.h, d, op, n, k, a0 + i * n * n * size, n, ip + i * n,
                                      b0 + i * n * (int64_t)k * size, n, c.info), "getrs");
   if (st == TL_OK && p.conj_rhs)
-    st = conj_in_place(x);
+    st = tl_gpu_conj_in_place(x);
   if (st == TL_OK && !left)
     tl_lapack_swap_last(x);
   if (st != TL_OK)
     tl_tensor_release(x);
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   tl_tensor_release(&f);
   tl_tensor_release(&piv);
   return st;
@@ -412,7 +487,7 @@ tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
 {
   tl_tensor f = {0}, tau = {0};
   tl_lapack_qr p;
-  solver_call c = {0};
+  tl_gpu_solver_call c = {0};
   tl_status st;
   if ((st = tl_lapack_qr_setup(&p, &f, &tau, q, r, a, mode)) != TL_OK)
     return st;
@@ -425,10 +500,10 @@ tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
   const int nb = f.ndim - 2;
   char *f0 = tl_tensor_data(&f), *t0 = tl_tensor_data(&tau);
   int lwork = 1, lw;
-  if ((st = solver_begin(&c, p.fn, dev, p.count)) != TL_OK)
+  if ((st = tl_gpu_solver_begin(&c, p.fn, dev, p.count)) != TL_OK)
     goto fail;
   if (p.count > 0 && m > 0 && n > 0) {
-    if ((st = tl_gpu_cusolver_check(geqrf_lwork(c.h, d, m, n, f0, lda, &lw), "geqrf")) != TL_OK)
+    if ((st = tl_gpu_cusolver_check(tl_gpu_geqrf_lwork(c.h, d, m, n, f0, lda, &lw), "geqrf")) != TL_OK)
       goto fail;
     lwork = lw > lwork ? lw : lwork;
   }
@@ -438,10 +513,10 @@ tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
       goto fail;
     lwork = lw > lwork ? lw : lwork;
   }
-  if ((st = solver_work(&c, d, lwork, dev)) != TL_OK)
+  if ((st = tl_gpu_solver_work(&c, d, lwork, dev)) != TL_OK)
     goto fail;
   for (int64_t i = 0; i < p.count && m > 0 && n > 0 && st == TL_OK; i++)
-    st = tl_gpu_cusolver_check(geqrf(c.h, d, m, n, f0 + i * m * p.wcols * size, lda,
+    st = tl_gpu_cusolver_check(tl_gpu_geqrf(c.h, d, m, n, f0 + i * m * p.wcols * size, lda,
                                      t0 + i * k * size, tl_tensor_data(&c.work), lwork, c.info),
                                "geqrf");
   tl_tensor src = f; /* views of f (no reference of their own) */
@@ -468,13 +543,13 @@ tl_status tl_gpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
     st = tl_tensor_copy(q, &src);
   }
   if (st == TL_OK) {
-    solver_release(&c);
+    tl_gpu_solver_release(&c);
     tl_tensor_release(&f);
     tl_tensor_release(&tau);
     return TL_OK;
   }
 fail:
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   tl_tensor_release(&f);
   tl_tensor_release(&tau);
   tl_tensor_release(q);
@@ -494,7 +569,7 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
   const tl_device dev = tl_tensor_device(lu);
   const tl_dtype d = lu->dtype;
   const int n = (int)p->n;
-  solver_call c;
+  tl_gpu_solver_call c;
   tl_tensor piv = {0};
   tl_status st;
   if ((st = lu_begin(&c, &piv, p->fn, dev, p->count, n)) != TL_OK)
@@ -512,7 +587,7 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
   }
   if (piv.storage)
     tl_tensor_release(&piv);
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   return st;
 }
 
@@ -543,7 +618,7 @@ tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
 {
   const char *fn = compute_v ? "linalg.eigh" : "linalg.eigvalsh";
   const tl_device dev = tl_tensor_device(a);
-  solver_call c = {0};
+  tl_gpu_solver_call c = {0};
   tl_tensor tmp = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
@@ -561,13 +636,13 @@ tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
     goto fail;
   if (n == 0 || count == 0)
     goto done;
-  if ((st = solver_begin(&c, fn, dev, count)) != TL_OK)
+  if ((st = tl_gpu_solver_begin(&c, fn, dev, count)) != TL_OK)
     goto fail;
   char *a0 = tl_tensor_data(vecs), *w0 = tl_tensor_data(w);
   int lwork = 0;
   if ((st = tl_gpu_cusolver_check(syevd_lwork(c.h, d, jobz, uplo, (int)n, a0, (int)n, w0, &lwork),
                                   "syevd")) != TL_OK ||
-      (st = solver_work(&c, d, lwork, dev)) != TL_OK)
+      (st = tl_gpu_solver_work(&c, d, lwork, dev)) != TL_OK)
     goto fail;
   for (int64_t i = 0; i < count && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(syevd(c.h, d, jobz, uplo, (int)n, a0 + i * n * n * size, (int)n,
@@ -578,12 +653,12 @@ tl_status tl_gpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
   if (st != TL_OK)
     goto fail;
 done:
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   if (tmp.storage)
     tl_tensor_release(&tmp);
   return TL_OK;
 fail:
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   if (tmp.storage)
     tl_tensor_release(&tmp);
   if (w->storage)
@@ -603,7 +678,7 @@ tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
 {
   const char *fn = "linalg.cholesky";
   const tl_device dev = tl_tensor_device(a);
-  solver_call c = {0};
+  tl_gpu_solver_call c = {0};
   tl_status st;
   if ((st = tl_lapack_check_matrix(fn, a, true)) != TL_OK)
     return st;
@@ -617,15 +692,18 @@ tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
     return st;
   if (info && (st = tl_lapack_empty(info, dev, TL_DTYPE_I32, nb, a->shape, 0, NULL)) != TL_OK)
     goto fail;
-  if ((st = solver_begin(&c, fn, dev, count)) != TL_OK)
+  if ((st = tl_gpu_solver_begin(&c, fn, dev, count)) != TL_OK)
     goto fail;
   char *a0 = tl_tensor_data(out);
   int lwork = 0;
-  if (n > 0 && count > 0 &&
+  const bool batched = use_batched(n, count);
+  if (batched)
+    st = factor_batched(&c, d, dev, n, count, a0, NULL, uplo);
+  if (st == TL_OK && !batched && n > 0 && count > 0 &&
       ((st = tl_gpu_cusolver_check(potrf_lwork(c.h, d, uplo, n, a0, n, &lwork), "potrf")) != TL_OK ||
-       (st = solver_work(&c, d, lwork, dev)) != TL_OK))
+       (st = tl_gpu_solver_work(&c, d, lwork, dev)) != TL_OK))
     goto fail;
-  for (int64_t i = 0; i < count && n > 0 && st == TL_OK; i++)
+  for (int64_t i = 0; !batched && i < count && n > 0 && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(potrf(c.h, d, uplo, n, a0 + i * n * n * size, n,
                                      tl_tensor_data(&c.work), lwork, c.info + i), "potrf");
   if (st == TL_OK && n > 0)
@@ -634,11 +712,11 @@ tl_status tl_gpu_linalg_cholesky_ex(tl_tensor *out, tl_tensor *info, const tl_te
   if (st == TL_OK)
     st = check_infos(&c, count, info, tl_lapack_cholesky_error, fn, nb);
   if (st == TL_OK) {
-    solver_release(&c);
+    tl_gpu_solver_release(&c);
     return TL_OK;
   }
 fail:
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   tl_tensor_release(out);
   if (info && info->storage)
     tl_tensor_release(info);
@@ -652,18 +730,18 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
 {
   const char *fn = "linalg.lu_factor";
   const tl_device dev = tl_tensor_device(a);
-  solver_call c = {0};
+  tl_gpu_solver_call c = {0};
   tl_status st;
   if ((st = tl_lapack_lu_factor_setup(fn, a, lu, pivots, info)) != TL_OK)
     return st;
   const int nb = a->ndim - 2;
   const int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
   const int64_t count = tl_lapack_batch_count(nb, a->shape);
-  if ((st = solver_begin(&c, fn, dev, count)) == TL_OK &&
+  if ((st = tl_gpu_solver_begin(&c, fn, dev, count)) == TL_OK &&
       (st = getrf_batch(&c, tl_linalg_float_dtype(a->dtype), dev, m, n, count,
                         tl_tensor_data(lu), tl_tensor_data(pivots))) == TL_OK)
     st = check_infos(&c, count, info, tl_lapack_lu_factor_error, fn, nb);
-  solver_release(&c);
+  tl_gpu_solver_release(&c);
   if (st != TL_OK)
     tl_lapack_lu_factor_release(lu, pivots, info);
   return st;
@@ -690,9 +768,9 @@ tl_status tl_gpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
     st = tl_error_status();
   char *a0 = tl_tensor_data(&f), *b0 = tl_tensor_data(x);
   for (int64_t i = 0; i < count && m > 0 && k > 0 && st == TL_OK; i++)
-    st = tl_gpu_cublas_check(trsm(h, d, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+    st = tl_gpu_cublas_check(tl_gpu_trsm(h, d, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
                                   upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
-                                  unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT,
+                                  CUBLAS_OP_N, unitriangular ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT,
                                   (int)m, (int)k, a0 + i * n * n * size, lda,
                                   b0 + i * m * k * size, ldb),
                              "trsm");

@@ -139,6 +139,7 @@ static PyObject *fake_emulate_device(PyObject *self, PyObject *unused)
   if (tl_dispatch_emulate_device() != TL_OK)
     return tl_py_raise();
   tl_nn_emulate_device(); /* src/nn's families too */
+  tl_py_fft_emulate_device(); /* and the FFT primitives (py_fft.c) */
   Py_RETURN_NONE;
 }
 

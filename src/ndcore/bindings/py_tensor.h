@@ -197,6 +197,8 @@ extern PyMethodDef tl_py_storage_functions[];
 int tl_py_spelling_init(PyObject *m);
 /* shared-memory handles for torchlike.multiprocessing (py_mp.c) */
 extern PyMethodDef tl_py_mp_functions[];
+/* the emulated fake device's FFT executor, for tests (py_fft.c) */
+void tl_py_fft_emulate_device(void);
 
 
 #endif

@@ -1169,12 +1169,38 @@ static int lp_lstsq(const lsq_args *p, void *a, void *b, void *s, int *rank, int
   return info;
 }
 
+tl_status tl_lapack_lstsq_setup(tl_lapack_lstsq *p, const char *fn, const tl_tensor *a,
+                                const tl_tensor *b)
+{
+  char sa[128], sb[128];
+  p->vb = *b;
+  p->vec = b->ndim == a->ndim - 1;
+  if (p->vec) {
+    p->vb.shape[p->vb.ndim] = 1;
+    p->vb.strides[p->vb.ndim] = 1;
+    p->vb.ndim++;
+  }
+  p->m = a->shape[a->ndim - 2];
+  p->n = a->shape[a->ndim - 1];
+  if (p->vb.ndim < 2 || p->vb.shape[p->vb.ndim - 2] != p->m)
+    return tl_error_set(TL_ERR_RUNTIME, "%s: input.size(-2) should match other.size(-2) (A %s, B "
+                        "%s)", fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
+                        tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
+  p->k = p->vb.shape[p->vb.ndim - 1];
+  p->ldb = p->m > p->n ? p->m : p->n;
+  if (tl_shape_broadcast(a->ndim - 2, a->shape, p->vb.ndim - 2, p->vb.shape, &p->nb, p->bshape) !=
+      TL_OK)
+    return tl_error_status();
+  p->d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype));
+  p->count = tl_lapack_batch_count(p->nb, p->bshape);
+  return TL_OK;
+}
+
 tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
                               const tl_tensor *a, const tl_tensor *b, double rcond,
                               const char *driver)
 {
   const char *fn = "linalg.lstsq";
-  char sa[128], sb[128];
   tl_tensor tmp[2] = {{0}}; /* a's copy, b's buffer (max(m, n) rows) */
   void *work = NULL, *rwork = NULL, *sbuf = NULL;
   int *iwork = NULL, *jpvt = NULL;
@@ -1194,26 +1220,16 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
   else
     return tl_error_set(TL_ERR_RUNTIME, "%s: parameter `driver` should be one of (gels, gelsy, "
                         "gelsd, gelss), but got %s", fn, driver);
-  tl_tensor vb = *b;
-  bool vec = b->ndim == a->ndim - 1;
-  if (vec) {
-    vb.shape[vb.ndim] = 1;
-    vb.strides[vb.ndim] = 1;
-    vb.ndim++;
-  }
-  int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], mn = m < n ? m : n;
-  if (vb.ndim < 2 || vb.shape[vb.ndim - 2] != m)
-    return tl_error_set(TL_ERR_RUNTIME, "%s: input.size(-2) should match other.size(-2) (A %s, B "
-                        "%s)", fn, tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
-                        tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
-  int64_t k = vb.shape[vb.ndim - 1], ldb = m > n ? m : n;
-  int nb;
-  int64_t bshape[TL_MAX_DIMS];
-  if (tl_shape_broadcast(a->ndim - 2, a->shape, vb.ndim - 2, vb.shape, &nb, bshape) != TL_OK)
-    return tl_error_status();
-  tl_dtype d = tl_linalg_float_dtype(tl_promote_types(a->dtype, b->dtype)), rd = tl_dtype_to_real(d);
+  tl_lapack_lstsq q;
+  if ((st = tl_lapack_lstsq_setup(&q, fn, a, b)) != TL_OK)
+    return st;
+  tl_tensor vb = q.vb;
+  const bool vec = q.vec;
+  const int64_t m = q.m, n = q.n, mn = m < n ? m : n, k = q.k, ldb = q.ldb, count = q.count;
+  const int nb = q.nb;
+  const int64_t *bshape = q.bshape;
+  tl_dtype d = q.d, rd = tl_dtype_to_real(d);
   const int64_t size = (int64_t)tl_dtype_size(d), rsize = (int64_t)tl_dtype_size(rd);
-  int64_t count = tl_lapack_batch_count(nb, bshape);
   p.d = d;
   p.m = (int)m;
   p.n = (int)n;

@@ -106,6 +106,20 @@ typedef struct {
 } tl_lapack_det;
 typedef tl_status (*tl_lapack_det_run)(const tl_lapack_det *p, tl_tensor *lu);
 tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run);
+/* lstsq's shapes, every device's (linalg.c): b as a matrix vb (a view
+ * without a reference of its own; a vector b, of a's ndim - 1 dims, gets a
+ * unit last dim), the sizes (ldb = max(m, n): the rows of the solution
+ * buffer), the broadcast batch and the compute dtype; PyTorch's error when
+ * the rows differ. */
+typedef struct {
+  tl_tensor vb;
+  bool vec;
+  int nb;
+  int64_t bshape[TL_MAX_DIMS], m, n, k, ldb, count;
+  tl_dtype d;
+} tl_lapack_lstsq;
+tl_status tl_lapack_lstsq_setup(tl_lapack_lstsq *p, const char *fn, const tl_tensor *a,
+                                const tl_tensor *b);
 /* eigh's error when the solver does not converge (info > 0). */
 tl_status tl_lapack_eigh_error(const char *fn, int nb, int64_t batch, int info);
 tl_status tl_lapack_singular_error(const tl_lapack_solve *p, int64_t batch, int err);

@@ -199,6 +199,12 @@ PyObject *tl_py_binder__linalg_solve_triangular(PyObject *module, PyObject *cons
                                                 PyObject *kwnames);
 PyObject *tl_py_binder__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames);
+PyObject *tl_py_binder__fft_c2c(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder__fft_r2c(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *tl_py_binder__fft_c2r(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
 PyObject *tl_py_binder_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
 PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

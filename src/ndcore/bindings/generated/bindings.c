@@ -286,6 +286,13 @@ PyMethodDef tl_py_generated_linalg_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+PyMethodDef tl_py_generated_fft_functions[] = {
+    {"_fft_c2c", (PyCFunction)(void (*)(void))tl_py_binder__fft_c2c, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_fft_r2c", (PyCFunction)(void (*)(void))tl_py_binder__fft_r2c, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_fft_c2r", (PyCFunction)(void (*)(void))tl_py_binder__fft_c2r, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 PyMethodDef tl_py_generated_shape_functions[] = {
     {"cat", (PyCFunction)(void (*)(void))tl_py_binder_cat, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"concat", (PyCFunction)(void (*)(void))tl_py_binder_concat, METH_FASTCALL | METH_KEYWORDS, NULL},

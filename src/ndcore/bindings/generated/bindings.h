@@ -10,6 +10,7 @@
 #include "ndcore/bindings/generated/args_index.h"
 #include "ndcore/bindings/generated/args_matmul.h"
 #include "ndcore/bindings/generated/args_linalg.h"
+#include "ndcore/bindings/generated/args_fft.h"
 #include "ndcore/bindings/generated/args_view.h"
 #include "ndcore/bindings/generated/args_shape.h"
 #include "ndcore/bindings/generated/args_create.h"
@@ -35,6 +36,7 @@ extern PyMethodDef tl_py_generated_methods[];
 extern PyMethodDef tl_py_generated_method_only[];
 /* Module functions only (@function), by family. */
 extern PyMethodDef tl_py_generated_linalg_functions[];
+extern PyMethodDef tl_py_generated_fft_functions[];
 extern PyMethodDef tl_py_generated_shape_functions[];
 extern PyMethodDef tl_py_generated_create_functions[];
 extern PyMethodDef tl_py_generated_random_functions[];

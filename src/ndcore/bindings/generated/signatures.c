@@ -664,6 +664,23 @@ static const tl_py_param params__geqrf[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
 };
 
+static const tl_py_param params__fft_c2c[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"inverse", TL_PY_ARG_BOOL, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fft_r2c[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+};
+
+static const tl_py_param params__fft_c2r[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"dim", TL_PY_ARG_INT_LIST, TL_PY_ARG_REQUIRED, NULL},
+    {"last_dim_size", TL_PY_ARG_INT, TL_PY_ARG_REQUIRED, NULL},
+};
+
 static const tl_py_param params_reshape[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"shape", TL_PY_ARG_INT_VARARGS, TL_PY_ARG_REQUIRED, NULL},
@@ -2445,6 +2462,12 @@ const tl_py_sig tl_py_sigs[] = {
      "_linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False)"},
     {"_geqrf", "linalg", params__geqrf, 1, 1,
      "_geqrf(Tensor input)"},
+    {"_fft_c2c", "fft", params__fft_c2c, 3, 3,
+     "_fft_c2c(Tensor self, int[] dim, bool inverse)"},
+    {"_fft_r2c", "fft", params__fft_r2c, 2, 2,
+     "_fft_r2c(Tensor self, int[] dim)"},
+    {"_fft_c2r", "fft", params__fft_c2r, 3, 3,
+     "_fft_c2r(Tensor self, int[] dim, int last_dim_size)"},
     {"reshape", "view", params_reshape, 2, 2,
      "reshape(Tensor input, int... shape)"},
     {"view", "view", params_view, 2, 2,
@@ -2862,4 +2885,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 305;
+const int tl_py_sig_count = 308;
