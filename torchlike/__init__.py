@@ -9,6 +9,8 @@ from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
 from ._device import device, set_default_device, get_default_device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
+from ._legacy_types import CPU_TYPES as _CPU_TYPES  # (FloatTensor ...; Tensor.type, type_as)
+globals().update(_CPU_TYPES)
 from . import _ndarray  # noqa: F401  (the ndarray methods and attributes NumPy code calls)
 from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)
 from . import cuda  # noqa: F401

@@ -30,6 +30,8 @@ enum {
   TL_GRAD_F_INPLACE = 1, /* writes its first argument (fill_, copy_, __setitem__) */
   TL_GRAD_F_VIEW = 2,    /* may return a view of its first argument */
   TL_GRAD_F_SLOT = 4,    /* a type slot that records itself (__getitem__, __setitem__) */
+  TL_GRAD_F_FIRST = 8,   /* only the first argument is an input: the others give a shape
+                          * or dtype (view_as, expand_as), as in PyTorch */
 };
 
 /* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:

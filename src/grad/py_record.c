@@ -214,12 +214,13 @@ static int add_input(tl_py_node *node, PyObject *kept, PyObject *source, int *ca
 }
 
 static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                     PyObject *replaced, PyObject *replacement)
+                     PyObject *replaced, PyObject *replacement, int flags)
 {
   bool stub = drops[node->formula] & TL_GRAD_DROP_INPUTS;
   Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  Py_ssize_t inputs = flags & TL_GRAD_F_FIRST ? 1 : nall; /* the arguments that are inputs */
   int wanting = 0; /* tensor arguments that require grad */
-  for (Py_ssize_t i = 0; i < nall; i++)
+  for (Py_ssize_t i = 0; i < inputs; i++)
     wanting += tl_py_is_tensor(args[i]) && ((tl_py_tensor *)args[i])->requires_grad;
   node->args = PyMem_Calloc((size_t)(nall ? nall : 1), sizeof(PyObject *));
   if (!node->args) {
@@ -234,9 +235,11 @@ static int save_call(tl_py_node *node, PyObject *const *args, Py_ssize_t nargs, 
     PyObject *a = replacement && args[i] == replaced ? replacement : args[i];
     bool unpaired = (drops[node->formula] & TL_GRAD_DROP_UNPAIRED) && tl_py_is_tensor(a) &&
                     wanting - ((tl_py_tensor *)a)->requires_grad == 0;
-    if (!(node->args[i] = kept_form(a, stub || unpaired)))
+    if (!(node->args[i] = kept_form(a, stub || unpaired || i >= inputs)))
       return -1;
     PyObject *kept = node->args[i];
+    if (i >= inputs)
+      continue;
     if (tl_py_is_tensor(a)) {
       if (add_input(node, kept, a, &cap) < 0)
         return -1;
@@ -453,7 +456,7 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     goto done; /* comparisons, argmax, integer results: no graph */
   if (!(node = tl_py_node_new(TL_NODE_FORMULA, formula, formula_node_name(formula))))
     goto fail;
-  if (save_call(node, args, nargs, kwnames, target, old) < 0)
+  if (save_call(node, args, nargs, kwnames, target, old, flags) < 0)
     goto fail;
   if (target && !differentiable(target)) {
     PyErr_Format(PyExc_RuntimeError, "%s(): an in-place result of dtype %s cannot require grad",
@@ -521,7 +524,8 @@ static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nar
   if (Py_IS_TYPE(f->impl, &PyMethodDescr_Type) && !tl_py_is_tensor(args[0]))
     return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be Tensor, "
                         "not %s", tl_grad_formula_name(f->formula), Py_TYPE(args[0])->tp_name);
-  if (!tl_py_grad_wanted(args, n))
+  bool first = f->formula >= TL_OP_COUNT && (fn_flags[f->formula - TL_OP_COUNT] & TL_GRAD_F_FIRST);
+  if (!tl_py_grad_wanted(args, first ? 1 : n))
     return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
   return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
 }

@@ -7,6 +7,8 @@ import contextlib
 from .. import _C
 from ._lazy import _get_device_index, _lazy_init
 from .streams import Event, ExternalStream, Stream  # noqa: F401
+from .._legacy_types import CUDA_TYPES as _CUDA_TYPES  # (torchlike.cuda.FloatTensor ...)
+globals().update(_CUDA_TYPES)
 
 
 def device_count():
