@@ -1,6 +1,7 @@
 /* nn_emulate.c - test hook: the fake device given src/nn's CPU kernel sets
  * (conv, pool, norm, softmax, activations, embedding, the losses, the
- * sampling grids) as its device kernels, as src/ndcore/dispatch/emulate.c
+ * sampling grids, attention) as its device kernels, and the recurrent
+ * family's device-neutral driver on the CPU's primitives, as src/ndcore/dispatch/emulate.c
  * does for the core's families.  Each kernel runs with fake memory counted
  * as host memory for the call only, so the op layers take their device
  * paths around it (checks, allocation on the input's device, work copies,
@@ -11,15 +12,20 @@
  * _C._fake_emulate_device after the core's emulation, whose fake storages
  * hold plain host addresses; one-way. */
 #include "ndcore/dispatch/tl_emulate.h"
+#include <string.h>
+
 #include "nn/activation/tl_activation.h"
+#include "nn/attention/tl_attention.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/embedding/tl_embedding.h"
 #include "nn/grid/tl_grid.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/norm/tl_norm.h"
 #include "nn/pool/tl_pool.h"
+#include "nn/rnn/tl_rnn.h"
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 
 static tl_status emu_conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
@@ -248,6 +254,81 @@ static tl_status affine(int n, const int64_t *size, bool align, bool transpose, 
   TL_EMU_HOSTED(tl_cpu_grid_kernels.affine(n, size, align, transpose, in, out));
 }
 
+/* The recurrent cells and layers: the device-neutral driver (rnn_device.c)
+ * on primitives that are the CPU's loops, so the driver's own steps (row
+ * offsets, workspace columns, scratch on the device) run as on CUDA. */
+static tl_status rnn_gemm(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n,
+                          int64_t k, const void *a, int64_t lda, const void *b, int64_t ldb,
+                          double beta, void *c, int64_t ldc)
+{
+  (void)dev;
+  tl_nn_gemm(f64, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  return TL_OK;
+}
+static tl_status rnn_rows_run(const tl_rnn_rows *rows)
+{
+  tl_cpu_rnn_rows(rows);
+  return TL_OK;
+}
+static tl_status rnn_rows(tl_device dev, const tl_rnn_rows *rows)
+{
+  (void)dev;
+  TL_EMU_HOSTED(rnn_rows_run(rows));
+}
+static tl_status rnn_copy(tl_device dev, void *dst, int64_t ld_dst, const void *src,
+                          int64_t ld_src, int64_t n, int64_t bytes)
+{
+  (void)dev;
+  for (int64_t r = 0; r < n && bytes > 0; r++) {
+    if (src)
+      memcpy((char *)dst + r * ld_dst, (const char *)src + r * ld_src, (size_t)bytes);
+    else
+      memset((char *)dst + r * ld_dst, 0, (size_t)bytes);
+  }
+  return TL_OK;
+}
+static tl_status rnn_add(tl_device dev, bool f64, void *dst, const void *src, int64_t count)
+{
+  (void)dev;
+  for (int64_t i = 0; i < count; i++) {
+    if (f64)
+      ((double *)dst)[i] += ((const double *)src)[i];
+    else
+      ((float *)dst)[i] += ((const float *)src)[i];
+  }
+  return TL_OK;
+}
+static tl_status rnn_colsum(tl_device dev, bool f64, const void *g, int64_t n, int64_t cols,
+                            int64_t ld, void *out)
+{
+  (void)dev;
+  tl_cpu_rnn_colsum(f64, g, n, cols, ld, out);
+  return TL_OK;
+}
+static const tl_rnn_device_ops rnn_ops = {.gemm = rnn_gemm, .rows = rnn_rows, .copy = rnn_copy,
+                                          .add = rnn_add, .colsum = rnn_colsum};
+static tl_status rnn_cell(const tl_rnn_call *call)
+{
+  return tl_rnn_device_cell(&rnn_ops, call);
+}
+static tl_status rnn_layer(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer(&rnn_ops, call);
+}
+static tl_status rnn_layer_backward(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer_backward(&rnn_ops, call);
+}
+
+static tl_status attention(const tl_attn_call *call)
+{
+  TL_EMU_HOSTED(tl_cpu_flash_attention(call));
+}
+static tl_status attention_backward(const tl_attn_call *call)
+{
+  TL_EMU_HOSTED(tl_cpu_flash_attention_backward(call));
+}
+
 void tl_nn_emulate_device(void)
 {
   static const tl_nn_conv_kernels conv = {.conv = emu_conv,
@@ -277,6 +358,10 @@ void tl_nn_emulate_device(void)
       .multilabel_margin_backward = multilabel_backward, .ctc = ctc, .ctc_backward = ctc_backward};
   static const tl_nn_grid_kernels grid_set = {.sample = grid_sample, .sample_backward = grid_backward,
                                               .affine = affine};
+  static const tl_nn_rnn_kernels rnn_set = {.cell = rnn_cell, .layer = rnn_layer,
+                                             .layer_backward = rnn_layer_backward};
+  static const tl_nn_attention_kernels attention_set = {.forward = attention,
+                                                        .backward = attention_backward};
   /* a family's ops are those whose CPU set is its representative's */
   static const struct {
     tl_op like;
@@ -284,7 +369,8 @@ void tl_nn_emulate_device(void)
   } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
                   {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
                   {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
-                  {TL_OP_GRID_SAMPLER, &grid_set}};
+                  {TL_OP_GRID_SAMPLER, &grid_set},       {TL_OP_RNN_LAYER, &rnn_set},
+                  {TL_OP_FLASH_ATTENTION, &attention_set}};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++)
     tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
 }

@@ -177,4 +177,32 @@ void tl_cpu_rnn_colsum(bool f64, const void *g, int64_t n, int64_t cols, int64_t
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *call);
 tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *call);
 
+/* ---- the device-neutral driver (rnn_device.c) ------------------------------------------
+ * The layer loop and the cell for a device whose memory host code cannot
+ * read: every element is touched by the device's primitives below, every
+ * pointer is the device's (raw, row-major, the work dtype), the scratch is
+ * device tensors, and only the shapes and batch sizes live on the host.
+ * CUDA lends cuBLAS and its kernels (src/gpu/seq); the emulated fake device
+ * the CPU's loops, so the driver runs without a GPU too. */
+typedef struct {
+  /* C (m, n) = op(A) op(B) + beta C, as tl_nn_gemm */
+  tl_status (*gemm)(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                    const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
+                    int64_t ldc);
+  /* the cell rows, as tl_cpu_rnn_rows (no NULL gradients) */
+  tl_status (*rows)(tl_device dev, const tl_rnn_rows *rows);
+  /* n rows of `bytes` bytes, ld_* bytes apart: dst = src, or zeros when src is NULL */
+  tl_status (*copy)(tl_device dev, void *dst, int64_t ld_dst, const void *src, int64_t ld_src,
+                    int64_t n, int64_t bytes);
+  /* dst[i] += src[i], i < count */
+  tl_status (*add)(tl_device dev, bool f64, void *dst, const void *src, int64_t count);
+  /* as tl_cpu_rnn_colsum */
+  tl_status (*colsum)(tl_device dev, bool f64, const void *g, int64_t n, int64_t cols,
+                      int64_t ld, void *out);
+} tl_rnn_device_ops;
+
+tl_status tl_rnn_device_cell(const tl_rnn_device_ops *ops, const tl_rnn_call *call);
+tl_status tl_rnn_device_layer(const tl_rnn_device_ops *ops, const tl_rnn_layer_call *call);
+tl_status tl_rnn_device_layer_backward(const tl_rnn_device_ops *ops, const tl_rnn_layer_call *call);
+
 #endif
