@@ -1,68 +1,44 @@
 /* attention.cu - the row kernels of scaled dot-product attention on CUDA
- * (tl_gpu_seq.h); the GEMMs between them are cuBLAS's (attention_gpu.c).
- *
- * A tile is `rows` score rows of S keys (tl_gpu_attn_tile: row r is query i
- * of query batch row b).  What each kernel does to a score x of key j, as
- * attention_loops.h does on the CPU:
- *   mask      -inf where causal and j > i, or a bool mask is false; plus a
- *             float mask's value
- *   forward   p = exp(x - m) / l (m the row's max, l its sum of exp; a row
- *             with nothing to attend gives p = 0 and lse = -inf), then
- *             dropped out; lse = m + log(l)
- *   backward  p = exp(x - lse) (0 where either is -inf); pd = p dropped out;
- *             dS = p (Z dP - D)
- * Dropout keeps key j of query i, batch row b, when the top 24 bits of word
- * j % 4 of Philox block (j / 4, i, b, b >> 32) under the call's seed, as a
- * uniform in [0, 1), are >= p: the CPU's draw (tl_attn_dropout_keep), so
- * both devices drop the same scores; a kept one is scaled by 1 / (1 - p).
+ * (tl_gpu_seq.h), the device's part of the device-neutral driver
+ * (src/nn/attention/attention_device.c, which runs cuBLAS's GEMMs between
+ * them).  What each does to score x of key j (the masks and the dropout
+ * rule are attention_tile.h's, shared with the host loops of the emulated
+ * device, so both read the same mask elements and the same Philox words as
+ * the CPU's kernel):
+ *   forward   masked; p = exp(x - m) / l (m the row's max, l its sum of
+ *             exp; a row with nothing to attend gives p = 0, lse = -inf),
+ *             then dropped out (times 0 or 1 / (1 - p)); lse = m + log(l)
+ *   backward  p = exp(x - lse) (0 where either is -inf); pd = p dropped
+ *             out; dS = p (Z dP - D); D = rowsum(dO * O)
  * The forward takes a warp per row up to 1024 keys, else a block of 256
  * threads, combining partials in a fixed order (tl_cuda_rows.cuh); the
- * backward's kernels are elementwise, a thread per score. */
+ * backward's kernels are elementwise, a thread per score; rowdot a warp a
+ * row. */
 #include <cuda_runtime.h>
 
 #include "gpu/nn/tl_cuda_grid.cuh"
 #include "gpu/nn/tl_cuda_rows.cuh"
-#include "gpu/random/tl_philox.h"
 #include "gpu/seq/tl_gpu_seq.h"
 
 namespace {
 
-/* Query batch row b, query i and lse index of tile row r. */
-struct row_of {
-  int64_t b, i, at;
-};
-__device__ __forceinline__ row_of locate(const tl_gpu_attn_tile &t, int64_t r)
-{
-  int64_t kv = t.b0 + r / t.m, rr = t.r0 + r % t.m, Rq = t.group * t.L;
-  return {(kv / t.kv_heads) * t.heads + (kv % t.kv_heads) * t.group + rr / t.L, rr % t.L,
-          kv * Rq + rr};
-}
-
+/* score x of key j of row w after the masks */
 template <typename T>
-__device__ __forceinline__ T masked(const tl_gpu_attn_tile &t, const row_of &w, int64_t j, T x)
+__device__ __forceinline__ T masked(const tl_attn_tile &t, tl_attn_where w, int64_t j, T x)
 {
-  if (t.causal && j > w.i)
+  int64_t add;
+  if (tl_attn_removed(&t, w, j, &add))
     return -(T)INFINITY;
-  if (!t.mask)
-    return x;
-  int64_t at = t.mask_offsets[w.b] + w.i * t.mask_sl + j * t.mask_ss;
-  if (t.mask_bool)
-    return ((const unsigned char *)t.mask)[at] ? x : -(T)INFINITY;
-  return x + ((const T *)t.mask)[at];
+  return add >= 0 ? x + ((const T *)t.mask)[add] : x;
 }
 
-/* the dropout multiplier of key j: 0 or 1 / (1 - p) */
 template <typename T>
-__device__ __forceinline__ T multiplier(const tl_gpu_attn_tile &t, const row_of &w, int64_t j)
+__device__ __forceinline__ T multiplier(const tl_attn_tile &t, tl_attn_where w, int64_t j)
 {
-  uint32_t word[4];
-  tl_px_block4(t.seed, (uint32_t)(j / 4), (uint32_t)w.i, (uint32_t)w.b,
-               (uint32_t)((uint64_t)w.b >> 32), word);
-  bool keep = (double)(word[j % 4] >> 8) * (1.0 / 16777216.0) >= t.dropout_p;
-  return keep ? (t.dropout_p < 1 ? (T)(1 / (1 - t.dropout_p)) : (T)0) : (T)0;
+  return (T)tl_attn_multiplier(&t, w, j);
 }
 
-template <bool WARP, typename T> __global__ void softmax_rows(tl_gpu_attn_tile t, T *s, T *lse)
+template <bool WARP, typename T> __global__ void softmax_rows(tl_attn_tile t, T *s, T *lse)
 {
   __shared__ T shared[32];
   const int lanes = WARP ? 32 : blockDim.x;
@@ -71,7 +47,7 @@ template <bool WARP, typename T> __global__ void softmax_rows(tl_gpu_attn_tile t
   const int64_t first = (int64_t)blockIdx.x * per_block + (WARP ? threadIdx.x / 32 : 0);
   const T inf = (T)INFINITY;
   for (int64_t r = first; r < t.rows; r += (int64_t)gridDim.x * per_block) {
-    const row_of w = locate(t, r);
+    const tl_attn_where w = tl_attn_locate(&t, r);
     T *row = s + r * t.S, m = -inf, l = 0;
     for (int64_t j = lane; j < t.S; j += lanes) {
       T x = masked(t, w, j, row[j]);
@@ -93,11 +69,11 @@ template <bool WARP, typename T> __global__ void softmax_rows(tl_gpu_attn_tile t
   }
 }
 
-template <typename T> __global__ void probs(tl_gpu_attn_tile t, T *s, const T *lse, T *pd)
+template <typename T> __global__ void probs(tl_attn_tile t, T *s, const T *lse, T *pd)
 {
   TL_GPU_GRID_LOOP(e, t.rows * t.S)
   {
-    const row_of w = locate(t, e / t.S);
+    const tl_attn_where w = tl_attn_locate(&t, e / t.S);
     int64_t j = e % t.S;
     T x = masked(t, w, j, s[e]), l = lse[w.at];
     T p = l == -(T)INFINITY || x == -(T)INFINITY ? (T)0 : exp(x - l);
@@ -107,11 +83,11 @@ template <typename T> __global__ void probs(tl_gpu_attn_tile t, T *s, const T *l
   }
 }
 
-template <typename T> __global__ void dscores(tl_gpu_attn_tile t, const T *p, T *dp, const T *d)
+template <typename T> __global__ void dscores(tl_attn_tile t, const T *p, T *dp, const T *d)
 {
   TL_GPU_GRID_LOOP(e, t.rows * t.S)
   {
-    const row_of w = locate(t, e / t.S);
+    const tl_attn_where w = tl_attn_locate(&t, e / t.S);
     T g = t.dropout_p > 0 ? dp[e] * multiplier<T>(t, w, e % t.S) : dp[e];
     dp[e] = p[e] * (g - d[w.at]);
   }
@@ -131,7 +107,7 @@ template <typename T> __global__ void rowdot(const T *a, const T *b, int64_t n, 
   }
 }
 
-template <typename T> int softmax_launch(const tl_gpu_attn_tile *t, T *s, T *lse, cudaStream_t st)
+template <typename T> int softmax_launch(const tl_attn_tile *t, T *s, T *lse, cudaStream_t st)
 {
   const int warps = TL_GPU_THREADS / 32;
   if (t->S <= 1024)
@@ -143,7 +119,7 @@ template <typename T> int softmax_launch(const tl_gpu_attn_tile *t, T *s, T *lse
 
 } // namespace
 
-extern "C" int tl_gpu_attn_softmax_launch(const tl_gpu_attn_tile *t, void *s, void *lse,
+extern "C" int tl_gpu_attn_softmax_launch(const tl_attn_tile *t, void *s, void *lse,
                                           void *stream)
 {
   if (t->rows <= 0)
@@ -153,7 +129,7 @@ extern "C" int tl_gpu_attn_softmax_launch(const tl_gpu_attn_tile *t, void *s, vo
                 : softmax_launch(t, (float *)s, (float *)lse, st);
 }
 
-extern "C" int tl_gpu_attn_probs_launch(const tl_gpu_attn_tile *t, void *s, const void *lse,
+extern "C" int tl_gpu_attn_probs_launch(const tl_attn_tile *t, void *s, const void *lse,
                                         void *pd, void *stream)
 {
   if (t->rows <= 0 || t->S <= 0)
@@ -169,7 +145,7 @@ extern "C" int tl_gpu_attn_probs_launch(const tl_gpu_attn_tile *t, void *s, cons
   return (int)cudaGetLastError();
 }
 
-extern "C" int tl_gpu_attn_dscores_launch(const tl_gpu_attn_tile *t, const void *p, void *dp,
+extern "C" int tl_gpu_attn_dscores_launch(const tl_attn_tile *t, const void *p, void *dp,
                                           const void *d, void *stream)
 {
   if (t->rows <= 0 || t->S <= 0)

@@ -1,193 +1,63 @@
-/* attention_gpu.c - the CUDA set of the blocked scaled dot-product attention
- * (tl_attention.h: tl_attn_call), built of cuBLAS strided-batched GEMMs over
- * tiles of query rows and the row kernels of attention.cu.
- *
- * Legend: B query batch rows (heads of them per outer row), K = B / group
- * key/value batch rows (kv_heads per outer row, each serving group = heads /
- * kv_heads query heads), L queries, S keys, E, Ev head sizes.  Query head h
- * of an outer row reads key head h / group, and the group query heads of a
- * key head are adjacent batch rows, so Q (B, L, E) read as (K, Rq, E) with
- * Rq = group L puts each key/value batch row's queries in one matrix: every
- * GEMM is one strided-batched call over key/value batch rows, grouped-query
- * attention included (dK, dV sum over the group inside the GEMM).
- *
- * The scores are never whole: a tile is m query rows of cb batch rows, with
- * cb m S <= TILE_SCORES, so the scratch stays bounded however long the
- * sequence (m rows of all the batch when they fit, at least 64 rows of
- * fewer batch rows when they do not, down to one row of one).  Per tile:
- *   forward   Sc = scale Q K^T;  softmax rows (mask, dropout, lse);  O = P V
- *   backward  Sc = scale Q K^T;  P = exp(Sc + mask - lse), Pd = dropped P;
- *             dV += Pd^T dO;  dP = dO V^T;  dS = P (Z dP - D);
- *             dQ = scale dS K;  dK += scale dS^T Q
- * with D = rowsum(dO * O) first (tl_attention.h has the derivation).  The
- * softmax of a tile's rows is exact (the whole row of S is in the tile), so
- * no running rescale is needed; the outputs are the CPU kernel's, out and
- * lse (the logsumexp of each row's masked scaled scores), and the backward
- * recomputes P from lse as the CPU's does.  No host reads: the mask's
- * per-row offsets go to the device in one copy. */
+/* attention_gpu.c - the CUDA set of scaled dot-product attention: the
+ * device-neutral driver (src/nn/attention/attention_device.c) on CUDA's
+ * primitives, cuBLAS's strided-batched GEMMs (tl_gpu_seq_gemm) and the row
+ * kernels of attention.cu, every one queued on the current stream.  A tile
+ * holds at most 2^23 scores (32 MiB in float), so the backward's three
+ * score buffers stay under 200 MiB in double however long the sequences. */
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
-#include <string.h>
-
 #include "gpu/seq/tl_gpu_seq.h"
 #include "gpu/seq/tl_gpu_seq_host.h"
 #include "gpu/tl_gpu_host.h"
 
-enum { TILE_SCORES = 1 << 23, MIN_TILE_ROWS = 64 };
+static const char *const NAME = "scaled_dot_product_attention";
 
-/* What both directions share: sizes, the tile, the device's mask offsets
- * and the scratch. */
-typedef struct {
-  const tl_attn_call *c;
-  tl_device dev;
-  void *stream;
-  bool f64;
-  size_t es;
-  int64_t K, Rq, tq, cb;
-  tl_gpu_attn_tile tile;
-  tl_tensor offsets, scratch[3];
-} attn_plan;
-
-static void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
-/* element `elements` of t (NULL for an empty tensor's NULL data, which no
- * GEMM or kernel of an empty product reads) */
-static char *at(const attn_plan *p, const tl_tensor *t, int64_t elements)
+static tl_status softmax(tl_device dev, const tl_attn_tile *t, void *s, void *lse)
 {
-  char *base = tl_tensor_data(t);
-  return base ? base + (size_t)elements * p->es : NULL;
-}
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-static tl_status plan_release(attn_plan *p, tl_status status)
-{
-  tl_tensor_release(&p->offsets);
-  for (int k = 0; k < 3; k++)
-    tl_tensor_release(&p->scratch[k]);
-  return status;
+  void *stream = NULL;
+  if (tl_gpu_stream(dev, NAME, &stream) != TL_OK)
+    return tl_error_status();
+  return tl_gpu_launched(tl_gpu_attn_softmax_launch(t, s, lse, stream), NAME);
 }
 
-/* The tile sizes, the mask offsets on the device, `nscratch` score buffers. */
-static tl_status plan(attn_plan *p, const tl_attn_call *c, int nscratch)
+static tl_status probs(tl_device dev, const tl_attn_tile *t, void *s, const void *lse, void *pd)
 {
-  *p = (attn_plan){.c = c, .dev = tl_tensor_device(c->q), .f64 = c->q->dtype == TL_DTYPE_F64};
-  p->es = p->f64 ? sizeof(double) : sizeof(float);
-  int64_t group = c->kv_heads ? c->heads / c->kv_heads : 1;
-  p->K = c->heads ? c->batch / c->heads * c->kv_heads : 0;
-  p->Rq = group * c->L;
-  int64_t S = c->S > 0 ? c->S : 1, K = p->K > 0 ? p->K : 1, R = p->Rq > 0 ? p->Rq : 1;
-  p->tq = clamp64(TILE_SCORES / S / K, R < MIN_TILE_ROWS ? R : MIN_TILE_ROWS, R);
-  p->cb = clamp64(TILE_SCORES / S / p->tq, 1, K);
-  p->tile = (tl_gpu_attn_tile){.S = c->S, .L = c->L, .heads = c->heads, .kv_heads = c->kv_heads,
-                               .group = group, .causal = c->causal, .dropout_p = c->dropout_p,
-                               .seed = c->seed, .f64 = p->f64};
-  tl_status s = tl_gpu_stream(p->dev, "scaled_dot_product_attention", &p->stream);
-  int64_t n = p->cb * p->tq * c->S;
-  for (int k = 0; k < nscratch && s == TL_OK; k++)
-    s = tl_tensor_empty(&p->scratch[k], p->f64 ? TL_DTYPE_F64 : TL_DTYPE_F32, 1, &n, p->dev);
-  if (s != TL_OK || !c->mask)
-    return s;
-  tl_tensor host = {0};
-  int64_t nb = c->batch;
-  s = tl_tensor_empty(&host, TL_DTYPE_I64, 1, &nb, (tl_device){.type = TL_DEVICE_CPU});
-  if (s == TL_OK && nb > 0)
-    memcpy(tl_tensor_data(&host), c->mask_offsets, (size_t)nb * sizeof(int64_t));
-  if (s == TL_OK)
-    s = tl_tensor_empty(&p->offsets, TL_DTYPE_I64, 1, &nb, p->dev);
-  if (s == TL_OK)
-    s = tl_tensor_copy(&p->offsets, &host);
-  tl_tensor_release(&host);
-  p->tile.mask = data(c->mask);
-  p->tile.mask_bool = c->mask->dtype == TL_DTYPE_BOOL;
-  p->tile.mask_offsets = data(&p->offsets);
-  p->tile.mask_sl = c->mask_sl;
-  p->tile.mask_ss = c->mask_ss;
-  return s;
+  void *stream = NULL;
+  if (tl_gpu_stream(dev, NAME, &stream) != TL_OK)
+    return tl_error_status();
+  return tl_gpu_launched(tl_gpu_attn_probs_launch(t, s, lse, pd, stream), NAME);
 }
 
-static tl_status gemm(const attn_plan *p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                      double alpha, const void *a, int64_t lda, int64_t sa, const void *b,
-                      int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
-                      int64_t batch)
+static tl_status dscores(tl_device dev, const tl_attn_tile *t, const void *p, void *dp,
+                         const void *d)
 {
-  return tl_gpu_seq_gemm(p->dev, p->f64, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c,
-                         ldc, sc, batch);
+  void *stream = NULL;
+  if (tl_gpu_stream(dev, NAME, &stream) != TL_OK)
+    return tl_error_status();
+  return tl_gpu_launched(tl_gpu_attn_dscores_launch(t, p, dp, d, stream), NAME);
 }
 
-/* The tile of nb batch rows from b0 and m query rows from r0: its scaled
- * scores into scratch 0. */
-static tl_status scores(attn_plan *p, int64_t b0, int64_t nb, int64_t r0, int64_t m)
+static tl_status rowdot(tl_device dev, bool f64, const void *a, const void *b, int64_t n,
+                        int64_t ev, void *d)
 {
-  const tl_attn_call *c = p->c;
-  p->tile.rows = nb * m;
-  p->tile.m = m;
-  p->tile.r0 = r0;
-  p->tile.b0 = b0;
-  return gemm(p, false, true, m, c->S, c->E, c->scale, at(p, c->q, (b0 * p->Rq + r0) * c->E),
-              c->E, p->Rq * c->E, at(p, c->k, b0 * c->S * c->E), c->E, c->S * c->E, 0.0,
-              data(&p->scratch[0]), c->S, m * c->S, nb);
+  void *stream = NULL;
+  if (tl_gpu_stream(dev, NAME, &stream) != TL_OK)
+    return tl_error_status();
+  return tl_gpu_launched(tl_gpu_attn_rowdot_launch(f64, a, b, n, ev, d, stream), NAME);
 }
 
-static tl_status forward(const tl_attn_call *c)
-{
-  attn_plan p;
-  tl_status s = plan(&p, c, 1);
-  int64_t S = c->S, Ev = c->Ev;
-  for (int64_t b0 = 0; b0 < p.K && s == TL_OK; b0 += p.cb) {
-    int64_t nb = p.K - b0 < p.cb ? p.K - b0 : p.cb;
-    for (int64_t r0 = 0; r0 < p.Rq && s == TL_OK; r0 += p.tq) {
-      int64_t m = p.Rq - r0 < p.tq ? p.Rq - r0 : p.tq;
-      void *sc = data(&p.scratch[0]);
-      if ((s = scores(&p, b0, nb, r0, m)) != TL_OK ||
-          (s = tl_gpu_launched(tl_gpu_attn_softmax_launch(&p.tile, sc, data(c->lse), p.stream),
-                               "scaled_dot_product_attention")) != TL_OK)
-        break;
-      s = gemm(&p, false, false, m, Ev, S, 1.0, sc, S, m * S, at(&p, c->v, b0 * S * Ev), Ev,
-               S * Ev, 0.0, at(&p, c->out, (b0 * p.Rq + r0) * Ev), Ev, p.Rq * Ev, nb);
-    }
-  }
-  return plan_release(&p, s);
-}
+static const tl_attn_device_ops cuda_ops = {.tile_scores = (int64_t)1 << 23,
+                                            .gemm = tl_gpu_seq_gemm,
+                                            .softmax = softmax,
+                                            .probs = probs,
+                                            .dscores = dscores,
+                                            .rowdot = rowdot};
 
-static tl_status backward(const tl_attn_call *c)
+static tl_status forward(const tl_attn_call *call) { return tl_attn_device_forward(&cuda_ops, call); }
+static tl_status backward(const tl_attn_call *call)
 {
-  attn_plan p;
-  bool drop = c->dropout_p > 0;
-  tl_status s = plan(&p, c, drop ? 3 : 2);
-  tl_tensor dsum = {0};
-  int64_t S = c->S, E = c->E, Ev = c->Ev, rows = c->batch * c->L;
-  if (s == TL_OK)
-    s = tl_tensor_empty(&dsum, p.f64 ? TL_DTYPE_F64 : TL_DTYPE_F32, 1, &rows, p.dev);
-  if (s == TL_OK)
-    s = tl_gpu_launched(tl_gpu_attn_rowdot_launch(p.f64, data(c->dout), data(c->o), rows, Ev,
-                                                  data(&dsum), p.stream),
-                        "scaled_dot_product_attention_backward");
-  void *pr = data(&p.scratch[0]), *dp = data(&p.scratch[1]), *pd = drop ? data(&p.scratch[2]) : NULL;
-  for (int64_t b0 = 0; b0 < p.K && s == TL_OK; b0 += p.cb) {
-    int64_t nb = p.K - b0 < p.cb ? p.K - b0 : p.cb;
-    for (int64_t r0 = 0; r0 < p.Rq && s == TL_OK; r0 += p.tq) {
-      int64_t m = p.Rq - r0 < p.tq ? p.Rq - r0 : p.tq, row0 = b0 * p.Rq + r0;
-      const char *q = at(&p, c->q, row0 * E), *dout = at(&p, c->dout, row0 * Ev);
-      const char *k = at(&p, c->k, b0 * S * E), *v = at(&p, c->v, b0 * S * Ev);
-      if ((s = scores(&p, b0, nb, r0, m)) != TL_OK ||
-          (s = tl_gpu_launched(tl_gpu_attn_probs_launch(&p.tile, pr, data(c->lse_in), pd,
-                                                        p.stream),
-                               "scaled_dot_product_attention_backward")) != TL_OK ||
-          (s = gemm(&p, true, false, S, Ev, m, 1.0, drop ? pd : pr, S, m * S, dout, Ev,
-                    p.Rq * Ev, 1.0, at(&p, c->dv, b0 * S * Ev), Ev, S * Ev, nb)) != TL_OK ||
-          (s = gemm(&p, false, true, m, S, Ev, 1.0, dout, Ev, p.Rq * Ev, v, Ev, S * Ev, 0.0, dp,
-                    S, m * S, nb)) != TL_OK ||
-          (s = tl_gpu_launched(tl_gpu_attn_dscores_launch(&p.tile, pr, dp, data(&dsum), p.stream),
-                               "scaled_dot_product_attention_backward")) != TL_OK ||
-          (s = gemm(&p, false, false, m, E, S, c->scale, dp, S, m * S, k, E, S * E, 0.0,
-                    at(&p, c->dq, row0 * E), E, p.Rq * E, nb)) != TL_OK)
-        break;
-      s = gemm(&p, true, false, S, E, m, c->scale, dp, S, m * S, q, E, p.Rq * E, 1.0,
-               at(&p, c->dk, b0 * S * E), E, S * E, nb);
-    }
-  }
-  tl_tensor_release(&dsum);
-  return plan_release(&p, s);
+  return tl_attn_device_backward(&cuda_ops, call);
 }
 
 const tl_nn_attention_kernels tl_gpu_attention_set = {.forward = forward, .backward = backward};

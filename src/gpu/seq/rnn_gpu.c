@@ -86,13 +86,6 @@ tl_status tl_gpu_seq_gemm(tl_device device, bool f64, bool ta, bool tb, int64_t 
 
 /* ---- the recurrent driver's primitives (tl_rnn_device_ops) ---------------------------- */
 
-static tl_status rnn_gemm(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n,
-                          int64_t k, const void *a, int64_t lda, const void *b, int64_t ldb,
-                          double beta, void *c, int64_t ldc)
-{
-  return tl_gpu_seq_gemm(dev, f64, ta, tb, m, n, k, 1.0, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1);
-}
-
 static tl_status rnn_rows(tl_device dev, const tl_rnn_rows *rows)
 {
   tl_gpu_rnn_rows g = {.kind = (int)rows->kind, .n = rows->n, .h = rows->h, .f64 = rows->f64};
@@ -156,7 +149,7 @@ static tl_status rnn_colsum(tl_device dev, bool f64, const void *g, int64_t n, i
   return tl_gpu_launched(tl_gpu_rnn_colsum_launch(f64, g, n, cols, ld, out, stream), "rnn");
 }
 
-static const tl_rnn_device_ops cuda_ops = {.gemm = rnn_gemm, .rows = rnn_rows, .copy = rnn_copy,
+static const tl_rnn_device_ops cuda_ops = {.gemm = tl_gpu_seq_gemm, .rows = rnn_rows, .copy = rnn_copy,
                                            .add = rnn_add, .colsum = rnn_colsum};
 
 static tl_status cuda_cell(const tl_rnn_call *call) { return tl_rnn_device_cell(&cuda_ops, call); }

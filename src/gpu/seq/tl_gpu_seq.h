@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "nn/attention/attention_tile.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,34 +54,18 @@ int tl_gpu_rnn_colsum_launch(int f64, const void *g, int64_t n, int64_t cols, in
                              void *out, void *stream);
 
 /* ---- attention (attention.cu) ----
- * One tile of score rows: `rows` = cb * m rows of S scores, cb key/value
- * batch rows from b0, m query rows from r0 of each.  In the grouped view a
- * key/value batch row kv holds the Rq = group * L query rows of its group
- * heads (query batch rows), so row r of the tile is query i = (r0 + r) % L
- * of query batch row b = (kv / kv_heads) heads + (kv % kv_heads) group +
- * (r0 + r) / L, and its lse / D entry is kv Rq + r0 + r. */
-typedef struct {
-  int64_t rows, m, r0, b0, S, L, heads, kv_heads, group;
-  int causal;
-  const void *mask; /* NULL, or bool (mask_bool) or work-type, at offsets[b] + i sl + j ss */
-  int mask_bool;
-  const int64_t *mask_offsets; /* device memory, one per query batch row */
-  int64_t mask_sl, mask_ss;
-  double dropout_p;
-  uint64_t seed;
-  int f64;
-} tl_gpu_attn_tile;
-
+ * A tile of score rows (attention_tile.h: which query a row is, the masks,
+ * dropout), rows * S scores contiguous; lse and d indexed as it says. */
 /* Forward: s (rows, S) holds scale Q K^T; masks it, writes the softmax
  * probabilities (dropped out: times 0 or 1 / (1 - p)) in place and lse. */
-int tl_gpu_attn_softmax_launch(const tl_gpu_attn_tile *t, void *s, void *lse, void *stream);
+int tl_gpu_attn_softmax_launch(const tl_attn_tile *t, void *s, void *lse, void *stream);
 /* Backward, 1: s holds scale Q K^T; p = exp(s + mask - lse) in place, and
  * pd = p dropped out (when dropout_p > 0). */
-int tl_gpu_attn_probs_launch(const tl_gpu_attn_tile *t, void *s, const void *lse, void *pd,
+int tl_gpu_attn_probs_launch(const tl_attn_tile *t, void *s, const void *lse, void *pd,
                              void *stream);
 /* Backward, 2: dp holds dO V^T; dp = p (Z dp - D) in place (Z the dropout
  * multiplier, 1 without dropout). */
-int tl_gpu_attn_dscores_launch(const tl_gpu_attn_tile *t, const void *p, void *dp, const void *d,
+int tl_gpu_attn_dscores_launch(const tl_attn_tile *t, const void *p, void *dp, const void *d,
                                void *stream);
 /* d[r] = sum_x dout[r, x] o[r, x] for rows r < n of Ev elements (a warp a row). */
 int tl_gpu_attn_rowdot_launch(int f64, const void *dout, const void *o, int64_t n, int64_t ev,

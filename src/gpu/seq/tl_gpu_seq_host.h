@@ -1,6 +1,6 @@
 /* tl_gpu_seq_host.h - what the C files of src/gpu/seq share: the row-major
- * strided-batched GEMM on raw device memory (rnn_gpu.c) and attention's
- * CUDA set (attention_gpu.c). */
+ * strided-batched GEMM on raw device memory (rnn_gpu.c; the drivers'
+ * tl_nn_device_gemm) and attention's CUDA set (attention_gpu.c). */
 #ifndef TL_GPU_SEQ_HOST_H
 #define TL_GPU_SEQ_HOST_H
 

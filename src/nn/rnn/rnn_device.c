@@ -41,17 +41,13 @@ static tl_status copy(const dev_layer *l, void *dst, int64_t ld_dst, const void 
   return l->ops->copy(l->dev, dst, ld_dst * es, src, ld_src * es, n, cols * es);
 }
 
-/* The device's GEMM for products with terms; an empty sum (k = 0, e.g. no
- * rows in the batch) is C = beta C here, so the primitive never sees one. */
+/* C (m, n) = op(A) op(B) + beta C, row-major, one product */
 static tl_status gemm(const dev_layer *l, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                       const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                       void *c, int64_t ldc)
 {
-  if (m == 0 || n == 0)
-    return TL_OK;
-  if (k == 0)
-    return beta == 0.0 ? copy(l, c, ldc, NULL, 0, m, n) : TL_OK;
-  return l->ops->gemm(l->dev, l->f64, ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  return l->ops->gemm(l->dev, l->f64, ta, tb, m, n, k, 1.0, a, lda, 0, b, ldb, 0, beta, c, ldc,
+                      0, 1);
 }
 
 /* *p = scratch k of (rows, cols) elements on the layer's device (NULL when

@@ -23,6 +23,7 @@
 #define TL_NN_RNN_H
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "nn/tl_nn_work.h"
 
 typedef enum {
   TL_RNN_LSTM,          /* in: ig hg cx bi bh     out: hy cy ws */
@@ -185,10 +186,7 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *call);
  * CUDA lends cuBLAS and its kernels (src/gpu/seq); the emulated fake device
  * the CPU's loops, so the driver runs without a GPU too. */
 typedef struct {
-  /* C (m, n) = op(A) op(B) + beta C, as tl_nn_gemm */
-  tl_status (*gemm)(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                    const void *a, int64_t lda, const void *b, int64_t ldb, double beta, void *c,
-                    int64_t ldc);
+  tl_nn_device_gemm gemm; /* tl_nn_work.h */
   /* the cell rows, as tl_cpu_rnn_rows (no NULL gradients) */
   tl_status (*rows)(tl_device dev, const tl_rnn_rows *rows);
   /* n rows of `bytes` bytes, ld_* bytes apart: dst = src, or zeros when src is NULL */
