@@ -24,7 +24,7 @@ from torchlike import _C as C
 from torchlike.autograd import gradcheck
 from oracle import cuda_test_devices, run_emulated
 from test_nn_rnn_kernels import np_gru_cell, np_lstm_cell, np_rnn_cell
-from test_nn_rnn_layer import MODES, make_case, np_layer, op_args
+from test_nn_rnn_layer import MODES, layer_fn, make_case, np_layer, op_args
 
 DEVICES, EMULATED = cuda_test_devices()
 # device against the NumPy loop: float64 to rounding, float32 to a few ulps
@@ -201,15 +201,7 @@ def test_layer_gradcheck(device, mode, proj, packed, reverse):
     if mode == "RNN_RELU":
         x = x + 0.5       # away from relu's kink, where finite differences disagree
     args, bs = layer_args(device, p, x, h0, c0, T.float64, sizes, packed, grad=True)
-    where = [i for i, a in enumerate(args) if a is not None]
-
-    def fn(*given):
-        full = [None] * 8
-        for i, a in zip(where, given):
-            full[i] = a
-        out, hy, cy, _ = C._rnn_layer(*full, bs, MODES[mode], reverse)
-        return (out, hy) + ((cy,) if cy is not None else ())
-    assert gradcheck(fn, [args[i] for i in where])
+    assert gradcheck(*layer_fn(args, bs, mode, reverse))
 
 
 @pytest.mark.parametrize("device", DEVICES)

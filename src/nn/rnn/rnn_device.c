@@ -281,19 +281,7 @@ tl_status tl_rnn_device_layer_backward(const tl_rnn_device_ops *ops, const tl_rn
   return finish(&l, s);
 }
 
-/* ---- the cell --------------------------------------------------------------------------
- * Row widths of the cell kernels' operands, in units of h (0: a vector). */
-static const int8_t in_width[][5] = {
-  [TL_RNN_LSTM] = {4, 4, 1, 0, 0},          [TL_RNN_LSTM_BACKWARD] = {1, 1, 1, 1, 4},
-  [TL_RNN_GRU] = {3, 3, 1, 0, 0},           [TL_RNN_GRU_BACKWARD] = {1, 5},
-  [TL_RNN_TANH] = {1, 1, 0, 0, 0},          [TL_RNN_RELU] = {1, 1, 0, 0, 0},
-  [TL_RNN_TANH_BACKWARD] = {1, 1},          [TL_RNN_RELU_BACKWARD] = {1, 1},
-};
-static const int8_t out_width[][5] = {
-  [TL_RNN_LSTM] = {1, 1, 4},   [TL_RNN_LSTM_BACKWARD] = {4, 1}, [TL_RNN_GRU] = {1, 5},
-  [TL_RNN_GRU_BACKWARD] = {3, 3, 1}, [TL_RNN_TANH] = {1}, [TL_RNN_RELU] = {1},
-  [TL_RNN_TANH_BACKWARD] = {1}, [TL_RNN_RELU_BACKWARD] = {1},
-};
+/* ---- the cell ------------------------------------------------------------------------ */
 
 /* One cell call (tl_rnn_call): its rows over the whole batch, then the bias
  * gradients as column sums.  An absent gradient of LSTM's backward is a
@@ -306,9 +294,9 @@ tl_status tl_rnn_device_cell(const tl_rnn_device_ops *ops, const tl_rnn_call *ca
   tl_status s = TL_OK;
   for (int k = 0; k < 5; k++) {
     rows.in[k] = data(call->in[k]);
-    rows.ld_in[k] = in_width[call->kind][k] * call->h;
+    rows.ld_in[k] = tl_rnn_in_width[call->kind][k] * call->h;
     rows.out[k] = data(call->out[k]);
-    rows.ld_out[k] = out_width[call->kind][k] * call->h;
+    rows.ld_out[k] = tl_rnn_out_width[call->kind][k] * call->h;
     if (call->out[k]) {
       rows.f64 = call->out[k]->dtype == TL_DTYPE_F64;
       dev = tl_tensor_device(call->out[k]);

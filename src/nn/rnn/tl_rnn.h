@@ -170,6 +170,20 @@ typedef struct {
   int64_t ld_out[5];
 } tl_rnn_rows;
 
+/* Row widths of the cell kernels' operands (tl_rnn_call's in and out), in
+ * units of h (0: a vector): the CPU's cell and the device-neutral one. */
+static const int8_t tl_rnn_in_width[][5] = {
+  [TL_RNN_LSTM] = {4, 4, 1, 0, 0},          [TL_RNN_LSTM_BACKWARD] = {1, 1, 1, 1, 4},
+  [TL_RNN_GRU] = {3, 3, 1, 0, 0},           [TL_RNN_GRU_BACKWARD] = {1, 5},
+  [TL_RNN_TANH] = {1, 1, 0, 0, 0},          [TL_RNN_RELU] = {1, 1, 0, 0, 0},
+  [TL_RNN_TANH_BACKWARD] = {1, 1},          [TL_RNN_RELU_BACKWARD] = {1, 1},
+};
+static const int8_t tl_rnn_out_width[][5] = {
+  [TL_RNN_LSTM] = {1, 1, 4},   [TL_RNN_LSTM_BACKWARD] = {4, 1}, [TL_RNN_GRU] = {1, 5},
+  [TL_RNN_GRU_BACKWARD] = {3, 3, 1}, [TL_RNN_TANH] = {1}, [TL_RNN_RELU] = {1},
+  [TL_RNN_TANH_BACKWARD] = {1}, [TL_RNN_RELU_BACKWARD] = {1},
+};
+
 tl_status tl_cpu_rnn_cell(const tl_rnn_call *call);
 void tl_cpu_rnn_rows(const tl_rnn_rows *rows);
 /* out[c] = sum over the n rows (ld elements apart) of g's column c, c < cols */
