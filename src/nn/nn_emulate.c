@@ -462,8 +462,9 @@ void tl_nn_emulate_device(void)
   } families[] = {{TL_OP_SOFTMAX, &softmax_set},         {TL_OP_RELU, &act_set},
                   {TL_OP_EMBEDDING, &emb_set},           {TL_OP_NLL_LOSS_ND, &nll_set},
                   {TL_OP_POINTWISE_LOSS, &pointwise_set}, {TL_OP_CROSS_ENTROPY, &class_set},
-                  {TL_OP_GRID_SAMPLER, &grid_set},       {TL_OP_RNN_LAYER, &rnn_set},
-                  {TL_OP_FLASH_ATTENTION, &attention_set}};
+                  {TL_OP_GRID_SAMPLER, &grid_set}};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++)
     tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
+  tl_nn_rnn_register_set(TL_DEVICE_FAKE, &rnn_set);
+  tl_nn_attention_register_set(TL_DEVICE_FAKE, &attention_set);
 }

@@ -166,7 +166,7 @@ void tl_gpu_seq_register(void)
 {
   static const tl_nn_rnn_kernels rnn_set = {
       .cell = cuda_cell, .layer = cuda_layer, .layer_backward = cuda_layer_backward};
-  tl_dispatch_register_family(TL_OP_RNN_LAYER, TL_DEVICE_CUDA, &rnn_set);
-  tl_dispatch_register_family(TL_OP_FLASH_ATTENTION, TL_DEVICE_CUDA, &tl_gpu_attention_set);
+  tl_nn_rnn_register_set(TL_DEVICE_CUDA, &rnn_set);
+  tl_nn_attention_register_set(TL_DEVICE_CUDA, &tl_gpu_attention_set);
 }
 #endif

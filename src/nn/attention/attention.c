@@ -256,9 +256,10 @@ static const tl_nn_attention_kernels cpu_attention = {
     .backward = tl_cpu_flash_attention_backward,
 };
 
-void tl_nn_attention_register(void)
+void tl_nn_attention_register_set(tl_device_type device, const tl_nn_attention_kernels *set)
 {
-  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_attention);
-  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
-                           &cpu_attention);
+  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION, device, TL_DTYPES_ALL, set);
+  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION_BACKWARD, device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_attention_register(void) { tl_nn_attention_register_set(TL_DEVICE_CPU, &cpu_attention); }

@@ -47,6 +47,10 @@ typedef struct {
   tl_status (*backward)(const tl_attn_call *call);
 } tl_nn_attention_kernels;
 
+/* Register `set` as device's kernels of both ops (the CPU's at import,
+ * CUDA's from tl_gpu_kernels_register, which runs first). */
+void tl_nn_attention_register_set(tl_device_type device, const tl_nn_attention_kernels *set);
+
 /* Entry points.  scale NaN: 1 / sqrt(E).  rng_state: a 2-element int64
  * tensor (the dropout seed), needed when dropout_p > 0.  out has the
  * query's dtype, lse (B..., L) the work dtype. */

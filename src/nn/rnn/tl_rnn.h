@@ -95,6 +95,10 @@ typedef struct {
   tl_status (*layer_backward)(const tl_rnn_layer_call *call);
 } tl_nn_rnn_kernels;
 
+/* Register `set` as device's kernels of the family's seven ops (the CPU's at
+ * import, CUDA's from tl_gpu_kernels_register, which runs first). */
+void tl_nn_rnn_register_set(tl_device_type device, const tl_nn_rnn_kernels *set);
+
 /* Entry points: outputs in the inputs' dtype, on their device. */
 tl_status tl_nn_lstm_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *cx,
                           const tl_tensor *bi, const tl_tensor *bh, tl_tensor *hy, tl_tensor *cy,
