@@ -60,9 +60,10 @@ def test_cuda_rows_are_registered(op):
     assert C._dispatch_lookup(op, "cuda", "float32") == "set"
 
 
-# B, H, L, S, E, Ev: several tiles (130 x 200), one of each, empty batch, no
-# queries, no keys, a key sequence longer than a tile
-SHAPES = [(2, 3, 5, 7, 4, 6), (1, 2, 130, 200, 16, 8), (1, 1, 1, 1, 3, 2),
+# B, H, L, S, E, Ev: several query tiles (130 x 200), batch rows in chunks
+# (16 rows of 20 x 50), one of each, empty batch, no queries, no keys, a key
+# sequence longer than a tile (the emulated device's tiles hold 4096 scores)
+SHAPES = [(2, 3, 5, 7, 4, 6), (1, 2, 130, 200, 16, 8), (4, 4, 20, 50, 8, 4), (1, 1, 1, 1, 3, 2),
           (0, 2, 4, 4, 4, 4), (1, 2, 0, 5, 4, 4), (1, 1, 3, 0, 4, 2), (1, 1, 3, 5000, 4, 2)]
 
 
@@ -92,14 +93,16 @@ def test_values_and_gradients(device, B, H, L, S, E, Ev, causal, dtype):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [T.float32, T.float64])
-def test_masks_scale_gqa_and_layouts(device, dtype):
+@pytest.mark.parametrize("B,H,Hkv,L,S", [(2, 6, 2, 70, 90), (3, 8, 2, 6, 40)])
+def test_masks_scale_gqa_and_layouts(device, dtype, B, H, Hkv, L, S):
     """Bool and float masks (broadcast), a scale, grouped heads, and inputs
     that are non-contiguous views: values against NumPy, gradients against
-    the CPU."""
+    the CPU.  (Emulated, the first shape's tiles cut through a group of
+    heads, the second's batch rows come in chunks of 4.)"""
     rng = np.random.default_rng(1)
-    q, k, v = (rng.standard_normal(s) for s in ((2, 6, 70, 8), (2, 2, 90, 8), (2, 2, 90, 5)))
-    bmask = rng.random((70, 90)) > 0.4
-    fmask = rng.standard_normal((6, 1, 90))
+    q, k, v = (rng.standard_normal(s) for s in ((B, H, L, 8), (B, Hkv, S, 8), (B, Hkv, S, 5)))
+    bmask = rng.random((L, S)) > 0.4
+    fmask = rng.standard_normal((H, 1, S))
     for mask, scale in ((bmask, None), (fmask, 0.37)):
         results = []
         for d in ("cpu", device):
@@ -111,7 +114,8 @@ def test_masks_scale_gqa_and_layouts(device, dtype):
             out = F.scaled_dot_product_attention(*ts, attn_mask=m, scale=scale, enable_gqa=True)
             out.backward(T.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)),
                                   dtype=dtype).to(d))
-            results.append((out, [t.grad for t in ts]))
+            lse = FLASH(*ts, 0.0, False, attn_mask=m, scale=scale)[1]
+            results.append((out, [t.grad for t in ts] + [lse]))
         (c_out, c_g), (d_out, d_g) = results
         ref = np_sdpa(q, k, v, mask, scale=scale)
         close(d_out, ref, dtype, scale=5)
