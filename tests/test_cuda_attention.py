@@ -161,6 +161,9 @@ def test_dropout_matches_the_cpu(device, dtype):
     for a, b in zip(got, want):
         close(a, b, dtype, scale=4)
     assert np.all(host(FLASH(*tensors(device, dtype, arrays), 1.0, False, rng_state=rs)[0]) == 0)
+    # an rng_state on the device is read through a host copy
+    on_dev = FLASH(*tensors(device, dtype, arrays), 0.3, False, rng_state=rs.to(device))[0]
+    np.testing.assert_array_equal(host(on_dev), host(got[0]))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -8,8 +8,9 @@
  * projection of the whole sequence, the weight gradients over all rows),
  * the fused gate rows and the column sums of rnn.cu, 2-d copies and
  * memsets, and cuBLAS's axpy for the output gradient's add.  Nothing
- * waits for the device: the host loop only queues work, so a layer of L
- * steps is about 3 L launches in a row on the stream. */
+ * waits for the device: the host loop only queues work, a handful of
+ * launches per step (the hidden GEMM, the gate kernel, the 2-d copies of
+ * the states into the workspace and back), in a row on the stream. */
 #include "gpu/tl_gpu.h"
 
 #ifdef TL_WITH_CUDA
