@@ -10,8 +10,9 @@ launch overhead of a 100-op chain on tiny tensors, matrix products
 solve (cuSOLVER), the sort family (sort, argsort, topk, median, unique),
 indexing (index_select, gather, atomic scatter_add, nonzero), two nn
 layers forward and backward (a ResNet conv2d, batch norm), softmax and
-cross_entropy, an LSTM layer and causal attention forward and backward; the reduction and scan rows are also timed against CuPy
-when it is installed."""
+cross_entropy, an LSTM layer and causal attention forward and backward;
+the reduction and scan rows are also timed against CuPy when it is
+installed."""
 import os
 import sys
 

@@ -20,7 +20,7 @@ import pytest
 import torchlike as T
 import torchlike.nn.functional as F
 from torchlike import _C as C
-from torchlike.autograd import gradcheck
+from torchlike.autograd import gradcheck, gradgradcheck
 from oracle import cuda_test_devices, run_emulated
 from test_nn_attention import np_sdpa
 
@@ -177,8 +177,9 @@ def test_gradcheck(device, kind):
         fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True)  # noqa: E731
     elif kind == "bool_mask_gqa":
         m = T.tensor(rng.random((5, 6)) > 0.3).to(device)
-        fn = lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=m, scale=0.7,  # noqa: E731
-                                                            enable_gqa=True)
+
+        def fn(a, b, c):
+            return F.scaled_dot_product_attention(a, b, c, attn_mask=m, scale=0.7, enable_gqa=True)
     elif kind == "float_mask":
         fm = T.tensor(rng.standard_normal((2, 1, 6))).to(device).requires_grad_()
         assert gradcheck(lambda a, b, c, m: F.scaled_dot_product_attention(a, b, c, attn_mask=m),
@@ -188,6 +189,8 @@ def test_gradcheck(device, kind):
         rs = T.tensor([5, 6])
         fn = lambda a, b, c: FLASH(a, b, c, 0.4, False, rng_state=rs)[0]  # noqa: E731
     assert gradcheck(fn, (q, k, v))
+    if kind != "dropout":  # double backward: the math path, on the device too
+        assert gradgradcheck(fn, (q, k, v))
 
 
 @pytest.mark.parametrize("device", DEVICES)

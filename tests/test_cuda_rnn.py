@@ -6,10 +6,10 @@ RNN cells with their backward ops, and the layer op over whole sequences
 Each test takes a `device`.  Results are compared with NumPy references
 (tests/test_nn_rnn_kernels.py's and test_nn_rnn_layer.py's) and with the
 CPU's results; gradients through autograd (which runs the backward ops on
-the device) with the CPU's, and by gradcheck in float64 on the device.  On
-"cpu" the tests run everywhere and check themselves; on "cuda" they need a
-GPU (scripts/gpu_check.sh) and skip elsewhere with "requires a CUDA
-device".  On "emulated" (the fake device with the CPU's kernels, in a
+the device) with the CPU's, and by gradcheck and gradgradcheck in float64
+on the device.  On "cpu" the tests run everywhere and check themselves; on
+"cuda" they need a GPU (scripts/gpu_check.sh) and skip elsewhere with
+"requires a CUDA device".  On "emulated" (the fake device with the CPU's kernels, in a
 process of its own) the cells and layers run rnn_device.c, the driver CUDA
 runs, on the CPU's primitives (GEMMs, gate rows, row copies, column sums):
 its row offsets, workspace columns, device scratch and zero-size paths are
@@ -21,7 +21,7 @@ import pytest
 
 import torchlike as T
 from torchlike import _C as C
-from torchlike.autograd import gradcheck
+from torchlike.autograd import gradcheck, gradgradcheck
 from oracle import cuda_test_devices, run_emulated
 from test_nn_rnn_kernels import np_gru_cell, np_lstm_cell, np_rnn_cell
 from test_nn_rnn_layer import MODES, layer_fn, make_case, np_layer, op_args
@@ -108,7 +108,8 @@ def test_cell_backward_ops_match_the_cpu(device, dtype, n):
     """The backward ops called directly, absent gradients included (zeros)."""
     rng = np.random.default_rng(7 + n)
     h = 3
-    ig, hg, cx = (on("cpu", rng.standard_normal(s), dtype) for s in ((n, 4 * h), (n, 4 * h), (n, h)))
+    ig, hg, cx = (on("cpu", rng.standard_normal(s), dtype)
+                  for s in ((n, 4 * h), (n, 4 * h), (n, h)))
     hy, cy, ws = C._thnn_fused_lstm_cell(ig, hg, cx)
     ghy, gcy = (on("cpu", rng.standard_normal((n, h)), dtype) for _ in range(2))
     for g1, g2 in ((ghy, gcy), (None, gcy), (ghy, None)):
@@ -120,7 +121,8 @@ def test_cell_backward_ops_match_the_cpu(device, dtype, n):
             if a is not None:
                 assert a.device.type == T.device(device).type
                 close(a, b, dtype)
-    ig3, hg3, hx = (on("cpu", rng.standard_normal(s), dtype) for s in ((n, 3 * h), (n, 3 * h), (n, h)))
+    ig3, hg3, hx = (on("cpu", rng.standard_normal(s), dtype)
+                    for s in ((n, 3 * h), (n, 3 * h), (n, h)))
     _, ws3 = C._thnn_fused_gru_cell(ig3, hg3, hx)
     for has_bias in (True, False):
         want = C._thnn_fused_gru_cell_backward(ghy, ws3, has_bias)
@@ -201,7 +203,10 @@ def test_layer_gradcheck(device, mode, proj, packed, reverse):
     if mode == "RNN_RELU":
         x = x + 0.5       # away from relu's kink, where finite differences disagree
     args, bs = layer_args(device, p, x, h0, c0, T.float64, sizes, packed, grad=True)
-    assert gradcheck(*layer_fn(args, bs, mode, reverse))
+    fn, inputs = layer_fn(args, bs, mode, reverse)
+    assert gradcheck(fn, inputs)
+    if mode != "RNN_RELU":  # the backward op's own derivative, on the device
+        assert gradgradcheck(fn, inputs)
 
 
 @pytest.mark.parametrize("device", DEVICES)
