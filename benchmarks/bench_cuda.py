@@ -10,8 +10,9 @@ launch overhead of a 100-op chain on tiny tensors, matrix products
 solve, svd, lstsq and batched cholesky (cuSOLVER), FFTs (cuFFT), the sort family (sort, argsort, topk, median, unique),
 indexing (index_select, gather, atomic scatter_add, nonzero), two nn
 layers forward and backward (a ResNet conv2d, batch norm), softmax and
-cross_entropy; the reduction and scan rows are also timed against CuPy
-when it is installed."""
+cross_entropy, an LSTM layer and causal attention forward and backward;
+the reduction and scan rows are also timed against CuPy when it is
+installed."""
 import os
 import sys
 
@@ -197,6 +198,7 @@ def cases():
     yield "cuda nonzero 2^24 bool", lambda: mask.nonzero(), lambda: pmask.nonzero(), "torch"
     del src, psrc, rows, prows, upd, pupd
     yield from nn_cases(sync)
+    yield from seq_cases(sync)
 
 
 def nn_cases(sync):
@@ -235,6 +237,44 @@ def nn_cases(sync):
     yield "cuda batch_norm train fwd+bwd 32x64x56x56 f32", \
         lambda: bn_step(F, tx, tm, tv, tb_w, tb_b, tg), \
         lambda: bn_step(torch.nn.functional, px, pm, pv, pb_w, pb_b, pg), "torch"
+
+
+def seq_cases(sync):
+    """The sequence families (src/gpu/seq), forward + backward in float32: an
+    LSTM layer (100 steps, batch 64, 256 -> 512: cuBLAS per step and the fused
+    gate kernels) and causal scaled dot-product attention (8 x 16 heads,
+    2048 x 2048, head size 64: tiled GEMMs and row kernels; PyTorch picks
+    its own fused kernel)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((100, 64, 256), dtype=np.float32)
+    torchlike.manual_seed(0)
+    tl_lstm = torchlike.nn.LSTM(256, 512).to("cuda")
+    pt_lstm = torch.nn.LSTM(256, 512).cuda()
+    with torch.no_grad():
+        for p, q in zip(pt_lstm.parameters(), tl_lstm.parameters()):
+            p.copy_(torch.from_numpy(q.detach().cpu().numpy()))
+    tx = torchlike.tensor(x).to("cuda").requires_grad_(True)
+    px = torch.tensor(x).cuda().requires_grad_(True)
+
+    def lstm_step(m, x):
+        x.grad = None
+        m(x)[0].sum().backward()
+        sync()
+    yield "cuda LSTM layer fwd+bwd 100x64x256->512 f32", lambda: lstm_step(tl_lstm, tx), \
+        lambda: lstm_step(pt_lstm, px), "torch"
+    qkv = [rng.standard_normal((8, 16, 2048, 64), dtype=np.float32) for _ in range(3)]
+    tq = [torchlike.tensor(a).to("cuda").requires_grad_(True) for a in qkv]
+    pq = [torch.tensor(a).cuda().requires_grad_(True) for a in qkv]
+
+    def sdpa_step(F, ts):
+        for t in ts:
+            t.grad = None
+        F.scaled_dot_product_attention(*ts, is_causal=True).sum().backward()
+        sync()
+    yield "cuda sdpa causal fwd+bwd 8x16x2048x64 f32", \
+        lambda: sdpa_step(torchlike.nn.functional, tq), \
+        lambda: sdpa_step(torch.nn.functional, pq), "torch"
 
 
 def reductions_and_scans(sync):

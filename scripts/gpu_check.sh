@@ -74,7 +74,9 @@ sanitized() {
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_nn_a.py \
       -q -x -p no:cacheprovider -k "norm and not cpu" &&
     compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_reduce.py \
-      -q -x -p no:cacheprovider -k "not cpu"
+      -q -x -p no:cacheprovider -k "not cpu" &&
+    compute-sanitizer --tool racecheck --error-exitcode 1 "$PY" -m pytest tests/test_cuda_attention.py \
+      -q -x -p no:cacheprovider -k "values_and_gradients and float32 and not cpu"
 }
 
 benchmarks() {

@@ -178,6 +178,20 @@ def test_empty_sequences_and_batches(mode):
     assert tuple(out.shape) == (0, 4) and tuple(hy.shape) == (0, 4)
 
 
+def layer_fn(args, bs, mode, reverse):
+    """(fn, inputs): _rnn_layer's outputs (out, hy[, cy]) as a function of the
+    given (not None) of its 8 tensor arguments, for gradcheck."""
+    where = [i for i, a in enumerate(args) if a is not None]
+
+    def fn(*given):
+        full = [None] * 8
+        for i, a in zip(where, given):
+            full[i] = a
+        out, hy, cy, _ = C._rnn_layer(*full, bs, MODES[mode], reverse)
+        return (out, hy) + ((cy,) if cy is not None else ())
+    return fn, [args[i] for i in where]
+
+
 @pytest.mark.parametrize("mode,proj,packed,reverse", [
     ("LSTM", None, False, False), ("LSTM", 2, True, True), ("GRU", None, True, False),
     ("GRU", None, False, True), ("RNN_TANH", None, True, True), ("RNN_RELU", None, False, False)])
@@ -189,15 +203,7 @@ def test_layer_gradients(mode, proj, packed, reverse):
         x = x + 0.5       # away from relu's kink, where finite differences disagree
     args, bs = op_args(p, x, h0, c0, T.float64, sizes if packed else None, L=len(sizes),
                        N=sizes[0], requires_grad=True)
-    present = [a for a in args if a is not None]
-    where = [i for i, a in enumerate(args) if a is not None]
-
-    def fn(*given):
-        full = [None] * 8
-        for i, a in zip(where, given):
-            full[i] = a
-        out, hy, cy, _ = C._rnn_layer(*full, bs, MODES[mode], reverse)
-        return (out, hy) + ((cy,) if cy is not None else ())
+    fn, present = layer_fn(args, bs, mode, reverse)
     assert gradcheck(fn, present)
     if mode != "RNN_RELU":
         assert gradgradcheck(fn, present)

@@ -29,6 +29,7 @@
 #include "gpu/nn/tl_gpu_act_loss.h"
 #include "gpu/reduce/tl_gpu_reduce.h"
 #include "gpu/random/tl_gpu_random.h"
+#include "gpu/seq/tl_gpu_seq.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -284,6 +285,7 @@ void tl_gpu_kernels_register(void)
   tl_gpu_nn_act_loss_register(); /* softmax, activations, embedding, losses (src/gpu/nn) */
   tl_gpu_random_register();
   tl_gpu_fft_register(); /* cuFFT: src/gpu/fft */
+  tl_gpu_seq_register(); /* recurrent cells and layers, attention (src/gpu/seq) */
 }
 #else
 void tl_gpu_kernels_register(void) {} /* no CUDA in the build: no CUDA rows */

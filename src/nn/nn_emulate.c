@@ -1,6 +1,7 @@
 /* nn_emulate.c - test hook: the fake device given src/nn's CPU kernel sets
  * (conv, pool, norm, softmax, activations, embedding, the losses, the
- * sampling grids) as its device kernels, as src/ndcore/dispatch/emulate.c
+ * sampling grids) as its device kernels, and the recurrent and attention
+ * families' device-neutral drivers on host primitives, as src/ndcore/dispatch/emulate.c
  * does for the core's families.  Each kernel runs with fake memory counted
  * as host memory for the call only, so the op layers take their device
  * paths around it (checks, allocation on the input's device, work copies,
@@ -11,15 +12,21 @@
  * _C._fake_emulate_device after the core's emulation, whose fake storages
  * hold plain host addresses; one-way. */
 #include "ndcore/dispatch/tl_emulate.h"
+#include "ndcore/linalg/tl_blas.h"
+#include <string.h>
+
 #include "nn/activation/tl_activation.h"
+#include "nn/attention/tl_attention.h"
 #include "nn/conv/tl_conv.h"
 #include "nn/embedding/tl_embedding.h"
 #include "nn/grid/tl_grid.h"
 #include "nn/loss/tl_loss.h"
 #include "nn/norm/tl_norm.h"
 #include "nn/pool/tl_pool.h"
+#include "nn/rnn/tl_rnn.h"
 #include "nn/softmax/tl_softmax.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 
 static tl_status emu_conv(const tl_tensor *big, const tl_tensor *w, const tl_tensor *b,
@@ -248,6 +255,173 @@ static tl_status affine(int n, const int64_t *size, bool align, bool transpose, 
   TL_EMU_HOSTED(tl_cpu_grid_kernels.affine(n, size, align, transpose, in, out));
 }
 
+/* The recurrent and attention families: their device-neutral drivers
+ * (rnn_device.c, attention_device.c) on primitives that are host loops, so
+ * the drivers' own steps (row offsets, workspace columns, tiles, grouped
+ * heads, device scratch) run as they do on CUDA.  Attention's tiles are
+ * kept small here (4096 scores) so that tests of a few hundred keys cross
+ * tile and batch-chunk boundaries. */
+static tl_status gemm_run(bool f64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                          double alpha, const void *a, int64_t lda, int64_t sa, const void *b,
+                          int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
+                          int64_t batch)
+{
+  size_t es = f64 ? sizeof(double) : sizeof(float);
+  CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
+  for (int64_t i = 0; i < batch && m > 0 && n > 0; i++) {
+    const char *ai = (const char *)a + (size_t)(i * sa) * es, *bi = (const char *)b + (size_t)(i * sb) * es;
+    char *ci = (char *)c + (size_t)(i * sc) * es;
+    if (k == 0) /* an empty sum: BLAS may leave C alone */
+      for (int64_t r = 0; beta == 0 && r < m; r++)
+        memset(ci + (size_t)(r * ldc) * es, 0, (size_t)n * es);
+    else if (f64)
+      TL_BLAS(cblas_dgemm)(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, alpha,
+                           (const double *)ai, (int)lda, (const double *)bi, (int)ldb, beta,
+                           (double *)ci, (int)ldc);
+    else
+      TL_BLAS(cblas_sgemm)(CblasRowMajor, oa, ob, (int)m, (int)n, (int)k, (float)alpha,
+                           (const float *)ai, (int)lda, (const float *)bi, (int)ldb, (float)beta,
+                           (float *)ci, (int)ldc);
+  }
+  return TL_OK;
+}
+static tl_status emu_gemm(tl_device dev, bool f64, bool ta, bool tb, int64_t m, int64_t n,
+                          int64_t k, double alpha, const void *a, int64_t lda, int64_t sa,
+                          const void *b, int64_t ldb, int64_t sb, double beta, void *c,
+                          int64_t ldc, int64_t sc, int64_t batch)
+{
+  (void)dev;
+  TL_EMU_HOSTED(gemm_run(f64, ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc,
+                         batch));
+}
+
+static tl_status rnn_rows_run(const tl_rnn_rows *rows)
+{
+  tl_cpu_rnn_rows(rows);
+  return TL_OK;
+}
+static tl_status rnn_rows(tl_device dev, const tl_rnn_rows *rows)
+{
+  (void)dev;
+  TL_EMU_HOSTED(rnn_rows_run(rows));
+}
+static tl_status rnn_copy_run(void *dst, int64_t ld_dst, const void *src, int64_t ld_src,
+                              int64_t n, int64_t bytes)
+{
+  for (int64_t r = 0; r < n && bytes > 0; r++) {
+    if (src)
+      memcpy((char *)dst + r * ld_dst, (const char *)src + r * ld_src, (size_t)bytes);
+    else
+      memset((char *)dst + r * ld_dst, 0, (size_t)bytes);
+  }
+  return TL_OK;
+}
+static tl_status rnn_copy(tl_device dev, void *dst, int64_t ld_dst, const void *src,
+                          int64_t ld_src, int64_t n, int64_t bytes)
+{
+  (void)dev;
+  TL_EMU_HOSTED(rnn_copy_run(dst, ld_dst, src, ld_src, n, bytes));
+}
+static tl_status rnn_add_run(bool f64, void *dst, const void *src, int64_t count)
+{
+  for (int64_t i = 0; i < count; i++) {
+    if (f64)
+      ((double *)dst)[i] += ((const double *)src)[i];
+    else
+      ((float *)dst)[i] += ((const float *)src)[i];
+  }
+  return TL_OK;
+}
+static tl_status rnn_add(tl_device dev, bool f64, void *dst, const void *src, int64_t count)
+{
+  (void)dev;
+  TL_EMU_HOSTED(rnn_add_run(f64, dst, src, count));
+}
+static tl_status rnn_colsum_run(bool f64, const void *g, int64_t n, int64_t cols, int64_t ld,
+                                void *out)
+{
+  tl_cpu_rnn_colsum(f64, g, n, cols, ld, out);
+  return TL_OK;
+}
+static tl_status rnn_colsum(tl_device dev, bool f64, const void *g, int64_t n, int64_t cols,
+                            int64_t ld, void *out)
+{
+  (void)dev;
+  TL_EMU_HOSTED(rnn_colsum_run(f64, g, n, cols, ld, out));
+}
+static const tl_rnn_device_ops rnn_ops = {.gemm = emu_gemm, .rows = rnn_rows, .copy = rnn_copy,
+                                          .add = rnn_add, .colsum = rnn_colsum};
+static tl_status rnn_cell(const tl_rnn_call *call)
+{
+  return tl_rnn_device_cell(&rnn_ops, call);
+}
+static tl_status rnn_layer(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer(&rnn_ops, call);
+}
+static tl_status rnn_layer_backward(const tl_rnn_layer_call *call)
+{
+  return tl_rnn_device_layer_backward(&rnn_ops, call);
+}
+
+/* attention's row kernels; each returns TL_OK */
+typedef struct {
+  const tl_attn_tile *t;
+  void *x, *y;
+  const void *a, *b;
+  bool f64;
+  int64_t n, ev;
+} tile_args;
+enum { TILE_SOFTMAX, TILE_PROBS, TILE_DSCORES, TILE_ROWDOT };
+static tl_status tile_run(int kind, const tile_args *g)
+{
+  switch (kind) {
+  case TILE_SOFTMAX: tl_attn_tile_softmax_host(g->t, g->x, g->y); break;
+  case TILE_PROBS: tl_attn_tile_probs_host(g->t, g->x, g->a, g->y); break;
+  case TILE_DSCORES: tl_attn_tile_dscores_host(g->t, g->a, g->x, g->b); break;
+  default: tl_attn_rowdot_host(g->f64, g->a, g->b, g->n, g->ev, g->x); break;
+  }
+  return TL_OK;
+}
+static tl_status tile_softmax(tl_device dev, const tl_attn_tile *t, void *s, void *lse)
+{
+  (void)dev;
+  tile_args g = {.t = t, .x = s, .y = lse};
+  TL_EMU_HOSTED(tile_run(TILE_SOFTMAX, &g));
+}
+static tl_status tile_probs(tl_device dev, const tl_attn_tile *t, void *s, const void *lse,
+                            void *pd)
+{
+  (void)dev;
+  tile_args g = {.t = t, .x = s, .a = lse, .y = pd};
+  TL_EMU_HOSTED(tile_run(TILE_PROBS, &g));
+}
+static tl_status tile_dscores(tl_device dev, const tl_attn_tile *t, const void *p, void *dp,
+                              const void *d)
+{
+  (void)dev;
+  tile_args g = {.t = t, .a = p, .x = dp, .b = d};
+  TL_EMU_HOSTED(tile_run(TILE_DSCORES, &g));
+}
+static tl_status tile_rowdot(tl_device dev, bool f64, const void *a, const void *b, int64_t n,
+                             int64_t ev, void *d)
+{
+  (void)dev;
+  tile_args g = {.f64 = f64, .a = a, .b = b, .n = n, .ev = ev, .x = d};
+  TL_EMU_HOSTED(tile_run(TILE_ROWDOT, &g));
+}
+static const tl_attn_device_ops attn_ops = {.tile_scores = 4096, .gemm = emu_gemm,
+                                            .softmax = tile_softmax, .probs = tile_probs,
+                                            .dscores = tile_dscores, .rowdot = tile_rowdot};
+static tl_status attention(const tl_attn_call *call)
+{
+  return tl_attn_device_forward(&attn_ops, call);
+}
+static tl_status attention_backward(const tl_attn_call *call)
+{
+  return tl_attn_device_backward(&attn_ops, call);
+}
+
 void tl_nn_emulate_device(void)
 {
   static const tl_nn_conv_kernels conv = {.conv = emu_conv,
@@ -277,6 +451,10 @@ void tl_nn_emulate_device(void)
       .multilabel_margin_backward = multilabel_backward, .ctc = ctc, .ctc_backward = ctc_backward};
   static const tl_nn_grid_kernels grid_set = {.sample = grid_sample, .sample_backward = grid_backward,
                                               .affine = affine};
+  static const tl_nn_rnn_kernels rnn_set = {.cell = rnn_cell, .layer = rnn_layer,
+                                             .layer_backward = rnn_layer_backward};
+  static const tl_nn_attention_kernels attention_set = {.forward = attention,
+                                                        .backward = attention_backward};
   /* a family's ops are those whose CPU set is its representative's */
   static const struct {
     tl_op like;
@@ -287,4 +465,6 @@ void tl_nn_emulate_device(void)
                   {TL_OP_GRID_SAMPLER, &grid_set}};
   for (size_t f = 0; f < sizeof families / sizeof *families; f++)
     tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
+  tl_nn_rnn_register_set(TL_DEVICE_FAKE, &rnn_set);
+  tl_nn_attention_register_set(TL_DEVICE_FAKE, &attention_set);
 }

@@ -40,6 +40,17 @@ const char *tl_nn_scalar_name(tl_dtype d);
 void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
                 int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
 
+/* A device's row-major strided-batched GEMM on its own memory, lent to the
+ * device-neutral drivers (src/nn/rnn/rnn_device.c, attention_device.c): for
+ * b < batch, C_b (m, n) = alpha op(A_b) op(B_b) + beta C_b with A_b = A + b
+ * sa elements (B, C alike), float (f64 false) or double; m, n or batch 0:
+ * nothing; k 0: C = beta C (beta 0 or 1). */
+typedef tl_status (*tl_nn_device_gemm)(tl_device dev, bool f64, bool ta, bool tb, int64_t m,
+                                       int64_t n, int64_t k, double alpha, const void *a,
+                                       int64_t lda, int64_t sa, const void *b, int64_t ldb,
+                                       int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
+                                       int64_t batch);
+
 /* Element i of a contiguous float or double tensor, as double. */
 static inline double tl_nn_get(const tl_tensor *t, int64_t i)
 {

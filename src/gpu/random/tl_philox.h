@@ -100,11 +100,11 @@ TL_PX_FN uint64_t tl_px_mulhi(uint64_t x, uint64_t y)
 #define TL_PX_W0 0x9E3779B9u /* key schedule: golden ratio */
 #define TL_PX_W1 0xBB67AE85u /* key schedule: sqrt(3) - 1 */
 
-/* Block `counter` (the low 64 bits of the 128-bit counter; the high words
- * are 0) under key `seed`: four 32-bit words. */
-TL_PX_FN void tl_px_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+/* The block of the 128-bit counter (c0 c1 c2 c3, low word first) under key
+ * `seed`: four 32-bit words, as tl_philox4x32_10 (random.c) computes them. */
+TL_PX_FN void tl_px_block4(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3,
+                           uint32_t w[4])
 {
-  uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32), c2 = 0, c3 = 0;
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
   for (int round = 0; round < 10; round++) {
     uint64_t p0 = (uint64_t)TL_PX_M0 * c0, p1 = (uint64_t)TL_PX_M1 * c2;
@@ -118,6 +118,13 @@ TL_PX_FN void tl_px_block(uint64_t seed, uint64_t counter, uint32_t w[4])
     k1 += TL_PX_W1;
   }
   w[0] = c0, w[1] = c1, w[2] = c2, w[3] = c3;
+}
+
+/* Block `counter` (the low 64 bits of the 128-bit counter; the high words
+ * are 0) under key `seed`. */
+TL_PX_FN void tl_px_block(uint64_t seed, uint64_t counter, uint32_t w[4])
+{
+  tl_px_block4(seed, (uint32_t)counter, (uint32_t)(counter >> 32), 0, 0, w);
 }
 
 /* ---- words to numbers ------------------------------------------------------------------ */

@@ -106,9 +106,13 @@ static tl_status prepare(tl_op op, attn_prep *p, const tl_tensor *q, const tl_te
     if (!rng_state || rng_state->dtype != TL_DTYPE_I64 || tl_tensor_numel(rng_state) != 2)
       return tl_error_set(TL_ERR_RUNTIME, "%s(): dropout_p > 0 needs rng_state, a 2-element "
                           "int64 tensor", name);
-    tl_tensor seed = {0};
-    if (tl_tensor_to_dtype(&seed, rng_state, TL_DTYPE_I64) != TL_OK) /* host-readable copy */
+    tl_tensor seed = {0}; /* a host copy: rng_state may live on the inputs' device */
+    if (tl_tensor_empty(&seed, TL_DTYPE_I64, rng_state->ndim, rng_state->shape,
+                        (tl_device){.type = TL_DEVICE_CPU}) != TL_OK ||
+        tl_tensor_copy(&seed, rng_state) != TL_OK) {
+      tl_tensor_release(&seed);
       return tl_error_status();
+    }
     const int64_t *w = tl_tensor_data(&seed);
     c->seed = (uint64_t)w[0] ^ ((uint64_t)w[1] << 32 | (uint64_t)w[1] >> 32);
     tl_tensor_release(&seed);
@@ -256,9 +260,10 @@ static const tl_nn_attention_kernels cpu_attention = {
     .backward = tl_cpu_flash_attention_backward,
 };
 
-void tl_nn_attention_register(void)
+void tl_nn_attention_register_set(tl_device_type device, const tl_nn_attention_kernels *set)
 {
-  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION, TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_attention);
-  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION_BACKWARD, TL_DEVICE_CPU, TL_DTYPES_ALL,
-                           &cpu_attention);
+  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION, device, TL_DTYPES_ALL, set);
+  tl_dispatch_register_set(TL_OP_FLASH_ATTENTION_BACKWARD, device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_attention_register(void) { tl_nn_attention_register_set(TL_DEVICE_CPU, &cpu_attention); }

@@ -20,6 +20,7 @@
 #define TL_NN_ATTENTION_H
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "nn/tl_nn_work.h"
 
 /* One call.  q k v (dout, o) are contiguous in the work dtype (float or
  * double); the mask is NULL, or a bool or work-dtype tensor read through
@@ -46,6 +47,10 @@ typedef struct {
   tl_status (*backward)(const tl_attn_call *call);
 } tl_nn_attention_kernels;
 
+/* Register `set` as device's kernels of both ops (the CPU's at import,
+ * CUDA's from tl_gpu_kernels_register, which runs first). */
+void tl_nn_attention_register_set(tl_device_type device, const tl_nn_attention_kernels *set);
+
 /* Entry points.  scale NaN: 1 / sqrt(E).  rng_state: a 2-element int64
  * tensor (the dropout seed), needed when dropout_p > 0.  out has the
  * query's dtype, lse (B..., L) the work dtype. */
@@ -62,5 +67,36 @@ tl_status tl_nn_flash_attention_backward(const tl_tensor *dout, const tl_tensor 
 /* The CPU's kernels (attention_cpu.c). */
 tl_status tl_cpu_flash_attention(const tl_attn_call *call);
 tl_status tl_cpu_flash_attention_backward(const tl_attn_call *call);
+
+/* ---- the device-neutral driver (attention_device.c) ----------------------------------
+ * Both directions for a device whose memory host code cannot read: GEMMs
+ * over tiles of query rows and a device's row kernels on the tile's scores
+ * (attention_tile.h), whose scratch is bounded by tile_scores.  CUDA lends
+ * cuBLAS and src/gpu/seq/attention.cu; the emulated fake device the host
+ * loops of attention_tile_host.c. */
+typedef struct tl_attn_tile tl_attn_tile;
+typedef struct {
+  int64_t tile_scores;    /* at most this many scores in a tile (at least a row of each) */
+  tl_nn_device_gemm gemm; /* tl_nn_work.h */
+  /* forward: s holds scale Q K^T: masked, softmax (dropped out) in place, lse */
+  tl_status (*softmax)(tl_device dev, const tl_attn_tile *t, void *s, void *lse);
+  /* backward: s (scale Q K^T) -> p = exp(s + mask - lse); pd = p dropped out (if given) */
+  tl_status (*probs)(tl_device dev, const tl_attn_tile *t, void *s, const void *lse, void *pd);
+  /* backward: dp (dO V^T) -> p (Z dp - D) */
+  tl_status (*dscores)(tl_device dev, const tl_attn_tile *t, const void *p, void *dp,
+                       const void *d);
+  /* d[r] = sum_x a[r, x] b[r, x], n rows of ev */
+  tl_status (*rowdot)(tl_device dev, bool f64, const void *a, const void *b, int64_t n, int64_t ev,
+                      void *d);
+} tl_attn_device_ops;
+
+tl_status tl_attn_device_forward(const tl_attn_device_ops *ops, const tl_attn_call *call);
+tl_status tl_attn_device_backward(const tl_attn_device_ops *ops, const tl_attn_call *call);
+
+/* attention_tile_host.c: the row kernels as host loops (the emulated device's) */
+void tl_attn_tile_softmax_host(const tl_attn_tile *t, void *s, void *lse);
+void tl_attn_tile_probs_host(const tl_attn_tile *t, void *s, const void *lse, void *pd);
+void tl_attn_tile_dscores_host(const tl_attn_tile *t, const void *p, void *dp, const void *d);
+void tl_attn_rowdot_host(bool f64, const void *a, const void *b, int64_t n, int64_t ev, void *d);
 
 #endif

@@ -206,11 +206,13 @@ static const tl_nn_rnn_kernels cpu_rnn = {.cell = tl_cpu_rnn_cell,
                                           .layer = tl_cpu_rnn_layer,
                                           .layer_backward = tl_cpu_rnn_layer_backward};
 
-void tl_nn_rnn_register(void)
+void tl_nn_rnn_register_set(tl_device_type device, const tl_nn_rnn_kernels *set)
 {
   static const tl_op ops[] = {TL_OP_FUSED_LSTM_CELL, TL_OP_FUSED_LSTM_CELL_BACKWARD,
                               TL_OP_FUSED_GRU_CELL, TL_OP_FUSED_GRU_CELL_BACKWARD,
                               TL_OP_FUSED_RNN_CELL, TL_OP_RNN_LAYER, TL_OP_RNN_LAYER_BACKWARD};
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    tl_dispatch_register_set(ops[i], TL_DEVICE_CPU, TL_DTYPES_ALL, &cpu_rnn);
+    tl_dispatch_register_set(ops[i], device, TL_DTYPES_ALL, set);
 }
+
+void tl_nn_rnn_register(void) { tl_nn_rnn_register_set(TL_DEVICE_CPU, &cpu_rnn); }

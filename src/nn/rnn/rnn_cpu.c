@@ -243,27 +243,14 @@ void tl_cpu_rnn_rows(const tl_rnn_rows *rows)
   run_rows(&job);
 }
 
-/* Row widths of the cell kernels' operands, in units of h (0: a vector). */
-static const int8_t in_width[][5] = {
-  [TL_RNN_LSTM] = {4, 4, 1, 0, 0},          [TL_RNN_LSTM_BACKWARD] = {1, 1, 1, 1, 4},
-  [TL_RNN_GRU] = {3, 3, 1, 0, 0},           [TL_RNN_GRU_BACKWARD] = {1, 5},
-  [TL_RNN_TANH] = {1, 1, 0, 0, 0},          [TL_RNN_RELU] = {1, 1, 0, 0, 0},
-  [TL_RNN_TANH_BACKWARD] = {1, 1},          [TL_RNN_RELU_BACKWARD] = {1, 1},
-};
-static const int8_t out_width[][5] = {
-  [TL_RNN_LSTM] = {1, 1, 4},   [TL_RNN_LSTM_BACKWARD] = {4, 1}, [TL_RNN_GRU] = {1, 5},
-  [TL_RNN_GRU_BACKWARD] = {3, 3, 1}, [TL_RNN_TANH] = {1}, [TL_RNN_RELU] = {1},
-  [TL_RNN_TANH_BACKWARD] = {1}, [TL_RNN_RELU_BACKWARD] = {1},
-};
-
 tl_status tl_cpu_rnn_cell(const tl_rnn_call *call)
 {
   cell_job job = {.rows = {.kind = call->kind, .n = call->n, .h = call->h}};
   for (int k = 0; k < 5; k++) {
     job.rows.in[k] = call->in[k] ? tl_tensor_data(call->in[k]) : NULL;
-    job.rows.ld_in[k] = in_width[call->kind][k] * call->h;
+    job.rows.ld_in[k] = tl_rnn_in_width[call->kind][k] * call->h;
     job.rows.out[k] = call->out[k] ? tl_tensor_data(call->out[k]) : NULL;
-    job.rows.ld_out[k] = out_width[call->kind][k] * call->h;
+    job.rows.ld_out[k] = tl_rnn_out_width[call->kind][k] * call->h;
     if (call->out[k])
       job.rows.f64 = call->out[k]->dtype == TL_DTYPE_F64;
   }

@@ -23,6 +23,7 @@
 #define TL_NN_RNN_H
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "nn/tl_nn_work.h"
 
 typedef enum {
   TL_RNN_LSTM,          /* in: ig hg cx bi bh     out: hy cy ws */
@@ -93,6 +94,10 @@ typedef struct {
   tl_status (*layer)(const tl_rnn_layer_call *call);
   tl_status (*layer_backward)(const tl_rnn_layer_call *call);
 } tl_nn_rnn_kernels;
+
+/* Register `set` as device's kernels of the family's seven ops (the CPU's at
+ * import, CUDA's from tl_gpu_kernels_register, which runs first). */
+void tl_nn_rnn_register_set(tl_device_type device, const tl_nn_rnn_kernels *set);
 
 /* Entry points: outputs in the inputs' dtype, on their device. */
 tl_status tl_nn_lstm_cell(const tl_tensor *ig, const tl_tensor *hg, const tl_tensor *cx,
@@ -169,6 +174,20 @@ typedef struct {
   int64_t ld_out[5];
 } tl_rnn_rows;
 
+/* Row widths of the cell kernels' operands (tl_rnn_call's in and out), in
+ * units of h (0: a vector): the CPU's cell and the device-neutral one. */
+static const int8_t tl_rnn_in_width[][5] = {
+  [TL_RNN_LSTM] = {4, 4, 1, 0, 0},          [TL_RNN_LSTM_BACKWARD] = {1, 1, 1, 1, 4},
+  [TL_RNN_GRU] = {3, 3, 1, 0, 0},           [TL_RNN_GRU_BACKWARD] = {1, 5},
+  [TL_RNN_TANH] = {1, 1, 0, 0, 0},          [TL_RNN_RELU] = {1, 1, 0, 0, 0},
+  [TL_RNN_TANH_BACKWARD] = {1, 1},          [TL_RNN_RELU_BACKWARD] = {1, 1},
+};
+static const int8_t tl_rnn_out_width[][5] = {
+  [TL_RNN_LSTM] = {1, 1, 4},   [TL_RNN_LSTM_BACKWARD] = {4, 1}, [TL_RNN_GRU] = {1, 5},
+  [TL_RNN_GRU_BACKWARD] = {3, 3, 1}, [TL_RNN_TANH] = {1}, [TL_RNN_RELU] = {1},
+  [TL_RNN_TANH_BACKWARD] = {1}, [TL_RNN_RELU_BACKWARD] = {1},
+};
+
 tl_status tl_cpu_rnn_cell(const tl_rnn_call *call);
 void tl_cpu_rnn_rows(const tl_rnn_rows *rows);
 /* out[c] = sum over the n rows (ld elements apart) of g's column c, c < cols */
@@ -176,5 +195,30 @@ void tl_cpu_rnn_colsum(bool f64, const void *g, int64_t n, int64_t cols, int64_t
 /* rnn_layer_cpu.c */
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *call);
 tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *call);
+
+/* ---- the device-neutral driver (rnn_device.c) ------------------------------------------
+ * The layer loop and the cell for a device whose memory host code cannot
+ * read: every element is touched by the device's primitives below, every
+ * pointer is the device's (raw, row-major, the work dtype), the scratch is
+ * device tensors, and only the shapes and batch sizes live on the host.
+ * CUDA lends cuBLAS and its kernels (src/gpu/seq); the emulated fake device
+ * the CPU's loops, so the driver runs without a GPU too. */
+typedef struct {
+  tl_nn_device_gemm gemm; /* tl_nn_work.h */
+  /* the cell rows, as tl_cpu_rnn_rows (no NULL gradients) */
+  tl_status (*rows)(tl_device dev, const tl_rnn_rows *rows);
+  /* n rows of `bytes` bytes, ld_* bytes apart: dst = src, or zeros when src is NULL */
+  tl_status (*copy)(tl_device dev, void *dst, int64_t ld_dst, const void *src, int64_t ld_src,
+                    int64_t n, int64_t bytes);
+  /* dst[i] += src[i], i < count */
+  tl_status (*add)(tl_device dev, bool f64, void *dst, const void *src, int64_t count);
+  /* as tl_cpu_rnn_colsum */
+  tl_status (*colsum)(tl_device dev, bool f64, const void *g, int64_t n, int64_t cols,
+                      int64_t ld, void *out);
+} tl_rnn_device_ops;
+
+tl_status tl_rnn_device_cell(const tl_rnn_device_ops *ops, const tl_rnn_call *call);
+tl_status tl_rnn_device_layer(const tl_rnn_device_ops *ops, const tl_rnn_layer_call *call);
+tl_status tl_rnn_device_layer_backward(const tl_rnn_device_ops *ops, const tl_rnn_layer_call *call);
 
 #endif

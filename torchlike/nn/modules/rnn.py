@@ -212,11 +212,14 @@ class RNNBase(Module):
             self._check_input(data.shape[1])
             N = int(batch_sizes[0]) if batch_sizes.numel() else 0
             if hx is not None and input.sorted_indices is not None:
-                hx = tuple(h.index_select(1, input.sorted_indices) for h in self._states(hx))
+                hx = tuple(h.index_select(1, input.sorted_indices.to(device=h.device))
+                           for h in self._states(hx))
             hx = self._hidden(hx, N, data)
             output, finals = self._run(data, hx, batch_sizes)
             if input.unsorted_indices is not None:
-                finals = tuple(f.index_select(1, input.unsorted_indices) for f in finals)
+                # the permutations are host tensors (pack_padded_sequence's)
+                finals = tuple(f.index_select(1, input.unsorted_indices.to(device=f.device))
+                               for f in finals)
             output = PackedSequence(output, batch_sizes, input.sorted_indices,
                                     input.unsorted_indices)
             return output, (finals if self.mode == "LSTM" else finals[0])
