@@ -586,8 +586,8 @@ def test_complex_product_gradient_of_a_transposed_operand(a_shape):
                   + 1j * RNG.standard_normal(a_shape[:-1] + (3,)), dtype=tl.complex128)
     ga, gw = grad(a @ w.t(), (a, w), g)
     ra, rw = grad(a @ w.t().contiguous(), (a, w), g)
-    np.testing.assert_allclose(gw.numpy(), rw.numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(ga.numpy(), ra.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gw.cpu().numpy(), rw.cpu().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ga.cpu().numpy(), ra.cpu().numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_linear_weight_gradient_is_contiguous_and_exact():
@@ -598,5 +598,5 @@ def test_linear_weight_gradient_is_contiguous_and_exact():
     x, w = leaf(x0), leaf(w0)
     tl.nn.functional.linear(x, w).backward(tl.tensor(g0))
     assert w.grad.is_contiguous()
-    np.testing.assert_allclose(w.grad.numpy(), g0.T @ x0, rtol=1e-12)
-    np.testing.assert_allclose(x.grad.numpy(), g0 @ w0, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.cpu().numpy(), g0.T @ x0, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), g0 @ w0, rtol=1e-12)
