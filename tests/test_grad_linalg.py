@@ -557,3 +557,46 @@ def test_eigh_and_cholesky_gradients_of_raw_input_are_hermitian():
     p = leaf(spread_spectrum(3, 3).detach().cpu().numpy() + 3 * np.eye(3))
     (g,) = grad(LA.cholesky(p), p, tl.tensor(RNG.standard_normal((3, 3))))
     np.testing.assert_allclose(g.cpu().numpy(), g.cpu().numpy().T, atol=1e-12)
+
+
+# ---- a product's gradient for a transposed (column-major) operand ---------------------
+# (src/grad/formulas_reduce.c, matmul: the gradient keeps the operand's layout)
+
+@pytest.mark.parametrize("a_shape", [(5, 4), (2, 3, 4)])
+def test_product_gradient_of_a_transposed_operand(a_shape):
+    """a @ w.t() and addmm(bias, a, w.t()): the gradient to w.t() is computed
+    as a transposed product; values and second derivatives as gradcheck's
+    differences say, for 2-D and batched a."""
+    a, w, bias = randn(*a_shape), randn(3, 4), randn(3)
+    assert gradcheck(lambda a, w: a @ w.t(), (a, w))
+    assert gradgradcheck(lambda a, w: a @ w.t(), (a, w))
+    if len(a_shape) == 2:
+        assert gradcheck(lambda b, a, w: tl.addmm(b, a, w.t(), beta=0.5, alpha=2.0), (bias, a, w))
+
+
+@pytest.mark.parametrize("a_shape", [(5, 4), (2, 3, 4)])
+def test_complex_product_gradient_of_a_transposed_operand(a_shape):
+    """Complex: the transposed product's gradient (conj(a) on the other side)
+    equals the row-major formula's, reached through a contiguous copy of w.t()."""
+    def mk(*shape):
+        x = RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+        return tl.tensor(x, dtype=tl.complex128, requires_grad=True)
+    a, w = mk(*a_shape), mk(3, 4)
+    g = tl.tensor(RNG.standard_normal(a_shape[:-1] + (3,))
+                  + 1j * RNG.standard_normal(a_shape[:-1] + (3,)), dtype=tl.complex128)
+    ga, gw = grad(a @ w.t(), (a, w), g)
+    ra, rw = grad(a @ w.t().contiguous(), (a, w), g)
+    np.testing.assert_allclose(gw.cpu().numpy(), rw.cpu().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ga.cpu().numpy(), ra.cpu().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_linear_weight_gradient_is_contiguous_and_exact():
+    """Linear's weight gradient comes out in the weight's layout (no
+    transposing copy on its way into .grad) and equals g^T x."""
+    x0, w0 = RNG.standard_normal((6, 5)), RNG.standard_normal((4, 5))
+    g0 = RNG.standard_normal((6, 4))
+    x, w = leaf(x0), leaf(w0)
+    tl.nn.functional.linear(x, w).backward(tl.tensor(g0))
+    assert w.grad.is_contiguous()
+    np.testing.assert_allclose(w.grad.cpu().numpy(), g0.T @ x0, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), g0 @ w0, rtol=1e-12)

@@ -281,8 +281,35 @@ def test_a_small_product_puts_the_blas_thread_count_back():
         assert tl._C._blas_threads() == 2
         big_a = random_array((300, 300), "float64")
         np.testing.assert_allclose((tl.from_numpy(big_a) @ tl.from_numpy(big_a)).numpy(),
-                                   big_a @ big_a, rtol=1e-12)
+                                   big_a @ big_a, rtol=1e-12, atol=1e-12)
         assert tl._C._blas_threads() == 2
+    finally:
+        tl.set_num_threads(saved)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("m,k,n", [(300, 300, 300), (700, 160, 90), (90, 160, 700), (257, 64, 513)])
+def test_large_products_cut_into_slabs_match_one_thread(dtype, m, k, n):
+    """A product above the single-thread bound runs in slabs of rows (or
+    columns) on the thread pool: every layout of a and b (a slab starts at a
+    different offset in a transposed operand) and a strided output give
+    NumPy's result on 1, 2 and 3 threads.  (Not bit for bit across thread
+    counts: a slab's last rows may fall to OpenBLAS's edge kernel, as they
+    did with OpenBLAS's own threads.)"""
+    saved = tl.get_num_threads()
+    a0, b0 = random_array((m, k), dtype), random_array((k, n), dtype)
+    c0 = random_array((m, n), dtype)
+    ref = c0 * 0.5 + 2.0 * (a0.astype(np.float64) @ b0.astype(np.float64))
+    rtol = 1e-4 if dtype == "float32" else 1e-12
+    try:
+        for threads in (1, 2, 3):
+            tl.set_num_threads(threads)
+            for a in (a0, np.asfortranarray(a0)):
+                for b in (b0, np.asfortranarray(b0)):
+                    c = tl.from_numpy(np.ascontiguousarray(np.pad(c0, ((0, 0), (0, 5)))))
+                    c = c[:, :n]    # row stride n + 5
+                    c.addmm_(tl.from_numpy(a), tl.from_numpy(b), beta=0.5, alpha=2.0)
+                    np.testing.assert_allclose(c.numpy(), ref, rtol=rtol, atol=rtol * 10)
     finally:
         tl.set_num_threads(saved)
 

@@ -446,6 +446,19 @@ static PyObject *scaled(tl_grad_ctx *c, PyObject *g, PyObject *s)
 /* matmul with NumPy's rules: a 1-D operand is a row (left) or column (right)
  * vector whose added dim is dropped from the result; batch dims broadcast
  * (SEND sums the broadcast away). */
+/* Is t a matrix stored column by column (a transposed contiguous matrix, as
+ * Linear's weight.t())?  Its gradient is then computed as the transpose of a
+ * row-major product, (g^T conj(a))^T instead of a^H g, so that the gradient
+ * has t's layout: its transpose (the weight's gradient) is contiguous and
+ * accumulates into .grad without a transposing copy (PyTorch's mm backward
+ * does the same). */
+static bool column_major(PyObject *t)
+{
+  const tl_tensor *m = tl_py_t(t);
+  return m->ndim == 2 && m->shape[0] > 1 && m->shape[1] > 1 && m->strides[0] == 1 &&
+         m->strides[1] == m->shape[0];
+}
+
 static void matmul(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
 {
   int na = tl_py_t(a)->ndim, nb = tl_py_t(b)->ndim;
@@ -471,7 +484,10 @@ static void matmul(tl_grad_ctx *c, PyObject *g, PyObject *a, PyObject *b)
     int64_t k = tl_py_t(a)->shape[na - 1], n = tl_py_t(g)->shape[na - 1];
     PyObject *af = CALL("reshape", "O(LL)", a, -1LL, (long long)k);
     PyObject *gf = CALL("reshape", "O(LL)", g, -1LL, (long long)n);
-    SEND(b, CALL("matmul", "OO", mH(c, af), gf));
+    SEND(b, column_major(b) ? mT(c, CALL("matmul", "OO", mT(c, gf), cj(c, af)))
+                            : CALL("matmul", "OO", mH(c, af), gf));
+  } else if (NEEDS(b) && na == 2 && column_major(b)) {
+    SEND(b, mT(c, CALL("matmul", "OO", mT(c, g2), cj(c, a2))));
   } else if (NEEDS(b)) {
     PyObject *gb = CALL("matmul", "OO", mH(c, a2), g2);
     SEND(b, nb == 1 ? CALL("squeeze", "Oi", gb, -1) : gb);

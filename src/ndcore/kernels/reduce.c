@@ -37,6 +37,7 @@
 #define TL_REDUCE_GRAIN 32768      /* inputs below this run on one thread */
 #define TL_REDUCE_CHUNK_WORK 65536 /* elements per chunk of a split reduced dim */
 #define TL_REDUCE_MAX_CHUNKS 64
+#define TL_REDUCE_MIN_STRIP 16     /* elements of a kept inner dim per piece, at least */
 #define TL_REDUCE_MIN_OUTPUTS 16   /* outputs from which kept dims are split */
 #define TL_REDUCE_BUF 1024         /* elements per cast buffer */
 
@@ -259,6 +260,23 @@ static void fill_identity(tl_rkind kind, tl_tensor *acc)
     memcpy(d + i * (int64_t)size, d, size);
 }
 
+/* How many pieces the kept dim `dim` is cut into; any number gives the same
+ * results (each output is folded within one piece, in the same order).  When
+ * it is the innermost dim (x.sum(0) of a C-contiguous matrix), each piece
+ * reads a strip of every row: the narrower the strips, the more the reads
+ * jump a row stride for a few cache lines, which the prefetcher does not
+ * follow (64 strips of 32 floats summed a 2048 x 2048 float32 matrix in
+ * 8.5 ms on one thread, one strip in 0.9 ms, 8 strips in 2.2 ms).  So one
+ * strip per thread, the threads together reading every row whole. */
+static int64_t kept_pieces(const reduce_plan *p, int dim)
+{
+  int64_t len = p->shape[dim];
+  if (dim < p->nd - 1)
+    return len < TL_REDUCE_MAX_CHUNKS ? len : TL_REDUCE_MAX_CHUNKS;
+  int64_t strips = len / TL_REDUCE_MIN_STRIP, threads = tl_parallel_get_threads();
+  return strips < 1 ? 1 : strips < threads ? strips : threads;
+}
+
 tl_reduce_pass_fn tl_reduce_device_pass[TL_DEVICE_COUNT];
 
 tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_dtype loop,
@@ -298,7 +316,7 @@ tl_status tl_reduce_pass(tl_rkind kind, const tl_tensor *in, uint64_t mask, tl_d
   }
   if (kept >= 0 && (outputs >= TL_REDUCE_MIN_OUTPUTS || red < 0 || p.shape[red] < 2)) {
     job.dim = kept;
-    job.kept_chunks = p.shape[kept] < TL_REDUCE_MAX_CHUNKS ? p.shape[kept] : TL_REDUCE_MAX_CHUNKS;
+    job.kept_chunks = kept_pieces(&p, kept);
     tl_parallel_for(tl_parallel_get_threads(), 1, claim_pieces, &job);
     return TL_OK;
   }

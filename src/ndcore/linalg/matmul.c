@@ -161,10 +161,73 @@ static void gemm_blas(const gemm_plan *p, const char *a, const char *b, char *c,
   }
 }
 
-/* One product; a small one on one BLAS thread (tl_linalg_gemm_single_thread). */
+/* A real product cut into slabs of C's rows (or columns, the longer side),
+ * each one single-threaded BLAS call on a thread of our pool.  OpenBLAS's
+ * own threads keep spinning on their core for a while after each product, so
+ * the elementwise, norm and attention kernels that follow (ours, on our
+ * pool) shared a core with a spinning thread; with the products on our pool
+ * there is one set of threads.  Each element of C is still one dot product
+ * over the whole K, blocked the same way, so the cut does not change it. */
+typedef struct {
+  const gemm_plan *p;
+  const char *a, *b;
+  char *c;
+  double complex beta;
+  bool rows;         /* slabs of rows (else of columns) */
+  int64_t len, step; /* the side cut, and the slab width (a multiple of 64) */
+} gemm_slabs;
+
+static void gemm_slab_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const gemm_slabs *s = ctx;
+  const int64_t size = (int64_t)tl_dtype_size(s->p->dtype);
+  for (int64_t i = begin; i < end; i++) {
+    int64_t lo = i * s->step, n = s->len - lo < s->step ? s->len - lo : s->step;
+    gemm_plan q = *s->p;
+    const char *a = s->a, *b = s->b;
+    char *c = s->c;
+    if (s->rows) { /* rows lo.. of a (NoTrans: rows are lda apart; Trans: adjacent) and c */
+      q.M = n;
+      a += lo * (q.mat[1].trans == CblasNoTrans ? q.mat[1].ld : 1) * size;
+      c += lo * q.mat[0].ld * size;
+    } else { /* columns lo.. of b and c */
+      q.N = n;
+      b += lo * (q.mat[2].trans == CblasNoTrans ? 1 : q.mat[2].ld) * size;
+      c += lo * size;
+    }
+    gemm_blas(&q, a, b, c, s->beta);
+  }
+}
+
+/* A slab per thread, cut only when each is above the single-thread bound
+ * (smaller products run whole on one BLAS thread). */
+static bool gemm_pooled(const gemm_plan *p, const char *a, const char *b, char *c,
+                        double complex beta)
+{
+  int64_t threads = tl_parallel_get_threads();
+  if ((p->dtype != TL_DTYPE_F32 && p->dtype != TL_DTYPE_F64) || threads < 2)
+    return false;
+  gemm_slabs s = {.p = p, .a = a, .b = b, .c = c, .beta = beta, .rows = p->M >= p->N};
+  s.len = s.rows ? p->M : p->N;
+  s.step = ((s.len + threads - 1) / threads + 63) / 64 * 64;
+  int64_t pieces = (s.len + s.step - 1) / s.step;
+  if (pieces < 2 || tl_linalg_gemm_single_thread(s.rows ? s.step : p->M,
+                                                 s.rows ? p->N : s.step, p->K))
+    return false;
+  tl_linalg_blas_single_begin();
+  tl_parallel_for(pieces, 1, gemm_slab_range, &s);
+  tl_linalg_blas_single_end();
+  return true;
+}
+
+/* One product; a small one on one BLAS thread (tl_linalg_gemm_single_thread),
+ * a large real one in slabs on our pool. */
 static void gemm_one(const gemm_plan *p, const char *a, const char *b, char *c,
                      double complex beta)
 {
+  if (gemm_pooled(p, a, b, c, beta))
+    return;
   bool single = p->dtype != TL_DTYPE_I64 && tl_linalg_gemm_single_thread(p->M, p->N, p->K) &&
                 TL_BLAS(openblas_get_num_threads)() > 1;
   if (single)
