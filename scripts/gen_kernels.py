@@ -297,6 +297,23 @@ for (int64_t i = 0; i < n; i++) {
     g.cuda_row("round", FLOATS, "tl_gpu_round_float<T>")
     g.cuda_row("round", INTS, "tl_gpu_round_int<T>")
 
+    g.comment("sinc(x) = sin(pi x) / (pi x) and 1 at 0, with pi x rounded in T as PyTorch\n"
+              " * does; cbrt is the C library's correctly signed real cube root (NumPy's)")
+    pi = "3.14159265358979323846264338327950288"
+    g.unary("sinc", FLOATS, f"if (x == 0)\n  return 1;\nT px = (T){pi} * x;\nreturn sin(px) / px;")
+    g.unary("sinc", COMPLEX, f"""\
+if (creal(x) == 0 && cimag(x) == 0)
+  return 1;
+T px = (R){pi} * x;
+return sin(px) / px;""")
+    g.unary("cbrt", FLOATS, "cbrt(x)")
+    g.comment("frexp: x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1; zeros, infinities\n"
+              " * and NaN are their own mantissa with exponent 0 (C leaves that exponent\n"
+              " * unspecified; NumPy and PyTorch give 0)")
+    g.unary("frexp_mantissa", FLOATS, "int e;\nreturn frexp(x, &e);")
+    g.unary("frexp_exponent", FLOATS, "int e = 0;\nif (isfinite(x))\n  (void)frexp(x, &e);\nreturn e;",
+            out="int32_t")
+
     g.comment("complex parts; the angle of a real is atan2(0, x): pi for negatives and -0.0")
     g.unary("conj_physical", REAL, "x")
     g.unary("conj_physical", COMPLEX, "conj(x)")
@@ -501,6 +518,29 @@ if (a == b)
   return a + 1;
 T d = a - b;
 return d > 0 ? a + log1p(exp2(-d)) * inv_ln2 : d <= 0 ? b + log1p(exp2(d)) * inv_ln2 : d;""")
+    g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
+              " * gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0) wraps to INT_MIN); lcm is\n"
+              " * |a / gcd * b|, wrapping, and 0 when both are 0")
+    mag = "tl_k_negative({0}) ? (U)(0u - (U){0}) : (U){0}"
+    g.binary("gcd", INTS, f"""\
+U x = {mag.format("a")}, y = {mag.format("b")};
+while (x != 0) {{
+  U r = (U)(y % x);
+  y = x;
+  x = r;
+}}
+return (T)y;""")
+    g.binary("lcm", INTS, """\
+T g = gcd_$(a, b);
+if (g == 0)
+  return 0;
+T m = (T)(U)(1u * (U)(T)(a / g) * (U)b);
+return tl_k_negative(m) ? (T)(U)(0u - (U)m) : m;""")
+    g.comment("heaviside(x, v): 0 below 0, 1 above, v at 0 (either sign); NaN stays NaN,\n"
+              " * as in NumPy (PyTorch gives 0 there)")
+    g.binary("heaviside", BOOL, "a ? true : b")
+    g.binary("heaviside", INTS, "a == 0 ? b : (T)(a > 0)")
+    g.binary("heaviside", FLOATS, "isnan(a) ? a : a == 0 ? b : (T)(a > 0)")
     g.comment("x * log(y), 0 where x == 0 unless y is NaN")
     g.binary("xlogy", FLOATS, """\
 if (isnan(b))
