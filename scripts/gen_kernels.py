@@ -518,6 +518,12 @@ if (a == b)
   return a + 1;
 T d = a - b;
 return d > 0 ? a + log1p(exp2(-d)) * inv_ln2 : d <= 0 ? b + log1p(exp2(d)) * inv_ln2 : d;""")
+    g.comment("ldexp(x, e) = x * 2^e: an integral e scales exactly (ldexp(5e-324, 1074) is\n"
+              " * 1, where 2^1074 overflows), any other e through exp2, as PyTorch")
+    g.binary("ldexp", FLOATS, """\
+if (b == trunc(b))
+  return ldexp(a, (int)fmax(fmin(b, (T)1e5), (T)-1e5));
+return a * exp2(b);""")
     g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
               " * gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0) wraps to INT_MIN); lcm is\n"
               " * |a / gcd * b|, wrapping, and 0 when both are 0")
