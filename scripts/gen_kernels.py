@@ -534,7 +534,8 @@ if (b == trunc(b))
 return a * exp2(b);""")
     g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
               " * gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0) wraps to INT_MIN); lcm is\n"
-              " * |a / gcd * b|, wrapping, and 0 when both are 0")
+              " * |a / gcd * b| computed as C computes it (exactly in int for the narrow\n"
+              " * types, then wrapped; wrapping in T for the wide ones), 0 when both are 0")
     mag = "tl_k_negative({0}) ? (U)(0u - (U){0}) : (U){0}"
     g.binary("gcd", INTS, f"""\
 U x = {mag.format("a")}, y = {mag.format("b")};
@@ -548,6 +549,10 @@ return (T)y;""")
 T g = gcd_$(a, b);
 if (g == 0)
   return 0;
+if (sizeof(T) < sizeof(int)) { /* C's int holds the product: |.| before the wrap */
+  int64_t w = (int64_t)(a / g) * b;
+  return (T)(U)(uint64_t)(w < 0 ? -w : w);
+}
 T m = (T)(U)(1u * (U)(T)(a / g) * (U)b);
 return tl_k_negative(m) ? (T)(U)(0u - (U)m) : m;""")
     g.comment("heaviside(x, v): 0 below 0, 1 above, v at 0 (either sign); NaN stays NaN,\n"

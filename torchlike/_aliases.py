@@ -110,6 +110,18 @@ class _FrexpResult(tuple):
         return f"torchlike.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
 
 
+# PyTorch names dtypes by their C++ types in frexp's out= errors.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _cpp_name(dtype):
+    return _CPP_NAMES.get(dtype.name, dtype.name)
+
+
 def frexp(input, *, out=None):
     """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent``,
     ``0.5 <= |mantissa| < 1``, the exponent int32; zeros, infinities and NaN
@@ -123,11 +135,11 @@ def frexp(input, *, out=None):
         return _FrexpResult(_C._frexp_mantissa(input), _C._frexp_exponent(input))
     mantissa, exponent = out
     if mantissa.dtype != input.dtype:
-        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {input.dtype} but "
-                           f"got {mantissa.dtype}")
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype "
+                           f"{_cpp_name(input.dtype)} but got {_cpp_name(mantissa.dtype)}")
     if exponent.dtype != _C.int32:
         raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
-                           f"{exponent.dtype}")
+                           f"{_cpp_name(exponent.dtype)}")
     _C._frexp_mantissa(input, out=mantissa)
     _C._frexp_exponent(input, out=exponent)
     return _FrexpResult(mantissa, exponent)
