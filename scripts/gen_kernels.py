@@ -526,10 +526,12 @@ if (a == b)
   return a + 1;
 T d = a - b;
 return d > 0 ? a + log1p(exp2(-d)) * inv_ln2 : d <= 0 ? b + log1p(exp2(d)) * inv_ln2 : d;""")
-    g.comment("ldexp(x, e) = x * 2^e: an integral e scales exactly (ldexp(5e-324, 1074) is\n"
-              " * 1, where 2^1074 overflows), any other e through exp2, as PyTorch")
+    g.comment("ldexp(x, e) = x * 2^e: an integral e scales a finite nonzero x exactly\n"
+              " * (ldexp(5e-324, 1074) is 1, where 2^1074 overflows), as PyTorch's integer\n"
+              " * exponents do; the rest is x * exp2(e), as its float exponents (0 * 2^inf\n"
+              " * is NaN)")
     g.binary("ldexp", FLOATS, """\
-if (b == trunc(b))
+if (b == trunc(b) && isfinite(a) && a != 0)
   return ldexp(a, (int)fmax(fmin(b, (T)1e5), (T)-1e5));
 return a * exp2(b);""")
     g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
