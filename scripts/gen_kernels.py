@@ -297,6 +297,31 @@ for (int64_t i = 0; i < n; i++) {
     g.cuda_row("round", FLOATS, "tl_gpu_round_float<T>")
     g.cuda_row("round", INTS, "tl_gpu_round_int<T>")
 
+    g.comment("sinc(x) = sin(pi x) / (pi x) and 1 at 0, with pi x rounded in T as PyTorch does")
+    pi = "3.14159265358979323846264338327950288"
+    g.unary("sinc", FLOATS, f"if (x == 0)\n  return 1;\nT px = (T){pi} * x;\nreturn sin(px) / px;")
+    g.unary("sinc", COMPLEX, f"""\
+if (creal(x) == 0 && cimag(x) == 0)
+  return 1;
+T px = (R){pi} * x;
+return sin(px) / px;""")
+    g.comment("cbrt: the C library's is within 1 ulp but half its double results are not\n"
+              " * the nearest (NumPy's nearly always are): float32 rounds the double root,\n"
+              " * float64 takes one Newton step with y^3 - x computed exactly by FMAs")
+    g.unary("cbrt", ["f32"], "(T)cbrt((double)x)")
+    g.unary("cbrt", ["f64"], """\
+T y = cbrt(x);
+if (y == 0 || !isfinite(y))
+  return y;
+T yy = y * y, lo = fma(y, y, -yy);
+return y - (fma(yy, y, -x) + lo * y) / (3 * yy);""")
+    g.comment("frexp: x = mantissa * 2^exponent, 0.5 <= |mantissa| < 1; zeros, infinities\n"
+              " * and NaN are their own mantissa with exponent 0 (C leaves that exponent\n"
+              " * unspecified; NumPy and PyTorch give 0)")
+    g.unary("frexp_mantissa", FLOATS, "int e;\nreturn frexp(x, &e);")
+    g.unary("frexp_exponent", FLOATS, "int e = 0;\nif (isfinite(x))\n  (void)frexp(x, &e);\nreturn e;",
+            out="int32_t")
+
     g.comment("complex parts; the angle of a real is atan2(0, x): pi for negatives and -0.0")
     g.unary("conj_physical", REAL, "x")
     g.unary("conj_physical", COMPLEX, "conj(x)")
@@ -501,6 +526,42 @@ if (a == b)
   return a + 1;
 T d = a - b;
 return d > 0 ? a + log1p(exp2(-d)) * inv_ln2 : d <= 0 ? b + log1p(exp2(d)) * inv_ln2 : d;""")
+    g.comment("ldexp(x, e) = x * 2^e: an integral e scales a finite nonzero x exactly\n"
+              " * (ldexp(5e-324, 1074) is 1, where 2^1074 overflows), as PyTorch's integer\n"
+              " * exponents do; the rest is x * exp2(e), as its float exponents (0 * 2^inf\n"
+              " * is NaN)")
+    g.binary("ldexp", FLOATS, """\
+if (b == trunc(b) && isfinite(a) && a != 0)
+  return ldexp(a, (int)fmax(fmin(b, (T)1e5), (T)-1e5));
+return a * exp2(b);""")
+    g.comment("gcd by Euclid on the magnitudes in the unsigned type, as NumPy (so\n"
+              " * gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0) wraps to INT_MIN); lcm is\n"
+              " * |a / gcd * b| computed as C computes it (exactly in int for the narrow\n"
+              " * types, then wrapped; wrapping in T for the wide ones), 0 when both are 0")
+    mag = "tl_k_negative({0}) ? (U)(0u - (U){0}) : (U){0}"
+    g.binary("gcd", INTS, f"""\
+U x = {mag.format("a")}, y = {mag.format("b")};
+while (x != 0) {{
+  U r = (U)(y % x);
+  y = x;
+  x = r;
+}}
+return (T)y;""")
+    g.binary("lcm", INTS, """\
+T g = gcd_$(a, b);
+if (g == 0)
+  return 0;
+if (sizeof(T) < sizeof(int)) { /* C's int holds the product: |.| before the wrap */
+  int64_t w = (int64_t)(a / g) * b;
+  return (T)(U)(uint64_t)(w < 0 ? -w : w);
+}
+T m = (T)(U)(1u * (U)(T)(a / g) * (U)b);
+return tl_k_negative(m) ? (T)(U)(0u - (U)m) : m;""")
+    g.comment("heaviside(x, v): 0 below 0, 1 above, v at 0 (either sign); NaN stays NaN,\n"
+              " * as in NumPy (PyTorch gives 0 there)")
+    g.binary("heaviside", BOOL, "a ? true : b")
+    g.binary("heaviside", INTS, "a == 0 ? b : (T)(a > 0)")
+    g.binary("heaviside", FLOATS, "isnan(a) ? a : a == 0 ? b : (T)(a > 0)")
     g.comment("x * log(y), 0 where x == 0 unless y is NaN")
     g.binary("xlogy", FLOATS, """\
 if (isnan(b))

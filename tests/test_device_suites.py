@@ -26,7 +26,8 @@ SUITES = {
     "gradients": sorted(f for f in os.listdir(HERE)
                         if f.startswith("test_grad_") and f.endswith(".py")
                         and f not in ("test_grad_device.py", "test_grad_registry.py")),
-    "numpy_dispatch": ["test_ufunc.py", "test_array_function.py", "test_numpy_namespace.py",
+    "numpy_dispatch": ["test_ufunc.py", "test_ufunc_ops.py", "test_array_function.py",
+                       "test_numpy_namespace.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_sort.py", "test_search.py", "test_linalg.py",

@@ -39,6 +39,7 @@ CALLS = {
     "bitwise_or": "C.bitwise_or(fi, fi)", "bitwise_xor": "C.bitwise_xor(fi, fi)",
     "bitwise_left_shift": "C.bitwise_left_shift(fi, fi)",
     "bitwise_right_shift": "C.bitwise_right_shift(fi, fi)",
+    "gcd": "C.gcd(fi, fi)", "lcm": "C.lcm(fi, fi)",
     "where": "C.where(m, f, f)", "clamp": "C.clamp(f, 0.0, 1.0)",
     "max": "C.max(f, 0)", "min": "C.min(f, 0)",
     "cumsum": "C.cumsum(f, 0)", "cumprod": "C.cumprod(f, 0)",

@@ -139,6 +139,8 @@ UNARY = {
     "round": (np.round, REALS, "same"),
     "trunc": (np.trunc, REALS, "same"),
     "frac": (frac, FLOATS, "same"),
+    "sinc": (np.sinc, ALL_DTYPES, "float"),
+    "cbrt": (np.cbrt, REALS, "float"),
     "conj_physical": (np.conjugate, ALL_DTYPES, "same"),
     "angle": (np.angle, ALL_DTYPES, "abs_float"),
     "isnan": (np.isnan, ALL_DTYPES, "bool"),
@@ -384,6 +386,9 @@ BINARY = {
     "copysign": (np.copysign, REALS, "float"),
     "nextafter": (np.nextafter, FLOATS, "same"),  # bfloat16: test_nextafter_steps_one_ulp
     "xlogy": (xlogy, REALS, "float"),
+    "ldexp": (lambda a, b: a * np.exp2(b), REALS, "float"),
+    "gcd": (np.gcd, INTS, "same"),
+    "lcm": (np.lcm, INTS, "same"),
     "minimum": (np.minimum, REALS, "same"),
     "maximum": (np.maximum, REALS, "same"),
     "fmin": (np.fmin, REALS, "same"),

@@ -22,7 +22,9 @@ NON_DIFFERENTIABLE = {
     # index-valued reductions and searches
     "argmax", "argmin", "all", "any", "count_nonzero", "argsort", "searchsorted", "bucketize",
     "nonzero", "argwhere", "unique", "unique_consecutive", "bincount", "histc",
-    "nextafter",
+    "nextafter", "gcd", "lcm", "_frexp_exponent",
+    # recorded without a derivative: backward raises, as PyTorch's does
+    "heaviside",
     # fused backward kernels of src/nn: double backward goes through composed
     # formulas (create_graph=True), as PyTorch's does
     "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward", "_rnn_layer_backward",

@@ -22,6 +22,7 @@ from . import backends  # noqa: F401
 from .nn._torch_api import *  # noqa: F401,F403  (torch.relu, torch.softmax, x.softmax() ...)
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401  (torch.fft: differentiable transforms)
+from . import special  # noqa: F401  (torch.special: sinc and the aliases of existing ops)
 from . import autograd  # noqa: F401
 from . import optim  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa: F401

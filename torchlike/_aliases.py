@@ -94,5 +94,57 @@ Tensor.rad2deg = rad2deg
 Tensor.deg2rad = deg2rad
 Tensor.rad2deg_ = lambda self: self.mul_(180.0 / 3.141592653589793)
 Tensor.deg2rad_ = lambda self: self.mul_(3.141592653589793 / 180.0)
-__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad"]
+
+
+class _FrexpResult(tuple):
+    """torch.return_types.frexp: (mantissa, exponent), by name too."""
+    __slots__ = ()
+
+    def __new__(cls, mantissa, exponent):
+        return super().__new__(cls, (mantissa, exponent))
+
+    mantissa = property(lambda self: self[0])
+    exponent = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torchlike.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
+
+
+# PyTorch names dtypes by their C++ types in frexp's out= errors.
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _cpp_name(dtype):
+    return _CPP_NAMES.get(dtype.name, dtype.name)
+
+
+def frexp(input, *, out=None):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent``,
+    ``0.5 <= |mantissa| < 1``, the exponent int32; zeros, infinities and NaN
+    give themselves and exponent 0.  Floating-point inputs only, as PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is None:
+        return _FrexpResult(_C._frexp_mantissa(input), _C._frexp_exponent(input))
+    mantissa, exponent = out
+    if mantissa.dtype != input.dtype:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype "
+                           f"{_cpp_name(input.dtype)} but got {_cpp_name(mantissa.dtype)}")
+    if exponent.dtype != _C.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                           f"{_cpp_name(exponent.dtype)}")
+    _C._frexp_mantissa(input, out=mantissa)
+    _C._frexp_exponent(input, out=exponent)
+    return _FrexpResult(mantissa, exponent)
+
+
+Tensor.frexp = frexp
+__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp"]
 _install(globals())

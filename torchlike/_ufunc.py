@@ -33,8 +33,49 @@ _NUMPY_PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
 _DEFAULTS = {"casting": "same_kind", "order": "K", "subok": True, "where": True}
 
 
+def _floating(x):
+    """x as a float tensor: integers and bool take the default float, as the
+    FLOAT-rule ops do (np.sqrt on an int tensor)."""
+    x = x if isinstance(x, _C.Tensor) else as_tensor(x)
+    return x if x.is_floating_point() else x.to(_C.get_default_dtype())
+
+
+def _spacing(x, *, out=None):
+    """NumPy's spacing: the step from x to the next value away from zero (so
+    negative for negative x), the smallest subnormal at either zero, NaN at
+    the infinities."""
+    x = _floating(x)
+    inf = _C.full((), float("inf"), dtype=x.dtype, device=x.device)
+    tiny = _C.nextafter(_C.zeros((), dtype=x.dtype, device=x.device), inf)
+    step = _C.nextafter(x, _C.copysign(inf, x)) - x
+    return _C.where(x == 0, tiny, step, **({} if out is None else {"out": out}))
+
+
+def _modf(x):
+    """NumPy's modf: (fraction, integral part), both with x's sign, so -2.0
+    gives (-0.0, -2.0) and an infinity (+-0.0, +-inf)."""
+    x = _floating(x)
+    whole = _C.trunc(x)
+    fraction = _C.where(_C.isinf(x), 0.0, x - whole)
+    return _C.copysign(fraction, x), whole
+
+
+def _frexp(x):
+    import torchlike
+    return tuple(torchlike.frexp(_floating(x)))
+
+
+# Ufuncs answered by a composition of ops rather than one op of their name.
+_COMPOSITES = {"spacing": _spacing}
+# Two-output ufuncs: a function giving both results.
+_PAIRS = {"divmod": lambda a, b: (_C.floor_divide(a, b), _C.remainder(a, b)),
+          "modf": _modf, "frexp": _frexp}
+
+
 def _op_for(ufunc):
     import torchlike
+    if ufunc.__name__ in _COMPOSITES:
+        return _COMPOSITES[ufunc.__name__]
     if is_special(ufunc):  # scipy.special: only the ones _special.py implements
         return special_op(ufunc)
     if ufunc.__name__ in _NUMPY_PRODUCTS:  # torchlike's take one dtype; NumPy's promote
@@ -59,7 +100,30 @@ def _single_out(out):
     return target
 
 
+def _call_pair(ufunc, inputs, kwargs):
+    """divmod, modf, frexp: both results computed, then written into out=
+    (a pair of tensors, or of ndarrays on the host) where where= allows."""
+    fn = _PAIRS.get(ufunc.__name__)
+    given_out = kwargs.pop("out", None)
+    where = kwargs.pop("where", True)
+    if fn is None or not _is_default(kwargs) or kwargs.get("dtype") is not None or \
+            (given_out is not None and len(given_out) != 2):
+        return NotImplemented
+    results = fn(*inputs)
+    if given_out is None and where is True:
+        return results
+    if given_out is None or any(o is None for o in given_out):
+        return NotImplemented  # NumPy allocates the missing ones: its own code
+    mask = None if where is True else where if isinstance(where, _C.Tensor) else as_tensor(where)
+    for target, result in zip(given_out, results):
+        target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
+        target.copy_(result if mask is None else _C.where(mask, result, target))
+    return tuple(given_out)
+
+
 def _call(ufunc, inputs, kwargs):
+    if ufunc.nout == 2:
+        return _call_pair(ufunc, inputs, kwargs)
     op = _op_for(ufunc)
     given_out = kwargs.pop("out", None)
     out = _single_out(given_out)
@@ -84,7 +148,7 @@ def _call(ufunc, inputs, kwargs):
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
     if out is None:
-        if dtype is None and not kwargs and op is not _C.sgn:
+        if dtype is None and not kwargs and op is not _C.sgn and ufunc.__name__ not in _COMPOSITES:
             _FAST[ufunc] = op  # the C fast path may answer this ufunc from now on
         return op(*inputs)
     op(*inputs, out=out)

@@ -362,6 +362,21 @@ static void unary_backward(tl_grad_ctx *c, PyObject *g)
   case TL_OP_NAN_TO_NUM:
     gx = CALL("mul", "OO", g, CALL("isfinite", "O", X(0, "input")));
     break;
+  case TL_OP_SINC: { /* (cos(pi x) - r) / x, 0 at x == 0 (PyTorch's) */
+    PyObject *v = X(0, "input");
+    PyObject *d = CALL("div", "OO", CALL("sub", "OO", CALL("cos", "O", CALL("mul", "Od", v, M_PI)), R(0)), v);
+    gx = drop_where(c, CALL("eq", "Oi", v, 0), chain(c, g, d));
+    break;
+  }
+  case TL_OP_CBRT: /* 1 / (3 r^2) */
+    gx = CALL("div", "OO", g, CALL("mul", "Oi", CALL("mul", "OO", R(0), R(0)), 3));
+    break;
+  case TL_OP_FREXP_MANTISSA: { /* 2^-exponent = r / x; 1 where the exponent is 0 (PyTorch's) */
+    PyObject *v = X(0, "input");
+    PyObject *scaled = CALL("logical_and", "OO", CALL("isfinite", "O", v), CALL("ne", "Oi", v, 0));
+    gx = CALL("where", "OOO", scaled, CALL("mul", "OO", g, CALL("div", "OO", R(0), v)), g);
+    break;
+  }
   }
   SEND(x, gx);
 }
@@ -463,6 +478,12 @@ static void binary_backward(tl_grad_ctx *c, PyObject *g)
                                         CALL("sign", "O", R(0)))));
     if (NEEDS(y))
       SEND(y, zeros(c, g));
+    break;
+  case TL_OP_LDEXP: /* x * 2^y: 2^y for x, r ln 2 for y */
+    if (NEEDS(x))
+      SEND(x, CALL("mul", "OO", g, CALL("exp2", "O", X(1, "other"))));
+    if (NEEDS(y))
+      SEND(y, CALL("mul", "OO", g, CALL("mul", "Od", R(0), M_LN2)));
     break;
   case TL_OP_XLOGY:
     x = X(0, "input");
@@ -575,12 +596,12 @@ void tl_grad_formulas_elementwise_init(void)
       TL_OP_ATAN, TL_OP_SINH, TL_OP_COSH, TL_OP_TANH, TL_OP_ASINH, TL_OP_ACOSH, TL_OP_ATANH,
       TL_OP_SIGMOID, TL_OP_ERF, TL_OP_ERFC, TL_OP_ERFINV, TL_OP_LGAMMA, TL_OP_DIGAMMA,
       TL_OP_FLOOR, TL_OP_CEIL, TL_OP_ROUND, TL_OP_TRUNC, TL_OP_FRAC, TL_OP_CONJ_PHYSICAL,
-      TL_OP_ANGLE, TL_OP_NAN_TO_NUM,
+      TL_OP_ANGLE, TL_OP_NAN_TO_NUM, TL_OP_SINC, TL_OP_CBRT, TL_OP_FREXP_MANTISSA,
       /* binary */
       TL_OP_ADD, TL_OP_SUB, TL_OP_MUL, TL_OP_DIV, TL_OP_TRUNC_DIVIDE, TL_OP_FLOOR_DIVIDE,
       TL_OP_REMAINDER, TL_OP_FMOD, TL_OP_POW, TL_OP_FLOAT_POWER, TL_OP_ATAN2, TL_OP_HYPOT,
       TL_OP_LOGADDEXP, TL_OP_LOGADDEXP2, TL_OP_COPYSIGN, TL_OP_XLOGY, TL_OP_MINIMUM,
-      TL_OP_MAXIMUM, TL_OP_FMIN, TL_OP_FMAX, TL_OP_POLYGAMMA,
+      TL_OP_MAXIMUM, TL_OP_FMIN, TL_OP_FMAX, TL_OP_POLYGAMMA, TL_OP_LDEXP,
       /* where, clamp */
       TL_OP_WHERE, TL_OP_CLAMP,
       /* copies and casts */
@@ -599,7 +620,7 @@ void tl_grad_formulas_elementwise_init(void)
                                 TL_GRAD_ZERO_, TL_GRAD_REAL, TL_GRAD_IMAG};
   static const int result_only[] = {TL_OP_RECIPROCAL, TL_OP_SQRT, TL_OP_RSQRT, TL_OP_EXP,
                                     TL_OP_EXP2, TL_OP_EXPM1, TL_OP_TAN, TL_OP_TANH,
-                                    TL_OP_SIGMOID, TL_OP_ERFINV};
+                                    TL_OP_SIGMOID, TL_OP_ERFINV, TL_OP_CBRT};
   static const int inputs_only[] = {
       TL_OP_ABS, TL_OP_SQUARE, TL_OP_LOG, TL_OP_LOG2, TL_OP_LOG10, TL_OP_LOG1P, TL_OP_SIN,
       TL_OP_COS, TL_OP_ASIN, TL_OP_ACOS, TL_OP_ATAN, TL_OP_SINH, TL_OP_COSH, TL_OP_ASINH,

@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _ufunc
 from .._array_function import as_tensor, tl_dtype
 
 Tensor = _C.Tensor
@@ -202,9 +202,11 @@ def _float(x):
 
 def heaviside(x1, x2, /):
     x1 = _float(x1)
-    x2 = x2 if isinstance(x2, _SCALARS) else _arg(x2)
-    zero = _C.zeros((), dtype=x1.dtype, device=x1.device)
-    return _C.where(x1 == 0, x2 + zero, (x1 > 0).to(x1.dtype))
+    if isinstance(x2, _SCALARS):
+        return _C.heaviside(x1, x2)
+    x2 = _arg(x2)
+    dtype = _C.promote_types(x1.dtype, x2.dtype)  # the op takes one dtype; NumPy promotes
+    return _C.heaviside(x1.to(dtype), x2.to(dtype))
 
 
 def divmod(x1, x2, /):
@@ -212,43 +214,36 @@ def divmod(x1, x2, /):
 
 
 def sinc(x, /):
-    x = _float(x)
-    y = x * np.pi
-    safe = _C.where(y == 0, _C.ones((), dtype=y.dtype, device=y.device), y)
-    return _C.where(y == 0, _C.ones((), dtype=y.dtype, device=y.device), _C.sin(safe) / safe)
+    return _C.sinc(_float(x))
 
 
 def cbrt(x, /):
-    x = _float(x)
-    return _C.sign(x) * x.abs().pow(1.0 / 3.0)
+    return _C.cbrt(_float(x))
 
 
 def ldexp(x1, x2, /):
-    return _float(x1) * _C.exp2(_arg(x2).to(_float(x1).dtype))
+    return _C.ldexp(_float(x1), _arg(x2))
 
 
 def gcd(x1, x2, /):
-    return as_tensor(np.gcd(_host(x1), _host(x2)))
+    return _C.gcd(_arg(x1), _arg(x2))
 
 
 def lcm(x1, x2, /):
-    return as_tensor(np.lcm(_host(x1), _host(x2)))
+    return _C.lcm(_arg(x1), _arg(x2))
 
 
+# NumPy's definitions, shared with the ufuncs on tensors (torchlike/_ufunc.py)
 def frexp(x, /):
-    m, e = np.frexp(_host(x))
-    return as_tensor(m), as_tensor(e)
+    return _ufunc._frexp(_float(x))
 
 
 def modf(x, /):
-    x = _float(x)
-    whole = _C.trunc(x)
-    return x - whole, whole
+    return _ufunc._modf(_float(x))
 
 
 def spacing(x, /):
-    x = _float(x)
-    return _C.nextafter(x, _C.full((), float("inf"), dtype=x.dtype, device=x.device)) - x
+    return _ufunc._spacing(_float(x))
 
 
 def i0(x, /):
@@ -256,8 +251,7 @@ def i0(x, /):
 
 
 def _host(x):
-    """NumPy's view of an integer-valued operand (for functions with no op:
-    gcd, lcm, frexp, i0); refused for tensors needing grad or off the CPU."""
+    """NumPy's view of an operand (for i0, which runs NumPy); refused for tensors needing grad or off the CPU."""
     from .._array_function import check_fallback
     if isinstance(x, Tensor):
         check_fallback("torchlike.numpy function", [x])

@@ -20,6 +20,7 @@
  *       COMPARE_ORDER    COMPARE, complex refused (lt, le, gt, ge)
  *       LOGICAL          result bool, inputs read as bool
  *       PREDICATE(_REAL) result bool, computed in the input dtype
+ *       EXPONENT         FLOAT_ONLY, result int32 (frexp's exponent)
  *  4. float16/bfloat16 compute in float32 when the op has no loop of their
  *     own: the iterator casts through buffers.
  *
@@ -138,6 +139,11 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
   case TL_RULE_LOGICAL:
     *result = *compute = TL_DTYPE_BOOL;
     break;
+  case TL_RULE_EXPONENT:
+    if (integral || cplx)
+      return refuse(op, p);
+    *result = TL_DTYPE_I32;
+    break;
   default:
     break;
   }
@@ -249,7 +255,8 @@ static bool has_negative(const tl_tensor *t)
 
 /* pow: integers to negative integer powers are refused, as in NumPy (the
  * answer would be a fraction).  add/sub: alpha must fit the compute kind, as
- * in PyTorch. */
+ * in PyTorch.  heaviside: two tensors must share a dtype, as in PyTorch (a
+ * Python scalar combines as usual, as NumPy's heaviside takes one). */
 static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_dtype compute,
                                         const tl_op_params *p)
 {
@@ -257,6 +264,9 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
   if (op == TL_OP_POW && nin == 2 && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
       has_negative(in[1].t))
     return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+  if (op == TL_OP_HEAVISIDE && !in[0].weak && !in[1].weak && in[0].t->dtype != in[1].t->dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "heaviside is not yet implemented for tensors with "
+                                        "different dtypes.");
   if ((op == TL_OP_ADD || op == TL_OP_SUB) && p) {
     tl_kind alpha = p->s[0].kind;
     if (alpha == TL_KIND_BOOL && k != TL_KIND_BOOL)
@@ -321,8 +331,8 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
     return tl_error_status();
 
   tl_dtype out_loop = loop;
-  if (result == TL_DTYPE_BOOL)
-    out_loop = TL_DTYPE_BOOL;
+  if (result == TL_DTYPE_BOOL || tl_op_infos[op].rule == TL_RULE_EXPONENT)
+    out_loop = result; /* bool, or int32 for frexp's exponent */
   else if (result != compute) /* abs, angle: the real dtype of a complex loop */
     out_loop = tl_dtype_to_real(loop);
   ops[0] = out;
