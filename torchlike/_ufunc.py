@@ -121,7 +121,20 @@ def _call_pair(ufunc, inputs, kwargs):
     return tuple(given_out)
 
 
+# Ufuncs whose torchlike op is several times slower than NumPy's SIMD loop
+# (glibc's scalar cbrt; frexp's two passes): on host tensors outside autograd
+# NumPy runs them on zero-copy views; on a device, or recorded, the op does.
+_HOST_FASTER = {"cbrt", "frexp"}
+
+
+def _host_plain(inputs):
+    return all(not isinstance(x, _C.Tensor) or (x.device.type == "cpu" and not x.requires_grad)
+               for x in inputs)
+
+
 def _call(ufunc, inputs, kwargs):
+    if ufunc.__name__ in _HOST_FASTER and _host_plain(inputs):
+        return NotImplemented
     if ufunc.nout == 2:
         return _call_pair(ufunc, inputs, kwargs)
     op = _op_for(ufunc)
