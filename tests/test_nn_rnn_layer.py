@@ -160,10 +160,11 @@ def test_packed_rows_are_the_padded_sequences():
 def test_steps_split_by_units_across_threads(mode, packed, reverse, dtype, tol):
     """With threads, a step of H >= 32 runs as blocks of units (H = 40: blocks
     of 16, 16 and 8 on 2 threads), each its own columns of the step's GEMM and
-    its cell: values and gradients equal the one-block run on one thread (which
+    its cell, and the products over all rows as blocks of rows (60 rows: 4
+    blocks): values and gradients equal the one-block run on one thread (which
     gradcheck checks above), and the forward equals the NumPy loop."""
     rng = np.random.default_rng(zlib.crc32(repr((mode, packed, reverse)).encode()))
-    sizes = (5, 5, 3, 2, 1) if packed else (4,) * 3
+    sizes = (20, 20, 15, 10, 5) if packed else (20,) * 3
     p, x, h0, c0 = make_case(rng, mode, I=6, H=40, sizes=sizes)
     p = {k: v * 0.3 for k, v in p.items()}      # keep the gates off saturation
 

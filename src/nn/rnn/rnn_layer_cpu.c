@@ -103,6 +103,65 @@ static void bias_rows(const layer *l, void *gi, const void *bi, const void *bh, 
 }
 #undef BIAS_ROWS
 
+/* ---- the large products ---------------------------------------------------------------
+ * The products over all R rows (GI = x W_ih^T forward; dx, dW_ih, dW_hh,
+ * dW_hr backward) run as blocks of C's rows across the thread pool, each one
+ * single-threaded BLAS call, like the steps below: so no BLAS thread is ever
+ * woken during a layer.  BLAS's threads, once woken, keep spinning for tens
+ * of milliseconds after their product, and on 2 cores that took the core
+ * the pool's second thread needed for the steps (profile at 2 threads: a
+ * third of the samples in BLAS's idle worker and its waiting caller). */
+
+typedef struct {
+  const layer *l;
+  bool ta, tb;
+  int64_t M, N, K, lda, ldb, ldc, rows; /* rows: of C per block */
+  const void *A, *B;
+  double beta;
+  void *C;
+} gemm_job;
+
+static void gemm_rows(void *ctx, int64_t b0, int64_t b1, int worker)
+{
+  (void)worker;
+  const gemm_job *g = ctx;
+  int64_t r0 = b0 * g->rows, r1 = b1 * g->rows < g->M ? b1 * g->rows : g->M;
+  /* A's rows r0.. are its columns when A is given transposed */
+  tl_nn_gemm(g->l->f64, g->ta, g->tb, r1 - r0, g->N, g->K, at(g->l, g->A, g->ta ? r0 : r0 * g->lda),
+             g->lda, g->B, g->ldb, g->beta, at(g->l, g->C, r0 * g->ldc), g->ldc);
+}
+
+/* C (M, N) = op(A) op(B) + beta C, as tl_nn_gemm, in blocks of rows: about
+ * two per thread (each packs B again), multiples of 16 rows. */
+static void pool_gemm(const layer *l, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                      const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                      int64_t ldc)
+{
+  int64_t parts = 2 * (int64_t)tl_parallel_get_threads();
+  int64_t rows = (M + parts - 1) / parts;
+  rows = rows > 0 ? (rows + 15) / 16 * 16 : 1;
+  gemm_job g = {.l = l, .ta = ta, .tb = tb, .M = M, .N = N, .K = K, .lda = lda, .ldb = ldb,
+                .ldc = ldc, .rows = rows, .A = A, .B = B, .beta = beta, .C = C};
+  if (M <= 0 || N <= 0)
+    return;
+  tl_parallel_for((M + rows - 1) / rows, 1, gemm_rows, &g);
+}
+
+/* BLAS on one thread for the whole layer call (see above) */
+static bool blas_single_begin(void)
+{
+  bool single = tl_linalg_blas_threads() > 1;
+  if (single)
+    tl_linalg_blas_single_begin();
+  return single;
+}
+
+static void blas_single_end(bool single)
+{
+  if (single)
+    tl_linalg_blas_single_end();
+}
+
 /* ---- a step split by units -----------------------------------------------------------
  * Everything a step does for hidden unit j reads and writes column j of its
  * gate blocks, of the states and of the rows it keeps, except the GEMMs,
@@ -266,20 +325,17 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
     bias_rows(&l, gi, data(k->b_ih), data(k->b_hh), R);
     beta = 1.0;
   }
-  tl_nn_gemm(l.f64, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
-             beta, gi, G);
+  bool single = blas_single_begin();
+  pool_gemm(&l, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
+            beta, gi, G);
   step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c};
-  bool single = tl_linalg_blas_threads() > 1;
-  if (single)
-    tl_linalg_blas_single_begin();
   for (int64_t s = 0; s < k->steps; s++) {
     job.t = k->reverse ? k->steps - 1 - s : s;
     run_blocks(&job, forward_blocks);
     int64_t n = k->batch_sizes[job.t];
     copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.off[job.t] * P), P, n, P);
   }
-  if (single)
-    tl_linalg_blas_single_end();
+  blas_single_end(single);
 fail:
   free(gi);
   free(hg);
@@ -397,27 +453,23 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
     memset(dc, 0, (size_t)(N * H) * l.es);
   step_job job = {.l = &l, .prev = -1, .units = block_units(&l), .gi = dgi,
                   .hg = gru ? dgh : dgi, .h = dh, .c = dc, .dhy = dhy, .tmp = tmp, .tmp2 = tmp2};
-  bool single = tl_linalg_blas_threads() > 1;
-  if (single)
-    tl_linalg_blas_single_begin();
+  bool single = blas_single_begin();
   for (int64_t s = 0; s <= k->steps; s++) { /* the last round: the first step's GEMM */
     job.t = s == k->steps ? -1 : k->reverse ? s : k->steps - 1 - s;
     run_blocks(&job, backward_blocks);
     job.prev = job.t;
   }
-  if (single)
-    tl_linalg_blas_single_end();
   const void *gh = gru ? dgh : dgi, *ws = tl_tensor_data(k->saved);
   if (k->d_x)
-    tl_nn_gemm(l.f64, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
-               tl_tensor_data(k->d_x), In);
-  tl_nn_gemm(l.f64, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
-             tl_tensor_data(k->d_w_ih), In);
-  tl_nn_gemm(l.f64, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
-             tl_tensor_data(k->d_w_hh), P);
+    pool_gemm(&l, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
+              tl_tensor_data(k->d_x), In);
+  pool_gemm(&l, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
+            tl_tensor_data(k->d_w_ih), In);
+  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
+            tl_tensor_data(k->d_w_hh), P);
   if (k->d_w_hr)
-    tl_nn_gemm(l.f64, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
-               tl_tensor_data(k->d_w_hr), H);
+    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
+              tl_tensor_data(k->d_w_hr), H);
   if (k->d_b_ih)
     tl_cpu_rnn_colsum(l.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
   /* all but GRU: both biases have the same gradient, summed once */
@@ -425,6 +477,7 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
     memcpy(tl_tensor_data(k->d_b_hh), tl_tensor_data(k->d_b_ih), (size_t)G * l.es);
   else if (k->d_b_hh)
     tl_cpu_rnn_colsum(l.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
+  blas_single_end(single);
 fail:
   free(dgi);
   free(dgh);
