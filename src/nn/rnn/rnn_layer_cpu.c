@@ -11,6 +11,9 @@
  * the previous hidden state's, dh[:n] = dG W_hh.  Then x's, W_ih's, W_hh's
  * and W_hr's gradients are one GEMM each over all R rows, the biases'
  * column sums.
+ * Threads: only the pool's (BLAS on one thread for the whole call); each
+ * step is one pool job over blocks of hidden units, each GEMM over all rows
+ * one job over blocks of rows (below).
  * Every tensor is contiguous in the work dtype (float or double); the
  * states are (N, *) buffers whose first n rows step t reads and writes. */
 #include <stdlib.h>
