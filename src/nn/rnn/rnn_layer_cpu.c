@@ -184,9 +184,10 @@ typedef struct {
   void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
 } step_job;
 
-/* C[:n, gate blocks' columns j0..j1) (+)= A (n, K) times w's rows of those
- * columns transposed (forward: w (G, K)), or A (n, G) times w's columns
- * j0..j1 (backward: w (G, ldw)); the whole width in one call. */
+/* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
+ * the rows of w (G, K) of those columns, transposed; backward: C[:n, j0..j1)
+ * = A (n, G) times w's columns j0..j1 (w (G, ldc): C's width).  All units:
+ * one call. */
 static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64_t j1,
                       const void *A, int64_t K, const void *w, double beta, void *C, int64_t ldc)
 {
@@ -207,7 +208,7 @@ static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64
 
 /* Step t's n rows, units [j0, j1): the cell from its input gates gi, the
  * hidden state h and cell state c (N, *), writing its outputs' rows and the
- * new cell state; the caller copies the outputs to h after every block.
+ * new cell state; the caller copies the outputs to h after all blocks.
  * HG = h W_hh^T reads W_hh (G, P) as it lies: BLAS packs it again at every
  * step either way, and packing the transposed operand measured no slower
  * than a transposed copy made once per call plus an untransposed packing. */
