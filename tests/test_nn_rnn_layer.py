@@ -154,6 +154,46 @@ def test_packed_rows_are_the_padded_sequences():
                     np.testing.assert_allclose(cy.numpy()[b], c1.numpy()[0], rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype,tol", [(T.float64, 1e-12), (T.float32, 2e-5)])
+@pytest.mark.parametrize("packed,reverse", [(False, False), (True, True)])
+@pytest.mark.parametrize("mode", list(MODES))
+def test_steps_split_by_units_across_threads(mode, packed, reverse, dtype, tol):
+    """With threads, a step of H >= 32 runs as blocks of units (H = 40: blocks
+    of 16, 16 and 8 on 2 threads), each its own columns of the step's GEMM and
+    its cell, and the products over all rows as blocks of rows (60 rows: 4
+    blocks): values and gradients equal the one-block run on one thread (which
+    gradcheck checks above), and the forward equals the NumPy loop."""
+    rng = np.random.default_rng(zlib.crc32(repr((mode, packed, reverse)).encode()))
+    sizes = (20, 20, 15, 10, 5) if packed else (20,) * 3
+    p, x, h0, c0 = make_case(rng, mode, I=6, H=40, sizes=sizes)
+    p = {k: v * 0.3 for k, v in p.items()}      # keep the gates off saturation
+
+    def run(threads):
+        saved = T.get_num_threads()
+        T.set_num_threads(threads)
+        try:
+            args, bs = op_args(p, x, h0, c0, dtype, sizes if packed else None, L=len(sizes),
+                               N=sizes[0], requires_grad=True)
+            out, hy, cy, _ = C._rnn_layer(*args, bs, MODES[mode], reverse)
+            w = T.tensor(rng.standard_normal(tuple(out.shape)), dtype=dtype)
+            loss = (out * w).sum() + (hy * hy).sum() + (cy.sum() if cy is not None else 0)
+            loss.backward()
+            return [t.detach() for t in [out, hy] + ([cy] if cy is not None else [])] + \
+                [a.grad for a in args if a is not None]
+        finally:
+            T.set_num_threads(saved)
+    state = rng.bit_generator.state
+    one = run(1)
+    rng.bit_generator.state = state            # the same output weights
+    two = run(2)
+    for a, b in zip(one, two):
+        np.testing.assert_allclose(b.double().numpy(), a.double().numpy(), rtol=tol, atol=tol)
+    ref, rh, _ = np_layer(mode, x, sizes, h0, c0, p, reverse)
+    np.testing.assert_allclose(two[0].double().numpy().reshape(ref.shape), ref, rtol=tol,
+                               atol=tol)
+    np.testing.assert_allclose(two[1].double().numpy(), rh, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_empty_sequences_and_batches(mode):
     rng = np.random.default_rng(2)

@@ -26,14 +26,18 @@ typedef struct {
   void *sum_into;
 } cell_job;
 
-/* Row r of in[k] / out[k]; a bias vector */
-#define ROW_IN(T, k) (job->rows.in[k] ? (const T *)job->rows.in[k] + r * job->rows.ld_in[k] : NULL)
-#define ROW_OUT(T, k) ((T *)job->rows.out[k] + r * job->rows.ld_out[k])
-#define VEC_IN(T, k) ((const T *)job->rows.in[k])
+/* Row r of in[k] / out[k]; a bias vector: each from the job's first unit
+ * j0 on (every operand's gate blocks are h apart, unit j at j in each). */
+#define ROW_IN(T, k)                                                                              \
+  (job->rows.in[k] ? (const T *)job->rows.in[k] + r * job->rows.ld_in[k] + job->rows.j0 : NULL)
+#define ROW_OUT(T, k) ((T *)job->rows.out[k] + r * job->rows.ld_out[k] + job->rows.j0)
+#define VEC_IN(T, k) (job->rows.in[k] ? (const T *)job->rows.in[k] + job->rows.j0 : NULL)
 
 /* ---- typed rows ---------------------------------------------------------------------
  * Written once per work type by TL_RNN_ROWS; a pointer argument that may be
- * NULL stands for zeros (an absent bias or gradient). */
+ * NULL stands for zeros (an absent bias or gradient).  Each function does m
+ * units of a row whose gate blocks are h apart (m < h: a block of units of
+ * the layer loop's split step, the pointers at its first unit). */
 TL_VECMATH_BEGIN
 /* tanh from the sigmoid: tanh(x) = 2 sigmoid(2x) - 1 (absolute error ~1e-7,
  * which is float's own resolution around 1, and vectorisable). */
@@ -42,27 +46,30 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 #define TL_RNN_ROWS(row_fn, add_bias, lstm, lstm_bw, gru, gru_bw, plain, plain_bw, colsum, T, SIG, \
                     TANH)                                                                          \
-  /* out[0..n) += b[0..n) when b is given */                                                       \
-  FORCE_INLINE void add_bias(T *restrict out, const T *restrict b, int64_t n)                      \
+  /* out's m units of `gates` blocks += b's when b is given */                                     \
+  FORCE_INLINE void add_bias(T *restrict out, const T *restrict b, int gates, int64_t m,           \
+                             int64_t h)                                                            \
   {                                                                                                \
-    if (b)                                                                                         \
-      _Pragma("omp simd") for (int64_t j = 0; j < n; j++) out[j] += b[j];                          \
+    for (int q = 0; b && q < gates; q++)                                                           \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) out[q * h + j] += b[q * h + j];          \
   }                                                                                                \
   /* hg NULL: ig already holds the whole pre-activation (the layer loop's    \
    * GEMM accumulated into it, biases included), read in place. */           \
   FORCE_INLINE void lstm(const T *restrict ig, const T *hg, const T *restrict cx,                  \
                    const T *bi, const T *bh, T *restrict hy, T *restrict cy,                       \
-                   T *ws, int64_t h)                                                               \
+                   T *ws, int64_t m, int64_t h)                                                    \
   {                                                                                                \
     const T *pre = ig;                                                                             \
     if (hg) {                                                                                      \
-      _Pragma("omp simd") for (int64_t j = 0; j < 4 * h; j++) ws[j] = ig[j] + hg[j];               \
-      add_bias(ws, bi, 4 * h);                                                                     \
-      add_bias(ws, bh, 4 * h);                                                                     \
+      for (int q = 0; q < 4; q++)                                                                  \
+        _Pragma("omp simd") for (int64_t j = 0; j < m; j++) ws[q * h + j] =                        \
+          ig[q * h + j] + hg[q * h + j];                                                           \
+      add_bias(ws, bi, 4, m, h);                                                                   \
+      add_bias(ws, bh, 4, m, h);                                                                   \
       pre = ws;                                                                                    \
     }                                                                                              \
     /* pre may be ws: each j reads its four gates before writing them */                          \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) {                                          \
       T i = SIG(pre[j]), f = SIG(pre[h + j]), g = TANH(pre[2 * h + j]), o = SIG(pre[3 * h + j]);   \
       T c = f * cx[j] + i * g;                                                                     \
       cy[j] = c;                                                                                   \
@@ -76,9 +83,9 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
   /* ghy, gcy: zeros when absent (the caller's zero row) */                                        \
   FORCE_INLINE void lstm_bw(const T *restrict ghy, const T *restrict gcy, const T *restrict cx,    \
                       const T *restrict cy, const T *restrict ws, T *restrict gg,                  \
-                      T *restrict gcx, int64_t h)                                                  \
+                      T *restrict gcx, int64_t m, int64_t h)                                       \
   {                                                                                                \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) {                                          \
       T i = ws[j], f = ws[h + j], g = ws[2 * h + j], o = ws[3 * h + j];                            \
       T tc = TANH(cy[j]), gh = ghy[j];                                                             \
       T gc = gcy[j] + gh * o * (1 - tc * tc);                                                      \
@@ -91,17 +98,19 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
   }                                                                                                \
   /* ws as scratch first: r z pre-activations, ig_n + b_in, (unused), hn */                        \
   FORCE_INLINE void gru(const T *restrict ig, const T *restrict hg, const T *restrict hx,          \
-                  const T *bi, const T *bh, T *restrict hy, T *restrict ws, int64_t h)             \
+                  const T *bi, const T *bh, T *restrict hy, T *restrict ws, int64_t m, int64_t h)  \
   {                                                                                                \
-    _Pragma("omp simd") for (int64_t j = 0; j < 2 * h; j++) ws[j] = ig[j] + hg[j];                 \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+    for (int q = 0; q < 2; q++)                                                                    \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) ws[q * h + j] =                          \
+        ig[q * h + j] + hg[q * h + j];                                                             \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) {                                          \
       ws[2 * h + j] = ig[2 * h + j];                                                               \
       ws[4 * h + j] = hg[2 * h + j];                                                               \
     }                                                                                              \
-    add_bias(ws, bi, 3 * h);                                                                       \
-    add_bias(ws, bh, 2 * h);                                                                       \
-    add_bias(ws + 4 * h, bh ? bh + 2 * h : NULL, h);                                               \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+    add_bias(ws, bi, 3, m, h);                                                                     \
+    add_bias(ws, bh, 2, m, h);                                                                     \
+    add_bias(ws + 4 * h, bh ? bh + 2 * h : NULL, 1, m, h);                                         \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) {                                          \
       T r = SIG(ws[j]), z = SIG(ws[h + j]), hn = ws[4 * h + j];                                    \
       T n = TANH(ws[2 * h + j] + r * hn);                                                          \
       hy[j] = n + z * (hx[j] - n);                                                                 \
@@ -112,9 +121,9 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
     }                                                                                              \
   }                                                                                                \
   FORCE_INLINE void gru_bw(const T *restrict ghy, const T *restrict ws, T *restrict gig,           \
-                     T *restrict ghg, T *restrict ghx, int64_t h)                                  \
+                     T *restrict ghg, T *restrict ghx, int64_t m, int64_t h)                       \
   {                                                                                                \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) {                                          \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) {                                          \
       T r = ws[j], z = ws[h + j], n = ws[2 * h + j], hx = ws[3 * h + j], hn = ws[4 * h + j];       \
       T g = ghy[j];                                                                                \
       T gn = g * (1 - z) * (1 - n * n);                                                            \
@@ -128,24 +137,24 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
     }                                                                                              \
   }                                                                                                \
   FORCE_INLINE void plain(const T *restrict ig, const T *restrict hg, const T *bi, const T *bh,    \
-                    T *restrict hy, int64_t h, bool relu)                                          \
+                    T *restrict hy, int64_t m, int64_t h, bool relu)                               \
   {                                                                                                \
-    _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = ig[j] + hg[j];                     \
-    add_bias(hy, bi, h);                                                                           \
-    add_bias(hy, bh, h);                                                                           \
+    _Pragma("omp simd") for (int64_t j = 0; j < m; j++) hy[j] = ig[j] + hg[j];                     \
+    add_bias(hy, bi, 1, m, h);                                                                     \
+    add_bias(hy, bh, 1, m, h);                                                                     \
     if (relu)                                                                                      \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = hy[j] > 0 ? hy[j] : 0;           \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) hy[j] = hy[j] > 0 ? hy[j] : 0;           \
     else                                                                                           \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) hy[j] = TANH(hy[j]);                     \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) hy[j] = TANH(hy[j]);                     \
   }                                                                                                \
   /* the pre-activation's gradient from hy's: tanh' = 1 - hy^2, relu' = [hy > 0] */                \
   FORCE_INLINE void plain_bw(const T *restrict ghy, const T *restrict hy, T *restrict gp,          \
-                       int64_t h, bool relu)                                                       \
+                       int64_t m, bool relu)                                                       \
   {                                                                                                \
     if (relu)                                                                                      \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = hy[j] > 0 ? ghy[j] : 0;          \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) gp[j] = hy[j] > 0 ? ghy[j] : 0;          \
     else                                                                                           \
-      _Pragma("omp simd") for (int64_t j = 0; j < h; j++) gp[j] = ghy[j] * (1 - hy[j] * hy[j]);    \
+      _Pragma("omp simd") for (int64_t j = 0; j < m; j++) gp[j] = ghy[j] * (1 - hy[j] * hy[j]);    \
   }                                                                                                \
   static void colsum(const T *g, T *restrict out, int64_t n, int64_t ld, int64_t c0,               \
                      int64_t c1)                                                                   \
@@ -158,32 +167,32 @@ FORCE_INLINE double sigmoid_f64(double x) { return 1.0 / (1.0 + exp(-x)); }
   /* batch row r of the job */                                                                     \
   TL_SIMD_CLONES static void row_fn(const cell_job *job, int64_t r)                                \
   {                                                                                                \
-    int64_t h = job->rows.h;                                                                       \
+    int64_t h = job->rows.h, m = job->rows.m ? job->rows.m : h;                                   \
     switch (job->rows.kind) {                                                                      \
     case TL_RNN_LSTM:                                                                              \
       lstm(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),                   \
-           ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);                                        \
+           ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), m, h);                                     \
       break;                                                                                       \
     case TL_RNN_LSTM_BACKWARD:                                                                     \
       lstm_bw(job->rows.in[0] ? ROW_IN(T, 0) : job->zeros,                                         \
               job->rows.in[1] ? ROW_IN(T, 1) : job->zeros, ROW_IN(T, 2), ROW_IN(T, 3),             \
-              ROW_IN(T, 4), ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                      \
+              ROW_IN(T, 4), ROW_OUT(T, 0), ROW_OUT(T, 1), m, h);                                   \
       break;                                                                                       \
     case TL_RNN_GRU:                                                                               \
       gru(ROW_IN(T, 0), ROW_IN(T, 1), ROW_IN(T, 2), VEC_IN(T, 3), VEC_IN(T, 4),                    \
-          ROW_OUT(T, 0), ROW_OUT(T, 1), h);                                                        \
+          ROW_OUT(T, 0), ROW_OUT(T, 1), m, h);                                                     \
       break;                                                                                       \
     case TL_RNN_GRU_BACKWARD:                                                                      \
-      gru_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), h);          \
+      gru_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), ROW_OUT(T, 1), ROW_OUT(T, 2), m, h);       \
       break;                                                                                       \
     case TL_RNN_TANH:                                                                              \
     case TL_RNN_RELU:                                                                              \
-      plain(ROW_IN(T, 0), ROW_IN(T, 1), VEC_IN(T, 3), VEC_IN(T, 4), ROW_OUT(T, 0), h,              \
+      plain(ROW_IN(T, 0), ROW_IN(T, 1), VEC_IN(T, 3), VEC_IN(T, 4), ROW_OUT(T, 0), m, h,           \
             job->rows.kind == TL_RNN_RELU);                                                        \
       break;                                                                                       \
     case TL_RNN_TANH_BACKWARD:                                                                     \
     case TL_RNN_RELU_BACKWARD:                                                                     \
-      plain_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), h,                                       \
+      plain_bw(ROW_IN(T, 0), ROW_IN(T, 1), ROW_OUT(T, 0), m,                                       \
                job->rows.kind == TL_RNN_RELU_BACKWARD);                                            \
       break;                                                                                       \
     }                                                                                              \

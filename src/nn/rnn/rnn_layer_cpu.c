@@ -11,11 +11,16 @@
  * the previous hidden state's, dh[:n] = dG W_hh.  Then x's, W_ih's, W_hh's
  * and W_hr's gradients are one GEMM each over all R rows, the biases'
  * column sums.
+ * Threads: only the pool's (BLAS on one thread for the whole call); each
+ * step is one pool job over blocks of hidden units, each GEMM over all rows
+ * one job over blocks of rows (below).
  * Every tensor is contiguous in the work dtype (float or double); the
  * states are (N, *) buffers whose first n rows step t reads and writes. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/linalg/tl_linalg.h"
 #include "nn/rnn/tl_rnn.h"
 #include "nn/tl_nn_work.h"
 
@@ -101,34 +106,137 @@ static void bias_rows(const layer *l, void *gi, const void *bi, const void *bh, 
 }
 #undef BIAS_ROWS
 
+/* ---- the large products ---------------------------------------------------------------
+ * The products over all R rows (GI = x W_ih^T forward; dx, dW_ih, dW_hh,
+ * dW_hr backward) run as blocks of C's rows across the thread pool, each one
+ * single-threaded BLAS call, like the steps below: so no BLAS thread is ever
+ * woken during a layer.  BLAS's threads, once woken, keep spinning for tens
+ * of milliseconds after their product, and on 2 cores that took the core
+ * the pool's second thread needed for the steps (profile at 2 threads: a
+ * third of the samples in BLAS's idle worker and its waiting caller). */
+
+typedef struct {
+  const layer *l;
+  bool ta, tb;
+  int64_t M, N, K, lda, ldb, ldc, rows; /* rows: of C per block */
+  const void *A, *B;
+  double beta;
+  void *C;
+} gemm_job;
+
+static void gemm_rows(void *ctx, int64_t b0, int64_t b1, int worker)
+{
+  (void)worker;
+  const gemm_job *g = ctx;
+  int64_t r0 = b0 * g->rows, r1 = b1 * g->rows < g->M ? b1 * g->rows : g->M;
+  /* A's rows r0.. are its columns when A is given transposed */
+  tl_nn_gemm(g->l->f64, g->ta, g->tb, r1 - r0, g->N, g->K, at(g->l, g->A, g->ta ? r0 : r0 * g->lda),
+             g->lda, g->B, g->ldb, g->beta, at(g->l, g->C, r0 * g->ldc), g->ldc);
+}
+
+/* C (M, N) = op(A) op(B) + beta C, as tl_nn_gemm, in blocks of rows: about
+ * two per thread (each packs B again), multiples of 16 rows. */
+static void pool_gemm(const layer *l, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                      const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                      int64_t ldc)
+{
+  int64_t parts = 2 * (int64_t)tl_parallel_get_threads();
+  int64_t rows = (M + parts - 1) / parts;
+  rows = rows > 0 ? (rows + 15) / 16 * 16 : 1;
+  gemm_job g = {.l = l, .ta = ta, .tb = tb, .M = M, .N = N, .K = K, .lda = lda, .ldb = ldb,
+                .ldc = ldc, .rows = rows, .A = A, .B = B, .beta = beta, .C = C};
+  if (M <= 0 || N <= 0)
+    return;
+  tl_parallel_for((M + rows - 1) / rows, 1, gemm_rows, &g);
+}
+
+/* BLAS on one thread for the whole layer call (see above) */
+static bool blas_single_begin(void)
+{
+  bool single = tl_linalg_blas_threads() > 1;
+  if (single)
+    tl_linalg_blas_single_begin();
+  return single;
+}
+
+static void blas_single_end(bool single)
+{
+  if (single)
+    tl_linalg_blas_single_end();
+}
+
+/* ---- a step split by units -----------------------------------------------------------
+ * Everything a step does for hidden unit j reads and writes column j of its
+ * gate blocks, of the states and of the rows it keeps, except the GEMMs,
+ * which read the whole previous state (forward) or the whole gate gradient
+ * (backward).  So a step is split into blocks of units across the thread
+ * pool, each block doing its own columns of the step's GEMM (one
+ * single-threaded BLAS call per gate) and then its cell: one hand-off per
+ * step instead of BLAS's threads for the GEMM and the pool's for the cell,
+ * which on 2 cores fought each other (a product of 0.2 ms took several ms
+ * when a BLAS thread had lost its core).  The states the GEMMs read are
+ * written only after the step, by the caller. */
+
+typedef struct {
+  const layer *l;
+  int64_t t, prev;   /* the step; backward: the step whose dh GEMM comes first (-1: none) */
+  int64_t units;     /* per block */
+  void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
+} step_job;
+
+/* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
+ * the rows of w (G, K) of those columns, transposed; backward: C[:n, j0..j1)
+ * = A (n, G) times w's columns j0..j1 (w (G, ldc): C's width).  All units:
+ * one call. */
+static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64_t j1,
+                      const void *A, int64_t K, const void *w, double beta, void *C, int64_t ldc)
+{
+  int64_t H = l->H, G = l->G;
+  if (forward && (j0 > 0 || j1 < H)) {
+    for (int64_t q = 0; q < G / H; q++)
+      tl_nn_gemm(l->f64, false, true, n, j1 - j0, K, A, K, at(l, w, (q * H + j0) * K), K, beta,
+                 at(l, C, q * H + j0), ldc);
+  } else if (forward) {
+    tl_nn_gemm(l->f64, false, true, n, G, K, A, K, w, K, beta, C, ldc);
+  } else {
+    tl_nn_gemm(l->f64, false, false, n, j1 - j0, G, A, G, at(l, w, j0), ldc, beta,
+               at(l, C, j0), ldc);
+  }
+}
+
 /* ---- forward ------------------------------------------------------------------------- */
 
-/* Step t's n rows: the cell from its input gates gi, the hidden state h and
- * cell state c (N, *), writing its outputs' rows and the new states.
+/* Step t's n rows, units [j0, j1): the cell from its input gates gi, the
+ * hidden state h and cell state c (N, *), writing its outputs' rows and the
+ * new cell state; the caller copies the outputs to h after all blocks.
  * HG = h W_hh^T reads W_hh (G, P) as it lies: BLAS packs it again at every
  * step either way, and packing the transposed operand measured no slower
  * than a transposed copy made once per call plus an untransposed packing. */
-static void step_forward(const layer *l, int64_t t, const void *gi, void *hg, void *h, void *c)
+static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const void *gi,
+                         void *hg, const void *h, void *c)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
+  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W, m = j1 - j0;
   void *ws = at(l, tl_tensor_data(k->workspace), l->off[t] * W);
   void *out = at(l, tl_tensor_data(k->output), l->off[t] * P);
   const void *git = at(l, gi, l->off[t] * G);
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
   /* LSTM: GI's rows already hold x W_ih^T + b_ih + b_hh; the step adds its
    * h W_hh^T to them in place, and the cell reads them as they are. */
-  tl_nn_gemm(l->f64, false, true, n, G, P, h, P, tl_tensor_data(k->w_hh), P, lstm ? 1.0 : 0.0,
-             lstm ? (void *)git : hg, G);
-  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64,
+  step_gemm(l, true, n, j0, j1, h, P, tl_tensor_data(k->w_hh), lstm ? 1.0 : 0.0,
+            lstm ? (void *)git : hg, G);
+  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
                       .ld_in = {G, G}};
   switch (k->mode) {
-  case TL_RNN_MODE_LSTM: {
+  case TL_RNN_MODE_LSTM: { /* with a projection: one block, all units */
     rows.in[1] = rows.in[3] = rows.in[4] = NULL;
     void *hcell = k->w_hr ? at(l, ws, 6 * H + P) : out;
-    copy_rows(l, at(l, ws, 4 * H), W, c, H, n, H);
-    copy_rows(l, at(l, ws, l->hprev), W, h, P, n, P);
+    copy_rows(l, at(l, ws, 4 * H + j0), W, at(l, c, j0), H, n, m);
+    if (k->w_hr)
+      copy_rows(l, at(l, ws, l->hprev), W, h, P, n, P);
+    else
+      copy_rows(l, at(l, ws, l->hprev + j0), W, at(l, h, j0), P, n, m);
     rows.kind = TL_RNN_LSTM;
     rows.in[2] = at(l, ws, 4 * H);
     rows.ld_in[2] = W;
@@ -140,7 +248,7 @@ static void step_forward(const layer *l, int64_t t, const void *gi, void *hg, vo
     tl_cpu_rnn_rows(&rows);
     if (k->w_hr)
       tl_nn_gemm(l->f64, false, true, n, P, H, hcell, W, tl_tensor_data(k->w_hr), H, 0.0, out, P);
-    copy_rows(l, c, H, at(l, ws, 5 * H), W, n, H);
+    copy_rows(l, at(l, c, j0), H, at(l, ws, 5 * H + j0), W, n, m);
     break;
   }
   case TL_RNN_MODE_GRU: /* the cell keeps h_prev itself */
@@ -154,15 +262,45 @@ static void step_forward(const layer *l, int64_t t, const void *gi, void *hg, vo
     tl_cpu_rnn_rows(&rows);
     break;
   default:
-    copy_rows(l, at(l, ws, l->hprev), W, h, H, n, H);
+    copy_rows(l, at(l, ws, l->hprev + j0), W, at(l, h, j0), H, n, m);
     rows.kind = k->mode == TL_RNN_MODE_RELU ? TL_RNN_RELU : TL_RNN_TANH;
     rows.out[0] = out;
     rows.ld_out[0] = H;
     tl_cpu_rnn_rows(&rows);
-    copy_rows(l, ws, W, out, H, n, H);
+    copy_rows(l, at(l, ws, j0), W, at(l, out, j0), H, n, m);
     break;
   }
-  copy_rows(l, h, P, out, P, n, P);
+}
+
+/* Blocks [b0, b1) of a step's units, as one wider block. */
+static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
+{
+  (void)worker;
+  const step_job *j = ctx;
+  int64_t j1 = b1 * j->units < j->l->H ? b1 * j->units : j->l->H;
+  step_forward(j->l, j->t, b0 * j->units, j1, j->gi, j->hg, j->h, j->c);
+}
+
+/* Units per block of a step: one block when the pool has one thread (or
+ * with a projection, whose GEMM needs every unit), else blocks of a
+ * multiple of 16 units, about two per thread so that a thread that has
+ * lost its core holds up little. */
+static int64_t block_units(const layer *l)
+{
+  int threads = tl_parallel_get_threads();
+  if (threads == 1 || l->c->w_hr || l->H < 32)
+    return l->H > 0 ? l->H : 1;
+  int64_t units = (l->H + 2 * threads - 1) / (2 * threads);
+  units = (units + 15) / 16 * 16;
+  return units;
+}
+
+/* Run a step's blocks (BLAS on one thread inside them: the caller's
+ * tl_linalg_blas_single_begin). */
+static void run_blocks(step_job *job, tl_range_fn fn)
+{
+  int64_t blocks = (job->l->H + job->units - 1) / job->units;
+  tl_parallel_for(blocks > 0 ? blocks : 1, 1, fn, job);
 }
 
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
@@ -191,10 +329,17 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
     bias_rows(&l, gi, data(k->b_ih), data(k->b_hh), R);
     beta = 1.0;
   }
-  tl_nn_gemm(l.f64, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
-             beta, gi, G);
-  for (int64_t s = 0; s < k->steps; s++)
-    step_forward(&l, k->reverse ? k->steps - 1 - s : s, gi, hg, h, c);
+  bool single = blas_single_begin();
+  pool_gemm(&l, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
+            beta, gi, G);
+  step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c};
+  for (int64_t s = 0; s < k->steps; s++) {
+    job.t = k->reverse ? k->steps - 1 - s : s;
+    run_blocks(&job, forward_blocks);
+    int64_t n = k->batch_sizes[job.t];
+    copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.off[job.t] * P), P, n, P);
+  }
+  blas_single_end(single);
 fail:
   free(gi);
   free(hg);
@@ -204,22 +349,38 @@ fail:
 
 /* ---- backward ------------------------------------------------------------------------ */
 
-/* Step t's n rows: dh, dc (N, *) hold the gradients of the step's new
- * states (plus the output's gradient, added here); on return those of the
- * states it started from.  The pre-activation gradients go to dgi, dgh (R,
- * G; the same for all but GRU), h's total gradient to dhy (R, P, with a
- * projection).  tmp, tmp2: (N, H) scratch. */
-static void step_backward(const layer *l, int64_t t, void *dgi, void *dgh, void *dhy, void *dh,
-                          void *dc, void *tmp, void *tmp2)
+/* Units [j0, j1) of step t's n rows: dh, dc (N, *) hold the gradients of
+ * the step's new states (plus the output's gradient, added here); on return
+ * (after the next call's GEMM, see below) those of the states it started
+ * from.  The pre-activation gradients go to dgi, dgh (R, G; the same for all
+ * but GRU), h's total gradient to dhy (R, P, with a projection).  tmp, tmp2:
+ * (N, H) scratch.
+ * The GEMM that carries the gate gradients to h_prev's, dh = dG W_hh, needs
+ * all of dG: a block first does its columns of that GEMM for the step
+ * before (`prev`, -1: none), then the cell of step t (-1: none). */
+static void step_backward(const layer *l, int64_t prev, int64_t t, int64_t j0, int64_t j1,
+                          void *dgi, void *dgh, void *dhy, void *dh, void *dc, void *tmp,
+                          void *tmp2)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
+  int64_t H = l->H, P = l->P, G = l->G, W = l->W, m = j1 - j0;
+  const void *w_hh = tl_tensor_data(k->w_hh);
+  bool gru = k->mode == TL_RNN_MODE_GRU;
+  if (prev >= 0) /* GRU: dh holds the cell's direct part (z dh) already */
+    step_gemm(l, false, k->batch_sizes[prev], k->w_hr ? 0 : j0, k->w_hr ? P : j1,
+              at(l, gru ? dgh : dgi, l->off[prev] * G), G, w_hh, gru ? 1.0 : 0.0, dh, P);
+  if (t < 0)
+    return;
+  int64_t n = k->batch_sizes[t];
   const void *ws = at(l, tl_tensor_data(k->saved), l->off[t] * W);
   void *gi = at(l, dgi, l->off[t] * G), *gh = at(l, dgh, l->off[t] * G);
-  if (k->g_output)
-    add_into(l, dh, at(l, tl_tensor_data(k->g_output), l->off[t] * P), n * P);
-  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64, .in = {dh}, .ld_in = {P},
-                      .out = {gi}, .ld_out = {G}};
+  if (k->g_output) /* P == H without a projection: a block's columns; else one block */
+    for (int64_t r = 0; r < n; r++)
+      add_into(l, at(l, dh, r * P + (k->w_hr ? 0 : j0)),
+               at(l, tl_tensor_data(k->g_output), (l->off[t] + r) * P + (k->w_hr ? 0 : j0)),
+               k->w_hr ? P : m);
+  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->f64, .in = {dh},
+                      .ld_in = {P}, .out = {gi}, .ld_out = {G}};
   switch (k->mode) {
   case TL_RNN_MODE_LSTM:
     if (k->w_hr) { /* h = hcell W_hr^T: hcell's gradient dh W_hr */
@@ -238,8 +399,7 @@ static void step_backward(const layer *l, int64_t t, void *dgi, void *dgh, void 
     rows.out[1] = tmp2;
     rows.ld_out[1] = H;
     tl_cpu_rnn_rows(&rows);
-    memcpy(dc, tmp2, (size_t)(n * H) * l->es);
-    tl_nn_gemm(l->f64, false, false, n, P, G, gi, G, tl_tensor_data(k->w_hh), P, 0.0, dh, P);
+    copy_rows(l, at(l, dc, j0), H, at(l, tmp2, j0), H, n, m);
     break;
   case TL_RNN_MODE_GRU: /* h_prev's gradient: z dh directly, plus through W_hh */
     rows.kind = TL_RNN_GRU_BACKWARD;
@@ -250,17 +410,24 @@ static void step_backward(const layer *l, int64_t t, void *dgi, void *dgh, void 
     rows.ld_out[1] = G;
     rows.ld_out[2] = H;
     tl_cpu_rnn_rows(&rows);
-    memcpy(dh, tmp, (size_t)(n * H) * l->es);
-    tl_nn_gemm(l->f64, false, false, n, H, G, gh, G, tl_tensor_data(k->w_hh), H, 1.0, dh, H);
+    copy_rows(l, at(l, dh, j0), H, at(l, tmp, j0), H, n, m);
     break;
   default:
     rows.kind = k->mode == TL_RNN_MODE_RELU ? TL_RNN_RELU_BACKWARD : TL_RNN_TANH_BACKWARD;
     rows.in[1] = ws;
     rows.ld_in[1] = W;
     tl_cpu_rnn_rows(&rows);
-    tl_nn_gemm(l->f64, false, false, n, H, G, gi, G, tl_tensor_data(k->w_hh), H, 0.0, dh, H);
     break;
   }
+}
+
+static void backward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
+{
+  (void)worker;
+  const step_job *j = ctx;
+  int64_t j1 = b1 * j->units < j->l->H ? b1 * j->units : j->l->H;
+  step_backward(j->l, j->prev, j->t, b0 * j->units, j1, j->gi, j->hg, j->dhy, j->h, j->c,
+                j->tmp, j->tmp2);
 }
 
 tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
@@ -288,20 +455,25 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
     memcpy(dc, tl_tensor_data(k->g_cy), (size_t)(N * H) * l.es);
   else if (dc)
     memset(dc, 0, (size_t)(N * H) * l.es);
-  for (int64_t s = 0; s < k->steps; s++)
-    step_backward(&l, k->reverse ? s : k->steps - 1 - s, dgi, gru ? dgh : dgi, dhy, dh, dc, tmp,
-                  tmp2);
+  step_job job = {.l = &l, .prev = -1, .units = block_units(&l), .gi = dgi,
+                  .hg = gru ? dgh : dgi, .h = dh, .c = dc, .dhy = dhy, .tmp = tmp, .tmp2 = tmp2};
+  bool single = blas_single_begin();
+  for (int64_t s = 0; s <= k->steps; s++) { /* the last round: the first step's GEMM */
+    job.t = s == k->steps ? -1 : k->reverse ? s : k->steps - 1 - s;
+    run_blocks(&job, backward_blocks);
+    job.prev = job.t;
+  }
   const void *gh = gru ? dgh : dgi, *ws = tl_tensor_data(k->saved);
   if (k->d_x)
-    tl_nn_gemm(l.f64, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
-               tl_tensor_data(k->d_x), In);
-  tl_nn_gemm(l.f64, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
-             tl_tensor_data(k->d_w_ih), In);
-  tl_nn_gemm(l.f64, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
-             tl_tensor_data(k->d_w_hh), P);
+    pool_gemm(&l, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
+              tl_tensor_data(k->d_x), In);
+  pool_gemm(&l, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
+            tl_tensor_data(k->d_w_ih), In);
+  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
+            tl_tensor_data(k->d_w_hh), P);
   if (k->d_w_hr)
-    tl_nn_gemm(l.f64, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
-               tl_tensor_data(k->d_w_hr), H);
+    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
+              tl_tensor_data(k->d_w_hr), H);
   if (k->d_b_ih)
     tl_cpu_rnn_colsum(l.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
   /* all but GRU: both biases have the same gradient, summed once */
@@ -309,6 +481,7 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
     memcpy(tl_tensor_data(k->d_b_hh), tl_tensor_data(k->d_b_ih), (size_t)G * l.es);
   else if (k->d_b_hh)
     tl_cpu_rnn_colsum(l.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
+  blas_single_end(single);
 fail:
   free(dgi);
   free(dgh);

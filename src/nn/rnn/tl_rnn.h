@@ -163,10 +163,13 @@ tl_status tl_rnn_run(tl_op op, const tl_tensor *const *ins, int nin, const tl_rn
  * rnn_cpu.c: the cell kernel, and its rows on raw memory for the layer loop:
  * operand k's row r at in[k] + r * ld_in[k] elements (NULL in: zeros for
  * biases, absent otherwise; LSTM's hg absent: in[0] is the whole
- * pre-activation, biases included), no bias gradients. */
+ * pre-activation, biases included), no bias gradients.  m > 0: only units
+ * [j0, j0 + m) of each row (of every gate block; the layer loop splits a
+ * step by units), else all h. */
 typedef struct {
   tl_rnn_kind kind;
   int64_t n, h;
+  int64_t j0, m;
   bool f64;
   const void *in[5];
   int64_t ld_in[5];
