@@ -15,7 +15,9 @@
  * rebuilt lazily there.                                                     */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
@@ -47,6 +49,55 @@ static struct {
 
 static _Thread_local bool in_parallel_region;
 
+/* Before sleeping on a condition variable, a thread waits this long awake:
+ * jobs often come back to back (a recurrent layer's steps: hundreds of small
+ * jobs per call), and a sleeping worker costs a futex wake-up and a
+ * reschedule per job, which a short spin saves.  Short enough that an idle
+ * pool gives its cores back at once, as OpenMP's runtimes do after theirs. */
+#define TL_SPIN_NS 50000
+
+static int64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Spin (the lock released) until ready(arg) or the budget is spent; ready
+ * reads the pool's fields atomically, as a hint: the caller re-checks them
+ * under the lock.  Called and returns with the lock held. */
+static void spin_unlocked(bool (*ready)(uint64_t), uint64_t arg)
+{
+  pthread_mutex_unlock(&pool.lock);
+  int64_t deadline = now_ns() + TL_SPIN_NS;
+  for (int i = 1; !ready(arg); i++)
+    if (i % 64 == 0 && now_ns() > deadline)
+      break;
+    else
+      cpu_relax();
+  pthread_mutex_lock(&pool.lock);
+}
+
+static bool job_published(uint64_t seen)
+{
+  return __atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE) != seen ||
+         __atomic_load_n(&pool.stopping, __ATOMIC_ACQUIRE);
+}
+
+static bool job_finished(uint64_t unused)
+{
+  (void)unused;
+  return __atomic_load_n(&pool.pending, __ATOMIC_ACQUIRE) == 0 &&
+         __atomic_load_n(&pool.active, __ATOMIC_ACQUIRE) == 0;
+}
+
 /* Returns how many ranges this thread ran. */
 static int run_ranges(int worker)
 {
@@ -71,17 +122,19 @@ static void *worker_main(void *arg)
   pthread_mutex_lock(&pool.lock);
   seen = pool.generation;
   for (;;) {
+    if (pool.generation == seen && !pool.stopping)
+      spin_unlocked(job_published, seen);
     while (pool.generation == seen && !pool.stopping)
       pthread_cond_wait(&pool.wake, &pool.lock);
     if (pool.stopping)
       break;
     seen = pool.generation;
-    pool.active++;
+    __atomic_add_fetch(&pool.active, 1, __ATOMIC_RELEASE); /* atomic: read by spinners */
     pthread_mutex_unlock(&pool.lock);
     int finished = run_ranges(worker);
     pthread_mutex_lock(&pool.lock);
-    pool.pending -= finished;
-    pool.active--;
+    __atomic_sub_fetch(&pool.pending, finished, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&pool.active, 1, __ATOMIC_RELEASE);
     if (pool.pending == 0 && pool.active == 0)
       pthread_cond_broadcast(&pool.done);
   }
@@ -124,14 +177,14 @@ static void pool_give_back(void)
 static void stop_workers(void)
 {
   pthread_mutex_lock(&pool.lock);
-  pool.stopping = true;
+  __atomic_store_n(&pool.stopping, true, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   for (int i = 0; i < pool.nworkers; i++)
     pthread_join(pool.threads[i], NULL);
   pthread_mutex_lock(&pool.lock);
   pool.nworkers = 0;
-  pool.stopping = false;
+  __atomic_store_n(&pool.stopping, false, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&pool.lock);
 }
 
@@ -142,7 +195,7 @@ static void after_fork_in_child(void)
   pthread_cond_init(&pool.wake, NULL);
   pthread_cond_init(&pool.done, NULL);
   pool.nworkers = 0;
-  pool.stopping = false;
+  __atomic_store_n(&pool.stopping, false, __ATOMIC_RELEASE);
   pool.busy = false;
   pool.active = 0;
   pool.pending = 0;
@@ -263,7 +316,7 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
   pool.nranges = (int)((n + pool.chunk - 1) / pool.chunk);
   pool.next = 0;
   pool.pending = pool.nranges;
-  pool.generation++;
+  __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
 
@@ -272,7 +325,9 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
   in_parallel_region = false;
 
   pthread_mutex_lock(&pool.lock);
-  pool.pending -= finished;
+  __atomic_sub_fetch(&pool.pending, finished, __ATOMIC_RELEASE);
+  if (pool.pending > 0 || pool.active > 0)
+    spin_unlocked(job_finished, 0);
   while (pool.pending > 0 || pool.active > 0)
     pthread_cond_wait(&pool.done, &pool.lock);
   pool.busy = false;
