@@ -19,6 +19,11 @@ _NAMES = [("Float", _C.float32), ("Double", _C.float64), ("Half", _C.float16),
 _NAME_OF = {dtype: name for name, dtype in _NAMES}
 
 
+def scalar_type_name(dtype):
+    """PyTorch's name of a dtype in its kernels' messages: 'Float', 'Long' ..."""
+    return _NAME_OF[dtype]
+
+
 class tensortype(type):
     """The metaclass of the legacy types: isinstance by dtype and device type."""
 

@@ -37,8 +37,8 @@ def _pool_args(kernel_size, stride, padding, dilation, n):
 
 def _not_implemented_for(kernel, input):
     """PyTorch's dtype refusal: '"kernel" not implemented for 'Long''."""
-    from .functional import _LEGACY_TYPES
-    scalar = _LEGACY_TYPES[input.dtype.name][:-len("Tensor")]
+    from .._legacy_types import scalar_type_name
+    scalar = scalar_type_name(input.dtype)
     return NotImplementedError(f'"{kernel}" not implemented for \'{scalar}\'')
 
 

@@ -89,18 +89,6 @@ def _size(shape):
     return str(_C.Size(tuple(int(s) for s in shape)))
 
 
-_LEGACY_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-                 "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-                 "complex128": "ComplexDoubleTensor"}
-
-
-def _legacy_type_name(t):
-    """PyTorch's old tensor type name (``x.type()``): torchlike.FloatTensor ..."""
-    return "torchlike." + _LEGACY_TYPES[t.dtype.name]
-
-
 def _scalar_like(value, x):
     return _C.full((), value, dtype=x.dtype, device=x.device)
 

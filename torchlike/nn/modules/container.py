@@ -6,7 +6,6 @@ from collections import OrderedDict
 import operator
 
 from ... import _C
-from ..functional import _legacy_type_name
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -371,7 +370,7 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): {_param_line(p, _legacy_type_name)}"
+        return "\n".join(f"  ({k}): {_param_line(p, Tensor.type)}"
                          for k, p in self.items())
 
     def __call__(self, input):
