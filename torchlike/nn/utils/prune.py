@@ -210,6 +210,19 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _unstructured_mask(t, default_mask, amount, scores, largest):
+    """default_mask with the `amount` entries of t whose scores() are the
+    largest (or smallest) set to 0."""
+    tensor_size = t.numel()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        topk = _C.topk(scores().reshape(-1), nparams_toprune, largest=largest)
+        mask.view(-1)[topk.indices] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes ``amount`` entries (a count, or a fraction rounded) chosen at random."""
 
@@ -220,15 +233,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.numel()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = _C.rand_like(t)
-            topk = _C.topk(prob.reshape(-1), nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        # the entries of the largest random draws
+        return _unstructured_mask(t, default_mask, self.amount, lambda: _C.rand_like(t), True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -246,14 +252,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.numel()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = _C.topk(t.abs().reshape(-1), nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        return _unstructured_mask(t, default_mask, self.amount, t.abs, False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
