@@ -2,9 +2,26 @@
  * (tl_rnn.h): shapes and dtypes checked in PyTorch's terms, operands brought
  * to the work dtype, outputs allocated on the inputs' device; and the CPU
  * set's rows in the kernel table. */
+#include <stdlib.h>
+
 #include "nn/rnn/tl_rnn.h"
 #include "nn/tl_nn.h"
 #include "nn/tl_nn_work.h"
+
+tl_status tl_rnn_sizes_init(tl_rnn_sizes *d, const tl_rnn_layer_call *c)
+{
+  *d = (tl_rnn_sizes){.f64 = c->w_hh->dtype == TL_DTYPE_F64, .H = c->hidden, .P = c->out,
+                      .G = tl_rnn_gates(c->mode) * c->hidden, .N = c->batch};
+  d->es = d->f64 ? sizeof(double) : sizeof(float);
+  d->W = tl_rnn_workspace_width(c->mode, d->H, d->P, c->w_hr != NULL);
+  d->hprev = c->mode == TL_RNN_MODE_LSTM ? 6 * d->H : c->mode == TL_RNN_MODE_GRU ? 3 * d->H : d->H;
+  if (!(d->off = malloc((size_t)(c->steps + 1) * sizeof(int64_t))))
+    return tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
+  d->off[0] = 0;
+  for (int64_t t = 0; t < c->steps; t++)
+    d->off[t + 1] = d->off[t] + c->batch_sizes[t];
+  return TL_OK;
+}
 
 tl_status tl_rnn_check(const char *name, const char *what, const tl_tensor *t, tl_dtype dtype,
                        int64_t rows, int64_t cols)

@@ -16,11 +16,7 @@ typedef struct {
   const tl_rnn_device_ops *ops;
   const tl_rnn_layer_call *c;
   tl_device dev;
-  bool f64;
-  size_t es;
-  int64_t H, P, G, W, N;
-  int64_t hprev;    /* column of h_prev in a workspace row */
-  int64_t *off;     /* off[t]: step t's first row */
+  tl_rnn_sizes d;
   tl_tensor tmp[5]; /* scratch tensors */
 } dev_layer;
 
@@ -28,7 +24,7 @@ typedef struct {
  * which no primitive reads) */
 static char *at(const dev_layer *l, const void *base, int64_t elements)
 {
-  return base ? (char *)base + (size_t)elements * l->es : NULL;
+  return base ? (char *)base + (size_t)elements * l->d.es : NULL;
 }
 
 static void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
@@ -37,7 +33,7 @@ static void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
 static tl_status copy(const dev_layer *l, void *dst, int64_t ld_dst, const void *src,
                       int64_t ld_src, int64_t n, int64_t cols)
 {
-  int64_t es = (int64_t)l->es;
+  int64_t es = (int64_t)l->d.es;
   return l->ops->copy(l->dev, dst, ld_dst * es, src, ld_src * es, n, cols * es);
 }
 
@@ -46,7 +42,7 @@ static tl_status gemm(const dev_layer *l, bool ta, bool tb, int64_t m, int64_t n
                       const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
                       void *c, int64_t ldc)
 {
-  return l->ops->gemm(l->dev, l->f64, ta, tb, m, n, k, 1.0, a, lda, 0, b, ldb, 0, beta, c, ldc,
+  return l->ops->gemm(l->dev, l->d.f64, ta, tb, m, n, k, 1.0, a, lda, 0, b, ldb, 0, beta, c, ldc,
                       0, 1);
 }
 
@@ -55,32 +51,22 @@ static tl_status gemm(const dev_layer *l, bool ta, bool tb, int64_t m, int64_t n
 static tl_status scratch(dev_layer *l, int k, int64_t rows, int64_t cols, void **p)
 {
   int64_t shape[2] = {rows, cols};
-  tl_status s = tl_tensor_empty(&l->tmp[k], l->f64 ? TL_DTYPE_F64 : TL_DTYPE_F32, 2, shape, l->dev);
+  tl_status s = tl_tensor_empty(&l->tmp[k], l->d.f64 ? TL_DTYPE_F64 : TL_DTYPE_F32, 2, shape, l->dev);
   *p = s == TL_OK ? tl_tensor_data(&l->tmp[k]) : NULL;
   return s;
 }
 
 static tl_status setup(dev_layer *l, const tl_rnn_device_ops *ops, const tl_rnn_layer_call *c)
 {
-  *l = (dev_layer){.ops = ops, .c = c, .dev = tl_tensor_device(c->x),
-                   .f64 = c->w_hh->dtype == TL_DTYPE_F64, .H = c->hidden, .P = c->out,
-                   .G = tl_rnn_gates(c->mode) * c->hidden, .N = c->batch};
-  l->es = l->f64 ? sizeof(double) : sizeof(float);
-  l->W = tl_rnn_workspace_width(c->mode, l->H, l->P, c->w_hr != NULL);
-  l->hprev = c->mode == TL_RNN_MODE_LSTM ? 6 * l->H : c->mode == TL_RNN_MODE_GRU ? 3 * l->H : l->H;
-  if (!(l->off = malloc((size_t)(c->steps + 1) * sizeof(int64_t))))
-    return tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
-  l->off[0] = 0;
-  for (int64_t t = 0; t < c->steps; t++)
-    l->off[t + 1] = l->off[t] + c->batch_sizes[t];
-  return TL_OK;
+  *l = (dev_layer){.ops = ops, .c = c, .dev = tl_tensor_device(c->x)};
+  return tl_rnn_sizes_init(&l->d, c);
 }
 
 static tl_status finish(dev_layer *l, tl_status status)
 {
   for (int k = 0; k < 5; k++)
     tl_tensor_release(&l->tmp[k]);
-  free(l->off);
+  free(l->d.off);
   return status;
 }
 
@@ -91,26 +77,26 @@ static tl_status step_forward(const dev_layer *l, int64_t t, const void *gi, voi
                               void *c)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
-  char *ws = at(l, data(k->workspace), l->off[t] * W);
-  char *out = at(l, data(k->output), l->off[t] * P);
-  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64,
-                      .in = {at(l, gi, l->off[t] * G), hg, NULL, data(k->b_ih), data(k->b_hh)},
+  int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W;
+  char *ws = at(l, data(k->workspace), l->d.off[t] * W);
+  char *out = at(l, data(k->output), l->d.off[t] * P);
+  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->d.f64,
+                      .in = {at(l, gi, l->d.off[t] * G), hg, NULL, data(k->b_ih), data(k->b_hh)},
                       .ld_in = {G, G}};
   tl_status s = gemm(l, false, true, n, G, P, h, P, data(k->w_hh), P, 0.0, hg, G);
   switch (k->mode) {
   case TL_RNN_MODE_LSTM: { /* ws: i f g o | c_prev | c | h_prev | o tanh(c) */
-    char *hcell = k->w_hr ? ws + (6 * H + P) * l->es : out;
+    char *hcell = k->w_hr ? ws + (6 * H + P) * l->d.es : out;
     if (s == TL_OK)
-      s = copy(l, ws + 4 * H * l->es, W, c, H, n, H);
+      s = copy(l, ws + 4 * H * l->d.es, W, c, H, n, H);
     if (s == TL_OK)
-      s = copy(l, ws + l->hprev * l->es, W, h, P, n, P);
+      s = copy(l, ws + l->d.hprev * l->d.es, W, h, P, n, P);
     rows.kind = TL_RNN_LSTM;
-    rows.in[2] = ws + 4 * H * l->es;
+    rows.in[2] = ws + 4 * H * l->d.es;
     rows.ld_in[2] = W;
     rows.out[0] = hcell;
     rows.ld_out[0] = k->w_hr ? W : P;
-    rows.out[1] = ws + 5 * H * l->es;
+    rows.out[1] = ws + 5 * H * l->d.es;
     rows.out[2] = ws;
     rows.ld_out[1] = rows.ld_out[2] = W;
     if (s == TL_OK)
@@ -118,7 +104,7 @@ static tl_status step_forward(const dev_layer *l, int64_t t, const void *gi, voi
     if (s == TL_OK && k->w_hr)
       s = gemm(l, false, true, n, P, H, hcell, W, data(k->w_hr), H, 0.0, out, P);
     if (s == TL_OK)
-      s = copy(l, c, H, ws + 5 * H * l->es, W, n, H);
+      s = copy(l, c, H, ws + 5 * H * l->d.es, W, n, H);
     break;
   }
   case TL_RNN_MODE_GRU: /* the cell keeps h_prev in ws itself */
@@ -137,7 +123,7 @@ static tl_status step_forward(const dev_layer *l, int64_t t, const void *gi, voi
     rows.out[0] = out;
     rows.ld_out[0] = H;
     if (s == TL_OK)
-      s = copy(l, ws + l->hprev * l->es, W, h, H, n, H);
+      s = copy(l, ws + l->d.hprev * l->d.es, W, h, H, n, H);
     if (s == TL_OK)
       s = l->ops->rows(l->dev, &rows);
     if (s == TL_OK)
@@ -154,16 +140,16 @@ tl_status tl_rnn_device_layer(const tl_rnn_device_ops *ops, const tl_rnn_layer_c
   if (s != TL_OK)
     return finish(&l, s);
   void *gi = NULL, *hg = NULL;
-  if ((s = scratch(&l, 0, k->rows, l.G, &gi)) != TL_OK || (s = scratch(&l, 1, l.N, l.G, &hg)) != TL_OK)
+  if ((s = scratch(&l, 0, k->rows, l.d.G, &gi)) != TL_OK || (s = scratch(&l, 1, l.d.N, l.d.G, &hg)) != TL_OK)
     return finish(&l, s);
   /* the states live in hy, cy from the start */
   void *h = data(k->hy), *c = data(k->cy);
-  s = copy(&l, h, l.P, data(k->hx), l.P, l.N, l.P);
+  s = copy(&l, h, l.d.P, data(k->hx), l.d.P, l.d.N, l.d.P);
   if (s == TL_OK && c)
-    s = copy(&l, c, l.H, data(k->cx), l.H, l.N, l.H);
+    s = copy(&l, c, l.d.H, data(k->cx), l.d.H, l.d.N, l.d.H);
   if (s == TL_OK)
-    s = gemm(&l, false, true, k->rows, l.G, k->input, data(k->x), k->input, data(k->w_ih),
-             k->input, 0.0, gi, l.G);
+    s = gemm(&l, false, true, k->rows, l.d.G, k->input, data(k->x), k->input, data(k->w_ih),
+             k->input, 0.0, gi, l.d.G);
   for (int64_t i = 0; i < k->steps && s == TL_OK; i++) {
     int64_t t = k->reverse ? k->steps - 1 - i : i;
     if (k->batch_sizes[t] > 0)
@@ -181,20 +167,20 @@ static tl_status step_backward(const dev_layer *l, int64_t t, void *dgi, void *d
                                void *dh, void *dc, void *tmp, void *tmp2)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W;
-  const char *ws = at(l, data(k->saved), l->off[t] * W);
-  char *gi = at(l, dgi, l->off[t] * G), *gh = at(l, dgh, l->off[t] * G);
-  tl_status s = k->g_output ? l->ops->add(l->dev, l->f64, dh,
-                                          at(l, data(k->g_output), l->off[t] * P), n * P)
+  int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W;
+  const char *ws = at(l, data(k->saved), l->d.off[t] * W);
+  char *gi = at(l, dgi, l->d.off[t] * G), *gh = at(l, dgh, l->d.off[t] * G);
+  tl_status s = k->g_output ? l->ops->add(l->dev, l->d.f64, dh,
+                                          at(l, data(k->g_output), l->d.off[t] * P), n * P)
                             : TL_OK;
-  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->f64, .in = {dh}, .ld_in = {P}, .out = {gi},
+  tl_rnn_rows rows = {.n = n, .h = H, .f64 = l->d.f64, .in = {dh}, .ld_in = {P}, .out = {gi},
                       .ld_out = {G}};
   if (s != TL_OK)
     return s;
   switch (k->mode) {
   case TL_RNN_MODE_LSTM:
     if (k->w_hr) { /* h = hcell W_hr^T: hcell's gradient dh W_hr */
-      s = copy(l, at(l, dhy, l->off[t] * P), P, dh, P, n, P);
+      s = copy(l, at(l, dhy, l->d.off[t] * P), P, dh, P, n, P);
       if (s == TL_OK)
         s = gemm(l, false, false, n, H, P, dh, P, data(k->w_hr), H, 0.0, tmp, H);
       rows.in[0] = tmp;
@@ -202,8 +188,8 @@ static tl_status step_backward(const dev_layer *l, int64_t t, void *dgi, void *d
     }
     rows.kind = TL_RNN_LSTM_BACKWARD;
     rows.in[1] = dc;
-    rows.in[2] = ws + 4 * H * l->es;
-    rows.in[3] = ws + 5 * H * l->es;
+    rows.in[2] = ws + 4 * H * l->d.es;
+    rows.in[3] = ws + 5 * H * l->d.es;
     rows.in[4] = ws;
     rows.ld_in[1] = H;
     rows.ld_in[2] = rows.ld_in[3] = rows.ld_in[4] = W;
@@ -241,7 +227,7 @@ tl_status tl_rnn_device_layer_backward(const tl_rnn_device_ops *ops, const tl_rn
   tl_status s = setup(&l, ops, k);
   if (s != TL_OK)
     return finish(&l, s);
-  int64_t R = k->rows, In = k->input, H = l.H, P = l.P, G = l.G, N = l.N;
+  int64_t R = k->rows, In = k->input, H = l.d.H, P = l.d.P, G = l.d.G, N = l.d.N;
   bool gru = k->mode == TL_RNN_MODE_GRU;
   void *dgi = NULL, *dgh = NULL, *dhy = NULL, *tmp = NULL, *tmp2 = NULL;
   if ((s = scratch(&l, 0, R, G, &dgi)) != TL_OK ||
@@ -267,17 +253,17 @@ tl_status tl_rnn_device_layer_backward(const tl_rnn_device_ops *ops, const tl_rn
   if (s == TL_OK)
     s = gemm(&l, true, false, G, In, R, dgi, G, data(k->x), In, 0.0, data(k->d_w_ih), In);
   if (s == TL_OK)
-    s = gemm(&l, true, false, G, P, R, dgh, G, at(&l, ws, l.hprev), l.W, 0.0, data(k->d_w_hh), P);
+    s = gemm(&l, true, false, G, P, R, dgh, G, at(&l, ws, l.d.hprev), l.d.W, 0.0, data(k->d_w_hh), P);
   if (s == TL_OK && k->d_w_hr)
-    s = gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0, data(k->d_w_hr),
+    s = gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.d.W, 0.0, data(k->d_w_hr),
              H);
   if (s == TL_OK && k->d_b_ih)
-    s = ops->colsum(l.dev, l.f64, dgi, R, G, G, data(k->d_b_ih));
+    s = ops->colsum(l.dev, l.d.f64, dgi, R, G, G, data(k->d_b_ih));
   /* all but GRU: both biases have the same gradient, summed once */
   if (s == TL_OK && k->d_b_hh && k->d_b_ih && !gru)
     s = copy(&l, data(k->d_b_hh), G, data(k->d_b_ih), G, 1, G);
   else if (s == TL_OK && k->d_b_hh)
-    s = ops->colsum(l.dev, l.f64, dgh, R, G, G, data(k->d_b_hh));
+    s = ops->colsum(l.dev, l.d.f64, dgh, R, G, G, data(k->d_b_hh));
   return finish(&l, s);
 }
 

@@ -28,16 +28,12 @@
 /* The sizes of a call, in elements. */
 typedef struct {
   const tl_rnn_layer_call *c;
-  bool f64;
-  size_t es;               /* element size */
-  int64_t H, P, G, W, N;
-  int64_t hprev;           /* column of h_prev in a workspace row */
-  int64_t *off;            /* off[t]: step t's first row */
+  tl_rnn_sizes d;
 } layer;
 
 static void *at(const layer *l, const void *base, int64_t elements)
 {
-  return (char *)base + (size_t)elements * l->es;
+  return (char *)base + (size_t)elements * l->d.es;
 }
 
 /* dst rows (ld_dst apart) = src rows (ld_src apart), n rows of `cols` */
@@ -45,13 +41,13 @@ static void copy_rows(const layer *l, void *dst, int64_t ld_dst, const void *src
                       int64_t n, int64_t cols)
 {
   for (int64_t r = 0; r < n; r++)
-    memcpy(at(l, dst, r * ld_dst), at(l, src, r * ld_src), (size_t)cols * l->es);
+    memcpy(at(l, dst, r * ld_dst), at(l, src, r * ld_src), (size_t)cols * l->d.es);
 }
 
 /* dst (n, cols, contiguous) += src (contiguous) */
 static void add_into(const layer *l, void *dst, const void *src, int64_t count)
 {
-  if (l->f64)
+  if (l->d.f64)
     for (int64_t i = 0; i < count; i++)
       ((double *)dst)[i] += ((const double *)src)[i];
   else
@@ -61,17 +57,8 @@ static void add_into(const layer *l, void *dst, const void *src, int64_t count)
 
 static tl_status setup(layer *l, const tl_rnn_layer_call *c)
 {
-  *l = (layer){.c = c, .f64 = c->w_hh->dtype == TL_DTYPE_F64, .H = c->hidden, .P = c->out,
-               .G = tl_rnn_gates(c->mode) * c->hidden, .N = c->batch};
-  l->es = l->f64 ? sizeof(double) : sizeof(float);
-  l->W = tl_rnn_workspace_width(c->mode, l->H, l->P, c->w_hr != NULL);
-  l->hprev = c->mode == TL_RNN_MODE_LSTM ? 6 * l->H : c->mode == TL_RNN_MODE_GRU ? 3 * l->H : l->H;
-  if (!(l->off = malloc((size_t)(c->steps + 1) * sizeof(int64_t))))
-    return tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
-  l->off[0] = 0;
-  for (int64_t t = 0; t < c->steps; t++)
-    l->off[t + 1] = l->off[t] + c->batch_sizes[t];
-  return TL_OK;
+  *l = (layer){.c = c};
+  return tl_rnn_sizes_init(&l->d, c);
 }
 
 /* Scratch of `count` elements (at least one), or NULL with the error set.
@@ -79,7 +66,7 @@ static tl_status setup(layer *l, const tl_rnn_layer_call *c)
  * reuses freed heap blocks without the memset calloc would need). */
 static void *scratch(const layer *l, int64_t count)
 {
-  void *p = malloc((size_t)(count > 0 ? count : 1) * l->es);
+  void *p = malloc((size_t)(count > 0 ? count : 1) * l->d.es);
   if (!p)
     tl_error_set(TL_ERR_MEMORY, "_rnn_layer: out of memory");
   return p;
@@ -95,10 +82,10 @@ static const void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NUL
     memcpy((T *)gi + r * G, gi, (size_t)G * sizeof(T));
 static void bias_rows(const layer *l, void *gi, const void *bi, const void *bh, int64_t R)
 {
-  int64_t G = l->G;
+  int64_t G = l->d.G;
   if (R <= 0)
     return;
-  if (l->f64) {
+  if (l->d.f64) {
     BIAS_ROWS(double)
   } else {
     BIAS_ROWS(float)
@@ -130,7 +117,7 @@ static void gemm_rows(void *ctx, int64_t b0, int64_t b1, int worker)
   const gemm_job *g = ctx;
   int64_t r0 = b0 * g->rows, r1 = b1 * g->rows < g->M ? b1 * g->rows : g->M;
   /* A's rows r0.. are its columns when A is given transposed */
-  tl_nn_gemm(g->l->f64, g->ta, g->tb, r1 - r0, g->N, g->K, at(g->l, g->A, g->ta ? r0 : r0 * g->lda),
+  tl_nn_gemm(g->l->d.f64, g->ta, g->tb, r1 - r0, g->N, g->K, at(g->l, g->A, g->ta ? r0 : r0 * g->lda),
              g->lda, g->B, g->ldb, g->beta, at(g->l, g->C, r0 * g->ldc), g->ldc);
 }
 
@@ -191,15 +178,15 @@ typedef struct {
 static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64_t j1,
                       const void *A, int64_t K, const void *w, double beta, void *C, int64_t ldc)
 {
-  int64_t H = l->H, G = l->G;
+  int64_t H = l->d.H, G = l->d.G;
   if (forward && (j0 > 0 || j1 < H)) {
     for (int64_t q = 0; q < G / H; q++)
-      tl_nn_gemm(l->f64, false, true, n, j1 - j0, K, A, K, at(l, w, (q * H + j0) * K), K, beta,
+      tl_nn_gemm(l->d.f64, false, true, n, j1 - j0, K, A, K, at(l, w, (q * H + j0) * K), K, beta,
                  at(l, C, q * H + j0), ldc);
   } else if (forward) {
-    tl_nn_gemm(l->f64, false, true, n, G, K, A, K, w, K, beta, C, ldc);
+    tl_nn_gemm(l->d.f64, false, true, n, G, K, A, K, w, K, beta, C, ldc);
   } else {
-    tl_nn_gemm(l->f64, false, false, n, j1 - j0, G, A, G, at(l, w, j0), ldc, beta,
+    tl_nn_gemm(l->d.f64, false, false, n, j1 - j0, G, A, G, at(l, w, j0), ldc, beta,
                at(l, C, j0), ldc);
   }
 }
@@ -216,16 +203,16 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
                          void *hg, const void *h, void *c)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t n = k->batch_sizes[t], H = l->H, P = l->P, G = l->G, W = l->W, m = j1 - j0;
-  void *ws = at(l, tl_tensor_data(k->workspace), l->off[t] * W);
-  void *out = at(l, tl_tensor_data(k->output), l->off[t] * P);
-  const void *git = at(l, gi, l->off[t] * G);
+  int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
+  void *ws = at(l, tl_tensor_data(k->workspace), l->d.off[t] * W);
+  void *out = at(l, tl_tensor_data(k->output), l->d.off[t] * P);
+  const void *git = at(l, gi, l->d.off[t] * G);
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
   /* LSTM: GI's rows already hold x W_ih^T + b_ih + b_hh; the step adds its
    * h W_hh^T to them in place, and the cell reads them as they are. */
   step_gemm(l, true, n, j0, j1, h, P, tl_tensor_data(k->w_hh), lstm ? 1.0 : 0.0,
             lstm ? (void *)git : hg, G);
-  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->f64,
+  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->d.f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
                       .ld_in = {G, G}};
   switch (k->mode) {
@@ -234,9 +221,9 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
     void *hcell = k->w_hr ? at(l, ws, 6 * H + P) : out;
     copy_rows(l, at(l, ws, 4 * H + j0), W, at(l, c, j0), H, n, m);
     if (k->w_hr)
-      copy_rows(l, at(l, ws, l->hprev), W, h, P, n, P);
+      copy_rows(l, at(l, ws, l->d.hprev), W, h, P, n, P);
     else
-      copy_rows(l, at(l, ws, l->hprev + j0), W, at(l, h, j0), P, n, m);
+      copy_rows(l, at(l, ws, l->d.hprev + j0), W, at(l, h, j0), P, n, m);
     rows.kind = TL_RNN_LSTM;
     rows.in[2] = at(l, ws, 4 * H);
     rows.ld_in[2] = W;
@@ -247,7 +234,7 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
     rows.ld_out[1] = rows.ld_out[2] = W;
     tl_cpu_rnn_rows(&rows);
     if (k->w_hr)
-      tl_nn_gemm(l->f64, false, true, n, P, H, hcell, W, tl_tensor_data(k->w_hr), H, 0.0, out, P);
+      tl_nn_gemm(l->d.f64, false, true, n, P, H, hcell, W, tl_tensor_data(k->w_hr), H, 0.0, out, P);
     copy_rows(l, at(l, c, j0), H, at(l, ws, 5 * H + j0), W, n, m);
     break;
   }
@@ -262,7 +249,7 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
     tl_cpu_rnn_rows(&rows);
     break;
   default:
-    copy_rows(l, at(l, ws, l->hprev + j0), W, at(l, h, j0), H, n, m);
+    copy_rows(l, at(l, ws, l->d.hprev + j0), W, at(l, h, j0), H, n, m);
     rows.kind = k->mode == TL_RNN_MODE_RELU ? TL_RNN_RELU : TL_RNN_TANH;
     rows.out[0] = out;
     rows.ld_out[0] = H;
@@ -277,7 +264,7 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
 {
   (void)worker;
   const step_job *j = ctx;
-  int64_t j1 = b1 * j->units < j->l->H ? b1 * j->units : j->l->H;
+  int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
   step_forward(j->l, j->t, b0 * j->units, j1, j->gi, j->hg, j->h, j->c);
 }
 
@@ -288,9 +275,9 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
 static int64_t block_units(const layer *l)
 {
   int threads = tl_parallel_get_threads();
-  if (threads == 1 || l->c->w_hr || l->H < 32)
-    return l->H > 0 ? l->H : 1;
-  int64_t units = (l->H + 2 * threads - 1) / (2 * threads);
+  if (threads == 1 || l->c->w_hr || l->d.H < 32)
+    return l->d.H > 0 ? l->d.H : 1;
+  int64_t units = (l->d.H + 2 * threads - 1) / (2 * threads);
   units = (units + 15) / 16 * 16;
   return units;
 }
@@ -299,7 +286,7 @@ static int64_t block_units(const layer *l)
  * tl_linalg_blas_single_begin). */
 static void run_blocks(step_job *job, tl_range_fn fn)
 {
-  int64_t blocks = (job->l->H + job->units - 1) / job->units;
+  int64_t blocks = (job->l->d.H + job->units - 1) / job->units;
   tl_parallel_for(blocks > 0 ? blocks : 1, 1, fn, job);
 }
 
@@ -310,18 +297,18 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   tl_status status = setup(&l, k);
   if (status != TL_OK)
     return status;
-  int64_t R = k->rows, In = k->input, G = l.G, P = l.P;
+  int64_t R = k->rows, In = k->input, G = l.d.G, P = l.d.P;
   /* The weights are read as they lie, (G, In) and (G, P): no transposed
    * copies (their cost was ~10% of the forward). */
-  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.N * G))) {
+  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.d.N * G))) {
     status = tl_error_status();
     goto fail;
   }
   /* the states live in hy, cy from the start */
   void *h = tl_tensor_data(k->hy), *c = k->cy ? tl_tensor_data(k->cy) : NULL;
-  memcpy(h, tl_tensor_data(k->hx), (size_t)(l.N * P) * l.es);
+  memcpy(h, tl_tensor_data(k->hx), (size_t)(l.d.N * P) * l.d.es);
   if (c)
-    memcpy(c, tl_tensor_data(k->cx), (size_t)(l.N * l.H) * l.es);
+    memcpy(c, tl_tensor_data(k->cx), (size_t)(l.d.N * l.d.H) * l.d.es);
   /* LSTM: GI starts as b_ih + b_hh in every row and the input GEMM adds to
    * it, so the steps need no bias passes of their own. */
   double beta = 0.0;
@@ -337,13 +324,13 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
     job.t = k->reverse ? k->steps - 1 - s : s;
     run_blocks(&job, forward_blocks);
     int64_t n = k->batch_sizes[job.t];
-    copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.off[job.t] * P), P, n, P);
+    copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.d.off[job.t] * P), P, n, P);
   }
   blas_single_end(single);
 fail:
   free(gi);
   free(hg);
-  free(l.off);
+  free(l.d.off);
   return status;
 }
 
@@ -363,29 +350,29 @@ static void step_backward(const layer *l, int64_t prev, int64_t t, int64_t j0, i
                           void *tmp2)
 {
   const tl_rnn_layer_call *k = l->c;
-  int64_t H = l->H, P = l->P, G = l->G, W = l->W, m = j1 - j0;
+  int64_t H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
   const void *w_hh = tl_tensor_data(k->w_hh);
   bool gru = k->mode == TL_RNN_MODE_GRU;
   if (prev >= 0) /* GRU: dh holds the cell's direct part (z dh) already */
     step_gemm(l, false, k->batch_sizes[prev], k->w_hr ? 0 : j0, k->w_hr ? P : j1,
-              at(l, gru ? dgh : dgi, l->off[prev] * G), G, w_hh, gru ? 1.0 : 0.0, dh, P);
+              at(l, gru ? dgh : dgi, l->d.off[prev] * G), G, w_hh, gru ? 1.0 : 0.0, dh, P);
   if (t < 0)
     return;
   int64_t n = k->batch_sizes[t];
-  const void *ws = at(l, tl_tensor_data(k->saved), l->off[t] * W);
-  void *gi = at(l, dgi, l->off[t] * G), *gh = at(l, dgh, l->off[t] * G);
+  const void *ws = at(l, tl_tensor_data(k->saved), l->d.off[t] * W);
+  void *gi = at(l, dgi, l->d.off[t] * G), *gh = at(l, dgh, l->d.off[t] * G);
   if (k->g_output) /* P == H without a projection: a block's columns; else one block */
     for (int64_t r = 0; r < n; r++)
       add_into(l, at(l, dh, r * P + (k->w_hr ? 0 : j0)),
-               at(l, tl_tensor_data(k->g_output), (l->off[t] + r) * P + (k->w_hr ? 0 : j0)),
+               at(l, tl_tensor_data(k->g_output), (l->d.off[t] + r) * P + (k->w_hr ? 0 : j0)),
                k->w_hr ? P : m);
-  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->f64, .in = {dh},
+  tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->d.f64, .in = {dh},
                       .ld_in = {P}, .out = {gi}, .ld_out = {G}};
   switch (k->mode) {
   case TL_RNN_MODE_LSTM:
     if (k->w_hr) { /* h = hcell W_hr^T: hcell's gradient dh W_hr */
-      copy_rows(l, at(l, dhy, l->off[t] * P), P, dh, P, n, P);
-      tl_nn_gemm(l->f64, false, false, n, H, P, dh, P, tl_tensor_data(k->w_hr), H, 0.0, tmp, H);
+      copy_rows(l, at(l, dhy, l->d.off[t] * P), P, dh, P, n, P);
+      tl_nn_gemm(l->d.f64, false, false, n, H, P, dh, P, tl_tensor_data(k->w_hr), H, 0.0, tmp, H);
       rows.in[0] = tmp;
       rows.ld_in[0] = H;
     }
@@ -425,7 +412,7 @@ static void backward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
 {
   (void)worker;
   const step_job *j = ctx;
-  int64_t j1 = b1 * j->units < j->l->H ? b1 * j->units : j->l->H;
+  int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
   step_backward(j->l, j->prev, j->t, b0 * j->units, j1, j->gi, j->hg, j->dhy, j->h, j->c,
                 j->tmp, j->tmp2);
 }
@@ -437,7 +424,7 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
   tl_status status = setup(&l, k);
   if (status != TL_OK)
     return status;
-  int64_t R = k->rows, In = k->input, H = l.H, P = l.P, G = l.G, N = l.N;
+  int64_t R = k->rows, In = k->input, H = l.d.H, P = l.d.P, G = l.d.G, N = l.d.N;
   bool gru = k->mode == TL_RNN_MODE_GRU;
   if (!(dgi = scratch(&l, R * G)) || (gru && !(dgh = scratch(&l, R * G))) ||
       (k->w_hr && !(dhy = scratch(&l, R * P))) || !(tmp = scratch(&l, N * H)) ||
@@ -448,13 +435,13 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
   /* the running gradients live in d_hx, d_cx */
   void *dh = tl_tensor_data(k->d_hx), *dc = k->d_cx ? tl_tensor_data(k->d_cx) : NULL;
   if (k->g_hy)
-    memcpy(dh, tl_tensor_data(k->g_hy), (size_t)(N * P) * l.es);
+    memcpy(dh, tl_tensor_data(k->g_hy), (size_t)(N * P) * l.d.es);
   else
-    memset(dh, 0, (size_t)(N * P) * l.es);
+    memset(dh, 0, (size_t)(N * P) * l.d.es);
   if (dc && k->g_cy)
-    memcpy(dc, tl_tensor_data(k->g_cy), (size_t)(N * H) * l.es);
+    memcpy(dc, tl_tensor_data(k->g_cy), (size_t)(N * H) * l.d.es);
   else if (dc)
-    memset(dc, 0, (size_t)(N * H) * l.es);
+    memset(dc, 0, (size_t)(N * H) * l.d.es);
   step_job job = {.l = &l, .prev = -1, .units = block_units(&l), .gi = dgi,
                   .hg = gru ? dgh : dgi, .h = dh, .c = dc, .dhy = dhy, .tmp = tmp, .tmp2 = tmp2};
   bool single = blas_single_begin();
@@ -469,18 +456,18 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
               tl_tensor_data(k->d_x), In);
   pool_gemm(&l, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
             tl_tensor_data(k->d_w_ih), In);
-  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.hprev), l.W, 0.0,
+  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.d.hprev), l.d.W, 0.0,
             tl_tensor_data(k->d_w_hh), P);
   if (k->d_w_hr)
-    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.W, 0.0,
+    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.d.W, 0.0,
               tl_tensor_data(k->d_w_hr), H);
   if (k->d_b_ih)
-    tl_cpu_rnn_colsum(l.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
+    tl_cpu_rnn_colsum(l.d.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
   /* all but GRU: both biases have the same gradient, summed once */
   if (k->d_b_hh && k->d_b_ih && gh == dgi)
-    memcpy(tl_tensor_data(k->d_b_hh), tl_tensor_data(k->d_b_ih), (size_t)G * l.es);
+    memcpy(tl_tensor_data(k->d_b_hh), tl_tensor_data(k->d_b_ih), (size_t)G * l.d.es);
   else if (k->d_b_hh)
-    tl_cpu_rnn_colsum(l.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
+    tl_cpu_rnn_colsum(l.d.f64, gh, R, G, G, tl_tensor_data(k->d_b_hh));
   blas_single_end(single);
 fail:
   free(dgi);
@@ -488,6 +475,6 @@ fail:
   free(dhy);
   free(tmp);
   free(tmp2);
-  free(l.off);
+  free(l.d.off);
   return status;
 }

@@ -89,6 +89,18 @@ static inline int64_t tl_rnn_workspace_width(tl_rnn_mode mode, int64_t h, int64_
                                                                                          : 2 * h;
 }
 
+/* A layer call's sizes, as every device's layer driver reads them. */
+typedef struct {
+  bool f64;
+  size_t es;        /* element size */
+  int64_t H, P, G, W, N;
+  int64_t hprev;    /* column of h_prev in a workspace row */
+  int64_t *off;     /* off[t]: step t's first row (steps + 1 entries) */
+} tl_rnn_sizes;
+
+/* d for call c; d->off is malloc'd (free it), or the error is set. */
+tl_status tl_rnn_sizes_init(tl_rnn_sizes *d, const tl_rnn_layer_call *c);
+
 typedef struct {
   tl_status (*cell)(const tl_rnn_call *call);
   tl_status (*layer)(const tl_rnn_layer_call *call);
