@@ -259,6 +259,21 @@ class L1Unstructured(BasePruningMethod):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
+def _structured_mask(t, default_mask, amount, dim, kept):
+    """default_mask with the `amount` channels of t along dim that
+    kept(nchannels, nprune) does not select set to 0."""
+    _validate_structured_pruning(t)
+    _validate_pruning_dim(t, dim)
+    nchannels = t.shape[dim]
+    nparams_toprune = _compute_nparams_toprune(amount, nchannels)
+    _validate_pruning_amount(nparams_toprune, nchannels)
+    if nparams_toprune == 0:
+        return default_mask
+    mask = _channel_mask(t, dim, kept(nchannels, nparams_toprune))
+    mask *= default_mask.to(dtype=mask.dtype)
+    return mask
+
+
 class RandomStructured(BasePruningMethod):
     """Prunes ``amount`` whole channels along ``dim``, chosen at random."""
 
@@ -270,18 +285,10 @@ class RandomStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        nchannels = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, nchannels)
-        _validate_pruning_amount(nparams_toprune, nchannels)
-        if nparams_toprune == 0:
-            return default_mask
-        prob = _C.rand(nchannels)
-        threshold = _C.kthvalue(prob, nparams_toprune).values
-        mask = _channel_mask(t, self.dim, prob > threshold)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def kept(nchannels, nprune):  # the channels whose draws pass the nprune-th
+            prob = _C.rand(nchannels)
+            return prob > _C.kthvalue(prob, nprune).values
+        return _structured_mask(t, default_mask, self.amount, self.dim, kept)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
@@ -301,18 +308,10 @@ class LnStructured(BasePruningMethod):
         self.dim = dim
 
     def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        nchannels = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, nchannels)
-        _validate_pruning_amount(nparams_toprune, nchannels)
-        if nparams_toprune == 0:
-            return default_mask
-        norm = _compute_norm(t, self.n, self.dim)
-        topk = _C.topk(norm, nchannels - nparams_toprune, largest=True)
-        mask = _channel_mask(t, self.dim, topk.indices)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        def kept(nchannels, nprune):  # the channels of the largest norms
+            norm = _compute_norm(t, self.n, self.dim)
+            return _C.topk(norm, nchannels - nprune, largest=True).indices
+        return _structured_mask(t, default_mask, self.amount, self.dim, kept)
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
