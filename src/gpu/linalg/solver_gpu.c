@@ -591,23 +591,7 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
   return st;
 }
 
-tl_status tl_gpu_linalg_det(tl_tensor *out, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "linalg.det", .det = out};
-  return tl_lapack_lu_det(&p, a, gpu_det_run);
-}
-
-tl_status tl_gpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};
-  return tl_lapack_lu_det(&p, a, gpu_det_run);
-}
-
-tl_status tl_gpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "logdet", .logdet = out};
-  return tl_lapack_lu_det(&p, a, gpu_det_run);
-}
+TL_LAPACK_DET_ENTRIES(tl_gpu, gpu_det_run)
 
 /* ---- eigh: syevd / heevd --------------------------------------------------------------- */
 

@@ -622,23 +622,7 @@ done:
   return st;
 }
 
-tl_status tl_cpu_linalg_det(tl_tensor *out, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "linalg.det", .det = out};
-  return tl_lapack_lu_det(&p, a, cpu_det_run);
-}
-
-tl_status tl_cpu_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};
-  return tl_lapack_lu_det(&p, a, cpu_det_run);
-}
-
-tl_status tl_cpu_linalg_logdet(tl_tensor *out, const tl_tensor *a)
-{
-  tl_lapack_det p = {.fn = "logdet", .logdet = out};
-  return tl_lapack_lu_det(&p, a, cpu_det_run);
-}
+TL_LAPACK_DET_ENTRIES(tl_cpu, cpu_det_run)
 
 /* ---- cholesky --------------------------------------------------------------------------- */
 

@@ -106,6 +106,24 @@ typedef struct {
 } tl_lapack_det;
 typedef tl_status (*tl_lapack_det_run)(const tl_lapack_det *p, tl_tensor *lu);
 tl_status tl_lapack_lu_det(tl_lapack_det *p, const tl_tensor *a, tl_lapack_det_run run);
+/* A device's three entry points (prefix_linalg_det, _slogdet, _logdet)
+ * over its LU run. */
+#define TL_LAPACK_DET_ENTRIES(prefix, run)                                                  \
+  tl_status prefix##_linalg_det(tl_tensor *out, const tl_tensor *a)                         \
+  {                                                                                         \
+    tl_lapack_det p = {.fn = "linalg.det", .det = out};                                     \
+    return tl_lapack_lu_det(&p, a, run);                                                    \
+  }                                                                                         \
+  tl_status prefix##_linalg_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a) \
+  {                                                                                         \
+    tl_lapack_det p = {.fn = "linalg.slogdet", .sign = sign, .logabs = logabsdet};          \
+    return tl_lapack_lu_det(&p, a, run);                                                    \
+  }                                                                                         \
+  tl_status prefix##_linalg_logdet(tl_tensor *out, const tl_tensor *a)                      \
+  {                                                                                         \
+    tl_lapack_det p = {.fn = "logdet", .logdet = out};                                      \
+    return tl_lapack_lu_det(&p, a, run);                                                    \
+  }
 /* lstsq's shapes, every device's (linalg.c): b as a matrix vb (a view
  * without a reference of its own; a vector b, of a's ndim - 1 dims, gets a
  * unit last dim), the sizes (ldb = max(m, n): the rows of the solution
