@@ -27,13 +27,11 @@ template <bool WARP, typename T>
 __global__ void softmax_rows(const T *x, const T *g, T *y, int64_t rows, int64_t len, bool log)
 {
   __shared__ T shared[32];
-  const int lanes = WARP ? 32 : blockDim.x;
-  const int lane = WARP ? threadIdx.x % 32 : threadIdx.x;
-  const int64_t per_block = WARP ? blockDim.x / 32 : 1;
-  const int64_t first = (int64_t)blockIdx.x * per_block + (WARP ? threadIdx.x / 32 : 0);
+  const tl_rows_walk<WARP> walk;
+  const int lanes = walk.lanes, lane = walk.lane;
   const T inf = (T)INFINITY;
   /* the loop is uniform over the warp (block): every thread reduces */
-  for (int64_t r = first; r < rows; r += (int64_t)gridDim.x * per_block) {
+  for (int64_t r = walk.first; r < rows; r += walk.step) {
     const T *xr = x + r * len;
     T *yr = y + r * len;
     if (g) {

@@ -1,5 +1,5 @@
 /* tl_cuda_rows.cuh - reductions along a row by a warp or a block, shared by
- * the row kernels of softmax.cu and loss.cu.
+ * the row kernels of softmax.cu, loss.cu and attention.cu.
  *
  * A row is taken by one warp (lanes = 32) or one whole block (lanes =
  * blockDim.x, a multiple of 32, at most 1024); its threads stride over the
@@ -19,6 +19,20 @@ struct tl_rows_sum {
 /* max that skips NaN as the CPU's loops' `x > m ? x : m` does */
 struct tl_rows_max {
   template <typename T> TL_DEV T operator()(T a, T b) const { return b > a ? b : a; }
+};
+
+/* A thread's walk over the rows of a grid-strided row kernel: its warp
+ * (WARP) or block takes rows first, first + step, ...; the thread strides
+ * over a row from `lane` by `lanes`. */
+template <bool WARP> struct tl_rows_walk {
+  int lanes, lane;
+  int64_t first, step;
+  TL_DEV tl_rows_walk()
+      : lanes(WARP ? 32 : blockDim.x), lane(WARP ? threadIdx.x % 32 : threadIdx.x),
+        first((int64_t)blockIdx.x * (WARP ? blockDim.x / 32 : 1) + (WARP ? threadIdx.x / 32 : 0)),
+        step((int64_t)gridDim.x * (WARP ? blockDim.x / 32 : 1))
+  {
+  }
 };
 
 template <typename T, typename Op> TL_DEV T tl_rows_warp(T v, Op op)

@@ -41,12 +41,10 @@ __device__ __forceinline__ T multiplier(const tl_attn_tile &t, tl_attn_where w, 
 template <bool WARP, typename T> __global__ void softmax_rows(tl_attn_tile t, T *s, T *lse)
 {
   __shared__ T shared[32];
-  const int lanes = WARP ? 32 : blockDim.x;
-  const int lane = WARP ? threadIdx.x % 32 : threadIdx.x;
-  const int64_t per_block = WARP ? blockDim.x / 32 : 1;
-  const int64_t first = (int64_t)blockIdx.x * per_block + (WARP ? threadIdx.x / 32 : 0);
+  const tl_rows_walk<WARP> walk;
+  const int lanes = walk.lanes, lane = walk.lane;
   const T inf = (T)INFINITY;
-  for (int64_t r = first; r < t.rows; r += (int64_t)gridDim.x * per_block) {
+  for (int64_t r = walk.first; r < t.rows; r += walk.step) {
     const tl_attn_where w = tl_attn_locate(&t, r);
     T *row = s + r * t.S, m = -inf, l = 0;
     for (int64_t j = lane; j < t.S; j += lanes) {
