@@ -248,6 +248,18 @@ static __device__ __forceinline__ int64_t tl_red_offset(const tl_gpu_reduce_plan
   return off;
 }
 
+/* Byte offset of output o's first element (the kept dims' position o). */
+static __device__ __forceinline__ int64_t tl_red_output_offset(const tl_gpu_reduce_plan &p,
+                                                               int64_t o)
+{
+  int64_t base = 0;
+  for (int d = p.nkept - 1; d >= 0; d--) {
+    base += (o % p.kept_shape[d]) * p.kept_strides[d];
+    o /= p.kept_shape[d];
+  }
+  return base;
+}
+
 /* Work item w: piece w % chunks of output w / chunks. */
 template <typename Op> __global__ void tl_red_kernel(const tl_gpu_reduce_plan p)
 {
@@ -256,11 +268,7 @@ template <typename Op> __global__ void tl_red_kernel(const tl_gpu_reduce_plan p)
   const int64_t items = p.outputs * p.chunks;
   for (int64_t w = blockIdx.x; w < items; w += gridDim.x) {
     int64_t o = w / p.chunks, c = w % p.chunks;
-    int64_t base = 0, r = o;
-    for (int d = p.nkept - 1; d >= 0; d--) {
-      base += (r % p.kept_shape[d]) * p.kept_strides[d];
-      r /= p.kept_shape[d];
-    }
+    const int64_t base = tl_red_output_offset(p, o);
     const tl_red_ctx ctx = {p.aux ? p.aux + o * p.aux_size : nullptr, p.p};
     const int64_t lo = c * p.per_output / p.chunks, hi = (c + 1) * p.per_output / p.chunks;
     A a = Op::identity();
@@ -290,11 +298,7 @@ template <typename Op> __global__ void tl_red_columns_kernel(const tl_gpu_reduce
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < items;
        t += (int64_t)gridDim.x * blockDim.x) {
     int64_t o = t % p.outputs, c = t / p.outputs;
-    int64_t base = 0, r = o;
-    for (int d = p.nkept - 1; d >= 0; d--) {
-      base += (r % p.kept_shape[d]) * p.kept_strides[d];
-      r /= p.kept_shape[d];
-    }
+    const int64_t base = tl_red_output_offset(p, o);
     const tl_red_ctx ctx = {p.aux ? p.aux + o * p.aux_size : nullptr, p.p};
     const int64_t lo = c * p.per_output / p.chunks, hi = (c + 1) * p.per_output / p.chunks;
     A a = Op::identity();
