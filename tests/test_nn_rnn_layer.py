@@ -194,6 +194,61 @@ def test_steps_split_by_units_across_threads(mode, packed, reverse, dtype, tol):
     np.testing.assert_allclose(two[1].double().numpy(), rh, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("mode,packed,reverse", [
+    ("LSTM", True, False), ("LSTM", False, True), ("GRU", True, True),
+    ("RNN_TANH", False, False)])
+def test_products_cut_into_tiles(mode, packed, reverse, threads):
+    """Sizes whose step products run as tiles BLAS does not pack
+    (tl_linalg_gemm_tiles: K >= 128): I = 130 and P = H = 136, so the
+    forward's products have K of 130 and 136 and the backward's K = G, cut
+    at 256; batches of 40 rows (two row tiles, the second partial) and
+    blocks of 48 and 40 units (partial column tiles).  Values against the
+    NumPy loop, and the gradients of every input along a random direction
+    against a central difference, in float64."""
+    rng = np.random.default_rng(zlib.crc32(repr((mode, packed, reverse)).encode()))
+    sizes = (40, 40, 33, 20, 7) if packed else (40,) * 4
+    p, x, h0, c0 = make_case(rng, mode, I=130, H=136, sizes=sizes)
+    p = {k: v * 0.1 for k, v in p.items()}      # keep the gates off saturation
+    names = ["x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh"]
+    base = dict(zip(names, [x, h0, c0, p["w_ih"], p["w_hh"], p["b_ih"], p["b_hh"]]))
+    base = {k: v for k, v in base.items() if v is not None}
+    wout = rng.standard_normal((int(sum(sizes)), 136))
+    wh = rng.standard_normal(h0.shape)
+
+    def loss(vals, grad=False):
+        q = {"w_ih": vals["w_ih"], "w_hh": vals["w_hh"], "b_ih": vals["b_ih"],
+             "b_hh": vals["b_hh"]}
+        args, bs = op_args(q, vals["x"], vals["h0"], vals.get("c0"), T.float64,
+                           sizes if packed else None, L=len(sizes), N=sizes[0],
+                           requires_grad=grad)
+        out, hy, cy, _ = C._rnn_layer(*args, bs, MODES[mode], reverse)
+        total = (out.reshape(wout.shape) * T.tensor(wout)).sum() + (hy * T.tensor(wh)).sum()
+        if cy is not None:
+            total = total + cy.sum()
+        return total, out, hy, args
+
+    saved = T.get_num_threads()
+    T.set_num_threads(threads)
+    try:
+        total, out, hy, args = loss(base, grad=True)
+        total.backward()
+        grads = {n: a.grad.double().numpy().reshape(base[n].shape)
+                 for n, a in zip(names, args) if a is not None}
+        ref, rh, _ = np_layer(mode, x, sizes, h0, c0, p, reverse)
+        np.testing.assert_allclose(out.detach().numpy().reshape(ref.shape), ref, rtol=1e-11,
+                                   atol=1e-11)
+        np.testing.assert_allclose(hy.detach().numpy(), rh, rtol=1e-11, atol=1e-11)
+        eps = 1e-6
+        direction = {n: rng.standard_normal(v.shape) for n, v in base.items()}
+        plus = loss({n: v + eps * direction[n] for n, v in base.items()})[0].item()
+        minus = loss({n: v - eps * direction[n] for n, v in base.items()})[0].item()
+        slope = sum(float((grads[n] * direction[n]).sum()) for n in base)
+        assert abs((plus - minus) / (2 * eps) - slope) <= 1e-6 * max(1.0, abs(slope))
+    finally:
+        T.set_num_threads(saved)
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_empty_sequences_and_batches(mode):
     rng = np.random.default_rng(2)

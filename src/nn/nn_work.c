@@ -60,6 +60,10 @@ void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
       memset((char *)C + (size_t)(r * ldc) * size, 0, (size_t)N * size);
     return;
   }
+  if (!ta && !tb && tl_linalg_gemm_tiles_fit(M, N, K)) {
+    tl_linalg_gemm_tiles(f64, M, N, K, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
   CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;
   /* a small product on one BLAS thread, as tl_linalg_gemm's */
   bool single = tl_linalg_gemm_single_thread(M, N, K) && tl_linalg_blas_threads() > 1;

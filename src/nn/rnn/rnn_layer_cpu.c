@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/linalg/tl_blas.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "nn/rnn/tl_rnn.h"
 #include "nn/tl_nn_work.h"
@@ -73,6 +74,19 @@ static void *scratch(const layer *l, int64_t count)
 }
 
 static const void *data(const tl_tensor *t) { return t ? tl_tensor_data(t) : NULL; }
+
+/* dst (cols, rows) = src (rows, cols) transposed, both contiguous */
+static void transpose(const layer *l, void *dst, const void *src, int64_t rows, int64_t cols)
+{
+  if (rows <= 0 || cols <= 0) /* BLAS would reject the leading dimension */
+    return;
+  if (l->d.f64)
+    TL_BLAS(cblas_domatcopy)(CblasRowMajor, CblasTrans, (int)rows, (int)cols, 1.0, src,
+                             (int)cols, dst, (int)rows);
+  else
+    TL_BLAS(cblas_somatcopy)(CblasRowMajor, CblasTrans, (int)rows, (int)cols, 1.0f, src,
+                             (int)cols, dst, (int)rows);
+}
 
 /* The R rows of gi (R, G) = b_ih + b_hh (either may be NULL: zeros). */
 #define BIAS_ROWS(T)                                                                              \
@@ -169,22 +183,25 @@ typedef struct {
   int64_t t, prev;   /* the step; backward: the step whose dh GEMM comes first (-1: none) */
   int64_t units;     /* per block */
   void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
+  const void *wt;    /* forward: W_hh transposed, (P, G) */
 } step_job;
 
 /* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
- * the rows of w (G, K) of those columns, transposed; backward: C[:n, j0..j1)
- * = A (n, G) times w's columns j0..j1 (w (G, ldc): C's width).  All units:
- * one call. */
+ * those columns of w (K, G), W_hh transposed; backward: C[:n, j0..j1) =
+ * A (n, G) times w's columns j0..j1 (w (G, ldc): C's width).  All units:
+ * one call.  Neither operand is transposed, so that these products of few
+ * rows run as tiles BLAS does not pack (tl_linalg_gemm_tiles: a third
+ * faster than the packed call; transposed, the tiles measured no gain). */
 static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64_t j1,
                       const void *A, int64_t K, const void *w, double beta, void *C, int64_t ldc)
 {
   int64_t H = l->d.H, G = l->d.G;
   if (forward && (j0 > 0 || j1 < H)) {
     for (int64_t q = 0; q < G / H; q++)
-      tl_nn_gemm(l->d.f64, false, true, n, j1 - j0, K, A, K, at(l, w, (q * H + j0) * K), K, beta,
+      tl_nn_gemm(l->d.f64, false, false, n, j1 - j0, K, A, K, at(l, w, q * H + j0), G, beta,
                  at(l, C, q * H + j0), ldc);
   } else if (forward) {
-    tl_nn_gemm(l->d.f64, false, true, n, G, K, A, K, w, K, beta, C, ldc);
+    tl_nn_gemm(l->d.f64, false, false, n, G, K, A, K, w, G, beta, C, ldc);
   } else {
     tl_nn_gemm(l->d.f64, false, false, n, j1 - j0, G, A, G, at(l, w, j0), ldc, beta,
                at(l, C, j0), ldc);
@@ -196,11 +213,9 @@ static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64
 /* Step t's n rows, units [j0, j1): the cell from its input gates gi, the
  * hidden state h and cell state c (N, *), writing its outputs' rows and the
  * new cell state; the caller copies the outputs to h after all blocks.
- * HG = h W_hh^T reads W_hh (G, P) as it lies: BLAS packs it again at every
- * step either way, and packing the transposed operand measured no slower
- * than a transposed copy made once per call plus an untransposed packing. */
+ * HG = h W_hh^T reads wt, W_hh transposed once per call (P, G). */
 static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const void *gi,
-                         void *hg, const void *h, void *c)
+                         void *hg, const void *h, void *c, const void *wt)
 {
   const tl_rnn_layer_call *k = l->c;
   int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
@@ -210,7 +225,7 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
   /* LSTM: GI's rows already hold x W_ih^T + b_ih + b_hh; the step adds its
    * h W_hh^T to them in place, and the cell reads them as they are. */
-  step_gemm(l, true, n, j0, j1, h, P, tl_tensor_data(k->w_hh), lstm ? 1.0 : 0.0,
+  step_gemm(l, true, n, j0, j1, h, P, wt, lstm ? 1.0 : 0.0,
             lstm ? (void *)git : hg, G);
   tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->d.f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
@@ -265,7 +280,7 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
   (void)worker;
   const step_job *j = ctx;
   int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
-  step_forward(j->l, j->t, b0 * j->units, j1, j->gi, j->hg, j->h, j->c);
+  step_forward(j->l, j->t, b0 * j->units, j1, j->gi, j->hg, j->h, j->c, j->wt);
 }
 
 /* Units per block of a step: one block when the pool has one thread (or
@@ -293,17 +308,19 @@ static void run_blocks(step_job *job, tl_range_fn fn)
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 {
   layer l;
-  void *gi = NULL, *hg = NULL;
+  void *gi = NULL, *hg = NULL, *wt = NULL;
   tl_status status = setup(&l, k);
   if (status != TL_OK)
     return status;
   int64_t R = k->rows, In = k->input, G = l.d.G, P = l.d.P;
   /* The weights are read as they lie, (G, In) and (G, P): no transposed
    * copies (their cost was ~10% of the forward). */
-  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.d.N * G))) {
+  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.d.N * G)) ||
+      !(wt = scratch(&l, P * G))) {
     status = tl_error_status();
     goto fail;
   }
+  transpose(&l, wt, tl_tensor_data(k->w_hh), G, P);
   /* the states live in hy, cy from the start */
   void *h = tl_tensor_data(k->hy), *c = k->cy ? tl_tensor_data(k->cy) : NULL;
   memcpy(h, tl_tensor_data(k->hx), (size_t)(l.d.N * P) * l.d.es);
@@ -319,7 +336,8 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   bool single = blas_single_begin();
   pool_gemm(&l, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
             beta, gi, G);
-  step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c};
+  step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c,
+                  .wt = wt};
   for (int64_t s = 0; s < k->steps; s++) {
     job.t = k->reverse ? k->steps - 1 - s : s;
     run_blocks(&job, forward_blocks);
@@ -330,6 +348,7 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 fail:
   free(gi);
   free(hg);
+  free(wt);
   free(l.d.off);
   return status;
 }
