@@ -1,11 +1,11 @@
 /* rnn_layer_cpu.c - one direction of one recurrent layer over a whole
  * sequence on the CPU (tl_rnn.h has the layout and legend).
  *
- * Forward: GI (R, G) = x W_ih^T for every step in one GEMM; then per step t
- * (n = batch_sizes[t] rows, in order or reversed) one GEMM HG = h[:n] W_hh^T
- * and the fused cell rows (rnn_cpu.c), which add the biases and keep what
- * backward reads in the workspace; with a projection h = (o tanh c) W_hr^T
- * is a third GEMM.
+ * Forward: per step t (n = batch_sizes[t] rows, in order or reversed) two
+ * GEMMs, GI = x_t W_ih^T and HG = h[:n] W_hh^T (LSTM: both into GI, which
+ * starts as b_ih + b_hh), and the fused cell rows (rnn_cpu.c), which add
+ * the other modes' biases and keep what backward reads in the workspace;
+ * with a projection h = (o tanh c) W_hr^T is a third GEMM.
  * Backward runs the steps the other way: per step the cell's backward rows
  * give the pre-activation gates' gradient (kept for all rows) and one GEMM
  * the previous hidden state's, dh[:n] = dG W_hh.  Then x's, W_ih's, W_hh's
@@ -88,28 +88,23 @@ static void transpose(const layer *l, void *dst, const void *src, int64_t rows, 
                              (int)cols, dst, (int)rows);
 }
 
-/* The R rows of gi (R, G) = b_ih + b_hh (either may be NULL: zeros). */
-#define BIAS_ROWS(T)                                                                              \
-  for (int64_t j = 0; j < G; j++)                                                                 \
-    ((T *)gi)[j] = (bi ? ((const T *)bi)[j] : 0) + (bh ? ((const T *)bh)[j] : 0);                 \
-  for (int64_t r = 1; r < R; r++)                                                                 \
-    memcpy((T *)gi + r * G, gi, (size_t)G * sizeof(T));
-static void bias_rows(const layer *l, void *gi, const void *bi, const void *bh, int64_t R)
+/* row (G) = b_ih + b_hh (either may be NULL: zeros) */
+#define BIAS_SUM(T)                                                                               \
+  for (int64_t j = 0; j < l->d.G; j++)                                                            \
+    ((T *)row)[j] = (bi ? ((const T *)bi)[j] : 0) + (bh ? ((const T *)bh)[j] : 0);
+static void bias_sum(const layer *l, void *row, const void *bi, const void *bh)
 {
-  int64_t G = l->d.G;
-  if (R <= 0)
-    return;
   if (l->d.f64) {
-    BIAS_ROWS(double)
+    BIAS_SUM(double)
   } else {
-    BIAS_ROWS(float)
+    BIAS_SUM(float)
   }
 }
-#undef BIAS_ROWS
+#undef BIAS_SUM
 
 /* ---- the large products ---------------------------------------------------------------
- * The products over all R rows (GI = x W_ih^T forward; dx, dW_ih, dW_hh,
- * dW_hr backward) run as blocks of C's rows across the thread pool, each one
+ * The products over all R rows (dx, dW_ih, dW_hh, dW_hr backward) run as
+ * blocks of C's rows across the thread pool, each one
  * single-threaded BLAS call, like the steps below: so no BLAS thread is ever
  * woken during a layer.  BLAS's threads, once woken, keep spinning for tens
  * of milliseconds after their product, and on 2 cores that took the core
@@ -121,7 +116,6 @@ typedef struct {
   bool ta, tb;
   int64_t M, N, K, lda, ldb, ldc, rows; /* rows: of C per block */
   const void *A, *B;
-  double beta;
   void *C;
 } gemm_job;
 
@@ -132,20 +126,19 @@ static void gemm_rows(void *ctx, int64_t b0, int64_t b1, int worker)
   int64_t r0 = b0 * g->rows, r1 = b1 * g->rows < g->M ? b1 * g->rows : g->M;
   /* A's rows r0.. are its columns when A is given transposed */
   tl_nn_gemm(g->l->d.f64, g->ta, g->tb, r1 - r0, g->N, g->K, at(g->l, g->A, g->ta ? r0 : r0 * g->lda),
-             g->lda, g->B, g->ldb, g->beta, at(g->l, g->C, r0 * g->ldc), g->ldc);
+             g->lda, g->B, g->ldb, 0.0, at(g->l, g->C, r0 * g->ldc), g->ldc);
 }
 
-/* C (M, N) = op(A) op(B) + beta C, as tl_nn_gemm, in blocks of rows: about
- * two per thread (each packs B again), multiples of 16 rows. */
+/* C (M, N) = op(A) op(B), as tl_nn_gemm, in blocks of rows: about two per
+ * thread (each packs B again), multiples of 16 rows. */
 static void pool_gemm(const layer *l, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
-                      const void *A, int64_t lda, const void *B, int64_t ldb, double beta, void *C,
-                      int64_t ldc)
+                      const void *A, int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc)
 {
   int64_t parts = 2 * (int64_t)tl_parallel_get_threads();
   int64_t rows = (M + parts - 1) / parts;
   rows = rows > 0 ? (rows + 15) / 16 * 16 : 1;
   gemm_job g = {.l = l, .ta = ta, .tb = tb, .M = M, .N = N, .K = K, .lda = lda, .ldb = ldb,
-                .ldc = ldc, .rows = rows, .A = A, .B = B, .beta = beta, .C = C};
+                .ldc = ldc, .rows = rows, .A = A, .B = B, .C = C};
   if (M <= 0 || N <= 0)
     return;
   tl_parallel_for((M + rows - 1) / rows, 1, gemm_rows, &g);
@@ -183,11 +176,13 @@ typedef struct {
   int64_t t, prev;   /* the step; backward: the step whose dh GEMM comes first (-1: none) */
   int64_t units;     /* per block */
   void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
-  const void *wt;    /* forward: W_hh transposed, (P, G) */
+  /* forward: W_ih and W_hh transposed, (In, G) and (P, G); the LSTM's
+   * b_ih + b_hh (G), or NULL */
+  const void *wit, *wht, *bias;
 } step_job;
 
 /* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
- * those columns of w (K, G), W_hh transposed; backward: C[:n, j0..j1) =
+ * those columns of w (K, G), a weight transposed; backward: C[:n, j0..j1) =
  * A (n, G) times w's columns j0..j1 (w (G, ldc): C's width).  All units:
  * one call.  Neither operand is transposed, so that these products of few
  * rows run as tiles BLAS does not pack (tl_linalg_gemm_tiles: a third
@@ -210,23 +205,29 @@ static void step_gemm(const layer *l, bool forward, int64_t n, int64_t j0, int64
 
 /* ---- forward ------------------------------------------------------------------------- */
 
-/* Step t's n rows, units [j0, j1): the cell from its input gates gi, the
- * hidden state h and cell state c (N, *), writing its outputs' rows and the
- * new cell state; the caller copies the outputs to h after all blocks.
- * HG = h W_hh^T reads wt, W_hh transposed once per call (P, G). */
-static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const void *gi,
-                         void *hg, const void *h, void *c, const void *wt)
+/* Step t's n rows, units [j0, j1): the gates' products, then the cell from
+ * the input gates git (N, G: a step's scratch), the hidden state h and
+ * cell state c (N, *), writing its outputs' rows and the new cell state;
+ * the caller copies the outputs to h after all blocks.
+ * The input product runs here, per step, rather than as one GEMM over all
+ * rows before the steps: its tiles run unpacked as the step's own product
+ * does (tl_linalg_gemm_tiles), and GI's rows never leave the cache. */
+static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, const step_job *j)
 {
   const tl_rnn_layer_call *k = l->c;
   int64_t n = k->batch_sizes[t], H = l->d.H, P = l->d.P, G = l->d.G, W = l->d.W, m = j1 - j0;
   void *ws = at(l, tl_tensor_data(k->workspace), l->d.off[t] * W);
   void *out = at(l, tl_tensor_data(k->output), l->d.off[t] * P);
-  const void *git = at(l, gi, l->d.off[t] * G);
+  void *git = j->gi, *hg = j->hg, *c = j->c;
+  const void *h = j->h, *xt = at(l, tl_tensor_data(k->x), l->d.off[t] * k->input);
   bool lstm = k->mode == TL_RNN_MODE_LSTM;
-  /* LSTM: GI's rows already hold x W_ih^T + b_ih + b_hh; the step adds its
-   * h W_hh^T to them in place, and the cell reads them as they are. */
-  step_gemm(l, true, n, j0, j1, h, P, wt, lstm ? 1.0 : 0.0,
-            lstm ? (void *)git : hg, G);
+  /* LSTM: GI = b_ih + b_hh + x W_ih^T + h W_hh^T, which the cell reads as
+   * it is; the other modes keep HG apart and the cell adds their biases. */
+  if (j->bias)
+    for (int64_t q = 0; q < G / H; q++)
+      copy_rows(l, at(l, git, q * H + j0), G, at(l, j->bias, q * H + j0), 0, n, m);
+  step_gemm(l, true, n, j0, j1, xt, k->input, j->wit, j->bias ? 1.0 : 0.0, git, G);
+  step_gemm(l, true, n, j0, j1, h, P, j->wht, lstm ? 1.0 : 0.0, lstm ? git : hg, G);
   tl_rnn_rows rows = {.n = n, .h = H, .j0 = j0, .m = m, .f64 = l->d.f64,
                       .in = {git, hg, NULL, data(k->b_ih), data(k->b_hh)},
                       .ld_in = {G, G}};
@@ -280,7 +281,7 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
   (void)worker;
   const step_job *j = ctx;
   int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
-  step_forward(j->l, j->t, b0 * j->units, j1, j->gi, j->hg, j->h, j->c, j->wt);
+  step_forward(j->l, j->t, b0 * j->units, j1, j);
 }
 
 /* Units per block of a step: one block when the pool has one thread (or
@@ -308,36 +309,32 @@ static void run_blocks(step_job *job, tl_range_fn fn)
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 {
   layer l;
-  void *gi = NULL, *hg = NULL, *wt = NULL;
+  void *gi = NULL, *hg = NULL, *wit = NULL, *wht = NULL, *bias = NULL;
   tl_status status = setup(&l, k);
   if (status != TL_OK)
     return status;
-  int64_t R = k->rows, In = k->input, G = l.d.G, P = l.d.P;
+  int64_t In = k->input, G = l.d.G, P = l.d.P;
   /* The weights are read as they lie, (G, In) and (G, P): no transposed
    * copies (their cost was ~10% of the forward). */
-  if (!(gi = scratch(&l, R * G)) || !(hg = scratch(&l, l.d.N * G)) ||
-      !(wt = scratch(&l, P * G))) {
+  bool lstm_bias = k->mode == TL_RNN_MODE_LSTM && (k->b_ih || k->b_hh);
+  if (!(gi = scratch(&l, l.d.N * G)) || !(hg = scratch(&l, l.d.N * G)) ||
+      !(wit = scratch(&l, In * G)) || !(wht = scratch(&l, P * G)) ||
+      (lstm_bias && !(bias = scratch(&l, G)))) {
     status = tl_error_status();
     goto fail;
   }
-  transpose(&l, wt, tl_tensor_data(k->w_hh), G, P);
+  transpose(&l, wit, tl_tensor_data(k->w_ih), G, In);
+  transpose(&l, wht, tl_tensor_data(k->w_hh), G, P);
+  if (lstm_bias)
+    bias_sum(&l, bias, data(k->b_ih), data(k->b_hh));
   /* the states live in hy, cy from the start */
   void *h = tl_tensor_data(k->hy), *c = k->cy ? tl_tensor_data(k->cy) : NULL;
   memcpy(h, tl_tensor_data(k->hx), (size_t)(l.d.N * P) * l.d.es);
   if (c)
     memcpy(c, tl_tensor_data(k->cx), (size_t)(l.d.N * l.d.H) * l.d.es);
-  /* LSTM: GI starts as b_ih + b_hh in every row and the input GEMM adds to
-   * it, so the steps need no bias passes of their own. */
-  double beta = 0.0;
-  if (k->mode == TL_RNN_MODE_LSTM && (k->b_ih || k->b_hh)) {
-    bias_rows(&l, gi, data(k->b_ih), data(k->b_hh), R);
-    beta = 1.0;
-  }
   bool single = blas_single_begin();
-  pool_gemm(&l, false, true, R, G, In, tl_tensor_data(k->x), In, tl_tensor_data(k->w_ih), In,
-            beta, gi, G);
   step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c,
-                  .wt = wt};
+                  .wit = wit, .wht = wht, .bias = bias};
   for (int64_t s = 0; s < k->steps; s++) {
     job.t = k->reverse ? k->steps - 1 - s : s;
     run_blocks(&job, forward_blocks);
@@ -348,7 +345,9 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
 fail:
   free(gi);
   free(hg);
-  free(wt);
+  free(wit);
+  free(wht);
+  free(bias);
   free(l.d.off);
   return status;
 }
@@ -471,14 +470,14 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
   }
   const void *gh = gru ? dgh : dgi, *ws = tl_tensor_data(k->saved);
   if (k->d_x)
-    pool_gemm(&l, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In, 0.0,
+    pool_gemm(&l, false, false, R, In, G, dgi, G, tl_tensor_data(k->w_ih), In,
               tl_tensor_data(k->d_x), In);
-  pool_gemm(&l, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In, 0.0,
+  pool_gemm(&l, true, false, G, In, R, dgi, G, tl_tensor_data(k->x), In,
             tl_tensor_data(k->d_w_ih), In);
-  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.d.hprev), l.d.W, 0.0,
+  pool_gemm(&l, true, false, G, P, R, gh, G, at(&l, ws, l.d.hprev), l.d.W,
             tl_tensor_data(k->d_w_hh), P);
   if (k->d_w_hr)
-    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.d.W, 0.0,
+    pool_gemm(&l, true, false, P, H, R, dhy, P, at(&l, ws, 6 * H + P), l.d.W,
               tl_tensor_data(k->d_w_hr), H);
   if (k->d_b_ih)
     tl_cpu_rnn_colsum(l.d.f64, dgi, R, G, G, tl_tensor_data(k->d_b_ih));
