@@ -60,8 +60,9 @@ void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
       memset((char *)C + (size_t)(r * ldc) * size, 0, (size_t)N * size);
     return;
   }
-  if (!ta && !tb && tl_linalg_gemm_tiles_fit(M, N, K)) {
-    tl_linalg_gemm_tiles(f64, M, N, K, A, lda, B, ldb, beta, C, ldc);
+  /* on one BLAS thread, as unpacked tiles where those measured faster */
+  if (!ta && !tb && tl_linalg_gemm_tiles_fit(M, N, K) && tl_linalg_blas_threads() == 1) {
+    tl_linalg_gemm_tiles(f64, 1.0, M, N, K, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   CBLAS_TRANSPOSE a = ta ? CblasTrans : CblasNoTrans, b = tb ? CblasTrans : CblasNoTrans;

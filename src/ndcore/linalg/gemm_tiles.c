@@ -54,8 +54,9 @@ bool tl_linalg_gemm_tiles_fit(int64_t M, int64_t N, int64_t K)
 
 /* Columns outermost: a strip of B (K x 64) stays in cache while the tiles
  * of rows pass over it. */
-void tl_linalg_gemm_tiles(bool f64, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
-                          const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
+void tl_linalg_gemm_tiles(bool f64, double alpha, int64_t M, int64_t N, int64_t K, const void *A,
+                          int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                          int64_t ldc)
 {
   size_t es = f64 ? sizeof(double) : sizeof(float);
   for (int64_t j = 0; j < N; j += TILE_N) {
@@ -69,11 +70,11 @@ void tl_linalg_gemm_tiles(bool f64, int64_t M, int64_t N, int64_t K, const void 
         const char *b = (const char *)B + (size_t)(p * ldb + j) * es;
         double bt = p == 0 ? beta : 1.0;
         if (f64)
-          TL_BLAS(cblas_dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
+          TL_BLAS(cblas_dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha,
                                (const double *)a, (int)lda, (const double *)b, (int)ldb, bt,
                                (double *)c, (int)ldc);
         else
-          TL_BLAS(cblas_sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+          TL_BLAS(cblas_sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, (float)alpha,
                                (const float *)a, (int)lda, (const float *)b, (int)ldb,
                                (float)bt, (float *)c, (int)ldc);
       }

@@ -138,6 +138,15 @@ static void gemm_blas(const gemm_plan *p, const char *a, const char *b, char *c,
   const int M = (int)p->M, N = (int)p->N, K = (int)p->K;
   const CBLAS_TRANSPOSE ta = p->mat[1].trans, tb = p->mat[2].trans;
   const int lda = (int)p->mat[1].ld, ldb = (int)p->mat[2].ld, ldc = (int)p->mat[0].ld;
+  /* on one BLAS thread (a slab, or a small product), as unpacked tiles
+   * where those measured faster (gemm_tiles.c) */
+  bool real = p->dtype == TL_DTYPE_F32 || p->dtype == TL_DTYPE_F64;
+  if (real && ta == CblasNoTrans && tb == CblasNoTrans && tl_linalg_gemm_tiles_fit(M, N, K) &&
+      TL_BLAS(openblas_get_num_threads)() == 1) {
+    tl_linalg_gemm_tiles(p->dtype == TL_DTYPE_F64, creal(p->alpha), M, N, K, a, lda, b, ldb,
+                         creal(beta), c, ldc);
+    return;
+  }
   switch (p->dtype) {
   case TL_DTYPE_F32:
     TL_BLAS(cblas_sgemm)(CblasRowMajor, ta, tb, M, N, K, (float)creal(p->alpha), (const float *)a, lda,

@@ -42,13 +42,14 @@ void tl_linalg_blas_single_end(void);
 /* Whether an M x K by K x N product is small enough to run on one BLAS
  * thread (the policy of tl_linalg_gemm; exposed for its tests). */
 bool tl_linalg_gemm_single_thread(int64_t M, int64_t N, int64_t K);
-/* C (M, N) = A (M, K) B (K, N) + beta C, row-major, neither operand
+/* C (M, N) = alpha A (M, K) B (K, N) + beta C, row-major, neither operand
  * transposed, as tiles that OpenBLAS's AVX-512 kernels run without packing
  * (gemm_tiles.c has the measurements); for products where _fit says so.
- * The calls run on whatever BLAS threads the caller has set. */
+ * Every tile is one single-threaded call: for a caller on one BLAS thread. */
 bool tl_linalg_gemm_tiles_fit(int64_t M, int64_t N, int64_t K);
-void tl_linalg_gemm_tiles(bool f64, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
-                          const void *B, int64_t ldb, double beta, void *C, int64_t ldc);
+void tl_linalg_gemm_tiles(bool f64, double alpha, int64_t M, int64_t N, int64_t K, const void *A,
+                          int64_t lda, const void *B, int64_t ldb, double beta, void *C,
+                          int64_t ldc);
 
 /* NumPy/PyTorch matmul: 1-d operands are promoted to matrices and the added
  * dim is dropped from the result; batch dims broadcast.  `name` prefixes
