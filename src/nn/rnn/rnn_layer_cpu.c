@@ -171,15 +171,22 @@ static void blas_single_end(bool single)
  * when a BLAS thread had lost its core).  The states the GEMMs read are
  * written only after the step, by the caller. */
 
-typedef struct {
+enum { MAX_BLOCKS = 1024 };
+
+typedef struct step_job step_job;
+struct step_job {
   const layer *l;
   int64_t t, prev;   /* the step; backward: the step whose dh GEMM comes first (-1: none) */
   int64_t units;     /* per block */
+  int64_t blocks;    /* per step */
+  int threads;
+  void (*block)(const step_job *j, int64_t j0, int64_t j1); /* units [j0, j1) of a step */
+  char taken[MAX_BLOCKS]; /* this step's blocks already claimed (atomic) */
   void *gi, *hg, *h, *c, *dhy, *tmp, *tmp2;
   /* forward: W_ih and W_hh transposed, (In, G) and (P, G); the LSTM's
    * b_ih + b_hh (G), or NULL */
   const void *wit, *wht, *bias;
-} step_job;
+};
 
 /* Forward: C[:n, every gate block's columns j0..j1) (+)= A (n, K) times
  * those columns of w (K, G), a weight transposed; backward: C[:n, j0..j1) =
@@ -275,35 +282,57 @@ static void step_forward(const layer *l, int64_t t, int64_t j0, int64_t j1, cons
   }
 }
 
-/* Blocks [b0, b1) of a step's units, as one wider block. */
-static void forward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
+static void forward_block(const step_job *j, int64_t j0, int64_t j1)
 {
-  (void)worker;
-  const step_job *j = ctx;
-  int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
-  step_forward(j->l, j->t, b0 * j->units, j1, j);
+  step_forward(j->l, j->t, j0, j1, j);
 }
 
 /* Units per block of a step: one block when the pool has one thread (or
  * with a projection, whose GEMM needs every unit), else blocks of a
  * multiple of 16 units, about two per thread so that a thread that has
  * lost its core holds up little. */
-static int64_t block_units(const layer *l)
+static void plan_blocks(step_job *j)
 {
-  int threads = tl_parallel_get_threads();
-  if (threads == 1 || l->c->w_hr || l->d.H < 32)
-    return l->d.H > 0 ? l->d.H : 1;
-  int64_t units = (l->d.H + 2 * threads - 1) / (2 * threads);
-  units = (units + 15) / 16 * 16;
-  return units;
+  const layer *l = j->l;
+  j->threads = tl_parallel_get_threads();
+  if (j->threads == 1 || l->c->w_hr || l->d.H < 32) {
+    j->units = l->d.H > 0 ? l->d.H : 1;
+  } else {
+    j->units = (l->d.H + 2 * j->threads - 1) / (2 * j->threads);
+    j->units = (j->units + 15) / 16 * 16;
+  }
+  j->blocks = (l->d.H + j->units - 1) / j->units;
+  j->blocks = j->blocks > 0 ? j->blocks : 1;
+  if (j->blocks > MAX_BLOCKS) { /* thousands of threads: blocks of more units */
+    j->units = (l->d.H + MAX_BLOCKS - 1) / MAX_BLOCKS;
+    j->blocks = (l->d.H + j->units - 1) / j->units;
+  }
 }
 
-/* Run a step's blocks (BLAS on one thread inside them: the caller's
- * tl_linalg_blas_single_begin). */
-static void run_blocks(step_job *job, tl_range_fn fn)
+/* One thread's visit to a step: it first takes its own blocks, the same
+ * ones at every step, so that their columns of the weights stay in its
+ * core's cache (a block's share of W_ih and W_hh is a quarter of a megabyte
+ * at hidden size 256), then any block a thread that has not come yet left. */
+static void visit_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
 {
-  int64_t blocks = (job->l->d.H + job->units - 1) / job->units;
-  tl_parallel_for(blocks > 0 ? blocks : 1, 1, fn, job);
+  (void)b0, (void)b1;
+  step_job *j = ctx;
+  int64_t own = (j->blocks + j->threads - 1) / j->threads;
+  for (int64_t i = 0; i < j->blocks; i++) {
+    int64_t b = (worker * own + i) % j->blocks;
+    if (__atomic_exchange_n(&j->taken[b], 1, __ATOMIC_ACQ_REL))
+      continue;
+    int64_t j1 = (b + 1) * j->units < j->l->d.H ? (b + 1) * j->units : j->l->d.H;
+    j->block(j, b * j->units, j1);
+  }
+}
+
+/* Run a step's blocks, one visit per thread (BLAS on one thread inside
+ * them: the caller's tl_linalg_blas_single_begin). */
+static void run_blocks(step_job *j)
+{
+  memset(j->taken, 0, (size_t)j->blocks);
+  tl_parallel_for(j->threads, 1, visit_blocks, j);
 }
 
 tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
@@ -333,11 +362,12 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   if (c)
     memcpy(c, tl_tensor_data(k->cx), (size_t)(l.d.N * l.d.H) * l.d.es);
   bool single = blas_single_begin();
-  step_job job = {.l = &l, .units = block_units(&l), .gi = gi, .hg = hg, .h = h, .c = c,
+  step_job job = {.l = &l, .block = forward_block, .gi = gi, .hg = hg, .h = h, .c = c,
                   .wit = wit, .wht = wht, .bias = bias};
+  plan_blocks(&job);
   for (int64_t s = 0; s < k->steps; s++) {
     job.t = k->reverse ? k->steps - 1 - s : s;
-    run_blocks(&job, forward_blocks);
+    run_blocks(&job);
     int64_t n = k->batch_sizes[job.t];
     copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.d.off[job.t] * P), P, n, P);
   }
@@ -426,13 +456,9 @@ static void step_backward(const layer *l, int64_t prev, int64_t t, int64_t j0, i
   }
 }
 
-static void backward_blocks(void *ctx, int64_t b0, int64_t b1, int worker)
+static void backward_block(const step_job *j, int64_t j0, int64_t j1)
 {
-  (void)worker;
-  const step_job *j = ctx;
-  int64_t j1 = b1 * j->units < j->l->d.H ? b1 * j->units : j->l->d.H;
-  step_backward(j->l, j->prev, j->t, b0 * j->units, j1, j->gi, j->hg, j->dhy, j->h, j->c,
-                j->tmp, j->tmp2);
+  step_backward(j->l, j->prev, j->t, j0, j1, j->gi, j->hg, j->dhy, j->h, j->c, j->tmp, j->tmp2);
 }
 
 tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
@@ -460,12 +486,13 @@ tl_status tl_cpu_rnn_layer_backward(const tl_rnn_layer_call *k)
     memcpy(dc, tl_tensor_data(k->g_cy), (size_t)(N * H) * l.d.es);
   else if (dc)
     memset(dc, 0, (size_t)(N * H) * l.d.es);
-  step_job job = {.l = &l, .prev = -1, .units = block_units(&l), .gi = dgi,
+  step_job job = {.l = &l, .prev = -1, .block = backward_block, .gi = dgi,
                   .hg = gru ? dgh : dgi, .h = dh, .c = dc, .dhy = dhy, .tmp = tmp, .tmp2 = tmp2};
+  plan_blocks(&job);
   bool single = blas_single_begin();
   for (int64_t s = 0; s <= k->steps; s++) { /* the last round: the first step's GEMM */
     job.t = s == k->steps ? -1 : k->reverse ? s : k->steps - 1 - s;
-    run_blocks(&job, backward_blocks);
+    run_blocks(&job);
     job.prev = job.t;
   }
   const void *gh = gru ? dgh : dgi, *ws = tl_tensor_data(k->saved);
