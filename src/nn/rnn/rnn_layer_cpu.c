@@ -365,11 +365,30 @@ tl_status tl_cpu_rnn_layer(const tl_rnn_layer_call *k)
   step_job job = {.l = &l, .block = forward_block, .gi = gi, .hg = hg, .h = h, .c = c,
                   .wit = wit, .wht = wht, .bias = bias};
   plan_blocks(&job);
+  /* A step reads the hidden state from the step before's output rows, where
+   * both threads wrote their units: a copy to h (by one thread, read back by
+   * all) cost a serial pass and twice the traffic between cores.  Only a
+   * step with more rows than the one before (packed sequences, reversed:
+   * the new rows' state is still hx's) gathers h first. */
+  const void *out = tl_tensor_data(k->output);
   for (int64_t s = 0; s < k->steps; s++) {
+    int64_t prev = job.t;
     job.t = k->reverse ? k->steps - 1 - s : s;
+    if (s > 0 && k->batch_sizes[job.t] <= k->batch_sizes[prev]) {
+      job.h = at(&l, out, l.d.off[prev] * P);
+    } else if (s > 0) {
+      copy_rows(&l, h, P, at(&l, out, l.d.off[prev] * P), P, k->batch_sizes[prev], P);
+      job.h = h;
+    }
     run_blocks(&job);
-    int64_t n = k->batch_sizes[job.t];
-    copy_rows(&l, h, P, at(&l, tl_tensor_data(k->output), l.d.off[job.t] * P), P, n, P);
+  }
+  /* hy: each row's state after its last step, the rows no later step has */
+  for (int64_t s = 0; s < k->steps; s++) {
+    int64_t t = k->reverse ? k->steps - 1 - s : s, next = k->reverse ? t - 1 : t + 1;
+    int64_t from = s + 1 < k->steps ? k->batch_sizes[next] : 0, n = k->batch_sizes[t];
+    if (from < n)
+      copy_rows(&l, at(&l, h, from * P), P, at(&l, out, (l.d.off[t] + from) * P), P, n - from,
+                P);
   }
   blas_single_end(single);
 fail:
