@@ -4,42 +4,20 @@
  * float, half types through float32).  float32 computes in double and rounds
  * once.
  *
- * The power series (|x| <= 20) and the asymptotic expansion (beyond) are in
- * tl_special_scalar.h with i0e and i1e, which the CUDA kernels compile too
- * (src/gpu/special; CUDA's math library has i0 and i1 but not the scaled
- * forms).  i0 is even and i1 odd; i0(+-inf) = inf, i1(+-inf) = +-inf, the
- * scaled forms go to 0 there; NaN stays NaN.                               */
+ * The functions themselves (the power series for |x| <= 20, the asymptotic
+ * expansion beyond) are in tl_special_scalar.h, which the CUDA kernels of
+ * i0e and i1e compile too (src/gpu/special; CUDA's math library has i0 and
+ * i1 but not the scaled forms).  i0 is even and i1 odd; i0(+-inf) = inf,
+ * i1(+-inf) = +-inf, the scaled forms go to 0 there; NaN stays NaN.       */
 #include "ndcore/dispatch/tl_kernels.h"
 #include "ndcore/kernels/tl_special_scalar.h"
 
-/* I_nu(|x|) at ax = |x|: the series and expansion of tl_special_scalar.h. */
-static double bessel(int nu, double ax)
-{
-  if (ax <= TL_BESSEL_SERIES_MAX)
-    return tl_bessel_series(nu, ax);
-  if (ax > 713.0) /* e^x overflows; I_nu(x) > 1e306 already */
-    return INFINITY;
-  /* e^x split in two so that e^x alone cannot overflow before the division */
-  const double two_pi = 6.28318530717958647692;
-  double half = exp(0.5 * ax);
-  return half * (tl_bessel_asymptotic(nu, ax) / sqrt(two_pi * ax)) * half;
-}
-
-static double i0_f64(double x) { return isnan(x) ? x : bessel(0, fabs(x)); }
-static double i1_f64(double x)
-{
-  if (isnan(x))
-    return x;
-  double r = bessel(1, fabs(x));
-  return x < 0 ? -r : r;
-}
-
-static inline float i0_F32(float x) { return (float)i0_f64(x); }
-static inline double i0_F64(double x) { return i0_f64(x); }
+static inline float i0_F32(float x) { return (float)tl_bessel_i(0, x, false); }
+static inline double i0_F64(double x) { return tl_bessel_i(0, x, false); }
 static inline float i0e_F32(float x) { return (float)tl_i0e(x); }
 static inline double i0e_F64(double x) { return tl_i0e(x); }
-static inline float i1_F32(float x) { return (float)i1_f64(x); }
-static inline double i1_F64(double x) { return i1_f64(x); }
+static inline float i1_F32(float x) { return (float)tl_bessel_i(1, x, false); }
+static inline double i1_F64(double x) { return tl_bessel_i(1, x, false); }
 static inline float i1e_F32(float x) { return (float)tl_i1e(x); }
 static inline double i1e_F64(double x) { return tl_i1e(x); }
 

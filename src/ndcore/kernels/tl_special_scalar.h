@@ -183,7 +183,7 @@ TL_SPECIAL_ENTRY double tl_polygamma(double x, double n)
  * summed until its terms stop shrinking; its error is below e^-2x there.
  * The scaled forms i0e = exp(-|x|) i0, i1e = exp(-|x|) i1 take the
  * expansion without its e^x, so they never overflow (exp(-|x|) * i0(x)
- * would, past |x| = 713). */
+ * would, past |x| = 713).  i0, i0e are even, i1, i1e odd. */
 #define TL_BESSEL_SERIES_MAX 20.0
 
 /* The power series of I_nu(x), nu = 0 or 1, for 0 <= x <= 20. */
@@ -227,15 +227,30 @@ TL_SPECIAL_FN double tl_bessel_scaled(int nu, double ax)
   return tl_bessel_asymptotic(nu, ax) / sqrt(two_pi * ax);
 }
 
-/* i0e is even, i1e odd. */
-TL_SPECIAL_ENTRY double tl_i0e(double x) { return isnan(x) ? x : tl_bessel_scaled(0, fabs(x)); }
-TL_SPECIAL_ENTRY double tl_i1e(double x)
+/* I_nu(|x|) at ax = |x| (the CPU's i0 and i1; CUDA has its own). */
+TL_SPECIAL_FN double tl_bessel_unscaled(int nu, double ax)
+{
+  if (ax <= TL_BESSEL_SERIES_MAX)
+    return tl_bessel_series(nu, ax);
+  if (ax > 713.0) /* e^x overflows; I_nu(x) > 1e306 already */
+    return INFINITY;
+  /* e^x split in two so that e^x alone cannot overflow before the division */
+  const double two_pi = 6.28318530717958647692;
+  double half = exp(0.5 * ax);
+  return half * (tl_bessel_asymptotic(nu, ax) / sqrt(two_pi * ax)) * half;
+}
+
+/* I_nu(x), or exp(-|x|) I_nu(x) when scaled: even for nu = 0, odd for nu = 1. */
+TL_SPECIAL_FN double tl_bessel_i(int nu, double x, bool scaled)
 {
   if (isnan(x))
     return x;
-  double r = tl_bessel_scaled(1, fabs(x));
-  return x < 0 ? -r : r;
+  double r = scaled ? tl_bessel_scaled(nu, fabs(x)) : tl_bessel_unscaled(nu, fabs(x));
+  return nu && x < 0 ? -r : r;
 }
+
+TL_SPECIAL_ENTRY double tl_i0e(double x) { return tl_bessel_i(0, x, true); }
+TL_SPECIAL_ENTRY double tl_i1e(double x) { return tl_bessel_i(1, x, true); }
 
 /* ---- nextafter in float16 and bfloat16 ----------------------------------------------------
  * The next 16-bit pattern from a towards b, given their values fa, fb as
