@@ -368,11 +368,11 @@ for (int64_t i = 0; i < n; i++) {{
   tl_store_$E(args[0] + i * steps[0], CMPLX(re, im));
 }}""")
 
-    g.cuda_row("nan_to_num", FLOATS + COMPLEX, "tl_gpu_nan_to_num<T>")
+    g.cuda_row("nan_to_num", FLOATS + COMPLEX, "tl_gpu_nan_to_num<T>")  # half types: src/gpu/special
 
     g.comment("special functions: the CPU's are hand-written (kernels_special.c,\n"
               " * kernels_bessel.c); CUDA's math library has these, in double for the\n"
-              " * Bessel functions (digamma, polygamma, i0e and i1e have no CUDA kernel)",
+              " * Bessel functions (digamma, polygamma, i0e and i1e: src/gpu/special)",
               cpu=False)
     for op in ["erf", "erfc", "erfinv", "lgamma"]:
         g.cuda_fn(op, FLOATS, "T x", f"{op}(x)")
@@ -511,9 +511,9 @@ for (int64_t i = 0; i < n; i++) {
   uint16_t a, b, r;
   memcpy(&a, args[1] + i * steps[1], 2);
   memcpy(&b, args[2] + i * steps[2], 2);
-  r = next16(a, b, tl_load_$E((char *)&a), tl_load_$E((char *)&b));
+  r = tl_next16(a, b, tl_load_$E((char *)&a), tl_load_$E((char *)&b));
   memcpy(args[0] + i * steps[0], &r, 2);
-}""", row=False)
+}""", row=False)  # their CUDA rows: src/gpu/special
     g.comment("log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities give themselves")
     g.binary("logaddexp", FLOATS, """\
 if (a == b)

@@ -3,9 +3,10 @@
  * become the plain tl_gpu_plan and tl_gpu_params the .cu files read
  * (tl_gpu_kernels.h).
  *
- * Rows: the elementwise launchers of elementwise_{unary,binary,compare}.cu,
- * one per (op, compute dtype), as tl_iter_kernel sets; the copy kernel (casts
- * between any two dtypes, any strides, through the same plan); the creation
+ * Rows: the elementwise launchers of elementwise_{unary,binary,compare}.cu
+ * and special/special.cu, one per (op, compute dtype), as tl_iter_kernel
+ * sets; the copy kernel (casts between any two dtypes, any strides, through
+ * the same plan); the creation
  * kernels (full, arange, linspace, eye); each family in a folder of its own
  * registers its rows (src/gpu/reduce: reductions and scans).  They are
  * registered whether or not
@@ -30,6 +31,7 @@
 #include "gpu/reduce/tl_gpu_reduce.h"
 #include "gpu/random/tl_gpu_random.h"
 #include "gpu/seq/tl_gpu_seq.h"
+#include "gpu/special/tl_gpu_special.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/dispatch/tl_kernels.h"
@@ -251,7 +253,8 @@ static tl_status gpu_eye_fill(tl_tensor *out)
 void tl_gpu_kernels_register(void)
 {
   static const tl_gpu_entry *const tables[] = {tl_gpu_unary_entries, tl_gpu_binary_entries,
-                                               tl_gpu_compare_entries};
+                                               tl_gpu_compare_entries,
+                                               tl_gpu_special_entries /* src/gpu/special */};
   static tl_iter_kernel *kernels; /* one set per row, for the process */
   size_t n = 0, j = 0;
   for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)

@@ -12,6 +12,7 @@
  * NumPy (and Python): floor_divide and remainder agree with each other,
  * the remainder takes the divisor's sign, fmod the dividend's.             */
 #include "ndcore/dispatch/tl_kernels.h"
+#include "ndcore/kernels/tl_special_scalar.h" /* tl_next16: nextafter in float16/bfloat16 */
 
 /* Is alpha absent or exactly 1 (the plain add/sub)? */
 static bool alpha_is_one(const void *data)
@@ -25,20 +26,6 @@ static bool alpha_is_one(const void *data)
   case TL_KIND_COMPLEX: return p->s[0].v.c == 1.0;
   default: return p->s[0].v.i == 1;
   }
-}
-
-/* nextafter on 16-bit patterns (the half types' loops): the next pattern from a
- * towards b, given their float values. */
-static inline uint16_t next16(uint16_t a, uint16_t b, float fa, float fb)
-{
-  if (isnan(fa) || isnan(fb))
-    return isnan(fa) ? a : b;
-  if (fa == fb)
-    return b;
-  if (fa == 0) /* smallest subnormal with b's direction */
-    return (uint16_t)((fb > 0 ? 0x0000 : 0x8000) | 1);
-  bool up = (fb > fa) == (fa > 0); /* away from zero */
-  return (uint16_t)(up ? a + 1 : a - 1);
 }
 
 /* The typed helpers and loops, and the table binary_loops[] (scripts/gen_kernels.py). */
