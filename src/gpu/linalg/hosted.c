@@ -4,18 +4,45 @@
  * (LAPACK's column-major results stay transposed views, as on the CPU).
  *
  * This is how CUDA runs general eig (cuSOLVER has no batched non-symmetric
- * eigensolver; PyTorch too computes it on the host), and, until they get
- * device paths of their own, lu, vector_norm and cross (docs/gpu.md lists
- * them); svd of empty matrices (the CPU's identities) comes here too.  Each call syncs: the
- * copy to the host waits for the device's stream.  Errors are the CPU's,
- * word for word.  Nothing here is CUDA-specific: only the backends move
- * bytes, so the fake test device can use the same wrappers.                 */
+ * eigensolver; PyTorch too computes it on the host); svd of empty matrices
+ * (the CPU's identities) comes here too.  Each call syncs: the copy to the
+ * host waits for the device's stream.  Errors are the CPU's, word for word.
+ * Nothing here is CUDA-specific: only the backends move bytes, so the fake
+ * test device can use the same wrappers (as its stand-ins for cuBLAS and
+ * cuSOLVER).  Every call is counted by name (tl_gpu_hosted_calls), so tests
+ * can tell that an op's device path never comes here.                      */
 #include "gpu/linalg/tl_gpu_linalg.h"
 
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/tensor/tl_backend.h"
 
-enum { MAX_IN = 3, MAX_OUT = 4 };
+enum { MAX_IN = 3, MAX_OUT = 4, MAX_NAMES = 32 };
+
+static struct {
+  const char *name;
+  int64_t calls;
+} counts[MAX_NAMES];
+
+/* One more call of the wrapper `name` (a string literal: __func__). */
+static void count(const char *name)
+{
+  for (int i = 0; i < MAX_NAMES; i++)
+    if (!counts[i].name || counts[i].name == name) {
+      counts[i].name = name;
+      counts[i].calls++;
+      return;
+    }
+}
+
+int tl_gpu_hosted_calls(const char **names, int64_t *calls, int cap)
+{
+  int n = 0;
+  for (; n < MAX_NAMES && counts[n].name && n < cap; n++) {
+    names[n] = counts[n].name;
+    calls[n] = counts[n].calls;
+  }
+  return n;
+}
 
 typedef struct {
   tl_device device; /* where the inputs live and the results go */
@@ -75,6 +102,7 @@ static tl_status hosted_end(hosted *h, tl_status st, int n, tl_tensor *const *ou
 #define HOSTED_IN(...)                                                                         \
   hosted h;                                                                                    \
   const tl_tensor *const ins_[] = {__VA_ARGS__};                                               \
+  count(__func__);                                                                             \
   if (hosted_begin(&h, (int)(sizeof ins_ / sizeof *ins_), ins_) != TL_OK)                      \
     return tl_error_status()
 #define HOSTED_OUT(CALL, ...)                                                                  \
@@ -143,12 +171,6 @@ tl_status tl_gpu_hosted_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
   HOSTED_OUT(tl_cpu_linalg_eig(w, v, &h.in[0], compute_v), w, v);
 }
 
-tl_status tl_gpu_hosted_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
-{
-  HOSTED_IN(a);
-  HOSTED_OUT(tl_cpu_linalg_lu(p, l, u, &h.in[0]), p, l, u);
-}
-
 tl_status tl_gpu_hosted_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                                  const tl_tensor *b, bool left, bool adjoint)
 {
@@ -200,22 +222,11 @@ tl_status tl_gpu_hosted_solve_triangular(tl_tensor *x, const tl_tensor *a, const
              x);
 }
 
-tl_status tl_gpu_hosted_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                    bool keepdim, int dtype)
-{
-  HOSTED_IN(x);
-  HOSTED_OUT(tl_cpu_linalg_vector_norm(out, &h.in[0], ord, mask, keepdim, dtype), out);
-}
-
-tl_status tl_gpu_hosted_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
-{
-  HOSTED_IN(a, b);
-  HOSTED_OUT(tl_cpu_linalg_cross(out, &h.in[0], &h.in[1], dim), out);
-}
-
-/* Every member hosted: the fake test device's linalg set (emulate.c), which
- * runs the op layer's device paths (matmul.c's composites, linalg.c's
- * wrappers) over these wrappers without a GPU. */
+/* Every member hosted but lu, vector_norm and cross (register_gpu.c gives
+ * every device their composed paths, linalg_device.c): the fake test
+ * device's linalg set (emulate.c), which runs the op layer's device paths
+ * (matmul.c's composites, linalg.c's wrappers) over these wrappers without
+ * a GPU. */
 const tl_linalg_kernels tl_gpu_hosted_linalg = {
     .linalg_gemm = tl_gpu_hosted_gemm,
     .linalg_solve_ex = tl_gpu_hosted_solve_ex,
@@ -229,10 +240,7 @@ const tl_linalg_kernels tl_gpu_hosted_linalg = {
     .linalg_eigh = tl_gpu_hosted_eigh,
     .linalg_eig = tl_gpu_hosted_eig,
     .linalg_lu_factor_ex = tl_gpu_hosted_lu_factor_ex,
-    .linalg_lu = tl_gpu_hosted_lu,
     .linalg_lu_solve = tl_gpu_hosted_lu_solve,
     .linalg_solve_triangular = tl_gpu_hosted_solve_triangular,
     .linalg_lstsq = tl_gpu_hosted_lstsq,
-    .linalg_vector_norm = tl_gpu_hosted_vector_norm,
-    .linalg_cross = tl_gpu_hosted_cross,
 };

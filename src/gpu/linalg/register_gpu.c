@@ -1,5 +1,6 @@
 /* register_gpu.c - the linalg family's rows in the kernel table: the CUDA
- * set (cuBLAS products, cuSOLVER solves, the rest hosted: tl_gpu_linalg.h)
+ * set (cuBLAS products, cuSOLVER solves, lu, vector_norm and cross composed
+ * of device ops: linalg_device.c, eig hosted: tl_gpu_linalg.h)
  * and, for tests, the fake device's hosted set (svd and lstsq through their
  * device op layer over the CPU's kernels: svd_lstsq_host.c).              */
 #include "gpu/tl_gpu.h"
@@ -7,6 +8,7 @@
 #include "gpu/linalg/tl_gpu_linalg.h"
 #include "gpu/linalg/tl_gpu_svd_lstsq.h"
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/linalg/tl_lapack.h"
 
 /* The ops of the linalg set: those the CPU's serves (register.c lists them). */
 static void register_ops(tl_device_type type, const tl_linalg_kernels *set)
@@ -22,6 +24,10 @@ void tl_gpu_linalg_register_hosted(tl_device_type type)
   set = tl_gpu_hosted_linalg;
   set.linalg_svd = tl_gpu_linalg_svd;
   set.linalg_lstsq = tl_gpu_linalg_lstsq;
+  /* lu, vector_norm, cross: composed of device ops, as on CUDA */
+  set.linalg_lu = tl_linalg_device_lu;
+  set.linalg_vector_norm = tl_linalg_device_vector_norm;
+  set.linalg_cross = tl_linalg_device_cross;
   tl_gpu_svd_lstsq_register_hosted(type);
   register_ops(type, &set);
 }
@@ -44,12 +50,12 @@ void tl_gpu_linalg_register(void)
       .linalg_eigh = tl_gpu_linalg_eigh,
       .linalg_eig = tl_gpu_hosted_eig,
       .linalg_lu_factor_ex = tl_gpu_linalg_lu_factor_ex,
-      .linalg_lu = tl_gpu_hosted_lu,
+      .linalg_lu = tl_linalg_device_lu,
       .linalg_lu_solve = tl_gpu_linalg_lu_solve,
       .linalg_solve_triangular = tl_gpu_linalg_solve_triangular,
       .linalg_lstsq = tl_gpu_linalg_lstsq,
-      .linalg_vector_norm = tl_gpu_hosted_vector_norm,
-      .linalg_cross = tl_gpu_hosted_cross,
+      .linalg_vector_norm = tl_linalg_device_vector_norm,
+      .linalg_cross = tl_linalg_device_cross,
   };
   tl_gpu_svd_lstsq_register();
   register_ops(TL_DEVICE_CUDA, &cuda_linalg);

@@ -34,6 +34,9 @@ tl_status tl_gpu_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_ten
 
 /* hosted.c: built with or without CUDA (the fake device uses it too). */
 extern const tl_linalg_kernels tl_gpu_hosted_linalg;
+/* Test hook: the wrappers called so far (their C names) and how often, at
+ * most cap of them; returns how many. */
+int tl_gpu_hosted_calls(const char **names, int64_t *calls, int cap);
 tl_status tl_gpu_hosted_det(tl_tensor *out, const tl_tensor *a);
 tl_status tl_gpu_hosted_slogdet(tl_tensor *sign, tl_tensor *logabsdet, const tl_tensor *a);
 tl_status tl_gpu_hosted_logdet(tl_tensor *out, const tl_tensor *a);
@@ -43,7 +46,6 @@ tl_status tl_gpu_hosted_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
 tl_status tl_gpu_hosted_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool upper,
                              bool compute_v);
 tl_status tl_gpu_hosted_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool compute_v);
-tl_status tl_gpu_hosted_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a);
 tl_status tl_gpu_hosted_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                                  const tl_tensor *b, bool left, bool adjoint);
 tl_status tl_gpu_hosted_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank,
@@ -60,9 +62,6 @@ tl_status tl_gpu_hosted_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
                                      const tl_tensor *a);
 tl_status tl_gpu_hosted_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
                                          bool upper, bool left, bool unitriangular);
-tl_status tl_gpu_hosted_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                    bool keepdim, int dtype);
-tl_status tl_gpu_hosted_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim);
 
 #endif
 

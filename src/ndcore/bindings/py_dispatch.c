@@ -12,12 +12,17 @@
  *       test hook, one-way: the fake device gets kernels of its own that are
  *       the CPU's (tl_emulate.h; nn's conv, pool and norm families:
  *       tl_nn_emulate_device), so the device paths run without a GPU.
+ *   _C._hosted_calls()
+ *       test hook: {wrapper name: calls} of the linalg ops run on the host
+ *       for a device's tensors (src/gpu/linalg/hosted.c), so tests can tell
+ *       which ops took a device path.
  *   _C._iter_plan(tensors)
  *       the iterator plan (tl_iter_init) over tensors, output first: shape,
  *       byte strides per operand, byte offsets of the first elements in their
  *       storages, and the host-scalar mask.  Pure index math: it works on any
  *       device and never reads the tensors' data.                         */
 #include "ndcore/bindings/py_tensor.h"
+#include "gpu/linalg/tl_gpu_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_emulate.h"
 #include "nn/tl_nn.h"
@@ -143,6 +148,26 @@ static PyObject *fake_emulate_device(PyObject *self, PyObject *unused)
   Py_RETURN_NONE;
 }
 
+static PyObject *hosted_calls(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  const char *names[64];
+  int64_t calls[64];
+  int n = tl_gpu_hosted_calls(names, calls, 64);
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < n; i++) {
+    PyObject *v = PyLong_FromLongLong(calls[i]);
+    if (!v || PyDict_SetItemString(d, names[i], v) < 0) {
+      Py_XDECREF(v);
+      Py_CLEAR(d);
+      break;
+    }
+    Py_DECREF(v);
+  }
+  return d;
+}
+
 static PyObject *iter_plan(PyObject *self, PyObject *arg)
 {
   (void)self;
@@ -202,6 +227,8 @@ static PyMethodDef dispatch_functions[] = {
      "what an op call finds in the kernel table: 'loop', 'set', or the NotImplementedError"},
     {"_fake_emulate_device", fake_emulate_device, METH_NOARGS,
      "test hook, one-way: the fake device runs the CPU's kernels through the device paths"},
+    {"_hosted_calls", hosted_calls, METH_NOARGS,
+     "test hook: {name: calls} of the linalg wrappers run on the host for device tensors"},
     {"_iter_plan", iter_plan, METH_O,
      "the iterator plan over tensors (output first): shape, byte strides and offsets"},
     {NULL, NULL, 0, NULL},

@@ -63,13 +63,11 @@ static double norm_reduce(const double *v, int64_t n, double ord)
   return pow(acc, 1.0 / ord);
 }
 
-tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                    bool keepdim, int dtype)
+/* vector_norm's checks on every device: the dtypes (dtype < 0: none given),
+ * and an order without an identity (negative, +-inf) over no elements. */
+tl_status tl_lapack_vector_norm_check(const tl_tensor *x, double ord, uint64_t mask, int dtype)
 {
   const char *fn = "linalg.vector_norm";
-  tl_tensor perm = {0}, buf = {0};
-  double *absv = NULL;
-  tl_status st;
   tl_dtype in = dtype >= 0 ? (tl_dtype)dtype : x->dtype;
   if (!tl_dtype_is_float(x->dtype) && !tl_dtype_is_complex(x->dtype))
     return tl_error_set(TL_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as "
@@ -80,7 +78,26 @@ tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double o
   if (tl_dtype_is_complex(x->dtype) && !tl_dtype_is_complex(in))
     return tl_error_set(TL_ERR_RUNTIME, "%s: dtype should be complex for a complex input. Got %s",
                         fn, tl_dtype_names[in]);
-  tl_dtype rd = tl_dtype_to_real(in);
+  int64_t inner = 1;
+  for (int d = 0; d < x->ndim; d++)
+    if (mask >> d & 1)
+      inner *= x->shape[d];
+  if (inner == 0 && (ord < 0 || isinf(ord)))
+    return tl_error_set(TL_ERR_RUNTIME, "%s cannot compute the %g norm on an empty tensor because "
+                        "the operation does not have an identity", fn, ord);
+  return TL_OK;
+}
+
+tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
+                                    bool keepdim, int dtype)
+{
+  const char *fn = "linalg.vector_norm";
+  tl_tensor perm = {0}, buf = {0};
+  double *absv = NULL;
+  tl_status st;
+  if ((st = tl_lapack_vector_norm_check(x, ord, mask, dtype)) != TL_OK)
+    return st;
+  tl_dtype rd = tl_dtype_to_real(dtype >= 0 ? (tl_dtype)dtype : x->dtype);
   int64_t order[TL_MAX_DIMS], oshape[TL_MAX_DIMS];
   int no = 0, nk = 0, ond = 0;
   int64_t outer = 1, inner = 1;
@@ -102,9 +119,6 @@ tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double o
     for (int d = 0; d < x->ndim; d++)
       oshape[ond++] = mask >> d & 1 ? 1 : x->shape[d];
   }
-  if (inner == 0 && (ord < 0 || isinf(ord)))
-    return tl_error_set(TL_ERR_RUNTIME, "%s cannot compute the %g norm on an empty tensor because "
-                        "the operation does not have an identity", fn, ord);
   tl_dtype wide = tl_dtype_is_complex(x->dtype) ? TL_DTYPE_C128 : TL_DTYPE_F64;
   if ((st = tl_view_permute(&perm, x, x->ndim, order)) != TL_OK ||
       (st = tl_tensor_to_dtype(&buf, &perm, wide)) != TL_OK)
@@ -395,27 +409,38 @@ tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
 
 /* ---- cross ------------------------------------------------------------------------------ */
 
-tl_status tl_cpu_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
+tl_status tl_lapack_cross_check(tl_lapack_cross *p, const tl_tensor *a, const tl_tensor *b,
+                                int64_t dim)
 {
   char sa[128], sb[128];
-  int nd, wd;
-  int64_t shape[TL_MAX_DIMS];
-  tl_tensor ca = {0}, cb = {0}, res = {0};
-  tl_status st;
-  if (tl_shape_broadcast(a->ndim, a->shape, b->ndim, b->shape, &nd, shape) != TL_OK) {
+  if (tl_shape_broadcast(a->ndim, a->shape, b->ndim, b->shape, &p->nd, p->shape) != TL_OK) {
     tl_error_clear();
     return tl_error_set(TL_ERR_RUNTIME, "linalg.cross: inputs of shapes %s and %s do not "
                         "broadcast", tl_shape_str(sa, sizeof sa, a->ndim, a->shape),
                         tl_shape_str(sb, sizeof sb, b->ndim, b->shape));
   }
-  if (tl_dim_wrap(dim, nd, &wd) != TL_OK)
+  if (tl_dim_wrap(dim, p->nd, &p->dim) != TL_OK)
     return tl_error_status();
-  int ad = wd - (nd - a->ndim), bd = wd - (nd - b->ndim);
-  int64_t la = ad >= 0 ? a->shape[ad] : 1, lb = bd >= 0 ? b->shape[bd] : 1;
+  p->adim = p->dim - (p->nd - a->ndim);
+  p->bdim = p->dim - (p->nd - b->ndim);
+  int64_t la = p->adim >= 0 ? a->shape[p->adim] : 1, lb = p->bdim >= 0 ? b->shape[p->bdim] : 1;
   if (la != 3 || lb != 3)
     return tl_error_set(TL_ERR_RUNTIME, "linalg.cross: inputs dimension %lld must have length 3. "
                         "Got %lld and %lld", (long long)dim, (long long)la, (long long)lb);
-  tl_dtype rdt = tl_promote_types(a->dtype, b->dtype);
+  p->dtype = tl_promote_types(a->dtype, b->dtype);
+  return TL_OK;
+}
+
+tl_status tl_cpu_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim)
+{
+  tl_lapack_cross p;
+  tl_tensor ca = {0}, cb = {0}, res = {0};
+  tl_status st;
+  if ((st = tl_lapack_cross_check(&p, a, b, dim)) != TL_OK)
+    return st;
+  const int nd = p.nd, wd = p.dim;
+  const int64_t *shape = p.shape;
+  tl_dtype rdt = p.dtype;
   tl_dtype wide = tl_dtype_is_complex(rdt) ? TL_DTYPE_C128
                   : tl_dtype_is_integral(rdt) ? TL_DTYPE_I64 : TL_DTYPE_F64;
   if ((st = tl_tensor_empty(&ca, wide, nd, shape, tl_tensor_device(a))) != TL_OK ||

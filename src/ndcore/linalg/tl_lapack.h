@@ -160,4 +160,25 @@ static inline void tl_lapack_zero(void *dst, size_t n)
     memset(dst, 0, n);
 }
 
+/* vector_norm's checks on every device (linalg_extra.c): dtypes (dtype < 0
+ * when none is given) and orders without an identity over no elements. */
+tl_status tl_lapack_vector_norm_check(const tl_tensor *x, double ord, uint64_t mask, int dtype);
+/* cross's checks on every device (linalg_extra.c): a and b broadcast to
+ * shape [nd], dim wrapped into it (adim, bdim: the same dim in a and b, both
+ * of length 3), the promoted dtype. */
+typedef struct {
+  int nd, dim, adim, bdim;
+  int64_t shape[TL_MAX_DIMS];
+  tl_dtype dtype;
+} tl_lapack_cross;
+tl_status tl_lapack_cross_check(tl_lapack_cross *p, const tl_tensor *a, const tl_tensor *b,
+                                int64_t dim);
+/* vector_norm, cross and lu on devices (linalg_device.c): composed of the
+ * device-neutral ops and the device's lu_factor/lu_solve, nothing hosted. */
+tl_status tl_linalg_device_vector_norm(tl_tensor *out, const tl_tensor *x, double ord,
+                                       uint64_t mask, bool keepdim, int dtype);
+tl_status tl_linalg_device_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b,
+                                 int64_t dim);
+tl_status tl_linalg_device_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a);
+
 #endif
