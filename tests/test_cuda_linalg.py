@@ -489,9 +489,9 @@ def test_geqrf_matches_the_cpu(device, dtype):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_hosted_decompositions(device, dtype):
-    """svd and lstsq (cuSOLVER on CUDA), eig and lu (on CUDA hosted:
-    docs/gpu.md; results come back to the device) and, with them, det, qr,
-    eigvalsh and lu_solve."""
+    """svd and lstsq (cuSOLVER on CUDA), eig (hosted on CUDA: docs/gpu.md;
+    results come back to the device), lu (composed of device ops:
+    test_cuda_hosted.py) and, with them, det, qr, eigvalsh and lu_solve."""
     tol = SOLVE_TOL
     A = well_conditioned((2, 4, 4), dtype, 3)
     dA = tensor(A, dtype, device)
