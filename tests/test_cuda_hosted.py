@@ -60,7 +60,7 @@ def rand(shape, dtype, seed=0):
 
 
 def tensor(a, dtype, device):
-    return on(device, tl.tensor(np.ascontiguousarray(a)).to(getattr(tl, dtype)))
+    return on(device, tl.tensor(np.array(a, order="C")).to(getattr(tl, dtype)))
 
 
 def host(t):
@@ -105,7 +105,8 @@ def norm_reference(x, ord, dims, keepdim):
     as torchlike's CPU does), in float64."""
     a = np.abs(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64))
     axis = tuple(range(x.ndim)) if dims is None else dims
-    if axis == ():
+    single = axis == ()
+    if single:
         a = a[..., None]
         axis = (a.ndim - 1,)
     if ord == INF:
@@ -116,9 +117,8 @@ def norm_reference(x, ord, dims, keepdim):
         r = (a != 0).sum(axis=axis, keepdims=True).astype(np.float64)
     else:
         r = (a ** ord).sum(axis=axis, keepdims=True) ** (1.0 / ord)
-    if dims == ():
-        r = r[..., 0]
-        return r
+    if single:
+        return r[..., 0]
     return r if keepdim else r.reshape([s for i, s in enumerate(r.shape) if i not in axis])
 
 
@@ -130,7 +130,9 @@ NORM_CASES = [  # shape, dim, keepdim
     ((2, 3, 4), (0, 2), False),
     ((2, 3, 4), -1, True),
     ((), None, False),
+    ((), None, True),
     ((3, 4), (), False),
+    ((3, 4), (), True),
     ((2, 0, 3), 0, False),
 ]
 
