@@ -224,6 +224,27 @@ def test_vector_norm_errors_are_the_cpus(device):
             tl.linalg.vector_norm(on(device, x), ord, dim, dtype=dtype)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_norms_built_on_vector_norm(device, dtype):
+    """linalg.norm and matrix_norm's 'fro', 1, -1, inf, -inf compose
+    vector_norm: on a device they stay there too."""
+    rtol, atol = TOL[dtype]
+    a = rand((2, 4, 5), dtype, 11)
+    t = tensor(a, dtype, device)
+    wide = a.astype(np.complex128 if dtype.startswith("complex") else np.float64)
+    with no_host_round_trip(device):
+        for ord in ["fro", 1, -1, INF, -INF]:
+            np.testing.assert_allclose(host(tl.linalg.matrix_norm(t, ord)),
+                                       np.linalg.norm(wide, ord, axis=(-2, -1)), rtol=rtol * 4,
+                                       atol=atol, err_msg=str(ord))
+        np.testing.assert_allclose(host(tl.linalg.norm(t)), np.linalg.norm(wide.ravel()),
+                                   rtol=rtol * 4, atol=atol)
+        np.testing.assert_allclose(host(tl.linalg.norm(t, 3, dim=1)),
+                                   host(tl.linalg.norm(back(t), 3, dim=1)), rtol=rtol * 4,
+                                   atol=atol)
+
+
 # ---- cross ----------------------------------------------------------------------------
 
 CROSS_CASES = [  # a's shape, b's shape, dim
