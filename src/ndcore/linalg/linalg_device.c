@@ -1,7 +1,9 @@
 /* linalg_device.c - vector_norm, cross and lu for devices, composed of the
  * device-neutral ops (reductions, elementwise ops, copies, views) and the
- * device's own lu_factor_ex and lu_solve: no host copy, and nothing syncs
- * (no result reads device data on the host).  The checks and messages are
+ * device's own lu_factor_ex and lu_solve: no host copy, and nothing here
+ * reads device data on the host (on CUDA lu_factor_ex's batched path for
+ * small square matrices uploads its address array synchronously: its own
+ * cost, docs/gpu.md).  The checks and messages are
  * the CPU's (tl_lapack.h); the values are the CPU's up to rounding (the
  * notes at each function say where they differ).
  *
