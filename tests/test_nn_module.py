@@ -301,6 +301,81 @@ def test_full_backward_hooks_see_input_and_output_gradients():
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
 
 
+
+def test_always_call_forward_hooks_run_when_forward_raises():
+    # PyTorch runs the always_call hooks (module and global, with kwargs or
+    # not) with output None when a pre-hook or forward raises, then re-raises;
+    # a hook's own error is only warned about
+    from torchlike.nn.modules import module as mm
+
+    class Boom(nn.Module):
+        def forward(self, x, scale=1.0):
+            raise KeyError("k")
+    m, seen = Boom(), []
+    m.register_forward_hook(lambda mod, args, out: seen.append(("plain", out)),
+                            always_call=True)
+    m.register_forward_hook(lambda mod, args, kw, out: seen.append(("kw", kw, out)),
+                            with_kwargs=True, always_call=True)
+    m.register_forward_hook(lambda mod, args, out: seen.append("never"))
+    handle = mm.register_module_forward_hook(lambda mod, args, out: seen.append(("g", out)),
+                                             always_call=True)
+    try:
+        with pytest.raises(KeyError):
+            m(torch.zeros(1), scale=2.0)
+    finally:
+        handle.remove()
+    assert seen == [("g", None), ("plain", None), ("kw", {"scale": 2.0}, None)]
+
+    m2 = Boom()
+    m2.register_forward_hook(lambda *a: 1 / 0, always_call=True)
+    with pytest.warns(UserWarning, match="always_call=True.*division by zero"):
+        with pytest.raises(KeyError):
+            m2(torch.zeros(1))
+    seen.clear()
+    ok = nn.ReLU()
+    ok.register_forward_hook(lambda mod, args, out: seen.append("once"), always_call=True)
+    ok(torch.zeros(1))
+    assert seen == ["once"]
+
+
+def test_global_hooks_with_kwargs_backward_and_registration():
+    from torchlike.nn.modules import module as mm
+    m = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+    seen = []
+    handles = [
+        mm.register_module_forward_hook(lambda mod, a, kw, out: seen.append(("fk", kw)),
+                                        with_kwargs=True),
+        mm.register_module_full_backward_pre_hook(
+            lambda mod, go: seen.append(("bpre", type(mod).__name__))),
+        mm.register_module_full_backward_hook(
+            lambda mod, gi, go: seen.append(("b", type(mod).__name__))),
+    ]
+    try:
+        m(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    assert seen[:3] == [("fk", {}), ("fk", {}), ("fk", {})]
+    assert sorted(seen[3:]) == sorted([("bpre", "Sequential"), ("bpre", "ReLU"),
+                                       ("bpre", "Linear"), ("b", "Sequential"),
+                                       ("b", "ReLU"), ("b", "Linear")])
+    seen.clear()
+    m(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    assert seen == []
+
+    names = []
+    handles = [mm.register_module_parameter_registration_hook(lambda mod, n, p: names.append(n)),
+               mm.register_module_buffer_registration_hook(lambda mod, n, b: names.append(n)),
+               mm.register_module_module_registration_hook(lambda mod, n, s: names.append(n))]
+    try:
+        nn.Sequential(nn.BatchNorm1d(2))
+    finally:
+        for h in handles:
+            h.remove()
+    assert names == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked",
+                     "0"]
+
+
 # ---- repr ------------------------------------------------------------------------------------
 
 def test_repr_layout_with_extra_repr_and_children():

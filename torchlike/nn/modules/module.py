@@ -8,6 +8,7 @@ Everything that walks a model (``named_parameters``, ``state_dict``, ``to``,
 state-dict keys and the repr text match PyTorch's for the same model."""
 from collections import OrderedDict, namedtuple
 import itertools
+import warnings
 
 from ... import _C
 from ...autograd.function import Function
@@ -16,7 +17,11 @@ from ..parameter import Parameter, Buffer, is_lazy
 
 Tensor = _C.Tensor
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_parameter_registration_hook",
+           "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook"]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -30,20 +35,70 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = set()
+_global_forward_hooks_always_called = set()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+
+
+def _add_global_hook(store, hook, *flag_sets):
+    handle = RemovableHandle(store, extra_dict=list(flag_sets))
+    store[handle.id] = hook
+    return handle
 
 
 def register_module_forward_pre_hook(hook):
     """A forward pre-hook run before every module's own."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook run before every module's own; ``with_kwargs`` and
+    ``always_call`` as for ``Module.register_forward_hook``."""
+    handle = _add_global_hook(_global_forward_hooks, hook, _global_forward_hooks_with_kwargs,
+                              _global_forward_hooks_always_called)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
     return handle
 
 
-def register_module_forward_hook(hook):
-    """A forward hook run before every module's own."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook run before every module's own."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook run before every module's own."""
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs on every ``register_parameter``; it
+    may return the parameter to register instead."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` runs on every ``register_buffer``."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs on every ``add_module``."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def _registration_hooks(store, module, name, value):
+    for hook in store.values():
+        result = hook(module, name, value)
+        if result is not None:
+            value = result
+    return value
 
 
 def _remove_from(name, *dicts_or_sets):
@@ -108,7 +163,8 @@ class _BackwardHookState:
         self.inputs_hooked = n_inputs_with_grad > 0
 
     def output_grads(self, grads):
-        for hook in self.module._backward_pre_hooks.values():
+        for hook in itertools.chain(_global_backward_pre_hooks.values(),
+                                    self.module._backward_pre_hooks.values()):
             result = hook(self.module, grads)
             if result is not None:
                 grads = tuple(result)
@@ -122,7 +178,8 @@ class _BackwardHookState:
         return grads if result is None else result
 
     def _call_hooks(self, grad_input):
-        for hook in self.module._backward_hooks.values():
+        for hook in itertools.chain(_global_backward_hooks.values(),
+                                    self.module._backward_hooks.values()):
             result = hook(self.module, grad_input, self.grad_output)
             if result is not None:
                 grad_input = tuple(result)
@@ -199,6 +256,7 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach() if not is_lazy(tensor) else tensor
+        tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -220,7 +278,8 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 f"compute the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _registration_hooks(
+                _global_parameter_registration_hooks, self, name, param)
 
     def _check_name(self, name, kind, own):
         if not isinstance(name, str):
@@ -244,7 +303,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registration_hooks(_global_module_registration_hooks, self, name,
+                                                  module)
 
     def register_module(self, name, module):
         """Alias for ``add_module``."""
@@ -626,40 +686,71 @@ class Module:
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks):
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                             self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
+        called = set()  # the always_call hooks that have run
+        output = None
+        try:
+            for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                                 self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    result = hook(self, args, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {result}.")
+                        args, kwargs = result
+                else:
+                    result = hook(self, args)
+                    if result is not None:
+                        args = result if isinstance(result, tuple) else (result,)
+            state = None
+            if ((self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                 or _global_backward_pre_hooks) and _C.is_grad_enabled()):
+                state = _BackwardHookState(self, 0)
+                args, n = _replace_tensors(
+                    args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
+                state.inputs_hooked = n > 0
+            output = self.forward(*args, **kwargs)
+            for hook_id, hook in self._forward_hooks_in_order():
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    called.add(hook_id)
+                result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
                 if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        state = None
-        if (self._backward_hooks or self._backward_pre_hooks) and _C.is_grad_enabled():
-            state = _BackwardHookState(self, 0)
-            args, n = _replace_tensors(
-                args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
-            state.inputs_hooked = n > 0
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if state is not None:
-            output, _ = _replace_tensors(
-                output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
-        return output
+                    output = result
+            if state is not None:
+                output, _ = _replace_tensors(
+                    output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
+            return output
+        except Exception:
+            # the always_call hooks that have not run yet run now (with the
+            # output so far, None when forward raised); their own errors are
+            # only warned about, and the first error propagates
+            for hook_id, hook in self._forward_hooks_in_order():
+                if hook_id in called or not (hook_id in self._forward_hooks_always_called or
+                                             hook_id in _global_forward_hooks_always_called):
+                    continue
+                try:
+                    result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
+                    if result is not None:
+                        output = result
+                except Exception as e:  # noqa: BLE001 - PyTorch silences these too
+                    kind = "global module" if hook_id in _global_forward_hooks else "module"
+                    warnings.warn(f"{kind} forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised "
+                                  f"in forward: {e}", stacklevel=2)
+            raise
+
+    def _forward_hooks_in_order(self):
+        return list(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
+
+    def _run_forward_hook(self, hook_id, hook, args, kwargs, output):
+        if hook_id in self._forward_hooks_with_kwargs or \
+                hook_id in _global_forward_hooks_with_kwargs:
+            return hook(self, args, kwargs, output)
+        return hook(self, args, output)
 
     __call__ = _call_impl
 
