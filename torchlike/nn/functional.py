@@ -400,27 +400,60 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _dropout(input, p, 0, False, inplace)
 
 
-def _feature_dropout(input, p, training, inplace, batched_ndim, name):
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) input."""
     _check_p(p)
-    if input.ndim not in (batched_ndim, batched_ndim - 1):
-        raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
-                           f"but received a {input.ndim}D input.")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note "
+            "that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
     if not training or p == 0.0:
         return input
     # one draw per (sample, channel), applied to the channel's whole run
-    return _dropout(input, p, 2 if input.ndim == batched_ndim else 1, False, inplace)
+    return _dropout(input, p, 2 if input.ndim == 3 else 1, False, inplace)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+def _feature_dropout_warn(name, ndim, spatial):
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result "
+        "in an error in a future release. To retain the behavior and silence this warning, "
+        f"please use dropout instead. Note that {name} exists to provide channel-wise "
+        f"dropout on inputs with {spatial} spatial dimensions, a channel dimension, and an "
+        f"optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+        stacklevel=3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+    """Zero whole channels.  As in PyTorch, a 3-D input is read as (N, C, L)
+    (channel-wise 1-D dropout, with a warning), not as an unbatched (C, H, W),
+    and other ranks warn and draw per (dim 0, dim 1)."""
+    _check_p(p)
+    if input.ndim not in (3, 4):
+        _feature_dropout_warn("dropout2d", input.ndim, 2)
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    if not training or p == 0.0:
+        return input
+    return _dropout(input, p, min(2, input.ndim), False, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input; other
+    ranks warn, and all but 5-D are read as unbatched (a draw per dim 0)."""
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        _feature_dropout_warn("dropout3d", input.ndim, 3)
+    if not training or p == 0.0:
+        return input
+    return _dropout(input, p, 2 if input.ndim == 5 else min(1, input.ndim), False, inplace)
 
 
 def _alpha_dropout(input, p, training, inplace, batch_dims):
