@@ -484,11 +484,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     rstd its backward reads."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
-    if training:
-        C = input.shape[1]
-        if (input.numel() // C if C else 0) <= 1:
-            raise ValueError("Expected more than 1 value per channel when training, got "
-                             f"input size {_size(input.shape)}")
+    # PyTorch's _verify_batch_size: exactly one value per channel is refused,
+    # an empty batch is not (its output is empty, the running stats stay)
+    if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got "
+                         f"input size {_size(input.shape)}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        # as ATen: no statistics to take (the running ones stay), the output
+        # still depends on weight and bias so the graph reaches them
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     if momentum is None:
         momentum = 0.0
     return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
