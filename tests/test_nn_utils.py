@@ -128,15 +128,19 @@ def test_functional_call_swaps_tensors_for_one_call_only():
     lin = nn.Linear(3, 2)
     x = torch.randn(4, 3)
     w = torch.ones(2, 3, requires_grad=True)
-    out = nn.utils.stateless.functional_call(lin, {"weight": w}, (x,))
+    out = torch.func.functional_call(lin, {"weight": w}, (x,))
     np.testing.assert_allclose(out.detach().numpy(),
                                x.numpy().sum(1, keepdims=True) + lin.bias.detach().numpy(),
                                rtol=1e-6)
     out.sum().backward()
     assert w.grad is not None and lin.weight.grad is None
     assert isinstance(lin.weight, nn.Parameter)
-    with pytest.raises(RuntimeError, match="missing keys"):
-        nn.utils.stateless.functional_call(lin, {"weight": w}, (x,), strict=True)
+    with pytest.raises(RuntimeError, match=r"^Error\(s\) in reparametrizing for Linear:\n\t"
+                                           r"Missing key\(s\): 'bias'\.$"):
+        torch.func.functional_call(lin, {"weight": w}, (x,), strict=True)
+    with pytest.raises(RuntimeError, match=r"for Linear:\n\tUnexpected key\(s\): 'aa', 'zz'\.\n"
+                                           r"\tMissing key\(s\): 'bias'\.$"):
+        torch.func.functional_call(lin, {"weight": w, "zz": w, "aa": w}, (x,), strict=True)
 
 
 def test_fuse_conv_bn_eval_matches_the_pair():
@@ -154,10 +158,55 @@ def test_fuse_conv_bn_eval_matches_the_pair():
         nn.utils.fuse_conv_bn_eval(conv.train(), bn)
 
 
-def test_torch_func_functional_call_is_the_stateless_one():
+def test_torch_func_functional_call_and_the_deprecated_stateless_one():
     import torchlike
     m = torchlike.nn.Linear(2, 1)
     out = torchlike.func.functional_call(m, {"weight": torchlike.ones(1, 2), "bias": torchlike.zeros(1)},
                                          (torchlike.tensor([[1.0, 2.0]]),))
     assert out.tolist() == [[3.0]]
-    assert torchlike.func.functional_call is torchlike.nn.utils.stateless.functional_call
+    # PyTorch's parameter names differ between the two spellings, and the
+    # nn.utils one warns that it is deprecated
+    out = torchlike.func.functional_call(
+        m, parameter_and_buffer_dicts=({"weight": torchlike.ones(1, 2)}, {"bias": torchlike.ones(1)}),
+        args=torchlike.tensor([[1.0, 2.0]]))
+    assert out.tolist() == [[4.0]]
+    with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+        out = nn.utils.stateless.functional_call(
+            m, parameters_and_buffers={"weight": torchlike.ones(1, 2), "bias": torchlike.zeros(1)},
+            args=torchlike.tensor([[1.0, 2.0]]))
+    assert out.tolist() == [[3.0]]
+
+
+class _Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 2, bias=False)
+        self.b = nn.Linear(2, 2, bias=False)
+        self.b.weight = self.a.weight
+        self.scale = 1.0
+
+    def forward(self, x):
+        return (self.a(x) + self.b(x)) * getattr(self, "extra", 1.0)
+
+
+def test_functional_call_ties_weights_and_sets_other_names_as_attributes():
+    m, x = _Tied(), torch.ones(1, 2)
+    w0 = m.a.weight
+    # tie_weights: the value given for a.weight is also b.weight's
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2)}, x)
+    np.testing.assert_array_equal(out.numpy(), [[4.0, 4.0]])
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                         "b.weight": torch.full((2, 2), 2.0)}, x,
+                                     tie_weights=False)
+    np.testing.assert_array_equal(out.numpy(), [[6.0, 6.0]])
+    with pytest.raises(ValueError, match=r"^functional_call got multiple values for keys "
+                                         r"\['a.weight', 'b.weight'\], which are tied"):
+        torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                       "b.weight": torch.full((2, 2), 2.0)}, x)
+    # a name that is no parameter or buffer is an attribute during the call
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                         "extra": torch.tensor(10.0)}, x)
+    np.testing.assert_array_equal(out.numpy(), [[40.0, 40.0]])
+    assert not hasattr(m, "extra") and m.a.weight is w0 and m.b.weight is w0
+    with pytest.raises(AttributeError, match="Linear has no attribute `c`"):
+        torch.func.functional_call(m, {"a.c.weight": torch.ones(2, 2)}, x)
