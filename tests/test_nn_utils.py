@@ -210,3 +210,21 @@ def test_functional_call_ties_weights_and_sets_other_names_as_attributes():
     assert not hasattr(m, "extra") and m.a.weight is w0 and m.b.weight is w0
     with pytest.raises(AttributeError, match="Linear has no attribute `c`"):
         torch.func.functional_call(m, {"a.c.weight": torch.ones(2, 2)}, x)
+
+
+def test_packed_sequence_conversions_follow_tensor_to():
+    from torchlike.nn.utils.rnn import invert_permutation
+    seqs = [torch.tensor(rng.standard_normal((n, 2)).astype(np.float32)) for n in (2, 4, 1)]
+    p = pack_sequence(seqs, enforce_sorted=False)
+    for name, dtype in [("double", torch.float64), ("float", torch.float32),
+                        ("half", torch.float16), ("long", torch.int64), ("int", torch.int32),
+                        ("short", torch.int16), ("char", torch.int8), ("byte", torch.uint8)]:
+        q = getattr(p, name)()
+        assert type(q) is type(p) and q.data.dtype == dtype
+        assert q.batch_sizes.tolist() == [3, 2, 1, 1]
+        assert q.sorted_indices.tolist() == [1, 0, 2] and q.unsorted_indices.tolist() == [1, 0, 2]
+    np.testing.assert_array_equal(p.double().data.numpy(), p.data.numpy().astype(np.float64))
+    assert p.float() is p and p.cpu() is p and p.to(torch.float32) is p
+    assert not p.is_pinned() and not p.is_cuda
+    assert invert_permutation(None) is None
+    assert invert_permutation(torch.tensor([2, 0, 3, 1])).tolist() == [1, 3, 0, 2]
