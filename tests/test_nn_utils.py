@@ -228,3 +228,68 @@ def test_packed_sequence_conversions_follow_tensor_to():
     assert not p.is_pinned() and not p.is_cuda
     assert invert_permutation(None) is None
     assert invert_permutation(torch.tensor([2, 0, 3, 1])).tolist() == [1, 3, 0, 2]
+
+
+def test_parametrize_checks_shape_and_dtype_unless_unsafe():
+    from torchlike.nn.utils import parametrize as P
+
+    class Rows(nn.Module):
+        def forward(self, x):
+            return x[:2]
+
+    class ToDouble(nn.Module):
+        def forward(self, x):
+            return x.double()
+    m = nn.Linear(4, 3)
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the "
+                                         r"shape of the tensor, unless `unsafe` flag is enabled"
+                                         r"\.\nunparametrized shape: torchlike\.Size\(\[3, 4\]\)\n"
+                                         r"parametrized shape: torchlike\.Size\(\[2, 4\]\)$"):
+        P.register_parametrization(m, "weight", Rows())
+    assert type(m) is nn.Linear and isinstance(m.weight, nn.Parameter)  # left as it was
+    with pytest.raises(ValueError, match="may not change the dtype"):
+        P.register_parametrization(m, "weight", ToDouble())
+    P.register_parametrization(m, "weight", Rows(), unsafe=True)
+    assert tuple(m.weight.shape) == (2, 4)
+
+    m = nn.Linear(4, 3)
+    P.register_parametrization(m, "weight", nn.Tanh())
+    with pytest.raises(ValueError, match=r"module\.weight\.shape: torchlike\.Size\(\[3, 4\]\)\n"
+                                         r"parametrization\(module\.weight\)\.shape"):
+        P.register_parametrization(m, "weight", Rows())
+    # assigning needs a right_inverse on every parametrization
+    with pytest.raises(RuntimeError, match="^parametrization Tanh does not implement "
+                                           "right_inverse.$"):
+        m.weight = torch.zeros(3, 4)
+
+
+def test_remove_parametrizations_keeps_the_original_object_and_kind():
+    from torchlike.nn.utils import parametrize as P
+    m = nn.Linear(3, 3)
+    w = m.weight
+    P.register_parametrization(m, "weight", nn.Tanh())
+    assert m.parametrizations.weight.original is w  # optimizers hold this object
+    expected = np.tanh(w.detach().numpy())
+    P.remove_parametrizations(m, "weight")
+    assert m.weight is w
+    np.testing.assert_allclose(m.weight.detach().numpy(), expected, rtol=1e-6)
+    bn = nn.BatchNorm1d(2)
+    P.register_parametrization(bn, "running_var", nn.Softplus())
+    P.remove_parametrizations(bn, "running_var", leave_parametrized=False)
+    assert "running_var" in bn._buffers and "running_var" not in bn._parameters
+    np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(2))
+    wn = nn.utils.parametrizations.weight_norm(nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="Cannot leave unparametrized"):
+        P.remove_parametrizations(wn, "weight", leave_parametrized=False)
+
+
+def test_type_before_and_transfer_parametrizations():
+    from torchlike.nn.utils import parametrize as P
+    src, dst = nn.Linear(3, 3), nn.Linear(3, 3)
+    assert P.type_before_parametrizations(src) is nn.Linear
+    P.register_parametrization(src, "weight", nn.Tanh())
+    assert P.type_before_parametrizations(src) is nn.Linear and type(src) is not nn.Linear
+    P.transfer_parametrizations_and_params(src, dst)
+    assert P.is_parametrized(dst, "weight")
+    assert dst.parametrizations.weight.original is src.parametrizations.weight.original
+    np.testing.assert_array_equal(dst.weight.detach().numpy(), src.weight.detach().numpy())
