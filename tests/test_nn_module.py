@@ -487,3 +487,46 @@ def test_state_dict_and_model_survive_save_load_and_pickle():
     m.eval()
     clone.eval()
     np.testing.assert_array_equal(clone(x).detach().numpy(), m(x).detach().numpy())
+
+
+def test_set_submodule_modules_duplicates_and_typenames_in_errors():
+    m = nn.Sequential(nn.ReLU(), nn.Sequential(nn.Tanh()))
+    m.set_submodule("1.0", nn.GELU())
+    m.set_submodule("1.x", nn.ELU())
+    assert isinstance(m[1][0], nn.GELU) and isinstance(m[1].x, nn.ELU)
+    with pytest.raises(AttributeError, match="^Sequential has no attribute `y`$"):
+        m.set_submodule("1.y", nn.ELU(), strict=True)
+    with pytest.raises(ValueError, match="^Cannot set the submodule without a target name!$"):
+        m.set_submodule("", nn.ELU())
+    with pytest.raises(ValueError, match="^`module` is not an nn.Module, found <class 'int'>$"):
+        m.set_submodule("0", 3)
+    with pytest.raises(AttributeError, match="^`weight` is not an nn.Module$"):
+        nn.Linear(2, 2).set_submodule("weight", nn.ReLU())
+    relu = nn.ReLU()
+    twice = nn.Sequential(relu, relu)
+    assert len(list(twice.modules())) == 2
+    assert len(list(twice.modules(remove_duplicate=False))) == 3
+    # PyTorch names the rejected value with torch.typename
+    mod = nn.Module()
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.DoubleTensor' object to "
+                                        r"parameter 'a' \(torch\.nn\.Parameter or None required\)$"):
+        mod.register_parameter("a", torch.ones(1, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.nn\.modules\.activation\."
+                                        r"ReLU' object to parameter"):
+        mod.register_parameter("a", nn.ReLU())
+    mod.p = nn.Parameter(torch.ones(1))
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.FloatTensor' as parameter "
+                                        r"'p' \(torch\.nn\.Parameter or None expected\)$"):
+        mod.p = torch.ones(1)
+    mod.register_buffer("b", torch.ones(1))
+    with pytest.raises(TypeError, match=r"^cannot assign 'list' as buffer 'b' \(torch\.nn\.Buffer, "
+                                        r"torch\.Tensor or None expected\)$"):
+        mod.b = [1]
+    from torchlike.nn.modules import module as mm
+    seen = []
+    handle = mm.register_module_module_registration_hook(lambda mod, n, s: seen.append(n))
+    try:
+        mod.child = nn.ReLU()
+    finally:
+        handle.remove()
+    assert seen == ["child"]

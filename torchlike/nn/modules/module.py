@@ -101,6 +101,15 @@ def _registration_hooks(store, module, name, value):
     return value
 
 
+def _typename(obj):
+    """``torch.typename``: a tensor's type string, else module.qualname."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = getattr(cls, "__module__", "") or ""
+    return cls.__qualname__ if module in ("", "builtins") else f"{module}.{cls.__qualname__}"
+
+
 def _remove_from(name, *dicts_or_sets):
     """Drop ``name`` from each dict or set that holds it (Module.__setattr__
     moving an attribute from one store to another)."""
@@ -251,7 +260,7 @@ class Module:
         self._check_init("buffer")
         self._check_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
@@ -270,7 +279,7 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter "
                             f"'{name}' (torch.nn.Parameter or None required)")
         elif param.grad_fn is not None:
             raise ValueError(
@@ -323,6 +332,21 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at dotted path ``target``; with ``strict`` the last
+        component must exist already."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
     def _get_leaf(self, target, kind, check):
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -369,7 +393,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter "
                                 f"'{name}' (torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
@@ -379,18 +403,20 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 _remove_from(name, self.__dict__, self._parameters, self._buffers,
                              self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
-                                        f"'{name}' (torch.Tensor or None expected)")
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer "
+                                        f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
+                                        "expected)")
                     if isinstance(value, Buffer):
                         persistent = value.persistent
                     else:
@@ -463,8 +489,8 @@ class Module:
                 memo.add(id(module))
                 yield name, module
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
