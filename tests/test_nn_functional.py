@@ -611,3 +611,55 @@ SECOND_ORDER = {
 def test_second_order_gradients(name):
     x = t(rng.uniform(0.2, 1.2, (2, 4)) * rng.choice([-1, 1], (2, 4)), grad=True)
     assert gradgradcheck(SECOND_ORDER[name], (x,))
+
+
+# ---- distances ------------------------------------------------------------------------------
+
+def _cdist_ref(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        return (d != 0).sum(-1).astype(a.dtype)
+    if p == math.inf:
+        return d.max(-1)
+    return (d ** p).sum(-1) ** (1 / p)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, math.inf])
+@pytest.mark.parametrize("rows", [(4, 3), (30, 5)])
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist_if_necessary",
+                                  "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"])
+def test_cdist_matches_numpy_in_every_compute_mode(dtype, p, rows, mode):
+    a = rng.standard_normal((2, rows[0], 6))
+    b = rng.standard_normal((1, rows[1], 6))  # broadcast batch
+    got = torch.cdist(noncontig(a, dtype), t(b, dtype), p=p, compute_mode=mode).numpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got, _cdist_ref(a, b, p), **tol)
+
+
+def test_cdist_gradients_empty_inputs_and_errors():
+    a, b = t(rng.standard_normal((3, 4)), grad=True), t(rng.standard_normal((5, 4)), grad=True)
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        assert gradcheck(lambda x, y: torch.cdist(x, y, compute_mode=mode), (a, b))
+        assert gradgradcheck(lambda x, y: torch.cdist(x, y, compute_mode=mode), (a, b))
+    assert gradgradcheck(lambda x, y: torch.cdist(x, y, p=3.0), (a, b))
+    assert tuple(torch.cdist(torch.ones(0, 2), torch.ones(3, 2)).shape) == (0, 3)
+    assert tuple(torch.cdist(torch.ones(30, 2), torch.ones(0, 2)).shape) == (30, 0)
+    np.testing.assert_array_equal(torch.cdist(torch.ones(30, 0), torch.ones(2, 0)).numpy(),
+                                  np.zeros((30, 2)))
+    with pytest.raises(ValueError, match="^foo is not a valid value for compute_mode$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2), compute_mode="foo")
+    with pytest.raises(RuntimeError, match="^cdist only supports floating-point dtypes, X1 got: "
+                                           "Long$"):
+        torch.cdist(torch.ones(3, 2, dtype=torch.int64), torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X2 got: "
+                                           "1D$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(2))
+    with pytest.raises(RuntimeError, match="^X1 and X2 must have the same number of columns. "
+                                           "X1: 2 X2: 3$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 3))
+    with pytest.raises(RuntimeError, match="^cdist only supports non-negative p values$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2), p=-1.0)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2, dtype=torch.float64))
+

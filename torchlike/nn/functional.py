@@ -89,6 +89,11 @@ def _size(shape):
     return str(_C.Size(tuple(int(s) for s in shape)))
 
 
+def _scalar_type_name(t):
+    """PyTorch's ScalarType name of a tensor's dtype ("Float", "Long" ...)."""
+    return t.type().rsplit(".", 1)[-1][:-len("Tensor")]
+
+
 def _scalar_like(value, x):
     return _C.full((), value, dtype=x.dtype, device=x.device)
 
@@ -691,9 +696,44 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
-def cdist(x1, x2, p=2.0):
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return diff.norm(p, -1)
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M).
+    For p = 2 PyTorch takes the squared distances from one matmul,
+    ``|a|^2 - 2 a.b + |b|^2`` clamped at 1e-30, when either side has more
+    than 25 rows (or when ``compute_mode`` asks): so do we, which also spares
+    the (*, P, R, M) difference tensor; else the norms of the differences."""
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_scalar_type_name(t)}")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type_name(x1)} but found "
+                           f"{_scalar_type_name(x2)}")
+    if x1.shape[-1] == 0:  # no columns: every distance is 0 (PyTorch's early exit)
+        return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).sum(-1) * 0
+    if p == 2 and (mode == 1 or (mode == 0 and (x1.shape[-2] > 25 or x2.shape[-2] > 25))):
+        n1 = x1.pow(2).sum(-1, keepdim=True)
+        n2 = x2.pow(2).sum(-1, keepdim=True)
+        a = _C.cat([x1 * -2, n1, _C.ones_like(n1)], -1)
+        b = _C.cat([x2, _C.ones_like(n2), n2], -1)
+        return a.matmul(b.transpose(-2, -1)).clamp(min=1e-30).sqrt()
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 
 def pdist(input, p=2):
