@@ -663,3 +663,16 @@ def test_cdist_gradients_empty_inputs_and_errors():
     with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
         torch.cdist(torch.ones(3, 2), torch.ones(3, 2, dtype=torch.float64))
 
+
+def test_binary_cross_entropy_rejects_values_outside_0_1_as_pytorch():
+    p = t([0.2, 0.7], grad=True)
+    for x, y, what in [([0.5, 1.5], [0.5, 0.5], "input"), ([0.5, 0.5], [0.5, -0.1], "target"),
+                       ([math.nan, 0.5], [0.5, 0.5], "input"), ([1.5, 0.5], [2.0, 0.5], "input")]:
+        with pytest.raises(RuntimeError, match=f"^all elements of {what} should be between 0 "
+                                               "and 1$"):
+            F.binary_cross_entropy(t(x), t(y))
+    loss = F.binary_cross_entropy(p, t([0.0, 1.0]), reduction="sum")
+    np.testing.assert_allclose(loss.item(), -math.log(0.8) - math.log(0.7), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        torch._C._pointwise_loss_backward(t(1.0), p.detach(), t([0.5, 1.5]), None, None,
+                                          F._BCE, 0.0, 2)  # the backward op checks too
