@@ -530,3 +530,20 @@ def test_set_submodule_modules_duplicates_and_typenames_in_errors():
     finally:
         handle.remove()
     assert seen == ["child"]
+
+
+def test_lazy_modules_follow_dtype_conversions_made_before_their_first_call():
+    # PyTorch converts the placeholders, and materialize() takes their dtype
+    import copy
+    x = torch.tensor(np.random.default_rng(0).standard_normal((5, 4)))
+    for m in (nn.LazyLinear(3).double(), nn.LazyLinear(3).to(torch.float64)):
+        y = m(x)
+        assert type(m) is nn.Linear and m.weight.dtype == torch.float64
+        assert m.bias.dtype == torch.float64 and y.dtype == torch.float64
+    bn = nn.LazyBatchNorm1d().double()
+    bn(torch.ones(4, 3, dtype=torch.float64))
+    assert bn.weight.dtype == torch.float64 and bn.running_mean.dtype == torch.float64
+    assert bn.num_batches_tracked.dtype == torch.int64
+    conv = copy.deepcopy(nn.LazyConv2d(4, 3).double())
+    conv(torch.ones(1, 2, 5, 5, dtype=torch.float64))
+    assert conv.weight.dtype == torch.float64 and tuple(conv.weight.shape) == (4, 2, 3, 3)

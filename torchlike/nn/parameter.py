@@ -72,10 +72,13 @@ class _UninitializedMixin:
         pass
 
     def materialize(self, shape, device=None, dtype=None):
+        """Storage of ``shape``; the dtype and device default to the
+        placeholder's own (those it was made with, or converted to by
+        ``Module.to``/``double()``...)."""
         if device is None:
-            device = self._lazy_device
+            device = self.data.device
         if dtype is None:
-            dtype = self._lazy_dtype
+            dtype = self.data.dtype
         self.data = _C.empty(tuple(shape), dtype=dtype, device=device)
         self.__class__ = self.cls_to_become
 
@@ -101,13 +104,10 @@ class UninitializedParameter(_UninitializedMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        self = Parameter.__new__(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
-        self._lazy_device = device
-        self._lazy_dtype = dtype
-        return self
+        return Parameter.__new__(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
 
     def __deepcopy__(self, memo):
-        return type(self)(self.requires_grad, self._lazy_device, self._lazy_dtype)
+        return type(self)(self.requires_grad, self.data.device, self.data.dtype)
 
 
 class UninitializedBuffer(_UninitializedMixin, Tensor):
@@ -117,8 +117,6 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         self = _detached_subclass(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
-        self._lazy_device = device
-        self._lazy_dtype = dtype
         self.persistent = persistent
         return self
 

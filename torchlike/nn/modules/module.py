@@ -566,7 +566,12 @@ class Module:
                 module._apply(fn)
         from ...autograd.grad_mode import no_grad
         for key, param in self._parameters.items():
-            if param is None or is_lazy(param):
+            if param is None:
+                continue
+            if is_lazy(param):
+                # no values yet: the placeholder takes the converted dtype and
+                # device, which materialize() then uses (LazyLinear(3).double())
+                param.data = fn(_C.empty(0, dtype=param.dtype, device=param.device))
                 continue
             with no_grad():
                 new = fn(param)
@@ -575,7 +580,9 @@ class Module:
                 with no_grad():
                     param.grad = fn(param.grad)
         for key, buf in self._buffers.items():
-            if buf is not None and not is_lazy(buf):
+            if buf is not None and is_lazy(buf):
+                buf.data = fn(_C.empty(0, dtype=buf.dtype, device=buf.device))
+            elif buf is not None:
                 self._buffers[key] = fn(buf)
         return self
 
