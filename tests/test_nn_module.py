@@ -547,3 +547,17 @@ def test_lazy_modules_follow_dtype_conversions_made_before_their_first_call():
     conv = copy.deepcopy(nn.LazyConv2d(4, 3).double())
     conv(torch.ones(1, 2, 5, 5, dtype=torch.float64))
     assert conv.weight.dtype == torch.float64 and tuple(conv.weight.shape) == (4, 2, 3, 3)
+
+
+def test_lazy_norms_take_bias_and_hardtanh_its_deprecated_names():
+    m = nn.LazyBatchNorm1d(bias=False)
+    m(torch.ones(4, 3))
+    assert m.bias is None and list(m.state_dict()) == ["weight", "running_mean", "running_var",
+                                                       "num_batches_tracked"]
+    assert "bias=False" in repr(m)
+    with pytest.warns(FutureWarning, match="`min_value` is deprecated and renamed to `min_val`"):
+        h = nn.Hardtanh(min_value=-2.0, max_value=3.0)
+    assert (h.min_val, h.max_val) == (-2.0, 3.0)
+    with pytest.raises(AssertionError, match=r"^max_val \(1.0\) must be greater than min_val "
+                                             r"\(2.0\)$"):
+        nn.Hardtanh(2.0, 1.0)

@@ -293,3 +293,31 @@ def test_type_before_and_transfer_parametrizations():
     assert P.is_parametrized(dst, "weight")
     assert dst.parametrizations.weight.original is src.parametrizations.weight.original
     np.testing.assert_array_equal(dst.weight.detach().numpy(), src.weight.detach().numpy())
+
+
+def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
+    from torchlike.nn.utils import fuse_linear_bn_weights
+    torch.manual_seed(0)
+    conv, bn = nn.Conv2d(3, 4, 3, bias=False).double().eval(), nn.BatchNorm2d(4).double().eval()
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2.0)
+    fused = nn.utils.fuse_conv_bn_eval(conv, bn)
+    x = torch.tensor(rng.standard_normal((2, 3, 5, 5)))
+    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
+                               rtol=1e-12, atol=1e-12)
+    # PyTorch: the new bias requires grad only if the conv had one that did
+    assert fused.weight.requires_grad and not fused.bias.requires_grad
+    half = nn.utils.fuse_conv_bn_eval(nn.Conv2d(3, 4, 3).half().eval(), nn.BatchNorm2d(4).eval())
+    assert half.weight.dtype == torch.float16 and half.bias.dtype == torch.float16
+    # a one-feature BatchNorm scales every output of the linear layer
+    w, b = fuse_linear_bn_weights(torch.ones(2, 3), None, torch.zeros(1), torch.full((1,), 4.0),
+                                  0.0, torch.full((1,), 2.0), torch.ones(1))
+    np.testing.assert_allclose(w.detach().numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(b.detach().numpy(), np.ones(1))  # as PyTorch: zeros_like(mean)
+    assert not w.requires_grad and not b.requires_grad  # as the inputs
+    with pytest.raises(AssertionError, match="linear.out_features=4 and bn.num_features=3"):
+        nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
+    with pytest.raises(AssertionError, match="running_mean and bn.running_var must not be None"):
+        nn.utils.fuse_conv_bn_eval(nn.Conv2d(3, 4, 1).eval(),
+                                   nn.BatchNorm2d(4, track_running_stats=False).eval())
