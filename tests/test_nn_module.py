@@ -561,3 +561,28 @@ def test_lazy_norms_take_bias_and_hardtanh_its_deprecated_names():
     with pytest.raises(AssertionError, match=r"^max_val \(1.0\) must be greater than min_val "
                                              r"\(2.0\)$"):
         nn.Hardtanh(2.0, 1.0)
+
+
+def test_parameter_dict_orders_a_plain_dict_and_has_the_dict_methods():
+    # PyTorch sorts a plain mapping's keys (not an OrderedDict's), which
+    # fixes the state_dict order
+    p = nn.ParameterDict({"b": torch.ones(1), "a": torch.ones(2)})
+    assert list(p.keys()) == ["a", "b"] and list(p.state_dict()) == ["a", "b"]
+    p.update(OrderedDict([("d", torch.ones(1)), ("c", torch.ones(1))]))
+    p.update([("f", torch.ones(1)), ("e", torch.ones(1))])
+    assert list(p.keys()) == ["a", "b", "d", "c", "f", "e"]
+    q = p.copy()
+    assert list(q.keys()) == list(p.keys()) and q["a"] is p["a"]
+    assert p.popitem()[0] == "e" and "e" not in p
+    assert isinstance(p.setdefault("z", torch.zeros(3)), nn.Parameter) and "z" in p
+    assert list(p.fromkeys(["x", "y"], torch.ones(1)).keys()) == ["x", "y"]
+    assert list((q | {"n": torch.ones(1)}).keys())[-1] == "n"
+    assert list(reversed(q))[0] == "e"
+    with pytest.raises(TypeError, match="^ParametersDict.update should be called with an "
+                                        "iterable of key/value pairs, but got int$"):
+        p.update(3)
+    with pytest.raises(ValueError, match="^ParameterDict update sequence element #0 has length "
+                                         "3; 2 is required$"):
+        p.update([(1, 2, 3)])
+    with pytest.raises(TypeError, match="ModuleDict.update should be called"):
+        nn.ModuleDict().update(3)
