@@ -473,12 +473,18 @@ def test_the_tape_keeps_only_what_the_formulas_read():
      "Given input with spatial size (3, 3), kernel_size=(5, 5), dilation=(1, 1), padding=(0, 0), "
      "calculated shape of the array of sliding blocks as (-1, -1), but its components must be "
      "at least one."),
-    (lambda: F.fold(T.zeros(1, 7, 9), (4, 4), 2),
+    (lambda: F.fold(T.zeros(1, 7, 9), (4, 4), (2, 3)),
      "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
-     "got input.size(1)=7 and kernel_size=(2 x 2)"),
+     "got input.size(1)=7 and kernel_size=(2, 3)."),
     (lambda: F.fold(T.zeros(1, 8, 8), (4, 4), 2),
-     "Given output_size=(4 x 4), kernel_size=(2 x 2), expected size of input's dimension 2 to "
-     "match the calculated number of sliding blocks 3 x 3 = 9, but got input.size(2)=8."),
+     "Given output_size=(4, 4), kernel_size=(2, 2), dilation=(1, 1), padding=(0, 0), "
+     "stride=(1, 1), expected size of input's dimension 2 to match the calculated number of "
+     "sliding blocks 3 * 3 = 9, but got input.size(2)=8."),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(3, dtype=T.float64)),
+     "Input type (float) and bias type (double) should be the same"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float16), T.zeros(3, 2, 3, 3,
+                                                                    dtype=T.float16), T.zeros(3)),
+     "Input type (c10::Half) and bias type (float) should be the same"),
 ])
 def test_errors_use_pytorchs_words(call, message):
     with pytest.raises(RuntimeError) as info:
@@ -487,10 +493,14 @@ def test_errors_use_pytorchs_words(call, message):
 
 
 def test_padding_string_errors_and_integer_inputs():
-    with pytest.raises(ValueError, match="not supported for strided convolutions"):
+    # the functional form raises RuntimeErrors (the modules' constructors ValueErrors)
+    with pytest.raises(RuntimeError, match="^padding='same' is not supported for strided "
+                                           "convolutions$"):
         F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), stride=2, padding="same")
-    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+    with pytest.raises(RuntimeError, match="^Invalid padding string: 'full'$"):
         F.conv1d(T.zeros(1, 2, 5), T.zeros(3, 2, 3), padding="full")
+    with pytest.raises(ValueError, match="not supported for strided convolutions"):
+        nn.Conv2d(2, 3, 3, stride=2, padding="same")
     with pytest.raises(NotImplementedError, match="convolution.*int64"):
         F.conv1d(T.zeros(1, 2, 5, dtype=T.int64), T.zeros(3, 2, 3, dtype=T.int64))
 
