@@ -676,3 +676,53 @@ def test_binary_cross_entropy_rejects_values_outside_0_1_as_pytorch():
     with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
         torch._C._pointwise_loss_backward(t(1.0), p.detach(), t([0.5, 1.5]), None, None,
                                           F._BCE, 0.0, 2)  # the backward op checks too
+
+
+@pytest.mark.parametrize("call,kind,message", [
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(5, 4), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input2 size does not match weight size: got 4 but expected 3"),
+    (lambda: F.bilinear(torch.ones(5, 3), torch.ones(5, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input1 size does not match weight size: got 3 but expected 4"),
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(6, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input batch dimensions do not match at dim 0: got 5 and 6"),
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(5, 3), torch.ones(2, 4, 3), torch.ones(3)),
+     RuntimeError, "bilinear(): bias size does not match weight size: got 3 but expected 2"),
+    (lambda: F.bilinear(torch.ones(4), torch.ones(5, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input dimensions do not match: got 1 and 2"),
+    (lambda: F.one_hot(torch.tensor([0, -1])), RuntimeError, "Class values must be non-negative."),
+    (lambda: F.embedding_bag(torch.tensor([[0, 1]]), torch.ones(3, 2), mode="max",
+                             per_sample_weights=torch.ones(1, 2)), NotImplementedError,
+     "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+     "mode='sum' (got mode='max'). Please open a feature request on GitHub."),
+    (lambda: torch.nn.init.kaiming_normal_(torch.empty(2, 2), mode="x"), ValueError,
+     "Mode x not supported, please use one of ['fan_in', 'fan_out']"),
+    (lambda: torch.nn.GRU(3, 4)(torch.zeros(5, 2, 3), torch.zeros(1, 3, 4)), RuntimeError,
+     "Expected hidden size (1, 2, 4), got [1, 3, 4]"),
+])
+def test_errors_in_pytorch_215_wording(call, kind, message):
+    # recorded from PyTorch 2.15
+    with pytest.raises(kind) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_bilinear_unbatched_and_adaptive_max_pool_with_indices():
+    w = rng.standard_normal((2, 4, 3))
+    a, b = rng.standard_normal(4), rng.standard_normal(3)
+    np.testing.assert_allclose(F.bilinear(t(a), t(b), t(w)).numpy(),
+                               np.einsum("i,kij,j->k", a, w, b), rtol=1e-12)
+    x = t(rng.standard_normal((2, 3, 7, 6)))
+    for fn, ref, size in [(F.adaptive_max_pool2d_with_indices, F.adaptive_max_pool2d, (3, 2)),
+                          (F.adaptive_max_pool1d_with_indices, F.adaptive_max_pool1d, 3)]:
+        arg = x if fn is F.adaptive_max_pool2d_with_indices else x[:, :, 0]
+        v, i = fn(arg, size)
+        v2, i2 = ref(arg, size, return_indices=True)
+        np.testing.assert_array_equal(v.numpy(), v2.numpy())
+        np.testing.assert_array_equal(i.numpy(), i2.numpy())
+
+
+def test_load_state_dict_post_hook_must_not_return_a_value():
+    m = torch.nn.Linear(2, 2)
+    m.register_load_state_dict_post_hook(lambda mod, keys: 1)
+    with pytest.raises(AssertionError, match="are not expected to return new values"):
+        m.load_state_dict(m.state_dict())

@@ -21,7 +21,9 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
                     lp_pool1d, lp_pool2d, lp_pool3d, adaptive_avg_pool1d,
                     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
-                    adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d, max_unpool2d,
+                    adaptive_max_pool2d, adaptive_max_pool3d, adaptive_max_pool1d_with_indices,
+                    adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
+                    max_unpool1d, max_unpool2d,
                     max_unpool3d, fractional_max_pool2d, fractional_max_pool3d,
                     fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices,
                     interpolate, upsample, upsample_nearest,
@@ -134,6 +136,22 @@ def bilinear(input1, input2, weight, bias=None):
     r"""``y_k = x1 @ W_k @ x2 + b_k``.  Shapes: input1 (*, in1), input2 (*, in2),
     weight (out, in1, in2), bias (out,) -> (*, out)."""
     from .._einsum import einsum
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {input1.shape[d]} and {input2.shape[d]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[-1] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1]} but expected {weight.shape[0]}")
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -636,7 +654,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
-                                  f"(got mode='{mode}').")
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
     if scale_grad_by_freq and mode == "max":
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if input.ndim == 1 and offsets is None:
@@ -675,8 +694,9 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    if tensor.numel() and (int(tensor.min().item()) < 0
-                           or int(tensor.max().item()) >= num_classes):
+    if tensor.numel() and int(tensor.min().item()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = _C.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).to(dtype=_C.int64)

@@ -197,7 +197,7 @@ class RNNBase(Module):
         for h, s in zip(hx, sizes):
             want = (self.num_layers * D, N, s)
             if tuple(h.shape) != want:
-                raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+                raise RuntimeError(f"Expected hidden size {want}, got {list(h.shape)}")
         return hx
 
     def forward(self, input, hx=None):
