@@ -321,3 +321,18 @@ def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
     with pytest.raises(AssertionError, match="running_mean and bn.running_var must not be None"):
         nn.utils.fuse_conv_bn_eval(nn.Conv2d(3, 4, 1).eval(),
                                    nn.BatchNorm2d(4, track_running_stats=False).eval())
+
+
+def test_parametrized_modules_refuse_pickling_but_deep_copy():
+    import copy
+    import pickle
+    from torchlike.nn.utils import parametrize as P
+    m = nn.Linear(2, 2)
+    P.register_parametrization(m, "weight", nn.Tanh())
+    with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only "
+                                           "supported through state_dict"):
+        pickle.dumps(m)
+    c = copy.deepcopy(m)
+    assert type(c) is type(m) and list(c.state_dict()) == list(m.state_dict())
+    assert c.parametrizations.weight.original is not m.parametrizations.weight.original
+    np.testing.assert_array_equal(c.weight.detach().numpy(), m.weight.detach().numpy())

@@ -10,6 +10,7 @@ as in PyTorch, so state-dict keys and reprs match.
 Inside ``with cached():`` each parametrized tensor is computed once, on its
 first access, and reused until the outermost ``cached()`` block exits."""
 import contextlib
+import copy
 
 from ... import _C
 from ...autograd.grad_mode import no_grad
@@ -228,6 +229,34 @@ def _check_appended(module, tensor_name, parametrization):
                          f"returned shape: {z.shape}")
 
 
+def _refuse_pickling(self):
+    raise RuntimeError("Serialization of parametrized modules is only supported through "
+                       "state_dict(). See:\nhttps://pytorch.org/tutorials/beginner/"
+                       "saving_loading_models.html#saving-loading-a-general-checkpoint-for-"
+                       "inference-and-or-resuming-training")
+
+
+def _deepcopy_instance(self, memo):
+    """copy.deepcopy without __getstate__ (which refuses): a new instance of
+    the same generated class with a deep copy of the attributes."""
+    if id(self) in memo:
+        return memo[id(self)]
+    replica = self.__new__(type(self))
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
+
+
+def _parametrized_class(cls):
+    """``Parametrized<cls>``, the subclass that holds the properties: as in
+    PyTorch it cannot be pickled (state_dict() is the way to save) but can
+    be deep-copied."""
+    dct = {"__getstate__": _refuse_pickling}
+    if not hasattr(cls, "__deepcopy__"):
+        dct["__deepcopy__"] = _deepcopy_instance
+    return type(f"Parametrized{cls.__name__}", (cls,), dct)
+
+
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
     """Make ``module.<tensor_name>`` equal ``parametrization(original)``.
     Unless ``unsafe``, the parametrization must keep the tensor's shape and
@@ -252,8 +281,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
     module._parameters.pop(tensor_name, None)
     module._buffers.pop(tensor_name, None)
     if not is_parametrized(module):
-        cls = type(module)
-        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+        module.__class__ = _parametrized_class(type(module))
         module.parametrizations = ModuleDict()
     module.parametrizations[tensor_name] = plist
     setattr(type(module), tensor_name, _parametrized_property(tensor_name))
