@@ -555,8 +555,11 @@ def test_lazy_norms_take_bias_and_hardtanh_its_deprecated_names():
     assert m.bias is None and list(m.state_dict()) == ["weight", "running_mean", "running_var",
                                                        "num_batches_tracked"]
     assert "bias=False" in repr(m)
-    with pytest.warns(FutureWarning, match="`min_value` is deprecated and renamed to `min_val`"):
+    with pytest.warns(FutureWarning) as record:
         h = nn.Hardtanh(min_value=-2.0, max_value=3.0)
+    assert [str(w.message) for w in record] == [
+        "keyword argument `min_value` is deprecated and renamed to `min_val`",
+        "keyword argument `max_value` is deprecated and renamed to `max_val`"]
     assert (h.min_val, h.max_val) == (-2.0, 3.0)
     with pytest.raises(AssertionError, match=r"^max_val \(1.0\) must be greater than min_val "
                                              r"\(2.0\)$"):
