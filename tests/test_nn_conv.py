@@ -698,3 +698,36 @@ def test_direct_and_gemm_paths_agree_across_thread_counts():
     finally:
         T.set_num_threads(threads)
     np.testing.assert_allclose(batch, single, rtol=1e-5, atol=1e-4)
+
+
+def test_valid_padding_with_a_padding_mode_pads_nothing():
+    # padding='valid' with reflect/replicate/circular was padded as 'same'
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 4, 7, 6))
+    for mode in ("reflect", "replicate", "circular"):
+        m = nn.Conv2d(4, 2, 3, padding="valid", padding_mode=mode).double()
+        plain = nn.Conv2d(4, 2, 3).double()
+        plain.load_state_dict(m.state_dict())
+        got = m(T.tensor(x)).detach().numpy()
+        assert got.shape == (2, 2, 5, 4)
+        np.testing.assert_allclose(got, plain(T.tensor(x)).detach().numpy(), rtol=1e-12)
+
+
+def test_conv_transpose_output_size_range_and_errors_as_pytorch():
+    x = T.zeros(2, 4, 7, 6)
+    m = nn.ConvTranspose2d(4, 2, 3, stride=2)
+    # sizes from the smallest up to stride - 1 more; spatial sizes or all four
+    assert tuple(m(x, output_size=[16, 13]).shape) == (2, 2, 16, 13)
+    assert tuple(m(x, output_size=(2, 2, 15, 14)).shape) == (2, 2, 15, 14)
+    with pytest.raises(ValueError, match=r"^requested an output size of \(30, 30\), but valid "
+                                         r"sizes range from \[15, 13\] to \[16, 14\] \(for an "
+                                         r"input of torchlike.Size\(\[7, 6\]\)\)$"):
+        m(x, output_size=(30, 30))
+    with pytest.raises(ValueError, match=r"^ConvTranspose2D: for 4D input, output_size must have "
+                                         r"2 or 4 elements \(got 3\)$"):
+        m(x, output_size=[1, 15, 14])
+    dil = nn.ConvTranspose2d(4, 2, 3, dilation=3)  # stride 1: only the smallest size
+    with pytest.raises(ValueError, match=r"valid sizes range from \[13, 12\] to \[13, 12\]"):
+        dil(x, output_size=[14, 13])
+    unb = nn.ConvTranspose1d(4, 2, 3, stride=3)
+    assert tuple(unb(T.zeros(4, 7), output_size=[22]).shape) == (2, 22)
