@@ -920,6 +920,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log target - input)`` (input is log-probabilities)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
     r = _legacy_reduction(size_average, reduce, reduction)
     if r == "batchmean":
         loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))
