@@ -726,3 +726,4 @@ def test_load_state_dict_post_hook_must_not_return_a_value():
     m.register_load_state_dict_post_hook(lambda mod, keys: 1)
     with pytest.raises(AssertionError, match="are not expected to return new values"):
         m.load_state_dict(m.state_dict())
+

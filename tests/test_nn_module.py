@@ -589,3 +589,28 @@ def test_parameter_dict_orders_a_plain_dict_and_has_the_dict_methods():
         p.update([(1, 2, 3)])
     with pytest.raises(TypeError, match="ModuleDict.update should be called"):
         nn.ModuleDict().update(3)
+
+
+def test_load_state_dict_assign_takes_the_checkpoint_tensors():
+    # assign=True was accepted and ignored (values copied into the old
+    # float32 parameters); PyTorch makes the checkpoint's tensors the module's
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    m[0].bias.requires_grad_(False)
+    sd = {k: (v.double() * 2 if v.is_floating_point() else v) for k, v in m.state_dict().items()}
+    r = m.load_state_dict(sd, assign=True)
+    assert repr(r) == "<All keys matched successfully>"
+    assert all(v.dtype in (torch.float64, torch.int64) for v in m.state_dict().values())
+    assert m[0].weight.data_ptr() == sd["0.weight"].data_ptr()
+    assert m[1].running_mean.data_ptr() == sd["1.running_mean"].data_ptr()
+    assert isinstance(m[0].weight, nn.Parameter) and m[0].weight.requires_grad
+    assert isinstance(m[0].bias, nn.Parameter) and not m[0].bias.requires_grad
+    p = nn.Parameter(torch.ones(2, 2), requires_grad=False)
+    lin = nn.Linear(2, 2)
+    lin.load_state_dict({"weight": p, "bias": torch.zeros(2)}, assign=True)
+    assert lin.weight is p and p.requires_grad  # takes the module parameter's flag
+    with pytest.raises(RuntimeError, match="size mismatch for weight"):
+        lin.load_state_dict({"weight": torch.ones(3, 2), "bias": torch.zeros(2)}, assign=True)
+    plain = nn.Linear(2, 2)
+    plain.load_state_dict({"weight": torch.ones(2, 2, dtype=torch.float64),
+                           "bias": torch.zeros(2, dtype=torch.float64)})
+    assert plain.weight.dtype == torch.float32  # without assign: copied in

@@ -839,6 +839,9 @@ class Module:
                                                          persistent_buffers.items())
                        if v is not None}
         from ...autograd.grad_mode import no_grad
+        # load_state_dict(assign=True): the checkpoint's tensors become the
+        # module's (their dtype, device and storage), as PyTorch passes it
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -861,8 +864,17 @@ class Module:
                     f"model is {_size_str(param.shape)}.")
                 continue
             try:
-                with no_grad():
-                    param.copy_(input_param)
+                if assign and name in self._parameters:
+                    if isinstance(input_param, Parameter):
+                        input_param.requires_grad_(param.requires_grad)
+                    else:
+                        input_param = Parameter(input_param, param.requires_grad)
+                    setattr(self, name, input_param)
+                elif assign:
+                    setattr(self, name, input_param)
+                else:
+                    with no_grad():
+                        param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the '
@@ -898,7 +910,9 @@ class Module:
             state_dict._metadata = metadata
 
         def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
