@@ -727,3 +727,17 @@ def test_load_state_dict_post_hook_must_not_return_a_value():
     with pytest.raises(AssertionError, match="are not expected to return new values"):
         m.load_state_dict(m.state_dict())
 
+
+def test_normalize_writes_out_and_gumbel_softmax_eps_is_deprecated():
+    import warnings
+    a = rng.standard_normal((3, 4))
+    out = torch.empty(3, 4, dtype=torch.float64)
+    r = F.normalize(t(a), out=out)
+    assert r is out
+    np.testing.assert_allclose(out.numpy(), a / np.linalg.norm(a, axis=1, keepdims=True),
+                               rtol=1e-12)
+    with pytest.warns(UserWarning, match="^`eps` parameter is deprecated and has no effect.$"):
+        F.gumbel_softmax(torch.zeros(2, 3), eps=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.gumbel_softmax(torch.zeros(2, 3))

@@ -388,7 +388,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g``; ``hard``
     returns the one-hot argmax with the soft sample's gradient
-    (straight-through)."""
+    (straight-through).  ``eps`` is deprecated and unused, as in PyTorch."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -_C.empty_like(logits).exponential_().log()
     y = softmax((logits + gumbels) / tau, dim)
     if not hard:
@@ -592,9 +594,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``x / max(||x||_p, eps)`` along ``dim``."""
+    """``x / max(||x||_p, eps)`` along ``dim`` (into ``out`` when given)."""
     denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else _C.div(input, denom, out=out)
 
 
 # ---- embedding ----------------------------------------------------------------------------------
