@@ -741,3 +741,30 @@ def test_normalize_writes_out_and_gumbel_softmax_eps_is_deprecated():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.gumbel_softmax(torch.zeros(2, 3))
+
+
+@pytest.mark.parametrize("call,category,message", [
+    (lambda x: F.upsample(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead."),
+    (lambda x: F.upsample_bilinear(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` "
+     "instead."),
+    (lambda x: F.upsample_nearest(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead."),
+    (lambda x: F.log_softmax(x), UserWarning,
+     "Implicit dimension choice for log_softmax has been deprecated. Change the call to "
+     "include dim=X as an argument."),
+    (lambda x: F.softmin(x), UserWarning, "Implicit dimension choice for softmin has been "
+     "deprecated. Change the call to include dim=X as an argument."),
+    (lambda x: F.mse_loss(x, x, size_average=False), UserWarning,
+     "size_average and reduce args will be deprecated, please use reduction='sum' instead."),
+    (lambda x: torch.nn.L1Loss(reduce=False), UserWarning,
+     "size_average and reduce args will be deprecated, please use reduction='none' instead."),
+    (lambda x: torch.nn.init.uniform(torch.zeros(2)), FutureWarning,
+     "`nn.init.uniform` is now deprecated in favor of `nn.init.uniform_`."),
+])
+def test_deprecation_warnings_in_pytorchs_words(call, category, message):
+    # recorded from PyTorch 2.15
+    with pytest.warns(category) as record:
+        call(torch.zeros(1, 1, 4, 4))
+    assert [str(w.message) for w in record] == [message]

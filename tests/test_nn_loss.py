@@ -298,4 +298,8 @@ def test_kl_div_mean_warns_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.kl_div(x, y, reduction="batchmean")
+    # the legacy arguments get their own deprecation warning instead
+    with pytest.warns(UserWarning, match="^size_average and reduce args will be deprecated, "
+                                         "please use reduction='mean' instead.$") as record:
         F.kl_div(x, y, size_average=True)
+    assert len(record) == 1

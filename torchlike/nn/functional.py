@@ -74,9 +74,10 @@ def _legacy_reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    r = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{r}' instead.", stacklevel=3)
+    return r
 
 
 def _check_same_size(input, target):
@@ -100,8 +101,8 @@ def _scalar_like(value, x):
     return _C.full((), value, dtype=x.dtype, device=x.device)
 
 
-def _softmax_dim(ndim):
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+def _softmax_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -367,21 +368,21 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably in one pass
     (src/nn/softmax)."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("softmax", input.ndim)
     return _C.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along ``dim`` (src/nn/softmax)."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("log_softmax", input.ndim)
     return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)``."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("softmin", input.ndim)
     return softmax(-input, dim, dtype=dtype)
 
 

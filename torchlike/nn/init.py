@@ -221,8 +221,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
 # PyTorch's deprecated spellings without the trailing underscore.
 def _deprecated(fn):
     def wrapper(*args, **kwargs):
-        warnings.warn(f"nn.init.{fn.__name__[:-1]} is now deprecated in favor of "
-                      f"nn.init.{fn.__name__}.", FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
+                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)
     wrapper.__name__ = fn.__name__[:-1]
     return wrapper
