@@ -614,3 +614,15 @@ def test_load_state_dict_assign_takes_the_checkpoint_tensors():
     plain.load_state_dict({"weight": torch.ones(2, 2, dtype=torch.float64),
                            "bias": torch.zeros(2, dtype=torch.float64)})
     assert plain.weight.dtype == torch.float32  # without assign: copied in
+
+
+def test_state_dict_positional_arguments_are_deprecated():
+    m = nn.Linear(2, 2)
+    with pytest.warns(FutureWarning, match="^Positional args are being deprecated, use kwargs "
+                                           "instead"):
+        d = m.state_dict(None, "p.")
+    assert list(d) == ["p.weight", "p.bias"]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(nn.Sequential(m).state_dict(prefix="q.")) == ["q.0.weight", "q.0.bias"]

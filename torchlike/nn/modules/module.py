@@ -804,10 +804,13 @@ class Module:
         dotted name (``"0.weight"``, ``"bn.running_mean"``), detached unless
         ``keep_vars``."""
         if args:  # the positional form state_dict(destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch."
+                          "nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            if len(args) > 1 and prefix == "":
                 prefix = args[1]
-            if len(args) > 2:
+            if len(args) > 2 and keep_vars is False:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
