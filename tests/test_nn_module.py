@@ -626,3 +626,19 @@ def test_state_dict_positional_arguments_are_deprecated():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert list(nn.Sequential(m).state_dict(prefix="q.")) == ["q.0.weight", "q.0.bias"]
+
+
+def test_uninitialized_parameters_refuse_computation_and_shape():
+    p = nn.UninitializedParameter()
+    for op in (lambda: p + 1, lambda: p * 2, lambda: p.sum(), lambda: p.numel(), lambda: len(p),
+               lambda: p @ torch.ones(2), lambda: p[0]):
+        with pytest.raises(ValueError, match="^Attempted to use an uninitialized parameter in"):
+            op()
+    with pytest.raises(RuntimeError, match="^Can't access the shape of an uninitialized "
+                                           "parameter or buffer"):
+        p.shape
+    assert p.dtype == torch.float32 and p.requires_grad and repr(p) == "<UninitializedParameter>"
+    m = nn.LazyLinear(3)  # still usable the ways PyTorch allows
+    assert list(m.state_dict()) == ["weight", "bias"]
+    m.load_state_dict(nn.Linear(2, 3).state_dict())
+    assert tuple(m.weight.shape) == (3, 2)

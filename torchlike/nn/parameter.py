@@ -95,7 +95,33 @@ class _UninitializedMixin:
 
     @property
     def shape(self):
-        self._lazy_error()
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+
+def _refuse(name):
+    def method(self, *args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in <method '{name}' of "
+            "'torchlike.Tensor' objects>. This error happens when you are using a `LazyModule` "
+            "or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. "
+            "When using LazyModules Call `forward` with a dummy batch to initialize the "
+            "parameters before calling torch functions")
+    method.__name__ = name
+    return method
+
+
+# computing with a placeholder is an error (PyTorch refuses every op but the
+# conversions and size()); without __torch_function__, the common methods and
+# operators refuse here, the C ops see a 0-element tensor
+for _name in ("numel", "dim", "__len__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+              "__rmul__", "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__pow__",
+              "__neg__", "__getitem__", "sum", "mean", "matmul", "mm", "t", "view", "reshape",
+              "item", "tolist", "numpy"):
+    setattr(_UninitializedMixin, _name, _refuse(_name))
 
 
 class UninitializedParameter(_UninitializedMixin, Parameter):
