@@ -482,6 +482,11 @@ def test_the_tape_keeps_only_what_the_formulas_read():
      "sliding blocks 3 * 3 = 9, but got input.size(2)=8."),
     (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(3, dtype=T.float64)),
      "Input type (float) and bias type (double) should be the same"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float64), T.zeros(3, 2, 3, 3), T.zeros(3)),
+     "Input type (double) and bias type (float) should be the same"),  # bias before weight
+    (lambda: F.conv_transpose2d(T.zeros(1, 2, 5, 5, dtype=T.float64), T.zeros(2, 3, 3, 3),
+                                T.zeros(3)),
+     "expected scalar type Double but found Float"),  # a transposed one: weight first
     (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float16), T.zeros(3, 2, 3, 3,
                                                                     dtype=T.float16), T.zeros(3)),
      "Input type (c10::Half) and bias type (float) should be the same"),

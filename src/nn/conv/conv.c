@@ -233,7 +233,11 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   int64_t output_padding[TL_NN_CONV_MAX_DIMS], shape[TL_MAX_DIMS];
   const tl_nn_conv_kernels *set =
       tl_dispatch_kernel(TL_OP_CONVOLUTION, input->dtype, bias ? 3 : 2, devs);
-  if (!set || check_dtypes(input, weight) != TL_OK || check_bias_dtype(input, bias) != TL_OK ||
+  /* a convolution's bias is checked first (PyTorch names it even when the weight's dtype
+   * differs too), a transposed one's after the weight */
+  bool bias_first = !p->transposed;
+  if (!set || (bias_first && check_bias_dtype(input, bias) != TL_OK) ||
+      check_dtypes(input, weight) != TL_OK || check_bias_dtype(input, bias) != TL_OK ||
       check_conv(name, input, weight->ndim, weight->shape, p, &g, output_padding) != TL_OK)
     return tl_error_status();
   int64_t out_channels = p->transposed ? weight->shape[1] * p->groups : weight->shape[0];
