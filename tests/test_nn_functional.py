@@ -768,3 +768,20 @@ def test_deprecation_warnings_in_pytorchs_words(call, category, message):
     with pytest.warns(category) as record:
         call(torch.zeros(1, 1, 4, 4))
     assert [str(w.message) for w in record] == [message]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: F.prelu(torch.zeros(2, 3, dtype=torch.float16), torch.ones(1)),
+     "prelu: Type promoting not supported. Got Half and Float"),
+    (lambda: F.bilinear(torch.zeros(1, 2, dtype=torch.float64), torch.zeros(1, 2),
+                        torch.zeros(2, 2, 2)),
+     "All tensors must have the same dtype, got input1: double, input2: float, weight: float"),
+    (lambda: F.bilinear(torch.zeros(1, 2, dtype=torch.float16), torch.zeros(1, 2),
+                        torch.zeros(2, 2, 2), torch.zeros(2)),
+     "All tensors must have the same dtype, got input1: c10::Half, input2: float, weight: "
+     "float, bias: float"),
+])
+def test_mixed_dtype_errors_in_pytorchs_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message

@@ -97,6 +97,12 @@ def _scalar_type_name(t):
     return t.type().rsplit(".", 1)[-1][:-len("Tensor")]
 
 
+def _cpp_type_name(dtype):
+    """The C++ type name PyTorch prints for a dtype in some errors."""
+    return {_C.float32: "float", _C.float64: "double", _C.float16: "c10::Half",
+            _C.bfloat16: "c10::BFloat16"}.get(dtype, str(dtype).rsplit(".", 1)[-1])
+
+
 def _scalar_like(value, x):
     return _C.full((), value, dtype=x.dtype, device=x.device)
 
@@ -137,6 +143,11 @@ def bilinear(input1, input2, weight, bias=None):
     r"""``y_k = x1 @ W_k @ x2 + b_k``.  Shapes: input1 (*, in1), input2 (*, in2),
     weight (out, in1, in2), bias (out,) -> (*, out)."""
     from .._einsum import einsum
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + \
+        ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype != input1.dtype for _, t in named):
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{n}: {_cpp_type_name(t.dtype)}" for n, t in named))
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
                            f"{input2.ndim}")
@@ -330,6 +341,9 @@ def logsigmoid(input):
 
 def prelu(input, weight):
     """``x if x >= 0 else weight * x``; ``weight`` has 1 or C (dim 1) entries."""
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_scalar_type_name(input)} and {_scalar_type_name(weight)}")
     if weight.ndim != 1 and weight.numel() != 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
