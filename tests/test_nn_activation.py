@@ -299,3 +299,18 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: F.relu6(x), lambda x: F.leaky_relu(x, 0.1), lambda x: F.hardtanh(x, -2.0, 1.0),
+    F.hardsigmoid, lambda x: F.hardshrink(x, 0.7), lambda x: F.softshrink(x, 0.7),
+    lambda x: F.threshold(x, 0.5, -1.0), lambda x: F.rrelu(x, training=False)])
+def test_piecewise_linear_second_derivative_is_zero_not_unused(fn):
+    # PyTorch's backward ops send zeros to x (f'' = 0), so differentiating a
+    # gradient again with respect to x gives zeros; it must not raise that
+    # x was unused (a gradient penalty taken with respect to the input)
+    x = T.tensor(np.random.default_rng(3).standard_normal((3, 4)) * 3, requires_grad=True)
+    y = fn(x)
+    g, = T.autograd.grad((y * y.detach()).sum(), x, create_graph=True)
+    gg, = T.autograd.grad((g * g.detach()).sum(), x)
+    np.testing.assert_array_equal(gg.numpy(), np.zeros((3, 4)))

@@ -166,6 +166,8 @@ def test_parametrize_cached_evaluates_once_per_block():
 
     m = nn.Linear(2, 2)
     parametrize.register_parametrization(m, "weight", Double())
+    assert len(calls) == 1  # the shape/dtype check evaluates it once, as in PyTorch
+    calls.clear()
     m.weight, m.weight
     assert len(calls) == 2
     with parametrize.cached():

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import torchlike as T
+import torchlike.nn as nn
 import torchlike.nn.functional as F
 from torchlike import _C as C
 from torchlike.autograd import gradcheck, gradgradcheck
@@ -346,3 +347,17 @@ def test_transformer_step_gives_every_byte_back():
     for _ in range(3):
         step()
         assert C._cpu_memory_stats()["allocated"] == base
+
+
+def test_multihead_attention_accepts_an_empty_batch():
+    # PyTorch returns empty outputs (and weights) for a 0-size batch
+    m = nn.MultiheadAttention(4, 2, batch_first=True)
+    x = T.zeros(0, 3, 4)
+    out, w = m(x, x, x)
+    assert tuple(out.shape) == (0, 3, 4) and tuple(w.shape) == (0, 3, 3)
+    assert tuple(m(x, x, x, attn_mask=T.zeros(3, 3))[0].shape) == (0, 3, 4)
+    assert tuple(m(x, x, x, need_weights=False)[0].shape) == (0, 3, 4)
+    kv = nn.MultiheadAttention(4, 2, add_bias_kv=True, add_zero_attn=True)
+    assert tuple(kv(T.zeros(3, 0, 4), T.zeros(3, 0, 4), T.zeros(3, 0, 4))[0].shape) == (3, 0, 4)
+    tr = nn.Transformer(4, 2, 1, 1, 8, batch_first=True)
+    assert tuple(tr(T.zeros(0, 3, 4), T.zeros(0, 2, 4)).shape) == (0, 2, 4)

@@ -473,12 +473,23 @@ def test_the_tape_keeps_only_what_the_formulas_read():
      "Given input with spatial size (3, 3), kernel_size=(5, 5), dilation=(1, 1), padding=(0, 0), "
      "calculated shape of the array of sliding blocks as (-1, -1), but its components must be "
      "at least one."),
-    (lambda: F.fold(T.zeros(1, 7, 9), (4, 4), 2),
+    (lambda: F.fold(T.zeros(1, 7, 9), (4, 4), (2, 3)),
      "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
-     "got input.size(1)=7 and kernel_size=(2 x 2)"),
+     "got input.size(1)=7 and kernel_size=(2, 3)."),
     (lambda: F.fold(T.zeros(1, 8, 8), (4, 4), 2),
-     "Given output_size=(4 x 4), kernel_size=(2 x 2), expected size of input's dimension 2 to "
-     "match the calculated number of sliding blocks 3 x 3 = 9, but got input.size(2)=8."),
+     "Given output_size=(4, 4), kernel_size=(2, 2), dilation=(1, 1), padding=(0, 0), "
+     "stride=(1, 1), expected size of input's dimension 2 to match the calculated number of "
+     "sliding blocks 3 * 3 = 9, but got input.size(2)=8."),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), T.zeros(3, dtype=T.float64)),
+     "Input type (float) and bias type (double) should be the same"),
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float64), T.zeros(3, 2, 3, 3), T.zeros(3)),
+     "Input type (double) and bias type (float) should be the same"),  # bias before weight
+    (lambda: F.conv_transpose2d(T.zeros(1, 2, 5, 5, dtype=T.float64), T.zeros(2, 3, 3, 3),
+                                T.zeros(3)),
+     "expected scalar type Double but found Float"),  # a transposed one: weight first
+    (lambda: F.conv2d(T.zeros(1, 2, 5, 5, dtype=T.float16), T.zeros(3, 2, 3, 3,
+                                                                    dtype=T.float16), T.zeros(3)),
+     "Input type (c10::Half) and bias type (float) should be the same"),
 ])
 def test_errors_use_pytorchs_words(call, message):
     with pytest.raises(RuntimeError) as info:
@@ -487,10 +498,14 @@ def test_errors_use_pytorchs_words(call, message):
 
 
 def test_padding_string_errors_and_integer_inputs():
-    with pytest.raises(ValueError, match="not supported for strided convolutions"):
+    # the functional form raises RuntimeErrors (the modules' constructors ValueErrors)
+    with pytest.raises(RuntimeError, match="^padding='same' is not supported for strided "
+                                           "convolutions$"):
         F.conv2d(T.zeros(1, 2, 5, 5), T.zeros(3, 2, 3, 3), stride=2, padding="same")
-    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+    with pytest.raises(RuntimeError, match="^Invalid padding string: 'full'$"):
         F.conv1d(T.zeros(1, 2, 5), T.zeros(3, 2, 3), padding="full")
+    with pytest.raises(ValueError, match="not supported for strided convolutions"):
+        nn.Conv2d(2, 3, 3, stride=2, padding="same")
     with pytest.raises(NotImplementedError, match="convolution.*int64"):
         F.conv1d(T.zeros(1, 2, 5, dtype=T.int64), T.zeros(3, 2, 3, dtype=T.int64))
 
@@ -688,3 +703,36 @@ def test_direct_and_gemm_paths_agree_across_thread_counts():
     finally:
         T.set_num_threads(threads)
     np.testing.assert_allclose(batch, single, rtol=1e-5, atol=1e-4)
+
+
+def test_valid_padding_with_a_padding_mode_pads_nothing():
+    # padding='valid' with reflect/replicate/circular was padded as 'same'
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 4, 7, 6))
+    for mode in ("reflect", "replicate", "circular"):
+        m = nn.Conv2d(4, 2, 3, padding="valid", padding_mode=mode).double()
+        plain = nn.Conv2d(4, 2, 3).double()
+        plain.load_state_dict(m.state_dict())
+        got = m(T.tensor(x)).detach().numpy()
+        assert got.shape == (2, 2, 5, 4)
+        np.testing.assert_allclose(got, plain(T.tensor(x)).detach().numpy(), rtol=1e-12)
+
+
+def test_conv_transpose_output_size_range_and_errors_as_pytorch():
+    x = T.zeros(2, 4, 7, 6)
+    m = nn.ConvTranspose2d(4, 2, 3, stride=2)
+    # sizes from the smallest up to stride - 1 more; spatial sizes or all four
+    assert tuple(m(x, output_size=[16, 13]).shape) == (2, 2, 16, 13)
+    assert tuple(m(x, output_size=(2, 2, 15, 14)).shape) == (2, 2, 15, 14)
+    with pytest.raises(ValueError, match=r"^requested an output size of \(30, 30\), but valid "
+                                         r"sizes range from \[15, 13\] to \[16, 14\] \(for an "
+                                         r"input of torchlike.Size\(\[7, 6\]\)\)$"):
+        m(x, output_size=(30, 30))
+    with pytest.raises(ValueError, match=r"^ConvTranspose2D: for 4D input, output_size must have "
+                                         r"2 or 4 elements \(got 3\)$"):
+        m(x, output_size=[1, 15, 14])
+    dil = nn.ConvTranspose2d(4, 2, 3, dilation=3)  # stride 1: only the smallest size
+    with pytest.raises(ValueError, match=r"valid sizes range from \[13, 12\] to \[13, 12\]"):
+        dil(x, output_size=[14, 13])
+    unb = nn.ConvTranspose1d(4, 2, 3, stride=3)
+    assert tuple(unb(T.zeros(4, 7), output_size=[22]).shape) == (2, 22)

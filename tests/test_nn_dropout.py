@@ -84,11 +84,23 @@ def test_feature_dropout_zeroes_whole_channels(fn, ndim):
     keep = reference_mask((4, 6) + (1,) * (ndim - 2), 0.4, 7)
     np.testing.assert_allclose(y, np.where(keep, x / 0.6, 0), rtol=1e-12)
     T.manual_seed(7)
-    y1 = fn(T.tensor(x[0]), 0.4).numpy()  # unbatched: one draw per channel
-    keep1 = reference_mask((6,) + (1,) * (ndim - 2), 0.4, 7)
+    if fn is F.dropout2d:
+        # PyTorch reads a 3-D input to dropout2d as (N, C, L), not (C, H, W)
+        with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
+            y1 = fn(T.tensor(x[0]), 0.4).numpy()
+        keep1 = reference_mask((6, 3, 1), 0.4, 7)
+    else:
+        y1 = fn(T.tensor(x[0]), 0.4).numpy()  # unbatched: one draw per channel
+        keep1 = reference_mask((6,) + (1,) * (ndim - 2), 0.4, 7)
     np.testing.assert_allclose(y1, np.where(keep1, x[0] / 0.6, 0), rtol=1e-12)
-    with pytest.raises(RuntimeError, match=f"Expected {ndim - 1}D or {ndim}D input"):
-        fn(T.randn(*(2,) * (ndim - 2)), 0.5)
+    bad = T.randn(*(2,) * (ndim - 2))
+    if fn is F.dropout1d:
+        with pytest.raises(RuntimeError, match="Expected 2D or 3D input, but received a 1D "
+                           "input. Note that dropout1d exists"):
+            fn(bad, 0.5)
+    else:  # PyTorch only warns (deprecated), and draws per (dim 0, dim 1)
+        with pytest.warns(UserWarning, match=f"Received a {ndim - 2}-D input to"):
+            assert fn(bad, 0.5).shape == bad.shape
 
 
 @pytest.mark.parametrize("feature", [False, True])

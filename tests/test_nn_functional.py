@@ -611,3 +611,177 @@ SECOND_ORDER = {
 def test_second_order_gradients(name):
     x = t(rng.uniform(0.2, 1.2, (2, 4)) * rng.choice([-1, 1], (2, 4)), grad=True)
     assert gradgradcheck(SECOND_ORDER[name], (x,))
+
+
+# ---- distances ------------------------------------------------------------------------------
+
+def _cdist_ref(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        return (d != 0).sum(-1).astype(a.dtype)
+    if p == math.inf:
+        return d.max(-1)
+    return (d ** p).sum(-1) ** (1 / p)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, math.inf])
+@pytest.mark.parametrize("rows", [(4, 3), (30, 5)])
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist_if_necessary",
+                                  "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"])
+def test_cdist_matches_numpy_in_every_compute_mode(dtype, p, rows, mode):
+    a = rng.standard_normal((2, rows[0], 6))
+    b = rng.standard_normal((1, rows[1], 6))  # broadcast batch
+    got = torch.cdist(noncontig(a, dtype), t(b, dtype), p=p, compute_mode=mode).numpy()
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(got, _cdist_ref(a, b, p), **tol)
+
+
+def test_cdist_gradients_empty_inputs_and_errors():
+    a, b = t(rng.standard_normal((3, 4)), grad=True), t(rng.standard_normal((5, 4)), grad=True)
+    for mode in ("use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        assert gradcheck(lambda x, y: torch.cdist(x, y, compute_mode=mode), (a, b))
+        assert gradgradcheck(lambda x, y: torch.cdist(x, y, compute_mode=mode), (a, b))
+    assert gradgradcheck(lambda x, y: torch.cdist(x, y, p=3.0), (a, b))
+    assert tuple(torch.cdist(torch.ones(0, 2), torch.ones(3, 2)).shape) == (0, 3)
+    assert tuple(torch.cdist(torch.ones(30, 2), torch.ones(0, 2)).shape) == (30, 0)
+    np.testing.assert_array_equal(torch.cdist(torch.ones(30, 0), torch.ones(2, 0)).numpy(),
+                                  np.zeros((30, 2)))
+    with pytest.raises(ValueError, match="^foo is not a valid value for compute_mode$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2), compute_mode="foo")
+    with pytest.raises(RuntimeError, match="^cdist only supports floating-point dtypes, X1 got: "
+                                           "Long$"):
+        torch.cdist(torch.ones(3, 2, dtype=torch.int64), torch.ones(3, 2))
+    with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X2 got: "
+                                           "1D$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(2))
+    with pytest.raises(RuntimeError, match="^X1 and X2 must have the same number of columns. "
+                                           "X1: 2 X2: 3$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 3))
+    with pytest.raises(RuntimeError, match="^cdist only supports non-negative p values$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2), p=-1.0)
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        torch.cdist(torch.ones(3, 2), torch.ones(3, 2, dtype=torch.float64))
+
+
+def test_binary_cross_entropy_rejects_values_outside_0_1_as_pytorch():
+    p = t([0.2, 0.7], grad=True)
+    for x, y, what in [([0.5, 1.5], [0.5, 0.5], "input"), ([0.5, 0.5], [0.5, -0.1], "target"),
+                       ([math.nan, 0.5], [0.5, 0.5], "input"), ([1.5, 0.5], [2.0, 0.5], "input")]:
+        with pytest.raises(RuntimeError, match=f"^all elements of {what} should be between 0 "
+                                               "and 1$"):
+            F.binary_cross_entropy(t(x), t(y))
+    loss = F.binary_cross_entropy(p, t([0.0, 1.0]), reduction="sum")
+    np.testing.assert_allclose(loss.item(), -math.log(0.8) - math.log(0.7), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        torch._C._pointwise_loss_backward(t(1.0), p.detach(), t([0.5, 1.5]), None, None,
+                                          F._BCE, 0.0, 2)  # the backward op checks too
+
+
+@pytest.mark.parametrize("call,kind,message", [
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(5, 4), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input2 size does not match weight size: got 4 but expected 3"),
+    (lambda: F.bilinear(torch.ones(5, 3), torch.ones(5, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input1 size does not match weight size: got 3 but expected 4"),
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(6, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input batch dimensions do not match at dim 0: got 5 and 6"),
+    (lambda: F.bilinear(torch.ones(5, 4), torch.ones(5, 3), torch.ones(2, 4, 3), torch.ones(3)),
+     RuntimeError, "bilinear(): bias size does not match weight size: got 3 but expected 2"),
+    (lambda: F.bilinear(torch.ones(4), torch.ones(5, 3), torch.ones(2, 4, 3)), RuntimeError,
+     "bilinear(): input dimensions do not match: got 1 and 2"),
+    (lambda: F.one_hot(torch.tensor([0, -1])), RuntimeError, "Class values must be non-negative."),
+    (lambda: F.embedding_bag(torch.tensor([[0, 1]]), torch.ones(3, 2), mode="max",
+                             per_sample_weights=torch.ones(1, 2)), NotImplementedError,
+     "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+     "mode='sum' (got mode='max'). Please open a feature request on GitHub."),
+    (lambda: torch.nn.init.kaiming_normal_(torch.empty(2, 2), mode="x"), ValueError,
+     "Mode x not supported, please use one of ['fan_in', 'fan_out']"),
+    (lambda: torch.nn.GRU(3, 4)(torch.zeros(5, 2, 3), torch.zeros(1, 3, 4)), RuntimeError,
+     "Expected hidden size (1, 2, 4), got [1, 3, 4]"),
+])
+def test_errors_in_pytorch_215_wording(call, kind, message):
+    # recorded from PyTorch 2.15
+    with pytest.raises(kind) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_bilinear_unbatched_and_adaptive_max_pool_with_indices():
+    w = rng.standard_normal((2, 4, 3))
+    a, b = rng.standard_normal(4), rng.standard_normal(3)
+    np.testing.assert_allclose(F.bilinear(t(a), t(b), t(w)).numpy(),
+                               np.einsum("i,kij,j->k", a, w, b), rtol=1e-12)
+    x = t(rng.standard_normal((2, 3, 7, 6)))
+    for fn, ref, size in [(F.adaptive_max_pool2d_with_indices, F.adaptive_max_pool2d, (3, 2)),
+                          (F.adaptive_max_pool1d_with_indices, F.adaptive_max_pool1d, 3)]:
+        arg = x if fn is F.adaptive_max_pool2d_with_indices else x[:, :, 0]
+        v, i = fn(arg, size)
+        v2, i2 = ref(arg, size, return_indices=True)
+        np.testing.assert_array_equal(v.numpy(), v2.numpy())
+        np.testing.assert_array_equal(i.numpy(), i2.numpy())
+
+
+def test_load_state_dict_post_hook_must_not_return_a_value():
+    m = torch.nn.Linear(2, 2)
+    m.register_load_state_dict_post_hook(lambda mod, keys: 1)
+    with pytest.raises(AssertionError, match="are not expected to return new values"):
+        m.load_state_dict(m.state_dict())
+
+
+def test_normalize_writes_out_and_gumbel_softmax_eps_is_deprecated():
+    import warnings
+    a = rng.standard_normal((3, 4))
+    out = torch.empty(3, 4, dtype=torch.float64)
+    r = F.normalize(t(a), out=out)
+    assert r is out
+    np.testing.assert_allclose(out.numpy(), a / np.linalg.norm(a, axis=1, keepdims=True),
+                               rtol=1e-12)
+    with pytest.warns(UserWarning, match="^`eps` parameter is deprecated and has no effect.$"):
+        F.gumbel_softmax(torch.zeros(2, 3), eps=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.gumbel_softmax(torch.zeros(2, 3))
+
+
+@pytest.mark.parametrize("call,category,message", [
+    (lambda x: F.upsample(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead."),
+    (lambda x: F.upsample_bilinear(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` "
+     "instead."),
+    (lambda x: F.upsample_nearest(x, scale_factor=2), UserWarning,
+     "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead."),
+    (lambda x: F.log_softmax(x), UserWarning,
+     "Implicit dimension choice for log_softmax has been deprecated. Change the call to "
+     "include dim=X as an argument."),
+    (lambda x: F.softmin(x), UserWarning, "Implicit dimension choice for softmin has been "
+     "deprecated. Change the call to include dim=X as an argument."),
+    (lambda x: F.mse_loss(x, x, size_average=False), UserWarning,
+     "size_average and reduce args will be deprecated, please use reduction='sum' instead."),
+    (lambda x: torch.nn.L1Loss(reduce=False), UserWarning,
+     "size_average and reduce args will be deprecated, please use reduction='none' instead."),
+    (lambda x: torch.nn.init.uniform(torch.zeros(2)), FutureWarning,
+     "`nn.init.uniform` is now deprecated in favor of `nn.init.uniform_`."),
+])
+def test_deprecation_warnings_in_pytorchs_words(call, category, message):
+    # recorded from PyTorch 2.15
+    with pytest.warns(category) as record:
+        call(torch.zeros(1, 1, 4, 4))
+    assert [str(w.message) for w in record] == [message]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: F.prelu(torch.zeros(2, 3, dtype=torch.float16), torch.ones(1)),
+     "prelu: Type promoting not supported. Got Half and Float"),
+    (lambda: F.bilinear(torch.zeros(1, 2, dtype=torch.float64), torch.zeros(1, 2),
+                        torch.zeros(2, 2, 2)),
+     "All tensors must have the same dtype, got input1: double, input2: float, weight: float"),
+    (lambda: F.bilinear(torch.zeros(1, 2, dtype=torch.float16), torch.zeros(1, 2),
+                        torch.zeros(2, 2, 2), torch.zeros(2)),
+     "All tensors must have the same dtype, got input1: c10::Half, input2: float, weight: "
+     "float, bias: float"),
+])
+def test_mixed_dtype_errors_in_pytorchs_words(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message

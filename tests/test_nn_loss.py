@@ -284,3 +284,22 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
             np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), u.cpu()).numpy(), rtol=1e-6)
         print("ok")
     """)
+
+
+def test_kl_div_mean_warns_as_pytorch():
+    import warnings
+    x = T.tensor(np.log(np.full((2, 3), 1 / 3)))
+    y = T.tensor(np.full((2, 3), 1 / 3))
+    with pytest.warns(UserWarning, match="^reduction: 'mean' divides the total loss by both the "
+                                         "batch size and the support size.'batchmean'"):
+        F.kl_div(x, y)
+    with pytest.warns(UserWarning, match="reduction: 'mean' divides"):
+        nn.KLDivLoss()(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F.kl_div(x, y, reduction="batchmean")
+    # the legacy arguments get their own deprecation warning instead
+    with pytest.warns(UserWarning, match="^size_average and reduce args will be deprecated, "
+                                         "please use reduction='mean' instead.$") as record:
+        F.kl_div(x, y, size_average=True)
+    assert len(record) == 1

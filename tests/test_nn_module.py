@@ -301,6 +301,81 @@ def test_full_backward_hooks_see_input_and_output_gradients():
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
 
 
+
+def test_always_call_forward_hooks_run_when_forward_raises():
+    # PyTorch runs the always_call hooks (module and global, with kwargs or
+    # not) with output None when a pre-hook or forward raises, then re-raises;
+    # a hook's own error is only warned about
+    from torchlike.nn.modules import module as mm
+
+    class Boom(nn.Module):
+        def forward(self, x, scale=1.0):
+            raise KeyError("k")
+    m, seen = Boom(), []
+    m.register_forward_hook(lambda mod, args, out: seen.append(("plain", out)),
+                            always_call=True)
+    m.register_forward_hook(lambda mod, args, kw, out: seen.append(("kw", kw, out)),
+                            with_kwargs=True, always_call=True)
+    m.register_forward_hook(lambda mod, args, out: seen.append("never"))
+    handle = mm.register_module_forward_hook(lambda mod, args, out: seen.append(("g", out)),
+                                             always_call=True)
+    try:
+        with pytest.raises(KeyError):
+            m(torch.zeros(1), scale=2.0)
+    finally:
+        handle.remove()
+    assert seen == [("g", None), ("plain", None), ("kw", {"scale": 2.0}, None)]
+
+    m2 = Boom()
+    m2.register_forward_hook(lambda *a: 1 / 0, always_call=True)
+    with pytest.warns(UserWarning, match="always_call=True.*division by zero"):
+        with pytest.raises(KeyError):
+            m2(torch.zeros(1))
+    seen.clear()
+    ok = nn.ReLU()
+    ok.register_forward_hook(lambda mod, args, out: seen.append("once"), always_call=True)
+    ok(torch.zeros(1))
+    assert seen == ["once"]
+
+
+def test_global_hooks_with_kwargs_backward_and_registration():
+    from torchlike.nn.modules import module as mm
+    m = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+    seen = []
+    handles = [
+        mm.register_module_forward_hook(lambda mod, a, kw, out: seen.append(("fk", kw)),
+                                        with_kwargs=True),
+        mm.register_module_full_backward_pre_hook(
+            lambda mod, go: seen.append(("bpre", type(mod).__name__))),
+        mm.register_module_full_backward_hook(
+            lambda mod, gi, go: seen.append(("b", type(mod).__name__))),
+    ]
+    try:
+        m(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    assert seen[:3] == [("fk", {}), ("fk", {}), ("fk", {})]
+    assert sorted(seen[3:]) == sorted([("bpre", "Sequential"), ("bpre", "ReLU"),
+                                       ("bpre", "Linear"), ("b", "Sequential"),
+                                       ("b", "ReLU"), ("b", "Linear")])
+    seen.clear()
+    m(torch.randn(2, 3, requires_grad=True)).sum().backward()
+    assert seen == []
+
+    names = []
+    handles = [mm.register_module_parameter_registration_hook(lambda mod, n, p: names.append(n)),
+               mm.register_module_buffer_registration_hook(lambda mod, n, b: names.append(n)),
+               mm.register_module_module_registration_hook(lambda mod, n, s: names.append(n))]
+    try:
+        nn.Sequential(nn.BatchNorm1d(2))
+    finally:
+        for h in handles:
+            h.remove()
+    assert names == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked",
+                     "0"]
+
+
 # ---- repr ------------------------------------------------------------------------------------
 
 def test_repr_layout_with_extra_repr_and_children():
@@ -412,3 +487,158 @@ def test_state_dict_and_model_survive_save_load_and_pickle():
     m.eval()
     clone.eval()
     np.testing.assert_array_equal(clone(x).detach().numpy(), m(x).detach().numpy())
+
+
+def test_set_submodule_modules_duplicates_and_typenames_in_errors():
+    m = nn.Sequential(nn.ReLU(), nn.Sequential(nn.Tanh()))
+    m.set_submodule("1.0", nn.GELU())
+    m.set_submodule("1.x", nn.ELU())
+    assert isinstance(m[1][0], nn.GELU) and isinstance(m[1].x, nn.ELU)
+    with pytest.raises(AttributeError, match="^Sequential has no attribute `y`$"):
+        m.set_submodule("1.y", nn.ELU(), strict=True)
+    with pytest.raises(ValueError, match="^Cannot set the submodule without a target name!$"):
+        m.set_submodule("", nn.ELU())
+    with pytest.raises(ValueError, match="^`module` is not an nn.Module, found <class 'int'>$"):
+        m.set_submodule("0", 3)
+    with pytest.raises(AttributeError, match="^`weight` is not an nn.Module$"):
+        nn.Linear(2, 2).set_submodule("weight", nn.ReLU())
+    relu = nn.ReLU()
+    twice = nn.Sequential(relu, relu)
+    assert len(list(twice.modules())) == 2
+    assert len(list(twice.modules(remove_duplicate=False))) == 3
+    # PyTorch names the rejected value with torch.typename
+    mod = nn.Module()
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.DoubleTensor' object to "
+                                        r"parameter 'a' \(torch\.nn\.Parameter or None required\)$"):
+        mod.register_parameter("a", torch.ones(1, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.nn\.modules\.activation\."
+                                        r"ReLU' object to parameter"):
+        mod.register_parameter("a", nn.ReLU())
+    mod.p = nn.Parameter(torch.ones(1))
+    with pytest.raises(TypeError, match=r"^cannot assign 'torchlike\.FloatTensor' as parameter "
+                                        r"'p' \(torch\.nn\.Parameter or None expected\)$"):
+        mod.p = torch.ones(1)
+    mod.register_buffer("b", torch.ones(1))
+    with pytest.raises(TypeError, match=r"^cannot assign 'list' as buffer 'b' \(torch\.nn\.Buffer, "
+                                        r"torch\.Tensor or None expected\)$"):
+        mod.b = [1]
+    from torchlike.nn.modules import module as mm
+    seen = []
+    handle = mm.register_module_module_registration_hook(lambda mod, n, s: seen.append(n))
+    try:
+        mod.child = nn.ReLU()
+    finally:
+        handle.remove()
+    assert seen == ["child"]
+
+
+def test_lazy_modules_follow_dtype_conversions_made_before_their_first_call():
+    # PyTorch converts the placeholders, and materialize() takes their dtype
+    import copy
+    x = torch.tensor(np.random.default_rng(0).standard_normal((5, 4)))
+    for m in (nn.LazyLinear(3).double(), nn.LazyLinear(3).to(torch.float64)):
+        y = m(x)
+        assert type(m) is nn.Linear and m.weight.dtype == torch.float64
+        assert m.bias.dtype == torch.float64 and y.dtype == torch.float64
+    bn = nn.LazyBatchNorm1d().double()
+    bn(torch.ones(4, 3, dtype=torch.float64))
+    assert bn.weight.dtype == torch.float64 and bn.running_mean.dtype == torch.float64
+    assert bn.num_batches_tracked.dtype == torch.int64
+    conv = copy.deepcopy(nn.LazyConv2d(4, 3).double())
+    conv(torch.ones(1, 2, 5, 5, dtype=torch.float64))
+    assert conv.weight.dtype == torch.float64 and tuple(conv.weight.shape) == (4, 2, 3, 3)
+
+
+def test_lazy_norms_take_bias_and_hardtanh_its_deprecated_names():
+    m = nn.LazyBatchNorm1d(bias=False)
+    m(torch.ones(4, 3))
+    assert m.bias is None and list(m.state_dict()) == ["weight", "running_mean", "running_var",
+                                                       "num_batches_tracked"]
+    assert "bias=False" in repr(m)
+    with pytest.warns(FutureWarning) as record:
+        h = nn.Hardtanh(min_value=-2.0, max_value=3.0)
+    assert [str(w.message) for w in record] == [
+        "keyword argument `min_value` is deprecated and renamed to `min_val`",
+        "keyword argument `max_value` is deprecated and renamed to `max_val`"]
+    assert (h.min_val, h.max_val) == (-2.0, 3.0)
+    with pytest.raises(AssertionError, match=r"^max_val \(1.0\) must be greater than min_val "
+                                             r"\(2.0\)$"):
+        nn.Hardtanh(2.0, 1.0)
+
+
+def test_parameter_dict_orders_a_plain_dict_and_has_the_dict_methods():
+    # PyTorch sorts a plain mapping's keys (not an OrderedDict's), which
+    # fixes the state_dict order
+    p = nn.ParameterDict({"b": torch.ones(1), "a": torch.ones(2)})
+    assert list(p.keys()) == ["a", "b"] and list(p.state_dict()) == ["a", "b"]
+    p.update(OrderedDict([("d", torch.ones(1)), ("c", torch.ones(1))]))
+    p.update([("f", torch.ones(1)), ("e", torch.ones(1))])
+    assert list(p.keys()) == ["a", "b", "d", "c", "f", "e"]
+    q = p.copy()
+    assert list(q.keys()) == list(p.keys()) and q["a"] is p["a"]
+    assert p.popitem()[0] == "e" and "e" not in p
+    assert isinstance(p.setdefault("z", torch.zeros(3)), nn.Parameter) and "z" in p
+    assert list(p.fromkeys(["x", "y"], torch.ones(1)).keys()) == ["x", "y"]
+    assert list((q | {"n": torch.ones(1)}).keys())[-1] == "n"
+    assert list(reversed(q))[0] == "e"
+    with pytest.raises(TypeError, match="^ParametersDict.update should be called with an "
+                                        "iterable of key/value pairs, but got int$"):
+        p.update(3)
+    with pytest.raises(ValueError, match="^ParameterDict update sequence element #0 has length "
+                                         "3; 2 is required$"):
+        p.update([(1, 2, 3)])
+    with pytest.raises(TypeError, match="ModuleDict.update should be called"):
+        nn.ModuleDict().update(3)
+
+
+def test_load_state_dict_assign_takes_the_checkpoint_tensors():
+    # assign=True was accepted and ignored (values copied into the old
+    # float32 parameters); PyTorch makes the checkpoint's tensors the module's
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    m[0].bias.requires_grad_(False)
+    sd = {k: (v.double() * 2 if v.is_floating_point() else v) for k, v in m.state_dict().items()}
+    r = m.load_state_dict(sd, assign=True)
+    assert repr(r) == "<All keys matched successfully>"
+    assert all(v.dtype in (torch.float64, torch.int64) for v in m.state_dict().values())
+    assert m[0].weight.data_ptr() == sd["0.weight"].data_ptr()
+    assert m[1].running_mean.data_ptr() == sd["1.running_mean"].data_ptr()
+    assert isinstance(m[0].weight, nn.Parameter) and m[0].weight.requires_grad
+    assert isinstance(m[0].bias, nn.Parameter) and not m[0].bias.requires_grad
+    p = nn.Parameter(torch.ones(2, 2), requires_grad=False)
+    lin = nn.Linear(2, 2)
+    lin.load_state_dict({"weight": p, "bias": torch.zeros(2)}, assign=True)
+    assert lin.weight is p and p.requires_grad  # takes the module parameter's flag
+    with pytest.raises(RuntimeError, match="size mismatch for weight"):
+        lin.load_state_dict({"weight": torch.ones(3, 2), "bias": torch.zeros(2)}, assign=True)
+    plain = nn.Linear(2, 2)
+    plain.load_state_dict({"weight": torch.ones(2, 2, dtype=torch.float64),
+                           "bias": torch.zeros(2, dtype=torch.float64)})
+    assert plain.weight.dtype == torch.float32  # without assign: copied in
+
+
+def test_state_dict_positional_arguments_are_deprecated():
+    m = nn.Linear(2, 2)
+    with pytest.warns(FutureWarning, match="^Positional args are being deprecated, use kwargs "
+                                           "instead"):
+        d = m.state_dict(None, "p.")
+    assert list(d) == ["p.weight", "p.bias"]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(nn.Sequential(m).state_dict(prefix="q.")) == ["q.0.weight", "q.0.bias"]
+
+
+def test_uninitialized_parameters_refuse_computation_and_shape():
+    p = nn.UninitializedParameter()
+    for op in (lambda: p + 1, lambda: p * 2, lambda: p.sum(), lambda: p.numel(), lambda: len(p),
+               lambda: p @ torch.ones(2), lambda: p[0]):
+        with pytest.raises(ValueError, match="^Attempted to use an uninitialized parameter in"):
+            op()
+    with pytest.raises(RuntimeError, match="^Can't access the shape of an uninitialized "
+                                           "parameter or buffer"):
+        p.shape
+    assert p.dtype == torch.float32 and p.requires_grad and repr(p) == "<UninitializedParameter>"
+    m = nn.LazyLinear(3)  # still usable the ways PyTorch allows
+    assert list(m.state_dict()) == ["weight", "bias"]
+    m.load_state_dict(nn.Linear(2, 3).state_dict())
+    assert tuple(m.weight.shape) == (3, 2)

@@ -504,3 +504,33 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         assert str(xr.grad.device) == "fake:0"
         print("ok")
     """)
+
+
+def test_batch_norm_empty_batch_keeps_running_stats_and_reaches_weight_and_bias():
+    # PyTorch refuses exactly one value per channel, not an empty batch: the
+    # output is empty, the running statistics stay, weight and bias get zeros
+    rm, rv = T.full((3,), 0.5), T.full((3,), 2.0)
+    x = T.zeros(0, 3, 4, requires_grad=True)
+    w, b = T.ones(3, requires_grad=True), T.ones(3, requires_grad=True)
+    y = F.batch_norm(x, rm, rv, w, b, True, 0.1)
+    y.sum().backward()
+    assert tuple(y.shape) == (0, 3, 4) and tuple(x.grad.shape) == (0, 3, 4)
+    np.testing.assert_array_equal(rm.numpy(), np.full(3, 0.5))
+    np.testing.assert_array_equal(rv.numpy(), np.full(3, 2.0))
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(b.grad.numpy(), np.zeros(3))
+    for m in (nn.BatchNorm2d(3), nn.BatchNorm2d(3, momentum=None)):
+        assert tuple(m(T.zeros(0, 3, 2, 2)).shape) == (0, 3, 2, 2)
+        assert int(m.num_batches_tracked) == 1
+        np.testing.assert_array_equal(m.running_mean.numpy(), np.zeros(3))
+        np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))
+    with pytest.raises(ValueError, match=r"input size torchlike.Size\(\[1, 3, 1, 1\]\)"):
+        F.batch_norm(T.zeros(1, 3, 1, 1), None, None, training=True)
+    with pytest.raises(ValueError, match="^batch_norm eps must be positive during training, "
+                                         "but got 0.0$"):
+        F.batch_norm(T.zeros(2, 3), None, None, training=True, eps=0.0)
+    with pytest.raises(ValueError, match="^batch_norm eps must be non-negative, but got -1.0$"):
+        F.batch_norm(T.zeros(2, 3), T.zeros(3), T.ones(3), eps=-1.0)
+    with pytest.raises(ValueError, match=r"^num_channels \(6\) must be divisible by "
+                                         r"num_groups \(4\)$"):
+        nn.GroupNorm(4, 6)

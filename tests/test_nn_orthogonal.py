@@ -193,7 +193,12 @@ def test_orthogonal_defaults_assignment_and_errors():
         P.orthogonal(torch.nn.Linear(3, 3), "bias")
     with pytest.raises(ValueError, match='orthogonal_map has to be one of'):
         P.orthogonal(torch.nn.Linear(3, 3), orthogonal_map="qr")
+    # registering skips the right_inverse that cannot be (PyTorch catches its
+    # NotImplementedError); assigning through it raises
+    cay = P.orthogonal(torch.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
+    w = cay.weight.detach().numpy().astype(np.float64)
+    np.testing.assert_allclose(w @ w.T, np.eye(3), atol=1e-5)
     with pytest.raises(NotImplementedError, match="use_trivialization=False"):
-        P.orthogonal(torch.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
+        cay.weight = torch.randn(3, 3)
     with pytest.raises(ValueError, match="householder parametrization does not support complex"):
         P._Orthogonal(torch.randn(3, 3, dtype=torch.complex64), "householder")

@@ -128,15 +128,19 @@ def test_functional_call_swaps_tensors_for_one_call_only():
     lin = nn.Linear(3, 2)
     x = torch.randn(4, 3)
     w = torch.ones(2, 3, requires_grad=True)
-    out = nn.utils.stateless.functional_call(lin, {"weight": w}, (x,))
+    out = torch.func.functional_call(lin, {"weight": w}, (x,))
     np.testing.assert_allclose(out.detach().numpy(),
                                x.numpy().sum(1, keepdims=True) + lin.bias.detach().numpy(),
                                rtol=1e-6)
     out.sum().backward()
     assert w.grad is not None and lin.weight.grad is None
     assert isinstance(lin.weight, nn.Parameter)
-    with pytest.raises(RuntimeError, match="missing keys"):
-        nn.utils.stateless.functional_call(lin, {"weight": w}, (x,), strict=True)
+    with pytest.raises(RuntimeError, match=r"^Error\(s\) in reparametrizing for Linear:\n\t"
+                                           r"Missing key\(s\): 'bias'\.$"):
+        torch.func.functional_call(lin, {"weight": w}, (x,), strict=True)
+    with pytest.raises(RuntimeError, match=r"for Linear:\n\tUnexpected key\(s\): 'aa', 'zz'\.\n"
+                                           r"\tMissing key\(s\): 'bias'\.$"):
+        torch.func.functional_call(lin, {"weight": w, "zz": w, "aa": w}, (x,), strict=True)
 
 
 def test_fuse_conv_bn_eval_matches_the_pair():
@@ -154,10 +158,181 @@ def test_fuse_conv_bn_eval_matches_the_pair():
         nn.utils.fuse_conv_bn_eval(conv.train(), bn)
 
 
-def test_torch_func_functional_call_is_the_stateless_one():
+def test_torch_func_functional_call_and_the_deprecated_stateless_one():
     import torchlike
     m = torchlike.nn.Linear(2, 1)
     out = torchlike.func.functional_call(m, {"weight": torchlike.ones(1, 2), "bias": torchlike.zeros(1)},
                                          (torchlike.tensor([[1.0, 2.0]]),))
     assert out.tolist() == [[3.0]]
-    assert torchlike.func.functional_call is torchlike.nn.utils.stateless.functional_call
+    # PyTorch's parameter names differ between the two spellings, and the
+    # nn.utils one warns that it is deprecated
+    out = torchlike.func.functional_call(
+        m, parameter_and_buffer_dicts=({"weight": torchlike.ones(1, 2)}, {"bias": torchlike.ones(1)}),
+        args=torchlike.tensor([[1.0, 2.0]]))
+    assert out.tolist() == [[4.0]]
+    with pytest.warns(FutureWarning, match="stateless.functional_call` is deprecated"):
+        out = nn.utils.stateless.functional_call(
+            m, parameters_and_buffers={"weight": torchlike.ones(1, 2), "bias": torchlike.zeros(1)},
+            args=torchlike.tensor([[1.0, 2.0]]))
+    assert out.tolist() == [[3.0]]
+
+
+class _Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 2, bias=False)
+        self.b = nn.Linear(2, 2, bias=False)
+        self.b.weight = self.a.weight
+        self.scale = 1.0
+
+    def forward(self, x):
+        return (self.a(x) + self.b(x)) * getattr(self, "extra", 1.0)
+
+
+def test_functional_call_ties_weights_and_sets_other_names_as_attributes():
+    m, x = _Tied(), torch.ones(1, 2)
+    w0 = m.a.weight
+    # tie_weights: the value given for a.weight is also b.weight's
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2)}, x)
+    np.testing.assert_array_equal(out.numpy(), [[4.0, 4.0]])
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                         "b.weight": torch.full((2, 2), 2.0)}, x,
+                                     tie_weights=False)
+    np.testing.assert_array_equal(out.numpy(), [[6.0, 6.0]])
+    with pytest.raises(ValueError, match=r"^functional_call got multiple values for keys "
+                                         r"\['a.weight', 'b.weight'\], which are tied"):
+        torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                       "b.weight": torch.full((2, 2), 2.0)}, x)
+    # a name that is no parameter or buffer is an attribute during the call
+    out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
+                                         "extra": torch.tensor(10.0)}, x)
+    np.testing.assert_array_equal(out.numpy(), [[40.0, 40.0]])
+    assert not hasattr(m, "extra") and m.a.weight is w0 and m.b.weight is w0
+    with pytest.raises(AttributeError, match="Linear has no attribute `c`"):
+        torch.func.functional_call(m, {"a.c.weight": torch.ones(2, 2)}, x)
+
+
+def test_packed_sequence_conversions_follow_tensor_to():
+    from torchlike.nn.utils.rnn import invert_permutation
+    seqs = [torch.tensor(rng.standard_normal((n, 2)).astype(np.float32)) for n in (2, 4, 1)]
+    p = pack_sequence(seqs, enforce_sorted=False)
+    for name, dtype in [("double", torch.float64), ("float", torch.float32),
+                        ("half", torch.float16), ("long", torch.int64), ("int", torch.int32),
+                        ("short", torch.int16), ("char", torch.int8), ("byte", torch.uint8)]:
+        q = getattr(p, name)()
+        assert type(q) is type(p) and q.data.dtype == dtype
+        assert q.batch_sizes.tolist() == [3, 2, 1, 1]
+        assert q.sorted_indices.tolist() == [1, 0, 2] and q.unsorted_indices.tolist() == [1, 0, 2]
+    np.testing.assert_array_equal(p.double().data.numpy(), p.data.numpy().astype(np.float64))
+    assert p.float() is p and p.cpu() is p and p.to(torch.float32) is p
+    assert not p.is_pinned() and not p.is_cuda
+    assert invert_permutation(None) is None
+    assert invert_permutation(torch.tensor([2, 0, 3, 1])).tolist() == [1, 3, 0, 2]
+
+
+def test_parametrize_checks_shape_and_dtype_unless_unsafe():
+    from torchlike.nn.utils import parametrize as P
+
+    class Rows(nn.Module):
+        def forward(self, x):
+            return x[:2]
+
+    class ToDouble(nn.Module):
+        def forward(self, x):
+            return x.double()
+    m = nn.Linear(4, 3)
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the "
+                                         r"shape of the tensor, unless `unsafe` flag is enabled"
+                                         r"\.\nunparametrized shape: torchlike\.Size\(\[3, 4\]\)\n"
+                                         r"parametrized shape: torchlike\.Size\(\[2, 4\]\)$"):
+        P.register_parametrization(m, "weight", Rows())
+    assert type(m) is nn.Linear and isinstance(m.weight, nn.Parameter)  # left as it was
+    with pytest.raises(ValueError, match="may not change the dtype"):
+        P.register_parametrization(m, "weight", ToDouble())
+    P.register_parametrization(m, "weight", Rows(), unsafe=True)
+    assert tuple(m.weight.shape) == (2, 4)
+
+    m = nn.Linear(4, 3)
+    P.register_parametrization(m, "weight", nn.Tanh())
+    with pytest.raises(ValueError, match=r"module\.weight\.shape: torchlike\.Size\(\[3, 4\]\)\n"
+                                         r"parametrization\(module\.weight\)\.shape"):
+        P.register_parametrization(m, "weight", Rows())
+    # assigning needs a right_inverse on every parametrization
+    with pytest.raises(RuntimeError, match="^parametrization Tanh does not implement "
+                                           "right_inverse.$"):
+        m.weight = torch.zeros(3, 4)
+
+
+def test_remove_parametrizations_keeps_the_original_object_and_kind():
+    from torchlike.nn.utils import parametrize as P
+    m = nn.Linear(3, 3)
+    w = m.weight
+    P.register_parametrization(m, "weight", nn.Tanh())
+    assert m.parametrizations.weight.original is w  # optimizers hold this object
+    expected = np.tanh(w.detach().numpy())
+    P.remove_parametrizations(m, "weight")
+    assert m.weight is w
+    np.testing.assert_allclose(m.weight.detach().numpy(), expected, rtol=1e-6)
+    bn = nn.BatchNorm1d(2)
+    P.register_parametrization(bn, "running_var", nn.Softplus())
+    P.remove_parametrizations(bn, "running_var", leave_parametrized=False)
+    assert "running_var" in bn._buffers and "running_var" not in bn._parameters
+    np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(2))
+    wn = nn.utils.parametrizations.weight_norm(nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="Cannot leave unparametrized"):
+        P.remove_parametrizations(wn, "weight", leave_parametrized=False)
+
+
+def test_type_before_and_transfer_parametrizations():
+    from torchlike.nn.utils import parametrize as P
+    src, dst = nn.Linear(3, 3), nn.Linear(3, 3)
+    assert P.type_before_parametrizations(src) is nn.Linear
+    P.register_parametrization(src, "weight", nn.Tanh())
+    assert P.type_before_parametrizations(src) is nn.Linear and type(src) is not nn.Linear
+    P.transfer_parametrizations_and_params(src, dst)
+    assert P.is_parametrized(dst, "weight")
+    assert dst.parametrizations.weight.original is src.parametrizations.weight.original
+    np.testing.assert_array_equal(dst.weight.detach().numpy(), src.weight.detach().numpy())
+
+
+def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
+    from torchlike.nn.utils import fuse_linear_bn_weights
+    torch.manual_seed(0)
+    conv, bn = nn.Conv2d(3, 4, 3, bias=False).double().eval(), nn.BatchNorm2d(4).double().eval()
+    with torch.no_grad():
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2.0)
+    fused = nn.utils.fuse_conv_bn_eval(conv, bn)
+    x = torch.tensor(rng.standard_normal((2, 3, 5, 5)))
+    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
+                               rtol=1e-12, atol=1e-12)
+    # PyTorch: the new bias requires grad only if the conv had one that did
+    assert fused.weight.requires_grad and not fused.bias.requires_grad
+    half = nn.utils.fuse_conv_bn_eval(nn.Conv2d(3, 4, 3).half().eval(), nn.BatchNorm2d(4).eval())
+    assert half.weight.dtype == torch.float16 and half.bias.dtype == torch.float16
+    # a one-feature BatchNorm scales every output of the linear layer
+    w, b = fuse_linear_bn_weights(torch.ones(2, 3), None, torch.zeros(1), torch.full((1,), 4.0),
+                                  0.0, torch.full((1,), 2.0), torch.ones(1))
+    np.testing.assert_allclose(w.detach().numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(b.detach().numpy(), np.ones(1))  # as PyTorch: zeros_like(mean)
+    assert not w.requires_grad and not b.requires_grad  # as the inputs
+    with pytest.raises(AssertionError, match="linear.out_features=4 and bn.num_features=3"):
+        nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
+    with pytest.raises(AssertionError, match="running_mean and bn.running_var must not be None"):
+        nn.utils.fuse_conv_bn_eval(nn.Conv2d(3, 4, 1).eval(),
+                                   nn.BatchNorm2d(4, track_running_stats=False).eval())
+
+
+def test_parametrized_modules_refuse_pickling_but_deep_copy():
+    import copy
+    import pickle
+    from torchlike.nn.utils import parametrize as P
+    m = nn.Linear(2, 2)
+    P.register_parametrization(m, "weight", nn.Tanh())
+    with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only "
+                                           "supported through state_dict"):
+        pickle.dumps(m)
+    c = copy.deepcopy(m)
+    assert type(c) is type(m) and list(c.state_dict()) == list(m.state_dict())
+    assert c.parametrizations.weight.original is not m.parametrizations.weight.original
+    np.testing.assert_array_equal(c.weight.detach().numpy(), m.weight.detach().numpy())

@@ -8,7 +8,8 @@
  *   d g = B(gg, x)                 (the same backward op)
  *   d x = gg g f''(x)              (f'' composed of ops with derivatives)
  * f'' is 0 for the piecewise-linear ones (relu, threshold, leaky_relu,
- * hardtanh, hardsigmoid, the shrinks): they send nothing to x.
+ * hardtanh, hardsigmoid, the shrinks): they send zeros to x, as PyTorch
+ * does, so that grad(.., x) finds x used rather than raising.
  * prelu's and glu's backward ops have two operands mixed; their terms are
  * written out below. */
 #include <string.h>
@@ -209,11 +210,13 @@ static void backward_ops(tl_grad_ctx *c)
   PyObject *g = ARG(0, "grad_output"), *x = ARG(1, "input"), *gg = G(0);
   if (NEEDS(g))
     SEND(g, same_op(c, gg));
-  if (!NEEDS(x) || c->formula == TL_OP_THRESHOLD_BACKWARD)
+  if (!NEEDS(x))
     return;
-  PyObject *f2 = second(c, X(1, "input"));
+  PyObject *f2 = c->formula == TL_OP_THRESHOLD_BACKWARD ? NULL : second(c, X(1, "input"));
   if (f2)
     SEND(x, mul(c, mul(c, gg, X(0, "grad_output")), f2));
+  else if (!PyErr_Occurred()) /* f'' = 0: zeros, as PyTorch sends, so x stays reachable */
+    SEND(x, CALL("zeros_like", "O", X(1, "input")));
 }
 
 /* prelu: dx = m g + (1 - m) w g,  dw = (1 - m) x g,  m = [x > 0] */

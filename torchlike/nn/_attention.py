@@ -161,8 +161,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             key_padding_mask = pad(key_padding_mask, (0, 1))
     # heads as views (N, H, *, hd) of the projections: no copy before the kernel
     q = _heads(q, N, H, hd)
-    k = static_k.reshape(N, H, -1, hd) if static_k is not None else _heads(k, N, H, hd)
-    v = static_v.reshape(N, H, -1, hd) if static_v is not None else _heads(v, N, H, hd)
+    # explicit sizes, not -1: an empty batch must reshape too
+    k = static_k.reshape(N, H, static_k.shape[1], hd) if static_k is not None else \
+        _heads(k, N, H, hd)
+    v = static_v.reshape(N, H, static_v.shape[1], hd) if static_v is not None else \
+        _heads(v, N, H, hd)
     if add_zero_attn:
         k = _C.cat([k, _C.zeros((N, H, 1, hd), dtype=k.dtype, device=k.device)], 2)
         v = _C.cat([v, _C.zeros((N, H, 1, hd), dtype=v.dtype, device=v.device)], 2)
@@ -183,14 +186,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         # the fast path: the blocked kernel, with heads as a batch dim
         mask4 = None
         if attn_mask is not None:
-            mask4 = attn_mask.reshape(-1, attn_mask.shape[-2], S)
+            rows = attn_mask.shape[0] if attn_mask.ndim == 3 else 1
+            mask4 = attn_mask.reshape(rows, attn_mask.shape[-2], S)
             mask4 = (mask4.reshape(N, H, mask4.shape[-2], S) if mask4.shape[0] == N * H
                      else mask4.unsqueeze(0))
         out = scaled_dot_product_attention(q, k, v, mask4, dropout_p)   # N, H, L, hd
         out = out.permute(2, 0, 1, 3).reshape(L * N, E)
         out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
         return (out.squeeze(1) if unbatched else out), None
-    q, k, v = (t.reshape(N * H, -1, hd) for t in (q, k, v))   # N*H, L or S, hd
+    q, k, v = (t.reshape(N * H, t.shape[2], hd) for t in (q, k, v))   # N*H, L or S, hd
     scores = _C.matmul(q * (1.0 / math.sqrt(hd)), k.transpose(1, 2))   # N*H, L, S
     if attn_mask is not None:
         scores = scores + attn_mask

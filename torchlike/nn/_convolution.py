@@ -17,7 +17,7 @@ def _same_padding(x, weight, stride, dilation, n):
     """padding='same' as (padded x, symmetric padding): PyTorch's rule, the
     odd unit of a dim's total padding going to its far side."""
     if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     k = tuple(weight.shape[2:2 + n]) if weight.ndim == n + 2 else (1,) * n
     total = [d * (kk - 1) for d, kk in zip(dilation, k)]
     left = tuple(t // 2 for t in total)
@@ -39,8 +39,7 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
             x, padding = _same_padding(x, weight, _ntuple(stride, n, "stride"),
                                        _ntuple(dilation, n, "dilation"), n)
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of "
-                             "{'valid', 'same'}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
     out = _C.convolution(x, weight, bias, stride, padding, dilation, False, 0, groups)
     return out.squeeze(0) if unbatched else out
 

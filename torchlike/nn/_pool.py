@@ -208,6 +208,19 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _adaptive_max_poolnd(input, output_size, return_indices, 3, "adaptive_max_pool3d")
 
 
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` returning (values, indices) whatever ``return_indices``."""
+    return _adaptive_max_poolnd(input, output_size, True, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, True, 2, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max_poolnd(input, output_size, True, 3, "adaptive_max_pool3d")
+
+
 # ---- fractional max pooling --------------------------------------------------------------
 
 def _fractional_max_poolnd(input, kernel_size, output_size, output_ratio, return_indices,
@@ -365,14 +378,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

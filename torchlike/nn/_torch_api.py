@@ -28,8 +28,11 @@ def log_softmax(input, dim, dtype=None):
 
 
 def feature_dropout(input, p, train):
-    return F.dropout2d(input, p, train) if input.ndim == 4 else \
-        F._feature_dropout(input, p, train, False, input.ndim, "feature_dropout")
+    """``torch.feature_dropout``: one draw per (dim 0, dim 1) entry."""
+    F._check_p(p)
+    if not train or p == 0.0:
+        return input
+    return F._dropout(input, p, min(2, input.ndim), False, False)
 
 
 relu, relu_, dropout, alpha_dropout = F.relu, F.relu_, F.dropout, F.alpha_dropout

@@ -21,7 +21,9 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
                     lp_pool1d, lp_pool2d, lp_pool3d, adaptive_avg_pool1d,
                     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
-                    adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d, max_unpool2d,
+                    adaptive_max_pool2d, adaptive_max_pool3d, adaptive_max_pool1d_with_indices,
+                    adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices,
+                    max_unpool1d, max_unpool2d,
                     max_unpool3d, fractional_max_pool2d, fractional_max_pool3d,
                     fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices,
                     interpolate, upsample, upsample_nearest,
@@ -72,9 +74,10 @@ def _legacy_reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    r = "none" if not reduce else "mean" if size_average else "sum"
+    warnings.warn("size_average and reduce args will be deprecated, please use "
+                  f"reduction='{r}' instead.", stacklevel=3)
+    return r
 
 
 def _check_same_size(input, target):
@@ -89,12 +92,23 @@ def _size(shape):
     return str(_C.Size(tuple(int(s) for s in shape)))
 
 
+def _scalar_type_name(t):
+    """PyTorch's ScalarType name of a tensor's dtype ("Float", "Long" ...)."""
+    return t.type().rsplit(".", 1)[-1][:-len("Tensor")]
+
+
+def _cpp_type_name(dtype):
+    """The C++ type name PyTorch prints for a dtype in some errors."""
+    return {_C.float32: "float", _C.float64: "double", _C.float16: "c10::Half",
+            _C.bfloat16: "c10::BFloat16"}.get(dtype, str(dtype).rsplit(".", 1)[-1])
+
+
 def _scalar_like(value, x):
     return _C.full((), value, dtype=x.dtype, device=x.device)
 
 
-def _softmax_dim(ndim):
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+def _softmax_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   "to include dim=X as an argument.", stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -129,6 +143,27 @@ def bilinear(input1, input2, weight, bias=None):
     r"""``y_k = x1 @ W_k @ x2 + b_k``.  Shapes: input1 (*, in1), input2 (*, in2),
     weight (out, in1, in2), bias (out,) -> (*, out)."""
     from .._einsum import einsum
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + \
+        ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype != input1.dtype for _, t in named):
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{n}: {_cpp_type_name(t.dtype)}" for n, t in named))
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {input1.shape[d]} and {input2.shape[d]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if bias is not None and bias.shape[-1] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[-1]} but expected {weight.shape[0]}")
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -306,6 +341,9 @@ def logsigmoid(input):
 
 def prelu(input, weight):
     """``x if x >= 0 else weight * x``; ``weight`` has 1 or C (dim 1) entries."""
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{_scalar_type_name(input)} and {_scalar_type_name(weight)}")
     if weight.ndim != 1 and weight.numel() != 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.ndim}")
@@ -344,28 +382,30 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably in one pass
     (src/nn/softmax)."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("softmax", input.ndim)
     return _C.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``x - logsumexp(x)`` along ``dim`` (src/nn/softmax)."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("log_softmax", input.ndim)
     return _C.log_softmax(input, dim, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-x)``."""
     if dim is None:
-        dim = _softmax_dim(input.ndim)
+        dim = _softmax_dim("softmin", input.ndim)
     return softmax(-input, dim, dtype=dtype)
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """``softmax((logits + g) / tau)`` with Gumbel(0, 1) noise ``g``; ``hard``
     returns the one-hot argmax with the soft sample's gradient
-    (straight-through)."""
+    (straight-through).  ``eps`` is deprecated and unused, as in PyTorch."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -_C.empty_like(logits).exponential_().log()
     y = softmax((logits + gumbels) / tau, dim)
     if not hard:
@@ -400,27 +440,60 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return _dropout(input, p, 0, False, inplace)
 
 
-def _feature_dropout(input, p, training, inplace, batched_ndim, name):
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) input."""
     _check_p(p)
-    if input.ndim not in (batched_ndim, batched_ndim - 1):
-        raise RuntimeError(f"{name}: Expected {batched_ndim - 1}D or {batched_ndim}D input, "
-                           f"but received a {input.ndim}D input.")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note "
+            "that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
     if not training or p == 0.0:
         return input
     # one draw per (sample, channel), applied to the channel's whole run
-    return _dropout(input, p, 2 if input.ndim == batched_ndim else 1, False, inplace)
+    return _dropout(input, p, 2 if input.ndim == 3 else 1, False, inplace)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+def _feature_dropout_warn(name, ndim, spatial):
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result "
+        "in an error in a future release. To retain the behavior and silence this warning, "
+        f"please use dropout instead. Note that {name} exists to provide channel-wise "
+        f"dropout on inputs with {spatial} spatial dimensions, a channel dimension, and an "
+        f"optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+        stacklevel=3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+    """Zero whole channels.  As in PyTorch, a 3-D input is read as (N, C, L)
+    (channel-wise 1-D dropout, with a warning), not as an unbatched (C, H, W),
+    and other ranks warn and draw per (dim 0, dim 1)."""
+    _check_p(p)
+    if input.ndim not in (3, 4):
+        _feature_dropout_warn("dropout2d", input.ndim, 2)
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2)
+    if not training or p == 0.0:
+        return input
+    return _dropout(input, p, min(2, input.ndim), False, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) input; other
+    ranks warn, and all but 5-D are read as unbatched (a draw per dim 0)."""
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        _feature_dropout_warn("dropout3d", input.ndim, 3)
+    if not training or p == 0.0:
+        return input
+    return _dropout(input, p, 2 if input.ndim == 5 else min(1, input.ndim), False, inplace)
 
 
 def _alpha_dropout(input, p, training, inplace, batch_dims):
@@ -451,11 +524,24 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     rstd its backward reads."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
-    if training:
-        C = input.shape[1]
-        if (input.numel() // C if C else 0) <= 1:
-            raise ValueError("Expected more than 1 value per channel when training, got "
-                             f"input size {_size(input.shape)}")
+    # PyTorch's _verify_batch_size: exactly one value per channel is refused,
+    # an empty batch is not (its output is empty, the running stats stay)
+    if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got "
+                         f"input size {_size(input.shape)}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        # as ATen: no statistics to take (the running ones stay), the output
+        # still depends on weight and bias so the graph reaches them
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     if momentum is None:
         momentum = 0.0
     return _C.native_batch_norm(input, weight, bias, running_mean, running_var, training,
@@ -523,9 +609,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``x / max(||x||_p, eps)`` along ``dim``."""
+    """``x / max(||x||_p, eps)`` along ``dim`` (into ``out`` when given)."""
     denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
-    return input / denom
+    return input / denom if out is None else _C.div(input, denom, out=out)
 
 
 # ---- embedding ----------------------------------------------------------------------------------
@@ -585,7 +671,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
                                   "per_sample_weights is only supported for mode='sum' "
-                                  f"(got mode='{mode}').")
+                                  f"(got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
     if scale_grad_by_freq and mode == "max":
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if input.ndim == 1 and offsets is None:
@@ -624,8 +711,9 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
         num_classes = int(tensor.max().item()) + 1 if tensor.numel() else 0
-    if tensor.numel() and (int(tensor.min().item()) < 0
-                           or int(tensor.max().item()) >= num_classes):
+    if tensor.numel() and int(tensor.min().item()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if tensor.numel() and int(tensor.max().item()) >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = _C.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).to(dtype=_C.int64)
@@ -645,9 +733,44 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
-def cdist(x1, x2, p=2.0):
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return diff.norm(p, -1)
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 (*, P, M) and x2 (*, R, M).
+    For p = 2 PyTorch takes the squared distances from one matmul,
+    ``|a|^2 - 2 a.b + |b|^2`` clamped at 1e-30, when either side has more
+    than 25 rows (or when ``compute_mode`` asks): so do we, which also spares
+    the (*, P, R, M) difference tensor; else the norms of the differences."""
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_scalar_type_name(t)}")
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type_name(x1)} but found "
+                           f"{_scalar_type_name(x2)}")
+    if x1.shape[-1] == 0:  # no columns: every distance is 0 (PyTorch's early exit)
+        return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).sum(-1) * 0
+    if p == 2 and (mode == 1 or (mode == 0 and (x1.shape[-2] > 25 or x2.shape[-2] > 25))):
+        n1 = x1.pow(2).sum(-1, keepdim=True)
+        n2 = x2.pow(2).sum(-1, keepdim=True)
+        a = _C.cat([x1 * -2, n1, _C.ones_like(n1)], -1)
+        b = _C.cat([x2, _C.ones_like(n2), n2], -1)
+        return a.matmul(b.transpose(-2, -1)).clamp(min=1e-30).sqrt()
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1)
 
 
 def pdist(input, p=2):
@@ -814,6 +937,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log target - input)`` (input is log-probabilities)."""
+    if reduction == "mean" and size_average is None and reduce is None:
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
     r = _legacy_reduction(size_average, reduce, reduction)
     if r == "batchmean":
         loss = _fused_loss(_KL_DIV, input, target, "sum", float(log_target))

@@ -50,7 +50,8 @@ def _calculate_fan_in_and_fan_out(tensor):
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of "
+                         f"{['fan_in', 'fan_out']}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -220,8 +221,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
 # PyTorch's deprecated spellings without the trailing underscore.
 def _deprecated(fn):
     def wrapper(*args, **kwargs):
-        warnings.warn(f"nn.init.{fn.__name__[:-1]} is now deprecated in favor of "
-                      f"nn.init.{fn.__name__}.", FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{fn.__name__[:-1]}` is now deprecated in favor of "
+                      f"`nn.init.{fn.__name__}`.", FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)
     wrapper.__name__ = fn.__name__[:-1]
     return wrapper

@@ -72,10 +72,13 @@ class _UninitializedMixin:
         pass
 
     def materialize(self, shape, device=None, dtype=None):
+        """Storage of ``shape``; the dtype and device default to the
+        placeholder's own (those it was made with, or converted to by
+        ``Module.to``/``double()``...)."""
         if device is None:
-            device = self._lazy_device
+            device = self.data.device
         if dtype is None:
-            dtype = self._lazy_dtype
+            dtype = self.data.dtype
         self.data = _C.empty(tuple(shape), dtype=dtype, device=device)
         self.__class__ = self.cls_to_become
 
@@ -92,7 +95,33 @@ class _UninitializedMixin:
 
     @property
     def shape(self):
-        self._lazy_error()
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+
+def _refuse(name):
+    def method(self, *args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in <method '{name}' of "
+            "'torchlike.Tensor' objects>. This error happens when you are using a `LazyModule` "
+            "or explicitly manipulating `torch.nn.parameter.UninitializedParameter` objects. "
+            "When using LazyModules Call `forward` with a dummy batch to initialize the "
+            "parameters before calling torch functions")
+    method.__name__ = name
+    return method
+
+
+# computing with a placeholder is an error (PyTorch refuses every op but the
+# conversions and size()); without __torch_function__, the common methods and
+# operators refuse here, the C ops see a 0-element tensor
+for _name in ("numel", "dim", "__len__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+              "__rmul__", "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__pow__",
+              "__neg__", "__getitem__", "sum", "mean", "matmul", "mm", "t", "view", "reshape",
+              "item", "tolist", "numpy"):
+    setattr(_UninitializedMixin, _name, _refuse(_name))
 
 
 class UninitializedParameter(_UninitializedMixin, Parameter):
@@ -101,13 +130,10 @@ class UninitializedParameter(_UninitializedMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        self = Parameter.__new__(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
-        self._lazy_device = device
-        self._lazy_dtype = dtype
-        return self
+        return Parameter.__new__(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
 
     def __deepcopy__(self, memo):
-        return type(self)(self.requires_grad, self._lazy_device, self._lazy_dtype)
+        return type(self)(self.requires_grad, self.data.device, self.data.dtype)
 
 
 class UninitializedBuffer(_UninitializedMixin, Tensor):
@@ -117,8 +143,6 @@ class UninitializedBuffer(_UninitializedMixin, Tensor):
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         self = _detached_subclass(cls, _C.empty(0, dtype=dtype, device=device), requires_grad)
-        self._lazy_device = device
-        self._lazy_dtype = dtype
         self.persistent = persistent
         return self
 

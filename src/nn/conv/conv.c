@@ -26,13 +26,18 @@ static tl_status expand(const char *what, const int64_t *v, int n, int nsp, int6
 }
 
 /* "2 x 3": PyTorch's spelling of per-channel sizes. */
-static const char *sizes_str(char *buf, size_t size, int n, const int64_t *v)
+static const char *joined_str(char *buf, size_t size, int n, const int64_t *v, const char *sep)
 {
   size_t used = 0;
   buf[0] = '\0';
   for (int d = 0; d < n && used < size; d++)
-    used += (size_t)snprintf(buf + used, size - used, d ? " x %lld" : "%lld", (long long)v[d]);
+    used += (size_t)snprintf(buf + used, size - used, "%s%lld", d ? sep : "", (long long)v[d]);
   return buf;
+}
+
+static const char *sizes_str(char *buf, size_t size, int n, const int64_t *v)
+{
+  return joined_str(buf, size, n, v, " x ");
 }
 
 /* The geometry's lists from p, checked (the big/small sizes are the caller's). */
@@ -160,6 +165,27 @@ static tl_status check_dtypes(const tl_tensor *input, const tl_tensor *other)
   return TL_OK;
 }
 
+/* The C++ type names PyTorch's bias check prints ("float", "c10::Half" ...). */
+static const char *cpp_type_name(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_F16: return "c10::Half";
+  case TL_DTYPE_BF16: return "c10::BFloat16";
+  case TL_DTYPE_F32: return "float";
+  case TL_DTYPE_F64: return "double";
+  default: return tl_nn_scalar_name(d);
+  }
+}
+
+/* A bias of another dtype than the input: PyTorch's own wording. */
+static tl_status check_bias_dtype(const tl_tensor *input, const tl_tensor *bias)
+{
+  if (bias && bias->dtype != input->dtype)
+    return tl_error_set(TL_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same",
+                        cpp_type_name(input->dtype), cpp_type_name(bias->dtype));
+  return TL_OK;
+}
+
 /* The checks shared by convolution and its weight gradient: ranks, groups and
  * channels.  Fills g (all but the big/small sizes). */
 static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, const int64_t *wshape,
@@ -207,7 +233,11 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
   int64_t output_padding[TL_NN_CONV_MAX_DIMS], shape[TL_MAX_DIMS];
   const tl_nn_conv_kernels *set =
       tl_dispatch_kernel(TL_OP_CONVOLUTION, input->dtype, bias ? 3 : 2, devs);
-  if (!set || check_dtypes(input, weight) != TL_OK || check_dtypes(input, bias) != TL_OK ||
+  /* a convolution's bias is checked first (PyTorch names it even when the weight's dtype
+   * differs too), a transposed one's after the weight */
+  bool bias_first = !p->transposed;
+  if (!set || (bias_first && check_bias_dtype(input, bias) != TL_OK) ||
+      check_dtypes(input, weight) != TL_OK || check_bias_dtype(input, bias) != TL_OK ||
       check_conv(name, input, weight->ndim, weight->shape, p, &g, output_padding) != TL_OK)
     return tl_error_status();
   int64_t out_channels = p->transposed ? weight->shape[1] * p->groups : weight->shape[0];
@@ -361,19 +391,22 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   if (input->shape[1] % K)
     return tl_error_set(TL_ERR_RUNTIME, "Expected size of input's dimension 1 to be divisible by "
                         "the product of kernel_size, but got input.size(1)=%lld and "
-                        "kernel_size=(%s)", (long long)input->shape[1],
-                        sizes_str(a, sizeof a, nsp, g.kernel));
+                        "kernel_size=%s.", (long long)input->shape[1],
+                        tuple_str(a, sizeof a, nsp, g.kernel));
   if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
   for (int d = 0; d < nsp; d++)
     L *= g.small[d];
   if (input->shape[2] != L) {
-    char o[128], b[128];
-    return tl_error_set(TL_ERR_RUNTIME, "Given output_size=(%s), kernel_size=(%s), expected size "
-                        "of input's dimension 2 to match the calculated number of sliding blocks "
-                        "%s = %lld, but got input.size(2)=%lld.",
-                        sizes_str(o, sizeof o, nsp, g.big), sizes_str(a, sizeof a, nsp, g.kernel),
-                        sizes_str(b, sizeof b, nsp, g.small), (long long)L,
+    char o[128], b[128], dl[128], pd[128], st[128];
+    return tl_error_set(TL_ERR_RUNTIME, "Given output_size=%s, kernel_size=%s, dilation=%s, "
+                        "padding=%s, stride=%s, expected size of input's dimension 2 to match the "
+                        "calculated number of sliding blocks %s = %lld, but got input.size(2)=%lld.",
+                        tuple_str(o, sizeof o, nsp, g.big), tuple_str(a, sizeof a, nsp, g.kernel),
+                        tuple_str(dl, sizeof dl, nsp, g.dilation),
+                        tuple_str(pd, sizeof pd, nsp, g.padding),
+                        tuple_str(st, sizeof st, nsp, g.stride),
+                        joined_str(b, sizeof b, nsp, g.small, " * "), (long long)L,
                         (long long)input->shape[2]);
   }
   int64_t shape[2 + TL_NN_CONV_MAX_DIMS] = {input->shape[0], input->shape[1] / K};

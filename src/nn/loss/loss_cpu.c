@@ -135,6 +135,19 @@ static void operands_release(loss_operands *o)
     tl_tensor_release(&o->tmp[i]);
 }
 
+/* PyTorch's CPU check of binary_cross_entropy's operands, input first (a
+ * NaN fails it too); the other kinds take any value. */
+static tl_status bce_in_range(const tl_loss_spec *s, double x, double t)
+{
+  if (s->kind != TL_LOSS_BCE)
+    return TL_OK;
+  if (!(x >= 0 && x <= 1))
+    return tl_error_set(TL_ERR_RUNTIME, "all elements of input should be between 0 and 1");
+  if (!(t >= 0 && t <= 1))
+    return tl_error_set(TL_ERR_RUNTIME, "all elements of target should be between 0 and 1");
+  return TL_OK;
+}
+
 tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const tl_tensor *t,
                                 const tl_tensor *w, const tl_tensor *p, tl_tensor *out)
 {
@@ -151,9 +164,11 @@ tl_status tl_cpu_pointwise_loss(const tl_loss_spec *s, const tl_tensor *x, const
   int64_t n = tl_tensor_numel(x);
   double sum = 0;
   for (int64_t i = 0; i < n; i++) {
-    double l = tl_loss_elem(s->kind, s->param, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i),
-                            w ? tl_nn_get(o.v[3], i) : 1, p ? tl_nn_get(o.v[4], i) : 1, NULL,
-                            NULL);
+    double xv = tl_nn_get(o.v[1], i), tv = tl_nn_get(o.v[2], i);
+    if ((status = bce_in_range(s, xv, tv)) != TL_OK)
+      goto done;
+    double l = tl_loss_elem(s->kind, s->param, xv, tv, w ? tl_nn_get(o.v[3], i) : 1,
+                            p ? tl_nn_get(o.v[4], i) : 1, NULL, NULL);
     if (s->reduction == TL_REDUCTION_NONE)
       tl_nn_set(r, i, l);
     sum += l;
@@ -187,8 +202,11 @@ tl_status tl_cpu_pointwise_loss_backward(const tl_loss_spec *s, const tl_tensor 
   double scale = s->reduction == TL_REDUCTION_MEAN ? 1 / (double)n : 1;
   for (int64_t i = 0; i < n; i++) {
     double gx, gt, gv = tl_nn_get(o.v[0], s->reduction == TL_REDUCTION_NONE ? i : 0) * scale;
-    tl_loss_elem(s->kind, s->param, tl_nn_get(o.v[1], i), tl_nn_get(o.v[2], i),
-                 w ? tl_nn_get(o.v[3], i) : 1, p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
+    double xv = tl_nn_get(o.v[1], i), tv = tl_nn_get(o.v[2], i);
+    if ((status = bce_in_range(s, xv, tv)) != TL_OK)
+      goto done;
+    tl_loss_elem(s->kind, s->param, xv, tv, w ? tl_nn_get(o.v[3], i) : 1,
+                 p ? tl_nn_get(o.v[4], i) : 1, &gx, &gt);
     tl_nn_set(rx, i, gv * gx);
     tl_nn_set(rt, i, gv * gt);
   }

@@ -1,5 +1,7 @@
 """Activation modules, each a thin wrapper over its functional op, plus
 Softmax/LogSoftmax/Softmin and MultiheadAttention."""
+import warnings
+
 from ... import _C
 from .. import functional as F
 from .. import init
@@ -102,11 +104,21 @@ class RReLU(Module):
 class Hardtanh(Module):
     """``clamp(x, min_val, max_val)``."""
 
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False, min_value=None,
+                 max_value=None):
         super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
+                          FutureWarning, stacklevel=2)
+            max_val = max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         if self.max_val <= self.min_val:
-            raise AssertionError("max_val must be larger than min_val")
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
+                                 f"({self.min_val})")
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)

@@ -2,7 +2,7 @@
 
 List-like containers register their items under the names "0", "1", ...,
 so state-dict keys read ``"0.weight"``, ``"layers.3.bias"`` as in PyTorch."""
-from collections import OrderedDict
+from collections import OrderedDict, abc
 import operator
 
 from ... import _C
@@ -241,15 +241,13 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def update(self, modules):
-        if hasattr(modules, "items"):
-            for key, module in modules.items():
-                self[key] = module
-        else:
-            for j, pair in enumerate(modules):
-                if len(pair) != 2:
-                    raise ValueError(f"ModuleDict update sequence element #{j} has length "
-                                     f"{len(pair)}; 2 is required")
-                self[pair[0]] = pair[1]
+        if not isinstance(modules, abc.Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(modules).__name__}")
+        items = modules.items() if isinstance(modules, (abc.Mapping, ModuleDict)) else \
+            _pairs(modules, "ModuleDict")
+        for key, module in items:
+            self[key] = module
 
 
 def _param_line(value, type_name):
@@ -312,6 +310,21 @@ class ParameterList(Module):
         raise RuntimeError("ParameterList should not be called.")
 
 
+def _pairs(items, owner):
+    """A sequence of (key, value) pairs checked as PyTorch's dict updates do."""
+    out = []
+    for j, p in enumerate(items):
+        if not isinstance(p, abc.Iterable):
+            raise TypeError(f"{owner} update sequence element #{j} should be Iterable; "
+                            f"is{type(p).__name__}")
+        p = tuple(p)
+        if len(p) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(p)}; "
+                             "2 is required")
+        out.append(p)
+    return out
+
+
 class ParameterDict(Module):
     """An ordered dict of parameters; plain tensors set become Parameters."""
 
@@ -365,9 +378,52 @@ class ParameterDict(Module):
             del self[k]
 
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
+        """Add the (key, value) pairs; as PyTorch, a plain mapping's keys are
+        added in sorted order (an OrderedDict's or ParameterDict's as they
+        are), so the state_dict's key order matches."""
+        if not isinstance(parameters, abc.Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of "
+                            f"key/value pairs, but got {type(parameters).__name__}")
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = list(parameters.items())
+        elif isinstance(parameters, abc.Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = _pairs(parameters, "ParameterDict")
         for key, value in items:
             self[key] = value
+
+    def copy(self):
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def fromkeys(self, keys, default=None):
+        return ParameterDict((k, default) for k in keys)
+
+    def popitem(self):
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def __reversed__(self):
+        return reversed(list(self._keys))
+
+    def __or__(self, other):
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        out = other.copy()
+        out.update(self)
+        return out
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
 
     def extra_repr(self):
         return "\n".join(f"  ({k}): {_param_line(p, Tensor.type)}"

@@ -53,7 +53,9 @@ class _ConvNd(Module):
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad's amounts (last dim first) for the non-zero padding modes
-        if isinstance(self.padding, str):
+        if self.padding == "valid":
+            self._reversed_padding_repeated_twice = [0, 0] * n
+        elif self.padding == "same":
             amounts = []
             for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
                 total = d * (k - 1)
@@ -139,24 +141,27 @@ class _ConvTransposeNd(_ConvNd):
                          True, output_padding, groups, bias, padding_mode, device, dtype)
 
     def _output_padding(self, input, output_size):
-        """The output_padding that makes the output ``output_size`` (when given)."""
+        """The output_padding that makes the output ``output_size`` (when given:
+        the spatial sizes, or with the batch and channel dims in front), from
+        the smallest size up to stride - 1 more, as PyTorch allows."""
         if output_size is None:
             return self.output_padding
         n = self._n
-        output_size = tuple(output_size)[-n:]
-        pads = []
-        for d in range(n):
-            size = input.shape[input.ndim - n + d]
-            base = ((size - 1) * self.stride[d] - 2 * self.padding[d]
-                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
-            extra = output_size[d] - base
-            if not 0 <= extra < max(self.stride[d], self.dilation[d]):
-                raise ValueError(f"requested an output size of {list(output_size)}, but valid "
-                                 f"sizes range from {base} to "
-                                 f"{base + max(self.stride[d], self.dilation[d]) - 1} "
-                                 f"(for an input of {list(input.shape[2:])})")
-            pads.append(extra)
-        return tuple(pads)
+        lead = 2 if input.ndim == n + 2 else 1
+        if len(output_size) == n + lead:
+            output_size = output_size[lead:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.ndim}D input, output_size must "
+                             f"have {n} or {lead + n} elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [m + s - 1 for m, s in zip(smallest, self.stride)]
+        for size, lo, hi in zip(output_size, smallest, largest):
+            if not lo <= size <= hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {smallest} to {largest} (for an input of "
+                                 f"{_C.Size(input.shape[2:])})")
+        return tuple(int(size) - lo for size, lo in zip(output_size, smallest))
 
     def forward(self, input, output_size=None):
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._n - 1]

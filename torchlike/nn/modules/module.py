@@ -8,6 +8,7 @@ Everything that walks a model (``named_parameters``, ``state_dict``, ``to``,
 state-dict keys and the repr text match PyTorch's for the same model."""
 from collections import OrderedDict, namedtuple
 import itertools
+import warnings
 
 from ... import _C
 from ...autograd.function import Function
@@ -16,7 +17,11 @@ from ..parameter import Parameter, Buffer, is_lazy
 
 Tensor = _C.Tensor
 
-__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_parameter_registration_hook",
+           "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook"]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -30,20 +35,79 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = set()
+_global_forward_hooks_always_called = set()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+
+
+def _add_global_hook(store, hook, *flag_sets):
+    handle = RemovableHandle(store, extra_dict=list(flag_sets))
+    store[handle.id] = hook
+    return handle
 
 
 def register_module_forward_pre_hook(hook):
     """A forward pre-hook run before every module's own."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
+    return _add_global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook run before every module's own; ``with_kwargs`` and
+    ``always_call`` as for ``Module.register_forward_hook``."""
+    handle = _add_global_hook(_global_forward_hooks, hook, _global_forward_hooks_with_kwargs,
+                              _global_forward_hooks_always_called)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
     return handle
 
 
-def register_module_forward_hook(hook):
-    """A forward hook run before every module's own."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook run before every module's own."""
+    return _add_global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook run before every module's own."""
+    return _add_global_hook(_global_backward_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs on every ``register_parameter``; it
+    may return the parameter to register instead."""
+    return _add_global_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` runs on every ``register_buffer``."""
+    return _add_global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs on every ``add_module``."""
+    return _add_global_hook(_global_module_registration_hooks, hook)
+
+
+def _registration_hooks(store, module, name, value):
+    for hook in store.values():
+        result = hook(module, name, value)
+        if result is not None:
+            value = result
+    return value
+
+
+def _typename(obj):
+    """``torch.typename``: a tensor's type string, else module.qualname."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = getattr(cls, "__module__", "") or ""
+    return cls.__qualname__ if module in ("", "builtins") else f"{module}.{cls.__qualname__}"
 
 
 def _remove_from(name, *dicts_or_sets):
@@ -108,7 +172,8 @@ class _BackwardHookState:
         self.inputs_hooked = n_inputs_with_grad > 0
 
     def output_grads(self, grads):
-        for hook in self.module._backward_pre_hooks.values():
+        for hook in itertools.chain(_global_backward_pre_hooks.values(),
+                                    self.module._backward_pre_hooks.values()):
             result = hook(self.module, grads)
             if result is not None:
                 grads = tuple(result)
@@ -122,7 +187,8 @@ class _BackwardHookState:
         return grads if result is None else result
 
     def _call_hooks(self, grad_input):
-        for hook in self.module._backward_hooks.values():
+        for hook in itertools.chain(_global_backward_hooks.values(),
+                                    self.module._backward_hooks.values()):
             result = hook(self.module, grad_input, self.grad_output)
             if result is not None:
                 grad_input = tuple(result)
@@ -194,11 +260,12 @@ class Module:
         self._check_init("buffer")
         self._check_name(name, "buffer", self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer "
                             f"'{name}' (torch Tensor or None required)")
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach() if not is_lazy(tensor) else tensor
+        tensor = _registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -212,7 +279,7 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter "
                             f"'{name}' (torch.nn.Parameter or None required)")
         elif param.grad_fn is not None:
             raise ValueError(
@@ -220,7 +287,8 @@ class Module:
                 f"be created explicitly. To express '{name}' as a function of another Tensor, "
                 f"compute the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _registration_hooks(
+                _global_parameter_registration_hooks, self, name, param)
 
     def _check_name(self, name, kind, own):
         if not isinstance(name, str):
@@ -244,7 +312,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registration_hooks(_global_module_registration_hooks, self, name,
+                                                  module)
 
     def register_module(self, name, module):
         """Alias for ``add_module``."""
@@ -262,6 +331,21 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at dotted path ``target``; with ``strict`` the last
+        component must exist already."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     def _get_leaf(self, target, kind, check):
         module_path, _, name = target.rpartition(".")
@@ -309,7 +393,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter "
                                 f"'{name}' (torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
@@ -319,18 +403,20 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 _remove_from(name, self.__dict__, self._parameters, self._buffers,
                              self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _registration_hooks(_global_module_registration_hooks, self,
+                                                    name, value)
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                    raise TypeError(f"cannot assign '{_typename(value)}' as child module "
                                     f"'{name}' (torch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer "
-                                        f"'{name}' (torch.Tensor or None expected)")
+                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer "
+                                        f"'{name}' (torch.nn.Buffer, torch.Tensor or None "
+                                        "expected)")
                     if isinstance(value, Buffer):
                         persistent = value.persistent
                     else:
@@ -403,8 +489,8 @@ class Module:
                 memo.add(id(module))
                 yield name, module
 
-    def modules(self):
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate=True):
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -480,7 +566,12 @@ class Module:
                 module._apply(fn)
         from ...autograd.grad_mode import no_grad
         for key, param in self._parameters.items():
-            if param is None or is_lazy(param):
+            if param is None:
+                continue
+            if is_lazy(param):
+                # no values yet: the placeholder takes the converted dtype and
+                # device, which materialize() then uses (LazyLinear(3).double())
+                param.data = fn(_C.empty(0, dtype=param.dtype, device=param.device))
                 continue
             with no_grad():
                 new = fn(param)
@@ -489,7 +580,9 @@ class Module:
                 with no_grad():
                     param.grad = fn(param.grad)
         for key, buf in self._buffers.items():
-            if buf is not None and not is_lazy(buf):
+            if buf is not None and is_lazy(buf):
+                buf.data = fn(_C.empty(0, dtype=buf.dtype, device=buf.device))
+            elif buf is not None:
                 self._buffers[key] = fn(buf)
         return self
 
@@ -626,40 +719,71 @@ class Module:
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks):
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
-                                             self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
+        called = set()  # the always_call hooks that have run
+        output = None
+        try:
+            for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(),
+                                                 self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    result = hook(self, args, kwargs)
+                    if result is not None:
+                        if not (isinstance(result, tuple) and len(result) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple "
+                                               f"of (new_args, new_kwargs), but got {result}.")
+                        args, kwargs = result
+                else:
+                    result = hook(self, args)
+                    if result is not None:
+                        args = result if isinstance(result, tuple) else (result,)
+            state = None
+            if ((self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
+                 or _global_backward_pre_hooks) and _C.is_grad_enabled()):
+                state = _BackwardHookState(self, 0)
+                args, n = _replace_tensors(
+                    args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
+                state.inputs_hooked = n > 0
+            output = self.forward(*args, **kwargs)
+            for hook_id, hook in self._forward_hooks_in_order():
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
+                    called.add(hook_id)
+                result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
                 if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {result}.")
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        state = None
-        if (self._backward_hooks or self._backward_pre_hooks) and _C.is_grad_enabled():
-            state = _BackwardHookState(self, 0)
-            args, n = _replace_tensors(
-                args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
-            state.inputs_hooked = n > 0
-        output = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(),
-                                             self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                result = hook(self, args, kwargs, output)
-            else:
-                result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if state is not None:
-            output, _ = _replace_tensors(
-                output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
-        return output
+                    output = result
+            if state is not None:
+                output, _ = _replace_tensors(
+                    output, lambda ts: _BackwardHookIdentity.apply(state, True, *ts))
+            return output
+        except Exception:
+            # the always_call hooks that have not run yet run now (with the
+            # output so far, None when forward raised); their own errors are
+            # only warned about, and the first error propagates
+            for hook_id, hook in self._forward_hooks_in_order():
+                if hook_id in called or not (hook_id in self._forward_hooks_always_called or
+                                             hook_id in _global_forward_hooks_always_called):
+                    continue
+                try:
+                    result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
+                    if result is not None:
+                        output = result
+                except Exception as e:  # noqa: BLE001 - PyTorch silences these too
+                    kind = "global module" if hook_id in _global_forward_hooks else "module"
+                    warnings.warn(f"{kind} forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised "
+                                  f"in forward: {e}", stacklevel=2)
+            raise
+
+    def _forward_hooks_in_order(self):
+        return list(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
+
+    def _run_forward_hook(self, hook_id, hook, args, kwargs, output):
+        if hook_id in self._forward_hooks_with_kwargs or \
+                hook_id in _global_forward_hooks_with_kwargs:
+            return hook(self, args, kwargs, output)
+        return hook(self, args, output)
 
     __call__ = _call_impl
 
@@ -680,10 +804,13 @@ class Module:
         dotted name (``"0.weight"``, ``"bn.running_mean"``), detached unless
         ``keep_vars``."""
         if args:  # the positional form state_dict(destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch."
+                          "nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            if len(args) > 1 and prefix == "":
                 prefix = args[1]
-            if len(args) > 2:
+            if len(args) > 2 and keep_vars is False:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
@@ -715,6 +842,9 @@ class Module:
                                                          persistent_buffers.items())
                        if v is not None}
         from ...autograd.grad_mode import no_grad
+        # load_state_dict(assign=True): the checkpoint's tensors become the
+        # module's (their dtype, device and storage), as PyTorch passes it
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -737,8 +867,17 @@ class Module:
                     f"model is {_size_str(param.shape)}.")
                 continue
             try:
-                with no_grad():
-                    param.copy_(input_param)
+                if assign and name in self._parameters:
+                    if isinstance(input_param, Parameter):
+                        input_param.requires_grad_(param.requires_grad)
+                    else:
+                        input_param = Parameter(input_param, param.requires_grad)
+                    setattr(self, name, input_param)
+                elif assign:
+                    setattr(self, name, input_param)
+                else:
+                    with no_grad():
+                        param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the '
@@ -774,7 +913,9 @@ class Module:
             state_dict._metadata = metadata
 
         def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
                                          missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
@@ -785,7 +926,11 @@ class Module:
                     load(child, child_state, child_prefix)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
-                hook(module, incompatible)
+                if hook(module, incompatible) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
 
         load(self, state_dict)
         if strict:

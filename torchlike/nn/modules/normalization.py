@@ -220,7 +220,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
     a real 0)."""
 
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, *, bias=True):
         # built with neither affine parameters nor statistics, then given
         # uninitialised ones
         super().__init__(0, eps, momentum, False, False, device, dtype)
@@ -228,7 +228,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
@@ -359,7 +360,8 @@ class GroupNorm(Module):
                  dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps

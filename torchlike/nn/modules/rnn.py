@@ -14,6 +14,7 @@ Legend: L sequence length, N batch, H hidden size, P projection size,
 D = 2 if bidirectional else 1."""
 import math
 import numbers
+import warnings
 
 from ... import _C
 from .. import functional as F
@@ -48,6 +49,11 @@ def _gru_step(gi, h, w_hh, b_hh):
     return _C._thnn_fused_gru_cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
 
 
+def _any_autocast_enabled():
+    from ...amp.autocast_mode import is_autocast_enabled
+    return is_autocast_enabled("cpu") or is_autocast_enabled("cuda")
+
+
 class RNNBase(Module):
     """The parameters and the layer/direction loop shared by RNN, LSTM and GRU."""
 
@@ -59,10 +65,24 @@ class RNNBase(Module):
                 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
-        if not isinstance(hidden_size, int) or hidden_size <= 0:
-            raise ValueError("hidden_size must be an integer greater than zero")
-        if not isinstance(num_layers, int) or num_layers <= 0:
-            raise ValueError("num_layers must be an integer greater than zero")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", stacklevel=2)
+        # PyTorch's checks, in its order and words
+        for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                  ("input_size", input_size, int),
+                                  ("hidden_size", hidden_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} should be of type {kind.__name__}, got: "
+                                f"{type(value).__name__}")
+            if kind is int and value <= 0:
+                raise ValueError(f"{name} must be greater than zero")
+        if not isinstance(num_layers, int):
+            raise TypeError(f"'{type(num_layers).__name__}' object cannot be interpreted as an "
+                            "integer")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
         if proj_size < 0:
             raise ValueError("proj_size should be a positive integer or zero to disable "
                              "projections")
@@ -166,8 +186,12 @@ class RNNBase(Module):
         """Bring input to (L, N, in) and hx to a tuple of (layers * D, N, *)."""
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
-                             f"{input.ndim}D instead")
+                             f"{input.ndim}D{' tensor' if self.mode.startswith('RNN') else ''} "
+                             "instead")
         unbatched = input.ndim == 2
+        if hx is not None:
+            self._check_hx_ndim(self._states(hx), 2 if unbatched else 3)
+        self._check_dtype(input)
         if unbatched:
             input = input.unsqueeze(1)
             hx = None if hx is None else tuple(h.unsqueeze(1) for h in self._states(hx))
@@ -175,6 +199,23 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         self._check_input(input.shape[2])
         return input, self._hidden(hx, input.shape[1], input), unbatched
+
+    def _check_hx_ndim(self, hs, want):
+        if all(h.ndim == want for h in hs):
+            return
+        kind = "unbatched 2-D" if want == 2 else "batched 3-D"
+        if self.mode == "LSTM" and len(hs) == 2:
+            raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
+                               f"({hs[0].ndim}-D, {hs[1].ndim}-D) tensors")
+        raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got "
+                           f"{hs[0].ndim}-D tensor")
+
+    def _check_dtype(self, input):
+        w = self.weight_ih_l0
+        if input.dtype != w.dtype and not _any_autocast_enabled():
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                             f"model: model.to({input.dtype})")
 
     def _check_input(self, size):
         if size != self.input_size:
@@ -197,7 +238,7 @@ class RNNBase(Module):
         for h, s in zip(hx, sizes):
             want = (self.num_layers * D, N, s)
             if tuple(h.shape) != want:
-                raise RuntimeError(f"Expected hidden size {want}, got {tuple(h.shape)}")
+                raise RuntimeError(f"Expected hidden size {want}, got {list(h.shape)}")
         return hx
 
     def forward(self, input, hx=None):
@@ -210,6 +251,7 @@ class RNNBase(Module):
                 raise ValueError(f"{type(self).__name__}: Expected packed data to be 2D, got "
                                  f"{data.ndim}D instead")
             self._check_input(data.shape[1])
+            self._check_dtype(data)
             N = int(batch_sizes[0]) if batch_sizes.numel() else 0
             if hx is not None and input.sorted_indices is not None:
                 hx = tuple(h.index_select(1, input.sorted_indices.to(device=h.device))
@@ -298,20 +340,36 @@ class RNNCellBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def _batched(self, input, hx, n_states):
+        """input as (N, in) and hx as n_states (N, H) tensors, checked with
+        PyTorch's words (hidden0 is h, hidden1 the LSTM's c)."""
+        name = type(self).__name__
         if input.ndim not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
-                             f"{input.ndim}D instead")
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if n_states == 1 and isinstance(hx, _C.Tensor) and hx.ndim not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.ndim}D instead")
         unbatched = input.ndim == 1
         if unbatched:
             input = input.unsqueeze(0)
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
+                               f"expected {self.input_size}")
         if hx is None:
             zeros = _C.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
                              device=input.device)
-            hx = (zeros,) * n_states
-        else:
-            hx = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
-            if unbatched:
-                hx = tuple(h.unsqueeze(0) for h in hx)
+            return input, (zeros,) * n_states, unbatched
+        hx = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
+        if unbatched:
+            hx = tuple(h.unsqueeze(0) for h in hx)
+        for i, h in enumerate(hx):
+            if h.ndim != 2:
+                raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got "
+                                   f"{h.ndim}D tensor")
+            if h.shape[0] != input.shape[0]:
+                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
+                                   f"batch size {h.shape[0]}")
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, "
+                                   f"expected {self.hidden_size}")
         return input, hx, unbatched
 
 

@@ -11,8 +11,8 @@ from ... import _C
 
 Tensor = _C.Tensor
 
-__all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence",
-           "pack_sequence", "unpad_sequence", "unpack_sequence"]
+__all__ = ["PackedSequence", "invert_permutation", "pad_sequence", "pack_padded_sequence",
+           "pad_packed_sequence", "pack_sequence", "unpad_sequence", "unpack_sequence"]
 
 
 class PackedSequence(namedtuple("PackedSequence",
@@ -25,10 +25,60 @@ class PackedSequence(namedtuple("PackedSequence",
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
+        """The packed data converted (``Tensor.to``'s arguments); the index
+        permutations follow the data to its device, the batch sizes stay."""
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
+        def move(t):
+            return None if t is None else t.to(data.device)
+        return type(self)(data, self.batch_sizes, move(self.sorted_indices),
+                          move(self.unsorted_indices))
+
+    def cuda(self, *args, **kwargs):
+        # a device among the arguments wins, else "cuda" is added (as PyTorch)
+        probe = _C.empty((0,), dtype=self.data.dtype, device=self.data.device)
+        if probe.to(*args, **kwargs).is_cuda:
+            return self.to(*args, **kwargs)
+        return self.to(*args, **{**kwargs, "device": "cuda"})
+
+    def cpu(self, *args, **kwargs):
+        probe = _C.empty((0,), dtype=self.data.dtype, device=self.data.device)
+        if probe.to(*args, **kwargs).device.type == "cpu":
+            return self.to(*args, **kwargs)
+        return self.to(*args, **{**kwargs, "device": "cpu"})
+
+    def double(self):
+        return self.to(dtype=_C.float64)
+
+    def float(self):
+        return self.to(dtype=_C.float32)
+
+    def half(self):
+        return self.to(dtype=_C.float16)
+
+    def long(self):
+        return self.to(dtype=_C.int64)
+
+    def int(self):
+        return self.to(dtype=_C.int32)
+
+    def short(self):
+        return self.to(dtype=_C.int16)
+
+    def char(self):
+        return self.to(dtype=_C.int8)
+
+    def byte(self):
+        return self.to(dtype=_C.uint8)
+
+    def pin_memory(self):
+        return type(self)(self.data.pin_memory(), self.batch_sizes, self.sorted_indices,
+                          self.unsorted_indices)
+
+    def is_pinned(self):
+        return self.data.is_pinned()
 
     @property
     def is_cuda(self):
@@ -39,6 +89,12 @@ def _invert_permutation(perm):
     inverse = _C.empty_like(perm)
     inverse[perm] = _C.arange(perm.numel(), device=perm.device)
     return inverse
+
+
+def invert_permutation(permutation):
+    """The inverse of a 1-D index permutation (None stays None): turns a
+    PackedSequence's sorted_indices into its unsorted_indices."""
+    return None if permutation is None else _invert_permutation(permutation)
 
 
 def _lengths_list(lengths):
