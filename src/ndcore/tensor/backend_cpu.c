@@ -7,10 +7,10 @@
  * pages mapped for it alone, so that freeing it can give the memory back to
  * the kernel instead of leaving a hole in malloc's heap; freed ones are kept
  * in the bounded cache of tl_host_cache.h (never more than the peak of what
- * was in use, nor TL_CACHE_BYTES) and handed out again for a request of about
- * the same size: loops allocate the same large outputs over and over, and a
- * fresh block costs a page fault and a kernel-zeroed page for every page of
- * it (a 120 MB sort output: ~25 ms).                                         */
+ * was in use, nor TL_CACHE_BYTES) and handed out again for a request of at
+ * least half its size: loops allocate the same large outputs over and over,
+ * and a fresh block costs a page fault and a kernel-zeroed page for every
+ * page of it (a 120 MB sort output: ~25 ms).                                         */
 #include <pthread.h>
 #include <stdlib.h>
 #ifdef __GLIBC__

@@ -64,7 +64,7 @@ void *tl_host_cache_alloc(tl_host_cache *c, size_t size, size_t *got)
   pthread_mutex_lock(&c->lock);
   int best = -1;
   for (int i = 0; i < c->n; i++)
-    if (c->sizes[i] >= size && c->sizes[i] - size <= size / 4 &&
+    if (c->sizes[i] >= size && c->sizes[i] - size <= size &&
         (best < 0 || c->sizes[i] < c->sizes[best]))
       best = i;
   if (best >= 0) {
