@@ -55,7 +55,7 @@ FN void sample_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const re
 typedef struct {
   int64_t off[4];
   real w[4];
-  real dw[2][4];
+  real dw[4][2]; /* by tap, then by coordinate: a tap's pair is read together */
   real mult[2];
   real sum[2];
 } tap4_t;
@@ -66,8 +66,8 @@ FN void pack4(const taps_t *t, tap4_t *p, bool want_dw)
     p->off[q] = t->count ? t->off[q] : -1;
     p->w[q] = t->w[q];
     if (want_dw) {
-      p->dw[0][q] = t->dw[0][q];
-      p->dw[1][q] = t->dw[1][q];
+      p->dw[q][0] = t->dw[0][q];
+      p->dw[q][1] = t->dw[1][q];
     }
   }
   for (int k = 0; k < 2; k++) {
@@ -194,23 +194,27 @@ FN void backward_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const 
   }
 }
 
-/* backward_block for packed bilinear 2-D taps; a point's sums are held in
- * locals (dx may not alias them: restrict), added in the same order. */
+/* backward_block for packed bilinear 2-D taps, without branches: a skipped
+ * tap adds into a scratch slot instead of dx and leaves the sums as they
+ * were (a select, so that inf and nan do not leak); the point's sums are
+ * held in locals, added in the same order. */
 FN void backward_block4(tap4_t *restrict t, int64_t m, const real *restrict gc,
                         const real *restrict x, real *restrict dx, bool want_sum)
 {
+  real scratch = 0;
   for (int64_t i = 0; i < m; i++) {
     real gv = gc[i], s0 = t[i].sum[0], s1 = t[i].sum[1];
     for (int q = 0; q < 4; q++) {
       int64_t off = t[i].off[q];
-      if (off < 0)
-        continue;
-      if (dx)
-        dx[off] += t[i].w[q] * gv;
+      bool in = off >= 0;
+      if (dx) {
+        real *d = in ? dx + off : &scratch;
+        *d += t[i].w[q] * gv;
+      }
       if (want_sum) {
-        real v = x[off] * gv;
-        s0 += t[i].dw[0][q] * v;
-        s1 += t[i].dw[1][q] * v;
+        real v = x[in ? off : 0] * gv;
+        s0 = in ? s0 + t[i].dw[q][0] * v : s0;
+        s1 = in ? s1 + t[i].dw[q][1] * v : s1;
       }
     }
     t[i].sum[0] = s0;
