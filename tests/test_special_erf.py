@@ -4,7 +4,7 @@ float32 range, the pieces' seams, the tails, +-0, +-inf and nan; and float32
 gelu and its gradient against float64 references (finite differences for
 the derivative's formula).
 
-The stated bound: 1.55 ULP where multiply-adds fuse (AVX2, AVX-512), 1.70
+The stated bound: 1.30 ULP where multiply-adds fuse (AVX2, AVX-512), 1.38
 where they do not; measured over every float32 when the polynomial was fitted.
 """
 import numpy as np
@@ -13,7 +13,7 @@ import scipy.special as sp
 import torchlike as T
 import torchlike.nn.functional as F
 
-MAX_ULP = 1.75  # above both measured maxima, below the 2 ULP tl_vecmath.h promises
+MAX_ULP = 1.4  # at or above both measured maxima, below the 2 ULP tl_vecmath.h promises
 
 
 def _floats(lo_bits, hi_bits, step):
@@ -41,10 +41,10 @@ def test_erf_float32_sweep_of_every_binade():
 
 
 def test_erf_float32_dense_where_it_is_hardest():
-    # every float near the pieces' seams (0.9, 3.84), around 1 to 4 densely,
+    # every float near the pieces' seams (1, 3.84), around 1 to 4 densely,
     # and the tiny arguments where erf(x) ~ 2x / sqrt(pi)
     parts = []
-    for seam in (0.9, 3.84):
+    for seam in (1.0, 3.84):
         b = int(np.float32(seam).view(np.uint32))
         parts.append(_floats(b - (1 << 16), b + (1 << 16), 1))
     parts.append(_floats(int(np.float32(0.5).view(np.uint32)),

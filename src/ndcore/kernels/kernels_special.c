@@ -190,7 +190,7 @@ static inline double polygamma_F64(double x, double n) { return polygamma_f64(x,
 
 /* ---- libm ------------------------------------------------------------------------------ */
 
-/* float32 erf is tl_vecmath.h's polynomial (1.6 ULP, inlined in every clone),
+/* float32 erf is tl_vecmath.h's polynomial (1.3 ULP, inlined in every clone),
  * the rest libm's (libmvec where vectorised) */
 TL_VECMATH_BEGIN
 static inline float erf_F32(float x) { return tl_erff(x); }
