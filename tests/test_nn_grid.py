@@ -171,6 +171,54 @@ def test_grid_sample_many_points_across_kernel_blocks(mode, dtype):
         assert gradcheck(lambda a, b: F.grid_sample(a, b, mode=mode, align_corners=True), (xt, gt))
 
 
+def np_bilinear_grads(x, grid, go):
+    """dx and dgrid of sum(go * grid_sample(x, grid)) for bilinear 2-D, zeros
+    padding, align_corners=False (float64)."""
+    N, Cn, H, W = x.shape
+    cx, cy = ((grid[..., 0] + 1) * W - 1) / 2, ((grid[..., 1] + 1) * H - 1) / 2
+    x0, y0 = np.floor(cx).astype(int), np.floor(cy).astype(int)
+    wx, wy = [x0 + 1 - cx, cx - x0], [y0 + 1 - cy, cy - y0]
+    dx, dgrid = np.zeros_like(x), np.zeros(grid.shape)
+    n = np.arange(N)[:, None, None]
+    for by, bx in itertools.product((0, 1), (0, 1)):
+        iy, ix = y0 + by, x0 + bx
+        inside = (iy >= 0) & (iy < H) & (ix >= 0) & (ix < W)
+        iyc, ixc = np.where(inside, iy, 0), np.where(inside, ix, 0)
+        for c in range(Cn):
+            gv = np.where(inside, go[:, c], 0)
+            np.add.at(dx[:, c], (np.broadcast_to(n, iy.shape), iyc, ixc), gv * wx[bx] * wy[by])
+            v = gv * x[n, c, iyc, ixc]
+            dgrid[..., 0] += v * (1 if bx else -1) * wy[by] * W / 2
+            dgrid[..., 1] += v * (1 if by else -1) * wx[bx] * H / 2
+    return dx, dgrid
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("N", [1, 3])
+def test_grid_sample_bilinear_beyond_the_2048_point_block(threads, N):
+    """Bilinear 2-D runs blocks of up to 2048 points: a grid of 2250 points per
+    sample (two blocks, the second partial), one sample (the backward's
+    channel blocks with partial dgrid sums) or three, split across threads:
+    values and both gradients against NumPy, float64 and float32."""
+    x, g = rng.standard_normal((N, 8, 9, 11)), grid_values((N, 45, 50, 2), 1.15)
+    go = rng.standard_normal((N, 8, 45, 50))
+    want = np_grid_sample(x, g, "bilinear", "zeros", False)
+    want_dx, want_dg = np_bilinear_grads(x, g, go)
+    old = T.get_num_threads()
+    T.set_num_threads(threads)
+    try:
+        for dtype, tol in ((T.float64, 1e-12), (T.float32, 2e-4)):
+            xt = T.tensor(x, dtype=dtype, requires_grad=True)
+            gt = T.tensor(g, dtype=dtype, requires_grad=True)
+            y = F.grid_sample(xt, gt, align_corners=False)
+            y.backward(T.tensor(go, dtype=dtype))
+            np.testing.assert_allclose(y.detach().numpy(), want, rtol=tol, atol=tol)
+            np.testing.assert_allclose(xt.grad.numpy(), want_dx, rtol=tol, atol=tol)
+            np.testing.assert_allclose(gt.grad.numpy(), want_dg, rtol=tol, atol=tol * 10)
+    finally:
+        T.set_num_threads(old)
+
+
 def test_grid_sample_skipped_taps_do_not_read_inf():
     """Taps outside the image are skipped, never multiplied by 0: an inf in a
     pixel no point reads stays out of the values and the gradients."""

@@ -2,13 +2,14 @@
  * lgamma, digamma, polygamma (float32 and float64; integers arrive as the default float,
  * half types through float32).
  *
- * erf and erfc are libm's.  lgamma uses lgamma_r, which does not write the
- * global `signgam` and so is safe on the worker threads.  erfinv, digamma and
- * polygamma are our own: float32 computes in double and rounds once.  The
- * series of digamma and polygamma are in tl_special_scalar.h, which the CUDA
- * kernels compile too (src/gpu/special).  Edge values follow SciPy (and
- * PyTorch): erfinv(+-1) = +-inf, |y| > 1 -> NaN; digamma(+-0) = -+inf, NaN at
- * the negative integers and at -inf.                                        */
+ * erf and erfc are libm's, but float32 erf is tl_vecmath.h's tl_erff.  lgamma
+ * uses lgamma_r, which does not write the global `signgam` and so is safe on
+ * the worker threads.  erfinv, digamma and polygamma are our own: float32
+ * computes in double and rounds once.  The series of digamma and polygamma
+ * are in tl_special_scalar.h, which the CUDA kernels compile too
+ * (src/gpu/special).  Edge values follow SciPy (and PyTorch): erfinv(+-1) =
+ * +-inf, |y| > 1 -> NaN; digamma(+-0) = -+inf, NaN at the negative integers
+ * and at -inf.                                                              */
 #include "ndcore/dispatch/tl_kernels.h"
 #include "ndcore/kernels/tl_special_scalar.h"
 
@@ -55,7 +56,12 @@ static inline double polygamma_F64(double x, double n) { return tl_polygamma(x, 
 
 /* ---- libm ------------------------------------------------------------------------------ */
 
-static inline float erf_F32(float x) { return erff(x); }
+/* float32 erf is tl_vecmath.h's polynomial (1.3 ULP, inlined in every clone),
+ * the rest libm's (libmvec where vectorised) */
+TL_VECMATH_BEGIN
+static inline float erf_F32(float x) { return tl_erff(x); }
+TL_K_UNARY_SIMD_LOOP(erf_F32_loop, float, float, erf_F32)
+TL_VECMATH_END
 static inline double erf_F64(double x) { return erf(x); }
 static inline float erfc_F32(float x) { return erfcf(x); }
 static inline double erfc_F64(double x) { return erfc(x); }
@@ -70,7 +76,6 @@ static inline double lgamma_F64(double x)
   return lgamma_r(x, &sign);
 }
 
-TL_K_UNARY_SIMD_LOOP(erf_F32_loop, float, float, erf_F32) /* libmvec */
 TL_K_UNARY_SIMD_LOOP(erf_F64_loop, double, double, erf_F64)
 TL_K_UNARY_SIMD_LOOP(erfc_F32_loop, float, float, erfc_F32)
 TL_K_UNARY_SIMD_LOOP(erfc_F64_loop, double, double, erfc_F64)

@@ -242,7 +242,7 @@ TL_VECMATH_BEGIN
       break;                                                                                    \
     }                                                                                           \
   }
-TL_ACT_LOOPS(act_forward_f32, act_backward_f32, float, tl_expf, expm1f, log1pf, tanhf, erff)
+TL_ACT_LOOPS(act_forward_f32, act_backward_f32, float, tl_expf, expm1f, log1pf, tanhf, tl_erff)
 TL_ACT_LOOPS(act_forward_f64, act_backward_f64, double, exp, expm1, log1p, tanh, erf)
 TL_VECMATH_END
 

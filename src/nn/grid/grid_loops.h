@@ -7,6 +7,7 @@
  * that float inputs pick the same pixels and nearly the same weights; the
  * taps of a point are grid_taps.h's, shared with the CUDA kernels. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nn/grid/grid_job.h"
@@ -48,12 +49,15 @@ FN void sample_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const re
   }
 }
 
-/* Bilinear 2-D taps packed small (a point's taps in one cache line): a
- * point with no taps (count 0) has all four offsets -1. */
+/* Bilinear 2-D taps packed small (a point's taps in 1.5 cache lines): a
+ * point with no taps has all four offsets -1 and mult 0.  sum: the
+ * backward's dgrid sums of the point (over the channels so far). */
 typedef struct {
   int64_t off[4];
   real w[4];
-  real dw[2][4];
+  real dw[4][2]; /* by tap, then by coordinate: a tap's pair is read together */
+  real mult[2];
+  real sum[2];
 } tap4_t;
 
 FN void pack4(const taps_t *t, tap4_t *p, bool want_dw)
@@ -62,10 +66,41 @@ FN void pack4(const taps_t *t, tap4_t *p, bool want_dw)
     p->off[q] = t->count ? t->off[q] : -1;
     p->w[q] = t->w[q];
     if (want_dw) {
-      p->dw[0][q] = t->dw[0][q];
-      p->dw[1][q] = t->dw[1][q];
+      p->dw[q][0] = t->dw[0][q];
+      p->dw[q][1] = t->dw[1][q];
     }
   }
+  for (int k = 0; k < 2; k++) {
+    p->mult[k] = t->count ? t->mult[k] : 0;
+    p->sum[k] = 0;
+  }
+}
+
+/* The bilinear 2-D loops take blocks of up to BIG points (the packed taps,
+ * 96 bytes a point, stay in L2): a block's points may land anywhere in the
+ * plane, so each channel's x plane (and dx plane in the backward) is loaded
+ * into L1 once per block and channel; with BLOCK points most of those loads
+ * were misses.  The buffer is the heap's, or BLOCK points on the stack when
+ * the heap has none (slower, same results). */
+enum { BIG = 2048 };
+
+typedef struct {
+  tap4_t *t, local[BLOCK];
+  int64_t cap;
+} tap4_buf;
+
+static void tap4_buf_init(tap4_buf *b)
+{
+  b->t = malloc(BIG * sizeof *b->t);
+  b->cap = b->t ? BIG : BLOCK;
+  if (!b->t)
+    b->t = b->local;
+}
+
+static void tap4_buf_free(tap4_buf *b)
+{
+  if (b->t != b->local)
+    free(b->t);
 }
 
 /* sample_block for packed bilinear 2-D taps; the skipped taps stay skipped
@@ -83,31 +118,52 @@ FN void sample_block4(const tap4_t *t, int64_t m, const real *x, real *y)
   }
 }
 
+static void sample_bilinear2(const tl_grid_job *job, int64_t begin, int64_t end)
+{
+  const tl_grid_spec *s = &job->s;
+  int64_t P = s->out[1] * s->out[2], plane = s->in[1] * s->in[2];
+  const real *grid = job->grid;
+  real *y = job->y;
+  taps_t t;
+  tap4_buf buf;
+  tap4_buf_init(&buf);
+  for (int64_t p = begin; p < end;) {
+    int64_t b = p / P, o = p % P, m = P - o;
+    m = m > end - p ? end - p : m;
+    m = m > buf.cap ? buf.cap : m;
+    for (int64_t i = 0; i < m; i++) {
+      taps_of(s, grid + (p + i) * 2, &t, false);
+      pack4(&t, &buf.t[i], false);
+    }
+    for (int64_t c = 0; c < s->C; c++)
+      sample_block4(buf.t, m, (const real *)job->x + (b * s->C + c) * plane,
+                    y + (b * s->C + c) * P + o);
+    p += m;
+  }
+  tap4_buf_free(&buf);
+}
+
 void TL_GRID_SAMPLE(const tl_grid_job *job, int64_t begin, int64_t end)
 {
   const tl_grid_spec *s = &job->s;
+  if (s->mode == TL_GRID_BILINEAR && s->n == 2) {
+    sample_bilinear2(job, begin, end);
+    return;
+  }
   int64_t P = s->out[0] * s->out[1] * s->out[2], plane = s->in[0] * s->in[1] * s->in[2];
   const real *grid = job->grid;
   real *y = job->y;
-  bool bilinear2 = s->mode == TL_GRID_BILINEAR && s->n == 2;
   taps_t t[BLOCK];
-  tap4_t t4[BLOCK];
   for (int64_t p = begin; p < end;) {
     int64_t b = p / P, o = p % P, m = P - o;
     m = m > end - p ? end - p : m;
     m = m > BLOCK ? BLOCK : m;
-    for (int64_t i = 0; i < m; i++) {
+    for (int64_t i = 0; i < m; i++)
       taps_of(s, grid + (p + i) * s->n, &t[i], false);
-      if (bilinear2)
-        pack4(&t[i], &t4[i], false);
-    }
     for (int64_t c = 0; c < s->C; c++) {
       const real *x = (const real *)job->x + (b * s->C + c) * plane;
       real *yc = y + (b * s->C + c) * P + o;
-      if (bilinear2)
-        sample_block4(t4, m, x, yc);
-      else
-        sample_block(s, t, m, x, yc);
+      sample_block(s, t, m, x, yc);
     }
     p += m;
   }
@@ -138,42 +194,82 @@ FN void backward_block(const tl_grid_spec *s, const taps_t *t, int64_t m, const 
   }
 }
 
-/* backward_block for packed bilinear 2-D taps; a point's sums are held in
- * locals (dx may not alias them: restrict), added in the same order. */
-FN void backward_block4(const tap4_t *restrict t, int64_t m, const real *restrict gc,
-                        const real *restrict x, real *restrict dx, real (*restrict sum)[3])
+/* backward_block for packed bilinear 2-D taps, without branches: a skipped
+ * tap adds into a scratch slot instead of dx and leaves the sums as they
+ * were (a select, so that inf and nan do not leak); the point's sums are
+ * held in locals, added in the same order. */
+FN void backward_block4(tap4_t *restrict t, int64_t m, const real *restrict gc,
+                        const real *restrict x, real *restrict dx, bool want_sum)
 {
+  real scratch = 0;
   for (int64_t i = 0; i < m; i++) {
-    real gv = gc[i], s0 = sum ? sum[i][0] : 0, s1 = sum ? sum[i][1] : 0;
+    real gv = gc[i], s0 = t[i].sum[0], s1 = t[i].sum[1];
     for (int q = 0; q < 4; q++) {
       int64_t off = t[i].off[q];
-      if (off < 0)
-        continue;
-      if (dx)
-        dx[off] += t[i].w[q] * gv;
-      if (sum) {
-        real v = x[off] * gv;
-        s0 += t[i].dw[0][q] * v;
-        s1 += t[i].dw[1][q] * v;
+      bool in = off >= 0;
+      if (dx) {
+        real *d = in ? dx + off : &scratch;
+        *d += t[i].w[q] * gv;
+      }
+      if (want_sum) {
+        real v = x[in ? off : 0] * gv;
+        s0 = in ? s0 + t[i].dw[q][0] * v : s0;
+        s1 = in ? s1 + t[i].dw[q][1] * v : s1;
       }
     }
-    if (sum) {
-      sum[i][0] = s0;
-      sum[i][1] = s1;
+    t[i].sum[0] = s0;
+    t[i].sum[1] = s1;
+  }
+}
+
+/* TL_GRID_BACKWARD's items for bilinear 2-D, in blocks of up to BIG points */
+static void backward_bilinear2(const tl_grid_job *job, int64_t begin, int64_t end)
+{
+  const tl_grid_spec *s = &job->s;
+  int64_t P = s->out[1] * s->out[2], plane = s->in[1] * s->in[2];
+  const real *grid = job->grid, *g = job->g, *xs = job->x;
+  real *dx = job->dx, *dgrid = job->dgrid;
+  taps_t t;
+  tap4_buf buf;
+  tap4_buf_init(&buf);
+  for (int64_t item = begin; item < end; item++) {
+    int64_t b = item / job->cblocks, k = item % job->cblocks;
+    int64_t c0 = k * s->C / job->cblocks, c1 = (k + 1) * s->C / job->cblocks;
+    for (int64_t o = 0; o < P; o += buf.cap) {
+      int64_t m = P - o > buf.cap ? buf.cap : P - o;
+      for (int64_t i = 0; i < m; i++) {
+        taps_of(s, grid + (b * P + o + i) * 2, &t, dgrid != NULL);
+        pack4(&t, &buf.t[i], dgrid != NULL);
+      }
+      for (int64_t c = c0; c < c1; c++) {
+        int64_t at = (b * s->C + c) * plane;
+        backward_block4(buf.t, m, g + (b * s->C + c) * P + o, xs + at, dx ? dx + at : NULL,
+                        dgrid != NULL);
+      }
+      if (!dgrid)
+        continue;
+      for (int64_t i = 0; i < m; i++) {
+        real *dst = dgrid + ((job->partial ? item : b) * P + o + i) * 2;
+        for (int d = 0; d < 2; d++) /* no taps: sum 0, mult 0 */
+          dst[d] = buf.t[i].sum[d] * buf.t[i].mult[d];
+      }
     }
   }
+  tap4_buf_free(&buf);
 }
 
 void TL_GRID_BACKWARD(const tl_grid_job *job, int64_t begin, int64_t end)
 {
   const tl_grid_spec *s = &job->s;
   int n = s->n;
+  if (s->mode == TL_GRID_BILINEAR && n == 2) {
+    backward_bilinear2(job, begin, end);
+    return;
+  }
   int64_t P = s->out[0] * s->out[1] * s->out[2], plane = s->in[0] * s->in[1] * s->in[2];
   const real *grid = job->grid, *g = job->g, *xs = job->x;
   real *dx = job->dx, *dgrid = job->dgrid;
-  bool bilinear2 = s->mode == TL_GRID_BILINEAR && n == 2;
   taps_t t[BLOCK];
-  tap4_t t4[BLOCK];
   real sum[BLOCK][3];
   for (int64_t item = begin; item < end; item++) {
     int64_t b = item / job->cblocks, k = item % job->cblocks;
@@ -182,19 +278,12 @@ void TL_GRID_BACKWARD(const tl_grid_job *job, int64_t begin, int64_t end)
       int64_t m = P - o > BLOCK ? BLOCK : P - o;
       for (int64_t i = 0; i < m; i++) {
         taps_of(s, grid + (b * P + o + i) * n, &t[i], dgrid != NULL);
-        if (bilinear2)
-          pack4(&t[i], &t4[i], dgrid != NULL);
         sum[i][0] = sum[i][1] = sum[i][2] = 0;
       }
       for (int64_t c = c0; c < c1; c++) {
         int64_t at = (b * s->C + c) * plane;
         const real *gc = g + (b * s->C + c) * P + o;
-        real *dxc = dx ? dx + at : NULL;
-        real(*sm)[3] = dgrid ? sum : NULL;
-        if (bilinear2)
-          backward_block4(t4, m, gc, xs + at, dxc, sm);
-        else
-          backward_block(s, t, m, gc, xs + at, dxc, sm);
+        backward_block(s, t, m, gc, xs + at, dx ? dx + at : NULL, dgrid ? sum : NULL);
       }
       if (!dgrid)
         continue;
