@@ -4,6 +4,8 @@ others), as module functions and Tensor methods, in-place twins included.
 Each alias is the very op object of its target, so ``torchlike.multiply``,
 ``torchlike.mul`` and ``Tensor.multiply`` run the same code with the same
 arguments (out=, alpha=, rounding_mode= ...)."""
+import numbers
+
 from . import _C
 
 Tensor = _C.Tensor
@@ -146,5 +148,53 @@ def frexp(input, *, out=None):
 
 
 Tensor.frexp = frexp
-__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp"]
+def _one_sided_clamp(name, side):
+    """clamp_min / clamp_max: clamp with only its `side` bound, which must be
+    a number or a tensor (None is refused, as PyTorch's signature does)."""
+    def check(input, bound):
+        if not isinstance(bound, (Tensor, numbers.Number)):
+            got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor"
+                            for a in (input, bound))
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({got}), but expected one of:\n"
+                            f" * (Tensor input, Tensor {side}, *, Tensor out = None)\n"
+                            f" * (Tensor input, Number {side}, *, Tensor out = None)\n")
+
+    def function(input, *args, out=None, **kwargs):
+        bound = _the_bound(name, side, args, kwargs)
+        check(input, bound)
+        extra = {} if out is None else {"out": out}
+        return _C.clamp(input, **{side: bound}, **extra)
+
+    def method(self, *args, **kwargs):
+        bound = _the_bound(name, side, args, kwargs)
+        check(self, bound)
+        return _C.clamp(self, **{side: bound})
+
+    def inplace(self, *args, **kwargs):
+        bound = _the_bound(name + "_", side, args, kwargs)
+        check(self, bound)
+        return self.clamp_(**{side: bound})
+
+    function.__name__ = method.__name__ = name
+    inplace.__name__ = name + "_"
+    return function, method, inplace
+
+
+def _the_bound(name, side, args, kwargs):
+    if len(args) + len(kwargs) != 1 or (kwargs and side not in kwargs):
+        if kwargs and side not in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        raise TypeError(f"{name}() missing 1 required positional arguments: \"{side}\""
+                        if not args and not kwargs else
+                        f"{name}() takes 2 positional arguments but {len(args) + 1} were given")
+    return args[0] if args else kwargs[side]
+
+
+clamp_min, Tensor.clamp_min, Tensor.clamp_min_ = _one_sided_clamp("clamp_min", "min")
+clamp_max, Tensor.clamp_max, Tensor.clamp_max_ = _one_sided_clamp("clamp_max", "max")
+
+__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp", "clamp_min",
+                           "clamp_max"]
 _install(globals())
