@@ -154,7 +154,7 @@ def _one_sided_clamp(name, side):
     def check(input, bound):
         if not isinstance(bound, (Tensor, numbers.Number)):
             got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor"
-                            for a in (input, bound))
+                            for a in (input, bound) if a is not _MISSING)
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({got}), but expected one of:\n"
                             f" * (Tensor input, Tensor {side}, *, Tensor out = None)\n"
@@ -181,15 +181,18 @@ def _one_sided_clamp(name, side):
     return function, method, inplace
 
 
+_MISSING = object()
+
+
 def _the_bound(name, side, args, kwargs):
-    if len(args) + len(kwargs) != 1 or (kwargs and side not in kwargs):
-        if kwargs and side not in kwargs:
-            raise TypeError(f"{name}() got an unexpected keyword argument "
-                            f"'{next(iter(kwargs))}'")
-        raise TypeError(f"{name}() missing 1 required positional arguments: \"{side}\""
-                        if not args and not kwargs else
-                        f"{name}() takes 2 positional arguments but {len(args) + 1} were given")
-    return args[0] if args else kwargs[side]
+    """The one bound of clamp_min/clamp_max, positional or by keyword
+    (_MISSING when absent: check() then names the call's types)."""
+    unexpected = [k for k in kwargs if k != side]
+    if unexpected:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected[0]}'")
+    if len(args) + len(kwargs) > 1:
+        raise TypeError(f"{name}() takes 2 positional arguments but {len(args) + 1} were given")
+    return args[0] if args else kwargs.get(side, _MISSING)
 
 
 clamp_min, Tensor.clamp_min, Tensor.clamp_min_ = _one_sided_clamp("clamp_min", "min")

@@ -11,6 +11,8 @@ Tensor = _C.Tensor
 
 
 def _tensor_arg(fname, name, position, value):
+    if value is _MISSING:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "{name}"')
     if not isinstance(value, Tensor):
         raise TypeError(f"{fname}(): argument '{name}' (position {position}) must be Tensor, "
                         f"not {type(value).__name__}")
@@ -23,6 +25,9 @@ def _float_arg(fname, name, value):
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{fname}(): argument '{name}' must be float, not {type(value).__name__}")
     return float(value)
+
+
+_MISSING = object()
 
 
 def _check_close_args(fname, input, other, rtol, atol, equal_nan):
@@ -62,7 +67,7 @@ def _isclose(input, other, rtol, atol, equal_nan):
     return _C.logical_or(close, within)
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(input, other=_MISSING, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether each element of input is close to other's (finite values within
     atol + rtol * |other|, equal infinities, NaNs too with equal_nan).  Both
     must have one dtype; integers compare in the default float dtype."""
@@ -70,13 +75,13 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose(input, other, rtol, atol, equal_nan)
 
 
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(input, other=_MISSING, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(...).all() as a Python bool."""
     rtol, atol = _check_close_args("allclose", input, other, rtol, atol, equal_nan)
     return bool(_isclose(input, other, rtol, atol, equal_nan).all())
 
 
-def equal(input, other):
+def equal(input, other=_MISSING):
     """True if input and other have the same shape and equal elements (values
     compared after type promotion; NaN equals nothing)."""
     _tensor_arg("equal", "input", 1, input)
