@@ -148,6 +148,8 @@ def frexp(input, *, out=None):
 
 
 Tensor.frexp = frexp
+
+
 def _one_sided_clamp(name, side):
     """clamp_min / clamp_max: clamp with only its `side` bound, which must be
     a number or a tensor (None is refused, as PyTorch's signature does)."""
