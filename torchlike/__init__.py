@@ -13,6 +13,7 @@ from ._legacy_types import CPU_TYPES as _CPU_TYPES  # (FloatTensor ...; Tensor.t
 globals().update(_CPU_TYPES)
 from . import _ndarray  # noqa: F401  (the ndarray methods and attributes NumPy code calls)
 from ._aliases import *  # noqa: F401,F403  (absolute, multiply, arcsin, clip, greater ...)
+from ._closeness import *  # noqa: F401,F403  (isclose, allclose, equal and their methods)
 from . import cuda  # noqa: F401
 from . import random  # noqa: F401  (torch.random: fork_rng and the seeding functions)
 from ._layout import *  # noqa: F401,F403  (strided, contiguous_format, channels_last ...)

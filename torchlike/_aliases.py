@@ -4,6 +4,8 @@ others), as module functions and Tensor methods, in-place twins included.
 Each alias is the very op object of its target, so ``torchlike.multiply``,
 ``torchlike.mul`` and ``Tensor.multiply`` run the same code with the same
 arguments (out=, alpha=, rounding_mode= ...)."""
+import numbers
+
 from . import _C
 
 Tensor = _C.Tensor
@@ -146,5 +148,58 @@ def frexp(input, *, out=None):
 
 
 Tensor.frexp = frexp
-__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp"]
+
+
+def _one_sided_clamp(name, side):
+    """clamp_min / clamp_max: clamp with only its `side` bound, which must be
+    a number or a tensor (None is refused, as PyTorch's signature does)."""
+    def check(input, bound):
+        if not isinstance(bound, (Tensor, numbers.Number)):
+            got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor"
+                            for a in (input, bound) if a is not _MISSING)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({got}), but expected one of:\n"
+                            f" * (Tensor input, Tensor {side}, *, Tensor out = None)\n"
+                            f" * (Tensor input, Number {side}, *, Tensor out = None)\n")
+
+    def function(input, *args, out=None, **kwargs):
+        bound = _the_bound(name, side, args, kwargs)
+        check(input, bound)
+        extra = {} if out is None else {"out": out}
+        return _C.clamp(input, **{side: bound}, **extra)
+
+    def method(self, *args, **kwargs):
+        bound = _the_bound(name, side, args, kwargs)
+        check(self, bound)
+        return _C.clamp(self, **{side: bound})
+
+    def inplace(self, *args, **kwargs):
+        bound = _the_bound(name + "_", side, args, kwargs)
+        check(self, bound)
+        return self.clamp_(**{side: bound})
+
+    function.__name__ = method.__name__ = name
+    inplace.__name__ = name + "_"
+    return function, method, inplace
+
+
+_MISSING = object()
+
+
+def _the_bound(name, side, args, kwargs):
+    """The one bound of clamp_min/clamp_max, positional or by keyword
+    (_MISSING when absent: check() then names the call's types)."""
+    unexpected = [k for k in kwargs if k != side]
+    if unexpected:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected[0]}'")
+    if len(args) + len(kwargs) > 1:
+        raise TypeError(f"{name}() takes 2 positional arguments but {len(args) + 1} were given")
+    return args[0] if args else kwargs.get(side, _MISSING)
+
+
+clamp_min, Tensor.clamp_min, Tensor.clamp_min_ = _one_sided_clamp("clamp_min", "min")
+clamp_max, Tensor.clamp_max, Tensor.clamp_max_ = _one_sided_clamp("clamp_max", "max")
+
+__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp", "clamp_min",
+                           "clamp_max"]
 _install(globals())

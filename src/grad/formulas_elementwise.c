@@ -13,7 +13,7 @@
  *
  * Piecewise ops follow PyTorch at their kinks: abs'(0) = 0, maximum/minimum
  * split ties evenly, fmax/fmin give ties to the first argument, clamp passes
- * the gradient where min <= x <= max, floor/ceil/round/trunc/sign and the
+ * the gradient where min < x < max (ties: clamp_backward), floor/ceil/round/trunc/sign and the
  * rounding divisions have zero gradients, 0**0 has zero gradients.        */
 #include <math.h>
 
@@ -152,9 +152,12 @@ static void extremum_backward(tl_grad_ctx *c, PyObject *g)
   }
 }
 
-/* clamp(x, min, max) = minimum(maximum(x, min), max): x gets the gradient
- * where min <= x <= max; a tensor min where x < min <= max; a tensor max
- * where x > max or max < min (the result is max there). */
+/* clamp(x, min, max), PyTorch's rule at the kinks: x gets g where
+ * min < x < max.  A tie with a number bound sends nothing; a tie with a
+ * tensor bound is split evenly between x and that bound (as maximum and
+ * minimum do), except that x == min == max gives x all of g.  A tensor min
+ * gets g where x < min <= max, a tensor max where x > max or min > max (the
+ * result is max there).  Absent bounds are None. */
 static void clamp_backward(tl_grad_ctx *c, PyObject *g)
 {
   PyObject *x = X(0, "input"), *lo = X(1, "min"), *hi = X(2, "max");
@@ -164,24 +167,46 @@ static void clamp_backward(tl_grad_ctx *c, PyObject *g)
     hi = NULL;
   if (PyErr_Occurred())
     return;
-  if (NEEDS(x)) {
-    PyObject *inside = lo ? CALL("ge", "OO", x, lo) : NULL;
+  bool lo_tensor = lo && tl_py_is_tensor(lo), hi_tensor = hi && tl_py_is_tensor(hi);
+  PyObject *half = CALL("mul", "Od", g, 0.5);
+  /* x == min < max and min < x == max: the ties that split g */
+  PyObject *tie_lo = NULL, *tie_hi = NULL;
+  if (lo_tensor) {
+    tie_lo = CALL("eq", "OO", x, lo);
     if (hi)
-      inside = inside ? CALL("logical_and", "OO", inside, CALL("le", "OO", x, hi))
-                      : CALL("le", "OO", x, hi);
-    SEND(x, keep_where(c, inside, g));
+      tie_lo = CALL("logical_and", "OO", tie_lo, CALL("lt", "OO", x, hi));
+  }
+  if (hi_tensor) {
+    tie_hi = CALL("eq", "OO", x, hi);
+    if (lo)
+      tie_hi = CALL("logical_and", "OO", tie_hi, CALL("gt", "OO", x, lo));
+  }
+  if (NEEDS(x)) {
+    PyObject *inside = lo ? CALL("gt", "OO", x, lo) : NULL;
+    if (hi)
+      inside = inside ? CALL("logical_and", "OO", inside, CALL("lt", "OO", x, hi))
+                      : CALL("lt", "OO", x, hi);
+    PyObject *gx = keep_where(c, inside, g);
+    if (tie_lo)
+      gx = CALL("where", "OOO", tie_lo, half, gx);
+    if (tie_hi)
+      gx = CALL("where", "OOO", tie_hi, half, gx);
+    if (lo_tensor && hi_tensor)
+      gx = CALL("where", "OOO", CALL("logical_and", "OO", CALL("eq", "OO", x, lo),
+                                     CALL("eq", "OO", x, hi)), g, gx);
+    SEND(x, gx);
   }
   if (lo && NEEDS(lo)) {
     PyObject *below = CALL("lt", "OO", x, lo);
     if (hi)
       below = CALL("logical_and", "OO", below, CALL("le", "OO", lo, hi));
-    SEND(lo, keep_where(c, below, g));
+    SEND(lo, CALL("where", "OOO", tie_lo, half, keep_where(c, below, g)));
   }
   if (hi && NEEDS(hi)) {
     PyObject *above = CALL("gt", "OO", x, hi);
     if (lo)
       above = CALL("logical_or", "OO", above, CALL("gt", "OO", lo, hi));
-    SEND(hi, keep_where(c, above, g));
+    SEND(hi, CALL("where", "OOO", tie_hi, half, keep_where(c, above, g)));
   }
 }
 

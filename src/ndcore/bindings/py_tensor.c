@@ -695,6 +695,44 @@ static PyObject *size_numel(PyObject *self, PyObject *unused)
   return PyLong_FromLongLong(n);
 }
 
+/* A tuple result of a Size operation, made a Size again (PyTorch's slices,
+ * sums and repeats of a Size are Sizes).  Steals `tuple`. */
+static PyObject *size_from_tuple(PyObject *tuple)
+{
+  if (!tuple || !PyTuple_Check(tuple))
+    return tuple;
+  PyObject *r = PyObject_CallOneArg((PyObject *)size_type, tuple);
+  Py_DECREF(tuple);
+  return r;
+}
+
+static PyObject *size_subscript(PyObject *self, PyObject *key)
+{
+  PyObject *r = PyTuple_Type.tp_as_mapping->mp_subscript(self, key);
+  return PySlice_Check(key) ? size_from_tuple(r) : r;
+}
+
+/* size + tuple and tuple + size; anything else falls back to tuple's
+ * concatenation and its TypeError. */
+static PyObject *size_add(PyObject *a, PyObject *b)
+{
+  if (!PyTuple_Check(a) || !PyTuple_Check(b))
+    Py_RETURN_NOTIMPLEMENTED;
+  return size_from_tuple(PyTuple_Type.tp_as_sequence->sq_concat(a, b));
+}
+
+/* size * n and n * size */
+static PyObject *size_multiply(PyObject *a, PyObject *b)
+{
+  PyObject *seq = PyTuple_Check(a) ? a : b, *count = seq == a ? b : a;
+  if (!PyIndex_Check(count))
+    Py_RETURN_NOTIMPLEMENTED;
+  Py_ssize_t n = PyNumber_AsSsize_t(count, PyExc_OverflowError);
+  if (n == -1 && PyErr_Occurred())
+    return NULL;
+  return size_from_tuple(PyTuple_Type.tp_as_sequence->sq_repeat(seq, n));
+}
+
 static PyMethodDef size_methods[] = {
     {"numel", size_numel, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -702,6 +740,9 @@ static PyMethodDef size_methods[] = {
 static PyType_Slot size_slots[] = {
     {Py_tp_repr, size_repr},
     {Py_tp_methods, size_methods},
+    {Py_mp_subscript, size_subscript},
+    {Py_nb_add, size_add},
+    {Py_nb_multiply, size_multiply},
     {0, NULL},
 };
 static PyType_Spec size_spec = {
