@@ -15,7 +15,8 @@
  * step is one pool job over blocks of hidden units, each GEMM over all rows
  * one job over blocks of rows (below).
  * Every tensor is contiguous in the work dtype (float or double); the
- * states are (N, *) buffers whose first n rows step t reads and writes. */
+ * states are (N, *) buffers whose first n rows step t reads and writes
+ * (the forward reads h from the step before's output rows instead, below). */
 #include <stdlib.h>
 #include <string.h>
 
