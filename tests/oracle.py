@@ -5,6 +5,7 @@ the oracle never sees our writes), runs both, and compares values, dtype and
 shape.  `layouts(a)` gives the same values in the layouts that break naive
 kernels: contiguous, transposed, strided, negative-stride, broadcast."""
 import ast
+import math
 import os
 import warnings
 
@@ -192,6 +193,39 @@ def golden_calls(name):
     if scripts not in sys.path:
         sys.path.append(scripts)
     return calls, importlib.import_module("golden_" + name)
+
+
+def _nan_equal(d):
+    """A described result with NaNs made equal to themselves."""
+    if isinstance(d, float) and math.isnan(d):
+        return "nan"
+    if isinstance(d, list):
+        return [_nan_equal(x) for x in d]
+    return d
+
+
+def golden_check(golden, call, expected, same_wording=(), different=None):
+    """One call golden_calls recorded, run with torchlike as T: the same
+    exception type, with PyTorch's words where a message starts with one of
+    `same_wording`; or the same described result (NaNs equal).  different
+    maps a call to what ours gives on purpose instead: (exception name,
+    words of our message), or the dtype of our result."""
+    import pytest
+    different = different or {}
+    env = {"T": tl, **golden.inputs(tl)}
+    if expected[0] == "raises":
+        kind, message = different.get(call, expected[1:])
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == kind, (call, str(e.value))
+        if message.startswith(tuple(same_wording)) or call in different:
+            assert message in str(e.value), (call, str(e.value))
+        return
+    got = golden.describe(eval(call, env))
+    if call in different:
+        assert got[1] == different[call], call
+        got[1] = expected[1]
+    assert _nan_equal(got) == _nan_equal(expected), call
 
 
 def _calls(expr, name):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import assert_close, golden_calls, noncontiguous
+from oracle import assert_close, golden_calls, golden_check, noncontiguous
 
 CALLS, _golden = golden_calls("spread_args")
 
@@ -30,17 +30,7 @@ SAME_WORDING = ("expected Tensor as element", "got an unexpected keyword argumen
 
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
-    env = {"T": tl, **_golden.inputs(tl)}
-    if expected[0] == "raises":
-        kind, message = DIFFERENT.get(call, expected[1:])
-        with pytest.raises(Exception) as e:
-            eval(call, env)
-        assert type(e.value).__name__ == kind, (call, str(e.value))
-        if message.startswith(SAME_WORDING) or call in DIFFERENT:
-            assert message in str(e.value), call
-        return
-    got = _golden.describe(eval(call, env))
-    assert got == expected, call
+    golden_check(_golden, call, expected, SAME_WORDING, DIFFERENT)
 
 
 # ---- values against NumPy, in every argument form ---------------------------------

@@ -8,14 +8,13 @@ scripts/golden_torch_api_compare.py; values against NumPy (np.isclose,
 np.allclose, np.array_equal, np.maximum/np.minimum) over float32/float64,
 broadcast, 0-size and non-contiguous inputs; derivatives by gradcheck in
 float64; the op layer's device paths on the emulated device."""
-import math
 
 import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import (assert_close, cuda_test_devices, device_array, golden_calls, host_array,
-                    noncontiguous, run_emulated)
+from oracle import (assert_close, cuda_test_devices, device_array, golden_calls, golden_check,
+                    host_array, noncontiguous, run_emulated)
 from torchlike.autograd import gradcheck, gradgradcheck
 
 CALLS, _golden = golden_calls("torch_api_compare")
@@ -43,31 +42,9 @@ SAME_WORDING = ("did not match", "must be greater than or equal to zero", "must 
                 "tuple indices must be integers or slices")
 
 
-def comparable(d):
-    """A described result with NaNs made equal to themselves."""
-    if isinstance(d, float) and math.isnan(d):
-        return "nan"
-    if isinstance(d, list):
-        return [comparable(x) for x in d]
-    return d
-
-
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
-    env = {"T": tl, **_golden.inputs(tl)}
-    if expected[0] == "raises":
-        kind, message = DIFFERENT.get(call, expected[1:])
-        with pytest.raises(Exception) as e:
-            eval(call, env)
-        assert type(e.value).__name__ == kind, (call, str(e.value))
-        if message.startswith(SAME_WORDING) or call in DIFFERENT:
-            assert message in str(e.value), (call, str(e.value))
-        return
-    got = _golden.describe(eval(call, env))
-    if call in DIFFERENT:
-        assert got[1] == DIFFERENT[call], call
-        got[1] = expected[1]
-    assert comparable(got) == comparable(expected), call
+    golden_check(_golden, call, expected, SAME_WORDING, DIFFERENT)
 
 
 # ---- values against NumPy ----------------------------------------------------------
