@@ -61,7 +61,7 @@ void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, con
     return;
   }
   /* on one BLAS thread, as unpacked tiles where those measured faster */
-  if (!ta && !tb && tl_linalg_gemm_tiles_fit(M, N, K) && tl_linalg_blas_threads() == 1) {
+  if (tl_linalg_gemm_tiles_fit(ta, tb, M, N, K)) {
     tl_linalg_gemm_tiles(f64, 1.0, M, N, K, A, lda, B, ldb, beta, C, ldc);
     return;
   }

@@ -44,12 +44,14 @@ static bool small_kernels(void)
   return known == 1;
 }
 
-bool tl_linalg_gemm_tiles_fit(int64_t M, int64_t N, int64_t K)
+bool tl_linalg_gemm_tiles_fit(bool ta, bool tb, int64_t M, int64_t N, int64_t K)
 {
-  if (K < 128 || M <= 0 || N <= 0 || !small_kernels())
+  if (ta || tb || K < 128 || M <= 0 || N <= 0 || !small_kernels())
     return false;
   /* one strip of columns reads A once, however long */
-  return N <= TILE_N || (double)M * (double)N * (double)K <= (double)(1 << 29);
+  bool sizes = N <= TILE_N || (double)M * (double)N * (double)K <= (double)(1 << 29);
+  /* a product BLAS would thread stays whole: the tiles run on one thread */
+  return sizes && tl_linalg_blas_threads() == 1;
 }
 
 /* Columns outermost: a strip of B (K x 64) stays in cache while the tiles

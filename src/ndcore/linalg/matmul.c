@@ -141,8 +141,7 @@ static void gemm_blas(const gemm_plan *p, const char *a, const char *b, char *c,
   /* on one BLAS thread (a slab, or a small product), as unpacked tiles
    * where those measured faster (gemm_tiles.c) */
   bool real = p->dtype == TL_DTYPE_F32 || p->dtype == TL_DTYPE_F64;
-  if (real && ta == CblasNoTrans && tb == CblasNoTrans && tl_linalg_gemm_tiles_fit(M, N, K) &&
-      TL_BLAS(openblas_get_num_threads)() == 1) {
+  if (real && tl_linalg_gemm_tiles_fit(ta != CblasNoTrans, tb != CblasNoTrans, M, N, K)) {
     tl_linalg_gemm_tiles(p->dtype == TL_DTYPE_F64, creal(p->alpha), M, N, K, a, lda, b, ldb,
                          creal(beta), c, ldc);
     return;

@@ -44,9 +44,10 @@ void tl_linalg_blas_single_end(void);
 bool tl_linalg_gemm_single_thread(int64_t M, int64_t N, int64_t K);
 /* C (M, N) = alpha A (M, K) B (K, N) + beta C, row-major, neither operand
  * transposed, as tiles that OpenBLAS's AVX-512 kernels run without packing
- * (gemm_tiles.c has the measurements); for products where _fit says so.
- * Every tile is one single-threaded call: for a caller on one BLAS thread. */
-bool tl_linalg_gemm_tiles_fit(int64_t M, int64_t N, int64_t K);
+ * (gemm_tiles.c has the measurements).  _fit says whether a product (ta, tb:
+ * operands transposed) should run so here: untransposed, of the sizes where
+ * tiles measured faster, and with BLAS on one thread, as tiles run. */
+bool tl_linalg_gemm_tiles_fit(bool ta, bool tb, int64_t M, int64_t N, int64_t K);
 void tl_linalg_gemm_tiles(bool f64, double alpha, int64_t M, int64_t N, int64_t K, const void *A,
                           int64_t lda, const void *B, int64_t ldb, double beta, void *C,
                           int64_t ldc);
