@@ -131,13 +131,6 @@ char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
   return (char *)tl_tensor_data(t) + i * m * n * (int64_t)tl_dtype_size(t->dtype);
 }
 
-static void release_all(int n, tl_tensor *ts)
-{
-  for (int i = 0; i < n; i++)
-    if (ts[i].storage)
-      tl_tensor_release(&ts[i]);
-}
-
 /* Workspace size LAPACK reported in work[0] (lwork = -1 query). */
 static int work_size(tl_dtype d, const void *w)
 {
@@ -807,7 +800,7 @@ done:
   if (st != TL_OK && q->storage)
     tl_tensor_release(q);
   free(work);
-  release_all(2, tmp);
+  tl_tensor_release_n(2, tmp);
   return st;
 }
 
@@ -920,7 +913,7 @@ done:
   free(work);
   free(rwork);
   free(iwork);
-  release_all(1, tmp);
+  tl_tensor_release_n(1, tmp);
   return st;
 }
 
@@ -988,7 +981,7 @@ done:
   free(work);
   free(rwork);
   free(iwork);
-  release_all(1, tmp);
+  tl_tensor_release_n(1, tmp);
   return st;
 }
 
@@ -1091,7 +1084,7 @@ done:
   tl_parallel_relock(&unlocked);
   free(work);
   free(rwork);
-  release_all(3, tmp);
+  tl_tensor_release_n(3, tmp);
   return st;
 }
 
@@ -1326,6 +1319,6 @@ done:
   free(iwork);
   free(jpvt);
   free(sbuf);
-  release_all(2, tmp);
+  tl_tensor_release_n(2, tmp);
   return st;
 }

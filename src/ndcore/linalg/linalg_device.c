@@ -40,13 +40,6 @@
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/tensor/tl_views.h"
 
-static void release(int n, tl_tensor *ts)
-{
-  for (int i = 0; i < n; i++)
-    if (ts[i].storage)
-      tl_tensor_release(&ts[i]);
-}
-
 /* ---- vector_norm ---------------------------------------------------------------------- */
 
 tl_status tl_linalg_device_vector_norm(tl_tensor *out, const tl_tensor *x, double ord,
@@ -110,7 +103,7 @@ tl_status tl_linalg_device_cross(tl_tensor *out, const tl_tensor *a, const tl_te
       goto fail;
     const tl_arg diff[2] = {{&t[3], false}, {&t[4], false}};
     st = tl_op_map(combine, 2, diff, &rc, NULL);
-    release(2, &t[3]);
+    tl_tensor_release_n(2, &t[3]);
     memset(&t[3], 0, 2 * sizeof *t);
     if (st != TL_OK)
       goto fail;
@@ -121,10 +114,10 @@ tl_status tl_linalg_device_cross(tl_tensor *out, const tl_tensor *a, const tl_te
   } else if ((st = tl_tensor_to_dtype(out, res, p.dtype)) != TL_OK) {
     goto fail;
   }
-  release(5, t);
+  tl_tensor_release_n(5, t);
   return TL_OK;
 fail:
-  release(5, t);
+  tl_tensor_release_n(5, t);
   return st;
 }
 
@@ -192,7 +185,7 @@ static tl_status permutation(tl_tensor *perm, const tl_tensor *pivots, const tl_
   st = tl_linalg_lu_solve(perm, &eyes, m > k ? full : pivots, rows_d, true, false);
   tl_tensor_release(&eyes);
 done:
-  release(3, t);
+  tl_tensor_release_n(3, t);
   return st;
 }
 
@@ -243,10 +236,10 @@ tl_status tl_linalg_device_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl
   if ((st = tl_op_map(TL_OP_EQ, 2, pe, cond, NULL)) != TL_OK ||
       (st = tl_tensor_to_dtype(p, cond, d)) != TL_OK)
     goto fail;
-  release(8, t);
+  tl_tensor_release_n(8, t);
   return TL_OK;
 fail:
-  release(8, t);
+  tl_tensor_release_n(8, t);
   if (l->storage)
     tl_tensor_release(l);
   if (u->storage)

@@ -156,3 +156,9 @@ void tl_tensor_release(tl_tensor *t)
   tl_storage_decref(t->storage);
   t->storage = NULL;
 }
+
+void tl_tensor_release_n(int n, tl_tensor *ts)
+{
+  for (int i = 0; i < n; i++)
+    tl_tensor_release(&ts[i]);
+}

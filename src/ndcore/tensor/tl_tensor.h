@@ -166,6 +166,8 @@ tl_status tl_tensor_zeros(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t 
 /* Make `out` a view sharing src's storage (takes a new reference). */
 void tl_tensor_view_of(tl_tensor *out, const tl_tensor *src);
 void tl_tensor_release(tl_tensor *t);
+/* Release n tensors (those never made, storage NULL, included). */
+void tl_tensor_release_n(int n, tl_tensor *ts);
 /* Contiguous strides for a shape. */
 void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* Checked product of a shape; TL_ERR_VALUE on overflow or negative sizes. */
