@@ -166,6 +166,20 @@ int tl_py_parse_dtype(PyObject *o, tl_dtype *out)
     *out = TL_DTYPE_F64;
     return 0;
   }
+  /* A NumPy DType class (np.dtypes.Float64DType), which NumPy's own Python
+   * code passes as a ufunc's dtype= since 2.5: np.dtype() would read it as
+   * an arbitrary class (object), so go through the scalar type it names.
+   * The DType classes' metaclass is the type of a descriptor's type (the
+   * C API names it only for extensions that target NumPy 2.0 alone). */
+  PyArray_Descr *f8 = PyArray_DescrFromType(NPY_DOUBLE);
+  const bool dtype_class = PyObject_TypeCheck(o, Py_TYPE(Py_TYPE(f8)));
+  Py_DECREF(f8);
+  if (dtype_class) {
+    PyObject *scalar = PyObject_GetAttrString(o, "type");
+    int r = scalar ? tl_py_parse_dtype(scalar, out) : -1;
+    Py_XDECREF(scalar);
+    return r;
+  }
   PyArray_Descr *descr = NULL;
   if (!PyArray_DescrConverter2(o, &descr) || !descr) {
     PyErr_Clear();
