@@ -187,11 +187,14 @@ static void check_gauge(tl_grad_ctx *c, PyObject *d, PyObject *j, const char *fn
     return;
   double tol = (tl_py_t(d)->dtype == TL_DTYPE_C64 ? 1e-3 : 1e-6) * (1.0 + max_abs(c, j));
   double im = max_abs(c, i_imag(c, d));
-  if (!PyErr_Occurred() && im > tol)
-    PyErr_Format(PyExc_RuntimeError, "%s: the complex vectors are defined up to a phase e^{i phi} "
-                 "each, and the loss depends on that choice (|Im diag(V^H gV)| = %.3g), so its "
-                 "gradient is not defined; use a loss invariant under the phase (e.g. of |V|, or "
-                 "of U diag(S) Vh)", fn, im);
+  if (PyErr_Occurred() || im <= tol)
+    return;
+  char value[32]; /* PyErr_Format has no %g (Python 3.12 raises SystemError on it) */
+  snprintf(value, sizeof value, "%.3g", im);
+  PyErr_Format(PyExc_RuntimeError, "%s: the complex vectors are defined up to a phase e^{i phi} "
+               "each, and the loss depends on that choice (|Im diag(V^H gV)| = %s), so its "
+               "gradient is not defined; use a loss invariant under the phase (e.g. of |V|, or "
+               "of U diag(S) Vh)", fn, value);
 }
 
 static bool flag(PyObject *o, bool dflt)
