@@ -1,5 +1,7 @@
 """NumPy linear algebra over tensors: dot, vdot, inner, outer, matmul,
 tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
+import functools
+
 import numpy as np
 
 from .. import _C
@@ -149,6 +151,18 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return _C.movedim(result, -1, norm_axis(axisc, result.ndim))
 
 
+@functools.cache
+def _numpy_cond_raises_on_nan():
+    """Does the installed NumPy's linalg.cond raise LinAlgError for a matrix
+    holding a NaN (its SVD does not converge: NumPy before 2.5), or return NaN
+    for it (2.5 on)?  Asked of NumPy itself, once."""
+    try:
+        np.linalg.cond(np.array([[np.nan, 1.0], [1.0, 2.0]]))
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
 def _linalg_input(a, least=2):
     a = as_tensor(a)
     if a.ndim < least:
@@ -293,10 +307,14 @@ def _install_linalg():
         x = _linalg_input(x)
         if x.numel() == 0:
             raise np.linalg.LinAlgError("cond is not defined on empty arrays")
+        x_has_nan = _C.isnan(x).any(-1).any(-1)
+        if not _numpy_cond_raises_on_nan() and bool(x_has_nan.any()):
+            # the matrices holding a NaN get NaN below, not an SVD error
+            eye = _C.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+            x = _C.where(x_has_nan[..., None, None], eye, x)
         r = tla.cond(x, p)
         # NumPy's convention: a NaN from a failed inversion or a zero singular
         # value is inf (as in torchlike.linalg.cond), unless x itself holds a NaN.
-        x_has_nan = _C.isnan(x).any(-1).any(-1)
         r = _C.where(_C.isnan(r), _C.full((), np.inf, dtype=r.dtype, device=r.device), r)
         return _C.where(x_has_nan, _C.full((), np.nan, dtype=r.dtype, device=r.device), r)
     TABLE[la.cond] = cond
