@@ -40,15 +40,34 @@ def main(argv):
         torchlike.set_num_threads(int(threads))
     print(f"torchlike threads: {torchlike.get_num_threads()}")
     print(f"{'case':48s} {'torchlike':>12s} {'peer':>12s} {'peer/tl':>8s}")
+    # A row that raises is reported and the others still run (a module whose
+    # setup raises loses its remaining rows only): on a first run on new
+    # hardware one broken kernel should not hide every other figure.
+    errors = 0
     for module in load_modules():
-        for name, fn_tl, fn_peer, peer in module.cases():
+        rows = module.cases()
+        while True:
+            try:
+                name, fn_tl, fn_peer, peer = next(rows)
+            except StopIteration:
+                break
+            except Exception as e:  # noqa: BLE001 - reported, counted, exit status
+                errors += 1
+                print(f"{module.__name__}: setup error: {type(e).__name__}: {e}", flush=True)
+                break
             if pattern not in name:
                 continue
-            t_tl = best_time(fn_tl)
-            t_peer = best_time(fn_peer)
+            try:
+                t_tl = best_time(fn_tl)
+                t_peer = best_time(fn_peer)
+            except Exception as e:  # noqa: BLE001
+                errors += 1
+                print(f"{name:48s} error: {type(e).__name__}: {e}", flush=True)
+                continue
             print(f"{name:48s} {t_tl * 1e6:10.2f}us {t_peer * 1e6:10.2f}us {t_peer / t_tl:7.2f}x"
                   f"  ({peer})", flush=True)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    sys.exit(main(sys.argv))
