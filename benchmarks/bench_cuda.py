@@ -109,7 +109,7 @@ def cases():
     # GEMMs per dtype, a batched one, a broadcast operand (a linear layer on
     # [B, T, C]: b's batch stride 0) and a transposed operand (no copy).
     # PyTorch's default matches ours: no TF32 for float32.
-    for dtype_name, n in (("float32", 4096), ("float64", 2048), ("float16", 8192),
+    for dtype_name, n in (("float32", 8192), ("float64", 2048), ("float16", 8192),
                           ("bfloat16", 8192), ("complex64", 2048)):
         ta = torchlike.ones(n, n, dtype=getattr(torchlike, dtype_name), device="cuda")
         pa = torch.ones(n, n, dtype=getattr(torch, dtype_name), device="cuda")
@@ -162,13 +162,13 @@ def cases():
     # radix sort, many lanes its segmented sort; topk sorts whole lanes (no
     # radix select yet), unique reads its group count back (one sync).
     g = torch.Generator().manual_seed(0)
-    long_, rows = torch.randn(1 << 24, generator=g), torch.randn(4096, 1024, generator=g)
+    long_, rows = torch.randn(1 << 26, generator=g), torch.randn(4096, 1024, generator=g)
     ints = torch.randint(0, 1 << 16, (1 << 22,), generator=g, dtype=torch.int32)
     for name, f, data in (
-            ("sort 2^24 f32", lambda t: t.sort(), long_),
+            ("sort 2^26 f32", lambda t: t.sort(), long_),
             ("sort dim=1 of 4096x1024 f32", lambda t: t.sort(dim=1), rows),
             ("argsort 2^22 i32", lambda t: t.argsort(), ints),
-            ("topk k=100 of 2^24 f32", lambda t: t.topk(100), long_),
+            ("topk k=100 of 2^26 f32", lambda t: t.topk(100), long_),
             ("topk k=8 dim=1 of 4096x1024 f32", lambda t: t.topk(8, dim=1), rows),
             ("median dim=1 of 4096x1024 f32", lambda t: t.median(dim=1), rows),
             ("unique 2^22 i32", lambda t: t.unique(), ints)):
