@@ -345,18 +345,26 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _C.diagonal(A, offset, dim1, dim2)
 
 
+# pivot=False (LU without row interchanges) runs on devices only, as PyTorch's
+# CUDA-only rule: on the CPU it raises PyTorch's "LU without pivoting is not
+# implemented on the CPU".  Its pivots are 1 ... min(m, n) and lu's P is an
+# empty tensor, as PyTorch returns them.
+
 def lu_factor(A, *, pivot=True, out=None):
     """Compact LU with partial pivoting: (LU, pivots), pivots 1-based int32."""
     if not pivot:
-        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented for CPU "
-                           "tensors")
+        return LUFactorResult(*_C._linalg_lu_factor_ex(A, False, True)[:2])
     return LUFactorResult(*_C._linalg_lu_factor(A, False))
 
 
 def lu(A, *, pivot=True, out=None):
-    """P, L, U with A = P L U (L unit lower triangular)."""
+    """P, L, U with A = P L U (L unit lower triangular); A = L U without pivoting."""
     if not pivot:
-        raise RuntimeError("linalg.lu: LU without pivoting is not implemented for CPU tensors")
+        LU = _C._linalg_lu_factor_ex(A, False)[0]
+        m, n = LU.shape[-2:]
+        k = min(m, n)
+        L = LU[..., :, :k].tril(-1) + _C.eye(m, k, dtype=LU.dtype, device=LU.device)
+        return LUResult(_C.empty(0, dtype=LU.dtype, device=LU.device), L, LU[..., :k, :].triu())
     return LUResult(*_C._linalg_lu_factor(A, True))
 
 
@@ -442,11 +450,4 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    if not pivot:
-        raise RuntimeError("linalg.lu_factor_ex: LU without pivoting is not implemented for "
-                           "CPU tensors")
-    if check_errors:
-        LU, pivots = lu_factor(A)
-        return LUFactorExResult(LU, pivots, _C.zeros(*A.shape[:-2], dtype=_C.int32,
-                                                     device=A.device))
-    return LUFactorExResult(*_C._linalg_lu_factor_ex(A))
+    return LUFactorExResult(*_C._linalg_lu_factor_ex(A, pivot, check_errors))

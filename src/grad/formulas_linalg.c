@@ -624,28 +624,37 @@ static PyObject *lu_grad(tl_grad_ctx *c, PyObject *p, PyObject *l, PyObject *u, 
     PyObject *gl1 = sub(c, gl, mm(c, ga2, H(c, u2)));
     ga = cat2(c, lu_square(c, l, narrow(c, u, -1, 0, m), gl1, narrow(c, gu, -1, 0, m)), ga2, -1);
   }
-  return mm(c, p, ga);
+  return p == Py_None ? ga : mm(c, p, ga); /* None: no pivoting, A = L U */
 }
 
 /* _linalg_lu_factor(A, full): (P, L, U) when full, else the packed (LU, pivots);
- * _linalg_lu_factor_ex(A): (LU, pivots, info).  The packed LU holds L's strict
- * lower part and U, so its gradient splits the same way. */
+ * _linalg_lu_factor_ex(A, pivot): (LU, pivots, info).  The packed LU holds L's
+ * strict lower part and U, so its gradient splits the same way.  Without
+ * pivoting (a device's pivot=False) A = L U, L and U read off LU itself. */
 static void lu_factor_backward(tl_grad_ctx *c)
 {
   PyObject *a = ARG(0, "A");
   if (!NEEDS(a))
     return;
-  bool full = c->formula == TL_GRAD_LINALG_LU_FACTOR && flag(ARG(1, "full"), false);
+  const bool plain = c->formula == TL_GRAD_LINALG_LU_FACTOR;
+  bool full = plain && flag(ARG(1, "full"), false), pivot = plain || flag(ARG(1, "pivot"), true);
   if (full) {
     SEND(a, lu_grad(c, R(0), R(1), R(2), G(1), G(2)));
     return;
   }
-  PyObject *plu = CALL("_linalg_lu_factor", "OO", X(0, "A"), Py_True);
-  PyObject *l = item(c, plu, 1), *u = item(c, plu, 2), *g = G(0);
+  PyObject *g = G(0), *p = Py_None, *l, *u;
   int64_t m = size_at(g, -2), n = size_at(g, -1), k = m < n ? m : n;
+  if (pivot) {
+    PyObject *plu = CALL("_linalg_lu_factor", "OO", X(0, "A"), Py_True);
+    p = item(c, plu, 0), l = item(c, plu, 1), u = item(c, plu, 2);
+  } else {
+    PyObject *f = R(0);
+    l = add(c, narrow(c, tri_part(c, f, false, -1), -1, 0, k), narrow(c, eye(c, m, f), -1, 0, k));
+    u = narrow(c, tri_part(c, f, true, 0), -2, 0, k);
+  }
   PyObject *gl = narrow(c, tri_part(c, g, false, -1), -1, 0, k);
   PyObject *gu = narrow(c, tri_part(c, g, true, 0), -2, 0, k);
-  SEND(a, lu_grad(c, item(c, plu, 0), l, u, gl, gu));
+  SEND(a, lu_grad(c, p, l, u, gl, gu));
 }
 
 /* X = A^-1 B (left) or B A^-1, A^H in place of A when adjoint, A = P L U from

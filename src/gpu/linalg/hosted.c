@@ -3,9 +3,8 @@
  * result moves back to the inputs' device with the layout the CPU gave it
  * (LAPACK's column-major results stay transposed views, as on the CPU).
  *
- * This is how CUDA runs general eig (cuSOLVER has no batched non-symmetric
- * eigensolver; PyTorch too computes it on the host); svd of empty matrices
- * (the CPU's identities) comes here too.  Each call syncs: the copy to the
+ * svd of empty matrices (the CPU's identities) comes here on CUDA; every
+ * other op of CUDA's set runs on the device.  Each call syncs: the copy to the
  * host waits for the device's stream.  Errors are the CPU's, word for word.
  * Nothing here is CUDA-specific: only the backends move bytes, so the fake
  * test device can use the same wrappers (as its stand-ins for cuBLAS and

@@ -292,11 +292,7 @@ static tl_status factor_batched(tl_gpu_solver_call *c, tl_dtype d, tl_device dev
   return st;
 }
 
-/* getrf over a batch of count column-major m x n matrices from a0 (leading
- * dimension m), min(m, n) pivots each from ipiv, each info in c->info[i]:
- * the workspace sized once, for the first matrix; small square ones in one
- * batched call. */
-static tl_status getrf_batch(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, int m, int n,
+tl_status tl_gpu_getrf_batch(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, int m, int n,
                              int64_t count, char *a0, int *ipiv)
 {
   const int k = m < n ? m : n, ld = m > 0 ? m : 1;
@@ -305,14 +301,15 @@ static tl_status getrf_batch(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, i
   tl_status st = TL_OK;
   if (k == 0 || count == 0)
     return TL_OK;
-  if (m == n && use_batched(n, count))
+  if (ipiv && m == n && use_batched(n, count)) /* (factor_batched reads no ipiv as potrf) */
     return factor_batched(c, d, dev, n, count, a0, ipiv, CUBLAS_FILL_MODE_LOWER);
   if ((st = tl_gpu_cusolver_check(getrf_lwork(c->h, d, m, n, a0, ld, &lwork), "getrf")) != TL_OK ||
       (st = tl_gpu_solver_work(c, d, lwork, dev)) != TL_OK)
     return st;
   for (int64_t i = 0; i < count && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(getrf(c->h, d, m, n, a0 + i * (int64_t)m * n * size, ld,
-                                     tl_tensor_data(&c->work), ipiv + i * k, c->info + i), "getrf");
+                                     tl_tensor_data(&c->work), ipiv ? ipiv + i * k : NULL,
+                                     c->info + i), "getrf");
   return st;
 }
 
@@ -401,7 +398,7 @@ static tl_status gpu_lu_run(const tl_lapack_solve *p, tl_tensor *lu, tl_tensor *
     return st;
   char *a0 = tl_tensor_data(lu), *b0 = tl_tensor_data(x);
   int *ipiv = tl_tensor_data(&piv);
-  if ((st = getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) != TL_OK)
+  if ((st = tl_gpu_getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) != TL_OK)
     goto done;
   for (int64_t i = 0; i < p->count && n > 0 && k > 0 && st == TL_OK; i++)
     st = tl_gpu_cusolver_check(getrs(c.h, d, CUBLAS_OP_N, n, k, a0 + i * n * n * size, n,
@@ -577,7 +574,7 @@ static tl_status gpu_det_run(const tl_lapack_det *p, tl_tensor *lu)
   char *a0 = tl_tensor_data(lu);
   int *ipiv = tl_tensor_data(&piv);
   /* A singular matrix is no error here: its zero pivot makes det 0. */
-  if ((st = getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) == TL_OK) {
+  if ((st = tl_gpu_getrf_batch(&c, d, dev, n, n, p->count, a0, ipiv)) == TL_OK) {
     void *out[4] = {NULL, NULL, NULL, NULL};
     tl_tensor *ts[4] = {p->det, p->logdet, p->sign, p->logabs};
     for (int j = 0; j < 4; j++)
@@ -722,7 +719,7 @@ tl_status tl_gpu_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor
   const int m = (int)a->shape[nb], n = (int)a->shape[nb + 1];
   const int64_t count = tl_lapack_batch_count(nb, a->shape);
   if ((st = tl_gpu_solver_begin(&c, fn, dev, count)) == TL_OK &&
-      (st = getrf_batch(&c, tl_linalg_float_dtype(a->dtype), dev, m, n, count,
+      (st = tl_gpu_getrf_batch(&c, tl_linalg_float_dtype(a->dtype), dev, m, n, count,
                         tl_tensor_data(lu), tl_tensor_data(pivots))) == TL_OK)
     st = check_infos(&c, count, info, tl_lapack_lu_factor_error, fn, nb);
   tl_gpu_solver_release(&c);

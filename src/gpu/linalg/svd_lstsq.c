@@ -46,9 +46,7 @@ static const tl_svd_lstsq_exec *executor(const tl_tensor *a, const char *fn)
   return e;
 }
 
-/* Elements [at, at + len) of packed t's storage, as a 1-d view without a
- * reference of its own. */
-static tl_tensor flat_part(const tl_tensor *t, int64_t at, int64_t len)
+tl_tensor tl_gpu_flat_part(const tl_tensor *t, int64_t at, int64_t len)
 {
   tl_tensor v = *t;
   v.ndim = 1;
@@ -60,8 +58,7 @@ static tl_tensor flat_part(const tl_tensor *t, int64_t at, int64_t len)
 
 /* ---- svd ------------------------------------------------------------------------------ */
 
-/* Each packed matrix's max |a| (NaN where it holds a NaN), on the host. */
-static tl_status max_abs_per_matrix(tl_tensor *host, const tl_tensor *a, int nb)
+tl_status tl_gpu_max_abs_per_matrix(tl_tensor *host, const tl_tensor *a, int nb)
 {
   tl_tensor acc = {0};
   int64_t shape[TL_MAX_DIMS];
@@ -78,7 +75,7 @@ static tl_status max_abs_per_matrix(tl_tensor *host, const tl_tensor *a, int nb)
   return st;
 }
 
-static tl_status fill_nan(tl_tensor part)
+tl_status tl_gpu_fill_nan(tl_tensor part)
 {
   tl_scalar nan = tl_dtype_is_complex(part.dtype)
                       ? (tl_scalar){.kind = TL_KIND_COMPLEX, .v.c = CMPLX(NAN, NAN)}
@@ -86,14 +83,13 @@ static tl_status fill_nan(tl_tensor part)
   return tl_tensor_fill(&part, nan);
 }
 
-/* The first matrix whose info is positive, or -1 (info read on the host). */
-static tl_status first_failure(const tl_tensor *info, int64_t run, int64_t *at, int *err)
+tl_status tl_gpu_info_first_failure(const tl_tensor *info, int64_t run, int64_t *at, int *err)
 {
   tl_tensor host = {0};
   *at = -1;
   if (run == 0)
     return TL_OK;
-  tl_tensor part = flat_part(info, 0, run);
+  tl_tensor part = tl_gpu_flat_part(info, 0, run);
   if (tl_backend_tensor_to(&host, &part, tl_device_cpu(), TL_DTYPE_I32, false) != TL_OK)
     return tl_error_status();
   const int32_t *v = tl_tensor_data(&host);
@@ -133,7 +129,7 @@ tl_status tl_gpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
                   .a = &tmp, .s = s, .u = u, .v = &v, .info = &info};
 
   if ((st = tl_lapack_colmajor_copy(&tmp, a, d, nb, a->shape)) != TL_OK ||
-      (st = max_abs_per_matrix(&big, &tmp, nb)) != TL_OK)
+      (st = tl_gpu_max_abs_per_matrix(&big, &tmp, nb)) != TL_OK)
     goto fail;
   j.max_abs = tl_tensor_data(&big);
   for (int64_t i = 0; i < count; i++) {
@@ -147,7 +143,8 @@ tl_status tl_gpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
       (compute_uv && ((st = tl_lapack_colmajor_empty(u, dev, d, nb, a->shape, m, j.ucols)) != TL_OK ||
                       (st = tl_lapack_colmajor_empty(&v, dev, d, nb, a->shape, n, j.vcols)) != TL_OK)) ||
       (st = tl_tensor_zeros(&info, TL_DTYPE_I32, 1, &count, dev)) != TL_OK ||
-      (st = exec->svd(&j)) != TL_OK || (st = first_failure(&info, j.run, &at, &err)) != TL_OK)
+      (st = exec->svd(&j)) != TL_OK ||
+      (st = tl_gpu_info_first_failure(&info, j.run, &at, &err)) != TL_OK)
     goto fail;
   if (at >= 0) {
     st = tl_lapack_error(fn, nb, at, "The algorithm failed to converge because the input matrix "
@@ -163,11 +160,11 @@ tl_status tl_gpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
   for (int64_t i = 0; any_inf && i < count && st == TL_OK; i++) {
     if (!isinf(j.max_abs[i]))
       continue;
-    st = fill_nan(flat_part(s, i * k, k));
+    st = tl_gpu_fill_nan(tl_gpu_flat_part(s, i * k, k));
     if (st == TL_OK && compute_uv)
-      st = fill_nan(flat_part(u, i * m * j.ucols, m * j.ucols));
+      st = tl_gpu_fill_nan(tl_gpu_flat_part(u, i * m * j.ucols, m * j.ucols));
     if (st == TL_OK && compute_uv)
-      st = fill_nan(flat_part(&v, i * n * j.vcols, n * j.vcols));
+      st = tl_gpu_fill_nan(tl_gpu_flat_part(&v, i * n * j.vcols, n * j.vcols));
   }
   if (st == TL_OK && compute_uv && tl_dtype_is_complex(d)) {
     const tl_arg in = {.t = &v};

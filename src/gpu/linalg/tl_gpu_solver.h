@@ -28,6 +28,13 @@ tl_status tl_gpu_solver_begin(tl_gpu_solver_call *c, const char *fn, tl_device d
 tl_status tl_gpu_solver_work(tl_gpu_solver_call *c, tl_dtype d, int lwork, tl_device dev);
 /* Release what begin and work made; safe to call twice. */
 void tl_gpu_solver_release(tl_gpu_solver_call *c);
+/* getrf over a batch of count column-major m x n matrices from a0 (leading
+ * dimension m), min(m, n) pivots each from ipiv, each info in c->info[i]:
+ * the workspace sized once, for the first matrix; two or more small square
+ * ones in one batched call.  ipiv NULL: no pivoting (getrf with no pivot
+ * array, one call per matrix). */
+tl_status tl_gpu_getrf_batch(tl_gpu_solver_call *c, tl_dtype d, tl_device dev, int m, int n,
+                             int64_t count, char *a0, int *ipiv);
 /* The first matrix whose info is positive (the infos read on the host: the
  * sync an error needs), or -1; its info in *err. */
 tl_status tl_gpu_solver_first_failure(const tl_gpu_solver_call *c, int64_t count, int64_t *at,

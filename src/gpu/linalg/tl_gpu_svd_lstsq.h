@@ -55,6 +55,18 @@ tl_status tl_gpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
                               const tl_tensor *a, const tl_tensor *b, double rcond,
                               const char *driver);
 
+/* Pieces of the op layer that eig_lu.c shares.  A 1-d view (no reference
+ * of its own) of elements [at, at + len) of packed t's storage: */
+tl_tensor tl_gpu_flat_part(const tl_tensor *t, int64_t at, int64_t len);
+/* Each matrix's max |a| of the packed a (nb batch dims; NaN where it holds
+ * a NaN), read on the host into `host` (float64 [B..., 1, 1]): a sync. */
+tl_status tl_gpu_max_abs_per_matrix(tl_tensor *host, const tl_tensor *a, int nb);
+/* Fill a (float or complex) tensor with NaN (NaN + NaNj). */
+tl_status tl_gpu_fill_nan(tl_tensor part);
+/* The first of the infos [0, run) (int32, on the device) that is positive,
+ * in *at with its value in *err, or *at = -1 (read on the host: a sync). */
+tl_status tl_gpu_info_first_failure(const tl_tensor *info, int64_t run, int64_t *at, int *err);
+
 /* Register the fake device's executors: the CPU's kernels per matrix
  * (svd_lstsq_host.c). */
 void tl_gpu_svd_lstsq_register_hosted(tl_device_type type);

@@ -421,7 +421,17 @@ PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name,
                                          const tl_py_args_linalg_lu_factor_ex *a)
 {
   (void)name;
-  (void)a->pivot; /* always pivoted */
+  /* pivot=False: devices only (PyTorch's CUDA rule).  check_errors: a zero
+   * pivot raises (the infos read on the host), and info comes back zeros. */
   tl_tensor r[3] = {{0}};
-  return results(tl_linalg_lu_factor_ex(&r[0], &r[1], &r[2], a->A.t), 3, r);
+  tl_tensor *info = a->check_errors ? NULL : &r[2];
+  tl_status st = a->pivot ? tl_linalg_lu_factor_ex(&r[0], &r[1], info, a->A.t)
+                          : tl_linalg_lu_factor_ex_nopivot(&r[0], &r[1], info, a->A.t);
+  if (st == TL_OK && !info) {
+    const tl_tensor *A = a->A.t;
+    if ((st = tl_tensor_zeros(&r[2], TL_DTYPE_I32, A->ndim - 2, A->shape,
+                              tl_tensor_device(A))) != TL_OK)
+      tl_tensor_release_n(2, r);
+  }
+  return results(st, 3, r);
 }

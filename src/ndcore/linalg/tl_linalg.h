@@ -119,6 +119,11 @@ tl_status tl_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool com
 tl_status tl_linalg_lu_factor(tl_tensor *lu, tl_tensor *pivots, const tl_tensor *a);
 tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
                                 const tl_tensor *a);
+/* LU without pivoting (PyTorch's pivot=False; src/gpu/linalg/eig_lu.c):
+ * devices only, the CPU raises PyTorch's error.  pivots are 1 ... min(m, n);
+ * with info NULL a zero pivot raises as lu_factor's. */
+tl_status tl_linalg_lu_factor_ex_nopivot(tl_tensor *lu, tl_tensor *pivots, tl_tensor *info,
+                                         const tl_tensor *a);
 tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a);
 tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                              const tl_tensor *b, bool left, bool adjoint);

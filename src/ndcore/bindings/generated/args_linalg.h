@@ -34,10 +34,11 @@ typedef struct {
 } tl_py_args_linalg_solve_ex;
 PyObject *tl_py_impl_linalg_solve_ex(const char *name, const tl_py_args_linalg_solve_ex *a);
 
-/* _linalg_lu_factor_ex(TensorLike A, bool pivot=True) */
+/* _linalg_lu_factor_ex(TensorLike A, bool pivot=True, bool check_errors=False) */
 typedef struct {
   tl_py_tensorlike A; /* released by the binder */
   bool pivot;
+  bool check_errors;
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linalg_lu_factor_ex;
 PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name, const tl_py_args_linalg_lu_factor_ex *a);

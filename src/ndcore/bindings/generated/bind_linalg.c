@@ -79,16 +79,18 @@ PyObject *tl_py_binder__linalg_lu_factor_ex(PyObject *module, PyObject *const *a
                                             PyObject *kwnames)
 {
   (void)module;
-  static const char *const names[] = {"A", "pivot", NULL};
+  static const char *const names[] = {"A", "pivot", "check_errors", NULL};
   const char *func = "_linalg_lu_factor_ex";
-  PyObject *v[2];
+  PyObject *v[3];
   tl_py_args_linalg_lu_factor_ex a;
   PyObject *r = NULL;
   a.A.owned = false;
   a.pivot = true;
-  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+  a.check_errors = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 1, v) < 0 ||
       tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
-      tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0)
+      tl_py_arg_bool(func, "pivot", v[1], &a.pivot) < 0 ||
+      tl_py_arg_bool(func, "check_errors", v[2], &a.check_errors) < 0)
     goto done;
   a.nargs = nargs;
   r = tl_py_impl_linalg_lu_factor_ex(func, &a);

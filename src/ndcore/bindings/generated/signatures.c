@@ -544,6 +544,7 @@ static const tl_py_param params__linalg_solve_ex[] = {
 static const tl_py_param params__linalg_lu_factor_ex[] = {
     {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"pivot", TL_PY_ARG_BOOL, 0, "True"},
+    {"check_errors", TL_PY_ARG_BOOL, 0, "False"},
 };
 
 static const tl_py_param params__linalg_solve[] = {
@@ -2418,8 +2419,8 @@ const tl_py_sig tl_py_sigs[] = {
      "_linalg_cholesky_ex(TensorLike A, bool upper=False)"},
     {"_linalg_solve_ex", "linalg", params__linalg_solve_ex, 3, 3,
      "_linalg_solve_ex(TensorLike A, TensorLike B, bool left=True)"},
-    {"_linalg_lu_factor_ex", "linalg", params__linalg_lu_factor_ex, 2, 2,
-     "_linalg_lu_factor_ex(TensorLike A, bool pivot=True)"},
+    {"_linalg_lu_factor_ex", "linalg", params__linalg_lu_factor_ex, 3, 3,
+     "_linalg_lu_factor_ex(TensorLike A, bool pivot=True, bool check_errors=False)"},
     {"_linalg_solve", "linalg", params__linalg_solve, 3, 3,
      "_linalg_solve(TensorLike A, TensorLike B, bool left=True)"},
     {"_linalg_inv", "linalg", params__linalg_inv, 1, 1,
