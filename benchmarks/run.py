@@ -4,7 +4,8 @@ Each bench module defines `cases()`, yielding (name, torchlike_fn, peer_fn,
 peer_name).  Both run in this process, timed as the best of several repeats;
 the ratio is peer_time / torchlike_time, so > 1 means torchlike is faster.
 `python benchmarks/run.py [substring]` runs only matching cases; set
-BENCH_THREADS=1 to pin torchlike to one thread."""
+BENCH_THREADS=1 to pin torchlike to one thread, BENCH_QUICK=1 for shorter
+timings."""
 import glob
 import importlib.util
 import os
@@ -15,7 +16,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import torchlike  # noqa: E402
 
 
-def best_time(fn, min_time=0.2, repeat=5):
+# BENCH_QUICK=1 (the GPU check, whose time is short) times each row about
+# four times faster, with fewer and shorter repeats.
+QUICK = bool(os.environ.get("BENCH_QUICK"))
+
+
+def best_time(fn, min_time=0.05 if QUICK else 0.2, repeat=3 if QUICK else 5):
     """Seconds per call: best of `repeat` runs of enough calls for min_time."""
     fn()
     timer = timeit.Timer(fn)

@@ -96,7 +96,7 @@ suite() {
     [ "$f" != tests/test_notebook.py ] || [ -n "$notebook" ] && files+=("$f")
   done
   "$PY" scripts/run_test_files.py --jobs "${TL_GPU_CHECK_JOBS:-8}" --timeout 400 \
-    --deadline "$(left 150)" --logs "$LOGS/suite" --forbid-skip "requires a CUDA device" \
+    --deadline "$(left 200)" --logs "$LOGS/suite" --forbid-skip "requires a CUDA device" \
     --split tests/test_device_suites.py \
     --serial tests/test_multiprocessing.py tests/test_dataloader_workers.py -- "${files[@]}"
 }
@@ -104,7 +104,7 @@ suite() {
 # The ratio rows, then the floors judged one by one (absolute ones
 # too: fractions of the measured copy bandwidth, microseconds).
 benchmarks() {
-  timeout --signal=INT --kill-after=10 "$(left 100)" "$PY" benchmarks/run.py cuda
+  BENCH_QUICK=1 timeout --signal=INT --kill-after=10 "$(left 110)" "$PY" benchmarks/run.py cuda
   local rows=$?
   timeout --signal=INT --kill-after=10 "$(left 60)" "$PY" benchmarks/cuda_targets.py &&
     [ "$rows" -eq 0 ]
