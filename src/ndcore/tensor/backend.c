@@ -6,6 +6,7 @@
  * casting run there, and the device side is only ever touched by its
  * backend.  A view that is not contiguous on a device is moved as the span
  * of bytes it covers ([lo, hi) of its storage) and re-viewed on the host.   */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,22 @@ void tl_backend_init(void)
 {
   tl_backend_cpu_init();
   tl_backend_register(&tl_backend_cpu);
-  tl_gpu_init(); /* registers the CUDA backend when built with it and a GPU is there */
+}
+
+/* CUDA is set up on its first use, not at import, as in PyTorch: a process
+ * that never touches the GPU does not pay for the driver's start, and a
+ * process forked before that use (a DataLoader worker) can still use CUDA.
+ * tl_gpu_init registers the CUDA and pinned backends when built with CUDA
+ * and a GPU is there. */
+static pthread_once_t gpu_once = PTHREAD_ONCE_INIT;
+
+static const tl_backend *registered(tl_device_type type)
+{
+  if (type >= TL_DEVICE_COUNT)
+    return NULL;
+  if (type == TL_DEVICE_CUDA)
+    pthread_once(&gpu_once, tl_gpu_init);
+  return __atomic_load_n(&registry[type], __ATOMIC_ACQUIRE);
 }
 
 static const tl_backend *pinned_backend;
@@ -37,6 +53,7 @@ const tl_backend *tl_backend_pinned(void) { return __atomic_load_n(&pinned_backe
 
 const tl_backend *tl_backend_get_pinned(void)
 {
+  pthread_once(&gpu_once, tl_gpu_init); /* pinning is a use of CUDA */
   const tl_backend *b = tl_backend_pinned();
   if (!b)
     tl_error_set(TL_ERR_RUNTIME, "Found no NVIDIA driver on your system: pinned memory needs a "
@@ -45,17 +62,12 @@ const tl_backend *tl_backend_get_pinned(void)
   return b;
 }
 
-bool tl_backend_available(tl_device_type type)
-{
-  return type < TL_DEVICE_COUNT && __atomic_load_n(&registry[type], __ATOMIC_ACQUIRE);
-}
+bool tl_backend_available(tl_device_type type) { return registered(type) != NULL; }
 
 const tl_backend *tl_backend_get(tl_device device)
 {
   char name[32];
-  const tl_backend *b = device.type < TL_DEVICE_COUNT
-                            ? __atomic_load_n(&registry[device.type], __ATOMIC_ACQUIRE)
-                            : NULL;
+  const tl_backend *b = registered(device.type);
   if (!b) {
     tl_device_str(name, sizeof name, device);
     if (device.type == TL_DEVICE_CUDA)
