@@ -139,6 +139,18 @@ def test_non_contiguous_expanded_and_empty(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_real_input_at_an_odd_element_offset(device, dtype):
+    """A contiguous real view one element into its storage is not aligned to
+    the complex size, which cuFFT's r2c needs (its executor copies it)."""
+    a = rand((3, 9), dtype, seed=4)
+    t = on(device, a.ravel())
+    close(tl.fft.rfft(t[1:]), np.fft.rfft(a.ravel()[1:]), device)
+    close(tl.fft.rfftn(t[1:].reshape(2, 13)), np.fft.rfftn(a.ravel()[1:].reshape(2, 13)), device)
+    np.testing.assert_array_equal(host(t), a.ravel())  # the input is not touched
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_half_and_integer_inputs_compute_in_float(device):
     a = np.arange(8, dtype=np.int64)
     close(tl.fft.rfft(on(device, a)), np.fft.rfft(a.astype(np.float32)).astype(np.complex64),

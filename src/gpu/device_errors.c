@@ -79,8 +79,13 @@ static tl_status word_new(tl_device device, tl_device_error **word)
     cudaError_t err = cudaSetDevice(device.index);
     if (err == cudaSuccess)
       err = cudaMalloc(&p, sizeof(tl_device_error));
+    /* cudaMemset of device memory returns before it is done, on the legacy
+     * stream, which torchlike's (non-blocking) streams do not wait for:
+     * wait here, or a first recording kernel could race the zeroing. */
     if (err == cudaSuccess)
       err = cudaMemset(p, 0, sizeof(tl_device_error));
+    if (err == cudaSuccess)
+      err = cudaStreamSynchronize(cudaStreamLegacy);
     if (err != cudaSuccess) {
       if (p)
         cudaFree(p);
@@ -139,8 +144,12 @@ static tl_status word_take(tl_device device, tl_device_error *word, tl_device_er
   cudaError_t err = cudaSetDevice(device.index);
   if (err == cudaSuccess)
     err = cudaMemcpy(out, word, sizeof *out, cudaMemcpyDeviceToHost);
+  /* A pageable host-to-device cudaMemcpy may return before its bytes land:
+   * wait, so that no later kernel's record is wiped by this clearing. */
   if (err == cudaSuccess && out->flag)
     err = cudaMemcpy(word, &zero, sizeof zero, cudaMemcpyHostToDevice);
+  if (err == cudaSuccess && out->flag)
+    err = cudaStreamSynchronize(cudaStreamLegacy);
   if (err != cudaSuccess)
     return tl_error_set(TL_ERR_RUNTIME, "CUDA error while reading the device error record: %s",
                         cudaGetErrorString(err));

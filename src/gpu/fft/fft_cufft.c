@@ -115,21 +115,37 @@ static tl_status cufft_exec(const tl_fft_desc *d, tl_tensor *in, tl_tensor *out)
 {
   void *stream;
   tl_device dev = tl_tensor_device(in);
+  tl_tensor aligned = {0};
+  cufftHandle plan = 0;
+  tl_status st = tl_gpu_stream(dev, "fft", &stream);
+  /* cuFFT reads an R2C input as if it were complex: its address must be a
+   * multiple of the complex size (PyTorch copies such input too).  fft.c
+   * hands contiguous views over as they are, and x[1:] of a real tensor
+   * starts one element past an aligned block. */
+  if (st == TL_OK && d->kind == TL_FFT_R2C &&
+      (uintptr_t)tl_tensor_data(in) % (2 * tl_dtype_size(in->dtype)) != 0) {
+    if ((st = tl_tensor_empty(&aligned, in->dtype, in->ndim, in->shape, dev)) == TL_OK &&
+        (st = tl_tensor_copy(&aligned, in)) == TL_OK)
+      in = &aligned;
+  }
+  if (st != TL_OK)
+    goto done;
   bool dbl = in->dtype == TL_DTYPE_F64 || in->dtype == TL_DTYPE_C128;
   plan_entry key = {.device = dev.index, .type = plan_type(d, dbl), .rank = d->rank,
                     .batch = d->batch};
-  cufftHandle plan = 0;
   for (int i = 0; i < d->rank; i++)
     key.n[i] = d->n[i];
-  if (tl_gpu_stream(dev, "fft", &stream) != TL_OK)
-    return tl_error_status();
   pthread_mutex_lock(&plans_lock);
-  tl_status st = find_plan(&key, &plan);
+  st = find_plan(&key, &plan);
   if (st == TL_OK)
     st = cufft_check(cufftSetStream(plan, (cudaStream_t)stream), "cufftSetStream");
   if (st == TL_OK)
     st = exec_plan(plan, d, tl_tensor_data(in), tl_tensor_data(out), dbl);
   pthread_mutex_unlock(&plans_lock);
+done:
+  /* the pool reuses the copy only after this stream's transform has read it */
+  if (aligned.storage)
+    tl_tensor_release(&aligned);
   return st;
 }
 
