@@ -44,11 +44,11 @@ static int64_t padded(int64_t L)
 
 /* A range's scratch, for a work type of `size` bytes: ext (W int64), then
  * sk (P + 2), lpe (P), two rows (P + 4 each: two -inf before and after),
- * acc (C) and e (P). */
+ * acc (C), and the backward's alpha row and e (P each). */
 static size_t scratch_bytes(const tl_ctc_spec *s, size_t size)
 {
   int64_t W = 2 * s->maxS + 1, P = padded(W);
-  return (size_t)W * sizeof(int64_t) + (size_t)(5 * P + 10 + s->C) * size;
+  return (size_t)W * sizeof(int64_t) + (size_t)(6 * P + 10 + s->C) * size;
 }
 
 #define ROW static inline __attribute__((always_inline))
@@ -158,7 +158,7 @@ ROW double exp_f64(double x)
     int64_t P = padded(W), *ext = scratch;                                                   \
     R *sk = (R *)(ext + W), *lpe = sk + P + 2;                                               \
     R *next = lpe + P + 2, *cur = next + P + 4; /* (P) each, from [-2] to [P + 1] */         \
-    R *acc = cur + P + 2, *e = acc + C; /* acc (C): a frame's occupancy per class */         \
+    R *acc = cur + P + 2, *at = acc + C, *e = at + P; /* acc (C): occupancy per class */    \
     const R *la = (const R *)j->la + n * s->T * W, *lp = (const R *)j->lp + n * C;           \
     R *out = (R *)j->out + n * C, nll = ((const R *)j->nll)[n], gr = ((const R *)j->g)[n];   \
     if (s->zero_infinity && nll == INFINITY)                                                 \
@@ -171,14 +171,18 @@ ROW double exp_f64(double x)
     int64_t L = extend(j, n, ext, sk), Lp = padded(L);                                       \
     /* no alignment (infinite loss): no state is on a path, nothing to subtract */           \
     bool reached = nll != INFINITY;                                                          \
+    /* past L: beta reads only -inf there (its pads), so lpe's pad of 0 keeps them       \
+     * -inf, and e is exp(-inf) = 0 on them (no -inf - -inf) */                             \
     for (int64_t q = 0; q < 2 * P + 8; q++)                                                  \
       next[q - 2] = -INFINITY;                                                               \
-    for (int64_t q = L; q < Lp; q++)                                                         \
-      lpe[q] = -INFINITY;                                                                    \
+    for (int64_t q = L; q < Lp; q++) {                                                       \
+      lpe[q] = 0;                                                                            \
+      at[q] = -INFINITY;                                                                     \
+    }                                                                                        \
     for (int64_t t = Tn - 1; t >= 0; t--) {                                                  \
-      const R *lpt = lp + t * NC, *lat = la + t * W;                                         \
+      const R *lpt = lp + t * NC;                                                            \
       R *grow = out + t * NC;                                                                \
-      for (int64_t q = 0; q < L; q++)                                                        \
+      _Pragma("omp simd") for (int64_t q = 0; q < L; q++)                                    \
         lpe[q] = lpt[ext[q]];                                                                \
       if (t == Tn - 1) {                                                                     \
         cur[L - 1] = lpe[L - 1];                                                             \
@@ -191,9 +195,16 @@ ROW double exp_f64(double x)
       for (int64_t c = 0; c < C; c++)                                                        \
         acc[c] = 0;                                                                          \
       if (reached) {                                                                         \
-        _Pragma("omp simd") for (int64_t q = 0; q < L; q++)                                  \
-          e[q] = EXP(lat[q] + cur[q] + nll - lpe[q]);                                        \
-        for (int64_t q = 0; q < L; q++)                                                      \
+        memcpy(at, la + t * W, (size_t)L * sizeof *at);                                      \
+        _Pragma("omp simd") for (int64_t q = 0; q < Lp; q++)                                 \
+          e[q] = EXP(at[q] + cur[q] + nll - lpe[q]);                                         \
+        /* the blanks (even q) summed apart: one chain in a register, where adding     \
+         * them into acc[blank] would wait on each store */                                  \
+        R eb = 0;                                                                            \
+        _Pragma("omp simd reduction(+:eb)") for (int64_t q = 0; q < Lp; q += 2)              \
+          eb += e[q];                                                                        \
+        acc[s->blank] = eb;                                                                  \
+        for (int64_t q = 1; q < L; q += 2)                                                   \
           acc[ext[q]] += e[q];                                                               \
       }                                                                                      \
       _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                                    \
