@@ -196,8 +196,12 @@ ROW double exp_f64(double x)
         acc[c] = 0;                                                                          \
       if (reached) {                                                                         \
         memcpy(at, la + t * W, (size_t)L * sizeof *at);                                      \
-        _Pragma("omp simd") for (int64_t q = 0; q < Lp; q++)                                 \
-          e[q] = EXP(at[q] + cur[q] + nll - lpe[q]);                                         \
+        /* lp = -inf (a class of probability 0): alpha and beta are -inf there too and  \
+         * the state's occupancy is 0, where -inf - -inf would be NaN */                     \
+        _Pragma("omp simd") for (int64_t q = 0; q < Lp; q++) {                               \
+          R l = lpe[q] == -INFINITY ? 0 : lpe[q];                                            \
+          e[q] = EXP(at[q] + cur[q] + nll - l);                                              \
+        }                                                                                    \
         /* the blanks (even q) summed apart: one chain in a register, where adding     \
          * them into acc[blank] would wait on each store */                                  \
         R eb = 0;                                                                            \
