@@ -57,9 +57,9 @@ TL_VECMATH_BEGIN
 /* exp for double whose vector forms stay on their fast path: libmvec hands
  * lanes below -708 (near the end of the normal range; -inf for every
  * unreachable state) to the scalar exp one by one.  Those give 0 here, not
- * a subnormal: at most 3e-308 off, and nothing here adds such terms to
- * anything but numbers near 1 or the gradient.  (float's tl_expf has no
- * slow path: it clamps.)  Log only ever sees lse3's sum in [1, 3], where
+ * a subnormal: at most 3e-308 off, an absolute error that the sums of
+ * terms near 1 and the gradient do not see.  (float's tl_expf has no slow
+ * path: it clamps.)  Log only ever sees lse3's sum in [1, 3], where
  * libmvec's log is fast too. */
 ROW double exp_f64(double x)
 {
@@ -69,8 +69,7 @@ ROW double exp_f64(double x)
 
 /* Written once per work type R (EXP, LOG its functions):
  *   lse3    log(exp(a) + exp(b) + exp(c)) as PyTorch writes it: the largest
- *           term factored out (0 when all are -inf, so that the result is
- *           log(0) = -inf, not NaN)
+ *           term factored out (-inf when all are, not NaN; NaN when one is)
  *   extend  sample n's ext[0..L) and sk[0..P+2) (-inf past L, where the
  *           padded loops read it); returns L
  *   alpha   sample n's alpha into log_alpha[n] (-inf where unreached) and
@@ -80,8 +79,9 @@ ROW double exp_f64(double x)
  *             e[q] = exp(alpha[t, q] + beta[t, q] + nll - lp[t, c])
  *           (PyTorch's exp(lse_q(alpha + beta) + nll - lp), the sum taken
  *           after the exp) for t < Tn, 0 after
- * The rows' pads stay -inf: lpe is -inf past L, so the padded states'
- * values are -inf + something finite. */
+ * Past L the rows stay -inf: alpha's lpe is -inf there (state L has a
+ * finite predecessor); beta's predecessors past L are all -inf, and its lpe
+ * is 0 there so that the occupancies' exp sees -inf, not -inf - -inf. */
 #define TL_CTC_SAMPLES(lse3, extend, alpha, beta, R, EXP, LOG)                                \
   ROW R lse3(R a, R b, R c)                                                                  \
   {                                                                                          \
@@ -139,7 +139,7 @@ ROW double exp_f64(double x)
     memcpy(la, prev, (size_t)L * sizeof *prev);                                              \
     for (int64_t t = 1; t < Tn; t++) {                                                       \
       const R *lpt = lp + t * NC;                                                            \
-      for (int64_t q = 0; q < L; q++)                                                        \
+      _Pragma("omp simd") for (int64_t q = 0; q < L; q++)                                    \
         lpe[q] = lpt[ext[q]];                                                                \
       /* states 0 and 1 read the -inf before the row: one or two terms */                   \
       _Pragma("omp simd") for (int64_t q = 0; q < Lp; q++)                                   \
