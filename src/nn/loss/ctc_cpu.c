@@ -85,15 +85,12 @@ ROW double exp_f64(double x)
 #define TL_CTC_SAMPLES(lse3, extend, alpha, beta, R, EXP, LOG)                                \
   ROW R lse3(R a, R b, R c)                                                                  \
   {                                                                                          \
-    R m = a;                                                                                 \
-    m = b > m ? b : m;                                                                       \
-    m = c > m ? c : m;                                                                       \
+    R hi = a > b ? a : b, lo = a > b ? b : a; /* a NaN ends up in one of the three */        \
+    R m = c > hi ? c : hi, mid = c > hi ? hi : c;                                            \
     bool none = m == -INFINITY;                                                              \
     m = none ? 0 : m;                                                                        \
-    R r = EXP(a - m) + EXP(b - m) + EXP(c - m); /* in [1, 3] unless none (or NaN) */         \
-    /* every SIMD lane is computed: keep log(0) (a slow lane) off the -inf ones, by an  \
-     * addition (a select the compiler takes out of the call, as log(1) is 0) */            \
-    R lr = LOG(r + (R)(r < 1));                                                              \
+    /* exp(m - m) is 1: two exps, and log's argument in [1, 3] (its fast lanes) */           \
+    R lr = LOG(1 + EXP(lo - m) + EXP(mid - m));                                              \
     return none ? -INFINITY : lr + m;                                                        \
   }                                                                                          \
   ROW int64_t extend(const ctc_job *j, int64_t n, int64_t *ext, R *sk)                       \
