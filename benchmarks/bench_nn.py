@@ -16,7 +16,7 @@ Rows (forward + backward unless said otherwise):
   * batch_norm2d (training) at (32, 64, 56, 56), layer_norm over 512 of
     (16*128, 512), cross_entropy of (256, 1000) logits, multi_margin_loss of
     (256, 100) scores, ctc_loss of (T 50, N 16, C 20) log-probabilities with
-    targets of 10 labels.
+    targets of 10 labels and of (T 200, N 32, C 40) with targets of 50.
   * grid_sample (bilinear zeros; bicubic reflection) and its gradients to
     input and grid, local_response_norm (size 5) at AlexNet-like shapes.
 
@@ -168,6 +168,11 @@ def norm_loss_cases(rng):
         lambda lib, x, t: lib.nn.functional.ctc_loss(x.log_softmax(2), t, [50] * 16, [10] * 16),
         lambda: [x(50, 16, 20), targets])
     yield "nn ctc_loss T50 N16 C20 S10 fwd+bwd", fn_tl, fn_pt, "torch"
+    targets = rng.integers(1, 40, (32, 50))
+    fn_tl, fn_pt = _fn_case(
+        lambda lib, x, t: lib.nn.functional.ctc_loss(x.log_softmax(2), t, [200] * 32, [50] * 32),
+        lambda: [x(200, 32, 40), targets])
+    yield "nn ctc_loss T200 N32 C40 S50 fwd+bwd", fn_tl, fn_pt, "torch"
 
     for name, fn, shape in pool_cases():
         fn_tl, fn_pt = _op_case(fn, shape)

@@ -429,3 +429,181 @@ def test_ctc_errors():
         F.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, -1], [2, 2])
     with pytest.raises(RuntimeError, match="Expected 3-dimensional tensor"):
         C._ctc_loss(T.zeros(5, 4), T.tensor([[1]]), [5], [1])
+
+
+# ---- ctc_loss: the kernel at sizes past its vector width ----------------------------------
+# The CPU kernel runs each time step as one SIMD loop over a sample's states,
+# padded to a multiple of 16, with the skip rule held in a mask; the backward
+# writes each frame's gradient from two rows of beta.  These cases reach the
+# padding (targets longer and shorter than the widest in the batch), many
+# samples over the thread pool, and the edge states: empty targets, repeated
+# labels that need blanks, inputs too short, -inf and NaN log-probabilities.
+
+def np_ctc_tables(lp, labels, frames, blank):
+    """(ext, alpha (frames, L), beta (frames, L)) of one sample, lp (T, C)."""
+    ext = np.full(2 * len(labels) + 1, blank)
+    ext[1::2] = labels
+    L = len(ext)
+    skip = np.zeros(L, bool)
+    skip[2:] = ext[2:] != ext[:-2]
+    a = np.full((frames, L), -np.inf)
+    b = np.full((frames, L), -np.inf)
+    if frames == 0:
+        return ext, a, b
+    none = np.full(2, -np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a[0, :2] = lp[0, ext[:2]]
+        for t in range(1, frames):
+            p = a[t - 1]
+            one, two = np.concatenate([none[:1], p])[:L], np.concatenate([none, p])[:L]
+            a[t] = np.logaddexp(np.logaddexp(p, one), np.where(skip, two, -np.inf)) + lp[t, ext]
+        b[-1, -2:] = lp[frames - 1, ext[-2:]]
+        for t in range(frames - 2, -1, -1):
+            n = b[t + 1]
+            one, two = np.concatenate([n[1:], none])[:L], np.concatenate([n[2:], none])[:L]
+            skip2 = np.concatenate([skip[2:], [False, False]])[:L]
+            b[t] = np.logaddexp(np.logaddexp(n, one), np.where(skip2, two, -np.inf)) + lp[t, ext]
+    return ext, a, b
+
+
+def np_ctc_grad(lp, labels, frames, blank, T_):
+    """torchlike's gradient of one sample's loss in its raw log_probs (T, C):
+    exp(lp) minus the state occupancies of each class, for t < frames; exp(lp)
+    alone when no alignment exists; 0 after the input."""
+    ext, a, b = np_ctc_tables(lp, labels, frames, blank)
+    g = np.zeros_like(lp)
+    if frames == 0:
+        return g
+    g[:frames] = np.exp(lp[:frames])
+    nll = -np.logaddexp.reduce(a[-1, -2:]) if len(ext) > 1 else -a[-1, 0]
+    if np.isinf(nll):
+        return g
+    with np.errstate(invalid="ignore"):
+        for t in range(frames):
+            lpe = lp[t, ext]
+            occ = np.where(lpe == -np.inf, 0, np.exp(a[t] + b[t] + nll - lpe))
+            np.subtract.at(g[t], ext, occ)
+    return g
+
+
+def long_ctc_case(N, T_, n_cls, blank, seed):
+    r = np.random.default_rng(seed)
+    lp = np_log_softmax(r.standard_normal((T_, N, n_cls)), 2)
+    tl = r.integers(0, 15, N)
+    tl[:3] = [0, 14, 21]                      # empty, long, and past one vector of states
+    il = r.integers(0, T_ + 1, N)
+    il[:3] = [T_, T_, T_]
+    il[3] = 1
+    others = [c for c in range(n_cls) if c != blank]
+    # few classes: runs of repeated labels, which need a blank between them
+    labels = [[int(v) for v in r.choice(others[:3], k)] for k in tl]
+    labels[4] = [others[0]] * 6               # needs 11 frames
+    tl[4] = 6
+    il[4] = 10                                # one short: infinite loss
+    return lp, labels, il, tl
+
+
+@pytest.mark.parametrize("blank", [0, 6])
+def test_ctc_many_samples_long_targets_match_numpy(blank):
+    N, T_, n_cls = 37, 44, 7
+    lp, labels, il, tl = long_ctc_case(N, T_, n_cls, blank, seed=11)
+    width = max(len(v) for v in labels)
+    targets = np.array([v + [blank] * (width - len(v)) for v in labels], dtype=np.int64)
+    x = T.tensor(lp, requires_grad=True)
+    y = F.ctc_loss(x, T.tensor(targets), il, tl, blank, reduction="none")
+    ref = np.array([np_ctc_nll(lp[:, n], labels[n], il[n], blank) for n in range(N)])
+    assert np.isinf(ref[4]) and np.isinf(y[4].item())
+    np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-11)
+    g = rng.standard_normal(N)
+    y.backward(T.tensor(g))
+    ref_grad = np.stack([np_ctc_grad(lp[:, n], labels[n], il[n], blank, T_) * g[n]
+                         for n in range(N)], 1)
+    np.testing.assert_allclose(x.grad.numpy(), ref_grad, rtol=1e-9, atol=1e-12)
+    # log_alpha: the recursion's table, -inf past each sample's states and frames
+    _, la = C._ctc_loss(T.tensor(lp), T.tensor(targets), list(il), list(tl), blank, False)
+    assert tuple(la.shape) == (N, T_, 2 * width + 1)
+    la = la.numpy()
+    for n in range(N):
+        _, a, _ = np_ctc_tables(lp[:, n], labels[n], il[n], blank)
+        expect = np.full((T_, 2 * width + 1), -np.inf)
+        expect[:il[n], :a.shape[1]] = a
+        np.testing.assert_allclose(la[n], expect, rtol=1e-11)
+
+
+def test_ctc_float32_long_targets_and_thread_count():
+    # float32 against the float64 reference; each sample is computed alone, so
+    # the result does not depend on how the samples are split over threads
+    N, T_, n_cls = 37, 44, 7
+    lp, labels, il, tl = long_ctc_case(N, T_, n_cls, 0, seed=12)
+    concat = np.array([v for row in labels for v in row], dtype=np.int64)
+    lp32 = lp.astype(np.float32)
+    ref = np.array([np_ctc_nll(lp32[:, n].astype(np.float64), labels[n], il[n], 0)
+                    for n in range(N)])
+    ref_grad = np.stack([np_ctc_grad(lp32[:, n].astype(np.float64), labels[n], il[n], 0, T_)
+                         for n in range(N)], 1)
+    threads = T.get_num_threads()
+    results = []
+    try:
+        for k in (1, 2, 3):
+            T.set_num_threads(k)
+            x = T.tensor(lp32, requires_grad=True)
+            y = F.ctc_loss(x, T.tensor(concat), T.tensor(il.astype(np.int32)),
+                           T.tensor(tl.astype(np.int32)), reduction="none")
+            y.sum().backward()
+            results.append((y.detach().numpy(), x.grad.numpy()))
+    finally:
+        T.set_num_threads(threads)
+    y, grad = results[0]
+    assert y.dtype == np.float32 and grad.dtype == np.float32
+    np.testing.assert_allclose(y, ref, rtol=2e-5)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-3, atol=2e-5)
+    for other in results[1:]:
+        np.testing.assert_array_equal(other[0], y)
+        np.testing.assert_array_equal(other[1], grad)
+
+
+def test_ctc_empty_target_and_repeated_labels():
+    lp = np_log_softmax(rng.standard_normal((5, 3, 4)), 2)
+    targets = T.tensor([[0, 0, 0], [2, 2, 2], [2, 2, 2]])
+    x = T.tensor(lp, requires_grad=True)
+    # sample 0: empty target, all blanks; 1: 2 2 2 in 5 frames, the one path
+    # 2 b 2 b 2; 2: the same in 4 frames, no alignment
+    y = F.ctc_loss(x, targets, [5, 5, 4], [0, 3, 3], reduction="none")
+    np.testing.assert_allclose(y[0].item(), -lp[:, 0, 0].sum(), rtol=1e-12)
+    np.testing.assert_allclose(y[1].item(), -lp[np.arange(5), 1, [2, 0, 2, 0, 2]].sum(),
+                               rtol=1e-12)
+    assert y[2].item() == np.inf
+    y[:2].sum().backward()
+    expect = np.exp(lp[:, :2])
+    expect[:, 0, 0] -= 1                                 # the one path's states, occupancy 1
+    expect[np.arange(5), 1, [2, 0, 2, 0, 2]] -= 1
+    np.testing.assert_allclose(x.grad.numpy()[:, :2], expect, atol=1e-12)
+    assert np.all(x.grad.numpy()[:, 2] == 0)
+    x.grad = None
+    y = F.ctc_loss(x, targets, [5, 5, 4], [0, 3, 3], reduction="sum", zero_infinity=True)
+    np.testing.assert_allclose(y.item(), -lp[:, 0, 0].sum() - lp[np.arange(5), 1, [2, 0, 2, 0, 2]].sum(),
+                               rtol=1e-12)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy()[:, :2], expect, atol=1e-12)
+    assert np.all(x.grad.numpy()[:, 2] == 0)
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+def test_ctc_neg_inf_and_nan_log_probs(dtype):
+    lp = np_log_softmax(rng.standard_normal((6, 3, 5)), 2)
+    lp[2, 0, 1] = -np.inf      # label 1 impossible at frame 2 of sample 0: other paths remain
+    lp[3, 1, 2] = np.nan       # NaN in sample 1
+    labels = [[1, 2], [2, 3], [1, 1]]
+    x = T.tensor(lp, dtype=dtype, requires_grad=True)
+    y = F.ctc_loss(x, T.tensor(labels), [6, 6, 3], [2, 2, 2], reduction="none")
+    out = y.detach().numpy()
+    tol = 1e-5 if dtype == T.float32 else 1e-12
+    for n in (0, 2):
+        np.testing.assert_allclose(out[n], np_ctc_nll(lp[:, n], labels[n], [6, 6, 3][n], 0),
+                                   rtol=tol)
+    assert np.isnan(out[1])    # NaN in, NaN out (not an infinite loss zero_infinity would hide)
+    y[0].backward()
+    grad = x.grad.numpy()[:, 0].astype(np.float64)
+    assert grad[2, 1] == 0 and np.all(np.isfinite(grad))
+    np.testing.assert_allclose(grad, np_ctc_grad(lp[:, 0], labels[0], 6, 0, 6),
+                               rtol=10 * tol, atol=tol)

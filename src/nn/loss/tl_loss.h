@@ -165,7 +165,9 @@ tl_status tl_nn_multilabel_margin_loss_backward(const tl_tensor *grad, const tl_
  *                                            + nll[n] - lp[t, c]))
  * for t < T_n, 0 after: the gradient of the loss in the logits that
  * log_softmax made log_probs of (the exp(lp) term cancels through it).
- * With zero_infinity a sample of infinite loss gets a zero gradient. */
+ * With zero_infinity a sample of infinite loss gets a zero gradient;
+ * without, exp(lp) g (PyTorch: NaN), and an lp of -inf a 0 entry (its
+ * states are on no path; PyTorch: NaN).  NaN log_probs give a NaN loss. */
 typedef struct {
   int64_t T, N, C, maxS, blank;
   const int64_t *input_lengths, *target_lengths, *offsets;

@@ -23,14 +23,18 @@ typedef struct {
   bool log, f64;
 } softmax_job;
 
+/* Inlined into each clone of softmax_range: a function of their own would be
+ * compiled for the baseline only, and rows would run in its narrow vectors. */
+#define LINES static inline __attribute__((always_inline))
+
 /* ---- typed lines -------------------------------------------------------------------
  * Written once per work type by TL_SOFTMAX_LINES(suffix, T, EXP, LOG); each
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
 #define TL_SOFTMAX_LINES(forward, backward, T, EXP, LOG)                                   \
-  static void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,       \
-                      int64_t w, bool take_log)                                              \
+  LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
+                     int64_t w, bool take_log)                                               \
   {                                                                                        \
     T m[BLOCK], s[BLOCK];                                                                  \
     if (inner == 1) { /* one contiguous row: the loops run along it */                     \
@@ -80,8 +84,8 @@ TL_VECMATH_BEGIN
     }                                                                                      \
   }                                                                                        \
   /* dx = y * (g - sum(g * y))  or  dx = g - exp(y) * sum(g) */                           \
-  static void backward(const T *restrict yv, const T *restrict g, T *restrict dx,           \
-                       int64_t len, int64_t inner, int64_t w, bool take_log)                 \
+  LINES void backward(const T *restrict yv, const T *restrict g, T *restrict dx,            \
+                      int64_t len, int64_t inner, int64_t w, bool take_log)                  \
   {                                                                                        \
     T s[BLOCK];                                                                            \
     if (inner == 1) { /* one contiguous row */                                             \
