@@ -16,10 +16,13 @@ namespace {
 
 constexpr int THREADS = 256;
 
-/* log(exp(a) + exp(b) + exp(c)), -inf when all are (ctc_cpu.c's lse3) */
+/* log(exp(a) + exp(b) + exp(c)), -inf when all are, NaN when one is
+ * (ctc_cpu.c's lse3; the maximum below would skip a NaN beside two -inf) */
 template <typename R> TL_DEV R lse3(R a, R b, R c)
 {
   const R inf = (R)INFINITY;
+  if (a != a || b != b || c != c)
+    return a + b + c;
   R m = a > b ? a : b;
   m = m > c ? m : c;
   if (m == -inf)
