@@ -559,6 +559,21 @@ def test_ctc_loss_infeasible_and_empty_samples(zero_infinity, device):
         F.ctc_loss(T.tensor(logits).to(device), idx([[9]], device).expand(3, 1), [4, 4, 4], [1, 1, 1])
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("where", [(0, 0, 0), (2, 0, 1)])
+def test_ctc_loss_nan_log_probs(where, device):
+    """A NaN log-probability makes its sample's loss NaN on every device, as
+    PyTorch's (the first frame's blank is a NaN beside two -inf states)."""
+    lp = np.log(np.full((5, 2, 4), 0.25))
+    lp[where] = np.nan
+    tgt = idx([[1, 2], [3, 3]])
+    losses = [host(F.ctc_loss(T.tensor(lp).to(d), tgt.to(d), [5, 5], [2, 2], reduction="none"))
+              for d in ("cpu", device)]
+    assert np.isnan(losses[0][0]) and np.isfinite(losses[0][1])
+    np.testing.assert_array_equal(np.isnan(losses[1]), np.isnan(losses[0]))
+    np.testing.assert_allclose(losses[1][1], losses[0][1], rtol=1e-12)
+
+
 # ---- sampling grids ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -87,7 +87,7 @@ ROW double exp_f64(double x)
   {                                                                                          \
     R hi = a > b ? a : b, lo = a > b ? b : a; /* a NaN ends up in one of the three */        \
     R m = c > hi ? c : hi, mid = c > hi ? hi : c;                                            \
-    bool none = m == -INFINITY;                                                              \
+    bool none = m == -INFINITY && lo + mid == -INFINITY; /* not when the NaN is lo or mid */ \
     m = none ? 0 : m;                                                                        \
     /* exp(m - m) is 1: two exps, and log's argument in [1, 3] (its fast lanes) */           \
     R lr = LOG(1 + EXP(lo - m) + EXP(mid - m));                                              \
