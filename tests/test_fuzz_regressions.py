@@ -245,3 +245,35 @@ def test_none_for_a_number_is_a_type_error(call):
     # found by UBSan: full_like(x, None) filled x's shape from an unset scalar
     with pytest.raises(TypeError, match="NoneType"):
         call()
+
+
+# ---- scripts/fuzz_api.py findings ---------------------------------------------------------
+
+@pytest.mark.parametrize("pool", ["adaptive_avg_pool", "adaptive_max_pool"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_adaptive_pool_huge_output_size_raises_at_once(pool, n):
+    # the longest-range search looped over every output position (2**62 of them)
+    # before any allocation could fail
+    f = getattr(tl.nn.functional, f"{pool}{n}d")
+    x = tl.ones((1, 2) + (3,) * n)
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        f(x, (2 ** 62,) * n)
+    with pytest.raises((MemoryError, RuntimeError)):
+        f(x, (2 ** 55,) + (1,) * (n - 1))  # representable, not allocatable
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 7, 8, 9, 13])
+@pytest.mark.parametrize("out", [1, 2, 3, 4, 5, 6, 8, 11, 16])
+def test_adaptive_pool_ranges_match_numpy(size, out):
+    # the window table's width now comes from a closed form: every range must
+    # still be PyTorch's [floor(j*in/out), ceil((j+1)*in/out))
+    a = np.random.default_rng(size * 31 + out).standard_normal((2, 3, size))
+    x = tl.tensor(a)
+    ranges = [(j * size // out, -(-(j + 1) * size // out)) for j in range(out)]
+    mean = np.stack([a[..., s:e].mean(-1) for s, e in ranges], -1)
+    peak = np.stack([a[..., s:e].max(-1) for s, e in ranges], -1)
+    np.testing.assert_allclose(tl.nn.functional.adaptive_avg_pool1d(x, out).numpy(), mean,
+                               rtol=1e-12)
+    np.testing.assert_array_equal(tl.nn.functional.adaptive_max_pool1d(x, out).numpy(), peak)
