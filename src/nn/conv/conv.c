@@ -95,6 +95,28 @@ static tl_status fold_too_small(const tl_nn_conv_geom *g)
                       tuple_str(d, sizeof d, g->nsp, g->padding), tuple_str(e, sizeof e, g->nsp, blocks));
 }
 
+/* The sizes' arithmetic left int64 (padding, stride or dilation near 2**62). */
+static tl_status geom_overflow(const tl_nn_conv_geom *g, const int64_t *size)
+{
+  char a[128], b[128], c[128], d[128], e[128];
+  return tl_error_set(TL_ERR_RUNTIME, "convolution sizes overflow int64: input size per channel "
+                      "%s, kernel_size=%s, stride=%s, padding=%s, dilation=%s",
+                      tuple_str(a, sizeof a, g->nsp, size), tuple_str(b, sizeof b, g->nsp, g->kernel),
+                      tuple_str(c, sizeof c, g->nsp, g->stride),
+                      tuple_str(d, sizeof d, g->nsp, g->padding),
+                      tuple_str(e, sizeof e, g->nsp, g->dilation));
+}
+
+/* The padded input and the dilated window along dim d, false on overflow. */
+static bool padded_and_span(const tl_nn_conv_geom *g, int d, int64_t big, int64_t *padded,
+                            int64_t *span)
+{
+  return !__builtin_mul_overflow(g->padding[d], 2, padded) &&
+         !__builtin_add_overflow(*padded, big, padded) &&
+         !__builtin_mul_overflow(g->dilation[d], g->kernel[d] - 1, span) &&
+         !__builtin_add_overflow(*span, 1, span);
+}
+
 /* small from big (a convolution's output size), with PyTorch's errors
  * (unfold/fold's when fold). */
 static tl_status geom_small(tl_nn_conv_geom *g, bool fold)
@@ -103,8 +125,8 @@ static tl_status geom_small(tl_nn_conv_geom *g, bool fold)
   char a[128], b[128];
   bool ok = true;
   for (int d = 0; d < g->nsp; d++) {
-    padded[d] = g->big[d] + 2 * g->padding[d];
-    span[d] = g->dilation[d] * (g->kernel[d] - 1) + 1;
+    if (!padded_and_span(g, d, g->big[d], &padded[d], &span[d]))
+      return geom_overflow(g, g->big);
     ok = ok && padded[d] >= span[d];
     g->small[d] = padded[d] >= span[d] ? (padded[d] - span[d]) / g->stride[d] + 1 : 0;
   }
@@ -146,8 +168,14 @@ static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
     if (output_padding[d] >= g->stride[d] && output_padding[d] >= g->dilation[d])
       return output_padding_error(g, output_padding);
   for (int d = 0; d < g->nsp; d++) {
-    g->big[d] = (g->small[d] - 1) * g->stride[d] - 2 * g->padding[d] +
-                g->dilation[d] * (g->kernel[d] - 1) + output_padding[d] + 1;
+    /* (small - 1) * stride - 2 * padding + span + output_padding, each step checked */
+    int64_t padding2, span, big;
+    if (!padded_and_span(g, d, 0, &padding2, &span) ||
+        __builtin_mul_overflow(g->small[d] - 1, g->stride[d], &big) ||
+        __builtin_sub_overflow(big, padding2, &big) || __builtin_add_overflow(big, span, &big) ||
+        __builtin_add_overflow(big, output_padding[d], &big))
+      return geom_overflow(g, g->small);
+    g->big[d] = big;
     ok = ok && g->big[d] > 0;
   }
   if (!ok)
