@@ -3,6 +3,7 @@ memory from a small call, silent promotion in the matrix products."""
 import json
 import math
 import pathlib
+import re
 import time
 
 import numpy as np
@@ -277,3 +278,67 @@ def test_adaptive_pool_ranges_match_numpy(size, out):
     np.testing.assert_allclose(tl.nn.functional.adaptive_avg_pool1d(x, out).numpy(), mean,
                                rtol=1e-12)
     np.testing.assert_array_equal(tl.nn.functional.adaptive_max_pool1d(x, out).numpy(), peak)
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+@pytest.mark.parametrize("change", ["size", "type"])
+def test_tensor_hook_may_not_change_the_gradient_shape_or_dtype(leaf, change):
+    # a leaf's .grad took the hook's shape ([2] for a [3] tensor), a dtype change
+    # passed silently, and a node failed later naming neither hook nor shapes
+    x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x if leaf else x * 2
+
+    def bad_hook(g):
+        return tl.zeros(2) if change == "size" else g.to(tl.float64)
+    y.register_hook(bad_hook)
+    words = ("size of value (was [3] got [2])" if change == "size"
+             else "type of value (was float32 got float64)")
+    with pytest.raises(RuntimeError, match=r"hook 'bad_hook' has changed the " + re.escape(words)):
+        (y * 2).sum().backward()
+    assert x.grad is None
+
+
+def test_tensor_hook_replacing_the_gradient_still_works():
+    x = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    x.register_hook(lambda g: g + 1)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [21.0, 21.0, 21.0])
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+@pytest.mark.parametrize("n", [0, -1, -5])
+def test_fft_length_must_be_positive(name, n):
+    # n=-1 was taken as "the input's length" (only s=-1 of the n-d transforms means that)
+    x = tl.ones(4, dtype=tl.complex64 if name in ("ifft", "irfft", "hfft") else tl.float32)
+    with pytest.raises(RuntimeError, match=rf"invalid number of data points \({n}\)"):
+        getattr(tl.fft, name)(x, n=n)
+
+
+def test_fft_nd_minus_one_keeps_the_input_length():
+    a = np.arange(12.0).reshape(3, 4)
+    got = tl.fft.fft2(tl.tensor(a), s=(-1, 2)).numpy()
+    np.testing.assert_allclose(got, np.fft.fft2(a, s=(3, 2)), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F: F.conv1d(tl.ones(1, 1, 4), tl.ones(1, 1, 3), padding=2 ** 62),
+    lambda F: F.conv1d(tl.ones(1, 1, 4), tl.ones(1, 1, 3), dilation=2 ** 62),
+    lambda F: F.conv2d(tl.ones(1, 1, 4, 4), tl.ones(1, 1, 3, 3), padding=(0, 2 ** 62)),
+    lambda F: F.conv_transpose1d(tl.ones(1, 1, 4), tl.ones(1, 1, 2), stride=2 ** 62),
+    lambda F: F.conv_transpose1d(tl.ones(1, 1, 4), tl.ones(1, 1, 2), stride=2 ** 62,
+                                 output_padding=2 ** 62 - 1),
+    lambda F: F.conv_transpose1d(tl.ones(1, 1, 4), tl.ones(1, 1, 3), dilation=2 ** 62),
+], ids=["pad", "dilation", "pad2d", "t-stride", "t-output_padding", "t-dilation"])
+def test_conv_sizes_that_overflow_int64_raise(call):
+    # the output-size arithmetic wrapped: a transposed conv with stride 2**62 and
+    # output_padding 2**62-1 returned a 1-element tensor
+    with pytest.raises(RuntimeError, match="convolution sizes overflow int64"):
+        call(tl.nn.functional)
+
+
+def test_conv_large_stride_still_gives_one_window():
+    a = np.arange(4.0).reshape(1, 1, 4)
+    got = tl.nn.functional.conv1d(tl.tensor(a), tl.ones(1, 1, 2, dtype=tl.float64), stride=2 ** 62)
+    np.testing.assert_array_equal(got.numpy(), [[[1.0]]])
