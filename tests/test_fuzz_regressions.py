@@ -342,3 +342,30 @@ def test_conv_large_stride_still_gives_one_window():
     a = np.arange(4.0).reshape(1, 1, 4)
     got = tl.nn.functional.conv1d(tl.tensor(a), tl.ones(1, 1, 2, dtype=tl.float64), stride=2 ** 62)
     np.testing.assert_array_equal(got.numpy(), [[[1.0]]])
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda F: F.pixel_shuffle(tl.ones(1, 4, 2, 2), 0), RuntimeError,
+     "pixel_shuffle expects a positive upscale_factor, but got 0"),
+    (lambda F: F.pixel_unshuffle(tl.ones(1, 4, 2, 2), -1), RuntimeError,
+     "pixel_unshuffle expects a positive downscale_factor, but got -1"),
+    (lambda F: F.pixel_shuffle(tl.ones(4, 2), 2), RuntimeError,
+     "at least 3 dimensions, but got input with 2 dimension(s)"),
+    (lambda F: F.pixel_shuffle(tl.ones(1, 4, 2, 2), 1.5), TypeError, "must be int, not float"),
+    (lambda F: F.channel_shuffle(tl.ones(1, 4, 2, 2), 0), RuntimeError,
+     "must be positive. Value of groups:0"),
+    (lambda F: F.channel_shuffle(tl.ones(1, 4, 2, 2), 3), RuntimeError,
+     "Got 4 channels and 3 groups"),
+    (lambda F: F.channel_shuffle(tl.ones(4), 2), RuntimeError, "input with > 2 dims"),
+], ids=["shuffle0", "unshuffle-1", "rank", "float", "groups0", "groups3", "1d"])
+def test_shuffle_factors_are_checked(call, exc, words):
+    # a 0 factor was a bare ZeroDivisionError, a 2-d input an unpacking error
+    with pytest.raises(exc, match=re.escape(words)):
+        call(tl.nn.functional)
+
+
+def test_pixel_shuffle_takes_int_like_factors():
+    a = np.arange(16.0).reshape(1, 4, 2, 2)
+    want = a.reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(1, 1, 4, 4)
+    for r in (2, np.int64(2), tl.tensor(2)):
+        np.testing.assert_array_equal(tl.nn.functional.pixel_shuffle(tl.tensor(a), r).numpy(), want)
