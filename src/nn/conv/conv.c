@@ -345,6 +345,17 @@ tl_status tl_nn_convolution_backward_weight(const tl_tensor *grad_output, const 
   return status;
 }
 
+/* prod(v[0..n)) into *out; false when it leaves int64 (kernel_size 2**62 in
+ * two dims, or a padding of 2**31 making 2**32 blocks per dim). */
+static bool checked_prod(int n, const int64_t *v, int64_t *out)
+{
+  *out = 1;
+  for (int d = 0; d < n; d++)
+    if (__builtin_mul_overflow(*out, v[d], out))
+      return false;
+  return true;
+}
+
 /* fold/unfold's geometry: kernel, dilation, padding, stride for nsp dims. */
 static tl_status fold_geom(const char *name, const tl_nn_fold_params *p, int nsp, tl_nn_conv_geom *g)
 {
@@ -382,12 +393,11 @@ tl_status tl_nn_im2col(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   memcpy(g.big, input->shape + 2, (size_t)g.nsp * sizeof *g.big);
   if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
-  int64_t K = 1, L = 1;
-  for (int d = 0; d < g.nsp; d++) {
-    K *= g.kernel[d];
-    L *= g.small[d];
-  }
-  int64_t shape[3] = {input->shape[0], input->shape[1] * K, L};
+  int64_t K, L, CK;
+  if (!checked_prod(g.nsp, g.kernel, &K) || !checked_prod(g.nsp, g.small, &L) ||
+      __builtin_mul_overflow(input->shape[1], K, &CK))
+    return geom_overflow(&g, g.big);
+  int64_t shape[3] = {input->shape[0], CK, L};
   tl_status status = tl_tensor_empty(out, input->dtype, 3, shape, tl_tensor_device(input));
   if (status == TL_OK)
     status = set->im2col(input, &g, out);
@@ -413,9 +423,9 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   if (fold_geom(name, p, nsp, &g) != TL_OK)
     return tl_error_status();
   memcpy(g.big, p->output_size, (size_t)nsp * sizeof *g.big);
-  int64_t K = 1, L = 1;
-  for (int d = 0; d < nsp; d++)
-    K *= g.kernel[d];
+  int64_t K, L;
+  if (!checked_prod(nsp, g.kernel, &K))
+    return geom_overflow(&g, g.big);
   if (input->shape[1] % K)
     return tl_error_set(TL_ERR_RUNTIME, "Expected size of input's dimension 1 to be divisible by "
                         "the product of kernel_size, but got input.size(1)=%lld and "
@@ -423,8 +433,8 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
                         tuple_str(a, sizeof a, nsp, g.kernel));
   if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
-  for (int d = 0; d < nsp; d++)
-    L *= g.small[d];
+  if (!checked_prod(nsp, g.small, &L))
+    return geom_overflow(&g, g.big);
   if (input->shape[2] != L) {
     char o[128], b[128], dl[128], pd[128], st[128];
     return tl_error_set(TL_ERR_RUNTIME, "Given output_size=%s, kernel_size=%s, dilation=%s, "
