@@ -276,7 +276,7 @@ tl_status tl_split_chunks(int64_t size, int64_t chunks, tl_span **spans, int64_t
   if (chunks <= 0)
     return tl_error_set(TL_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld",
                         (long long)chunks);
-  int64_t split_size = (size + chunks - 1) / chunks;
+  int64_t split_size = size / chunks + (size % chunks != 0); /* ceil, without size + chunks */
   if (split_size == 0) { /* an empty dim gives `chunks` empty pieces */
     *n = chunks;
     if (spans_alloc(spans, chunks) != TL_OK)
