@@ -119,7 +119,15 @@ static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn
                           "than zero, but got kernel_size=%s, stride=%s and dilation=%lld", name,
                           sizes_str(a, sizeof a, w->n, w->kernel),
                           sizes_str(b, sizeof b, w->n, w->stride), (long long)w->dilation[d]);
-    if (w->padding[d] < 0 || w->padding[d] > (w->dilation[d] * (w->kernel[d] - 1) + 1) / 2)
+    /* a window past 2**62 (or a stride) would wrap the output size's arithmetic */
+    int64_t span;
+    if (__builtin_mul_overflow(w->dilation[d], w->kernel[d] - 1, &span) ||
+        span >= ((int64_t)1 << 62) || w->stride[d] >= ((int64_t)1 << 62))
+      return tl_error_set(TL_ERR_RUNTIME, "%s: kernel_size=%s, stride=%s and dilation=%lld "
+                          "overflow the output size's arithmetic", name,
+                          sizes_str(a, sizeof a, w->n, w->kernel),
+                          sizes_str(b, sizeof b, w->n, w->stride), (long long)w->dilation[d]);
+    if (w->padding[d] < 0 || w->padding[d] > (span + 1) / 2)
       return tl_error_set(TL_ERR_RUNTIME, "pad should be at most half of effective kernel size, "
                           "but got pad=%lld, kernel_size=%lld and dilation=%lld",
                           (long long)w->padding[d], (long long)w->kernel[d],

@@ -68,7 +68,12 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
 {
   int64_t k = w->kernel[d], s = w->stride[d], p = w->padding[d], dil = w->dilation[d];
   int64_t out = tl_nn_pool_out_size(in, k, s, p, dil, w->ceil_mode);
-  if (taps_alloc(t, in, out < 0 ? 0 : out, k, weighted, 1) != TL_OK)
+  /* At most ceil(in / dil) taps of a window land inside the input: a kernel
+   * wider than that (2**31 with ceil_mode gives one window) keeps only those,
+   * packed first, instead of a table (and a loop) of k taps per output. */
+  int64_t inside = in / dil + (in % dil != 0), width = k < inside ? k : inside;
+  width = width > 0 ? width : 1;
+  if (taps_alloc(t, in, out < 0 ? 0 : out, width, weighted, 1) != TL_OK)
     return tl_error_status();
   for (int64_t j = 0; j < t->out; j++) {
     int64_t start = j * s - p;
@@ -78,13 +83,13 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
     int64_t lo = start < 0 ? 0 : start, hi = end < in ? end : in;
     double div = w->divisor ? (d == 0 ? (double)w->divisor : 1.0)
                             : (double)(w->count_include_pad ? end - start : hi - lo);
-    for (int64_t q = 0; q < k; q++) {
-      int64_t pos = start + q * dil;
-      if (pos < 0 || pos >= in)
-        continue;
-      t->index[j * k + q] = pos;
+    /* the first tap inside, then every dil-th position to the input's end */
+    int64_t q0 = start < 0 ? (-start + dil - 1) / dil : 0, packed = 0;
+    for (int64_t q = q0; q < k && start + q * dil < in; q++, packed++) {
+      int64_t slot = j * width + (width == k ? q : packed);
+      t->index[slot] = start + q * dil;
       if (weighted)
-        t->weight[j * k + q] = 1.0 / div;
+        t->weight[slot] = 1.0 / div;
     }
   }
   return TL_OK;
