@@ -369,3 +369,102 @@ def test_pixel_shuffle_takes_int_like_factors():
     want = a.reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(1, 1, 4, 4)
     for r in (2, np.int64(2), tl.tensor(2)):
         np.testing.assert_array_equal(tl.nn.functional.pixel_shuffle(tl.tensor(a), r).numpy(), want)
+
+
+# ---- int64 overflow in sizes and strides (UBSan under scripts/fuzz_api.py) ----------------
+
+@pytest.mark.parametrize("shape", [(2, 3), (3,), (0,), (2, 2, 2)])
+def test_slice_with_a_huge_step_takes_the_first_element(shape):
+    # stride * step overflowed (and again as NumPy byte strides); x[::2**62] is x[:1]
+    a = np.arange(int(np.prod(shape)), dtype=np.complex128).reshape(shape)
+    x = tl.tensor(a)
+    np.testing.assert_array_equal(x[::2 ** 62].numpy(), a[::2 ** 62])
+    np.testing.assert_array_equal(x[::-2 ** 62].numpy(), a[::-2 ** 62])
+    y = x.clone()
+    y[::2 ** 62] = 7
+    b = a.copy()
+    b[::2 ** 62] = 7
+    np.testing.assert_array_equal(y.numpy(), b)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tl.empty(0, 2 ** 62, 3), lambda: tl.zeros(1, 0, 2 ** 40, 2 ** 40),
+    lambda: tl.ones(0).reshape(0, 2 ** 62, 3),
+    lambda: tl.nn.functional.pixel_shuffle(tl.ones(1, 0, 3, 3), 2 ** 56 + 1),
+], ids=["empty", "zeros", "reshape", "pixel_shuffle"])
+def test_empty_shapes_whose_strides_overflow_raise(make):
+    with pytest.raises(ValueError, match="strides overflow int64"):
+        make()
+
+
+def test_empty_shapes_with_large_sizes_still_work():
+    x = tl.empty(2 ** 40, 0, 2 ** 20)
+    assert x.shape == (2 ** 40, 0, 2 ** 20) and x.stride() == (2 ** 20, 2 ** 20, 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F: F.fold(tl.ones(1, 2, 3), (0, 0), 2 ** 62),
+    lambda F: F.unfold(tl.ones(1, 2, 3, 3), (2, 2), padding=2 ** 31),
+    lambda F: F.unfold(tl.ones(1, 1, 3, 3), (2 ** 32, 2 ** 32), padding=2 ** 31),
+], ids=["fold-kernel", "unfold-blocks", "unfold-kernel"])
+def test_fold_unfold_products_that_overflow_raise(call):
+    with pytest.raises(RuntimeError, match="overflow int64"):
+        call(tl.nn.functional)
+
+
+def test_local_response_norm_with_a_window_wider_than_int64_arithmetic():
+    a = np.random.default_rng(0).standard_normal((2, 3, 2, 2))
+    x = tl.tensor(a)
+    F = tl.nn.functional
+    # the worker grain's size * rows overflowed; a window past every channel sums them all
+    want = a / (1.0 + 1e-4 * (a ** 2).sum(1, keepdims=True) / (2 ** 62 + 4)) ** 0.75
+    np.testing.assert_allclose(F.local_response_norm(x, 2 ** 62 + 4).numpy(), want, rtol=1e-12)
+
+
+def test_matrix_power_of_int64_min():
+    # -n overflowed for n = -2**63
+    got = tl.linalg.matrix_power(tl.eye(2, dtype=tl.float64) * 2, -2 ** 63)
+    np.testing.assert_array_equal(got.numpy(), np.zeros((2, 2)))
+    assert tl.linalg.matrix_power(tl.zeros(0, 0), -2 ** 63).shape == (0, 0)
+    with pytest.raises(RuntimeError, match="singular"):
+        tl.linalg.matrix_power(tl.zeros(2, 2), -2 ** 63)
+
+
+def test_chunk_with_int64_max_chunks():
+    # size + chunks - 1 overflowed
+    a = np.arange(4.0).reshape(4, 1)
+    got = tl.tensor(a).chunk(2 ** 63 - 1)
+    assert [c.numpy().tolist() for c in got] == [[[v]] for v in a.ravel()]
+
+
+@pytest.mark.parametrize("pool", ["max_pool1d", "avg_pool1d"])
+def test_pool_with_a_kernel_far_wider_than_the_input(pool):
+    # kernel 2**31 with ceil_mode gives one window: the tap table held 2**31
+    # entries per output and the run took minutes
+    a = np.arange(8.0).reshape(1, 2, 4)
+    start = time.perf_counter()
+    got = getattr(tl.nn.functional, pool)(tl.tensor(a), 2 ** 31, ceil_mode=True)
+    assert time.perf_counter() - start < 2
+    want = a.max(-1, keepdims=True) if pool == "max_pool1d" else a.sum(-1, keepdims=True) / 4
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("kernel, dilation, padding", [(3, 2, 1), (4, 3, 2), (5, 1, 2), (2, 5, 0)])
+def test_max_pool_dilated_windows_match_numpy(kernel, dilation, padding):
+    # windows that stick out of the input keep their taps in place (packing is only
+    # for windows wider than the input)
+    a = np.random.default_rng(kernel).standard_normal((1, 2, 9))
+    got = tl.nn.functional.max_pool1d(tl.tensor(a), kernel, 1, padding, dilation, ceil_mode=True,
+                                      return_indices=True)
+    padded = np.pad(a, ((0, 0), (0, 0), (padding, padding)), constant_values=-np.inf)
+    span = dilation * (kernel - 1) + 1
+    n = padded.shape[-1] - span + 1
+    windows = np.stack([padded[..., j:j + span:dilation] for j in range(n)], -2)
+    np.testing.assert_array_equal(got[0].numpy(), windows.max(-1))
+    np.testing.assert_array_equal(got[1].numpy(),
+                                  windows.argmax(-1) * dilation + np.arange(n) - padding)
+
+
+def test_pool_sizes_that_overflow_int64_raise():
+    with pytest.raises(RuntimeError, match="overflow the output size's arithmetic"):
+        tl.nn.functional.max_pool1d(tl.ones(1, 1, 4), 3, dilation=2 ** 62)
