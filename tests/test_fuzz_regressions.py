@@ -468,3 +468,33 @@ def test_max_pool_dilated_windows_match_numpy(kernel, dilation, padding):
 def test_pool_sizes_that_overflow_int64_raise():
     with pytest.raises(RuntimeError, match="overflow the output size's arithmetic"):
         tl.nn.functional.max_pool1d(tl.ones(1, 1, 4), 3, dilation=2 ** 62)
+
+
+# ---- Python ints past int64 in nested lists -----------------------------------------------
+
+@pytest.mark.parametrize("data, dtype", [
+    ([2 ** 63], tl.float64), ([2 ** 70, -1], tl.float64), ([2 ** 64], tl.complex64),
+    ([[1.5], [2 ** 70]], None), ([1j, 2 ** 70], None),
+])
+def test_big_python_ints_become_floats_where_a_float_is_wanted(data, dtype):
+    # NumPy held them as uint64 or objects, refused as "can't convert NumPy dtype
+    # uint64" (no NumPy array was given) or "its elements are not numbers"; PyTorch
+    # reads them as doubles
+    got = tl.tensor(data, dtype=dtype)
+    want = np.asarray(data, dtype=complex if (dtype and dtype.is_complex) or 1j in
+                      np.ravel(data).tolist() else float)
+    assert got.dtype == (dtype or (tl.complex64 if want.dtype.kind == "c" else tl.float32))
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("data, dtype", [
+    ([2 ** 63], None), ([[1], [2 ** 70]], None), ([2 ** 63], tl.int64), ([1, -2 ** 64], tl.int32),
+])
+def test_big_python_ints_for_an_integer_tensor_name_the_int(data, dtype):
+    bad = max(np.ravel(np.array(data, dtype=object)).tolist(), key=abs)
+    with pytest.raises(OverflowError, match=f"Python integer {bad} is out of bounds for int64"):
+        tl.tensor(data, dtype=dtype)
+
+
+def test_int64_limits_still_convert_exactly():
+    assert tl.tensor([-2 ** 63, 2 ** 63 - 1]).tolist() == [-2 ** 63, 2 ** 63 - 1]
