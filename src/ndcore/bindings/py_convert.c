@@ -280,7 +280,8 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return -1;
   if (is_scalar) {
     tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : scalar_dtype(s.kind);
-    if (tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
+    if (tl_scalar_check_store(s, d) != TL_OK || /* tensor(300, dtype=uint8) */
+        tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
       return tl_py_raise_int();
     tl_scalar_store(s, d, tl_tensor_data(t));
     *weak = dtype < 0;
@@ -327,4 +328,9 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (want >= 0 && (tl_dtype)want != t->dtype)
     return recast(t, want);
   return 0;
+}
+
+tl_status tl_py_check_weak_store(const tl_tensor *src, bool weak, tl_dtype d)
+{
+  return weak ? tl_scalar_check_store(tl_scalar_load(src->dtype, tl_tensor_data(src)), d) : TL_OK;
 }
