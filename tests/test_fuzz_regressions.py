@@ -540,3 +540,12 @@ def test_scalar_that_does_not_fit_raises_as_pytorch(call, ctype):
 def test_scalar_that_fits_is_written_as_pytorch_writes_it(dtype, value, want):
     got = tl.ones(2, dtype=dtype).fill_(value).tolist()
     assert all(g == want or (g != g and want != want) for g in got), got
+
+
+@pytest.mark.parametrize("size", [0, 1, 4])
+def test_split_with_int64_max_split_size(size):
+    # size + split_size - 1 overflowed
+    a = np.arange(size * 2.0).reshape(size, 2)
+    got = tl.tensor(a).split(2 ** 63 - 1)
+    assert len(got) == 1
+    np.testing.assert_array_equal(got[0].numpy(), a)
