@@ -549,3 +549,9 @@ def test_split_with_int64_max_split_size(size):
     got = tl.tensor(a).split(2 ** 63 - 1)
     assert len(got) == 1
     np.testing.assert_array_equal(got[0].numpy(), a)
+
+
+def test_pad_sequence_of_nothing_says_so():
+    # max() of an empty generator raised "max() arg is an empty sequence"
+    with pytest.raises(RuntimeError, match="received an empty list of sequences"):
+        tl.nn.utils.rnn.pad_sequence([])
