@@ -1003,6 +1003,52 @@ def c_autograd(c):
     return f"autograd {kind}", run, None
 
 
+# Python-level functions with arbitrary hostile arguments: a tensor-taking
+# function given None, a string or a huge int must say so (TypeError/ValueError
+# naming the argument), not fail inside with an AttributeError on None.
+GENERIC_MODULES = ["nn.functional", "linalg", "fft", "special", "numpy", "numpy.linalg",
+                   "numpy.fft", "numpy.random", "random"]
+GENERIC_SKIP = {"set_printoptions", "seed", "manual_seed", "set_rng_state", "get_rng_state",
+                "set_default_dtype", "fork_rng", "use_deterministic_algorithms", "save", "load",
+                "set_num_threads", "set_state", "default_rng", "SeedSequence"}
+
+
+def _generic_functions(tl):
+    out = []
+    for mod in GENERIC_MODULES:
+        obj = tl
+        for part in mod.split("."):
+            obj = getattr(obj, part, None)
+        if obj is None:
+            continue
+        for name in sorted(dir(obj)):
+            f = getattr(obj, name)
+            if name.startswith("_") or name in GENERIC_SKIP or isinstance(f, type) or not callable(f):
+                continue
+            out.append((f"{mod}.{name}", f))
+    return out
+
+
+@case("generic")
+def c_generic(c):
+    if not hasattr(c, "generic"):
+        c.generic = _generic_functions(c.tl)
+    name, f = c.pick(c.generic)
+    args = [c.tensor() for _ in range(c.r.randint(0, 3))]
+    if args and c.r.random() < 0.7:
+        args[c.r.randrange(len(args))] = c.pick([None, "abc", 2 ** 70, -1, 1.5, [], object(),
+                                                  c.np.array([1, None], dtype=object), (2 ** 62,)])
+    desc = f"{name}({[getattr(a, 'shape', a) for a in args]!r:.120})"
+    return desc, lambda: f(*args), None
+
+
+# Errors from inside the library's Python code rather than from its checks
+# ("'NoneType' object has no attribute 'ndim'"): reported with --strict-types
+# only, as PyTorch's own Python-level functions raise many of them too.
+CONFUSED = (AttributeError, KeyError, UnboundLocalError, NameError, RecursionError)
+STRICT_TYPES = False
+
+
 # ---- driver -----------------------------------------------------------------------------
 
 def run_child(seed, calls, areas, log_path, per_call):
@@ -1033,9 +1079,12 @@ def run_child(seed, calls, areas, log_path, per_call):
             except ALLOWED as e:
                 faulthandler.cancel_dump_traceback_later()
                 msg = str(e)
-                if not msg.strip() or "without exception set" in msg or "NULL" in msg:
+                confused = STRICT_TYPES and isinstance(e, CONFUSED) and gen is c_generic and \
+                    "has no attribute" in msg and "'torchlike" not in msg and "module" not in msg
+                if confused or not msg.strip() or "without exception set" in msg or "NULL" in msg:
                     failures += 1
-                    log.write(f"FAIL unclear message {type(e).__name__}: {msg!r}\n")
+                    where = traceback.format_exc(limit=-2)
+                    log.write(f"FAIL unclear message {type(e).__name__}: {msg!r}\n{where}\n")
                 continue
             except BaseException as e:
                 faulthandler.cancel_dump_traceback_later()
@@ -1067,7 +1116,12 @@ def main():
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--log", default=None, help=argparse.SUPPRESS)
     p.add_argument("--report", default=None, help="write the failures here too")
+    p.add_argument("--strict-types", action="store_true",
+                   help="also report an AttributeError from inside a Python-level function "
+                        "given a non-tensor (area generic)")
     args = p.parse_args()
+    global STRICT_TYPES
+    STRICT_TYPES = args.strict_types
     areas = args.area or sorted(CASES)
     if args.child:
         return run_child(args.seed, args.calls, areas, args.log, args.per_call)
@@ -1081,6 +1135,7 @@ def main():
             log = os.path.join(tmp, f"child{seed}.log")
             cmd = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(seed),
                    "--calls", str(args.calls), "--log", log, "--per-call", str(args.per_call)]
+            cmd += ["--strict-types"] if args.strict_types else []
             for a in areas:
                 cmd += ["--area", a]
             proc = subprocess.run(cmd, capture_output=True, text=True,

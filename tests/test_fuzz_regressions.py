@@ -391,7 +391,9 @@ def test_slice_with_a_huge_step_takes_the_first_element(shape):
     lambda: tl.empty(0, 2 ** 62, 3), lambda: tl.zeros(1, 0, 2 ** 40, 2 ** 40),
     lambda: tl.ones(0).reshape(0, 2 ** 62, 3),
     lambda: tl.nn.functional.pixel_shuffle(tl.ones(1, 0, 3, 3), 2 ** 56 + 1),
-], ids=["empty", "zeros", "reshape", "pixel_shuffle"])
+    lambda: tl.empty(1, 0, 2 ** 62),  # fits int64 as elements, not as bytes
+    lambda: tl.fft.fftn(tl.ones(1, 0, 3), (2 ** 62,)),
+], ids=["empty", "zeros", "reshape", "pixel_shuffle", "bytes", "fftn"])
 def test_empty_shapes_whose_strides_overflow_raise(make):
     with pytest.raises(ValueError, match="strides overflow int64"):
         make()

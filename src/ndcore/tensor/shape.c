@@ -81,8 +81,10 @@ tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
       return tl_error_set(TL_ERR_VALUE, "shape %s is too large",
                           tl_shape_str(buf, sizeof buf, ndim, shape));
     /* an empty tensor's strides still multiply its other sizes (0 counts as 1):
-     * the first stride is the product of all sizes after the first */
-    if (i > 0 && __builtin_mul_overflow(span, shape[i] > 1 ? shape[i] : 1, &span))
+     * the first stride is the product of all sizes after the first, held to
+     * the element limit so that it stays in int64 as bytes too */
+    if (i > 0 && (__builtin_mul_overflow(span, shape[i] > 1 ? shape[i] : 1, &span) ||
+                  span > ((int64_t)1 << 56)))
       return tl_error_set(TL_ERR_VALUE, "shape %s is too large: its strides overflow int64",
                           tl_shape_str(buf, sizeof buf, ndim, shape));
   }
