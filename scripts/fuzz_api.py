@@ -1,6 +1,7 @@
 """Fuzz the public API's boundaries with hostile arguments.
 
     scripts/fuzz_api.py --seconds 60 [--seed 1] [--area nn] [--calls 200]
+    scripts/fuzz_api.py --runs 2 --seed 7      # deterministic: two child runs
 
 Each case calls one public function (tensor methods, torch-style functions,
 nn.functional, linalg, fft, the NumPy namespace, random, save/load, autograd)
@@ -1109,6 +1110,8 @@ def run_child(seed, calls, areas, log_path, per_call):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=30)
+    p.add_argument("--runs", type=int, default=None,
+                   help="exactly this many child runs (deterministic), whatever --seconds says")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--calls", type=int, default=300, help="calls per child process")
     p.add_argument("--area", action="append", choices=sorted(CASES), help="repeatable; default all")
@@ -1131,7 +1134,7 @@ def main():
     problems = []
     runs = 0
     with tempfile.TemporaryDirectory() as tmp:
-        while time.time() < deadline:
+        while (runs < args.runs) if args.runs is not None else (time.time() < deadline):
             log = os.path.join(tmp, f"child{seed}.log")
             cmd = [sys.executable, os.path.abspath(__file__), "--child", "--seed", str(seed),
                    "--calls", str(args.calls), "--log", log, "--per-call", str(args.per_call)]

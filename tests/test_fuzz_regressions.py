@@ -557,3 +557,15 @@ def test_pad_sequence_of_nothing_says_so():
     # max() of an empty generator raised "max() arg is an empty sequence"
     with pytest.raises(RuntimeError, match="received an empty list of sequences"):
         tl.nn.utils.rnn.pad_sequence([])
+
+
+def test_fuzz_api_smoke():
+    # a short deterministic run of scripts/fuzz_api.py (the full fuzzer runs by hand,
+    # ideally under the sanitized build): every area, one child process
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(ROOT / "scripts/fuzz_api.py"), "--runs", "1",
+                        "--seed", "20261129", "--calls", "80", "--per-call", "30"],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert "1 child runs, 0 problems" in r.stdout
