@@ -236,7 +236,11 @@ def _c2r_nd(x, s, dim, norm, func, inverse=True):
     return _C2R.apply(x, tuple(dims), sizes[-1], _scale(norm, inverse, math.prod(sizes)))
 
 
-def _one(n):
+def _one(n, func):
+    # -1 means "the input's length" only inside an n-d transform's s; a 1-d
+    # transform's n must be a real length, as in PyTorch
+    if n is not None and not isinstance(n, (str, bytes)) and n < 1:
+        raise RuntimeError(f"fft.{func}(): invalid number of data points ({n}) specified")
     return None if n is None else [n]
 
 
@@ -245,12 +249,12 @@ def _one(n):
 
 def fft(input, n=None, dim=-1, norm=None):
     """One-dimensional DFT along ``dim`` (complex output)."""
-    return _c2c_nd(input, _one(n), dim, norm, False, "fft")
+    return _c2c_nd(input, _one(n, "fft"), dim, norm, False, "fft")
 
 
 def ifft(input, n=None, dim=-1, norm=None):
     """Inverse of :func:`fft`."""
-    return _c2c_nd(input, _one(n), dim, norm, True, "ifft")
+    return _c2c_nd(input, _one(n, "ifft"), dim, norm, True, "ifft")
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None):
@@ -271,13 +275,13 @@ def ifftn(input, s=None, dim=None, norm=None):
 
 def rfft(input, n=None, dim=-1, norm=None):
     """DFT of a real signal: the n // 2 + 1 non-negative frequencies."""
-    return _r2c_nd(input, _one(n), dim, norm, "rfft")
+    return _r2c_nd(input, _one(n, "rfft"), dim, norm, "rfft")
 
 
 def irfft(input, n=None, dim=-1, norm=None):
     """Inverse of :func:`rfft`: a real signal of length ``n``
     (default ``2 * (input.size(dim) - 1)``)."""
-    return _c2r_nd(input, _one(n), dim, norm, "irfft")
+    return _c2r_nd(input, _one(n, "irfft"), dim, norm, "irfft")
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None):
@@ -309,11 +313,11 @@ def ihfftn(input, s=None, dim=None, norm=None):
 
 
 def hfft(input, n=None, dim=-1, norm=None):
-    return hfftn(input, _one(n), [dim], norm)
+    return hfftn(input, _one(n, "hfft"), [dim], norm)
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
-    return ihfftn(input, _one(n), [dim], norm)
+    return ihfftn(input, _one(n, "ihfft"), [dim], norm)
 
 
 def hfft2(input, s=None, dim=(-2, -1), norm=None):

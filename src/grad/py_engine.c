@@ -9,6 +9,7 @@
  * after it runs unless retain_graph.  Grad mode during the run is
  * create_graph, so formulas are recorded exactly when asked.             */
 #include <Python.h>
+#include <string.h>
 
 #include "grad/py_grad.h"
 
@@ -250,6 +251,33 @@ static int add_into(PyObject **slot, PyObject *grad)
   return 0;
 }
 
+/* A hook's replacement must look like the gradient it replaces (PyTorch's
+ * check): a leaf would otherwise get a .grad of another shape, and a node
+ * would fail later with a message that names neither the hook nor the shapes. */
+static int check_hook_result(PyObject *hook, PyObject *grad, PyObject *r)
+{
+  const tl_tensor *g = tl_py_t(grad), *t = tl_py_t(r);
+  char a[256], b[256];
+  PyObject *name = PyObject_GetAttrString(hook, "__name__");
+  if (!name) {
+    PyErr_Clear();
+    name = PyObject_Repr(hook);
+    if (!name)
+      return -1;
+  }
+  if (g->ndim != t->ndim || memcmp(g->shape, t->shape, (size_t)g->ndim * sizeof *g->shape))
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the size of value (was %s got %s)",
+                 name, tl_shape_str(a, sizeof a, g->ndim, g->shape),
+                 tl_shape_str(b, sizeof b, t->ndim, t->shape));
+  else if (g->dtype != t->dtype)
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the type of value (was %s got %s)",
+                 name, tl_dtype_names[g->dtype], tl_dtype_names[t->dtype]);
+  else if (!tl_device_eq(tl_tensor_device(g), tl_tensor_device(t)))
+    PyErr_Format(PyExc_RuntimeError, "hook '%U' has changed the device of value", name);
+  Py_DECREF(name);
+  return PyErr_Occurred() ? -1 : 0;
+}
+
 /* Call each (output_nr, hook) of a hook list on the matching gradient; a
  * hook returning a tensor replaces it. */
 static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
@@ -269,6 +297,9 @@ static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
     else if (!tl_py_is_tensor(r)) {
       PyErr_Format(PyExc_TypeError, "a tensor hook must return a Tensor or None, not %s",
                    Py_TYPE(r)->tp_name);
+      Py_DECREF(r);
+      return -1;
+    } else if (check_hook_result(PyTuple_GET_ITEM(entry, 1), buf[nr], r) < 0) {
       Py_DECREF(r);
       return -1;
     } else

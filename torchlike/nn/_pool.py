@@ -13,6 +13,7 @@ avg_pool of powers, as PyTorch composes it.
 Legend: N batch, C channels, n spatial dims."""
 import math
 import numbers
+import operator
 import warnings
 
 from .. import _C
@@ -395,9 +396,25 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+def _shuffle_factor(name, what, input, factor):
+    """PyTorch's checks on pixel_(un)shuffle's factor and rank: a 0 factor was a
+    ZeroDivisionError, a 2-d input an unpacking error."""
+    try:
+        factor = operator.index(factor)  # ints, NumPy ints and 0-d integer tensors
+    except TypeError:
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not "
+                        f"{type(factor).__name__}") from None
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.ndim} dimension(s)")
+    return factor
+
+
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
-    r = upscale_factor
+    r = _shuffle_factor("pixel_shuffle", "upscale_factor", input, upscale_factor)
     *lead, Cr, H, W = input.shape
     if Cr % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
@@ -412,7 +429,7 @@ def pixel_shuffle(input, upscale_factor):
 
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
-    r = downscale_factor
+    r = _shuffle_factor("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *lead, C, Hr, Wr = input.shape
     if Hr % r or Wr % r:
         raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by "
@@ -427,7 +444,16 @@ def pixel_unshuffle(input, downscale_factor):
 
 def channel_shuffle(input, groups):
     """(N, g * k, *) -> channels interleaved across the ``groups``."""
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
     N, C = input.shape[0], input.shape[1]
+    if C % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {C} channels "
+                           f"and {groups} groups.")
     rest = tuple(input.shape[2:])
     x = input.reshape((N, groups, C // groups) + rest).transpose(1, 2)
     return x.reshape((N, C) + rest)

@@ -210,6 +210,52 @@ static bool holds_strong_double(PyObject *o, int depth)
   return false;
 }
 
+/* The first Python int in `o` (nested lists/tuples) outside int64, or NULL
+ * (borrowed); *kind becomes 1 when a Python float sits among the values, 2
+ * when a complex does. */
+static PyObject *int_past_int64(PyObject *o, int depth, int *kind)
+{
+  int overflow = 0;
+  if (PyFloat_Check(o) || PyComplex_Check(o)) {
+    int k = PyComplex_Check(o) ? 2 : 1;
+    *kind = k > *kind ? k : *kind;
+    return NULL;
+  }
+  if (PyLong_Check(o)) {
+    PyLong_AsLongLongAndOverflow(o, &overflow);
+    return overflow ? o : NULL;
+  }
+  if ((!PyList_Check(o) && !PyTuple_Check(o)) || depth > TL_MAX_DIMS)
+    return NULL;
+  PyObject *found = NULL, **items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); i++) {
+    PyObject *f = int_past_int64(items[i], depth + 1, kind);
+    found = found ? found : f;
+  }
+  return found;
+}
+
+/* NumPy holds Python ints past int64 as uint64 or objects, neither of which a
+ * tensor takes.  As PyTorch: they are read as doubles when a floating dtype is
+ * asked for (or, with none asked, when a float is among the values); else an
+ * OverflowError names the first, as for a single int.  Replaces *arr. */
+static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
+{
+  int kind = 0;
+  PyObject *big = int_past_int64(o, 0, &kind);
+  if (!big)
+    return 0; /* not ints: the caller names the dtype */
+  if (dtype >= 0)
+    kind = tl_dtype_is_complex((tl_dtype)dtype) ? 2 : tl_dtype_is_float((tl_dtype)dtype) ? 1 : 0;
+  if (!kind) {
+    PyErr_Format(PyExc_OverflowError, "Python integer %S is out of bounds for int64", big);
+    return -1;
+  }
+  Py_SETREF(*arr, PyArray_FromAny(o, PyArray_DescrFromType(kind == 2 ? NPY_CDOUBLE : NPY_DOUBLE),
+                                  0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED, NULL));
+  return *arr ? 0 : -1;
+}
+
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
   tl_scalar s;
@@ -234,7 +280,8 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return -1;
   if (is_scalar) {
     tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : scalar_dtype(s.kind);
-    if (tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
+    if (tl_scalar_check_store(s, d) != TL_OK || /* tensor(300, dtype=uint8) */
+        tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
       return tl_py_raise_int();
     tl_scalar_store(s, d, tl_tensor_data(t));
     *weak = dtype < 0;
@@ -248,6 +295,13 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);
+  if (from_python && (typenum == NPY_OBJECT || typenum == NPY_ULONG || typenum == NPY_ULONGLONG)) {
+    if (ints_past_int64(o, dtype, &arr) < 0) {
+      Py_XDECREF(arr);
+      return -1;
+    }
+    typenum = PyArray_TYPE((PyArrayObject *)arr);
+  }
   if (typenum == NPY_OBJECT || typenum == NPY_UNICODE || typenum == NPY_STRING ||
       typenum == NPY_VOID) {
     PyErr_Format(PyExc_TypeError, "can't convert an object of type %s to a tensor: its elements "
@@ -274,4 +328,9 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (want >= 0 && (tl_dtype)want != t->dtype)
     return recast(t, want);
   return 0;
+}
+
+tl_status tl_py_check_weak_store(const tl_tensor *src, bool weak, tl_dtype d)
+{
+  return weak ? tl_scalar_check_store(tl_scalar_load(src->dtype, tl_tensor_data(src)), d) : TL_OK;
 }

@@ -367,7 +367,8 @@ static PyObject *filled(const char *func, int ndim, const int64_t *shape, const 
       tl_py_factory_new(func, value ? TL_OP_FILL : TL_OP_COUNT, dtype, ndim, shape, o, zeroed,
                         &t) < 0)
     return NULL;
-  if (value && !zeroed && tl_tensor_fill(&t, *value) != TL_OK) {
+  if (value && !zeroed &&
+      (tl_scalar_check_store(*value, dtype) != TL_OK || tl_tensor_fill(&t, *value) != TL_OK)) {
     tl_tensor_release(&t);
     return tl_py_raise();
   }

@@ -194,7 +194,8 @@ static int value_arg(const char *func, PyObject *o, tl_dtype dtype, tl_tensor *o
                                     "not %s", func, Py_TYPE(o)->tp_name);
     return -1;
   }
-  if (tl_tensor_empty(out, dtype, 0, NULL, tl_device_cpu()) != TL_OK)
+  if (tl_scalar_check_store(s, dtype) != TL_OK ||
+      tl_tensor_empty(out, dtype, 0, NULL, tl_device_cpu()) != TL_OK)
     return tl_py_raise_int();
   tl_scalar_store(s, dtype, tl_tensor_data(out));
   return 0;

@@ -603,7 +603,9 @@ static PyObject *tensor_fill_(PyObject *self, PyObject *value)
                                             "tensor with %d dimensions", tl_py_t(value)->ndim);
   if (tl_py_to_tensor(value, -1, false, &s, &weak) < 0)
     return NULL;
-  tl_status status = tl_tensor_copy(tl_py_t(self), &s);
+  tl_status status = tl_py_check_weak_store(&s, weak, tl_py_t(self)->dtype);
+  if (status == TL_OK)
+    status = tl_tensor_copy(tl_py_t(self), &s);
   tl_tensor_release(&s);
   return status == TL_OK ? Py_NewRef(self) : tl_py_raise();
 }

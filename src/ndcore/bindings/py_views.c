@@ -357,7 +357,10 @@ static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
   bool weak;
   int result = -1;
   if (tl_py_to_tensor(value, -1, false, &src, &weak) == 0) {
-    result = tl_tensor_copy(&view, &src) == TL_OK ? 0 : tl_py_raise_int();
+    result = tl_py_check_weak_store(&src, weak, view.dtype) == TL_OK &&
+                     tl_tensor_copy(&view, &src) == TL_OK
+                 ? 0
+                 : tl_py_raise_int();
     tl_tensor_release(&src);
   }
   tl_tensor_release(&view);

@@ -238,7 +238,9 @@ tl_status tl_split_by_size(int64_t size, int64_t split_size, tl_span **spans, in
   if (split_size == 0 && size != 0)
     return tl_error_set(TL_ERR_RUNTIME, "split_size can only be 0 if dimension size is 0, but "
                                         "got dimension size of %lld", (long long)size);
-  *n = split_size == 0 ? 1 : size == 0 ? 1 : (size + split_size - 1) / split_size;
+  /* ceil(size / split_size) without size + split_size, which leaves int64 for
+   * split_size = 2**63-1 */
+  *n = split_size == 0 || size == 0 ? 1 : size / split_size + (size % split_size != 0);
   if (spans_alloc(spans, *n) != TL_OK)
     return tl_error_status();
   for (int64_t i = 0; i < *n; i++) {
@@ -276,7 +278,7 @@ tl_status tl_split_chunks(int64_t size, int64_t chunks, tl_span **spans, int64_t
   if (chunks <= 0)
     return tl_error_set(TL_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld",
                         (long long)chunks);
-  int64_t split_size = (size + chunks - 1) / chunks;
+  int64_t split_size = size / chunks + (size % chunks != 0); /* ceil, without size + chunks */
   if (split_size == 0) { /* an empty dim gives `chunks` empty pieces */
     *n = chunks;
     if (spans_alloc(spans, chunks) != TL_OK)

@@ -365,17 +365,18 @@ tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
       tl_tensor_release(out);
     return st;
   }
+  /* |n| in unsigned: -n leaves int64 for n = -2**63 */
+  uint64_t m = n < 0 ? -(uint64_t)n : (uint64_t)n;
   if (n < 0) {
     if ((st = tl_linalg_inv(&base, a)) != TL_OK)
       return st;
-    n = -n;
   } else {
     tl_tensor_view_of(&base, a);
   }
   (void)size;
   /* square-and-multiply, most significant bit first */
   int top = 63;
-  while (!((uint64_t)n >> top & 1))
+  while (!(m >> top & 1))
     top--;
   tl_tensor_view_of(&acc, &base);
   for (int bit = top - 1; bit >= 0 && st == TL_OK; bit--) {
@@ -384,7 +385,7 @@ tl_status tl_linalg_matrix_power(tl_tensor *out, const tl_tensor *a, int64_t n)
     tl_tensor_release(&acc);
     acc = next;
     next.storage = NULL;
-    if ((uint64_t)n >> bit & 1) {
+    if (m >> bit & 1) {
       if ((st = tl_linalg_matmul(&next, &acc, &base)) != TL_OK)
         break;
       tl_tensor_release(&acc);

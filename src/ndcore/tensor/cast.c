@@ -2,7 +2,11 @@
  *
  * A cast is tl_store_<to>(tl_load_<from>(x)) element by element: C's own
  * conversion between the compute types does the rest (see tl_dtype.h).     */
+#include <math.h>
+#include <stdint.h>
+
 #include "ndcore/tensor/tl_dtype.h"
+#include "ndcore/tensor/tl_error.h"
 #include "ndcore/dispatch/tl_iter.h"
 
 /* NAME: the loop from one dtype to another: STORE((CT)LOAD(x)), CT the
@@ -113,4 +117,45 @@ bool tl_scalar_fits(tl_scalar s, tl_dtype d)
   case TL_DTYPE_I32: return s.v.i >= INT32_MIN && s.v.i <= INT32_MAX;
   default: return true;
   }
+}
+
+/* c10::overflows, for a scalar of any kind written into d: an int into an
+ * unsigned type may wrap from -max (uint8 takes -255..255, as two's
+ * complement arithmetic would); a float must lie in the type's range (NaN and
+ * inf never fit an integer type; they fit every float type); a complex needs
+ * a zero imaginary part for a real type; bool takes anything. */
+tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
+{
+  static const char *const cpp_names[TL_DTYPE_COUNT] = {
+      "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "c10::Half", "c10::BFloat16",
+      "float", "double", "c10::complex<float>", "c10::complex<double>"};
+  static const double float_max[TL_DTYPE_COUNT] = {
+      [TL_DTYPE_F16] = 65504.0, [TL_DTYPE_BF16] = 3.3895313892515355e38,
+      [TL_DTYPE_F32] = 3.4028234663852886e38, [TL_DTYPE_C64] = 3.4028234663852886e38};
+  double re = s.kind == TL_KIND_COMPLEX ? creal(s.v.c) : s.v.f;
+  double im = s.kind == TL_KIND_COMPLEX ? cimag(s.v.c) : 0.0;
+  bool ok = true;
+  if (d == TL_DTYPE_BOOL || s.kind == TL_KIND_BOOL) {
+    ok = true;
+  } else if (s.kind == TL_KIND_INT && tl_dtype_kind(d) == TL_KIND_UINT) {
+    ok = s.v.i <= UINT8_MAX && s.v.i >= -UINT8_MAX;
+  } else if (s.kind == TL_KIND_INT) {
+    ok = tl_scalar_fits(s, d) && (d != TL_DTYPE_F16 || (s.v.i <= 65504 && s.v.i >= -65504));
+  } else if (tl_dtype_is_integral(d)) {
+    double lo = d == TL_DTYPE_U8 ? 0.0 : d == TL_DTYPE_I8 ? INT8_MIN : d == TL_DTYPE_I16 ? INT16_MIN
+                : d == TL_DTYPE_I32 ? INT32_MIN : -0x1p63;
+    double hi = d == TL_DTYPE_U8 ? UINT8_MAX : d == TL_DTYPE_I8 ? INT8_MAX : d == TL_DTYPE_I16
+                ? INT16_MAX : d == TL_DTYPE_I32 ? INT32_MAX : 0x1p63;
+    double t = trunc(re); /* 255.5 fits uint8: the conversion truncates */
+    ok = im == 0.0 && t >= lo && (d == TL_DTYPE_I64 ? t < hi : t <= hi); /* false for NaN */
+  } else {
+    double max = float_max[d];
+    bool fits_re = isnan(re) || isinf(re) || !max || fabs(re) <= max;
+    bool fits_im = isnan(im) || isinf(im) || !max || fabs(im) <= max;
+    ok = fits_re && fits_im && (tl_dtype_is_complex(d) || im == 0.0);
+  }
+  if (ok)
+    return TL_OK;
+  return tl_error_set(TL_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                      cpp_names[d]);
 }

@@ -1,5 +1,6 @@
 /* shape.c - shapes, strides, broadcasting and the view bookkeeping of tl_tensor. */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ndcore/tensor/tl_tensor.h"
@@ -35,10 +36,12 @@ bool tl_tensor_has_internal_overlap(const tl_tensor *t)
 
 void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
 {
-  int64_t s = 1;
+  /* unsigned: the product past the first dim is never stored, and callers have
+   * checked the stored ones with tl_shape_numel */
+  uint64_t s = 1;
   for (int i = ndim - 1; i >= 0; i--) {
-    strides[i] = s;
-    s *= shape[i] > 0 ? shape[i] : 1;
+    strides[i] = (int64_t)s;
+    s *= (uint64_t)(shape[i] > 0 ? shape[i] : 1);
   }
 }
 
@@ -66,7 +69,7 @@ const char *tl_device_str(char *buf, size_t size, tl_device d)
 tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
 {
   char buf[256];
-  int64_t n = 1;
+  int64_t n = 1, span = 1;
   if (ndim > TL_MAX_DIMS)
     return tl_error_set(TL_ERR_VALUE, "tensors have at most %d dimensions, got %d", TL_MAX_DIMS,
                         ndim);
@@ -76,6 +79,13 @@ tl_status tl_shape_numel(int ndim, const int64_t *shape, int64_t *numel)
                           (long long)shape[i], tl_shape_str(buf, sizeof buf, ndim, shape));
     if (__builtin_mul_overflow(n, shape[i], &n) || n > ((int64_t)1 << 56))
       return tl_error_set(TL_ERR_VALUE, "shape %s is too large",
+                          tl_shape_str(buf, sizeof buf, ndim, shape));
+    /* an empty tensor's strides still multiply its other sizes (0 counts as 1):
+     * the first stride is the product of all sizes after the first, held to
+     * the element limit so that it stays in int64 as bytes too */
+    if (i > 0 && (__builtin_mul_overflow(span, shape[i] > 1 ? shape[i] : 1, &span) ||
+                  span > ((int64_t)1 << 56)))
+      return tl_error_set(TL_ERR_VALUE, "shape %s is too large: its strides overflow int64",
                           tl_shape_str(buf, sizeof buf, ndim, shape));
   }
   *numel = n;

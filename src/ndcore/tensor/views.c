@@ -51,7 +51,7 @@ static tl_status infer_shape(const tl_tensor *in, int ndim, const int64_t *req, 
   } else if (known != numel) {
     goto invalid;
   }
-  return TL_OK;
+  return tl_shape_numel(ndim, shape, &known); /* strides that fit, with 0 sizes too */
 invalid:
   return tl_error_set(TL_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld",
                       tl_shape_str(buf, sizeof buf, ndim, req), (long long)numel);
@@ -268,7 +268,11 @@ void tl_view_slice(tl_tensor *out, int dim, int64_t start, int64_t length, int64
   if (length > 0)
     out->offset += start * out->strides[dim];
   out->shape[dim] = length;
-  out->strides[dim] *= step;
+  /* A slice of at most one element never steps, so it keeps its stride: with
+   * x[::2**62] the product would leave int64 (here, and as bytes in NumPy's
+   * view).  A longer slice's step is below the dim's size: no overflow. */
+  if (length > 1)
+    out->strides[dim] *= step;
 }
 
 tl_status tl_view_select(tl_tensor *out, int dim, int64_t index)

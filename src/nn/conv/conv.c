@@ -95,6 +95,28 @@ static tl_status fold_too_small(const tl_nn_conv_geom *g)
                       tuple_str(d, sizeof d, g->nsp, g->padding), tuple_str(e, sizeof e, g->nsp, blocks));
 }
 
+/* The sizes' arithmetic left int64 (padding, stride or dilation near 2**62). */
+static tl_status geom_overflow(const tl_nn_conv_geom *g, const int64_t *size)
+{
+  char a[128], b[128], c[128], d[128], e[128];
+  return tl_error_set(TL_ERR_RUNTIME, "convolution sizes overflow int64: input size per channel "
+                      "%s, kernel_size=%s, stride=%s, padding=%s, dilation=%s",
+                      tuple_str(a, sizeof a, g->nsp, size), tuple_str(b, sizeof b, g->nsp, g->kernel),
+                      tuple_str(c, sizeof c, g->nsp, g->stride),
+                      tuple_str(d, sizeof d, g->nsp, g->padding),
+                      tuple_str(e, sizeof e, g->nsp, g->dilation));
+}
+
+/* The padded input and the dilated window along dim d, false on overflow. */
+static bool padded_and_span(const tl_nn_conv_geom *g, int d, int64_t big, int64_t *padded,
+                            int64_t *span)
+{
+  return !__builtin_mul_overflow(g->padding[d], 2, padded) &&
+         !__builtin_add_overflow(*padded, big, padded) &&
+         !__builtin_mul_overflow(g->dilation[d], g->kernel[d] - 1, span) &&
+         !__builtin_add_overflow(*span, 1, span);
+}
+
 /* small from big (a convolution's output size), with PyTorch's errors
  * (unfold/fold's when fold). */
 static tl_status geom_small(tl_nn_conv_geom *g, bool fold)
@@ -103,8 +125,8 @@ static tl_status geom_small(tl_nn_conv_geom *g, bool fold)
   char a[128], b[128];
   bool ok = true;
   for (int d = 0; d < g->nsp; d++) {
-    padded[d] = g->big[d] + 2 * g->padding[d];
-    span[d] = g->dilation[d] * (g->kernel[d] - 1) + 1;
+    if (!padded_and_span(g, d, g->big[d], &padded[d], &span[d]))
+      return geom_overflow(g, g->big);
     ok = ok && padded[d] >= span[d];
     g->small[d] = padded[d] >= span[d] ? (padded[d] - span[d]) / g->stride[d] + 1 : 0;
   }
@@ -146,8 +168,14 @@ static tl_status geom_big(tl_nn_conv_geom *g, const int64_t *output_padding)
     if (output_padding[d] >= g->stride[d] && output_padding[d] >= g->dilation[d])
       return output_padding_error(g, output_padding);
   for (int d = 0; d < g->nsp; d++) {
-    g->big[d] = (g->small[d] - 1) * g->stride[d] - 2 * g->padding[d] +
-                g->dilation[d] * (g->kernel[d] - 1) + output_padding[d] + 1;
+    /* (small - 1) * stride - 2 * padding + span + output_padding, each step checked */
+    int64_t padding2, span, big;
+    if (!padded_and_span(g, d, 0, &padding2, &span) ||
+        __builtin_mul_overflow(g->small[d] - 1, g->stride[d], &big) ||
+        __builtin_sub_overflow(big, padding2, &big) || __builtin_add_overflow(big, span, &big) ||
+        __builtin_add_overflow(big, output_padding[d], &big))
+      return geom_overflow(g, g->small);
+    g->big[d] = big;
     ok = ok && g->big[d] > 0;
   }
   if (!ok)
@@ -317,6 +345,17 @@ tl_status tl_nn_convolution_backward_weight(const tl_tensor *grad_output, const 
   return status;
 }
 
+/* prod(v[0..n)) into *out; false when it leaves int64 (kernel_size 2**62 in
+ * two dims, or a padding of 2**31 making 2**32 blocks per dim). */
+static bool checked_prod(int n, const int64_t *v, int64_t *out)
+{
+  *out = 1;
+  for (int d = 0; d < n; d++)
+    if (__builtin_mul_overflow(*out, v[d], out))
+      return false;
+  return true;
+}
+
 /* fold/unfold's geometry: kernel, dilation, padding, stride for nsp dims. */
 static tl_status fold_geom(const char *name, const tl_nn_fold_params *p, int nsp, tl_nn_conv_geom *g)
 {
@@ -354,12 +393,11 @@ tl_status tl_nn_im2col(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   memcpy(g.big, input->shape + 2, (size_t)g.nsp * sizeof *g.big);
   if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
-  int64_t K = 1, L = 1;
-  for (int d = 0; d < g.nsp; d++) {
-    K *= g.kernel[d];
-    L *= g.small[d];
-  }
-  int64_t shape[3] = {input->shape[0], input->shape[1] * K, L};
+  int64_t K, L, CK;
+  if (!checked_prod(g.nsp, g.kernel, &K) || !checked_prod(g.nsp, g.small, &L) ||
+      __builtin_mul_overflow(input->shape[1], K, &CK))
+    return geom_overflow(&g, g.big);
+  int64_t shape[3] = {input->shape[0], CK, L};
   tl_status status = tl_tensor_empty(out, input->dtype, 3, shape, tl_tensor_device(input));
   if (status == TL_OK)
     status = set->im2col(input, &g, out);
@@ -385,9 +423,9 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
   if (fold_geom(name, p, nsp, &g) != TL_OK)
     return tl_error_status();
   memcpy(g.big, p->output_size, (size_t)nsp * sizeof *g.big);
-  int64_t K = 1, L = 1;
-  for (int d = 0; d < nsp; d++)
-    K *= g.kernel[d];
+  int64_t K, L;
+  if (!checked_prod(nsp, g.kernel, &K))
+    return geom_overflow(&g, g.big);
   if (input->shape[1] % K)
     return tl_error_set(TL_ERR_RUNTIME, "Expected size of input's dimension 1 to be divisible by "
                         "the product of kernel_size, but got input.size(1)=%lld and "
@@ -395,8 +433,8 @@ tl_status tl_nn_col2im(const tl_tensor *input, const tl_nn_fold_params *p, tl_te
                         tuple_str(a, sizeof a, nsp, g.kernel));
   if (geom_small(&g, true) != TL_OK)
     return tl_error_status();
-  for (int d = 0; d < nsp; d++)
-    L *= g.small[d];
+  if (!checked_prod(nsp, g.small, &L))
+    return geom_overflow(&g, g.big);
   if (input->shape[2] != L) {
     char o[128], b[128], dl[128], pd[128], st[128];
     return tl_error_set(TL_ERR_RUNTIME, "Given output_size=%s, kernel_size=%s, dilation=%s, "

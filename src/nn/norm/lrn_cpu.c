@@ -91,7 +91,9 @@ static void run_pass(lrn_job *job, int pass)
 {
   const tl_lrn_spec *s = job->s;
   job->pass = pass;
-  tl_parallel_for(s->N * s->C, 1 + 8192 / (s->S * (s->size + 4) + 1), lrn_range, job);
+  /* a window past the channels costs C per row (and size may be near 2**63) */
+  int64_t window = s->size < s->C ? s->size : s->C;
+  tl_parallel_for(s->N * s->C, 1 + 8192 / (s->S * (window + 4) + 1), lrn_range, job);
 }
 
 tl_status tl_cpu_lrn(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out)

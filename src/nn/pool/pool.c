@@ -86,6 +86,27 @@ static void shape_with(const tl_tensor *in, int n, const int64_t *sp, int64_t *o
   memcpy(out + in->ndim - n, sp, (size_t)n * sizeof *out);
 }
 
+/* Adaptive pooling's output_size: each at least `least`, and an output
+ * (in's leading dims x size) whose element count fits in int64. */
+static tl_status check_adaptive_size(const char *name, const tl_tensor *in, int n,
+                                     const int64_t *size, int64_t least)
+{
+  int64_t shape[TL_MAX_DIMS], numel;
+  char s[256];
+  for (int d = 0; d < n; d++)
+    if (size[d] < least)
+      return tl_error_set(TL_ERR_RUNTIME, "%s: elements of output_size must be greater than or "
+                          "equal to %lld but received %lld", name, (long long)least,
+                          (long long)size[d]);
+  shape_with(in, n, size, shape);
+  if (tl_shape_numel(in->ndim, shape, &numel) != TL_OK) {
+    tl_error_clear(); /* PyTorch's wording, with the op's name */
+    return tl_error_set(TL_ERR_RUNTIME, "%s: Storage size calculation overflowed with sizes=%s",
+                        name, tl_shape_str(s, sizeof s, in->ndim, shape));
+  }
+  return TL_OK;
+}
+
 /* The window's arguments and the output size, as PyTorch checks them. */
 static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn_pool_window *w,
                               int64_t *out_sp)
@@ -98,7 +119,15 @@ static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn
                           "than zero, but got kernel_size=%s, stride=%s and dilation=%lld", name,
                           sizes_str(a, sizeof a, w->n, w->kernel),
                           sizes_str(b, sizeof b, w->n, w->stride), (long long)w->dilation[d]);
-    if (w->padding[d] < 0 || w->padding[d] > (w->dilation[d] * (w->kernel[d] - 1) + 1) / 2)
+    /* a window past 2**62 (or a stride) would wrap the output size's arithmetic */
+    int64_t span;
+    if (__builtin_mul_overflow(w->dilation[d], w->kernel[d] - 1, &span) ||
+        span >= ((int64_t)1 << 62) || w->stride[d] >= ((int64_t)1 << 62))
+      return tl_error_set(TL_ERR_RUNTIME, "%s: kernel_size=%s, stride=%s and dilation=%lld "
+                          "overflow the output size's arithmetic", name,
+                          sizes_str(a, sizeof a, w->n, w->kernel),
+                          sizes_str(b, sizeof b, w->n, w->stride), (long long)w->dilation[d]);
+    if (w->padding[d] < 0 || w->padding[d] > (span + 1) / 2)
       return tl_error_set(TL_ERR_RUNTIME, "pad should be at most half of effective kernel size, "
                           "but got pad=%lld, kernel_size=%lld and dilation=%lld",
                           (long long)w->padding[d], (long long)w->kernel[d],
@@ -178,12 +207,8 @@ tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const in
   if (!set ||
       check_max_dtype(n == 3 ? "adaptive_max_pool3d_cpu" : "adaptive_max_pool2d", in->dtype,
                       false) != TL_OK ||
-      check_input(name, in, n) != TL_OK)
+      check_input(name, in, n) != TL_OK || check_adaptive_size(name, in, n, out_size, 0) != TL_OK)
     return tl_error_status();
-  for (int d = 0; d < n; d++)
-    if (out_size[d] < 0)
-      return tl_error_set(TL_ERR_RUNTIME, "%s: elements of output_size must be greater than or "
-                          "equal to 0 but received %lld", name, (long long)out_size[d]);
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_adaptive(&taps[d], in->shape[in->ndim - n + d], out_size[d], false);
   if (status == TL_OK)
@@ -354,10 +379,8 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
     return tl_error_status();
   if (in->ndim < n)
     return check_input(name, in, n);
-  for (int d = 0; d < n; d++)
-    if (size[d] < (backward ? 1 : 0))
-      return tl_error_set(TL_ERR_RUNTIME, "%s: elements of output_size must be greater than or "
-                          "equal to 0 but received %lld", name, (long long)size[d]);
+  if (check_adaptive_size(name, in, n, size, backward ? 1 : 0) != TL_OK)
+    return tl_error_status();
   const int64_t *sp = in->shape + in->ndim - n;
   for (int d = 0; d < n && status == TL_OK; d++)
     status = backward ? tl_nn_taps_adaptive(&taps[d], size[d], sp[d], true)

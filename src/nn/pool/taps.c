@@ -7,6 +7,7 @@
  * type), so do we: `single` rounds to float where PyTorch would, so the same
  * output picks the same input position.                                     */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,13 @@ static tl_status taps_alloc(tl_nn_taps *t, int64_t in, int64_t out, int64_t k, b
                             int64_t planes)
 {
   *t = (tl_nn_taps){.in = in, .out = out, .k = k};
-  size_t count = (size_t)(out * k * planes);
+  int64_t n = 0;
+  /* a product past what malloc can hold would wrap to a small buffer */
+  if (__builtin_mul_overflow(out, k, &n) || __builtin_mul_overflow(n, planes, &n) ||
+      (uint64_t)n > SIZE_MAX / sizeof *t->weight)
+    return tl_error_set(TL_ERR_MEMORY, "pooling: %lld x %lld taps cannot be allocated",
+                        (long long)out, (long long)k);
+  size_t count = (size_t)n;
   t->index = malloc((count ? count : 1) * sizeof *t->index);
   t->weight = weighted ? calloc(count ? count : 1, sizeof *t->weight) : NULL;
   if (!t->index || (weighted && !t->weight)) {
@@ -61,7 +68,12 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
 {
   int64_t k = w->kernel[d], s = w->stride[d], p = w->padding[d], dil = w->dilation[d];
   int64_t out = tl_nn_pool_out_size(in, k, s, p, dil, w->ceil_mode);
-  if (taps_alloc(t, in, out < 0 ? 0 : out, k, weighted, 1) != TL_OK)
+  /* At most ceil(in / dil) taps of a window land inside the input: a kernel
+   * wider than that (2**31 with ceil_mode gives one window) keeps only those,
+   * packed first, instead of a table (and a loop) of k taps per output. */
+  int64_t inside = in / dil + (in % dil != 0), width = k < inside ? k : inside;
+  width = width > 0 ? width : 1;
+  if (taps_alloc(t, in, out < 0 ? 0 : out, width, weighted, 1) != TL_OK)
     return tl_error_status();
   for (int64_t j = 0; j < t->out; j++) {
     int64_t start = j * s - p;
@@ -71,25 +83,45 @@ tl_status tl_nn_taps_window(tl_nn_taps *t, int64_t in, const tl_nn_pool_window *
     int64_t lo = start < 0 ? 0 : start, hi = end < in ? end : in;
     double div = w->divisor ? (d == 0 ? (double)w->divisor : 1.0)
                             : (double)(w->count_include_pad ? end - start : hi - lo);
-    for (int64_t q = 0; q < k; q++) {
-      int64_t pos = start + q * dil;
-      if (pos < 0 || pos >= in)
-        continue;
-      t->index[j * k + q] = pos;
+    /* the first tap inside, then every dil-th position to the input's end */
+    int64_t q0 = start < 0 ? (-start + dil - 1) / dil : 0, packed = 0;
+    for (int64_t q = q0; q < k && start + q * dil < in; q++, packed++) {
+      int64_t slot = j * width + (width == k ? q : packed);
+      t->index[slot] = start + q * dil;
       if (weighted)
-        t->weight[j * k + q] = 1.0 / div;
+        t->weight[slot] = 1.0 / div;
     }
   }
   return TL_OK;
 }
 
+static int64_t gcd(int64_t a, int64_t b)
+{
+  while (b) {
+    int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/* The longest adaptive range, in closed form: a loop over the outputs would
+ * run for ages on a huge output_size before the allocation could fail.
+ * With in = q*out + r, range j spans q + ceil((f + r) / out) inputs where
+ * f = j*r mod out takes every multiple of g = gcd(r, out) below out; so the
+ * longest is q when r == 0, else q + 2 when some f + r passes out (r > g),
+ * else q + 1. */
+static int64_t adaptive_longest(int64_t in, int64_t out)
+{
+  if (out <= 0)
+    return 0;
+  int64_t q = in / out, r = in % out;
+  return r == 0 ? q : q + (r > gcd(r, out) ? 2 : 1);
+}
+
 tl_status tl_nn_taps_adaptive(tl_nn_taps *t, int64_t in, int64_t out, bool weighted)
 {
-  int64_t k = 0;
-  for (int64_t j = 0; j < out; j++) { /* the longest range */
-    int64_t len = ((j + 1) * in + out - 1) / out - j * in / out;
-    k = len > k ? len : k;
-  }
+  int64_t k = adaptive_longest(in, out);
   if (taps_alloc(t, in, out, k, weighted, 1) != TL_OK)
     return tl_error_status();
   for (int64_t j = 0; j < out; j++) {

@@ -108,6 +108,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got "
                          f"{padding_side}.")
+    if not sequences:  # max() of nothing would say so in its own words
+        raise RuntimeError("received an empty list of sequences")
     max_len = max(s.shape[0] for s in sequences)
     rows = []
     for s in sequences:
