@@ -300,6 +300,20 @@ def test_python_scalars_and_cpu_scalars_with_device_tensors(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_integer_pow_checks_a_device_exponent(device):
+    """Integer pow looks for a negative exponent before it runs: on a device
+    through a host copy of the exponent (reading it in place would touch
+    device memory from the host)."""
+    base = np.arange(-3, 5, dtype=np.int64).reshape(2, 4)
+    exp = np.array([[0, 1, 2, 3], [3, 2, 1, 0]], dtype=np.int32)
+    b, e = on(device, tl.from_numpy(base.copy())), on(device, tl.from_numpy(exp.copy()))
+    assert_close(back(b ** e), base ** exp.astype(np.int64))
+    assert_close(back(b.t() ** e.t()), (base ** exp.astype(np.int64)).T)  # transposed views
+    with pytest.raises(ValueError, match="negative integer powers"):
+        b ** on(device, tl.tensor([[1, 1, -1, 1]], dtype=tl.int8))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_mixed_dtypes_cast_on_the_device(device):
     rng = np.random.default_rng(6)
     for da, db in [("int32", "float64"), ("uint8", "int8"), ("float16", "float32"),

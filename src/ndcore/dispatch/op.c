@@ -243,14 +243,30 @@ static void find_negative_loop(char **args, int64_t n, const int64_t *steps, voi
     __atomic_store_n(&search->found, true, __ATOMIC_RELAXED);
 }
 
-static bool has_negative(const tl_tensor *t)
+/* Does t (any dtype) hold a negative integer?  A device's memory is read
+ * through a host copy: one sync, where the answer decides whether the op
+ * raises (reading it in place would dereference device memory). */
+static tl_status has_negative(const tl_tensor *t, bool *found)
 {
   negative_search search = {.dtype = t->dtype};
+  tl_tensor host = {0};
   tl_iter it;
-  if (tl_dtype_kind(t->dtype) != TL_KIND_INT || tl_iter_init(&it, 1, &t, NULL) != TL_OK)
-    return false;
-  tl_iter_run(&it, find_negative_loop, &search);
-  return search.found;
+  tl_status st = TL_OK;
+  *found = false;
+  if (tl_dtype_kind(t->dtype) != TL_KIND_INT)
+    return TL_OK;
+  if (!tl_dispatch_host_memory(tl_tensor_device(t))) {
+    if ((st = tl_backend_tensor_to(&host, t, tl_device_cpu(), t->dtype, false)) != TL_OK)
+      return st;
+    t = &host;
+  }
+  if ((st = tl_iter_init(&it, 1, &t, NULL)) == TL_OK) {
+    tl_iter_run(&it, find_negative_loop, &search);
+    *found = search.found;
+  }
+  if (host.storage)
+    tl_tensor_release(&host);
+  return st;
 }
 
 /* pow: integers to negative integer powers are refused, as in NumPy (the
@@ -261,8 +277,11 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
                                         const tl_op_params *p)
 {
   tl_kind k = tl_dtype_kind(compute);
+  bool negative = false;
   if (op == TL_OP_POW && nin == 2 && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
-      has_negative(in[1].t))
+      has_negative(in[1].t, &negative) != TL_OK)
+    return tl_error_status();
+  if (negative)
     return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
   if (op == TL_OP_HEAVISIDE && !in[0].weak && !in[1].weak && in[0].t->dtype != in[1].t->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "heaviside is not yet implemented for tensors with "
