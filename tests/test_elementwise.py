@@ -11,6 +11,7 @@ import scipy.special as sp
 from hypothesis import given, strategies as st
 
 import torchlike as tl
+import torchlike.numpy as tnp
 from oracle import (ALL_DTYPES, BROADCAST_PAIRS, NP_DTYPES, SHAPES, TOL, assert_close,
                     noncontiguous, random_array, to_tensor)
 from promotion_rules import COMPLEXES, FLOATS, INTS, kind, promote, promote_float
@@ -410,9 +411,16 @@ BINARY = {
 }
 
 
+INTEGER_DIVISIONS = ("floor_divide", "trunc_divide", "remainder", "fmod")
+
+
 def binary_values(name, shape, dtype, rng, second=False):
     if name == "pow" and second and dtype in INTS:
         return random_array(shape, dtype, rng, low=0, high=6)
+    if name in INTEGER_DIVISIONS and second and dtype in INTS:
+        # a zero divisor raises (PyTorch); test_integer_division_by_zero
+        b = random_array(shape, dtype, rng)
+        return np.where(b == 0, np.ones_like(b), b)
     if name.startswith("bitwise_") and "shift" in name and second and dtype != "bool":
         return random_array(shape, dtype, rng, low=-3, high=12)
     if name.startswith("bitwise_") and dtype in INTS and not second:
@@ -500,21 +508,66 @@ def test_binary_special_values(name, dtype):
         np.testing.assert_array_equal(got, expected, err_msg=name)
 
 
-@pytest.mark.parametrize("dtype", INTS)
-def test_integer_division_never_traps(dtype):
+def _division_operands(dtype):
     info = np.iinfo(np_dtype(dtype))
     a = np.array([info.min, info.min, info.max, 7, -7 if info.min else 9, 0, 5],
                  dtype=np_dtype(dtype))
     b = np.array([-1, 0, 0, 0, 2, 0, -1], dtype=np_dtype(dtype)) if dtype != "uint8" else \
         np.array([1, 0, 0, 0, 2, 0, 3], dtype=np.uint8)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_division_never_traps(dtype):
+    """min // -1 wraps, as in NumPy, without a hardware trap."""
+    a, b = _division_operands(dtype)
+    a, b = a[b != 0], b[b != 0]
     ta, tb = tl.from_numpy(a), tl.from_numpy(b)
-    with np.errstate(all="ignore"):
-        assert_close(tl.floor_divide(ta, tb), np.floor_divide(a, b))
-        assert_close(tl.remainder(ta, tb), np.remainder(a, b))
-        assert_close(tl.fmod(ta, tb), np.fmod(a, b))
-        assert_close(ta // tb, np.floor_divide(a, b))
-        assert_close(ta % tb, np.remainder(a, b))
+    assert_close(tl.floor_divide(ta, tb), np.floor_divide(a, b))
+    assert_close(tl.remainder(ta, tb), np.remainder(a, b))
+    assert_close(tl.fmod(ta, tb), np.fmod(a, b))
+    assert_close(ta // tb, np.floor_divide(a, b))
+    assert_close(ta % tb, np.remainder(a, b))
     assert_close(tl.div(ta, tb, rounding_mode="trunc"), trunc_divide(a, b))
+
+
+@pytest.mark.host_only  # PyTorch's check is the CPU's; on a device the divisor is not read
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_division_by_zero_raises_as_pytorch(dtype):
+    a, b = _division_operands(dtype)
+    ta, tb = tl.from_numpy(a), tl.from_numpy(b)
+    for call in (lambda: tl.floor_divide(ta, tb), lambda: tl.remainder(ta, tb),
+                 lambda: tl.fmod(ta, tb), lambda: ta // tb, lambda: ta % tb, lambda: ta // 0,
+                 lambda: tl.div(ta, tb, rounding_mode="trunc"),
+                 lambda: tl.div(ta, 0, rounding_mode="floor"), lambda: ta.clone().fmod_(tb)):
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+            call()
+    assert_close(ta // tb.to(tl.float64), np.floor_divide(a, b.astype(np.float64)))  # floats: inf
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "mod", "fmod"])
+def test_numpy_integer_division_by_zero_gives_zero_and_warns(name, dtype):
+    """NumPy's rule through NumPy's API: 0 where the divisor is 0, and its
+    divide-by-zero warning, as np.errstate says."""
+    a, b = _division_operands(dtype)
+    fn = getattr(np, name)
+    with np.errstate(all="ignore"):
+        want = fn(a, b)
+    device = tl.tensor(0).device  # the default device: the device suites' too
+    ta, tb = tl.from_numpy(a).to(device), tl.from_numpy(b).to(device)
+    for call in (lambda: fn(ta, tb), lambda: getattr(tnp, name)(ta, tb)):
+        with np.errstate(divide="ignore"):
+            assert_close(call(), want)
+    if device.type == "cpu":  # the warning comes with the check, which reads host memory
+        with pytest.warns(RuntimeWarning, match="divide by zero encountered in"):
+            fn(ta, tb)
+        with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+            fn(ta, tb)
+    with np.errstate(divide="ignore"):
+        q, r = np.divmod(ta, tl.tensor(0, dtype=ta.dtype, device=device))
+    assert_close(q, np.zeros_like(a))
+    assert_close(r, np.zeros_like(a))
 
 
 @pytest.mark.parametrize("dtype", INTS)

@@ -10,6 +10,8 @@ NOTE: results follow torchlike's promotion rules whichever namespace calls
 them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
+import warnings
+
 import numpy as np
 
 from . import _C
@@ -65,10 +67,43 @@ def _frexp(x):
     return tuple(torchlike.frexp(_floating(x)))
 
 
+def _divide_by_zero(name):
+    """NumPy's report of an integer division by zero, as np.errstate says."""
+    mode = np.geterr()["divide"]
+    if mode == "raise":
+        raise FloatingPointError(f"divide by zero encountered in {name}")
+    if mode != "ignore":
+        warnings.warn(f"divide by zero encountered in {name}", RuntimeWarning, stacklevel=4)
+
+
+def numpy_division(op):
+    """op (floor_divide, remainder, fmod) with NumPy's rule for an integer
+    zero divisor: 0 there, and a divide-by-zero warning.  torchlike's op
+    raises PyTorch's ZeroDivisionError instead (on the host; it is the
+    check that finds the zero, so the division runs only once otherwise)."""
+    def call(a, b, out=None):
+        try:
+            return op(a, b) if out is None else op(a, b, out=out)
+        except RuntimeError as error:
+            if str(error) != "ZeroDivisionError":
+                raise
+        zero = _C.eq(b, 0) if isinstance(b, _C.Tensor) else _C.tensor(True)
+        result = _C.where(zero, 0, op(a, _C.where(zero, 1, b) if isinstance(b, _C.Tensor) else 1))
+        _divide_by_zero(op.__name__)
+        if out is None:
+            return result
+        out.copy_(result)
+        return out
+    call.__name__ = call.__qualname__ = op.__name__
+    return call
+
+
 # Ufuncs answered by a composition of ops rather than one op of their name.
-_COMPOSITES = {"spacing": _spacing}
+_COMPOSITES = {"spacing": _spacing, "floor_divide": numpy_division(_C.floor_divide),
+               "remainder": numpy_division(_C.remainder), "fmod": numpy_division(_C.fmod)}
 # Two-output ufuncs: a function giving both results.
-_PAIRS = {"divmod": lambda a, b: (_C.floor_divide(a, b), _C.remainder(a, b)),
+_PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
+                                  _COMPOSITES["remainder"](a, b)),
           "modf": _modf, "frexp": _frexp}
 
 

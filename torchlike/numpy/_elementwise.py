@@ -79,8 +79,11 @@ __all__ = list(UNARY) + list(BINARY) + [
 for _name, _op in UNARY.items():
     globals()[_name] = _unary(getattr(_C, _op), _name)
 for _name, _op in BINARY.items():
-    globals()[_name] = _binary(getattr(_C, _op), _name)
-del _name, _op
+    _fn = getattr(_C, _op)
+    if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
+        _fn = _ufunc.numpy_division(_fn)
+    globals()[_name] = _binary(_fn, _name)
+del _name, _op, _fn
 
 
 def sign(x, /, **kwargs):

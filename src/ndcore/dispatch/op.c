@@ -222,38 +222,44 @@ static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int n
 
 typedef struct {
   tl_dtype dtype;
+  bool zero; /* looking for a zero, else for a negative value */
   bool found;
-} negative_search;
+} int_search;
 
-static void find_negative_loop(char **args, int64_t n, const int64_t *steps, void *data)
+static void find_int_loop(char **args, int64_t n, const int64_t *steps, void *data)
 {
-  negative_search *search = data;
+  int_search *search = data;
   bool found = false;
   for (int64_t i = 0; i < n; i++) {
     const char *x = args[0] + i * steps[0];
+    int64_t v = 1;
     switch (search->dtype) {
-    case TL_DTYPE_I8: found |= *(const int8_t *)x < 0; break;
-    case TL_DTYPE_I16: found |= *(const int16_t *)x < 0; break;
-    case TL_DTYPE_I32: found |= *(const int32_t *)x < 0; break;
-    case TL_DTYPE_I64: found |= *(const int64_t *)x < 0; break;
+    case TL_DTYPE_U8: v = *(const uint8_t *)x; break;
+    case TL_DTYPE_I8: v = *(const int8_t *)x; break;
+    case TL_DTYPE_I16: v = *(const int16_t *)x; break;
+    case TL_DTYPE_I32: v = *(const int32_t *)x; break;
+    case TL_DTYPE_I64: v = *(const int64_t *)x; break;
     default: break;
     }
+    found |= search->zero ? v == 0 : v < 0;
   }
   if (found)
     __atomic_store_n(&search->found, true, __ATOMIC_RELAXED);
 }
 
-/* Does t (any dtype) hold a negative integer?  A device's memory is read
- * through a host copy: one sync, where the answer decides whether the op
- * raises (reading it in place would dereference device memory). */
-static tl_status has_negative(const tl_tensor *t, bool *found)
+/* Does t (of any dtype) hold an integer zero (zero) or a negative integer?
+ * A device's memory is read through a host copy: one sync, where the answer
+ * decides whether the op raises (reading it in place would dereference
+ * device memory). */
+static tl_status holds(const tl_tensor *t, bool zero, bool *found)
 {
-  negative_search search = {.dtype = t->dtype};
+  int_search search = {.dtype = t->dtype, .zero = zero};
   tl_tensor host = {0};
   tl_iter it;
   tl_status st = TL_OK;
+  tl_kind k = tl_dtype_kind(t->dtype);
   *found = false;
-  if (tl_dtype_kind(t->dtype) != TL_KIND_INT)
+  if (k != TL_KIND_INT && k != TL_KIND_UINT)
     return TL_OK;
   if (!tl_dispatch_host_memory(tl_tensor_device(t))) {
     if ((st = tl_backend_tensor_to(&host, t, tl_device_cpu(), t->dtype, false)) != TL_OK)
@@ -261,7 +267,7 @@ static tl_status has_negative(const tl_tensor *t, bool *found)
     t = &host;
   }
   if ((st = tl_iter_init(&it, 1, &t, NULL)) == TL_OK) {
-    tl_iter_run(&it, find_negative_loop, &search);
+    tl_iter_run(&it, find_int_loop, &search);
     *found = search.found;
   }
   if (host.storage)
@@ -269,20 +275,34 @@ static tl_status has_negative(const tl_tensor *t, bool *found)
   return st;
 }
 
+static bool integer_division(tl_op op)
+{
+  return op == TL_OP_FLOOR_DIVIDE || op == TL_OP_TRUNC_DIVIDE || op == TL_OP_REMAINDER ||
+         op == TL_OP_FMOD;
+}
+
 /* pow: integers to negative integer powers are refused, as in NumPy (the
- * answer would be a fraction).  add/sub: alpha must fit the compute kind, as
- * in PyTorch.  heaviside: two tensors must share a dtype, as in PyTorch (a
- * Python scalar combines as usual, as NumPy's heaviside takes one). */
+ * answer would be a fraction).  Integer division and remainder by zero raise
+ * PyTorch's CPU error; a divisor on a device is not looked at (a sync per
+ * division), as PyTorch's CUDA does not, and NumPy's rule (0 and a warning)
+ * is torchlike.numpy's (_numpy_division.py).  add/sub: alpha must fit the
+ * compute kind, as in PyTorch.  heaviside: two tensors must share a dtype, as
+ * in PyTorch (a Python scalar combines as usual, as NumPy's heaviside takes
+ * one). */
 static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_dtype compute,
                                         const tl_op_params *p)
 {
   tl_kind k = tl_dtype_kind(compute);
-  bool negative = false;
-  if (op == TL_OP_POW && nin == 2 && (k == TL_KIND_INT || k == TL_KIND_UINT) &&
-      has_negative(in[1].t, &negative) != TL_OK)
+  bool integral = k == TL_KIND_INT || k == TL_KIND_UINT, negative = false, zero = false;
+  if (op == TL_OP_POW && nin == 2 && integral && holds(in[1].t, false, &negative) != TL_OK)
     return tl_error_status();
   if (negative)
     return tl_error_set(TL_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+  if (integer_division(op) && nin == 2 && integral &&
+      tl_dispatch_host_memory(tl_tensor_device(in[1].t)) && holds(in[1].t, true, &zero) != TL_OK)
+    return tl_error_status();
+  if (zero)
+    return tl_error_set(TL_ERR_RUNTIME, "ZeroDivisionError");
   if (op == TL_OP_HEAVISIDE && !in[0].weak && !in[1].weak && in[0].t->dtype != in[1].t->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "heaviside is not yet implemented for tensors with "
                                         "different dtypes.");
