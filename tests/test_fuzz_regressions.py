@@ -521,8 +521,30 @@ CANNOT = [
     (lambda: tl.ones(2, dtype=tl.int64).masked_fill(tl.tensor([True, False]), math.nan), "int64_t"),
     (lambda: tl.ones(2, dtype=tl.int64).index_fill(0, tl.tensor([0]), math.nan), "int64_t"),
     (lambda: tl.ones(2, dtype=U8).__setitem__(0, 256), "uint8_t"),
-    (lambda: tl.tensor(300, dtype=U8), "uint8_t"),
+    # the constructor says "type uint8" where fill_ says "uint8_t", and checks lists too
+    (lambda: tl.tensor(300, dtype=U8), "uint8"),
+    (lambda: tl.tensor([300], dtype=U8), "uint8"),
+    (lambda: tl.tensor([[1, 2 ** 40]], dtype=tl.int32), "int32"),
+    (lambda: tl.tensor([1.5, math.nan], dtype=tl.int64), "int64"),
+    (lambda: tl.tensor([2.5, -300.0], dtype=tl.int8), "int8"),
+    (lambda: tl.tensor(math.nan, dtype=tl.int32), "int32"),
 ]
+
+
+def test_constructor_takes_what_pytorch_takes():
+    """torch.tensor: floats past their range are inf, an int into uint8 may
+    wrap from -255, bool takes anything; complex into a real dtype is a
+    TypeError (PyTorch 2.15's outputs, recorded)."""
+    assert tl.tensor(1e40, dtype=tl.float32).item() == math.inf
+    assert tl.tensor([1e40], dtype=tl.float32).tolist() == [math.inf]
+    assert tl.tensor(70000, dtype=tl.float16).item() == math.inf
+    assert tl.tensor(-1, dtype=U8).item() == 255
+    assert tl.tensor([-1, 255], dtype=U8).tolist() == [255, 255]
+    assert tl.tensor([True, 2], dtype=tl.bool).tolist() == [True, True]
+    with pytest.raises(TypeError, match="must be real number, not complex"):
+        tl.tensor(1.5 + 2j, dtype=tl.float32)
+    with pytest.raises(TypeError, match="'complex' object cannot be interpreted as an integer"):
+        tl.tensor([1 + 1j], dtype=tl.int64)
 
 
 @pytest.mark.parametrize("call, ctype", CANNOT, ids=[str(i) for i in range(len(CANNOT))])

@@ -256,6 +256,43 @@ static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
   return *arr ? 0 : -1;
 }
 
+/* torch.tensor's rule for a Python value written into dtype d: an integer
+ * dtype takes only values that fit (c10's overflow rule, in the
+ * constructor's words: "type uint8"), a real dtype no complex number; a
+ * float dtype takes any real (past its range it is inf). */
+static int check_constructor_value(tl_scalar s, tl_dtype d)
+{
+  tl_kind k = tl_dtype_kind(d);
+  if (d == TL_DTYPE_BOOL)
+    return 0;
+  if (s.kind == TL_KIND_COMPLEX && k != TL_KIND_COMPLEX) {
+    PyErr_SetString(PyExc_TypeError, k == TL_KIND_FLOAT
+                                         ? "must be real number, not complex"
+                                         : "'complex' object cannot be interpreted as an integer");
+    return -1;
+  }
+  if ((k == TL_KIND_INT || k == TL_KIND_UINT) && !tl_scalar_store_fits(s, d)) {
+    PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow",
+                 tl_dtype_names[d]);
+    return -1;
+  }
+  return 0;
+}
+
+/* check_constructor_value for each element of t, a fresh contiguous host
+ * tensor NumPy made of a Python list. */
+static int check_constructor_values(const tl_tensor *t, tl_dtype d)
+{
+  const char *p = tl_tensor_data(t);
+  const int64_t size = (int64_t)tl_dtype_size(t->dtype), n = tl_tensor_numel(t);
+  if (t->dtype == d || !tl_tensor_is_contiguous(t))
+    return 0;
+  for (int64_t i = 0; i < n; i++)
+    if (check_constructor_value(tl_scalar_load(t->dtype, p + i * size), d) < 0)
+      return -1;
+  return 0;
+}
+
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
   tl_scalar s;
@@ -280,8 +317,9 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
     return -1;
   if (is_scalar) {
     tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : scalar_dtype(s.kind);
-    if (tl_scalar_check_store(s, d) != TL_OK || /* tensor(300, dtype=uint8) */
-        tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
+    if (check_constructor_value(s, d) < 0) /* tensor(300, dtype=uint8) */
+      return -1;
+    if (tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
       return tl_py_raise_int();
     tl_scalar_store(s, d, tl_tensor_data(t));
     *weak = dtype < 0;
@@ -315,6 +353,10 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   Py_DECREF(arr);
   if (r < 0)
     return -1;
+  if (from_python && dtype >= 0 && check_constructor_values(t, (tl_dtype)dtype) < 0) {
+    tl_tensor_release(t); /* tensor([300], dtype=uint8) */
+    return -1;
+  }
   int want = dtype;
   bool demote = want < 0 && from_python &&
                 (t->dtype == TL_DTYPE_F64 || t->dtype == TL_DTYPE_C128) &&

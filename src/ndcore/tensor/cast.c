@@ -124,11 +124,8 @@ bool tl_scalar_fits(tl_scalar s, tl_dtype d)
  * complement arithmetic would); a float must lie in the type's range (NaN and
  * inf never fit an integer type; they fit every float type); a complex needs
  * a zero imaginary part for a real type; bool takes anything. */
-tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
+bool tl_scalar_store_fits(tl_scalar s, tl_dtype d)
 {
-  static const char *const cpp_names[TL_DTYPE_COUNT] = {
-      "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "c10::Half", "c10::BFloat16",
-      "float", "double", "c10::complex<float>", "c10::complex<double>"};
   static const double float_max[TL_DTYPE_COUNT] = {
       [TL_DTYPE_F16] = 65504.0, [TL_DTYPE_BF16] = 3.3895313892515355e38,
       [TL_DTYPE_F32] = 3.4028234663852886e38, [TL_DTYPE_C64] = 3.4028234663852886e38};
@@ -154,7 +151,15 @@ tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
     bool fits_im = isnan(im) || isinf(im) || !max || fabs(im) <= max;
     ok = fits_re && fits_im && (tl_dtype_is_complex(d) || im == 0.0);
   }
-  if (ok)
+  return ok;
+}
+
+tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
+{
+  static const char *const cpp_names[TL_DTYPE_COUNT] = {
+      "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "c10::Half", "c10::BFloat16",
+      "float", "double", "c10::complex<float>", "c10::complex<double>"};
+  if (tl_scalar_store_fits(s, d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
                       cpp_names[d]);

@@ -70,8 +70,10 @@ tl_scalar tl_scalar_load(tl_dtype d, const char *src);
 /* Does an integer scalar fit dtype d (an int dtype)? */
 bool tl_scalar_fits(tl_scalar s, tl_dtype d);
 /* May a user's scalar be written into dtype d (fill_, full, masked_fill ...)?
- * PyTorch's rule and words ("value cannot be converted to type uint8_t
- * without overflow") instead of a silent wrap. */
+ * PyTorch's rule (c10::overflows) instead of a silent wrap; the check says so
+ * in PyTorch's words ("value cannot be converted to type uint8_t without
+ * overflow"). */
+bool tl_scalar_store_fits(tl_scalar s, tl_dtype d);
 tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d);
 
 #endif
