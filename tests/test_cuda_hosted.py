@@ -216,6 +216,23 @@ def test_vector_norm_dtype_nan_and_empty(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_vector_norm_of_no_dims_at_the_dimension_limit(device):
+    """dim=() reduces nothing: |x| elementwise.  The device path appends a
+    size-1 dim to reduce over, for which a 32-dimensional input has no room:
+    a clear error there, not a write past the shape array."""
+    x = -np.arange(1.0, 3.0).reshape((2,) + (1,) * 30)
+    t = tensor(x, "float64", device)
+    np.testing.assert_array_equal(host(tl.linalg.vector_norm(t, 2, ())), np.abs(x))
+    big = tensor(x.reshape(x.shape + (1,)), "float64", device)
+    if device == "cpu":
+        np.testing.assert_array_equal(host(tl.linalg.vector_norm(big, 2, ())),
+                                      np.abs(x).reshape(big.shape))
+    else:
+        with pytest.raises(NotImplementedError, match="at most 31"):
+            tl.linalg.vector_norm(big, 2, ())
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_vector_norm_errors_are_the_cpus(device):
     cases = [(tl.ones(3, dtype=tl.int64), 2, None, None),
              (tl.ones(3), 2, None, tl.int32),

@@ -194,6 +194,26 @@ def test_exponential_matches_numpy():
 
 # ---- generators per device -----------------------------------------------------------------
 
+def test_cuda_default_generators_are_made_on_first_use():
+    """Counting the devices starts the CUDA driver, which importing must not
+    do (a process forked after it cannot use CUDA): the tuple is made on the
+    first look and the same one is handed out after."""
+    import subprocess
+    import sys
+    code = ("import torchlike.cuda as c, torchlike.cuda.random as r; "
+            "print('default_generators' in vars(c), 'default_generators' in vars(r))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["False", "False"]
+    first = _C._cuda_default_generators()
+    assert isinstance(first, tuple) and _C._cuda_default_generators() is first
+    assert tl.cuda.default_generators is first and tl.cuda.random.default_generators is first
+    assert len(first) == tl.cuda.device_count()
+    assert all(g.device == tl.device("cuda", i) for i, g in enumerate(first))
+    with pytest.raises(AttributeError):
+        tl.cuda.no_such_attribute
+
+
 def test_cuda_generators_without_a_gpu():
     if GPU:
         pytest.skip("checks the no-GPU behaviour")

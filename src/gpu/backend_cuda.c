@@ -41,31 +41,74 @@ static tl_status cuda_check(cudaError_t err, const char *what)
 
 /* ---- raw allocator: device memory ------------------------------------------------ */
 
+/* The pool calls these on any thread, at any time: a free or an alloc for
+ * device 1 may come between an op's tl_gpu_stream (which made the op's
+ * device current) and its launch.  Each switches to its own device and
+ * back, so the caller's current device is the one it set (PyTorch's
+ * allocator holds a device guard for the same reason).  device_enter
+ * returns false when the switch fails (nothing to restore then); *prev is
+ * -1 when the current device could not be read, and device_leave restores
+ * only a device it read. */
+static bool device_enter(int index, int *prev)
+{
+  if (cudaGetDevice(prev) != cudaSuccess) {
+    cudaGetLastError();
+    *prev = -1;
+  }
+  if (*prev == index)
+    return true;
+  if (cudaSetDevice(index) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+static void device_leave(int index, int prev)
+{
+  if (prev >= 0 && prev != index && cudaSetDevice(prev) != cudaSuccess)
+    cudaGetLastError();
+}
+
 static void *device_alloc(void *ctx, size_t nbytes)
 {
   cuda_device *d = ctx;
   void *p = NULL;
-  if (cudaSetDevice(d->index) != cudaSuccess || cudaMalloc(&p, nbytes) != cudaSuccess) {
+  int prev;
+  if (!device_enter(d->index, &prev))
+    return NULL; /* the pool reports it as out of memory */
+  if (cudaMalloc(&p, nbytes) != cudaSuccess) {
     cudaGetLastError(); /* out of memory is the pool's to report */
-    return NULL;
+    p = NULL;
   }
+  device_leave(d->index, prev);
   return p;
 }
 
 static void device_free(void *ctx, void *ptr, size_t nbytes)
 {
   cuda_device *d = ctx;
+  int prev;
   (void)nbytes;
-  cudaSetDevice(d->index);
-  cudaFree(ptr);
+  /* cudaFree needs no particular current device, but the driver frees on
+   * the pointer's context more cheaply with it current */
+  bool entered = device_enter(d->index, &prev);
+  if (cudaFree(ptr) != cudaSuccess)
+    cudaGetLastError();
+  if (entered)
+    device_leave(d->index, prev);
 }
 
 static void device_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
 {
   cuda_device *d = ctx;
+  int prev;
   *free_bytes = *total_bytes = 0;
-  if (cudaSetDevice(d->index) != cudaSuccess || cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess)
+  if (!device_enter(d->index, &prev))
+    return;
+  if (cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess)
     cudaGetLastError();
+  device_leave(d->index, prev);
 }
 
 /* ctx: the device pool's cuda_device, or NULL for the pinned pool, whose
@@ -75,16 +118,19 @@ static void *event_record(void *ctx, tl_stream stream)
 {
   cuda_device *d = ctx;
   cudaEvent_t e = NULL;
-  if ((d && cudaSetDevice(d->index) != cudaSuccess) ||
-      cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
+  int prev = -1;
+  bool entered = !d || device_enter(d->index, &prev);
+  if (!entered || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess ||
       cudaEventRecord(e, (cudaStream_t)stream) != cudaSuccess) {
     cudaGetLastError();
     /* No event: wait for the stream now, so the block is safe to reuse. */
     cudaStreamSynchronize((cudaStream_t)stream);
     if (e)
       cudaEventDestroy(e);
-    return NULL;
+    e = NULL;
   }
+  if (d && entered)
+    device_leave(d->index, prev);
   return e;
 }
 

@@ -176,7 +176,14 @@ def stream(stream):
 
 from .random import (  # noqa: E402,F401  (torch.cuda's seeding functions)
     manual_seed, manual_seed_all, seed, seed_all, initial_seed, get_rng_state,
-    get_rng_state_all, set_rng_state, set_rng_state_all, default_generators)
+    get_rng_state_all, set_rng_state, set_rng_state_all)
+
+
+def __getattr__(name):
+    # made on first use (random.py): importing must not start the CUDA driver
+    if name == "default_generators":
+        return _C._cuda_default_generators()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 from .memory import *  # noqa: E402,F401,F403  (torch.cuda's memory functions)
 from .memory import OutOfMemoryError  # noqa: E402,F401

@@ -28,13 +28,12 @@ def _available():
 
 
 def _device(device):
-    """The cuda device a memory function is about (None: the current one, cuda:0)."""
-    if device is None:
-        return "cuda:0"
-    if isinstance(device, int):
+    """The cuda device a memory function is about: None and "cuda" name the
+    thread's current device (torchlike.cuda.set_device), as in PyTorch."""
+    if isinstance(device, int) and not isinstance(device, bool):
         return f"cuda:{device}"
-    name = str(device)
-    return "cuda:0" if name == "cuda" else name
+    name = "cuda" if device is None else str(device)
+    return f"cuda:{_C._cuda_current_device()}" if name == "cuda" else name
 
 
 def memory_stats(device=None):

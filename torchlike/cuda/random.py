@@ -16,7 +16,15 @@ __all__ = ["manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
            "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
            "default_generators"]
 
-default_generators = _C._cuda_default_generators
+
+
+def __getattr__(name):
+    # default_generators is made on first use, as PyTorch's: counting the
+    # devices starts the CUDA driver, which importing must not do (a process
+    # forked after that cannot use CUDA)
+    if name == "default_generators":
+        return _C._cuda_default_generators()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _check_seed(seed):
@@ -27,36 +35,38 @@ def _check_seed(seed):
 def _generator(device=None):
     _lazy_init()
     index = _get_device_index(device, optional=True)
-    if not 0 <= index < len(default_generators):
+    generators = _C._cuda_default_generators()
+    if not 0 <= index < len(generators):
         raise RuntimeError(f"Invalid device index cuda:{index}: this process sees "
-                           f"{len(default_generators)} CUDA devices")
-    return default_generators[index]
+                           f"{len(generators)} CUDA devices")
+    return generators[index]
 
 
 def manual_seed(seed):
     """Seed the current CUDA device's generator (nothing to seed without a GPU)."""
     _check_seed(seed)
-    if default_generators:
+    if _C._cuda_default_generators():
         _generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
     """Seed every CUDA device's generator (nothing to seed without a GPU)."""
     _check_seed(seed)
-    for g in default_generators:
+    for g in _C._cuda_default_generators():
         g.manual_seed(seed)
 
 
 def seed():
     """Seed the current CUDA device's generator from the OS (no-op without a GPU)."""
-    if default_generators:
+    if _C._cuda_default_generators():
         _generator().seed()
 
 
 def seed_all():
     """Seed every CUDA device's generator with one seed from the OS (no-op without a GPU)."""
-    if default_generators:
-        manual_seed_all(default_generators[0].seed())
+    generators = _C._cuda_default_generators()
+    if generators:
+        manual_seed_all(generators[0].seed())
 
 
 def initial_seed():
@@ -73,7 +83,7 @@ def get_rng_state_all():
     """The state of every CUDA device's generator: one per device, so an empty
     list without a GPU (as in PyTorch, not an error: checkpoint code saves it
     unconditionally)."""
-    return [g.get_state() for g in default_generators]
+    return [g.get_state() for g in _C._cuda_default_generators()]
 
 
 def set_rng_state(new_state, device="cuda"):

@@ -2,11 +2,19 @@
  *
  * A pass is `batch` contiguous signals (fft.c lays them out), so cuFFT's
  * basic layout describes it (no embeds): a plan is fixed by (device, type,
- * rank, sizes, batch), and those are the cache's key.  Making a plan
- * costs far more than running one (it may compile kernels), so the last
- * TL_FFT_PLANS plans are kept, least recently used out first; each keeps
- * its own work area (cuFFT allocates it when the plan is made).  Every
- * execution binds the plan to the op's current stream first.  Sizes go
+ * rank, sizes, batch).  Making a plan costs far more than running one (it
+ * may compile kernels), so the last TL_FFT_PLANS plans are kept, least
+ * recently used out first; each keeps its own work area (cuFFT allocates
+ * it when the plan is made).  The stream is part of the key too: a plan's
+ * work area is scratch for every execution of it, and the lock below
+ * covers only the queuing, so the same plan queued on two streams would
+ * run twice at once on one work area.  With a plan per stream, executions
+ * of a plan are ordered by their stream (PyTorch instead hands each
+ * execution a work area from its caching allocator; per-stream plans keep
+ * cuFFT's own allocation and cost a plan per stream in use, the common
+ * case being one).  Every execution binds the plan to its stream (the
+ * handle's cudaStream_t, which a destroyed stream's successor may reuse:
+ * harmless, since the binding is set again each time).  Sizes go
  * in 64-bit (cufftMakePlanMany64).  float16 is not offered: torchlike.fft
  * computes half inputs in float32 on every device.                        */
 #include "gpu/fft/tl_gpu_fft.h"
@@ -23,6 +31,7 @@
 typedef struct {
   bool used;
   int device;
+  void *stream; /* the plan's work area is used in this stream's order */
   cufftType type;
   int rank;
   long long n[TL_FFT_MAX_RANK];
@@ -63,8 +72,9 @@ static tl_status find_plan(plan_entry *key, cufftHandle *out)
   plan_entry *slot = &plans[0];
   for (int i = 0; i < TL_FFT_PLANS; i++) {
     plan_entry *e = &plans[i];
-    if (e->used && e->device == key->device && e->type == key->type && e->rank == key->rank &&
-        e->batch == key->batch && !memcmp(e->n, key->n, sizeof e->n)) {
+    if (e->used && e->device == key->device && e->stream == key->stream &&
+        e->type == key->type && e->rank == key->rank && e->batch == key->batch &&
+        !memcmp(e->n, key->n, sizeof e->n)) {
       e->last_use = ++use_clock;
       *out = e->plan;
       return TL_OK;
@@ -131,8 +141,8 @@ static tl_status cufft_exec(const tl_fft_desc *d, tl_tensor *in, tl_tensor *out)
   if (st != TL_OK)
     goto done;
   bool dbl = in->dtype == TL_DTYPE_F64 || in->dtype == TL_DTYPE_C128;
-  plan_entry key = {.device = dev.index, .type = plan_type(d, dbl), .rank = d->rank,
-                    .batch = d->batch};
+  plan_entry key = {.device = dev.index, .stream = stream, .type = plan_type(d, dbl),
+                    .rank = d->rank, .batch = d->batch};
   for (int i = 0; i < d->rank; i++)
     key.n[i] = d->n[i];
   pthread_mutex_lock(&plans_lock);

@@ -104,8 +104,16 @@ static tl_status cuda_eig(const tl_eig_job *j)
                         ldvr, t, tl_tensor_data(&g.dev), g.dbytes, g.host, g.hbytes, info + i),
         "Xgeev");
   }
-  if (ran && st == TL_OK)
-    st = tl_gpu_launched((int)cudaStreamSynchronize((cudaStream_t)c.stream), "Xgeev");
+  /* every queued call may still read the host workspace, after a failed
+   * one too: wait for them before it is freed below (on an earlier error,
+   * the first error is the one reported) */
+  if (ran) {
+    cudaError_t synced = cudaStreamSynchronize((cudaStream_t)c.stream);
+    if (st == TL_OK)
+      st = tl_gpu_launched((int)synced, "Xgeev");
+    else if (synced != cudaSuccess)
+      cudaGetLastError();
+  }
   if (st == TL_OK && real)
     st = tl_gpu_launched(tl_gpu_eig_pairs(d == TL_DTYPE_F64, w0, v0, j->count, n,
                                           tl_tensor_data(j->w), j->v ? tl_tensor_data(j->v) : NULL,

@@ -55,6 +55,7 @@ long tl_gpu_cudnn_version(void) { return 0; }
 #ifdef TL_WITH_CUDA
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "gpu/nn/tl_gpu_conv.h"
@@ -404,6 +405,31 @@ static tl_status zeros_plus_bias(tl_tensor *out, const tl_tensor *bias)
   return status == TL_OK && bias ? add_bias(out, bias) : status;
 }
 
+/* cuDNN documents only a 4-byte minimum for tensor and filter pointers,
+ * but its algorithms are chosen (and cached here) from descriptors alone,
+ * which carry no address, and their kernels may use vector loads that
+ * assume more; PyTorch's cuDNN path keys its plans on 16-byte alignment
+ * and its tensors start on allocator blocks.  tl_nn_work_in passes a
+ * contiguous operand as a view at any offset (x[1:] of a batch starts one
+ * image in, w[:, 1:] ... any element), so one whose address is not a
+ * multiple of 16 is replaced by a copy in fresh pool memory, as
+ * fft_cufft.c does for r2c input.  t is a work operand (view or copy) that
+ * run_cudnn releases; an empty one (the written operand) is left alone. */
+static tl_status align_operand(tl_tensor *t)
+{
+  if (!t->storage || (uintptr_t)tl_tensor_data(t) % 16 == 0)
+    return TL_OK;
+  tl_tensor copy = {0};
+  tl_status status = tl_tensor_empty(&copy, t->dtype, t->ndim, t->shape, tl_tensor_device(t));
+  if (status == TL_OK && (status = tl_tensor_copy(&copy, t)) == TL_OK) {
+    tl_tensor_release(t);
+    *t = copy;
+    return TL_OK;
+  }
+  tl_tensor_release(&copy);
+  return status;
+}
+
 /* One convolution of direction dir: B = (N, Cb, *big), S = (N, Cs, *small),
  * W = (Cs, Cb/g, *k); `out` (the written one of big, small, weight) is
  * allocated contiguous by the entry points; bias (or NULL) is added to it. */
@@ -441,7 +467,9 @@ static tl_status run_cudnn(int dir, const tl_tensor *big, const tl_tensor *small
   /* the inputs contiguous in their own dtype (the entry points checked it is in's) */
   if ((big != out && (status = tl_nn_work_in(big, big->dtype, &bt)) != TL_OK) ||
       (small != out && (status = tl_nn_work_in(small, small->dtype, &st)) != TL_OK) ||
-      (weight != out && (status = tl_nn_work_in(weight, weight->dtype, &wt)) != TL_OK))
+      (weight != out && (status = tl_nn_work_in(weight, weight->dtype, &wt)) != TL_OK) ||
+      (status = align_operand(&bt)) != TL_OK || (status = align_operand(&st)) != TL_OK ||
+      (status = align_operand(&wt)) != TL_OK)
     goto done;
   if ((status = tl_gpu_stream(dev, what, &stream)) != TL_OK ||
       (status = handle_for(dev, stream, &h)) != TL_OK ||

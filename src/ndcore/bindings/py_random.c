@@ -60,9 +60,39 @@ static int parse_seed(PyObject *o, uint64_t *seed)
   return r;
 }
 
-/* The default generator of each CUDA device, made at import (one per device
- * this process sees; an empty tuple without a GPU). */
+/* The default generator of each CUDA device (one per device this process
+ * sees; an empty tuple without a GPU), made on first use, not at import:
+ * counting the devices starts the CUDA driver, and a process forked after
+ * that cannot use CUDA in the child (why the backend itself is set up on
+ * first use, backend.c).  Called with the GIL held; NULL with the error
+ * set (torchlike's and Python's) when a generator cannot be made. */
 static PyObject *cuda_generators;
+
+static PyObject *cuda_generators_get(void)
+{
+  if (cuda_generators)
+    return cuda_generators;
+  int ndev = tl_gpu_device_count();
+  PyObject *t = PyTuple_New(ndev);
+  for (int i = 0; t && i < ndev; i++) {
+    PyObject *g = PyObject_CallFunction((PyObject *)generator_type, "s", "cuda");
+    if (!g) {
+      Py_CLEAR(t);
+      break;
+    }
+    ((tl_py_generator *)g)->device.index = i;
+    PyTuple_SET_ITEM(t, i, g);
+  }
+  if (!t) {
+    tl_error_set(TL_ERR_MEMORY, "could not make the CUDA devices' default generators");
+    return NULL;
+  }
+  if (cuda_generators) /* made meanwhile (a call above let another thread run) */
+    Py_DECREF(t);
+  else
+    cuda_generators = t;
+  return cuda_generators;
+}
 
 int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g)
 {
@@ -84,12 +114,15 @@ tl_generator *tl_py_generator_for(tl_generator *g, tl_device device)
   if (!g) {
     PyObject *o = default_generator;
     if (device.type == TL_DEVICE_CUDA) {
-      if (device.index >= PyTuple_GET_SIZE(cuda_generators)) {
+      PyObject *all = cuda_generators_get();
+      if (!all)
+        return NULL;
+      if (device.index >= PyTuple_GET_SIZE(all)) {
         tl_error_set(TL_ERR_RUNTIME, "no default generator for cuda:%d: this process sees %d "
-                     "CUDA devices", device.index, (int)PyTuple_GET_SIZE(cuda_generators));
+                     "CUDA devices", device.index, (int)PyTuple_GET_SIZE(all));
         return NULL;
       }
-      o = PyTuple_GET_ITEM(cuda_generators, device.index);
+      o = PyTuple_GET_ITEM(all, device.index);
     }
     return &((tl_py_generator *)o)->g;
   }
@@ -751,6 +784,15 @@ static PyObject *py_random_reference(PyObject *m, PyObject *args)
   return tl_py_tensor_from(&out);
 }
 
+static PyObject *py_cuda_default_generators(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  PyObject *all = cuda_generators_get();
+  if (!all)
+    return PyErr_Occurred() ? NULL : tl_py_raise();
+  return Py_NewRef(all);
+}
+
 static PyMethodDef random_functions[] = {
     {"manual_seed", py_manual_seed, METH_O, "Seed the default generator; returns it."},
     {"seed", py_seed, METH_NOARGS, "Seed the default generator from the OS; returns the seed."},
@@ -759,6 +801,8 @@ static PyMethodDef random_functions[] = {
     {"set_rng_state", py_set_rng_state, METH_O, "Restore the default generator's state."},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
     {"_random_reference", py_random_reference, METH_VARARGS, NULL},
+    {"_cuda_default_generators", py_cuda_default_generators, METH_NOARGS,
+     "The CUDA devices' default generators (made on first use)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -768,17 +812,7 @@ int tl_py_random_init(PyObject *module)
   if (!generator_type || PyModule_AddObjectRef(module, "Generator", (PyObject *)generator_type) < 0)
     return -1;
   default_generator = PyObject_CallNoArgs((PyObject *)generator_type);
-  int ndev = tl_gpu_device_count();
-  cuda_generators = PyTuple_New(ndev);
-  for (int i = 0; cuda_generators && i < ndev; i++) {
-    PyObject *g = PyObject_CallFunction((PyObject *)generator_type, "s", "cuda");
-    if (!g)
-      return -1;
-    ((tl_py_generator *)g)->device.index = i;
-    PyTuple_SET_ITEM(cuda_generators, i, g);
-  }
-  if (!default_generator || !cuda_generators ||
-      PyModule_AddObjectRef(module, "_cuda_default_generators", cuda_generators) < 0 ||
+  if (!default_generator ||
       PyModule_AddObjectRef(module, "default_generator", default_generator) < 0 ||
       PyModule_AddFunctions(module, random_functions) < 0 ||
       /* the generated binders of py_create.c's and this file's functions

@@ -51,6 +51,11 @@ tl_status tl_linalg_device_vector_norm(tl_tensor *out, const tl_tensor *x, doubl
   /* TL_OP_NORM reads mask 0 as every dim; the CPU's vector_norm as none */
   tl_tensor v = *x;
   const bool single = mask == 0;
+  /* the appended dim needs a free slot in shape[] (and in the result's) */
+  if (single && v.ndim >= TL_MAX_DIMS)
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "linalg.vector_norm: dim=() on a tensor of %d "
+                        "dimensions is not supported on this device (at most %d)", v.ndim,
+                        TL_MAX_DIMS - 1);
   if (single) {
     v.shape[v.ndim] = 1;
     v.strides[v.ndim] = 1;
