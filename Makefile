@@ -34,7 +34,7 @@ test: build
 # AddressSanitizer + UBSan: the runtime must be preloaded into the interpreter.
 test-asan: $(VENV)/.installed
 	$(MAKE) build BUILD=build-asan CMAKE_ARGS="-DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug"
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
 	$(PY) -m pytest tests -x -p no:cacheprovider --capture=sys  # fd 2 stays free for reports
 	rm -f torchlike/_C*.so  # the sanitized module replaced ours: relink it
