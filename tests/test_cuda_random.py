@@ -214,6 +214,50 @@ def test_cuda_default_generators_are_made_on_first_use():
         tl.cuda.no_such_attribute
 
 
+SEEDING = """
+import torchlike as tl
+from torchlike import _C
+print(_C._cuda_pending_seeds())
+tl.manual_seed(5); print(_C._cuda_pending_seeds())        # every device, as torch.manual_seed
+tl.cuda.manual_seed(7); print(_C._cuda_pending_seeds())   # the current one, after all of them
+tl.cuda.manual_seed_all(9); print(_C._cuda_pending_seeds())  # replaces both
+s = tl.seed(); print(_C._cuda_pending_seeds() == (s, None), s == tl.initial_seed())
+tl.cuda.manual_seed(11)
+gens = tl.cuda.default_generators   # made now: the kept seeds applied in order
+print(_C._cuda_pending_seeds())
+print([g.initial_seed() for g in gens] == ([11] + [s] * (len(gens) - 1) if gens else []))
+"""
+
+
+def test_seeding_before_cuda_is_kept_until_the_generators_are_made():
+    """torchlike.manual_seed/seed seed the CUDA devices too (as PyTorch's);
+    before CUDA's first use the seeds are kept, not applied, so seeding does
+    not start the driver; making the generators applies them in order
+    (without a GPU there are none to apply them to)."""
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", SEEDING], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["(None, None)", "(5, None)", "(5, (0, 7))", "(9, None)",
+                                     "True True", "(None, None)", "True"]
+
+
+@pytest.mark.skipif(not GPU, reason="requires a CUDA device")
+def test_manual_seed_seeds_the_cuda_default_generator():
+    code = ("import torchlike as tl\n"
+            "tl.manual_seed(3)\n"  # before CUDA's first use: kept, then applied
+            "a = tl.randn(6, device='cuda')\n"
+            "g = tl.Generator(device='cuda'); g.manual_seed(3)\n"
+            "b = tl.randn(6, device='cuda', generator=g)\n"
+            "tl.manual_seed(4); c = tl.randn(6, device='cuda')\n"
+            "print(bool((a == b).all()), bool((a == c).all()))\n")
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "False"]
+
+
 def test_cuda_generators_without_a_gpu():
     if GPU:
         pytest.skip("checks the no-GPU behaviour")

@@ -4,9 +4,10 @@ Each device has one Philox4x32-10 generator (``default_generators[i]``), the
 same generator type as the CPU's, and draws on the GPU use the CPU's counter
 mapping and arithmetic (src/gpu/random/tl_philox.h): a CUDA generator with
 the CPU generator's state draws the same numbers.  Seeding is lazy as in
-PyTorch: manual_seed, manual_seed_all, seed and seed_all are accepted
-without a GPU and do nothing there (so "seed everything" code runs on the
-CPU); reading or setting one CUDA generator's state needs a GPU and raises
+PyTorch: manual_seed, manual_seed_all, seed and seed_all (and
+torchlike.manual_seed and torchlike.seed, which seed every device too) are
+kept until CUDA's first use makes the generators, so seeding neither starts
+the driver nor needs a GPU (without one there is nothing to seed); reading or setting one CUDA generator's state needs a GPU and raises
 without one, while get_rng_state_all/set_rng_state_all cover every device
 there is (none)."""
 from .. import _C
@@ -27,11 +28,6 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _check_seed(seed):
-    # The same rule as the CPU generator: an int in [-2**63, 2**64).
-    _C.Generator().manual_seed(seed)
-
-
 def _generator(device=None):
     _lazy_init()
     index = _get_device_index(device, optional=True)
@@ -42,31 +38,27 @@ def _generator(device=None):
     return generators[index]
 
 
+# Seeding before CUDA's first use is kept and applied when the generators are
+# made (PyTorch's queued calls), so that seeding does not start the driver.
+
 def manual_seed(seed):
     """Seed the current CUDA device's generator (nothing to seed without a GPU)."""
-    _check_seed(seed)
-    if _C._cuda_default_generators():
-        _generator().manual_seed(seed)
+    _C._cuda_manual_seed(seed, False)
 
 
 def manual_seed_all(seed):
     """Seed every CUDA device's generator (nothing to seed without a GPU)."""
-    _check_seed(seed)
-    for g in _C._cuda_default_generators():
-        g.manual_seed(seed)
+    _C._cuda_manual_seed(seed, True)
 
 
 def seed():
     """Seed the current CUDA device's generator from the OS (no-op without a GPU)."""
-    if _C._cuda_default_generators():
-        _generator().seed()
+    _C._cuda_manual_seed(_C.Generator().seed(), False)
 
 
 def seed_all():
     """Seed every CUDA device's generator with one seed from the OS (no-op without a GPU)."""
-    generators = _C._cuda_default_generators()
-    if generators:
-        manual_seed_all(generators[0].seed())
+    _C._cuda_manual_seed(_C.Generator().seed(), True)
 
 
 def initial_seed():

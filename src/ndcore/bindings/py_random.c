@@ -12,6 +12,7 @@
  * result's device through the random kernel table (a device without the
  * kernel refuses before allocating).                                      */
 #include "ndcore/bindings/py_create.h"
+#include "gpu/runtime/tl_gpu_runtime.h"
 #include "gpu/tl_gpu.h"
 #include "ndcore/kernels/tl_random.h"
 
@@ -68,6 +69,32 @@ static int parse_seed(PyObject *o, uint64_t *seed)
  * set (torchlike's and Python's) when a generator cannot be made. */
 static PyObject *cuda_generators;
 
+/* Seeds given before the CUDA generators exist, kept as PyTorch queues them
+ * and applied when the generators are made, so that seeding (which every
+ * script does first) does not start the driver: `all` from
+ * torchlike.manual_seed/seed and cuda.manual_seed_all, `one` from
+ * cuda.manual_seed, for the device current when it was called. */
+static struct {
+  bool all, one;
+  uint64_t all_seed, one_seed;
+  int one_device;
+} pending;
+
+/* Seed CUDA device `device`'s default generator (-1: every device's) now if
+ * the generators exist, else when they are made. */
+static void cuda_seed(uint64_t s, int device)
+{
+  if (cuda_generators) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cuda_generators); i++)
+      if (device < 0 || i == device)
+        tl_generator_init(&((tl_py_generator *)PyTuple_GET_ITEM(cuda_generators, i))->g, s);
+  } else if (device < 0) { /* replaces every earlier seed */
+    pending.all = true, pending.all_seed = s, pending.one = false;
+  } else {
+    pending.one = true, pending.one_seed = s, pending.one_device = device;
+  }
+}
+
 static PyObject *cuda_generators_get(void)
 {
   if (cuda_generators)
@@ -87,10 +114,16 @@ static PyObject *cuda_generators_get(void)
     tl_error_set(TL_ERR_MEMORY, "could not make the CUDA devices' default generators");
     return NULL;
   }
-  if (cuda_generators) /* made meanwhile (a call above let another thread run) */
+  if (cuda_generators) { /* made meanwhile (a call above let another thread run) */
     Py_DECREF(t);
-  else
-    cuda_generators = t;
+    return cuda_generators;
+  }
+  cuda_generators = t;
+  if (pending.all) /* in the order given: every device's, then one device's */
+    cuda_seed(pending.all_seed, -1);
+  if (pending.one)
+    cuda_seed(pending.one_seed, pending.one_device);
+  pending.all = pending.one = false;
   return cuda_generators;
 }
 
@@ -329,15 +362,55 @@ static PyType_Spec generator_spec = {
 
 /* ---- the default generator ------------------------------------------------------------- */
 
+/* As torch.manual_seed and torch.seed: the CPU's default generator and every
+ * CUDA device's (when they are made, if they are not yet). */
 static PyObject *py_manual_seed(PyObject *self, PyObject *seed)
 {
   (void)self;
-  return generator_manual_seed(default_generator, seed);
+  uint64_t s;
+  if (parse_seed(seed, &s) < 0)
+    return NULL;
+  tl_generator_init(&((tl_py_generator *)default_generator)->g, s);
+  cuda_seed(s, -1);
+  return Py_NewRef(default_generator);
 }
 static PyObject *py_seed(PyObject *self, PyObject *unused)
 {
+  (void)self, (void)unused;
+  uint64_t s = tl_random_nondeterministic_seed();
+  tl_generator_init(&((tl_py_generator *)default_generator)->g, s);
+  cuda_seed(s, -1);
+  return PyLong_FromUnsignedLongLong(s);
+}
+
+/* torchlike.cuda.manual_seed(_all): (seed, all) */
+static PyObject *py_cuda_manual_seed(PyObject *self, PyObject *args)
+{
   (void)self;
-  return generator_seed(default_generator, unused);
+  PyObject *seed;
+  int all;
+  uint64_t s;
+  if (!PyArg_ParseTuple(args, "Op", &seed, &all) || parse_seed(seed, &s) < 0)
+    return NULL;
+  cuda_seed(s, all ? -1 : tl_gpu_current_device());
+  Py_RETURN_NONE;
+}
+
+/* A test hook: the seeds waiting for the CUDA generators, as
+ * (every device's or None, (device, seed) or None). */
+static PyObject *py_cuda_pending_seeds(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  PyObject *all = pending.all ? PyLong_FromUnsignedLongLong(pending.all_seed) : Py_NewRef(Py_None);
+  PyObject *one = pending.one ? Py_BuildValue("(iK)", pending.one_device,
+                                              (unsigned long long)pending.one_seed)
+                              : Py_NewRef(Py_None);
+  if (!all || !one) {
+    Py_XDECREF(all);
+    Py_XDECREF(one);
+    return NULL;
+  }
+  return Py_BuildValue("(NN)", all, one);
 }
 static PyObject *py_initial_seed(PyObject *self, PyObject *unused)
 {
@@ -803,6 +876,9 @@ static PyMethodDef random_functions[] = {
     {"_random_reference", py_random_reference, METH_VARARGS, NULL},
     {"_cuda_default_generators", py_cuda_default_generators, METH_NOARGS,
      "The CUDA devices' default generators (made on first use)."},
+    {"_cuda_manual_seed", py_cuda_manual_seed, METH_VARARGS,
+     "Seed the current CUDA device's generator, or every device's (kept until they exist)."},
+    {"_cuda_pending_seeds", py_cuda_pending_seeds, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
