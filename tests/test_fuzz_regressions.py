@@ -521,6 +521,9 @@ CANNOT = [
     (lambda: tl.ones(2, dtype=tl.int64).masked_fill(tl.tensor([True, False]), math.nan), "int64_t"),
     (lambda: tl.ones(2, dtype=tl.int64).index_fill(0, tl.tensor([0]), math.nan), "int64_t"),
     (lambda: tl.ones(2, dtype=U8).__setitem__(0, 256), "uint8_t"),
+    (lambda: tl.ones(3, dtype=U8).__setitem__(tl.tensor([0]), 300), "uint8_t"),
+    (lambda: tl.ones(3, dtype=U8).__setitem__(tl.tensor([True, False, True]), 300), "uint8_t"),
+    (lambda: tl.ones(3, dtype=U8).__setitem__([0, 1], 1e10), "uint8_t"),
     # the constructor says "type uint8" where fill_ says "uint8_t", and checks lists too
     (lambda: tl.tensor(300, dtype=U8), "uint8"),
     (lambda: tl.tensor([300], dtype=U8), "uint8"),
@@ -529,6 +532,13 @@ CANNOT = [
     (lambda: tl.tensor([2.5, -300.0], dtype=tl.int8), "int8"),
     (lambda: tl.tensor(math.nan, dtype=tl.int32), "int32"),
 ]
+
+
+def test_advanced_setitem_takes_what_fits():
+    x = tl.zeros(3, dtype=U8)
+    x[[0, 1]] = 7
+    x[tl.tensor([2])] = -1  # -255..255 wrap into uint8, as PyTorch
+    assert x.tolist() == [7, 7, 255]
 
 
 def test_constructor_takes_what_pytorch_takes():

@@ -142,6 +142,11 @@ static int index_setitem(PyObject *self, PyObject *index, PyObject *value)
   if (tl_py_to_tensor(value, -1, false, &v, &weak) == 0) {
     tl_device dev = tl_tensor_device(tl_py_t(self));
     tl_tensor moved;
+    if (tl_py_check_weak_store(&v, weak, tl_py_t(self)->dtype) != TL_OK) { /* x[i] = 300 */
+      tl_tensor_release(&v);
+      index_release(&ix);
+      return tl_py_raise_int();
+    }
     if (!tl_py_is_tensor(value) && !tl_device_eq(tl_tensor_device(&v), dev)) {
       /* A Python or NumPy value is host data the assignment copies in (as a
        * basic-index assignment or copy_ does): it goes to self's device. */
