@@ -299,6 +299,38 @@ def test_python_scalars_and_cpu_scalars_with_device_tensors(device):
     assert_close(back(i + 1.5), np.arange(6, dtype=np.float32) + np.float32(1.5))  # promotes
 
 
+GUARD_CHECK = """
+import ctypes
+import torchlike as tl
+from torchlike import _C
+_C._fake_enable()
+_C._fake_emulate_device()
+t = tl.arange(8.0).to("fake")
+print((t * 2).cpu().tolist()[:3], flush=True)  # kernels and copies open the memory
+ctypes.string_at(t.data_ptr(), 8)  # a host read outside them
+print("read", flush=True)
+"""
+
+
+@pytest.mark.skipif(EMULATED, reason="starts emulated processes of its own")
+@pytest.mark.parametrize("guard", ["0", "1"])
+def test_the_emulated_devices_memory_faults_on_a_host_read(guard):
+    """TORCHLIKE_FAKE_GUARD=1 (run_emulated sets it) keeps the emulated
+    device's memory unreadable outside its kernels and copies, so a host read
+    of device memory faults in the tests as it would on a GPU."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.run([sys.executable, "-c", GUARD_CHECK], capture_output=True, text=True,
+                       env={**os.environ, "TORCHLIKE_FAKE_GUARD": guard}, cwd=root)
+    assert p.stdout.splitlines()[0] == "[0.0, 2.0, 4.0]", p.stdout + p.stderr
+    if guard == "1":
+        assert p.returncode == -11 and "read" not in p.stdout.splitlines()[1:]
+    else:
+        assert p.returncode == 0 and p.stdout.splitlines()[1] == "read"
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_integer_pow_checks_a_device_exponent(device):
     """Integer pow looks for a negative exponent before it runs: on a device

@@ -10,6 +10,7 @@
  * cleaned) runs without a GPU.                                           */
 #include "ndcore/bindings/generated/bindings.h"
 #include "gpu/fft/tl_gpu_fft.h"
+#include "ndcore/tensor/tl_backend.h"
 
 static PyObject *run(tl_fft_kind kind, const tl_tensor *self, const tl_py_ints *dim,
                      bool inverse, int64_t last_size)
@@ -60,6 +61,7 @@ static tl_status emulated_exec(const tl_fft_desc *d, tl_tensor *in, tl_tensor *o
   PyGILState_STATE gil = PyGILState_Ensure();
   tl_status st = TL_OK;
   PyObject *mod = NULL, *n = NULL, *src = NULL, *dst = NULL, *r = NULL;
+  tl_backend_fake_open(); /* the pass reads and writes the device's bytes */
   if (!(mod = PyImport_ImportModule("torchlike.fft")) || !(n = PyTuple_New(d->rank)))
     goto fail;
   for (int i = 0; i < d->rank; i++) {
@@ -89,6 +91,7 @@ fail: {
   Py_XDECREF(tb);
 }
 done:
+  tl_backend_fake_close();
   Py_XDECREF(r);
   Py_XDECREF(dst);
   Py_XDECREF(src);

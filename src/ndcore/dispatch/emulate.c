@@ -153,7 +153,9 @@ static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
     return tl_error_status();
   bool was = *host_flag();
   *host_flag() = true;
+  tl_backend_fake_open();
   tl_status status = tl_cpu_index_offsets_pass(off, idx, a, &bad, &value);
+  tl_backend_fake_close();
   *host_flag() = was;
   if (status == TL_OK && bad)
     tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), a->dim, value,
@@ -200,6 +202,7 @@ tl_status tl_dispatch_emulate_device(void)
   if (*host_flag())
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);
+  tl_backend_fake_guard_from_env();
   for (int op = 0; op < TL_OP_COUNT; op++) {
     tl_opkind kind = tl_op_infos[op].kind;
     if (kind != TL_OPKIND_UNARY && kind != TL_OPKIND_BINARY && kind != TL_OPKIND_WHERE &&

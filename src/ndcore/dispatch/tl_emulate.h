@@ -4,6 +4,7 @@
 #define TL_EMULATE_H
 
 #include "ndcore/dispatch/tl_dispatch.h"
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/tensor/tl_tensor.h"
 
 /* Return CALL's status, CALL run with the fake device's memory readable by
@@ -13,7 +14,9 @@
   do {                                                                                         \
     bool *flag_ = &tl_dispatch_host_memory_table[TL_DEVICE_FAKE], was_ = *flag_;               \
     *flag_ = true;                                                                             \
+    tl_backend_fake_open();                                                                    \
     tl_status status_ = CALL;                                                                  \
+    tl_backend_fake_close();                                                                   \
     *flag_ = was_;                                                                             \
     return status_;                                                                            \
   } while (0)

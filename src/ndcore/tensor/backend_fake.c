@@ -16,6 +16,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "gpu/tl_device_errors.h"
 #include "ndcore/tensor/tl_backend.h"
@@ -35,7 +37,6 @@ static struct {
 
 static bool plain_pointers; /* tl_backend_fake_plain_pointers */
 
-void tl_backend_fake_plain_pointers(bool plain) { plain_pointers = plain; }
 
 void *tl_backend_fake_host(const void *device_ptr)
 {
@@ -77,6 +78,122 @@ static void raw_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
   *total_bytes = fake.total;
 }
 
+/* ---- the guard: device memory the host cannot read ----------------------------------
+ * On the emulated device (the CPU's kernels run as its kernels on plain
+ * pointers, each inside TL_EMU_HOSTED) a host read of the fake device's
+ * memory outside a kernel would quietly work, where on a GPU it is a
+ * segfault.  TORCHLIKE_FAKE_GUARD=1 (read when the emulation starts) makes
+ * the pool's segments page-aligned mappings kept PROT_NONE except while a
+ * kernel, copy or memset runs (tl_backend_fake_open/close, which
+ * TL_EMU_HOSTED calls), so such a read faults in the tests too. */
+enum { GUARD_MAX = 8192 };
+
+static struct {
+  pthread_mutex_t lock;
+  bool on;
+  int depth;  /* nested opens */
+  int n;
+  struct {
+    void *p;
+    size_t len;
+  } seg[GUARD_MAX];
+} guard = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void tl_backend_fake_plain_pointers(bool plain) { plain_pointers = plain; }
+
+void tl_backend_fake_guard_from_env(void)
+{
+  const char *env = getenv("TORCHLIKE_FAKE_GUARD");
+  guard.on = plain_pointers && env && env[0] == '1';
+}
+
+static size_t page_round(size_t n)
+{
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  return (n + page - 1) / page * page;
+}
+
+static void guard_protect_all(int prot) /* with guard.lock held */
+{
+  for (int i = 0; i < guard.n; i++)
+    mprotect(guard.seg[i].p, guard.seg[i].len, prot);
+}
+
+void tl_backend_fake_open(void)
+{
+  if (!guard.on)
+    return;
+  pthread_mutex_lock(&guard.lock);
+  if (guard.depth++ == 0)
+    guard_protect_all(PROT_READ | PROT_WRITE);
+  pthread_mutex_unlock(&guard.lock);
+}
+
+void tl_backend_fake_close(void)
+{
+  if (!guard.on)
+    return;
+  pthread_mutex_lock(&guard.lock);
+  if (--guard.depth == 0)
+    guard_protect_all(PROT_NONE);
+  pthread_mutex_unlock(&guard.lock);
+}
+
+/* A pool segment: a guarded mapping (NULL when the guard is off or full). */
+static void *guarded_alloc(size_t nbytes)
+{
+  void *p = NULL;
+  pthread_mutex_lock(&guard.lock);
+  if (guard.on && guard.n < GUARD_MAX) {
+    size_t len = page_round(nbytes ? nbytes : 1);
+    p = mmap(NULL, len, guard.depth ? PROT_READ | PROT_WRITE : PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      p = NULL;
+    else
+      guard.seg[guard.n].p = p, guard.seg[guard.n++].len = len;
+  }
+  pthread_mutex_unlock(&guard.lock);
+  return p;
+}
+
+/* Frees host if it is a guarded segment; false if it is not one. */
+static bool guarded_free(void *host)
+{
+  bool found = false;
+  pthread_mutex_lock(&guard.lock);
+  for (int i = 0; i < guard.n && !found; i++)
+    if (guard.seg[i].p == host) {
+      munmap(host, guard.seg[i].len);
+      guard.seg[i] = guard.seg[--guard.n];
+      found = true;
+    }
+  pthread_mutex_unlock(&guard.lock);
+  return found;
+}
+
+static void *pool_alloc(void *ctx, size_t nbytes)
+{
+  void *host = guarded_alloc(nbytes);
+  if (!host)
+    return raw_alloc(ctx, nbytes);
+  if (nbytes > fake.total - fake.used) {
+    guarded_free(host);
+    return NULL;
+  }
+  fake.used += nbytes;
+  return fake_device_ptr(host);
+}
+
+static void pool_free(void *ctx, void *ptr, size_t nbytes)
+{
+  if (!guarded_free(tl_backend_fake_host(ptr))) {
+    raw_free(ctx, ptr, nbytes);
+    return;
+  }
+  fake.used -= nbytes;
+}
+
 /* An event is (stream, sequence number) packed in a pointer-sized integer. */
 static size_t stream_slot(tl_stream stream) { return (uintptr_t)stream % TL_FAKE_STREAMS; }
 
@@ -110,8 +227,8 @@ static void event_free(void *ctx, void *event)
 }
 
 static const tl_alloc_raw fake_raw = {
-    .alloc = raw_alloc,
-    .free = raw_free,
+    .alloc = pool_alloc,
+    .free = pool_free,
     .mem_info = raw_mem_info,
     .event_record = event_record,
     .event_query = event_query,
@@ -183,8 +300,10 @@ static tl_status fake_memset(tl_device device, void *dst, int byte, size_t n, tl
   (void)device;
   (void)stream;
   count(&fake.counters.memsets, NULL, n);
+  tl_backend_fake_open();
   if (n) /* an empty tensor's pointer may be NULL, which memset must not get */
     memset(tl_backend_fake_host(dst), byte, n);
+  tl_backend_fake_close();
   return TL_OK;
 }
 
@@ -195,8 +314,10 @@ static tl_status fake_copy_from_host(tl_device device, void *dst, const void *sr
   (void)stream;
   (void)async;
   count(&fake.counters.copies_in, &fake.counters.bytes_in, n);
+  tl_backend_fake_open();
   if (n) /* as in fake_memset */
     memcpy(tl_backend_fake_host(dst), src, n);
+  tl_backend_fake_close();
   return TL_OK;
 }
 
@@ -206,8 +327,10 @@ static tl_status fake_copy_to_host(tl_device device, void *dst, const void *src,
   (void)stream;
   (void)async;
   count(&fake.counters.copies_out, &fake.counters.bytes_out, n);
+  tl_backend_fake_open();
   if (n)
     memcpy(dst, tl_backend_fake_host(src), n);
+  tl_backend_fake_close();
   return tl_device_errors_check(device); /* the host waited for the device */
 }
 
@@ -218,7 +341,9 @@ static tl_status fake_copy_on_device(tl_device device, void *dst, const void *sr
   (void)stream;
   (void)async;
   count(&fake.counters.copies_on, &fake.counters.bytes_on, n);
+  tl_backend_fake_open();
   memmove(tl_backend_fake_host(dst), tl_backend_fake_host(src), n);
+  tl_backend_fake_close();
   return TL_OK;
 }
 

@@ -84,6 +84,12 @@ void *tl_backend_fake_host(const void *device_ptr);
  * storages hold plain host addresses, so that those kernels can run on them;
  * tl_backend_fake_host() takes either kind. */
 void tl_backend_fake_plain_pointers(bool plain);
+/* Host code may touch the fake device's memory between these (nested); on
+ * the emulated device with TORCHLIKE_FAKE_GUARD=1 (tl_backend_fake_guard_from_env)
+ * it is unreadable outside them, as a GPU's is (backend_fake.c). */
+void tl_backend_fake_open(void);
+void tl_backend_fake_close(void);
+void tl_backend_fake_guard_from_env(void);
 /* Fake streams: stream k > 0 is (tl_stream)k; events recorded on a stream
  * complete when the test says its work finished (tl_backend_fake_stream_finish). */
 void tl_backend_fake_stream_finish(tl_stream stream);
