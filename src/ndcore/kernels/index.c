@@ -940,8 +940,9 @@ tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const t
     status = tl_error_status();
     goto done;
   }
-  if (move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE,
-                 mv.raw ? &mv.ri : NULL) != TL_OK) {
+  /* the raw loop is the host's only; a device's move goes to its primitive */
+  if ((mv.raw ? move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE, &mv.ri)
+              : tl_index_move(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE)) != TL_OK) {
     status = tl_error_status();
     tl_tensor_release(out);
   }
