@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
@@ -193,10 +194,11 @@ tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
     *out = t;
     return TL_OK;
   }
-  tl_status st = tl_tensor_to_dtype(out, &t, a->dtype);
+  /* the conj op, not a host loop: a runs on its own device */
+  const tl_arg in = {.t = &t};
+  *out = (tl_tensor){0};
+  tl_status st = tl_op_map(TL_OP_CONJ_PHYSICAL, 1, &in, out, NULL);
   tl_tensor_release(&t);
-  if (st == TL_OK)
-    tl_lapack_conj(out);
   return st;
 }
 
