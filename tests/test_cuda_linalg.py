@@ -528,6 +528,35 @@ def test_hosted_decompositions(device, dtype):
 
 # ---- the device paths, emulated ------------------------------------------------------------
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_pinv_and_matrix_rank(device, dtype):
+    """Their cutoffs read the singular values on the host (copied back from a
+    device); the scaling and products run on the device.  A rank-deficient
+    batch element checks the cutoff."""
+    a = rand((3, 5, 4), dtype, seed=5)
+    a[1, :, 3] = a[1, :, 0] + a[1, :, 1]  # rank 3
+    t = tensor(a, dtype, device)
+    rtol, atol = SOLVE_TOL[dtype]
+    got = tl.linalg.pinv(t)
+    assert got.device == t.device
+    # PyTorch's default cutoff (NumPy's rcond defaults to 1e-15 whatever the dtype)
+    rcond = np.finfo(a.real.dtype).eps * 5
+    np.testing.assert_allclose(back(got).numpy(), np.linalg.pinv(a, rcond=rcond),
+                               rtol=10 * rtol, atol=10 * atol)
+    h = a @ np.conj(np.swapaxes(a, -1, -2))  # hermitian, rank <= 4 of 5
+    th = tensor(h, dtype, device)
+    np.testing.assert_allclose(back(tl.linalg.pinv(th, hermitian=True)).numpy(),
+                               np.linalg.pinv(h, rcond=rcond, hermitian=True),
+                               rtol=100 * rtol, atol=100 * atol)
+    rank = tl.linalg.matrix_rank(t)
+    assert rank.device == t.device and rank.dtype == tl.int64
+    np.testing.assert_array_equal(back(rank).numpy(), np.linalg.matrix_rank(a))
+    np.testing.assert_array_equal(back(tl.linalg.matrix_rank(th, hermitian=True)).numpy(),
+                                  np.linalg.matrix_rank(h, hermitian=True))
+    np.testing.assert_array_equal(back(tl.linalg.matrix_rank(t, atol=10.0)).numpy(), [0, 0, 0])
+
+
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_device_paths_on_the_emulated_fake_device():
     """Every device-parametrised test above, on the fake device with the

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/linalg/tl_lapack.h"
 #include "ndcore/linalg/tl_linalg.h"
+#include "ndcore/tensor/tl_backend.h"
 #include "ndcore/tensor/tl_views.h"
 
 /* ---- vector_norm -------------------------------------------------------------------- */
@@ -202,33 +204,51 @@ tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
   return st;
 }
 
-/* Scale column j of each packed column-major [rows, cols] matrix by f[b*cols + j]. */
-static void scale_columns(tl_tensor *t, int64_t count, int64_t rows, int64_t cols,
-                          const double *f)
+/* t itself when its memory is the host's, else a host copy (one sync: the
+ * cutoffs below are read there). */
+static tl_status on_host(tl_tensor *h, const tl_tensor *t)
 {
-  const int64_t size = (int64_t)tl_dtype_size(t->dtype);
-  char *base = t->storage->data;
-  for (int64_t b = 0; b < count; b++)
-    for (int64_t j = 0; j < cols; j++) {
-      char *col = base + (b * rows * cols + j * rows) * size;
-      double s = f[b * cols + j];
-      for (int64_t i = 0; i < rows; i++) {
-        char *p = col + i * size;
-        switch (t->dtype) {
-        case TL_DTYPE_F32: *(float *)p *= (float)s; break;
-        case TL_DTYPE_F64: *(double *)p *= s; break;
-        case TL_DTYPE_C64: *(float complex *)p *= (float)s; break;
-        default: *(double complex *)p *= s; break;
-        }
-      }
-    }
+  if (tl_dispatch_host_memory(tl_tensor_device(t))) {
+    tl_tensor_view_of(h, t);
+    return TL_OK;
+  }
+  return tl_backend_tensor_to(h, t, tl_device_cpu(), t->dtype, false);
 }
 
+/* The [B..., 1, k] tensor of dtype d on `device` holding f (count * k values). */
+static tl_status column_factors(tl_tensor *out, const double *f, int nb, const int64_t *batch,
+                                int64_t k, tl_dtype d, tl_device device)
+{
+  int64_t shape[TL_MAX_DIMS];
+  tl_tensor h = {0};
+  memcpy(shape, batch, (size_t)nb * sizeof *shape);
+  shape[nb] = 1;
+  shape[nb + 1] = k;
+  if (tl_tensor_empty(&h, d, nb + 2, shape, tl_device_cpu()) != TL_OK)
+    return tl_error_status();
+  const size_t size = tl_dtype_size(d);
+  for (int64_t i = 0, n = tl_tensor_numel(&h); i < n; i++)
+    tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = f[i]}, d,
+                    (char *)tl_tensor_data(&h) + i * (int64_t)size);
+  if (device.type == TL_DEVICE_CPU) {
+    *out = h;
+    return TL_OK;
+  }
+  tl_status st = tl_backend_tensor_to(out, &h, device, d, false);
+  tl_tensor_release(&h);
+  return st;
+}
+
+/* pinv through the SVD, U S Vh (or eigh, V diag(w) V^H): the singular values'
+ * reciprocals above the cutoff, computed on the host (their count * k values
+ * read back from a device), scale U's (V's) columns by a broadcast product,
+ * then pinv = (U diag(1/s) Vh)^H  or  V diag(1/w) V^H, all ops of the
+ * input's device. */
 tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
                          bool hermitian)
 {
-  tl_tensor f[3] = {{0}}; /* U, S, Vh  or  V, w, V^H */
-  tl_tensor prod = {0};
+  tl_tensor f[3] = {{0}}; /* U, S, Vh  or  V, w */
+  tl_tensor sh = {0}, scale = {0}, scaled = {0}, prod = {0}, vh = {0};
   double *inv = NULL;
   tl_status st;
   if (a->ndim < 2)
@@ -246,70 +266,49 @@ tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double
   } else if ((st = tl_linalg_svd(&f[0], &f[1], &f[2], a, false, true)) != TL_OK) {
     return st;
   }
-  tl_dtype d = f[0].dtype, rd = f[1].dtype;
+  tl_dtype rd = f[1].dtype;
   if (!(inv = malloc(sizeof(double) * (size_t)(count * k > 0 ? count * k : 1)))) {
     st = tl_error_set(TL_ERR_MEMORY, "linalg.pinv: out of memory");
     goto done;
   }
+  if ((st = on_host(&sh, &f[1])) != TL_OK)
+    goto done;
   for (int64_t b = 0; b < count; b++) {
     double smax = 0;
     for (int64_t j = 0; j < k; j++) {
-      double v = fabs(load_real(&f[1], b * k + j));
+      double v = fabs(load_real(&sh, b * k + j));
       smax = v > smax ? v : smax;
     }
     double cut = sv_cutoff(atol, rtol, smax, m, n, rd);
     for (int64_t j = 0; j < k; j++) {
-      double v = load_real(&f[1], b * k + j);
+      double v = load_real(&sh, b * k + j);
       inv[b * k + j] = fabs(v) > cut ? 1.0 / v : 0.0;
     }
   }
-  if (hermitian) {
-    /* pinv = V diag(1/w) V^H: scale a copy of V's columns, multiply by V^H. */
-    tl_tensor vh = {0};
-    int64_t order[TL_MAX_DIMS];
-    if ((st = tl_tensor_to_dtype(&f[2], &f[0], d)) != TL_OK)
-      goto done;
-    scale_columns(&f[0], count, n, n, inv);
-    for (int i = 0; i < nb + 2; i++)
-      order[i] = i;
-    order[nb] = nb + 1;
-    order[nb + 1] = nb;
-    tl_lapack_conj(&f[2]);
-    if ((st = tl_view_permute(&vh, &f[2], nb + 2, order)) != TL_OK)
-      goto done;
-    st = tl_linalg_matmul(out, &f[0], &vh);
-    tl_tensor_release(&vh);
+  const tl_arg factors[2] = {{.t = &f[0]}, {.t = &scale}};
+  if ((st = column_factors(&scale, inv, nb, a->shape, k, rd, tl_tensor_device(a))) != TL_OK ||
+      (st = tl_op_map(TL_OP_MUL, 2, factors, &scaled, NULL)) != TL_OK)
     goto done;
-  }
-  /* pinv = Vh^H diag(1/s) U^H = ((U diag(1/s)) Vh)^H */
-  scale_columns(&f[0], count, m, k, inv);
-  if ((st = tl_linalg_matmul(&prod, &f[0], &f[2])) != TL_OK)
-    goto done;
-  if (tl_dtype_is_complex(d)) {
-    tl_tensor t;
-    if ((st = tl_view_transpose(&t, &prod, -2, -1)) != TL_OK)
-      goto done;
-    st = tl_tensor_to_dtype(out, &t, d);
-    tl_tensor_release(&t);
-    if (st == TL_OK)
-      tl_lapack_conj(out);
-  } else {
-    st = tl_view_transpose(out, &prod, -2, -1);
+  if (hermitian) { /* V diag(1/w) V^H */
+    if ((st = tl_linalg_adjoint(&vh, &f[0])) == TL_OK)
+      st = tl_linalg_matmul(out, &scaled, &vh);
+  } else { /* (U diag(1/s) Vh)^H */
+    if ((st = tl_linalg_matmul(&prod, &scaled, &f[2])) == TL_OK)
+      st = tl_linalg_adjoint(out, &prod);
   }
 done:
   free(inv);
-  for (int i = 0; i < 3; i++)
-    if (f[i].storage)
-      tl_tensor_release(&f[i]);
-  if (prod.storage)
-    tl_tensor_release(&prod);
+  tl_tensor *all[] = {&f[0], &f[1], &f[2], &sh, &scale, &scaled, &prod, &vh};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    if (all[i]->storage)
+      tl_tensor_release(all[i]);
   return st;
 }
 
 tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol, double rtol,
                                 bool hermitian)
 {
-  tl_tensor s = {0}, unused = {0};
+  tl_tensor s = {0}, sh = {0}, counts = {0}, unused = {0};
   tl_status st;
   if (a->ndim < 2)
     return tl_error_set(TL_ERR_RUNTIME, "linalg.matrix_rank: The input tensor input must have at "
@@ -323,22 +322,34 @@ tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol,
   int64_t k = s.shape[nb], count = 1;
   for (int d = 0; d < nb; d++)
     count *= a->shape[d];
-  if ((st = tl_tensor_empty(out, TL_DTYPE_I64, nb, a->shape, tl_tensor_device(a))) != TL_OK)
+  /* counted on the host (a device's singular values read back), then moved */
+  if ((st = on_host(&sh, &s)) != TL_OK ||
+      (st = tl_tensor_empty(&counts, TL_DTYPE_I64, nb, a->shape, tl_device_cpu())) != TL_OK)
     goto done;
   for (int64_t b = 0; b < count; b++) {
     double smax = 0;
     for (int64_t j = 0; j < k; j++) {
-      double v = fabs(load_real(&s, b * k + j));
+      double v = fabs(load_real(&sh, b * k + j));
       smax = v > smax ? v : smax;
     }
     double cut = sv_cutoff(atol, rtol, smax, m, n, s.dtype);
     int64_t r = 0;
     for (int64_t j = 0; j < k; j++)
-      r += fabs(load_real(&s, b * k + j)) > cut;
-    ((int64_t *)tl_tensor_data(out))[b] = r;
+      r += fabs(load_real(&sh, b * k + j)) > cut;
+    ((int64_t *)tl_tensor_data(&counts))[b] = r;
+  }
+  if (tl_tensor_device(a).type == TL_DEVICE_CPU) {
+    *out = counts;
+    counts = (tl_tensor){0};
+  } else {
+    st = tl_backend_tensor_to(out, &counts, tl_tensor_device(a), TL_DTYPE_I64, false);
   }
 done:
   tl_tensor_release(&s);
+  if (sh.storage)
+    tl_tensor_release(&sh);
+  if (counts.storage)
+    tl_tensor_release(&counts);
   return st;
 }
 
