@@ -420,6 +420,13 @@ def test_cross(dtype):
     close(tl.cross(to_tensor(c), to_tensor(d)).cpu().numpy(), np.cross(c, d, axis=0), kind)
     with pytest.raises(RuntimeError, match="length 3"):
         LA.cross(tl.ones(2), tl.ones(2))
+    # a 0-d input has no dim (its shape array was read past its end); PyTorch's words
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        LA.cross(tl.tensor(1.0), tl.tensor(1.0))
+    with pytest.raises(IndexError, match="has no dimensions"):
+        LA.cross(tl.tensor(1.0), tl.ones(3))
+    with pytest.raises(RuntimeError, match="no dimension of size 3 in input"):
+        tl.cross(tl.tensor(1.0), tl.tensor(1.0))
 
 
 def test_multi_dot():

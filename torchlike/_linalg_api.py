@@ -88,7 +88,9 @@ def cross(input, other, dim=None):
                                                                                     "cross")
     if dim is None:
         shape = input.shape if input.ndim >= other.ndim else other.shape
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return linalg.cross(input, other, dim=dim)
 
 

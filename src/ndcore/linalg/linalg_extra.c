@@ -427,6 +427,9 @@ tl_status tl_lapack_cross_check(tl_lapack_cross *p, const tl_tensor *a, const tl
                                 int64_t dim)
 {
   char sa[128], sb[128];
+  if (a->ndim == 0 || b->ndim == 0) /* a 0-d input has no dim to take */
+    return tl_error_set(TL_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions",
+                        (long long)dim);
   if (tl_shape_broadcast(a->ndim, a->shape, b->ndim, b->shape, &p->nd, p->shape) != TL_OK) {
     tl_error_clear();
     return tl_error_set(TL_ERR_RUNTIME, "linalg.cross: inputs of shapes %s and %s do not "
