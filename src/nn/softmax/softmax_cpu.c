@@ -4,6 +4,10 @@
  * last one (inner == 1) each line is a contiguous row and the loops run along
  * it; otherwise a block of up to BLOCK neighbouring lines is done at once, the
  * loops running across the block, so both cases are unit-stride SIMD loops.
+ * Short contiguous rows (len <= SHORT) would spend their time on per-row
+ * overheads (horizontal reductions, a scalar log): a tile of up to BLOCK of
+ * them is transposed into a (len, BLOCK) scratch block on the stack, the block
+ * loops run across its rows, and the result is transposed back.
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
  * dtype, and a result in another dtype is cast last.  Rows are split across
@@ -14,13 +18,14 @@
 #include "ndcore/kernels/tl_vecmath.h"
 #include "nn/softmax/tl_softmax.h"
 
-enum { BLOCK = 64 };
+enum { BLOCK = 64, SHORT = 64 };
 
 typedef struct {
   const void *x, *g; /* input (forward) or output (backward); grad_output */
   void *y;           /* result */
   int64_t len, inner, blocks; /* blocks per outer index */
-  bool log, f64;
+  int64_t rows;               /* contiguous rows when tiled */
+  bool log, f64, tiled;
 } softmax_job;
 
 /* Inlined into each clone of softmax_range: a function of their own would be
@@ -32,7 +37,7 @@ typedef struct {
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
-#define TL_SOFTMAX_LINES(forward, backward, T, EXP, LOG)                                   \
+#define TL_SOFTMAX_LINES(forward, backward, tile, T, EXP, LOG)                                   \
   LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
                      int64_t w, bool take_log)                                               \
   {                                                                                        \
@@ -115,9 +120,27 @@ TL_VECMATH_BEGIN
       else                                                                                 \
         _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = yi[j] * (gi[j] - s[j]); \
     }                                                                                      \
+  }                                                                                        \
+  /* w contiguous rows of len (<= SHORT) at a: forward (g NULL) or backward into out */   \
+  LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len,  \
+                  int64_t w, bool take_log)                                                \
+  {                                                                                        \
+    T at[SHORT * BLOCK], gt[SHORT * BLOCK], ot[SHORT * BLOCK]; /* (len, BLOCK) */          \
+    for (int64_t i = 0; i < len; i++)                                                      \
+      _Pragma("omp simd") for (int64_t j = 0; j < w; j++) at[i * BLOCK + j] = a[j * len + i]; \
+    if (g) {                                                                               \
+      for (int64_t i = 0; i < len; i++)                                                    \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) gt[i * BLOCK + j] = g[j * len + i]; \
+      backward(at, gt, ot, len, BLOCK, w, take_log);                                       \
+    } else {                                                                               \
+      forward(at, ot, len, BLOCK, w, take_log);                                            \
+    }                                                                                      \
+    for (int64_t j = 0; j < w; j++)                                                        \
+      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) out[j * len + i] = ot[i * BLOCK + j]; \
   }
-TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, float, tl_expf, logf)
-TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, double, exp, log)
+TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_tile_f32, float, tl_expf,
+                 logf)
+TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_tile_f64, double, exp, log)
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
@@ -125,6 +148,19 @@ static void softmax_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const softmax_job *job = ctx;
+  if (job->tiled) { /* unit r: rows [r * BLOCK, r * BLOCK + w) */
+    for (int64_t r = begin; r < end; r++) {
+      int64_t w = job->rows - r * BLOCK < BLOCK ? job->rows - r * BLOCK : BLOCK;
+      int64_t at = r * BLOCK * job->len;
+      if (job->f64)
+        softmax_tile_f64((const double *)job->x + at, job->g ? (const double *)job->g + at : NULL,
+                         (double *)job->y + at, job->len, w, job->log);
+      else
+        softmax_tile_f32((const float *)job->x + at, job->g ? (const float *)job->g + at : NULL,
+                         (float *)job->y + at, job->len, w, job->log);
+    }
+    return;
+  }
   int64_t line = job->len * job->inner, step = job->inner == 1 ? 1 : BLOCK;
   for (int64_t r = begin; r < end; r++) {
     int64_t o = r / job->blocks, j0 = (r % job->blocks) * step;
@@ -179,6 +215,12 @@ static tl_status run(const tl_tensor *x, const tl_tensor *g, int dim, bool log, 
     job.blocks = job.inner == 1 ? 1 : (job.inner + BLOCK - 1) / BLOCK;
     int64_t rows = numel / (job.len * job.inner) * job.blocks;
     int64_t per_row = job.len * (job.inner == 1 ? 1 : BLOCK);
+    if (job.inner == 1 && job.len <= SHORT && rows > 1) { /* tiles of BLOCK short rows */
+      job.tiled = true;
+      job.rows = rows;
+      rows = (rows + BLOCK - 1) / BLOCK;
+      per_row = job.len * BLOCK;
+    }
     tl_storage_bump(out->storage);
     tl_parallel_for(rows, 1 + 16384 / per_row, softmax_range, &job);
   }
