@@ -121,22 +121,54 @@ TL_VECMATH_BEGIN
         _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = yi[j] * (gi[j] - s[j]); \
     }                                                                                      \
   }                                                                                        \
-  /* w contiguous rows of len (<= SHORT) at a: forward (g NULL) or backward into out */   \
-  LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len,  \
-                  int64_t w, bool take_log)                                                \
-  {                                                                                        \
-    T at[SHORT * BLOCK], gt[SHORT * BLOCK], ot[SHORT * BLOCK]; /* (len, BLOCK) */          \
-    for (int64_t i = 0; i < len; i++)                                                      \
-      _Pragma("omp simd") for (int64_t j = 0; j < w; j++) at[i * BLOCK + j] = a[j * len + i]; \
-    if (g) {                                                                               \
-      for (int64_t i = 0; i < len; i++)                                                    \
-        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) gt[i * BLOCK + j] = g[j * len + i]; \
-      backward(at, gt, ot, len, BLOCK, w, take_log);                                       \
-    } else {                                                                               \
-      forward(at, ot, len, BLOCK, w, take_log);                                            \
-    }                                                                                      \
-    for (int64_t j = 0; j < w; j++)                                                        \
-      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) out[j * len + i] = ot[i * BLOCK + j]; \
+  /* w contiguous rows of len (<= SHORT) at a, forward (g NULL) or backward              \
+   * into out: the per-row reductions run along the rows, the exps and the               \
+   * elementwise passes run over the whole tile as one flat loop, reading each           \
+   * row's constant from a copy spread over its elements. */                             \
+  LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len, \
+                  int64_t w, bool take_log)                                              \
+  {                                                                                      \
+    T c[BLOCK], cf[SHORT * BLOCK];                                                       \
+    int64_t n = w * len;                                                                 \
+    if (g) {                                                                             \
+      for (int64_t j = 0; j < w; j++) {                                                  \
+        const T *gj = g + j * len, *aj = a + j * len;                                    \
+        T sum = 0;                                                                       \
+        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++)           \
+          sum += take_log ? gj[i] : gj[i] * aj[i];                                       \
+        c[j] = sum;                                                                      \
+      }                                                                                  \
+    } else {                                                                             \
+      for (int64_t j = 0; j < w; j++) {                                                  \
+        const T *aj = a + j * len;                                                       \
+        T mx = -INFINITY;                                                                \
+        _Pragma("omp simd reduction(max:mx)") for (int64_t i = 0; i < len; i++)          \
+          mx = aj[i] > mx ? aj[i] : mx;                                                  \
+        c[j] = mx;                                                                       \
+      }                                                                                  \
+    }                                                                                    \
+    for (int64_t j = 0; j < w; j++)                                                      \
+      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
+    if (g) {                                                                             \
+      if (take_log)                                                                      \
+        _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = g[k] - EXP(a[k]) * cf[k]; \
+      else                                                                               \
+        _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] * (g[k] - cf[k]); \
+      return;                                                                            \
+    }                                                                                    \
+    _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);      \
+    for (int64_t j = 0; j < w; j++) {                                                    \
+      const T *yj = out + j * len;                                                       \
+      T sum = 0;                                                                         \
+      _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++) sum += yj[i]; \
+      c[j] = take_log ? c[j] + LOG(sum) : 1 / sum;                                       \
+    }                                                                                    \
+    for (int64_t j = 0; j < w; j++)                                                      \
+      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
+    if (take_log)                                                                        \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] - cf[k];         \
+    else                                                                                 \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }
 TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_tile_f32, float, tl_expf,
                  logf)
