@@ -77,7 +77,7 @@ TL_VECMATH_BEGIN
         yi[j] = e;                                                                         \
       }                                                                                    \
     }                                                                                      \
-    for (int64_t j = 0; j < w; j++)                                                        \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++)                                    \
       s[j] = take_log ? m[j] + LOG(s[j]) : 1 / s[j];                                            \
     for (int64_t i = 0; i < len; i++) {                                                    \
       const T *xi = x + i * inner;                                                         \
@@ -161,8 +161,10 @@ TL_VECMATH_BEGIN
       const T *yj = out + j * len;                                                       \
       T sum = 0;                                                                         \
       _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++) sum += yj[i]; \
-      c[j] = take_log ? c[j] + LOG(sum) : 1 / sum;                                       \
+      cf[j] = sum;                                                                       \
     }                                                                                    \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
+      c[j] = take_log ? c[j] + LOG(cf[j]) : 1 / cf[j];                                   \
     for (int64_t j = 0; j < w; j++)                                                      \
       _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
     if (take_log)                                                                        \
