@@ -18,7 +18,9 @@
 #include "ndcore/kernels/tl_vecmath.h"
 #include "nn/softmax/tl_softmax.h"
 
-enum { BLOCK = 64, SHORT = 64 };
+enum { BLOCK = 64, SHORT = 64, LANES = 8 };
+/* the reductions of softmax: max, sum, sum of products (kind 0, 1, 2) */
+#define COMBINE(kind, acc, v) ((kind) == 0 ? ((v) > (acc) ? (v) : (acc)) : (acc) + (v))
 
 typedef struct {
   const void *x, *g; /* input (forward) or output (backward); grad_output */
@@ -37,7 +39,7 @@ typedef struct {
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
-#define TL_SOFTMAX_LINES(forward, backward, tile, T, EXP, LOG)                                   \
+#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG)                                   \
   LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
                      int64_t w, bool take_log)                                               \
   {                                                                                        \
@@ -121,6 +123,35 @@ TL_VECMATH_BEGIN
         _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = yi[j] * (gi[j] - s[j]); \
     }                                                                                      \
   }                                                                                        \
+  /* c[j] = the max (kind 0), the sum (1) or the sum of products with b (2) of           \
+   * row j of the w rows of len at a.  Each row is reduced to LANES partials             \
+   * and the partials across rows by SIMD loops: the horizontal step GCC emits           \
+   * for an omp simd reduction is a serial chain, too slow on short rows. */             \
+  LINES void reduce(const T *restrict a, const T *restrict b, T *restrict c, int64_t len, \
+                    int64_t w, int kind)                                                 \
+  {                                                                                      \
+    T p[LANES * BLOCK]; /* (LANES, BLOCK): row j's partials at p[l * BLOCK + j] */       \
+    int64_t full = len - len % LANES;                                                    \
+    for (int64_t j = 0; j < w; j++) {                                                    \
+      const T *aj = a + j * len, *bj = b + j * len;                                      \
+      T q[LANES];                                                                        \
+      for (int l = 0; l < LANES; l++)                                                    \
+        q[l] = kind == 0 ? -INFINITY : 0;                                                \
+      for (int64_t i = 0; i < full; i += LANES)                                          \
+        _Pragma("omp simd") for (int l = 0; l < LANES; l++)                              \
+          q[l] = COMBINE(kind, q[l], kind == 2 ? aj[i + l] * bj[i + l] : aj[i + l]);     \
+      for (int64_t l = 0; l < len - full; l++)                                           \
+        q[l] = COMBINE(kind, q[l], kind == 2 ? aj[full + l] * bj[full + l] : aj[full + l]); \
+      for (int l = 0; l < LANES; l++)                                                    \
+        p[l * BLOCK + j] = q[l];                                                         \
+    }                                                                                    \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++) {                                \
+      T r = p[j];                                                                        \
+      for (int l = 1; l < LANES; l++)                                                    \
+        r = COMBINE(kind, r, p[l * BLOCK + j]);                                          \
+      c[j] = r;                                                                          \
+    }                                                                                    \
+  }                                                                                      \
   /* w contiguous rows of len (<= SHORT) at a, forward (g NULL) or backward              \
    * into out: the per-row reductions run along the rows, the exps and the               \
    * elementwise passes run over the whole tile as one flat loop, reading each           \
@@ -130,23 +161,10 @@ TL_VECMATH_BEGIN
   {                                                                                      \
     T c[BLOCK], cf[SHORT * BLOCK];                                                       \
     int64_t n = w * len;                                                                 \
-    if (g) {                                                                             \
-      for (int64_t j = 0; j < w; j++) {                                                  \
-        const T *gj = g + j * len, *aj = a + j * len;                                    \
-        T sum = 0;                                                                       \
-        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++)           \
-          sum += take_log ? gj[i] : gj[i] * aj[i];                                       \
-        c[j] = sum;                                                                      \
-      }                                                                                  \
-    } else {                                                                             \
-      for (int64_t j = 0; j < w; j++) {                                                  \
-        const T *aj = a + j * len;                                                       \
-        T mx = -INFINITY;                                                                \
-        _Pragma("omp simd reduction(max:mx)") for (int64_t i = 0; i < len; i++)          \
-          mx = aj[i] > mx ? aj[i] : mx;                                                  \
-        c[j] = mx;                                                                       \
-      }                                                                                  \
-    }                                                                                    \
+    if (g)                                                                               \
+      reduce(g, a, c, len, w, take_log ? 1 : 2);                                         \
+    else                                                                                 \
+      reduce(a, a, c, len, w, 0);                                                        \
     for (int64_t j = 0; j < w; j++)                                                      \
       _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
     if (g) {                                                                             \
@@ -157,12 +175,7 @@ TL_VECMATH_BEGIN
       return;                                                                            \
     }                                                                                    \
     _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);      \
-    for (int64_t j = 0; j < w; j++) {                                                    \
-      const T *yj = out + j * len;                                                       \
-      T sum = 0;                                                                         \
-      _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++) sum += yj[i]; \
-      cf[j] = sum;                                                                       \
-    }                                                                                    \
+    reduce(out, out, cf, len, w, 1);                                                     \
     _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
       c[j] = take_log ? c[j] + LOG(cf[j]) : 1 / cf[j];                                   \
     for (int64_t j = 0; j < w; j++)                                                      \
@@ -172,9 +185,10 @@ TL_VECMATH_BEGIN
     else                                                                                 \
       _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }
-TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_tile_f32, float, tl_expf,
-                 logf)
-TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_tile_f64, double, exp, log)
+TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_reduce_f32, softmax_tile_f32,
+                 float, tl_expf, logf)
+TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_reduce_f64, softmax_tile_f64,
+                 double, exp, log)
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
