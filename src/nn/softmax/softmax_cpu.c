@@ -5,9 +5,10 @@
  * it; otherwise a block of up to BLOCK neighbouring lines is done at once, the
  * loops running across the block, so both cases are unit-stride SIMD loops.
  * Short contiguous rows (len <= SHORT) would spend their time on per-row
- * overheads (horizontal reductions, a scalar log): a tile of up to BLOCK of
- * them is transposed into a (len, BLOCK) scratch block on the stack, the block
- * loops run across its rows, and the result is transposed back.
+ * overheads (horizontal reductions, exps in scalar loop tails, a scalar log),
+ * so they go by tiles of up to TILE elements: per-row partial reductions
+ * finished across rows in SIMD, and the exps and elementwise passes as single
+ * flat loops over the tile.
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
  * dtype, and a result in another dtype is cast last.  Rows are split across
@@ -18,7 +19,8 @@
 #include "ndcore/kernels/tl_vecmath.h"
 #include "nn/softmax/tl_softmax.h"
 
-enum { BLOCK = 64, SHORT = 64, LANES = 8 };
+/* TILE: the elements of a tile of short rows, up to BLOCK rows of len <= SHORT */
+enum { BLOCK = 64, SHORT = 256, TILE = 4096, LANES = 8 };
 /* the reductions of softmax: max, sum, sum of products (kind 0, 1, 2) */
 #define COMBINE(kind, acc, v) ((kind) == 0 ? ((v) > (acc) ? (v) : (acc)) : (acc) + (v))
 
@@ -26,7 +28,7 @@ typedef struct {
   const void *x, *g; /* input (forward) or output (backward); grad_output */
   void *y;           /* result */
   int64_t len, inner, blocks; /* blocks per outer index */
-  int64_t rows;               /* contiguous rows when tiled */
+  int64_t rows, tile;         /* contiguous rows and rows per tile, when tiled */
   bool log, f64, tiled;
 } softmax_job;
 
@@ -159,7 +161,7 @@ TL_VECMATH_BEGIN
   LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len, \
                   int64_t w, bool take_log)                                              \
   {                                                                                      \
-    T c[BLOCK], cf[SHORT * BLOCK];                                                       \
+    T c[BLOCK], cf[TILE];                                                                 \
     int64_t n = w * len;                                                                 \
     if (g)                                                                               \
       reduce(g, a, c, len, w, take_log ? 1 : 2);                                         \
@@ -196,10 +198,10 @@ static void softmax_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const softmax_job *job = ctx;
-  if (job->tiled) { /* unit r: rows [r * BLOCK, r * BLOCK + w) */
+  if (job->tiled) { /* unit r: rows [r * tile, r * tile + w) */
     for (int64_t r = begin; r < end; r++) {
-      int64_t w = job->rows - r * BLOCK < BLOCK ? job->rows - r * BLOCK : BLOCK;
-      int64_t at = r * BLOCK * job->len;
+      int64_t w = job->rows - r * job->tile < job->tile ? job->rows - r * job->tile : job->tile;
+      int64_t at = r * job->tile * job->len;
       if (job->f64)
         softmax_tile_f64((const double *)job->x + at, job->g ? (const double *)job->g + at : NULL,
                          (double *)job->y + at, job->len, w, job->log);
@@ -263,11 +265,12 @@ static tl_status run(const tl_tensor *x, const tl_tensor *g, int dim, bool log, 
     job.blocks = job.inner == 1 ? 1 : (job.inner + BLOCK - 1) / BLOCK;
     int64_t rows = numel / (job.len * job.inner) * job.blocks;
     int64_t per_row = job.len * (job.inner == 1 ? 1 : BLOCK);
-    if (job.inner == 1 && job.len <= SHORT && rows > 1) { /* tiles of BLOCK short rows */
+    if (job.inner == 1 && job.len <= SHORT && rows > 1) { /* tiles of short rows */
       job.tiled = true;
       job.rows = rows;
-      rows = (rows + BLOCK - 1) / BLOCK;
-      per_row = job.len * BLOCK;
+      job.tile = TILE / job.len < BLOCK ? TILE / job.len : BLOCK;
+      rows = (rows + job.tile - 1) / job.tile;
+      per_row = job.len * job.tile;
     }
     tl_storage_bump(out->storage);
     tl_parallel_for(rows, 1 + 16384 / per_row, softmax_range, &job);
