@@ -142,8 +142,14 @@ TL_VECMATH_BEGIN
       for (int64_t i = 0; i < full; i += LANES)                                          \
         _Pragma("omp simd") for (int l = 0; l < LANES; l++)                              \
           q[l] = COMBINE(kind, q[l], kind == 2 ? aj[i + l] * bj[i + l] : aj[i + l]);     \
-      for (int64_t l = 0; l < len - full; l++)                                           \
-        q[l] = COMBINE(kind, q[l], kind == 2 ? aj[full + l] * bj[full + l] : aj[full + l]); \
+      if (full < len) { /* the tail, padded with the neutral element */                  \
+        T t[LANES];                                                                      \
+        for (int l = 0; l < LANES; l++)                                                  \
+          t[l] = full + l >= len ? (kind == 0 ? -INFINITY : 0)                           \
+                 : kind == 2 ? aj[full + l] * bj[full + l] : aj[full + l];               \
+        for (int l = 0; l < LANES; l++)                                                  \
+          q[l] = COMBINE(kind, q[l], t[l]);                                              \
+      }                                                                                  \
       for (int l = 0; l < LANES; l++)                                                    \
         p[l * BLOCK + j] = q[l];                                                         \
     }                                                                                    \
@@ -163,8 +169,10 @@ TL_VECMATH_BEGIN
   {                                                                                      \
     T c[BLOCK], cf[TILE];                                                                 \
     int64_t n = w * len;                                                                 \
-    if (g)                                                                               \
-      reduce(g, a, c, len, w, take_log ? 1 : 2);                                         \
+    if (g && take_log) /* literal kinds: each call is compiled for its own */            \
+      reduce(g, a, c, len, w, 1);                                                        \
+    else if (g)                                                                          \
+      reduce(g, a, c, len, w, 2);                                                        \
     else                                                                                 \
       reduce(a, a, c, len, w, 0);                                                        \
     for (int64_t j = 0; j < w; j++)                                                      \
