@@ -41,7 +41,7 @@ typedef struct {
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
-#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG)                                   \
+#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG)                     \
   LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
                      int64_t w, bool take_log)                                               \
   {                                                                                        \
@@ -161,13 +161,13 @@ TL_VECMATH_BEGIN
     }                                                                                    \
   }                                                                                      \
   /* w contiguous rows of len (<= SHORT) at a, forward (g NULL) or backward              \
-   * into out: the per-row reductions run along the rows, the exps and the               \
-   * elementwise passes run over the whole tile as one flat loop, reading each           \
-   * row's constant from a copy spread over its elements. */                             \
+   * into out: the per-row reductions by reduce, the exps and the elementwise            \
+   * passes as flat loops over the whole tile, reading each row's constant from          \
+   * a copy spread over its elements (cf), so no loop has a per-row tail. */             \
   LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len, \
                   int64_t w, bool take_log)                                              \
   {                                                                                      \
-    T c[BLOCK], cf[TILE];                                                                 \
+    T c[BLOCK], cf[TILE];                                                                \
     int64_t n = w * len;                                                                 \
     if (g && take_log) /* literal kinds: each call is compiled for its own */            \
       reduce(g, a, c, len, w, 1);                                                        \
@@ -195,10 +195,10 @@ TL_VECMATH_BEGIN
     else                                                                                 \
       _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }
-TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_reduce_f32, softmax_tile_f32,
-                 float, tl_expf, logf)
-TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_reduce_f64, softmax_tile_f64,
-                 double, exp, log)
+TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_reduce_f32,
+                 softmax_tile_f32, float, tl_expf, logf)
+TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_reduce_f64,
+                 softmax_tile_f64, double, exp, log)
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
