@@ -159,6 +159,9 @@ def norm_loss_cases(rng):
     fn_tl, fn_pt = _fn_case(
         lambda lib, x, t: lib.nn.functional.cross_entropy(x, t), lambda: [x(256, 1000), labels])
     yield "nn cross_entropy 256x1000 fwd+bwd", fn_tl, fn_pt, "torch"
+    for name, fn, shape in softmax_cases():
+        fn_tl, fn_pt = _op_case(fn, shape)
+        yield name, fn_tl, fn_pt, "torch"
     labels = rng.integers(0, 100, 256)
     fn_tl, fn_pt = _fn_case(
         lambda lib, x, t: lib.nn.functional.multi_margin_loss(x, t), lambda: [x(256, 100), labels])
@@ -190,6 +193,17 @@ def norm_loss_cases(rng):
     fn_tl, fn_pt = _op_case(lambda lib, x: lib.nn.functional.local_response_norm(x, 5),
                             (16, 64, 28, 28))
     yield "nn local_response_norm size5 64x28x28 b16 fwd+bwd", fn_tl, fn_pt, "torch"
+
+
+def softmax_cases():
+    """Short rows (CTC-like log-probabilities over 40 classes, 10-class
+    logits), where per-row overheads dominate, and a long row."""
+    yield ("nn log_softmax 200x32x40 dim=-1 fwd+bwd",
+           lambda lib, x: lib.nn.functional.log_softmax(x, -1), (200, 32, 40))
+    yield ("nn softmax 4096x10 dim=-1 fwd+bwd",
+           lambda lib, x: lib.nn.functional.softmax(x, -1), (4096, 10))
+    yield ("nn softmax 256x1000 dim=-1 fwd+bwd",
+           lambda lib, x: lib.nn.functional.softmax(x, -1), (256, 1000))
 
 
 def pool_cases():

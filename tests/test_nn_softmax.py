@@ -114,6 +114,83 @@ def test_backward_ops_match_the_formula_and_have_derivatives(log):
     assert gradcheck(lambda a, b: op(a, b, 1, T.float64), (gt, yt))
 
 
+# Contiguous rows up to 256 long go by tiles of up to 64 rows and 4096
+# elements (src/nn/softmax/softmax_cpu.c); 257 is the first on the row path.
+SHORT_LENS = [1, 2, 7, 10, 16, 40, 63, 64, 65, 100, 255, 256, 257]
+
+
+def np_softmax_backward(g, y, dim, log):
+    if log:
+        return g - np.exp(y) * g.sum(dim, keepdims=True)
+    return y * (g - (g * y).sum(dim, keepdims=True))
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", list(TOL))
+@pytest.mark.parametrize("length", SHORT_LENS)
+def test_short_rows_forward_and_backward_match_numpy(length, dtype, log):
+    # row counts below, at and around a tile (64 rows, or 4096 // length)
+    rng = np.random.default_rng(length)
+    for rows in (1, 3, 64, 65, 130, 4096 // length + 1):
+        x = T.tensor(rng.standard_normal((rows, length)) * 4, dtype=dtype)
+        g = T.tensor(rng.standard_normal((rows, length)), dtype=dtype)
+        y = (F.log_softmax if log else F.softmax)(x, -1)
+        ref = np_softmax(to_numpy(x).astype(np.float64), -1, log)
+        assert y.dtype == dtype
+        np.testing.assert_allclose(to_numpy(y), ref, rtol=TOL[dtype], atol=TOL[dtype])
+        op = T._C._log_softmax_backward_data if log else T._C._softmax_backward_data
+        y64 = to_numpy(y).astype(np.float64)
+        dx = op(g, y, 1, dtype)
+        ref = np_softmax_backward(to_numpy(g).astype(np.float64), y64, -1, log)
+        scale = 1 + np.abs(ref).max()
+        np.testing.assert_allclose(to_numpy(dx), ref, rtol=TOL[dtype], atol=TOL[dtype] * scale)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_short_rows_of_non_contiguous_inputs(log):
+    base = np.random.default_rng(6).standard_normal((40, 70, 12))
+    fn = F.log_softmax if log else F.softmax
+    for view in (lambda a: a.transpose(1, 0, 2), lambda a: a[:, ::3, ::2], lambda a: a[::-1, 5:]):
+        x = view(base)
+        for dt in (T.float64, T.float32):
+            y = fn(view(T.tensor(base, dtype=dt)), -1)
+            np.testing.assert_allclose(to_numpy(y), np_softmax(x, -1, log), rtol=TOL[dt],
+                                       atol=TOL[dt])
+
+
+@pytest.mark.parametrize("dtype", [T.float32, T.float64])
+@pytest.mark.parametrize("length", [3, 40, 65])
+def test_short_rows_with_minus_inf_and_all_minus_inf_rows(length, dtype):
+    # as PyTorch: a row of -inf gives NaN (softmax and log_softmax, and both
+    # gradients); a -inf entry elsewhere gives 0 / -inf.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((70, length))
+    x[rng.random(x.shape) < 0.3] = -np.inf
+    x[::7] = -np.inf
+    x[:, 0] = np.where(np.arange(70) % 7 == 0, -np.inf, x[:, 0] if length > 1 else 0.0)
+    for log in (False, True):
+        with np.errstate(invalid="ignore"):
+            ref = np_softmax(x, -1, log)
+        t = T.tensor(x, dtype=dtype, requires_grad=True)
+        y = (F.log_softmax if log else F.softmax)(t, -1)
+        np.testing.assert_allclose(y.detach().numpy(), ref, rtol=TOL[dtype], atol=TOL[dtype])
+        assert np.isnan(y.detach().numpy()[::7]).all()
+        y.backward(T.ones(x.shape, dtype=dtype))
+        with np.errstate(invalid="ignore"):
+            gref = np_softmax_backward(np.ones(x.shape), ref, -1, log)
+        np.testing.assert_allclose(t.grad.numpy(), gref, rtol=TOL[dtype], atol=TOL[dtype])
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", [(70, 1), (67, 7), (5, 64), (3, 65), (2, 3, 257)])
+def test_short_rows_gradients(shape, log):
+    fn = F.log_softmax if log else F.softmax
+    x = T.tensor(np.random.default_rng(8).standard_normal(shape), requires_grad=True)
+    assert gradcheck(lambda a: fn(a, -1), (x,))
+    if x.numel() <= 500:
+        assert gradgradcheck(lambda a: fn(a, -1), (x,))
+
+
 def test_grad_of_softmax_with_dtype_comes_back_in_the_inputs_dtype():
     x = T.tensor([[0.5, 1.0, -1.0]], dtype=T.float32, requires_grad=True)
     F.softmax(x, 1, dtype=T.float64)[0, 0].backward()

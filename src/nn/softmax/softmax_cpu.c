@@ -4,6 +4,11 @@
  * last one (inner == 1) each line is a contiguous row and the loops run along
  * it; otherwise a block of up to BLOCK neighbouring lines is done at once, the
  * loops running across the block, so both cases are unit-stride SIMD loops.
+ * Short contiguous rows (len <= SHORT) would spend their time on per-row
+ * overheads (horizontal reductions, exps in scalar loop tails, a scalar log),
+ * so they go by tiles of up to TILE elements: per-row partial reductions
+ * finished across rows in SIMD, and the exps and elementwise passes as single
+ * flat loops over the tile.
  * Work is in float for float32/float16/bfloat16 and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
  * dtype, and a result in another dtype is cast last.  Rows are split across
@@ -14,13 +19,17 @@
 #include "ndcore/kernels/tl_vecmath.h"
 #include "nn/softmax/tl_softmax.h"
 
-enum { BLOCK = 64 };
+/* TILE: the elements of a tile of short rows, up to BLOCK rows of len <= SHORT */
+enum { BLOCK = 64, SHORT = 256, TILE = 4096, LANES = 8 };
+/* the reductions of softmax: max, sum, sum of products (kind 0, 1, 2) */
+#define COMBINE(kind, acc, v) ((kind) == 0 ? ((v) > (acc) ? (v) : (acc)) : (acc) + (v))
 
 typedef struct {
   const void *x, *g; /* input (forward) or output (backward); grad_output */
   void *y;           /* result */
   int64_t len, inner, blocks; /* blocks per outer index */
-  bool log, f64;
+  int64_t rows, tile;         /* contiguous rows and rows per tile, when tiled */
+  bool log, f64, tiled;
 } softmax_job;
 
 /* Inlined into each clone of softmax_range: a function of their own would be
@@ -32,7 +41,7 @@ typedef struct {
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
-#define TL_SOFTMAX_LINES(forward, backward, T, EXP, LOG)                                   \
+#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG)                     \
   LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
                      int64_t w, bool take_log)                                               \
   {                                                                                        \
@@ -72,7 +81,7 @@ TL_VECMATH_BEGIN
         yi[j] = e;                                                                         \
       }                                                                                    \
     }                                                                                      \
-    for (int64_t j = 0; j < w; j++)                                                        \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++)                                    \
       s[j] = take_log ? m[j] + LOG(s[j]) : 1 / s[j];                                            \
     for (int64_t i = 0; i < len; i++) {                                                    \
       const T *xi = x + i * inner;                                                         \
@@ -115,9 +124,81 @@ TL_VECMATH_BEGIN
       else                                                                                 \
         _Pragma("omp simd") for (int64_t j = 0; j < w; j++) di[j] = yi[j] * (gi[j] - s[j]); \
     }                                                                                      \
+  }                                                                                        \
+  /* c[j] = the max (kind 0), the sum (1) or the sum of products with b (2) of           \
+   * row j of the w rows of len at a.  Each row is reduced to LANES partials             \
+   * and the partials across rows by SIMD loops: the horizontal step GCC emits           \
+   * for an omp simd reduction is a serial chain, too slow on short rows. */             \
+  LINES void reduce(const T *restrict a, const T *restrict b, T *restrict c, int64_t len, \
+                    int64_t w, int kind)                                                 \
+  {                                                                                      \
+    T p[LANES * BLOCK]; /* (LANES, BLOCK): row j's partials at p[l * BLOCK + j] */       \
+    int64_t full = len - len % LANES;                                                    \
+    for (int64_t j = 0; j < w; j++) {                                                    \
+      const T *aj = a + j * len, *bj = b + j * len;                                      \
+      T q[LANES];                                                                        \
+      for (int l = 0; l < LANES; l++)                                                    \
+        q[l] = kind == 0 ? -INFINITY : 0;                                                \
+      for (int64_t i = 0; i < full; i += LANES)                                          \
+        _Pragma("omp simd") for (int l = 0; l < LANES; l++)                              \
+          q[l] = COMBINE(kind, q[l], kind == 2 ? aj[i + l] * bj[i + l] : aj[i + l]);     \
+      if (full < len) { /* the tail, padded with the neutral element */                  \
+        T t[LANES];                                                                      \
+        for (int l = 0; l < LANES; l++)                                                  \
+          t[l] = full + l >= len ? (kind == 0 ? -INFINITY : 0)                           \
+                 : kind == 2 ? aj[full + l] * bj[full + l] : aj[full + l];               \
+        for (int l = 0; l < LANES; l++)                                                  \
+          q[l] = COMBINE(kind, q[l], t[l]);                                              \
+      }                                                                                  \
+      for (int l = 0; l < LANES; l++)                                                    \
+        p[l * BLOCK + j] = q[l];                                                         \
+    }                                                                                    \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++) {                                \
+      T r = p[j];                                                                        \
+      for (int l = 1; l < LANES; l++)                                                    \
+        r = COMBINE(kind, r, p[l * BLOCK + j]);                                          \
+      c[j] = r;                                                                          \
+    }                                                                                    \
+  }                                                                                      \
+  /* w contiguous rows of len (<= SHORT) at a, forward (g NULL) or backward              \
+   * into out: the per-row reductions by reduce, the exps and the elementwise            \
+   * passes as flat loops over the whole tile, reading each row's constant from          \
+   * a copy spread over its elements (cf), so no loop has a per-row tail. */             \
+  LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len, \
+                  int64_t w, bool take_log)                                              \
+  {                                                                                      \
+    T c[BLOCK], cf[TILE];                                                                \
+    int64_t n = w * len;                                                                 \
+    if (g && take_log) /* literal kinds: each call is compiled for its own */            \
+      reduce(g, a, c, len, w, 1);                                                        \
+    else if (g)                                                                          \
+      reduce(g, a, c, len, w, 2);                                                        \
+    else                                                                                 \
+      reduce(a, a, c, len, w, 0);                                                        \
+    for (int64_t j = 0; j < w; j++)                                                      \
+      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
+    if (g) {                                                                             \
+      if (take_log)                                                                      \
+        _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = g[k] - EXP(a[k]) * cf[k]; \
+      else                                                                               \
+        _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] * (g[k] - cf[k]); \
+      return;                                                                            \
+    }                                                                                    \
+    _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);      \
+    reduce(out, out, cf, len, w, 1);                                                     \
+    _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
+      c[j] = take_log ? c[j] + LOG(cf[j]) : 1 / cf[j];                                   \
+    for (int64_t j = 0; j < w; j++)                                                      \
+      _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
+    if (take_log)                                                                        \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] - cf[k];         \
+    else                                                                                 \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }
-TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, float, tl_expf, logf)
-TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, double, exp, log)
+TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_reduce_f32,
+                 softmax_tile_f32, float, tl_expf, logf)
+TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_reduce_f64,
+                 softmax_tile_f64, double, exp, log)
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
@@ -125,6 +206,19 @@ static void softmax_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const softmax_job *job = ctx;
+  if (job->tiled) { /* unit r: rows [r * tile, r * tile + w) */
+    for (int64_t r = begin; r < end; r++) {
+      int64_t w = job->rows - r * job->tile < job->tile ? job->rows - r * job->tile : job->tile;
+      int64_t at = r * job->tile * job->len;
+      if (job->f64)
+        softmax_tile_f64((const double *)job->x + at, job->g ? (const double *)job->g + at : NULL,
+                         (double *)job->y + at, job->len, w, job->log);
+      else
+        softmax_tile_f32((const float *)job->x + at, job->g ? (const float *)job->g + at : NULL,
+                         (float *)job->y + at, job->len, w, job->log);
+    }
+    return;
+  }
   int64_t line = job->len * job->inner, step = job->inner == 1 ? 1 : BLOCK;
   for (int64_t r = begin; r < end; r++) {
     int64_t o = r / job->blocks, j0 = (r % job->blocks) * step;
@@ -179,6 +273,13 @@ static tl_status run(const tl_tensor *x, const tl_tensor *g, int dim, bool log, 
     job.blocks = job.inner == 1 ? 1 : (job.inner + BLOCK - 1) / BLOCK;
     int64_t rows = numel / (job.len * job.inner) * job.blocks;
     int64_t per_row = job.len * (job.inner == 1 ? 1 : BLOCK);
+    if (job.inner == 1 && job.len <= SHORT && rows > 1) { /* tiles of short rows */
+      job.tiled = true;
+      job.rows = rows;
+      job.tile = TILE / job.len < BLOCK ? TILE / job.len : BLOCK;
+      rows = (rows + job.tile - 1) / job.tile;
+      per_row = job.len * job.tile;
+    }
     tl_storage_bump(out->storage);
     tl_parallel_for(rows, 1 + 16384 / per_row, softmax_range, &job);
   }
