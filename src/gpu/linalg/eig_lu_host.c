@@ -14,31 +14,18 @@
 #include "ndcore/dispatch/tl_emulate.h"
 #include "ndcore/linalg/tl_lapack.h"
 
-/* Matrix i of a packed tensor of rows x cols matrices, as a 2-d view
- * without a reference of its own. */
-static tl_tensor matrix(const tl_tensor *packed, int64_t i, int64_t rows, int64_t cols)
-{
-  tl_tensor v = *packed;
-  v.ndim = 2;
-  v.offset += i * rows * cols;
-  v.shape[0] = rows;
-  v.shape[1] = cols;
-  v.strides[0] = 1;
-  v.strides[1] = rows;
-  return v;
-}
-
 /* One matrix: the CPU's eig, its results copied into the job's. */
 static tl_status one_eig(const tl_eig_job *j, int64_t i)
 {
-  tl_tensor a = matrix(j->a, i, j->n, j->n), w = matrix(j->w, i, 1, j->n), r[2] = {{0}};
+  tl_tensor a = tl_lapack_packed_matrix(j->a, i, j->n, j->n);
+  tl_tensor w = tl_lapack_packed_matrix(j->w, i, 1, j->n), r[2] = {{0}};
   tl_status st = tl_cpu_linalg_eig(&r[0], &r[1], &a, j->v != NULL);
   w.ndim = 1;
   w.shape[0] = j->n;
   if (st == TL_OK)
     st = tl_tensor_copy(&w, &r[0]);
   if (st == TL_OK && j->v) {
-    tl_tensor v = matrix(j->v, i, j->n, j->n);
+    tl_tensor v = tl_lapack_packed_matrix(j->v, i, j->n, j->n);
     st = tl_tensor_copy(&v, &r[1]);
   }
   tl_tensor_release_n(2, r);

@@ -11,20 +11,6 @@
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/linalg/tl_lapack.h"
 
-/* Matrix i of a packed tensor of rows x cols matrices, as a 2-d view
- * without a reference of its own. */
-static tl_tensor matrix(const tl_tensor *packed, int64_t i, int64_t rows, int64_t cols)
-{
-  tl_tensor v = *packed;
-  v.ndim = 2;
-  v.offset += i * rows * cols;
-  v.shape[0] = rows;
-  v.shape[1] = cols;
-  v.strides[0] = 1;
-  v.strides[1] = rows;
-  return v;
-}
-
 /* Release the results a CPU kernel made (some may not be). */
 static void release_made(int n, tl_tensor *t)
 {
@@ -37,13 +23,14 @@ static void release_made(int n, tl_tensor *t)
  * conj(V^H)^T). */
 static tl_status one_svd(const tl_svd_job *j, int64_t i)
 {
-  tl_tensor a = matrix(j->a, i, j->m, j->n), r[3] = {{0}}; /* U, S, V^H */
-  tl_tensor *u = &r[0], *s = &r[1], *vh = &r[2], sd = matrix(j->s, i, 1, j->k);
+  tl_tensor a = tl_lapack_packed_matrix(j->a, i, j->m, j->n), r[3] = {{0}}; /* U, S, V^H */
+  tl_tensor *u = &r[0], *s = &r[1], *vh = &r[2], sd = tl_lapack_packed_matrix(j->s, i, 1, j->k);
   tl_status st = tl_cpu_linalg_svd(u, s, vh, &a, j->full_matrices, j->compute_uv);
   if (st == TL_OK)
     st = tl_tensor_copy(&sd, s);
   if (st == TL_OK && j->compute_uv) {
-    tl_tensor ud = matrix(j->u, i, j->m, j->ucols), vd = matrix(j->v, i, j->n, j->vcols);
+    tl_tensor ud = tl_lapack_packed_matrix(j->u, i, j->m, j->ucols);
+    tl_tensor vd = tl_lapack_packed_matrix(j->v, i, j->n, j->vcols);
     tl_lapack_swap_last(vh);
     const tl_arg in = {.t = vh};
     st = tl_tensor_copy(&ud, u);
@@ -71,12 +58,13 @@ static tl_status host_svd(const tl_svd_job *j) { TL_EMU_HOSTED(host_svd_all(j));
  * (the CPU's layout, tl_cpu_linalg_lstsq): the whole buffer is copied. */
 static tl_status one_gels(const tl_lstsq_job *j, int64_t i)
 {
-  tl_tensor a = matrix(j->a, i, j->m, j->n), b = matrix(j->qb, i, j->ldb, j->k);
+  tl_tensor a = tl_lapack_packed_matrix(j->a, i, j->m, j->n);
+  tl_tensor b = tl_lapack_packed_matrix(j->qb, i, j->ldb, j->k);
   tl_tensor r[4] = {{0}}; /* solution, residuals, rank, singular values */
   b.shape[0] = j->m;
   tl_status st = tl_cpu_linalg_lstsq(&r[0], &r[1], &r[2], &r[3], &a, &b, -1, "gels");
   if (st == TL_OK) {
-    tl_tensor whole = r[0], dst = matrix(j->qb, i, j->ldb, j->k);
+    tl_tensor whole = r[0], dst = tl_lapack_packed_matrix(j->qb, i, j->ldb, j->k);
     whole.shape[0] = j->ldb;
     st = tl_tensor_copy(&dst, &whole);
   }

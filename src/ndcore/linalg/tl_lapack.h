@@ -33,6 +33,20 @@ tl_status tl_lapack_empty(tl_tensor *t, tl_device device, tl_dtype d, int nb, co
                           const int64_t *tail);
 /* Matrix i of a packed tensor of m x n matrices. */
 char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n);
+/* Matrix i of a packed tensor of column-major rows x cols matrices, as a 2-d
+ * view without a reference of its own (the emulated device's stand-ins). */
+static inline tl_tensor tl_lapack_packed_matrix(const tl_tensor *packed, int64_t i, int64_t rows,
+                                                int64_t cols)
+{
+  tl_tensor v = *packed;
+  v.ndim = 2;
+  v.offset += i * rows * cols;
+  v.shape[0] = rows;
+  v.shape[1] = cols;
+  v.strides[0] = 1;
+  v.strides[1] = rows;
+  return v;
+}
 /* Swap the last two dims of a view (a transpose, without touching the data). */
 void tl_lapack_swap_last(tl_tensor *t);
 /* Conjugate a packed complex tensor in place (nothing for real ones). */
