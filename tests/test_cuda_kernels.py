@@ -325,8 +325,8 @@ def test_the_emulated_devices_memory_faults_on_a_host_read(guard):
     p = subprocess.run([sys.executable, "-c", GUARD_CHECK], capture_output=True, text=True,
                        env={**os.environ, "TORCHLIKE_FAKE_GUARD": guard}, cwd=root)
     assert p.stdout.splitlines()[0] == "[0.0, 2.0, 4.0]", p.stdout + p.stderr
-    if guard == "1":
-        assert p.returncode == -11 and "read" not in p.stdout.splitlines()[1:]
+    if guard == "1":  # SIGSEGV; AddressSanitizer reports it and aborts (SIGABRT)
+        assert p.returncode in (-11, -6) and "read" not in p.stdout.splitlines()[1:]
     else:
         assert p.returncode == 0 and p.stdout.splitlines()[1] == "read"
 
