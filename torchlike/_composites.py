@@ -90,7 +90,7 @@ def lerp(input, end, weight):
     nearer end (end - (end - input) * (1 - weight) once |weight| >= 0.5), so
     weight 1 gives end exactly."""
     if not input.is_floating_point() and not input.is_complex():
-        raise RuntimeError(f"\"lerp_kernel_scalar\" not implemented for "
+        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
                            f"'{_dtype_name(input.dtype)}'")
     if input.dtype != end.dtype:
         raise RuntimeError(f"expected dtype {_dtype_name(input.dtype)} for `end` but got "
@@ -122,6 +122,12 @@ def _dtype_name(dt):
 # ---- reductions ----------------------------------------------------------
 
 def aminmax(input, *, dim=None, keepdim=False):
+    if input.numel() == 0 and dim is not None and input.ndim and input.shape[dim] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dim % input.ndim} to have "
+                         "non-zero size.")
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
     if dim is None:
         if keepdim:
             dims = tuple(range(input.ndim))
@@ -141,7 +147,9 @@ def _dim_keepdim(args, kwargs):
     return dim, keepdim
 
 
-def _mean_like(input, args, kwargs):
+def _mean_like(fn, input, args, kwargs):
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"{fn} only support floating point and complex dtypes")
     dim, keepdim = _dim_keepdim(args, kwargs)
     if dim is None:
         dim = tuple(range(input.ndim)) if keepdim else None
@@ -150,12 +158,14 @@ def _mean_like(input, args, kwargs):
 
 def std_mean(input, *args, **kwargs):
     """(std, mean) over the same dims; the arguments are std's."""
-    return _C.std(input, *args, **kwargs), _mean_like(input, args, kwargs)
+    mean = _mean_like("std_mean", input, args, kwargs)
+    return _C.std(input, *args, **kwargs), mean
 
 
 def var_mean(input, *args, **kwargs):
     """(var, mean) over the same dims; the arguments are var's."""
-    return _C.var(input, *args, **kwargs), _mean_like(input, args, kwargs)
+    mean = _mean_like("var_mean", input, args, kwargs)
+    return _C.var(input, *args, **kwargs), mean
 
 
 def _shift(x, dim, k, fill):
@@ -171,7 +181,8 @@ def logcumsumexp(input, dim):
     """log(cumsum(exp(x))) without overflow: a log-depth scan of logaddexp
     (Hillis-Steele), so each prefix is combined at its own scale."""
     if not (input.is_floating_point() or input.is_complex()):
-        input = input.to(_C.get_default_dtype())
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{_dtype_name(input.dtype)}'")
     if input.ndim == 0:
         return input.clone()
     n = input.shape[dim]
@@ -329,7 +340,7 @@ def view_as_real(input):
     """A real view of a complex tensor, its last dim (re, im): shares storage."""
     name = str(input.dtype).split(".")[-1]
     if name not in _REAL_OF:
-        raise RuntimeError("view_as_real is only supported for complex tensors")
+        raise TypeError("view_as_real is only supported for complex tensors")
     return input.unsqueeze(-1).view(getattr(_C, _REAL_OF[name]))
 
 
@@ -337,7 +348,8 @@ def view_as_complex(input):
     """A complex view of a real tensor whose last dim is (re, im) of stride 1."""
     name = str(input.dtype).split(".")[-1]
     if name not in _COMPLEX_OF:
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+        raise NotImplementedError("view_as_complex is only supported for half, float and "
+                                  "double tensors, "
                            f"but got a tensor of scalar type: {_dtype_name(input.dtype)}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
@@ -356,7 +368,7 @@ def complex(real, imag):
                            f"scalar type {_dtype_name(imag.dtype)} for second argument")
     name = str(real.dtype).split(".")[-1]
     if name not in ("float32", "float64", "float16"):
-        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+        raise NotImplementedError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_dtype_name(real.dtype)} and {_dtype_name(imag.dtype)}")
     cdt = getattr(_C, _COMPLEX_OF[name])
     return _C.add(real.to(cdt), _C.mul(imag.to(cdt), 1j))
@@ -372,8 +384,11 @@ def polar(abs, angle):
 def _trapezoid_terms(y, x, dx, dim, fn):
     """The areas of the trapezoids along dim (one fewer than y's length)."""
     if y.ndim == 0:
-        raise IndexError(f"{fn}: Dimension out of range (expected to be in range of [-1, 0], "
-                         f"but got {dim})")
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(x).__name__}), but expected one of: (Tensor y, Tensor x, *, int "
+                        "dim) or (Tensor y, *, Number dx, int dim)")
     n = y.shape[dim]
     if not (y.is_floating_point() or y.is_complex()):
         y = y.to(_C.get_default_dtype())
@@ -397,7 +412,7 @@ def _trapezoid_terms(y, x, dx, dim, fn):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim: sample spacing x (a tensor of points or a
     scalar spacing), or dx, or 1."""
-    if y.ndim and y.shape[dim] == 0:
+    if y.ndim and y.shape[dim] == 0 and (x is None or isinstance(x, Tensor)):
         shape = list(y.shape)
         del shape[dim]
         dt = y.dtype if (y.is_floating_point() or y.is_complex()) else _C.get_default_dtype()
