@@ -10,6 +10,7 @@ from collections import namedtuple
 
 from . import _C
 from . import linalg
+from .autograd import Function
 
 __all__ = ["numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "conj",
            "addcmul", "addcdiv", "lerp", "logit", "aminmax", "std_mean", "var_mean",
@@ -261,7 +262,7 @@ def renorm(input, p, dim, maxnorm):
                            "dimensions")
     d = dim % input.ndim
     others = tuple(i for i in range(input.ndim) if i != d)
-    norm = linalg.vector_norm(input, p, dim=others, keepdim=True).detach()
+    norm = linalg.vector_norm(input, p, dim=others, keepdim=True)
     factor = _C.where(_C.gt(norm, maxnorm), _C.reciprocal(_C.add(norm, 1e-7)) * maxnorm, 1.0)
     return _C.mul(input, factor.to(input.dtype))
 
@@ -336,12 +337,45 @@ _REAL_OF = {"complex64": "float32", "complex128": "float64", "complex32": "float
 _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 
 
+def _real_view(z):
+    return z.unsqueeze(-1).view(getattr(_C, _REAL_OF[str(z.dtype).split(".")[-1]]))
+
+
+def _complex_view(r):
+    return r.view(getattr(_C, _COMPLEX_OF[str(r.dtype).split(".")[-1]])).squeeze(-1)
+
+
+class _ViewAsReal(Function):
+    """The dtype view with its gradient viewed back (Tensor.view(dtype)'s own
+    backward reshapes, which a change of element size does not allow)."""
+    @staticmethod
+    def forward(ctx, z):
+        return _real_view(z)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _complex_view(grad.contiguous())
+
+
+class _ViewAsComplex(Function):
+    @staticmethod
+    def forward(ctx, r):
+        return _complex_view(r)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _real_view(grad.contiguous())
+
+
+def _tracked(x):
+    return x.requires_grad and _C.is_grad_enabled()
+
+
 def view_as_real(input):
     """A real view of a complex tensor, its last dim (re, im): shares storage."""
-    name = str(input.dtype).split(".")[-1]
-    if name not in _REAL_OF:
+    if not input.is_complex():
         raise TypeError("view_as_real is only supported for complex tensors")
-    return input.unsqueeze(-1).view(getattr(_C, _REAL_OF[name]))
+    return _ViewAsReal.apply(input) if _tracked(input) else _real_view(input)
 
 
 def view_as_complex(input):
@@ -349,8 +383,8 @@ def view_as_complex(input):
     name = str(input.dtype).split(".")[-1]
     if name not in _COMPLEX_OF:
         raise NotImplementedError("view_as_complex is only supported for half, float and "
-                                  "double tensors, "
-                           f"but got a tensor of scalar type: {_dtype_name(input.dtype)}")
+                                  "double tensors, but got a tensor of scalar type: "
+                                  f"{_dtype_name(input.dtype)}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if input.stride(-1) != 1:
@@ -358,7 +392,7 @@ def view_as_complex(input):
     if any(s % 2 for s in input.stride()[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last "
                            "dimension")
-    return input.view(getattr(_C, _COMPLEX_OF[name])).squeeze(-1)
+    return _ViewAsComplex.apply(input) if _tracked(input) else _complex_view(input)
 
 
 def complex(real, imag):
