@@ -23,9 +23,9 @@ Tensor = _C.Tensor
 _AMINMAX = namedtuple("aminmax", ["min", "max"])
 
 
-def _need_tensor(fn, name, x):
+def _need_tensor(fn, name, x, position=1):
     if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position 1) must be Tensor, "
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, "
                         f"not {type(x).__name__}")
 
 
@@ -62,6 +62,7 @@ def is_nonzero(input):
 
 
 def conj(input):
+    _need_tensor("conj", "input", input)
     return input.conj()
 
 
@@ -69,11 +70,17 @@ def conj(input):
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
+    _need_tensor("addcmul", "input", input)
+    _need_tensor("addcmul", "tensor1", tensor1, 2)
+    _need_tensor("addcmul", "tensor2", tensor2, 3)
     return _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2; true division, so integer operands are refused."""
+    _need_tensor("addcdiv", "input", input)
+    _need_tensor("addcdiv", "tensor1", tensor1, 2)
+    _need_tensor("addcdiv", "tensor2", tensor2, 3)
     if not (tensor1.is_floating_point() or tensor1.is_complex()) and \
             not (tensor2.is_floating_point() or tensor2.is_complex()):
         raise RuntimeError(
@@ -90,6 +97,8 @@ def lerp(input, end, weight):
     """input + weight * (end - input), evaluated as PyTorch does: from the
     nearer end (end - (end - input) * (1 - weight) once |weight| >= 0.5), so
     weight 1 gives end exactly."""
+    _need_tensor("lerp", "input", input)
+    _need_tensor("lerp", "end", end, 2)
     if not input.is_floating_point() and not input.is_complex():
         raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
                            f"'{_dtype_name(input.dtype)}'")
@@ -108,6 +117,7 @@ def lerp(input, end, weight):
 
 def logit(input, eps=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    _need_tensor("logit", "input", input)
     if eps is not None:
         input = _C.clamp(input, eps, 1 - eps)
     return _C.log(_C.div(input, 1 - input))
@@ -123,6 +133,7 @@ def _dtype_name(dt):
 # ---- reductions ----------------------------------------------------------
 
 def aminmax(input, *, dim=None, keepdim=False):
+    _need_tensor("aminmax", "input", input)
     if input.numel() == 0 and dim is not None and input.ndim and input.shape[dim] == 0:
         raise IndexError(f"aminmax: Expected reduction dim {dim % input.ndim} to have "
                          "non-zero size.")
@@ -159,12 +170,14 @@ def _mean_like(fn, input, args, kwargs):
 
 def std_mean(input, *args, **kwargs):
     """(std, mean) over the same dims; the arguments are std's."""
+    _need_tensor("std_mean", "input", input)
     mean = _mean_like("std_mean", input, args, kwargs)
     return _C.std(input, *args, **kwargs), mean
 
 
 def var_mean(input, *args, **kwargs):
     """(var, mean) over the same dims; the arguments are var's."""
+    _need_tensor("var_mean", "input", input)
     mean = _mean_like("var_mean", input, args, kwargs)
     return _C.var(input, *args, **kwargs), mean
 
@@ -181,6 +194,7 @@ def _shift(x, dim, k, fill):
 def logcumsumexp(input, dim):
     """log(cumsum(exp(x))) without overflow: a log-depth scan of logaddexp
     (Hillis-Steele), so each prefix is combined at its own scale."""
+    _need_tensor("logcumsumexp", "input", input)
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{_dtype_name(input.dtype)}'")
@@ -198,6 +212,7 @@ def logcumsumexp(input, dim):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along dim (logical_xor for bool), after
     joining prepend and append on that dim."""
+    _need_tensor("diff", "input", input)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -247,14 +262,17 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast)."""
+    _need_tensor("dist", "input", input)
+    _need_tensor("dist", "other", other, 2)
     return linalg.vector_norm(_C.sub(input, other), p)
 
 
 def renorm(input, p, dim, maxnorm):
     """Each slice along dim whose p-norm exceeds maxnorm, scaled to norm
     maxnorm (by maxnorm / (norm + 1e-7), PyTorch's factor)."""
+    _need_tensor("renorm", "input", input)
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.ndim <= 1:
@@ -270,6 +288,7 @@ def renorm(input, p, dim, maxnorm):
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """The covariance matrix of input's rows (variables) over its columns
     (observations), with NumPy's weighting; a 0-d result for one variable."""
+    _need_tensor("cov", "input", input)
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got "
                            f"an input with {input.ndim} dimensions")
@@ -321,6 +340,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 def corrcoef(input):
     """The Pearson correlation matrix: cov / (std_i std_j), the real parts
     clipped to [-1, 1] as NumPy does."""
+    _need_tensor("corrcoef", "input", input)
     c = cov(input)
     if c.ndim == 0:
         return _C.div(c, c)
@@ -373,6 +393,7 @@ def _tracked(x):
 
 def view_as_real(input):
     """A real view of a complex tensor, its last dim (re, im): shares storage."""
+    _need_tensor("view_as_real", "input", input)
     if not input.is_complex():
         raise TypeError("view_as_real is only supported for complex tensors")
     return _ViewAsReal.apply(input) if _tracked(input) else _real_view(input)
@@ -380,6 +401,7 @@ def view_as_real(input):
 
 def view_as_complex(input):
     """A complex view of a real tensor whose last dim is (re, im) of stride 1."""
+    _need_tensor("view_as_complex", "input", input)
     name = str(input.dtype).split(".")[-1]
     if name not in _COMPLEX_OF:
         raise NotImplementedError("view_as_complex is only supported for half, float and "
@@ -397,6 +419,8 @@ def view_as_complex(input):
 
 def complex(real, imag):
     """real + i imag, for floating real and imag of one dtype."""
+    _need_tensor("complex", "real", real)
+    _need_tensor("complex", "imag", imag, 2)
     if real.dtype != imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {_dtype_name(real.dtype)} but got "
                            f"scalar type {_dtype_name(imag.dtype)} for second argument")
@@ -410,6 +434,8 @@ def complex(real, imag):
 
 def polar(abs, angle):
     """abs * (cos(angle) + i sin(angle))."""
+    _need_tensor("polar", "abs", abs)
+    _need_tensor("polar", "angle", angle, 2)
     return complex(_C.mul(abs, _C.cos(angle)), _C.mul(abs, _C.sin(angle)))
 
 
@@ -446,6 +472,7 @@ def _trapezoid_terms(y, x, dx, dim, fn):
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim: sample spacing x (a tensor of points or a
     scalar spacing), or dx, or 1."""
+    _need_tensor("trapezoid", "y", y)
     if y.ndim and y.shape[dim] == 0 and (x is None or isinstance(x, Tensor)):
         shape = list(y.shape)
         del shape[dim]
@@ -459,6 +486,7 @@ trapz = trapezoid
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid integral along dim: one fewer value than y."""
+    _need_tensor("cumulative_trapezoid", "y", y)
     return _C.cumsum(_trapezoid_terms(y, x, dx, dim, "cumulative_trapezoid"), dim)
 
 
