@@ -101,7 +101,7 @@ def lerp(input, end, weight):
     _need_tensor("lerp", "end", end, 2)
     if not input.is_floating_point() and not input.is_complex():
         raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for "
-                           f"'{_dtype_name(input.dtype)}'")
+                                  f"'{_dtype_name(input.dtype)}'")
     if input.dtype != end.dtype:
         raise RuntimeError(f"expected dtype {_dtype_name(input.dtype)} for `end` but got "
                            f"dtype {_dtype_name(end.dtype)}")
@@ -315,7 +315,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         w = wt if w is None else _C.mul(w, wt)
     if w is None:
         avg = _C.mean(x, 1)
-        w_sum = float(nobs)
         norm = nobs - correction
     else:
         w = w.to(x.dtype) if not w.is_complex() else w
