@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import torchlike as T
-from oracle import golden_calls
+from oracle import cuda_test_devices, golden_calls, host_array, run_emulated
 
 CALLS, _golden = golden_calls("composites")
+DEVICES, EMULATED = cuda_test_devices()
 
 
 def _close(got, want):
@@ -197,3 +198,51 @@ def test_complex_view_gradients():
     assert T.autograd.gradcheck(lambda a: T.view_as_real(T.view_as_complex(a) * (1 + 2j)), [r])
     z = T.view_as_complex(r)
     assert z.data_ptr() == r.data_ptr()
+
+
+# Each composite on a device against the same call on the CPU: the ops they are
+# made of carry them there (no host read of device data).
+_ON_DEVICE = {
+    "addcmul": lambda a, b: T.addcmul(a, b, b, value=0.5),
+    "addcdiv": lambda a, b: T.addcdiv(a, b, b.abs() + 1),
+    "lerp": lambda a, b: T.lerp(a, b, 0.7) + T.lerp(a, b, b.sigmoid()),
+    "logit": lambda a, b: T.logit(a.sigmoid(), eps=0.1),
+    "aminmax": lambda a, b: T.stack(list(T.aminmax(a, dim=1))),
+    "std_mean": lambda a, b: T.stack(list(T.std_mean(a, 0))),
+    "logcumsumexp": lambda a, b: T.logcumsumexp(a, 1),
+    "diff": lambda a, b: T.diff(a, 2, 1, prepend=b),
+    "isin": lambda a, b: T.isin(T.round(a), T.round(b)),
+    "dist": lambda a, b: T.dist(a, b, 3),
+    "renorm": lambda a, b: T.renorm(a, 2, 0, 1.0),
+    "cov": lambda a, b: T.cov(a, aweights=b[0].abs()),
+    "corrcoef": lambda a, b: T.corrcoef(a),
+    "complex_views": lambda a, b: T.view_as_real(T.polar(a.abs(), b) * 2j),
+    "trapezoid": lambda a, b: T.trapezoid(a, b[0].cumsum(0)),
+    "cumulative_trapezoid": lambda a, b: T.cumulative_trapezoid(a, dx=0.5, dim=0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(_ON_DEVICE))
+def test_on_device(name, device):
+    a, b = _rand(3, 5), _rand(3, 5, seed=1)
+    fn = _ON_DEVICE[name]
+    want = fn(T.tensor(a), T.tensor(b)).numpy()
+    got = fn(T.tensor(a).to(device), T.tensor(b).to(device))
+    assert str(got.device).startswith(device if device != "cpu" else "cpu")
+    np.testing.assert_allclose(host_array(got), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_windows_on_device(device):
+    for w in ("hann", "hamming", "blackman", "bartlett", "kaiser"):
+        got = getattr(T, w + "_window")(6, dtype=T.float64, device=device)
+        np.testing.assert_allclose(host_array(got), getattr(T, w + "_window")(
+            6, dtype=T.float64).numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
+def test_emulated():
+    """The device cases on the fake device with the CPU's kernels, in a process
+    of their own (the emulation cannot be undone)."""
+    run_emulated(__file__)
