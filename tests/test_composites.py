@@ -1,0 +1,248 @@
+"""The functions of torchlike/_composites.py (addcmul, diff, isin, cov,
+view_as_real, trapezoid, the window functions ...): PyTorch's recorded
+answers (tests/golden/composites.json, scripts/golden_composites.py) for
+dtypes, shapes and messages; NumPy references for values, gradcheck in
+float64 for derivatives, non-contiguous inputs."""
+import math
+
+import numpy as np
+import pytest
+
+import torchlike as T
+from oracle import cuda_test_devices, golden_calls, host_array, run_emulated
+
+CALLS, _golden = golden_calls("composites")
+DEVICES, EMULATED = cuda_test_devices()
+
+
+def _close(got, want):
+    """Described results equal, floats to 5 significant-ish digits."""
+    if isinstance(want, float) and isinstance(got, float):
+        if math.isnan(want):
+            return math.isnan(got)
+        return got == want or abs(got - want) <= 2e-5 * max(1.0, abs(want))
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
+    return got == want
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_matches_pytorch(call, expected):
+    env = _golden.inputs(T)
+    if expected[0] == "raises":
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == expected[1], (call, str(e.value))
+        words = expected[2].split(": got")[0].split(", got:")[0].replace("  ", " ")
+        assert words[:40] in str(e.value).replace("  ", " "), (call, str(e.value))
+        return
+    got = _golden.describe(eval(call, env))
+    assert _close(got, expected), (call, got, expected)
+
+
+def _rand(*shape, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _noncontig(a):
+    """a as a non-contiguous tensor (every other column of a wider one)."""
+    wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+    wide[..., ::2] = a
+    t = T.tensor(wide)[..., ::2]
+    assert not t.is_contiguous()
+    return t
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_against_numpy(dtype):
+    a, b, c = _rand(3, 5, dtype=dtype), _rand(3, 5, seed=1, dtype=dtype), \
+        _rand(3, 5, seed=2, dtype=dtype)
+    ta, tb, tc = _noncontig(a), _noncontig(b), _noncontig(c)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(T.addcmul(ta, tb, tc, value=0.5).numpy(), a + 0.5 * b * c, **tol)
+    np.testing.assert_allclose(T.addcdiv(ta, tb, tc, value=-2).numpy(), a - 2 * b / c,
+                               rtol=tol["rtol"] * 100)
+    for w in (0.3, 0.8):
+        np.testing.assert_allclose(T.lerp(ta, tb, w).numpy(), a + w * (b - a), **tol)
+    np.testing.assert_allclose(T.lerp(ta, tb, tc).numpy(), a + c * (b - a), **tol)
+    np.testing.assert_allclose(T.logcumsumexp(ta, 1).numpy(),
+                               np.log(np.cumsum(np.exp(a), 1)), **tol)
+    for n in (1, 2, 3):
+        for dim in (0, 1):
+            np.testing.assert_array_equal(T.diff(ta, n, dim).numpy(), np.diff(a, n, dim))
+    np.testing.assert_array_equal(T.diff(ta, prepend=tb, append=tc).numpy(),
+                                  np.diff(a, prepend=b, append=c))
+    np.testing.assert_allclose(T.cov(ta).numpy(), np.cov(a), **tol)
+    np.testing.assert_allclose(T.cov(ta, correction=0).numpy(), np.cov(a, ddof=0), **tol)
+    fw, aw = np.array([1, 2, 1, 3, 2]), np.abs(_rand(5, seed=3))
+    np.testing.assert_allclose(
+        T.cov(ta, fweights=T.tensor(fw), aweights=T.tensor(aw.astype(dtype))).numpy(),
+        np.cov(a, fweights=fw, aweights=aw), rtol=1e-4 if dtype == np.float32 else 1e-10)
+    np.testing.assert_allclose(T.corrcoef(ta).numpy(), np.corrcoef(a), **tol)
+    np.testing.assert_allclose(T.trapezoid(ta).numpy(), np.trapezoid(a), **tol)
+    xs = np.cumsum(np.abs(_rand(5, seed=4)))
+    np.testing.assert_allclose(T.trapezoid(ta, T.tensor(xs.astype(dtype))).numpy(),
+                               np.trapezoid(a, xs), rtol=1e-4 if dtype == np.float32 else 1e-10)
+    np.testing.assert_allclose(T.trapezoid(ta, dx=0.25, dim=0).numpy(),
+                               np.trapezoid(a, dx=0.25, axis=0), **tol)
+    np.testing.assert_allclose(T.cumulative_trapezoid(ta, dx=0.5).numpy(),
+                               np.cumsum((a[:, 1:] + a[:, :-1]) * 0.25, 1), **tol)
+    np.testing.assert_allclose(T.dist(ta, tb, 3).numpy(),
+                               (np.abs(a - b) ** 3).sum() ** (1 / 3), **tol)
+    norms = np.sqrt((a ** 2).sum(1, keepdims=True))
+    want = np.where(norms > 1.0, a / (norms + 1e-7), a)
+    np.testing.assert_allclose(T.renorm(ta, 2, 0, 1.0).numpy(), want, **tol)
+    s, m = T.std_mean(ta, 1, keepdim=True)
+    np.testing.assert_allclose(s.numpy(), a.std(1, ddof=1, keepdims=True), **tol)
+    np.testing.assert_allclose(m.numpy(), a.mean(1, keepdims=True), **tol)
+    v, m = T.var_mean(ta, dim=0, correction=0)
+    np.testing.assert_allclose(v.numpy(), a.var(0), **tol)
+    mn, mx = T.aminmax(ta, dim=1)
+    np.testing.assert_array_equal(mn.numpy(), a.min(1))
+    np.testing.assert_array_equal(mx.numpy(), a.max(1))
+
+
+def test_isin_against_numpy():
+    rng = np.random.default_rng(5)
+    e, t = rng.integers(0, 20, (4, 6)), rng.integers(0, 20, 9)
+    te = T.tensor(np.repeat(e, 2, axis=1))[:, ::2]
+    for invert in (False, True):
+        np.testing.assert_array_equal(T.isin(te, T.tensor(t), invert=invert).numpy(),
+                                      np.isin(e, t, invert=invert))
+    np.testing.assert_array_equal(T.isin(te, 7).numpy(), np.isin(e, 7))
+    f = np.array([0.5, np.nan, -1.0, 2.0])
+    np.testing.assert_array_equal(T.isin(T.tensor(f), T.tensor([np.nan, 2.0])).numpy(),
+                                  np.isin(f, [np.nan, 2.0]))
+
+
+@pytest.mark.parametrize("periodic", [True, False])
+@pytest.mark.parametrize("n", [2, 7, 16])
+def test_windows_against_numpy(n, periodic):
+    m = n + 1 if periodic else n
+    ref = {"hann": np.hanning(m), "hamming": np.hamming(m), "blackman": np.blackman(m),
+           "bartlett": np.bartlett(m), "kaiser": np.kaiser(m, 12.0)}
+    for name, want in ref.items():
+        got = getattr(T, name + "_window")(n, periodic, dtype=T.float64)
+        np.testing.assert_allclose(got.numpy(), want[:n], rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+    assert T.hann_window(n).dtype == T.float32
+
+
+def test_complex_views_share_storage():
+    r = T.tensor(_rand(4, 2))
+    z = T.view_as_complex(r)
+    assert z.shape == (4,) and z.dtype == T.complex128
+    z[1] = 5 - 3j
+    assert r[1].tolist() == [5.0, -3.0]
+    back = T.view_as_real(z)
+    back[2, 1] = 7.0
+    assert z[2].imag.item() == 7.0 and r[2, 1].item() == 7.0
+    zz = T.tensor(np.array([1 + 2j, 3 - 4j, 5 + 6j]))[::2]  # strided complex
+    np.testing.assert_array_equal(T.view_as_real(zz).numpy(), [[1, 2], [5, 6]])
+    np.testing.assert_allclose(T.polar(T.tensor([2.0]), T.tensor([math.pi / 2])).numpy(),
+                               [2 * np.exp(1j * math.pi / 2)], atol=1e-6)
+
+
+def test_in_place_methods():
+    a, b, c = (T.tensor(_rand(2, 3, seed=s)) for s in range(3))
+    want = (a + 2 * b * c).numpy()
+    out = a.addcmul_(b, c, value=2)
+    assert out is a
+    np.testing.assert_allclose(a.numpy(), want)
+    want = (a + b / c).numpy()
+    a.addcdiv_(b, c)
+    np.testing.assert_allclose(a.numpy(), want)
+    want = (a + 0.25 * (b - a)).numpy()
+    a.lerp_(b, 0.25)
+    np.testing.assert_allclose(a.numpy(), want)
+
+
+def _g(*shape, seed=0, positive=False):
+    a = _rand(*shape, seed=seed)
+    return T.tensor(np.abs(a) + 0.5 if positive else a, requires_grad=True)
+
+
+@pytest.mark.parametrize("name,fn,inputs", [
+    ("addcmul", lambda a, b, c: T.addcmul(a, b, c, value=0.7), (3, 4)),
+    ("addcdiv", lambda a, b, c: T.addcdiv(a, b, c + 3, value=-1.5), (3, 4)),
+    ("lerp_scalar", lambda a, b: T.lerp(a, b, 0.3), (3, 4)),
+    ("lerp_scalar_high", lambda a, b: T.lerp(a, b, 0.9), (3, 4)),
+    ("lerp_tensor", lambda a, b, w: T.lerp(a, b, w), (3, 4)),
+    ("logit", lambda p: T.logit(T.sigmoid(p)), (5,)),
+    ("logit_eps", lambda p: T.logit(T.sigmoid(p), eps=0.2), (5,)),
+    ("std_mean", lambda a: T.std_mean(a, 1), (3, 4)),
+    ("var_mean", lambda a: T.var_mean(a, dim=0, correction=0, keepdim=True), (3, 4)),
+    ("logcumsumexp", lambda a: T.logcumsumexp(a, 1), (3, 5)),
+    ("diff", lambda a, b: T.diff(a, 2, 0, append=b), (3, 4)),
+    ("dist", lambda a, b: T.dist(a, b, 3), (3, 4)),
+    ("renorm", lambda a: T.renorm(a, 2, 1, 0.5), (3, 4)),
+    ("cov", lambda a: T.cov(a), (3, 6)),
+    ("cov_weights", lambda a, w: T.cov(a, aweights=w.abs() + 0.5), (2, 5)),
+    ("corrcoef", lambda a: T.corrcoef(a), (3, 6)),
+    ("trapezoid", lambda y: T.trapezoid(y, dx=0.5), (3, 4)),
+    ("trapezoid_x", lambda y, x: T.trapezoid(y, x), (3, 4)),
+    ("cumulative_trapezoid", lambda y: T.cumulative_trapezoid(y, dim=0), (3, 4)),
+    ("complex", lambda r, i: T.complex(r, i).abs(), (3, 4)),
+    ("polar", lambda m, a: T.view_as_real(T.polar(m, a)), (3, 4)),
+])
+def test_gradients(name, fn, inputs):
+    n_args = fn.__code__.co_argcount
+    args = [_g(*inputs, seed=k) for k in range(n_args)]
+    if name == "cov_weights":
+        args[1] = _g(inputs[1], seed=9)
+    assert T.autograd.gradcheck(fn, args)
+
+
+def test_complex_view_gradients():
+    r = _g(3, 2)
+    assert T.autograd.gradcheck(lambda a: T.view_as_real(T.view_as_complex(a) * (1 + 2j)), [r])
+    z = T.view_as_complex(r)
+    assert z.data_ptr() == r.data_ptr()
+
+
+# Each composite on a device against the same call on the CPU: the ops they are
+# made of carry them there (no host read of device data).
+_ON_DEVICE = {
+    "addcmul": lambda a, b: T.addcmul(a, b, b, value=0.5),
+    "addcdiv": lambda a, b: T.addcdiv(a, b, b.abs() + 1),
+    "lerp": lambda a, b: T.lerp(a, b, 0.7) + T.lerp(a, b, b.sigmoid()),
+    "logit": lambda a, b: T.logit(a.sigmoid(), eps=0.1),
+    "aminmax": lambda a, b: T.stack(list(T.aminmax(a, dim=1))),
+    "std_mean": lambda a, b: T.stack(list(T.std_mean(a, 0))),
+    "logcumsumexp": lambda a, b: T.logcumsumexp(a, 1),
+    "diff": lambda a, b: T.diff(a, 2, 1, prepend=b),
+    "isin": lambda a, b: T.isin(T.round(a), T.round(b)),
+    "dist": lambda a, b: T.dist(a, b, 3),
+    "renorm": lambda a, b: T.renorm(a, 2, 0, 1.0),
+    "cov": lambda a, b: T.cov(a, aweights=b[0].abs()),
+    "corrcoef": lambda a, b: T.corrcoef(a),
+    "complex_views": lambda a, b: T.view_as_real(T.polar(a.abs(), b) * 2j),
+    "trapezoid": lambda a, b: T.trapezoid(a, b[0].cumsum(0)),
+    "cumulative_trapezoid": lambda a, b: T.cumulative_trapezoid(a, dx=0.5, dim=0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(_ON_DEVICE))
+def test_on_device(name, device):
+    a, b = _rand(3, 5), _rand(3, 5, seed=1)
+    fn = _ON_DEVICE[name]
+    want = fn(T.tensor(a), T.tensor(b)).numpy()
+    got = fn(T.tensor(a).to(device), T.tensor(b).to(device))
+    assert str(got.device).startswith(device if device != "cpu" else "cpu")
+    np.testing.assert_allclose(host_array(got), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_windows_on_device(device):
+    for w in ("hann", "hamming", "blackman", "bartlett", "kaiser"):
+        got = getattr(T, w + "_window")(6, dtype=T.float64, device=device)
+        np.testing.assert_allclose(host_array(got), getattr(T, w + "_window")(
+            6, dtype=T.float64).numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
+def test_emulated():
+    """The device cases on the fake device with the CPU's kernels, in a process
+    of their own (the emulation cannot be undone)."""
+    run_emulated(__file__)
