@@ -988,6 +988,17 @@ def test_view_dtype_errors():
     assert tl.tensor(1.0).view(tl.int32).item() == 1065353216
 
 
+@pytest.mark.parametrize("dtype", ["complex128", "float64", "int64", "float16"])
+def test_view_dtype_is_not_differentiable(dtype):
+    """As PyTorch's view(dtype): reinterpreted bytes carry no gradient (its
+    backward reshaped the gradient to the input's shape, which fails when the
+    element size changes); a view by shape still records."""
+    x = tl.randn(4, dtype=tl.float64, requires_grad=True)
+    y = x.view(getattr(tl, dtype))
+    assert not y.requires_grad and y.grad_fn is None
+    assert x.view(2, 2).grad_fn is not None and x.view(-1).requires_grad
+
+
 def test_inplace_view_methods():
     base = tl.tensor(arr((1, 3, 1)))
     t = base.view(1, 3, 1)

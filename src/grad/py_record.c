@@ -415,7 +415,10 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
-  if (tl_grad_nondifferentiable[formula] && !target) {
+  /* view(dtype) reinterprets the bytes: not differentiable, as in PyTorch */
+  bool dtype_view = formula == TL_GRAD_VIEW && nargs == 2 &&
+                    !PyLong_Check(args[1]) && tl_py_is_dtype_like(args[1]);
+  if ((tl_grad_nondifferentiable[formula] || dtype_view) && !target) {
     tl_py_grad_enabled = false;
     result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
     tl_py_grad_enabled = true;
