@@ -98,9 +98,12 @@ TL_VECMATH_BEGIN
   {                                                                                        \
     T s[BLOCK];                                                                            \
     if (inner == 1) { /* one contiguous row */                                             \
-      T sum = 0;                                                                           \
-      _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++)               \
-        sum += take_log ? g[i] : g[i] * yv[i];                                             \
+      T sum = 0; /* two loops: a select inside the reduction kept it scalar */            \
+      if (take_log)                                                                        \
+        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++) sum += g[i]; \
+      else                                                                                 \
+        _Pragma("omp simd reduction(+:sum)") for (int64_t i = 0; i < len; i++)             \
+          sum += g[i] * yv[i];                                                             \
       if (take_log)                                                                        \
         _Pragma("omp simd") for (int64_t i = 0; i < len; i++) dx[i] = g[i] - EXP(yv[i]) * sum; \
       else                                                                                 \
