@@ -183,6 +183,24 @@ def assert_rss_flat(before, slack=2 << 20, label=""):
         assert grown < slack, f"{label}: RSS grew by {grown} bytes"
 
 
+def assert_loop_rss_flat(call, n=1000, rounds=3, slack=2 << 20, label=""):
+    """call() n times per round leaves RSS flat in at least one of `rounds`
+    rounds.  A leak grows every round; the allocator taking a new arena or
+    block once (seen in whole-suite runs after unrelated tests) grows one."""
+    import gc
+    grown = []
+    for _ in range(rounds):
+        gc.collect()
+        before = rss_bytes()
+        for _ in range(n):
+            call()
+        gc.collect()
+        grown.append(rss_bytes() - before)
+        if UNDER_ASAN or grown[-1] < slack:
+            return
+    raise AssertionError(f"{label}: RSS grew by {grown} bytes in {rounds} rounds of {n} calls")
+
+
 def golden_calls(name):
     """The [call, outcome] pairs that scripts/golden_<name>.py recorded from
     PyTorch into tests/golden/<name>.json, and that script as a module (its

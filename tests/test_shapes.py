@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
 
 import torchlike as tl
-from oracle import assert_rss_flat, rss_bytes
+from oracle import assert_loop_rss_flat
 import torchlike.nn.functional as F
 from oracle import ALL_DTYPES, assert_close, check, noncontiguous, random_array, to_tensor
 
@@ -1112,12 +1112,8 @@ def test_shape_ops_do_not_leak(name):
         call()
     gc.collect()
     refs = [sys.getrefcount(o) for o in (_X, _Y, _R)]
-    before = rss_bytes()
-    for _ in range(1000):
-        call()
-    gc.collect()
+    assert_loop_rss_flat(call, label=name)
     assert [sys.getrefcount(o) for o in (_X, _Y, _R)] == refs
-    assert_rss_flat(before, label=name)
 
 
 # ---- select, narrow_copy and the *_scatter inverses of views ------------------------------
