@@ -136,3 +136,12 @@ int tl_dispatch_count_ops(tl_device_type device)
   }
   return count;
 }
+
+tl_status tl_dispatch_host_view(tl_tensor *out, const tl_tensor *t)
+{
+  if (tl_dispatch_host_memory(tl_tensor_device(t))) {
+    tl_tensor_view_of(out, t);
+    return TL_OK;
+  }
+  return tl_backend_tensor_to(out, t, tl_device_cpu(), t->dtype, false);
+}

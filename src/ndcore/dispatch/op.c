@@ -261,17 +261,14 @@ static tl_status holds(const tl_tensor *t, bool zero, bool *found)
   *found = false;
   if (k != TL_KIND_INT && k != TL_KIND_UINT)
     return TL_OK;
-  if (!tl_dispatch_host_memory(tl_tensor_device(t))) {
-    if ((st = tl_backend_tensor_to(&host, t, tl_device_cpu(), t->dtype, false)) != TL_OK)
-      return st;
-    t = &host;
-  }
-  if ((st = tl_iter_init(&it, 1, &t, NULL)) == TL_OK) {
+  if ((st = tl_dispatch_host_view(&host, t)) != TL_OK)
+    return st;
+  const tl_tensor *h = &host;
+  if ((st = tl_iter_init(&it, 1, &h, NULL)) == TL_OK) {
     tl_iter_run(&it, find_int_loop, &search);
     *found = search.found;
   }
-  if (host.storage)
-    tl_tensor_release(&host);
+  tl_tensor_release(&host);
   return st;
 }
 

@@ -104,6 +104,10 @@ static inline bool tl_dispatch_host_memory(tl_device device)
   return tl_dispatch_host_memory_table[device.type];
 }
 
+/* t readable by host code: a view of t itself when its memory is the host's,
+ * else a contiguous host copy (one sync).  Released by the caller. */
+tl_status tl_dispatch_host_view(tl_tensor *out, const tl_tensor *t);
+
 /* Test hook: give the fake device (host memory) the CPU's kernels for every
  * op (lend = true), or give it its own row back (lend = false).  While lent,
  * its new storages hold plain host addresses (tl_backend.h). */

@@ -204,17 +204,6 @@ tl_status tl_linalg_adjoint(tl_tensor *out, const tl_tensor *a)
   return st;
 }
 
-/* t itself when its memory is the host's, else a host copy (one sync: the
- * cutoffs below are read there). */
-static tl_status on_host(tl_tensor *h, const tl_tensor *t)
-{
-  if (tl_dispatch_host_memory(tl_tensor_device(t))) {
-    tl_tensor_view_of(h, t);
-    return TL_OK;
-  }
-  return tl_backend_tensor_to(h, t, tl_device_cpu(), t->dtype, false);
-}
-
 /* The [B..., 1, k] tensor of dtype d on `device` holding f (count * k values). */
 static tl_status column_factors(tl_tensor *out, const double *f, int nb, const int64_t *batch,
                                 int64_t k, tl_dtype d, tl_device device)
@@ -271,7 +260,7 @@ tl_status tl_linalg_pinv(tl_tensor *out, const tl_tensor *a, double atol, double
     st = tl_error_set(TL_ERR_MEMORY, "linalg.pinv: out of memory");
     goto done;
   }
-  if ((st = on_host(&sh, &f[1])) != TL_OK)
+  if ((st = tl_dispatch_host_view(&sh, &f[1])) != TL_OK)
     goto done;
   for (int64_t b = 0; b < count; b++) {
     double smax = 0;
@@ -323,7 +312,7 @@ tl_status tl_linalg_matrix_rank(tl_tensor *out, const tl_tensor *a, double atol,
   for (int d = 0; d < nb; d++)
     count *= a->shape[d];
   /* counted on the host (a device's singular values read back), then moved */
-  if ((st = on_host(&sh, &s)) != TL_OK ||
+  if ((st = tl_dispatch_host_view(&sh, &s)) != TL_OK ||
       (st = tl_tensor_empty(&counts, TL_DTYPE_I64, nb, a->shape, tl_device_cpu())) != TL_OK)
     goto done;
   for (int64_t b = 0; b < count; b++) {
