@@ -127,7 +127,7 @@ def _dtype_name(dt):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
             "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
             "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(str(dt).split(".")[-1], str(dt))
+            "complex128": "ComplexDouble"}.get(dt.name, str(dt))
 
 
 # ---- reductions ----------------------------------------------------------
@@ -357,16 +357,16 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 
 
 def _real_view(z):
-    return z.unsqueeze(-1).view(getattr(_C, _REAL_OF[str(z.dtype).split(".")[-1]]))
+    return z.unsqueeze(-1).view(getattr(_C, _REAL_OF[z.dtype.name]))
 
 
 def _complex_view(r):
-    return r.view(getattr(_C, _COMPLEX_OF[str(r.dtype).split(".")[-1]])).squeeze(-1)
+    return r.view(getattr(_C, _COMPLEX_OF[r.dtype.name])).squeeze(-1)
 
 
 class _ViewAsReal(Function):
-    """The dtype view with its gradient viewed back (Tensor.view(dtype)'s own
-    backward reshapes, which a change of element size does not allow)."""
+    """The dtype view with its gradient viewed back (Tensor.view(dtype) is not
+    differentiable, as in PyTorch; view_as_real is)."""
     @staticmethod
     def forward(ctx, z):
         return _real_view(z)
@@ -401,7 +401,7 @@ def view_as_real(input):
 def view_as_complex(input):
     """A complex view of a real tensor whose last dim is (re, im) of stride 1."""
     _need_tensor("view_as_complex", "input", input)
-    name = str(input.dtype).split(".")[-1]
+    name = input.dtype.name
     if name not in _COMPLEX_OF:
         raise NotImplementedError("view_as_complex is only supported for half, float and "
                                   "double tensors, but got a tensor of scalar type: "
@@ -423,7 +423,7 @@ def complex(real, imag):
     if real.dtype != imag.dtype:
         raise RuntimeError(f"Expected object of scalar type {_dtype_name(real.dtype)} but got "
                            f"scalar type {_dtype_name(imag.dtype)} for second argument")
-    name = str(real.dtype).split(".")[-1]
+    name = real.dtype.name
     if name not in ("float32", "float64", "float16"):
         raise NotImplementedError("Expected both inputs to be Half, Float or Double tensors but got "
                            f"{_dtype_name(real.dtype)} and {_dtype_name(imag.dtype)}")
