@@ -12,12 +12,15 @@ settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True
                           database=None)
 settings.load_profile("ci")
 
-# TORCHLIKE_TEST_DEVICE=fake or cuda runs the tests with that device as the
-# default device, so tensors the tests make (torchlike.tensor, zeros, randn)
-# live there; tests/test_device_suites.py runs groups of test files this way.
-# "fake" is the test device lent the CPU's kernels: every op runs its
-# device paths with host memory behind them.  Tests marked host_only check
-# host semantics (ndarrays and lists mixed with tensors) and are skipped.
+# TORCHLIKE_TEST_DEVICE=emulated or cuda runs the tests with that device as
+# the default device, so tensors the tests make (torchlike.tensor, zeros,
+# randn) live there; tests/test_device_suites.py runs groups of test files
+# this way.  "emulated" is the fake test device given the CPU's kernels as
+# device kernels (_C._fake_emulate_device): every op runs its device paths,
+# and with TORCHLIKE_FAKE_GUARD=1 a host read of its memory outside a kernel
+# faults as on a GPU.  Tests marked host_only check host semantics (ndarrays
+# and lists mixed with tensors, errors raised before any write) and are
+# skipped.
 TEST_DEVICE = os.environ.get("TORCHLIKE_TEST_DEVICE")
 
 
@@ -26,10 +29,12 @@ def pytest_configure(config):
                             "TORCHLIKE_TEST_DEVICE moves the tests to a device")
     if TEST_DEVICE:
         import torchlike
-        if TEST_DEVICE == "fake":
+        device = TEST_DEVICE
+        if TEST_DEVICE == "emulated":
             torchlike._C._fake_enable()
-            torchlike._C._dispatch_lend_cpu_kernels("fake", True)
-        torchlike.set_default_device(TEST_DEVICE)
+            torchlike._C._fake_emulate_device()
+            device = "fake"
+        torchlike.set_default_device(device)
 
 
 def pytest_collection_modifyitems(config, items):

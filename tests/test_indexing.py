@@ -300,6 +300,7 @@ def expect_unchanged(t, a, exc, match, fn):
     assert_close(t, a)
 
 
+@pytest.mark.host_only  # a device kernel has written the good indices when its error is raised
 def test_out_of_range_raises_before_any_write():
     a = A.copy()
     t = to_tensor(a)

@@ -7,8 +7,10 @@
  * clears it only if no launch came in between, so a kernel queued by
  * another thread while we read keeps the next check armed.             */
 #include "gpu/tl_device_errors.h"
+#include "ndcore/tensor/tl_backend.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef TL_WITH_CUDA
@@ -53,7 +55,26 @@ const char *tl_device_errors_enter(const char *op)
   return previous;
 }
 
-void tl_device_errors_leave(const char *previous) { current_op = previous; }
+/* CUDA_LAUNCH_BLOCKING=1, the switch PyTorch users debug device errors
+ * with, read once as the CUDA runtime reads it. */
+static bool launch_blocking(void)
+{
+  static int cached = -1; /* a benign race: every thread reads the same value */
+  if (cached < 0) {
+    const char *env = getenv("CUDA_LAUNCH_BLOCKING");
+    cached = env && env[0] == '1';
+  }
+  return cached;
+}
+
+tl_status tl_device_errors_leave(const char *previous, tl_device device, tl_status status)
+{
+  current_op = previous;
+  if (status != TL_OK || previous || device.type == TL_DEVICE_CPU || !launch_blocking())
+    return status;
+  const tl_backend *b = tl_backend_get(device);
+  return b ? b->synchronize(device) : tl_error_status();
+}
 
 const char *tl_device_errors_current(void) { return current_op ? current_op : "a kernel"; }
 

@@ -41,9 +41,12 @@ int tl_device_errors_op(const char *name);
 /* The op whose kernels run on this thread, for the records they make: an
  * entry point names itself unless an outer one already did (take calls
  * index, and a bad index of take is take's).  enter returns what leave
- * restores. */
+ * restores.  leave passes the op's status on; with CUDA_LAUNCH_BLOCKING=1
+ * the outermost op on a device also waits for that device and raises its
+ * recorded error there, naming the op that made it (PyTorch's debugging
+ * switch, without the crash). */
 const char *tl_device_errors_enter(const char *op);
-void tl_device_errors_leave(const char *previous);
+tl_status tl_device_errors_leave(const char *previous, tl_device device, tl_status status);
 const char *tl_device_errors_current(void);
 
 /* The record kernels on `device` write to (device memory on CUDA, host

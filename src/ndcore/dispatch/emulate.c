@@ -184,6 +184,26 @@ static tl_status emu_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alpha
   TL_EMU_HOSTED(tl_cpu_index_scale(out, src, alpha));
 }
 
+/* The CPU's random kernels: with the fake device's default generator (the
+ * CPU's), the same draws as the CPU, as CUDA's are. */
+static tl_status emu_random_fill(tl_generator *g, tl_tensor *t, const tl_random_dist *d)
+{
+  TL_EMU_HOSTED(tl_cpu_random_fill(g, t, d));
+}
+static tl_status emu_random_permutation(tl_generator *g, tl_tensor *out)
+{
+  TL_EMU_HOSTED(tl_cpu_random_permutation(g, out));
+}
+static tl_status emu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out)
+{
+  TL_EMU_HOSTED(tl_cpu_random_poisson(g, rates, out));
+}
+static tl_status emu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
+                                        bool replacement, tl_tensor *out)
+{
+  TL_EMU_HOSTED(tl_cpu_random_multinomial(g, probs, n, replacement, out));
+}
+
 tl_status tl_dispatch_emulate_device(void)
 {
   static tl_iter_kernel kernels[TL_OP_COUNT][TL_DTYPE_COUNT];
@@ -199,6 +219,15 @@ tl_status tl_dispatch_emulate_device(void)
       .mode = emu_mode, .cummax = emu_cummax, .unique = emu_unique,
       .unique_dim = emu_unique_dim, .searchsorted = emu_searchsorted,
       .bincount = emu_bincount, .histc = emu_histc};
+  static const tl_random_kernels random = {
+      .random_fill = emu_random_fill,
+      .random_permutation = emu_random_permutation,
+      .random_poisson = emu_random_poisson,
+      .random_multinomial = emu_random_multinomial};
+  static const tl_op random_ops[] = {
+      TL_OP_UNIFORM,     TL_OP_NORMAL,  TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
+      TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
+      TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL};
   if (*host_flag())
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);
@@ -219,6 +248,8 @@ tl_status tl_dispatch_emulate_device(void)
   tl_dispatch_register_set(TL_OP_COPY, TL_DEVICE_FAKE, TL_DTYPES_ALL, &copy);
   for (size_t i = 0; i < sizeof create_ops / sizeof *create_ops; i++)
     tl_dispatch_register_set(create_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &create);
+  for (size_t i = 0; i < sizeof random_ops / sizeof *random_ops; i++)
+    tl_dispatch_register_set(random_ops[i], TL_DEVICE_FAKE, TL_DTYPES_ALL, &random);
   /* The reductions and scans, as CUDA runs them (reduce_gpu.c): the op
    * layer is shared, the passes are the CPU's. */
   tl_reduce_serve(TL_DEVICE_FAKE);

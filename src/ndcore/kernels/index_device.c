@@ -19,60 +19,60 @@ const tl_index_device_kernels *tl_index_device_prims(const char *what, tl_device
   return k;
 }
 
-/* Run CALL with the op named NAME (unless an outer entry named one). */
-#define NAMED(NAME, CALL)                                                                    \
+/* Run CALL on tensor T's device with the op named NAME (unless an outer
+ * entry named one). */
+#define NAMED(NAME, T, CALL)                                                                 \
   do {                                                                                       \
     const char *outer = tl_device_errors_enter(NAME);                                        \
     tl_status status = CALL;                                                                 \
-    tl_device_errors_leave(outer);                                                           \
-    return status;                                                                           \
+    return tl_device_errors_leave(outer, tl_tensor_device(T), status);                       \
   } while (0)
 
 static tl_status get(tl_tensor *out, const tl_tensor *self, int n, const tl_index_item *items,
                      bool *is_view)
 {
-  NAMED("index", tl_cpu_index_get(out, self, n, items, is_view));
+  NAMED("index", self, tl_cpu_index_get(out, self, n, items, is_view));
 }
 static tl_status put(tl_tensor *self, int n, const tl_index_item *items, const tl_tensor *value,
                      bool accumulate)
 {
-  NAMED("index_put_", tl_cpu_index_put(self, n, items, value, accumulate));
+  NAMED("index_put_", self, tl_cpu_index_put(self, n, items, value, accumulate));
 }
 static tl_status nonzero(tl_tensor *out, const tl_tensor *in)
 {
-  NAMED("nonzero", tl_cpu_index_nonzero(out, in));
+  NAMED("nonzero", in, tl_cpu_index_nonzero(out, in));
 }
 static tl_status gather(tl_tensor *out, const tl_tensor *in, int64_t dim, const tl_tensor *index)
 {
-  NAMED("gather", tl_cpu_index_gather(out, in, dim, index));
+  NAMED("gather", in, tl_cpu_index_gather(out, in, dim, index));
 }
 static tl_status scatter(const char *op, tl_tensor *self, int64_t dim, const tl_tensor *index,
                          const tl_tensor *src, tl_index_reduce reduce, bool include_self)
 {
-  NAMED(op, tl_cpu_index_scatter(op, self, dim, index, src, reduce, include_self));
+  NAMED(op, self, tl_cpu_index_scatter(op, self, dim, index, src, reduce, include_self));
 }
 static tl_status select(tl_tensor *out, const tl_tensor *in, int64_t dim, const tl_tensor *index)
 {
-  NAMED("index_select", tl_cpu_index_select(out, in, dim, index));
+  NAMED("index_select", in, tl_cpu_index_select(out, in, dim, index));
 }
 static tl_status put_along(const char *op, tl_tensor *self, int64_t dim, const tl_tensor *index,
                            const tl_tensor *src, tl_index_reduce reduce)
 {
-  NAMED(op, tl_cpu_index_put_along(op, self, dim, index, src, reduce));
+  NAMED(op, self, tl_cpu_index_put_along(op, self, dim, index, src, reduce));
 }
 static tl_status take(tl_tensor *out, const tl_tensor *in, const tl_tensor *index)
 {
-  NAMED("take", tl_cpu_index_take(out, in, index));
+  NAMED("take", in, tl_cpu_index_take(out, in, index));
 }
 static tl_status put_flat(tl_tensor *self, const tl_tensor *index, const tl_tensor *src,
                           bool accumulate)
 {
-  NAMED("put_", tl_cpu_index_put_flat(self, index, src, accumulate));
+  NAMED("put_", self, tl_cpu_index_put_flat(self, index, src, accumulate));
 }
 static tl_status take_along_dim(tl_tensor *out, const tl_tensor *in, const tl_tensor *index,
                                 int64_t dim, bool has_dim)
 {
-  NAMED("take_along_dim", tl_cpu_index_take_along_dim(out, in, index, dim, has_dim));
+  NAMED("take_along_dim", in, tl_cpu_index_take_along_dim(out, in, index, dim, has_dim));
 }
 #undef NAMED
 

@@ -525,36 +525,44 @@ tl_status tl_shape_tile(tl_tensor *out, const tl_tensor *in, int n, const int64_
   return tl_shape_repeat(out, in, n + lead, full);
 }
 
-/* repeats as an int64 list: one value broadcast to `count`, or one per index. */
+/* repeats as an int64 list: one value broadcast to `count`, or one per index.
+ * A device's repeats tensor is read through a host copy: the output's shape
+ * depends on its values, so this is a sync PyTorch makes too. */
 static tl_status repeat_counts(const tl_tensor *repeats_t, int64_t repeats, int64_t count,
                                int dim, int64_t *counts, int64_t *total)
 {
+  tl_tensor host = {0};
+  tl_status st = TL_OK;
   *total = 0;
   int64_t len = repeats_t ? tl_tensor_numel(repeats_t) : 1;
-  if (repeats_t && !tl_dispatch_host_memory(tl_tensor_device(repeats_t)))
-    return tl_dispatch_no_kernel("repeat_interleave", tl_tensor_device(repeats_t),
-                                 repeats_t->dtype);
   if (repeats_t && len != 1 && len != count)
     return tl_error_set(TL_ERR_RUNTIME, "repeats must have the same size as input along dim, but "
                                         "got repeats.size(0) = %lld and input.size(%d) = %lld",
                         (long long)len, dim, (long long)count);
+  if (repeats_t && (st = tl_dispatch_host_view(&host, repeats_t)) != TL_OK)
+    return st;
   for (int64_t i = 0; i < count; i++) {
     int64_t r = repeats;
     if (repeats_t) {
       int64_t j = len == 1 ? 0 : i;
-      const char *p = (const char *)tl_tensor_data(repeats_t) +
-                      j * (repeats_t->ndim ? repeats_t->strides[0] : 0) *
-                          (int64_t)tl_dtype_size(repeats_t->dtype);
-      r = tl_scalar_load(repeats_t->dtype, p).v.i;
+      const char *p = (const char *)tl_tensor_data(&host) +
+                      j * (host.ndim ? host.strides[0] : 0) * (int64_t)tl_dtype_size(host.dtype);
+      r = tl_scalar_load(host.dtype, p).v.i;
     }
-    if (r < 0)
-      return tl_error_set(TL_ERR_RUNTIME, "repeats can not be negative");
+    if (r < 0) {
+      st = tl_error_set(TL_ERR_RUNTIME, "repeats can not be negative");
+      break;
+    }
     counts[i] = r;
-    if (__builtin_add_overflow(*total, r, total) || *total > TL_SIZE_LIMIT)
-      return tl_error_set(TL_ERR_VALUE, "repeat_interleave: the repeats sum to more than %lld "
-                                        "elements", (long long)TL_SIZE_LIMIT);
+    if (__builtin_add_overflow(*total, r, total) || *total > TL_SIZE_LIMIT) {
+      st = tl_error_set(TL_ERR_VALUE, "repeat_interleave: the repeats sum to more than %lld "
+                                      "elements", (long long)TL_SIZE_LIMIT);
+      break;
+    }
   }
-  return TL_OK;
+  if (repeats_t)
+    tl_tensor_release(&host);
+  return st;
 }
 
 tl_status tl_shape_repeat_interleave(tl_tensor *out, const tl_tensor *in,
