@@ -396,6 +396,45 @@ def test_bad_index_in_nonzero_shaped_op_raises_at_its_own_sync(device):
                  np.array([0.0, 2.0, 3.0]))
 
 
+LAUNCH_BLOCKING = """
+import sys
+import numpy as np
+import torchlike as tl
+sys.path.insert(0, "tests")
+device = sys.argv[1]
+if device == "fake":
+    tl._C._fake_enable()
+    tl._C._fake_emulate_device()
+from test_cuda_index import BAD
+for op, exc, run, value, dim, size, in BAD:
+    try:
+        run(device)
+    except exc as e:
+        assert f"index {value} is out of bounds" in str(e) and op in str(e), (op, e)
+    else:
+        raise AssertionError(op + " did not raise at the op")
+print("ok")
+"""
+
+
+@pytest.mark.skipif(EMULATED, reason="starts processes of its own")
+@pytest.mark.parametrize("device", [
+    pytest.param("fake", id="emulated"),
+    pytest.param("cuda", marks=pytest.mark.skipif(not tl.cuda.is_available(),
+                                                  reason="requires a CUDA device"))])
+def test_launch_blocking_raises_a_bad_index_at_its_op(device):
+    """CUDA_LAUNCH_BLOCKING=1 (read once per process): each index op waits
+    for its device and raises its bad index there, naming it."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.run([sys.executable, "-c", LAUNCH_BLOCKING, device], capture_output=True,
+                       text=True, cwd=root, timeout=120,
+                       env={**os.environ, "CUDA_LAUNCH_BLOCKING": "1", "TORCHLIKE_FAKE_GUARD": "1"})
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stdout + p.stderr[-3000:]
+
+
 # ---- the emulated run -------------------------------------------------------------------------
 
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
