@@ -18,6 +18,7 @@
 #include "nn/activation/tl_activation.h"
 #include "nn/attention/tl_attention.h"
 #include "nn/conv/tl_conv.h"
+#include "nn/dropout/tl_dropout.h"
 #include "nn/embedding/tl_embedding.h"
 #include "nn/grid/tl_grid.h"
 #include "nn/loss/tl_loss.h"
@@ -422,6 +423,18 @@ static tl_status attention_backward(const tl_attn_call *call)
   return tl_attn_device_backward(&attn_ops, call);
 }
 
+/* Dropout: the CPU's fused kernel draws what CUDA's draws (tl_dropout.h). */
+static tl_status dropout(tl_generator *gen, const tl_dropout_params *p, const tl_tensor *x,
+                         tl_tensor *y, tl_tensor *mask)
+{
+  TL_EMU_HOSTED(tl_cpu_dropout(gen, p, x, y, mask));
+}
+static tl_status dropout_backward(const tl_tensor *g, const tl_tensor *mask, double scale,
+                                  tl_tensor *dx)
+{
+  TL_EMU_HOSTED(tl_cpu_dropout_backward(g, mask, scale, dx));
+}
+
 void tl_nn_emulate_device(void)
 {
   static const tl_nn_conv_kernels conv = {.conv = emu_conv,
@@ -467,4 +480,8 @@ void tl_nn_emulate_device(void)
     tl_dispatch_register_family(families[f].like, TL_DEVICE_FAKE, families[f].set);
   tl_nn_rnn_register_set(TL_DEVICE_FAKE, &rnn_set);
   tl_nn_attention_register_set(TL_DEVICE_FAKE, &attention_set);
+  static const tl_nn_dropout_kernels dropout_set = {.forward = dropout,
+                                                    .backward = dropout_backward};
+  tl_dispatch_register_set(TL_OP_DROPOUT, TL_DEVICE_FAKE, TL_DTYPES_ALL, &dropout_set);
+  tl_dispatch_register_set(TL_OP_DROPOUT_BACKWARD, TL_DEVICE_FAKE, TL_DTYPES_ALL, &dropout_set);
 }
