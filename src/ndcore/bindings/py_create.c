@@ -294,7 +294,8 @@ PyObject *tl_py_impl_scalar_tensor(const char *name, const tl_py_args_scalar_ten
  * everything after offset, which must then be whole elements. */
 PyObject *tl_py_impl_frombuffer(const char *name, const tl_py_args_frombuffer *a)
 {
-  tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
+  tl_py_factory_opts o = {.dtype = a->dtype, .device = tl_device_cpu(), .device_given = true,
+                          .requires_grad = a->requires_grad};
   PyObject *buffer = a->buffer;
   int64_t count = a->has_count ? a->count : -1, offset = a->offset;
   tl_tensor t;

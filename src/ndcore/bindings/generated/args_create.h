@@ -356,20 +356,14 @@ typedef struct {
 } tl_py_args_new_tensor;
 PyObject *tl_py_impl_new_tensor(const char *name, const tl_py_args_new_tensor *a);
 
-/* frombuffer(any buffer, *, int? count=None, int offset=0, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* frombuffer(any buffer, *, dtype? dtype=None, int? count=None, int offset=0, bool requires_grad=False) */
 typedef struct {
   PyObject *buffer; /* borrowed; NULL: absent */
+  int dtype; /* -1: None */
   int64_t count;
   bool has_count; /* false: None or absent */
   int64_t offset;
-  PyObject *out; /* borrowed; NULL: None or absent */
-  int dtype; /* -1: None */
-  PyObject *layout; /* borrowed; NULL: absent */
-  tl_device device; /* the default device when None or absent */
-  bool has_device; /* false: None or absent */
-  bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_frombuffer;
 PyObject *tl_py_impl_frombuffer(const char *name, const tl_py_args_frombuffer *a);

@@ -587,26 +587,20 @@ PyObject *tl_py_binder_frombuffer(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
-  static const char *const names[] = {"buffer", "count", "offset", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
+  static const char *const names[] = {"buffer", "dtype", "count", "offset", "requires_grad", NULL};
   const char *func = "frombuffer";
-  PyObject *v[10];
+  PyObject *v[5];
   tl_py_args_frombuffer a;
+  a.dtype = -1;
   a.count = 0;
   a.offset = 0;
-  a.dtype = -1;
-  a.pin_memory = false;
   a.requires_grad = false;
-  if (tl_py_bind(func, args, nargs, kwnames, names, 10, 1, 1, v) < 0 ||
+  if (tl_py_bind(func, args, nargs, kwnames, names, 5, 1, 1, v) < 0 ||
       (a.buffer = v[0], 0) < 0 ||
-      tl_py_arg_int(func, "count", v[1], false, &a.count, &a.has_count) < 0 ||
-      tl_py_arg_int(func, "offset", v[2], false, &a.offset, NULL) < 0 ||
-      tl_py_arg_tensor(func, "out", v[3], true, &a.out) < 0 ||
-      tl_py_arg_dtype(func, "dtype", v[4], true, &a.dtype) < 0 ||
-      (a.layout = v[5], 0) < 0 ||
-      tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
-      tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
-      tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
-      (a.memory_format = v[9], 0) < 0)
+      tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
+      tl_py_arg_int(func, "count", v[2], false, &a.count, &a.has_count) < 0 ||
+      tl_py_arg_int(func, "offset", v[3], false, &a.offset, NULL) < 0 ||
+      tl_py_arg_bool(func, "requires_grad", v[4], &a.requires_grad) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_frombuffer(func, &a);

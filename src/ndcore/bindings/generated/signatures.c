@@ -1273,15 +1273,10 @@ static const tl_py_param params_new_tensor[] = {
 
 static const tl_py_param params_frombuffer[] = {
     {"buffer", TL_PY_ARG_ANY, TL_PY_ARG_REQUIRED, NULL},
+    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"count", TL_PY_ARG_INT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"offset", TL_PY_ARG_INT, TL_PY_ARG_KWONLY, "0"},
-    {"out", TL_PY_ARG_TENSOR, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
-    {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
-    {"layout", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
-    {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
-    {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_tril_indices[] = {
@@ -2631,8 +2626,8 @@ const tl_py_sig tl_py_sigs[] = {
      "asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None, any copy=None)"},
     {"new_tensor", "create", params_new_tensor, 9, 2,
      "new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
-    {"frombuffer", "create", params_frombuffer, 10, 1,
-     "frombuffer(any buffer, *, int? count=None, int offset=0, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+    {"frombuffer", "create", params_frombuffer, 5, 1,
+     "frombuffer(any buffer, *, dtype? dtype=None, int? count=None, int offset=0, bool requires_grad=False)"},
     {"tril_indices", "create", params_tril_indices, 7, 3,
      "tril_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False)"},
     {"triu_indices", "create", params_triu_indices, 7, 3,
