@@ -104,7 +104,7 @@ def _sum_out(t, labels, drop):
         k *= t.shape[i]
     shape = [t.shape[i] for i in keep]
     flat = t.permute(*keep, *dims).reshape(*shape, k) if shape else t.reshape(1, k)
-    r = _C.matmul(flat, _C.ones(k, dtype=t.dtype))
+    r = _C.matmul(flat, _C.ones(k, dtype=t.dtype, device=t.device))
     return r.reshape(shape), [labels[i] for i in keep]
 
 

@@ -176,9 +176,9 @@ def _rebuild_storage(data, device):
     """The unpickling side of ``UntypedStorage.__reduce_ex__``."""
     view = memoryview(data)
     if view.nbytes == 0:
-        byte_tensor = _C.empty(0, dtype=_C.uint8)
+        byte_tensor = _C.empty(0, dtype=_C.uint8, device="cpu")
     elif view.readonly:  # bytes: copy, so the tensors stay writable
-        byte_tensor = _C.empty(view.nbytes, dtype=_C.uint8)
+        byte_tensor = _C.empty(view.nbytes, dtype=_C.uint8, device="cpu")
         memoryview(byte_tensor).cast("B")[:] = view.cast("B")
     else:  # a bytearray or an out-of-band buffer: adopt it
         byte_tensor = _C.frombuffer(data, dtype=_C.uint8)
@@ -1024,9 +1024,9 @@ class _ZipRecords:
             raise RuntimeError(f"not a valid checkpoint: record {name} holds {info.file_size} "
                                f"bytes, but data.pkl describes a storage of {nbytes} bytes")
         if nbytes == 0:
-            return _C.empty(0, dtype=_C.uint8)
+            return _C.empty(0, dtype=_C.uint8, device="cpu")
         if info.compress_type != zipfile.ZIP_STORED:
-            out = _C.empty(nbytes, dtype=_C.uint8)
+            out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
             memoryview(out).cast("B")[:] = self.read(name)
             return out
         offset = self._data_offset(info)
@@ -1035,7 +1035,7 @@ class _ZipRecords:
                 raise RuntimeError(f"not a valid checkpoint: record {name} runs past the end of "
                                    f"the file")
             return _C.frombuffer(self.mapped, dtype=_C.uint8, count=nbytes, offset=offset)
-        out = _C.empty(nbytes, dtype=_C.uint8)
+        out = _C.empty(nbytes, dtype=_C.uint8, device="cpu")
         self.f.seek(offset)
         got = self.f.readinto(memoryview(out).cast("B"))
         if got != nbytes:
@@ -1139,7 +1139,7 @@ def _load_legacy(f, restore, weights_only, pickle_args):
                                f"the pickle describes {storage.nbytes() // dtype.itemsize}")
         if numel:
             host = storage._bytes if storage.device.type == "cpu" else \
-                _C.empty(storage.nbytes(), dtype=_C.uint8)
+                _C.empty(storage.nbytes(), dtype=_C.uint8, device="cpu")
             if f.readinto(memoryview(host).cast("B")) != storage.nbytes():
                 raise RuntimeError(f"not a valid checkpoint: storage {key} is truncated")
             if host is not storage._bytes:

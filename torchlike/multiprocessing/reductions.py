@@ -162,7 +162,7 @@ def cuda_handle(tensor):
     _sweep_cuda_sent()
     if tensor.untyped_storage().nbytes() == 0:
         return None
-    holders = _C.ones(1, dtype=_C.int64)
+    holders = _C.ones(1, dtype=_C.int64, device="cpu")  # a shared host counter
     share_storage(holders)
     alias = tensor.detach()
     _cuda_sent[id(alias)] = (alias, holders)

@@ -189,7 +189,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flat = _C.empty((rows, cols), dtype=_C.float64 if tensor.dtype == _C.float64
-                    else _C.float32).normal_(0, 1, generator=generator)
+                    else _C.float32, device=tensor.device).normal_(0, 1, generator=generator)
     if rows < cols:
         flat = flat.t()
     from .. import linalg   # imported here: torchlike imports nn before linalg

@@ -83,7 +83,7 @@ class AveragedModel(_module_base()):
         self.module = copy.deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        n_averaged = _C.tensor(0, dtype=_C.int64)
+        n_averaged = _C.tensor(0, dtype=_C.int64, device=device)
         if hasattr(self, "register_buffer"):
             self.register_buffer("n_averaged", n_averaged)
         else:

@@ -131,7 +131,7 @@ def _build(buffer, entries, device):
     out = {}
     for name, (dtype, shape, start, end) in entries.items():
         if end == start:
-            t = _C.empty(shape, dtype=dtype)
+            t = _C.empty(shape, dtype=dtype, device="cpu")
         elif start % dtype.itemsize == 0:  # aligned: a view of the mapping
             t = _C.frombuffer(buffer, dtype=dtype, count=(end - start) // dtype.itemsize,
                               offset=start).reshape(shape)

@@ -139,13 +139,13 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         order = list(range(len(lengths)))
     else:
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-        sorted_indices = _C.tensor(order, dtype=_C.int64)
+        sorted_indices = _C.tensor(order, dtype=_C.int64, device=input.device)
     if lengths and min(lengths) <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
     x = input.transpose(0, 1) if batch_first else input              # T, B, *
     if sorted_indices is not None:
-        x = x.index_select(1, sorted_indices.to(device=x.device))
+        x = x.index_select(1, sorted_indices)
     sorted_lengths = [lengths[i] for i in order]
     steps = sorted_lengths[0] if sorted_lengths else 0
     batch_sizes = [sum(1 for n in sorted_lengths if n > t) for t in range(steps)]
@@ -175,12 +175,13 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
             fill = _C.full((B - b,) + rest, padding_value, dtype=data.dtype, device=data.device)
             step = _C.cat([step, fill], 0)
         rows.append(step)
-    padded = _C.stack(rows, 0) if rows else _C.zeros((0, B) + rest, dtype=data.dtype)
+    padded = _C.stack(rows, 0) if rows else _C.zeros((0, B) + rest, dtype=data.dtype,
+                                                      device=data.device)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
     lengths = _C.tensor(lengths, dtype=_C.int64)
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices.to(device=padded.device))
-        lengths = lengths[sequence.unsorted_indices]
+        lengths = lengths[sequence.unsorted_indices.cpu()]  # lengths stay on the CPU
     return (padded.transpose(0, 1) if batch_first else padded), lengths
 
 

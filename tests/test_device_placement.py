@@ -1,0 +1,158 @@
+"""Tensors that library code makes for itself land on the right device: beside
+the inputs when they take part in the computation, on the host when they are
+host buffers (file reads, shared counters), whatever the default device.
+
+A tensor made without `device=` follows the default device.  Two kinds of
+bug hide there, and the device suites (default device = the test device)
+see only one of them: an internal tensor that should follow the input but
+lands on the CPU fails only when the input is on a device and the default
+device is the CPU (the first group below); a host buffer that lands on the
+default device fails only when that default is a device (the second).
+
+Device-parametrised as tests/test_cuda_kernels.py: "cpu" everywhere,
+"cuda" where a GPU is present, "emulated" (the fake device given the CPU's
+kernels, its memory unreadable by host code outside them) in a process of
+its own."""
+import io
+
+import numpy as np
+import pytest
+
+import torchlike as tl
+import torchlike.nn as nn
+from torchlike.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+from oracle import cuda_test_devices, device_array, host_array, run_emulated
+
+DEVICES, EMULATED = cuda_test_devices()
+on, host = device_array, host_array
+
+
+def same_device(t, device):
+    return t.device.type == ("fake" if device == "fake" else device)
+
+
+# ---- internal tensors follow the input ----------------------------------------------------
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("spec, shape", [("ij->i", (2, 3)), ("ijk->j", (2, 3, 4)),
+                                         ("ij->", (3, 5)), ("iij->j", (3, 3, 2))])
+def test_einsum_summing_an_index_out(device, spec, shape):
+    a = np.arange(np.prod(shape), dtype=np.float64).reshape(shape) - 4.0
+    got = tl.einsum(spec, on(device, a))
+    assert same_device(got, device)
+    np.testing.assert_allclose(host(got), np.einsum(spec, a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (3, 2, 2)])
+def test_orthogonal_init_draws_on_the_tensors_device(device, shape):
+    w = on(device, np.zeros(shape, dtype=np.float32))
+    tl.manual_seed(0)
+    nn.init.orthogonal_(w, gain=2.0)
+    flat = host(w).reshape(shape[0], -1).astype(np.float64)
+    gram = flat @ flat.T if flat.shape[0] <= flat.shape[1] else flat.T @ flat
+    np.testing.assert_allclose(gram, 4.0 * np.eye(gram.shape[0]), atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_unsorted_packing_keeps_indices_on_the_inputs_device(device):
+    """As in PyTorch: sorted/unsorted indices beside the data, batch sizes and
+    the lengths pad_packed_sequence returns on the CPU."""
+    a = np.arange(24.0).reshape(4, 3, 2)        # T, B, *
+    lengths = [2, 4, 3]
+    packed = pack_padded_sequence(on(device, a), lengths, enforce_sorted=False)
+    assert same_device(packed.data, device)
+    assert same_device(packed.sorted_indices, device)
+    assert same_device(packed.unsorted_indices, device)
+    assert packed.batch_sizes.device.type == "cpu"
+    np.testing.assert_array_equal(host(packed.sorted_indices), [1, 2, 0])
+    padded, got_lengths = pad_packed_sequence(packed)
+    assert got_lengths.device.type == "cpu"
+    np.testing.assert_array_equal(np.asarray(got_lengths), lengths)
+    want = a.copy()
+    for b, n in enumerate(lengths):
+        want[n:, b] = 0.0
+    np.testing.assert_array_equal(host(padded), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_averaged_models_counter_is_on_its_device(device):
+    model = nn.Linear(3, 2).to(device)
+    swa = tl.optim.swa_utils.AveragedModel(model, device=device)
+    assert same_device(swa.n_averaged, device)
+    swa.update_parameters(model)
+    swa.update_parameters(model)
+    assert int(swa.n_averaged) == 2
+
+
+# ---- host buffers stay on the host ----------------------------------------------------------
+
+@pytest.fixture
+def default_device(device):
+    """The test's device as the default device, for the test's duration."""
+    tl.set_default_device(device)
+    try:
+        yield device
+    finally:
+        tl.set_default_device("cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mmap", [False, True])
+def test_load_reads_into_host_buffers_whatever_the_default_device(device, default_device,
+                                                                 tmp_path, mmap):
+    values = {"w": np.arange(12.0).reshape(3, 4), "empty": np.zeros((0, 2)),
+              "i": np.array([3, -1], dtype=np.int64)}
+    path = tmp_path / "c.pt"
+    tl.save({k: on(device, v) for k, v in values.items()}, path)
+    got = tl.load(path, map_location="cpu", mmap=mmap)
+    for k, v in values.items():
+        assert got[k].device.type == "cpu"
+        np.testing.assert_array_equal(np.asarray(got[k]), v)
+    # an in-memory (unmapped, buffered) checkpoint takes the same path
+    buf = io.BytesIO()
+    tl.save(on(device, values["w"]), buf)
+    buf.seek(0)
+    np.testing.assert_array_equal(np.asarray(tl.load(buf, map_location="cpu")), values["w"])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_frombuffer_views_host_memory_whatever_the_default_device(device, default_device):
+    """PyTorch's frombuffer has no device=, and its tensor is the buffer's."""
+    buf = bytearray(np.arange(4, dtype=np.float32).tobytes())
+    t = tl.frombuffer(buf, dtype=tl.float32)
+    assert t.device.type == "cpu"
+    buf[:4] = np.float32(7).tobytes()
+    np.testing.assert_array_equal(np.asarray(t), [7, 1, 2, 3])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'device'"):
+        tl.frombuffer(buf, dtype=tl.float32, device="cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_pickled_storages_rebuild_on_the_host(device, default_device):
+    import pickle
+    t = tl.tensor(np.arange(6.0), device="cpu")
+    back = pickle.loads(pickle.dumps(t))
+    assert back.device.type == "cpu"
+    np.testing.assert_array_equal(np.asarray(back), np.arange(6.0))
+    empty = pickle.loads(pickle.dumps(tl.empty(0, device="cpu")))
+    assert empty.device.type == "cpu" and empty.numel() == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_safetensors_load_keeps_every_entry_on_the_host(device, default_device, tmp_path):
+    from test_serialization_safetensors import build_file
+    from torchlike.utils import safetensors as st
+    path = tmp_path / "m.safetensors"
+    path.write_bytes(build_file({"a": tl.arange(4.0, device="cpu"),
+                                 "nothing": tl.empty(0, 3, device="cpu")}))
+    got = st.load_file(path)
+    assert {k: v.device.type for k, v in got.items()} == {"a": "cpu", "nothing": "cpu"}
+    assert tuple(got["nothing"].shape) == (0, 3)
+
+
+# ---- the emulated run -------------------------------------------------------------------------
+
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    run_emulated(__file__)
