@@ -117,6 +117,15 @@ def test_load_reads_into_host_buffers_whatever_the_default_device(device, defaul
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_a_checkpoint_loads_back_onto_its_device(device, tmp_path):
+    a = np.arange(6.0).reshape(2, 3)
+    tl.save({"w": on(device, a)}, tmp_path / "c.pt")
+    got = tl.load(tmp_path / "c.pt")["w"]
+    assert same_device(got, device)
+    np.testing.assert_array_equal(host(got), a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_frombuffer_views_host_memory_whatever_the_default_device(device, default_device):
     """PyTorch's frombuffer has no device=, and its tensor is the buffer's."""
     buf = bytearray(np.arange(4, dtype=np.float32).tobytes())

@@ -12,7 +12,7 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 12 s
-(NumPy dispatch) and 40 s (oracles) of wall time, pytest's start included
+(NumPy dispatch), 40 s (oracles) and 15 s (training) of wall time, pytest's start included
 (about twice that with the machine shared with a build)."""
 import os
 import subprocess
@@ -32,6 +32,7 @@ SUITES = {
     "numpy_dispatch": ["test_ufunc.py", "test_ufunc_ops.py", "test_array_function.py",
                        "test_numpy_namespace.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
+    "training": ["test_optim.py", "test_nn_train.py", "test_lr_scheduler.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],

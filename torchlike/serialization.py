@@ -925,8 +925,12 @@ def _default_restore(storage, location):
                                "map_location=torchlike.device('cpu') to map your storages to "
                                "the CPU.")
         return storage.to(location)
-    raise RuntimeError(f"don't know how to restore data location of {type(storage).__name__} "
-                       f"(tagged with {location})")
+    try:  # another device this process has (the emulated test device)
+        device = _device(location)
+    except RuntimeError:
+        raise RuntimeError(f"don't know how to restore data location of "
+                           f"{type(storage).__name__} (tagged with {location})") from None
+    return storage.to(device)
 
 
 def _restore_fn(map_location):
