@@ -34,7 +34,7 @@ SUITES = {
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
     "training": ["test_optim.py", "test_nn_train.py", "test_lr_scheduler.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
-                "test_index_ops.py", "test_sort.py", "test_search.py", "test_linalg.py",
+                "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],
 }
 

@@ -14,6 +14,7 @@
  * ravel) are exported to the module the same way.  py_module.c calls
  * tl_py_shape_ops_init().                                                  */
 #include "ndcore/bindings/generated/bindings.h"
+#include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_shape_ops.h"
 #include "ndcore/tensor/tl_views.h"
 
@@ -366,10 +367,14 @@ PyObject *tl_py_impl_repeat_interleave(const char *name, const tl_py_args_repeat
     int64_t n = tl_tensor_numel(in);
     if (in->ndim > 1)
       return PyErr_Format(PyExc_RuntimeError, "repeat_interleave only accept 1D vector as repeat");
+    /* 0 .. n-1 by the device's arange kernel (a host loop cannot write device memory) */
     if (tl_tensor_empty(&arange, TL_DTYPE_I64, 1, &n, tl_tensor_device(in)) != TL_OK)
       return tl_py_raise();
-    for (int64_t i = 0; i < n; i++)
-      ((int64_t *)arange.storage->data)[i] = i;
+    if (tl_tensor_arange_fill(&arange, (tl_scalar){.kind = TL_KIND_INT, .v.i = 0},
+                              (tl_scalar){.kind = TL_KIND_INT, .v.i = 1}) != TL_OK) {
+      tl_tensor_release(&arange);
+      return tl_py_raise();
+    }
     rt = in;
     in = &arange;
   }
