@@ -9,6 +9,7 @@ writes tests/golden/api_surface.json: [call, outcome] pairs, the call a
 Python expression over T (the library), the tensors inputs() makes and the
 helpers it gives (warned: the warnings a call gives, run: the result of a
 function of T that a test builds as text)."""
+import re
 import warnings
 
 from golden_calls import record
@@ -143,6 +144,58 @@ CALLS += [
     "T.range(4, 1, -1)", "T.range(1, 4, 0)", "T.range(4, 1)", "T.range(0, 1, 0.3)",
     "T.range(1.5, 3.5)", "T.range(2)",
 ]
+# ---- switches: each call runs in fresh(), which puts every switch back after it
+CALLS += [
+    "fresh(lambda: [T.are_deterministic_algorithms_enabled(), "
+    "T.is_deterministic_algorithms_warn_only_enabled(), T.get_deterministic_debug_mode()])",
+    "fresh(lambda: [T.use_deterministic_algorithms(True), T.are_deterministic_algorithms_enabled(), "
+    "T.is_deterministic_algorithms_warn_only_enabled(), T.get_deterministic_debug_mode()])",
+    "fresh(lambda: [T.use_deterministic_algorithms(True, warn_only=True), "
+    "T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(), "
+    "T.get_deterministic_debug_mode()])",
+    "fresh(lambda: [T.use_deterministic_algorithms(False, warn_only=True), "
+    "T.are_deterministic_algorithms_enabled(), T.is_deterministic_algorithms_warn_only_enabled(), "
+    "T.get_deterministic_debug_mode()])",
+    "fresh(lambda: T.use_deterministic_algorithms(1))",
+    "fresh(lambda: T.use_deterministic_algorithms('a'))",
+    "fresh(lambda: T.use_deterministic_algorithms())",
+] + [f"fresh(lambda: [T.set_deterministic_debug_mode({m!r}), T.get_deterministic_debug_mode(), "
+     f"T.are_deterministic_algorithms_enabled(), "
+     f"T.is_deterministic_algorithms_warn_only_enabled()])"
+     for m in ["default", "warn", "error", 0, 1, 2, "bad", 3, 1.0, None]] + [
+    "fresh(lambda: [T.get_float32_matmul_precision(), T.backends.cuda.matmul.allow_tf32])",
+] + [f"fresh(lambda: [warned(lambda: T.set_float32_matmul_precision({p!r})), "
+     f"T.get_float32_matmul_precision(), T.backends.cuda.matmul.allow_tf32])"
+     for p in ["high", "medium", "highest", "bad", "HIGH", 1]] + [
+    f"fresh(lambda: [{first}, {second}, T.get_float32_matmul_precision(), "
+    f"T.backends.cuda.matmul.allow_tf32])"
+    for first, second in [
+        ("T.set_float32_matmul_precision('medium')", "tf32(True)"),
+        ("T.set_float32_matmul_precision('medium')", "tf32(False)"),
+        ("T.set_float32_matmul_precision('high')", "tf32(False)"),
+        ("T.set_float32_matmul_precision('high')", "tf32(True)"),
+        ("T.set_float32_matmul_precision('highest')", "tf32(True)"),
+        ("T.set_float32_matmul_precision('highest')", "tf32(False)"),
+        ("tf32(True)", "T.set_float32_matmul_precision('medium')"),
+        ("tf32(True)", "T.set_float32_matmul_precision('highest')"),
+        ("tf32(False)", "T.set_float32_matmul_precision('high')"),
+        ("tf32(True)", "None"), ("tf32(False)", "None")]] + [
+    "fresh(lambda: [T.is_warn_always_enabled(), T.set_warn_always(True), "
+    "T.is_warn_always_enabled()])", "fresh(lambda: T.set_warn_always(1))",
+    "fresh(lambda: [T.is_anomaly_enabled(), T.is_anomaly_check_nan_enabled()])",
+    "fresh(lambda: [T.set_anomaly_enabled(True), T.is_anomaly_enabled(), "
+    "T.is_anomaly_check_nan_enabled()])",
+    "fresh(lambda: [T.set_anomaly_enabled(True, False), T.is_anomaly_enabled(), "
+    "T.is_anomaly_check_nan_enabled()])", "fresh(lambda: T.set_anomaly_enabled(1))",
+    "fresh(lambda: T.set_num_interop_threads(0))", "fresh(lambda: T.set_num_interop_threads(1.5))",
+    "[T.is_storage(A.untyped_storage()), T.is_storage(A), T.is_storage(3)]",
+    "fresh(lambda: [T.set_default_tensor_type(T.DoubleTensor), T.get_default_dtype(), "
+    "T.tensor([1.5]).dtype])",
+    "fresh(lambda: [T.set_default_tensor_type('torch.DoubleTensor'), T.get_default_dtype()])",
+    "fresh(lambda: T.set_default_tensor_type(T.IntTensor))",
+    "fresh(lambda: T.set_default_tensor_type('foo'))",
+    "fresh(lambda: T.set_default_tensor_type(3))",
+]
 
 FINFO_KEYS = ["bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype"]
 
@@ -152,7 +205,9 @@ def warned(fn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = fn()
-    return [[w.category.__name__, str(w.message)] for w in caught], result
+    # PyTorch's C++ warnings end with where they were raised
+    return [[w.category.__name__, re.sub(r" \(Triggered internally at .*\)$", "", str(w.message))]
+            for w in caught], result
 
 
 def inputs(T):
@@ -160,10 +215,26 @@ def inputs(T):
         with T.inference_mode(mode):
             return T.ones(2) * 2
 
+    def tf32(on):
+        T.backends.cuda.matmul.allow_tf32 = on
+
+    def fresh(fn):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return fn()
+        finally:
+            T.use_deterministic_algorithms(False)
+            T.set_float32_matmul_precision("highest")
+            T.set_warn_always(False)
+            T.set_anomaly_enabled(False)
+            T.set_default_dtype(T.float32)
+
     return {"A": T.tensor([1.0, -2.0, 3.5]), "M": T.arange(12.0).reshape(3, 4),
             "P": T.tensor([0.25, 0.5, 0.75]), "I": T.tensor([4, -6, 9]),
             "J": T.tensor([6, 4, 2]), "C": T.tensor([1 + 2j, -3j]),
-            "FINFO_KEYS": FINFO_KEYS, "warned": warned, "inference_made": inference_made}
+            "FINFO_KEYS": FINFO_KEYS, "warned": warned, "inference_made": inference_made,
+            "fresh": fresh, "tf32": tf32}
 
 
 def describe(r):

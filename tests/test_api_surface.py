@@ -8,6 +8,7 @@ must agree: values, reprs, exception types and messages (PyTorch's words
 with torchlike's module name).  NumPy references cover the values."""
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -32,7 +33,7 @@ DIFFERENT = {
 
 def _ours(value):
     """PyTorch's recorded answer with torchlike's module name."""
-    return json.loads(json.dumps(value).replace("torch.", "torchlike."))
+    return json.loads(re.sub(r"(?<![A-Za-z])torch\.", "torchlike.", json.dumps(value)))
 
 
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
@@ -315,3 +316,48 @@ def test_post_accumulate_grad_hook_errors():
     x.register_post_accumulate_grad_hook(boom)
     with pytest.raises(ValueError, match="boom"):
         (x * 3).sum().backward()
+
+
+# ---- switches ------------------------------------------------------------------------------
+
+@pytest.fixture
+def switches():
+    from torchlike import _flags
+    saved = dict(_flags._state)
+    yield _flags
+    _flags._state.clear()
+    _flags._state.update(saved)
+    torch.set_float32_matmul_precision("highest")
+    torch.set_default_dtype(torch.float32)
+
+
+def test_matmul_precision_drives_the_cublas_switch(switches):
+    from torchlike import _C
+    torch.set_float32_matmul_precision("medium")
+    assert _C._cublas_allow_tf32()
+    torch.set_float32_matmul_precision("highest")
+    assert not _C._cublas_allow_tf32()
+    torch.backends.cuda.matmul.allow_tf32 = True
+    assert torch.get_float32_matmul_precision() == "high"
+
+
+def test_interop_threads_are_set_once(switches):
+    switches._state["interop"] = None
+    assert torch.get_num_interop_threads() == torch.get_num_threads()
+    torch.set_num_interop_threads(3)
+    assert torch.get_num_interop_threads() == 3
+    with pytest.raises(RuntimeError, match="cannot set number of interop threads"):
+        torch.set_num_interop_threads(2)
+
+
+def test_default_tensor_type_warns_once_unless_warn_always(switches):
+    switches._state["warned_default_type"] = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.set_default_tensor_type(torch.DoubleTensor)
+        torch.set_default_tensor_type(torch.FloatTensor)
+        torch.set_warn_always(True)
+        torch.set_default_tensor_type("torchlike.FloatTensor")
+    assert [str(w.message).split("(")[0] for w in caught] == \
+        ["torchlike.set_default_tensor_type", "torchlike.set_default_tensor_type"]
+    assert torch.get_default_dtype() == torch.float32

@@ -34,6 +34,7 @@ from ._dtype_info import finfo, iinfo  # noqa: F401
 from ._inplace_functions import *  # noqa: F401,F403  (torch.abs_, torch.clamp_ ..., fill)
 from ._view_copies import *  # noqa: F401,F403  (transpose_copy, split_copy ...)
 from ._tensor_utils import *  # noqa: F401,F403  (is_conj, typename, range ... and methods)
+from ._flags import *  # noqa: F401,F403  (determinism, matmul precision, anomaly ... switches)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
