@@ -197,8 +197,8 @@ def set_default_tensor_type(t):
         try:
             dtype, device = _legacy_types._parse(t)
         except ValueError:
-            module, _, name = t.rpartition(".")
-            getattr(importlib.import_module(module or t), name)  # PyTorch imports the name
+            # PyTorch imports the dotted name: a missing module is its error
+            importlib.import_module(t.rpartition(".")[0] or t)
             raise TypeError("invalid type object: only floating-point types are supported as "
                             "the default type") from None
     elif isinstance(t, _legacy_types.tensortype):
