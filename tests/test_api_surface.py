@@ -252,6 +252,9 @@ def test_as_strided_scatter_gradients():
     s = torch.rand(2, 2, dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda a, b: torch.as_strided_scatter(a, b, (2, 2), (1, 2)),
                                     (x, s))
+    m = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(  # through a transposed view: input's own storage layout
+        lambda a, b: torch.as_strided_scatter(a.t(), b, (2, 2), (1, 3)), (m, s))
 
 
 # ---- post-accumulate-grad hooks ----------------------------------------------------------

@@ -207,11 +207,7 @@ def _resize_(self, *sizes, memory_format=None):
     need = (offset + math.prod(sizes)) * self.element_size()
     if need > _C._storage_bytes(self).numel():
         _C._grow_storage(self, need)
-    strides, step = [], 1
-    for s in reversed(sizes):
-        strides.insert(0, step)
-        step *= max(s, 1)
-    return self.as_strided_(sizes, strides, offset)
+    return self.as_strided_(sizes, _contiguous_strides(sizes), offset)
 
 
 def _resize_as_(self, the_template, *, memory_format=None):
@@ -319,22 +315,41 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of ``input`` with ``src`` written where ``input.as_strided(size,
-    stride, storage_offset)`` looks."""
+    stride, storage_offset)`` looks: through input's storage, so an element
+    of the strided view that is no element of input is dropped."""
     input = _tensor_arg("as_strided_scatter", "input", 1, input)
     src = _tensor_arg("as_strided_scatter", "src", 2, src)
-    out = input.clone(memory_format=_contiguous())
+    size, stride = tuple(size), tuple(stride)
     offset = input.storage_offset() if storage_offset is None else storage_offset
-    target = out.as_strided(size, stride, offset)
-    if tuple(target.shape) != tuple(src.shape):
+    if tuple(src.shape) != size:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
-                           f"= {list(src.shape)}, slice size = {list(target.shape)}")
-    target.copy_(src)
-    return out
+                           f"= {list(src.shape)}, slice size = {list(size)}")
+    # Storage positions of input's elements and of src's: each element of
+    # input takes the src element written at its position, if any (ints
+    # only, so the result is where()/gather of input and src, differentiable).
+    span = max(_last_element(input.shape, input.stride(), input.storage_offset()),
+               _last_element(size, stride, offset)) + 1
+    positions = _C.arange(span, device=input.device)
+    written = _C.full((span,), -1, dtype=positions.dtype, device=input.device)
+    written[positions.as_strided(size, stride, offset).flatten()] = _C.arange(
+        src.numel(), device=input.device)
+    source = written[positions.as_strided(input.shape, input.stride(), input.storage_offset())]
+    taken = src.flatten()[source.clamp(min=0)].to(input.dtype)  # copy_'s cast
+    return _C.where(source >= 0, taken, input)
 
 
-def _contiguous():
-    from ._layout import contiguous_format
-    return contiguous_format
+def _last_element(shape, strides, offset):
+    if 0 in tuple(shape):
+        return offset
+    return offset + sum((n - 1) * st for n, st in zip(shape, strides))
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return tuple(strides)
 
 
 _RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because "
