@@ -57,6 +57,14 @@ def op_calls():
     yield "repr", lambda: repr(x), [x]
     yield "error path", lambda: _raises(lambda: x + tl.zeros(3)), [x]
     yield "error path convert", lambda: _raises(lambda: tl.tensor([[1], [2, 3]])), []
+    yield "resize_ grows the storage", lambda: tl.arange(4.0).resize_(8, 8), []
+    yield "post-accumulate-grad hook", _post_hook_backward, []
+
+
+def _post_hook_backward():
+    w = tl.ones(8, requires_grad=True)
+    w.register_post_accumulate_grad_hook(lambda t: None)
+    (w * 2).sum().backward()
 
 
 def _raises(fn):

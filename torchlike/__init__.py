@@ -30,6 +30,11 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa
                                  inference_mode, is_inference_mode_enabled)
 from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)
 from ._composites import *  # noqa: F401,F403  (addcmul, diff, cov, the windows ... and methods)
+from ._dtype_info import finfo, iinfo  # noqa: F401
+from ._inplace_functions import *  # noqa: F401,F403  (torch.abs_, torch.clamp_ ..., fill)
+from ._view_copies import *  # noqa: F401,F403  (transpose_copy, split_copy ...)
+from ._tensor_utils import *  # noqa: F401,F403  (is_conj, typename, range ... and methods)
+from ._flags import *  # noqa: F401,F403  (determinism, matmul precision, anomaly ... switches)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
@@ -67,5 +72,9 @@ cdouble = complex128
 short = int16
 int = int32
 long = int64
+
+# PyTorch's constants: Python's own floats, and None for indexing.
+from math import e, pi, inf, nan  # noqa: E402,F401
+newaxis = None
 
 __version__ = "0.1.0"

@@ -84,7 +84,19 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
+def _register_post_accumulate_grad_hook(self, hook):
+    """Call ``hook(tensor)`` on this leaf each time backward has accumulated
+    its ``.grad`` (hook returns None: an optimizer step can run there)."""
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks, _ = self._hook_list()
+    entry = (-1, hook)  # the engine runs the (-1, hook) entries after accumulating
+    hooks.append(entry)
+    return RemovableHandle(hooks, entry=entry)
+
+
 Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 
 from ._interop_cuda import cuda_array_interface as _cai, record_stream as _record_stream  # noqa: E402
 Tensor.__cuda_array_interface__ = property(_cai)

@@ -420,6 +420,35 @@ typedef struct {
   PyObject **captured;  /* autograd.grad: the gradients found; NULL for backward */
 } run_spec;
 
+/* A leaf's .grad is accumulated, then its post-accumulate-grad hooks run:
+ * register_post_accumulate_grad_hook puts them on the leaf's hook list as
+ * (-1, hook) (run_hooks skips them), and each is called with the leaf. */
+static int accumulate_leaf(tl_py_tensor *leaf, PyObject *grad, bool create_graph)
+{
+  if (accumulate(leaf, grad, create_graph) < 0)
+    return -1;
+  for (Py_ssize_t i = 0; leaf->hooks && i < PyList_GET_SIZE(leaf->hooks); i++) {
+    PyObject *entry = Py_NewRef(PyList_GET_ITEM(leaf->hooks, i)); /* a hook may remove it */
+    PyObject *r = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0)) == -1
+                      ? PyObject_CallOneArg(PyTuple_GET_ITEM(entry, 1), (PyObject *)leaf)
+                      : Py_NewRef(Py_None);
+    Py_DECREF(entry);
+    if (r && r != Py_None) { /* PyTorch's two errors for a hook that returns something */
+      if (tl_py_is_tensor(r))
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Tensor post accumulate grad hooks should return None.");
+      else
+        PyErr_Format(PyExc_TypeError, "expected Variable, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+      Py_CLEAR(r);
+    }
+    if (!r)
+      return -1;
+    Py_DECREF(r);
+  }
+  return 0;
+}
+
 static int deliver_targets(run_spec *spec, int ti, PyObject **buf, int nbuf)
 {
   for (int j = 0; j < spec->ntargets; j++) {
@@ -429,7 +458,8 @@ static int deliver_targets(run_spec *spec, int ti, PyObject **buf, int nbuf)
     if (spec->captured) {
       if (add_into(&spec->captured[j], grad) < 0)
         return -1;
-    } else if (accumulate((tl_py_tensor *)spec->target_tensor[j], grad, spec->create_graph) < 0)
+    } else if (accumulate_leaf((tl_py_tensor *)spec->target_tensor[j], grad,
+                               spec->create_graph) < 0)
       return -1;
   }
   return 0;
@@ -447,7 +477,9 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
       return tk->buf[0] ? -1 : 0;
     if (tk->target)
       return deliver_targets(spec, ti, tk->buf, 1);
-    return spec->all_leaves ? accumulate((tl_py_tensor *)node->ctx, tk->buf[0], spec->create_graph) : 0;
+    if (!spec->all_leaves)
+      return 0;
+    return accumulate_leaf((tl_py_tensor *)node->ctx, tk->buf[0], spec->create_graph);
   }
   if (tk->target && deliver_targets(spec, ti, tk->buf, tk->nbuf) < 0)
     return -1;

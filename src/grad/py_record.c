@@ -663,6 +663,18 @@ static PyObject *py_set_grad_enabled(PyObject *self, PyObject *arg)
   Py_RETURN_NONE;
 }
 
+/* _set_inference_mode(on) -> whether it was on: inference_mode's enter/exit. */
+static PyObject *py_set_inference_mode(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0)
+    return NULL;
+  bool was = tl_py_inference_mode;
+  tl_py_inference_mode = on;
+  return PyBool_FromLong(was);
+}
+
 static PyObject *py_is_grad_enabled(PyObject *self, PyObject *unused)
 {
   (void)self;
@@ -686,6 +698,7 @@ static PyObject *py_formula_names(PyObject *self, PyObject *unused)
 
 static PyMethodDef record_functions[] = {
     {"_set_grad_enabled", py_set_grad_enabled, METH_O, NULL},
+    {"_set_inference_mode", py_set_inference_mode, METH_O, NULL},
     {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "whether ops are being recorded"},
     {"_grad_formulas", py_formula_names, METH_NOARGS,
      "{function name: has a derivative} for every op and grad_fns.def function"},

@@ -224,6 +224,12 @@ static PyObject *tensor_hook_list(PyObject *self, PyObject *unused)
   return Py_BuildValue("(Oi)", *slot, t->grad_fn ? t->output_nr : 0);
 }
 
+static PyObject *tensor_is_inference(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyBool_FromLong(((tl_py_tensor *)self)->inference);
+}
+
 static PyMethodDef grad_methods[] = {
     {"detach", tensor_detach, METH_NOARGS, "a tensor sharing this memory, without history"},
     {"detach_", tensor_detach_, METH_NOARGS, NULL},
@@ -231,6 +237,8 @@ static PyMethodDef grad_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, NULL},
     {"retain_grad", tensor_retain_grad, METH_NOARGS, "keep .grad of this non-leaf tensor"},
     {"_hook_list", tensor_hook_list, METH_NOARGS, NULL},
+    {"is_inference", tensor_is_inference, METH_NOARGS,
+     "whether this tensor was made under inference_mode"},
     {NULL, NULL, 0, NULL},
 };
 

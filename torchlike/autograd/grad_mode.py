@@ -126,6 +126,9 @@ class inference_mode(_GradModeContext):
     def __enter__(self):
         global _inference_depth
         self.prev = _C.is_grad_enabled()
+        # tensors made inside are inference tensors (is_inference); inside
+        # inference_mode(False) they are ordinary again
+        self.prev_inference = _C._set_inference_mode(self.mode)
         if self.mode:
             _inference_depth += 1
             _C._set_grad_enabled(False)
@@ -134,6 +137,7 @@ class inference_mode(_GradModeContext):
         global _inference_depth
         if self.mode:
             _inference_depth -= 1
+        _C._set_inference_mode(self.prev_inference)
         _C._set_grad_enabled(self.prev)
 
     def clone(self):

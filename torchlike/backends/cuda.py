@@ -1,7 +1,7 @@
 """CUDA flags, as ``torch.backends.cuda``: ``matmul.allow_tf32`` (default
 False, as PyTorch) lets float32 matrix products on CUDA round their inputs
 to TF32 on tensor cores; the cuBLAS kernels read it at every call."""
-from .. import _C
+from .. import _C, _flags
 
 
 class _MatmulFlags:
@@ -13,7 +13,7 @@ class _MatmulFlags:
 
     @allow_tf32.setter
     def allow_tf32(self, value):
-        _C._cublas_allow_tf32(bool(value))
+        _flags.allow_tf32_set(value)  # also torchlike.get_float32_matmul_precision's
 
     # PyTorch's switches for half-precision reductions; ours always
     # accumulate float16/bfloat16 products in float32.

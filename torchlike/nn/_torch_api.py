@@ -6,7 +6,8 @@ from .. import _C
 from . import functional as F
 
 __all__ = ["relu", "relu_", "softmax", "log_softmax", "dropout", "alpha_dropout",
-           "feature_dropout", "selu", "selu_", "celu", "celu_", "prelu", "rrelu", "rrelu_",
+           "feature_dropout", "dropout_", "alpha_dropout_", "feature_dropout_",
+           "feature_alpha_dropout", "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "prelu", "rrelu", "rrelu_",
            "hardshrink", "threshold", "threshold_", "layer_norm", "group_norm", "instance_norm",
            "batch_norm", "rms_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
            "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
@@ -27,12 +28,45 @@ def log_softmax(input, dim, dtype=None):
     return F.log_softmax(input, dim, dtype=dtype)
 
 
-def feature_dropout(input, p, train):
+def feature_dropout(input, p, train, inplace=False):
     """``torch.feature_dropout``: one draw per (dim 0, dim 1) entry."""
     F._check_p(p)
     if not train or p == 0.0:
         return input
-    return F._dropout(input, p, min(2, input.ndim), False, False)
+    return F._dropout(input, p, min(2, input.ndim), False, inplace)
+
+
+# The in-place twins of the torch-level dropouts, (input, p, train) each; a
+# bad p is a RuntimeError at this level, as in PyTorch (nn.functional: ValueError).
+def _torch_p(p):
+    if p < 0.0 or p > 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def dropout_(input, p, train):
+    """``torch.dropout_``: ``dropout`` written into ``input``."""
+    return F.dropout(input, _torch_p(p), train, inplace=True)
+
+
+def alpha_dropout_(input, p, train):
+    """``torch.alpha_dropout_``: ``alpha_dropout`` written into ``input``."""
+    return F.alpha_dropout(input, _torch_p(p), train, inplace=True)
+
+
+def feature_dropout_(input, p, train):
+    """``torch.feature_dropout_``: ``feature_dropout`` written into ``input``."""
+    return feature_dropout(input, _torch_p(p), train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    """``torch.feature_alpha_dropout``: alpha dropout, one draw per (dim 0, dim 1) entry."""
+    return F.feature_alpha_dropout(input, _torch_p(p), train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    """``torch.feature_alpha_dropout_``: ``feature_alpha_dropout`` written into ``input``."""
+    return F.feature_alpha_dropout(input, _torch_p(p), train, inplace=True)
 
 
 relu, relu_, dropout, alpha_dropout = F.relu, F.relu_, F.dropout, F.alpha_dropout

@@ -17,7 +17,14 @@
  *                       by autograd's checks on t, as writes through
  *                       PyTorch's .data are not.  gradcheck perturbs its
  *                       inputs through one.  For short-lived use: an op that
- *                       moves t's storage (share_memory_) leaves it behind. */
+ *                       moves t's storage (share_memory_) leaves it behind.
+ *   _grow_storage(t, nbytes)
+ *                       resize_'s growth: t (this tensor object alone) gets a
+ *                       new storage of nbytes whose prefix is a copy of its
+ *                       old storage's bytes.  Other views keep the old one:
+ *                       PyTorch grows the shared storage itself, which a
+ *                       storage here cannot do (its header sits inside its
+ *                       block). */
 #include "ndcore/bindings/py_tensor.h"
 
 static PyObject *py_storage_id(PyObject *self, PyObject *arg)
@@ -95,7 +102,39 @@ static PyObject *py_untracked_alias(PyObject *self, PyObject *arg)
   return tl_py_tensor_from(&out);
 }
 
+static PyObject *py_grow_storage(PyObject *self, PyObject *args)
+{
+  (void)self;
+  PyObject *obj;
+  Py_ssize_t nbytes;
+  tl_tensor fresh = {0}, prefix, old;
+  if (!PyArg_ParseTuple(args, "On:_grow_storage", &obj, &nbytes) ||
+      !tl_py_tensor_arg("_grow_storage", "tensor", obj))
+    return NULL;
+  tl_tensor *t = tl_py_t(obj);
+  int64_t had = (int64_t)t->storage->nbytes;
+  if (nbytes <= had)
+    Py_RETURN_NONE;
+  /* both storages as flat bytes: the copy runs on their device */
+  old = (tl_tensor){.storage = t->storage, .dtype = TL_DTYPE_U8, .ndim = 1, .shape = {had},
+                    .strides = {1}};
+  if (tl_tensor_empty(&fresh, TL_DTYPE_U8, 1, (int64_t[]){nbytes}, tl_tensor_device(t)) != TL_OK)
+    goto fail;
+  prefix = fresh;
+  prefix.shape[0] = had;
+  if (had && tl_tensor_copy(&prefix, &old) != TL_OK)
+    goto fail;
+  tl_storage_decref(t->storage);
+  t->storage = fresh.storage; /* fresh's reference moves to t */
+  Py_RETURN_NONE;
+fail:
+  tl_tensor_release(&fresh);
+  return tl_py_raise();
+}
+
 PyMethodDef tl_py_storage_functions[] = {
+    {"_grow_storage", py_grow_storage, METH_VARARGS,
+     "_grow_storage(t, nbytes): t alone on a larger storage starting with its old bytes"},
     {"_untracked_alias", py_untracked_alias, METH_O,
      "_untracked_alias(t): t's view over an aliasing storage with its own version counter"},
     {"_storage_id", py_storage_id, METH_O, "_storage_id(t): an int naming t's storage"},

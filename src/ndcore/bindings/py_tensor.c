@@ -56,6 +56,7 @@ static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
 /* ---- autograd's entry (see py_tensor.h) ---- */
 
 _Thread_local bool tl_py_grad_enabled = true;
+_Thread_local bool tl_py_inference_mode = false;
 tl_py_record_fn tl_py_record;
 int tl_py_formula_getitem, tl_py_formula_setitem;
 
@@ -88,6 +89,8 @@ bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n)
 tl_py_tensor *tl_py_tensor_alloc(void)
 {
   tl_py_tensor *self = (tl_py_tensor *)tl_py_tensor_type->tp_alloc(tl_py_tensor_type, 0);
+  if (self)
+    self->inference = tl_py_inference_mode;
   return self; /* tp_alloc zeroes: t.storage == NULL */
 }
 
@@ -158,6 +161,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     tl_tensor_release(&t);
     return NULL;
   }
+  self->inference = tl_py_inference_mode;
   self->t = t;
   return (PyObject *)self;
 }
@@ -600,7 +604,7 @@ static PyObject *tensor_fill_(PyObject *self, PyObject *value)
   bool weak;
   if (tl_py_is_tensor(value) && tl_py_t(value)->ndim != 0)
     return PyErr_Format(PyExc_RuntimeError, "fill_ only supports 0-dimension value tensor but got "
-                                            "tensor with %d dimensions", tl_py_t(value)->ndim);
+                                            "tensor with %d dimensions.", tl_py_t(value)->ndim);
   if (tl_py_to_tensor(value, -1, false, &s, &weak) < 0)
     return NULL;
   tl_status status = tl_py_check_weak_store(&s, weak, tl_py_t(self)->dtype);

@@ -22,12 +22,14 @@ typedef struct {
   PyObject *grad;
   PyObject *grad_fn;  /* the node that made this tensor (strong) */
   PyObject *grad_acc; /* a leaf's AccumulateGrad node (borrowed, cleared by it) */
-  PyObject *hooks;    /* a leaf's list of (id, hook) from register_hook */
+  PyObject *hooks;    /* a leaf's list of (0, hook) from register_hook, (-1, hook) from
+                       * register_post_accumulate_grad_hook */
   PyObject *base;     /* a recorded view's base (strong); NULL otherwise */
   uint64_t base_seq;  /* the base's grad_fn when this view was current (node seq) */
   int output_nr;      /* which output of grad_fn */
   bool requires_grad;
   bool retains_grad;
+  bool inference; /* made while inference_mode was on (is_inference) */
 } tl_py_tensor;
 
 extern PyTypeObject *tl_py_tensor_type;
@@ -37,6 +39,9 @@ extern PyTypeObject *tl_py_tensor_type;
  * tl_py_grad_wanted first, so a call that needs no gradient pays one flag
  * test per argument.  Grad mode is per thread, as in PyTorch. */
 extern _Thread_local bool tl_py_grad_enabled;
+/* inference_mode's depth flag: a tensor made while it is set is an inference
+ * tensor (src/grad sets it, as it does grad mode). */
+extern _Thread_local bool tl_py_inference_mode;
 typedef PyObject *(*tl_py_record_fn)(int formula, PyObject *impl, PyObject *const *args,
                                      size_t nargsf, PyObject *kwnames, int flags);
 extern tl_py_record_fn tl_py_record;
