@@ -100,7 +100,8 @@ TL_SPECIAL_ENTRY double tl_ndtri(double p)
     if (q > 0.25)
       u = (0.5 * erf(x * TL_SPECIAL_SQRT1_2) - (q - 0.5)) * TL_SPECIAL_SQRT_2PI * exp(0.5 * x * x);
     else
-      u = TL_SPECIAL_SQRT_2PI * (0.5 * tl_erfcx(-x * TL_SPECIAL_SQRT1_2) - exp(log(q) + 0.5 * x * x));
+      u = TL_SPECIAL_SQRT_2PI *
+          (0.5 * tl_erfcx(-x * TL_SPECIAL_SQRT1_2) - exp(log(q) + 0.5 * x * x));
     x -= u / (1 + 0.5 * x * u);
     if (fabs(u) <= 1e-16 * fabs(x))
       break;
@@ -258,7 +259,7 @@ TL_SPECIAL_ENTRY double tl_zeta(double x, double q)
     return q == 1 ? 1 : q < 1 ? INFINITY : NAN;
   if (q == INFINITY)
     return NAN; /* as Cephes, which PyTorch follows */
-  if (q > 0 && x > 30) {
+  if (q > 0 && x > 30 && q < x + 20) { /* from x + 20 on, the tail alone serves */
     double sum = 0;
     for (double w = q; w < q + 1e4; w += 1) {
       double term = pow(w, -x);

@@ -91,10 +91,22 @@ TL_SPECIAL_ENTRY double tl_chebyshev_u(double x, double n) { return tl_chebyshev
 TL_SPECIAL_ENTRY double tl_chebyshev_v(double x, double n) { return tl_chebyshev('V', x, n); }
 TL_SPECIAL_ENTRY double tl_chebyshev_w(double x, double n) { return tl_chebyshev('W', x, n); }
 /* the shifted polynomials on [0, 1]: p*(x) = p(2x - 1), exact at x = 0, 1/2, 1 */
-TL_SPECIAL_ENTRY double tl_shifted_chebyshev_t(double x, double n) { return tl_chebyshev('T', x + x - 1, n); }
-TL_SPECIAL_ENTRY double tl_shifted_chebyshev_u(double x, double n) { return tl_chebyshev('U', x + x - 1, n); }
-TL_SPECIAL_ENTRY double tl_shifted_chebyshev_v(double x, double n) { return tl_chebyshev('V', x + x - 1, n); }
-TL_SPECIAL_ENTRY double tl_shifted_chebyshev_w(double x, double n) { return tl_chebyshev('W', x + x - 1, n); }
+TL_SPECIAL_ENTRY double tl_shifted_chebyshev_t(double x, double n)
+{
+  return tl_chebyshev('T', x + x - 1, n);
+}
+TL_SPECIAL_ENTRY double tl_shifted_chebyshev_u(double x, double n)
+{
+  return tl_chebyshev('U', x + x - 1, n);
+}
+TL_SPECIAL_ENTRY double tl_shifted_chebyshev_v(double x, double n)
+{
+  return tl_chebyshev('V', x + x - 1, n);
+}
+TL_SPECIAL_ENTRY double tl_shifted_chebyshev_w(double x, double n)
+{
+  return tl_chebyshev('W', x + x - 1, n);
+}
 
 /* H_{k+1} = 2x H_k - 2k H_{k-1}, H1 = 2x;  He_{k+1} = x He_k - k He_{k-1}, He1 = x */
 TL_SPECIAL_ENTRY double tl_hermite_h(double x, double nd)
