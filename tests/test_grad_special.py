@@ -130,6 +130,6 @@ def test_missing_derivatives_raise_only_when_asked(name, message):
     a, b = leaf([2.5, 3.0]), leaf([0.7, 2.0])
     y = getattr(S, name)(a, b).sum()
     (gb,) = torch.autograd.grad(y, b, retain_graph=True)  # pruned: a is not asked for
-    assert np.isfinite(gb.numpy()).all()
+    assert bool(torch.isfinite(gb).all())
     with pytest.raises(NotImplementedError, match=message.replace("(", r"\(")):
         y.backward()
