@@ -8,6 +8,7 @@ ranges (edge values included) and in float32; NumPy for the layouts (0-d,
 empty, non-contiguous, broadcast operands give the contiguous results)."""
 import json
 import math
+from decimal import Decimal, getcontext
 from pathlib import Path
 
 import numpy as np
@@ -235,6 +236,38 @@ def test_incomplete_gamma_against_scipy(name, ref):
     a = np.geomspace(10, 1e5, 30)[:, None]
     x = a * np.linspace(0.8, 1.2, 21)[None, :]
     assert_close(getattr(S, name)(f64(a), f64(x)), ref(a, x), rtol=1e-11, atol=1e-300)
+
+
+def incomplete_gamma_decimal(a, x):
+    """P(a, x) to 40 digits for large integer-valued a: the series
+    x^a e^-x / Gamma(a + 1) sum_k x^k / ((a+1)...(a+k)), with lgamma(a + 1)
+    from Stirling's series (its first omitted term is below 1e-60 here)."""
+    getcontext().prec = 45
+    a, x = Decimal(a), Decimal(x)
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+    z = 1 / a
+    lgamma1 = ((a + Decimal("0.5")) * a.ln() - a + (2 * pi).ln() / 2
+               + z / 12 - z ** 3 / 360 + z ** 5 / 1260 - z ** 7 / 1680)
+    term = total = Decimal(1)
+    k = 1
+    while term > total * Decimal("1e-25"):
+        term = term * x / (a + k)
+        total += term
+        k += 1
+    p = (a * x.ln() - x - lgamma1).exp() * total
+    return float(p), float(1 - p)
+
+
+@pytest.mark.parametrize("a", [2e6, 9.9e6, 2e7, 1e8])
+def test_incomplete_gamma_for_large_a_against_an_exact_sum(a):
+    """Near x = a, for a up to 1e8: the series (a <= 1e7) and Temme's uniform
+    expansion (beyond) against a 45-digit sum.  (SciPy's and PyTorch's lose
+    digits here: at a = 1e8, x = a - 5 sqrt(a) both are off by a third.)"""
+    for z in (-5.0, -1.0, 0.5, 3.0):
+        x = a + z * math.sqrt(a)
+        p, q = incomplete_gamma_decimal(a, x)
+        assert S.gammainc(f64(a), f64(x)).item() == pytest.approx(p, rel=1e-12)
+        assert S.gammaincc(f64(a), f64(x)).item() == pytest.approx(q, rel=1e-12)
 
 
 def test_zeta_against_scipy():

@@ -133,7 +133,8 @@ TL_SPECIAL_ENTRY double tl_xlog1py(double x, double y)
  * P(a, x) = gamma(a, x) / Gamma(a) (igamma) and Q = 1 - P (igammac), for a, x > 0:
  * the power series of P where x < a + 1 and the continued fraction of Q
  * elsewhere (each converges in O(sqrt(a)) terms at worst, near x = a); the
- * other is one minus it.  Both carry the factor D = x^a e^-x / Gamma(a + 1).
+ * other is one minus it; Temme's uniform expansion for a > 1e7 near x = a.
+ * Both carry the factor D = x^a e^-x / Gamma(a + 1).
  * For a >= 10 log D is formed as a log1pmx(t) - log(2 pi a)/2 - stirlerr(a)
  * with x = a (1 + t), so that no difference of the large terms a log x, x
  * and lgamma(a) loses its digits. */
@@ -212,6 +213,33 @@ TL_SPECIAL_FN double tl_igammac_fraction(double a, double x)
   return exp(tl_igamma_log_factor(a, x)) * a * h;
 }
 
+/* Q(a, x) by Temme's uniform asymptotic expansion (DLMF 8.12), for a > 1e7
+ * and x within 30% of a, where the series and the fraction would take
+ * O(sqrt(a)) terms:
+ *   Q = erfc(eta sqrt(a/2)) / 2 + R,  P = erfc(-eta sqrt(a/2)) / 2 - R,
+ *   R = e^(-a eta^2 / 2) / sqrt(2 pi a) (c0 + c1 / a),
+ *   lambda = x / a, eta = sign(lambda - 1) sqrt(2 (lambda - 1 - log lambda)),
+ *   c0 = 1/(lambda-1) - 1/eta,  c1 = 1/eta^3 - 1/(lambda-1)^3 - 1/(lambda-1)^2 - 1/(12 (lambda-1));
+ * the next term is below 1e-14 of the sum there.  Near lambda = 1 the
+ * differences cancel: their Taylor series in eta instead. */
+TL_SPECIAL_FN double tl_igamma_uniform(double a, double x, bool upper)
+{
+  double t = (x - a) / a; /* lambda - 1 */
+  double eta2 = -2 * tl_log1pmx(t);  /* 2 (lambda - 1 - log lambda) */
+  double eta = t < 0 ? -sqrt(eta2) : sqrt(eta2);
+  double c0, c1;
+  if (fabs(eta) < 1e-3) {
+    c0 = -1.0 / 3 + eta * (1.0 / 12 - eta * 2.0 / 135);
+    c1 = -1.0 / 540 - eta / 288;
+  } else {
+    c0 = 1 / t - 1 / eta;
+    c1 = 1 / (eta * eta * eta) - 1 / (t * t * t) - 1 / (t * t) - 1 / (12 * t);
+  }
+  double r = exp(-0.5 * a * eta2) / sqrt(2 * TL_SPECIAL_PI * a) * (c0 + c1 / a);
+  /* P = erfc(-eta sqrt(a/2)) / 2 - R: each tail from its own erfc, not 1 - the other */
+  return upper ? 0.5 * erfc(eta * sqrt(0.5 * a)) + r : 0.5 * erfc(-eta * sqrt(0.5 * a)) - r;
+}
+
 /* upper: Q(a, x) (igammac) rather than P(a, x) (igamma) */
 TL_SPECIAL_FN double tl_igamma_either(double a, double x, bool upper)
 {
@@ -225,6 +253,8 @@ TL_SPECIAL_FN double tl_igamma_either(double a, double x, bool upper)
     return isinf(x) ? NAN : upper ? 1 : 0;
   if (isinf(x))
     return upper ? 0 : 1;
+  if (a > 1e7 && fabs(x - a) < 0.3 * a)
+    return tl_igamma_uniform(a, x, upper);
   if (x < a + 1) {
     double p = tl_igamma_series(a, x);
     return upper ? 1 - p : p;
