@@ -66,22 +66,25 @@ TL_SPECIAL_FN void tl_bessel_jy_series(double x, double *out)
  *   Y1 = -2/(pi x) J0 + 2/pi (log(x/2) + gamma) J1
  *        + 2/pi (-J1 + sum_k>=1 (-1)^(k+1) (1/k + 1/(k+1)) J_2k+1)
  * (the second is minus the derivative of the first) are summed on the way. */
-TL_SPECIAL_FN void tl_bessel_jy_miller(double x, double *out)
+TL_SPECIAL_FN void tl_bessel_jy_miller(int which, double x, double *out)
 {
-  int top = 2 * (int)(0.5 * x + 25); /* even, well past x */
-  double jp = 0, j = 1e-30, norm = 0, s0 = 0, s1 = 0;
+  /* even, and far enough past x (by 20 + 4 sqrt(x), measured: less lets
+   * the start's error reach J0 above 1e-15) */
+  int top = 2 * (int)(0.5 * x + 10 + 2 * sqrt(x));
+  double jp = 0, j = 1e-30, norm = 0, s0 = 0, s1 = 0, two_x = 2 / x;
   for (int n = top; n >= 1; n--) {
-    double jm = 2.0 * n / x * j - jp; /* J_{n-1} */
+    double jm = n * two_x * j - jp; /* J_{n-1} */
     jp = j;
     j = jm;
     int m = n - 1; /* j = J_m, jp = J_{m+1} */
     if (m >= 2 && m % 2 == 0) {
       int k = m / 2;
       norm += 2 * j;
-      s0 += (k % 2 ? -j : j) / k;
-    } else if (m >= 3) {
+      if (which == 2)
+        s0 += (k % 2 ? -j : j) / k;
+    } else if (m >= 3 && which == 3) {
       int k = (m - 1) / 2; /* m = 2k + 1 */
-      s1 += (k % 2 ? 1 : -1) * (1.0 / k + 1.0 / (k + 1)) * j;
+      s1 += (k % 2 ? 1 : -1) * (2.0 * k + 1) / ((double)k * (k + 1)) * j;
     }
   }
   /* j = J0, jp = J1 (unscaled) */
@@ -136,7 +139,7 @@ TL_SPECIAL_FN double tl_bessel_jy(int which, double x)
   if (ax <= 4)
     tl_bessel_jy_series(ax, v);
   else if (ax <= 25)
-    tl_bessel_jy_miller(ax, v);
+    tl_bessel_jy_miller(which, ax, v);
   else
     tl_bessel_jy_hankel(odd, ax, &v[odd], &v[2 + odd]);
   double r = v[which];
