@@ -25,6 +25,13 @@ NON_DIFFERENTIABLE = {
     "nextafter", "gcd", "lcm", "_frexp_exponent",
     # recorded without a derivative: backward raises, as PyTorch's does
     "heaviside",
+    # torch.special functions whose outputs PyTorch does not differentiate
+    # (no graph is recorded; tests/test_special_functions.py checks that)
+    "airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
     # fused backward kernels of src/nn: double backward goes through composed
     # formulas (create_graph=True), as PyTorch's does
     "_thnn_fused_lstm_cell_backward_impl", "_thnn_fused_gru_cell_backward", "_rnn_layer_backward",

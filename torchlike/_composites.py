@@ -13,7 +13,7 @@ from . import linalg
 from .autograd import Function
 
 __all__ = ["numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "conj",
-           "addcmul", "addcdiv", "lerp", "logit", "aminmax", "std_mean", "var_mean",
+           "addcmul", "addcdiv", "lerp", "logit", "mvlgamma", "aminmax", "std_mean", "var_mean",
            "logcumsumexp", "diff", "isin", "dist", "renorm", "cov", "corrcoef",
            "view_as_real", "view_as_complex", "complex", "polar", "trapezoid", "trapz",
            "cumulative_trapezoid", "hann_window", "hamming_window", "blackman_window",
@@ -121,6 +121,23 @@ def logit(input, eps=None):
     if eps is not None:
         input = _C.clamp(input, eps, 1 - eps)
     return _C.log(_C.div(input, 1 - input))
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma function of dimension p (special.multigammaln):
+    p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(input - j / 2)."""
+    _need_tensor("mvlgamma", "input", input)
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
+                        f"{type(p).__name__}")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if not input.is_floating_point():
+        input = input.to(_C.get_default_dtype())
+    total = _C.lgamma(input)
+    for j in range(1, p):
+        total = _C.add(total, _C.lgamma(_C.sub(input, j / 2)))
+    return _C.add(total, p * (p - 1) / 4 * math.log(math.pi))
 
 
 def _dtype_name(dt):
@@ -560,7 +577,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, **kwar
 # ---- Tensor methods where PyTorch has them ---------------------------------
 
 for _name in ("addcmul", "addcdiv", "lerp", "logit", "aminmax", "logcumsumexp", "diff",
-              "dist", "renorm", "cov", "corrcoef", "is_nonzero"):
+              "dist", "renorm", "cov", "corrcoef", "is_nonzero", "mvlgamma"):
     setattr(Tensor, _name, globals()[_name])
 
 
@@ -571,6 +588,6 @@ def _inplace(fn):
     return method
 
 
-for _name in ("addcmul", "addcdiv", "lerp", "logit", "renorm"):
+for _name in ("addcmul", "addcdiv", "lerp", "logit", "renorm", "mvlgamma"):
     setattr(Tensor, _name + "_", _inplace(globals()[_name]))
 del _name

@@ -254,7 +254,9 @@ void tl_gpu_kernels_register(void)
 {
   static const tl_gpu_entry *const tables[] = {tl_gpu_unary_entries, tl_gpu_binary_entries,
                                                tl_gpu_compare_entries,
-                                               tl_gpu_special_entries /* src/gpu/special */};
+                                               tl_gpu_special_entries /* src/gpu/special */,
+                                               tl_gpu_normal_entries, tl_gpu_bessel_entries,
+                                               tl_gpu_polynomial_entries};
   static tl_iter_kernel *kernels; /* one set per row, for the process */
   size_t n = 0, j = 0;
   for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)

@@ -385,7 +385,8 @@ static int run_python(tl_py_node *node, PyObject **buf, PyObject **results)
   return 0;
 }
 
-static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, bool create_graph)
+static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, const bool *wanted,
+                       bool create_graph)
 {
   tl_grad_formula f = tl_grad_formulas[node->formula];
   if (!f) {
@@ -394,7 +395,7 @@ static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, boo
     return -1;
   }
   tl_grad_ctx c = {.node = node, .formula = node->formula, .grads = buf, .results = results,
-                   .scope = PyList_New(0), .create_graph = create_graph};
+                   .wanted = wanted, .scope = PyList_New(0), .create_graph = create_graph};
   if (!c.scope)
     return -1;
   f(&c);
@@ -489,13 +490,23 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     PyErr_SetString(PyExc_RuntimeError, freed_message);
     return -1;
   }
-  PyObject **results = PyMem_Calloc((size_t)(node->ninputs ? node->ninputs : 1), sizeof(PyObject *));
-  if (!results) {
+  size_t nin = (size_t)(node->ninputs ? node->ninputs : 1);
+  PyObject **results = PyMem_Calloc(nin, sizeof(PyObject *));
+  /* which inputs lead to a wanted gradient: a formula computes no other
+   * (and raises for no other, as PyTorch prunes: zeta's missing derivative
+   * in x does not stop autograd.grad wrt q) */
+  bool *wanted = PyMem_Calloc(nin, sizeof(bool));
+  if (!results || !wanted) {
+    PyMem_Free(results);
+    PyMem_Free(wanted);
     PyErr_NoMemory();
     return -1;
   }
+  for (int k = 0; k < node->ninputs; k++)
+    wanted[k] = node->inputs[k].edge.fn && g->tasks[find_task(g, node->inputs[k].edge.fn)].needed;
   int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
-                                       : run_formula(node, tk->buf, results, spec->create_graph);
+                                       : run_formula(node, tk->buf, results, wanted, spec->create_graph);
+  PyMem_Free(wanted);
   if (r == 0 && node->hooks) {
     PyObject *gin = PyTuple_New(node->ninputs), *gout = PyTuple_New(tk->nbuf);
     for (int k = 0; gin && k < node->ninputs; k++)

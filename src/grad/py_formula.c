@@ -129,7 +129,10 @@ static int input_index(tl_grad_ctx *c, PyObject *input)
 
 bool tl_grad_needs(tl_grad_ctx *c, PyObject *input)
 {
-  return input && !PyErr_Occurred() && input_index(c, input) >= 0;
+  if (!input || PyErr_Occurred())
+    return false;
+  int i = input_index(c, input);
+  return i >= 0 && (!c->wanted || c->wanted[i]);
 }
 
 /* The dims to sum so that a gradient of shape g becomes one of shape t. */

@@ -132,6 +132,7 @@ typedef struct {
   int formula;
   PyObject **grads;    /* per output; NULL where no gradient arrived */
   PyObject **results;  /* per saved input: the gradient to send (new refs) */
+  const bool *wanted;  /* per input: leads to a wanted gradient (NULL: every input) */
   PyObject *scope;     /* list owning every temporary the formula made */
   bool create_graph;
 } tl_grad_ctx;
@@ -202,6 +203,7 @@ void tl_grad_formulas_index_init(void);
 void tl_grad_formulas_linalg_init(void);
 void tl_grad_formulas_inplace_init(void);
 void tl_grad_formulas_bessel_init(void);
+void tl_grad_formulas_special_init(void);
 void tl_grad_formulas_nn_softmax_init(void);
 void tl_grad_formulas_nn_activation_init(void);
 void tl_grad_formulas_nn_dropout_init(void);

@@ -16,17 +16,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "gpu/special/tl_gpu_special.cuh"
 #include "gpu/special/tl_gpu_special.h"
-#include "gpu/tl_cuda_launch.cuh"
 #include "ndcore/kernels/tl_special_scalar.h"
 
 /* ---- the special functions, in double -------------------------------------------- */
 
-/* F's double function applied to a T (float rounds once, at the end). */
-template <typename T, typename F> struct tl_gpu_in_double {
-  using sig = T(T);
-  TL_DEV T operator()(T x) const { return (T)F()((double)x); }
-};
 struct tl_gpu_digamma_fn {
   TL_DEV double operator()(double x) const { return tl_digamma(x); }
 };

@@ -15,6 +15,10 @@ extern "C" {
 
 /* (op, compute dtype, launcher) rows, ending with a row whose launch is NULL. */
 extern const tl_gpu_entry tl_gpu_special_entries[];
+/* torch.special's functions, float32 and float64: normal.cu, bessel.cu, polynomial.cu */
+extern const tl_gpu_entry tl_gpu_normal_entries[];
+extern const tl_gpu_entry tl_gpu_bessel_entries[];
+extern const tl_gpu_entry tl_gpu_polynomial_entries[];
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* kernels_special.c - CPU loops of the special functions: erf, erfc, erfinv,
- * lgamma, digamma, polygamma (float32 and float64; integers arrive as the default float,
- * half types through float32).
+ * lgamma, digamma, polygamma, and torch.special's erfcx, ndtr, log_ndtr, ndtri,
+ * entr, xlog1py, igamma, igammac, zeta (float32 and float64; integers arrive as
+ * the default float, half types through float32).
  *
  * erf and erfc are libm's, but float32 erf is tl_vecmath.h's tl_erff.  lgamma
  * uses lgamma_r, which does not write the global `signgam` and so is safe on
@@ -11,7 +12,7 @@
  * +-inf, |y| > 1 -> NaN; digamma(+-0) = -+inf, NaN at the negative integers
  * and at -inf.                                                              */
 #include "ndcore/dispatch/tl_kernels.h"
-#include "ndcore/kernels/tl_special_scalar.h"
+#include "ndcore/kernels/tl_special_normal.h"
 
 /* ---- erfinv ---------------------------------------------------------------------------
  * A cheap first guess (Winitzki's closed form, relative error ~2e-3) refined
@@ -88,6 +89,26 @@ TL_UNARY_LOOP(digamma_F64_loop, double, double, digamma_F64)
 TL_BINARY_LOOP(polygamma_F32_loop, float, float, polygamma_F32)
 TL_BINARY_LOOP(polygamma_F64_loop, double, double, polygamma_F64)
 
+/* ---- torch.special's: tl_special_normal.h, in double (float32 converts each way) ---- */
+TL_UNARY_LOOP(erfcx_F32_loop, float, float, tl_erfcx)
+TL_UNARY_LOOP(erfcx_F64_loop, double, double, tl_erfcx)
+TL_UNARY_LOOP(ndtr_F32_loop, float, float, tl_ndtr)
+TL_UNARY_LOOP(ndtr_F64_loop, double, double, tl_ndtr)
+TL_UNARY_LOOP(log_ndtr_F32_loop, float, float, tl_log_ndtr)
+TL_UNARY_LOOP(log_ndtr_F64_loop, double, double, tl_log_ndtr)
+TL_UNARY_LOOP(ndtri_F32_loop, float, float, tl_ndtri)
+TL_UNARY_LOOP(ndtri_F64_loop, double, double, tl_ndtri)
+TL_UNARY_LOOP(entr_F32_loop, float, float, tl_entr)
+TL_UNARY_LOOP(entr_F64_loop, double, double, tl_entr)
+TL_BINARY_LOOP(xlog1py_F32_loop, float, float, tl_xlog1py)
+TL_BINARY_LOOP(xlog1py_F64_loop, double, double, tl_xlog1py)
+TL_BINARY_LOOP(zeta_F32_loop, float, float, tl_zeta)
+TL_BINARY_LOOP(zeta_F64_loop, double, double, tl_zeta)
+TL_BINARY_LOOP(igamma_F32_loop, float, float, tl_igamma)
+TL_BINARY_LOOP(igamma_F64_loop, double, double, tl_igamma)
+TL_BINARY_LOOP(igammac_F32_loop, float, float, tl_igammac)
+TL_BINARY_LOOP(igammac_F64_loop, double, double, tl_igammac)
+
 /* The CPU loops of this file: (op, compute dtype, loop), registered in the
  * kernel table by tl_cpu_special_register. */
 static const tl_k_entry special_loops[] = {
@@ -103,6 +124,24 @@ static const tl_k_entry special_loops[] = {
     {TL_OP_DIGAMMA, TL_DTYPE_F64, digamma_F64_loop},
     {TL_OP_POLYGAMMA, TL_DTYPE_F32, polygamma_F32_loop},
     {TL_OP_POLYGAMMA, TL_DTYPE_F64, polygamma_F64_loop},
+    {TL_OP_ERFCX, TL_DTYPE_F32, erfcx_F32_loop},
+    {TL_OP_ERFCX, TL_DTYPE_F64, erfcx_F64_loop},
+    {TL_OP_NDTR, TL_DTYPE_F32, ndtr_F32_loop},
+    {TL_OP_NDTR, TL_DTYPE_F64, ndtr_F64_loop},
+    {TL_OP_LOG_NDTR, TL_DTYPE_F32, log_ndtr_F32_loop},
+    {TL_OP_LOG_NDTR, TL_DTYPE_F64, log_ndtr_F64_loop},
+    {TL_OP_NDTRI, TL_DTYPE_F32, ndtri_F32_loop},
+    {TL_OP_NDTRI, TL_DTYPE_F64, ndtri_F64_loop},
+    {TL_OP_ENTR, TL_DTYPE_F32, entr_F32_loop},
+    {TL_OP_ENTR, TL_DTYPE_F64, entr_F64_loop},
+    {TL_OP_XLOG1PY, TL_DTYPE_F32, xlog1py_F32_loop},
+    {TL_OP_XLOG1PY, TL_DTYPE_F64, xlog1py_F64_loop},
+    {TL_OP_ZETA, TL_DTYPE_F32, zeta_F32_loop},
+    {TL_OP_ZETA, TL_DTYPE_F64, zeta_F64_loop},
+    {TL_OP_IGAMMA, TL_DTYPE_F32, igamma_F32_loop},
+    {TL_OP_IGAMMA, TL_DTYPE_F64, igamma_F64_loop},
+    {TL_OP_IGAMMAC, TL_DTYPE_F32, igammac_F32_loop},
+    {TL_OP_IGAMMAC, TL_DTYPE_F64, igammac_F64_loop},
 };
 
 void tl_cpu_special_register(void)

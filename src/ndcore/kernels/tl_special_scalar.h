@@ -35,6 +35,7 @@
 #endif
 
 #define TL_SPECIAL_PI 3.14159265358979323846
+#define TL_SPECIAL_SQRT_PI 1.77245385090551602730
 
 /* ---- digamma ----------------------------------------------------------------------------
  * x < 0: reflection psi(x) = psi(1 - x) - pi / tan(pi x).  x > 0: the
