@@ -31,6 +31,7 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled,  # noqa
 from ._linalg_api import *  # noqa: F401,F403  (einsum, det, inverse, svd ... and their methods)
 from ._composites import *  # noqa: F401,F403  (addcmul, diff, cov, the windows ... and methods)
 from ._spectral import *  # noqa: F401,F403  (stft, istft and their methods)
+from ._histogram import *  # noqa: F401,F403  (histogram, histogramdd)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
