@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import torchlike as T
+from golden_tolerant import check_recorded
 from oracle import cuda_test_devices, golden_calls, host_array, run_emulated
 from test_composites import _noncontig, _rand
 
@@ -16,27 +17,9 @@ CALLS, _golden = golden_calls("stft")
 DEVICES, EMULATED = cuda_test_devices()
 
 
-def _close(got, want):
-    if isinstance(want, float) and isinstance(got, float):
-        return abs(got - want) <= 2e-4 * max(1.0, abs(want))
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
-    return got == want
-
-
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
-    env = _golden.inputs(T)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if expected[0] == "raises":
-            with pytest.raises(Exception) as e:
-                eval(call, env)
-            assert type(e.value).__name__ == expected[1], (call, str(e.value))
-            assert expected[2][:60] in str(e.value), (call, str(e.value))
-            return
-        got = _golden.describe(eval(call, env))
-    assert _close(got, expected), (call, got, expected)
+    check_recorded(_golden, call, expected)
 
 
 # ---- a NumPy STFT, written from the definition -----------------------------------
