@@ -1,5 +1,5 @@
 """More of PyTorch's top-level functions composed of registry ops:
-torch.linalg.vander, torch.combinations, torch.unravel_index,
+torch.combinations, torch.unravel_index,
 torch.gradient and torch.index_reduce (with Tensor.index_reduce and
 index_reduce_), with PyTorch's checks and messages.
 
@@ -13,35 +13,11 @@ import math
 from collections.abc import Sequence
 
 from . import _C
-from . import linalg
 from ._composites import _dtype_name, _need_tensor, _inplace
 
 __all__ = ["combinations", "unravel_index", "gradient", "index_reduce"]
 
 Tensor = _C.Tensor
-
-
-# ---- linalg.vander ------------------------------------------------------------
-
-def vander(x, N=None):
-    """(*, n) -> (*, n, N): column j holds x ** j (increasing powers, as
-    PyTorch's; integers widened to int64), made by a cumulative product so
-    it is differentiable."""
-    _need_tensor("linalg.vander", "x", x)
-    if x.dtype == _C.bool:
-        raise NotImplementedError("linalg.vander supports floating point, complex, and integer "
-                                  "tensors, but got Bool")
-    n = N if N is not None else (x.shape[-1] if x.ndim else 0)
-    if n <= 1:
-        raise RuntimeError("N must be greater than 1.")
-    if not (x.is_floating_point() or x.is_complex()):
-        x = x.to(_C.int64)
-    ones = _C.ones(list(x.shape) + [1], dtype=x.dtype, device=x.device)
-    powers = x.unsqueeze(-1).expand(list(x.shape) + [n - 1])
-    return _C.cumprod(_C.cat([ones, powers], -1), -1)
-
-
-linalg.vander = vander
 
 
 # ---- combinations ---------------------------------------------------------------
