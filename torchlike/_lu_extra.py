@@ -16,7 +16,7 @@ from collections import namedtuple
 
 from . import _C
 from . import linalg
-from ._composites import _dtype_name
+from ._composites import _dtype_name, _need_tensor
 
 __all__ = ["lu", "lu_solve", "lu_unpack", "triangular_solve"]
 
@@ -41,6 +41,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
                   "should be replaced with\n"
                   "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)",
                   UserWarning, stacklevel=2)
+    _need_tensor("_lu_with_info", "input", A)
     if A.ndim < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list(A.shape)} instead")
@@ -56,6 +57,8 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
                   "removed in a future PyTorch release.\nNote that torch.linalg.lu_solve has its "
                   "arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced "
                   "with\nX = torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
+    for i, (name, t) in enumerate((("input", b), ("LU_data", LU_data), ("LU_pivots", LU_pivots))):
+        _need_tensor("lu_solve", name, t, i + 1)
     if b.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
     if LU_data.ndim < 2:
@@ -96,6 +99,8 @@ def _permutation(pivots, m, dtype):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) of a packed LU; the parts not asked for are empty tensors.
     L and U are differentiable in LU_data."""
+    _need_tensor("lu_unpack", "LU_data", LU_data)
+    _need_tensor("lu_unpack", "LU_pivots", LU_pivots, 2)
     if LU_data.ndim < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list(LU_data.shape)} instead")
@@ -138,6 +143,8 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
                   "a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\n"
                   "should be replaced with\nX = torch.linalg.solve_triangular(A, B).",
                   UserWarning, stacklevel=2)
+    _need_tensor("triangular_solve", "input", b)
+    _need_tensor("triangular_solve", "A", A, 2)
     for name, t in (("b", b), ("A", A)):
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 "

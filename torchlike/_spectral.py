@@ -59,6 +59,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if not isinstance(input, Tensor):
         raise TypeError(f"stft(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if window is not None and not isinstance(window, Tensor):
+        raise TypeError(f"stft(): argument 'window' must be Tensor, not {type(window).__name__}")
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
     x = input
@@ -175,6 +177,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if not isinstance(input, Tensor):
         raise TypeError(f"istft(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    if window is not None and not isinstance(window, Tensor):
+        raise TypeError(f"istft(): argument 'window' must be Tensor, not {type(window).__name__}")
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     if not input.is_complex():

@@ -464,11 +464,18 @@ _INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
               "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
 
 
+def _need(fn, name, x, position=1):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     """(LD, pivots, info): A = P L D L^T P^T (L^H with hermitian) from the
     lower triangle of symmetric (Hermitian) A; D has 1x1 and 2x2 blocks, and
     pivots are LAPACK's (a 2x2 block's two entries both -p)."""
     fn = "torch.linalg.ldl_factor_ex"
+    _need("linalg_ldl_factor_ex", "input", A)
     if A.ndim >= 2 and not (A.is_floating_point() or A.is_complex()) or \
             A.dtype in (_C.float16, _C.bfloat16):
         raise NotImplementedError(f"{fn}: Expected a floating point or complex tensor as "
@@ -495,6 +502,7 @@ def _out_each(result, out):
 
 def ldl_factor(A, *, hermitian=False, out=None):
     """(LD, pivots) of ldl_factor_ex, raising where it reports a failure."""
+    _need("linalg_ldl_factor", "input", A)
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     _ldl_check("torch.linalg.ldl_factor", info)
     return _out_each(LDLFactorResult(LD, pivots), out)
@@ -503,6 +511,8 @@ def ldl_factor(A, *, hermitian=False, out=None):
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     """X with A X = B, A given as ldl_factor's (LD, pivots); LD's and B's
     batch dims broadcast."""
+    for i, (name, t) in enumerate((("LD", LD), ("pivots", pivots), ("B", B))):
+        _need("linalg_ldl_solve", name, t, i + 1)
     if B.ndim < 2:
         n = max(B.ndim, 1)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -523,9 +533,7 @@ def vander(x, N=None):
     """(*, n) -> (*, n, N): column j holds x ** j (increasing powers, as
     PyTorch's; integers widened to int64), made by a cumulative product so
     it is differentiable."""
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"linalg_vander(): argument 'x' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+    _need("linalg_vander", "x", x)
     if x.dtype == _C.bool:
         raise NotImplementedError("linalg.vander supports floating point, complex, and integer "
                                   "tensors, but got Bool")
