@@ -6,7 +6,9 @@ Legend: N samples, D dimensions of a sample, B_d bins of dimension d.
     input (..., D) -> x (N, D); per dimension d the edges e_d (B_d + 1,):
         given (a tensor of bins), or PyTorch's linspace over the range (given,
         or the data's min and max, widened by 0.5 each side when they meet)
-    bin of x[n, d]: the last edge <= x (the last bin closed on the right);
+    bin of x[n, d]: the last edge <= x (the last bin closed on the right):
+        a binary search of given edges, PyTorch's estimate-and-correct for
+        equal bins;
         samples outside [e_d[0], e_d[-1]] on any dimension, and NaNs, are skipped
     hist (B_0, ..., B_{D-1}) = index_add of the weights (or ones) at the bins
 
@@ -60,6 +62,24 @@ def _torch_linspace(start, end, steps, dtype, device):
     bv = _C.sub(total, p)
     t = _C.add(_C.sub(base, bv), _C.sub(p, _C.sub(total, bv)))
     return _C.add(total, _C.add(t, err))
+
+
+def _uniform_bin(x, e, nb, inside):
+    """The bin of each x among nb equal bins with edges e (nb + 1,), as
+    PyTorch finds it: the estimate (x - e[0]) * nb / (e[nb] - e[0]), truncated,
+    then the last edge <= x among the estimate's neighbours e[est-1 .. est+1]
+    (an x that rounding put beside its bin moves in).  Samples outside
+    (inside False) get bin 0; the caller drops them."""
+    est = _C.div(_C.mul(_C.sub(x, e[0]), nb), _C.sub(e[nb], e[0]))
+    est = _C.where(inside, _C.clamp(est, 0, nb), 0).to(_C.int64)
+    lo = _C.clamp(_C.sub(est, 1), min=0)
+    # upper_bound over e[lo : est + 2]: the edges <= x there, counted; the
+    # +inf past the last edge stands for the window's end
+    padded = _C.cat([e, _C.full([2], float("inf"), dtype=e.dtype, device=e.device)])
+    pos = _C.sub(lo, 1)
+    for j in range(3):
+        pos = _C.add(pos, _C.le(padded[_C.add(lo, j) if j else lo], x))
+    return pos
 
 
 def _fmt(v):
@@ -155,7 +175,10 @@ def _histdd(x, bins, range, weight, density, weight_shape_of):
         xd = x[:, dim].contiguous()
         inside = _C.logical_and(_C.ge(xd, e[0]), _C.le(xd, e[-1]))
         keep = inside if keep is None else _C.logical_and(keep, inside)
-        pos = _C.sub(_C.searchsorted(e.contiguous(), xd, right=True), 1)
+        if all(tensors):
+            pos = _C.sub(_C.searchsorted(e.contiguous(), xd, right=True), 1)
+        else:
+            pos = _uniform_bin(xd, e, counts[dim], inside)
         pos = _C.clamp(pos, 0, counts[dim] - 1)   # the right edge closes the last bin
         flat = pos if flat is None else _C.add(_C.mul(flat, counts[dim]), pos)
     total = 1
