@@ -42,6 +42,12 @@ CALLS = [
     "(T.histogram(T.tensor([-1.0, 4.0]), 100).bin_edges[20] * 1e8).item()",
     "((T.histogram(xd * 6 - 1.3, 10).bin_edges - 0.5) * 1e16).tolist()",
     "((T.histogram(x.double() * 1.1, 9).bin_edges - T.tensor([-1.1])) * 1e14).tolist()",
+    # samples on every edge and one float either side: the bins PyTorch's
+    # estimate-and-correct gives them
+    "(lambda e: T.histogram(T.cat([e, e.nextafter(e + 1), e.nextafter(e - 1)]), 37, "
+    "range=(-3.7, 5.1)))(T.histogram(T.zeros(1), 37, range=(-3.7, 5.1)).bin_edges)",
+    "(lambda e: T.histogram(T.cat([e, e.nextafter(e + 1), e.nextafter(e - 1)]), 23))"
+    "(T.histogram(xd * 7.3 - 2.9, 23).bin_edges)",
     # bad calls
     "T.histogram(x, T.tensor([0.0, 1, 2, 5]), range=(0.0, 1.0))", "T.histogram(x.int(), 3)",
     "T.histogram(x, 0)", "T.histogram(x, -1)", "T.histogram(x, 3, range=(3.0, 1.0))",
