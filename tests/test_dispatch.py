@@ -78,6 +78,7 @@ CALLS = {
     "linalg.lu_factor": "L.lu_factor(f)", "linalg.lu": "L.lu(f)",
     "linalg.lu_solve": "L.lu_solve(lu, piv, f)",
     "linalg.solve_triangular": "L.solve_triangular(f, f, upper=True)",
+    "linalg_ldl_factor_ex": "L.ldl_factor_ex(f)", "linalg_ldl_solve": "L.ldl_solve(lu, piv, f)",
     "linalg.lstsq": "L.lstsq(f, f)", "linalg.vector_norm": "L.vector_norm(f)",
     "linalg.cross": "L.cross(c, c)",
     # random draws into an existing tensor, and from rates/weights

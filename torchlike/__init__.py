@@ -35,6 +35,10 @@ from ._inplace_functions import *  # noqa: F401,F403  (torch.abs_, torch.clamp_ 
 from ._view_copies import *  # noqa: F401,F403  (transpose_copy, split_copy ...)
 from ._tensor_utils import *  # noqa: F401,F403  (is_conj, typename, range ... and methods)
 from ._flags import *  # noqa: F401,F403  (determinism, matmul precision, anomaly ... switches)
+from ._spectral import *  # noqa: F401,F403  (stft, istft and their methods)
+from ._histogram import *  # noqa: F401,F403  (histogram, histogramdd)
+from ._lu_extra import *  # noqa: F401,F403  (lu, lu_solve, lu_unpack, triangular_solve)
+from ._torch_extra import *  # noqa: F401,F403  (combinations, gradient, index_reduce, linalg.vander ...)
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401

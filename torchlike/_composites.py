@@ -390,7 +390,7 @@ class _ViewAsReal(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _complex_view(grad.contiguous())
+        return view_as_complex(grad.contiguous())  # recorded under create_graph
 
 
 class _ViewAsComplex(Function):
@@ -400,7 +400,7 @@ class _ViewAsComplex(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _real_view(grad.contiguous())
+        return view_as_real(grad.contiguous())
 
 
 def _tracked(x):

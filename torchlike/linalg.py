@@ -20,6 +20,7 @@ __all__ = [
     "pinv", "matrix_rank", "cond", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
     "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
     "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex", "matrix_exp", "householder_product",
+    "ldl_factor", "ldl_factor_ex", "ldl_solve", "vander",
 ]
 
 
@@ -46,6 +47,8 @@ CholeskyExResult = namedtuple("cholesky_ex", ["L", "info"])
 SolveExResult = namedtuple("solve_ex", ["result", "info"])
 LUFactorExResult = namedtuple("lu_factor_ex", ["LU", "pivots", "info"])
 LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
+LDLFactorResult = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+LDLFactorExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 matmul = _C.matmul
 from ._matrix_functions import householder_product, matrix_exp  # noqa: E402
@@ -451,3 +454,94 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     return LUFactorExResult(*_C._linalg_lu_factor_ex(A, pivot, check_errors))
+
+
+# ---- LDL (Bunch-Kaufman; LAPACK's sytrf/sytrs on the CPU, linalg_ldl.c) -------
+# Not differentiable, as in PyTorch.  No CUDA kernel yet (docs/gpu.md): a
+# device tensor raises NotImplementedError naming the op and the device.
+
+_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+              "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _need(fn, name, x, position=1):
+    if not isinstance(x, _C.Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
+                        f"{type(x).__name__}")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """(LD, pivots, info): A = P L D L^T P^T (L^H with hermitian) from the
+    lower triangle of symmetric (Hermitian) A; D has 1x1 and 2x2 blocks, and
+    pivots are LAPACK's (a 2x2 block's two entries both -p)."""
+    fn = "torch.linalg.ldl_factor_ex"
+    _need("linalg_ldl_factor_ex", "input", A)
+    if A.ndim >= 2 and not (A.is_floating_point() or A.is_complex()) or \
+            A.dtype in (_C.float16, _C.bfloat16):
+        raise NotImplementedError(f"{fn}: Expected a floating point or complex tensor as "
+                                  f"input. Got {_INT_NAMES.get(A.dtype.name, A.dtype.name)}")
+    result = LDLFactorExResult(*_C._linalg_ldl_factor_ex(A, hermitian))
+    if check_errors:
+        _ldl_check(fn, result.info)
+    return _out_each(result, out)
+
+
+def _ldl_check(fn, info):
+    """PyTorch's error for a zero pivot (sytrf's info > 0; the matrix is
+    singular): raising needs the data, one host read."""
+    if bool(info.any()):
+        raise RuntimeError(f"{fn}: Unknown error code: {int(info.max().item())}.")
+
+
+def _out_each(result, out):
+    """A tuple result written into the out tensors given for it."""
+    if out is None:
+        return result
+    return type(result)(*(_out(r, o) for r, o in zip(result, out)))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """(LD, pivots) of ldl_factor_ex, raising where it reports a failure."""
+    _need("linalg_ldl_factor", "input", A)
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    _ldl_check("torch.linalg.ldl_factor", info)
+    return _out_each(LDLFactorResult(LD, pivots), out)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B, A given as ldl_factor's (LD, pivots); LD's and B's
+    batch dims broadcast."""
+    for i, (name, t) in enumerate((("LD", LD), ("pivots", pivots), ("B", B))):
+        _need("linalg_ldl_solve", name, t, i + 1)
+    if B.ndim < 2:
+        n = max(B.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         "but got -2)")
+    if B.dtype != LD.dtype:
+        def name(t):
+            return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                    "complex128": "ComplexDouble"}.get(t.dtype.name,
+                                                       _INT_NAMES.get(t.dtype.name))
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{name(B)} and A of type {name(LD)} instead.")
+    if pivots.dtype != _C.int32 and not (pivots.is_floating_point() or pivots.is_complex()):
+        pivots = pivots.to(_C.int32)
+    return _out(_C._linalg_ldl_solve(LD, pivots, B, hermitian), out)
+
+
+def vander(x, N=None):
+    """(*, n) -> (*, n, N): column j holds x ** j (increasing powers, as
+    PyTorch's; integers widened to int64), made by a cumulative product so
+    it is differentiable."""
+    _need("linalg_vander", "x", x)
+    if x.dtype == _C.bool:
+        raise NotImplementedError("linalg.vander supports floating point, complex, and integer "
+                                  "tensors, but got Bool")
+    n = N if N is not None else (x.shape[-1] if x.ndim else 0)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if not (x.is_floating_point() or x.is_complex()):
+        x = x.to(_C.int64)
+    ones = _C.ones(list(x.shape) + [1], dtype=x.dtype, device=x.device)
+    powers = x.unsqueeze(-1).expand(list(x.shape) + [n - 1])
+    return _C.cumprod(_C.cat([ones, powers], -1), -1)

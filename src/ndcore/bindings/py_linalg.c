@@ -435,3 +435,20 @@ PyObject *tl_py_impl_linalg_lu_factor_ex(const char *name,
   }
   return results(st, 3, r);
 }
+
+/* LDL (linalg_ldl.c): (LD, pivots, info) and the solve; torchlike/linalg.py
+ * checks the arguments and raises on info as PyTorch's wrappers do. */
+PyObject *tl_py_impl_linalg_ldl_factor_ex(const char *name,
+                                          const tl_py_args_linalg_ldl_factor_ex *a)
+{
+  (void)name;
+  tl_tensor r[3] = {{0}};
+  return results(tl_linalg_ldl_factor_ex(&r[0], &r[1], &r[2], a->A.t, a->hermitian), 3, r);
+}
+
+PyObject *tl_py_impl_linalg_ldl_solve(const char *name, const tl_py_args_linalg_ldl_solve *a)
+{
+  (void)name;
+  tl_tensor x = {0};
+  return results(tl_linalg_ldl_solve(&x, a->LD.t, a->pivots.t, a->B.t, a->hermitian), 1, &x);
+}

@@ -340,6 +340,22 @@ tl_status tl_linalg_lu_factor_ex(tl_tensor *lu, tl_tensor *pivots, tl_tensor *in
   return set ? set->linalg_lu_factor_ex(lu, pivots, info, a) : tl_error_status();
 }
 
+tl_status tl_linalg_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
+                                  const tl_tensor *a, bool hermitian)
+{
+  const tl_tensor *devs[] = {a};
+  const tl_linalg_kernels *set = tl_dispatch_kernel(TL_OP_LDL_FACTOR, a->dtype, 1, devs);
+  return set ? set->linalg_ldl_factor_ex(ld, pivots, info, a, hermitian) : tl_error_status();
+}
+
+tl_status tl_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                              const tl_tensor *b, bool hermitian)
+{
+  const tl_tensor *devs[] = {ld, pivots, b};
+  const tl_linalg_kernels *set = tl_dispatch_kernel(TL_OP_LDL_SOLVE, ld->dtype, 3, devs);
+  return set ? set->linalg_ldl_solve(x, ld, pivots, b, hermitian) : tl_error_status();
+}
+
 tl_status tl_linalg_lu(tl_tensor *p, tl_tensor *l, tl_tensor *u, const tl_tensor *a)
 {
   const tl_tensor *devs[] = {a};

@@ -163,6 +163,12 @@ typedef struct {
   tl_status (*linalg_vector_norm)(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
                                   bool keepdim, int dtype);
   tl_status (*linalg_cross)(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim);
+  /* LDL (linalg_ldl.c): served from a set of their own, so the family's
+   * devices (register_family) do not take them; only the CPU has them. */
+  tl_status (*linalg_ldl_factor_ex)(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
+                                    const tl_tensor *a, bool hermitian);
+  tl_status (*linalg_ldl_solve)(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                                const tl_tensor *b, bool hermitian);
 } tl_linalg_kernels;
 
 /* The CPU's linalg kernels. */
@@ -195,6 +201,10 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
 tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
                                     bool keepdim, int dtype);
 tl_status tl_cpu_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim);
+tl_status tl_cpu_linalg_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
+                                      const tl_tensor *a, bool hermitian);
+tl_status tl_cpu_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                                  const tl_tensor *b, bool hermitian);
 
 typedef struct {
   tl_status (*random_fill)(tl_generator *g, tl_tensor *t, const tl_random_dist *d);

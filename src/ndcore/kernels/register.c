@@ -119,6 +119,13 @@ static const tl_linalg_kernels cpu_linalg = {
     .linalg_cross = tl_cpu_linalg_cross,
 };
 
+/* Apart from cpu_linalg: the devices that take the linalg family
+ * (tl_dispatch_register_family) have no LDL yet (docs/gpu.md). */
+static const tl_linalg_kernels cpu_ldl = {
+    .linalg_ldl_factor_ex = tl_cpu_linalg_ldl_factor_ex,
+    .linalg_ldl_solve = tl_cpu_linalg_ldl_solve,
+};
+
 void tl_linalg_register(void)
 {
   static const tl_op ops[] = {
@@ -158,6 +165,8 @@ void tl_linalg_register(void)
       TL_OP_CROSS,
   };
   serve(ops, sizeof ops / sizeof *ops, &cpu_linalg);
+  static const tl_op ldl_ops[] = {TL_OP_LDL_FACTOR, TL_OP_LDL_SOLVE};
+  serve(ldl_ops, sizeof ldl_ops / sizeof *ldl_ops, &cpu_ldl);
 }
 
 static const tl_random_kernels cpu_random = {

@@ -201,13 +201,22 @@ tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tenso
   p->k = k;
   p->count = tl_lapack_batch_count(nb, bshape);
   p->conj_rhs = !left && adjoint && tl_dtype_is_complex(d);
+  return tl_lapack_pack_factor_solve(f, piv, x, lu, pivots, &vb, d, nb, bshape);
+}
+
+tl_status tl_lapack_pack_factor_solve(tl_tensor *f, tl_tensor *piv, tl_tensor *x,
+                                      const tl_tensor *factor, const tl_tensor *pivots,
+                                      const tl_tensor *b, tl_dtype d, int nb,
+                                      const int64_t *bshape)
+{
+  tl_status st;
   tl_tensor pv = *pivots;
   pv.shape[pv.ndim] = 1; /* as [..., n, 1] so it broadcasts like a matrix */
   pv.strides[pv.ndim] = 1;
   pv.ndim++;
-  if ((st = tl_lapack_colmajor_copy(f, lu, d, nb, bshape)) != TL_OK ||
+  if ((st = tl_lapack_colmajor_copy(f, factor, d, nb, bshape)) != TL_OK ||
       (st = tl_lapack_colmajor_copy(piv, &pv, TL_DTYPE_I32, nb, bshape)) != TL_OK ||
-      (st = tl_lapack_colmajor_copy(x, &vb, d, nb, bshape)) != TL_OK) {
+      (st = tl_lapack_colmajor_copy(x, b, d, nb, bshape)) != TL_OK) {
     if (f->storage)
       tl_tensor_release(f);
     if (piv->storage)

@@ -45,6 +45,19 @@ TL_GETRS(zgetrs_, tl_c128)
 TL_POTRF(spotrf_, float) TL_POTRF(dpotrf_, double) TL_POTRF(cpotrf_, tl_c64)
 TL_POTRF(zpotrf_, tl_c128)
 
+/* Bunch-Kaufman LDL^T (sytrf; LDL^H for hetrf) and its solve (sytrs, hetrs). */
+#define TL_SYTRF(NAME, T)                                                                   \
+  void TL_BLAS(NAME)(const char *uplo, const int *n, T *a, const int *lda, int *ipiv,       \
+                     T *work, const int *lwork, int *info, size_t);
+TL_SYTRF(ssytrf_, float) TL_SYTRF(dsytrf_, double) TL_SYTRF(csytrf_, tl_c64)
+TL_SYTRF(zsytrf_, tl_c128) TL_SYTRF(chetrf_, tl_c64) TL_SYTRF(zhetrf_, tl_c128)
+
+#define TL_SYTRS(NAME, T)                                                                   \
+  void TL_BLAS(NAME)(const char *uplo, const int *n, const int *nrhs, const T *a,           \
+                     const int *lda, const int *ipiv, T *b, const int *ldb, int *info, size_t);
+TL_SYTRS(ssytrs_, float) TL_SYTRS(dsytrs_, double) TL_SYTRS(csytrs_, tl_c64)
+TL_SYTRS(zsytrs_, tl_c128) TL_SYTRS(chetrs_, tl_c64) TL_SYTRS(zhetrs_, tl_c128)
+
 #define TL_GEQRF(NAME, T)                                                                   \
   void TL_BLAS(NAME)(const int *m, const int *n, T *a, const int *lda, T *tau, T *work,     \
                      const int *lwork, int *info);

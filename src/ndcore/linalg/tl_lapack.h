@@ -104,6 +104,13 @@ typedef struct {
 tl_status tl_lapack_lu_solve_setup(tl_lapack_lu_solve *p, tl_tensor *f, tl_tensor *piv,
                                    tl_tensor *x, const tl_tensor *lu, const tl_tensor *pivots,
                                    const tl_tensor *b, bool left, bool adjoint);
+/* A factor (lu_factor's, ldl_factor's), its int32 pivots [B..., n] and the
+ * right-hand sides b broadcast to batch bshape and packed column-major into
+ * f, piv ([B..., n, 1]) and x, in dtype d; f and piv released on failure. */
+tl_status tl_lapack_pack_factor_solve(tl_tensor *f, tl_tensor *piv, tl_tensor *x,
+                                      const tl_tensor *factor, const tl_tensor *pivots,
+                                      const tl_tensor *b, tl_dtype d, int nb,
+                                      const int64_t *bshape);
 /* solve_triangular's checks, then a and b broadcast, cast and packed
  * column-major into f and x (count matrices); both released on failure. */
 tl_status tl_lapack_triangular_setup(tl_tensor *f, tl_tensor *x, const tl_tensor *a,

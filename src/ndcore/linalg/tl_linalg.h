@@ -129,6 +129,16 @@ tl_status tl_linalg_lu_solve(tl_tensor *x, const tl_tensor *lu, const tl_tensor 
                              const tl_tensor *b, bool left, bool adjoint);
 tl_status tl_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const tl_tensor *b,
                                      bool upper, bool left, bool unitriangular);
+/* Bunch-Kaufman LDL (linalg_ldl.c): LAPACK's sytrf (hetrf when hermitian on
+ * complex) on the lower triangle, as torch.linalg.ldl_factor_ex: ld holds L
+ * below the diagonal and D's blocks on and beside it (above it zeroed),
+ * pivots LAPACK's (int32 [B..., n]: k > 0 a 1x1 block with row k swapped in,
+ * -k on both rows of a 2x2 block), info [B...] sytrf's.  ldl_solve: sytrs
+ * (hetrs) with ld and b's batch dims broadcast. */
+tl_status tl_linalg_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
+                                  const tl_tensor *a, bool hermitian);
+tl_status tl_linalg_ldl_solve(tl_tensor *x, const tl_tensor *ld, const tl_tensor *pivots,
+                              const tl_tensor *b, bool hermitian);
 /* driver: "gels", "gelsy", "gelsd", "gelss"; rcond < 0 means the dtype's eps * max(M, N). */
 tl_status tl_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
                           const tl_tensor *a, const tl_tensor *b, double rcond,

@@ -186,6 +186,24 @@ typedef struct {
 } tl_py_args_linalg_solve_triangular;
 PyObject *tl_py_impl_linalg_solve_triangular(const char *name, const tl_py_args_linalg_solve_triangular *a);
 
+/* _linalg_ldl_factor_ex(TensorLike A, bool hermitian=False) */
+typedef struct {
+  tl_py_tensorlike A; /* released by the binder */
+  bool hermitian;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_linalg_ldl_factor_ex;
+PyObject *tl_py_impl_linalg_ldl_factor_ex(const char *name, const tl_py_args_linalg_ldl_factor_ex *a);
+
+/* _linalg_ldl_solve(TensorLike LD, TensorLike pivots, TensorLike B, bool hermitian=False) */
+typedef struct {
+  tl_py_tensorlike LD; /* released by the binder */
+  tl_py_tensorlike pivots; /* released by the binder */
+  tl_py_tensorlike B; /* released by the binder */
+  bool hermitian;
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_linalg_ldl_solve;
+PyObject *tl_py_impl_linalg_ldl_solve(const char *name, const tl_py_args_linalg_ldl_solve *a);
+
 /* _geqrf(Tensor input) */
 typedef struct {
   PyObject *input; /* borrowed */

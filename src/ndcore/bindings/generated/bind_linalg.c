@@ -572,6 +572,56 @@ done:
   return r;
 }
 
+PyObject *tl_py_binder__linalg_ldl_factor_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"A", "hermitian", NULL};
+  const char *func = "_linalg_ldl_factor_ex";
+  PyObject *v[2];
+  tl_py_args_linalg_ldl_factor_ex a;
+  PyObject *r = NULL;
+  a.A.owned = false;
+  a.hermitian = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensorlike(func, "A", v[0], false, &a.A) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[1], &a.hermitian) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_linalg_ldl_factor_ex(func, &a);
+done:
+  tl_py_tensorlike_release(&a.A);
+  return r;
+}
+
+PyObject *tl_py_binder__linalg_ldl_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"LD", "pivots", "B", "hermitian", NULL};
+  const char *func = "_linalg_ldl_solve";
+  PyObject *v[4];
+  tl_py_args_linalg_ldl_solve a;
+  PyObject *r = NULL;
+  a.LD.owned = false;
+  a.pivots.owned = false;
+  a.B.owned = false;
+  a.hermitian = false;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 4, 4, 3, v) < 0 ||
+      tl_py_arg_tensorlike(func, "LD", v[0], false, &a.LD) < 0 ||
+      tl_py_arg_tensorlike(func, "pivots", v[1], false, &a.pivots) < 0 ||
+      tl_py_arg_tensorlike(func, "B", v[2], false, &a.B) < 0 ||
+      tl_py_arg_bool(func, "hermitian", v[3], &a.hermitian) < 0)
+    goto done;
+  a.nargs = nargs;
+  r = tl_py_impl_linalg_ldl_solve(func, &a);
+done:
+  tl_py_tensorlike_release(&a.LD);
+  tl_py_tensorlike_release(&a.pivots);
+  tl_py_tensorlike_release(&a.B);
+  return r;
+}
+
 PyObject *tl_py_binder__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {

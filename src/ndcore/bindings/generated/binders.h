@@ -197,6 +197,10 @@ PyObject *tl_py_binder__linalg_lu_solve(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames);
 PyObject *tl_py_binder__linalg_solve_triangular(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                                 PyObject *kwnames);
+PyObject *tl_py_binder__linalg_ldl_factor_ex(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                             PyObject *kwnames);
+PyObject *tl_py_binder__linalg_ldl_solve(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames);
 PyObject *tl_py_binder__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames);
 PyObject *tl_py_binder__fft_c2c(PyObject *module, PyObject *const *args, Py_ssize_t nargs,

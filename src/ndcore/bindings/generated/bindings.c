@@ -283,6 +283,8 @@ PyMethodDef tl_py_generated_linalg_functions[] = {
     {"_linalg_lu_factor", (PyCFunction)(void (*)(void))tl_py_binder__linalg_lu_factor, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"_linalg_lu_solve", (PyCFunction)(void (*)(void))tl_py_binder__linalg_lu_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"_linalg_solve_triangular", (PyCFunction)(void (*)(void))tl_py_binder__linalg_solve_triangular, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_ldl_factor_ex", (PyCFunction)(void (*)(void))tl_py_binder__linalg_ldl_factor_ex, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_linalg_ldl_solve", (PyCFunction)(void (*)(void))tl_py_binder__linalg_ldl_solve, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

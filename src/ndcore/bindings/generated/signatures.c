@@ -661,6 +661,18 @@ static const tl_py_param params__linalg_solve_triangular[] = {
     {"unitriangular", TL_PY_ARG_BOOL, 0, "False"},
 };
 
+static const tl_py_param params__linalg_ldl_factor_ex[] = {
+    {"A", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
+};
+
+static const tl_py_param params__linalg_ldl_solve[] = {
+    {"LD", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"pivots", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"B", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"hermitian", TL_PY_ARG_BOOL, 0, "False"},
+};
+
 static const tl_py_param params__geqrf[] = {
     {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
 };
@@ -2456,6 +2468,10 @@ const tl_py_sig tl_py_sigs[] = {
      "_linalg_lu_solve(TensorLike LU, TensorLike pivots, TensorLike B, bool left=True, bool adjoint=False)"},
     {"_linalg_solve_triangular", "linalg", params__linalg_solve_triangular, 5, 5,
      "_linalg_solve_triangular(TensorLike A, TensorLike B, bool upper, bool left=True, bool unitriangular=False)"},
+    {"_linalg_ldl_factor_ex", "linalg", params__linalg_ldl_factor_ex, 2, 2,
+     "_linalg_ldl_factor_ex(TensorLike A, bool hermitian=False)"},
+    {"_linalg_ldl_solve", "linalg", params__linalg_ldl_solve, 4, 4,
+     "_linalg_ldl_solve(TensorLike LD, TensorLike pivots, TensorLike B, bool hermitian=False)"},
     {"_geqrf", "linalg", params__geqrf, 1, 1,
      "_geqrf(Tensor input)"},
     {"_fft_c2c", "fft", params__fft_c2c, 3, 3,
@@ -2881,4 +2897,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 308;
+const int tl_py_sig_count = 310;

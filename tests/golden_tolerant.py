@@ -1,0 +1,36 @@
+"""One recorded PyTorch call (scripts/golden_<name>.py) run with torchlike
+and compared with a tolerance: floats to 2e-4 relative, as the recording
+keeps 5 digits and float32 FFTs and sums may differ in the last bits.  An
+expected exception must match in type and in the first 60 characters of
+PyTorch's message.  Used by the test files of torchlike's later
+compositions (stft, histogram, lu, the extra functions)."""
+import math
+import warnings
+
+import pytest
+
+import torchlike as T
+
+
+def close(got, want):
+    if isinstance(want, float) and isinstance(got, float):
+        if math.isnan(want):
+            return math.isnan(got)
+        return got == want or abs(got - want) <= 2e-4 * max(1.0, abs(want))
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
+    return got == want
+
+
+def check_recorded(golden, call, expected):
+    env = golden.inputs(T)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the warnings have tests of their own
+        if expected[0] == "raises":
+            with pytest.raises(Exception) as e:
+                eval(call, env)
+            assert type(e.value).__name__ == expected[1], (call, str(e.value))
+            assert expected[2][:60] in str(e.value), (call, str(e.value))
+            return
+        got = golden.describe(eval(call, env))
+    assert close(got, expected), (call, got, expected)
