@@ -38,7 +38,7 @@ def describe(r):
         return ["str", r.replace("torchlike.", "torch.")]
     if hasattr(r, "numpy") and hasattr(r, "dtype"):
         a = r.detach().float() if str(r.dtype).endswith("bfloat16") else r.detach()
-        vals = a.numpy().tolist() if r.numel() and tuple(r.shape) != (2, 3) else None
+        vals = a.cpu().numpy().tolist() if r.numel() and tuple(r.shape) != (2, 3) else None
         return ["tensor", str(r.dtype).split(".")[-1], list(r.shape), vals]
     if hasattr(r, "is_floating_point") or type(r).__name__ == "dtype":
         return ["dtype", str(r).split(".")[-1]]

@@ -50,7 +50,7 @@ def describe(r):
         return ["size", [int(x) for x in r]]
     if isinstance(r, (tuple, list)):
         return ["tuple", [describe(x) for x in r]]
-    a = r.detach().numpy()
+    a = r.detach().cpu().numpy()
     return ["tensor", str(r.dtype).split(".")[-1], list(a.shape), a.tolist()]
 
 

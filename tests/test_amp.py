@@ -49,7 +49,7 @@ def test_lower_precision_values_are_the_cast_computation():
     with torchlike.autocast("cpu"):
         out = torchlike.mm(x["a"], x["b"])
     expected = torchlike.mm(x["a"].to(torchlike.bfloat16), x["b"].to(torchlike.bfloat16))
-    np.testing.assert_array_equal(np.asarray(out.float()), np.asarray(expected.float()))
+    np.testing.assert_array_equal(out.float().cpu().numpy(), expected.float().cpu().numpy())
 
 
 def test_hooks_are_removed_when_the_last_region_exits():
@@ -216,8 +216,8 @@ def run_scaler(steps, scaler=None, w=None, b=None, xs=None, opt=None, start=0):
         scaler.update()
         rec["scale"].append(scaler.get_scale())
         rec["growth_tracker"].append(scaler.state_dict()["_growth_tracker"])
-        rec["w"].append(np.asarray(w.detach()).tolist())
-        rec["b"].append(np.asarray(b.detach()).tolist())
+        rec["w"].append(w.detach().cpu().numpy().tolist())
+        rec["b"].append(b.detach().cpu().numpy().tolist())
     return rec, (scaler, w, b, xs, opt)
 
 
@@ -252,13 +252,13 @@ def test_grad_scaler_unscale_then_clip_then_step():
     opt = torchlike.optim.SGD([w], lr=1.0)
     scaler = GradScaler("cpu", init_scale=8.0)
     scaler.scale((w * torchlike.tensor([3.0, 4.0])).sum()).backward()
-    np.testing.assert_array_equal(np.asarray(w.grad), [24.0, 32.0])
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [24.0, 32.0])
     scaler.unscale_(opt)
-    np.testing.assert_array_equal(np.asarray(w.grad), [3.0, 4.0])
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [3.0, 4.0])
     with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called on this optimizer"):
         scaler.unscale_(opt)
     scaler.step(opt)  # does not unscale again
-    np.testing.assert_array_equal(np.asarray(w.detach()), [-2.0, -2.0])
+    np.testing.assert_array_equal(w.detach().cpu().numpy(), [-2.0, -2.0])
     with pytest.raises(RuntimeError, match="step\\(\\) has already been called since the last update"):
         scaler.step(opt)
     with pytest.raises(RuntimeError, match="unscale_\\(\\) is being called after step\\(\\)"):

@@ -19,7 +19,7 @@ def leaf(values):
 
 
 def np_of(t):
-    return t.detach().numpy()
+    return t.detach().cpu().numpy()
 
 
 # ---- accumulation into leaves ----------------------------------------------------------------

@@ -59,47 +59,48 @@ def test_values_against_numpy(dtype):
         _rand(3, 5, seed=2, dtype=dtype)
     ta, tb, tc = _noncontig(a), _noncontig(b), _noncontig(c)
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(T.addcmul(ta, tb, tc, value=0.5).numpy(), a + 0.5 * b * c, **tol)
-    np.testing.assert_allclose(T.addcdiv(ta, tb, tc, value=-2).numpy(), a - 2 * b / c,
+    np.testing.assert_allclose(T.addcmul(ta, tb, tc, value=0.5).cpu().numpy(), a + 0.5 * b * c,
+                               **tol)
+    np.testing.assert_allclose(T.addcdiv(ta, tb, tc, value=-2).cpu().numpy(), a - 2 * b / c,
                                rtol=tol["rtol"] * 100)
     for w in (0.3, 0.8):
-        np.testing.assert_allclose(T.lerp(ta, tb, w).numpy(), a + w * (b - a), **tol)
-    np.testing.assert_allclose(T.lerp(ta, tb, tc).numpy(), a + c * (b - a), **tol)
-    np.testing.assert_allclose(T.logcumsumexp(ta, 1).numpy(),
+        np.testing.assert_allclose(T.lerp(ta, tb, w).cpu().numpy(), a + w * (b - a), **tol)
+    np.testing.assert_allclose(T.lerp(ta, tb, tc).cpu().numpy(), a + c * (b - a), **tol)
+    np.testing.assert_allclose(T.logcumsumexp(ta, 1).cpu().numpy(),
                                np.log(np.cumsum(np.exp(a), 1)), **tol)
     for n in (1, 2, 3):
         for dim in (0, 1):
-            np.testing.assert_array_equal(T.diff(ta, n, dim).numpy(), np.diff(a, n, dim))
-    np.testing.assert_array_equal(T.diff(ta, prepend=tb, append=tc).numpy(),
+            np.testing.assert_array_equal(T.diff(ta, n, dim).cpu().numpy(), np.diff(a, n, dim))
+    np.testing.assert_array_equal(T.diff(ta, prepend=tb, append=tc).cpu().numpy(),
                                   np.diff(a, prepend=b, append=c))
-    np.testing.assert_allclose(T.cov(ta).numpy(), np.cov(a), **tol)
-    np.testing.assert_allclose(T.cov(ta, correction=0).numpy(), np.cov(a, ddof=0), **tol)
+    np.testing.assert_allclose(T.cov(ta).cpu().numpy(), np.cov(a), **tol)
+    np.testing.assert_allclose(T.cov(ta, correction=0).cpu().numpy(), np.cov(a, ddof=0), **tol)
     fw, aw = np.array([1, 2, 1, 3, 2]), np.abs(_rand(5, seed=3))
     np.testing.assert_allclose(
-        T.cov(ta, fweights=T.tensor(fw), aweights=T.tensor(aw.astype(dtype))).numpy(),
+        T.cov(ta, fweights=T.tensor(fw), aweights=T.tensor(aw.astype(dtype))).cpu().numpy(),
         np.cov(a, fweights=fw, aweights=aw), rtol=1e-4 if dtype == np.float32 else 1e-10)
-    np.testing.assert_allclose(T.corrcoef(ta).numpy(), np.corrcoef(a), **tol)
-    np.testing.assert_allclose(T.trapezoid(ta).numpy(), np.trapezoid(a), **tol)
+    np.testing.assert_allclose(T.corrcoef(ta).cpu().numpy(), np.corrcoef(a), **tol)
+    np.testing.assert_allclose(T.trapezoid(ta).cpu().numpy(), np.trapezoid(a), **tol)
     xs = np.cumsum(np.abs(_rand(5, seed=4)))
-    np.testing.assert_allclose(T.trapezoid(ta, T.tensor(xs.astype(dtype))).numpy(),
+    np.testing.assert_allclose(T.trapezoid(ta, T.tensor(xs.astype(dtype))).cpu().numpy(),
                                np.trapezoid(a, xs), rtol=1e-4 if dtype == np.float32 else 1e-10)
-    np.testing.assert_allclose(T.trapezoid(ta, dx=0.25, dim=0).numpy(),
+    np.testing.assert_allclose(T.trapezoid(ta, dx=0.25, dim=0).cpu().numpy(),
                                np.trapezoid(a, dx=0.25, axis=0), **tol)
-    np.testing.assert_allclose(T.cumulative_trapezoid(ta, dx=0.5).numpy(),
+    np.testing.assert_allclose(T.cumulative_trapezoid(ta, dx=0.5).cpu().numpy(),
                                np.cumsum((a[:, 1:] + a[:, :-1]) * 0.25, 1), **tol)
-    np.testing.assert_allclose(T.dist(ta, tb, 3).numpy(),
+    np.testing.assert_allclose(T.dist(ta, tb, 3).cpu().numpy(),
                                (np.abs(a - b) ** 3).sum() ** (1 / 3), **tol)
     norms = np.sqrt((a ** 2).sum(1, keepdims=True))
     want = np.where(norms > 1.0, a / (norms + 1e-7), a)
-    np.testing.assert_allclose(T.renorm(ta, 2, 0, 1.0).numpy(), want, **tol)
+    np.testing.assert_allclose(T.renorm(ta, 2, 0, 1.0).cpu().numpy(), want, **tol)
     s, m = T.std_mean(ta, 1, keepdim=True)
-    np.testing.assert_allclose(s.numpy(), a.std(1, ddof=1, keepdims=True), **tol)
-    np.testing.assert_allclose(m.numpy(), a.mean(1, keepdims=True), **tol)
+    np.testing.assert_allclose(s.cpu().numpy(), a.std(1, ddof=1, keepdims=True), **tol)
+    np.testing.assert_allclose(m.cpu().numpy(), a.mean(1, keepdims=True), **tol)
     v, m = T.var_mean(ta, dim=0, correction=0)
-    np.testing.assert_allclose(v.numpy(), a.var(0), **tol)
+    np.testing.assert_allclose(v.cpu().numpy(), a.var(0), **tol)
     mn, mx = T.aminmax(ta, dim=1)
-    np.testing.assert_array_equal(mn.numpy(), a.min(1))
-    np.testing.assert_array_equal(mx.numpy(), a.max(1))
+    np.testing.assert_array_equal(mn.cpu().numpy(), a.min(1))
+    np.testing.assert_array_equal(mx.cpu().numpy(), a.max(1))
 
 
 def test_isin_against_numpy():
@@ -107,11 +108,11 @@ def test_isin_against_numpy():
     e, t = rng.integers(0, 20, (4, 6)), rng.integers(0, 20, 9)
     te = T.tensor(np.repeat(e, 2, axis=1))[:, ::2]
     for invert in (False, True):
-        np.testing.assert_array_equal(T.isin(te, T.tensor(t), invert=invert).numpy(),
+        np.testing.assert_array_equal(T.isin(te, T.tensor(t), invert=invert).cpu().numpy(),
                                       np.isin(e, t, invert=invert))
-    np.testing.assert_array_equal(T.isin(te, 7).numpy(), np.isin(e, 7))
+    np.testing.assert_array_equal(T.isin(te, 7).cpu().numpy(), np.isin(e, 7))
     f = np.array([0.5, np.nan, -1.0, 2.0])
-    np.testing.assert_array_equal(T.isin(T.tensor(f), T.tensor([np.nan, 2.0])).numpy(),
+    np.testing.assert_array_equal(T.isin(T.tensor(f), T.tensor([np.nan, 2.0])).cpu().numpy(),
                                   np.isin(f, [np.nan, 2.0]))
 
 
@@ -123,7 +124,7 @@ def test_windows_against_numpy(n, periodic):
            "bartlett": np.bartlett(m), "kaiser": np.kaiser(m, 12.0)}
     for name, want in ref.items():
         got = getattr(T, name + "_window")(n, periodic, dtype=T.float64)
-        np.testing.assert_allclose(got.numpy(), want[:n], rtol=1e-12, atol=1e-12,
+        np.testing.assert_allclose(got.cpu().numpy(), want[:n], rtol=1e-12, atol=1e-12,
                                    err_msg=name)
     assert T.hann_window(n).dtype == T.float32
 
@@ -138,23 +139,23 @@ def test_complex_views_share_storage():
     back[2, 1] = 7.0
     assert z[2].imag.item() == 7.0 and r[2, 1].item() == 7.0
     zz = T.tensor(np.array([1 + 2j, 3 - 4j, 5 + 6j]))[::2]  # strided complex
-    np.testing.assert_array_equal(T.view_as_real(zz).numpy(), [[1, 2], [5, 6]])
-    np.testing.assert_allclose(T.polar(T.tensor([2.0]), T.tensor([math.pi / 2])).numpy(),
+    np.testing.assert_array_equal(T.view_as_real(zz).cpu().numpy(), [[1, 2], [5, 6]])
+    np.testing.assert_allclose(T.polar(T.tensor([2.0]), T.tensor([math.pi / 2])).cpu().numpy(),
                                [2 * np.exp(1j * math.pi / 2)], atol=1e-6)
 
 
 def test_in_place_methods():
     a, b, c = (T.tensor(_rand(2, 3, seed=s)) for s in range(3))
-    want = (a + 2 * b * c).numpy()
+    want = (a + 2 * b * c).cpu().numpy()
     out = a.addcmul_(b, c, value=2)
     assert out is a
-    np.testing.assert_allclose(a.numpy(), want)
-    want = (a + b / c).numpy()
+    np.testing.assert_allclose(a.cpu().numpy(), want)
+    want = (a + b / c).cpu().numpy()
     a.addcdiv_(b, c)
-    np.testing.assert_allclose(a.numpy(), want)
-    want = (a + 0.25 * (b - a)).numpy()
+    np.testing.assert_allclose(a.cpu().numpy(), want)
+    want = (a + 0.25 * (b - a)).cpu().numpy()
     a.lerp_(b, 0.25)
-    np.testing.assert_allclose(a.numpy(), want)
+    np.testing.assert_allclose(a.cpu().numpy(), want)
 
 
 def _g(*shape, seed=0, positive=False):
@@ -227,7 +228,7 @@ _ON_DEVICE = {
 def test_on_device(name, device):
     a, b = _rand(3, 5), _rand(3, 5, seed=1)
     fn = _ON_DEVICE[name]
-    want = fn(T.tensor(a), T.tensor(b)).numpy()
+    want = fn(T.tensor(a, device="cpu"), T.tensor(b, device="cpu")).numpy()
     got = fn(T.tensor(a).to(device), T.tensor(b).to(device))
     assert str(got.device).startswith(device if device != "cpu" else "cpu")
     np.testing.assert_allclose(host_array(got), want, rtol=1e-12, atol=1e-12)
@@ -238,9 +239,28 @@ def test_windows_on_device(device):
     for w in ("hann", "hamming", "blackman", "bartlett", "kaiser"):
         got = getattr(T, w + "_window")(6, dtype=T.float64, device=device)
         np.testing.assert_allclose(host_array(got), getattr(T, w + "_window")(
-            6, dtype=T.float64).numpy(), rtol=1e-12, atol=1e-15)
+            6, dtype=T.float64, device="cpu").numpy(), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_windows_on_the_cpu_whatever_the_default_device(device):
+    """A window asked for on the CPU is made there (its constants too) while
+    the default device is another."""
+    want = {w: getattr(T, w + "_window")(7, dtype=T.float64, device="cpu").numpy()
+            for w in ("hann", "kaiser")}
+    old = T.get_default_device()
+    T.set_default_device(device)
+    try:
+        got = {w: getattr(T, w + "_window")(7, dtype=T.float64, device="cpu")
+               for w in ("hann", "kaiser")}
+    finally:
+        T.set_default_device(old)
+    for w, g in got.items():
+        assert g.device.type == "cpu"
+        np.testing.assert_array_equal(g.numpy(), want[w])
+
+
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
 def test_emulated():
     """The device cases on the fake device with the CPU's kernels, in a process

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 import torchlike as tl
-from oracle import ALL_DTYPES, NP_DTYPES, SHAPES, assert_close, random_array, to_tensor
+from oracle import ALL_DTYPES, NP_DTYPES, SHAPES, TEST_DEVICE, assert_close, random_array, \
+    to_tensor
 
 
 # ---- dtype and device objects -------------------------------------------------------
@@ -46,7 +47,9 @@ def test_device_objects():
     assert tl.device("cpu") == tl.device("cpu") == "cpu"
     assert repr(tl.device("cuda:1")) == "device(type='cuda', index=1)"
     assert tl.device("cuda", 2).index == 2 and str(tl.device("cuda", 2)) == "cuda:2"
-    assert tl.zeros(1).device == tl.device("cpu")
+    # the default device: the CPU, or the one the tests run on (tests/conftest.py)
+    default = {None: "cpu", "emulated": "fake"}.get(TEST_DEVICE, TEST_DEVICE)
+    assert tl.zeros(1).device.type == tl.device(default).type
     with pytest.raises(RuntimeError):
         tl.device("tpu")
 
@@ -138,13 +141,13 @@ def test_to_dtype_matches_numpy_astype(src, dst):
     else:
         expected = a.astype(NP_DTYPES[dst])
     if dst == "bfloat16":
-        expected = to_tensor(expected.astype(np.float32)).to(tl.bfloat16).float().numpy()
+        expected = to_tensor(expected.astype(np.float32)).to(tl.bfloat16).float().cpu().numpy()
     assert_close(t, expected, dtype=dst)
 
 
 def test_to_returns_self_unless_something_changes():
     t = tl.zeros(3)
-    assert t.to(tl.float32) is t and t.to("cpu") is t
+    assert t.to(tl.float32) is t and t.to(str(t.device)) is t   # "cpu" on the CPU
     assert t.to(tl.float32, copy=True) is not t
     assert t.to(tl.zeros(1, dtype=tl.int8)).dtype is tl.int8
     assert t.double().dtype is tl.float64 and t.long().dtype is tl.int64

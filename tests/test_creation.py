@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 import torchlike as tl
-from oracle import FLOAT_DTYPES, INT_DTYPES, assert_close  # noqa: F401
+from oracle import FLOAT_DTYPES, INT_DTYPES, assert_close, cuda_test_devices, device_array, \
+    host_array, run_emulated  # noqa: F401
+
+DEVICES, EMULATED = cuda_test_devices()
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ def default_float64():
 def test_tensor_infers_pytorch_dtypes(data, dtype):
     t = tl.tensor(data)
     assert t.dtype == dtype
-    np.testing.assert_array_equal(t.numpy(), np.array(data, dtype=t.numpy().dtype))
+    np.testing.assert_array_equal(t.cpu().numpy(), np.array(data, dtype=t.cpu().numpy().dtype))
     assert tuple(t.shape) == np.shape(data)
 
 
@@ -40,8 +43,8 @@ def test_tensor_infers_pytorch_dtypes(data, dtype):
 def test_tensor_keeps_ndarray_dtype(npdt):
     a = np.arange(6).reshape(2, 3).astype(npdt)
     t = tl.tensor(a)
-    assert t.numpy().dtype == a.dtype
-    np.testing.assert_array_equal(t.numpy(), a)
+    assert t.cpu().numpy().dtype == a.dtype
+    np.testing.assert_array_equal(t.cpu().numpy(), a)
 
 
 def test_tensor_copies_its_input():
@@ -109,6 +112,7 @@ def test_tensor_argument_errors():
 
 # ---- as_tensor / from_numpy: memory sharing -----------------------------------
 
+@pytest.mark.host_only  # zero-copy sharing with an ndarray
 def test_as_tensor_shares_ndarray_memory():
     a = np.arange(4, dtype=np.int16)
     t = tl.as_tensor(a)
@@ -167,8 +171,8 @@ def test_zeros_ones_dtypes(dtype):
     assert tl.zeros(2, 2, dtype=d).dtype == d
     t = tl.ones(3, dtype=d)
     assert t.dtype == d
-    np.testing.assert_array_equal(t.to(tl.float64).numpy() if dtype == "bfloat16" else t.numpy(),
-                                  np.ones(3))
+    host = t.to(tl.float64).cpu() if dtype == "bfloat16" else t.cpu()
+    np.testing.assert_array_equal(host.numpy(), np.ones(3))
 
 
 def test_empty_has_shape_and_dtype():
@@ -184,8 +188,9 @@ def test_empty_has_shape_and_dtype():
 def test_full_infers_dtype_from_value(value, dtype):
     t = tl.full((2, 2), value)
     assert t.dtype == dtype
-    np.testing.assert_array_equal(t.numpy(), np.full((2, 2), complex(value) if dtype ==
-                                                     tl.complex64 else value))
+    value = value.item() if isinstance(value, tl.Tensor) else value   # NumPy's side: a number
+    np.testing.assert_array_equal(t.cpu().numpy(), np.full((2, 2), complex(value) if dtype ==
+                                                           tl.complex64 else value))
 
 
 def test_full_forms_and_dtype():
@@ -268,7 +273,8 @@ def test_like_forms_keep_shape_and_dtype(dtype):
     for fn, expect in [(tl.zeros_like, 0), (tl.ones_like, 1)]:
         t = fn(src)
         assert t.shape == (2, 3) and t.dtype == src.dtype
-        np.testing.assert_array_equal(t.numpy(), np.full((2, 3), expect).astype(t.numpy().dtype))
+        host = t.cpu().numpy()
+        np.testing.assert_array_equal(host, np.full((2, 3), expect).astype(host.dtype))
     e = tl.empty_like(src)
     assert e.shape == (2, 3) and e.dtype == src.dtype
     f = tl.full_like(src, 1)
@@ -297,7 +303,7 @@ def test_empty_strided_layout():
     assert t.shape == (2, 3) and t.stride() == (1, 2) and t.dtype == tl.float32
     assert not t.is_contiguous()
     t.copy_(tl.tensor(np.arange(6.0).reshape(2, 3)))
-    np.testing.assert_array_equal(t.numpy(), np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(t.cpu().numpy(), np.arange(6.0).reshape(2, 3))
     z = tl.empty_strided((0, 4), (4, 1), dtype=tl.int64)
     assert z.shape == (0, 4) and z.dtype == tl.int64
     assert tl.empty_strided((), ()).shape == ()
@@ -314,7 +320,7 @@ def test_empty_strided_layout():
 def test_arange_integers(args):
     t = tl.arange(*args)
     assert t.dtype == tl.int64
-    np.testing.assert_array_equal(t.numpy(), np.arange(*args))
+    np.testing.assert_array_equal(t.cpu().numpy(), np.arange(*args))
 
 
 @pytest.mark.parametrize("args", [(0.0, 1.0, 0.1), (1, 2.5, 0.5), (-1.0, 1.0, 0.25),
@@ -327,7 +333,7 @@ def test_arange_float_steps_and_lengths(args):
     assert t.shape == expected.shape
     assert_close(t, expected.astype(np.float32))
     d = tl.arange(*args, dtype=tl.float64)
-    np.testing.assert_allclose(d.numpy(), expected, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(d.cpu().numpy(), expected, rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "float16",
@@ -335,7 +341,7 @@ def test_arange_float_steps_and_lengths(args):
 def test_arange_dtype(dtype):
     t = tl.arange(10, dtype=getattr(tl, dtype))
     assert t.dtype == getattr(tl, dtype)
-    np.testing.assert_array_equal(t.to(tl.float64).numpy(), np.arange(10.0))
+    np.testing.assert_array_equal(t.to(tl.float64).cpu().numpy(), np.arange(10.0))
 
 
 def test_arange_keywords_and_scalars():
@@ -382,7 +388,8 @@ def test_linspace_matches_numpy(start, end, steps):
     assert t.dtype == tl.float32 and t.shape == (steps,)
     assert_close(t, np.linspace(start, end, steps).astype(np.float32))
     d = tl.linspace(start, end, steps, dtype=tl.float64)
-    np.testing.assert_allclose(d.numpy(), np.linspace(start, end, steps), rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(d.cpu().numpy(), np.linspace(start, end, steps), rtol=1e-14,
+                               atol=1e-14)
     if steps > 0:
         assert d[0].item() == start and d[-1].item() == (end if steps > 1 else start)
 
@@ -399,7 +406,7 @@ def test_linspace_integral_and_complex():
     assert tl.linspace(0, 10, 6, dtype=tl.int64).tolist() == [0, 2, 4, 6, 8, 10]
     c = tl.linspace(0, 1 + 2j, 3)
     assert c.dtype == tl.complex64
-    np.testing.assert_allclose(c.numpy(), np.linspace(0, 1 + 2j, 3), rtol=1e-6)
+    np.testing.assert_allclose(c.cpu().numpy(), np.linspace(0, 1 + 2j, 3), rtol=1e-6)
     assert tl.linspace(tl.tensor(0.0), tl.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
     assert tl.linspace(start=0, end=1, steps=3).tolist() == [0.0, 0.5, 1.0]
     out = tl.empty(3, dtype=tl.float64)
@@ -428,7 +435,8 @@ def test_logspace_matches_numpy(start, end, steps, base):
     assert t.dtype == tl.float32 and t.shape == (steps,)
     assert_close(t, np.logspace(start, end, steps, base=base).astype(np.float32))
     d = tl.logspace(start, end, steps, base, dtype=tl.float64)
-    np.testing.assert_allclose(d.numpy(), np.logspace(start, end, steps, base=base), rtol=1e-13)
+    np.testing.assert_allclose(d.cpu().numpy(), np.logspace(start, end, steps, base=base),
+                               rtol=1e-13)
 
 
 # ---- eye --------------------------------------------------------------------------------
@@ -445,8 +453,8 @@ def test_eye_matches_numpy(n, m):
 def test_eye_dtypes(dtype):
     t = tl.eye(3, dtype=getattr(tl, dtype))
     assert t.dtype == getattr(tl, dtype)
-    np.testing.assert_array_equal(t.to(tl.float64).numpy() if dtype == "bfloat16" else t.numpy(),
-                                  np.eye(3))
+    host = t.to(tl.float64).cpu() if dtype == "bfloat16" else t.cpu()
+    np.testing.assert_array_equal(host.numpy(), np.eye(3))
 
 
 def test_eye_arguments_and_errors():
@@ -469,7 +477,7 @@ def test_eye_arguments_and_errors():
 def test_new_methods_default_to_self_dtype():
     x = tl.ones(2, dtype=tl.int32)
     z = x.new_zeros(2, 3)
-    assert z.dtype == tl.int32 and z.shape == (2, 3) and not z.numpy().any()
+    assert z.dtype == tl.int32 and z.shape == (2, 3) and not z.cpu().numpy().any()
     assert x.new_zeros((4,)).shape == (4,)
     assert x.new_zeros(size=(1, 2)).shape == (1, 2)
     o = x.new_ones(3)
@@ -497,6 +505,7 @@ def test_new_tensor_copies_in_self_dtype():
 
 # ---- asarray / scalar_tensor --------------------------------------------------------------
 
+@pytest.mark.host_only  # zero-copy sharing with an ndarray and a memoryview
 def test_asarray_copy_modes():
     a = np.arange(3.0)
     shared = tl.asarray(a)
@@ -601,7 +610,7 @@ def test_arange_float_property(start, end, step):
             tl.arange(start, end, step, dtype=tl.float64)
         return
     expected = np.arange(start, end, step)
-    got = tl.arange(start, end, step, dtype=tl.float64).numpy()
+    got = tl.arange(start, end, step, dtype=tl.float64).cpu().numpy()
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9 * max(1.0, abs(start)))
 
@@ -613,14 +622,69 @@ def test_arange_int_property(start, end, step):
         with pytest.raises(RuntimeError):
             tl.arange(start, end, step)
         return
-    np.testing.assert_array_equal(tl.arange(start, end, step).numpy(),
+    np.testing.assert_array_equal(tl.arange(start, end, step).cpu().numpy(),
                                   np.arange(start, end, step))
 
 
 @given(_reals, _reals, st.integers(0, 300))
 def test_linspace_property(start, end, steps):
-    got = tl.linspace(start, end, steps, dtype=tl.float64).numpy()
+    got = tl.linspace(start, end, steps, dtype=tl.float64).cpu().numpy()
     expected = np.linspace(start, end, steps)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * max(abs(start), abs(end)))
     if steps > 1:
         assert got[0] == start and got[-1] == end
+
+
+# ---- on a device: as_tensor / asarray / tensor of tensors ---------------------------------
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_as_tensor_and_asarray_move_a_tensor_to_device_given(device):
+    """As PyTorch: device= moves a tensor (the result is the tensor itself only
+    when neither its device nor its dtype changes); without device= it stays
+    on its own device."""
+    a = np.array([1.5, -2.0, 3.0])
+    host, there = tl.tensor(a, device="cpu"), device_array(device, a)
+    for f in (tl.as_tensor, tl.asarray):
+        moved = f(host, device=device)
+        assert moved.device.type == device and (moved is host) == (device == "cpu")
+        np.testing.assert_array_equal(host_array(moved), a)
+        back = f(there, device="cpu", dtype=tl.float32)
+        assert back.device.type == "cpu" and back.dtype == tl.float32
+        np.testing.assert_array_equal(back.numpy(), a.astype(np.float32))
+        assert f(there) is there and f(there, device=there.device) is there
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_asarray_copy_false_refuses_another_device(device):
+    """copy=False promises a view: a tensor or an ndarray asked for on another
+    device raises rather than being copied there (PyTorch's ValueError)."""
+    a = np.arange(3.0)
+    host = tl.tensor(a, device="cpu")
+    if device == "cpu":
+        assert tl.asarray(host, device="cpu", copy=False) is host
+        assert tl.asarray(a, device="cpu", copy=False).numpy().base is not None
+        return
+    for obj in (host, a):
+        with pytest.raises(ValueError, match=r"can't alias tensor from device 'cpu' to 'fake:0'"
+                           if device == "fake" else "can't alias tensor from device 'cpu'"):
+            tl.asarray(obj, device=device, copy=False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_of_a_list_of_device_tensors(device):
+    """tensor([x, y]) with x, y on a device reads them through the host, as
+    PyTorch does (NumPy cannot read device memory)."""
+    x = device_array(device, np.array([1.5, 2.5], dtype=np.float32))
+    i = tl.tensor(3, dtype=tl.int16, device=device)
+    t = tl.tensor([x, x * 2], device=device)
+    assert t.device.type == device and t.dtype == tl.float32
+    np.testing.assert_array_equal(host_array(t), [[1.5, 2.5], [3.0, 5.0]])
+    s = tl.tensor((i, 7.0, x[1]), device="cpu")
+    assert s.device.type == "cpu" and s.tolist() == [3.0, 7.0, 2.5]
+    assert tl.tensor([i, i], device=device).dtype == tl.int16
+
+
+@pytest.mark.host_only  # it starts its own emulated-device process
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    run_emulated(__file__)

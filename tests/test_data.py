@@ -81,7 +81,7 @@ def test_tensor_dataset_fast_path_equals_default_collate():
         assert isinstance(f, list) and isinstance(s, list)
         for a, b in zip(f, s):
             assert a.dtype == b.dtype and a.shape == b.shape
-            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
 
 
 def test_iterable_dataset_len_warning_and_batches():
@@ -204,7 +204,7 @@ def draws(generator=None):
 
 
 def same(a, b):
-    return all(np.array_equal(x.numpy(), y.numpy()) for x, y in zip(a, b))
+    return all(np.array_equal(x.cpu().numpy(), y.cpu().numpy()) for x, y in zip(a, b))
 
 
 def test_saved_state_gives_identical_continuations():

@@ -9,6 +9,7 @@ import pytest
 
 import torchlike
 import torchlike.distributions as D
+from oracle import host_array
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "distributions")
 with open(os.path.join(GOLDEN, "cases.json")) as f:
@@ -52,7 +53,7 @@ def build(family, kwargs):
 
 def check(actual, expected, tol=TOL):
     assert actual.dtype == torchlike.float64 or expected is None
-    np.testing.assert_allclose(np.asarray(actual.detach()), np.array(expected, dtype=np.float64), **tol)
+    np.testing.assert_allclose(host_array(actual.detach()), np.array(expected, dtype=np.float64), **tol)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -78,7 +79,7 @@ def test_entropy_and_moments_match_pytorch(name, what):
     value = d.entropy() if what == "entropy" else getattr(d, what)
     expected = np.array(rec[what], dtype=np.float64)
     assert tuple(value.shape) == expected.shape
-    np.testing.assert_allclose(np.asarray(value.detach()), expected, rtol=1e-10, atol=1e-12,
+    np.testing.assert_allclose(host_array(value.detach()), expected, rtol=1e-10, atol=1e-12,
                                equal_nan=True)
 
 
@@ -98,7 +99,7 @@ def test_icdf_matches_pytorch_and_inverts_cdf(name):
     q = torchlike.tensor(rec["icdf_q"], dtype=torchlike.float64)
     x = d.icdf(q)
     check(x, rec["icdf"], dict(rtol=1e-9, atol=1e-11))
-    np.testing.assert_allclose(np.asarray(d.cdf(x)), np.asarray(q), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(host_array(d.cdf(x)), host_array(q), rtol=1e-9, atol=1e-11)
 
 
 def _kl_q(pair):
@@ -116,13 +117,13 @@ def test_kl_divergence_matches_pytorch(pair):
     kl = D.kl_divergence(p, q)
     expected = np.array(pair["kl"], dtype=np.float64)
     assert tuple(kl.shape) == expected.shape
-    np.testing.assert_allclose(np.asarray(kl), expected, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(host_array(kl), expected, rtol=1e-9, atol=1e-11)
 
 
 def test_kl_of_a_distribution_with_itself_is_zero():
     for name in ("normal", "gamma", "dirichlet", "mvn_cov", "categorical_logits", "beta"):
         d = build(CASES[name]["family"], CASES[name]["kwargs"])
-        np.testing.assert_allclose(np.asarray(D.kl_divergence(d, d)), 0.0, atol=1e-12)
+        np.testing.assert_allclose(host_array(D.kl_divergence(d, d)), 0.0, atol=1e-12)
 
 
 def test_kl_without_registered_pair_names_both_types():

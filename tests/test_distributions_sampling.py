@@ -21,6 +21,11 @@ def t64(x):
     return torchlike.tensor(x, dtype=f64)
 
 
+def host(x):
+    """x as an ndarray, a tensor read through the host (it may be on a device)."""
+    return np.asarray(x.cpu() if isinstance(x, torchlike.Tensor) else x)
+
+
 def families():
     """(name, distribution) pairs with float64 parameters and batch shape (2,)."""
     return [
@@ -66,15 +71,15 @@ def test_sample_moments(name, dist):
     """Sample mean and variance within 5 standard errors of the exact ones."""
     torchlike.manual_seed(1)
     n = 40000
-    s = np.asarray(dist.sample((n,)).to(f64))
+    s = host(dist.sample((n,)).to(f64))
     if name == "categorical":
-        probs = np.asarray(dist.probs)
+        probs = host(dist.probs)
         freq = np.stack([(s == k).mean(0) for k in range(3)], -1)
         se = np.sqrt(probs * (1 - probs) / n)
         assert np.all(np.abs(freq - probs) < 5 * se + 1e-12)
         return
-    mean = np.asarray(dist.mean)
-    var = np.asarray(dist.variance)
+    mean = host(dist.mean)
+    var = host(dist.variance)
     se_mean = np.sqrt(var / n)
     assert np.all(np.abs(s.mean(0) - mean) < 5 * se_mean), (s.mean(0), mean)
     # variance of the sample variance: (mu4 - var^2) / n, mu4 estimated from the sample
@@ -86,7 +91,7 @@ def test_sample_moments(name, dist):
 @pytest.mark.parametrize("alpha", [0.05, 0.4, 1.0, 3.5, 80.0])
 def test_gamma_sampler_matches_the_gamma_distribution(alpha):
     torchlike.manual_seed(2)
-    s = np.asarray(D.Gamma(t64([alpha]), t64([1.0])).sample((20000,))).ravel()
+    s = host(D.Gamma(t64([alpha]), t64([1.0])).sample((20000,))).ravel()
     assert scipy.stats.kstest(s, scipy.stats.gamma(alpha).cdf).pvalue > 1e-3
 
 
@@ -176,12 +181,12 @@ def test_gamma_rsample_gradient_is_the_implicit_one():
     rate = t64([1.0, 2.0, 0.5, 1.5, 1.0]).requires_grad_(True)
     x = D.Gamma(alpha, rate).rsample()
     ga, gr = torchlike.autograd.grad(x.sum(), (alpha, rate))
-    a, r, xv = np.asarray(alpha.detach()), np.asarray(rate.detach()), np.asarray(x.detach())
+    a, r, xv = host(alpha.detach()), host(rate.detach()), host(x.detach())
     u = scipy.special.gammainc(a, xv * r)
     h = 1e-6 * a
     fd = (scipy.special.gammaincinv(a + h, u) - scipy.special.gammaincinv(a - h, u)) / (2 * h) / r
-    np.testing.assert_allclose(np.asarray(ga), fd, rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(gr), -xv / r, rtol=1e-12)
+    np.testing.assert_allclose(host(ga), fd, rtol=1e-5)
+    np.testing.assert_allclose(host(gr), -xv / r, rtol=1e-12)
 
 
 def test_reparameterised_gradients_are_unbiased():
@@ -191,18 +196,18 @@ def test_reparameterised_gradients_are_unbiased():
     n = 20000
     alpha = t64([0.5, 4.0]).requires_grad_(True)
     (g,) = torchlike.autograd.grad(D.Gamma(alpha, t64([1.0, 1.0])).rsample((n,)).mean(0).sum(), alpha)
-    np.testing.assert_allclose(np.asarray(g), [1.0, 1.0], atol=0.05)
+    np.testing.assert_allclose(host(g), [1.0, 1.0], atol=0.05)
     a = t64([0.7, 3.0]).requires_grad_(True)
     b = t64([1.5, 2.0])
     (g,) = torchlike.autograd.grad(D.Beta(a, b).rsample((n,)).mean(0).sum(), a)
-    expected = np.asarray(b) / (np.asarray(a.detach()) + np.asarray(b)) ** 2
-    np.testing.assert_allclose(np.asarray(g), expected, rtol=0.08)
+    expected = host(b) / (host(a.detach()) + host(b)) ** 2
+    np.testing.assert_allclose(host(g), expected, rtol=0.08)
     c = t64([0.8, 2.0, 3.0]).requires_grad_(True)
     (g,) = torchlike.autograd.grad(D.Dirichlet(c).rsample((n,)).mean(0)[0], c)
-    cv = np.asarray(c.detach())
+    cv = host(c.detach())
     expected = -cv[0] / cv.sum() ** 2 * np.ones(3)
     expected[0] += 1 / cv.sum()
-    np.testing.assert_allclose(np.asarray(g), expected, rtol=0.1, atol=0.005)
+    np.testing.assert_allclose(host(g), expected, rtol=0.1, atol=0.005)
 
 
 def test_sample_is_detached_and_rsample_is_not():
@@ -288,7 +293,7 @@ def test_expand_keeps_values_and_broadcasts():
     e = d.expand((3, 2))
     assert tuple(e.batch_shape) == (3, 2) and type(e) is D.Normal
     x = t64([[0.5, 0.1]] * 3)
-    np.testing.assert_allclose(np.asarray(e.log_prob(x)), np.asarray(d.log_prob(x)))
+    np.testing.assert_allclose(host(e.log_prob(x)), host(d.log_prob(x)))
     for dist in [D.Gamma(t64([1.0, 2.0]), t64([1.0, 1.0])), D.Beta(t64([1.0, 2.0]), t64([1.0, 1.0])),
                  D.Dirichlet(t64([[1.0, 2.0, 3.0]] * 2)), D.Categorical(logits=t64([[1.0, 2.0]] * 2)),
                  D.MultivariateNormal(t64([[0.0, 1.0]] * 2), covariance_matrix=torchlike.eye(2, dtype=f64)),
@@ -298,18 +303,18 @@ def test_expand_keeps_values_and_broadcasts():
         assert tuple(e.batch_shape) == (4, 2) and tuple(e.event_shape) == tuple(dist.event_shape)
         s = e.sample()
         assert tuple(s.shape) == (4, 2) + tuple(dist.event_shape)
-        np.testing.assert_allclose(np.asarray(e.log_prob(s)[0]), np.asarray(dist.log_prob(s[0])))
+        np.testing.assert_allclose(host(e.log_prob(s)[0]), host(dist.log_prob(s[0])))
 
 
 def test_lazy_probs_and_logits():
     b = D.Bernoulli(probs=t64([0.25]))
     assert "logits" not in b.__dict__
-    np.testing.assert_allclose(np.asarray(b.logits), [math.log(1 / 3)])
+    np.testing.assert_allclose(host(b.logits), [math.log(1 / 3)])
     assert "logits" in b.__dict__
     c = D.Categorical(logits=t64([1.0, 2.0, 3.0]))
-    np.testing.assert_allclose(np.asarray(c.probs), scipy.special.softmax([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(host(c.probs), scipy.special.softmax([1.0, 2.0, 3.0]))
     c2 = D.Categorical(probs=t64([2.0, 6.0]))  # normalised
-    np.testing.assert_allclose(np.asarray(c2.probs), [0.25, 0.75])
+    np.testing.assert_allclose(host(c2.probs), [0.25, 0.75])
 
 
 def test_scalar_parameters_give_empty_batch_shape_and_0d_results():
@@ -323,8 +328,8 @@ def test_transformed_distribution_cache_and_inverse():
     t = D.ComposeTransform([D.AffineTransform(1.0, 2.0), D.ExpTransform()])
     x = t64([0.1, -0.3])
     y = t(x)
-    np.testing.assert_allclose(np.asarray(t.inv(y)), np.asarray(x))
-    np.testing.assert_allclose(np.asarray(t.log_abs_det_jacobian(x, y)), math.log(2.0) + np.asarray(1 + 2 * x))
+    np.testing.assert_allclose(host(t.inv(y)), host(x))
+    np.testing.assert_allclose(host(t.log_abs_det_jacobian(x, y)), math.log(2.0) + host(1 + 2 * x))
     tanh = D.TanhTransform(cache_size=1)
     z = tanh(t64([20.0]))
     assert tanh.inv(z) is not None and float(tanh.inv(z)) == 20.0  # cached, not atanh(1.0)
@@ -337,7 +342,7 @@ def test_enumerate_support():
     b = D.Bernoulli(t64([0.2, 0.7]))
     assert tuple(b.enumerate_support().shape) == (2, 2)
     c = D.Categorical(t64([[0.2, 0.8]] * 3))
-    np.testing.assert_array_equal(np.asarray(c.enumerate_support(expand=False)).ravel(), [0, 1])
+    np.testing.assert_array_equal(host(c.enumerate_support(expand=False)).ravel(), [0, 1])
     bn = D.Binomial(3, t64([0.2, 0.7]))
     total = torchlike.exp(bn.log_prob(bn.enumerate_support())).sum(0)
-    np.testing.assert_allclose(np.asarray(total), [1.0, 1.0])
+    np.testing.assert_allclose(host(total), [1.0, 1.0])

@@ -11,16 +11,17 @@ import torchlike as tl
 from torchlike.autograd import gradcheck, gradgradcheck
 
 from fft_cases import CASES
+from oracle import host_array
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "fft")
 with open(os.path.join(GOLDEN, "torch_fft.json")) as f:
     META = json.load(f)
 DATA = np.load(os.path.join(GOLDEN, "torch_fft.npz"))
 
-INPUTS = {"real64": lambda: tl.from_numpy(DATA["input_real"].copy()),
-          "real32": lambda: tl.from_numpy(DATA["input_real"].astype(np.float32)),
-          "complex128": lambda: tl.from_numpy(DATA["input_cplx"].copy()),
-          "int64": lambda: tl.from_numpy(DATA["input_ints"].copy())}
+INPUTS = {"real64": lambda: tl.tensor(DATA["input_real"]),
+          "real32": lambda: tl.tensor(DATA["input_real"].astype(np.float32)),
+          "complex128": lambda: tl.tensor(DATA["input_cplx"]),
+          "int64": lambda: tl.tensor(DATA["input_ints"])}
 
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("inp", sorted(INPUTS))
@@ -31,27 +32,27 @@ def test_matches_pytorch(case, inp):
     assert got.dtype.name == want["dtype"]
     assert list(got.shape) == want["shape"]
     single = got.dtype in (tl.float32, tl.complex64)
-    np.testing.assert_allclose(np.asarray(got), DATA[key], rtol=1e-5 if single else 1e-11,
+    np.testing.assert_allclose(host_array(got), DATA[key], rtol=1e-5 if single else 1e-11,
                                atol=1e-5 if single else 1e-11)
 
 
 def test_frequencies_match_pytorch():
     assert tl.fft.fftfreq(5).dtype.name == META["fftfreq"]["dtype"]
-    np.testing.assert_allclose(np.asarray(tl.fft.fftfreq(5)), DATA["fftfreq_5"])
-    np.testing.assert_allclose(np.asarray(tl.fft.fftfreq(6, d=0.5)), DATA["fftfreq_6_d"])
-    np.testing.assert_allclose(np.asarray(tl.fft.rfftfreq(7)), DATA["rfftfreq_7"])
+    np.testing.assert_allclose(host_array(tl.fft.fftfreq(5)), DATA["fftfreq_5"])
+    np.testing.assert_allclose(host_array(tl.fft.fftfreq(6, d=0.5)), DATA["fftfreq_6_d"])
+    np.testing.assert_allclose(host_array(tl.fft.rfftfreq(7)), DATA["rfftfreq_7"])
 
 
 # ---- layouts: non-contiguous, broadcast, empty batch ---------------------------------
 
 def test_non_contiguous_and_expanded_inputs():
     a = np.random.default_rng(1).standard_normal((6, 5))
-    t = tl.from_numpy(a)
-    np.testing.assert_allclose(np.asarray(tl.fft.fft(t.T)), np.fft.fft(a.T), atol=1e-12)
-    np.testing.assert_allclose(np.asarray(tl.fft.rfft(t[:, ::2], dim=0)),
+    t = tl.tensor(a)
+    np.testing.assert_allclose(host_array(tl.fft.fft(t.T)), np.fft.fft(a.T), atol=1e-12)
+    np.testing.assert_allclose(host_array(tl.fft.rfft(t[:, ::2], dim=0)),
                                np.fft.rfft(a[:, ::2], axis=0), atol=1e-12)
-    row = tl.from_numpy(a[0]).expand(3, 5)
-    np.testing.assert_allclose(np.asarray(tl.fft.fft(row)), np.fft.fft(np.broadcast_to(a[0],
+    row = tl.tensor(a[0]).expand(3, 5)
+    np.testing.assert_allclose(host_array(tl.fft.fft(row)), np.fft.fft(np.broadcast_to(a[0],
                                                                                        (3, 5))),
                                atol=1e-12)
 
@@ -60,7 +61,7 @@ def test_empty_batch_and_one_point():
     z = tl.zeros(0, 4, dtype=tl.float64)
     assert tl.fft.fft(z).shape == (0, 4) and tl.fft.rfft(z).shape == (0, 3)
     one = tl.tensor([2.5], dtype=tl.float64)
-    np.testing.assert_allclose(np.asarray(tl.fft.fft(one)), [2.5 + 0j])
+    np.testing.assert_allclose(host_array(tl.fft.fft(one)), [2.5 + 0j])
 
 
 def test_errors_name_the_problem():
@@ -82,6 +83,8 @@ def test_errors_name_the_problem():
 # ---- gradients ---------------------------------------------------------------------
 
 RNG = np.random.default_rng(5)
+# On the host whatever the default device: finite differences on a device run
+# thousands of small ops (tests/test_cuda_fft.py checks device gradients).
 RE = tl.from_numpy(RNG.standard_normal((3, 6))).requires_grad_()
 IM = tl.from_numpy(RNG.standard_normal((3, 6))).requires_grad_()
 
@@ -138,11 +141,11 @@ def test_gradients_first_and_second_order(case):
 ])
 def test_numpy_fft_on_tensors(name, call):
     a = np.random.default_rng(2).standard_normal((4, 6))
-    got = call(np.fft, tl.from_numpy(a.copy()))
+    got = call(np.fft, tl.tensor(a))
     want = call(np.fft, a)
     assert isinstance(got, tl.Tensor)
     assert got.dtype == want.dtype
-    np.testing.assert_allclose(np.asarray(got), want, atol=1e-12)
+    np.testing.assert_allclose(host_array(got), want, atol=1e-12)
 
 
 def test_numpy_fft_dtypes_follow_numpy():
@@ -155,7 +158,7 @@ def test_numpy_fft_dtypes_follow_numpy():
 
 def test_numpy_fft_differentiates():
     """A loss written with np.fft on a tensor that requires grad backpropagates."""
-    x = tl.from_numpy(np.random.default_rng(3).standard_normal(8)).requires_grad_()
+    x = tl.tensor(np.random.default_rng(3).standard_normal(8)).requires_grad_()
 
     def power(t):
         return np.sum(np.abs(np.fft.rfft(t)) ** 2)
@@ -163,7 +166,7 @@ def test_numpy_fft_differentiates():
     power(x).backward()
     # Parseval for the one-sided spectrum: d/dx sum |X_k|^2 over k = 0..4 of an
     # 8-point signal equals 2 * (F^H P^T P F x), checked against NumPy directly.
-    a = np.asarray(x.detach())
+    a = host_array(x.detach())
     spec = np.fft.rfft(a)
     want = 2 * np.real(np.fft.ifft(np.concatenate([spec, np.zeros(3)]), norm="forward"))
-    np.testing.assert_allclose(np.asarray(x.grad), want, atol=1e-10)
+    np.testing.assert_allclose(host_array(x.grad), want, atol=1e-10)

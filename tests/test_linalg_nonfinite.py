@@ -61,7 +61,7 @@ def _matrices(bad):
 
 
 def _flat_values(r):
-    a = np.asarray(tl.as_tensor(r).numpy())
+    a = np.asarray(tl.as_tensor(r).cpu().numpy())
     if np.iscomplexobj(a):
         a = np.stack([a.real, a.imag], axis=-1)
     return a.astype(np.float64).reshape(-1)
@@ -141,7 +141,7 @@ def test_no_lapack_text_and_no_garbage(dtype, shape, capfd):
 
 def _leaves(r):
     if isinstance(r, tl.Tensor):
-        return [r.numpy()]
+        return [r.cpu().numpy()]
     if isinstance(r, (tuple, list)):
         return [x for item in r for x in _leaves(item)]
     return [np.asarray(r)]
@@ -182,7 +182,7 @@ def test_numpy_namespace_raises_numpys_linalg_error_on_nan(fn):
             with pytest.raises(np.linalg.LinAlgError):
                 call(namespace, tl.tensor(a))
         else:
-            np.testing.assert_array_equal(np.asarray(call(namespace, tl.tensor(a))), want)
+            np.testing.assert_array_equal(call(namespace, tl.tensor(a)).cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
@@ -196,7 +196,7 @@ def test_numpy_eig_refuses_nonfinite_input_torchlike_eigvals_answers_nan(bad):
             fn(tl.tensor(a))
     with pytest.raises(tl.linalg.LinAlgError, match="linalg.eig: input tensor should not"):
         tl.linalg.eig(tl.tensor(a))
-    w = tl.linalg.eigvals(tl.tensor(a)).numpy()
+    w = tl.linalg.eigvals(tl.tensor(a)).cpu().numpy()
     assert w.dtype == np.complex128 and np.isnan(w.real).all() and np.isnan(w.imag).all()
 
 
@@ -206,7 +206,7 @@ def test_batch_element_named_and_other_matrices_kept():
     with pytest.raises(tl.linalg.LinAlgError, match=r"\(Batch element 1\)"):
         tl.linalg.svdvals(a)
     a[1, 0, 2] = float("inf")
-    s = tl.linalg.svdvals(a).numpy()
+    s = tl.linalg.svdvals(a).cpu().numpy()
     np.testing.assert_array_equal(s[[0, 2]], np.ones((2, 3)))
     assert np.isnan(s[1]).all()
 
@@ -238,7 +238,7 @@ def test_cond_matches_numpy(p, dtype):
     a = a.astype(dtype)
     expected = np.linalg.cond(a, p)
     for got in (tl.linalg.cond(tl.tensor(a), p), tnp.linalg.cond(tl.tensor(a), p)):
-        got = got.numpy()
+        got = got.cpu().numpy()
         assert got.dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-4 if dtype in (np.float32, np.complex64)
                                    else 1e-10)
@@ -246,7 +246,7 @@ def test_cond_matches_numpy(p, dtype):
 
 def test_cond_non_square_uses_singular_values():
     a = np.random.default_rng(3).standard_normal((3, 5))
-    np.testing.assert_allclose(tl.linalg.cond(tl.tensor(a)).numpy(), np.linalg.cond(a))
+    np.testing.assert_allclose(tl.linalg.cond(tl.tensor(a)).cpu().numpy(), np.linalg.cond(a))
     with pytest.raises(RuntimeError, match="square"):
         tl.linalg.cond(tl.tensor(a), "fro")
 

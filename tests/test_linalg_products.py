@@ -4,7 +4,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 import torchlike as tl
-from oracle import assert_close, check, layouts, random_array, to_tensor
+from oracle import assert_close, check, cuda_test_devices, device_array, host_array, layouts, \
+    random_array, run_emulated, to_tensor
+
+DEVICES, EMULATED = cuda_test_devices()
 
 PRODUCT_DTYPES = ["float32", "float64", "complex64", "complex128", "int32", "int64"]
 
@@ -47,11 +50,11 @@ def test_matmul_transposed_views_and_broadcast_batch():
     assert_close(t @ t.T, a @ a.T)
     assert_close(t.mT @ t, a.T @ a)
     big = to_tensor(random_array((3, 8, 4), "float64"))
-    assert_close(big @ t, big.numpy() @ a)                     # one folded GEMM
-    assert_close(big[:, ::2] @ t, big.numpy()[:, ::2] @ a)     # strided rows
+    assert_close(big @ t, big.cpu().numpy() @ a)                     # one folded GEMM
+    assert_close(big[:, ::2] @ t, big.cpu().numpy()[:, ::2] @ a)     # strided rows
     c = random_array((3, 8), "float64")
-    assert_close(big.transpose(1, 2) @ to_tensor(c).T, big.numpy().swapaxes(1, 2) @ c.T)
-    e = tl.from_numpy(np.ones((1, 4)))
+    assert_close(big.transpose(1, 2) @ to_tensor(c).T, big.cpu().numpy().swapaxes(1, 2) @ c.T)
+    e = tl.tensor(np.ones((1, 4)))
     assert_close(e.expand(5, 4) @ t, np.ones((5, 4)) @ a)
 
 
@@ -154,7 +157,7 @@ def test_add_family_beta_alpha(dtype):
 
 
 def test_addmm_beta_zero_ignores_nan_input():
-    c = tl.from_numpy(np.full((2, 2), np.nan))
+    c = tl.tensor(np.full((2, 2), np.nan))
     r = tl.addmm(c, tl.ones(2, 3, dtype=tl.float64), tl.ones(3, 2, dtype=tl.float64), beta=0)
     assert_close(r, np.full((2, 2), 3.0))
 
@@ -342,3 +345,24 @@ def test_products_from_several_threads_keep_the_users_blas_count():
         assert tl._C._blas_threads() == 2
     finally:
         tl.set_num_threads(saved)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int64])
+def test_inner_of_a_cpu_scalar_and_a_device_tensor(device, dtype):
+    """inner with a 0-d operand is PyTorch's input * other, an elementwise
+    product: a 0-d CPU tensor may meet a tensor on a device, on either side."""
+    b = (np.arange(12).reshape(3, 4) - 5).astype(dtype)
+    s = tl.tensor(np.array(3 - 2j if dtype == np.complex128 else 3, dtype=dtype), device="cpu")
+    on = device_array(device, b)
+    for got in (tl.inner(s, on), tl.inner(on, s)):
+        assert got.device.type == device and got.shape == (3, 4)
+        np.testing.assert_array_equal(host_array(got), np.inner(s.numpy(), b))
+    with pytest.raises(RuntimeError, match="inner: expected all operands to have the same dtype"):
+        tl.inner(tl.tensor(2.0, dtype=tl.float32, device="cpu"), on)
+
+
+@pytest.mark.host_only  # it starts its own emulated-device process
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    run_emulated(__file__)

@@ -9,6 +9,9 @@ import scipy.special as sp
 import torchlike as tl
 import torchlike.numpy as tnp
 from torchlike.autograd import gradcheck, gradgradcheck
+from oracle import cuda_test_devices, device_array, host_array, run_emulated
+
+DEVICES, EMULATED = cuda_test_devices()
 
 X = np.array([0.3, 1.7, 4.2, 2.5])
 
@@ -94,6 +97,7 @@ def test_namespace_functions(name):
     assert gradcheck(f, (x,))
 
 
+@pytest.mark.host_only  # SciPy's own kernels (erfcx, j0, jv, gammainc) run on the host only
 def test_single_precision_stays_single():
     x = tl.tensor([0.5, 1.5])
     for f in (sp.gamma, sp.erfcx, sp.j0, lambda v: sp.jv(1, v), lambda v: sp.gammainc(2, v)):
@@ -122,6 +126,7 @@ def test_special_values_match_scipy():
     np.testing.assert_array_equal(np.asarray(s), ss)
 
 
+@pytest.mark.host_only  # erf of complex numbers is SciPy's, on the host only
 def test_complex_erf():
     z = np.array([0.5 + 0.3j, -1.0 + 2.0j, 0.0 + 0.0j])
     t = tl.from_numpy(z.copy())
@@ -136,6 +141,7 @@ def test_complex_erf():
     assert gradcheck(f, (re, im))
 
 
+@pytest.mark.host_only  # jv and gammainc are SciPy's, on the host only
 def test_order_derivatives_are_refused_by_name():
     x = tl.tensor([1.0, 2.0], dtype=tl.float64, requires_grad=True)
     v = tl.tensor([1.5], dtype=tl.float64, requires_grad=True)
@@ -151,3 +157,39 @@ def test_bad_arguments():
         tnp.special.multigammaln(tl.tensor([3.0]), 0)
     with pytest.raises(ValueError, match="order must be a non-negative integer"):
         tnp.special.polygamma(-1, tl.tensor([1.0]))
+
+
+# ---- on a device: composed functions run there, SciPy's own refuse by name ---------------
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["beta", "betaln", "rel_entr", "kl_div", "xlogy"])
+def test_python_numbers_join_the_tensors_device(device, name):
+    """A Python number beside a tensor becomes a tensor on that tensor's device,
+    whatever the default device (on the CPU while x is on a device here)."""
+    call = {"beta": lambda m, x: m.beta(x, 2.0), "betaln": lambda m, x: m.betaln(1.5, x),
+            "rel_entr": CASES["rel_entr"], "kl_div": CASES["kl_div"],
+            "xlogy": lambda m, x: m.xlogy(2, x)}[name]
+    got = call(sp, device_array(device, X))
+    assert got.device.type == device and got.dtype == tl.float64
+    np.testing.assert_allclose(host_array(got), call(sp, X), rtol=1e-12)
+    got = call(tnp.special, device_array(device, X.astype(np.float32)))
+    assert got.device.type == device and got.dtype == tl.float32
+    np.testing.assert_allclose(host_array(got), call(sp, X), rtol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scipys_own_functions_refuse_a_device(device):
+    x = device_array(device, X)
+    if device == "cpu":
+        np.testing.assert_allclose(host_array(sp.jv(1.5, x)), sp.jv(1.5, X), rtol=1e-12)
+        return
+    with pytest.raises(NotImplementedError, match=r"scipy.special.jv: no kernel for device"):
+        sp.jv(1.5, x)
+    with pytest.raises(NotImplementedError, match=r"scipy.special.erfcx: no kernel for device"):
+        sp.erfcx(x)
+
+
+@pytest.mark.host_only  # it starts its own emulated-device process
+@pytest.mark.skipif(EMULATED, reason="this is the emulated run")
+def test_device_paths_on_the_emulated_fake_device():
+    run_emulated(__file__)

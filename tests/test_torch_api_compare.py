@@ -81,7 +81,7 @@ def test_isclose_against_numpy(dtype, shapes, tol, equal_nan):
     expected = np.isclose(a, b, equal_nan=equal_nan, **kw)
     got = tl.isclose(tl.tensor(a), tl.tensor(b), equal_nan=equal_nan, **kw)
     assert got.dtype == tl.bool
-    np.testing.assert_array_equal(np.asarray(got), expected)
+    np.testing.assert_array_equal(host_array(got), expected)
     assert tl.allclose(tl.tensor(a), tl.tensor(b), equal_nan=equal_nan, **kw) == bool(
         np.allclose(a, b, equal_nan=equal_nan, **kw))
 
@@ -91,8 +91,8 @@ def test_isclose_non_contiguous(dtype):
     a, b = near((6, 5), dtype)
     ta, tb = noncontiguous(tl.tensor(a)), tl.tensor(b).t().contiguous().t()
     assert not ta.is_contiguous() and not tb.is_contiguous()
-    np.testing.assert_array_equal(np.asarray(tl.isclose(ta, tb)), np.isclose(a, b))
-    np.testing.assert_array_equal(np.asarray(ta.isclose(tb, equal_nan=True)),
+    np.testing.assert_array_equal(host_array(tl.isclose(ta, tb)), np.isclose(a, b))
+    np.testing.assert_array_equal(host_array(ta.isclose(tb, equal_nan=True)),
                                   np.isclose(a, b, equal_nan=True))
     assert ta.allclose(ta.clone(), equal_nan=True) and not ta.allclose(ta.clone())
 
@@ -103,7 +103,7 @@ def test_isclose_integers_against_numpy(dtype):
     b = (a + RNG.integers(0, 2, size=a.shape).astype(a.dtype)).astype(dtype)
     for kw in ({}, {"atol": 1.0}, {"rtol": 0.02, "atol": 0.0}):
         expected = np.isclose(a.astype(np.float64), b.astype(np.float64), **kw)
-        np.testing.assert_array_equal(np.asarray(tl.isclose(tl.tensor(a), tl.tensor(b), **kw)),
+        np.testing.assert_array_equal(host_array(tl.isclose(tl.tensor(a), tl.tensor(b), **kw)),
                                       expected)
         assert tl.allclose(tl.tensor(a), tl.tensor(b), **kw) == bool(expected.all())
 
@@ -197,6 +197,7 @@ def test_close_equal_clamp_on_device(device):
     assert_close(tl.clamp_max(ta, tb).cpu(), np.minimum(a, b))
 
 
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
 def test_device_paths_on_the_emulated_fake_device():
     """The device-parametrised tests, on the fake device with the CPU's

@@ -570,7 +570,7 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, **kwar
         a = (m - 1) / 2
         r = _C.div(_C.sub(n, a), a)
         arg = _C.mul(_C.sqrt(_C.clamp(1 - _C.mul(r, r), min=0)), beta)
-        return _C.div(_C.i0(arg), _C.i0(_C.tensor(beta, dtype=_C.float64)))
+        return _C.div(_C.i0(arg), _C.i0(_C.tensor(beta, dtype=_C.float64, device=n.device)))
     return _window("kaiser_window", window_length, periodic, dtype, kwargs, make)
 
 

@@ -105,7 +105,10 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def _type_as(self, other):
-    return self.type(other.type())
+    """x.to(other's dtype and device), as PyTorch's type_as: other's legacy
+    type name would lose a device that has no legacy types (the CPU's name
+    read back)."""
+    return self.to(other.device, other.dtype)
 
 
 Tensor.type = _type

@@ -237,9 +237,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 
 def floating(*args):
     """args as tensors of one floating dtype: the tensors' promoted dtype, the
-    default float when that is integral; Python numbers take it too."""
-    tensors = [_tensor(a) for a in args]
-    given = [a for a in args if isinstance(a, _C.Tensor)] or tensors
+    default float when that is integral; Python numbers take it too, and the
+    given tensors' device (a device's, not a 0-d CPU tensor's), not the default
+    device, which may be another."""
+    given = [a for a in args if isinstance(a, _C.Tensor)]
+    device = next((t.device for t in given if t.device.type != "cpu"),
+                  given[0].device if given else None)
+    tensors = [a if isinstance(a, _C.Tensor) else _C.tensor(a, device=device) for a in args]
+    given = given or tensors
     dtype = given[0].dtype
     for t in given[1:]:
         dtype = _C.promote_types(dtype, t.dtype)

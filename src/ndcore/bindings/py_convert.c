@@ -293,6 +293,41 @@ static int check_constructor_values(const tl_tensor *t, tl_dtype d)
   return 0;
 }
 
+/* o (nested lists/tuples) with each tensor on a device replaced by its host
+ * copy, for NumPy's conversion to read (it cannot read device memory); as in
+ * PyTorch, tensor([x, y]) of device tensors copies them.  A new reference:
+ * o itself when nothing is on a device. */
+static PyObject *host_items(PyObject *o, int depth)
+{
+  if (tl_py_is_tensor(o) && tl_tensor_device(tl_py_t(o)).type != TL_DEVICE_CPU)
+    return PyObject_CallMethod(o, "cpu", NULL);
+  if ((!PyList_Check(o) && !PyTuple_Check(o)) || depth > TL_MAX_DIMS)
+    return Py_NewRef(o);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject *copy = NULL, **items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *h = host_items(items[i], depth + 1);
+    if (!h)
+      goto fail;
+    if (h != items[i] && !copy) {
+      if (!(copy = PyList_New(n))) {
+        Py_DECREF(h);
+        goto fail;
+      }
+      for (Py_ssize_t j = 0; j < i; j++)
+        PyList_SET_ITEM(copy, j, Py_NewRef(items[j]));
+    }
+    if (copy)
+      PyList_SET_ITEM(copy, i, h);
+    else
+      Py_DECREF(h);
+  }
+  return copy ? copy : Py_NewRef(o);
+fail:
+  Py_XDECREF(copy);
+  return NULL;
+}
+
 int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
 {
   tl_scalar s;
@@ -328,8 +363,12 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   bool from_python = !PyArray_Check(o) && !PyArray_IsScalar(o, Generic);
   /* Byte-swapped or unaligned arrays are copied into native, aligned ones
    * here (tensor() and as_tensor() may copy; from_numpy() may not). */
-  PyObject *arr = PyArray_CheckFromAny(o, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
+  PyObject *host = host_items(o, 0);
+  if (!host)
+    return -1;
+  PyObject *arr = PyArray_CheckFromAny(host, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
                                        NULL);
+  Py_DECREF(host);
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);

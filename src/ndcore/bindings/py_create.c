@@ -193,6 +193,20 @@ PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a)
   return tl_py_factory_finish(&t, &o);
 }
 
+/* as_tensor and asarray of a tensor: it stays on its own device unless
+ * device= names another (PyTorch: "the device of obj is used"), and is the
+ * result itself when neither its dtype nor its device changes. */
+static bool keeps_tensor(PyObject *obj, tl_py_factory_opts *o)
+{
+  if (!tl_py_is_tensor(obj))
+    return false;
+  const tl_tensor *t = tl_py_t(obj);
+  if (!o->device_given)
+    o->device = tl_tensor_device(t);
+  return (o->dtype < 0 || (tl_dtype)o->dtype == t->dtype) &&
+         tl_device_eq(o->device, tl_tensor_device(t));
+}
+
 /* as_tensor(data, dtype=None, device=None): shares memory with tensors and
  * ndarrays when no conversion is needed. */
 PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a)
@@ -201,7 +215,7 @@ PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a)
   tl_tensor t;
   bool weak;
   (void)name;
-  if (tl_py_is_tensor(a->data) && (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(a->data)->dtype))
+  if (keeps_tensor(a->data, &o))
     return Py_NewRef(a->data);
   if (tl_py_to_tensor(a->data, o.dtype, false, &t, &weak) < 0 ||
       default_weak(&t, weak, o.dtype) < 0)
@@ -242,8 +256,7 @@ PyObject *tl_py_impl_asarray(const char *name, const tl_py_args_asarray *a)
   (void)name;
   if (a->copy && a->copy != Py_None && (copy = PyObject_IsTrue(a->copy)) < 0)
     return NULL;
-  if (copy != 1 && tl_py_is_tensor(a->obj) &&
-      (o.dtype < 0 || (tl_dtype)o.dtype == tl_py_t(a->obj)->dtype))
+  if (keeps_tensor(a->obj, &o) && copy != 1)
     return Py_NewRef(a->obj);
   if (tl_py_to_tensor(a->obj, o.dtype, copy == 1, &t, &weak) < 0 ||
       default_weak(&t, weak, o.dtype) < 0)
@@ -253,6 +266,16 @@ PyObject *tl_py_impl_asarray(const char *name, const tl_py_args_asarray *a)
     return PyErr_Format(PyExc_ValueError, "asarray(): copy=False, but a %s%s%s cannot be viewed "
                         "without a copy", Py_TYPE(a->obj)->tp_name, o.dtype >= 0 ? " as " : "",
                         o.dtype >= 0 ? tl_dtype_names[o.dtype] : "");
+  }
+  /* a view on one device is no alias on another: the default device or
+   * device= being elsewhere asks for a copy */
+  if (copy == 0 && !tl_device_eq(o.device, tl_tensor_device(&t))) {
+    char from[32], to[32];
+    tl_device_str(from, sizeof from, tl_tensor_device(&t));
+    tl_device_str(to, sizeof to, o.device);
+    tl_tensor_release(&t);
+    return PyErr_Format(PyExc_ValueError, "can't alias tensor from device '%s' to '%s'.", from,
+                        to);
   }
   return tl_py_factory_finish(&t, &o);
 }

@@ -651,6 +651,15 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
   if (has_input && input)
     dtype = tl_promote_types(dtype, input->dtype);
 
+  /* inner with a 0-d operand is PyTorch's input * other, an elementwise
+   * product: there a 0-d CPU tensor may meet a device tensor */
+  if (kind == TL_PRODUCT_INNER && (a->ndim == 0 || b->ndim == 0)) {
+    const tl_arg factors[2] = {{.t = a}, {.t = b}};
+    if (check_same_dtype(name, NULL, a, b) != TL_OK)
+      return tl_error_status();
+    *out = (tl_tensor){0};
+    return tl_op_map(TL_OP_MUL, 2, factors, out, NULL);
+  }
   if (check_kernel(product_op(kind), has_input ? input : NULL, a, b) != TL_OK)
     return tl_error_status();
   /* outer and addr are elementwise products in PyTorch: they promote */
@@ -714,25 +723,6 @@ tl_status tl_linalg_product(tl_product kind, tl_tensor *out, const tl_tensor *in
     view_insert1(&vb, b, 0);
     break;
   case TL_PRODUCT_INNER: {
-    if (a->ndim == 0 || b->ndim == 0) { /* a scalar times the other: [1, 1] @ [1, n] */
-      const tl_tensor *s = a->ndim == 0 ? a : b, *t = a->ndim == 0 ? b : a;
-      int64_t n = tl_tensor_numel(t);
-      tl_tensor flat = {0}, sv = *s;
-      sv.ndim = 2;
-      sv.shape[0] = sv.shape[1] = sv.strides[0] = sv.strides[1] = 1;
-      if ((st = tl_view_reshape(&flat, t, 2, (int64_t[]){1, n}, true)) != TL_OK)
-        return st;
-      if ((st = tl_tensor_empty(out, dtype, 2, (int64_t[]){1, n}, tl_tensor_device(a))) == TL_OK &&
-          (st = tl_linalg_gemm(out, &sv, &flat, ONE, ZERO, false)) != TL_OK)
-        tl_tensor_release(out);
-      tl_tensor_release(&flat);
-      if (st != TL_OK)
-        return st;
-      out->ndim = t->ndim;
-      memcpy(out->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-      tl_shape_contiguous_strides(t->ndim, t->shape, out->strides);
-      return TL_OK;
-    }
     int64_t K = a->shape[a->ndim - 1];
     if (b->shape[b->ndim - 1] != K)
       return tl_error_set(TL_ERR_RUNTIME, "inner() the last dimension must match on both input "
