@@ -138,6 +138,21 @@ def test_frombuffer_views_host_memory_whatever_the_default_device(device, defaul
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_as_tensor_of_a_host_tensor_goes_to_the_default_device(device, default_device):
+    """PyTorch's set_default_device passes device= to as_tensor and asarray:
+    a CPU tensor moves there (and copy=False cannot alias across devices)."""
+    t = tl.tensor([1.0, 2.0], device="cpu")
+    for f in (tl.as_tensor, tl.asarray):
+        got = f(t)
+        assert same_device(got, device) and (got is t) == (device == "cpu")
+        np.testing.assert_array_equal(host(got), [1.0, 2.0])
+        assert f(t, device="cpu") is t
+    if device != "cpu":
+        with pytest.raises(ValueError, match="can't alias tensor from device 'cpu'"):
+            tl.asarray(t, copy=False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_pickled_storages_rebuild_on_the_host(device, default_device):
     import pickle
     t = tl.tensor(np.arange(6.0), device="cpu")

@@ -194,14 +194,17 @@ PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a)
 }
 
 /* as_tensor and asarray of a tensor: it stays on its own device unless
- * device= names another (PyTorch: "the device of obj is used"), and is the
- * result itself when neither its dtype nor its device changes. */
+ * device= names another (PyTorch: "the device of obj is used") or a device
+ * other than the CPU is the default device (PyTorch's set_default_device
+ * passes device= to both), and is the result itself when neither its dtype
+ * nor its device changes.  o->device holds the default device when device=
+ * is not given. */
 static bool keeps_tensor(PyObject *obj, tl_py_factory_opts *o)
 {
   if (!tl_py_is_tensor(obj))
     return false;
   const tl_tensor *t = tl_py_t(obj);
-  if (!o->device_given)
+  if (!o->device_given && o->device.type == TL_DEVICE_CPU)
     o->device = tl_tensor_device(t);
   return (o->dtype < 0 || (tl_dtype)o->dtype == t->dtype) &&
          tl_device_eq(o->device, tl_tensor_device(t));
