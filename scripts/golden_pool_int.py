@@ -72,7 +72,7 @@ def describe(r):
     """A JSON form of a call's result, for PyTorch's and torchlike's alike."""
     if isinstance(r, (tuple, list)):
         return ["tuple", [describe(x) for x in r]]
-    a = r.detach().numpy()
+    a = r.detach().cpu().numpy()
     return ["tensor", str(r.dtype).split(".")[-1], list(a.shape), a.tolist()]
 
 

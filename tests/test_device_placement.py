@@ -175,6 +175,24 @@ def test_safetensors_load_keeps_every_entry_on_the_host(device, default_device, 
     assert tuple(got["nothing"].shape) == (0, 3)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_batch_sizes_and_lengths_stay_on_the_host_whatever_the_default_device(
+        device, default_device, enforce_sorted):
+    """As in PyTorch: batch_sizes and the lengths pad_packed_sequence returns
+    are host buffers, the data and its permutations on the data's device."""
+    a = np.arange(24.0).reshape(4, 3, 2)        # T, B, *
+    lengths = [4, 3, 2] if enforce_sorted else [2, 4, 3]
+    packed = pack_padded_sequence(tl.tensor(a), lengths, enforce_sorted=enforce_sorted)
+    assert same_device(packed.data, device)
+    assert packed.batch_sizes.device.type == "cpu"
+    np.testing.assert_array_equal(np.asarray(packed.batch_sizes), [3, 3, 2, 1])
+    padded, got_lengths = pad_packed_sequence(packed)
+    assert got_lengths.device.type == "cpu"
+    np.testing.assert_array_equal(np.asarray(got_lengths), lengths)
+    assert same_device(padded, device)
+
+
 # ---- the emulated run -------------------------------------------------------------------------
 
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")

@@ -12,9 +12,9 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 12 s
-(NumPy dispatch), 40 s (oracles) and 15 s (training) of wall time, pytest's start included
-(about twice that with the machine shared with a build); misc took 24 s on a shared
-machine."""
+(NumPy dispatch), 40 s (oracles), 15 s (training), 24 s (misc) and 55 s (nn: the
+guard's mprotect calls, most of it) of wall time, pytest's start included (about
+twice that with the machine shared with a build)."""
 import os
 import subprocess
 import sys
@@ -45,6 +45,16 @@ SUITES = {
                  "test_sample_shape_dtype_and_support", "test_sample_moments",
                  "test_gamma_sampler_matches_the_gamma_distribution",
                  "test_float32_gamma_and_beta_samples_stay_float32_and_positive"))],
+    # the nn files whose device run is quick; test_nn_conv, _softmax, _resample,
+    # _grid, _attention, _dropout and _rnn_layer pass on the guarded emulated
+    # device too, but their gradchecks make thousands of kernel calls, each
+    # of which unguards and reguards every live device allocation (mprotect),
+    # and together they would take many minutes
+    "nn": ["test_nn_activation.py", "test_nn_loss.py", "test_nn_functional.py",
+           "test_nn_norm.py", "test_nn_embedding.py", "test_nn_class_loss.py",
+           "test_nn_module.py", "test_nn_utils.py", "test_nn_norm_loss_golden.py",
+           "test_nn_golden.py", "test_nn_api_extra.py", "test_nn_pool.py",
+           "test_nn_rnn_kernels.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],

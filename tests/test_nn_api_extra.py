@@ -46,7 +46,7 @@ def test_case_matches_pytorch(name):
     expected = {k.split(".", 1)[1]: v for k, v in GOLD.items() if k.startswith(name + ".")}
     assert sorted(arrays) == sorted(expected)
     for key, want in expected.items():
-        got = arrays[key].detach().numpy()
+        got = arrays[key].detach().cpu().numpy()
         assert got.shape == want.shape, key
         assert got.dtype == want.dtype, key
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=key)
@@ -74,10 +74,10 @@ def test_weight_norm_warns_and_is_a_forward_pre_hook():
     with torch.no_grad():
         m.weight_g.mul_(2.0)
     m(torch.randn(1, 3))  # the hook recomputes weight before forward
-    v = m.weight_v.detach().numpy()
+    v = m.weight_v.detach().cpu().numpy()
     expect = v * 2 * np.linalg.norm(v, axis=1, keepdims=True) / \
         np.linalg.norm(v, axis=1, keepdims=True)
-    np.testing.assert_allclose(m.weight.detach().numpy(), expect, rtol=1e-6)
+    np.testing.assert_allclose(m.weight.detach().cpu().numpy(), expect, rtol=1e-6)
 
 
 def test_weight_norm_gradcheck():
@@ -99,9 +99,9 @@ def test_spectral_norm_sigma_is_the_largest_singular_value_after_many_iterations
     m = nn.Linear(6, 5).double()
     nn.utils.spectral_norm(m, n_power_iterations=200)
     m(torch.zeros(1, 6, dtype=torch.float64))
-    w = m.weight_orig.detach().numpy()
+    w = m.weight_orig.detach().cpu().numpy()
     sigma = np.linalg.svd(w, compute_uv=False)[0]
-    np.testing.assert_allclose(m.weight.detach().numpy(), w / sigma, rtol=1e-8)
+    np.testing.assert_allclose(m.weight.detach().cpu().numpy(), w / sigma, rtol=1e-8)
 
 
 def test_spectral_norm_eval_leaves_buffers_and_gradcheck():
@@ -110,7 +110,7 @@ def test_spectral_norm_eval_leaves_buffers_and_gradcheck():
     m.eval()
     u = m.weight_u.clone()
     m(torch.randn(2, 4, dtype=torch.float64))
-    np.testing.assert_array_equal(m.weight_u.numpy(), u.numpy())
+    np.testing.assert_array_equal(m.weight_u.cpu().numpy(), u.cpu().numpy())
     fn = m._forward_pre_hooks[next(iter(m._forward_pre_hooks))]
 
     def f(w):
@@ -126,8 +126,8 @@ def test_spectral_norm_state_dict_round_trip_keeps_buffers():
     a(torch.randn(2, 4))
     b.load_state_dict(a.state_dict())
     for k in ("weight_orig", "weight_u", "weight_v"):
-        np.testing.assert_array_equal(getattr(b, k).detach().numpy(),
-                                      getattr(a, k).detach().numpy())
+        np.testing.assert_array_equal(getattr(b, k).detach().cpu().numpy(),
+                                      getattr(a, k).detach().cpu().numpy())
 
 
 # ---- clipping, skip_init, cached ----------------------------------------------------------
@@ -142,7 +142,7 @@ def test_clip_grad_norm_is_total_norm_then_clip():
     want = np.sum(np.concatenate([np.abs(g).ravel() for g in grads]) ** 3) ** (1 / 3)
     np.testing.assert_allclose(float(total), want, rtol=1e-12)
     for p, g in zip(ps, grads):
-        np.testing.assert_allclose(p.grad.numpy(), g * min(1.0, 0.5 / (want + 1e-6)),
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g * min(1.0, 0.5 / (want + 1e-6)),
                                    rtol=1e-12)
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.get_total_norm([torch.tensor([float("nan")])], error_if_nonfinite=True)
@@ -190,10 +190,10 @@ def test_random_pruning_counts_and_composition():
     prune.random_unstructured(m, "weight", amount=10)   # 10 of the 30 kept
     assert int(m.weight_mask.sum()) == 20
     prune.random_structured(m, "weight", amount=2, dim=0)
-    rows = m.weight_mask.sum(1).numpy()
+    rows = m.weight_mask.sum(1).cpu().numpy()
     assert (rows == 0).sum() >= 2
-    np.testing.assert_array_equal(m.weight.detach().numpy(),
-                                  (m.weight_orig * m.weight_mask).detach().numpy())
+    np.testing.assert_array_equal(m.weight.detach().cpu().numpy(),
+                                  (m.weight_orig * m.weight_mask).detach().cpu().numpy())
     hook = [h for h in m._forward_pre_hooks.values()][0]
     assert isinstance(hook, prune.PruningContainer) and len(hook) == 3
 
@@ -211,8 +211,8 @@ def test_pruned_weight_gradient_is_masked():
     m = nn.Linear(4, 3).double()
     prune.l1_unstructured(m, "weight", amount=5)
     m(torch.randn(2, 4, dtype=torch.float64)).sum().backward()
-    g = m.weight_orig.grad.numpy()
-    assert np.all(g[m.weight_mask.numpy() == 0] == 0)
+    g = m.weight_orig.grad.cpu().numpy()
+    assert np.all(g[m.weight_mask.cpu().numpy() == 0] == 0)
     assert np.count_nonzero(g) == 7
 
 
@@ -223,12 +223,12 @@ def test_adaptive_log_softmax_matches_full_log_prob_and_gradcheck():
     x = torch.randn(7, 6, dtype=torch.float64)
     target = torch.tensor([0, 1, 2, 4, 5, 8, 3])
     out, loss = m(x, target)
-    full = m.log_prob(x).detach().numpy()
+    full = m.log_prob(x).detach().cpu().numpy()
     np.testing.assert_allclose(np.exp(full).sum(1), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(out.detach().numpy(), full[np.arange(7), target.numpy()],
+    np.testing.assert_allclose(out.detach().cpu().numpy(), full[np.arange(7), target.cpu().numpy()],
                                rtol=1e-12)
-    np.testing.assert_allclose(float(loss), -full[np.arange(7), target.numpy()].mean())
-    np.testing.assert_array_equal(m.predict(x).numpy(), full.argmax(1))
+    np.testing.assert_allclose(float(loss), -full[np.arange(7), target.cpu().numpy()].mean())
+    np.testing.assert_array_equal(m.predict(x).cpu().numpy(), full.argmax(1))
     assert gradcheck(lambda x: m(x, target).loss, (x.requires_grad_(),))
 
 
@@ -239,7 +239,7 @@ def test_lazy_modules_load_a_state_dict_before_their_first_call():
     m = nn.LazyConvTranspose2d(4, 2)
     m.load_state_dict(src.state_dict())
     y = m(torch.ones(1, 3, 2, 2))
-    np.testing.assert_allclose(y.detach().numpy(), src(torch.ones(1, 3, 2, 2)).detach().numpy())
+    np.testing.assert_allclose(y.detach().cpu().numpy(), src(torch.ones(1, 3, 2, 2)).detach().cpu().numpy())
     bn = nn.LazyBatchNorm1d()
     bn.load_state_dict(nn.BatchNorm1d(5).state_dict())
     assert bn(torch.randn(3, 5)).shape == (3, 5) and type(bn) is nn.BatchNorm1d
@@ -265,7 +265,7 @@ def _cross_map_lrn_numpy(x, size, alpha, beta, k):
 def test_cross_map_lrn_against_numpy_loops(dtype):
     x = np.random.default_rng(1).standard_normal((2, 9, 3, 2)).astype(dtype)
     for size in (1, 2, 3, 6):
-        out = nn.CrossMapLRN2d(size, 0.4, 0.8, 1.5)(torch.tensor(x)).numpy()
+        out = nn.CrossMapLRN2d(size, 0.4, 0.8, 1.5)(torch.tensor(x)).cpu().numpy()
         assert out.dtype == dtype
         np.testing.assert_allclose(out, _cross_map_lrn_numpy(x, size, 0.4, 0.8, 1.5),
                                    rtol=1e-5 if dtype == np.float32 else 1e-12)
@@ -277,7 +277,7 @@ def test_data_parallel_and_compile_run_the_module_as_it_is():
     lin = nn.Linear(3, 2)
     dp = nn.DataParallel(lin)
     x = torch.randn(4, 3)
-    np.testing.assert_array_equal(dp(x).detach().numpy(), lin(x).detach().numpy())
+    np.testing.assert_array_equal(dp(x).detach().cpu().numpy(), lin(x).detach().cpu().numpy())
     assert dp.module is lin and dp.device_ids == []
     assert torch.compile(lin) is lin and torch.compile(mode="max-autotune")(lin) is lin
     assert lin.compile() is None

@@ -45,7 +45,7 @@ def np_sdpa(q, k, v, mask=None, causal=False, scale=None):
 
 
 def to64(t):
-    return t.double().numpy()
+    return t.double().cpu().numpy()
 
 
 SHAPES = [(2, 3, 5, 7, 4, 6), (1, 2, 130, 200, 16, 8), (2, 1, 64, 64, 32, 32),
@@ -101,7 +101,7 @@ def test_grouped_query_attention():
     rng = np.random.default_rng(2)
     q, k, v = (rng.standard_normal(s) for s in ((2, 6, 9, 4), (2, 2, 11, 4), (2, 2, 11, 3)))
     out = F.scaled_dot_product_attention(T.tensor(q), T.tensor(k), T.tensor(v), enable_gqa=True)
-    np.testing.assert_allclose(out.numpy(), np_sdpa(q, k, v), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.cpu().numpy(), np_sdpa(q, k, v), rtol=1e-12, atol=1e-12)
     with pytest.raises(RuntimeError, match="must divide the number of heads in query"):
         F.scaled_dot_product_attention(T.tensor(q), T.tensor(k[:, :1].repeat(4, 1)[:, :4]),
                                        T.tensor(v[:, :1].repeat(4, 1)[:, :4]), enable_gqa=True)
@@ -149,7 +149,7 @@ def test_long_blocks_backward_matches_the_math_path():
     dp = g @ np.swapaxes(v, -1, -2)
     ds = p * (dp - (dp * p).sum(-1, keepdims=True))
     for t, ref in zip(ts, (ds @ k / 4, np.swapaxes(ds, -1, -2) @ q / 4, dv)):
-        np.testing.assert_allclose(t.grad.numpy(), ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(t.grad.cpu().numpy(), ref, rtol=1e-10, atol=1e-12)
 
 
 def test_dropout_is_reproducible_and_consistent():
@@ -160,17 +160,17 @@ def test_dropout_is_reproducible_and_consistent():
     T.manual_seed(7)
     b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
     c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
-    assert not np.array_equal(a.numpy(), c.numpy())
+    np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+    assert not np.array_equal(a.cpu().numpy(), c.cpu().numpy())
     # with V = identity the output is the dropped-out probability matrix itself
     eye = T.eye(50, dtype=T.float64).expand(2, 2, 50, 50)
     rs = T.tensor([123, 456])
-    pd = FLASH(q, k, eye, 0.25, False, rng_state=rs)[0].numpy()
-    p = np_sdpa(q.numpy(), k.numpy(), np.broadcast_to(np.eye(50), (2, 2, 50, 50)))
+    pd = FLASH(q, k, eye, 0.25, False, rng_state=rs)[0].cpu().numpy()
+    p = np_sdpa(q.cpu().numpy(), k.cpu().numpy(), np.broadcast_to(np.eye(50), (2, 2, 50, 50)))
     kept = pd != 0
     assert 0.7 < kept.mean() < 0.8
     np.testing.assert_allclose(pd[kept], p[kept] / 0.75, rtol=1e-12)
-    assert np.all(FLASH(q, k, v, 1.0, False, rng_state=rs)[0].numpy() == 0)
+    assert np.all(FLASH(q, k, v, 1.0, False, rng_state=rs)[0].cpu().numpy() == 0)
     # forward and backward draw the same mask: gradcheck through a fixed rng_state
     qs, ks, vs = (T.tensor(rng.standard_normal(s), requires_grad=True)
                   for s in ((1, 1, 6, 3), (1, 1, 7, 3), (1, 1, 7, 2)))
@@ -183,13 +183,13 @@ def test_backward_op_on_its_own():
     rng = np.random.default_rng(8)
     q, k, v = (T.tensor(rng.standard_normal(s)) for s in ((1, 3, 4), (1, 5, 4), (1, 5, 2)))
     o, lse = FLASH(q, k, v)
-    s = q.numpy() @ k.numpy().transpose(0, 2, 1) / 2
-    np.testing.assert_allclose(lse.numpy(), np.log(np.exp(s).sum(-1)), rtol=1e-12)
+    s = q.cpu().numpy() @ k.cpu().numpy().transpose(0, 2, 1) / 2
+    np.testing.assert_allclose(lse.cpu().numpy(), np.log(np.exp(s).sum(-1)), rtol=1e-12)
     g = T.tensor(rng.standard_normal((1, 3, 2)))
     dq, dk, dv = C._scaled_dot_product_flash_attention_for_cpu_backward(g, q, k, v, o, lse, 0.0,
                                                                          False)
-    p = np.exp(s - lse.numpy()[..., None])
-    np.testing.assert_allclose(dv.numpy(), p.transpose(0, 2, 1) @ g.numpy(), rtol=1e-12)
+    p = np.exp(s - lse.cpu().numpy()[..., None])
+    np.testing.assert_allclose(dv.cpu().numpy(), p.transpose(0, 2, 1) @ g.cpu().numpy(), rtol=1e-12)
     assert dq.shape == q.shape and dk.shape == k.shape
 
 
@@ -224,9 +224,10 @@ def test_multihead_attention_fast_path_matches_the_weights_path():
             fast, none = mha(x, x, x, need_weights=False, **kw)
             slow, _ = mha(x, x, x, need_weights=True, **kw)
             assert none is None
-            np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(fast.cpu().numpy(), slow.cpu().numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernels():
     run_on_fake_device("""
         import numpy as np
@@ -246,7 +247,7 @@ def test_fake_device_uses_the_device_kernels():
         assert str(out.device) == "fake:0"
         ref = T.nn.functional.scaled_dot_product_attention(*(q.detach().cpu(),) * 3,
                                                            is_causal=True)
-        np.testing.assert_array_equal(out.detach().cpu().numpy(), ref.numpy())
+        np.testing.assert_array_equal(out.detach().cpu().numpy(), ref.cpu().numpy())
         out.sum().backward()
         assert str(q.grad.device) == "fake:0"
         print("ok")
@@ -277,17 +278,17 @@ def test_multihead_attention_values_and_gradients(batch_first, kind):
     q = rng.standard_normal((L, N, E))
     kv = q if kind == "self" else rng.standard_normal((S, N, kdim))
     if kind == "kdim":
-        wq, wk, wv = (getattr(mha, f"{c}_proj_weight").detach().numpy() for c in "qkv")
+        wq, wk, wv = (getattr(mha, f"{c}_proj_weight").detach().cpu().numpy() for c in "qkv")
     else:
-        wq, wk, wv = np.split(mha.in_proj_weight.detach().numpy(), 3)
-    bq, bk, bv = np.split(mha.in_proj_bias.detach().numpy(), 3)
-    want = np_mha(q, kv, kv, wq, wk, wv, bq, bk, bv, mha.out_proj.weight.detach().numpy(),
-                  mha.out_proj.bias.detach().numpy(), H)
+        wq, wk, wv = np.split(mha.in_proj_weight.detach().cpu().numpy(), 3)
+    bq, bk, bv = np.split(mha.in_proj_bias.detach().cpu().numpy(), 3)
+    want = np_mha(q, kv, kv, wq, wk, wv, bq, bk, bv, mha.out_proj.weight.detach().cpu().numpy(),
+                  mha.out_proj.bias.detach().cpu().numpy(), H)
     bf = (lambda a: a.transpose(1, 0, 2)) if batch_first else (lambda a: a)  # noqa: E731
     x = T.tensor(bf(q).copy(), requires_grad=True)
     y = x if kind == "self" else T.tensor(bf(kv).copy(), requires_grad=True)
     out, _ = mha(x, y, y, need_weights=False)
-    np.testing.assert_allclose(bf(out.detach().numpy()), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(bf(out.detach().cpu().numpy()), want, rtol=1e-10, atol=1e-12)
     if kind == "self":
         assert gradcheck(lambda a: mha(a, a, a, need_weights=False)[0], (x,))
     else:

@@ -91,7 +91,7 @@ def test_cross_entropy_matches_numpy(reduction, shape, tshape, probs, weighted, 
                         ignore_index=1, reduction=reduction, label_smoothing=eps)
     ref = np_cross_entropy(x, t, w, 1, reduction, eps)
     assert tuple(y.shape) == np.shape(ref)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("probs", [False, True])
@@ -104,7 +104,7 @@ def test_cross_entropy_float32_non_contiguous(probs):
     y = F.cross_entropy(xt, tt, reduction="none", label_smoothing=0.1)
     assert y.dtype == T.float32
     ref = np_cross_entropy(x, t.transpose(0, 2, 1) if probs else t, reduction="none", eps=0.1)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=2e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("dtype,tol", [(T.bfloat16, 1e-2), (T.float16, 2e-3)])
@@ -113,7 +113,7 @@ def test_cross_entropy_half_dtypes_work_in_float32(dtype, tol):
     t = rng.integers(0, 10, (8,))
     y = F.cross_entropy(x, T.tensor(t), label_smoothing=0.1)
     assert y.dtype == dtype
-    ref = np_cross_entropy(x.double().numpy(), t, eps=0.1)
+    ref = np_cross_entropy(x.double().cpu().numpy(), t, eps=0.1)
     np.testing.assert_allclose(y.double().item(), ref, rtol=tol)
     xg = x.detach().requires_grad_()
     F.cross_entropy(xg, T.tensor(t)).backward()
@@ -137,7 +137,7 @@ def test_cross_entropy_gradient_matches_numpy():
     q = (np.eye(5)[t] * 0.8 + 0.2 / 5) * (t != 1)[:, None]
     wq = w * q
     ref = (p * wq.sum(1, keepdims=True) - wq) / (w[t] * (t != 1)).sum()
-    np.testing.assert_allclose(xt.grad.numpy(), ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), ref, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -158,7 +158,7 @@ def test_cross_entropy_backward_op_differentiates_in_grad_output():
     x = T.tensor(rng.standard_normal((3, 4)))
     t = T.tensor([1, 3, 0])
     _, lse, tw = C._cross_entropy(x, t, None, 0, -100, 0.1)
-    np.testing.assert_allclose(lse.numpy(), np.log(np.exp(x.numpy()).sum(1)), rtol=1e-14)
+    np.testing.assert_allclose(lse.cpu().numpy(), np.log(np.exp(x.cpu().numpy()).sum(1)), rtol=1e-14)
     g = T.tensor(rng.standard_normal(3), requires_grad=True)
     assert gradcheck(lambda g: C._cross_entropy_backward(g, x, t, None, 0, -100, 0.1, lse,
                                                          tw)[0], (g,))
@@ -169,7 +169,7 @@ def test_cross_entropy_backward_op_differentiates_in_grad_output():
 def test_cross_entropy_module_and_errors():
     x, t = T.tensor(rng.standard_normal((4, 5))), T.tensor([0, 1, 4, 2])
     np.testing.assert_allclose(nn.CrossEntropyLoss(label_smoothing=0.2)(x, t).item(),
-                               np_cross_entropy(x.numpy(), t.numpy(), eps=0.2), rtol=1e-12)
+                               np_cross_entropy(x.cpu().numpy(), t.cpu().numpy(), eps=0.2), rtol=1e-12)
     with pytest.raises(ValueError, match=r"^Expected input batch_size \(4\) to match target "
                                          r"batch_size \(3\)\.$"):
         F.cross_entropy(x, t[:3])
@@ -235,7 +235,7 @@ def test_multi_margin_matches_numpy(reduction, n, p, margin, weighted):
                             None if w is None else T.tensor(w), reduction=reduction)
     ref = np_multi_margin(x, t, p, margin, w, reduction)
     assert tuple(y.shape) == np.shape(ref)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12)
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -245,7 +245,7 @@ def test_multilabel_margin_matches_numpy(reduction, n):
     y = F.multilabel_margin_loss(T.tensor(x), T.tensor(t), reduction=reduction)
     ref = np_multilabel_margin(x, t, reduction)
     assert tuple(y.shape) == np.shape(ref)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12)
 
 
 def test_margin_losses_unbatched_float32_non_contiguous():
@@ -254,10 +254,10 @@ def test_margin_losses_unbatched_float32_non_contiguous():
     t = rng.integers(0, 4, 7)
     y = F.multi_margin_loss(xt, T.tensor(t), p=2, reduction="none")
     assert y.dtype == T.float32 and not xt.is_contiguous()
-    np.testing.assert_allclose(y.numpy(), np_multi_margin(x, t, 2, reduction="none"), rtol=1e-5)
+    np.testing.assert_allclose(y.cpu().numpy(), np_multi_margin(x, t, 2, reduction="none"), rtol=1e-5)
     tl = multilabel_targets(7, 4)
     y = F.multilabel_margin_loss(xt, T.tensor(tl.T.copy()).t(), reduction="none")
-    np.testing.assert_allclose(y.numpy(), np_multilabel_margin(x, tl, "none"), rtol=1e-5)
+    np.testing.assert_allclose(y.cpu().numpy(), np_multilabel_margin(x, tl, "none"), rtol=1e-5)
     y = F.multi_margin_loss(T.tensor(x[0]), T.tensor(t[0]), reduction="none")
     assert y.shape == ()
     np.testing.assert_allclose(y.item(), np_multi_margin(x[0], t[0], reduction="none"),
@@ -355,7 +355,7 @@ def test_ctc_matches_numpy_padded_and_concatenated(reduction, blank):
     for targets in (padded(labels), concat):
         y = F.ctc_loss(T.tensor(lp), T.tensor(targets), T.tensor(il), list(tl), blank,
                        reduction)
-        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+        np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12)
 
 
 def test_ctc_float32_non_contiguous_and_unbatched():
@@ -364,7 +364,7 @@ def test_ctc_float32_non_contiguous_and_unbatched():
     assert not x.is_contiguous()
     y = F.ctc_loss(x, T.tensor(padded(labels)), il, tl, reduction="none")
     assert y.dtype == T.float32
-    np.testing.assert_allclose(y.numpy(), np_ctc(lp.astype(np.float32), labels, il, tl,
+    np.testing.assert_allclose(y.cpu().numpy(), np_ctc(lp.astype(np.float32), labels, il, tl,
                                                  reduction="none"), rtol=1e-5)
     y = F.ctc_loss(T.tensor(lp[:, 0]), T.tensor(padded(labels)[0]), int(il[0]), int(tl[0]),
                    reduction="sum")
@@ -383,7 +383,7 @@ def test_ctc_zero_infinity_and_empty_batch():
     ref = np_ctc(lp, [[1, 1, 2], [1, 2]], [3, 4], tl, reduction="sum", zero_infinity=True)
     np.testing.assert_allclose(y.item(), ref, rtol=1e-12)
     y.backward()
-    assert np.all(x.grad.numpy()[:, 0] == 0) and np.all(np.isfinite(x.grad.numpy()))
+    assert np.all(x.grad.cpu().numpy()[:, 0] == 0) and np.all(np.isfinite(x.grad.cpu().numpy()))
     y = F.ctc_loss(T.tensor(lp), tg, il, tl, zero_infinity=True)
     np.testing.assert_allclose(y.item(), np_ctc(lp, [[1, 1, 2], [1, 2]], il, tl), rtol=1e-12)
     empty = F.ctc_loss(T.zeros(4, 0, 3, dtype=T.float64), T.zeros(0, 2, dtype=T.int64), [], [],
@@ -405,7 +405,7 @@ def test_ctc_gradient_is_pytorchs_in_raw_log_probs():
         numeric[i] = (np_ctc(up, labels, il, tl, reduction="sum") -
                       np_ctc(down, labels, il, tl, reduction="sum")) / (2 * h)
     frames = np.arange(8)[:, None, None] < il[None, :, None]
-    np.testing.assert_allclose(x.grad.numpy(), numeric + np.exp(lp) * frames, atol=1e-7)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), numeric + np.exp(lp) * frames, atol=1e-7)
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -513,16 +513,16 @@ def test_ctc_many_samples_long_targets_match_numpy(blank):
     y = F.ctc_loss(x, T.tensor(targets), il, tl, blank, reduction="none")
     ref = np.array([np_ctc_nll(lp[:, n], labels[n], il[n], blank) for n in range(N)])
     assert np.isinf(ref[4]) and np.isinf(y[4].item())
-    np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-11)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ref, rtol=1e-11)
     g = rng.standard_normal(N)
     y.backward(T.tensor(g))
     ref_grad = np.stack([np_ctc_grad(lp[:, n], labels[n], il[n], blank, T_) * g[n]
                          for n in range(N)], 1)
-    np.testing.assert_allclose(x.grad.numpy(), ref_grad, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), ref_grad, rtol=1e-9, atol=1e-12)
     # log_alpha: the recursion's table, -inf past each sample's states and frames
     _, la = C._ctc_loss(T.tensor(lp), T.tensor(targets), list(il), list(tl), blank, False)
     assert tuple(la.shape) == (N, T_, 2 * width + 1)
-    la = la.numpy()
+    la = la.cpu().numpy()
     for n in range(N):
         _, a, _ = np_ctc_tables(lp[:, n], labels[n], il[n], blank)
         expect = np.full((T_, 2 * width + 1), -np.inf)
@@ -550,7 +550,7 @@ def test_ctc_float32_long_targets_and_thread_count():
             y = F.ctc_loss(x, T.tensor(concat), T.tensor(il.astype(np.int32)),
                            T.tensor(tl.astype(np.int32)), reduction="none")
             y.sum().backward()
-            results.append((y.detach().numpy(), x.grad.numpy()))
+            results.append((y.detach().cpu().numpy(), x.grad.cpu().numpy()))
     finally:
         T.set_num_threads(threads)
     y, grad = results[0]
@@ -577,15 +577,15 @@ def test_ctc_empty_target_and_repeated_labels():
     expect = np.exp(lp[:, :2])
     expect[:, 0, 0] -= 1                                 # the one path's states, occupancy 1
     expect[np.arange(5), 1, [2, 0, 2, 0, 2]] -= 1
-    np.testing.assert_allclose(x.grad.numpy()[:, :2], expect, atol=1e-12)
-    assert np.all(x.grad.numpy()[:, 2] == 0)
+    np.testing.assert_allclose(x.grad.cpu().numpy()[:, :2], expect, atol=1e-12)
+    assert np.all(x.grad.cpu().numpy()[:, 2] == 0)
     x.grad = None
     y = F.ctc_loss(x, targets, [5, 5, 4], [0, 3, 3], reduction="sum", zero_infinity=True)
     np.testing.assert_allclose(y.item(), -lp[:, 0, 0].sum() - lp[np.arange(5), 1, [2, 0, 2, 0, 2]].sum(),
                                rtol=1e-12)
     y.backward()
-    np.testing.assert_allclose(x.grad.numpy()[:, :2], expect, atol=1e-12)
-    assert np.all(x.grad.numpy()[:, 2] == 0)
+    np.testing.assert_allclose(x.grad.cpu().numpy()[:, :2], expect, atol=1e-12)
+    assert np.all(x.grad.cpu().numpy()[:, 2] == 0)
 
 
 @pytest.mark.parametrize("dtype", [T.float32, T.float64])
@@ -596,14 +596,14 @@ def test_ctc_neg_inf_and_nan_log_probs(dtype):
     labels = [[1, 2], [2, 3], [1, 1]]
     x = T.tensor(lp, dtype=dtype, requires_grad=True)
     y = F.ctc_loss(x, T.tensor(labels), [6, 6, 3], [2, 2, 2], reduction="none")
-    out = y.detach().numpy()
+    out = y.detach().cpu().numpy()
     tol = 1e-5 if dtype == T.float32 else 1e-12
     for n in (0, 2):
         np.testing.assert_allclose(out[n], np_ctc_nll(lp[:, n], labels[n], [6, 6, 3][n], 0),
                                    rtol=tol)
     assert np.isnan(out[1])    # NaN in, NaN out (not an infinite loss zero_infinity would hide)
     y[0].backward()
-    grad = x.grad.numpy()[:, 0].astype(np.float64)
+    grad = x.grad.cpu().numpy()[:, 0].astype(np.float64)
     assert grad[2, 1] == 0 and np.all(np.isfinite(grad))
     np.testing.assert_allclose(grad, np_ctc_grad(lp[:, 0], labels[0], 6, 0, 6),
                                rtol=10 * tol, atol=tol)

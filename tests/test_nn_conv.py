@@ -141,7 +141,7 @@ def tl(a, dtype=T.float64, grad=False):
 
 def back(t):
     """A tensor's values as float64 NumPy (what the reference computes on)."""
-    return t.detach().double().numpy()
+    return t.detach().double().cpu().numpy()
 
 
 def close(actual, expected, dtype):
@@ -207,15 +207,15 @@ def test_non_contiguous_operands():
     wb = rand((3, 4, 3, 2), 7)
     w = T.tensor(wb).permute(1, 0, 2, 3)                   # (4, 3, 3, 2), not contiguous
     b = T.tensor(rand((8,), 8))[::2]
-    ref = np_conv(x.numpy(), w.numpy(), b.numpy(), 2, 1, 1, 1)
+    ref = np_conv(x.cpu().numpy(), w.cpu().numpy(), b.cpu().numpy(), 2, 1, 1, 1)
     close(F.conv2d(x, w, b, 2, 1), ref, T.float64)
     wt = T.tensor(rand((2, 3, 3), 9)).transpose(0, 1)      # (3, 2, 3)
     xt = T.tensor(rand((4, 5, 3), 10)).transpose(1, 2)     # (4, 3, 5)
     close(F.conv_transpose1d(xt, wt, None, 2, 1, 1),
-          np_conv_transpose(xt.numpy(), wt.numpy(), None, 2, 1, 1, 1, 1), T.float64)
+          np_conv_transpose(xt.cpu().numpy(), wt.cpu().numpy(), None, 2, 1, 1, 1, 1), T.float64)
     xe = T.tensor(rand((1, 2, 1, 6), 11)).expand(3, 2, 4, 6)   # broadcast (0-stride) input
     we = T.tensor(rand((3, 2, 2, 2), 12))
-    close(F.conv2d(xe, we), np_conv(xe.numpy(), we.numpy(), None, 1, 0, 1, 1), T.float64)
+    close(F.conv2d(xe, we), np_conv(xe.cpu().numpy(), we.cpu().numpy(), None, 1, 0, 1, 1), T.float64)
 
 
 def test_batches_split_across_threads_agree_with_one_sample_at_a_time():
@@ -226,17 +226,17 @@ def test_batches_split_across_threads_agree_with_one_sample_at_a_time():
     g = rand((9, 6, 4, 4), 15)
     out = F.conv2d(x, w, None, 2, 1, 1, 2)
     out.backward(tl(g, T.float32))
-    one = np.concatenate([F.conv2d(x[i:i + 1], w, None, 2, 1, 1, 2).detach().numpy()
+    one = np.concatenate([F.conv2d(x[i:i + 1], w, None, 2, 1, 1, 2).detach().cpu().numpy()
                           for i in range(9)])
-    np.testing.assert_allclose(out.detach().numpy(), one, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), one, rtol=1e-5, atol=1e-5)
     # dW = sum over the batch of grad (x) window
     ref_w = np.zeros((6, 2, 3, 3))
     xa = back(x)
     for i in range(9):
         wv = tl(np.zeros((6, 2, 3, 3)), grad=True)
         F.conv2d(tl(xa[i:i + 1]), wv, None, 2, 1, 1, 2).backward(tl(g[i:i + 1]))
-        ref_w += wv.grad.numpy()
-    np.testing.assert_allclose(w.grad.numpy(), ref_w, rtol=1e-4, atol=1e-4)
+        ref_w += wv.grad.cpu().numpy()
+    np.testing.assert_allclose(w.grad.cpu().numpy(), ref_w, rtol=1e-4, atol=1e-4)
 
 
 def test_zero_size_batch_and_channels():
@@ -246,14 +246,14 @@ def test_zero_size_batch_and_channels():
     assert out.shape == (0, 4, 6, 6)
     out.sum().backward()
     assert x.grad.shape == (0, 3, 6, 6)
-    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((4, 3, 3, 3)))
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.zeros((4, 3, 3, 3)))
     assert F.conv_transpose2d(T.zeros(0, 4, 3, 3), T.zeros(4, 2, 3, 3)).shape == (0, 2, 5, 5)
     assert F.unfold(T.zeros(0, 2, 4, 4), 2).shape == (0, 8, 9)
     assert F.fold(T.zeros(0, 8, 9), (4, 4), 2).shape == (0, 2, 4, 4)
     # no input channels: the output is the bias
     b = tl(rand((3,), 17))
     out = F.conv1d(tl(np.zeros((2, 0, 5))), tl(np.zeros((3, 0, 2))), b)
-    np.testing.assert_array_equal(out.numpy(), np.broadcast_to(b.numpy()[:, None], (2, 3, 4)))
+    np.testing.assert_array_equal(out.cpu().numpy(), np.broadcast_to(b.cpu().numpy()[:, None], (2, 3, 4)))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -266,9 +266,9 @@ def test_padding_same_and_valid(n):
     assert out.shape == x.shape[:1] + (2,) + x.shape[2:]
     # PyTorch's rule: total padding d*(k-1), the odd unit on the far side
     pads = [(di * (kk - 1) // 2, di * (kk - 1) - di * (kk - 1) // 2) for di, kk in zip(dil, k)]
-    xp = np.pad(x.numpy(), [(0, 0), (0, 0)] + pads)
-    close(out, np_conv(xp, w.numpy(), None, 1, 0, dil, 1), T.float64)
-    close(CONV[n](x, w, None, 1, "valid", dil), np_conv(x.numpy(), w.numpy(), None, 1, 0, dil, 1),
+    xp = np.pad(x.cpu().numpy(), [(0, 0), (0, 0)] + pads)
+    close(out, np_conv(xp, w.cpu().numpy(), None, 1, 0, dil, 1), T.float64)
+    close(CONV[n](x, w, None, 1, "valid", dil), np_conv(x.cpu().numpy(), w.cpu().numpy(), None, 1, 0, dil, 1),
           T.float64)
     xg = tl(rand((1, 3) + (5,) * n, 20), grad=True)
     wg = tl(rand((2, 3) + k, 21) / 4, grad=True)
@@ -287,7 +287,7 @@ def test_unbatched_inputs():
           np_conv_transpose(xt[None], wt, None, 2, 0, 0, 1, 1)[0], T.float64)
     u = F.unfold(tl(x), 2)
     close(u, np_unfold(x[None], (2, 2), (1, 1), (0, 0), (1, 1))[0], T.float64)
-    close(F.fold(u, (6, 5), 2), np_fold(u.numpy()[None], (6, 5), (2, 2), (1, 1), (0, 0),
+    close(F.fold(u, (6, 5), 2), np_fold(u.cpu().numpy()[None], (6, 5), (2, 2), (1, 1), (0, 0),
                                         (1, 1))[0], T.float64)
 
 
@@ -311,7 +311,7 @@ def test_im2col_and_col2im_in_one_and_three_dims():
     x = rand((2, 3, 9), 28)
     u = C.im2col(tl(x), [3], [2], [1], [2])
     close(u, np_unfold(x, (3,), (2,), (1,), (2,)), T.float64)
-    close(C.col2im(u, [9], [3], [2], [1], [2]), np_fold(u.numpy(), (9,), (3,), (2,), (1,), (2,)),
+    close(C.col2im(u, [9], [3], [2], [1], [2]), np_fold(u.cpu().numpy(), (9,), (3,), (2,), (1,), (2,)),
           T.float64)
     x3 = rand((1, 2, 4, 5, 3), 29)
     u3 = C.im2col(tl(x3), [2, 3, 2], [1], [1, 0, 1], [1, 2, 1])
@@ -413,9 +413,9 @@ def test_the_tape_keeps_only_what_the_formulas_read():
         x.mul_(2)    # dx reads only w: x is not kept, no version error
         out.mul_(2)  # nor is the output
     out.sum().backward()
-    ref = np_conv_transpose(np.ones((2, 4, 6, 6)), w.numpy().astype(np.float64), None, 1, 1, 0,
+    ref = np_conv_transpose(np.ones((2, 4, 6, 6)), w.cpu().numpy().astype(np.float64), None, 1, 1, 0,
                             1, 1)
-    np.testing.assert_allclose(x.grad.numpy(), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), ref, rtol=1e-5, atol=1e-5)
     w.requires_grad_()
     out = F.conv2d(x, w, padding=1)
     with T.no_grad():
@@ -518,7 +518,7 @@ def test_conv_module_padding_modes(mode, np_mode):
     conv = nn.Conv2d(2, 3, (3, 2), padding=(1, 2), padding_mode=mode, dtype=T.float64)
     x = rand((2, 2, 5, 6), 42)
     xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (2, 2)], mode=np_mode)
-    ref = np_conv(xp, conv.weight.detach().numpy(), conv.bias.detach().numpy(), 1, 0, 1, 1)
+    ref = np_conv(xp, conv.weight.detach().cpu().numpy(), conv.bias.detach().cpu().numpy(), 1, 0, 1, 1)
     close(conv(tl(x)), ref, T.float64)
 
 
@@ -527,10 +527,11 @@ def test_conv_transpose_module_output_size():
     x = rand((1, 3, 4, 4), 43)
     out = m(tl(x), output_size=(8, 8))
     assert out.shape == (1, 2, 8, 8)
-    close(out, np_conv_transpose(x, m.weight.detach().numpy(), m.bias.detach().numpy(), 2, 1, 1,
+    close(out, np_conv_transpose(x, m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy(), 2, 1, 1,
                                  1, 1), T.float64)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         import numpy as np
@@ -557,7 +558,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
                    lambda a, w, b: F.fold(F.unfold(a, 2), (5, 5), 2)):
             y = fn(x, w, b)
             assert str(y.device) == "fake:0"
-            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), w.cpu(), b.cpu()).numpy(),
+            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), w.cpu(), b.cpu()).cpu().numpy(),
                                        rtol=1e-6)
         xr = x.detach().requires_grad_()
         wr = w.detach().requires_grad_()
@@ -573,12 +574,12 @@ def test_concurrent_convolutions_from_several_threads_agree_with_serial_ones():
     import threading
     xs = [tl(rand((8, 4, 9, 9), 50 + i), T.float32) for i in range(4)]
     w = tl(rand((6, 4, 3, 3), 49), T.float32)
-    serial = [F.conv2d(x, w, padding=1).numpy() for x in xs]
+    serial = [F.conv2d(x, w, padding=1).cpu().numpy() for x in xs]
     results = [None] * 4
 
     def run(i):
         for _ in range(3):
-            results[i] = F.conv2d(xs[i], w, padding=1).numpy()
+            results[i] = F.conv2d(xs[i], w, padding=1).cpu().numpy()
     threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
     for t in threads:
         t.start()
@@ -698,8 +699,8 @@ def test_direct_and_gemm_paths_agree_across_thread_counts():
     threads = T.get_num_threads()
     try:
         T.set_num_threads(2)
-        batch = F.conv2d(x, w, None, 1, 1).numpy()
-        single = np.concatenate([F.conv2d(x[i:i + 1], w, None, 1, 1).numpy() for i in range(4)])
+        batch = F.conv2d(x, w, None, 1, 1).cpu().numpy()
+        single = np.concatenate([F.conv2d(x[i:i + 1], w, None, 1, 1).cpu().numpy() for i in range(4)])
     finally:
         T.set_num_threads(threads)
     np.testing.assert_allclose(batch, single, rtol=1e-5, atol=1e-4)
@@ -713,9 +714,9 @@ def test_valid_padding_with_a_padding_mode_pads_nothing():
         m = nn.Conv2d(4, 2, 3, padding="valid", padding_mode=mode).double()
         plain = nn.Conv2d(4, 2, 3).double()
         plain.load_state_dict(m.state_dict())
-        got = m(T.tensor(x)).detach().numpy()
+        got = m(T.tensor(x)).detach().cpu().numpy()
         assert got.shape == (2, 2, 5, 4)
-        np.testing.assert_allclose(got, plain(T.tensor(x)).detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(got, plain(T.tensor(x)).detach().cpu().numpy(), rtol=1e-12)
 
 
 def test_conv_transpose_output_size_range_and_errors_as_pytorch():

@@ -24,12 +24,12 @@ TOL = {T.float64: 1e-12, T.float32: 1e-6, T.float16: 1e-3, T.bfloat16: 1e-2}
 
 
 def to_numpy(t):
-    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+    return t.float().cpu().numpy() if t.dtype in (T.float16, T.bfloat16) else t.cpu().numpy()
 
 
 def reference_mask(shape, p, seed):
     T.manual_seed(seed)
-    return T.empty(shape).bernoulli_(1 - p).numpy() != 0
+    return T.empty(shape).bernoulli_(1 - p).cpu().numpy() != 0
 
 
 @pytest.mark.parametrize("dtype", list(TOL))
@@ -49,19 +49,19 @@ def test_dropout_matches_the_bernoulli_mask(shape, dtype, p):
 def test_seed_reproduces_and_calls_differ():
     x = T.ones(1000)
     T.manual_seed(5)
-    a, b = F.dropout(x, 0.5).numpy(), F.dropout(x, 0.5).numpy()
+    a, b = F.dropout(x, 0.5).cpu().numpy(), F.dropout(x, 0.5).cpu().numpy()
     T.manual_seed(5)
-    np.testing.assert_array_equal(F.dropout(x, 0.5).numpy(), a)
+    np.testing.assert_array_equal(F.dropout(x, 0.5).cpu().numpy(), a)
     assert (a != b).any()
     g = T.Generator().manual_seed(3)
-    m1 = T._C._fused_dropout(x, 0.5, generator=g)[1].numpy()
+    m1 = T._C._fused_dropout(x, 0.5, generator=g)[1].cpu().numpy()
     g.manual_seed(3)
-    np.testing.assert_array_equal(T._C._fused_dropout(x, 0.5, generator=g)[1].numpy(), m1)
+    np.testing.assert_array_equal(T._C._fused_dropout(x, 0.5, generator=g)[1].cpu().numpy(), m1)
 
 
 def test_statistics_of_large_draws():
     T.manual_seed(0)
-    y = F.dropout(T.ones(1 << 20), 0.1).numpy()
+    y = F.dropout(T.ones(1 << 20), 0.1).cpu().numpy()
     assert abs((y == 0).mean() - 0.1) < 3e-3
     assert abs(y.mean() - 1.0) < 5e-3
 
@@ -70,7 +70,7 @@ def test_non_contiguous_input():
     base = np.random.default_rng(1).standard_normal((6, 8, 4))
     t = T.tensor(base).transpose(0, 2)[:, ::2]
     T.manual_seed(2)
-    y = F.dropout(t, 0.3).numpy()
+    y = F.dropout(t, 0.3).cpu().numpy()
     keep = reference_mask(tuple(t.shape), 0.3, 2)
     np.testing.assert_allclose(y, np.where(keep, base.transpose(2, 1, 0)[:, ::2] / 0.7, 0), rtol=1e-12)
 
@@ -80,17 +80,17 @@ def test_feature_dropout_zeroes_whole_channels(fn, ndim):
     shape = (4, 6) + (3,) * (ndim - 2)
     x = np.random.default_rng(2).standard_normal(shape)
     T.manual_seed(7)
-    y = fn(T.tensor(x), 0.4).numpy()
+    y = fn(T.tensor(x), 0.4).cpu().numpy()
     keep = reference_mask((4, 6) + (1,) * (ndim - 2), 0.4, 7)
     np.testing.assert_allclose(y, np.where(keep, x / 0.6, 0), rtol=1e-12)
     T.manual_seed(7)
     if fn is F.dropout2d:
         # PyTorch reads a 3-D input to dropout2d as (N, C, L), not (C, H, W)
         with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
-            y1 = fn(T.tensor(x[0]), 0.4).numpy()
+            y1 = fn(T.tensor(x[0]), 0.4).cpu().numpy()
         keep1 = reference_mask((6, 3, 1), 0.4, 7)
     else:
-        y1 = fn(T.tensor(x[0]), 0.4).numpy()  # unbatched: one draw per channel
+        y1 = fn(T.tensor(x[0]), 0.4).cpu().numpy()  # unbatched: one draw per channel
         keep1 = reference_mask((6,) + (1,) * (ndim - 2), 0.4, 7)
     np.testing.assert_allclose(y1, np.where(keep1, x[0] / 0.6, 0), rtol=1e-12)
     bad = T.randn(*(2,) * (ndim - 2))
@@ -111,11 +111,11 @@ def test_alpha_dropout_values_and_moments(feature):
     x = np.random.default_rng(3).standard_normal((8, 5, 6))
     T.manual_seed(4)
     fn = F.feature_alpha_dropout if feature else F.alpha_dropout
-    y = fn(T.tensor(x), p, training=True).numpy()
+    y = fn(T.tensor(x), p, training=True).cpu().numpy()
     keep = reference_mask((8, 5, 1) if feature else (8, 5, 6), p, 4)
     np.testing.assert_allclose(y, np.where(keep, x * a + b, ALPHA_P * a + b), rtol=1e-12)
     T.manual_seed(0)
-    big = F.alpha_dropout(T.randn(1 << 20, dtype=T.float64), p, True).numpy()
+    big = F.alpha_dropout(T.randn(1 << 20, dtype=T.float64), p, True).cpu().numpy()
     assert abs(big.mean()) < 5e-3 and abs(big.std() - 1) < 5e-3
 
 
@@ -124,8 +124,8 @@ def test_eval_p0_p1_and_bad_p():
     assert F.dropout(x, 0.5, training=False) is x
     assert F.dropout(x, 0.0) is x
     assert F.alpha_dropout(x, 0.5) is x  # training defaults to False
-    np.testing.assert_array_equal(F.dropout(x, 1.0).numpy(), np.zeros((3, 4)))
-    np.testing.assert_array_equal(F.alpha_dropout(x, 1.0, True).numpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(F.dropout(x, 1.0).cpu().numpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(F.alpha_dropout(x, 1.0, True).cpu().numpy(), np.zeros((3, 4)))
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
         F.dropout(x, 1.5)
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
@@ -139,11 +139,11 @@ def test_eval_p0_p1_and_bad_p():
 def test_modules_train_and_eval():
     m = nn.Dropout(0.5)
     x = T.ones(1000)
-    assert (m(x).numpy() == 0).any()
+    assert (m(x).cpu().numpy() == 0).any()
     m.eval()
     assert m(x) is x
     m2 = nn.Dropout2d(0.5).eval()
-    assert m2(T.ones(2, 3, 4, 4)).numpy().all()
+    assert m2(T.ones(2, 3, 4, 4)).cpu().numpy().all()
     assert repr(nn.Dropout(0.2, inplace=True)) == "Dropout(p=0.2, inplace=True)"
 
 
@@ -152,7 +152,7 @@ def test_inplace_writes_the_input_and_differentiates():
     T.manual_seed(9)
     assert F.dropout(x, 0.3, inplace=True) is x
     keep = reference_mask((4, 100), 0.3, 9)
-    np.testing.assert_allclose(x.numpy(), np.where(keep, 1 / 0.7, 0), rtol=1e-6)
+    np.testing.assert_allclose(x.cpu().numpy(), np.where(keep, 1 / 0.7, 0), rtol=1e-6)
     leaf = T.ones(4, 100, requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         F.dropout(leaf, 0.3, inplace=True)
@@ -161,7 +161,7 @@ def test_inplace_writes_the_input_and_differentiates():
     out = F.dropout(h, 0.3, inplace=True)
     assert out is h
     h.sum().backward()
-    np.testing.assert_allclose(leaf.grad.numpy(), np.where(keep, 2 / 0.7, 0), rtol=1e-6)
+    np.testing.assert_allclose(leaf.grad.cpu().numpy(), np.where(keep, 2 / 0.7, 0), rtol=1e-6)
 
 
 @pytest.mark.parametrize("fn", [lambda a: F.dropout(a, 0.3), lambda a: F.dropout2d(a, 0.4),
@@ -181,7 +181,7 @@ def test_backward_op_and_tape_keeps_the_mask():
     g = T.tensor(np.random.default_rng(6).standard_normal((3, 4)), requires_grad=True)
     mask = T.tensor(np.random.default_rng(7).random((3, 1)) > 0.5)
     out = T._C.native_dropout_backward(g, mask, 2.5)
-    np.testing.assert_allclose(out.detach().numpy(), g.detach().numpy() * mask.numpy() * 2.5)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), g.detach().cpu().numpy() * mask.cpu().numpy() * 2.5)
     assert gradcheck(lambda a: T._C.native_dropout_backward(a, mask, 2.5), (g,))
     x = T.randn(4, 5, requires_grad=True)
     h = x * 1
@@ -189,9 +189,10 @@ def test_backward_op_and_tape_keeps_the_mask():
     with T.no_grad():
         h.mul_(3)  # the formula reads the mask only
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), (y.detach().numpy() != 0) * 2.0)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), (y.detach().cpu().numpy() != 0) * 2.0)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         expect_no_kernel(lambda: F.dropout(T.randn(3, 4).to("fake"), 0.5), "_fused_dropout")
@@ -201,7 +202,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         y = F.dropout(x, 0.5)
         assert str(y.device) == "fake:0"
         T.manual_seed(1)
-        np.testing.assert_array_equal(y.cpu().numpy(), F.dropout(x.cpu(), 0.5).numpy())
+        np.testing.assert_array_equal(y.cpu().numpy(), F.dropout(x.cpu(), 0.5).cpu().numpy())
         xr = x.detach().requires_grad_()
         F.dropout(xr, 0.5).sum().backward()
         assert str(xr.grad.device) == "fake:0"
@@ -216,7 +217,7 @@ def test_the_tape_keeps_only_the_byte_mask():
     y = F.dropout(x * 2, 0.25)
     saved = y.grad_fn._saved_tensors
     assert len(saved) == 1 and saved[0].shape == (64, 32) and saved[0].element_size() == 1
-    mask = saved[0].numpy().astype(bool)
-    np.testing.assert_array_equal(mask, y.detach().numpy() != 0)
+    mask = saved[0].cpu().numpy().astype(bool)
+    np.testing.assert_array_equal(mask, y.detach().cpu().numpy() != 0)
     y.backward(T.ones(64, 32))
-    np.testing.assert_allclose(x.grad.numpy(), np.where(mask, 2 / 0.75, 0.0), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.where(mask, 2 / 0.75, 0.0), rtol=1e-6)

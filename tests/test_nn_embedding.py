@@ -23,7 +23,7 @@ TOL = {T.float64: 1e-12, T.float32: 1e-6, T.float16: 1e-3, T.bfloat16: 1e-2}
 
 
 def to_numpy(t):
-    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+    return t.float().cpu().numpy() if t.dtype in (T.float16, T.bfloat16) else t.cpu().numpy()
 
 
 def np_dense_backward(g, idx, V, pad=-1, freq=False):
@@ -58,8 +58,8 @@ def test_lookup_matches_numpy(shape, dtype, index_dtype):
     wt = T.tensor(w, dtype=dtype)
     y = F.embedding(T.tensor(idx, dtype=index_dtype), wt)
     assert y.dtype == dtype and tuple(y.shape) == shape + (6,)
-    np.testing.assert_array_equal(to_numpy(y) if dtype != T.int64 else y.numpy(), to_numpy(wt)[idx]
-                                  if dtype != T.int64 else wt.numpy()[idx])
+    np.testing.assert_array_equal(to_numpy(y) if dtype != T.int64 else y.cpu().numpy(), to_numpy(wt)[idx]
+                                  if dtype != T.int64 else wt.cpu().numpy()[idx])
 
 
 def test_non_contiguous_weight_and_indices():
@@ -67,7 +67,7 @@ def test_non_contiguous_weight_and_indices():
     w = rng.standard_normal((6, 9))
     idx = rng.integers(0, 9, (4, 6))
     y = F.embedding(T.tensor(idx).t(), T.tensor(w).t())
-    np.testing.assert_array_equal(y.numpy(), w.T[idx.T])
+    np.testing.assert_array_equal(y.cpu().numpy(), w.T[idx.T])
 
 
 @pytest.mark.parametrize("pad,freq", [(None, False), (3, False), (-2, False), (None, True), (3, True)])
@@ -96,8 +96,8 @@ def test_gradcheck_and_double_backward():
     for pad, freq in ((-1, False), (2, True)):
         assert gradcheck(lambda a: T._C.embedding_dense_backward(a, idx, 6, pad, freq), (g,))
     # the padding row's gradient and the frequency scaling are what PyTorch gives
-    out = T._C.embedding_dense_backward(g.detach(), idx, 6, 2, True).numpy()
-    np.testing.assert_allclose(out, np_dense_backward(g.detach().numpy(), idx.numpy(), 6, 2, True))
+    out = T._C.embedding_dense_backward(g.detach(), idx, 6, 2, True).cpu().numpy()
+    np.testing.assert_allclose(out, np_dense_backward(g.detach().cpu().numpy(), idx.cpu().numpy(), 6, 2, True))
 
 
 def test_max_norm_renormalises_the_picked_rows_in_place():
@@ -106,25 +106,25 @@ def test_max_norm_renormalises_the_picked_rows_in_place():
     w = T.tensor(w0)
     idx = np.array([0, 2, 2])
     y = F.embedding(T.tensor(idx), w, max_norm=1.0)
-    wn = w.numpy()
+    wn = w.cpu().numpy()
     for r in range(5):
         n = np.linalg.norm(w0[r])
         expect = w0[r] * (1.0 / (n + 1e-7)) if r in idx and n > 1 else w0[r]
         np.testing.assert_allclose(wn[r], expect, rtol=1e-12)
-    np.testing.assert_allclose(y.numpy(), wn[idx])
+    np.testing.assert_allclose(y.cpu().numpy(), wn[idx])
     m = nn.Embedding(5, 3, max_norm=0.5)
     m(T.tensor([1, 4]))
-    assert np.linalg.norm(m.weight.detach().numpy()[[1, 4]], axis=1).max() <= 0.5 + 1e-6
+    assert np.linalg.norm(m.weight.detach().cpu().numpy()[[1, 4]], axis=1).max() <= 0.5 + 1e-6
 
 
 def test_module_padding_idx_and_from_pretrained():
     m = nn.Embedding(10, 4, padding_idx=0)
-    assert (m.weight.detach().numpy()[0] == 0).all()
+    assert (m.weight.detach().cpu().numpy()[0] == 0).all()
     m(T.tensor([[0, 1, 0]])).sum().backward()
-    assert (m.weight.grad.numpy()[0] == 0).all() and (m.weight.grad.numpy()[1] == 1).all()
+    assert (m.weight.grad.cpu().numpy()[0] == 0).all() and (m.weight.grad.cpu().numpy()[1] == 1).all()
     w = T.randn(3, 2)
     e = nn.Embedding.from_pretrained(w)
-    np.testing.assert_array_equal(e(T.tensor([2])).numpy(), w.numpy()[[2]])
+    np.testing.assert_array_equal(e(T.tensor([2])).cpu().numpy(), w.cpu().numpy()[[2]])
 
 
 def _bounds(offsets, n, include_last):
@@ -165,10 +165,10 @@ def test_bag_gradients(mode):
     g = rng.standard_normal((4, 3))
     fn(w).backward(T.tensor(g))
     expect = np.zeros((8, 3))
-    wn = w.detach().numpy()
+    wn = w.detach().cpu().numpy()
     bounds = [0, 2, 2, 5, 8]
     for b in range(4):
-        rows = [int(v) for v in idx.numpy()[bounds[b]:bounds[b + 1]] if v != 4]
+        rows = [int(v) for v in idx.cpu().numpy()[bounds[b]:bounds[b + 1]] if v != 4]
         for k, v in enumerate(rows):
             if mode == "sum":
                 expect[v] += g[b]
@@ -178,7 +178,7 @@ def test_bag_gradients(mode):
             arg = np.array(rows)[np.argmax(wn[rows], axis=0)]
             for e in range(3):
                 expect[arg[e], e] += g[b, e]
-    np.testing.assert_allclose(w.grad.numpy(), expect, rtol=1e-12)
+    np.testing.assert_allclose(w.grad.cpu().numpy(), expect, rtol=1e-12)
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean"])
@@ -201,10 +201,10 @@ def test_bag_scale_grad_by_freq_divides_rows_by_their_count(mode):
             expect[v] += g[b] / (len(rows) if mode == "mean" else 1)
     counts = np.bincount(idx, minlength=8)
     expect /= np.maximum(counts, 1)[:, None]
-    np.testing.assert_allclose(w.grad.numpy(), expect, rtol=1e-12)
-    np.testing.assert_array_equal(fn(w).detach().numpy(),
+    np.testing.assert_allclose(w.grad.cpu().numpy(), expect, rtol=1e-12)
+    np.testing.assert_array_equal(fn(w).detach().cpu().numpy(),
                                   F.embedding_bag(T.tensor(idx), w, off, mode=mode,
-                                                  padding_idx=4).detach().numpy())
+                                                  padding_idx=4).detach().cpu().numpy())
     with pytest.raises(ValueError, match="max mode does not support scaling the gradient"):
         F.embedding_bag(T.tensor(idx), w, off, mode="max", scale_grad_by_freq=True)
 
@@ -216,8 +216,8 @@ def test_per_sample_weights_values_and_gradients():
     psw = T.tensor(rng.standard_normal(8), requires_grad=True)
     off = T.tensor([0, 3, 6])
     out = F.embedding_bag(T.tensor(idx), w, off, mode="sum", per_sample_weights=psw, padding_idx=4)
-    np.testing.assert_allclose(out.detach().numpy(), np_bags(w.detach().numpy(), idx, [0, 3, 6, 8],
-                                                             "sum", psw.detach().numpy(), 4))
+    np.testing.assert_allclose(out.detach().cpu().numpy(), np_bags(w.detach().cpu().numpy(), idx, [0, 3, 6, 8],
+                                                             "sum", psw.detach().cpu().numpy(), 4))
     fn = lambda a, p: F.embedding_bag(T.tensor(idx), a, off, mode="sum",  # noqa: E731
                                       per_sample_weights=p, padding_idx=4)
     assert gradcheck(fn, (w, psw))
@@ -246,8 +246,8 @@ def test_bag_backward_op_has_its_own_derivative():
 def test_embedding_bag_module():
     m = nn.EmbeddingBag(10, 3, mode="max")
     out = m(T.tensor([1, 2, 3, 4]), T.tensor([0, 2]))
-    wn = m.weight.detach().numpy()
-    np.testing.assert_allclose(out.detach().numpy(), np.stack([wn[[1, 2]].max(0), wn[[3, 4]].max(0)]))
+    wn = m.weight.detach().cpu().numpy()
+    np.testing.assert_allclose(out.detach().cpu().numpy(), np.stack([wn[[1, 2]].max(0), wn[[3, 4]].max(0)]))
 
 
 def test_errors_in_pytorch_wording():
@@ -281,6 +281,7 @@ def test_errors_in_pytorch_wording():
                         per_sample_weights=T.ones(3))
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         expect_no_kernel(lambda: F.embedding(T.tensor([[1, 2]]).to("fake"), T.randn(6, 3).to("fake")),
@@ -290,7 +291,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         i = T.tensor([[1, 2], [5, 0]]).to("fake")
         y = F.embedding(i, w)
         assert str(y.device) == "fake:0"
-        np.testing.assert_array_equal(y.cpu().numpy(), F.embedding(i.cpu(), w.cpu()).numpy())
+        np.testing.assert_array_equal(y.cpu().numpy(), F.embedding(i.cpu(), w.cpu()).cpu().numpy())
         wr = w.detach().requires_grad_()
         F.embedding_bag(i, wr, mode="mean").sum().backward()
         assert str(wr.grad.device) == "fake:0"

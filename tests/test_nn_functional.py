@@ -29,7 +29,7 @@ def noncontig(a, dtype):
 
 
 def assert_close(out, expected, dtype):
-    np.testing.assert_allclose(out.detach().double().numpy(), expected, **TOL[dtype])
+    np.testing.assert_allclose(out.detach().double().cpu().numpy(), expected, **TOL[dtype])
 
 
 # ---- NumPy references ---------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_activation_gradcheck(name):
 def test_activation_inplace_writes_the_input():
     x = t([-1.0, 2.0])
     y = F.relu(x, inplace=True)
-    np.testing.assert_array_equal(x.numpy(), [0.0, 2.0])
+    np.testing.assert_array_equal(x.cpu().numpy(), [0.0, 2.0])
     assert y.data_ptr() == x.data_ptr()
 
 
@@ -125,9 +125,9 @@ def test_softmax_family_matches_numpy_and_is_stable(dtype, dim):
 
 def test_glu_and_prelu_match_numpy():
     a = rng.standard_normal((2, 6, 3))
-    np.testing.assert_allclose(F.glu(t(a), 1).numpy(), a[:, :3] * np_sigmoid(a[:, 3:]))
+    np.testing.assert_allclose(F.glu(t(a), 1).cpu().numpy(), a[:, :3] * np_sigmoid(a[:, 3:]))
     w = np.array([0.1, 0.2, -0.3, 0.4, 0.5, 0.6])
-    np.testing.assert_allclose(F.prelu(t(a), t(w)).numpy(),
+    np.testing.assert_allclose(F.prelu(t(a), t(w)).cpu().numpy(),
                                np.where(a > 0, a, w[None, :, None] * a))
     assert gradcheck(lambda x, ww: F.prelu(x, ww), (t(a, grad=True), t(w, grad=True)))
 
@@ -241,7 +241,7 @@ def test_pointwise_losses_match_numpy(name, dtype, reduction):
 def test_binary_cross_entropy_clamps_log_at_minus_100():
     x = t([0.0, 1.0, 0.5])
     y = t([1.0, 0.0, 1.0])
-    np.testing.assert_allclose(F.binary_cross_entropy(x, y, reduction="none").numpy(),
+    np.testing.assert_allclose(F.binary_cross_entropy(x, y, reduction="none").cpu().numpy(),
                                [100.0, 100.0, math.log(2)])
 
 
@@ -260,7 +260,7 @@ def test_batch_norm_training_and_running_statistics(dtype):
     assert_close(rm, 0.3 * mean, dtype)
     assert_close(rv, 0.7 + 0.3 * a.var(axis=(0, 2), ddof=1), dtype)
     ev = F.batch_norm(t(a, dtype), rm, rv, training=False)
-    assert_close(ev, (a - rm.numpy()[:, None]) / np.sqrt(rv.numpy()[:, None] + 1e-5), dtype)
+    assert_close(ev, (a - rm.cpu().numpy()[:, None]) / np.sqrt(rv.cpu().numpy()[:, None] + 1e-5), dtype)
 
 
 def test_batchnorm_module_cumulative_average_with_momentum_none():
@@ -268,15 +268,15 @@ def test_batchnorm_module_cumulative_average_with_momentum_none():
     batches = [rng.standard_normal((5, 2)) for _ in range(3)]
     for a in batches:
         bn(t(a))
-    np.testing.assert_allclose(bn.running_mean.numpy(),
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(),
                                np.mean([a.mean(0) for a in batches], axis=0))
-    np.testing.assert_allclose(bn.running_var.numpy(),
+    np.testing.assert_allclose(bn.running_var.cpu().numpy(),
                                np.mean([a.var(0, ddof=1) for a in batches], axis=0))
     assert int(bn.num_batches_tracked) == 3
     bn.eval()
     a = batches[0]
-    np.testing.assert_allclose(bn(t(a)).detach().numpy(),
-                               (a - bn.running_mean.numpy()) / np.sqrt(bn.running_var.numpy()
+    np.testing.assert_allclose(bn(t(a)).detach().cpu().numpy(),
+                               (a - bn.running_mean.cpu().numpy()) / np.sqrt(bn.running_var.cpu().numpy()
                                                                       + 1e-5))
 
 
@@ -357,9 +357,9 @@ def test_conv_transpose_is_the_adjoint_of_conv():
     """<conv(x, w), y> == <x, conv_transpose(y, w)> for matching geometry."""
     x = rng.standard_normal((2, 3, 9, 8))
     w = rng.standard_normal((4, 3, 3, 2))
-    y = F.conv2d(t(x), t(w), stride=2, padding=1).numpy()
+    y = F.conv2d(t(x), t(w), stride=2, padding=1).cpu().numpy()
     g = rng.standard_normal(y.shape)
-    back = F.conv_transpose2d(t(g), t(w), stride=2, padding=1).numpy()
+    back = F.conv_transpose2d(t(g), t(w), stride=2, padding=1).cpu().numpy()
     assert back.shape == x.shape
     np.testing.assert_allclose((y * g).sum(), (x * back).sum(), rtol=1e-10)
 
@@ -414,17 +414,17 @@ def test_max_pool_indices_point_at_the_maxima_and_unpool_inverts():
     x = rng.standard_normal((2, 3, 6, 6))
     out, idx = F.max_pool2d(t(x), 2, return_indices=True)
     flat = x.reshape(2, 3, -1)
-    np.testing.assert_array_equal(np.take_along_axis(flat, idx.numpy().reshape(2, 3, -1), 2),
-                                  out.numpy().reshape(2, 3, -1))
-    up = F.max_unpool2d(out, idx, 2).numpy()
+    np.testing.assert_array_equal(np.take_along_axis(flat, idx.cpu().numpy().reshape(2, 3, -1), 2),
+                                  out.cpu().numpy().reshape(2, 3, -1))
+    up = F.max_unpool2d(out, idx, 2).cpu().numpy()
     assert up.shape == x.shape and np.count_nonzero(up) == out.numel()
     assert gradcheck(lambda v: F.max_pool2d(v, 2, 1, 1), (t(x[:1, :1], grad=True),))
 
 
 def test_adaptive_pools_match_numpy():
     x = rng.standard_normal((1, 2, 7, 5))
-    out = F.adaptive_avg_pool2d(t(x), (3, 2)).numpy()
-    mx = F.adaptive_max_pool2d(t(x), (3, 2)).numpy()
+    out = F.adaptive_avg_pool2d(t(x), (3, 2)).cpu().numpy()
+    mx = F.adaptive_max_pool2d(t(x), (3, 2)).cpu().numpy()
     for i in range(3):
         h0, h1 = (i * 7) // 3, -(-((i + 1) * 7) // 3)
         for j in range(2):
@@ -440,12 +440,12 @@ def test_embedding_padding_row_gets_no_gradient_and_max_norm_renormalises():
     w = t(rng.standard_normal((5, 3)), grad=True)
     idx = torch.tensor([[0, 2], [2, 4]])
     out = F.embedding(idx, w, padding_idx=2)
-    np.testing.assert_array_equal(out.detach().numpy(), w.detach().numpy()[idx.numpy()])
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), w.detach().cpu().numpy()[idx.cpu().numpy()])
     out.sum().backward()
-    np.testing.assert_array_equal(w.grad.numpy(), [[1] * 3, [0] * 3, [0] * 3, [0] * 3, [1] * 3])
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [[1] * 3, [0] * 3, [0] * 3, [0] * 3, [1] * 3])
     w2 = t(rng.standard_normal((5, 3)) * 10)
     F.embedding(torch.tensor([1, 3]), w2, max_norm=1.0)
-    norms = np.linalg.norm(w2.numpy(), axis=1)
+    norms = np.linalg.norm(w2.cpu().numpy(), axis=1)
     assert norms[1] == pytest.approx(1.0, rel=1e-6) and norms[3] == pytest.approx(1.0, rel=1e-6)
     assert norms[0] > 1.5
     assert F.embedding(torch.tensor(np.zeros((0, 2), dtype=np.int64)), w).shape == (0, 2, 3)
@@ -454,27 +454,27 @@ def test_embedding_padding_row_gets_no_gradient_and_max_norm_renormalises():
 def test_embedding_scale_grad_by_freq():
     w = t(np.ones((4, 2)), grad=True)
     F.embedding(torch.tensor([1, 1, 1, 3]), w, scale_grad_by_freq=True).sum().backward()
-    np.testing.assert_allclose(w.grad.numpy(), [[0, 0], [1, 1], [0, 0], [1, 1]])
+    np.testing.assert_allclose(w.grad.cpu().numpy(), [[0, 0], [1, 1], [0, 0], [1, 1]])
 
 
 @pytest.mark.parametrize("fn,shape,mask_shape", [
     (F.dropout, (200, 300), (200, 300)), (F.dropout2d, (50, 40, 3, 3), (50, 40, 1, 1))])
 def test_dropout_keeps_the_expected_fraction_and_scales(fn, shape, mask_shape):
     x = torch.ones(*shape)
-    y = fn(x, 0.3, training=True).numpy()
+    y = fn(x, 0.3, training=True).cpu().numpy()
     kept = y != 0
     np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
     assert abs(kept.mean() - 0.7) < 0.03
     if mask_shape != shape:   # whole channels are zeroed together
         assert (kept.all(axis=(2, 3)) | (~kept).all(axis=(2, 3))).all()
-    np.testing.assert_array_equal(fn(x, 0.3, training=False).numpy(), 1.0)
+    np.testing.assert_array_equal(fn(x, 0.3, training=False).cpu().numpy(), 1.0)
     with pytest.raises(ValueError, match="between 0 and 1"):
         fn(x, 1.2)
 
 
 def test_alpha_dropout_keeps_mean_and_variance():
     x = torch.randn(400, 500)
-    y = F.alpha_dropout(x, 0.2, training=True).numpy()
+    y = F.alpha_dropout(x, 0.2, training=True).cpu().numpy()
     assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
 
 
@@ -499,7 +499,7 @@ def test_linear_on_leading_dims_is_one_product_with_its_gradients():
     xt = torch.tensor(x).permute(1, 0, 2, 3)           # (2, 3, 4, 5), not contiguous
     out = F.linear(xt, torch.tensor(w), torch.tensor(b))
     assert out.shape == (2, 3, 4, 6) and out.is_contiguous()
-    np.testing.assert_allclose(out.numpy(), x.transpose(1, 0, 2, 3) @ w.T + b, rtol=1e-12)
+    np.testing.assert_allclose(out.cpu().numpy(), x.transpose(1, 0, 2, 3) @ w.T + b, rtol=1e-12)
     xg = torch.tensor(x, requires_grad=True)
     wg, bg = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
     assert gradcheck(lambda a, c, d: F.linear(a.permute(1, 0, 2, 3), c, d), (xg, wg, bg))
@@ -512,14 +512,14 @@ def test_scaled_dot_product_attention_matches_numpy():
     mask = rng.standard_normal((3, 5))
     expected = np_softmax(q @ k.transpose(0, 2, 1) / 2 + mask, -1) @ v
     np.testing.assert_allclose(F.scaled_dot_product_attention(t(q), t(k), t(v), t(mask))
-                               .numpy(), expected)
+                               .cpu().numpy(), expected)
     assert gradcheck(lambda a, b_, c: F.scaled_dot_product_attention(a, b_, c, is_causal=True),
                      (t(q, grad=True), t(k[:, :3], grad=True), t(v[:, :3], grad=True)))
 
 
 def test_interpolate_bilinear_align_corners_matches_numpy():
     x = rng.standard_normal((1, 1, 3, 4))
-    out = F.interpolate(t(x), size=(5, 7), mode="bilinear", align_corners=True).numpy()[0, 0]
+    out = F.interpolate(t(x), size=(5, 7), mode="bilinear", align_corners=True).cpu().numpy()[0, 0]
     ys, xs = np.linspace(0, 2, 5), np.linspace(0, 3, 7)
     for i, yy in enumerate(ys):
         for j, xx in enumerate(xs):
@@ -543,9 +543,9 @@ def test_ctc_loss_gradcheck_and_value_for_a_single_path():
 def test_torch_level_spellings_are_the_functional_ops():
     a = rng.standard_normal((3, 4))
     x = t(a)
-    np.testing.assert_array_equal(torch.relu(x).numpy(), np.maximum(a, 0))
-    np.testing.assert_allclose(x.softmax(1).numpy(), np_softmax(a, 1))
-    np.testing.assert_allclose(torch.log_softmax(x, 0).numpy(), np.log(np_softmax(a, 0)))
+    np.testing.assert_array_equal(torch.relu(x).cpu().numpy(), np.maximum(a, 0))
+    np.testing.assert_allclose(x.softmax(1).cpu().numpy(), np_softmax(a, 1))
+    np.testing.assert_allclose(torch.log_softmax(x, 0).cpu().numpy(), np.log(np_softmax(a, 0)))
     assert torch.softmax(t(a, torch.float32), 1, torch.float64).dtype == torch.float64
     y = t(a.copy())
     assert y.relu_() is not None and float(y.min()) == 0.0
@@ -565,8 +565,8 @@ def test_half_precision_matches_float64_within_its_resolution(dtype):
     for fn in cases:
         low = fn(t(a, dtype), t(w, dtype))
         assert low.dtype == dtype
-        ref = fn(t(a), t(w)).numpy()
-        np.testing.assert_allclose(low.float().numpy(), ref, **tol)
+        ref = fn(t(a), t(w)).cpu().numpy()
+        np.testing.assert_allclose(low.float().cpu().numpy(), ref, **tol)
 
 
 def test_window_ops_accept_empty_batches_forward_and_backward():
@@ -632,7 +632,7 @@ def _cdist_ref(a, b, p):
 def test_cdist_matches_numpy_in_every_compute_mode(dtype, p, rows, mode):
     a = rng.standard_normal((2, rows[0], 6))
     b = rng.standard_normal((1, rows[1], 6))  # broadcast batch
-    got = torch.cdist(noncontig(a, dtype), t(b, dtype), p=p, compute_mode=mode).numpy()
+    got = torch.cdist(noncontig(a, dtype), t(b, dtype), p=p, compute_mode=mode).cpu().numpy()
     tol = dict(rtol=1e-4, atol=1e-4) if dtype == torch.float32 else dict(rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(got, _cdist_ref(a, b, p), **tol)
 
@@ -645,7 +645,7 @@ def test_cdist_gradients_empty_inputs_and_errors():
     assert gradgradcheck(lambda x, y: torch.cdist(x, y, p=3.0), (a, b))
     assert tuple(torch.cdist(torch.ones(0, 2), torch.ones(3, 2)).shape) == (0, 3)
     assert tuple(torch.cdist(torch.ones(30, 2), torch.ones(0, 2)).shape) == (30, 0)
-    np.testing.assert_array_equal(torch.cdist(torch.ones(30, 0), torch.ones(2, 0)).numpy(),
+    np.testing.assert_array_equal(torch.cdist(torch.ones(30, 0), torch.ones(2, 0)).cpu().numpy(),
                                   np.zeros((30, 2)))
     with pytest.raises(ValueError, match="^foo is not a valid value for compute_mode$"):
         torch.cdist(torch.ones(3, 2), torch.ones(3, 2), compute_mode="foo")
@@ -709,7 +709,7 @@ def test_errors_in_pytorch_215_wording(call, kind, message):
 def test_bilinear_unbatched_and_adaptive_max_pool_with_indices():
     w = rng.standard_normal((2, 4, 3))
     a, b = rng.standard_normal(4), rng.standard_normal(3)
-    np.testing.assert_allclose(F.bilinear(t(a), t(b), t(w)).numpy(),
+    np.testing.assert_allclose(F.bilinear(t(a), t(b), t(w)).cpu().numpy(),
                                np.einsum("i,kij,j->k", a, w, b), rtol=1e-12)
     x = t(rng.standard_normal((2, 3, 7, 6)))
     for fn, ref, size in [(F.adaptive_max_pool2d_with_indices, F.adaptive_max_pool2d, (3, 2)),
@@ -717,8 +717,8 @@ def test_bilinear_unbatched_and_adaptive_max_pool_with_indices():
         arg = x if fn is F.adaptive_max_pool2d_with_indices else x[:, :, 0]
         v, i = fn(arg, size)
         v2, i2 = ref(arg, size, return_indices=True)
-        np.testing.assert_array_equal(v.numpy(), v2.numpy())
-        np.testing.assert_array_equal(i.numpy(), i2.numpy())
+        np.testing.assert_array_equal(v.cpu().numpy(), v2.cpu().numpy())
+        np.testing.assert_array_equal(i.cpu().numpy(), i2.cpu().numpy())
 
 
 def test_load_state_dict_post_hook_must_not_return_a_value():
@@ -734,7 +734,7 @@ def test_normalize_writes_out_and_gumbel_softmax_eps_is_deprecated():
     out = torch.empty(3, 4, dtype=torch.float64)
     r = F.normalize(t(a), out=out)
     assert r is out
-    np.testing.assert_allclose(out.numpy(), a / np.linalg.norm(a, axis=1, keepdims=True),
+    np.testing.assert_allclose(out.cpu().numpy(), a / np.linalg.norm(a, axis=1, keepdims=True),
                                rtol=1e-12)
     with pytest.warns(UserWarning, match="^`eps` parameter is deprecated and has no effect.$"):
         F.gumbel_softmax(torch.zeros(2, 3), eps=1e-5)

@@ -31,14 +31,15 @@ def ours(text):
 
 
 def tensor(arr, grad):
-    t = torch.from_numpy(np.ascontiguousarray(arr))
+    # from_numpy is the host's; the default device takes the test's tensors
+    t = torch.from_numpy(np.ascontiguousarray(arr)).to(torch.get_default_device())
     if grad and t.is_floating_point():
         t.requires_grad_(True)
     return t
 
 
 def close(actual, expected, what, rtol=1e-7, atol=1e-9):
-    a = np.asarray(actual.detach().numpy() if hasattr(actual, "detach") else actual)
+    a = np.asarray(actual.detach().cpu().numpy() if hasattr(actual, "detach") else actual)
     assert a.shape == expected.shape, f"{what}: shape {a.shape} != {expected.shape}"
     if expected.dtype.kind in "biu":
         np.testing.assert_array_equal(a, expected, err_msg=what)
@@ -57,7 +58,7 @@ def test_functional_matches_pytorch(case):
     for i, o in enumerate(outs):
         close(o, FUNC[f"{name}/out{i}"], f"{name} output {i}")
         if f"{name}/gw{i}" in FUNC:
-            term = (o * torch.from_numpy(FUNC[f"{name}/gw{i}"])).sum()
+            term = (o * torch.from_numpy(FUNC[f"{name}/gw{i}"]).to(o.device)).sum()
             loss = term if loss is None else loss + term
     if not case["grads"]:
         return
@@ -87,7 +88,7 @@ def test_module_matches_pytorch(case):
     env["m"] = m
     out = eval(case["call"], dict(ENV), env)
     close(out, MODS[f"{name}/out"], f"{name} output", rtol=1e-6, atol=1e-9)
-    (out * torch.from_numpy(MODS[f"{name}/gw"])).sum().backward()
+    (out * torch.from_numpy(MODS[f"{name}/gw"]).to(out.device)).sum().backward()
     for k in case["grads"]:
         close(env[k].grad, MODS[f"{name}/grad/{k}"], f"{name} grad {k}", rtol=1e-6, atol=1e-8)
     for k, p in m.named_parameters():
@@ -109,7 +110,7 @@ def test_model_structure_matches_pytorch(case):
 
 
 def _stats(t):
-    a = t.detach().double().numpy().ravel()
+    a = t.detach().double().cpu().numpy().ravel()
     return {"min": a.min(), "max": a.max(), "mean": a.mean(), "std": a.std(),
             "zeros": (a == 0).mean()}
 
@@ -157,7 +158,7 @@ def test_uniform_bounds_are_pytorch_bounds():
         for k in ("weight", "bias"):
             theirs = case["params"][k]
             assert theirs["max"] <= bound and theirs["min"] >= -bound
-            a = getattr(m, k).detach().numpy()
+            a = getattr(m, k).detach().cpu().numpy()
             assert a.max() <= bound and a.min() >= -bound
             if a.size >= 1000:   # a large sample reaches close to both bounds
                 assert a.max() > 0.95 * bound and a.min() < -0.95 * bound
@@ -172,7 +173,7 @@ def test_init_function_matches_pytorch(case, dtype):
     theirs = case["stats"]
     _check_stats(_stats(t), theirs, t.numel(), case["call"])
     if "gram_dev" in theirs:   # orthogonal_: t^T t = gain^2 I
-        a = t.double().numpy()
+        a = t.double().cpu().numpy()
         np.testing.assert_allclose(a.T @ a / 2.25, np.eye(a.shape[1]),
                                    atol=1e-4 if dtype == torch.float32 else 1e-10)
 
@@ -180,7 +181,7 @@ def test_init_function_matches_pytorch(case, dtype):
 def test_dirac_and_gains_match_pytorch():
     t = torch.empty(6, 2, 3, 3)
     nn.init.dirac_(t, groups=2)
-    np.testing.assert_array_equal(t.numpy(), FUNC["init/dirac"])
+    np.testing.assert_array_equal(t.cpu().numpy(), FUNC["init/dirac"])
     for expr, value in CASES["init"]["gains"].items():
         assert eval(expr, dict(ENV)) == pytest.approx(value, rel=1e-12), expr
 

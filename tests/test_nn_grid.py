@@ -134,7 +134,7 @@ def test_grid_sample_4d_matches_numpy(mode, padding, align, dtype):
     if dtype == T.float32:   # the coordinates of the float grid
         g = g.astype(np.float32)
     tol = 1e-12 if dtype == T.float64 else 2e-5
-    np.testing.assert_allclose(y.double().numpy(), np_grid_sample(x, g, mode, padding, align),
+    np.testing.assert_allclose(y.double().cpu().numpy(), np_grid_sample(x, g, mode, padding, align),
                                rtol=tol, atol=tol)
 
 
@@ -144,7 +144,7 @@ def test_grid_sample_5d_matches_numpy(mode, padding, align):
     x, g = rng.standard_normal((2, 2, 3, 4, 5)), grid_values((2, 2, 3, 2, 3))
     y = F.grid_sample(T.tensor(x), T.tensor(g), mode=mode, padding_mode=padding,
                       align_corners=align)
-    np.testing.assert_allclose(y.numpy(), np_grid_sample(x, g, mode, padding, align),
+    np.testing.assert_allclose(y.cpu().numpy(), np_grid_sample(x, g, mode, padding, align),
                                rtol=1e-12, atol=1e-12)
 
 
@@ -164,7 +164,7 @@ def test_grid_sample_many_points_across_kernel_blocks(mode, dtype):
         want = np_grid_sample(x.astype(np.float32) if dtype == T.float32 else x, gw, mode,
                               "zeros", False)
         tol = 1e-12 if dtype == T.float64 else 2e-5
-        np.testing.assert_allclose(y.numpy(), want, rtol=tol, atol=tol)
+        np.testing.assert_allclose(y.cpu().numpy(), want, rtol=tol, atol=tol)
     if dtype == T.float64 and mode != "nearest":
         xt = T.tensor(rng.standard_normal((2, 2, 5, 4)), requires_grad=True)
         gt = T.tensor(grid_values((2, 5, 17, 2), 1.2), requires_grad=True)
@@ -212,9 +212,9 @@ def test_grid_sample_bilinear_beyond_the_2048_point_block(threads, N):
             gt = T.tensor(g, dtype=dtype, requires_grad=True)
             y = F.grid_sample(xt, gt, align_corners=False)
             y.backward(T.tensor(go, dtype=dtype))
-            np.testing.assert_allclose(y.detach().numpy(), want, rtol=tol, atol=tol)
-            np.testing.assert_allclose(xt.grad.numpy(), want_dx, rtol=tol, atol=tol)
-            np.testing.assert_allclose(gt.grad.numpy(), want_dg, rtol=tol, atol=tol * 10)
+            np.testing.assert_allclose(y.detach().cpu().numpy(), want, rtol=tol, atol=tol)
+            np.testing.assert_allclose(xt.grad.cpu().numpy(), want_dx, rtol=tol, atol=tol)
+            np.testing.assert_allclose(gt.grad.cpu().numpy(), want_dg, rtol=tol, atol=tol * 10)
     finally:
         T.set_num_threads(old)
 
@@ -228,11 +228,11 @@ def test_grid_sample_skipped_taps_do_not_read_inf():
     g = np.stack([rng.uniform(0.61, 0.79, (1, 9, 10)), rng.uniform(-0.25, 0.25, (1, 9, 10))], -1)
     xt, gt = T.tensor(x, requires_grad=True), T.tensor(g, requires_grad=True)
     y = F.grid_sample(xt, gt, align_corners=False)
-    np.testing.assert_allclose(y.detach().numpy(), np_grid_sample(x, g, "bilinear", "zeros", False),
+    np.testing.assert_allclose(y.detach().cpu().numpy(), np_grid_sample(x, g, "bilinear", "zeros", False),
                                rtol=1e-12, atol=1e-12)
     y.sum().backward()
-    assert np.isfinite(gt.grad.numpy()).all() and np.isfinite(xt.grad.numpy()).all()
-    assert xt.grad.numpy()[:, :, 0, 0].sum() == 0
+    assert np.isfinite(gt.grad.cpu().numpy()).all() and np.isfinite(xt.grad.cpu().numpy()).all()
+    assert xt.grad.cpu().numpy()[:, :, 0, 0].sum() == 0
 
 
 def test_grid_sample_non_contiguous_inputs():
@@ -242,7 +242,7 @@ def test_grid_sample_non_contiguous_inputs():
     want = np_grid_sample(x.transpose(0, 3, 2, 1), g.transpose(1, 0, 2, 3)[:2], "bilinear",
                           "reflection", False)
     y = F.grid_sample(xt, gt, padding_mode="reflection", align_corners=False)
-    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), want, rtol=1e-12, atol=1e-12)
 
 
 def test_grid_sample_empty_batch_channels_and_grid():
@@ -254,7 +254,7 @@ def test_grid_sample_empty_batch_channels_and_grid():
         assert y.shape == xs[:2] + gs[1:-1]
         y.sum().backward()
         assert x.grad.shape == xs and g.grad.shape == gs
-        assert not x.grad.numpy().any() and not g.grad.numpy().any()
+        assert not x.grad.cpu().numpy().any() and not g.grad.cpu().numpy().any()
 
 
 def test_grid_sample_far_and_nan_coordinates_read_zeros():
@@ -262,9 +262,9 @@ def test_grid_sample_far_and_nan_coordinates_read_zeros():
     g = T.tensor([[[[1e30, 0.0], [float("nan"), 0.0], [-7.0, 0.5]]]])
     for mode in MODES:
         y = F.grid_sample(x, g, mode=mode, align_corners=False)
-        assert y.shape == (1, 1, 1, 3) and not y.numpy().any(), mode
+        assert y.shape == (1, 1, 1, 3) and not y.cpu().numpy().any(), mode
     y = F.grid_sample(x, g[..., 2:, :], mode="bicubic", padding_mode="border", align_corners=False)
-    np.testing.assert_allclose(y.numpy(), 1.0, rtol=1e-6)   # the border pixel, weights summing to 1
+    np.testing.assert_allclose(y.cpu().numpy(), 1.0, rtol=1e-6)   # the border pixel, weights summing to 1
 
 
 @pytest.mark.parametrize("n,align", list(itertools.product((2, 3), (False, True))))
@@ -275,7 +275,7 @@ def test_affine_grid_matches_numpy(n, align, dtype):
     grid = F.affine_grid(T.tensor(theta, dtype=dtype), size, align_corners=align)
     assert grid.shape == (size[0],) + size[2:] + (n,) and grid.dtype == dtype
     tol = 1e-12 if dtype == T.float64 else 1e-5
-    np.testing.assert_allclose(grid.double().numpy(), np_affine_grid(theta, size, align),
+    np.testing.assert_allclose(grid.double().cpu().numpy(), np_affine_grid(theta, size, align),
                                rtol=tol, atol=tol)
 
 
@@ -284,7 +284,7 @@ def test_affine_grid_then_grid_sample_identity_keeps_the_image():
     theta = T.tensor([[1.0, 0, 0], [0, 1.0, 0]]).double().expand(2, 2, 3)
     for align in (False, True):
         y = F.grid_sample(x, F.affine_grid(theta, x.shape, align_corners=align), align_corners=align)
-        np.testing.assert_allclose(y.numpy(), x.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(y.cpu().numpy(), x.cpu().numpy(), rtol=1e-12, atol=1e-12)
 
 
 # ---- PyTorch's recorded values ------------------------------------------------------------
@@ -309,11 +309,11 @@ def run_golden(folder, case):
     out = golden_eval(case["expr"], env)
     exp = data[f"{name}/out"]
     tol = 2e-5 if exp.dtype == np.float32 else 1e-10
-    np.testing.assert_allclose(out.detach().numpy(), exp, rtol=tol, atol=tol, err_msg=name)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), exp, rtol=tol, atol=tol, err_msg=name)
     grads = T.autograd.grad((out * T.from_numpy(data[f"{name}/w"])).sum(),
                             [env[k] for k in case["grads"]])
     for k, g in zip(case["grads"], grads):
-        np.testing.assert_allclose(g.numpy(), data[f"{name}/grad/{k}"], rtol=tol * 10,
+        np.testing.assert_allclose(g.cpu().numpy(), data[f"{name}/grad/{k}"], rtol=tol * 10,
                                    atol=tol * 10, err_msg=f"{name} grad {k}")
 
 
@@ -409,6 +409,7 @@ def test_errors_name_the_problem():
         C.grid_sampler_backward(T.zeros(2, 3, 3, 4), x, g, 0, 0, False)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         x = T.ones(1, 2, 3, 3).to("fake")
@@ -420,7 +421,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         y = F.grid_sample(x, g, mode="bicubic", align_corners=True)
         assert str(y.device) == "fake:0"
         want = F.grid_sample(x.detach().cpu(), g.detach().cpu(), mode="bicubic", align_corners=True)
-        np.testing.assert_allclose(y.detach().cpu().numpy(), want.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(y.detach().cpu().numpy(), want.cpu().numpy(), rtol=1e-6)
         y.sum().backward()
         assert str(x.grad.device) == "fake:0" and str(g.grad.device) == "fake:0"
         theta = T.randn(2, 2, 3).to("fake")

@@ -67,7 +67,7 @@ def test_nll_loss_matches_numpy(reduction, shape, tshape, weighted):
                    reduction=reduction)
     ref = np_nll(x, t, w, reduction=reduction)
     assert tuple(y.shape) == np.shape(ref)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype,tol", [(T.float32, 1e-6), (T.bfloat16, 1e-2),
@@ -77,7 +77,7 @@ def test_cross_entropy_dtypes(dtype, tol):
     t = rng.integers(0, 10, (8,))
     y = F.cross_entropy(x, T.tensor(t))
     assert y.dtype == dtype
-    ref = np_nll(np_log_softmax(x.double().numpy(), 1), t)
+    ref = np_nll(np_log_softmax(x.double().cpu().numpy(), 1), t)
     np.testing.assert_allclose(y.double().item(), ref, rtol=tol)
 
 
@@ -196,7 +196,7 @@ def test_pointwise_losses_match_numpy(name, kw, reduction):
     y = getattr(F, name)(T.tensor(x), T.tensor(t), reduction=reduction, **kw)
     ref = np_pointwise(name, x, t, **kw)
     ref = {"none": ref, "mean": ref.mean(), "sum": ref.sum()}[reduction]
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12, atol=1e-14)
 
 
 def test_bce_weight_and_pos_weight_broadcast():
@@ -212,7 +212,7 @@ def test_bce_weight_and_pos_weight_broadcast():
                                .mean(), rtol=1e-12)
     # the logs are clamped at -100: x = 0 with t = 1 costs 100
     y = F.binary_cross_entropy(T.tensor([0.0, 1.0]), T.tensor([1.0, 0.0]), reduction="none")
-    np.testing.assert_array_equal(y.numpy(), [100.0, 100.0])
+    np.testing.assert_array_equal(y.cpu().numpy(), [100.0, 100.0])
 
 
 @pytest.mark.parametrize("dtype,tol", [(T.float32, 1e-6), (T.bfloat16, 1e-2), (T.float16, 2e-3)])
@@ -222,7 +222,7 @@ def test_pointwise_losses_dtypes_and_non_contiguous(dtype, tol):
     tt = T.tensor(t).to(dtype).t()  # non-contiguous
     y = F.smooth_l1_loss(xt, tt, beta=0.5)
     assert y.dtype == dtype
-    ref = np_pointwise("smooth_l1_loss", xt.double().numpy(), tt.double().numpy(), beta=0.5)
+    ref = np_pointwise("smooth_l1_loss", xt.double().cpu().numpy(), tt.double().cpu().numpy(), beta=0.5)
     np.testing.assert_allclose(y.double().item(), ref.mean(), rtol=tol)
 
 
@@ -260,6 +260,7 @@ def test_pointwise_backward_op_differentiates_on_its_own():
                      (g, x, t, w))
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         import numpy as np
@@ -272,7 +273,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         t = T.tensor([0, 3, 1]).to("fake")
         y = F.cross_entropy(x, t)
         assert str(y.device) == "fake:0"
-        np.testing.assert_allclose(y.cpu().numpy(), F.cross_entropy(x.cpu(), t.cpu()).numpy(),
+        np.testing.assert_allclose(y.cpu().numpy(), F.cross_entropy(x.cpu(), t.cpu()).cpu().numpy(),
                                    rtol=1e-6)
         xr = x.detach().requires_grad_()
         F.nll_loss(xr, t).backward()
@@ -281,7 +282,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         for fn in (F.mse_loss, F.binary_cross_entropy_with_logits):
             y = fn(x, u)
             assert str(y.device) == "fake:0"
-            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), u.cpu()).numpy(), rtol=1e-6)
+            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu(), u.cpu()).cpu().numpy(), rtol=1e-6)
         print("ok")
     """)
 

@@ -42,7 +42,7 @@ def test_parameter_deepcopy_gives_a_new_parameter():
     q = copy.deepcopy(p)
     assert isinstance(q, nn.Parameter) and q.requires_grad
     assert q.data_ptr() != p.data_ptr()
-    np.testing.assert_array_equal(q.detach().numpy(), p.detach().numpy())
+    np.testing.assert_array_equal(q.detach().cpu().numpy(), p.detach().cpu().numpy())
 
 
 def test_parameter_rejects_non_tensors_and_nonleaf_registration():
@@ -141,7 +141,7 @@ def test_load_state_dict_copies_values_and_reports_keys():
     a, b = Net(), Net()
     b.load_state_dict(a.state_dict())
     for (k, va), (_, vb) in zip(a.state_dict().items(), b.state_dict().items()):
-        np.testing.assert_array_equal(va.numpy(), vb.numpy(), err_msg=k)
+        np.testing.assert_array_equal(va.cpu().numpy(), vb.cpu().numpy(), err_msg=k)
     sd = a.state_dict()
     del sd["fc2.bias"]
     sd["extra.weight"] = torch.zeros(1)
@@ -185,7 +185,7 @@ def test_train_eval_recurse_and_change_dropout_and_batchnorm():
     m.eval()
     assert not any(mod.training for mod in m.modules())
     x = torch.randn(8, 4)
-    np.testing.assert_array_equal(m(x).detach().numpy(), m(x).detach().numpy())
+    np.testing.assert_array_equal(m(x).detach().cpu().numpy(), m(x).detach().cpu().numpy())
     m.train()
     with pytest.raises(ValueError):
         m.train("yes")
@@ -243,12 +243,12 @@ def test_forward_pre_hooks_and_hooks_can_replace_args_and_output():
     x = torch.randn(3, 2)
     h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
     out = m(x)
-    np.testing.assert_allclose(out.detach().numpy(), np.broadcast_to(m.bias.detach().numpy(),
+    np.testing.assert_allclose(out.detach().cpu().numpy(), np.broadcast_to(m.bias.detach().cpu().numpy(),
                                                                       (3, 2)))
     h1.remove()
     h2 = m.register_forward_hook(lambda mod, args, out: out + 1)
-    np.testing.assert_allclose(m(x).detach().numpy(),
-                               (x @ m.weight.t() + m.bias + 1).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(m(x).detach().cpu().numpy(),
+                               (x @ m.weight.t() + m.bias + 1).detach().cpu().numpy(), rtol=1e-6)
     h2.remove()
     seen = []
 
@@ -294,11 +294,11 @@ def test_full_backward_hooks_see_input_and_output_gradients():
     m.register_full_backward_pre_hook(pre)
     m.register_full_backward_hook(hook)
     (m(x) * 3).sum().backward()
-    np.testing.assert_allclose(got["pre"].numpy(), np.full((4, 2), 3.0))
-    np.testing.assert_allclose(got["out"].numpy(), np.full((4, 2), 6.0))
-    expected = np.full((4, 2), 6.0) @ m.weight.detach().numpy()
-    np.testing.assert_allclose(got["in"].numpy(), expected, rtol=1e-6)
-    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(got["pre"].cpu().numpy(), np.full((4, 2), 3.0))
+    np.testing.assert_allclose(got["out"].cpu().numpy(), np.full((4, 2), 6.0))
+    expected = np.full((4, 2), 6.0) @ m.weight.detach().cpu().numpy()
+    np.testing.assert_allclose(got["in"].cpu().numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
 
 
 
@@ -409,7 +409,7 @@ def test_sequential_indexing_slicing_and_editing():
     s[3] = nn.Identity()
     assert isinstance(s[3], nn.Identity)
     x = torch.randn(5, 2)
-    np.testing.assert_allclose(s(x).detach().numpy(), c(b(a(x))).detach().numpy())
+    np.testing.assert_allclose(s(x).detach().cpu().numpy(), c(b(a(x))).detach().cpu().numpy())
     with pytest.raises(IndexError):
         s[4]
     named = nn.Sequential(OrderedDict(first=nn.ReLU(), second=nn.Tanh()))
@@ -466,7 +466,7 @@ def test_deepcopy_gives_independent_module():
     with torch.no_grad():
         c.fc1.weight.fill_(0)
     assert float(m.fc1.weight.abs().sum()) > 0
-    np.testing.assert_array_equal(c.bn.running_var.numpy(), m.bn.running_var.numpy())
+    np.testing.assert_array_equal(c.bn.running_var.cpu().numpy(), m.bn.running_var.cpu().numpy())
 
 
 def test_state_dict_and_model_survive_save_load_and_pickle():
@@ -480,13 +480,13 @@ def test_state_dict_and_model_survive_save_load_and_pickle():
     other = Net()
     other.load_state_dict(torch.load(buf))
     for (k, a), (_, b) in zip(m.state_dict().items(), other.state_dict().items()):
-        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy(), err_msg=k)
     clone = pickle.loads(pickle.dumps(m))
     assert isinstance(clone.fc1.weight, nn.Parameter) and clone.fc1.weight.requires_grad
     x = torch.randn(2, 3)
     m.eval()
     clone.eval()
-    np.testing.assert_array_equal(clone(x).detach().numpy(), m(x).detach().numpy())
+    np.testing.assert_array_equal(clone(x).detach().cpu().numpy(), m(x).detach().cpu().numpy())
 
 
 def test_set_submodule_modules_duplicates_and_typenames_in_errors():

@@ -36,7 +36,7 @@ def randn(*shape):
 
 
 def as_np(t):
-    return t.double().numpy()
+    return t.double().cpu().numpy()
 
 
 def np_norm(x, axes, eps, rms=False):
@@ -70,8 +70,8 @@ def test_batch_norm_training_matches_numpy_and_updates_running_stats(dtype, shap
         as_np(T.tensor(b).to(dtype)).reshape(cs)
     assert y.dtype == dtype and tuple(y.shape) == shape
     np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
-    np.testing.assert_allclose(trm.numpy(), 0.7 * rm + 0.3 * xr.mean(axes), rtol=1e-5)
-    np.testing.assert_allclose(trv.numpy(), 0.7 * rv + 0.3 * xr.var(axes, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(trm.cpu().numpy(), 0.7 * rm + 0.3 * xr.mean(axes), rtol=1e-5)
+    np.testing.assert_allclose(trv.cpu().numpy(), 0.7 * rv + 0.3 * xr.var(axes, ddof=1), rtol=1e-5)
 
 
 def test_batch_norm_eval_uses_running_stats_and_leaves_them():
@@ -80,9 +80,9 @@ def test_batch_norm_eval_uses_running_stats_and_leaves_them():
     trm, trv = T.tensor(rm), T.tensor(rv)
     y = F.batch_norm(T.tensor(x), trm, trv, None, None, False, 0.1, 1e-5)
     ref = (x - rm.reshape(1, 3, 1)) / np.sqrt(rv.reshape(1, 3, 1) + 1e-5)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
-    np.testing.assert_array_equal(trm.numpy(), rm)
-    np.testing.assert_array_equal(trv.numpy(), rv)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-12)
+    np.testing.assert_array_equal(trm.cpu().numpy(), rm)
+    np.testing.assert_array_equal(trv.cpu().numpy(), rv)
 
 
 def test_batch_norm_module_cumulative_average_with_momentum_none():
@@ -90,9 +90,9 @@ def test_batch_norm_module_cumulative_average_with_momentum_none():
     xs = [randn(6, 3) for _ in range(3)]
     for x in xs:
         bn(T.tensor(x))
-    np.testing.assert_allclose(bn.running_mean.numpy(), np.mean([x.mean(0) for x in xs], 0),
+    np.testing.assert_allclose(bn.running_mean.cpu().numpy(), np.mean([x.mean(0) for x in xs], 0),
                                rtol=1e-12)
-    np.testing.assert_allclose(bn.running_var.numpy(),
+    np.testing.assert_allclose(bn.running_var.cpu().numpy(),
                                np.mean([x.var(0, ddof=1) for x in xs], 0), rtol=1e-12)
     assert int(bn.num_batches_tracked.item()) == 3
 
@@ -104,9 +104,9 @@ def test_batch_norm_non_contiguous_input_and_running_stats():
     rm = base[::2]  # strided running mean
     y = F.batch_norm(xt, rm, None, None, None, True, 0.5, 1e-5)
     xp = x.transpose(1, 0, 2)
-    np.testing.assert_allclose(y.numpy(), np_norm(xp, (0, 2), 1e-5), rtol=1e-10)
-    np.testing.assert_allclose(rm.numpy(), 0.5 * xp.mean((0, 2)), rtol=1e-12)
-    np.testing.assert_array_equal(base.numpy()[1::2], 0)
+    np.testing.assert_allclose(y.cpu().numpy(), np_norm(xp, (0, 2), 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(rm.cpu().numpy(), 0.5 * xp.mean((0, 2)), rtol=1e-12)
+    np.testing.assert_array_equal(base.cpu().numpy()[1::2], 0)
 
 
 @pytest.mark.parametrize("dtype", [T.float64, T.float32, T.float16, T.bfloat16])
@@ -126,15 +126,15 @@ def test_layer_norm_returns_mean_and_rstd_with_kept_dims():
     x = randn(2, 3, 4)
     y, mean, rstd = C.native_layer_norm(T.tensor(x), [3, 4], None, None, 1e-5)
     assert tuple(mean.shape) == tuple(rstd.shape) == (2, 1, 1)
-    np.testing.assert_allclose(mean.numpy(), x.mean((1, 2), keepdims=True), rtol=1e-12)
-    np.testing.assert_allclose(rstd.numpy(), 1 / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5),
+    np.testing.assert_allclose(mean.cpu().numpy(), x.mean((1, 2), keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(rstd.cpu().numpy(), 1 / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5),
                                rtol=1e-12)
 
 
 def test_layer_norm_non_contiguous():
     x = randn(5, 4)
     y = F.layer_norm(T.tensor(x).t(), (5,))
-    np.testing.assert_allclose(y.numpy(), np_norm(x.T, (1,), 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(y.cpu().numpy(), np_norm(x.T, (1,), 1e-5), rtol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [T.float64, T.float32, T.bfloat16])
@@ -161,7 +161,7 @@ def test_rms_norm_matches_numpy_with_default_eps(dtype):
     np.testing.assert_allclose(as_np(y), ref, rtol=TOL[dtype], atol=TOL[dtype] * 10)
     # eps is not 1e-5: tiny inputs tell the difference
     z = F.rms_norm(T.full((1, 2), 1e-4, dtype=T.float64), (2,))
-    np.testing.assert_allclose(z.numpy(), 1e-4 / np.sqrt(1e-8 + 2.0 ** -52), rtol=1e-12)
+    np.testing.assert_allclose(z.cpu().numpy(), 1e-4 / np.sqrt(1e-8 + 2.0 ** -52), rtol=1e-12)
 
 
 def test_instance_norm_matches_numpy_and_averages_running_stats():
@@ -170,12 +170,12 @@ def test_instance_norm_matches_numpy_and_averages_running_stats():
     w, b = randn(2), randn(2)
     y = F.instance_norm(T.tensor(x), rm, rv, T.tensor(w), T.tensor(b), True, 0.1, 1e-5)
     ref = np_norm(x, (2,), 1e-5) * w.reshape(1, 2, 1) + b.reshape(1, 2, 1)
-    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-10)
-    np.testing.assert_allclose(rm.numpy(), 0.1 * x.mean(2).mean(0), rtol=1e-12)
-    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(2, ddof=1).mean(0), rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(rm.cpu().numpy(), 0.1 * x.mean(2).mean(0), rtol=1e-12)
+    np.testing.assert_allclose(rv.cpu().numpy(), 0.9 + 0.1 * x.var(2, ddof=1).mean(0), rtol=1e-12)
     y2 = F.instance_norm(T.tensor(x), rm, rv, use_input_stats=False)
-    ref2 = (x - rm.numpy().reshape(1, 2, 1)) / np.sqrt(rv.numpy().reshape(1, 2, 1) + 1e-5)
-    np.testing.assert_allclose(y2.numpy(), ref2, rtol=1e-12)
+    ref2 = (x - rm.cpu().numpy().reshape(1, 2, 1)) / np.sqrt(rv.cpu().numpy().reshape(1, 2, 1) + 1e-5)
+    np.testing.assert_allclose(y2.cpu().numpy(), ref2, rtol=1e-12)
 
 
 # ---- gradients --------------------------------------------------------------------------
@@ -254,8 +254,8 @@ def test_backward_matches_numpy_for_float32():
     rstd = 1 / np.sqrt(x.var(1, keepdims=True) + 1e-5)
     gw = g * w
     dx = rstd * (gw - gw.mean(1, keepdims=True) - xhat * (gw * xhat).mean(1, keepdims=True))
-    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(wt.grad.numpy(), (g * xhat).sum(0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(wt.grad.cpu().numpy(), (g * xhat).sum(0), rtol=1e-4, atol=1e-5)
 
 
 def np_layer_norm_backward(g, x, w, eps=1e-5):
@@ -291,9 +291,9 @@ def test_layer_norm_backward_strided_grads_and_many_rows(dtype, grad):
     F.layer_norm(xt, (K,), wt, bt).backward(gt)
     dx, dw, db = np_layer_norm_backward(g, x, w)
     tol = 1e-10 if dtype == T.float64 else 2e-4
-    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=tol, atol=tol)
-    np.testing.assert_allclose(wt.grad.numpy(), dw, rtol=tol, atol=tol * 10)
-    np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wt.grad.cpu().numpy(), dw, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(bt.grad.cpu().numpy(), db, rtol=tol, atol=tol * 10)
 
 
 def np_batch_norm_backward(g, x, w, eps=1e-5):
@@ -334,9 +334,9 @@ def test_batch_norm_backward_strided_grads(dtype, grad):
     F.batch_norm(xt, None, None, wt, bt, training=True).backward(gt)
     dx, dw, db = np_batch_norm_backward(g, x, w)
     tol = 1e-10 if dtype == T.float64 else 2e-4
-    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=tol, atol=tol)
-    np.testing.assert_allclose(wt.grad.numpy(), dw, rtol=tol, atol=tol * 10)
-    np.testing.assert_allclose(bt.grad.numpy(), db, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(wt.grad.cpu().numpy(), dw, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(bt.grad.cpu().numpy(), db, rtol=tol, atol=tol * 10)
 
 
 @pytest.mark.parametrize("name", ["batch", "layer", "group", "rms"])
@@ -363,11 +363,11 @@ def test_layer_norm_weight_grad_alone_and_empty_batch():
     xt = T.tensor(x)
     wt = T.tensor(w, requires_grad=True)
     F.layer_norm(xt, (40,), wt).backward(T.tensor(g))
-    np.testing.assert_allclose(wt.grad.numpy(), np_layer_norm_backward(g, x, w)[1], rtol=1e-10)
+    np.testing.assert_allclose(wt.grad.cpu().numpy(), np_layer_norm_backward(g, x, w)[1], rtol=1e-10)
     xe = T.zeros(0, 40, requires_grad=True)
     we = T.ones(40, requires_grad=True)
     F.layer_norm(xe, (40,), we).sum().backward()
-    assert xe.grad.shape == (0, 40) and np.all(we.grad.numpy() == 0)
+    assert xe.grad.shape == (0, 40) and np.all(we.grad.cpu().numpy() == 0)
 
 
 # ---- local response norm ----------------------------------------------------------------
@@ -400,8 +400,8 @@ def test_local_response_norm_non_contiguous_and_module():
     x = randn(4, 3, 5, 2)
     xt = T.tensor(x).permute(3, 0, 1, 2)          # (2, 4, 3, 5) strided
     want = np_lrn(x.transpose(3, 0, 1, 2), 3, 1e-4, 0.75, 1.0)
-    np.testing.assert_allclose(F.local_response_norm(xt, 3).numpy(), want, rtol=1e-12)
-    np.testing.assert_allclose(nn.LocalResponseNorm(3)(xt).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(F.local_response_norm(xt, 3).cpu().numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(nn.LocalResponseNorm(3)(xt).cpu().numpy(), want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("shape,size", [((2, 5, 3), 3), ((1, 4, 2, 3), 2), ((1, 3, 2, 2, 2), 5)])
@@ -426,7 +426,7 @@ def test_local_response_norm_backward_matches_numpy_float32():
         e = np.zeros_like(x)
         e[i] = eps
         dx[i] = ((np_lrn(x + e, 4, 0.5, 0.9, 1.1) - np_lrn(x - e, 4, 0.5, 0.9, 1.1)) * g).sum() / (2 * eps)
-    np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), dx, rtol=1e-4, atol=1e-5)
 
 
 LRN_GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "nn_lrn")
@@ -477,6 +477,7 @@ def test_errors_name_the_shapes():
 
 # ---- devices ----------------------------------------------------------------------------
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         import numpy as np
@@ -498,7 +499,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
                    lambda t: F.rms_norm(t, (4,))):
             y = fn(x)
             assert str(y.device) == "fake:0"
-            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu()).numpy(), rtol=1e-6)
+            np.testing.assert_allclose(y.cpu().numpy(), fn(x.cpu()).cpu().numpy(), rtol=1e-6)
         xr = x.detach().requires_grad_()
         F.layer_norm(xr, (4,)).pow(2).sum().backward()
         assert str(xr.grad.device) == "fake:0"
@@ -515,15 +516,15 @@ def test_batch_norm_empty_batch_keeps_running_stats_and_reaches_weight_and_bias(
     y = F.batch_norm(x, rm, rv, w, b, True, 0.1)
     y.sum().backward()
     assert tuple(y.shape) == (0, 3, 4) and tuple(x.grad.shape) == (0, 3, 4)
-    np.testing.assert_array_equal(rm.numpy(), np.full(3, 0.5))
-    np.testing.assert_array_equal(rv.numpy(), np.full(3, 2.0))
-    np.testing.assert_array_equal(w.grad.numpy(), np.zeros(3))
-    np.testing.assert_array_equal(b.grad.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(rm.cpu().numpy(), np.full(3, 0.5))
+    np.testing.assert_array_equal(rv.cpu().numpy(), np.full(3, 2.0))
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), np.zeros(3))
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), np.zeros(3))
     for m in (nn.BatchNorm2d(3), nn.BatchNorm2d(3, momentum=None)):
         assert tuple(m(T.zeros(0, 3, 2, 2)).shape) == (0, 3, 2, 2)
         assert int(m.num_batches_tracked) == 1
-        np.testing.assert_array_equal(m.running_mean.numpy(), np.zeros(3))
-        np.testing.assert_array_equal(m.running_var.numpy(), np.ones(3))
+        np.testing.assert_array_equal(m.running_mean.cpu().numpy(), np.zeros(3))
+        np.testing.assert_array_equal(m.running_var.cpu().numpy(), np.ones(3))
     with pytest.raises(ValueError, match=r"input size torchlike.Size\(\[1, 3, 1, 1\]\)"):
         F.batch_norm(T.zeros(1, 3, 1, 1), None, None, training=True)
     with pytest.raises(ValueError, match="^batch_norm eps must be positive during training, "

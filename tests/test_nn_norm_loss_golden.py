@@ -38,17 +38,17 @@ def check_case(case, arrays):
     expected = arrays[f"{name}/out"]
     # the float16/bfloat16/float32 cases round in the result dtype
     tol = 1e-2 if "16" in name else 1e-6 if "float32" in name else 1e-10
-    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=tol, atol=tol * 1e-2)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), expected, rtol=tol, atol=tol * 1e-2)
     if case["grad"]:
         w = torchlike.tensor(arrays[f"{name}/w"])
         found = torchlike.autograd.grad((out * w).sum(), [env[k] for k in case["grad"]])
         # float32: the rounding of terms of size 1 that cancel
         rtol, atol = (1e-5, 1e-6) if "float32" in name else (1e-9, 1e-12)
         for k, g in zip(case["grad"], found):
-            np.testing.assert_allclose(g.numpy(), arrays[f"{name}/grad/{k}"], rtol=rtol,
+            np.testing.assert_allclose(g.cpu().numpy(), arrays[f"{name}/grad/{k}"], rtol=rtol,
                                        atol=atol, err_msg=f"grad of {k}")
     for k in case["after"]:
-        np.testing.assert_allclose(env[k].detach().numpy(), arrays[f"{name}/after/{k}"],
+        np.testing.assert_allclose(env[k].detach().cpu().numpy(), arrays[f"{name}/after/{k}"],
                                    rtol=1e-12, err_msg=f"{k} after the call")
 
 

@@ -25,30 +25,30 @@ def T(a, **kw):
 @pytest.mark.parametrize("i", range(6))
 def test_matrix_exp_matches_pytorch_and_scipy_across_pade_degrees(i):
     a = GOLD[f"expm_{i}_in"]
-    out = torch.linalg.matrix_exp(T(a)).numpy()
+    out = torch.linalg.matrix_exp(T(a)).cpu().numpy()
     np.testing.assert_allclose(out, GOLD[f"expm_{i}_out"], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(out, sl.expm(a), rtol=1e-10, atol=1e-12)
 
 
 def test_matrix_exp_batches_dtypes_and_edge_shapes():
-    np.testing.assert_allclose(torch.matrix_exp(T(GOLD["expm_batch_in"])).numpy(),
+    np.testing.assert_allclose(torch.matrix_exp(T(GOLD["expm_batch_in"])).cpu().numpy(),
                                GOLD["expm_batch_out"], rtol=1e-10)
     a = np.random.default_rng(0).standard_normal((3, 3)).astype(np.float32)
     out = T(a).matrix_exp()
     assert out.dtype == torch.float32
-    np.testing.assert_allclose(out.numpy(), sl.expm(a.astype(np.float64)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.cpu().numpy(), sl.expm(a.astype(np.float64)), rtol=1e-5, atol=1e-6)
     c = np.random.default_rng(1).standard_normal((3, 3)) + 1j * np.random.default_rng(2).standard_normal((3, 3))
-    np.testing.assert_allclose(torch.linalg.matrix_exp(T(c)).numpy(), sl.expm(c), rtol=1e-10)
+    np.testing.assert_allclose(torch.linalg.matrix_exp(T(c)).cpu().numpy(), sl.expm(c), rtol=1e-10)
     assert torch.linalg.matrix_exp(torch.zeros(0, 2, 2)).shape == (0, 2, 2)
-    np.testing.assert_allclose(torch.linalg.matrix_exp(T([[2.0]])).numpy(), [[np.e ** 2]])
+    np.testing.assert_allclose(torch.linalg.matrix_exp(T([[2.0]])).cpu().numpy(), [[np.e ** 2]])
     b = np.random.default_rng(3).standard_normal((4, 4))  # a non-contiguous input
-    np.testing.assert_allclose(torch.linalg.matrix_exp(T(b).mT).numpy(), sl.expm(b.T), rtol=1e-10)
+    np.testing.assert_allclose(torch.linalg.matrix_exp(T(b).mT).cpu().numpy(), sl.expm(b.T), rtol=1e-10)
 
 
 def test_matrix_exp_gradient_matches_pytorch_and_finite_differences():
     x = T(GOLD["expm_grad_in"], requires_grad=True)
     torch.linalg.matrix_exp(x).pow(2).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), GOLD["expm_grad"], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), GOLD["expm_grad"], rtol=1e-8, atol=1e-10)
     for scale in (0.05, 1.0, 10.0):
         a = T(np.random.default_rng(4).standard_normal((3, 3)) * scale, requires_grad=True)
         assert gradcheck(torch.linalg.matrix_exp, (a,))
@@ -69,8 +69,8 @@ def test_matrix_exp_errors():
 @pytest.mark.parametrize("key", ["5x3", "3x5", "2x4x4"])
 def test_geqrf_matches_pytorch(key):
     a, tau = torch.geqrf(T(GOLD[f"geqrf_{key}_in"]))
-    np.testing.assert_allclose(a.numpy(), GOLD[f"geqrf_{key}_a"], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(tau.numpy(), GOLD[f"geqrf_{key}_tau"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.cpu().numpy(), GOLD[f"geqrf_{key}_a"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tau.cpu().numpy(), GOLD[f"geqrf_{key}_tau"], rtol=1e-10, atol=1e-12)
     assert a.dtype == torch.float64 and tau.shape == GOLD[f"geqrf_{key}_tau"].shape
 
 
@@ -79,19 +79,19 @@ def test_householder_product_and_its_gradient_match_pytorch(key):
     A = T(GOLD[f"geqrf_{key}_a"], requires_grad=True)
     tau = T(GOLD[f"geqrf_{key}_tau"], requires_grad=True)
     Q = torch.linalg.householder_product(A, tau)
-    np.testing.assert_allclose(Q.detach().numpy(), GOLD[f"hh_{key}_q"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(Q.detach().cpu().numpy(), GOLD[f"hh_{key}_q"], rtol=1e-10, atol=1e-12)
     (Q * T(np.cos(np.arange(Q.numel())).reshape(tuple(Q.shape)))).sum().backward()
-    np.testing.assert_allclose(A.grad.numpy(), GOLD[f"hh_{key}_ga"], rtol=1e-9, atol=1e-11)
-    np.testing.assert_allclose(tau.grad.numpy(), GOLD[f"hh_{key}_gt"], rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(A.grad.cpu().numpy(), GOLD[f"hh_{key}_ga"], rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(tau.grad.cpu().numpy(), GOLD[f"hh_{key}_gt"], rtol=1e-9, atol=1e-11)
 
 
 def test_householder_product_is_lapacks_orgqr_and_checks_shapes():
     a = np.random.default_rng(5).standard_normal((6, 4))
     qr, tau = sl.lapack.dgeqrf(a)[:2]
-    np.testing.assert_allclose(torch.orgqr(T(qr), T(tau)).numpy(), sl.lapack.dorgqr(qr, tau)[0],
+    np.testing.assert_allclose(torch.orgqr(T(qr), T(tau)).cpu().numpy(), sl.lapack.dorgqr(qr, tau)[0],
                                atol=1e-13)
     # fewer reflectors than columns
-    np.testing.assert_allclose(torch.linalg.householder_product(T(qr), T(tau[:2])).numpy(),
+    np.testing.assert_allclose(torch.linalg.householder_product(T(qr), T(tau[:2])).cpu().numpy(),
                                _orgqr_k(qr, tau[:2]), atol=1e-13)
     A = T(qr, requires_grad=True)
     tt = T(tau, requires_grad=True)
@@ -124,7 +124,7 @@ def test_orthogonal_maps_match_pytorch(key, orth_map, triv):
     orth = P._Orthogonal(lin.weight, orth_map, use_trivialization=triv)
     if triv:
         orth.base = T(base)
-    Q = orth(T(X)).detach().numpy()
+    Q = orth(T(X)).detach().cpu().numpy()
     np.testing.assert_allclose(Q, GOLD[f"orth_{key}_{orth_map}_{int(triv)}"], rtol=1e-9, atol=1e-11)
     if orth_map != "householder":  # householder reads +-1 off X's diagonal: random X has none
         G = Q.T @ Q if X.shape[0] >= X.shape[1] else Q @ Q.T
@@ -138,8 +138,8 @@ def test_orthogonal_initialisation_matches_pytorch(key):
     with torch.no_grad():
         lin.weight.copy_(T(W))
     P.orthogonal(lin, orthogonal_map="householder", use_trivialization=False)
-    np.testing.assert_allclose(lin.weight.detach().numpy(), GOLD[f"init_{key}_hh_weight"], atol=1e-12)
-    np.testing.assert_allclose(lin.parametrizations.weight.original.detach().numpy(),
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), GOLD[f"init_{key}_hh_weight"], atol=1e-12)
+    np.testing.assert_allclose(lin.parametrizations.weight.original.detach().cpu().numpy(),
                                GOLD[f"init_{key}_hh_original"], atol=1e-12)
     if W.shape[0] != W.shape[1]:
         return
@@ -150,9 +150,9 @@ def test_orthogonal_initialisation_matches_pytorch(key):
         P.orthogonal(lin, orthogonal_map=m)
         for what in ("weight", "original"):
             got = (lin.weight if what == "weight" else lin.parametrizations.weight.original)
-            np.testing.assert_allclose(got.detach().numpy(), GOLD[f"init_{key}_{m}_{what}"],
+            np.testing.assert_allclose(got.detach().cpu().numpy(), GOLD[f"init_{key}_{m}_{what}"],
                                        atol=1e-12)
-        np.testing.assert_allclose(lin.parametrizations.weight[0].base.numpy(),
+        np.testing.assert_allclose(lin.parametrizations.weight[0].base.cpu().numpy(),
                                    GOLD[f"init_{key}_{m}_base"], atol=1e-12)
 
 
@@ -166,7 +166,7 @@ def test_orthogonal_stays_orthogonal_while_training(orth_map):
         opt.zero_grad()
         lin(torch.randn(8, 3, dtype=torch.float64)).pow(2).sum().backward()
         opt.step()
-    W = lin.weight.detach().numpy()
+    W = lin.weight.detach().cpu().numpy()
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-12)
     assert orth_map == "householder" or lin.parametrizations.weight[0].base.shape == (6, 6)
     orig = lin.parametrizations.weight.original.detach().clone()
@@ -186,7 +186,7 @@ def test_orthogonal_defaults_assignment_and_errors():
     assert tall.parametrizations.weight[0].orthogonal_map == "householder"
     q = np.linalg.qr(np.random.default_rng(6).standard_normal((4, 4)))[0].astype(np.float32)
     lin.weight = T(q)
-    np.testing.assert_allclose(lin.weight.detach().numpy(), q, atol=1e-6)
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), q, atol=1e-6)
     with pytest.raises(ValueError, match="Expected a matrix or batch of matrices of shape"):
         lin.weight = torch.randn(3, 3)
     with pytest.raises(ValueError, match="Got a tensor of 1 dimensions"):
@@ -196,7 +196,7 @@ def test_orthogonal_defaults_assignment_and_errors():
     # registering skips the right_inverse that cannot be (PyTorch catches its
     # NotImplementedError); assigning through it raises
     cay = P.orthogonal(torch.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
-    w = cay.weight.detach().numpy().astype(np.float64)
+    w = cay.weight.detach().cpu().numpy().astype(np.float64)
     np.testing.assert_allclose(w @ w.T, np.eye(3), atol=1e-5)
     with pytest.raises(NotImplementedError, match="use_trivialization=False"):
         cay.weight = torch.randn(3, 3)

@@ -34,7 +34,7 @@ TOL = {T.float64: 1e-12, T.float32: 2e-6, T.float16: 2e-3, T.bfloat16: 1.6e-2}
 
 
 def to_numpy(t):
-    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+    return t.float().cpu().numpy() if t.dtype in (T.float16, T.bfloat16) else t.cpu().numpy()
 
 
 def out_len(size, k, s, p, d, ceil_mode):
@@ -138,7 +138,7 @@ def test_max_pool_values_and_indices_match_numpy(shape, k, s, p, d, ceil, dtype)
     rv, ri = np_max_pool(to_numpy(x), k, s, p, d, ceil)
     assert v.dtype == dtype and i.dtype == T.int64 and v.shape == rv.shape
     np.testing.assert_array_equal(to_numpy(v), rv)
-    np.testing.assert_array_equal(i.numpy(), ri)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
     np.testing.assert_array_equal(to_numpy(fn(x, k, s, p, d, ceil_mode=ceil)), rv)
 
 
@@ -166,10 +166,10 @@ def test_integer_max_pool_is_exact(shape, k, s, p, d, ceil, dtype):
     v, i = fn(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
     rv, ri = np_max_pool(a, k, s, p, d, ceil)
     assert v.dtype == dtype and i.dtype == T.int64
-    np.testing.assert_array_equal(v.numpy(), rv)
-    np.testing.assert_array_equal(i.numpy(), ri)
+    np.testing.assert_array_equal(v.cpu().numpy(), rv)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
     if len(k) > 1:
-        np.testing.assert_array_equal(fn(x, k, s, p, d, ceil_mode=ceil).numpy(), rv)
+        np.testing.assert_array_equal(fn(x, k, s, p, d, ceil_mode=ceil).cpu().numpy(), rv)
 
 
 def test_integer_max_pool_long_rows_and_strided_input():
@@ -180,8 +180,8 @@ def test_integer_max_pool_long_rows_and_strided_input():
         v, i = F.max_pool2d(x, (3, 2), (1, 2), (1, 1), (1, 2), ceil_mode=True,
                             return_indices=True)
         rv, ri = np_max_pool(ref, (3, 2), (1, 2), (1, 1), (1, 2), True)
-        np.testing.assert_array_equal(v.numpy(), rv)
-        np.testing.assert_array_equal(i.numpy(), ri)
+        np.testing.assert_array_equal(v.cpu().numpy(), rv)
+        np.testing.assert_array_equal(i.cpu().numpy(), ri)
 
 
 POOL_INT, _golden_pool_int = golden_calls("pool_int")
@@ -191,7 +191,10 @@ POOL_INT, _golden_pool_int = golden_calls("pool_int")
 def test_integer_pooling_matches_pytorch(call, expected):
     """Which max pooling ops take which dtypes, values and indices, and the
     refusals word for word (tests/golden/pool_int.json)."""
-    env = _golden_pool_int.inputs(T)
+    # the recorded inputs come from from_numpy (the host); with a device as
+    # the default device they go there, beside what the calls make themselves
+    env = {k: v.to(T.get_default_device()) if isinstance(v, T.Tensor) else v
+           for k, v in _golden_pool_int.inputs(T).items()}
     if expected[0] == "raises":
         with pytest.raises(Exception) as e:
             eval(call, env)
@@ -260,13 +263,13 @@ def test_adaptive_pools_match_numpy(shape, outs, dtype):
     np.testing.assert_allclose(to_numpy(avg(x, outs)), ra, rtol=TOL[dtype], atol=TOL[dtype])
     v, i = mx(x, outs, return_indices=True)
     np.testing.assert_array_equal(to_numpy(v), rm)
-    np.testing.assert_array_equal(i.numpy(), ri)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
 
 
 def test_adaptive_output_size_none_keeps_the_input_size():
     x = rand((2, 3, 5, 6))
     y = F.adaptive_avg_pool2d(x, (None, 2))
-    np.testing.assert_allclose(y.numpy(), np_adaptive(x.numpy(), (5, 2), "avg")[0], rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), np_adaptive(x.cpu().numpy(), (5, 2), "avg")[0], rtol=1e-12)
 
 
 def test_non_contiguous_and_channels_last_inputs():
@@ -275,13 +278,13 @@ def test_non_contiguous_and_channels_last_inputs():
     assert not x.is_contiguous()
     xs = rand((2, 3, 14, 9))[:, :, ::2, :]
     for t in (x, xs):
-        a = t.numpy()
-        np.testing.assert_array_equal(F.max_pool2d(t, 3, 2, 1).numpy(),
+        a = t.cpu().numpy()
+        np.testing.assert_array_equal(F.max_pool2d(t, 3, 2, 1).cpu().numpy(),
                                       np_max_pool(a, (3, 3), (2, 2), (1, 1), (1, 1), False)[0])
-        np.testing.assert_allclose(F.avg_pool2d(t, 2, 1).numpy(),
+        np.testing.assert_allclose(F.avg_pool2d(t, 2, 1).cpu().numpy(),
                                    np_avg_pool(a, (2, 2), (1, 1), (0, 0), False, True),
                                    rtol=1e-12)
-        np.testing.assert_allclose(F.adaptive_avg_pool2d(t, 3).numpy(),
+        np.testing.assert_allclose(F.adaptive_avg_pool2d(t, 3).cpu().numpy(),
                                    np_adaptive(a, (3, 3), "avg")[0], rtol=1e-12)
 
 
@@ -308,14 +311,14 @@ def test_max_pool_long_rows_with_ties_and_nans_match_numpy(k, s, p, d, ceil, dty
     v, i = F.max_pool2d(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
     rv, ri = np_max_pool(to_numpy(x), k, s, p, d, ceil)
     np.testing.assert_array_equal(to_numpy(v), rv)
-    np.testing.assert_array_equal(i.numpy(), ri)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
 
 
 def test_nan_wins_the_max_and_its_index():
     x = T.tensor([[[1.0, float("nan"), 3.0, 2.0, float("-inf"), float("-inf")]]])
     v, i = F.max_pool1d(x, 2, return_indices=True)
-    assert np.isnan(v.numpy()[0, 0, 0]) and i.tolist() == [[[1, 2, 4]]]
-    assert v.numpy()[0, 0, 2] == -np.inf
+    assert np.isnan(v.cpu().numpy()[0, 0, 0]) and i.tolist() == [[[1, 2, 4]]]
+    assert v.cpu().numpy()[0, 0, 2] == -np.inf
 
 
 def test_max_unpool_puts_values_back_at_their_indices():
@@ -323,20 +326,20 @@ def test_max_unpool_puts_values_back_at_their_indices():
     v, i = F.max_pool2d(x, 2, return_indices=True)
     u = F.max_unpool2d(v, i, 2, output_size=(6, 7))
     ref = np.zeros((2, 3, 42))
-    np.put_along_axis(ref, i.numpy().reshape(2, 3, -1), v.numpy().reshape(2, 3, -1), 2)
-    np.testing.assert_array_equal(u.numpy(), ref.reshape(2, 3, 6, 7))
+    np.put_along_axis(ref, i.cpu().numpy().reshape(2, 3, -1), v.cpu().numpy().reshape(2, 3, -1), 2)
+    np.testing.assert_array_equal(u.cpu().numpy(), ref.reshape(2, 3, 6, 7))
     v6, i6 = F.max_pool2d(rand((2, 3, 6, 6)), 2, return_indices=True)
     assert F.max_unpool2d(v6, i6, 2).shape == (2, 3, 6, 6)
     v1, i1 = F.max_pool1d(rand((3, 8)), 2, return_indices=True)   # unbatched
     assert F.max_unpool1d(v1, i1, 2).shape == (3, 8)
     v3, i3 = F.max_pool3d(rand((1, 2, 4, 4, 4)), 2, return_indices=True)
-    np.testing.assert_array_equal(F.max_pool3d(F.max_unpool3d(v3, i3, 2), 2).numpy(), v3.numpy())
+    np.testing.assert_array_equal(F.max_pool3d(F.max_unpool3d(v3, i3, 2), 2).cpu().numpy(), v3.cpu().numpy())
 
 
 def test_lp_pool_is_the_p_norm_of_each_window():
     x = rand((2, 3, 6, 8)).abs()
-    ref = np_avg_pool(x.numpy() ** 3, (2, 3), (2, 3), (0, 0), False, True) * 6
-    np.testing.assert_allclose(F.lp_pool2d(x, 3, (2, 3)).numpy(), ref ** (1 / 3), rtol=1e-12)
+    ref = np_avg_pool(x.cpu().numpy() ** 3, (2, 3), (2, 3), (0, 0), False, True) * 6
+    np.testing.assert_allclose(F.lp_pool2d(x, 3, (2, 3)).cpu().numpy(), ref ** (1 / 3), rtol=1e-12)
 
 
 def np_fractional(x, k, outs, samples):
@@ -377,9 +380,9 @@ def test_fractional_max_pool_follows_pytorchs_intervals(shape, k, outs):
     fn = F.fractional_max_pool2d if n == 2 else F.fractional_max_pool3d
     v, i = fn(x, k, output_size=outs, return_indices=True,
               _random_samples=samples.reshape(lead + (n,)))
-    rv, ri = np_fractional(x.numpy(), k, outs, samples.numpy())
-    np.testing.assert_array_equal(v.numpy(), rv)
-    np.testing.assert_array_equal(i.numpy(), ri)
+    rv, ri = np_fractional(x.cpu().numpy(), k, outs, samples.cpu().numpy())
+    np.testing.assert_array_equal(v.cpu().numpy(), rv)
+    np.testing.assert_array_equal(i.cpu().numpy(), ri)
     y = fn(x, k, output_ratio=0.5)   # samples from the generator
     assert y.shape == tuple(shape[:-n]) + tuple(int(s * 0.5) for s in shape[-n:])
 
@@ -425,9 +428,9 @@ def test_backward_ops_on_their_own():
     g = T.tensor(rng.standard_normal(tuple(v.shape)), requires_grad=True)
     dx = T._C._max_pool_backward(g, i, (6, 5))
     ref = np.zeros((6, 30))
-    for b, (gi, ii) in enumerate(zip(g.detach().numpy().reshape(6, -1), i.numpy().reshape(6, -1))):
+    for b, (gi, ii) in enumerate(zip(g.detach().cpu().numpy().reshape(6, -1), i.cpu().numpy().reshape(6, -1))):
         np.add.at(ref[b], ii, gi)
-    np.testing.assert_allclose(dx.detach().numpy(), ref.reshape(2, 3, 6, 5), rtol=1e-12)
+    np.testing.assert_allclose(dx.detach().cpu().numpy(), ref.reshape(2, 3, 6, 5), rtol=1e-12)
     assert gradcheck(lambda a: T._C._max_pool_backward(a, i, (6, 5)), (g,))
     assert gradcheck(lambda a: T._C._max_unpool(a, i, (6, 5)), (g,))
     ga = T.tensor(rng.standard_normal((2, 3, 4, 3)), requires_grad=True)
@@ -454,9 +457,9 @@ def test_the_tape_keeps_only_the_indices_for_max_pooling():
 
 def test_modules_run_the_kernels():
     x = rand((2, 3, 8, 8), T.float32)
-    np.testing.assert_array_equal(nn.MaxPool2d(3, 2, 1)(x).numpy(), F.max_pool2d(x, 3, 2, 1).numpy())
-    np.testing.assert_array_equal(nn.AdaptiveAvgPool2d(1)(x).numpy(),
-                                  F.adaptive_avg_pool2d(x, 1).numpy())
+    np.testing.assert_array_equal(nn.MaxPool2d(3, 2, 1)(x).cpu().numpy(), F.max_pool2d(x, 3, 2, 1).cpu().numpy())
+    np.testing.assert_array_equal(nn.AdaptiveAvgPool2d(1)(x).cpu().numpy(),
+                                  F.adaptive_avg_pool2d(x, 1).cpu().numpy())
     m = nn.FractionalMaxPool2d(2, output_size=(5, 5))
     assert m(x).shape == (2, 3, 5, 5)
     assert "FractionalMaxPool2d" in repr(m)
@@ -515,7 +518,7 @@ def run_golden(case):
     tol = 1e-6 if data[f"{name}/out0"].dtype == np.float32 else 1e-10
     for j, o in enumerate(outs):
         exp = data[f"{name}/out{j}"]
-        got = o.detach().float().numpy() if o.dtype in (T.float16, T.bfloat16) else o.detach().numpy()
+        got = o.detach().float().cpu().numpy() if o.dtype in (T.float16, T.bfloat16) else o.detach().cpu().numpy()
         assert got.shape == exp.shape, name
         if exp.dtype.kind in "iu":
             np.testing.assert_array_equal(got, exp, err_msg=name)
@@ -524,7 +527,7 @@ def run_golden(case):
     if f"{name}/grad" in data:
         w = T.from_numpy(data[f"{name}/w"])
         (g,) = T.autograd.grad((outs[0] * w.to(outs[0].dtype)).sum(), [env["x"]])
-        np.testing.assert_allclose(g.numpy(), data[f"{name}/grad"], rtol=tol, atol=tol,
+        np.testing.assert_allclose(g.cpu().numpy(), data[f"{name}/grad"], rtol=tol, atol=tol,
                                    err_msg=name)
 
 
@@ -533,6 +536,7 @@ def test_matches_pytorchs_recorded_values(case):
     run_golden(case)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         x = T.randn(2, 3, 6, 6).to("fake")
@@ -548,7 +552,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
                    lambda a: F.adaptive_avg_pool2d(a, 4), lambda a: F.adaptive_max_pool2d(a, 2)):
             y = fn(x)
             assert str(y.device) == "fake:0"
-            np.testing.assert_array_equal(y.cpu().numpy(), fn(x.cpu()).numpy())
+            np.testing.assert_array_equal(y.cpu().numpy(), fn(x.cpu()).cpu().numpy())
         xr = x.detach().requires_grad_()
         (F.max_pool2d(xr, 2).sum() + F.avg_pool2d(xr, 3).sum()).backward()
         assert str(xr.grad.device) == "fake:0"

@@ -29,7 +29,7 @@ TOL = {T.float64: 1e-12, T.float32: 3e-6, T.float16: 3e-3, T.bfloat16: 2e-2}
 
 
 def to_numpy(t):
-    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+    return t.float().cpu().numpy() if t.dtype in (T.float16, T.bfloat16) else t.cpu().numpy()
 
 
 def cubic(x, a):
@@ -138,19 +138,19 @@ def test_interpolate_matches_numpy(shape, mode, size, scale, ac, aa, dtype):
 
 def test_area_mode_is_adaptive_avg_pooling():
     x = T.tensor(np.random.default_rng(1).standard_normal((2, 3, 7, 9)))
-    np.testing.assert_allclose(F.interpolate(x, size=(3, 4), mode="area").numpy(),
-                               F.adaptive_avg_pool2d(x, (3, 4)).numpy(), rtol=1e-15)
+    np.testing.assert_allclose(F.interpolate(x, size=(3, 4), mode="area").cpu().numpy(),
+                               F.adaptive_avg_pool2d(x, (3, 4)).cpu().numpy(), rtol=1e-15)
 
 
 def test_non_contiguous_channels_last_and_empty_inputs():
     base = np.random.default_rng(2).standard_normal((2, 5, 6, 3))
     x = T.tensor(base).permute(0, 3, 1, 2)
     ref = np_interpolate(base.transpose(0, 3, 1, 2), (9, 4), "bilinear")
-    np.testing.assert_allclose(F.interpolate(x, size=(9, 4), mode="bilinear").numpy(), ref,
+    np.testing.assert_allclose(F.interpolate(x, size=(9, 4), mode="bilinear").cpu().numpy(), ref,
                                rtol=1e-12)
     xs = T.tensor(base)[:, ::2]                      # strided (2, 3, 6, 3)
     ref = np_interpolate(base[:, ::2], (5, 5), "bicubic")
-    np.testing.assert_allclose(F.interpolate(xs, size=5, mode="bicubic").numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(F.interpolate(xs, size=5, mode="bicubic").cpu().numpy(), ref, rtol=1e-12)
     e = T.zeros((0, 3, 4, 4), requires_grad=True)
     y = F.interpolate(e, scale_factor=2, mode="bilinear")
     assert y.shape == (0, 3, 8, 8)
@@ -220,8 +220,8 @@ def test_batched_passes_plane_by_plane_equal_single_planes(mode, shape, size, dt
             xp = x.detach()[n:n + 1, c:c + 1].clone().requires_grad_()
             yp = F.interpolate(xp, size=size, mode=mode)
             yp.backward(g[n:n + 1, c:c + 1])
-            np.testing.assert_array_equal(yp.detach().numpy(), y.detach().numpy()[n:n + 1, c:c + 1])
-            np.testing.assert_array_equal(xp.grad.numpy(), x.grad.numpy()[n:n + 1, c:c + 1])
+            np.testing.assert_array_equal(yp.detach().cpu().numpy(), y.detach().cpu().numpy()[n:n + 1, c:c + 1])
+            np.testing.assert_array_equal(xp.grad.cpu().numpy(), x.grad.cpu().numpy()[n:n + 1, c:c + 1])
 
 
 def test_backward_op_is_the_transpose_and_has_a_derivative():
@@ -239,19 +239,19 @@ def test_backward_op_is_the_transpose_and_has_a_derivative():
 def test_upsample_module_and_aliases():
     x = T.tensor(np.random.default_rng(7).standard_normal((1, 2, 3, 4)), dtype=T.float32)
     m = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=True)
-    np.testing.assert_allclose(m(x).numpy(), np_interpolate(x.numpy(), (6, 8), "bilinear", True),
+    np.testing.assert_allclose(m(x).cpu().numpy(), np_interpolate(x.cpu().numpy(), (6, 8), "bilinear", True),
                                rtol=2e-6, atol=1e-6)
-    np.testing.assert_array_equal(F.upsample_nearest(x, scale_factor=2).numpy(),
-                                  np_interpolate(x.numpy(), (6, 8), "nearest"))
+    np.testing.assert_array_equal(F.upsample_nearest(x, scale_factor=2).cpu().numpy(),
+                                  np_interpolate(x.cpu().numpy(), (6, 8), "nearest"))
 
 
 def test_shuffles_are_exact_permutations():
     x = np.arange(2 * 8 * 3 * 2, dtype=np.float64).reshape(2, 8, 3, 2)
-    y = F.pixel_shuffle(T.tensor(x), 2).numpy()
+    y = F.pixel_shuffle(T.tensor(x), 2).cpu().numpy()
     ref = x.reshape(2, 2, 2, 2, 3, 2).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 4)
     np.testing.assert_array_equal(y, ref)
-    np.testing.assert_array_equal(F.pixel_unshuffle(T.tensor(y), 2).numpy(), x)
-    c = F.channel_shuffle(T.tensor(x), 4).numpy()
+    np.testing.assert_array_equal(F.pixel_unshuffle(T.tensor(y), 2).cpu().numpy(), x)
+    c = F.channel_shuffle(T.tensor(x), 4).cpu().numpy()
     np.testing.assert_array_equal(c, x.reshape(2, 4, 2, 3, 2).transpose(0, 2, 1, 3, 4)
                                   .reshape(2, 8, 3, 2))
 
@@ -279,6 +279,7 @@ def test_matches_pytorchs_recorded_values(case):
     run_golden(case)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         x = T.randn(2, 3, 4, 5).to("fake")
@@ -294,7 +295,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
             y = F.interpolate(x, size=(7, 3), mode=mode)
             assert str(y.device) == "fake:0"
             np.testing.assert_array_equal(y.cpu().numpy(),
-                                          F.interpolate(x.cpu(), size=(7, 3), mode=mode).numpy())
+                                          F.interpolate(x.cpu(), size=(7, 3), mode=mode).cpu().numpy())
         xr = x.detach().requires_grad_()
         F.interpolate(xr, scale_factor=2, mode="bilinear").sum().backward()
         assert str(xr.grad.device) == "fake:0"

@@ -51,7 +51,7 @@ def np_rnn_cell(ig, hg, bi, bh, relu):
 
 
 def f64(t):
-    return t.double().numpy()
+    return t.double().cpu().numpy()
 
 
 def make(rng, dtype, *shapes):
@@ -94,7 +94,7 @@ def test_non_contiguous_inputs():
     got = C._thnn_fused_lstm_cell(ig, hg, cx)
     ref = np_lstm_cell(base.T, base[::-1].T, cxb.T, None, None)
     for g, r in zip(got, ref):
-        np.testing.assert_allclose(g.numpy(), r, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(g.cpu().numpy(), r, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -143,16 +143,16 @@ def test_backward_ops_match_their_formulas():
     gc = gcy + ghy * o * (1 - tc ** 2)
     ref = np.concatenate([gc * g * i * (1 - i), gc * cx * f * (1 - f), gc * i * (1 - g * g),
                           ghy * tc * o * (1 - o)], 1)
-    np.testing.assert_allclose(gg.numpy(), ref, rtol=1e-12)
-    np.testing.assert_allclose(gcx.numpy(), gc * f, rtol=1e-12)
-    np.testing.assert_allclose(gb.numpy(), ref.sum(0), rtol=1e-12)
+    np.testing.assert_allclose(gg.cpu().numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(gcx.cpu().numpy(), gc * f, rtol=1e-12)
+    np.testing.assert_allclose(gb.cpu().numpy(), ref.sum(0), rtol=1e-12)
     # an absent gradient counts as zeros; no bias: no bias gradient
     gg0, _, none = C._thnn_fused_lstm_cell_backward_impl(None, T.tensor(gcy), T.tensor(cx),
                                                          T.tensor(cy), T.tensor(ws), False)
     assert none is None
     gc0 = gcy
-    np.testing.assert_allclose(gg0.numpy()[:, 3 * h:], 0 * ref[:, 3 * h:], atol=0)
-    np.testing.assert_allclose(gg0.numpy()[:, :h], (gc0 * g * i * (1 - i)), rtol=1e-12)
+    np.testing.assert_allclose(gg0.cpu().numpy()[:, 3 * h:], 0 * ref[:, 3 * h:], atol=0)
+    np.testing.assert_allclose(gg0.cpu().numpy()[:, :h], (gc0 * g * i * (1 - i)), rtol=1e-12)
     # GRU
     ig3, hg3, hx = rng.standard_normal((n, 3 * h)), rng.standard_normal((n, 3 * h)), \
         rng.standard_normal((n, h))
@@ -163,11 +163,11 @@ def test_backward_ops_match_their_formulas():
     gn = g * (1 - z) * (1 - nn_ ** 2)
     gz = g * (hx - nn_) * z * (1 - z)
     gr = gn * hn * r * (1 - r)
-    np.testing.assert_allclose(gi.numpy(), np.concatenate([gr, gz, gn], 1), rtol=1e-12)
-    np.testing.assert_allclose(gh.numpy(), np.concatenate([gr, gz, gn * r], 1), rtol=1e-12)
-    np.testing.assert_allclose(ghx.numpy(), g * z, rtol=1e-12)
-    np.testing.assert_allclose(gbi.numpy(), gi.numpy().sum(0), rtol=1e-12)
-    np.testing.assert_allclose(gbh.numpy(), gh.numpy().sum(0), rtol=1e-12)
+    np.testing.assert_allclose(gi.cpu().numpy(), np.concatenate([gr, gz, gn], 1), rtol=1e-12)
+    np.testing.assert_allclose(gh.cpu().numpy(), np.concatenate([gr, gz, gn * r], 1), rtol=1e-12)
+    np.testing.assert_allclose(ghx.cpu().numpy(), g * z, rtol=1e-12)
+    np.testing.assert_allclose(gbi.cpu().numpy(), gi.cpu().numpy().sum(0), rtol=1e-12)
+    np.testing.assert_allclose(gbh.cpu().numpy(), gh.cpu().numpy().sum(0), rtol=1e-12)
 
 
 def test_errors_name_the_shapes():
@@ -225,7 +225,7 @@ def np_module(m, x, lengths=None):
         dirs = []
         for d in range(D):
             sfx = f"_l{layer}" + ("_reverse" if d else "")
-            p = {k: getattr(m, k + sfx).detach().double().numpy()
+            p = {k: getattr(m, k + sfx).detach().double().cpu().numpy()
                  for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
                  if getattr(m, k + sfx, None) is not None}
             p = {{"weight_ih": "w_ih", "weight_hh": "w_hh", "bias_ih": "b_ih", "bias_hh": "b_hh",
@@ -252,12 +252,12 @@ def test_layers_match_a_numpy_loop(kind, kw):
     with T.no_grad():
         out, state = m(xin)
     ref, h, c = np_module(m, x)
-    got = out.numpy().transpose(1, 0, 2) if m.batch_first else out.numpy()
+    got = out.cpu().numpy().transpose(1, 0, 2) if m.batch_first else out.cpu().numpy()
     np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-12)
     hn = state[0] if kind == "LSTM" else state
-    np.testing.assert_allclose(hn.numpy(), h, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(hn.cpu().numpy(), h, rtol=1e-10, atol=1e-12)
     if kind == "LSTM":
-        np.testing.assert_allclose(state[1].numpy(), c, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(state[1].cpu().numpy(), c, rtol=1e-10, atol=1e-12)
 
 
 def test_packed_sequences_stop_each_sequence_at_its_length():
@@ -275,9 +275,9 @@ def test_packed_sequences_stop_each_sequence_at_its_length():
     for n, ln in enumerate(lengths):
         xr = x[:ln, n:n + 1]
         r1, h1, _ = np_module(m, xr)
-        np.testing.assert_allclose(padded.numpy()[:ln, n], r1[:, 0], rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(h.numpy()[:, n], h1[:, 0], rtol=1e-10, atol=1e-12)
-    assert np.all(padded.numpy()[2:, 1] == 0)
+        np.testing.assert_allclose(padded.cpu().numpy()[:ln, n], r1[:, 0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(h.cpu().numpy()[:, n], h1[:, 0], rtol=1e-10, atol=1e-12)
+    assert np.all(padded.cpu().numpy()[2:, 1] == 0)
 
 
 def test_layer_gradients_and_zero_batch():
@@ -307,7 +307,7 @@ def test_cells_modules_use_pytorch_gate_order():
     x = np.random.default_rng(9).standard_normal((2, 3))
     for cls in (T.nn.LSTMCell, T.nn.GRUCell, T.nn.RNNCell):
         cell = cls(3, 4, dtype=T.float64)
-        w = {k: v.detach().numpy() for k, v in cell.named_parameters()}
+        w = {k: v.detach().cpu().numpy() for k, v in cell.named_parameters()}
         h0 = np.random.default_rng(10).standard_normal((2, 4))
         ig, hg = x @ w["weight_ih"].T, h0 @ w["weight_hh"].T
         if cls is T.nn.LSTMCell:
@@ -315,7 +315,7 @@ def test_cells_modules_use_pytorch_gate_order():
             with T.no_grad():
                 hy, cy = cell(T.tensor(x), (T.tensor(h0), T.tensor(c0)))
             r = np_lstm_cell(ig, hg, c0, w["bias_ih"], w["bias_hh"])
-            np.testing.assert_allclose(cy.numpy(), r[1], rtol=1e-12)
+            np.testing.assert_allclose(cy.cpu().numpy(), r[1], rtol=1e-12)
         elif cls is T.nn.GRUCell:
             with T.no_grad():
                 hy = cell(T.tensor(x), T.tensor(h0))
@@ -324,9 +324,10 @@ def test_cells_modules_use_pytorch_gate_order():
             with T.no_grad():
                 hy = cell(T.tensor(x), T.tensor(h0))
             r = (np_rnn_cell(ig, hg, w["bias_ih"], w["bias_hh"], False),)
-        np.testing.assert_allclose(hy.numpy(), r[0], rtol=1e-12)
+        np.testing.assert_allclose(hy.cpu().numpy(), r[0], rtol=1e-12)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernels():
     run_on_fake_device("""
         import numpy as np
@@ -346,7 +347,7 @@ def test_fake_device_uses_the_device_kernels():
         ref = C._thnn_fused_lstm_cell(ig.cpu(), hg.cpu(), cx.cpu())
         for a, b in zip(out, ref):
             assert str(a.device) == "fake:0"
-            np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())
+            np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
         m = T.nn.GRU(3, 2)
         m.to("fake")
         x = T.randn(4, 2, 3).to("fake").requires_grad_()

@@ -84,7 +84,9 @@ def op_args(p, x, h0, c0, dtype, packed_sizes, L=None, N=None, requires_grad=Fal
     (x then reshaped to (L, N, I))."""
     t = lambda a: None if a is None else T.tensor(a, dtype=dtype, requires_grad=requires_grad)  # noqa: E731
     xin = x if packed_sizes is not None else x.reshape(L, N, x.shape[1])
-    bs = None if packed_sizes is None else T.tensor(list(packed_sizes), dtype=T.int64)
+    # batch_sizes is a host buffer (as PyTorch's), whatever the default device
+    bs = None if packed_sizes is None else T.tensor(list(packed_sizes), dtype=T.int64,
+                                                    device="cpu")
     return [t(xin), t(h0), t(c0), t(p["w_ih"]), t(p["w_hh"]), t(p.get("b_ih")), t(p.get("b_hh")),
             t(p.get("w_hr"))], bs
 
@@ -103,12 +105,12 @@ def test_layer_op_matches_numpy(mode, proj, bias, packed, reverse, dtype, tol):
     out, hy, cy, ws = C._rnn_layer(*args, bs, MODES[mode], reverse)
     ref, rh, rc = np_layer(mode, x, sizes, h0, c0, p, reverse)
     assert out.dtype == dtype and hy.dtype == dtype
-    got = out.double().numpy()
+    got = out.double().cpu().numpy()
     np.testing.assert_allclose(got.reshape(ref.shape), ref, rtol=tol, atol=tol)
     assert tuple(out.shape) == ((sum(sizes), ref.shape[1]) if packed else (4, 3, ref.shape[1]))
-    np.testing.assert_allclose(hy.double().numpy(), rh, rtol=tol, atol=tol)
+    np.testing.assert_allclose(hy.double().cpu().numpy(), rh, rtol=tol, atol=tol)
     if mode == "LSTM":
-        np.testing.assert_allclose(cy.double().numpy(), rc, rtol=tol, atol=tol)
+        np.testing.assert_allclose(cy.double().cpu().numpy(), rc, rtol=tol, atol=tol)
     else:
         assert cy is None
 
@@ -125,10 +127,10 @@ def test_layer_op_with_one_bias(mode, keep, dtype, tol):
     args, bs = op_args(p, x, h0, c0, dtype, sizes)
     out, hy, cy, _ = C._rnn_layer(*args, bs, MODES[mode], False)
     ref, rh, rc = np_layer(mode, x, sizes, h0, c0, p, False)
-    np.testing.assert_allclose(out.double().numpy(), ref, rtol=tol, atol=tol)
-    np.testing.assert_allclose(hy.double().numpy(), rh, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out.double().cpu().numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(hy.double().cpu().numpy(), rh, rtol=tol, atol=tol)
     if mode == "LSTM":
-        np.testing.assert_allclose(cy.double().numpy(), rc, rtol=tol, atol=tol)
+        np.testing.assert_allclose(cy.double().cpu().numpy(), rc, rtol=tol, atol=tol)
 
 
 def test_packed_rows_are_the_padded_sequences():
@@ -147,11 +149,11 @@ def test_packed_rows_are_the_padded_sequences():
                 a1, _ = op_args(p, xs, h0[b:b + 1], None if c0 is None else c0[b:b + 1],
                                 T.float64, None, L=ln, N=1)
                 o1, h1, c1, _ = C._rnn_layer(*a1, None, MODES[mode], reverse)
-                got = np.stack([out.numpy()[offs[t] + b] for t in range(ln)])
-                np.testing.assert_allclose(got, o1.numpy()[:, 0], rtol=1e-12, atol=1e-12)
-                np.testing.assert_allclose(hy.numpy()[b], h1.numpy()[0], rtol=1e-12, atol=1e-12)
+                got = np.stack([out.cpu().numpy()[offs[t] + b] for t in range(ln)])
+                np.testing.assert_allclose(got, o1.cpu().numpy()[:, 0], rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(hy.cpu().numpy()[b], h1.cpu().numpy()[0], rtol=1e-12, atol=1e-12)
                 if c1 is not None:
-                    np.testing.assert_allclose(cy.numpy()[b], c1.numpy()[0], rtol=1e-12)
+                    np.testing.assert_allclose(cy.cpu().numpy()[b], c1.cpu().numpy()[0], rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype,tol", [(T.float64, 1e-12), (T.float32, 2e-5)])
@@ -187,11 +189,11 @@ def test_steps_split_by_units_across_threads(mode, packed, reverse, dtype, tol):
     rng.bit_generator.state = state            # the same output weights
     two = run(2)
     for a, b in zip(one, two):
-        np.testing.assert_allclose(b.double().numpy(), a.double().numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(b.double().cpu().numpy(), a.double().cpu().numpy(), rtol=tol, atol=tol)
     ref, rh, _ = np_layer(mode, x, sizes, h0, c0, p, reverse)
-    np.testing.assert_allclose(two[0].double().numpy().reshape(ref.shape), ref, rtol=tol,
+    np.testing.assert_allclose(two[0].double().cpu().numpy().reshape(ref.shape), ref, rtol=tol,
                                atol=tol)
-    np.testing.assert_allclose(two[1].double().numpy(), rh, rtol=tol, atol=tol)
+    np.testing.assert_allclose(two[1].double().cpu().numpy(), rh, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -233,12 +235,12 @@ def test_products_cut_into_tiles(mode, packed, reverse, threads):
     try:
         total, out, hy, args = loss(base, grad=True)
         total.backward()
-        grads = {n: a.grad.double().numpy().reshape(base[n].shape)
+        grads = {n: a.grad.double().cpu().numpy().reshape(base[n].shape)
                  for n, a in zip(names, args) if a is not None}
         ref, rh, _ = np_layer(mode, x, sizes, h0, c0, p, reverse)
-        np.testing.assert_allclose(out.detach().numpy().reshape(ref.shape), ref, rtol=1e-11,
+        np.testing.assert_allclose(out.detach().cpu().numpy().reshape(ref.shape), ref, rtol=1e-11,
                                    atol=1e-11)
-        np.testing.assert_allclose(hy.detach().numpy(), rh, rtol=1e-11, atol=1e-11)
+        np.testing.assert_allclose(hy.detach().cpu().numpy(), rh, rtol=1e-11, atol=1e-11)
         eps = 1e-6
         direction = {n: rng.standard_normal(v.shape) for n, v in base.items()}
         plus = loss({n: v + eps * direction[n] for n, v in base.items()})[0].item()
@@ -261,15 +263,15 @@ def test_empty_sequences_and_batches(mode):
         args, _ = op_args(p, x, h0, c0, T.float64, None, L=L, N=N, requires_grad=True)
         out, hy, cy, _ = C._rnn_layer(*args, None, MODES[mode], False)
         assert tuple(out.shape) == (L, N, 4) and tuple(hy.shape) == (N, 4)
-        np.testing.assert_array_equal(hy.detach().numpy(), h0)    # no step: the state stays
+        np.testing.assert_array_equal(hy.detach().cpu().numpy(), h0)    # no step: the state stays
         (out.sum() + hy.sum() + (cy.sum() if cy is not None else 0)).backward()
         assert tuple(args[3].grad.shape) == (G, 3)
-        np.testing.assert_array_equal(args[3].grad.numpy(), np.zeros((G, 3)))
-        np.testing.assert_array_equal(args[1].grad.numpy(), np.ones((N, H)))
+        np.testing.assert_array_equal(args[3].grad.cpu().numpy(), np.zeros((G, 3)))
+        np.testing.assert_array_equal(args[1].grad.cpu().numpy(), np.ones((N, H)))
     # an empty packed sequence
     args, _ = op_args(p, np.zeros((0, 3)), np.zeros((0, 4)),
                       np.zeros((0, 4)) if mode == "LSTM" else None, T.float64, ())
-    out, hy, _, _ = C._rnn_layer(*args, T.zeros(0, dtype=T.int64), MODES[mode], True)
+    out, hy, _, _ = C._rnn_layer(*args, T.zeros(0, dtype=T.int64, device="cpu"), MODES[mode], True)
     assert tuple(out.shape) == (0, 4) and tuple(hy.shape) == (0, 4)
 
 
@@ -318,7 +320,7 @@ def test_backward_op_skips_the_input_gradient():
     assert part[0] is None and full[0] is not None and part[2] is None
     for a, b in zip(full[1:], part[1:]):
         if a is not None:
-            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     no_bias = C._rnn_layer_backward(None, T.ones_like(hy), None, args[0], args[3], args[4], None,
                                     ws, None, 1, False, False)
     assert no_bias[5] is None and no_bias[6] is None and no_bias[7] is None
@@ -328,11 +330,12 @@ def test_errors():
     x, h = T.randn(5, 3), T.randn(3, 4)
     w_ih, w_hh = T.randn(16, 3), T.randn(16, 4)
     with pytest.raises(RuntimeError, match=r"batch_sizes must not grow and be >= 0, got 3 after 2"):
-        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([2, 3]))
+        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([2, 3], device="cpu"))
     with pytest.raises(RuntimeError, match=r"batch_sizes sum to 4 but the input has 5 rows"):
-        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([3, 1]))
-    with pytest.raises(RuntimeError, match=r"batch_sizes must be a 1-d int64 tensor"):
-        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([3.0, 2.0]))
+        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([3, 1], device="cpu"))
+    with pytest.raises(RuntimeError, match=r"batch_sizes must be a 1-d int64 tensor on the CPU, "
+                                           r"got float32 of 1 dimensions on cpu"):
+        C._rnn_layer(x, h, h, w_ih, w_hh, batch_sizes=T.tensor([3.0, 2.0], device="cpu"))
     with pytest.raises(RuntimeError, match=r"expected input of 3 dimensions \(L, N, input\), got \[5, 3\]"):
         C._rnn_layer(x, h, h, w_ih, w_hh)
     with pytest.raises(ValueError, match="mode must be 0 \\(LSTM\\)"):
@@ -371,7 +374,7 @@ def np_module(m, x, h0=None, c0=None, sizes=None, drop_mask=None):
             sfx = f"_l{layer}" + ("_reverse" if d else "")
             names = {"weight_ih": "w_ih", "weight_hh": "w_hh", "bias_ih": "b_ih",
                      "bias_hh": "b_hh", "weight_hr": "w_hr"}
-            p = {v: getattr(m, k + sfx).detach().double().numpy() for k, v in names.items()
+            p = {v: getattr(m, k + sfx).detach().double().cpu().numpy() for k, v in names.items()
                  if getattr(m, k + sfx, None) is not None}
             o, h, c = np_layer(m.mode, x, sizes, h0[layer * D + d], c0[layer * D + d], p, d == 1)
             outs.append(o)
@@ -407,12 +410,12 @@ def test_packed_unsorted_bidirectional_with_initial_states():
             ref, rh, rc = np_module(m, x[:ln, b:b + 1], h0[:, b:b + 1], c0[:, b:b + 1])
             padded, lens = pad_packed_sequence(out)
             assert lens.tolist() == lengths
-            np.testing.assert_allclose(padded.numpy()[:ln, b], ref[:, :], rtol=1e-10,
+            np.testing.assert_allclose(padded.cpu().numpy()[:ln, b], ref[:, :], rtol=1e-10,
                                        atol=1e-12)
-            assert np.all(padded.numpy()[ln:, b] == 0)
-            np.testing.assert_allclose(hn.numpy()[:, b], rh[:, 0], rtol=1e-10, atol=1e-12)
+            assert np.all(padded.cpu().numpy()[ln:, b] == 0)
+            np.testing.assert_allclose(hn.cpu().numpy()[:, b], rh[:, 0], rtol=1e-10, atol=1e-12)
             if kind == "LSTM":
-                np.testing.assert_allclose(fin[1].numpy()[:, b], rc[:, 0], rtol=1e-10)
+                np.testing.assert_allclose(fin[1].cpu().numpy()[:, b], rc[:, 0], rtol=1e-10)
 
 
 def test_modules_batch_first_unbatched_float32():
@@ -424,12 +427,12 @@ def test_modules_batch_first_unbatched_float32():
         out, h = m(T.tensor(x))
     ref, rh, _ = np_module(m, x.transpose(1, 0, 2).astype(np.float64))
     assert out.dtype == T.float32 and tuple(out.shape) == (2, 5, 4)
-    np.testing.assert_allclose(out.numpy().transpose(1, 0, 2).reshape(10, 4), ref, rtol=2e-5,
+    np.testing.assert_allclose(out.cpu().numpy().transpose(1, 0, 2).reshape(10, 4), ref, rtol=2e-5,
                                atol=2e-6)
-    np.testing.assert_allclose(h.numpy(), rh, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(h.cpu().numpy(), rh, rtol=2e-5, atol=2e-6)
     with T.no_grad():
         one, h1 = m(T.tensor(x[0]))            # unbatched (L, I)
-    np.testing.assert_allclose(one.numpy(), out.numpy()[0], rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(one.cpu().numpy(), out.cpu().numpy()[0], rtol=1e-6, atol=1e-7)
     assert tuple(h1.shape) == (2, 4)
 
 
@@ -444,7 +447,7 @@ def test_half_dtypes_compute_in_float(dtype):
         out, (hh, _) = m(T.tensor(x, dtype=dtype))
     assert out.dtype == dtype and hh.dtype == dtype
     tol = 2e-2 if dtype == T.bfloat16 else 3e-3
-    np.testing.assert_allclose(out.double().numpy(), ref.numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(out.double().cpu().numpy(), ref.cpu().numpy(), rtol=tol, atol=tol)
 
 
 def test_dropout_between_layers():
@@ -456,18 +459,18 @@ def test_dropout_between_layers():
         out, _ = m(T.tensor(x))
     # p = 1 zeroes every layer's input after the first: the last layer sees zeros
     ref, _, _ = np_module(m, x, drop_mask=0.0)
-    np.testing.assert_allclose(out.numpy().reshape(8, 4), ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.cpu().numpy().reshape(8, 4), ref, rtol=1e-12, atol=1e-12)
     m.eval()
     with T.no_grad():
         out, _ = m(T.tensor(x))
-    np.testing.assert_allclose(out.numpy().reshape(8, 4), np_module(m, x)[0], rtol=1e-10,
+    np.testing.assert_allclose(out.cpu().numpy().reshape(8, 4), np_module(m, x)[0], rtol=1e-10,
                                atol=1e-12)
     # dropout applies to training only, and not after the last layer
     m = T.nn.GRU(3, 4, num_layers=2, dropout=0.5, dtype=T.float64)
     x = T.tensor(rng.standard_normal((5, 2, 3)))
     with T.no_grad():
         a, b = m(x)[0], m(x)[0]
-    assert not np.allclose(a.numpy(), b.numpy())
+    assert not np.allclose(a.cpu().numpy(), b.cpu().numpy())
 
 
 def test_module_double_backward():
@@ -477,7 +480,7 @@ def test_module_double_backward():
     assert gradgradcheck(lambda a: m(a)[0], (x,))
     m = T.nn.LSTM(2, 3, proj_size=2, dtype=T.float64)
     packed_x = T.tensor(np.random.default_rng(9).standard_normal((5, 2)), requires_grad=True)
-    bs = T.tensor([2, 2, 1])
+    bs = T.tensor([2, 2, 1], device="cpu")  # a host buffer, as PyTorch's
     assert gradgradcheck(lambda a: m(PackedSequence(a, bs))[0].data, (packed_x,))
 
 
@@ -503,8 +506,8 @@ def test_matches_pytorch(name):
     hx = tuple(states) if case["kind"] == "LSTM" else states[0]
     if case["lengths"]:
         packed = pack_padded_sequence(x, T.tensor(case["lengths"]), enforce_sorted=False)
-        np.testing.assert_array_equal(packed.batch_sizes.numpy(), g("batch_sizes"))
-        np.testing.assert_array_equal(packed.sorted_indices.numpy(), g("sorted_indices"))
+        np.testing.assert_array_equal(packed.batch_sizes.cpu().numpy(), g("batch_sizes"))
+        np.testing.assert_array_equal(packed.sorted_indices.cpu().numpy(), g("sorted_indices"))
         out, fin = m(packed, hx)
         out = out.data
     else:
@@ -512,11 +515,11 @@ def test_matches_pytorch(name):
     fin = fin if case["kind"] == "LSTM" else (fin,)
     loss = 0
     for key, t in [("out", out), ("hn", fin[0])] + ([("cn", fin[1])] if len(fin) > 1 else []):
-        np.testing.assert_allclose(t.detach().numpy(), g(key), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(t.detach().cpu().numpy(), g(key), rtol=1e-10, atol=1e-12)
         loss = loss + (t * T.tensor(g(f"w_{key}"))).sum()
     loss.backward()
-    np.testing.assert_allclose(x.grad.numpy(), g("grad_x"), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), g("grad_x"), rtol=1e-10, atol=1e-12)
     for i, s in enumerate(states):
-        np.testing.assert_allclose(s.grad.numpy(), g(f"grad_state{i}"), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(s.grad.cpu().numpy(), g(f"grad_state{i}"), rtol=1e-10, atol=1e-12)
     for k, p in m.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), g(f"grad.{k}"), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g(f"grad.{k}"), rtol=1e-10, atol=1e-12)

@@ -32,7 +32,7 @@ TOL = {T.float64: 1e-12, T.float32: 2e-6, T.float16: 2e-3, T.bfloat16: 1.6e-2}
 
 
 def to_numpy(t):
-    return t.float().numpy() if t.dtype in (T.float16, T.bfloat16) else t.numpy()
+    return t.float().cpu().numpy() if t.dtype in (T.float16, T.bfloat16) else t.cpu().numpy()
 
 
 @pytest.mark.parametrize("log", [False, True])
@@ -57,21 +57,21 @@ def test_non_contiguous_and_broadcast_inputs(log):
         x = view(base)
         t = view(T.tensor(base)) if not isinstance(view(T.tensor(base)), np.ndarray) else None
         for dim in range(3):
-            np.testing.assert_allclose(fn(t, dim).numpy(), np_softmax(x, dim, log), rtol=1e-12,
+            np.testing.assert_allclose(fn(t, dim).cpu().numpy(), np_softmax(x, dim, log), rtol=1e-12,
                                        atol=1e-12)
     row = np.random.default_rng(2).standard_normal(5)
     t = T.tensor(row).expand(4, 5)
-    np.testing.assert_allclose(fn(t, 1).numpy(), np_softmax(np.broadcast_to(row, (4, 5)), 1, log),
+    np.testing.assert_allclose(fn(t, 1).cpu().numpy(), np_softmax(np.broadcast_to(row, (4, 5)), 1, log),
                                rtol=1e-12, atol=1e-12)
 
 
 def test_extreme_values_stay_finite_and_nan_propagates():
     x = T.tensor([[1000.0, 0.0, -1000.0], [-1e30, -1e30, 5.0], [float("-inf"), 0.0, 1.0]])
-    y = F.softmax(x, 1).numpy()
-    np.testing.assert_allclose(y, np_softmax(x.numpy().astype(np.float64), 1), atol=1e-7)
-    ly = F.log_softmax(x, 1).numpy()
+    y = F.softmax(x, 1).cpu().numpy()
+    np.testing.assert_allclose(y, np_softmax(x.cpu().numpy().astype(np.float64), 1), atol=1e-7)
+    ly = F.log_softmax(x, 1).cpu().numpy()
     assert ly[0, 2] == np.float32(-2000.0) and ly[2, 0] == -np.inf
-    nan = F.softmax(T.tensor([[1.0, float("nan"), 2.0], [1.0, 2.0, 3.0]]), 1).numpy()
+    nan = F.softmax(T.tensor([[1.0, float("nan"), 2.0], [1.0, 2.0, 3.0]]), 1).cpu().numpy()
     assert np.isnan(nan[0]).all() and np.isfinite(nan[1]).all()
 
 
@@ -79,7 +79,7 @@ def test_dtype_argument_casts_the_input_first():
     x = T.tensor([[1.0, 2.0, 3.0]], dtype=T.float16)
     y = F.softmax(x, 1, dtype=T.float64)
     assert y.dtype == T.float64
-    np.testing.assert_allclose(y.numpy(), np_softmax(x.float().numpy(), 1), rtol=1e-12)
+    np.testing.assert_allclose(y.cpu().numpy(), np_softmax(x.float().cpu().numpy(), 1), rtol=1e-12)
     xi = T.tensor([[1, 2, 3]])
     assert F.log_softmax(xi, 1, dtype=T.float32).dtype == T.float32
     assert T.softmax(x, 1).dtype == T.float16 and x.softmax(1).dtype == T.float16
@@ -87,7 +87,7 @@ def test_dtype_argument_casts_the_input_first():
 
 def test_softmin_is_softmax_of_the_negation():
     x = np.random.default_rng(3).standard_normal((3, 4))
-    np.testing.assert_allclose(F.softmin(T.tensor(x), 1).numpy(), np_softmax(-x, 1), rtol=1e-12)
+    np.testing.assert_allclose(F.softmin(T.tensor(x), 1).cpu().numpy(), np_softmax(-x, 1), rtol=1e-12)
 
 
 @pytest.mark.parametrize("log", [False, True])
@@ -107,7 +107,7 @@ def test_backward_ops_match_the_formula_and_have_derivatives(log):
     ref = g - np.exp(y) * g.sum(1, keepdims=True) if log else y * (g - (g * y).sum(1, keepdims=True))
     op = T._C._log_softmax_backward_data if log else T._C._softmax_backward_data
     out = op(T.tensor(g), T.tensor(y), 1, T.float64)
-    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(out.cpu().numpy(), ref, rtol=1e-12)
     assert op(T.tensor(g), T.tensor(y), 1, T.float32).dtype == T.float32
     gt = T.tensor(g, requires_grad=True)
     yt = T.tensor(y, requires_grad=True)
@@ -173,12 +173,12 @@ def test_short_rows_with_minus_inf_and_all_minus_inf_rows(length, dtype):
             ref = np_softmax(x, -1, log)
         t = T.tensor(x, dtype=dtype, requires_grad=True)
         y = (F.log_softmax if log else F.softmax)(t, -1)
-        np.testing.assert_allclose(y.detach().numpy(), ref, rtol=TOL[dtype], atol=TOL[dtype])
-        assert np.isnan(y.detach().numpy()[::7]).all()
+        np.testing.assert_allclose(y.detach().cpu().numpy(), ref, rtol=TOL[dtype], atol=TOL[dtype])
+        assert np.isnan(y.detach().cpu().numpy()[::7]).all()
         y.backward(T.ones(x.shape, dtype=dtype))
         with np.errstate(invalid="ignore"):
             gref = np_softmax_backward(np.ones(x.shape), ref, -1, log)
-        np.testing.assert_allclose(t.grad.numpy(), gref, rtol=TOL[dtype], atol=TOL[dtype])
+        np.testing.assert_allclose(t.grad.cpu().numpy(), gref, rtol=TOL[dtype], atol=TOL[dtype])
 
 
 @pytest.mark.parametrize("log", [False, True])
@@ -196,7 +196,7 @@ def test_grad_of_softmax_with_dtype_comes_back_in_the_inputs_dtype():
     F.softmax(x, 1, dtype=T.float64)[0, 0].backward()
     assert x.grad.dtype == T.float32
     y = np_softmax(np.array([[0.5, 1.0, -1.0]]), 1)
-    np.testing.assert_allclose(x.grad.numpy()[0], y[0, 0] * (np.eye(3)[0] - y[0]), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy()[0], y[0, 0] * (np.eye(3)[0] - y[0]), rtol=1e-6)
 
 
 def test_the_tape_keeps_the_output_not_the_input():
@@ -205,7 +205,7 @@ def test_the_tape_keeps_the_output_not_the_input():
     with T.no_grad():
         x.mul_(2)  # the formula reads only y: no version error
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), np.zeros((4, 5)), atol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.zeros((4, 5)), atol=1e-6)
 
 
 def test_errors_name_the_problem():
@@ -223,9 +223,10 @@ def test_errors_name_the_problem():
 def test_implicit_dim_warns_as_pytorch():
     with pytest.warns(UserWarning, match="Implicit dimension choice"):
         y = F.softmax(T.randn(2, 3))
-    np.testing.assert_allclose(y.sum(1).numpy(), np.ones(2), rtol=1e-6)
+    np.testing.assert_allclose(y.sum(1).cpu().numpy(), np.ones(2), rtol=1e-6)
 
 
+@pytest.mark.host_only  # runs its own fake-device subprocess
 def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
     run_on_fake_device("""
         import numpy as np
@@ -244,7 +245,7 @@ def test_fake_device_uses_the_device_kernel_and_keeps_results_there():
         for fn in (C.softmax, C.log_softmax):
             y = fn(x, 1)
             assert str(y.device) == "fake:0"
-            np.testing.assert_array_equal(y.cpu().numpy(), fn(x.cpu(), 1).numpy())
+            np.testing.assert_array_equal(y.cpu().numpy(), fn(x.cpu(), 1).cpu().numpy())
         xr = x.detach().requires_grad_()
         C.log_softmax(xr, 0).sum().backward()
         assert str(xr.grad.device) == "fake:0"

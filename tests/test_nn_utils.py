@@ -33,13 +33,13 @@ def test_clip_grad_norm_scales_all_gradients_together(norm_type):
     assert float(returned) == pytest.approx(total, rel=1e-5)
     scale = min(1.0, 0.5 / (total + 1e-6))
     for p, g in zip(params, grads):
-        np.testing.assert_allclose(p.grad.numpy(), g * scale, rtol=1e-5)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g * scale, rtol=1e-5)
 
 
 def test_clip_grad_norm_leaves_small_gradients_and_flags_non_finite():
     params, grads = with_grads((4,))
     clip_grad_norm_(params, 100.0)
-    np.testing.assert_allclose(params[0].grad.numpy(), grads[0], rtol=1e-6)
+    np.testing.assert_allclose(params[0].grad.cpu().numpy(), grads[0], rtol=1e-6)
     params[0].grad = torch.tensor([1.0, float("nan"), 0.0, 0.0])
     with pytest.raises(RuntimeError, match="non-finite"):
         clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
@@ -49,13 +49,13 @@ def test_clip_grad_value_and_parameter_vectors():
     params, grads = with_grads((2, 3), (4,))
     clip_grad_value_(params, 0.3)
     for p, g in zip(params, grads):
-        np.testing.assert_allclose(p.grad.numpy(), np.clip(g, -0.3, 0.3), rtol=1e-6)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), np.clip(g, -0.3, 0.3), rtol=1e-6)
     model = nn.Linear(3, 2)
     vec = parameters_to_vector(model.parameters())
     assert vec.shape == (8,)
     vector_to_parameters(torch.arange(8, dtype=torch.float32), model.parameters())
-    np.testing.assert_array_equal(model.weight.detach().numpy(), np.arange(6).reshape(2, 3))
-    np.testing.assert_array_equal(model.bias.detach().numpy(), [6, 7])
+    np.testing.assert_array_equal(model.weight.detach().cpu().numpy(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(model.bias.detach().cpu().numpy(), [6, 7])
 
 
 def test_pad_and_pack_round_trip():
@@ -68,10 +68,10 @@ def test_pad_and_pack_round_trip():
     assert packed.sorted_indices.tolist() == [1, 0, 2]
     back, lengths = pad_packed_sequence(packed, batch_first=True)
     assert lengths.tolist() == [3, 5, 1]
-    np.testing.assert_array_equal(back.numpy(), np.where(padded.numpy() == -1, 0,
-                                                         padded.numpy()))
+    np.testing.assert_array_equal(back.cpu().numpy(), np.where(padded.cpu().numpy() == -1, 0,
+                                                         padded.cpu().numpy()))
     for a, b in zip(unpack_sequence(packed), seqs):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
     with pytest.raises(RuntimeError, match="sorted in decreasing order"):
         pack_padded_sequence(padded, [3, 5, 1], batch_first=True)
 
@@ -87,10 +87,10 @@ def test_rnn_on_packed_input_equals_running_each_sequence_alone(cls):
     for i, s in enumerate(seqs):
         o, st = m(s)
         hs = st[0] if cls is nn.LSTM else st
-        np.testing.assert_allclose(padded[:len(s), i].detach().numpy(), o.detach().numpy(),
+        np.testing.assert_allclose(padded[:len(s), i].detach().cpu().numpy(), o.detach().cpu().numpy(),
                                    rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(padded[len(s):, i].detach().numpy(), 0)
-        np.testing.assert_allclose(h[:, i].detach().numpy(), hs.detach().numpy(), rtol=1e-5,
+        np.testing.assert_array_equal(padded[len(s):, i].detach().cpu().numpy(), 0)
+        np.testing.assert_allclose(h[:, i].detach().cpu().numpy(), hs.detach().cpu().numpy(), rtol=1e-5,
                                    atol=1e-6)
 
 
@@ -104,23 +104,23 @@ def test_register_parametrization_and_remove():
     m = nn.Linear(3, 3)
     parametrize.register_parametrization(m, "weight", Symmetric())
     assert type(m).__name__ == "ParametrizedLinear" and parametrize.is_parametrized(m, "weight")
-    w = m.weight.detach().numpy()
+    w = m.weight.detach().cpu().numpy()
     np.testing.assert_array_equal(w, w.T)
     assert list(m.state_dict()) == ["bias", "parametrizations.weight.original"]
     m(torch.randn(2, 3)).sum().backward()
     assert m.parametrizations.weight.original.grad is not None
     parametrize.remove_parametrizations(m, "weight")
     assert type(m) is nn.Linear and isinstance(m.weight, nn.Parameter)
-    np.testing.assert_array_equal(m.weight.detach().numpy(), w)
+    np.testing.assert_array_equal(m.weight.detach().cpu().numpy(), w)
 
 
 def test_weight_norm_keeps_the_weight_and_splits_magnitude_and_direction():
     torch.manual_seed(0)
     lin = nn.Linear(4, 3)
-    w = lin.weight.detach().numpy().copy()
+    w = lin.weight.detach().cpu().numpy().copy()
     nn.utils.parametrizations.weight_norm(lin)
-    np.testing.assert_allclose(lin.weight.detach().numpy(), w, rtol=1e-6)
-    g = lin.parametrizations.weight.original0.detach().numpy()
+    np.testing.assert_allclose(lin.weight.detach().cpu().numpy(), w, rtol=1e-6)
+    g = lin.parametrizations.weight.original0.detach().cpu().numpy()
     np.testing.assert_allclose(g[:, 0], np.linalg.norm(w, axis=1), rtol=1e-6)
 
 
@@ -129,8 +129,8 @@ def test_functional_call_swaps_tensors_for_one_call_only():
     x = torch.randn(4, 3)
     w = torch.ones(2, 3, requires_grad=True)
     out = torch.func.functional_call(lin, {"weight": w}, (x,))
-    np.testing.assert_allclose(out.detach().numpy(),
-                               x.numpy().sum(1, keepdims=True) + lin.bias.detach().numpy(),
+    np.testing.assert_allclose(out.detach().cpu().numpy(),
+                               x.cpu().numpy().sum(1, keepdims=True) + lin.bias.detach().cpu().numpy(),
                                rtol=1e-6)
     out.sum().backward()
     assert w.grad is not None and lin.weight.grad is None
@@ -152,7 +152,7 @@ def test_fuse_conv_bn_eval_matches_the_pair():
         bn.weight.normal_()
     x = torch.randn(2, 2, 6, 6)
     fused = nn.utils.fuse_conv_bn_eval(conv, bn)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
+    np.testing.assert_allclose(fused(x).detach().cpu().numpy(), bn(conv(x)).detach().cpu().numpy(),
                                rtol=1e-5, atol=1e-5)
     with pytest.raises(AssertionError, match="eval"):
         nn.utils.fuse_conv_bn_eval(conv.train(), bn)
@@ -194,11 +194,11 @@ def test_functional_call_ties_weights_and_sets_other_names_as_attributes():
     w0 = m.a.weight
     # tie_weights: the value given for a.weight is also b.weight's
     out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2)}, x)
-    np.testing.assert_array_equal(out.numpy(), [[4.0, 4.0]])
+    np.testing.assert_array_equal(out.cpu().numpy(), [[4.0, 4.0]])
     out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
                                          "b.weight": torch.full((2, 2), 2.0)}, x,
                                      tie_weights=False)
-    np.testing.assert_array_equal(out.numpy(), [[6.0, 6.0]])
+    np.testing.assert_array_equal(out.cpu().numpy(), [[6.0, 6.0]])
     with pytest.raises(ValueError, match=r"^functional_call got multiple values for keys "
                                          r"\['a.weight', 'b.weight'\], which are tied"):
         torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
@@ -206,7 +206,7 @@ def test_functional_call_ties_weights_and_sets_other_names_as_attributes():
     # a name that is no parameter or buffer is an attribute during the call
     out = torch.func.functional_call(m, {"a.weight": torch.ones(2, 2),
                                          "extra": torch.tensor(10.0)}, x)
-    np.testing.assert_array_equal(out.numpy(), [[40.0, 40.0]])
+    np.testing.assert_array_equal(out.cpu().numpy(), [[40.0, 40.0]])
     assert not hasattr(m, "extra") and m.a.weight is w0 and m.b.weight is w0
     with pytest.raises(AttributeError, match="Linear has no attribute `c`"):
         torch.func.functional_call(m, {"a.c.weight": torch.ones(2, 2)}, x)
@@ -223,8 +223,13 @@ def test_packed_sequence_conversions_follow_tensor_to():
         assert type(q) is type(p) and q.data.dtype == dtype
         assert q.batch_sizes.tolist() == [3, 2, 1, 1]
         assert q.sorted_indices.tolist() == [1, 0, 2] and q.unsorted_indices.tolist() == [1, 0, 2]
-    np.testing.assert_array_equal(p.double().data.numpy(), p.data.numpy().astype(np.float64))
-    assert p.float() is p and p.cpu() is p and p.to(torch.float32) is p
+    np.testing.assert_array_equal(p.double().data.cpu().numpy(), p.data.cpu().numpy().astype(np.float64))
+    assert p.float() is p and p.to(torch.float32) is p
+    # cpu() is a no-op on the host; from a device it moves data and permutations
+    on_host = p.cpu()
+    assert (on_host is p) == (p.data.device.type == "cpu")
+    assert on_host.data.device.type == on_host.sorted_indices.device.type == "cpu"
+    np.testing.assert_array_equal(on_host.data.numpy(), p.data.cpu().numpy())
     assert not p.is_pinned() and not p.is_cuda
     assert invert_permutation(None) is None
     assert invert_permutation(torch.tensor([2, 0, 3, 1])).tolist() == [1, 3, 0, 2]
@@ -269,15 +274,15 @@ def test_remove_parametrizations_keeps_the_original_object_and_kind():
     w = m.weight
     P.register_parametrization(m, "weight", nn.Tanh())
     assert m.parametrizations.weight.original is w  # optimizers hold this object
-    expected = np.tanh(w.detach().numpy())
+    expected = np.tanh(w.detach().cpu().numpy())
     P.remove_parametrizations(m, "weight")
     assert m.weight is w
-    np.testing.assert_allclose(m.weight.detach().numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(m.weight.detach().cpu().numpy(), expected, rtol=1e-6)
     bn = nn.BatchNorm1d(2)
     P.register_parametrization(bn, "running_var", nn.Softplus())
     P.remove_parametrizations(bn, "running_var", leave_parametrized=False)
     assert "running_var" in bn._buffers and "running_var" not in bn._parameters
-    np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(2))
+    np.testing.assert_array_equal(bn.running_var.cpu().numpy(), np.ones(2))
     wn = nn.utils.parametrizations.weight_norm(nn.Linear(2, 2))
     with pytest.raises(ValueError, match="Cannot leave unparametrized"):
         P.remove_parametrizations(wn, "weight", leave_parametrized=False)
@@ -292,7 +297,7 @@ def test_type_before_and_transfer_parametrizations():
     P.transfer_parametrizations_and_params(src, dst)
     assert P.is_parametrized(dst, "weight")
     assert dst.parametrizations.weight.original is src.parametrizations.weight.original
-    np.testing.assert_array_equal(dst.weight.detach().numpy(), src.weight.detach().numpy())
+    np.testing.assert_array_equal(dst.weight.detach().cpu().numpy(), src.weight.detach().cpu().numpy())
 
 
 def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
@@ -304,7 +309,7 @@ def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
         bn.running_var.uniform_(0.5, 2.0)
     fused = nn.utils.fuse_conv_bn_eval(conv, bn)
     x = torch.tensor(rng.standard_normal((2, 3, 5, 5)))
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
+    np.testing.assert_allclose(fused(x).detach().cpu().numpy(), bn(conv(x)).detach().cpu().numpy(),
                                rtol=1e-12, atol=1e-12)
     # PyTorch: the new bias requires grad only if the conv had one that did
     assert fused.weight.requires_grad and not fused.bias.requires_grad
@@ -313,8 +318,8 @@ def test_fusion_keeps_dtypes_bias_grad_flags_and_checks_the_pair():
     # a one-feature BatchNorm scales every output of the linear layer
     w, b = fuse_linear_bn_weights(torch.ones(2, 3), None, torch.zeros(1), torch.full((1,), 4.0),
                                   0.0, torch.full((1,), 2.0), torch.ones(1))
-    np.testing.assert_allclose(w.detach().numpy(), np.ones((2, 3)))
-    np.testing.assert_allclose(b.detach().numpy(), np.ones(1))  # as PyTorch: zeros_like(mean)
+    np.testing.assert_allclose(w.detach().cpu().numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(b.detach().cpu().numpy(), np.ones(1))  # as PyTorch: zeros_like(mean)
     assert not w.requires_grad and not b.requires_grad  # as the inputs
     with pytest.raises(AssertionError, match="linear.out_features=4 and bn.num_features=3"):
         nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
@@ -335,4 +340,4 @@ def test_parametrized_modules_refuse_pickling_but_deep_copy():
     c = copy.deepcopy(m)
     assert type(c) is type(m) and list(c.state_dict()) == list(m.state_dict())
     assert c.parametrizations.weight.original is not m.parametrizations.weight.original
-    np.testing.assert_array_equal(c.weight.detach().numpy(), m.weight.detach().numpy())
+    np.testing.assert_array_equal(c.weight.detach().cpu().numpy(), m.weight.detach().cpu().numpy())

@@ -22,7 +22,7 @@
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_backend.h"
 
-/* Host code may read fake memory while a kernel runs; restored after. */
+/* Set by tl_dispatch_lend_cpu_kernels: the fake device holds the CPU's kernels outright. */
 static bool *host_flag(void) { return &tl_dispatch_host_memory_table[TL_DEVICE_FAKE]; }
 
 static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, const void *data)
@@ -151,12 +151,11 @@ static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
   tl_device_error *word;
   if (tl_device_errors_word(tl_tensor_device(off), &word) != TL_OK)
     return tl_error_status();
-  bool was = *host_flag();
-  *host_flag() = true;
+  tl_parallel_context++; /* as TL_EMU_HOSTED */
   tl_backend_fake_open();
   tl_status status = tl_cpu_index_offsets_pass(off, idx, a, &bad, &value);
   tl_backend_fake_close();
-  *host_flag() = was;
+  tl_parallel_context--;
   if (status == TL_OK && bad)
     tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), a->dim, value,
                             a->size, a->err);

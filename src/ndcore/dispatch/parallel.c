@@ -40,6 +40,7 @@ static struct {
   int nranges;
   int next;    /* next range to claim (atomic) */
   int pending; /* ranges not finished (under lock) */
+  int context; /* the caller's tl_parallel_context, for the workers */
   int active;  /* workers inside the current job (under lock); the next job
                   is published only when this is 0, so no worker ever mixes
                   two jobs' ranges */
@@ -48,6 +49,7 @@ static struct {
           .done = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local bool in_parallel_region;
+_Thread_local int tl_parallel_context;
 
 /* Before sleeping on a condition variable, a thread waits this long awake:
  * jobs often come back to back (a recurrent layer's steps: hundreds of small
@@ -129,10 +131,12 @@ static void *worker_main(void *arg)
     if (pool.stopping)
       break;
     seen = pool.generation;
+    tl_parallel_context = pool.context;
     __atomic_add_fetch(&pool.active, 1, __ATOMIC_RELEASE); /* atomic: read by spinners */
     pthread_mutex_unlock(&pool.lock);
     int finished = run_ranges(worker);
     pthread_mutex_lock(&pool.lock);
+    tl_parallel_context = 0;
     __atomic_sub_fetch(&pool.pending, finished, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&pool.active, 1, __ATOMIC_RELEASE);
     if (pool.pending == 0 && pool.active == 0)
@@ -316,6 +320,7 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx)
   pool.nranges = (int)((n + pool.chunk - 1) / pool.chunk);
   pool.next = 0;
   pool.pending = pool.nranges;
+  pool.context = tl_parallel_context;
   __atomic_add_fetch(&pool.generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);

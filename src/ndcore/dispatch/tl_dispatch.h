@@ -22,6 +22,7 @@
 #define TL_DISPATCH_H
 
 #include "ndcore/dispatch/tl_op.h"
+#include "ndcore/dispatch/tl_parallel.h"
 
 /* One slot of the table.  Elementwise ops store the inner loop that the
  * device's iterator runs; the other families store a pointer to their kernel
@@ -96,12 +97,17 @@ const void *tl_dispatch_kernel(tl_op op, tl_dtype dtype, int n, const tl_tensor 
 
 /* Can host code read this device's memory?  The CPU's, always; another
  * device's only while a test has lent it the CPU kernels (below), since its
- * memory is then host memory by construction.  The CPU iterator refuses
- * every other pointer.  Inline: the CPU iterator asks on every run. */
+ * memory is then host memory by construction; and the emulated fake
+ * device's while this thread runs one of its kernels (TL_EMU_HOSTED), or a
+ * piece of one on the pool: a per-thread count, as other Python threads run
+ * ops of their own while a kernel has let go of the GIL, and theirs must
+ * keep their device paths.  The CPU iterator refuses every other pointer.
+ * Inline: the CPU iterator asks on every run. */
 extern bool tl_dispatch_host_memory_table[TL_DEVICE_COUNT];
 static inline bool tl_dispatch_host_memory(tl_device device)
 {
-  return tl_dispatch_host_memory_table[device.type];
+  return tl_dispatch_host_memory_table[device.type] ||
+         (device.type == TL_DEVICE_FAKE && tl_parallel_context > 0);
 }
 
 /* t readable by host code: a view of t itself when its memory is the host's,

@@ -12,12 +12,11 @@
  * src/nn/nn_emulate.c) runs the CPU's. */
 #define TL_EMU_HOSTED(CALL)                                                                    \
   do {                                                                                         \
-    bool *flag_ = &tl_dispatch_host_memory_table[TL_DEVICE_FAKE], was_ = *flag_;               \
-    *flag_ = true;                                                                             \
+    tl_parallel_context++; /* this thread's mark (tl_dispatch_host_memory) */                  \
     tl_backend_fake_open();                                                                    \
     tl_status status_ = CALL;                                                                  \
     tl_backend_fake_close();                                                                   \
-    *flag_ = was_;                                                                             \
+    tl_parallel_context--;                                                                     \
     return status_;                                                                            \
   } while (0)
 

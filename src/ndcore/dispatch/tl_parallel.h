@@ -26,6 +26,12 @@
 typedef void (*tl_range_fn)(void *ctx, int64_t begin, int64_t end, int worker);
 
 void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx);
+
+/* A word of this thread's state that a job's pool workers take on from its
+ * caller while they run its ranges: how many emulated device kernels the
+ * thread is inside (TL_EMU_HOSTED, tl_dispatch_host_memory), so a kernel's
+ * pieces on the pool read the memory the kernel may read, and only they. */
+extern _Thread_local int tl_parallel_context;
 int tl_parallel_get_threads(void);
 void tl_parallel_set_threads(int n);
 

@@ -22,10 +22,13 @@ static tl_status sequence(const char *name, const tl_tensor *x, const tl_tensor 
                         tl_shape_str(got, sizeof got, x->ndim, x->shape));
   call->input = x->shape[want - 1];
   if (batch_sizes && (batch_sizes->dtype != TL_DTYPE_I64 || batch_sizes->ndim != 1 ||
-                      tl_tensor_device(batch_sizes).type != TL_DEVICE_CPU))
+                      tl_tensor_device(batch_sizes).type != TL_DEVICE_CPU)) {
+    char where[32];
     return tl_error_set(TL_ERR_RUNTIME, "%s(): batch_sizes must be a 1-d int64 tensor on the "
-                        "CPU, got %s of %d dimensions", name, tl_dtype_names[batch_sizes->dtype],
-                        batch_sizes->ndim);
+                        "CPU, got %s of %d dimensions on %s", name,
+                        tl_dtype_names[batch_sizes->dtype], batch_sizes->ndim,
+                        tl_device_str(where, sizeof where, tl_tensor_device(batch_sizes)));
+  }
   call->steps = batch_sizes ? batch_sizes->shape[0] : x->shape[0];
   if (!(*sizes = malloc((size_t)(call->steps + 1) * sizeof(int64_t))))
     return tl_error_set(TL_ERR_MEMORY, "%s(): out of memory", name);

@@ -150,7 +150,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     steps = sorted_lengths[0] if sorted_lengths else 0
     batch_sizes = [sum(1 for n in sorted_lengths if n > t) for t in range(steps)]
     data = _C.cat([x[t, :b] for t, b in enumerate(batch_sizes)], 0)
-    return PackedSequence(data, _C.tensor(batch_sizes, dtype=_C.int64), sorted_indices)
+    # batch_sizes is a host buffer (PyTorch's too), whatever the default device
+    return PackedSequence(data, _C.tensor(batch_sizes, dtype=_C.int64, device="cpu"),
+                          sorted_indices)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -178,10 +180,10 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     padded = _C.stack(rows, 0) if rows else _C.zeros((0, B) + rest, dtype=data.dtype,
                                                       device=data.device)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
-    lengths = _C.tensor(lengths, dtype=_C.int64)
+    lengths = _C.tensor(lengths, dtype=_C.int64, device="cpu")  # on the host, as PyTorch's
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices.to(device=padded.device))
-        lengths = lengths[sequence.unsorted_indices.cpu()]  # lengths stay on the CPU
+        lengths = lengths[sequence.unsorted_indices.cpu()]
     return (padded.transpose(0, 1) if batch_first else padded), lengths
 
 
