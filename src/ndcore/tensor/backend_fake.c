@@ -85,18 +85,24 @@ static void raw_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
  * segfault.  TORCHLIKE_FAKE_GUARD=1 (read when the emulation starts) makes
  * the pool's segments page-aligned mappings kept PROT_NONE except while a
  * kernel, copy or memset runs (tl_backend_fake_open/close, which
- * TL_EMU_HOSTED calls), so such a read faults in the tests too. */
+ * TL_EMU_HOSTED calls), so such a read faults in the tests too.
+ * The segments are placed in one reserved address range, so that opening
+ * and closing is one mprotect over the range in use, not one per segment
+ * (gradchecks make thousands of kernel calls with many tensors alive); a
+ * freed segment's pages go back to the reservation. */
 enum { GUARD_MAX = 8192 };
+#define GUARD_RESERVE ((size_t)64 << 30) /* address space only (MAP_NORESERVE) */
 
 static struct {
   pthread_mutex_t lock;
   bool on;
-  int depth;  /* nested opens */
+  int depth; /* nested opens */
+  char *base; /* the reservation, made on the first guarded segment */
   int n;
   struct {
-    void *p;
+    char *p;
     size_t len;
-  } seg[GUARD_MAX];
+  } seg[GUARD_MAX]; /* by address */
 } guard = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void tl_backend_fake_plain_pointers(bool plain) { plain_pointers = plain; }
@@ -115,8 +121,9 @@ static size_t page_round(size_t n)
 
 static void guard_protect_all(int prot) /* with guard.lock held */
 {
-  for (int i = 0; i < guard.n; i++)
-    mprotect(guard.seg[i].p, guard.seg[i].len, prot);
+  if (guard.n)
+    mprotect(guard.base, (size_t)(guard.seg[guard.n - 1].p + guard.seg[guard.n - 1].len -
+                                  guard.base), prot);
 }
 
 void tl_backend_fake_open(void)
@@ -139,19 +146,38 @@ void tl_backend_fake_close(void)
   pthread_mutex_unlock(&guard.lock);
 }
 
-/* A pool segment: a guarded mapping (NULL when the guard is off or full). */
+/* Pages of the reservation at p, fresh, with protection prot (MAP_FIXED
+ * replaces what was mapped there). */
+static bool guard_map(char *p, size_t len, int prot)
+{
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | (prot == PROT_NONE ? MAP_NORESERVE : 0);
+  return mmap(p, len, prot, flags, -1, 0) != MAP_FAILED;
+}
+
+/* A pool segment: a guarded mapping at the first gap of the reservation that
+ * fits (NULL when the guard is off or has no room). */
 static void *guarded_alloc(size_t nbytes)
 {
-  void *p = NULL;
+  char *p = NULL;
   pthread_mutex_lock(&guard.lock);
-  if (guard.on && guard.n < GUARD_MAX) {
+  if (guard.on && !guard.base) {
+    void *r = mmap(NULL, GUARD_RESERVE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    guard.base = r == MAP_FAILED ? NULL : r;
+  }
+  if (guard.on && guard.base && guard.n < GUARD_MAX) {
     size_t len = page_round(nbytes ? nbytes : 1);
-    p = mmap(NULL, len, guard.depth ? PROT_READ | PROT_WRITE : PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      p = NULL;
-    else
-      guard.seg[guard.n].p = p, guard.seg[guard.n++].len = len;
+    char *at = guard.base, *end = guard.base + GUARD_RESERVE;
+    int i = 0;
+    for (; i < guard.n && (size_t)(guard.seg[i].p - at) < len; i++)
+      at = guard.seg[i].p + guard.seg[i].len;
+    if ((size_t)(end - at) >= len &&
+        guard_map(at, len, guard.depth ? PROT_READ | PROT_WRITE : PROT_NONE)) {
+      memmove(&guard.seg[i + 1], &guard.seg[i], (size_t)(guard.n - i) * sizeof guard.seg[0]);
+      guard.seg[i].p = at, guard.seg[i].len = len;
+      guard.n++;
+      p = at;
+    }
   }
   pthread_mutex_unlock(&guard.lock);
   return p;
@@ -164,8 +190,9 @@ static bool guarded_free(void *host)
   pthread_mutex_lock(&guard.lock);
   for (int i = 0; i < guard.n && !found; i++)
     if (guard.seg[i].p == host) {
-      munmap(host, guard.seg[i].len);
-      guard.seg[i] = guard.seg[--guard.n];
+      guard_map(guard.seg[i].p, guard.seg[i].len, PROT_NONE); /* the pages go, the range stays */
+      memmove(&guard.seg[i], &guard.seg[i + 1], (size_t)(guard.n - i - 1) * sizeof guard.seg[0]);
+      guard.n--;
       found = true;
     }
   pthread_mutex_unlock(&guard.lock);
