@@ -117,6 +117,7 @@ def test_devices(device):
                                                                    device=device))
 
 
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
 def test_emulated():
     run_emulated(__file__)

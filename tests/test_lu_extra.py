@@ -147,6 +147,7 @@ def test_on_device(device):
     np.testing.assert_array_equal(host_array(C), a)
 
 
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
 def test_emulated():
     run_emulated(__file__)

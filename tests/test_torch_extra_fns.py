@@ -173,6 +173,7 @@ def test_on_device(name, device):
         np.testing.assert_allclose(host_array(g), w.numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
 def test_emulated():
     run_emulated(__file__)
