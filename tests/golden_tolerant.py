@@ -26,6 +26,15 @@ def close(got, want):
     return got == want
 
 
+def recorded_params(calls, cpu_only=()):
+    """pytest params for the recorded calls; those whose recorded error starts
+    with one of cpu_only (checks PyTorch makes in its CPU kernels only) are
+    host_only: skipped with a device as the default device."""
+    return [pytest.param(c, e, id=c, marks=pytest.mark.host_only)
+            if e[0] == "raises" and e[2].startswith(tuple(cpu_only)) else pytest.param(c, e, id=c)
+            for c, e in calls]
+
+
 def _as_on_the_cpu(msg):
     device = T.get_default_device().type
     if device == "cpu":

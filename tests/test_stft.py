@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torchlike as T
-from golden_tolerant import check_recorded
+from golden_tolerant import check_recorded, recorded_params
 from oracle import cuda_test_devices, golden_calls, host_array, run_emulated
 from test_composites import _noncontig, _rand
 
@@ -18,9 +18,7 @@ DEVICES, EMULATED = cuda_test_devices()
 
 
 # MKL's refusal of half precision is the CPU's own (cuFFT transforms it)
-@pytest.mark.parametrize("call,expected", [
-    pytest.param(c, e, marks=pytest.mark.host_only) if "MKL FFT" in str(e) else (c, e)
-    for c, e in CALLS], ids=[c for c, _ in CALLS])
+@pytest.mark.parametrize("call,expected", recorded_params(CALLS, ["MKL FFT doesn't support"]))
 def test_matches_pytorch(call, expected):
     check_recorded(_golden, call, expected)
 
