@@ -14,7 +14,7 @@ in these runs.
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 12 s
 (NumPy dispatch), 40 s (oracles) and 15 s (training) of wall time, pytest's start included
 (about twice that with the machine shared with a build); misc took 24 s on a shared
-machine."""
+machine, functions 5 s."""
 import os
 import subprocess
 import sys
@@ -45,6 +45,11 @@ SUITES = {
                  "test_sample_shape_dtype_and_support", "test_sample_moments",
                  "test_gamma_sampler_matches_the_gamma_distribution",
                  "test_float32_gamma_and_beta_samples_stay_float32_and_positive"))],
+    # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
+    # torch-level functions, the API surface (test_ldl: LDL's refusal on the device)
+    "functions": ["test_special_functions.py", "test_stft.py", "test_histogram.py",
+                  "test_lu_extra.py", "test_torch_extra_fns.py", "test_ldl.py",
+                  "test_api_surface.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],
