@@ -248,7 +248,7 @@ def describe(r):
         return ["tuple", [describe(x) for x in r]]
     if type(r).__name__ == "Tensor":
         a = r.detach()
-        a = (a.float() if str(a.dtype).endswith("bfloat16") else a).numpy()
+        a = (a.float() if str(a.dtype).endswith("bfloat16") else a).cpu().numpy()
         if a.dtype.kind == "c":  # complex values as [real, imaginary] pairs
             a = a.view(a.real.dtype).reshape(a.shape + (2,))
         return ["tensor", str(r.dtype).split(".")[-1], list(a.shape), a.tolist(),

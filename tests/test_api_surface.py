@@ -36,7 +36,15 @@ def _ours(value):
     return json.loads(re.sub(r"(?<![A-Za-z])torch\.", "torchlike.", json.dumps(value)))
 
 
-@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+# Host semantics, skipped with a device as the default device: apply_, map_
+# and map2_ run Python on CPU tensors only (as PyTorch's), get_device is -1
+# on the CPU, and new()'s refusal names the CPU.
+HOST_ONLY = (".apply_(", ".map_(", ".map2_(", "get_device(", ".new(I)")
+
+
+@pytest.mark.parametrize("call,expected", [
+    pytest.param(c, e, id=c, marks=pytest.mark.host_only) if any(h in c for h in HOST_ONLY)
+    else pytest.param(c, e, id=c) for c, e in CALLS])
 def test_matches_pytorch(call, expected):
     expected = _ours(expected)
     env = {"T": torch, **_golden.inputs(torch)}
@@ -138,7 +146,7 @@ def test_inplace_functions_write_their_input():
         method = name.rstrip("_")
         want = getattr(x.clone(), name)()
         assert getattr(torch, name)(y) is y, name
-        np.testing.assert_array_equal(y.numpy(), want.numpy(), err_msg=method)
+        np.testing.assert_array_equal(y.cpu().numpy(), want.cpu().numpy(), err_msg=method)
 
 
 VIEW_CASES = [("transpose_copy", (0, 2), lambda a: a.transpose(2, 1, 0)),
@@ -155,7 +163,7 @@ VIEW_CASES = [("transpose_copy", (0, 2), lambda a: a.transpose(2, 1, 0)),
 def test_copy_ops_are_fresh_contiguous_views(name, args, ref):
     base = torch.arange(48.0).reshape(4, 3, 4).transpose(0, 2)[:, :, 1:]  # non-contiguous
     got = getattr(torch, name)(base, *args)
-    np.testing.assert_array_equal(got.numpy(), ref(base.numpy()))
+    np.testing.assert_array_equal(got.cpu().numpy(), ref(base.cpu().numpy()))
     assert got.is_contiguous()
     got.fill_(-1.0)  # shares nothing with base
     assert (base >= 0).all()
@@ -178,7 +186,7 @@ def test_copy_out_is_resized():
     out = torch.empty(0)
     m = torch.arange(6.0).reshape(2, 3)
     assert torch.t_copy(m, out=out) is out
-    np.testing.assert_array_equal(out.numpy(), m.numpy().T)
+    np.testing.assert_array_equal(out.cpu().numpy(), m.cpu().numpy().T)
 
 
 def test_fill_gives_the_value_its_gradient():
@@ -205,10 +213,10 @@ def test_fill_diagonal_is_numpys_and_differentiable():
                         ((3, 3, 3), False), ((1, 4), True), ((4, 1), True)]:
         ref = np.zeros(shape)
         np.fill_diagonal(ref, 2.0, wrap=wrap)
-        np.testing.assert_array_equal(torch.zeros(shape).fill_diagonal_(2.0, wrap).numpy(), ref)
+        np.testing.assert_array_equal(torch.zeros(shape).fill_diagonal_(2.0, wrap).cpu().numpy(), ref)
     x = torch.ones(3, 3, dtype=torch.float64, requires_grad=True)
     (x * 1).fill_diagonal_(0).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), 1 - np.eye(3))
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), 1 - np.eye(3))
 
 
 @pytest.mark.parametrize("shape,size", [((2, 3, 4), (3, 1)), ((2, 3, 4), (1, 1, 4)),
@@ -220,7 +228,7 @@ def test_sum_to_size_is_a_broadcast_sum(shape, size):
     want = a.sum(axis=tuple(range(lead)))
     want = want.sum(axis=tuple(i for i, s in enumerate(size) if s == 1 and want.shape[i] != 1),
                     keepdims=True)
-    np.testing.assert_allclose(got.numpy(), want.reshape(size), rtol=1e-12)
+    np.testing.assert_allclose(got.cpu().numpy(), want.reshape(size), rtol=1e-12)
 
 
 def test_resize_keeps_the_storage_prefix():
@@ -231,20 +239,21 @@ def test_resize_keeps_the_storage_prefix():
     a[0, 0] = 9.0
     assert view[0].item() == 9.0
     a.resize_(4, 3)  # grows: the old values first
-    np.testing.assert_array_equal(a.flatten()[:6].numpy(), [9, 1, 2, 3, 4, 5])
+    np.testing.assert_array_equal(a.flatten()[:6].cpu().numpy(), [9, 1, 2, 3, 4, 5])
     assert a.shape == (4, 3) and a.is_contiguous()
     empty = torch.empty(0, dtype=torch.int32)
     empty.resize_(5).fill_(7)
     assert empty.tolist() == [7] * 5
 
 
+@pytest.mark.host_only  # apply_, map_ and map2_ take CPU tensors only, as PyTorch's
 def test_apply_and_map_are_elementwise_python():
     a = np.arange(6.0).reshape(2, 3)
     t = torch.tensor(a)
     t.apply_(lambda v: v * v + 1)
-    np.testing.assert_array_equal(t.numpy(), a * a + 1)
+    np.testing.assert_array_equal(t.cpu().numpy(), a * a + 1)
     t.map2_(torch.tensor(a), torch.tensor([1.0, 2.0, 3.0]), lambda s, x, y: s - x * y)
-    np.testing.assert_array_equal(t.numpy(), a * a + 1 - a * [1, 2, 3])
+    np.testing.assert_array_equal(t.cpu().numpy(), a * a + 1 - a * [1, 2, 3])
 
 
 def test_as_strided_scatter_gradients():
@@ -327,9 +336,11 @@ def test_post_accumulate_grad_hook_errors():
 def switches():
     from torchlike import _flags
     saved = dict(_flags._state)
+    device = torch.get_default_device()  # set_default_tensor_type sets it too
     yield _flags
     _flags._state.clear()
     _flags._state.update(saved)
+    torch.set_default_device(device)
     torch.set_float32_matmul_precision("highest")
     torch.set_default_dtype(torch.float32)
 

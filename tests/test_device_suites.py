@@ -12,9 +12,9 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 12 s
-(NumPy dispatch), 40 s (oracles), 15 s (training), 24 s (misc) and 55 s (nn: the
-guard's mprotect calls, most of it) of wall time, pytest's start included (about
-twice that with the machine shared with a build)."""
+(NumPy dispatch), 40 s (oracles), 15 s (training), 24 s (misc), 5 s (functions) and
+55 s (nn: the guard's mprotect calls, most of it) of wall time, pytest's start
+included (about twice that with the machine shared with a build)."""
 import os
 import subprocess
 import sys
@@ -48,13 +48,18 @@ SUITES = {
     # the nn files whose device run is quick; test_nn_conv, _softmax, _resample,
     # _grid, _attention, _dropout and _rnn_layer pass on the guarded emulated
     # device too, but their gradchecks make thousands of kernel calls, each
-    # of which unguards and reguards every live device allocation (mprotect),
-    # and together they would take many minutes
+    # of which unguards and reguards the device's memory (mprotect), and
+    # together they would take many minutes
     "nn": ["test_nn_activation.py", "test_nn_loss.py", "test_nn_functional.py",
            "test_nn_norm.py", "test_nn_embedding.py", "test_nn_class_loss.py",
            "test_nn_module.py", "test_nn_utils.py", "test_nn_norm_loss_golden.py",
            "test_nn_golden.py", "test_nn_api_extra.py", "test_nn_pool.py",
            "test_nn_rnn_kernels.py"],
+    # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
+    # torch-level functions, the API surface (test_ldl: LDL's refusal on the device)
+    "functions": ["test_special_functions.py", "test_stft.py", "test_histogram.py",
+                  "test_lu_extra.py", "test_torch_extra_fns.py", "test_ldl.py",
+                  "test_api_surface.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],

@@ -17,6 +17,7 @@ CALLS, _golden = golden_calls("ldl")
 DEVICES, EMULATED = cuda_test_devices()
 
 
+@pytest.mark.host_only  # no device kernel: test_devices checks the refusal
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
     check_recorded(_golden, call, expected)
@@ -58,6 +59,7 @@ def _sym(n, dtype, seed, batch=(), hermitian=False, zero_diag=False):
     return a.astype(dtype)
 
 
+@pytest.mark.host_only  # no device kernel: test_devices checks the refusal
 @pytest.mark.parametrize("dtype,hermitian", [(np.float32, False), (np.float64, False),
                                              (np.complex64, False), (np.complex128, False),
                                              (np.complex64, True), (np.complex128, True)])
@@ -67,7 +69,7 @@ def test_factor_rebuilds_a_and_solves(dtype, hermitian, zero_diag):
     t = T.tensor(np.swapaxes(a, -1, -2).copy()).mT      # non-contiguous, same values
     LD, piv, info = T.linalg.ldl_factor_ex(t, hermitian=hermitian)
     assert LD.dtype == t.dtype and piv.dtype == T.int32 and info.tolist() == [0, 0, 0]
-    ld, p = LD.numpy(), piv.numpy()
+    ld, p = LD.cpu().numpy(), piv.cpu().numpy()
     np.testing.assert_array_equal(np.triu(ld, 1), 0)
     tol = 1e-4 if dtype in (np.float32, np.complex64) else 1e-10
     two_by_two = 0
@@ -79,9 +81,10 @@ def test_factor_rebuilds_a_and_solves(dtype, hermitian, zero_diag):
     b = np.random.default_rng(2).standard_normal((2, 1, 6, 3)).astype(dtype)
     x = T.linalg.ldl_solve(LD, piv, T.tensor(b), hermitian=hermitian)
     assert x.shape == (2, 3, 6, 3)
-    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(x.cpu().numpy(), np.linalg.solve(a, b), rtol=tol * 10, atol=tol * 10)
 
 
+@pytest.mark.host_only  # no device kernel: test_devices checks the refusal
 def test_empty_and_singular():
     LD, piv = T.linalg.ldl_factor(T.zeros(2, 0, 0))
     assert LD.shape == (2, 0, 0) and piv.shape == (2, 0)
@@ -96,6 +99,7 @@ def test_empty_and_singular():
             call()
 
 
+@pytest.mark.host_only  # no device kernel: test_devices checks the refusal
 def test_not_differentiable():
     a = T.tensor(_sym(3, np.float64, 4), requires_grad=True)
     LD, _ = T.linalg.ldl_factor(a)
@@ -104,11 +108,11 @@ def test_not_differentiable():
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_devices(device):
-    a = T.tensor(_sym(4, np.float64, 5))
+    a = T.tensor(_sym(4, np.float64, 5), device="cpu")    # whatever the default device
     LD, piv = T.linalg.ldl_factor(a)
     if device == "cpu":
-        x = T.linalg.ldl_solve(LD, piv, T.eye(4, dtype=T.float64))
-        np.testing.assert_allclose(x.numpy(), np.linalg.inv(a.numpy()), rtol=1e-9, atol=1e-9)
+        x = T.linalg.ldl_solve(LD, piv, T.eye(4, dtype=T.float64, device="cpu"))
+        np.testing.assert_allclose(x.cpu().numpy(), np.linalg.inv(a.cpu().numpy()), rtol=1e-9, atol=1e-9)
         return
     with pytest.raises(NotImplementedError, match="linalg_ldl_factor_ex.*" + device):
         T.linalg.ldl_factor(a.to(device))
@@ -117,6 +121,21 @@ def test_devices(device):
                                                                    device=device))
 
 
+@pytest.mark.skipif(T.get_default_device().type == "cpu", reason="the default device is the CPU")
+def test_refused_on_the_default_device():
+    """With a device as the default device (tests/test_device_suites.py) the
+    tensors made without device= land there, where LDL refuses, naming it."""
+    device = str(T.get_default_device())
+    a = T.tensor(_sym(4, np.float64, 5))
+    for call in (lambda: T.linalg.ldl_factor(a), lambda: T.linalg.ldl_factor_ex(a)):
+        with pytest.raises(NotImplementedError, match="linalg_ldl_factor_ex.*" + device):
+            call()
+    LD, piv = (t.to(device) for t in T.linalg.ldl_factor(a.cpu()))
+    with pytest.raises(NotImplementedError, match="linalg_ldl_solve.*" + device):
+        T.linalg.ldl_solve(LD, piv, T.ones(4, 1, dtype=T.float64))
+
+
+@pytest.mark.host_only  # it starts its own emulated-device process
 @pytest.mark.skipif(EMULATED, reason="this process is the emulated run")
 def test_emulated():
     run_emulated(__file__)

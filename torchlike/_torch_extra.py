@@ -245,6 +245,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if index.device.type == "cpu" and index.numel() and (
             bool(_C.lt(index, 0).any()) or bool(_C.ge(index, x.shape[dim]).any())):
         raise IndexError("index out of range in self")
+    if index.device.type != "cpu":
+        # No host sync on a device: the scatter's kernel finds a bad index (as
+        # PyTorch's CUDA kernel asserts).  A negative one, which torchlike's
+        # scatters wrap, is moved past the end so that it is found too.
+        index = _C.where(_C.lt(index, 0), x.shape[dim], index)
     shape = [1] * src.ndim
     shape[dim] = -1
     spread = index.to(_C.int64).reshape(shape).expand(list(src.shape))
