@@ -12,6 +12,13 @@ import pytest
 
 import torchlike as tl
 
+
+# A warning is an accepted answer of a fuzz call: deprecated functions
+# (torch.lu, torch.range ...) and switches given a value that changes nothing
+# warn as PyTorch's do.
+pytestmark = [pytest.mark.filterwarnings("ignore:.* is deprecated:UserWarning"),
+              pytest.mark.filterwarnings("ignore:.*call has no effect:UserWarning")]
+
 SEED = 1234
 CALLS_PER_FUNCTION = 60
 

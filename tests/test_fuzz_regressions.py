@@ -12,6 +12,13 @@ import pytest
 import torchlike as tl
 import torchlike.numpy as tnp
 
+
+# A warning is an accepted answer of a fuzz call: deprecated functions
+# (torch.lu, torch.range ...) and switches given a value that changes nothing
+# warn as PyTorch's do.
+pytestmark = [pytest.mark.filterwarnings("ignore:.* is deprecated:UserWarning"),
+              pytest.mark.filterwarnings("ignore:.*call has no effect:UserWarning")]
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
