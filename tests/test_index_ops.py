@@ -178,6 +178,42 @@ def scatter_reduce_reference(a, dim, idx, src, reduce, include_self):
     return out
 
 
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("reduce", [None, "sum", "prod", "mean", "amax", "amin"])
+def test_expanded_index_moves_whole_slices(dim, reduce):
+    """idx.unsqueeze(-1).expand_as(src), the common spelling: its offsets are
+    computed once per row and expanded back, and the result equals the same
+    index made contiguous and NumPy's, duplicates included (a plain scatter
+    keeps the last value, in the index's order)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 6, 4))
+    d = dim % 3
+    shape = list(a.shape)
+    shape[d] = 7
+    src = rng.standard_normal(shape)
+    rows = rng.integers(0, a.shape[d], 7)
+    view = [1, 1, 1]
+    view[d] = 7
+    idx = tl.tensor(rows).reshape(view).expand(*shape)
+    assert 0 in idx.stride()
+    dense = np.broadcast_to(rows.reshape(view), shape)
+    t, s = to_tensor(a), to_tensor(src)
+    if reduce is None:
+        want = a.copy()
+        np.put_along_axis(want, dense, src, axis=d)  # NumPy's order: the last duplicate wins
+        got = t.scatter(dim, idx, s)
+        np.testing.assert_array_equal(got.numpy(), want)
+        np.testing.assert_array_equal(t.gather(dim, idx).numpy(),
+                                      np.take_along_axis(a, dense, axis=d))
+    else:
+        want = scatter_reduce_reference(a, d, dense, src, reduce, True)
+        got = t.scatter_reduce(dim, idx, s, reduce)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    np.testing.assert_array_equal(
+        got.numpy(), (t.scatter(dim, idx.contiguous(), s) if reduce is None
+                      else t.scatter_reduce(dim, idx.contiguous(), s, reduce)).numpy())
+
+
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8"])

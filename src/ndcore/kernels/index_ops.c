@@ -89,8 +89,20 @@ static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, 
   base->strides[dim] = 0;
   int64_t size = t->shape[dim];
   int64_t stride = t->strides[dim] * (int64_t)tl_dtype_size(t->dtype);
-  tl_status status = tl_index_offsets(off, index->ndim, index->shape, 1, &index, &size, &stride,
+  /* An expanded index (stride 0 on a dim other than dim: idx.unsqueeze(-1)
+   * .expand_as(src), one index spread over a slice) has one offset per
+   * element it really holds: compute those and expand them back, so that
+   * the move sees whole slices where it would see one offset per element. */
+  tl_tensor compact = *index, few = {0};
+  for (int d = 0; d < index->ndim; d++)
+    if (d != dim && index->strides[d] == 0)
+      compact.shape[d] = 1;
+  const tl_tensor *c = &compact;
+  tl_status status = tl_index_offsets(&few, compact.ndim, compact.shape, 1, &c, &size, &stride,
                                       &dim, true, TL_ERR_RUNTIME);
+  if (status == TL_OK)
+    status = tl_view_expand(off, &few, index->ndim, index->shape);
+  tl_tensor_release(&few);
   tl_tensor_release(&moved);
   return status;
 }
