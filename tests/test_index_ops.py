@@ -202,16 +202,16 @@ def test_expanded_index_moves_whole_slices(dim, reduce):
         want = a.copy()
         np.put_along_axis(want, dense, src, axis=d)  # NumPy's order: the last duplicate wins
         got = t.scatter(dim, idx, s)
-        np.testing.assert_array_equal(got.numpy(), want)
-        np.testing.assert_array_equal(t.gather(dim, idx).numpy(),
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
+        np.testing.assert_array_equal(t.gather(dim, idx).cpu().numpy(),
                                       np.take_along_axis(a, dense, axis=d))
     else:
         want = scatter_reduce_reference(a, d, dense, src, reduce, True)
         got = t.scatter_reduce(dim, idx, s, reduce)
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
     np.testing.assert_array_equal(
-        got.numpy(), (t.scatter(dim, idx.contiguous(), s) if reduce is None
-                      else t.scatter_reduce(dim, idx.contiguous(), s, reduce)).numpy())
+        got.cpu().numpy(), (t.scatter(dim, idx.contiguous(), s) if reduce is None
+                      else t.scatter_reduce(dim, idx.contiguous(), s, reduce)).cpu().numpy())
 
 
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
