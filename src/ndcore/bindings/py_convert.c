@@ -363,12 +363,22 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   bool from_python = !PyArray_Check(o) && !PyArray_IsScalar(o, Generic);
   /* Byte-swapped or unaligned arrays are copied into native, aligned ones
    * here (tensor() and as_tensor() may copy; from_numpy() may not). */
-  PyObject *host = host_items(o, 0);
-  if (!host)
-    return -1;
-  PyObject *arr = PyArray_CheckFromAny(host, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
+  PyObject *arr = PyArray_CheckFromAny(o, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED,
                                        NULL);
-  Py_DECREF(host);
+  if (!arr && from_python) { /* a device tensor among the items refuses NumPy: copy, retry */
+    PyObject *type, *value, *trace, *host;
+    PyErr_Fetch(&type, &value, &trace);
+    if (!(host = host_items(o, 0)) || host == o) {
+      Py_XDECREF(host);
+      PyErr_Restore(type, value, trace); /* none there: NumPy's own error stands */
+      return -1;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    arr = PyArray_CheckFromAny(host, NULL, 0, 0, NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED, NULL);
+    Py_DECREF(host);
+  }
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);
