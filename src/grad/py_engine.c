@@ -490,23 +490,20 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     PyErr_SetString(PyExc_RuntimeError, freed_message);
     return -1;
   }
+  /* results, then which inputs lead to a wanted gradient: a formula computes
+   * no other (and raises for no other, as PyTorch prunes: zeta's missing
+   * derivative in x does not stop autograd.grad wrt q).  One block. */
   size_t nin = (size_t)(node->ninputs ? node->ninputs : 1);
-  PyObject **results = PyMem_Calloc(nin, sizeof(PyObject *));
-  /* which inputs lead to a wanted gradient: a formula computes no other
-   * (and raises for no other, as PyTorch prunes: zeta's missing derivative
-   * in x does not stop autograd.grad wrt q) */
-  bool *wanted = PyMem_Calloc(nin, sizeof(bool));
-  if (!results || !wanted) {
-    PyMem_Free(results);
-    PyMem_Free(wanted);
+  PyObject **results = PyMem_Calloc(1, nin * (sizeof(PyObject *) + sizeof(bool)));
+  if (!results) {
     PyErr_NoMemory();
     return -1;
   }
+  bool *wanted = (bool *)(results + nin);
   for (int k = 0; k < node->ninputs; k++)
     wanted[k] = node->inputs[k].edge.fn && g->tasks[find_task(g, node->inputs[k].edge.fn)].needed;
   int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
                                        : run_formula(node, tk->buf, results, wanted, spec->create_graph);
-  PyMem_Free(wanted);
   if (r == 0 && node->hooks) {
     PyObject *gin = PyTuple_New(node->ninputs), *gout = PyTuple_New(tk->nbuf);
     for (int k = 0; gin && k < node->ninputs; k++)
