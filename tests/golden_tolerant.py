@@ -16,13 +16,14 @@ import pytest
 import torchlike as T
 
 
-def close(got, want):
+def close(got, want, rtol=2e-4):
+    """Described results equal, floats to rtol relative (absolute below 1)."""
     if isinstance(want, float) and isinstance(got, float):
         if math.isnan(want):
             return math.isnan(got)
-        return got == want or abs(got - want) <= 2e-4 * max(1.0, abs(want))
+        return got == want or abs(got - want) <= rtol * max(1.0, abs(want))
     if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(close(g, w) for g, w in zip(got, want))
+        return len(got) == len(want) and all(close(g, w, rtol) for g, w in zip(got, want))
     return got == want
 
 

@@ -9,21 +9,11 @@ import numpy as np
 import pytest
 
 import torchlike as T
+from golden_tolerant import close
 from oracle import cuda_test_devices, golden_calls, host_array, run_emulated
 
 CALLS, _golden = golden_calls("composites")
 DEVICES, EMULATED = cuda_test_devices()
-
-
-def _close(got, want):
-    """Described results equal, floats to 5 significant-ish digits."""
-    if isinstance(want, float) and isinstance(got, float):
-        if math.isnan(want):
-            return math.isnan(got)
-        return got == want or abs(got - want) <= 2e-5 * max(1.0, abs(want))
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_close(g, w) for g, w in zip(got, want))
-    return got == want
 
 
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
@@ -37,7 +27,7 @@ def test_matches_pytorch(call, expected):
         assert words[:40] in str(e.value).replace("  ", " "), (call, str(e.value))
         return
     got = _golden.describe(eval(call, env))
-    assert _close(got, expected), (call, got, expected)
+    assert close(got, expected, rtol=2e-5), (call, got, expected)  # 5 digits recorded
 
 
 def _rand(*shape, seed=0, dtype=np.float64):
