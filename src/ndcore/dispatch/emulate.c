@@ -22,9 +22,6 @@
 #include "ndcore/kernels/tl_reduce.h"
 #include "ndcore/tensor/tl_backend.h"
 
-/* Set by tl_dispatch_lend_cpu_kernels: the fake device holds the CPU's kernels outright. */
-static bool *host_flag(void) { return &tl_dispatch_host_memory_table[TL_DEVICE_FAKE]; }
-
 static tl_status run_elementwise(const tl_iter_kernel *self, const tl_iter *it, const void *data)
 {
   const tl_kernel *cpu = self->ctx;
@@ -143,6 +140,11 @@ static tl_status emu_histc(const tl_tensor *in, int64_t bins, double min, double
 
 /* The index ops' passes.  A bad index is recorded in the fake device's error
  * record and raised at its next synchronization, as a CUDA kernel's is. */
+static tl_status hosted_offsets(const tl_tensor *off, const tl_tensor *idx,
+                                const tl_index_offsets_args *a, bool *bad, int64_t *value)
+{
+  TL_EMU_HOSTED(tl_cpu_index_offsets_pass(off, idx, a, bad, value));
+}
 static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
                              const tl_index_offsets_args *a)
 {
@@ -151,11 +153,7 @@ static tl_status emu_offsets(const tl_tensor *off, const tl_tensor *idx,
   tl_device_error *word;
   if (tl_device_errors_word(tl_tensor_device(off), &word) != TL_OK)
     return tl_error_status();
-  tl_parallel_context++; /* as TL_EMU_HOSTED */
-  tl_backend_fake_open();
-  tl_status status = tl_cpu_index_offsets_pass(off, idx, a, &bad, &value);
-  tl_backend_fake_close();
-  tl_parallel_context--;
+  tl_status status = hosted_offsets(off, idx, a, &bad, &value);
   if (status == TL_OK && bad)
     tl_device_errors_record(word, tl_device_errors_op(tl_device_errors_current()), a->dim, value,
                             a->size, a->err);
@@ -227,7 +225,7 @@ tl_status tl_dispatch_emulate_device(void)
       TL_OP_UNIFORM,     TL_OP_NORMAL,  TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
       TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL};
-  if (*host_flag())
+  if (tl_dispatch_host_memory_table[TL_DEVICE_FAKE]) /* tl_dispatch_lend_cpu_kernels's */
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);
   tl_backend_fake_guard_from_env();
