@@ -3,7 +3,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["OneHotCategorical"]
+__all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class OneHotCategorical(Distribution):
@@ -82,3 +82,14 @@ class OneHotCategorical(Distribution):
 
     def __repr__(self):
         return Distribution.__repr__(self)
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose ``rsample`` passes gradients straight through:
+    the one-hot draw plus ``probs - probs.detach()`` (Bengio et al. 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=torchlike.Size()):
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())

@@ -6,10 +6,14 @@ import weakref
 
 import torchlike
 from . import constraints
-from .utils import _sum_rightmost, eps
+from .utils import _sum_rightmost, eps, tiny
 
-__all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform",
-           "TanhTransform", "PowerTransform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
+           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform",
+           "Transform", "identity_transform"]
 
 
 class Transform:
@@ -339,12 +343,10 @@ class SigmoidTransform(Transform):
         return hash(SigmoidTransform)
 
     def _call(self, x):
-        e = eps(x.dtype)
-        return torchlike.sigmoid(x).clamp(e, 1 - e)
+        return _clipped_sigmoid(x)
 
     def _inverse(self, y):
-        e = eps(y.dtype)
-        y = y.clamp(e, 1 - e)
+        y = y.clamp(tiny(y.dtype), 1 - eps(y.dtype))
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):
@@ -457,3 +459,13 @@ class AffineTransform(Transform):
 def _softplus(x):
     """log(1 + exp(x)) without overflow."""
     return x.clamp(min=0) + torchlike.log1p(torchlike.exp(-x.abs()))
+
+
+def _clipped_sigmoid(x):
+    """sigmoid(x) kept inside [tiny, 1 - eps], so that its log and log1p(-.) stay finite."""
+    return torchlike.sigmoid(x).clamp(tiny(x.dtype), 1 - eps(x.dtype))
+
+
+# the rest of PyTorch's transforms, which build on the classes above
+from .transforms_constrained import *  # noqa: E402,F401,F403
+from .transforms_combined import *  # noqa: E402,F401,F403
