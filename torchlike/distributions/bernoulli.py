@@ -2,7 +2,7 @@ import numbers
 
 import torchlike
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
@@ -31,11 +31,12 @@ class _BinaryParams:
         return self._param.size()
 
 
-class Bernoulli(_BinaryParams, Distribution):
+class Bernoulli(_BinaryParams, ExponentialFamily):
     """Bernoulli distribution given by ``probs`` or by ``logits`` (not both)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
@@ -77,6 +78,13 @@ class Bernoulli(_BinaryParams, Distribution):
             self._validate_sample(value)
         logits, value = torchlike.broadcast_tensors(self.logits, value)
         return -_bce_with_logits(logits, value)
+
+    @property
+    def _natural_params(self):
+        return (torchlike.logit(self.probs),)
+
+    def _log_normalizer(self, x):
+        return torchlike.log1p(torchlike.exp(x))
 
     def entropy(self):
         return _bce_with_logits(self.logits, self.probs)

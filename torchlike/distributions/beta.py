@@ -4,12 +4,13 @@ import torchlike
 from . import constraints
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta distribution with ``concentration1`` (alpha) and
     ``concentration0`` (beta); a two-component Dirichlet underneath."""
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
@@ -63,6 +64,13 @@ class Beta(Distribution):
             self._validate_sample(value)
         heads_tails = torchlike.stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
+
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return torchlike.lgamma(x) + torchlike.lgamma(y) - torchlike.lgamma(x + y)
 
     def entropy(self):
         return self._dirichlet.entropy()

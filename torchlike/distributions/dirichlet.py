@@ -2,6 +2,7 @@ import torchlike
 from . import constraints
 from ._gamma_ops import standard_gamma
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import eps, tiny
 
 __all__ = ["Dirichlet"]
@@ -12,7 +13,7 @@ def _lbeta(concentration):
     return torchlike.lgamma(concentration).sum(-1) - torchlike.lgamma(concentration.sum(-1))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet distribution over the simplex of the last dimension of
     ``concentration``. ``rsample`` normalises Gamma draws, whose implicit
     reparameterisation gradients carry through the normalisation."""
@@ -64,6 +65,13 @@ class Dirichlet(Distribution):
     def variance(self):
         con0 = self.concentration.sum(-1, keepdim=True)
         return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return _lbeta(x)
 
     def entropy(self):
         k = self.concentration.size(-1)

@@ -1,16 +1,17 @@
 import torchlike
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_params
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential distribution with rate ``rate`` (mean ``1 / rate``)."""
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, rate, validate_args=None):
         (self.rate,), batch_shape = broadcast_params(rate)
@@ -56,3 +57,10 @@ class Exponential(Distribution):
 
     def entropy(self):
         return 1.0 - torchlike.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -torchlike.log(-x)

@@ -1,19 +1,20 @@
 import torchlike
 from . import constraints
 from ._gamma_ops import gammainc, standard_gamma
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_params, tiny
 
 __all__ = ["Gamma"]
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma distribution with shape ``concentration`` and inverse scale
     ``rate``. ``rsample`` is differentiable in both (implicit
     reparameterisation for the concentration, see ``_gamma_ops``)."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
         (self.concentration, self.rate), batch_shape = broadcast_params(concentration, rate)
@@ -50,6 +51,13 @@ class Gamma(Distribution):
     def entropy(self):
         return (self.concentration - torchlike.log(self.rate) + torchlike.lgamma(self.concentration)
                 + (1.0 - self.concentration) * torchlike.digamma(self.concentration))
+
+    @property
+    def _natural_params(self):
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        return torchlike.lgamma(x + 1) + (x + 1) * torchlike.log(-y.reciprocal())
 
     def cdf(self, value):
         if self._validate_args:

@@ -2,12 +2,13 @@ import math
 
 import torchlike
 from .distribution import _LocationScale
+from .exp_family import ExponentialFamily
 from .utils import _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(_LocationScale):
+class Normal(ExponentialFamily, _LocationScale):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
     @property
@@ -40,3 +41,10 @@ class Normal(_LocationScale):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torchlike.log(self.scale)
+
+    @property
+    def _natural_params(self):
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * torchlike.log(-math.pi / y)
