@@ -5,7 +5,6 @@ the entropy (and the generic KL in kl.py) follow from F's gradient, taken by
 autograd, as the Bregman divergence of F."""
 import torchlike
 from .distribution import Distribution
-from .utils import _sum_rightmost
 
 __all__ = ["ExponentialFamily"]
 
@@ -41,5 +40,6 @@ class ExponentialFamily(Distribution):
         nparams, result, grads = self._log_normalizer_and_grads()
         result = result - self._mean_carrier_measure
         for theta, g in zip(nparams, grads):
-            result = result - _sum_rightmost(theta * g, len(self.event_shape))
+            # each parameter's entries summed per batch element, whatever its own shape
+            result = result - (theta * g).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)
         return result

@@ -10,6 +10,7 @@ __all__ = ["Normal"]
 
 class Normal(ExponentialFamily, _LocationScale):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``."""
+    _mean_carrier_measure = 0
 
     @property
     def stddev(self):
