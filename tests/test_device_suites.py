@@ -12,7 +12,7 @@ NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
 Emulated, on a 2-core machine, the groups take about 12 s (gradients), 12 s
-(NumPy dispatch), 40 s (oracles), 15 s (training), 24 s (misc), 5 s (functions) and
+(NumPy dispatch), 40 s (oracles), 15 s (training), 38 s (misc), 5 s (functions) and
 55 s (nn: the guard's mprotect calls, most of it) of wall time, pytest's start
 included (about twice that with the machine shared with a build)."""
 import os
@@ -44,7 +44,19 @@ SUITES = {
              *(f"test_distributions_sampling.py::{t}" for t in (
                  "test_sample_shape_dtype_and_support", "test_sample_moments",
                  "test_gamma_sampler_matches_the_gamma_distribution",
-                 "test_float32_gamma_and_beta_samples_stay_float32_and_positive"))],
+                 "test_float32_gamma_and_beta_samples_stay_float32_and_positive")),
+             # test_distributions_more: all but its gradchecks (half its device time)
+             "test_distributions_transforms_more.py",
+             *(f"test_distributions_more.py::{t}" for t in (
+                 "test_log_prob_and_shapes_match_pytorch", "test_moments_and_entropy_match_pytorch",
+                 "test_cdf_matches_pytorch", "test_icdf_matches_pytorch_and_inverts_cdf",
+                 "test_exponential_family_bregman_entropy_matches_pytorch",
+                 "test_kl_divergence_matches_pytorch",
+                 "test_exponential_family_bregman_kl_matches_pytorch_and_closed_form",
+                 "test_kl_of_new_families_with_themselves_is_zero",
+                 "test_samples_follow_the_distribution", "test_sample_shapes_dtypes_and_support",
+                 "test_sample_means_match_moments", "test_bad_parameters_raise_pytorchs_value_error",
+                 "test_bad_values_and_arguments_raise"))],
     # the nn files whose device run is quick; test_nn_conv, _softmax, _resample,
     # _grid, _attention, _dropout and _rnn_layer pass on the guarded emulated
     # device too, but their gradchecks make thousands of kernel calls, each
