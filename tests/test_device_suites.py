@@ -48,7 +48,8 @@ SUITES = {
              # test_distributions_more: all but its gradchecks (half its device time)
              "test_distributions_transforms_more.py",
              *(f"test_distributions_more.py::{t}" for t in (
-                 "test_log_prob_and_shapes_match_pytorch", "test_moments_and_entropy_match_pytorch",
+                 "test_log_prob_and_shapes_match_pytorch", "test_expand_broadcasts_the_batch",
+                 "test_moments_and_entropy_match_pytorch",
                  "test_cdf_matches_pytorch", "test_icdf_matches_pytorch_and_inverts_cdf",
                  "test_exponential_family_bregman_entropy_matches_pytorch",
                  "test_kl_divergence_matches_pytorch",

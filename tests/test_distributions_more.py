@@ -58,6 +58,20 @@ def test_log_prob_and_shapes_match_pytorch(name):
     check(d.log_prob(f64(rec["value"])), rec["log_prob"])
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_expand_broadcasts_the_batch(name):
+    """expand((2,) + batch_shape) gives the same log_prob, repeated."""
+    rec = CASES[name]
+    d = ev(rec["expr"])
+    e = d.expand((2,) + tuple(d.batch_shape))
+    assert tuple(e.batch_shape) == (2,) + tuple(d.batch_shape) and e.event_shape == d.event_shape
+    value = f64(rec["value"])
+    lp = host_array(e.log_prob(value.unsqueeze(-1 - len(d.batch_shape) - len(d.event_shape))).detach())
+    expected = np.array(rec["log_prob"], dtype=np.float64)
+    expected = np.expand_dims(expected, -1 - len(d.batch_shape))
+    np.testing.assert_allclose(lp, np.broadcast_to(expected, lp.shape), **TOL)
+
+
 QUANTITIES = ("mean", "mode", "variance", "stddev", "entropy", "covariance_matrix",
               "precision_matrix", "scale_tril")
 
