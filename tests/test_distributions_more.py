@@ -147,6 +147,20 @@ def test_kl_of_new_families_with_themselves_is_zero():
         np.testing.assert_allclose(host_array(D.kl_divergence(d, d).detach()), 0.0, atol=1e-12)
 
 
+def test_kumaraswamy_mode_is_the_density_argmax():
+    """PyTorch's Kumaraswamy.mode is nan whenever concentration0 > 1 (its
+    formula takes log(1 - concentration0)); ours is the density's argmax,
+    found here on a fine grid, and nan where a parameter is below 1 as in
+    PyTorch."""
+    c1, c0 = f64([2.0, 3.0, 1.5, 0.5]), f64([3.0, 1.2, 5.0, 2.0])
+    d = D.Kumaraswamy(c1, c0)
+    grid = np.linspace(1e-4, 1 - 1e-4, 200001)
+    lp = host_array(d.log_prob(f64(grid[:, None]).expand(len(grid), 4).contiguous()))
+    mode = host_array(d.mode)
+    np.testing.assert_allclose(mode[:3], grid[lp[:, :3].argmax(0)], atol=1e-5)
+    assert np.isnan(mode[3])
+
+
 # ---- sampling ---------------------------------------------------------------
 
 def _families():
@@ -314,10 +328,11 @@ def test_straight_through_rsample_passes_probs_gradient():
     torchlike.manual_seed(1)
     x = d.rsample((4,))
     assert sorted(np.unique(host_array(x.detach())).tolist()) == [0.0, 1.0]
-    weights = f64([1.0, 2.0, 3.0])
-    (x * weights).sum().backward()
-    # each of the 4 draws adds d(probs)/d(probs) * weights, scaled by the normalisation
-    assert np.all(host_array(probs.grad) != 0)
+    weights = np.array([1.0, 2.0, 3.0])
+    (x * f64(weights)).sum().backward()
+    # each of the 4 draws adds the gradient of <w, p / sum(p)>: w - <w, p> (sum(p) = 1)
+    expected = 4 * (weights - weights @ np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_allclose(host_array(probs.grad), expected, rtol=1e-12)
 
 
 # ---- validation ---------------------------------------------------------------

@@ -47,9 +47,11 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def mode(self):
+        # ((c1 - 1) / (c1 c0 - 1)) ** (1 / c1) where both are >= 1. NOTE: PyTorch's
+        # expression, c0^-1 log(1 - c0) - log(1 - c0 c1), is nan for every c0 > 1
+        # (a bug); this is the density's argmax (tests check it numerically)
         c1, c0 = self.concentration1, self.concentration0
-        # log(((c1 - 1) / (c1 c0 - 1)) ** (1 / c1)), written as PyTorch's
-        log_mode = c0.reciprocal() * (-c0).log1p() - (-c0 * c1).log1p()
+        log_mode = ((c1 - 1).log() - (c1 * c0 - 1).log()) / c1
         log_mode = torchlike.where((c0 < 1) | (c1 < 1), torchlike.full_like(log_mode, math.nan), log_mode)
         return log_mode.exp()
 
