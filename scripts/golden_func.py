@@ -159,6 +159,21 @@ CASES = [
      "w = x.clone().requires_grad_()\n"
      "g = func.grad(lambda x: (x ** 3).sum())(w)\n"
      "result = [g.requires_grad, g, torch.autograd.grad(g.sum(), w)[0]]"),
+    ("grad_of_per_sample",
+     "result = func.grad(lambda X: func.vmap(func.grad(lambda r: (r.sin() * r).sum()))(X)"
+     ".pow(2).sum())(X)"),
+    ("jvp_of_jvp", "result = func.jvp(lambda a: func.jvp(lambda b: b.sin() * b, (a,), (y,))[1],"
+                   " (x,), (x,))"),
+    ("jacrev_vjp_closure", "result = func.jacrev(lambda a: func.vjp(lambda b: a * b * b, a)[1]"
+                           "(torch.ones(3, dtype=torch.float64))[0])(x)"),
+    ("hessian_params",
+     "model = nn.Linear(3, 2)\n"
+     "result = func.hessian(lambda p: func.functional_call(model, p, (X,)).pow(2).sum())"
+     "({'weight': W, 'bias': b})"),
+    ("vmap_jacfwd_argnums",
+     "result = func.vmap(func.jacfwd(lambda a, c: a * c.sum(), argnums=(0, 1)))(X, X2)"),
+    ("vmap_grad_unbatched_arg", "result = func.vmap(func.grad(lambda a, c: (a * c).sin().sum(),"
+                                " argnums=1), in_dims=(0, None))(X, x)"),
     ("grad_const_output", "result = func.grad(lambda x: torch.tensor(2.0, dtype=torch.float64))(x)"),
 ]
 
@@ -173,6 +188,7 @@ ERRORS = [
     "func.grad(lambda x: x.sum(), has_aux=True)(x)",
     "func.grad(lambda x: (x, 1), has_aux=True)(x)",
     "func.grad(lambda x: x)(1.0)",
+    "func.grad(lambda x: x.mul_(2).sum())(x)",
     "func.vjp(lambda x: 1.0, x)",
     "func.vjp(lambda x: x, 1.0)",
     "func.vjp(torch.sin, x)[1](torch.ones(2, dtype=torch.float64))",
