@@ -174,6 +174,8 @@ CASES = [
      "result = func.vmap(func.jacfwd(lambda a, c: a * c.sum(), argnums=(0, 1)))(X, X2)"),
     ("vmap_grad_unbatched_arg", "result = func.vmap(func.grad(lambda a, c: (a * c).sin().sum(),"
                                 " argnums=1), in_dims=(0, None))(X, x)"),
+    ("grad_int_output", "result = func.grad(lambda x: x.argmax())(x)"),
+    ("jvp_int_output", "result = func.jvp(lambda x: (x.argmax(), x * 2), (x,), (y,))"),
     ("grad_const_output", "result = func.grad(lambda x: torch.tensor(2.0, dtype=torch.float64))(x)"),
 ]
 
@@ -200,6 +202,8 @@ ERRORS = [
     "func.jvp(lambda x: 1.0, (x,), (x,))",
     "func.jacrev(torch.sin, chunk_size=0)(x)",
     "func.jacrev(lambda x: 1.0)(x)",
+    "func.jacrev(lambda x: (x * 2).argmax())(x)",
+    "func.vjp(lambda x: (x, x.argmax()), x)",
     "func.jacfwd(lambda a: a + torch.randn(3), randomness='foo')(x)",
     "func.jacfwd(lambda a: a + torch.randn(3))(x)",
     "func.vmap(torch.add)(torch.ones(2), torch.ones(3))",

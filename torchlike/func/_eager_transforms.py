@@ -208,6 +208,14 @@ def _tensor_outputs(out, where, what="f(*primals)"):
     return leaves, spec
 
 
+def _check_differentiable(outs):
+    """vjp's rule: every output can carry a cotangent."""
+    for t in outs:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {t.dtype}")
+
+
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the
     cotangents pulled back to every primal, a tuple as long as primals."""
@@ -216,6 +224,7 @@ def vjp(func, *primals, has_aux=False):
         diff = _Differentiated(primals, tuple(range(len(primals)))) if primals else None
         out, aux = _split_aux(func(*(diff.args if diff else ())), has_aux, where)
         outs, out_spec = _tensor_outputs(out, where)
+        _check_differentiable(outs)
         own = diff.own if diff else []
         keep = _keep_graph(level.outer, diff.originals if diff else [], own, outs)
 
@@ -250,8 +259,10 @@ def _jvp_graph(func, primals, where, has_aux):
         out, aux = _split_aux(func(*diff.args), has_aux, where)
         outs, out_spec = _tensor_outputs(out, where)
         keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
-        us = [_C.zeros_like(o).requires_grad_() for o in outs]
-        gs = _tape_grads(outs, diff.own, us, True)
+        # an integer output has no cotangent: its tangent is zeros
+        real = [o for o in outs if o.is_floating_point() or o.is_complex()]
+        us = [_C.zeros_like(o).requires_grad_() for o in real]
+        gs = _tape_grads(real, diff.own, us, True)
     return diff, out, aux, outs, us, gs, keep
 
 
@@ -268,12 +279,13 @@ def _push_forward(diff, outs, us, gs, tangents, where, keep):
     tangents = [t.to(x.dtype) for x, t in zip(diff.originals, tangents)]
     make = keep or _depth() > 0 or any(t.requires_grad for t in tangents)
     live = [(g, t) for g, t in zip(gs, tangents) if g.requires_grad]
-    with enable_grad():
-        if live:
+    res = [None] * len(us)
+    if live and us:
+        with enable_grad():
             res = autograd.grad([g for g, _ in live], us, [t for _, t in live],
                                 retain_graph=True, create_graph=make, allow_unused=True)
-        else:
-            res = [None] * len(us)
+    res = iter(res)  # one per floating or complex output, in order
+    res = [(next(res) if o.is_floating_point() or o.is_complex() else None) for o in outs]
     res = [_C.zeros_like(o) if r is None else r for r, o in zip(res, outs)]
     return res if make else [r.detach() for r in res]
 
@@ -325,6 +337,7 @@ def _jacobian(func, argnums, has_aux, args, kwargs, where):
         diff = _Differentiated(args, argnums)
         out, aux = _split_aux(func(*diff.args, **kwargs), has_aux, where)
         outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
+        _check_differentiable(outs)
         keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
         blocks = []
         for o in outs:
