@@ -97,7 +97,8 @@ CASES = [
     ("vmap_in_dims_neg", "result = func.vmap(lambda a: a.softmax(0), in_dims=-1)(X)"),
     ("vmap_out_dims", "result = func.vmap(lambda a: a.outer(y), out_dims=1)(X)"),
     ("vmap_out_dims_neg", "result = func.vmap(lambda a: a.expand(2, 3), out_dims=-1)(X)"),
-    ("vmap_out_tuple", "result = func.vmap(lambda a: (a.sum(), a * 2, x), out_dims=(0, 1, None))(X)"),
+    ("vmap_out_tuple",
+     "result = func.vmap(lambda a: (a.sum(), a * 2, x), out_dims=(0, 1, None))(X)"),
     ("vmap_nested", "result = func.vmap(func.vmap(torch.dot, (None, 0)), (0, None))(X, A)"),
     ("vmap_nested_3d", "result = func.vmap(func.vmap(lambda r: r / r.norm()), in_dims=1)(X3)"),
     ("vmap_dict", "result = func.vmap(lambda d: d['a'] * d['b'], in_dims=({'a': 0, 'b': None},))"
@@ -138,9 +139,10 @@ CASES = [
      "result = (params, [params['weight'].requires_grad, params['weight'].is_leaf], out)"),
     ("vmap_empty_batch", "result = func.vmap(lambda a: (a.sum(), a * 2), out_dims=(0, 1))"
                          "(torch.ones(0, 3, dtype=torch.float64))"),
-    ("grad_under_no_grad", "with torch.no_grad():\n    result = func.grad(lambda x: x.exp().sum())(x)"),
-    ("no_grad_inside", "result = func.grad(lambda x: x.exp().sum() + torch.no_grad()(torch.sin)(x).sum()"
-                       ")(x)"),
+    ("grad_under_no_grad",
+     "with torch.no_grad():\n    result = func.grad(lambda x: x.exp().sum())(x)"),
+    ("no_grad_inside",
+     "result = func.grad(lambda x: x.exp().sum() + torch.no_grad()(torch.sin)(x).sum())(x)"),
     ("top_level_detached",
      "g, (v, aux) = func.grad_and_value(lambda x: ((x ** 2).sum(), x * 3), has_aux=True)(x)\n"
      "o, fn = func.vjp(torch.sin, x)\n"
@@ -176,7 +178,8 @@ CASES = [
                                 " argnums=1), in_dims=(0, None))(X, x)"),
     ("grad_int_output", "result = func.grad(lambda x: x.argmax())(x)"),
     ("jvp_int_output", "result = func.jvp(lambda x: (x.argmax(), x * 2), (x,), (y,))"),
-    ("grad_const_output", "result = func.grad(lambda x: torch.tensor(2.0, dtype=torch.float64))(x)"),
+    ("grad_const_output",
+     "result = func.grad(lambda x: torch.tensor(2.0, dtype=torch.float64))(x)"),
 ]
 
 ERRORS = [

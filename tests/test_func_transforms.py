@@ -40,8 +40,8 @@ def test_matches_pytorch(name, code, want):
             shape, values = w
             assert isinstance(g, T.Tensor), (name, g)
             assert list(g.shape) == shape, (name, g.shape, shape)
-            np.testing.assert_allclose(_host(g), np.asarray(values, dtype=np.float64).reshape(shape),
-                                       rtol=1e-10, atol=1e-12, err_msg=name)
+            want = np.asarray(values, dtype=np.float64).reshape(shape)
+            np.testing.assert_allclose(_host(g), want, rtol=1e-10, atol=1e-12, err_msg=name)
         else:
             assert g == w, (name, g, w)
 

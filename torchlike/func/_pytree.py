@@ -49,8 +49,8 @@ class TreeSpec:
         if self.kind is LEAF:
             return "*"
         kids = [c.__repr__(indent + 2) for c in self.children]
-        ctx = None if self.context is None else self.context
-        return f"TreeSpec({self.kind.__name__}, {ctx}, [" + (",\n" + " " * (indent + 2)).join(kids) + "])"
+        sep = ",\n" + " " * (indent + 2)
+        return f"TreeSpec({self.kind.__name__}, {self.context}, [" + sep.join(kids) + "])"
 
 
 def tree_flatten(tree):
