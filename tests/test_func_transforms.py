@@ -78,12 +78,18 @@ FUNCTIONS = {
     "logsumexp": lambda x: x.reshape(2, 3).logsumexp(1),
 }
 _rng = np.random.default_rng(5)
-X6 = T.tensor(_rng.standard_normal(6).tolist(), dtype=T.float64)
+_X6 = _rng.standard_normal(6)
+
+
+def _x6():
+    """The point the derivatives are taken at, made on the default device when
+    the test runs (another test file may change it between collection and run)."""
+    return T.tensor(_X6.tolist(), dtype=T.float64)
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_jacobians_match_central_differences(name):
-    f = FUNCTIONS[name]
+    f, X6 = FUNCTIONS[name], _x6()
     want = _fd_jacobian(f, X6)
     np.testing.assert_allclose(_host(func.jacrev(f)(X6)), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(_host(func.jacfwd(f)(X6)), want, rtol=1e-6, atol=1e-8)
@@ -100,6 +106,7 @@ def test_jacobians_match_central_differences(name):
 def test_grad_and_hessian_match_central_differences(name):
     def scalar(x):
         return (FUNCTIONS[name](x) ** 2).sum()
+    X6 = _x6()
     np.testing.assert_allclose(_host(func.grad(scalar)(X6)), _fd_jacobian(scalar, X6),
                                rtol=1e-6, atol=1e-8)
     want = _fd_jacobian(func.grad(scalar), X6, eps=1e-5)
@@ -109,7 +116,7 @@ def test_grad_and_hessian_match_central_differences(name):
 def test_grad_results_pass_gradcheck():
     def f(x):
         return (x.sin() * x.exp()).sum() * x.norm()
-    x = X6.clone().requires_grad_()
+    x = _x6().requires_grad_()
     assert T.autograd.gradcheck(func.grad(f), (x,))
     assert T.autograd.gradgradcheck(func.grad(f), (x,))
     assert T.autograd.gradcheck(lambda x: func.vmap(func.grad(f))(x.reshape(2, 3)), (x,))
@@ -164,3 +171,22 @@ def test_stack_module_state_leaves_the_models_alone():
     bn = [T.nn.BatchNorm1d(2) for _ in range(2)]
     _, buffers = func.stack_module_state(bn)
     assert buffers["running_mean"].shape == (2, 2) and not buffers["running_mean"].requires_grad
+
+
+_GLOBAL_BUFFER = T.zeros(3)
+
+
+def test_vmap_refuses_in_place_writes_into_unbatched_tensors():
+    """Run once per element, such a write would repeat: refused after the element."""
+    x = T.ones(4, 3)
+    captured = T.zeros(3)
+    for call in [lambda: func.vmap(lambda a: captured.add_(a))(x),
+                 lambda: func.vmap(lambda a: captured[:2].mul_(2) + a[0])(x),
+                 lambda: func.vmap(lambda a: _GLOBAL_BUFFER.add_(1) * a)(x),
+                 lambda: func.vmap(lambda a, c: c.add_(a), in_dims=(0, None))(x, captured)]:
+        with pytest.raises(RuntimeError, match="wrote in place into a Tensor that is not batched"):
+            call()
+    # the element's own slice is batched: written as PyTorch writes it, through to x
+    out = func.vmap(lambda a: a.mul_(3))(x)
+    np.testing.assert_array_equal(_host(out), np.full((4, 3), 3.0))
+    np.testing.assert_array_equal(_host(x), np.full((4, 3), 3.0))

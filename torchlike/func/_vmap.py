@@ -16,8 +16,12 @@ Differences that per-element execution brings (also in docs/autograd.md):
   * ``out_dims=None`` for an output returns it when every element gave the same
     tensor (or equal values); a batched output that happens to be equal across
     the batch is returned instead of raising as PyTorch does;
-  * in-place writes to a captured unbatched tensor, and ``.item()``, are not
-    refused (PyTorch raises): each element just runs them;
+  * an in-place write into an unbatched tensor that vmap can see (an input
+    with in_dim None, or a tensor func's code captures by closure or global)
+    raises after the element that wrote, whatever was written: repeated per element it would not give
+    PyTorch's result.  PyTorch raises only for a batched value and runs an
+    unbatched one once.  Writes into tensors reached otherwise (through
+    other functions, module buffers) and ``.item()`` are not refused;
   * ``randomness='error'`` is enforced by watching the default generators (the
     CPU's, and the current CUDA device's where one exists): a draw from an
     explicit ``generator=`` is not caught, and the error comes after the
@@ -135,6 +139,34 @@ def _flat_in_dims(func, in_dims, args):
         sizes[0]
 
 
+def _unbatched_tensors(func, leaves, dims):
+    """(tensor, version) for the unbatched inputs and the tensors func's own
+    code captures (closure cells, globals it names): an element writing into
+    one of them is refused."""
+    seen = [x for x, d in zip(leaves, dims) if d is None and isinstance(x, _C.Tensor)]
+    captured = []
+    for cell in getattr(func, "__closure__", None) or ():
+        try:
+            captured.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    code, names = getattr(func, "__code__", None), getattr(func, "__globals__", {})
+    captured += [names[n] for n in (code.co_names if code else ()) if n in names]
+    for c in captured:
+        seen += [t for t in tree_flatten(c)[0] if isinstance(t, _C.Tensor)]
+    return [(t, t._version) for t in seen]
+
+
+def _check_unwritten(func, watched):
+    for t, version in watched:
+        if t._version != version:
+            raise RuntimeError(f"vmap({_name(func)}, ...): `{_name(func)}` wrote in place into a "
+                               "Tensor that is not batched (an input with in_dim None or a "
+                               "captured Tensor). torchlike's vmap runs the function once per "
+                               "batch element, so the write would be repeated for every element; "
+                               "please write out of place instead.")
+
+
 def _element_args(leaves, spec, dims, b):
     """The arguments of element b (None: one element of zeros, for an empty batch)."""
     out = []
@@ -217,11 +249,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapped(*args, **kwargs):
         leaves, spec, dims, batch = _flat_in_dims(func, in_dims, args)
         results = []
+        watched = _unbatched_tensors(func, leaves, dims)
         with _RandomnessGuard(randomness) as guard:
             for b in range(batch) if batch else [None]:
                 guard.before_element()
                 results.append(func(*_element_args(leaves, spec, dims, b), **kwargs))
                 guard.after_element()
+                _check_unwritten(func, watched)
         return _combine(func, results if batch else results[:1], out_dims, batch)
 
     return wrapped
