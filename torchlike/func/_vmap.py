@@ -18,9 +18,9 @@ Differences that per-element execution brings (also in docs/autograd.md):
     the batch is returned instead of raising as PyTorch does;
   * an in-place write into an unbatched tensor that vmap can see (an input
     with in_dim None, or a tensor func's code captures by closure or global)
-    raises after the element that wrote, whatever was written: repeated per element it would not give
-    PyTorch's result.  PyTorch raises only for a batched value and runs an
-    unbatched one once.  Writes into tensors reached otherwise (through
+    raises after the element that wrote, whatever was written: repeated per
+    element it would not give PyTorch's result.  PyTorch raises only for a
+    batched value and runs an unbatched one once.  Writes into tensors reached otherwise (through
     other functions, module buffers) and ``.item()`` are not refused;
   * ``randomness='error'`` is enforced by watching the default generators (the
     CPU's, and the current CUDA device's where one exists): a draw from an
