@@ -173,11 +173,13 @@ def test_stack_module_state_leaves_the_models_alone():
     assert buffers["running_mean"].shape == (2, 2) and not buffers["running_mean"].requires_grad
 
 
-_GLOBAL_BUFFER = T.zeros(3)
+_GLOBAL_BUFFER = None
 
 
 def test_vmap_refuses_in_place_writes_into_unbatched_tensors():
     """Run once per element, such a write would repeat: refused after the element."""
+    global _GLOBAL_BUFFER
+    _GLOBAL_BUFFER = T.zeros(3)  # on the default device of the run
     x = T.ones(4, 3)
     captured = T.zeros(3)
     for call in [lambda: func.vmap(lambda a: captured.add_(a))(x),
