@@ -4,11 +4,11 @@ Run with an interpreter that has PyTorch:
     python scripts/golden_func.py
 writes tests/golden/func.json:
   inputs: named float64 arrays (nested lists; JSON keeps float64 exactly);
-  cases:  [name, code, leaves] -- the code is run with ``torch`` bound to the
+  cases:  [name, code, structure, leaves] -- the code is run with ``torch`` bound to the
           library, ``func`` to its func module, ``nn``, ``F`` and the inputs as
           float64 tensors, and sets ``result``; leaves are the leaves of
           ``result`` in pytree order (tuples, lists, dicts by key order),
-          a tensor as [shape, values];
+          a tensor as [shape, values]; structure is the containers as text;
   errors: [code, exception type, message] of calls that must fail."""
 import json
 import os
@@ -259,6 +259,16 @@ def leaves(tree):
     return [tree]
 
 
+def structure(tree, tensor_type):
+    """The pytree's shape as text: containers, T for a tensor, else the type."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {structure(v, tensor_type)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, (tuple, list)):
+        inner = ", ".join(structure(v, tensor_type) for v in tree)
+        return f"({inner},)" if isinstance(tree, tuple) else f"[{inner}]"
+    return "T" if isinstance(tree, tensor_type) else type(tree).__name__
+
+
 def main():
     import torch
     torch.manual_seed(0)
@@ -268,7 +278,7 @@ def main():
         result = run_case(torch, code, INPUTS)
         out = [[list(x.shape), x.detach().numpy().tolist()] if isinstance(x, torch.Tensor)
                else x for x in leaves(result)]
-        cases.append([name, code, out])
+        cases.append([name, code, structure(result, torch.Tensor), out])
     errors = []
     for code in ERRORS:
         try:

@@ -20,7 +20,7 @@ import torchlike as T
 from torchlike import func
 
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from golden_func import leaves, run_case  # noqa: E402
+from golden_func import leaves, run_case, structure  # noqa: E402
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "func.json")) as _f:
     GOLDEN = json.load(_f)
@@ -31,9 +31,12 @@ def _host(t):
     return t.detach().cpu().numpy()
 
 
-@pytest.mark.parametrize("name,code,want", GOLDEN["cases"], ids=[c[0] for c in GOLDEN["cases"]])
-def test_matches_pytorch(name, code, want):
-    got = leaves(run_case(T, code, INPUTS))
+@pytest.mark.parametrize("name,code,shape,want", GOLDEN["cases"],
+                         ids=[c[0] for c in GOLDEN["cases"]])
+def test_matches_pytorch(name, code, shape, want):
+    result = run_case(T, code, INPUTS)
+    assert structure(result, T.Tensor) == shape, name
+    got = leaves(result)
     assert len(got) == len(want), name
     for g, w in zip(got, want):
         if isinstance(w, list) and len(w) == 2 and isinstance(w[0], list):
