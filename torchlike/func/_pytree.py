@@ -12,13 +12,15 @@ LEAF = None
 
 
 def _children(tree):
-    """(kind, context, children) of a container, or None for a leaf."""
+    """(kind, context, children) of a container, or None for a leaf.  Other
+    tuple subclasses than namedtuples (a Size) are leaves, as in PyTorch."""
+    kind = type(tree)
+    if kind is tuple or kind is list:
+        return kind, None, list(tree)
     if isinstance(tree, dict):
         return dict, list(tree.keys()), list(tree.values())
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return type(tree), None, list(tree)
-    if isinstance(tree, (tuple, list)):
-        return type(tree), None, list(tree)
+        return kind, None, list(tree)
     return None
 
 
@@ -53,6 +55,9 @@ class TreeSpec:
         return f"TreeSpec({self.kind.__name__}, {self.context}, [" + sep.join(kids) + "])"
 
 
+_LEAF_SPEC = TreeSpec(LEAF, None, [])
+
+
 def tree_flatten(tree):
     """(leaves, spec)."""
     leaves = []
@@ -61,7 +66,7 @@ def tree_flatten(tree):
         node = _children(t)
         if node is None:
             leaves.append(t)
-            return TreeSpec(LEAF, None, [])
+            return _LEAF_SPEC
         kind, ctx, kids = node
         return TreeSpec(kind, ctx, [walk(k) for k in kids])
 
