@@ -69,10 +69,11 @@ SUITES = {
            "test_nn_golden.py", "test_nn_api_extra.py", "test_nn_pool.py",
            "test_nn_rnn_kernels.py"],
     # later functions: special functions, STFT, histograms, LU and LDL extras, the extra
-    # torch-level functions, the API surface (test_ldl: LDL's refusal on the device)
+    # torch-level functions, the API surface (test_ldl: LDL's refusal on the device), the
+    # torch.func transforms
     "functions": ["test_special_functions.py", "test_stft.py", "test_histogram.py",
                   "test_lu_extra.py", "test_torch_extra_fns.py", "test_ldl.py",
-                  "test_api_surface.py"],
+                  "test_api_surface.py", "test_func_transforms.py"],
     "oracles": ["test_elementwise.py", "test_reductions.py", "test_indexing.py",
                 "test_index_ops.py", "test_shapes.py", "test_sort.py", "test_search.py", "test_linalg.py",
                 "test_random.py"],

@@ -44,7 +44,8 @@ from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 from . import distributions  # noqa: F401
-from . import func  # noqa: F401  (torch.func.functional_call)
+from . import func  # noqa: F401  (torch.func: functional_call and the function transforms)
+from .func import vmap  # noqa: F401  (torch.vmap)
 from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
 from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)

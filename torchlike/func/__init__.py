@@ -1,12 +1,20 @@
-"""torchlike.func: PyTorch's ``torch.func`` spellings that the tape supports.
+"""torchlike.func: PyTorch's ``torch.func`` on the autograd tape.
 
 ``functional_call`` runs a module with substituted parameters and buffers
-(``nn.utils.stateless.functional_call``).  The function transforms
-(``vmap``, ``grad``, ``jacrev`` ...) are not provided: gradients come from
-``torchlike.autograd``."""
+(``nn.utils.stateless.functional_call``); ``stack_module_state`` stacks an
+ensemble's.  The function transforms: ``grad``, ``grad_and_value``, ``vjp``,
+``jvp``, ``linearize``, ``jacrev``, ``jacfwd``, ``hessian`` (recorded on the
+tape, jvp by the double-vjp trick: _eager_transforms.py) and ``vmap`` (one call
+of the function per batch element: _vmap.py).  docs/autograd.md says how they
+map onto the tape and what per-element vmap costs."""
 from ..nn.utils.stateless import _functional_call
+from ._eager_transforms import (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd,
+                                hessian)
+from ._vmap import vmap
+from ._module_state import stack_module_state
 
-__all__ = ["functional_call"]
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
+           "jacfwd", "hessian", "vmap", "stack_module_state"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,

@@ -1,0 +1,401 @@
+"""torch.func's differentiating transforms on the autograd tape.
+
+    grad(f)(x)            d f(x) / dx for a scalar f, shaped as x
+    grad_and_value(f)(x)  (that gradient, f(x))
+    vjp(f, *xs)           (f(xs), v -> v^T J)
+    jvp(f, xs, ts)        (f(xs), J t)
+    linearize(f, *xs)     (f(xs), t -> J t), the graph built once
+    jacrev / jacfwd(f)(x) J, shaped f(x).shape + x.shape
+    hessian(f)(x)         the Jacobian of the gradient
+
+How a transform maps onto the tape.  A call enters a new level: each
+differentiated input becomes a tensor of its own -- a fresh leaf, or, when the
+caller's tensor already requires grad (an outer transform, or the user's own
+graph, differentiates it), a ``view_as`` of it that keeps that history -- and
+``autograd.grad`` is asked for the derivative with respect to exactly those
+tensors.  Gradients therefore flow only along this level's uses of its inputs,
+so a function that closes over a tensor an outer transform differentiates gets
+PyTorch's numbers, and nested transforms (``grad(grad(f))``,
+``jacrev(grad(f))``, ``hessian``) work.  The results keep their graph
+(``create_graph=True``) when they may be differentiated again: an outer
+transform is active, an input already required grad, or f's graph reaches a
+leaf other than this level's inputs (a parameter the user will call
+``backward`` on); otherwise they are handed back detached, as PyTorch's are.
+
+There is no forward mode: ``jvp`` is computed by the double-vjp trick.  With
+u a dummy cotangent, g(u) = J^T u is linear in u, and the vjp of g with
+respect to u, taken at the tangent t, is J t.  The numbers are the forward
+derivative's; the cost is two reverse passes, and every derivative formula on
+the path must itself be differentiable.  ``jacfwd`` computes the same Jacobian
+as ``jacrev`` (row by row in reverse mode, which is never more passes than
+one column per double-vjp would be); it differs only in ``randomness``."""
+import threading
+
+from .. import _C
+from .. import autograd
+from ..autograd.grad_mode import enable_grad
+from ._pytree import tree_flatten, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
+
+_state = threading.local()
+
+
+def _depth():
+    """How many transforms are running around the current call."""
+    return getattr(_state, "depth", 0)
+
+
+class _Level:
+    """The body of one transform: grad mode on, the depth one deeper."""
+
+    def __enter__(self):
+        self.outer = _depth()
+        _state.depth = self.outer + 1
+        self.grad_mode = enable_grad()
+        self.grad_mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.grad_mode.__exit__(*exc)
+        _state.depth = self.outer
+        return False
+
+
+def _own_input(x):
+    """The tensor this level differentiates with respect to, standing for x."""
+    if not isinstance(x, _C.Tensor):
+        raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    if x.requires_grad:
+        return x.view_as(x)
+    return x.detach().requires_grad_()
+
+
+def _reaches_other_leaf(outputs, own):
+    """Whether the graph of ``outputs`` reaches a leaf that requires grad other
+    than the tensors in ``own`` (f used a parameter from outside)."""
+    own_ids = {id(t) for t in own}
+    seen, stack = set(), [t.grad_fn for t in outputs
+                          if isinstance(t, _C.Tensor) and t.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        var = getattr(node, "variable", None)
+        if var is not None and id(var) not in own_ids:
+            return True
+        stack.extend(n for n, _ in node.next_functions)
+    return False
+
+
+def _keep_graph(outer_depth, originals, own, outputs):
+    """Whether results must stay differentiable (see the module's comment)."""
+    return (outer_depth > 0 or any(isinstance(t, _C.Tensor) and t.requires_grad for t in originals)
+            or _reaches_other_leaf(outputs, own))
+
+
+def _detach(tree):
+    leaves, spec = tree_flatten(tree)
+    return tree_unflatten([t.detach() if isinstance(t, _C.Tensor) else t for t in leaves], spec)
+
+
+def _tape_grads(outputs, inputs, cotangents, create_graph):
+    """sum_k cotangents[k] . d outputs[k] / d inputs, zeros where unused; the
+    outputs that require no grad contribute nothing."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if not pairs or not inputs:
+        return [_C.zeros_like(x) for x in inputs]
+    grads = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                          retain_graph=True, create_graph=create_graph, allow_unused=True)
+    return [_C.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
+
+
+def _check_argnums(argnums, nargs):
+    """argnums as a tuple of non-negative positions, PyTorch's errors."""
+    single = isinstance(argnums, int)
+    if not single and not (isinstance(argnums, tuple)
+                           and all(isinstance(a, int) for a in argnums)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    nums = (argnums,) if single else argnums
+    if not nums:
+        raise RuntimeError("argnums must be non-empty")
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    norm = tuple(a % nargs for a in nums)
+    if len(set(norm)) != len(norm):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return norm, single
+
+
+class _Differentiated:
+    """The chosen arguments of one call replaced by this level's own tensors:
+    ``args`` to call f with, ``own`` the flat own tensors, ``originals`` the
+    caller's, and ``pack`` to shape flat per-input results as the argnums."""
+
+    def __init__(self, args, argnums):
+        self.nums, self.single = _check_argnums(argnums, len(args))
+        self.args = list(args)
+        self.own, self.originals, self.specs = [], [], []
+        for a in self.nums:
+            leaves, spec = tree_flatten(args[a])
+            mine = [_own_input(t) for t in leaves]
+            self.args[a] = tree_unflatten(mine, spec)
+            self.own += mine
+            self.originals += leaves
+            self.specs.append(spec)
+
+    def pack(self, flat):
+        """Per-own-input values (one per flat input) as the argnums' structure."""
+        out, i = [], 0
+        for spec in self.specs:
+            out.append(tree_unflatten(flat[i:i + spec.num_leaves], spec))
+            i += spec.num_leaves
+        return out[0] if self.single else tuple(out)
+
+
+def _split_aux(out, has_aux, where):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) "
+                           "if has_aux is True")
+    return out
+
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """A function returning (d func / d args[argnums], func(*args)); with
+    ``has_aux``, func returns (scalar, aux) and the value is (scalar, aux)."""
+    def wrapper(*args, **kwargs):
+        where = "grad_and_value(f)(*args)"
+        with _Level() as level:
+            diff = _Differentiated(args, argnums)
+            out, aux = _split_aux(func(*diff.args, **kwargs), has_aux, where)
+            if not isinstance(out, _C.Tensor):
+                raise RuntimeError(f"{where}: Expected f(*args) to return a Tensor, "
+                                   f"got {type(out)}")
+            if out.dim() != 0:
+                raise RuntimeError(f"{where}: Expected f(*args) to return a scalar Tensor, got "
+                                   f"tensor with {out.dim()} dims. Maybe you wanted to use the "
+                                   "vjp or jacrev APIs instead?")
+            keep = _keep_graph(level.outer, diff.originals, diff.own, [out])
+            grads = _tape_grads([out], diff.own, [_C.ones_like(out)], keep)
+        value = (out, aux) if has_aux else out
+        if not keep:
+            grads, value = _detach(grads), _detach(value)
+        return diff.pack(grads), value
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """A function returning d func / d args[argnums] (and aux with
+    ``has_aux``), shaped as those arguments; func must return a scalar."""
+    inner = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        grads, value = inner(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+    return wrapper
+
+
+def _tensor_outputs(out, where, what="f(*primals)"):
+    leaves, spec = tree_flatten(out)
+    for t in leaves:
+        if not isinstance(t, _C.Tensor):
+            raise RuntimeError(f"{where}: expected {what} to return only tensors, got "
+                               f"unsupported type {type(t)}")
+    return leaves, spec
+
+
+def _check_differentiable(outs):
+    """vjp's rule: every output can carry a cotangent."""
+    for t in outs:
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex "
+                               f"Tensors, got Tensor with dtype {t.dtype}")
+
+
+def vjp(func, *primals, has_aux=False):
+    """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the
+    cotangents pulled back to every primal, a tuple as long as primals."""
+    where = "vjp(f, *primals)"
+    with _Level() as level:
+        diff = _Differentiated(primals, tuple(range(len(primals)))) if primals else None
+        out, aux = _split_aux(func(*(diff.args if diff else ())), has_aux, where)
+        outs, out_spec = _tensor_outputs(out, where)
+        _check_differentiable(outs)
+        own = diff.own if diff else []
+        keep = _keep_graph(level.outer, diff.originals if diff else [], own, outs)
+
+    def vjp_fn(cotangents, *, retain_graph=True, create_graph=None):
+        cts, ct_spec = tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{str(ct_spec)}, primal output: {str(out_spec)}")
+        make = keep or _depth() > 0 or any(c.requires_grad for c in cts) \
+            if create_graph is None else create_graph
+        with enable_grad():
+            grads = _tape_grads(outs, own, cts, make)
+        if not make:
+            grads = [g.detach() for g in grads]
+        return diff.pack(grads) if diff else ()
+
+    result = (out if keep else _detach(out), vjp_fn)
+    return result + ((aux if keep else _detach(aux)),) if has_aux else result
+
+
+def _jvp_graph(func, primals, where, has_aux):
+    """f at this level's copies of primals, and the double-vjp graph: dummy
+    cotangents ``us`` (one per output) and g = J^T u for every primal."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{where}: Expected primals to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    with _Level() as level:
+        diff = _Differentiated(primals, tuple(range(len(primals)))) if primals else None
+        if diff is None or not diff.own:
+            raise RuntimeError(f"{where}: Expected primals to contain at least one Tensor.")
+        out, aux = _split_aux(func(*diff.args), has_aux, where)
+        outs, out_spec = _tensor_outputs(out, where)
+        keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
+        # an integer output has no cotangent: its tangent is zeros
+        real = [o for o in outs if o.is_floating_point() or o.is_complex()]
+        us = [_C.zeros_like(o).requires_grad_() for o in real]
+        gs = _tape_grads(real, diff.own, us, True)
+    return diff, out, aux, outs, us, gs, keep
+
+
+def _push_forward(diff, outs, us, gs, tangents, where, keep):
+    """J t for the flat tangents: the vjp of g = J^T u with respect to u at t."""
+    for x, t in zip(diff.originals, tangents):
+        if not isinstance(t, _C.Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+        if tuple(t.shape) != tuple(x.shape):
+            raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                               "that of the original Tensor, this is not supported. Tensor is "
+                               f"of size {list(x.shape)} while the given forward gradient is of "
+                               f"size {list(t.shape)}.")
+    tangents = [t.to(x.dtype) for x, t in zip(diff.originals, tangents)]
+    make = keep or _depth() > 0 or any(t.requires_grad for t in tangents)
+    live = [(g, t) for g, t in zip(gs, tangents) if g.requires_grad]
+    res = [None] * len(us)
+    if live and us:
+        with enable_grad():
+            res = autograd.grad([g for g, _ in live], us, [t for _, t in live],
+                                retain_graph=True, create_graph=make, allow_unused=True)
+    res = iter(res)  # one per floating or complex output, in order
+    res = [(next(res) if o.is_floating_point() or o.is_complex() else None) for o in outs]
+    res = [_C.zeros_like(o) if r is None else r for r, o in zip(res, outs)]
+    return res if make else [r.detach() for r in res]
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """(func(*primals), J tangents[, aux]) by the double-vjp trick."""
+    where = "jvp(f, primals, tangents)"
+    if isinstance(primals, tuple) and isinstance(tangents, tuple):
+        p_spec, t_spec = tree_flatten(primals)[1], tree_flatten(tangents)[1]
+        if p_spec != t_spec:
+            raise RuntimeError(f"{where}: Expected primals and tangents to have the same python "
+                               "structure. For example, if primals is a tuple of 3 tensors, "
+                               "tangents also must be. Got primals with structure "
+                               f"{p_spec!r} and tangents with structure {t_spec!r}")
+    diff, out, aux, outs, us, gs, keep = _jvp_graph(func, primals, where, has_aux)
+    if not isinstance(tangents, tuple):
+        raise RuntimeError(f"{where}: Expected tangents to be a tuple. E.g. it should be valid "
+                           "to call f(*primals).")
+    flat = _push_forward(diff, outs, us, gs, tree_flatten(tangents)[0], where, keep)
+    out_spec = tree_flatten(out)[1]
+    result = (out if keep else _detach(out), tree_unflatten(flat, out_spec))
+    return result + ((aux if keep else _detach(aux)),) if has_aux else result
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) gives J tangents, reusing
+    the graph recorded once here."""
+    where = "linearize(f, *primals)"
+    diff, out, _, outs, us, gs, keep = _jvp_graph(func, tuple(primals), where, False)
+    out_spec = tree_flatten(out)[1]
+
+    def jvp_fn(*tangents):
+        flat, t_spec = tree_flatten(tangents)
+        if t_spec != tree_flatten(tuple(primals))[1]:
+            raise RuntimeError(f"{where}: Expected tangents to have the same python structure "
+                               f"as primals. Got primals with structure "
+                               f"{tree_flatten(tuple(primals))[1]!r} and tangents with structure "
+                               f"{t_spec!r}")
+        return tree_unflatten(_push_forward(diff, outs, us, gs, flat, where, keep), out_spec)
+
+    return (out if keep else _detach(out)), jvp_fn
+
+
+def _jacobian(func, argnums, has_aux, args, kwargs, where):
+    """The Jacobian tree of func at args: the outputs' structure, each leaf
+    the argnums' structure of out.shape + in.shape blocks; built a row (one
+    output element) at a time from vjps on one recorded graph."""
+    with _Level() as level:
+        diff = _Differentiated(args, argnums)
+        out, aux = _split_aux(func(*diff.args, **kwargs), has_aux, where)
+        outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
+        _check_differentiable(outs)
+        keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
+        blocks = []
+        for o in outs:
+            n = o.numel()
+            rows = []
+            if o.requires_grad:
+                flat_o = o.reshape(-1)
+                for k in range(n):
+                    rows.append(_tape_grads([flat_o[k]], diff.own, [_C.ones_like(flat_o[k])],
+                                            keep))
+            per_input = []
+            for i, x in enumerate(diff.own):
+                shape = tuple(o.shape) + tuple(x.shape)
+                if rows:
+                    per_input.append(_C.stack([r[i] for r in rows]).reshape(shape))
+                else:
+                    per_input.append(_C.zeros(shape, dtype=x.dtype, device=x.device))
+            blocks.append(diff.pack(per_input))
+    jac = tree_unflatten(blocks, out_spec)
+    if not keep:
+        jac, aux = _detach(jac), _detach(aux)
+    return (jac, aux) if has_aux else jac
+
+
+def _check_chunk(chunk_size, name):
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"{name}: `chunk_size` should be greater than 0.")
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """A function returning the Jacobian of func with respect to
+    args[argnums] by reverse mode.  ``chunk_size`` is accepted (the rows are
+    computed one vjp at a time whatever its value)."""
+    _check_chunk(chunk_size, "jacrev")
+
+    def wrapper(*args, **kwargs):
+        return _jacobian(func, argnums, has_aux, args, kwargs, "jacrev(f)(*args)")
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """A function returning the Jacobian of func with respect to
+    args[argnums]: jacrev's numbers (see the module's comment).  With
+    ``randomness='error'`` a random draw from a default generator inside func
+    raises as PyTorch's batched tangents do."""
+    from ._vmap import _check_randomness, _RandomnessGuard
+    _check_randomness(randomness)
+
+    def wrapper(*args, **kwargs):
+        with _RandomnessGuard(randomness) as guard:
+            guard.before_element()
+            result = _jacobian(func, argnums, has_aux, args, kwargs, "jacfwd(f)(*args)")
+            guard.after_element()
+        return result
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """A function returning the Hessian of a scalar func with respect to
+    args[argnums]: jacfwd(jacrev(func))."""
+    return jacfwd(jacrev(func, argnums), argnums)

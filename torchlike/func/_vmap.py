@@ -1,0 +1,261 @@
+"""vmap: a function mapped over a batch dimension of its inputs.
+
+torchlike has no batching rules: vmap runs as PyTorch's fallback for an op
+without one does, for the whole function.  For every index b of the batch,
+func is called with each batched input's slice ``x.select(in_dim, b)`` (the
+unbatched inputs, in_dim None, and the keyword arguments as they are), and the
+per-element results are stacked at ``out_dims``.  The values are PyTorch's,
+and everything composes (nested vmap, vmap(grad(f)) for per-sample gradients,
+grad of a vmapped function: the slices and the stack are recorded on the
+tape); the cost is one Python call of func per element (docs/autograd.md
+gives measured figures).
+
+Differences that per-element execution brings (also in docs/autograd.md):
+  * a batch of size 0 runs func once on zeros shaped as one element, to learn
+    the output shapes, and returns empty stacks;
+  * ``out_dims=None`` for an output returns it when every element gave the same
+    tensor (or equal values); a batched output that happens to be equal across
+    the batch is returned instead of raising as PyTorch does;
+  * an in-place write into an unbatched tensor that vmap can see (an input
+    with in_dim None, or a tensor func's code captures by closure or global)
+    raises after the element that wrote, whatever was written: repeated per
+    element it would not give PyTorch's result.  PyTorch raises only for a
+    batched value and runs an unbatched one once.  Writes into tensors reached otherwise (through
+    other functions, module buffers) and ``.item()`` are not refused;
+  * ``randomness='error'`` is enforced by watching the default generators (the
+    CPU's, and the current CUDA device's where one exists): a draw from an
+    explicit ``generator=`` is not caught, and the error comes after the
+    element that drew has run;
+  * ``chunk_size`` only has its check: elements already run one at a time.
+"""
+import functools
+
+from .. import _C
+from .._closeness import equal as _equal
+from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
+
+__all__ = ["vmap"]
+
+_RANDOMNESS = ("error", "different", "same")
+
+
+def _check_randomness(randomness):
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
+
+def _generator_states():
+    """The states of the default generators a random op can draw from."""
+    from .. import cuda
+    states = [_C.get_rng_state()]
+    if cuda.is_available():
+        states.append(cuda.get_rng_state())
+    return states
+
+
+def _set_generator_states(states):
+    from .. import cuda
+    _C.set_rng_state(states[0])
+    if len(states) > 1:
+        cuda.set_rng_state(states[1])
+
+
+def _same_states(a, b):
+    return len(a) == len(b) and all(x.numpy().tobytes() == y.numpy().tobytes()
+                                    for x, y in zip(a, b))
+
+
+class _RandomnessGuard:
+    """One element's run under a randomness mode: 'same' starts every element
+    from the generators' states at entry, 'error' raises when an element moved
+    them, 'different' lets the draws go on."""
+
+    def __init__(self, randomness):
+        self.randomness = randomness
+
+    def __enter__(self):
+        self.start = _generator_states() if self.randomness != "different" else None
+        return self
+
+    def before_element(self):
+        if self.randomness == "same":
+            _set_generator_states(self.start)
+
+    def after_element(self):
+        if self.randomness == "error" and not _same_states(self.start, _generator_states()):
+            raise RuntimeError("vmap: called random operation while in randomness error mode. "
+                               "Please either use the 'same' or 'different' randomness flags "
+                               "on vmap or perform the randomness operation out of vmap")
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _name(func):
+    return getattr(func, "__name__", repr(func))
+
+
+def _flat_in_dims(func, in_dims, args):
+    """in_dims spread over the flat leaves of args, PyTorch's errors."""
+    where = f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) tuple "
+                         f"matching the structure of inputs, got: {type(in_dims)}.")
+    if not args:
+        raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to add "
+                         "inputs, or you are trying to vmap over a function with no inputs. The "
+                         "latter is unsupported.")
+    leaves, spec = tree_flatten(args)
+    dims = broadcast_prefix(in_dims, args)
+    if dims is None:
+        raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
+                         f"in_dims has structure {tree_flatten(in_dims)[1]!r} but inputs has "
+                         f"structure {spec!r}.")
+    sizes = []
+    for x, d in zip(leaves, dims):
+        if d is None:
+            continue
+        if not isinstance(d, int):
+            raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) "
+                             "tuple matching the structure of inputs, got: "
+                             f"{type(d)}.")
+        if not isinstance(x, _C.Tensor):
+            raise ValueError(f"{where}: Got in_dim={d} for an input but the input is of type "
+                             f"{type(x)}. We cannot vmap over non-Tensor arguments, please use "
+                             "None as the respective in_dim")
+        n = x.dim()
+        if not -n <= d < n:
+            raise ValueError(f"{where}: Got in_dim={d} for some input, but that input is a Tensor "
+                             f"of dimensionality {n} so expected in_dim to satisfy "
+                             f"-{n} <= in_dim < {n}.")
+        sizes.append(x.shape[d])
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return leaves, spec, [None if d is None else d % x.dim() for x, d in zip(leaves, dims)], \
+        sizes[0]
+
+
+def _unbatched_tensors(func, leaves, dims):
+    """(tensor, version) for the unbatched inputs and the tensors func's own
+    code captures (closure cells, globals it names): an element writing into
+    one of them is refused."""
+    seen = [x for x, d in zip(leaves, dims) if d is None and isinstance(x, _C.Tensor)]
+    captured = []
+    for cell in getattr(func, "__closure__", None) or ():
+        try:
+            captured.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    code, names = getattr(func, "__code__", None), getattr(func, "__globals__", {})
+    captured += [names[n] for n in (code.co_names if code else ()) if n in names]
+    for c in captured:
+        seen += [t for t in tree_flatten(c)[0] if isinstance(t, _C.Tensor)]
+    return [(t, t._version) for t in seen]
+
+
+def _check_unwritten(func, watched):
+    for t, version in watched:
+        if t._version != version:
+            raise RuntimeError(f"vmap({_name(func)}, ...): `{_name(func)}` wrote in place into a "
+                               "Tensor that is not batched (an input with in_dim None or a "
+                               "captured Tensor). torchlike's vmap runs the function once per "
+                               "batch element, so the write would be repeated for every element; "
+                               "please write out of place instead.")
+
+
+def _element_args(leaves, spec, dims, b):
+    """The arguments of element b (None: one element of zeros, for an empty batch)."""
+    out = []
+    for x, d in zip(leaves, dims):
+        if d is None:
+            out.append(x)
+        elif b is None:
+            shape = tuple(x.shape[:d]) + tuple(x.shape[d + 1:])
+            out.append(_C.zeros(shape, dtype=x.dtype, device=x.device))
+        else:
+            out.append(x.select(d, b))
+    return tree_unflatten(out, spec)
+
+
+def _flat_out_dims(func, out_dims, out):
+    where = f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>)"
+    if not isinstance(out_dims, (int, tuple, type(None))):
+        raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an "
+                         "int, None or a python collection of ints representing where in the "
+                         "outputs the vmapped dimension should appear.")
+    dims = broadcast_prefix(out_dims, out)
+    if dims is None:
+        raise ValueError(f"{where}: out_dims is not compatible with the structure of `outputs`. "
+                         f"out_dims has structure {tree_flatten(out_dims)[1]!r} but outputs has "
+                         f"structure {tree_flatten(out)[1]!r}.")
+    return dims
+
+
+def _equal_everywhere(items):
+    first = items[0]
+    if all(t is first for t in items):
+        return True
+    return all(isinstance(t, _C.Tensor) and t.shape == first.shape and t.dtype == first.dtype
+               and _equal(t, first) for t in items[1:])
+
+
+def _combine(func, results, out_dims, batch):
+    """Stack the per-element results (a list of output trees) at out_dims."""
+    leaves0, spec = tree_flatten(results[0])
+    dims = _flat_out_dims(func, out_dims, results[0])
+    per_leaf = list(zip(*[tree_flatten(r)[0] for r in results])) if batch else \
+        [() for _ in leaves0]
+    out = []
+    for j, (x0, d) in enumerate(zip(leaves0, dims)):
+        items = per_leaf[j]
+        if d is None:
+            if batch and not _equal_everywhere(items):
+                raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return a "
+                                 "BatchedTensor when out_dim is None")
+            out.append(x0)
+            continue
+        if not isinstance(x0, _C.Tensor):
+            raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return "
+                             f"Tensors, got type {type(x0)}. Did you mean to set out_dims= to "
+                             "None for output?")
+        n = x0.dim() + 1
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                             f", but got {d})")
+        if batch:
+            out.append(_C.stack(list(items), d % n))
+        else:
+            out.append(_C.stack([x0], d % n).narrow(d % n, 0, 0))
+    return tree_unflatten(out, spec)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """func mapped over dimension ``in_dims`` of its inputs, its outputs
+    stacked at ``out_dims`` (see the module's comment: one call per element).
+
+    in_dims: an int, or a tuple with one entry per positional argument (an
+    int, None for an unbatched argument, or a nested tuple/dict for a
+    container argument).  out_dims: the same over the outputs.  randomness:
+    'error', 'different' or 'same'."""
+    _check_randomness(randomness)
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        leaves, spec, dims, batch = _flat_in_dims(func, in_dims, args)
+        results = []
+        watched = _unbatched_tensors(func, leaves, dims)
+        with _RandomnessGuard(randomness) as guard:
+            for b in range(batch) if batch else [None]:
+                guard.before_element()
+                results.append(func(*_element_args(leaves, spec, dims, b), **kwargs))
+                guard.after_element()
+                _check_unwritten(func, watched)
+        return _combine(func, results if batch else results[:1], out_dims, batch)
+
+    return wrapped
