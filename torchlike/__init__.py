@@ -45,6 +45,10 @@ from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F40
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 from . import distributions  # noqa: F401
 from . import func  # noqa: F401  (torch.func.functional_call)
+from ._control_flow import cond, while_loop  # noqa: F401
+from ._streams import Stream, Event  # noqa: F401  (device-generic streams and events)
+from . import accelerator  # noqa: F401
+from ._device import get_device_module  # noqa: F401
 from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
 from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)
