@@ -96,6 +96,9 @@ def get_default_device():
 
 
 
+_DEVICE = device  # the class, which get_device_module's argument name hides
+
+
 def get_device_module(device=None):
     """The module of a device's type: torchlike.cuda for "cuda", torchlike.cpu
     for "cpu"; with no device (or an index), the accelerator's
@@ -104,8 +107,11 @@ def get_device_module(device=None):
     from . import _C
     if device is None or isinstance(device, int):
         kind = "cuda" if _C._cuda_compiled() else "cpu"
-    else:
+    elif isinstance(device, (str, _DEVICE)):
         kind = device.split(":")[0] if isinstance(device, str) else device.type
+    else:
+        raise TypeError(f"get_device_module(): device must be a torchlike.device, a str or an "
+                        f"int, not {type(device).__name__}")
     if kind not in ("cpu", "cuda"):
         raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered "
                            f"as 'torchlike.{kind}'.")
