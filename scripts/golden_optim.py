@@ -16,9 +16,10 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "golden", "optim")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from optim_problems import (OPTIMIZER_CASES, SCHEDULER_CASES, STEPS, SPLIT,  # noqa: E402
-                            build_scheduler, case_loss, problem_data, rosenbrock_loss,
-                            rosenbrock_start)
+from optim_problems import (  # noqa: E402
+    BAD_OPTIONS, COMPLEX_REFUSED, OPTIMIZER_CASES, SCHEDULER_CASES, SHAPE_CASES, SHAPE_STEPS,
+    STEPS, SPLIT, build_scheduler, case_loss, complex_case_loss, complex_problem_data,
+    problem_data, rosenbrock_loss, rosenbrock_start, shape_case_loss, shape_case_start)
 
 
 def to_numpy(t):
@@ -42,8 +43,10 @@ def state_to_json(sd):
 SAVED_CASES = ("adam_amsgrad_wd", "sgd_nesterov", "nadam", "asgd")
 
 
-def run_optimizer(case, dtype, save_as=None):
-    data = problem_data(np.float32 if dtype == torch.float32 else np.float64)
+def run_optimizer(case, dtype, save_as=None, complex_=False):
+    np_dtype = np.float32 if dtype == torch.float32 else np.float64
+    data = (complex_problem_data if complex_ else problem_data)(np_dtype)
+    loss_of = complex_case_loss if complex_ else case_loss
     params = [torch.tensor(x, requires_grad=True) for x in data["init"]]
     consts = [(torch.tensor(t), torch.tensor(d)) for t, d in zip(data["target"], data["scale"])]
     groups = case.get("groups")
@@ -56,7 +59,7 @@ def run_optimizer(case, dtype, save_as=None):
     mid_state = None
     for step in range(STEPS):
         opt.zero_grad()
-        case_loss(case, params, consts, step, torch).backward()
+        loss_of(case, params, consts, step, torch).backward()
         if case.get("sparse"):
             for p in params:
                 if p.grad is not None:
@@ -82,6 +85,9 @@ def main():
             arrays[key] = traj
             if dtype == torch.float32:
                 states[name] = mid
+            if case["cls"] in COMPLEX_REFUSED or case.get("sparse"):
+                continue
+            arrays[f"{key}/complex"], _ = run_optimizer(case, dtype, complex_=True)
     np.savez_compressed(os.path.join(OUT, "optimizers.npz"), **arrays)
     with open(os.path.join(OUT, "optimizers.json"), "w") as f:
         json.dump(states, f, indent=0, sort_keys=True)
@@ -129,6 +135,34 @@ def main():
         lb[f"{ls}/func_evals"] = np.array(opt.state[x]["func_evals"])
         lb[f"{ls}/n_iter"] = np.array(opt.state[x]["n_iter"])
     np.savez_compressed(os.path.join(OUT, "lbfgs.npz"), **lb)
+    write_shape_cases()
+
+
+def write_shape_cases():
+    arrays = {}
+    for name, (cls, shape, kwargs) in SHAPE_CASES.items():
+        for dtype in (np.float32, np.float64):
+            start, target = shape_case_start(shape, dtype)
+            p = torch.tensor(start, requires_grad=True)
+            opt = getattr(torch.optim, cls)([p], **kwargs)
+            rows = []
+            for _ in range(SHAPE_STEPS):
+                opt.zero_grad()
+                shape_case_loss(p, torch.tensor(target)).backward()
+                opt.step()
+                rows.append(to_numpy(p))
+            arrays[f"{name}/{np.dtype(dtype).name}"] = np.stack(rows)
+    np.savez_compressed(os.path.join(OUT, "shape_cases.npz"), **arrays)
+    errors = {}
+    for name, (cls, shape, kwargs) in BAD_OPTIONS.items():
+        try:
+            getattr(torch.optim, cls)([torch.zeros(shape, requires_grad=True)], **kwargs)
+        except Exception as e:  # noqa: BLE001 - the type and message are the record
+            errors[name] = [type(e).__name__, str(e)]
+        else:
+            raise AssertionError(f"{name}: PyTorch accepted it")
+    with open(os.path.join(OUT, "bad_options.json"), "w") as f:
+        json.dump(errors, f, indent=0, sort_keys=True)
 
 
 if __name__ == "__main__":

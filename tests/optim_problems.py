@@ -18,6 +18,26 @@ def problem_data(dtype):
     return {"init": init, "target": target, "scale": scale}
 
 
+# optimizers that refuse complex parameters (as PyTorch's do)
+COMPLEX_REFUSED = ("Adafactor", "Muon")
+
+
+def complex_problem_data(dtype):
+    """The problem made complex (complex64 / complex128 for float32 /
+    float64): parameters init + 1j * target, constants of shape (..., 2) that
+    the loss compares with view_as_real of the parameters."""
+    data = problem_data(dtype)
+    pairs = lambda a, b: np.stack([a, b], axis=-1)  # noqa: E731
+    return {"init": [(x + 1j * t) for x, t in zip(data["init"], data["target"])],
+            "target": [pairs(t, -0.5 * t) for t in data["target"]],
+            "scale": [pairs(d, 2.5 - d) for d in data["scale"]]}
+
+
+def complex_case_loss(case, params, consts, step, lib):
+    """case_loss of the parameters' real views: a real loss of complex ones."""
+    return case_loss(case, [lib.view_as_real(p) for p in params], consts, step, lib)
+
+
 def case_loss(case, params, consts, step, lib):
     """The loss a case minimises (or, negated, maximises) at a step."""
     if case.get("sparse"):
@@ -100,10 +120,55 @@ OPTIMIZER_CASES = {
     "rprop_custom": case("Rprop", lr=0.02, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1)),
     "asgd": case("ASGD", lr=0.05),
     "asgd_t0": case("ASGD", lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1),
+    "adafactor": case("Adafactor", lr=0.05),
+    "adafactor_wd_max": case("Adafactor", lr=0.03, beta2_decay=-0.5, eps=(1e-3, 1e-2), d=1.5,
+                             weight_decay=0.2, maximize=True),
+    # Muon takes only matrices: the (5,) parameter stays out (its gradient is unused)
+    "muon": case("Muon", groups=[{"params": [0, 2], "options": {}}], lr=0.05),
+    "muon_plain": case("Muon", groups=[{"params": [0], "options": {"ns_steps": 3}},
+                                       {"params": [2], "options": {"nesterov": False}}],
+                       lr=0.1, momentum=0.8, weight_decay=0.0, adjust_lr_fn="match_rms_adamw"),
     "sparse_adam": case("SparseAdam", sparse=True, lr=0.05),
     "sparse_adam_max": case("SparseAdam", sparse=True, lr=0.05, betas=(0.8, 0.9),
                             maximize=True),
 }
+
+# Shapes the shared problem lacks: Adafactor's factoring of a 3-D parameter
+# (over its last two dims, per leading index) and Muon on a tall matrix with
+# each learning-rate adjustment; and the errors bad options raise.
+SHAPE_CASES = {
+    "adafactor_3d": ("Adafactor", (2, 3, 4), {"lr": 0.05, "weight_decay": 0.1}),
+    "muon_tall_spectral": ("Muon", (6, 3), {"lr": 0.05, "adjust_lr_fn": "spectral_unclamped"}),
+    "muon_wide_original": ("Muon", (3, 7), {"lr": 0.05, "adjust_lr_fn": "original"}),
+}
+BAD_OPTIONS = {
+    "adafactor_lr": ("Adafactor", (3,), {"lr": -1.0}),
+    "adafactor_beta2_decay": ("Adafactor", (3,), {"beta2_decay": 0.5}),
+    "adafactor_eps1": ("Adafactor", (3,), {"eps": (-1.0, 1e-3)}),
+    "adafactor_eps2": ("Adafactor", (3,), {"eps": (None, -1.0)}),
+    "adafactor_d": ("Adafactor", (3,), {"d": 0.5}),
+    "adafactor_weight_decay": ("Adafactor", (3,), {"weight_decay": -0.1}),
+    "muon_lr": ("Muon", (2, 2), {"lr": -1.0}),
+    "muon_momentum": ("Muon", (2, 2), {"momentum": -0.5}),
+    "muon_weight_decay": ("Muon", (2, 2), {"weight_decay": -0.1}),
+    "muon_adjust": ("Muon", (2, 2), {"adjust_lr_fn": "sqrt"}),
+    "muon_vector": ("Muon", (3,), {}),
+    "muon_3d": ("Muon", (2, 2, 2), {}),
+}
+
+
+SHAPE_STEPS = 8
+
+
+def shape_case_start(shape, dtype):
+    """A shape case's start and target, from a fixed seed."""
+    rng = np.random.default_rng(99)
+    return (rng.standard_normal(shape).astype(dtype), rng.standard_normal(shape).astype(dtype))
+
+
+def shape_case_loss(p, target):
+    return ((p - target) ** 4).sum()
+
 
 SCHEDULER_CASES = {
     "lambda": {"cls": "LambdaLR", "kwargs": {"lr_lambda": "decay"}},

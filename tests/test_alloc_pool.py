@@ -337,3 +337,18 @@ def test_a_bad_environment_variable_warns_and_keeps_the_defaults():
                        text=True, check=True)
     assert "unknown option 'bogus'" in p.stderr and "RuntimeWarning" in p.stderr
     assert p.stdout.strip() == "-1"
+
+
+def test_mem_get_info_reports_the_drivers_figures():
+    """Free memory is the driver's: the pool's cached segments count as used
+    until empty_cache gives them back."""
+    _C._fake_set_total(100 * MiB)
+    assert _C._mem_get_info("fake") == (100 * MiB, 100 * MiB)
+    p = malloc(3 * MiB)
+    reserved = stat("reserved_bytes.all.current")
+    assert reserved >= 3 * MiB
+    assert _C._mem_get_info("fake") == (100 * MiB - reserved, 100 * MiB)
+    free(p)  # cached, still reserved
+    assert _C._mem_get_info("fake") == (100 * MiB - reserved, 100 * MiB)
+    _C._pool_control("empty_cache", "fake")
+    assert _C._mem_get_info("fake") == (100 * MiB, 100 * MiB)

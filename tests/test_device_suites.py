@@ -33,7 +33,8 @@ SUITES = {
     "numpy_dispatch": ["test_ufunc.py", "test_ufunc_ops.py", "test_array_function.py",
                        "test_numpy_namespace.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
-    "training": ["test_optim.py", "test_nn_train.py", "test_lr_scheduler.py"],
+    "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
+                 "test_lr_scheduler.py"],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its
     # gradient checks take minutes here, the gamma ones thousands of small ops each)
     "misc": ["test_core.py", "test_creation.py", "test_legacy_types.py", "test_spread_args.py",

@@ -10,7 +10,8 @@ import pytest
 import torchlike
 import torchlike.optim as optim
 from torchlike.optim.optimizer import _copy_state_value
-from optim_problems import OPTIMIZER_CASES, SPLIT, STEPS, case_loss, problem_data
+from optim_problems import (COMPLEX_REFUSED, OPTIMIZER_CASES, SPLIT, STEPS, case_loss,
+                            complex_case_loss, complex_problem_data, problem_data)
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "optim")
 TRAJ = np.load(os.path.join(GOLDEN, "optimizers.npz"))
@@ -23,15 +24,22 @@ DTYPES = {"float32": (np.float32, torchlike.float32), "float64": (np.float64, to
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-9, atol=1e-11)}
 
 
+# optimizers with no multi-tensor C kernel: SparseAdam's rows, Adafactor's
+# factored moments and Muon's Newton-Schulz matmuls step per tensor
+PER_TENSOR_ONLY = ("SparseAdam", "Adafactor", "Muon")
+
+
 class Problem:
     """One golden case replayed with torchlike: parameters, constants, optimizer."""
 
-    def __init__(self, name, dtype="float32", foreach=None, init=None):
+    def __init__(self, name, dtype="float32", foreach=None, init=None, complex_=False):
         self.case = OPTIMIZER_CASES[name]
         np_dtype, self.dtype = DTYPES[dtype]
-        data = problem_data(np_dtype)
+        data = (complex_problem_data if complex_ else problem_data)(np_dtype)
+        self.loss = complex_case_loss if complex_ else case_loss
         values = data["init"] if init is None else init
-        self.params = [torchlike.tensor(np.array(x, dtype=np_dtype), requires_grad=True)
+        self.params = [torchlike.tensor(np.array(x, dtype=None if complex_ else np_dtype),
+                                        requires_grad=True)
                        for x in values]
         self.consts = [(torchlike.tensor(t), torchlike.tensor(d))
                        for t, d in zip(data["target"], data["scale"])]
@@ -52,7 +60,7 @@ class Problem:
 
     def step(self, k):
         self.opt.zero_grad()
-        case_loss(self.case, self.params, self.consts, k, torchlike).backward()
+        self.loss(self.case, self.params, self.consts, k, torchlike).backward()
         self.opt.step()
 
     def run(self, start=0, stop=STEPS):
@@ -84,10 +92,41 @@ def test_trajectory_matches_pytorch(name, dtype):
     assert not np.allclose(golden[-1], golden[0])  # the problem does move
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(n for n, c in OPTIMIZER_CASES.items()
+                                        if not c.get("sparse")
+                                        and c["cls"] not in COMPLEX_REFUSED))
+def test_complex_trajectory_matches_pytorch(name, dtype):
+    """Complex parameters step as their pairs of reals, as in PyTorch."""
+    golden = TRAJ[f"{name}/{dtype}/complex"]
+    problem = Problem(name, dtype, complex_=True)
+    assert problem.params[0].is_complex()
+    rows = np.stack(problem.run())
+    assert rows.dtype == golden.dtype
+    np.testing.assert_allclose(rows, golden[1:], **TOL[dtype])
+    assert problem.params[0].is_complex() and problem.params[0].grad.is_complex()
+
+
+@pytest.mark.parametrize("cls", COMPLEX_REFUSED)
+def test_optimizers_without_complex_support_refuse_it(cls):
+    p = torchlike.zeros(2, 2, dtype=torchlike.complex64, requires_grad=True)
+    opt = getattr(optim, cls)([p])
+    p.grad = torchlike.ones(2, 2, dtype=torchlike.complex64)
+    with pytest.raises(RuntimeError, match=f"^{cls} does not support complex parameters$"):
+        opt.step()
+
+
+def test_sparse_adam_refuses_complex_parameters_by_index():
+    params = [torchlike.zeros(2), torchlike.zeros(2, dtype=torchlike.complex64)]
+    with pytest.raises(ValueError, match=r"^Complex params at indices \[\[0, 1\]\]: SparseAdam "
+                                         "does not support complex parameters$"):
+        optim.SparseAdam(params)
+
+
 @pytest.mark.host_only  # the multi-tensor kernel is the CPU's; devices step per tensor
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", sorted(n for n, c in OPTIMIZER_CASES.items()
-                                        if c["cls"] != "SparseAdam"))
+                                        if c["cls"] not in PER_TENSOR_ONLY))
 def test_multi_tensor_step_is_bit_identical(name, dtype, monkeypatch):
     calls = []
     kernel = torchlike._C._optim_step

@@ -288,22 +288,30 @@ def test_in_place_step_is_seen_by_autograd():
 
 
 # ---- LBFGS --------------------------------------------------------------------------------
+@pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("line_search", ["strong_wolfe", None])
-def test_lbfgs_matches_pytorch(line_search):
+def test_lbfgs_matches_pytorch(line_search, complex_):
+    """complex_: the same four reals held by a complex parameter of two
+    elements, which LBFGS steps as its pairs of reals (as PyTorch does), so
+    the trajectory is the real one."""
     golden = LBFGS_GOLDEN[str(line_search)]
-    x = torchlike.tensor(rosenbrock_start(), dtype=torchlike.float64, requires_grad=True)
+    x = torchlike.tensor(rosenbrock_start(), dtype=torchlike.float64)
+    if complex_:
+        x = torchlike.view_as_complex(x.reshape(2, 2)).clone()
+    x.requires_grad_()
+    reals = (lambda: torchlike.view_as_real(x).reshape(-1)) if complex_ else (lambda: x)
     opt = optim.LBFGS([x], lr=1 if line_search else 0.05, max_iter=10, history_size=5,
                       line_search_fn=line_search)
 
     def closure():
         opt.zero_grad()
-        loss = rosenbrock_loss(x)
+        loss = rosenbrock_loss(reals())
         loss.backward()
         return loss
-    rows = [np.asarray(x.detach()).copy()]
+    rows = [np.array(reals().detach())]
     for _ in range(6):
         opt.step(closure)
-        rows.append(np.asarray(x.detach()).copy())
+        rows.append(np.array(reals().detach()))
     # Dot products sum in another order than PyTorch's, and the line search
     # amplifies that near the minimum: agreement is to about 1e-9.
     np.testing.assert_allclose(np.stack(rows), golden, rtol=1e-7, atol=1e-10)

@@ -46,6 +46,10 @@ from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as 
 from . import distributions  # noqa: F401
 from . import func  # noqa: F401  (torch.func: functional_call and the function transforms)
 from .func import vmap  # noqa: F401  (torch.vmap)
+from ._control_flow import cond, while_loop  # noqa: F401
+from ._streams import Stream, Event  # noqa: F401  (device-generic streams and events)
+from . import accelerator  # noqa: F401
+from ._device import get_device_module  # noqa: F401
 from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
 from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)

@@ -93,3 +93,26 @@ def set_default_device(device):
 def get_default_device():
     """The device creation functions use when given no ``device=``."""
     return _C._get_default_device()
+
+
+
+_DEVICE = device  # the class, which get_device_module's argument name hides
+
+
+def get_device_module(device=None):
+    """The module of a device's type: torchlike.cuda for "cuda", torchlike.cpu
+    for "cpu"; with no device (or an index), the accelerator's
+    (torchlike.cuda in a build with CUDA), else torchlike.cpu."""
+    import importlib
+    from . import _C
+    if device is None or isinstance(device, int):
+        kind = "cuda" if _C._cuda_compiled() else "cpu"
+    elif isinstance(device, (str, _DEVICE)):
+        kind = device.split(":")[0] if isinstance(device, str) else device.type
+    else:
+        raise TypeError(f"get_device_module(): device must be a torchlike.device, a str or an "
+                        f"int, not {type(device).__name__}")
+    if kind not in ("cpu", "cuda"):
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered "
+                           f"as 'torchlike.{kind}'.")
+    return importlib.import_module(f"torchlike.{kind}")

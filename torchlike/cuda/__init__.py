@@ -110,6 +110,43 @@ def get_device_capability(device=None):
     return p.major, p.minor
 
 
+def get_arch_list():
+    """The architectures the build compiled device code for ("sm_90" for
+    machine code, "compute_90" for PTX that the driver compiles for newer
+    GPUs); [] in a build without CUDA."""
+    arches = []
+    for entry in _C._cuda_arch_text().split():
+        number, _, kind = entry.partition("-")
+        if kind in ("", "real"):
+            arches.append(f"sm_{number}")
+        if kind in ("", "virtual"):
+            arches.append(f"compute_{number}")
+    return arches
+
+
+def get_gencode_flags():
+    """get_arch_list as nvcc's -gencode flags."""
+    flags = []
+    for arch in get_arch_list():
+        kind, number = arch.split("_")
+        flags.append(f"-gencode compute=compute_{number},code={kind}_{number}")
+    return " ".join(flags)
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether the current device computes in bfloat16: natively from
+    compute capability 8.0; torchlike's kernels compute bfloat16 in float32,
+    so any GPU does with including_emulation.  False without a GPU."""
+    if not is_available():
+        return False
+    return including_emulation or get_device_capability()[0] >= 8
+
+
+def is_tf32_supported():
+    """Whether the current device has TF32 tensor cores (compute capability 8.0+)."""
+    return is_available() and get_device_capability()[0] >= 8
+
+
 def synchronize(device=None):
     """Wait on the host for all work queued on a device (the current one)."""
     _lazy_init()

@@ -15,7 +15,9 @@ __all__ = ["OutOfMemoryError", "memory_stats", "memory_stats_as_nested_dict", "m
            "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "reset_max_memory_allocated",
            "reset_accumulated_memory_stats", "memory_summary", "empty_cache",
-           "set_per_process_memory_fraction"]
+           "set_per_process_memory_fraction", "get_per_process_memory_fraction", "mem_get_info",
+           "get_allocator_backend", "memory_cached", "max_memory_cached",
+           "reset_max_memory_cached"]
 
 OutOfMemoryError = _C.OutOfMemoryError
 
@@ -110,6 +112,39 @@ def empty_cache():
         _C._pool_control("empty_cache", f"cuda:{i}")
 
 
+def mem_get_info(device=None):
+    """(free, total) bytes of a device as its driver counts them: other
+    processes' memory and this pool's cached blocks are not free."""
+    if not _available():
+        raise RuntimeError(_NO_DRIVER)
+    return _C._mem_get_info(_device(device))
+
+
+_fractions = {}  # device name -> the fraction set_per_process_memory_fraction set
+
+
+def get_per_process_memory_fraction(device=None):
+    """The fraction of a device's memory the pool may reserve (1.0 unless set)."""
+    if not _available():
+        raise RuntimeError(_NO_DRIVER)
+    return _fractions.get(_device(device), 1.0)
+
+
+def get_allocator_backend():
+    """The allocator in use: "native", torchlike's caching pool (the only one)."""
+    return "native"
+
+
+def _renamed(old, new):
+    def alias(device=None):
+        warnings.warn(f"torchlike.cuda.{old} has been renamed to torchlike.cuda.{new.__name__}",
+                      FutureWarning, stacklevel=2)
+        return new(device)
+    alias.__name__ = old
+    alias.__doc__ = f"Deprecated name of {new.__name__}."
+    return alias
+
+
 def set_per_process_memory_fraction(fraction, device=None):
     """Cap what the caching allocator may reserve on ``device`` at ``fraction``
     of its total memory; past it, allocations raise OutOfMemoryError."""
@@ -120,6 +155,7 @@ def set_per_process_memory_fraction(fraction, device=None):
     if not _available():
         raise RuntimeError(_NO_DRIVER)
     _C._set_memory_fraction(fraction, _device(device))
+    _fractions[_device(device)] = fraction
 
 
 def _check_config():
@@ -133,3 +169,8 @@ def _check_config():
 
 
 _check_config()
+
+
+memory_cached = _renamed("memory_cached", memory_reserved)
+max_memory_cached = _renamed("max_memory_cached", max_memory_reserved)
+reset_max_memory_cached = _renamed("reset_max_memory_cached", reset_peak_memory_stats)

@@ -17,9 +17,12 @@ from .rprop import Rprop  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
+from .muon import Muon  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad",
            "Adadelta", "RMSprop", "Rprop", "ASGD", "SparseAdam", "LBFGS",
+           "Adafactor", "Muon",
            "lr_scheduler", "swa_utils"]

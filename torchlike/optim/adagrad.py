@@ -1,5 +1,6 @@
 """Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
-from .optimizer import Optimizer, _addcdiv_, _check_nonnegative, _step_tensor, _weight_decay
+from .optimizer import (Optimizer, _addcdiv_, _check_nonnegative, _fill_value, _step_tensor,
+                        _weight_decay)
 from .. import _C
 
 __all__ = ["Adagrad"]
@@ -24,7 +25,7 @@ class Adagrad(Optimizer):
 
     def _init_state(self, p, state, group):
         state["step"] = _step_tensor()
-        state["sum"] = _C.full_like(p, group["initial_accumulator_value"])
+        state["sum"] = _C.full_like(p, _fill_value(p, group["initial_accumulator_value"]))
 
     def step(self, closure=None):
         return self._multi_or_single("adagrad", ("sum",), ("step",), _single_tensor_adagrad,

@@ -5,7 +5,7 @@ them, in order).  The scalars of the algorithm (directional derivatives,
 step lengths, curvature pairs' 1/(y.s)) are Python floats; with float64
 parameters this is PyTorch's arithmetic exactly, with float32 ones PyTorch
 keeps them as float32 tensors, so trajectories agree to float32 precision."""
-from .optimizer import Optimizer, _check_nonnegative
+from .optimizer import Optimizer, _check_nonnegative, _real_view
 from .. import _C
 from ..autograd.grad_mode import no_grad, enable_grad
 
@@ -142,13 +142,14 @@ class LBFGS(Optimizer):
 
     # ---- the flat view of the parameters ------------------------------------------------
     def _gather_flat_grad(self):
-        views = [p.new_zeros((p.numel(),)) if p.grad is None else p.grad.reshape(-1)
-                 for p in self._params]
+        # a complex parameter counts as its pairs of reals, as in PyTorch
+        views = [_real_view(p).new_zeros((_real_view(p).numel(),)) if p.grad is None
+                 else _real_view(p.grad).reshape(-1) for p in self._params]
         return _C.cat(views, 0)
 
     def _add_grad(self, step_size, update):
         offset = 0
-        for p in self._params:
+        for p in map(_real_view, self._params):
             n = p.numel()
             p.add_(update[offset:offset + n].reshape(p.shape), alpha=step_size)
             offset += n

@@ -10,6 +10,7 @@ import itertools
 from collections import OrderedDict, defaultdict
 
 from .. import _C
+from .._composites import view_as_real
 from .._C import Tensor
 from ..autograd.grad_mode import no_grad
 from ..utils.hooks import RemovableHandle
@@ -183,9 +184,9 @@ class Optimizer:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 f"{type(param).__module__}.{type(param).__name__}")
-            if not param.is_floating_point():
-                raise ValueError("optimizer can only optimize floating-point Tensors, but one of "
-                                 f"the params has dtype {param.dtype}")
+            if not (param.is_floating_point() or param.is_complex()):
+                raise ValueError("optimizer can only optimize floating-point or complex "
+                                 f"Tensors, but one of the params has dtype {param.dtype}")
             if not self.defaults.get("differentiable", False) and not (
                     param.is_leaf or getattr(param, "retains_grad", False)):
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -332,7 +333,8 @@ class Optimizer:
     def _group_tensors(self, group, buffer_keys, scalar_keys):
         """The group's parameters that have a gradient, their gradients, and
         per key a list of their state tensors (None where the state lacks the
-        key); a parameter without state gets it from self._init_state first."""
+        key); a parameter without state gets it from self._init_state first.
+        Complex tensors come as real views (see _real_view)."""
         params, grads = [], []
         buffers = [[] for _ in buffer_keys]
         scalars = [[] for _ in scalar_keys]
@@ -342,10 +344,10 @@ class Optimizer:
             state = self.state[p]
             if len(state) == 0:
                 self._init_state(p, state, group)
-            params.append(p)
-            grads.append(p.grad)
+            params.append(_real_view(p))
+            grads.append(_real_view(p.grad))
             for key, out in zip(buffer_keys, buffers):
-                out.append(state.get(key))
+                out.append(_real_view(state.get(key)))
             for key, out in zip(scalar_keys, scalars):
                 out.append(state[key])
         return params, grads, buffers, scalars
@@ -404,6 +406,19 @@ def _multi_tensor_step(kind, group, params, grads, buffers, scalars, fresh=None)
 
 # ---- the per-parameter path's building blocks: each is one or two tensor ops whose
 # rounding the C kernels reproduce (src/nn/optim_kernels.c) ----
+def _real_view(t):
+    """A complex tensor as its (..., 2) float view, else t itself: as in
+    PyTorch, an elementwise optimizer steps a complex parameter as the pairs
+    of reals it holds (its state kept complex, of the parameter's shape)."""
+    return view_as_real(t) if t is not None and t.is_complex() else t
+
+
+def _fill_value(p, value):
+    """A state fill value for parameter p: value in each real of a complex p
+    (complex(value, value)), so its real view starts at value throughout."""
+    return complex(value, value) if p.is_complex() else value
+
+
 def _lerp_(x, end, weight):
     """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
     return x.add_(end.sub(x), alpha=weight)

@@ -1,5 +1,5 @@
 """Rprop (resilient backpropagation), as torch.optim.Rprop."""
-from .optimizer import Optimizer, _check_nonnegative, _step_tensor
+from .optimizer import Optimizer, _check_nonnegative, _fill_value, _step_tensor
 from .. import _C
 
 __all__ = ["Rprop"]
@@ -23,7 +23,7 @@ class Rprop(Optimizer):
     def _init_state(self, p, state, group):
         state["step"] = _step_tensor()
         state["prev"] = _C.zeros_like(p)
-        state["step_size"] = _C.full_like(p, group["lr"])
+        state["step_size"] = _C.full_like(p, _fill_value(p, group["lr"]))
 
     def step(self, closure=None):
         return self._multi_or_single("rprop", ("prev", "step_size"), ("step",),

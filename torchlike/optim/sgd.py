@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum
 and L2 weight decay, as torch.optim.SGD."""
-from .optimizer import Optimizer, _check_nonnegative, _multi_tensor_step
+from .optimizer import Optimizer, _check_nonnegative, _multi_tensor_step, _real_view
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["SGD"]
@@ -35,10 +35,9 @@ class SGD(Optimizer):
                 if momentum != 0:
                     # The kernel fills a new buffer with the step's gradient.
                     bufs = [p.new_zeros(p.shape) if b is None else b for p, b in zip(params, bufs)]
-                if _multi_tensor_step("sgd", group, params, grads, [bufs], [], fresh):
-                    pass
-                else:
-                    _single_tensor_sgd(params, grads, bufs, fresh, group)
+                reals = [[_real_view(t) for t in ts] for ts in (params, grads, bufs)]
+                if not _multi_tensor_step("sgd", group, *reals[:2], reals[2:], [], fresh):
+                    _single_tensor_sgd(*reals, fresh, group)
                 if momentum != 0:
                     for p, b in zip(params, bufs):
                         self.state[p]["momentum_buffer"] = b

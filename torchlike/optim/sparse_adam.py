@@ -25,6 +25,11 @@ class SparseAdam(Optimizer):
         _check_adam_args(lr, betas, eps, 0.0)
         defaults = dict(lr=lr, betas=betas, eps=eps, maximize=maximize)
         super().__init__(params, defaults)
+        complex_at = [[g, i] for g, group in enumerate(self.param_groups)
+                      for i, p in enumerate(group["params"]) if p.is_complex()]
+        if complex_at:
+            raise ValueError(f"Complex params at indices {complex_at}: SparseAdam does not "
+                             "support complex parameters")
 
     def step(self, closure=None):
         loss = self._call_closure(closure)

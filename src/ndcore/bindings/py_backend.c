@@ -239,6 +239,30 @@ static PyObject *memory_summary(PyObject *self, PyObject *arg)
   return PyUnicode_FromString(buf);
 }
 
+/* _mem_get_info(device): (free, total) bytes of the device, from its driver. */
+static PyObject *mem_get_info(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_alloc_pool *pool = device_pool(arg);
+  size_t free_bytes = 0, total = 0;
+  if (!pool)
+    return NULL;
+  tl_alloc_pool_mem_info(pool, &free_bytes, &total);
+  return Py_BuildValue("(nn)", (Py_ssize_t)free_bytes, (Py_ssize_t)total);
+}
+
+/* _pinned_empty_cache(): give the pinned host pool's cached blocks back
+ * (torchlike.accelerator.empty_host_cache); nothing without a pinned pool. */
+static PyObject *pinned_empty_cache(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  const tl_backend *b = tl_backend_pinned();
+  tl_alloc_pool *pool = b && b->pool ? b->pool(tl_device_cpu()) : NULL;
+  if (pool)
+    tl_alloc_pool_empty_cache(pool);
+  Py_RETURN_NONE;
+}
+
 /* _pool_call(what, device): empty_cache, reset_peak, reset_accumulated. */
 static PyObject *pool_control(PyObject *self, PyObject *args)
 {
@@ -595,6 +619,8 @@ static PyObject *host_cache_stats(PyObject *self, PyObject *unused)
 static PyMethodDef backend_functions[] = {
     {"_memory_stats", memory_stats, METH_O, NULL},
     {"_memory_summary", memory_summary, METH_O, NULL},
+    {"_mem_get_info", mem_get_info, METH_O, NULL},
+    {"_pinned_empty_cache", pinned_empty_cache, METH_NOARGS, NULL},
     {"_pool_control", pool_control, METH_VARARGS, NULL},
     {"_set_memory_fraction", set_memory_fraction, METH_VARARGS, NULL},
     {"_alloc_config", alloc_config, METH_O, NULL},

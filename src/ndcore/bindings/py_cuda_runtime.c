@@ -44,6 +44,17 @@ static PyObject *py_compiled(PyObject *self, PyObject *unused)
   return PyBool_FromLong(tl_gpu_compiled());
 }
 
+/* The CUDA architectures the build compiled for, as CMake lists them ("90",
+ * "80 90-real" ...): "" for a build without CUDA. */
+#ifndef TL_CUDA_ARCHS
+#define TL_CUDA_ARCHS ""
+#endif
+static PyObject *py_arch_text(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  return PyUnicode_FromString(TL_CUDA_ARCHS);
+}
+
 static PyObject *py_current_device(PyObject *self, PyObject *unused)
 {
   (void)self, (void)unused;
@@ -275,6 +286,7 @@ static PyObject *py_record_stream(PyObject *self, PyObject *args)
 
 PyMethodDef tl_py_cuda_runtime_functions[] = {
     {"_cuda_compiled", py_compiled, METH_NOARGS, NULL},
+    {"_cuda_arch_text", py_arch_text, METH_NOARGS, NULL},
     {"_cuda_current_device", py_current_device, METH_NOARGS, NULL},
     {"_cuda_set_device", py_set_device, METH_O, NULL},
     {"_cuda_current_stream", py_current_stream, METH_O, NULL},

@@ -595,6 +595,11 @@ void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out)
   pthread_mutex_unlock(&pool->lock);
 }
 
+void tl_alloc_pool_mem_info(tl_alloc_pool *pool, size_t *free_bytes, size_t *total_bytes)
+{
+  pool->raw.mem_info(pool->raw.ctx, free_bytes, total_bytes);
+}
+
 static void reset_peak(tl_alloc_stat *s) { s->peak = s->current; }
 static void reset_accumulated(tl_alloc_stat *s) { s->allocated = s->freed = 0; }
 

@@ -134,6 +134,9 @@ void *tl_alloc_pool_segment_base(tl_alloc_pool *pool, const tl_block *b);
  * for the events of blocks freed under other streams first. */
 void tl_alloc_pool_empty_cache(tl_alloc_pool *pool);
 void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out);
+/* The device's free and total bytes as its driver counts them (not the
+ * pool's: its cached blocks count as used), for torchlike.cuda.mem_get_info. */
+void tl_alloc_pool_mem_info(tl_alloc_pool *pool, size_t *free_bytes, size_t *total_bytes);
 void tl_alloc_pool_reset_peaks(tl_alloc_pool *pool);
 void tl_alloc_pool_reset_accumulated(tl_alloc_pool *pool);
 /* Cap reserved memory at fraction * the device's total (0 < fraction <= 1). */
