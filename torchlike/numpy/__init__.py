@@ -17,6 +17,7 @@ Where things live (one file per area):
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
+  _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
   fft.py, random.py, linalg.py, special.py   the submodules (special: scipy.special)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
@@ -40,6 +41,10 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._scalar_types import (  # noqa: F401
+    ScalarType, character, complexfloating, dtype, flexible, floating, generic, inexact,
+    integer, issubdtype, little_endian, long, number, sctypeDict, signedinteger, typecodes,
+    unsignedinteger)
 
 __array_api_version__ = "2025.12"
 
@@ -134,6 +139,12 @@ def __getattr__(name):
     (NumPy's Python implementation on torchlike ops, or the fallback rule)."""
     func = getattr(_np, name, None)
     if callable(func) and not isinstance(func, type) and not name.startswith("_"):
+        # Only a function that dispatches on its arrays takes a tensor for its
+        # first argument; np.isscalar(3.0), np.seterr(), np.issubdtype(x.dtype,
+        # ...) take theirs as they are.
+        if not (isinstance(func, _np.ufunc) or hasattr(func, "_implementation")):
+            return func
+
         def call(*args, **kwargs):
             if args and not isinstance(args[0], _C.Tensor):
                 args = (_as_tensor(args[0]),) + args[1:]
