@@ -17,6 +17,7 @@ Where things live (one file per area):
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
+  _index_tricks.py  r_, c_, mgrid, ogrid, ndenumerate (s_, index_exp, ndindex: NumPy's)
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
   fft.py, random.py, linalg.py, special.py   the submodules (special: scipy.special)
 Functions of NumPy not listed here are looked up in NumPy and called with
@@ -41,6 +42,8 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._index_tricks import (  # noqa: F401
+    c_, index_exp, mgrid, ndenumerate, ndindex, ogrid, r_, s_)
 from ._scalar_types import (  # noqa: F401
     ScalarType, character, complexfloating, dtype, flexible, floating, generic, inexact,
     integer, issubdtype, little_endian, long, number, sctypeDict, signedinteger, typecodes,

@@ -105,7 +105,24 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if any(t.ndim == 0 for t in tensors):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     axis = norm_axis(axis, tensors[0].ndim)
+    _check_concatenable(tensors, axis)
     return finish(_C.cat(tensors, axis), out)
+
+
+def _check_concatenable(tensors, axis):
+    """NumPy's ValueError (and wording) for arrays that do not line up."""
+    first = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != first.ndim:
+            raise ValueError(f"all the input arrays must have same number of dimensions, but "
+                             f"the array at index 0 has {first.ndim} dimension(s) and the "
+                             f"array at index {i} has {t.ndim} dimension(s)")
+        for d in range(first.ndim):
+            if d != axis and t.shape[d] != first.shape[d]:
+                raise ValueError(f"all the input array dimensions except for the "
+                                 f"concatenation axis must match exactly, but along dimension "
+                                 f"{d}, the array at index 0 has size {first.shape[d]} and the "
+                                 f"array at index {i} has size {t.shape[d]}")
 
 
 @implements(np.stack)
