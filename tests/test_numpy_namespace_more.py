@@ -162,6 +162,7 @@ CONCAT = ["r_[1, 2, 3]", "r_[0:5]", "r_[0:1:5j]", "r_[5:0:-2]", "r_[-1:1:6j, [0]
 
 
 @pytest.mark.parametrize("expr", CONCAT)
+@pytest.mark.filterwarnings("ignore:the matrix subclass")  # NumPy's 'r'/'c' results
 def test_r_c_as_numpy(expr):
     want = eval("numpy." + expr)
     got = eval("np." + expr, {"np": np, "numpy": numpy, "X": np.asarray(X),
@@ -232,3 +233,188 @@ def test_ndenumerate_as_numpy(a):
     want = list(numpy.ndenumerate(a))
     assert got == want
     assert [type(v) for _, v in got] == [type(v) for _, v in want]
+
+
+# ---------------------------------------------------------------------------
+# floating-point errors: NumPy's errstate; torchlike ops never warn
+
+def test_errstate_seterr_geterr_are_numpys_and_agree():
+    assert np.errstate is numpy.errstate and np.seterr is numpy.seterr
+    assert np.geterr() == numpy.geterr()
+    with np.errstate(divide="ignore", invalid="raise"):
+        assert np.geterr()["divide"] == "ignore" and numpy.geterr()["invalid"] == "raise"
+    assert np.geterr() == numpy.geterr()
+    old = np.seterr(over="raise")
+    try:
+        assert numpy.geterr()["over"] == "raise"
+    finally:
+        np.seterr(**old)
+    assert np.geterr() == old
+
+    @np.errstate(all="ignore")
+    def quiet():
+        return np.geterr()
+    assert set(quiet().values()) == {"ignore"}
+
+
+def test_torchlike_ops_never_warn_on_float_errors(recwarn):
+    x = np.asarray([1.0, 0.0, -1.0])
+    with np.errstate(all="warn"):
+        got = [x / 0, np.log(x), np.sqrt(x), np.divide(x, 0.0), np.exp(x * 1e308)]
+    with np.errstate(all="raise"):  # nothing to raise either: the values are NumPy's
+        raised = [x / 0, np.log(x)]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    with numpy.errstate(all="ignore"):
+        a = numpy.asarray([1.0, 0.0, -1.0])
+        want = [a / 0, numpy.log(a), numpy.sqrt(a), numpy.divide(a, 0.0), numpy.exp(a * 1e308)]
+    for g, w in zip(got + raised, want + want[:2]):
+        same(g, w)
+
+
+def test_errstate_governs_numpys_own_scalars():
+    with np.errstate(divide="raise"):  # np.float64(1.0) is NumPy's scalar
+        with pytest.raises(FloatingPointError):
+            np.float64(1.0) / np.float64(0.0)
+
+
+# ---------------------------------------------------------------------------
+# vectorize, broadcast
+
+def test_vectorize_as_numpy():
+    def f(a, b=1):
+        return a * b + 1 if a > 0 else a - b
+    a = numpy.array([[-1.5, 2.0], [0.0, 3.5]])
+    same(np.vectorize(f)(np.asarray(a), 2), numpy.vectorize(f)(a, 2))
+    same(np.vectorize(f)(3), numpy.vectorize(f)(3))  # 0-d
+    same(np.vectorize(f)([1, -2]), numpy.vectorize(f)([1, -2]))  # int64
+    for otypes in ([np.float32], [numpy.float32], "f"):
+        same(np.vectorize(f, otypes=otypes)(np.asarray(a)), numpy.vectorize(
+            f, otypes=[numpy.float32])(a))
+    same(np.vectorize(f, otypes=[float])(np.zeros(0)), numpy.vectorize(f, otypes=[float])(
+        numpy.zeros(0)))
+    with pytest.raises(ValueError, match="size 0"):
+        np.vectorize(f)(np.zeros(0))
+    # excluded: the argument reaches the function as it is
+    def g(x, table):
+        assert isinstance(table, tl.Tensor)
+        return float(table[int(x)])
+    table = np.asarray([10.0, 20.0, 30.0])
+    same(np.vectorize(g, excluded={1})(np.asarray([2, 0]), table), numpy.array([30.0, 10.0]))
+    same(np.vectorize(g, excluded={"table"})([1], table=table), numpy.array([20.0]))
+    # signature: core dimensions
+    want = numpy.vectorize(numpy.convolve, signature="(n),(m)->(k)")(
+        numpy.eye(3), [1.0, 2.0])
+    got = np.vectorize(numpy.convolve, signature="(n),(m)->(k)")(np.eye(3), [1.0, 2.0])
+    same(got, want)
+    # two outputs, and the decorator form
+    pair = np.vectorize(lambda x: (x, x * 2))(np.asarray([1, 2]))
+    for g_, w in zip(pair, numpy.vectorize(lambda x: (x, x * 2))(numpy.array([1, 2]))):
+        same(g_, w)
+
+    @np.vectorize(otypes=[np.float64])
+    def h(x):
+        return x / 2
+    same(h(np.asarray([1, 3])), numpy.array([0.5, 1.5]))
+
+
+def test_vectorize_refuses_a_tensor_that_requires_grad():
+    x = np.asarray([1.0, 2.0])
+    x.requires_grad_(True)
+    with pytest.raises(TypeError, match="requires grad"):
+        np.vectorize(lambda v: v + 1)(x)
+    with tl.no_grad():
+        same(np.vectorize(lambda v: v + 1)(x), numpy.array([2.0, 3.0]))
+
+
+@pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [(4,)], [], [(2, 0), (1,)], [(), ()],
+                                    [(3, 1, 2), (1, 4, 1), (2,)]])
+def test_broadcast_as_numpy(shapes):
+    arrays = [numpy.arange(numpy.prod(s), dtype=numpy.float32 if i else numpy.int64
+                           ).reshape(s) for i, s in enumerate(shapes)]
+    want = numpy.broadcast(*arrays)
+    got = np.broadcast(*[np.asarray(a) for a in arrays])
+    for attr in ("shape", "nd", "ndim", "size", "numiter", "index"):
+        assert getattr(got, attr) == getattr(want, attr), attr
+    if shapes:
+        items, want_items = list(got), list(want)
+        assert items == want_items
+        assert [[type(v) for v in i] for i in items] == [[type(v) for v in i]
+                                                           for i in want_items]
+        got.reset()
+        assert got.index == 0
+        if items:
+            next(got)
+            assert got.index == 1
+        assert len(got.iters) == len(shapes)
+
+
+def test_broadcast_mismatch_is_numpys_value_error():
+    for shapes in [[(2,), (3,)], [(1,), (2, 3), (4, 3)]]:
+        args = [numpy.zeros(s) for s in shapes]
+        with pytest.raises(ValueError) as want:
+            numpy.broadcast(*args)
+        with pytest.raises(ValueError) as got:
+            np.broadcast(*[np.asarray(a) for a in args])
+        assert str(got.value) == str(want.value)
+
+
+# ---------------------------------------------------------------------------
+# emath, polynomial, testing
+
+EMATH = [("sqrt", (numpy.array([-4.0, 0.0, 4.0]),)), ("log", (numpy.array([-1.0, 2.0]),)),
+         ("log2", (numpy.array([-8.0, 8.0]),)), ("log10", (numpy.array([-100.0, 1.0]),)),
+         ("logn", (2, numpy.array([-4.0, 4.0]))), ("power", (numpy.array([-4.0, 4.0]), 0.5)),
+         ("arccos", (numpy.array([-2.0, 0.5]),)), ("arcsin", (numpy.array([2.0, 0.5]),)),
+         ("arctanh", (numpy.array([0.5, -0.25]),)), ("sqrt", (numpy.array([4.0, 9.0]),)),
+         ("sqrt", (numpy.array([-4.0, 4.0], numpy.float32),)), ("sqrt", (numpy.zeros(0),)),
+         ("log", (numpy.array(-1.0),))]
+
+
+@pytest.mark.parametrize("name,args", EMATH, ids=[e[0] for e in EMATH])
+def test_emath_as_numpy(name, args):
+    want = getattr(numpy.emath, name)(*args)
+    got = getattr(np.emath, name)(*[np.asarray(a) if isinstance(a, numpy.ndarray) else a
+                                    for a in args])
+    want = numpy.asarray(want)
+    assert got.device == DEFAULT and host(got).dtype == want.dtype
+    numpy.testing.assert_allclose(host(got), want, rtol=1e-6)
+
+
+def test_emath_of_python_scalars_is_a_0d_tensor():
+    got = np.emath.sqrt(-1)
+    assert isinstance(got, tl.Tensor) and got.ndim == 0 and complex(got.cpu()) == 1j
+
+
+def test_polynomial_evaluation_takes_tensors():
+    x = numpy.array([-1.0, 0.5, 2.0])
+    c = [1.0, -2.0, 3.0]
+    for ours, theirs in [(np.polynomial.polynomial.polyval, numpy.polynomial.polynomial.polyval),
+                         (np.polynomial.chebyshev.chebval, numpy.polynomial.chebyshev.chebval),
+                         (np.polynomial.legendre.legval, numpy.polynomial.legendre.legval),
+                         (np.polynomial.hermite.hermval, numpy.polynomial.hermite.hermval)]:
+        got = ours(np.asarray(x), c)
+        assert got.device == DEFAULT
+        numpy.testing.assert_allclose(host(got), theirs(x, c))
+    got = np.poly1d(c)(np.asarray(x))
+    assert isinstance(got, tl.Tensor) and got.device == DEFAULT
+    numpy.testing.assert_allclose(host(got), numpy.poly1d(c)(x))
+    numpy.testing.assert_allclose(host(np.polyval(c, np.asarray(x))), numpy.polyval(c, x))
+    assert np.poly1d is numpy.poly1d and np.polynomial is numpy.polynomial
+
+
+def test_testing_assertions_accept_tensors_on_any_device():
+    t = np.asarray([1.0, 2.0, numpy.nan])
+    np.testing.assert_allclose(t, [1.0, 2.0, numpy.nan])
+    np.testing.assert_array_equal(t, t)
+    np.testing.assert_equal({"a": t, "b": [t, 3]}, {"a": t, "b": [t, 3]})
+    np.testing.assert_array_less(t[:2], 3)
+    np.testing.assert_almost_equal(np.asarray(1.0), 1.0 + 1e-9)
+    np.testing.assert_allclose(np.asarray([1.0], dtype=np.bfloat16), [1.0])
+    for check, args in [(np.testing.assert_allclose, (t, [1.0, 2.5, numpy.nan])),
+                        (np.testing.assert_array_equal, (t[:2], [1.0, 3.0])),
+                        (np.testing.assert_equal, (t[:2], t[1:]))]:
+        with pytest.raises(AssertionError, match="Mismatch|not equal"):
+            check(*args)
+    assert np.testing.assert_raises is numpy.testing.assert_raises
+    with np.testing.assert_raises(ZeroDivisionError):
+        1 / 0

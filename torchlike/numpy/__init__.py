@@ -19,7 +19,10 @@ Where things live (one file per area):
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
   _index_tricks.py  r_, c_, mgrid, ogrid, ndenumerate (s_, index_exp, ndindex: NumPy's)
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
-  fft.py, random.py, linalg.py, special.py   the submodules (special: scipy.special)
+  _functional.py    vectorize, broadcast (Python loops over elements)
+  _wrap.py          NumPy's own functions called with tensors
+  fft.py, random.py, linalg.py, special.py, emath.py, testing.py   the submodules
+                    (special: scipy.special; testing: numpy.testing on tensors)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
 ``Tensor.__array_function__``.
@@ -32,7 +35,7 @@ from .. import _C
 from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
 from . import _statistical, _utility  # noqa: F401
-from . import fft, linalg, random, special  # noqa: F401
+from . import emath, fft, linalg, random, special, testing  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
@@ -42,6 +45,8 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._wrap import numpy_function as _numpy_function
+from ._functional import broadcast, vectorize  # noqa: F401
 from ._index_tricks import (  # noqa: F401
     c_, index_exp, mgrid, ndenumerate, ndindex, ogrid, r_, s_)
 from ._scalar_types import (  # noqa: F401
@@ -69,6 +74,19 @@ inf = _math.inf
 nan = _math.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+
+# Floating-point error handling is NumPy's own: it governs what NumPy computes
+# (its scalars, the fallback rule's host calls).  torchlike ops never warn nor
+# raise on division by zero, overflow or invalid values, as PyTorch and CuPy:
+# they give inf and nan, inside errstate(all="raise") too.
+errstate, seterr, geterr, seterrcall, geterrcall = \
+    _np.errstate, _np.seterr, _np.geterr, _np.seterrcall, _np.geterrcall
+
+# NumPy's polynomial classes and functions: evaluation (np.polyval,
+# np.polynomial.polynomial.polyval(x, c), poly1d(c)(x)) takes tensors x on any
+# device and returns tensors; coefficients are NumPy's arrays (host data)
+poly1d = _np.poly1d
+polynomial = _np.polynomial
 
 # NumPy functions whose registered tensor implementation is also ours, as is
 _FROM_TABLE = [
@@ -142,17 +160,5 @@ def __getattr__(name):
     (NumPy's Python implementation on torchlike ops, or the fallback rule)."""
     func = getattr(_np, name, None)
     if callable(func) and not isinstance(func, type) and not name.startswith("_"):
-        # Only a function that dispatches on its arrays takes a tensor for its
-        # first argument; np.isscalar(3.0), np.seterr(), np.issubdtype(x.dtype,
-        # ...) take theirs as they are.
-        if not (isinstance(func, _np.ufunc) or hasattr(func, "_implementation")):
-            return func
-
-        def call(*args, **kwargs):
-            if args and not isinstance(args[0], _C.Tensor):
-                args = (_as_tensor(args[0]),) + args[1:]
-            return func(*args, **kwargs)
-        call.__name__ = call.__qualname__ = name
-        call.__doc__ = func.__doc__
-        return call
+        return _numpy_function(func, name)
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")
