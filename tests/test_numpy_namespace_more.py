@@ -418,3 +418,106 @@ def test_testing_assertions_accept_tensors_on_any_device():
     assert np.testing.assert_raises is numpy.testing.assert_raises
     with np.testing.assert_raises(ZeroDivisionError):
         1 / 0
+
+
+# ---------------------------------------------------------------------------
+# ndarray attributes on tensors
+
+# ndarray attributes a tensor does not have, each for a reason given in docs/numpy.md
+NOT_PROVIDED = {"__array_finalize__", "__array_interface__", "__array_struct__",
+                "__array_wrap__", "__copy__", "__imatmul__", "__setstate__", "byteswap",
+                "ctypes", "dump", "dumps", "getfield", "resize", "setfield", "setflags",
+                "tofile"}
+
+
+def test_the_ndarray_attributes_a_tensor_lacks_are_the_documented_ones():
+    assert set(dir(numpy.zeros(3))) - set(dir(np.zeros(3))) == NOT_PROVIDED
+    with open(__file__.replace("tests/test_numpy_namespace_more.py", "docs/numpy.md")) as f:
+        doc = f.read()
+    for name in NOT_PROVIDED:
+        assert f"`{name}`" in doc, name
+
+
+A = numpy.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("cond,axis", [([True, False, True], 0), ([0, 1, 1, 0], 1),
+                                       ([1, 0, 1], None), ([True], 0), ([], 1),
+                                       ([False, True, False, False], -1)])
+def test_compress_as_numpy(cond, axis):
+    same(np.asarray(A).compress(cond, axis=axis), A.compress(cond, axis=axis))
+    same(numpy.compress(cond, np.asarray(A), axis=axis), numpy.compress(cond, A, axis=axis))
+    same(np.compress(np.asarray(numpy.array(cond, bool)), np.asarray(A), axis=axis),
+         numpy.compress(cond, A, axis=axis))
+
+
+def test_compress_errors_as_numpy():
+    for cond, axis, error in [([0, 0, 0, 1], 0, IndexError), ([[1]], 0, ValueError),
+                              ([1], 2, numpy.exceptions.AxisError)]:
+        with pytest.raises(error) as want:
+            numpy.compress(cond, A, axis=axis)
+        with pytest.raises(error) as got:
+            np.asarray(A).compress(cond, axis=axis)
+        if error is not ValueError:
+            assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_choose_as_numpy(mode):
+    choices = [[0, 1, 2, 3], [10, 11, 12, 13], [20.5, 21.5, 22.5, 23.5]]
+    for idx in [[2, 0, 1, 0], [[0], [2]], 1, numpy.zeros((0, 4), numpy.int64)]:
+        want = numpy.choose(idx, choices, mode=mode)
+        same(numpy.choose(np.asarray(numpy.asarray(idx)), choices, mode=mode), want)
+        same(np.choose(np.asarray(numpy.asarray(idx)), [np.asarray(numpy.asarray(c))
+                                                        for c in choices], mode=mode), want)
+    for idx in [[3, -1, 5, 0]]:
+        if mode == "raise":
+            with pytest.raises(ValueError, match="invalid entry"):
+                numpy.choose(idx, choices, mode=mode)
+            with pytest.raises(ValueError, match="invalid entry"):
+                np.asarray(idx).choose(choices, mode=mode)
+        else:
+            same(np.asarray(idx).choose(choices, mode=mode),
+                 numpy.choose(idx, choices, mode=mode))
+    with pytest.raises(TypeError):
+        np.asarray([0.5]).choose(choices)
+
+
+def test_choose_records_the_chosen_values():
+    a, b = np.asarray([1.0, 2.0, 3.0]), np.asarray([10.0, 20.0, 30.0])
+    a.requires_grad_(True)
+    np.asarray([0, 1, 0]).choose([a, b]).sum().backward()
+    numpy.testing.assert_array_equal(host(a.grad), [1.0, 0.0, 1.0])
+
+
+def test_partition_methods_as_numpy():
+    x = numpy.array([5.0, 1.0, 4.0, 2.0, 3.0, 0.5])
+    for kth in [0, 3, -1, (1, 4)]:
+        want = x.copy()
+        want.partition(kth)
+        t = np.asarray(x.copy())
+        assert t.partition(kth) is None
+        got = host(t)
+        for k in numpy.atleast_1d(kth):  # NumPy leaves each side's order open
+            assert got[k] == want[k]
+            assert (got[:k] <= got[k]).all() and (got[k:] >= got[k]).all()
+        order = host(np.asarray(x).argpartition(kth))
+        assert x[order][numpy.atleast_1d(kth)].tolist() == want[numpy.atleast_1d(kth)].tolist()
+    with pytest.raises(ValueError):
+        np.asarray(x).argpartition(6)
+
+
+def test_conjugate_divmod_contains_class_getitem():
+    c = numpy.array([1 + 2j, -3j])
+    same(np.asarray(c).conjugate(), c.conjugate())
+    same(np.asarray(A).conjugate(), A.conjugate())
+    for x, y in [(A, 5), (-A, 4.0), (7, numpy.array([2, -3]))]:
+        tx = np.asarray(x) if isinstance(x, numpy.ndarray) else x
+        ty = np.asarray(y) if isinstance(y, numpy.ndarray) else y
+        for g, w in zip(divmod(tx, ty), divmod(x, y)):
+            same(g, w)
+    t = np.asarray(A)
+    assert (5.0 in t) and (5 in t) and (np.asarray(7.0) in t) and (100 not in t)
+    with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+        "a" in t
+    assert np.ndarray[int] is not None and tl.Tensor[int].__origin__ is tl.Tensor

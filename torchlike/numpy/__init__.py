@@ -99,6 +99,7 @@ _FROM_TABLE = [
     "hsplit", "vsplit", "tile", "repeat", "flip", "fliplr", "flipud", "rot90", "roll",
     "broadcast_to", "broadcast_arrays", "where", "nonzero", "flatnonzero", "argwhere",
     "diagonal", "diag", "tril", "triu", "pad", "take", "take_along_axis", "put_along_axis",
+    "compress", "choose",
     # statistical
     "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "ptp", "argmax",
     "argmin", "all", "any", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",

@@ -420,6 +420,50 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     return finish(result, out)
 
 
+@implements(np.compress)
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` (of its flattening when None) where
+    ``condition`` is true; a shorter condition counts as false beyond its end."""
+    a, condition = as_tensor(a), as_tensor(condition)
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = norm_axis(axis, a.ndim)
+    idx = condition.to(_C.bool).nonzero().reshape(-1)  # data-dependent: one host read
+    if idx.numel() and int(idx[-1]) >= a.shape[axis]:
+        raise IndexError(f"index {int(idx[-1])} is out of bounds for axis {axis} with size "
+                         f"{a.shape[axis]}")
+    return finish(_C.index_select(a, axis, idx), out)
+
+
+@implements(np.choose)
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` for every index ``i`` of the broadcast shape."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"mode must be one of 'raise', 'wrap' or 'clip' (got {mode!r})")
+    idx = as_tensor(a)
+    choices = list(choices.unbind(0)) if isinstance(choices, Tensor) else \
+        [as_tensor(c) for c in choices]
+    if not choices:
+        raise ValueError("0-length sequence.")
+    if idx.dtype.is_floating_point or idx.dtype.is_complex:
+        raise TypeError(f"Cannot cast array data from dtype('{idx.dtype.name}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    idx, n = idx.to(_C.int64), len(choices)
+    if mode == "wrap":
+        idx = idx.remainder(n)
+    elif mode == "clip":
+        idx = idx.clamp(0, n - 1)
+    elif idx.numel() and bool(((idx < 0) | (idx >= n)).any()):  # one host read
+        raise ValueError("invalid entry in choice array")
+    idx, *choices = _C.broadcast_tensors(idx, *promote(*choices))
+    if not idx.numel():  # (gather reads an empty from_numpy index's strides-0 data)
+        return finish(choices[0].clone(), out)
+    return finish(_C.take_along_dim(_C.stack(choices, 0), idx.unsqueeze(0), 0).squeeze(0),
+                  out)
+
+
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
