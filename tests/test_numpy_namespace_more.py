@@ -5,6 +5,8 @@ each checked against NumPy itself: the same values, dtypes and shapes (0-d and
 empty included), NumPy's exception types.  Results NumPy returns as arrays are
 tensors on the default device (the device suites run this file with a device
 as the default)."""
+import re
+
 import numpy
 import pytest
 
@@ -138,6 +140,16 @@ def test_tables():
     assert set(np.ScalarType) <= set(numpy.ScalarType)
     assert int in np.ScalarType and numpy.float32 in np.ScalarType
     assert numpy.uint16 not in np.ScalarType
+
+
+def test_the_numpy_names_not_provided_are_the_documented_ones():
+    missing = {n for n in dir(numpy) if not n.startswith("_") and not hasattr(np, n)}
+    with open(__file__.replace("tests/test_numpy_namespace_more.py", "docs/numpy.md")) as f:
+        table = f.read().split("Not provided, and why:")[1].split("\n\n")[1]
+    documented = {w.removeprefix("np.") for row in table.splitlines()[2:]
+                  for code in re.findall(r"`([^`]+)`", row.split("|")[1]) for w in code.split()}
+    assert missing <= documented, missing - documented
+    assert np.True_ is numpy.True_ and np.exceptions is numpy.exceptions
 
 
 def test_non_dispatching_numpy_functions_take_their_arguments_as_they_are():

@@ -82,6 +82,12 @@ newaxis = None
 errstate, seterr, geterr, seterrcall, geterrcall = \
     _np.errstate, _np.seterr, _np.geterr, _np.seterrcall, _np.geterrcall
 
+# NumPy's own: its bool scalars (np.float32(1.0) is NumPy's scalar too), the
+# exceptions torchlike.numpy raises (np.exceptions.AxisError), annotations
+True_, False_ = _np.True_, _np.False_
+exceptions = _np.exceptions
+typing = _np.typing
+
 # NumPy's polynomial classes and functions: evaluation (np.polyval,
 # np.polynomial.polynomial.polyval(x, c), poly1d(c)(x)) takes tensors x on any
 # device and returns tensors; coefficients are NumPy's arrays (host data)
