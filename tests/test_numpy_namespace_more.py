@@ -155,6 +155,38 @@ def test_the_numpy_names_not_provided_are_the_documented_ones():
 def test_non_dispatching_numpy_functions_take_their_arguments_as_they_are():
     assert np.isscalar(3.0) and not np.isscalar([3.0])
     assert np.isscalar(numpy.float32(1)) == numpy.isscalar(numpy.float32(1))
+    assert np.mintypecode("fd") == numpy.mintypecode("fd")
+    path = np.einsum_path("ij,jk", np.ones((2, 2)), np.ones((2, 2)))
+    assert path[0] == numpy.einsum_path("ij,jk", numpy.ones((2, 2)), numpy.ones((2, 2)))[0]
+
+
+def test_arrays_numpy_builds_from_no_array_are_tensors_on_the_default_device():
+    import io
+    for call in [lambda xp: xp.fromfunction(lambda i, j: i * 10 + j, (2, 3)),
+                 lambda xp: xp.fromfunction(lambda i: i, (0,), dtype=int),
+                 lambda xp: xp.indices((2, 3)), lambda xp: xp.indices((0,)),
+                 lambda xp: xp.fromiter(iter([1, 2]), dtype=float),
+                 lambda xp: xp.loadtxt(io.StringIO("1 2\n3 4")),
+                 lambda xp: xp.diag_indices(3), lambda xp: xp.mask_indices(3, numpy.triu)]:
+        want, got = call(numpy), call(np)
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and len(got) == len(want)
+            for g, w in zip(got, want):
+                same(g, w)
+        else:
+            same(got, want)
+    strings = np.loadtxt(io.StringIO("a b"), dtype=str)  # no such dtype: NumPy's array
+    assert isinstance(strings, numpy.ndarray) and strings.tolist() == ["a", "b"]
+
+
+@pytest.mark.host_only  # np.savetxt and apply_along_axis run NumPy on host views
+def test_first_arguments_that_are_no_array_data_go_as_they_are():
+    import io
+    f = io.StringIO()
+    np.savetxt(f, np.asarray([1.5, 2.0]))
+    assert f.getvalue() == "1.500000000000000000e+00\n2.000000000000000000e+00\n"
+    got = np.apply_along_axis(lambda r: r[0] + r[-1], 1, np.asarray(A))
+    same(got, numpy.apply_along_axis(lambda r: r[0] + r[-1], 1, A))
 
 
 # ---------------------------------------------------------------------------
