@@ -223,6 +223,16 @@ def test_r_on_device_tensors_keeps_their_device_and_records():
     numpy.testing.assert_array_equal(host(x.grad), [3.0, 3.0])
 
 
+def test_r_on_a_device_tensor_copies_lists_and_refuses_ndarrays():
+    x = np.asarray([1.0, 2.0])
+    same(np.r_[x, [3.0], 4], numpy.array([1.0, 2.0, 3.0, 4.0]))
+    if x.device.type != "cpu":  # NumPy spellings do not copy host arrays implicitly
+        with pytest.raises(TypeError, match="host memory"):
+            np.r_[x, numpy.array([3.0])]
+    else:
+        same(np.r_[x, numpy.array([3.0])], numpy.array([1.0, 2.0, 3.0]))
+
+
 def test_r_c_errors_as_numpy():
     for expr, error in [("r_[1, 'r']", ValueError), ("r_['foo', 1]", ValueError),
                         ("r_['0,x', 1]", ValueError), ("r_[X8, 300]", OverflowError),
@@ -400,6 +410,9 @@ def test_broadcast_mismatch_is_numpys_value_error():
         with pytest.raises(ValueError) as got:
             np.broadcast(*[np.asarray(a) for a in args])
         assert str(got.value) == str(want.value)
+    with pytest.raises(ValueError, match="at most 64"):
+        np.broadcast(*[np.zeros(1)] * 65)
+    assert np.broadcast(*[np.zeros(1)] * 64).numiter == 64
 
 
 # ---------------------------------------------------------------------------

@@ -54,7 +54,7 @@ class broadcast:
 
     def __init__(self, *args):
         if len(args) > 64:
-            raise ValueError(f"Need at least 0 and at most 64 array objects, got {len(args)}")
+            raise ValueError("Need at least 0 and at most 64 array objects.")
         self._args = [a if isinstance(a, Tensor) else asarray(a) for a in args]
         shapes = [tuple(a.shape) for a in self._args]
         try:

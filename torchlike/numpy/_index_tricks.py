@@ -9,7 +9,7 @@ does in ``asarray``."""
 import numpy as np
 
 from .. import _C
-from .._array_function import np_dtype, tl_dtype
+from .._array_function import _DEVICE, as_tensor, np_dtype, tl_dtype
 from ._creation import arange, array, asarray, linspace
 from ._manipulation import concatenate
 from ._info import result_type
@@ -86,7 +86,7 @@ class AxisConcatenator:
                 obj = item
                 promoted.append(_scalar_dtype(item))
             else:
-                obj = asarray(item, device=device)
+                obj = _operand(item, device)
                 item_ndim = obj.ndim
                 obj = array(obj, copy=None, ndmin=ndmin)
                 if trans1d != -1 and item_ndim < ndmin:
@@ -103,13 +103,25 @@ class AxisConcatenator:
         if matrix:  # what np.matrix(res) would be: 2-d, a row unless 'c' asked a column
             if res.ndim > 2:
                 raise ValueError("matrix must be 2-dimensional")
-            if res.ndim < 2:
-                res = res.reshape((1, -1) if res.ndim else (1, 1))
-                res = res.T if col else res
+            if res.ndim == 1:
+                res = res.reshape(1, -1).T if col else res.reshape(1, -1)
         return res
 
     def __len__(self):
         return 0
+
+
+def _operand(item, device):
+    """An array item as a tensor: on the tensors' device (host data on the
+    default one when there is no tensor), by the NumPy spellings' rule on a
+    device: lists copied there, an ndarray refused (no implicit host copy)."""
+    if device is None or device.type == "cpu":
+        return asarray(item, device=device)
+    token = _DEVICE.set(device)
+    try:
+        return as_tensor(item)
+    finally:
+        _DEVICE.reset(token)
 
 
 def _promote(items):
