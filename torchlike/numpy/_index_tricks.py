@@ -43,7 +43,7 @@ def _directive(item, axis, ndmin, trans1d):
 
 def _scalar_dtype(item):
     """How a scalar item promotes: NumPy scalars by their dtype, Python ones weakly."""
-    return asarray(item).dtype if isinstance(item, np.generic) else item
+    return tl_dtype(item.dtype) if isinstance(item, np.generic) else item
 
 
 class AxisConcatenator:
