@@ -448,7 +448,8 @@ def test_polynomial_evaluation_takes_tensors():
     for ours, theirs in [(np.polynomial.polynomial.polyval, numpy.polynomial.polynomial.polyval),
                          (np.polynomial.chebyshev.chebval, numpy.polynomial.chebyshev.chebval),
                          (np.polynomial.legendre.legval, numpy.polynomial.legendre.legval),
-                         (np.polynomial.hermite.hermval, numpy.polynomial.hermite.hermval)]:
+                         (np.polynomial.hermite.hermval, numpy.polynomial.hermite.hermval),
+                         (np.polynomial.laguerre.lagval, numpy.polynomial.laguerre.lagval)]:
         got = ours(np.asarray(x), c)
         assert got.device == DEFAULT
         numpy.testing.assert_allclose(host(got), theirs(x, c))
