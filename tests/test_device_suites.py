@@ -31,7 +31,7 @@ SUITES = {
                         if f.startswith("test_grad_") and f.endswith(".py")
                         and f not in ("test_grad_device.py", "test_grad_registry.py")),
     "numpy_dispatch": ["test_ufunc.py", "test_ufunc_ops.py", "test_array_function.py",
-                       "test_numpy_namespace.py",
+                       "test_numpy_namespace.py", "test_numpy_namespace_more.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py"],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py"],

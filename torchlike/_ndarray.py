@@ -18,6 +18,7 @@ it looks at the spelling in C and hands the call to the original method or to
 the NumPy-meaning function below (usually ``torchlike.numpy``'s).  Both paths
 are recorded on the tape like any other call."""
 import sys
+import types
 
 import numpy as np
 
@@ -320,3 +321,48 @@ _dtype_type.__eq__ = _dtype_eq
 _dtype_type.__ne__ = _dtype_ne
 _dtype_type.__hash__ = _dtype_hash
 _dtype_type.__call__ = _dtype_call
+
+
+# ---- ndarray methods PyTorch lacks: NumPy's meaning ----------------------------
+
+def _compress(self, condition, axis=None, out=None):
+    """The slices along ``axis`` where ``condition`` holds (NumPy's ``compress``)."""
+    return _numpy_ns().compress(condition, self, axis=axis, out=out)
+
+
+def _choose(self, choices, out=None, mode="raise"):
+    """``choices[self[i]][i]`` (NumPy's ``choose``; ``self`` holds the indices)."""
+    return _numpy_ns().choose(self, choices, out=out, mode=mode)
+
+
+def _partition(self, kth, axis=-1, kind="introselect", order=None):
+    """Partitions in place around ``kth`` (a full sort, which is one); returns None."""
+    self.copy_(_numpy_ns().partition(self, kth, axis=axis, kind=kind, order=order))
+
+
+def _argpartition(self, kth, axis=-1, kind="introselect", order=None):
+    return _numpy_ns().argpartition(self, kth, axis=axis, kind=kind, order=order)
+
+
+def _conjugate(self):
+    """The complex conjugate (NumPy's spelling of ``conj``)."""
+    return _numpy_ns().conjugate(self)
+
+
+def _contains(self, element):
+    """``element in x``: whether any element equals it (PyTorch's, and NumPy's, meaning)."""
+    if isinstance(element, (Tensor, bool, int, float, complex, np.generic)):
+        return bool((element == self).any().item())
+    raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                       f"in a {type(element)}.")
+
+
+Tensor.compress = _compress
+Tensor.choose = _choose
+Tensor.partition = _partition
+Tensor.argpartition = _argpartition
+Tensor.conjugate = _conjugate
+Tensor.__contains__ = _contains
+Tensor.__divmod__ = lambda self, other: _numpy_ns().divmod(self, other)
+Tensor.__rdivmod__ = lambda self, other: _numpy_ns().divmod(other, self)
+Tensor.__class_getitem__ = classmethod(types.GenericAlias)  # np.ndarray[Any, ...] annotations

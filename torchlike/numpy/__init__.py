@@ -17,7 +17,12 @@ Where things live (one file per area):
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
-  fft.py, random.py, linalg.py, special.py   the submodules (special: scipy.special)
+  _index_tricks.py  r_, c_, mgrid, ogrid, ndenumerate (s_, index_exp, ndindex: NumPy's)
+  _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
+  _functional.py    vectorize, broadcast (Python loops over elements)
+  _wrap.py          NumPy's own functions called with tensors
+  fft.py, random.py, linalg.py, special.py, emath.py, testing.py   the submodules
+                    (special: scipy.special; testing: numpy.testing on tensors)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
 ``Tensor.__array_function__``.
@@ -30,7 +35,7 @@ from .. import _C
 from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
 from . import _statistical, _utility  # noqa: F401
-from . import fft, linalg, random, special  # noqa: F401
+from . import emath, fft, linalg, random, special, testing  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
 from ._creation import (  # noqa: F401
@@ -40,6 +45,14 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._wrap import numpy_function as _numpy_function
+from ._functional import broadcast, vectorize  # noqa: F401
+from ._index_tricks import (  # noqa: F401
+    c_, index_exp, mgrid, ndenumerate, ndindex, ogrid, r_, s_)
+from ._scalar_types import (  # noqa: F401
+    ScalarType, character, complexfloating, dtype, flexible, floating, generic, inexact,
+    integer, issubdtype, little_endian, long, number, sctypeDict, signedinteger, typecodes,
+    unsignedinteger)
 
 __array_api_version__ = "2025.12"
 
@@ -62,6 +75,25 @@ nan = _math.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
 
+# Floating-point error handling is NumPy's own: it governs what NumPy computes
+# (its scalars, the fallback rule's host calls).  torchlike ops never warn nor
+# raise on division by zero, overflow or invalid values, as PyTorch and CuPy:
+# they give inf and nan, inside errstate(all="raise") too.
+errstate, seterr, geterr, seterrcall, geterrcall = \
+    _np.errstate, _np.seterr, _np.geterr, _np.seterrcall, _np.geterrcall
+
+# NumPy's own: its bool scalars (np.float32(1.0) is NumPy's scalar too), the
+# exceptions torchlike.numpy raises (np.exceptions.AxisError), annotations
+True_, False_ = _np.True_, _np.False_
+exceptions = _np.exceptions
+typing = _np.typing
+
+# NumPy's polynomial classes and functions: evaluation (np.polyval,
+# np.polynomial.polynomial.polyval(x, c), poly1d(c)(x)) takes tensors x on any
+# device and returns tensors; coefficients are NumPy's arrays (host data)
+poly1d = _np.poly1d
+polynomial = _np.polynomial
+
 # NumPy functions whose registered tensor implementation is also ours, as is
 _FROM_TABLE = [
     # creation
@@ -73,6 +105,7 @@ _FROM_TABLE = [
     "hsplit", "vsplit", "tile", "repeat", "flip", "fliplr", "flipud", "rot90", "roll",
     "broadcast_to", "broadcast_arrays", "where", "nonzero", "flatnonzero", "argwhere",
     "diagonal", "diag", "tril", "triu", "pad", "take", "take_along_axis", "put_along_axis",
+    "compress", "choose",
     # statistical
     "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "ptp", "argmax",
     "argmin", "all", "any", "count_nonzero", "cumsum", "cumprod", "cumulative_sum",
@@ -134,11 +167,5 @@ def __getattr__(name):
     (NumPy's Python implementation on torchlike ops, or the fallback rule)."""
     func = getattr(_np, name, None)
     if callable(func) and not isinstance(func, type) and not name.startswith("_"):
-        def call(*args, **kwargs):
-            if args and not isinstance(args[0], _C.Tensor):
-                args = (_as_tensor(args[0]),) + args[1:]
-            return func(*args, **kwargs)
-        call.__name__ = call.__qualname__ = name
-        call.__doc__ = func.__doc__
-        return call
+        return _numpy_function(func, name)
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")

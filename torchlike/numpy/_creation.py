@@ -101,7 +101,8 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                     raise TypeError(f"torchlike has no dtype {a.dtype}")
                 raise OverflowError("Python integer out of bounds for int64")
             result = _host_tensor(a)  # the explicit transfer: never refused
-            copy = False if result.data_ptr() != _data_ptr(a) else copy
+            if copy and result.data_ptr() != _data_ptr(a):
+                copy = None  # already a fresh copy (an empty array, say): no second one
             # Host data becomes an array on the default device, as cupy.asarray
             # copies it to the GPU (a tensor stays where it is).
             device = _C._get_default_device() if device is None else device

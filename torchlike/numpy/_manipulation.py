@@ -105,7 +105,24 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if any(t.ndim == 0 for t in tensors):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     axis = norm_axis(axis, tensors[0].ndim)
+    _check_concatenable(tensors, axis)
     return finish(_C.cat(tensors, axis), out)
+
+
+def _check_concatenable(tensors, axis):
+    """NumPy's ValueError (and wording) for arrays that do not line up."""
+    first = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != first.ndim:
+            raise ValueError(f"all the input arrays must have same number of dimensions, but "
+                             f"the array at index 0 has {first.ndim} dimension(s) and the "
+                             f"array at index {i} has {t.ndim} dimension(s)")
+        for d in range(first.ndim):
+            if d != axis and t.shape[d] != first.shape[d]:
+                raise ValueError(f"all the input array dimensions except for the "
+                                 f"concatenation axis must match exactly, but along dimension "
+                                 f"{d}, the array at index 0 has size {first.shape[d]} and the "
+                                 f"array at index {i} has size {t.shape[d]}")
 
 
 @implements(np.stack)
@@ -401,6 +418,50 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         flat = _C.index_select(a, axis, idx.reshape(-1))
         result = flat.reshape(tuple(a.shape[:axis]) + tuple(idx.shape) + tuple(a.shape[axis + 1:]))
     return finish(result, out)
+
+
+@implements(np.compress)
+def compress(condition, a, axis=None, out=None):
+    """The slices of ``a`` along ``axis`` (of its flattening when None) where
+    ``condition`` is true; a shorter condition counts as false beyond its end."""
+    a, condition = as_tensor(a), as_tensor(condition)
+    if condition.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = norm_axis(axis, a.ndim)
+    idx = condition.to(_C.bool).nonzero().reshape(-1)  # data-dependent: one host read
+    if idx.numel() and int(idx[-1]) >= a.shape[axis]:
+        raise IndexError(f"index {int(idx[-1])} is out of bounds for axis {axis} with size "
+                         f"{a.shape[axis]}")
+    return finish(_C.index_select(a, axis, idx), out)
+
+
+@implements(np.choose)
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` for every index ``i`` of the broadcast shape."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"mode must be one of 'raise', 'wrap' or 'clip' (got {mode!r})")
+    idx = as_tensor(a)
+    choices = list(choices.unbind(0)) if isinstance(choices, Tensor) else \
+        [as_tensor(c) for c in choices]
+    if not choices:
+        raise ValueError("0-length sequence.")
+    if idx.dtype.is_floating_point or idx.dtype.is_complex:
+        raise TypeError(f"Cannot cast array data from dtype('{idx.dtype.name}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    idx, n = idx.to(_C.int64), len(choices)
+    if mode == "wrap":
+        idx = idx.remainder(n)
+    elif mode == "clip":
+        idx = idx.clamp(0, n - 1)
+    elif idx.numel() and bool(((idx < 0) | (idx >= n)).any()):  # one host read
+        raise ValueError("invalid entry in choice array")
+    idx, *choices = _C.broadcast_tensors(idx, *promote(*choices))
+    if not idx.numel():  # (gather reads an empty from_numpy index's strides-0 data)
+        return finish(choices[0].clone(), out)
+    return finish(_C.take_along_dim(_C.stack(choices, 0), idx.unsqueeze(0), 0).squeeze(0),
+                  out)
 
 
 @implements(np.take_along_axis)

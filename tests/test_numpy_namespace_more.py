@@ -1,0 +1,581 @@
+"""torchlike.numpy: the NumPy names beyond functions on arrays -- the abstract
+scalar types and issubdtype, np.dtype, the index tricks (r_, c_, mgrid, ogrid,
+ndenumerate ...), errstate, vectorize, broadcast, emath, testing, polynomial --
+each checked against NumPy itself: the same values, dtypes and shapes (0-d and
+empty included), NumPy's exception types.  Results NumPy returns as arrays are
+tensors on the default device (the device suites run this file with a device
+as the default)."""
+import re
+
+import numpy
+import pytest
+
+import torchlike as tl
+import torchlike.numpy as np
+
+DEFAULT = tl.empty(0).device
+# torchlike's dtypes NumPy also has, by name (bfloat16 is checked on its own)
+NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
+         "complex64", "complex128"]
+
+
+def host(t):
+    """A tensor's values as an ndarray (read through a copy to the CPU)."""
+    assert isinstance(t, tl.Tensor), type(t)
+    return t.detach().cpu().numpy()
+
+
+def same(got, want):
+    """``got`` is a tensor on the default device equal to ndarray ``want``:
+    values (NaN where NaN), dtype and shape."""
+    want = numpy.asarray(want)
+    assert isinstance(got, tl.Tensor), type(got)
+    assert got.device == DEFAULT
+    got = host(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape,
+                                                                  want.dtype, want.shape)
+    numpy.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------------------
+# the scalar type hierarchy, np.dtype, issubdtype
+
+ABSTRACT = ["generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
+            "floating", "complexfloating", "flexible", "character"]
+
+
+def test_abstract_types_are_numpys_classes():
+    for name in ABSTRACT:
+        assert getattr(np, name) is getattr(numpy, name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_issubdtype_answers_as_numpy_for_every_spelling_and_abstract_type(name):
+    spellings = [getattr(np, name) if name != "bool" else np.bool_, np.asarray(
+        numpy.zeros(2, name)).dtype, numpy.dtype(name), numpy.dtype(name).type, name]
+    for other in ABSTRACT:
+        want = numpy.issubdtype(numpy.dtype(name), getattr(numpy, other))
+        for s in spellings:
+            assert np.issubdtype(s, getattr(np, other)) is want, (s, other)
+        # issubclass on the dtype's scalar type, as NumPy code also writes it
+        assert issubclass(np.asarray(numpy.zeros(1, name)).dtype.type,
+                          getattr(np, other)) == want
+    for concrete in NAMES:  # concrete against concrete: equal or not
+        want = numpy.issubdtype(numpy.dtype(name), numpy.dtype(concrete).type)
+        for s in spellings:
+            assert np.issubdtype(s, getattr(np, concrete)) == want
+            assert np.issubdtype(s, numpy.dtype(concrete).type) == want
+
+
+def test_issubdtype_of_python_types_and_codes():
+    for a, b in [(float, np.floating), ("f4", "f"), (np.float64, float), (int, np.integer),
+                 (np.int32, int), (complex, np.complexfloating), (bool, np.number),
+                 (np.float32, np.float64), (np.uint8, np.signedinteger)]:
+        want = numpy.issubdtype(numpy.dtype(a) if isinstance(a, tl.dtype) else a,
+                                numpy.dtype(b).type if isinstance(b, tl.dtype) else b)
+        assert np.issubdtype(a, b) == want, (a, b)
+    with pytest.raises(TypeError):
+        np.issubdtype(np.float32, "not a dtype")
+    with pytest.raises(TypeError):
+        numpy.issubdtype(numpy.float32, "not a dtype")
+
+
+def test_bfloat16_is_a_floating_type_of_its_own():
+    for other in ABSTRACT:
+        assert np.issubdtype(np.bfloat16, getattr(np, other)) == (
+            other in ("generic", "number", "inexact", "floating"))
+    assert np.issubdtype(np.bfloat16, np.bfloat16) and np.issubdtype("bfloat16", np.bfloat16)
+    assert not np.issubdtype(np.bfloat16, np.float32)
+    assert not np.issubdtype(np.float32, np.bfloat16)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_type_compares_to_the_namespace_scalar_types(name):
+    t = np.asarray(numpy.zeros(2, name))
+    ours = np.bool_ if name == "bool" else getattr(np, name)
+    assert t.dtype.type == ours and t.dtype.type is numpy.dtype(name).type
+    assert t.dtype.type in (ours,)
+    assert isinstance(t.dtype, np.dtype) and isinstance(numpy.dtype(name), np.dtype)
+
+
+def test_np_dtype_gives_the_torchlike_dtype():
+    for spelling in ["float32", "f4", numpy.float32, numpy.dtype("float32"), np.float32,
+                     "<f4"]:
+        d = np.dtype(spelling)
+        assert d is tl.float32 and d == numpy.dtype("float32") and d == "float32"
+    assert np.dtype(None) is tl.float64 and numpy.dtype(None) == numpy.float64
+    assert np.dtype(float) is tl.float64 and np.dtype(int) is tl.int64
+    assert np.dtype(complex) is tl.complex128 and np.dtype(bool) is tl.bool
+    assert np.dtype("bfloat16") is tl.bfloat16
+    z = np.zeros(3, dtype=np.dtype("int16"))
+    assert z.dtype == tl.int16 and z.device == DEFAULT
+    assert np.dtype("f8").itemsize == numpy.dtype("f8").itemsize
+    assert np.dtype("c8").kind == numpy.dtype("c8").kind
+    assert np.dtype("i2").char == numpy.dtype("i2").char
+    for bad in ["not a dtype", 3.5]:
+        with pytest.raises(TypeError):
+            numpy.dtype(bad)
+        with pytest.raises(TypeError):
+            np.dtype(bad)
+    with pytest.raises(TypeError, match="no dtype uint16"):
+        np.dtype("uint16")  # NumPy has it; torchlike does not
+    with pytest.raises(TypeError):
+        np.dtype(np.zeros(3))
+    assert np.dtype[np.float64] is not None  # annotations
+
+
+def test_tables():
+    assert np.long is tl.int64 and numpy.dtype(numpy.long) == numpy.int64
+    assert np.little_endian is numpy.little_endian
+    for kind, codes in np.typecodes.items():
+        assert set(codes) <= set(numpy.typecodes[kind])
+        for c in codes:
+            assert np.dtype(c) == numpy.dtype(c)
+    assert np.typecodes["AllFloat"] == "efdFD" and "B" in np.typecodes["AllInteger"]
+    for name, d in np.sctypeDict.items():
+        assert isinstance(d, tl.dtype)
+        if name != "bfloat16":
+            assert d == numpy.dtype(numpy.sctypeDict[name])
+    assert np.sctypeDict["float32"] is np.float32 and np.sctypeDict["bfloat16"] is np.bfloat16
+    assert set(np.ScalarType) <= set(numpy.ScalarType)
+    assert int in np.ScalarType and numpy.float32 in np.ScalarType
+    assert numpy.uint16 not in np.ScalarType
+
+
+def test_the_numpy_names_not_provided_are_the_documented_ones():
+    missing = {n for n in dir(numpy) if not n.startswith("_") and not hasattr(np, n)}
+    with open(__file__.replace("tests/test_numpy_namespace_more.py", "docs/numpy.md")) as f:
+        table = f.read().split("Not provided, and why:")[1].split("\n\n")[1]
+    documented = {w.removeprefix("np.") for row in table.splitlines()[2:]
+                  for code in re.findall(r"`([^`]+)`", row.split("|")[1]) for w in code.split()}
+    assert missing <= documented, missing - documented
+    assert np.True_ is numpy.True_ and np.exceptions is numpy.exceptions
+
+
+def test_non_dispatching_numpy_functions_take_their_arguments_as_they_are():
+    assert np.isscalar(3.0) and not np.isscalar([3.0])
+    assert np.isscalar(numpy.float32(1)) == numpy.isscalar(numpy.float32(1))
+    assert np.mintypecode("fd") == numpy.mintypecode("fd")
+    path = np.einsum_path("ij,jk", np.ones((2, 2)), np.ones((2, 2)))
+    assert path[0] == numpy.einsum_path("ij,jk", numpy.ones((2, 2)), numpy.ones((2, 2)))[0]
+
+
+def test_arrays_numpy_builds_from_no_array_are_tensors_on_the_default_device():
+    import io
+    for call in [lambda xp: xp.fromfunction(lambda i, j: i * 10 + j, (2, 3)),
+                 lambda xp: xp.fromfunction(lambda i: i, (0,), dtype=int),
+                 lambda xp: xp.indices((2, 3)), lambda xp: xp.indices((0,)),
+                 lambda xp: xp.fromiter(iter([1, 2]), dtype=float),
+                 lambda xp: xp.loadtxt(io.StringIO("1 2\n3 4")),
+                 lambda xp: xp.diag_indices(3), lambda xp: xp.mask_indices(3, numpy.triu)]:
+        want, got = call(numpy), call(np)
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and len(got) == len(want)
+            for g, w in zip(got, want):
+                same(g, w)
+        else:
+            same(got, want)
+    strings = np.loadtxt(io.StringIO("a b"), dtype=str)  # no such dtype: NumPy's array
+    assert isinstance(strings, numpy.ndarray) and strings.tolist() == ["a", "b"]
+
+
+@pytest.mark.host_only  # np.savetxt and apply_along_axis run NumPy on host views
+def test_first_arguments_that_are_no_array_data_go_as_they_are():
+    import io
+    f = io.StringIO()
+    np.savetxt(f, np.asarray([1.5, 2.0]))
+    assert f.getvalue() == "1.500000000000000000e+00\n2.000000000000000000e+00\n"
+    got = np.apply_along_axis(lambda r: r[0] + r[-1], 1, np.asarray(A))
+    same(got, numpy.apply_along_axis(lambda r: r[0] + r[-1], 1, A))
+
+
+# ---------------------------------------------------------------------------
+# index tricks
+
+X = numpy.arange(3, dtype=numpy.float32)
+X8 = numpy.arange(3, dtype=numpy.int8)
+CONCAT = ["r_[1, 2, 3]", "r_[0:5]", "r_[0:1:5j]", "r_[5:0:-2]", "r_[-1:1:6j, [0] * 3, 5, 6]",
+          "r_['0,2', [1, 2, 3], [4, 5, 6]]", "r_['0,2,0', [1, 2, 3], [4, 5, 6]]",
+          "r_['1,2,0', [1, 2, 3], [4, 5, 6]]", "r_['-1,3,1', [1, 2], [3, 4]]",
+          "r_['1', [[1, 2]], [[3, 4]]]", "c_[[1, 2, 3], [4, 5, 6]]",
+          "c_[[[1, 2, 3]], 0, 0, [[4, 5, 6]]]", "c_[0:3, 0:3]", "c_[X, X8]",
+          "r_['r', [1, 2, 3], [4, 5, 6]]", "r_['c', [1, 2, 3], [4, 5, 6]]",
+          "r_[1.5, 2]", "r_[True, False]", "r_[numpy.float32(1), 2.5]", "r_[X, 1.5]",
+          "r_[X, 2]", "r_[-1, X]", "r_[X8, 3]", "r_[X8, 2.5]", "r_[X8, X]", "r_[[]]",
+          "r_[0:0]", "r_[X[:0], X8]", "r_[1j, X]", "r_[3]"]
+
+
+@pytest.mark.parametrize("expr", CONCAT)
+@pytest.mark.filterwarnings("ignore:the matrix subclass")  # NumPy's 'r'/'c' results
+def test_r_c_as_numpy(expr):
+    want = eval("numpy." + expr)
+    got = eval("np." + expr, {"np": np, "numpy": numpy, "X": np.asarray(X),
+                              "X8": np.asarray(X8)})
+    same(got, want)
+
+
+def test_r_on_device_tensors_keeps_their_device_and_records():
+    x = np.asarray([1.0, 2.0], dtype=np.float64)
+    x.requires_grad_(True)
+    y = np.r_[x, 0.0, x * 2]
+    assert y.device == x.device and y.requires_grad
+    y.sum().backward()
+    numpy.testing.assert_array_equal(host(x.grad), [3.0, 3.0])
+
+
+def test_r_on_a_device_tensor_copies_lists_and_refuses_ndarrays():
+    x = np.asarray([1.0, 2.0])
+    same(np.r_[x, [3.0], 4], numpy.array([1.0, 2.0, 3.0, 4.0]))
+    if x.device.type != "cpu":  # NumPy spellings do not copy host arrays implicitly
+        with pytest.raises(TypeError, match="host memory"):
+            np.r_[x, numpy.array([3.0])]
+    else:
+        same(np.r_[x, numpy.array([3.0])], numpy.array([1.0, 2.0, 3.0]))
+
+
+def test_r_c_errors_as_numpy():
+    for expr, error in [("r_[1, 'r']", ValueError), ("r_['foo', 1]", ValueError),
+                        ("r_['0,x', 1]", ValueError), ("r_[X8, 300]", OverflowError),
+                        ("r_[[[1]], [1]]", ValueError)]:
+        with pytest.raises(error):
+            eval("numpy." + expr)
+        with pytest.raises(error):
+            eval("np." + expr, {"np": np, "numpy": numpy, "X8": np.asarray(X8)})
+    with pytest.raises(NotImplementedError, match="matrix"):
+        np.r_["1 2; 3 4"]
+    assert len(np.r_) == len(numpy.r_) == 0
+
+
+GRIDS = ["mgrid[0:5]", "mgrid[0:5, 0:3]", "mgrid[-1:1:5j]", "mgrid[-1:1:5j, 0:3:0.5]",
+         "mgrid[0:4:3j, 0:2]", "mgrid[0:0]", "mgrid[0:3, 0:0]", "mgrid[1:2:1j]",
+         "mgrid[0.5:3]", "mgrid[0:10:3]", "mgrid[3:0:-1]", "mgrid[0:1:0.25, 0:1:3j]",
+         "ogrid[0:5]", "ogrid[0:5, 0:3]", "ogrid[-1:1:5j, 0:3:0.5]", "ogrid[0:0, 0:2]",
+         "ogrid[0:3j]"]
+
+
+@pytest.mark.parametrize("expr", GRIDS)
+def test_mgrid_ogrid_as_numpy(expr):
+    want = eval("numpy." + expr)
+    got = eval("np." + expr)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    else:
+        same(got, want)
+
+
+def test_mgrid_takes_0d_tensor_bounds():
+    same(np.mgrid[0:np.asarray(4)], numpy.mgrid[0:4])
+
+
+def test_s_index_exp_ndindex_are_numpys():
+    assert np.s_[1:3, ::2] == numpy.s_[1:3, ::2]
+    assert np.index_exp[2] == numpy.index_exp[2] == (2,)
+    assert list(np.ndindex(2, 3)) == list(numpy.ndindex(2, 3))
+    assert list(np.ndindex(())) == list(numpy.ndindex(())) == [()]
+    t = np.arange(12).reshape(3, 4)
+    numpy.testing.assert_array_equal(host(t[np.s_[1:, ::2]]), numpy.arange(12).reshape(
+        3, 4)[1:, ::2])
+
+
+@pytest.mark.parametrize("a", [numpy.arange(6).reshape(2, 3), numpy.float32(2.5) * numpy.ones(
+    (2, 2), numpy.float32), numpy.array(3.5), numpy.zeros((0, 2)), numpy.array([True, False]),
+    numpy.array([1 + 2j], numpy.complex64)])
+def test_ndenumerate_as_numpy(a):
+    got = list(np.ndenumerate(np.asarray(a)))
+    want = list(numpy.ndenumerate(a))
+    assert got == want
+    assert [type(v) for _, v in got] == [type(v) for _, v in want]
+
+
+# ---------------------------------------------------------------------------
+# floating-point errors: NumPy's errstate; torchlike ops never warn
+
+def test_errstate_seterr_geterr_are_numpys_and_agree():
+    assert np.errstate is numpy.errstate and np.seterr is numpy.seterr
+    assert np.geterr() == numpy.geterr()
+    with np.errstate(divide="ignore", invalid="raise"):
+        assert np.geterr()["divide"] == "ignore" and numpy.geterr()["invalid"] == "raise"
+    assert np.geterr() == numpy.geterr()
+    old = np.seterr(over="raise")
+    try:
+        assert numpy.geterr()["over"] == "raise"
+    finally:
+        np.seterr(**old)
+    assert np.geterr() == old
+
+    @np.errstate(all="ignore")
+    def quiet():
+        return np.geterr()
+    assert set(quiet().values()) == {"ignore"}
+
+
+def test_torchlike_ops_never_warn_on_float_errors(recwarn):
+    x = np.asarray([1.0, 0.0, -1.0])
+    with np.errstate(all="warn"):
+        got = [x / 0, np.log(x), np.sqrt(x), np.divide(x, 0.0), np.exp(x * 1e308)]
+    with np.errstate(all="raise"):  # nothing to raise either: the values are NumPy's
+        raised = [x / 0, np.log(x)]
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    with numpy.errstate(all="ignore"):
+        a = numpy.asarray([1.0, 0.0, -1.0])
+        want = [a / 0, numpy.log(a), numpy.sqrt(a), numpy.divide(a, 0.0), numpy.exp(a * 1e308)]
+    for g, w in zip(got + raised, want + want[:2]):
+        same(g, w)
+
+
+def test_errstate_governs_numpys_own_scalars():
+    with np.errstate(divide="raise"):  # np.float64(1.0) is NumPy's scalar
+        with pytest.raises(FloatingPointError):
+            np.float64(1.0) / np.float64(0.0)
+
+
+# ---------------------------------------------------------------------------
+# vectorize, broadcast
+
+def test_vectorize_as_numpy():
+    def f(a, b=1):
+        return a * b + 1 if a > 0 else a - b
+    a = numpy.array([[-1.5, 2.0], [0.0, 3.5]])
+    same(np.vectorize(f)(np.asarray(a), 2), numpy.vectorize(f)(a, 2))
+    same(np.vectorize(f)(3), numpy.vectorize(f)(3))  # 0-d
+    same(np.vectorize(f)([1, -2]), numpy.vectorize(f)([1, -2]))  # int64
+    for otypes in ([np.float32], [numpy.float32], "f"):
+        same(np.vectorize(f, otypes=otypes)(np.asarray(a)), numpy.vectorize(
+            f, otypes=[numpy.float32])(a))
+    same(np.vectorize(f, otypes=[float])(np.zeros(0)), numpy.vectorize(f, otypes=[float])(
+        numpy.zeros(0)))
+    with pytest.raises(ValueError, match="size 0"):
+        np.vectorize(f)(np.zeros(0))
+    # excluded: the argument reaches the function as it is
+    def g(x, table):
+        assert isinstance(table, tl.Tensor)
+        return float(table[int(x)])
+    table = np.asarray([10.0, 20.0, 30.0])
+    same(np.vectorize(g, excluded={1})(np.asarray([2, 0]), table), numpy.array([30.0, 10.0]))
+    same(np.vectorize(g, excluded={"table"})([1], table=table), numpy.array([20.0]))
+    # signature: core dimensions
+    want = numpy.vectorize(numpy.convolve, signature="(n),(m)->(k)")(
+        numpy.eye(3), [1.0, 2.0])
+    got = np.vectorize(numpy.convolve, signature="(n),(m)->(k)")(np.eye(3), [1.0, 2.0])
+    same(got, want)
+    # two outputs, and the decorator form
+    pair = np.vectorize(lambda x: (x, x * 2))(np.asarray([1, 2]))
+    for g_, w in zip(pair, numpy.vectorize(lambda x: (x, x * 2))(numpy.array([1, 2]))):
+        same(g_, w)
+
+    @np.vectorize(otypes=[np.float64])
+    def h(x):
+        return x / 2
+    same(h(np.asarray([1, 3])), numpy.array([0.5, 1.5]))
+
+
+def test_vectorize_refuses_a_tensor_that_requires_grad():
+    x = np.asarray([1.0, 2.0])
+    x.requires_grad_(True)
+    with pytest.raises(TypeError, match="requires grad"):
+        np.vectorize(lambda v: v + 1)(x)
+    with tl.no_grad():
+        same(np.vectorize(lambda v: v + 1)(x), numpy.array([2.0, 3.0]))
+
+
+@pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [(4,)], [], [(2, 0), (1,)], [(), ()],
+                                    [(3, 1, 2), (1, 4, 1), (2,)]])
+def test_broadcast_as_numpy(shapes):
+    arrays = [numpy.arange(numpy.prod(s), dtype=numpy.float32 if i else numpy.int64
+                           ).reshape(s) for i, s in enumerate(shapes)]
+    want = numpy.broadcast(*arrays)
+    got = np.broadcast(*[np.asarray(a) for a in arrays])
+    for attr in ("shape", "nd", "ndim", "size", "numiter", "index"):
+        assert getattr(got, attr) == getattr(want, attr), attr
+    if shapes:
+        items, want_items = list(got), list(want)
+        assert items == want_items
+        assert [[type(v) for v in i] for i in items] == [[type(v) for v in i]
+                                                           for i in want_items]
+        got.reset()
+        assert got.index == 0
+        if items:
+            next(got)
+            assert got.index == 1
+        assert len(got.iters) == len(shapes)
+
+
+def test_broadcast_mismatch_is_numpys_value_error():
+    for shapes in [[(2,), (3,)], [(1,), (2, 3), (4, 3)]]:
+        args = [numpy.zeros(s) for s in shapes]
+        with pytest.raises(ValueError) as want:
+            numpy.broadcast(*args)
+        with pytest.raises(ValueError) as got:
+            np.broadcast(*[np.asarray(a) for a in args])
+        assert str(got.value) == str(want.value)
+    with pytest.raises(ValueError, match="at most 64"):
+        np.broadcast(*[np.zeros(1)] * 65)
+    assert np.broadcast(*[np.zeros(1)] * 64).numiter == 64
+
+
+# ---------------------------------------------------------------------------
+# emath, polynomial, testing
+
+EMATH = [("sqrt", (numpy.array([-4.0, 0.0, 4.0]),)), ("log", (numpy.array([-1.0, 2.0]),)),
+         ("log2", (numpy.array([-8.0, 8.0]),)), ("log10", (numpy.array([-100.0, 1.0]),)),
+         ("logn", (2, numpy.array([-4.0, 4.0]))), ("power", (numpy.array([-4.0, 4.0]), 0.5)),
+         ("arccos", (numpy.array([-2.0, 0.5]),)), ("arcsin", (numpy.array([2.0, 0.5]),)),
+         ("arctanh", (numpy.array([0.5, -0.25]),)), ("sqrt", (numpy.array([4.0, 9.0]),)),
+         ("sqrt", (numpy.array([-4.0, 4.0], numpy.float32),)), ("sqrt", (numpy.zeros(0),)),
+         ("log", (numpy.array(-1.0),))]
+
+
+@pytest.mark.parametrize("name,args", EMATH, ids=[e[0] for e in EMATH])
+def test_emath_as_numpy(name, args):
+    want = getattr(numpy.emath, name)(*args)
+    got = getattr(np.emath, name)(*[np.asarray(a) if isinstance(a, numpy.ndarray) else a
+                                    for a in args])
+    want = numpy.asarray(want)
+    assert got.device == DEFAULT and host(got).dtype == want.dtype
+    numpy.testing.assert_allclose(host(got), want, rtol=1e-6)
+
+
+def test_emath_of_python_scalars_is_a_0d_tensor():
+    got = np.emath.sqrt(-1)
+    assert isinstance(got, tl.Tensor) and got.ndim == 0 and complex(got.cpu()) == 1j
+
+
+def test_polynomial_evaluation_takes_tensors():
+    x = numpy.array([-1.0, 0.5, 2.0])
+    c = [1.0, -2.0, 3.0]
+    for ours, theirs in [(np.polynomial.polynomial.polyval, numpy.polynomial.polynomial.polyval),
+                         (np.polynomial.chebyshev.chebval, numpy.polynomial.chebyshev.chebval),
+                         (np.polynomial.legendre.legval, numpy.polynomial.legendre.legval),
+                         (np.polynomial.hermite.hermval, numpy.polynomial.hermite.hermval),
+                         (np.polynomial.laguerre.lagval, numpy.polynomial.laguerre.lagval)]:
+        got = ours(np.asarray(x), c)
+        assert got.device == DEFAULT
+        numpy.testing.assert_allclose(host(got), theirs(x, c))
+    got = np.poly1d(c)(np.asarray(x))
+    assert isinstance(got, tl.Tensor) and got.device == DEFAULT
+    numpy.testing.assert_allclose(host(got), numpy.poly1d(c)(x))
+    numpy.testing.assert_allclose(host(np.polyval(c, np.asarray(x))), numpy.polyval(c, x))
+    assert np.poly1d is numpy.poly1d and np.polynomial is numpy.polynomial
+
+
+def test_testing_assertions_accept_tensors_on_any_device():
+    t = np.asarray([1.0, 2.0, numpy.nan])
+    np.testing.assert_allclose(t, [1.0, 2.0, numpy.nan])
+    np.testing.assert_array_equal(t, t)
+    np.testing.assert_equal({"a": t, "b": [t, 3]}, {"a": t, "b": [t, 3]})
+    np.testing.assert_array_less(t[:2], 3)
+    np.testing.assert_almost_equal(np.asarray(1.0), 1.0 + 1e-9)
+    np.testing.assert_allclose(np.asarray([1.0], dtype=np.bfloat16), [1.0])
+    for check, args in [(np.testing.assert_allclose, (t, [1.0, 2.5, numpy.nan])),
+                        (np.testing.assert_array_equal, (t[:2], [1.0, 3.0])),
+                        (np.testing.assert_equal, (t[:2], t[1:]))]:
+        with pytest.raises(AssertionError, match="Mismatch|not equal"):
+            check(*args)
+    assert np.testing.assert_raises is numpy.testing.assert_raises
+    with np.testing.assert_raises(ZeroDivisionError):
+        1 / 0
+
+
+# ---------------------------------------------------------------------------
+# ndarray attributes on tensors
+
+# ndarray attributes a tensor does not have, each for a reason given in docs/numpy.md
+NOT_PROVIDED = {"__array_finalize__", "__array_interface__", "__array_struct__",
+                "__array_wrap__", "__copy__", "__imatmul__", "__setstate__", "byteswap",
+                "ctypes", "dump", "dumps", "getfield", "resize", "setfield", "setflags",
+                "tofile"}
+
+
+def test_the_ndarray_attributes_a_tensor_lacks_are_the_documented_ones():
+    assert set(dir(numpy.zeros(3))) - set(dir(np.zeros(3))) == NOT_PROVIDED
+    with open(__file__.replace("tests/test_numpy_namespace_more.py", "docs/numpy.md")) as f:
+        doc = f.read()
+    for name in NOT_PROVIDED:
+        assert f"`{name}`" in doc, name
+
+
+A = numpy.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("cond,axis", [([True, False, True], 0), ([0, 1, 1, 0], 1),
+                                       ([1, 0, 1], None), ([True], 0), ([], 1),
+                                       ([False, True, False, False], -1)])
+def test_compress_as_numpy(cond, axis):
+    same(np.asarray(A).compress(cond, axis=axis), A.compress(cond, axis=axis))
+    same(numpy.compress(cond, np.asarray(A), axis=axis), numpy.compress(cond, A, axis=axis))
+    same(np.compress(np.asarray(numpy.array(cond, bool)), np.asarray(A), axis=axis),
+         numpy.compress(cond, A, axis=axis))
+
+
+def test_compress_errors_as_numpy():
+    for cond, axis, error in [([0, 0, 0, 1], 0, IndexError), ([[1]], 0, ValueError),
+                              ([1], 2, numpy.exceptions.AxisError)]:
+        with pytest.raises(error) as want:
+            numpy.compress(cond, A, axis=axis)
+        with pytest.raises(error) as got:
+            np.asarray(A).compress(cond, axis=axis)
+        if error is not ValueError:
+            assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_choose_as_numpy(mode):
+    choices = [[0, 1, 2, 3], [10, 11, 12, 13], [20.5, 21.5, 22.5, 23.5]]
+    for idx in [[2, 0, 1, 0], [[0], [2]], 1, numpy.zeros((0, 4), numpy.int64)]:
+        want = numpy.choose(idx, choices, mode=mode)
+        same(numpy.choose(np.asarray(numpy.asarray(idx)), choices, mode=mode), want)
+        same(np.choose(np.asarray(numpy.asarray(idx)), [np.asarray(numpy.asarray(c))
+                                                        for c in choices], mode=mode), want)
+    for idx in [[3, -1, 5, 0]]:
+        if mode == "raise":
+            with pytest.raises(ValueError, match="invalid entry"):
+                numpy.choose(idx, choices, mode=mode)
+            with pytest.raises(ValueError, match="invalid entry"):
+                np.asarray(idx).choose(choices, mode=mode)
+        else:
+            same(np.asarray(idx).choose(choices, mode=mode),
+                 numpy.choose(idx, choices, mode=mode))
+    with pytest.raises(TypeError):
+        np.asarray([0.5]).choose(choices)
+
+
+def test_choose_records_the_chosen_values():
+    a, b = np.asarray([1.0, 2.0, 3.0]), np.asarray([10.0, 20.0, 30.0])
+    a.requires_grad_(True)
+    np.asarray([0, 1, 0]).choose([a, b]).sum().backward()
+    numpy.testing.assert_array_equal(host(a.grad), [1.0, 0.0, 1.0])
+
+
+def test_partition_methods_as_numpy():
+    x = numpy.array([5.0, 1.0, 4.0, 2.0, 3.0, 0.5])
+    for kth in [0, 3, -1, (1, 4)]:
+        want = x.copy()
+        want.partition(kth)
+        t = np.asarray(x.copy())
+        assert t.partition(kth) is None
+        got = host(t)
+        for k in numpy.atleast_1d(kth):  # NumPy leaves each side's order open
+            assert got[k] == want[k]
+            assert (got[:k] <= got[k]).all() and (got[k:] >= got[k]).all()
+        order = host(np.asarray(x).argpartition(kth))
+        assert x[order][numpy.atleast_1d(kth)].tolist() == want[numpy.atleast_1d(kth)].tolist()
+    with pytest.raises(ValueError):
+        np.asarray(x).argpartition(6)
+
+
+def test_conjugate_divmod_contains_class_getitem():
+    c = numpy.array([1 + 2j, -3j])
+    same(np.asarray(c).conjugate(), c.conjugate())
+    same(np.asarray(A).conjugate(), A.conjugate())
+    for x, y in [(A, 5), (-A, 4.0), (7, numpy.array([2, -3]))]:
+        tx = np.asarray(x) if isinstance(x, numpy.ndarray) else x
+        ty = np.asarray(y) if isinstance(y, numpy.ndarray) else y
+        for g, w in zip(divmod(tx, ty), divmod(x, y)):
+            same(g, w)
+    t = np.asarray(A)
+    assert (5.0 in t) and (5 in t) and (np.asarray(7.0) in t) and (100 not in t)
+    with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+        "a" in t
+    assert np.ndarray[int] is not None and tl.Tensor[int].__origin__ is tl.Tensor

@@ -1,0 +1,199 @@
+"""NumPy's index tricks over tensors: ``r_``, ``c_``, ``mgrid``, ``ogrid``,
+``ndenumerate`` (and NumPy's own ``s_``, ``index_exp``, ``ndindex``, which
+build only slices and tuples).
+
+``r_``/``c_`` concatenate with torchlike ops, so tensors stay on their device;
+``mgrid``/``ogrid`` take only numbers, so NumPy computes the grid on the host
+(its exact values and dtypes) and it lands on the default device, as host data
+does in ``asarray``."""
+import numpy as np
+
+from .. import _C
+from .._array_function import _DEVICE, as_tensor, np_dtype, tl_dtype
+from ._creation import arange, array, asarray, linspace
+from ._manipulation import concatenate
+from ._info import result_type
+from ._scalar_types import ScalarType
+
+Tensor = _C.Tensor
+s_ = np.s_
+index_exp = np.index_exp
+ndindex = np.ndindex
+
+
+def _directive(item, axis, ndmin, trans1d):
+    """NumPy's string directive as the first item: 'r'/'c' (matrix), 'axis',
+    'axis,ndmin' or 'axis,ndmin,trans1d'. Returns (matrix, col, axis, ndmin, trans1d)."""
+    if item in ("r", "c"):
+        return True, item == "c", axis, ndmin, trans1d
+    if "," in item:
+        vec = item.split(",")
+        try:
+            axis, ndmin = [int(x) for x in vec[:2]]
+            if len(vec) == 3:
+                trans1d = int(vec[2])
+        except Exception as error:
+            raise ValueError(f"unknown special directive {item!r}") from error
+        return False, False, axis, ndmin, trans1d
+    try:
+        return False, False, int(item), ndmin, trans1d
+    except (ValueError, TypeError) as error:
+        raise ValueError("unknown special directive") from error
+
+
+def _scalar_dtype(item):
+    """How a scalar item promotes: NumPy scalars by their dtype, Python ones weakly."""
+    return tl_dtype(item.dtype) if isinstance(item, np.generic) else item
+
+
+class AxisConcatenator:
+    """``r_`` and ``c_``: the items (arrays, scalars, slices as ``arange`` or,
+    with a complex step, ``linspace``) made at least ``ndmin``-d, promoted
+    together and concatenated along ``axis``; NumPy's directives."""
+
+    def __init__(self, axis=0, matrix=False, ndmin=1, trans1d=-1):
+        self.axis, self.matrix, self.ndmin, self.trans1d = axis, matrix, ndmin, trans1d
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            raise NotImplementedError("r_/c_ of a string builds a numpy.matrix (np.bmat); "
+                                      "torchlike has no matrix type")
+        key = key if isinstance(key, tuple) else (key,)
+        axis, matrix, ndmin, trans1d = self.axis, self.matrix, self.ndmin, self.trans1d
+        col = False
+        # lists and scalars join the tensors' device (the default one when none)
+        device = next((k.device for k in key if isinstance(k, Tensor)), None)
+        objs, promoted = [], []
+        for k, item in enumerate(key):
+            if isinstance(item, slice):
+                start = 0 if item.start is None else item.start
+                step = 1 if item.step is None else item.step
+                if isinstance(step, (complex, np.complexfloating)):
+                    obj = linspace(start, item.stop, num=int(abs(step)), device=device)
+                else:
+                    obj = arange(start, item.stop, step, device=device)
+                if ndmin > 1:
+                    obj = array(obj, copy=None, ndmin=ndmin)
+                    if trans1d != -1:
+                        obj = obj.transpose(-1, trans1d)
+                promoted.append(obj.dtype)
+            elif isinstance(item, str):
+                if k != 0:
+                    raise ValueError("special directives must be the first entry.")
+                matrix, col, axis, ndmin, trans1d = _directive(item, axis, ndmin, trans1d)
+                continue
+            elif type(item) in ScalarType:
+                obj = item
+                promoted.append(_scalar_dtype(item))
+            else:
+                obj = _operand(item, device)
+                item_ndim = obj.ndim
+                obj = array(obj, copy=None, ndmin=ndmin)
+                if trans1d != -1 and item_ndim < ndmin:
+                    k2 = ndmin - item_ndim
+                    k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+                    axes = list(range(ndmin))
+                    obj = obj.permute(axes[:k1] + axes[k2:] + axes[k1:k2])
+                promoted.append(obj.dtype)
+            objs.append(obj)
+        if promoted:
+            dtype = _promote(promoted)
+            objs = [array(o, dtype=dtype, copy=None, ndmin=ndmin, device=device) for o in objs]
+        res = concatenate(objs, axis=axis)
+        if matrix:  # what np.matrix(res) would be: 2-d, a row unless 'c' asked a column
+            if res.ndim > 2:
+                raise ValueError("matrix must be 2-dimensional")
+            if res.ndim == 1:
+                res = res.reshape(1, -1).T if col else res.reshape(1, -1)
+        return res
+
+    def __len__(self):
+        return 0
+
+
+def _operand(item, device):
+    """An array item as a tensor: on the tensors' device (host data on the
+    default one when there is no tensor), by the NumPy spellings' rule on a
+    device: lists copied there, an ndarray refused (no implicit host copy)."""
+    if device is None or device.type == "cpu":
+        return asarray(item, device=device)
+    token = _DEVICE.set(device)
+    try:
+        return as_tensor(item)
+    finally:
+        _DEVICE.reset(token)
+
+
+def _promote(items):
+    """NumPy's result_type of dtypes and (weak) Python scalars: NumPy's own
+    answer (int8 with 2.5 is float64 there), torchlike's where bfloat16 is in."""
+    if any(i is _C.bfloat16 for i in items):
+        return result_type(*items)
+    return tl_dtype(np.result_type(*[np_dtype(i) if isinstance(i, _C.dtype) else i
+                                     for i in items]))
+
+
+class RClass(AxisConcatenator):
+    """``np.r_``: along the first axis."""
+
+    def __init__(self):
+        super().__init__(0)
+
+
+class CClass(AxisConcatenator):
+    """``np.c_``: along the last axis, 1-d items as columns."""
+
+    def __init__(self):
+        super().__init__(-1, ndmin=2, trans1d=0)
+
+
+r_ = RClass()
+c_ = CClass()
+
+
+def _number(x):
+    """A slice bound for NumPy: 0-d tensors as Python numbers."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _host_key(key):
+    if isinstance(key, slice):
+        return slice(_number(key.start), _number(key.stop), _number(key.step))
+    if isinstance(key, tuple):
+        return tuple(_host_key(k) for k in key)
+    return key
+
+
+class _Grid:
+    """``mgrid`` / ``ogrid``: NumPy's grid of the same key, as tensors on the
+    default device (one array for ``mgrid``, a tuple for a multi-key ``ogrid``)."""
+
+    def __init__(self, grid):
+        self._grid = grid
+
+    def __getitem__(self, key):
+        result = self._grid[_host_key(key)]
+        if isinstance(result, tuple):
+            return tuple(asarray(r) for r in result)
+        return asarray(result)
+
+
+mgrid = _Grid(np.mgrid)
+ogrid = _Grid(np.ogrid)
+
+
+class ndenumerate:
+    """``(index, value)`` pairs in C order; values are NumPy scalars, as NumPy's
+    (one copy of the array to the host; bfloat16 values as float32)."""
+
+    def __init__(self, arr):
+        host = asarray(arr).detach().cpu()
+        if host.dtype == _C.bfloat16:
+            host = host.to(_C.float32)
+        self._iter = np.ndenumerate(host.numpy())
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._iter)

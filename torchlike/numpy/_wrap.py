@@ -1,0 +1,50 @@
+"""NumPy's own functions called from the namespace (its module ``__getattr__``,
+``emath``): a function that dispatches on arrays gets its first argument as a
+tensor when that is array data (a list, a number, an ndarray), so NumPy's code
+runs on torchlike ops or the fallback rule takes it and the result is a
+tensor; other first arguments (a file name, a function, a subscripts string)
+and the arguments of functions that do not dispatch (``np.isscalar``,
+``np.seterr``) go as they are.  An ndarray NumPy returns all the same (from
+``np.indices``, ``np.fromfunction``, ``np.loadtxt``: no array went in) is host
+data and becomes a tensor on the default device, as ``asarray`` makes it."""
+import numpy as np
+
+from .. import _C
+from .._array_function import as_tensor
+
+_DATA = (list, tuple, bool, int, float, complex, np.ndarray, np.generic)
+
+
+def dispatches(func):
+    """Whether NumPy hands calls of ``func`` to its array arguments' overrides."""
+    return isinstance(func, np.ufunc) or hasattr(func, "_implementation")
+
+
+def _ours(a):
+    """Whether torchlike has the ndarray's dtype (uint16, str, object ... it has not)."""
+    return a.dtype.kind in "biufc" and (a.dtype.kind != "u" or a.dtype.itemsize == 1) and \
+        a.dtype.itemsize <= 16 and a.dtype != np.longdouble
+
+
+def tensors(result):
+    """NumPy's result with its ndarrays as tensors on the default device."""
+    if isinstance(result, np.ndarray) and _ours(result):
+        from ._creation import asarray
+        return asarray(result)
+    if isinstance(result, (tuple, list)):
+        items = [tensors(r) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
+    return result
+
+
+def numpy_function(func, name):
+    takes_arrays = dispatches(func)
+
+    def call(*args, **kwargs):
+        if takes_arrays and args and isinstance(args[0], _DATA):
+            args = (as_tensor(args[0]),) + args[1:]
+        return tensors(func(*args, **kwargs))
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = func.__doc__
+    call.__wrapped__ = func
+    return call
