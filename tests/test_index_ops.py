@@ -56,6 +56,12 @@ def test_gather_zero_dim_and_empty():
     a = random_array((3, 4), "float64")
     e = np.zeros((0, 4), dtype=np.int64)
     assert_close(tl.gather(to_tensor(a), 0, tl.tensor(e)), np.zeros((0, 4)))
+    # an empty index whose strides are all 0 (as NumPy makes empty arrays) holds no offset
+    hollow = tl.zeros(1, 0, 4, dtype=tl.int64).as_strided((1, 0, 4), (0, 0, 0))
+    b = to_tensor(random_array((3, 0, 4), "float32"))
+    assert_close(tl.gather(b, 0, hollow), np.zeros((1, 0, 4), np.float32))
+    assert_close(tl.take_along_dim(b, hollow, 0), np.zeros((1, 0, 4), np.float32))
+    assert_close(b.clone().scatter_add_(0, hollow, tl.ones(1, 0, 4)), np.zeros((3, 0, 4), np.float32))
 
 
 def test_gather_errors():

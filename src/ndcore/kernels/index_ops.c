@@ -94,7 +94,8 @@ static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, 
    * element it really holds: compute those and expand them back, so that
    * the move sees whole slices where it would see one offset per element. */
   tl_tensor compact = *index, few = {0};
-  for (int d = 0; d < index->ndim; d++)
+  const bool empty = tl_tensor_numel(index) == 0; /* (its strides may all be 0: no element) */
+  for (int d = 0; d < index->ndim && !empty; d++)
     if (d != dim && index->strides[d] == 0)
       compact.shape[d] = 1;
   const tl_tensor *c = &compact;
