@@ -193,6 +193,30 @@ def test_packed_batch_sizes_and_lengths_stay_on_the_host_whatever_the_default_de
     assert same_device(padded, device)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_odeint_runs_its_host_pass_on_the_host_whatever_the_default_device(device,
+                                                                          default_device):
+    """odeint integrates on host values (SciPy's LSODA): func gets y, t and
+    args as CPU tensors, t too, and its gradient comes back beside y0."""
+    import scipy.integrate as si
+    from torchlike.scipy import integrate
+    import torchlike.numpy as tnp
+    seen = set()
+
+    def decay(y, t, k):
+        seen.update({y.device.type, t.device.type, k.device.type})
+        return -k * y + 0.3 * tnp.sin(t) * y[::-1]
+
+    y0, times = np.array([1.0, 0.5]), np.linspace(0.0, 1.0, 4)
+    want = si.odeint(lambda y, tt: -0.7 * y + 0.3 * np.sin(tt) * y[::-1], y0, times)
+    y = on(device, y0).requires_grad_()
+    got = integrate.odeint(decay, y, on(device, times), args=(on(device, np.array(0.7)),))
+    assert same_device(got, device) and seen == {"cpu"}
+    np.testing.assert_allclose(host(got.detach()), want, rtol=1e-6, atol=1e-8)
+    got.sum().backward()                        # the adjoint pass calls func on the host too
+    assert same_device(y.grad, device) and seen == {"cpu"}
+
+
 # ---- the emulated run -------------------------------------------------------------------------
 
 @pytest.mark.skipif(EMULATED, reason="this is the emulated run")
