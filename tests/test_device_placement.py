@@ -85,6 +85,24 @@ def test_averaged_models_counter_is_on_its_device(device):
     assert int(swa.n_averaged) == 2
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cov", ["matrix", "diagonal", "scalar"])
+def test_multivariate_normal_takes_arrays_to_the_points_device(device, cov):
+    """mean and cov given as arrays join x's device, as every scipy.stats
+    argument joins the first tensor's."""
+    import scipy.stats as ss
+    from torchlike.scipy import stats
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    c = {"matrix": a @ a.T + 3 * np.eye(3), "diagonal": np.array([1.0, 2.0, 0.5]),
+         "scalar": 2.0}[cov]
+    mean, x = rng.standard_normal(3), rng.standard_normal((2, 4, 3))
+    got = stats.multivariate_normal.logpdf(on(device, x), mean, c)
+    assert same_device(got, device)
+    np.testing.assert_allclose(host(got), ss.multivariate_normal.logpdf(x, mean, c),
+                               rtol=1e-12)
+
+
 # ---- host buffers stay on the host ----------------------------------------------------------
 
 @pytest.fixture
