@@ -55,6 +55,18 @@ def test_orthogonal_init_draws_on_the_tensors_device(device, shape):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 4), (4, 2)])
+def test_eye_init_fills_on_the_tensors_device(device, shape):
+    """eye_ writes the identity where the tensor is: on the fake device no
+    copy from the host (an identity made on the CPU and moved in)."""
+    w = on(device, np.full(shape, 7.0, dtype=np.float32))
+    before = tl._C._fake_counters()["copies_in"]
+    nn.init.eye_(w)
+    assert tl._C._fake_counters()["copies_in"] == before
+    np.testing.assert_array_equal(host(w), np.eye(*shape, dtype=np.float32))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_unsorted_packing_keeps_indices_on_the_inputs_device(device):
     """As in PyTorch: sorted/unsorted indices beside the data, batch sizes and
     the lengths pad_packed_sequence returns on the CPU."""
