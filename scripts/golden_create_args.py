@@ -80,7 +80,7 @@ def describe(r):
         return ["bool", r]
     if type(r).__name__ == "dtype":
         return ["dtype", str(r).split(".")[-1]]
-    a = r.detach().numpy()
+    a = r.detach().cpu().numpy()
     if np.iscomplexobj(a):
         values = np.stack([a.real, a.imag], -1).tolist()
     else:

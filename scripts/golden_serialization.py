@@ -43,7 +43,7 @@ def skeleton(obj, lib, storages=None):
                 "stride": list(obj.stride()), "offset": obj.storage_offset(),
                 "requires_grad": obj.requires_grad, "storage": group,
                 "storage_nbytes": nbytes,
-                "bytes": bytes(raw.numpy().tobytes()).hex() if flat.numel() else ""}
+                "bytes": bytes(raw.cpu().numpy().tobytes()).hex() if flat.numel() else ""}
     if isinstance(obj, lib.dtype):
         return {"type": "dtype", "value": str(obj).split(".")[-1]}
     if isinstance(obj, lib.device):

@@ -99,7 +99,7 @@ def test_random_draws_follow_the_generator_in_every_form():
     """The same seed gives the same numbers whichever way the arguments come."""
     def draw(fn, *args, **kwargs):
         g = tl.Generator().manual_seed(7)
-        return fn(*args, generator=g, **kwargs).numpy()
+        return fn(*args, generator=g, **kwargs).cpu().numpy()
     np.testing.assert_array_equal(draw(tl.rand, 2, 3), draw(tl.rand, (2, 3)))
     np.testing.assert_array_equal(draw(tl.randn, 4), draw(tl.randn, size=[4]))
     np.testing.assert_array_equal(draw(tl.randint, 10, (5,)), draw(tl.randint, 0, 10, (5,)))
@@ -110,11 +110,11 @@ def test_random_draws_follow_the_generator_in_every_form():
     np.testing.assert_array_equal(draw(tl.rand_like, x), draw(tl.rand, 2, 2, dtype=tl.float64))
     np.testing.assert_array_equal(draw(tl.randint_like, x, 5), draw(tl.randint_like, x, 0, 5))
     g1, g2 = tl.Generator().manual_seed(3), tl.Generator().manual_seed(3)
-    np.testing.assert_array_equal(tl.empty(4).uniform_(2, 3, generator=g1).numpy(),
-                                  tl.empty(4).uniform_(to=3, generator=g2, **{"from": 2}).numpy())
+    np.testing.assert_array_equal(tl.empty(4).uniform_(2, 3, generator=g1).cpu().numpy(),
+                                  tl.empty(4).uniform_(to=3, generator=g2, **{"from": 2}).cpu().numpy())
     g1, g2 = tl.Generator().manual_seed(3), tl.Generator().manual_seed(3)
-    np.testing.assert_array_equal(tl.empty(4, dtype=tl.int64).random_(9, generator=g1).numpy(),
-                                  tl.empty(4, dtype=tl.int64).random_(0, 9, generator=g2).numpy())
+    np.testing.assert_array_equal(tl.empty(4, dtype=tl.int64).random_(9, generator=g1).cpu().numpy(),
+                                  tl.empty(4, dtype=tl.int64).random_(0, 9, generator=g2).cpu().numpy())
     assert tl.empty(100, dtype=tl.int64).random_(9).max().item() < 9
     # random_(from=..., to=None): up to the dtype's largest value
     r = tl.empty(200, dtype=tl.uint8).random_(**{"from": 250})
@@ -131,7 +131,8 @@ def test_out_and_factory_keywords():
                requires_grad=True)
         assert t.requires_grad and t.device.type == "cpu"
     assert tl.arange(3, dtype=tl.float64, requires_grad=True).requires_grad
-    assert tl.full((1,), 2, device=None).device.type == "cpu"
+    # device=None: the default device, as in PyTorch
+    assert tl.full((1,), 2, device=None).device == tl.get_default_device()
 
 
 # ---- where torchlike answers differently from PyTorch, on purpose -------------

@@ -396,6 +396,23 @@ def test_bad_index_in_nonzero_shaped_op_raises_at_its_own_sync(device):
                  np.array([0.0, 2.0, 3.0]))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_put_checks_the_values_shape_before_reading_the_indices(device, accumulate):
+    """PyTorch's order: a value that does not broadcast to the indexing result
+    is refused before any index is read, so a bad index among them is never
+    recorded on a device for a later, unrelated op to raise."""
+    x = on(device, np.zeros((2, 3)))
+    for shape in [(5,), (2, 2), (3, 2, 3)]:
+        with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape "
+                           rf"\[{', '.join(map(str, shape))}\] cannot be broadcast to "
+                           r"indexing result of shape \[2, 3\]"):
+            x.index_put_((idx(device, [0, 3]),), on(device, np.ones(shape)),
+                         accumulate=accumulate)
+        sync(device)                            # nothing left on the error record
+    assert_close(back(x), np.zeros((2, 3)))
+
+
 LAUNCH_BLOCKING = """
 import sys
 import numpy as np

@@ -55,6 +55,18 @@ def test_orthogonal_init_draws_on_the_tensors_device(device, shape):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 4), (4, 2)])
+def test_eye_init_fills_on_the_tensors_device(device, shape):
+    """eye_ writes the identity where the tensor is: on the fake device no
+    copy from the host (an identity made on the CPU and moved in)."""
+    w = on(device, np.full(shape, 7.0, dtype=np.float32))
+    before = tl._C._fake_counters()["copies_in"]
+    nn.init.eye_(w)
+    assert tl._C._fake_counters()["copies_in"] == before
+    np.testing.assert_array_equal(host(w), np.eye(*shape, dtype=np.float32))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_unsorted_packing_keeps_indices_on_the_inputs_device(device):
     """As in PyTorch: sorted/unsorted indices beside the data, batch sizes and
     the lengths pad_packed_sequence returns on the CPU."""
@@ -83,6 +95,24 @@ def test_averaged_models_counter_is_on_its_device(device):
     swa.update_parameters(model)
     swa.update_parameters(model)
     assert int(swa.n_averaged) == 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("cov", ["matrix", "diagonal", "scalar"])
+def test_multivariate_normal_takes_arrays_to_the_points_device(device, cov):
+    """mean and cov given as arrays join x's device, as every scipy.stats
+    argument joins the first tensor's."""
+    import scipy.stats as ss
+    from torchlike.scipy import stats
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    c = {"matrix": a @ a.T + 3 * np.eye(3), "diagonal": np.array([1.0, 2.0, 0.5]),
+         "scalar": 2.0}[cov]
+    mean, x = rng.standard_normal(3), rng.standard_normal((2, 4, 3))
+    got = stats.multivariate_normal.logpdf(on(device, x), mean, c)
+    assert same_device(got, device)
+    np.testing.assert_allclose(host(got), ss.multivariate_normal.logpdf(x, mean, c),
+                               rtol=1e-12)
 
 
 # ---- host buffers stay on the host ----------------------------------------------------------
@@ -191,6 +221,30 @@ def test_packed_batch_sizes_and_lengths_stay_on_the_host_whatever_the_default_de
     assert got_lengths.device.type == "cpu"
     np.testing.assert_array_equal(np.asarray(got_lengths), lengths)
     assert same_device(padded, device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_odeint_runs_its_host_pass_on_the_host_whatever_the_default_device(device,
+                                                                          default_device):
+    """odeint integrates on host values (SciPy's LSODA): func gets y, t and
+    args as CPU tensors, t too, and its gradient comes back beside y0."""
+    import scipy.integrate as si
+    from torchlike.scipy import integrate
+    import torchlike.numpy as tnp
+    seen = set()
+
+    def decay(y, t, k):
+        seen.update({y.device.type, t.device.type, k.device.type})
+        return -k * y + 0.3 * tnp.sin(t) * y[::-1]
+
+    y0, times = np.array([1.0, 0.5]), np.linspace(0.0, 1.0, 4)
+    want = si.odeint(lambda y, tt: -0.7 * y + 0.3 * np.sin(tt) * y[::-1], y0, times)
+    y = on(device, y0).requires_grad_()
+    got = integrate.odeint(decay, y, on(device, times), args=(on(device, np.array(0.7)),))
+    assert same_device(got, device) and seen == {"cpu"}
+    np.testing.assert_allclose(host(got.detach()), want, rtol=1e-6, atol=1e-8)
+    got.sum().backward()                        # the adjoint pass calls func on the host too
+    assert same_device(y.grad, device) and seen == {"cpu"}
 
 
 # ---- the emulated run -------------------------------------------------------------------------

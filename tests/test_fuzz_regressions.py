@@ -83,8 +83,8 @@ def test_eye_and_tri_match_numpy(fn, dtype):
                     (3, 3, -7), (3, 4, -3), (4, 3, 3)]:
         got = getattr(tnp, fn)(n, m, k, dtype=dtype)
         want = getattr(np, fn)(n, m, k, dtype=dtype)
-        assert got.numpy().dtype == want.dtype
-        np.testing.assert_array_equal(got.numpy(), want)
+        assert got.cpu().numpy().dtype == want.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
 # ---- matrix products take one dtype (PyTorch); NumPy's namespace promotes -----------------
@@ -146,8 +146,8 @@ def test_numpy_products_promote(fn):
             "einsum": lambda m, x, y: m.einsum("ij,jk->ik", x, y)}[fn]
     want = call(np, a, b)
     for got in (call(tnp, tl.tensor(a), tl.tensor(b)), call(np, tl.tensor(a), tl.tensor(b))):
-        assert got.numpy().dtype == np.asarray(want).dtype
-        np.testing.assert_allclose(got.numpy(), want)
+        assert got.cpu().numpy().dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got.cpu().numpy(), want)
 
 
 # ---- bad arguments are named ---------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_two_output_ufuncs_with_where_tensor(ufunc):
     got = ufunc(*(tl.tensor(v) for v in args), where=tl.tensor(mask),
                 out=tuple(tl.tensor(np.zeros(3, d)) for d in out_dtypes))
     for g, w in zip(got, want):
-        np.testing.assert_array_equal(g.numpy(), w)
+        np.testing.assert_array_equal(g.cpu().numpy(), w)
 
 
 _BAD_ARGUMENTS = [None, "abc", [1, [2]], object()]
@@ -282,9 +282,9 @@ def test_adaptive_pool_ranges_match_numpy(size, out):
     ranges = [(j * size // out, -(-(j + 1) * size // out)) for j in range(out)]
     mean = np.stack([a[..., s:e].mean(-1) for s, e in ranges], -1)
     peak = np.stack([a[..., s:e].max(-1) for s, e in ranges], -1)
-    np.testing.assert_allclose(tl.nn.functional.adaptive_avg_pool1d(x, out).numpy(), mean,
+    np.testing.assert_allclose(tl.nn.functional.adaptive_avg_pool1d(x, out).cpu().numpy(), mean,
                                rtol=1e-12)
-    np.testing.assert_array_equal(tl.nn.functional.adaptive_max_pool1d(x, out).numpy(), peak)
+    np.testing.assert_array_equal(tl.nn.functional.adaptive_max_pool1d(x, out).cpu().numpy(), peak)
 
 
 @pytest.mark.parametrize("leaf", [True, False])
@@ -311,7 +311,7 @@ def test_tensor_hook_replacing_the_gradient_still_works():
     y.register_hook(lambda g: g * 10)
     x.register_hook(lambda g: g + 1)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [21.0, 21.0, 21.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [21.0, 21.0, 21.0])
 
 
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
@@ -325,7 +325,7 @@ def test_fft_length_must_be_positive(name, n):
 
 def test_fft_nd_minus_one_keeps_the_input_length():
     a = np.arange(12.0).reshape(3, 4)
-    got = tl.fft.fft2(tl.tensor(a), s=(-1, 2)).numpy()
+    got = tl.fft.fft2(tl.tensor(a), s=(-1, 2)).cpu().numpy()
     np.testing.assert_allclose(got, np.fft.fft2(a, s=(3, 2)), rtol=1e-6, atol=1e-6)
 
 
@@ -348,7 +348,7 @@ def test_conv_sizes_that_overflow_int64_raise(call):
 def test_conv_large_stride_still_gives_one_window():
     a = np.arange(4.0).reshape(1, 1, 4)
     got = tl.nn.functional.conv1d(tl.tensor(a), tl.ones(1, 1, 2, dtype=tl.float64), stride=2 ** 62)
-    np.testing.assert_array_equal(got.numpy(), [[[1.0]]])
+    np.testing.assert_array_equal(got.cpu().numpy(), [[[1.0]]])
 
 
 @pytest.mark.parametrize("call, exc, words", [
@@ -375,7 +375,7 @@ def test_pixel_shuffle_takes_int_like_factors():
     a = np.arange(16.0).reshape(1, 4, 2, 2)
     want = a.reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(1, 1, 4, 4)
     for r in (2, np.int64(2), tl.tensor(2)):
-        np.testing.assert_array_equal(tl.nn.functional.pixel_shuffle(tl.tensor(a), r).numpy(), want)
+        np.testing.assert_array_equal(tl.nn.functional.pixel_shuffle(tl.tensor(a), r).cpu().numpy(), want)
 
 
 # ---- int64 overflow in sizes and strides (UBSan under scripts/fuzz_api.py) ----------------
@@ -385,13 +385,13 @@ def test_slice_with_a_huge_step_takes_the_first_element(shape):
     # stride * step overflowed (and again as NumPy byte strides); x[::2**62] is x[:1]
     a = np.arange(int(np.prod(shape)), dtype=np.complex128).reshape(shape)
     x = tl.tensor(a)
-    np.testing.assert_array_equal(x[::2 ** 62].numpy(), a[::2 ** 62])
-    np.testing.assert_array_equal(x[::-2 ** 62].numpy(), a[::-2 ** 62])
+    np.testing.assert_array_equal(x[::2 ** 62].cpu().numpy(), a[::2 ** 62])
+    np.testing.assert_array_equal(x[::-2 ** 62].cpu().numpy(), a[::-2 ** 62])
     y = x.clone()
     y[::2 ** 62] = 7
     b = a.copy()
     b[::2 ** 62] = 7
-    np.testing.assert_array_equal(y.numpy(), b)
+    np.testing.assert_array_equal(y.cpu().numpy(), b)
 
 
 @pytest.mark.parametrize("make", [
@@ -427,13 +427,13 @@ def test_local_response_norm_with_a_window_wider_than_int64_arithmetic():
     F = tl.nn.functional
     # the worker grain's size * rows overflowed; a window past every channel sums them all
     want = a / (1.0 + 1e-4 * (a ** 2).sum(1, keepdims=True) / (2 ** 62 + 4)) ** 0.75
-    np.testing.assert_allclose(F.local_response_norm(x, 2 ** 62 + 4).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(F.local_response_norm(x, 2 ** 62 + 4).cpu().numpy(), want, rtol=1e-12)
 
 
 def test_matrix_power_of_int64_min():
     # -n overflowed for n = -2**63
     got = tl.linalg.matrix_power(tl.eye(2, dtype=tl.float64) * 2, -2 ** 63)
-    np.testing.assert_array_equal(got.numpy(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(got.cpu().numpy(), np.zeros((2, 2)))
     assert tl.linalg.matrix_power(tl.zeros(0, 0), -2 ** 63).shape == (0, 0)
     with pytest.raises(RuntimeError, match="singular"):
         tl.linalg.matrix_power(tl.zeros(2, 2), -2 ** 63)
@@ -443,7 +443,7 @@ def test_chunk_with_int64_max_chunks():
     # size + chunks - 1 overflowed
     a = np.arange(4.0).reshape(4, 1)
     got = tl.tensor(a).chunk(2 ** 63 - 1)
-    assert [c.numpy().tolist() for c in got] == [[[v]] for v in a.ravel()]
+    assert [c.cpu().numpy().tolist() for c in got] == [[[v]] for v in a.ravel()]
 
 
 @pytest.mark.parametrize("pool", ["max_pool1d", "avg_pool1d"])
@@ -455,7 +455,7 @@ def test_pool_with_a_kernel_far_wider_than_the_input(pool):
     got = getattr(tl.nn.functional, pool)(tl.tensor(a), 2 ** 31, ceil_mode=True)
     assert time.perf_counter() - start < 2
     want = a.max(-1, keepdims=True) if pool == "max_pool1d" else a.sum(-1, keepdims=True) / 4
-    np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("kernel, dilation, padding", [(3, 2, 1), (4, 3, 2), (5, 1, 2), (2, 5, 0)])
@@ -469,8 +469,8 @@ def test_max_pool_dilated_windows_match_numpy(kernel, dilation, padding):
     span = dilation * (kernel - 1) + 1
     n = padded.shape[-1] - span + 1
     windows = np.stack([padded[..., j:j + span:dilation] for j in range(n)], -2)
-    np.testing.assert_array_equal(got[0].numpy(), windows.max(-1))
-    np.testing.assert_array_equal(got[1].numpy(),
+    np.testing.assert_array_equal(got[0].cpu().numpy(), windows.max(-1))
+    np.testing.assert_array_equal(got[1].cpu().numpy(),
                                   windows.argmax(-1) * dilation + np.arange(n) - padding)
 
 
@@ -493,7 +493,7 @@ def test_big_python_ints_become_floats_where_a_float_is_wanted(data, dtype):
     want = np.asarray(data, dtype=complex if (dtype and dtype.is_complex) or 1j in
                       np.ravel(data).tolist() else float)
     assert got.dtype == (dtype or (tl.complex64 if want.dtype.kind == "c" else tl.float32))
-    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("data, dtype", [
@@ -589,7 +589,7 @@ def test_split_with_int64_max_split_size(size):
     a = np.arange(size * 2.0).reshape(size, 2)
     got = tl.tensor(a).split(2 ** 63 - 1)
     assert len(got) == 1
-    np.testing.assert_array_equal(got[0].numpy(), a)
+    np.testing.assert_array_equal(got[0].cpu().numpy(), a)
 
 
 def test_pad_sequence_of_nothing_says_so():

@@ -49,6 +49,7 @@ def operands(dtype, rng, shape=(3, 4), second=False):
     return random_array(shape, dtype, rng)
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 @pytest.mark.parametrize("op", list(BINARY_OPERATORS), ids=lambda o: o.__name__)
 def test_binary_operator(op):
     ref, dtypes = BINARY_OPERATORS[op]
@@ -124,6 +125,7 @@ def test_unary_operators():
     assert_close(abs(to_tensor(bools)), bools)
 
 
+@pytest.mark.host_only  # lists become host tensors
 def test_comparison_with_none_and_other_objects():
     t = tl.tensor([1, 2])
     assert (t == None) is False  # noqa: E711
@@ -139,6 +141,7 @@ def test_comparison_with_none_and_other_objects():
     assert_close(t * (2, 3), np.array([2, 6]))
 
 
+@pytest.mark.host_only  # ndarrays live on the host
 def test_mixed_operands_promotion():
     t = tl.tensor([1, 2, 3], dtype=tl.int32)
     a = np.array([0.5, 0.5, 0.5], dtype=np.float64)
@@ -180,19 +183,19 @@ def test_unary_out_and_inplace(name):
     out = tl.empty(2, 3, dtype=expected.dtype)
     r = fn(tl.tensor(x), out=out)
     assert r is out
-    assert_close(out, expected.numpy())
+    assert_close(out, expected.cpu().numpy())
     # in-place: the result is cast back into the tensor's own dtype
     t = tl.tensor(x)
     if name == "float_power":
         return
     r = getattr(t, name + "_")()
     assert r is t
-    assert_close(t, expected.numpy().astype(np.float64), check_dtype=False)
+    assert_close(t, expected.cpu().numpy().astype(np.float64), check_dtype=False)
     # non-contiguous out
     wide = tl.zeros(2, 6, dtype=expected.dtype)
     fn(tl.tensor(x), out=wide[:, ::2])
-    assert_close(wide[:, ::2], expected.numpy())
-    assert (wide[:, 1::2].numpy() == 0).all()
+    assert_close(wide[:, ::2], expected.cpu().numpy())
+    assert (wide[:, 1::2].cpu().numpy() == 0).all()
 
 
 @pytest.mark.parametrize("name", BINARY_FLOAT + BINARY_BOOL)
@@ -202,15 +205,15 @@ def test_binary_out_and_inplace(name):
     expected = fn(tl.tensor(x), tl.tensor(y))
     out = tl.empty(2, 3, dtype=expected.dtype)
     assert fn(tl.tensor(x), tl.tensor(y), out=out) is out
-    assert_close(out, expected.numpy())
+    assert_close(out, expected.cpu().numpy())
     t = tl.tensor(x)
     assert getattr(t, name + "_")(tl.tensor(y)) is t
-    assert_close(t, expected.numpy().astype(np.float64), check_dtype=False)
+    assert_close(t, expected.cpu().numpy().astype(np.float64), check_dtype=False)
     # out with the wrong shape: an error naming both shapes, nothing written
     bad = tl.zeros(3, 2, dtype=expected.dtype)
     with pytest.raises(RuntimeError, match=r"\[3, 2\].*\[2, 3\]"):
         fn(tl.tensor(x), tl.tensor(y), out=bad)
-    assert (bad.numpy() == 0).all()
+    assert (bad.cpu().numpy() == 0).all()
     # in-place into a tensor that would have to grow: refused
     small = tl.tensor(y)
     with pytest.raises(RuntimeError, match=r"\[3\].*\[2, 3\]"):
@@ -245,6 +248,7 @@ def test_out_overlapping_input():
     assert_close(t, expected)
 
 
+@pytest.mark.host_only  # zero-copy sharing with a read-only ndarray
 def test_readonly_out_refused():
     a = np.arange(3.0)
     a.setflags(write=False)
@@ -260,21 +264,21 @@ def test_aliases_are_functions_and_methods():
     pairs = [("absolute", "abs"), ("negative", "neg"), ("arcsin", "asin"), ("arccos", "acos"),
              ("arctan", "atan"), ("arcsinh", "asinh"), ("arctanh", "atanh"), ("fix", "trunc")]
     for alias, target in pairs:
-        assert_close(getattr(tl, alias)(x), getattr(tl, target)(x).numpy())
-        assert_close(getattr(x, alias)(), getattr(x, target)().numpy())
+        assert_close(getattr(tl, alias)(x), getattr(tl, target)(x).cpu().numpy())
+        assert_close(getattr(x, alias)(), getattr(x, target)().cpu().numpy())
         y = tl.tensor([0.5, -0.25])
         getattr(y, alias + "_")()
-        assert_close(y, getattr(tl, target)(x).numpy())
+        assert_close(y, getattr(tl, target)(x).cpu().numpy())
     y = tl.tensor([2.0, 3.0])
     for alias, target in [("multiply", "mul"), ("divide", "div"), ("true_divide", "div"),
                           ("subtract", "sub"), ("arctan2", "atan2"), ("greater", "gt"),
                           ("less", "lt"), ("greater_equal", "ge"), ("less_equal", "le"),
                           ("not_equal", "ne")]:
-        assert_close(getattr(tl, alias)(x, y), getattr(tl, target)(x, y).numpy())
-        assert_close(getattr(x, alias)(y), getattr(tl, target)(x, y).numpy())
+        assert_close(getattr(tl, alias)(x, y), getattr(tl, target)(x, y).cpu().numpy())
+        assert_close(getattr(x, alias)(y), getattr(tl, target)(x, y).cpu().numpy())
     assert_close(tl.arccosh(tl.tensor([2.0])), np.arccosh(np.array([2.0], np.float32)))
-    assert_close(tl.clip(x, -0.3, 0.3), np.clip(x.numpy(), -0.3, 0.3))
-    assert_close(x.clip(max=0.0), np.minimum(x.numpy(), 0))
-    assert_close(tl.subtract(x, y, alpha=2), x.numpy() - 2 * y.numpy())
-    assert_close(tl.rsub(x, 1.0), 1.0 - x.numpy())
+    assert_close(tl.clip(x, -0.3, 0.3), np.clip(x.cpu().numpy(), -0.3, 0.3))
+    assert_close(x.clip(max=0.0), np.minimum(x.cpu().numpy(), 0))
+    assert_close(tl.subtract(x, y, alpha=2), x.cpu().numpy() - 2 * y.cpu().numpy())
+    assert_close(tl.rsub(x, 1.0), 1.0 - x.cpu().numpy())
     assert_close(tl.divide(tl.tensor([7]), 2, rounding_mode="floor"), np.array([3]))

@@ -94,8 +94,8 @@ def test_per_group_options_and_defaults():
     assert opt.param_groups[1]["params"] == [b] or opt.param_groups[1]["params"][0] is b
     quadratic_grad([a, b])
     opt.step()
-    np.testing.assert_allclose(np.asarray(a.detach()), 1 - 0.1 * 2)
-    np.testing.assert_allclose(np.asarray(b.detach()), 1 - 0.5 * 2)
+    np.testing.assert_allclose(np.asarray(a.detach().cpu()), 1 - 0.1 * 2)
+    np.testing.assert_allclose(np.asarray(b.detach().cpu()), 1 - 0.5 * 2)
     c = leaf(1)
     opt.add_param_group({"params": [c], "lr": 0.25})
     assert opt.param_groups[2]["momentum"] == 0 and opt.param_groups[2]["lr"] == 0.25
@@ -155,7 +155,7 @@ def test_load_state_dict_copies_and_casts_state():
     state = opt2.state[b]
     assert state["exp_avg"].dtype == torchlike.float64      # follows the parameter
     assert state["step"].dtype == torchlike.float32         # the counter keeps its dtype
-    np.testing.assert_allclose(np.asarray(state["exp_avg"]), np.asarray(sd["state"][0]["exp_avg"]))
+    np.testing.assert_allclose(np.asarray(state["exp_avg"].cpu()), np.asarray(sd["state"][0]["exp_avg"].cpu()))
     quadratic_grad([b])
     opt2.step()  # must not write into the first optimizer's tensors
     assert opt.state[a]["step"].item() == 1.0
@@ -167,7 +167,7 @@ def test_zero_grad():
     opt = optim.SGD([a], lr=0.1)
     quadratic_grad([a])
     opt.zero_grad(set_to_none=False)
-    assert a.grad is not None and not np.asarray(a.grad).any()
+    assert a.grad is not None and not np.asarray(a.grad.cpu()).any()
     opt.zero_grad()
     assert a.grad is None
 
@@ -187,7 +187,7 @@ def test_closure_is_called_with_grad_enabled_and_its_loss_returned():
         loss = opt.step(closure)
     assert seen == [True]
     assert loss.item() == 12.0
-    assert np.all(np.asarray(a.detach()) < 2.0)
+    assert np.all(np.asarray(a.detach().cpu()) < 2.0)
 
 
 def test_step_hooks():
@@ -227,6 +227,7 @@ def test_pre_hook_bad_return_raises():
 
 
 # ---- the multi-tensor path ---------------------------------------------------------------
+@pytest.mark.host_only  # the multi-tensor kernel is the CPU's
 def test_non_contiguous_parameters_take_the_per_parameter_path(monkeypatch):
     base = np.arange(12, dtype=np.float32).reshape(3, 4)
     called = []
@@ -242,7 +243,7 @@ def test_non_contiguous_parameters_take_the_per_parameter_path(monkeypatch):
         for _ in range(3):
             t.grad = t.detach() * 2
             opt.step()
-        results.append(np.asarray(t.detach()))
+        results.append(np.asarray(t.detach().cpu()))
     assert len(called) == 3  # only the contiguous one used the kernel
     assert np.array_equal(results[0], results[1])
 
@@ -252,9 +253,10 @@ def test_mixed_dtypes_in_a_group_fall_back():
     opt = optim.Adam([a, b], lr=0.1)
     quadratic_grad([a, b])
     opt.step()
-    np.testing.assert_allclose(np.asarray(a.detach()), np.asarray(b.detach()), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(a.detach().cpu()), np.asarray(b.detach().cpu()), rtol=1e-6)
 
 
+@pytest.mark.host_only  # the multi-tensor kernel is the CPU's
 def test_kernel_checks_its_inputs():
     p = leaf(3)
     p.grad = torchlike.ones(3)
@@ -308,10 +310,10 @@ def test_lbfgs_matches_pytorch(line_search, complex_):
         loss = rosenbrock_loss(reals())
         loss.backward()
         return loss
-    rows = [np.array(reals().detach())]
+    rows = [np.array(reals().detach().cpu())]
     for _ in range(6):
         opt.step(closure)
-        rows.append(np.array(reals().detach()))
+        rows.append(np.array(reals().detach().cpu()))
     # Dot products sum in another order than PyTorch's, and the line search
     # amplifies that near the minimum: agreement is to about 1e-9.
     np.testing.assert_allclose(np.stack(rows), golden, rtol=1e-7, atol=1e-10)
@@ -334,7 +336,7 @@ def test_lbfgs_strong_wolfe_minimises_rosenbrock(dtype):
     for _ in range(10):
         opt.step(closure)
     assert float(closure()) < 1e-8
-    np.testing.assert_allclose(np.asarray(x.detach()), 1.0, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(x.detach().cpu()), 1.0, atol=1e-4)
 
 
 def test_lbfgs_needs_a_closure():
@@ -358,12 +360,12 @@ def test_lbfgs_state_dict_round_trip_resumes():
         opt.step(closure)
     from torchlike.optim.optimizer import _copy_state_value
     saved = _copy_state_value(opt.state_dict())
-    x2, opt2, closure2 = make(np.asarray(x.detach()).tolist())
+    x2, opt2, closure2 = make(np.asarray(x.detach().cpu()).tolist())
     opt2.load_state_dict(saved)
     for _ in range(2):
         opt.step(closure)
         opt2.step(closure2)
-    assert np.array_equal(np.asarray(x.detach()), np.asarray(x2.detach()))
+    assert np.array_equal(np.asarray(x.detach().cpu()), np.asarray(x2.detach().cpu()))
 
 
 @pytest.mark.parametrize("cls, kwargs", [
@@ -402,7 +404,7 @@ def test_threads_do_not_change_the_result():
                 for p, g in zip(params, grads):
                     p.grad = torchlike.tensor(g)
                 opt.step()
-            out.append(np.stack([np.asarray(p.detach()) for p in params]))
+            out.append(np.stack([np.asarray(p.detach().cpu()) for p in params]))
     finally:
         torchlike.set_num_threads(before)
     assert np.array_equal(out[0], out[1])

@@ -47,7 +47,7 @@ SNAPSHOTS = [(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.5, -0.5]), 1.0),
 
 
 def averaged(avg_model):
-    return [np.asarray(p.detach()) for p in (avg_model.module.weight, avg_model.module.bias)]
+    return [np.asarray(p.detach().cpu()) for p in (avg_model.module.weight, avg_model.module.bias)]
 
 
 def run(avg_model, model):
@@ -67,7 +67,7 @@ def test_swa_is_the_mean_of_the_snapshots():
     assert swa.module.count.item() == 7.0
     x = torchlike.ones((1, 2), dtype=torchlike.float64)
     weight, bias = averaged(swa)
-    np.testing.assert_allclose(np.asarray(swa(x).detach()), x.numpy() @ weight + bias)
+    np.testing.assert_allclose(np.asarray(swa(x).detach().cpu()), x.cpu().numpy() @ weight + bias)
     # The copy is independent of the model.
     assert swa.module.weight is not model.weight
 
@@ -98,9 +98,9 @@ def test_use_buffers_averages_buffers_too():
 def test_swa_avg_fn_matches_the_multi_tensor_one():
     fn = swa_utils.get_swa_avg_fn()
     a, b = torchlike.tensor([1.0, 2.0]), torchlike.tensor([4.0, 8.0])
-    np.testing.assert_allclose(np.asarray(fn(a, b, torchlike.tensor(2))), [2.0, 4.0])
+    np.testing.assert_allclose(np.asarray(fn(a, b, torchlike.tensor(2)).cpu()), [2.0, 4.0])
     swa_utils.get_swa_multi_avg_fn()([a], [b], torchlike.tensor(2))
-    np.testing.assert_allclose(np.asarray(a), [2.0, 4.0])
+    np.testing.assert_allclose(np.asarray(a.cpu()), [2.0, 4.0])
 
 
 def test_only_one_averaging_function():
@@ -157,7 +157,7 @@ def test_update_bn_recomputes_the_running_statistics():
     net.bn.running_mean.fill_(100.0)
     loader = [(torchlike.tensor(b), torchlike.zeros(4)) for b in batches]  # (input, target)
     swa_utils.update_bn(loader, net)
-    np.testing.assert_allclose(np.asarray(net.bn.running_mean),
+    np.testing.assert_allclose(np.asarray(net.bn.running_mean.cpu()),
                                np.mean([b.mean(0) for b in batches], 0), rtol=1e-12)
     assert net.bn.momentum == 0.1     # restored
     assert net.training is False      # mode restored

@@ -21,7 +21,7 @@ ALL_DTYPES = [tl.bool, tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64, tl.float
 
 def raw(t):
     """The tensor's elements as bytes (row-major), for exact comparison."""
-    flat = t.detach().reshape(-1).contiguous()
+    flat = t.detach().reshape(-1).contiguous().cpu()
     return bytes(memoryview(flat.view(tl.uint8))) if flat.numel() else b""
 
 
@@ -76,6 +76,7 @@ def test_pickle_keeps_requires_grad():
     assert a.requires_grad and a.is_leaf and not b.requires_grad
 
 
+@pytest.mark.host_only  # zero-copy out-of-band buffers of host memory
 def test_pickle_protocol5_out_of_band_buffers_are_zero_copy():
     t = tl.arange(1000.0)
     buffers = []
@@ -198,7 +199,7 @@ def test_one_record_per_storage_and_the_records_pytorch_expects(tmp_path):
                          "model/.data/serialization_id"]
         assert zf.read("model/byteorder") == b"little" and zf.read("model/version") == b"3\n"
         assert zf.read("model/.format_version") == b"1"
-        assert zf.read("model/data/0") == base.numpy().tobytes()
+        assert zf.read("model/data/0") == base.cpu().numpy().tobytes()
         with open(path, "rb") as f:
             for name in ("model/data/0", "model/data/1"):
                 info = zf.getinfo(name)
@@ -322,6 +323,7 @@ def test_map_location_forms(cuda_tagged):
 
 # ---- mmap -----------------------------------------------------------------------------
 
+@pytest.mark.host_only  # host views of a mapped file
 def test_mmap_storages_are_views_of_the_file(tmp_path):
     path = tmp_path / "big.pt"
     tl.save({"w": tl.arange(1000.0), "v": tl.arange(10, dtype=tl.int64)}, path)
@@ -416,7 +418,7 @@ def test_zip64_records_and_directory_read_back(monkeypatch):
     tl.save(obj, buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
         assert zf.testzip() is None  # every CRC checks out
-        assert zf.read("archive/data/0") == obj["w"].numpy().tobytes()
+        assert zf.read("archive/data/0") == obj["w"].cpu().numpy().tobytes()
     buf.seek(0)
     out = tl.load(buf)
     assert out["w"].tolist() == obj["w"].tolist() and out["v"].tolist() == [0, 1, 2]

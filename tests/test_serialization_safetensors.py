@@ -23,7 +23,8 @@ def build_file(tensors, metadata=None, pad_to=8, aligned=True):
         header["__metadata__"] = metadata
     items = tensors.items()
     for name, t in sorted(items, key=lambda kv: -kv[1].itemsize) if aligned else items:
-        data = bytes(memoryview(t.reshape(-1).contiguous().view(tl.uint8))) if t.numel() else b""
+        data = bytes(memoryview(t.reshape(-1).contiguous().view(tl.uint8).cpu())) if t.numel() \
+            else b""
         header[name] = {"dtype": CODES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
@@ -39,7 +40,7 @@ def sample_tensors():
 
 
 def raw(t):
-    return bytes(memoryview(t.reshape(-1).contiguous().view(tl.uint8))) if t.numel() else b""
+    return bytes(memoryview(t.reshape(-1).contiguous().view(tl.uint8).cpu())) if t.numel() else b""
 
 
 def test_load_file_reads_every_dtype_zero_copy(tmp_path):
@@ -116,7 +117,7 @@ def test_save_file_through_the_package(tmp_path):
     assert st.load(st.save({"x": tl.ones(2)}))["x"].tolist() == [1.0, 1.0]
     # and the package reads our layout back (NumPy framework)
     with safetensors.safe_open(str(path), framework="numpy") as f:
-        np.testing.assert_array_equal(f.get_tensor("float32"), tensors["float32"].numpy())
+        np.testing.assert_array_equal(f.get_tensor("float32"), tensors["float32"].cpu().numpy())
     base = tl.zeros(4)
     with pytest.raises(RuntimeError, match="share memory"):
         st.save_file({"a": base, "b": base[1:]}, tmp_path / "s.safetensors")

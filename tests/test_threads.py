@@ -87,7 +87,7 @@ def test_ops_from_four_threads_match_numpy():
         t = {k: tl.from_numpy(v.copy()) for k, v in arrays[i].items()}
         for _ in range(3):
             for name, tl_fn, _, rtol in OPS:
-                got = np.asarray(tl_fn(t).numpy())
+                got = np.asarray(tl_fn(t).cpu().numpy())
                 want = expected[i][name]
                 assert got.dtype == want.dtype, name
                 np.testing.assert_allclose(got, want, rtol=rtol, atol=0, err_msg=name)
@@ -100,7 +100,7 @@ def grad_graph(x, w, a):
     n = a.shape[0]
     loss = (x.exp() * w).sum() + (a @ x.reshape(n, n)).sum()
     loss.backward()
-    return loss.item(), x.grad.numpy().copy()
+    return loss.item(), x.grad.cpu().numpy().copy()
 
 
 def test_autograd_from_four_threads_matches_one_thread_and_numpy():
@@ -140,7 +140,7 @@ def test_backward_of_one_shared_graph_from_four_threads():
     def work(i):
         y = (x * (i + 1)).sin().sum()
         (g,) = tl.autograd.grad(y, x)
-        grads[i] = g.numpy()
+        grads[i] = g.cpu().numpy()
 
     run_threads(work)
     xs = np.linspace(-1, 1, 1 << 16)
@@ -149,10 +149,10 @@ def test_backward_of_one_shared_graph_from_four_threads():
 
 
 def draws(g):
-    return [tl.rand(70_000, generator=g).numpy(),
-            tl.randn(50_001, dtype=tl.float64, generator=g).numpy(),
-            tl.randint(0, 1 << 40, (40_000,), generator=g).numpy(),
-            tl.randperm(1000, generator=g).numpy()]
+    return [tl.rand(70_000, generator=g).cpu().numpy(),
+            tl.randn(50_001, dtype=tl.float64, generator=g).cpu().numpy(),
+            tl.randint(0, 1 << 40, (40_000,), generator=g).cpu().numpy(),
+            tl.randperm(1000, generator=g).cpu().numpy()]
 
 
 def test_generators_with_seeds_give_their_own_streams_across_threads():
@@ -183,11 +183,11 @@ def test_shared_generator_hands_out_disjoint_draws():
 
     def work(i):
         for _ in range(per_thread):
-            got[i].append(tl.randn(n, generator=g).numpy())
+            got[i].append(tl.randn(n, generator=g).cpu().numpy())
 
     run_threads(work)
     ref_g = tl.Generator().manual_seed(123)
-    ref = [tl.randn(n, generator=ref_g).numpy() for _ in range(NTHREADS * per_thread)]
+    ref = [tl.randn(n, generator=ref_g).cpu().numpy() for _ in range(NTHREADS * per_thread)]
     by_first = {r[0]: r for r in ref}
     assert len(by_first) == len(ref)
     seen = set()
@@ -196,7 +196,7 @@ def test_shared_generator_hands_out_disjoint_draws():
             assert r[0] in by_first and r[0] not in seen
             seen.add(r[0])
             np.testing.assert_array_equal(r, by_first[r[0]])
-    np.testing.assert_array_equal(g.get_state().numpy(), ref_g.get_state().numpy())
+    np.testing.assert_array_equal(g.get_state().cpu().numpy(), ref_g.get_state().cpu().numpy())
 
 
 def test_manual_seed_while_other_threads_draw():
@@ -236,7 +236,7 @@ def test_set_num_threads_while_kernels_run(pool_threads):
         t = {k: tl.from_numpy(v.copy()) for k, v in a.items()}
         while not stop.is_set():
             for name, tl_fn, _, rtol in OPS:
-                np.testing.assert_allclose(np.asarray(tl_fn(t).numpy()), want[name], rtol=rtol,
+                np.testing.assert_allclose(np.asarray(tl_fn(t).cpu().numpy()), want[name], rtol=rtol,
                                            atol=0, err_msg=name)
 
     run_threads(work)
@@ -257,10 +257,10 @@ def test_concurrent_in_place_writes_keep_versions_exact():
     run_threads(work)
     for t in own:
         assert t._version == steps
-        np.testing.assert_array_equal(t.numpy(), np.full(n, steps, np.float32))
+        np.testing.assert_array_equal(t.cpu().numpy(), np.full(n, steps, np.float32))
     # every write to a view bumps the one shared counter: 2 per step per thread
     assert base._version - v0 == 2 * steps * NTHREADS
-    np.testing.assert_array_equal(base.numpy(), np.full((NTHREADS, n), steps, np.float32))
+    np.testing.assert_array_equal(base.cpu().numpy(), np.full((NTHREADS, n), steps, np.float32))
 
 
 def long_calls():

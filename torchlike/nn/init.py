@@ -106,7 +106,9 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        tensor.copy_(_C.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
+        # made on the tensor's device: a host identity would be copied in
+        tensor.copy_(_C.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype,
+                            device=tensor.device))
     return tensor
 
 

@@ -15,11 +15,12 @@ def _floating(dtypes):
     return out if out is not None else _C.float64
 
 
-def as_tensors(*xs, dtype=None):
+def as_tensors(*xs, dtype=None, device=None):
     """Every x as a tensor: one floating dtype (unless given) and the device of
-    the first tensor argument.  Tensors keep their autograd history."""
+    the first tensor argument (with none, device, or else the default device).
+    Tensors keep their autograd history."""
     tensors = [x for x in xs if isinstance(x, _C.Tensor)]
-    device = tensors[0].device if tensors else None
+    device = tensors[0].device if tensors else device
     if dtype is None:
         dtype = _floating([t.dtype for t in tensors])
     out = []

@@ -36,11 +36,16 @@ def _on_host(args):
             for a in args]
 
 
+def _host_time(t):
+    """The time as a 0-d float64 CPU tensor: the host pass's, beside y and args
+    whatever the default device."""
+    return _C.tensor(float(t), dtype=_C.float64, device="cpu")
+
+
 def _eval(func, y, t, args):
     """func at host values, as a flat float64 array."""
     with _autograd.no_grad():
-        out = func(_C.from_numpy(np.ascontiguousarray(y)), _C.tensor(float(t),
-                   dtype=_C.float64), *_on_host(args))
+        out = func(_C.from_numpy(np.ascontiguousarray(y)), _host_time(t), *_on_host(args))
     out = out.detach().cpu().numpy() if isinstance(out, _C.Tensor) else np.asarray(out)
     return np.asarray(out, dtype=np.float64).reshape(-1)
 
@@ -48,7 +53,7 @@ def _eval(func, y, t, args):
 def _vjp(func, y, t, args, cotangent):
     """f(y, t, args) and cotangent . (df/dy, df/dt, df/dargs) at host values."""
     yv = _C.from_numpy(np.array(y, dtype=np.float64)).requires_grad_()
-    tv = _C.tensor(float(t), dtype=_C.float64).requires_grad_()
+    tv = _host_time(t).requires_grad_()
     targs = [a.requires_grad_() if isinstance(a, _C.Tensor) else a for a in _on_host(args)]
     with _autograd.enable_grad():
         out = func(yv, tv, *targs)

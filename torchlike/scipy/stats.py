@@ -300,10 +300,10 @@ class multivariate_normal_gen:
     a matrix, factored with a Cholesky decomposition."""
     name = "multivariate_normal"
 
-    def _params(self, mean, cov, name):
+    def _params(self, mean, cov, name, device=None):
         if mean is None:
             mean = 0.0
-        mean, cov = as_tensors(mean, cov)
+        mean, cov = as_tensors(mean, cov, device=device)
         if cov.dim() > 2:
             raise ValueError(f"multivariate_normal.{name}: cov must be a scalar, a vector or "
                              f"a matrix, got shape {tuple(cov.shape)}")
@@ -328,7 +328,9 @@ class multivariate_normal_gen:
             raise NotImplementedError("multivariate_normal.logpdf: allow_singular=True (a "
                                       "pseudo-inverse density) is not implemented; cov must "
                                       "be positive definite")
-        mean, cov, dim = self._params(mean, cov, "logpdf")
+        # mean and cov given as arrays or numbers go to x's device, not the default one
+        mean, cov, dim = self._params(mean, cov, "logpdf", device=x.device if isinstance(
+            x, _C.Tensor) else None)
         (x,) = as_tensors(x, dtype=mean.dtype)
         x = x.to(device=mean.device)
         if x.dim() == 0:

@@ -825,8 +825,36 @@ typedef struct {
   raw_index ri;
 } index_move;
 
-/* raw_ok: a gather may read a single int64 index tensor raw. */
-static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
+/* Whether value broadcasts to a put's target `shape` (leading size-1 dims
+ * of value may be dropped); v: value without them. */
+static tl_status value_fits(tl_tensor *v, const tl_tensor *value, int ndim, const int64_t *shape)
+{
+  char sv[256], sr[256];
+  *v = *value;
+  while (v->ndim > ndim && v->shape[0] == 1) {
+    v->ndim--;
+    memmove(v->shape, v->shape + 1, (size_t)v->ndim * sizeof *v->shape);
+    memmove(v->strides, v->strides + 1, (size_t)v->ndim * sizeof *v->strides);
+  }
+  bool fits = v->ndim <= ndim;
+  for (int i = 0; fits && i < v->ndim; i++) {
+    int64_t have = v->shape[v->ndim - 1 - i], want = shape[ndim - 1 - i];
+    fits = have == want || have == 1;
+  }
+  if (!fits)
+    return tl_error_set(TL_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
+                                        "broadcast to indexing result of shape %s",
+                        tl_shape_str(sv, sizeof sv, value->ndim, value->shape),
+                        tl_shape_str(sr, sizeof sr, ndim, shape));
+  return TL_OK;
+}
+
+/* raw_ok: a gather may read a single int64 index tensor raw.  value: a put's
+ * value, checked against the target's shape before any index is read, as
+ * PyTorch does: on a device the offsets pass records a bad index for the
+ * next synchronization, and an error raised after it would leave that
+ * record to a later, unrelated op. */
+static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok, const tl_tensor *value)
 {
   const int k = p->n;
   char sa[256], sb[256];
@@ -868,6 +896,16 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
   mv->ndim = v->ndim - k + bnd;
   if (mv->ndim > TL_MAX_DIMS)
     return tl_error_set(TL_ERR_INDEX, "indexing would give more than %d dimensions", TL_MAX_DIMS);
+  int r = 0;
+  for (int d = 0; d < first; d++)
+    mv->shape[r++] = v->shape[d];
+  for (int b = 0; b < bnd; b++)
+    mv->shape[r++] = bshape[b];
+  for (int d = first + k; d < v->ndim; d++)
+    mv->shape[r++] = v->shape[d];
+  tl_tensor fitted;
+  if (value && value_fits(&fitted, value, mv->ndim, mv->shape) != TL_OK)
+    return tl_error_status();
 
   int64_t sizes[TL_MAX_DIMS], strides[TL_MAX_DIMS];
   const tl_tensor *idx[TL_MAX_DIMS];
@@ -898,21 +936,19 @@ static tl_status plan_resolve(index_plan *p, index_move *mv, bool raw_ok)
   tl_tensor off = mv->off;
   mv->base = *v;
   mv->base.ndim = mv->ndim;
-  int r = 0;
+  memcpy(mv->base.shape, mv->shape, (size_t)mv->ndim * sizeof *mv->shape);
+  r = 0;
   for (int d = 0; d < first; d++, r++) {
-    mv->shape[r] = mv->base.shape[r] = v->shape[d];
     mv->base.strides[r] = v->strides[d];
     mv->off.shape[r] = v->shape[d];
     mv->off.strides[r] = 0;
   }
   for (int b = 0; b < bnd; b++, r++) {
-    mv->shape[r] = mv->base.shape[r] = bshape[b];
     mv->base.strides[r] = 0;
     mv->off.shape[r] = bshape[b];
     mv->off.strides[r] = off.strides[b];
   }
   for (int d = first + k; d < v->ndim; d++, r++) {
-    mv->shape[r] = mv->base.shape[r] = v->shape[d];
     mv->base.strides[r] = v->strides[d];
     mv->off.shape[r] = v->shape[d];
     mv->off.strides[r] = 0;
@@ -935,7 +971,7 @@ tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const t
     return TL_OK;
   }
   tl_status status = TL_OK;
-  if (plan_resolve(&p, &mv, true) != TL_OK ||
+  if (plan_resolve(&p, &mv, true, NULL) != TL_OK ||
       tl_tensor_empty(out, self->dtype, mv.ndim, mv.shape, tl_tensor_device(self)) != TL_OK) {
     status = tl_error_status();
     goto done;
@@ -957,23 +993,9 @@ done:
 static tl_status put_value(tl_tensor *data, const tl_tensor *value, const tl_tensor *self,
                            int ndim, const int64_t *shape)
 {
-  char sv[256], sr[256];
-  tl_tensor v = *value;
-  while (v.ndim > ndim && v.shape[0] == 1) {
-    v.ndim--;
-    memmove(v.shape, v.shape + 1, (size_t)v.ndim * sizeof *v.shape);
-    memmove(v.strides, v.strides + 1, (size_t)v.ndim * sizeof *v.strides);
-  }
-  bool fits = v.ndim <= ndim;
-  for (int i = 0; fits && i < v.ndim; i++) {
-    int64_t have = v.shape[v.ndim - 1 - i], want = shape[ndim - 1 - i];
-    fits = have == want || have == 1;
-  }
-  if (!fits)
-    return tl_error_set(TL_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
-                                        "broadcast to indexing result of shape %s",
-                        tl_shape_str(sv, sizeof sv, value->ndim, value->shape),
-                        tl_shape_str(sr, sizeof sr, ndim, shape));
+  tl_tensor v;
+  if (value_fits(&v, value, ndim, shape) != TL_OK)
+    return tl_error_status();
   tl_tensor cast = {0};
   if (!tl_device_eq(tl_tensor_device(&v), tl_tensor_device(self))) { /* a CPU scalar */
     if (tl_backend_tensor_to(&cast, &v, tl_tensor_device(self), self->dtype, false) != TL_OK)
@@ -1034,7 +1056,7 @@ tl_status tl_cpu_index_put(tl_tensor *self, int n, const tl_index_item *items,
     goto done;
   }
   /* Everything that can fail is checked before the first write. */
-  if (plan_resolve(&p, &mv, false) != TL_OK ||
+  if (plan_resolve(&p, &mv, false, value) != TL_OK ||
       put_value(&data, value, self, mv.ndim, mv.shape) != TL_OK) {
     status = tl_error_status();
     goto done;
