@@ -205,11 +205,11 @@ def build():
     p, q = airy_asymptotic(25)
     t.append(series("airy_neg_p", p, "Ai(-x)'s P in 1/z^2, z = 2/3 x^3/2 >= 25"))
     t.append(series("airy_neg_q", q, "Ai(-x)'s Q z in 1/z^2, z >= 25"))
-    # ndtri: |p - 1/2| <= 1/4 as r g(r^2); below, h(v) = -ndtri(q) v, v = 1/sqrt(-2 log q)
-    t.append(table("ndtri_central", ndtri_central, 0, mp.mpf(1) / 16, 1,
-                   "ndtri(1/2 + r) / r, in r^2, |r| <= 1/4"))
-    t.append(table("ndtri_tail", ndtri_tail, 0.025, 0.0125, 48,
-                   "-ndtri(q) v, v = 1/sqrt(-2 log q) in [0.025, 0.625), q <= 1/4"))
+    # ndtri: |p - 1/2| <= 0.4 as r g(r^2); below, h(v) = -ndtri(q) v, v = 1/sqrt(-2 log q)
+    t.append(table("ndtri_central", ndtri_central, 0, 0.02, 8,
+                   "ndtri(1/2 + r) / r, in r^2, |r| <= 0.4"))
+    t.append(table("ndtri_tail", ndtri_tail, 0.025, 0.00625, 71,
+                   "-ndtri(q) v, v = 1/sqrt(-2 log q) in [0.025, 0.46875), q < 0.1"))
     return t
 
 

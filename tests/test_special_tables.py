@@ -51,9 +51,9 @@ def test_dense_ranges_and_switch_points_against_scipy(name):
 
 
 def test_ndtri_dense_and_at_its_switch_points():
-    p = np.concatenate([RNG.uniform(0, 1, 50000), RNG.uniform(0.2, 0.3, 20000),
+    p = np.concatenate([RNG.uniform(0, 1, 50000), RNG.uniform(0.05, 0.15, 20000),
                         10.0 ** -RNG.uniform(0, 320, 20000),
-                        around(0.25, 0.75, 0.5, 1e-300, 5e-324)])
+                        around(0.1, 0.9, 0.25, 0.75, 0.5, 1e-300, 5e-324)])
     p = p[(p > 0) & (p < 1)]
     p = np.concatenate([p, 1 - p[p < 0.5]])
     np.testing.assert_allclose(S.ndtri(tl.from_numpy(p)).numpy(), sp.ndtri(p), rtol=1e-14,

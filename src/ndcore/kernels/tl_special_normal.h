@@ -75,11 +75,13 @@ TL_SPECIAL_ENTRY double tl_log_ndtr(double x)
 }
 
 /* ndtri(p), the inverse of ndtr, from generated/tl_special_tables.h.  Near
- * the middle, |p - 1/2| <= 1/4 (where r = p - 1/2 is exact), ndtri = r g(r^2)
- * keeps its relative precision down to 0.  In the tails, with q = min(p,
- * 1 - p) (1 - p is exact for p > 1/2) and s = sqrt(-2 log q), ndtri(q) =
- * -h(1/s) s with h near 1 and smooth, as pieces in 1/s (1/s >= 0.0259 for
- * the smallest subnormal q). */
+ * the middle, |p - 1/2| <= 0.4 (where r = p - 1/2 is exact or, below 1/4,
+ * within 2^-55 of r, which moves ndtri by less than 2e-16 of itself),
+ * ndtri = r g(r^2) keeps its relative precision down to 0.  In the tails,
+ * with q = min(p, 1 - p) (1 - p is exact for p > 1/2) and
+ * s = sqrt(-2 log q), ndtri(q) = -h(1/s) s with h near 1 and smooth, as
+ * pieces in 1/s (1/s >= 0.0259 for the smallest subnormal q).  The middle
+ * holds 80% of (0, 1): fewer mispredicted branches on spread inputs. */
 TL_SPECIAL_ENTRY double tl_ndtri(double p)
 {
   if (isnan(p) || p < 0 || p > 1)
@@ -87,7 +89,7 @@ TL_SPECIAL_ENTRY double tl_ndtri(double p)
   if (p == 0 || p == 1)
     return p == 0 ? -INFINITY : INFINITY;
   double r = p - 0.5;
-  if (fabs(r) <= 0.25)
+  if (fabs(r) <= 0.4)
     return r * TL_SPECIAL_PIECEWISE(ndtri_central, r * r);
   double q = r > 0 ? 1 - p : p, s = sqrt(-2 * log(q));
   double x = TL_SPECIAL_PIECEWISE(ndtri_tail, 1 / s) * s;
