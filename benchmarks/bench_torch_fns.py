@@ -1,7 +1,12 @@
-"""The compositions added for PyTorch's top-level functions (stft, istft,
-histogram, gradient, index_reduce, lu_unpack, ldl_factor) against PyTorch
-itself, in the same process.  Without PyTorch the module yields nothing:
-run it as `PYTHONPATH=. <python with torch> benchmarks/run.py fns:`."""
+"""PyTorch's own functions against PyTorch itself, in the same process: the
+compositions added for its top-level functions (stft, istft, histogram,
+gradient, index_reduce, lu_unpack, ldl_factor); the gather/scatter family
+with an expanded index (index = idx.view(-1, 1).expand(-1, D): segment sums,
+embedding-bag style code) and with a full 2-d index ("scatter:" rows); and
+torch.special on 10^6 elements ("special:" rows; ndtri on (0, 1), J and Y on
+(0, 30), K on (0, 10), Ai on (-10, 10)).  Without PyTorch the module
+yields nothing: run it as `PYTHONPATH=. <python with torch>
+benchmarks/run.py fns:` (or scatter:, special:)."""
 import warnings
 
 import numpy as np
@@ -12,6 +17,15 @@ try:
     import torch
 except ImportError:
     torch = None
+
+# special_cases' input ranges
+RANGES = {
+    "ndtri": (0.0, 1.0),
+    "bessel_j0": (0.0, 30.0), "bessel_j1": (0.0, 30.0),
+    "bessel_y0": (0.0, 30.0), "bessel_y1": (0.0, 30.0),
+    "modified_bessel_k0": (0.0, 10.0), "modified_bessel_k1": (0.0, 10.0),
+    "airy_ai": (-10.0, 10.0),
+}
 
 
 def cases():
@@ -60,3 +74,51 @@ def cases():
     syl, syt = both(sym)
     yield "fns: ldl_factor 64x32x32 float64", lambda: tl.linalg.ldl_factor(syl), \
         lambda: torch.linalg.ldl_factor(syt), "torch"
+    yield from scatter_cases(both, rng)
+    yield from special_cases(rng)
+
+
+def scatter_cases(both, rng):
+    n, d, m = 200000, 64, 1000
+    src = rng.standard_normal((n, d)).astype(np.float32)
+    seg = rng.integers(0, m, n)
+    sl, st = both(src)
+    il, it = both(seg)
+    el, et = il.view(-1, 1).expand(-1, d), it.view(-1, 1).expand(-1, d)
+    ol, ot = tl.zeros(m, d), torch.zeros(m, d)
+    tag = f"{n}x{d} -> {m} f32"
+    yield f"scatter: scatter_add expanded {tag}", \
+        lambda: ol.scatter_add(0, el, sl), lambda: ot.scatter_add(0, et, st), "torch"
+    for red in ("sum", "amax", "mean"):
+        yield f"scatter: scatter_reduce {red} expanded {tag}", \
+            lambda red=red: ol.scatter_reduce(0, el, sl, red, include_self=False), \
+            lambda red=red: ot.scatter_reduce(0, et, st, red, include_self=False), "torch"
+    yield f"scatter: index_reduce amax {tag}", \
+        lambda: ol.index_reduce(0, il, sl, "amax"), \
+        lambda: ot.index_reduce(0, it, st, "amax"), "torch"
+    yield f"scatter: index_add {tag}", \
+        lambda: ol.index_add(0, il, sl), lambda: ot.index_add(0, it, st), "torch"
+    small = rng.standard_normal((m, d)).astype(np.float32)
+    ml, mt = both(small)
+    yield f"scatter: gather expanded {m}x{d} -> {n} rows f32", \
+        lambda: ml.gather(0, el), lambda: mt.gather(0, et), "torch"
+    src64 = src.astype(np.float64)
+    s64l, s64t = both(src64)
+    o64l, o64t = tl.zeros(m, d, dtype=tl.float64), torch.zeros(m, d, dtype=torch.float64)
+    yield f"scatter: scatter_add expanded {n}x{d} -> {m} f64", \
+        lambda: o64l.scatter_add(0, el, s64l), lambda: o64t.scatter_add(0, et, s64t), "torch"
+    full = rng.integers(0, m, (n, d))
+    fl, ft = both(full)
+    yield f"scatter: scatter_add full 2-d index {tag}", \
+        lambda: ol.scatter_add(0, fl, sl), lambda: ot.scatter_add(0, ft, st), "torch"
+
+
+def special_cases(rng):
+    for name, (lo, hi) in RANGES.items():
+        x = rng.uniform(lo, hi, 10 ** 6)
+        for dt in (np.float32, np.float64):
+            a = x.astype(dt)
+            xl, xt = tl.from_numpy(a), torch.from_numpy(a)
+            fl, ft = getattr(tl.special, name), getattr(torch.special, name)
+            yield f"special: {name} 1e6 {np.dtype(dt).name}", \
+                lambda fl=fl, xl=xl: fl(xl), lambda ft=ft, xt=xt: ft(xt), "torch"

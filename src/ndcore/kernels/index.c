@@ -20,6 +20,7 @@
 #include "ndcore/dispatch/tl_op.h"
 #include "ndcore/kernels/tl_create.h"
 #include "ndcore/kernels/tl_index.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/dispatch/tl_iter.h"
 #include "ndcore/dispatch/tl_parallel.h"
@@ -201,10 +202,13 @@ fail:
  * index against `size` and scales it by `stride`; its output is discarded
  * when one is out of range.                                                 */
 
+typedef void (*block_fn)(void *d, const void *v, int64_t n);
+
 typedef struct {
   size_t bytes;
   int64_t nelem;
   tl_index_reduce reduce;
+  block_fn block;       /* reducing scatters of aligned blocks (or NULL) */
   int64_t size, stride; /* raw gathers */
   int bad;
   int64_t bad_value;
@@ -351,6 +355,62 @@ TL_REDUCE_LOOP(scatter_reduce_C128, TL_DTYPE_C128, double complex, tl_load_C128,
 #undef TL_REDUCE_LOOP
 #undef TL_REDUCE_BODY
 
+/* A reducing scatter whose block is more than one element: each row is a
+ * contiguous run of elements in both base and data (move_run's block), so
+ * the row is one call of a typed loop that vectorizes.  Its elements are
+ * distinct, so vectors change no result: each still takes one combine per
+ * row, rows in order.  d and v never overlap (a src sharing self's memory
+ * is copied first).  F16/BF16, complex and bool keep the element loops. */
+#define TL_BLOCK_REDUCE(NAME, T, COMBINE)                                           \
+  TL_SIMD_CLONES static void NAME(void *d_, const void *v_, int64_t n)              \
+  {                                                                                 \
+    T *restrict d = d_;                                                             \
+    const T *restrict v = v_;                                                       \
+    for (int64_t e = 0; e < n; e++) {                                               \
+      T a = d[e], b = v[e];                                                         \
+      d[e] = COMBINE;                                                               \
+    }                                                                               \
+  }
+#define TL_BLOCK_REDUCE_SET(SUFFIX, T, MAX, MIN)                                    \
+  TL_BLOCK_REDUCE(block_add_##SUFFIX, T, a + b)                                     \
+  TL_BLOCK_REDUCE(block_mul_##SUFFIX, T, a * b)                                     \
+  TL_BLOCK_REDUCE(block_max_##SUFFIX, T, MAX)                                       \
+  TL_BLOCK_REDUCE(block_min_##SUFFIX, T, MIN)
+/* As TL_MAX/TL_MIN: NaN propagates (a != a never holds for integers). */
+TL_BLOCK_REDUCE_SET(F32, float, (a != a || a > b) ? a : b, (a != a || a < b) ? a : b)
+TL_BLOCK_REDUCE_SET(F64, double, (a != a || a > b) ? a : b, (a != a || a < b) ? a : b)
+TL_BLOCK_REDUCE_SET(I32, int32_t, a > b ? a : b, a < b ? a : b)
+TL_BLOCK_REDUCE_SET(I64, int64_t, a > b ? a : b, a < b ? a : b)
+#undef TL_BLOCK_REDUCE_SET
+#undef TL_BLOCK_REDUCE
+
+/* The typed row loop for dtype d and a reduction, or NULL. */
+static block_fn block_reduce_fn(tl_dtype d, tl_index_reduce r)
+{
+  static const block_fn fns[4][4] = {
+      {block_add_F32, block_mul_F32, block_max_F32, block_min_F32},
+      {block_add_F64, block_mul_F64, block_max_F64, block_min_F64},
+      {block_add_I32, block_mul_I32, block_max_I32, block_min_I32},
+      {block_add_I64, block_mul_I64, block_max_I64, block_min_I64},
+  };
+  int t = d == TL_DTYPE_F32 ? 0 : d == TL_DTYPE_F64 ? 1 : d == TL_DTYPE_I32 ? 2
+        : d == TL_DTYPE_I64 ? 3 : -1;
+  int op = r == TL_INDEX_REDUCE_ADD ? 0 : r == TL_INDEX_REDUCE_MUL ? 1
+         : r == TL_INDEX_REDUCE_AMAX ? 2 : r == TL_INDEX_REDUCE_AMIN ? 3 : -1;
+  return t < 0 || op < 0 ? NULL : fns[t][op];
+}
+
+/* args: off, base, data; one block of p->nelem elements per index. */
+static void scatter_reduce_block(char **args, int64_t n, const int64_t *steps, void *data)
+{
+  const move_params *p = data;
+  const char *off = args[0], *src = args[2];
+  char *base = args[1];
+  const int64_t s0 = steps[0], s1 = steps[1], s2 = steps[2], nelem = p->nelem;
+  for (int64_t i = 0; i < n; i++)
+    p->block(base + i * s1 + load_i64(off + i * s0), src + i * s2, nelem);
+}
+
 static tl_loop_fn reduce_loop(tl_dtype d)
 {
   switch (d) {
@@ -392,8 +452,129 @@ static tl_status refuse_reduce(const tl_tensor *data, tl_index_reduce reduce)
   return TL_OK;
 }
 
+/* The loop that moves p's blocks (p->bytes, p->nelem, p->reduce, p->block
+ * set; raw: a gather reading its one index raw). */
+static tl_loop_fn move_loop(bool scatter, const move_params *p, tl_dtype dtype, bool raw)
+{
+  if (p->reduce != TL_INDEX_REDUCE_NONE)
+    return p->block ? scatter_reduce_block : reduce_loop(dtype);
+  if (raw) {
+    switch (p->bytes) {
+    case 1: return gather_raw_1;
+    case 2: return gather_raw_2;
+    case 4: return gather_raw_4;
+    case 8: return gather_raw_8;
+    case 16: return gather_raw_16;
+    default: return gather_raw_any;
+    }
+  }
+  switch (p->bytes) {
+  case 1: return scatter ? scatter_1 : gather_1;
+  case 2: return scatter ? scatter_2 : gather_2;
+  case 4: return scatter ? scatter_4 : gather_4;
+  case 8: return scatter ? scatter_8 : gather_8;
+  case 16: return scatter ? scatter_16 : gather_16;
+  default: return scatter ? scatter_any : gather_any;
+  }
+}
+
+/* ---- scatters across threads -----------------------------------------------------------
+ * In a scatter into a tensor whose elements are distinct memory, an element
+ * is written only by the iterations that share its coordinates along the
+ * dims where base has a nonzero stride (the dims no index selects: an
+ * element's coordinates there are its own).  Threads that split those
+ * coordinates, each walking its share in the serial order, give every
+ * element the writes of the serial walk in the same order: the same last
+ * value, the same sums bit for bit.  The split is over the block's columns
+ * when a block is wide enough (each thread walks every index, moving its
+ * columns), else over the longest such dim of the iteration.              */
+typedef struct {
+  const tl_iter *it;
+  const move_params *p;
+  tl_dtype dtype;
+  int dim;           /* the iteration dim split, or -1: the block's columns */
+  int64_t n, parts;  /* n coordinates (or columns) in `parts` shares */
+  int64_t align;     /* shares start at multiples of this many */
+} split_job;
+
+/* Where share i starts: shares are equal, rounded to `align`. */
+static int64_t split_bound(const split_job *job, int64_t i)
+{
+  if (i >= job->parts)
+    return job->n;
+  int64_t b = job->n * i / job->parts;
+  return b - b % job->align;
+}
+
+static void split_range(void *ctx, int64_t first, int64_t last, int worker)
+{
+  const split_job *job = ctx;
+  const int64_t begin = split_bound(job, first), end = split_bound(job, last);
+  if (begin >= end)
+    return;
+  tl_iter sub = *job->it;
+  move_params p = *job->p;
+  if (job->dim < 0) { /* columns [begin, end) of every block, in base and data */
+    const int64_t size = (int64_t)tl_dtype_size(job->dtype);
+    sub.data[1] += begin * size;
+    sub.data[2] += begin * size;
+    p.nelem = end - begin;
+    p.bytes = (size_t)(p.nelem * size);
+  } else {
+    sub.numel = sub.numel / sub.shape[job->dim] * (end - begin);
+    sub.shape[job->dim] = end - begin;
+    for (int k = 0; k < sub.noperands; k++)
+      sub.data[k] += begin * sub.strides[k][job->dim];
+  }
+  run_job run = {.it = &sub, .loop = move_loop(true, &p, job->dtype, false), .data = &p};
+  run_range(&run, 0, sub.numel, worker);
+}
+
+/* Elements of work below which a scatter stays on one thread, and the
+ * bytes of a row a thread takes at least when it splits rows: a cache line,
+ * so that no two threads write one line (each thread takes one share, whole:
+ * the pool's finer ranges would interleave the threads along a row). */
+#define TL_SCATTER_SPLIT_MIN 32768
+#define TL_SCATTER_SPLIT_BYTES 64
+
+/* Run the scatter over `it` split across threads; false (nothing run) when
+ * it is too small or has nothing to split. */
+static bool scatter_split(const tl_iter *it, const move_params *p, tl_dtype dtype)
+{
+  const int64_t work = it->numel * p->nelem, size = (int64_t)tl_dtype_size(dtype);
+  const int threads = tl_parallel_get_threads();
+  if (threads < 2 || work < 2 * TL_SCATTER_SPLIT_MIN)
+    return false;
+  split_job job = {.it = it, .p = p, .dtype = dtype, .dim = -1, .n = p->nelem};
+  int64_t step = size; /* bytes between neighbouring coordinates in base */
+  if (p->nelem * size < 2 * TL_SCATTER_SPLIT_BYTES) {
+    job.dim = -2;
+    for (int d = 0; d < it->ndim; d++) /* base is operand 1 */
+      if (it->strides[1][d] != 0 && it->shape[d] > 1 &&
+          (job.dim < 0 || it->shape[d] > it->shape[job.dim]))
+        job.dim = d;
+    if (job.dim < 0)
+      return false;
+    job.n = it->shape[job.dim];
+    step = it->strides[1][job.dim] < 0 ? -it->strides[1][job.dim] : it->strides[1][job.dim];
+  }
+  job.align = step < TL_SCATTER_SPLIT_BYTES ? TL_SCATTER_SPLIT_BYTES / step : 1;
+  const int64_t per = work / job.n; /* work per coordinate */
+  int64_t min_share = (TL_SCATTER_SPLIT_MIN + per - 1) / per;
+  if (min_share < job.align)
+    min_share = job.align;
+  job.parts = job.n / min_share < threads ? job.n / min_share : threads;
+  if (job.parts < 2)
+    return false;
+  tl_parallel_for(job.parts, 1, split_range, &job);
+  return true;
+}
+
+/* disjoint: a scatter's base is a tensor whose elements are distinct memory
+ * (the split above may run). */
 static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *base,
-                          const tl_tensor *off, tl_index_reduce reduce, const raw_index *raw)
+                          const tl_tensor *off, tl_index_reduce reduce, const raw_index *raw,
+                          bool disjoint)
 {
   const int nd = data->ndim;
   const size_t size = tl_dtype_size(data->dtype);
@@ -415,30 +596,15 @@ static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *
   tl_tensor data_b = byte_view(data, cut), base_b = byte_view(base, cut), off_b = *off;
   off_b.ndim = cut;
   move_params p = {.bytes = (size_t)block * size, .nelem = block, .reduce = reduce};
-  tl_loop_fn loop;
-  if (reduce != TL_INDEX_REDUCE_NONE) {
-    loop = reduce_loop(data->dtype);
-  } else if (raw) {
+  if (raw) {
     p.size = raw->size;
     p.stride = raw->stride;
-    switch (p.bytes) {
-    case 1: loop = gather_raw_1; break;
-    case 2: loop = gather_raw_2; break;
-    case 4: loop = gather_raw_4; break;
-    case 8: loop = gather_raw_8; break;
-    case 16: loop = gather_raw_16; break;
-    default: loop = gather_raw_any; break;
-    }
-  } else {
-    switch (p.bytes) {
-    case 1: loop = scatter ? scatter_1 : gather_1; break;
-    case 2: loop = scatter ? scatter_2 : gather_2; break;
-    case 4: loop = scatter ? scatter_4 : gather_4; break;
-    case 8: loop = scatter ? scatter_8 : gather_8; break;
-    case 16: loop = scatter ? scatter_16 : gather_16; break;
-    default: loop = scatter ? scatter_any : gather_any; break;
-    }
   }
+  /* Rows start at multiples of the element size from base and data (offsets
+   * and strides are such multiples): aligned starts make every row aligned. */
+  if (reduce != TL_INDEX_REDUCE_NONE && block > 1 &&
+      ((uintptr_t)tl_tensor_data(data) | (uintptr_t)tl_tensor_data(base)) % size == 0)
+    p.block = block_reduce_fn(data->dtype, reduce);
   /* Gathers iterate in the output's order; scatters in the offsets' order,
    * which is the index's C order, so a repeated index keeps its last value. */
   const tl_tensor *ops[3];
@@ -454,8 +620,11 @@ static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *
   tl_iter it;
   if (tl_iter_init(&it, 3, ops, NULL) != TL_OK)
     return tl_error_status();
+  if (scatter && disjoint && it.numel > 0 && scatter_split(&it, &p, data->dtype))
+    return TL_OK;
   int64_t grain = (int64_t)((256 << 10) / p.bytes);
-  index_run(&it, loop, &p, scatter ? 0 : (grain > 64 ? grain : 64));
+  index_run(&it, move_loop(scatter, &p, data->dtype, raw != NULL), &p,
+            scatter ? 0 : (grain > 64 ? grain : 64));
   if (p.bad)
     return tl_error_set(TL_ERR_INDEX, "index %lld is out of bounds for dimension %d with size "
                         "%lld", (long long)p.bad_value, raw->dim, (long long)raw->size);
@@ -465,7 +634,7 @@ static tl_status move_run(bool scatter, const tl_tensor *data, const tl_tensor *
 tl_status tl_cpu_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
                             const tl_tensor *off, tl_index_reduce reduce)
 {
-  return move_run(scatter, data, base, off, reduce, NULL);
+  return move_run(scatter, data, base, off, reduce, NULL, false);
 }
 
 tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
@@ -473,13 +642,21 @@ tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *ba
 {
   tl_device device = tl_tensor_device(data);
   if (tl_dispatch_host_memory(device))
-    return move_run(scatter, data, base, off, reduce, NULL);
+    return move_run(scatter, data, base, off, reduce, NULL, false);
   if (tl_tensor_numel(data) == 0)
     return TL_OK;
   if (refuse_reduce(data, reduce) != TL_OK)
     return tl_error_status();
   const tl_index_device_kernels *k = tl_index_device_prims("index", device, data->dtype);
   return k ? k->move(scatter, data, base, off, reduce) : tl_error_status();
+}
+
+tl_status tl_index_scatter_disjoint(const tl_tensor *data, const tl_tensor *base,
+                                    const tl_tensor *off, tl_index_reduce reduce)
+{
+  if (tl_dispatch_host_memory(tl_tensor_device(data)))
+    return move_run(true, data, base, off, reduce, NULL, true);
+  return tl_index_move(true, data, base, off, reduce);
 }
 
 /* ---- nonzero ---------------------------------------------------------------------- */
@@ -977,7 +1154,7 @@ tl_status tl_cpu_index_get(tl_tensor *out, const tl_tensor *self, int n, const t
     goto done;
   }
   /* the raw loop is the host's only; a device's move goes to its primitive */
-  if ((mv.raw ? move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE, &mv.ri)
+  if ((mv.raw ? move_run(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE, &mv.ri, false)
               : tl_index_move(false, out, &mv.base, &mv.off, TL_INDEX_REDUCE_NONE)) != TL_OK) {
     status = tl_error_status();
     tl_tensor_release(out);

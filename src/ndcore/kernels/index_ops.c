@@ -73,6 +73,45 @@ static tl_status check_gather_shapes(const char *op, const tl_tensor *self, int 
   return TL_OK;
 }
 
+/* Are t's elements distinct memory?  Sorted by stride, each dim's step must
+ * pass the extent of the dims below it (a sufficient test: a layout it
+ * refuses, only made by as_strided, is written on one thread). */
+static bool distinct_elements(const tl_tensor *t)
+{
+  int64_t strides[TL_MAX_DIMS], shape[TL_MAX_DIMS];
+  int n = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0)
+      return true;
+    if (t->shape[d] == 1)
+      continue;
+    int64_t s = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+    int i = n++;
+    for (; i > 0 && strides[i - 1] > s; i--) { /* insertion by stride */
+      strides[i] = strides[i - 1];
+      shape[i] = shape[i - 1];
+    }
+    strides[i] = s;
+    shape[i] = t->shape[d];
+  }
+  int64_t extent = 0; /* the span of the dims so far, in elements */
+  for (int i = 0; i < n; i++) {
+    if (strides[i] <= extent)
+      return false;
+    extent += (shape[i] - 1) * strides[i];
+  }
+  return true;
+}
+
+/* A scatter into base, split across threads where `disjoint` (base's
+ * elements are distinct memory, see distinct_elements). */
+static tl_status scatter_into(bool disjoint, const tl_tensor *data, const tl_tensor *base,
+                              const tl_tensor *off, tl_index_reduce reduce)
+{
+  return disjoint ? tl_index_scatter_disjoint(data, base, off, reduce)
+                  : tl_index_move(true, data, base, off, reduce);
+}
+
 /* base: t over index's shape, stride 0 along dim; off: index * stride(dim). */
 static tl_status along_dim(const tl_tensor *t, int dim, const tl_tensor *index, tl_tensor *base,
                            tl_tensor *off)
@@ -151,17 +190,30 @@ static tl_scalar reduce_identity(tl_index_reduce r, tl_dtype d)
   }
 }
 
-/* t = a new 0-d tensor of dtype d on `device` holding s (through the
- * device's fill kernel: host code never writes device memory). */
-static tl_status scalar_on(tl_tensor *t, tl_scalar s, tl_dtype d, tl_device device)
+/* t = s in dtype d on `device`, spread over `shape` (index's) to scatter
+ * along dim: a buffer holding the dims after dim (when they are few: the
+ * scatter then moves whole rows of it, not one element at a time), stride 0
+ * along the others.  Filled through the device's fill kernel: host code
+ * never writes device memory. */
+#define TL_FILL_ROW_MAX 65536
+static tl_status filled_over(tl_tensor *t, tl_scalar s, tl_dtype d, tl_device device, int ndim,
+                             const int64_t *shape, int dim)
 {
-  if (tl_tensor_empty(t, d, 0, NULL, device) != TL_OK)
+  int64_t row[TL_MAX_DIMS], numel = 1;
+  for (int i = 0; i < ndim; i++) {
+    row[i] = i > dim ? shape[i] : 1;
+    numel *= row[i];
+  }
+  tl_tensor buf;
+  if (tl_tensor_empty(&buf, d, numel <= TL_FILL_ROW_MAX ? ndim : 0, row, device) != TL_OK)
     return tl_error_status();
-  tl_status status = tl_tensor_fill(t, s);
-  if (status != TL_OK)
-    tl_tensor_release(t);
+  tl_status status = tl_tensor_fill(&buf, s);
+  if (status == TL_OK)
+    status = tl_view_expand(t, &buf, ndim, shape);
+  tl_tensor_release(&buf);
   return status;
 }
+#undef TL_FILL_ROW_MAX
 
 /* self /= count where count > 0 (floor division for integers): the end of a
  * scatter mean.  count is int64 with self's shape. */
@@ -231,9 +283,9 @@ static tl_status mean_divide(tl_tensor *self, const tl_tensor *count)
  * ones into an int64 tensor shaped like self, then a division. */
 static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
                               const tl_tensor *base, const tl_tensor *off, const tl_tensor *data,
-                              bool include_self)
+                              bool include_self, bool disjoint)
 {
-  tl_tensor count = {0}, cbase, coff = {0}, one = {0}, ones = {0};
+  tl_tensor count = {0}, cbase, coff = {0}, ones = {0};
   const tl_scalar s_one = {.kind = TL_KIND_INT, .v.i = 1};
   tl_status status = tl_tensor_empty(&count, TL_DTYPE_I64, self->ndim, self->shape,
                                      tl_tensor_device(self));
@@ -242,17 +294,15 @@ static tl_status scatter_mean(tl_tensor *self, int dim, const tl_tensor *index,
   if (status == TL_OK)
     status = along_dim(&count, dim, index, &cbase, &coff);
   if (status == TL_OK)
-    status = scalar_on(&one, s_one, TL_DTYPE_I64, tl_tensor_device(self));
+    status = filled_over(&ones, s_one, TL_DTYPE_I64, tl_tensor_device(self), index->ndim,
+                         index->shape, dim);
   if (status == TL_OK)
-    status = tl_view_expand(&ones, &one, index->ndim, index->shape);
+    status = scatter_into(true, &ones, &cbase, &coff, TL_INDEX_REDUCE_ADD); /* a new tensor */
   if (status == TL_OK)
-    status = tl_index_move(true, &ones, &cbase, &coff, TL_INDEX_REDUCE_ADD);
-  if (status == TL_OK)
-    status = tl_index_move(true, data, base, off, TL_INDEX_REDUCE_ADD);
+    status = scatter_into(disjoint, data, base, off, TL_INDEX_REDUCE_ADD);
   if (status == TL_OK)
     status = mean_divide(self, &count);
   tl_tensor_release(&ones);
-  tl_tensor_release(&one);
   tl_tensor_release(&coff);
   tl_tensor_release(&count);
   return status;
@@ -304,23 +354,22 @@ tl_status tl_cpu_index_scatter(const char *op, tl_tensor *self_, int64_t dim_,
   }
   if (along_dim(&self, dim, &index, &base, &off) != TL_OK)
     goto fail;
+  const bool disjoint = distinct_elements(&self);
   tl_storage_bump(self.storage);
   if (!include_self) { /* start every scattered-to element from the identity */
-    tl_tensor id, ids = {0};
-    if (scalar_on(&id, reduce_identity(reduce, self.dtype), self.dtype, tl_tensor_device(&self)) !=
-        TL_OK)
-      goto fail;
-    tl_status s = tl_view_expand(&ids, &id, index.ndim, index.shape);
-    tl_tensor_release(&id);
+    tl_tensor ids = {0};
+    tl_status s = filled_over(&ids, reduce_identity(reduce, self.dtype), self.dtype,
+                              tl_tensor_device(&self), index.ndim, index.shape, dim);
     if (s == TL_OK)
-      s = tl_index_move(true, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
+      s = scatter_into(disjoint, &ids, &base, &off, TL_INDEX_REDUCE_NONE);
     tl_tensor_release(&ids);
     if (s != TL_OK)
       goto fail;
   }
   tl_status status = reduce == TL_INDEX_REDUCE_MEAN
-                         ? scatter_mean(&self, dim, &index, &base, &off, &data, include_self)
-                         : tl_index_move(true, &data, &base, &off, reduce);
+                         ? scatter_mean(&self, dim, &index, &base, &off, &data, include_self,
+                                        disjoint)
+                         : scatter_into(disjoint, &data, &base, &off, reduce);
   if (status != TL_OK)
     goto fail;
   tl_tensor_release(&off);

@@ -9,8 +9,9 @@
  *      or scatter into base
  *         *(base[s] + off[s]) (op)= data[s]
  *      where base is a restrided view (stride 0 along the indexed dims).
- * Scatters run in the index's C order on one thread, so with repeated
- * indices the last write wins, as in NumPy.                                 */
+ * Scatters run in the index's C order, so with repeated indices the last
+ * write wins, as in NumPy (threads may share a scatter out by the elements
+ * it writes, each element's writes staying on one thread in that order). */
 #ifndef TL_INDEX_H
 #define TL_INDEX_H
 
@@ -69,6 +70,11 @@ tl_status tl_index_offsets(tl_tensor *off, int ndim, const int64_t *shape, int k
  * off is int64 with data's shape (byte offsets, 0 strides elsewhere). */
 tl_status tl_index_move(bool scatter, const tl_tensor *data, const tl_tensor *base,
                         const tl_tensor *off, tl_index_reduce reduce);
+/* tl_index_move's scatter into a base whose elements are distinct memory
+ * (the caller has checked): the CPU may then split it across threads, with
+ * the serial order's result, bit for bit. */
+tl_status tl_index_scatter_disjoint(const tl_tensor *data, const tl_tensor *base,
+                                    const tl_tensor *off, tl_index_reduce reduce);
 
 /* ---- ops (index_ops.c) -----------------------------------------------------------
  * PyTorch's semantics and messages.  Index tensors are any integer dtype;

@@ -34,6 +34,13 @@
 #define TL_SPECIAL_ENTRY static inline
 #endif
 
+/* A coefficient table (generated/tl_special_tables.h): device memory on CUDA. */
+#ifdef __CUDACC__
+#define TL_SPECIAL_TABLE static __device__ const
+#else
+#define TL_SPECIAL_TABLE static const
+#endif
+
 #define TL_SPECIAL_PI 3.14159265358979323846
 #define TL_SPECIAL_SQRT_PI 1.77245385090551602730
 
@@ -268,5 +275,39 @@ TL_SPECIAL_FN uint16_t tl_next16(uint16_t a, uint16_t b, float fa, float fb)
   bool up = (fb > fa) == (fa > 0); /* away from zero */
   return (uint16_t)(up ? a + 1 : a - 1);
 }
+
+/* ---- polynomial tables ------------------------------------------------------------------
+ * c[0] + c[1] t + ... + c[n-1] t^(n-1), as its even and odd parts, each by
+ * Horner in t^2: two chains of half the length that run side by side (n is
+ * a constant at every call, so the loop unrolls and its test goes). */
+TL_SPECIAL_FN double tl_special_poly(const double *c, int n, double t)
+{
+  double t2 = t * t, even = 0, odd = 0;
+  for (int k = n - 1; k >= 0; k--) {
+    if (k & 1)
+      odd = odd * t2 + c[k];
+    else
+      even = even * t2 + c[k];
+  }
+  return even + t * odd;
+}
+
+/* A piecewise table's value at v (finite; outside [lo, lo + pieces w) the
+ * end pieces extend): its piece's polynomial in t = 2 (v - mid) / w.
+ * inv_w = 1 / w. */
+TL_SPECIAL_FN double tl_special_piecewise(const double *tab, int n, int pieces, double lo,
+                                          double inv_w, double v)
+{
+  double y = (v - lo) * inv_w;
+  y = y < 0 ? 0 : y > pieces ? pieces : y;
+  int i = (int)y < pieces ? (int)y : pieces - 1;
+  return tl_special_poly(tab + i * n, n, 2 * (y - i) - 1);
+}
+
+/* One of generated/tl_special_tables.h's tables by name. */
+#define TL_SPECIAL_PIECEWISE(NAME, v)                                                      \
+  tl_special_piecewise(tl_tab_##NAME, TL_TAB_##NAME##_N, TL_TAB_##NAME##_PIECES,          \
+                       TL_TAB_##NAME##_LO, 1 / TL_TAB_##NAME##_W, v)
+#define TL_SPECIAL_SERIES(NAME, v) tl_special_poly(tl_tab_##NAME, TL_TAB_##NAME##_N, v)
 
 #endif
