@@ -398,7 +398,19 @@ static int run_formula(tl_py_node *node, PyObject **buf, PyObject **results, con
                    .wanted = wanted, .scope = PyList_New(0), .create_graph = create_graph};
   if (!c.scope)
     return -1;
+  PyObject *swapped = NULL; /* saved-tensor hooks: the unpacked tensors of this run */
+  if (node->packed && (!(swapped = PyList_New(0)) || tl_grad_unpack_node(node, swapped, false) < 0)) {
+    if (swapped)
+      tl_grad_unpack_node(node, swapped, true);
+    Py_XDECREF(swapped);
+    Py_DECREF(c.scope);
+    return -1;
+  }
   f(&c);
+  if (swapped) {
+    tl_grad_unpack_node(node, swapped, true);
+    Py_DECREF(swapped);
+  }
   Py_DECREF(c.scope);
   return PyErr_Occurred() ? -1 : 0;
 }
@@ -513,6 +525,18 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     for (Py_ssize_t i = 0; gin && gout && r == 0 && i < PyList_GET_SIZE(node->hooks); i++) {
       PyObject *hr = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(node->hooks, i), gin, gout, NULL);
       r = hr ? 0 : -1;
+      if (hr && hr != Py_None) {
+        /* Node.register_hook: a returned tuple replaces the input gradients */
+        if (!PyTuple_Check(hr) || PyTuple_GET_SIZE(hr) != node->ninputs) {
+          PyErr_Format(PyExc_RuntimeError, "hook '%U' returned %R, expected None or a tuple "
+                       "of %d gradients", node->name, hr, node->ninputs);
+          r = -1;
+        }
+        for (int k = 0; r == 0 && k < node->ninputs; k++) {
+          PyObject *gk = PyTuple_GET_ITEM(hr, k);
+          Py_XSETREF(results[k], gk == Py_None ? NULL : Py_NewRef(gk));
+        }
+      }
       Py_XDECREF(hr);
     }
     if (!gin || !gout)
@@ -589,6 +613,19 @@ done:
   return r;
 }
 
+/* Whether the backward running on this thread accumulates into every leaf
+ * (backward() without inputs): reentrant checkpointing needs that. */
+static _Thread_local bool all_leaves_run;
+
+/* _is_checkpoint_valid() -> False inside an autograd.grad() or
+ * backward(inputs=...) run (torch.autograd._is_checkpoint_valid). */
+static PyObject *py_is_checkpoint_valid(PyObject *self, PyObject *unused)
+{
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(all_leaves_run);
+}
+
 /* _run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs, capture)
  * tensors: the roots; grad_tensors: one gradient each (checked by Python);
  * inputs: () for "every leaf", else the tensors wanted; capture: return their
@@ -638,10 +675,12 @@ static PyObject *py_run_backward(PyObject *self, PyObject *args)
     if (!roots[i].fn)
       goto done;
   }
-  bool was = tl_py_grad_enabled;
+  bool was = tl_py_grad_enabled, was_all = all_leaves_run;
   tl_py_grad_enabled = create_graph;
+  all_leaves_run = spec.all_leaves && !capture;
   int r = engine_run(nroots, roots, &PyTuple_GET_ITEM(grads, 0), &spec);
   tl_py_grad_enabled = was;
+  all_leaves_run = was_all;
   if (r < 0)
     goto done;
   if (!capture) {
@@ -667,6 +706,7 @@ done:
 
 static PyMethodDef engine_functions[] = {
     {"_run_backward", py_run_backward, METH_VARARGS, NULL},
+    {"_is_checkpoint_valid", py_is_checkpoint_valid, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -77,6 +77,8 @@ struct tl_py_node {
   PyObject *retained;  /* list of (output_nr, weakref to tensor) from retain_grad() */
   PyObject *hooks;     /* list of node hooks fn(grad_inputs, grad_outputs) */
   PyObject *dict;
+  PyObject *packed;    /* saved-tensor hooks: (slot, item, packed) per packed tensor */
+  PyObject *unpack;    /* ... and the unpack hook (py_saved_hooks.c) */
   uint64_t seq;       /* creation order: later nodes run first among the ready ones */
   bool released;      /* saved state freed by a backward without retain_graph */
 };
@@ -125,6 +127,19 @@ enum {
 };
 void tl_grad_drops(int formula, int what);
 bool tl_grad_is_stub(PyObject *t);
+/* A metadata stub of tensor t (t itself when its device has none). */
+PyObject *tl_grad_stub(PyObject *t);
+
+/* ---- saved-tensor hooks (py_saved_hooks.c) ---- */
+/* This thread's innermost (pack, unpack) pair, NULL when none is set: the
+ * recorder's only test. */
+extern _Thread_local PyObject *tl_saved_hooks;
+/* Pack what a new node keeps (outs: the call's outputs, what pack sees). */
+int tl_grad_pack_node(tl_py_node *node, PyObject *outs);
+/* Swap unpacked tensors in for a run of the node's formula, then back
+ * (restore); swapped is an empty list the caller owns. */
+int tl_grad_unpack_node(tl_py_node *node, PyObject *swapped, bool restore);
+int tl_py_saved_hooks_init(PyObject *module);
 
 /* ---- formulas ---- */
 typedef struct {

@@ -89,6 +89,8 @@ void tl_py_node_release(tl_py_node *node)
     Py_CLEAR(node->outputs[i]);
   if (node->kind == TL_NODE_PYTHON)
     Py_CLEAR(node->ctx);
+  Py_CLEAR(node->packed);
+  Py_CLEAR(node->unpack);
   node->released = true;
 }
 
@@ -144,6 +146,8 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg)
   Py_VISIT(node->retained);
   Py_VISIT(node->hooks);
   Py_VISIT(node->dict);
+  Py_VISIT(node->packed);
+  Py_VISIT(node->unpack);
   return 0;
 }
 

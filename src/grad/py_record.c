@@ -61,6 +61,7 @@ static int check_view_current(PyObject *o)
 }
 
 static PyObject *stub_of(PyObject *t);
+PyObject *tl_grad_stub(PyObject *t) { return stub_of(t); }
 
 /* The CopySlices node of an in-place write through `view` (its history
  * already moved to the write's node): the base's new history. */
@@ -468,6 +469,8 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   }
   if (attach_outputs(node, outs, target, flags, args, node->nall) < 0)
     goto fail;
+  if (tl_saved_hooks && tl_grad_pack_node(node, outs) < 0)
+    goto fail;
   if (target && ((tl_py_tensor *)target)->base && copy_slices(target) < 0)
     goto fail;
 done:
@@ -714,6 +717,7 @@ int tl_py_grad_init(PyObject *module)
       meta_storages[type][i] = (tl_storage){.refcount = INT64_MAX / 2, .readonly = true,
                                             .device = {(tl_device_type)type, i - 1}};
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
+      tl_py_saved_hooks_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;
   tl_py_formula_getitem = TL_GRAD_GETITEM;

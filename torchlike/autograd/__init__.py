@@ -9,9 +9,10 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
+from . import graph  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "functional"]
+           "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph"]
 
 
 def _as_tuple(x):

@@ -26,6 +26,23 @@ from .grad_mode import no_grad
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
+class _Packed:
+    """A tensor ctx.save_for_backward kept through saved-tensor hooks."""
+    __slots__ = ("packed", "unpack_hook", "requires_grad")
+
+    def __init__(self, packed, unpack_hook, requires_grad):
+        self.packed, self.unpack_hook, self.requires_grad = packed, unpack_hook, requires_grad
+
+    def unpack(self):
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(t).__name__}")
+        # an input that required grad comes back requiring it (PyTorch keeps its
+        # history; here it is a new leaf, enough for a first derivative)
+        return t.detach().requires_grad_(True) if self.requires_grad else t
+
+
 class FunctionCtx:
     """What ``forward`` (or ``setup_context``) leaves for ``backward``."""
 
@@ -62,7 +79,9 @@ class FunctionCtx:
         node = getattr(self, "_node", None)
         out = []
         for t, version, output_nr in saved:
-            if t is not None and t._version != version:
+            if isinstance(t, _Packed):
+                t = t.unpack()
+            elif t is not None and t._version != version:
                 what = "an input" if output_nr is None else f"output {output_nr}"
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified "
@@ -235,13 +254,19 @@ def _record(ctx, args, output):
     # not hold its own outputs (output -> node -> ctx -> output would be a
     # cycle); saved_tensors links them back to the node when it must.
     saved = []
+    from .graph import _current
+    hooks = _current()
     for t in getattr(ctx, "to_save", ()):
         nr = None
         if t is not None:
             nr = next((i for i, o in enumerate(tensors) if o is t), None)
-            if nr is not None:
+            if hooks is not None:
+                # saved-tensor hooks: keep what pack returns (no version check on
+                # unpack's result, as in PyTorch)
+                t = _Packed(hooks[0](t), hooks[1], t.requires_grad and nr is None)
+            elif nr is not None:
                 t = t.detach()
-        saved.append((t, None if t is None else t._version, nr))
+        saved.append((t, None if t is None or hooks is not None else t._version, nr))
     _C._function_record(ctx, ctx._name, inputs, tensors, diff)
     ctx._saved = saved
     # What forward handed over may hold the outputs: drop it (a cycle otherwise).

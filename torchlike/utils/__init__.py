@@ -57,3 +57,12 @@ def swap_tensors(t1, t2):
     t1.requires_grad_(r2)
     t2.requires_grad_(r1)
     t1.grad, t2.grad = g2, g1
+
+
+def __getattr__(name):
+    # torchlike.utils.checkpoint after a plain `import torchlike`, as in PyTorch;
+    # imported on first use (it needs torchlike.autograd, imported after utils)
+    if name == "checkpoint":
+        import importlib
+        return importlib.import_module(".checkpoint", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
