@@ -1,9 +1,8 @@
-import numbers
 
 import torchlike
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_or_logits, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -39,15 +38,7 @@ class Bernoulli(_BinaryParams, ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+        is_scalar, _ = probs_or_logits(self, probs, logits)
         batch_shape = torchlike.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

@@ -2,7 +2,7 @@ import torchlike
 from . import constraints
 from .distribution import Distribution
 from .bernoulli import _BinaryParams
-from .utils import broadcast_all
+from .utils import probs_or_logits
 
 __all__ = ["Binomial"]
 
@@ -24,15 +24,8 @@ class Binomial(_BinaryParams, Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.to(self.probs.dtype)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.to(self.logits.dtype)
-        self._param = self.probs if probs is not None else self.logits
+        _, (total_count,) = probs_or_logits(self, probs, logits, total_count)
+        self.total_count = total_count.to(self._param.dtype)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -1,11 +1,11 @@
 import math
-import numbers
 
 import torchlike
 from . import constraints
 from .bernoulli import _bce_with_logits
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_or_logits,
+                    probs_to_logits)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -21,20 +21,13 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        is_scalar, _ = probs_or_logits(self, probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
             # checked before the clamp below, which would hide bad values
             if validate_args is not None:
                 if not bool(self.arg_constraints["probs"].check(self.probs).all()):
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         batch_shape = torchlike.Size() if is_scalar else self._param.size()
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)

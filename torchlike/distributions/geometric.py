@@ -1,10 +1,9 @@
-import numbers
 
 import torchlike
 from . import constraints
 from .bernoulli import _BinaryParams, _bce_with_logits
 from .distribution import Distribution
-from .utils import broadcast_all, tiny
+from .utils import broadcast_all, probs_or_logits, tiny
 
 __all__ = ["Geometric"]
 
@@ -16,15 +15,8 @@ class Geometric(_BinaryParams, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        given = probs if probs is not None else logits
-        batch_shape = torchlike.Size() if isinstance(given, numbers.Number) else self._param.size()
+        is_scalar, _ = probs_or_logits(self, probs, logits)
+        batch_shape = torchlike.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             # probs == 0 passes unit_interval but gives no distribution

@@ -1,4 +1,3 @@
-import numbers
 
 import torchlike
 from . import constraints
@@ -6,7 +5,7 @@ from .bernoulli import _BinaryParams
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs
+from .utils import broadcast_all, clamp_probs, probs_or_logits
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -19,15 +18,7 @@ class LogitRelaxedBernoulli(_BinaryParams, Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+        is_scalar, _ = probs_or_logits(self, probs, logits)
         batch_shape = torchlike.Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

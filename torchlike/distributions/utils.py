@@ -47,6 +47,19 @@ def broadcast_all(*values):
     return tuple(torchlike.broadcast_tensors(*values))
 
 
+def probs_or_logits(dist, probs, logits, *others):
+    """Set dist.probs or dist.logits, whichever is given (PyTorch's error when
+    both or neither are), broadcast with `others`, and dist._param to it.
+    Returns whether it was a Python number and the broadcast `others`."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, given = ("probs", probs) if probs is not None else ("logits", logits)
+    *rest, param = broadcast_all(*others, given)
+    setattr(dist, name, param)
+    dist._param = param
+    return isinstance(given, numbers.Number), rest
+
+
 def broadcast_params(*values):
     """:func:`broadcast_all` plus the batch shape: empty when every value is a
     Python number (PyTorch's families give 0-d parameters then)."""
