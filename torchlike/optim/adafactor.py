@@ -5,7 +5,6 @@ from .optimizer import Optimizer, _step_tensor
 from .. import _C
 from .. import linalg
 from .._dtype_info import finfo
-from ..autograd.grad_mode import no_grad
 
 __all__ = ["Adafactor"]
 
@@ -22,6 +21,8 @@ class Adafactor(Optimizer):
 
     a vector keeps V itself.  U = g / max(sqrt(V), eps1), clipped to RMS d:
     p -= alpha * U / max(1, RMS(U) / d).  eps1 defaults to the dtype's eps."""
+
+    _refuses_complex = True  # as PyTorch's: complex parameters raise
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
@@ -43,6 +44,7 @@ class Adafactor(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
+
     def _init_state(self, p, state, group):
         state["step"] = _step_tensor()
         if p.grad.dim() > 1:
@@ -52,21 +54,8 @@ class Adafactor(Optimizer):
             state["variance"] = _C.zeros_like(p.grad)
 
     def step(self, closure=None):
-        loss = self._call_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        _check_supported("Adafactor", p)
-                params, grads, buffers, scalars = self._group_tensors(
-                    group, ("row_var", "col_var", "variance"), ("step",))
-                _single_tensor_adafactor(params, grads, buffers, scalars, group)
-        return loss
-
-
-def _check_supported(name, p):
-    if p.is_complex():
-        raise RuntimeError(f"{name} does not support complex parameters")
+        return self._multi_or_single(None, ("row_var", "col_var", "variance"), ("step",),
+                                     _single_tensor_adafactor, closure)
 
 
 def _rms(t):

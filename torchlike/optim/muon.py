@@ -5,9 +5,7 @@ another optimizer (AdamW), as in PyTorch."""
 import math
 
 from .optimizer import Optimizer
-from .adafactor import _check_supported
 from .. import _C
-from ..autograd.grad_mode import no_grad
 
 __all__ = ["Muon"]
 
@@ -19,6 +17,8 @@ class Muon(Optimizer):
     lerp(g, B, momentum) with nesterov else B, orthogonalised by ns_steps
     Newton-Schulz iterations in bfloat16; decoupled decay
     p *= 1 - lr * weight_decay, then p -= adjusted_lr * O."""
+
+    _refuses_complex = True  # as PyTorch's: complex parameters raise
 
     def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
                  ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5,
@@ -43,24 +43,18 @@ class Muon(Optimizer):
                     raise ValueError("Muon only supports 2D parameters whereas we found a "
                                      f"parameter with size: {p.size()}")
 
+
     def _init_state(self, p, state, group):
         state["momentum_buffer"] = _C.zeros_like(p.grad)
 
     def step(self, closure=None):
-        loss = self._call_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        _check_supported("Muon", p)
-                params, grads, (bufs,), _ = self._group_tensors(group, ("momentum_buffer",), ())
-                _single_tensor_muon(params, grads, bufs, group)
-        return loss
+        return self._multi_or_single(None, ("momentum_buffer",), (), _single_tensor_muon,
+                                     closure)
 
 
-def _single_tensor_muon(params, grads, bufs, group):
+def _single_tensor_muon(params, grads, buffers, scalars, group):
     lr, momentum = float(group["lr"]), group["momentum"]
-    for param, grad, buf in zip(params, grads, bufs):
+    for param, grad, buf in zip(params, grads, *buffers):
         if grad.ndim != 2:
             raise ValueError("Param gradient must be a 2D matrix")
         buf.lerp_(grad, 1 - momentum)

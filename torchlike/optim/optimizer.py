@@ -124,6 +124,8 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
+    _refuses_complex = False  # an optimizer whose step has no meaning for complex values
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -341,6 +343,8 @@ class Optimizer:
         for p in group["params"]:
             if p.grad is None:
                 continue
+            if self._refuses_complex and p.is_complex():
+                raise RuntimeError(f"{type(self).__name__} does not support complex parameters")
             state = self.state[p]
             if len(state) == 0:
                 self._init_state(p, state, group)
@@ -354,13 +358,15 @@ class Optimizer:
 
     def _multi_or_single(self, kind, buffer_keys, scalar_keys, single, closure):
         """The step of the elementwise optimizers: per group, the C kernel
-        when it can run, else single(params, grads, buffers, scalars, group)."""
+        `kind` when it can run (None: there is none), else
+        single(params, grads, buffers, scalars, group)."""
         loss = self._call_closure(closure)
         with no_grad():
             for group in self.param_groups:
                 params, grads, buffers, scalars = self._group_tensors(group, buffer_keys,
                                                                       scalar_keys)
-                if not _multi_tensor_step(kind, group, params, grads, buffers, scalars):
+                if kind is None or not _multi_tensor_step(kind, group, params, grads, buffers,
+                                                          scalars):
                     single(params, grads, buffers, scalars, group)
         return loss
 
