@@ -308,6 +308,11 @@ def test_legacy_profile():
         p.key_averages()
 
 
+def test_modules_reachable_as_in_pytorch():
+    assert tl.profiler.profile is profile and tl.autograd.profiler.profile is legacy.profile
+    assert tl.profiler.record_function is legacy.record_function
+
+
 def test_profiler_action_names():
     assert [a.name for a in ProfilerAction] == ["NONE", "WARMUP", "RECORD", "RECORD_AND_SAVE"]
 

@@ -24,10 +24,6 @@ class ProfilerActivity(enum.Enum):
     MTIA = 4
     PrivateUse1 = 5
 
-    @property
-    def name(self):  # PyTorch's pybind enum shows CPU, not ProfilerActivity.CPU
-        return self._name_
-
 
 class ProfilerAction(enum.Enum):
     NONE = 0
