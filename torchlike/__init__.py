@@ -52,6 +52,7 @@ from . import accelerator  # noqa: F401
 from ._device import get_device_module  # noqa: F401
 from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)
+from . import profiler  # noqa: F401  (torch.profiler; also torchlike.autograd.profiler)
 from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401
 from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,  # noqa: F401

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "grad/py_grad.h"
+#include "ndcore/bindings/py_profiler.h"
 
 typedef struct {
   tl_py_node *node;
@@ -514,8 +515,16 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
   bool *wanted = (bool *)(results + nin);
   for (int k = 0; k < node->ninputs; k++)
     wanted[k] = node->inputs[k].edge.fn && g->tasks[find_task(g, node->inputs[k].edge.fn)].needed;
+  /* profiled as PyTorch's engine: evaluate_function around the node's own event */
+  tl_prof_mark outer = {.index = -1}, inner = {.index = -1};
+  if (TL_PROF_UNLIKELY(tl_prof_on) && node->name) {
+    outer = tl_prof_begin(TL_PROF_EVALUATE, node->name, NULL, 0);
+    inner = tl_prof_begin(TL_PROF_NODE, node->name, NULL, 0);
+  }
   int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
                                        : run_formula(node, tk->buf, results, wanted, spec->create_graph);
+  if (TL_PROF_UNLIKELY(inner.index >= 0))
+    tl_prof_end(inner);
   if (r == 0 && node->hooks) {
     PyObject *gin = PyTuple_New(node->ninputs), *gout = PyTuple_New(tk->nbuf);
     for (int k = 0; gin && k < node->ninputs; k++)
@@ -558,6 +567,8 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     }
     Py_XDECREF(results[k]);
   }
+  if (TL_PROF_UNLIKELY(outer.index >= 0))
+    tl_prof_end(outer);
   PyMem_Free(results);
   if (r == 0 && !spec->keep_graph)
     tl_py_node_release(node);

@@ -15,6 +15,7 @@
 
 #include "grad/py_grad.h"
 #include "ndcore/bindings/py_sig.h"
+#include "ndcore/bindings/py_profiler.h"
 
 PyObject *tl_py_tensor_alias(PyObject *t)
 {
@@ -516,9 +517,10 @@ typedef struct {
   vectorcallfunc vectorcall;
   int formula;
   PyObject *impl;
+  PyObject *name; /* the profiler's event name */
 } recorded_fn;
 
-static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+static PyObject *recorded_body(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
   recorded_fn *f = (recorded_fn *)self;
   Py_ssize_t n = PyVectorcall_NARGS(nargsf) + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
@@ -534,6 +536,13 @@ static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nar
   if (!tl_py_grad_wanted(args, first ? 1 : n))
     return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
   return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
+}
+
+static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+  if (TL_PROF_UNLIKELY(tl_prof_on))
+    return tl_prof_call(((recorded_fn *)self)->name, recorded_body, self, args, nargsf, kwnames);
+  return recorded_body(self, args, nargsf, kwnames);
 }
 
 static PyObject *recorded_descr_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -573,6 +582,7 @@ static void recorded_dealloc(PyObject *self)
   PyTypeObject *type = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
   Py_CLEAR(((recorded_fn *)self)->impl);
+  Py_CLEAR(((recorded_fn *)self)->name);
   type->tp_free(self);
   Py_DECREF(type);
 }
@@ -615,7 +625,12 @@ static PyObject *recorded_new(int formula, PyObject *impl)
   f->vectorcall = recorded_call;
   f->formula = formula;
   f->impl = Py_NewRef(impl);
+  f->name = PyUnicode_FromString(tl_grad_formula_name(formula));
   PyObject_GC_Track(f);
+  if (!f->name) {
+    Py_DECREF(f);
+    return NULL;
+  }
   return (PyObject *)f;
 }
 

@@ -9,6 +9,7 @@
 #include "nn/tl_nn.h"
 #include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_numpy.h"
+#include "ndcore/bindings/py_profiler.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
@@ -209,6 +210,7 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_generated_module_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_generated_dlpack_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_storage_functions) < 0 ||
+      PyModule_AddFunctions(m, tl_py_profiler_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_mp_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_cuda_runtime_functions) < 0 ||
       PyModule_AddFunctions(m, tl_py_generated_linalg_functions) < 0 ||

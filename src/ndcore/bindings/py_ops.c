@@ -16,6 +16,7 @@
 
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_sig.h"
+#include "ndcore/bindings/py_profiler.h"
 
 typedef struct {
   PyObject_HEAD
@@ -279,8 +280,8 @@ static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t n
 
 /* ---- the op function type ------------------------------------------------------ */
 
-static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
-                                   PyObject *kwnames)
+static PyObject *opfunc_call(PyObject *callable, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames)
 {
   tl_py_opfunc *f = (tl_py_opfunc *)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -302,6 +303,17 @@ static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, si
   default: /* reductions, scans, index, sort and matmul ops: generated binders */
     return PyErr_Format(PyExc_SystemError, "%s(): no binder", tl_op_infos[f->op].name);
   }
+}
+
+/* The one entry of registry ops and Tensor methods: one branch when the
+ * profiler is off. */
+static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                                   PyObject *kwnames)
+{
+  if (TL_PROF_UNLIKELY(tl_prof_on))
+    return tl_prof_call(((tl_py_opfunc *)callable)->name, opfunc_call, callable, args, nargsf,
+                        kwnames);
+  return opfunc_call(callable, args, nargsf, kwnames);
 }
 
 static PyObject *opfunc_descr_get(PyObject *self, PyObject *obj, PyObject *type)
@@ -411,9 +423,14 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 {
   PyObject *operands[2] = {a, b};
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
+  tl_prof_mark m = {.index = -1};
+  if (TL_PROF_UNLIKELY(tl_prof_on))
+    m = tl_prof_begin(TL_PROF_OP, ((tl_py_opfunc *)opfuncs[op][inplace])->name, operands, 2);
   PyObject *r = tl_py_grad_wanted(operands, 2)
                     ? tl_py_record(op, opfuncs[op][inplace], operands, 2, NULL, inplace)
                     : tl_py_map(op, 2, operands, inplace ? a : NULL, &p);
+  if (TL_PROF_UNLIKELY(m.index >= 0))
+    tl_prof_end(m);
   if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && !(tl_py_is_tensor(a) && tl_py_is_tensor(b))) {
     PyObject *other = tl_py_is_tensor(a) ? b : a;
     if (!PyNumber_Check(other) && !PySequence_Check(other)) {
@@ -427,9 +444,14 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 static PyObject *unary_operator(tl_op op, PyObject *a)
 {
   tl_op_params p = {0};
-  if (tl_py_grad_wanted(&a, 1))
-    return tl_py_record(op, opfuncs[op][0], &a, 1, NULL, 0);
-  return tl_py_map(op, 1, &a, NULL, &p);
+  tl_prof_mark m = {.index = -1};
+  if (TL_PROF_UNLIKELY(tl_prof_on))
+    m = tl_prof_begin(TL_PROF_OP, ((tl_py_opfunc *)opfuncs[op][0])->name, &a, 1);
+  PyObject *r = tl_py_grad_wanted(&a, 1) ? tl_py_record(op, opfuncs[op][0], &a, 1, NULL, 0)
+                                         : tl_py_map(op, 1, &a, NULL, &p);
+  if (TL_PROF_UNLIKELY(m.index >= 0))
+    tl_prof_end(m);
+  return r;
 }
 
 #define TL_BINARY_SLOT(fn, OP)                                               \

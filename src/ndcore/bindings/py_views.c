@@ -8,6 +8,7 @@
  * the indexing module (tl_py_advanced_getitem / setitem).                   */
 #include "ndcore/bindings/generated/bindings.h"
 #include "ndcore/tensor/tl_views.h"
+#include "ndcore/bindings/py_profiler.h"
 
 /* ---- argument helpers ---------------------------------------------------------- */
 
@@ -313,7 +314,7 @@ static PyObject *slot_method(const char *name)
   return PyDict_GetItemString(tl_py_tensor_type->tp_dict, name); /* borrowed */
 }
 
-static PyObject *tensor_getitem(PyObject *self, PyObject *index)
+static PyObject *getitem_body(PyObject *self, PyObject *index)
 {
   PyObject *args[2] = {self, index};
   if (tl_py_grad_wanted(args, 2))
@@ -330,7 +331,7 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *index)
                                         "indices here, got %s", Py_TYPE(index)->tp_name);
 }
 
-static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
+static int setitem_body(PyObject *self, PyObject *index, PyObject *value)
 {
   if (!value) {
     PyErr_SetString(PyExc_TypeError, "tensor elements cannot be deleted");
@@ -365,6 +366,41 @@ static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
   }
   tl_tensor_release(&view);
   return result;
+}
+
+/* t[i] and t[i] = v as profiler events: PyTorch's names for the general
+ * case (aten::index, aten::index_put_), whichever view or copy runs. */
+static PyObject *prof_name(PyObject **cache, const char *name)
+{
+  if (!*cache && !(*cache = PyUnicode_InternFromString(name))) /* kept for the process */
+    PyErr_Clear(); /* unnamed: not recorded */
+  return *cache;
+}
+
+static PyObject *tensor_getitem(PyObject *self, PyObject *index)
+{
+  static PyObject *name;
+  if (TL_PROF_UNLIKELY(tl_prof_on) && prof_name(&name, "index")) {
+    PyObject *args[2] = {self, index};
+    tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, 2);
+    PyObject *r = getitem_body(self, index);
+    tl_prof_end(m);
+    return r;
+  }
+  return getitem_body(self, index);
+}
+
+static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
+{
+  static PyObject *name;
+  if (TL_PROF_UNLIKELY(tl_prof_on) && prof_name(&name, "index_put_")) {
+    PyObject *args[3] = {self, index, value};
+    tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, value ? 3 : 2);
+    int r = setitem_body(self, index, value);
+    tl_prof_end(m);
+    return r;
+  }
+  return setitem_body(self, index, value);
 }
 
 PyType_Slot tl_py_mapping_slots[] = {
