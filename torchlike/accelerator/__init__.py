@@ -38,7 +38,7 @@ def _need():
 
 def _index(device):
     """A device argument as the accelerator's device index (None: the current one)."""
-    if isinstance(device, str) or isinstance(device, _device_cls):
+    if isinstance(device, (str, _device_cls)):
         d = _device_cls(device)
         if d.type != "cuda":
             raise ValueError(f"{d.type} doesn't match the current accelerator cuda.")

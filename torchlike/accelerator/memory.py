@@ -9,39 +9,17 @@ __all__ = ["empty_cache", "empty_host_cache", "get_memory_info", "max_memory_all
            "reset_accumulated_memory_stats", "reset_peak_memory_stats"]
 
 
-def empty_cache():
-    """Give the cached, unused device memory back to the driver."""
-    _cuda.empty_cache()
-
-
 def empty_host_cache():
     """Give the cached, unused pinned host memory back (nothing without a GPU)."""
     _C._pinned_empty_cache()
 
 
-def get_memory_info(device_index=None):
-    """(free, total) bytes of a device, as its driver counts them."""
-    return _cuda.mem_get_info(device_index)
-
-
-def memory_stats(device_index=None):
-    return _cuda.memory_stats(device_index)
-
-
-def memory_allocated(device_index=None):
-    return _cuda.memory_allocated(device_index)
-
-
-def max_memory_allocated(device_index=None):
-    return _cuda.max_memory_allocated(device_index)
-
-
-def memory_reserved(device_index=None):
-    return _cuda.memory_reserved(device_index)
-
-
-def max_memory_reserved(device_index=None):
-    return _cuda.max_memory_reserved(device_index)
+# torchlike.cuda's own: the statistics are zeros and {} without a GPU, and
+# get_memory_info is the driver's (free, total) bytes
+empty_cache, get_memory_info = _cuda.empty_cache, _cuda.mem_get_info
+memory_stats = _cuda.memory_stats
+memory_allocated, max_memory_allocated = _cuda.memory_allocated, _cuda.max_memory_allocated
+memory_reserved, max_memory_reserved = _cuda.memory_reserved, _cuda.max_memory_reserved
 
 
 def reset_peak_memory_stats(device_index=None):
