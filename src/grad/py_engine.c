@@ -503,18 +503,22 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     PyErr_SetString(PyExc_RuntimeError, freed_message);
     return -1;
   }
-  /* results, then which inputs lead to a wanted gradient: a formula computes
+  /* results, each input's task (-1: none; looked up once, used again to
+   * deliver), then which inputs lead to a wanted gradient: a formula computes
    * no other (and raises for no other, as PyTorch prunes: zeta's missing
    * derivative in x does not stop autograd.grad wrt q).  One block. */
   size_t nin = (size_t)(node->ninputs ? node->ninputs : 1);
-  PyObject **results = PyMem_Calloc(1, nin * (sizeof(PyObject *) + sizeof(bool)));
+  PyObject **results = PyMem_Calloc(1, nin * (sizeof(PyObject *) + sizeof(int) + sizeof(bool)));
   if (!results) {
     PyErr_NoMemory();
     return -1;
   }
-  bool *wanted = (bool *)(results + nin);
-  for (int k = 0; k < node->ninputs; k++)
-    wanted[k] = node->inputs[k].edge.fn && g->tasks[find_task(g, node->inputs[k].edge.fn)].needed;
+  int *child_task = (int *)(results + nin);
+  bool *wanted = (bool *)(child_task + nin);
+  for (int k = 0; k < node->ninputs; k++) {
+    child_task[k] = node->inputs[k].edge.fn ? find_task(g, node->inputs[k].edge.fn) : -1;
+    wanted[k] = child_task[k] >= 0 && g->tasks[child_task[k]].needed;
+  }
   /* profiled as PyTorch's engine: evaluate_function around the node's own event */
   tl_prof_mark outer = {.index = -1}, inner = {.index = -1};
   if (TL_PROF_UNLIKELY(tl_prof_on) && node->name) {
@@ -555,10 +559,10 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
   }
   for (int k = 0; k < node->ninputs; k++) {
     tl_edge e = node->inputs[k].edge;
-    if (r == 0 && e.fn) {
-      int t = find_task(g, e.fn);
+    int t = child_task[k];
+    if (r == 0 && t >= 0) {
       task *child = &g->tasks[t];
-      if (child->needed) {
+      if (wanted[k]) {
         if (results[k] && e.nr < child->nbuf && add_into(&child->buf[e.nr], results[k]) < 0)
           r = -1;
         if (--child->deps == 0)

@@ -49,7 +49,27 @@ def _matmul_flops(name, shapes):
     return 2 * batch * a[-2] * a[-1] * b[-1]
 
 
-class FunctionEvent:
+class _TimeStrings:
+    """cpu_time and the formatted times, shared by FunctionEvent and FunctionEventAvg."""
+
+    @property
+    def cpu_time(self):
+        return self.cpu_time_total / max(1, self.count)
+
+    @property
+    def cpu_time_str(self):
+        return _format_time(self.cpu_time)
+
+    @property
+    def cpu_time_total_str(self):
+        return _format_time(self.cpu_time_total)
+
+    @property
+    def self_cpu_time_total_str(self):
+        return _format_time(self.self_cpu_time_total)
+
+
+class FunctionEvent(_TimeStrings):
     """One recorded range: an op ("aten::add"), a record_function range or a
     backward node, with its children (the ranges it contains on its thread)."""
 
@@ -113,26 +133,10 @@ class FunctionEvent:
     def self_cpu_time_total(self):
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
-    @property
-    def cpu_time(self):
-        return self.cpu_time_total / max(1, self.count)
-
     # no device kernels are timed: these stay 0 (see docs/profiler.md)
     device_time_total = cuda_time_total = self_device_time_total = self_cuda_time_total = 0
     device_time = cuda_time = 0
     self_cpu_memory_usage = self_device_memory_usage = 0
-
-    @property
-    def cpu_time_str(self):
-        return _format_time(self.cpu_time)
-
-    @property
-    def cpu_time_total_str(self):
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def self_cpu_time_total_str(self):
-        return _format_time(self.self_cpu_time_total)
 
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} thread={self.thread} "
@@ -141,7 +145,7 @@ class FunctionEvent:
                 f"cpu_children={[c.id for c in self.cpu_children]}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_TimeStrings):
     """The sum of the events that share a key (and input shapes, when grouped)."""
 
     def __init__(self):
@@ -194,23 +198,7 @@ class FunctionEventAvg:
     def __iadd__(self, other):
         return self.add(other)
 
-    @property
-    def cpu_time(self):
-        return self.cpu_time_total / max(1, self.count)
-
     device_time = cuda_time = 0
-
-    @property
-    def cpu_time_str(self):
-        return _format_time(self.cpu_time)
-
-    @property
-    def cpu_time_total_str(self):
-        return _format_time(self.cpu_time_total)
-
-    @property
-    def self_cpu_time_total_str(self):
-        return _format_time(self.self_cpu_time_total)
 
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
