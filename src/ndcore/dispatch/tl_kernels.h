@@ -52,7 +52,7 @@ static inline void tl_k_register_all(const tl_k_entry *entries, size_t n)
 void tl_cpu_special_register(void);
 void tl_cpu_compare_register(void);
 void tl_cpu_bessel_register(void);
-void tl_cpu_polynomial_register(void); /* kernels_polynomial.c, from tl_cpu_bessel_register */
+void tl_cpu_polynomial_register(void);
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 static inline bool tl_k_negative(int64_t x) { return x < 0; }

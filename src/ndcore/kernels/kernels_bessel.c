@@ -87,5 +87,4 @@ static const tl_k_entry bessel_loops[] = {
 void tl_cpu_bessel_register(void)
 {
   tl_k_register_all(bessel_loops, sizeof bessel_loops / sizeof *bessel_loops);
-  tl_cpu_polynomial_register();
 }

@@ -97,4 +97,5 @@ void tl_cpu_unary_register(void)
   tl_k_register(TL_OP_NAN_TO_NUM, TL_DTYPE_BF16, nan_to_num_bf16_loop);
   tl_cpu_special_register();
   tl_cpu_bessel_register();
+  tl_cpu_polynomial_register();
 }

@@ -132,7 +132,7 @@ char *tl_lapack_matrix_at(const tl_tensor *t, int64_t i, int64_t m, int64_t n)
 }
 
 /* Workspace size LAPACK reported in work[0] (lwork = -1 query). */
-static int work_size(tl_dtype d, const void *w)
+int tl_lapack_work_size(tl_dtype d, const void *w)
 {
   double v;
   switch (d) {
@@ -755,12 +755,12 @@ tl_status tl_cpu_linalg_qr(tl_tensor *q, tl_tensor *r, const tl_tensor *a, char 
   char query[16];
   if (m > 0 && n > 0) {
     lp_geqrf(d, (int)m, (int)n, tmp[0].storage->data, lda, query, query, -1);
-    int l1 = work_size(d, query);
+    int l1 = tl_lapack_work_size(d, query);
     lwork = l1 > lwork ? l1 : lwork;
   }
   if (mode != 'R' && !raw && m > 0 && qcols > 0) {
     lp_orgqr(d, (int)m, (int)qcols, (int)k, tmp[0].storage->data, lda, query, query, -1);
-    int l2 = work_size(d, query);
+    int l2 = tl_lapack_work_size(d, query);
     lwork = l2 > lwork ? l2 : lwork;
   }
   if (!(work = work_alloc(d, lwork))) {
@@ -865,7 +865,7 @@ tl_status tl_cpu_linalg_svd(tl_tensor *u, tl_tensor *s, tl_tensor *vh, const tl_
   lp_gesdd(d, jobz, (int)m, (int)n, tmp[0].storage->data, (int)m, sdata,
            compute_uv ? tl_tensor_data(u) : NULL, ldu, compute_uv ? tl_tensor_data(vh) : NULL,
            ldvt, query, -1, rwork, iwork);
-  lwork = work_size(d, query);
+  lwork = tl_lapack_work_size(d, query);
   if (!(work = work_alloc(d, lwork))) {
     st = tl_error_status();
     goto fail;
@@ -954,7 +954,7 @@ tl_status tl_cpu_linalg_eigh(tl_tensor *w, tl_tensor *v, const tl_tensor *a, boo
   int iq = 0;
   lp_syevd(d, jobz, uplo, (int)n, vecs->storage->data, (int)n, tl_tensor_data(w), q, -1, rq, -1,
            &iq, -1);
-  int lwork = work_size(d, q), lrwork = work_size(rd, rq), liwork = iq > 1 ? iq : 1;
+  int lwork = tl_lapack_work_size(d, q), lrwork = tl_lapack_work_size(rd, rq), liwork = iq > 1 ? iq : 1;
   if (!(work = work_alloc(d, lwork)) || !(rwork = work_alloc(rd, lrwork)) ||
       !(iwork = malloc(sizeof(int) * (size_t)liwork))) {
     st = (work && rwork) ? tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn) : tl_error_status();
@@ -1021,7 +1021,7 @@ tl_status tl_cpu_linalg_eig(tl_tensor *w, tl_tensor *v, const tl_tensor *a, bool
     goto fail;
   }
   lp_geev(d, jobvr, (int)n, tmp[0].storage->data, (int)n, wbuf, vbuf, ldvr, q, -1, rwork);
-  int lwork = work_size(d, q);
+  int lwork = tl_lapack_work_size(d, q);
   if (!(work = work_alloc(d, lwork))) {
     st = tl_error_status();
     goto fail;
@@ -1239,9 +1239,9 @@ tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *ran
     char q[16], rq[16] = {0};
     int iq = 1;
     lp_lstsq(&p, tmp[0].storage->data, tmp[1].storage->data, sbuf, NULL, jpvt, q, -1, rq, &iq);
-    lwork = work_size(d, q);
+    lwork = tl_lapack_work_size(d, q);
     liwork = iq > 1 ? iq : 1;
-    int64_t lrwork = p.driver == 'y' ? 2 * n : p.driver == 's' ? 5 * mn : work_size(rd, rq);
+    int64_t lrwork = p.driver == 'y' ? 2 * n : p.driver == 's' ? 5 * mn : tl_lapack_work_size(rd, rq);
     if (p.driver == 'd' && lrwork < 1)
       lrwork = 1;
     if (!(work = work_alloc(d, lwork)) || !(rwork = work_alloc(rd, lrwork)) ||

@@ -13,7 +13,6 @@
  * Only the CPU has these kernels (register.c serves them from a set of their
  * own; docs/gpu.md lists them).                                             */
 #include <stdlib.h>
-#include <string.h>
 
 #include "ndcore/linalg/tl_blas.h"
 #include "ndcore/linalg/tl_lapack.h"
@@ -72,13 +71,7 @@ static int sytrf_lwork(tl_dtype d, bool herm, int n, void *a, int *ipiv)
 {
   double query[2] = {0, 0}; /* room for one complex double */
   lp_sytrf(d, herm, n, a, ipiv, query, -1);
-  double w = query[0];
-  if (d == TL_DTYPE_F32 || d == TL_DTYPE_C64) { /* the real part of a float (complex) */
-    float f;
-    memcpy(&f, query, sizeof f);
-    w = f;
-  }
-  return w < 1 ? 1 : (int)w;
+  return tl_lapack_work_size(d, query);
 }
 
 tl_status tl_cpu_linalg_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,

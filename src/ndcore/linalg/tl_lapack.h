@@ -51,6 +51,9 @@ static inline tl_tensor tl_lapack_packed_matrix(const tl_tensor *packed, int64_t
 void tl_lapack_swap_last(tl_tensor *t);
 /* Conjugate a packed complex tensor in place (nothing for real ones). */
 void tl_lapack_conj(tl_tensor *t);
+/* The workspace (elements of d, at least 1, rounded up) that an lwork = -1
+ * query reported in work[0]. */
+int tl_lapack_work_size(tl_dtype d, const void *work);
 /* getrf / getrs on dtype d (F32, F64, C64, C128); return LAPACK's info. */
 int tl_lapack_getrf(tl_dtype d, int m, int n, void *a, int lda, int *ipiv);
 int tl_lapack_getrs(tl_dtype d, char trans, int n, int nrhs, const void *a, int lda,
