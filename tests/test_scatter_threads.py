@@ -218,3 +218,23 @@ def test_overlapping_self_stays_serial():
         for j in range(d):
             want[seg[i] + j] += src[i, j]
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_split_runs_on_the_pool_and_an_overlapping_self_does_not():
+    # the same in-place scatter into distinct memory and into a view over
+    # overlapping memory: the index's offsets cost the same jobs in both, so
+    # the difference is the split's own job (the comparisons above pass on
+    # one thread too: this is what shows that the split happens)
+    n, d = 20000, 32
+    index = tl.from_numpy(RNG.integers(0, 8, n)).view(-1, 1).expand(-1, d)
+    src = tl.from_numpy(values((n, d), "float32"))
+
+    def jobs(target):
+        before = tl._C._parallel_jobs()
+        target.scatter_add_(0, index, src)
+        return tl._C._parallel_jobs() - before
+    distinct = jobs(tl.zeros(8, d))
+    overlapping = jobs(tl.zeros(64).as_strided((8, d), (1, 1)))
+    assert distinct == overlapping + 1
+    tl.set_num_threads(1)
+    assert jobs(tl.zeros(8, d)) == 0

@@ -52,6 +52,12 @@ static PyObject *get_num_threads(PyObject *self, PyObject *unused)
   return PyLong_FromLong(tl_parallel_get_threads());
 }
 
+static PyObject *parallel_jobs(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  return PyLong_FromLongLong(tl_parallel_jobs());
+}
+
 static PyObject *set_default_dtype(PyObject *self, PyObject *arg)
 {
   (void)self;
@@ -170,6 +176,7 @@ static PyObject *blas_threads(PyObject *self, PyObject *unused)
 static PyMethodDef module_functions[] = {
     {"set_num_threads", set_num_threads, METH_O, NULL},
     {"get_num_threads", get_num_threads, METH_NOARGS, NULL},
+    {"_parallel_jobs", parallel_jobs, METH_NOARGS, NULL},
     {"set_default_dtype", set_default_dtype, METH_O, NULL},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},

@@ -224,6 +224,11 @@ static void ensure_workers(void)
   }
 }
 
+int64_t tl_parallel_jobs(void)
+{
+  return (int64_t)__atomic_load_n(&pool.generation, __ATOMIC_ACQUIRE); /* one per job */
+}
+
 int tl_parallel_get_threads(void)
 {
   int n = __atomic_load_n(&pool.nthreads, __ATOMIC_RELAXED);

@@ -33,6 +33,9 @@ void tl_parallel_for(int64_t n, int64_t grain, tl_range_fn fn, void *ctx);
  * pieces on the pool read the memory the kernel may read, and only they. */
 extern _Thread_local int tl_parallel_context;
 int tl_parallel_get_threads(void);
+/* How many jobs the pool's workers have been handed so far (a test's proof
+ * that an op split its work, not ran it on the caller alone). */
+int64_t tl_parallel_jobs(void);
 void tl_parallel_set_threads(int n);
 
 /* Work (about one simple operation per element, ~10 us in all) from which a
