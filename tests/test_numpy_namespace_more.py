@@ -579,3 +579,12 @@ def test_conjugate_divmod_contains_class_getitem():
     with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
         "a" in t
     assert np.ndarray[int] is not None and tl.Tensor[int].__origin__ is tl.Tensor
+
+
+def test_numpy_fallback_wrapper_is_built_once():
+    # a NumPy function reached through the module __getattr__ is wrapped once
+    # and kept, so a loop calling it does not rebuild the wrapper each time
+    first = np.polyval
+    assert np.polyval is first
+    assert first.__wrapped__ is numpy.polyval
+    numpy.testing.assert_allclose(first([1.0, 2.0], np.asarray([3.0])).cpu().numpy(), [5.0])

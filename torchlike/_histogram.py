@@ -19,6 +19,7 @@ import builtins
 from collections import namedtuple
 
 from . import _C
+from ._composites import _dtype_name
 
 __all__ = ["histogram", "histogramdd"]
 
@@ -91,12 +92,7 @@ def _check_input(input):
     name = input.dtype.name
     if name not in ("float32", "float64"):
         raise NotImplementedError(f"\"histogramdd\" not implemented for "
-                                  f"'{_dtype_word(input.dtype)}'")
-
-
-def _dtype_word(dt):
-    from ._composites import _dtype_name
-    return _dtype_name(dt)
+                                  f"'{_dtype_name(input.dtype)}'")
 
 
 def _histdd(x, bins, range, weight, density, weight_shape_of):

@@ -15,6 +15,7 @@ import operator
 import warnings
 
 from . import _C
+from ._composites import _need_tensor
 from ._inplace_functions import take_input
 
 Tensor = _C.Tensor
@@ -32,9 +33,8 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
 
 
 def _tensor_arg(func, name, position, value):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{func}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(value).__name__}")
+    """value, once _need_tensor has checked it is a Tensor."""
+    _need_tensor(func, name, value, position)
     return value
 
 

@@ -105,3 +105,25 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class _CategoricalParams:
+    """``probs``, ``logits``, ``_param`` and ``param_shape`` of a distribution
+    built on the Categorical it holds as ``_categorical`` (Multinomial,
+    OneHotCategorical)."""
+
+    @property
+    def _param(self):
+        return self._categorical._param
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape

@@ -124,17 +124,20 @@ def _check_dim(t, dim, length, name):
         raise AssertionError(f"{name}.size({dim}) = {t.size(dim)} must equal length {length}")
 
 
+def _checked_parts(tseq, cache_size):
+    """The part transforms of a Cat/StackTransform, each caching as the whole does."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    return [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+
+
 class CatTransform(Transform):
     """Applies ``tseq[i]`` to the i-th piece (of ``lengths[i]`` entries) of
     dimension ``dim`` and concatenates the results."""
 
     def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = _checked_parts(tseq, cache_size)
         self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
@@ -205,12 +208,8 @@ class StackTransform(Transform):
     the results."""
 
     def __init__(self, tseq, dim=0, cache_size=0):
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = _checked_parts(tseq, cache_size)
         self.dim = dim
 
     def with_cache(self, cache_size=1):

@@ -164,8 +164,11 @@ def triu_indices(n, k=0, m=None):
 
 def __getattr__(name):
     """Any other NumPy function, called with tensors so it dispatches back here
-    (NumPy's Python implementation on torchlike ops, or the fallback rule)."""
+    (NumPy's Python implementation on torchlike ops, or the fallback rule).
+    The wrapper is kept in the module, so later look-ups of ``name`` (in a
+    loop: ``tnp.polyval(...)``) find it without building another."""
     func = getattr(_np, name, None)
     if callable(func) and not isinstance(func, type) and not name.startswith("_"):
-        return _numpy_function(func, name)
+        wrapper = globals()[name] = _numpy_function(func, name)
+        return wrapper
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")

@@ -10,7 +10,7 @@ data and becomes a tensor on the default device, as ``asarray`` makes it."""
 import numpy as np
 
 from .. import _C
-from .._array_function import as_tensor
+from .._array_function import _NATIVE, as_tensor
 
 _DATA = (list, tuple, bool, int, float, complex, np.ndarray, np.generic)
 
@@ -20,15 +20,10 @@ def dispatches(func):
     return isinstance(func, np.ufunc) or hasattr(func, "_implementation")
 
 
-def _ours(a):
-    """Whether torchlike has the ndarray's dtype (uint16, str, object ... it has not)."""
-    return a.dtype.kind in "biufc" and (a.dtype.kind != "u" or a.dtype.itemsize == 1) and \
-        a.dtype.itemsize <= 16 and a.dtype != np.longdouble
-
-
 def tensors(result):
     """NumPy's result with its ndarrays as tensors on the default device."""
-    if isinstance(result, np.ndarray) and _ours(result):
+    # only dtypes torchlike has (uint16, str, object ... stay ndarrays)
+    if isinstance(result, np.ndarray) and result.dtype.name in _NATIVE:
         from ._creation import asarray
         return asarray(result)
     if isinstance(result, (tuple, list)):
