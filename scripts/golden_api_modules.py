@@ -1,0 +1,139 @@
+"""Record PyTorch's answers for the modules of docs/api_modules.md
+(torch.testing, jit, compiler, library, nn.attention, hub): for each call,
+its result as describe() puts it, or the exception's type and whole message.
+The tests run the same calls with torchlike (tests/test_testing.py ...).
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_api_modules.py
+writes tests/golden/api_modules.json: {area: [[call, outcome], ...]}.  A
+call is a Python expression over T (the library), np, and ac (T.testing.
+assert_close) that the tests evaluate the same way."""
+import json
+import os
+import warnings
+
+import numpy as np
+
+_X3 = "T.tensor([1., 2., 3.])"
+TESTING = [
+    f"ac({_X3}, T.tensor([1., 2.5, 3.]))",
+    "ac(T.tensor([1, 2, 3]), T.tensor([1, 4, 3]))",
+    "ac(1.0, 1.5)", "ac(1, 2)", "ac(1, 1.0)", "ac(1, 1.0, check_dtype=False)",
+    "ac(True, False)", "ac(True, True)", "ac(None, None)", "ac(None, 1)", "ac(1, None)",
+    "ac(1 + 2j, 1 + 3j)", "ac(float('nan'), float('nan'))",
+    "ac(float('nan'), float('nan'), equal_nan=True)", "ac(1.0, 1.0 + 1e-8)",
+    "ac(np.float64(1.), np.float64(2.))", "ac(1.0, float('inf'))", "ac(0.0, 1e-6)",
+    "ac(np.array([1., 2.]), np.array([1., 3.]))",
+    "ac(np.array([1., 2.], dtype=np.float32), np.array([1., 2.5], dtype=np.float32))",
+    "ac(np.array([1., 2.]), T.tensor([1., 2.]))", "ac(T.tensor([1.]), 1.)",
+    "ac('a', 'a')", "ac([1, 2], [1, 2, 3])", "ac((1, 2), [1, 2])", "ac([1, 2], [1, 3])",
+    "ac([T.tensor(1.), T.tensor(2.)], [T.tensor(1.), T.tensor(3.)])",
+    "ac({'a': T.tensor(1.)}, {'b': T.tensor(1.)})",
+    "ac({'a': 1, 'b': 2}, {'a': 1})", "ac({'a': 1}, {'a': 1, 'c': 2})",
+    "ac([T.tensor([1.]), [T.tensor([1.]), {'x': T.tensor([2.])}]], "
+    "[T.tensor([1.]), [T.tensor([1.]), {'x': T.tensor([3.])}]])",
+    "ac([T.tensor([1.]), 'x'], [T.tensor([2.]), 'y'])",
+    "ac(T.tensor([1.]), T.tensor([1.], dtype=T.float64))",
+    "ac(T.tensor([1., 2.]), T.tensor([1., 2.], dtype=T.float64), check_dtype=False)",
+    "ac(T.tensor([1., 2.]), T.tensor([1., 2.0001], dtype=T.float64), check_dtype=False)",
+    "ac(T.tensor([1.]), T.tensor([1., 2.]))",
+    "ac(T.tensor([[1., 2.]]), T.tensor([[1., 2.]]).t())",
+    "ac(T.tensor([1.]), T.tensor([1.]), rtol=1)", "ac(T.tensor([1.]), T.tensor([1.]), atol=1)",
+    "ac(T.tensor([1.]), T.tensor([1.1]), rtol=0.2, atol=0)",
+    "ac(T.tensor([1.]), T.tensor([1.1]), rtol=0, atol=0.05)",
+    "ac(T.tensor([float('nan')]), T.tensor([float('nan')]))",
+    "ac(T.tensor([float('nan'), 1.]), T.tensor([float('nan'), 1.]), equal_nan=True)",
+    "ac(T.tensor([float('nan'), 1.]), T.tensor([float('nan'), 2.]), equal_nan=True)",
+    "ac(T.tensor([1., float('nan'), 5.]), T.tensor([2., 0., 0.]))",
+    "ac(T.tensor([1.]), T.tensor([2.]), msg='custom')",
+    "ac(T.tensor([1.]), T.tensor([2.]), msg=lambda m: '<' + m + '>')",
+    "ac([T.tensor([1.])], [T.tensor([2.])], msg='custom')",
+    "ac(T.tensor([1.]), T.tensor([1., 2.]), msg='custom')",
+    "ac(T.tensor([[1., 2.], [3., 4.]]), T.tensor([[1., 2.], [3., 5.]]))",
+    "ac(T.ones(3, 4).t(), T.ones(4, 3), check_stride=True)",
+    "ac(T.ones(3, 4).t(), T.ones(4, 3))",
+    "ac(T.tensor([True]), T.tensor([False]))",
+    "ac(T.tensor([1 + 1j]), T.tensor([1 + 2j]))",
+    "ac(T.tensor([1 + 1j], dtype=T.complex128), T.tensor([1 + 2j], dtype=T.complex128))",
+    "ac(T.tensor([1., 0.]), T.tensor([0., 0.]))",
+    "ac(T.tensor([float('inf')]), T.tensor([1.]))",
+    "ac(T.tensor([float('inf')]), T.tensor([float('inf')]))",
+    "ac(T.tensor([float('inf')]), T.tensor([-float('inf')]))",
+    "ac(T.tensor([1e6, 0.]), T.tensor([1e6 + 1, 1e-4]))",
+    "ac(T.tensor(1.), T.tensor(2.))", "ac(T.tensor(1), T.tensor(2))",
+    "ac(T.tensor(1), T.tensor(2, dtype=T.uint8), check_dtype=False)",
+    "ac(T.tensor([1, 2], dtype=T.uint8), T.tensor([3, 2], dtype=T.uint8))",
+    "ac(T.tensor([1, 2], dtype=T.int8), T.tensor([-128, 2], dtype=T.int8))",
+    "ac(T.tensor([1.], dtype=T.float16), T.tensor([1.001], dtype=T.float16))",
+    "ac(T.tensor([1.], dtype=T.float16), T.tensor([1.01], dtype=T.float16))",
+    "ac(T.tensor([1.], dtype=T.bfloat16), T.tensor([1.01], dtype=T.bfloat16))",
+    "ac(T.tensor([1.], dtype=T.bfloat16), T.tensor([1.1], dtype=T.bfloat16))",
+    "ac(T.tensor([1.], dtype=T.float64), T.tensor([1. + 1e-6], dtype=T.float64))",
+    "ac(T.tensor([1.]), T.tensor([1.], requires_grad=True))",
+    "ac(T.zeros(0), T.zeros(0))", "ac(T.zeros(0, 3), T.zeros(3, 0))",
+    "ac(T.arange(6.).reshape(2, 3), T.arange(6.).reshape(2, 3) + T.tensor([0., 0., 1.]))",
+    "ac(T.tensor([1.]), T.tensor([1.]), foo=1)",
+    "ac(T.tensor([1.]), T.tensor([1.]), check_device=False, check_layout=False)",
+    "T.testing.assert_allclose(T.tensor([1.]), T.tensor([2.]))",
+    "T.testing.assert_allclose(T.tensor([1.]), T.tensor([1.00001]))",
+    "T.testing.assert_allclose(T.tensor([1.]), [1.])",
+    "T.testing.assert_allclose(T.tensor([1.]), T.tensor([1.], dtype=T.float64))",
+    "T.testing.assert_allclose(T.tensor([1.], dtype=T.float64), T.tensor([2.], dtype=T.float64))",
+    "T.testing.assert_allclose(T.tensor([float('nan')]), T.tensor([float('nan')]))",
+    "T.testing.assert_allclose(T.tensor([1.]), T.tensor([2.]), msg='m')",
+    "T.testing.make_tensor(3, dtype=T.float32, device='cpu', low=2, high=1)",
+    "T.testing.make_tensor(3, dtype=T.float32, device='cpu', low=float('nan'))",
+    "T.testing.make_tensor(3, dtype=T.float32, device='cpu', low=float('inf'))",
+    "T.testing.make_tensor(3, dtype=T.int64, device='cpu', requires_grad=True)",
+    "T.testing.make_tensor(3, dtype=T.bool, device='cpu', requires_grad=True)",
+    "T.testing.make_tensor(2, 3, dtype=T.float32, device='cpu', noncontiguous=True, "
+    "memory_format=T.channels_last)",
+    "T.testing.make_tensor(2, 3, dtype=T.float32)",
+    "T.testing.make_tensor(2, 3, device='cpu')",
+    "T.testing.make_tensor(2, 3, dtype=T.float32, device='cpu', memory_format=T.channels_last)",
+]
+
+
+def describe(value):
+    """A JSON form of a call's result: tensors by dtype, shape, strides."""
+    if hasattr(value, "stride") and hasattr(value, "dtype"):
+        return ["tensor", str(value.dtype), list(value.shape), list(value.stride())]
+    if isinstance(value, (list, tuple)):
+        return [describe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def outcome(call, env):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return describe(eval(call, env))
+    except Exception as e:  # noqa: BLE001 - the exception is the answer
+        return ["raises", type(e).__name__, str(e)]
+
+
+def make_env(T):
+    return {"T": T, "np": np, "ac": T.testing.assert_close}
+
+
+AREAS = {"testing": TESTING}
+
+
+def main():
+    import torch
+    import torch.testing  # noqa: F401
+    out = {"torch": torch.__version__}
+    for area, calls in AREAS.items():
+        out[area] = [[call, outcome(call, make_env(torch))] for call in calls]
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                        "golden", "api_modules.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=0)
+        f.write("\n")
+    print(f"wrote {sum(len(v) for v in AREAS.values())} calls to {path}")
+
+
+if __name__ == "__main__":
+    main()
