@@ -8,8 +8,10 @@ Run with an interpreter that has PyTorch:
 writes tests/golden/api_modules.json: {area: [[call, outcome], ...]}.  A
 call is a Python expression over T (the library), np, and ac (T.testing.
 assert_close) that the tests evaluate the same way."""
+import io
 import json
 import os
+import typing
 import warnings
 
 import numpy as np
@@ -93,6 +95,94 @@ TESTING = [
     "T.testing.make_tensor(2, 3, dtype=T.float32, device='cpu', memory_format=T.channels_last)",
 ]
 
+JIT = [
+    "T.jit.trace(out_int, T.ones(2))", "T.jit.trace(out_mixed_list, T.ones(2))",
+    "T.jit.trace(out_tensor_int, T.ones(2))", "T.jit.trace(out_list, T.ones(2))(T.ones(3))",
+    "T.jit.trace(out_dict, T.ones(2))(T.ones(3))", "T.jit.trace(out_list, (T.ones(2),)).name",
+    "T.jit.trace(out_dict, T.ones(2), check_inputs=[(T.ones(3),), (T.ones(1, 2),)])(T.ones(4))",
+    "T.jit.trace(out_list, T.ones(2), check_inputs=[(3,)])",
+    "type(T.jit.trace(out_list, T.ones(2))).__name__", "T.jit.script(out_list).name",
+"T.jit.script(out_list)(T.ones(2))",
+    "T.jit.freeze(lin)", "T.jit.freeze(T.jit.script(lin))",
+    "T.jit.optimize_for_inference(lin)",
+    "len(list(T.jit.freeze(T.jit.script(lin).eval()).parameters()))",
+    "len(list(T.jit.freeze(T.jit.script(lin).eval(), preserved_attrs=['bias']).parameters()))",
+    "len(list(T.jit.script(lin).parameters()))",
+    "T.jit.script(lin).weight is lin.weight",
+    "T.jit.trace_module(lin, T.ones(1, 2))",
+    "repr(T.jit.trace_module(lin, {'forward': T.ones(1, 2)}))",
+    "T.jit.is_scripting()", "T.jit.is_tracing()", "T.jit.annotate(int, 3)",
+    "repr(T.jit.Attribute(3, int))", "T.jit.Final is typing.Final",
+    "type(T.jit.script(lin)).__name__", "T.jit.script(lin).original_name",
+    "repr(T.jit.script(lin))", "repr(T.jit.script(T.nn.Sequential(lin, T.nn.ReLU())))",
+    "repr(T.jit.trace(lin, T.ones(1, 2)))", "type(T.jit.trace(lin, T.ones(1, 2))).__name__",
+    "isinstance(T.jit.trace(lin, T.ones(1, 2)), T.jit.TracedModule)",
+    "isinstance(T.jit.script(lin), T.jit.ScriptModule)",
+    "isinstance(T.jit.trace(lin, T.ones(1, 2)), T.jit.ScriptModule)",
+    "isinstance(T.jit.script(T.jit.script(lin)), T.jit.RecursiveScriptModule)",
+    "T.jit.script(3)", "T.jit.script(int)",
+    "T.jit.save(lin, io.BytesIO())",
+    "T.jit.trace(lin)", "T.jit.trace(lin, T.ones(1, 2), example_kwarg_inputs={'input': T.ones(1, 2)})",
+    "T.jit.wait(T.jit.fork(lambda x: x * 2, T.ones(2)))",
+    "T.jit.fork(lambda: 1 / 0).wait()", "T.jit.script(T.jit.script(out_list)).name",
+    "type(T.jit.fork(lambda x: x, 1)).__name__",
+    "(T.jit.enable_onednn_fusion(True), T.jit.onednn_fusion_enabled(), "
+    "T.jit.enable_onednn_fusion(False), T.jit.onednn_fusion_enabled())",
+    "T.jit.load(io.BytesIO(saved_dict(T)))",
+    "T.jit.load(io.BytesIO(torchscript_archive()))",
+    "T.jit.isinstance([1, 2], typing.List[int])", "T.jit.isinstance(1, float)",
+    # futures
+    "(f := T.futures.Future(), f.done(), f.set_result(3), f.wait(), f.done())[1:]",
+    "(f := T.futures.Future(), f.set_result(3), f.set_result(4))",
+    "(f := T.futures.Future(), f.set_result(3), f.then(lambda x: x.wait() + 1).wait())[2]",
+    "(f := T.futures.Future(), f.set_exception(ValueError('boom')), f.wait())",
+    "(f := T.futures.Future(), f.set_exception(ValueError('boom')), f.done())[2]",
+    "(f := T.futures.Future(), f.set_exception(ValueError('boom')), "
+    "f.then(lambda x: 1).wait())[2]",
+    "(f := T.futures.Future(), f.set_exception(ValueError('boom')), "
+    "f.then(lambda x: x.wait()).wait())[2]",
+    "(f := T.futures.Future(), f.set_result(1), g := T.futures.Future(), g.set_result(2), "
+    "T.futures.wait_all([f, g]))[-1]",
+    "(f := T.futures.Future(), f.set_result(1), "
+    "[x.wait() for x in T.futures.collect_all([f]).wait()])[-1]",
+    "(f := T.futures.Future(), seen := [], f.add_done_callback(lambda x: seen.append(x.value())), "
+    "f.set_result(5), seen)[-1]",
+    "T.futures.collect_all([]).wait()",
+]
+
+
+def out_int(x):
+    return 3
+
+
+def out_mixed_list(x):
+    return (x, [x, {"a": x}])
+
+
+def out_tensor_int(x):
+    return (x, 1)
+
+
+def out_list(x):
+    return [x, x * 2]
+
+
+def out_dict(x):
+    return {"a": x, "b": (x, x + 1)}
+
+
+def saved_dict(T):
+    """The bytes of torch.save({'a': 1})."""
+    buf = io.BytesIO()
+    T.save({"a": 1}, buf)
+    return buf.getvalue()
+
+
+def torchscript_archive():
+    """A TorchScript archive PyTorch wrote (tests/golden/jit_linear.pt)."""
+    with open(os.path.join(GOLDEN, "jit_linear.pt"), "rb") as f:
+        return f.read()
+
 
 def describe(value):
     """A JSON form of a call's result: tensors by dtype, shape, strides."""
@@ -111,24 +201,35 @@ def outcome(call, env):
             warnings.simplefilter("ignore")
             return describe(eval(call, env))
     except Exception as e:  # noqa: BLE001 - the exception is the answer
-        return ["raises", type(e).__name__, str(e)]
+        text = str(e)
+        if text.startswith("Got the following error when running the callback"):
+            text = text.split("\n")[0]   # the rest is a traceback
+        return ["raises", type(e).__name__, text]
 
 
 def make_env(T):
-    return {"T": T, "np": np, "ac": T.testing.assert_close}
+    T.manual_seed(0)
+    return {"T": T, "np": np, "ac": T.testing.assert_close, "io": io, "typing": typing,
+            "lin": T.nn.Linear(2, 3), "saved_dict": saved_dict,
+            "torchscript_archive": torchscript_archive, "out_int": out_int,
+            "out_mixed_list": out_mixed_list, "out_tensor_int": out_tensor_int,
+            "out_list": out_list, "out_dict": out_dict}
 
 
-AREAS = {"testing": TESTING}
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
+                      "golden")
+AREAS = {"testing": TESTING, "jit": JIT}
 
 
 def main():
     import torch
     import torch.testing  # noqa: F401
+    torch.manual_seed(0)
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), os.path.join(GOLDEN, "jit_linear.pt"))
     out = {"torch": torch.__version__}
     for area, calls in AREAS.items():
         out[area] = [[call, outcome(call, make_env(torch))] for call in calls]
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
-                        "golden", "api_modules.json")
+    path = os.path.join(GOLDEN, "api_modules.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=0)
         f.write("\n")
