@@ -150,6 +150,35 @@ JIT = [
     "T.futures.collect_all([]).wait()",
 ]
 
+COMPILER = [
+    "T.compiler.list_backends()", "T.compiler.list_backends(exclude_tags=('debug',))",
+    "T.compiler.list_backends(exclude_tags=())[:3]", "T._dynamo.list_backends()",
+    "T.compiler.is_compiling()", "T.compiler.is_dynamo_compiling()",
+    "T.compiler.is_exporting()", "T.compiler.reset()", "T.compiler.cudagraph_mark_step_begin()",
+    "T.compiler.disable(out_list) is out_list", "T.compiler.disable(out_list)(T.ones(2))",
+    "T.compiler.disable(recursive=False)(out_list)(T.ones(2))",
+    "T.compiler.disable(reason='x')(out_list) is out_list",
+    "T.compiler.allow_in_graph(out_list) is out_list",
+    "T.compiler.assume_constant_result(out_list) is out_list",
+    "T.compiler.substitute_in_graph(out_tensor_int)(out_dict)(T.ones(2))",
+    "T.compiler.set_stance('eager_on_recompile', force_backend='eager')",
+    "type(T.compiler.set_stance('default', force_backend='eager')).__name__",
+    "T.compiler.set_stance('force_eager')(out_list)(T.ones(2))",
+    "T.compile(out_list, backend='nonexistent')", "type(T.compile(out_list, backend='nonexistent'))",
+    "T.compile(out_list, mode='bogus')", "T.compile(out_list, mode='reduce-overhead', options={})",
+    "T.compile(out_twice, backend='eager')(T.ones(2))",
+    "T.compile(out_twice, mode='max-autotune')(T.ones(2))",
+    "T.compile(out_twice)(T.ones(2))", "T.compile()(out_twice)(T.ones(2))",
+    "T._dynamo.config.suppress_errors", "T._dynamo.config.cache_size_limit",
+    "T._dynamo.config.recompile_limit", "T._dynamo.config.nonexistent_option",
+    "setattr(T._dynamo.config, 'nonexistent_option', 1)",
+    "(setattr(T._dynamo.config, 'suppress_errors', True), T._dynamo.config.suppress_errors, "
+    "setattr(T._dynamo.config, 'suppress_errors', False))[1]",
+    "T._dynamo.reset()", "T._dynamo.disable(out_list) is out_list", "T._dynamo.is_compiling()",
+    "T._dynamo.mark_dynamic(T.ones(3), 0)", "T._dynamo.mark_static(T.ones(3), 0)",
+    "T._dynamo.maybe_mark_dynamic(T.ones(3), 0)",
+]
+
 
 def out_int(x):
     return 3
@@ -165,6 +194,10 @@ def out_tensor_int(x):
 
 def out_list(x):
     return [x, x * 2]
+
+
+def out_twice(x):
+    return x * 2
 
 
 def out_dict(x):
@@ -213,17 +246,18 @@ def make_env(T):
             "lin": T.nn.Linear(2, 3), "saved_dict": saved_dict,
             "torchscript_archive": torchscript_archive, "out_int": out_int,
             "out_mixed_list": out_mixed_list, "out_tensor_int": out_tensor_int,
-            "out_list": out_list, "out_dict": out_dict}
+            "out_list": out_list, "out_dict": out_dict, "out_twice": out_twice}
 
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                       "golden")
-AREAS = {"testing": TESTING, "jit": JIT}
+AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER}
 
 
 def main():
     import torch
     import torch.testing  # noqa: F401
+    import torch._dynamo  # noqa: F401
     torch.manual_seed(0)
     torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), os.path.join(GOLDEN, "jit_linear.pt"))
     out = {"torch": torch.__version__}

@@ -59,7 +59,7 @@ from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,
                                 get_autocast_gpu_dtype, is_autocast_cache_enabled,
                                 clear_autocast_cache)
 # PyTorch's modules for tests, TorchScript, compilers, custom ops (docs/api_modules.md)
-from . import testing, futures, jit  # noqa: F401,E402
+from . import testing, futures, jit, compiler, _dynamo  # noqa: F401,E402
 from .futures import Future  # noqa: F401,E402
 
 _C._set_device_class(device)

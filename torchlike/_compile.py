@@ -15,6 +15,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be "
                            "specified at the same time.")
+    from .compiler import _check_backend, _check_mode
+    _check_backend(backend)  # PyTorch's InvalidBackend / mode errors (torchlike.compiler)
+    _check_mode(mode)
     if model is None:
         def fn(model):
             if model is None:
