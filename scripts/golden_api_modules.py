@@ -179,6 +179,224 @@ COMPILER = [
     "T._dynamo.maybe_mark_dynamic(T.ones(3), 0)",
 ]
 
+LIBRARY = [
+    "lib_custom_op(T)", "lib_no_autograd(T)", "lib_autograd(T)", "lib_opcheck(T)",
+    "lib_alias(T)", "lib_library_def(T)", "lib_impl_decorator(T)", "lib_schemas(T)",
+    "lib_errors(T)",
+    "T.ops.aten.add.Tensor(T.ones(2), T.ones(2))", "T.ops.aten.add(T.ones(2), 1)",
+    "T.ops.aten.add.Scalar(T.ones(2), 2)", "T.ops.aten.mm.default(T.ones(2, 3), T.ones(3, 2))",
+    "T.ops.aten.add.overloads()", "T.ops.aten.mm.overloads()", "T.ops.aten.nope",
+    "T.ops.aten.add.nope", "str(T.ops.aten.add.Tensor)", "str(T.ops.aten.add)",
+    "T.ops.aten.add.Tensor.name()", "T.ops.aten.sum.dim_IntList(T.ones(2, 3), [1])",
+    "T.ops.aten.relu_.default(T.tensor([-1., 2.]))",
+    "T.ops.aten.linalg_vector_norm.default(T.tensor([3., 4.]))",
+    "T.ops.aten.softmax.int(T.tensor([1., 1.]), 0)", "repr(T.ops.mylib_unused)",
+    "T.ops.aten.cat.default([T.ones(2), T.zeros(1)])",
+    "T.ops.aten.where.self(T.tensor([True, False]), T.ones(2), T.zeros(2))",
+]
+
+_counts = {}
+
+
+def _fresh(name):
+    """A namespace name per scenario (each runs once per process)."""
+    _counts[name] = _counts.get(name, -1) + 1
+    return f"{name}{_counts[name]}" if _counts[name] else name
+
+
+def _first_line(e):
+    return [type(e).__name__, str(e).split("\n")[0]]
+
+
+def _np_sin_op(T, ns):
+    @T.library.custom_op(f"{ns}::np_sin", mutates_args=())
+    def np_sin(x: T.Tensor, scale: float = 1.0) -> T.Tensor:
+        return T.from_numpy(np.sin(x.numpy()) * scale)
+    return np_sin
+
+
+def _np_sin_autograd(T, op):
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * x.cos() * ctx.scale, None
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+        ctx.scale = inputs[1]
+    op.register_autograd(backward, setup_context=setup_context)
+
+
+def lib_custom_op(T):
+    ns = _fresh("golden_a")
+    op = _np_sin_op(T, ns)
+    x = T.tensor([0.5, 1.0], dtype=T.float64)
+    space = getattr(T.ops, ns)
+    return [op(x).tolist(), space.np_sin(x).tolist(), space.np_sin.default(x, 2.0).tolist(),
+            str(space.np_sin.default._schema), space.np_sin.default.name(),
+            space.np_sin.overloads(), str(space.np_sin), str(space.np_sin.default),
+            repr(op).replace(ns, "NS"), type(op).__name__, op(x, scale=3.0).tolist(),
+            op(x.requires_grad_()).requires_grad]
+
+
+def lib_no_autograd(T):
+    op = _np_sin_op(T, _fresh("golden_b"))
+    y = op(T.tensor([0.5, 1.0], requires_grad=True))
+    return [y.requires_grad, y.sum().backward()]
+
+
+def lib_autograd(T):
+    op = _np_sin_op(T, _fresh("golden_c"))
+    _np_sin_autograd(T, op)
+    x = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)
+    op(x, 2.0).sum().backward()
+    return [x.grad.tolist(), op(x).grad_fn is not None]
+
+
+def lib_opcheck(T):
+    op = _np_sin_op(T, _fresh("golden_d"))
+    _np_sin_autograd(T, op)
+    x = T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True)
+    try:
+        T.library.opcheck(op, (x,))
+        first = "passed"
+    except Exception as e:  # noqa: BLE001
+        first = _first_line(e)
+    op.register_fake(lambda x, scale=1.0: T.empty_like(x))
+    return [first, T.library.opcheck(op, (x,)), T.library.opcheck(op, (x.detach(), 2.0))]
+
+
+def lib_alias(T):
+    ns = _fresh("golden_e")
+
+    @T.library.custom_op(f"{ns}::same", mutates_args=())
+    def same(x: T.Tensor) -> T.Tensor:
+        return x
+
+    try:
+        same(T.ones(2))
+    except RuntimeError as e:
+        return str(e).split("): ", 1)[1]   # the module named before it differs
+
+
+def lib_library_def(T):
+    ns = _fresh("golden_f")
+    lib = T.library.Library(ns, "DEF")
+    out = [lib.define("twice(Tensor x, float a=2.) -> Tensor"), lib.define("pair.two(Tensor x) -> Tensor")]
+    try:
+        getattr(T.ops, ns).twice(T.ones(2))
+    except NotImplementedError as e:
+        out.append(_first_line(e)[1].split(".")[0])
+    lib.impl("twice", lambda x, a=2.0: x * a, "CPU")
+    lib.impl("pair.two", lambda x: x + 2, "CompositeImplicitAutograd")
+    space = getattr(T.ops, ns)
+    out += [space.twice(T.ones(2)).tolist(), space.twice.default(T.ones(2), 3.0).tolist(),
+            space.pair.two(T.ones(1)).tolist(), space.pair.overloads(),
+            str(space.twice.default._schema), str(space.pair.two._schema)]
+    try:
+        T.library.Library(ns, "DEF")
+    except RuntimeError as e:
+        out.append(str(e).split("  ")[0])   # then where each was registered
+    try:
+        T.library.Library(ns, "BAD")
+    except ValueError as e:
+        out.append(_first_line(e))
+    frag = T.library.Library(ns, "FRAGMENT")
+    out.append(frag.define("more(Tensor x) -> Tensor"))
+    try:
+        lib.impl("twice", lambda x, a=2.0: x, "CPU")
+    except RuntimeError as e:
+        out.append(_first_line(e)[0])
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    space.pair.two(x).sum().backward()          # CompositeImplicitAutograd: differentiable
+    out.append(x.grad.tolist())
+    return out
+
+
+def lib_impl_decorator(T):
+    ns = _fresh("golden_g")
+    T.library.define(f"{ns}::cube", "(Tensor x) -> Tensor")
+
+    @T.library.impl(f"{ns}::cube", "cpu")
+    def cube(x):
+        return x ** 3
+
+    T.library.register_fake(f"{ns}::cube", lambda x: T.empty_like(x))
+
+    def backward(ctx, grad):
+        return grad * 3 * ctx.x ** 2
+
+    def setup_context(ctx, inputs, output):
+        ctx.x = inputs[0]
+
+    T.library.register_autograd(f"{ns}::cube", backward, setup_context=setup_context)
+    x = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+    space = getattr(T.ops, ns)
+    y = space.cube(x)
+    y.sum().backward()
+    return [y.tolist(), x.grad.tolist(), T.library.opcheck(space.cube.default, (x,))]
+
+
+def lib_schemas(T):
+    ns = _fresh("golden_h")
+    Optional, Sequence = typing.Optional, typing.Sequence
+
+    def add_(x: T.Tensor, y: T.Tensor) -> None:
+        x.add_(y)
+
+    def many(x: T.Tensor, y: Optional[T.Tensor], n: int, s: Sequence[int], d: float = 0.5,
+             b: bool = True, xs: Optional[typing.List[T.Tensor]] = None,
+             ) -> typing.Tuple[T.Tensor, T.Tensor]:
+        return x.clone(), x.clone()
+
+    def listy(x: T.Tensor) -> typing.List[T.Tensor]:
+        return [x.clone(), x * 2]
+
+    def kw(x: T.Tensor, *, alpha: float = 1.0, dtype: Optional[T.dtype] = None) -> T.Tensor:
+        return x * alpha
+
+    out = []
+    for fn, mut in ((add_, ("x",)), (many, ()), (listy, ()), (kw, ()), (add_, "unknown")):
+        out.append(T.library.infer_schema(fn, mutates_args=mut))
+    op = T.library.custom_op(f"{ns}::add_", mutates_args=("x",))(add_)
+    x = T.ones(2)
+    op(x, T.ones(2))
+    out.append(x.tolist())
+    lst = T.library.custom_op(f"{ns}::listy", mutates_args=())(listy)
+    out.append([t.tolist() for t in lst(T.ones(1))])
+    return out
+
+
+def lib_errors(T):
+    ns = _fresh("golden_i")
+    out = []
+
+    def noann(x):
+        return x
+
+    def ann(x: T.Tensor) -> T.Tensor:
+        return x.clone()
+
+    def noret(x: T.Tensor):
+        return x
+
+    def star(*xs: T.Tensor) -> T.Tensor:
+        return xs[0]
+
+    for fn, kwargs in ((noann, {"mutates_args": ()}), (ann, {}), (ann, {"mutates_args": ("z",)}),
+                       (noret, {"mutates_args": ()}), (star, {"mutates_args": ()})):
+        try:
+            T.library.custom_op(f"{ns}::f{len(out)}", **kwargs)(fn)
+            out.append("ok")
+        except Exception as e:  # noqa: BLE001
+            out.append(_first_line(e))
+    T.library.custom_op(f"{ns}::dup", mutates_args=())(ann)
+    try:
+        T.library.custom_op(f"{ns}::dup", mutates_args=())(ann)
+        out.append("ok")
+    except Exception as e:  # noqa: BLE001
+        out.append(type(e).__name__)
+    return out
+
 
 def out_int(x):
     return 3
@@ -246,12 +464,13 @@ def make_env(T):
             "lin": T.nn.Linear(2, 3), "saved_dict": saved_dict,
             "torchscript_archive": torchscript_archive, "out_int": out_int,
             "out_mixed_list": out_mixed_list, "out_tensor_int": out_tensor_int,
-            "out_list": out_list, "out_dict": out_dict, "out_twice": out_twice}
+            "out_list": out_list, "out_dict": out_dict, "out_twice": out_twice,
+            **{name: fn for name, fn in globals().items() if name.startswith("lib_")}}
 
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                       "golden")
-AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER}
+AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER, "library": LIBRARY}
 
 
 def main():
