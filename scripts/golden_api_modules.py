@@ -194,6 +194,138 @@ LIBRARY = [
     "T.ops.aten.cat.default([T.ones(2), T.zeros(1)])",
     "T.ops.aten.where.self(T.tensor([True, False]), T.ones(2), T.zeros(2))",
 ]
+ATTENTION = [
+    "list(T.nn.attention.SDPBackend.__members__)",
+    "[int(b) for b in T.nn.attention.SDPBackend]",
+    "str(T.nn.attention.SDPBackend.MATH)", "repr(T.nn.attention.SDPBackend.FLASH_ATTENTION)",
+    "T.nn.attention.sdpa_kernel('math').__enter__()",
+    "(c := T.nn.attention.sdpa_kernel([1]), c.__enter__(), c.__exit__(None, None, None))[1]",
+    "(c := T.nn.attention.sdpa_kernel(T.nn.attention.SDPBackend.MATH), c.__enter__(), "
+    "c.__exit__(None, None, None))[1]",
+] + [f"sdpa_run(T, {b!r}, {case!r})"
+     for b in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION",
+               "OVERRIDEABLE", "ERROR", "", "EFFICIENT_ATTENTION,MATH", "CUDNN_ATTENTION,FLASH_ATTENTION")
+     for case in ("plain", "mask", "dropout", "float64", "2d", "5d", "vdim", "broadcast",
+                  "causal", "gqa", "heads", "float_mask", "empty")] + [
+    "flex_case(T, 'causal_bias')", "flex_case(T, 'empty_rows')", "flex_case(T, 'gqa')",
+    "flex_case(T, 'captured')", "flex_case(T, 'and_or')", "flex_case(T, 'no_mask')",
+    "flex_case(T, 'scale')", "flex_case(T, 'kv_batch1')",
+    "flex_case(T, 'heads_mismatch')", "flex_case(T, '3d')", "flex_case(T, 'edim')",
+    "block_mask_case(T, 2)", "block_mask_case(T, 128)", "block_mask_case(T, (1, 2))",
+]
+
+
+def _qkv(T, shapes, dtype=None):
+    out = []
+    for i, shape in enumerate(shapes):
+        n = int(np.prod(shape))
+        t = T.arange(n, dtype=T.float64).reshape(shape)
+        out.append(((t * (0.37 + 0.11 * i)).sin() * 1.5).to(dtype or T.float32))
+    return out
+
+
+_SDPA_CASES = {
+    "plain": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {}),
+    "mask": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {"mask": "bool"}),
+    "dropout": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {"dropout_p": 0.5}),
+    "float64": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {"dtype": "float64"}),
+    "2d": ([(4, 8), (5, 8), (5, 8)], {}),
+    "5d": ([(2, 2, 3, 4, 8), (2, 2, 3, 5, 8), (2, 2, 3, 5, 8)], {}),
+    "vdim": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 6)], {}),
+    "broadcast": ([(2, 3, 4, 8), (1, 3, 5, 8), (1, 3, 5, 8)], {}),
+    "causal": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {"is_causal": True}),
+    "gqa": ([(2, 4, 4, 8), (2, 2, 5, 8), (2, 2, 5, 8)], {"enable_gqa": True}),
+    "heads": ([(2, 4, 4, 8), (2, 1, 5, 8), (2, 1, 5, 8)], {}),
+    "float_mask": ([(2, 3, 4, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {"mask": "float"}),
+    "empty": ([(2, 3, 0, 8), (2, 3, 5, 8), (2, 3, 5, 8)], {}),
+}
+
+
+def sdpa_run(T, backends, case):
+    """F.scaled_dot_product_attention under sdpa_kernel(backends): the
+    output's values (rounded) or the exception, and the warnings given."""
+    shapes, opts = _SDPA_CASES[case]
+    opts = dict(opts)
+    dtype = getattr(T, opts.pop("dtype", "float32"))
+    q, k, v = _qkv(T, shapes, dtype)
+    mask = opts.pop("mask", None)
+    if mask == "bool":
+        opts["attn_mask"] = T.tensor([[i >= j for j in range(5)] for i in range(4)])
+    elif mask == "float":
+        opts["attn_mask"] = T.arange(20.).reshape(4, 5) / 10
+    chosen = [getattr(T.nn.attention.SDPBackend, b) for b in backends.split(",") if b]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            with T.nn.attention.sdpa_kernel(chosen):
+                if opts.get("dropout_p"):
+                    T.manual_seed(0)
+                out = T.nn.functional.scaled_dot_product_attention(q, k, v, **opts)
+            result = [list(out.shape)] if opts.get("dropout_p") else                 np.round(out.double().numpy(), 5).tolist()
+        except Exception as e:  # noqa: BLE001
+            result = ["raises", type(e).__name__, str(e)]
+    said = [str(w.message).split(" (Triggered internally")[0] for w in seen]
+    return [result, said]
+
+
+def _flex(T):
+    import importlib
+    return importlib.import_module(T.__name__ + ".nn.attention.flex_attention")
+
+
+def flex_case(T, case):
+    """flex_attention on fixed float64 inputs: output and lse (rounded)."""
+    fx = _flex(T)
+    q, k, v = _qkv(T, [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)], T.float64)
+    kwargs = {}
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    if case == "causal_bias":
+        kwargs = {"score_mod": lambda s, b, h, qi, ki: s + (qi - ki) * 0.1,
+                  "block_mask": fx.create_block_mask(causal, None, None, 3, 5, device="cpu",
+                                                     BLOCK_SIZE=2)}
+    elif case == "empty_rows":
+        kwargs = {"block_mask": fx.create_block_mask(lambda b, h, qi, ki: ki > qi + 2, 2, 2, 3,
+                                                     5, device="cpu")}
+    elif case == "gqa":
+        k, v = k[:, :1], v[:, :1]
+        kwargs = {"enable_gqa": True, "score_mod": lambda s, b, h, qi, ki: s * (h + 1)}
+    elif case == "captured":
+        bias = T.arange(10, dtype=T.float64).reshape(2, 5) / 7
+        kwargs = {"score_mod": lambda s, b, h, qi, ki: s + bias[h, ki] - b * 0.5}
+    elif case == "and_or":
+        mask = fx.or_masks(fx.and_masks(causal, lambda b, h, qi, ki: ki > 0),
+                           lambda b, h, qi, ki: ki == 4)
+        kwargs = {"block_mask": fx.create_block_mask(mask, 1, 2, 3, 5, device="cpu")}
+    elif case == "scale":
+        kwargs = {"scale": 0.3}
+    elif case == "kv_batch1":
+        k, v = k[:1], v[:1]
+    elif case == "heads_mismatch":
+        k, v = k[:, :1], v[:, :1]
+    elif case == "3d":
+        q = q[0]
+    elif case == "edim":
+        q = q[..., :3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, aux = fx.flex_attention(q, k, v, return_aux=fx.AuxRequest(lse=True), **kwargs)
+    return [np.round(out.numpy(), 8).tolist(), np.round(aux.lse.numpy(), 8).tolist()]
+
+
+def block_mask_case(T, block):
+    fx = _flex(T)
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    bm = fx.create_block_mask(causal, None, 2, 3, 5, device="cpu", BLOCK_SIZE=block)
+    dense = fx.create_mask(causal, 1, 1, 3, 5, device="cpu")
+    return [bm.to_dense().tolist(), str(bm.to_dense().dtype), bm.sparsity(), list(bm.shape),
+            list(bm.seq_lengths), list(bm.BLOCK_SIZE), dense.tolist()]
+
 
 _counts = {}
 
@@ -465,18 +597,21 @@ def make_env(T):
             "torchscript_archive": torchscript_archive, "out_int": out_int,
             "out_mixed_list": out_mixed_list, "out_tensor_int": out_tensor_int,
             "out_list": out_list, "out_dict": out_dict, "out_twice": out_twice,
+            "sdpa_run": sdpa_run, "flex_case": flex_case, "block_mask_case": block_mask_case,
             **{name: fn for name, fn in globals().items() if name.startswith("lib_")}}
 
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                       "golden")
-AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER, "library": LIBRARY}
+AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER, "library": LIBRARY,
+         "attention": ATTENTION}
 
 
 def main():
     import torch
     import torch.testing  # noqa: F401
     import torch._dynamo  # noqa: F401
+    import torch.nn.attention.flex_attention  # noqa: F401
     torch.manual_seed(0)
     torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), os.path.join(GOLDEN, "jit_linear.pt"))
     out = {"torch": torch.__version__}

@@ -14,3 +14,4 @@ from . import parameter  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from . import modules  # noqa: F401
+from . import attention  # noqa: F401  (SDPBackend, sdpa_kernel, flex_attention)

@@ -8,6 +8,7 @@ size, hd = E / H head size."""
 import math
 
 from .. import _C
+from .attention import _backends
 
 Tensor = _C.Tensor
 
@@ -47,6 +48,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"scaled_dot_product_attention(): expected query, key and value with "
                            f"at least 2 dims, got {_shape(query)}, {_shape(key)} and "
                            f"{_shape(value)}")
+    # inside torchlike.nn.attention.sdpa_kernel: MATH composes the result
+    if _backends.choose(query, key, value, dropout_p, enable_gqa) == "math":
+        from .attention._math import sdpa_math
+        return sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     qb, kb, vb = (tuple(t.shape[:-2]) for t in (query, key, value))
     gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and qb[-1] != kb[-1]
     if gqa:

@@ -1,0 +1,183 @@
+"""``flex_attention``: attention with a user's score modification and a
+block-sparsity mask, computed densely.
+
+PyTorch compiles ``score_mod``/``mask_mod`` into a fused kernel that skips
+masked blocks.  Here both are evaluated once over the whole (B, H, L, S)
+grid, with broadcast index tensors ``b`` (B,1,1,1), ``h`` (1,H,1,1),
+``q_idx`` (1,1,L,1), ``kv_idx`` (1,1,1,S): functions written with tensor
+ops (``torch.where``, arithmetic, indexing a bias table) give the same
+values as under PyTorch's vmap.  Memory is O(B H L S).  Gradients flow
+through q, k, v and any tensors the score_mod captures.
+
+Legend: B batch, H heads, L query length, S key/value length, E head size."""
+import typing
+import warnings
+
+from ... import _C
+from ._math import repeat_kv_heads, scores, safe_softmax_matmul
+
+__all__ = ["flex_attention", "create_block_mask", "create_mask", "BlockMask", "noop_mask",
+           "and_masks", "or_masks", "AuxRequest", "AuxOutput"]
+
+_DEFAULT_SPARSE_BLOCK_SIZE = 128
+
+
+def _indices(B, H, L, S, device):
+    """Broadcastable index grids b, h, q_idx, kv_idx (int64)."""
+    def arange(n, shape):
+        return _C.arange(n, dtype=_C.int64, device=device).reshape(shape)
+    return (arange(B, (B, 1, 1, 1)), arange(H, (1, H, 1, 1)), arange(L, (1, 1, L, 1)),
+            arange(S, (1, 1, 1, S)))
+
+
+def noop_mask(b, h, q_idx, kv_idx):
+    """Attend everywhere."""
+    return _C.ones_like(q_idx + kv_idx, dtype=_C.bool) if isinstance(q_idx, _C.Tensor) else True
+
+
+def and_masks(*mask_mods):
+    """A mask_mod attending where all of ``mask_mods`` do."""
+    if not all(callable(m) for m in mask_mods):
+        raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
+
+    def mask(b, h, q_idx, kv_idx):
+        result = _C.ones((), dtype=_C.bool, device=q_idx.device)
+        for m in mask_mods:
+            result = result & m(b, h, q_idx, kv_idx)
+        return result
+    return mask
+
+
+def or_masks(*mask_mods):
+    """A mask_mod attending where any of ``mask_mods`` does."""
+    if not all(callable(m) for m in mask_mods):
+        raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
+
+    def mask(b, h, q_idx, kv_idx):
+        result = _C.zeros((), dtype=_C.bool, device=q_idx.device)
+        for m in mask_mods:
+            result = result | m(b, h, q_idx, kv_idx)
+        return result
+    return mask
+
+
+def _dense_mask(mask_mod, B, H, L, S, device):
+    """mask_mod over the grid: bool (B, H, L, S) (B, H of 1 broadcast)."""
+    b, h, q_idx, kv_idx = _indices(B, H, L, S, device)
+    m = mask_mod(b, h, q_idx, kv_idx)
+    if not isinstance(m, _C.Tensor):
+        m = _C.full((1, 1, 1, 1), bool(m), dtype=_C.bool, device=device)
+    return m.to(_C.bool).expand(B, H, L, S)
+
+
+class BlockMask:
+    """Which (query block, key block) pairs attend, for ``flex_attention``.
+
+    Holds the mask_mod and its dense (B, H, Q_LEN, KV_LEN) bool mask;
+    ``to_dense()`` gives the block-level mask (B, H, Q blocks, KV blocks)
+    as int32 as PyTorch's, ``sparsity()`` the percentage of blocks with
+    nothing to attend."""
+
+    def __init__(self, mask_mod, dense, BLOCK_SIZE):
+        self.mask_mod = mask_mod
+        self._dense = dense
+        self.BLOCK_SIZE = BLOCK_SIZE
+        self.seq_lengths = (dense.shape[-2], dense.shape[-1])
+
+    @property
+    def shape(self):
+        return tuple(self._dense.shape)
+
+    def to_dense(self):
+        """Block-level mask: 1 where a block has any position to attend."""
+        B, H, L, S = self._dense.shape
+        bq, bk = self.BLOCK_SIZE
+        nq, nk = -(-L // bq), -(-S // bk)
+        padded = _C.zeros((B, H, nq * bq, nk * bk), dtype=_C.bool, device=self._dense.device)
+        padded[:, :, :L, :S] = self._dense
+        blocks = padded.reshape(B, H, nq, bq, nk, bk).any(5).any(3)
+        return blocks.to(_C.int32)
+
+    def sparsity(self):
+        """Percentage of blocks that are skipped (have nothing to attend)."""
+        dense = self.to_dense()
+        return 100.0 * (1.0 - dense.sum().item() / max(dense.numel(), 1))
+
+    def __repr__(self):
+        return (f"BlockMask(shape={self.shape}, sparsity={self.sparsity():.2f}%, "
+                f"mask_mod={getattr(self.mask_mod, '__name__', 'mask_mod')})")
+
+
+def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cuda", BLOCK_SIZE=128,
+                      _compile=False):
+    """The BlockMask of ``mask_mod(b, h, q_idx, kv_idx) -> bool`` over
+    ``B x H x Q_LEN x KV_LEN`` (B or H None: one mask for all)."""
+    B = 1 if B is None else B
+    H = 1 if H is None else H
+    bs = (BLOCK_SIZE, BLOCK_SIZE) if isinstance(BLOCK_SIZE, int) else tuple(BLOCK_SIZE)
+    return BlockMask(mask_mod, _dense_mask(mask_mod, B, H, Q_LEN, KV_LEN, device), bs)
+
+
+def create_mask(mod_fn, B, H, Q_LEN, KV_LEN, device="cuda"):
+    """The dense (B, H, Q_LEN, KV_LEN) bool mask of a mask_mod."""
+    return _dense_mask(mod_fn, 1 if B is None else B, 1 if H is None else H, Q_LEN, KV_LEN,
+                       device)
+
+
+def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None,
+                   enable_gqa=False, return_lse=False, kernel_options=None, *,
+                   return_aux=None):
+    """softmax(score_mod(Q K^T * scale) masked by block_mask) V.
+
+    query (B, Hq, L, E), key (B, Hkv, S, E), value (B, Hkv, S, Ev) ->
+    (B, Hq, L, Ev); with ``return_lse`` also the log-sum-exp (B, Hq, L).
+    A query row with nothing to attend gives zeros (lse -inf)."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4:
+        raise NotImplementedError("NYI: query, key, and value must be 4D tensors")
+    if query.shape[-1] != key.shape[-1]:
+        raise ValueError(f"Expect query and key/value to have the same embedding dimension but "
+                         f"got E={query.shape[-1]} and E={key.shape[-1]}.")
+    if query.shape[0] != key.shape[0] and (block_mask is None or key.shape[0] != 1):
+        raise ValueError(f"Expect query and key/value to have the same batch size, or non-none "
+                         f"block_mask, but got block_mask={block_mask}, Bq={query.shape[0]}, "
+                         f"and Bkv={key.shape[0]}.")
+    if key.shape[1] != query.shape[1]:
+        if not enable_gqa:
+            raise ValueError(f"Expect query and key/value to have the same number of heads but "
+                             f"got Hq={query.shape[1]} and Hkv={key.shape[1]}. Try setting "
+                             f"enable_gqa=True for GQA.")
+        key, value = repeat_kv_heads(query, key, value)
+    B, H, L = query.shape[:3]
+    S = key.shape[2]
+    s = scores(query, key, scale)                                 # B, H, L, S
+    if score_mod is not None:
+        b, h, q_idx, kv_idx = _indices(B, H, L, S, query.device)
+        s = score_mod(s, b, h, q_idx, kv_idx)
+        s = s.expand(B, H, L, S) if tuple(s.shape) != (B, H, L, S) else s
+    if block_mask is not None:
+        mask = block_mask._dense
+        if tuple(mask.shape[-2:]) != (L, S):
+            raise RuntimeError(f"block_mask was created for (Q_LEN, KV_LEN) = "
+                               f"{tuple(mask.shape[-2:])}, but the inputs have ({L}, {S})")
+        s = s.masked_fill(~mask, float("-inf"))
+    out, lse = safe_softmax_matmul(s, value)
+    out = out.to(query.dtype)
+    if return_lse:
+        warnings.warn("return_lse is deprecated and will be removed in v2.10. Please use "
+                      "return_aux=AuxRequest(lse=True) instead.", FutureWarning, stacklevel=2)
+        return out, lse
+    if return_aux is not None:
+        return out, AuxOutput(lse=lse if return_aux.lse else None)
+    return out
+
+
+class AuxRequest(typing.NamedTuple):
+    """What ``flex_attention(return_aux=...)`` returns besides the output."""
+    lse: bool = False
+    max_scores: bool = False
+
+
+class AuxOutput(typing.NamedTuple):
+    lse: typing.Any = None
+    max_scores: typing.Any = None
+
