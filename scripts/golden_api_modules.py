@@ -8,9 +8,13 @@ Run with an interpreter that has PyTorch:
 writes tests/golden/api_modules.json: {area: [[call, outcome], ...]}.  A
 call is a Python expression over T (the library), np, and ac (T.testing.
 assert_close) that the tests evaluate the same way."""
+import collections
+import hashlib
 import io
 import json
 import os
+import shutil
+import tempfile
 import typing
 import warnings
 
@@ -122,7 +126,8 @@ JIT = [
     "isinstance(T.jit.script(T.jit.script(lin)), T.jit.RecursiveScriptModule)",
     "T.jit.script(3)", "T.jit.script(int)",
     "T.jit.save(lin, io.BytesIO())",
-    "T.jit.trace(lin)", "T.jit.trace(lin, T.ones(1, 2), example_kwarg_inputs={'input': T.ones(1, 2)})",
+    "T.jit.trace(lin)",
+    "T.jit.trace(lin, T.ones(1, 2), example_kwarg_inputs={'input': T.ones(1, 2)})",
     "T.jit.wait(T.jit.fork(lambda x: x * 2, T.ones(2)))",
     "T.jit.fork(lambda: 1 / 0).wait()", "T.jit.script(T.jit.script(out_list)).name",
     "type(T.jit.fork(lambda x: x, 1)).__name__",
@@ -164,7 +169,8 @@ COMPILER = [
     "T.compiler.set_stance('eager_on_recompile', force_backend='eager')",
     "type(T.compiler.set_stance('default', force_backend='eager')).__name__",
     "T.compiler.set_stance('force_eager')(out_list)(T.ones(2))",
-    "T.compile(out_list, backend='nonexistent')", "type(T.compile(out_list, backend='nonexistent'))",
+    "T.compile(out_list, backend='nonexistent')",
+    "type(T.compile(out_list, backend='nonexistent'))",
     "T.compile(out_list, mode='bogus')", "T.compile(out_list, mode='reduce-overhead', options={})",
     "T.compile(out_twice, backend='eager')(T.ones(2))",
     "T.compile(out_twice, mode='max-autotune')(T.ones(2))",
@@ -204,7 +210,8 @@ ATTENTION = [
     "c.__exit__(None, None, None))[1]",
 ] + [f"sdpa_run(T, {b!r}, {case!r})"
      for b in ("MATH", "FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION",
-               "OVERRIDEABLE", "ERROR", "", "EFFICIENT_ATTENTION,MATH", "CUDNN_ATTENTION,FLASH_ATTENTION")
+               "OVERRIDEABLE", "ERROR", "", "EFFICIENT_ATTENTION,MATH",
+               "CUDNN_ATTENTION,FLASH_ATTENTION")
      for case in ("plain", "mask", "dropout", "float64", "2d", "5d", "vdim", "broadcast",
                   "causal", "gqa", "heads", "float_mask", "empty")] + [
     "flex_case(T, 'causal_bias')", "flex_case(T, 'empty_rows')", "flex_case(T, 'gqa')",
@@ -261,7 +268,8 @@ def sdpa_run(T, backends, case):
                 if opts.get("dropout_p"):
                     T.manual_seed(0)
                 out = T.nn.functional.scaled_dot_product_attention(q, k, v, **opts)
-            result = [list(out.shape)] if opts.get("dropout_p") else                 np.round(out.double().numpy(), 5).tolist()
+            result = [list(out.shape)] if opts.get("dropout_p") else \
+                np.round(out.double().numpy(), 5).tolist()
         except Exception as e:  # noqa: BLE001
             result = ["raises", type(e).__name__, str(e)]
     said = [str(w.message).split(" (Triggered internally")[0] for w in seen]
@@ -325,6 +333,182 @@ def block_mask_case(T, block):
     dense = fx.create_mask(causal, 1, 1, 3, 5, device="cpu")
     return [bm.to_dense().tolist(), str(bm.to_dense().dtype), bm.sparsity(), list(bm.shape),
             list(bm.seq_lengths), list(bm.BLOCK_SIZE), dense.tolist()]
+
+EXTRAS = [
+    "T.GradScaler is T.amp.GradScaler",
+    "T.utils._pytree.tree_flatten({'a': (1, [2, 3]), 'b': collections.OrderedDict(x=4)})",
+    "T.utils._pytree.tree_unflatten([5, 6, 7, 8], T.utils._pytree.tree_flatten("
+    "{'a': (1, [2, 3]), 'b': collections.OrderedDict(x=4)})[1])",
+    "str(T.utils._pytree.tree_structure({'a': (1, [2, 3]), 'b': [4]}))",
+    "T.utils._pytree.tree_structure({'a': (1, [2, 3])}).num_nodes",
+    "T.utils._pytree.tree_structure({'a': (1, [2, 3])}).num_leaves",
+    "T.utils._pytree.tree_structure({'a': (1, [2, 3])}).type",
+    "T.utils._pytree.tree_structure({'a': (1, [2, 3])}).context",
+    "T.utils._pytree.tree_structure(1).is_leaf()",
+    "T.utils._pytree.tree_leaves([1, (2, None), {'k': 3}])",
+    "T.utils._pytree.tree_leaves([1, [2, 3]], is_leaf=lambda x: isinstance(x, list) and "
+    "len(x) == 2)",
+    "T.utils._pytree.tree_map(lambda x: x * 2, {'a': [1, 2], 'b': (3,)})",
+    "T.utils._pytree.tree_map(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])",
+    "T.utils._pytree.tree_map_only(int, lambda x: x + 1, [1, 2.0, 'a'])",
+    "T.utils._pytree.tree_all(lambda x: x > 0, [1, 2])",
+    "T.utils._pytree.tree_any(lambda x: x > 1, [1, 2])",
+    "T.utils._pytree.tree_unflatten([1], T.utils._pytree.tree_structure((1, 2)))",
+    "T.utils._pytree.tree_flatten(collections.defaultdict(int, a=1))",
+    "T.utils._pytree.tree_flatten(collections.deque([1, 2]))",
+    "T.utils._pytree.tree_flatten(None)", "T.utils._pytree.tree_flatten(T.Size([2, 3]))",
+    "T.utils._pytree.tree_flatten(Point(1, (2, 3)))",
+    "pytree_register(T)",
+    "hub_local(T)", "hub_errors(T)", "hub_files(T)", "hub_dirs(T)",
+]
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+_registered = {}
+
+
+def pytree_register(T):
+    P = T.utils._pytree
+    if Pair not in _registered.setdefault(T.__name__, set()):
+        P.register_pytree_node(Pair, lambda p: ([p.a, p.b], "ctx"),
+                               lambda xs, ctx: Pair(*xs), serialized_type_name="Pair")
+        _registered[T.__name__].add(Pair)
+    leaves, spec = P.tree_flatten([Pair(1, (2, 3)), 4])
+    doubled = P.tree_map(lambda x: x * 2, Pair(1, 2))
+    try:
+        P.register_pytree_node(Pair, lambda p: ([p.a, p.b], None), lambda xs, ctx: Pair(*xs))
+        again = "ok"
+    except ValueError as e:
+        again = str(e).replace(__name__, "MODULE")
+    return [leaves, spec.num_leaves, spec.num_nodes, [doubled.a, doubled.b], again,
+            P.tree_unflatten([9, 8, 7, 6], spec)[0].b]
+
+
+_HUBCONF = """dependencies = ['numpy']
+import helper
+
+
+def tiny(scale=1, *, offset=0):
+    "A tiny entry point."
+    return helper.twice(scale) + offset
+
+
+def _private():
+    return 0
+
+
+NOT_CALLABLE = 3
+"""
+
+
+def _temp_hub(T):
+    d = tempfile.mkdtemp()
+    repo = os.path.join(d, "repo")
+    os.makedirs(repo)
+    with open(os.path.join(repo, "hubconf.py"), "w") as f:
+        f.write(_HUBCONF)
+    with open(os.path.join(repo, "helper.py"), "w") as f:
+        f.write("def twice(x):\n    return 2 * x\n")
+    return d, repo
+
+
+def hub_local(T):
+    d, repo = _temp_hub(T)
+    try:
+        return [T.hub.load(repo, "tiny", source="local"),
+                T.hub.load(repo, "tiny", 5, source="local", offset=1),
+                T.hub.load(repo, "tiny", source="local", scale=2)]
+    finally:
+        shutil.rmtree(d)
+
+
+def hub_errors(T):
+    d, repo = _temp_hub(T)
+    out = []
+    bad = os.path.join(d, "bad")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "hubconf.py"), "w") as f:
+        f.write("dependencies = ['surely_not_a_package_xyz', 'numpy', 'nor_this_one']\n"
+                "def m():\n    return 1\n")
+    for call in (lambda: T.hub.load(repo, "tiny", source="gitlab"),
+                 lambda: T.hub.load(repo, "missing", source="local"),
+                 lambda: T.hub.load(repo, "NOT_CALLABLE", source="local"),
+                 lambda: T.hub.load(repo, 3, source="local"),
+                 lambda: T.hub.load(bad, "m", source="local"),
+                 lambda: T.hub.load(d, "m", source="local")):
+        try:
+            out.append(call())
+        except Exception as e:  # noqa: BLE001
+            out.append([type(e).__name__, str(e).replace(d, "<tmp>")])
+    shutil.rmtree(d)
+    return out
+
+
+def hub_files(T):
+    d = tempfile.mkdtemp()
+    try:
+        src = os.path.join(d, "weights.pt")
+        T.save({"w": T.arange(4.)}, src)
+        with open(src, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        url = "file://" + src
+        out = []
+        dst = os.path.join(d, "copy.pt")
+        T.hub.download_url_to_file(url, dst, hash_prefix=digest[:10], progress=False)
+        out.append(os.path.exists(dst))
+        try:
+            T.hub.download_url_to_file(url, os.path.join(d, "bad.pt"), hash_prefix="0000",
+                                       progress=False)
+        except RuntimeError as e:
+            out.append(str(e).replace(digest, "<digest>"))
+        out.append(os.path.exists(os.path.join(d, "bad.pt")))
+        named = os.path.join(d, f"model-{digest[:8]}.pt")
+        shutil.copy(src, named)
+        sd = T.hub.load_state_dict_from_url("file://" + named, model_dir=os.path.join(d, "c"),
+                                            check_hash=True, progress=False)
+        out.append(sd["w"].tolist())
+        out.append(sorted(os.listdir(os.path.join(d, "c"))) == [os.path.basename(named)])
+        wrong = os.path.join(d, "model-abcdef12.pt")
+        shutil.copy(src, wrong)
+        try:
+            T.hub.load_state_dict_from_url("file://" + wrong, model_dir=os.path.join(d, "c2"),
+                                           check_hash=True, progress=False)
+        except RuntimeError as e:
+            out.append(str(e).replace(digest, "<digest>"))
+        sd = T.hub.load_state_dict_from_url("file://" + src, model_dir=os.path.join(d, "c3"),
+                                            file_name="renamed.pt", progress=False,
+                                            weights_only=True)
+        out.append([sorted(sd), os.listdir(os.path.join(d, "c3"))])
+        return out
+    finally:
+        shutil.rmtree(d)
+
+
+def hub_dirs(T):
+    old = {k: os.environ.get(k) for k in ("TORCH_HOME", "XDG_CACHE_HOME")}
+    saved = T.hub.get_dir()
+    try:
+        os.environ["TORCH_HOME"] = "/somewhere/th"
+        a = T.hub.get_dir()
+        del os.environ["TORCH_HOME"]
+        os.environ["XDG_CACHE_HOME"] = "/xdg"
+        b = T.hub.get_dir()
+        T.hub.set_dir("/other/hub")
+        c = T.hub.get_dir()
+        return [a, b, c]
+    finally:
+        T.hub.set_dir(saved)
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 _counts = {}
@@ -413,7 +597,8 @@ def lib_alias(T):
 def lib_library_def(T):
     ns = _fresh("golden_f")
     lib = T.library.Library(ns, "DEF")
-    out = [lib.define("twice(Tensor x, float a=2.) -> Tensor"), lib.define("pair.two(Tensor x) -> Tensor")]
+    out = [lib.define("twice(Tensor x, float a=2.) -> Tensor"),
+           lib.define("pair.two(Tensor x) -> Tensor")]
     try:
         getattr(T.ops, ns).twice(T.ones(2))
     except NotImplementedError as e:
@@ -597,14 +782,17 @@ def make_env(T):
             "torchscript_archive": torchscript_archive, "out_int": out_int,
             "out_mixed_list": out_mixed_list, "out_tensor_int": out_tensor_int,
             "out_list": out_list, "out_dict": out_dict, "out_twice": out_twice,
-            "sdpa_run": sdpa_run, "flex_case": flex_case, "block_mask_case": block_mask_case,
+            "collections": collections, "Point": Point, "pytree_register": pytree_register,
+            "hub_local": hub_local, "hub_errors": hub_errors, "hub_files": hub_files,
+            "hub_dirs": hub_dirs, "sdpa_run": sdpa_run, "flex_case": flex_case,
+            "block_mask_case": block_mask_case,
             **{name: fn for name, fn in globals().items() if name.startswith("lib_")}}
 
 
 GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                       "golden")
 AREAS = {"testing": TESTING, "jit": JIT, "compiler": COMPILER, "library": LIBRARY,
-         "attention": ATTENTION}
+         "attention": ATTENTION, "extras": EXTRAS}
 
 
 def main():
@@ -612,6 +800,8 @@ def main():
     import torch.testing  # noqa: F401
     import torch._dynamo  # noqa: F401
     import torch.nn.attention.flex_attention  # noqa: F401
+    import torch.utils._pytree  # noqa: F401
+    import torch.hub  # noqa: F401
     torch.manual_seed(0)
     torch.jit.save(torch.jit.script(torch.nn.Linear(2, 3)), os.path.join(GOLDEN, "jit_linear.pt"))
     out = {"torch": torch.__version__}

@@ -63,6 +63,8 @@ from . import testing, futures, jit, compiler, _dynamo  # noqa: F401,E402
 from .futures import Future  # noqa: F401,E402
 from . import library  # noqa: F401,E402
 from ._ops import ops  # noqa: F401,E402
+from . import hub  # noqa: F401,E402
+from .amp import GradScaler  # noqa: F401,E402
 
 _C._set_device_class(device)
 

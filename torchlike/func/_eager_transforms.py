@@ -233,7 +233,7 @@ def vjp(func, *primals, has_aux=False):
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as "
                                "pytree structure of outputs to the function. cotangents: "
-                               f"{str(ct_spec)}, primal output: {str(out_spec)}")
+                               f"{ct_spec.short_str()}, primal output: {out_spec.short_str()}")
         make = keep or _depth() > 0 or any(c.requires_grad for c in cts) \
             if create_graph is None else create_graph
         with enable_grad():

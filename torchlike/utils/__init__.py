@@ -60,9 +60,9 @@ def swap_tensors(t1, t2):
 
 
 def __getattr__(name):
-    # torchlike.utils.checkpoint after a plain `import torchlike`, as in PyTorch;
+    # torchlike.utils.checkpoint (and _pytree) after a plain `import torchlike`, as in PyTorch;
     # imported on first use (it needs torchlike.autograd, imported after utils)
-    if name == "checkpoint":
+    if name in ("checkpoint", "_pytree"):
         import importlib
-        return importlib.import_module(".checkpoint", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
