@@ -166,3 +166,14 @@ def test_flex_attention_empty_rows_and_gqa():
         warnings.simplefilter("always")
         flex_attention(q, k, v, enable_gqa=True, return_lse=True)
     assert any(issubclass(w.category, FutureWarning) for w in seen)
+
+
+@pytest.mark.parametrize("backend", [SDPBackend.MATH, SDPBackend.FLASH_ATTENTION])
+def test_fully_masked_rows_give_zeros_in_every_backend(backend):
+    # PyTorch's answer for a row with nothing to attend: zeros, not NaN
+    q, k = torch.ones(1, 1, 2, 4), torch.ones(1, 1, 3, 4)
+    v = torch.arange(12.0).reshape(1, 1, 3, 4)
+    mask = torch.tensor([[False, False, False], [True, True, False]])
+    with sdpa_kernel(backend):
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert out.flatten().tolist() == [0.0] * 4 + [2.0, 3.0, 4.0, 5.0]

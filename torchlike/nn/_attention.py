@@ -48,10 +48,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"scaled_dot_product_attention(): expected query, key and value with "
                            f"at least 2 dims, got {_shape(query)}, {_shape(key)} and "
                            f"{_shape(value)}")
-    # inside torchlike.nn.attention.sdpa_kernel: MATH composes the result
-    if _backends.choose(query, key, value, dropout_p, enable_gqa) == "math":
-        from .attention._math import sdpa_math
-        return sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    # inside torchlike.nn.attention.sdpa_kernel: "math" composes the result (below)
+    backend = _backends.choose(query, key, value, dropout_p, enable_gqa)
     qb, kb, vb = (tuple(t.shape[:-2]) for t in (query, key, value))
     gqa = enable_gqa and query.ndim >= 3 and key.ndim >= 3 and qb[-1] != kb[-1]
     if gqa:
@@ -70,6 +68,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
                            f"dtype, but got attn_mask.dtype: {attn_mask.dtype} and  query.dtype: "
                            f"{query.dtype} instead.")
+    if backend == "math":
+        from .attention._math import sdpa_math
+        return sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     rng_state = None
     if dropout_p > 0.0:
         rng_state = _C.randint(-2 ** 63, 2 ** 63 - 1, (2,), dtype=_C.int64)

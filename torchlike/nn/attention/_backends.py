@@ -7,7 +7,7 @@ Inside one, the allowed backends are tried in priority order:
 - FLASH_ATTENTION: that blocked kernel, under the constraints PyTorch's CPU
   flash kernel has (4-d inputs, equal batch sizes and last dims, no
   dropout); on CUDA, FLASH, EFFICIENT and CUDNN all name the one fused kernel;
-- MATH: softmax(Q K^T * scale + mask) V composed from matmul and softmax
+- MATH: softmax(Q K^T * scale + mask) V composed from matmul and a softmax
   (_math.py), any input;
 - EFFICIENT_ATTENTION, CUDNN_ATTENTION, OVERRIDEABLE: no CPU kernel.
 

@@ -27,25 +27,24 @@ def scores(query, key, scale):
     return _C.matmul(query, key.transpose(-2, -1)) * s
 
 
-def safe_softmax_matmul(s, value):
-    """(softmax(s) @ value, logsumexp(s)) where a row that is all -inf gives
-    zeros and lse -inf (not NaN).  The row max is detached: it only keeps
-    exp in range, and both results are exact functions of s without it."""
+def safe_softmax(s):
+    """(softmax(s) over the last dim, logsumexp(s)) where a row that is all
+    -inf gives zero weights and lse -inf (not NaN), as PyTorch's attention
+    does.  The row max is detached: it only keeps exp in range, and both
+    results are exact functions of s without it."""
     m = s.amax(-1, keepdim=True).detach()                        # B, H, L, 1
     m = _C.where(_C.isinf(m) & (m < 0), _C.zeros_like(m), m)
     p = (s - m).exp()                                            # B, H, L, S
     denom = p.sum(-1, keepdim=True)                              # B, H, L, 1
-    empty = denom == 0
-    out = _C.matmul(p, value) / _C.where(empty, _C.ones_like(denom), denom)
-    lse = (m + denom.log()).squeeze(-1)                          # -inf where empty
-    return out, lse
+    weights = p / _C.where(denom == 0, _C.ones_like(denom), denom)
+    return weights, (m + denom.log()).squeeze(-1)
 
 
 def sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
               enable_gqa=False):
     """softmax(Q K^T * scale + mask) V, dropout on the weights; a bool mask
     marks with True the positions that may be attended."""
-    from ..functional import dropout, softmax
+    from ..functional import dropout
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         key, value = repeat_kv_heads(query, key, value)
     s = scores(query, key, scale)
@@ -56,7 +55,7 @@ def sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
     if attn_mask is not None:
         s = s.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == _C.bool \
             else s + attn_mask
-    weights = softmax(s, -1)
+    weights, _ = safe_softmax(s)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return _C.matmul(weights, value)

@@ -14,7 +14,7 @@ import typing
 import warnings
 
 from ... import _C
-from ._math import repeat_kv_heads, scores, safe_softmax_matmul
+from ._math import repeat_kv_heads, scores, safe_softmax
 
 __all__ = ["flex_attention", "create_block_mask", "create_mask", "BlockMask", "noop_mask",
            "and_masks", "or_masks", "AuxRequest", "AuxOutput"]
@@ -160,8 +160,8 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
             raise RuntimeError(f"block_mask was created for (Q_LEN, KV_LEN) = "
                                f"{tuple(mask.shape[-2:])}, but the inputs have ({L}, {S})")
         s = s.masked_fill(~mask, float("-inf"))
-    out, lse = safe_softmax_matmul(s, value)
-    out = out.to(query.dtype)
+    weights, lse = safe_softmax(s)
+    out = _C.matmul(weights, value).to(query.dtype)
     if return_lse:
         warnings.warn("return_lse is deprecated and will be removed in v2.10. Please use "
                       "return_aux=AuxRequest(lse=True) instead.", FutureWarning, stacklevel=2)
