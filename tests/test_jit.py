@@ -70,6 +70,8 @@ def test_script_module_shares_parameters_and_runs_same_code():
     assert "def forward" in s.code
     s.eval()
     assert not s.training and net.training          # the copy has its own flags
+    s.register_forward_hook(lambda mod, inp, out: out * 0)
+    assert (s(x) == 0).all() and not (net(x) == 0).all()   # and its own hooks
 
 
 def test_script_function_and_trace_function():

@@ -8,10 +8,11 @@ wrapping the function.  ``code`` gives the Python source that runs.
 
 The copy's class is made once per (kind, original class) and rebuilt by
 name when unpickled (``jit.save``/``jit.load``)."""
+import copy
 import functools
 import inspect
 import warnings
-from collections import OrderedDict, namedtuple
+from collections import namedtuple
 
 from ..nn.modules.module import Module
 
@@ -102,8 +103,10 @@ def _copy_as(module, kind, submodule_kind=None):
     """A shallow copy of ``module`` of class ``kind``: the same parameter and
     buffer tensors, its submodules copied the same way (as ``submodule_kind``)."""
     state = dict(module.__dict__)
-    for name in ("_parameters", "_buffers", "_modules"):
-        state[name] = OrderedDict(state[name])
+    # the copy's own registries (parameters, buffers, submodules, hooks), same entries
+    for name, value in state.items():
+        if name.startswith("_") and isinstance(value, (dict, set)):
+            state[name] = copy.copy(value)
     for name, value in list(state.items()):
         if isinstance(value, Attribute):
             state[name] = value.value
