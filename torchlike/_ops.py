@@ -105,8 +105,12 @@ class _OpNamespace(types.ModuleType):
     def __getattr__(self, op_name):
         if op_name.startswith("__"):
             raise AttributeError(op_name)
-        packet = _aten_packet(op_name) if self.name == "aten" else _custom_packet(self.name,
-                                                                                 op_name)
+        if self.name == "aten":
+            packet = _aten_packet(op_name)
+            if packet is not None:
+                setattr(self, op_name, packet)   # fixed: found directly from now on
+        else:
+            packet = _custom_packet(self.name, op_name)
         if packet is None:
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute "
                                  f"'{op_name}'")
