@@ -127,3 +127,30 @@ def test_aten_maps_to_same_named_functions():
     assert torch.ops.aten.special_erf.default(torch.tensor([0.0])).item() == 0.0
     with pytest.raises(RuntimeError, match="cannot load PyTorch C\\+\\+"):
         torch.ops.load_library("libfoo.so")
+
+
+def test_list_output_and_declared_mutation():
+    import typing
+
+    @torch.library.custom_op("tl_test::split2", mutates_args=())
+    def split2(x: torch.Tensor) -> typing.List[torch.Tensor]:
+        return [x * 2, x * 3]
+
+    split2.register_autograd(lambda ctx, grads: grads[0] * 2 + grads[1] * 3,
+                             setup_context=lambda ctx, inputs, output: None)
+    split2.register_fake(lambda x: [torch.empty_like(x), torch.empty_like(x)])
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    out = split2(x)
+    assert isinstance(out, list) and len(out) == 2
+    assert gradcheck(lambda a: tuple(split2(a)), (x,))
+    assert set(torch.library.opcheck(split2, (x,)).values()) == {"SUCCESS"}
+
+    @torch.library.custom_op("tl_test::addto", mutates_args=("acc",))
+    def addto(acc: torch.Tensor, x: torch.Tensor) -> None:
+        acc.add_(x)
+
+    acc = torch.zeros(2)
+    addto(acc, torch.ones(2))
+    assert acc.tolist() == [1.0, 1.0]
+    assert str(addto._opoverload._schema) == \
+        "tl_test::addto(Tensor(a0!) acc, Tensor x) -> ()"
