@@ -126,7 +126,6 @@ def test_flex_attention_against_numpy_with_mods():
     scale = 1 / math.sqrt(8)
     s = q @ np.swapaxes(k, -1, -2) * scale + bias[None, :, None, :]
     mask = np.arange(4)[:, None] + 2 >= np.arange(6)[None, :]
-    ref = _np_attention(q, k, v, mask, scale=1.0) if False else None  # noqa: F841
     s = np.where(mask, s, -np.inf)
     p = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(out.numpy(), (p / p.sum(-1, keepdims=True)) @ v, rtol=1e-10)
