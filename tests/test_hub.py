@@ -65,6 +65,8 @@ def test_github_needs_cache_and_trust(tmp_path, monkeypatch):
             torch.hub.load("owner/proj", "make", force_reload=True)
         with pytest.warns(UserWarning, match="untrusted repository"):
             torch.hub.load("owner/proj:main", "make", trust_repo=None)
+        assert torch.hub.load("owner/proj", "make", trust_repo=True) == ["made"]
+        assert (cached / "trusted_list").read_text().split() == ["owner_proj"]   # once
     finally:
         torch.hub.set_dir(os.path.join(torch.hub._torch_home(), "hub"))
 

@@ -135,9 +135,10 @@ def _check_trust(owner, name, trust_repo, calling_fn):
     elif trust_repo == "check":
         print("The repository is already trusted.")
         return
-    os.makedirs(get_dir(), exist_ok=True)
-    with open(path, "a") as f:
-        f.write(entry + "\n")
+    if entry not in trusted:
+        os.makedirs(get_dir(), exist_ok=True)
+        with open(path, "a") as f:
+            f.write(entry + "\n")
 
 
 def _repo_dir(repo_or_dir, source, trust_repo, force_reload, calling_fn):
