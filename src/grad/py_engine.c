@@ -525,6 +525,9 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     outer = tl_prof_begin(TL_PROF_EVALUATE, node->name, NULL, 0);
     inner = tl_prof_begin(TL_PROF_NODE, node->name, NULL, 0);
   }
+  /* anomaly mode: nodes the formula records name this one as their parent_ */
+  bool anomaly = tl_anomaly_enabled;
+  tl_py_node *outer_node = anomaly ? tl_anomaly_enter(node) : NULL;
   int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
                                        : run_formula(node, tk->buf, results, wanted, spec->create_graph);
   if (TL_PROF_UNLIKELY(inner.index >= 0))
@@ -556,6 +559,11 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
       r = -1;
     Py_XDECREF(gin);
     Py_XDECREF(gout);
+  }
+  if (anomaly) {
+    tl_anomaly_leave(outer_node);
+    if (r == 0 && tl_anomaly_check_nan)
+      r = tl_anomaly_check_nan_results(node, results, node->ninputs);
   }
   for (int k = 0; k < node->ninputs; k++) {
     tl_edge e = node->inputs[k].edge;
@@ -618,8 +626,11 @@ static int engine_run(int nroots, tl_edge *roots, PyObject **root_grads, run_spe
     int rn = run_node(&g, &h, t, spec);
     for (int k = 0; k < g.tasks[t].nbuf; k++)
       Py_CLEAR(g.tasks[t].buf[k]);
-    if (rn < 0)
+    if (rn < 0) {
+      if (tl_anomaly_enabled)
+        tl_anomaly_report(g.tasks[t].node);
       goto done;
+    }
   }
   r = 0;
 done:

@@ -732,6 +732,7 @@ int tl_py_grad_init(PyObject *module)
       meta_storages[type][i] = (tl_storage){.refcount = INT64_MAX / 2, .readonly = true,
                                             .device = {(tl_device_type)type, i - 1}};
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
+      tl_py_anomaly_init(module) < 0 ||
       tl_py_saved_hooks_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;

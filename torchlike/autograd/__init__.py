@@ -10,9 +10,12 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
 from . import graph  # noqa: F401
+from . import anomaly_mode  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph"]
+           "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph",
+           "detect_anomaly", "set_detect_anomaly"]
 
 
 def _as_tuple(x):
