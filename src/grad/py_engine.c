@@ -309,6 +309,56 @@ static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
   return 0;
 }
 
+/* Node.register_prehook: entries (-1, hook) of the node's pre-hook list, run
+ * after the tensor hooks; each gets the tuple of output gradients (None where
+ * none arrived) and may return a tuple that replaces them. */
+static int run_node_prehooks(PyObject *hooks, PyObject **buf, int nbuf)
+{
+  for (Py_ssize_t i = 0; hooks && i < PyList_GET_SIZE(hooks); i++) {
+    PyObject *entry = PyList_GET_ITEM(hooks, i);
+    if (PyLong_AsLong(PyTuple_GET_ITEM(entry, 0)) != -1)
+      continue;
+    PyObject *hook = Py_NewRef(PyTuple_GET_ITEM(entry, 1)), *grads = PyTuple_New(nbuf), *r = NULL;
+    for (int k = 0; grads && k < nbuf; k++)
+      PyTuple_SET_ITEM(grads, k, Py_NewRef(buf[k] ? buf[k] : Py_None));
+    if (grads)
+      r = PyObject_CallOneArg(hook, grads);
+    Py_XDECREF(grads);
+    int ok = r != NULL;
+    if (r && r != Py_None) {
+      if (!PyTuple_Check(r)) {
+        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'", Py_TYPE(r)->tp_name);
+        ok = 0;
+      } else if (PyTuple_GET_SIZE(r) != nbuf) {
+        PyObject *name = PyObject_GetAttrString(hook, "__name__");
+        if (name)
+          PyErr_Format(PyExc_RuntimeError, "hook '%U' has returned an incorrect number of values "
+                       "(got %zd, but expected %d)", name, PyTuple_GET_SIZE(r), nbuf);
+        Py_XDECREF(name);
+        ok = 0;
+      }
+      for (int k = 0; ok && k < nbuf; k++) {
+        PyObject *g = PyTuple_GET_ITEM(r, k);
+        if (g != Py_None && (!tl_py_is_tensor(g) || (buf[k] && check_hook_result(hook, buf[k], g) < 0))) {
+          if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "expected Tensor or None, but hook returned '%s'",
+                         Py_TYPE(g)->tp_name);
+          ok = 0;
+        }
+      }
+      for (int k = 0; ok && k < nbuf; k++) {
+        PyObject *g = PyTuple_GET_ITEM(r, k);
+        Py_XSETREF(buf[k], g == Py_None ? NULL : Py_NewRef(g));
+      }
+    }
+    Py_XDECREF(r);
+    Py_DECREF(hook);
+    if (!ok)
+      return -1;
+  }
+  return 0;
+}
+
 static int retain(tl_py_node *node, PyObject **buf, int nbuf)
 {
   if (!node->retained)
@@ -483,7 +533,8 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
 {
   task *tk = &g->tasks[ti];
   tl_py_node *node = tk->node;
-  if (run_hooks(node->pre_hooks, tk->buf, tk->nbuf) < 0 || retain(node, tk->buf, tk->nbuf) < 0)
+  if (run_hooks(node->pre_hooks, tk->buf, tk->nbuf) < 0 || retain(node, tk->buf, tk->nbuf) < 0 ||
+      run_node_prehooks(node->pre_hooks, tk->buf, tk->nbuf) < 0)
     return -1;
   if (node->kind == TL_NODE_ACCUMULATE) {
     PyObject *hooks = ((tl_py_tensor *)node->ctx)->hooks;

@@ -253,4 +253,11 @@ int tl_anomaly_check_nan_results(tl_py_node *node, PyObject *const *results, int
 void tl_anomaly_report(tl_py_node *node);
 int tl_py_anomaly_init(PyObject *module);
 
+/* ---- selective checkpointing's op policy (op_policy.c) ---- */
+/* Set: the recorder calls ops through tl_grad_policy_call. */
+extern _Thread_local PyObject *tl_grad_op_policy;
+PyObject *tl_grad_policy_call(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames);
+int tl_py_op_policy_init(PyObject *module);
+
 #endif
