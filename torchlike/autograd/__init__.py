@@ -13,12 +13,13 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
 from . import graph  # noqa: F401
 from . import anomaly_mode  # noqa: F401
+from . import forward_ad  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph",
            "detect_anomaly", "set_detect_anomaly", "Variable", "is_tensor_like",
-           "set_multithreading_enabled", "is_view_replay_enabled"]
+           "set_multithreading_enabled", "is_view_replay_enabled", "forward_ad"]
 
 
 def is_tensor_like(inp):
