@@ -86,7 +86,8 @@ static int warn_trace(tl_py_node *node, const char *prefix, const char *middle)
   PyObject *joined = empty ? PyUnicode_Join(empty, stack) : NULL;
   PyObject *msg = joined ? PyUnicode_FromFormat("%s%U%s%U", prefix, node->name, middle, joined)
                          : NULL;
-  int r = msg ? PyErr_WarnEx(PyExc_UserWarning, PyUnicode_AsUTF8(msg), 1) : -1;
+  const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;
+  int r = text ? PyErr_WarnEx(PyExc_UserWarning, text, 1) : -1;
   Py_XDECREF(empty);
   Py_XDECREF(joined);
   Py_XDECREF(msg);
