@@ -14,6 +14,8 @@
 #include "grad/py_grad.h"
 
 _Thread_local PyObject *tl_grad_op_policy;
+int tl_grad_op_policies; /* threads with a policy set: the recorder's first test is a
+                          * plain load, not a thread-local one */
 
 PyObject *tl_grad_policy_call(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
@@ -46,6 +48,7 @@ static PyObject *py_set_op_policy(PyObject *self, PyObject *fn)
     return PyErr_Format(PyExc_TypeError, "_set_op_policy expects a callable or None, not %s",
                         Py_TYPE(fn)->tp_name);
   PyObject *prev = tl_grad_op_policy ? tl_grad_op_policy : Py_NewRef(Py_None);
+  tl_grad_op_policies += (fn != Py_None) - (prev != Py_None);
   tl_grad_op_policy = fn == Py_None ? NULL : Py_NewRef(fn);
   return prev;
 }

@@ -254,8 +254,10 @@ void tl_anomaly_report(tl_py_node *node);
 int tl_py_anomaly_init(PyObject *module);
 
 /* ---- selective checkpointing's op policy (op_policy.c) ---- */
-/* Set: the recorder calls ops through tl_grad_policy_call. */
+/* Set: the recorder calls ops through tl_grad_policy_call.  The count of
+ * threads with one set is tested first. */
 extern _Thread_local PyObject *tl_grad_op_policy;
+extern int tl_grad_op_policies;
 PyObject *tl_grad_policy_call(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames);
 int tl_py_op_policy_init(PyObject *module);

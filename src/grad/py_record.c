@@ -447,8 +447,9 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     o->requires_grad = tt->requires_grad;
   }
   tl_py_grad_enabled = false;
-  result = tl_grad_op_policy && !target ? tl_grad_policy_call(formula, impl, args, nargsf, kwnames)
-                                        : PyObject_Vectorcall(impl, args, nargsf, kwnames);
+  result = tl_grad_op_policies && tl_grad_op_policy && !target
+               ? tl_grad_policy_call(formula, impl, args, nargsf, kwnames)
+               : PyObject_Vectorcall(impl, args, nargsf, kwnames);
   tl_py_grad_enabled = true;
   if (!result)
     goto fail;
