@@ -167,4 +167,7 @@ static PyMethodDef anomaly_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int tl_py_anomaly_init(PyObject *module) { return PyModule_AddFunctions(module, anomaly_functions); }
+int tl_py_anomaly_init(PyObject *module)
+{
+  return PyModule_AddFunctions(module, anomaly_functions);
+}

@@ -58,4 +58,7 @@ static PyMethodDef policy_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int tl_py_op_policy_init(PyObject *module) { return PyModule_AddFunctions(module, policy_functions); }
+int tl_py_op_policy_init(PyObject *module)
+{
+  return PyModule_AddFunctions(module, policy_functions);
+}

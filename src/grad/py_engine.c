@@ -327,7 +327,8 @@ static int run_node_prehooks(PyObject *hooks, PyObject **buf, int nbuf)
     int ok = r != NULL;
     if (r && r != Py_None) {
       if (!PyTuple_Check(r)) {
-        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'", Py_TYPE(r)->tp_name);
+        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
         ok = 0;
       } else if (PyTuple_GET_SIZE(r) != nbuf) {
         PyObject *name = PyObject_GetAttrString(hook, "__name__");
@@ -339,7 +340,8 @@ static int run_node_prehooks(PyObject *hooks, PyObject **buf, int nbuf)
       }
       for (int k = 0; ok && k < nbuf; k++) {
         PyObject *g = PyTuple_GET_ITEM(r, k);
-        if (g != Py_None && (!tl_py_is_tensor(g) || (buf[k] && check_hook_result(hook, buf[k], g) < 0))) {
+        if (g != Py_None &&
+            (!tl_py_is_tensor(g) || (buf[k] && check_hook_result(hook, buf[k], g) < 0))) {
           if (!PyErr_Occurred())
             PyErr_Format(PyExc_TypeError, "expected Tensor or None, but hook returned '%s'",
                          Py_TYPE(g)->tp_name);
