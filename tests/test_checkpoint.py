@@ -275,9 +275,3 @@ def test_checkpoint_sequential(reentrant, segments):
     got = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
     for a, b in zip(got, ref):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
-
-
-def test_selective_checkpointing_is_refused_clearly():
-    from torchlike.utils.checkpoint import create_selective_checkpoint_contexts
-    with pytest.raises(NotImplementedError, match="not supported"):
-        create_selective_checkpoint_contexts(lambda *a: None)

@@ -12,8 +12,7 @@ What each switch changes here:
   sets to bf16, is tracked only to raise PyTorch's error when the legacy
   allow_tf32 switch and the precision disagree.
 - warn-always: makes set_default_tensor_type's once-per-process warning
-  repeat; anomaly mode: kept for code that reads it (no anomaly checks run:
-  torchlike.autograd has no detect_anomaly).
+  repeat; anomaly mode: the flags of torchlike.autograd.anomaly_mode (src/grad/anomaly.c).
 - inter-op threads: no inter-op pool exists; the number is kept, and may be
   set once, as in PyTorch."""
 import importlib
@@ -29,9 +28,8 @@ __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled
            "get_num_interop_threads", "set_num_interop_threads", "is_storage",
            "set_default_tensor_type"]
 
-_state = {"deterministic": False, "warn_only": False, "warn_always": False, "anomaly": False,
-          "anomaly_nan": True, "interop": None, "precision": "highest", "cpu_matmul": "none",
-          "warned_default_type": False}
+_state = {"deterministic": False, "warn_only": False, "warn_always": False, "interop": None,
+          "precision": "highest", "cpu_matmul": "none", "warned_default_type": False}
 
 
 def _bool_arg(func, name, value):
@@ -142,19 +140,19 @@ def is_warn_always_enabled():
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
-    """Turn autograd's anomaly mode flag on or off (read back by is_anomaly_enabled)."""
-    _state["anomaly"] = _bool_arg("set_anomaly_enabled", "enabled", enabled)
-    _state["anomaly_nan"] = bool(check_nan)
+    """Turn autograd's anomaly detection on or off (torchlike.autograd.anomaly_mode)."""
+    _C._set_anomaly_enabled(_bool_arg("set_anomaly_enabled", "enabled", enabled),
+                            bool(check_nan))
 
 
 def is_anomaly_enabled():
-    """Whether set_anomaly_enabled(True) is in force."""
-    return _state["anomaly"]
+    """Whether anomaly detection is on."""
+    return _C._is_anomaly_enabled()
 
 
 def is_anomaly_check_nan_enabled():
-    """The check_nan that set_anomaly_enabled was given last (True at start)."""
-    return _state["anomaly_nan"]
+    """Whether anomaly detection checks gradients for NaN (True at start)."""
+    return _C._is_anomaly_check_nan_enabled()
 
 
 def get_num_interop_threads():

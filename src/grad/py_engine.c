@@ -309,6 +309,58 @@ static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
   return 0;
 }
 
+/* Node.register_prehook: entries (-1, hook) of the node's pre-hook list, run
+ * after the tensor hooks; each gets the tuple of output gradients (None where
+ * none arrived) and may return a tuple that replaces them. */
+static int run_node_prehooks(PyObject *hooks, PyObject **buf, int nbuf)
+{
+  for (Py_ssize_t i = 0; hooks && i < PyList_GET_SIZE(hooks); i++) {
+    PyObject *entry = PyList_GET_ITEM(hooks, i);
+    if (PyLong_AsLong(PyTuple_GET_ITEM(entry, 0)) != -1)
+      continue;
+    PyObject *hook = Py_NewRef(PyTuple_GET_ITEM(entry, 1)), *grads = PyTuple_New(nbuf), *r = NULL;
+    for (int k = 0; grads && k < nbuf; k++)
+      PyTuple_SET_ITEM(grads, k, Py_NewRef(buf[k] ? buf[k] : Py_None));
+    if (grads)
+      r = PyObject_CallOneArg(hook, grads);
+    Py_XDECREF(grads);
+    int ok = r != NULL;
+    if (r && r != Py_None) {
+      if (!PyTuple_Check(r)) {
+        PyErr_Format(PyExc_TypeError, "expected tuple, but hook returned '%s'",
+                     Py_TYPE(r)->tp_name);
+        ok = 0;
+      } else if (PyTuple_GET_SIZE(r) != nbuf) {
+        PyObject *name = PyObject_GetAttrString(hook, "__name__");
+        if (name)
+          PyErr_Format(PyExc_RuntimeError, "hook '%U' has returned an incorrect number of values "
+                       "(got %zd, but expected %d)", name, PyTuple_GET_SIZE(r), nbuf);
+        Py_XDECREF(name);
+        ok = 0;
+      }
+      for (int k = 0; ok && k < nbuf; k++) {
+        PyObject *g = PyTuple_GET_ITEM(r, k);
+        if (g != Py_None &&
+            (!tl_py_is_tensor(g) || (buf[k] && check_hook_result(hook, buf[k], g) < 0))) {
+          if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "expected Tensor or None, but hook returned '%s'",
+                         Py_TYPE(g)->tp_name);
+          ok = 0;
+        }
+      }
+      for (int k = 0; ok && k < nbuf; k++) {
+        PyObject *g = PyTuple_GET_ITEM(r, k);
+        Py_XSETREF(buf[k], g == Py_None ? NULL : Py_NewRef(g));
+      }
+    }
+    Py_XDECREF(r);
+    Py_DECREF(hook);
+    if (!ok)
+      return -1;
+  }
+  return 0;
+}
+
 static int retain(tl_py_node *node, PyObject **buf, int nbuf)
 {
   if (!node->retained)
@@ -483,7 +535,8 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
 {
   task *tk = &g->tasks[ti];
   tl_py_node *node = tk->node;
-  if (run_hooks(node->pre_hooks, tk->buf, tk->nbuf) < 0 || retain(node, tk->buf, tk->nbuf) < 0)
+  if (run_hooks(node->pre_hooks, tk->buf, tk->nbuf) < 0 || retain(node, tk->buf, tk->nbuf) < 0 ||
+      run_node_prehooks(node->pre_hooks, tk->buf, tk->nbuf) < 0)
     return -1;
   if (node->kind == TL_NODE_ACCUMULATE) {
     PyObject *hooks = ((tl_py_tensor *)node->ctx)->hooks;
@@ -525,6 +578,9 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     outer = tl_prof_begin(TL_PROF_EVALUATE, node->name, NULL, 0);
     inner = tl_prof_begin(TL_PROF_NODE, node->name, NULL, 0);
   }
+  /* anomaly mode: nodes the formula records name this one as their parent_ */
+  bool anomaly = tl_anomaly_enabled;
+  tl_py_node *outer_node = anomaly ? tl_anomaly_enter(node) : NULL;
   int r = node->kind == TL_NODE_PYTHON ? run_python(node, tk->buf, results)
                                        : run_formula(node, tk->buf, results, wanted, spec->create_graph);
   if (TL_PROF_UNLIKELY(inner.index >= 0))
@@ -556,6 +612,11 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
       r = -1;
     Py_XDECREF(gin);
     Py_XDECREF(gout);
+  }
+  if (anomaly) {
+    tl_anomaly_leave(outer_node);
+    if (r == 0 && tl_anomaly_check_nan)
+      r = tl_anomaly_check_nan_results(node, results, node->ninputs);
   }
   for (int k = 0; k < node->ninputs; k++) {
     tl_edge e = node->inputs[k].edge;
@@ -618,8 +679,11 @@ static int engine_run(int nroots, tl_edge *roots, PyObject **root_grads, run_spe
     int rn = run_node(&g, &h, t, spec);
     for (int k = 0; k < g.tasks[t].nbuf; k++)
       Py_CLEAR(g.tasks[t].buf[k]);
-    if (rn < 0)
+    if (rn < 0) {
+      if (tl_anomaly_enabled)
+        tl_anomaly_report(g.tasks[t].node);
       goto done;
+    }
   }
   r = 0;
 done:

@@ -238,4 +238,28 @@ void tl_grad_nn_composed_vjp(tl_grad_ctx *c, const char *const *params);
 /* ---- the engine ---- */
 int tl_py_engine_init(PyObject *module);
 
+/* ---- anomaly detection (anomaly.c) ---- */
+/* Process-wide, as PyTorch's: the recorder and the engine test
+ * tl_anomaly_enabled and call the rest only when it is set. */
+extern bool tl_anomaly_enabled, tl_anomaly_check_nan;
+/* Keep node's creation stack (and the node the engine runs) in its metadata. */
+int tl_anomaly_record(tl_py_node *node);
+/* The node whose formula runs from now on; returns the one to restore. */
+tl_py_node *tl_anomaly_enter(tl_py_node *node);
+void tl_anomaly_leave(tl_py_node *outer);
+/* Raise PyTorch's error when a gradient the node computed holds a NaN. */
+int tl_anomaly_check_nan_results(tl_py_node *node, PyObject *const *results, int n);
+/* With the node's error set: warn with where it (and its parents) were made. */
+void tl_anomaly_report(tl_py_node *node);
+int tl_py_anomaly_init(PyObject *module);
+
+/* ---- selective checkpointing's op policy (op_policy.c) ---- */
+/* Set: the recorder calls ops through tl_grad_policy_call.  The count of
+ * threads with one set is tested first. */
+extern _Thread_local PyObject *tl_grad_op_policy;
+extern int tl_grad_op_policies;
+PyObject *tl_grad_policy_call(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
+                              PyObject *kwnames);
+int tl_py_op_policy_init(PyObject *module);
+
 #endif

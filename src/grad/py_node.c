@@ -42,6 +42,8 @@ tl_py_node *tl_py_node_new(tl_node_kind kind, int formula, PyObject *name)
   node->name = Py_NewRef(name);
   node->seq = ++next_seq;
   PyObject_GC_Track(node);
+  if (tl_anomaly_enabled && tl_anomaly_record(node) < 0)
+    Py_CLEAR(node);
   return node;
 }
 

@@ -447,7 +447,9 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
     o->requires_grad = tt->requires_grad;
   }
   tl_py_grad_enabled = false;
-  result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
+  result = tl_grad_op_policies && tl_grad_op_policy && !target
+               ? tl_grad_policy_call(formula, impl, args, nargsf, kwnames)
+               : PyObject_Vectorcall(impl, args, nargsf, kwnames);
   tl_py_grad_enabled = true;
   if (!result)
     goto fail;
@@ -732,6 +734,7 @@ int tl_py_grad_init(PyObject *module)
       meta_storages[type][i] = (tl_storage){.refcount = INT64_MAX / 2, .readonly = true,
                                             .device = {(tl_device_type)type, i - 1}};
   if (!recorded_type || tl_py_tensor_grad_init() < 0 || tl_py_function_init(module) < 0 || tl_py_node_init(module) < 0 || tl_py_engine_init(module) < 0 ||
+      tl_py_anomaly_init(module) < 0 || tl_py_op_policy_init(module) < 0 ||
       tl_py_saved_hooks_init(module) < 0 ||
       PyModule_AddFunctions(module, record_functions) < 0)
     return -1;

@@ -5,14 +5,27 @@ Ops called on tensors that require grad are recorded by the C core
 PyTorch does and hand the graph to the C engine (``_C._run_backward``)."""
 from .. import _C
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
-                        is_grad_enabled, is_inference_mode_enabled)
+                        is_grad_enabled, is_inference_mode_enabled, set_multithreading_enabled,
+                        _force_original_view_tracking, is_view_replay_enabled)
+from .variable import Variable  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from . import functional  # noqa: F401
 from . import graph  # noqa: F401
+from . import anomaly_mode  # noqa: F401
+from . import forward_ad  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 __all__ = ["backward", "grad", "Function", "gradcheck", "gradgradcheck", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph"]
+           "enable_grad", "set_grad_enabled", "inference_mode", "functional", "graph",
+           "detect_anomaly", "set_detect_anomaly", "Variable", "is_tensor_like",
+           "set_multithreading_enabled", "is_view_replay_enabled", "forward_ad"]
+
+
+def is_tensor_like(inp):
+    """Whether inp is a tensor or an object that takes part in
+    ``__torch_function__`` dispatch, as PyTorch's check."""
+    return isinstance(inp, _C.Tensor) or hasattr(inp, "__torch_function__")
 
 
 def _as_tuple(x):

@@ -99,6 +99,10 @@ class FunctionCtx:
 
     # ---- called by the engine -------------------------------------------------
     def _run_backward(self, grads, node):
+        if _forward_ad._state.blocking and all(g is None for g in grads):
+            # forward_ad's tangent passes: nothing arrived, so nothing leaves (and
+            # a Function that has only a jvp is not asked for its backward)
+            return (None,) * len(self._input_meta)
         if getattr(self, "materialize_grads", True):
             grads = tuple(_C.zeros(shape, dtype=dtype, device=device) if g is None else g
                           for g, (shape, dtype, device) in zip(grads, self._output_meta))
@@ -196,6 +200,12 @@ class Function(metaclass=_FunctionMeta):
                                   "AD.")
 
     vjp = backward
+    _forward_ad_seam = False  # forward_ad's own identities: tangents pass as recorded
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is "
@@ -223,7 +233,13 @@ class Function(metaclass=_FunctionMeta):
                 output = cls.forward(ctx, *args, **kwargs)
         if not record:
             return output
-        return _record(ctx, args, output)
+        # forward-mode AD: tangents flowing in go through the Function's jvp
+        tangents = _forward_ad._function_tangents(cls, ctx, args) \
+            if _forward_ad._state.level is not None and not cls._forward_ad_seam else None
+        output = _record(ctx, args, output)
+        if tangents is not None:
+            output = _forward_ad._function_seed_outputs(cls, ctx, tangents, output)
+        return output
 
 
 def _record(ctx, args, output):
@@ -316,3 +332,6 @@ def once_differentiable(fn):
             wrapped.append(g)
         return wrapped[0] if single else tuple(wrapped)
     return wrapper
+
+
+from . import forward_ad as _forward_ad  # noqa: E402  (it imports Function)

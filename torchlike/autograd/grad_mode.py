@@ -142,3 +142,59 @@ class inference_mode(_GradModeContext):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+# ---- switches of PyTorch's threaded engine and view tracking ----------------------------
+# The engine here runs a backward on the calling thread, node after node, and
+# records every view by its own op (what PyTorch's view replay reconstructs):
+# neither switch changes a result; both are kept so code that sets and reads
+# them behaves as with PyTorch.
+_switches = {"multithreading": True, "view_replay": False}
+
+
+def _bool_switch(func, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{func}(): argument 'enabled' (position 1) must be bool, not "
+                        f"{type(value).__name__}")
+    return value
+
+
+class _SwitchContext(_GradModeContext):
+    """Set a switch now; as a context manager (or decorator) restore it at exit."""
+    _key = _func = None
+
+    def __init__(self, mode):
+        self.prev = _switches[self._key]
+        self.mode = mode
+        _switches[self._key] = _bool_switch(self._func, mode)
+
+    def __enter__(self):
+        _switches[self._key] = self.mode
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _switches[self._key] = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_SwitchContext):
+    """PyTorch's switch for running backward on per-device threads.  The
+    engine here always runs it on the caller's thread, so the switch is only
+    kept (``_is_multithreading_enabled`` reads it back)."""
+    _key, _func = "multithreading", "set_multithreading_enabled"
+
+
+class _force_original_view_tracking(_SwitchContext):
+    """Set view replay on or off (``is_view_replay_enabled``); the tape here
+    always records a view by the op that made it, so nothing else changes."""
+    _key, _func = "view_replay", "set_view_replay_enabled"
+
+
+def _is_multithreading_enabled():
+    return _switches["multithreading"]
+
+
+def is_view_replay_enabled():
+    """Whether _force_original_view_tracking(True) is in force."""
+    return _switches["view_replay"]

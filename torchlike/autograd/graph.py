@@ -176,4 +176,15 @@ def _node_register_hook(self, fn):
     return RemovableHandle(hooks, entry=fn)
 
 
+def _node_register_prehook(self, fn):
+    """Call ``fn(grad_outputs)`` before this node runs (after the hooks of
+    its output tensors); a tuple it returns replaces the gradients."""
+    from ..utils.hooks import RemovableHandle
+    hooks = self._hook_lists()[0]
+    entry = (-1, fn)  # -1: the whole tuple, not one output's gradient
+    hooks.append(entry)
+    return RemovableHandle(hooks, entry=entry)
+
+
 Node.register_hook = _node_register_hook
+Node.register_prehook = _node_register_prehook

@@ -17,7 +17,14 @@ them.  Two variants, as in PyTorch:
 
 ``preserve_rng_state`` saves the CPU generator's state (and the CUDA
 generators' of the devices the tensor arguments are on) before the forward
-and restores it for the rerun, so random ops (dropout) draw the same."""
+and restores it for the rerun, so random ops (dropout) draw the same.
+
+Selective checkpointing (``context_fn=functools.partial(
+create_selective_checkpoint_contexts, policy)``, non-reentrant only): the ops
+the policy saves keep their results from the forward, and the rerun takes
+those instead of running the ops again (src/grad/op_policy.c routes every
+recorded op call through the policy's contexts).  The op a policy sees is
+named by the tape's op name (see ``_Op``), not by an ATen overload."""
 import contextlib
 import enum
 import threading
@@ -29,8 +36,9 @@ from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointPolicy",
            "set_checkpoint_early_stop", "set_checkpoint_debug_enabled", "noop_context_fn",
-           "create_selective_checkpoint_contexts", "detach_variable", "check_backward_validity",
-           "get_device_states", "set_device_states"]
+           "create_selective_checkpoint_contexts", "SelectiveCheckpointContext",
+           "detach_variable", "check_backward_validity", "get_device_states",
+           "set_device_states"]
 
 
 class CheckpointError(RuntimeError):
@@ -50,10 +58,128 @@ def noop_context_fn():
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
+class SelectiveCheckpointContext:
+    """What a policy function gets first: ``is_recompute`` tells the
+    checkpoint's forward (False) from its recomputation (True)."""
+
+    def __init__(self, *, is_recompute):
+        self.is_recompute = is_recompute
+
+
+class _Op:
+    """An op as a policy function sees it, standing for PyTorch's
+    ``torch.ops.aten.<name>.default``: it compares equal to another _Op of the
+    same name, to the name as a string ("mm", "aten.mm", "aten::mm",
+    "aten.mm.default") and to the torchlike function of that name
+    (``torchlike.mm``, ``Tensor.mm``)."""
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def name(self):
+        return f"aten::{self._name}"
+
+    def __str__(self):
+        return f"aten.{self._name}.default"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return _op_name(other) == self._name
+
+    def __hash__(self):
+        return hash(self._name)
+
+
+def _op_name(op):
+    """The recorder's name of op (see _Op), None when op names no op."""
+    if isinstance(op, _Op):
+        return op._name
+    if isinstance(op, str):
+        parts = op.replace("::", ".").split(".")
+        if len(parts) > 1 and parts[0] == "aten":
+            parts = parts[1:]
+        if len(parts) > 1 and parts[-1] == "default":
+            parts = parts[:-1]
+        return ".".join(parts)
+    return getattr(op, "__name__", None) if callable(op) else None
+
+
+_SAVE = {CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE,
+         CheckpointPolicy.MUST_CPU_OFFLOAD, CheckpointPolicy.PREFER_CPU_OFFLOAD}
+
+
+class _PolicyContext:
+    """The forward (``recompute=False``) or recomputation context of one
+    selective checkpoint.  While active, every op call the tape records goes
+    through it (_C._set_op_policy): in forward it asks the policy and keeps
+    the results of the ops to save; in the recomputation those ops hand back
+    what was kept instead of running again (the n-th call of an op gets its
+    n-th forward result).  Calls recorded nowhere (no input requires grad)
+    and in-place calls are not seen."""
+
+    def __init__(self, policy_fn, cache, recompute):
+        self.policy_fn, self.cache, self.recompute = policy_fn, cache, recompute
+        self.ctx = SelectiveCheckpointContext(is_recompute=recompute)
+
+    def __enter__(self):
+        self.counts = {}
+        self.prev = _C._set_op_policy(self._call)
+        return self
+
+    def __exit__(self, *exc):
+        _C._set_op_policy(self.prev)
+
+    def _call(self, name, impl, args, kwargs):
+        if self.recompute:
+            n = self.counts.get(name, 0)
+            self.counts[name] = n + 1
+            kept = self.cache.get(name, ())
+            if n < len(kept) and kept[n] is not None:
+                return kept[n]
+            return impl(*args, **kwargs)
+        policy = self.policy_fn(self.ctx, _Op(name), *args, **kwargs)
+        if isinstance(policy, bool):  # PyTorch's older policies return a bool
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        out = impl(*args, **kwargs)
+        self.cache.setdefault(name, []).append(
+            _detach_tree(out) if policy in _SAVE else None)
+        return out
+
+
+def _detach_tree(out):
+    if isinstance(out, _C.Tensor):
+        return out.detach()
+    if isinstance(out, (tuple, list)):
+        return type(out)(_detach_tree(o) for o in out)
+    return out
+
+
 def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_hits=False):
-    """Not supported: selecting ops needs a dispatch mode torchlike lacks."""
-    raise NotImplementedError("create_selective_checkpoint_contexts: selective activation "
-                              "checkpointing is not supported by torchlike")
+    """(forward context, recomputation context) for ``checkpoint(...,
+    use_reentrant=False, context_fn=functools.partial(
+    create_selective_checkpoint_contexts, policy))``: the ops the policy saves
+    (``CheckpointPolicy.MUST_SAVE``/``PREFER_SAVE``, or True) keep their
+    results from the forward and are not run again when backward recomputes
+    the function.  ``policy_fn_or_list`` is ``policy_fn(ctx, op, *args,
+    **kwargs)`` or a list of ops to save (see _Op for what names an op)."""
+    if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if _op_name(op) is None:
+                raise ValueError(f"Expected op in `op_list` to be an OpOverload but got: {op} "
+                                 f"of type {type(op)}. ")
+        names = {_op_name(op) for op in policy_fn_or_list}
+
+        def policy_fn(ctx, op, *args, **kwargs):
+            return (CheckpointPolicy.MUST_SAVE if op._name in names
+                    else CheckpointPolicy.PREFER_RECOMPUTE)
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    cache = {}
+    return (_PolicyContext(policy_fn, cache, False), _PolicyContext(policy_fn, cache, True))
 
 
 class _Flags(threading.local):
@@ -220,10 +346,10 @@ def _meta(t):
 
 
 class _Frame:
-    def __init__(self, fn, args, kwargs, rng, determinism_check, context_fn):
+    def __init__(self, fn, args, kwargs, rng, determinism_check, recompute_ctx):
         self.fn, self.args, self.kwargs, self.rng = fn, args, kwargs, rng
         self.check = determinism_check
-        self.context_fn = context_fn
+        self.recompute_ctx = recompute_ctx
         self.count = 0          # tensors the forward saved
         self.metas = []
         self.recomputed = None  # their values from the rerun, by index, until unpacked
@@ -266,9 +392,8 @@ class _Frame:
                                "differentiated")
 
         from ..autograd.grad_mode import enable_grad
-        _, recompute_ctx = self.context_fn()
         try:
-            with self.rng.restored(), enable_grad(), recompute_ctx, \
+            with self.rng.restored(), enable_grad(), self.recompute_ctx, \
                     saved_tensors_hooks(pack, unpack):
                 self.fn(*self.args, **self.kwargs)
         except _StopRecomputation:
@@ -291,9 +416,10 @@ def _checkpoint_without_reentrant(fn, preserve_rng_state, context_fn, determinis
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
                          f"{determinism_check}")
-    forward_ctx, _ = context_fn()
+    # one call: the two contexts may share state (selective checkpointing's cache)
+    forward_ctx, recompute_ctx = context_fn()
     frame = _Frame(fn, args, kwargs, _RngState(args, preserve_rng_state), determinism_check,
-                   context_fn)
+                   recompute_ctx)
     frame.early_stop = early_stop  # the setting when the checkpoint ran, as in PyTorch
     with forward_ctx, saved_tensors_hooks(frame.pack, frame.unpack):
         return fn(*args, **kwargs)
