@@ -169,7 +169,8 @@ class Generator(Distributions):
     # -- multivariate -------------------------------------------------------------------
 
     def multinomial(self, n, pvals, size=None):
-        d0 = Prepared(self._bit_generator, self._device, None, (n, pvals), (I64, F64))
+        d0 = Prepared(self._bit_generator, self._device, None, (n, pvals), (I64, F64),
+                      broadcast=False)
         n, pvals = d0.values
         if not isinstance(pvals, Tensor) or pvals.shape[-1] == 0:
             raise ValueError("pvals must have at least 1 dimension and the last dimension "
@@ -183,7 +184,7 @@ class Generator(Distributions):
         return _multinomial(d0.src, shape, n, pvals)
 
     def dirichlet(self, alpha, size=None):
-        d = self._prep(None, alpha)
+        d = self._prep(None, alpha, broadcast=False)
         (alpha,) = d.values
         if not isinstance(alpha, Tensor) or alpha.ndim != 1:
             raise ValueError("alpha must be a one-dimensional sequence of floats")
@@ -197,6 +198,8 @@ class Generator(Distributions):
         return _multivariate_normal(self, mean, cov, size, check_valid, tol, method)
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+        """Both methods draw the colours' marginals one after the other (NumPy's
+        "count" walks the sum(colors) items; the distribution is the same)."""
         if method not in ("count", "marginals"):
             raise ValueError('method must be "count" or "marginals".')
         try:
@@ -212,8 +215,6 @@ class Generator(Distributions):
             raise ValueError("colors must be a one-dimensional sequence of nonnegative "
                              f"integers not exceeding {imax}.")
         total = int(host.sum())
-        if method == "count" and total > 1000000000:
-            raise ValueError("When method is 'count', sum(colors) must not exceed 1000000000")
         if nsample > total:
             raise ValueError("nsample > sum(colors)")
         d = self._prep(size)
@@ -344,7 +345,7 @@ def _dirichlet(src, size, alpha):
 
 
 def _multivariate_normal(self, mean, cov, size, check_valid, tol, method):
-    d = self._prep(None, mean, cov)
+    d = self._prep(None, mean, cov, broadcast=False)
     mean, cov = d.values
     if not isinstance(mean, Tensor) or mean.ndim != 1:
         raise ValueError("mean must be 1 dimensional")

@@ -167,7 +167,8 @@ class RandomState(Distributions):
     # -- multivariate -----------------------------------------------------------------
 
     def multinomial(self, n, pvals, size=None):
-        d = Prepared(self._bit_generator, self._device, None, (n, pvals), (I64, F64))
+        d = Prepared(self._bit_generator, self._device, None, (n, pvals), (I64, F64),
+                      broadcast=False)
         n, pvals = d.values
         if not isinstance(pvals, Tensor) or pvals.ndim != 1:
             raise ValueError("pvals must be a 1-d sequence")
@@ -183,7 +184,7 @@ class RandomState(Distributions):
         return _multinomial(d.src, shape, n, pvals)
 
     def dirichlet(self, alpha, size=None):
-        d = self._prep(None, alpha)
+        d = self._prep(None, alpha, broadcast=False)
         (alpha,) = d.values
         if not isinstance(alpha, Tensor) or alpha.ndim != 1:
             raise ValueError("object of too small depth for desired array")

@@ -38,6 +38,7 @@ def any_true(cond):
 
 
 def check(cond, message, exc=ValueError):
+    """Raise ``exc(message)`` where ``cond`` holds."""
     if any_true(cond):
         raise exc(message)
 
@@ -62,14 +63,24 @@ def convert(value, device, dtype=F64):
         value = value.detach()
         if value.ndim == 0 and value.device.type == "cpu":
             return _scalar(value.item(), dtype)
+        if dtype == I64 and (value.dtype.is_floating_point or value.dtype.is_complex):
+            _cannot_cast(value.dtype.name)
         return value.to(device=device, dtype=dtype)
     arr = _np.asarray(value)
     if arr.dtype.kind not in "biuf":
         arr = arr.astype(_np.float64)  # raises NumPy's own error for strings and objects
     if arr.ndim == 0:
         return _scalar(arr.item(), dtype)
+    if dtype == I64 and arr.dtype.kind == "f":
+        _cannot_cast(arr.dtype.name)
     npd = _np.float64 if dtype == F64 else _np.int64
     return _C.as_tensor(arr.astype(npd), device=device)
+
+
+def _cannot_cast(name):
+    """NumPy's error for an array of floats where an integer parameter is read."""
+    raise TypeError(f"Cannot cast array data from dtype('{name}') to dtype('int64') "
+                    "according to the rule 'safe'")
 
 
 def _scalar(x, dtype):
@@ -88,21 +99,28 @@ def out_shape(size, *values):
         return tuple(_np.broadcast_shapes(*shapes)) if shapes else ()
     both = tuple(_np.broadcast_shapes(size, *shapes))
     if both != size:
-        inputs = tuple(_np.broadcast_shapes(*shapes))
         raise ValueError(f"Output size {size} is not compatible with broadcast dimensions "
-                         f"of inputs {inputs}.")
+                         f"of inputs {both}.")
     return size
 
 
 class Prepared:
     """A draw's parameters, shape and source."""
 
-    def __init__(self, bitgen, explicit_device, size, values, dtypes):
+    def __init__(self, bitgen, explicit_device, size, values, dtypes, broadcast=True):
         device = _device_of(values, explicit_device)
         self.values = [convert(v, device, d) for v, d in zip(values, dtypes)]
-        self.shape = out_shape(size_tuple(size), *self.values)
+        self.arrays = any(isinstance(v, Tensor) for v in self.values)
+        self.shape = out_shape(size_tuple(size), *(self.values if broadcast else ()))
         self.device = device
         self.src = Source(bitgen._generator_for(device), device)
+
+    def check(self, cond, message, exc=ValueError):
+        """``check``; with an array among the parameters NumPy says "contains
+        NaNs" where its all-scalar message says "is NaN"."""
+        if self.arrays:
+            message = message.replace(" is NaN", " contains NaNs")
+        check(cond, message, exc)
 
 
 def float_dtype(dtype, what):

@@ -62,10 +62,6 @@ class Source:
         return _C.randint(low, high, shape, generator=self.gen, dtype=I64, device=self.device)
 
 
-def _flat(x, n):
-    return x.reshape(-1) if x.numel() == n else x.expand((n,))
-
-
 def rejection(src, n, params, propose):
     """Flat float64 results for ``n`` lanes: ``propose(m, *params_of_m_lanes)`` returns
     (values, accepted); rejected lanes propose again, with only their parameters."""
@@ -91,7 +87,8 @@ def _lanes(src, shape, *params):
     n = 1
     for s in shape:
         n *= s
-    return n, [_flat(_C.as_tensor(p, dtype=F64, device=src.device), n) for p in params]
+    return n, [_C.as_tensor(p, dtype=F64, device=src.device).expand(shape).reshape(-1)
+               for p in params]
 
 
 def _marsaglia_tsang(src, a):
@@ -126,8 +123,15 @@ def chisquare(src, shape, df):
 
 
 def poisson(src, shape, lam):
+    """Poisson counts (float64); rates beyond 2^52, which torchlike.poisson refuses,
+    take the normal approximation (relative error below 1e-7 there), inf gives inf."""
     rates = _C.as_tensor(lam, dtype=F64, device=src.device).expand(shape).contiguous()
-    return _C.poisson(rates, generator=src.gen)
+    huge = rates >= 2.0 ** 52
+    if not bool(huge.any()):
+        return _C.poisson(rates, generator=src.gen)
+    counts = _C.poisson(_C.where(huge, 0.0, rates), generator=src.gen)
+    approx = _C.floor(rates + _C.sqrt(rates) * src.normal(shape) + 0.5)
+    return _C.where(huge, approx, counts)
 
 
 # -- binomial -----------------------------------------------------------------
