@@ -440,3 +440,17 @@ def test_tensor_parameters_and_the_draw_device():
     x = both.normal(size=3)
     y = tnp.random.Generator(tnp.random.PCG64(1), device="cpu").normal(size=3)
     assert (x.cpu().numpy() == y.numpy()).all()
+
+
+def test_generator_state_is_read_from_a_cpu_tensor():
+    """set_state reads the 16 bytes on the host: a state tensor on a device is
+    refused (it used to be read through a device pointer)."""
+    state = T.zeros(16, dtype=T.uint8)  # on the default device
+    g = T.Generator()
+    if state.device.type == "cpu":
+        g.set_state(state)
+        assert g.get_state().tolist() == [0] * 16
+    else:
+        with pytest.raises(RuntimeError, match="expected a CPU state tensor"):
+            g.set_state(state)
+        g.set_state(state.cpu())

@@ -36,8 +36,9 @@ def chi2(sample, pmf, support, cdf=None):
     it is the whole support."""
     sample = onp.asarray(sample)
     lo, hi = support[0], support[-1]
-    inner = onp.bincount(onp.clip(sample, lo, hi) - lo, minlength=hi - lo + 1)
-    counts = inner.astype(float)
+    clipped = onp.clip(sample, lo, hi)
+    assert onp.isin(clipped, support).all()  # no draw outside the support
+    counts = onp.bincount(onp.searchsorted(support, clipped), minlength=len(support)).astype(float)
     assert counts.sum() == len(sample)
     ends = (cdf(lo), 1 - cdf(hi - 1)) if cdf else (pmf(lo), pmf(hi))
     expected = onp.array([ends[0]] + [pmf(k) for k in support[1:-1]] + [ends[1]]) * len(sample)

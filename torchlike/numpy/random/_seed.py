@@ -99,7 +99,7 @@ class BitGenerator:
 
 def _state_bytes(key, offset):
     raw = (key % 2**64).to_bytes(8, "little") + (offset % 2**64).to_bytes(8, "little")
-    return _C.tensor(list(raw), dtype=_C.uint8)
+    return _C.tensor(list(raw), dtype=_C.uint8, device="cpu")
 
 
 class PCG64(BitGenerator):
