@@ -115,6 +115,9 @@ def log_standard_gamma(src, shape, k):
 
 
 def standard_gamma(src, shape, k):
+    n, (kf,) = _lanes(src, shape, k)
+    if n and bool((kf >= 1).all()):  # no boost: no logs to take
+        return _marsaglia_tsang(src, kf).reshape(shape)
     return _C.exp(log_standard_gamma(src, shape, k))
 
 
@@ -137,26 +140,28 @@ def poisson(src, shape, lam):
 # -- binomial -----------------------------------------------------------------
 
 def _binomial_inversion(src, n, p):
-    """Flat Binomial(n, p), p <= 1/2, n p < 10: walk the pmf up from k = 0."""
-    m = n.shape[0]
-    out = _C.zeros((m,), dtype=F64, device=src.device)
-    u = src.uniform((m,))
+    """Flat Binomial(n, p), p <= 1/2, n p < 10: the count of cdf steps F(0), F(1) ...
+    below a uniform, taken on all lanes at once (no per-lane bookkeeping) until
+    every lane's uniform is under the cdf.  A lane whose cdf stalls below its
+    uniform (rounding, probability ~1e-16) stops at the cap, where P(X > cap) < 1e-30."""
+    u = src.uniform(n.shape)
     s = p / (1 - p)
     a = (n + 1) * s
     r = _C.exp(n * _C.log1p(-p))  # P(X = 0)
-    k = _C.zeros((m,), dtype=F64, device=src.device)
-    idx = _C.arange(m, device=src.device)
-    while m:
-        # done: u falls in this step, or the pmf ran out (k = n, or underflow)
-        done = (u <= r) | (k >= n) | (r <= 0)
-        out[idx[done]] = k[done]
-        keep = ~done
-        idx, u, r, k, n, a, s = (t[keep] for t in (idx, u, r, k, n, a, s))
-        m = idx.shape[0]
-        u = u - r
-        k = k + 1
-        r = r * (a / k - s)
-    return out
+    cdf = r
+    k = _C.zeros_like(n)
+    mean = float((n * p).max()) if n.shape[0] else 0.0
+    cap = min(float(n.max()) if n.shape[0] else 0.0, mean + 12 * math.sqrt(mean) + 40)
+    j = 0
+    while j < cap:
+        for _ in range(4):
+            j += 1
+            k = k + (u > cdf).to(F64)
+            r = r * (a / j - s)
+            cdf = cdf + r
+        if not bool((u > cdf).any()):
+            break
+    return _C.minimum(k, n)
 
 
 def _stirling_tail(k):
@@ -187,14 +192,17 @@ def _binomial_btrs(src, n, p):
         us = 0.5 - u.abs()
         k = _C.floor((2 * a / us + b) * u + c)
         inside = (k >= 0) & (k <= n)
-        quick = (us >= 0.07) & (v <= vr)
-        kk = k.clamp(min=0)
-        kk = _C.where(kk > n, n, kk)
-        lv = _C.log(v * alpha / (a / (us * us) + b))
-        bound = head + (n + 1) * _C.log1p((kk - mode) / (n - kk + 1)) \
-            + (kk + 0.5) * _C.log(r * (n - kk + 1) / (kk + 1)) \
-            - _stirling_tail(kk) - _stirling_tail(n - kk)
-        return k, inside & (quick | (lv <= bound))
+        ok = inside & (us >= 0.07) & (v <= vr)  # the squeeze: most lanes stop here
+        i = _C.nonzero(inside & ~ok).reshape(-1)
+        if i.shape[0]:  # the exact test, on the other lanes only
+            n, a, b, alpha, r, mode, head = (t[i] for t in (n, a, b, alpha, r, mode, head))
+            kk, ui, vi = k[i], us[i], v[i]
+            lv = _C.log(vi * alpha / (a / (ui * ui) + b))
+            bound = head + (n + 1) * _C.log1p((kk - mode) / (n - kk + 1)) \
+                + (kk + 0.5) * _C.log(r * (n - kk + 1) / (kk + 1)) \
+                - _stirling_tail(kk) - _stirling_tail(n - kk)
+            ok[i] = lv <= bound
+        return k, ok
     return rejection(src, n.shape[0], [n, a, b, c, vr, alpha, r, mode, head], propose)
 
 
