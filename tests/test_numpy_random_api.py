@@ -454,3 +454,17 @@ def test_generator_state_is_read_from_a_cpu_tensor():
         with pytest.raises(RuntimeError, match="expected a CPU state tensor"):
             g.set_state(state)
         g.set_state(state.cpu())
+
+
+def test_generators_copy_and_pickle_with_their_state():
+    import copy
+    import pickle
+    g = tnp.random.default_rng(3)
+    g.normal(size=5)
+    h = copy.deepcopy(g)
+    assert (h.normal(size=9).cpu().numpy() == g.normal(size=9).cpu().numpy()).all()
+    r = tnp.random.RandomState(4)
+    r.rand(2)
+    r2 = pickle.loads(pickle.dumps(r))
+    assert (r2.rand(3).cpu().numpy() == r.rand(3).cpu().numpy()).all()
+    assert tnp.random.Generator(0).random(2).shape == (2,)  # a seed in place of a bit generator
