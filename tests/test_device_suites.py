@@ -11,7 +11,7 @@ Tests marked host_only (host semantics: zero-copy sharing with ndarrays,
 NumPy's own code on host views, errors raised before any write) are skipped
 in these runs.
 
-Emulated, on a 2-core machine, the groups take about 12 s (gradients), 15 s
+Emulated, on a 2-core machine, the groups take about 12 s (gradients), 30 s
 (NumPy dispatch), 40 s (oracles), 16 s (training), 38 s (misc), 8 s (functions),
 3 s (serialization) and 56 s (nn: the guard's mprotect calls, most of it) of wall
 time, pytest's start included (about twice that with the machine shared with a
@@ -39,7 +39,8 @@ SUITES = {
     "numpy_dispatch": ["test_ufunc.py", "test_ufunc_ops.py", "test_array_function.py",
                        "test_numpy_namespace.py", "test_numpy_namespace_more.py",
                        "test_numpy_functions_on_grad_tensors.py", "test_ndarray_idioms.py",
-                       "test_scipy_array_api.py"],
+                       "test_scipy_array_api.py", "test_numpy_random_api.py",
+                       "test_numpy_random_dists.py"],
     "training": ["test_optim.py", "test_optim_adafactor_muon.py", "test_nn_train.py",
                  "test_lr_scheduler.py", "test_optim_base.py", "test_optim_swa.py"],
     # the rest of the library (test_distributions_sampling: its sampling tests only; its

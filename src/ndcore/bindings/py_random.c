@@ -291,6 +291,12 @@ static PyObject *generator_set_state(PyObject *self, PyObject *state)
     return PyErr_Format(PyExc_RuntimeError, "set_state(): expected a state of %d bytes (from "
                         "get_state()), got %lld", TL_GENERATOR_STATE_SIZE,
                         (long long)tl_tensor_numel(s));
+  if (tl_tensor_device(s).type != TL_DEVICE_CPU) { /* the bytes are read by the host */
+    char device[32];
+    tl_device_str(device, sizeof device, tl_tensor_device(s));
+    return PyErr_Format(PyExc_RuntimeError, "set_state(): expected a CPU state tensor, got "
+                        "one on %s", device);
+  }
   tl_tensor c;
   if (tl_tensor_to_dtype(&c, s, TL_DTYPE_U8) != TL_OK) /* contiguous copy */
     return tl_py_raise();
