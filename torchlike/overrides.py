@@ -299,9 +299,10 @@ def _namespaces():
     import torchlike
     from . import linalg, fft, special
     from .nn import functional
-    return [("torchlike.Tensor", Tensor), ("torchlike", torchlike),
-            ("torchlike.nn.functional", functional), ("torchlike.linalg", linalg),
-            ("torchlike.fft", fft), ("torchlike.special", special)]
+    # an object held by two namespaces is named by the first (one wrapper)
+    return [("torchlike.Tensor", Tensor), ("torchlike.nn.functional", functional),
+            ("torchlike.linalg", linalg), ("torchlike.fft", fft),
+            ("torchlike.special", special), ("torchlike", torchlike)]
 
 
 # Public callables that are not ops on tensors: configuration, seeding, files,
@@ -342,15 +343,18 @@ def _wrappable(obj, tensor_dict):
 
 
 _WRAPPERS = set()
+_wrapped = {}  # id(original) -> its wrapper, shared by every namespace that holds it
 
 
 def _wrap(obj, name):
-    while type(obj) in _WRAPPERS:
-        obj = obj.__wrapped__
-    if getattr(obj, "_tf_name", None) == name:  # an op function: it tests itself
-        return obj
-    w = _C._tf_wrap(obj, name)
-    _WRAPPERS.add(type(w))
+    if type(obj) in _WRAPPERS or hasattr(obj, "_tf_name"):
+        return obj  # wrapped already, or an op function (it runs the test itself)
+    w = _wrapped.get(id(obj))
+    if w is None or w.__wrapped__ is not obj:
+        # one wrapper per object, named where it is first found: the same
+        # function under two names stays one object (special.gammainc is igamma)
+        w = _wrapped[id(obj)] = _C._tf_wrap(obj, name)
+        _WRAPPERS.add(type(w))
     return w
 
 

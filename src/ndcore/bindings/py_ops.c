@@ -470,7 +470,6 @@ static const char *operator_func(tl_op op, bool inplace, bool reflected)
     OPERATOR(BITWISE_LEFT_SHIFT, "__lshift__", "__rlshift__", "__ilshift__")
     OPERATOR(BITWISE_RIGHT_SHIFT, "__rshift__", "__rrshift__", "__irshift__")
     OPERATOR(EQ, "__eq__", "__eq__", "__eq__")
-    OPERATOR(NE, "__ne__", "__ne__", "__ne__")
 #undef OPERATOR
   default: /* lt ... ge (Python reflects them itself), neg, abs, positive */
     return tl_op_infos[op].name;
@@ -482,7 +481,12 @@ static PyObject *operator_dispatch(tl_op op, PyObject *a, PyObject *b, bool inpl
 {
   bool reflected = !inplace && !tl_py_is_tensor(a) && tl_py_is_tensor(b);
   PyObject *args[2] = {reflected ? b : a, reflected ? a : b};
-  return tl_py_tf_dispatch_attr(operator_func(op, inplace, reflected), args, 2);
+  PyObject *r = tl_py_tf_dispatch_attr(operator_func(op, inplace, reflected), args, 2);
+  if (!r && !inplace && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear(); /* every handler refused: Python's "unsupported operand type(s)" */
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  return r;
 }
 
 static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
