@@ -273,6 +273,13 @@ static PyObject *has_tf_variadic(PyObject *self, PyObject *const *args, Py_ssize
   return PyBool_FromLong(tl_py_tf_wanted(args, nargs));
 }
 
+PyObject *tl_py_not_a_subclass(void)
+{
+  return PyErr_Format(PyExc_TypeError, "Creating a Tensor subclass from a class that does not "
+                      "inherit from Tensor is not possible. Make sure your class inherits from "
+                      "Tensor.");
+}
+
 /* ---- Tensor.as_subclass --------------------------------------------------------- */
 
 /* self.as_subclass(cls): a cls instance viewing self's data, in self's place
@@ -281,9 +288,7 @@ static PyObject *has_tf_variadic(PyObject *self, PyObject *const *args, Py_ssize
 static PyObject *as_subclass(PyObject *self, PyObject *cls)
 {
   if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tl_py_tensor_type))
-    return PyErr_Format(PyExc_TypeError, "as_subclass(): argument 'cls' must be a Tensor "
-                        "subclass, not %s", PyType_Check(cls) ? ((PyTypeObject *)cls)->tp_name
-                                                              : Py_TYPE(cls)->tp_name);
+    return tl_py_not_a_subclass();
   tl_py_tensor *src = (tl_py_tensor *)self, *alias = NULL;
   if (src->requires_grad && !src->grad_fn && tl_py_grad_enabled) {
     int saved = tf_state;
@@ -338,11 +343,20 @@ static PyObject *wrapper_vectorcall(PyObject *self, PyObject *const *args, size_
   return PyObject_Vectorcall(((tf_wrapper *)self)->wrapped, args, nargsf, kwnames);
 }
 
+/* Binds like the wrapped object: a method bound to obj, unless the wrapped
+ * descriptor answers something else (x.size read as NumPy's int, py_spelling.c). */
 static PyObject *wrapper_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-  (void)type;
   if (obj == NULL || obj == Py_None)
     return Py_NewRef(self);
+  PyObject *inner = ((tf_wrapper *)self)->wrapped;
+  descrgetfunc get = Py_TYPE(inner)->tp_descr_get;
+  if (Py_TYPE(inner) != &PyFunction_Type && Py_TYPE(inner) != &PyMethodDescr_Type && get) {
+    PyObject *r = get(inner, obj, type);
+    if (!r || !PyMethod_Check(r) || PyMethod_GET_FUNCTION(r) != inner)
+      return r;
+    Py_DECREF(r);
+  }
   return PyMethod_New(self, obj);
 }
 

@@ -48,6 +48,10 @@ PyObject *tl_py_tf_dispatch(PyObject *func, PyObject *const *args, size_t nargsf
  * (Tensor.add for a + b, Tensor.__getitem__ for a[i]). */
 PyObject *tl_py_tf_dispatch_attr(const char *name, PyObject *const *args, Py_ssize_t n);
 
+/* PyTorch's TypeError for as_subclass/_make_subclass of a class that is not
+ * a Tensor subclass; returns NULL. */
+PyObject *tl_py_not_a_subclass(void);
+
 int tl_py_torch_function_init(PyObject *module);
 
 #endif
