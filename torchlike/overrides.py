@@ -260,6 +260,10 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
         return _convert(ret, cls)
 
 
+_tensor_torch_function.__name__ = "__torch_function__"
+_tensor_torch_function.__qualname__ = "Tensor.__torch_function__"
+
+
 # ---- names ---------------------------------------------------------------------------------
 
 def resolve_name(f):
@@ -342,6 +346,13 @@ def _wrappable(obj, tensor_dict):
     return isinstance(obj, _FUNCTION_TYPES)
 
 
+def _defined_here(obj):
+    """A torchlike function, not one a namespace imported (math.prod, NumPy's)."""
+    if isinstance(obj, _FUNCTION_TYPES[:3]):
+        return str(getattr(obj, "__module__", None)).startswith("torchlike")
+    return True  # op functions, recorded and spelled callables are torchlike's
+
+
 _WRAPPERS = set()
 _wrapped = {}  # id(original) -> its wrapper, shared by every namespace that holds it
 
@@ -369,8 +380,7 @@ def _install():
         for name, obj in items:
             if _not_op(name) or not _wrappable(obj, tensor_dict):
                 continue
-            if not tensor_dict and not str(getattr(obj, "__module__", None)).startswith(
-                    "torchlike"):
+            if not tensor_dict and not _defined_here(obj):
                 continue  # imported helpers (math, NumPy ...)
             w = _wrap(obj, f"{prefix}.{name}")
             if w is not obj:

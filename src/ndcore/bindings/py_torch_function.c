@@ -190,6 +190,9 @@ static PyObject *disabled_impl(PyObject *self, PyObject *const *args, Py_ssize_t
     return PyErr_Format(PyExc_TypeError, "_disabled_torch_function_impl() takes 2 to 4 "
                         "arguments (%zd given)", nargs);
   PyObject *fargs = nargs > 2 ? args[2] : NULL, *fkwargs = nargs > 3 ? args[3] : NULL;
+  if (fkwargs && fkwargs != Py_None && !PyDict_Check(fkwargs))
+    return PyErr_Format(PyExc_TypeError, "_disabled_torch_function_impl(): kwargs must be a "
+                        "dict, not %s", Py_TYPE(fkwargs)->tp_name);
   PyObject *tuple = fargs ? PySequence_Tuple(fargs) : PyTuple_New(0);
   if (!tuple)
     return NULL;
