@@ -186,3 +186,12 @@ def test_save_load_subclass():
 
 
 Tagged.__module__ = __name__  # pickled by reference
+
+
+def test_repr_names_the_subclass():
+    s = torchlike.ones(2, 2).as_subclass(Sub).requires_grad_()
+    assert repr(s) == "Sub([[1., 1.],\n     [1., 1.]], requires_grad=True)"
+    assert repr(torchlike.ones(2)) == "tensor([1., 1.])"
+    assert repr(torchlike.nn.Buffer(torchlike.ones(2))) == "tensor([1., 1.])"
+    assert repr(Parameter(torchlike.ones(2))) == ("Parameter containing:\n"
+                                                  "tensor([1., 1.], requires_grad=True)")
