@@ -95,3 +95,7 @@ from math import e, pi, inf, nan  # noqa: E402,F401
 newaxis = None
 
 __version__ = "0.1.0"
+
+# Last: every public callable above reaches __torch_function__ (overrides._install).
+from . import overrides  # noqa: E402
+overrides._install()

@@ -17,11 +17,19 @@ def _repr(self):
         data = data.cpu()  # printing reads the data through the device's backend
     values = data.numpy() if self.dtype != _C.bfloat16 else data.float().numpy()
     grad_fn = self.grad_fn
-    return tensor_repr(values, self.dtype.name,
+    # a subclass prints its name, as PyTorch's do (Parameter adds its own line)
+    prefix = "tensor(" if type(self) is Tensor or isinstance(self, _parameter_types()) \
+        else f"{type(self).__name__}("
+    return tensor_repr(values, self.dtype.name, prefix=prefix,
                        default_float=_C.get_default_dtype().name,
                        device=str(self.device),
                        requires_grad=self.requires_grad and grad_fn is None,
                        grad_fn_name=None if grad_fn is None else grad_fn.name())
+
+
+def _parameter_types():
+    from .nn.parameter import Parameter, Buffer
+    return (Parameter, Buffer)
 
 
 def _T(self):

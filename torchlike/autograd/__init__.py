@@ -89,7 +89,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         retain_graph = create_graph
     _check_roots(tensors)
     grads = _make_grads(tensors, grad_tensors)
-    _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
+    with _C.DisableTorchFunction():  # the engine's ops are not the user's calls (as in PyTorch)
+        _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -113,8 +114,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"inputs must be Tensors, not {type(t).__name__}")
     grads = _make_grads(outputs, grad_outputs)
-    result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
-                              inputs_tuple, True)
+    with _C.DisableTorchFunction():
+        result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
+                                  inputs_tuple, True)
     if not allow_unused and any(r is None for r in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                            "in the graph. Set allow_unused=True if this is the desired "

@@ -39,6 +39,9 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         pass
 
+    # ops on a Parameter run as on its data and return plain Tensors (PyTorch's choice)
+    __torch_function__ = _C._disabled_torch_function_impl
+
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
@@ -61,12 +64,15 @@ class Buffer(Tensor):
     def __init__(self, data=None, *, persistent=True):
         pass
 
+    __torch_function__ = _C._disabled_torch_function_impl
+
 
 class _UninitializedMixin:
     """Shared by the uninitialized parameter and buffer: a placeholder with no
     shape until ``materialize(shape)`` gives it storage (Lazy modules)."""
 
     cls_to_become = None
+    __torch_function__ = _C._disabled_torch_function_impl
 
     def __init__(self, *args, **kwargs):
         pass

@@ -10,6 +10,7 @@
 #include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/bindings/py_profiler.h"
+#include "ndcore/bindings/py_torch_function.h"
 #include "ndcore/linalg/tl_linalg.h"
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
@@ -224,7 +225,8 @@ PyMODINIT_FUNC PyInit__C(void)
       PyModule_AddFunctions(m, tl_py_generated_fft_functions) < 0 ||
       tl_py_shape_ops_init(m) < 0 || tl_py_index_init(m) < 0 ||
       tl_py_reduce_init(m) < 0 || tl_py_ufunc_init(m) < 0 || tl_py_grad_init(m) < 0 ||
-      tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0) {
+      tl_py_optim_init(m) < 0 || tl_py_spelling_init(m) < 0 ||
+      tl_py_torch_function_init(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

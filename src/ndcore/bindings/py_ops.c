@@ -17,17 +17,20 @@
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/bindings/py_sig.h"
 #include "ndcore/bindings/py_profiler.h"
+#include "ndcore/bindings/py_torch_function.h"
 
 typedef struct {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   tl_op op;
   bool inplace;
+  bool method;      /* Tensor.add rather than torchlike.add (__torch_function__ tells them apart) */
   PyObject *name;
+  PyObject *tf_name; /* "torchlike.Tensor.add", what overrides.resolve_name gives */
 } tl_py_opfunc;
 
 static PyTypeObject *opfunc_type;
-static PyObject *opfuncs[TL_OP_COUNT][2]; /* [op][inplace], for the operators */
+static PyObject *opfuncs[TL_OP_COUNT][2]; /* [op][inplace] Tensor methods, for the operators */
 static PyObject *module_ref; /* torchlike._C, for ops defined elsewhere (matmul) */
 
 /* ---- keyword arguments ------------------------------------------------------- */
@@ -285,6 +288,8 @@ static PyObject *opfunc_call(PyObject *callable, PyObject *const *args, size_t n
 {
   tl_py_opfunc *f = (tl_py_opfunc *)callable;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (tl_py_tf_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
+    return tl_py_tf_dispatch(callable, args, nargsf, kwnames);
   if (tl_py_grad_wanted(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
     return tl_py_record(f->op, callable, args, nargsf, kwnames, f->inplace ? 1 : 0);
   /* generated from signatures.txt */
@@ -335,10 +340,24 @@ static PyObject *opfunc_get_name(PyObject *self, void *closure)
   return Py_NewRef(((tl_py_opfunc *)self)->name);
 }
 
+static PyObject *opfunc_get_qualname(PyObject *self, void *closure)
+{
+  (void)closure;
+  tl_py_opfunc *f = (tl_py_opfunc *)self;
+  return f->method ? PyUnicode_FromFormat("Tensor.%U", f->name) : Py_NewRef(f->name);
+}
+
+static PyObject *opfunc_get_tf_name(PyObject *self, void *closure)
+{
+  (void)closure;
+  return Py_NewRef(((tl_py_opfunc *)self)->tf_name);
+}
+
 static void opfunc_dealloc(PyObject *self)
 {
   PyTypeObject *type = Py_TYPE(self);
   Py_XDECREF(((tl_py_opfunc *)self)->name);
+  Py_XDECREF(((tl_py_opfunc *)self)->tf_name);
   type->tp_free(self);
   Py_DECREF(type);
 }
@@ -349,7 +368,8 @@ static PyMemberDef opfunc_members[] = {
 };
 static PyGetSetDef opfunc_getset[] = {
     {"__name__", opfunc_get_name, NULL, NULL, NULL},
-    {"__qualname__", opfunc_get_name, NULL, NULL, NULL},
+    {"__qualname__", opfunc_get_qualname, NULL, NULL, NULL},
+    {"_tf_name", opfunc_get_tf_name, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 static PyType_Slot opfunc_slots[] = {
@@ -369,7 +389,7 @@ static PyType_Spec opfunc_spec = {
     .slots = opfunc_slots,
 };
 
-static PyObject *opfunc_new(tl_op op, bool inplace)
+static PyObject *opfunc_new(tl_op op, bool inplace, bool method)
 {
   tl_py_opfunc *f = PyObject_New(tl_py_opfunc, opfunc_type);
   if (!f)
@@ -377,8 +397,11 @@ static PyObject *opfunc_new(tl_op op, bool inplace)
   f->vectorcall = opfunc_vectorcall;
   f->op = op;
   f->inplace = inplace;
+  f->method = method;
   f->name = PyUnicode_FromFormat("%s%s", tl_op_infos[op].name, inplace ? "_" : "");
-  if (!f->name) {
+  f->tf_name = f->name ? PyUnicode_FromFormat("torchlike.%s%U", method ? "Tensor." : "", f->name)
+                       : NULL;
+  if (!f->tf_name) {
     Py_DECREF(f);
     return NULL;
   }
@@ -399,17 +422,23 @@ int tl_py_ops_init(PyObject *module)
                        kind == TL_OPKIND_CLAMP ||
                        (kind == TL_OPKIND_INDEX && tl_py_index_has_inplace((tl_op)op));
     for (int inplace = 0; inplace <= has_inplace; inplace++) {
-      PyObject *f = opfunc_new((tl_op)op, inplace);
-      if (!f)
-        return -1;
-      opfuncs[op][inplace] = f; /* the module or the type keeps it alive */
-      PyObject *name = ((tl_py_opfunc *)f)->name;
-      int r = (inplace ? 0 : PyModule_AddObjectRef(module, PyUnicode_AsUTF8(name), f));
-      if (r == 0 && kind != TL_OPKIND_NN) /* nn ops are functions (torch.nn.functional) */
-        r = PyObject_SetAttr((PyObject *)tl_py_tensor_type, name, f);
-      Py_DECREF(f);
-      if (r < 0)
-        return -1;
+      /* the module function and the Tensor method are two objects, as in
+       * PyTorch: __torch_function__ receives the one that was called */
+      for (int method = 0; method <= 1; method++) {
+        if (method ? kind == TL_OPKIND_NN : inplace) /* nn ops are torch.nn.functional's */
+          continue;
+        PyObject *f = opfunc_new((tl_op)op, inplace, method);
+        if (!f)
+          return -1;
+        PyObject *name = ((tl_py_opfunc *)f)->name;
+        int r = method ? PyObject_SetAttr((PyObject *)tl_py_tensor_type, name, f)
+                       : PyModule_AddObjectRef(module, PyUnicode_AsUTF8(name), f);
+        if (method)
+          opfuncs[op][inplace] = f; /* the type keeps it alive */
+        Py_DECREF(f);
+        if (r < 0)
+          return -1;
+      }
     }
   }
   return 0;
@@ -419,9 +448,52 @@ int tl_py_ops_init(PyObject *module)
 
 /* Binary operator: NotImplemented when the other side is not something we take,
  * so Python can try the reflected method or raise its usual TypeError. */
+/* The Tensor attribute PyTorch hands __torch_function__ for an operator:
+ * a - 1 is Tensor.sub, 1 - a Tensor.__rsub__(a, 1), a -= 1 Tensor.sub_, and
+ * some operators keep their dunder (a ** 2 is Tensor.__pow__). */
+static const char *operator_func(tl_op op, bool inplace, bool reflected)
+{
+  switch (op) {
+#define OPERATOR(OP, fwd, refl, inpl) \
+  case TL_OP_##OP:                   \
+    return inplace ? inpl : reflected ? refl : fwd;
+    OPERATOR(ADD, "add", "add", "add_")
+    OPERATOR(SUB, "sub", "__rsub__", "sub_")
+    OPERATOR(MUL, "mul", "mul", "mul_")
+    OPERATOR(DIV, "div", "__rtruediv__", "div_")
+    OPERATOR(FLOOR_DIVIDE, "__floordiv__", "__rfloordiv__", "floor_divide_")
+    OPERATOR(REMAINDER, "remainder", "__rmod__", "remainder_")
+    OPERATOR(POW, "__pow__", "__rpow__", "__ipow__")
+    OPERATOR(BITWISE_AND, "__and__", "bitwise_and", "__iand__")
+    OPERATOR(BITWISE_OR, "__or__", "bitwise_or", "__ior__")
+    OPERATOR(BITWISE_XOR, "__xor__", "bitwise_xor", "__ixor__")
+    OPERATOR(BITWISE_LEFT_SHIFT, "__lshift__", "__rlshift__", "__ilshift__")
+    OPERATOR(BITWISE_RIGHT_SHIFT, "__rshift__", "__rrshift__", "__irshift__")
+    OPERATOR(EQ, "__eq__", "__eq__", "__eq__")
+#undef OPERATOR
+  default: /* lt ... ge (Python reflects them itself), neg, abs, positive */
+    return tl_op_infos[op].name;
+  }
+}
+
+/* a <op> b with a __torch_function__ on either side: the tensor (self) first. */
+static PyObject *operator_dispatch(tl_op op, PyObject *a, PyObject *b, bool inplace)
+{
+  bool reflected = !inplace && !tl_py_is_tensor(a) && tl_py_is_tensor(b);
+  PyObject *args[2] = {reflected ? b : a, reflected ? a : b};
+  PyObject *r = tl_py_tf_dispatch_attr(operator_func(op, inplace, reflected), args, 2);
+  if (!r && !inplace && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear(); /* every handler refused: Python's "unsupported operand type(s)" */
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  return r;
+}
+
 static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
 {
   PyObject *operands[2] = {a, b};
+  if (tl_py_tf_wanted(operands, 2))
+    return operator_dispatch(op, a, b, inplace);
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
   tl_prof_mark m = {.index = -1};
   if (TL_PROF_UNLIKELY(tl_prof_on))
@@ -444,6 +516,9 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 static PyObject *unary_operator(tl_op op, PyObject *a)
 {
   tl_op_params p = {0};
+  if (tl_py_tf_wanted(&a, 1))
+    return tl_py_tf_dispatch_attr(op == TL_OP_BITWISE_NOT ? "__invert__" : tl_op_infos[op].name,
+                                  &a, 1);
   tl_prof_mark m = {.index = -1};
   if (TL_PROF_UNLIKELY(tl_prof_on))
     m = tl_prof_begin(TL_PROF_OP, ((tl_py_opfunc *)opfuncs[op][0])->name, &a, 1);
@@ -490,6 +565,12 @@ static PyObject *nb_invert(PyObject *a) { return unary_operator(TL_OP_BITWISE_NO
 /* a @ b: matmul is declared by the linear-algebra files as _C.matmul. */
 static PyObject *nb_matmul(PyObject *a, PyObject *b)
 {
+  PyObject *operands[2] = {a, b};
+  if (tl_py_tf_wanted(operands, 2)) {
+    bool reflected = !tl_py_is_tensor(a) && tl_py_is_tensor(b);
+    PyObject *args[2] = {reflected ? b : a, reflected ? a : b};
+    return tl_py_tf_dispatch_attr(reflected ? "__rmatmul__" : "matmul", args, 2);
+  }
   PyObject *fn = PyObject_GetAttrString(module_ref, "matmul");
   if (!fn)
     return NULL;

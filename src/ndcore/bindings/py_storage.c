@@ -26,6 +26,7 @@
  *                       storage here cannot do (its header sits inside its
  *                       block). */
 #include "ndcore/bindings/py_tensor.h"
+#include "ndcore/bindings/py_torch_function.h"
 
 static PyObject *py_storage_id(PyObject *self, PyObject *arg)
 {
@@ -62,8 +63,7 @@ static PyObject *py_make_subclass(PyObject *self, PyObject *const *args, Py_ssiz
   if (tl_py_bind_args("_make_subclass", args, nargs, kwnames, names, 3, 2, v) < 0)
     return NULL;
   if (!PyType_Check(v[0]) || !PyType_IsSubtype((PyTypeObject *)v[0], tl_py_tensor_type))
-    return PyErr_Format(PyExc_TypeError, "_make_subclass(): cls must be a Tensor subclass, "
-                        "not %R", v[0]);
+    return tl_py_not_a_subclass();
   const tl_tensor *data = tl_py_tensor_arg("_make_subclass", "data", v[1]);
   if (!data || tl_py_bool_arg(v[2], &require_grad) < 0)
     return NULL;

@@ -10,6 +10,7 @@
 
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/bindings/py_numpy.h"
+#include "ndcore/bindings/py_torch_function.h"
 
 PyTypeObject *tl_py_tensor_type;
 static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
@@ -505,8 +506,18 @@ static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject 
   return r;
 }
 
-static PyObject *tensor_float(PyObject *self) { return tensor_scalar_as(self, PyNumber_Float); }
-static PyObject *tensor_int(PyObject *self) { return tensor_scalar_as(self, PyNumber_Long); }
+static PyObject *tensor_float(PyObject *self)
+{
+  if (tl_py_tf_wanted(&self, 1))
+    return tl_py_tf_dispatch_attr("__float__", &self, 1);
+  return tensor_scalar_as(self, PyNumber_Float);
+}
+static PyObject *tensor_int(PyObject *self)
+{
+  if (tl_py_tf_wanted(&self, 1))
+    return tl_py_tf_dispatch_attr("__int__", &self, 1);
+  return tensor_scalar_as(self, PyNumber_Long);
+}
 static PyObject *tensor_index(PyObject *self)
 {
   if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL)
@@ -516,6 +527,12 @@ static PyObject *tensor_index(PyObject *self)
 }
 static int tensor_bool(PyObject *self)
 {
+  if (tl_py_tf_wanted(&self, 1)) {
+    PyObject *r = tl_py_tf_dispatch_attr("__bool__", &self, 1);
+    int b = r ? PyObject_IsTrue(r) : -1;
+    Py_XDECREF(r);
+    return b;
+  }
   tl_tensor *t = tl_py_t(self);
   int64_t n = tl_tensor_numel(t);
   if (n != 1) {
@@ -541,6 +558,12 @@ static PyObject *tensor_complex(PyObject *self, PyObject *unused)
 
 static Py_ssize_t tensor_len(PyObject *self)
 {
+  if (tl_py_tf_wanted(&self, 1)) { /* Tensor.__len__ for __torch_function__ */
+    PyObject *r = tl_py_tf_dispatch_attr("__len__", &self, 1);
+    Py_ssize_t n = r ? PyNumber_AsSsize_t(r, PyExc_OverflowError) : -1;
+    Py_XDECREF(r);
+    return n;
+  }
   tl_tensor *t = tl_py_t(self);
   if (t->ndim == 0) {
     PyErr_SetString(PyExc_TypeError, "len() of a 0-d tensor");
