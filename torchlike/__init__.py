@@ -58,6 +58,8 @@ from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401
 from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,  # noqa: F401
                                 get_autocast_gpu_dtype, is_autocast_cache_enabled,
                                 clear_autocast_cache)
+# Numerical extras: torch.signal, the low-rank solvers, Sobol, functional forms.
+from . import signal  # noqa: F401  (torch.signal.windows)
 
 _C._set_device_class(device)
 
