@@ -10,32 +10,15 @@ import pytest
 
 import torchlike as T
 import torchlike.signal.windows as W
+from numextra_golden import check
 from oracle import golden_calls
 
 CALLS, _golden = golden_calls("signal_windows")
 
 
-def _close(got, want, rtol, atol):
-    if isinstance(want, float) and isinstance(got, float):
-        return abs(got - want) <= atol + rtol * abs(want)
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_close(g, w, rtol, atol) for g, w in zip(got, want))
-    return got == want
-
-
 @pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
 def test_matches_pytorch(call, expected):
-    env = _golden.inputs(T)
-    if expected[0] == "raises":
-        with pytest.raises(Exception) as e:
-            eval(call, env)
-        assert type(e.value).__name__ == expected[1], str(e.value)
-        assert str(e.value) == expected[2].replace("torch.", "torchlike.") or str(e.value) == expected[2]
-        return
-    got = _golden.describe(eval(call, env))
-    tight = expected[0] == "tensor" and expected[1] == "float64"
-    assert _close(got, expected, 1e-12 if tight else 2e-6, 1e-12 if tight else 1e-7), \
-        (call, got, expected)
+    check(_golden, call, expected, tight=(1e-12, 1e-12), loose=(2e-6, 1e-7))
 
 
 try:
