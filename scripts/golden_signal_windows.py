@@ -22,6 +22,8 @@ def describe(r):
         return ["tensor", str(r.dtype).split(".")[-1], list(r.shape), vals]
     if isinstance(r, (tuple, list)):
         return ["tuple", [describe(v) for v in r]]
+    if type(r).__name__ == "dtype":
+        return ["dtype", str(r).split(".")[-1]]
     return [type(r).__name__, r]
 
 

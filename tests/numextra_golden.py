@@ -15,7 +15,7 @@ def close(got, want, rtol, atol):
     if isinstance(want, float) and isinstance(got, float):
         if want != want:
             return got != got
-        return abs(got - want) <= atol + rtol * abs(want)
+        return got == want or abs(got - want) <= atol + rtol * abs(want)
     if isinstance(want, list) and isinstance(got, list):
         return len(got) == len(want) and all(close(g, w, rtol, atol) for g, w in zip(got, want))
     return got == want
