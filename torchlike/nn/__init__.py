@@ -14,3 +14,5 @@ from . import parameter  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
 from . import modules  # noqa: F401
+from ._linear_cross_entropy import LinearCrossEntropyOptions  # noqa: F401
+from .modules.linear_cross_entropy import LinearCrossEntropyLoss  # noqa: F401
