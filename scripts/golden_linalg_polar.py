@@ -58,6 +58,13 @@ CALLS = [
     "[t.shape for t in T.pca_lowrank(L, q=9, center=False)]",
     "T.svd_lowrank(L, q=5)[1][:3]", "T.svd_lowrank(L.T, q=5, niter=0)[1][:3]",
     "T.pca_lowrank(L, q=5, center=False)[1][:3]", "T.pca_lowrank(L, q=5)[1][:2]",
+    # lobpcg: the eigenvalues of a symmetric matrix with a clear gap, and the checks
+    "T.lobpcg(P, k=1, niter=200, tol=1e-12)[0]",
+    "T.lobpcg(T.diag(T.arange(1.0, 13.0, dtype=T.float64)), k=2, tol=1e-10)[0]",
+    "T.lobpcg(T.diag(T.arange(1.0, 13.0, dtype=T.float64)), k=2, largest=False, tol=1e-10)[0]",
+    "T.lobpcg(T.diag(T.arange(1.0, 13.0, dtype=T.float64)), k=2, B=2 * T.eye(12, dtype=T.float64), tol=1e-10)[0]",
+    "T.lobpcg(T.diag(T.arange(1.0, 13.0, dtype=T.float64)), X=T.eye(12, 3, dtype=T.float64) + 0.1, tol=1e-10)[0]",
+    "T.lobpcg(P, k=2)", "T.lobpcg(A)", "T.lobpcg(P, B=T.eye(2))",
     "T.pca_lowrank(L, q=10)", "T.pca_lowrank(L, q=-1)", "T.pca_lowrank(L, niter=-1)",
 ]
 

@@ -1,4 +1,5 @@
-"""torch.vander, torch.svd_lowrank, torch.pca_lowrank (torchlike/_lowrank.py):
+"""torch.vander, torch.svd_lowrank, torch.pca_lowrank (torchlike/_lowrank.py) and
+torch.lobpcg (torchlike/_lobpcg.py) against eigh and scipy.linalg.eigh:
 PyTorch's recorded answers (tests/golden/linalg_polar.json,
 scripts/golden_linalg_polar.py) for vander's values and messages and the
 low-rank functions' shapes, exact-rank singular values and messages;
@@ -14,7 +15,7 @@ from numextra_golden import check
 from oracle import golden_calls
 
 CALLS, _golden = golden_calls("linalg_polar")
-_MINE = [c for c in CALLS if "vander" in c[0] or "lowrank" in c[0]]
+_MINE = [c for c in CALLS if any(f in c[0] for f in ("vander", "lowrank", "lobpcg"))]
 
 
 @pytest.mark.parametrize("call,expected", _MINE, ids=[c for c, _ in _MINE])
@@ -132,3 +133,66 @@ def test_bad_arguments():
         T.pca_lowrank(T.ones(3))
     with pytest.raises(RuntimeError, match="float32, float64, complex64 or complex128"):
         T.svd_lowrank(T.ones(3, 3, dtype=T.float16))
+
+
+# ---- lobpcg ---------------------------------------------------------------------
+
+def _sym_with_spectrum(values, seed=0):
+    q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((len(values),) * 2))
+    return (q * values) @ q.T
+
+
+@pytest.mark.parametrize("method", ["ortho", "basic"])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("k,n", [(1, None), (3, None), (2, 5)])
+def test_lobpcg_matches_eigh(method, largest, k, n):
+    ev = np.concatenate([np.linspace(1, 10, 60), [20, 25, 31, 40]])
+    a = _sym_with_spectrum(ev)
+    T.manual_seed(0)
+    E, X = T.lobpcg(T.tensor(a), k=k, n=n, largest=largest, method=method, tol=1e-9)
+    e, x = E.numpy(), X.numpy()
+    want = np.sort(ev)[::-1][:k] if largest else np.sort(ev)[:k]
+    assert e.shape == (k,) and x.shape == (64, k)
+    np.testing.assert_allclose(e, want, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(a @ x, x * e, atol=1e-6)
+    np.testing.assert_allclose(x.T @ x, np.eye(k), atol=1e-8)
+
+
+def test_lobpcg_generalized_batched_preconditioned():
+    sl = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(1)
+    a = np.stack([_sym_with_spectrum(np.linspace(1, 50, 45), seed=s) for s in (2, 3)])
+    c = rng.standard_normal((2, 45, 45))
+    b = c @ np.swapaxes(c, 1, 2) / 45 + np.eye(45)
+    T.manual_seed(1)
+    iK = T.tensor(np.linalg.inv(np.diag(np.diag(a[0]))))
+    E, X = T.lobpcg(T.tensor(a), k=2, B=T.tensor(b), iK=iK, tol=1e-10, niter=500)
+    for i in range(2):
+        want = sl.eigh(a[i], b[i], eigvals_only=True)[::-1][:2]
+        np.testing.assert_allclose(E.numpy()[i], want, rtol=1e-8)
+        x = X.numpy()[i]
+        np.testing.assert_allclose(a[i] @ x, b[i] @ x * E.numpy()[i], atol=1e-6)
+
+
+def test_lobpcg_float32_and_tracker():
+    a = _sym_with_spectrum(np.linspace(0, 1, 40) ** 3 * 10, seed=4)
+    seen = []
+    T.manual_seed(2)
+    E, X = T.lobpcg(T.tensor(a, dtype=T.float32), k=2, tracker=lambda w: seen.append(
+        w.ivars["converged_count"]))
+    assert E.dtype == T.float32 and seen and seen[-1] == 2
+    np.testing.assert_allclose(E.numpy(), np.sort(np.linalg.eigvalsh(a))[::-1][:2], rtol=1e-4)
+
+
+def test_lobpcg_eigenvalue_gradient():
+    a = _sym_with_spectrum(np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 15]), seed=5)
+    A = T.tensor(a, requires_grad=True)
+
+    def top(m):
+        T.manual_seed(0)
+        return T.lobpcg((m + m.mT) / 2, k=2, tol=1e-12, niter=500)[0]
+    assert gradcheck(top, (A,), atol=1e-6)
+    # the eigenvectors carry no gradient: using them raises rather than drops it
+    E, X = T.lobpcg(A, k=1, tol=1e-10)
+    with pytest.raises(NotImplementedError, match="eigenvectors"):
+        (X.sum() + E.sum()).backward()

@@ -62,6 +62,7 @@ from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,
 from . import signal  # noqa: F401  (torch.signal.windows)
 from . import quasirandom  # noqa: F401  (SobolEngine)
 from ._lowrank import vander, svd_lowrank, pca_lowrank  # noqa: F401
+from ._lobpcg import lobpcg  # noqa: F401
 from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
 
 _C._set_device_class(device)
