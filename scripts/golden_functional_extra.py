@@ -2,7 +2,11 @@
 torchlike/_functional_extra.py (segment_reduce, embedding_bag,
 constant_pad_nd, frobenius_norm, nuclear_norm, empty_permuted, the RNN cell
 functions, grid_sampler_2d/3d, native_channel_shuffle, binomial's
-deterministic cases and checks), for tests/test_functional_extra.py:
+deterministic cases and checks) and of torchlike/_tensor_storage.py
+(Tensor.set_, resize, resize_as, storage, the legacy storage classes; not
+set_ past a storage's end, where PyTorch grows the storage and we raise,
+nor resize((2, 3)), which PyTorch's Resize rejects and we take), for
+tests/test_functional_extra.py and tests/test_tensor_storage.py:
 values at full precision, strides, and the messages of bad calls.
 
 Run with an interpreter that has PyTorch:
@@ -103,6 +107,19 @@ CALLS = [
     "T.binomial(T.tensor([5, 4]), T.tensor([0.5, 0.5]))",
     "T.binomial(T.tensor([5.0, 4.0]), T.tensor([0.5, 0.5], dtype=T.float64))",
     "T.binomial(T.tensor([5.0]).half(), T.tensor([0.5]).half())",
+    # Tensor.set_ / resize / resize_as / storage (torchlike/_tensor_storage.py)
+    "T.zeros(3).set_(x[:, 1:])", "T.zeros(3).set_(x[:, 1:]).stride()", "T.zeros(3).set_(x.double())",
+    "T.zeros(3).set_(T.arange(6.0).untyped_storage())",
+    "T.zeros(3).set_(T.arange(6.0).untyped_storage(), 1, (2, 2))",
+    "T.zeros(3).set_(T.arange(6.0).untyped_storage(), 1, (2, 2), (1, 2))",
+    "T.zeros(3).set_(T.arange(6.0).untyped_storage(), 0, (2, 2), (1,))",
+    "T.zeros(3).set_()", "T.zeros(2, requires_grad=True).set_(x)",
+    "T.arange(6.0).resize(3, 2)", "T.zeros(3).resize(2, 2)",
+    "T.zeros(3).resize_as(T.zeros(3, 1))", "T.zeros(3).resize_as(x)",
+    "T.arange(6.0)[2:].storage().tolist()", "T.arange(6.0).storage().size()",
+    "T.arange(6.0).storage()[2]", "isinstance(T.arange(6.0).storage(), T.FloatStorage)",
+    "isinstance(T.arange(6.0).storage(), T.DoubleStorage)", "T.DoubleStorage(4).size()",
+    "T.LongStorage([3, 1, 2]).tolist()",
 ]
 
 
