@@ -62,6 +62,7 @@ from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,
 from . import signal  # noqa: F401  (torch.signal.windows)
 from . import quasirandom  # noqa: F401  (SobolEngine)
 from ._tensor_storage import *  # noqa: F401,F403  (t.set_, t.storage, FloatStorage ...)
+from . import _ndarray_io  # noqa: F401  (byteswap, tofile, resize, setflags ... on Tensor)
 from ._lowrank import vander, svd_lowrank, pca_lowrank  # noqa: F401
 from ._lobpcg import lobpcg  # noqa: F401
 from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
