@@ -127,7 +127,7 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None:
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
-    if not (data.is_floating_point() or data.dtype == _C.bool) or data.dtype == _C.bool:
+    if not data.is_floating_point():
         raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for "
                                   f"'{_dtype_name(data.dtype)}'")
     axis = axis + data.ndim if axis < 0 else axis

@@ -21,7 +21,9 @@ Gradients: the eigenvalues are returned as the Rayleigh quotients of the
 exact at converged, simple eigenpairs (Hellmann-Feynman); a gradient
 reaching the eigenvectors raises NotImplementedError instead of being
 dropped.  PyTorch's ortho_*params tune its own orthogonalization loop and
-are accepted and ignored here."""
+are accepted and ignored here.  Where PyTorch's Python asserts (A not
+square, B or X of the wrong shape: AssertionError), ValueError is raised
+with the same words."""
 import types
 
 from . import _C
@@ -132,9 +134,9 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     if not isinstance(A, _C.Tensor):
         raise TypeError(f"lobpcg(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A.ndim < 2 or A.shape[-2] != A.shape[-1]:
-        raise AssertionError(f"A must be square, got shape {A.shape}")
+        raise ValueError(f"A must be square, got shape {A.shape}")
     if B is not None and tuple(B.shape) != tuple(A.shape):
-        raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
+        raise ValueError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
     if A.dtype not in (_C.float32, _C.float64):
         raise RuntimeError(f"lobpcg: expected a float32 or float64 A, got {A.dtype}")
     if method not in (None, "ortho", "basic"):
@@ -157,7 +159,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     for i in range(flatA.shape[0]):
         X0 = _C.randn((m, n), dtype=A.dtype, device=A.device) if flatX is None else flatX[i]
         if tuple(X0.shape) != (m, n):
-            raise AssertionError(f"X shape mismatch: got {X0.shape}, expected {(m, n)}")
+            raise ValueError(f"X shape mismatch: got {X0.shape}, expected {(m, n)}")
         vecs.append(_one(flatA[i], None if flatB is None else flatB[i], X0, k, n, iK, niter,
                          tol, largest, method or "ortho", tracker))
     V = _C.stack(vecs, 0).reshape(batch + (m, k))
