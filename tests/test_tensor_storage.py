@@ -63,9 +63,11 @@ def test_resize_is_a_differentiable_view():
     np.testing.assert_array_equal(T.arange(6.0).resize((2, 3)).numpy(), np.arange(6.0).reshape(2, 3))
     with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
         assert T.zeros(3).resize_as(T.zeros(3, 1)).shape == (3, 1)
-    with pytest.raises(RuntimeError, match="requested resize to 2x2 \\(4 elements in total\\), "
+    with pytest.raises(RuntimeError, match="requested resize to 2x3 \\(6 elements in total\\), "
                                            "but the given tensor has a size of 3"):
-        T.zeros(3).resize(2, 2)
+        T.zeros(3).resize_as(T.zeros(2, 3))
+    grown = T.ones(3)            # another element count: NumPy's in-place resize (_ndarray_io)
+    assert grown.resize(2, 2) is None and grown.numpy().tolist() == [[1, 1], [1, 0]]
     x = T.tensor(np.arange(6.0), requires_grad=True)
     assert gradcheck(lambda v: v.t().resize(2, 3) if v.ndim == 2 else v.resize(2, 3) * 2, (x,))
 
