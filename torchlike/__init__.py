@@ -65,6 +65,14 @@ from . import library  # noqa: F401,E402
 from ._ops import ops  # noqa: F401,E402
 from . import hub  # noqa: F401,E402
 from .amp import GradScaler  # noqa: F401,E402
+# Numerical extras: torch.signal, the low-rank solvers, Sobol, functional forms.
+from . import signal  # noqa: F401  (torch.signal.windows)
+from . import quasirandom  # noqa: F401  (SobolEngine)
+from ._tensor_storage import *  # noqa: F401,F403  (t.set_, t.storage, FloatStorage ...)
+from . import _ndarray_io  # noqa: F401  (byteswap, tofile, resize, setflags ... on Tensor)
+from ._lowrank import vander, svd_lowrank, pca_lowrank  # noqa: F401
+from ._lobpcg import lobpcg  # noqa: F401
+from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
 
 _C._set_device_class(device)
 

@@ -20,7 +20,7 @@ __all__ = [
     "pinv", "matrix_rank", "cond", "matrix_power", "cross", "multi_dot", "matmul", "diagonal",
     "lu_factor", "lu", "lu_solve", "solve_triangular", "vecdot", "tensorinv", "tensorsolve",
     "inv_ex", "cholesky_ex", "solve_ex", "lu_factor_ex", "matrix_exp", "householder_product",
-    "ldl_factor", "ldl_factor_ex", "ldl_solve", "vander",
+    "ldl_factor", "ldl_factor_ex", "ldl_solve", "vander", "polar", "matrix_sqrth",
 ]
 
 
@@ -52,6 +52,7 @@ LDLFactorExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 
 matmul = _C.matmul
 from ._matrix_functions import householder_product, matrix_exp  # noqa: E402
+from ._linalg_polar import polar, matrix_sqrth  # noqa: E402,F401
 
 
 def _out(result, out):

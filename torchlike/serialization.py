@@ -168,6 +168,30 @@ class TypedStorage:
 
     __len__ = size
 
+    def _elements(self):
+        """The storage as a 1-d tensor of dtype (zero-copy)."""
+        raw = self._untyped_storage._bytes
+        return raw.narrow(0, 0, self.size() * self.dtype.itemsize).view(self.dtype)
+
+    def untyped(self):
+        return self._untyped_storage
+
+    def nbytes(self):
+        return self.size() * self.dtype.itemsize
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def data_ptr(self):
+        return self._untyped_storage.data_ptr()
+
+    def tolist(self):
+        return self._elements().tolist()
+
+    def __getitem__(self, index):
+        item = self._elements()[index]
+        return item.item() if item.ndim == 0 else item.tolist()
+
     def __repr__(self):
         return f"torchlike.TypedStorage(dtype={self.dtype}, size={self.size()})"
 

@@ -23,8 +23,9 @@ _MAX_ITER = 2000
 _CHECK_EVERY = 16
 
 
-def _sample_standard_gamma(alpha):
-    """Gamma(alpha, 1) draws of alpha's shape, dtype and device (no grad)."""
+def _sample_standard_gamma(alpha, generator=None):
+    """Gamma(alpha, 1) draws of alpha's shape, dtype and device (no grad),
+    from the global generator or ``generator``."""
     dtype = alpha.dtype
     a = alpha.detach().to(torchlike.float64)
     boost = a < 1
@@ -35,15 +36,15 @@ def _sample_standard_gamma(alpha):
     pending = torchlike.ones_like(a, dtype=torchlike.bool)
     shape = tuple(a.shape)
     while bool(pending.any()):
-        x = torchlike.randn(shape, dtype=torchlike.float64, device=a.device)
-        u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device)
+        x = torchlike.randn(shape, dtype=torchlike.float64, device=a.device, generator=generator)
+        u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device, generator=generator)
         v = (1 + c * x) ** 3
         v_safe = v.clamp(min=1e-300)
         accept = (v > 0) & (torchlike.log(u) < 0.5 * x * x + d - d * v_safe + d * torchlike.log(v_safe))
         take = pending & accept
         out = torchlike.where(take, d * v_safe, out)
         pending = pending & ~accept
-    u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device)
+    u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device, generator=generator)
     out = torchlike.where(boost, out * u ** (1.0 / a), out)
     return out.to(dtype).clamp(min=tiny(dtype))
 

@@ -1110,3 +1110,8 @@ def _int_list(lengths):
     if isinstance(lengths, int):
         return [lengths]
     return [int(v) for v in lengths]
+
+
+# PyTorch 2.15's MoE grouped GEMM and fused linear + cross entropy (their own files).
+from ._grouped_mm import grouped_mm  # noqa: E402,F401
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
