@@ -208,14 +208,19 @@ def _public_functions():
             # nn's functional ops re-exported at the top level are tested with nn
             if (getattr(f, "__module__", None) or "").startswith("torchlike.nn"):
                 continue
+            # NumPy's own functions run on tensors (torchlike.numpy keeps each one it
+            # was asked for): theirs to fuzz, and which are present depends on test order
+            if getattr(f, "__wrapped__", None) is getattr(np, name, object()):
+                continue
             if callable(f) and not inspect.isclass(f) and not inspect.ismodule(f):
                 yield f"{mname}.{name}", f
 
 
 @pytest.mark.parametrize("position", [0, 1])
-def test_fuzz_bad_arguments_raise_clear_errors(position):
+def test_fuzz_bad_arguments_raise_clear_errors(position, tmp_path, monkeypatch):
     """None, strings, nested lists and plain objects as each public function's first
     or second argument: a Python exception with a message, never an internal one."""
+    monkeypatch.chdir(tmp_path)  # the savers take "abc" as a file name
     internal = (AttributeError, RecursionError, UnboundLocalError, NameError, KeyError,
                 ZeroDivisionError, AssertionError, SystemError)
     found = []
