@@ -446,8 +446,6 @@ int tl_py_ops_init(PyObject *module)
 
 /* ---- operators --------------------------------------------------------------------- */
 
-/* Binary operator: NotImplemented when the other side is not something we take,
- * so Python can try the reflected method or raise its usual TypeError. */
 /* The Tensor attribute PyTorch hands __torch_function__ for an operator:
  * a - 1 is Tensor.sub, 1 - a Tensor.__rsub__(a, 1), a -= 1 Tensor.sub_, and
  * some operators keep their dunder (a ** 2 is Tensor.__pow__). */
@@ -489,6 +487,8 @@ static PyObject *operator_dispatch(tl_op op, PyObject *a, PyObject *b, bool inpl
   return r;
 }
 
+/* Binary operator: NotImplemented when the other side is not something we take,
+ * so Python can try the reflected method or raise its usual TypeError. */
 static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
 {
   PyObject *operands[2] = {a, b};

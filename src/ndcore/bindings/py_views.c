@@ -381,11 +381,10 @@ static PyObject *prof_name(PyObject **cache, const char *name)
 static PyObject *tensor_getitem(PyObject *self, PyObject *index)
 {
   static PyObject *name;
-  PyObject *tf_args[2] = {self, index};
-  if (tl_py_tf_wanted(tf_args, 2))
-    return tl_py_tf_dispatch_attr("__getitem__", tf_args, 2);
+  PyObject *args[2] = {self, index};
+  if (tl_py_tf_wanted(args, 2))
+    return tl_py_tf_dispatch_attr("__getitem__", args, 2);
   if (TL_PROF_UNLIKELY(tl_prof_on) && prof_name(&name, "index")) {
-    PyObject *args[2] = {self, index};
     tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, 2);
     PyObject *r = getitem_body(self, index);
     tl_prof_end(m);
@@ -397,14 +396,13 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *index)
 static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
 {
   static PyObject *name;
-  PyObject *tf_args[3] = {self, index, value};
-  if (value && tl_py_tf_wanted(tf_args, 3)) {
-    PyObject *r = tl_py_tf_dispatch_attr("__setitem__", tf_args, 3);
+  PyObject *args[3] = {self, index, value};
+  if (value && tl_py_tf_wanted(args, 3)) {
+    PyObject *r = tl_py_tf_dispatch_attr("__setitem__", args, 3);
     Py_XDECREF(r);
     return r ? 0 : -1;
   }
   if (TL_PROF_UNLIKELY(tl_prof_on) && prof_name(&name, "index_put_")) {
-    PyObject *args[3] = {self, index, value};
     tl_prof_mark m = tl_prof_begin(TL_PROF_OP, name, args, value ? 3 : 2);
     int r = setitem_body(self, index, value);
     tl_prof_end(m);
