@@ -20,17 +20,10 @@ int tl_grad_op_policies; /* threads with a policy set: the recorder's first test
 PyObject *tl_grad_policy_call(int formula, PyObject *impl, PyObject *const *args, size_t nargsf,
                               PyObject *kwnames)
 {
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  PyObject *policy = Py_NewRef(tl_grad_op_policy), *result = NULL;
+  PyObject *policy = Py_NewRef(tl_grad_op_policy), *result = NULL, *pos = NULL, *kw = NULL;
   PyObject *name = PyUnicode_FromString(tl_grad_formula_name(formula));
-  PyObject *pos = PyTuple_New(nargs), *kw = PyDict_New();
-  if (!name || !pos || !kw)
+  if (!name || tl_py_args_as_call(args, nargsf, kwnames, &pos, &kw) < 0)
     goto fail;
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    PyTuple_SET_ITEM(pos, i, Py_NewRef(args[i]));
-  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
-    if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
-      goto fail;
   result = PyObject_CallFunctionObjArgs(policy, name, impl, pos, kw, NULL);
 fail:
   Py_DECREF(policy);

@@ -11,6 +11,26 @@ const char *tl_py_kw_alias(const char *key)
   return !strcmp(key, "axis") ? "dim" : !strcmp(key, "keepdims") ? "keepdim" : NULL;
 }
 
+int tl_py_args_as_call(PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **pos,
+                       PyObject **kw)
+{
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  *pos = PyTuple_New(nargs);
+  *kw = PyDict_New();
+  if (!*pos || !*kw)
+    goto fail;
+  for (Py_ssize_t i = 0; i < nargs; i++)
+    PyTuple_SET_ITEM(*pos, i, Py_NewRef(args[i]));
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyDict_SetItem(*kw, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
+      goto fail;
+  return 0;
+fail:
+  Py_CLEAR(*pos);
+  Py_CLEAR(*kw);
+  return -1;
+}
+
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values)
 {

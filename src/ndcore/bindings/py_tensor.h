@@ -123,6 +123,13 @@ PyObject *tl_py_scalar_obj(tl_scalar s);
 int tl_py_bind_args(const char *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                     const char *const *names, int npos, int nrequired, PyObject **values);
 
+/* A vectorcall's arguments as Python-level ones, for handing the call on to
+ * Python code (__torch_function__, the checkpoint policy): *pos the tuple of
+ * positionals, *kw the dict of keywords (empty when none).  -1 on failure,
+ * with nothing to release. */
+int tl_py_args_as_call(PyObject *const *args, size_t nargsf, PyObject *kwnames, PyObject **pos,
+                       PyObject **kw);
+
 /* The parameter a NumPy-spelled keyword stands for ("axis" -> "dim"), or NULL. */
 const char *tl_py_kw_alias(const char *key);
 

@@ -72,18 +72,11 @@ bool tl_py_tf_slow(PyObject *const *args, Py_ssize_t n)
 PyObject *tl_py_tf_dispatch(PyObject *func, PyObject *const *args, size_t nargsf,
                             PyObject *kwnames)
 {
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   PyObject *tuple = NULL, *kwargs = NULL, *r = NULL;
   if (!tf_handler)
     return PyErr_Format(PyExc_RuntimeError, "__torch_function__ dispatch is not installed");
-  if (!(tuple = PyTuple_New(nargs)) || !(kwargs = PyDict_New()))
+  if (tl_py_args_as_call(args, nargsf, kwnames, &tuple, &kwargs) < 0)
     goto fail;
-  for (Py_ssize_t i = 0; i < nargs; i++)
-    PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
-  for (Py_ssize_t k = 0; k < nkw; k++)
-    if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, k), args[nargs + k]) < 0)
-      goto fail;
   r = PyObject_CallFunctionObjArgs(tf_handler, func, tuple, kwargs, NULL);
 fail:
   Py_XDECREF(tuple);
