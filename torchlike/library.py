@@ -644,13 +644,10 @@ DEFAULT_TEST_UTILS = ("test_schema", "test_autograd_registration", "test_faketen
 
 
 def _clone_args(values):
-    if isinstance(values, _C.Tensor):
-        return values.detach().clone().requires_grad_(values.requires_grad)
-    if isinstance(values, (list, tuple)):
-        return type(values)(_clone_args(v) for v in values)
-    if isinstance(values, dict):
-        return {k: _clone_args(v) for k, v in values.items()}
-    return values
+    """``values`` (a tree of arguments) with each tensor replaced by a copy."""
+    from .func._pytree import tree_map
+    return tree_map(lambda v: v.detach().clone().requires_grad_(v.requires_grad)
+                    if isinstance(v, _C.Tensor) else v, values)
 
 
 def _check_schema(opdef, args, kwargs):
@@ -674,29 +671,22 @@ def _check_autograd(opdef, args, kwargs, atol, rtol):
     if not any(t.requires_grad for t in _tensors(list(args) + list(kwargs.values()))):
         return
     from .autograd.gradcheck import gradcheck
+    from .func._pytree import tree_map
 
     def to64(v):
         if isinstance(v, _C.Tensor) and v.is_floating_point():
             return v.detach().to(_C.float64).requires_grad_(v.requires_grad)
-        if isinstance(v, (list, tuple)):
-            return type(v)(to64(x) for x in v)
         return v
 
-    args64, kwargs64 = to64(tuple(args)), {k: to64(v) for k, v in kwargs.items()}
+    args64, kwargs64 = tree_map(to64, tuple(args)), tree_map(to64, dict(kwargs))
     leaves = [t for t in _tensors(list(args64) + list(kwargs64.values())) if t.requires_grad]
 
     def run(*new):
         it = iter(new)
 
         def swap(v):
-            if isinstance(v, _C.Tensor) and v.requires_grad:
-                return next(it)
-            if isinstance(v, (list, tuple)):
-                return type(v)(swap(x) for x in v)
-            return v
-        a = swap(args64)
-        k = {name: swap(v) for name, v in kwargs64.items()}
-        return opdef(*a, **k)
+            return next(it) if isinstance(v, _C.Tensor) and v.requires_grad else v
+        return opdef(*tree_map(swap, args64), **tree_map(swap, kwargs64))
 
     gradcheck(run, tuple(leaves), atol=atol if atol is not None else 1e-5,
               rtol=rtol if rtol is not None else 1e-3)

@@ -171,15 +171,19 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
                     else f"cannot script an object of type {type(obj).__name__}")
 
 
+def _expect_script_module(mod, what):
+    if not isinstance(mod, ScriptModule):
+        raise RuntimeError(f"{what} expects a ScriptModule as input. Please use "
+                           "torchlike.jit.script or torchlike.jit.trace to script your "
+                           "'nn.Module'.")
+
+
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
     """A copy of an eval-mode ScriptModule whose parameters are constants:
     plain tensors outside autograd, so ``parameters()`` is empty (as PyTorch's
     frozen module), except the names in ``preserved_attrs``."""
     _deprecated("freeze", "use `torchlike.compile` instead")
-    if not isinstance(mod, ScriptModule):
-        raise RuntimeError("Freezing expects a ScriptModule as input. Please use "
-                           "torchlike.jit.script or torchlike.jit.trace to script your "
-                           "'nn.Module'.")
+    _expect_script_module(mod, "Freezing")
     if mod.training:
         raise RuntimeError("Freezing is currently only implemented for modules in eval mode. "
                            "Please call .eval() on your module before freezing.")
@@ -198,10 +202,7 @@ def freeze(mod, preserved_attrs=None, optimize_numerics=True):
 def optimize_for_inference(mod, other_methods=None):
     """``freeze`` (of the module in eval mode); no graph passes run here."""
     _deprecated("optimize_for_inference", "use `torchlike.compile` instead")
-    if not isinstance(mod, ScriptModule):
-        raise RuntimeError("optimize_for_inference expects a ScriptModule as input. Please use "
-                           "torchlike.jit.script or torchlike.jit.trace to script your "
-                           "'nn.Module'.")
+    _expect_script_module(mod, "optimize_for_inference")
     if mod.training:
         mod = freeze(mod.eval(), preserved_attrs=other_methods)
     return mod

@@ -10,6 +10,7 @@ values as under PyTorch's vmap.  Memory is O(B H L S).  Gradients flow
 through q, k, v and any tensors the score_mod captures.
 
 Legend: B batch, H heads, L query length, S key/value length, E head size."""
+import operator
 import typing
 import warnings
 
@@ -35,30 +36,27 @@ def noop_mask(b, h, q_idx, kv_idx):
     return _C.ones_like(q_idx + kv_idx, dtype=_C.bool) if isinstance(q_idx, _C.Tensor) else True
 
 
-def and_masks(*mask_mods):
-    """A mask_mod attending where all of ``mask_mods`` do."""
+def _combine(mask_mods, start, op):
+    """A mask_mod folding ``mask_mods``' masks with ``op`` from ``start`` (ones or zeros)."""
     if not all(callable(m) for m in mask_mods):
         raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
 
     def mask(b, h, q_idx, kv_idx):
-        result = _C.ones((), dtype=_C.bool, device=q_idx.device)
+        result = start((), dtype=_C.bool, device=q_idx.device)
         for m in mask_mods:
-            result = result & m(b, h, q_idx, kv_idx)
+            result = op(result, m(b, h, q_idx, kv_idx))
         return result
     return mask
+
+
+def and_masks(*mask_mods):
+    """A mask_mod attending where all of ``mask_mods`` do."""
+    return _combine(mask_mods, _C.ones, operator.and_)
 
 
 def or_masks(*mask_mods):
     """A mask_mod attending where any of ``mask_mods`` does."""
-    if not all(callable(m) for m in mask_mods):
-        raise RuntimeError(f"All inputs should be callable mask_mods: {mask_mods}")
-
-    def mask(b, h, q_idx, kv_idx):
-        result = _C.zeros((), dtype=_C.bool, device=q_idx.device)
-        for m in mask_mods:
-            result = result | m(b, h, q_idx, kv_idx)
-        return result
-    return mask
+    return _combine(mask_mods, _C.zeros, operator.or_)
 
 
 def _dense_mask(mask_mod, B, H, L, S, device):
@@ -82,7 +80,10 @@ class BlockMask:
         self.mask_mod = mask_mod
         self._dense = dense
         self.BLOCK_SIZE = BLOCK_SIZE
-        self.seq_lengths = (dense.shape[-2], dense.shape[-1])
+
+    @property
+    def seq_lengths(self):
+        return (self._dense.shape[-2], self._dense.shape[-1])
 
     @property
     def shape(self):

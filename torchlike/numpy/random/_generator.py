@@ -104,16 +104,8 @@ class Generator(Distributions):
                 raise ValueError("a cannot be empty unless no samples are taken")
         else:
             raise ValueError(f"a must be a sequence or an integer, not {type(a)}")
-        d = self._prep(None) if pool is None or self._device is not None else \
-            Prepared(self._bit_generator, pool.device, None, (), ())
-        probs = _choice_p(p, pop, d.device, "P")
-        if not replace:
-            if count > pop:
-                raise ValueError("Cannot take a larger sample than population when replace is False")
-            if probs is not None and int((probs > 0).sum()) < count:
-                raise ValueError("Fewer non-zero entries in p than size")
-        idx = self._choice_index(d.src, pop, count, replace, probs)
-        idx = idx.reshape(shape if shape is not None else ())
+        idx = _choose(self, pool, pop, count, shape, replace, p, "P",
+                      "Cannot take a larger sample than population when replace is False")
         if pool is None:
             return idx
         return _take(pool, idx, axis)
@@ -244,6 +236,22 @@ def _take(pool, idx, axis):
     picked = pool.index_select(axis, idx.reshape(-1).to(pool.device))
     return picked.reshape(tuple(pool.shape[:axis]) + tuple(idx.shape)
                           + tuple(pool.shape[axis + 1:]))
+
+
+def _choose(self, pool, pop, count, shape, replace, p, case, too_many):
+    """choice's indices, ``shape``d, for Generator and RandomState (``case`` and
+    ``too_many``: the class's wording): drawn on the pool's device unless the
+    generator has its own."""
+    d = self._prep(None) if pool is None or self._device is not None else \
+        Prepared(self._bit_generator, pool.device, None, (), ())
+    probs = _choice_p(p, pop, d.device, case)
+    if not replace:
+        if count > pop:
+            raise ValueError(too_many)
+        if probs is not None and int((probs > 0).sum()) < count:
+            raise ValueError("Fewer non-zero entries in p than size")
+    idx = self._choice_index(d.src, pop, count, replace, probs)
+    return idx.reshape(shape if shape is not None else ())
 
 
 def _choice_p(p, pop, device, case):

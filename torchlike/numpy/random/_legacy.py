@@ -13,7 +13,7 @@ import numpy as _np
 
 from ... import _C
 from ._distributions import Distributions
-from ._generator import (_choice_p, _dirichlet, _integers, _multinomial,
+from ._generator import (_choose, _dirichlet, _integers, _multinomial,
                          _multivariate_normal, _take)
 from ._params import F64, I64, Prepared, check, isnan, size_tuple
 from ._seed import MT19937, BitGenerator
@@ -135,16 +135,8 @@ class RandomState(Distributions):
                 raise ValueError("a must be 1-dimensional or an integer") from None
             if pop <= 0 and count != 0:
                 raise ValueError("a must be greater than 0 unless no samples are taken")
-        d = self._prep(None) if pool is None or self._device is not None else \
-            Prepared(self._bit_generator, pool.device, None, (), ())
-        probs = _choice_p(p, pop, d.device, "p")
-        if not replace:
-            if count > pop:
-                raise ValueError("Cannot take a larger sample than population when 'replace=False'")
-            if probs is not None and int((probs > 0).sum()) < count:
-                raise ValueError("Fewer non-zero entries in p than size")
-        idx = self._choice_index(d.src, pop, count, replace, probs)
-        idx = idx.reshape(shape if shape is not None else ())
+        idx = _choose(self, pool, pop, count, shape, replace, p, "p",
+                      "Cannot take a larger sample than population when 'replace=False'")
         return idx if pool is None else _take(pool, idx, 0)
 
     def permutation(self, x):
