@@ -154,3 +154,40 @@ def test_list_output_and_declared_mutation():
     assert acc.tolist() == [1.0, 1.0]
     assert str(addto._opoverload._schema) == \
         "tl_test::addto(Tensor(a0!) acc, Tensor x) -> ()"
+
+
+@torch.library.custom_op("tl_test::weighted_pair", mutates_args=())
+def weighted_pair(xs: list[torch.Tensor], w: torch.Tensor) -> torch.Tensor:
+    return xs[0] * w + xs[1]
+
+
+@weighted_pair.register_fake
+def _(xs, w):
+    return torch.empty_like(xs[0])
+
+
+def _weighted_pair_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0][0], inputs[1])
+
+
+def _weighted_pair_backward(ctx, g):
+    x0, w = ctx.saved_tensors
+    return [g * w, g], g * x0
+
+
+weighted_pair.register_autograd(_weighted_pair_backward, setup_context=_weighted_pair_setup)
+
+
+def test_tensor_list_input_is_differentiable():
+    # the tensors inside a list argument reach the tape, each with its own gradient
+    rng = np.random.default_rng(5)
+    a, b, w = (torch.tensor(rng.standard_normal(4), requires_grad=True) for _ in range(3))
+    y = weighted_pair([a, b], w)
+    np.testing.assert_allclose(y.detach().numpy(), a.detach().numpy() * w.detach().numpy()
+                               + b.detach().numpy())
+    y.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), w.detach().numpy())
+    np.testing.assert_allclose(b.grad.numpy(), np.ones(4))
+    np.testing.assert_allclose(w.grad.numpy(), a.detach().numpy())
+    assert gradcheck(lambda a, b, w: weighted_pair([a, b], w), (a, b, w))
+    torch.library.opcheck(weighted_pair, ([a, b], w))

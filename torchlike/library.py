@@ -276,7 +276,7 @@ class _OpDef:
                 out = _run_kernel(kernel, bound)
             self._check_aliasing(values, out)
             return out
-        return _OpFunction.apply(self, bound, *values)
+        return _OpFunction.apply(self, bound, values)
 
     def _check_aliasing(self, inputs, out):
         ins = list(_tensors(inputs))
@@ -326,13 +326,26 @@ def _first_device(values):
     return "cpu" if t is None else t.device.type
 
 
+def _grads_like(value, grad):
+    """The gradients of value's tensors, in _tensors' order, from the one the
+    registered backward returned for it (a tensor, a list for a tensor list)."""
+    if isinstance(value, _C.Tensor):
+        yield grad
+    elif isinstance(value, (list, tuple)):
+        for v, g in zip(value, [None] * len(value) if grad is None else grad):
+            yield from _grads_like(v, g)
+
+
 class _OpFunction(Function):
     """A custom operator on the tape: forward is the kernel (below autograd),
-    backward the registered one (or PyTorch's error when there is none)."""
+    backward the registered one (or PyTorch's error when there is none).  The
+    tape sees every tensor of the inputs, also those inside a list argument
+    (``xs: list[Tensor]``), as Function arguments after ``values``."""
 
     @staticmethod
-    def forward(ctx, opdef, bound, *values):
+    def forward(ctx, opdef, bound, values, *tensors):
         ctx.opdef = opdef
+        ctx.values = values
         _, kernel = opdef.kernel_for(values)
         out = _run_kernel(kernel, bound)
         opdef._check_aliasing(values, out)
@@ -358,11 +371,12 @@ class _OpFunction(Function):
             raise RuntimeError(f"{opdef.qualname}: the backward registered with "
                                f"register_autograd returned {len(result)} gradients; expected "
                                f"{n} (one per input, None for those without one)")
-        return (None, None) + result
+        flat = [g for v, r in zip(ctx.values, result) for g in _grads_like(v, r)]
+        return (None, None, None) + tuple(flat)
 
     @classmethod
-    def apply(cls, opdef, bound, *values):
-        out = super().apply(opdef, bound, *values)
+    def apply(cls, opdef, bound, values):
+        out = super().apply(opdef, bound, values, *_tensors(values))
         return list(out) if isinstance(out, tuple) and opdef.schema.returns.endswith("[]") \
             else out
 
