@@ -6,8 +6,8 @@ import torchlike
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
-from .utils import eps, lazy_property
+from .multivariate_normal import _ScaleTrilMatrices, _precision_to_scale_tril
+from .utils import eps
 
 __all__ = ["Wishart"]
 
@@ -22,7 +22,7 @@ def _mvdigamma(x, p):
     return torchlike.digamma(x.unsqueeze(-1) - halves).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_ScaleTrilMatrices, ExponentialFamily):
     """Wishart distribution of (p, p) positive definite matrices with ``df``
     degrees of freedom and scale given by exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril``.
@@ -101,21 +101,6 @@ class Wishart(ExponentialFamily):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        identity = torchlike.eye(self._event_shape[-1], device=L.device, dtype=L.dtype)
-        return torchlike.cholesky_solve(identity, L).expand(self._matrix_shape())
 
     def _df_matrix(self, df):
         return df.reshape(tuple(self._batch_shape) + (1, 1))
