@@ -6,7 +6,7 @@ import torchlike
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _ScaleTrilMatrices, _precision_to_scale_tril
+from .multivariate_normal import _ScaleTrilMatrices, _scale_tril_of
 from .utils import eps
 
 __all__ = ["Wishart"]
@@ -68,12 +68,7 @@ class Wishart(_ScaleTrilMatrices, ExponentialFamily):
                           "for ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torchlike.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix, precision_matrix)
         self._dist_chi2 = self._bartlett_chi2(batch_shape)
 
     def _bartlett_chi2(self, batch_shape):
