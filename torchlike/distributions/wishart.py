@@ -137,21 +137,23 @@ class Wishart(_ScaleTrilMatrices, ExponentialFamily):
             max_try_correction = 10
         sample_shape = torchlike.Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
-        is_singular = ~self.support.check(sample)
-        if self._batch_shape:
-            is_singular = is_singular.amax(self._batch_dims)
+        is_singular = self._singular(sample)
         if bool(is_singular.any()):
             warnings.warn("Singular sample detected.", stacklevel=2)
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(sample_shape)
                 keep = is_singular.reshape(tuple(is_singular.shape) + (1,) * (sample.dim() - is_singular.dim()))
                 sample = torchlike.where(keep, sample_new, sample)
-                is_singular = ~self.support.check(sample)
-                if self._batch_shape:
-                    is_singular = is_singular.amax(self._batch_dims)
+                is_singular = self._singular(sample)
                 if not bool(is_singular.any()):
                     break
         return sample
+
+    def _singular(self, sample):
+        """Per sample (batch dimensions reduced): whether any of its matrices
+        is not positive definite."""
+        bad = ~self.support.check(sample)
+        return bad.amax(self._batch_dims) if self._batch_shape else bad
 
     def log_prob(self, value):
         if self._validate_args:
