@@ -3,37 +3,17 @@ PyTorch's values recorded by scripts/golden_distributions_more.py (float64):
 log_prob, moments, entropy, cdf/icdf, KL divergences (closed forms and
 ExponentialFamily's Bregman one); plus sampling (shapes, support, moments
 against SciPy / NumPy), rsample gradients (gradcheck) and validation errors."""
-import json
 import math
-import os
 
 import numpy as np
 import pytest
 
 import torchlike
 import torchlike.distributions as D
+from distributions_more_golden import GOLD, TOL, ev, float64_default  # noqa: F401 - the fixture is autouse
 from oracle import host_array
 
-with open(os.path.join(os.path.dirname(__file__), "golden", "distributions", "more.json")) as f:
-    GOLD = json.load(f)
 CASES = GOLD["cases"]
-TOL = dict(rtol=1e-9, atol=1e-11)
-ENV = {"tensor": lambda v: torchlike.tensor(v, dtype=torchlike.float64), "constraints": D.constraints,
-       "T": D.transforms, **{k: getattr(D, k) for k in D.__all__}}
-
-
-@pytest.fixture(autouse=True)
-def float64_default():
-    """Recorded with float64 as the default dtype (it decides the dtype of
-    parameters given as Python numbers)."""
-    old = torchlike.get_default_dtype()
-    torchlike.set_default_dtype(torchlike.float64)
-    yield
-    torchlike.set_default_dtype(old)
-
-
-def ev(expr):
-    return eval(expr, dict(ENV))  # noqa: S307 - the golden file's fixed expressions
 
 
 def check(actual, expected, tol=TOL):

@@ -6,6 +6,8 @@ import gzip
 import json
 import os
 
+from .._aliases import _CPP_NAMES  # the C++ type names that traces give dtypes
+
 __all__ = ["DeviceType", "EventList", "FunctionEvent", "FunctionEventAvg", "Interval"]
 
 
@@ -331,13 +333,6 @@ def _build_table(events, sort_by, row_limit, header, max_name_column_width,
     return "\n".join(out) + "\n"
 
 
-_DTYPE_TRACE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                      "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-                      "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-                      "bool": "bool", "complex64": "c10::complex<float>",
-                      "complex128": "c10::complex<double>"}
-
-
 def _trace_events(events):
     pid = os.getpid()
     out = []
@@ -345,7 +340,7 @@ def _trace_events(events):
         args = {"External id": e.id, "Ev Idx": i, "Record function id": 0}
         if e.input_shapes is not None and not e.is_user_annotation:
             args["Input Dims"] = e.input_shapes
-            args["Input type"] = [_DTYPE_TRACE_NAMES.get(d, d) if d else "Scalar"
+            args["Input type"] = [_CPP_NAMES.get(d, d) if d else "Scalar"
                                   for d in (e.input_dtypes or [None] * len(e.input_shapes))]
         if e.device != "cpu":
             args["Device"] = e.device

@@ -28,7 +28,37 @@ def _precision_to_scale_tril(P):
     return torchlike.linalg.solve_triangular(L_inv, eye, upper=False)
 
 
-class MultivariateNormal(Distribution):
+def _scale_tril_of(scale_tril, covariance_matrix, precision_matrix):
+    """The lower Cholesky factor of the covariance from whichever of the three
+    was given (MultivariateNormal, Wishart)."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return torchlike.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
+class _ScaleTrilMatrices:
+    """scale_tril, covariance_matrix (L L^T) and precision_matrix ((L L^T)^-1),
+    derived from ``_unbroadcasted_scale_tril`` and expanded to
+    ``_matrix_shape()``: shared by MultivariateNormal and Wishart, which keep
+    the same factor but differ in event shape."""
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return (L @ L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self):
+        return torchlike.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
+
+
+class MultivariateNormal(_ScaleTrilMatrices, Distribution):
     """Multivariate normal with mean ``loc`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (a lower
     Cholesky factor of the covariance)."""
@@ -73,12 +103,7 @@ class MultivariateNormal(Distribution):
             self.precision_matrix = precision_matrix.expand(tuple(batch_shape) + (-1, -1))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(batch_shape, loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torchlike.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix, precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
@@ -96,19 +121,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        return torchlike.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self):

@@ -41,7 +41,25 @@ class LogitRelaxedBernoulli(_BinaryParams, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class _RelaxedParams:
+    """temperature, logits and probs of a relaxed distribution: those of the
+    logit- or log-space distribution it transforms (RelaxedBernoulli,
+    RelaxedOneHotCategorical)."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(_RelaxedParams, TransformedDistribution):
     """A continuous relaxation of Bernoulli on (0, 1), reparameterised: the
     sigmoid of a LogitRelaxedBernoulli draw; ``temperature`` sets how close
     the draws come to 0 and 1."""
@@ -56,15 +74,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

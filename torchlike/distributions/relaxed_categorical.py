@@ -2,6 +2,7 @@ import torchlike
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .relaxed_bernoulli import _RelaxedParams
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
 from .utils import clamp_probs
@@ -64,7 +65,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedParams, TransformedDistribution):
     """A continuous relaxation of OneHotCategorical on the simplex (the
     Gumbel-softmax / Concrete distribution), reparameterised."""
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -78,15 +79,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

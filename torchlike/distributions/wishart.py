@@ -6,8 +6,8 @@ import torchlike
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
-from .utils import eps, lazy_property
+from .multivariate_normal import _ScaleTrilMatrices, _scale_tril_of
+from .utils import eps
 
 __all__ = ["Wishart"]
 
@@ -22,7 +22,7 @@ def _mvdigamma(x, p):
     return torchlike.digamma(x.unsqueeze(-1) - halves).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_ScaleTrilMatrices, ExponentialFamily):
     """Wishart distribution of (p, p) positive definite matrices with ``df``
     degrees of freedom and scale given by exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril``.
@@ -68,12 +68,7 @@ class Wishart(ExponentialFamily):
                           "for ndim - 1 < df < ndim.", stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torchlike.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(scale_tril, covariance_matrix, precision_matrix)
         self._dist_chi2 = self._bartlett_chi2(batch_shape)
 
     def _bartlett_chi2(self, batch_shape):
@@ -101,21 +96,6 @@ class Wishart(ExponentialFamily):
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self):
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        return (L @ L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        identity = torchlike.eye(self._event_shape[-1], device=L.device, dtype=L.dtype)
-        return torchlike.cholesky_solve(identity, L).expand(self._matrix_shape())
 
     def _df_matrix(self, df):
         return df.reshape(tuple(self._batch_shape) + (1, 1))
@@ -157,21 +137,23 @@ class Wishart(ExponentialFamily):
             max_try_correction = 10
         sample_shape = torchlike.Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
-        is_singular = ~self.support.check(sample)
-        if self._batch_shape:
-            is_singular = is_singular.amax(self._batch_dims)
+        is_singular = self._singular(sample)
         if bool(is_singular.any()):
             warnings.warn("Singular sample detected.", stacklevel=2)
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(sample_shape)
                 keep = is_singular.reshape(tuple(is_singular.shape) + (1,) * (sample.dim() - is_singular.dim()))
                 sample = torchlike.where(keep, sample_new, sample)
-                is_singular = ~self.support.check(sample)
-                if self._batch_shape:
-                    is_singular = is_singular.amax(self._batch_dims)
+                is_singular = self._singular(sample)
                 if not bool(is_singular.any()):
                     break
         return sample
+
+    def _singular(self, sample):
+        """Per sample (batch dimensions reduced): whether any of its matrices
+        is not positive definite."""
+        bad = ~self.support.check(sample)
+        return bad.amax(self._batch_dims) if self._batch_shape else bad
 
     def log_prob(self, value):
         if self._validate_args:

@@ -107,11 +107,7 @@ def _flat_in_dims(func, in_dims, args):
                          "inputs, or you are trying to vmap over a function with no inputs. The "
                          "latter is unsupported.")
     leaves, spec = tree_flatten(args)
-    dims = broadcast_prefix(in_dims, args)
-    if dims is None:
-        raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
-                         f"in_dims has structure {tree_flatten(in_dims)[1]!r} but inputs has "
-                         f"structure {spec!r}.")
+    dims = _spread_dims(where, "in", in_dims, args, spec)
     sizes = []
     for x, d in zip(leaves, dims):
         if d is None:
@@ -187,11 +183,18 @@ def _flat_out_dims(func, out_dims, out):
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an "
                          "int, None or a python collection of ints representing where in the "
                          "outputs the vmapped dimension should appear.")
-    dims = broadcast_prefix(out_dims, out)
+    return _spread_dims(where, "out", out_dims, out, tree_flatten(out)[1])
+
+
+def _spread_dims(where, side, dims_arg, tree, spec):
+    """in_dims / out_dims (``side`` "in" / "out") spread over the leaves of the
+    inputs / outputs ``tree`` (whose spec is ``spec``), or PyTorch's error when
+    the structures do not match."""
+    dims = broadcast_prefix(dims_arg, tree)
     if dims is None:
-        raise ValueError(f"{where}: out_dims is not compatible with the structure of `outputs`. "
-                         f"out_dims has structure {tree_flatten(out_dims)[1]!r} but outputs has "
-                         f"structure {tree_flatten(out)[1]!r}.")
+        raise ValueError(f"{where}: {side}_dims is not compatible with the structure of "
+                         f"`{side}puts`. {side}_dims has structure {tree_flatten(dims_arg)[1]!r} "
+                         f"but {side}puts has structure {spec!r}.")
     return dims
 
 
