@@ -322,21 +322,10 @@ def set_flush_denormal(mode):
 # ---- RNN cells -------------------------------------------------------------------
 
 def _cell_checks(input, hx, w_ih, w_hh):
+    from .nn.modules.rnn import _check_cell_shapes
     if input.ndim != 2:
         raise RuntimeError(f"Expected 2D input (batch x feature), but got {input.ndim}D input")
-    if input.shape[1] != w_ih.shape[1]:
-        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected "
-                           f"{w_ih.shape[1]}")
-    for i, h in enumerate(hx):
-        if h.ndim != 2:
-            raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got "
-                               f"{h.ndim}D tensor")
-        if h.shape[0] != input.shape[0]:
-            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
-                               f"batch size {h.shape[0]}")
-        if h.shape[1] != w_hh.shape[1]:
-            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, "
-                               f"expected {w_hh.shape[1]}")
+    _check_cell_shapes(input, hx, w_ih.shape[1], w_hh.shape[1])
 
 
 def _rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, relu):
