@@ -11,23 +11,13 @@ import math
 import warnings
 
 from . import _C
+from ._composites import _dtype_name, _need_tensor
 from .nn import functional as F
 
 __all__ = ["binomial", "segment_reduce", "embedding_bag", "constant_pad_nd", "frobenius_norm",
            "nuclear_norm", "empty_permuted", "set_flush_denormal", "rnn_tanh_cell",
            "rnn_relu_cell", "lstm_cell", "gru_cell", "grid_sampler_2d", "grid_sampler_3d",
            "native_channel_shuffle"]
-
-
-def _dtype_name(dt):
-    from ._composites import _dtype_name as name
-    return name(dt)
-
-
-def _need_tensor(fn, name, x, position):
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(x).__name__}")
 
 
 # ---- binomial ----------------------------------------------------------------
