@@ -17,21 +17,19 @@ semi-definite) are clamped to zero, as PyTorch does."""
 from collections import namedtuple
 
 from . import _C
+from ._composites import _dtype_name, _need_tensor
 
 PolarResult = namedtuple("linalg_polar", ["U", "H"])
 
 
 def _check(fn, A):
-    if not isinstance(A, _C.Tensor):
-        raise TypeError(f"linalg_{fn}(): argument 'A' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
+    _need_tensor(f"linalg_{fn}", "A", A)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
 
 
 def _need_float(fn, A):
     if not (A.is_floating_point() or A.is_complex()):
-        from ._composites import _dtype_name
         raise NotImplementedError(f"linalg.{fn}: Expected a floating point or complex tensor "
                                   f"as input. Got {_dtype_name(A.dtype)}")
 
