@@ -13,6 +13,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
+from ._tensor_utils import _contiguous_strides
 from .serialization import TypedStorage, UntypedStorage, _untyped_storage
 
 __all__ = ["FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
@@ -49,14 +50,6 @@ def resize(self, *sizes):
 def resize_as(self, tensor):
     """Deprecated: ``self.resize(tensor.size())``."""
     return _resized(self, tensor.shape, "resize_as")
-
-
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for n in reversed(size):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 def _storage_view(self, storage, offset, size, stride):
