@@ -17,12 +17,12 @@ semi-definite) are clamped to zero, as PyTorch does."""
 from collections import namedtuple
 
 from . import _C
-from ._composites import _dtype_name, _need_tensor
 
 PolarResult = namedtuple("linalg_polar", ["U", "H"])
 
 
 def _check(fn, A):
+    from ._composites import _need_tensor  # here: _composites imports linalg, which imports us
     _need_tensor(f"linalg_{fn}", "A", A)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
@@ -30,6 +30,7 @@ def _check(fn, A):
 
 def _need_float(fn, A):
     if not (A.is_floating_point() or A.is_complex()):
+        from ._composites import _dtype_name
         raise NotImplementedError(f"linalg.{fn}: Expected a floating point or complex tensor "
                                   f"as input. Got {_dtype_name(A.dtype)}")
 
