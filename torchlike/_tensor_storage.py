@@ -13,7 +13,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
-from ._tensor_utils import _contiguous_strides
+from ._tensor_utils import _contiguous_strides, _last_element
 from .serialization import TypedStorage, UntypedStorage, _untyped_storage
 
 __all__ = ["FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
@@ -63,7 +63,7 @@ def _storage_view(self, storage, offset, size, stride):
     nbytes = storage.nbytes()
     itemsize = self.dtype.itemsize
     if size is None:
-        size, offset = (nbytes // itemsize - offset,), offset
+        size = (nbytes // itemsize - offset,)
     size = tuple(size)
     stride = _contiguous_strides(size) if stride is None or len(stride) == 0 else tuple(stride)
     if len(size) != len(stride):
@@ -72,7 +72,7 @@ def _storage_view(self, storage, offset, size, stride):
     if offset < 0 or any(n < 0 for n in size):
         raise RuntimeError(f"set_: negative storage offset or size: offset {offset}, "
                            f"size {list(size)}")
-    need = 0 if 0 in size else (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)))
+    need = 0 if 0 in size else _last_element(size, stride, offset) + 1
     if need * itemsize > nbytes:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                            f"offset {offset}, and itemsize {itemsize} requiring a storage size "
