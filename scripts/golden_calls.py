@@ -7,6 +7,15 @@ import os
 import warnings
 
 
+def det(T, *shape, s=0.3, dtype=None):
+    """A deterministic input of the given shape over library T:
+    sin(s k + 0.1) for k = 0, 1, ... (dtype float32 unless given)."""
+    n = 1
+    for k in shape:
+        n *= k
+    return T.sin(T.arange(n, dtype=dtype or T.float32) * s + 0.1).reshape(shape)
+
+
 def record(calls, make_env, describe, name, messages=False):
     """Evaluate each call in a fresh make_env() under PyTorch and write
     [call, outcome] pairs; messages: keep an exception's first line too."""

@@ -13,16 +13,14 @@ values at full precision, strides, and the messages of bad calls.
 Run with an interpreter that has PyTorch:
     python scripts/golden_functional_extra.py
 writes tests/golden/functional_extra.json ([call, outcome] pairs over T, the library)."""
-from golden_calls import record
+import functools
+
+from golden_calls import det as golden_det, record
 from golden_signal_windows import describe  # noqa: F401  (full-precision values)
 
 
 def inputs(T):
-    def det(*shape, s=0.3, dtype=None):
-        n = 1
-        for k in shape:
-            n *= k
-        return T.sin(T.arange(n, dtype=dtype or T.float32) * s + 0.1).reshape(shape)
+    det = functools.partial(golden_det, T)
     return {
         "T": T, "det": det,
         "d": T.arange(12.0).reshape(6, 2), "L": T.tensor([2, 0, 3, 1]),

@@ -9,7 +9,9 @@ and probability targets, the chunked path, and the messages of bad calls.
 Run with an interpreter that has PyTorch:
     python scripts/golden_grouped_lce.py
 writes tests/golden/grouped_lce.json ([call, outcome] pairs over T, the library)."""
-from golden_calls import record
+import functools
+
+from golden_calls import det as golden_det, record
 from golden_signal_windows import describe as _describe
 
 
@@ -19,11 +21,7 @@ def describe(r):
 
 
 def inputs(T):
-    def det(*shape, s=0.3, dtype=None):
-        n = 1
-        for k in shape:
-            n *= k
-        return T.sin(T.arange(n, dtype=dtype or T.float32) * s + 0.1).reshape(shape)
+    det = functools.partial(golden_det, T)
     F = T.nn.functional
     return {
         "T": T, "F": F, "det": det,

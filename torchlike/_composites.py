@@ -516,16 +516,22 @@ def _window(fn, window_length, periodic, dtype, kwargs, make):
     if not (dtype.is_floating_point if hasattr(dtype, "is_floating_point") else True):
         raise RuntimeError(f"{fn} expects floating point dtypes, got: "
                            f"{_dtype_name(dtype)}")
-    device = kwargs.get("device")
-    requires_grad = kwargs.get("requires_grad", False)
-    if window_length <= 1:
-        w = _C.ones(window_length, dtype=dtype, device=device)
+    return _window_values(window_length, periodic, dtype, kwargs.get("device"),
+                          kwargs.get("requires_grad", False), make)
+
+
+def _window_values(length, periodic, dtype, device, requires_grad, make):
+    """make(n, m) -> the symmetric window of length m at the float64 points
+    n = 0 .. m-1, computed for m = length (+1 when periodic, its last point
+    dropped) and cast to dtype once; lengths 0 and 1 give ones.  Shared with
+    torchlike.signal.windows, which checks its arguments in its own words."""
+    if length <= 1:
+        w = _C.ones(length, dtype=dtype, device=device)
     else:
-        m = window_length + 1 if periodic else window_length
-        n = _C.arange(m, dtype=_C.float64, device=device)
-        w = make(n, m)
+        m = length + 1 if periodic else length
+        w = make(_C.arange(m, dtype=_C.float64, device=device), m)
         if periodic:
-            w = w.narrow(0, 0, window_length)
+            w = w.narrow(0, 0, length)
         w = w.to(dtype)
     if requires_grad:
         w.requires_grad_(True)

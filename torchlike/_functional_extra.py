@@ -11,23 +11,13 @@ import math
 import warnings
 
 from . import _C
+from ._composites import _dtype_name, _need_tensor
 from .nn import functional as F
 
 __all__ = ["binomial", "segment_reduce", "embedding_bag", "constant_pad_nd", "frobenius_norm",
            "nuclear_norm", "empty_permuted", "set_flush_denormal", "rnn_tanh_cell",
            "rnn_relu_cell", "lstm_cell", "gru_cell", "grid_sampler_2d", "grid_sampler_3d",
            "native_channel_shuffle"]
-
-
-def _dtype_name(dt):
-    from ._composites import _dtype_name as name
-    return name(dt)
-
-
-def _need_tensor(fn, name, x, position):
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not "
-                        f"{type(x).__name__}")
 
 
 # ---- binomial ----------------------------------------------------------------
@@ -322,21 +312,10 @@ def set_flush_denormal(mode):
 # ---- RNN cells -------------------------------------------------------------------
 
 def _cell_checks(input, hx, w_ih, w_hh):
+    from .nn.modules.rnn import _check_cell_shapes
     if input.ndim != 2:
         raise RuntimeError(f"Expected 2D input (batch x feature), but got {input.ndim}D input")
-    if input.shape[1] != w_ih.shape[1]:
-        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected "
-                           f"{w_ih.shape[1]}")
-    for i, h in enumerate(hx):
-        if h.ndim != 2:
-            raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got "
-                               f"{h.ndim}D tensor")
-        if h.shape[0] != input.shape[0]:
-            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
-                               f"batch size {h.shape[0]}")
-        if h.shape[1] != w_hh.shape[1]:
-            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, "
-                               f"expected {w_hh.shape[1]}")
+    _check_cell_shapes(input, hx, w_ih.shape[1], w_hh.shape[1])
 
 
 def _rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, relu):

@@ -22,9 +22,8 @@ PolarResult = namedtuple("linalg_polar", ["U", "H"])
 
 
 def _check(fn, A):
-    if not isinstance(A, _C.Tensor):
-        raise TypeError(f"linalg_{fn}(): argument 'A' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
+    from ._composites import _need_tensor  # here: _composites imports linalg, which imports us
+    _need_tensor(f"linalg_{fn}", "A", A)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.{fn}: The input tensor A must have at least 2 dimensions.")
 

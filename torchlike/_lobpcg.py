@@ -36,12 +36,21 @@ def _mm(M, X):
     return X if M is None else _C.matmul(M, X)
 
 
+def _sym(G):
+    """G made exactly symmetric (rounding leaves S^T M S slightly not)."""
+    return (G + G.mT) / 2
+
+
+def _gram(S, M):
+    """S^T M S (M None: the identity), symmetric: (cols, cols)."""
+    return _sym(_C.matmul(S.mT, _mm(M, S)))
+
+
 def _b_orthonormal(S, B, drop):
     """SVQB: columns of S made B-orthonormal; directions whose scaled Gram
     eigenvalue is below drop times the largest are removed."""
     from .linalg import eigh
-    G = _C.matmul(S.mT, _mm(B, S))
-    G = (G + G.mT) / 2
+    G = _gram(S, B)
     d = _C.rsqrt(_C.clamp(G.diagonal(), min=1e-300))
     w, Q = eigh(G * d.unsqueeze(1) * d.unsqueeze(0))
     keep = w > drop * _C.clamp(w.max(), min=1e-300)
@@ -52,14 +61,12 @@ def _b_orthonormal(S, B, drop):
 def _ritz(S, A, B, n, basic):
     """The n largest Ritz pairs of (A, B) on span(S): (E (n,), C (cols, n))."""
     from .linalg import cholesky, eigh, solve_triangular
-    H = _C.matmul(S.mT, _C.matmul(A, S))
-    H = (H + H.mT) / 2
+    H = _gram(S, A)
     if basic:
-        G = _C.matmul(S.mT, _mm(B, S))
-        L = cholesky((G + G.mT) / 2)
+        L = cholesky(_gram(S, B))
         Li_H = solve_triangular(L, H, upper=False)
         K = solve_triangular(L, Li_H.mT, upper=False)          # L^-1 H L^-T
-        w, V = eigh((K + K.mT) / 2)
+        w, V = eigh(_sym(K))
         V = solve_triangular(L.mT, V, upper=True)
     else:
         w, V = eigh(H)

@@ -11,6 +11,7 @@ transpose so that the small matrix has the fewer columns.  ``M`` (a mean
 broadcastable to A) is subtracted inside every product, never from A
 itself, so a sparse-like structure of A would be kept."""
 from . import _C
+from ._composites import _need_tensor
 from .linalg import qr as _qr, svd as _svd
 
 __all__ = ["vander", "svd_lowrank", "pca_lowrank"]
@@ -19,9 +20,7 @@ __all__ = ["vander", "svd_lowrank", "pca_lowrank"]
 def vander(x, N=None, increasing=False):
     """(n,) -> (n, N) with columns x ** (N-1), ..., x, 1 (x ** 0, ... with
     increasing=True); N defaults to n; integers and bools widen to int64."""
-    if not isinstance(x, _C.Tensor):
-        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not "
-                        f"{type(x).__name__}")
+    _need_tensor("vander", "x", x)
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -63,12 +62,13 @@ def get_approximate_basis(A, q, niter=2, M=None):
     return Q
 
 
-def _check(A, fn):
-    if not isinstance(A, _C.Tensor):
-        raise TypeError(f"{fn}(): argument 'A' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
+def _check_matrices(A, fn):
+    _need_tensor(fn, "A", A)
     if A.ndim < 2:
         raise ValueError(f"{fn}: A must have at least 2 dimensions, but got {A.ndim}")
+
+
+def _check_dtype(A, fn):
     if not (A.is_floating_point() or A.is_complex()) or A.dtype in (_C.float16, _C.bfloat16):
         raise RuntimeError(f"{fn}: expected a float32, float64, complex64 or complex128 "
                            f"tensor, but got {A.dtype}")
@@ -80,7 +80,8 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     sought and niter = 2 power iterations give near-optimal factors for
     slowly decaying spectra; results are random (the global generator).
     As PyTorch's, returns V, not V^H."""
-    _check(A, "svd_lowrank")
+    _check_matrices(A, "svd_lowrank")
+    _check_dtype(A, "svd_lowrank")
     q = 6 if q is None else q
     if q < 0:
         raise RuntimeError(f"svd_lowrank: q(={q}) must be a non-negative integer")
@@ -104,11 +105,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     """Principal components of the rows of A: U, S, V of svd_lowrank of A
     minus its column means (center=True); q defaults to min(6, m, n).  The
     principal directions are V's columns, the projections A V[:, :k]."""
-    if not isinstance(A, _C.Tensor):
-        raise TypeError(f"pca_lowrank(): argument 'A' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
-    if A.ndim < 2:
-        raise ValueError(f"pca_lowrank: A must have at least 2 dimensions, but got {A.ndim}")
+    _check_matrices(A, "pca_lowrank")  # before q's checks, the dtype's after, as PyTorch
     m, n = A.shape[-2:]
     if q is None:
         q = min(6, m, n)
@@ -117,7 +114,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
                          f"min(m, n)={min(m, n)}")
     if not niter >= 0:
         raise ValueError(f"niter(={niter}) must be non-negative integer")
-    _check(A, "pca_lowrank")
+    _check_dtype(A, "pca_lowrank")
     if not center:
         return svd_lowrank(A, q, niter=niter)
     return svd_lowrank(_C.sub(A, A.mean(-2, keepdim=True)), q, niter=niter)

@@ -36,21 +36,18 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._array_function import tl_dtype
 from ._tensor_storage import _resized
 
 _made_readonly = weakref.WeakValueDictionary()   # storage id -> a tensor of it
 
 
 def _dtype(dtype):
-    """A torchlike dtype from a NumPy dtype, type or name, or a torchlike dtype."""
-    if isinstance(dtype, _C.dtype):
-        return dtype
-    name = np.dtype(dtype).name if not (isinstance(dtype, str) and dtype == "bfloat16") \
-        else "bfloat16"
-    dt = getattr(_C, name, None)
-    if not isinstance(dt, _C.dtype):
-        raise TypeError(f"torchlike has no dtype {name}")
-    return dt
+    """A torchlike dtype from a NumPy dtype, type or name (or "bfloat16",
+    which NumPy does not know), or a torchlike dtype; None is NumPy's float64."""
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return _C.bfloat16
+    return tl_dtype(np.float64 if dtype is None else dtype)
 
 
 _UINT = {1: _C.uint8, 2: _C.int16, 4: _C.int32, 8: _C.int64}

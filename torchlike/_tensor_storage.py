@@ -13,6 +13,7 @@ import warnings
 
 from . import _C
 from ._C import Tensor
+from ._tensor_utils import _contiguous_strides, _last_element
 from .serialization import TypedStorage, UntypedStorage, _untyped_storage
 
 __all__ = ["FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
@@ -51,14 +52,6 @@ def resize_as(self, tensor):
     return _resized(self, tensor.shape, "resize_as")
 
 
-def _contiguous_strides(size):
-    strides, step = [], 1
-    for n in reversed(size):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
 def _storage_view(self, storage, offset, size, stride):
     """The view of ``storage`` in self's dtype, checked to fit."""
     if isinstance(storage, TypedStorage):
@@ -70,7 +63,7 @@ def _storage_view(self, storage, offset, size, stride):
     nbytes = storage.nbytes()
     itemsize = self.dtype.itemsize
     if size is None:
-        size, offset = (nbytes // itemsize - offset,), offset
+        size = (nbytes // itemsize - offset,)
     size = tuple(size)
     stride = _contiguous_strides(size) if stride is None or len(stride) == 0 else tuple(stride)
     if len(size) != len(stride):
@@ -79,7 +72,7 @@ def _storage_view(self, storage, offset, size, stride):
     if offset < 0 or any(n < 0 for n in size):
         raise RuntimeError(f"set_: negative storage offset or size: offset {offset}, "
                            f"size {list(size)}")
-    need = 0 if 0 in size else (offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)))
+    need = 0 if 0 in size else _last_element(size, stride, offset) + 1
     if need * itemsize > nbytes:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                            f"offset {offset}, and itemsize {itemsize} requiring a storage size "

@@ -17,12 +17,11 @@ from .. import _C
 
 __all__ = ["grouped_mm"]
 
-_DTYPES = {"float32": "Float32", "bfloat16": "BFloat16", "float16": "Float16",
-           "float64": "Float64"}
+_DTYPES = (_C.float32, _C.bfloat16, _C.float16, _C.float64)  # float64 beyond PyTorch's CPU
 
 
 def _name(dt):
-    from .._composites import _dtype_name
+    from .._composites import _dtype_name   # here: _composites imports nn's users
     return _dtype_name(dt)
 
 
@@ -50,7 +49,7 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
                             f"{type(m).__name__}")
         if m.ndim not in (2, 3):
             raise RuntimeError(f"{name} has to be 2 or 3d")
-    if mat_a.dtype.name not in _DTYPES:
+    if mat_a.dtype not in _DTYPES:
         raise RuntimeError(f"Expected mat_a to be Float32, BFloat16 or Float16 matrix, got "
                            f"{_name(mat_a.dtype)}")
     if mat_b.dtype != mat_a.dtype:

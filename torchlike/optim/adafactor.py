@@ -44,7 +44,6 @@ class Adafactor(Optimizer):
                         weight_decay=weight_decay, foreach=foreach, maximize=maximize)
         super().__init__(params, defaults)
 
-
     def _init_state(self, p, state, group):
         state["step"] = _step_tensor()
         if p.grad.dim() > 1:

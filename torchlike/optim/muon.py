@@ -43,7 +43,6 @@ class Muon(Optimizer):
                     raise ValueError("Muon only supports 2D parameters whereas we found a "
                                      f"parameter with size: {p.size()}")
 
-
     def _init_state(self, p, state, group):
         state["momentum_buffer"] = _C.zeros_like(p.grad)
 

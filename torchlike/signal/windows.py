@@ -11,6 +11,7 @@ that names them (hann, hamming and nuttall are general_cosine's)."""
 import math
 
 from .. import _C
+from .._composites import _window_values
 from .._layout import strided
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
@@ -31,17 +32,7 @@ def _window(fn, M, sym, dtype, layout, device, requires_grad, make):
     """make(n, L) -> the symmetric window of length L at the float64 points n."""
     dtype = dtype or _C.get_default_dtype()
     _check(fn, M, layout, dtype)
-    if M <= 1:
-        w = _C.ones(M, dtype=dtype, device=device)
-    else:
-        L = M if sym else M + 1
-        w = make(_C.arange(L, dtype=_C.float64, device=device), L)
-        if not sym:
-            w = w.narrow(0, 0, M)
-        w = w.to(dtype).contiguous()
-    if requires_grad:
-        w.requires_grad_(True)
-    return w
+    return _window_values(M, not sym, dtype, device, requires_grad, make)
 
 
 def _cosine_sum(a):

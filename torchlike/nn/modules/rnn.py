@@ -49,6 +49,25 @@ def _gru_step(gi, h, w_hh, b_hh):
     return _C._thnn_fused_gru_cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
 
 
+def _check_cell_shapes(input, hx, input_size, hidden_size):
+    """input (N, input_size) and each state in hx (N, hidden_size), in
+    PyTorch's words (hidden0 is h, hidden1 the LSTM's c); shared by the cell
+    modules and the functional rnn_*_cell / lstm_cell / gru_cell."""
+    if input.shape[1] != input_size:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
+                           f"expected {input_size}")
+    for i, h in enumerate(hx):
+        if h.ndim != 2:
+            raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got "
+                               f"{h.ndim}D tensor")
+        if h.shape[0] != input.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
+                               f"batch size {h.shape[0]}")
+        if h.shape[1] != hidden_size:
+            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, "
+                               f"expected {hidden_size}")
+
+
 def _any_autocast_enabled():
     from ...amp.autocast_mode import is_autocast_enabled
     return is_autocast_enabled("cpu") or is_autocast_enabled("cuda")
@@ -350,26 +369,15 @@ class RNNCellBase(Module):
         unbatched = input.ndim == 1
         if unbatched:
             input = input.unsqueeze(0)
-        if input.shape[1] != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
-                               f"expected {self.input_size}")
         if hx is None:
+            _check_cell_shapes(input, (), self.input_size, self.hidden_size)
             zeros = _C.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
                              device=input.device)
             return input, (zeros,) * n_states, unbatched
         hx = tuple(hx) if isinstance(hx, (tuple, list)) else (hx,)
         if unbatched:
             hx = tuple(h.unsqueeze(0) for h in hx)
-        for i, h in enumerate(hx):
-            if h.ndim != 2:
-                raise RuntimeError(f"Expected 2D hidden{i} (batch x hidden_size), but got "
-                                   f"{h.ndim}D tensor")
-            if h.shape[0] != input.shape[0]:
-                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} "
-                                   f"batch size {h.shape[0]}")
-            if h.shape[1] != self.hidden_size:
-                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, "
-                                   f"expected {self.hidden_size}")
+        _check_cell_shapes(input, hx, self.input_size, self.hidden_size)
         return input, hx, unbatched
 
 
