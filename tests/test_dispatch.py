@@ -86,7 +86,8 @@ CALLS = {
     "bernoulli_": "f.bernoulli_(0.5)", "exponential_": "f.exponential_()",
     "cauchy_": "f.cauchy_()", "log_normal_": "f.log_normal_()",
     "geometric_": "f.geometric_(0.5)", "poisson": "T.poisson(r)",
-    "multinomial": "T.multinomial(r, 1)",
+    "multinomial": "T.multinomial(r, 1)", "_standard_gamma": "T._standard_gamma(r)",
+    "binomial": "T.binomial(r, r / 10)",
     # a copy with a cast
     "copy_": "f.copy_(fi)",
     # neural-network kernels (src/nn)

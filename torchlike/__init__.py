@@ -7,6 +7,7 @@ with _blas_policy.coretype_for_load():  # before _C loads OpenBLAS
     from . import _C
 from ._C import *  # noqa: F401,F403  (ops, dtypes, creation functions)
 from ._C import Tensor, Size, dtype
+from ._C import _standard_gamma  # noqa: F401  (PyTorch's torch._standard_gamma)
 from ._device import device, set_default_device, get_default_device
 from . import _tensor  # noqa: F401  (attaches the Python-side Tensor methods)
 from ._legacy_types import CPU_TYPES as _CPU_TYPES  # (FloatTensor ...; Tensor.type, type_as)

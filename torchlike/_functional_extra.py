@@ -1,5 +1,6 @@
 """Top-level functions PyTorch exposes as ATen's functional forms, composed
-of torchlike's existing ops: binomial sampling, segment_reduce,
+of torchlike's existing ops: binomial (its checks; the draws are the C
+sampler's, random_samplers.c), segment_reduce,
 embedding_bag, constant_pad_nd, the deprecated frobenius_norm /
 nuclear_norm, empty_permuted, set_flush_denormal, the RNN cell functions,
 grid_sampler_2d / grid_sampler_3d and native_channel_shuffle.
@@ -21,50 +22,6 @@ __all__ = ["binomial", "segment_reduce", "embedding_bag", "constant_pad_nd", "fr
 
 
 # ---- binomial ----------------------------------------------------------------
-# Exact sampling in O(log n) steps (Devroye, "Non-Uniform Random Variate
-# Generation", X.4): the i-th smallest of n uniforms is Y ~ Beta(i, n + 1 - i);
-# if Y <= p, i successes lie below Y and the other n - i trials succeed with
-# probability (p - Y) / (1 - Y), else the i - 1 trials below Y succeed with
-# probability p / Y.  Halving n until n <= _INVERT leaves a count small enough
-# to invert the CDF term by term.
-
-_INVERT = 16
-
-
-def _beta(a, b, generator):
-    from .distributions._gamma_ops import _sample_standard_gamma
-    ga = _sample_standard_gamma(a, generator)
-    gb = _sample_standard_gamma(b, generator)
-    return ga / (ga + gb)
-
-
-def _binomial_sample(n, p, generator):
-    """float64 n (integer-valued, >= 0) and p in [0, 1/2] -> the draws."""
-    x = _C.zeros_like(n)
-    while bool((n > _INVERT).any()):
-        big = n > _INVERT
-        i = _C.where(big, _C.floor((n + 1) / 2), _C.ones_like(n))
-        y = _beta(i, _C.where(big, n + 1 - i, _C.ones_like(n)), generator)
-        below = y <= p
-        x = _C.where(big & below, x + i, x)
-        p_next = _C.where(below, (p - y) / (1 - y), p / y)
-        n_next = _C.where(below, n - i, i - 1)
-        p = _C.where(big, _C.clamp(p_next, 0.0, 1.0), p)
-        n = _C.where(big, n_next, n)
-    # inversion for n <= _INVERT: count the CDF steps below a uniform u
-    u = _C.rand(tuple(n.shape), dtype=_C.float64, device=n.device, generator=generator)
-    certain = p >= 1
-    q = _C.where(certain, _C.zeros_like(p), 1 - p)
-    ratio = p / _C.where(certain, _C.ones_like(q), q)
-    pmf = q ** n
-    cdf = pmf
-    k_count = _C.zeros_like(n)
-    for k in range(_INVERT):
-        k_count = k_count + ((u > cdf) & (n > k)).to(_C.float64)
-        pmf = pmf * ((n - k) / (k + 1)) * ratio
-        cdf = cdf + pmf
-    return x + _C.where(certain, n, k_count)
-
 
 def binomial(count, prob, generator=None):
     """Draws of Binomial(count, prob), elementwise (count and prob
@@ -82,15 +39,7 @@ def binomial(count, prob, generator=None):
     if count.dtype in (_C.float16, _C.bfloat16):
         raise NotImplementedError(f"\"binomial_cpu\" not implemented for "
                                   f"'{_dtype_name(count.dtype)}'")
-    c, pr = _C.broadcast_tensors(count.detach(), prob.detach())
-    n = _C.clamp(_C.trunc(c.to(_C.float64)), min=0.0)
-    p = _C.clamp(pr.to(_C.float64), 0.0, 1.0)
-    nan = _C.isnan(p)
-    p = _C.where(nan, _C.zeros_like(p), p)
-    flip = p > 0.5                      # sample the failures where they are fewer
-    draw = _binomial_sample(n, _C.where(flip, 1 - p, p), generator)
-    draw = _C.where(flip, n - draw, draw)
-    return _C.where(nan, _C.full_like(draw, math.nan), draw).to(count.dtype).contiguous()
+    return _C._binomial(count.detach(), prob.detach(), generator)
 
 
 # ---- segment_reduce ------------------------------------------------------------

@@ -1,10 +1,8 @@
 """Gamma sampling with implicit reparameterisation gradients, and the
 regularised lower incomplete gamma function, written in torchlike ops.
 
-Sampling: Marsaglia and Tsang's squeeze-and-reject method ("A simple method
-for generating gamma variables", ACM TOMS 2000) run on whole tensors: every
-element draws until accepted, only the still-rejected ones draw again. For
-concentration < 1 the draw for concentration + 1 is scaled by U**(1/alpha).
+Sampling: torchlike._standard_gamma (Marsaglia and Tsang's method, in C:
+src/ndcore/kernels/random_samplers.c).
 
 Gradient: a draw x of Gamma(alpha, 1) is a deterministic function of alpha
 for a fixed uniform u = P(alpha, x), the CDF. Differentiating P(alpha, x(alpha))
@@ -15,7 +13,6 @@ computed in float64."""
 import torchlike
 from torchlike.autograd import Function
 
-from .utils import tiny
 
 __all__ = ["standard_gamma", "gammainc"]
 
@@ -25,28 +22,9 @@ _CHECK_EVERY = 16
 
 def _sample_standard_gamma(alpha, generator=None):
     """Gamma(alpha, 1) draws of alpha's shape, dtype and device (no grad),
-    from the global generator or ``generator``."""
-    dtype = alpha.dtype
-    a = alpha.detach().to(torchlike.float64)
-    boost = a < 1
-    a1 = torchlike.where(boost, a + 1, a)
-    d = a1 - 1.0 / 3.0
-    c = 1.0 / torchlike.sqrt(9.0 * d)
-    out = torchlike.zeros_like(a)
-    pending = torchlike.ones_like(a, dtype=torchlike.bool)
-    shape = tuple(a.shape)
-    while bool(pending.any()):
-        x = torchlike.randn(shape, dtype=torchlike.float64, device=a.device, generator=generator)
-        u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device, generator=generator)
-        v = (1 + c * x) ** 3
-        v_safe = v.clamp(min=1e-300)
-        accept = (v > 0) & (torchlike.log(u) < 0.5 * x * x + d - d * v_safe + d * torchlike.log(v_safe))
-        take = pending & accept
-        out = torchlike.where(take, d * v_safe, out)
-        pending = pending & ~accept
-    u = torchlike.rand(shape, dtype=torchlike.float64, device=a.device, generator=generator)
-    out = torchlike.where(boost, out * u ** (1.0 / a), out)
-    return out.to(dtype).clamp(min=tiny(dtype))
+    from the global generator or ``generator``; below the dtype's smallest
+    normal number lifted to it, as PyTorch's."""
+    return torchlike._standard_gamma(alpha.detach(), generator)
 
 
 def _log_prefactor(a, x):

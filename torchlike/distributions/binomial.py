@@ -6,10 +6,6 @@ from .utils import probs_or_logits
 
 __all__ = ["Binomial"]
 
-# How many Bernoulli trials one pass of the sampler draws at a time.
-_TRIAL_CHUNK = 256
-
-
 def _clamp_by_zero(x):
     # equals x.clamp(min=0) but with gradient 1/2 at x == 0, as PyTorch's
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
@@ -51,19 +47,7 @@ class Binomial(_BinaryParams, Distribution):
     def sample(self, sample_shape=torchlike.Size()):
         shape = tuple(self._extended_shape(sample_shape))
         with torchlike.no_grad():
-            n = self.total_count.expand(shape)
-            p = self.probs.expand(shape)
-            count = torchlike.zeros(shape, dtype=p.dtype, device=p.device)
-            max_n = int(n.max().item()) if n.numel() else 0
-            start = 0
-            while start < max_n:
-                k = min(_TRIAL_CHUNK, max_n - start)
-                trial = torchlike.arange(start, start + k, dtype=p.dtype, device=p.device)
-                live = (trial < n.unsqueeze(-1)).to(p.dtype)  # trials beyond n count nothing
-                draws = torchlike.bernoulli(p.unsqueeze(-1).expand(shape + (k,)).contiguous())
-                count = count + (draws * live).sum(-1)
-                start += k
-            return count
+            return torchlike.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -10,6 +10,8 @@
  * with the CPU's conversions; non-contiguous outputs go through a contiguous
  * scratch tensor, as on the CPU.
  *
+ * Gamma and binomial draws run on the device too (samplers.cu).
+ *
  * randperm, poisson and multinomial run the CPU's kernels on host copies and
  * upload the result: a Fisher-Yates shuffle is sequential, and the other two
  * have data-dependent loops (rejection, sorting) with no CUDA version yet.
@@ -149,6 +151,27 @@ static tl_status gpu_random_multinomial(tl_generator *g, const tl_tensor *probs,
   return s;
 }
 
+/* Gamma and binomial draws on the device (samplers.cu): the counters
+ * reserved as the CPU reserves them, the same function per element. */
+static tl_status gpu_random_sample(tl_generator *g, const tl_random_sample_spec *spec,
+                                   const tl_tensor *a, const tl_tensor *b, tl_tensor *out)
+{
+  int64_t n = tl_tensor_numel(out);
+  tl_px_rounds r = tl_random_sample_reserve(g, spec->kind, n);
+  void *stream = NULL;
+  if (n == 0)
+    return TL_OK;
+  tl_status s = tl_gpu_stream(tl_tensor_device(out), "random", &stream);
+  if (s == TL_OK)
+    s = tl_gpu_launched(tl_gpu_random_sample_launch(spec->kind, spec->floor, &r, n, tl_tensor_data(a),
+                                                    b ? tl_tensor_data(b) : NULL,
+                                                    tl_tensor_data(out), stream),
+                        spec->kind == TL_RANDOM_SAMPLE_BINOMIAL ? "binomial" : "_standard_gamma");
+  if (s == TL_OK)
+    tl_storage_bump(out->storage);
+  return s;
+}
+
 void tl_gpu_dropout_register(void); /* dropout_gpu.c */
 
 void tl_gpu_random_register(void)
@@ -158,11 +181,13 @@ void tl_gpu_random_register(void)
       .random_permutation = gpu_random_permutation,
       .random_poisson = gpu_random_poisson,
       .random_multinomial = gpu_random_multinomial,
+      .random_sample = gpu_random_sample,
   };
   static const tl_op ops[] = {
       TL_OP_UNIFORM,     TL_OP_NORMAL,  TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
       TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL,
+      TL_OP_STANDARD_GAMMA, TL_OP_BINOMIAL,
   };
   for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
     tl_dispatch_register_set(ops[i], TL_DEVICE_CUDA, TL_DTYPES_ALL, &set);

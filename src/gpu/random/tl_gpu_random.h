@@ -3,7 +3,7 @@
 #ifndef TL_GPU_RANDOM_H
 #define TL_GPU_RANDOM_H
 
-#include "gpu/random/tl_philox.h"
+#include "gpu/random/tl_px_samplers.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +17,12 @@ enum { TL_GPU_RANDOM_F64, TL_GPU_RANDOM_F32, TL_GPU_RANDOM_I64 };
 /* dst[v] = value v of draw f (tl_px_value) for v < n, on `stream`; pa and pb
  * of f are device pointers.  Returns the CUDA error code of the launch. */
 int tl_gpu_random_fill_launch(const tl_px_draw *f, int64_t n, int store, void *dst, void *stream);
+
+/* out[e] = draw e of sampler `kind` (TL_PX_GAMMA ...) for e < n, with
+ * parameters a[e] (and b[e], binomial's probability), lifted to `floor`
+ * (tl_px_lift): device arrays of float64.  The launch's CUDA error code. */
+int tl_gpu_random_sample_launch(int kind, double floor_value, const tl_px_rounds *r, int64_t n,
+                                const double *a, const double *b, double *out, void *stream);
 
 /* Dropout (src/nn/dropout) on contiguous work arrays of float (f64: double):
  * x and y of nmask * inner elements, mask of nmask bools; element r of the

@@ -721,6 +721,42 @@ PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a)
   return tl_py_tensor_from(&t);
 }
 
+/* The smallest normal number of a floating dtype. */
+static double smallest_normal(tl_dtype dtype)
+{
+  return dtype == TL_DTYPE_F64 ? 0x1p-1022 : dtype == TL_DTYPE_F16 ? 0x1p-14 : 0x1p-126;
+}
+
+/* _standard_gamma / _log_standard_gamma(input, generator=None). */
+PyObject *tl_py_impl_standard_gamma(const char *name, const tl_py_args_standard_gamma *a)
+{
+  const tl_tensor *x = tl_py_t(a->input);
+  bool log_out = !strcmp(name, "_log_standard_gamma");
+  tl_random_sample_spec spec = {.kind = log_out ? TL_RANDOM_SAMPLE_LOG_GAMMA : TL_RANDOM_SAMPLE_GAMMA,
+                                .floor = log_out ? NAN : smallest_normal(x->dtype)};
+  tl_tensor t;
+  if (!tl_dtype_is_float(x->dtype))
+    return PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", name,
+                        tl_dtype_names[x->dtype]);
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(x));
+  if (!g || tl_random_sample(g, &spec, x, NULL, x->dtype, &t) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&t);
+}
+
+/* _binomial(count, prob, generator=None). */
+PyObject *tl_py_impl_binomial(const char *name, const tl_py_args_binomial *a)
+{
+  const tl_tensor *count = tl_py_t(a->count);
+  tl_random_sample_spec spec = {.kind = TL_RANDOM_SAMPLE_BINOMIAL, .floor = NAN};
+  tl_tensor t;
+  (void)name;
+  tl_generator *g = tl_py_generator_for(a->generator, tl_tensor_device(count));
+  if (!g || tl_random_sample(g, &spec, count, tl_py_t(a->prob), count->dtype, &t) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&t);
+}
+
 /* ---- Tensor methods ------------------------------------------------------------------ */
 
 /* A draw of kind into self with parameters (pa, pb) read as real numbers. */
@@ -863,6 +899,45 @@ static PyObject *py_random_reference(PyObject *m, PyObject *args)
   return tl_py_tensor_from(&out);
 }
 
+/* _sample_reference(generator, kind, a, b, floor): draw e of sampler `kind`
+ * (tl_random_sample_kind) for each e of the contiguous float64 tensor a (b:
+ * binomial's probabilities, a's shape, or None) computed one by one on the
+ * host with tl_px_sample_one - the function the CUDA kernel runs per element
+ * - as a float64 tensor, advancing the generator as the draw would.  Tests
+ * compare it with the CPU's chunked, vectorised kernel. */
+static PyObject *py_sample_reference(PyObject *m, PyObject *args)
+{
+  (void)m;
+  PyObject *gen, *a, *b;
+  int kind;
+  double floor_value;
+  tl_generator *g;
+  tl_tensor out = {0};
+  if (!PyArg_ParseTuple(args, "OiO!Od:_sample_reference", &gen, &kind, tl_py_tensor_type, &a, &b,
+                        &floor_value))
+    return NULL;
+  const tl_tensor *ta = tl_py_t(a), *tb = b == Py_None ? NULL : tl_py_t(b);
+  if (kind < TL_RANDOM_SAMPLE_GAMMA || kind > TL_RANDOM_SAMPLE_BINOMIAL ||
+      ta->dtype != TL_DTYPE_F64 || !tl_tensor_is_contiguous(ta) ||
+      (kind == TL_RANDOM_SAMPLE_BINOMIAL) != (tb != NULL) ||
+      (tb && (tb->dtype != TL_DTYPE_F64 || !tl_tensor_is_contiguous(tb) ||
+              tl_tensor_numel(tb) != tl_tensor_numel(ta))))
+    return PyErr_Format(PyExc_ValueError, "_sample_reference: kind %d with contiguous float64 "
+                        "parameters of one size expected", kind);
+  if (tl_py_arg_generator("_sample_reference", "generator", gen, &g) < 0)
+    return NULL;
+  int64_t n = tl_tensor_numel(ta);
+  if (!(g = tl_py_generator_for(g, tl_device_cpu())) ||
+      tl_tensor_empty(&out, TL_DTYPE_F64, ta->ndim, ta->shape, tl_device_cpu()) != TL_OK)
+    return tl_py_raise();
+  tl_px_rounds r = tl_random_sample_reserve(g, (tl_random_sample_kind)kind, n);
+  const double *pa = tl_tensor_data(ta), *pb = tb ? tl_tensor_data(tb) : NULL;
+  double *po = tl_tensor_data(&out);
+  for (int64_t e = 0; e < n; e++)
+    po[e] = tl_px_sample_one(kind, floor_value, &r, e, pa[e], pb ? pb[e] : 0.0);
+  return tl_py_tensor_from(&out);
+}
+
 static PyObject *py_cuda_default_generators(PyObject *self, PyObject *unused)
 {
   (void)self, (void)unused;
@@ -880,6 +955,7 @@ static PyMethodDef random_functions[] = {
     {"set_rng_state", py_set_rng_state, METH_O, "Restore the default generator's state."},
     {"_philox4x32_10", py_philox, METH_VARARGS, NULL},
     {"_random_reference", py_random_reference, METH_VARARGS, NULL},
+    {"_sample_reference", py_sample_reference, METH_VARARGS, NULL},
     {"_cuda_default_generators", py_cuda_default_generators, METH_NOARGS,
      "The CUDA devices' default generators (made on first use)."},
     {"_cuda_manual_seed", py_cuda_manual_seed, METH_VARARGS,

@@ -201,6 +201,12 @@ static tl_status emu_random_multinomial(tl_generator *g, const tl_tensor *probs,
   TL_EMU_HOSTED(tl_cpu_random_multinomial(g, probs, n, replacement, out));
 }
 
+static tl_status emu_random_sample(tl_generator *g, const tl_random_sample_spec *spec,
+                                   const tl_tensor *a, const tl_tensor *b, tl_tensor *out)
+{
+  TL_EMU_HOSTED(tl_cpu_random_sample(g, spec, a, b, out));
+}
+
 tl_status tl_dispatch_emulate_device(void)
 {
   static tl_iter_kernel kernels[TL_OP_COUNT][TL_DTYPE_COUNT];
@@ -220,11 +226,13 @@ tl_status tl_dispatch_emulate_device(void)
       .random_fill = emu_random_fill,
       .random_permutation = emu_random_permutation,
       .random_poisson = emu_random_poisson,
-      .random_multinomial = emu_random_multinomial};
+      .random_multinomial = emu_random_multinomial,
+      .random_sample = emu_random_sample};
   static const tl_op random_ops[] = {
       TL_OP_UNIFORM,     TL_OP_NORMAL,  TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
-      TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL};
+      TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL,
+      TL_OP_STANDARD_GAMMA, TL_OP_BINOMIAL};
   if (tl_dispatch_host_memory_table[TL_DEVICE_FAKE]) /* tl_dispatch_lend_cpu_kernels's */
     return tl_error_set(TL_ERR_RUNTIME, "the fake device has the CPU's kernels lent already");
   tl_backend_fake_plain_pointers(true);

@@ -445,6 +445,43 @@ tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t
   return set ? set->random_multinomial(g, probs, n, replacement, out) : tl_error_status();
 }
 
+/* *dst = src broadcast to shape, as a contiguous float64 tensor. */
+static tl_status wide_copy(const tl_tensor *src, int ndim, const int64_t *shape, tl_tensor *dst)
+{
+  if (tl_tensor_empty(dst, TL_DTYPE_F64, ndim, shape, tl_tensor_device(src)) != TL_OK)
+    return tl_error_status();
+  return tl_tensor_copy(dst, src);
+}
+
+tl_status tl_random_sample(tl_generator *g, const tl_random_sample_spec *spec, const tl_tensor *a,
+                           const tl_tensor *b, tl_dtype dtype, tl_tensor *out)
+{
+  tl_tensor wa = {0}, wb = {0}, wide = {0};
+  int64_t shape[TL_MAX_DIMS];
+  int ndim = a->ndim;
+  tl_op op = spec->kind == TL_RANDOM_SAMPLE_BINOMIAL ? TL_OP_BINOMIAL : TL_OP_STANDARD_GAMMA;
+  const tl_tensor *devs[] = {a, b};
+  const tl_random_kernels *set = tl_dispatch_kernel(op, a->dtype, b ? 2 : 1, devs);
+  tl_status s = set ? TL_OK : tl_error_status();
+  memcpy(shape, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+  if (s == TL_OK && b)
+    s = tl_shape_broadcast(a->ndim, a->shape, b->ndim, b->shape, &ndim, shape);
+  if (s == TL_OK)
+    s = wide_copy(a, ndim, shape, &wa);
+  if (s == TL_OK && b)
+    s = wide_copy(b, ndim, shape, &wb);
+  if (s == TL_OK && tl_tensor_empty(&wide, TL_DTYPE_F64, ndim, shape, tl_tensor_device(a)) != TL_OK)
+    s = tl_error_status();
+  if (s == TL_OK)
+    s = set->random_sample(g, spec, &wa, b ? &wb : NULL, &wide);
+  if (s == TL_OK)
+    s = tl_tensor_to_dtype(out, &wide, dtype);
+  tl_tensor_release(&wa);
+  tl_tensor_release(&wb);
+  tl_tensor_release(&wide);
+  return s;
+}
+
 /* ---- create -------------------------------------------------------------------- */
 
 tl_status tl_tensor_fill(tl_tensor *t, tl_scalar value)

@@ -212,6 +212,9 @@ typedef struct {
   tl_status (*random_poisson)(tl_generator *g, const tl_tensor *rates, tl_tensor *out);
   tl_status (*random_multinomial)(tl_generator *g, const tl_tensor *probs, int64_t n,
                                   bool replacement, tl_tensor *out);
+  /* a, b (or NULL) and out: contiguous float64 of one shape */
+  tl_status (*random_sample)(tl_generator *g, const tl_random_sample_spec *spec,
+                             const tl_tensor *a, const tl_tensor *b, tl_tensor *out);
 } tl_random_kernels;
 
 /* The CPU's random kernels. */
@@ -220,6 +223,8 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out);
 tl_status tl_cpu_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *out);
 tl_status tl_cpu_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
                                     bool replacement, tl_tensor *out);
+tl_status tl_cpu_random_sample(tl_generator *g, const tl_random_sample_spec *spec,
+                               const tl_tensor *a, const tl_tensor *b, tl_tensor *out);
 
 typedef struct {
   tl_status (*tensor_fill)(tl_tensor *t, tl_scalar value);

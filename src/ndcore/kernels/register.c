@@ -174,6 +174,7 @@ static const tl_random_kernels cpu_random = {
     .random_permutation = tl_cpu_random_permutation,
     .random_poisson = tl_cpu_random_poisson,
     .random_multinomial = tl_cpu_random_multinomial,
+    .random_sample = tl_cpu_random_sample,
 };
 
 void tl_random_register(void)
@@ -182,6 +183,7 @@ void tl_random_register(void)
       TL_OP_UNIFORM,     TL_OP_NORMAL,  TL_OP_RANDOM_INTEGER, TL_OP_BERNOULLI,
       TL_OP_EXPONENTIAL, TL_OP_CAUCHY,  TL_OP_LOG_NORMAL,     TL_OP_GEOMETRIC,
       TL_OP_RANDPERM,    TL_OP_POISSON, TL_OP_MULTINOMIAL,
+      TL_OP_STANDARD_GAMMA, TL_OP_BINOMIAL,
   };
   serve(ops, sizeof ops / sizeof *ops, &cpu_random);
 }

@@ -16,7 +16,7 @@
 #ifndef TL_RANDOM_H
 #define TL_RANDOM_H
 
-#include "gpu/random/tl_philox.h"
+#include "gpu/random/tl_px_samplers.h"
 #include "ndcore/tensor/tl_dtype.h"
 
 /* Threads may share a generator: (seed, offset) is read and advanced under
@@ -104,5 +104,27 @@ tl_status tl_random_poisson(tl_generator *g, const tl_tensor *rates, tl_tensor *
  * probs (1-d or 2-d, non-negative weights), with or without replacement. */
 tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t n,
                                 bool replacement, tl_tensor *out);
+
+/* The rejection samplers (tl_px_samplers.h): a parameter per element. */
+typedef enum {
+  TL_RANDOM_SAMPLE_GAMMA = TL_PX_GAMMA,         /* Gamma(a, 1) */
+  TL_RANDOM_SAMPLE_LOG_GAMMA = TL_PX_LOG_GAMMA, /* log of Gamma(a, 1): no underflow */
+  TL_RANDOM_SAMPLE_BINOMIAL = TL_PX_BINOMIAL,   /* Binomial(a, b), PyTorch's reading of a, b */
+} tl_random_sample_kind;
+
+typedef struct {
+  tl_random_sample_kind kind;
+  double floor; /* values below it, and NaN, become it (PyTorch's gamma); NaN: none */
+} tl_random_sample_spec;
+
+/* The counter rounds of a draw of n elements of `kind`, reserved from g
+ * (nothing for n = 0): what every device's kernel reads. */
+tl_px_rounds tl_random_sample_reserve(tl_generator *g, tl_random_sample_kind kind, int64_t n);
+
+/* out (fresh, dtype, on a's device) = draws of spec, element by element, with
+ * a (and b for binomial, else NULL) broadcast together.  The kernels see
+ * contiguous float64 copies. */
+tl_status tl_random_sample(tl_generator *g, const tl_random_sample_spec *spec, const tl_tensor *a,
+                           const tl_tensor *b, tl_dtype dtype, tl_tensor *out);
 
 #endif

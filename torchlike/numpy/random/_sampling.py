@@ -91,34 +91,23 @@ def _lanes(src, shape, *params):
                for p in params]
 
 
-def _marsaglia_tsang(src, a):
-    """Gamma(a) for flat a >= 1."""
-    def propose(m, d, c):
-        x = src.normal((m,))
-        u = src.open_uniform((m,))
-        v = (1 + c * x) ** 3
-        vs = v.clamp(min=1e-300)
-        ok = (v > 0) & (_C.log(u) < 0.5 * x * x + d - d * vs + d * _C.log(vs))
-        return d * vs, ok
-    d = a - 1.0 / 3.0
-    return rejection(src, a.shape[0], [d, 1.0 / _C.sqrt(9.0 * d)], propose)
+def _full(src, shape, param):
+    """A float64 parameter broadcast to ``shape`` on the source's device."""
+    return _C.as_tensor(param, dtype=F64, device=src.device).expand(shape)
 
 
 def log_standard_gamma(src, shape, k):
-    """log Gamma(k) draws of ``shape``; k == 0 gives -inf."""
-    n, (kf,) = _lanes(src, shape, k)
-    boost = kf < 1
-    x = _marsaglia_tsang(src, _C.where(boost, kf + 1, kf))
-    logu = _C.log(src.open_uniform((n,)))
-    out = _C.where(boost, _C.log(x) + logu / kf, _C.log(x))
-    return out.reshape(shape)
+    """log Gamma(k) draws of ``shape`` (the C sampler, random_samplers.c);
+    k == 0 gives -inf.  The logarithm keeps tiny shapes' draws, which
+    underflow, apart (beta, dirichlet)."""
+    return _C._log_standard_gamma(_full(src, shape, k), src.gen)
 
 
 def standard_gamma(src, shape, k):
-    n, (kf,) = _lanes(src, shape, k)
-    if n and bool((kf >= 1).all()):  # no boost: no logs to take
-        return _marsaglia_tsang(src, kf).reshape(shape)
-    return _C.exp(log_standard_gamma(src, shape, k))
+    kf = _full(src, shape, k)
+    if kf.numel() and bool((kf >= 1).all()):  # nothing underflows: no logs to take
+        return _C._standard_gamma(kf, src.gen)
+    return _C.exp(_C._log_standard_gamma(kf, src.gen))  # NumPy's zeros, not a floor
 
 
 def chisquare(src, shape, df):
@@ -139,86 +128,11 @@ def poisson(src, shape, lam):
 
 # -- binomial -----------------------------------------------------------------
 
-def _binomial_inversion(src, n, p):
-    """Flat Binomial(n, p), p <= 1/2, n p < 10: the count of cdf steps F(0), F(1) ...
-    below a uniform, taken on all lanes at once (no per-lane bookkeeping) until
-    every lane's uniform is under the cdf.  A lane whose cdf stalls below its
-    uniform (rounding, probability ~1e-16) stops at the cap, where P(X > cap) < 1e-30."""
-    u = src.uniform(n.shape)
-    s = p / (1 - p)
-    a = (n + 1) * s
-    r = _C.exp(n * _C.log1p(-p))  # P(X = 0)
-    cdf = r
-    k = _C.zeros_like(n)
-    mean = float((n * p).max()) if n.shape[0] else 0.0
-    cap = min(float(n.max()) if n.shape[0] else 0.0, mean + 12 * math.sqrt(mean) + 40)
-    j = 0
-    while j < cap:
-        for _ in range(4):
-            j += 1
-            k = k + (u > cdf).to(F64)
-            r = r * (a / j - s)
-            cdf = cdf + r
-        if not bool((u > cdf).any()):
-            break
-    return _C.minimum(k, n)
-
-
-def _stirling_tail(k):
-    """lgamma(k + 1) - ((k + 0.5) log(k + 1) - (k + 1) + log(2 pi) / 2)."""
-    k1 = k + 1
-    series = (1 / 12 - (1 / 360 - 1 / (1260 * k1 * k1)) / (k1 * k1)) / k1
-    exact = _C.lgamma(k1) - ((k + 0.5) * _C.log(k1) - k1 + 0.5 * math.log(_TWO_PI))
-    return _C.where(k < 10, exact, series)
-
-
-def _binomial_btrs(src, n, p):
-    """Flat Binomial(n, p), p <= 1/2, n p >= 10: Hoermann's BTRS."""
-    q = 1 - p
-    spq = _C.sqrt(n * p * q)
-    b = 1.15 + 2.53 * spq
-    a = -0.0873 + 0.0248 * b + 0.01 * p
-    c = n * p + 0.5
-    vr = 0.92 - 4.2 / b
-    alpha = (2.83 + 5.1 / b) * spq
-    r = p / q
-    mode = _C.floor((n + 1) * p)
-    head = (mode + 0.5) * _C.log((mode + 1) / (r * (n - mode + 1))) \
-        + _stirling_tail(mode) + _stirling_tail(n - mode)
-
-    def propose(m, n, a, b, c, vr, alpha, r, mode, head):
-        u = src.uniform((m,)) - 0.5
-        v = src.uniform((m,))
-        us = 0.5 - u.abs()
-        k = _C.floor((2 * a / us + b) * u + c)
-        inside = (k >= 0) & (k <= n)
-        ok = inside & (us >= 0.07) & (v <= vr)  # the squeeze: most lanes stop here
-        i = _C.nonzero(inside & ~ok).reshape(-1)
-        if i.shape[0]:  # the exact test, on the other lanes only
-            n, a, b, alpha, r, mode, head = (t[i] for t in (n, a, b, alpha, r, mode, head))
-            kk, ui, vi = k[i], us[i], v[i]
-            lv = _C.log(vi * alpha / (a / (ui * ui) + b))
-            bound = head + (n + 1) * _C.log1p((kk - mode) / (n - kk + 1)) \
-                + (kk + 0.5) * _C.log(r * (n - kk + 1) / (kk + 1)) \
-                - _stirling_tail(kk) - _stirling_tail(n - kk)
-            ok[i] = lv <= bound
-        return k, ok
-    return rejection(src, n.shape[0], [n, a, b, c, vr, alpha, r, mode, head], propose)
-
-
 def binomial(src, shape, n, p):
-    """Binomial(n, p) counts (float64) of ``shape``."""
-    count, (nf, pf) = _lanes(src, shape, n, p)
-    flip = pf > 0.5
-    q = _C.where(flip, 1 - pf, pf)
-    small = nf * q < 10
-    out = _C.zeros((count,), dtype=F64, device=src.device)
-    for mask, method in ((small, _binomial_inversion), (~small, _binomial_btrs)):
-        idx = _C.nonzero(mask).reshape(-1)
-        if idx.shape[0]:
-            out[idx] = method(src, nf[idx], q[idx])
-    out = _C.where(flip, nf - out, out)
-    return out.reshape(shape)
+    """Binomial(n, p) counts (float64) of ``shape``: the C sampler
+    (random_samplers.c), inversion below n min(p, 1 - p) = 10, else
+    Hoermann's BTRS."""
+    return _C._binomial(_full(src, shape, n), _full(src, shape, p), src.gen)
 
 
 # -- hypergeometric ------------------------------------------------------------

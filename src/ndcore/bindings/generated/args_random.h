@@ -169,6 +169,24 @@ typedef struct {
 } tl_py_args_poisson;
 PyObject *tl_py_impl_poisson(const char *name, const tl_py_args_poisson *a);
 
+/* _standard_gamma(Tensor input, Generator? generator=None)
+ * _log_standard_gamma(Tensor input, Generator? generator=None) */
+typedef struct {
+  PyObject *input; /* borrowed */
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_standard_gamma;
+PyObject *tl_py_impl_standard_gamma(const char *name, const tl_py_args_standard_gamma *a);
+
+/* _binomial(Tensor count, Tensor prob, Generator? generator=None) */
+typedef struct {
+  PyObject *count; /* borrowed */
+  PyObject *prob; /* borrowed */
+  tl_generator *generator; /* the default generator when None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_binomial;
+PyObject *tl_py_impl_binomial(const char *name, const tl_py_args_binomial *a);
+
 /* uniform_(Tensor self, Scalar from=0, Scalar to=1, *, Generator? generator=None) */
 typedef struct {
   PyObject *self; /* borrowed */

@@ -277,6 +277,55 @@ PyObject *tl_py_binder_poisson(PyObject *module, PyObject *const *args, Py_ssize
   return tl_py_impl_poisson(func, &a);
 }
 
+PyObject *tl_py_binder__standard_gamma(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "generator", NULL};
+  const char *func = "_standard_gamma";
+  PyObject *v[2];
+  tl_py_args_standard_gamma a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_standard_gamma(func, &a);
+}
+
+PyObject *tl_py_binder__log_standard_gamma(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"input", "generator", NULL};
+  const char *func = "_log_standard_gamma";
+  PyObject *v[2];
+  tl_py_args_standard_gamma a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 2, 2, 1, v) < 0 ||
+      tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
+      tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_standard_gamma(func, &a);
+}
+
+PyObject *tl_py_binder__binomial(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+  (void)module;
+  static const char *const names[] = {"count", "prob", "generator", NULL};
+  const char *func = "_binomial";
+  PyObject *v[3];
+  tl_py_args_binomial a;
+  if (tl_py_bind(func, args, nargs, kwnames, names, 3, 3, 2, v) < 0 ||
+      tl_py_arg_tensor(func, "count", v[0], false, &a.count) < 0 ||
+      tl_py_arg_tensor(func, "prob", v[1], false, &a.prob) < 0 ||
+      tl_py_arg_generator(func, "generator", v[2], &a.generator) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_binomial(func, &a);
+}
+
 PyObject *tl_py_binder_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {

@@ -401,6 +401,12 @@ PyObject *tl_py_binder_multinomial(PyObject *self, PyObject *const *args, Py_ssi
                                    PyObject *kwnames);
 PyObject *tl_py_binder_poisson(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
+PyObject *tl_py_binder__standard_gamma(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames);
+PyObject *tl_py_binder__log_standard_gamma(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                           PyObject *kwnames);
+PyObject *tl_py_binder__binomial(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
 PyObject *tl_py_binder_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);
 PyObject *tl_py_binder_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -351,6 +351,9 @@ PyMethodDef tl_py_generated_random_functions[] = {
     {"randint_like", (PyCFunction)(void (*)(void))tl_py_binder_randint_like, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"normal", (PyCFunction)(void (*)(void))tl_py_binder_normal, METH_FASTCALL | METH_KEYWORDS, NULL},
     {"poisson", (PyCFunction)(void (*)(void))tl_py_binder_poisson, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_standard_gamma", (PyCFunction)(void (*)(void))tl_py_binder__standard_gamma, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_log_standard_gamma", (PyCFunction)(void (*)(void))tl_py_binder__log_standard_gamma, METH_FASTCALL | METH_KEYWORDS, NULL},
+    {"_binomial", (PyCFunction)(void (*)(void))tl_py_binder__binomial, METH_FASTCALL | METH_KEYWORDS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1430,6 +1430,22 @@ static const tl_py_param params_poisson[] = {
     {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL, "None"},
 };
 
+static const tl_py_param params__standard_gamma[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__log_standard_gamma[] = {
+    {"input", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
+static const tl_py_param params__binomial[] = {
+    {"count", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"prob", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"generator", TL_PY_ARG_GENERATOR, TL_PY_ARG_OPTIONAL, "None"},
+};
+
 static const tl_py_param params_uniform_[] = {
     {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"from", TL_PY_ARG_SCALAR, 0, "0"},
@@ -2670,6 +2686,12 @@ const tl_py_sig tl_py_sigs[] = {
      "multinomial(Tensor input, int num_samples, bool replacement=False, *, Generator? generator=None, Tensor? out=None)"},
     {"poisson", "random", params_poisson, 2, 2,
      "poisson(Tensor input, Generator? generator=None)"},
+    {"_standard_gamma", "random", params__standard_gamma, 2, 2,
+     "_standard_gamma(Tensor input, Generator? generator=None)"},
+    {"_log_standard_gamma", "random", params__log_standard_gamma, 2, 2,
+     "_log_standard_gamma(Tensor input, Generator? generator=None)"},
+    {"_binomial", "random", params__binomial, 3, 3,
+     "_binomial(Tensor count, Tensor prob, Generator? generator=None)"},
     {"uniform_", "random", params_uniform_, 4, 3,
      "uniform_(Tensor self, Scalar from=0, Scalar to=1, *, Generator? generator=None)"},
     {"normal_", "random", params_normal_, 4, 3,
@@ -2897,4 +2919,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 310;
+const int tl_py_sig_count = 313;
