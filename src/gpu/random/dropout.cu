@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/random/tl_gpu_random.h"
+#include "gpu/tl_cuda_launch.cuh"
 
 __device__ static inline float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ static inline double mul_rn(double a, double b) { return __dmul_rn(a, b); }
@@ -44,12 +45,6 @@ __global__ void tl_dropout_backward_kernel(const T *g, T *dx, const uint8_t *mas
   }
 }
 
-static unsigned grid_for(int64_t n)
-{
-  int64_t blocks = (n + 255) / 256;
-  return (unsigned)(blocks > 65535 * 8 ? 65535 * 8 : blocks);
-}
-
 extern "C" int tl_gpu_dropout_launch(int f64, const void *x, void *y, uint8_t *mask, int64_t nmask,
                                      int64_t inner, uint64_t seed, uint64_t first,
                                      uint64_t threshold, double s1, double s0, double d0,
@@ -65,11 +60,11 @@ extern "C" int tl_gpu_dropout_launch(int f64, const void *x, void *y, uint8_t *m
   }
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    tl_dropout_kernel<double><<<grid_for(n), 256, 0, s>>>((const double *)x, (double *)y, mask, n,
+    tl_dropout_kernel<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const double *)x, (double *)y, mask, n,
                                                           inner, seed, first, threshold, s1, s0,
                                                           d0);
   else
-    tl_dropout_kernel<float><<<grid_for(n), 256, 0, s>>>((const float *)x, (float *)y, mask, n,
+    tl_dropout_kernel<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>((const float *)x, (float *)y, mask, n,
                                                          inner, seed, first, threshold, (float)s1,
                                                          (float)s0, (float)d0);
   return cudaGetLastError();
@@ -84,10 +79,10 @@ extern "C" int tl_gpu_dropout_backward_launch(int f64, const void *g, void *dx,
     return cudaSuccess;
   cudaStream_t s = (cudaStream_t)stream;
   if (f64)
-    tl_dropout_backward_kernel<double><<<grid_for(n), 256, 0, s>>>(
+    tl_dropout_backward_kernel<double><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(
         (const double *)g, (double *)dx, mask, n, inner, scale);
   else
-    tl_dropout_backward_kernel<float><<<grid_for(n), 256, 0, s>>>(
+    tl_dropout_backward_kernel<float><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(
         (const float *)g, (float *)dx, mask, n, inner, (float)scale);
   return cudaGetLastError();
 }

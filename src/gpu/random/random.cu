@@ -8,6 +8,7 @@
 #include <cuda/std/type_traits>
 
 #include "gpu/random/tl_gpu_random.h"
+#include "gpu/tl_cuda_launch.cuh"
 
 template <typename T> __global__ void tl_random_fill_kernel(const tl_px_draw f, int64_t n, T *dst)
 {
@@ -27,11 +28,7 @@ template <typename T> static int launch(const tl_px_draw *f, int64_t n, void *ds
 {
   if (n <= 0)
     return cudaSuccess;
-  const int threads = 256;
-  int64_t blocks = (n + threads - 1) / threads;
-  if (blocks > 65535 * 8)
-    blocks = 65535 * 8; /* the grid-stride loop covers the rest */
-  tl_random_fill_kernel<T><<<(unsigned)blocks, threads, 0, s>>>(*f, n, (T *)dst);
+  tl_random_fill_kernel<T><<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, s>>>(*f, n, (T *)dst);
   return cudaGetLastError();
 }
 

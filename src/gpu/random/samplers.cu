@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/random/tl_gpu_random.h"
+#include "gpu/tl_cuda_launch.cuh"
 
 __global__ void tl_sample_kernel(int kind, double floor_value, const tl_px_rounds r, int64_t n,
                                  const double *a, const double *b, double *out)
@@ -24,11 +25,7 @@ extern "C" int tl_gpu_random_sample_launch(int kind, double floor_value, const t
 {
   if (n <= 0)
     return cudaSuccess;
-  const int threads = 256;
-  int64_t blocks = (n + threads - 1) / threads;
-  if (blocks > 65535 * 8)
-    blocks = 65535 * 8; /* the grid-stride loop covers the rest */
-  tl_sample_kernel<<<(unsigned)blocks, threads, 0, (cudaStream_t)stream>>>(kind, floor_value, *r,
-                                                                           n, a, b, out);
+  tl_sample_kernel<<<tl_gpu_blocks(n), TL_GPU_THREADS, 0, (cudaStream_t)stream>>>(
+      kind, floor_value, *r, n, a, b, out);
   return cudaGetLastError();
 }
