@@ -1492,6 +1492,8 @@ def _rebuild_sparse_tensor(layout_name, data, requires_grad=False):
 
 def _dense_refusal(name):
     def refuse(self, *args, **kwargs):
+        if _sp(self):  # private names (_values, _nnz ...) are not routed by __torch_function__
+            return _IMPL[f"Tensor.{name}"](self, *args, **kwargs)
         raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' "
                                   f"backend. This could be because the operator doesn't exist "
                                   f"for this backend, or was omitted during the selective/custom "
@@ -1542,3 +1544,105 @@ def _install_tensor_methods():
 
 
 _install_tensor_methods()
+
+
+# ---- sparse gradients of embedding tables ---------------------------------------------------
+
+def deliver_grad(weight, grad):
+    """The gradient of weight from a Function's backward: a sparse grad is
+    added to weight.grad here when backward() accumulates into every leaf
+    and weight is a leaf (None goes back to the engine, which cannot add a
+    sparse tensor); otherwise (autograd.grad, a non-leaf table) the engine
+    gets its dense form."""
+    if weight.grad_fn is None and weight.requires_grad and _C._is_checkpoint_valid():
+        old = weight.grad
+        with _C.DisableTorchFunctionSubclass():
+            weight.grad = grad if old is None else (
+                add(old, grad) if _sp(old) else add_(old, grad))
+        return None
+    return to_dense(grad)
+
+
+def _embedding_grad(weight_shape, flat, rows, padding_idx, scale_grad_by_freq):
+    """PyTorch's embedding_sparse_backward: one value row per index, in input
+    order, padding rows dropped, uncoalesced."""
+    if padding_idx is not None and padding_idx >= 0:
+        keep = _C.nonzero(flat != padding_idx).reshape(-1)
+        flat, rows = flat[keep], rows[keep]
+    if scale_grad_by_freq:
+        counts = _C.bincount(flat, minlength=weight_shape[0])
+        rows = rows / counts[flat].to(rows.dtype).unsqueeze(1)
+    return _coo(flat.reshape(1, -1), rows, weight_shape, flat.shape[0] <= 1)
+
+
+def _function():
+    from .autograd import Function
+    return Function
+
+
+class _Lazy:
+    """A Function subclass made on first use (autograd imports after this module)."""
+
+    def __init__(self, make):
+        self._make, self._cls = make, None
+
+    def apply(self, *args):
+        if self._cls is None:
+            self._cls = self._make()
+        return self._cls.apply(*args)
+
+
+def _make_sparse_embedding():
+    class SparseEmbeddingBackward(_function()):
+        @staticmethod
+        def forward(ctx, weight, input, padding_idx, scale_grad_by_freq):
+            ctx.weight, ctx.input = weight, input
+            ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
+            return _C.embedding(weight, input, padding_idx, scale_grad_by_freq, False)
+
+        @staticmethod
+        def backward(ctx, grad):
+            w = ctx.weight
+            flat = ctx.input.reshape(-1).to(_int64)
+            g = _embedding_grad(tuple(w.shape), flat, grad.reshape(-1, w.shape[1]),
+                                ctx.padding_idx, ctx.scale)
+            return deliver_grad(w, g), None, None, None
+    return SparseEmbeddingBackward
+
+
+def _make_sparse_embedding_bag():
+    class SparseEmbeddingBagBackward(_function()):
+        @staticmethod
+        def forward(ctx, weight, input, offsets, mode, psw, include_last_offset, padding_idx,
+                    scale):
+            from .nn import functional as F
+            ctx.weight, ctx.input, ctx.offsets, ctx.mode = weight, input, offsets, mode
+            ctx.psw, ctx.last, ctx.pad, ctx.scale = psw, include_last_offset, padding_idx, scale
+            return F.embedding_bag(input, weight, offsets, mode=mode,
+                                   per_sample_weights=psw, include_last_offset=include_last_offset,
+                                   padding_idx=padding_idx)
+
+        @staticmethod
+        def backward(ctx, grad):
+            w, input = ctx.weight, ctx.input
+            flat = input.reshape(-1).to(_int64)
+            n = flat.shape[0]
+            if input.ndim == 2:
+                bag = _C.arange(input.shape[0]).repeat_interleave(input.shape[1])
+            else:
+                bag = _C.searchsorted(ctx.offsets.to(_int64).contiguous(), _C.arange(n),
+                                      right=True) - 1
+            rows = grad.index_select(0, bag)
+            if ctx.psw is not None:
+                rows = rows * ctx.psw.reshape(-1, 1).to(rows.dtype)
+            if ctx.mode == "mean":
+                kept = flat != ctx.pad if ctx.pad is not None else _C.ones_like(flat, dtype=_C.bool)
+                size = _C.zeros(grad.shape[0], dtype=_int64).index_add(0, bag, kept.to(_int64))
+                rows = rows / size.clamp(min=1)[bag].to(rows.dtype).unsqueeze(1)
+            g = _embedding_grad(tuple(w.shape), flat, rows, ctx.pad, ctx.scale)
+            return deliver_grad(w, g), None, None, None, None, None, None, None
+    return SparseEmbeddingBagBackward
+
+
+sparse_embedding = _Lazy(_make_sparse_embedding)
+sparse_embedding_bag = _Lazy(_make_sparse_embedding_bag)
