@@ -172,6 +172,11 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         idx = idx.to(_int64)
     idx = idx.to(_int64)
     vals = _as_tensor(values, dtype)
+    if idx.ndim == 1 and size is not None and len(size) != idx.shape[0] + vals.ndim - 1:
+        # PyTorch reads 1-D indices as one column of idx.shape[0] sparse dims
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: "
+                           f"len(size) = {len(size)}, sparse_dim = {idx.shape[0]}, dense_dim = "
+                           f"{vals.ndim - 1}")
     if idx.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
     if vals.ndim == 0:
@@ -257,7 +262,7 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
     if nnz:
         lo, hi = int(pidx.min().item()), int(pidx.max().item())
         if lo < 0 or hi >= nplain:
-            raise RuntimeError(f"`0 <= {pname} < {pname.split('_')[0]}s` is not satisfied.")
+            raise RuntimeError(f"`0 <= {pname} < n{pname.split('_')[0]}s` is not satisfied.")
         seg = _C.repeat_interleave(_C.arange(ncomp), cidx.diff())
         key = seg * max(nplain, 1) + pidx
         if bool((key.diff() <= 0).any().item()):
@@ -1165,10 +1170,10 @@ def mm(a, b, reduce=None):
     if reduce not in (None, "sum"):
         raise NotImplementedError(f"sparse.mm: reduce={reduce!r} is not supported here")
     if _sp(a) and _sp(b):
-        if a._layout is not b._layout:
-            raise RuntimeError(f"mm: expected both operands in the same layout, got "
-                               f"{a._layout} and {b._layout}")
-        return _back(_spgemm(a, b), a._layout)
+        if (a._layout is sparse_coo) != (b._layout is sparse_coo):
+            raise RuntimeError(f"mm: expected both operands in COO or both in compressed "
+                               f"layouts, got {a._layout} and {b._layout}")
+        return _back(_spgemm(a, b), a._layout if a._layout is not sparse_csc else sparse_csr)
     if _sp(a):
         if b.ndim == 1:
             return _spmm(a, b.unsqueeze(1)).squeeze(1)
