@@ -1422,7 +1422,15 @@ def sparse_mask(x, mask):
     return _back(_coo(m._idx, picked, m._size, True), mask._layout)
 
 
-@_op("Tensor.sparse_resize_", "Tensor.sparse_resize_and_clear_")
+@_op("Tensor.sparse_resize_and_clear_")
+def sparse_resize_and_clear_(s, size, sparse_dim_, dense_dim_):
+    _need(s, "sparse_resize_and_clear_", (sparse_coo,))
+    s._idx = _C.zeros((s._idx.shape[0], 0), dtype=_int64)
+    s._vals = _C.zeros((0,) + tuple(s._vals.shape[1:]), dtype=s._vals.dtype)
+    return sparse_resize_(s, size, sparse_dim_, dense_dim_)
+
+
+@_op("Tensor.sparse_resize_")
 def sparse_resize_(s, size, sparse_dim_, dense_dim_):
     _need(s, "sparse_resize_", (sparse_coo,))
     size = _check_size(size)
