@@ -1579,12 +1579,12 @@ def deliver_grad(weight, grad):
 def _embedding_grad(weight_shape, flat, rows, padding_idx, scale_grad_by_freq):
     """PyTorch's embedding_sparse_backward: one value row per index, in input
     order, padding rows dropped, uncoalesced."""
+    if scale_grad_by_freq:  # refused in backward, where PyTorch refuses it
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                           "gradients")
     if padding_idx is not None and padding_idx >= 0:
         keep = _C.nonzero(flat != padding_idx).reshape(-1)
         flat, rows = flat[keep], rows[keep]
-    if scale_grad_by_freq:
-        counts = _C.bincount(flat, minlength=weight_shape[0])
-        rows = rows / counts[flat].to(rows.dtype).unsqueeze(1)
     return _coo(flat.reshape(1, -1), rows, weight_shape, flat.shape[0] <= 1)
 
 
