@@ -51,7 +51,10 @@ CALLS = [
     "check_invariants=True)",
     "c + T.sparse_coo_tensor(i, v, (3, 3))", "T.mm(c, T.ones(4, 2))",
     "T.mm(c, T.ones(3, 2, dtype=T.float64))", "s + d", "c + 1", "c.div(T.ones(2, 3))",
-    "c.cumsum(0)", "T.exp(c)", "c.view(6)",
+    "c.cumsum(0)", "T.exp(c)", "c.view(6)", "d.crow_indices()", "c.crow_indices()",
+    "d.values()", "d.indices()", "c.to_sparse_csr().row_indices()", "c.to_sparse_csr().indices()",
+    "d.coalesce()", "d._nnz()", "bool(c)", "c ** 0", "c.item()", "c.to_sparse_csc().col_indices()",
+    "c.tolist()", "c.numpy()", "c.storage()",
 ]
 
 

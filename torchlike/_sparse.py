@@ -72,7 +72,11 @@ def _not_implemented(name, args, kwargs):
                   if isinstance(a, SparseTensor))
     op = name.rsplit(".", 1)[-1]
     if op.startswith("__") and op.endswith("__"):
-        op = op[2:-2].lstrip("ri") if op[2:-2] not in _DUNDER else _DUNDER[op[2:-2]]
+        op = op[2:-2]
+        if op in _DUNDER:
+            op = _DUNDER[op]
+        elif op[:1] in "ri" and op[1:] in _REFLECTED:  # __rsub__, __iadd__ ...
+            op = op[1:] if op[0] == "r" else op[1:] + "_"
     return (f"Could not run 'aten::{op}' with arguments from the '{_backend(layout)}' backend. "
             "This could be because the operator doesn't exist for this backend, or was "
             "omitted during the selective/custom build process (if using custom build).")
@@ -81,6 +85,10 @@ def _not_implemented(name, args, kwargs):
 _DUNDER = {"getitem": "index", "setitem": "index_put_", "invert": "bitwise_not",
            "truediv": "div", "rtruediv": "div", "itruediv": "div_", "floordiv": "floor_divide",
            "matmul": "matmul", "rmatmul": "matmul"}
+
+
+_REFLECTED = {"add", "sub", "mul", "pow", "and", "or", "xor", "lshift", "rshift", "mod",
+              "floordiv", "matmul", "truediv"}
 
 
 def _flat(args):
@@ -342,10 +350,21 @@ def coalesce(s):
 
 
 def _need(s, op, layouts):
+    """PyTorch's refusal of a tensor in another layout."""
     if not isinstance(s, SparseTensor) or s._layout not in layouts:
-        got = s._layout if isinstance(s, SparseTensor) else strided
-        names = " or ".join(str(x) for x in layouts)
-        raise RuntimeError(f"{op}: expected a tensor of layout {names}, got {got}")
+        got = _LAYOUT_WORDS[s._layout if isinstance(s, SparseTensor) else strided]
+        raise RuntimeError(f"{op} expected {_kind(layouts)} tensor layout but got {got}")
+
+
+_LAYOUT_WORDS = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr",
+                 sparse_csc: "SparseCsc", sparse_bsr: "SparseBsr", sparse_bsc: "SparseBsc"}
+
+
+def _kind(layouts):
+    return {(sparse_coo,): "sparse coordinate", _ROW_MAJOR: "sparse row compressed",
+            (sparse_csc, sparse_bsc): "sparse column compressed"}.get(
+        tuple(layouts), "sparse" if len(layouts) > 2 else
+        " or ".join(str(x)[len("torchlike."):] for x in layouts))
 
 
 def _block(s):
@@ -688,8 +707,7 @@ def _indices(s):
 
 @_op("Tensor.values")
 def values(s):
-    if not _sp(s):
-        raise RuntimeError("values expected sparse tensor layout but got Strided")
+    _need(s, "values", (sparse_coo,) + _COMPRESSED)
     if s._layout is sparse_coo and not s._coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call "
                            ".coalesce() first")
@@ -704,11 +722,7 @@ def _values(s):
 
 def _compressed_getter(name, layouts, part):
     def get(s):
-        if not _sp(s) or s._layout not in layouts:
-            got = s._layout if _sp(s) else strided
-            raise RuntimeError(f"{name} expected sparse "
-                               f"{' or '.join(str(x)[len('torchlike.sparse_'):] for x in layouts)} "
-                               f"layout but got {str(got)[len('torchlike.'):].title()}")
+        _need(s, name, layouts)
         return getattr(s, part)
     get.__name__ = name
     _IMPL[f"Tensor.{name}"] = get
@@ -741,10 +755,28 @@ def _numpy(s, *args, **kwargs):
                     f"layout tensor to numpy. Use Tensor.to_dense() first.")
 
 
-@_op("Tensor.tolist", "Tensor.data_ptr", "Tensor.item", "Tensor.__float__", "Tensor.__int__",
-     "Tensor.__index__", "Tensor.__bool__", "Tensor.__complex__")
+_NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+
+
+@_op("Tensor.tolist", "Tensor.data_ptr", "Tensor.__float__", "Tensor.__int__",
+     "Tensor.__index__", "Tensor.__complex__")
 def _no_storage(s, *args, **kwargs):
-    raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+    raise RuntimeError(_NO_STORAGE)
+
+
+@_op("Tensor.item")
+def _item(s):
+    n = math.prod(s._size)
+    if n != 1:
+        raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+    raise RuntimeError(_NO_STORAGE)
+
+
+@_op("Tensor.__bool__")
+def _bool(s):
+    if math.prod(s._size) > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    raise RuntimeError(_NO_STORAGE)
 
 
 @_op("Tensor.storage", "Tensor.untyped_storage", "Tensor.stride")
@@ -1101,8 +1133,8 @@ def pow(a, exponent):
     if not _sp(a) or not isinstance(exponent, numbers.Number):
         raise RuntimeError("pow: a sparse tensor takes a scalar exponent only")
     if exponent == 0:
-        raise RuntimeError("pow: a sparse tensor's exponent must be nonzero (0 ** 0 is 1, "
-                           "which is not sparse)")
+        raise RuntimeError("pow: cannot raise to zeroth power on sparse tensor; it would make "
+                           "the result tensor dense")
     src = coalesce(a) if a._layout is sparse_coo else a
     return _like(src, src._vals.pow(exponent))
 
@@ -1503,14 +1535,16 @@ def _rebuild_sparse_tensor(layout_name, data, requires_grad=False):
 
 # ---- the methods a strided tensor has for the sparse API ---------------------------------
 
-def _dense_refusal(name):
+def _dense_refusal(name, layouts):
     def refuse(self, *args, **kwargs):
         if _sp(self):  # private names (_values, _nnz ...) are not routed by __torch_function__
             return _IMPL[f"Tensor.{name}"](self, *args, **kwargs)
-        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' "
-                                  f"backend. This could be because the operator doesn't exist "
-                                  f"for this backend, or was omitted during the selective/custom "
-                                  f"build process (if using custom build).")
+        if layouts is None:  # no layout check in PyTorch: the dispatcher refuses
+            raise NotImplementedError(
+                f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This "
+                f"could be because the operator doesn't exist for this backend, or was omitted "
+                f"during the selective/custom build process (if using custom build).")
+        _need(self, name, layouts)
     refuse.__name__ = refuse.__qualname__ = name
     refuse.__module__ = __name__
     refuse.__doc__ = f"Sparse tensors only: a strided tensor has no {name}()."
@@ -1543,10 +1577,14 @@ def _install_tensor_methods():
                "to_sparse_bsr": to_sparse_bsr, "to_sparse_bsc": to_sparse_bsc,
                "to_dense": _dense_to_dense, "sparse_mask": _dense_sparse_mask,
                "sparse_dim": _dense_sparse_dim, "dense_dim": _dense_dense_dim}
-    for name in ("indices", "values", "_indices", "_values", "coalesce", "is_coalesced",
-                 "_nnz", "crow_indices", "col_indices", "ccol_indices", "row_indices",
-                 "sparse_resize_", "sparse_resize_and_clear_", "_coalesced_"):
-        methods[name] = _dense_refusal(name)
+    coo, cols = (sparse_coo,), (sparse_csc, sparse_bsc)
+    for name, layouts in (("indices", coo), ("_indices", coo), ("_values", coo),
+                          ("coalesce", coo), ("is_coalesced", coo), ("_coalesced_", coo),
+                          ("sparse_resize_", coo), ("sparse_resize_and_clear_", coo),
+                          ("values", coo + _COMPRESSED), ("_nnz", None),
+                          ("crow_indices", _ROW_MAJOR), ("col_indices", _ROW_MAJOR),
+                          ("ccol_indices", cols), ("row_indices", cols)):
+        methods[name] = _dense_refusal(name, layouts)
     for name, f in methods.items():
         if not hasattr(Tensor, name):
             setattr(Tensor, name, f)
