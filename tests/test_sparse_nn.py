@@ -161,3 +161,37 @@ def test_load_checks_invariants():
     with pytest.raises(RuntimeError, match="size is inconsistent"):
         serialization._rebuild_sparse_tensor(T.sparse_coo, (T.tensor([[0, 7]]), T.ones(2),
                                                              T.Size([3]), False))
+
+
+def test_weight_shared_by_sparse_embedding_and_dense_layer():
+    # the gradient of a table used sparsely and densely is the dense sum, in
+    # either order of arrival (PyTorch's AccumulateGrad: dense + sparse is dense)
+    for order in (0, 1):
+        w = G.weight(T).requires_grad_()
+        ref = G.weight(T).requires_grad_()
+        x = T.tensor([1, 4, 1])
+        h = T.arange(2., dtype=T.float64) + 1
+        for table, sparse in ((w, True), (ref, False)):
+            emb = T.nn.functional.embedding(x, table, sparse=sparse).sum()
+            dense = (table @ h).pow(2).sum()
+            (emb + dense if order else dense + emb).backward()
+        assert w.grad.layout is T.strided
+        np.testing.assert_allclose(w.grad.numpy(), ref.grad.numpy(), rtol=1e-12)
+        # and a later sparse gradient adds into the dense one
+        T.nn.functional.embedding(T.tensor([0]), w, sparse=True).sum().backward()
+        T.nn.functional.embedding(T.tensor([0]), ref).sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), ref.grad.numpy(), rtol=1e-12)
+
+
+def test_custom_function_returning_a_sparse_gradient_gives_its_dense_form():
+    class Pick(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, w):
+            return w[1].clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.sparse_coo_tensor(T.tensor([[1]]), g.unsqueeze(0), (3, 2))
+    w = T.ones(3, 2, dtype=T.float64, requires_grad=True)
+    (Pick.apply(w) * T.tensor([2., 3.], dtype=T.float64)).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), [[0, 0], [2, 3], [0, 0]])

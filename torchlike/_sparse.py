@@ -14,6 +14,7 @@ PyTorch's NotImplementedError naming the op and the backend.
 Every implementation is written with dense ops on the index and value
 tensors, so the autograd tape differentiates through ``_vals``: gradients
 reach the values of sparse inputs and the dense operands."""
+import functools
 import math
 import numbers
 
@@ -36,6 +37,9 @@ _INDEX_NAMES = {sparse_csr: ("crow_indices", "col_indices"),
 class SparseTensor(Tensor):
     """A tensor in a sparse layout (see the module docstring)."""
 
+    # read by the C buffer protocol, which refuses to export such a tensor
+    _tl_placeholder_storage = True
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         from .overrides import resolve_name
@@ -54,6 +58,25 @@ class SparseTensor(Tensor):
         else:
             data = (self._cidx, self._pidx, self._vals.detach(), self._size)
         return _rebuild_sparse_tensor, (self._layout._name, data, self._vals.requires_grad)
+
+    # Entry points that are not routed by __torch_function__ and would read
+    # the placeholder storage: refused.
+    @property
+    def __array_struct__(self):
+        raise TypeError(_NO_NUMPY.format("Sparse" if self._layout is sparse_coo else "SparseCsr"))
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(_NO_NUMPY.format("Sparse" if self._layout is sparse_coo else "SparseCsr"))
+
+    def __dlpack__(self, *args, **kwargs):
+        raise RuntimeError("Cannot pack tensors on sparse layouts: call to_dense() first")
+
+    def __dlpack_device__(self):
+        raise RuntimeError("Cannot pack tensors on sparse layouts: call to_dense() first")
+
+    def as_subclass(self, cls):
+        raise RuntimeError(f"as_subclass: a {self._layout} tensor has no strided data to "
+                           f"share; call to_dense() first")
 
     def __deepcopy__(self, memo):
         out = _like(self, self._vals.detach().clone())
@@ -100,8 +123,12 @@ def _flat(args):
 # ---- construction -----------------------------------------------------------------------
 
 def _placeholder(size, dtype):
-    """The subclass's own storage: one zero seen with the tensor's shape."""
-    return _C.zeros((), dtype=dtype).expand(tuple(size))
+    """The subclass's own storage: one element seen with the tensor's shape,
+    NaN where the dtype has one, so that a read which escapes the routing
+    (inside DisableTorchFunction) shows rather than passing for zeros.  A
+    write into it fails (its elements share one memory location)."""
+    fill = math.nan if dtype.is_floating_point or dtype.is_complex else 0
+    return _C.full((), fill, dtype=dtype).expand(tuple(size))
 
 
 def _new(layout, size, vals, **parts):
@@ -749,10 +776,12 @@ _op("Tensor.to_sparse_bsr")(to_sparse_bsr)
 _op("Tensor.to_sparse_bsc")(to_sparse_bsc)
 
 
+_NO_NUMPY = "can't convert {} layout tensor to numpy. Use Tensor.to_dense() first."
+
+
 @_op("Tensor.numpy", "Tensor.__array__")
 def _numpy(s, *args, **kwargs):
-    raise TypeError(f"can't convert {'Sparse' if s._layout is sparse_coo else 'SparseCsr'} "
-                    f"layout tensor to numpy. Use Tensor.to_dense() first.")
+    raise TypeError(_NO_NUMPY.format("Sparse" if s._layout is sparse_coo else "SparseCsr"))
 
 
 _NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
@@ -1607,11 +1636,24 @@ def deliver_grad(weight, grad):
     gets its dense form."""
     if weight.grad_fn is None and weight.requires_grad and _C._is_checkpoint_valid():
         old = weight.grad
-        with _C.DisableTorchFunctionSubclass():
-            weight.grad = grad if old is None else (
-                add(old, grad) if _sp(old) else add_(old, grad))
+        weight.grad = grad if old is None else (add(old, grad) if _sp(old) else add_(old, grad))
+        if not getattr(weight, "_tl_sparse_grad_hook", False):
+            weight.register_hook(functools.partial(_dense_meets_sparse_grad, weight))
+            weight._tl_sparse_grad_hook = True
         return None
     return to_dense(grad)
+
+
+def _dense_meets_sparse_grad(weight, grad):
+    """A hook on a table that has taken sparse gradients: a dense gradient
+    about to be added to a sparse .grad (a weight shared with a dense layer)
+    takes it over, as PyTorch's AccumulateGrad makes dense + sparse dense
+    (the engine cannot add into a sparse tensor)."""
+    old = weight.grad
+    if _sp(old) and not _sp(grad) and _C._is_checkpoint_valid():
+        weight.grad = None
+        return add(grad, old)
+    return grad
 
 
 def _embedding_grad(weight_shape, flat, rows, padding_idx, scale_grad_by_freq):
