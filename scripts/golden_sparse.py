@@ -54,7 +54,10 @@ CALLS = [
     "c.cumsum(0)", "T.exp(c)", "c.view(6)", "d.crow_indices()", "c.crow_indices()",
     "d.values()", "d.indices()", "c.to_sparse_csr().row_indices()", "c.to_sparse_csr().indices()",
     "d.coalesce()", "d._nnz()", "bool(c)", "c ** 0", "c.item()", "c.to_sparse_csc().col_indices()",
-    "c.tolist()", "c.numpy()", "c.storage()",
+    "c.tolist()", "c.numpy()", "c.storage()", "s1[0]", "s1[2]", "c[1]", "c.select(1, 2)",
+    "h[2]", "h.select(1, 1)", "T.cat([c, c], 1)", "T.cat([h, h], 1)", "T.cat([s, c])",
+    "T.stack([c, c], 2)", "T.stack([h, h])", "c.unsqueeze(2)", "h.unsqueeze(2)",
+    "h.unsqueeze(0)", "c[5]", "c[-1]", "T.cat([c, h])",
 ]
 
 
@@ -66,6 +69,7 @@ def env(T):
     return {
         "T": T, "i": i, "v": v, "s": s, "c": s.coalesce(),
         "s2": T.sparse_coo_tensor(T.tensor([[0, 1], [1, 2]]), T.tensor([1., -2.]), (2, 3)),
+        "s1": T.sparse_coo_tensor(T.tensor([[0, 1, 0]]), T.tensor([1., 2., 3.]), (3,)),
         "h": T.sparse_coo_tensor(T.tensor([[2, 0, 2]]), T.tensor([[1., 2.], [3., 4.], [5., 6.]]),
                                  (4, 2)),
         "e": T.sparse_coo_tensor(T.zeros((2, 0), dtype=T.int64), T.zeros(0), (2, 3)),

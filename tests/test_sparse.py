@@ -395,7 +395,7 @@ def test_fuzz_bad_inputs_raise_python_errors():
 def test_ops_without_sparse_kernel_raise_not_implemented():
     s, _ = make((3, 4), 5)
     for call in (lambda: s.cumsum(0), lambda: T.exp(s), lambda: s.view(12),
-                 lambda: T.cos(s), lambda: s.mean(), lambda: T.cat([s, s]), lambda: s[0]):
+                 lambda: T.cos(s), lambda: s.mean(), lambda: s[0:1], lambda: s.flip(0)):
         with pytest.raises(NotImplementedError, match="with arguments from the 'SparseCPU'"):
             call()
     csr = s.coalesce().to_sparse_csr()
@@ -422,3 +422,32 @@ def test_subclass_identity_and_placeholder_never_read():
         T.ones(2)._nnz()
     # an op reaching the placeholder would give zeros; every op must route or raise
     assert not np.allclose(np_of(s * 1.0), 0)
+
+
+def test_unsqueeze_cat_stack_select():
+    s, dense = make((3, 4), 5)
+    h, hd = make((4, 3), 5, sparse_dim=1, seed=2)
+    for d in range(3):
+        np.testing.assert_allclose(np_of(s.unsqueeze(d)), np.expand_dims(dense, d))
+        np.testing.assert_allclose(np_of(h.unsqueeze(d)), np.expand_dims(hd, d))
+    s2, d2 = make((3, 4), 4, seed=9)
+    for d in (0, 1):
+        np.testing.assert_allclose(np_of(T.cat([s, s2], d)), np.concatenate([dense, d2], d))
+        np.testing.assert_allclose(np_of(T.stack([s, s2], d)), np.stack([dense, d2], d))
+    np.testing.assert_allclose(np_of(T.cat([h, h], 1)), np.concatenate([hd, hd], 1))
+    for d in (0, 1):
+        for i in (0, 2, -1):
+            np.testing.assert_allclose(np_of(s.select(d, i)), np.take(dense, i, axis=d))
+            np.testing.assert_allclose(np_of(h.select(d, i)), np.take(hd, i, axis=d))
+    np.testing.assert_allclose(np_of(s[1]), dense[1])
+    one, d1 = make((5,), 4)
+    np.testing.assert_allclose(one[int(one._indices()[0, 0])].item(),
+                               d1[int(one._indices()[0, 0])])
+    with pytest.raises(IndexError, match="out of bounds"):
+        s[3]
+    with pytest.raises(RuntimeError, match="same shape"):
+        T.cat([s, h])
+    idx, v = _leaf((3, 4), 5)
+    assert gradcheck(lambda vals: T.cat([T.sparse_coo_tensor(idx, vals, (3, 4))] * 2, 1)
+                     .to_dense(), (v,))
+    assert gradcheck(lambda vals: T.sparse_coo_tensor(idx, vals, (3, 4))[1].to_dense(), (v,))

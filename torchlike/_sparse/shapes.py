@@ -1,10 +1,11 @@
 """Shape and selection ops of sparse tensors: transpose/permute,
-narrow_copy, index_select, sparse_mask, sparse_resize_, spdiags."""
+narrow_copy, index_select, sparse_mask, sparse_resize_, spdiags, and for COO
+unsqueeze, cat, stack, select and integer indexing."""
 from .. import _C
 from .._layout import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
 from .tensor import (
-    _BLOCKED, _COMPRESSED, _compressed, _coo, _int64, _need, _op, _set, _sp, _wrap_dim,
-    dense_dim, sparse_dim)
+    _BLOCKED, _COMPRESSED, _backend, _compressed, _coo, _int64, _need, _op, _set, _sp,
+    _wrap_dim, dense_dim, sparse_dim)
 from .create import _back, _check_size, _coo_of, _to_layout, coalesce, to_dense
 from .elementwise import _same_size
 
@@ -189,3 +190,97 @@ def spdiags(diagonals, offsets, shape, layout=None):
         idx, vals = _C.zeros((2, 0), dtype=_int64), diagonals.reshape(-1)[:0]
     out = _coo(idx, vals, (m, n))
     return out if layout in (None, sparse_coo) else _to_layout(out, layout)
+
+
+@_op("unsqueeze", "Tensor.unsqueeze")
+def unsqueeze(s, dim):
+    _need(s, "unsqueeze", (sparse_coo,))
+    nd = len(s._size)
+    dim = _wrap_dim(dim, nd + 1)
+    sdim = s._idx.shape[0]
+    size = s._size[:dim] + (1,) + s._size[dim:]
+    if dim <= sdim:  # a new sparse dim: index 0 everywhere
+        zero = _C.zeros((1, s._idx.shape[1]), dtype=_int64)
+        idx = _C.cat([s._idx[:dim], zero, s._idx[dim:]])
+        return _coo(idx, s._vals, size)  # PyTorch marks it uncoalesced
+    return _coo(s._idx, s._vals.unsqueeze(dim - sdim + 1), size, s._coalesced)
+
+
+@_op("cat", "concat", "concatenate")
+def cat(tensors, dim=0):
+    """COO tensors joined along dim: along a sparse dim the indices are
+    shifted by the sizes before; along a dense dim each tensor's values are
+    padded with zeros where the others' go (PyTorch's result)."""
+    tensors = list(tensors)
+    for x in tensors:
+        _need(x, "cat", (sparse_coo,))
+    first = tensors[0]
+    nd, sdim = len(first._size), first._idx.shape[0]
+    dim = _wrap_dim(dim, nd)
+    for pos, x in enumerate(tensors):
+        if len(x._size) != nd or any(a != b for d, (a, b) in enumerate(zip(x._size, first._size))
+                                     if d != dim):
+            raise RuntimeError(f"All tensors must have the same shape: {list(first._size)} "
+                               f"(except in the concatenating dimension), but found shape: "
+                               f"{list(x._size)} at position {pos}.")
+        if x._idx.shape[0] != sdim:
+            raise RuntimeError(f"cat: sparse tensors must have the same sparse_dim, got "
+                               f"{sdim} and {x._idx.shape[0]} at position {pos}")
+    total = sum(x._size[dim] for x in tensors)
+    size = first._size[:dim] + (total,) + first._size[dim + 1:]
+    dt = _C.result_type(*(x._vals for x in tensors))
+    idx, vals, offset = [], [], 0
+    for x in tensors:
+        v = x._vals.to(dt)
+        if dim < sdim:
+            i = x._idx.clone()
+            i[dim] += offset
+        else:  # zeros before and after this tensor's block of the dense dim
+            i, vd = x._idx, dim - sdim + 1
+            shape = list(v.shape)
+            before, after = list(shape), list(shape)
+            before[vd], after[vd] = offset, total - offset - x._size[dim]
+            v = _C.cat([_C.zeros(before, dtype=dt), v, _C.zeros(after, dtype=dt)], vd)
+        idx.append(i)
+        vals.append(v)
+        offset += x._size[dim]
+    return _coo(_C.cat(idx, 1), _C.cat(vals), size)
+
+
+@_op("stack")
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    for x in tensors:
+        _need(x, "stack", (sparse_coo,))
+    return cat([unsqueeze(x, dim) for x in tensors], dim)
+
+
+@_op("select", "Tensor.select")
+def select(s, dim, index):
+    """The slice at index along dim: a sparse dim fewer (a dense tensor, the
+    values summed, once none is left) or a dense dim fewer."""
+    _need(s, "select", (sparse_coo,))
+    nd = len(s._size)
+    dim = _wrap_dim(dim, nd)
+    n = s._size[dim]
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {n}")
+    index %= n
+    sdim = s._idx.shape[0]
+    size = s._size[:dim] + s._size[dim + 1:]
+    if dim >= sdim:
+        return _coo(s._idx, s._vals.select(dim - sdim + 1, index), size, s._coalesced)
+    keep = _C.nonzero(s._idx[dim] == index).reshape(-1)
+    rows = [d for d in range(sdim) if d != dim]
+    idx = s._idx[rows][:, keep] if rows else _C.zeros((0, keep.shape[0]), dtype=_int64)
+    out = _coo(idx, s._vals[keep], size, s._coalesced)
+    return out if rows else to_dense(out)
+
+
+@_op("Tensor.__getitem__")
+def _getitem(s, key):
+    if isinstance(key, int) and not isinstance(key, bool):
+        return select(s, 0, key)
+    raise NotImplementedError(f"Could not run 'aten::as_strided' with arguments from the "
+                              f"'{_backend(s._layout)}' backend: a sparse tensor takes an "
+                              f"integer index only, got {type(key).__name__}")
