@@ -195,3 +195,18 @@ def test_custom_function_returning_a_sparse_gradient_gives_its_dense_form():
     w = T.ones(3, 2, dtype=T.float64, requires_grad=True)
     (Pick.apply(w) * T.tensor([2., 3.], dtype=T.float64)).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), [[0, 0], [2, 3], [0, 0]])
+
+
+def test_optimizer_steps_a_sparse_parameter():
+    # a sparse leaf as a parameter: its gradient has its pattern, SGD steps its values
+    s = T.sparse_coo_tensor(T.tensor([[0, 1, 1], [0, 0, 2]]), T.tensor([1., 2., 3.]), (2, 3),
+                            requires_grad=True, is_coalesced=True)
+    d = T.arange(6.).reshape(3, 2)
+    opt = T.optim.SGD([s], lr=0.5)
+    T.sparse.mm(s, d).sum().backward()
+    opt.step()
+    assert s.is_leaf and s.requires_grad and s.layout is T.sparse_coo
+    np.testing.assert_allclose(s._values().detach().numpy(),
+                               np.array([1., 2., 3.]) - 0.5 * d.sum(1).numpy()[[0, 0, 2]])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        s.add_(T.sparse_coo_tensor(T.tensor([[0], [0]]), T.tensor([1.]), (2, 3)))

@@ -206,11 +206,27 @@ def _scatter_add(dense, coo, vals, inplace=False):
 @_op("Tensor.add_", "Tensor.__iadd__")
 def add_(a, b, *, alpha=1):
     if _sp(a):
+        if _same_pattern(a, b):  # the stored values add in place (an optimizer's step)
+            a._vals.add_(b._vals.to(a._vals.dtype), alpha=alpha)
+            return a
         return _set(a, add(a, b, alpha=alpha))
     _same_size("add_", a.shape, b._size)
     cb = _coo_of(b)
     vb = cb._vals.to(a.dtype) if alpha == 1 else cb._vals.to(a.dtype) * alpha
     return _scatter_add(a, cb, vb, inplace=True)
+
+
+def _same_pattern(a, b):
+    """b is sparse and stores exactly a's entries, in a's order."""
+    if not _sp(b) or a._layout is not b._layout or a._size != b._size:
+        return False
+    if a._layout is sparse_coo:
+        return a._coalesced and b._coalesced and _equal(a._idx, b._idx)
+    return _equal(a._cidx, b._cidx) and _equal(a._pidx, b._pidx)
+
+
+def _equal(x, y):
+    return x is y or (x.shape == y.shape and bool((x == y).all().item()))
 
 
 @_op("sub", "Tensor.sub", "Tensor.__sub__", "subtract", "Tensor.subtract")

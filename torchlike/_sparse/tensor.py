@@ -145,8 +145,16 @@ def _like(s, vals):
 
 
 def _set(s, other):
-    """s takes other's contents (the in-place ops)."""
-    s._layout, s._size, s._vals = other._layout, other._size, other._vals
+    """s takes other's contents (the in-place ops).  A leaf that requires
+    grad stays one (a parameter stepped by an optimizer under no_grad); in
+    grad mode that is PyTorch's in-place error on a leaf."""
+    vals = other._vals
+    if s._vals.requires_grad and s._vals.is_leaf and vals is not s._vals:
+        if _C.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        vals = vals.detach().requires_grad_(True)
+    s._layout, s._size, s._vals = other._layout, other._size, vals
     s._idx, s._cidx, s._pidx, s._coalesced = other._idx, other._cidx, other._pidx, \
         other._coalesced
     return s
