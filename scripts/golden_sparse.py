@@ -109,6 +109,37 @@ def _vals(t):
     return t.tolist()
 
 
+GRAD_CASES = {
+    "mm": lambda T, s: T.sparse.mm(s, T.arange(6., dtype=T.float64).reshape(3, 2)).sum(),
+    "to_dense": lambda T, s: (s.to_dense() * T.arange(6., dtype=T.float64).reshape(2, 3)).sum(),
+    "mul_scalar": lambda T, s: (s * 2).to_dense().sum(),
+    "sparse_sum": lambda T, s: T.sparse.sum(s),
+    "neg": lambda T, s: (-s).to_dense().sum(),
+    "mul_dense": lambda T, s: (s * T.arange(6., dtype=T.float64).reshape(2, 3)).to_dense().sum(),
+    "addmm": lambda T, s: T.sparse.addmm(T.ones(2, 2, dtype=T.float64), s,
+                                         T.ones(3, 2, dtype=T.float64)).sum(),
+}
+
+
+def leaf_grads(T):
+    """.grad of an uncoalesced (duplicate, unsorted) and a coalesced sparse leaf."""
+    out = {}
+    for name, f in GRAD_CASES.items():
+        for kind, idx in (("uncoalesced", [[1, 0, 1], [2, 0, 2]]),
+                          ("coalesced", [[0, 1], [0, 2]])):
+            n = len(idx[0])
+            s = T.sparse_coo_tensor(T.tensor(idx), T.arange(1., n + 1, dtype=T.float64), (2, 3),
+                                    requires_grad=True)
+            if kind == "coalesced":
+                s = s.detach().coalesce().requires_grad_()
+            f(T, s).backward()
+            g = s.grad
+            out[f"{name}_{kind}"] = {"indices": g._indices().tolist(),
+                                     "values": g._values().tolist(),
+                                     "coalesced": g.is_coalesced()}
+    return out
+
+
 def main():
     import torch
     out = []
@@ -127,6 +158,12 @@ def main():
         json.dump({"torch": torch.__version__, "calls": out}, f, indent=0)
         f.write("\n")
     print(f"wrote {len(out)} calls to {path}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grads = leaf_grads(torch)
+    with open(os.path.join(os.path.dirname(path), "sparse_grads.json"), "w") as f:
+        json.dump(grads, f, indent=0)
+        f.write("\n")
 
 
 if __name__ == "__main__":

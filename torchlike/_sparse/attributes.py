@@ -6,11 +6,11 @@ import math
 from .. import _C
 from .._layout import sparse_coo, sparse_csr, sparse_csc, sparse_bsc
 from .tensor import (
-    _COMPRESSED, _IMPL, _INDEX_NAMES, _NO_NUMPY, _ROW_MAJOR, _like, _need, _op, _sp,
+    _COMPRESSED, _IMPL, _INDEX_NAMES, _NO_NUMPY, _ROW_MAJOR, _coo, _like, _need, _op, _sp,
     _wrap_dim)
 from .create import (
-    _coo_of, coalesce, to_dense, to_sparse, to_sparse_bsc, to_sparse_bsr, to_sparse_coo,
-    to_sparse_csc, to_sparse_csr)
+    _coo_of, _linear, _unravel, coalesce, to_dense, to_sparse, to_sparse_bsc, to_sparse_bsr,
+    to_sparse_coo, to_sparse_csc, to_sparse_csr)
 from .elementwise import detach
 
 
@@ -42,8 +42,20 @@ _prop("itemsize", lambda s: s._vals.itemsize)
 
 
 def _get_grad(s):
+    """The gradient with respect to s: its values' gradient on s's pattern.
+    Every op here depends on a COO tensor only through the sum of its
+    duplicates, so duplicates carry the same gradient; PyTorch gives one
+    entry per position, coalesced (the dense gradient masked by s)."""
     g = s._vals.grad
-    return None if g is None else _like(s, g)
+    if g is None:
+        return None
+    if s._layout is not sparse_coo or s._coalesced or s._idx.shape[1] == 0:
+        return _like(s, g)
+    sizes, nnz = s._size[:s._idx.shape[0]], s._idx.shape[1]
+    uniq, inv = _C.unique(_linear(s._idx, sizes), sorted=True, return_inverse=True)
+    first = _C.full((uniq.shape[0],), nnz, dtype=_C.int64).scatter_reduce(
+        0, inv, _C.arange(nnz), "amin")  # each position's first entry
+    return _coo(_unravel(uniq, sizes), g[first], s._size, True)
 
 
 def _set_grad(s, g):
