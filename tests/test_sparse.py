@@ -451,3 +451,20 @@ def test_unsqueeze_cat_stack_select():
     assert gradcheck(lambda vals: T.cat([T.sparse_coo_tensor(idx, vals, (3, 4))] * 2, 1)
                      .to_dense(), (v,))
     assert gradcheck(lambda vals: T.sparse_coo_tensor(idx, vals, (3, 4))[1].to_dense(), (v,))
+
+
+def test_placeholder_storage_is_never_exported():
+    # the C buffer protocol refuses a sparse tensor, so NumPy falls back on
+    # __array__ and raises PyTorch's error rather than reading placeholder data
+    s, _ = make((3, 4), 5)
+    for layout in (s, s.coalesce().to_sparse_csr()):
+        with pytest.raises(TypeError, match="layout tensor to numpy. Use Tensor.to_dense"):
+            np.asarray(layout)
+        with pytest.raises(BufferError, match="to_dense"):
+            memoryview(layout)
+    with pytest.raises(RuntimeError, match="to_dense"):
+        T.from_dlpack(s)
+    with pytest.raises(RuntimeError, match="to_dense"):
+        s.as_subclass(T.Tensor)
+    # plain tensors still export
+    np.testing.assert_array_equal(np.asarray(T.arange(3)), [0, 1, 2])

@@ -210,3 +210,29 @@ def test_optimizer_steps_a_sparse_parameter():
                                np.array([1., 2., 3.]) - 0.5 * d.sum(1).numpy()[[0, 0, 2]])
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         s.add_(T.sparse_coo_tensor(T.tensor([[0], [0]]), T.tensor([1.]), (2, 3)))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("kw", [{}, {"include_last_offset": True}, {"padding_idx": 3},
+                                {"per_sample_weights": True}, {"two_d": True}])
+def test_embedding_bag_sparse_grad_equals_dense(mode, kw):
+    kw = dict(kw)
+    if kw.pop("per_sample_weights", False):
+        if mode != "sum":
+            pytest.skip("per_sample_weights needs mode='sum'")
+        kw["per_sample_weights"] = T.tensor([0.5, 2., -1., 3., 1.5, 0.25], dtype=T.float64)
+    if kw.pop("two_d", False):
+        x, offsets = T.tensor([[1, 3, 3], [0, 5, 1]]), None
+    else:
+        x, offsets = T.tensor([3, 1, 3, 0, 5, 1]), T.tensor([0, 2, 2, 5])
+        if kw.get("include_last_offset"):
+            offsets = T.tensor([0, 2, 2, 6])
+    grads = []
+    for sparse in (True, False):
+        w = G.weight(T).requires_grad_()
+        y = T.nn.functional.embedding_bag(x, w, offsets, mode=mode, sparse=sparse, **kw)
+        (y * T.sin(T.arange(y.numel(), dtype=T.float64)).reshape(y.shape)).sum().backward()
+        grads.append(w.grad)
+    assert grads[0].layout is T.sparse_coo and grads[1].layout is T.strided
+    np.testing.assert_allclose(grads[0].to_dense().numpy(), grads[1].numpy(), rtol=1e-12,
+                               atol=1e-15)
