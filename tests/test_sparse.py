@@ -468,3 +468,25 @@ def test_placeholder_storage_is_never_exported():
         s.as_subclass(T.Tensor)
     # plain tensors still export
     np.testing.assert_array_equal(np.asarray(T.arange(3)), [0, 1, 2])
+
+
+def test_blocked_layouts_ops():
+    rng = np.random.default_rng(4)
+    blocks = rng.standard_normal((2, 3, 2, 2)) * (rng.random((2, 3, 1, 1)) > 0.4)
+    dense = blocks.transpose(0, 2, 1, 3).reshape(4, 6)
+    d = T.tensor(dense)
+    b = d.to_sparse_bsr((2, 2))
+    assert b.values().shape[1:] == (2, 2)
+    np.testing.assert_allclose(np_of(b + b), 2 * dense)
+    assert (b + b).layout is T.sparse_bsr
+    np.testing.assert_allclose(np_of(b * 3), 3 * dense)
+    np.testing.assert_allclose(np_of(b * d), dense * dense)
+    np.testing.assert_allclose(T.mm(b, T.ones(6, 2, dtype=T.float64)).numpy(),
+                               dense @ np.ones((6, 2)))
+    r = T.mm(b, d.t().contiguous().to_sparse_bsr((2, 2)))
+    assert r.layout is T.sparse_bsr
+    np.testing.assert_allclose(np_of(r), dense @ dense.T)
+    c = d.to_sparse_bsc((2, 3))
+    assert c.t().layout is T.sparse_bsr
+    np.testing.assert_allclose(np_of(c.t()), dense.T)
+    np.testing.assert_allclose(np_of(c.narrow_copy(1, 3, 3)), dense[:, 3:])

@@ -373,12 +373,15 @@ def _coo_of(x):
     return x if x._layout is sparse_coo else _to_layout(x, sparse_coo)
 
 
-def _back(result_coo, layout):
-    """A COO result put back in the layout of the input."""
+def _back(result_coo, like, layout=None, blocksize=None):
+    """A COO result put back in the layout of the input `like` (or layout),
+    with like's blocksize (or blocksize) for BSR/BSC: there the block
+    pattern is that of the result's nonzero values."""
+    layout = like._layout if layout is None else layout
     if layout is sparse_coo:
         return result_coo
     if layout in _BLOCKED:
-        raise NotImplementedError(f"this operation is not supported for {layout} here")
+        return _to_layout(result_coo, layout, blocksize or _block(like))
     return _to_layout(result_coo, layout)
 
 

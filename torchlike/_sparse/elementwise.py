@@ -183,7 +183,7 @@ def add(a, b, *, alpha=1, out=None):
         out = _coo(_C.cat([ca._idx, cb._idx], 1), _C.cat([ca._vals.to(dt), vb]), a._size)
         if ca._coalesced and cb._coalesced or a._layout is not sparse_coo:
             out = coalesce(out)
-        return _back(out, a._layout)
+        return _back(out, a)
     if _sp(a):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     # dense + sparse -> dense
@@ -273,13 +273,13 @@ def mul(a, b):
         ca, cb = coalesce(_coo_of(a)), coalesce(_coo_of(b))
         idx, pa, pb = _intersect(ca, cb)
         out = _coo(idx, ca._vals[pa] * cb._vals[pb], a._size, True)
-        return _back(out, a._layout)
+        return _back(out, a)
     # sparse * dense: the dense factor read at the stored entries, pattern kept
     _same_size("mul", a._size, _C.broadcast_shapes(tuple(b.shape), a._size))
     d = b.expand(a._size)
     ca = _coo_of(a)
     picked = d[tuple(ca._idx.unbind(0))] if ca._idx.shape[0] else d.unsqueeze(0)
-    return _back(_like(ca, ca._vals * picked), a._layout)
+    return _back(_like(ca, ca._vals * picked), a)
 
 
 @_op("Tensor.mul_", "Tensor.__imul__")

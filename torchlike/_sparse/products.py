@@ -1,8 +1,8 @@
 """Matrix products with sparse operands: sparse x dense and dense x
 sparse -> dense, sparse x sparse -> sparse, addmm and sampled_addmm."""
 from .. import _C
-from .._layout import sparse_coo, sparse_csr, sparse_csc
-from .tensor import _IMPL, _compressed, _coo, _need, _op, _sp
+from .._layout import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
+from .tensor import _IMPL, _block, _compressed, _coo, _need, _op, _sp
 from .create import _back, _compressed_rows_cols, _coo_of, coalesce
 from .elementwise import add
 from .shapes import transpose
@@ -74,7 +74,10 @@ def mm(a, b, reduce=None):
         if (a._layout is sparse_coo) != (b._layout is sparse_coo):
             raise RuntimeError(f"mm: expected both operands in COO or both in compressed "
                                f"layouts, got {a._layout} and {b._layout}")
-        return _back(_spgemm(a, b), a._layout if a._layout is not sparse_csc else sparse_csr)
+        # CSR and CSC give CSR (as PyTorch); BSR/BSC blocks: a's rows by b's columns
+        layout = sparse_csr if a._layout is sparse_csc else a._layout
+        blocks = (_block(a)[0], _block(b)[1]) if layout in (sparse_bsr, sparse_bsc) else None
+        return _back(_spgemm(a, b), a, layout, blocks)
     if _sp(a):
         if b.ndim == 1:
             return _spmm(a, b.unsqueeze(1)).squeeze(1)

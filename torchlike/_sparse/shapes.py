@@ -86,7 +86,7 @@ def narrow_copy(s, dim, start, length):
         idx = c._idx[:, keep].clone()
         idx[dim] -= start
         out = _coo(idx, c._vals[keep], size, c._coalesced)
-    return _back(out, s._layout)
+    return _back(out, s)
 
 
 @_op("index_select", "Tensor.index_select")
@@ -126,7 +126,7 @@ def sparse_mask(x, mask):
     _same_size("sparse_mask", tuple(x._size if _sp(x) else x.shape), m._size)
     d = to_dense(x)
     picked = d[tuple(m._idx.unbind(0))] if m._idx.shape[0] else d.unsqueeze(0)
-    return _back(_coo(m._idx, picked, m._size, True), mask._layout)
+    return _back(_coo(m._idx, picked, m._size, True), mask)
 
 
 @_op("Tensor.sparse_resize_and_clear_")
