@@ -1,6 +1,7 @@
 """Sparse gradients of embedding tables (F.embedding / embedding_bag with
 sparse=True) and how they reach .grad (docs/sparse.md, "Design")."""
 import functools
+import weakref
 
 from .. import _C
 from .tensor import _coo, _int64, _sp
@@ -19,18 +20,32 @@ def deliver_grad(weight, grad):
     if weight.grad_fn is None and weight.requires_grad and _C._is_checkpoint_valid():
         old = weight.grad
         weight.grad = grad if old is None else (add(old, grad) if _sp(old) else add_(old, grad))
-        if not getattr(weight, "_tl_sparse_grad_hook", False):
-            weight.register_hook(functools.partial(_dense_meets_sparse_grad, weight))
-            weight._tl_sparse_grad_hook = True
+        _hook_once(weight)
         return None
     return to_dense(grad)
 
 
-def _dense_meets_sparse_grad(weight, grad):
+# id(table) -> weakref to it, for the tables that carry _dense_meets_sparse_grad
+# (kept here rather than as an attribute, which would be saved with the table)
+_hooked = {}
+
+
+def _hook_once(weight):
+    ref = _hooked.get(id(weight))
+    if ref is not None and ref() is weight:
+        return
+    key = id(weight)
+    # the hook holds the table weakly: a strong reference would keep it alive
+    _hooked[key] = weakref.ref(weight, lambda _, k=key: _hooked.pop(k, None))
+    weight.register_hook(functools.partial(_dense_meets_sparse_grad, _hooked[key]))
+
+
+def _dense_meets_sparse_grad(weight_ref, grad):
     """A hook on a table that has taken sparse gradients: a dense gradient
     about to be added to a sparse .grad (a weight shared with a dense layer)
     takes it over, as PyTorch's AccumulateGrad makes dense + sparse dense
     (the engine cannot add into a sparse tensor)."""
+    weight = weight_ref()
     old = weight.grad
     if _sp(old) and not _sp(grad) and _C._is_checkpoint_valid():
         weight.grad = None
