@@ -74,6 +74,10 @@ from . import _ndarray_io  # noqa: F401  (byteswap, tofile, resize, setflags ...
 from ._lowrank import vander, svd_lowrank, pca_lowrank  # noqa: F401
 from ._lobpcg import lobpcg  # noqa: F401
 from ._functional_extra import *  # noqa: F401,F403  (binomial, segment_reduce, lstm_cell ...)
+# Sparse layouts (docs/sparse.md): the factories here, products and sums in torchlike.sparse.
+from ._sparse import (sparse_coo_tensor, sparse_compressed_tensor, sparse_csr_tensor,  # noqa: F401
+                      sparse_csc_tensor, sparse_bsr_tensor, sparse_bsc_tensor)
+from . import sparse  # noqa: F401
 
 _C._set_device_class(device)
 

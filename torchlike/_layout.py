@@ -1,15 +1,17 @@
 """torchlike.layout and torchlike.memory_format: the values factories accept
 for layout= and memory_format= (torch.strided, torch.contiguous_format ...).
 
-Every tensor is strided; the factories accept these arguments for
+Dense tensors are strided; the factories accept these arguments for
 compatibility and always allocate contiguous (row-major) memory, so
-channels_last requests give the same values in the default layout."""
+channels_last requests give the same values in the default layout.  The
+sparse layouts (sparse_coo, sparse_csr ...) are those of torchlike._sparse's
+SparseTensor (docs/sparse.md)."""
 
 from ._C import Tensor
 
 
 class layout:
-    """The memory layout kind of a tensor (only ``strided`` exists here)."""
+    """The memory layout kind of a tensor: strided, or a sparse layout."""
 
     def __init__(self, name):
         self._name = name
@@ -35,13 +37,20 @@ class memory_format:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 if not hasattr(Tensor, "layout"):
-    Tensor.layout = property(lambda self: strided, doc="Always torchlike.strided.")
+    Tensor.layout = property(lambda self: strided,
+                             doc="torchlike.strided (a sparse tensor answers its own layout).")
 
-__all__ = ["layout", "memory_format", "strided", "contiguous_format", "preserve_format",
+__all__ = ["layout", "memory_format", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+           "sparse_bsr", "sparse_bsc", "contiguous_format", "preserve_format",
            "channels_last", "channels_last_3d"]

@@ -219,15 +219,18 @@ def _body_str(arr: np.ndarray, indent: int) -> str:
     return _nested_str(arr, indent, summarize, formatter(arr), None)
 
 
-def _add_suffixes(text: str, suffixes, indent: int) -> str:
+def _add_suffixes(text: str, suffixes, indent: int, force_newline: bool = False) -> str:
+    """text, suffixes and the closing parenthesis; force_newline puts the
+    first suffix on a line of its own (PyTorch's sparse COO repr)."""
     out = [text]
     # Deliberately the same (over)estimate PyTorch uses: two more than the
     # real length of the last line, which decides when a suffix wraps.
     last_line_len = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
             out.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             out.append(", " + suffix)
             last_line_len += len(suffix) + 2

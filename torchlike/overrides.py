@@ -301,12 +301,13 @@ def _public(name):
 # prefix of their names.
 def _namespaces():
     import torchlike
-    from . import linalg, fft, special
+    from . import linalg, fft, special, sparse
     from .nn import functional
     # an object held by two namespaces is named by the first (one wrapper)
     return [("torchlike.Tensor", Tensor), ("torchlike.nn.functional", functional),
             ("torchlike.linalg", linalg), ("torchlike.fft", fft),
-            ("torchlike.special", special), ("torchlike", torchlike)]
+            ("torchlike.special", special), ("torchlike.sparse", sparse),
+            ("torchlike", torchlike)]
 
 
 # Public callables that are not ops on tensors: configuration, seeding, files,

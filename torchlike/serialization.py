@@ -46,6 +46,7 @@ from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 from . import _C
 from ._C import Tensor
 from ._device import device as _device
+from . import _layout, _sparse
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals", "get_default_load_endianness", "set_default_load_endianness",
@@ -391,6 +392,32 @@ class _StorageType:
         return f"torch.{self.name}"
 
 
+def _rebuild_sparse_tensor(layout, data):
+    """torch._utils._rebuild_sparse_tensor: a COO tensor from (indices, values,
+    size[, is_coalesced]), a compressed one from (compressed_indices,
+    plain_indices, values, size); the invariants are checked on the way in."""
+    if not isinstance(layout, _layout.layout) or not isinstance(data, tuple):
+        raise pickle.UnpicklingError(f"_rebuild_sparse_tensor: bad arguments {layout!r:.100}")
+    if layout is _layout.sparse_coo and len(data) == 3:
+        data = data + (False,)
+    return _sparse._rebuild_sparse_tensor(layout._name, tuple(data))
+
+
+class _Call:
+    """A call written into a checkpoint: func(*args) when loaded."""
+
+    def __init__(self, func, args):
+        self.func, self.args = func, args
+
+
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout from its name ("torch.sparse_coo")."""
+    obj = getattr(_layout, str(name).rpartition(".")[2], None)
+    if not isinstance(obj, _layout.layout):
+        raise pickle.UnpicklingError(f"unknown layout {name!r:.100}")
+    return obj
+
+
 def _torch_globals():
     """PyTorch's global names that checkpoints use, mapped to torchlike."""
     table = {
@@ -403,6 +430,8 @@ def _torch_globals():
         "torch.Size": _C.Size,
         "torch.device": _device,
         "torch.UntypedStorage": _StorageType("UntypedStorage", _C.uint8),
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
     }
     for dtype_name, storage_name in _STORAGE_NAMES.items():
         table[f"torch.{storage_name}"] = _StorageType(storage_name, _DTYPES[dtype_name])
@@ -598,8 +627,19 @@ class _CheckpointPickler(pickle._Pickler):
                 t.requires_grad, collections.OrderedDict())
 
     def reducer_override(self, obj):
+        if isinstance(obj, _Call):
+            return obj.func, obj.args
         if not isinstance(obj, Tensor):
             return NotImplemented
+        if isinstance(obj, _sparse.SparseTensor):  # PyTorch's sparse pickle
+            # a layout pickles as PyTorch's: _get_layout("torch.sparse_coo")
+            layout = _torch_name("torch.serialization", "_get_layout")
+            if obj._layout is _sparse.sparse_coo:
+                data = (obj._idx, obj._vals.detach(), _C.Size(obj._size), obj._coalesced)
+            else:
+                data = (obj._cidx, obj._pidx, obj._vals.detach(), _C.Size(obj._size))
+            return (_torch_name("torch._utils", "_rebuild_sparse_tensor"),
+                    (_Call(layout, (f"torch.{obj._layout._name}",)), data))
         rebuild = _torch_name("torch._utils", "_rebuild_tensor_v2")
         state = dict(obj.__dict__)
         param = _parameter_class()

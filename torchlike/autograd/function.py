@@ -139,6 +139,11 @@ class FunctionCtx:
         if not isinstance(g, _C.Tensor):
             raise TypeError(f"function {self._name} returned a gradient of type "
                             f"{type(g).__name__} at index {pos}, not a Tensor")
+        if getattr(type(g), "_tl_placeholder_storage", False):
+            # a sparse gradient: the engine adds in C, which cannot read one, so it
+            # gets the dense form (embeddings deliver theirs themselves, docs/sparse.md)
+            from .. import _sparse
+            g = _sparse.to_dense(g)
         gshape = tuple(g.shape)
         if gshape != shape:
             if not _expandable(shape, gshape):

@@ -647,10 +647,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     (src/nn/embedding).  The ``padding_idx`` row gets no gradient; with
     ``max_norm`` the picked rows are renormalised in place first;
     ``scale_grad_by_freq`` divides each row's gradient by its count in the
-    batch.  Gradients are dense (``sparse`` is accepted and ignored)."""
+    batch.  ``sparse``: weight's gradient is a sparse COO tensor, one row
+    per index (docs/sparse.md)."""
     pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if sparse and weight.requires_grad and _C.is_grad_enabled():
+        from .. import _sparse
+        return _sparse.sparse_embedding.apply(weight, input, pad, scale_grad_by_freq)
     return _C.embedding(weight, input, pad, scale_grad_by_freq, sparse)
 
 
@@ -680,6 +684,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     pad = _padding_idx(padding_idx, weight.shape[0]) if weight.ndim == 2 else -1
     if max_norm is not None:
         _embedding_renorm_(weight, input, max_norm, norm_type)
+    if sparse and weight.requires_grad and _C.is_grad_enabled():
+        if mode == "max":
+            raise ValueError("max mode does not support sparse weights")
+        from .. import _sparse
+        return _sparse.sparse_embedding_bag.apply(
+            weight, input, offsets, mode, per_sample_weights, include_last_offset,
+            pad if pad >= 0 else None, scale_grad_by_freq)
     if scale_grad_by_freq and weight.requires_grad and _C.is_grad_enabled():
         weight = _RowGradScale.apply(weight, input)
     return _C._embedding_bag(weight, input, offsets, _BAG_MODES[mode], per_sample_weights,

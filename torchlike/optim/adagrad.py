@@ -1,7 +1,7 @@
 """Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
 from .optimizer import (Optimizer, _addcdiv_, _check_nonnegative, _fill_value, _step_tensor,
                         _weight_decay)
-from .. import _C
+from .. import _C, _sparse
 
 __all__ = ["Adagrad"]
 
@@ -38,8 +38,23 @@ def _single_tensor_adagrad(params, grads, buffers, scalars, group):
         step_t += 1
         if group["maximize"]:
             grad = -grad
-        grad = _weight_decay(param, grad, group)
         clr = lr / (1 + (step_t.item() - 1) * lr_decay)
+        if grad.is_sparse:
+            _sparse_adagrad(param, grad, state_sum, clr, eps, group)
+            continue
+        grad = _weight_decay(param, grad, group)
         state_sum.add_(grad * grad)
         std = state_sum.sqrt().add_(eps)
         _addcdiv_(param, grad, std, -clr)
+
+
+def _sparse_adagrad(param, grad, state_sum, clr, eps, group):
+    """PyTorch's step for a sparse gradient: only the stored entries' sums and
+    parameters move (the gradient coalesced first)."""
+    if group["weight_decay"] != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    grad = grad.coalesce()
+    values = grad._values()
+    state_sum.add_(_sparse._like(grad, values.pow(2)))
+    std = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+    param.add_(_sparse._like(grad, values / std), alpha=-clr)

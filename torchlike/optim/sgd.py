@@ -57,5 +57,10 @@ def _single_tensor_sgd(params, grads, bufs, fresh, group):
                 buf.copy_(grad)
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+            if nesterov:
+                # a sparse gradient meets the (dense) buffer on the dense side
+                grad = (buf * momentum).add_(grad) if grad.is_sparse else \
+                    grad.add(buf, alpha=momentum)
+            else:
+                grad = buf
         param.add_(grad, alpha=-lr)

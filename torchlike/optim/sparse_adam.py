@@ -1,17 +1,16 @@
 """SparseAdam: Adam that touches only the entries a gradient carries, as
 torch.optim.SparseAdam.
 
-torchlike has no sparse layout yet, so the gradient is dense and its nonzero
-entries play the part of the sparse gradient's values: an entry whose
-gradient is exactly zero keeps its parameter and moments, which is what
-PyTorch does for an entry absent from a sparse gradient (a coalesced sparse
-gradient that stores an explicit zero would update that entry's moments in
-PyTorch; here it does not)."""
+A sparse gradient (nn.Embedding(sparse=True)) is stepped as PyTorch does:
+coalesced, then only its stored entries' moments and parameters move.  A
+dense gradient (which PyTorch refuses) is also accepted: its nonzero entries
+play the part of the stored ones, so an entry whose gradient is exactly zero
+keeps its parameter and moments."""
 import math
 
 from .optimizer import Optimizer
 from .adam import _check_adam_args
-from .. import _C
+from .. import _C, _sparse
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["SparseAdam"]
@@ -44,6 +43,9 @@ class SparseAdam(Optimizer):
                         state["exp_avg_sq"] = _C.zeros_like(param)
                     state["step"] += 1
                     grad = -param.grad if group["maximize"] else param.grad
+                    if grad.is_sparse:
+                        _sparse_step(param, grad, state, lr, beta1, beta2, eps)
+                        continue
                     mask = grad != 0
                     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                     # The moments' updates on the carried entries (zero elsewhere).
@@ -59,3 +61,22 @@ class SparseAdam(Optimizer):
                     update = (exp_avg / denom).mul_(-step_size)
                     param.add_(_C.where(mask, update, 0.0))
         return loss
+
+
+def _sparse_step(param, grad, state, lr, beta1, beta2, eps):
+    """PyTorch's SparseAdam step on a sparse gradient's stored entries."""
+    grad = grad.coalesce()
+    values = grad._values()
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    old_avg = exp_avg.sparse_mask(grad)._values()
+    avg_update = values.sub(old_avg).mul_(1 - beta1)
+    exp_avg.add_(_sparse._like(grad, avg_update))
+    old_sq = exp_avg_sq.sparse_mask(grad)._values()
+    sq_update = values.pow(2).sub_(old_sq).mul_(1 - beta2)
+    exp_avg_sq.add_(_sparse._like(grad, sq_update))
+    numer = avg_update.add_(old_avg)
+    denom = sq_update.add_(old_sq).sqrt_().add_(eps)
+    bias_correction1 = 1 - beta1 ** state["step"]
+    bias_correction2 = 1 - beta2 ** state["step"]
+    step_size = lr * math.sqrt(bias_correction2) / bias_correction1
+    param.add_(_sparse._like(grad, numer.div_(denom).mul_(-step_size)))

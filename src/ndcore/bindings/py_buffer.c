@@ -8,8 +8,27 @@
  *
  * Requests the layout cannot meet (no strides wanted for a strided view, a
  * contiguity it lacks, a writable view of read-only memory) and dtypes the
- * struct module has no code for (bfloat16) raise BufferError.             */
+ * struct module has no code for (bfloat16) raise BufferError.  So does a
+ * tensor whose class says its storage is a placeholder (the sparse layouts of
+ * torchlike/_sparse/): NumPy then falls back on its __array__, which says
+ * to call to_dense().                                                      */
 #include "ndcore/bindings/py_tensor.h"
+
+/* A Tensor subclass whose own storage is not its data sets the class
+ * attribute _tl_placeholder_storage; plain tensors skip the lookup. */
+static int is_placeholder(PyObject *self)
+{
+  if (Py_TYPE(self) == tl_py_tensor_type)
+    return 0;
+  PyObject *flag = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "_tl_placeholder_storage");
+  if (!flag) {
+    PyErr_Clear();
+    return 0;
+  }
+  int r = PyObject_IsTrue(flag);
+  Py_DECREF(flag);
+  return r;
+}
 
 /* Per-export state, freed by bf_releasebuffer. */
 typedef struct {
@@ -61,6 +80,13 @@ static int buffer_get(PyObject *self, Py_buffer *view, int flags)
   const char *format = buffer_format(t->dtype);
   char dev[32];
   view->obj = NULL;
+  int placeholder = is_placeholder(self);
+  if (placeholder) {
+    if (placeholder > 0)
+      PyErr_Format(PyExc_BufferError, "a %s has no strided data to export through the buffer "
+                                      "protocol; call to_dense() first", Py_TYPE(self)->tp_name);
+    return -1;
+  }
   if (tl_tensor_device(t).type != TL_DEVICE_CPU) {
     PyErr_Format(PyExc_BufferError, "the buffer protocol needs host memory, but the tensor is on "
                                     "%s; copy it with .cpu() first",
