@@ -40,8 +40,8 @@ def _same_dtypes(tensors):
     first = tensors[0].dtype
     for t in tensors[1:]:
         if t.dtype != first:
-            raise ValueError(f"Invalid usage of tensors with different dtypesFound {t.dtype} "
-                             f"and  {first}")
+            raise ValueError(f"Invalid usage of tensors with different dtypesFound {first} "
+                             f"and  {t.dtype}")
 
 
 def _sizes(shape):

@@ -116,13 +116,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError("trying to initialize the default process group twice!")
     backend = _check_backend(backend)
     seconds = _seconds(timeout)
+    # PyTorch raises these three (and destroy before init) as AssertionError
     if store is not None and init_method is not None:
-        raise ValueError("Cannot specify both init_method and store.")
+        raise AssertionError("Cannot specify both init_method and store.")
     if store is not None:
         if world_size <= 0:
-            raise ValueError("world_size must be positive if using store")
+            raise AssertionError("world_size must be positive if using store")
         if rank < 0:
-            raise ValueError("rank must be non-negative if using store")
+            raise AssertionError("rank must be non-negative if using store")
         own_store = False
     else:
         store, rank, world_size = rendezvous(init_method or "env://", rank, world_size,
@@ -150,7 +151,7 @@ def destroy_process_group(group=None):
     connections and the worker; another ``init_process_group`` may follow.
     A subgroup is only forgotten."""
     if _World.default is None:
-        raise ValueError(_NOT_INIT)
+        raise AssertionError("Process group cannot be None")
     if group is not None and group is not _World.default:
         if group in _World.groups:
             _World.groups.remove(group)

@@ -4,7 +4,8 @@ averaged across the processes of a group during backward.
 At construction rank 0's parameters and buffers are broadcast to every
 rank.  Parameters are then cut into buckets (in reverse registration order,
 which is roughly the order backward produces their gradients; the first
-bucket is 1 MiB, the others ``bucket_cap_mb``).  A post-accumulate-grad hook
+bucket holds up to 1 MiB (or ``bucket_cap_mb`` if smaller), the others
+``bucket_cap_mb``, default 25).  A post-accumulate-grad hook
 on each parameter marks it ready; when every parameter of a bucket is
 ready, the bucket's gradients are flattened into one buffer and all-reduced
 asynchronously, while backward goes on.  Buckets are launched in index
@@ -149,7 +150,8 @@ class DistributedDataParallel(Module):
     def _make_buckets(self, params):
         """Buckets over ``params`` in reverse order, one dtype per bucket."""
         buckets, bucket_of = [], {}
-        current, size, cap = [], 0, int(_FIRST_BUCKET_MB * 2 ** 20)
+        current, size = [], 0
+        cap = min(int(_FIRST_BUCKET_MB * 2 ** 20), self.bucket_bytes_cap)
         for i in reversed(range(len(params))):
             p = params[i]
             nbytes = p.numel() * p.element_size()
