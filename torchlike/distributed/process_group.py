@@ -9,7 +9,10 @@ Algorithms: small all-reduces (at most ``RING_MIN_BYTES``) send the whole
 buffer to every peer and each rank combines the contributions in group-rank
 order; larger ones run a ring (reduce-scatter then all-gather of ``size``
 chunks), which sends ``2 (size-1)/size`` of the buffer per rank whatever the
-group size.  Either way every rank ends with bit-identical results.  The
+group size.  The ring moves each chunk in segments: a segment is combined
+while the next ones are on the wire, and every receive is posted before the
+matching send, so payloads land in place (the tensor itself, or a scratch
+buffer kept by the group for the values to combine).  Either way every rank ends with bit-identical results.  The
 other collectives send each piece straight to the rank that needs it.
 Every received message is checked against what this rank expects (dtype and
 byte count), so tensors that differ between ranks raise instead of being
@@ -20,11 +23,12 @@ import numpy as np
 
 from .arrays import _BYTES, combine, dtype_name, finish_avg
 from .constants import DistBackendError
-from .transport import COLLECTIVE, P2P
+from .transport import COLLECTIVE, P2P, byte_view
 
 __all__ = ["ProcessGroup"]
 
 RING_MIN_BYTES = 256 * 1024
+SEGMENT_BYTES = 4 << 20  # the ring moves chunks in pieces of this size, pipelined
 
 
 def _chunks(n, parts):
@@ -54,6 +58,7 @@ class ProcessGroup:
         self._seq = 0
         self._p2p_counts = {}
         self._p2p_lock = threading.Lock()
+        self._scratch = np.empty(0, np.uint8)
 
     def rank(self):
         return self._rank
@@ -88,6 +93,23 @@ class ProcessGroup:
                 f"tensors' shapes or dtypes differ between ranks")
         return payload
 
+    def post(self, frm, seq, step, target):
+        """Let group rank ``frm``'s message land straight in ``target`` (a
+        C-contiguous array)."""
+        self.mesh.post(self.ranks[frm], COLLECTIVE, self.gid, seq, step, byte_view(target))
+
+    def recv_into(self, frm, seq, step, code, target, what):
+        """Group rank ``frm``'s message, checked, in ``target`` (posted or copied)."""
+        payload = self.recv(frm, seq, step, code, target.nbytes, what)
+        if not np.may_share_memory(np.asarray(payload), target):  # it came before the post
+            target[...] = np.frombuffer(payload, dtype=target.dtype).reshape(target.shape)
+
+    def scratch(self, like):
+        """A flat array of ``like``'s dtype and size, reused between calls."""
+        if self._scratch.nbytes < like.nbytes:
+            self._scratch = np.empty(like.nbytes, np.uint8)
+        return self._scratch[:like.nbytes].view(like.dtype)
+
     def _peers(self):
         return [j for j in range(self._size) if j != self._rank]
 
@@ -113,30 +135,52 @@ class ProcessGroup:
     def _all_reduce_ring(self, seq, arr, code, op, bf16):
         n, r = self._size, self._rank
         bounds = _chunks(arr.size, n)
+        seg = max(1, SEGMENT_BYTES // arr.itemsize)
 
         def chunk(c):
             return arr[bounds[c]:bounds[c + 1]]
 
+        def pieces(a):
+            return [a[i:i + seg] for i in range(0, a.size, seg)]
+
         nxt, prv = (r + 1) % n, (r - 1) % n
+        # step ids: (phase step << 32) | segment
         for s in range(n - 1):  # reduce-scatter: rank r ends with chunk r+1 reduced
             out_c, in_c = (r - s) % n, (r - s - 1) % n
-            self.send(nxt, seq, s, code, chunk(out_c))
-            combine(op, chunk(in_c),
-                    self.recv(prv, seq, s, code, chunk(in_c).nbytes, "all_reduce"), bf16)
-        for s in range(n - 1):  # all-gather of the reduced chunks
-            out_c, in_c = (r + 1 - s) % n, (r - s) % n
-            self.send(nxt, seq, n - 1 + s, code, chunk(out_c))
             target = chunk(in_c)
-            payload = self.recv(prv, seq, n - 1 + s, code, target.nbytes, "all_reduce")
-            target[...] = np.frombuffer(payload, dtype=arr.dtype)
+            incoming = pieces(self.scratch(target))
+            for k, piece in enumerate(incoming):
+                self.post(prv, seq, (s << 32) | k, piece)
+            mine = pieces(target)
+            for k, piece in enumerate(pieces(chunk(out_c))):
+                self.send(nxt, seq, (s << 32) | k, code, piece)
+                if k:  # combine the previous segment while this one travels
+                    self._take_combine(prv, seq, s, k - 1, code, incoming, mine, op, bf16)
+            for k in range(max(0, len(pieces(chunk(out_c))) - 1), len(incoming)):
+                self._take_combine(prv, seq, s, k, code, incoming, mine, op, bf16)
+        for s in range(n - 1):  # all-gather of the reduced chunks, received in place
+            step = n - 1 + s
+            out_c, in_c = (r + 1 - s) % n, (r - s) % n
+            incoming = pieces(chunk(in_c))
+            for k, piece in enumerate(incoming):
+                self.post(prv, seq, (step << 32) | k, piece)
+            for k, piece in enumerate(pieces(chunk(out_c))):
+                self.send(nxt, seq, (step << 32) | k, code, piece)
+            for k, piece in enumerate(incoming):
+                self.recv_into(prv, seq, (step << 32) | k, code, piece, "all_reduce")
+
+    def _take_combine(self, prv, seq, s, k, code, incoming, mine, op, bf16):
+        if k < len(incoming):
+            self.recv_into(prv, seq, (s << 32) | k, code, incoming[k], "all_reduce")
+            combine(op, mine[k], incoming[k], bf16)
 
     def broadcast(self, seq, arr, code, root):
         if self._rank == root:
             for j in self._peers():
                 self.send(j, seq, 0, code, arr)
         else:
-            arr[...] = np.frombuffer(self.recv(root, seq, 0, code, arr.nbytes, "broadcast"),
-                                     dtype=arr.dtype)
+            self.post(root, seq, 0, arr)
+            self.recv_into(root, seq, 0, code, arr, "broadcast")
 
     def reduce(self, seq, arr, code, op, root, bf16=False):
         if self._rank != root:
@@ -153,20 +197,22 @@ class ProcessGroup:
     def all_gather(self, seq, outs, arr, code):
         """``outs[j] = rank j's arr`` for every group rank j."""
         for j in self._peers():
+            self.post(j, seq, 0, outs[j])
+        for j in self._peers():
             self.send(j, seq, 0, code, arr)
         outs[self._rank][...] = arr
         for j in self._peers():
-            outs[j][...] = np.frombuffer(
-                self.recv(j, seq, 0, code, outs[j].nbytes, "all_gather"), dtype=arr.dtype)
+            self.recv_into(j, seq, 0, code, outs[j], "all_gather")
 
     def gather(self, seq, outs, arr, code, root):
         if self._rank != root:
             self.send(root, seq, 0, code, arr)
             return
+        for j in self._peers():
+            self.post(j, seq, 0, outs[j])
         outs[root][...] = arr
         for j in self._peers():
-            outs[j][...] = np.frombuffer(self.recv(j, seq, 0, code, outs[j].nbytes, "gather"),
-                                         dtype=arr.dtype)
+            self.recv_into(j, seq, 0, code, outs[j], "gather")
 
     def scatter(self, seq, out, ins, code, root):
         if self._rank == root:
@@ -174,8 +220,8 @@ class ProcessGroup:
                 self.send(j, seq, 0, code, ins[j])
             out[...] = ins[root]
         else:
-            out[...] = np.frombuffer(self.recv(root, seq, 0, code, out.nbytes, "scatter"),
-                                     dtype=out.dtype)
+            self.post(root, seq, 0, out)
+            self.recv_into(root, seq, 0, code, out, "scatter")
 
     def reduce_scatter(self, seq, out, ins, code, op, bf16=False):
         """``out = op over ranks of their ins[this rank]``, in rank order."""
@@ -193,11 +239,12 @@ class ProcessGroup:
     def all_to_all(self, seq, outs, ins, code):
         """``outs[j] = rank j's ins[this rank]``."""
         for j in self._peers():
+            self.post(j, seq, 0, outs[j])
+        for j in self._peers():
             self.send(j, seq, 0, code, ins[j])
         outs[self._rank][...] = ins[self._rank]
         for j in self._peers():
-            outs[j][...] = np.frombuffer(
-                self.recv(j, seq, 0, code, outs[j].nbytes, "all_to_all"), dtype=outs[j].dtype)
+            self.recv_into(j, seq, 0, code, outs[j], "all_to_all")
 
     def barrier(self, seq):
         for j in self._peers():
@@ -284,12 +331,14 @@ class ProcessGroup:
             self._p2p_count("recv", src, tag)
         else:
             n = self._p2p_count("recv", src, tag)
+            self.mesh.post(src, P2P, self.gid, tag, n, byte_view(arr))
             got_code, payload = self.mesh.recv(src, P2P, self.gid, tag, n, self.timeout)
         if got_code != code or len(payload) != arr.nbytes:
             raise DistBackendError(
                 f"recv: rank {src} sent {len(payload)} bytes of {dtype_name(got_code)} where "
                 f"rank {self.mesh.rank} expected {arr.nbytes} bytes of {dtype_name(code)}: "
                 f"the sent and received tensors differ in shape or dtype")
-        arr[...] = np.frombuffer(payload, dtype=arr.dtype)
+        if not np.may_share_memory(np.asarray(payload), arr):
+            arr[...] = np.frombuffer(payload, dtype=arr.dtype)
         return src
 

@@ -11,6 +11,12 @@ never mix whatever order they arrive in.  Because the readers always drain
 their sockets, a send never waits for the receiver to post a receive, and
 two ranks sending large buffers to each other at once cannot deadlock.
 
+A receiver that knows where a message must land posts that buffer first
+(``post``): the reader then receives the payload straight into it, with no
+intermediate copy or allocation.  A message that arrives before its buffer
+was posted (or whose size differs) lands in a fresh buffer instead, and the
+waiter copies it or reports the mismatch.
+
 Waiting for a message is bounded by the group's timeout; a peer whose
 connection closes makes every wait on it raise."""
 import collections
@@ -58,6 +64,7 @@ class Mesh:
         self._box = collections.defaultdict(collections.deque)
         self._cond = threading.Condition()
         self._dead = {}  # src -> why its connection ended
+        self._posted = {}  # key -> a writable byte memoryview the payload goes into
         self._closing = False
         if world_size > 1:
             self._connect_all(store)
@@ -118,11 +125,15 @@ class Mesh:
             while True:
                 _recv_into(sock, memoryview(head))
                 kind, group, seq, step, dtype, nbytes = _HEADER.unpack(head)
-                payload = bytearray(nbytes)
-                if nbytes:
-                    _recv_into(sock, memoryview(payload))
+                key = (peer, kind, group, seq, step)
                 with self._cond:
-                    self._box[(peer, kind, group, seq, step)].append((dtype, payload))
+                    payload = self._posted.pop(key, None)
+                if payload is None or len(payload) != nbytes:
+                    payload = memoryview(np.empty(nbytes, np.uint8))  # not zeroed: filled next
+                if nbytes:
+                    _recv_into(sock, payload)
+                with self._cond:
+                    self._box[key].append((dtype, payload))
                     self._cond.notify_all()
         except (ConnectionError, OSError) as e:
             with self._cond:
@@ -139,11 +150,27 @@ class Mesh:
         return DistBackendError(f"[rank {self.rank}] Timed out waiting {timeout * 1000:.0f}ms "
                                 f"for recv operation to complete (from rank {src})")
 
+    def post(self, src, kind, group, seq, step, target):
+        """Have the message with this key received straight into ``target``
+        (a writable byte memoryview) if it has not arrived yet."""
+        key = (src, kind, group, seq, step)
+        with self._cond:
+            if not self._box.get(key):
+                self._posted[key] = target
+
     def recv(self, src, kind, group, seq, step, timeout=None):
-        """(dtype code, payload bytearray) of the message with this key."""
+        """(dtype code, payload) of the message with this key: the posted
+        buffer when it went there, else a byte memoryview of its own."""
         timeout = self.timeout if timeout is None else timeout
         key = (src, kind, group, seq, step)
         deadline = time.monotonic() + timeout
+        with self._cond:
+            try:
+                return self._wait(key, src, deadline, timeout)
+            finally:
+                self._posted.pop(key, None)  # never written after its waiter left
+
+    def _wait(self, key, src, deadline, timeout):
         with self._cond:
             while True:
                 box = self._box.get(key)
