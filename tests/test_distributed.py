@@ -107,8 +107,13 @@ def _check_all_reduce(rank, ws):
     dist.all_reduce(t)
     want = sum(tensor(a).to(torchlike.bfloat16).float().numpy() for a in ins)
     np.testing.assert_allclose(t.float().numpy(), want, rtol=1e-2, atol=1e-2)
-    # the ring (large buffers, uneven chunks): close to the oracle, equal on every rank
-    for name, n in (("float32", 300_007), ("int64", 70_001), ("float64", 40_000)):
+    # the ring (large buffers, uneven chunks; whole chunks, then many uneven
+    # segments per chunk): close to the oracle, equal on every rank
+    from torchlike.distributed import process_group
+    cases = [(name, n, seg) for seg in (process_group.SEGMENT_BYTES, 40_004)
+             for name, n in (("float32", 300_007), ("int64", 70_001), ("float64", 40_000))]
+    for name, n, seg in cases:
+        process_group.SEGMENT_BYTES = seg
         for op in (R.SUM, R.MAX) + ((R.AVG,) if name != "int64" else ()):
             ins = [data(r, (n,), name, 5) for r in range(ws)]
             t = tensor(ins[rank])
@@ -117,6 +122,7 @@ def _check_all_reduce(rank, ws):
             every = [None] * ws
             dist.all_gather_object(every, t.numpy().tobytes())
             assert all(e == every[0] for e in every), "ranks differ after the ring"
+    process_group.SEGMENT_BYTES = cases[0][2]
     # a tensor that requires grad is reduced in its data
     t = torchlike.ones(3, requires_grad=True)
     dist.all_reduce(t)
