@@ -135,7 +135,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     # a store that outlives one world (a user's, or a reused file) serves the
     # next one under a fresh prefix: every rank counts the same generation
     generation = (store.add("torchlike/inits", 1) - 1) // world_size
-    mesh = Mesh(PrefixStore(f"torchlike/pg{generation}", store), rank, world_size, seconds)
+    scoped = PrefixStore(f"torchlike/pg{generation}", store)
+    mesh = Mesh(scoped, rank, world_size, seconds)
+    _store_barrier(scoped, world_size)
     _World.store = store if own_store else None
     _World.mesh = mesh
     _World.worker = Worker()
@@ -144,6 +146,14 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     pg = ProcessGroup(mesh, 0, range(world_size), seconds, backend, group_name or "0")
     _World.default = pg
     GroupMember.WORLD = _group_ns.WORLD = pg
+
+
+def _store_barrier(store, world_size):
+    """Return once every rank got here: no rank leaves init (and may close
+    the store it serves) while another still reads addresses from it."""
+    if store.add("joined", 1) == world_size:
+        store.set("all_joined", "1")
+    store.wait(["all_joined"])
 
 
 def destroy_process_group(group=None):
