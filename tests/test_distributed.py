@@ -376,11 +376,14 @@ def _timeout_main(rank, ws, init, outdir):
         assert 1.4 < time.monotonic() - t0 < 10
         t0 = time.monotonic()
         with pytest.raises(dist.DistBackendError, match="Timed out"):
-            dist.all_reduce(torchlike.zeros(2))  # rank 1 never joins
+            dist.all_reduce(torchlike.zeros(2))  # the others never join
         assert time.monotonic() - t0 < 10
         with pytest.raises(dist.DistBackendError,
                            match=r"\[Rank 0\]: Rank 1 failed to pass monitoredBarrier in 300 ms"):
             dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.3))
+        with pytest.raises(dist.DistBackendError,
+                           match=r"\[Rank 0\]: Ranks 1, 2 failed to pass monitoredBarrier"):
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.2), wait_all_ranks=True)
         sync.set("checked", "1")
         sync.wait(["left"])
         t0 = time.monotonic()
@@ -390,15 +393,16 @@ def _timeout_main(rank, ws, init, outdir):
     else:
         sync.wait(["checked"])
         dist.destroy_process_group()
-        sync.set("left", "1")
+        if rank == 1:
+            sync.set("left", "1")
         put(outdir, rank, {})
     if dist.is_initialized():
         dist.destroy_process_group()
 
 
 def test_timeouts_raise_and_a_leaving_peer_is_reported(tmp_path):
-    outdir = spawn_world(_timeout_main, 2, tmp_path)
-    assert results(outdir, 2)[0]["closed_after"] < 1.4  # not the timeout: the closed peer
+    outdir = spawn_world(_timeout_main, 3, tmp_path)
+    assert results(outdir, 3)[0]["closed_after"] < 1.4  # not the timeout: the closed peer
 
 
 # ---- rendezvous by env://, tcp://, a given store; re-initialisation ------------------------
