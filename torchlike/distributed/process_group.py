@@ -17,6 +17,7 @@ other collectives send each piece straight to the rank that needs it.
 Every received message is checked against what this rank expects (dtype and
 byte count), so tensors that differ between ranks raise instead of being
 silently misread."""
+import functools
 import threading
 
 import numpy as np
@@ -38,6 +39,19 @@ def _chunks(n, parts):
     for i in range(parts):
         bounds.append(bounds[-1] + base + (1 if i < extra else 0))
     return bounds
+
+
+def _forget_on_error(method):
+    """A collective ``method(self, seq, ...)`` that, when it fails, drops the
+    receive buffers it posted."""
+    @functools.wraps(method)
+    def run(self, seq, *args, **kwargs):
+        try:
+            return method(self, seq, *args, **kwargs)
+        except BaseException:
+            self.mesh.forget(COLLECTIVE, self.gid, seq)
+            raise
+    return run
 
 
 class ProcessGroup:
@@ -114,6 +128,7 @@ class ProcessGroup:
         return [j for j in range(self._size) if j != self._rank]
 
     # ---- collectives on flat arrays -------------------------------------------------
+    @_forget_on_error
     def all_reduce(self, seq, arr, code, op, bf16=False):
         if self._size > 1:
             if arr.nbytes <= RING_MIN_BYTES or arr.size < self._size:
@@ -174,6 +189,7 @@ class ProcessGroup:
             self.recv_into(prv, seq, (s << 32) | k, code, incoming[k], "all_reduce")
             combine(op, mine[k], incoming[k], bf16)
 
+    @_forget_on_error
     def broadcast(self, seq, arr, code, root):
         if self._rank == root:
             for j in self._peers():
@@ -194,6 +210,7 @@ class ProcessGroup:
         finish_avg(op, acc, self._size, bf16)
         arr[...] = acc
 
+    @_forget_on_error
     def all_gather(self, seq, outs, arr, code):
         """``outs[j] = rank j's arr`` for every group rank j."""
         for j in self._peers():
@@ -204,6 +221,7 @@ class ProcessGroup:
         for j in self._peers():
             self.recv_into(j, seq, 0, code, outs[j], "all_gather")
 
+    @_forget_on_error
     def gather(self, seq, outs, arr, code, root):
         if self._rank != root:
             self.send(root, seq, 0, code, arr)
@@ -214,6 +232,7 @@ class ProcessGroup:
         for j in self._peers():
             self.recv_into(j, seq, 0, code, outs[j], "gather")
 
+    @_forget_on_error
     def scatter(self, seq, out, ins, code, root):
         if self._rank == root:
             for j in self._peers():
@@ -236,6 +255,7 @@ class ProcessGroup:
         finish_avg(op, acc, self._size, bf16)
         out[...] = acc
 
+    @_forget_on_error
     def all_to_all(self, seq, outs, ins, code):
         """``outs[j] = rank j's ins[this rank]``."""
         for j in self._peers():

@@ -158,6 +158,13 @@ class Mesh:
             if not self._box.get(key):
                 self._posted[key] = target
 
+    def forget(self, kind, group, seq):
+        """Drop the buffers posted for an operation that failed, so that a
+        late message never writes into memory a later operation uses."""
+        with self._cond:
+            for key in [k for k in self._posted if k[1:4] == (kind, group, seq)]:
+                del self._posted[key]
+
     def recv(self, src, kind, group, seq, step, timeout=None):
         """(dtype code, payload) of the message with this key: the posted
         buffer when it went there, else a byte memoryview of its own."""
