@@ -365,30 +365,34 @@ def test_collectives_three_ranks(tmp_path):
 
 # ---- timeouts and a peer that leaves -----------------------------------------------------
 def _timeout_main(rank, ws, init, outdir):
+    # a generous timeout for the rendezvous (processes may start seconds apart
+    # on a loaded machine); the checks use a group with a short one
     dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
-                            timeout=datetime.timedelta(seconds=1.5))
+                            timeout=datetime.timedelta(seconds=60))
+    g = dist.new_group(timeout=datetime.timedelta(seconds=1.5))
     sync = dist.FileStore(os.path.join(outdir, "sync"), ws)  # beside the group's own timeouts
     sync.set_timeout(datetime.timedelta(seconds=60))
     if rank == 0:
         t0 = time.monotonic()
         with pytest.raises(dist.DistBackendError, match="Timed out waiting 1500ms"):
-            dist.recv(torchlike.zeros(2), src=1)
+            dist.recv(torchlike.zeros(2), src=1, group=g)
         assert 1.4 < time.monotonic() - t0 < 10
         t0 = time.monotonic()
         with pytest.raises(dist.DistBackendError, match="Timed out"):
-            dist.all_reduce(torchlike.zeros(2))  # the others never join
+            dist.all_reduce(torchlike.zeros(2), group=g)  # the others never join
         assert time.monotonic() - t0 < 10
         with pytest.raises(dist.DistBackendError,
                            match=r"\[Rank 0\]: Rank 1 failed to pass monitoredBarrier in 300 ms"):
-            dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.3))
+            dist.monitored_barrier(g, timeout=datetime.timedelta(seconds=0.3))
         with pytest.raises(dist.DistBackendError,
                            match=r"\[Rank 0\]: Ranks 1, 2 failed to pass monitoredBarrier"):
-            dist.monitored_barrier(timeout=datetime.timedelta(seconds=0.2), wait_all_ranks=True)
+            dist.monitored_barrier(g, timeout=datetime.timedelta(seconds=0.2),
+                                   wait_all_ranks=True)
         sync.set("checked", "1")
         sync.wait(["left"])
         t0 = time.monotonic()
         with pytest.raises(dist.DistBackendError, match="Connection closed by peer rank 1"):
-            dist.recv(torchlike.zeros(2), src=1, tag=4)
+            dist.recv(torchlike.zeros(2), src=1, tag=4, group=g)
         put(outdir, rank, {"closed_after": time.monotonic() - t0})
     else:
         sync.wait(["checked"])

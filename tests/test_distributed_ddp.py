@@ -2,6 +2,7 @@
 processes, against single-process training on the whole batch (the
 oracle: averaged gradients of equal halves are the gradient of the mean
 loss), and the launcher ``python -m torchlike.distributed.run``."""
+import datetime
 import os
 import subprocess
 import sys
@@ -171,7 +172,8 @@ def _check_sampler(rank, ws):
 
 
 def _ddp_main(rank, ws, init, outdir):
-    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws)
+    dist.init_process_group("gloo", init_method=init, rank=rank, world_size=ws,
+                            timeout=datetime.timedelta(seconds=120))  # fail, never hang
     _check_training(rank, ws)
     _check_no_sync(rank, ws)
     _check_unused(rank, ws)

@@ -48,7 +48,7 @@ class HostBuffer:
         self.arr = np.ascontiguousarray(view).reshape(-1)
         # a copy (non-contiguous or staged) must be written back after an update
         self._view = view
-        self.copied = not self.on_host or not np.shares_memory(self.arr, view)
+        self.copied = not self.on_host or not view.flags.c_contiguous
 
     @property
     def nbytes(self):

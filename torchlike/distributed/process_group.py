@@ -12,8 +12,9 @@ chunks), which sends ``2 (size-1)/size`` of the buffer per rank whatever the
 group size.  The ring moves each chunk in segments: a segment is combined
 while the next ones are on the wire, and every receive is posted before the
 matching send, so payloads land in place (the tensor itself, or a scratch
-buffer kept by the group for the values to combine).  Either way every rank ends with bit-identical results.  The
-other collectives send each piece straight to the rank that needs it.
+buffer kept by the group for the values to combine).  Either way every rank
+ends with bit-identical results.  The other collectives send each piece
+straight to the rank that needs it.
 Every received message is checked against what this rank expects (dtype and
 byte count), so tensors that differ between ranks raise instead of being
 silently misread."""
