@@ -2,7 +2,8 @@
 
     python benchmarks/bench_distributed.py [--lib torchlike|torch|both] [--reps N]
 
-all_reduce (SUM) of float32 tensors of 1 MiB and 64 MiB between 2 processes
+all_reduce (SUM) of float32 tensors of 8 bytes (latency), 1 MiB and 64 MiB
+between 2 processes
 on this machine (loopback TCP), for torchlike and for PyTorch's gloo backend
 when PyTorch is importable, under the same conditions: each library's
 processes are started apart, rendezvous by tcp://, warm up, then time
@@ -21,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-SIZES = {"1 MiB": 1 << 20, "64 MiB": 64 << 20}
+SIZES = {"8 B": 8, "1 MiB": 1 << 20, "64 MiB": 64 << 20}
 
 
 def cases():
