@@ -164,6 +164,42 @@ def _check_buffers_and_syncbn(rank, ws):
                                ref.eval()(X).detach().numpy()[rows], rtol=1e-12)
 
 
+def _check_comm_hooks(rank, ws):
+    """PyTorch's default hooks average as DDP does (float16 compression to
+    its precision); a custom hook sees the buckets in order and its value is
+    what lands in the gradients."""
+    from torchlike.distributed.algorithms.ddp_comm_hooks import default_hooks
+    X, Y = _batch(seed=7)
+    half = slice(4 * rank, 4 * rank + 4)
+    ref = _model(8)
+    ((ref(X) - Y) ** 2).mean().backward()
+    seen = []
+
+    def summing(state, bucket):
+        seen.append((bucket.index(), bucket.is_last(), len(bucket.parameters()),
+                     [tuple(g.shape) for g in bucket.gradients()] ==
+                     [tuple(p.shape) for p in bucket.parameters()]))
+        return dist.all_reduce(bucket.buffer(), async_op=True).get_future().then(
+            lambda fut: fut.value()[0])
+
+    for hook, scale, tol in ((default_hooks.allreduce_hook, 1, 1e-12),
+                             (default_hooks.fp16_compress_hook, 1, 2e-3),
+                             (summing, ws, 1e-12)):
+        local = _model(8)
+        ddp = DDP(local, bucket_cap_mb=0.0005)
+        ddp.register_comm_hook(None, hook)
+        ((ddp(X[half]) - Y[half]) ** 2).mean().backward()
+        for p, q in zip(local.parameters(), ref.parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), scale * q.grad.numpy(), rtol=tol,
+                                       atol=tol * 1e-2)
+    n = len(ddp._buckets)
+    assert [s[0] for s in seen] == list(range(n))
+    assert [s[1] for s in seen] == [False] * (n - 1) + [True] and all(s[3] for s in seen)
+    assert sum(s[2] for s in seen) == len(list(local.parameters()))
+    with pytest.raises(RuntimeError, match="can only be called once"):
+        ddp.register_comm_hook(None, summing)
+
+
 def _check_sampler(rank, ws):
     from torchlike.utils.data import DistributedSampler
     s = DistributedSampler(list(range(11)), shuffle=False)
@@ -178,6 +214,7 @@ def _ddp_main(rank, ws, init, outdir):
     _check_no_sync(rank, ws)
     _check_unused(rank, ws)
     _check_buffers_and_syncbn(rank, ws)
+    _check_comm_hooks(rank, ws)
     _check_sampler(rank, ws)
     put(outdir, rank, "done")
     dist.destroy_process_group()

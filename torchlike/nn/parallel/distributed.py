@@ -13,6 +13,10 @@ order on every rank, so the collectives match across ranks.  The hook of
 the last parameter waits for the reductions and writes the averaged
 gradients back into each ``param.grad`` (in place).
 
+``register_comm_hook(state, hook)`` replaces the averaging all-reduce of
+each bucket by ``hook(state, GradBucket) -> Future[Tensor]``
+(torchlike.distributed.algorithms.ddp_comm_hooks has PyTorch's defaults).
+
 ``find_unused_parameters=True`` walks the autograd graph of the forward's
 outputs to find parameters that will get no gradient and marks them ready
 at once (contributing zeros); a parameter no rank used keeps its ``.grad``
@@ -90,8 +94,7 @@ class _Bucket:
     def __init__(self, params):
         self.params = params
         self.pending = len(params)
-        self.flat = None
-        self.work = None
+        self.future = None  # of the reduced flat gradients
 
 
 class DistributedDataParallel(Module):
@@ -143,6 +146,7 @@ class DistributedDataParallel(Module):
         self._launched = 0            # buckets launched in this backward
         self._used = None             # local use of each parameter (find_unused)
         self._ready = set()
+        self._comm_hook = None        # (state, hook) from register_comm_hook
         for i, p in enumerate(params):
             p.register_post_accumulate_grad_hook(self._make_hook(i))
 
@@ -196,10 +200,29 @@ class DistributedDataParallel(Module):
         return g.detach().numpy()
 
     def _launch(self, bucket):
-        flat = np.concatenate([self._grad_array(self._params[i]).reshape(-1)
-                               for i in bucket.params])
-        bucket.flat = _C.from_numpy(flat)
-        bucket.work = dist.all_reduce(bucket.flat, group=self.process_group, async_op=True)
+        flat = _C.from_numpy(np.concatenate([self._grad_array(self._params[i]).reshape(-1)
+                                             for i in bucket.params]))
+        if self._comm_hook is None:
+            bucket.future = dist.all_reduce(flat, group=self.process_group,
+                                            async_op=True).get_future()
+            return
+        from ...distributed.algorithms.ddp_comm_hooks import GradBucket
+        index = self._buckets.index(bucket)
+        grad_bucket = GradBucket(index, flat, [self._params[i] for i in bucket.params],
+                                 index == len(self._buckets) - 1)
+        state, hook = self._comm_hook
+        bucket.future = hook(state, grad_bucket)
+
+    def register_comm_hook(self, state, hook):
+        """Reduce each bucket with ``hook(state, bucket) -> Future[Tensor]``
+        instead of averaging it (see distributed.algorithms.ddp_comm_hooks);
+        once, before the first backward."""
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be "
+                               "called once.")
+        if not callable(hook):
+            raise TypeError(f"Communication hook must be callable, got {type(hook).__name__}")
+        self._comm_hook = (state, hook)
 
     def _finish(self):
         """Wait for every bucket and write the averaged gradients back."""
@@ -211,9 +234,15 @@ class DistributedDataParallel(Module):
             used_anywhere = used.tolist()
         with no_grad():
             for bucket in self._buckets:
-                bucket.work.wait()
-                flat = bucket.flat.numpy()
-                flat /= self._world
+                value = bucket.future.wait()
+                if self._comm_hook is None:
+                    value = value[0]
+                    value.div_(self._world)
+                elif not isinstance(value, Tensor) or value.numel() != \
+                        sum(self._params[i].numel() for i in bucket.params):
+                    raise RuntimeError("The value of a communication hook's Future must be a "
+                                       "tensor with as many elements as the bucket")
+                flat = value.detach().reshape(-1).numpy()
                 offset = 0
                 for i in bucket.params:
                     p = self._params[i]
@@ -225,7 +254,7 @@ class DistributedDataParallel(Module):
                         else:
                             p.grad.detach().numpy()[...] = value
                     offset += n
-                bucket.flat = bucket.work = None
+                bucket.future = None
                 bucket.pending = len(bucket.params)
 
     # ---- forward ---------------------------------------------------------------
