@@ -115,6 +115,11 @@ def combine(op, acc, other, bf16=False):
     if isinstance(other, (bytes, bytearray, memoryview)):
         other = np.frombuffer(other, dtype=acc.dtype)
     ufunc = _UFUNCS[op]
+    with np.errstate(all="ignore"):  # inf and nan follow IEEE, silently, as PyTorch
+        _combine(ufunc, op, acc, other, bf16)
+
+
+def _combine(ufunc, op, acc, other, bf16):
     if bf16:
         _f32_to_bf16(ufunc(_bf16_to_f32(acc), _bf16_to_f32(other)), acc)
     elif acc.dtype == np.bool_ and op == RedOpType.SUM:
@@ -129,7 +134,8 @@ def finish_avg(op, acc, size, bf16=False):
     """AVG is the sum divided by the group size."""
     if op != RedOpType.AVG:
         return
-    if bf16:
-        _f32_to_bf16(_bf16_to_f32(acc) / np.float32(size), acc)
-    else:
-        np.divide(acc, size, out=acc, casting="unsafe")
+    with np.errstate(all="ignore"):
+        if bf16:
+            _f32_to_bf16(_bf16_to_f32(acc) / np.float32(size), acc)
+        else:
+            np.divide(acc, size, out=acc, casting="unsafe")
