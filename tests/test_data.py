@@ -174,7 +174,8 @@ def test_distributed_sampler_shuffled_shards_partition_and_follow_the_epoch():
     assert shards(0) == e0 and shards(1) != e0
     dropped = shards(0, drop_last=True)
     assert [len(s) for s in dropped] == [3, 3, 3] and len({i for s in dropped for i in s}) == 9
-    with pytest.raises(RuntimeError, match="distributed package"):
+    # no process group: PyTorch's error (with one, see test_distributed_ddp.py)
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedSampler(range(4))
 
 

@@ -50,6 +50,7 @@ from .func import vmap  # noqa: F401  (torch.vmap)
 from ._control_flow import cond, while_loop  # noqa: F401
 from ._streams import Stream, Event  # noqa: F401  (device-generic streams and events)
 from . import accelerator  # noqa: F401
+from . import distributed  # noqa: F401  (torch.distributed: CPU collectives over TCP)
 from ._device import get_device_module  # noqa: F401
 from ._compile import compile  # noqa: F401  (a no-op: eager execution)
 from . import amp, cpu  # noqa: F401  (mixed precision; torch.cpu.amp)

@@ -12,6 +12,7 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ._sync_batch_norm import SyncBatchNormFunction
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -138,9 +139,12 @@ class BatchNorm3d(_BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over any number of dims.  torchlike runs one process, so the
-    statistics are those of the local batch (PyTorch's result with a single
-    process); ``process_group`` is kept but not used."""
+    """BatchNorm over any number of dims whose training statistics are those
+    of the whole batch across the ranks of ``process_group`` (the default
+    group when None), when torchlike.distributed is initialised and the
+    group has more than one rank; otherwise (eval, one process) it is
+    BatchNorm.  Unlike PyTorch, CPU tensors are supported (see
+    _sync_batch_norm.py for the forward and backward)."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, process_group=None, device=None, dtype=None, *,
@@ -152,6 +156,34 @@ class SyncBatchNorm(_BatchNorm):
     def _check_input_dim(self, input):
         if input.ndim < 2:
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    def _sync_group(self):
+        from ... import distributed as dist
+        if not (self.training and dist.is_initialized()):
+            return None
+        pg = dist.distributed_c10d.resolve(self.process_group)
+        return pg if pg is not None and pg.size() > 1 else None
+
+    def forward(self, input):
+        pg = self._sync_group()
+        if pg is None:
+            return super().forward(input)
+        self._check_input_dim(input)
+        if input.shape[1] != self.num_features:
+            raise ValueError(f"expected {self.num_features} channels, got input of shape "
+                             f"{tuple(input.shape)}")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats and self.num_batches_tracked is not None:
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        y, mean, var = SyncBatchNormFunction.apply(input, self.weight, self.bias, self.eps, pg)
+        if self.track_running_stats and self.running_mean is not None:
+            with no_grad():
+                self.running_mean.mul_(1 - factor).add_(mean.detach() * factor)
+                self.running_var.mul_(1 - factor).add_(var.detach() * factor)
+        return y
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

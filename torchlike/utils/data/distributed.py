@@ -10,12 +10,10 @@ __all__ = ["DistributedSampler"]
 
 
 def _process_group():
-    """(world size, rank) of the default process group, when one exists."""
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        dist = None
-    if dist is None or not dist.is_available():
+    """(world size, rank) of the default process group (PyTorch's ValueError
+    when none is initialised)."""
+    from ... import distributed as dist
+    if not dist.is_available():
         raise RuntimeError("Requires distributed package to be available")
     return dist.get_world_size(), dist.get_rank()
 
