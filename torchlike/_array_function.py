@@ -42,6 +42,17 @@ class Unsupported(NotImplementedError):
 
 TABLE = {}
 
+
+class MaskedOperand(Exception):
+    """A masked array (``torchlike.numpy.ma``) met an implementation of the
+    namespace: the call goes to NumPy's dispatch, which hands it to the
+    masked array's ``__array_function__`` / ``__array_ufunc__``."""
+
+
+# the masked array class, once torchlike.numpy.ma is imported (as_tensor
+# refuses it: making it a tensor would drop the mask)
+MASKED_TYPES = []
+
 # The device of the tensors a NumPy call was given, while the call runs (None:
 # the CPU).  Operands that are not tensors are placed there by as_tensor.
 _DEVICE = contextvars.ContextVar("torchlike_numpy_device", default=None)
@@ -70,7 +81,10 @@ def implements(*funcs):
     def register(impl):
         @functools.wraps(impl)
         def call(*args, **kwargs):
-            return _on_device_of(impl, args, kwargs)
+            try:
+                return _on_device_of(impl, args, kwargs)
+            except MaskedOperand:
+                return funcs[0](*args, **kwargs)
         for f in funcs:
             TABLE[f] = call
         return call
@@ -110,6 +124,8 @@ def as_tensor(x):
     implicit host-to-device transfers."""
     if isinstance(x, Tensor):
         return x
+    if MASKED_TYPES and isinstance(x, MASKED_TYPES[0]):
+        raise MaskedOperand
     device = _DEVICE.get()
     if device is not None:
         if isinstance(x, np.ndarray) and x.ndim:

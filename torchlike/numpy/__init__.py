@@ -172,3 +172,6 @@ def __getattr__(name):
         wrapper = globals()[name] = _numpy_function(func, name)
         return wrapper
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")
+
+
+from . import ma  # noqa: E402,F401  (masked arrays; they use the functions above)
