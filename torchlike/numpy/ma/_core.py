@@ -26,7 +26,9 @@ def _host(t):
         t = t.to(_C.float32)
     if t.device.type != "cpu":
         t = t.cpu()
-    return numpy.asarray(t.detach() if t.requires_grad else t)
+    a = numpy.asarray(t.detach() if t.requires_grad else t)
+    # int64 by its canonical NumPy type (C long): an exported buffer says long long
+    return a.view(numpy.dtype(a.dtype.name)) if a.ndim else a.astype(a.dtype.name)
 
 
 def getdata(a, subok=True):
@@ -604,7 +606,7 @@ class MaskedArray:
 def _plain_index(index):
     """An index with masked arrays replaced by their data."""
     if isinstance(index, MaskedArray):
-        return index.filled(False) if index.dtype == MaskType else index._data
+        return index._data  # NumPy indexes with the data, masked or not
     if isinstance(index, tuple):
         return tuple(_plain_index(i) for i in index)
     return index

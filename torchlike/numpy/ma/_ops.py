@@ -9,7 +9,7 @@ import builtins
 import numpy
 
 from ... import _C
-from ..._array_function import as_tensor, np_dtype
+from ..._array_function import as_tensor, np_dtype, tl_dtype
 from .. import _elementwise
 from ._core import (MaskedArray, Tensor, getdata, getmask, mask_or, masked, nomask,
                     _broadcast_mask)
@@ -92,11 +92,48 @@ BINARY_DOMAINS = {name: _safe_divide for name in (
     "divide", "true_divide", "floor_divide", "remainder", "mod", "fmod")}
 
 
+def _integral(x):
+    if isinstance(x, Tensor):
+        return not (x.is_floating_point() or x.is_complex())
+    return isinstance(x, (builtins.bool, int))
+
+
+_FLOAT_OF = {}
+
+
+def _float_of(name, operands):
+    """The float dtype NumPy's ufunc ``name`` gives for these integer
+    operands (int8 and bool: float16, int16: float32, int32/int64: float64),
+    where torchlike's op gives the default float."""
+    key = (name,) + tuple(x.dtype if isinstance(x, Tensor) else type(x) for x in operands)
+    dtype = _FLOAT_OF.get(key)
+    if dtype is None:
+        ufunc = getattr(numpy, name, None)
+        if not isinstance(ufunc, numpy.ufunc):
+            return None
+        args = [numpy.empty(0, np_dtype(x)) if isinstance(x, Tensor) else x for x in operands]
+        with numpy.errstate(all="ignore"):
+            dtype = _FLOAT_OF[key] = tl_dtype(ufunc(*args).dtype)
+    return dtype
+
+
+def _as_numpy_float(name, f, operands, result, args, kwargs):
+    """``result`` again in NumPy's float dtype when integer operands gave a
+    float of another width."""
+    if not (result.is_floating_point() and all(_integral(x) for x in operands)):
+        return result
+    dtype = _float_of(name, operands)
+    if dtype is None or dtype == result.dtype:
+        return result
+    return f(*[x.to(dtype) if isinstance(x, Tensor) else float(x) for x in operands],
+             *args, **kwargs)
+
+
 def _unary(name, f, domain=None):
     def op(a, *args, **kwargs):
         d = _operand(a)
         d = d if isinstance(d, Tensor) else as_tensor(d)
-        result = f(d, *args, **kwargs)
+        result = _as_numpy_float(name, f, (d,), f(d, *args, **kwargs), args, kwargs)
         m = getmask(a)
         if domain is not None:
             bad = _C.logical_or(_C.logical_not(_C.isfinite(result)), domain(d))
@@ -113,7 +150,7 @@ def _binary(name, f, domain=None):
         da, db = _operand(a), _operand(b)
         if isinstance(da, _SCALARS) and isinstance(db, _SCALARS):
             da = as_tensor(da)
-        result = f(da, db, *args, **kwargs)
+        result = _as_numpy_float(name, f, (da, db), f(da, db, *args, **kwargs), args, kwargs)
         m = mask_or(getmask(a), getmask(b), shrink=False)
         if domain is not None:
             bad = _C.logical_or(_C.logical_not(_C.isfinite(result)), domain(da, db))
@@ -241,6 +278,27 @@ for _name, _op in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
 for _name, _op in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                    ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")]:
     setattr(MaskedArray, f"__{_name}__", _compare(_op))
+# torch-style names of a tensor's operators, as NumPy's
+_TORCH_NAMES = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+                "div": "divide", "floordiv": "floor_divide", "mod": "remainder",
+                "pow": "power", "and": "bitwise_and", "or": "bitwise_or",
+                "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift",
+                "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                "gt": "greater", "ge": "greater_equal"}
+
+
+def _torch_function(cls, func, types, args=(), kwargs=None):
+    """A tensor's operator with a masked array (``t + x``) runs the masked
+    operation; other torchlike functions do not take masked arrays."""
+    name = getattr(func, "__name__", "").strip("_")
+    reflected = name.startswith("r") and name[1:] in _TORCH_NAMES
+    op = OPS.get(_TORCH_NAMES.get(name[1:] if reflected else name, ""))
+    if op is None or kwargs or len(args) != 2:
+        return NotImplemented
+    return op(args[1], args[0]) if reflected else op(args[0], args[1])
+
+
+MaskedArray.__torch_function__ = classmethod(_torch_function)
 MaskedArray.__neg__ = lambda self: OPS["negative"](self)
 MaskedArray.__pos__ = lambda self: self.copy()
 MaskedArray.__abs__ = lambda self: OPS["absolute"](self)

@@ -8,7 +8,8 @@ import numpy
 from ... import _C
 from ..._array_function import norm_axis, np_dtype, tl_dtype
 from ... import numpy as _tnp
-from ._core import (MaskedArray, Tensor, asarray, getdata, getmaskarray, masked,
+from ._core import (MaskedArray, Tensor, asarray, getdata, getmaskarray, mask_or, masked,
+                    _broadcast_mask,
                     maximum_fill_value, minimum_fill_value, nomask, _fill_tensor)
 from ._ops import OPS, finish
 
@@ -168,14 +169,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, mean=None
     s = sum(danom, axis, keepdims=keepdims)
     if s is masked:
         return masked
-    if isinstance(cnt, int):
-        if cnt <= 0:
-            return masked
-        return OPS["divide"](s, cnt)
+    if isinstance(cnt, int) and cnt <= 0:
+        return masked
     dvar = OPS["divide"](s, cnt)
-    if isinstance(dvar, MaskedArray):
-        bad = _C.le(cnt, 0)
-        dvar._m = bad if dvar._m is nomask else _C.logical_or(dvar._m, bad)
+    if isinstance(dvar, MaskedArray):  # NumPy's mask: none left, or too few (shrunk)
+        bad = _C.le(cnt, 0) if isinstance(cnt, Tensor) else nomask
+        dvar._m = _broadcast_mask(mask_or(_mask_all(a._m, axis, keepdims), bad), dvar.shape)
     return dvar
 
 
