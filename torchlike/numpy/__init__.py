@@ -175,3 +175,4 @@ def __getattr__(name):
 
 
 from . import ma  # noqa: E402,F401  (masked arrays; they use the functions above)
+from ._memmap import load, memmap  # noqa: E402,F401  (tensors over mapped files)

@@ -140,7 +140,8 @@ def _dtype_of(obj):
 def _fill_tensor(value, like):
     """``value`` cast as NumPy casts a fill value into ``like``'s dtype (an
     int8 array filled with 999999 holds 63), on ``like``'s device."""
-    host = numpy.asarray(value).astype(_np_dtype(like.dtype))
+    with numpy.errstate(over="ignore", invalid="ignore"):  # 1e20 in float16 is inf
+        host = numpy.asarray(value).astype(_np_dtype(like.dtype))
     t = as_tensor(host) if host.dtype.name != "float32" or like.dtype == _C.float32 \
         else as_tensor(host).to(like.dtype)
     return t.to(device=like.device, dtype=like.dtype)

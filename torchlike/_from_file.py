@@ -1,0 +1,40 @@
+"""``torchlike.from_file``: PyTorch's ``torch.from_file``, a 1-d tensor over
+a file's bytes.  ``shared=True`` maps the file (``mmap``), so writes to the
+tensor change the file, and a file shorter than asked is grown (PyTorch's
+shared mapping does the same); otherwise the mapping is private
+(copy-on-write): the tensor can be written and the file is not changed."""
+import builtins
+import mmap
+import os
+
+from . import _C
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A tensor of ``size`` elements of ``dtype`` (the default dtype) read
+    from ``filename`` by mapping it into memory."""
+    dtype = _C.get_default_dtype() if dtype is None else dtype
+    if not isinstance(size, int) or isinstance(size, builtins.bool) or size < 0:
+        raise ValueError(f"from_file(): size must be a non-negative int, got {size!r}")
+    nbytes = size * _C.empty(0, dtype=dtype).element_size()
+    if shared:
+        with open(filename, "ab"):  # created if missing, as PyTorch's shared mapping
+            pass
+    have = os.path.getsize(filename)  # FileNotFoundError for a missing file
+    if have < nbytes:
+        if not shared:
+            raise RuntimeError(f"unexpected EOF, expected {nbytes - have} more bytes. The "
+                               f"file might be corrupted.")
+        with open(filename, "r+b") as f:
+            f.truncate(nbytes)
+    if nbytes == 0:
+        t = _C.empty(0, dtype=dtype)
+    else:
+        with open(filename, "r+b" if shared else "rb") as f:
+            mapped = mmap.mmap(f.fileno(), nbytes,
+                               access=mmap.ACCESS_WRITE if shared else mmap.ACCESS_COPY)
+        t = _C.frombuffer(mapped, dtype=dtype, count=size)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_() if requires_grad else t
