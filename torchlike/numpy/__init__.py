@@ -176,3 +176,4 @@ def __getattr__(name):
 
 from . import ma  # noqa: E402,F401  (masked arrays; they use the functions above)
 from ._memmap import load, memmap  # noqa: E402,F401  (tensors over mapped files)
+from ._nditer import nditer, nested_iters  # noqa: E402,F401  (NumPy's iterator on tensors)
