@@ -260,6 +260,16 @@ def test_domains():
         same(ours % 0, theirs % 0)
         same(ours ** 0.5, theirs ** 0.5)
         same(ma.power(ours, -1), nma.power(theirs, -1))
+    # float64's domain is |a| * tiny >= |b|: a finite quotient can be masked
+    for dtype in ("float64", "float32"):
+        num = numpy.array([1e10, 1.0, 3.0, 0.0], dtype)
+        den = numpy.array([1e-300 if dtype == "float64" else 1e-40, 1e-300 if dtype ==
+                           "float64" else 1e-38, 0.0, 0.0], dtype)
+        with numpy.errstate(all="ignore"):
+            same(ma.array(tnp.asarray(num)) / ma.array(tnp.asarray(den)),
+                 nma.array(num) / nma.array(den))
+            same(ma.remainder(tnp.asarray(num), ma.array(tnp.asarray(den))),
+                 nma.remainder(num, nma.array(den)))
     # integer division by zero
     io, it = pair([1, 2, 3], mask=[0, 0, 1])
     same(io / ma.array([0, 1, 1]), it / nma.array([0, 1, 1]))

@@ -75,7 +75,19 @@ def _tan_domain(x):
     return _C.lt(_C.abs(_C.cos(x)), 1e-35)
 
 
+_NARROW = (_C.float16, _C.bfloat16, _C.float32, _C.complex64)
+
+
 def _safe_divide(a, b):
+    """NumPy's domain of division: |a| * tiny >= |b| (tiny: float64's
+    smallest normal), computed in a's float type.  None where it adds
+    nothing to the non-finite results: in float32 and narrower, tiny is 0,
+    so the domain is b == 0 with a finite, whose quotients are inf or NaN."""
+    if isinstance(a, Tensor):
+        if a.dtype in _NARROW:
+            return None
+        if _integral(a) and isinstance(b, Tensor) and _integral(b):
+            return _C.eq(b, 0)  # |a| * tiny < 1 <= |b| unless b is 0
     return _C.ge(_C.mul(_float(a), _TINY) if isinstance(a, Tensor) else
                  _C.full((), _float(a) * _TINY, dtype=_C.float64), _float(b))
 
@@ -153,12 +165,18 @@ def _binary(name, f, domain=None):
         result = _as_numpy_float(name, f, (da, db), f(da, db, *args, **kwargs), args, kwargs)
         m = mask_or(getmask(a), getmask(b), shrink=False)
         if domain is not None:
-            bad = _C.logical_or(_C.logical_not(_C.isfinite(result)), domain(da, db))
-            m = bad if m is nomask else _C.logical_or(m, bad)
-            if result.ndim and bool(m.any()):
-                result = _C.where(m, _C.zeros((), dtype=result.dtype, device=result.device),
-                                  result)
-            return finish(_put_back(result, m, da, "safe"), m, _like(a, b))
+            bad = domain(da, db)
+            if result.is_floating_point() or result.is_complex():
+                inf = _C.logical_not(_C.isfinite(result))
+                bad = inf if bad is None else _C.logical_or(inf, bad)
+            if bad is not None:
+                m = bad if m is nomask else _C.logical_or(m, bad)
+            if m is not nomask and result.ndim:
+                # NumPy: 0 under the mask, then the dividend where it casts safely
+                back = _put_back(result, m, da, "safe")
+                result = back if back is not result else _C.where(
+                    m, _C.zeros((), dtype=result.dtype, device=result.device), result)
+            return finish(result, m, _like(a, b))
         if m is not nomask and result.ndim:
             result = _put_back(result, m, da, "unsafe")
         return finish(result, m, _like(a, b))
