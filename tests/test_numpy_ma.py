@@ -298,7 +298,12 @@ def test_binary_broadcast(name):
         same(getattr(ma, name)(oa, ob), getattr(nma, name)(ta, tb))
         same(getattr(numpy, name)(oa, ob), getattr(numpy, name)(ta, tb), check_nomask=False)
         same(getattr(ma, name)(oa, 2.0), getattr(nma, name)(ta, 2.0))
-        same(getattr(ma, name)(a, ob), getattr(nma, name)(a, tb))  # ndarray operand
+        if ob.device.type == "cpu":  # an ndarray operand: zero-copy with CPU data
+            same(getattr(ma, name)(a, ob), getattr(nma, name)(a, tb))
+        else:  # refused next to device data, as the namespace refuses it
+            with pytest.raises(TypeError, match="host memory"):
+                getattr(ma, name)(a, ob)
+        same(getattr(ma, name)(a.tolist(), ob), getattr(nma, name)(a.tolist(), tb))
         # a 0-d result: a scalar, or masked
         same(getattr(ma, name)(oa[0, 0], ob[0]), getattr(nma, name)(ta[0, 0], tb[0]))
 
@@ -581,7 +586,11 @@ def test_numpy_conversions():
     numpy.testing.assert_array_equal(t.mask, theirs.mask)
     numpy.testing.assert_array_equal(numpy.asarray(ours), theirs.data)
     # NumPy functions with no masked implementation here run numpy.ma on a copy
-    same(numpy.diff(ours, axis=0), numpy.diff(theirs, axis=0))
+    if ours.device.type == "cpu":
+        same(numpy.diff(ours, axis=0), numpy.diff(theirs, axis=0))
+    else:  # no host copy of device data behind the caller's back
+        with pytest.raises(TypeError, match="no torchlike implementation"):
+            numpy.diff(ours, axis=0)
 
 
 def test_device_tensor_refused_by_host_fallback(monkeypatch):

@@ -187,10 +187,11 @@ def _host_input(data, mask, dtype, fill_value, ndmin):
     arr = numpy.ma.array(host(data), ndmin=ndmin, **kwargs)
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"torchlike has no dtype for NumPy {arr.dtype}")
-    d = as_tensor(numpy.asarray(arr.data))
+    from .._creation import asarray as place  # host data lands on the default device
+    d = place(numpy.asarray(arr.data))
     if dtype is not None and d.dtype != dtype:
         d = d.to(dtype)
-    m = nomask if arr._mask is nomask else as_tensor(numpy.array(arr._mask, dtype=bool))
+    m = nomask if arr._mask is nomask else place(numpy.array(arr._mask, dtype=bool))
     if m is not nomask and m.device != d.device:
         m = m.to(d.device)
     fv = data._fill_value if isinstance(data, numpy.ma.MaskedArray) else None

@@ -27,6 +27,19 @@ def _operand(x):
     return getdata(x)
 
 
+def _colocate(orig, t, other):
+    """Host data met by a device operand: a list is copied there, an ndarray
+    refused (the namespace's rule: no implicit host-to-device copy)."""
+    if not (isinstance(t, Tensor) and isinstance(other, Tensor)) or t.device == other.device \
+            or isinstance(orig, (Tensor, MaskedArray)):
+        return t
+    if isinstance(orig, numpy.ndarray) and orig.ndim:
+        raise TypeError(f"an ndarray (host memory) cannot be mixed with {other.device} "
+                        f"tensors; move it there first with torchlike.numpy.asarray"
+                        f"(a, device=...)")
+    return t.to(other.device)
+
+
 def finish(result, m, like):
     """A masked array of ``result`` and mask ``m``; a 0-d result is the tensor
     itself, or ``masked`` where it is masked (NumPy's scalar rule)."""
@@ -162,6 +175,7 @@ def _binary(name, f, domain=None):
         da, db = _operand(a), _operand(b)
         if isinstance(da, _SCALARS) and isinstance(db, _SCALARS):
             da = as_tensor(da)
+        da, db = _colocate(a, da, db), _colocate(b, db, da)
         result = _as_numpy_float(name, f, (da, db), f(da, db, *args, **kwargs), args, kwargs)
         m = mask_or(getmask(a), getmask(b), shrink=False)
         if domain is not None:
