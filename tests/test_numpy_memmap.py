@@ -157,12 +157,18 @@ def test_from_file(path):
     i = tl.from_file(path, size=2, dtype=tl.int64)
     numpy.testing.assert_array_equal(i.numpy(), numpy.fromfile(path, dtype=numpy.int64,
                                                                count=2))
-    with pytest.raises(RuntimeError, match="expected 4 more bytes"):
+    # PyTorch's errors (its words, recorded from torch.from_file)
+    with pytest.raises(RuntimeError, match=r"size <20> is smaller than the required "
+                                           r"mapping size <24>"):
         tl.from_file(path, size=6, dtype=tl.float32)
+    with pytest.raises(RuntimeError, match=r"unable to mmap -4 bytes from file"):
+        tl.from_file(path, size=-1)
     assert tl.from_file(path, size=0).numel() == 0
     # shared grows the file to the size asked
     g = path + ".grown"
     z = tl.from_file(g, shared=True, size=4, dtype=tl.int32)
     assert os.path.getsize(g) == 16 and z.tolist() == [0, 0, 0, 0]
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(RuntimeError, match="unable to open file .* in read-only mode: No "
+                                           "such file or directory"):
         tl.from_file(path + ".missing", size=1)
+    assert tl.from_file(path, True, 2).dtype == tl.float32  # positional shared, size

@@ -15,17 +15,23 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     """A tensor of ``size`` elements of ``dtype`` (the default dtype) read
     from ``filename`` by mapping it into memory."""
     dtype = _C.get_default_dtype() if dtype is None else dtype
-    if not isinstance(size, int) or isinstance(size, builtins.bool) or size < 0:
-        raise ValueError(f"from_file(): size must be a non-negative int, got {size!r}")
+    if not isinstance(size, int) or isinstance(size, builtins.bool):
+        raise TypeError(f"from_file(): argument 'size' must be int, not {type(size).__name__}")
     nbytes = size * _C.empty(0, dtype=dtype).element_size()
+    if nbytes < 0:  # PyTorch's words
+        raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot "
+                           f"allocate memory (12)")
     if shared:
         with open(filename, "ab"):  # created if missing, as PyTorch's shared mapping
             pass
-    have = os.path.getsize(filename)  # FileNotFoundError for a missing file
+    elif not os.path.exists(filename):
+        raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such "
+                           f"file or directory (2)")
+    have = os.path.getsize(filename)
     if have < nbytes:
         if not shared:
-            raise RuntimeError(f"unexpected EOF, expected {nbytes - have} more bytes. The "
-                               f"file might be corrupted.")
+            raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the "
+                               f"required mapping size <{nbytes}>")
         with open(filename, "r+b") as f:
             f.truncate(nbytes)
     if nbytes == 0:

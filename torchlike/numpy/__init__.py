@@ -21,7 +21,9 @@ Where things live (one file per area):
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
   _functional.py    vectorize, broadcast (Python loops over elements)
   _wrap.py          NumPy's own functions called with tensors
-  fft.py, random/, linalg.py, special.py, emath.py, testing.py     the submodules
+  _memmap.py        memmap, load (mmap_mode=: tensors over mapped files)
+  _nditer.py        nditer, nested_iters (NumPy's iterator on host views)
+  fft.py, random/, ma/, linalg.py, special.py, emath.py, testing.py     the submodules
                     (special: scipy.special; testing: numpy.testing on tensors)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
