@@ -598,3 +598,39 @@ def test_device_tensor_refused_by_host_fallback(monkeypatch):
     ours.data.requires_grad_(True)
     with pytest.raises(TypeError, match="autograd"):
         numpy.percentile(ours, 50)
+
+
+def test_namespace_functions_keep_the_mask():
+    """torchlike.numpy's functions (and NumPy's ufunc methods) on masked
+    arrays run the masked implementations, also where the namespace's own
+    implementation calls another one (median calls quantile)."""
+    ours, theirs = pair([[1.0, -2.0, 5.0], [3.0, 4.0, -1.0]], mask=[[1, 0, 0], [0, 0, 1]])
+    with numpy.errstate(all="ignore"):
+        for got, want in [
+                (tnp.median(ours), nma.median(theirs)),
+                (tnp.median(ours, axis=1), nma.median(theirs, axis=1)),
+                (tnp.where(ours > 0, ours, 0.0), nma.where(theirs > 0, theirs, 0.0)),
+                (tnp.clip(ours, 0, 2), nma.clip(theirs, 0, 2)),
+                (tnp.maximum(ours, 0.0), nma.maximum(theirs, 0.0)),
+                (tnp.sort(ours, axis=None), nma.sort(theirs, axis=None)),
+                (tnp.mean(ours, axis=0), nma.mean(theirs, axis=0)),
+                (tnp.sqrt(ours), nma.sqrt(theirs)),
+                (tnp.round(ours), nma.round(theirs)),
+                # NumPy's own ufunc.reduce reads through a masked array's mask;
+                # ours is numpy.ma's masked reduce, and accumulate is cumprod
+                (numpy.add.reduce(ours, axis=1), nma.add.reduce(theirs, axis=1)),
+                (numpy.multiply.accumulate(ours), theirs.cumprod(axis=0)),
+                (numpy.maximum.reduce(ours), nma.maximum.reduce(theirs, axis=0))]:
+            same(got, want, check_nomask=False)
+
+
+def test_item_bool_float():
+    ours, theirs = pair([[1, 2], [3, 4]], mask=[[1, 0], [0, 0]])
+    for args in [(0,), (3,), (1, 1)]:
+        assert ours.item(*args) == theirs.item(*args)
+    assert float(ma.array([2.5])) == 2.5
+    assert numpy.isnan(float(ma.array([2.5], mask=[1])))
+    assert bool(ma.array([1])) is True
+    with pytest.raises(ValueError):
+        bool(ma.array([1, 2]))
+    assert len(ours) == 2 and [r.tolist() for r in ours] == [r.tolist() for r in theirs]

@@ -25,6 +25,7 @@ through ``torchlike.numpy``, surfaces as NotImplementedError).
 import builtins
 import contextvars
 import functools
+import sys
 import types
 
 import numpy as np
@@ -52,6 +53,22 @@ class MaskedOperand(Exception):
 # the masked array class, once torchlike.numpy.ma is imported (as_tensor
 # refuses it: making it a tensor would drop the mask)
 MASKED_TYPES = []
+
+
+def masked_call(func, args, kwargs):
+    """A namespace function met a masked operand: NumPy's ``func`` takes the
+    call (and hands it to the masked array).  Inside another implementation
+    of the namespace (np.median calling quantile) the outer one takes it, so
+    the masked implementation is the one of the function the caller called."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_name == "call" and name == __name__:
+            raise MaskedOperand
+        if not (name.startswith("torchlike.numpy._") or name == __name__):
+            break  # the caller's code (or the masked arrays' own): not nested
+        frame = frame.f_back
+    return func(*args, **kwargs)
 
 # The device of the tensors a NumPy call was given, while the call runs (None:
 # the CPU).  Operands that are not tensors are placed there by as_tensor.
@@ -84,7 +101,7 @@ def implements(*funcs):
             try:
                 return _on_device_of(impl, args, kwargs)
             except MaskedOperand:
-                return funcs[0](*args, **kwargs)
+                return masked_call(funcs[0], args, kwargs)
         for f in funcs:
             TABLE[f] = call
         return call

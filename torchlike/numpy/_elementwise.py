@@ -10,7 +10,7 @@ import builtins
 import numpy as np
 
 from .. import _C, _ufunc
-from .._array_function import MaskedOperand, as_tensor, tl_dtype
+from .._array_function import MaskedOperand, as_tensor, masked_call, tl_dtype
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -23,7 +23,7 @@ def _arg(x):
 def _masked(name, args, kwargs):
     """A call with a masked array: NumPy's function of that name, which
     dispatches to the masked array (so the mask is kept)."""
-    return getattr(np, name)(*args, **kwargs)
+    return masked_call(getattr(np, name), args, kwargs)
 
 
 def _unary(op, name):

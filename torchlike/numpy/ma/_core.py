@@ -450,13 +450,15 @@ class MaskedArray:
         return self.to_numpy().tobytes(fill_value, order)
 
     def item(self, *args):
-        value = self[args] if args else (self if self.size == 1 else None)
-        if value is None:
-            raise ValueError("can only convert an array of size 1 to a Python scalar")
-        if value is masked or (isinstance(value, MaskedArray) and value._m is not nomask
-                               and bool(value._m.reshape(-1)[0])):
-            return None if value is masked else value.to_numpy().reshape(-1)[0]
-        return getdata(value).reshape(-1)[0].item()
+        """The data's element as a Python number (the mask is not looked at,
+        as NumPy's ``item``)."""
+        if not args:
+            if self.size != 1:
+                raise ValueError("can only convert an array of size 1 to a Python scalar")
+            return self._data.reshape(-1)[0].item()
+        flat = args[0] if len(args) == 1 and isinstance(args[0], int) else None
+        d = self._data.reshape(-1)[flat] if flat is not None else self._data[args]
+        return d.item()
 
     def __bool__(self):
         if self.size != 1:
