@@ -154,11 +154,31 @@ def _as_numpy_float(name, f, operands, result, args, kwargs):
              *args, **kwargs)
 
 
+def _recorded(*operands):
+    return _C.is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad
+                                        for x in operands)
+
+
+def _hidden(x, hide, safe):
+    """``x`` with ``safe`` where ``hide``: what a recorded op computes with,
+    so that masked elements (whose results are dropped) give zero gradients
+    instead of 0 * inf or 0 * NaN (sqrt of a negative, division by 0)."""
+    if not isinstance(x, Tensor) or hide is nomask or hide is None:
+        return x
+    return _C.where(hide, _C.full((), safe, dtype=x.dtype, device=x.device), x)
+
+
 def _unary(name, f, domain=None):
+    safe = 2.0 if name in ("arccosh", "acosh") else 0.5  # inside every domain
+
     def op(a, *args, **kwargs):
         d = _operand(a)
         d = d if isinstance(d, Tensor) else as_tensor(d)
-        result = _as_numpy_float(name, f, (d,), f(d, *args, **kwargs), args, kwargs)
+        x = d
+        if _recorded(d):
+            x = _hidden(d, mask_or(getmask(a), domain(d) if domain else nomask,
+                                   shrink=False), safe)
+        result = _as_numpy_float(name, f, (x,), f(x, *args, **kwargs), args, kwargs)
         m = getmask(a)
         if domain is not None:
             bad = _C.logical_or(_C.logical_not(_C.isfinite(result)), domain(d))
@@ -176,7 +196,13 @@ def _binary(name, f, domain=None):
         if isinstance(da, _SCALARS) and isinstance(db, _SCALARS):
             da = as_tensor(da)
         da, db = _colocate(a, da, db), _colocate(b, db, da)
-        result = _as_numpy_float(name, f, (da, db), f(da, db, *args, **kwargs), args, kwargs)
+        xa, xb = da, db
+        if _recorded(da, db):
+            hide = mask_or(getmask(a), getmask(b), shrink=False)
+            if domain is not None:
+                hide = mask_or(hide, domain(da, db), shrink=False)
+            xa, xb = _hidden(da, hide, 1.0), _hidden(db, hide, 1.0)
+        result = _as_numpy_float(name, f, (xa, xb), f(xa, xb, *args, **kwargs), args, kwargs)
         m = mask_or(getmask(a), getmask(b), shrink=False)
         if domain is not None:
             bad = domain(da, db)

@@ -211,15 +211,17 @@ def _masked_var(a, axis, ddof, keepdims):
     x = a._data.to(work).masked_fill(m, 0)
     n = count(a, axis, keepdims=True)
     n = n if isinstance(n, Tensor) else _C.full((1,) * a.ndim, n, dtype=_C.int64)
-    mu = _tnp.sum(x, axis=axis, keepdims=True) / n
+    # counts of 0 (all masked) divide as 1: those results are masked, and
+    # their data is then the sum, as NumPy's division leaves the dividend
+    mu = _tnp.sum(x, axis=axis, keepdims=True) / _C.clamp(n, 1, None)
     dev = (x - mu).masked_fill(m, 0)
     sq = _C.square(_C.abs(dev)) if work == _C.complex128 else dev * dev
     total = _tnp.sum(sq, axis=axis, keepdims=keepdims)
     cnt = n.reshape(tuple(total.shape)) - ddof
-    result = total / cnt
+    bad = _C.le(cnt, 0)  # every element masked, or no more than ddof left
+    result = total / _C.where(bad, _C.ones((), dtype=cnt.dtype), cnt)
     if a.dtype == _C.float16:
         result = result.to(_C.float16)
-    bad = _C.le(cnt, 0)  # every element masked, or no more than ddof left
     if result.ndim == 0:
         return masked if bool(bad) else result
     return finish(result, _broadcast_mask(mask_or(bad, nomask), result.shape), a)
