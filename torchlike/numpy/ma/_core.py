@@ -174,7 +174,7 @@ def set_fill_value(a, fill_value):
 # ---------------------------------------------------------------------------
 # the class
 
-def _host_input(data, mask, dtype, fill_value, ndmin):
+def _host_input(data, dtype, ndmin):
     """Data that is not a tensor: NumPy's constructor decides (lists holding
     masked elements, nested masked arrays, dtype rules), then tensors."""
     def host(x):
@@ -219,7 +219,7 @@ class MaskedArray:
         elif isinstance(data, Tensor):
             d, m0 = data, nomask
         else:
-            d, m0, fv = _host_input(data, mask, dtype, fill_value, ndmin)
+            d, m0, fv = _host_input(data, dtype, ndmin)
             ndmin = 0
         if dtype is not None and d.dtype != dtype:
             d = d.to(dtype)
