@@ -43,6 +43,7 @@ from ._torch_extra import *  # noqa: F401,F403  (combinations, gradient, index_r
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from . import serialization  # noqa: F401  (also makes tensors pickle)
 from .serialization import save, load, UntypedStorage, TypedStorage  # noqa: F401
+from ._from_file import from_file  # noqa: F401  (torch.from_file: a tensor over a mapped file)
 from .utils import data as _utils_data  # noqa: F401  (torchlike.utils.data, as torch.utils.data)
 from . import distributions  # noqa: F401
 from . import func  # noqa: F401  (torch.func: functional_call and the function transforms)

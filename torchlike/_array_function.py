@@ -25,6 +25,7 @@ through ``torchlike.numpy``, surfaces as NotImplementedError).
 import builtins
 import contextvars
 import functools
+import sys
 import types
 
 import numpy as np
@@ -41,6 +42,33 @@ class Unsupported(NotImplementedError):
 
 
 TABLE = {}
+
+
+class MaskedOperand(Exception):
+    """A masked array (``torchlike.numpy.ma``) met an implementation of the
+    namespace: the call goes to NumPy's dispatch, which hands it to the
+    masked array's ``__array_function__`` / ``__array_ufunc__``."""
+
+
+# the masked array class, once torchlike.numpy.ma is imported (as_tensor
+# refuses it: making it a tensor would drop the mask)
+MASKED_TYPES = []
+
+
+def masked_call(func, args, kwargs):
+    """A namespace function met a masked operand: NumPy's ``func`` takes the
+    call (and hands it to the masked array).  Inside another implementation
+    of the namespace (np.median calling quantile) the outer one takes it, so
+    the masked implementation is the one of the function the caller called."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if frame.f_code.co_name == "call" and name == __name__:
+            raise MaskedOperand
+        if not (name.startswith("torchlike.numpy._") or name == __name__):
+            break  # the caller's code (or the masked arrays' own): not nested
+        frame = frame.f_back
+    return func(*args, **kwargs)
 
 # The device of the tensors a NumPy call was given, while the call runs (None:
 # the CPU).  Operands that are not tensors are placed there by as_tensor.
@@ -70,7 +98,10 @@ def implements(*funcs):
     def register(impl):
         @functools.wraps(impl)
         def call(*args, **kwargs):
-            return _on_device_of(impl, args, kwargs)
+            try:
+                return _on_device_of(impl, args, kwargs)
+            except MaskedOperand:
+                return masked_call(funcs[0], args, kwargs)
         for f in funcs:
             TABLE[f] = call
         return call
@@ -110,6 +141,8 @@ def as_tensor(x):
     implicit host-to-device transfers."""
     if isinstance(x, Tensor):
         return x
+    if MASKED_TYPES and isinstance(x, MASKED_TYPES[0]):
+        raise MaskedOperand
     device = _DEVICE.get()
     if device is not None:
         if isinstance(x, np.ndarray) and x.ndim:

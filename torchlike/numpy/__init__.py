@@ -21,7 +21,9 @@ Where things live (one file per area):
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
   _functional.py    vectorize, broadcast (Python loops over elements)
   _wrap.py          NumPy's own functions called with tensors
-  fft.py, random/, linalg.py, special.py, emath.py, testing.py     the submodules
+  _memmap.py        memmap, load (mmap_mode=: tensors over mapped files)
+  _nditer.py        nditer, nested_iters (NumPy's iterator on host views)
+  fft.py, random/, ma/, linalg.py, special.py, emath.py, testing.py     the submodules
                     (special: scipy.special; testing: numpy.testing on tensors)
 Functions of NumPy not listed here are looked up in NumPy and called with
 tensors (module ``__getattr__``), so they dispatch through
@@ -172,3 +174,8 @@ def __getattr__(name):
         wrapper = globals()[name] = _numpy_function(func, name)
         return wrapper
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")
+
+
+from . import ma  # noqa: E402,F401  (masked arrays; they use the functions above)
+from ._memmap import load, memmap  # noqa: E402,F401  (tensors over mapped files)
+from ._nditer import nditer, nested_iters  # noqa: E402,F401  (NumPy's iterator on tensors)

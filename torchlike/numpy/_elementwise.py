@@ -10,7 +10,7 @@ import builtins
 import numpy as np
 
 from .. import _C, _ufunc
-from .._array_function import as_tensor, tl_dtype
+from .._array_function import MaskedOperand, as_tensor, masked_call, tl_dtype
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -20,9 +20,18 @@ def _arg(x):
     return x if isinstance(x, Tensor) else as_tensor(x)
 
 
+def _masked(name, args, kwargs):
+    """A call with a masked array: NumPy's function of that name, which
+    dispatches to the masked array (so the mask is kept)."""
+    return masked_call(getattr(np, name), args, kwargs)
+
+
 def _unary(op, name):
     def fn(x, /, **kwargs):
-        return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
+        try:
+            return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
+        except MaskedOperand:
+            return _masked(name, (x,), kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
     return fn
@@ -30,11 +39,14 @@ def _unary(op, name):
 
 def _binary(op, name):
     def fn(x1, x2, /, **kwargs):
-        if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
-                                               isinstance(x2, Tensor)):
-            x1 = as_tensor(x1)
-        if not isinstance(x2, Tensor) and not isinstance(x2, _SCALARS):
-            x2 = as_tensor(x2)
+        try:
+            if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
+                                                   isinstance(x2, Tensor)):
+                x1 = as_tensor(x1)
+            if not isinstance(x2, Tensor) and not isinstance(x2, _SCALARS):
+                x2 = as_tensor(x2)
+        except MaskedOperand:
+            return _masked(name, (x1, x2), kwargs)
         return op(x1, x2, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise {name} (the torchlike op ``{op.__name__}``)."
@@ -271,3 +283,22 @@ def astype(x, dtype, /, *, copy=True, device=None):
         return x.clone() if copy else x
     result = x.to(dtype)
     return result if device is None else result.to(device)
+
+
+def _masked_aware(fn, name):
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except MaskedOperand:
+            return _masked(name, args, kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    return call
+
+
+# the functions written out above hand masked arrays to NumPy's dispatch too
+for _name in __all__:
+    if _name not in UNARY and _name not in BINARY:
+        globals()[_name] = _masked_aware(globals()[_name], _name)
+del _name
