@@ -142,6 +142,11 @@ def _float_of(name, operands):
     return dtype
 
 
+def _quiet():
+    """numpy.ma's rule: out-of-domain elements are masked, not warned about."""
+    return numpy.errstate(divide="ignore", invalid="ignore")
+
+
 def _as_numpy_float(name, f, operands, result, args, kwargs):
     """``result`` again in NumPy's float dtype when integer operands gave a
     float of another width."""
@@ -178,7 +183,8 @@ def _unary(name, f, domain=None):
         if _recorded(d):
             x = _hidden(d, mask_or(getmask(a), domain(d) if domain else nomask,
                                    shrink=False), safe)
-        result = _as_numpy_float(name, f, (x,), f(x, *args, **kwargs), args, kwargs)
+        with _quiet():
+            result = _as_numpy_float(name, f, (x,), f(x, *args, **kwargs), args, kwargs)
         m = getmask(a)
         if domain is not None:
             bad = _C.logical_or(_C.logical_not(_C.isfinite(result)), domain(d))
@@ -202,7 +208,9 @@ def _binary(name, f, domain=None):
             if domain is not None:
                 hide = mask_or(hide, domain(da, db), shrink=False)
             xa, xb = _hidden(da, hide, 1.0), _hidden(db, hide, 1.0)
-        result = _as_numpy_float(name, f, (xa, xb), f(xa, xb, *args, **kwargs), args, kwargs)
+        with _quiet():
+            result = _as_numpy_float(name, f, (xa, xb), f(xa, xb, *args, **kwargs), args,
+                                     kwargs)
         m = mask_or(getmask(a), getmask(b), shrink=False)
         if domain is not None:
             bad = domain(da, db)
