@@ -31,6 +31,7 @@ Differences that per-element execution brings (also in docs/autograd.md):
 import functools
 
 from .. import _C
+from . import _batched
 from .._closeness import equal as _equal
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -251,6 +252,18 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         leaves, spec, dims, batch = _flat_in_dims(func, in_dims, args)
+        if _batched.enabled:
+            states = _generator_states()
+            try:
+                out = _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness,
+                                   out_dims, chunk_size)
+                _batched.stats["batched"] += 1
+                return out
+            except _batched.VmapError:
+                raise
+            except Exception:  # noqa: BLE001 -- the per-element path is the reference
+                _batched.stats["fallback"] += 1
+                _set_generator_states(states)
         results = []
         watched = _unbatched_tensors(func, leaves, dims)
         with _RandomnessGuard(randomness) as guard:
@@ -262,3 +275,85 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return _combine(func, results if batch else results[:1], out_dims, batch)
 
     return wrapped
+
+
+# ---- the batched path ----------------------------------------------------------------------
+
+def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, chunk_size):
+    """The batched run, in pieces of chunk_size elements when one is given."""
+    if chunk_size is None or chunk_size >= batch:
+        return _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims)
+    pieces = []
+    for start in range(0, batch, chunk_size):
+        n = min(chunk_size, batch - start)
+        part = [x if d is None else x.narrow(d, start, n) for x, d in zip(leaves, dims)]
+        pieces.append(_run_batched(func, part, spec, dims, n, kwargs, randomness, out_dims))
+    flat = [tree_flatten(p)[0] for p in pieces]
+    out_spec = tree_flatten(pieces[0])[1]
+    odims = _flat_out_dims(func, out_dims, pieces[0])
+    joined = []
+    for j, d in enumerate(odims):
+        items = [f[j] for f in flat]
+        joined.append(items[0] if d is None else _C.cat(items, d % items[0].dim()))
+    return tree_unflatten(joined, out_spec)
+
+
+def _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims):
+    """func called once on BatchedTensors (_batched.py), its outputs
+    unwrapped at out_dims.  Raises when the attempt must be given up."""
+    level = _batched.Level(batch, randomness)
+    start = _generator_states() if randomness == "error" else None
+    stack = _batched.active()
+    stack.append(level)
+    try:
+        inputs = []
+        for x, d in zip(leaves, dims):
+            if d is None:
+                inputs.append(x)
+                continue
+            with _C.DisableTorchFunction():
+                k = len(_batched.levels_of(x))
+                p = x.movedim(k + d, k) if d else x
+            inputs.append(_batched.wrap(p, _batched.levels_of(x) + (level.id,)))
+        with _batched.VmapMode():
+            out = func(*tree_unflatten(inputs, spec), **kwargs)
+        if start is not None and not _same_states(start, _generator_states()):
+            raise _batched.VmapError(_batched._RANDOM_ERROR)
+        flat, out_spec = tree_flatten(out)
+        odims = _flat_out_dims(func, out_dims, out)
+        return tree_unflatten([_unwrap(func, x, d, level) for x, d in zip(flat, odims)],
+                              out_spec)
+    finally:
+        stack.pop()
+
+
+def _unwrap(func, x, d, level):
+    """One output of the batched run with level's batch dim at logical dim d
+    (an output not batched at it is expanded, as PyTorch's)."""
+    lv = _batched.levels_of(x)
+    if level.id in lv:
+        if d is None:
+            raise _batched.VmapError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return "
+                                     "a BatchedTensor when out_dim is None")
+        j = lv.index(level.id)
+        rest = lv[:j] + lv[j + 1:]
+        with _C.DisableTorchFunction():
+            n = x.dim() - len(lv) + 1
+            if not -n <= d < n:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                                 f"{n - 1}], but got {d})")
+            p = x.movedim(j, len(rest) + d % n)
+        return _batched.wrap(p, rest)
+    if d is None:
+        return x
+    if not isinstance(x, _C.Tensor):
+        raise _batched.VmapError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return "
+                                 f"Tensors, got type {type(x)}. Did you mean to set out_dims= to "
+                                 "None for output?")
+    n = x.dim() + 1
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {d})")
+    shape = list(x.shape)
+    shape.insert(d % n, level.size)
+    return x.unsqueeze(d % n).expand(shape)
