@@ -37,8 +37,15 @@ class Abandon(Exception):
     """The batched attempt cannot go on (a value-dependent call)."""
 
 
-class VmapError(RuntimeError):
-    """An error PyTorch's vmap raises; vmap reports it rather than retrying."""
+def final(exc):
+    """exc marked as PyTorch's own vmap error: vmap raises it rather than
+    retrying element by element."""
+    exc.vmap_final = True
+    return exc
+
+
+def VmapError(msg):  # noqa: N802 -- reads as the exception it makes
+    return final(RuntimeError(msg))
 
 
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "

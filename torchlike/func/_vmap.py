@@ -259,9 +259,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                    out_dims, chunk_size)
                 _batched.stats["batched"] += 1
                 return out
-            except _batched.VmapError:
-                raise
-            except Exception:  # noqa: BLE001 -- the per-element path is the reference
+            except Exception as exc:  # noqa: BLE001 -- the per-element path is the reference
+                if getattr(exc, "vmap_final", False):
+                    raise
                 _batched.stats["fallback"] += 1
                 _set_generator_states(states)
         results = []
@@ -333,8 +333,9 @@ def _unwrap(func, x, d, level):
     lv = _batched.levels_of(x)
     if level.id in lv:
         if d is None:
-            raise _batched.VmapError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return "
-                                     "a BatchedTensor when out_dim is None")
+            raise _batched.final(ValueError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor when "
+                "out_dim is None"))
         j = lv.index(level.id)
         rest = lv[:j] + lv[j + 1:]
         with _C.DisableTorchFunction():
@@ -347,9 +348,9 @@ def _unwrap(func, x, d, level):
     if d is None:
         return x
     if not isinstance(x, _C.Tensor):
-        raise _batched.VmapError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return "
-                                 f"Tensors, got type {type(x)}. Did you mean to set out_dims= to "
-                                 "None for output?")
+        raise _batched.final(ValueError(
+            f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+            f"{type(x)}. Did you mean to set out_dims= to None for output?"))
     n = x.dim() + 1
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
