@@ -190,7 +190,7 @@ _REDUCE = {
     "argsort": (1, None), "unbind": (1, None), "select": (1, None), "narrow": (1, None),
     "topk": (2, None), "kthvalue": (2, None), "split": (2, None), "chunk": (2, None),
     "tensor_split": (2, None), "diff": (2, None), "index_select": (1, None), "glu": (1, None),
-    "mode": (1, None), "renorm": (3, None),
+    "mode": (1, None), "renorm": (3, None), "torchlike.linalg.vector_norm": (2, "tuple"),
 }
 _DEFAULT_DIM = {"softmax": None, "log_softmax": None, "cumsum": None, "sort": -1, "argsort": -1,
                 "unbind": 0, "topk": -1, "kthvalue": -1, "split": 0, "chunk": 0,
@@ -936,7 +936,7 @@ def handler_for(func):
             return lambda f, args, kwargs: f.__wrapped__(*args, **kwargs)
         return op_loop
     if kind == "other":
-        return op_loop
+        return _dim_op if name in _REDUCE else op_loop
     if name in ("bernoulli", "multinomial", "poisson", "normal", "bernoulli_"):
         return _abandon  # the draws depend on batched values: the per-element path
     if name in _RANDOM_INPLACE:
