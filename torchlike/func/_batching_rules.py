@@ -891,7 +891,7 @@ def _creation_inplace(func, args, kwargs):
     if not lv:
         return func(*args, **kwargs)
     # an unbatched tensor drawn into under 'different' would need a batch
-    raise VmapError(B._INPLACE_ERROR.format(name=B.short_name(func)[1]))
+    raise VmapError(B._INPLACE_ERROR)
 
 
 _RANDOM_INPLACE = set("uniform_ normal_ bernoulli_ exponential_ geometric_ cauchy_ log_normal_ "
