@@ -139,6 +139,27 @@ CASES = [
     ("losses", lambda a, b: (F.mse_loss(a, b), F.l1_loss(a, b, reduction="sum"),
                              F.mse_loss(a, b, reduction="none"), F.smooth_l1_loss(a, b)),
      [(3, 2, 4), (3, 2, 4)], 0),
+    ("max_other_gather", lambda a, b: (a.max(b), T.minimum(a, b), a.gather(1, (b > 0).long()),
+                                       T.take_along_dim(a, (b > 0).long(), 1)),
+     [(3, 2, 4), (3, 2, 4)], 0),
+    ("class_losses", lambda a, b: (F.cross_entropy(a, (b[:, 0] > 0).long()),
+                                   F.cross_entropy(a, (b[:, 0] > 0).long(), weight=V.abs(),
+                                                   ignore_index=1, label_smoothing=0.1),
+                                   F.cross_entropy(a, b.softmax(-1)),
+                                   F.cross_entropy(a[0], (b[0, 0] > 0).long(), reduction="none"),
+                                   F.nll_loss(a.log_softmax(-1), (b[:, 1] > 0).long(),
+                                              reduction="sum"),
+                                   F.binary_cross_entropy_with_logits(a, b.sigmoid())),
+     [(3, 2, 4), (3, 2, 4)], 0),
+    ("conv_sdpa", lambda a, q: (F.conv2d(a, W[:1, :4].reshape(1, 1, 2, 2), padding=1),
+                                F.conv1d(a[:, 0], W[:2, :2].reshape(2, 1, 2)),
+                                F.scaled_dot_product_attention(q, q, q),
+                                F.scaled_dot_product_attention(q, q * 2, q, is_causal=True)),
+     [(3, 1, 3, 4), (3, 2, 5, 4)], 0),
+    ("transforms_inside", lambda a: (func.jvp(lambda v: v.sin() * v.sum(), (a,), (V,))[1],
+                                     func.vjp(lambda v: v.exp(), a)[1](V)[0],
+                                     func.hessian(lambda v: (v.exp() * v.roll(1)).sum())(a),
+                                     func.jacfwd(lambda v: v.tanh())(a)), [(3, 4)], 0),
     ("int_dtype", lambda a: (a.long() * 2 + 1, (a > 0).sum(), a.to(T.float32)), [(3, 4)], 0),
 ]
 
@@ -334,3 +355,14 @@ def test_semantics_match_pytorch(code, value):
     env = _golden_env()
     exec(code, env)
     assert env["result"] == value
+
+
+def test_embedding_and_dropout_module():
+    emb = T.nn.Embedding(10, 4).double()
+    idx = T.tensor(rng.integers(0, 10, (3, 5)))
+    check(lambda i: emb(i).sum(0), [idx])
+    x = T.ones(4, 50)
+    out = run_batched(lambda a: T.nn.Dropout(0.5)(a), [x], randomness="same")
+    assert np.all(out.numpy() == out.numpy()[0])
+    out = run_batched(lambda a: T.nn.Dropout(0.5)(a), [x], randomness="different")
+    assert not np.all(out.numpy() == out.numpy()[0]) and set(np.unique(out.numpy())) <= {0, 2}

@@ -304,3 +304,17 @@ def rewrap(g, x):
     if g is None or not levels_of(x) or type(g) is BatchedTensor:
         return g
     return wrap(g, levels_of(x))
+
+
+def match_cotangent(c, out):
+    """A cotangent for ``out`` batched as out is (an unbatched one expanded).
+    A cotangent batched where out is not would need the vjp per element
+    (PyTorch's is_grads_batched): the batched attempt gives up."""
+    lo, lc = levels_of(out), levels_of(c)
+    if lc == lo or not isinstance(c, Tensor):
+        return c
+    if set(lc) - set(lo):
+        raise Abandon("a batched cotangent for an unbatched output")
+    with _C.DisableTorchFunction():
+        p = align(c, lo, lrank(c), expand=True)
+    return wrap(p, lo)

@@ -232,16 +232,16 @@ def _dim_op(func, args, kwargs):
     name = B.short_name(func)[1]
     pos, none_mode = _REDUCE[name]
     x = args[0]
+    dim, where = _get_arg(args, kwargs, pos, ("dim", "axis"))
+    if name in ("max", "min") and isinstance(dim, Tensor):
+        return _pointwise(func, args, kwargs)  # the elementwise maximum / minimum
     if any(levels_of(t) for t in list(B.tensors_in(args[1:], kwargs))):
         return op_loop(func, args, kwargs)
     levels = levels_of(x)
     k = len(levels)
-    dim, where = _get_arg(args, kwargs, pos, ("dim", "axis"))
     if name in ("var", "std", "var_mean", "std_mean") and isinstance(dim, bool):
         args, kwargs = [args[0]] + list(args[2:]), dict(kwargs, unbiased=dim)
         dim, where = _get_arg(args, kwargs, pos, ("dim", "axis"))
-    if name in ("max", "min") and isinstance(dim, Tensor):
-        return _pointwise(func, args, kwargs)
     if dim is None and name in _DEFAULT_DIM and _DEFAULT_DIM[name] is not None:
         dim = _DEFAULT_DIM[name]
     with _NoTF():
@@ -783,6 +783,90 @@ def _point_loss(func, args, kwargs):
         return wrap(out, levels)
 
 
+def _bound(func, args, kwargs):
+    sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
+    sig.apply_defaults()
+    return sig.arguments
+
+
+def _conv(func, args, kwargs):
+    """conv1d/2d/3d with an unbatched weight: the batch folded into N."""
+    a = _bound(func, args, kwargs)
+    x, w, b = a["input"], a["weight"], a["bias"]
+    if levels_of(w) or levels_of(b):
+        return op_loop(func, args, kwargs)
+    n = int(B.short_name(func)[1][4])
+    levels = levels_of(x)
+    with _NoTF():
+        shape = list(x.shape)
+        k = len(levels)
+        lead = shape[:len(shape) - n - 1]  # the batch dims, and N when f's input has one
+        out = func(x.reshape([-1] + shape[len(lead):]), w, b, a["stride"], a["padding"],
+                   a["dilation"], a["groups"])
+        return wrap(out.reshape(lead + list(out.shape[1:])), levels) if k else out
+
+
+def _embedding(func, args, kwargs):
+    a = _bound(func, args, kwargs)
+    if levels_of(a["weight"]) or a["max_norm"] is not None:
+        return op_loop(func, args, kwargs)
+    with _NoTF():
+        return wrap(func(*args, **kwargs), levels_of(a["input"]))
+
+
+def _gather(func, args, kwargs):
+    """gather / scatter / take_along_dim: the tensors expanded to every level."""
+    name = B.short_name(func)[1]
+    pos = 2 if name == "take_along_dim" else 1
+    dim, where = _get_arg(args, kwargs, pos, ("dim",))
+    if dim is None:
+        return op_loop(func, args, kwargs)
+    levels = union(B.tensors_in(args, kwargs))
+    with _NoTF():
+        n = lrank(args[0])
+        a, k = B.map_tensors(lambda t: align(t, levels, lrank(t), expand=True), args, kwargs)
+        a, k = _set_arg(a, k, where, _ldim(dim, n, len(levels)))
+        return wrap_out(func(*a, **k), levels)
+
+
+def _sdpa(func, args, kwargs):
+    """scaled_dot_product_attention: q, k, v (and the mask) aligned, the
+    batch one more leading dim of the attention's own batch."""
+    a = _bound(func, args, kwargs)
+    if a["dropout_p"] > 0:
+        lv = random_levels()
+        if len(lv) != len(B.active()):
+            raise Abandon("attention dropout with randomness='same'")
+    ts = [a[n] for n in ("query", "key", "value", "attn_mask") if isinstance(a[n], Tensor)]
+    levels = union(ts)
+    with _NoTF():
+        rank = max(lrank(t) for t in ts)
+        for n in ("query", "key", "value", "attn_mask"):
+            if isinstance(a[n], Tensor):
+                a[n] = align(a[n], levels, rank, expand=n != "attn_mask")
+        return wrap(func(**a), levels)
+
+
+def _fused_dropout(func, args, kwargs):
+    """The dropout kernel (nn.Dropout's forward calls it): a multiplicative
+    mask drawn per the randomness of the levels; alpha and feature dropout
+    run per element when every level draws differently."""
+    x = args[0]
+    p = args[1] if len(args) > 1 else kwargs["p"]
+    batch_dims = args[2] if len(args) > 2 else kwargs.get("batch_dims", 0)
+    alpha = args[3] if len(args) > 3 else kwargs.get("alpha", False)
+    lv = random_levels()
+    if alpha or batch_dims or "out" in kwargs or "generator" in kwargs:
+        if len(lv) == len(B.active()):
+            return op_loop(func, args, kwargs)
+        raise Abandon("feature or alpha dropout with randomness='same'")
+    with _NoTF():
+        shape = [size_of(v) for v in lv] + list(x.shape[len(levels_of(x)):])
+        res = func(_C.ones(shape, dtype=x.dtype, device=x.device), p)
+    mask = wrap(res[0], lv)
+    return (_tl().mul(x, mask),) + tuple(wrap(r, lv) for r in res[1:])
+
+
 # ---- randomness -------------------------------------------------------------------------------
 
 def random_levels():
@@ -914,15 +998,17 @@ _CUSTOM = {
     "matmul": _matmul_rule, "__matmul__": _matmul_rule, "__rmatmul__": _matmul_rule,
     "mm": _matmul_rule, "bmm": _matmul_rule, "mv": _matmul_rule, "dot": _matmul_rule,
     "vdot": _matmul_rule, "outer": _outer, "ger": _outer, "addmm": _addmm, "addmv": _addmm,
-    "einsum": _einsum, "rand_like": _draw_like, "randn_like": _draw_like,
+    "einsum": _einsum, "gather": _gather, "scatter": _gather, "scatter_add": _gather,
+    "take_along_dim": _gather, "_fused_dropout": _fused_dropout, "rand_like": _draw_like, "randn_like": _draw_like,
     "randint_like": _draw_like,
 }
 _F_RULES = {"linear": _linear, "layer_norm": _layer_norm, "cross_entropy": _class_loss,
-            "nll_loss": _class_loss, "dropout": _dropout}
+            "nll_loss": _class_loss, "dropout": _dropout, "conv1d": _conv, "conv2d": _conv,
+            "conv3d": _conv, "embedding": _embedding, "scaled_dot_product_attention": _sdpa}
 # Python-written functions of nn.functional whose bodies call only
 # dispatching ops: they run on the batched tensors as they are
 _F_DECOMPOSE = set("""relu relu6 gelu tanh sigmoid silu elu selu celu leaky_relu softplus hardtanh
-hardsigmoid hardswish logsigmoid softsign tanhshrink mish softmax log_softmax""".split())
+hardsigmoid hardswish logsigmoid softsign tanhshrink mish softmax log_softmax normalize""".split())
 
 
 def handler_for(func):

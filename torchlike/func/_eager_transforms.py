@@ -106,7 +106,8 @@ def _tape_grads(outputs, inputs, cotangents, create_graph):
     """sum_k cotangents[k] . d outputs[k] / d inputs, zeros where unused; the
     outputs that require no grad contribute nothing."""
     tl = _torchlike()
-    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
+    pairs = [(o, _batched.match_cotangent(c, o)) for o, c in zip(outputs, cotangents)
+             if o.requires_grad]
     if not pairs or not inputs:
         return [tl.zeros_like(x) for x in inputs]
     grads = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
@@ -288,7 +289,7 @@ def _push_forward(diff, outs, us, gs, tangents, where, keep):
                                f"size {list(t.shape)}.")
     tangents = [t.to(x.dtype) for x, t in zip(diff.originals, tangents)]
     make = keep or _depth() > 0 or any(t.requires_grad for t in tangents)
-    live = [(g, t) for g, t in zip(gs, tangents) if g.requires_grad]
+    live = [(g, _batched.match_cotangent(t, g)) for g, t in zip(gs, tangents) if g.requires_grad]
     res = [None] * len(us)
     if live and us:
         with enable_grad():
