@@ -114,10 +114,17 @@ def levels_of(x):
 
 
 def union(items):
-    out = set()
+    """The levels of any of items, sorted (outermost first)."""
+    first, out = None, None
     for x in items:
         if type(x) is BatchedTensor:
-            out.update(x._levels)
+            if first is None:
+                first = x._levels
+            elif x._levels != first:
+                out = set(first) if out is None else out
+                out.update(x._levels)
+    if out is None:
+        return first or ()
     return tuple(sorted(out))
 
 
@@ -190,8 +197,25 @@ def map_tensors(fn, args, kwargs, kind=Tensor):
     return [one(a) for a in args], {k: one(v) for k, v in kwargs.items()}
 
 
+_names = {}
+
+
 def short_name(func):
-    """("method" | "function" | "property", name) for a dispatched callable."""
+    """("method" | "function" | "F" | "property" | "other", name) for a
+    dispatched callable (cached: every rule asks)."""
+    try:
+        return _names[func]
+    except (KeyError, TypeError):
+        pass
+    out = _short_name(func)
+    try:
+        _names[func] = out
+    except TypeError:
+        pass
+    return out
+
+
+def _short_name(func):
     name = resolve_name(func) or getattr(func, "__name__", "")
     if name.endswith(".__get__"):
         return "property", name[:-len(".__get__")].rsplit(".", 1)[-1]

@@ -61,6 +61,9 @@ __ipow__ __iand__ __ior__ __ixor__ __ilshift__ __irshift__
 def _pointwise(func, args, kwargs):
     """Every tensor aligned to the union of levels and the largest logical
     rank; unbatched tensors broadcast from the right as they are."""
+    if len(args) == 1 and not kwargs:  # x.tanh(): nothing to align
+        with _NoTF():
+            return wrap_out(func(args[0]), args[0]._levels)
     ts = list(B.tensors_in(args, kwargs))
     levels = union(ts)
     with _NoTF():

@@ -28,6 +28,7 @@ Differences that per-element execution brings (also in docs/autograd.md):
     element that drew has run;
   * ``chunk_size`` only has its check: elements already run one at a time.
 """
+import contextlib
 import functools
 
 from .. import _C
@@ -256,7 +257,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             states = _generator_states()
             try:
                 out = _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness,
-                                   out_dims, chunk_size)
+                                   out_dims, chunk_size, states)
                 _batched.stats["batched"] += 1
                 return out
             except Exception as exc:  # noqa: BLE001 -- the per-element path is the reference
@@ -279,15 +280,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 # ---- the batched path ----------------------------------------------------------------------
 
-def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, chunk_size):
-    """The batched run, in pieces of chunk_size elements when one is given."""
+def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, chunk_size,
+                 states):
+    """The batched run, in pieces of chunk_size elements when one is given
+    (states: the generators' at entry)."""
     if chunk_size is None or chunk_size >= batch:
-        return _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims)
+        return _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims,
+                            states)
     pieces = []
     for start in range(0, batch, chunk_size):
         n = min(chunk_size, batch - start)
         part = [x if d is None else x.narrow(d, start, n) for x, d in zip(leaves, dims)]
-        pieces.append(_run_batched(func, part, spec, dims, n, kwargs, randomness, out_dims))
+        pieces.append(_run_batched(func, part, spec, dims, n, kwargs, randomness, out_dims,
+                                   states))
     flat = [tree_flatten(p)[0] for p in pieces]
     out_spec = tree_flatten(pieces[0])[1]
     odims = _flat_out_dims(func, out_dims, pieces[0])
@@ -298,11 +303,16 @@ def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, 
     return tree_unflatten(joined, out_spec)
 
 
-def _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims):
+@contextlib.contextmanager
+def _no_mode():
+    yield
+
+
+def _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, states):
     """func called once on BatchedTensors (_batched.py), its outputs
     unwrapped at out_dims.  Raises when the attempt must be given up."""
     level = _batched.Level(batch, randomness)
-    start = _generator_states() if randomness == "error" else None
+    start = states if randomness == "error" else None
     stack = _batched.active()
     stack.append(level)
     try:
@@ -315,7 +325,9 @@ def _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims):
                 k = len(_batched.levels_of(x))
                 p = x.movedim(k + d, k) if d else x
             inputs.append(_batched.wrap(p, _batched.levels_of(x) + (level.id,)))
-        with _batched.VmapMode():
+        # randomness 'error' needs no mode: a draw on a batched tensor meets
+        # its rule, any other moves the generators (checked below)
+        with _batched.VmapMode() if randomness != "error" else _no_mode():
             out = func(*tree_unflatten(inputs, spec), **kwargs)
         if start is not None and not _same_states(start, _generator_states()):
             raise _batched.VmapError(_batched._RANDOM_ERROR)
