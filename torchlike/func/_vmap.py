@@ -1,32 +1,45 @@
 """vmap: a function mapped over a batch dimension of its inputs.
 
-torchlike has no batching rules: vmap runs as PyTorch's fallback for an op
-without one does, for the whole function.  For every index b of the batch,
-func is called with each batched input's slice ``x.select(in_dim, b)`` (the
-unbatched inputs, in_dim None, and the keyword arguments as they are), and the
-per-element results are stacked at ``out_dims``.  The values are PyTorch's,
-and everything composes (nested vmap, vmap(grad(f)) for per-sample gradients,
-grad of a vmapped function: the slices and the stack are recorded on the
-tape); the cost is one Python call of func per element (docs/autograd.md
-gives measured figures).
+Two paths.  The batched one (PyTorch's): func runs ONCE, on BatchedTensors
+(_batched.py) -- each batched input with its batch dim moved to the front and
+a level number for nested vmaps -- and every op it calls meets a batching
+rule (_batching_rules.py) that runs the op on the whole batch with its dims
+shifted; the outputs get their batch dim moved to ``out_dims``.  The ops are
+recorded on the tape like any other, so grad of a vmapped function and grad
+inside vmap (per-sample gradients: an unbatched input of grad is expanded per
+element, _batched.batched_input) work.  An op without a rule runs per element
+inside the batched run (slices of its batched arguments, results stacked).
 
-Differences that per-element execution brings (also in docs/autograd.md):
-  * a batch of size 0 runs func once on zeros shaped as one element, to learn
-    the output shapes, and returns empty stacks;
-  * ``out_dims=None`` for an output returns it when every element gave the same
-    tensor (or equal values); a batched output that happens to be equal across
-    the batch is returned instead of raising as PyTorch does;
-  * an in-place write into an unbatched tensor that vmap can see (an input
-    with in_dim None, or a tensor func's code captures by closure or global)
-    raises after the element that wrote, whatever was written: repeated per
-    element it would not give PyTorch's result.  PyTorch raises only for a
-    batched value and runs an unbatched one once.  Writes into tensors reached otherwise (through
-    other functions, module buffers) and ``.item()`` are not refused;
-  * ``randomness='error'`` is enforced by watching the default generators (the
-    CPU's, and the current CUDA device's where one exists): a draw from an
-    explicit ``generator=`` is not caught, and the error comes after the
-    element that drew has run;
-  * ``chunk_size`` only has its check: elements already run one at a time.
+The per-element one, the reference: for every index b of the batch, func is
+called with each batched input's slice ``x.select(in_dim, b)`` (the unbatched
+inputs, in_dim None, and the keyword arguments as they are), and the results
+are stacked at ``out_dims``.  It runs when the batched attempt gives up: a
+value-dependent call (``.item()``, ``bool(t)``, printing, a per-element shape
+that differs across the batch) or any error inside the attempt (then the
+per-element run raises the error, or gives the answer).  func has then been
+called twice -- once batched, partly, and once per element -- so its side
+effects (prints, appends, writes into tensors) can happen twice; the
+generators are rewound before the rerun.  docs/autograd.md lists the rules.
+
+Differences from PyTorch (also in docs/autograd.md):
+  * PyTorch raises for ``.item()`` / data-dependent control flow inside vmap;
+    torchlike runs such a function per element, with the caveat above;
+  * per element, a batch of size 0 runs func once on zeros shaped as one
+    element (the batched path runs it on the empty batch);
+  * per element, ``out_dims=None`` returns an output when every element gave
+    the same tensor (or equal values) where PyTorch raises for a batched one;
+  * per element, an in-place write into an unbatched tensor that vmap can see
+    (an input with in_dim None, or a tensor func's code captures by closure or
+    global) raises after the element that wrote: repeated per element it
+    would not give PyTorch's result.  The batched path raises PyTorch's error
+    for a batched value written into an unbatched tensor and writes an
+    unbatched one once, as PyTorch;
+  * ``randomness='error'``: a draw on a batched tensor raises at once; any
+    other draw is found by comparing the default generators' states after
+    func (the CPU's, and the current CUDA device's where one exists), so a
+    draw from an explicit ``generator=`` is not caught;
+  * ``chunk_size``: the batched path runs func once per chunk and joins the
+    pieces ('same' draws once per chunk).
 """
 import contextlib
 import functools
@@ -240,7 +253,8 @@ def _combine(func, results, out_dims, batch):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over dimension ``in_dims`` of its inputs, its outputs
-    stacked at ``out_dims`` (see the module's comment: one call per element).
+    stacked at ``out_dims`` (see the module's comment: one batched call, or
+    one call per element).
 
     in_dims: an int, or a tuple with one entry per positional argument (an
     int, None for an unbatched argument, or a nested tuple/dict for a
