@@ -376,17 +376,23 @@ def _unflatten(func, args, kwargs):
         return wrap(x.unflatten(_ldim(dim, lrank(x), len(levels_of(x))), sizes), levels_of(x))
 
 
-def _permute(func, args, kwargs):
+def _dim_list(func, args, kwargs):
+    """permute / flip: a list of logical dims (permute keeps the batch dims
+    in front)."""
     x = args[0]
     dims = _sizes_arg(args[1:]) if len(args) > 1 else list(kwargs["dims"])
     k = len(levels_of(x))
     with _NoTF():
         n = lrank(x)
-        if len(dims) != n:
-            raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input "
-                               f"does not match the length of the desired ordering of dimensions "
-                               f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
-        return wrap(x.permute(list(range(k)) + [_ldim(d, n, k) for d in dims]), levels_of(x))
+        pd = [_ldim(d, n, k) for d in dims]
+        if B.short_name(func)[1] == "permute":
+            if len(dims) != n:
+                raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor "
+                                   f"input does not match the length of the desired ordering of "
+                                   f"dimensions i.e. input.dim() = {n} is not equal to len(dims) "
+                                   f"= {len(dims)}")
+            pd = list(range(k)) + pd
+        return wrap(func(x, pd), levels_of(x))
 
 
 def _two_dims(func, args, kwargs, names=("dim0", "dim1")):
@@ -465,15 +471,6 @@ def _repeat(func, args, kwargs):
     with _NoTF():
         p = align(x, levels, max(len(sizes), lrank(x)))
         return wrap(p.repeat([1] * len(levels) + sizes), levels)
-
-
-def _flip(func, args, kwargs):
-    x = args[0]
-    dims = _sizes_arg(args[1:]) if len(args) > 1 else list(kwargs["dims"])
-    k = len(levels_of(x))
-    with _NoTF():
-        n = lrank(x)
-        return wrap(x.flip([_ldim(d, n, k) for d in dims]), levels_of(x))
 
 
 def _roll(func, args, kwargs):
@@ -688,11 +685,16 @@ def _einsum(func, args, kwargs):
 
 # ---- nn ---------------------------------------------------------------------------------------
 
-def _layer_norm(func, args, kwargs):
-    tl = _tl()
+def _bound(func, args, kwargs):
+    """The arguments of a Python-written function by name, defaults filled."""
     sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
     sig.apply_defaults()
-    a = sig.arguments
+    return sig.arguments
+
+
+def _layer_norm(func, args, kwargs):
+    tl = _tl()
+    a = _bound(func, args, kwargs)
     x, w, b = a["input"], a["weight"], a["bias"]
     if not levels_of(w) and not levels_of(b):
         with _NoTF():
@@ -708,9 +710,7 @@ def _class_loss(func, args, kwargs):
     """cross_entropy / nll_loss: the batch folded into the loss's own batch
     dim with reduction 'none', reduced per element afterwards."""
     tl = _tl()
-    sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
-    sig.apply_defaults()
-    a = sig.arguments
+    a = _bound(func, args, kwargs)
     x, target, weight = a["input"], a["target"], a["weight"]
     if levels_of(weight) or a["size_average"] is not None or a["reduce"] is not None:
         return op_loop(func, args, kwargs)
@@ -759,9 +759,7 @@ _POINT_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
 
 
 def _point_loss(func, args, kwargs):
-    sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
-    sig.apply_defaults()
-    a = dict(sig.arguments)
+    a = dict(_bound(func, args, kwargs))
     if a.get("size_average") is not None or a.get("reduce") is not None:
         return op_loop(func, args, kwargs)
     reduction = a["reduction"]
@@ -784,12 +782,6 @@ def _point_loss(func, args, kwargs):
             dims = list(range(k, out.dim()))
             out = out.mean(dims) if reduction == "mean" else out.sum(dims)
         return wrap(out, levels)
-
-
-def _bound(func, args, kwargs):
-    sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
-    sig.apply_defaults()
-    return sig.arguments
 
 
 def _conv(func, args, kwargs):
@@ -906,9 +898,7 @@ def _random_inplace(func, args, kwargs):
 
 def _dropout(func, args, kwargs):
     tl = _tl()
-    sig = inspect.signature(func.__wrapped__).bind(*args, **kwargs)
-    sig.apply_defaults()
-    a = sig.arguments
+    a = _bound(func, args, kwargs)
     x, p, training = a["input"], a["p"], a["training"]
     if not training or p == 0:
         return x
@@ -992,10 +982,10 @@ _CUSTOM = {
     "numel": _numel, "nelement": _numel, "__len__": _len, "stride": _stride,
     "reshape": _reshape, "view": _reshape, "view_as": _reshape_as, "reshape_as": _reshape_as,
     "expand_as": _reshape_as, "expand": _expand, "broadcast_to": _broadcast_to,
-    "flatten": _flatten, "ravel": _flatten, "unflatten": _unflatten, "permute": _permute,
+    "flatten": _flatten, "ravel": _flatten, "unflatten": _unflatten, "permute": _dim_list,
     "transpose": _two_dims, "swapaxes": _two_dims, "swapdims": _two_dims, "movedim": _movedim,
     "moveaxis": _movedim, "t": _t, "T": _T, "mT": _mT, "mH": _mT, "adjoint": _mT,
-    "H": _mT, "unsqueeze": _unsqueeze, "squeeze": _squeeze, "repeat": _repeat, "flip": _flip,
+    "H": _mT, "unsqueeze": _unsqueeze, "squeeze": _squeeze, "repeat": _repeat, "flip": _dim_list,
     "roll": _roll, "diagonal": _diagonal, "__getitem__": _getitem, "__setitem__": _setitem,
     "cat": _cat, "concat": _cat, "concatenate": _cat, "stack": _cat,
     "matmul": _matmul_rule, "__matmul__": _matmul_rule, "__rmatmul__": _matmul_rule,
