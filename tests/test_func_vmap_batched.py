@@ -366,3 +366,14 @@ def test_embedding_and_dropout_module():
     assert np.all(out.numpy() == out.numpy()[0])
     out = run_batched(lambda a: T.nn.Dropout(0.5)(a), [x], randomness="different")
     assert not np.all(out.numpy() == out.numpy()[0]) and set(np.unique(out.numpy())) <= {0, 2}
+
+
+def test_autograd_grad_inside_vmap():
+    """torch.autograd.grad on batched tensors gives batched gradients."""
+    x = rand(4, 3)
+
+    def f(v):
+        v = v.detach().requires_grad_()
+        y = (v.sin() * v).sum()
+        return T.autograd.grad(y, v)[0] + T.autograd.grad(v.exp(), v, T.ones(3))[0]
+    check(f, [x])

@@ -106,14 +106,12 @@ def _tape_grads(outputs, inputs, cotangents, create_graph):
     """sum_k cotangents[k] . d outputs[k] / d inputs, zeros where unused; the
     outputs that require no grad contribute nothing."""
     tl = _torchlike()
-    pairs = [(o, _batched.match_cotangent(c, o)) for o, c in zip(outputs, cotangents)
-             if o.requires_grad]
+    pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not pairs or not inputs:
         return [tl.zeros_like(x) for x in inputs]
     grads = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
                           retain_graph=True, create_graph=create_graph, allow_unused=True)
-    return [tl.zeros_like(x) if g is None else _batched.rewrap(g, x)
-            for g, x in zip(grads, inputs)]
+    return [tl.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
 
 
 def _torchlike():
@@ -289,13 +287,12 @@ def _push_forward(diff, outs, us, gs, tangents, where, keep):
                                f"size {list(t.shape)}.")
     tangents = [t.to(x.dtype) for x, t in zip(diff.originals, tangents)]
     make = keep or _depth() > 0 or any(t.requires_grad for t in tangents)
-    live = [(g, _batched.match_cotangent(t, g)) for g, t in zip(gs, tangents) if g.requires_grad]
+    live = [(g, t) for g, t in zip(gs, tangents) if g.requires_grad]
     res = [None] * len(us)
     if live and us:
         with enable_grad():
             res = autograd.grad([g for g, _ in live], us, [t for _, t in live],
                                 retain_graph=True, create_graph=make, allow_unused=True)
-        res = [_batched.rewrap(r, u) for r, u in zip(res, us)]
     res = iter(res)  # one per floating or complex output, in order
     res = [(next(res) if o.is_floating_point() or o.is_complex() else None) for o in outs]
     res = [_torchlike().zeros_like(o) if r is None else r for r, o in zip(res, outs)]
