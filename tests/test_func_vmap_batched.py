@@ -377,3 +377,14 @@ def test_autograd_grad_inside_vmap():
         y = (v.sin() * v).sum()
         return T.autograd.grad(y, v)[0] + T.autograd.grad(v.exp(), v, T.ones(3))[0]
     check(f, [x])
+
+
+def test_out_argument_and_numpy_fall_back_per_element():
+    x = rand(4, 3)
+    f0 = _counts()[1]
+    out = func.vmap(lambda a: T.add(a, 1, out=T.empty(3, dtype=T.float64)) * 1)(x)
+    assert _counts()[1] == f0 + 1
+    np.testing.assert_allclose(out.numpy(), x.numpy() + 1)
+    out = func.vmap(lambda a: a * float(a.numpy().sum()))(x)
+    assert _counts()[1] == f0 + 2
+    np.testing.assert_allclose(out.numpy(), x.numpy() * x.numpy().sum(1, keepdims=True))

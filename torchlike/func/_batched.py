@@ -92,6 +92,9 @@ class BatchedTensor(Tensor):
     def __iter__(self):
         return iter(self.unbind(0))
 
+    def __array__(self, *args, **kwargs):  # NumPy would see the whole batch
+        raise Abandon("__array__")
+
 
 class VmapMode(TorchFunctionMode):
     """Active while a batched attempt runs: calls on batched tensors go to
@@ -232,6 +235,10 @@ _handlers = {}
 
 
 def dispatch(func, args, kwargs):
+    out = kwargs.get("out")
+    if out is not None and not (type(out) is BatchedTensor
+                                and out._levels == union(tensors_in(args, kwargs))):
+        raise Abandon("out= a tensor not batched as the result")  # the per-element path
     try:
         h = _handlers[func]
     except (KeyError, TypeError):
