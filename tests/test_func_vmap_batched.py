@@ -388,3 +388,23 @@ def test_out_argument_and_numpy_fall_back_per_element():
     out = func.vmap(lambda a: a * float(a.numpy().sum()))(x)
     assert _counts()[1] == f0 + 2
     np.testing.assert_allclose(out.numpy(), x.numpy() * x.numpy().sum(1, keepdims=True))
+
+
+def test_per_sample_grads_are_differentiable():
+    """vmap(grad(f)) of a parameter that requires grad keeps its graph:
+    gradcheck and gradgradcheck through it."""
+    w = rand(3, 3).requires_grad_()
+    x = rand(4, 3).requires_grad_()
+
+    def loss(w, v):
+        return (w @ v).tanh().pow(2).sum()
+
+    def f(w, x):
+        return func.vmap(func.grad(loss), in_dims=(None, 0))(w, x).pow(2).sum()
+    b0, f0, _ = _counts()
+    assert T.autograd.gradcheck(f, (w, x))
+    assert T.autograd.gradgradcheck(f, (w, x))
+    assert _counts()[0] > b0 and _counts()[1] == f0, "the batched path did not run"
+    with per_element():
+        expect = T.autograd.grad(f(w, x), (w, x))
+    assert_close(T.autograd.grad(f(w, x), (w, x)), expect, 1e-12)
