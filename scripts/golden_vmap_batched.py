@@ -24,6 +24,7 @@ ERRORS = [
     "func.vmap(lambda a: a * 2, out_dims=None)(x)",
     "func.vmap(lambda a: 1.0)(x)",
     "func.vmap(lambda a: a.sum(2))(x)",
+    "func.vmap(lambda a: c.normal_() + a, randomness='different')(x)",
 ]
 FACTS = [
     "o = func.vmap(lambda a: a + torch.randn(3), randomness='same')(x); "
@@ -33,6 +34,12 @@ FACTS = [
     "o = func.vmap(lambda a: torch.rand_like(a), randomness='same')(x); "
     "result = bool((o == o[0]).all())",
     "o = func.vmap(lambda a: F.dropout(a + 1, 0.5), randomness='same')(x); "
+    "result = bool((o == o[0]).all())",
+    "o = func.vmap(lambda a: torch.zeros(3).normal_() + a, randomness='same')(x); "
+    "result = bool((o == o[0]).all())",
+    "o = func.vmap(lambda a: a.clone().normal_(), randomness='same')(x); "
+    "result = bool((o == o[0]).all())",
+    "o = func.vmap(lambda a: a.clone().normal_(), randomness='different')(x); "
     "result = bool((o == o[0]).all())",
     "o = func.vmap(lambda a: c * 2)(x); result = list(o.shape)",
     "o = func.vmap(lambda a: (a.shape[0], a.dim()), out_dims=None)(x); result = list(o)",

@@ -968,7 +968,9 @@ def _creation_inplace(func, args, kwargs):
     if not lv:
         return func(*args, **kwargs)
     # an unbatched tensor drawn into under 'different' would need a batch
-    raise VmapError(B._INPLACE_ERROR)
+    raise VmapError("vmap: Cannot ask for different inplace randomness on an unbatched tensor. "
+                    "This will appear like same randomness. If this is necessary for your "
+                    "usage, please file an issue with functorch.")
 
 
 _RANDOM_INPLACE = set("uniform_ normal_ bernoulli_ exponential_ geometric_ cauchy_ log_normal_ "
