@@ -51,12 +51,12 @@ def VmapError(msg):  # noqa: N802 -- reads as the exception it makes
 _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                  "use the 'same' or 'different' randomness flags on vmap or perform the "
                  "randomness operation out of vmap")
-_INPLACE_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
-                  "Tensor `other` in extra_args that has more elements than `self`. This happened "
-                  "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
-                  "Please try to use out-of-place operators instead of inplace arithmetic. If said operator "
-                  "is being called inside the PyTorch framework, please file a bug report "
-                  "instead.")
+_INPLACE_ERROR = ("vmap: inplace arithmetic(self, *extra_args) is not possible because there "
+                  "exists a Tensor `other` in extra_args that has more elements than `self`. This "
+                  "happened due to `other` being vmapped over but `self` not being vmapped over "
+                  "in a vmap. Please try to use out-of-place operators instead of inplace "
+                  "arithmetic. If said operator is being called inside the PyTorch framework, "
+                  "please file a bug report instead.")
 
 
 # ---- levels -----------------------------------------------------------------------------------

@@ -36,17 +36,17 @@ def _ldim(d, n, k):
 # ---- elementwise ------------------------------------------------------------------------------
 
 _POINTWISE = set("""
-abs absolute neg negative exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan
-arcsin arccos arctan sinh cosh tanh asinh acosh atanh arcsinh arccosh arctanh sigmoid relu relu6 gelu
-silu mish softplus elu selu celu leaky_relu hardtanh hardsigmoid hardswish logsigmoid tanhshrink
-softsign softshrink hardshrink threshold erf erfc erfinv floor ceil round trunc fix frac sign sgn
-signbit reciprocal square nan_to_num isnan isinf isfinite isposinf isneginf isreal logical_not
-bitwise_not positive conj conj_physical resolve_conj resolve_neg angle digamma lgamma i0 sinc logit
-expit clone contiguous detach float double half bfloat16 int long short bool byte char cfloat cdouble
-clamp clip clamp_min clamp_max where lerp addcmul addcdiv add sub subtract mul multiply div divide
-true_divide floor_divide remainder fmod pow float_power atan2 arctan2 hypot maximum minimum fmax fmin
-copysign logaddexp logaddexp2 xlogy xlog1py eq ne lt le gt ge greater less greater_equal less_equal
-not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift
+abs absolute neg negative exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos
+atan arcsin arccos arctan sinh cosh tanh asinh acosh atanh arcsinh arccosh arctanh sigmoid relu
+relu6 gelu silu mish softplus elu selu celu leaky_relu hardtanh hardsigmoid hardswish logsigmoid
+tanhshrink softsign softshrink hardshrink threshold erf erfc erfinv floor ceil round trunc fix
+frac sign sgn signbit reciprocal square nan_to_num isnan isinf isfinite isposinf isneginf isreal
+logical_not bitwise_not positive conj conj_physical resolve_conj resolve_neg angle digamma lgamma
+i0 sinc logit expit clone contiguous detach float double half bfloat16 int long short bool byte
+char cfloat cdouble clamp clip clamp_min clamp_max where lerp addcmul addcdiv add sub subtract mul
+multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2 hypot
+maximum minimum fmax fmin copysign logaddexp logaddexp2 xlogy xlog1py eq ne lt le gt ge greater
+less greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift
 bitwise_right_shift isclose heaviside nextafter ldexp masked_fill rsub zeros_like ones_like
 full_like empty_like copy_ fill_ zero_ tril triu real imag deg2rad rad2deg exp_ polygamma mvlgamma
 special_expit special_logit gammaln ndtr ndtri erfcx log_ndtr entr
@@ -124,7 +124,8 @@ item tolist numpy __bool__ __int__ __float__ __index__ __complex__ __array__ __r
 __format__ equal allclose nonzero unique unique_consecutive masked_select argwhere __contains__
 register_hook backward bincount histc
 """.split())
-_SELF_ONLY = set("to type type_as new_zeros new_ones new_full new_empty new_tensor cpu cuda".split())
+_SELF_ONLY = set("to type type_as new_zeros new_ones new_full new_empty new_tensor cpu cuda"
+                 .split())
 
 
 # ---- shape facts ------------------------------------------------------------------------------
@@ -607,8 +608,11 @@ _MM_RANKS = {"mm": (2, 2), "bmm": (3, 3), "mv": (2, 1), "dot": (1, 1), "vdot": (
 
 def _matmul_rule(func, args, kwargs):
     name = B.short_name(func)[1]
-    a, b = args[0], args[1] if len(args) > 1 else kwargs.get("other", kwargs.get("mat2",
-                                                                                  kwargs.get("vec")))
+    a = args[0]
+    if len(args) > 1:
+        b = args[1]
+    else:
+        b = next(kwargs[k] for k in ("other", "mat2", "vec", "tensor") if k in kwargs)
     if name == "__rmatmul__":
         a, b = b, a
     want = _MM_RANKS.get(name)
@@ -994,8 +998,8 @@ _CUSTOM = {
     "mm": _matmul_rule, "bmm": _matmul_rule, "mv": _matmul_rule, "dot": _matmul_rule,
     "vdot": _matmul_rule, "outer": _outer, "ger": _outer, "addmm": _addmm, "addmv": _addmm,
     "einsum": _einsum, "gather": _gather, "scatter": _gather, "scatter_add": _gather,
-    "take_along_dim": _gather, "_fused_dropout": _fused_dropout, "rand_like": _draw_like, "randn_like": _draw_like,
-    "randint_like": _draw_like,
+    "take_along_dim": _gather, "_fused_dropout": _fused_dropout, "rand_like": _draw_like,
+    "randn_like": _draw_like, "randint_like": _draw_like,
 }
 _F_RULES = {"linear": _linear, "layer_norm": _layer_norm, "cross_entropy": _class_loss,
             "nll_loss": _class_loss, "dropout": _dropout, "conv1d": _conv, "conv2d": _conv,

@@ -355,8 +355,8 @@ def _jacobian(func, argnums, has_aux, args, kwargs, where):
             if o.requires_grad:
                 flat_o = o.reshape(-1)
                 for k in range(n):
-                    rows.append(_tape_grads([flat_o[k]], diff.own, [_torchlike().ones_like(flat_o[k])],
-                                            keep))
+                    rows.append(_tape_grads([flat_o[k]], diff.own,
+                                            [_torchlike().ones_like(flat_o[k])], keep))
             per_input = []
             for i, x in enumerate(diff.own):
                 shape = tuple(o.shape) + tuple(x.shape)
