@@ -46,8 +46,8 @@ i0 sinc logit expit clone contiguous detach float double half bfloat16 int long 
 char cfloat cdouble clamp clip clamp_min clamp_max where lerp addcmul addcdiv add sub subtract mul
 multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2 hypot
 maximum minimum fmax fmin copysign logaddexp logaddexp2 xlogy xlog1py eq ne lt le gt ge greater
-less greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift
-bitwise_right_shift isclose heaviside nextafter ldexp masked_fill rsub zeros_like ones_like
+less greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or
+bitwise_xor bitwise_left_shift bitwise_right_shift isclose heaviside nextafter ldexp masked_fill rsub zeros_like ones_like
 full_like empty_like copy_ fill_ zero_ tril triu real imag deg2rad rad2deg exp_ polygamma mvlgamma
 special_expit special_logit gammaln ndtr ndtri erfcx log_ndtr entr
 __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__
