@@ -36,25 +36,25 @@ def _ldim(d, n, k):
 # ---- elementwise ------------------------------------------------------------------------------
 
 _POINTWISE = set("""
-abs absolute neg negative exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos
-atan arcsin arccos arctan sinh cosh tanh asinh acosh atanh arcsinh arccosh arctanh sigmoid relu
-relu6 gelu silu mish softplus elu selu celu leaky_relu hardtanh hardsigmoid hardswish logsigmoid
-tanhshrink softsign softshrink hardshrink threshold erf erfc erfinv floor ceil round trunc fix
-frac sign sgn signbit reciprocal square nan_to_num isnan isinf isfinite isposinf isneginf isreal
+abs absolute neg negative exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan
+arcsin arccos arctan sinh cosh tanh asinh acosh atanh arcsinh arccosh arctanh sigmoid relu relu6
+gelu silu mish softplus elu selu celu leaky_relu hardtanh hardsigmoid hardswish logsigmoid
+tanhshrink softsign softshrink hardshrink threshold erf erfc erfinv floor ceil round trunc fix frac
+sign sgn signbit reciprocal square nan_to_num isnan isinf isfinite isposinf isneginf isreal
 logical_not bitwise_not positive conj conj_physical resolve_conj resolve_neg angle digamma lgamma
 i0 sinc logit expit clone contiguous detach float double half bfloat16 int long short bool byte
 char cfloat cdouble clamp clip clamp_min clamp_max where lerp addcmul addcdiv add sub subtract mul
 multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2 hypot
 maximum minimum fmax fmin copysign logaddexp logaddexp2 xlogy xlog1py eq ne lt le gt ge greater
 less greater_equal less_equal not_equal logical_and logical_or logical_xor bitwise_and bitwise_or
-bitwise_xor bitwise_left_shift bitwise_right_shift isclose heaviside nextafter ldexp masked_fill rsub zeros_like ones_like
-full_like empty_like copy_ fill_ zero_ tril triu real imag deg2rad rad2deg exp_ polygamma mvlgamma
-special_expit special_logit gammaln ndtr ndtri erfcx log_ndtr entr
+bitwise_xor bitwise_left_shift bitwise_right_shift isclose heaviside nextafter ldexp masked_fill
+rsub zeros_like ones_like full_like empty_like copy_ fill_ zero_ tril triu real imag deg2rad
+rad2deg exp_ polygamma mvlgamma special_expit special_logit gammaln ndtr ndtri erfcx log_ndtr entr
 __add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__
 __rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__
 __lshift__ __rlshift__ __rshift__ __rrshift__ __lt__ __le__ __gt__ __ge__ __eq__ __ne__ __neg__
-__pos__ __abs__ __invert__ __iadd__ __isub__ __imul__ __itruediv__ __ifloordiv__ __imod__
-__ipow__ __iand__ __ior__ __ixor__ __ilshift__ __irshift__
+__pos__ __abs__ __invert__ __iadd__ __isub__ __imul__ __itruediv__ __ifloordiv__ __imod__ __ipow__
+__iand__ __ior__ __ixor__ __ilshift__ __irshift__
 """.split())
 
 
