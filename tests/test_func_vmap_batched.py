@@ -361,6 +361,7 @@ def test_embedding_and_dropout_module():
     emb = T.nn.Embedding(10, 4).double()
     idx = T.tensor(rng.integers(0, 10, (3, 5)))
     check(lambda i: emb(i).sum(0), [idx])
+    check(lambda i: W[i] * 2, [idx[:, :2] % 5])
     x = T.ones(4, 50)
     out = run_batched(lambda a: T.nn.Dropout(0.5)(a), [x], randomness="same")
     assert np.all(out.numpy() == out.numpy()[0])

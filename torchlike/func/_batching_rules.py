@@ -519,6 +519,9 @@ def _index_tuple(idx):
 def _getitem(func, args, kwargs):
     x, idx = args[0], args[1]
     if not levels_of(x):
+        if type(idx) is BatchedTensor and not idx.is_floating_point() and idx.dtype != _C.bool:
+            with _NoTF():  # rows of an unbatched tensor picked by a batched index
+                return wrap(x[idx], idx._levels)
         return op_loop(func, args, kwargs)
     t = _index_tuple(idx)
     if t is None:
