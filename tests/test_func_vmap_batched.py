@@ -126,7 +126,8 @@ CASES = [
     ("cat_stack", lambda a, b: (T.cat([a, b]), T.stack([a, b], 1), T.cat([a, W[:1, :4]]),
                                 T.stack([V, a[0]])), [(3, 2, 4), (3, 2, 4)], 0),
     ("split_unbind", lambda a: (a.split(1, 1), a.unbind(0), a.chunk(2, 1)), [(3, 2, 4)], 0),
-    ("flip_roll_cumsum", lambda a: (a.flip(0), a.roll(1, 1), a.roll(1), a.cumsum(1)),
+    ("flip_roll_cumsum", lambda a: (a.flip(0), a.roll(1, 1), a.roll(1), a.cumsum(1),
+                                    a.sort(0).values, a.topk(2).indices),
      [(3, 2, 4)], 0),
     ("like_creation", lambda a: (T.zeros_like(a) + 1, T.ones_like(a), T.full_like(a, 2.0),
                                  a.new_zeros(2) + T.zeros(2)), [(3, 2, 4)], 0),
@@ -409,3 +410,8 @@ def test_per_sample_grads_are_differentiable():
     with per_element():
         expect = T.autograd.grad(f(w, x), (w, x))
     assert_close(T.autograd.grad(f(w, x), (w, x)), expect, 1e-12)
+
+
+def test_renorm_runs_per_element():
+    """renorm's norms span every dim but one: no dim shift can batch it."""
+    check(lambda a: a.renorm(2, 0, 1.0), [rand(3, 2, 4)], loops_ok=True)

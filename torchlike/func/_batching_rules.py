@@ -194,7 +194,7 @@ _REDUCE = {
     "argsort": (1, None), "unbind": (1, None), "select": (1, None), "narrow": (1, None),
     "topk": (2, None), "kthvalue": (2, None), "split": (2, None), "chunk": (2, None),
     "tensor_split": (2, None), "diff": (2, None), "index_select": (1, None), "glu": (1, None),
-    "mode": (1, None), "renorm": (3, None), "torchlike.linalg.vector_norm": (2, "tuple"),
+    "mode": (1, None), "torchlike.linalg.vector_norm": (2, "tuple"),
 }
 _DEFAULT_DIM = {"softmax": None, "log_softmax": None, "cumsum": None, "sort": -1, "argsort": -1,
                 "unbind": 0, "topk": -1, "kthvalue": -1, "split": 0, "chunk": 0,
