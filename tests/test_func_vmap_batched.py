@@ -325,6 +325,9 @@ def test_value_dependent_calls_rerun_per_element():
     assert _counts()[1] == f0 + 1
     expect = T.stack([r * 2 if r.sum().item() > 0 else r for r in x])
     np.testing.assert_array_equal(out.numpy(), expect.numpy())
+    out = func.vmap(lambda a: T.where(a > 0)[0].sum())(x)  # nonzero: sizes differ
+    assert _counts()[1] == f0 + 2
+    np.testing.assert_array_equal(out.numpy(), [np.nonzero(r > 0)[0].sum() for r in x.numpy()])
 
 
 def test_op_without_rule_runs_per_element():

@@ -73,6 +73,14 @@ def _pointwise(func, args, kwargs):
         return wrap_out(func(*a, **k), levels)
 
 
+def _where(func, args, kwargs):
+    """where(cond, x, y) is elementwise; where(cond) is nonzero (its sizes
+    depend on the values)."""
+    if len(args) + len(kwargs) == 1:
+        raise Abandon("where(condition)")
+    return _pointwise(func, args, kwargs)
+
+
 def _pointwise_inplace(func, args, kwargs):
     """self (batched at every level of the call) written in place."""
     name = B.short_name(func)[1]
@@ -1000,7 +1008,7 @@ _CUSTOM = {
     "matmul": _matmul_rule, "__matmul__": _matmul_rule, "__rmatmul__": _matmul_rule,
     "mm": _matmul_rule, "bmm": _matmul_rule, "mv": _matmul_rule, "dot": _matmul_rule,
     "vdot": _matmul_rule, "outer": _outer, "ger": _outer, "addmm": _addmm, "addmv": _addmm,
-    "einsum": _einsum, "gather": _gather, "scatter": _gather, "scatter_add": _gather,
+    "where": _where, "einsum": _einsum, "gather": _gather, "scatter": _gather, "scatter_add": _gather,
     "take_along_dim": _gather, "_fused_dropout": _fused_dropout, "rand_like": _draw_like,
     "randn_like": _draw_like, "randint_like": _draw_like,
 }
