@@ -418,3 +418,22 @@ def test_per_sample_grads_are_differentiable():
 def test_renorm_runs_per_element():
     """renorm's norms span every dim but one: no dim shift can batch it."""
     check(lambda a: a.renorm(2, 0, 1.0), [rand(3, 2, 4)], loops_ok=True)
+
+
+def test_writes_then_give_up_is_refused():
+    """A write into an input before a value-dependent call: rerunning per
+    element would write twice, so vmap raises instead."""
+    x = rand(4, 3)
+    before = x.clone()
+
+    def f(a):
+        a.mul_(2)
+        return a * 2 if a.sum().item() > 0 else a
+    with pytest.raises(RuntimeError, match="wrote in place into an input or a captured Tensor"):
+        func.vmap(f)(x)
+    np.testing.assert_array_equal(x.numpy(), before.numpy() * 2)  # written once
+
+
+def test_chunks_of_a_nested_vmap():
+    x = rand(2, 5, 3)
+    check(lambda a: func.vmap(lambda r: (W[:, :3] @ r).tanh(), chunk_size=2)(a), [x], runs=2)

@@ -18,8 +18,9 @@ value-dependent call (``.item()``, ``bool(t)``, printing, a per-element shape
 that differs across the batch) or any error inside the attempt (then the
 per-element run raises the error, or gives the answer).  func has then been
 called twice -- once batched, partly, and once per element -- so its side
-effects (prints, appends, writes into tensors) can happen twice; the
-generators are rewound before the rerun.  docs/autograd.md lists the rules.
+effects (prints, appends) can happen twice; the generators are rewound
+before the rerun, and a write into an input or a captured tensor before
+giving up raises rather than being repeated.  docs/autograd.md lists the rules.
 
 Differences from PyTorch (also in docs/autograd.md):
   * PyTorch raises for ``.item()`` / data-dependent control flow inside vmap;
@@ -269,6 +270,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves, spec, dims, batch = _flat_in_dims(func, in_dims, args)
         if _batched.enabled:
             states = _generator_states()
+            seen = _seen_tensors(func, leaves)
             try:
                 out = _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness,
                                    out_dims, chunk_size, states)
@@ -277,6 +279,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             except Exception as exc:  # noqa: BLE001 -- the per-element path is the reference
                 if getattr(exc, "vmap_final", False):
                     raise
+                _refuse_rerun_after_writes(func, seen, exc)
                 _batched.stats["fallback"] += 1
                 _set_generator_states(states)
         results = []
@@ -293,6 +296,24 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 # ---- the batched path ----------------------------------------------------------------------
+
+def _seen_tensors(func, leaves):
+    """(tensor, version) for the inputs and the tensors func's code captures."""
+    seen = [(t, t._version) for t in leaves if isinstance(t, _C.Tensor)]
+    return seen + _unbatched_tensors(func, [], [])
+
+
+def _refuse_rerun_after_writes(func, seen, exc):
+    """The batched attempt gave up after writing into a tensor vmap can see:
+    running func again per element would write twice."""
+    for t, version in seen:
+        if t._version != version:
+            raise _batched.final(RuntimeError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` wrote in place into an input or a "
+                "captured Tensor and then made the batched run give up "
+                f"({type(exc).__name__}: {exc}); torchlike's vmap would rerun it once per "
+                "element and write twice. Please write out of place, or avoid value-dependent "
+                "calls (.item(), bool(tensor)) inside the function.")) from exc
 
 def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, chunk_size,
                  states):
@@ -313,8 +334,15 @@ def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, 
     joined = []
     for j, d in enumerate(odims):
         items = [f[j] for f in flat]
-        joined.append(items[0] if d is None else _C.cat(items, d % items[0].dim()))
+        joined.append(items[0] if d is None else _torchlike_cat(items, d))
     return tree_unflatten(joined, out_spec)
+
+
+def _torchlike_cat(items, d):
+    """cat at logical dim d (the public function: an outer vmap's batched
+    pieces dispatch to its rule)."""
+    import torchlike
+    return torchlike.cat(items, d % (items[0].dim()))
 
 
 @contextlib.contextmanager
