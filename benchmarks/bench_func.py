@@ -1,8 +1,8 @@
 """torch.func transforms against PyTorch's (when installed).
 
-torchlike's vmap calls the function once per batch element; PyTorch's runs
-batching rules, one batched call.  The rows measure what that costs on the
-common uses: per-sample gradients of a small MLP (vmap(grad(loss)) through
+Both libraries' vmap run batching rules, one batched call of the function
+(torchlike's falls back to one call per element only for value-dependent
+functions).  The rows measure the common uses: per-sample gradients of a small MLP (vmap(grad(loss)) through
 functional_call, batch 64), a batched function (vmap of a matrix-vector
 chain, batch 64), and transforms without vmap (jacrev of a 32-vector map,
 hessian of a scalar of 16 inputs), where both libraries make reverse passes."""

@@ -180,17 +180,36 @@ _GLOBAL_BUFFER = None
 
 
 def test_vmap_refuses_in_place_writes_into_unbatched_tensors():
-    """Run once per element, such a write would repeat: refused after the element."""
+    """Batched: a batched value written into an unbatched tensor raises
+    PyTorch's error, an unbatched one is written once (as PyTorch's).  Per
+    element (the fallback path), such a write would repeat: refused after the
+    element."""
     global _GLOBAL_BUFFER
     _GLOBAL_BUFFER = T.zeros(3)  # on the default device of the run
     x = T.ones(4, 3)
     captured = T.zeros(3)
     for call in [lambda: func.vmap(lambda a: captured.add_(a))(x),
-                 lambda: func.vmap(lambda a: captured[:2].mul_(2) + a[0])(x),
-                 lambda: func.vmap(lambda a: _GLOBAL_BUFFER.add_(1) * a)(x),
                  lambda: func.vmap(lambda a, c: c.add_(a), in_dims=(0, None))(x, captured)]:
-        with pytest.raises(RuntimeError, match="wrote in place into a Tensor that is not batched"):
+        with pytest.raises(RuntimeError, match=r"vmap: inplace arithmetic\(self, \*extra_args\) is not "
+                                               "possible because there exists a Tensor `other`"):
             call()
+    out = func.vmap(lambda a: captured[:2].mul_(2).add_(1) + a[0])(x)
+    np.testing.assert_array_equal(_host(captured), [1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(_host(out), np.full((4, 2), 2.0))
+    func.vmap(lambda a: _GLOBAL_BUFFER.add_(1) * a)(x)
+    np.testing.assert_array_equal(_host(_GLOBAL_BUFFER), np.ones(3))
+    from torchlike.func import _batched
+    _batched.enabled = False
+    try:
+        for call in [lambda: func.vmap(lambda a: captured.add_(a))(x),
+                     lambda: func.vmap(lambda a: captured[:2].mul_(2) + a[0])(x),
+                     lambda: func.vmap(lambda a: _GLOBAL_BUFFER.add_(1) * a)(x),
+                     lambda: func.vmap(lambda a, c: c.add_(a), in_dims=(0, None))(x, captured)]:
+            with pytest.raises(RuntimeError,
+                               match="wrote in place into a Tensor that is not batched"):
+                call()
+    finally:
+        _batched.enabled = True
     # the element's own slice is batched: written as PyTorch writes it, through to x
     out = func.vmap(lambda a: a.mul_(3))(x)
     np.testing.assert_array_equal(_host(out), np.full((4, 3), 3.0))

@@ -113,10 +113,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs_tuple:
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"inputs must be Tensors, not {type(t).__name__}")
+    from ..func import _batched  # inside vmap: batched cotangents and gradients
+    grad_outputs = tuple(_batched.match_cotangent(g, o) for g, o in zip(grad_outputs, outputs))
     grads = _make_grads(outputs, grad_outputs)
     with _C.DisableTorchFunction():
         result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
                                   inputs_tuple, True)
+    result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
     if not allow_unused and any(r is None for r in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                            "in the graph. Set allow_unused=True if this is the desired "

@@ -34,6 +34,7 @@ import threading
 from .. import _C
 from .. import autograd
 from ..autograd.grad_mode import enable_grad
+from . import _batched
 from ._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
@@ -66,6 +67,7 @@ def _own_input(x):
     """The tensor this level differentiates with respect to, standing for x."""
     if not isinstance(x, _C.Tensor):
         raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+    x = _batched.batched_input(x)
     if x.requires_grad:
         return x.view_as(x)
     return x.detach().requires_grad_()
@@ -103,12 +105,19 @@ def _detach(tree):
 def _tape_grads(outputs, inputs, cotangents, create_graph):
     """sum_k cotangents[k] . d outputs[k] / d inputs, zeros where unused; the
     outputs that require no grad contribute nothing."""
+    tl = _torchlike()
     pairs = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not pairs or not inputs:
-        return [_C.zeros_like(x) for x in inputs]
+        return [tl.zeros_like(x) for x in inputs]
     grads = autograd.grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
                           retain_graph=True, create_graph=create_graph, allow_unused=True)
-    return [_C.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
+    return [tl.zeros_like(x) if g is None else g for g, x in zip(grads, inputs)]
+
+
+def _torchlike():
+    """The package (its functions dispatch to batching rules inside vmap)."""
+    import torchlike
+    return torchlike
 
 
 def _check_argnums(argnums, nargs):
@@ -180,7 +189,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                    f"tensor with {out.dim()} dims. Maybe you wanted to use the "
                                    "vjp or jacrev APIs instead?")
             keep = _keep_graph(level.outer, diff.originals, diff.own, [out])
-            grads = _tape_grads([out], diff.own, [_C.ones_like(out)], keep)
+            grads = _tape_grads([out], diff.own, [_torchlike().ones_like(out)], keep)
         value = (out, aux) if has_aux else out
         if not keep:
             grads, value = _detach(grads), _detach(value)
@@ -261,7 +270,7 @@ def _jvp_graph(func, primals, where, has_aux):
         keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
         # an integer output has no cotangent: its tangent is zeros
         real = [o for o in outs if o.is_floating_point() or o.is_complex()]
-        us = [_C.zeros_like(o).requires_grad_() for o in real]
+        us = [_torchlike().zeros_like(o).requires_grad_() for o in real]
         gs = _tape_grads(real, diff.own, us, True)
     return diff, out, aux, outs, us, gs, keep
 
@@ -286,7 +295,7 @@ def _push_forward(diff, outs, us, gs, tangents, where, keep):
                                 retain_graph=True, create_graph=make, allow_unused=True)
     res = iter(res)  # one per floating or complex output, in order
     res = [(next(res) if o.is_floating_point() or o.is_complex() else None) for o in outs]
-    res = [_C.zeros_like(o) if r is None else r for r, o in zip(res, outs)]
+    res = [_torchlike().zeros_like(o) if r is None else r for r, o in zip(res, outs)]
     return res if make else [r.detach() for r in res]
 
 
@@ -346,13 +355,13 @@ def _jacobian(func, argnums, has_aux, args, kwargs, where):
             if o.requires_grad:
                 flat_o = o.reshape(-1)
                 for k in range(n):
-                    rows.append(_tape_grads([flat_o[k]], diff.own, [_C.ones_like(flat_o[k])],
-                                            keep))
+                    rows.append(_tape_grads([flat_o[k]], diff.own,
+                                            [_torchlike().ones_like(flat_o[k])], keep))
             per_input = []
             for i, x in enumerate(diff.own):
                 shape = tuple(o.shape) + tuple(x.shape)
                 if rows:
-                    per_input.append(_C.stack([r[i] for r in rows]).reshape(shape))
+                    per_input.append(_torchlike().stack([r[i] for r in rows]).reshape(shape))
                 else:
                     per_input.append(_C.zeros(shape, dtype=x.dtype, device=x.device))
             blocks.append(diff.pack(per_input))

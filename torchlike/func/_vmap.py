@@ -1,36 +1,52 @@
 """vmap: a function mapped over a batch dimension of its inputs.
 
-torchlike has no batching rules: vmap runs as PyTorch's fallback for an op
-without one does, for the whole function.  For every index b of the batch,
-func is called with each batched input's slice ``x.select(in_dim, b)`` (the
-unbatched inputs, in_dim None, and the keyword arguments as they are), and the
-per-element results are stacked at ``out_dims``.  The values are PyTorch's,
-and everything composes (nested vmap, vmap(grad(f)) for per-sample gradients,
-grad of a vmapped function: the slices and the stack are recorded on the
-tape); the cost is one Python call of func per element (docs/autograd.md
-gives measured figures).
+Two paths.  The batched one (PyTorch's): func runs ONCE, on BatchedTensors
+(_batched.py) -- each batched input with its batch dim moved to the front and
+a level number for nested vmaps -- and every op it calls meets a batching
+rule (_batching_rules.py) that runs the op on the whole batch with its dims
+shifted; the outputs get their batch dim moved to ``out_dims``.  The ops are
+recorded on the tape like any other, so grad of a vmapped function and grad
+inside vmap (per-sample gradients: an unbatched input of grad is expanded per
+element, _batched.batched_input) work.  An op without a rule runs per element
+inside the batched run (slices of its batched arguments, results stacked).
 
-Differences that per-element execution brings (also in docs/autograd.md):
-  * a batch of size 0 runs func once on zeros shaped as one element, to learn
-    the output shapes, and returns empty stacks;
-  * ``out_dims=None`` for an output returns it when every element gave the same
-    tensor (or equal values); a batched output that happens to be equal across
-    the batch is returned instead of raising as PyTorch does;
-  * an in-place write into an unbatched tensor that vmap can see (an input
-    with in_dim None, or a tensor func's code captures by closure or global)
-    raises after the element that wrote, whatever was written: repeated per
-    element it would not give PyTorch's result.  PyTorch raises only for a
-    batched value and runs an unbatched one once.  Writes into tensors reached otherwise (through
-    other functions, module buffers) and ``.item()`` are not refused;
-  * ``randomness='error'`` is enforced by watching the default generators (the
-    CPU's, and the current CUDA device's where one exists): a draw from an
-    explicit ``generator=`` is not caught, and the error comes after the
-    element that drew has run;
-  * ``chunk_size`` only has its check: elements already run one at a time.
+The per-element one, the reference: for every index b of the batch, func is
+called with each batched input's slice ``x.select(in_dim, b)`` (the unbatched
+inputs, in_dim None, and the keyword arguments as they are), and the results
+are stacked at ``out_dims``.  It runs when the batched attempt gives up: a
+value-dependent call (``.item()``, ``bool(t)``, printing, a per-element shape
+that differs across the batch) or any error inside the attempt (then the
+per-element run raises the error, or gives the answer).  func has then been
+called twice -- once batched, partly, and once per element -- so its side
+effects (prints, appends) can happen twice; the generators are rewound
+before the rerun, and a write into an input or a captured tensor before
+giving up raises rather than being repeated.  docs/autograd.md lists the rules.
+
+Differences from PyTorch (also in docs/autograd.md):
+  * PyTorch raises for ``.item()`` / data-dependent control flow inside vmap;
+    torchlike runs such a function per element, with the caveat above;
+  * per element, a batch of size 0 runs func once on zeros shaped as one
+    element (the batched path runs it on the empty batch);
+  * per element, ``out_dims=None`` returns an output when every element gave
+    the same tensor (or equal values) where PyTorch raises for a batched one;
+  * per element, an in-place write into an unbatched tensor that vmap can see
+    (an input with in_dim None, or a tensor func's code captures by closure or
+    global) raises after the element that wrote: repeated per element it
+    would not give PyTorch's result.  The batched path raises PyTorch's error
+    for a batched value written into an unbatched tensor and writes an
+    unbatched one once, as PyTorch;
+  * ``randomness='error'``: a draw on a batched tensor raises at once; any
+    other draw is found by comparing the default generators' states after
+    func (the CPU's, and the current CUDA device's where one exists), so a
+    draw from an explicit ``generator=`` is not caught;
+  * ``chunk_size``: the batched path runs func once per chunk and joins the
+    pieces ('same' draws once per chunk).
 """
+import contextlib
 import functools
 
 from .. import _C
+from . import _batched
 from .._closeness import equal as _equal
 from ._pytree import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -238,7 +254,8 @@ def _combine(func, results, out_dims, batch):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over dimension ``in_dims`` of its inputs, its outputs
-    stacked at ``out_dims`` (see the module's comment: one call per element).
+    stacked at ``out_dims`` (see the module's comment: one batched call, or
+    one call per element).
 
     in_dims: an int, or a tuple with one entry per positional argument (an
     int, None for an unbatched argument, or a nested tuple/dict for a
@@ -251,6 +268,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         leaves, spec, dims, batch = _flat_in_dims(func, in_dims, args)
+        if _batched.enabled:
+            states = _generator_states()
+            seen = _seen_tensors(func, leaves)
+            try:
+                out = _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness,
+                                   out_dims, chunk_size, states)
+                _batched.stats["batched"] += 1
+                return out
+            except Exception as exc:  # noqa: BLE001 -- the per-element path is the reference
+                if getattr(exc, "vmap_final", False):
+                    raise
+                _refuse_rerun_after_writes(func, seen, exc)
+                _batched.stats["fallback"] += 1
+                _set_generator_states(states)
         results = []
         watched = _unbatched_tensors(func, leaves, dims)
         with _RandomnessGuard(randomness) as guard:
@@ -262,3 +293,122 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         return _combine(func, results if batch else results[:1], out_dims, batch)
 
     return wrapped
+
+
+# ---- the batched path ----------------------------------------------------------------------
+
+def _seen_tensors(func, leaves):
+    """(tensor, version) for the inputs and the tensors func's code captures."""
+    seen = [(t, t._version) for t in leaves if isinstance(t, _C.Tensor)]
+    return seen + _unbatched_tensors(func, [], [])
+
+
+def _refuse_rerun_after_writes(func, seen, exc):
+    """The batched attempt gave up after writing into a tensor vmap can see:
+    running func again per element would write twice."""
+    for t, version in seen:
+        if t._version != version:
+            raise _batched.final(RuntimeError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` wrote in place into an input or a "
+                "captured Tensor and then made the batched run give up "
+                f"({type(exc).__name__}: {exc}); torchlike's vmap would rerun it once per "
+                "element and write twice. Please write out of place, or avoid value-dependent "
+                "calls (.item(), bool(tensor)) inside the function.")) from exc
+
+def _run_chunked(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, chunk_size,
+                 states):
+    """The batched run, in pieces of chunk_size elements when one is given
+    (states: the generators' at entry)."""
+    if chunk_size is None or chunk_size >= batch:
+        return _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims,
+                            states)
+    pieces = []
+    for start in range(0, batch, chunk_size):
+        n = min(chunk_size, batch - start)
+        part = [x if d is None else x.narrow(d, start, n) for x, d in zip(leaves, dims)]
+        pieces.append(_run_batched(func, part, spec, dims, n, kwargs, randomness, out_dims,
+                                   states))
+    flat = [tree_flatten(p)[0] for p in pieces]
+    out_spec = tree_flatten(pieces[0])[1]
+    odims = _flat_out_dims(func, out_dims, pieces[0])
+    joined = []
+    for j, d in enumerate(odims):
+        items = [f[j] for f in flat]
+        joined.append(items[0] if d is None else _torchlike_cat(items, d))
+    return tree_unflatten(joined, out_spec)
+
+
+def _torchlike_cat(items, d):
+    """cat at logical dim d (the public function: an outer vmap's batched
+    pieces dispatch to its rule)."""
+    import torchlike
+    return torchlike.cat(items, d % (items[0].dim()))
+
+
+@contextlib.contextmanager
+def _no_mode():
+    yield
+
+
+def _run_batched(func, leaves, spec, dims, batch, kwargs, randomness, out_dims, states):
+    """func called once on BatchedTensors (_batched.py), its outputs
+    unwrapped at out_dims.  Raises when the attempt must be given up."""
+    level = _batched.Level(batch, randomness)
+    start = states if randomness == "error" else None
+    stack = _batched.active()
+    stack.append(level)
+    try:
+        inputs = []
+        for x, d in zip(leaves, dims):
+            if d is None:
+                inputs.append(x)
+                continue
+            with _C.DisableTorchFunction():
+                k = len(_batched.levels_of(x))
+                p = x.movedim(k + d, k) if d else x
+            inputs.append(_batched.wrap(p, _batched.levels_of(x) + (level.id,)))
+        # randomness 'error' needs no mode: a draw on a batched tensor meets
+        # its rule, any other moves the generators (checked below)
+        with _batched.VmapMode() if randomness != "error" else _no_mode():
+            out = func(*tree_unflatten(inputs, spec), **kwargs)
+        if start is not None and not _same_states(start, _generator_states()):
+            raise _batched.VmapError(_batched._RANDOM_ERROR)
+        flat, out_spec = tree_flatten(out)
+        odims = _flat_out_dims(func, out_dims, out)
+        return tree_unflatten([_unwrap(func, x, d, level) for x, d in zip(flat, odims)],
+                              out_spec)
+    finally:
+        stack.pop()
+
+
+def _unwrap(func, x, d, level):
+    """One output of the batched run with level's batch dim at logical dim d
+    (an output not batched at it is expanded, as PyTorch's)."""
+    lv = _batched.levels_of(x)
+    if level.id in lv:
+        if d is None:
+            raise _batched.final(ValueError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor when "
+                "out_dim is None"))
+        j = lv.index(level.id)
+        rest = lv[:j] + lv[j + 1:]
+        with _C.DisableTorchFunction():
+            n = x.dim() - len(lv) + 1
+            if not -n <= d < n:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                                 f"{n - 1}], but got {d})")
+            p = x.movedim(j, len(rest) + d % n)
+        return _batched.wrap(p, rest)
+    if d is None:
+        return x
+    if not isinstance(x, _C.Tensor):
+        raise _batched.final(ValueError(
+            f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+            f"{type(x)}. Did you mean to set out_dims= to None for output?"))
+    n = x.dim() + 1
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {d})")
+    shape = list(x.shape)
+    shape.insert(d % n, level.size)
+    return x.unsqueeze(d % n).expand(shape)
