@@ -393,6 +393,12 @@ def test_out_argument_and_numpy_fall_back_per_element():
     out = func.vmap(lambda a: a * float(a.numpy().sum()))(x)
     assert _counts()[1] == f0 + 2
     np.testing.assert_allclose(out.numpy(), x.numpy() * x.numpy().sum(1, keepdims=True))
+    # NumPy reading the buffer would see the whole batch: it is refused, and
+    # the per-element rerun gives each element its own sum
+    for read in (np.asarray, lambda a: np.frombuffer(memoryview(a), dtype=np.float64)):
+        out = func.vmap(lambda a: a * float(read(a).sum()))(x)
+        np.testing.assert_allclose(out.numpy(), x.numpy() * x.numpy().sum(1, keepdims=True))
+    assert _counts()[1] == f0 + 4
 
 
 def test_per_sample_grads_are_differentiable():

@@ -21,8 +21,10 @@ _INDEX_NAMES = {sparse_csr: ("crow_indices", "col_indices"),
 class SparseTensor(Tensor):
     """A tensor in a sparse layout (see the module docstring)."""
 
-    # read by the C buffer protocol, which refuses to export such a tensor
+    # the storage is a placeholder: autograd densifies such a gradient, and the
+    # C buffer protocol refuses to export the tensor (NumPy calls __array__)
     _tl_placeholder_storage = True
+    _tl_refuse_buffer = True
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

@@ -92,7 +92,11 @@ class BatchedTensor(Tensor):
     def __iter__(self):
         return iter(self.unbind(0))
 
-    def __array__(self, *args, **kwargs):  # NumPy would see the whole batch
+    # The storage holds the whole batch: the C buffer protocol refuses to
+    # export it, so NumPy asks __array__, which gives up the batched attempt.
+    _tl_refuse_buffer = True
+
+    def __array__(self, *args, **kwargs):
         raise Abandon("__array__")
 
 

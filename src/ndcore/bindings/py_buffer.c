@@ -9,18 +9,19 @@
  * Requests the layout cannot meet (no strides wanted for a strided view, a
  * contiguity it lacks, a writable view of read-only memory) and dtypes the
  * struct module has no code for (bfloat16) raise BufferError.  So does a
- * tensor whose class says its storage is a placeholder (the sparse layouts of
- * torchlike/_sparse/): NumPy then falls back on its __array__, which says
- * to call to_dense().                                                      */
+ * tensor whose class says its memory is not what it means (the sparse
+ * layouts of torchlike/_sparse/, whose storage is a placeholder; vmap's
+ * batched tensors, whose storage holds the whole batch): NumPy then falls
+ * back on the class's __array__, which says what to do instead.           */
 #include "ndcore/bindings/py_tensor.h"
 
-/* A Tensor subclass whose own storage is not its data sets the class
- * attribute _tl_placeholder_storage; plain tensors skip the lookup. */
+/* A Tensor subclass whose memory is not what it means sets the class
+ * attribute _tl_refuse_buffer; plain tensors skip the lookup. */
 static int is_placeholder(PyObject *self)
 {
   if (Py_TYPE(self) == tl_py_tensor_type)
     return 0;
-  PyObject *flag = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "_tl_placeholder_storage");
+  PyObject *flag = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "_tl_refuse_buffer");
   if (!flag) {
     PyErr_Clear();
     return 0;
