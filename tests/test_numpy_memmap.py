@@ -3,6 +3,7 @@ NumPy: writes through our mapping are read back by numpy.memmap and
 numpy.fromfile, and the other way; modes, offsets, shapes, orders;
 copy-on-write leaves the file alone; a read-only mapping refuses writes."""
 import os
+import pathlib
 
 import numpy
 import pytest
@@ -171,4 +172,8 @@ def test_from_file(path):
     with pytest.raises(RuntimeError, match="unable to open file .* in read-only mode: No "
                                            "such file or directory"):
         tl.from_file(path + ".missing", size=1)
+    for name in (tl.ones(2), pathlib.Path(path), None):  # PyTorch's: a str only
+        with pytest.raises(TypeError, match=r"from_file\(\): argument 'filename' \(position "
+                                            rf"1\) must be str, not {type(name).__name__}"):
+            tl.from_file(name)
     assert tl.from_file(path, True, 2).dtype == tl.float32  # positional shared, size

@@ -15,6 +15,9 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     """A tensor of ``size`` elements of ``dtype`` (the default dtype) read
     from ``filename`` by mapping it into memory."""
     dtype = _C.get_default_dtype() if dtype is None else dtype
+    if not isinstance(filename, (str, bytes)):  # PyTorch's: no path objects either
+        raise TypeError(f"from_file(): argument 'filename' (position 1) must be str, not "
+                        f"{type(filename).__name__}")
     if not isinstance(size, int) or isinstance(size, builtins.bool):
         raise TypeError(f"from_file(): argument 'size' must be int, not {type(size).__name__}")
     nbytes = size * _C.empty(0, dtype=dtype).element_size()
