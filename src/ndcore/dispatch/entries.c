@@ -445,9 +445,15 @@ tl_status tl_random_multinomial(tl_generator *g, const tl_tensor *probs, int64_t
   return set ? set->random_multinomial(g, probs, n, replacement, out) : tl_error_status();
 }
 
-/* *dst = src broadcast to shape, as a contiguous float64 tensor. */
+/* *dst = src broadcast to shape, as a contiguous float64 tensor: a view of
+ * src when it is one already. */
 static tl_status wide_copy(const tl_tensor *src, int ndim, const int64_t *shape, tl_tensor *dst)
 {
+  if (src->dtype == TL_DTYPE_F64 && src->ndim == ndim && tl_tensor_is_contiguous(src) &&
+      !memcmp(src->shape, shape, sizeof(int64_t) * (size_t)ndim)) {
+    tl_tensor_view_of(dst, src);
+    return TL_OK;
+  }
   if (tl_tensor_empty(dst, TL_DTYPE_F64, ndim, shape, tl_tensor_device(src)) != TL_OK)
     return tl_error_status();
   return tl_tensor_copy(dst, src);
@@ -474,8 +480,12 @@ tl_status tl_random_sample(tl_generator *g, const tl_random_sample_spec *spec, c
     s = tl_error_status();
   if (s == TL_OK)
     s = set->random_sample(g, spec, &wa, b ? &wb : NULL, &wide);
-  if (s == TL_OK)
+  if (s == TL_OK && dtype == TL_DTYPE_F64) { /* the draws are the result */
+    *out = wide;
+    wide = (tl_tensor){0};
+  } else if (s == TL_OK) {
     s = tl_tensor_to_dtype(out, &wide, dtype);
+  }
   tl_tensor_release(&wa);
   tl_tensor_release(&wb);
   tl_tensor_release(&wide);
