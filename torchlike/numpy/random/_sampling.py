@@ -83,17 +83,17 @@ def rejection(src, n, params, propose):
     raise RuntimeError("rejection sampling did not finish")
 
 
-def _lanes(src, shape, *params):
-    n = 1
-    for s in shape:
-        n *= s
-    return n, [_C.as_tensor(p, dtype=F64, device=src.device).expand(shape).reshape(-1)
-               for p in params]
-
-
 def _full(src, shape, param):
     """A float64 parameter broadcast to ``shape`` on the source's device."""
     return _C.as_tensor(param, dtype=F64, device=src.device).expand(shape)
+
+
+def _lanes(src, shape, *params):
+    """The element count of ``shape`` and the parameters flattened to it."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n, [_full(src, shape, p).reshape(-1) for p in params]
 
 
 def log_standard_gamma(src, shape, k):
