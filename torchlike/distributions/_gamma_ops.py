@@ -20,13 +20,6 @@ _MAX_ITER = 2000
 _CHECK_EVERY = 16
 
 
-def _sample_standard_gamma(alpha, generator=None):
-    """Gamma(alpha, 1) draws of alpha's shape, dtype and device (no grad),
-    from the global generator or ``generator``; below the dtype's smallest
-    normal number lifted to it, as PyTorch's."""
-    return torchlike._standard_gamma(alpha.detach(), generator)
-
-
 def _log_prefactor(a, x):
     return a * torchlike.log(x) - x - torchlike.lgamma(a)
 
@@ -94,7 +87,7 @@ def _standard_gamma_grad(alpha, x):
 class _StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
-        x = _sample_standard_gamma(alpha)
+        x = torchlike._standard_gamma(alpha.detach())
         ctx.save_for_backward(alpha, x)
         return x
 
@@ -108,4 +101,4 @@ def standard_gamma(alpha):
     """Gamma(alpha, 1) draws; differentiable in alpha when alpha requires grad."""
     if alpha.requires_grad and torchlike.is_grad_enabled():
         return _StandardGamma.apply(alpha)
-    return _sample_standard_gamma(alpha)
+    return torchlike._standard_gamma(alpha.detach())
