@@ -32,6 +32,26 @@ def test_philox_known_answers():
         (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1)
 
 
+@pytest.mark.parametrize("first", [0, 3, 2**32 - 9, 2**64 - 21])
+@pytest.mark.parametrize("nblocks", [1, 15, 16, 17, 40])
+def test_block_words_match_single_blocks(first, nblocks):
+    # The CPU runs many blocks at once (SIMD lanes, 16 at a time on AVX-512);
+    # each word must equal that of its block computed alone, whatever the group
+    # boundaries and across the carry into the counter's high word.  float32
+    # draws show the top 24 bits of every word.
+    seed = 0x0123_4567_89ab_cdef
+    g = tl.Generator()
+    g.set_state(tl.tensor(list(seed.to_bytes(8, "little") + first.to_bytes(8, "little")),
+                          dtype=tl.uint8))
+    got = tl.rand(4 * nblocks, generator=g).numpy()
+    p = tl._C._philox4x32_10
+    words = [w for b in range(nblocks)
+             for w in p((((first + b) % 2**64) & 0xffffffff, ((first + b) % 2**64) >> 32, 0, 0),
+                        (seed & 0xffffffff, seed >> 32))]
+    np.testing.assert_array_equal(got, np.array([(w >> 8) * 2.0 ** -24 for w in words],
+                                                dtype=np.float32))
+
+
 def test_manual_seed_returns_default_generator_and_repeats():
     g = tl.manual_seed(7)
     assert g is tl.default_generator
