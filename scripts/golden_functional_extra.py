@@ -98,6 +98,17 @@ CALLS = [
     "T.native_channel_shuffle(T.arange(8.0).reshape(1, 4, 2), 3)",
     "T.native_channel_shuffle(T.arange(8.0).reshape(4, 2), 2)",
     "T.native_channel_shuffle(T.arange(8.0).reshape(1, 4, 2), 0)",
+    "T.nn.functional.native_channel_shuffle(T.arange(12.0).reshape(2, 6, 1), 3)",
+    # conv_tbc: (time, batch, channel) layout; pad crops when negative
+    *[f"T.conv_tbc(det(7, 2, 3), det(3, 3, 4, s=0.7), det(4, s=1.1), {p})" for p in (0, 1, 2, -1)],
+    "T.nn.functional.conv_tbc(det(1, 1, 1), det(1, 1, 1), det(1))",
+    "T.conv_tbc(det(0, 2, 3), det(1, 3, 4), det(4))",
+    "T.conv_tbc(det(2, 2, 3), det(5, 3, 4), det(4))",
+    "T.conv_tbc(det(7, 3), det(3, 3, 4), det(4))",
+    "T.conv_tbc(det(7, 2, 3), det(3, 4), det(4))",
+    "T.conv_tbc(det(7, 2, 3), det(3, 3, 4), det(2, 2))",
+    "T.conv_tbc(det(7, 2, 3), det(3, 3, 4), det(3))",
+    "T.conv_tbc(det(7, 2, 3), det(3, 5, 4), det(4))",
     # binomial: the cases without randomness, and the checks
     "T.binomial(T.tensor([5.0, 10.0, 0.0, -3.0, 7.0]), T.tensor([0.0, 1.0, 0.5, 0.5, 1.5]))",
     "T.binomial(T.tensor([5.0, 4.0]), T.tensor([float('nan'), 0.0]))",

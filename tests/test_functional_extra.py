@@ -229,3 +229,38 @@ def test_deprecated_norms_warn():
         T.frobenius_norm(T.ones(2, 2), (0, 1))
     with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
         T.nuclear_norm(T.ones(2, 2))
+
+
+@pytest.mark.parametrize("pad", [0, 2, -1])
+def test_conv_tbc_against_numpy(pad):
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((9, 2, 3)), rng.standard_normal((3, 3, 5)), \
+        rng.standard_normal(5)
+    xp = np.pad(x, ((pad, pad), (0, 0), (0, 0))) if pad >= 0 else x[-pad:pad]
+    want = b + sum(np.einsum("tnc,co->tno", xp[k:k + len(xp) - 2], w[k]) for k in range(3))
+    t = T.tensor(x.transpose(1, 0, 2)).transpose(0, 1)  # non-contiguous input
+    got = T.conv_tbc(t, T.tensor(w), T.tensor(b), pad)
+    assert got.dtype == T.float64 and tuple(got.shape) == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    xs, ws = T.tensor(x, requires_grad=True), T.tensor(w, requires_grad=True)
+    assert T.autograd.gradcheck(lambda a, c: T.conv_tbc(a, c, T.tensor(b), pad), (xs, ws))
+
+
+def test_module_load_and_deprecated_classes():
+    dst, src = T.zeros(3), T.arange(3.0, requires_grad=True)
+    got = dst.module_load(src)
+    assert got is not dst and got.data_ptr() == dst.data_ptr() and not got.requires_grad
+    np.testing.assert_array_equal(dst.detach().numpy(), [0.0, 1.0, 2.0])
+    got = dst.module_load(src * 2, assign=True)
+    assert got.data_ptr() != dst.data_ptr() and got.tolist() == [0.0, 2.0, 4.0]
+    assert dst.const_data_ptr() == dst.data_ptr()
+    with pytest.warns(FutureWarning, match="Container"):
+        c = T.nn.Container(a=T.nn.Linear(2, 3), b=T.nn.ReLU())
+    assert list(dict(c.named_children())) == ["a", "b"]
+    with pytest.warns(FutureWarning, match="NLLLoss2d"):
+        loss = T.nn.NLLLoss2d(ignore_index=1, reduction="sum")
+    assert isinstance(loss, T.nn.NLLLoss) and loss.ignore_index == 1
+    logp = T.log_softmax(T.arange(24.0).reshape(2, 3, 2, 2) / 7, 1)
+    tgt = T.tensor([[[0, 1], [2, 0]], [[1, 1], [2, 2]]])
+    assert loss(logp, tgt).item() == T.nn.functional.nll_loss(
+        logp, tgt, ignore_index=1, reduction="sum").item()

@@ -376,6 +376,13 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
     return result.requires_grad_(requires_grad) if requires_grad else result
 
 
+def _module_load(self, other, assign=False):
+    """The tensor nn.Module.load_state_dict puts in self's place when it
+    swaps parameters: other itself (detached) under ``assign``, else self
+    with other's values copied in (detached)."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
 # ---- installation --------------------------------------------------------------------------
 
 _METHODS = {
@@ -389,7 +396,8 @@ _METHODS = {
     "unsafe_chunk": Tensor.chunk, "unsafe_split": Tensor.split,
     "unsafe_split_with_sizes": _split_with_sizes, "apply_": _apply_, "map_": _map_,
     "map2_": _map2_, "as_strided_scatter": as_strided_scatter,
-    "nonzero_static": nonzero_static,
+    "nonzero_static": nonzero_static, "module_load": _module_load,
+    "const_data_ptr": Tensor.data_ptr,
 }
 for _name, _method in _METHODS.items():
     setattr(Tensor, _name, _method)

@@ -110,3 +110,33 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                     _ntuple(kernel_size, 2, "kernel_size"), _ntuple(dilation, 2, "dilation"),
                     _ntuple(padding, 2, "padding"), _ntuple(stride, 2, "stride"))
     return out.squeeze(0) if unbatched else out
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-d convolution in (time, batch, channel) layout.
+
+    input (T, N, C), weight (k, C, O), bias (O,) -> (T + 2 pad - k + 1, N, O).
+    A negative ``pad`` crops that many steps from each end of the input."""
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    T, N, O = input.shape[0], input.shape[1], weight.shape[2]
+    steps = T + 2 * pad - weight.shape[0] + 1
+    if steps < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: "
+                           f"[{steps}, {N}, {O}]")
+    x = input.permute(1, 2, 0)  # (N, C, T)
+    if steps == 0:  # conv1d refuses an empty padded input
+        return input.new_empty((0, N, O))
+    if pad < 0:
+        x, pad = x.narrow(2, -pad, T + 2 * pad), 0
+    return conv1d(x, weight.permute(2, 1, 0), bias, padding=pad).permute(2, 0, 1)
+

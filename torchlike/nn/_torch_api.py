@@ -12,8 +12,8 @@ __all__ = ["relu", "relu_", "softmax", "log_softmax", "dropout", "alpha_dropout"
            "batch_norm", "rms_norm", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
            "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
            "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "pixel_shuffle",
-           "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance",
-           "cdist", "pdist", "bilinear", "binary_cross_entropy_with_logits", "ctc_loss",
+           "pixel_unshuffle", "channel_shuffle", "conv_tbc", "cosine_similarity",
+           "pairwise_distance", "cdist", "pdist", "bilinear", "binary_cross_entropy_with_logits", "ctc_loss",
            "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "kl_div", "poisson_nll_loss", "triplet_margin_loss"]
 
@@ -83,6 +83,7 @@ avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
 adaptive_max_pool1d = F.adaptive_max_pool1d
 pixel_shuffle, pixel_unshuffle, channel_shuffle = (F.pixel_shuffle, F.pixel_unshuffle,
                                                    F.channel_shuffle)
+conv_tbc = F.conv_tbc
 cosine_similarity, pairwise_distance, cdist, pdist = (F.cosine_similarity, F.pairwise_distance,
                                                       F.cdist, F.pdist)
 bilinear, binary_cross_entropy_with_logits, ctc_loss = (F.bilinear,

@@ -14,7 +14,7 @@ import warnings
 from .. import _C
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
-from ._convolution import (conv1d, conv2d, conv3d, conv_transpose1d,  # noqa: F401
+from ._convolution import (conv1d, conv2d, conv3d, conv_tbc, conv_transpose1d,  # noqa: F401
                            conv_transpose2d, conv_transpose3d, unfold, fold)
 from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     max_pool1d_with_indices, max_pool2d_with_indices,
@@ -29,6 +29,7 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     interpolate, upsample, upsample_nearest,
                     upsample_bilinear, pixel_shuffle, pixel_unshuffle, channel_shuffle,
                     affine_grid, grid_sample)
+native_channel_shuffle = channel_shuffle  # PyTorch's name for the same op
 from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward)

@@ -4,6 +4,7 @@ List-like containers register their items under the names "0", "1", ...,
 so state-dict keys read ``"0.weight"``, ``"layers.3.bias"`` as in PyTorch."""
 from collections import OrderedDict, abc
 import operator
+import warnings
 
 from ... import _C
 from ..parameter import Parameter
@@ -11,7 +12,7 @@ from .module import Module, _addindent
 
 Tensor = _C.Tensor
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _normalise_index(idx, n, what):
@@ -26,6 +27,18 @@ def _renumber(container, items=None):
     as PyTorch's list-like containers keep them."""
     items = list(container._modules.values()) if items is None else items
     container._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+
+
+class Container(Module):
+    """PyTorch's deprecated container: a Module holding the keyword modules
+    it is given, under their keywords."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated: subclass `nn.Module`, which does all it "
+                      "did.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for name, module in kwargs.items():
+            self.add_module(name, module)
 
 
 class Sequential(Module):
