@@ -32,6 +32,7 @@ def test_philox_known_answers():
         (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1)
 
 
+@pytest.mark.host_only  # the CPU's kernel
 @pytest.mark.parametrize("first", [0, 3, 2**32 - 9, 2**64 - 21])
 @pytest.mark.parametrize("nblocks", [1, 15, 16, 17, 40])
 def test_block_words_match_single_blocks(first, nblocks):
