@@ -490,3 +490,24 @@ def test_blocked_layouts_ops():
     assert c.t().layout is T.sparse_bsr
     np.testing.assert_allclose(np_of(c.t()), dense.T)
     np.testing.assert_allclose(np_of(c.narrow_copy(1, 3, 3)), dense[:, 3:])
+
+
+def test_sparse_ops_inside_a_custom_backward():
+    # the user code backward calls back keeps __torch_function__, so a sparse
+    # tensor saved for backward computes there (it once read its placeholder)
+    s, dense = make((3, 4), 5)
+
+    class SparseMatmul(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.s = s
+            return T.sparse.mm(s, x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.sparse.mm(ctx.s.t(), g)
+
+    x = T.tensor(np.arange(8.0).reshape(4, 2), requires_grad=True)
+    g = T.tensor(np.linspace(-1, 1, 6).reshape(3, 2))
+    SparseMatmul.apply(x).backward(g)
+    np.testing.assert_allclose(x.grad.numpy(), dense.T @ g.numpy(), rtol=1e-12)

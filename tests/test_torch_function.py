@@ -327,3 +327,53 @@ def test_no_leaks_on_dispatch_paths(stmt):
     assert growth < 20, growth
     assert [sys.getrefcount(s), sys.getrefcount(t), sys.getrefcount(Log),
             sys.getrefcount(Duck)] == refs
+
+
+# ---- inside backward --------------------------------------------------------------------------
+# PyTorch (checked with 2.15): the engine's own derivative ops never reach
+# __torch_function__, while the user code it calls back - a custom Function's
+# backward, tensor hooks - runs with the overrides of the caller's state.
+
+class _Twice(torchlike.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        Log.calls.append(f"backward got {type(g).__name__}")
+        return g.mul(2)
+
+
+def test_custom_backward_and_hooks_keep_subclass_overrides():
+    x = torchlike.ones(3, requires_grad=True)
+    y = _Twice.apply(x)
+    Log.calls = []
+    y.backward(torchlike.ones(3).as_subclass(Log))  # only self decides Tensor.backward
+    assert "torchlike.Tensor.backward" not in Log.calls
+    assert Log.calls.index("backward got Log") < Log.calls.index("torchlike.Tensor.mul")
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    z = torchlike.ones(2, requires_grad=True)
+    z.register_hook(lambda g: g.as_subclass(Log).mul(3).as_subclass(Tensor))
+    Log.calls = []
+    (z * 1).sum().backward()
+    assert Log.calls == ["torchlike.Tensor.mul"] and z.grad.tolist() == [3.0, 3.0]
+
+
+def test_engine_formulas_do_not_reach_overrides():
+    a = torchlike.ones(3).as_subclass(Log).requires_grad_()
+    b = (a * 3).sum()
+    Log.calls = []
+    b.backward()
+    assert Log.calls == ["torchlike.Tensor.backward"]
+    assert a.grad.tolist() == [3.0, 3.0, 3.0]
+    with Record() as mode:
+        c = torchlike.ones(2, requires_grad=True)
+        c.register_hook(lambda g: g * 1)
+        (c.sin() * 2).sum().backward()
+    # backward runs inside the mode's handler, where the mode is off: the hook's
+    # mul is not seen either, as in PyTorch
+    assert mode.calls == ["torchlike.ones", "torchlike.Tensor.register_hook",
+                          "torchlike.Tensor.sin", "torchlike.Tensor.mul",
+                          "torchlike.Tensor.sum", "torchlike.Tensor.backward"]

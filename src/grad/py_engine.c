@@ -13,6 +13,7 @@
 
 #include "grad/py_grad.h"
 #include "ndcore/bindings/py_profiler.h"
+#include "ndcore/bindings/py_torch_function.h"
 
 typedef struct {
   tl_py_node *node;
@@ -235,6 +236,16 @@ static int heap_pop(heap *h)
 
 /* ---- running one node ---- */
 
+/* A callback into user code (a hook, a custom Function's backward): run in
+ * the __torch_function__ state backward() was called in (py_torch_function.h). */
+static PyObject *call_user(PyObject *fn, PyObject *const *args, size_t n)
+{
+  int saved = tl_py_tf_user_enter();
+  PyObject *r = PyObject_Vectorcall(fn, args, n, NULL);
+  tl_py_tf_user_leave(saved);
+  return r;
+}
+
 static int add_into(PyObject **slot, PyObject *grad)
 {
   if (!*slot) {
@@ -290,7 +301,7 @@ static int run_hooks(PyObject *hooks, PyObject **buf, int nbuf)
     int nr = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
     if (nr < 0 || nr >= nbuf || !buf[nr])
       continue;
-    PyObject *r = PyObject_CallOneArg(PyTuple_GET_ITEM(entry, 1), buf[nr]);
+    PyObject *r = call_user(PyTuple_GET_ITEM(entry, 1), &buf[nr], 1);
     if (!r)
       return -1;
     if (r == Py_None)
@@ -322,7 +333,7 @@ static int run_node_prehooks(PyObject *hooks, PyObject **buf, int nbuf)
     for (int k = 0; grads && k < nbuf; k++)
       PyTuple_SET_ITEM(grads, k, Py_NewRef(buf[k] ? buf[k] : Py_None));
     if (grads)
-      r = PyObject_CallOneArg(hook, grads);
+      r = call_user(hook, &grads, 1);
     Py_XDECREF(grads);
     int ok = r != NULL;
     if (r && r != Py_None) {
@@ -420,7 +431,10 @@ static int run_python(tl_py_node *node, PyObject **buf, PyObject **results)
     return -1;
   for (int i = 0; i < node->noutputs; i++)
     PyTuple_SET_ITEM(grads, i, Py_NewRef(buf[i] ? buf[i] : Py_None));
-  r = PyObject_CallMethod(node->ctx, "_run_backward", "(OO)", grads, (PyObject *)node);
+  PyObject *run = PyObject_GetAttrString(node->ctx, "_run_backward");
+  if (run)
+    r = call_user(run, (PyObject *[]){grads, (PyObject *)node}, 2);
+  Py_XDECREF(run);
   Py_DECREF(grads);
   if (!r)
     return -1;
@@ -496,7 +510,7 @@ static int accumulate_leaf(tl_py_tensor *leaf, PyObject *grad, bool create_graph
   for (Py_ssize_t i = 0; leaf->hooks && i < PyList_GET_SIZE(leaf->hooks); i++) {
     PyObject *entry = Py_NewRef(PyList_GET_ITEM(leaf->hooks, i)); /* a hook may remove it */
     PyObject *r = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0)) == -1
-                      ? PyObject_CallOneArg(PyTuple_GET_ITEM(entry, 1), (PyObject *)leaf)
+                      ? call_user(PyTuple_GET_ITEM(entry, 1), (PyObject *[]){(PyObject *)leaf}, 1)
                       : Py_NewRef(Py_None);
     Py_DECREF(entry);
     if (r && r != Py_None) { /* PyTorch's two errors for a hook that returns something */
@@ -592,7 +606,7 @@ static int run_node(graph *g, heap *h, int ti, run_spec *spec)
     for (int k = 0; gout && k < tk->nbuf; k++)
       PyTuple_SET_ITEM(gout, k, Py_NewRef(tk->buf[k] ? tk->buf[k] : Py_None));
     for (Py_ssize_t i = 0; gin && gout && r == 0 && i < PyList_GET_SIZE(node->hooks); i++) {
-      PyObject *hr = PyObject_CallFunctionObjArgs(PyList_GET_ITEM(node->hooks, i), gin, gout, NULL);
+      PyObject *hr = call_user(PyList_GET_ITEM(node->hooks, i), (PyObject *[]){gin, gout}, 2);
       r = hr ? 0 : -1;
       if (hr && hr != Py_None) {
         /* Node.register_hook: a returned tuple replaces the input gradients */
@@ -757,7 +771,9 @@ static PyObject *py_run_backward(PyObject *self, PyObject *args)
   bool was = tl_py_grad_enabled, was_all = all_leaves_run;
   tl_py_grad_enabled = create_graph;
   all_leaves_run = spec.all_leaves && !capture;
+  tl_py_tf_saved tf = tl_py_tf_engine_enter();
   int r = engine_run(nroots, roots, &PyTuple_GET_ITEM(grads, 0), &spec);
+  tl_py_tf_engine_leave(tf);
   tl_py_grad_enabled = was;
   all_leaves_run = was_all;
   if (r < 0)

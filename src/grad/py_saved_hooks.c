@@ -19,6 +19,7 @@
 #include <Python.h>
 
 #include "grad/py_grad.h"
+#include "ndcore/bindings/py_torch_function.h"
 
 _Thread_local PyObject *tl_saved_hooks; /* (pack, unpack) or NULL */
 
@@ -168,7 +169,9 @@ int tl_grad_unpack_node(tl_py_node *node, PyObject *swapped, bool restore)
       if (PyTuple_GET_ITEM(pair, 0) == stub)
         alias = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
     }
+    int tf = tl_py_tf_user_enter(); /* the user's unpack hook */
     PyObject *value = PyObject_CallOneArg(node->unpack, PyTuple_GET_ITEM(entry, 2));
+    tl_py_tf_user_leave(tf);
     if (!value) {
       Py_XDECREF(alias);
       return -1;

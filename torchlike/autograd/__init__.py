@@ -89,8 +89,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         retain_graph = create_graph
     _check_roots(tensors)
     grads = _make_grads(tensors, grad_tensors)
-    with _C.DisableTorchFunction():  # the engine's ops are not the user's calls (as in PyTorch)
-        _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
+    # the engine runs its own ops with __torch_function__ off (they are not the
+    # user's calls) and hooks and custom backwards in the caller's state
+    _C._run_backward(tensors, grads, bool(retain_graph), bool(create_graph), inputs, False)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -116,9 +117,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     from ..func import _batched  # inside vmap: batched cotangents and gradients
     grad_outputs = tuple(_batched.match_cotangent(g, o) for g, o in zip(grad_outputs, outputs))
     grads = _make_grads(outputs, grad_outputs)
-    with _C.DisableTorchFunction():
-        result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
-                                  inputs_tuple, True)
+    result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
+                              inputs_tuple, True)
     result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
     if not allow_unused and any(r is None for r in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used "

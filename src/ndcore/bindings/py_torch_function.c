@@ -19,6 +19,7 @@
 enum { TF_ENABLED, TF_SUBCLASSES_DISABLED, TF_ALL_DISABLED };
 
 static _Thread_local int tf_state;
+static _Thread_local int tf_caller; /* the state the running backward() was called in */
 static _Thread_local int tf_modes; /* this thread's mode stack depth */
 int tl_py_tf_modes_anywhere;
 
@@ -95,6 +96,29 @@ PyObject *tl_py_tf_dispatch_attr(const char *name, PyObject *const *args, Py_ssi
 }
 
 /* ---- the switch ------------------------------------------------------------------ */
+
+tl_py_tf_saved tl_py_tf_engine_enter(void)
+{
+  tl_py_tf_saved saved = {tf_state, tf_caller};
+  tf_caller = tf_state;
+  tf_state = TF_ALL_DISABLED;
+  return saved;
+}
+
+void tl_py_tf_engine_leave(tl_py_tf_saved saved)
+{
+  tf_state = saved.state;
+  tf_caller = saved.caller;
+}
+
+int tl_py_tf_user_enter(void)
+{
+  int saved = tf_state;
+  tf_state = tf_caller;
+  return saved;
+}
+
+void tl_py_tf_user_leave(int saved) { tf_state = saved; }
 
 /* DisableTorchFunctionSubclass() / DisableTorchFunction(): context managers
  * that restore the state they found. */

@@ -48,6 +48,21 @@ PyObject *tl_py_tf_dispatch(PyObject *func, PyObject *const *args, size_t nargsf
  * (Tensor.add for a + b, Tensor.__getitem__ for a[i]). */
 PyObject *tl_py_tf_dispatch_attr(const char *name, PyObject *const *args, Py_ssize_t n);
 
+/* The autograd engine's own ops run with every __torch_function__ off: they
+ * are not the user's calls (PyTorch's formulas are C++ and never reach
+ * Python).  The user code it calls back - a custom Function's backward,
+ * tensor and node hooks, saved-tensor unpack hooks - runs in the state
+ * backward() was called in, as in PyTorch, so a tensor subclass (a sparse
+ * gradient, say) keeps its overrides there.  engine_enter/leave bracket a
+ * run of the engine, user_enter/leave each callback; both nest. */
+typedef struct {
+  int state, caller;
+} tl_py_tf_saved;
+tl_py_tf_saved tl_py_tf_engine_enter(void);
+void tl_py_tf_engine_leave(tl_py_tf_saved saved);
+int tl_py_tf_user_enter(void);
+void tl_py_tf_user_leave(int saved);
+
 /* PyTorch's TypeError for as_subclass/_make_subclass of a class that is not
  * a Tensor subclass; returns NULL. */
 PyObject *tl_py_not_a_subclass(void);
