@@ -523,6 +523,25 @@ def test_randperm():
         tl.randperm(300, dtype=tl.int8)
 
 
+@pytest.mark.parametrize("n", [2, 3, 2048, 2049, 2050, 4100])
+def test_randperm_follows_the_counter_mapping(n):
+    # Fisher-Yates from the top; step k swaps slot n-1-k with
+    # (wide slot k * (n - k)) >> 64, wide slot k being block k // 2's words
+    # 2 (k % 2) and 2 (k % 2) + 1.  Sizes around the kernel's batches of picks.
+    seed = 1234
+    g = gen(seed)
+    got = tl.randperm(n, generator=g).cpu().numpy()
+    offset = int.from_bytes(bytes(g.get_state().tolist()[8:16]), "little")
+    assert offset == n // 2  # the counters reserved: what later draws start after
+    blocks = _blocks(seed, 0, (n + 1) // 2)
+    perm = list(range(n))
+    for k in range(n - 1):
+        i = n - 1 - k
+        j = (_wide(blocks[k // 2], k % 2) * (i + 1)) >> 64
+        perm[i], perm[j] = perm[j], perm[i]
+    np.testing.assert_array_equal(got, perm)
+
+
 def test_randperm_is_uniform():
     g = gen(21)
     counts = {}

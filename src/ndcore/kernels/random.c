@@ -670,18 +670,25 @@ tl_status tl_cpu_random_permutation(tl_generator *g, tl_tensor *out)
   for (int64_t i = 0; i < n; i++)
     perm[i] = i;
   /* Fisher-Yates from the top: step k swaps slot n-1-k with a uniform pick
-   * below it, the pick drawn from wide slot k. */
+   * below it, the pick drawn from wide slot k.  The picks do not depend on
+   * the swaps, so a batch of them is drawn at once (SIMD Philox, then the
+   * multiplies) and only the swaps run one by one. */
+  enum { PERM_BATCH = 2048 }; /* swaps per batch: an even number of wide slots */
   uint64_t seed, first = reserve(g, n > 1 ? (uint64_t)(n / 2) : 0, &seed);
-  uint32_t w[4];
+  uint32_t w[2 * PERM_BATCH];
+  int64_t pick[PERM_BATCH];
   tl_unlocked unlocked = tl_parallel_unlock(n); /* one thread, but no GIL */
-  for (int64_t k = 0; k + 1 < n; k++) {
-    if (k % 2 == 0)
-      philox_block(seed, first + (uint64_t)(k / 2), w);
-    int64_t i = n - 1 - k;
-    int64_t j = (int64_t)(((tl_u128)wide_word(w + 2 * (k % 2)) * (uint64_t)(i + 1)) >> 64);
-    int64_t tmp = perm[i];
-    perm[i] = perm[j];
-    perm[j] = tmp;
+  for (int64_t k0 = 0; k0 + 1 < n; k0 += PERM_BATCH) {
+    int m = n - 1 - k0 < PERM_BATCH ? (int)(n - 1 - k0) : PERM_BATCH;
+    philox_words(seed, first + (uint64_t)(k0 / 2), (m + 1) / 2, w);
+    for (int t = 0; t < m; t++)
+      pick[t] = (int64_t)(((tl_u128)wide_word(w + 2 * t) * (uint64_t)(n - k0 - t)) >> 64);
+    for (int t = 0; t < m; t++) {
+      int64_t i = n - 1 - k0 - t, j = pick[t];
+      int64_t tmp = perm[i];
+      perm[i] = perm[j];
+      perm[j] = tmp;
+    }
   }
   if (out->dtype != TL_DTYPE_I64) {
     size_t size = tl_dtype_size(out->dtype);
