@@ -21,19 +21,30 @@ alone after the others.  --wrap prefixes each pytest command (for example
 fails a file that skipped a test with that reason: on a machine with a GPU,
 "requires a CUDA device" means the CUDA cases did not run.  --deadline is
 the wall time for everything: files not started by then are reported as
-not run.  Prints a line per file as it ends, then the failures; exits 1 if
-any file failed, crashed, timed out or did not run.
+not run.  Prints a line per file as it ends, then the failures and the
+test counts summed over the files; exits 1 if any file failed, crashed,
+timed out or did not run.
+
+`make test` runs the suite this way too, a process per core: on CI's two
+cores that halves the suite's wall time.  The --split items start first
+(they are the long ones), so no core is left alone with one at the end.
+Each process gets a --basetemp of its own: pytest prunes old numbered
+temporary folders, and processes sharing one root could prune each other's.
 """
 import argparse
+import collections
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 SUMMARY = re.compile(r"^=*\s*(?:\d+ \w+(?:, )?)+.* in [\d.]+s", re.M)
+COUNT = re.compile(r"(\d+) (\w+)")
 
 
 def parse_args(argv):
@@ -56,6 +67,8 @@ class Runner:
         self.args = args
         self.start = time.monotonic()
         self.results = {}
+        self.counts = collections.Counter()
+        self.temp = tempfile.mkdtemp(prefix="run_test_files-")
         if args.logs:
             os.makedirs(args.logs, exist_ok=True)
 
@@ -68,8 +81,10 @@ class Runner:
         budget = self.left()
         if budget <= 1:
             return self.record(path, "not run", "the deadline passed before it started", "")
+        basetemp = tempfile.mkdtemp(dir=self.temp)
         cmd = [*shlex.split(self.args.wrap), sys.executable, "-m", "pytest", path, "-o", "addopts=", "-q",
-               "-p", "no:cacheprovider", "-rfEs", *shlex.split(self.args.pytest_args)]
+               "-p", "no:cacheprovider", "-rfEs", f"--basetemp={basetemp}",
+               *shlex.split(self.args.pytest_args)]
         t0 = time.monotonic()
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=budget)
@@ -81,6 +96,8 @@ class Runner:
         took = f"{time.monotonic() - t0:.0f} s"
         summary = SUMMARY.findall(out)
         line = summary[-1].strip("= ") if summary else ""
+        for n, what in COUNT.findall(line.rsplit(" in ", 1)[0]):
+            self.counts[what] += int(n)
         if rc == 5:
             return self.record(path, "ok", f"no tests selected, {took}", out)
         if rc < 0 or not summary:  # a signal, or pytest itself failed
@@ -107,8 +124,10 @@ class Runner:
             failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
             print("\n".join(failed[:40] if failed else lines[-40:]))
         n_ok = len(self.results) - len(bad)
-        print(f"\n{n_ok} of {len(self.results)} files ok; "
+        tests = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+        print(f"\n{n_ok} of {len(self.results)} files ok ({tests or 'no tests'}); "
               f"{time.monotonic() - self.start:.0f} s")
+        shutil.rmtree(self.temp, ignore_errors=True)
         return 1 if bad else 0
 
 
@@ -122,9 +141,13 @@ def node_ids(path):
 
 def main(argv=None):
     args = parse_args(argv)
-    files = []
+    split, files = [], []
     for f in args.files:
-        files += node_ids(f) if f in set(args.split) else [f]
+        if f in set(args.split):
+            split += node_ids(f)
+        else:
+            files.append(f)
+    files = split + files
     serial = [f for f in files if f in set(args.serial)]
     parallel = [f for f in files if f not in set(serial)]
     runner = Runner(args)

@@ -110,7 +110,7 @@ def _fresh(code):
     here = os.path.dirname(os.path.abspath(__file__))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(here), here]))
     r = subprocess.run([sys.executable, "-c", f"import test_leaks; {code}"],
-                       cwd=here, env=env, capture_output=True, text=True, timeout=300)
+                       cwd=here, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-4000:]
 
 
