@@ -130,6 +130,14 @@ CALLS = [
     "T.arange(6.0).storage()[2]", "isinstance(T.arange(6.0).storage(), T.FloatStorage)",
     "isinstance(T.arange(6.0).storage(), T.DoubleStorage)", "T.DoubleStorage(4).size()",
     "T.LongStorage([3, 1, 2]).tolist()",
+    # Tensor.is_set_to / storage_type and the predicates of devices torchlike lacks
+    "x.is_set_to(x)", "x.is_set_to(x.view(x.shape))", "x.is_set_to(x.t())",
+    "x.is_set_to(x.clone())", "x[:, 1:].is_set_to(x[:, 1:])", "x[:, 1:].is_set_to(x[:, :2])",
+    "x.storage_type() is T.FloatStorage", "T.ones(2, dtype=T.int64).storage_type() is T.LongStorage",
+    "T.ones(2, dtype=T.bfloat16).storage_type() is T.BFloat16Storage",
+    "[getattr(x, n) for n in ('is_xpu', 'is_mps', 'is_meta', 'is_ipu', 'is_vulkan', 'is_xla', "
+    "'is_mtia', 'is_maia', 'is_mkldnn', 'is_nested', 'is_quantized')]",
+    "x.is_distributed()", "x.volatile",
 ]
 
 

@@ -152,3 +152,27 @@ ByteStorage = _legacy("ByteStorage", _C.uint8)
 BoolStorage = _legacy("BoolStorage", _C.bool)
 ComplexFloatStorage = _legacy("ComplexFloatStorage", _C.complex64)
 ComplexDoubleStorage = _legacy("ComplexDoubleStorage", _C.complex128)
+
+_LEGACY_BY_DTYPE = {cls.dtype: cls for cls in (
+    FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage,
+    ShortStorage, CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
+    ComplexDoubleStorage)}
+
+
+def storage_type(self):
+    """Legacy: the storage class of self's dtype (``torchlike.FloatStorage`` ...)."""
+    warnings.warn(_TYPED_WARNING, UserWarning, stacklevel=2)
+    return _LEGACY_BY_DTYPE[self.dtype]
+
+
+def is_set_to(self, tensor):
+    """Do self and tensor view the same memory the same way: one storage, the
+    same offset, sizes and strides?"""
+    return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()
+            and self.device == tensor.device and self.storage_offset() == tensor.storage_offset()
+            and self.shape == tensor.shape and self.stride() == tensor.stride())
+
+
+Tensor.storage_type = storage_type
+Tensor.is_set_to = is_set_to
+

@@ -383,6 +383,18 @@ def _module_load(self, other, assign=False):
     return other.detach() if assign else self.copy_(other).detach()
 
 
+def _volatile(self):
+    """Always False: volatile was removed from PyTorch's autograd."""
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+# The devices and layouts torchlike has none of: PyTorch's predicates answer False.
+_NEVER = ("is_xpu", "is_mps", "is_meta", "is_ipu", "is_vulkan", "is_xla", "is_mtia",
+          "is_maia", "is_mkldnn", "is_nested", "is_quantized")
+
+
 # ---- installation --------------------------------------------------------------------------
 
 _METHODS = {
@@ -401,6 +413,10 @@ _METHODS = {
 }
 for _name, _method in _METHODS.items():
     setattr(Tensor, _name, _method)
+for _name in _NEVER:
+    setattr(Tensor, _name, property(_false, doc="False: torchlike has no such device or layout."))
+Tensor.volatile = property(_volatile)
+Tensor.is_distributed = _false
 
 is_conj, is_neg = _function(_false, "is_conj"), _function(_false, "is_neg")
 resolve_conj, resolve_neg = _function(_self, "resolve_conj"), _function(_self, "resolve_neg")

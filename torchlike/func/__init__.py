@@ -6,15 +6,18 @@ ensemble's.  The function transforms: ``grad``, ``grad_and_value``, ``vjp``,
 ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``, ``hessian`` (recorded on the
 tape, jvp by the double-vjp trick: _eager_transforms.py) and ``vmap`` (one call
 of the function per batch element: _vmap.py).  docs/autograd.md says how they
-map onto the tape and what per-element vmap costs."""
+map onto the tape and what per-element vmap costs.  ``functionalize`` and
+``replace_all_batch_norm_modules_``: _functionalize.py."""
 from ..nn.utils.stateless import _functional_call
 from ._eager_transforms import (grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd,
                                 hessian)
 from ._vmap import vmap
 from ._module_state import stack_module_state
+from ._functionalize import functionalize, replace_all_batch_norm_modules_
 
 __all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
-           "jacfwd", "hessian", "vmap", "stack_module_state"]
+           "jacfwd", "hessian", "vmap", "stack_module_state", "functionalize",
+           "replace_all_batch_norm_modules_"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
