@@ -460,7 +460,7 @@ def _batched_vjp(outs, outs2, own2, cts, keep):
             raise _batched.Abandon("the batched run's outputs differ from the first run's")
         cts = iter(cts)
         for a, b in zip(outs2, outs):
-            if (tuple(a.shape)[len(levels_of(a)):] != tuple(b.shape) or a.dtype != b.dtype
+            if (a.shape[len(levels_of(a)):] != b.shape[len(levels_of(b)):] or a.dtype != b.dtype
                     or a.requires_grad != b.requires_grad):
                 raise _batched.Abandon("the batched run's outputs differ from the first run's")
             if a.requires_grad:
@@ -469,8 +469,8 @@ def _batched_vjp(outs, outs2, own2, cts, keep):
     # a cotangent batched at more levels than its output gives up (Abandon)
     grads = [_batched.match_cotangent(g, o) for g, o in zip(grads, roots)]
     with _C.DisableTorchFunction():
-        found = _C._run_backward(roots, grads, True, keep, own2, True) if roots else \
-            [None] * len(own2)
+        found = _C._run_backward(tuple(roots), tuple(grads), True, keep, tuple(own2), True) \
+            if roots else [None] * len(own2)
         return [_batched.wrap(x.new_zeros(x.shape) if g is None else g, levels_of(x))
                 for g, x in zip(found, own2)]
 
