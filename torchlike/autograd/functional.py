@@ -185,7 +185,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         outs, out_tuple = _outputs(func, xs, "jacobian")
         if vectorize:
             return _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch,
-                                        in_tuple, out_tuple)
+                                        in_tuple, out_tuple, strategy)
         jac = []
         for i, o in enumerate(outs):
             rows = [[] for _ in xs]
@@ -248,11 +248,13 @@ def _eager():
     return _eager_transforms
 
 
-def _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch, in_tuple, out_tuple):
+def _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch, in_tuple, out_tuple,
+                         strategy):
     """jacobian(vectorize=True): the rows of every output from one batched
     reverse pass (torchlike.func's _batched_rows: func recorded again under
     a vmap level of one element per row), or the loop of one pass per row
-    where that path is not taken.  "forward-mode" gives the same numbers."""
+    where that path is not taken.  "forward-mode" gives the same numbers,
+    in lists where the inputs are a tuple (PyTorch's containers there)."""
     from ..func import _batched
     eager = _eager()
 
@@ -268,6 +270,9 @@ def _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch, in_tuple, 
         rows = eager._loop_rows(outs, list(xs), create_graph)
     jac = [_untuple(_finish(blocks, create_graph), in_tuple)
            for blocks in eager._blocks(rows, outs, xs)]
+    if strategy == "forward-mode" and in_tuple:
+        jac = [list(j) for j in jac]
+        return jac if out_tuple else jac[0]
     return _untuple(jac, out_tuple)
 
 
