@@ -346,12 +346,15 @@ def _jacobian(func, argnums, has_aux, args, kwargs, where, chunk_size=None):
     the argnums' structure of out.shape + in.shape blocks.  f is recorded
     once; the rows come from one batched reverse pass (_batched_rows) or,
     where that path cannot run, one vjp per output element on that graph."""
+    name = where.split("(", 1)[0]
+    _refuse_complex(name, tree_flatten(args)[0], "inputs")
     with _Level() as level:
         diff = _Differentiated(args, argnums)
-        watch = _Watch(func, diff.originals)
+        watch = _Watch(func, tree_flatten((args, kwargs))[0])
         out, aux = _split_aux(func(*diff.args, **kwargs), has_aux, where)
         outs, out_spec = _tensor_outputs(out, "vjp(f, *primals)")
         _check_differentiable(outs)
+        _refuse_complex(name, outs, "outputs")
         keep = _keep_graph(level.outer, diff.originals, diff.own, outs)
 
         def rerun():
@@ -369,6 +372,15 @@ def _jacobian(func, argnums, has_aux, args, kwargs, where, chunk_size=None):
     if not keep:
         jac, aux = _detach(jac), _detach(aux)
     return (jac, aux) if has_aux else jac
+
+
+def _refuse_complex(name, flat, what):
+    """PyTorch's jacrev / jacfwd take real tensors only (its message says
+    "input idx" for outputs too)."""
+    for i, t in enumerate(flat):
+        if isinstance(t, _C.Tensor) and t.is_complex():
+            raise RuntimeError(f"{name}: Expected all {what} to be real but received complex "
+                               f"tensor at flattened input idx: {i}")
 
 
 # ---- the rows of a Jacobian ---------------------------------------------------------------------
