@@ -218,6 +218,12 @@ CASES = [
      "w = z.clone().requires_grad_()\n"
      "J = func.jacrev(lambda v: v.sin() * w)(z)\n"
      "result = [J.requires_grad, torch.autograd.grad(J.sum(), w)[0]]"),
+    ("grad_is_grads_batched",
+     "w = z.clone().requires_grad_()\n"
+     "out = (w.sin() * w.sum(), w[:3].exp())\n"
+     "result = torch.autograd.grad(out, (w, x.clone().requires_grad_()),"
+     " (torch.eye(10, dtype=torch.float64), torch.ones(10, 3, dtype=torch.float64)),"
+     " is_grads_batched=True, retain_graph=True, allow_unused=True)"),
     ("functional_jacobian_vectorize",
      "result = torch.autograd.functional.jacobian(lambda a, b: (a.sum() * b, a.exp() * b.sin()),"
      " (z, z), vectorize=True)"),
@@ -286,6 +292,15 @@ ERRORS = [
     "func.stack_module_state([nn.Linear(2, 2), nn.Linear(2, 2).eval()])",
     "func.stack_module_state([nn.Linear(2, 2), nn.Conv1d(2, 2, 1)])",
     "func.jacrev(lambda v: v.argmax(), chunk_size=3)(z)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w,"
+    " torch.ones(2, 2, dtype=torch.float64), is_grads_batched=True)",
+    "torch.autograd.grad(((w := z.clone().requires_grad_()).sin(), w.exp()), w,"
+    " (torch.ones(2, 10, dtype=torch.float64), torch.ones(3, 10, dtype=torch.float64)),"
+    " is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w, None, is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sum(), w, None, is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w,"
+    " torch.ones(0, 10, dtype=torch.float64), is_grads_batched=True)",
     "func.jacrev(lambda a, b: a * b.abs())(x, x * 1j)",
     "func.jacrev(lambda a: (a, {'q': a * 1j}))(x)",
     "func.jacfwd(lambda a: a * 1j)(x)",
