@@ -260,3 +260,25 @@ def test_vectorize_matches_the_loop_with_tuples():
     H = AF.hessian(lambda p, q: (p.exp().sum() * q.sin()).sum(), (a, b), vectorize=True)
     Hl = AF.hessian(lambda p, q: (p.exp().sum() * q.sin()).sum(), (a, b))
     _assert_same_tree(H, Hl)
+
+
+@pytest.mark.parametrize("how", ["module", "closure", "functional_call"])
+def test_module_state_updated_by_f_falls_back_to_the_loop(how):
+    # a BatchNorm in training mode updates its running statistics once, as f runs once in PyTorch
+    T.manual_seed(0)
+    m = T.nn.Sequential(T.nn.Linear(4, 6), T.nn.BatchNorm1d(6)).double()
+    x = _t(3, 4)
+    if how == "module":
+        fn, args = func.jacrev(m), (x,)
+    elif how == "closure":
+        fn, args = func.jacrev(lambda v: m(v).tanh()), (x,)
+    else:
+        p = {k: v.detach() for k, v in m.named_parameters()}
+        fn, args = func.jacrev(lambda q, v: func.functional_call(m, q, (v,)), argnums=1), (p, x)
+    batched = _counts()[0]
+    J = fn(*args)
+    assert _counts()[0] == batched
+    assert m[1].num_batches_tracked.item() == 1 and J.shape == (3, 6, 3, 4)
+    # one update of the running mean (momentum 0.1 from zeros)
+    np.testing.assert_allclose(_host(m[1].running_mean), 0.1 * _host(m[0](x)).mean(0),
+                               rtol=1e-12, atol=1e-14)

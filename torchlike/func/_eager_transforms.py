@@ -450,17 +450,61 @@ def _blocks(rows, outs, own):
 
 class _Watch:
     """What the first run of f must leave alone for a second run to repeat
-    it: the random generators, and the inputs and tensors f's code captures."""
+    it: the random generators, the inputs, the tensors f's code captures, and
+    the parameters and buffers of the modules it is or captures (a
+    BatchNorm's running statistics)."""
 
     def __init__(self, func, inputs):
         from ._vmap import _generator_states, _seen_tensors
         self.states = _generator_states()
         self.seen = _seen_tensors(func, inputs)
+        self.seen += [(t, t._version) for t in _module_tensors(func)]
 
     def unchanged(self):
         from ._vmap import _generator_states, _same_states
         return (all(t._version == v for t, v in self.seen)
                 and _same_states(self.states, _generator_states()))
+
+
+def _module_tensors(func, depth=2):
+    """The parameters and buffers of the nn.Modules func is, is bound to, or
+    reaches through its closure cells, the globals its code names, a
+    functools.partial's arguments, and (``depth`` deep) the functions it
+    captures in those ways."""
+    from ..nn import Module
+    found, seen = [], set()
+
+    def visit(obj, depth):
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, Module):
+            found.extend(obj.parameters())
+            found.extend(obj.buffers())
+            return
+        if isinstance(obj, (list, tuple, dict)):
+            for leaf in tree_flatten(obj)[0]:
+                visit(leaf, depth)
+            return
+        if depth < 0 or not callable(obj):
+            return
+        for inner in (getattr(obj, "__self__", None), getattr(obj, "func", None)):
+            if inner is not None:
+                visit(inner, depth - 1)
+        for arg in (*getattr(obj, "args", ()), *(getattr(obj, "keywords", None) or {}).values()):
+            visit(arg, depth - 1)
+        for cell in getattr(obj, "__closure__", None) or ():
+            try:
+                visit(cell.cell_contents, depth - 1)
+            except ValueError:  # an empty cell
+                continue
+        code, names = getattr(obj, "__code__", None), getattr(obj, "__globals__", {})
+        for n in code.co_names if code else ():
+            if n in names:
+                visit(names[n], depth - 1)
+
+    visit(func, depth)
+    return found
 
 
 def _basis(o, start, n, offset):
