@@ -27,8 +27,12 @@ u a dummy cotangent, g(u) = J^T u is linear in u, and the vjp of g with
 respect to u, taken at the tangent t, is J t.  The numbers are the forward
 derivative's; the cost is two reverse passes, and every derivative formula on
 the path must itself be differentiable.  ``jacfwd`` computes the same Jacobian
-as ``jacrev`` (row by row in reverse mode, which is never more passes than
-one column per double-vjp would be); it differs only in ``randomness``."""
+as ``jacrev``, by reverse-mode rows; it differs only in ``randomness``.
+
+Jacobians: f is recorded once, then again under a vmap level with one
+element per Jacobian row, and one reverse pass of that batched graph with
+the one-hot basis as cotangent gives every row (_batched_rows, below, says
+when the loop of one vjp per row on the first graph runs instead)."""
 import threading
 
 from .. import _C
@@ -399,9 +403,11 @@ def _refuse_complex(name, flat, what):
 # batched cotangent: element r's gradient is row r.  chunk_size splits the
 # basis (one batched run per chunk).  The path is not tried -- the plain
 # loop of one vjp per row on the first graph runs instead -- when it cannot
-# be trusted to repeat the first run: the batched path turned off
-# (_batched.enabled), a random draw or an in-place write into an input or a
-# captured tensor during the first run, or fewer than two rows.  Any failure
+# be trusted to repeat the first run -- the batched path turned off
+# (_batched.enabled), a random draw during the first run, or an in-place
+# write into an input, a captured tensor or a module's state (_Watch) -- or
+# when it would be slower: fewer than min_batched_rows rows, chunk_size 1.
+# Any failure
 # of the batched run (a value-dependent call, an error, a random draw,
 # outputs that differ from the first run's) falls back to the loop as well.
 
