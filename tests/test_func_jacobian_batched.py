@@ -262,7 +262,7 @@ def test_vectorize_matches_the_loop_with_tuples():
     _assert_same_tree(H, Hl)
 
 
-@pytest.mark.parametrize("how", ["module", "closure", "functional_call"])
+@pytest.mark.parametrize("how", ["module", "closure", "functional_call", "argument"])
 def test_module_state_updated_by_f_falls_back_to_the_loop(how):
     # a BatchNorm in training mode updates its running statistics once, as f runs once in PyTorch
     T.manual_seed(0)
@@ -272,6 +272,8 @@ def test_module_state_updated_by_f_falls_back_to_the_loop(how):
         fn, args = func.jacrev(m), (x,)
     elif how == "closure":
         fn, args = func.jacrev(lambda v: m(v).tanh()), (x,)
+    elif how == "argument":
+        fn, args = func.jacrev(lambda mod, v: mod(v), argnums=1), (m, x)
     else:
         p = {k: v.detach() for k, v in m.named_parameters()}
         fn, args = func.jacrev(lambda q, v: func.functional_call(m, q, (v,)), argnums=1), (p, x)

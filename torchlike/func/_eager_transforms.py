@@ -457,14 +457,14 @@ def _blocks(rows, outs, own):
 class _Watch:
     """What the first run of f must leave alone for a second run to repeat
     it: the random generators, the inputs, the tensors f's code captures, and
-    the parameters and buffers of the modules it is or captures (a
+    the parameters and buffers of the modules it is, captures or is given (a
     BatchNorm's running statistics)."""
 
     def __init__(self, func, inputs):
         from ._vmap import _generator_states, _seen_tensors
         self.states = _generator_states()
         self.seen = _seen_tensors(func, inputs)
-        self.seen += [(t, t._version) for t in _module_tensors(func)]
+        self.seen += [(t, t._version) for t in _module_tensors((func, *inputs))]
 
     def unchanged(self):
         from ._vmap import _generator_states, _same_states
