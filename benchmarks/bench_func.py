@@ -4,8 +4,10 @@ Both libraries' vmap run batching rules, one batched call of the function
 (torchlike's falls back to one call per element only for value-dependent
 functions).  The rows measure the common uses: per-sample gradients of a small MLP (vmap(grad(loss)) through
 functional_call, batch 64), a batched function (vmap of a matrix-vector
-chain, batch 64), and transforms without vmap (jacrev of a 32-vector map,
-hessian of a scalar of 16 inputs), where both libraries make reverse passes."""
+chain, batch 64), and Jacobians (jacrev / jacfwd of a 32-vector map and of
+a small MLP, autograd.functional.jacobian with vectorize=True, hessian of a
+scalar of 16 inputs): PyTorch vmaps the vjp (or jvp) over the basis;
+torchlike makes one batched reverse pass (f recorded again under vmap)."""
 import os
 import sys
 
@@ -50,6 +52,27 @@ def _jacrev(lib):
     return lambda: fn(x)
 
 
+def _jacfwd(lib):
+    x = lib.linspace(-1, 1, 32)
+    fn = lib.func.jacfwd(lambda v: v.sin() * v.sum())
+    return lambda: fn(x)
+
+
+def _jacrev_mlp(lib):
+    rng = np.random.default_rng(2)
+    w1 = lib.tensor(rng.standard_normal((32, 16)).astype(np.float32))
+    w2 = lib.tensor(rng.standard_normal((64, 32)).astype(np.float32))
+    x = lib.tensor(rng.standard_normal(16).astype(np.float32))
+    fn = lib.func.jacrev(lambda v: (w2 @ (w1 @ v).tanh()).softmax(0))
+    return lambda: fn(x)
+
+
+def _jacobian_vectorize(lib):
+    x = lib.linspace(-1, 1, 32)
+    return lambda: lib.autograd.functional.jacobian(lambda v: v.sin() * v.sum(), x,
+                                                    vectorize=True)
+
+
 def _hessian(lib):
     x = lib.linspace(-1, 1, 16)
     fn = lib.func.hessian(lambda v: (v.exp() * v.roll(1)).sum())
@@ -62,5 +85,8 @@ def cases():
     for name, make in [("func per-sample grads MLP b64", _per_sample_grads),
                        ("func vmap matvec chain b64", _batched_matvec),
                        ("func jacrev 32->32", _jacrev),
+                       ("func jacfwd 32->32", _jacfwd),
+                       ("func jacrev MLP 16->32->64", _jacrev_mlp),
+                       ("func autograd jacobian vectorize 32->32", _jacobian_vectorize),
                        ("func hessian 16", _hessian)]:
         yield name, make(torchlike), make(torch), "torch"

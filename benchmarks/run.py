@@ -5,11 +5,14 @@ peer_name).  Both run in this process, timed as the best of several repeats;
 the ratio is peer_time / torchlike_time, so > 1 means torchlike is faster.
 `python benchmarks/run.py [substring]` runs only matching cases; set
 BENCH_THREADS=1 to pin torchlike to one thread, BENCH_QUICK=1 for shorter
-timings."""
+timings, BENCH_CPU_TIME=1 to time CPU time of the process instead of wall
+time (steadier on a machine other jobs load; meaningful with one thread per
+library)."""
 import glob
 import importlib.util
 import os
 import sys
+import time
 import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -19,12 +22,13 @@ import torchlike  # noqa: E402
 # BENCH_QUICK=1 (the GPU check, whose time is short) times each row about
 # four times faster, with fewer and shorter repeats.
 QUICK = bool(os.environ.get("BENCH_QUICK"))
+CLOCK = time.process_time if os.environ.get("BENCH_CPU_TIME") else time.perf_counter
 
 
 def best_time(fn, min_time=0.05 if QUICK else 0.2, repeat=3 if QUICK else 5):
     """Seconds per call: best of `repeat` runs of enough calls for min_time."""
     fn()
-    timer = timeit.Timer(fn)
+    timer = timeit.Timer(fn, timer=CLOCK)
     number, _ = timer.autorange()
     number = max(1, int(number * min_time / 0.2))
     return min(timer.repeat(repeat=repeat, number=number)) / number

@@ -30,6 +30,9 @@ INPUTS = {
     "W2": rng.standard_normal((3, 4)), "b2": rng.standard_normal(3),
     "Ws": rng.standard_normal((2, 2, 3)), "bs": rng.standard_normal((2, 2)),
     "labels": np.array([0, 2, 1, 2], dtype=np.int64),
+    # Jacobians with 8 or more rows: torchlike's batched rows (below, its loop)
+    "z": rng.standard_normal(10), "Z": rng.standard_normal((3, 4)),
+    "Zw": rng.standard_normal((3, 9)),
 }
 
 # name, code setting ``result``
@@ -180,6 +183,64 @@ CASES = [
     ("jvp_int_output", "result = func.jvp(lambda x: (x.argmax(), x * 2), (x,), (y,))"),
     ("grad_const_output",
      "result = func.grad(lambda x: torch.tensor(2.0, dtype=torch.float64))(x)"),
+    # Jacobians of 8 or more rows (torchlike: one batched reverse pass)
+    ("jacrev_rows10", "result = func.jacrev(lambda v: v.sin() * v.sum())(z)"),
+    ("jacrev_rows10_chunk3", "result = func.jacrev(lambda v: v.exp() * v[0], chunk_size=3)(z)"),
+    ("jacrev_rows10_chunk1", "result = func.jacrev(lambda v: v.tanh() * v[1], chunk_size=1)(z)"),
+    ("jacrev_rows_pytrees",
+     "result = func.jacrev(lambda A, v: {'e': (A * v[:4]).exp(), 's': (A.sum() * v[4:],)},"
+     " argnums=(0, 1))(Z, z)"),
+    ("jacrev_rows_has_aux",
+     "result = func.jacrev(lambda v: (v.cumsum(0) * v[2], {'n': v.norm()}), has_aux=True)(z)"),
+    ("jacrev_rows_dict_in",
+     "result = func.jacrev(lambda d: d['a'].outer(d['b']))({'a': z[:4], 'b': x})"),
+    ("jacrev_empty_out", "result = func.jacrev(lambda v: v[:0] * 2)(z)"),
+    ("jacrev_scalar_out", "result = func.jacrev(lambda v: (v ** 3).sum())(z)"),
+    ("jacrev_scalar_in_rows9",
+     "result = func.jacrev(lambda s: torch.stack([s * k for k in range(1, 10)]).sin())(s)"),
+    ("jacrev_unused_arg",
+     "result = func.jacrev(lambda v, w: v.sin() * 2, argnums=(0, 1))(z, x)"),
+    ("jacrev_const_out",
+     "result = func.jacrev(lambda v: (v.sin(), torch.ones(3, dtype=torch.float64)))(z)"),
+    ("jacrev_no_rule_det",
+     "result = func.jacrev(lambda A: A * torch.linalg.det(A[:, :3]))(Z)"),
+    ("jacrev_item", "result = func.jacrev(lambda v: v.sin() * v.max().item())(z)"),
+    ("jacrev_float32_out",
+     "J = func.jacrev(lambda v: v.float() * v[0].float())(z)\n"
+     "result = [J, J.dtype == torch.float64]"),
+    ("jacfwd_rows10", "result = func.jacfwd(lambda v: v.cumsum(0) * v[0])(z)"),
+    ("hessian_rows10", "result = func.hessian(lambda v: (v.exp() * v.roll(1)).sum())(z)"),
+    ("jacrev_jacrev_rows16",
+     "result = func.jacrev(func.jacrev(lambda v: v.sin() * v.sum()))(z[:4])"),
+    ("vmap_jacrev_rows9", "result = func.vmap(func.jacrev(lambda r: r.softmax(0) * r.sum()))(Zw)"),
+    ("grad_of_jacrev_rows10",
+     "result = func.grad(lambda v: func.jacrev(lambda u: u.sin() * u.sum())(v).sum())(z)"),
+    ("jacrev_outer_leaf_rows10",
+     "w = z.clone().requires_grad_()\n"
+     "J = func.jacrev(lambda v: v.sin() * w)(z)\n"
+     "result = [J.requires_grad, torch.autograd.grad(J.sum(), w)[0]]"),
+    ("grad_is_grads_batched",
+     "w = z.clone().requires_grad_()\n"
+     "out = (w.sin() * w.sum(), w[:3].exp())\n"
+     "result = torch.autograd.grad(out, (w, x.clone().requires_grad_()),"
+     " (torch.eye(10, dtype=torch.float64), torch.ones(10, 3, dtype=torch.float64)),"
+     " is_grads_batched=True, retain_graph=True, allow_unused=True)"),
+    ("functional_jacobian_vectorize",
+     "result = torch.autograd.functional.jacobian(lambda a, b: (a.sum() * b, a.exp() * b.sin()),"
+     " (z, z), vectorize=True)"),
+    ("functional_jacobian_forward_mode",
+     "result = torch.autograd.functional.jacobian(lambda a: a.cumsum(0) * a[3], z,"
+     " vectorize=True, strategy='forward-mode')"),
+    ("functional_jacobian_vectorize_graph",
+     "J = torch.autograd.functional.jacobian(lambda a: a.sin() * a.sum(), z, vectorize=True,"
+     " create_graph=True)\n"
+     "result = [J.requires_grad, J]"),
+    ("functional_hessian_vectorize",
+     "result = torch.autograd.functional.hessian(lambda v: (v.exp() * v.roll(1)).sum(), z,"
+     " vectorize=True)"),
+    ("functional_hessian_forward",
+     "result = torch.autograd.functional.hessian(lambda a, b: (a.exp() * b.sin()).sum(), (z, z),"
+     " vectorize=True, outer_jacobian_strategy='forward-mode')"),
 ]
 
 ERRORS = [
@@ -231,6 +292,33 @@ ERRORS = [
     "func.stack_module_state([])",
     "func.stack_module_state([nn.Linear(2, 2), nn.Linear(2, 2).eval()])",
     "func.stack_module_state([nn.Linear(2, 2), nn.Conv1d(2, 2, 1)])",
+    "func.jacrev(lambda v: v.argmax(), chunk_size=3)(z)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w,"
+    " torch.ones(2, 2, dtype=torch.float64), is_grads_batched=True)",
+    "torch.autograd.grad(((w := z.clone().requires_grad_()).sin(), w.exp()), w,"
+    " (torch.ones(2, 10, dtype=torch.float64), torch.ones(3, 10, dtype=torch.float64)),"
+    " is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w, None, is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sum(), w, None, is_grads_batched=True)",
+    "torch.autograd.grad((w := z.clone().requires_grad_()).sin(), w,"
+    " torch.ones(0, 10, dtype=torch.float64), is_grads_batched=True)",
+    "func.jacrev(lambda a, b: a * b.abs())(x, x * 1j)",
+    "func.jacrev(lambda a: (a, {'q': a * 1j}))(x)",
+    "func.jacfwd(lambda a: a * 1j)(x)",
+    "func.jacfwd(lambda a: a.abs(), argnums=3)(x * 1j)",
+    "func.hessian(lambda a: a.abs().sum())(x * 1j)",
+    "func.jacrev(torch.sin, chunk_size=-1)(z)",
+    "torch.autograd.functional.jacobian(torch.sin, z, strict=True, vectorize=True)",
+    "torch.autograd.functional.jacobian(torch.sin, z, strategy='forward-mode')",
+    "torch.autograd.functional.jacobian(torch.sin, z, strategy='forward-mode', vectorize=True,"
+    " create_graph=True)",
+    "torch.autograd.functional.jacobian(torch.sin, z, strategy='forward-mode', vectorize=True,"
+    " strict=True)",
+    "torch.autograd.functional.jacobian(torch.sin, z, strategy='sideways')",
+    "torch.autograd.functional.hessian(lambda v: v.exp().sum(), z, strict=True, vectorize=True)",
+    "torch.autograd.functional.hessian(lambda v: v.exp().sum(), z,"
+    " outer_jacobian_strategy='forward-mode')",
+    "torch.autograd.functional.hessian(lambda v: v.exp().sum(), z, outer_jacobian_strategy='up')",
 ]
 
 

@@ -114,17 +114,61 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs_tuple:
         if not isinstance(t, _C.Tensor):
             raise TypeError(f"inputs must be Tensors, not {type(t).__name__}")
-    from ..func import _batched  # inside vmap: batched cotangents and gradients
-    grad_outputs = tuple(_batched.match_cotangent(g, o) for g, o in zip(grad_outputs, outputs))
-    grads = _make_grads(outputs, grad_outputs)
-    result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
-                              inputs_tuple, True)
-    result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
+    if is_grads_batched:
+        result = _batched_grads(outputs, inputs_tuple, grad_outputs, retain_graph, create_graph)
+    else:
+        from ..func import _batched  # inside vmap: batched cotangents and gradients
+        grad_outputs = tuple(_batched.match_cotangent(g, o)
+                             for g, o in zip(grad_outputs, outputs))
+        grads = _make_grads(outputs, grad_outputs)
+        result = _C._run_backward(outputs, grads, bool(retain_graph), bool(create_graph),
+                                  inputs_tuple, True)
+        result = tuple(_batched.rewrap(r, t) for r, t in zip(result, inputs_tuple))
     if not allow_unused and any(r is None for r in result):
         raise RuntimeError("One of the differentiated Tensors appears to not have been used "
                            "in the graph. Set allow_unused=True if this is the desired "
                            "behavior.")
     if materialize_grads:
-        result = tuple(_C.zeros_like(t) if r is None else r
-                       for r, t in zip(result, inputs_tuple))
+        batch = (len(grad_outputs[0]),) if is_grads_batched else ()
+        result = tuple(_C.zeros(batch + tuple(t.shape), dtype=t.dtype, device=t.device)
+                       if r is None else r for r, t in zip(result, inputs_tuple))
     return result
+
+
+def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph):
+    """grad with ``is_grads_batched``: the first dim of every grad_output is a
+    batch, and each result gets it in front.  The recorded graph's derivative
+    formulas take one cotangent of the output's shape, so this is one
+    reverse pass per batch element on that graph (PyTorch vmaps its engine;
+    the numbers are the same).  PyTorch's errors for bad batches (its
+    mismatch message names the shape of grad_output[i][0] past its first dim)."""
+    sizes = []
+    for i, (g, out) in enumerate(zip(grad_outputs, outputs)):
+        if g is None:
+            _make_grads((out,), (None,))  # PyTorch's refusal for a non-scalar output
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
+        if not isinstance(g, _C.Tensor) or g.dim() == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {g.shape[2:]} and output[{i}] has a "
+                f"shape of {out.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+        sizes.append(g.shape[0])
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    if sizes[0] == 0:
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+    rows = []
+    for b in range(sizes[0]):
+        keep = bool(retain_graph) or b < sizes[0] - 1
+        rows.append(grad(outputs, inputs, tuple(g[b] for g in grad_outputs), retain_graph=keep,
+                         create_graph=create_graph, allow_unused=True))
+    return tuple(None if r[0] is None else _C.stack(list(r)) for r in zip(*rows))

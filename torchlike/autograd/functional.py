@@ -14,11 +14,20 @@ on reverse mode: the Jacobian one output element at a time, ``jvp`` by the
 double-vjp trick (J v is the gradient, with respect to a dummy u, of
 u^T J v).  ``create_graph=True`` keeps the results differentiable;
 ``strict=True`` raises when an output does not depend on an input instead
-of returning zeros.  ``vectorize`` is accepted; the computation is always
-the plain loop."""
+of returning zeros.  ``vectorize=True`` computes the Jacobian rows with one
+batched reverse pass, as torchlike.func.jacrev does (and so does
+``strategy="forward-mode"``, which needs it, as in PyTorch)."""
 from .. import _C
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _tl():
+    """The package: its ``*_like`` functions follow the batching rules when
+    these functions run inside vmap (``_C``'s raw ones would make a tensor of
+    the physical, batched shape)."""
+    import torchlike
+    return torchlike
 
 
 def _as_tuple(x, arg, fn):
@@ -79,7 +88,7 @@ def _fill(grads, refs, strict, create_graph, what):
                 raise RuntimeError(f"The output of the user-provided function is independent "
                                    f"of input {i}. This is not allowed in strict mode"
                                    f"{what}.")
-            g = _C.zeros_like(ref)
+            g = _tl().zeros_like(ref)
         out.append(g)
     return tuple(out)
 
@@ -101,7 +110,7 @@ def _vectors(v, refs, fn, which):
         if len(refs) != 1 or refs[0].numel() != 1:
             raise RuntimeError(f"The vector v can only be None if {which} is a single Tensor "
                                f"with a single element.")
-        return (_C.ones_like(refs[0]),)
+        return (_tl().ones_like(refs[0]),)
     vs, _ = _as_tuple(v, "v", fn)
     _check_v(vs, refs, fn)
     return vs
@@ -142,7 +151,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         xs = _prepare(inputs, create_graph)
         outs, out_tuple = _outputs(func, xs, "jvp")
         _check_strict_outputs(outs, strict)
-        dummies = tuple(_C.zeros_like(o).requires_grad_() for o in outs)
+        dummies = tuple(_tl().zeros_like(o).requires_grad_() for o in outs)
         g = _grad(outs, xs, dummies, create_graph=True)
         if strict and any(gi is None for gi in g):
             i = next(k for k, gi in enumerate(g) if gi is None)
@@ -159,7 +168,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             raise RuntimeError("The jacobian of the user-provided function is independent of "
                                "the input. This is not allowed in strict mode when "
                                "create_graph=True.")
-        res = tuple(_C.zeros_like(o) if r is None else r for r, o in zip(res, outs))
+        res = tuple(_tl().zeros_like(o) if r is None else r for r, o in zip(res, outs))
     return _untuple(_finish(outs, create_graph), out_tuple), \
         _untuple(_finish(res, create_graph), out_tuple)
 
@@ -168,13 +177,15 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """d func(inputs) / d inputs: for output i and input j a tensor of shape
     output_i.shape + input_j.shape."""
-    if strategy not in ("reverse-mode", "forward-mode"):
-        raise ValueError(f'Expected strategy to be either "forward-mode" or "reverse-mode", '
-                         f'got {strategy!r}.')
+    _check_jacobian_options(create_graph, strict, vectorize, strategy)
     inputs, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
     with _EnableGrad():
         xs = _prepare(inputs, create_graph)
+        watch = _eager()._Watch(func, inputs) if vectorize else None
         outs, out_tuple = _outputs(func, xs, "jacobian")
+        if vectorize:
+            return _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch,
+                                        in_tuple, out_tuple, strategy)
         jac = []
         for i, o in enumerate(outs):
             rows = [[] for _ in xs]
@@ -190,7 +201,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                             raise RuntimeError(f"Output {i} of the user-provided function is "
                                                f"independent of input {j}. This is not allowed "
                                                f"in strict mode.")
-                        g = _C.zeros_like(x)
+                        g = _tl().zeros_like(x)
                     rows[j].append(g)
             per_input = []
             for j, x in enumerate(xs):
@@ -203,10 +214,74 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _untuple(jac, out_tuple)
 
 
+def _check_jacobian_options(create_graph, strict, vectorize, strategy):
+    """PyTorch's refusals, in its order."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, '
+                             '"forward-mode" tends to be more performant. Otherwise, prefer to '
+                             'use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError(
+                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
+                'are not supported together (yet). Please either set `strict=False` or '
+                '`strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                      "Hessian isonly implemented for `vectorize=True`.")
+    elif strict and vectorize:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
+
+
+def _eager():
+    """torchlike.func's transforms (imported late: torchlike.func imports nn,
+    which imports this package)."""
+    from ..func import _eager_transforms
+    return _eager_transforms
+
+
+def _vectorized_jacobian(func, inputs, xs, outs, create_graph, watch, in_tuple, out_tuple,
+                         strategy):
+    """jacobian(vectorize=True): the rows of every output from one batched
+    reverse pass (torchlike.func's _batched_rows: func recorded again under
+    a vmap level of one element per row), or the loop of one pass per row
+    where that path is not taken.  "forward-mode" gives the same numbers,
+    in lists where the inputs are a tuple (PyTorch's containers there)."""
+    from ..func import _batched
+    eager = _eager()
+
+    def rerun():
+        xs2 = _prepare(tuple(_batched.batched_input(x) for x in inputs), create_graph)
+        return list(_outputs(func, xs2, "jacobian")[0]), list(xs2)
+
+    outs = list(outs)
+    rows = None
+    if watch.unchanged():
+        rows = eager._batched_rows(rerun, outs, list(xs), create_graph, None)
+    if rows is None:
+        rows = eager._loop_rows(outs, list(xs), create_graph)
+    jac = [_untuple(_finish(blocks, create_graph), in_tuple)
+           for blocks in eager._blocks(rows, outs, xs)]
+    if strategy == "forward-mode" and in_tuple:
+        jac = [list(j) for j in jac]
+        return jac if out_tuple else jac[0]
+    return _untuple(jac, out_tuple)
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
     """Second derivatives of a function returning a single-element tensor:
     for inputs i and j a tensor of shape input_i.shape + input_j.shape."""
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     inputs, in_tuple = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs):
@@ -215,12 +290,12 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError("The function given to hessian should return a single Tensor "
                                "with a single element.")
-        gs = _grad(outs, xs, (_C.ones_like(outs[0]),), create_graph=True)
+        gs = _grad(outs, xs, (_tl().ones_like(outs[0]),), create_graph=True)
         return _fill(gs, xs, strict, True, "")
 
     # one output of `gradient` per input: result[i][j] = d grad_i / d input_j
     result = jacobian(gradient, _untuple(inputs, in_tuple), create_graph=create_graph,
-                      strict=strict)
+                      strict=strict, vectorize=vectorize, strategy=outer_jacobian_strategy)
     return result if in_tuple else result[0]
 
 
@@ -240,7 +315,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn):
         outs, _ = _outputs(func, xs, fn)
         _scalar_output(outs, fn)
         _check_strict_outputs(outs, strict)
-        g = _grad(outs, xs, (_C.ones_like(outs[0]),), create_graph=True)
+        g = _grad(outs, xs, (_tl().ones_like(outs[0]),), create_graph=True)
         g = _fill(g, xs, strict, True, "")
         pairs = [(k, gi) for k, gi in enumerate(g) if gi.requires_grad]
         res = [None] * len(xs)

@@ -27,8 +27,10 @@ Tensor = _C.Tensor
 _state = threading.local()
 _ids = itertools.count(1)
 
-# how many calls took which path (the tests check that the batched path ran)
-stats = {"batched": 0, "fallback": 0, "op_loops": {}}
+# how many calls took which path (the tests check that the batched path ran);
+# jacobian_*: jacrev & co's batched rows (_eager_transforms._batched_rows)
+stats = {"batched": 0, "fallback": 0, "op_loops": {}, "jacobian_batched": 0,
+         "jacobian_gave_up": 0}
 # the batched path on (tests and benchmarks turn it off to compare)
 enabled = True
 
