@@ -325,3 +325,85 @@ def test_environment_variable_turns_it_on():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ["1", str(4 * MiB), "1"]  # ordinary: 2 segments, no range
+
+
+def test_random_sequence_keeps_the_books_exact():
+    """Random requests, frees, record_stream and empty_cache on two streams,
+    with the invariants checked after every step: live blocks never overlap,
+    allocated bytes are their sum, reserved bytes are what is mapped."""
+    reset(total=400 * MiB)
+    rng = np.random.default_rng(7)
+    live = {}  # address -> (size, stream)
+    for step in range(300):
+        op = rng.random()
+        if op < 0.55 or not live:
+            n = int(rng.choice([rng.integers(1, 2 * MiB), rng.integers(MiB, 45 * MiB)]))
+            stream = int(rng.integers(0, 2))
+            try:
+                p = malloc(n, stream)
+            except torchlike.OutOfMemoryError:
+                continue
+            live[p] = (_C._pool_block(p)["size"], stream)
+        elif op < 0.9:
+            p = list(live)[int(rng.integers(len(live)))]
+            if rng.random() < 0.2:
+                _C._pool_record_stream(p, 5)
+            free(p)
+            del live[p]
+        else:
+            if rng.random() < 0.5:
+                _C._fake_stream_finish(5)
+            empty_cache()
+        spans = sorted((p, p + size) for p, (size, _) in live.items())
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), step
+        s = stats()
+        assert s["allocated_bytes.all.current"] == sum(size for size, _ in live.values())
+        assert s["reserved_bytes.all.current"] == vm()["mapped_bytes"] <= 400 * MiB
+    for p in list(live):
+        free(p)
+    _C._fake_stream_finish(5)
+    empty_cache()
+    s = stats()
+    assert s["reserved_bytes.all.current"] == 0 and vm()["mapped_bytes"] == 0
+    assert s["segment.all.current"] == 0 and s["active.all.current"] == 0
+    assert vm()["ranges"] >= 2  # both streams grew ranges, kept after empty_cache
+
+
+_CUDA_CHECK = """
+import numpy as np, torchlike as tl
+MiB = 1 << 20
+a = tl.empty(3 * MiB, dtype=tl.uint8, device="cuda")
+x = np.random.default_rng(1).standard_normal(6 * MiB // 4).astype(np.float32)
+b = tl.from_numpy(x).to("cuda")  # 17 MiB free at the end of the first 20 MiB page: grows
+s = tl.cuda.memory_stats()
+assert b.data_ptr() == a.data_ptr() + 3 * MiB, (a.data_ptr(), b.data_ptr())
+assert s["segment.all.current"] == 1, s["segment.all.current"]
+assert s["reserved_bytes.all.current"] == 20 * MiB, s["reserved_bytes.all.current"]
+c = tl.empty(20 * MiB, dtype=tl.uint8, device="cuda")  # across into a second page
+assert tl.cuda.memory_stats()["reserved_bytes.all.current"] == 40 * MiB
+np.testing.assert_array_equal(b.cpu().numpy(), x)
+c.fill_(7)
+assert int(c.sum()) == 7 * 20 * MiB
+try:
+    tl._C._cuda_ipc_export(b)
+    raise AssertionError("IPC exported a block of an expandable segment")
+except RuntimeError as e:
+    assert "expandable segment" in str(e), e
+pa = a.data_ptr()
+del a, b, c
+tl.cuda.empty_cache()
+s = tl.cuda.memory_stats()
+assert s["reserved_bytes.all.current"] == 0 and s["segment.all.current"] == 0
+assert tl.empty(MiB * 2, dtype=tl.uint8, device="cuda").data_ptr() == pa  # the range is kept
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not torchlike.cuda.is_available(), reason="requires a CUDA device")
+def test_cuda_expandable_segments_grow_in_place():
+    """The same design over the driver's virtual memory functions, in a
+    process of its own so that the variable configures CUDA's pools."""
+    env = dict(os.environ, TORCHLIKE_CUDA_ALLOC_CONF=EXPANDABLE)
+    p = subprocess.run([sys.executable, "-c", _CUDA_CHECK], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-3000:]

@@ -490,12 +490,26 @@ static tl_block *vm_grow(tl_alloc_pool *pool, size_t size, bool small, tl_stream
   return b;
 }
 
+/* Wait for the work queued on an expandable segment's stream.  Unmapping,
+ * unlike cudaFree, does not wait for the device, and that stream may still
+ * use the pages of blocks freed on it (reuse is stream-ordered); blocks
+ * used on other streams were waited for before they became free. */
+static void vm_wait(tl_alloc_pool *pool, const tl_alloc_vm *vm)
+{
+  if (!pool->raw.event_record)
+    return;
+  void *e = pool->raw.event_record(pool->raw.ctx, vm->stream);
+  pool->raw.event_synchronize(pool->raw.ctx, e);
+  pool->raw.event_free(pool->raw.ctx, e);
+}
+
 /* Unmap the whole pages of the free block b of an expandable segment.  b
  * becomes the unmapped middle (merged with unmapped neighbours), with free
  * blocks before and after it for what is left of the pages at its ends,
- * which other blocks share.  Returns the last block of what b became, for
- * a caller walking the segment. */
-static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b)
+ * which other blocks share.  *waited: whether the segment's stream was
+ * waited for already in this release.  Returns the last block of what b
+ * became, for a caller walking the segment. */
+static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b, bool *waited)
 {
   tl_alloc_vm *vm = b->vm;
   size_t start = (size_t)((char *)b->ptr - vm->base), end = start + b->size;
@@ -507,6 +521,9 @@ static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b)
     free(head); /* no memory for the bookkeeping: the pages stay */
     return b;
   }
+  if (!*waited)
+    vm_wait(pool, vm);
+  *waited = true;
   free_list_remove(pool, b);
   for (size_t off = first; off < last; off += vm->page)
     pool->raw.vm_unmap(pool->raw.ctx, vm->base, off, vm->page);
@@ -596,10 +613,11 @@ static void release_cached(tl_alloc_pool *pool)
   }
   for (tl_block *s = pool->segments, *next_segment; s; s = next_segment) {
     next_segment = s->segment_next; /* s itself may merge away below */
+    bool waited = false;
     if (s->vm)
       for (tl_block *b = s; b; b = b->next)
         if (b->is_free)
-          b = vm_unmap_free(pool, b);
+          b = vm_unmap_free(pool, b, &waited);
   }
 }
 

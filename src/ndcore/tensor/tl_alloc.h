@@ -67,7 +67,8 @@ typedef struct {
    *   vm_map: new physical memory for [range + offset, + nbytes) (both
    *     multiples of the granularity), one allocation of its own; false
    *     when the device has none left (no error);
-   *   vm_unmap: gives back exactly a range that one vm_map call mapped;
+   *   vm_unmap: gives back exactly a range that one vm_map call mapped
+   *     (the pool has waited for the range's stream with an event first);
    *   vm_release: the range, with nothing mapped in it any more. */
   size_t (*vm_granularity)(void *ctx);
   void *(*vm_reserve)(void *ctx, size_t nbytes);
