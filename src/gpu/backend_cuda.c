@@ -2,7 +2,9 @@
  *
  * Both are written against the raw allocator interface (tl_alloc.h) and use
  * the caching pool: device memory from cudaMalloc, one pool per device, with
- * CUDA events for stream-ordered reuse; pinned host memory from
+ * CUDA events for stream-ordered reuse (and, with expandable_segments:True,
+ * the driver's virtual memory functions for the pool to grow address
+ * ranges page by page); pinned host memory from
  * cudaHostAlloc, one pool for the process.  Copies run on the current stream
  * (cudaMemcpyAsync) and wait for it only when the caller needs the data now.
  *
@@ -14,7 +16,9 @@
 #ifdef TL_WITH_CUDA
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <cuda.h> /* the driver API's types only: its functions are looked up (vm_load) */
 #include <cuda_runtime_api.h>
 
 #include "gpu/tl_device_errors.h"
@@ -26,6 +30,7 @@
 typedef struct {
   int index;
   tl_alloc_pool *pool;
+  size_t vm_granularity; /* of physical allocations; 0: no virtual memory management */
 } cuda_device;
 
 static cuda_device devices[TL_CUDA_MAX_DEVICES];
@@ -109,6 +114,166 @@ static void device_mem_info(void *ctx, size_t *free_bytes, size_t *total_bytes)
   if (cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess)
     cudaGetLastError();
   device_leave(d->index, prev);
+}
+
+/* ---- raw allocator: virtual memory, for expandable segments ----------------------
+ * The driver API's virtual memory functions, looked up at run time through
+ * the runtime (cudaGetDriverEntryPoint*): the extension links the static
+ * runtime and never libcuda, so that it imports where no driver is
+ * installed.  A page the pool maps is one physical allocation
+ * (cuMemCreate) mapped into the reserved range (cuMemMap) and made readable
+ * and writable by its own device (cuMemSetAccess; other devices reach it
+ * through copies, as they reach cudaMalloc memory here); its handle is
+ * released at once, the mapping keeping the memory until cuMemUnmap.
+ * When a function is missing or the device lacks the feature, the raw
+ * allocator has no virtual memory callbacks and the pool makes ordinary
+ * segments.  Not yet run on a GPU. */
+typedef CUresult (*fn_address_reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr,
+                                       unsigned long long);
+typedef CUresult (*fn_address_free)(CUdeviceptr, size_t);
+typedef CUresult (*fn_create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                              unsigned long long);
+typedef CUresult (*fn_release)(CUmemGenericAllocationHandle);
+typedef CUresult (*fn_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                           unsigned long long);
+typedef CUresult (*fn_unmap)(CUdeviceptr, size_t);
+typedef CUresult (*fn_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+typedef CUresult (*fn_granularity)(size_t *, const CUmemAllocationProp *,
+                                   CUmemAllocationGranularity_flags);
+typedef CUresult (*fn_device_get)(CUdevice *, int);
+typedef CUresult (*fn_device_attribute)(int *, CUdevice_attribute, CUdevice);
+
+static struct {
+  fn_address_reserve address_reserve;
+  fn_address_free address_free;
+  fn_create create;
+  fn_release release;
+  fn_map map;
+  fn_unmap unmap;
+  fn_set_access set_access;
+  fn_granularity granularity;
+  fn_device_get device_get;
+  fn_device_attribute device_attribute;
+} drv;
+
+/* The driver's function `name`, as its CUDA 12.0 signature, into *out (a
+ * function pointer: copied, as ISO C converts no object pointer to one);
+ * false when the driver has none. */
+static bool driver_function(const char *name, void *out)
+{
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found);
+#else
+  cudaError_t err = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &found);
+#endif
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) {
+    cudaGetLastError();
+    return false;
+  }
+  _Static_assert(sizeof fn == sizeof(fn_map), "function and object pointers differ in size");
+  memcpy(out, &fn, sizeof fn);
+  return true;
+}
+
+/* Look the functions up; false when one is missing. */
+static bool vm_load(void)
+{
+  return driver_function("cuMemAddressReserve", &drv.address_reserve) &&
+         driver_function("cuMemAddressFree", &drv.address_free) &&
+         driver_function("cuMemCreate", &drv.create) &&
+         driver_function("cuMemRelease", &drv.release) &&
+         driver_function("cuMemMap", &drv.map) &&
+         driver_function("cuMemUnmap", &drv.unmap) &&
+         driver_function("cuMemSetAccess", &drv.set_access) &&
+         driver_function("cuMemGetAllocationGranularity", &drv.granularity) &&
+         driver_function("cuDeviceGet", &drv.device_get) &&
+         driver_function("cuDeviceGetAttribute", &drv.device_attribute);
+}
+
+/* Physical memory on device `index`. */
+static CUmemAllocationProp vm_prop(int index)
+{
+  CUmemAllocationProp prop = {0};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = index;
+  return prop;
+}
+
+/* The device's allocation granularity, 0 when it has no virtual memory
+ * management (vm_load has succeeded). */
+static size_t vm_device_granularity(int index)
+{
+  CUdevice dev;
+  int supported = 0;
+  size_t granularity = 0;
+  CUmemAllocationProp prop = vm_prop(index);
+  if (drv.device_get(&dev, index) != CUDA_SUCCESS ||
+      drv.device_attribute(&supported, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+                           dev) != CUDA_SUCCESS ||
+      !supported ||
+      drv.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS)
+    return 0;
+  return granularity;
+}
+
+static size_t device_vm_granularity(void *ctx) { return ((cuda_device *)ctx)->vm_granularity; }
+
+static void *device_vm_reserve(void *ctx, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  CUdeviceptr p = 0;
+  int prev;
+  if (!device_enter(d->index, &prev))
+    return NULL;
+  if (drv.address_reserve(&p, nbytes, d->vm_granularity, 0, 0) != CUDA_SUCCESS)
+    p = 0;
+  device_leave(d->index, prev);
+  return (void *)(uintptr_t)p;
+}
+
+static bool device_vm_map(void *ctx, void *range, size_t offset, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  CUmemAllocationProp prop = vm_prop(d->index);
+  CUmemAccessDesc access = {.location = prop.location,
+                            .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+  CUmemGenericAllocationHandle handle = 0;
+  CUdeviceptr at = (CUdeviceptr)(uintptr_t)range + offset;
+  int prev;
+  if (!device_enter(d->index, &prev))
+    return false; /* the pool reports it as out of memory */
+  bool created = drv.create(&handle, nbytes, &prop, 0) == CUDA_SUCCESS;
+  bool mapped = created && drv.map(at, nbytes, 0, handle, 0) == CUDA_SUCCESS;
+  bool ok = mapped && drv.set_access(at, nbytes, &access, 1) == CUDA_SUCCESS;
+  if (mapped && !ok)
+    drv.unmap(at, nbytes);
+  if (created)
+    drv.release(handle); /* the mapping holds the memory from here on */
+  device_leave(d->index, prev);
+  return ok;
+}
+
+static void device_vm_unmap(void *ctx, void *range, size_t offset, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  int prev;
+  bool entered = device_enter(d->index, &prev);
+  drv.unmap((CUdeviceptr)(uintptr_t)range + offset, nbytes); /* frees the page's memory */
+  if (entered)
+    device_leave(d->index, prev);
+}
+
+static void device_vm_release(void *ctx, void *range, size_t nbytes)
+{
+  cuda_device *d = ctx;
+  int prev;
+  bool entered = device_enter(d->index, &prev);
+  drv.address_free((CUdeviceptr)(uintptr_t)range, nbytes);
+  if (entered)
+    device_leave(d->index, prev);
 }
 
 /* ctx: the device pool's cuda_device, or NULL for the pinned pool, whose
@@ -308,10 +473,20 @@ void tl_gpu_init(void)
       .event_synchronize = event_synchronize,
       .event_free = event_free,
   };
+  /* the driver's virtual memory functions only when the pool will use them */
+  bool vm = config.expandable_segments && vm_load();
   for (int i = 0; i < n; i++) {
     char name[32];
     tl_alloc_raw raw = device_raw;
     devices[i].index = i;
+    devices[i].vm_granularity = vm ? vm_device_granularity(i) : 0;
+    if (devices[i].vm_granularity) {
+      raw.vm_granularity = device_vm_granularity;
+      raw.vm_reserve = device_vm_reserve;
+      raw.vm_map = device_vm_map;
+      raw.vm_unmap = device_vm_unmap;
+      raw.vm_release = device_vm_release;
+    }
     raw.ctx = &devices[i];
     tl_device_str(name, sizeof name, (tl_device){TL_DEVICE_CUDA, i});
     devices[i].pool = tl_alloc_pool_new(&raw, &config, name);

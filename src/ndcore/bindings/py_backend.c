@@ -476,13 +476,29 @@ static PyObject *do_record(tl_alloc_pool *pool, tl_block *b, tl_stream s)
   Py_RETURN_NONE;
 }
 
+/* segment_offset: where CUDA IPC would find the block in what it exports;
+ * None in an expandable segment, which it cannot export (_pool_segment_offset
+ * raises the pool's error for it). */
 static PyObject *do_info(tl_alloc_pool *pool, tl_block *b, tl_stream s)
 {
   (void)s;
-  char *base = tl_alloc_pool_segment_base(pool, b);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n}", "size", (Py_ssize_t)b->size, "requested",
+  char *base = b->vm ? NULL : tl_alloc_pool_segment_base(pool, b);
+  PyObject *offset = base ? PyLong_FromSsize_t((Py_ssize_t)((char *)b->ptr - base))
+                          : Py_NewRef(Py_None);
+  if (!offset)
+    return NULL;
+  return Py_BuildValue("{s:n,s:n,s:n,s:N}", "size", (Py_ssize_t)b->size, "requested",
                        (Py_ssize_t)b->requested, "stream", (Py_ssize_t)(uintptr_t)b->stream,
-                       "segment_offset", (Py_ssize_t)((char *)b->ptr - base));
+                       "segment_offset", offset);
+}
+
+static PyObject *do_segment_offset(tl_alloc_pool *pool, tl_block *b, tl_stream s)
+{
+  (void)s;
+  char *base = tl_alloc_pool_segment_base(pool, b);
+  if (!base)
+    return tl_py_raise();
+  return PyLong_FromSsize_t((Py_ssize_t)((char *)b->ptr - base));
 }
 
 static PyObject *pool_free(PyObject *self, PyObject *arg)
@@ -495,6 +511,35 @@ static PyObject *pool_block(PyObject *self, PyObject *arg)
 {
   (void)self;
   return with_block(arg, NULL, do_info);
+}
+
+static PyObject *pool_segment_offset(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  return with_block(arg, NULL, do_segment_offset);
+}
+
+/* _fake_vm_control(enabled, fail_reserves=0, fail_maps=0): the fake raw
+ * allocator's virtual memory callbacks for the next pool, and failures to
+ * inject; _fake_vm_counters(): what is reserved and mapped. */
+static PyObject *fake_vm_control(PyObject *self, PyObject *args)
+{
+  (void)self;
+  int enabled, fail_reserves = 0, fail_maps = 0;
+  if (!PyArg_ParseTuple(args, "p|ii:_fake_vm_control", &enabled, &fail_reserves, &fail_maps))
+    return NULL;
+  tl_backend_fake_vm_control(enabled, fail_reserves, fail_maps);
+  Py_RETURN_NONE;
+}
+
+static PyObject *fake_vm_counters(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  tl_fake_vm_counters c;
+  tl_backend_fake_vm_counters(&c);
+  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L}", "ranges", (long long)c.ranges, "range_bytes",
+                       (long long)c.range_bytes, "mapped_bytes", (long long)c.mapped_bytes,
+                       "maps", (long long)c.maps, "unmaps", (long long)c.unmaps);
 }
 
 static PyObject *pool_record_stream(PyObject *self, PyObject *args)
@@ -635,6 +680,9 @@ static PyMethodDef backend_functions[] = {
     {"_pool_malloc", pool_malloc, METH_VARARGS, NULL},
     {"_pool_free", pool_free, METH_O, NULL},
     {"_pool_block", pool_block, METH_O, NULL},
+    {"_pool_segment_offset", pool_segment_offset, METH_O, NULL},
+    {"_fake_vm_control", fake_vm_control, METH_VARARGS, NULL},
+    {"_fake_vm_counters", fake_vm_counters, METH_NOARGS, NULL},
     {"_pool_record_stream", pool_record_stream, METH_VARARGS, NULL},
     {"_storage_block", storage_block, METH_O, NULL},
     {"_cpu_memory_stats", cpu_memory_stats, METH_NOARGS, NULL},

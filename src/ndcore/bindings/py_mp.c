@@ -295,7 +295,7 @@ static PyObject *py_cuda_ipc_export(PyObject *self, PyObject *arg)
                         "block of a CUDA device's caching allocator");
   tl_mp_cuda_handle h;
   void *base = tl_alloc_pool_segment_base(pool, s->block);
-  if (tl_mp_cuda_handle_get(base, s->data, s->device.index, &h) != TL_OK)
+  if (!base || tl_mp_cuda_handle_get(base, s->data, s->device.index, &h) != TL_OK)
     return tl_py_raise();
   return Py_BuildValue("(y#y#nni)", (const char *)h.mem, (Py_ssize_t)sizeof h.mem,
                        (const char *)h.event, (Py_ssize_t)sizeof h.event, (Py_ssize_t)h.offset,

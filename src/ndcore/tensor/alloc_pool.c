@@ -8,7 +8,12 @@
  *     free (in its pool's free list, is_free set);
  *   - two free neighbours never coexist: freeing merges them;
  *   - a free list is sorted by (stream, size, address), so the first block of
- *     the caller's stream that is big enough is the best fit.
+ *     the caller's stream that is big enough is the best fit;
+ *   - an expandable segment (tl_alloc_vm) is listed like a segment, by its
+ *     first block, and its blocks cover its whole address range.  Its
+ *     unmapped blocks start and end on page boundaries (counted from the
+ *     range's base), are in no free list and merge only with each other;
+ *     every byte outside them is mapped.
  * Every public function takes the pool's lock; the static ones assume it.  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +29,18 @@
 #define TL_MIN_LARGE_ALLOC ((size_t)10 << 20) /* ... this size */
 #define TL_ROUND_LARGE ((size_t)2 << 20)   /* other segments are rounded to this */
 
+/* An expandable segment: an address range reserved once for one stream and
+ * pool kind, whose pages are mapped as requests need them and unmapped when
+ * the cache is released.  page is what one vm_map call maps: 2 MiB (small
+ * pool) or 20 MiB (large pool), as PyTorch's expandable segments, rounded
+ * to the device's granularity. */
+typedef struct tl_alloc_vm {
+  char *base;
+  size_t size, page, mapped; /* bytes reserved, mapped at once, mapped now */
+  tl_stream stream;
+  bool small;
+} tl_alloc_vm;
+
 struct tl_alloc_pool {
   pthread_mutex_t lock;
   tl_alloc_raw raw;
@@ -33,6 +50,7 @@ struct tl_alloc_pool {
   tl_block *pending;                 /* freed, waiting for events */
   tl_block *segments;                /* first block of every segment */
   size_t limit;                      /* cap on reserved bytes (set_fraction), SIZE_MAX if none */
+  bool vm_failed; /* the device reserved no address range: ordinary segments from then on */
   tl_alloc_stats stats;
 };
 
@@ -163,8 +181,9 @@ static void free_list_insert(tl_alloc_pool *pool, tl_block *b)
     *head = b;
   b->is_free = true;
   /* A free piece of a segment that is not wholly free cannot be released:
-   * PyTorch calls it an inactive split. */
-  b->counted_split = b->prev || b->next;
+   * PyTorch calls it an inactive split.  In an expandable segment its whole
+   * pages can be, so PyTorch counts none there, and nor do we. */
+  b->counted_split = (b->prev || b->next) && !b->vm;
   if (b->counted_split) {
     stat_update(pool->stats.inactive_split, b->small, 1);
     stat_update(pool->stats.inactive_split_bytes, b->small, (int64_t)b->size);
@@ -230,48 +249,32 @@ static tl_block *segment_new(tl_alloc_pool *pool, size_t size, bool small, tl_st
   return b;
 }
 
-/* Give every wholly free segment back to the raw allocator. */
-static void release_cached(tl_alloc_pool *pool)
-{
-  tl_block **link = &pool->segments;
-  while (*link) {
-    tl_block *b = *link;
-    if (!b->is_free || b->next) {
-      link = &b->segment_next;
-      continue;
-    }
-    *link = b->segment_next;
-    free_list_remove(pool, b);
-    pool->raw.free(pool->raw.ctx, b->ptr, b->size);
-    pool->stats.num_device_free++;
-    stat_update(pool->stats.segment, b->small, -1);
-    stat_update(pool->stats.reserved_bytes, b->small, -(int64_t)b->size);
-    if (b->size >= pool->config.max_split_size)
-      stat_move(&pool->stats.oversize_segments, -1);
-    block_delete(b);
-  }
-}
-
 /* ---- freeing: merge, events ------------------------------------------------------- */
 
-/* Absorb a free neighbour into b (both in the same segment). */
+/* b heads the segment that old headed, in its place in the segment list. */
+static void segment_replace(tl_alloc_pool *pool, tl_block *old, tl_block *b)
+{
+  b->segment_size = old->segment_size;
+  b->segment_next = old->segment_next;
+  for (tl_block **link = &pool->segments; *link; link = &(*link)->segment_next)
+    if (*link == old) {
+      *link = b;
+      break;
+    }
+}
+
+/* Absorb a neighbour in the same state (free, or unmapped) into b. */
 static void merge(tl_alloc_pool *pool, tl_block *b, tl_block *n)
 {
-  free_list_remove(pool, n);
+  if (n->is_free)
+    free_list_remove(pool, n);
   if (n == b->prev) {
     b->ptr = n->ptr;
     b->prev = n->prev;
     if (b->prev)
       b->prev->next = b;
-    else { /* n headed the segment: b takes its place in the segment list */
-      b->segment_size = n->segment_size;
-      b->segment_next = n->segment_next;
-      for (tl_block **link = &pool->segments; *link; link = &(*link)->segment_next)
-        if (*link == n) {
-          *link = b;
-          break;
-        }
-    }
+    else /* n headed the segment: b takes its place in the segment list */
+      segment_replace(pool, n, b);
   } else {
     b->next = n->next;
     if (b->next)
@@ -322,6 +325,302 @@ static void process_events(tl_alloc_pool *pool, bool wait)
   }
 }
 
+/* ---- expandable segments ---------------------------------------------------------- */
+
+static size_t round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+static bool vm_available(const tl_alloc_pool *pool)
+{
+  const tl_alloc_raw *r = &pool->raw;
+  return pool->config.expandable_segments && !pool->vm_failed && r->vm_granularity &&
+         r->vm_reserve && r->vm_map && r->vm_unmap && r->vm_release;
+}
+
+/* The page and the range size of a new expandable segment; false when the
+ * device cannot say its granularity or its memory. */
+static bool vm_geometry(tl_alloc_pool *pool, bool small, size_t *page, size_t *size)
+{
+  size_t gran = pool->raw.vm_granularity(pool->raw.ctx), free_bytes = 0, total = 0;
+  pool->raw.mem_info(pool->raw.ctx, &free_bytes, &total);
+  if (!gran || !total || total > SIZE_MAX / 2)
+    return false;
+  *page = round_up(small ? TL_SMALL_SEGMENT : TL_LARGE_SEGMENT, gran);
+  /* an eighth more than the device holds, as PyTorch: the used pages may
+   * lie apart, with unmapped holes between them, and still leave room to
+   * map all of the device's memory */
+  *size = round_up(total + total / 8, *page);
+  return true;
+}
+
+/* A new expandable segment of (stream, small): one unmapped block over the
+ * range, or NULL.  When the device reserves no range (or cannot say its
+ * geometry) vm_failed is set and the pool makes ordinary segments. */
+static tl_block *vm_new(tl_alloc_pool *pool, size_t page, size_t size, bool small,
+                        tl_stream stream)
+{
+  tl_alloc_vm *vm = calloc(1, sizeof *vm);
+  tl_block *b = block_new();
+  if (!vm || !b)
+    goto fail;
+  vm->base = pool->raw.vm_reserve(pool->raw.ctx, size);
+  if (!vm->base) {
+    pool->vm_failed = true;
+    goto fail;
+  }
+  vm->size = size;
+  vm->page = page;
+  vm->stream = stream;
+  vm->small = small;
+  b->ptr = vm->base;
+  b->size = b->segment_size = size;
+  b->small = small;
+  b->stream = stream;
+  b->vm = vm;
+  b->unmapped = true;
+  b->segment_next = pool->segments;
+  pool->segments = b;
+  return b;
+fail:
+  free(vm);
+  free(b);
+  return NULL;
+}
+
+/* Map [u->ptr, + nbytes) of the unmapped block u (nbytes: whole pages, at
+ * most u->size), a page per vm_map call so that each can be unmapped alone.
+ * Those bytes become a free block, merged with its free neighbours, which
+ * is returned.  NULL when the device (or the memory fraction) has no room
+ * for them: nothing has changed then. */
+static tl_block *vm_map_block(tl_alloc_pool *pool, tl_block *u, size_t nbytes)
+{
+  tl_alloc_vm *vm = u->vm;
+  size_t reserved = (size_t)pool->stats.reserved_bytes[TL_ALLOC_POOL_ALL].current;
+  size_t offset = (size_t)((char *)u->ptr - vm->base), done = 0;
+  tl_block *rest = NULL;
+  if (nbytes > pool->limit || reserved > pool->limit - nbytes)
+    return NULL;
+  if (nbytes < u->size && !(rest = block_new()))
+    return NULL;
+  while (done < nbytes && pool->raw.vm_map(pool->raw.ctx, vm->base, offset + done, vm->page))
+    done += vm->page;
+  if (done < nbytes) { /* the device ran out part way: give back what this call took */
+    while (done) {
+      done -= vm->page;
+      pool->raw.vm_unmap(pool->raw.ctx, vm->base, offset + done, vm->page);
+    }
+    free(rest);
+    return NULL;
+  }
+  if (rest) { /* the unmapped remainder follows u */
+    rest->ptr = (char *)u->ptr + nbytes;
+    rest->size = u->size - nbytes;
+    rest->small = u->small;
+    rest->stream = u->stream;
+    rest->vm = vm;
+    rest->unmapped = true;
+    rest->prev = u;
+    rest->next = u->next;
+    if (rest->next)
+      rest->next->prev = rest;
+    u->next = rest;
+    u->size = nbytes;
+  }
+  u->unmapped = false;
+  pool->stats.num_device_alloc += (int64_t)(nbytes / vm->page);
+  if (!vm->mapped)
+    stat_update(pool->stats.segment, vm->small, 1);
+  vm->mapped += nbytes;
+  stat_update(pool->stats.reserved_bytes, vm->small, (int64_t)nbytes);
+  if (u->prev && u->prev->is_free)
+    merge(pool, u, u->prev);
+  if (u->next && u->next->is_free)
+    merge(pool, u, u->next);
+  free_list_insert(pool, u);
+  return u;
+}
+
+/* Where nbytes fit in an expandable segment of (stream, small): the first
+ * place, by address, where free and unmapped blocks that follow each other
+ * add up to nbytes; its first block (free or unmapped) is returned.  A new
+ * segment when no segment has room; NULL when none can be made. */
+static tl_block *vm_find(tl_alloc_pool *pool, size_t nbytes, bool small, tl_stream stream)
+{
+  size_t page, size;
+  for (tl_block *s = pool->segments; s; s = s->segment_next) {
+    if (!s->vm || s->vm->stream != stream || s->vm->small != small)
+      continue;
+    for (tl_block *b = s; b; b = b->next) {
+      if (!b->unmapped)
+        continue;
+      tl_block *start = b->prev && b->prev->is_free ? b->prev : b;
+      size_t room = 0;
+      for (tl_block *c = start; c && (c->is_free || c->unmapped) && room < nbytes; c = c->next)
+        room += c->size;
+      if (room >= nbytes)
+        return start;
+    }
+  }
+  if (!vm_geometry(pool, small, &page, &size)) {
+    pool->vm_failed = true;
+    return NULL;
+  }
+  return nbytes <= size ? vm_new(pool, page, size, small, stream) : NULL;
+}
+
+/* A free block of at least `size` bytes, taken out of its free list, made
+ * by mapping pages of an expandable segment; NULL when the device has no
+ * memory left (vm_failed tells whether it has no address ranges either). */
+static tl_block *vm_grow(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream)
+{
+  tl_block *b = vm_find(pool, size, small, stream);
+  if (!b)
+    return NULL;
+  size_t page = b->vm->page;
+  if (b->unmapped)
+    b = vm_map_block(pool, b, b->size < round_up(size, page) ? b->size : round_up(size, page));
+  /* b is free now; what follows it in the run vm_find found is unmapped
+   * (free neighbours are merged): map what is missing of it */
+  while (b && b->size < size && b->next && b->next->unmapped) {
+    size_t need = round_up(size - b->size, page);
+    b = vm_map_block(pool, b->next, need < b->next->size ? need : b->next->size);
+  }
+  if (!b || b->size < size)
+    return NULL; /* pages mapped so far stay cached; the retry releases them */
+  free_list_remove(pool, b);
+  return b;
+}
+
+/* Wait for the work queued on an expandable segment's stream.  Unmapping,
+ * unlike cudaFree, does not wait for the device, and that stream may still
+ * use the pages of blocks freed on it (reuse is stream-ordered); blocks
+ * used on other streams were waited for before they became free. */
+static void vm_wait(tl_alloc_pool *pool, const tl_alloc_vm *vm)
+{
+  if (!pool->raw.event_record)
+    return;
+  void *e = pool->raw.event_record(pool->raw.ctx, vm->stream);
+  pool->raw.event_synchronize(pool->raw.ctx, e);
+  pool->raw.event_free(pool->raw.ctx, e);
+}
+
+/* Unmap the whole pages of the free block b of an expandable segment.  b
+ * becomes the unmapped middle (merged with unmapped neighbours), with free
+ * blocks before and after it for what is left of the pages at its ends,
+ * which other blocks share.  *waited: whether the segment's stream was
+ * waited for already in this release.  Returns the last block of what b
+ * became, for a caller walking the segment. */
+static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b, bool *waited)
+{
+  tl_alloc_vm *vm = b->vm;
+  size_t start = (size_t)((char *)b->ptr - vm->base), end = start + b->size;
+  size_t first = round_up(start, vm->page), last = end / vm->page * vm->page;
+  tl_block *head = NULL, *tail = NULL;
+  if (last <= first)
+    return b;
+  if ((first > start && !(head = block_new())) || (end > last && !(tail = block_new()))) {
+    free(head); /* no memory for the bookkeeping: the pages stay */
+    return b;
+  }
+  if (!*waited)
+    vm_wait(pool, vm);
+  *waited = true;
+  free_list_remove(pool, b);
+  for (size_t off = first; off < last; off += vm->page)
+    pool->raw.vm_unmap(pool->raw.ctx, vm->base, off, vm->page);
+  pool->stats.num_device_free += (int64_t)((last - first) / vm->page);
+  stat_update(pool->stats.reserved_bytes, vm->small, -(int64_t)(last - first));
+  vm->mapped -= last - first;
+  if (!vm->mapped)
+    stat_update(pool->stats.segment, vm->small, -1);
+  if (head) {
+    *head = (tl_block){.ptr = b->ptr, .size = first - start, .small = b->small,
+                       .stream = b->stream, .vm = vm, .prev = b->prev, .next = b};
+    if (b->prev)
+      b->prev->next = head;
+    else
+      segment_replace(pool, b, head);
+    b->prev = head;
+  }
+  if (tail) {
+    *tail = (tl_block){.ptr = vm->base + last, .size = end - last, .small = b->small,
+                       .stream = b->stream, .vm = vm, .prev = b, .next = b->next};
+    if (b->next)
+      b->next->prev = tail;
+    b->next = tail;
+  }
+  b->ptr = vm->base + first;
+  b->size = last - first;
+  b->unmapped = true;
+  if (head)
+    free_list_insert(pool, head);
+  if (tail)
+    free_list_insert(pool, tail);
+  if (!head && b->prev && b->prev->unmapped)
+    merge(pool, b, b->prev);
+  if (!tail && b->next && b->next->unmapped)
+    merge(pool, b, b->next);
+  return tail ? tail : b;
+}
+
+/* Unmap every page of expandable segment s (its first block), release its
+ * range and delete its blocks; true when some were still in use. */
+static bool vm_delete(tl_alloc_pool *pool, tl_block *s)
+{
+  tl_alloc_vm *vm = s->vm;
+  bool in_use = vm->mapped > 0;
+  for (tl_block *b = s, *next; b; b = next) {
+    next = b->next;
+    if (!b->unmapped) { /* mapped pages: from here to the next unmapped block */
+      char *from = b->ptr;
+      while (next && !next->unmapped) {
+        b = next;
+        next = b->next;
+      }
+      size_t offset = (size_t)(from - vm->base), end = (size_t)((char *)b->ptr - vm->base) + b->size;
+      for (size_t off = offset; off < end; off += vm->page)
+        pool->raw.vm_unmap(pool->raw.ctx, vm->base, off, vm->page);
+    }
+  }
+  for (tl_block *b = s, *next; b; b = next) {
+    next = b->next;
+    block_delete(b);
+  }
+  pool->raw.vm_release(pool->raw.ctx, vm->base, vm->size);
+  free(vm);
+  return in_use;
+}
+
+/* Give every wholly free segment back to the raw allocator and unmap every
+ * page of an expandable segment that no block uses. */
+static void release_cached(tl_alloc_pool *pool)
+{
+  tl_block **link = &pool->segments;
+  while (*link) {
+    tl_block *b = *link;
+    if (b->vm || !b->is_free || b->next) {
+      link = &b->segment_next;
+      continue;
+    }
+    *link = b->segment_next;
+    free_list_remove(pool, b);
+    pool->raw.free(pool->raw.ctx, b->ptr, b->size);
+    pool->stats.num_device_free++;
+    stat_update(pool->stats.segment, b->small, -1);
+    stat_update(pool->stats.reserved_bytes, b->small, -(int64_t)b->size);
+    if (b->size >= pool->config.max_split_size)
+      stat_move(&pool->stats.oversize_segments, -1);
+    block_delete(b);
+  }
+  for (tl_block *s = pool->segments, *next_segment; s; s = next_segment) {
+    next_segment = s->segment_next; /* s itself may merge away below */
+    bool waited = false;
+    if (s->vm)
+      for (tl_block *b = s; b; b = b->next)
+        if (b->is_free)
+          b = vm_unmap_free(pool, b, &waited);
+  }
+}
+
 /* ---- the pool ------------------------------------------------------------------- */
 
 tl_alloc_pool *tl_alloc_pool_new(const tl_alloc_raw *raw, const tl_alloc_config *config,
@@ -350,6 +649,10 @@ int tl_alloc_pool_delete(tl_alloc_pool *pool)
   int leaked = 0;
   for (tl_block *s = pool->segments, *next; s; s = next) {
     next = s->segment_next;
+    if (s->vm) {
+      leaked += vm_delete(pool, s);
+      continue;
+    }
     leaked++;
     for (tl_block *b = s->next, *bn; b; b = bn) {
       bn = b->next;
@@ -417,6 +720,19 @@ static void set_oom_error(tl_alloc_pool *pool, size_t nbytes)
                format_bytes(un, sizeof un, (double)(reserved - allocated)));
 }
 
+/* New memory for a request of `size` bytes that no cached block serves:
+ * pages mapped in an expandable segment, or a new segment; NULL when the
+ * device has none left. */
+static tl_block *grow(tl_alloc_pool *pool, size_t size, bool small, tl_stream stream)
+{
+  if (vm_available(pool)) {
+    tl_block *b = vm_grow(pool, size, small, stream);
+    if (b || !pool->vm_failed)
+      return b;
+  }
+  return segment_new(pool, tl_alloc_segment_size(size), small, stream);
+}
+
 static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream stream)
 {
   if (nbytes > SIZE_MAX / 2) {
@@ -437,7 +753,7 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
         (double)pool->stats.reserved_bytes[TL_ALLOC_POOL_ALL].current + (double)segment >
             gc * (double)pool->limit)
       release_cached(pool); /* over the threshold: reclaim before growing */
-    b = segment_new(pool, segment, small, stream);
+    b = grow(pool, size, small, stream);
     if (!b) { /* out of memory: give the cache back, wait for pending blocks, retry */
       pool->stats.num_alloc_retries++;
       process_events(pool, true);
@@ -446,7 +762,7 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
         free_list_remove(pool, b);
       else {
         release_cached(pool);
-        b = segment_new(pool, segment, small, stream);
+        b = grow(pool, size, small, stream);
       }
     }
     if (!b) {
@@ -455,10 +771,12 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
       return NULL;
     }
   }
-  /* Split off what the request does not need and keep it. */
+  /* Split off what the request does not need and keep it.  In an
+   * expandable segment any remainder is split off, as PyTorch does there:
+   * its whole pages can be unmapped later, so a split strands nothing. */
   size_t rest = b->size - size;
-  bool split = small ? rest >= TL_MIN_BLOCK
-                     : rest > TL_SMALL_SIZE && b->size < pool->config.max_split_size;
+  bool split = small || b->vm ? rest >= TL_MIN_BLOCK
+                              : rest > TL_SMALL_SIZE && b->size < pool->config.max_split_size;
   if (split) {
     tl_block *r = block_new();
     if (r) {
@@ -466,6 +784,7 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
       r->size = rest;
       r->small = small;
       r->stream = stream;
+      r->vm = b->vm;
       r->prev = b;
       r->next = b->next;
       if (r->next)
@@ -572,6 +891,13 @@ tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr)
 
 void *tl_alloc_pool_segment_base(tl_alloc_pool *pool, const tl_block *b)
 {
+  if (b->vm) {
+    tl_error_set(TL_ERR_RUNTIME, "a block of an expandable segment cannot be shared across "
+                                 "processes (CUDA IPC exports whole cudaMalloc allocations): "
+                                 "set TORCHLIKE_CUDA_ALLOC_CONF=expandable_segments:False in "
+                                 "the process that allocates it");
+    return NULL;
+  }
   pthread_mutex_lock(&pool->lock); /* splits and merges relink the neighbours */
   while (b->prev)
     b = b->prev;

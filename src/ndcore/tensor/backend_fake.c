@@ -12,7 +12,9 @@
  * settable capacity, and the device has streams: stream k > 0 is (tl_stream)k,
  * an event recorded on it completes when the test calls
  * tl_backend_fake_stream_finish(k).  This makes the pool's stream-ordered
- * reuse and out-of-memory paths testable without a GPU.                     */
+ * reuse and out-of-memory paths testable without a GPU.  The raw allocator
+ * has the virtual memory callbacks too (reserve a range, map and unmap
+ * pages), so expandable segments are tested here as well.                  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +223,96 @@ static void pool_free(void *ctx, void *ptr, size_t nbytes)
   fake.used -= nbytes;
 }
 
+/* ---- virtual memory: the expandable segments' callbacks -----------------------------
+ * A range is a reservation of host address space with nothing behind it
+ * (PROT_NONE, MAP_NORESERVE), tagged as the device's addresses are; mapping
+ * a page puts fresh memory there (MAP_FIXED), unmapping puts PROT_NONE back,
+ * so that a host access to an unmapped page faults, as a GPU's would.
+ * Mapped pages count against the device's capacity as segments do.  Tests
+ * can leave the callbacks out of the next pool, make reservations or maps
+ * fail, and read the counts (tl_backend_fake_vm_control/_counters).  With
+ * TORCHLIKE_FAKE_GUARD=1 no range is reserved (the guard protects only its
+ * own reservation) and the pool makes ordinary segments. */
+#define TL_FAKE_GRANULARITY ((size_t)2 << 20) /* a GPU's, usually */
+
+static struct {
+  bool off;                     /* the next pool gets no callbacks */
+  int fail_reserves, fail_maps; /* the next ones that fail */
+  tl_fake_vm_counters counters;
+} vm;
+
+static size_t vm_granularity(void *ctx)
+{
+  (void)ctx;
+  return TL_FAKE_GRANULARITY;
+}
+
+static void *vm_reserve(void *ctx, size_t nbytes)
+{
+  (void)ctx;
+  if (guard.on || nbytes % TL_FAKE_GRANULARITY)
+    return NULL;
+  if (vm.fail_reserves > 0) {
+    vm.fail_reserves--;
+    return NULL;
+  }
+  void *r = mmap(NULL, nbytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED)
+    return NULL;
+  vm.counters.ranges++;
+  vm.counters.range_bytes += (int64_t)nbytes;
+  return fake_device_ptr(r);
+}
+
+static bool vm_map(void *ctx, void *range, size_t offset, size_t nbytes)
+{
+  (void)ctx;
+  char *at = (char *)tl_backend_fake_host(range) + offset;
+  if (offset % TL_FAKE_GRANULARITY || nbytes % TL_FAKE_GRANULARITY)
+    return false;
+  if (vm.fail_maps > 0) {
+    vm.fail_maps--;
+    return false;
+  }
+  if (fake.used > fake.total || nbytes > fake.total - fake.used ||
+      mmap(at, nbytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+          MAP_FAILED)
+    return false;
+  fake.used += nbytes;
+  vm.counters.maps++;
+  vm.counters.mapped_bytes += (int64_t)nbytes;
+  return true;
+}
+
+static void vm_unmap(void *ctx, void *range, size_t offset, size_t nbytes)
+{
+  (void)ctx;
+  char *at = (char *)tl_backend_fake_host(range) + offset;
+  /* the pages go back to the system, the addresses stay reserved */
+  mmap(at, nbytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  fake.used -= nbytes;
+  vm.counters.unmaps++;
+  vm.counters.mapped_bytes -= (int64_t)nbytes;
+}
+
+static void vm_release(void *ctx, void *range, size_t nbytes)
+{
+  (void)ctx;
+  munmap(tl_backend_fake_host(range), nbytes);
+  vm.counters.ranges--;
+  vm.counters.range_bytes -= (int64_t)nbytes;
+}
+
+void tl_backend_fake_vm_control(bool enabled, int fail_reserves, int fail_maps)
+{
+  vm.off = !enabled;
+  vm.fail_reserves = fail_reserves;
+  vm.fail_maps = fail_maps;
+  vm.counters.maps = vm.counters.unmaps = 0; /* a test counts its own calls */
+}
+
+void tl_backend_fake_vm_counters(tl_fake_vm_counters *out) { *out = vm.counters; }
+
 /* An event is (stream, sequence number) packed in a pointer-sized integer. */
 static size_t stream_slot(tl_stream stream) { return (uintptr_t)stream % TL_FAKE_STREAMS; }
 
@@ -261,7 +353,27 @@ static const tl_alloc_raw fake_raw = {
     .event_query = event_query,
     .event_synchronize = event_synchronize,
     .event_free = event_free,
+    .vm_granularity = vm_granularity,
+    .vm_reserve = vm_reserve,
+    .vm_map = vm_map,
+    .vm_unmap = vm_unmap,
+    .vm_release = vm_release,
 };
+
+/* The raw allocator a new pool gets: without the virtual memory callbacks
+ * when a test turned them off. */
+static tl_alloc_raw fake_pool_raw(void)
+{
+  tl_alloc_raw raw = fake_raw;
+  if (vm.off) {
+    raw.vm_granularity = NULL;
+    raw.vm_reserve = NULL;
+    raw.vm_map = NULL;
+    raw.vm_unmap = NULL;
+    raw.vm_release = NULL;
+  }
+  return raw;
+}
 
 /* ---- the host block cache's test instance ---------------------------------------- */
 
@@ -424,7 +536,8 @@ void tl_backend_fake_enable(void)
   if (!fake.pool) {
     tl_alloc_config config;
     tl_alloc_config_from_env(&config);
-    fake.pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
+    tl_alloc_raw raw = fake_pool_raw();
+    fake.pool = tl_alloc_pool_new(&raw, &config, "fake:0");
   }
   pthread_mutex_unlock(&fake.lock);
   if (fake.pool)
@@ -447,7 +560,8 @@ tl_status tl_backend_fake_reset_pool(const char *config_text)
     status = tl_error_set(TL_ERR_RUNTIME, "the fake device still has %lld blocks in use",
                           (long long)st.active[TL_ALLOC_POOL_ALL].current);
   } else {
-    tl_alloc_pool *pool = tl_alloc_pool_new(&fake_raw, &config, "fake:0");
+    tl_alloc_raw raw = fake_pool_raw();
+    tl_alloc_pool *pool = tl_alloc_pool_new(&raw, &config, "fake:0");
     if (!pool)
       status = tl_error_status();
     else {

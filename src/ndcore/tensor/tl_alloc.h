@@ -19,7 +19,16 @@
  *   - when the raw allocator fails, cached segments are released and the
  *     request retried; only then is it an out-of-memory error naming the
  *     request, what the pool has allocated and reserved, and the device's
- *     free and total memory.
+ *     free and total memory;
+ *   - with expandable_segments and a raw allocator that has the virtual
+ *     memory callbacks, there are no fixed-size segments: per stream and
+ *     pool kind the pool reserves one address range (the device's memory
+ *     and an eighth) and maps physical pages into it as requests need them
+ *     (2 MiB pages for the small pool, 20 MiB for the large one, both
+ *     rounded to the device's granularity).  Freeing merges as before;
+ *     releasing the cache unmaps every page no block uses, wherever it is,
+ *     and keeps the range, so a later request can map pages there again:
+ *     free holes strand no physical memory.
  *
  * The pool is plain C: the fake device tests it on the CPU, and the CUDA
  * backend runs it over cudaMalloc.  Each pool has a lock, taken by every
@@ -50,13 +59,29 @@ typedef struct {
   bool (*event_query)(void *ctx, void *event);     /* has the work before it ended? */
   void (*event_synchronize)(void *ctx, void *event); /* wait until it has */
   void (*event_free)(void *ctx, void *event);
+  /* Virtual memory, for expandable segments: all five or none (NULL: the
+   * pool makes ordinary segments whatever the configuration says).
+   *   vm_granularity: the unit of mapping (a power of two);
+   *   vm_reserve: an address range of nbytes (a multiple of the granularity)
+   *     with nothing behind it, or NULL;
+   *   vm_map: new physical memory for [range + offset, + nbytes) (both
+   *     multiples of the granularity), one allocation of its own; false
+   *     when the device has none left (no error);
+   *   vm_unmap: gives back exactly a range that one vm_map call mapped
+   *     (the pool has waited for the range's stream with an event first);
+   *   vm_release: the range, with nothing mapped in it any more. */
+  size_t (*vm_granularity)(void *ctx);
+  void *(*vm_reserve)(void *ctx, size_t nbytes);
+  bool (*vm_map)(void *ctx, void *range, size_t offset, size_t nbytes);
+  void (*vm_unmap)(void *ctx, void *range, size_t offset, size_t nbytes);
+  void (*vm_release)(void *ctx, void *range, size_t nbytes);
 } tl_alloc_raw;
 
 /* ---- configuration ---------------------------------------------------------- */
 typedef struct {
   size_t max_split_size;          /* blocks at least this big are never split; SIZE_MAX: no limit */
   double gc_threshold;            /* 0: off; else free cached segments above this share of the limit */
-  bool expandable_segments;       /* parsed; segments do not grow yet */
+  bool expandable_segments;       /* grow mapped address ranges instead of making segments */
 } tl_alloc_config;
 
 /* Parse PyTorch-style "key:value,key:value" (max_split_size_mb,
@@ -111,7 +136,9 @@ typedef struct tl_block {
   void **events;
   int nevents;
   size_t segment_size; /* whole segment's size, set on the segment's first block */
+  struct tl_alloc_vm *vm; /* the expandable segment it lies in, or NULL */
   bool allocated, small, is_free, counted_split;
+  bool unmapped; /* a range of an expandable segment with no memory behind it */
 } tl_block;
 
 tl_alloc_pool *tl_alloc_pool_new(const tl_alloc_raw *raw, const tl_alloc_config *config,
@@ -128,10 +155,13 @@ tl_status tl_alloc_pool_record_stream(tl_alloc_pool *pool, tl_block *block, tl_s
 /* The block that starts at ptr and is in use, or NULL. */
 tl_block *tl_alloc_pool_find(tl_alloc_pool *pool, void *ptr);
 /* The start of the raw allocation (segment) that block b was carved from:
- * what CUDA IPC exports, the block being at ptr - base inside it. */
+ * what CUDA IPC exports, the block being at ptr - base inside it.  NULL
+ * with TL_ERR_RUNTIME set for a block of an expandable segment, whose pages
+ * are separate allocations that one IPC handle cannot name. */
 void *tl_alloc_pool_segment_base(tl_alloc_pool *pool, const tl_block *b);
-/* Give every cached, wholly free segment back to the raw allocator, waiting
- * for the events of blocks freed under other streams first. */
+/* Give every cached, wholly free segment back to the raw allocator, and
+ * unmap every page of an expandable segment that no block uses, waiting for
+ * the events of blocks freed under other streams first. */
 void tl_alloc_pool_empty_cache(tl_alloc_pool *pool);
 void tl_alloc_pool_stats(tl_alloc_pool *pool, tl_alloc_stats *out);
 /* The device's free and total bytes as its driver counts them (not the

@@ -99,6 +99,15 @@ void tl_backend_fake_set_stream(tl_stream stream);
 /* A fresh pool for the fake device, configured by config_text (as
  * TORCHLIKE_CUDA_ALLOC_CONF); RuntimeError while blocks are in use. */
 tl_status tl_backend_fake_reset_pool(const char *config_text);
+/* The fake raw allocator's virtual memory (expandable segments): whether the
+ * next pool gets the callbacks, how many of the next reservations and page
+ * maps fail (and the call counts start from zero again); and what is
+ * reserved and mapped now, with the map and unmap calls made since. */
+void tl_backend_fake_vm_control(bool enabled, int fail_reserves, int fail_maps);
+typedef struct {
+  int64_t ranges, range_bytes, mapped_bytes, maps, unmaps;
+} tl_fake_vm_counters;
+void tl_backend_fake_vm_counters(tl_fake_vm_counters *out);
 /* A host block cache (tl_host_cache.h) over the fake device's raw allocator,
  * for tests of its rule; reset gives it a fresh state with `cap` bytes
  * (RuntimeError while blocks are in use). */
