@@ -1,0 +1,192 @@
+"""torchlike.numpy against NumPy on what NumPy's own ``numpy/lib`` test suite
+found wrong or missing: each test runs a function of the namespace and the same
+NumPy function on the same inputs and compares values, dtypes and shapes (0-d,
+empty, non-contiguous and broadcast inputs included) and exception types."""
+import itertools
+import warnings
+
+import numpy
+import pytest
+
+import torchlike as tl
+import torchlike.numpy as np
+
+DEFAULT = tl.empty(0).device
+RNG = numpy.random.default_rng(1234)
+
+
+def host(t):
+    assert isinstance(t, tl.Tensor), type(t)
+    return t.detach().cpu().numpy()
+
+
+def same(got, want, rtol=0.0):
+    """``got`` is a tensor holding NumPy's ``want``: dtype, shape and values
+    (NaN where NaN; exactly unless ``rtol``)."""
+    want = numpy.asarray(want)
+    got = host(got)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape), (got.dtype, got.shape,
+                                                                want.dtype, want.shape)
+    if rtol:
+        numpy.testing.assert_allclose(got, want, rtol=rtol, equal_nan=True)
+    else:
+        numpy.testing.assert_array_equal(got, want)
+
+
+def tensor(a):
+    """A tensor on the default device holding ndarray ``a``."""
+    return np.asarray(numpy.asarray(a))
+
+
+# ---------------------------------------------------------------------------
+# arguments an implementation cannot honour go on to NumPy's own routes, called
+# as torchlike.numpy.<name> as through numpy.<name>(tensor)
+
+@pytest.mark.host_only
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.pad(x, 2, mode="mean"),
+    lambda m, x: m.pad(x, (1, 2), mode="linear_ramp", end_values=5),
+    lambda m, x: m.pad(x, 1, mode="symmetric", reflect_type="odd"),
+    lambda m, x: m.sum(x, axis=0, initial=10.0),
+    lambda m, x: m.amax(x, axis=1, initial=0.5),
+    lambda m, x: m.mean(x, where=x > 0),
+    lambda m, x: m.quantile(x, 0.5, weights=numpy.ones(x.shape), method="inverted_cdf",
+                            axis=None),
+])
+def test_unsupported_arguments_fall_through_to_numpy(call):
+    a = RNG.standard_normal((3, 4))
+    got, want = call(np, tensor(a)), call(numpy, a)
+    same(got, want, rtol=1e-12)
+
+
+def test_fall_through_refuses_a_tensor_that_requires_grad():
+    x = tensor(RNG.standard_normal((3, 4))).requires_grad_(True)
+    with pytest.raises(TypeError, match="numpy.pad"):
+        np.pad(x, 2, mode="median")
+
+
+# ---------------------------------------------------------------------------
+# quantile, percentile, median and their nan* forms: NumPy's 13 methods, its
+# result dtypes (a Python q is weak, an array q takes part), NaN slices
+
+METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+           "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+           "normal_unbiased", "lower", "higher", "midpoint", "nearest"]
+DATA = {
+    "f64": RNG.standard_normal((4, 7)),
+    "f32": RNG.standard_normal((3, 5)).astype(numpy.float32),
+    "f16": RNG.standard_normal((2, 6)).astype(numpy.float16),
+    "i64": RNG.integers(-50, 50, (5, 4)),
+    "i8": RNG.integers(-50, 50, (3, 3)).astype(numpy.int8),
+    "nan": numpy.array([[1.0, numpy.nan, 3.0, 0.5], [numpy.nan] * 4, [2.0, 1.0, 4.0, 3.0]]),
+}
+QS = {"py": 0.3, "ends": 1, "list": [0.0, 0.45, 1.0], "f32": numpy.float32(0.7),
+      "2d": numpy.array([[0.2], [0.9]])}
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("nan", [False, True])
+def test_quantile_methods_match_numpy(method, data, nan):
+    a = DATA[data]
+    ours, theirs = (np.nanquantile, numpy.nanquantile) if nan else (np.quantile, numpy.quantile)
+    rtol = 1e-3 if a.dtype == numpy.float16 else 1e-6 if a.dtype == numpy.float32 else 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's all-NaN slice warning
+        for (qname, q), axis, keep in itertools.product(QS.items(), [None, 0, -1, (0, 1)],
+                                                        [False, True]):
+            want = theirs(a, q, axis=axis, method=method, keepdims=keep)
+            got = ours(tensor(a), q, axis=axis, method=method, keepdims=keep)
+            same(got, want, rtol)
+
+
+@pytest.mark.parametrize("func", ["percentile", "nanpercentile"])
+@pytest.mark.parametrize("q", [30, 62.5, [0, 12.5, 100], numpy.float32(50)])
+def test_percentile_matches_numpy(func, q):
+    a = DATA["nan"] if func.startswith("nan") else DATA["f32"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for method in ["linear", "nearest", "hazen"]:
+            want = getattr(numpy, func)(a, q, axis=1, method=method)
+            got = getattr(np, func)(tensor(a), q, axis=1, method=method)
+            same(got, want, 1e-6)
+
+
+def test_quantile_of_zero_d_non_contiguous_and_bool_inputs():
+    same(np.quantile(np.asarray(2.5), 0.4), numpy.quantile(2.5, 0.4))
+    a = RNG.standard_normal((6, 5))
+    same(np.quantile(tensor(a)[::2, 1::2], [0.1, 0.5], axis=0),
+         numpy.quantile(a[::2, 1::2], [0.1, 0.5], axis=0), 1e-12)
+    same(np.quantile(tensor(a).T, 0.3, axis=1), numpy.quantile(a.T, 0.3, axis=1), 1e-12)
+    b = numpy.array([False, True, True])
+    same(np.quantile(tensor(b), tensor(b)), numpy.quantile(b, b))      # bool q picks values
+    same(np.quantile(tensor(b), 0.5, method="lower"), numpy.quantile(b, 0.5, method="lower"))
+
+
+def test_quantile_errors_are_numpys():
+    a = tensor(RNG.standard_normal(5))
+    for q in [1.5, -0.1, float("nan"), [0.5, 2.0]]:
+        with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"):
+            np.quantile(a, q)
+    with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
+        np.percentile(a, 101)
+    with pytest.raises(ValueError, match="not a valid method"):
+        np.quantile(a, 0.5, method="bogus")
+    with pytest.raises(TypeError, match="real numbers"):
+        np.quantile(tensor(numpy.array([1 + 2j, 3j])), 0.5)
+    with pytest.raises(TypeError):
+        np.quantile(tensor(numpy.array([True, False])), 0.5)
+    with pytest.raises(IndexError):
+        np.quantile(tensor(numpy.zeros(0)), 0.5)
+
+
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), None), ((0, 3), 0),
+                                        ((2, 0), 1), ((2, 0), 0)])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_median_of_empty_slices_is_nan(shape, axis, dtype):
+    a = numpy.zeros(shape, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = numpy.median(a, axis=axis)
+        want_nan = numpy.nanmedian(a, axis=axis)
+    same(np.median(tensor(a), axis=axis), want)
+    same(np.nanmedian(tensor(a), axis=axis), want_nan)
+
+
+def test_quantile_out_takes_the_result_by_broadcasting():
+    a = RNG.standard_normal(5)
+    out, want = np.ones(1), numpy.ones(1)
+    np.percentile(tensor(a), 5, None, out)
+    numpy.percentile(a, 5, None, want)
+    same(out, want, 1e-12)
+
+
+@pytest.mark.parametrize("method", ["linear", "hazen", "midpoint", "nearest"])
+def test_quantile_gradient_matches_finite_differences(method):
+    a = RNG.permutation(8).astype(numpy.float64) + RNG.uniform(0, 0.3, 8)
+    x = np.asarray(a).requires_grad_(True)
+    np.quantile(x, [0.3, 0.55], method=method).sum().backward()
+    eps, num = 1e-6, numpy.zeros(8)
+    for i in range(8):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        num[i] = (numpy.quantile(up, [0.3, 0.55], method=method).sum()
+                  - numpy.quantile(down, [0.3, 0.55], method=method).sum()) / (2 * eps)
+    numpy.testing.assert_allclose(host(x.grad), num, atol=1e-6)
+
+
+@pytest.mark.parametrize("a", [
+    RNG.standard_normal((3, 4, 6)).astype(numpy.float32),   # even counts: the pair's mean
+    RNG.integers(-9, 9, (5, 3)),                             # integers: float64
+    numpy.array([60000.0, 65000.0], numpy.float16),          # the pair's sum exceeds float16
+    numpy.array([[1.0, numpy.nan, 5.0], [numpy.nan] * 3, [4.0, 2.0, 0.5]]),
+], ids=["f32", "i64", "f16-large", "nan"])
+def test_median_matches_numpy_bit_for_bit(a):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis, keep in itertools.product([None, 0, -1], [False, True]):
+            same(np.median(tensor(a), axis=axis, keepdims=keep),
+                 numpy.median(a, axis=axis, keepdims=keep))
+            same(np.nanmedian(tensor(a), axis=axis, keepdims=keep),
+                 numpy.nanmedian(a, axis=axis, keepdims=keep))
