@@ -190,3 +190,80 @@ def test_median_matches_numpy_bit_for_bit(a):
                  numpy.median(a, axis=axis, keepdims=keep))
             same(np.nanmedian(tensor(a), axis=axis, keepdims=keep),
                  numpy.nanmedian(a, axis=axis, keepdims=keep))
+
+
+# ---------------------------------------------------------------------------
+# the nan* reductions: complex data, NumPy's dtypes, ddof/correction, dof <= 0
+
+def nan_data(dtype):
+    a = RNG.standard_normal((3, 5)) * 3
+    if numpy.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal((3, 5))
+    a = a.astype(dtype)
+    if numpy.dtype(dtype).kind in "fc":
+        a[0, 1] = numpy.nan
+        a[2, :] = numpy.nan       # an all-NaN row
+        if numpy.dtype(dtype).kind == "c":
+            a[1, 3] = complex(1.0, numpy.nan)  # NaN in the imaginary part only
+    return a
+
+
+NAN_FUNCS = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
+             "nancumsum"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64",
+                                   "complex128", "int64", "int8"])
+@pytest.mark.parametrize("name", NAN_FUNCS)
+def test_nan_reductions_match_numpy(dtype, name):
+    a = nan_data(dtype)
+    rtol = 2e-3 if dtype == "float16" else 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for axis in [None, 0, 1]:
+            same(getattr(np, name)(tensor(a), axis=axis), getattr(numpy, name)(a, axis=axis),
+                 rtol)
+            same(getattr(np, name)(tensor(a).T, axis=axis), getattr(numpy, name)(a.T, axis=axis),
+                 rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128", "int64"])
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin", "argmax", "argmin"])
+def test_arg_extremes_of_complex_and_nan_data_match_numpy(dtype, name):
+    a = nan_data(dtype)[:2]  # no all-NaN row: nanarg* raise there
+    a[0, 3] = a[0, 0]      # ties: the first wins
+    for axis, keep in itertools.product([None, 0, 1], [False, True]):
+        same(getattr(np, name)(tensor(a), axis=axis, keepdims=keep),
+             getattr(numpy, name)(a, axis=axis, keepdims=keep))
+    if name.startswith("nan") and dtype != "int64":
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            getattr(np, name)(tensor(nan_data(dtype)), axis=1)
+    with pytest.raises(ValueError, match="empty sequence"):
+        getattr(np, name)(tensor(numpy.zeros((0, 3), dtype)), axis=0)
+    same(getattr(np, name)(tensor(numpy.zeros((0, 3), dtype)), axis=1),
+         getattr(numpy, name)(numpy.zeros((0, 3), dtype), axis=1))
+
+
+@pytest.mark.parametrize("name", ["nanvar", "nanstd"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "complex64", "int64"])
+def test_nanvar_ddof_correction_and_dof_at_most_zero(name, dtype):
+    a = nan_data(dtype)
+    rtol = 2e-3 if dtype == "float16" else 1e-5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kw in [{"ddof": 1}, {"ddof": 0.5}, {"correction": 1.5}, {"ddof": 4}]:
+            for axis in [None, 0, 1]:
+                same(getattr(np, name)(tensor(a), axis=axis, **kw),
+                     getattr(numpy, name)(a, axis=axis, **kw), rtol)
+    with pytest.raises(ValueError, match="simultaneously"):
+        getattr(np, name)(tensor(a), ddof=1, correction=0)
+
+
+@pytest.mark.parametrize("name", ["nanmean", "nanvar", "nanstd"])
+def test_nan_moments_refuse_an_exact_dtype_for_inexact_data(name):
+    a = tensor(nan_data("float64"))
+    for dtype in [np.bool, np.int64, "int32"]:
+        with pytest.raises(TypeError, match="inexact"):
+            getattr(np, name)(a, axis=1, dtype=dtype)
+        with pytest.raises(TypeError, match="inexact"):
+            getattr(np, name)(a, axis=1, out=np.zeros(3, dtype=dtype))

@@ -48,7 +48,16 @@ def _reduction(name):
 
 implements(np.sum)(_reduction("sum"))
 implements(np.prod)(_reduction("prod"))
-implements(np.nansum)(_reduction("nansum"))
+_nansum_real = _reduction("nansum")
+
+
+@implements(np.nansum)
+def nansum(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
+           where=NoValue):
+    a = as_tensor(a)
+    if a.is_complex():  # a complex element is NaN when either part is
+        return TABLE[np.sum](_nan_to(a, 0), axis, dtype, out, keepdims, initial, where)
+    return _nansum_real(a, axis, dtype, out, keepdims, initial, where)
 
 
 @implements(np.mean)
@@ -61,14 +70,33 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue)
     return finish(_C.mean(cast(a, dtype), axes, keepdim=keep), out)
 
 
+def _check_inexact(a, dtype, out):
+    """NumPy's nanmean/nanvar/nanstd refuse an integer or bool dtype or out for
+    float or complex data."""
+    if not (a.is_floating_point() or a.is_complex()):
+        return
+    if dtype is not None and tl_dtype(dtype) in _EXACT:
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and tl_dtype(out.dtype) in _EXACT:
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
+_EXACT = (_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+
+
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
     refuse(where=where)
     a, axes, keep = _reduce_args(a, axis, keepdims)
+    _check_inexact(a, dtype, out)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
-    return finish(_C.nanmean(cast(a, dtype), axes, keepdim=keep), out)
+    a = cast(a, dtype)
+    if a.is_complex():  # the op takes real dtypes: NaN-free sum over the count
+        total = _C.sum(_nan_to(a, 0), axes, keepdim=keep)
+        return finish(total / _C.sum(~_C.isnan(a), axes, keepdim=keep), out)
+    return finish(_C.nanmean(a, axes, keepdim=keep), out)
 
 
 def _moment(name):
@@ -112,23 +140,28 @@ def _extreme(name):
     return impl
 
 
-def _complex_extreme(op, a, axes, keep):
-    """NumPy orders complex numbers lexicographically: by the real part, then
-    the imaginary part among equal real parts; the first element with a NaN
-    wins.  The reduced dims are flattened into one, the winner's position is
-    found there, and the result is gathered -- so the selected element gets the
-    gradient."""
-    axes = list(axes) if axes else list(range(a.ndim))
-    kept = [d for d in range(a.ndim) if d not in axes]
-    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+def _complex_winner(op, flat):
+    """The position along the last axis of ``flat`` (complex) of NumPy's
+    extreme: by the real part, then the imaginary part among equal real parts;
+    the first element with a NaN wins.  Shape (..., 1)."""
     re, im = _C.real(flat), _C.imag(flat)
     best_re = op(re, -1, keepdim=True)
     fill = float("-inf") if op is _C.amax else float("inf")
     best_im = op(_C.where(re == best_re, im, fill), -1, keepdim=True)
     winner = (re == best_re) & (im == best_im)
     nan = _C.isnan(re) | _C.isnan(im)
-    index = _C.where(nan.any(-1, keepdim=True), nan.to(_C.uint8).argmax(-1, keepdim=True),
-                     winner.to(_C.uint8).argmax(-1, keepdim=True))
+    return _C.where(nan.any(-1, keepdim=True), nan.to(_C.uint8).argmax(-1, keepdim=True),
+                    winner.to(_C.uint8).argmax(-1, keepdim=True))
+
+
+def _complex_extreme(op, a, axes, keep):
+    """NumPy's complex max/min (see _complex_winner).  The reduced dims are
+    flattened into one, the winner's position is found there, and the result
+    is gathered -- so the selected element gets the gradient."""
+    axes = list(axes) if axes else list(range(a.ndim))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+    index = _complex_winner(op, flat)
     best = _C.gather(flat, -1, index).reshape(*[a.shape[d] for d in kept])
     if keep:
         shape = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
@@ -152,9 +185,17 @@ def _arg_extreme(name):
     def impl(a, axis=None, out=None, *, keepdims=NoValue):
         a = as_tensor(a)
         keep = keepdims is True
-        if a.numel() == 0:
+        if (a.numel() == 0 if axis is None else a.shape[norm_axis(axis, a.ndim)] == 0):
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        if axis is None:
+        if a.is_complex():  # NumPy's lexicographic order (see _complex_winner)
+            extreme = _C.amax if name == "argmax" else _C.amin
+            axis_ = a.ndim - 1 if axis is None else norm_axis(axis, a.ndim)
+            rows = a.reshape(-1) if axis is None else a.movedim(axis_, -1)
+            result = _complex_winner(extreme, rows).squeeze(-1)
+            if keep:
+                result = result.reshape((1,) * a.ndim) if axis is None else \
+                    result.unsqueeze(axis_)
+        elif axis is None:
             result = op(a.reshape(-1), 0)
             result = result.reshape((1,) * a.ndim) if keep else result
         else:
@@ -273,7 +314,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 def _nan_extreme(name, fill):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
         a = as_tensor(a)
-        if not a.is_floating_point():
+        if not (a.is_floating_point() or a.is_complex()):
             return TABLE[getattr(np, name)](a, axis, out, keepdims, initial, where)
         result = TABLE[getattr(np, name)](_nan_to(a, fill), axis, None, keepdims, initial,
                                            where)
@@ -290,7 +331,7 @@ implements(np.nanmin)(_nan_extreme("min", float("inf")))
 def _nan_arg(name, fill):
     def impl(a, axis=None, out=None, *, keepdims=NoValue):
         a = as_tensor(a)
-        if a.is_floating_point():
+        if (a.is_floating_point() or a.is_complex()) and a.numel():
             nan = _C.isnan(a)
             if TABLE[np.all](nan, axis).any().item():
                 raise ValueError("All-NaN slice encountered")
@@ -306,19 +347,35 @@ implements(np.nanargmin)(_nan_arg("argmin", float("inf")))
 def _nan_moment(name):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=NoValue, *,
              where=NoValue, mean=NoValue, correction=NoValue):
-        refuse(where=where, mean=mean)
+        refuse(where=where)
         if correction is not NoValue:
+            if ddof != 0:
+                raise ValueError("ddof and correction can't be provided simultaneously.")
             ddof = correction
+        a = as_tensor(a)
+        if not (a.is_floating_point() or a.is_complex()):  # no NaN: NumPy's var/std
+            return TABLE[np.var if name == "nanvar" else np.std](
+                a, axis, dtype, out, ddof, keepdims, mean=mean)
         a, axes, keep = _reduce_args(a, axis, keepdims)
+        _check_inexact(a, dtype, out)
         a = cast(a, dtype)
-        if not (a.is_floating_point() or a.is_complex()):
-            a = a.to(_C.float64)
+        # NumPy's steps and roundings: sums in the data's dtype, each divided
+        # by its count in float64 and rounded back; dof <= 0 gives NaN
         valid = ~_C.isnan(a)
-        count = _C.sum(valid, axes, keepdim=True)
-        centred = _nan_to(a, 0) - _C.nansum(a, axes, keepdim=True) / count
-        sq = _C.where(valid, (centred * centred.conj_physical()).abs() if a.is_complex()
-                      else centred * centred, _C.zeros((), dtype=a.dtype, device=a.device))
-        result = _C.sum(sq, axes, keepdim=True) / (count - ddof).clamp(min=0)
+        count = _C.sum(valid, axes, keepdim=True)                 # int64, kept dims
+        zeros = _nan_to(a, 0)
+        if mean is NoValue:
+            total = _C.sum(zeros, axes, keepdim=True)
+            avg = (total.to(_C.complex128 if a.is_complex() else _C.float64) / count).to(a.dtype)
+        else:
+            avg = as_tensor(mean)
+        centred = zeros - avg
+        sq = _C.real(centred * centred.conj_physical()) if a.is_complex() else centred * centred
+        sq = _C.where(valid, sq, _C.zeros((), dtype=sq.dtype, device=sq.device))
+        var = _C.sum(sq, axes, keepdim=True)
+        dof = count - ddof
+        result = _C.where(dof > 0, (var.to(_C.float64) / dof).to(var.dtype),
+                          _C.full((), float("nan"), dtype=var.dtype, device=var.device))
         if name == "nanstd":
             result = result.sqrt()
         if not keep:
