@@ -196,9 +196,10 @@ def test_median_matches_numpy_bit_for_bit(a):
 # the nan* reductions: complex data, NumPy's dtypes, ddof/correction, dof <= 0
 
 def nan_data(dtype):
-    a = RNG.standard_normal((3, 5)) * 3
+    rng = numpy.random.default_rng(7)
+    a = rng.standard_normal((3, 5)) * 3
     if numpy.dtype(dtype).kind == "c":
-        a = a + 1j * RNG.standard_normal((3, 5))
+        a = a + 1j * rng.standard_normal((3, 5))
     a = a.astype(dtype)
     if numpy.dtype(dtype).kind in "fc":
         a[0, 1] = numpy.nan
@@ -217,7 +218,8 @@ NAN_FUNCS = ["nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nans
 @pytest.mark.parametrize("name", NAN_FUNCS)
 def test_nan_reductions_match_numpy(dtype, name):
     a = nan_data(dtype)
-    rtol = 2e-3 if dtype == "float16" else 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    # float16 sums: NumPy rounds to float16 at each step, torchlike accumulates wider
+    rtol = 1e-2 if dtype == "float16" else 1e-5 if dtype in ("float32", "complex64") else 1e-12
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for axis in [None, 0, 1]:
@@ -267,3 +269,176 @@ def test_nan_moments_refuse_an_exact_dtype_for_inexact_data(name):
             getattr(np, name)(a, axis=1, dtype=dtype)
         with pytest.raises(TypeError, match="inexact"):
             getattr(np, name)(a, axis=1, out=np.zeros(3, dtype=dtype))
+
+
+# ---------------------------------------------------------------------------
+# set functions (NumPy's own code sorted with ndarray.sort(), which is in place
+# there and not on tensors), unique's NaNs, isin, sort_complex
+
+SET_CASES = {
+    "int": (RNG.integers(0, 8, 10), RNG.integers(0, 8, (2, 3))),
+    "float-nan": (numpy.array([1.0, numpy.nan, numpy.nan, 2.0, 0.5]), numpy.array([numpy.nan, 2.0])),
+    "empty": (numpy.array([], numpy.int64), numpy.array([1, 2])),
+    "mixed": (numpy.array([5, 1, 3, 3], numpy.int8), numpy.array([3.0, 7.5])),
+    "bool": (numpy.array([True, False, True]), numpy.array([True])),
+}
+
+
+@pytest.mark.parametrize("case", list(SET_CASES))
+@pytest.mark.parametrize("name", ["intersect1d", "setxor1d", "setdiff1d", "union1d"])
+def test_set_functions_match_numpy(case, name):
+    a, b = SET_CASES[case]
+    same(getattr(np, name)(tensor(a), tensor(b)), getattr(numpy, name)(a, b))
+    same(getattr(np, name)(tensor(b), a.tolist()), getattr(numpy, name)(b, a.tolist()))
+    if name != "union1d":
+        ua, ub = numpy.unique(a), numpy.unique(b)
+        same(getattr(np, name)(tensor(ua), tensor(ub), assume_unique=True),
+             getattr(numpy, name)(ua, ub, assume_unique=True))
+
+
+@pytest.mark.parametrize("case", list(SET_CASES))
+def test_intersect1d_indices_and_isin_match_numpy(case):
+    a, b = SET_CASES[case]
+    for got, want in zip(np.intersect1d(tensor(a), tensor(b), return_indices=True),
+                         numpy.intersect1d(a, b, return_indices=True)):
+        same(got, want)
+    for invert in [False, True]:
+        same(np.isin(tensor(a), tensor(b), invert=invert), numpy.isin(a, b, invert=invert))
+        same(np.isin(tensor(a).reshape(1, -1)[:, ::2], tensor(b), invert=invert),
+             numpy.isin(a.reshape(1, -1)[:, ::2], b, invert=invert))
+
+
+def test_isin_kind_is_checked_as_numpys():
+    with pytest.raises(ValueError, match="kind"):
+        np.isin(tensor(numpy.arange(3)), [1], kind="quicksort")
+    with pytest.raises(ValueError, match="'table'"):
+        np.isin(tensor(numpy.arange(3.0)), [1.0], kind="table")
+    same(np.isin(tensor(numpy.arange(4)), [1, 3], kind="table"),
+         numpy.isin(numpy.arange(4), [1, 3], kind="table"))
+
+
+@pytest.mark.parametrize("equal_nan", [True, False])
+def test_unique_nans_collapse_as_numpys(equal_nan):
+    a = numpy.array([[numpy.nan, 1.0, numpy.nan], [2.0, numpy.nan, 1.0]])
+    got = np.unique(tensor(a), return_index=True, return_inverse=True, return_counts=True,
+                    equal_nan=equal_nan)
+    want = numpy.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                        equal_nan=equal_nan)
+    for g, w in zip(got, want):
+        same(g, w)
+
+
+@pytest.mark.parametrize("a", [numpy.array([3, 1, 2], numpy.int8), numpy.array([3.0, 1, 2]),
+                               numpy.array([1 + 2j, 2 - 1j, 3 - 2j, 3 - 3j, 3 + 5j]),
+                               numpy.array([[2, 1], [0, 5]]), numpy.array([3, 1], numpy.float32),
+                               numpy.array([], numpy.complex64)])
+def test_sort_complex_matches_numpy(a):
+    same(np.sort_complex(tensor(a)), numpy.sort_complex(a))
+
+
+# ---------------------------------------------------------------------------
+# diff, ediff1d, bincount, meshgrid, nan_to_num, tri*_indices_from
+
+A2 = numpy.arange(12.0).reshape(3, 4) ** 2
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_diff_past_the_length_is_empty(n):
+    same(np.diff(tensor([1, 4, 9, 16]), n=n), numpy.diff([1, 4, 9, 16], n=n))
+    same(np.diff(tensor(A2)[:, ::2], n=n, axis=0), numpy.diff(A2[:, ::2], n=n, axis=0))
+
+
+def test_diff_prepend_append_and_their_errors():
+    same(np.diff(tensor(A2), axis=1, prepend=tensor([[0.0], [1], [2]])),
+         numpy.diff(A2, axis=1, prepend=numpy.array([[0.0], [1], [2]])))
+    same(np.diff(tensor(A2), axis=0, prepend=0, append=[[1.0, 2, 3, 4]]),
+         numpy.diff(A2, axis=0, prepend=0, append=[[1.0, 2, 3, 4]]))
+    with pytest.raises(ValueError):
+        np.diff(tensor(A2), prepend=np.zeros((4, 4)))
+    with pytest.raises(numpy.exceptions.AxisError):
+        np.diff(tensor(A2), prepend=0, axis=3)
+    x = tensor(A2)
+    assert np.diff(x, n=0) is x
+
+
+@pytest.mark.parametrize("to_begin,to_end", [(None, None), ([5, 6], [7]), (3, 4)])
+@pytest.mark.parametrize("dtype", ["int8", "float64"])
+def test_ediff1d_matches_numpy(to_begin, to_end, dtype):
+    a = numpy.array([[1, 2], [4, 9]], dtype)
+    same(np.ediff1d(tensor(a), to_end=to_end, to_begin=to_begin),
+         numpy.ediff1d(a, to_end=to_end, to_begin=to_begin))
+
+
+def test_ediff1d_refuses_unsafe_extras_and_bools():
+    for kw in [{"to_begin": numpy.nan}, {"to_end": [1.5]}]:
+        with pytest.raises(TypeError, match="same_kind"):
+            np.ediff1d(tensor(numpy.array([1, 2, 4])), **kw)
+    with pytest.raises(TypeError):
+        np.ediff1d(tensor(numpy.array([True, False])))
+
+
+@pytest.mark.parametrize("x,kw", [
+    ([], {}), ([1, 2, 2, 5], {"minlength": 8}),
+    (numpy.array([1, 2, 2], numpy.int8), {"weights": [1, 2, 3]}),
+    (numpy.array([0, 2, 2]), {"weights": numpy.array([1, 2, 3], numpy.float32)}),
+])
+def test_bincount_matches_numpy(x, kw):
+    kw_t = {k: tensor(v) if k == "weights" else v for k, v in kw.items()}
+    same(np.bincount(tensor(x) if len(x) else x, **kw_t), numpy.bincount(x, **kw))
+
+
+@pytest.mark.parametrize("x,kw,error", [
+    (numpy.array([1.5]), {}, TypeError), (numpy.array([1, -1]), {}, ValueError),
+    (numpy.array([1]), {"minlength": "a"}, TypeError), (numpy.array([1]), {"minlength": -1}, ValueError),
+    (numpy.array([1]), {"minlength": None}, TypeError)])
+def test_bincount_errors_are_numpys(x, kw, error):
+    with pytest.raises(error):
+        numpy.bincount(x, **kw)
+    with pytest.raises(error):
+        np.bincount(tensor(x), **kw)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("copy", [False, True])
+def test_meshgrid_keeps_dtypes_and_takes_sparse(indexing, sparse, copy):
+    xs = [numpy.array([1, 2], numpy.float32), numpy.array([1.0, 2, 3]), numpy.arange(4)]
+    for k in range(4):
+        got = np.meshgrid(*[tensor(x) for x in xs[:k]], indexing=indexing, sparse=sparse, copy=copy)
+        want = numpy.meshgrid(*xs[:k], indexing=indexing, sparse=sparse, copy=copy)
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+
+
+@pytest.mark.parametrize("v", [numpy.array([numpy.nan, numpy.inf, -numpy.inf, 1.5]),
+                               numpy.array([complex(numpy.nan, numpy.inf), complex(-numpy.inf, 1)]),
+                               numpy.array([numpy.inf], numpy.float32),
+                               numpy.array([complex(numpy.nan, -numpy.inf)], numpy.complex64),
+                               numpy.array([1, 2]), numpy.array(numpy.nan)])
+def test_nan_to_num_of_complex_and_in_place(v):
+    same(np.nan_to_num(tensor(v)), numpy.nan_to_num(v))
+    same(np.nan_to_num(tensor(v), nan=10, posinf=20, neginf=30),
+         numpy.nan_to_num(v, nan=10, posinf=20, neginf=30))
+    t, w = tensor(v.copy()), v.copy()
+    assert np.nan_to_num(t, copy=False) is t
+    numpy.nan_to_num(w, copy=False)
+    same(t, w)
+
+
+@pytest.mark.parametrize("name", ["tril_indices_from", "triu_indices_from"])
+def test_tri_indices_from_want_two_dimensions(name):
+    for k in [-1, 0, 2]:
+        for g, w in zip(getattr(np, name)(np.ones((3, 5)), k=k),
+                        getattr(numpy, name)(numpy.ones((3, 5)), k=k)):
+            same(g, w)
+    for shape in [(3,), (2, 2, 2)]:
+        with pytest.raises(ValueError, match="2-d"):
+            getattr(np, name)(np.ones(shape))
+
+
+@pytest.mark.host_only
+def test_reshape_in_fortran_order_goes_to_numpy():
+    # order="F" has no torchlike op: the call takes NumPy's route (it was refused)
+    a = numpy.arange(6.0)
+    same(np.reshape(tensor(a), (2, 3), order="F"), numpy.reshape(a, (2, 3), order="F"))
