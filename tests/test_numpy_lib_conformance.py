@@ -442,3 +442,69 @@ def test_reshape_in_fortran_order_goes_to_numpy():
     # order="F" has no torchlike op: the call takes NumPy's route (it was refused)
     a = numpy.arange(6.0)
     same(np.reshape(tensor(a), (2, 3), order="F"), numpy.reshape(a, (2, 3), order="F"))
+
+
+# ---------------------------------------------------------------------------
+# average's weights along a tuple axis, corrcoef of host data, piecewise's
+# condition list, ix_, the Array API unique functions, histogramdd of a list
+
+def test_average_weights_follow_the_order_of_axis():
+    y = numpy.arange(24.0).reshape(2, 3, 4)
+    for axis, w in [((1, 0), numpy.arange(6.0).reshape(3, 2) + 1),
+                    ((0, 2), numpy.arange(8.0).reshape(2, 4) + 1),
+                    ((2, 0), numpy.arange(8.0).reshape(4, 2) + 1)]:
+        for returned in [False, True]:
+            got = np.average(tensor(y), axis=axis, weights=tensor(w), returned=returned)
+            want = numpy.average(y, axis=axis, weights=w, returned=returned)
+            for g, v in zip(got if returned else [got], want if returned else [want]):
+                same(g, v, 1e-12)
+    with pytest.raises(ValueError, match="Shape of weights"):
+        np.average(tensor(y), axis=(0, 1), weights=tensor(numpy.ones((3, 2))))
+
+
+def test_corrcoef_of_host_data():
+    a = numpy.array([[1.0, 2, 3, 5], [2, 1, 5, 4], [0, 1, 0, 1]])
+    same(np.corrcoef(a), numpy.corrcoef(a), 1e-12)
+    same(np.corrcoef(a[0].tolist(), a[1].tolist()), numpy.corrcoef(a[0], a[1]), 1e-12)
+
+
+@pytest.mark.parametrize("condlist", [
+    [True, False], [[True, False]], numpy.array([True, False]), numpy.array([1, 0]),
+    [numpy.array([1, 0])], True], ids=["list", "nested", "bool-array", "int-array",
+                                      "list-of-array", "scalar"])
+def test_piecewise_reads_one_mask_as_numpy(condlist):
+    cond_t = tensor(condlist) if isinstance(condlist, numpy.ndarray) else condlist
+    same(np.piecewise(tensor([0, 0]), cond_t, [1]), numpy.piecewise(numpy.array([0, 0]), condlist, [1]))
+    x = numpy.array([-1.5, 0.0, 2.0])
+    same(np.piecewise(tensor(x), [tensor(x) < 0, tensor(x) >= 0], [lambda v: -v, lambda v: v * 2]),
+         numpy.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v * 2]))
+
+
+@pytest.mark.parametrize("args", [([],), (range(0),), (numpy.array([], numpy.float32),),
+                                  ([1, 2], [True, False, True]), (numpy.arange(3), [4, 5], [0])])
+def test_ix_matches_numpy(args):
+    got = np.ix_(*[tensor(a) if isinstance(a, numpy.ndarray) else a for a in args])
+    want = numpy.ix_(*args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        same(g, w)
+    with pytest.raises(ValueError, match="1 dimensional"):
+        np.ix_(np.ones((2, 2)))
+
+
+def test_array_api_unique_functions_keep_nans_distinct():
+    a = numpy.array([numpy.nan, 1.0, 0.0, numpy.nan, -0.0, 1.0])
+    same(np.unique_values(tensor(a)), numpy.unique_values(a))
+    for name in ["unique_counts", "unique_inverse", "unique_all"]:
+        for g, w in zip(getattr(np, name)(tensor(a)), getattr(numpy, name)(a)):
+            same(g, w)
+
+
+def test_histogramdd_of_a_list_of_coordinates():
+    xs = [[0.1, 0.5, 0.7, 0.2], [0.3, 0.9, 0.1, 0.2]]
+    got, want = np.histogramdd(xs, bins=2), numpy.histogramdd(xs, bins=2)
+    same(got[0], want[0])
+    for g, w in zip(got[1], want[1]):
+        same(g, w)
+    got = np.histogramdd([[], []], bins=([0, 1], [0, 1]))
+    same(got[0], numpy.histogramdd([[], []], bins=([0, 1], [0, 1]))[0])

@@ -118,22 +118,23 @@ _UniqueInverse = _unique_result("UniqueInverseResult", "values inverse_indices")
 
 @implements(np.unique_values)
 def unique_values(x):
-    return unique(x)
+    # the Array API's: NaNs are distinct values
+    return unique(x, equal_nan=False)
 
 
 @implements(np.unique_counts)
 def unique_counts(x):
-    return _UniqueCounts(*unique(x, return_counts=True))
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False))
 
 
 @implements(np.unique_inverse)
 def unique_inverse(x):
-    return _UniqueInverse(*unique(x, return_inverse=True))
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
 
 
 @implements(np.unique_all)
 def unique_all(x):
-    return _UniqueAll(*unique(x, True, True, True))
+    return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
 
 
 @implements(np.isin)

@@ -616,6 +616,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
             if w.ndim != len(axes) or tuple(w.shape) != tuple(a.shape[i] for i in axes):
                 raise ValueError("Shape of weights must be consistent with shape of a along "
                                  "specified axis.")
+            # weights' axes follow ``axis``'s order: put them in a's order first
+            w = w.permute(*sorted(range(len(axes)), key=lambda k: axes[k]))
             w = w.reshape(tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim)))
         w = _C.broadcast_to(w, tuple(a.shape))
         scl = _C.sum(w, axes, keepdim=keep)
@@ -629,7 +631,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
 def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
     # NumPy's own code divides its covariance in place, which would overwrite a
     # tensor the tape still needs; the same steps without writes:
-    c = np.cov(x, y, rowvar, dtype=dtype)
+    c = as_tensor(np.cov(x, y, rowvar, dtype=dtype))  # an ndarray when x, y are host data
     if c.ndim == 0:
         return c / c
     d = _C.diagonal(c)

@@ -313,8 +313,13 @@ def select(condlist, choicelist, default=0):
 @implements(np.piecewise)
 def piecewise(x, condlist, funclist, *args, **kw):
     x = as_tensor(x)
-    if isinstance(condlist, (Tensor, np.ndarray)) and getattr(condlist, "ndim", 0) == x.ndim \
-            or not isinstance(condlist, (list, tuple)):
+    # NumPy's rule: a scalar, or a sequence whose first item is no list or
+    # array (one mask written out), is one condition
+    if np.isscalar(condlist) or (
+            isinstance(condlist, (Tensor, np.ndarray)) and condlist.ndim == 0) or (
+            x.ndim != 0 and len(condlist) and not (
+                isinstance(condlist[0], list) or (isinstance(condlist[0], (Tensor, np.ndarray))
+                                                  and condlist[0].ndim > 0))):
         condlist = [condlist]
     conds = [as_tensor(c).to(_C.bool) for c in condlist]
     n = len(conds)
