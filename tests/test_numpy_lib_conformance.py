@@ -508,3 +508,37 @@ def test_histogramdd_of_a_list_of_coordinates():
         same(g, w)
     got = np.histogramdd([[], []], bins=([0, 1], [0, 1]))
     same(got[0], numpy.histogramdd([[], []], bins=([0, 1], [0, 1]))[0])
+
+
+# ---------------------------------------------------------------------------
+# pad: NumPy's argument checks, dict widths, always a new array
+
+@pytest.mark.parametrize("width", [3.4, "3", complex(1, -1), ((-2.1, 3), (3, 2)),
+                                   numpy.array([1.0, 2.0]), numpy.array([True])])
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "mean"])
+def test_pad_width_must_be_integral(width, mode):
+    for lib, arr in ((numpy, numpy.ones((6, 5))), (np, np.ones((6, 5)))):
+        with pytest.raises(TypeError, match="integral type"):
+            lib.pad(arr, width, mode)
+
+
+@pytest.mark.parametrize("mode,keyword", [("edge", {"constant_values": 1}),
+                                          ("constant", {"end_values": 1}),
+                                          ("wrap", {"reflect_type": "odd"}),
+                                          ("reflect", {"stat_length": 2})])
+def test_pad_keywords_are_checked_per_mode(mode, keyword):
+    for lib, arr in ((numpy, numpy.ones(3)), (np, np.ones(3))):
+        with pytest.raises(ValueError, match=f"unsupported keyword arguments for mode '{mode}'"):
+            lib.pad(arr, 1, mode, **keyword)
+    with pytest.raises(ValueError, match="not supported"):
+        np.pad(np.ones(3), 1, "bogus")
+
+
+@pytest.mark.parametrize("width", [{-2: (1, 3)}, {0: (5, 2), -1: (3, 4)}, {1: 5}, 0, (0, 0)])
+@pytest.mark.parametrize("mode", ["constant", "edge", "symmetric"])
+def test_pad_takes_dict_widths_and_returns_a_new_array(width, mode):
+    a = numpy.arange(60).reshape(3, 4, 5)
+    t = tensor(a)
+    got = np.pad(t, width, mode)
+    same(got, numpy.pad(a, width, mode))
+    assert got is not t and not np.shares_memory(got, t)
