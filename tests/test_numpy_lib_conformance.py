@@ -542,3 +542,17 @@ def test_pad_takes_dict_widths_and_returns_a_new_array(width, mode):
     got = np.pad(t, width, mode)
     same(got, numpy.pad(a, width, mode))
     assert got is not t and not np.shares_memory(got, t)
+
+
+@pytest.mark.parametrize("choices,default", [
+    (["i8", "i8sq"], 0), (["i64", "f64"], 42), (["f32", 3.5], 0), (["i8", 1000], 0),
+    (["i8"], 2.5), (["i8", "i8sq"], numpy.int16(3))])
+def test_select_result_dtype_takes_python_numbers_as_weak(choices, default):
+    x = numpy.arange(6)
+    named = {"i8": x.astype(numpy.int8), "i8sq": (x ** 2).astype(numpy.int8), "i64": x,
+             "f64": x * 1.5, "f32": x.astype(numpy.float32)}
+    chosen = [named.get(c, c) if isinstance(c, str) else c for c in choices]
+    conds = [x < 2, x > 4][:len(chosen)]
+    got = np.select([tensor(c) for c in conds],
+                    [tensor(c) if isinstance(c, numpy.ndarray) else c for c in chosen], default)
+    same(got, numpy.select(conds, chosen, default))

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _C
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype,
+    implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
     NoValue)
 
 Tensor = _C.Tensor
@@ -302,7 +302,16 @@ def select(condlist, choicelist, default=0):
     for i, c in enumerate(conds):
         if c.dtype != _C.bool:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
-    choices = promote(*[as_tensor(c) for c in choicelist], as_tensor(default))
+    # NumPy's result dtype: Python numbers among the choices are weak (NEP 50)
+    items = [c if type(c) in (int, float, complex) else as_tensor(c)
+             for c in (*choicelist, default)]
+    try:
+        dtype = np.result_type(*[np_dtype(c) if isinstance(c, Tensor) else c for c in items])
+    except TypeError as error:
+        raise TypeError(f"Choicelist and default value do not have a common dtype: "
+                        f"{error}") from None
+    dtype = tl_dtype(dtype)
+    choices = [(c if isinstance(c, Tensor) else as_tensor(c)).to(dtype) for c in items]
     result = choices[-1]
     # The first condition that holds wins: apply them from the last one back.
     for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
