@@ -556,3 +556,24 @@ def test_select_result_dtype_takes_python_numbers_as_weak(choices, default):
     got = np.select([tensor(c) for c in conds],
                     [tensor(c) if isinstance(c, numpy.ndarray) else c for c in chosen], default)
     same(got, numpy.select(conds, chosen, default))
+
+
+UNIQUE_AXIS = {
+    "int": numpy.random.default_rng(3).integers(0, 2, (6, 3)),
+    "complex": (numpy.random.default_rng(4).integers(0, 2, (5, 3))
+                + 1j * numpy.random.default_rng(5).integers(0, 2, (5, 3))).astype(numpy.complex64),
+    "float-3d": numpy.random.default_rng(6).integers(0, 2, (3, 2, 2)).astype(numpy.float32),
+    "nan-rows": numpy.array([[1.0, numpy.nan], [1.0, numpy.nan], [0.0, 2.0]]),
+    "zero-size": numpy.empty((2, 0, 3)),
+    "no-rows": numpy.empty((0, 2)),
+}
+
+
+@pytest.mark.parametrize("case", list(UNIQUE_AXIS))
+def test_unique_along_an_axis_matches_numpy(case):
+    a = UNIQUE_AXIS[case]
+    for axis, flags in itertools.product(range(a.ndim), itertools.product([False, True], repeat=3)):
+        got = np.unique(tensor(a), *flags, axis=axis)
+        want = numpy.unique(a, *flags, axis=axis)
+        for g, w in zip(got if any(flags) else [got], want if any(flags) else [want]):
+            same(g, w)

@@ -48,9 +48,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            equal_nan=True, sorted=True):
     ar = as_tensor(ar)
     if axis is not None:
-        if return_index:
-            raise Unsupported("unique: argument 'return_index' is not supported with 'axis'")
         axis = norm_axis(axis, ar.ndim)
+        rest = [s for i, s in enumerate(ar.shape) if i != axis]
+        # NumPy compares slices elementwise, so rows holding NaN stay distinct
+        if return_index or ar.is_complex() or ar.is_floating_point() or 0 in rest:
+            return _unique_slices(ar, axis, return_index, return_inverse, return_counts)
         result = _C.unique(ar, sorted=True, return_inverse=return_inverse,
                            return_counts=return_counts, dim=axis)
     else:
@@ -74,6 +76,45 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             extra.append(counts)
         return (values, *extra) if extra else values
     return result
+
+
+def _unique_slices(ar, axis, return_index, return_inverse, return_counts):
+    """unique along ``axis``: the slices as rows, ordered lexicographically
+    (a stable sort per column, the last column first; complex columns by real
+    then imaginary part, as NumPy orders them), runs of equal rows merged."""
+    from ._elementwise import real, imag
+    moved = _C.movedim(ar, axis, 0)
+    m = 1
+    for size in moved.shape[1:]:
+        m *= size
+    rows = moved.reshape(moved.shape[0], m)                      # (n, m)
+    n = rows.shape[0]
+    order = _C.arange(n, dtype=_C.int64, device=ar.device)
+    keys = []
+    for j in range(rows.shape[1]):
+        column = rows[:, j]
+        keys += [real(column), imag(column)] if column.is_complex() else [column]
+    for key in reversed(keys):
+        order = order[_C.argsort(key[order], stable=True)]
+    ordered = rows[order]
+    if n:
+        differs = (ordered[1:] != ordered[:-1]).any(1) if rows.shape[1] else \
+            _C.zeros(n - 1, dtype=_C.bool, device=ar.device)
+        starts = _C.cat([_C.ones(1, dtype=_C.bool, device=ar.device), differs], 0)
+    else:
+        starts = _C.zeros(0, dtype=_C.bool, device=ar.device)
+    run = _C.cumsum(starts.to(_C.int64), 0) - 1
+    values = _C.movedim(moved[order[starts]], 0, axis)
+    extra = []
+    if return_index:
+        extra.append(order[starts])
+    if return_inverse:
+        inverse = _C.empty_like(run)
+        inverse[order] = run
+        extra.append(inverse)
+    if return_counts:
+        extra.append(_C.bincount(run, minlength=0) if n else run)
+    return (values, *extra) if extra else values
 
 
 def _one_nan(values, inverse, counts):
