@@ -577,3 +577,12 @@ def test_unique_along_an_axis_matches_numpy(case):
         want = numpy.unique(a, *flags, axis=axis)
         for g, w in zip(got if any(flags) else [got], want if any(flags) else [want]):
             same(g, w)
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("equal_nan", [True, False])
+def test_unique_of_one_dimension_along_its_axis_is_elementwise(axis, equal_nan):
+    a = numpy.array([numpy.nan, 0.0, 0.0, numpy.nan])
+    for g, w in zip(np.unique(tensor(a), return_counts=True, axis=axis, equal_nan=equal_nan),
+                    numpy.unique(a, return_counts=True, axis=axis, equal_nan=equal_nan)):
+        same(g, w)

@@ -49,6 +49,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     ar = as_tensor(ar)
     if axis is not None:
         axis = norm_axis(axis, ar.ndim)
+    if axis is not None and ar.ndim == 1:
+        axis = None  # NumPy: the elements themselves (equal_nan applies)
+    if axis is not None:
         rest = [s for i, s in enumerate(ar.shape) if i != axis]
         # NumPy compares slices elementwise, so rows holding NaN stay distinct
         if return_index or ar.is_complex() or ar.is_floating_point() or 0 in rest:
