@@ -19,8 +19,8 @@
    TypeError names the function (no silent host copy, no dropped gradient).
 
 An implementation that meets an argument it cannot honour raises
-``Unsupported``, which sends the call on to the next route (and, called
-through ``torchlike.numpy``, surfaces as NotImplementedError).
+``Unsupported``, which sends the call on to the next route, whether it came
+through NumPy's dispatch or was called as ``torchlike.numpy.<name>``.
 """
 import builtins
 import contextvars
@@ -102,6 +102,10 @@ def implements(*funcs):
                 return _on_device_of(impl, args, kwargs)
             except MaskedOperand:
                 return masked_call(funcs[0], args, kwargs)
+            except Unsupported:
+                # called as torchlike.numpy.<name>: the same next routes as
+                # numpy.<name>(tensor) takes
+                return next_routes(funcs[0], args, kwargs)
         for f in funcs:
             TABLE[f] = call
         return call
@@ -414,10 +418,12 @@ def array_function(self, func, types_, args, kwargs):
             return NotImplemented
     impl = TABLE.get(func)
     if impl is not None:
-        try:
-            return impl(*args, **kwargs)
-        except Unsupported:
-            pass
+        return impl(*args, **kwargs)
+    return next_routes(func, args, kwargs)
+
+
+def next_routes(func, args, kwargs):
+    """Routes 2 and 3 for ``func``: no table entry, or one that refused."""
     try:
         return _on_device_of(_via_implementation, (func, args, kwargs), {})
     except Unsupported:

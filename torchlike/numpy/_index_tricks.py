@@ -9,7 +9,7 @@ does in ``asarray``."""
 import numpy as np
 
 from .. import _C
-from .._array_function import _DEVICE, as_tensor, np_dtype, tl_dtype
+from .._array_function import _DEVICE, as_tensor, implements, np_dtype, tl_dtype
 from ._creation import arange, array, asarray, linspace
 from ._manipulation import concatenate
 from ._info import result_type
@@ -197,3 +197,22 @@ class ndenumerate:
 
     def __next__(self):
         return next(self._iter)
+
+
+@implements(np.ix_)
+def ix_(*args):
+    """Open-mesh index tensors: the k-th input (1-d; a bool mask becomes its
+    positions) shaped to broadcast along axis k.  An empty sequence indexes
+    with int64, as NumPy's intp (an empty float64 tensor is what an empty
+    list made; other empty tensors keep their dtype, as NumPy's arrays)."""
+    out = []
+    for k, new in enumerate(args):
+        new = as_tensor(new)
+        if new.numel() == 0 and new.dtype == _C.float64:
+            new = new.to(_C.int64)
+        if new.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if new.dtype == _C.bool:
+            new = _C.nonzero(new).reshape(-1)
+        out.append(new.reshape((1,) * k + (new.shape[0],) + (1,) * (len(args) - k - 1)))
+    return tuple(out)

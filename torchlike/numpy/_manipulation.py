@@ -359,12 +359,34 @@ def triu(m, k=0):
     return _C.triu(as_tensor(m), k)
 
 
+_PAD_KEYWORDS = {
+    "empty": set(), "edge": set(), "wrap": set(), "constant": {"constant_values"},
+    "linear_ramp": {"end_values"}, "maximum": {"stat_length"}, "mean": {"stat_length"},
+    "median": {"stat_length"}, "minimum": {"stat_length"}, "reflect": {"reflect_type"},
+    "symmetric": {"reflect_type"}}
+
+
 @implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
     """Constant padding concatenates filled blocks; the other modes gather
     indices computed per axis, so both stay on the tape."""
     x = as_tensor(array)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    # NumPy's checks, before any mode runs: keywords per mode, integral widths
+    if not callable(mode):
+        if mode not in _PAD_KEYWORDS:
+            raise ValueError(f"mode '{mode}' is not supported")
+        if set(kwargs) - _PAD_KEYWORDS[mode]:
+            raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                             f"{set(kwargs) - _PAD_KEYWORDS[mode]}")
+    if isinstance(pad_width, dict):  # {axis: width or (before, after)}, others 0
+        pairs = np.zeros((x.ndim, 2), np.int64)
+        for axis, width in pad_width.items():
+            pairs[norm_axis(axis, x.ndim)] = np.broadcast_to(np.asarray(width), (2,))
+        pad_width = pairs
+    widths = np.asarray(pad_width)
+    if widths.dtype.kind != "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    widths = np.broadcast_to(widths.astype(np.int64), (x.ndim, 2))
     if (widths < 0).any():
         raise ValueError("index can't contain negative values")
     if callable(mode) or mode not in ("constant", "edge", "wrap", "reflect", "symmetric") \
@@ -402,7 +424,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 index = index % (2 * n)
                 index = np.where(index >= n, 2 * n - 1 - index, index)
             x = _C.index_select(x, axis, _C.from_numpy(index.astype(np.int64)).to(x.device))
-    return x
+    return x.clone() if x is array else x  # a new array, as NumPy's, even padding nothing
 
 
 @implements(np.take)

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _C
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, refuse)
+    implements, Unsupported, as_tensor, norm_axis, promote, refuse)
 
 Tensor = _C.Tensor
 
@@ -48,9 +48,14 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            equal_nan=True, sorted=True):
     ar = as_tensor(ar)
     if axis is not None:
-        if return_index:
-            raise Unsupported("unique: argument 'return_index' is not supported with 'axis'")
         axis = norm_axis(axis, ar.ndim)
+    if axis is not None and ar.ndim == 1:
+        axis = None  # NumPy: the elements themselves (equal_nan applies)
+    if axis is not None:
+        rest = [s for i, s in enumerate(ar.shape) if i != axis]
+        # NumPy compares slices elementwise, so rows holding NaN stay distinct
+        if return_index or ar.is_complex() or ar.is_floating_point() or 0 in rest:
+            return _unique_slices(ar, axis, return_index, return_inverse, return_counts)
         result = _C.unique(ar, sorted=True, return_inverse=return_inverse,
                            return_counts=return_counts, dim=axis)
     else:
@@ -61,6 +66,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             values, inverse, counts = _C.unique(flat, sorted=True, return_inverse=True,
                                                 return_counts=True)
             order = None
+            if equal_nan and flat.is_floating_point():
+                values, inverse, counts = _one_nan(values, inverse, counts)
         extra = []
         if return_index:
             order = _C.argsort(flat, stable=True) if order is None else order
@@ -72,6 +79,56 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             extra.append(counts)
         return (values, *extra) if extra else values
     return result
+
+
+def _unique_slices(ar, axis, return_index, return_inverse, return_counts):
+    """unique along ``axis``: the slices as rows, ordered lexicographically
+    (a stable sort per column, the last column first; complex columns by real
+    then imaginary part, as NumPy orders them), runs of equal rows merged."""
+    from ._elementwise import real, imag
+    moved = _C.movedim(ar, axis, 0)
+    m = 1
+    for size in moved.shape[1:]:
+        m *= size
+    rows = moved.reshape(moved.shape[0], m)                      # (n, m)
+    n = rows.shape[0]
+    order = _C.arange(n, dtype=_C.int64, device=ar.device)
+    keys = []
+    for j in range(rows.shape[1]):
+        column = rows[:, j]
+        keys += [real(column), imag(column)] if column.is_complex() else [column]
+    for key in reversed(keys):
+        order = order[_C.argsort(key[order], stable=True)]
+    ordered = rows[order]
+    if n:
+        differs = (ordered[1:] != ordered[:-1]).any(1) if rows.shape[1] else \
+            _C.zeros(n - 1, dtype=_C.bool, device=ar.device)
+        starts = _C.cat([_C.ones(1, dtype=_C.bool, device=ar.device), differs], 0)
+    else:
+        starts = _C.zeros(0, dtype=_C.bool, device=ar.device)
+    run = _C.cumsum(starts.to(_C.int64), 0) - 1
+    values = _C.movedim(moved[order[starts]], 0, axis)
+    extra = []
+    if return_index:
+        extra.append(order[starts])
+    if return_inverse:
+        inverse = _C.empty_like(run)
+        inverse[order] = run
+        extra.append(inverse)
+    if return_counts:
+        extra.append(_C.bincount(run, minlength=0) if n else run)
+    return (values, *extra) if extra else values
+
+
+def _one_nan(values, inverse, counts):
+    """unique's NaNs (sorted last, each its own value) as one value, NumPy's
+    ``equal_nan=True``: the first NaN stays, counting them all."""
+    nans = int(_C.isnan(values).sum().item())
+    if nans <= 1:
+        return values, inverse, counts
+    keep = values.shape[0] - nans + 1
+    counts = _C.cat([counts[:keep - 1], counts[keep - 1:].sum().reshape(1)], 0)
+    return values[:keep], _C.clamp(inverse, max=keep - 1), counts
 
 
 def _unique_complex(flat):
@@ -105,30 +162,126 @@ _UniqueInverse = _unique_result("UniqueInverseResult", "values inverse_indices")
 
 @implements(np.unique_values)
 def unique_values(x):
-    return unique(x)
+    # the Array API's: NaNs are distinct values
+    return unique(x, equal_nan=False)
 
 
 @implements(np.unique_counts)
 def unique_counts(x):
-    return _UniqueCounts(*unique(x, return_counts=True))
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False))
 
 
 @implements(np.unique_inverse)
 def unique_inverse(x):
-    return _UniqueInverse(*unique(x, return_inverse=True))
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
 
 
 @implements(np.unique_all)
 def unique_all(x):
-    return _UniqueAll(*unique(x, True, True, True))
+    return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
 
 
 @implements(np.isin)
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
     element, test = as_tensor(element), as_tensor(test_elements).reshape(-1)
-    hit = _C.any(element.reshape(*element.shape, 1) == test, -1) if test.numel() else \
-        _C.zeros(tuple(element.shape), dtype=_C.bool, device=element.device)
+    if kind == "table" and (element.is_floating_point() or element.is_complex()
+                            or test.is_floating_point() or test.is_complex()):
+        raise ValueError("The 'table' method is only supported for boolean or integer "
+                         "arrays. Please select 'sort' or None for kind.")
+    if test.numel() == 0 or element.numel() == 0:
+        hit = _C.zeros(tuple(element.shape), dtype=_C.bool, device=element.device)
+    elif element.is_complex() or test.is_complex():
+        hit = _C.any(element.reshape(*element.shape, 1) == test, -1)
+    else:
+        # each element's place among the sorted test values, then one compare:
+        # O((n + m) log m) where comparing all pairs took n * m memory
+        if element.dtype != test.dtype:
+            element, test = promote(element, test)
+        ordered = _C.sort(test, 0).values
+        place = _C.searchsorted(ordered, element.reshape(-1)).clamp(max=ordered.shape[0] - 1)
+        hit = (ordered[place] == element.reshape(-1)).reshape(tuple(element.shape))
     return ~hit if invert else hit
+
+
+def _set_operands(ar1, ar2, assume_unique):
+    """The two inputs flattened, made unique unless the caller says they are."""
+    ar1, ar2 = as_tensor(ar1).reshape(-1), as_tensor(ar2).reshape(-1)
+    if ar1.dtype != ar2.dtype:
+        ar1, ar2 = promote(ar1, ar2)
+    if not assume_unique:
+        ar1, ar2 = unique(ar1), unique(ar2)
+    return ar1, ar2
+
+
+@implements(np.intersect1d)
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """The sorted values in both; with ``return_indices``, where each first
+    occurs in ``ar1`` and ``ar2`` (flattened)."""
+    a1, a2 = as_tensor(ar1).reshape(-1), as_tensor(ar2).reshape(-1)
+    if a1.dtype != a2.dtype:
+        a1, a2 = promote(a1, a2)
+    if not assume_unique:
+        a1, first1 = unique(a1, return_index=True)
+        a2, first2 = unique(a2, return_index=True)
+    both = _C.cat([a1, a2], 0)
+    # stable: of two equal values, the one from ar1 comes first
+    order = _C.argsort(both, stable=True)
+    both = both[order]
+    same = both[1:] == both[:-1]
+    values = both[:-1][same]
+    if not return_indices:
+        return values
+    idx1, idx2 = order[:-1][same], order[1:][same] - a1.shape[0]
+    if not assume_unique:
+        idx1, idx2 = first1[idx1], first2[idx2]
+    return values, idx1, idx2
+
+
+@implements(np.setxor1d)
+def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of the two."""
+    a1, a2 = _set_operands(ar1, ar2, assume_unique)
+    both = _C.sort(_C.cat([a1, a2], 0), 0).values
+    if both.numel() == 0:
+        return both
+    edge = _C.ones(1, dtype=_C.bool, device=both.device)
+    differs = _C.cat([edge, both[1:] != both[:-1], edge], 0)
+    return both[differs[1:] & differs[:-1]]
+
+
+@implements(np.setdiff1d)
+def setdiff1d(ar1, ar2, assume_unique=False):
+    """The values of ``ar1`` not in ``ar2``: sorted and unique, or in ``ar1``'s
+    order when ``assume_unique``."""
+    a1, a2 = as_tensor(ar1).reshape(-1), as_tensor(ar2).reshape(-1)
+    if not assume_unique:
+        a1 = unique(a1)
+    return a1[isin(a1, a2, invert=True)]  # ar1's dtype: its values, filtered
+
+
+@implements(np.union1d)
+def union1d(ar1, ar2):
+    a1, a2 = as_tensor(ar1).reshape(-1), as_tensor(ar2).reshape(-1)
+    return unique(_C.cat(promote(a1, a2) if a1.dtype != a2.dtype else [a1, a2], 0))
+
+
+@implements(np.sort_complex)
+def sort_complex(a):
+    """Sorted by the real part, then the imaginary part, as a complex array
+    (complex64 for 8- and 16-bit integers, complex128 for other reals)."""
+    a = as_tensor(a)
+    if not a.is_complex():
+        small = a.dtype in (_C.int8, _C.uint8, _C.int16)
+        a = a.to(_C.complex64 if small else _C.complex128)
+    if a.ndim == 0:
+        return a
+    from ._elementwise import real, imag
+    by_imag = _C.argsort(imag(a), dim=-1, stable=True)
+    order = _C.gather(by_imag, -1, _C.argsort(_C.gather(real(a), -1, by_imag), dim=-1,
+                                              stable=True))
+    return _C.gather(a, -1, order)
 
 
 # A full sort is a valid partition: the k-th element lands where a sort puts it,

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _C
 from .._array_function import (
-    implements, Unsupported, tl_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
+    implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
     refuse, cast, NoValue, TABLE)
 
 Tensor = _C.Tensor
@@ -48,7 +48,16 @@ def _reduction(name):
 
 implements(np.sum)(_reduction("sum"))
 implements(np.prod)(_reduction("prod"))
-implements(np.nansum)(_reduction("nansum"))
+_nansum_real = _reduction("nansum")
+
+
+@implements(np.nansum)
+def nansum(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
+           where=NoValue):
+    a = as_tensor(a)
+    if a.is_complex():  # a complex element is NaN when either part is
+        return TABLE[np.sum](_nan_to(a, 0), axis, dtype, out, keepdims, initial, where)
+    return _nansum_real(a, axis, dtype, out, keepdims, initial, where)
 
 
 @implements(np.mean)
@@ -61,14 +70,33 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue)
     return finish(_C.mean(cast(a, dtype), axes, keepdim=keep), out)
 
 
+def _check_inexact(a, dtype, out):
+    """NumPy's nanmean/nanvar/nanstd refuse an integer or bool dtype or out for
+    float or complex data."""
+    if not (a.is_floating_point() or a.is_complex()):
+        return
+    if dtype is not None and tl_dtype(dtype) in _EXACT:
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and tl_dtype(out.dtype) in _EXACT:
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
+_EXACT = (_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+
+
 @implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
     refuse(where=where)
     a, axes, keep = _reduce_args(a, axis, keepdims)
+    _check_inexact(a, dtype, out)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
-    return finish(_C.nanmean(cast(a, dtype), axes, keepdim=keep), out)
+    a = cast(a, dtype)
+    if a.is_complex():  # the op takes real dtypes: NaN-free sum over the count
+        total = _C.sum(_nan_to(a, 0), axes, keepdim=keep)
+        return finish(total / _C.sum(~_C.isnan(a), axes, keepdim=keep), out)
+    return finish(_C.nanmean(a, axes, keepdim=keep), out)
 
 
 def _moment(name):
@@ -112,23 +140,28 @@ def _extreme(name):
     return impl
 
 
-def _complex_extreme(op, a, axes, keep):
-    """NumPy orders complex numbers lexicographically: by the real part, then
-    the imaginary part among equal real parts; the first element with a NaN
-    wins.  The reduced dims are flattened into one, the winner's position is
-    found there, and the result is gathered -- so the selected element gets the
-    gradient."""
-    axes = list(axes) if axes else list(range(a.ndim))
-    kept = [d for d in range(a.ndim) if d not in axes]
-    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+def _complex_winner(op, flat):
+    """The position along the last axis of ``flat`` (complex) of NumPy's
+    extreme: by the real part, then the imaginary part among equal real parts;
+    the first element with a NaN wins.  Shape (..., 1)."""
     re, im = _C.real(flat), _C.imag(flat)
     best_re = op(re, -1, keepdim=True)
     fill = float("-inf") if op is _C.amax else float("inf")
     best_im = op(_C.where(re == best_re, im, fill), -1, keepdim=True)
     winner = (re == best_re) & (im == best_im)
     nan = _C.isnan(re) | _C.isnan(im)
-    index = _C.where(nan.any(-1, keepdim=True), nan.to(_C.uint8).argmax(-1, keepdim=True),
-                     winner.to(_C.uint8).argmax(-1, keepdim=True))
+    return _C.where(nan.any(-1, keepdim=True), nan.to(_C.uint8).argmax(-1, keepdim=True),
+                    winner.to(_C.uint8).argmax(-1, keepdim=True))
+
+
+def _complex_extreme(op, a, axes, keep):
+    """NumPy's complex max/min (see _complex_winner).  The reduced dims are
+    flattened into one, the winner's position is found there, and the result
+    is gathered -- so the selected element gets the gradient."""
+    axes = list(axes) if axes else list(range(a.ndim))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    flat = a.permute(*kept, *axes).reshape(*[a.shape[d] for d in kept], -1)
+    index = _complex_winner(op, flat)
     best = _C.gather(flat, -1, index).reshape(*[a.shape[d] for d in kept])
     if keep:
         shape = [1 if d in axes else a.shape[d] for d in range(a.ndim)]
@@ -152,9 +185,17 @@ def _arg_extreme(name):
     def impl(a, axis=None, out=None, *, keepdims=NoValue):
         a = as_tensor(a)
         keep = keepdims is True
-        if a.numel() == 0:
+        if (a.numel() == 0 if axis is None else a.shape[norm_axis(axis, a.ndim)] == 0):
             raise ValueError(f"attempt to get {name} of an empty sequence")
-        if axis is None:
+        if a.is_complex():  # NumPy's lexicographic order (see _complex_winner)
+            extreme = _C.amax if name == "argmax" else _C.amin
+            axis_ = a.ndim - 1 if axis is None else norm_axis(axis, a.ndim)
+            rows = a.reshape(-1) if axis is None else a.movedim(axis_, -1)
+            result = _complex_winner(extreme, rows).squeeze(-1)
+            if keep:
+                result = result.reshape((1,) * a.ndim) if axis is None else \
+                    result.unsqueeze(axis_)
+        elif axis is None:
             result = op(a.reshape(-1), 0)
             result = result.reshape((1,) * a.ndim) if keep else result
         else:
@@ -273,7 +314,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 def _nan_extreme(name, fill):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
         a = as_tensor(a)
-        if not a.is_floating_point():
+        if not (a.is_floating_point() or a.is_complex()):
             return TABLE[getattr(np, name)](a, axis, out, keepdims, initial, where)
         result = TABLE[getattr(np, name)](_nan_to(a, fill), axis, None, keepdims, initial,
                                            where)
@@ -290,7 +331,7 @@ implements(np.nanmin)(_nan_extreme("min", float("inf")))
 def _nan_arg(name, fill):
     def impl(a, axis=None, out=None, *, keepdims=NoValue):
         a = as_tensor(a)
-        if a.is_floating_point():
+        if (a.is_floating_point() or a.is_complex()) and a.numel():
             nan = _C.isnan(a)
             if TABLE[np.all](nan, axis).any().item():
                 raise ValueError("All-NaN slice encountered")
@@ -306,19 +347,35 @@ implements(np.nanargmin)(_nan_arg("argmin", float("inf")))
 def _nan_moment(name):
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=NoValue, *,
              where=NoValue, mean=NoValue, correction=NoValue):
-        refuse(where=where, mean=mean)
+        refuse(where=where)
         if correction is not NoValue:
+            if ddof != 0:
+                raise ValueError("ddof and correction can't be provided simultaneously.")
             ddof = correction
+        a = as_tensor(a)
+        if not (a.is_floating_point() or a.is_complex()):  # no NaN: NumPy's var/std
+            return TABLE[np.var if name == "nanvar" else np.std](
+                a, axis, dtype, out, ddof, keepdims, mean=mean)
         a, axes, keep = _reduce_args(a, axis, keepdims)
+        _check_inexact(a, dtype, out)
         a = cast(a, dtype)
-        if not (a.is_floating_point() or a.is_complex()):
-            a = a.to(_C.float64)
+        # NumPy's steps and roundings: sums in the data's dtype, each divided
+        # by its count in float64 and rounded back; dof <= 0 gives NaN
         valid = ~_C.isnan(a)
-        count = _C.sum(valid, axes, keepdim=True)
-        centred = _nan_to(a, 0) - _C.nansum(a, axes, keepdim=True) / count
-        sq = _C.where(valid, (centred * centred.conj_physical()).abs() if a.is_complex()
-                      else centred * centred, _C.zeros((), dtype=a.dtype, device=a.device))
-        result = _C.sum(sq, axes, keepdim=True) / (count - ddof).clamp(min=0)
+        count = _C.sum(valid, axes, keepdim=True)                 # int64, kept dims
+        zeros = _nan_to(a, 0)
+        if mean is NoValue:
+            total = _C.sum(zeros, axes, keepdim=True)
+            avg = (total.to(_C.complex128 if a.is_complex() else _C.float64) / count).to(a.dtype)
+        else:
+            avg = as_tensor(mean)
+        centred = zeros - avg
+        sq = _C.real(centred * centred.conj_physical()) if a.is_complex() else centred * centred
+        sq = _C.where(valid, sq, _C.zeros((), dtype=sq.dtype, device=sq.device))
+        var = _C.sum(sq, axes, keepdim=True)
+        dof = count - ddof
+        result = _C.where(dof > 0, (var.to(_C.float64) / dof).to(var.dtype),
+                          _C.full((), float("nan"), dtype=var.dtype, device=var.device))
         if name == "nanstd":
             result = result.sqrt()
         if not keep:
@@ -331,79 +388,210 @@ implements(np.nanvar)(_nan_moment("nanvar"))
 implements(np.nanstd)(_nan_moment("nanstd"))
 
 
-def _quantile_impl(op, a, q, axis, out, overwrite_input, method, keepdims, weights,
+# NumPy's quantile methods (Hyndman & Fan's estimators).  Each gives a virtual
+# index into the sorted values of a slice holding n valid values.  Continuous
+# methods interpolate between the two neighbours of that index; discrete ones
+# pick one sorted value, so they keep the input's dtype.
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5),
+               "weibull": (0.0, 0.0), "median_unbiased": (1 / 3, 1 / 3),
+               "normal_unbiased": (3 / 8, 3 / 8)}
+_DISCRETE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest")
+_CONTINUOUS = ("linear", "midpoint", "averaged_inverted_cdf") + tuple(_ALPHA_BETA)
+
+
+def _discrete_index(method, n, q):
+    """The 0-based position (float, not yet clipped) a discrete method picks."""
+    if method == "lower":
+        return _C.floor((n - 1) * q)
+    if method == "higher":
+        return _C.ceil((n - 1) * q)
+    if method == "nearest":
+        return _C.round((n - 1) * q)  # half to even, as NumPy's around
+    # inverted_cdf: the smallest order statistic whose CDF reaches q;
+    # closest_observation: the nearest one, the even (1-based) one on a tie
+    index = n * q - 1 if method == "inverted_cdf" else n * q - 1.5
+    below = _C.floor(index)
+    exact = index == below
+    if method == "closest_observation":
+        exact = exact & (_C.remainder(below, 2) == 1)
+    return _C.where(exact, below, below + 1)
+
+
+def _continuous_index(method, n, q):
+    """(virtual index, its interpolation weight for the next value) before
+    clipping; NumPy's gamma is fixed up for midpoint and averaged_inverted_cdf."""
+    if method == "linear":
+        return (n - 1) * q
+    if method == "averaged_inverted_cdf":
+        return n * q - 1
+    if method == "midpoint":
+        return 0.5 * (_C.floor((n - 1) * q) + _C.ceil((n - 1) * q))
+    alpha, beta = _ALPHA_BETA[method]
+    return n * q + (alpha + q * (1 - alpha - beta)) - 1
+
+
+def _lerp(a, b, t, dtype):
+    """NumPy's lerp in ``dtype``: from the nearer end, so t = 1 gives b exactly;
+    b - a in the data's dtype, the weights in t's (then cast), as NumPy rounds."""
+    diff = (b - a).to(dtype)
+    return _C.where(t >= 0.5, b.to(dtype) - diff * (1 - t).to(dtype),
+                    a.to(dtype) + diff * t.to(dtype))
+
+
+def _sorted_slices(a, axis, keepdims, nan_aware):
+    """The slices ``axis`` reduces, as rows: (sorted values (*rest, N), NaN
+    last; valid counts, (*rest, 1) or a 0-d N; N; the result's shape).  An
+    empty slice is one NaN (float64 for integers): what a median or a nan*
+    quantile of it gives."""
+    axes = norm_axes(axis, a.ndim)
+    axes = all_axes(a) if axes is None else axes
+    rest = [i for i in range(a.ndim) if i not in axes]
+    size = 1
+    for i in axes:
+        size *= a.shape[i]
+    x = a.permute(*rest, *axes).reshape(*[a.shape[i] for i in rest], size)
+    shape = [1 if i in axes else s for i, s in enumerate(a.shape)] if keepdims is True \
+        else [a.shape[i] for i in rest]
+    if size:
+        xs = _C.sort(x, -1)[0]
+    else:
+        xs = _C.full((*x.shape[:-1], 1), float("nan"), device=x.device,
+                     dtype=x.dtype if a.is_floating_point() else _C.float64)
+    if nan_aware and a.is_floating_point():
+        count = _C.sum(~_C.isnan(x), -1, keepdim=True)
+    else:
+        count = _C.full((), size, dtype=_C.int64, device=x.device)
+    return xs, count, size, shape
+
+
+def _quantile_impl(nan_aware, a, q, axis, out, overwrite_input, method, keepdims, weights,
                    interpolation, scale):
-    if weights is not None or interpolation is not None:
-        raise Unsupported("quantile: the arguments 'weights' and 'interpolation' are not "
-                          "supported on tensors")
-    if method not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise Unsupported(f"quantile: argument 'method' {method!r} is not supported on tensors "
-                          f"(linear, lower, higher, midpoint, nearest are)")
+    if weights is not None:
+        raise Unsupported("quantile: the argument 'weights' is not supported on tensors")
+    if interpolation is not None:
+        raise Unsupported("quantile: the argument 'interpolation' is not supported on tensors")
+    if method not in _DISCRETE and method not in _CONTINUOUS:
+        raise ValueError(f"'{method}' is not a valid method. Use one of: "
+                         f"{_CONTINUOUS[:1] + _DISCRETE + _CONTINUOUS[1:]}")
     a = as_tensor(a)
-    if not a.is_floating_point():
-        a = a.to(_C.float64)
-    q_is_scalar = not isinstance(q, (Tensor, np.ndarray, list, tuple)) or \
-        (hasattr(q, "ndim") and q.ndim == 0)
-    qt = as_tensor(q).to(a.dtype) / scale
-    if ((qt < 0) | (qt > 1)).any().item():
+    if a.is_complex():
+        raise TypeError("a must be an array of real numbers")
+    # NumPy's dtypes: the virtual indices are computed in q's own dtype (a
+    # Python number or a list is float64); a Python number is weak for the
+    # result (float32 data give float32), an array q takes part in it
+    weak = type(q) in (builtins.int, builtins.float)
+    qt = as_tensor(q)
+    if not qt.is_floating_point():
+        if scale == 1 and method == "linear":
+            method = "lower"  # an integer (or bool) q picks the values themselves
+        qt = qt.to(_C.float64)
+    qt = qt / scale if scale != 1 else qt
+    if (~((qt >= 0) & (qt <= 1))).any().item():
         raise ValueError("Quantiles must be in the range [0, 1]" if scale == 1
                          else "Percentiles must be in the range [0, 100]")
-    keep = keepdims is True
-    axes = norm_axes(axis, a.ndim)
-    if axes is None:
-        x, dim = a.reshape(-1), 0
-    elif len(axes) == 1:
-        x, dim = a, axes[0]
+    if a.dtype == _C.bool and method not in _DISCRETE:
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
+    xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
+    if size == 0 and not nan_aware:
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+    floating = a.is_floating_point()
+    qv = qt.reshape(-1)                                            # (Q,)
+    n = count.to(qv.dtype)
+    last = _C.clamp(count - 1, min=0)
+    if method in _DISCRETE:
+        index = _discrete_index(method, n, qv).to(_C.int64)        # (*rest, Q)
+        index = _C.minimum(_C.clamp(index, min=0), last)
+        index = _C.broadcast_to(index, (*xs.shape[:-1], qv.shape[0]))
+        result = _C.gather(xs, -1, index)
     else:
-        rest = [i for i in range(a.ndim) if i not in axes]
-        x = a.permute(*rest, *axes).reshape(*[a.shape[i] for i in rest], -1)
-        dim = len(rest)
-    result = op(x, qt.reshape(()) if q_is_scalar else qt.reshape(-1), dim=dim,
-                keepdim=False, interpolation=method)
-    if keep:
-        kept = [1 if axes is None or i in axes else s for i, s in enumerate(a.shape)]
-        result = result.reshape(tuple(qt.shape) + tuple(kept))
-    elif not q_is_scalar:
-        result = result.reshape(tuple(qt.shape) + tuple(result.shape[1:]))
+        v = _continuous_index(method, n, qv)
+        below = _C.floor(v)
+        low = _C.where(v < 0, 0, _C.where((v >= n - 1) | _C.isnan(v), last.to(v.dtype), below))
+        high = _C.where(v < 0, 0, _C.where((v >= n - 1) | _C.isnan(v), last.to(v.dtype),
+                                           below + 1))
+        gamma = v - low
+        if method == "averaged_inverted_cdf":
+            gamma = _C.where(gamma == 0, 0.5, 1.0).to(v.dtype)
+        elif method == "midpoint":
+            gamma = _C.where(_C.remainder(v, 1) == 0, 0.0, 0.5).to(v.dtype)
+        if weak:
+            dtype = a.dtype if floating else _C.float64
+        else:
+            dtype = tl_dtype(np.result_type(np_dtype(a), np_dtype(v)))
+        rows = (*xs.shape[:-1], qv.shape[0])
+        low = _C.broadcast_to(low.to(_C.int64), rows)
+        high = _C.broadcast_to(high.to(_C.int64), rows)
+        result = _lerp(_C.gather(xs, -1, low), _C.gather(xs, -1, high), gamma, dtype)
+    if floating and not nan_aware and size:
+        # NumPy: a slice holding a NaN has the quantile NaN, whatever the method
+        result = _C.where(_C.isnan(xs[..., -1:]), float("nan"), result)
+    result = result.permute(-1, *range(result.ndim - 1))           # (Q, *rest)
+    result = result.reshape(*qt.shape, *shape)
+    if out is not None and tuple(out.shape) != tuple(result.shape):
+        result = _C.broadcast_to(result, tuple(out.shape))  # NumPy writes out= by broadcasting
     return finish(result, out)
 
 
 @implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    return _quantile_impl(_C.quantile, a, q, axis, out, overwrite_input, method, keepdims,
+    return _quantile_impl(False, a, q, axis, out, overwrite_input, method, keepdims,
                           weights, interpolation, 1)
 
 
 @implements(np.percentile)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    return _quantile_impl(_C.quantile, a, q, axis, out, overwrite_input, method, keepdims,
+    return _quantile_impl(False, a, q, axis, out, overwrite_input, method, keepdims,
                           weights, interpolation, 100)
 
 
 @implements(np.nanquantile)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=NoValue, *, weights=None, interpolation=None):
-    return _quantile_impl(_C.nanquantile, a, q, axis, out, overwrite_input, method, keepdims,
+    return _quantile_impl(True, a, q, axis, out, overwrite_input, method, keepdims,
                           weights, interpolation, 1)
 
 
 @implements(np.nanpercentile)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=NoValue, *, weights=None, interpolation=None):
-    return _quantile_impl(_C.nanquantile, a, q, axis, out, overwrite_input, method, keepdims,
+    return _quantile_impl(True, a, q, axis, out, overwrite_input, method, keepdims,
                           weights, interpolation, 100)
+
+
+def _median_impl(nan_aware, a, axis, out, keepdims):
+    """NumPy's median: the middle value, or the mean of the middle two (their
+    sum halved in the data's float dtype, float64 for integers: NumPy's mean
+    of them); NaN for a slice holding a NaN (all-NaN for nanmedian) or none."""
+    a = as_tensor(a)
+    if a.is_complex():
+        raise Unsupported("median of complex values")
+    xs, count, size, shape = _sorted_slices(a, axis, keepdims, nan_aware)
+    if not a.is_floating_point():
+        xs = xs.to(_C.float64)
+    last = _C.clamp(count - 1, min=0)
+    low = _C.broadcast_to(_C.div(last, 2, rounding_mode="floor"), (*xs.shape[:-1], 1))
+    high = _C.broadcast_to(last - _C.div(last, 2, rounding_mode="floor"), (*xs.shape[:-1], 1))
+    lo, hi = _C.gather(xs, -1, low), _C.gather(xs, -1, high)
+    wide = _C.float32 if xs.dtype in (_C.float16, _C.bfloat16) else xs.dtype
+    result = _C.where(low == high, lo, ((lo.to(wide) + hi.to(wide)) / 2).to(xs.dtype))
+    if a.is_floating_point() and not nan_aware and size:
+        result = _C.where(_C.isnan(xs[..., -1:]), float("nan"), result)
+    result = result.reshape(*shape)
+    if out is not None and tuple(out.shape) != tuple(result.shape):
+        result = _C.broadcast_to(result, tuple(out.shape))
+    return finish(result, out)
 
 
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis, out, keepdims=keepdims)
+    return _median_impl(False, a, axis, out, keepdims)
 
 
 @implements(np.nanmedian)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=NoValue):
-    return nanquantile(a, 0.5, axis, out, keepdims=keepdims)
+    return _median_impl(True, a, axis, out, keepdims)
 
 
 @implements(np.average)
@@ -428,6 +616,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
             if w.ndim != len(axes) or tuple(w.shape) != tuple(a.shape[i] for i in axes):
                 raise ValueError("Shape of weights must be consistent with shape of a along "
                                  "specified axis.")
+            # weights' axes follow ``axis``'s order: put them in a's order first
+            w = w.permute(*sorted(range(len(axes)), key=lambda k: axes[k]))
             w = w.reshape(tuple(a.shape[i] if i in axes else 1 for i in range(a.ndim)))
         w = _C.broadcast_to(w, tuple(a.shape))
         scl = _C.sum(w, axes, keepdim=keep)
@@ -441,7 +631,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=NoValue):
 def corrcoef(x, y=None, rowvar=True, bias=NoValue, ddof=NoValue, *, dtype=None):
     # NumPy's own code divides its covariance in place, which would overwrite a
     # tensor the tape still needs; the same steps without writes:
-    c = np.cov(x, y, rowvar, dtype=dtype)
+    c = as_tensor(np.cov(x, y, rowvar, dtype=dtype))  # an ndarray when x, y are host data
     if c.ndim == 0:
         return c / c
     d = _C.diagonal(c)

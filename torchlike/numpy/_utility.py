@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _C
 from .._array_function import (
-    implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype,
+    implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
     NoValue)
 
 Tensor = _C.Tensor
@@ -39,6 +39,8 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
 
 @implements(np.diff)
 def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
+    if n == 0 and isinstance(a, Tensor):
+        return a  # NumPy returns its input itself
     a = as_tensor(a)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n!r}")
@@ -57,11 +59,19 @@ def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
                 e = _C.broadcast_to(e, tuple(shape))
             parts.append(e)
     if len(parts) > 1:
+        for i, p in enumerate(parts):
+            if p.ndim != a.ndim or any(p.shape[d] != a.shape[d] for d in range(a.ndim)
+                                       if d != axis):
+                raise ValueError(f"all the input array dimensions except for the "
+                                 f"concatenation axis must match exactly: {tuple(p.shape)} "
+                                 f"against {tuple(a.shape)} along axis {axis}")
         a = _C.cat(promote(*parts), axis)
     for _ in range(n):
         length = a.shape[axis]
-        hi = _C.narrow(a, axis, 1, builtins.max(length - 1, 0))
-        lo = _C.narrow(a, axis, 0, builtins.max(length - 1, 0))
+        if length == 0:  # NumPy: n past the length leaves an empty axis
+            break
+        hi = _C.narrow(a, axis, 1, length - 1)
+        lo = _C.narrow(a, axis, 0, length - 1)
         a = hi ^ lo if a.dtype == _C.bool else hi - lo
     return a
 
@@ -69,11 +79,20 @@ def diff(a, n=1, axis=-1, prepend=NoValue, append=NoValue):
 @implements(np.ediff1d)
 def ediff1d(ary, to_end=None, to_begin=None):
     a = as_tensor(ary).reshape(-1)
+    if a.dtype == _C.bool:
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     parts = [a[1:] - a[:-1]]
-    if to_begin is not None:
-        parts.insert(0, as_tensor(to_begin).reshape(-1).to(a.dtype))
-    if to_end is not None:
-        parts.append(as_tensor(to_end).reshape(-1).to(a.dtype))
+    for name, extra in (("to_begin", to_begin), ("to_end", to_end)):
+        if extra is None:
+            continue
+        e = as_tensor(extra)
+        # NumPy: the extras take the input's dtype, if same_kind casting allows
+        if not np.can_cast(np_dtype(e), np_dtype(a), casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under "
+                            f"the `same_kind` rule.")
+        e = e.reshape(-1).to(a.dtype)
+        parts.insert(0, e) if name == "to_begin" else parts.append(e)
     return _C.cat(parts, 0)
 
 
@@ -141,9 +160,19 @@ def imag(val):
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = as_tensor(x)
-    if not x.is_floating_point():
+    if x.is_complex():  # each part on its own, as NumPy
+        from ._elementwise import real as real_part, imag as imag_part
+        parts = [_C.nan_to_num(p, nan=nan, posinf=posinf, neginf=neginf)
+                 for p in (real_part(x), imag_part(x))]
+        result = parts[0] + parts[1] * 1j
+    elif x.is_floating_point():
+        result = _C.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    else:
         return x.clone() if copy else x
-    return _C.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    if copy:
+        return result
+    x.copy_(result)  # copy=False: in place, the input returned
+    return x
 
 
 @implements(np.ndim)
@@ -195,22 +224,43 @@ def may_share_memory(a, b, max_work=None):
 
 @implements(np.meshgrid)
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    if sparse:
-        raise Unsupported("meshgrid: argument 'sparse=True' is not supported on tensors")
+    """Each input keeps its dtype; ``sparse`` gives broadcastable views with
+    one non-unit axis each; the dense grids are copies unless ``copy=False``
+    (then broadcast views of the inputs, as NumPy's)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
-    return tuple(_C.meshgrid(*[as_tensor(x).reshape(-1) for x in xi], indexing=indexing))
+    ndim = len(xi)
+    grids = []
+    for i, x in enumerate(xi):
+        shape = [1] * ndim
+        shape[i] = -1
+        grids.append(as_tensor(x).reshape(*shape))
+    if indexing == "xy" and ndim > 1:
+        for i in range(ndim):
+            g = grids[i]
+            shape = list(g.shape)
+            shape[0], shape[1] = shape[1], shape[0]
+            grids[i] = g.reshape(*shape)
+    if not sparse:
+        grids = list(_C.broadcast_tensors(*grids)) if grids else []
+    if copy:
+        grids = [g.clone() for g in grids]
+    return tuple(grids)
 
 
 @implements(np.tril_indices_from)
 def tril_indices_from(arr, k=0):
     arr = as_tensor(arr)
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
     return tuple(_C.tril_indices(arr.shape[-2], arr.shape[-1], k))
 
 
 @implements(np.triu_indices_from)
 def triu_indices_from(arr, k=0):
     arr = as_tensor(arr)
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
     return tuple(_C.triu_indices(arr.shape[-2], arr.shape[-1], k))
 
 
@@ -219,8 +269,27 @@ def bincount(x, /, weights=None, minlength=0):
     x = as_tensor(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array")
-    kw = {"weights": as_tensor(weights)} if weights is not None else {}
-    return _C.bincount(x, minlength=minlength, **kw)
+    if x.numel() == 0 and x.dtype == _C.float64:
+        x = x.to(_C.int64)  # an empty list: no values to cast unsafely
+    if x.is_floating_point() or x.is_complex():
+        raise TypeError(f"Cannot cast array data from dtype('{np_dtype(x)}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    if minlength is None:
+        raise TypeError("use 0 instead of None for minlength")
+    if isinstance(minlength, builtins.bool) or not hasattr(minlength, "__index__"):
+        raise TypeError(f"'{type(minlength).__name__}' object cannot be interpreted as "
+                        f"an integer")
+    minlength = minlength.__index__()
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if x.numel() and int(x.min().item()) < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    if weights is None:
+        return _C.bincount(x, minlength=minlength)
+    w = as_tensor(weights)
+    # NumPy sums the weights in float64 whatever their dtype
+    return _C.bincount(x, minlength=minlength, weights=w.to(
+        _C.complex128 if w.is_complex() else _C.float64))
 
 
 @implements(np.select)
@@ -233,7 +302,16 @@ def select(condlist, choicelist, default=0):
     for i, c in enumerate(conds):
         if c.dtype != _C.bool:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
-    choices = promote(*[as_tensor(c) for c in choicelist], as_tensor(default))
+    # NumPy's result dtype: Python numbers among the choices are weak (NEP 50)
+    items = [c if type(c) in (int, float, complex) else as_tensor(c)
+             for c in (*choicelist, default)]
+    try:
+        dtype = np.result_type(*[np_dtype(c) if isinstance(c, Tensor) else c for c in items])
+    except TypeError as error:
+        raise TypeError(f"Choicelist and default value do not have a common dtype: "
+                        f"{error}") from None
+    dtype = tl_dtype(dtype)
+    choices = [(c if isinstance(c, Tensor) else as_tensor(c)).to(dtype) for c in items]
     result = choices[-1]
     # The first condition that holds wins: apply them from the last one back.
     for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
@@ -244,8 +322,13 @@ def select(condlist, choicelist, default=0):
 @implements(np.piecewise)
 def piecewise(x, condlist, funclist, *args, **kw):
     x = as_tensor(x)
-    if isinstance(condlist, (Tensor, np.ndarray)) and getattr(condlist, "ndim", 0) == x.ndim \
-            or not isinstance(condlist, (list, tuple)):
+    # NumPy's rule: a scalar, or a sequence whose first item is no list or
+    # array (one mask written out), is one condition
+    if np.isscalar(condlist) or (
+            isinstance(condlist, (Tensor, np.ndarray)) and condlist.ndim == 0) or (
+            x.ndim != 0 and len(condlist) and not (
+                isinstance(condlist[0], list) or (isinstance(condlist[0], (Tensor, np.ndarray))
+                                                  and condlist[0].ndim > 0))):
         condlist = [condlist]
     conds = [as_tensor(c).to(_C.bool) for c in condlist]
     n = len(conds)

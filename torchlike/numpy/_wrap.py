@@ -32,11 +32,19 @@ def tensors(result):
     return result
 
 
+# functions whose first argument, given as a list, is a sequence of arrays
+# (NumPy reads a list of D samples' coordinates differently from a 2-d array)
+_SEQUENCE_FIRST = {"histogramdd"}
+
+
 def numpy_function(func, name):
     takes_arrays = dispatches(func)
+    sequence_first = name in _SEQUENCE_FIRST
 
     def call(*args, **kwargs):
-        if takes_arrays and args and isinstance(args[0], _DATA):
+        if sequence_first and args and isinstance(args[0], (list, tuple)):
+            pass
+        elif takes_arrays and args and isinstance(args[0], _DATA):
             args = (as_tensor(args[0]),) + args[1:]
         return tensors(func(*args, **kwargs))
     call.__name__ = call.__qualname__ = name
