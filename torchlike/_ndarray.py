@@ -308,12 +308,13 @@ def _dtype_ne(self, other):
     return eq if eq is NotImplemented else not eq
 
 
-def _dtype_call(self, value=0):
+def _dtype_call(self, *args):
     """``torchlike.numpy.float32(1.0)``: a NumPy scalar of this dtype, as CuPy's
-    namespace gives (a 0-d tensor for bfloat16, which NumPy lacks)."""
+    namespace gives (a 0-d tensor for bfloat16, which NumPy lacks).  The
+    arguments are the scalar type's: ``complex64(1, 2)`` is ``1+2j``."""
     if self.name == "bfloat16":
-        return _C.tensor(value, dtype=self)
-    return np.dtype(self.name).type(value)
+        return _C.tensor(args[0] if args else 0, dtype=self)
+    return np.dtype(self.name).type(*args)
 
 
 _dtype_hash = _dtype_type.__hash__
@@ -357,6 +358,36 @@ def _contains(self, element):
                        f"in a {type(element)}.")
 
 
+_torch_trace = Tensor.trace
+
+
+def _trace(self, *args, **kwargs):
+    """``x.trace()``: PyTorch's (a 2-d tensor's diagonal sum, which NumPy's is
+    too); with NumPy's arguments (``offset, axis1, axis2, dtype, out``), which
+    PyTorch's method refuses, NumPy's ``trace``."""
+    if not args and not kwargs:
+        return _torch_trace(self)
+    return _numpy_ns().trace(self, *args, **kwargs)
+
+
+Tensor.trace = _trace
+
+_torch_imag = Tensor.imag
+
+
+def _imag_get(self):
+    """``x.imag``: PyTorch's view for complex tensors; zeros for real ones, as
+    NumPy gives (PyTorch refuses them)."""
+    if self.is_complex():
+        return _torch_imag.__get__(self)
+    return _C.zeros_like(self)
+
+
+def _imag_set(self, value):
+    _torch_imag.__set__(self, value)
+
+
+Tensor.imag = property(_imag_get, _imag_set, doc=_torch_imag.__doc__)
 Tensor.compress = _compress
 Tensor.choose = _choose
 Tensor.partition = _partition
