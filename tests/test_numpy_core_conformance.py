@@ -331,3 +331,23 @@ def test_imag_of_real_arrays_is_zero(dtype):
     same(np.asarray(a).imag, a.imag)
     same(np.asarray(a).real, a.real)
     same(np.asarray(numpy.array(3, dtype)).imag, numpy.array(3, dtype).imag)
+
+
+# ---- indexing --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(), (3,)])
+@pytest.mark.parametrize("count", [31, 32, 33, 70])
+def test_newaxis_past_the_dimension_limit_raises(shape, count):
+    """Each None adds a dim; past torchlike's 32 (NumPy's 64) an IndexError, for
+    reading and writing (an unchecked view here used to corrupt the heap)."""
+    a = np.ones(shape)
+    index = (0,) * len(shape) + (None,) * count
+    if count <= 32:
+        assert a[index].ndim == count
+        a[index] = 2
+        assert a.sum() == (2 if shape == () else 4)
+    else:
+        with pytest.raises(IndexError):
+            a[index]
+        with pytest.raises(IndexError):
+            a[index] = 2

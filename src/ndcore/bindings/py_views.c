@@ -276,7 +276,11 @@ static int basic_view(const tl_tensor *in, PyObject *index, tl_tensor *out)
     PyObject *o = items[i];
     if (o == Py_None) {
       tl_tensor tmp;
-      tl_view_unsqueeze(&tmp, out, dim);
+      if (tl_view_unsqueeze(&tmp, out, dim) != TL_OK) { /* tmp is unset: past TL_MAX_DIMS */
+        PyErr_Format(PyExc_IndexError, "indexing would give more than %d dimensions",
+                     TL_MAX_DIMS);
+        goto fail;
+      }
       tl_tensor_release(out);
       *out = tmp;
       dim++;
