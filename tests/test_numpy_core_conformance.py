@@ -351,3 +351,63 @@ def test_newaxis_past_the_dimension_limit_raises(shape, count):
             a[index]
         with pytest.raises(IndexError):
             a[index] = 2
+        # the refusal leaves nothing behind for the next op
+        same(np.floor_divide(np.asarray([[7, 8]]), np.asarray([2, 3])), [[3, 2]])
+
+
+# ---- NumPy's ufunc surface on the namespace's functions ---------------------------
+
+A23 = numpy.arange(1, 7, dtype=numpy.float64).reshape(2, 3)
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "logical_and",
+                                  "subtract"])
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_ufunc_reduce_and_accumulate(name, axis):
+    a = A23 if name != "logical_and" else A23 > 2
+    ours, theirs = getattr(np, name), getattr(numpy, name)
+    raises_like(lambda: theirs.reduce(a, axis=axis), lambda: ours.reduce(np.asarray(a), axis=axis))
+    if axis is not None:
+        same(ours.accumulate(np.asarray(a)[:, ::-1], axis=axis),
+             theirs.accumulate(a[:, ::-1], axis=axis))
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "power", "greater", "hypot"])
+def test_ufunc_outer_and_attributes(name):
+    ours, theirs = getattr(np, name), getattr(numpy, name)
+    x, y = numpy.arange(3.0), numpy.array([[1.0], [2.0]])
+    same(ours.outer(np.asarray(x), np.asarray(y)), theirs.outer(x, y))
+    same(ours.outer([1.0, 2.0], [3, 4, 5]), theirs.outer([1.0, 2.0], [3, 4, 5]))
+    for attr in ("identity", "nin", "nout", "nargs"):
+        assert getattr(ours, attr) == getattr(theirs, attr)
+
+
+def test_ufunc_reduce_of_lists_and_at():
+    same(np.add.reduce([1, 2, 3]), numpy.add.reduce([1, 2, 3]))
+    ours, theirs = np.zeros(4), numpy.zeros(4)
+    np.add.at(ours, [0, 0, 3], 1.5)
+    numpy.add.at(theirs, [0, 0, 3], 1.5)
+    same(ours, theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.add(a, 1, where=a > 2, out=m.zeros(a.shape)),
+    lambda m, a: m.equal(a, a, dtype=bool),
+    lambda m, a: m.ldexp(a, m.ones(a.shape, dtype="int32"), out=m.empty(a.shape)),
+    lambda m, a: m.frexp(a, out=(m.empty(a.shape), m.empty(a.shape, dtype="int32")))[1],
+    lambda m, a: m.multiply(a, 2, dtype="float32"),
+])
+def test_ufunc_keywords_on_namespace_functions(call):
+    same(call(np, np.asarray(A23)), call(numpy, A23))
+
+
+# ---- flatten / ravel with NumPy's order by position ----------------------------------
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_flatten_and_ravel_order_by_position(order):
+    a = numpy.arange(24).reshape(2, 3, 4)[:, ::2]
+    t = np.asarray(a)
+    same(t.flatten(order), a.flatten(order) if order in "CF" else a.flatten("C"))
+    same(t.ravel(order), a.ravel(order) if order in "CF" else a.ravel("C"))
+    same(t.ravel(order=order), a.ravel(order) if order in "CF" else a.ravel("C"))
+    assert tuple(t.flatten(0, 1).shape) == (4, 4)  # PyTorch's dims stay PyTorch's

@@ -121,6 +121,40 @@ def _flatten_numpy(self, order="C"):
 
 _override("reshape", _reshape_numpy, keywords=("order",))
 _override("flatten", _flatten_numpy, keywords=("order",), module=True)
+_torch_flatten = _ORIGINAL["flatten"]
+
+
+def _flatten_by_position(self, *args, **kwargs):
+    """``x.flatten('F')``: NumPy's order given by position (PyTorch's first
+    argument is an int dim, so a string can only be NumPy's)."""
+    if args and isinstance(args[0], str):
+        return _flatten_numpy(self, *args, **kwargs)
+    return _torch_flatten(self, *args, **kwargs)
+
+
+_ORIGINAL["flatten"] = _torch_flatten
+_spelled_flatten = Tensor.flatten
+Tensor.flatten = _C._Spelled(_flatten_by_position, _flatten_numpy, _C._SPELL_KEYWORDS,
+                             ("order",))
+if getattr(sys.modules[__package__], "flatten", None) is _spelled_flatten:
+    sys.modules[__package__].flatten = Tensor.flatten
+_torch_ravel = Tensor.ravel
+
+
+def _ravel(self, *args, **kwargs):
+    """``x.ravel()``: PyTorch's; ``x.ravel('F')`` / ``x.ravel(order=)``, which
+    PyTorch's method refuses, NumPy's."""
+    if not args and not kwargs:
+        return _torch_ravel(self)
+    order = args[0] if args else kwargs.pop("order", "C")
+    if len(args) > 1 or kwargs:
+        raise TypeError("ravel() takes at most 1 argument (order)")
+    if _check_order("ravel", order):
+        return _fortran_reshape(self, (-1,))
+    return _torch_ravel(self)
+
+
+Tensor.ravel = _ravel
 _override("squeeze", lambda self, axis=None:
           _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
           keywords=("axis",), module=True)
