@@ -411,3 +411,62 @@ def test_flatten_and_ravel_order_by_position(order):
     same(t.ravel(order), a.ravel(order) if order in "CF" else a.ravel("C"))
     same(t.ravel(order=order), a.ravel(order) if order in "CF" else a.ravel("C"))
     assert tuple(t.flatten(0, 1).shape) == (4, 4)  # PyTorch's dims stay PyTorch's
+
+
+# ---- dtype attributes, flags, memory order of *_like and array ----------------------
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int16", "int64", "float16", "float32",
+                                  "complex128"])
+def test_dtype_has_numpys_attributes(name):
+    ours, theirs = getattr(np, name), numpy.dtype(name)
+    for attr in ("alignment", "byteorder", "isnative", "isbuiltin", "hasobject", "fields",
+                 "names", "subdtype", "shape", "ndim", "str", "descr", "num", "flags",
+                 "metadata", "isalignedstruct", "itemsize", "kind", "char"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert ours.base is ours
+    assert ours.newbyteorder() == theirs.newbyteorder()
+    assert ours.newbyteorder("=") == theirs
+
+
+def test_flags_compare_equal_by_value():
+    a = np.ones((2, 3))
+    assert a.flags == np.zeros((2, 3)).flags
+    assert a.flags != a.T.flags
+    assert (a.flags == numpy.ones((2, 3)).flags) is True
+
+
+@pytest.mark.parametrize("like", ["empty_like", "zeros_like", "ones_like", "full_like"])
+@pytest.mark.parametrize("layout", ["C", "F", "slice"])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("shape", [None, (4, 5), (3, 4, 5)])
+def test_like_functions_order_and_shape(like, layout, order, shape):
+    proto = numpy.arange(24.0).reshape(4, 6, order="F" if layout == "F" else "C")
+    if layout == "slice":
+        proto = proto[:, ::2]
+    args = (7,) if like == "full_like" else ()
+    ours = getattr(np, like)(np.asarray(proto), *args, order=order, shape=shape)
+    theirs = getattr(numpy, like)(proto, *args, order=order, shape=shape)
+    assert tuple(ours.shape) == theirs.shape and ours.dtype == theirs.dtype
+    if layout != "slice" or order in "CF":
+        assert ours.flags.c_contiguous == theirs.flags.c_contiguous
+        assert ours.flags.f_contiguous == theirs.flags.f_contiguous
+    if like != "empty_like":
+        same(ours, theirs)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_array_order(order):
+    data = [[1, 2, 3], [4, 5, 6]]
+    ours, theirs = np.array(data, order=order), numpy.array(data, order=order)
+    same(ours, theirs)
+    assert ours.flags.f_contiguous == theirs.flags.f_contiguous
+    with pytest.raises(ValueError):
+        np.array(np.asarray(data), order="F", copy=False)
+
+
+def test_moveaxis_takes_any_sequence_of_axes():
+    x = numpy.zeros((1, 2, 3, 4))
+    for source, destination in [(range(4), range(4)), (range(2), [3, 2]),
+                                (numpy.array([0, 1]), (1, 0))]:
+        same(np.moveaxis(np.asarray(x), source, destination),
+             numpy.moveaxis(x, source, destination))

@@ -261,6 +261,14 @@ class _Flags:
         self.owndata = tensor._base is None
         self.aligned = True
 
+    def __eq__(self, other):
+        keys = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")
+        if not hasattr(other, "c_contiguous"):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in keys)
+
+    __hash__ = None
+
     def __getitem__(self, key):
         names = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "contiguous",
                  "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "WRITEABLE": "writeable",
@@ -351,6 +359,40 @@ def _dtype_call(self, *args):
     return np.dtype(self.name).type(*args)
 
 
+def _install_numpy_dtype_attributes():
+    """The rest of NumPy's dtype attributes, so NumPy code reading them from a
+    tensor's dtype (``x.dtype.alignment``, ``.byteorder``, ``.isnative``,
+    ``.fields``) runs.  torchlike's dtypes are native-endian scalars: no fields,
+    no subarray, their own base.  ``newbyteorder`` gives NumPy's byte-swapped
+    dtype (torchlike has none; tensors refuse it, as they refuse any dtype they
+    lack).  bfloat16, which NumPy lacks, answers what a 2-byte scalar does."""
+    fixed = {"isnative": True, "isbuiltin": 1, "hasobject": False, "fields": None,
+             "names": None, "subdtype": None, "shape": (), "ndim": 0, "metadata": None,
+             "isalignedstruct": False}
+    for name, value in fixed.items():
+        setattr(_dtype_type, name, property(lambda self, v=value: v))
+    _dtype_type.base = property(lambda self: self)
+    # a complex number aligns as its real part (NumPy's, and C's, rule)
+    _dtype_type.alignment = property(lambda self: self.itemsize // (2 if self.is_complex else 1))
+    _dtype_type.byteorder = property(lambda self: "|" if self.itemsize == 1 else "=")
+
+    def numpy_attribute(name):
+        def get(self):
+            if self.name == "bfloat16":
+                raise AttributeError(f"bfloat16 has no NumPy dtype, so no {name!r}")
+            return getattr(np.dtype(self.name), name)
+        return property(get)
+    for name in ("str", "descr", "num", "flags"):
+        setattr(_dtype_type, name, numpy_attribute(name))
+
+    def newbyteorder(self, new_order="S"):
+        if self.name == "bfloat16":
+            raise TypeError("bfloat16 has no NumPy dtype to byte-swap")
+        return np.dtype(self.name).newbyteorder(new_order)
+    _dtype_type.newbyteorder = newbyteorder
+
+
+_install_numpy_dtype_attributes()
 _dtype_hash = _dtype_type.__hash__
 _dtype_type.__eq__ = _dtype_eq
 _dtype_type.__ne__ = _dtype_ne

@@ -14,38 +14,50 @@ from .._array_function import (
 Tensor = _C.Tensor
 
 
-def _like(proto, dtype, shape, device):
+def _like(proto, dtype, shape, device, order="K"):
+    """Shape, dtype, device and memory order of a ``*_like`` result: the
+    prototype's unless given.  NumPy's orders: "C", "F", "A" (F when the
+    prototype is Fortran-ordered and not C-ordered) and "K" (the prototype's
+    layout, here C or F; C when a new shape is given of another rank)."""
     proto = as_tensor(proto)
     dtype = tl_dtype(dtype) or proto.dtype
-    shape = tuple(proto.shape) if shape is None else \
-        ((shape,) if isinstance(shape, int) else tuple(shape))
-    return shape, dtype, device or proto.device
+    new = None if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    fortran_proto = proto.ndim > 1 and not proto.is_contiguous() and \
+        proto.permute(*reversed(range(proto.ndim))).is_contiguous()
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order in ("A", "K"):
+        keeps = order == "A" or new is None or len(new) == proto.ndim
+        order = "F" if fortran_proto and keeps else "C"
+    shape = tuple(proto.shape) if new is None else new
+    return shape, dtype, device or proto.device, order or "C"
 
 
 @implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(prototype, dtype, shape, device)
-    return _C.empty(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(prototype, dtype, shape, device, order)
+    return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    return _C.zeros(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    return _C.ones(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    if isinstance(fill_value, Tensor):
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    if isinstance(fill_value, Tensor):  # a recorded copy (C order)
         return fill_value.to(dtype).expand(*shape).clone()
-    return _C.full(shape, fill_value, dtype=dtype, device=device)
+    return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
+                    order)
 
 
 @implements(np.copy)
@@ -140,6 +152,13 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
     result = asarray(object, dtype, device=device, copy=copy)
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
+    fortran = result.ndim > 1 and result.permute(*reversed(range(result.ndim))).is_contiguous()
+    if order == "F" and result.ndim > 1 and not fortran:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
+                          tuple(result.shape), "F")
+        result = layout.copy_(result)
     return result
 
 

@@ -60,6 +60,9 @@ def swapaxes(a, axis1, axis2):
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
     a = as_tensor(a)
+    # any sequence of axes (a range, an array), as NumPy takes
+    source, destination = (list(x) if not isinstance(x, (int, np.integer, list, tuple))
+                           else x for x in (source, destination))
     source, destination = norm_axes(source, a.ndim), norm_axes(destination, a.ndim)
     if len(source) != len(destination):
         raise ValueError("`source` and `destination` arguments must have the same number "
