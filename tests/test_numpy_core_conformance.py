@@ -403,13 +403,15 @@ def test_ufunc_keywords_on_namespace_functions(call):
 
 # ---- flatten / ravel with NumPy's order by position ----------------------------------
 
-@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("order", ["C", "F", "A", "K", "f", "c"])
 def test_flatten_and_ravel_order_by_position(order):
     a = numpy.arange(24).reshape(2, 3, 4)[:, ::2]
     t = np.asarray(a)
-    same(t.flatten(order), a.flatten(order) if order in "CF" else a.flatten("C"))
-    same(t.ravel(order), a.ravel(order) if order in "CF" else a.ravel("C"))
-    same(t.ravel(order=order), a.ravel(order) if order in "CF" else a.ravel("C"))
+    same(t.flatten(order), a.flatten(order) if order in "CFcf" else a.flatten("C"))
+    same(t.ravel(order), a.ravel(order) if order in "CFcf" else a.ravel("C"))
+    same(t.ravel(order=order), a.ravel(order) if order in "CFcf" else a.ravel("C"))
+    same(t.reshape(2, 8, order=order), a.reshape(2, 8, order=order if order in "CFcf" else "C"))
+    same(t.copy(order), a.copy(order))
     assert tuple(t.flatten(0, 1).shape) == (4, 4)  # PyTorch's dims stay PyTorch's
 
 

@@ -102,6 +102,7 @@ def _fortran_reshape(self, shape):
 
 
 def _check_order(name, order):
+    order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
     if order not in ("C", "F", "A", "K"):
         raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
     return order == "F"
@@ -189,6 +190,7 @@ _override("take", lambda self, indices, axis=None, out=None, mode="raise":
 def _copy(self, order="C"):
     """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
     default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
+    order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
     if order in ("A", "K"):
         return self.clone()
     if order not in ("C", "F"):
