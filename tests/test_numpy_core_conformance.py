@@ -472,3 +472,34 @@ def test_moveaxis_takes_any_sequence_of_axes():
                                 (numpy.array([0, 1]), (1, 0))]:
         same(np.moveaxis(np.asarray(x), source, destination),
              numpy.moveaxis(x, source, destination))
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("indices,values", [([-1, 2, -7], [10, 20]), (3, 5.5), ([], [1]),
+                                            ([[0], [1]], [7]), (numpy.array([1, 4]), [2, 3])])
+def test_put_is_numpys(mode, layout, indices, values):
+    theirs = numpy.arange(12.0).reshape(3, 4)
+    ours = np.asarray(theirs.copy())
+    if layout == "strided":
+        theirs, ours = theirs[:, ::2], ours[:, ::2]
+    try:
+        expected = theirs.put(indices, values, mode=mode)
+    except IndexError:
+        with pytest.raises(IndexError):
+            ours.put(indices, values, mode=mode)
+        return
+    assert ours.put(indices, values, mode=mode) is expected is None
+    same(ours, theirs)
+    if mode == "raise":
+        np.put(ours, indices, values)
+        numpy.put(theirs, indices, values)
+        same(ours, theirs)
+
+
+def test_put_keeps_pytorchs_spelling():
+    x = torchlike.zeros(3)
+    result = x.put(torchlike.tensor([1]), torchlike.tensor([5.0]))
+    assert result.tolist() == [0.0, 5.0, 0.0] and x.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(IndexError):
+        np.zeros((2, 0)).put(3, 1.0)

@@ -450,6 +450,62 @@ def _trace(self, *args, **kwargs):
 
 Tensor.trace = _trace
 
+_torch_put = Tensor.put
+
+
+def _put_numpy(self, indices, values, mode="raise"):
+    """NumPy's ``a.put(ind, v, mode=)``: in place on the flattened tensor,
+    values repeated as needed; ``mode`` 'raise' (negative indices count from
+    the end), 'wrap' or 'clip'.  Returns None."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    index = _numpy_ns().asarray(indices, device=self.device).reshape(-1)
+    vals = _numpy_ns().asarray(values, device=self.device).reshape(-1)
+    n = self.numel()
+    if index.numel() == 0 or vals.numel() == 0:
+        return None
+    if n == 0:
+        raise IndexError("cannot replace elements of an empty array")
+    if index.is_floating_point() or index.is_complex():
+        raise TypeError(f"Cannot cast array data from dtype('{index.dtype.name}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    index = index.to(_C.int64)
+    if mode == "wrap":
+        index = _C.remainder(index, n)
+    elif mode == "clip":
+        index = _C.clamp(index, 0, n - 1)
+    else:
+        bad = (index < -n) | (index >= n)
+        if bool(bad.any()):
+            first = int(index[bad][0])
+            raise IndexError(f"index {first} is out of bounds for axis 0 with size {n}")
+        index = _C.where(index < 0, index + n, index)
+    vals = vals[_C.remainder(_C.arange(index.numel(), device=self.device), vals.numel())]
+    vals = vals.to(self.dtype)
+    if self.is_contiguous():
+        self.view(-1)[index] = vals
+    else:  # write through the element coordinates of the flat positions
+        coords, rest = [], index
+        for size in reversed(self.shape):
+            coords.append(_C.remainder(rest, size))
+            rest = _C.floor_divide(rest, size)
+        self[tuple(reversed(coords))] = vals
+    return None
+
+
+def _put(self, *args, **kwargs):
+    """``x.put(...)``: PyTorch's (a new tensor) for ``put(index_tensor,
+    source_tensor[, accumulate])``; NumPy's in-place ``put`` for ``mode=`` or
+    indices/values that are not tensors (which PyTorch refuses)."""
+    if "mode" in kwargs or (args and not isinstance(args[0], Tensor)) or \
+            (len(args) > 1 and not isinstance(args[1], Tensor)) or \
+            "indices" in kwargs or "values" in kwargs:
+        return _put_numpy(self, *args, **kwargs)
+    return _torch_put(self, *args, **kwargs)
+
+
+Tensor.put = _put
+
 _torch_imag = Tensor.imag
 
 
