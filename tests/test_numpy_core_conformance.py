@@ -266,6 +266,12 @@ def test_geomspace_complex_and_opposite_signs(start, stop):
     numpy.testing.assert_allclose(ours.numpy(), theirs, rtol=1e-12, atol=1e-12)
 
 
+def test_table_functions_take_numpys_own_code_for_what_they_refuse():
+    a = numpy.arange(6.0).reshape(2, 3)
+    same(np.reshape(np.asarray(a), (3, 2), order="F"), numpy.reshape(a, (3, 2), order="F"))
+    same(np.ravel(np.asarray(a), order="F"), numpy.ravel(a, order="F"))
+
+
 @pytest.mark.parametrize("mode", ["wrap", "clip"])
 def test_take_modes(mode):
     a = numpy.arange(12.0).reshape(3, 4)
@@ -503,3 +509,17 @@ def test_put_keeps_pytorchs_spelling():
     assert result.tolist() == [0.0, 5.0, 0.0] and x.tolist() == [0.0, 0.0, 0.0]
     with pytest.raises(IndexError):
         np.zeros((2, 0)).put(3, 1.0)
+
+
+@pytest.mark.parametrize("data", [numpy.uint16(2), [numpy.uint32(3)], numpy.arange(3, dtype="u2"),
+                                  numpy.uint64(5), numpy.array([1], dtype="u8")])
+def test_asarray_of_unsigned_types_torchlike_lacks_is_a_type_error(data):
+    with pytest.raises(TypeError, match="no dtype uint"):
+        np.asarray(data)
+
+
+@pytest.mark.parametrize("data", [[2**63], [2**64 - 1]])
+def test_asarray_of_python_ints_past_int64_overflows(data):
+    with pytest.raises(OverflowError):
+        np.asarray(data)
+    same(np.asarray([2**63 - 1, 0]), numpy.asarray([2**63 - 1, 0]))

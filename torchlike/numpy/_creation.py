@@ -113,9 +113,12 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
             if a.dtype.kind == "O":
                 raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}")
             if a.dtype.kind == "u" and a.dtype.itemsize > 1 and dtype is None:
-                if isinstance(obj, np.ndarray):
-                    raise TypeError(f"torchlike has no dtype {a.dtype}")
-                raise OverflowError("Python integer out of bounds for int64")
+                # Python ints past int64 (NumPy made uint64 of them) overflow;
+                # NumPy's uint16/32/64 data is a dtype torchlike lacks
+                if a.dtype.itemsize == 8 and not isinstance(obj, (np.ndarray, np.generic)) \
+                        and a.size and int(a.max()) > np.iinfo(np.int64).max:
+                    raise OverflowError("Python integer out of bounds for int64")
+                raise TypeError(f"torchlike has no dtype {a.dtype}")
             result = _host_tensor(a)  # the explicit transfer: never refused
             if copy and result.data_ptr() != _data_ptr(a):
                 copy = None  # already a fresh copy (an empty array, say): no second one
