@@ -523,3 +523,12 @@ def test_asarray_of_python_ints_past_int64_overflows(data):
     with pytest.raises(OverflowError):
         np.asarray(data)
     same(np.asarray([2**63 - 1, 0]), numpy.asarray([2**63 - 1, 0]))
+
+
+@pytest.mark.parametrize("sep,fmt", [(",", "\N{MICRO SIGN}%.2f"), ("\N{MICRO SIGN}", "%.2f")])
+def test_tofile_refuses_non_ascii_text(tmp_path, sep, fmt):
+    x = np.asarray([1.5, 2.0])
+    with open(tmp_path / "x.txt", "w") as f, pytest.raises(UnicodeEncodeError):
+        x.tofile(f, sep=sep, format=fmt)
+    x.tofile(tmp_path / "y.txt", sep=",", format="%.2f")
+    assert (tmp_path / "y.txt").read_text() == "1.50,2.00"
