@@ -532,3 +532,28 @@ def test_tofile_refuses_non_ascii_text(tmp_path, sep, fmt):
         x.tofile(f, sep=sep, format=fmt)
     x.tofile(tmp_path / "y.txt", sep=",", format="%.2f")
     assert (tmp_path / "y.txt").read_text() == "1.50,2.00"
+
+
+@pytest.mark.parametrize("kwargs", [{"kind": "quicksort"}, {"kind": "stable"}, {"axis": 0},
+                                    {"axis": -1, "kind": "mergesort"}, {"axis": None}])
+def test_sort_method_with_numpys_keywords_sorts_in_place(kwargs):
+    theirs = numpy.array([[3, 1, 2], [0, 5, -1]])[:, ::-1].copy()
+    ours = np.asarray(theirs.copy())
+    if kwargs.get("axis", 0) is None:  # NumPy's method refuses axis=None
+        with pytest.raises(Exception):
+            theirs.sort(**kwargs)
+        return
+    assert ours.sort(**kwargs) is theirs.sort(**kwargs) is None
+    same(ours, theirs)
+    values, indices = torchlike.tensor([3.0, 1.0]).sort()  # PyTorch's spelling stays
+    assert values.tolist() == [1.0, 3.0] and indices.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("make", ["zeros", "ones", "empty"])
+def test_creation_shape_from_0d_arrays(make):
+    for shape in (numpy.array(3), np.asarray(3), numpy.int64(2), [np.asarray(2), 3]):
+        theirs = getattr(numpy, make)(numpy.asarray(shape).tolist() if isinstance(shape, list)
+                                      else int(shape))
+        assert tuple(getattr(np, make)(shape).shape) == theirs.shape
+    with pytest.raises(TypeError):
+        getattr(np, make)(2.5)

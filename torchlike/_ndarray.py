@@ -120,6 +120,14 @@ def _flatten_numpy(self, order="C"):
     return _ORIGINAL["flatten"](self)
 
 
+def _sort_numpy(self, axis=-1, kind=None, order=None, *, stable=None):
+    """NumPy's ``a.sort(axis=, kind=)``: in place, returns None (sorting is
+    always stable here, which every ``kind`` allows)."""
+    self.copy_(_numpy_ns().sort(self, axis=axis, kind=kind, order=order))
+
+
+# PyTorch's x.sort(dim) returns (values, indices); NumPy's keywords sort in place
+_override("sort", _sort_numpy, keywords=("axis", "kind", "order"))
 _override("reshape", _reshape_numpy, keywords=("order",))
 _override("flatten", _flatten_numpy, keywords=("order",), module=True)
 _torch_flatten = _ORIGINAL["flatten"]

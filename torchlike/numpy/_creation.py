@@ -83,9 +83,10 @@ def _default_dtype(value):
 
 
 def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    if isinstance(shape, (int, np.integer)) or \
+            (isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0):
+        return (operator.index(shape),)  # an int, or a 0-d integer array
+    return tuple(operator.index(s) for s in shape)
 
 
 def _place(x, device):
