@@ -164,6 +164,8 @@ def _ravel(self, *args, **kwargs):
 
 
 Tensor.ravel = _ravel
+if getattr(sys.modules[__package__], "ravel", None) is _torch_ravel:
+    sys.modules[__package__].ravel = Tensor.ravel  # the function is the method, as before
 _override("squeeze", lambda self, axis=None:
           _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
           keywords=("axis",), module=True)
