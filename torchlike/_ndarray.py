@@ -102,6 +102,7 @@ def _fortran_reshape(self, shape):
 
 
 def _check_order(name, order):
+    order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
     if order not in ("C", "F", "A", "K"):
         raise ValueError(f"{name}(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
     return order == "F"
@@ -119,8 +120,52 @@ def _flatten_numpy(self, order="C"):
     return _ORIGINAL["flatten"](self)
 
 
+def _sort_numpy(self, axis=-1, kind=None, order=None, *, stable=None):
+    """NumPy's ``a.sort(axis=, kind=)``: in place, returns None (sorting is
+    always stable here, which every ``kind`` allows)."""
+    self.copy_(_numpy_ns().sort(self, axis=axis, kind=kind, order=order))
+
+
+# PyTorch's x.sort(dim) returns (values, indices); NumPy's keywords sort in place
+_override("sort", _sort_numpy, keywords=("axis", "kind", "order"))
 _override("reshape", _reshape_numpy, keywords=("order",))
 _override("flatten", _flatten_numpy, keywords=("order",), module=True)
+_torch_flatten = _ORIGINAL["flatten"]
+
+
+def _flatten_by_position(self, *args, **kwargs):
+    """``x.flatten('F')``: NumPy's order given by position (PyTorch's first
+    argument is an int dim, so a string can only be NumPy's)."""
+    if args and isinstance(args[0], str):
+        return _flatten_numpy(self, *args, **kwargs)
+    return _torch_flatten(self, *args, **kwargs)
+
+
+_ORIGINAL["flatten"] = _torch_flatten
+_spelled_flatten = Tensor.flatten
+Tensor.flatten = _C._Spelled(_flatten_by_position, _flatten_numpy, _C._SPELL_KEYWORDS,
+                             ("order",))
+if getattr(sys.modules[__package__], "flatten", None) is _spelled_flatten:
+    sys.modules[__package__].flatten = Tensor.flatten
+_torch_ravel = Tensor.ravel
+
+
+def _ravel(self, *args, **kwargs):
+    """``x.ravel()``: PyTorch's; ``x.ravel('F')`` / ``x.ravel(order=)``, which
+    PyTorch's method refuses, NumPy's."""
+    if not args and not kwargs:
+        return _torch_ravel(self)
+    order = args[0] if args else kwargs.pop("order", "C")
+    if len(args) > 1 or kwargs:
+        raise TypeError("ravel() takes at most 1 argument (order)")
+    if _check_order("ravel", order):
+        return _fortran_reshape(self, (-1,))
+    return _torch_ravel(self)
+
+
+Tensor.ravel = _ravel
+if getattr(sys.modules[__package__], "ravel", None) is _torch_ravel:
+    sys.modules[__package__].ravel = Tensor.ravel  # the function is the method, as before
 _override("squeeze", lambda self, axis=None:
           _ORIGINAL["squeeze"](self) if axis is None else _ORIGINAL["squeeze"](self, axis),
           keywords=("axis",), module=True)
@@ -155,6 +200,7 @@ _override("take", lambda self, indices, axis=None, out=None, mode="raise":
 def _copy(self, order="C"):
     """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
     default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
+    order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
     if order in ("A", "K"):
         return self.clone()
     if order not in ("C", "F"):
@@ -226,6 +272,14 @@ class _Flags:
         self.writeable = tensor.device.type != "cpu" or memoryview(tensor.detach()).readonly is False
         self.owndata = tensor._base is None
         self.aligned = True
+
+    def __eq__(self, other):
+        keys = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")
+        if not hasattr(other, "c_contiguous"):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in keys)
+
+    __hash__ = None
 
     def __getitem__(self, key):
         names = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "contiguous",
@@ -308,14 +362,49 @@ def _dtype_ne(self, other):
     return eq if eq is NotImplemented else not eq
 
 
-def _dtype_call(self, value=0):
+def _dtype_call(self, *args):
     """``torchlike.numpy.float32(1.0)``: a NumPy scalar of this dtype, as CuPy's
-    namespace gives (a 0-d tensor for bfloat16, which NumPy lacks)."""
+    namespace gives (a 0-d tensor for bfloat16, which NumPy lacks).  The
+    arguments are the scalar type's: ``complex64(1, 2)`` is ``1+2j``."""
     if self.name == "bfloat16":
-        return _C.tensor(value, dtype=self)
-    return np.dtype(self.name).type(value)
+        return _C.tensor(args[0] if args else 0, dtype=self)
+    return np.dtype(self.name).type(*args)
 
 
+def _install_numpy_dtype_attributes():
+    """The rest of NumPy's dtype attributes, so NumPy code reading them from a
+    tensor's dtype (``x.dtype.alignment``, ``.byteorder``, ``.isnative``,
+    ``.fields``) runs.  torchlike's dtypes are native-endian scalars: no fields,
+    no subarray, their own base.  ``newbyteorder`` gives NumPy's byte-swapped
+    dtype (torchlike has none; tensors refuse it, as they refuse any dtype they
+    lack).  bfloat16, which NumPy lacks, answers what a 2-byte scalar does."""
+    fixed = {"isnative": True, "isbuiltin": 1, "hasobject": False, "fields": None,
+             "names": None, "subdtype": None, "shape": (), "ndim": 0, "metadata": None,
+             "isalignedstruct": False}
+    for name, value in fixed.items():
+        setattr(_dtype_type, name, property(lambda self, v=value: v))
+    _dtype_type.base = property(lambda self: self)
+    # a complex number aligns as its real part (NumPy's, and C's, rule)
+    _dtype_type.alignment = property(lambda self: self.itemsize // (2 if self.is_complex else 1))
+    _dtype_type.byteorder = property(lambda self: "|" if self.itemsize == 1 else "=")
+
+    def numpy_attribute(name):
+        def get(self):
+            if self.name == "bfloat16":
+                raise AttributeError(f"bfloat16 has no NumPy dtype, so no {name!r}")
+            return getattr(np.dtype(self.name), name)
+        return property(get)
+    for name in ("str", "descr", "num", "flags"):
+        setattr(_dtype_type, name, numpy_attribute(name))
+
+    def newbyteorder(self, new_order="S"):
+        if self.name == "bfloat16":
+            raise TypeError("bfloat16 has no NumPy dtype to byte-swap")
+        return np.dtype(self.name).newbyteorder(new_order)
+    _dtype_type.newbyteorder = newbyteorder
+
+
+_install_numpy_dtype_attributes()
 _dtype_hash = _dtype_type.__hash__
 _dtype_type.__eq__ = _dtype_eq
 _dtype_type.__ne__ = _dtype_ne
@@ -357,6 +446,92 @@ def _contains(self, element):
                        f"in a {type(element)}.")
 
 
+_torch_trace = Tensor.trace
+
+
+def _trace(self, *args, **kwargs):
+    """``x.trace()``: PyTorch's (a 2-d tensor's diagonal sum, which NumPy's is
+    too); with NumPy's arguments (``offset, axis1, axis2, dtype, out``), which
+    PyTorch's method refuses, NumPy's ``trace``."""
+    if not args and not kwargs:
+        return _torch_trace(self)
+    return _numpy_ns().trace(self, *args, **kwargs)
+
+
+Tensor.trace = _trace
+
+_torch_put = Tensor.put
+
+
+def _put_numpy(self, indices, values, mode="raise"):
+    """NumPy's ``a.put(ind, v, mode=)``: in place on the flattened tensor,
+    values repeated as needed; ``mode`` 'raise' (negative indices count from
+    the end), 'wrap' or 'clip'.  Returns None."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    index = _numpy_ns().asarray(indices, device=self.device).reshape(-1)
+    vals = _numpy_ns().asarray(values, device=self.device).reshape(-1)
+    n = self.numel()
+    if index.numel() == 0 or vals.numel() == 0:
+        return None
+    if n == 0:
+        raise IndexError("cannot replace elements of an empty array")
+    if index.is_floating_point() or index.is_complex():
+        raise TypeError(f"Cannot cast array data from dtype('{index.dtype.name}') to "
+                        f"dtype('int64') according to the rule 'safe'")
+    index = index.to(_C.int64)
+    if mode == "wrap":
+        index = _C.remainder(index, n)
+    elif mode == "clip":
+        index = _C.clamp(index, 0, n - 1)
+    else:
+        bad = (index < -n) | (index >= n)
+        if bool(bad.any()):
+            first = int(index[bad][0])
+            raise IndexError(f"index {first} is out of bounds for axis 0 with size {n}")
+        index = _C.where(index < 0, index + n, index)
+    vals = vals[_C.remainder(_C.arange(index.numel(), device=self.device), vals.numel())]
+    vals = vals.to(self.dtype)
+    if self.is_contiguous():
+        self.view(-1)[index] = vals
+    else:  # write through the element coordinates of the flat positions
+        coords, rest = [], index
+        for size in reversed(self.shape):
+            coords.append(_C.remainder(rest, size))
+            rest = _C.floor_divide(rest, size)
+        self[tuple(reversed(coords))] = vals
+    return None
+
+
+def _put(self, *args, **kwargs):
+    """``x.put(...)``: PyTorch's (a new tensor) for ``put(index_tensor,
+    source_tensor[, accumulate])``; NumPy's in-place ``put`` for ``mode=`` or
+    indices/values that are not tensors (which PyTorch refuses)."""
+    if "mode" in kwargs or (args and not isinstance(args[0], Tensor)) or \
+            (len(args) > 1 and not isinstance(args[1], Tensor)) or \
+            "indices" in kwargs or "values" in kwargs:
+        return _put_numpy(self, *args, **kwargs)
+    return _torch_put(self, *args, **kwargs)
+
+
+Tensor.put = _put
+
+_torch_imag = Tensor.imag
+
+
+def _imag_get(self):
+    """``x.imag``: PyTorch's view for complex tensors; zeros for real ones, as
+    NumPy gives (PyTorch refuses them)."""
+    if self.is_complex():
+        return _torch_imag.__get__(self)
+    return _C.zeros_like(self)
+
+
+def _imag_set(self, value):
+    _torch_imag.__set__(self, value)
+
+
+Tensor.imag = property(_imag_get, _imag_set, doc=_torch_imag.__doc__)
 Tensor.compress = _compress
 Tensor.choose = _choose
 Tensor.partition = _partition

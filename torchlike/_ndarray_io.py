@@ -96,6 +96,9 @@ def tofile(self, fid, sep="", format="%s"):
     """Write the elements in C order to ``fid`` (a path or a file object):
     raw bytes with sep="", else text, each element ``format % value``,
     separated by sep (NumPy's ``ndarray.tofile``)."""
+    if sep:  # text goes out as ASCII; NumPy 2.4's C writer crashes on other characters
+        sep.encode("ascii")
+        format.encode("ascii")
     t = self.detach().cpu().contiguous()
     if t.dtype == _C.bfloat16:   # NumPy has no bfloat16: raw bits, or the values as text
         arr = t.view(_C.int16).numpy() if sep == "" else t.float().numpy()

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import _DEVICE, as_tensor, check_fallback
+from ._array_function import _DEVICE, as_tensor, check_fallback, tl_dtype
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -193,6 +193,8 @@ def _call(ufunc, inputs, kwargs):
     if ufunc.__name__ == "sign" and any(getattr(x, "is_complex", lambda: False)() for x in inputs):
         op = _C.sgn  # NumPy 2's sign of a complex number is z/|z|
     if dtype is not None:
+        if isinstance(dtype, str):  # "float32": .to() would read a str as a device
+            dtype = tl_dtype(dtype)
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
     if out is None:

@@ -2,46 +2,62 @@
 ``Tensor.__array_function__``), and the namespace's asarray, zeros, ones,
 full, arange, linspace, eye ... with NumPy's default dtypes (float64, int64)
 and Array API ``device=``/``copy=`` arguments."""
+import operator
+
 import numpy as np
 
 from .. import _C
-from .._array_function import Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype
+from .._array_function import (
+    Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype, norm_axis,
+    promote)
 
 Tensor = _C.Tensor
 
 
-def _like(proto, dtype, shape, device):
+def _like(proto, dtype, shape, device, order="K"):
+    """Shape, dtype, device and memory order of a ``*_like`` result: the
+    prototype's unless given.  NumPy's orders: "C", "F", "A" (F when the
+    prototype is Fortran-ordered and not C-ordered) and "K" (the prototype's
+    layout, here C or F; C when a new shape is given of another rank)."""
     proto = as_tensor(proto)
     dtype = tl_dtype(dtype) or proto.dtype
-    shape = tuple(proto.shape) if shape is None else \
-        ((shape,) if isinstance(shape, int) else tuple(shape))
-    return shape, dtype, device or proto.device
+    new = None if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    fortran_proto = proto.ndim > 1 and not proto.is_contiguous() and \
+        proto.permute(*reversed(range(proto.ndim))).is_contiguous()
+    if order not in ("C", "F", "A", "K", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if order in ("A", "K"):
+        keeps = order == "A" or new is None or len(new) == proto.ndim
+        order = "F" if fortran_proto and keeps else "C"
+    shape = tuple(proto.shape) if new is None else new
+    return shape, dtype, device or proto.device, order or "C"
 
 
 @implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(prototype, dtype, shape, device)
-    return _C.empty(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(prototype, dtype, shape, device, order)
+    return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    return _C.zeros(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    return _C.ones(shape, dtype=dtype, device=device)
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
 
 
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dtype, device = _like(a, dtype, shape, device)
-    if isinstance(fill_value, Tensor):
+    shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    if isinstance(fill_value, Tensor):  # a recorded copy (C order)
         return fill_value.to(dtype).expand(*shape).clone()
-    return _C.full(shape, fill_value, dtype=dtype, device=device)
+    return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
+                    order)
 
 
 @implements(np.copy)
@@ -67,9 +83,10 @@ def _default_dtype(value):
 
 
 def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    if isinstance(shape, (int, np.integer)) or \
+            (isinstance(shape, (Tensor, np.ndarray)) and shape.ndim == 0):
+        return (operator.index(shape),)  # an int, or a 0-d integer array
+    return tuple(operator.index(s) for s in shape)
 
 
 def _place(x, device):
@@ -97,9 +114,12 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
             if a.dtype.kind == "O":
                 raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}")
             if a.dtype.kind == "u" and a.dtype.itemsize > 1 and dtype is None:
-                if isinstance(obj, np.ndarray):
-                    raise TypeError(f"torchlike has no dtype {a.dtype}")
-                raise OverflowError("Python integer out of bounds for int64")
+                # Python ints past int64 (NumPy made uint64 of them) overflow;
+                # NumPy's uint16/32/64 data is a dtype torchlike lacks
+                if a.dtype.itemsize == 8 and not isinstance(obj, (np.ndarray, np.generic)) \
+                        and a.size and int(a.max()) > np.iinfo(np.int64).max:
+                    raise OverflowError("Python integer out of bounds for int64")
+                raise TypeError(f"torchlike has no dtype {a.dtype}")
             result = _host_tensor(a)  # the explicit transfer: never refused
             if copy and result.data_ptr() != _data_ptr(a):
                 copy = None  # already a fresh copy (an empty array, say): no second one
@@ -136,26 +156,49 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, dev
     result = asarray(object, dtype, device=device, copy=copy)
     if result.ndim < ndmin:
         result = result.reshape((1,) * (ndmin - result.ndim) + tuple(result.shape))
+    fortran = result.ndim > 1 and result.permute(*reversed(range(result.ndim))).is_contiguous()
+    if order == "F" and result.ndim > 1 and not fortran:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        layout = _ordered(lambda s: _C.empty(s, dtype=result.dtype, device=result.device),
+                          tuple(result.shape), "F")
+        result = layout.copy_(result)
     return result
 
 
+def _ordered(make, shape, order):
+    """``make(shape)`` laid out in ``order``: "C" (row-major) or "F" (column-major:
+    the reversed shape made C-contiguous, then its axes reversed, as NumPy's
+    Fortran-ordered arrays are strided)."""
+    shape = _shape(shape)
+    if order in ("C", "K", "A", None):
+        return make(shape)
+    if order != "F":
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return make(shape[::-1]).permute(*reversed(range(len(shape))))
+
+
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
-    return _C.empty(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    dtype = tl_dtype(dtype) or _C.float64
+    return _ordered(lambda s: _C.empty(s, dtype=dtype, device=device), shape, order)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    return _C.zeros(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    dtype = tl_dtype(dtype) or _C.float64
+    return _ordered(lambda s: _C.zeros(s, dtype=dtype, device=device), shape, order)
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return _C.ones(_shape(shape), dtype=tl_dtype(dtype) or _C.float64, device=device)
+    dtype = tl_dtype(dtype) or _C.float64
+    return _ordered(lambda s: _C.ones(s, dtype=dtype, device=device), shape, order)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         return _place(_C.broadcast_to(fill_value.to(dtype), _shape(shape)).clone(), device)
-    return _C.full(_shape(shape), fill_value, dtype=dtype, device=device)
+    return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
+                    order)
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
@@ -173,6 +216,17 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
 
 
+def _to_dtype(result, dtype):
+    """``result`` as ``dtype``; integers are floored first, as NumPy's linspace does
+    (a cast alone would round toward zero)."""
+    if dtype is None or result.dtype == dtype:
+        return result
+    if not (dtype.is_floating_point or dtype.is_complex or dtype == _C.bool) and \
+            result.is_floating_point():
+        result = _C.floor(result)
+    return result.to(dtype)
+
+
 def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None,
                       axis=0, *, device=None):
     if num < 0:
@@ -184,13 +238,15 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
     work = _C.complex128 if complex_ends or (dtype is not None and dtype.is_complex) \
         else _C.float64
     div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else float("nan")
+    step = (stop - start) / div if div > 0 and start != stop else \
+        0.0 if div > 0 else float("nan")
     index = _C.arange(num, dtype=_C.float64, device=device).to(work)
-    result = index * step + start if div > 0 else \
+    # equal end points (infinities too) give start everywhere, not inf - inf
+    result = index * step + start if div > 0 and start != stop else \
         _C.full((num,), start, dtype=work, device=device)
     if endpoint and num > 1:
         result[-1] = stop
-    result = result.to(dtype or work)
+    result = _to_dtype(result, dtype)
     return (result, step) if retstep else result
 
 
@@ -236,7 +292,9 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
 @implements(np.linspace)
 def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
-    if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0:
+    num = operator.index(num)  # NumPy's TypeError for num=2.5
+    if not (isinstance(start, Tensor) or isinstance(stop, Tensor)) and axis == 0 and \
+            isinstance(start, (int, float, complex)) and isinstance(stop, (int, float, complex)):
         return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -245,26 +303,40 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     if not (work.is_floating_point or work.is_complex):
         work = _C.float64
     start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))
-    # the unit steps 0 .. 1 along a new leading dim, in the real dtype of work
+    # NumPy's arithmetic, for NumPy's values: start + i * step, and where a step
+    # is zero (equal end points) start + (i / div) * delta
     div = (num - 1) if endpoint else num
-    frac = _C.arange(num, dtype=_C.float64, device=start.device)
-    frac = frac / div if div > 0 else frac * 0
+    index = _C.arange(num, dtype=_C.float64, device=start.device)
     if work.is_floating_point:
-        frac = frac.to(work)
-    frac = frac.reshape(num, *([1] * start.ndim))
-    step = (stop - start) / div if div > 0 else stop * float("nan")
-    result = start + frac * (stop - start)
+        index = index.to(work)
+    index = index.reshape(num, *([1] * start.ndim))
+    delta = stop - start
+    step = delta / div if div > 0 else stop * float("nan")
+    if div > 0:
+        zero = bool((step == 0).any()) if step.numel() else False
+        result = (index / div) * delta + start if zero else index * step + start
+    else:
+        result = index * delta + start
     if endpoint and num > 1:
         result = _C.cat([result[:-1], stop.unsqueeze(0)], 0)  # the end point exactly
-    axis = axis + start.ndim + 1 if axis < 0 else axis
-    result = (_C.movedim(result, 0, axis) if axis else result).to(tl_dtype(dtype) or work)
+    axis = norm_axis(axis, start.ndim + 1)
+    result = _to_dtype(_C.movedim(result, 0, axis) if axis else result, tl_dtype(dtype))
     return (result, step) if retstep else result
 
 
 @implements(np.logspace)
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    exponents = linspace(as_tensor(start), stop, num, endpoint, axis=axis)
-    result = as_tensor(base) ** exponents if isinstance(base, Tensor) else base ** exponents
+    if isinstance(base, (int, float)):  # a Python number: weak, as in NumPy
+        result = base ** linspace(as_tensor(start), stop, num, endpoint, axis=axis)
+        return result.to(tl_dtype(dtype)) if dtype is not None else result
+    start, stop, base = as_tensor(start), as_tensor(stop), as_tensor(base)
+    # NumPy's: the three broadcast, base gets the new axis, then base ** y
+    ndim = max(start.ndim, stop.ndim, base.ndim)
+    start, stop, base = (t.reshape(*([1] * (ndim - t.ndim)), *t.shape)
+                         for t in (start, stop, base))
+    exponents = linspace(start, stop, num, endpoint, axis=axis)
+    base = base.unsqueeze(norm_axis(axis, ndim + 1))
+    result = _C.pow(*promote(base, exponents))
     return result.to(tl_dtype(dtype)) if dtype is not None else result
 
 
@@ -279,10 +351,21 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     # put back (NumPy goes through complex numbers only for opposite signs).
     if bool(((start < 0) != (stop < 0)).any()):
         raise Unsupported("geomspace between end points of opposite signs")
-    sign = _C.sign(start)
-    result = sign * 10.0 ** linspace(_C.log10(start.abs()), _C.log10(stop.abs()), num,
-                                            endpoint, axis=axis)
-    return result.to(tl_dtype(dtype)) if dtype is not None else result
+    # NumPy's result dtype: its end points promoted with float64 (which its
+    # code brings in), so float32 end points give float64 too
+    work = _C.promote_types(_C.result_type(start, stop), _C.float64)
+    start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))
+    result = _C.sign(start) * logspace(_C.log10(start.abs()), _C.log10(stop.abs()), num,
+                                       endpoint).to(work)
+    # the end points exactly, as NumPy sets them
+    if num > 0:
+        pieces = [start.unsqueeze(0), result[1:]]
+        if endpoint and num > 1:
+            pieces = [start.unsqueeze(0), result[1:-1], stop.unsqueeze(0)]
+        result = _C.cat(pieces, 0)
+    axis = norm_axis(axis, start.ndim + 1)
+    result = _C.movedim(result, 0, axis) if axis else result
+    return result.to(tl_dtype(dtype)) if dtype is not None else result  # NumPy: astype
 
 
 @implements(np.vander)

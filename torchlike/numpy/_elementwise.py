@@ -302,3 +302,60 @@ for _name in __all__:
     if _name not in UNARY and _name not in BINARY:
         globals()[_name] = _masked_aware(globals()[_name], _name)
 del _name
+
+
+# ---- NumPy's ufunc surface on the namespace's functions ------------------------------
+# ``np.add.reduce(x)``, ``np.multiply.outer(a, b)``, ``np.maximum.accumulate(x)``,
+# ``np.add.identity``: each function named after a NumPy ufunc carries that ufunc's
+# methods and attributes.  The methods call NumPy's ufunc with tensors, so they
+# run through ``Tensor.__array_ufunc__`` (torchlike ops, on the tensors' device).
+# A call with ufunc keywords the function does not take (``where=``, ``dtype=``,
+# ``casting=``, ``out=`` on a function written out here) goes the same way.
+
+def _operand(x):
+    return x if isinstance(x, (Tensor,) + _SCALARS) else as_tensor(x)
+
+
+def _ufunc_method(ufunc, method):
+    bound = getattr(ufunc, method)
+
+    def call(array, *args, **kwargs):
+        if method in ("outer",):
+            args = tuple(_operand(a) for a in args[:1]) + args[1:]
+        elif method == "at" and len(args) > 1:
+            args = (args[0], _operand(args[1])) + args[2:]
+        return bound(_operand(array), *args, **kwargs)
+    call.__name__ = call.__qualname__ = f"{ufunc.__name__}.{method}"
+    call.__doc__ = bound.__doc__
+    return call
+
+
+def _with_ufunc_keywords(fn, ufunc):
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            if not kwargs or "unexpected keyword argument" not in str(error):
+                raise
+        return ufunc(*[_operand(a) for a in args], **kwargs)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn
+    return call
+
+
+def _give_ufunc_surface(name):
+    ufunc = getattr(np, name, None)
+    if not isinstance(ufunc, np.ufunc):
+        return
+    fn = globals()[name] = _with_ufunc_keywords(globals()[name], ufunc)
+    for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
+        setattr(fn, method, _ufunc_method(ufunc, method))
+    for attr in ("identity", "nin", "nout", "nargs", "ntypes", "types", "signature"):
+        setattr(fn, attr, getattr(ufunc, attr))
+    fn.ufunc = ufunc  # the NumPy ufunc this function stands for
+
+
+for _name in __all__:
+    _give_ufunc_surface(_name)
+del _name

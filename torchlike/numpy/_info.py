@@ -4,6 +4,7 @@ can_cast and ``__array_namespace_info__`` (Array API).
 The namespace's dtypes are torchlike's own dtype objects; a NumPy dtype, a
 NumPy scalar type or a name is accepted wherever a dtype is expected."""
 import builtins
+import types
 
 import numpy as np
 
@@ -44,46 +45,104 @@ def isdtype(dtype, kind):
     return dtype == _as_dtype(kind)
 
 
-class finfo:
-    """Machine limits of a floating-point dtype (Python floats, as the standard asks)."""
+def _info_dtype(type):
+    """The dtype finfo/iinfo describe: a dtype, a tensor's, or a number's (a NumPy
+    scalar's own dtype, Python ``int``/``float``/``complex`` values as NumPy reads
+    them), as NumPy's finfo/iinfo take instances too."""
+    if isinstance(type, np.generic):
+        return tl_dtype(type.dtype)
+    if isinstance(type, (builtins.bool, int, float, complex)):
+        return tl_dtype(builtins.type(type))
+    try:
+        return _as_dtype(type)
+    except TypeError:
+        try:  # a NumPy dtype torchlike lacks: NumPy's ValueError where it is no
+            kind = np.dtype(type).kind  # float (strings, records, objects)
+        except TypeError:
+            kind = None
+        if kind not in (None, "f", "c", "i", "u"):
+            return np.dtype(type)  # refused by the caller with NumPy's ValueError
+        raise
 
-    def __init__(self, type, /):
-        dtype = _as_dtype(type)
+
+# bfloat16, which NumPy lacks: 8 exponent bits, 7 stored mantissa bits
+_BFLOAT16 = dict(bits=16, eps=2.0 ** -7, epsneg=2.0 ** -8, machep=-7, negep=-8,
+                 minexp=-126, maxexp=128, nexp=8, nmant=7, iexp=8, precision=2,
+                 resolution=0.01, max=float.fromhex("0x1.fep127"),
+                 smallest_normal=2.0 ** -126, smallest_subnormal=2.0 ** -133)
+
+
+class finfo:
+    """Machine limits of a floating-point dtype, with NumPy's attributes (``eps
+    epsneg max min tiny smallest_normal smallest_subnormal resolution bits
+    precision machep negep minexp maxexp nexp nmant iexp dtype``).  The float
+    values are Python floats, as the Array API standard asks; one instance per
+    dtype, as NumPy keeps.  A complex dtype describes its real part."""
+    _cache = {}
+
+    def __new__(cls, type, /):
+        dtype = _info_dtype(type)
         if dtype not in REAL_FLOATING + COMPLEX_FLOATING:
             raise ValueError(f"data type {dtype} not inexact")
-        info = np.finfo(np_dtype(dtype)) if dtype != _C.bfloat16 else None
-        if info is None:  # bfloat16: 8 exponent bits, 7 mantissa bits
-            self.bits, self.eps, self.max = 16, 2.0 ** -7, float.fromhex("0x1.fep127")
-            self.smallest_normal, self.resolution = 2.0 ** -126, 0.01
+        real = dtype.to_real() if dtype.is_complex else dtype
+        self = cls._cache.get(real)
+        if self is None:
+            self = cls._cache[real] = super().__new__(cls)
+            self._fill(real)
+        return self
+
+    def _fill(self, dtype):
+        if dtype == _C.bfloat16:
+            values = dict(_BFLOAT16)
         else:
-            self.bits, self.eps, self.max = info.bits, float(info.eps), float(info.max)
-            self.smallest_normal, self.resolution = float(info.smallest_normal), \
-                float(info.resolution)
-            if dtype.is_complex:
-                self.bits = info.bits
+            info = np.finfo(np_dtype(dtype))
+            values = {name: getattr(info, name) for name in _BFLOAT16}
+            for name, value in values.items():
+                values[name] = int(value) if isinstance(value, (int, np.integer)) \
+                    else float(value)
+        self.__dict__.update(values)
         self.min = -self.max
         self.tiny = self.smallest_normal
-        self.dtype = dtype.to_real() if dtype.is_complex else dtype
+        self.dtype = dtype
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, "
-                f"eps={self.eps}, smallest_normal={self.smallest_normal}, "
-                f"bits={self.bits}, dtype={self.dtype.name})")
+        if self.dtype != _C.bfloat16:
+            return repr(np.finfo(np_dtype(self.dtype)))
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:.2e}, "
+                f"max={self.max:.2e}, dtype=bfloat16)")
+
+    def __str__(self):
+        if self.dtype != _C.bfloat16:
+            return str(np.finfo(np_dtype(self.dtype)))
+        return repr(self)
+
+    __class_getitem__ = classmethod(types.GenericAlias)
 
 
 class iinfo:
-    """Machine limits of an integer dtype (Python ints)."""
+    """Machine limits of an integer dtype (Python ints), one instance per dtype."""
+    _cache = {}
 
-    def __init__(self, type, /):
-        dtype = _as_dtype(type)
+    def __new__(cls, type, /):
+        dtype = _info_dtype(type)
         if dtype not in SIGNED + UNSIGNED:
-            raise ValueError(f"Invalid integer data type {dtype.name!r}.")
-        info = np.iinfo(np_dtype(dtype))
-        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), \
-            dtype
+            raise ValueError(f"Invalid integer data type {getattr(dtype, 'kind', dtype)!r}.")
+        self = cls._cache.get(dtype)
+        if self is None:
+            info = np.iinfo(np_dtype(dtype))
+            self = cls._cache[dtype] = super().__new__(cls)
+            self.bits, self.min, self.max, self.dtype = \
+                info.bits, int(info.min), int(info.max), dtype
+            self.kind = info.kind
+        return self
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype.name})"
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
+
+    def __str__(self):
+        return str(np.iinfo(np_dtype(self.dtype)))
+
+    __class_getitem__ = classmethod(types.GenericAlias)
 
 
 def result_type(*arrays_and_dtypes):

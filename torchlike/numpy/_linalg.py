@@ -1,6 +1,7 @@
 """NumPy linear algebra over tensors: dot, vdot, inner, outer, matmul,
 tensordot, einsum, trace, kron, cross and ``np.linalg.*``."""
 import functools
+import operator
 
 import numpy as np
 
@@ -84,14 +85,22 @@ def _sublists_to_subscripts(args):
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
     def spell(sub, position):
+        if isinstance(sub, (Tensor, np.ndarray)) and sub.ndim == 1 and \
+                not (sub.dtype.is_floating_point if isinstance(sub, Tensor)
+                     else sub.dtype.kind in "fc"):
+            sub = sub.tolist()  # an integer array of subscripts, as NumPy takes
         if not isinstance(sub, (list, tuple)):
             raise TypeError(f"einsum(): argument {position} must be a list of subscripts "
                             f"(ints in [0, 52) or Ellipsis), not {type(sub).__name__}")
         out = []
         for s in sub:
+            try:  # Python and NumPy ints, 0-d integer arrays
+                s = operator.index(s) if s is not Ellipsis else s
+            except TypeError:
+                pass
             if s is Ellipsis:
                 out.append("...")
-            elif isinstance(s, (int, np.integer)) and 0 <= s < len(letters):
+            elif isinstance(s, int) and 0 <= s < len(letters):
                 out.append(letters[s])
             else:
                 raise ValueError(f"einsum(): subscript {s!r} in argument {position} is not "
@@ -107,14 +116,52 @@ def _sublists_to_subscripts(args):
     return (equation, *operands)
 
 
+def _broadcast_labels(equation, tensors):
+    """The operands with their length-1 dims stretched where the same subscript
+    has a longer dim elsewhere (NumPy broadcasts a subscript's size-1 dims, our
+    einsum op wants equal sizes).  An equation it cannot read goes as it is; the
+    op reports what is wrong with it."""
+    specs = equation.split("->")[0].replace(" ", "").split(",")
+    if len(specs) != len(tensors):
+        return tensors
+    labelled = []  # per operand: (label or None, dim) pairs
+    sizes = {}
+    for spec, t in zip(specs, tensors):
+        letters = spec.replace("...", "")
+        if not letters.isalpha() and letters or len(letters) > t.ndim or \
+                ("..." not in spec and len(letters) != t.ndim):
+            return tensors
+        head, _, tail = spec.partition("...")
+        labels = list(head) + [None] * (t.ndim - len(letters)) + list(tail)
+        labelled.append(labels)
+        for label, size in zip(labels, t.shape):
+            if label is not None:
+                sizes[label] = max(sizes.get(label, 1), size)
+    out = []
+    for labels, t in zip(labelled, tensors):
+        shape = [sizes[l] if l is not None and n == 1 else n for l, n in zip(labels, t.shape)]
+        out.append(t if shape == list(t.shape) else t.expand(*shape))
+    return out
+
+
 @implements(np.einsum)
 def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
+    if len(operands) < 2:
+        raise ValueError("must specify the einstein sum subscripts string and at least "
+                         "one operand")
+    if out is not None and not isinstance(out, (Tensor, np.ndarray)):
+        raise TypeError(f"einsum(): 'out' must be an array, not {type(out).__name__}")
     if not isinstance(operands[0], str):
         operands = _sublists_to_subscripts(operands)
     tensors = [as_tensor(o) for o in operands[1:]]
     if dtype is not None:
         tensors = [cast(t, dtype) for t in tensors]
-    return finish(_torchlike().einsum(operands[0], *promote(*tensors)), out)
+    tensors = _broadcast_labels(operands[0], promote(*tensors))
+    try:
+        result = _torchlike().einsum(operands[0], *tensors)
+    except RuntimeError as error:  # a bad equation or operands: NumPy's ValueError
+        raise ValueError(str(error)) from None
+    return finish(result, out)
 
 
 @implements(np.trace)

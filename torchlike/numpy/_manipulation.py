@@ -10,7 +10,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote)
+    operand, NoValue, promote, tl_dtype, np_dtype)
 
 Tensor = _C.Tensor
 
@@ -60,6 +60,9 @@ def swapaxes(a, axis1, axis2):
 @implements(np.moveaxis)
 def moveaxis(a, source, destination):
     a = as_tensor(a)
+    # any sequence of axes (a range, an array), as NumPy takes
+    source, destination = (list(x) if not isinstance(x, (int, np.integer, list, tuple))
+                           else x for x in (source, destination))
     source, destination = norm_axes(source, a.ndim), norm_axes(destination, a.ndim)
     if len(source) != len(destination):
         raise ValueError("`source` and `destination` arguments must have the same number "
@@ -95,9 +98,51 @@ def _seq(arrays, dtype=None):
     return tensors
 
 
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _can_cast(src, dst, casting):
+    """NumPy's can_cast between torchlike dtypes (bfloat16, which NumPy lacks,
+    by torchlike's own table)."""
+    if _C.bfloat16 in (src, dst):
+        return src == dst or casting == "unsafe" or (
+            casting in ("safe", "same_kind") and _C.can_cast(src, dst))
+    return np.can_cast(np_dtype(src), np_dtype(dst), casting)
+
+
+def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
+    """The tensors a join (concatenate, stack, hstack ...) takes, cast to ``dtype``,
+    with NumPy's checks: a sequence (not a generator), at least one array,
+    ``out=`` or ``dtype=`` (not both), and every input castable to the result
+    dtype under ``casting``."""
+    if not isinstance(arrays, (list, tuple, Tensor, np.ndarray)):
+        if stack_error:
+            raise TypeError('arrays to stack must be passed as a "sequence" type such as '
+                            'list or tuple.')
+        raise TypeError("The first input argument needs to be a sequence")
+    if casting not in _CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                         f"'unsafe' (got {casting!r})")
+    if out is not None and dtype is not None:
+        raise TypeError(f"{name}() only takes `out` or `dtype` as an argument, but both "
+                        f"were provided.")
+    tensors = [as_tensor(a) for a in arrays]
+    target = tl_dtype(dtype) if dtype is not None else \
+        (out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)) if out is not None \
+        else None
+    if target is not None:
+        for t in tensors:
+            if not _can_cast(t.dtype, target, casting):
+                raise TypeError(f"Cannot cast array data from dtype('{t.dtype.name}') to "
+                                f"dtype('{target.name}') according to the rule {casting!r}")
+    if dtype is not None:
+        tensors = [cast(t, target) for t in tensors]
+    return tensors
+
+
 @implements(np.concatenate, np.concat)
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    tensors = _seq(arrays, dtype)
+    tensors = _join_inputs("concatenate", arrays, out, dtype, casting)
     if not tensors:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
@@ -106,7 +151,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     axis = norm_axis(axis, tensors[0].ndim)
     _check_concatenable(tensors, axis)
-    return finish(_C.cat(tensors, axis), out)
+    return finish(_C.cat(list(promote(*tensors)), axis), out)
 
 
 def _check_concatenable(tensors, axis):
@@ -125,36 +170,48 @@ def _check_concatenable(tensors, axis):
                                  f"array at index {i} has size {t.shape[d]}")
 
 
+def _cat(tensors, axis):
+    """Concatenation of non-empty ``tensors`` with NumPy's errors and promotion."""
+    if not tensors:
+        raise ValueError("need at least one array to concatenate")
+    _check_concatenable(tensors, axis)
+    return _C.cat(list(promote(*tensors)), axis)
+
+
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    tensors = _seq(arrays, dtype)
+    tensors = _join_inputs("stack", arrays, out, dtype, casting, stack_error=True)
     if not tensors:
         raise ValueError("need at least one array to stack")
     if len({tuple(t.shape) for t in tensors}) != 1:
         raise ValueError("all input arrays must have the same shape")
-    return finish(_C.stack(tensors, norm_axis(axis, tensors[0].ndim + 1)), out)
+    axis = norm_axis(axis, tensors[0].ndim + 1)
+    return finish(_C.stack(list(promote(*tensors)), axis), out)
 
 
 @implements(np.vstack, np.row_stack if hasattr(np, "row_stack") else np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    return _C.cat([atleast_2d(t) for t in _seq(tup, dtype)], 0)
+    tensors = _join_inputs("vstack", tup, None, dtype, casting, stack_error=True)
+    return _cat([atleast_2d(t) for t in tensors], 0)
 
 
 @implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind"):
-    tensors = [atleast_1d(t) for t in _seq(tup, dtype)]
-    return _C.cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    tensors = [atleast_1d(t) for t in
+               _join_inputs("hstack", tup, None, dtype, casting, stack_error=True)]
+    return _cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
 
 
 @implements(np.dstack)
 def dstack(tup):
-    return _C.cat([atleast_3d(t) for t in _seq(tup)], 2)
+    return _cat([atleast_3d(t) for t in
+                 _join_inputs("dstack", tup, None, None, "same_kind", stack_error=True)], 2)
 
 
 @implements(np.column_stack)
 def column_stack(tup):
-    tensors = [t.reshape(-1, 1) if t.ndim < 2 else t for t in _seq(tup)]
-    return _C.cat(tensors, 1)
+    tensors = _join_inputs("column_stack", tup, None, None, "same_kind", stack_error=True)
+    return _cat([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors], 1)
 
 
 @implements(np.atleast_1d)
@@ -574,19 +631,25 @@ def insert(arr, obj, values, axis=None):
 
 @implements(np.block)
 def block(arrays):
-    def depth(x):
+    def depth(x, where):
+        """The nesting depth of ``x`` and where its first empty list is (NumPy
+        reports mismatched depths before empty lists)."""
         if isinstance(x, list):
             if not x:
-                raise ValueError("List at arrays cannot be empty")
-            ds = {depth(e) for e in x}
-            if len(ds) != 1:
+                return 1, where
+            found = [depth(e, f"{where}[{i}]") for i, e in enumerate(x)]
+            if len({d for d, _ in found}) != 1:
                 raise ValueError("List depths are mismatched")
-            return ds.pop() + 1
+            return found[0][0] + 1, next((e for _, e in found if e), None)
         if isinstance(x, tuple):
             raise TypeError("arrays is a tuple. Only lists can be used to arrange blocks, and "
                             "np.block does not allow implicit conversion from tuple to ndarray.")
-        return 0
-    levels = depth(arrays)
+        return 0, None
+    levels, empty = depth(arrays, "arrays")
+    if empty:
+        raise ValueError(f"List at {empty} cannot be empty")
+    if levels == 0:
+        return as_tensor(arrays).clone()  # a copy, as NumPy's
 
     def leaves(x):
         return [t for e in x for t in leaves(e)] if isinstance(x, list) else [as_tensor(x)]
@@ -596,6 +659,5 @@ def block(arrays):
         if not isinstance(x, list):
             t = as_tensor(x)
             return t.reshape(*([1] * (ndim - t.ndim)), *t.shape)
-        parts = promote(*[assemble(e, level + 1) for e in x])
-        return _C.cat(list(parts), ndim - levels + level)
+        return _cat([assemble(e, level + 1) for e in x], ndim - levels + level)
     return assemble(arrays, 0)

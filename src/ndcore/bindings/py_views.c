@@ -276,7 +276,12 @@ static int basic_view(const tl_tensor *in, PyObject *index, tl_tensor *out)
     PyObject *o = items[i];
     if (o == Py_None) {
       tl_tensor tmp;
-      tl_view_unsqueeze(&tmp, out, dim);
+      if (tl_view_unsqueeze(&tmp, out, dim) != TL_OK) { /* tmp is unset: past TL_MAX_DIMS */
+        tl_error_clear(); /* raised here as NumPy's IndexError, not left for the next op */
+        PyErr_Format(PyExc_IndexError, "indexing would give more than %d dimensions",
+                     TL_MAX_DIMS);
+        goto fail;
+      }
       tl_tensor_release(out);
       *out = tmp;
       dim++;
