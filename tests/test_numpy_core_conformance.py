@@ -557,3 +557,18 @@ def test_creation_shape_from_0d_arrays(make):
         assert tuple(getattr(np, make)(shape).shape) == theirs.shape
     with pytest.raises(TypeError):
         getattr(np, make)(2.5)
+
+
+class _Huge(tuple):
+    """A sequence that claims more arrays than a join takes (NumPy's limit is a
+    C int), without the 16 GB a real one would need."""
+
+    def __len__(self):
+        return 2**31
+
+
+@pytest.mark.parametrize("name", ["concatenate", "stack", "hstack", "vstack"])
+def test_join_of_too_many_arrays_is_a_value_error_before_any_list_is_made(name):
+    with pytest.raises(ValueError, match=rf"{name}\(\) only supports up to 2147483647 arrays "
+                                         rf"but got 2147483648\."):
+        getattr(np, name)(_Huge((np.asarray([1]),)))

@@ -110,6 +110,9 @@ def _can_cast(src, dst, casting):
     return np.can_cast(np_dtype(src), np_dtype(dst), casting)
 
 
+_MAX_JOIN = 2**31 - 1  # NumPy's limit on the arrays of one join (a C int)
+
+
 def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
     """The tensors a join (concatenate, stack, hstack ...) takes, cast to ``dtype``,
     with NumPy's checks: a sequence (not a generator), at least one array,
@@ -126,6 +129,9 @@ def _join_inputs(name, arrays, out, dtype, casting, stack_error=False):
     if out is not None and dtype is not None:
         raise TypeError(f"{name}() only takes `out` or `dtype` as an argument, but both "
                         f"were provided.")
+    if len(arrays) > _MAX_JOIN:  # before a list of that many is made: NumPy's check
+        raise ValueError(f"{name}() only supports up to {_MAX_JOIN} arrays but got "
+                         f"{len(arrays)}.")
     tensors = [as_tensor(a) for a in arrays]
     target = tl_dtype(dtype) if dtype is not None else \
         (out.dtype if isinstance(out, Tensor) else tl_dtype(out.dtype)) if out is not None \
