@@ -15,15 +15,13 @@ import pytest
 
 import torchlike
 from torchlike import _C
+from test_alloc_pool import _live, free, malloc, stats  # the blocks a test leaves, freed after it
 
 _C._fake_enable()
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 SMALL_PAGE, LARGE_PAGE = 2 * MiB, 20 * MiB
 EXPANDABLE = "expandable_segments:True"
-
-_live = set()  # blocks a test has not freed; the fixture frees them
-
 
 def reset(config=EXPANDABLE, vm=True, fail_reserves=0, fail_maps=0, total=0):
     _C._fake_set_total(total)
@@ -45,23 +43,10 @@ def fresh_pool():
     assert _C._fake_vm_counters()["ranges"] == 0  # the old pool released its ranges
 
 
-def stats():
-    return _C._memory_stats("fake")
-
-
 def vm():
     return _C._fake_vm_counters()
 
 
-def malloc(n, stream=0):
-    p = _C._pool_malloc(n, stream)
-    _live.add(p)
-    return p
-
-
-def free(p):
-    _live.discard(p)
-    _C._pool_free(p)
 
 
 def empty_cache():

@@ -27,6 +27,7 @@ from torchlike.func._pytree import tree_flatten
 
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from golden_func import leaves, run_case, structure  # noqa: E402
+from test_func_transforms import _fd_jacobian as _fd  # noqa: E402
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "func.json")) as _f:
     GOLDEN = json.load(_f)
@@ -148,17 +149,6 @@ def test_chunk_size_splits_the_basis(chunk):
 
 # ---- central differences -----------------------------------------------------------------
 
-def _fd(f, x, eps=1e-6):
-    x0 = _host(x).copy()
-    cols = []
-    for i in range(x0.size):
-        d = np.zeros(x0.size)
-        d[i] = eps
-        hi = _host(f(T.tensor((x0 + d.reshape(x0.shape)).tolist(), dtype=T.float64)))
-        lo = _host(f(T.tensor((x0 - d.reshape(x0.shape)).tolist(), dtype=T.float64)))
-        cols.append((hi - lo) / (2 * eps))
-    out = np.stack(cols, -1)
-    return out.reshape(out.shape[:-1] + x0.shape)
 
 
 def test_jacobians_and_hessians_match_central_differences():
