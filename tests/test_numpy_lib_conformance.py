@@ -586,3 +586,45 @@ def test_unique_of_one_dimension_along_its_axis_is_elementwise(axis, equal_nan):
     for g, w in zip(np.unique(tensor(a), return_counts=True, axis=axis, equal_nan=equal_nan),
                     numpy.unique(a, return_counts=True, axis=axis, equal_nan=equal_nan)):
         same(g, w)
+
+
+# ---- positional out, float positions, indices out of range ---------------------------------
+
+@pytest.mark.parametrize("name", ["fix", "isposinf", "isneginf", "sin", "negative"])
+def test_out_by_position(name):
+    data = numpy.array([[-2.5, numpy.inf, 0.5], [-numpy.inf, 3.0, -0.0]])
+    want = getattr(np, name)(data)
+    out = np.zeros(data.shape, dtype=np.asarray(want).dtype)
+    got = getattr(np, name)(np.asarray(data), out)
+    assert got is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), want)
+    with pytest.raises(TypeError, match="both a positional and keyword"):
+        getattr(np, name)(np.asarray(data), out, out=out)
+
+
+def test_binary_out_by_position():
+    a, b = numpy.arange(6).reshape(2, 3), numpy.arange(3)
+    out = np.zeros((2, 3), dtype=np.int64)
+    assert np.add(np.asarray(a), np.asarray(b), out) is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), a + b)
+    with pytest.raises(TypeError, match=r"add\(\) takes from 2 to 3 positional arguments but 4"):
+        np.add(out, out, out, out)
+
+
+@pytest.mark.parametrize("obj", [1.0, [1.0, 2.0], numpy.array([0.5])])
+def test_float_positions_are_numpys_errors(obj):
+    a = np.arange(5)
+    with pytest.raises(IndexError, match="must be of integer"):
+        np.delete(a, obj)
+    with pytest.raises(TypeError, match="slice indices must be integers"):
+        np.insert(a, obj, 9)
+
+
+def test_along_axis_index_out_of_range_is_an_index_error():
+    a = np.arange(12.0).reshape(3, 4)
+    bad = np.asarray(numpy.full((3, 1), 4))
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.take_along_axis(a, bad, axis=1)
+    with pytest.raises(IndexError, match="out of bounds"):
+        np.put_along_axis(a, bad, 0.0, axis=1)
+    numpy.testing.assert_array_equal(numpy.asarray(a), numpy.arange(12.0).reshape(3, 4))  # untouched

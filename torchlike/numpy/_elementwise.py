@@ -26,8 +26,22 @@ def _masked(name, args, kwargs):
     return masked_call(getattr(np, name), args, kwargs)
 
 
+def _out_given(name, nin, rest, kwargs):
+    """NumPy's functions take ``out`` after their inputs, by position too
+    (``np.sin(x, y)``, ``np.fix(x, y)``): kwargs with it moved there."""
+    if not rest:
+        return kwargs
+    if len(rest) > 1:
+        raise TypeError(f"{name}() takes from {nin} to {nin + 1} positional arguments but "
+                        f"{nin + len(rest)} were given")
+    if "out" in kwargs:
+        raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    return {**kwargs, "out": rest[0]}
+
+
 def _unary(op, name):
-    def fn(x, /, **kwargs):
+    def fn(x, /, *rest, **kwargs):
+        kwargs = _out_given(name, 1, rest, kwargs)
         try:
             return op(x if isinstance(x, Tensor) else as_tensor(x), **kwargs)
         except MaskedOperand:
@@ -38,7 +52,8 @@ def _unary(op, name):
 
 
 def _binary(op, name):
-    def fn(x1, x2, /, **kwargs):
+    def fn(x1, x2, /, *rest, **kwargs):
+        kwargs = _out_given(name, 2, rest, kwargs)
         try:
             if not isinstance(x1, Tensor) and not (isinstance(x1, _SCALARS) and
                                                    isinstance(x2, Tensor)):

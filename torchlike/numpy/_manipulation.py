@@ -5,6 +5,8 @@ Each is registered for ``Tensor.__array_function__`` and is also the
 ``torchlike.numpy`` function of that name.  All call torchlike ops, so they are
 recorded on the autograd tape."""
 
+import contextlib
+
 import numpy as np
 
 from .. import _C
@@ -556,7 +558,20 @@ def take_along_axis(arr, indices, axis=-1):
         return _C.take_along_dim(arr.reshape(-1), indices, 0)
     if indices.ndim != arr.ndim:
         raise ValueError("`indices` and `arr` must have the same number of dimensions")
-    return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
+    with _index_error():
+        return _C.take_along_dim(arr, indices, norm_axis(axis, arr.ndim))
+
+
+@contextlib.contextmanager
+def _index_error():
+    """An index out of range is NumPy's IndexError here (PyTorch's ops raise
+    RuntimeError), its message kept."""
+    try:
+        yield
+    except RuntimeError as error:
+        if "out of bounds" not in str(error) and "out of range" not in str(error):
+            raise
+        raise IndexError(str(error)) from None
 
 
 @implements(np.put_along_axis)
@@ -568,7 +583,8 @@ def put_along_axis(arr, indices, values, axis):
     target = arr if axis is not None else arr.reshape(-1)
     axis = 0 if axis is None else norm_axis(axis, arr.ndim)
     values = _C.broadcast_to(as_tensor(values).to(arr.dtype), tuple(indices.shape))
-    target.scatter_(axis, indices, values)
+    with _index_error():
+        target.scatter_(axis, indices, values)
 
 
 # ---- insert, delete, block: NumPy's Python code writes into fresh ndarrays;
@@ -584,6 +600,11 @@ def _positions(obj, n, func):
             raise ValueError(f"boolean array argument obj to {func} must be one dimensional "
                              f"and match the axis length of {n}")
         return [int(i) for i in _C.nonzero(obj).reshape(-1).tolist()]
+    if isinstance(obj, Tensor) and (obj.dtype.is_floating_point or obj.dtype.is_complex):
+        # NumPy's errors for float (or complex) positions
+        if func == "delete":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
     items = [obj] if isinstance(obj, int) else [int(i) for i in obj.reshape(-1).tolist()]
     for i in items:
         if not -n <= i < n + (func == "insert"):
