@@ -175,21 +175,27 @@ def _check_root_list(lst, is_root, name, role):
         raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
 
 
+def _rooted_list(pg, name, tensor, lst, root, group_root_, role, *what):
+    """gather's and scatter's checks: (the root's group rank, host buffers
+    over ``lst`` on the root, [] elsewhere)."""
+    check_tensor(tensor, "tensor")
+    root = group_root(pg, name, root, group_root_)
+    is_root = pg.rank() == root
+    _check_root_list(lst, is_root, f"{name}_list", role)
+    if not is_root:
+        return root, []
+    check_tensor_list(lst, f"{name}_list")
+    _same_dtypes(lst + [tensor])
+    _check_list(name, lst, pg.size(), tensor.shape, *what)
+    return root, [HostBuffer(t) for t in lst]
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """On rank ``dst``, ``gather_list[j]`` becomes rank j's ``tensor``."""
     pg = resolve(group)
     if pg is None:
         return None
-    check_tensor(tensor, "tensor")
-    root = group_root(pg, "gather", dst, group_dst)
-    is_root = pg.rank() == root
-    _check_root_list(gather_list, is_root, "gather_list", "destination")
-    outs = []
-    if is_root:
-        check_tensor_list(gather_list, "gather_list")
-        _same_dtypes(gather_list + [tensor])
-        _check_list("gather", gather_list, pg.size(), tensor.shape)
-        outs = [HostBuffer(t) for t in gather_list]
+    root, outs = _rooted_list(pg, "gather", tensor, gather_list, dst, group_dst, "destination")
     src = HostBuffer(tensor)
     seq = pg.next_seq()
 
@@ -204,16 +210,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = resolve(group)
     if pg is None:
         return None
-    check_tensor(tensor, "tensor")
-    root = group_root(pg, "scatter", src, group_src)
-    is_root = pg.rank() == root
-    _check_root_list(scatter_list, is_root, "scatter_list", "source")
-    ins = []
-    if is_root:
-        check_tensor_list(scatter_list, "scatter_list")
-        _same_dtypes(scatter_list + [tensor])
-        _check_list("scatter", scatter_list, pg.size(), tensor.shape, "input")
-        ins = [HostBuffer(t) for t in scatter_list]
+    root, ins = _rooted_list(pg, "scatter", tensor, scatter_list, src, group_src, "source",
+                             "input")
     out = HostBuffer(tensor)
     seq = pg.next_seq()
 

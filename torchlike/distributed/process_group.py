@@ -138,15 +138,20 @@ class ProcessGroup:
                 self._all_reduce_ring(seq, arr, code, op, bf16)
         finish_avg(op, arr, self._size, bf16)
 
+    def _combine_ranks(self, parts, mine, op, bf16):
+        """op over every rank's part in rank order, so every rank rounds the
+        same way: parts maps each peer to its bytes, mine is this rank's
+        array.  A new array."""
+        acc = np.array(mine if self._rank == 0 else np.frombuffer(parts[0], dtype=mine.dtype))
+        for j in range(1, self._size):
+            combine(op, acc, mine if j == self._rank else parts[j], bf16)
+        return acc
+
     def _all_reduce_direct(self, seq, arr, code, op, bf16):
         for j in self._peers():
             self.send(j, seq, 0, code, arr)
         parts = {j: self.recv(j, seq, 0, code, arr.nbytes, "all_reduce") for j in self._peers()}
-        parts[self._rank] = arr.copy()
-        acc = np.frombuffer(parts[0], dtype=arr.dtype).copy() if self._rank else parts[0]
-        for j in range(1, self._size):
-            combine(op, acc, parts[j], bf16)
-        arr[...] = acc
+        arr[...] = self._combine_ranks(parts, arr, op, bf16)
 
     def _all_reduce_ring(self, seq, arr, code, op, bf16):
         n, r = self._size, self._rank
@@ -204,10 +209,7 @@ class ProcessGroup:
             self.send(root, seq, 0, code, arr)
             return
         parts = {j: self.recv(j, seq, 0, code, arr.nbytes, "reduce") for j in self._peers()}
-        parts[root] = arr.copy()
-        acc = np.frombuffer(parts[0], dtype=arr.dtype).copy() if root else parts[0]
-        for j in range(1, self._size):
-            combine(op, acc, parts[j], bf16)
+        acc = self._combine_ranks(parts, arr, op, bf16)
         finish_avg(op, acc, self._size, bf16)
         arr[...] = acc
 
@@ -249,10 +251,7 @@ class ProcessGroup:
             self.send(j, seq, 0, code, ins[j])
         parts = {j: self.recv(j, seq, 0, code, out.nbytes, "reduce_scatter")
                  for j in self._peers()}
-        parts[self._rank] = ins[self._rank]
-        acc = np.array(np.frombuffer(parts[0], dtype=out.dtype) if self._rank else parts[0])
-        for j in range(1, self._size):
-            combine(op, acc, parts[j], bf16)
+        acc = self._combine_ranks(parts, ins[self._rank], op, bf16)
         finish_avg(op, acc, self._size, bf16)
         out[...] = acc
 
