@@ -15,7 +15,7 @@ import pytest
 
 import torchlike
 from torchlike import _C
-from test_alloc_pool import _live, free, malloc, stats  # the blocks a test leaves, freed after it
+from test_alloc_pool import free, malloc, release_all, stats
 
 _C._fake_enable()
 
@@ -34,11 +34,7 @@ def fresh_pool():
     gc.collect()
     reset()
     yield
-    gc.collect()
-    for p in list(_live):
-        free(p)
-    for s in range(64):
-        _C._fake_stream_finish(s)
+    release_all()
     reset(None)
     assert _C._fake_vm_counters()["ranges"] == 0  # the old pool released its ranges
 

@@ -34,13 +34,18 @@ def fresh_pool():
     _C._fake_set_total(0)
     _C._fake_reset_pool(None)
     yield
+    release_all()
+    _C._fake_set_total(0)
+    _C._fake_reset_pool(None)
+
+
+def release_all():
+    """Free the blocks a test left and finish every fake stream."""
     gc.collect()
     for p in list(_live):
         free(p)
     for s in range(64):
         _C._fake_stream_finish(s)
-    _C._fake_set_total(0)
-    _C._fake_reset_pool(None)
 
 
 def malloc(n, stream=0):

@@ -42,6 +42,12 @@ def _out(value):
     return value
 
 
+
+def _forwarded(name):
+    """A property read from and written to the wrapped NumPy iterator."""
+    return property(lambda self: getattr(self._it, name),
+                    lambda self, value: setattr(self._it, name, value))
+
 class nditer:
     """``nditer(op, flags=None, op_flags=None, op_dtypes=None, order='K',
     casting='safe', op_axes=None, itershape=None, buffersize=0)``: NumPy's
@@ -120,37 +126,9 @@ class nditer:
     def dtypes(self):
         return tuple(tl_dtype(d) for d in self._it.dtypes)
 
-    @property
-    def multi_index(self):
-        return self._it.multi_index
-
-    @multi_index.setter
-    def multi_index(self, value):
-        self._it.multi_index = value
-
-    @property
-    def index(self):
-        return self._it.index
-
-    @index.setter
-    def index(self, value):
-        self._it.index = value
-
-    @property
-    def iterindex(self):
-        return self._it.iterindex
-
-    @iterindex.setter
-    def iterindex(self, value):
-        self._it.iterindex = value
-
-    @property
-    def iterrange(self):
-        return self._it.iterrange
-
-    @iterrange.setter
-    def iterrange(self, value):
-        self._it.iterrange = value
+    # NumPy's iterator's position, read and set as they are
+    multi_index, index, iterindex, iterrange = (
+        _forwarded(name) for name in ("multi_index", "index", "iterindex", "iterrange"))
 
     def __getattr__(self, name):
         # the rest is NumPy's as it is: finished, itersize, ndim, nop, shape,
