@@ -130,27 +130,10 @@ _FROM_TABLE = [
 ]
 
 
-def _with_next_routes(func, impl):
-    """The namespace's ``func``: our implementation, and where it raises
-    ``Unsupported`` (an argument it cannot honour: ``take(mode="wrap")``,
-    ``geomspace`` of complex end points ...) the next routes of
-    ``Tensor.__array_function__`` -- NumPy's Python code on torchlike ops, or
-    NumPy itself under the fallback rule -- as ``numpy.<func>(tensor)`` takes."""
-    import functools
-
-    from .._array_function import Unsupported, array_function
-
-    @functools.wraps(impl)
-    def call(*args, **kwargs):
-        try:
-            return impl(*args, **kwargs)
-        except Unsupported:
-            return array_function(None, func, (_C.Tensor,), args, kwargs)
-    return call
-
-
+# (an entry meeting an argument it cannot honour takes the next routes itself:
+# _array_function.implements)
 for _name in _FROM_TABLE:
-    globals()[_name] = _with_next_routes(getattr(_np, _name), _TABLE[getattr(_np, _name)])
+    globals()[_name] = _TABLE[getattr(_np, _name)]
 del _name
 
 
