@@ -59,11 +59,22 @@ def _numpy_function(name):
 
 for _name in ("max", "min"):
     _override(_name, _numpy_function(_name), keywords=_REDUCE_KW)
+# std/var of a bool or integer tensor: NumPy's (ddof=0, float64); PyTorch
+# refuses the dtype.
 for _name in ("std", "var"):
-    _override(_name, _numpy_function(_name), keywords=("ddof",) + _REDUCE_KW)
+    _override(_name, _numpy_function(_name), _C._SPELL_INTEGRAL, ("ddof",) + _REDUCE_KW)
 # NumPy: no axis means over the flattened array; PyTorch requires dim.
 for _name in ("cumsum", "cumprod"):
     _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
+# The mean of a bool or integer tensor (a hit rate, mask.mean()) is float64 in
+# NumPy; PyTorch refuses the dtype.  Float tensors keep PyTorch's method.
+_override("mean", _numpy_function("mean"), _C._SPELL_INTEGRAL, ("axis", "keepdims", "where"))
+
+
+# x @ w with tensors of two dtypes (uint8 pixels @ float64 weights): NumPy
+# promotes, PyTorch refuses; one dtype keeps PyTorch's operator.
+_override("__matmul__", lambda self, other: _numpy_ns().matmul(self, other), _C._SPELL_MIXED)
+_override("__rmatmul__", lambda self, other: _numpy_ns().matmul(other, self), _C._SPELL_MIXED)
 
 
 def _ptp(self, axis=None, out=None, keepdims=False):
@@ -72,6 +83,21 @@ def _ptp(self, axis=None, out=None, keepdims=False):
 
 
 Tensor.ptp = _ptp
+
+
+def _format(self, spec):
+    """``f"{x:.3f}"``: a 0-d tensor formats as its number (NumPy's 0-d arrays
+    and PyTorch's 0-d tensors both do); other tensors take only an empty spec."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string {spec!r} passed to torchlike.Tensor."
+                        f"__format__: only a 0-d tensor formats as a number (this one has "
+                        f"shape {tuple(self.shape)})")
+    return str(self)
+
+
+Tensor.__format__ = _format
 
 # ---- shape: transpose, repeat, reshape/flatten with order= --------------------
 
@@ -267,11 +293,21 @@ class _Flags:
         self.f_contiguous = tensor.ndim < 2 and self.c_contiguous or \
             tensor.permute(*reversed(range(tensor.ndim))).is_contiguous()
         self.contiguous = self.c_contiguous
-        # A read-only tensor exports a read-only buffer (the only place the
-        # flag is visible from Python).
-        self.writeable = tensor.device.type != "cpu" or memoryview(tensor.detach()).readonly is False
+        self._tensor = tensor
         self.owndata = tensor._base is None
         self.aligned = True
+
+    @property
+    def writeable(self):
+        # A read-only tensor exports a read-only buffer (the only place the
+        # flag is visible from Python).
+        t = self._tensor
+        return t.device.type != "cpu" or memoryview(t.detach()).readonly is False
+
+    @writeable.setter
+    def writeable(self, value):
+        # NumPy's `a.flags.writeable = False` is setflags(write=False)
+        self._tensor.setflags(write=bool(value))
 
     def __eq__(self, other):
         keys = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")

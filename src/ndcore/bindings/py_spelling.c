@@ -20,6 +20,10 @@
  *               the rest)
  *   TAKE        axis=/out=/mode=, several arguments, or indices that are not
  *               a tensor
+ *   INTEGRAL    the tensor is bool or integer (x.mean() of counts or masks:
+ *               NumPy gives float64, PyTorch refuses the dtype)
+ *   MIXED       the other operand is a tensor of another dtype (x @ w with
+ *               uint8 x and float64 w: NumPy promotes, PyTorch refuses)
  * A call whose first argument is not a tensor always goes to the original,
  * which raises its usual error.
  *
@@ -41,6 +45,8 @@ typedef enum {
   SPELL_DOT,
   SPELL_TAKE,
   SPELL_ATTRIBUTE,
+  SPELL_INTEGRAL,
+  SPELL_MIXED,
   SPELL_COUNT
 } spell_rule;
 
@@ -96,6 +102,11 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return !is_1d_tensor(args[0]) || nargs != 2 || !is_1d_tensor(args[1]);
   case SPELL_TAKE:
     return nargs > 2 || (nargs == 2 && !tl_py_is_tensor(args[1]));
+  case SPELL_INTEGRAL:
+    return tl_dtype_is_integral(tl_py_t(args[0])->dtype);
+  case SPELL_MIXED:
+    return nargs == 2 && tl_py_is_tensor(args[1]) &&
+           tl_py_t(args[1])->dtype != tl_py_t(args[0])->dtype;
   default:
     return false;
   }
@@ -202,7 +213,8 @@ int tl_py_spelling_init(PyObject *m)
       PyModule_AddObjectRef(m, "_Spelled", (PyObject *)&spelled_type) < 0)
     return -1;
   static const char *const names[SPELL_COUNT] = {"KEYWORDS", "TRANSPOSE", "CUMULATIVE",
-                                                 "VIEW", "DOT", "TAKE", "ATTRIBUTE"};
+                                                 "VIEW", "DOT", "TAKE", "ATTRIBUTE",
+                                                 "INTEGRAL", "MIXED"};
   for (int i = 0; i < SPELL_COUNT; i++) {
     char key[32];
     snprintf(key, sizeof key, "_SPELL_%s", names[i]);
