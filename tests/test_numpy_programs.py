@@ -164,6 +164,23 @@ def test_arange_with_0d_bounds():
         tnp.arange(tnp.arange(3))
 
 
+# ---- clip of integer data with float bounds ------------------------------------
+
+def clipped_pixels(np):
+    """Contrast stretch: pixels clipped to percentile bounds (0-d float64
+    results), to Python floats, to a float32 row, and integer bounds."""
+    img = (np.arange(24).reshape(4, 6) * 11).astype(np.uint8)
+    lo, hi = np.percentile(img, [10, 90])
+    return (np.clip(img, lo, hi), np.clip(img, 20.5, None), np.clip(img[:, ::2], 10, 200),
+            np.clip(img, np.zeros(6, dtype=np.float32) + 0.5, 100),
+            np.clip(np.arange(3), 0.5, 1.5), np.clip(np.zeros((0, 2), dtype=np.int32), 0.5, 1),
+            np.clip(np.asarray([True, False]), 0.25, None))
+
+
+def test_clip_of_integers_with_float_bounds_promotes():
+    _run(clipped_pixels)
+
+
 # ---- lstsq and eig ----------------------------------------------------------
 
 def line_fits(np):
