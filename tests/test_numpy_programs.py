@@ -296,6 +296,20 @@ def test_frompyfunc_object_result_stays_numpys():
     _same(want[1], got[1], "frompyfunc")
 
 
+def test_equality_with_a_marker_string_is_false():
+    """A list mixing results and "" separators, printed with `if out == "":`."""
+    def lines(np):
+        x = np.arange(6).reshape(2, 3)
+        outs = [x.sum(), "", x.max(), "", x.mean()]
+        return tuple(("sep" if (isinstance(o, str) and o == "") else
+                      bool(o == "") or bool(o != "") and float(o)) for o in outs)
+    assert lines(tnp) == lines(numpy)
+    t = tnp.arange(3)
+    assert (t == "abc") is False and (t != "abc") is True and ("abc" == t) is False
+    with pytest.raises(TypeError):
+        t < "abc"
+
+
 # ---- dtypes torchlike does not have: clear errors -------------------------------
 
 @pytest.mark.parametrize("name, words", [

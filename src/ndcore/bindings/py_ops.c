@@ -585,7 +585,16 @@ static PyObject *richcompare(PyObject *a, PyObject *b, int cmp)
                               [Py_NE] = TL_OP_NE, [Py_GT] = TL_OP_GT, [Py_GE] = TL_OP_GE};
   if (b == Py_None) /* t == None is False, as in PyTorch */
     Py_RETURN_NOTIMPLEMENTED;
-  return binary_operator(ops[cmp], a, b, false);
+  PyObject *r = binary_operator(ops[cmp], a, b, false);
+  /* == and != with something that is no array (a string: `if x == "":` in
+   * code that mixes arrays and markers) answer by identity, as PyTorch's
+   * operators turn the TypeError into NotImplemented; NumPy gives False for
+   * a scalar too.  <, > ... keep the TypeError. */
+  if (!r && (cmp == Py_EQ || cmp == Py_NE) && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  return r;
 }
 
 PyType_Slot tl_py_number_slots[] = {
