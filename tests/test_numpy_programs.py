@@ -310,6 +310,38 @@ def test_equality_with_a_marker_string_is_false():
         t < "abc"
 
 
+def rounding_report(np):
+    """Python's round() of reduction results, rounding to tens, a fresh view."""
+    sales = np.asarray([[17, 25, -35], [150, 44, 65]])
+    avg = sales.mean()
+    rounded = np.round(sales, -1)
+    alias = sales[:, ::2].view()
+    alias[0, 0] = 0
+    return (round(avg), round(avg, 2), round(sales[1, 0], -2), round(sales.max()),
+            rounded, np.around(sales.astype(np.int8), -1), sales.round(-2), alias, sales,
+            np.round(np.zeros((0,), dtype=np.int32), -1))
+
+
+def test_round_and_view_idioms():
+    _run(rounding_report)
+    with pytest.raises(TypeError, match="np.round"):
+        round(tnp.arange(3.0))
+
+
+def test_choice_and_permutation_of_strings_are_numpys_arrays():
+    for rng in (tnp.random.default_rng(5), tnp.random.RandomState(5)):
+        flips = rng.choice(["H", "T"], size=(3, 4))
+        assert isinstance(flips, numpy.ndarray) and flips.shape == (3, 4)
+        assert set(flips.ravel()) <= {"H", "T"}
+        one = rng.choice(["a", "b", "c"], p=[0.0, 1.0, 0.0])
+        assert one == "b"
+        perm = rng.permutation(["x", "y", "z"])
+        assert sorted(perm) == ["x", "y", "z"] and perm.dtype.kind == "U"
+    picked = tnp.random.default_rng(1).choice([["a", "b"], ["c", "d"]], 3, axis=1)
+    assert picked.shape == (2, 3) and set(picked[0]) <= {"a", "b"}
+    assert tnp.random.default_rng(1).choice(["a", "b"], 0).shape == (0,)
+
+
 # ---- dtypes torchlike does not have: clear errors -------------------------------
 
 @pytest.mark.parametrize("name, words", [

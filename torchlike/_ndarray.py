@@ -99,6 +99,23 @@ def _format(self, spec):
 
 Tensor.__format__ = _format
 
+
+def _round(self, ndigits=None):
+    """``round(x)`` of a 0-d tensor, as of the NumPy scalar it stands for:
+    a Python int without ``ndigits``, else a 0-d tensor of x's dtype rounded
+    to ``ndigits`` decimals.  Arrays (NumPy's and PyTorch's) have no
+    ``__round__``: ``np.round(x, n)`` rounds them."""
+    if self.ndim != 0 or self.is_complex() or self.dtype == _C.bool:
+        raise TypeError(f"type torchlike.Tensor doesn't define __round__ for a "
+                        f"{'complex or bool' if self.ndim == 0 else 'non-0-d'} tensor "
+                        f"(shape {tuple(self.shape)}, {self.dtype}); use np.round(x, decimals)")
+    if ndigits is None:
+        return round(self.item())
+    return _numpy_ns().round(self, ndigits)
+
+
+Tensor.__round__ = _round
+
 # ---- shape: transpose, repeat, reshape/flatten with order= --------------------
 
 
@@ -202,7 +219,7 @@ def _view_as_dtype(self, dtype=None, type=None):
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
     from ._array_function import tl_dtype
-    return _ORIGINAL["view"](self, tl_dtype(dtype))
+    return _ORIGINAL["view"](self, self.dtype if dtype is None else tl_dtype(dtype))
 
 
 _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))

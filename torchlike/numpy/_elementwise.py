@@ -120,10 +120,13 @@ def sign(x, /, **kwargs):
 
 
 def round(x, /, decimals=0, out=None):
-    """Round half to even, to ``decimals`` places."""
+    """Round half to even, to ``decimals`` places (negative: tens,
+    hundreds ..., integers too)."""
     x = _arg(x)
     if not (x.is_floating_point() or x.is_complex()):
-        result = x.clone()
+        # integers are whole already, unless rounded to tens (decimals < 0)
+        result = _C.round(x, decimals=decimals) if decimals < 0 and x.dtype != _C.bool \
+            else x.clone()
     elif x.is_complex():
         result = _round_complex(x, decimals)
     else:

@@ -14,8 +14,8 @@
  *   KEYWORDS    any keyword of the given names          (axis=, ddof=, order= ...)
  *   TRANSPOSE   axes=, or no keywords and not exactly two dims
  *   CUMULATIVE  axis=, or no dim at all (NumPy flattens; PyTorch refuses)
- *   VIEW        dtype=, or one argument naming a NumPy dtype (a type, a
- *               string, an np.dtype)
+ *   VIEW        dtype=, one argument naming a NumPy dtype (a type, a
+ *               string, an np.dtype), or no argument
  *   DOT         out=/b=, or anything but two 1-d tensors (PyTorch's dot refuses
  *               the rest)
  *   TAKE        axis=/out=/mode=, several arguments, or indices that are not
@@ -92,10 +92,10 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return nk == 0 && nargs != 3;
   case SPELL_CUMULATIVE:
     return nargs == 1 && !has_named(kwnames, "dim");
-  case SPELL_VIEW:
-    return nargs == 2 && nk == 0 &&
+  case SPELL_VIEW: /* x.view() alone: NumPy's new view (PyTorch wants a shape) */
+    return (nargs == 1 && nk == 0) || (nargs == 2 && nk == 0 &&
            (PyType_Check(args[1]) || PyUnicode_Check(args[1]) ||
-            PyObject_TypeCheck(args[1], &PyArrayDescr_Type));
+            PyObject_TypeCheck(args[1], &PyArrayDescr_Type)));
   case SPELL_DOT:
     if (has_named(kwnames, "tensor")) /* PyTorch's keyword for the other vector */
       return false;
