@@ -342,6 +342,29 @@ def test_choice_and_permutation_of_strings_are_numpys_arrays():
     assert tnp.random.default_rng(1).choice(["a", "b"], 0).shape == (0,)
 
 
+def spectrum_order(np):
+    """Eigenvalues of a rotation-like matrix ordered as NumPy orders complex
+    numbers (real part, then imaginary part), along rows, columns, flattened,
+    descending by index reversal; and Fortran-ordered copies."""
+    z = np.asarray([[3 + 1j, 1 + 2j, 1 - 1j, 3 + 0j], [0j, -1 + 5j, -1 - 5j, 2j]])
+    w = np.linalg.eigvals(np.asarray([[0.0, -2.0], [2.0, 0.0]]))
+    grid = np.arange(12.0).reshape(3, 4)
+    return (np.sort(z), np.sort(z, axis=0), np.sort(z, axis=None), np.argsort(z),
+            np.argsort(z[:, ::-1], axis=0), np.sort(w), np.argsort(w)[::-1],
+            np.sort(np.zeros((0, 2), dtype=np.complex64)),
+            np.copy(grid, order="F").strides, np.copy(grid.T).strides,
+            np.copy(grid.T, order="C").strides, np.copy(grid[:, ::2], order="F"))
+
+
+def test_sorting_complex_numbers_and_fortran_copies():
+    _run(spectrum_order)
+
+
+def test_string_functions_are_numpys():
+    assert tnp.char.upper(numpy.asarray(["ab", "c"])).tolist() == ["AB", "C"]
+    assert tnp.strings.str_len(["abc"]).tolist() == [3]
+
+
 # ---- dtypes torchlike does not have: clear errors -------------------------------
 
 @pytest.mark.parametrize("name, words", [

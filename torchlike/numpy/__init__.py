@@ -99,6 +99,10 @@ typing = _np.typing
 poly1d = _np.poly1d
 polynomial = _np.polynomial
 
+# String functions are NumPy's own (torchlike has no string dtype): they take
+# and give NumPy's string arrays
+char, strings = _np.char, _np.strings
+
 # NumPy functions whose registered tensor implementation is also ours, as is
 _FROM_TABLE = [
     # creation

@@ -62,7 +62,14 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    return as_tensor(a).clone()
+    a = as_tensor(a)
+    _, _, _, order = _like(a, None, None, None, order)
+    if order == "F" and a.ndim > 1:
+        # a Fortran-ordered copy (order="F", or "K"/"A" of an F-ordered array):
+        # a C copy of the reversed axes, read back reversed; recorded ops
+        rev = tuple(reversed(range(a.ndim)))
+        return a.permute(*rev).contiguous().permute(*rev)
+    return a.clone()
 
 
 # ---------------------------------------------------------------------------
