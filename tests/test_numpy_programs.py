@@ -365,6 +365,29 @@ def test_string_functions_are_numpys():
     assert tnp.strings.str_len(["abc"]).tolist() == [3]
 
 
+def counts_as_sizes(np):
+    """A count computed by the program (a 0-d integer result) used where
+    NumPy code uses a Python int: repetitions, sections, a population."""
+    x = np.arange(9.0)
+    n = np.sum(x > 5)                       # 3, a 0-d result
+    label = "ab" * n
+    parts = np.split(x, n)
+    chunks = np.array_split(x[::2], n)
+    draws = np.random.default_rng(4).choice(n, 5)
+    return (np.tile(x[:2], n), np.tile(x[:2], (2, n)), label, len(parts), parts[-1],
+            [c.shape for c in chunks], draws.shape, bool((draws < 3).all()), np.zeros(n),
+            np.eye(n)[n - 1], x[:n], np.repeat(x[:2], n))
+
+
+def test_counts_computed_by_the_program_work_as_sizes():
+    expected, got = counts_as_sizes(numpy), counts_as_sizes(tnp)
+    _same(expected[:6], got[:6], "counts")
+    assert got[6] == (5,) and got[7]
+    _same(expected[8:], got[8:], "counts")
+    with pytest.raises(TypeError, match="unsupported operand"):
+        tnp.arange(3) + "a"
+
+
 # ---- dtypes torchlike does not have: clear errors -------------------------------
 
 @pytest.mark.parametrize("name, words", [

@@ -505,7 +505,10 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
     tl_prof_end(m);
   if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && !(tl_py_is_tensor(a) && tl_py_is_tensor(b))) {
     PyObject *other = tl_py_is_tensor(a) ? b : a;
-    if (!PyNumber_Check(other) && !PySequence_Check(other)) {
+    /* a string is a sequence but no array: 'ab' * n repeats it (Python then
+     * asks n.__index__), as with a NumPy integer */
+    if ((!PyNumber_Check(other) && !PySequence_Check(other)) || PyUnicode_Check(other) ||
+        PyBytes_Check(other)) {
       PyErr_Clear();
       Py_RETURN_NOTIMPLEMENTED;
     }

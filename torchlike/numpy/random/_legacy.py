@@ -120,6 +120,8 @@ class RandomState(Distributions):
     def choice(self, a, size=None, replace=True, p=None):
         shape = size_tuple(size)
         count = int(_np.prod(shape)) if shape is not None else 1
+        if isinstance(a, Tensor) and a.ndim == 0 and not a.is_complex():
+            a = a.item()  # a 0-d count (n = mask.sum()) is the int NumPy's scalar is
         pool = None
         if isinstance(a, Tensor) or _np.ndim(a) > 0:
             pool = _pool_of(a)
