@@ -71,11 +71,6 @@ for _name in ("cumsum", "cumprod"):
 _override("mean", _numpy_function("mean"), _C._SPELL_INTEGRAL, ("axis", "keepdims", "where"))
 
 
-# x @ w with tensors of two dtypes (uint8 pixels @ float64 weights): NumPy
-# promotes, PyTorch refuses; one dtype keeps PyTorch's operator.
-_override("__matmul__", lambda self, other: _numpy_ns().matmul(self, other), _C._SPELL_MIXED)
-_override("__rmatmul__", lambda self, other: _numpy_ns().matmul(other, self), _C._SPELL_MIXED)
-
 
 def _ptp(self, axis=None, out=None, keepdims=False):
     """Peak to peak: ``max - min`` along ``axis`` (NumPy's ``ptp``)."""

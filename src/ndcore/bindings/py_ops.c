@@ -574,6 +574,18 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b)
     PyObject *args[2] = {reflected ? b : a, reflected ? a : b};
     return tl_py_tf_dispatch_attr(reflected ? "__rmatmul__" : "matmul", args, 2);
   }
+  /* Tensors of two dtypes (uint8 pixels @ float64 weights): PyTorch refuses,
+   * NumPy promotes; no PyTorch program can depend on the refusal, so the
+   * operator takes np.matmul's meaning (docs/numpy.md, the ndarray surface).
+   * The functions (torchlike.matmul, mm ...) keep refusing. */
+  if (tl_py_is_tensor(a) && tl_py_is_tensor(b) && tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
+    PyObject *ns = PyImport_ImportModule("torchlike.numpy");
+    if (!ns)
+      return NULL;
+    PyObject *r = PyObject_CallMethod(ns, "matmul", "OO", a, b);
+    Py_DECREF(ns);
+    return r;
+  }
   PyObject *fn = PyObject_GetAttrString(module_ref, "matmul");
   if (!fn)
     return NULL;

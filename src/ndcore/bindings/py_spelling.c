@@ -22,8 +22,6 @@
  *               a tensor
  *   INTEGRAL    the tensor is bool or integer (x.mean() of counts or masks:
  *               NumPy gives float64, PyTorch refuses the dtype)
- *   MIXED       the other operand is a tensor of another dtype (x @ w with
- *               uint8 x and float64 w: NumPy promotes, PyTorch refuses)
  * A call whose first argument is not a tensor always goes to the original,
  * which raises its usual error.
  *
@@ -46,7 +44,6 @@ typedef enum {
   SPELL_TAKE,
   SPELL_ATTRIBUTE,
   SPELL_INTEGRAL,
-  SPELL_MIXED,
   SPELL_COUNT
 } spell_rule;
 
@@ -104,9 +101,6 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return nargs > 2 || (nargs == 2 && !tl_py_is_tensor(args[1]));
   case SPELL_INTEGRAL:
     return tl_dtype_is_integral(tl_py_t(args[0])->dtype);
-  case SPELL_MIXED:
-    return nargs == 2 && tl_py_is_tensor(args[1]) &&
-           tl_py_t(args[1])->dtype != tl_py_t(args[0])->dtype;
   default:
     return false;
   }
@@ -214,7 +208,7 @@ int tl_py_spelling_init(PyObject *m)
     return -1;
   static const char *const names[SPELL_COUNT] = {"KEYWORDS", "TRANSPOSE", "CUMULATIVE",
                                                  "VIEW", "DOT", "TAKE", "ATTRIBUTE",
-                                                 "INTEGRAL", "MIXED"};
+                                                 "INTEGRAL"};
   for (int i = 0; i < SPELL_COUNT; i++) {
     char key[32];
     snprintf(key, sizeof key, "_SPELL_%s", names[i]);
