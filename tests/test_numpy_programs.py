@@ -6,10 +6,12 @@ Each program is a function of the namespace ``np`` returning a tuple of
 results.  They exercise idioms that real programs (exercise collections,
 simulations, fitting code) use and that differed before: the mean/std/var
 methods of integer and bool arrays, ``@`` of two dtypes, ``arange`` bounds
-that are 0-d arrays, ``lstsq``'s four results, real ``eig`` results,
-``np.lib.stride_tricks``, ``flags.writeable``, formatting 0-d results,
-object results of ``np.frompyfunc``, and the errors for dtypes torchlike
-does not have (docs/numpy.md, "NumPy programs")."""
+that are 0-d arrays, ``clip`` of integers to float bounds, ``lstsq``'s four
+results, real ``eig`` results, ``np.lib.stride_tricks``, ``flags.writeable``,
+formatting and ``round()`` of 0-d results, rounding to tens, sorting complex
+numbers, counts computed by the program used as sizes, string choices, object
+results of ``np.frompyfunc``, and the errors for dtypes torchlike does not
+have (docs/numpy.md, "NumPy programs")."""
 import numpy
 import pytest
 
