@@ -125,8 +125,29 @@ def tl_dtype(dtype):
         raise TypeError(f"Cannot interpret '{dtype!r}' as a data type") from None
     result = getattr(_C, name, None)
     if not isinstance(result, _C.dtype):
-        raise TypeError(f"torchlike has no dtype {name}")
+        raise no_dtype(np.dtype(dtype))
     return result
+
+
+def no_dtype(dt):
+    """The TypeError for a NumPy dtype torchlike does not have, naming it, its
+    kind and what to use instead."""
+    kind = dt.kind
+    if dt.names:
+        name, what = dt, f"a structured dtype, fields {', '.join(dt.names)}: keep one tensor per field"
+    elif kind == "V":
+        name, what = dt.name, "raw bytes: use uint8"
+    elif kind == "O":
+        name, what = "object", "a tensor holds numbers: keep Python objects in a list"
+    elif kind in "USa":
+        name, what = dt.name, "a string dtype: keep strings in a list or a NumPy array"
+    elif kind in "Mm":
+        name, what = dt.name, "datetime64/timedelta64: use int64 counts of a unit"
+    elif kind == "u":
+        name, what = dt.name, "the one unsigned dtype is uint8; int64 holds uint16 and uint32 values"
+    else:
+        name, what = dt.name, "no tensor dtype holds it"
+    return TypeError(f"torchlike has no dtype {name} ({what})")
 
 
 def np_dtype(x):
@@ -162,7 +183,7 @@ def _host_tensor(x):
         return _C.stack(promote(*[as_tensor(e) for e in x]))
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
-        raise TypeError(f"torchlike has no dtype for NumPy {a.dtype}")
+        raise no_dtype(a.dtype)
     if a.dtype.byteorder == ">" or a.dtype.name not in _NATIVE:
         a = a.astype(a.dtype.newbyteorder("=")) if a.dtype.name in _NATIVE else \
             a.astype(_NATIVE_FOR.get(a.dtype.kind, a.dtype))

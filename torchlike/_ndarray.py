@@ -59,11 +59,17 @@ def _numpy_function(name):
 
 for _name in ("max", "min"):
     _override(_name, _numpy_function(_name), keywords=_REDUCE_KW)
+# std/var of a bool or integer tensor: NumPy's (ddof=0, float64); PyTorch
+# refuses the dtype.
 for _name in ("std", "var"):
-    _override(_name, _numpy_function(_name), keywords=("ddof",) + _REDUCE_KW)
+    _override(_name, _numpy_function(_name), _C._SPELL_INTEGRAL, ("ddof",) + _REDUCE_KW)
 # NumPy: no axis means over the flattened array; PyTorch requires dim.
 for _name in ("cumsum", "cumprod"):
     _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
+# The mean of a bool or integer tensor (a hit rate, mask.mean()) is float64 in
+# NumPy; PyTorch refuses the dtype.  Float tensors keep PyTorch's method.
+_override("mean", _numpy_function("mean"), _C._SPELL_INTEGRAL, ("axis", "keepdims", "where"))
+
 
 
 def _ptp(self, axis=None, out=None, keepdims=False):
@@ -72,6 +78,38 @@ def _ptp(self, axis=None, out=None, keepdims=False):
 
 
 Tensor.ptp = _ptp
+
+
+def _format(self, spec):
+    """``f"{x:.3f}"``: a 0-d tensor formats as its number (NumPy's 0-d arrays
+    and PyTorch's 0-d tensors both do); other tensors take only an empty spec."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string {spec!r} passed to torchlike.Tensor."
+                        f"__format__: only a 0-d tensor formats as a number (this one has "
+                        f"shape {tuple(self.shape)})")
+    return str(self)
+
+
+Tensor.__format__ = _format
+
+
+def _round(self, ndigits=None):
+    """``round(x)`` of a 0-d tensor, as of the NumPy scalar it stands for:
+    a Python int without ``ndigits``, else a 0-d tensor of x's dtype rounded
+    to ``ndigits`` decimals.  Arrays (NumPy's and PyTorch's) have no
+    ``__round__``: ``np.round(x, n)`` rounds them."""
+    if self.ndim != 0 or self.is_complex() or self.dtype == _C.bool:
+        raise TypeError(f"type torchlike.Tensor doesn't define __round__ for a "
+                        f"{'complex or bool' if self.ndim == 0 else 'non-0-d'} tensor "
+                        f"(shape {tuple(self.shape)}, {self.dtype}); use np.round(x, decimals)")
+    if ndigits is None:
+        return round(self.item())
+    return _numpy_ns().round(self, ndigits)
+
+
+Tensor.__round__ = _round
 
 # ---- shape: transpose, repeat, reshape/flatten with order= --------------------
 
@@ -176,7 +214,7 @@ def _view_as_dtype(self, dtype=None, type=None):
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
     from ._array_function import tl_dtype
-    return _ORIGINAL["view"](self, tl_dtype(dtype))
+    return _ORIGINAL["view"](self, self.dtype if dtype is None else tl_dtype(dtype))
 
 
 _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))
@@ -267,11 +305,21 @@ class _Flags:
         self.f_contiguous = tensor.ndim < 2 and self.c_contiguous or \
             tensor.permute(*reversed(range(tensor.ndim))).is_contiguous()
         self.contiguous = self.c_contiguous
-        # A read-only tensor exports a read-only buffer (the only place the
-        # flag is visible from Python).
-        self.writeable = tensor.device.type != "cpu" or memoryview(tensor.detach()).readonly is False
+        self._tensor = tensor
         self.owndata = tensor._base is None
         self.aligned = True
+
+    @property
+    def writeable(self):
+        # A read-only tensor exports a read-only buffer (the only place the
+        # flag is visible from Python).
+        t = self._tensor
+        return t.device.type != "cpu" or memoryview(t.detach()).readonly is False
+
+    @writeable.setter
+    def writeable(self, value):
+        # NumPy's `a.flags.writeable = False` is setflags(write=False)
+        self._tensor.setflags(write=bool(value))
 
     def __eq__(self, other):
         keys = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")

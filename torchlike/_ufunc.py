@@ -265,7 +265,10 @@ def _fallback(ufunc, method, inputs, kwargs):
 
 
 def _wrap(r):
-    if isinstance(r, (np.ndarray, np.generic)):
+    # Numbers become tensors; an object array (np.frompyfunc's result) stays
+    # NumPy's, as the function fallback leaves it (torchlike has no object
+    # dtype), so its .astype(int) still works.
+    if isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind in "biufc":
         return _C.from_numpy(np.asarray(r))
     return r
 

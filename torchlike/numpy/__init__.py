@@ -57,6 +57,9 @@ from ._scalar_types import (  # noqa: F401
     unsignedinteger)
 
 __array_api_version__ = "2025.12"
+# The NumPy whose API this namespace follows is the one it runs beside (its
+# Python code and fallback run here), so code that checks np.__version__ reads it.
+__version__ = _np.__version__
 
 ndarray = _C.Tensor
 
@@ -95,6 +98,10 @@ typing = _np.typing
 # device and returns tensors; coefficients are NumPy's arrays (host data)
 poly1d = _np.poly1d
 polynomial = _np.polynomial
+
+# String functions are NumPy's own (torchlike has no string dtype): they take
+# and give NumPy's string arrays
+char, strings = _np.char, _np.strings
 
 # NumPy functions whose registered tensor implementation is also ours, as is
 _FROM_TABLE = [
@@ -177,9 +184,25 @@ def __getattr__(name):
     if callable(func) and not isinstance(func, type) and not name.startswith("_"):
         wrapper = globals()[name] = _numpy_function(func, name)
         return wrapper
+    if name in _NO_SUCH_DTYPE:
+        from .._array_function import no_dtype
+        raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}: "
+                             f"{no_dtype(_np.dtype(_NO_SUCH_DTYPE[name]))}")
     raise AttributeError(f"module 'torchlike.numpy' has no attribute {name!r}")
 
 
+# NumPy's scalar types of dtypes torchlike does not have: the AttributeError
+# names what is missing (docs/numpy.md, "What cannot work")
+_NO_SUCH_DTYPE = {
+    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "ushort": "uint16",
+    "uintc": "uint32", "uint": "uint64", "uintp": "uint64", "ulong": "uint64",
+    "ulonglong": "uint64", "longdouble": "longdouble", "clongdouble": "clongdouble",
+    "datetime64": "M8", "timedelta64": "m8", "object_": "O", "str_": "U",
+    "bytes_": "S", "void": "V8", "record": [("f0", "i8")],
+}
+
+
 from . import ma  # noqa: E402,F401  (masked arrays; they use the functions above)
+from . import lib  # noqa: E402,F401  (stride_tricks: views; uses broadcast_to above)
 from ._memmap import load, memmap  # noqa: E402,F401  (tensors over mapped files)
 from ._nditer import nditer, nested_iters  # noqa: E402,F401  (NumPy's iterator on tensors)

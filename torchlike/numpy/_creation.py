@@ -9,7 +9,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype, norm_axis,
-    promote)
+    promote, no_dtype)
 
 Tensor = _C.Tensor
 
@@ -62,7 +62,14 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    return as_tensor(a).clone()
+    a = as_tensor(a)
+    _, _, _, order = _like(a, None, None, None, order)
+    if order == "F" and a.ndim > 1:
+        # a Fortran-ordered copy (order="F", or "K"/"A" of an F-ordered array):
+        # a C copy of the reversed axes, read back reversed; recorded ops
+        rev = tuple(reversed(range(a.ndim)))
+        return a.permute(*rev).contiguous().permute(*rev)
+    return a.clone()
 
 
 # ---------------------------------------------------------------------------
@@ -112,14 +119,16 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
         else:
             a = np.asarray(obj, dtype=None if dtype is None else np_dtype(dtype))
             if a.dtype.kind == "O":
-                raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}")
+                raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}: "
+                                f"NumPy makes an object array of it (ragged nesting or Python "
+                                f"objects), and torchlike has no object dtype")
             if a.dtype.kind == "u" and a.dtype.itemsize > 1 and dtype is None:
                 # Python ints past int64 (NumPy made uint64 of them) overflow;
                 # NumPy's uint16/32/64 data is a dtype torchlike lacks
                 if a.dtype.itemsize == 8 and not isinstance(obj, (np.ndarray, np.generic)) \
                         and a.size and int(a.max()) > np.iinfo(np.int64).max:
                     raise OverflowError("Python integer out of bounds for int64")
-                raise TypeError(f"torchlike has no dtype {a.dtype}")
+                raise no_dtype(a.dtype)
             result = _host_tensor(a)  # the explicit transfer: never refused
             if copy and result.data_ptr() != _data_ptr(a):
                 copy = None  # already a fresh copy (an empty array, say): no second one
@@ -201,9 +210,20 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
                     order)
 
 
+def _bound_number(v):
+    if isinstance(v, (Tensor, np.ndarray)):
+        if v.ndim != 0:
+            raise TypeError(f"arange: bounds must be scalars, got an array of shape {tuple(v.shape)}")
+        return v.item()
+    return v
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
     if stop is None:
         start, stop = 0, start
+    # A 0-d tensor or array bound (k from iterating an int tensor, n = a.size)
+    # counts as its Python number, so integer bounds keep an integer result.
+    start, stop, step = (_bound_number(v) for v in (start, stop, step))
     if step == 0:
         raise ZeroDivisionError("division by zero")
     dtype = tl_dtype(dtype)

@@ -10,7 +10,7 @@ import builtins
 import numpy as np
 
 from .. import _C, _ufunc
-from .._array_function import MaskedOperand, as_tensor, masked_call, tl_dtype
+from .._array_function import MaskedOperand, as_tensor, masked_call, np_dtype, tl_dtype
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -120,10 +120,13 @@ def sign(x, /, **kwargs):
 
 
 def round(x, /, decimals=0, out=None):
-    """Round half to even, to ``decimals`` places."""
+    """Round half to even, to ``decimals`` places (negative: tens,
+    hundreds ..., integers too)."""
     x = _arg(x)
     if not (x.is_floating_point() or x.is_complex()):
-        result = x.clone()
+        # integers are whole already, unless rounded to tens (decimals < 0)
+        result = _C.round(x, decimals=decimals) if decimals < 0 and x.dtype != _C.bool \
+            else x.clone()
     elif x.is_complex():
         result = _round_complex(x, decimals)
     else:
@@ -184,9 +187,20 @@ def iscomplex(x):
 
 def clip(x, /, min=None, max=None, out=None, **kwargs):
     """Bounds may be scalars or arrays; None leaves that side open.  The
-    result keeps ``x``'s dtype (Array API); bounds are cast to it."""
+    result keeps ``x``'s dtype (Array API); bounds are cast to it.  An integer
+    or bool ``x`` with float bounds (np.clip(pixels, lo, hi) with percentile
+    bounds), which the Array API leaves unspecified, takes NumPy's promoted
+    dtype, so fractional bounds are not truncated."""
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    if not (x.is_floating_point() or x.is_complex()):
+        lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
+        bounds = [b for b in (lo, hi) if b is not None]
+        if any(isinstance(b, (float, complex)) or
+               (isinstance(b, Tensor) and (b.is_floating_point() or b.is_complex()))
+               for b in bounds):
+            x = x.to(tl_dtype(np.result_type(
+                np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b for b in bounds])))
     result = x
     if lo is not None:
         lo = _bound(lo, x)

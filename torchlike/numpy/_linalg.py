@@ -227,6 +227,12 @@ def _check_finite(a):
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
 
 
+def _real_spectrum(a, w):
+    """NumPy's eig/eigvals of real input return real results when every
+    eigenvalue is real (a symmetric matrix, a triangular one)."""
+    return not a.is_complex() and w.is_complex() and not bool((w.imag != 0).any())
+
+
 def _linalg(name, np_func, least=2, result=None):
     import torchlike.linalg as tla
     op = getattr(tla, name)
@@ -247,7 +253,8 @@ def _install_linalg():
     def eigvals(a):
         a = _linalg_input(a)
         _check_finite(a)
-        return tla.eigvals(a)
+        w = tla.eigvals(a)
+        return w.real if _real_spectrum(a, w) else w
     TABLE[la.eigvals] = eigvals
 
     def pinv(a, rcond=None, hermitian=False, *, rtol=NoValue):
@@ -299,7 +306,10 @@ def _install_linalg():
     TABLE[la.eigvalsh] = eigvalsh
 
     def eig(a):
-        w, v = tla.eig(_linalg_input(a))
+        a = _linalg_input(a)
+        w, v = tla.eig(a)
+        if _real_spectrum(a, w):
+            w, v = w.real, v.real
         return la._linalg.EigResult(w, v)
     TABLE[la.eig] = eig
 
@@ -346,8 +356,27 @@ def _install_linalg():
 
     def lstsq(a, b, rcond=None):
         a, b = _linalg_input(a), as_tensor(b)
-        r = tla.lstsq(a, b.to(a.dtype), rcond=rcond)
-        return r.solution, r.residuals, r.rank, r.singular_values
+        if a.ndim != 2 or b.ndim not in (1, 2):
+            raise np.linalg.LinAlgError(f"lstsq: a must be 2-d and b 1-d or 2-d, got shapes "
+                                        f"{tuple(a.shape)} and {tuple(b.shape)}")
+        m, n = a.shape
+        if rcond is None:
+            rcond = np.finfo(np.dtype(a.real.dtype)).eps * max(m, n)
+        elif rcond < 0:
+            rcond = np.finfo(np.dtype(a.real.dtype)).eps
+        x = tla.lstsq(a, b.to(a.dtype), rcond=rcond).solution
+        # NumPy's other three results (LAPACK gelsd's): the singular values of
+        # a, the rank they give under rcond (int32), and the squared residual
+        # of each column of b, present only for a full-rank overdetermined a.
+        sv = tla.svdvals(a)
+        rank = int((sv > rcond * sv.max()).sum()) if sv.numel() else 0
+        if rank == n and m > n:
+            err = b.to(a.dtype) - a @ x
+            err = err.abs() ** 2 if err.is_complex() else err * err
+            residuals = err.sum(0).reshape(-1)
+        else:
+            residuals = _C.zeros((0,), dtype=sv.dtype, device=a.device)
+        return x, residuals, _C.tensor(rank, dtype=_C.int32), sv
     TABLE[la.lstsq] = lstsq
 
     def cond(x, p=None):

@@ -251,9 +251,20 @@ def atleast_3d(*arys):
     return r[0] if len(r) == 1 else tuple(r)
 
 
+def _scalar_count(v):
+    """A 0-d integer array (n = mask.sum(), a count computed by the program)
+    as the Python int NumPy's scalar would be; anything else as it is."""
+    if isinstance(v, (Tensor, np.ndarray)) and v.ndim == 0 and \
+            not (v.is_floating_point() or v.is_complex() if isinstance(v, Tensor)
+                 else v.dtype.kind in "fc"):
+        return int(v)
+    return v
+
+
 def _split(ary, indices_or_sections, axis, equal):
     ary = as_tensor(ary)
     axis = norm_axis(axis, ary.ndim)
+    indices_or_sections = _scalar_count(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         n = int(indices_or_sections)
         if n <= 0:
@@ -293,6 +304,7 @@ def vsplit(ary, indices_or_sections):
 @implements(np.tile)
 def tile(A, reps):
     A = as_tensor(A)
+    reps = _scalar_count(reps)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     return _C.tile(A, reps) if reps else A.clone()
 

@@ -17,7 +17,22 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     a = as_tensor(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
+    if a.is_complex():
+        dim = norm_axis(axis, a.ndim)
+        return _C.gather(a, dim, _complex_order(a, dim, descending))
     return _C.sort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True).values
+
+
+def _complex_order(a, dim, descending):
+    """NumPy's order of complex numbers, as indices along ``dim``: by the real
+    part, ties by the imaginary part (two stable sorts, the minor key first)."""
+    from ._elementwise import real, imag
+    re, im = real(a), imag(a)
+    if descending:
+        re, im = -re, -im
+    by_imag = _C.argsort(im, dim=dim, stable=True)
+    return _C.gather(by_imag, dim, _C.argsort(_C.gather(re, dim, by_imag), dim=dim,
+                                              stable=True))
 
 
 @implements(np.argsort)
@@ -26,6 +41,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     a = as_tensor(a)
     if axis is None:
         a, axis = a.reshape(-1), 0
+    if a.is_complex():
+        return _complex_order(a, norm_axis(axis, a.ndim), descending)
     return _C.argsort(a, dim=norm_axis(axis, a.ndim), descending=descending, stable=True)
 
 

@@ -141,7 +141,9 @@ def array_equiv(a1, a2):
 def round_(a, decimals=0, out=None):
     a = as_tensor(a)
     if not (a.is_floating_point() or a.is_complex()):
-        return finish(a.clone(), out)
+        # integers are whole already, unless rounded to tens (decimals < 0)
+        return finish(_C.round(a, decimals=decimals) if decimals < 0 and a.dtype != _C.bool
+                      else a.clone(), out)
     return finish(_C.round(a, decimals=decimals) if decimals else _C.round(a), out)
 
 

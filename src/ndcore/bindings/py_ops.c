@@ -505,7 +505,10 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
     tl_prof_end(m);
   if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && !(tl_py_is_tensor(a) && tl_py_is_tensor(b))) {
     PyObject *other = tl_py_is_tensor(a) ? b : a;
-    if (!PyNumber_Check(other) && !PySequence_Check(other)) {
+    /* a string is a sequence but no array: 'ab' * n repeats it (Python then
+     * asks n.__index__), as with a NumPy integer */
+    if ((!PyNumber_Check(other) && !PySequence_Check(other)) || PyUnicode_Check(other) ||
+        PyBytes_Check(other)) {
       PyErr_Clear();
       Py_RETURN_NOTIMPLEMENTED;
     }
@@ -571,6 +574,18 @@ static PyObject *nb_matmul(PyObject *a, PyObject *b)
     PyObject *args[2] = {reflected ? b : a, reflected ? a : b};
     return tl_py_tf_dispatch_attr(reflected ? "__rmatmul__" : "matmul", args, 2);
   }
+  /* Tensors of two dtypes (uint8 pixels @ float64 weights): PyTorch refuses,
+   * NumPy promotes; no PyTorch program can depend on the refusal, so the
+   * operator takes np.matmul's meaning (docs/numpy.md, the ndarray surface).
+   * The functions (torchlike.matmul, mm ...) keep refusing. */
+  if (tl_py_is_tensor(a) && tl_py_is_tensor(b) && tl_py_t(a)->dtype != tl_py_t(b)->dtype) {
+    PyObject *ns = PyImport_ImportModule("torchlike.numpy");
+    if (!ns)
+      return NULL;
+    PyObject *r = PyObject_CallMethod(ns, "matmul", "OO", a, b);
+    Py_DECREF(ns);
+    return r;
+  }
   PyObject *fn = PyObject_GetAttrString(module_ref, "matmul");
   if (!fn)
     return NULL;
@@ -585,7 +600,16 @@ static PyObject *richcompare(PyObject *a, PyObject *b, int cmp)
                               [Py_NE] = TL_OP_NE, [Py_GT] = TL_OP_GT, [Py_GE] = TL_OP_GE};
   if (b == Py_None) /* t == None is False, as in PyTorch */
     Py_RETURN_NOTIMPLEMENTED;
-  return binary_operator(ops[cmp], a, b, false);
+  PyObject *r = binary_operator(ops[cmp], a, b, false);
+  /* == and != with something that is no array (a string: `if x == "":` in
+   * code that mixes arrays and markers) answer by identity, as PyTorch's
+   * operators turn the TypeError into NotImplemented; NumPy gives False for
+   * a scalar too.  <, > ... keep the TypeError. */
+  if (!r && (cmp == Py_EQ || cmp == Py_NE) && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  return r;
 }
 
 PyType_Slot tl_py_number_slots[] = {

@@ -14,12 +14,14 @@
  *   KEYWORDS    any keyword of the given names          (axis=, ddof=, order= ...)
  *   TRANSPOSE   axes=, or no keywords and not exactly two dims
  *   CUMULATIVE  axis=, or no dim at all (NumPy flattens; PyTorch refuses)
- *   VIEW        dtype=, or one argument naming a NumPy dtype (a type, a
- *               string, an np.dtype)
+ *   VIEW        dtype=, one argument naming a NumPy dtype (a type, a
+ *               string, an np.dtype), or no argument
  *   DOT         out=/b=, or anything but two 1-d tensors (PyTorch's dot refuses
  *               the rest)
  *   TAKE        axis=/out=/mode=, several arguments, or indices that are not
  *               a tensor
+ *   INTEGRAL    the tensor is bool or integer (x.mean() of counts or masks:
+ *               NumPy gives float64, PyTorch refuses the dtype)
  * A call whose first argument is not a tensor always goes to the original,
  * which raises its usual error.
  *
@@ -41,6 +43,7 @@ typedef enum {
   SPELL_DOT,
   SPELL_TAKE,
   SPELL_ATTRIBUTE,
+  SPELL_INTEGRAL,
   SPELL_COUNT
 } spell_rule;
 
@@ -86,16 +89,18 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return nk == 0 && nargs != 3;
   case SPELL_CUMULATIVE:
     return nargs == 1 && !has_named(kwnames, "dim");
-  case SPELL_VIEW:
-    return nargs == 2 && nk == 0 &&
+  case SPELL_VIEW: /* x.view() alone: NumPy's new view (PyTorch wants a shape) */
+    return (nargs == 1 && nk == 0) || (nargs == 2 && nk == 0 &&
            (PyType_Check(args[1]) || PyUnicode_Check(args[1]) ||
-            PyObject_TypeCheck(args[1], &PyArrayDescr_Type));
+            PyObject_TypeCheck(args[1], &PyArrayDescr_Type)));
   case SPELL_DOT:
     if (has_named(kwnames, "tensor")) /* PyTorch's keyword for the other vector */
       return false;
     return !is_1d_tensor(args[0]) || nargs != 2 || !is_1d_tensor(args[1]);
   case SPELL_TAKE:
     return nargs > 2 || (nargs == 2 && !tl_py_is_tensor(args[1]));
+  case SPELL_INTEGRAL:
+    return tl_dtype_is_integral(tl_py_t(args[0])->dtype);
   default:
     return false;
   }
@@ -202,7 +207,8 @@ int tl_py_spelling_init(PyObject *m)
       PyModule_AddObjectRef(m, "_Spelled", (PyObject *)&spelled_type) < 0)
     return -1;
   static const char *const names[SPELL_COUNT] = {"KEYWORDS", "TRANSPOSE", "CUMULATIVE",
-                                                 "VIEW", "DOT", "TAKE", "ATTRIBUTE"};
+                                                 "VIEW", "DOT", "TAKE", "ATTRIBUTE",
+                                                 "INTEGRAL"};
   for (int i = 0; i < SPELL_COUNT; i++) {
     char key[32];
     snprintf(key, sizeof key, "_SPELL_%s", names[i]);

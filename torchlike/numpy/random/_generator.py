@@ -89,13 +89,15 @@ class Generator(Distributions):
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         shape = size_tuple(size)
         count = int(_np.prod(shape)) if shape is not None else 1
+        if isinstance(a, Tensor) and a.ndim == 0 and not a.is_complex():
+            a = a.item()  # a 0-d count (n = mask.sum()) is the int NumPy's scalar is
         pool = None
         if isinstance(a, (int, _np.integer)) and not isinstance(a, bool):
             pop = int(a)
             if pop <= 0 and count != 0:
                 raise ValueError("a must be a positive integer unless no samples are taken")
         elif isinstance(a, Tensor) or _np.ndim(a) > 0:
-            pool = a if isinstance(a, Tensor) else _C.as_tensor(_np.asarray(a))
+            pool = _pool_of(a)
             if pool.ndim == 0:
                 raise ValueError("a must be a sequence or an integer, not 0-d")
             axis = _axis(axis, pool.ndim)
@@ -104,7 +106,8 @@ class Generator(Distributions):
                 raise ValueError("a cannot be empty unless no samples are taken")
         else:
             raise ValueError(f"a must be a sequence or an integer, not {type(a)}")
-        idx = _choose(self, pool, pop, count, shape, replace, p, "P",
+        idx = _choose(self, pool if isinstance(pool, Tensor) else None, pop, count, shape,
+                      replace, p, "P",
                       "Cannot take a larger sample than population when replace is False")
         if pool is None:
             return idx
@@ -114,8 +117,10 @@ class Generator(Distributions):
         if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
             d = self._prep(None)
             return _C.randperm(int(x), generator=d.src.gen, device=d.device)
-        arr = x if isinstance(x, Tensor) else _C.as_tensor(_np.asarray(x))
+        arr = _pool_of(x)
         axis = _axis(axis, arr.ndim)
+        if isinstance(arr, _np.ndarray):  # strings ...: NumPy's array, reordered
+            return _np.take(arr, self._perm(arr.shape[axis], None).cpu().numpy(), axis=axis)
         return arr.index_select(axis, self._perm(arr.shape[axis], arr.device))
 
     def shuffle(self, x, axis=0):
@@ -232,7 +237,19 @@ def _axis(axis, ndim):
     return a % ndim
 
 
+def _pool_of(a):
+    """What choice/permutation pick from: a tensor, or for strings and other
+    non-numbers NumPy's own array (torchlike has no string dtype), picked on
+    the host with indices drawn as for numbers."""
+    if isinstance(a, Tensor):
+        return a
+    arr = _np.asarray(a)
+    return arr if arr.dtype.kind not in "biufc" else _C.as_tensor(arr)
+
+
 def _take(pool, idx, axis):
+    if isinstance(pool, _np.ndarray):
+        return _np.take(pool, idx.cpu().numpy(), axis=axis)
     picked = pool.index_select(axis, idx.reshape(-1).to(pool.device))
     return picked.reshape(tuple(pool.shape[:axis]) + tuple(idx.shape)
                           + tuple(pool.shape[axis + 1:]))

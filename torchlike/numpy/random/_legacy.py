@@ -14,7 +14,7 @@ import numpy as _np
 from ... import _C
 from ._distributions import Distributions
 from ._generator import (_choose, _dirichlet, _integers, _multinomial,
-                         _multivariate_normal, _take)
+                         _multivariate_normal, _pool_of, _take)
 from ._params import F64, I64, Prepared, check, isnan, size_tuple
 from ._seed import MT19937, BitGenerator
 
@@ -120,9 +120,11 @@ class RandomState(Distributions):
     def choice(self, a, size=None, replace=True, p=None):
         shape = size_tuple(size)
         count = int(_np.prod(shape)) if shape is not None else 1
+        if isinstance(a, Tensor) and a.ndim == 0 and not a.is_complex():
+            a = a.item()  # a 0-d count (n = mask.sum()) is the int NumPy's scalar is
         pool = None
         if isinstance(a, Tensor) or _np.ndim(a) > 0:
-            pool = a if isinstance(a, Tensor) else _C.as_tensor(_np.asarray(a))
+            pool = _pool_of(a)
             if pool.ndim != 1:
                 raise ValueError("a must be 1-dimensional")
             pop = pool.shape[0]
@@ -135,7 +137,8 @@ class RandomState(Distributions):
                 raise ValueError("a must be 1-dimensional or an integer") from None
             if pop <= 0 and count != 0:
                 raise ValueError("a must be greater than 0 unless no samples are taken")
-        idx = _choose(self, pool, pop, count, shape, replace, p, "p",
+        idx = _choose(self, pool if isinstance(pool, Tensor) else None, pop, count, shape,
+                      replace, p, "p",
                       "Cannot take a larger sample than population when 'replace=False'")
         return idx if pool is None else _take(pool, idx, 0)
 
@@ -143,9 +146,11 @@ class RandomState(Distributions):
         if isinstance(x, (int, _np.integer)) and not isinstance(x, bool):
             d = self._prep(None)
             return _C.randperm(int(x), generator=d.src.gen, device=d.device)
-        arr = x if isinstance(x, Tensor) else _C.as_tensor(_np.asarray(x))
+        arr = _pool_of(x)
         if arr.ndim == 0:
             raise IndexError("x must be an integer or at least 1-dimensional")
+        if isinstance(arr, _np.ndarray):  # strings ...: NumPy's array, reordered
+            return arr[self._perm(arr.shape[0], None).cpu().numpy()]
         return arr.index_select(0, self._perm(arr.shape[0], arr.device))
 
     def shuffle(self, x):

@@ -1,0 +1,61 @@
+"""``np.lib.stride_tricks`` on tensors: ``as_strided`` and
+``sliding_window_view`` (what NumPy 2's module holds) give views of the
+tensor's memory, so they run on its device and are recorded on the autograd
+tape."""
+from ... import _C
+from ..._array_function import as_tensor, norm_axis
+
+Tensor = _C.Tensor
+
+
+def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+    """A view of ``x``'s memory with this shape and these strides, in bytes
+    (NumPy's units; ``Tensor.as_strided`` counts elements).  The view is
+    writeable whatever ``writeable`` says: read-only belongs to the memory
+    here, and would make ``x`` read-only too."""
+    x = as_tensor(x)
+    shape = tuple(x.shape) if shape is None else tuple(int(s) for s in shape)
+    if strides is None:
+        steps = tuple(x.stride())
+    else:
+        strides = tuple(int(s) for s in strides)
+        if len(strides) != len(shape):
+            raise ValueError(f"as_strided: shape {shape} and strides {strides} differ in length")
+        size = x.itemsize
+        if any(s % size for s in strides):
+            raise ValueError(f"as_strided: strides {strides} are not multiples of the "
+                             f"{x.dtype} element size ({size} bytes)")
+        steps = tuple(s // size for s in strides)
+    return x.as_strided(shape, steps, x.storage_offset())
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """Every window of ``window_shape`` over ``x`` (along ``axis``, all axes by
+    default) as a view: the shape is ``x``'s, each windowed axis shortened by
+    its window less one, then the window's axes.  The view shares ``x``'s
+    memory (writes through it reach ``x``; ``writeable`` is not enforced)."""
+    x = as_tensor(x)
+    window = (int(window_shape),) if not isinstance(window_shape, (tuple, list)) else \
+        tuple(int(w) for w in window_shape)
+    if any(w < 0 for w in window):
+        raise ValueError("`window_shape` cannot contain negative values")
+    if axis is None:
+        if len(window) != x.ndim:
+            raise ValueError(f"Since axis is `None`, must provide window_shape for all "
+                             f"dimensions of `x`; got {len(window)} window_shape elements "
+                             f"and `x.ndim` is {x.ndim}.")
+        axes = tuple(range(x.ndim))
+    else:
+        axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+        if len(axes) != len(window):
+            raise ValueError(f"Must provide matching length window_shape and axis; got "
+                             f"{len(window)} window_shape elements and {len(axes)} axes "
+                             f"elements.")
+        axes = tuple(norm_axis(a, x.ndim) for a in axes)
+    shape = list(x.shape)
+    for ax, w in zip(axes, window):
+        if shape[ax] < w:
+            raise ValueError("window shape cannot be larger than input array shape")
+        shape[ax] -= w - 1
+    steps = tuple(x.stride()) + tuple(x.stride(ax) for ax in axes)
+    return x.as_strided(tuple(shape) + window, steps, x.storage_offset())
