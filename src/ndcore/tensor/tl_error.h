@@ -3,7 +3,11 @@
  * Core functions return TL_OK or a status naming the Python exception a user
  * would expect; tl_error_set() leaves the message.  The Python layer reads both
  * (tl_error_status/tl_error_message) and raises.  Only the first error of a call
- * chain is kept, so the innermost, most precise message wins.                 */
+ * chain is kept, so the innermost, most precise message wins.  Hence a pending
+ * error belongs to the call that failed: it is raised (which clears it), or
+ * cleared by the code that handles the failure (a fallback, a caller that words
+ * the error itself, a release callback); left behind, it would become the
+ * message of the next failure on this thread.  The slot is per thread.        */
 #ifndef TL_ERROR_H
 #define TL_ERROR_H
 
