@@ -35,9 +35,16 @@ def test_dim_order_undoes_a_permute(perm):
     assert order == tuple(perm.index(d) for d in range(4))
 
 
-def test_dim_order_of_a_subclass_and_a_view_with_grad():
+def test_dim_order_reaches_torch_function_and_takes_views_with_grad():
+    seen = []
+
     class Sub(T.Tensor):
-        pass
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append((func.__name__, kwargs))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
     x = T.ones(3, 4, requires_grad=True).t()
     assert x.dim_order() == (1, 0)
-    assert T.ones(3, 4).as_subclass(Sub).t().dim_order() == (1, 0)
+    assert T.ones(3, 4).as_subclass(Sub).t().dim_order(ambiguity_check=True) == (1, 0)
+    assert ("dim_order", {"ambiguity_check": True}) in seen
