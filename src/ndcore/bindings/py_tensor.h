@@ -72,12 +72,12 @@ int tl_py_raise_int(void);
 /* The entries from Python (the registry ops' one entry, the generated method
  * binders, the operator slots, indexing) start with no core error pending, so
  * one that a call failed to drop cannot cross into the next call's message:
- * a thread-local load and a branch.  A debug build says on stderr that it
+ * one load of a plain word and a branch (tl_error_maybe_pending).  A debug build says on stderr that it
  * dropped one, naming its message, since that is a missed tl_error_clear(). */
 void tl_py_error_stale(void);
 static inline void tl_py_error_fresh(void)
 {
-  if (__builtin_expect(tl_error_status() != TL_OK, 0))
+  if (__builtin_expect(tl_error_maybe_pending(), 0))
     tl_py_error_stale();
 }
 

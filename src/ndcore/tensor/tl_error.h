@@ -33,4 +33,15 @@ tl_status tl_error_status(void);
 const char *tl_error_message(void);
 void tl_error_clear(void);
 
+/* How many threads have an error pending.  A check on a hot path (every entry
+ * from Python makes one) reads this plain word first and asks its own thread's
+ * slot (a call, and a thread-local lookup) only when it is not zero: a thread
+ * sees its own set and clear in order, so zero means none pending here. */
+extern int tl_error_threads_pending __attribute__((visibility("hidden")));
+static inline int tl_error_maybe_pending(void)
+{
+  return __atomic_load_n(&tl_error_threads_pending, __ATOMIC_RELAXED) != 0 &&
+         tl_error_status() != TL_OK;
+}
+
 #endif
