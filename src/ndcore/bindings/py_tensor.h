@@ -72,8 +72,11 @@ int tl_py_raise_int(void);
 /* The entries from Python (the registry ops' one entry, the generated method
  * binders, the operator slots, indexing) start with no core error pending, so
  * one that a call failed to drop cannot cross into the next call's message:
- * one load of a plain word and a branch (tl_error_maybe_pending).  A debug build says on stderr that it
- * dropped one, naming its message, since that is a missed tl_error_clear(). */
+ * one load of a plain word and a branch (tl_error_maybe_pending).  A debug
+ * build says on stderr that it dropped one, naming its message, since that is
+ * a missed tl_error_clear().  Python code run between a core failure and its
+ * raise (a finalizer calling an op) would clear the message too, so bindings
+ * raise right after the failing call. */
 void tl_py_error_stale(void);
 static inline void tl_py_error_fresh(void)
 {
