@@ -625,6 +625,9 @@ def gen_method_binder(sig, out, decls, static_name=None):
     out.append("{")
     if function:
         out.append("  (void)module;")
+    # An entry from Python: no core error left by an earlier call (py_tensor.h).
+    # The ops.def ops' binders are reached through opfunc_vectorcall, which does it.
+    out.append("  tl_py_error_fresh();")
     overload_dispatch(sig, out, ("module" if function else "self") + ", args, nargs, kwnames",
                       0 if function else 1)
     gen_binder_body(sig, params, out, [f"  const char *func = {c_string(sig.name)};"],

@@ -3,8 +3,8 @@ PyTorch has them) torch-level functions: is_conj/is_neg and their resolves,
 is_signed, is_same_size, is_inference, isreal, get_device, typename,
 fill_diagonal_, tril_/triu_, cumsum_/cumprod_, new_empty_strided, new,
 sum_to_size, resize_/resize_as_, split_with_sizes and the unsafe_ splits,
-apply_/map_/map2_, nonzero_static, as_strided_scatter and the deprecated
-range.
+apply_/map_/map2_, nonzero_static, as_strided_scatter, dim_order and the
+deprecated range.
 
 torchlike has no lazy conjugate or negative bits (conj() and neg() make the
 values), so is_conj/is_neg are False and the resolves return the tensor."""
@@ -14,7 +14,7 @@ import numbers
 import operator
 import warnings
 
-from . import _C
+from . import _C, _layout
 from ._composites import _need_tensor
 from ._inplace_functions import take_input
 
@@ -376,6 +376,96 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
     return result.requires_grad_(requires_grad) if requires_grad else result
 
 
+# ---- dim_order -------------------------------------------------------------------------
+# The dims from outermost to innermost in memory.  A layout can fit several
+# orders (a size-1 dim goes anywhere, equal or zero strides tie); without a
+# check one of them is returned, chosen as PyTorch chooses: the two layouts
+# every kernel knows (contiguous, channels-last) directly, any other by an
+# insertion sort on the strides, ties broken by size.
+
+_BAD_CHECK = "The ambiguity_check argument must be a bool or a list of memory formats."
+_NOT_UNIQUE = ("The tensor does not have unique dim order, or cannot map to exact one of the "
+               "given memory formats.")
+
+
+def _dense_in(shape, strides, inner_to_outer):
+    """Whether the dims, walked innermost first, are densely packed (size-1
+    dims skipped, as their stride is never used)."""
+    expected = 1
+    for d in inner_to_outer:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _in_format(shape, strides, fmt):
+    """Tensor.is_contiguous(memory_format=fmt) from a shape and strides."""
+    n = len(shape)
+    if fmt is _layout.channels_last or fmt is _layout.channels_last_3d:
+        if n != (4 if fmt is _layout.channels_last else 5):
+            return False
+        return _dense_in(shape, strides, [1, *builtins.range(n - 1, 1, -1), 0])
+    return 0 in shape or _dense_in(shape, strides, builtins.range(n - 1, -1, -1))
+
+
+def _stride_order(shape, strides, a, b):
+    """For dim a placed just inside dim b: 1 when a belongs outside b (its
+    stride is larger, or equal with a longer dim), -1 when it rightly lies
+    inside, 0 when nothing decides (a zero stride, or equal strides and the
+    outer dim at least as long)."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa == sb:
+        na, nb = shape[a], shape[b]
+        return 0 if na == 0 or nb != 0 and nb >= na else 1
+    return 1 if sa > sb else -1
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    formats = []
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(
+                isinstance(f, _layout.memory_format) for f in ambiguity_check):
+            raise TypeError(_BAD_CHECK)
+        formats = ambiguity_check
+    shape, strides = tuple(self.shape), self.stride()
+    n = len(shape)
+    if ambiguity_check is not False:  # True, or a list of formats (even an empty one)
+        several = 1 in shape or any(strides[i] == strides[i + 1] for i in builtins.range(n - 1))
+        if several and sum(_in_format(shape, strides, f) for f in formats) != 1:
+            raise RuntimeError(_NOT_UNIQUE)
+    if n < 2:
+        return tuple(builtins.range(n))
+    contiguous = _in_format(shape, strides, _layout.contiguous_format)
+    last = _in_format(shape, strides, _layout.channels_last)
+    if contiguous != last:
+        return tuple(builtins.range(n)) if contiguous else (0, *builtins.range(2, n), 1)
+    # insertion sort over the dims innermost first: each dim moves inward past
+    # the dims that belong outside it, stops at the first that rightly lies
+    # inside it, and steps over an undecided pair
+    order = list(builtins.range(n - 1, -1, -1))
+    for i in builtins.range(1, n):
+        j = i
+        for k in builtins.range(i - 1, -1, -1):
+            c = _stride_order(shape, strides, order[k], order[j])
+            if c > 0:
+                order[k], order[j] = order[j], order[k]
+                j = k
+            elif c < 0:
+                break
+    if ambiguity_check and any(  # True or a non-empty list: the order must be strict
+            _stride_order(shape, strides, order[k], order[k + 1]) != -1
+            for k in builtins.range(n - 1)):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(order))
+
+
+_dim_order.__name__, _dim_order.__qualname__ = "dim_order", "Tensor.dim_order"
+
+
 def _module_load(self, other, assign=False):
     """The tensor nn.Module.load_state_dict puts in self's place when it
     swaps parameters: other itself (detached) under ``assign``, else self
@@ -409,7 +499,7 @@ _METHODS = {
     "unsafe_split_with_sizes": _split_with_sizes, "apply_": _apply_, "map_": _map_,
     "map2_": _map2_, "as_strided_scatter": as_strided_scatter,
     "nonzero_static": nonzero_static, "module_load": _module_load,
-    "const_data_ptr": Tensor.data_ptr,
+    "const_data_ptr": Tensor.data_ptr, "dim_order": _dim_order,
 }
 for _name, _method in _METHODS.items():
     setattr(Tensor, _name, _method)

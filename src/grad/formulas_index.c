@@ -370,9 +370,14 @@ static void backward(tl_grad_ctx *c)
     /* x and indices broadcast against each other outside dim */
     const tl_tensor *t = tl_py_t(x), *i = tl_py_t(indices);
     int d = (int)PyLong_AsLong(dim), nd;
-    if (PyErr_Occurred() || t->ndim != i->ndim || tl_dim_wrap(d, t->ndim, &d) != TL_OK) {
-      if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_RuntimeError, "take_along_dim backward: bad dim or ranks");
+    if (PyErr_Occurred())
+      break;
+    if (t->ndim != i->ndim) {
+      PyErr_SetString(PyExc_RuntimeError, "take_along_dim backward: bad ranks");
+      break;
+    }
+    if (tl_dim_wrap(d, t->ndim, &d) != TL_OK) { /* the core's message, and its error cleared */
+      tl_py_raise();
       break;
     }
     int64_t a[TL_MAX_DIMS], b[TL_MAX_DIMS], shape[TL_MAX_DIMS];

@@ -179,8 +179,11 @@ tl_status tl_mp_cuda_handle_open(const tl_mp_cuda_handle *h, int device, void **
       (err = cudaStreamWaitEvent(0, event, 0)) != cudaSuccess) {
     if (event)
       cudaEventDestroy(event);
+    /* the wait's error first: a failure to unmap after it is secondary, and
+     * the core keeps only the first message */
+    status = cuda_fail("waiting on the producer's event", err);
     mapping_drop(base);
-    return cuda_fail("waiting on the producer's event", err);
+    return status;
   }
   cudaEventDestroy(event);
   *dev_ptr = (char *)base + h->offset;

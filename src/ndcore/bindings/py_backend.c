@@ -333,9 +333,8 @@ static PyObject *fake_enable(PyObject *self, PyObject *unused)
 {
   (void)self;
   (void)unused;
-  tl_backend_fake_enable();
-  if (!tl_backend_available(TL_DEVICE_FAKE))
-    return PyErr_NoMemory();
+  if (tl_backend_fake_enable() != TL_OK)
+    return tl_py_raise();
   Py_RETURN_NONE;
 }
 

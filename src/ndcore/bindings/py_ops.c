@@ -315,6 +315,7 @@ static PyObject *opfunc_call(PyObject *callable, PyObject *const *args, size_t n
 static PyObject *opfunc_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
                                    PyObject *kwnames)
 {
+  tl_py_error_fresh();
   if (TL_PROF_UNLIKELY(tl_prof_on))
     return tl_prof_call(((tl_py_opfunc *)callable)->name, opfunc_call, callable, args, nargsf,
                         kwnames);
@@ -492,6 +493,7 @@ static PyObject *operator_dispatch(tl_op op, PyObject *a, PyObject *b, bool inpl
 static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplace)
 {
   PyObject *operands[2] = {a, b};
+  tl_py_error_fresh();
   if (tl_py_tf_wanted(operands, 2))
     return operator_dispatch(op, a, b, inplace);
   tl_op_params p = {.s = {{.kind = TL_KIND_INT, .v.i = 1}}};
@@ -519,6 +521,7 @@ static PyObject *binary_operator(tl_op op, PyObject *a, PyObject *b, bool inplac
 static PyObject *unary_operator(tl_op op, PyObject *a)
 {
   tl_op_params p = {0};
+  tl_py_error_fresh();
   if (tl_py_tf_wanted(&a, 1))
     return tl_py_tf_dispatch_attr(op == TL_OP_BITWISE_NOT ? "__invert__" : tl_op_infos[op].name,
                                   &a, 1);

@@ -47,6 +47,38 @@ int tl_py_raise_int(void)
   return -1;
 }
 
+void tl_py_error_stale(void)
+{
+#ifndef NDEBUG
+  fprintf(stderr, "torchlike: a core error was left pending by an earlier call: %s\n",
+          tl_error_message());
+#endif
+  tl_error_clear();
+}
+
+/* Test hooks: the core error pending on this thread (None when none), and one
+ * left pending on purpose, as a call that forgot to clear it would (None
+ * clears). */
+static PyObject *core_error(PyObject *self, PyObject *unused)
+{
+  (void)self, (void)unused;
+  if (tl_error_status() == TL_OK)
+    Py_RETURN_NONE;
+  return PyUnicode_FromString(tl_error_message());
+}
+
+static PyObject *core_error_leave(PyObject *self, PyObject *message)
+{
+  (void)self;
+  const char *text = message == Py_None ? NULL : PyUnicode_AsUTF8(message);
+  if (!text && message != Py_None)
+    return NULL;
+  tl_error_clear();
+  if (text)
+    tl_error_set(TL_ERR_RUNTIME, "%s", text);
+  Py_RETURN_NONE;
+}
+
 static PyObject *set_linalg_error(PyObject *self, PyObject *cls)
 {
   (void)self;
@@ -809,6 +841,9 @@ static PyType_Spec tensor_spec = {
 
 static PyMethodDef tensor_functions[] = {
     {"_set_linalg_error", set_linalg_error, METH_O, NULL},
+    {"_core_error", core_error, METH_NOARGS, "the core error pending on this thread, or None"},
+    {"_core_error_leave", core_error_leave, METH_O,
+     "leave a RuntimeError pending in the core, as a missed clear would; None clears (tests)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,6 +11,7 @@
 #include <Python.h>
 
 #include "ndcore/dispatch/tl_op.h"
+#include "ndcore/tensor/tl_error.h"
 
 typedef struct {
   PyObject_HEAD
@@ -59,10 +60,29 @@ static inline tl_tensor *tl_py_t(PyObject *o) { return &((tl_py_tensor *)o)->t; 
 tl_py_tensor *tl_py_tensor_alloc(void);
 /* Wrap a view: the object takes over t's storage reference. */
 PyObject *tl_py_tensor_from(tl_tensor *t);
-/* Set the Python exception for the core's pending error; returns NULL. */
+/* Set the Python exception for the core's pending error and clear it;
+ * returns NULL.  The error a core call leaves is owned by its caller until it
+ * is raised here or dropped with tl_error_clear() where the failure is handled
+ * (a fallback, a probe, an error raised in other words): tl_error_set keeps
+ * only the first error, so one left pending would become the message of the
+ * next, unrelated failure. */
 PyObject *tl_py_raise(void);
 /* Same, for int-returning functions: returns -1. */
 int tl_py_raise_int(void);
+/* The entries from Python (the registry ops' one entry, the generated method
+ * binders, the operator slots, indexing) start with no core error pending, so
+ * one that a call failed to drop cannot cross into the next call's message:
+ * one load of a plain word and a branch (tl_error_maybe_pending).  A debug
+ * build says on stderr that it dropped one, naming its message, since that is
+ * a missed tl_error_clear().  Python code run between a core failure and its
+ * raise (a finalizer calling an op) would clear the message too, so bindings
+ * raise right after the failing call. */
+void tl_py_error_stale(void);
+static inline void tl_py_error_fresh(void)
+{
+  if (__builtin_expect(tl_error_maybe_pending(), 0))
+    tl_py_error_stale();
+}
 
 /* dtypes (py_dtype.c) */
 extern PyTypeObject *tl_py_dtype_type;

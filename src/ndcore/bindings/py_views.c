@@ -387,6 +387,7 @@ static PyObject *tensor_getitem(PyObject *self, PyObject *index)
 {
   static PyObject *name;
   PyObject *args[2] = {self, index};
+  tl_py_error_fresh();
   if (tl_py_tf_wanted(args, 2))
     return tl_py_tf_dispatch_attr("__getitem__", args, 2);
   if (TL_PROF_UNLIKELY(tl_prof_on) && prof_name(&name, "index")) {
@@ -402,6 +403,7 @@ static int tensor_setitem(PyObject *self, PyObject *index, PyObject *value)
 {
   static PyObject *name;
   PyObject *args[3] = {self, index, value};
+  tl_py_error_fresh();
   if (value && tl_py_tf_wanted(args, 3)) {
     PyObject *r = tl_py_tf_dispatch_attr("__setitem__", args, 3);
     Py_XDECREF(r);

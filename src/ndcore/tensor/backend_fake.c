@@ -530,7 +530,7 @@ static const tl_backend fake_backend = {
 
 /* The pool is configured like CUDA's, from TORCHLIKE_CUDA_ALLOC_CONF, so the
  * environment variable is testable without a GPU. */
-void tl_backend_fake_enable(void)
+tl_status tl_backend_fake_enable(void)
 {
   pthread_mutex_lock(&fake.lock);
   if (!fake.pool) {
@@ -539,9 +539,12 @@ void tl_backend_fake_enable(void)
     tl_alloc_raw raw = fake_pool_raw();
     fake.pool = tl_alloc_pool_new(&raw, &config, "fake:0");
   }
+  bool made = fake.pool != NULL;
   pthread_mutex_unlock(&fake.lock);
-  if (fake.pool)
-    tl_backend_register(&fake_backend);
+  if (!made)
+    return tl_error_status(); /* the pool's out of memory, for the caller to raise */
+  tl_backend_register(&fake_backend);
+  return TL_OK;
 }
 
 tl_status tl_backend_fake_reset_pool(const char *config_text)

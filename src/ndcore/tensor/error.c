@@ -6,6 +6,7 @@
 
 static _Thread_local tl_status error_status;
 static _Thread_local char error_message[512];
+int tl_error_threads_pending;
 
 tl_status tl_error_set(tl_status status, const char *fmt, ...)
 {
@@ -15,6 +16,8 @@ tl_status tl_error_set(tl_status status, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(error_message, sizeof error_message, fmt, ap);
   va_end(ap);
+  if (status != TL_OK)
+    __atomic_add_fetch(&tl_error_threads_pending, 1, __ATOMIC_RELAXED);
   error_status = status;
   return status;
 }
@@ -24,6 +27,8 @@ const char *tl_error_message(void) { return error_message; }
 
 void tl_error_clear(void)
 {
+  if (error_status != TL_OK)
+    __atomic_sub_fetch(&tl_error_threads_pending, 1, __ATOMIC_RELAXED);
   error_status = TL_OK;
   error_message[0] = '\0';
 }

@@ -3,7 +3,11 @@
  * Core functions return TL_OK or a status naming the Python exception a user
  * would expect; tl_error_set() leaves the message.  The Python layer reads both
  * (tl_error_status/tl_error_message) and raises.  Only the first error of a call
- * chain is kept, so the innermost, most precise message wins.                 */
+ * chain is kept, so the innermost, most precise message wins.  Hence a pending
+ * error belongs to the call that failed: it is raised (which clears it), or
+ * cleared by the code that handles the failure (a fallback, a caller that words
+ * the error itself, a release callback); left behind, it would become the
+ * message of the next failure on this thread.  The slot is per thread.        */
 #ifndef TL_ERROR_H
 #define TL_ERROR_H
 
@@ -28,5 +32,16 @@ tl_status tl_error_set(tl_status status, const char *fmt, ...)
 tl_status tl_error_status(void);
 const char *tl_error_message(void);
 void tl_error_clear(void);
+
+/* How many threads have an error pending.  A check on a hot path (every entry
+ * from Python makes one) reads this plain word first and asks its own thread's
+ * slot (a call, and a thread-local lookup) only when it is not zero: a thread
+ * sees its own set and clear in order, so zero means none pending here. */
+extern int tl_error_threads_pending __attribute__((visibility("hidden")));
+static inline int tl_error_maybe_pending(void)
+{
+  return __atomic_load_n(&tl_error_threads_pending, __ATOMIC_RELAXED) != 0 &&
+         tl_error_status() != TL_OK;
+}
 
 #endif

@@ -15,6 +15,7 @@ static const char *const overloads_to[] = {
 PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames)
 {
+  tl_py_error_fresh();
   if (nargs > 0 && tl_py_is_dtype_like(args[0])) /* the overload of dtype dtype */
     return tl_py_binder_to_dtype(self, args, nargs, kwnames);
   if (nargs > 0 ? tl_py_is_tensor(args[0])
@@ -43,6 +44,7 @@ PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t narg
 PyObject *tl_py_binder_to_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dtype", "non_blocking", "copy", "memory_format", NULL};
   const char *func = "to";
   PyObject *v[4];
@@ -65,6 +67,7 @@ PyObject *tl_py_binder_to_dtype(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_to_other(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"tensor", "non_blocking", "copy", "memory_format", NULL};
   const char *func = "to";
   PyObject *v[4];
@@ -86,6 +89,7 @@ PyObject *tl_py_binder_to_other(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"memory_format", NULL};
   const char *func = "cpu";
   PyObject *v[1];
@@ -101,6 +105,7 @@ PyObject *tl_py_binder_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *tl_py_binder_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"device", "non_blocking", "memory_format", NULL};
   const char *func = "cuda";
   PyObject *v[3];
@@ -119,6 +124,7 @@ PyObject *tl_py_binder_cuda(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"other", "non_blocking", NULL};
   const char *func = "copy_";
   PyObject *v[2];
@@ -141,6 +147,7 @@ done:
 PyObject *tl_py_binder_pin_memory(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"device", NULL};
   const char *func = "pin_memory";
   PyObject *v[1];
@@ -156,6 +163,7 @@ PyObject *tl_py_binder_pin_memory(PyObject *self, PyObject *const *args, Py_ssiz
 PyObject *tl_py_binder_is_pinned(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"device", NULL};
   const char *func = "is_pinned";
   PyObject *v[1];

@@ -10,6 +10,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
                              PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "zeros";
   PyObject *v[8];
@@ -37,6 +38,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "ones";
   PyObject *v[8];
@@ -64,6 +66,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
                              PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "empty";
   PyObject *v[8];
@@ -91,6 +94,7 @@ PyObject *tl_py_binder_full(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "fill_value", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "full";
   PyObject *v[9];
@@ -117,6 +121,7 @@ PyObject *tl_py_binder_zeros_like(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "zeros_like";
   PyObject *v[7];
@@ -141,6 +146,7 @@ PyObject *tl_py_binder_ones_like(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "ones_like";
   PyObject *v[7];
@@ -165,6 +171,7 @@ PyObject *tl_py_binder_empty_like(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "empty_like";
   PyObject *v[7];
@@ -189,6 +196,7 @@ PyObject *tl_py_binder_full_like(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "fill_value", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "full_like";
   PyObject *v[8];
@@ -213,6 +221,7 @@ PyObject *tl_py_binder_full_like(PyObject *module, PyObject *const *args, Py_ssi
 PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_zeros";
   PyObject *v[8];
@@ -240,6 +249,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_ones";
   PyObject *v[8];
@@ -267,6 +277,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_empty";
   PyObject *v[8];
@@ -294,6 +305,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_new_full(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "fill_value", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_full";
   PyObject *v[9];
@@ -321,6 +333,7 @@ PyObject *tl_py_binder_empty_strided(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "stride", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "empty_strided";
   PyObject *v[9];
@@ -347,6 +360,7 @@ PyObject *tl_py_binder_eye(PyObject *module, PyObject *const *args, Py_ssize_t n
                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"n", "m", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "eye";
   PyObject *v[9];
@@ -375,6 +389,7 @@ PyObject *tl_py_binder_arange(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"start", "end", "step", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "arange";
   PyObject *v[10];
@@ -403,6 +418,7 @@ PyObject *tl_py_binder_linspace(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"start", "end", "steps", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "linspace";
   PyObject *v[10];
@@ -431,6 +447,7 @@ PyObject *tl_py_binder_logspace(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"start", "end", "steps", "base", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "logspace";
   PyObject *v[11];
@@ -461,6 +478,7 @@ PyObject *tl_py_binder_scalar_tensor(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"s", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "scalar_tensor";
   PyObject *v[8];
@@ -486,6 +504,7 @@ PyObject *tl_py_binder_tensor(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"data", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "tensor";
   PyObject *v[8];
@@ -511,6 +530,7 @@ PyObject *tl_py_binder_as_tensor(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"data", "dtype", "out", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "as_tensor";
   PyObject *v[8];
@@ -536,6 +556,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
                                PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"obj", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", "copy", NULL};
   const char *func = "asarray";
   PyObject *v[9];
@@ -561,6 +582,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"data", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "new_tensor";
   PyObject *v[8];
@@ -587,6 +609,7 @@ PyObject *tl_py_binder_frombuffer(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"buffer", "dtype", "count", "offset", "requires_grad", NULL};
   const char *func = "frombuffer";
   PyObject *v[5];
@@ -610,6 +633,7 @@ PyObject *tl_py_binder_tril_indices(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"row", "col", "offset", "dtype", "layout", "device", "pin_memory", NULL};
   const char *func = "tril_indices";
   PyObject *v[7];
@@ -636,6 +660,7 @@ PyObject *tl_py_binder_triu_indices(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"row", "col", "offset", "dtype", "layout", "device", "pin_memory", NULL};
   const char *func = "triu_indices";
   PyObject *v[7];

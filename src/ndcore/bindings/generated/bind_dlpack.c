@@ -10,6 +10,7 @@ PyObject *tl_py_binder_from_dlpack(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"ext_tensor", "device", "copy", NULL};
   const char *func = "from_dlpack";
   PyObject *v[3];

@@ -10,6 +10,7 @@ PyObject *tl_py_binder__fft_c2c(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"self", "dim", "inverse", NULL};
   const char *func = "_fft_c2c";
   PyObject *v[3];
@@ -28,6 +29,7 @@ PyObject *tl_py_binder__fft_r2c(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"self", "dim", NULL};
   const char *func = "_fft_r2c";
   PyObject *v[2];
@@ -44,6 +46,7 @@ PyObject *tl_py_binder__fft_c2r(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"self", "dim", "last_dim_size", NULL};
   const char *func = "_fft_c2r";
   PyObject *v[3];

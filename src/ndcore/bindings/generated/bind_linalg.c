@@ -10,6 +10,7 @@ PyObject *tl_py_binder__linalg_inv_ex(PyObject *module, PyObject *const *args, P
                                       PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "check_errors", NULL};
   const char *func = "_linalg_inv_ex";
   PyObject *v[2];
@@ -32,6 +33,7 @@ PyObject *tl_py_binder__linalg_cholesky_ex(PyObject *module, PyObject *const *ar
                                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "upper", NULL};
   const char *func = "_linalg_cholesky_ex";
   PyObject *v[2];
@@ -54,6 +56,7 @@ PyObject *tl_py_binder__linalg_solve_ex(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "B", "left", NULL};
   const char *func = "_linalg_solve_ex";
   PyObject *v[3];
@@ -79,6 +82,7 @@ PyObject *tl_py_binder__linalg_lu_factor_ex(PyObject *module, PyObject *const *a
                                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "pivot", "check_errors", NULL};
   const char *func = "_linalg_lu_factor_ex";
   PyObject *v[3];
@@ -103,6 +107,7 @@ PyObject *tl_py_binder__linalg_solve(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "B", "left", NULL};
   const char *func = "_linalg_solve";
   PyObject *v[3];
@@ -128,6 +133,7 @@ PyObject *tl_py_binder__linalg_inv(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", NULL};
   const char *func = "_linalg_inv";
   PyObject *v[1];
@@ -148,6 +154,7 @@ PyObject *tl_py_binder__linalg_det(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", NULL};
   const char *func = "_linalg_det";
   PyObject *v[1];
@@ -168,6 +175,7 @@ PyObject *tl_py_binder__linalg_logdet(PyObject *module, PyObject *const *args, P
                                       PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", NULL};
   const char *func = "_linalg_logdet";
   PyObject *v[1];
@@ -188,6 +196,7 @@ PyObject *tl_py_binder__linalg_adjoint(PyObject *module, PyObject *const *args, 
                                        PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", NULL};
   const char *func = "_linalg_adjoint";
   PyObject *v[1];
@@ -208,6 +217,7 @@ PyObject *tl_py_binder__linalg_slogdet(PyObject *module, PyObject *const *args, 
                                        PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", NULL};
   const char *func = "_linalg_slogdet";
   PyObject *v[1];
@@ -228,6 +238,7 @@ PyObject *tl_py_binder__linalg_cholesky(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "upper", NULL};
   const char *func = "_linalg_cholesky";
   PyObject *v[2];
@@ -250,6 +261,7 @@ PyObject *tl_py_binder__linalg_qr(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "mode", NULL};
   const char *func = "_linalg_qr";
   PyObject *v[2];
@@ -272,6 +284,7 @@ PyObject *tl_py_binder__linalg_svd(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "full_matrices", "compute_uv", NULL};
   const char *func = "_linalg_svd";
   PyObject *v[3];
@@ -296,6 +309,7 @@ PyObject *tl_py_binder__linalg_eigh(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "UPLO", "compute_v", NULL};
   const char *func = "_linalg_eigh";
   PyObject *v[3];
@@ -320,6 +334,7 @@ PyObject *tl_py_binder__linalg_eig(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "compute_v", NULL};
   const char *func = "_linalg_eig";
   PyObject *v[2];
@@ -342,6 +357,7 @@ PyObject *tl_py_binder__linalg_lstsq(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "B", "rcond", "driver", NULL};
   const char *func = "_linalg_lstsq";
   PyObject *v[4];
@@ -369,6 +385,7 @@ PyObject *tl_py_binder__linalg_vector_norm(PyObject *module, PyObject *const *ar
                                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"x", "ord", "dim", "keepdim", "dtype", NULL};
   const char *func = "_linalg_vector_norm";
   PyObject *v[5];
@@ -396,6 +413,7 @@ PyObject *tl_py_binder__linalg_pinv(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
   const char *func = "_linalg_pinv";
   PyObject *v[4];
@@ -422,6 +440,7 @@ PyObject *tl_py_binder__linalg_matrix_rank(PyObject *module, PyObject *const *ar
                                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "atol", "rtol", "hermitian", NULL};
   const char *func = "_linalg_matrix_rank";
   PyObject *v[4];
@@ -448,6 +467,7 @@ PyObject *tl_py_binder__linalg_matrix_power(PyObject *module, PyObject *const *a
                                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "n", NULL};
   const char *func = "_linalg_matrix_power";
   PyObject *v[2];
@@ -470,6 +490,7 @@ PyObject *tl_py_binder__linalg_cross(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "other", "dim", NULL};
   const char *func = "_linalg_cross";
   PyObject *v[3];
@@ -495,6 +516,7 @@ PyObject *tl_py_binder__linalg_lu_factor(PyObject *module, PyObject *const *args
                                          PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "full", NULL};
   const char *func = "_linalg_lu_factor";
   PyObject *v[2];
@@ -517,6 +539,7 @@ PyObject *tl_py_binder__linalg_lu_solve(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"LU", "pivots", "B", "left", "adjoint", NULL};
   const char *func = "_linalg_lu_solve";
   PyObject *v[5];
@@ -547,6 +570,7 @@ PyObject *tl_py_binder__linalg_solve_triangular(PyObject *module, PyObject *cons
                                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "B", "upper", "left", "unitriangular", NULL};
   const char *func = "_linalg_solve_triangular";
   PyObject *v[5];
@@ -576,6 +600,7 @@ PyObject *tl_py_binder__linalg_ldl_factor_ex(PyObject *module, PyObject *const *
                                              PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"A", "hermitian", NULL};
   const char *func = "_linalg_ldl_factor_ex";
   PyObject *v[2];
@@ -598,6 +623,7 @@ PyObject *tl_py_binder__linalg_ldl_solve(PyObject *module, PyObject *const *args
                                          PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"LD", "pivots", "B", "hermitian", NULL};
   const char *func = "_linalg_ldl_solve";
   PyObject *v[4];
@@ -625,6 +651,7 @@ done:
 PyObject *tl_py_binder__geqrf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {NULL};
   const char *func = "_geqrf";
   PyObject *v[1];

@@ -10,6 +10,7 @@ PyObject *tl_py_binder_promote_types(PyObject *module, PyObject *const *args, Py
                                      PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"type1", "type2", NULL};
   const char *func = "promote_types";
   PyObject *v[2];
@@ -28,6 +29,7 @@ PyObject *tl_py_binder_can_cast(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"from_", "to", NULL};
   const char *func = "can_cast";
   PyObject *v[2];
@@ -46,6 +48,7 @@ PyObject *tl_py_binder_result_type(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensor", "other", NULL};
   const char *func = "result_type";
   PyObject *v[2];

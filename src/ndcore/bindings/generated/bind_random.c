@@ -10,6 +10,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "rand";
   PyObject *v[9];
@@ -38,6 +39,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
                              PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randn";
   PyObject *v[9];
@@ -66,6 +68,7 @@ PyObject *tl_py_binder_randint(PyObject *module, PyObject *const *args, Py_ssize
                                PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"low", "high", "size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randint";
   PyObject *v[11];
@@ -95,6 +98,7 @@ PyObject *tl_py_binder_randperm(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"n", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randperm";
   PyObject *v[9];
@@ -122,6 +126,7 @@ PyObject *tl_py_binder_rand_like(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "rand_like";
   PyObject *v[8];
@@ -147,6 +152,7 @@ PyObject *tl_py_binder_randn_like(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randn_like";
   PyObject *v[8];
@@ -172,6 +178,7 @@ PyObject *tl_py_binder_randint_like(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "low", "high", "generator", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "randint_like";
   PyObject *v[10];
@@ -201,6 +208,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"mean", "std", "size", "generator", "out", "dtype", "layout", "device", "pin_memory", "requires_grad", "memory_format", NULL};
   const char *func = "normal";
   PyObject *v[11];
@@ -228,6 +236,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_bernoulli(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"p", "generator", "out", NULL};
   const char *func = "bernoulli";
   PyObject *v[3];
@@ -244,6 +253,7 @@ PyObject *tl_py_binder_bernoulli(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_multinomial(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"num_samples", "replacement", "generator", "out", NULL};
   const char *func = "multinomial";
   PyObject *v[4];
@@ -265,6 +275,7 @@ PyObject *tl_py_binder_poisson(PyObject *module, PyObject *const *args, Py_ssize
                                PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "generator", NULL};
   const char *func = "poisson";
   PyObject *v[2];
@@ -281,6 +292,7 @@ PyObject *tl_py_binder__standard_gamma(PyObject *module, PyObject *const *args, 
                                        PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "generator", NULL};
   const char *func = "_standard_gamma";
   PyObject *v[2];
@@ -297,6 +309,7 @@ PyObject *tl_py_binder__log_standard_gamma(PyObject *module, PyObject *const *ar
                                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "generator", NULL};
   const char *func = "_log_standard_gamma";
   PyObject *v[2];
@@ -313,6 +326,7 @@ PyObject *tl_py_binder__binomial(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"count", "prob", "generator", NULL};
   const char *func = "_binomial";
   PyObject *v[3];
@@ -329,6 +343,7 @@ PyObject *tl_py_binder__binomial(PyObject *module, PyObject *const *args, Py_ssi
 PyObject *tl_py_binder_uniform_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"from", "to", "generator", NULL};
   const char *func = "uniform_";
   PyObject *v[3];
@@ -348,6 +363,7 @@ PyObject *tl_py_binder_uniform_(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"mean", "std", "generator", NULL};
   const char *func = "normal_";
   PyObject *v[3];
@@ -367,6 +383,7 @@ PyObject *tl_py_binder_normal_(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_random_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"from", "to", "generator", NULL};
   const char *func = "random_";
   PyObject *v[3];
@@ -386,6 +403,7 @@ PyObject *tl_py_binder_random_(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_bernoulli_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"p", "generator", NULL};
   const char *func = "bernoulli_";
   PyObject *v[2];
@@ -402,6 +420,7 @@ PyObject *tl_py_binder_bernoulli_(PyObject *self, PyObject *const *args, Py_ssiz
 PyObject *tl_py_binder_exponential_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"lambd", "generator", NULL};
   const char *func = "exponential_";
   PyObject *v[2];
@@ -419,6 +438,7 @@ PyObject *tl_py_binder_exponential_(PyObject *self, PyObject *const *args, Py_ss
 PyObject *tl_py_binder_cauchy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"median", "sigma", "generator", NULL};
   const char *func = "cauchy_";
   PyObject *v[3];
@@ -438,6 +458,7 @@ PyObject *tl_py_binder_cauchy_(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_log_normal_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"mean", "std", "generator", NULL};
   const char *func = "log_normal_";
   PyObject *v[3];
@@ -457,6 +478,7 @@ PyObject *tl_py_binder_log_normal_(PyObject *self, PyObject *const *args, Py_ssi
 PyObject *tl_py_binder_geometric_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"p", "generator", NULL};
   const char *func = "geometric_";
   PyObject *v[2];

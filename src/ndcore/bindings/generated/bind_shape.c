@@ -9,6 +9,7 @@
 PyObject *tl_py_binder_unflatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", "sizes", NULL};
   const char *func = "unflatten";
   PyObject *v[2];
@@ -25,6 +26,7 @@ PyObject *tl_py_binder_unflatten(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_movedim(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"source", "destination", NULL};
   const char *func = "movedim";
   PyObject *v[2];
@@ -40,6 +42,7 @@ PyObject *tl_py_binder_movedim(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_moveaxis(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"source", "destination", NULL};
   const char *func = "moveaxis";
   PyObject *v[2];
@@ -55,6 +58,7 @@ PyObject *tl_py_binder_moveaxis(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_broadcast_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", NULL};
   const char *func = "broadcast_to";
   PyObject *v[1];
@@ -69,6 +73,7 @@ PyObject *tl_py_binder_broadcast_to(PyObject *self, PyObject *const *args, Py_ss
 PyObject *tl_py_binder_diagonal(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"offset", "dim1", "dim2", NULL};
   const char *func = "diagonal";
   PyObject *v[3];
@@ -88,6 +93,7 @@ PyObject *tl_py_binder_diagonal(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_narrow(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", "start", "length", NULL};
   const char *func = "narrow";
   PyObject *v[3];
@@ -107,6 +113,7 @@ PyObject *tl_py_binder_narrow(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *tl_py_binder_narrow_copy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", "start", "length", NULL};
   const char *func = "narrow_copy";
   PyObject *v[3];
@@ -126,6 +133,7 @@ PyObject *tl_py_binder_narrow_copy(PyObject *self, PyObject *const *args, Py_ssi
 PyObject *tl_py_binder_select(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", "index", NULL};
   const char *func = "select";
   PyObject *v[2];
@@ -143,6 +151,7 @@ PyObject *tl_py_binder_select(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *tl_py_binder_as_strided(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", "stride", "storage_offset", NULL};
   const char *func = "as_strided";
   PyObject *v[3];
@@ -160,6 +169,7 @@ PyObject *tl_py_binder_as_strided(PyObject *self, PyObject *const *args, Py_ssiz
 PyObject *tl_py_binder_unfold(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dimension", "size", "step", NULL};
   const char *func = "unfold";
   PyObject *v[3];
@@ -180,6 +190,7 @@ PyObject *tl_py_binder_unfold(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *tl_py_binder_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"split_size_or_sections", "dim", "split_size", NULL};
   const char *func = "split";
   PyObject *v[3];
@@ -204,6 +215,7 @@ done:
 PyObject *tl_py_binder_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"chunks", "dim", NULL};
   const char *func = "chunk";
   PyObject *v[2];
@@ -221,6 +233,7 @@ PyObject *tl_py_binder_chunk(PyObject *self, PyObject *const *args, Py_ssize_t n
 PyObject *tl_py_binder_unbind(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", NULL};
   const char *func = "unbind";
   PyObject *v[1];
@@ -236,6 +249,7 @@ PyObject *tl_py_binder_unbind(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *tl_py_binder_tensor_split(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"indices_or_sections", "dim", "sections", "indices", NULL};
   const char *func = "tensor_split";
   PyObject *v[4];
@@ -262,6 +276,7 @@ done:
 PyObject *tl_py_binder_hsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"indices_or_sections", NULL};
   const char *func = "hsplit";
   PyObject *v[1];
@@ -281,6 +296,7 @@ done:
 PyObject *tl_py_binder_vsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"indices_or_sections", NULL};
   const char *func = "vsplit";
   PyObject *v[1];
@@ -300,6 +316,7 @@ done:
 PyObject *tl_py_binder_dsplit(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"indices_or_sections", NULL};
   const char *func = "dsplit";
   PyObject *v[1];
@@ -320,6 +337,7 @@ PyObject *tl_py_binder_cat(PyObject *module, PyObject *const *args, Py_ssize_t n
                            PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "dim", "out", NULL};
   const char *func = "cat";
   PyObject *v[3];
@@ -343,6 +361,7 @@ PyObject *tl_py_binder_concat(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "dim", "out", NULL};
   const char *func = "concat";
   PyObject *v[3];
@@ -366,6 +385,7 @@ PyObject *tl_py_binder_concatenate(PyObject *module, PyObject *const *args, Py_s
                                    PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "dim", "out", NULL};
   const char *func = "concatenate";
   PyObject *v[3];
@@ -389,6 +409,7 @@ PyObject *tl_py_binder_stack(PyObject *module, PyObject *const *args, Py_ssize_t
                              PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "dim", "out", NULL};
   const char *func = "stack";
   PyObject *v[3];
@@ -412,6 +433,7 @@ PyObject *tl_py_binder_hstack(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "out", NULL};
   const char *func = "hstack";
   PyObject *v[2];
@@ -433,6 +455,7 @@ PyObject *tl_py_binder_vstack(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "out", NULL};
   const char *func = "vstack";
   PyObject *v[2];
@@ -454,6 +477,7 @@ PyObject *tl_py_binder_row_stack(PyObject *module, PyObject *const *args, Py_ssi
                                  PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "out", NULL};
   const char *func = "row_stack";
   PyObject *v[2];
@@ -475,6 +499,7 @@ PyObject *tl_py_binder_dstack(PyObject *module, PyObject *const *args, Py_ssize_
                               PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "out", NULL};
   const char *func = "dstack";
   PyObject *v[2];
@@ -496,6 +521,7 @@ PyObject *tl_py_binder_column_stack(PyObject *module, PyObject *const *args, Py_
                                     PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "out", NULL};
   const char *func = "column_stack";
   PyObject *v[2];
@@ -516,6 +542,7 @@ done:
 PyObject *tl_py_binder_flip(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dims", NULL};
   const char *func = "flip";
   PyObject *v[1];
@@ -532,6 +559,7 @@ PyObject *tl_py_binder_flip(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_roll(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"shifts", "dims", NULL};
   const char *func = "roll";
   PyObject *v[2];
@@ -547,6 +575,7 @@ PyObject *tl_py_binder_roll(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_rot90(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"k", "dims", NULL};
   const char *func = "rot90";
   PyObject *v[2];
@@ -563,6 +592,7 @@ PyObject *tl_py_binder_rot90(PyObject *self, PyObject *const *args, Py_ssize_t n
 PyObject *tl_py_binder_repeat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"repeats", NULL};
   const char *func = "repeat";
   PyObject *v[1];
@@ -580,6 +610,7 @@ PyObject *tl_py_binder_repeat(PyObject *self, PyObject *const *args, Py_ssize_t 
 PyObject *tl_py_binder_tile(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dims", NULL};
   const char *func = "tile";
   PyObject *v[1];
@@ -596,6 +627,7 @@ PyObject *tl_py_binder_tile(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_repeat_interleave(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"repeats", "dim", "output_size", NULL};
   const char *func = "repeat_interleave";
   PyObject *v[3];
@@ -614,6 +646,7 @@ PyObject *tl_py_binder_repeat_interleave(PyObject *self, PyObject *const *args, 
 PyObject *tl_py_binder_tril(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"diagonal", NULL};
   const char *func = "tril";
   PyObject *v[1];
@@ -629,6 +662,7 @@ PyObject *tl_py_binder_tril(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_triu(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"diagonal", NULL};
   const char *func = "triu";
   PyObject *v[1];
@@ -644,6 +678,7 @@ PyObject *tl_py_binder_triu(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_diag(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"diagonal", NULL};
   const char *func = "diag";
   PyObject *v[1];
@@ -659,6 +694,7 @@ PyObject *tl_py_binder_diag(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_diag_embed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"offset", "dim1", "dim2", NULL};
   const char *func = "diag_embed";
   PyObject *v[3];
@@ -678,6 +714,7 @@ PyObject *tl_py_binder_diag_embed(PyObject *self, PyObject *const *args, Py_ssiz
 PyObject *tl_py_binder_diagflat(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"offset", NULL};
   const char *func = "diagflat";
   PyObject *v[1];
@@ -693,6 +730,7 @@ PyObject *tl_py_binder_diagflat(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_select_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"src", "dim", "index", NULL};
   const char *func = "select_scatter";
   PyObject *v[3];
@@ -711,6 +749,7 @@ PyObject *tl_py_binder_select_scatter(PyObject *self, PyObject *const *args, Py_
 PyObject *tl_py_binder_slice_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"src", "dim", "start", "end", "step", NULL};
   const char *func = "slice_scatter";
   PyObject *v[5];
@@ -733,6 +772,7 @@ PyObject *tl_py_binder_slice_scatter(PyObject *self, PyObject *const *args, Py_s
 PyObject *tl_py_binder_diagonal_scatter(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                         PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"src", "offset", "dim1", "dim2", NULL};
   const char *func = "diagonal_scatter";
   PyObject *v[4];
@@ -754,6 +794,7 @@ PyObject *tl_py_binder__pad(PyObject *module, PyObject *const *args, Py_ssize_t 
                             PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"input", "pad", "mode", "value", NULL};
   const char *func = "_pad";
   PyObject *v[4];
@@ -773,6 +814,7 @@ PyObject *tl_py_binder_meshgrid(PyObject *module, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", "indexing", NULL};
   const char *func = "meshgrid";
   PyObject *v[2];
@@ -797,6 +839,7 @@ PyObject *tl_py_binder_broadcast_tensors(PyObject *module, PyObject *const *args
                                          PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "broadcast_tensors";
   PyObject *v[1];
@@ -819,6 +862,7 @@ PyObject *tl_py_binder_atleast_1d(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "atleast_1d";
   PyObject *v[1];
@@ -841,6 +885,7 @@ PyObject *tl_py_binder_atleast_2d(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "atleast_2d";
   PyObject *v[1];
@@ -863,6 +908,7 @@ PyObject *tl_py_binder_atleast_3d(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "atleast_3d";
   PyObject *v[1];
@@ -885,6 +931,7 @@ PyObject *tl_py_binder_block_diag(PyObject *module, PyObject *const *args, Py_ss
                                   PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "block_diag";
   PyObject *v[1];
@@ -907,6 +954,7 @@ PyObject *tl_py_binder_cartesian_prod(PyObject *module, PyObject *const *args, P
                                       PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"tensors", NULL};
   const char *func = "cartesian_prod";
   PyObject *v[1];
@@ -929,6 +977,7 @@ PyObject *tl_py_binder_broadcast_shapes(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames)
 {
   (void)module;
+  tl_py_error_fresh();
   static const char *const names[] = {"shapes", NULL};
   const char *func = "broadcast_shapes";
   PyObject *v[1];

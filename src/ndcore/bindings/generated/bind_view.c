@@ -9,6 +9,7 @@
 PyObject *tl_py_binder_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"shape", NULL};
   const char *func = "reshape";
   PyObject *v[1];
@@ -30,6 +31,7 @@ static const char *const overloads_view[] = {
 PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
+  tl_py_error_fresh();
   if (nargs > 0 ? tl_py_is_dtype_like(args[0])
                  : tl_py_keyword_given(kwnames, "dtype")) /* the overload of dtype dtype */
     return tl_py_binder_view_dtype(self, args, nargs, kwnames);
@@ -51,6 +53,7 @@ PyObject *tl_py_binder_view(PyObject *self, PyObject *const *args, Py_ssize_t na
 PyObject *tl_py_binder_view_dtype(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dtype", NULL};
   const char *func = "view";
   PyObject *v[1];
@@ -68,6 +71,7 @@ PyObject *tl_py_binder_view_dtype(PyObject *self, PyObject *const *args, Py_ssiz
 PyObject *tl_py_binder_permute(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dims", NULL};
   const char *func = "permute";
   PyObject *v[1];
@@ -84,6 +88,7 @@ PyObject *tl_py_binder_permute(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_transpose(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim0", "dim1", NULL};
   const char *func = "transpose";
   PyObject *v[2];
@@ -101,6 +106,7 @@ PyObject *tl_py_binder_transpose(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_swapdims(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim0", "dim1", NULL};
   const char *func = "swapdims";
   PyObject *v[2];
@@ -118,6 +124,7 @@ PyObject *tl_py_binder_swapdims(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_swapaxes(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"axis0", "axis1", NULL};
   const char *func = "swapaxes";
   PyObject *v[2];
@@ -135,6 +142,7 @@ PyObject *tl_py_binder_swapaxes(PyObject *self, PyObject *const *args, Py_ssize_
 PyObject *tl_py_binder_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", NULL};
   const char *func = "squeeze";
   PyObject *v[1];
@@ -149,6 +157,7 @@ PyObject *tl_py_binder_squeeze(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"dim", NULL};
   const char *func = "unsqueeze";
   PyObject *v[1];
@@ -164,6 +173,7 @@ PyObject *tl_py_binder_unsqueeze(PyObject *self, PyObject *const *args, Py_ssize
 PyObject *tl_py_binder_flatten(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"start_dim", "end_dim", NULL};
   const char *func = "flatten";
   PyObject *v[2];
@@ -181,6 +191,7 @@ PyObject *tl_py_binder_flatten(PyObject *self, PyObject *const *args, Py_ssize_t
 PyObject *tl_py_binder_expand(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
+  tl_py_error_fresh();
   static const char *const names[] = {"size", NULL};
   const char *func = "expand";
   PyObject *v[1];
