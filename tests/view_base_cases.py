@@ -289,6 +289,23 @@ def _detach_view_in_place(T):
     return {"error": _error(lambda: y[1:].detach_())}
 
 
+def _custom_function_view_write(T):
+    class Alias(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    y = _w(T, 3) * 1
+    d = Alias.apply(y)
+    facts = {"base_is_input": d._base is y, "is_view": d._is_view()}
+    facts["error"] = _error(lambda: d.mul_(2))
+    return facts
+
+
 AUTOGRAD = {
     "write_into_plain_base": _write_into_plain_base,
     "copy_into_view_then_use_both": _copy_into_view_then_use_both,
@@ -306,6 +323,7 @@ AUTOGRAD = {
     "multi_output_writes": _multi_output_writes,
     "detach_write": _detach_write,
     "detach_view_in_place": _detach_view_in_place,
+    "custom_function_view_write": _custom_function_view_write,
 }
 
 

@@ -135,6 +135,9 @@ PyObject *tl_grad_stub(PyObject *t);
  * current (an as_strided node over the base's); 0, or -1 with PyTorch's error
  * for a view made in no_grad or inference mode. */
 int tl_grad_view_refresh(PyObject *t);
+/* An output of a custom Function that is a view: recorded now (not a no_grad
+ * view), and refused in-place writes as PyTorch does. */
+void tl_grad_view_of_function(PyObject *t);
 
 /* ---- saved-tensor hooks (py_saved_hooks.c) ---- */
 /* This thread's innermost (pack, unpack) pair, NULL when none is set: the

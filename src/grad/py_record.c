@@ -172,6 +172,17 @@ static int refresh_view(PyObject *o)
 
 int tl_grad_view_refresh(PyObject *t) { return refresh_view(t); }
 
+void tl_grad_view_of_function(PyObject *o)
+{
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  if (!t->base)
+    return;
+  /* made with grad mode off inside forward, but recorded now: current, and
+   * written in place only at PyTorch's refusal */
+  t->view_meta = (uint8_t)((t->view_meta & ~TL_PY_VIEW_NO_GRAD) | TL_PY_VIEW_CUSTOM);
+  t->base_seq = fn_seq(t->base);
+}
+
 /* refresh_view for every tensor among a call's arguments (lists included). */
 static int refresh_views(PyObject *const *args, Py_ssize_t n)
 {
@@ -551,6 +562,24 @@ static int check_inplace(int formula, PyObject *target)
                     "the inplace to be tracked).");
     return -1;
   }
+  if ((t->view_meta & TL_PY_VIEW_CUSTOM) && t->grad_fn &&
+      ((tl_py_node *)t->grad_fn)->kind == TL_NODE_PYTHON) {
+    PyObject *name = ((tl_py_node *)t->grad_fn)->name;
+    Py_ssize_t n = PyUnicode_GetLength(name);
+    PyObject *tail = PyUnicode_FromString("Backward");
+    int strip = tail ? PyUnicode_Tailmatch(name, tail, 0, n, 1) : -1;
+    Py_XDECREF(tail);
+    PyObject *shown = strip < 0 ? NULL : PyUnicode_Substring(name, 0, strip ? n - 8 : n);
+    if (shown)
+      PyErr_Format(PyExc_RuntimeError, "Output %d of %U is a view and is being modified inplace. "
+                   "This view was created inside a custom Function (or because an input was "
+                   "returned as-is) and the autograd logic to handle view+inplace would override "
+                   "the custom backward associated with the custom Function, leading to incorrect "
+                   "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                   "of the custom Function.", t->output_nr, shown);
+    Py_XDECREF(shown);
+    return -1;
+  }
   if (t->view_meta & TL_PY_VIEW_MULTI) {
     if (t->grad_fn && t->base_seq == fn_seq(t->base))
       multi_output_error(t);
@@ -906,13 +935,21 @@ static PyObject *py_formula_names(PyObject *self, PyObject *unused)
 
 /* _as_view(view, src): make view (sharing src's memory) a view of src's
  * base, for views made in Python (view_as_real: a dtype view, which is no
- * view by itself). */
+ * view by itself); _as_view(t, None): t is no view (forward AD's dual, whose
+ * writes its own node records). */
 static PyObject *py_as_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
   (void)self;
+  if (nargs == 2 && tl_py_is_tensor(args[0]) && args[1] == Py_None) {
+    tl_py_tensor *t = (tl_py_tensor *)args[0];
+    Py_CLEAR(t->base);
+    t->view_meta = 0;
+    return Py_NewRef(args[0]);
+  }
   if (nargs != 2 || !tl_py_is_tensor(args[0]) || !tl_py_is_tensor(args[1]) ||
       tl_py_t(args[0])->storage != tl_py_t(args[1])->storage)
-    return PyErr_Format(PyExc_TypeError, "_as_view(view, src): two tensors sharing memory");
+    return PyErr_Format(PyExc_TypeError, "_as_view(view, src): two tensors sharing memory "
+                        "(src None: view is no view)");
   view_mark(args[0], args[1], 0);
   return Py_NewRef(args[0]);
 }

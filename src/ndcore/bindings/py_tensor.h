@@ -36,11 +36,13 @@ typedef struct {
 
 /* How a view was made, which decides whether an in-place write through it
  * may be recorded (PyTorch's rules): made with grad mode off, made in
- * inference mode, or one of the outputs of split/chunk/unbind. */
+ * inference mode, one of the outputs of split/chunk/unbind, or an output of
+ * a custom Function that views an input. */
 enum {
   TL_PY_VIEW_NO_GRAD = 1,
   TL_PY_VIEW_INFERENCE = 2,
   TL_PY_VIEW_MULTI = 4,
+  TL_PY_VIEW_CUSTOM = 8, /* an output of a custom autograd.Function */
 };
 
 extern PyTypeObject *tl_py_tensor_type;
