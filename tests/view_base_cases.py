@@ -306,6 +306,15 @@ def _custom_function_view_write(T):
     return facts
 
 
+def _inference_flags(T):
+    a = T.zeros(3)
+    with T.inference_mode():
+        v, b = a[1:], T.zeros(3)
+        w = b[1:]
+    return {"view_of_normal": v.is_inference(), "made": b.is_inference(),
+            "view_of_inference": w.is_inference()}
+
+
 AUTOGRAD = {
     "write_into_plain_base": _write_into_plain_base,
     "copy_into_view_then_use_both": _copy_into_view_then_use_both,
@@ -324,6 +333,7 @@ AUTOGRAD = {
     "detach_write": _detach_write,
     "detach_view_in_place": _detach_view_in_place,
     "custom_function_view_write": _custom_function_view_write,
+    "inference_flags": _inference_flags,
 }
 
 

@@ -70,6 +70,7 @@ static void view_mark(PyObject *view, PyObject *src, int how)
   Py_XSETREF(v->base, Py_NewRef(root));
   v->base_seq = fn_seq(root);
   v->view_meta = (uint8_t)meta;
+  v->inference = false; /* a view of a normal tensor is none, even made in inference_mode */
 }
 
 /* Whether a view that does not require grad by itself needs recording: its
