@@ -20,7 +20,7 @@ import pytest
 
 import torchlike as tl
 import torchlike.numpy as tnp
-from torchlike.autograd import gradcheck
+from torchlike.autograd import gradcheck, gradgradcheck
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from view_base_cases import AUTOGRAD, MULTI, VIEWS, where  # noqa: E402
@@ -101,6 +101,28 @@ def test_view_made_by_transpose_then_reshape_of_written_base_gradcheck():
         return t.reshape(6) * tl.arange(6, dtype=tl.float64)
 
     assert gradcheck(f, (_x(2, 3),))
+
+
+def test_write_into_view_of_fortran_ordered_base_gradcheck():
+    # the base is not contiguous (NumPy's Fortran order): CopySlices
+    # addresses it by storage positions
+    def f(w, u):
+        a = tl.from_numpy(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+        assert not a.is_contiguous() and a._base is None
+        a[:, 1:3].mul_(w)
+        a.t()[0].add_(u * u)
+        return a * a
+
+    args = (_x(3, 2), _x(3, seed=4))
+    assert gradcheck(f, args)
+    assert gradgradcheck(f, args)
+
+
+def test_write_into_view_of_reversed_base_refused():
+    a = tl.from_numpy(np.zeros(4)[::-1])
+    assert a.stride() == (-1,) and a._base is None
+    with pytest.raises(RuntimeError, match="negative strides"):
+        a[1:].add_(_x(3))
 
 
 # ---- what stays as it was ------------------------------------------------------------

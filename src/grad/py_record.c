@@ -519,6 +519,38 @@ static bool is_dtype_view(int formula, PyObject *const *args, Py_ssize_t nargs, 
          PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dtype") == 0;
 }
 
+/* Whether each element of a non-contiguous base sits at its own storage
+ * position at or after the first (non-negative strides, no overlap): what
+ * CopySlices' formula needs to address the base by storage positions.
+ * Dims sorted by stride, each must step past everything the smaller ones
+ * span. */
+static bool addressable(const tl_tensor *t)
+{
+  int order[TL_MAX_DIMS], n = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0)
+      return true; /* no elements */
+    if (t->strides[d] < 0)
+      return false;
+    if (t->shape[d] > 1)
+      order[n++] = d;
+  }
+  for (int i = 1; i < n; i++) /* insertion sort by stride: at most TL_MAX_DIMS dims */
+    for (int k = i; k > 0 && t->strides[order[k]] < t->strides[order[k - 1]]; k--) {
+      int tmp = order[k];
+      order[k] = order[k - 1];
+      order[k - 1] = tmp;
+    }
+  int64_t reach = 0; /* the furthest position the dims so far reach */
+  for (int i = 0; i < n; i++) {
+    int d = order[i];
+    if (t->strides[d] <= reach)
+      return false;
+    reach += (t->shape[d] - 1) * t->strides[d];
+  }
+  return true;
+}
+
 /* "Output 1 of SplitWithSizes": PyTorch's name of the multi-output call that
  * made a recorded view. */
 static void multi_output_error(tl_py_tensor *t)
@@ -597,10 +629,10 @@ static int check_inplace(int formula, PyObject *target)
                     "used in an in-place operation.");
     return -1;
   }
-  if (!tl_tensor_is_contiguous(&b->t)) {
-    PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation on a view of a non-contiguous "
-                 "tensor that requires grad is not supported; clone() the view first",
-                 tl_grad_formula_name(formula));
+  if (!tl_tensor_is_contiguous(&b->t) && !addressable(&b->t)) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation with autograd on a view of a "
+                 "tensor whose elements overlap or run backwards in memory (negative strides) is "
+                 "not supported; clone() the view first", tl_grad_formula_name(formula));
     return -1;
   }
   return 0;
