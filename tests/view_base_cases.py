@@ -85,6 +85,7 @@ VIEWS = {
         lambda a: (a, T.view_as_real(a[1:])))(_m(T, 3, dtype=T.complex64)),
     "int_tensor_view": lambda T: (lambda a: (a, a[1:]))(T.arange(4)),
     "atleast_3d": lambda T: (lambda a: (a, T.atleast_3d(a)))(_m(T, 3, 4)),
+    "atleast_2d_same": lambda T: (lambda a: (a, T.atleast_2d(a)))(_m(T, 3, 4)),
     "atleast_1d_of_0d": lambda T: (lambda a: (a, T.atleast_1d(a)))(T.tensor(1.0)),
     "leaf_requiring_grad_view": lambda T: (
         lambda a: (a, a[1:]))(_m(T, 3, 4).requires_grad_()),
@@ -102,6 +103,9 @@ MULTI = {
     "tensor_split": lambda T: (lambda a: (a, a.tensor_split(2)))(_m(T, 3, 4)),
     "broadcast_tensors": lambda T: (
         lambda a: (a, T.broadcast_tensors(a, T.zeros(2, 3, 4))))(_m(T, 3, 4)),
+    "broadcast_tensors_same": lambda T: (
+        lambda a: (a, T.broadcast_tensors(a, T.zeros(3, 1))))(_m(T, 3, 4)),
+    "atleast_2d_many": lambda T: (lambda a: (a, T.atleast_2d(a, a[0])))(_m(T, 3, 4)),
 }
 
 

@@ -34,6 +34,8 @@ enum {
                           * or dtype (view_as, expand_as), as in PyTorch */
   TL_GRAD_F_MULTI = 16,  /* returns several views (split, chunk, unbind): they may not be
                           * written in place while recorded (PyTorch's rule) */
+  TL_GRAD_F_SAME = 32,   /* an output showing its argument unchanged is that argument
+                          * (atleast_*d, broadcast_tensors) */
 };
 
 /* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:

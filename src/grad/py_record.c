@@ -507,6 +507,44 @@ static void mark_views(PyObject *result, PyObject *const *args, Py_ssize_t n, in
   }
 }
 
+static bool same_geometry(const tl_tensor *a, const tl_tensor *b)
+{
+  if (a->storage != b->storage || a->dtype != b->dtype || a->ndim != b->ndim ||
+      a->offset != b->offset)
+    return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d])
+      return false;
+  return true;
+}
+
+/* TL_GRAD_F_SAME: output i that shows tensor argument i as it is becomes
+ * that argument (a new reference to the result, or NULL with an error).
+ * The arguments are spread (f(a, b)) or one list (f([a, b])). */
+static PyObject *same_as_arguments(PyObject *result, PyObject *const *args, Py_ssize_t nargs)
+{
+  PyObject *const *ins = args;
+  Py_ssize_t nin = nargs;
+  if (nargs == 1 && (PyList_CheckExact(args[0]) || PyTuple_CheckExact(args[0]))) {
+    ins = PySequence_Fast_ITEMS(args[0]);
+    nin = PySequence_Fast_GET_SIZE(args[0]);
+  }
+  if (tl_py_is_tensor(result))
+    return Py_NewRef(nin >= 1 && tl_py_is_tensor(ins[0]) &&
+                     same_geometry(tl_py_t(result), tl_py_t(ins[0])) ? ins[0] : result);
+  if (!PyTuple_CheckExact(result))
+    return Py_NewRef(result);
+  Py_ssize_t n = PyTuple_GET_SIZE(result);
+  PyObject *out = PyTuple_New(n);
+  for (Py_ssize_t i = 0; out && i < n; i++) {
+    PyObject *o = PyTuple_GET_ITEM(result, i);
+    bool same = i < nin && tl_py_is_tensor(o) && tl_py_is_tensor(ins[i]) &&
+                same_geometry(tl_py_t(o), tl_py_t(ins[i]));
+    PyTuple_SET_ITEM(out, i, Py_NewRef(same ? ins[i] : o));
+  }
+  return out;
+}
+
 /* view(dtype) reinterprets the bytes: neither differentiable nor a view, as
  * in PyTorch. */
 static bool is_dtype_view(int formula, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -697,6 +735,10 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   tl_py_grad_enabled = true;
   if (!result)
     goto fail;
+  if (flags & TL_GRAD_F_SAME)
+    Py_SETREF(result, same_as_arguments(result, args, nargs));
+  if (!result)
+    goto fail;
   if (flags & TL_GRAD_F_VIEW)
     mark_views(result, args, nall, flags);
   /* an in-place call's one output is its target (__setitem__ returns None) */
@@ -784,6 +826,8 @@ static PyObject *recorded_body(PyObject *self, PyObject *const *args, size_t nar
   if (tl_py_grad_wanted(args, flags & TL_GRAD_F_FIRST ? 1 : n))
     return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
   PyObject *result = PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
+  if (result && (flags & TL_GRAD_F_SAME))
+    Py_SETREF(result, same_as_arguments(result, args, PyVectorcall_NARGS(nargsf)));
   if (result && (flags & TL_GRAD_F_VIEW) &&
       !is_dtype_view(f->formula, args, PyVectorcall_NARGS(nargsf), kwnames))
     mark_views(result, args, n, flags);
