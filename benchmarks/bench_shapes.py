@@ -31,6 +31,7 @@ def cases():
     yield "pad reflect 2 on 8x3x224x224", lambda: F.pad(img_tl, (2, 2, 2, 2), "reflect"), \
         lambda: np.pad(img_np, w, mode="reflect"), "numpy"
     yield from per_call_cases()
+    yield from view_cases()
 
 
 def per_call_cases():
@@ -60,3 +61,17 @@ def per_call_cases():
         lambda: a_np.astype(np.float32, copy=False), "numpy"
     yield "shapes per-call t.copy_(a)", lambda: dst.copy_(a), \
         lambda: np.copyto(dst_np, a_np), "numpy"
+
+
+def view_cases():
+    """Tiny views, where the time is making the view object (and recording
+    its base): x[0], x.T, x.view(...) and the multi-output unbind."""
+    x_np = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = tl.from_numpy(x_np)
+    yield "views per-call x[0]", lambda: x[0], lambda: x_np[0], "numpy"
+    yield "views per-call x[1:, ::2]", lambda: x[1:, ::2], lambda: x_np[1:, ::2], "numpy"
+    yield "views per-call x.T", lambda: x.T, lambda: x_np.T, "numpy"
+    yield "views per-call x.transpose(0, 1)", lambda: x.transpose(0, 1), \
+        lambda: x_np.swapaxes(0, 1), "numpy"
+    yield "views per-call x.view(12)", lambda: x.view(12), lambda: x_np.reshape(12), "numpy"
+    yield "views per-call x.unbind(0)", lambda: x.unbind(0), lambda: tuple(x_np), "numpy"

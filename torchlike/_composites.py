@@ -374,11 +374,12 @@ _COMPLEX_OF = {v: k for k, v in _REAL_OF.items()}
 
 
 def _real_view(z):
-    return z.unsqueeze(-1).view(getattr(_C, _REAL_OF[z.dtype.name]))
+    # a dtype view is no view by itself (PyTorch): view_as_real's result is one
+    return _C._as_view(z.unsqueeze(-1).view(getattr(_C, _REAL_OF[z.dtype.name])), z)
 
 
 def _complex_view(r):
-    return r.view(getattr(_C, _COMPLEX_OF[r.dtype.name])).squeeze(-1)
+    return _C._as_view(r.view(getattr(_C, _COMPLEX_OF[r.dtype.name])).squeeze(-1), r)
 
 
 class _ViewAsReal(Function):

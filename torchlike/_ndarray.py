@@ -247,7 +247,7 @@ def _copy(self, order="C"):
     # the reversing permutation.
     flip = list(reversed(range(self.ndim))) if order == "F" else list(range(self.ndim))
     out = _C.empty([self.shape[d] for d in flip], dtype=self.dtype, device=self.device)
-    out = out.permute(*flip)
+    out = out.permute(*flip).detach()  # owns its memory: no view (base None), as NumPy's
     out.copy_(self)
     return out
 

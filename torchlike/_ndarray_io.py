@@ -176,7 +176,8 @@ def _field(self, dtype, offset, fn):
     view = usable.view(dt).as_strided(tuple(self.shape),
                                       tuple(abs(st) * step for st in self.stride()), start)
     flips = tuple(slice(None, None, -1) if st < 0 else slice(None) for st in self.stride())
-    return view[flips] if any(st < 0 for st in self.stride()) else view
+    view = view[flips] if any(st < 0 for st in self.stride()) else view
+    return _C._as_view(view, self)  # NumPy: the field's base is self's
 
 
 def getfield(self, dtype, offset=0):

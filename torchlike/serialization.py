@@ -265,7 +265,8 @@ def _tensor_from_storage(storage, dtype, offset, size, stride):
     if numel_storage == 0:
         return _C.empty(size, dtype=dtype, device=byte_view.device)
     typed = byte_view.view(dtype)
-    return typed.as_strided(size, stride, typed.storage_offset() + offset)
+    # a tensor rebuilt on a storage is no view of the storage's tensor (PyTorch)
+    return typed.as_strided(size, stride, typed.storage_offset() + offset).detach()
 
 
 def _rebuild_tensor(storage, dtype, storage_offset, size, stride, requires_grad):

@@ -1,16 +1,69 @@
 /* formulas_inplace.c - the base's side of an in-place write through a view.
  *
- * After `v.mul_(2)` where v is a recorded view of base b, b's history is a
- * CopySlices node (py_record.c) with two inputs: b as it was, and v as it now
- * is, plus v's geometry inside b (size, stride, offset relative to b, which
- * is contiguous).  Legend: g is the gradient of the new b.                */
+ * After `v.mul_(2)` where v is a view of base b, b's history is a CopySlices
+ * node (py_record.c) with two inputs: b as it was, and v as it now is, plus
+ * v's geometry inside b (size, stride, offset relative to b's).  Legend: g
+ * is the gradient of the new b.  A contiguous b is addressed by as_strided
+ * on g; any other b (a permuted or Fortran-ordered tensor, no two elements
+ * in one place: py_record.c checks) through the storage positions both
+ * tensors' elements sit at. */
 #include "grad/py_grad.h"
+
+static PyObject *int_tuple(tl_grad_ctx *c, int n, const int64_t *v)
+{
+  PyObject *t = tl_grad_keep(c, PyTuple_New(n));
+  for (int d = 0; t && d < n; d++) {
+    PyObject *item = PyLong_FromLongLong(v[d]);
+    if (!item)
+      return NULL;
+    PyTuple_SET_ITEM(t, d, item);
+  }
+  return t;
+}
+
+/* g laid out in b's storage, for a b that is not contiguous: the gradient
+ * of the view gathered from v's positions, the rest of g kept for b. */
+static void strided_base(tl_grad_ctx *c, PyObject *old_base, PyObject *view, PyObject *g)
+{
+  const tl_tensor *b = tl_py_t(old_base);
+  int64_t span = 1, nb = tl_tensor_numel(b), nv = tl_tensor_numel(tl_py_t(view));
+  for (int d = 0; d < b->ndim; d++)
+    span += (b->shape[d] - 1) * b->strides[d];
+  if (nb == 0)
+    return;
+  PyObject *flat = tl_grad_keep(c, PyLong_FromLongLong(-1));
+  PyObject *pos = CALL("arange", "L|{s:O,s:O}", (long long)span, "dtype",
+                       tl_py_dtype_obj(TL_DTYPE_I64), "device", tl_grad_device(c));
+  /* storage position of each element of b and of v, counted from b's first */
+  PyObject *at_b = CALL("reshape", "OO", CALL("as_strided", "OOOO", pos, SHAPE(old_base),
+                        int_tuple(c, b->ndim, b->strides), tl_grad_keep(c, PyLong_FromLong(0))),
+                        flat);
+  PyObject *at_v = CALL("reshape", "OO", CALL("as_strided", "OOOO", pos, ARG(2, NULL), ARG(3, NULL),
+                                              ARG(4, NULL)), flat);
+  if (NEEDS(view) && nv > 0) {
+    PyObject *laid = CALL("index_add", "OLOO", CALL("new_zeros", "O(L)", g, (long long)span), 0LL,
+                          at_b, CALL("reshape", "OO", g, flat));
+    SEND(view, CALL("reshape", "OO", CALL("index_select", "OLO", laid, 0LL, at_v), ARG(2, NULL)));
+  }
+  if (NEEDS(old_base)) {
+    PyObject *hit = CALL("index_add", "OLOO", CALL("new_zeros", "O(L)", g, (long long)span), 0LL,
+                         at_v, CALL("new_ones", "O(L)", g, (long long)nv));
+    PyObject *keep = CALL("eq", "Od", CALL("index_select", "OLO", hit, 0LL, at_b), 0.0);
+    SEND(old_base, CALL("mul", "OO", g, CALL("reshape", "OO", keep, SHAPE(old_base))));
+  }
+}
 
 static void backward(tl_grad_ctx *c)
 {
-  PyObject *g = CALL("contiguous", "O", G(0));
   PyObject *old_base = ARG(0, NULL), *view = ARG(1, NULL);
   PyObject *size = ARG(2, NULL), *stride = ARG(3, NULL), *offset = ARG(4, NULL);
+  if (!old_base || PyErr_Occurred())
+    return;
+  if (!tl_tensor_is_contiguous(tl_py_t(old_base))) {
+    strided_base(c, old_base, view, G(0));
+    return;
+  }
+  PyObject *g = CALL("contiguous", "O", G(0));
   /* the view's elements came from the write: their gradient goes to it ... */
   if (NEEDS(view))
     SEND(view, CALL("as_strided", "OOOO", g, size, stride, offset));

@@ -58,6 +58,7 @@ static PyObject *py_function_record(PyObject *self, PyObject *args)
       goto fail;
     node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);
     tl_grad_set_history(o, node, (int)i);
+    tl_grad_view_of_function(o);
   }
   Py_DECREF(node);
   Py_RETURN_NONE;

@@ -32,6 +32,10 @@ enum {
   TL_GRAD_F_SLOT = 4,    /* a type slot that records itself (__getitem__, __setitem__) */
   TL_GRAD_F_FIRST = 8,   /* only the first argument is an input: the others give a shape
                           * or dtype (view_as, expand_as), as in PyTorch */
+  TL_GRAD_F_MULTI = 16,  /* returns several views (split, chunk, unbind): they may not be
+                          * written in place while recorded (PyTorch's rule) */
+  TL_GRAD_F_SAME = 32,   /* an output showing its argument unchanged is that argument
+                          * (atleast_*d, broadcast_tensors) */
 };
 
 /* Grad mode (tl_py_grad_enabled) and tl_py_grad_wanted live in py_tensor.h:
@@ -129,6 +133,13 @@ void tl_grad_drops(int formula, int what);
 bool tl_grad_is_stub(PyObject *t);
 /* A metadata stub of tensor t (t itself when its device has none). */
 PyObject *tl_grad_stub(PyObject *t);
+/* Rebuild the history of a view whose base got a new one since the view was
+ * current (an as_strided node over the base's); 0, or -1 with PyTorch's error
+ * for a view made in no_grad or inference mode. */
+int tl_grad_view_refresh(PyObject *t);
+/* An output of a custom Function that is a view: recorded now (not a no_grad
+ * view), and refused in-place writes as PyTorch does. */
+void tl_grad_view_of_function(PyObject *t);
 
 /* ---- saved-tensor hooks (py_saved_hooks.c) ---- */
 /* This thread's innermost (pack, unpack) pair, NULL when none is set: the

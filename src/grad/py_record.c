@@ -8,8 +8,10 @@
  *
  * In-place calls save a copy of the tensor they overwrite (the formula may
  * need its old value) and move the tensor's history onto the new node.  They
- * are refused on leaves that require grad (PyTorch's rule) and on recorded
- * views (the base's history could not see the write).                     */
+ * are refused on leaves that require grad, on views of them, and on views
+ * made in no_grad or inference mode or by split/chunk/unbind (PyTorch's
+ * rules).  Every view knows its root base, recorded or not (view_mark); a
+ * write through a view gives the base a CopySlices node.                  */
 #include <Python.h>
 #include <structmember.h>
 
@@ -36,11 +38,16 @@ int tl_grad_set_history(PyObject *out, tl_py_node *node, int nr)
 }
 
 /* ---- views ------------------------------------------------------------------------
- * A recorded view remembers its base and the base's node at that moment.  An
- * in-place write through the view gives the base a CopySlices node, so the
- * base's history sees the write.  A view whose base got a new node since (a
- * write through the base or through another view) would carry a stale
- * history: using it is an error rather than a wrong gradient. */
+ * Every view (basic indexing, the TL_GRAD_F_VIEW functions) remembers its
+ * root base, the tensor owning the memory, and the base's node at that
+ * moment (view_mark), whether or not the call was recorded.  An in-place
+ * write through the view gives the base a CopySlices node, so the base's
+ * history sees the write.  A view whose base got a new node since (a write
+ * through the base or through another view) is stale: when it is next
+ * recorded or asked for its history (refresh_view), its history is rebuilt
+ * as an as_strided view of the base's new history (PyTorch's view replay).
+ * Views made in no_grad or inference mode are not rebuilt: using one after
+ * such a write raises, as in PyTorch. */
 
 static uint64_t fn_seq(PyObject *t)
 {
@@ -48,17 +55,151 @@ static uint64_t fn_seq(PyObject *t)
   return fn ? ((tl_py_node *)fn)->seq : 0;
 }
 
-static int check_view_current(PyObject *o)
+static void view_mark(PyObject *view, PyObject *src, int how)
+{
+  tl_py_tensor *v = (tl_py_tensor *)view, *s = (tl_py_tensor *)src;
+  PyObject *root = s->base ? s->base : src;
+  /* a view of an inference tensor is no view (PyTorch) */
+  if (view == src || view == root || ((tl_py_tensor *)root)->inference)
+    return;
+  int meta = how | (s->base ? s->view_meta : 0); /* a view of a view inherits its limits */
+  if (tl_py_inference_mode)
+    meta |= TL_PY_VIEW_INFERENCE;
+  else if (!tl_py_grad_enabled)
+    meta |= TL_PY_VIEW_NO_GRAD;
+  Py_XSETREF(v->base, Py_NewRef(root));
+  v->base_seq = fn_seq(root);
+  v->view_meta = (uint8_t)meta;
+  v->inference = false; /* a view of a normal tensor is none, even made in inference_mode */
+}
+
+/* Whether a view that does not require grad by itself needs recording: its
+ * base requires grad and got a new history since (the view's is rebuilt), or
+ * the view was made in no_grad or inference mode (PyTorch's such a view
+ * requires grad with no history: an in-place write through it raises). */
+static bool view_stale(PyObject *o)
+{
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  return ((tl_py_tensor *)t->base)->requires_grad &&
+         (fn_seq(t->base) != t->base_seq ||
+          (t->view_meta & (TL_PY_VIEW_NO_GRAD | TL_PY_VIEW_INFERENCE)));
+}
+
+static PyObject *stub_of(PyObject *t);
+static PyObject *formula_node_name(int formula);
+
+static PyObject *int_tuple(int n, const int64_t *v)
+{
+  PyObject *tuple = PyTuple_New(n);
+  for (int d = 0; tuple && d < n; d++) {
+    PyObject *item = PyLong_FromLongLong(v[d]);
+    if (!item)
+      Py_CLEAR(tuple);
+    else
+      PyTuple_SET_ITEM(tuple, d, item);
+  }
+  return tuple;
+}
+
+/* A stale view's history rebuilt over its base's: a node of
+ * as_strided(base, size, stride, offset) whose input is the base now. */
+static int rebuild_view(tl_py_tensor *v)
+{
+  tl_py_tensor *b = (tl_py_tensor *)v->base;
+  tl_py_node *node = tl_py_node_new(TL_NODE_FORMULA, TL_GRAD_AS_STRIDED,
+                                    formula_node_name(TL_GRAD_AS_STRIDED));
+  if (!node)
+    return -1;
+  int r = -1;
+  node->args = PyMem_Calloc(4, sizeof(PyObject *));
+  node->inputs = PyMem_Calloc(1, sizeof(tl_saved_input));
+  node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
+  node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
+  if (!node->args || !node->inputs || !node->outputs || !node->out_versions) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  node->nargs = node->nall = 4;
+  node->args[0] = stub_of((PyObject *)b); /* the formula reads geometry only */
+  node->args[1] = int_tuple(v->t.ndim, v->t.shape);
+  node->args[2] = int_tuple(v->t.ndim, v->t.strides);
+  node->args[3] = PyLong_FromLongLong(v->t.offset);
+  node->outputs[0] = stub_of((PyObject *)v);
+  node->noutputs = 1;
+  for (int i = 0; i < 4; i++)
+    if (!node->args[i])
+      goto done;
+  if (!node->outputs[0])
+    goto done;
+  node->out_versions[0] = tl_storage_version(v->t.storage);
+  if (tl_py_saved_input_init(&node->inputs[0], node->args[0], b) < 0)
+    goto done;
+  node->ninputs = 1;
+  tl_grad_set_history((PyObject *)v, node, 0);
+  v->base_seq = fn_seq(v->base);
+  r = 0;
+done:
+  Py_DECREF(node);
+  return r;
+}
+
+/* Bring a stale view's history up to date (a no-op for others). */
+static int refresh_view(PyObject *o)
 {
   tl_py_tensor *t = (tl_py_tensor *)o;
   if (!t->base || fn_seq(t->base) == t->base_seq)
     return 0;
-  char shape[128];
-  PyErr_Format(PyExc_RuntimeError, "a view of shape %s is used after its base, or another view "
-               "of the same base, was modified by an in-place operation: its gradient would "
-               "be stale. Take the view again after the in-place operation.",
-               tl_shape_str(shape, sizeof shape, t->t.ndim, t->t.shape));
-  return -1;
+  if (!((tl_py_tensor *)t->base)->requires_grad) {
+    /* the base lost its history (detach_()): so does the view */
+    Py_CLEAR(t->grad_fn);
+    t->requires_grad = false;
+    t->output_nr = 0;
+    t->base_seq = fn_seq(t->base);
+    return 0;
+  }
+  if (t->view_meta & (TL_PY_VIEW_NO_GRAD | TL_PY_VIEW_INFERENCE)) {
+    bool inference = t->view_meta & TL_PY_VIEW_INFERENCE;
+    PyErr_Format(PyExc_RuntimeError, "A view was created in %s and its base or another view "
+                 "of its base has been modified inplace with grad mode enabled. Given that this "
+                 "use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                 "code by moving both the view and the inplace either both inside the %s block "
+                 "(if you don't want the inplace to be tracked) or both outside (if you want the "
+                 "inplace to be tracked).", inference ? "inference mode" : "no_grad mode",
+                 inference ? "inference_mode" : "no_grad");
+    return -1;
+  }
+  return rebuild_view(t);
+}
+
+int tl_grad_view_refresh(PyObject *t) { return refresh_view(t); }
+
+void tl_grad_view_of_function(PyObject *o)
+{
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  if (!t->base)
+    return;
+  /* made with grad mode off inside forward, but recorded now: current, and
+   * written in place only at PyTorch's refusal */
+  t->view_meta = (uint8_t)((t->view_meta & ~TL_PY_VIEW_NO_GRAD) | TL_PY_VIEW_CUSTOM);
+  t->base_seq = fn_seq(t->base);
+}
+
+/* refresh_view for every tensor among a call's arguments (lists included). */
+static int refresh_views(PyObject *const *args, Py_ssize_t n)
+{
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (tl_py_is_tensor(args[i])) {
+      if (refresh_view(args[i]) < 0)
+        return -1;
+    } else if (PyList_CheckExact(args[i]) || PyTuple_CheckExact(args[i])) {
+      for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(args[i]); k++) {
+        PyObject *item = PySequence_Fast_ITEMS(args[i])[k];
+        if (tl_py_is_tensor(item) && refresh_view(item) < 0)
+          return -1;
+      }
+    }
+  }
+  return 0;
 }
 
 static PyObject *stub_of(PyObject *t);
@@ -76,14 +217,7 @@ static int copy_slices(PyObject *view)
   if (!node)
     return -1;
   int r = -1;
-  PyObject *stride = PyTuple_New(v->t.ndim);
-  for (int d = 0; stride && d < v->t.ndim; d++) {
-    PyObject *s = PyLong_FromLongLong(v->t.strides[d]);
-    if (!s)
-      Py_CLEAR(stride);
-    else
-      PyTuple_SET_ITEM(stride, d, s);
-  }
+  PyObject *stride = int_tuple(v->t.ndim, v->t.strides);
   node->args = PyMem_Calloc(5, sizeof(PyObject *));
   node->inputs = PyMem_Calloc(2, sizeof(tl_saved_input));
   node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
@@ -207,8 +341,6 @@ static int add_input(tl_py_node *node, PyObject *kept, PyObject *source, int *ca
     node->inputs = grown;
   }
   tl_py_tensor *t = (tl_py_tensor *)source;
-  if (check_view_current(source) < 0)
-    return -1;
   if (tl_py_saved_input_init(&node->inputs[node->ninputs], kept, t) < 0)
     return -1;
   node->ninputs++;
@@ -319,7 +451,7 @@ static bool is_argument(PyObject *o, PyObject *const *args, Py_ssize_t n)
   return false;
 }
 
-static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, int flags,
+static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target,
                           PyObject *const *args, Py_ssize_t nall)
 {
   Py_ssize_t n = PyTuple_GET_SIZE(outs);
@@ -350,15 +482,126 @@ static int attach_outputs(tl_py_node *node, PyObject *outs, PyObject *target, in
       return -1;
     node->out_versions[i] = tl_storage_version(tl_py_t(o)->storage);
     tl_grad_set_history(o, node, (int)i);
-    tl_py_tensor *src = (flags & TL_GRAD_F_VIEW) && o != target ? viewed_input(args, nall, o) : NULL;
-    if (src) {
-      tl_py_tensor *view = (tl_py_tensor *)o;
-      PyObject *base = src->base ? src->base : (PyObject *)src;
-      Py_XSETREF(view->base, Py_NewRef(base));
-      view->base_seq = fn_seq(base);
-    }
   }
   return 0;
+}
+
+/* Make the outputs of a TL_GRAD_F_VIEW call that show an argument's memory
+ * views of it (an argument returned as it is stays itself). */
+static void mark_views(PyObject *result, PyObject *const *args, Py_ssize_t n, int flags)
+{
+  int how = flags & TL_GRAD_F_MULTI ? TL_PY_VIEW_MULTI : 0;
+  PyObject *const *items = &result;
+  Py_ssize_t m = 1;
+  if (PyTuple_Check(result) || PyList_Check(result)) {
+    items = PySequence_Fast_ITEMS(result);
+    m = PySequence_Fast_GET_SIZE(result);
+  }
+  for (Py_ssize_t k = 0; k < m; k++) {
+    PyObject *o = items[k];
+    if (!tl_py_is_tensor(o) || is_argument(o, args, n))
+      continue;
+    tl_py_tensor *src = viewed_input(args, n, o);
+    if (src)
+      view_mark(o, (PyObject *)src, how);
+  }
+}
+
+static bool same_geometry(const tl_tensor *a, const tl_tensor *b)
+{
+  if (a->storage != b->storage || a->dtype != b->dtype || a->ndim != b->ndim ||
+      a->offset != b->offset)
+    return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d])
+      return false;
+  return true;
+}
+
+/* TL_GRAD_F_SAME: output i that shows tensor argument i as it is becomes
+ * that argument (a new reference to the result, or NULL with an error).
+ * The arguments are spread (f(a, b)) or one list (f([a, b])). */
+static PyObject *same_as_arguments(PyObject *result, PyObject *const *args, Py_ssize_t nargs)
+{
+  PyObject *const *ins = args;
+  Py_ssize_t nin = nargs;
+  if (nargs == 1 && (PyList_CheckExact(args[0]) || PyTuple_CheckExact(args[0]))) {
+    ins = PySequence_Fast_ITEMS(args[0]);
+    nin = PySequence_Fast_GET_SIZE(args[0]);
+  }
+  if (tl_py_is_tensor(result))
+    return Py_NewRef(nin >= 1 && tl_py_is_tensor(ins[0]) &&
+                     same_geometry(tl_py_t(result), tl_py_t(ins[0])) ? ins[0] : result);
+  if (!PyTuple_CheckExact(result))
+    return Py_NewRef(result);
+  Py_ssize_t n = PyTuple_GET_SIZE(result);
+  PyObject *out = PyTuple_New(n);
+  for (Py_ssize_t i = 0; out && i < n; i++) {
+    PyObject *o = PyTuple_GET_ITEM(result, i);
+    bool same = i < nin && tl_py_is_tensor(o) && tl_py_is_tensor(ins[i]) &&
+                same_geometry(tl_py_t(o), tl_py_t(ins[i]));
+    PyTuple_SET_ITEM(out, i, Py_NewRef(same ? ins[i] : o));
+  }
+  return out;
+}
+
+/* view(dtype) reinterprets the bytes: neither differentiable nor a view, as
+ * in PyTorch. */
+static bool is_dtype_view(int formula, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+  if (formula != TL_GRAD_VIEW)
+    return false;
+  if (nargs == 2)
+    return !PyLong_Check(args[1]) && tl_py_is_dtype_like(args[1]);
+  return nargs == 1 && kwnames && PyTuple_GET_SIZE(kwnames) == 1 &&
+         PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dtype") == 0;
+}
+
+/* Whether each element of a non-contiguous base sits at its own storage
+ * position at or after the first (non-negative strides, no overlap): what
+ * CopySlices' formula needs to address the base by storage positions.
+ * Dims sorted by stride, each must step past everything the smaller ones
+ * span. */
+static bool addressable(const tl_tensor *t)
+{
+  int order[TL_MAX_DIMS], n = 0;
+  for (int d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0)
+      return true; /* no elements */
+    if (t->strides[d] < 0)
+      return false;
+    if (t->shape[d] > 1)
+      order[n++] = d;
+  }
+  for (int i = 1; i < n; i++) /* insertion sort by stride: at most TL_MAX_DIMS dims */
+    for (int k = i; k > 0 && t->strides[order[k]] < t->strides[order[k - 1]]; k--) {
+      int tmp = order[k];
+      order[k] = order[k - 1];
+      order[k - 1] = tmp;
+    }
+  int64_t reach = 0; /* the furthest position the dims so far reach */
+  for (int i = 0; i < n; i++) {
+    int d = order[i];
+    if (t->strides[d] <= reach)
+      return false;
+    reach += (t->shape[d] - 1) * t->strides[d];
+  }
+  return true;
+}
+
+/* "Output 1 of SplitWithSizes": PyTorch's name of the multi-output call that
+ * made a recorded view. */
+static void multi_output_error(tl_py_tensor *t)
+{
+  tl_py_node *fn = (tl_py_node *)t->grad_fn;
+  const char *name = "Unbind";
+  if (fn->formula == TL_GRAD_SPLIT || fn->formula == TL_GRAD_CHUNK)
+    name = fn->nargs > 1 && (PyList_Check(fn->args[1]) || PyTuple_Check(fn->args[1]))
+               ? "SplitWithSizes" : "Split";
+  PyErr_Format(PyExc_RuntimeError, "Output %d of %s is a view and is being modified inplace. "
+               "This view is the output of a function that returns multiple views. Such "
+               "functions do not allow the output views to be modified inplace. You should "
+               "replace the inplace operation by an out-of-place one.", t->output_nr, name);
 }
 
 static int check_inplace(int formula, PyObject *target)
@@ -369,29 +612,65 @@ static int check_inplace(int formula, PyObject *target)
                                         "in-place operation.");
     return -1;
   }
-  if (t->base) {
-    tl_py_tensor *b = (tl_py_tensor *)t->base;
-    if (b->requires_grad && !b->grad_fn) {
-      PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being "
-                      "used in an in-place operation.");
-      return -1;
-    }
-    if (!tl_tensor_is_contiguous(&b->t)) {
-      PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation on a view of a non-contiguous "
-                   "tensor that requires grad is not supported; clone() the view first",
-                   tl_grad_formula_name(formula));
-      return -1;
-    }
-    return check_view_current(target);
+  if (!t->base)
+    return 0;
+  tl_py_tensor *b = (tl_py_tensor *)t->base;
+  if (t->view_meta & TL_PY_VIEW_INFERENCE) {
+    PyErr_SetString(PyExc_RuntimeError, "A view was created in inference mode and is being "
+                    "modified inplace in normal mode. Given that this use case is ambiguous and "
+                    "error-prone, it is forbidden. You can clarify your code by moving both the "
+                    "view and the inplace either both inside the inference_mode block (if you "
+                    "don't want the inplace to be tracked) or both outside (if you want the "
+                    "inplace to be tracked).");
+    return -1;
   }
-  if (!t->requires_grad && t->t.storage->refcount > 1) {
-    /* The write would make this tensor differentiable while other tensors
-     * showing the same memory (its base, its views) stay constants. */
-    PyErr_Format(PyExc_RuntimeError, "%s(): an in-place operation with an argument that requires "
-                 "grad would make this tensor require grad, but its memory is shared with other "
-                 "tensors (a view or its base) that would not see the gradient. Write through "
-                 "indexing on the base (base[idx] = value) or clone() first.",
-                 tl_grad_formula_name(formula));
+  if (t->view_meta & TL_PY_VIEW_NO_GRAD) {
+    PyErr_SetString(PyExc_RuntimeError, "A view was created in no_grad mode and is being "
+                    "modified inplace with grad mode enabled. Given that this use case is "
+                    "ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                    "moving both the view and the inplace either both inside the no_grad block "
+                    "(if you don't want the inplace to be tracked) or both outside (if you want "
+                    "the inplace to be tracked).");
+    return -1;
+  }
+  if ((t->view_meta & TL_PY_VIEW_CUSTOM) && t->grad_fn &&
+      ((tl_py_node *)t->grad_fn)->kind == TL_NODE_PYTHON) {
+    PyObject *name = ((tl_py_node *)t->grad_fn)->name;
+    Py_ssize_t n = PyUnicode_GetLength(name);
+    PyObject *tail = PyUnicode_FromString("Backward");
+    int strip = tail ? PyUnicode_Tailmatch(name, tail, 0, n, 1) : -1;
+    Py_XDECREF(tail);
+    PyObject *shown = strip < 0 ? NULL : PyUnicode_Substring(name, 0, strip ? n - 8 : n);
+    if (shown)
+      PyErr_Format(PyExc_RuntimeError, "Output %d of %U is a view and is being modified inplace. "
+                   "This view was created inside a custom Function (or because an input was "
+                   "returned as-is) and the autograd logic to handle view+inplace would override "
+                   "the custom backward associated with the custom Function, leading to incorrect "
+                   "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                   "of the custom Function.", t->output_nr, shown);
+    Py_XDECREF(shown);
+    return -1;
+  }
+  if (t->view_meta & TL_PY_VIEW_MULTI) {
+    if (t->grad_fn && t->base_seq == fn_seq(t->base))
+      multi_output_error(t);
+    else /* PyTorch's words for an untracked output of a multi-output view */
+      PyErr_SetString(PyExc_RuntimeError, "A view was created in no_grad mode and is being "
+                      "modified inplace with grad mode enabled. This view is the output of a "
+                      "function that returns multiple views. Such functions do not allow the "
+                      "output views to be modified inplace. You should replace the inplace "
+                      "operation by an out-of-place one.");
+    return -1;
+  }
+  if (b->requires_grad && !b->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being "
+                    "used in an in-place operation.");
+    return -1;
+  }
+  if (!tl_tensor_is_contiguous(&b->t) && !addressable(&b->t)) {
+    PyErr_Format(PyExc_RuntimeError, "%s(): in-place operation with autograd on a view of a "
+                 "tensor whose elements overlap or run backwards in memory (negative strides) is "
+                 "not supported; clone() the view first", tl_grad_formula_name(formula));
     return -1;
   }
   return 0;
@@ -417,15 +696,18 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   PyObject *target = (flags & TL_GRAD_F_INPLACE) && nargs > 0 && tl_py_is_tensor(args[0]) ? args[0] : NULL;
   PyObject *old = NULL, *result = NULL, *outs = NULL;
   tl_py_node *node = NULL;
-  /* view(dtype) reinterprets the bytes: not differentiable, as in PyTorch */
-  bool dtype_view = formula == TL_GRAD_VIEW && nargs == 2 &&
-                    !PyLong_Check(args[1]) && tl_py_is_dtype_like(args[1]);
+  Py_ssize_t nall = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  bool dtype_view = is_dtype_view(formula, args, nargs, kwnames);
   if ((tl_grad_nondifferentiable[formula] || dtype_view) && !target) {
     tl_py_grad_enabled = false;
     result = PyObject_Vectorcall(impl, args, nargsf, kwnames);
     tl_py_grad_enabled = true;
+    if (result && (flags & TL_GRAD_F_VIEW) && !dtype_view)
+      mark_views(result, args, nall, flags);
     return result;
   }
+  if (refresh_views(args, nall) < 0)
+    return NULL;
   for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
     if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "out") == 0 &&
         args[nargs + k] != Py_None)
@@ -453,6 +735,12 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
   tl_py_grad_enabled = true;
   if (!result)
     goto fail;
+  if (flags & TL_GRAD_F_SAME)
+    Py_SETREF(result, same_as_arguments(result, args, nargs));
+  if (!result)
+    goto fail;
+  if (flags & TL_GRAD_F_VIEW)
+    mark_views(result, args, nall, flags);
   /* an in-place call's one output is its target (__setitem__ returns None) */
   if (!(outs = target ? PyTuple_Pack(1, target) : output_list(result)))
     goto fail;
@@ -470,7 +758,7 @@ static PyObject *record(int formula, PyObject *impl, PyObject *const *args, size
                  tl_grad_formula_name(formula), tl_dtype_names[tl_py_t(target)->dtype]);
     goto fail;
   }
-  if (attach_outputs(node, outs, target, flags, args, node->nall) < 0)
+  if (attach_outputs(node, outs, target, args, node->nall) < 0)
     goto fail;
   if (tl_saved_hooks && tl_grad_pack_node(node, outs) < 0)
     goto fail;
@@ -534,10 +822,16 @@ static PyObject *recorded_body(PyObject *self, PyObject *const *args, size_t nar
   if (Py_IS_TYPE(f->impl, &PyMethodDescr_Type) && !tl_py_is_tensor(args[0]))
     return PyErr_Format(PyExc_TypeError, "%s(): argument 'input' (position 1) must be Tensor, "
                         "not %s", tl_grad_formula_name(f->formula), Py_TYPE(args[0])->tp_name);
-  bool first = f->formula >= TL_OP_COUNT && (fn_flags[f->formula - TL_OP_COUNT] & TL_GRAD_F_FIRST);
-  if (!tl_py_grad_wanted(args, first ? 1 : n))
-    return PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
-  return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
+  int flags = f->formula >= TL_OP_COUNT ? fn_flags[f->formula - TL_OP_COUNT] : 0;
+  if (tl_py_grad_wanted(args, flags & TL_GRAD_F_FIRST ? 1 : n))
+    return tl_grad_record(f->formula, f->impl, args, nargsf, kwnames, 0);
+  PyObject *result = PyObject_Vectorcall(f->impl, args, nargsf, kwnames);
+  if (result && (flags & TL_GRAD_F_SAME))
+    Py_SETREF(result, same_as_arguments(result, args, PyVectorcall_NARGS(nargsf)));
+  if (result && (flags & TL_GRAD_F_VIEW) &&
+      !is_dtype_view(f->formula, args, PyVectorcall_NARGS(nargsf), kwnames))
+    mark_views(result, args, n, flags);
+  return result;
 }
 
 static PyObject *recorded_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -716,7 +1010,29 @@ static PyObject *py_formula_names(PyObject *self, PyObject *unused)
   return d;
 }
 
+/* _as_view(view, src): make view (sharing src's memory) a view of src's
+ * base, for views made in Python (view_as_real: a dtype view, which is no
+ * view by itself); _as_view(t, None): t is no view (forward AD's dual, whose
+ * writes its own node records). */
+static PyObject *py_as_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+  (void)self;
+  if (nargs == 2 && tl_py_is_tensor(args[0]) && args[1] == Py_None) {
+    tl_py_tensor *t = (tl_py_tensor *)args[0];
+    Py_CLEAR(t->base);
+    t->view_meta = 0;
+    return Py_NewRef(args[0]);
+  }
+  if (nargs != 2 || !tl_py_is_tensor(args[0]) || !tl_py_is_tensor(args[1]) ||
+      tl_py_t(args[0])->storage != tl_py_t(args[1])->storage)
+    return PyErr_Format(PyExc_TypeError, "_as_view(view, src): two tensors sharing memory "
+                        "(src None: view is no view)");
+  view_mark(args[0], args[1], 0);
+  return Py_NewRef(args[0]);
+}
+
 static PyMethodDef record_functions[] = {
+    {"_as_view", (PyCFunction)(void (*)(void))py_as_view, METH_FASTCALL, NULL},
     {"_set_grad_enabled", py_set_grad_enabled, METH_O, NULL},
     {"_set_inference_mode", py_set_inference_mode, METH_O, NULL},
     {"is_grad_enabled", py_is_grad_enabled, METH_NOARGS, "whether ops are being recorded"},
@@ -729,6 +1045,8 @@ int tl_py_grad_init(PyObject *module)
 {
   recorded_type = (PyTypeObject *)PyType_FromSpec(&recorded_spec);
   tl_py_record = tl_grad_record;
+  tl_py_view_mark = view_mark;
+  tl_py_view_stale = view_stale;
   for (int type = 0; type < TL_DEVICE_COUNT; type++)
     for (int i = 0; i < TL_GRAD_META_INDICES; i++)
       meta_storages[type][i] = (tl_storage){.refcount = INT64_MAX / 2, .readonly = true,

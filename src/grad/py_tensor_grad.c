@@ -31,10 +31,13 @@ static int set_requires_grad(tl_py_tensor *self, int on)
   return 0;
 }
 
+/* A view whose base got a history since it was taken requires grad too
+ * (its history is rebuilt when it is read: grad_fn, is_leaf, recording). */
 static PyObject *get_requires_grad(PyObject *self, void *closure)
 {
   (void)closure;
-  return PyBool_FromLong(((tl_py_tensor *)self)->requires_grad);
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  return PyBool_FromLong(t->requires_grad || (t->base && tl_py_view_stale(self)));
 }
 
 static int put_requires_grad(PyObject *self, PyObject *value, void *closure)
@@ -88,12 +91,16 @@ static PyObject *get_grad_fn(PyObject *self, void *closure)
 {
   (void)closure;
   tl_py_tensor *t = (tl_py_tensor *)self;
+  if (tl_grad_view_refresh(self) < 0)
+    return NULL;
   return Py_NewRef(t->grad_fn ? t->grad_fn : Py_None);
 }
 
 static PyObject *get_is_leaf(PyObject *self, void *closure)
 {
   (void)closure;
+  if (tl_grad_view_refresh(self) < 0)
+    return NULL;
   return PyBool_FromLong(((tl_py_tensor *)self)->grad_fn == NULL);
 }
 
@@ -108,6 +115,12 @@ static PyObject *get_base(PyObject *self, void *closure)
   (void)closure;
   tl_py_tensor *t = (tl_py_tensor *)self;
   return Py_NewRef(t->base ? t->base : Py_None);
+}
+
+static PyObject *tensor_is_view(PyObject *self, PyObject *unused)
+{
+  (void)unused;
+  return PyBool_FromLong(((tl_py_tensor *)self)->base != NULL);
 }
 
 static PyObject *get_output_nr(PyObject *self, void *closure)
@@ -144,7 +157,7 @@ static PyGetSetDef grad_getset[] = {
     {"is_leaf", get_is_leaf, NULL, NULL, NULL},
     {"retains_grad", get_retains_grad, NULL, NULL, NULL},
     {"output_nr", get_output_nr, NULL, NULL, NULL},
-    {"_base", get_base, NULL, "the tensor a recorded view was taken from", NULL},
+    {"_base", get_base, NULL, "the tensor owning the memory this view shows, None for a tensor that is no view", NULL},
     {"data", get_data, put_data, "the tensor's memory without its history", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
@@ -162,7 +175,7 @@ static PyObject *tensor_detach_(PyObject *self, PyObject *unused)
   (void)unused;
   tl_py_tensor *t = (tl_py_tensor *)self;
   if (t->base) {
-    PyErr_SetString(PyExc_RuntimeError, "detach_(): cannot detach a view in place; use detach()");
+    PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead.");
     return NULL;
   }
   Py_CLEAR(t->grad_fn);
@@ -239,6 +252,7 @@ static PyMethodDef grad_methods[] = {
     {"_hook_list", tensor_hook_list, METH_NOARGS, NULL},
     {"is_inference", tensor_is_inference, METH_NOARGS,
      "whether this tensor was made under inference_mode"},
+    {"_is_view", tensor_is_view, METH_NOARGS, "whether this tensor is a view of another (_base)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -185,7 +185,9 @@ def make_dual(tensor, tangent, *, level=None):
     with enable_grad():
         seed = tensor.view_as(tensor) if tensor.requires_grad else \
             tensor.detach().requires_grad_()
-        dual = _DualView.apply(seed)
+        # the dual's writes are its own node's (no CopySlices into the seed, a
+        # leaf): for the tape it is no view of the seed
+        dual = _C._as_view(_DualView.apply(seed), None)
     _add_seed(lv, seed, tangent, dual)
     lv.duals[id(dual)] = (dual, dual.grad_fn, dual._version, tangent)
     return dual

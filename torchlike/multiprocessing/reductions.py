@@ -136,7 +136,7 @@ def tensor_from_bytes(byte_view, cls, dtype, offset, size, stride, requires_grad
         t = _C.empty(size, dtype=dtype, device=byte_view.device)
     else:
         typed = byte_view.view(dtype)
-        t = typed.as_strided(size, stride, offset)
+        t = typed.as_strided(size, stride, offset).detach()  # no view: PyTorch's set_
     if cls is not _C.Tensor:
         return _C._make_subclass(cls, t, requires_grad)
     if requires_grad:

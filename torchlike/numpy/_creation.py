@@ -184,7 +184,8 @@ def _ordered(make, shape, order):
         return make(shape)
     if order != "F":
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    return make(shape[::-1]).permute(*reversed(range(len(shape))))
+    # detach(): the Fortran-ordered result owns its memory (no view: base None)
+    return make(shape[::-1]).permute(*reversed(range(len(shape)))).detach()
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):

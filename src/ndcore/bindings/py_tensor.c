@@ -92,16 +92,26 @@ _Thread_local bool tl_py_grad_enabled = true;
 _Thread_local bool tl_py_inference_mode = false;
 tl_py_record_fn tl_py_record;
 int tl_py_formula_getitem, tl_py_formula_setitem;
+void (*tl_py_view_mark)(PyObject *view, PyObject *src, int how);
+bool (*tl_py_view_stale)(PyObject *view);
+
+/* A tensor needs recording when it requires grad, or when it is a view whose
+ * base got a history since (one pointer test for a tensor that is no view). */
+static inline bool tensor_wants_grad(PyObject *o)
+{
+  tl_py_tensor *t = (tl_py_tensor *)o;
+  return t->requires_grad || (t->base && tl_py_view_stale(o));
+}
 
 static bool wants_grad(PyObject *o)
 {
   if (tl_py_is_tensor(o))
-    return ((tl_py_tensor *)o)->requires_grad;
+    return tensor_wants_grad(o);
   if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     PyObject **items = PySequence_Fast_ITEMS(o);
     for (Py_ssize_t i = 0; i < n; i++)
-      if (tl_py_is_tensor(items[i]) && ((tl_py_tensor *)items[i])->requires_grad)
+      if (tl_py_is_tensor(items[i]) && tensor_wants_grad(items[i]))
         return true;
   }
   return false;

@@ -25,13 +25,26 @@ typedef struct {
   PyObject *grad_acc; /* a leaf's AccumulateGrad node (borrowed, cleared by it) */
   PyObject *hooks;    /* a leaf's list of (0, hook) from register_hook, (-1, hook) from
                        * register_post_accumulate_grad_hook */
-  PyObject *base;     /* a recorded view's base (strong); NULL otherwise */
+  PyObject *base;     /* a view's root base: the tensor owning the memory (strong);
+                       * NULL for a tensor that is no view (PyTorch's _base) */
   uint64_t base_seq;  /* the base's grad_fn when this view was current (node seq) */
   int output_nr;      /* which output of grad_fn */
   bool requires_grad;
   bool retains_grad;
   bool inference; /* made while inference_mode was on (is_inference) */
+  uint8_t view_meta; /* how a view was made: TL_PY_VIEW_* (PyTorch's CreationMeta) */
 } tl_py_tensor;
+
+/* How a view was made, which decides whether an in-place write through it
+ * may be recorded (PyTorch's rules): made with grad mode off, made in
+ * inference mode, one of the outputs of split/chunk/unbind, or an output of
+ * a custom Function that views an input. */
+enum {
+  TL_PY_VIEW_NO_GRAD = 1,
+  TL_PY_VIEW_INFERENCE = 2,
+  TL_PY_VIEW_MULTI = 4,
+  TL_PY_VIEW_CUSTOM = 8, /* an output of a custom autograd.Function */
+};
 
 extern PyTypeObject *tl_py_tensor_type;
 
@@ -49,6 +62,14 @@ extern tl_py_record_fn tl_py_record;
 /* The formulas of t[key] and t[key] = value, which the indexing slots record
  * (src/grad sets them with tl_py_record). */
 extern int tl_py_formula_getitem, tl_py_formula_setitem;
+/* Views (src/grad sets both at import): tl_py_view_mark makes `view`, an
+ * op's result sharing `src`'s memory, a view of src's root base (how it was
+ * made: TL_PY_VIEW_MULTI or 0; grad and inference mode are read here).
+ * tl_py_view_stale says whether a view's base got a new history since the
+ * view was current while the base requires grad: the view then requires
+ * grad too (its history is rebuilt when it is recorded). */
+extern void (*tl_py_view_mark)(PyObject *view, PyObject *src, int how);
+extern bool (*tl_py_view_stale)(PyObject *view);
 /* True when grad mode is on and a tensor argument (or a tensor inside a
  * list/tuple argument) requires grad. */
 bool tl_py_grad_wanted(PyObject *const *args, Py_ssize_t n);

@@ -303,8 +303,9 @@ PyObject *tl_py_not_a_subclass(void)
 /* ---- Tensor.as_subclass --------------------------------------------------------- */
 
 /* self.as_subclass(cls): a cls instance viewing self's data, in self's place
- * on the graph.  A leaf that requires grad is first aliased through a
- * recorded view (PyTorch's AliasBackward), so gradients reach it. */
+ * on the graph and a view of it (_base), as PyTorch's alias.  A leaf that
+ * requires grad is first aliased through a recorded view (PyTorch's
+ * AliasBackward), so gradients reach it. */
 static PyObject *as_subclass(PyObject *self, PyObject *cls)
 {
   if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tl_py_tensor_type))
@@ -326,10 +327,15 @@ static PyObject *as_subclass(PyObject *self, PyObject *cls)
   tl_tensor_view_of(&out->t, &src->t);
   out->grad_fn = Py_XNewRef(src->grad_fn);
   out->output_nr = src->output_nr;
-  out->base = Py_XNewRef(src->base);
-  out->base_seq = src->base_seq;
   out->requires_grad = src->grad_fn != NULL;
   out->inference = src->inference;
+  if (src->base) { /* the alias, or a view: out shows the same base */
+    out->base = Py_NewRef(src->base);
+    out->base_seq = src->base_seq;
+    out->view_meta = src->view_meta;
+  } else if (tl_py_view_mark) { /* PyTorch's as_subclass is an alias: a view of self */
+    tl_py_view_mark((PyObject *)out, self, 0);
+  }
 fail:
   Py_XDECREF(alias);
   return (PyObject *)out;

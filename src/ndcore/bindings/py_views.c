@@ -182,7 +182,13 @@ PyObject *tl_py_impl_unsqueeze(const char *name, const tl_py_args_unsqueeze *a)
 PyObject *tl_py_impl_flatten(const char *name, const tl_py_args_flatten *a)
 {
   (void)name;
-  tl_tensor out;
+  tl_tensor *t = tl_py_t(a->input), out;
+  int s, e;
+  /* flattening one dim is the tensor itself, as in PyTorch (not a view) */
+  if (t->ndim > 0 && tl_dim_wrap(a->start_dim, t->ndim, &s) == TL_OK &&
+      tl_dim_wrap(a->end_dim, t->ndim, &e) == TL_OK && s == e)
+    return Py_NewRef(a->input);
+  tl_error_clear();
   return wrap(tl_view_flatten(&out, tl_py_t(a->input), a->start_dim, a->end_dim), &out);
 }
 
@@ -329,8 +335,12 @@ static PyObject *getitem_body(PyObject *self, PyObject *index)
   int r = basic_view(tl_py_t(self), index, &out);
   if (r < 0)
     return NULL;
-  if (r == 0)
-    return tl_py_tensor_from(&out);
+  if (r == 0) {
+    PyObject *view = tl_py_tensor_from(&out);
+    if (view && tl_py_view_mark)
+      tl_py_view_mark(view, self, 0);
+    return view;
+  }
   if (tl_py_advanced_getitem)
     return tl_py_advanced_getitem(self, index);
   return PyErr_Format(PyExc_IndexError, "only integers, slices, None and Ellipsis are valid "
