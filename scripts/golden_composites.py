@@ -40,6 +40,12 @@ CALLS = [
     "T.aminmax(x, keepdim=True)", "T.aminmax(i)", "T.aminmax(e)", "T.aminmax(s)",
     "x.aminmax(dim=-1)", "T.aminmax(x).min", "T.aminmax(x, dim=1).max", "T.aminmax(e, dim=0)",
     "T.aminmax(T.zeros(0, 3), dim=1)",
+    # the reductions without identity on empty input: the error's type depends
+    # on whether a dim was named and on the function
+    "e.max()", "e.min()", "T.zeros(0, 3).amax()", "e.amin()", "e.argmax()", "T.zeros(2, 0).argmin()",
+    "T.zeros(2, 0).max(1)", "T.zeros(2, 0).amax(1)", "T.zeros(2, 0).argmax(1)", "T.zeros(2, 0).amax(0)",
+    "T.zeros(2, 0).amin(dim=())", "T.max(e)", "T.amax(e, 0)",
+    "bool(x)", "bool(e)", "bool(s)",
     "T.std_mean(x)", "T.std_mean(x, 1)", "T.std_mean(x, dim=0, keepdim=True)",
     "T.std_mean(x, unbiased=False)", "T.std_mean(x, 1, False, True)",
     "T.std_mean(x, dim=1, correction=0)", "T.var_mean(x)", "T.var_mean(x, 0)",

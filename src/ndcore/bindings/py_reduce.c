@@ -188,8 +188,10 @@ PyObject *tl_py_impl_reduce_dtype(tl_op op, const tl_py_args_reduce_dtype *a)
 
 PyObject *tl_py_impl_reduce_out(tl_op op, const tl_py_args_reduce_out *a)
 {
+  /* No dim named stays mask 0 (every dim to the core), so an empty amax()
+   * is refused as one without a dim, in PyTorch's words and type. */
   tl_reduce_args r = {.keepdim = a->keepdim, .dtype = -1};
-  if (tl_py_ints_dims(&a->dim, tl_py_t(a->input)->ndim, &r.dims) < 0)
+  if (a->dim.given && tl_py_ints_dims(&a->dim, tl_py_t(a->input)->ndim, &r.dims) < 0)
     return NULL;
   return run_reduce(op, a->input, &r, a->out);
 }

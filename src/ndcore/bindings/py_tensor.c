@@ -578,8 +578,8 @@ static int tensor_bool(PyObject *self)
   tl_tensor *t = tl_py_t(self);
   int64_t n = tl_tensor_numel(t);
   if (n != 1) {
-    PyErr_Format(PyExc_RuntimeError, "Boolean value of Tensor with %s values is ambiguous",
-                 n == 0 ? "no" : "more than one");
+    PyErr_Format(PyExc_RuntimeError, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
     return -1;
   }
   PyObject *v = tl_py_tensor_first(t);

@@ -109,16 +109,19 @@ static tl_status refuse(const char *name, tl_dtype d)
   return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", name, tl_dtype_names[d]);
 }
 
-/* max/min/argmax... have no identity: an empty reduced dim is an error. */
+/* max/min/argmax... have no identity: an empty reduced dim is an error.
+ * PyTorch's types: a named empty dim is an IndexError; with no dim named,
+ * max/min/amax/amin raise RuntimeError and argmax/argmin IndexError. */
 static tl_status check_nonempty(const char *name, const tl_tensor *in, uint64_t mask, bool no_dim)
 {
+  bool arg = strncmp(name, "arg", 3) == 0;
   for (int i = 0; i < in->ndim; i++) {
     if (!(mask >> i & 1) || in->shape[i] != 0)
       continue;
     if (no_dim)
-      return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim to be specified for "
-                                        "input.numel() == 0. Specify the reduction dim with the "
-                                        "'dim' argument.", name);
+      return tl_error_set(arg ? TL_ERR_INDEX : TL_ERR_RUNTIME,
+                          "%s(): Expected reduction dim to be specified for input.numel() == 0.%s",
+                          name, arg ? "" : " Specify the reduction dim with the 'dim' argument.");
     return tl_error_set(TL_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.",
                         name, i);
   }
@@ -507,7 +510,7 @@ tl_status tl_cpu_op_reduce(tl_op op, const tl_tensor *in, const tl_reduce_args *
     return op_var(op, in, mask, a, out);
   case TL_OP_AMAX:
   case TL_OP_AMIN:
-    return op_extreme(op, in, mask, false, a, out);
+    return op_extreme(op, in, mask, no_dim, a, out);
   case TL_OP_MAX:
   case TL_OP_MIN:
     if (!indices)
