@@ -67,6 +67,7 @@ from .futures import Future  # noqa: F401,E402
 from . import library  # noqa: F401,E402
 from ._ops import ops  # noqa: F401,E402
 from . import hub  # noqa: F401,E402
+from . import onnx  # noqa: F401,E402  (torch.onnx: importable; export raises)
 from .amp import GradScaler  # noqa: F401,E402
 # Numerical extras: torch.signal, the low-rank solvers, Sobol, functional forms.
 from . import signal  # noqa: F401  (torch.signal.windows)

@@ -1,0 +1,87 @@
+"""What ordinary PyTorch training scripts touch around the model: formatting
+losses into log lines, optional imports (torch.onnx), whole-model
+checkpoints, schedulers, DataLoader use. Each test is a short program of our
+own in the shape such scripts have; exact PyTorch facts it needs come from
+Python's own formatting or from tests/golden/ where noted."""
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn as nn
+import torchlike.nn.functional as F
+
+
+# ---- formatting tensors into log lines ---------------------------------------------------
+
+@pytest.mark.parametrize("spec", ["", ".2f", "+.3e", ">12", "5.1%"])
+@pytest.mark.parametrize("value", [1.5, -0.25, 3])
+def test_zero_dim_tensor_formats_as_its_number(value, spec):
+    t = torch.tensor(value)
+    assert format(t, spec) == format(t.item(), spec)
+    assert "{:{}}".format(t, spec) == "{:{}}".format(t.item(), spec)
+
+
+def test_format_of_other_tensors_is_objects():
+    t = torch.tensor([1.5])
+    assert format(t) == str(t)
+    with pytest.raises(TypeError, match="unsupported format string"):
+        format(t, ".2f")
+    p = nn.Parameter(torch.tensor(1.5))  # PyTorch formats only plain 0-d tensors as numbers
+    assert format(p) == str(p)
+    with pytest.raises(TypeError):
+        format(p, ".2f")
+    # a 0-d result of autograd is a plain tensor: formats as its number
+    assert "{:.3f}".format(p * 2) == "3.000"
+
+
+# ---- optional imports ------------------------------------------------------------------
+
+def test_onnx_imports_and_export_says_why_not():
+    import torchlike.onnx as onnx
+    assert onnx.is_in_onnx_export() is False
+    with pytest.raises(NotImplementedError, match="ONNX"):
+        onnx.export(nn.Linear(2, 2), (torch.zeros(1, 2),), io.BytesIO())
+
+
+# ---- whole-model checkpoints -------------------------------------------------------------
+
+class _TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(11, 8)
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, 0.0), 1,
+                                         enable_nested_tensor=False)
+        self.out = nn.Linear(8, 11)
+
+    def forward(self, x):
+        return F.log_softmax(self.out(self.enc(self.emb(x))), -1)
+
+
+def test_transformer_layer_default_activation_is_public_relu():
+    layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0)
+    assert layer.activation is F.relu
+    assert nn.TransformerDecoderLayer(8, 2, 16, 0.0).activation is F.relu
+    clone = pickle.loads(pickle.dumps(layer))
+    assert clone.activation is F.relu
+
+
+def test_whole_model_save_load_with_safe_globals():
+    model = _TinyLM().eval()
+    x = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    buf = io.BytesIO()
+    torch.save(model, buf)
+    allowed = [_TinyLM, F.relu, nn.Embedding, nn.Linear, nn.LayerNorm, nn.Dropout,
+               nn.TransformerEncoder, nn.TransformerEncoderLayer, nn.MultiheadAttention,
+               nn.ModuleList, nn.modules.linear.NonDynamicallyQuantizableLinear]
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="relu"):
+        with torch.serialization.safe_globals([a for a in allowed if a is not F.relu]):
+            torch.load(buf)
+    buf.seek(0)
+    with torch.serialization.safe_globals(allowed):
+        loaded = torch.load(buf)
+    assert loaded.enc.layers[0].activation is F.relu
+    np.testing.assert_array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
