@@ -12,6 +12,57 @@ import pytest
 import torchlike as torch
 import torchlike.nn as nn
 import torchlike.nn.functional as F
+from oracle import golden_calls
+
+CALLS, _golden = golden_calls("training_programs")
+# messages compared where PyTorch's are its own words (not its C++ argument parser's)
+_SAME_MESSAGE = ("T.Tensor(2.5)", "T.Tensor(-1)", "format(x, '.2f')")
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_script_calls_match_pytorch(call, expected):
+    """Tensor(...) as the legacy constructor, tensor() of deques and other
+    Python sequences, 0-d tensors in format strings, spmm."""
+    env = _golden.inputs(torch)
+    if expected[0] == "raises":
+        with pytest.raises(Exception) as e:
+            eval(call, env)
+        assert type(e.value).__name__ == expected[1], (call, str(e.value))
+        if call in _SAME_MESSAGE:
+            assert str(e.value).replace("torchlike.", "") == expected[2]
+        return
+    assert _golden.describe(eval(call, env)) == expected, call
+
+
+def test_legacy_constructor_in_a_module():
+    """An old-style layer: Parameter(torch.Tensor(n, m)) then an initialiser."""
+    class Dense(nn.Module):
+        def __init__(self, n, m):
+            super().__init__()
+            self.weight = nn.Parameter(torch.Tensor(n, m))
+            self.bias = nn.Parameter(torch.Tensor(m))
+            nn.init.xavier_uniform_(self.weight)
+            nn.init.zeros_(self.bias)
+
+        def forward(self, x):
+            return x @ self.weight + self.bias
+
+    layer = Dense(3, 2)
+    assert [tuple(p.shape) for p in layer.parameters()] == [(3, 2), (2,)]
+    assert layer.weight.dtype == torch.float32 and layer.weight.requires_grad
+    layer(torch.ones(4, 3)).sum().backward()
+    np.testing.assert_allclose(layer.bias.grad.numpy(), [4.0, 4.0])
+    np.testing.assert_allclose(layer.weight.grad.numpy(), np.full((3, 2), 4.0))
+
+
+def test_tensor_alias_shares_storage_and_graph():
+    x = torch.ones(3, requires_grad=True)
+    y = torch.Tensor(x)
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 2.0, 3.0])
+    z = torch.tensor([1.0, 2.0])
+    torch.Tensor(z).mul_(2)
+    np.testing.assert_array_equal(z.numpy(), [2.0, 4.0])
 
 
 # ---- formatting tensors into log lines ---------------------------------------------------
