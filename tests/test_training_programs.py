@@ -136,3 +136,30 @@ def test_whole_model_save_load_with_safe_globals():
         loaded = torch.load(buf)
     assert loaded.enc.layers[0].activation is F.relu
     np.testing.assert_array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
+
+
+# ---- activation checkpointing inside autocast -----------------------------------------------
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_checkpoint_reruns_under_the_forwards_autocast(use_reentrant):
+    """The usual mixed-precision loop: forward (with a checkpointed block) in
+    an autocast region, backward outside it. The rerun must cast as the
+    forward did: same saved tensors, the same gradients as without
+    checkpointing."""
+    from torchlike.utils.checkpoint import checkpoint
+    torch.manual_seed(0)
+    block = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.Linear(16, 8))
+    x = torch.randn(4, 8, requires_grad=True)
+
+    def grads(use_checkpoint):
+        block.zero_grad()
+        x.grad = None
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = checkpoint(block, x, use_reentrant=use_reentrant) if use_checkpoint else block(x)
+            assert y.dtype == torch.bfloat16
+        (y.float() ** 2).sum().backward()
+        return [x.grad.numpy().copy()] + [p.grad.float().numpy().copy()
+                                          for p in block.parameters()]
+
+    for want, got in zip(grads(False), grads(True)):
+        np.testing.assert_array_equal(got, want)
