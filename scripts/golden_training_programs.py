@@ -2,7 +2,8 @@
 models, for tests/test_training_programs.py: the legacy Tensor(...)
 constructor (sizes, data, tensors, bad forms), the dtype that tensor() gives
 Python sequences other than lists (a deque of returns, array.array), 0-d
-tensors in format strings, and spmm.
+tensors in format strings, spmm, the schedulers' state_dict keys and
+torch.version.
 
 Run with an interpreter that has PyTorch:
     python scripts/golden_training_programs.py
@@ -28,7 +29,9 @@ def inputs(T):
     import numpy as np
     return {"T": T, "np": np, "deque": collections.deque, "array": array.array, "Seq": Seq,
             "x": T.tensor([1.5, -2.0]), "i": T.tensor([1, 2]),
-            "g": T.ones(2, requires_grad=True), "s": T.tensor(2.25), "n": T.tensor(7)}
+            "g": T.ones(2, requires_grad=True), "s": T.tensor(2.25), "n": T.tensor(7),
+            "o": T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9),
+            "L": T.optim.lr_scheduler}
 
 
 CALLS = [
@@ -50,6 +53,13 @@ CALLS = [
     # spmm
     "T.spmm(T.ones(2, 3), T.ones(3, 2))", "T.spmm(T.eye(3).to_sparse(), T.ones(3, 2))",
     "T.spmm(T.ones(2, 3), T.ones(2, 2))",
+    # schedulers' state_dict keys (checkpoints carry them between the libraries)
+    "sorted(L.StepLR(o, 2).state_dict())", "sorted(L.LambdaLR(o, lambda e: 1.0).state_dict())",
+    "sorted(L.OneCycleLR(o, 0.5, total_steps=10).state_dict())",
+    "sorted(L.SequentialLR(o, [L.LinearLR(o), L.StepLR(o, 2)], [2]).state_dict())",
+    "sorted(L.ReduceLROnPlateau(o).state_dict())",
+    # torch.version
+    "[T.version.hip, T.version.debug, T.version.__version__ == T.__version__]",
 ]
 
 

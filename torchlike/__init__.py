@@ -110,7 +110,8 @@ long = int64
 from math import e, pi, inf, nan  # noqa: E402,F401
 newaxis = None
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (one place: torchlike.version)
+from . import version  # noqa: F401,E402  (torch.version: cuda, hip, debug)
 
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402
