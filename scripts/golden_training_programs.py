@@ -60,6 +60,9 @@ CALLS = [
     "sorted(L.ReduceLROnPlateau(o).state_dict())",
     # torch.version
     "[T.version.hip, T.version.debug, T.version.__version__ == T.__version__]",
+    # device probes and old names scripts use
+    "[T.backends.mps.is_available(), T.backends.mps.is_built()]",
+    "__import__(T.__name__ + '.utils.model_zoo', fromlist=['x']).load_url is T.hub.load_state_dict_from_url",
 ]
 
 

@@ -163,3 +163,94 @@ def test_checkpoint_reruns_under_the_forwards_autocast(use_reentrant):
 
     for want, got in zip(grads(False), grads(True)):
         np.testing.assert_array_equal(got, want)
+
+
+# ---- custom Functions under autocast ------------------------------------------------------------
+
+class _MatMul32(torch.autograd.Function):
+    """A Function that wants float32 inputs whatever the region casts to."""
+
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        ctx.seen = (a.dtype, b.dtype, torch.is_autocast_enabled("cpu"))
+        return a @ b
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        ctx.seen_backward = (g.dtype, torch.is_autocast_enabled("cpu"))
+        return g @ b.t(), a.t() @ g
+
+
+class _Double(torch.autograd.Function):
+    """A Function that runs under the region's autocast state."""
+
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu")
+    def forward(ctx, a):
+        ctx.seen = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
+        return a * 2
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, g):
+        ctx.seen_backward = (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
+        return g * 2
+
+
+def test_custom_fwd_casts_inputs_and_custom_bwd_replays_the_state():
+    a = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(3, 2, dtype=torch.bfloat16, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = _MatMul32.apply(a.to(torch.bfloat16), b)
+        twice = _Double.apply(a)
+    assert out.dtype == torch.float32
+    (out.sum() + twice.sum()).backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full((2, 3), 4.0))  # 2 from each term
+    assert b.grad.dtype == torch.bfloat16
+    np.testing.assert_array_equal(b.grad.float().numpy(), np.full((3, 2), 2.0))
+    # outside a region both decorators change nothing
+    plain = _MatMul32.apply(a, b.float())
+    assert plain.dtype == torch.float32
+    with pytest.raises(ValueError, match="device_type"):
+        torch.amp.custom_fwd(device_type=None)
+    with pytest.warns(FutureWarning, match="custom_fwd"):
+        torch.cuda.amp.custom_fwd(lambda ctx, x: x)
+
+
+def test_custom_fwd_states_seen_inside():
+    seen = {}
+
+    class Probe(torch.autograd.Function):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu", cast_inputs=torch.float32)
+        def forward(ctx, x):
+            seen["fwd"] = (x.dtype, torch.is_autocast_enabled("cpu"))
+            return x.clone()
+
+        @staticmethod
+        @torch.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            seen["bwd"] = torch.is_autocast_enabled("cpu")
+            return g
+
+    class Follow(Probe):
+        @staticmethod
+        @torch.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, x):
+            seen["follow"] = (x.dtype, torch.is_autocast_enabled("cpu"))
+            return x.clone()
+
+    x = torch.ones(2, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = Probe.apply(x.to(torch.bfloat16))
+        z = Follow.apply(x)
+    assert seen["fwd"] == (torch.float32, False)   # cast, and autocast off inside
+    assert seen["follow"] == (torch.float32, True)  # no cast, the region's state
+    y.sum().backward()
+    assert seen["bwd"] is False                    # replays the forward's (off) state
+    z.sum().backward()
+    assert seen["bwd"] is True
