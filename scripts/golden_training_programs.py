@@ -31,7 +31,7 @@ def inputs(T):
             "x": T.tensor([1.5, -2.0]), "i": T.tensor([1, 2]),
             "g": T.ones(2, requires_grad=True), "s": T.tensor(2.25), "n": T.tensor(7),
             "o": T.optim.SGD([T.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9),
-            "L": T.optim.lr_scheduler}
+            "L": T.optim.lr_scheduler, "Sub": type("Sub", (T.Tensor,), {})}
 
 
 CALLS = [
@@ -41,6 +41,8 @@ CALLS = [
     "T.Tensor([[1, 2]])", "T.Tensor([True, False])", "T.Tensor(np.array([1, 2]))",
     "T.Tensor(np.array([1.5], dtype=np.float64))", "T.Tensor(i)", "T.Tensor(x).data_ptr() == x.data_ptr()",
     "T.Tensor(g).requires_grad", "T.Tensor(2, device='cpu').shape",
+    "Sub(x).data_ptr() == x.data_ptr()", "Sub(g).requires_grad", "type(Sub(x)).__name__",
+    "Sub([1, 2])", "type(Sub(2, 3)).__name__",
     "T.Tensor(2.5)", "T.Tensor(-1)", "T.Tensor(2, 'a')", "T.Tensor(2, device='meta')",
     # tensor() of Python sequences other than lists: Python numbers, default dtype
     "T.tensor(deque([1.0, 2.5]))", "T.tensor(deque([1, 2]))", "T.tensor(Seq())",

@@ -150,8 +150,8 @@ static void tensor_dealloc(PyObject *obj)
  *   Tensor(2, 3), Tensor(Size) uninitialised, in the default float dtype
  *   Tensor(data)              a copy; Python data and arrays become the default
  *                             float dtype
- *   Tensor(tensor)            an alias (a view sharing storage and graph); a
- *                             subclass gets a copy in the tensor's dtype
+ *   Tensor(tensor)            an alias (a view sharing storage and graph), of
+ *                             the subclass constructed
  * device= may only name the CPU, as in PyTorch. */
 static bool legacy_is_size(PyObject *args)
 {
@@ -206,9 +206,15 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
       }
     if (tl_tensor_empty(&t, dflt, ndim, shape, tl_device_cpu()) != TL_OK)
       goto fail_core;
-  } else if (type == tl_py_tensor_type && tl_py_is_tensor(PyTuple_GET_ITEM(args, 0))) {
+  } else if (nargs == 1 && tl_py_is_tensor(PyTuple_GET_ITEM(args, 0))) {
+    /* an alias on the tape (as PyTorch's AliasBackward), of the subclass asked for */
     PyObject *data = PyTuple_GET_ITEM(args, 0);
-    return PyObject_CallMethod(data, "view_as", "O", data);
+    PyObject *alias = PyObject_CallMethod(data, "view_as", "O", data);
+    if (!alias || type == tl_py_tensor_type)
+      return alias;
+    PyObject *typed = PyObject_CallMethod(alias, "as_subclass", "O", (PyObject *)type);
+    Py_DECREF(alias);
+    return typed;
   } else {
     PyObject *data = PyTuple_GET_ITEM(args, 0);
     if (PyFloat_Check(data) || PyComplex_Check(data) || PyBool_Check(data)) {
