@@ -43,6 +43,8 @@ CALLS = [
     "T.Tensor(g).requires_grad", "T.Tensor(2, device='cpu').shape",
     "Sub(x).data_ptr() == x.data_ptr()", "Sub(g).requires_grad", "type(Sub(x)).__name__",
     "Sub([1, 2])", "type(Sub(2, 3)).__name__",
+    "T.Tensor(data=[1.0, 2.0])", "T.Tensor(other=x).data_ptr() == x.data_ptr()", "T.Tensor(size=(2, 3)).shape",
+    "T.Tensor(data=[1.0], size=(2,))", "T.Tensor(2, data=[1.0])",
     "T.Tensor(2.5)", "T.Tensor(-1)", "T.Tensor(2, 'a')", "T.Tensor(2, device='meta')",
     # tensor() of Python sequences other than lists: Python numbers, default dtype
     "T.tensor(deque([1.0, 2.5]))", "T.tensor(deque([1, 2]))", "T.tensor(Seq())",

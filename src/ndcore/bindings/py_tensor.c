@@ -165,17 +165,12 @@ static bool legacy_is_size(PyObject *args)
   return PyIndex_Check(a0) && !PyBool_Check(a0) && !tl_py_is_tensor(a0) && !PySequence_Check(a0);
 }
 
-static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+static PyObject *tensor_new_forms(PyTypeObject *type, PyObject *args, PyObject *device)
 {
   tl_tensor t = {0};
   bool weak;
   Py_ssize_t nargs = PyTuple_GET_SIZE(args);
   tl_dtype dflt = tl_dtype_default_float();
-  PyObject *device = kwargs ? PyDict_GetItemString(kwargs, "device") : NULL;
-  if (kwargs && PyDict_GET_SIZE(kwargs) > (device ? 1 : 0)) {
-    PyErr_SetString(PyExc_TypeError, "Tensor(): the only keyword argument is device=");
-    goto fail;
-  }
   if (device && device != Py_None) {
     tl_device dev;
     if (tl_py_parse_device(device, &dev) < 0)
@@ -222,7 +217,7 @@ static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
                    Py_TYPE(data)->tp_name);
       goto fail;
     }
-    if (tl_py_to_tensor(data, tl_py_is_tensor(data) ? -1 : (int)dflt, true, &t, &weak) < 0)
+    if (tl_py_to_tensor(data, (int)dflt, true, &t, &weak) < 0)
       goto fail;
   }
   tl_py_tensor *self = (tl_py_tensor *)type->tp_alloc(type, 0);
@@ -237,6 +232,39 @@ fail:
   if (t.storage)
     tl_tensor_release(&t);
   return NULL;
+}
+
+/* The keywords name the forms, as PyTorch's parser does: data= (or other=)
+ * for the datum, size= for the sizes, and device=; at most one form. */
+static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+  PyObject *device = NULL, *data = NULL, *other = NULL, *size = NULL, *pos = NULL, *sizes = NULL;
+  PyObject *result = NULL;
+  if (kwargs) {
+    device = PyDict_GetItemString(kwargs, "device");
+    data = PyDict_GetItemString(kwargs, "data");
+    other = PyDict_GetItemString(kwargs, "other");
+    size = PyDict_GetItemString(kwargs, "size");
+    Py_ssize_t known = !!device + !!data + !!other + !!size;
+    int forms = !!data + !!other + !!size + (PyTuple_GET_SIZE(args) > 0);
+    if (PyDict_GET_SIZE(kwargs) > known || forms > 1) {
+      PyErr_SetString(PyExc_TypeError, "Tensor(): takes one of sizes, data (data=), a tensor "
+                                       "(other=) or size=, and the keyword device=");
+      goto done;
+    }
+  }
+  if (data || other)
+    pos = PyTuple_Pack(1, data ? data : other);
+  else if (size)
+    pos = (sizes = PyObject_CallOneArg((PyObject *)size_type, size)) ? PyTuple_Pack(1, sizes) : NULL;
+  else
+    pos = Py_NewRef(args);
+  if (pos)
+    result = tensor_new_forms(type, pos, device);
+done:
+  Py_XDECREF(sizes);
+  Py_XDECREF(pos);
+  return result;
 }
 
 /* ---- attributes ----------------------------------------------------------------- */
