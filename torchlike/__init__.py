@@ -67,6 +67,7 @@ from .futures import Future  # noqa: F401,E402
 from . import library  # noqa: F401,E402
 from ._ops import ops  # noqa: F401,E402
 from . import hub  # noqa: F401,E402
+from . import onnx  # noqa: F401,E402  (torch.onnx: importable; export raises)
 from .amp import GradScaler  # noqa: F401,E402
 # Numerical extras: torch.signal, the low-rank solvers, Sobol, functional forms.
 from . import signal  # noqa: F401  (torch.signal.windows)
@@ -109,7 +110,8 @@ long = int64
 from math import e, pi, inf, nan  # noqa: E402,F401
 newaxis = None
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (one place: torchlike.version)
+from . import version  # noqa: F401,E402  (torch.version: cuda, hip, debug)
 
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402

@@ -45,6 +45,11 @@ def _install(namespace):
             setattr(Tensor, alias + "_", inplace)
 
 
+# torch.spmm: mm under its sparse-era name (mm takes sparse and dense operands
+# alike); a namespace function only, as in PyTorch (Tensor has no spmm)
+spmm = _C.mm
+
+
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``: sub with its operands swapped."""
     return _C.sub(other, input, alpha=alpha)
@@ -200,6 +205,6 @@ def _the_bound(name, side, args, kwargs):
 clamp_min, Tensor.clamp_min, Tensor.clamp_min_ = _one_sided_clamp("clamp_min", "min")
 clamp_max, Tensor.clamp_max, Tensor.clamp_max_ = _one_sided_clamp("clamp_max", "max")
 
-__all__ = list(ALIASES) + ["rsub", "polygamma", "rad2deg", "deg2rad", "frexp", "clamp_min",
+__all__ = list(ALIASES) + ["spmm", "rsub", "polygamma", "rad2deg", "deg2rad", "frexp", "clamp_min",
                            "clamp_max"]
 _install(globals())

@@ -27,6 +27,14 @@ def _repr(self):
                        grad_fn_name=None if grad_fn is None else grad_fn.name())
 
 
+def _format(self, spec):
+    # a plain 0-d tensor formats as its Python number ('{:.2f}'.format(loss));
+    # anything else formats as object does (its str for an empty spec)
+    if self.ndim == 0 and type(self) is Tensor:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
 def _parameter_types():
     from .nn.parameter import Parameter, Buffer
     return (Parameter, Buffer)
@@ -68,6 +76,7 @@ def _reversed_op(name):
 
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
+Tensor.__format__ = _format
 Tensor.__iter__ = _iter
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)

@@ -380,3 +380,56 @@ def get_autocast_cpu_dtype():
 
 def get_autocast_gpu_dtype():
     return get_autocast_dtype("cuda")
+
+
+# ---- custom autograd Functions under autocast --------------------------------------------------
+
+def _cast_args(value, device_type, dtype):
+    """custom_fwd's cast of a Function's arguments: floating tensors of the
+    device type (float64 kept) to dtype, through lists, tuples and dicts."""
+    if isinstance(value, torchlike.Tensor):
+        return value.to(dtype) if _eligible(value, device_type) else value
+    if isinstance(value, dict):
+        return {k: _cast_args(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_args(v, device_type, dtype) for v in value)
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorate a custom Function's ``forward``: record the autocast state for
+    ``custom_bwd``; with ``cast_inputs``, inside an autocast region, cast the
+    floating inputs to that dtype and run forward with autocast off.
+    Outside a region it changes nothing."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(ctx, *args, **kwargs):
+        ctx._dtype = get_autocast_dtype(device_type)
+        enabled = is_autocast_enabled(device_type)
+        if cast_inputs is None or not enabled:
+            ctx._fwd_used_autocast = enabled and cast_inputs is None
+            return fwd(ctx, *args, **kwargs)
+        ctx._fwd_used_autocast = False
+        with autocast(device_type, enabled=False):
+            return fwd(ctx, *_cast_args(args, device_type, cast_inputs),
+                       **_cast_args(kwargs, device_type, cast_inputs))
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorate a custom Function's ``backward``: run it under the autocast
+    state its ``custom_fwd`` forward ran with."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(ctx, *args, **kwargs):
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(ctx, *args, **kwargs)
+    return decorate_bwd

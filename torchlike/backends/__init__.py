@@ -3,5 +3,6 @@
 ``backends.cuda`` (``matmul.allow_tf32``), ``backends.cudnn`` and
 ``backends.mkldnn`` hold PyTorch's flags so code that
 sets them runs; they take effect where such a path exists (the cuDNN paths
-come with the GPU work; the CPU kernels have no nondeterministic variant)."""
-from . import cuda, cudnn, mkldnn  # noqa: F401
+come with the GPU work; the CPU kernels have no nondeterministic variant).
+``backends.mps`` answers that there is no MPS device."""
+from . import cuda, cudnn, mkldnn, mps  # noqa: F401

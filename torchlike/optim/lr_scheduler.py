@@ -96,7 +96,13 @@ class LRScheduler:
     def _initial_step(self):
         """The constructor's step (to epoch 0); the order check starts after it."""
         self._step_count = 0
-        self.step()
+        # marks the constructor's step, as PyTorch's _initial_mode does; it
+        # stays in __dict__, so state_dict() has PyTorch's keys
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self):
         """Everything but the optimizer."""

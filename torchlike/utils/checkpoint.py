@@ -269,6 +269,25 @@ class _RngState:
             yield
 
 
+def _autocast_state():
+    """Autocast's settings per device type when the checkpointed function ran
+    forward: the rerun in backward (usually outside the autocast region) must
+    cast as the forward did, or it saves other tensors than those recorded."""
+    from ..amp import autocast_mode as am
+    return [(d, am.is_autocast_enabled(d), am.get_autocast_dtype(d), am.is_autocast_cache_enabled())
+            for d in am._DEVICE_TYPES]
+
+
+@contextlib.contextmanager
+def _autocast_restored(state):
+    from ..amp import autocast
+    with contextlib.ExitStack() as stack:
+        for device, enabled, dtype, cache in state:
+            stack.enter_context(autocast(device, dtype=dtype, enabled=enabled,
+                                         cache_enabled=cache))
+        yield
+
+
 _REENTRANT_GRAD_ERROR = (
     "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing "
     "an `inputs` parameter to .backward(). To resolve this error, you can either set "
@@ -281,6 +300,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.rng = _RngState(args, preserve_rng_state)
+        ctx.autocast = _autocast_state()
         ctx.inputs = []
         ctx.tensor_indices = []
         tensors = []
@@ -305,7 +325,7 @@ class CheckpointFunction(Function):
         detached = detach_variable(tuple(inputs))
         from ..autograd import backward as _backward
         from ..autograd.grad_mode import enable_grad
-        with ctx.rng.restored(), enable_grad():
+        with ctx.rng.restored(), enable_grad(), _autocast_restored(ctx.autocast):
             outputs = ctx.run_function(*detached)
         if isinstance(outputs, _C.Tensor):
             outputs = (outputs,)
@@ -350,6 +370,7 @@ class _Frame:
         self.fn, self.args, self.kwargs, self.rng = fn, args, kwargs, rng
         self.check = determinism_check
         self.recompute_ctx = recompute_ctx
+        self.autocast = _autocast_state()
         self.count = 0          # tensors the forward saved
         self.metas = []
         self.recomputed = None  # their values from the rerun, by index, until unpacked
@@ -393,8 +414,8 @@ class _Frame:
 
         from ..autograd.grad_mode import enable_grad
         try:
-            with self.rng.restored(), enable_grad(), self.recompute_ctx, \
-                    saved_tensors_hooks(pack, unpack):
+            with self.rng.restored(), enable_grad(), _autocast_restored(self.autocast), \
+                    self.recompute_ctx, saved_tensors_hooks(pack, unpack):
                 self.fn(*self.args, **self.kwargs)
         except _StopRecomputation:
             pass

@@ -183,7 +183,7 @@ static int recast(tl_tensor *t, int dtype)
   return 0;
 }
 
-/* Does `o` (a nested list/tuple) hold a double-precision value that is not a
+/* Does `o` (nested lists/tuples or other Python sequences) hold a double-precision value that is not a
  * plain Python float or complex - a NumPy scalar, an ndarray, a tensor, any
  * other array-like?  Those keep float64/complex128, as in PyTorch; only plain
  * Python numbers take the default dtype. */
@@ -198,16 +198,28 @@ static bool holds_strong_double(PyObject *o, int depth)
            PyArray_TYPE((PyArrayObject *)o) == NPY_CDOUBLE;
   if (PyArray_IsScalar(o, Generic))
     return PyArray_IsScalar(o, Double) || PyArray_IsScalar(o, CDouble);
-  if (!PyList_Check(o) && !PyTuple_Check(o))
-    return true;
   if (depth > TL_MAX_DIMS)
     return false;
+  PyObject *seq = NULL;
+  if (!PyList_Check(o) && !PyTuple_Check(o)) {
+    /* other Python sequences (deque, array.array, user classes) hold Python
+     * numbers, as lists do, unless they present themselves as arrays */
+    if (!PySequence_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) ||
+        PyObject_HasAttrString(o, "__array__") || PyObject_HasAttrString(o, "__array_interface__"))
+      return true;
+    if (!(seq = PySequence_Fast(o, ""))) {
+      PyErr_Clear(); /* NumPy already read it; whatever it is, keep its float64 */
+      return true;
+    }
+    o = seq;
+  }
+  bool strong = false;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
   PyObject **items = PySequence_Fast_ITEMS(o);
-  for (Py_ssize_t i = 0; i < n; i++)
-    if (holds_strong_double(items[i], depth + 1))
-      return true;
-  return false;
+  for (Py_ssize_t i = 0; i < n && !strong; i++)
+    strong = holds_strong_double(items[i], depth + 1);
+  Py_XDECREF(seq);
+  return strong;
 }
 
 /* The first Python int in `o` (nested lists/tuples) outside int64, or NULL

@@ -11,6 +11,7 @@
 #include "ndcore/bindings/py_tensor.h"
 #include "ndcore/bindings/py_numpy.h"
 #include "ndcore/bindings/py_torch_function.h"
+#include "ndcore/bindings/py_create.h"
 
 PyTypeObject *tl_py_tensor_type;
 static PyTypeObject *size_type; /* torchlike.Size, a tuple subclass */
@@ -186,27 +187,126 @@ static void tensor_dealloc(PyObject *obj)
   Py_DECREF(type);
 }
 
-/* Tensor(data) builds a copy, like torchlike.tensor; subclasses (Parameter)
- * pass through here too. */
-static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+/* PyTorch's legacy constructor; subclasses (Parameter) pass through here too:
+ *   Tensor()                  empty, 1-d of size 0, in the default float dtype
+ *   Tensor(2, 3), Tensor(Size) uninitialised, in the default float dtype
+ *   Tensor(data)              a copy; Python data and arrays become the default
+ *                             float dtype
+ *   Tensor(tensor)            an alias (a view sharing storage and graph), of
+ *                             the subclass constructed
+ * device= may only name the CPU, as in PyTorch. */
+static bool legacy_is_size(PyObject *args)
 {
-  static char *kwlist[] = {"data", NULL};
-  PyObject *data = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Tensor", kwlist, &data))
-    return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(args);
+  if (n == 0)
+    return false;
+  PyObject *a0 = PyTuple_GET_ITEM(args, 0);
+  if (n > 1 || PyObject_TypeCheck(a0, size_type))
+    return true;
+  /* an int or a NumPy integer scalar; arrays and tensors have __index__ too but are data */
+  return PyIndex_Check(a0) && !PyBool_Check(a0) && !tl_py_is_tensor(a0) && !PySequence_Check(a0);
+}
+
+static PyObject *tensor_new_forms(PyTypeObject *type, PyObject *args, PyObject *device)
+{
   tl_tensor t = {0};
   bool weak;
-  if (data ? tl_py_to_tensor(data, -1, true, &t, &weak) < 0
-           : tl_tensor_empty(&t, tl_dtype_default_float(), 1, (int64_t[]){0}, tl_device_cpu()) != TL_OK)
-    return data ? NULL : tl_py_raise();
-  tl_py_tensor *self = (tl_py_tensor *)type->tp_alloc(type, 0);
-  if (!self) {
-    tl_tensor_release(&t);
-    return NULL;
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  tl_dtype dflt = tl_dtype_default_float();
+  if (device && device != Py_None) {
+    tl_device dev;
+    if (tl_py_parse_device(device, &dev) < 0)
+      goto fail;
+    if (dev.type != TL_DEVICE_CPU) {
+      PyErr_Format(PyExc_RuntimeError, "legacy constructor expects device type: cpu but device "
+                   "type: %s was passed", dev.type == TL_DEVICE_CUDA ? "cuda" : "fake");
+      goto fail;
+    }
   }
+  if (nargs == 0) {
+    if (tl_tensor_empty(&t, dflt, 1, (int64_t[]){0}, tl_device_cpu()) != TL_OK)
+      goto fail_core;
+  } else if (legacy_is_size(args)) {
+    int64_t shape[TL_MAX_DIMS];
+    int ndim;
+    if (tl_py_parse_shape("Tensor", &PyTuple_GET_ITEM(args, 0), nargs, shape, &ndim) < 0)
+      goto fail;
+    for (int i = 0; i < ndim; i++)
+      if (shape[i] < 0) {
+        char dims[TL_MAX_DIMS * 22] = "";
+        for (int j = 0, at = 0; j < ndim; j++)
+          at += snprintf(dims + at, sizeof dims - at, j ? ", %lld" : "%lld", (long long)shape[j]);
+        PyErr_Format(PyExc_RuntimeError,
+                     "Trying to create tensor with negative dimension %lld: [%s]",
+                     (long long)shape[i], dims);
+        goto fail;
+      }
+    if (tl_tensor_empty(&t, dflt, ndim, shape, tl_device_cpu()) != TL_OK)
+      goto fail_core;
+  } else if (nargs == 1 && tl_py_is_tensor(PyTuple_GET_ITEM(args, 0))) {
+    /* an alias on the tape (as PyTorch's AliasBackward), of the subclass asked for */
+    PyObject *data = PyTuple_GET_ITEM(args, 0);
+    PyObject *alias = PyObject_CallMethod(data, "view_as", "O", data);
+    if (!alias || type == tl_py_tensor_type)
+      return alias;
+    PyObject *typed = PyObject_CallMethod(alias, "as_subclass", "O", (PyObject *)type);
+    Py_DECREF(alias);
+    return typed;
+  } else {
+    PyObject *data = PyTuple_GET_ITEM(args, 0);
+    if (PyFloat_Check(data) || PyComplex_Check(data) || PyBool_Check(data)) {
+      PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)",
+                   Py_TYPE(data)->tp_name);
+      goto fail;
+    }
+    if (tl_py_to_tensor(data, (int)dflt, true, &t, &weak) < 0)
+      goto fail;
+  }
+  tl_py_tensor *self = (tl_py_tensor *)type->tp_alloc(type, 0);
+  if (!self)
+    goto fail;
   self->inference = tl_py_inference_mode;
   self->t = t;
   return (PyObject *)self;
+fail_core:
+  tl_py_raise(); /* the core's message as the Python exception */
+fail:
+  if (t.storage)
+    tl_tensor_release(&t);
+  return NULL;
+}
+
+/* The keywords name the forms, as PyTorch's parser does: data= (or other=)
+ * for the datum, size= for the sizes, and device=; at most one form. */
+static PyObject *tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+  PyObject *device = NULL, *data = NULL, *other = NULL, *size = NULL, *pos = NULL, *sizes = NULL;
+  PyObject *result = NULL;
+  if (kwargs) {
+    device = PyDict_GetItemString(kwargs, "device");
+    data = PyDict_GetItemString(kwargs, "data");
+    other = PyDict_GetItemString(kwargs, "other");
+    size = PyDict_GetItemString(kwargs, "size");
+    Py_ssize_t known = !!device + !!data + !!other + !!size;
+    int forms = !!data + !!other + !!size + (PyTuple_GET_SIZE(args) > 0);
+    if (PyDict_GET_SIZE(kwargs) > known || forms > 1) {
+      PyErr_SetString(PyExc_TypeError, "Tensor(): takes one of sizes, data (data=), a tensor "
+                                       "(other=) or size=, and the keyword device=");
+      goto done;
+    }
+  }
+  if (data || other)
+    pos = PyTuple_Pack(1, data ? data : other);
+  else if (size)
+    pos = (sizes = PyObject_CallOneArg((PyObject *)size_type, size)) ? PyTuple_Pack(1, sizes) : NULL;
+  else
+    pos = Py_NewRef(args);
+  if (pos)
+    result = tensor_new_forms(type, pos, device);
+done:
+  Py_XDECREF(sizes);
+  Py_XDECREF(pos);
+  return result;
 }
 
 /* ---- attributes ----------------------------------------------------------------- */

@@ -31,6 +31,15 @@ def _get_activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
+def _public_fn(fn):
+    """The defaults ``activation=F.relu`` were bound before torchlike.overrides
+    put F's functions behind their __torch_function__ wrappers: store the
+    public object instead, so a pickled layer names ``F.relu`` and
+    ``layer.activation is F.relu`` holds, as in PyTorch."""
+    public = getattr(F, getattr(fn, "__name__", ""), None)
+    return public if getattr(public, "__wrapped__", None) is fn else fn
+
+
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: -inf above the diagonal (future positions), 0 elsewhere."""
     dtype = dtype or _C.get_default_dtype()
@@ -54,7 +63,7 @@ def _build_layer(layer, n_attn, d_model, nhead, dim_feedforward, dropout, activa
     for i in range(1, n_attn + 2):
         setattr(layer, f"dropout{i}", Dropout(dropout))
     layer.activation = _get_activation_fn(activation) if isinstance(activation, str) \
-        else activation
+        else _public_fn(activation)
 
 
 class TransformerEncoderLayer(Module):
