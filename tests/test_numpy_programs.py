@@ -283,7 +283,7 @@ def report(np):
 
 def test_formatting_0d_results():
     _run(report)
-    with pytest.raises(TypeError, match=r"shape \(3,\)"):
+    with pytest.raises(TypeError, match="unsupported format string"):
         format(tnp.arange(3), ".2f")
     assert f"{tnp.arange(3)}" == str(tnp.arange(3))
 

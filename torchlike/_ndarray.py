@@ -71,7 +71,6 @@ for _name in ("cumsum", "cumprod"):
 _override("mean", _numpy_function("mean"), _C._SPELL_INTEGRAL, ("axis", "keepdims", "where"))
 
 
-
 def _ptp(self, axis=None, out=None, keepdims=False):
     """Peak to peak: ``max - min`` along ``axis`` (NumPy's ``ptp``)."""
     return _numpy_ns().ptp(self, axis=axis, out=out, keepdims=keepdims)
@@ -80,19 +79,6 @@ def _ptp(self, axis=None, out=None, keepdims=False):
 Tensor.ptp = _ptp
 
 
-def _format(self, spec):
-    """``f"{x:.3f}"``: a 0-d tensor formats as its number (NumPy's 0-d arrays
-    and PyTorch's 0-d tensors both do); other tensors take only an empty spec."""
-    if self.ndim == 0:
-        return format(self.item(), spec)
-    if spec:
-        raise TypeError(f"unsupported format string {spec!r} passed to torchlike.Tensor."
-                        f"__format__: only a 0-d tensor formats as a number (this one has "
-                        f"shape {tuple(self.shape)})")
-    return str(self)
-
-
-Tensor.__format__ = _format
 
 
 def _round(self, ndigits=None):
