@@ -46,6 +46,10 @@ CALLS = [
     "T.zeros(2, 0).max(1)", "T.zeros(2, 0).amax(1)", "T.zeros(2, 0).argmax(1)", "T.zeros(2, 0).amax(0)",
     "T.zeros(2, 0).amin(dim=())", "T.max(e)", "T.amax(e, 0)",
     "bool(x)", "bool(e)", "bool(s)",
+    # integer tensors with PyTorch's keywords keep PyTorch's refusal (NumPy's
+    # spelling, i.mean(), is NumPy's float64 mean)
+    "i.mean(dim=0)", "i.mean(dim=0, keepdim=True)", "i.std(dim=0)", "i.var(0, unbiased=False)",
+    "i.var(correction=0)", "T.mean(i)", "T.std(i)", "i.mean(dtype=T.float32)", "i.mean(0, dtype=T.float64)",
     "T.std_mean(x)", "T.std_mean(x, 1)", "T.std_mean(x, dim=0, keepdim=True)",
     "T.std_mean(x, unbiased=False)", "T.std_mean(x, 1, False, True)",
     "T.std_mean(x, dim=1, correction=0)", "T.var_mean(x)", "T.var_mean(x, 0)",

@@ -21,7 +21,9 @@
  *   TAKE        axis=/out=/mode=, several arguments, or indices that are not
  *               a tensor
  *   INTEGRAL    the tensor is bool or integer (x.mean() of counts or masks:
- *               NumPy gives float64, PyTorch refuses the dtype)
+ *               NumPy gives float64, PyTorch refuses the dtype), and no
+ *               keyword only PyTorch has (dim=, keepdim=, correction=,
+ *               unbiased=) is given
  * A call whose first argument is not a tensor always goes to the original,
  * which raises its usual error.
  *
@@ -99,8 +101,10 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
     return !is_1d_tensor(args[0]) || nargs != 2 || !is_1d_tensor(args[1]);
   case SPELL_TAKE:
     return nargs > 2 || (nargs == 2 && !tl_py_is_tensor(args[1]));
-  case SPELL_INTEGRAL:
-    return tl_dtype_is_integral(tl_py_t(args[0])->dtype);
+  case SPELL_INTEGRAL: /* PyTorch's keywords keep PyTorch's method, and its error */
+    return tl_dtype_is_integral(tl_py_t(args[0])->dtype) && !has_named(kwnames, "dim") &&
+           !has_named(kwnames, "keepdim") && !has_named(kwnames, "correction") &&
+           !has_named(kwnames, "unbiased");
   default:
     return false;
   }

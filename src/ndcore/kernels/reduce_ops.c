@@ -210,8 +210,8 @@ static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_
   const char *name = tl_op_infos[op].name;
   tl_dtype result = a->dtype >= 0 ? (tl_dtype)a->dtype : in->dtype;
   if (tl_dtype_is_integral(result))
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): could not infer output dtype. Input dtype must be "
-                                        "either a floating point or complex dtype. Got: %s",
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): could not infer output dtype. Input "
+                        "dtype must be either a floating point or complex dtype. Got: %s",
                         name, tl_dtype_names[result]);
   if (op == TL_OP_NANMEAN && tl_dtype_is_complex(result))
     return tl_error_set(TL_ERR_RUNTIME, "nanmean(): expected input to have floating point dtype "
@@ -250,8 +250,8 @@ static tl_status op_var(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   const char *name = tl_op_infos[op].name;
   tl_dtype d = in->dtype;
   if (tl_dtype_is_integral(d))
-    return tl_error_set(TL_ERR_RUNTIME, "%s(): std and var only support floating point and "
-                                        "complex dtypes, got %s", name, tl_dtype_names[d]);
+    return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "%s(): std and var only support floating point "
+                        "and complex dtypes, got %s", name, tl_dtype_names[d]);
   tl_dtype loop = loop_for(d);
   int64_t n = reduced_count(in, mask);
   double correction = a->p.s[0].kind == TL_KIND_FLOAT ? a->p.s[0].v.f : (double)a->p.s[0].v.i;
