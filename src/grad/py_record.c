@@ -101,46 +101,64 @@ static PyObject *int_tuple(int n, const int64_t *v)
   return tuple;
 }
 
+/* A node of `formula` with one output (a stub of `out`) made outside a
+ * recorded call: the view machinery's own nodes (a rebuilt view, CopySlices).
+ * args are new references, taken over (a NULL one is a failed build); the
+ * first ninputs of them are the saved inputs, standing for sources. */
+static tl_py_node *geometry_node(int formula, PyObject *name, PyObject **args, int nargs,
+                                 tl_py_tensor **sources, int ninputs, tl_py_tensor *out)
+{
+  tl_py_node *node = name ? tl_py_node_new(TL_NODE_FORMULA, formula, name) : NULL;
+  if (!node)
+    goto fail;
+  node->args = PyMem_Calloc((size_t)nargs, sizeof(PyObject *));
+  node->inputs = PyMem_Calloc((size_t)ninputs, sizeof(tl_saved_input));
+  node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
+  node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
+  if (!node->args || !node->inputs || !node->outputs || !node->out_versions) {
+    PyErr_NoMemory();
+    goto fail;
+  }
+  node->nargs = node->nall = nargs;
+  for (int i = 0; i < nargs; i++)
+    node->args[i] = args[i];
+  nargs = 0; /* the node owns them now */
+  for (int i = 0; i < node->nargs; i++)
+    if (!node->args[i])
+      goto fail;
+  node->noutputs = 1;
+  if (!(node->outputs[0] = stub_of((PyObject *)out)))
+    goto fail;
+  node->out_versions[0] = tl_storage_version(out->t.storage);
+  for (int i = 0; i < ninputs; i++, node->ninputs++)
+    if (tl_py_saved_input_init(&node->inputs[i], node->args[i], sources[i]) < 0)
+      goto fail;
+  return node;
+fail:
+  for (int i = 0; i < nargs; i++)
+    Py_XDECREF(args[i]);
+  if (!PyErr_Occurred())
+    PyErr_NoMemory();
+  Py_XDECREF(node);
+  return NULL;
+}
+
 /* A stale view's history rebuilt over its base's: a node of
  * as_strided(base, size, stride, offset) whose input is the base now. */
 static int rebuild_view(tl_py_tensor *v)
 {
   tl_py_tensor *b = (tl_py_tensor *)v->base;
-  tl_py_node *node = tl_py_node_new(TL_NODE_FORMULA, TL_GRAD_AS_STRIDED,
-                                    formula_node_name(TL_GRAD_AS_STRIDED));
+  PyObject *args[4] = {stub_of((PyObject *)b), /* the formula reads geometry only */
+                       int_tuple(v->t.ndim, v->t.shape), int_tuple(v->t.ndim, v->t.strides),
+                       PyLong_FromLongLong(v->t.offset)};
+  tl_py_node *node = geometry_node(TL_GRAD_AS_STRIDED, formula_node_name(TL_GRAD_AS_STRIDED),
+                                   args, 4, &b, 1, v);
   if (!node)
     return -1;
-  int r = -1;
-  node->args = PyMem_Calloc(4, sizeof(PyObject *));
-  node->inputs = PyMem_Calloc(1, sizeof(tl_saved_input));
-  node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
-  node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
-  if (!node->args || !node->inputs || !node->outputs || !node->out_versions) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  node->nargs = node->nall = 4;
-  node->args[0] = stub_of((PyObject *)b); /* the formula reads geometry only */
-  node->args[1] = int_tuple(v->t.ndim, v->t.shape);
-  node->args[2] = int_tuple(v->t.ndim, v->t.strides);
-  node->args[3] = PyLong_FromLongLong(v->t.offset);
-  node->outputs[0] = stub_of((PyObject *)v);
-  node->noutputs = 1;
-  for (int i = 0; i < 4; i++)
-    if (!node->args[i])
-      goto done;
-  if (!node->outputs[0])
-    goto done;
-  node->out_versions[0] = tl_storage_version(v->t.storage);
-  if (tl_py_saved_input_init(&node->inputs[0], node->args[0], b) < 0)
-    goto done;
-  node->ninputs = 1;
   tl_grad_set_history((PyObject *)v, node, 0);
   v->base_seq = fn_seq(v->base);
-  r = 0;
-done:
   Py_DECREF(node);
-  return r;
+  return 0;
 }
 
 /* Bring a stale view's history up to date (a no-op for others). */
@@ -202,7 +220,6 @@ static int refresh_views(PyObject *const *args, Py_ssize_t n)
   return 0;
 }
 
-static PyObject *stub_of(PyObject *t);
 PyObject *tl_grad_stub(PyObject *t) { return stub_of(t); }
 
 /* The CopySlices node of an in-place write through `view` (its history
@@ -213,44 +230,17 @@ static int copy_slices(PyObject *view)
   static PyObject *name;
   if (!name && !(name = PyUnicode_InternFromString("CopySlices")))
     return -1;
-  tl_py_node *node = tl_py_node_new(TL_NODE_FORMULA, TL_GRAD_COPY_SLICES, name);
+  PyObject *args[5] = {stub_of((PyObject *)b), stub_of(view), /* the formula reads shapes only */
+                       tl_py_size_new(v->t.ndim, v->t.shape), int_tuple(v->t.ndim, v->t.strides),
+                       PyLong_FromLongLong(v->t.offset - b->t.offset)};
+  tl_py_node *node = geometry_node(TL_GRAD_COPY_SLICES, name, args, 5,
+                                   (tl_py_tensor *[]){b, v}, 2, b);
   if (!node)
     return -1;
-  int r = -1;
-  PyObject *stride = int_tuple(v->t.ndim, v->t.strides);
-  node->args = PyMem_Calloc(5, sizeof(PyObject *));
-  node->inputs = PyMem_Calloc(2, sizeof(tl_saved_input));
-  node->outputs = PyMem_Calloc(1, sizeof(PyObject *));
-  node->out_versions = PyMem_Calloc(1, sizeof(uint32_t));
-  if (!stride || !node->args || !node->inputs || !node->outputs || !node->out_versions)
-    goto done;
-  node->nargs = node->nall = 5;
-  node->args[0] = stub_of((PyObject *)b); /* the formula reads shapes only */
-  node->args[1] = stub_of(view);
-  node->args[2] = tl_py_size_new(v->t.ndim, v->t.shape);
-  node->args[3] = Py_NewRef(stride);
-  node->args[4] = PyLong_FromLongLong(v->t.offset - b->t.offset);
-  node->outputs[0] = stub_of((PyObject *)b);
-  node->noutputs = 1;
-  for (int i = 0; i < 5; i++)
-    if (!node->args[i])
-      goto done;
-  if (!node->outputs[0])
-    goto done;
-  node->out_versions[0] = tl_storage_version(b->t.storage);
-  tl_py_tensor *sources[2] = {b, v};
-  for (int i = 0; i < 2; i++, node->ninputs++)
-    if (tl_py_saved_input_init(&node->inputs[i], node->args[i], sources[i]) < 0)
-      goto done;
   tl_grad_set_history((PyObject *)b, node, 0);
   v->base_seq = node->seq;
-  r = 0;
-done:
-  if (r < 0 && !PyErr_Occurred())
-    PyErr_NoMemory();
-  Py_XDECREF(stride);
   Py_DECREF(node);
-  return r;
+  return 0;
 }
 
 /* ---- the saved call ---------------------------------------------------------- */
