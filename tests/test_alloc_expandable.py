@@ -15,7 +15,7 @@ import pytest
 
 import torchlike
 from torchlike import _C
-from test_alloc_pool import free, malloc, release_all, stats
+from test_alloc_pool import assert_pytorch_stat_keys, free, malloc, release_all, stats
 
 _C._fake_enable()
 
@@ -268,11 +268,7 @@ def test_summary_and_stats_keys_with_expandable_segments():
     malloc(3000)
     malloc(3 * MiB)
     s = stats()
-    for name in ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
-                 "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"):
-        for pool in ("all", "small_pool", "large_pool"):
-            for agg in ("current", "peak", "allocated", "freed"):
-                assert f"{name}.{pool}.{agg}" in s
+    assert_pytorch_stat_keys(s)
     assert s["reserved_bytes.all.current"] == 22 * MiB
     text = _C._memory_summary("fake")
     row = next(line for line in text.splitlines() if line.startswith("| Reserved memory"))

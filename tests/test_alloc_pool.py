@@ -238,13 +238,18 @@ def test_peaks_and_accumulated_statistics():
     assert stat("num_device_alloc") == 0
 
 
-def test_memory_stats_use_pytorchs_keys():
-    s = stats()
+def assert_pytorch_stat_keys(s):
+    """PyTorch's memory_stats() keys: every statistic per pool and aggregate."""
     for name in ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
                  "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"):
         for pool in ("all", "small_pool", "large_pool"):
             for agg in ("current", "peak", "allocated", "freed"):
                 assert f"{name}.{pool}.{agg}" in s
+
+
+def test_memory_stats_use_pytorchs_keys():
+    s = stats()
+    assert_pytorch_stat_keys(s)
     for key in ("num_alloc_retries", "num_ooms", "num_sync_all_streams", "num_device_alloc",
                 "num_device_free", "oversize_allocations.current", "oversize_segments.peak"):
         assert key in s
