@@ -215,6 +215,18 @@ static tl_block *block_new(void)
   return b;
 }
 
+/* r (fresh) becomes the bytes of b past its first `size`, linked after b in
+ * its segment; b keeps the first `size`. */
+static void split_after(tl_block *b, size_t size, tl_block *r)
+{
+  *r = (tl_block){.ptr = (char *)b->ptr + size, .size = b->size - size, .small = b->small,
+                  .stream = b->stream, .vm = b->vm, .prev = b, .next = b->next};
+  if (r->next)
+    r->next->prev = r;
+  b->next = r;
+  b->size = size;
+}
+
 static void block_delete(tl_block *b)
 {
   free(b->uses);
@@ -412,18 +424,8 @@ static tl_block *vm_map_block(tl_alloc_pool *pool, tl_block *u, size_t nbytes)
     return NULL;
   }
   if (rest) { /* the unmapped remainder follows u */
-    rest->ptr = (char *)u->ptr + nbytes;
-    rest->size = u->size - nbytes;
-    rest->small = u->small;
-    rest->stream = u->stream;
-    rest->vm = vm;
+    split_after(u, nbytes, rest);
     rest->unmapped = true;
-    rest->prev = u;
-    rest->next = u->next;
-    if (rest->next)
-      rest->next->prev = rest;
-    u->next = rest;
-    u->size = nbytes;
   }
   u->unmapped = false;
   pool->stats.num_device_alloc += (int64_t)(nbytes / vm->page);
@@ -541,13 +543,8 @@ static tl_block *vm_unmap_free(tl_alloc_pool *pool, tl_block *b, bool *waited)
       segment_replace(pool, b, head);
     b->prev = head;
   }
-  if (tail) {
-    *tail = (tl_block){.ptr = vm->base + last, .size = end - last, .small = b->small,
-                       .stream = b->stream, .vm = vm, .prev = b, .next = b->next};
-    if (b->next)
-      b->next->prev = tail;
-    b->next = tail;
-  }
+  if (tail)
+    split_after(b, last - start, tail);
   b->ptr = vm->base + first;
   b->size = last - first;
   b->unmapped = true;
@@ -780,17 +777,7 @@ static tl_block *pool_malloc(tl_alloc_pool *pool, size_t nbytes, tl_stream strea
   if (split) {
     tl_block *r = block_new();
     if (r) {
-      r->ptr = (char *)b->ptr + size;
-      r->size = rest;
-      r->small = small;
-      r->stream = stream;
-      r->vm = b->vm;
-      r->prev = b;
-      r->next = b->next;
-      if (r->next)
-        r->next->prev = r;
-      b->next = r;
-      b->size = size;
+      split_after(b, size, r);
       free_list_insert(pool, r);
     }
   }
