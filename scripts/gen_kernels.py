@@ -43,8 +43,7 @@ def _dtypes():
     table = {"bool": ("BOOL", "bool", "bool", "bool")}
     for bits in (8, 16, 32, 64):
         u = f"uint{bits}_t"
-        if bits == 8:
-            table["u8"] = ("U8", u, u, u)
+        table[f"u{bits}"] = (f"U{bits}", u, u, u)
         table[f"i{bits}"] = (f"I{bits}", f"int{bits}_t", u, f"int{bits}_t")
     for sfx, real in (("f32", "float"), ("f64", "double")):
         table[sfx] = (sfx.upper(), real, real, real)
@@ -58,8 +57,9 @@ def _dtypes():
 
 DTYPES = _dtypes()
 BOOL = ["bool"]
-INTS = ["u8", "i8", "i16", "i32", "i64"]
+UINTS = ["u8", "u16", "u32", "u64"]
 SINTS = ["i8", "i16", "i32", "i64"]
+INTS = ["u8"] + SINTS + UINTS[1:]  # the order the tables were first written in
 FLOATS = ["f32", "f64"]
 COMPLEX = ["c64", "c128"]
 REAL = BOOL + INTS + FLOATS
@@ -72,6 +72,8 @@ def subst(text, sfx):
     """The template text for dtype suffix sfx."""
     e, t, u, r = DTYPES[sfx]
     text = text.replace("$E", e).replace("$", sfx)
+    if sfx in UINTS:  # x < 0 on an unsigned type: always false, and a warning
+        text = text.replace("tl_k_negative(", "tl_k_negative_u(")
     text = re.sub(r"\b[TUR]\b", lambda m: {"T": t, "U": u, "R": r}[m.group()], text)
     return re.sub(r"\((\w+)\)\(\1\)", r"(\1)", text)  # (uint8_t)(uint8_t)x where U is T
 
@@ -207,7 +209,7 @@ def unary():
     g.unary("neg", FLOATS, "-x", simd=FLOATS)
     g.unary("neg", COMPLEX, "-x")
     g.unary("positive", INTS + FLOATS + COMPLEX, "x")
-    g.unary("abs", BOOL + ["u8"], "x")
+    g.unary("abs", BOOL + UINTS, "x")
     g.unary("abs", SINTS, "x < 0 ? (T)(U)(0u - (U)x) : x")
     g.unary("abs", FLOATS, "fabs(x)", simd=FLOATS)
     g.unary("abs", COMPLEX, "fabs(x)", out="R")
@@ -223,7 +225,7 @@ def unary():
     g.unary("reciprocal", FLOATS, "(T)1 / x", simd=FLOATS)
     g.unary("reciprocal", COMPLEX, "(T)1 / x")
     g.unary("square", BOOL, "x")
-    g.unary("square", INTS, "(T)(U)((U)x * (U)x)")
+    g.unary("square", INTS, "(T)(U)(1u * (U)x * (U)x)")
     g.unary("square", FLOATS, "x * x", simd=FLOATS)
     g.unary("square", COMPLEX, "x * x")
 
@@ -282,17 +284,19 @@ for (int64_t i = 0; i < n; i++) {
               " * 10^-decimals, half to even, computed in double as NumPy does.  A bool is\n"
               " * its own rounding at any number of decimals.")
     g.unary("round", BOOL, "x")
-    g.loop("round", INTS, """\
+    round_int = """\
 int64_t d = data ? ((const tl_op_params *)data)->i : 0;
 const double f = pow10_of(d < 0 ? -d : 0);
 for (int64_t i = 0; i < n; i++) {
   T x = *(const T *)(args[1] + i * steps[1]);
   if (d < 0) {
     double y = rint((double)x / f) * f;
-    x = fabs(y) < 9.2e18 ? (T)(U)(int64_t)y : 0;
+    x = %s;
   }
   *(T *)(args[0] + i * steps[0]) = x;
-}""")
+}"""
+    g.loop("round", SINTS + ["u8"], round_int % "fabs(y) < 9.2e18 ? (T)(U)(int64_t)y : 0")
+    g.loop("round", UINTS[1:], round_int % "y < 0x1p64 ? (T)(uint64_t)y : 0")
 
     g.cuda_row("round", FLOATS, "tl_gpu_round_float<T>")
     g.cuda_row("round", INTS, "tl_gpu_round_int<T>")
@@ -342,7 +346,7 @@ return y - (fma(yy, y, -x) + lo * y) / (3 * yy);""")
     g.unary("isposinf", FLOATS, "x == (T)INFINITY", out="bool", simd=FLOATS)
     g.unary("isneginf", BOOL + INTS, "(void)x;\nreturn false;", out="bool")
     g.unary("isneginf", FLOATS, "x == -(T)INFINITY", out="bool", simd=FLOATS)
-    g.unary("signbit", BOOL + ["u8"], "(void)x;\nreturn false;", out="bool")
+    g.unary("signbit", BOOL + UINTS, "(void)x;\nreturn false;", out="bool")
     g.unary("signbit", SINTS, "x < 0", out="bool")
     g.unary("signbit", FLOATS, "signbit(x)", out="bool", simd=FLOATS)
 
@@ -395,9 +399,9 @@ def binary():
     g.binary("mul", BOOL, "a & b")
     g.fn("axpy", BOOL, "T a, T alpha, T b", "a | (alpha & b)")
     for op, sign in [("add", "+"), ("sub", "-"), ("mul", "*")]:
-        g.binary(op, INTS, f"(T)(U)((U)a {sign} (U)b)", loop=None if op != "mul" else "binary",
+        g.binary(op, INTS, f"(T)(U)(1u * (U)a {sign} (U)b)", loop=None if op != "mul" else "binary",
                  simd=INTS)
-    g.fn("axpy", INTS, "T a, T alpha, T b", "(T)(U)((U)a + (U)alpha * (U)b)")
+    g.fn("axpy", INTS, "T a, T alpha, T b", "(T)(U)((U)a + 1u * (U)alpha * (U)b)")
     g.fn("neg_alpha", INTS, "T a", "(T)(U)(0u - (U)a)")
     for op, sign in [("add", "+"), ("sub", "-")]:
         g.binary(op, FLOATS + COMPLEX, f"a {sign} b", loop=None)
@@ -429,10 +433,10 @@ tl_scalar_store(((const tl_op_params *)data)->s[0], TL_DTYPE_$E, (char *)&alpha)
               " * (INT_MIN / -1 traps on x86).  Floats: the quotient is rounded from\n"
               " * (a - fmod(a, b)) / b, which is exact up to one rounding, so floor_divide\n"
               " * and remainder satisfy a = q * b + r.")
-    g.binary("trunc_divide", ["u8"], "b ? (T)(a / b) : 0")
-    g.binary("floor_divide", ["u8"], "b ? (T)(a / b) : 0")
-    g.binary("remainder", ["u8"], "b ? (T)(a % b) : 0")
-    g.binary("fmod", ["u8"], "b ? (T)(a % b) : 0")
+    g.binary("trunc_divide", UINTS, "b ? (T)(a / b) : 0")
+    g.binary("floor_divide", UINTS, "b ? (T)(a / b) : 0")
+    g.binary("remainder", UINTS, "b ? (T)(a % b) : 0")
+    g.binary("fmod", UINTS, "b ? (T)(a % b) : 0")
     g.binary("trunc_divide", SINTS, "b == 0 ? 0 : b == -1 ? (T)(U)(0u - (U)a) : (T)(a / b)")
     g.binary("floor_divide", SINTS, """\
 if (b == 0 || b == -1)
@@ -477,8 +481,8 @@ if (tl_k_negative(b))
 U result = 1, base = (U)a;
 for (uint64_t e = (uint64_t)b; e; e >>= 1) {
   if (e & 1)
-    result = (U)(result * base);
-  base = (U)(base * base);
+    result = (U)(1u * result * base);
+  base = (U)(1u * base * base);
 }
 return (T)result;""")
     g.binary("pow", FLOATS, "pow(a, b)", simd=FLOATS)
@@ -712,7 +716,8 @@ def reduce():
     g.comment("max and min: the float loops' strided and accumulating cases (the\n"
               " * contiguous row goes through vector code, TL_EXTREME_LOOP)")
     same = lambda dtypes: {s: (DTYPES[s][1],) * 3 for s in dtypes}  # noqa: E731
-    limits = {"u8": ("0", "UINT8_MAX"), "i8": ("INT8_MIN", "INT8_MAX"),
+    limits = {"u8": ("0", "UINT8_MAX"), "u16": ("0", "UINT16_MAX"), "u32": ("0", "UINT32_MAX"),
+              "u64": ("0", "UINT64_MAX"), "i8": ("INT8_MIN", "INT8_MAX"),
               "i16": ("INT16_MIN", "INT16_MAX"), "i32": ("INT32_MIN", "INT32_MAX"),
               "i64": ("INT64_MIN", "INT64_MAX")}
     loops("MAX", "max", same(BOOL), 0, "false", "S_OR", "TL_OR")
@@ -767,9 +772,10 @@ def reduce():
 def cast():
     """Every (from, to) pair's conversion loop (cast.c), from TL_CAST_LOOP."""
     g = Gen("cast_table")
-    order = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "c64", "c128"]
+    order = ["bool", "u8", "i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64", "c64", "c128",
+             "u16", "u32", "u64"]
     size = {"bool": 1, "u8": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2,
-            "f32": 4, "f64": 8, "c64": 8, "c128": 16}
+            "f32": 4, "f64": 8, "c64": 8, "c128": 16, "u16": 2, "u32": 4, "u64": 8}
     for f in order:
         for t in order:
             e_f, e_t, ct = DTYPES[f][0], DTYPES[t][0], DTYPES[t][1]

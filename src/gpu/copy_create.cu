@@ -61,6 +61,9 @@ template <typename S> TL_DEV void tl_gpu_store(int to, char *p, S x)
   switch (to) {
   case TL_DTYPE_BOOL: *(bool *)p = tl_gpu_nonzero(x); break;
   case TL_DTYPE_U8: *(uint8_t *)p = (uint8_t)narrow(x); break;
+  case TL_DTYPE_U16: *(uint16_t *)p = (uint16_t)narrow(x); break;
+  case TL_DTYPE_U32: *(uint32_t *)p = (uint32_t)tl_gpu_real(x); break;
+  case TL_DTYPE_U64: *(uint64_t *)p = (uint64_t)tl_gpu_real(x); break;
   case TL_DTYPE_I8: *(int8_t *)p = (int8_t)narrow(x); break;
   case TL_DTYPE_I16: *(int16_t *)p = (int16_t)narrow(x); break;
   case TL_DTYPE_I32: *(int32_t *)p = (int32_t)tl_gpu_real(x); break;
@@ -80,6 +83,9 @@ TL_DEV void tl_gpu_convert(int to, char *dst, int from, const char *src)
   switch (from) {
   case TL_DTYPE_BOOL: tl_gpu_store(to, dst, *(const bool *)src); break;
   case TL_DTYPE_U8: tl_gpu_store(to, dst, *(const uint8_t *)src); break;
+  case TL_DTYPE_U16: tl_gpu_store(to, dst, *(const uint16_t *)src); break;
+  case TL_DTYPE_U32: tl_gpu_store(to, dst, *(const uint32_t *)src); break;
+  case TL_DTYPE_U64: tl_gpu_store(to, dst, *(const uint64_t *)src); break;
   case TL_DTYPE_I8: tl_gpu_store(to, dst, *(const int8_t *)src); break;
   case TL_DTYPE_I16: tl_gpu_store(to, dst, *(const int16_t *)src); break;
   case TL_DTYPE_I32: tl_gpu_store(to, dst, *(const int32_t *)src); break;

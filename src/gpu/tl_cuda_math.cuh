@@ -12,7 +12,7 @@
  *              quotients from cuda::std::complex;
  *   creal, cimag, conj, carg, CMPLX, and exp, log, sqrt, the trigonometric
  *   and hyperbolic functions, pow and fabs (the modulus) for tl_cx;
- *   tl_k_negative, tl_ln2, tl_ln10 as in tl_kernels.h.
+ *   tl_k_negative(_u), tl_ln2, tl_ln10 as in tl_kernels.h.
  * Real float and double functions are CUDA's own overloads.             */
 #ifndef TL_CUDA_MATH_CUH
 #define TL_CUDA_MATH_CUH
@@ -30,6 +30,7 @@ static constexpr double tl_ln10 = 2.30258509299404568401799145468436421;
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 TL_DEV bool tl_k_negative(int64_t x) { return x < 0; }
+TL_DEV bool tl_k_negative_u(uint64_t x) { (void)x; return false; }
 
 template <typename R> struct alignas(2 * sizeof(R)) tl_cx {
   R re, im;

@@ -45,6 +45,9 @@ const char *tl_nn_scalar_name(tl_dtype d)
   case TL_DTYPE_F64: return "Double";
   case TL_DTYPE_C64: return "ComplexFloat";
   case TL_DTYPE_C128: return "ComplexDouble";
+  case TL_DTYPE_U16: return "UInt16";
+  case TL_DTYPE_U32: return "UInt32";
+  case TL_DTYPE_U64: return "UInt64";
   default: return "Undefined";
   }
 }

@@ -100,6 +100,9 @@ template <int D> struct dt;
   };
 TL_DT(TL_DTYPE_BOOL, bool, bool)
 TL_DT(TL_DTYPE_U8, uint8_t, uint8_t)
+TL_DT(TL_DTYPE_U16, uint16_t, uint16_t)
+TL_DT(TL_DTYPE_U32, uint32_t, uint32_t)
+TL_DT(TL_DTYPE_U64, uint64_t, uint64_t)
 TL_DT(TL_DTYPE_I8, int8_t, int8_t)
 TL_DT(TL_DTYPE_I16, int16_t, int16_t)
 TL_DT(TL_DTYPE_I32, int32_t, int32_t)
@@ -285,6 +288,9 @@ template <template <int> class F, typename... A> static int by_dtype(int dtype, 
   switch (dtype) {
   case TL_DTYPE_BOOL: return F<TL_DTYPE_BOOL>::run(a...);
   case TL_DTYPE_U8: return F<TL_DTYPE_U8>::run(a...);
+  case TL_DTYPE_U16: return F<TL_DTYPE_U16>::run(a...);
+  case TL_DTYPE_U32: return F<TL_DTYPE_U32>::run(a...);
+  case TL_DTYPE_U64: return F<TL_DTYPE_U64>::run(a...);
   case TL_DTYPE_I8: return F<TL_DTYPE_I8>::run(a...);
   case TL_DTYPE_I16: return F<TL_DTYPE_I16>::run(a...);
   case TL_DTYPE_I32: return F<TL_DTYPE_I32>::run(a...);

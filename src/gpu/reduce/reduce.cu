@@ -357,6 +357,9 @@ template <template <typename> class K> static int by_real(int loop, const tl_gpu
   switch (loop) {
   case TL_DTYPE_BOOL: return tl_red_launch<K<bool>>(p, s);
   case TL_DTYPE_U8: return tl_red_launch<K<uint8_t>>(p, s);
+  case TL_DTYPE_U16: return tl_red_launch<K<uint16_t>>(p, s);
+  case TL_DTYPE_U32: return tl_red_launch<K<uint32_t>>(p, s);
+  case TL_DTYPE_U64: return tl_red_launch<K<uint64_t>>(p, s);
   case TL_DTYPE_I8: return tl_red_launch<K<int8_t>>(p, s);
   case TL_DTYPE_I16: return tl_red_launch<K<int16_t>>(p, s);
   case TL_DTYPE_I32: return tl_red_launch<K<int32_t>>(p, s);

@@ -54,6 +54,9 @@ TL_SD uint64_t tl_sd_key(int dtype, const char *p)
   switch (dtype) {
   case TL_DTYPE_BOOL: return tl_sd_load<uint8_t>(p) != 0;
   case TL_DTYPE_U8: return tl_sd_load<uint8_t>(p);
+  case TL_DTYPE_U16: return tl_sd_load<uint16_t>(p);
+  case TL_DTYPE_U32: return tl_sd_load<uint32_t>(p);
+  case TL_DTYPE_U64: return tl_sd_load<uint64_t>(p);
   case TL_DTYPE_I8: return (uint8_t)(tl_sd_load<uint8_t>(p) ^ 0x80u);
   case TL_DTYPE_I16: return (uint16_t)(tl_sd_load<uint16_t>(p) ^ 0x8000u);
   case TL_DTYPE_I32: return tl_sd_load<uint32_t>(p) ^ 0x80000000u;
@@ -95,6 +98,9 @@ TL_SD double tl_sd_real(int dtype, const char *p)
   switch (dtype) {
   case TL_DTYPE_BOOL: return tl_sd_load<uint8_t>(p) != 0;
   case TL_DTYPE_U8: return tl_sd_load<uint8_t>(p);
+  case TL_DTYPE_U16: return tl_sd_load<uint16_t>(p);
+  case TL_DTYPE_U32: return tl_sd_load<uint32_t>(p);
+  case TL_DTYPE_U64: return (double)tl_sd_load<uint64_t>(p);
   case TL_DTYPE_I8: return tl_sd_load<int8_t>(p);
   case TL_DTYPE_I16: return tl_sd_load<int16_t>(p);
   case TL_DTYPE_I32: return tl_sd_load<int32_t>(p);

@@ -44,6 +44,9 @@ static const char *buffer_format(tl_dtype d)
   switch (d) {
   case TL_DTYPE_BOOL: return "?";
   case TL_DTYPE_U8: return "B";
+  case TL_DTYPE_U16: return "H";
+  case TL_DTYPE_U32: return "I";
+  case TL_DTYPE_U64: return "Q";
   case TL_DTYPE_I8: return "b";
   case TL_DTYPE_I16: return "h";
   case TL_DTYPE_I32: return "i";

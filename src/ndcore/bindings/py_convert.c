@@ -84,6 +84,9 @@ PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t)
   switch (t->dtype) {
   case TL_DTYPE_BOOL: typenum = NPY_BOOL; break;
   case TL_DTYPE_U8: typenum = NPY_UINT8; break;
+  case TL_DTYPE_U16: typenum = NPY_UINT16; break;
+  case TL_DTYPE_U32: typenum = NPY_UINT32; break;
+  case TL_DTYPE_U64: typenum = NPY_UINT64; break;
   case TL_DTYPE_I8: typenum = NPY_INT8; break;
   case TL_DTYPE_I16: typenum = NPY_INT16; break;
   case TL_DTYPE_I32: typenum = NPY_INT32; break;
@@ -131,6 +134,15 @@ int tl_py_scalar(PyObject *o, tl_scalar *s)
   if (PyLong_Check(o)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow > 0) { /* uint64's upper half, which only a uint64 tensor takes */
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+      } else {
+        *s = (tl_scalar){.kind = TL_KIND_UINT, .v.u = u};
+        return 1;
+      }
+    }
     if (overflow) {
       PyErr_Format(PyExc_OverflowError, "Python integer %R is out of bounds for int64", o);
       return -1;
@@ -158,16 +170,18 @@ PyObject *tl_py_scalar_obj(tl_scalar s)
   case TL_KIND_BOOL: return PyBool_FromLong(s.v.b);
   case TL_KIND_FLOAT: return PyFloat_FromDouble(s.v.f);
   case TL_KIND_COMPLEX: return PyComplex_FromDoubles(creal(s.v.c), cimag(s.v.c));
+  case TL_KIND_UINT: return PyLong_FromUnsignedLongLong(s.v.u);
   default: return PyLong_FromLongLong(s.v.i);
   }
 }
 
-static tl_dtype scalar_dtype(tl_kind k)
+tl_dtype tl_py_scalar_dtype(tl_kind k)
 {
   switch (k) {
   case TL_KIND_BOOL: return TL_DTYPE_BOOL;
   case TL_KIND_FLOAT: return TL_DTYPE_F64;
   case TL_KIND_COMPLEX: return TL_DTYPE_C128;
+  case TL_KIND_UINT: return TL_DTYPE_U64;
   default: return TL_DTYPE_I64;
   }
 }
@@ -247,16 +261,23 @@ static PyObject *int_past_int64(PyObject *o, int depth, int *kind)
   return found;
 }
 
-/* NumPy holds Python ints past int64 as uint64 or objects, neither of which a
- * tensor takes.  As PyTorch: they are read as doubles when a floating dtype is
- * asked for (or, with none asked, when a float is among the values); else an
- * OverflowError names the first, as for a single int.  Replaces *arr. */
+/* NumPy holds Python ints past int64 as uint64 or objects.  As PyTorch: a
+ * uint64 dtype takes them when they fit (NumPy's conversion raises
+ * OverflowError for those that do not, negative ones included); they are
+ * read as doubles when a floating dtype is asked for (or, with none asked,
+ * when a float is among the values); else an OverflowError names the first,
+ * as for a single int.  Replaces *arr. */
 static int ints_past_int64(PyObject *o, int dtype, PyObject **arr)
 {
   int kind = 0;
   PyObject *big = int_past_int64(o, 0, &kind);
   if (!big)
     return 0; /* not ints: the caller names the dtype */
+  if (dtype == TL_DTYPE_U64) {
+    Py_SETREF(*arr, PyArray_FromAny(o, PyArray_DescrFromType(NPY_UINT64), 0, 0,
+                                    NPY_ARRAY_ALIGNED | NPY_ARRAY_NOTSWAPPED, NULL));
+    return *arr ? 0 : -1;
+  }
   if (dtype >= 0)
     kind = tl_dtype_is_complex((tl_dtype)dtype) ? 2 : tl_dtype_is_float((tl_dtype)dtype) ? 1 : 0;
   if (!kind) {
@@ -281,6 +302,10 @@ static int check_constructor_value(tl_scalar s, tl_dtype d)
     PyErr_SetString(PyExc_TypeError, k == TL_KIND_FLOAT
                                          ? "must be real number, not complex"
                                          : "'complex' object cannot be interpreted as an integer");
+    return -1;
+  }
+  if (d == TL_DTYPE_U64 && s.kind == TL_KIND_INT && s.v.i < 0) {
+    PyErr_SetString(PyExc_OverflowError, "can't convert negative int to unsigned");
     return -1;
   }
   if ((k == TL_KIND_INT || k == TL_KIND_UINT) && !tl_scalar_store_fits(s, d)) {
@@ -363,7 +388,7 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (is_scalar < 0)
     return -1;
   if (is_scalar) {
-    tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : scalar_dtype(s.kind);
+    tl_dtype d = dtype >= 0 ? (tl_dtype)dtype : tl_py_scalar_dtype(s.kind);
     if (check_constructor_value(s, d) < 0) /* tensor(300, dtype=uint8) */
       return -1;
     if (tl_tensor_empty(t, d, 0, NULL, tl_device_cpu()) != TL_OK)
@@ -394,7 +419,10 @@ int tl_py_to_tensor(PyObject *o, int dtype, bool copy, tl_tensor *t, bool *weak)
   if (!arr)
     return -1;
   int typenum = PyArray_TYPE((PyArrayObject *)arr);
-  if (from_python && (typenum == NPY_OBJECT || typenum == NPY_ULONG || typenum == NPY_ULONGLONG)) {
+  /* NumPy reads ints on both sides of int64's range as float64 */
+  bool mixed = dtype == TL_DTYPE_U64 && typenum == NPY_DOUBLE;
+  if (from_python &&
+      (typenum == NPY_OBJECT || typenum == NPY_ULONG || typenum == NPY_ULONGLONG || mixed)) {
     if (ints_past_int64(o, dtype, &arr) < 0) {
       Py_XDECREF(arr);
       return -1;

@@ -117,6 +117,14 @@ int tl_py_dtype_from_numpy(PyObject *descr_obj, tl_dtype *out)
   switch (descr->type_num) {
   case NPY_BOOL: *out = TL_DTYPE_BOOL; return 0;
   case NPY_UINT8: *out = TL_DTYPE_U8; return 0;
+  case NPY_UINT16: *out = TL_DTYPE_U16; return 0;
+  case NPY_UINT32: *out = TL_DTYPE_U32; return 0;
+  case NPY_ULONG:
+  case NPY_ULONGLONG:
+    if (PyDataType_ELSIZE(descr) != 8)
+      goto unsupported;
+    *out = TL_DTYPE_U64;
+    return 0;
   case NPY_INT8: *out = TL_DTYPE_I8; return 0;
   case NPY_INT16: *out = TL_DTYPE_I16; return 0;
   case NPY_INT32: *out = TL_DTYPE_I32; return 0;
@@ -136,7 +144,8 @@ int tl_py_dtype_from_numpy(PyObject *descr_obj, tl_dtype *out)
 unsupported:
   PyErr_Format(PyExc_TypeError,
                "can't convert NumPy dtype %R: the supported types are float64, float32, "
-               "float16, complex64, complex128, int64, int32, int16, int8, uint8 and bool",
+               "float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+               "uint16, uint8 and bool",
                descr_obj);
   return -1;
 }

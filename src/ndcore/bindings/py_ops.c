@@ -78,10 +78,7 @@ static int operand_from(PyObject *o, py_operand *op, tl_arg *arg)
   if (is_scalar < 0)
     return -1;
   if (is_scalar) {
-    tl_dtype d = s.kind == TL_KIND_BOOL    ? TL_DTYPE_BOOL
-                 : s.kind == TL_KIND_FLOAT ? TL_DTYPE_F64
-                 : s.kind == TL_KIND_COMPLEX ? TL_DTYPE_C128
-                                             : TL_DTYPE_I64;
+    tl_dtype d = tl_py_scalar_dtype(s.kind);
     tl_scalar_store(s, d, op->bytes);
     op->storage = (tl_storage){.refcount = 1, .data = op->bytes, .nbytes = 16,
                                .device = tl_device_cpu()};

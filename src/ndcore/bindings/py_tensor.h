@@ -155,6 +155,8 @@ PyObject *tl_py_to_numpy(PyObject *owner, const tl_tensor *t);
 /* A Python scalar (bool/int/float/complex) -> tl_scalar; 0 if o is not one. */
 int tl_py_scalar(PyObject *o, tl_scalar *s);
 PyObject *tl_py_scalar_obj(tl_scalar s);
+/* The dtype a Python scalar of kind k is held in (int64, or uint64 past its range). */
+tl_dtype tl_py_scalar_dtype(tl_kind k);
 
 /* arguments (py_args.c) */
 /* Bind positional and keyword arguments to the parameters `names`

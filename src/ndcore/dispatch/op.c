@@ -73,17 +73,25 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
                                                                         : scalar_dtype);
   }
   for (int i = 0; i < nin; i++) {
-    if (!in[i].weak || !tl_dtype_is_integral(p) || in[i].t->dtype != TL_DTYPE_I64)
+    tl_dtype sd = in[i].t->dtype; /* int64, or uint64 past int64's range */
+    if (!in[i].weak || !tl_dtype_is_integral(p) || (sd != TL_DTYPE_I64 && sd != TL_DTYPE_U64))
       continue;
-    tl_scalar s = tl_scalar_load(TL_DTYPE_I64, tl_tensor_data(in[i].t));
+    tl_scalar s = tl_scalar_load(sd, tl_tensor_data(in[i].t));
     tl_dtype_rule rule = tl_op_infos[op].rule;
     if (!tl_scalar_fits(s, p) && (rule == TL_RULE_COMPARE || rule == TL_RULE_COMPARE_ORDER)) {
-      p = TL_DTYPE_I64; /* uint8 < 300 is simply true, as in NumPy and PyTorch */
+      /* uint8 < 300 is simply true, as in NumPy and PyTorch: compare in a
+       * type holding both (float64 for uint64 with a negative number, or
+       * any integer with one past int64, where only the sign matters) */
+      p = p == TL_DTYPE_U64 || sd == TL_DTYPE_U64 ? TL_DTYPE_F64 : TL_DTYPE_I64;
       continue;
     }
-    if (!tl_scalar_fits(s, p))
+    if (!tl_scalar_fits(s, p)) {
+      if (s.kind == TL_KIND_UINT)
+        return tl_error_set(TL_ERR_OVERFLOW, "Python integer %llu out of bounds for %s",
+                            (unsigned long long)s.v.u, tl_dtype_names[p]);
       return tl_error_set(TL_ERR_OVERFLOW, "Python integer %lld out of bounds for %s",
                           (long long)s.v.i, tl_dtype_names[p]);
+    }
   }
 
   tl_kind k = tl_dtype_kind(p);
@@ -235,6 +243,9 @@ static void find_int_loop(char **args, int64_t n, const int64_t *steps, void *da
     int64_t v = 1;
     switch (search->dtype) {
     case TL_DTYPE_U8: v = *(const uint8_t *)x; break;
+    case TL_DTYPE_U16: v = tl_load_U16(x); break;
+    case TL_DTYPE_U32: v = tl_load_U32(x); break;
+    case TL_DTYPE_U64: v = tl_load_U64(x) != 0; break; /* never negative: only zero matters */
     case TL_DTYPE_I8: v = *(const int8_t *)x; break;
     case TL_DTYPE_I16: v = *(const int16_t *)x; break;
     case TL_DTYPE_I32: v = *(const int32_t *)x; break;

@@ -56,14 +56,17 @@ void tl_cpu_polynomial_register(void);
 
 /* x < 0 for any integer type, without "always false" warnings on unsigned ones. */
 static inline bool tl_k_negative(int64_t x) { return x < 0; }
+/* The same for the unsigned types, whose widest values int64_t would read as
+ * negative (scripts/gen_kernels.py writes this one for them). */
+static inline bool tl_k_negative_u(uint64_t x) { (void)x; return false; }
 
 /* Reading an op's scalar parameter as a compute type. */
 static inline double tl_k_param_f64(const tl_scalar *s)
 {
   switch (s->kind) {
   case TL_KIND_BOOL: return s->v.b;
-  case TL_KIND_INT:
-  case TL_KIND_UINT: return (double)s->v.i;
+  case TL_KIND_INT: return (double)s->v.i;
+  case TL_KIND_UINT: return (double)s->v.u;
   case TL_KIND_FLOAT: return s->v.f;
   default: return creal(s->v.c);
   }

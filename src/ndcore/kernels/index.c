@@ -337,6 +337,9 @@ static void scatter_any(char **args, int64_t n, const int64_t *steps, void *data
 #define TL_MIN (a != a || a < b) ? a : b
 TL_REDUCE_LOOP(scatter_reduce_BOOL, TL_DTYPE_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a && b, a || b, a && b)
 TL_REDUCE_LOOP(scatter_reduce_U8, TL_DTYPE_U8, uint8_t, tl_load_U8, tl_store_U8, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_U16, TL_DTYPE_U16, uint16_t, tl_load_U16, tl_store_U16, 1u * a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_U32, TL_DTYPE_U32, uint32_t, tl_load_U32, tl_store_U32, a * b, TL_MAX, TL_MIN)
+TL_REDUCE_LOOP(scatter_reduce_U64, TL_DTYPE_U64, uint64_t, tl_load_U64, tl_store_U64, a * b, TL_MAX, TL_MIN)
 TL_REDUCE_LOOP(scatter_reduce_I8, TL_DTYPE_I8, int8_t, tl_load_I8, tl_store_I8, a * b, TL_MAX, TL_MIN)
 TL_REDUCE_LOOP(scatter_reduce_I16, TL_DTYPE_I16, int16_t, tl_load_I16, tl_store_I16, a * b, TL_MAX, TL_MIN)
 TL_REDUCE_LOOP(scatter_reduce_I32, TL_DTYPE_I32, int32_t, tl_load_I32, tl_store_I32, a * b, TL_MAX, TL_MIN)
@@ -416,6 +419,9 @@ static tl_loop_fn reduce_loop(tl_dtype d)
   switch (d) {
   case TL_DTYPE_BOOL: return scatter_reduce_BOOL;
   case TL_DTYPE_U8: return scatter_reduce_U8;
+  case TL_DTYPE_U16: return scatter_reduce_U16;
+  case TL_DTYPE_U32: return scatter_reduce_U32;
+  case TL_DTYPE_U64: return scatter_reduce_U64;
   case TL_DTYPE_I8: return scatter_reduce_I8;
   case TL_DTYPE_I16: return scatter_reduce_I16;
   case TL_DTYPE_I32: return scatter_reduce_I32;

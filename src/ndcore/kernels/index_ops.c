@@ -180,6 +180,9 @@ static tl_scalar reduce_identity(tl_index_reduce r, tl_dtype d)
     switch (d) {
     case TL_DTYPE_BOOL: return (tl_scalar){.kind = TL_KIND_BOOL, .v.b = !max};
     case TL_DTYPE_U8: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? 0 : UINT8_MAX};
+    case TL_DTYPE_U16: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? 0 : UINT16_MAX};
+    case TL_DTYPE_U32: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? 0 : UINT32_MAX};
+    case TL_DTYPE_U64: return (tl_scalar){.kind = TL_KIND_UINT, .v.u = max ? 0 : UINT64_MAX};
     case TL_DTYPE_I8: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? INT8_MIN : INT8_MAX};
     case TL_DTYPE_I16: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? INT16_MIN : INT16_MAX};
     case TL_DTYPE_I32: return (tl_scalar){.kind = TL_KIND_INT, .v.i = max ? INT32_MIN : INT32_MAX};
@@ -234,6 +237,9 @@ static tl_status filled_over(tl_tensor *t, tl_scalar s, tl_dtype d, tl_device de
 #define TL_FLOOR_DIV (int64_t)(a / c - ((a % c != 0) && (a < 0)))
 TL_MEAN_DIVIDE(mean_divide_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a)
 TL_MEAN_DIVIDE(mean_divide_U8, uint8_t, tl_load_U8, tl_store_U8, a / c)
+TL_MEAN_DIVIDE(mean_divide_U16, uint16_t, tl_load_U16, tl_store_U16, a / c)
+TL_MEAN_DIVIDE(mean_divide_U32, uint32_t, tl_load_U32, tl_store_U32, a / c)
+TL_MEAN_DIVIDE(mean_divide_U64, uint64_t, tl_load_U64, tl_store_U64, a / (uint64_t)c)
 TL_MEAN_DIVIDE(mean_divide_I8, int8_t, tl_load_I8, tl_store_I8, TL_FLOOR_DIV)
 TL_MEAN_DIVIDE(mean_divide_I16, int16_t, tl_load_I16, tl_store_I16, TL_FLOOR_DIV)
 TL_MEAN_DIVIDE(mean_divide_I32, int32_t, tl_load_I32, tl_store_I32, TL_FLOOR_DIV)
@@ -256,6 +262,8 @@ static tl_loop_fn mean_divide_loop(tl_dtype d)
       [TL_DTYPE_F16] = mean_divide_F16,   [TL_DTYPE_BF16] = mean_divide_BF16,
       [TL_DTYPE_F32] = mean_divide_F32,   [TL_DTYPE_F64] = mean_divide_F64,
       [TL_DTYPE_C64] = mean_divide_C64,   [TL_DTYPE_C128] = mean_divide_C128,
+      [TL_DTYPE_U16] = mean_divide_U16,   [TL_DTYPE_U32] = mean_divide_U32,
+      [TL_DTYPE_U64] = mean_divide_U64,
   };
   return loops[d];
 }
@@ -766,6 +774,9 @@ tl_status tl_cpu_index_masked_select(tl_tensor *out, const tl_tensor *in, const 
   }
 TL_SCALE_LOOP(scale_BOOL, bool, tl_load_BOOL, tl_store_BOOL, a && b)
 TL_SCALE_LOOP(scale_U8, uint8_t, tl_load_U8, tl_store_U8, a * b)
+TL_SCALE_LOOP(scale_U16, uint16_t, tl_load_U16, tl_store_U16, 1u * a * b) /* not int's: it overflows */
+TL_SCALE_LOOP(scale_U32, uint32_t, tl_load_U32, tl_store_U32, a * b)
+TL_SCALE_LOOP(scale_U64, uint64_t, tl_load_U64, tl_store_U64, a * b)
 TL_SCALE_LOOP(scale_I8, int8_t, tl_load_I8, tl_store_I8, a * b)
 TL_SCALE_LOOP(scale_I16, int16_t, tl_load_I16, tl_store_I16, a * b)
 TL_SCALE_LOOP(scale_I32, int32_t, tl_load_I32, tl_store_I32, a * b)
@@ -785,6 +796,7 @@ tl_status tl_cpu_index_scale(tl_tensor *out, const tl_tensor *src, tl_scalar alp
       [TL_DTYPE_I16] = scale_I16,   [TL_DTYPE_I32] = scale_I32, [TL_DTYPE_I64] = scale_I64,
       [TL_DTYPE_F16] = scale_F16,   [TL_DTYPE_BF16] = scale_BF16, [TL_DTYPE_F32] = scale_F32,
       [TL_DTYPE_F64] = scale_F64,   [TL_DTYPE_C64] = scale_C64, [TL_DTYPE_C128] = scale_C128,
+      [TL_DTYPE_U16] = scale_U16,   [TL_DTYPE_U32] = scale_U32, [TL_DTYPE_U64] = scale_U64,
   };
   _Alignas(16) char value[16];
   tl_scalar_store(alpha, src->dtype, value);

@@ -245,6 +245,9 @@ void tl_reduce_identity(tl_rkind kind, tl_dtype acc, char *dst)
     switch (acc) {
     case TL_DTYPE_BOOL: s = (tl_scalar){.kind = TL_KIND_BOOL, .v.b = hi}; break;
     case TL_DTYPE_U8: s.v.i = hi ? UINT8_MAX : 0; break;
+    case TL_DTYPE_U16: s.v.i = hi ? UINT16_MAX : 0; break;
+    case TL_DTYPE_U32: s.v.i = hi ? UINT32_MAX : 0; break;
+    case TL_DTYPE_U64: s = (tl_scalar){.kind = TL_KIND_UINT, .v.u = hi ? UINT64_MAX : 0}; break;
     case TL_DTYPE_I8: s.v.i = hi ? INT8_MAX : INT8_MIN; break;
     case TL_DTYPE_I16: s.v.i = hi ? INT16_MAX : INT16_MIN; break;
     case TL_DTYPE_I32: s.v.i = hi ? INT32_MAX : INT32_MIN; break;

@@ -329,6 +329,9 @@ TL_SIMD_CLONES static void gen_chunk(const fill_ctx *c, int64_t v0, int count, d
     break;
 #define STORE_CASES                                                                        \
   STORE_CASE(TL_DTYPE_U8, tl_store_U8, uint8_t)                                            \
+  STORE_CASE(TL_DTYPE_U16, tl_store_U16, uint16_t)                                         \
+  STORE_CASE(TL_DTYPE_U32, tl_store_U32, uint32_t)                                         \
+  STORE_CASE(TL_DTYPE_U64, tl_store_U64, uint64_t)                                         \
   STORE_CASE(TL_DTYPE_I8, tl_store_I8, int8_t)                                             \
   STORE_CASE(TL_DTYPE_I16, tl_store_I16, int16_t)                                          \
   STORE_CASE(TL_DTYPE_I32, tl_store_I32, int32_t)                                          \
@@ -412,6 +415,9 @@ int64_t tl_random_dtype_max(tl_dtype dtype)
   switch (dtype) {
   case TL_DTYPE_BOOL: return 1;
   case TL_DTYPE_U8: return UINT8_MAX;
+  case TL_DTYPE_U16: return UINT16_MAX;
+  case TL_DTYPE_U32: return UINT32_MAX;
+  case TL_DTYPE_U64: return INT64_MAX; /* bounds are int64: uint64's upper half is out of reach */
   case TL_DTYPE_I8: return INT8_MAX;
   case TL_DTYPE_I16: return INT16_MAX;
   case TL_DTYPE_I32: return INT32_MAX;
@@ -440,7 +446,8 @@ static tl_status check_dtype(const tl_random_dist *d, tl_dtype dtype)
   /* [low, low + range - 1] must be values of the dtype. */
   uint64_t last = (uint64_t)d->low + (d->range - 1); /* wraps correctly for range 0 = 2^64 */
   int64_t hi = tl_random_dtype_max(dtype);
-  int64_t lo = dtype == TL_DTYPE_BOOL || dtype == TL_DTYPE_U8 ? 0 : -hi - !tl_dtype_is_float(dtype);
+  tl_kind kind = tl_dtype_kind(dtype);
+  int64_t lo = kind == TL_KIND_BOOL || kind == TL_KIND_UINT ? 0 : -hi - !tl_dtype_is_float(dtype);
   bool fits = d->range != 0 ? d->low >= lo && d->low <= hi &&
                                   d->range - 1 <= (uint64_t)hi - (uint64_t)d->low
                             : dtype == TL_DTYPE_I64 && d->low == INT64_MIN;

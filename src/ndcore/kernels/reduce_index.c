@@ -60,6 +60,9 @@ typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, 
   }
 TL_EXTREME_LINE(extreme_BOOL, bool)
 TL_EXTREME_LINE(extreme_U8, uint8_t)
+TL_EXTREME_LINE(extreme_U16, uint16_t)
+TL_EXTREME_LINE(extreme_U32, uint32_t)
+TL_EXTREME_LINE(extreme_U64, uint64_t)
 TL_EXTREME_LINE(extreme_I8, int8_t)
 TL_EXTREME_LINE(extreme_I16, int16_t)
 TL_EXTREME_LINE(extreme_I32, int32_t)
@@ -102,6 +105,9 @@ static extreme_fn extreme_for(tl_dtype d)
   switch (d) {
   case TL_DTYPE_BOOL: return extreme_BOOL;
   case TL_DTYPE_U8: return extreme_U8;
+  case TL_DTYPE_U16: return extreme_U16;
+  case TL_DTYPE_U32: return extreme_U32;
+  case TL_DTYPE_U64: return extreme_U64;
   case TL_DTYPE_I8: return extreme_I8;
   case TL_DTYPE_I16: return extreme_I16;
   case TL_DTYPE_I32: return extreme_I32;

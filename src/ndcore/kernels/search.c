@@ -424,6 +424,12 @@ static inline int64_t load_int(tl_dtype d, const char *p)
 {
   switch (d) {
   case TL_DTYPE_U8: return *(const uint8_t *)p;
+  case TL_DTYPE_U16: return tl_load_U16(p);
+  case TL_DTYPE_U32: return tl_load_U32(p);
+  case TL_DTYPE_U64: { /* above int64's range: past any bin, and refused like a negative */
+    uint64_t v = tl_load_U64(p);
+    return v > INT64_MAX ? -1 : (int64_t)v;
+  }
   case TL_DTYPE_I8: return *(const int8_t *)p;
   case TL_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   case TL_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
@@ -439,6 +445,7 @@ static inline double load_real(tl_dtype d, const char *p)
   case TL_DTYPE_F16: return tl_load_F16(p);
   case TL_DTYPE_BF16: return tl_load_BF16(p);
   case TL_DTYPE_BOOL: return tl_load_BOOL(p);
+  case TL_DTYPE_U64: return (double)tl_load_U64(p);
   default: return (double)load_int(d, p);
   }
 }

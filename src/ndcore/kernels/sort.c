@@ -102,13 +102,16 @@ TL_SIMD_CLONES static void keys_load(tl_dtype d, const char *src, int64_t step, 
     }
     break;
   case TL_DTYPE_I64:
+  case TL_DTYPE_U64: {
+    const uint64_t sign = d == TL_DTYPE_I64 ? 0x8000000000000000ull : 0;
     for (int64_t i = 0; i < n; i++) {
       uint64_t u;
       memcpy(&u, src + i * step, 8);
-      a[i] = u ^ 0x8000000000000000ull ^ f64;
+      a[i] = u ^ sign ^ f64;
       ai[i] = b32 + (uint32_t)i;
     }
     break;
+  }
   default:
     for (int64_t i = 0; i < n; i++)
       a[i] = (uint64_t)((uint32_t)tl_sort_key(d, src + i * step) ^ f32) << 32 | (b32 + (uint32_t)i);
@@ -230,11 +233,14 @@ TL_SIMD_CLONES static void values_store(tl_dtype d, const lane *l, int64_t j0, i
     }
     break;
   case TL_DTYPE_I64:
+  case TL_DTYPE_U64: {
+    const uint64_t sign = d == TL_DTYPE_I64 ? 0x8000000000000000ull : 0;
     for (int64_t j = j0; j < j1; j++, p += dstep) {
-      uint64_t u = a[j] ^ f64 ^ 0x8000000000000000ull;
+      uint64_t u = a[j] ^ f64 ^ sign;
       memcpy(p, &u, 8);
     }
     break;
+  }
   default: {
     /* Integers: the key is the value with its sign bit flipped. */
     size_t size = tl_dtype_size(d);

@@ -9,8 +9,8 @@
  *   - -0.0 maps to the key of +0.0, so the zeros keep input order too.
  * Keys of floats are therefore not one-to-one: turning a key back into a
  * value must copy the original element for the NaN and zero keys.
- * bool..int32, float16, bfloat16 and float32 use 32-bit keys; int64 and
- * float64 use 64-bit keys.  Descending order is the complement of the key
+ * Unsigned integers are their own keys.  The types of up to 4 bytes use
+ * 32-bit keys, the 8-byte ones 64-bit keys.  Descending order is the complement of the key
  * (within the key's width), NaN first.                                     */
 #ifndef TL_SORT_KEYS_H
 #define TL_SORT_KEYS_H
@@ -19,7 +19,7 @@
 
 #include "ndcore/tensor/tl_dtype.h"
 
-static inline bool tl_sort_key_wide(tl_dtype d) { return d == TL_DTYPE_I64 || d == TL_DTYPE_F64; }
+static inline bool tl_sort_key_wide(tl_dtype d) { return tl_dtype_size(d) == 8; }
 
 /* The bits of the key that can be set (complementing with it reverses order). */
 static inline uint64_t tl_sort_key_mask(tl_dtype d)
@@ -81,6 +81,9 @@ static inline uint64_t tl_sort_key(tl_dtype d, const char *p)
   switch (d) {
   case TL_DTYPE_BOOL: return *(const uint8_t *)p != 0;
   case TL_DTYPE_U8: return *(const uint8_t *)p;
+  case TL_DTYPE_U16: return tl_load_U16(p);
+  case TL_DTYPE_U32: return tl_load_U32(p);
+  case TL_DTYPE_U64: return tl_load_U64(p);
   case TL_DTYPE_I8: return (uint8_t)(*(const uint8_t *)p ^ 0x80u);
   case TL_DTYPE_I16: { uint16_t v; memcpy(&v, p, 2); return (uint16_t)(v ^ 0x8000u); }
   case TL_DTYPE_I32: { uint32_t v; memcpy(&v, p, 4); return v ^ 0x80000000u; }

@@ -82,6 +82,7 @@ void tl_scalar_store(tl_scalar s, tl_dtype d, char *dst)
   case TL_KIND_BOOL: from = TL_DTYPE_BOOL; memcpy(buf, &s.v.b, sizeof s.v.b); break;
   case TL_KIND_FLOAT: from = TL_DTYPE_F64; memcpy(buf, &s.v.f, sizeof s.v.f); break;
   case TL_KIND_COMPLEX: from = TL_DTYPE_C128; memcpy(buf, &s.v.c, sizeof s.v.c); break;
+  case TL_KIND_UINT: from = TL_DTYPE_U64; memcpy(buf, &s.v.u, sizeof s.v.u); break;
   default: from = TL_DTYPE_I64; memcpy(buf, &s.v.i, sizeof s.v.i); break;
   }
   char *args[2] = {dst, buf};
@@ -103,19 +104,42 @@ tl_scalar tl_scalar_load(tl_dtype d, const char *src)
   char *args[2] = {dst, (char *)src};
   int64_t steps[2] = {0, 0};
   cast_table[d][to](args, 1, steps, NULL);
+  if (d == TL_DTYPE_U64 && s.v.i < 0) /* above int64's range: C's wrap kept the bits */
+    s.kind = TL_KIND_UINT;
   return s;
 }
 
 bool tl_scalar_fits(tl_scalar s, tl_dtype d)
 {
+  if (s.kind == TL_KIND_UINT) /* above int64's range */
+    return !tl_dtype_is_integral(d) || d == TL_DTYPE_U64;
   if (s.kind != TL_KIND_INT)
     return true;
   switch (d) {
   case TL_DTYPE_U8: return s.v.i >= 0 && s.v.i <= UINT8_MAX;
+  case TL_DTYPE_U16: return s.v.i >= 0 && s.v.i <= UINT16_MAX;
+  case TL_DTYPE_U32: return s.v.i >= 0 && s.v.i <= UINT32_MAX;
+  case TL_DTYPE_U64: return s.v.i >= 0;
   case TL_DTYPE_I8: return s.v.i >= INT8_MIN && s.v.i <= INT8_MAX;
   case TL_DTYPE_I16: return s.v.i >= INT16_MIN && s.v.i <= INT16_MAX;
   case TL_DTYPE_I32: return s.v.i >= INT32_MIN && s.v.i <= INT32_MAX;
   default: return true;
+  }
+}
+
+/* An integer dtype's range as doubles; hi is exclusive for the 64-bit types
+ * (2^63 and 2^64 are doubles, their maxima are not). */
+static void int_range(tl_dtype d, double *lo, double *hi)
+{
+  switch (d) {
+  case TL_DTYPE_U8: *lo = 0; *hi = UINT8_MAX; break;
+  case TL_DTYPE_U16: *lo = 0; *hi = UINT16_MAX; break;
+  case TL_DTYPE_U32: *lo = 0; *hi = UINT32_MAX; break;
+  case TL_DTYPE_U64: *lo = 0; *hi = 0x1p64; break;
+  case TL_DTYPE_I8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+  case TL_DTYPE_I16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+  case TL_DTYPE_I32: *lo = INT32_MIN; *hi = INT32_MAX; break;
+  default: *lo = -0x1p63; *hi = 0x1p63; break;
   }
 }
 
@@ -134,17 +158,20 @@ bool tl_scalar_store_fits(tl_scalar s, tl_dtype d)
   bool ok = true;
   if (d == TL_DTYPE_BOOL || s.kind == TL_KIND_BOOL) {
     ok = true;
+  } else if (s.kind == TL_KIND_UINT) {
+    ok = tl_scalar_fits(s, d);
   } else if (s.kind == TL_KIND_INT && tl_dtype_kind(d) == TL_KIND_UINT) {
-    ok = s.v.i <= UINT8_MAX && s.v.i >= -UINT8_MAX;
+    double lo, hi; /* -max..max: two's complement wraps -x to max + 1 - x */
+    int_range(d, &lo, &hi);
+    ok = d == TL_DTYPE_U64 || (s.v.i <= (int64_t)hi && s.v.i >= -(int64_t)hi);
   } else if (s.kind == TL_KIND_INT) {
     ok = tl_scalar_fits(s, d) && (d != TL_DTYPE_F16 || (s.v.i <= 65504 && s.v.i >= -65504));
   } else if (tl_dtype_is_integral(d)) {
-    double lo = d == TL_DTYPE_U8 ? 0.0 : d == TL_DTYPE_I8 ? INT8_MIN : d == TL_DTYPE_I16 ? INT16_MIN
-                : d == TL_DTYPE_I32 ? INT32_MIN : -0x1p63;
-    double hi = d == TL_DTYPE_U8 ? UINT8_MAX : d == TL_DTYPE_I8 ? INT8_MAX : d == TL_DTYPE_I16
-                ? INT16_MAX : d == TL_DTYPE_I32 ? INT32_MAX : 0x1p63;
+    double lo, hi;
+    int_range(d, &lo, &hi);
     double t = trunc(re); /* 255.5 fits uint8: the conversion truncates */
-    ok = im == 0.0 && t >= lo && (d == TL_DTYPE_I64 ? t < hi : t <= hi); /* false for NaN */
+    bool wide = d == TL_DTYPE_I64 || d == TL_DTYPE_U64;
+    ok = im == 0.0 && t >= lo && (wide ? t < hi : t <= hi); /* false for NaN */
   } else {
     double max = float_max[d];
     bool fits_re = isnan(re) || isinf(re) || !max || fabs(re) <= max;
@@ -158,7 +185,8 @@ tl_status tl_scalar_check_store(tl_scalar s, tl_dtype d)
 {
   static const char *const cpp_names[TL_DTYPE_COUNT] = {
       "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "c10::Half", "c10::BFloat16",
-      "float", "double", "c10::complex<float>", "c10::complex<double>"};
+      "float", "double", "c10::complex<float>", "c10::complex<double>", "uint16_t", "uint32_t",
+      "uint64_t"};
   if (tl_scalar_store_fits(s, d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "value cannot be converted to type %s without overflow",

@@ -68,17 +68,32 @@ static int float_rank(tl_dtype d)
   }
 }
 
+/* The integer type of a signedness and width (bytes), or -1 past int64. */
+static int int_of(bool is_unsigned, size_t width)
+{
+  switch (width) {
+  case 1: return is_unsigned ? TL_DTYPE_U8 : TL_DTYPE_I8;
+  case 2: return is_unsigned ? TL_DTYPE_U16 : TL_DTYPE_I16;
+  case 4: return is_unsigned ? TL_DTYPE_U32 : TL_DTYPE_I32;
+  case 8: return is_unsigned ? TL_DTYPE_U64 : TL_DTYPE_I64;
+  default: return -1;
+  }
+}
+
 static tl_dtype promote_int(tl_dtype a, tl_dtype b)
 {
-  /* Both integer (bool handled by the caller).  Unsigned uint8 with a signed
-   * type needs one more bit: uint8 + int8 -> int16. */
-  if (a == TL_DTYPE_U8 && b == TL_DTYPE_U8)
-    return TL_DTYPE_U8;
-  if (a == TL_DTYPE_U8)
-    return b == TL_DTYPE_I8 ? TL_DTYPE_I16 : b;
-  if (b == TL_DTYPE_U8)
-    return a == TL_DTYPE_I8 ? TL_DTYPE_I16 : a;
-  return a > b ? a : b; /* signed ints are listed by width */
+  /* Both integer (bool handled by the caller).  The same signedness takes
+   * the wider; an unsigned type with a signed one needs one more bit than
+   * the unsigned one has (uint8 + int8 -> int16, uint32 + int32 -> int64),
+   * and uint64 with any signed type has no integer home: float64, as in
+   * NumPy (PyTorch refuses to promote its wide unsigned types at all). */
+  bool ua = tl_dtype_kind(a) == TL_KIND_UINT, ub = tl_dtype_kind(b) == TL_KIND_UINT;
+  size_t wa = tl_dtype_size(a), wb = tl_dtype_size(b);
+  if (ua == ub)
+    return wa >= wb ? a : b;
+  size_t wu = ua ? wa : wb, ws = ua ? wb : wa;
+  int d = int_of(false, ws > wu ? ws : 2 * wu);
+  return d < 0 ? TL_DTYPE_F64 : (tl_dtype)d;
 }
 
 tl_dtype tl_promote_types(tl_dtype a, tl_dtype b)

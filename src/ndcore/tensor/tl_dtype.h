@@ -20,6 +20,9 @@ bool tl_can_cast(tl_dtype from, tl_dtype to);
 
 typedef bool tl_ct_BOOL;
 typedef uint8_t tl_ct_U8;
+typedef uint16_t tl_ct_U16;
+typedef uint32_t tl_ct_U32;
+typedef uint64_t tl_ct_U64;
 typedef int8_t tl_ct_I8;
 typedef int16_t tl_ct_I16;
 typedef int32_t tl_ct_I32;
@@ -37,6 +40,9 @@ typedef double complex tl_ct_C128;
   static inline void STORE(char *p, T v) { memcpy(p, &v, sizeof v); }
 TL_PLAIN_LOADSTORE(tl_load_BOOL, tl_store_BOOL, bool)
 TL_PLAIN_LOADSTORE(tl_load_U8, tl_store_U8, uint8_t)
+TL_PLAIN_LOADSTORE(tl_load_U16, tl_store_U16, uint16_t)
+TL_PLAIN_LOADSTORE(tl_load_U32, tl_store_U32, uint32_t)
+TL_PLAIN_LOADSTORE(tl_load_U64, tl_store_U64, uint64_t)
 TL_PLAIN_LOADSTORE(tl_load_I8, tl_store_I8, int8_t)
 TL_PLAIN_LOADSTORE(tl_load_I16, tl_store_I16, int16_t)
 TL_PLAIN_LOADSTORE(tl_load_I32, tl_store_I32, int32_t)
@@ -52,12 +58,17 @@ static inline void tl_store_F16(char *p, float v) { uint16_t h = tl_f32_to_f16(v
 static inline float tl_load_BF16(const char *p) { uint16_t h; memcpy(&h, p, 2); return tl_bf16_to_f32(h); }
 static inline void tl_store_BF16(char *p, float v) { uint16_t h = tl_f32_to_bf16(v); memcpy(p, &h, 2); }
 
-/* A value of any dtype, wide enough for all: how scalars cross the API. */
+/* A value of any dtype, wide enough for all: how scalars cross the API.
+ * Integers are INT (int64).  UINT (uint64 in u) is only a Python int above
+ * int64's range; a uint64 element loads as INT with its bits, which store
+ * back unchanged (readers that show the value, item() and tolist(), look at
+ * the dtype). */
 typedef struct {
-  tl_kind kind; /* BOOL, INT (int64), FLOAT (double) or COMPLEX */
+  tl_kind kind; /* BOOL, INT, UINT, FLOAT (double) or COMPLEX */
   union {
     bool b;
     int64_t i;
+    uint64_t u;
     double f;
     double complex c;
   } v;

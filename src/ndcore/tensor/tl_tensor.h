@@ -18,7 +18,9 @@
 
 /* ---- dtypes ---------------------------------------------------------------
  * One list: enum, name, itemsize, storage C type, kind.  float16 and bfloat16
- * are stored as raw 16-bit patterns and computed in float32.                  */
+ * are stored as raw 16-bit patterns and computed in float32.  The wide
+ * unsigned types come last (PyTorch added them last too): nothing depends on
+ * the order, but appending kept every earlier dtype's number.                 */
 typedef enum {
   TL_KIND_BOOL,
   TL_KIND_UINT,
@@ -39,7 +41,10 @@ typedef enum {
   X(F32, "float32", 4, float, TL_KIND_FLOAT)                 \
   X(F64, "float64", 8, double, TL_KIND_FLOAT)                \
   X(C64, "complex64", 8, float _Complex, TL_KIND_COMPLEX)    \
-  X(C128, "complex128", 16, double _Complex, TL_KIND_COMPLEX)
+  X(C128, "complex128", 16, double _Complex, TL_KIND_COMPLEX) \
+  X(U16, "uint16", 2, uint16_t, TL_KIND_UINT)                 \
+  X(U32, "uint32", 4, uint32_t, TL_KIND_UINT)                 \
+  X(U64, "uint64", 8, uint64_t, TL_KIND_UINT)
 
 typedef enum {
 #define TL_X(E, name, size, ctype, kind) TL_DTYPE_##E,

@@ -5,6 +5,7 @@
 #include "ndcore/tensor/tl_views.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/tl_nn.h"
+#include "nn/tl_nn_work.h"
 
 /* op -> kind, for the forward and the backward ops. */
 static const struct {
@@ -42,13 +43,10 @@ tl_act_kind tl_nn_activation_kind(tl_op op)
 /* Floating dtypes only, in PyTorch's words ("not implemented for 'Long'"). */
 static tl_status check_float(const char *name, tl_dtype d)
 {
-  static const char *const legacy[TL_DTYPE_COUNT] = {
-      [TL_DTYPE_BOOL] = "Bool", [TL_DTYPE_U8] = "Byte", [TL_DTYPE_I8] = "Char",
-      [TL_DTYPE_I16] = "Short", [TL_DTYPE_I32] = "Int", [TL_DTYPE_I64] = "Long"};
   if (tl_dtype_is_float(d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
-                      legacy[d] ? legacy[d] : tl_dtype_names[d]);
+                      tl_dtype_is_complex(d) ? tl_dtype_names[d] : tl_nn_scalar_name(d));
 }
 
 static tl_status check_same_shape(const char *name, const char *what, const tl_tensor *a,
