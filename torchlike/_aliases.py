@@ -7,6 +7,7 @@ arguments (out=, alpha=, rounding_mode= ...)."""
 import numbers
 
 from . import _C
+from ._dtype_names import cpp_name as _cpp_name  # frexp's out= errors name C++ types
 
 Tensor = _C.Tensor
 
@@ -117,16 +118,6 @@ class _FrexpResult(tuple):
         return f"torchlike.return_types.frexp(\nmantissa={self[0]!r},\nexponent={self[1]!r})"
 
 
-# PyTorch names dtypes by their C++ types in frexp's out= errors.
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
-
-
-def _cpp_name(dtype):
-    return _CPP_NAMES.get(dtype.name, dtype.name)
 
 
 def frexp(input, *, out=None):

@@ -10,6 +10,7 @@ from collections import namedtuple
 
 from . import _C
 from . import linalg
+from ._dtype_names import scalar_type_name as _dtype_name
 from .autograd import Function
 
 __all__ = ["numel", "is_tensor", "is_floating_point", "is_complex", "is_nonzero", "conj",
@@ -138,13 +139,6 @@ def mvlgamma(input, p):
     for j in range(1, p):
         total = _C.add(total, _C.lgamma(_C.sub(input, j / 2)))
     return _C.add(total, p * (p - 1) / 4 * math.log(math.pi))
-
-
-def _dtype_name(dt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(dt.name, str(dt))
 
 
 # ---- reductions ----------------------------------------------------------

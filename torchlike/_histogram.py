@@ -20,19 +20,13 @@ from collections import namedtuple
 
 from . import _C
 from ._composites import _dtype_name
+from ._dtype_names import CPP_NAMES as _CPP_NAMES  # what histogram messages print
 
 __all__ = ["histogram", "histogramdd"]
 
 Tensor = _C.Tensor
 _HISTOGRAM = namedtuple("histogram", ["hist", "bin_edges"])
 _HISTOGRAMDD = namedtuple("histogramdd", ["hist", "bin_edges"])
-
-# the C++ type names PyTorch's histogram messages print
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
 
 
 def _torch_linspace(start, end, steps, dtype, device):

@@ -8,20 +8,13 @@ device; ``x.type()`` names it ("torchlike.FloatTensor", with torchlike. in
 place of torch.), and ``x.type(t)`` casts to a dtype, a legacy type or its
 name (torch.-spelled names are read too)."""
 from . import _C
+from ._dtype_names import SCALAR_NAMES as _NAMES, scalar_type_name
 
 Tensor = _C.Tensor
-
-# (name, dtype): PyTorch's scalar type names
-_NAMES = [("Float", _C.float32), ("Double", _C.float64), ("Half", _C.float16),
-          ("BFloat16", _C.bfloat16), ("Byte", _C.uint8), ("Char", _C.int8), ("Short", _C.int16),
-          ("Int", _C.int32), ("Long", _C.int64), ("Bool", _C.bool),
-          ("ComplexFloat", _C.complex64), ("ComplexDouble", _C.complex128)]
-_NAME_OF = {dtype: name for name, dtype in _NAMES}
-
-
-def scalar_type_name(dtype):
-    """PyTorch's name of a dtype in its kernels' messages: 'Float', 'Long' ..."""
-    return _NAME_OF[dtype]
+# PyTorch has no classes for its complex and wide unsigned types; their
+# names still read and print (x.type() is 'torch.UInt16Tensor').
+_CLASSES = [(name, dtype) for name, dtype in _NAMES
+            if not name.startswith(("Complex", "UInt"))]
 
 
 class tensortype(type):
@@ -64,15 +57,14 @@ def _make(name, dtype, device_type, module):
                                             "__module__": module, "__new__": _construct})
 
 
-CPU_TYPES = {name + "Tensor": _make(name, dtype, "cpu", "torchlike") for name, dtype in _NAMES
-             if not name.startswith("Complex")}
+CPU_TYPES = {name + "Tensor": _make(name, dtype, "cpu", "torchlike") for name, dtype in _CLASSES}
 CUDA_TYPES = {name + "Tensor": _make(name, dtype, "cuda", "torchlike.cuda")
-              for name, dtype in _NAMES if not name.startswith("Complex")}
+              for name, dtype in _CLASSES}
 
 
 def _type_name(t):
     where = "torchlike.cuda." if t.device.type == "cuda" else "torchlike."
-    return where + _NAME_OF[t.dtype] + "Tensor"
+    return where + scalar_type_name(t.dtype) + "Tensor"
 
 
 def _parse(name):

@@ -16,6 +16,7 @@ import warnings
 
 from . import _C, _layout
 from ._composites import _need_tensor
+from ._dtype_names import CPP_NAMES as _CPP_NAMES  # what in-place dtype errors print
 from ._inplace_functions import take_input
 
 Tensor = _C.Tensor
@@ -24,12 +25,6 @@ __all__ = ["is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_signed", "is_
            "is_inference", "isreal", "get_device", "typename", "split_with_sizes",
            "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "nonzero_static",
            "as_strided_scatter", "range"]
-
-# C++'s names of the dtypes, as PyTorch's in-place dtype errors print them
-_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
-              "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def _tensor_arg(func, name, position, value):

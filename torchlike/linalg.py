@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as _np
 
 from . import _C
+from ._dtype_names import scalar_type_name
 
 __all__ = [
     "LinAlgError", "solve", "inv", "det", "slogdet", "cholesky", "qr", "svd", "svdvals",
@@ -461,8 +462,6 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 # Not differentiable, as in PyTorch.  No CUDA kernel yet (docs/gpu.md): a
 # device tensor raises NotImplementedError naming the op and the device.
 
-_INT_NAMES = {"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-              "bool": "Bool", "float16": "Half", "bfloat16": "BFloat16"}
 
 
 def _need(fn, name, x, position=1):
@@ -480,7 +479,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     if A.ndim >= 2 and not (A.is_floating_point() or A.is_complex()) or \
             A.dtype in (_C.float16, _C.bfloat16):
         raise NotImplementedError(f"{fn}: Expected a floating point or complex tensor as "
-                                  f"input. Got {_INT_NAMES.get(A.dtype.name, A.dtype.name)}")
+                                  f"input. Got {scalar_type_name(A.dtype)}")
     result = LDLFactorExResult(*_C._linalg_ldl_factor_ex(A, hermitian))
     if check_errors:
         _ldl_check(fn, result.info)
@@ -520,9 +519,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
                          "but got -2)")
     if B.dtype != LD.dtype:
         def name(t):
-            return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-                    "complex128": "ComplexDouble"}.get(t.dtype.name,
-                                                       _INT_NAMES.get(t.dtype.name))
+            return scalar_type_name(t.dtype)
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{name(B)} and A of type {name(LD)} instead.")
     if pivots.dtype != _C.int32 and not (pivots.is_floating_point() or pivots.is_complex()):

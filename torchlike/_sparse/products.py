@@ -1,6 +1,7 @@
 """Matrix products with sparse operands: sparse x dense and dense x
 sparse -> dense, sparse x sparse -> sparse, addmm and sampled_addmm."""
 from .. import _C
+from .._dtype_names import scalar_type_name as _type_name
 from .._layout import sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
 from .tensor import _IMPL, _block, _compressed, _coo, _need, _op, _sp
 from .create import _back, _compressed_rows_cols, _coo_of, coalesce
@@ -22,11 +23,6 @@ def _check_mm(a_shape, b_shape, dt_a, dt_b, name="addmm"):
                            f"{_type_name(dt_b)}")
 
 
-def _type_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "complex64": "ComplexFloat", "complex128": "ComplexDouble", "float16": "Half",
-            "bfloat16": "BFloat16", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[str(dt).split(".")[-1]]
 
 
 def _spmm(a, d):

@@ -6,7 +6,7 @@ import gzip
 import json
 import os
 
-from .._aliases import _CPP_NAMES  # the C++ type names that traces give dtypes
+from .._dtype_names import CPP_NAMES as _CPP_NAMES  # the C++ type names traces give dtypes
 
 __all__ = ["DeviceType", "EventList", "FunctionEvent", "FunctionEventAvg", "Interval"]
 

@@ -9,17 +9,15 @@ bfloat16 (round to nearest even) after each combining step."""
 import numpy as np
 
 from .. import _C
+from .._dtype_names import scalar_type_name
 from .constants import RedOpType
 
 __all__ = ["HostBuffer", "dtype_code", "check_op", "combine", "finish_avg"]
 
 _DTYPES = [_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.float16,
-           _C.bfloat16, _C.float32, _C.float64, _C.complex64, _C.complex128]
+           _C.bfloat16, _C.float32, _C.float64, _C.complex64, _C.complex128, _C.uint16,
+           _C.uint32, _C.uint64]
 _BYTES = -1  # the dtype code of an untyped byte message (pickled objects, barriers)
-
-# PyTorch's C++ names, used in its "result type" error
-_SCALAR_NAMES = {_C.bool: "Bool", _C.uint8: "Byte", _C.int8: "Char", _C.int16: "Short",
-                 _C.int32: "Int", _C.int64: "Long"}
 
 
 def dtype_code(dtype):
@@ -84,7 +82,7 @@ def check_op(op, dtype, name="all_reduce"):
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
     if op == RedOpType.AVG and not (dtype.is_floating_point or dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_SCALAR_NAMES[dtype]}")
+                           f"{scalar_type_name(dtype)}")
     if op == RedOpType.PREMUL_SUM:
         raise RuntimeError("ReduceOp.PREMUL_SUM is not supported by the gloo backend: use "
                            "SUM on tensors scaled beforehand")
