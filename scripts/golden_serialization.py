@@ -1,7 +1,7 @@
 """Record PyTorch checkpoints for tests/test_serialization_golden.py.
 
-Run with a Python that has PyTorch:  python scripts/golden_serialization.py
-It writes, under tests/golden/serialization/:
+Run with a Python that has PyTorch:  python scripts/golden_serialization.py [FILE ...]
+It writes (only the FILEs named, when some are), under tests/golden/serialization/:
 
   state_dict.pt    a small model's state_dict (OrderedDict with _metadata)
   optimizer.pt     an Adam optimizer's state_dict after two steps
@@ -9,6 +9,8 @@ It writes, under tests/golden/serialization/:
                    non-contiguous / expanded / 0-d / empty tensors, Parameters
   legacy.pt        nested.pt's object in PyTorch's legacy (non-zip) format
   big_endian.pt    nested.pt with every storage byte-swapped and byteorder=big
+  unsigned.pt      uint16/uint32/uint64 tensors, which PyTorch saves as untyped
+                   storages rebuilt by _rebuild_tensor_v3
   expected.json    skeleton() of each object as PyTorch sees it after loading
 
 skeleton() turns an object into plain JSON (tensors as dtype, shape, stride,
@@ -24,7 +26,8 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN = os.path.join(HERE, "..", "tests", "golden", "serialization")
-FILES = ("state_dict.pt", "optimizer.pt", "nested.pt", "legacy.pt", "big_endian.pt")
+FILES = ("state_dict.pt", "optimizer.pt", "nested.pt", "legacy.pt", "big_endian.pt",
+         "unsigned.pt")
 
 
 def skeleton(obj, lib, storages=None):
@@ -127,6 +130,21 @@ def nested_object(torch):
     }
 
 
+def unsigned_object(torch):
+    """The wide unsigned dtypes: extremes, a view sharing its base's storage,
+    a transposed view, 0-d, empty, and a frozen Parameter."""
+    out = {}
+    for bits in (16, 32, 64):
+        dtype = getattr(torch, f"uint{bits}")
+        base = torch.tensor([[0, 1, 2 ** bits - 1], [7, 2 ** (bits - 1), 3]], dtype=dtype)
+        out[f"uint{bits}"] = {"base": base, "row": base[1], "transposed": base.t(),
+                              "zero_d": torch.tensor(2 ** bits - 2, dtype=dtype),
+                              "empty": torch.empty(0, 2, dtype=dtype)}
+    out["param"] = torch.nn.Parameter(torch.tensor([5, 6], dtype=torch.uint32),
+                                      requires_grad=False)
+    return out
+
+
 def model_and_optimizer(torch):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3),
@@ -186,29 +204,37 @@ def byteswapped(path_in, path_out):
             zout.writestr(info.filename.replace(prefix, "big_endian/", 1), data)
 
 
-def main():
+def main(names):
     import torch
 
     os.makedirs(GOLDEN, exist_ok=True)
-    state, optim = model_and_optimizer(torch)
-    nested = nested_object(torch)
     path = {name: os.path.join(GOLDEN, name) for name in FILES}
-    torch.save(state, path["state_dict.pt"])
-    torch.save(optim, path["optimizer.pt"])
-    torch.save(nested, path["nested.pt"])
-    torch.save(nested, path["legacy.pt"], _use_new_zipfile_serialization=False)
-    byteswapped(path["nested.pt"], path["big_endian.pt"])
+    if {"state_dict.pt", "optimizer.pt"} & names:
+        state, optim = model_and_optimizer(torch)
+        torch.save(state, path["state_dict.pt"])
+        torch.save(optim, path["optimizer.pt"])
+    if {"nested.pt", "legacy.pt", "big_endian.pt"} & names:
+        nested = nested_object(torch)
+        torch.save(nested, path["nested.pt"])
+        torch.save(nested, path["legacy.pt"], _use_new_zipfile_serialization=False)
+        byteswapped(path["nested.pt"], path["big_endian.pt"])
+    if "unsigned.pt" in names:
+        torch.save(unsigned_object(torch), path["unsigned.pt"])
+    expected_path = os.path.join(GOLDEN, "expected.json")
     expected = {}
+    if names != set(FILES):
+        with open(expected_path) as f:
+            expected = json.load(f)
     for name in FILES:
-        loaded = torch.load(path[name], weights_only=True)
-        expected[name] = skeleton(loaded, torch)
+        if name in names:
+            expected[name] = skeleton(torch.load(path[name], weights_only=True), torch)
     if expected["big_endian.pt"] != expected["nested.pt"]:
         sys.exit("big_endian.pt does not load in PyTorch as nested.pt does")
     expected["torch_version"] = torch.__version__
-    with open(os.path.join(GOLDEN, "expected.json"), "w") as f:
+    with open(expected_path, "w") as f:
         json.dump(expected, f, indent=0, sort_keys=True)
-    print(f"wrote {len(FILES)} checkpoints and expected.json to {os.path.normpath(GOLDEN)}")
+    print(f"wrote {len(names)} checkpoints and expected.json to {os.path.normpath(GOLDEN)}")
 
 
 if __name__ == "__main__":
-    main()
+    main(set(sys.argv[1:]) or set(FILES))

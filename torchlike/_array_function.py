@@ -143,11 +143,20 @@ def no_dtype(dt):
         name, what = dt.name, "a string dtype: keep strings in a list or a NumPy array"
     elif kind in "Mm":
         name, what = dt.name, "datetime64/timedelta64: use int64 counts of a unit"
-    elif kind == "u":
-        name, what = dt.name, "the one unsigned dtype is uint8; int64 holds uint16 and uint32 values"
     else:
         name, what = dt.name, "no tensor dtype holds it"
     return TypeError(f"torchlike has no dtype {name} ({what})")
+
+
+def accumulator_dtype(dtype):
+    """NumPy's accumulating dtype of sums and products (np.sum, np.add.reduce,
+    np.cumsum): integer types accumulate in the widest type of their
+    signedness, bool as a signed one; None keeps the input's dtype."""
+    if dtype in (_C.uint8, _C.uint16, _C.uint32, _C.uint64):
+        return _C.uint64
+    if dtype in (_C.bool, _C.int8, _C.int16, _C.int32):
+        return _C.int64
+    return None
 
 
 def np_dtype(x):
@@ -184,9 +193,8 @@ def _host_tensor(x):
     a = np.asarray(x)
     if a.dtype.kind not in "biufc":
         raise no_dtype(a.dtype)
-    if a.dtype.byteorder == ">" or a.dtype.name not in _NATIVE:
-        a = a.astype(a.dtype.newbyteorder("=")) if a.dtype.name in _NATIVE else \
-            a.astype(_NATIVE_FOR.get(a.dtype.kind, a.dtype))
+    if a.dtype.byteorder == ">" and a.dtype.name in _NATIVE:
+        a = a.astype(a.dtype.newbyteorder("="))
     try:
         return _C.from_numpy(a) if a.ndim else _C.from_numpy(a.reshape(1)).reshape(())
     except (TypeError, ValueError, RuntimeError):
@@ -194,8 +202,7 @@ def _host_tensor(x):
 
 
 _NATIVE = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
-           "float64", "complex64", "complex128"}
-_NATIVE_FOR = {"u": np.int64}  # uint16/32/64 have no torchlike dtype
+           "float64", "complex64", "complex128", "uint16", "uint32", "uint64"}
 
 
 def flat(seq):

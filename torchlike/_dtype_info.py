@@ -9,7 +9,7 @@ dtypes do, and take only a torchlike dtype."""
 from . import _C
 
 _FLOATS = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
-_INTS = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+_INTS = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32, _C.uint64)
 
 # dtype -> (bits, eps, max, smallest normal, decimal digits always kept):
 # IEEE binary16/32/64 and bfloat16 (binary32's exponent, 7 mantissa bits).

@@ -12,7 +12,8 @@ from . import _C
 # NumPy type strings of the dtypes the interface can carry (no bfloat16: NumPy has none).
 _TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1", "int16": "<i2", "int32": "<i4",
             "int64": "<i8", "float16": "<f2", "float32": "<f4", "float64": "<f8",
-            "complex64": "<c8", "complex128": "<c16"}
+            "complex64": "<c8", "complex128": "<c16", "uint16": "<u2", "uint32": "<u4",
+            "uint64": "<u8"}
 
 
 def cuda_array_interface(self):

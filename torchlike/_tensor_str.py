@@ -73,7 +73,8 @@ _PRINT_DTYPES = {
     "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16,
     "int32": np.int32, "int64": np.int64, "float16": np.float32,
     "bfloat16": np.float32, "float32": np.float32, "float64": np.float64,
-    "complex64": np.complex64, "complex128": np.complex128,
+    "complex64": np.complex64, "complex128": np.complex128, "uint16": np.uint16,
+    "uint32": np.uint32, "uint64": np.uint64,
 }
 
 

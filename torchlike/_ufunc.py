@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from . import _C
-from ._array_function import _DEVICE, as_tensor, check_fallback, tl_dtype
+from ._array_function import _DEVICE, accumulator_dtype, as_tensor, check_fallback, tl_dtype
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -218,6 +218,8 @@ def _reduce(ufunc, method, inputs, kwargs):
         return NotImplemented
     fn = getattr(_C, name)
     x = as_tensor(x)
+    if dtype is None and name in ("sum", "prod", "cumsum", "cumprod"):
+        dtype = accumulator_dtype(x.dtype)
     if method == "accumulate":
         if axis is None:
             x, axis = x.reshape(-1), 0

@@ -68,6 +68,9 @@ _STORAGE_NAMES = {
     "complex128": "ComplexDoubleStorage",
 }
 _DTYPES = {name: getattr(_C, name) for name in _STORAGE_NAMES}
+# The dtypes PyTorch added after its typed storages: saved as an untyped
+# storage plus the dtype, through _rebuild_tensor_v3.
+_UNTYPED_DTYPES = {name: getattr(_C, name) for name in ("uint16", "uint32", "uint64")}
 
 
 # ---- storages ---------------------------------------------------------------------
@@ -357,6 +360,17 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    if not isinstance(storage, TypedStorage) or not isinstance(dtype, _C.dtype):
+        raise RuntimeError(f"_rebuild_tensor_v3 expects a storage and a dtype, got "
+                           f"{type(storage).__name__} and {type(dtype).__name__}")
+    t = _tensor_from_storage(storage._untyped_storage, dtype, storage_offset, size, stride)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _rebuild_tensor_v1(storage, storage_offset, size, stride):
     return _rebuild_tensor_v2(storage, storage_offset, size, stride)
 
@@ -423,6 +437,7 @@ def _torch_globals():
     """PyTorch's global names that checkpoints use, mapped to torchlike."""
     table = {
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_tensor": _rebuild_tensor_v1,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
@@ -431,12 +446,15 @@ def _torch_globals():
         "torch.Size": _C.Size,
         "torch.device": _device,
         "torch.UntypedStorage": _StorageType("UntypedStorage", _C.uint8),
+        "torch.storage.UntypedStorage": _StorageType("UntypedStorage", _C.uint8),
         "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch.serialization._get_layout": _get_layout,
     }
     for dtype_name, storage_name in _STORAGE_NAMES.items():
         table[f"torch.{storage_name}"] = _StorageType(storage_name, _DTYPES[dtype_name])
         table[f"torch.{dtype_name}"] = _DTYPES[dtype_name]
+    for dtype_name, dtype in _UNTYPED_DTYPES.items():
+        table[f"torch.{dtype_name}"] = dtype
     param = _parameter_class()
     if param is not None:
         table["torch.nn.parameter.Parameter"] = param
@@ -619,13 +637,22 @@ class _CheckpointPickler(pickle._Pickler):
             if nbytes % obj.dtype.itemsize:
                 raise RuntimeError(f"a storage of {nbytes} bytes is not a whole number of "
                                    f"{obj.dtype} elements and can't be saved")
+            if obj.dtype.name in _UNTYPED_DTYPES:
+                return ("storage", _torch_name("torch.storage", "UntypedStorage"), obj.key,
+                        obj.location, nbytes)
             return ("storage", _torch_name("torch", _STORAGE_NAMES[obj.dtype.name]), obj.key,
                     obj.location, nbytes // obj.dtype.itemsize)
         return None
 
     def _tensor_args(self, t):
-        return (self._storage(t), t.storage_offset(), tuple(t.shape), tuple(t.stride()),
+        args = (self._storage(t), t.storage_offset(), tuple(t.shape), tuple(t.stride()),
                 t.requires_grad, collections.OrderedDict())
+        return args + (t.dtype,) if t.dtype.name in _UNTYPED_DTYPES else args
+
+    @staticmethod
+    def _rebuild_name(t):
+        return _torch_name("torch._utils", "_rebuild_tensor_v3" if t.dtype.name in _UNTYPED_DTYPES
+                           else "_rebuild_tensor_v2")
 
     def reducer_override(self, obj):
         if isinstance(obj, _Call):
@@ -641,7 +668,7 @@ class _CheckpointPickler(pickle._Pickler):
                 data = (obj._cidx, obj._pidx, obj._vals.detach(), _C.Size(obj._size))
             return (_torch_name("torch._utils", "_rebuild_sparse_tensor"),
                     (_Call(layout, (f"torch.{obj._layout._name}",)), data))
-        rebuild = _torch_name("torch._utils", "_rebuild_tensor_v2")
+        rebuild = self._rebuild_name(obj)
         state = dict(obj.__dict__)
         param = _parameter_class()
         if param is not None and type(obj) is param:
@@ -837,7 +864,8 @@ def _save_legacy(obj, f, protocol):
     pickle.dump([s.key for s in storages], f, protocol=protocol)
     for saved in storages:
         data = _host_bytes(saved)
-        f.write(struct.pack("<q", data.nbytes // saved.dtype.itemsize))
+        untyped = saved.dtype.name in _UNTYPED_DTYPES  # counted in bytes, as its persistent id
+        f.write(struct.pack("<q", data.nbytes // (1 if untyped else saved.dtype.itemsize)))
         f.write(data)
 
 

@@ -66,11 +66,12 @@ ndarray = _C.Tensor
 # dtypes: torchlike's own dtype objects, under NumPy's and the standard's names
 bool = _C.bool
 int8, int16, int32, int64 = _C.int8, _C.int16, _C.int32, _C.int64
-uint8 = _C.uint8
+uint8, uint16, uint32, uint64 = _C.uint8, _C.uint16, _C.uint32, _C.uint64
 float16, bfloat16, float32, float64 = _C.float16, _C.bfloat16, _C.float32, _C.float64
 complex64, complex128 = _C.complex64, _C.complex128
 bool_, byte, ubyte, short, intc, int_, intp, longlong = \
     bool, int8, uint8, int16, int32, int64, int64, int64
+ushort, uintc, uint, uintp, ulong, ulonglong = uint16, uint32, uint64, uint64, uint64, uint64
 half, single, double, csingle, cdouble = float16, float32, float64, complex64, complex128
 
 e = _math.e
@@ -194,9 +195,7 @@ def __getattr__(name):
 # NumPy's scalar types of dtypes torchlike does not have: the AttributeError
 # names what is missing (docs/numpy.md, "What cannot work")
 _NO_SUCH_DTYPE = {
-    "uint16": "uint16", "uint32": "uint32", "uint64": "uint64", "ushort": "uint16",
-    "uintc": "uint32", "uint": "uint64", "uintp": "uint64", "ulong": "uint64",
-    "ulonglong": "uint64", "longdouble": "longdouble", "clongdouble": "clongdouble",
+    "longdouble": "longdouble", "clongdouble": "clongdouble",
     "datetime64": "M8", "timedelta64": "m8", "object_": "O", "str_": "U",
     "bytes_": "S", "void": "V8", "record": [("f0", "i8")],
 }

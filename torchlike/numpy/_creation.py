@@ -9,7 +9,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype, norm_axis,
-    promote, no_dtype)
+    promote)
 
 Tensor = _C.Tensor
 
@@ -122,13 +122,6 @@ def asarray(obj, /, dtype=None, *, device=None, copy=None, order=None, like=None
                 raise TypeError(f"asarray() cannot build an array from {type(obj).__name__}: "
                                 f"NumPy makes an object array of it (ragged nesting or Python "
                                 f"objects), and torchlike has no object dtype")
-            if a.dtype.kind == "u" and a.dtype.itemsize > 1 and dtype is None:
-                # Python ints past int64 (NumPy made uint64 of them) overflow;
-                # NumPy's uint16/32/64 data is a dtype torchlike lacks
-                if a.dtype.itemsize == 8 and not isinstance(obj, (np.ndarray, np.generic)) \
-                        and a.size and int(a.max()) > np.iinfo(np.int64).max:
-                    raise OverflowError("Python integer out of bounds for int64")
-                raise no_dtype(a.dtype)
             result = _host_tensor(a)  # the explicit transfer: never refused
             if copy and result.data_ptr() != _data_ptr(a):
                 copy = None  # already a fresh copy (an empty array, say): no second one

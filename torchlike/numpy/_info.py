@@ -15,7 +15,7 @@ Tensor = _C.Tensor
 
 BOOL = (_C.bool,)
 SIGNED = (_C.int8, _C.int16, _C.int32, _C.int64)
-UNSIGNED = (_C.uint8,)
+UNSIGNED = (_C.uint8, _C.uint16, _C.uint32, _C.uint64)
 REAL_FLOATING = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
 COMPLEX_FLOATING = (_C.complex64, _C.complex128)
 _KINDS = {

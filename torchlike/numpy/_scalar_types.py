@@ -6,8 +6,8 @@ The namespace's concrete types are torchlike dtype objects (``np.float32 is
 torchlike.float32``); their ``.type`` is NumPy's scalar type, so the abstract
 classes are NumPy's own (``issubclass(x.dtype.type, np.floating)`` is plain
 Python).  bfloat16, which NumPy lacks, answers as a floating type of its own.
-Only the 12 dtypes torchlike has appear here: uint16/32/64, longdouble,
-datetime, str, bytes and object types are not provided."""
+Only the 15 dtypes torchlike has appear here: longdouble, datetime, str,
+bytes and object types are not provided."""
 import types
 
 import numpy as np

@@ -290,7 +290,7 @@ def sort_complex(a):
     (complex64 for 8- and 16-bit integers, complex128 for other reals)."""
     a = as_tensor(a)
     if not a.is_complex():
-        small = a.dtype in (_C.int8, _C.uint8, _C.int16)
+        small = a.dtype in (_C.int8, _C.uint8, _C.int16, _C.uint16)
         a = a.to(_C.complex64 if small else _C.complex128)
     if a.ndim == 0:
         return a

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, tl_dtype, np_dtype, as_tensor, norm_axis, norm_axes, all_axes, finish,
-    refuse, cast, NoValue, TABLE)
+    refuse, cast, NoValue, TABLE, accumulator_dtype)
 
 Tensor = _C.Tensor
 
@@ -37,9 +37,8 @@ def _reduction(name):
                               f"on tensors")
         a, axes, keep = _reduce_args(a, axis, keepdims)
         dtype = tl_dtype(dtype)
-        if name in ("sum", "prod", "nansum") and a.dtype in (_C.bool, _C.int8, _C.int16,
-                                                              _C.int32, _C.uint8):
-            dtype = dtype or _C.int64  # NumPy accumulates small integers in int64
+        if name in ("sum", "prod", "nansum") and dtype is None:
+            dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
         return finish(op(a, axes, keepdim=keep, **kw), out)
     impl.__name__ = name
@@ -81,7 +80,8 @@ def _check_inexact(a, dtype, out):
         raise TypeError("If a is inexact, then out must be inexact")
 
 
-_EXACT = (_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+_EXACT = (_C.bool, _C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32,
+          _C.uint64)
 
 
 @implements(np.nanmean)
@@ -244,8 +244,8 @@ def _scan(name):
             a, axis = a.reshape(-1), 0
         axis = norm_axis(axis, a.ndim)
         dtype = tl_dtype(dtype)
-        if dtype is None and a.dtype in (_C.bool, _C.int8, _C.int16, _C.int32, _C.uint8):
-            dtype = _C.int64
+        if dtype is None:
+            dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
         return finish(op(a, axis, **kw), out)
     impl.__name__ = name

@@ -22,7 +22,7 @@ def dispatches(func):
 
 def tensors(result):
     """NumPy's result with its ndarrays as tensors on the default device."""
-    # only dtypes torchlike has (uint16, str, object ... stay ndarrays)
+    # only dtypes torchlike has (str, object, longdouble ... stay ndarrays)
     if isinstance(result, np.ndarray) and result.dtype.name in _NATIVE:
         from ._creation import asarray
         return asarray(result)

@@ -2,7 +2,7 @@
 default value range per dtype:
 
     bool         [False, True]
-    uint8        [0, 10)
+    unsigned     [0, 10)
     other ints   [-9, 10)
     float/complex [-9, 9)   (complex: real and imaginary parts each)
 
@@ -15,7 +15,7 @@ import math
 from .. import _C
 from .._dtype_info import finfo, iinfo
 
-_UNSIGNED = (_C.uint8,)
+_UNSIGNED = (_C.uint8, _C.uint16, _C.uint32, _C.uint64)
 
 
 def _default_range(dtype):

@@ -19,7 +19,7 @@ __all__ = ["save_file", "save", "load_file", "load", "safe_metadata"]
 # dtype -> the header's code (the safetensors specification)
 _CODES = {"bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "int32": "I32",
           "int64": "I64", "float16": "F16", "bfloat16": "BF16", "float32": "F32",
-          "float64": "F64", "complex64": "C64"}
+          "float64": "F64", "complex64": "C64", "uint16": "U16", "uint32": "U32", "uint64": "U64"}
 _DTYPES = {code: getattr(_C, name) for name, code in _CODES.items()}
 _MAX_HEADER = 100 * 1024 * 1024  # the format's own limit on the JSON header
 

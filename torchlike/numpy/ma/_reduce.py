@@ -21,7 +21,7 @@ def _ma(a):
 def _masked_count(m, axis, keepdims):
     """How many elements are masked along ``axis`` (int64): the bool mask
     summed as bytes, twice as fast as summing bools."""
-    return _tnp.sum(m.view(_C.uint8), axis=axis, keepdims=keepdims)
+    return _tnp.sum(m.view(_C.uint8), axis=axis, keepdims=keepdims, dtype=_C.int64)
 
 
 def _reduced_size(shape, axis):

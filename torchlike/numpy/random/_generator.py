@@ -15,7 +15,7 @@ from ._seed import PCG64, BitGenerator
 
 Tensor = _C.Tensor
 
-_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "bool"}
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"}
 
 
 class Generator(Distributions):
