@@ -32,12 +32,13 @@ def test_torch_short_dtype_names():
 @pytest.mark.parametrize("spec,expected", [
     (np.float32, "float32"), (np.dtype("int16"), "int16"), ("float64", "float64"),
     ("bfloat16", "bfloat16"), (float, "float64"), (bool, "bool"), (np.complex64, "complex64"),
+    (np.uint16, "uint16"), ("uint32", "uint32"), (np.dtype("u8"), "uint64"),
 ])
 def test_dtype_arguments_accept_numpy_and_names(spec, expected):
     assert tl.zeros(2, dtype=spec).dtype.name == expected
 
 
-@pytest.mark.parametrize("bad", ["float128", np.uint16, object, 3.5])
+@pytest.mark.parametrize("bad", ["float128", np.longdouble, object, 3.5])
 def test_unsupported_dtype_arguments_raise_type_error(bad):
     with pytest.raises(TypeError):
         tl.zeros(2, dtype=bad)

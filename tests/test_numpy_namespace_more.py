@@ -15,8 +15,8 @@ import torchlike.numpy as np
 
 DEFAULT = tl.empty(0).device
 # torchlike's dtypes NumPy also has, by name (bfloat16 is checked on its own)
-NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64",
-         "complex64", "complex128"]
+NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+         "float16", "float32", "float64", "complex64", "complex128"]
 
 
 def host(t):
@@ -117,8 +117,9 @@ def test_np_dtype_gives_the_torchlike_dtype():
             numpy.dtype(bad)
         with pytest.raises(TypeError):
             np.dtype(bad)
-    with pytest.raises(TypeError, match="no dtype uint16"):
-        np.dtype("uint16")  # NumPy has it; torchlike does not
+    with pytest.raises(TypeError, match="no dtype float128"):
+        np.dtype("longdouble")  # NumPy has it; torchlike does not
+    assert np.dtype("uint16") is tl.uint16 and np.dtype(numpy.uint64) is tl.uint64
     with pytest.raises(TypeError):
         np.dtype(np.zeros(3))
     assert np.dtype[np.float64] is not None  # annotations
@@ -139,7 +140,7 @@ def test_tables():
     assert np.sctypeDict["float32"] is np.float32 and np.sctypeDict["bfloat16"] is np.bfloat16
     assert set(np.ScalarType) <= set(numpy.ScalarType)
     assert int in np.ScalarType and numpy.float32 in np.ScalarType
-    assert numpy.uint16 not in np.ScalarType
+    assert numpy.uint16 in np.ScalarType and numpy.longdouble not in np.ScalarType
 
 
 def test_the_numpy_names_not_provided_are_the_documented_ones():
