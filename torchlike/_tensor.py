@@ -40,17 +40,6 @@ def _parameter_types():
     return (Parameter, Buffer)
 
 
-def _T(self):
-    return self.permute(*reversed(range(self.ndim)))
-
-
-def _mT(self):
-    if self.ndim < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
-                           f"Got {self.ndim}-D tensor.")
-    return self.transpose(-2, -1)
-
-
 def _set_real(self, value):
     _C.real(self).copy_(value)
 
@@ -78,8 +67,6 @@ Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.__format__ = _format
 Tensor.__iter__ = _iter
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
 Tensor.real = property(lambda self: _C.real(self), _set_real, doc="the real part (a view)")
 Tensor.imag = property(lambda self: _C.imag(self), _set_imag, doc="the imaginary part (a view)")
 Tensor.__array_priority__ = 1000

@@ -375,7 +375,49 @@ static PyObject *tensor_get_version(PyObject *self, void *closure)
   return PyLong_FromUnsignedLongLong(tl_storage_version(tl_py_t(self)->storage));
 }
 
+/* x.T (all dims reversed, NumPy's meaning for any ndim) and x.mT (the last
+ * two swapped): x's own permute/transpose method called with the dims, as
+ * the Python spelling would call it, so subclasses and __torch_function__
+ * see the same call; only the building of the dims moves to C. */
+static PyObject *call_with_dims(PyObject *self, const char *name, int n, const int *dims)
+{
+  PyObject *args[TL_MAX_DIMS + 1] = {self}, *r = NULL;
+  PyObject *method = PyUnicode_InternFromString(name);
+  int made = 0;
+  for (; method && made < n; made++)
+    if (!(args[made + 1] = PyLong_FromLong(dims[made])))
+      break;
+  if (method && made == n)
+    r = PyObject_VectorcallMethod(method, args, (size_t)n + 1, NULL);
+  for (int i = 1; i <= made; i++)
+    Py_XDECREF(args[i]);
+  Py_XDECREF(method);
+  return r;
+}
+
+static PyObject *tensor_get_T(PyObject *self, void *closure)
+{
+  (void)closure;
+  int dims[TL_MAX_DIMS];
+  const int ndim = tl_py_t(self)->ndim;
+  for (int i = 0; i < ndim; i++)
+    dims[i] = ndim - 1 - i;
+  return call_with_dims(self, "permute", ndim, dims);
+}
+
+static PyObject *tensor_get_mT(PyObject *self, void *closure)
+{
+  (void)closure;
+  const int ndim = tl_py_t(self)->ndim;
+  if (ndim < 2)
+    return PyErr_Format(PyExc_RuntimeError, "tensor.mT is only supported on matrices or batches "
+                                            "of matrices. Got %d-D tensor.", ndim);
+  return call_with_dims(self, "transpose", 2, (const int[]){-2, -1});
+}
+
 static PyGetSetDef tensor_getset[] = {
+    {"T", tensor_get_T, NULL, "the tensor with its dims reversed (a view)", NULL},
+    {"mT", tensor_get_mT, NULL, "the last two dims swapped (a view)", NULL},
     {"shape", tensor_get_shape, NULL, "the size of each dimension, as a torchlike.Size", NULL},
     {"dtype", tensor_get_dtype, NULL, NULL, NULL},
     {"device", tensor_get_device, NULL, NULL, NULL},
