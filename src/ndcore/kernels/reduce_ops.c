@@ -178,6 +178,15 @@ static tl_status acc_sqrt(tl_tensor *acc)
   return TL_OK;
 }
 
+/* nansum and nanmean refuse complex input in PyTorch's words, which name the
+ * device's backend. */
+static tl_status refuse_complex_nansum(const tl_tensor *in)
+{
+  bool cuda = tl_tensor_device(in).type == TL_DEVICE_CUDA;
+  return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "nansum on %s does not support complex inputs",
+                      cuda ? "CUDA" : "CPU");
+}
+
 static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_reduce_args *a,
                         tl_tensor *out)
 {
@@ -186,7 +195,7 @@ static tl_status op_sum(tl_op op, const tl_tensor *in, uint64_t mask, const tl_r
   tl_dtype result = a->dtype >= 0 ? (tl_dtype)a->dtype : tl_dtype_is_integral(d) ? TL_DTYPE_I64 : d;
   tl_rkind kind = op == TL_OP_PROD ? TL_RK_PROD : op == TL_OP_NANSUM ? TL_RK_NANSUM : TL_RK_SUM;
   if (op == TL_OP_NANSUM && tl_dtype_is_complex(result))
-    return tl_error_set(TL_ERR_RUNTIME, "nansum does not support complex inputs");
+    return refuse_complex_nansum(in);
   if (kind == TL_RK_NANSUM && tl_dtype_is_integral(result))
     kind = TL_RK_SUM;
   tl_tensor acc;
@@ -214,8 +223,7 @@ static tl_status op_mean(tl_op op, const tl_tensor *in, uint64_t mask, const tl_
                         "dtype must be either a floating point or complex dtype. Got: %s",
                         name, tl_dtype_names[result]);
   if (op == TL_OP_NANMEAN && tl_dtype_is_complex(result))
-    return tl_error_set(TL_ERR_RUNTIME, "nanmean(): expected input to have floating point dtype "
-                                        "but got %s", tl_dtype_names[result]);
+    return refuse_complex_nansum(in);
   tl_tensor acc, cnt;
   tl_dtype loop = loop_for(result);
   if (pass_new(&acc, op == TL_OP_NANMEAN ? TL_RK_NANSUM : TL_RK_SUM, in, mask, loop, NULL,
