@@ -210,18 +210,21 @@ static void clamp_backward(tl_grad_ctx *c, PyObject *g)
   }
 }
 
-/* A copy or cast: the gradient goes back unchanged to the input's device
- * (SEND casts it to the input's dtype, taking the real part if needed). */
-static PyObject *to_input_device(tl_grad_ctx *c, PyObject *g, PyObject *x)
+/* A copy or cast: the gradient goes back unchanged to the input's device and
+ * dtype (the real part for a real input), as PyTorch's _to_copy backward: a
+ * leaf whose grad_dtype is None still gets its own dtype through a cast. */
+static PyObject *to_input(tl_grad_ctx *c, PyObject *g, PyObject *x)
 {
   if (!g || !x || !tl_py_is_tensor(x) || PyErr_Occurred())
     return NULL;
-  if (tl_device_eq(tl_py_t(g)->storage->device, tl_py_t(x)->storage->device))
-    return g;
-  PyObject *dev = tl_grad_keep(c, tl_py_device_obj(tl_py_t(x)->storage->device));
+  const tl_tensor *gt = tl_py_t(g), *xt = tl_py_t(x);
   if (is_complex(g) && !is_complex(x))
     g = CALL("real", "O", g);
-  return CALL("to", "OO", g, dev);
+  if (g && gt->dtype != xt->dtype)
+    g = CALL("to", "OO", g, tl_py_dtype_obj(xt->dtype));
+  if (g && !tl_device_eq(gt->storage->device, xt->storage->device))
+    g = CALL("to", "OO", g, tl_grad_keep(c, tl_py_device_obj(xt->storage->device)));
+  return g;
 }
 
 static void unary_backward(tl_grad_ctx *c, PyObject *g)
@@ -549,21 +552,21 @@ static void copy_backward(tl_grad_ctx *c, PyObject *g)
   case TL_GRAD_CFLOAT:
   case TL_GRAD_CDOUBLE: {
     PyObject *x = ARG(0, "input");
-    SEND(x, to_input_device(c, g, x));
+    SEND(x, to_input(c, g, x));
     break;
   }
   case TL_GRAD_COPY_: { /* the old value of self is overwritten: zero gradient */
     PyObject *self = ARG(0, "self"), *src = ARG(1, "other");
     SEND(self, zeros(c, g));
     if (src && tl_py_is_tensor(src))
-      SEND(src, to_input_device(c, g, src));
+      SEND(src, to_input(c, g, src));
     break;
   }
   case TL_GRAD_FILL_: {
     PyObject *self = ARG(0, "self"), *value = ARG(1, "value");
     SEND(self, zeros(c, g));
     if (value && tl_py_is_tensor(value))
-      SEND(value, to_input_device(c, CALL("sum", "O", g), value));
+      SEND(value, to_input(c, CALL("sum", "O", g), value));
     break;
   }
   case TL_GRAD_REAL: /* SEND makes g complex again */

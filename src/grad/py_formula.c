@@ -179,10 +179,15 @@ void tl_grad_send(tl_grad_ctx *c, PyObject *input, PyObject *grad)
     same_shape = g->shape[d] == t->shape[d];
   if (!same_shape)
     grad = sum_to_shape(c, grad, t);
-  if (grad && tl_py_t(grad)->dtype != t->dtype) {
-    if (tl_dtype_is_complex(tl_py_t(grad)->dtype) && !tl_dtype_is_complex(t->dtype))
+  /* t's dtype, unless the gradient goes into a leaf whose grad_dtype says else
+   * (the saved object may be a stand-in: the leaf is the accumulator's) */
+  tl_py_node *to = c->node->inputs[k].edge.fn;
+  int want = to->kind == TL_NODE_ACCUMULATE ? tl_py_grad_dtype((tl_py_tensor *)to->ctx)
+                                            : (int)t->dtype;
+  if (grad && want >= 0 && tl_py_t(grad)->dtype != (tl_dtype)want) {
+    if (tl_dtype_is_complex(tl_py_t(grad)->dtype) && !tl_dtype_is_complex((tl_dtype)want))
       grad = tl_grad_call(c, "real", "O", grad);
-    grad = tl_grad_call(c, "to", "OO", grad, tl_py_dtype_obj(t->dtype));
+    grad = tl_grad_call(c, "to", "OO", grad, tl_py_dtype_obj((tl_dtype)want));
   }
   if (!grad)
     return;

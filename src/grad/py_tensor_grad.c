@@ -77,13 +77,60 @@ static int put_grad(PyObject *self, PyObject *value, void *closure)
                    tl_shape_str(b, sizeof b, t->t.ndim, t->t.shape));
       return -1;
     }
-    if (g->dtype != t->t.dtype) {
-      PyErr_Format(PyExc_TypeError, "assigned grad has data of a different type: grad %s, "
-                   "tensor %s", tl_dtype_names[g->dtype], tl_dtype_names[t->t.dtype]);
+    int want = tl_py_grad_dtype(t);
+    if (want >= 0 && g->dtype != (tl_dtype)want) {
+      PyErr_Format(PyExc_RuntimeError, "attempting to assign a gradient with dtype '%s' to a "
+                   "tensor with grad_dtype '%s'. The gradient must match the tensor's "
+                   "grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                   "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+                   "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                   "may break downstream systems that assume they match.",
+                   tl_dtype_cpp_name(g->dtype), tl_dtype_scalar_name((tl_dtype)want));
       return -1;
     }
   }
   Py_XSETREF(t->grad, value && value != Py_None ? Py_NewRef(value) : NULL);
+  return 0;
+}
+
+/* The dtype gradients are cast to on their way into this tensor: its own by
+ * default, None for any, or one set on a leaf (PyTorch's grad_dtype). */
+static PyObject *get_grad_dtype(PyObject *self, void *closure)
+{
+  (void)closure;
+  int d = tl_py_grad_dtype((tl_py_tensor *)self);
+  return Py_NewRef(d < 0 ? Py_None : tl_py_dtype_obj((tl_dtype)d));
+}
+
+static int put_grad_dtype(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  tl_py_tensor *t = (tl_py_tensor *)self;
+  tl_dtype d = TL_DTYPE_F32;
+  if (!value) {
+    PyErr_SetString(PyExc_TypeError, "can't delete grad_dtype (set it to None to allow any dtype)");
+    return -1;
+  }
+  if (value != Py_None && !Py_IS_TYPE(value, tl_py_dtype_type)) {
+    PyErr_Format(PyExc_RuntimeError, "grad_dtype must be a torchlike.dtype or None, but got %s",
+                 Py_TYPE(value)->tp_name);
+    return -1;
+  }
+  if (t->grad_fn) {
+    PyErr_SetString(PyExc_RuntimeError, "grad_dtype can only be set on leaf tensors.");
+    return -1;
+  }
+  if (value != Py_None && tl_py_parse_dtype(value, &d) < 0)
+    return -1;
+  if (value != Py_None && t->grad && tl_py_t(t->grad)->dtype != d) {
+    PyErr_Format(PyExc_RuntimeError, "Cannot set grad_dtype to '%s' because there is already a "
+                 "gradient with dtype '%s'. Please clear the gradient (.grad = None) before "
+                 "changing grad_dtype, or ensure the new grad_dtype matches the existing "
+                 "gradient's dtype.", tl_dtype_scalar_name(d),
+                 tl_dtype_cpp_name(tl_py_t(t->grad)->dtype));
+    return -1;
+  }
+  t->grad_dtype = value == Py_None ? TL_PY_GRAD_DTYPE_ANY : (uint8_t)(TL_PY_GRAD_DTYPE_ANY + 1 + d);
   return 0;
 }
 
@@ -153,6 +200,8 @@ static int put_data(PyObject *self, PyObject *value, void *closure)
 static PyGetSetDef grad_getset[] = {
     {"requires_grad", get_requires_grad, put_requires_grad, "whether ops on this tensor are recorded", NULL},
     {"grad", get_grad, put_grad, "the gradient accumulated by backward()", NULL},
+    {"grad_dtype", get_grad_dtype, put_grad_dtype, "the dtype gradients are cast to on their "
+     "way into this tensor: its own, None for any, or one set on a leaf", NULL},
     {"grad_fn", get_grad_fn, NULL, "the node that made this tensor, None for leaves", NULL},
     {"is_leaf", get_is_leaf, NULL, NULL, NULL},
     {"retains_grad", get_retains_grad, NULL, NULL, NULL},

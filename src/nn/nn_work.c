@@ -30,28 +30,6 @@ tl_status tl_nn_work_out(tl_tensor *t, tl_dtype dtype)
   return status;
 }
 
-const char *tl_nn_scalar_name(tl_dtype d)
-{
-  switch (d) {
-  case TL_DTYPE_BOOL: return "Bool";
-  case TL_DTYPE_U8: return "Byte";
-  case TL_DTYPE_I8: return "Char";
-  case TL_DTYPE_I16: return "Short";
-  case TL_DTYPE_I32: return "Int";
-  case TL_DTYPE_I64: return "Long";
-  case TL_DTYPE_F16: return "Half";
-  case TL_DTYPE_BF16: return "BFloat16";
-  case TL_DTYPE_F32: return "Float";
-  case TL_DTYPE_F64: return "Double";
-  case TL_DTYPE_C64: return "ComplexFloat";
-  case TL_DTYPE_C128: return "ComplexDouble";
-  case TL_DTYPE_U16: return "UInt16";
-  case TL_DTYPE_U32: return "UInt32";
-  case TL_DTYPE_U64: return "UInt64";
-  default: return "Undefined";
-  }
-}
-
 void tl_nn_gemm(bool f64, bool ta, bool tb, int64_t M, int64_t N, int64_t K, const void *A,
                 int64_t lda, const void *B, int64_t ldb, double beta, void *C, int64_t ldc)
 {

@@ -31,8 +31,6 @@ static inline const tl_tensor *tl_nn_as_work(const tl_tensor *t, tl_dtype work, 
   return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
 }
 
-/* PyTorch's name of a dtype in its dtype errors ("Float", "Long" ...). */
-const char *tl_nn_scalar_name(tl_dtype d);
 
 /* C (M x N) = A (M x K, or K x M if ta) @ B (K x N, or N x K if tb) + beta C,
  * row-major with leading dimensions lda ldb ldc, float (f64 false) or

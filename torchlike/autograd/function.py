@@ -135,7 +135,8 @@ class FunctionCtx:
 
     def _validate_grad(self, pos, g, shape, dtype):
         """A gradient for an input of this shape and dtype: same shape (or one
-        the input broadcasts to, summed back down), cast to the input's dtype."""
+        the input broadcasts to, summed back down), cast to the input's dtype
+        (its grad_dtype: None keeps the gradient's)."""
         if not isinstance(g, _C.Tensor):
             raise TypeError(f"function {self._name} returned a gradient of type "
                             f"{type(g).__name__} at index {pos}, not a Tensor")
@@ -156,7 +157,7 @@ class FunctionCtx:
             if dims:
                 g = g.sum(dims, keepdim=True)
             g = g.reshape(shape)
-        if g.dtype != dtype and (dtype.is_floating_point or dtype.is_complex):
+        if dtype is not None and g.dtype != dtype and (dtype.is_floating_point or dtype.is_complex):
             if g.is_complex() and not dtype.is_complex:
                 g = g.real
             g = g.to(dtype)
@@ -223,9 +224,10 @@ class Function(metaclass=_FunctionMeta):
         ctx._cls = cls
         ctx._name = cls._backward_name
         ctx._nargs = len(args)
-        # Shapes and dtypes only: backward checks gradients against them, and the
-        # inputs themselves are kept only if forward saves them.
-        ctx._input_meta = [(i, tuple(a.shape), a.dtype) for i, a in enumerate(args)
+        # Shapes and gradient dtypes only (a leaf's grad_dtype, None for any):
+        # backward checks gradients against them, and the inputs themselves are
+        # kept only if forward saves them.
+        ctx._input_meta = [(i, tuple(a.shape), a.grad_dtype) for i, a in enumerate(args)
                            if isinstance(a, _C.Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
         record = _C.is_grad_enabled() and any(ctx.needs_input_grad)

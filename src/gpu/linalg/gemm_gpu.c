@@ -32,7 +32,7 @@
 #include "gpu/linalg/tl_gpu_linalg.h"
 #include "gpu/tl_gpu_host.h"
 #include "ndcore/linalg/tl_linalg.h"
-#include "nn/tl_nn_work.h" /* tl_nn_scalar_name: PyTorch's dtype names */
+#include "nn/tl_nn_work.h" /* tl_dtype_scalar_name: PyTorch's dtype names */
 
 typedef enum { LAYOUT_NONE, LAYOUT_COL, LAYOUT_ROW } layout;
 
@@ -209,7 +209,7 @@ tl_status tl_gpu_linalg_gemm(tl_tensor *out, const tl_tensor *a, const tl_tensor
     /* PyTorch's CUDA products dispatch on floating and complex types only. */
     return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         s.nb > 0 && !reduce_batch ? "bmm_cuda" : "addmm_cuda",
-                        tl_nn_scalar_name(gemm_supported(d) ? a->dtype : d));
+                        tl_dtype_scalar_name(gemm_supported(d) ? a->dtype : d));
   if (s.M == 0 || s.N == 0)
     return TL_OK;
   if (tl_gpu_stream(tl_tensor_device(out), "gemm", &stream) != TL_OK)

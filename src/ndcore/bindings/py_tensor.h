@@ -33,7 +33,22 @@ typedef struct {
   bool retains_grad;
   bool inference; /* made while inference_mode was on (is_inference) */
   uint8_t view_meta; /* how a view was made: TL_PY_VIEW_* (PyTorch's CreationMeta) */
+  uint8_t grad_dtype; /* a leaf's: TL_PY_GRAD_DTYPE_SAME, _ANY, or _ANY + 1 + the dtype */
 } tl_py_tensor;
+
+/* The dtype gradients of a leaf are cast to (PyTorch's grad_dtype): its own
+ * (the zero every tensor starts with), any (None: gradients keep theirs), or
+ * a given one. */
+enum { TL_PY_GRAD_DTYPE_SAME = 0, TL_PY_GRAD_DTYPE_ANY = 1 };
+
+/* The dtype a gradient flowing into t is cast to, or -1 for none (a leaf
+ * whose grad_dtype is None). */
+static inline int tl_py_grad_dtype(const tl_py_tensor *t)
+{
+  if (t->grad_fn || t->grad_dtype == TL_PY_GRAD_DTYPE_SAME)
+    return t->t.dtype;
+  return t->grad_dtype == TL_PY_GRAD_DTYPE_ANY ? -1 : t->grad_dtype - TL_PY_GRAD_DTYPE_ANY - 1;
+}
 
 /* How a view was made, which decides whether an in-place write through it
  * may be recorded (PyTorch's rules): made with grad mode off, made in

@@ -24,6 +24,32 @@ const uint8_t tl_dtype_kinds[TL_DTYPE_COUNT] = {
 #undef TL_X
 };
 
+const char *tl_dtype_scalar_name(tl_dtype d)
+{
+  static const char *const names[TL_DTYPE_COUNT] = {
+      [TL_DTYPE_BOOL] = "Bool",         [TL_DTYPE_U8] = "Byte",       [TL_DTYPE_I8] = "Char",
+      [TL_DTYPE_I16] = "Short",         [TL_DTYPE_I32] = "Int",       [TL_DTYPE_I64] = "Long",
+      [TL_DTYPE_F16] = "Half",          [TL_DTYPE_BF16] = "BFloat16", [TL_DTYPE_F32] = "Float",
+      [TL_DTYPE_F64] = "Double",        [TL_DTYPE_C64] = "ComplexFloat",
+      [TL_DTYPE_C128] = "ComplexDouble", [TL_DTYPE_U16] = "UInt16",  [TL_DTYPE_U32] = "UInt32",
+      [TL_DTYPE_U64] = "UInt64"};
+  return (unsigned)d < TL_DTYPE_COUNT ? names[d] : "Undefined";
+}
+
+const char *tl_dtype_cpp_name(tl_dtype d)
+{
+  static const char *const names[TL_DTYPE_COUNT] = {
+      [TL_DTYPE_BOOL] = "bool",          [TL_DTYPE_U8] = "unsigned char",
+      [TL_DTYPE_I8] = "signed char",     [TL_DTYPE_I16] = "short int",
+      [TL_DTYPE_I32] = "int",            [TL_DTYPE_I64] = "long int",
+      [TL_DTYPE_F16] = "c10::Half",      [TL_DTYPE_BF16] = "c10::BFloat16",
+      [TL_DTYPE_F32] = "float",          [TL_DTYPE_F64] = "double",
+      [TL_DTYPE_C64] = "c10::complex<float>", [TL_DTYPE_C128] = "c10::complex<double>",
+      [TL_DTYPE_U16] = "short unsigned int", [TL_DTYPE_U32] = "unsigned int",
+      [TL_DTYPE_U64] = "long unsigned int"};
+  return (unsigned)d < TL_DTYPE_COUNT ? names[d] : "Undefined";
+}
+
 static tl_dtype default_float = TL_DTYPE_F32;
 
 tl_dtype tl_dtype_default_float(void) { return default_float; }

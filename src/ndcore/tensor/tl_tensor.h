@@ -56,6 +56,10 @@ typedef enum {
 extern const char *const tl_dtype_names[TL_DTYPE_COUNT];
 extern const uint8_t tl_dtype_sizes[TL_DTYPE_COUNT];
 extern const uint8_t tl_dtype_kinds[TL_DTYPE_COUNT];
+/* PyTorch's names of a dtype in its messages: the ScalarType ("Float",
+ * "UInt16") and the C++ type ("float", "short unsigned int"). */
+const char *tl_dtype_scalar_name(tl_dtype d);
+const char *tl_dtype_cpp_name(tl_dtype d);
 
 static inline size_t tl_dtype_size(tl_dtype d) { return tl_dtype_sizes[d]; }
 static inline tl_kind tl_dtype_kind(tl_dtype d) { return (tl_kind)tl_dtype_kinds[d]; }

@@ -5,7 +5,6 @@
 #include "ndcore/tensor/tl_views.h"
 #include "nn/activation/tl_activation.h"
 #include "nn/tl_nn.h"
-#include "nn/tl_nn_work.h"
 
 /* op -> kind, for the forward and the backward ops. */
 static const struct {
@@ -46,7 +45,7 @@ static tl_status check_float(const char *name, tl_dtype d)
   if (tl_dtype_is_float(d))
     return TL_OK;
   return tl_error_set(TL_ERR_RUNTIME, "\"%s\" not implemented for '%s'", name,
-                      tl_dtype_is_complex(d) ? tl_dtype_names[d] : tl_nn_scalar_name(d));
+                      tl_dtype_is_complex(d) ? tl_dtype_names[d] : tl_dtype_scalar_name(d));
 }
 
 static tl_status check_same_shape(const char *name, const char *what, const tl_tensor *a,

@@ -189,7 +189,7 @@ static tl_status check_dtypes(const tl_tensor *input, const tl_tensor *other)
 {
   if (other && other->dtype != input->dtype)
     return tl_error_set(TL_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        tl_nn_scalar_name(input->dtype), tl_nn_scalar_name(other->dtype));
+                        tl_dtype_scalar_name(input->dtype), tl_dtype_scalar_name(other->dtype));
   return TL_OK;
 }
 
@@ -201,7 +201,7 @@ static const char *cpp_type_name(tl_dtype d)
   case TL_DTYPE_BF16: return "c10::BFloat16";
   case TL_DTYPE_F32: return "float";
   case TL_DTYPE_F64: return "double";
-  default: return tl_nn_scalar_name(d);
+  default: return tl_dtype_scalar_name(d);
   }
 }
 

@@ -53,7 +53,7 @@ tl_status tl_nn_check_class_target(tl_op op, const tl_tensor *input, const tl_te
   }
   if (target->dtype != TL_DTYPE_I64 && target->dtype != TL_DTYPE_U8)
     return tl_error_set(TL_ERR_RUNTIME, "expected target dtype to be Long or Byte, but got %s",
-                        tl_nn_scalar_name(target->dtype));
+                        tl_dtype_scalar_name(target->dtype));
   if (input->ndim > 1) {
     *N = input->shape[0];
     for (int i = 2; i < input->ndim; i++)

@@ -16,7 +16,7 @@ static tl_status check_scores(tl_op op, const tl_tensor *input, const tl_tensor 
                         tl_dtype_names[input->dtype]);
   if (target->dtype != TL_DTYPE_I64)
     return tl_error_set(TL_ERR_RUNTIME, "expected scalar type Long but found %s",
-                        tl_nn_scalar_name(target->dtype));
+                        tl_dtype_scalar_name(target->dtype));
   if (tl_nn_check_reduction(op, reduction) != TL_OK)
     return tl_error_status();
   int nd = input->ndim;

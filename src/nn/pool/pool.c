@@ -28,7 +28,7 @@ static tl_status check_dtype(const char *torch_name, tl_dtype d, bool also)
   if (tl_dtype_is_float(d) || also)
     return TL_OK;
   return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", torch_name,
-                      tl_nn_scalar_name(d));
+                      tl_dtype_scalar_name(d));
 }
 
 /* Interpolation's: PyTorch's CPU kernels also take uint8, in every mode but
@@ -52,7 +52,7 @@ static tl_status check_max_dtype(const char *torch_name, tl_dtype d, bool ints)
   if (ok)
     return TL_OK;
   return tl_error_set(TL_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", torch_name,
-                      tl_nn_scalar_name(d));
+                      tl_dtype_scalar_name(d));
 }
 
 /* (n+1)-d or (n+2)-d, the non-batch dims non-empty. */

@@ -1,0 +1,37 @@
+"""Tensor.grad_dtype against PyTorch's recorded answers
+(tests/golden/grad_dtype.json, scripts/golden_grad_dtype.py): the dtype
+gradients take on their way into a leaf, through built-in ops, casts,
+autograd.grad and custom Functions, and the checks of .grad assignment."""
+import pytest
+
+import torchlike as T
+from oracle import golden_calls, golden_check
+
+CALLS, _golden = golden_calls("grad_dtype")
+# ours names its own dtype type in the message
+DIFFERENT = {"setting(leaf(), 'float')": ("RuntimeError", "grad_dtype must be a torchlike.dtype "
+                                                          "or None, but got str"),
+             "setting(leaf(), 3)": ("RuntimeError", "grad_dtype must be a torchlike.dtype or None, "
+                                                    "but got int")}
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_matches_pytorch(call, expected):
+    golden_check(_golden, call, expected, different=DIFFERENT,
+                 same_wording=("attempting to assign", "Cannot set grad_dtype",
+                               "grad_dtype can only"))
+
+
+def test_gradient_values_survive_the_cast_and_accumulate():
+    x = T.tensor([0.5, 1.5, -2.0], requires_grad=True)
+    x.grad_dtype = T.float64
+    (x ** 3).sum().backward()
+    (x ** 3).sum().backward()
+    assert x.grad.dtype == T.float64
+    assert x.grad.tolist() == [2 * 3 * v * v for v in (0.5, 1.5, -2.0)]
+
+
+def test_a_deleted_grad_dtype_is_refused():
+    x = T.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="set it to None"):
+        del x.grad_dtype
