@@ -14,6 +14,7 @@ import pytest
 
 import torchlike
 from torchlike.amp import GradScaler, autocast_mode
+from oracle import golden_calls, golden_check
 from amp_cases import (CASES, SCALER_OPTIONS, SCALER_STEPS, inputs, scaler_loss,
                        scaler_problem)
 
@@ -73,7 +74,8 @@ def test_nesting_enabled_false_and_state_queries():
     assert torchlike.get_autocast_dtype("cpu") == torchlike.bfloat16
     assert torchlike.get_autocast_dtype("cuda") == torchlike.float16
     with torchlike.autocast("cpu", dtype=torchlike.float16):
-        assert torchlike.is_autocast_enabled("cpu") and torchlike.is_autocast_cpu_enabled()
+        with pytest.warns(DeprecationWarning, match=r"is_autocast_enabled\('cpu'\)"):
+            assert torchlike.is_autocast_enabled("cpu") and torchlike.is_autocast_cpu_enabled()
         assert torchlike.get_autocast_dtype("cpu") == torchlike.float16
         assert (a @ a).dtype == torchlike.float16
         with torchlike.autocast("cpu", enabled=False):
@@ -364,3 +366,33 @@ def test_policy_kinds_on_cpu_tensors():
         p = torchlike.full((3,), 0.5)
         with pytest.raises(RuntimeError, match="unsafe to autocast"):
             bce(p, p)
+
+
+# ---- the state's setters, against PyTorch's recorded answers ------------------
+
+STATE_CALLS, _state_golden = golden_calls("amp_state")
+
+
+@pytest.mark.parametrize("call,expected", STATE_CALLS, ids=[c for c, _ in STATE_CALLS])
+def test_state_setters_match_pytorch(call, expected):
+    golden_check(_state_golden, call, expected,
+                 same_wording=("set_autocast_enabled(): argument", "enabled must be a bool"),
+                 different={"T.set_autocast_dtype('cpu', 'float16')": (
+                     "TypeError", "must be torchlike.dtype, not str"),
+                     "T.set_autocast_enabled('cpu', True, 3)": (
+                     "TypeError", "takes 1 or 2 arguments (3 given)")})
+
+
+def test_setters_outside_a_region_hold_the_wrappers_until_turned_off():
+    a = torchlike.ones(2, 2)
+    torchlike.set_autocast_enabled("cpu", True)
+    try:
+        torchlike.set_autocast_enabled("cpu", True)  # twice: still one hold
+        assert (a @ a).dtype == torchlike.bfloat16
+        with torchlike.autocast("cpu", enabled=False):
+            assert (a @ a).dtype == torchlike.float32
+        assert (a @ a).dtype == torchlike.bfloat16
+    finally:
+        torchlike.set_autocast_enabled("cpu", False)
+    assert (a @ a).dtype == torchlike.float32 and not torchlike.is_autocast_enabled("cpu")
+

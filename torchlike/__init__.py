@@ -60,7 +60,10 @@ from .cuda import amp as _cuda_amp  # noqa: F401  (torch.cuda.amp)
 from .amp import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: F401
 from .amp.autocast_mode import (is_autocast_cpu_enabled, get_autocast_cpu_dtype,  # noqa: F401
                                 get_autocast_gpu_dtype, is_autocast_cache_enabled,
-                                clear_autocast_cache)
+                                clear_autocast_cache, set_autocast_enabled, set_autocast_dtype,
+                                set_autocast_cache_enabled, set_autocast_cpu_enabled,
+                                set_autocast_cpu_dtype, set_autocast_gpu_dtype,
+                                autocast_increment_nesting, autocast_decrement_nesting)
 # PyTorch's modules for tests, TorchScript, compilers, custom ops (docs/api_modules.md)
 from . import testing, futures, jit, compiler, _dynamo  # noqa: F401,E402
 from .futures import Future  # noqa: F401,E402

@@ -315,7 +315,10 @@ def _namespaces():
 _NOT_OPS = frozenset("""
     save load compile vmap cond while_loop typename is_tensor is_storage manual_seed seed
     initial_seed is_grad_enabled is_inference_mode_enabled is_autocast_enabled
-    is_autocast_cpu_enabled is_autocast_cache_enabled clear_autocast_cache
+    is_autocast_cpu_enabled is_autocast_cache_enabled clear_autocast_cache get_autocast_dtype
+    get_autocast_cpu_dtype get_autocast_gpu_dtype set_autocast_enabled set_autocast_dtype
+    set_autocast_cache_enabled set_autocast_cpu_enabled set_autocast_cpu_dtype
+    set_autocast_gpu_dtype autocast_increment_nesting autocast_decrement_nesting
     is_anomaly_enabled is_anomaly_check_nan_enabled are_deterministic_algorithms_enabled
     is_deterministic_algorithms_warn_only_enabled use_deterministic_algorithms
     promote_types can_cast from_dlpack to_dlpack device finfo iinfo

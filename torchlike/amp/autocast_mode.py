@@ -130,6 +130,7 @@ class _State(threading.local):
         self.nesting = 0
         self.suspended = False
         self.cache = {}
+        self.set_on = set()  # device types set_autocast_enabled turned on (wrappers held)
 
 
 _state = _State()
@@ -157,6 +158,62 @@ def is_autocast_cache_enabled():
 
 def clear_autocast_cache():
     _state.cache.clear()
+
+
+# ---- the state's setters (what the context manager does, one piece at a time) ----------------
+
+def _need(fn, arg, pos, value, kind, name=None):
+    if not isinstance(value, kind):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be "
+                        f"{name or kind.__name__}, not {type(value).__name__}")
+
+
+def set_autocast_enabled(*args):
+    """``set_autocast_enabled(device_type, enabled)`` turns autocast on or off
+    in this thread outside any region; ``set_autocast_enabled(enabled)`` is
+    the legacy CUDA spelling."""
+    if len(args) not in (1, 2):
+        raise TypeError(f"set_autocast_enabled() takes 1 or 2 arguments ({len(args)} given)")
+    device_type, enabled = ("cuda", args[0]) if len(args) == 1 else args
+    _need("set_autocast_enabled", "device_type", 1, device_type, str)
+    _need("set_autocast_enabled", "enabled", len(args), enabled, bool)
+    st = _state
+    st.enabled[_check_device_type(device_type)] = enabled
+    st.active = any(st.enabled.values())
+    # the op wrappers stay installed while any thread has a device turned on here
+    if enabled and device_type not in st.set_on:
+        st.set_on.add(device_type)
+        _acquire()
+    elif not enabled and device_type in st.set_on:
+        st.set_on.discard(device_type)
+        _release()
+
+
+def set_autocast_dtype(device_type, dtype):
+    """The lower-precision dtype autocast uses on ``device_type`` from now on."""
+    _need("set_autocast_dtype", "device_type", 1, device_type, str)
+    _need("set_autocast_dtype", "dtype", 2, dtype, torchlike.dtype, "torchlike.dtype")
+    _state.dtype[_check_device_type(device_type)] = dtype
+
+
+def set_autocast_cache_enabled(enabled):
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state.cache_enabled = enabled
+
+
+def autocast_increment_nesting():
+    """One more autocast region open in this thread; the new depth."""
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting():
+    """One region fewer; leaving the outermost clears the cast cache."""
+    _state.nesting -= 1
+    if _state.nesting == 0:
+        _state.cache.clear()
+    return _state.nesting
 
 
 def _check_device_type(device_type):
@@ -370,16 +427,39 @@ class autocast:
 
 # ---- PyTorch's legacy per-device spellings ----------------------------------------------------
 
+def _deprecated(old, new):
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
+                  DeprecationWarning, stacklevel=3)
+
+
 def is_autocast_cpu_enabled():
+    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return is_autocast_enabled("cpu")
 
 
 def get_autocast_cpu_dtype():
+    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return get_autocast_dtype("cpu")
 
 
 def get_autocast_gpu_dtype():
+    _deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return get_autocast_dtype("cuda")
+
+
+def set_autocast_cpu_enabled(enabled):
+    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
+    set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype):
+    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
+    set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype):
+    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
+    set_autocast_dtype("cuda", dtype)
 
 
 # ---- custom autograd Functions under autocast --------------------------------------------------
