@@ -104,6 +104,27 @@ def test_long_int32_ranges(threads):
     check_sort(rng.integers(-5, 5, N).astype(np.int32))  # huge runs of ties
 
 
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint64", "uint32", "uint16", "float64"])
+def test_long_keys_straddling_a_power_of_two(dtype, threads):
+    """A narrow range whose keys differ in their top bit (values of both signs,
+    uint64 around 2^63): the sort takes keys relative to the smallest, and
+    topk/kthvalue (which sort only the wanted positions) too."""
+    rng = np.random.default_rng(9)
+    if dtype.startswith("uint"):
+        mid = np.uint64(1) << np.uint64(np.iinfo(dtype).bits - 1)
+        a = (rng.integers(0, 20000, N).astype(np.uint64) + mid - np.uint64(10000)).astype(dtype)
+    else:
+        a = rng.integers(-10 ** 4, 10 ** 4, N).astype(dtype)
+        if dtype == "float64":
+            a = a * 0.25
+    check_sort(a)
+    t = tl.tensor(a)
+    order = np.sort(a)
+    np.testing.assert_array_equal(t.topk(5).values.numpy(), order[::-1][:5])
+    np.testing.assert_array_equal(t.topk(5, largest=False).values.numpy(), order[:5])
+    assert t.kthvalue(N // 3).values.item() == order[N // 3 - 1]
+
+
 def test_long_bfloat16(threads):
     rng = np.random.default_rng(7)
     a = (rng.standard_normal(N) * 10).astype(np.float32)

@@ -541,6 +541,11 @@ typedef struct {
   uint32_t fmask;
   uint64_t *diff;   /* [nchunks]: OR of key ^ first key */
   uint64_t first;
+  /* Subtracted from every element (a key, or a key << 32 when packed) from
+   * the histogram on, added back before emitting; 0 unless the keys' range
+   * is much narrower than the bits where they differ (see range_base). */
+  uint64_t base;
+  uint64_t *lo_key, *hi_key; /* [nchunks]: range_base's per-chunk extremes */
   uint32_t *hist;   /* [nchunks][fmask + 1] */
   uint32_t *map;    /* fine digit -> bucket */
   uint32_t *dfirst; /* [nbuckets + 1]: each bucket's first fine digit */
@@ -568,7 +573,8 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
    * would reload them after every increment. */
   const int shift = c->shift + (wide ? 0 : 32);
   const uint32_t fmask = c->fmask;
-  const uint64_t first = wide ? c->first : c->first << 32;
+  const uint64_t base = c->base;
+  const uint64_t first = (wide ? c->first : c->first << 32) - base;
   for (int64_t t = begin; t < end; t++) {
     uint32_t *h = c->hist + t * (int64_t)(fmask + 1);
     memset(h, 0, sizeof *h * (fmask + 1));
@@ -578,8 +584,9 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
       int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
       keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
       for (int64_t i = 0; i < m; i++) {
-        diff |= a[i] ^ first;
-        h[(uint32_t)(a[i] >> shift) & fmask]++;
+        uint64_t x = a[i] - base;
+        diff |= x ^ first;
+        h[(uint32_t)(x >> shift) & fmask]++;
       }
     }
     diff = wide ? diff : diff >> 32;
@@ -665,6 +672,8 @@ static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
       int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
       keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
+      for (int64_t i = 0; c->base && i < m; i++)
+        a[i] -= c->base;
       if (wide) {
         for (int64_t i = 0; i < m; i++) {
           int64_t p = pos[map[(uint32_t)(a[i] >> shift) & fmask]]++;
@@ -800,10 +809,70 @@ static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
       if (wide)
         memcpy(c->ai + s, bi, (size_t)n * sizeof *bi);
     }
+    for (int64_t i = 0; c->base && i < n; i++)
+      c->a[s + i] += c->base;
     if (c->job->emit_chunks)
       c->job->emit(c->job, l, s + blo, s + bhi);
   }
   free(mem);
+}
+
+/* Each chunk's smallest and largest key. */
+static void big_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  big_sort *c = ctx;
+  uint64_t a[TL_SORT_BLOCK];
+  uint32_t ai[TL_SORT_BLOCK];
+  for (int64_t t = begin; t < end; t++) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    int64_t i0 = t * c->chunk, i1 = i0 + c->chunk < c->l->n ? i0 + c->chunk : c->l->n;
+    for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
+      int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
+      keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
+      for (int64_t i = 0; i < m; i++) {
+        uint64_t k = elem_key(c->l->wide, a[i]);
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+      }
+    }
+    c->lo_key[t] = lo;
+    c->hi_key[t] = hi;
+  }
+}
+
+/* Keys that straddle a power of two differ in bits far above their range:
+ * int64 values in +-1e9 have sign-flipped keys 0x7fff... and 0x8000...,
+ * which share no top bits, so bucketing by the top differing bits would
+ * make two buckets.  When a sample says the range (max - min) is at least
+ * four bits narrower than the differing bits, one more pass finds the exact
+ * smallest key, which becomes the base all keys are taken relative to; the
+ * differing bits returned are then the range's. */
+static uint64_t range_base(big_sort *c, const uint64_t *sample, int64_t m, uint64_t diff)
+{
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int64_t i = 0; i < m; i++) {
+    uint64_t k = elem_key(c->l->wide, sample[i]);
+    lo = k < lo ? k : lo;
+    hi = k > hi ? k : hi;
+  }
+  int bits = diff ? 64 - __builtin_clzll((unsigned long long)diff) : 0;
+  int range = hi > lo ? 64 - __builtin_clzll((unsigned long long)(hi - lo)) : 0;
+  if (bits - range < 4 || !(c->lo_key = malloc(sizeof(uint64_t) * 2 * (size_t)c->nchunks)))
+    return diff;
+  c->hi_key = c->lo_key + c->nchunks;
+  tl_parallel_for(c->nchunks, 1, big_range, c);
+  lo = UINT64_MAX;
+  hi = 0;
+  for (int t = 0; t < c->nchunks; t++) {
+    lo = c->lo_key[t] < lo ? c->lo_key[t] : lo;
+    hi = c->hi_key[t] > hi ? c->hi_key[t] : hi;
+  }
+  free(c->lo_key);
+  c->lo_key = c->hi_key = NULL;
+  c->base = c->l->wide ? lo : lo << 32;
+  range = hi > lo ? 64 - __builtin_clzll((unsigned long long)(hi - lo)) : 0;
+  return range ? ~(uint64_t)0 >> (64 - range) : 0;
 }
 
 /* Sort and emit lane l with the pool; a (and ai when wide) hold n elements. */
@@ -841,6 +910,7 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
     keys_load(job->in->dtype, l->src, l->step * every, m, 0, job->desc, sample, sample_i);
     for (int64_t i = 0; i < m; i++)
       diff |= elem_key(l->wide, sample[i]) ^ c.first;
+    diff = range_base(&c, sample, m, diff);
   }
   bool ok = false;
   c.hist = malloc(sizeof(uint32_t) * ((size_t)c.nchunks << TL_SORT_FINE_BITS));
