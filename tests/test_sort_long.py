@@ -125,6 +125,17 @@ def test_long_keys_straddling_a_power_of_two(dtype, threads):
     assert t.kthvalue(N // 3).values.item() == order[N // 3 - 1]
 
 
+@pytest.mark.parametrize("outlier", [2 ** 40, -5, 2 ** 62])
+def test_long_int64_outlier_the_sample_misses(outlier, threads):
+    """64-bit keys that seem to differ in few bits are sorted packed, relative
+    to the bits they share; one key off the sampled positions that differs
+    higher up sends the sort back to the full keys."""
+    a = np.random.default_rng(10).integers(0, 10 ** 6, N)
+    a[1] = outlier
+    check_sort(a)
+    check_sort(-a)
+
+
 def test_long_bfloat16(threads):
     rng = np.random.default_rng(7)
     a = (rng.standard_normal(N) * 10).astype(np.float32)

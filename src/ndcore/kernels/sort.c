@@ -541,10 +541,14 @@ typedef struct {
   uint32_t fmask;
   uint64_t *diff;   /* [nchunks]: OR of key ^ first key */
   uint64_t first;
-  /* Subtracted from every element (a key, or a key << 32 when packed) from
-   * the histogram on, added back before emitting; 0 unless the keys' range
-   * is much narrower than the bits where they differ (see range_base). */
-  uint64_t base;
+  /* From the histogram on, keys are taken relative to key_off (so that the
+   * differing bits are few, see range_base), and a lane of 64-bit keys
+   * whose relative keys fit 32 bits is sorted packed, (key << 32 | position)
+   * as the narrower dtypes are: one 8-byte word moved per element.  Both
+   * are undone per bucket before emitting. */
+  uint64_t key_off;
+  bool ranged; /* key_off is the exact smallest key (range_base) */
+  bool packed_wide;
   uint64_t *lo_key, *hi_key; /* [nchunks]: range_base's per-chunk extremes */
   uint32_t *hist;   /* [nchunks][fmask + 1] */
   uint32_t *map;    /* fine digit -> bucket */
@@ -560,6 +564,39 @@ static inline uint64_t elem_key(bool wide, uint64_t x) { return wide ? x : x >> 
 
 #define TL_SORT_BLOCK 4096
 
+/* Are this sort's elements packed (key << 32 | position)? */
+static inline bool big_packed(const big_sort *c) { return !c->l->wide || c->packed_wide; }
+
+/* Loaded elements (a, ai from keys_load) as the sort moves them: keys less
+ * key_off, packed when big_packed; the relative keys' bits that differ from
+ * first's go into *diff.  Computed in 64 bits before packing, so a key that
+ * the sample's guess of key_off does not fit shows in *diff. */
+static inline void big_elements(const big_sort *c, uint64_t *a, const uint32_t *ai, int64_t m,
+                                uint64_t *diff)
+{
+  const uint64_t off = c->key_off, first = c->first - off;
+  uint64_t d = 0;
+  if (!c->l->wide) {
+    for (int64_t i = 0; i < m; i++) {
+      uint64_t r = (a[i] >> 32) - off;
+      d |= r ^ first;
+      a[i] = r << 32 | (uint32_t)a[i];
+    }
+  } else if (c->packed_wide) {
+    for (int64_t i = 0; i < m; i++) {
+      uint64_t r = a[i] - off;
+      d |= r ^ first;
+      a[i] = r << 32 | ai[i];
+    }
+  } else {
+    for (int64_t i = 0; i < m; i++) {
+      a[i] -= off;
+      d |= a[i] ^ first;
+    }
+  }
+  *diff |= d;
+}
+
 /* The fine histogram of each chunk, and (in diff[]) the exact differing bits,
  * which tell whether the shift guessed from a sample was right. */
 static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
@@ -568,13 +605,10 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
   big_sort *c = ctx;
   uint64_t a[TL_SORT_BLOCK];
   uint32_t ai[TL_SORT_BLOCK];
-  bool wide = c->l->wide;
   /* Locals: the counters are uint32_t, as are these fields, and the compiler
    * would reload them after every increment. */
-  const int shift = c->shift + (wide ? 0 : 32);
+  const int shift = c->shift + (big_packed(c) ? 32 : 0);
   const uint32_t fmask = c->fmask;
-  const uint64_t base = c->base;
-  const uint64_t first = (wide ? c->first : c->first << 32) - base;
   for (int64_t t = begin; t < end; t++) {
     uint32_t *h = c->hist + t * (int64_t)(fmask + 1);
     memset(h, 0, sizeof *h * (fmask + 1));
@@ -583,13 +617,10 @@ static void big_hist(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
       int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
       keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
-      for (int64_t i = 0; i < m; i++) {
-        uint64_t x = a[i] - base;
-        diff |= x ^ first;
-        h[(uint32_t)(x >> shift) & fmask]++;
-      }
+      big_elements(c, a, ai, m, &diff);
+      for (int64_t i = 0; i < m; i++)
+        h[(uint32_t)(a[i] >> shift) & fmask]++;
     }
-    diff = wide ? diff : diff >> 32;
     c->diff[t] = diff;
   }
 }
@@ -644,11 +675,12 @@ static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
   big_sort *c = ctx;
   uint64_t a[TL_SORT_BLOCK];
   uint32_t ai[TL_SORT_BLOCK];
-  bool wide = c->l->wide;
+  bool wide = !big_packed(c);
   const uint32_t *map = c->map;
   uint64_t *dst = c->a;
   uint32_t *dst_i = c->ai;
   int shift = c->shift + (wide ? 0 : 32);
+  uint64_t ignored = 0;
   uint32_t fmask = c->fmask;
   int64_t nb = c->nbuckets;
   /* Streaming needs a line-aligned destination; the scratch and the storage
@@ -672,8 +704,7 @@ static void big_scatter(void *ctx, int64_t begin, int64_t end, int worker)
     for (int64_t b = i0; b < i1; b += TL_SORT_BLOCK) {
       int64_t m = i1 - b < TL_SORT_BLOCK ? i1 - b : TL_SORT_BLOCK;
       keys_load(c->job->in->dtype, c->l->src + b * c->l->step, c->l->step, m, b, c->job->desc, a, ai);
-      for (int64_t i = 0; c->base && i < m; i++)
-        a[i] -= c->base;
+      big_elements(c, a, ai, m, &ignored);
       if (wide) {
         for (int64_t i = 0; i < m; i++) {
           int64_t p = pos[map[(uint32_t)(a[i] >> shift) & fmask]]++;
@@ -769,12 +800,29 @@ static void bucket_sort2_p32(uint64_t *a, uint64_t *b, int64_t n, int bits, cons
   }
 }
 
+/* Bucket [s, s + n) back in the lane's own form (what big_elements did, undone). */
+static void big_restore(const big_sort *c, int64_t s, int64_t n)
+{
+  uint64_t *a = c->a + s;
+  const uint64_t off = c->key_off;
+  if (c->packed_wide) {
+    for (int64_t i = 0; i < n; i++) {
+      c->ai[s + i] = (uint32_t)a[i];
+      a[i] = (a[i] >> 32) + off;
+    }
+  } else if (off) {
+    const uint64_t add = c->l->wide ? off : off << 32;
+    for (int64_t i = 0; i < n; i++)
+      a[i] += add;
+  }
+}
+
 static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   big_sort *c = ctx;
   lane *l = c->l;
-  bool wide = l->wide;
+  bool wide = !big_packed(c);
   int64_t most = 0;
   for (int64_t d = c->groups[begin]; d < c->groups[end]; d++)
     most = c->starts[d + 1] - c->starts[d] > most ? c->starts[d + 1] - c->starts[d] : most;
@@ -809,8 +857,7 @@ static void big_buckets(void *ctx, int64_t begin, int64_t end, int worker)
       if (wide)
         memcpy(c->ai + s, bi, (size_t)n * sizeof *bi);
     }
-    for (int64_t i = 0; c->base && i < n; i++)
-      c->a[s + i] += c->base;
+    big_restore(c, s, n);
     if (c->job->emit_chunks)
       c->job->emit(c->job, l, s + blo, s + bhi);
   }
@@ -870,7 +917,8 @@ static uint64_t range_base(big_sort *c, const uint64_t *sample, int64_t m, uint6
   }
   free(c->lo_key);
   c->lo_key = c->hi_key = NULL;
-  c->base = c->l->wide ? lo : lo << 32;
+  c->key_off = lo;
+  c->ranged = true;
   range = hi > lo ? 64 - __builtin_clzll((unsigned long long)(hi - lo)) : 0;
   return range ? ~(uint64_t)0 >> (64 - range) : 0;
 }
@@ -926,13 +974,20 @@ static bool lane_sort_parallel(lane_job *job, lane *l, uint64_t *a, uint32_t *ai
     int fine = bits < TL_SORT_FINE_BITS ? bits : TL_SORT_FINE_BITS;
     c.shift = bits - fine;
     c.fmask = (1u << fine) - 1;
+    /* 64-bit keys that differ in at most 32 bits go packed, relative to the
+     * exact smallest key or else to the bits all keys share with the first */
+    c.packed_wide = l->wide && bits <= 32;
+    if (!c.ranged)
+      c.key_off = c.packed_wide ? c.first & ~((UINT64_C(1) << bits) - 1) : 0;
     tl_parallel_for(c.nchunks, 1, big_hist, &c);
     uint64_t exact = 0;
     for (int t = 0; t < c.nchunks; t++)
       exact |= diffs[t];
     if ((exact | diff) == diff)
       break;
-    diff |= exact;
+    /* The sample missed some bits.  Relative to a guessed key_off, the bits
+     * measured are not those of the keys themselves: take them all. */
+    diff = c.key_off && !c.ranged ? ~UINT64_C(0) : diff | exact;
   }
   int64_t nfine = (int64_t)c.fmask + 1;
   int64_t nb = tl_sort_plan_buckets(c.hist, c.nchunks, nfine, TL_SORT_BUCKET, c.map, c.dfirst,
