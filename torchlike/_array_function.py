@@ -362,7 +362,15 @@ def _via_implementation(func, args, kwargs):
     impl = getattr(func, "_implementation", None)
     if not isinstance(impl, types.FunctionType):
         raise Unsupported(f"{_name(func)} has no Python implementation to run on tensors")
-    return _wrap(_rebind(impl)(*args, **kwargs))
+    # NumPy's code was written for NumPy's promotion (``asarray(x) + 0.0``,
+    # ``int / int``, ``sqrt(int)`` are float64): this thread computes with
+    # float64 as the default float dtype while it runs
+    previous = _C._local_default_dtype(_C.float64)
+    try:
+        result = _rebind(impl)(*args, **kwargs)
+    finally:
+        _C._local_default_dtype(previous)
+    return _wrap(result)
 
 
 # ---------------------------------------------------------------------------
@@ -481,9 +489,38 @@ def _install_dtype_attributes():
     dtype.char = property(lambda d: np_dtype(d).char)
     # conj of a real tensor is the tensor itself, as in PyTorch
     Tensor.conj = lambda self: self.conj_physical() if self.is_complex() else self
-    Tensor.astype = lambda self, dtype, copy=True, **kw: (
-        cast(self, dtype).clone() if copy and tl_dtype(dtype) == self.dtype
-        else cast(self, dtype))
+    Tensor.astype = _astype
+
+
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def can_cast_dtypes(src, dst, casting):
+    """NumPy's can_cast between torchlike dtypes (bfloat16, which NumPy lacks,
+    by torchlike's own table)."""
+    if _C.bfloat16 in (src, dst):
+        return src == dst or casting == "unsafe" or (
+            casting in ("safe", "same_kind") and _C.can_cast(src, dst))
+    return np.can_cast(np_dtype(src), np_dtype(dst), casting)
+
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """NumPy's ``a.astype``: ``casting=`` refuses what its rule forbids (a
+    TypeError naming both dtypes, as NumPy's), ``copy=False`` returns ``a``
+    itself when nothing changes, ``order="F"`` gives a Fortran-ordered copy."""
+    target = tl_dtype(dtype)
+    if casting not in CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                         f"or 'unsafe' (got {casting!r})")
+    if casting != "unsafe" and not can_cast_dtypes(self.dtype, target, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{np_dtype(self.dtype)}') to "
+                        f"dtype('{np_dtype(target)}') according to the rule {casting!r}")
+    result = cast(self, target)
+    if isinstance(order, str) and order.upper() == "F" and self.ndim > 1:
+        return result.copy(order="F")
+    if copy and result is self:
+        return self.clone()
+    return result
 
 
 _install_dtype_attributes()

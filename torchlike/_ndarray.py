@@ -147,11 +147,20 @@ def _flatten_numpy(self, order="C"):
 def _sort_numpy(self, axis=-1, kind=None, order=None, *, stable=None):
     """NumPy's ``a.sort(axis=, kind=)``: in place, returns None (sorting is
     always stable here, which every ``kind`` allows)."""
+    if axis is None:  # NumPy's in-place sort keeps the shape: no flattening
+        raise TypeError("'NoneType' object cannot be interpreted as an integer "
+                        "(ndarray.sort sorts in place along one axis; np.sort(a, axis=None) "
+                        "returns the flattened, sorted copy)")
     self.copy_(_numpy_ns().sort(self, axis=axis, kind=kind, order=order))
 
 
 # PyTorch's x.sort(dim) returns (values, indices); NumPy's keywords sort in place
 _override("sort", _sort_numpy, keywords=("axis", "kind", "order"))
+# argsort: the same call in both APIs, except NumPy's kind=/order= and
+# axis=None (the indices of the flattened array), which NumPy's takes
+_override("argsort", lambda self, axis=-1, kind=None, order=None, *, stable=None:
+          _numpy_ns().argsort(self, axis=axis, kind=kind, order=order, stable=stable),
+          keywords=("axis", "kind", "order"))
 _override("reshape", _reshape_numpy, keywords=("order",))
 _override("flatten", _flatten_numpy, keywords=("order",), module=True)
 _torch_flatten = _ORIGINAL["flatten"]

@@ -268,7 +268,12 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
     if endpoint and num > 1:
         result[-1] = stop
     result = _to_dtype(result, dtype)
-    return (result, step) if retstep else result
+    if not retstep:
+        return result
+    if div <= 0:
+        return result, step  # NumPy's Python nan
+    # NumPy's step is its scalar of the working dtype (np.float64 is a float)
+    return result, (np.complex128 if work == _C.complex128 else np.float64)(step)
 
 
 def eye(N, /, M=None, k=0, dtype=None, order="C", *, device=None, like=None):

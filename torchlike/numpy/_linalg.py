@@ -249,7 +249,14 @@ def _install_linalg():
     la = np.linalg
     _linalg("inv", la.inv)
     _linalg("det", la.det)
-    _linalg("matrix_power", la.matrix_power)
+    def matrix_power(a, n):
+        """NumPy's: a non-negative power of an integer or bool matrix keeps
+        its dtype (repeated products); a negative one inverts, in float64."""
+        a = as_tensor(a)
+        if a.ndim >= 2 and n >= 0 and not (a.is_floating_point() or a.is_complex()):
+            return tla.matrix_power(a, n)
+        return tla.matrix_power(_linalg_input(a), n)
+    TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
         a = _linalg_input(a)
         _check_finite(a)

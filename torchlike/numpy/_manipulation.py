@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote, tl_dtype, np_dtype)
+    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes)
 
 Tensor = _C.Tensor
 
@@ -100,16 +100,8 @@ def _seq(arrays, dtype=None):
     return tensors
 
 
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-
-
-def _can_cast(src, dst, casting):
-    """NumPy's can_cast between torchlike dtypes (bfloat16, which NumPy lacks,
-    by torchlike's own table)."""
-    if _C.bfloat16 in (src, dst):
-        return src == dst or casting == "unsafe" or (
-            casting in ("safe", "same_kind") and _C.can_cast(src, dst))
-    return np.can_cast(np_dtype(src), np_dtype(dst), casting)
+_CASTINGS = CASTINGS
+_can_cast = can_cast_dtypes
 
 
 _MAX_JOIN = 2**31 - 1  # NumPy's limit on the arrays of one join (a C int)

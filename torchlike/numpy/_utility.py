@@ -351,3 +351,16 @@ def piecewise(x, condlist, funclist, *args, **kw):
             values = as_tensor(func)
         y = _C.index_put(y, (cond,), values.to(y.dtype))
     return y
+
+
+@implements(np.array_repr)
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """NumPy's repr of the values, ``array([...], dtype=...)``, as NumPy
+    writes it for its own arrays (NumPy's code would name the class
+    ``Tensor``); ``repr(t)`` itself stays PyTorch's ``tensor(...)``."""
+    if isinstance(arr, Tensor):
+        host = np.asarray(arr.detach().cpu())
+        # the buffer protocol's int64 is NumPy's longlong, which its repr names
+        # (dtype=int64); the dtype NumPy makes for int64 data is int_
+        arr = host.view(np_dtype(arr.dtype)) if arr.dtype != _C.bfloat16 else host
+    return np.array_repr(arr, max_line_width, precision, suppress_small)

@@ -1,0 +1,142 @@
+"""More NumPy programs, of kinds tests/test_numpy_programs.py does not cover
+(fitting and integration of integer data, array methods with NumPy's
+keywords, printing, casting rules, ...), run once with NumPy and once with
+``torchlike.numpy``; NumPy is the oracle for values, dtypes and shapes.
+Each program is a function of the namespace ``np`` returning its results
+(docs/numpy.md, "NumPy programs")."""
+import threading
+
+import numpy
+import pytest
+
+import torchlike
+import torchlike.numpy as tnp
+from test_numpy_programs import _run, _same
+
+
+# ---- NumPy's Python code computes with NumPy's float64 default ------------------
+
+def integer_fits(np):
+    """Integer measurements fitted and integrated: NumPy's polyfit adds 0.0
+    to its integer input and trapezoid divides by 2.0, both float64 in NumPy
+    (its code runs on tensors here, with PyTorch's float32 default before)."""
+    t = np.arange(6)
+    counts = np.asarray([1, 3, 6, 10, 15, 21])
+    grid = np.asarray([[1, 4, 2, 8], [3, 3, 5, 1], [0, 2, 9, 4]])
+    coef = np.polyfit(t, counts, 2)
+    return (coef, np.polyval(coef, t), np.trapezoid(counts), np.trapezoid(counts, dx=2),
+            np.trapezoid(grid, axis=0), np.trapezoid(grid[:, ::2], x=np.arange(2)),
+            np.trapezoid(counts, t), np.cov(grid), np.corrcoef(grid[:, 1:]))
+
+
+def test_numpys_python_code_promotes_integers_to_float64():
+    _run(integer_fits)
+
+
+def test_the_float64_default_is_local_to_numpys_code_and_its_thread():
+    assert torchlike.get_default_dtype() == torchlike.float32
+    assert (torchlike.arange(3) / 2).dtype == torchlike.float32
+    # the override is restored after a call, and after one that fails
+    tnp.polyfit(tnp.arange(4), tnp.arange(4), 1)
+    with pytest.raises(Exception):
+        tnp.polyfit(tnp.arange(4), tnp.arange(3), 1)
+    assert (torchlike.arange(3) / 2).dtype == torchlike.float32
+    # and another thread keeps the process-wide default meanwhile
+    seen = []
+    previous = torchlike._C._local_default_dtype(torchlike.float64)
+    try:
+        assert (torchlike.arange(3) / 2).dtype == torchlike.float64
+        worker = threading.Thread(target=lambda: seen.append((torchlike.arange(3) / 2).dtype))
+        worker.start()
+        worker.join()
+    finally:
+        torchlike._C._local_default_dtype(previous)
+    assert previous is None and seen == [torchlike.float32]
+    with pytest.raises(TypeError, match="floating-point"):
+        torchlike._C._local_default_dtype(torchlike.int32)
+
+
+def fibonacci(np):
+    """Integer matrix powers stay integers (Fibonacci numbers, path counts)."""
+    q = np.asarray([[1, 1], [1, 0]])
+    adj = np.asarray([[0, 1, 1], [1, 0, 0], [1, 1, 0]])
+    reach = np.asarray([[True, False], [True, True]])
+    return (np.linalg.matrix_power(q, 30), np.linalg.matrix_power(adj, 4)[0],
+            np.linalg.matrix_power(adj, 0), np.linalg.matrix_power(reach, 3),
+            np.linalg.matrix_power(np.asarray([[2, 0], [0, 4]]), -1),
+            np.linalg.matrix_power(np.eye(2, dtype=np.float32) * 3, 2))
+
+
+def test_integer_matrix_powers_keep_their_dtype():
+    _run(fibonacci)
+
+
+# ---- NumPy's keywords on array methods -------------------------------------------
+
+def rankings(np):
+    """Stable rankings with the method spellings of NumPy code."""
+    scores = np.asarray([3, 1, 2, 3, 1, 0, 2])
+    table = np.asarray([[3, 1, 2], [0, 5, 4]])
+    return (scores.argsort(kind="stable"), (-scores).argsort(kind="mergesort"),
+            table.argsort(axis=None), table.argsort(axis=0, kind="stable"),
+            table[:, ::-1].argsort(), scores.argsort().argsort())
+
+
+def test_argsort_method_takes_numpys_keywords():
+    _run(rankings)
+    # PyTorch's spelling keeps PyTorch's method
+    x = torchlike.tensor([3, 1, 2])
+    assert x.argsort(descending=True).tolist() == [0, 2, 1]
+
+
+def test_inplace_sort_with_axis_none_refuses_as_numpy():
+    with pytest.raises(TypeError):
+        numpy.arange(4).reshape(2, 2).sort(axis=None)
+    t = tnp.arange(4).reshape(2, 2)
+    with pytest.raises(TypeError, match="np.sort"):
+        t.sort(axis=None)
+    assert t.tolist() == [[0, 1], [2, 3]]
+
+
+def castings(np):
+    """astype under each casting rule: what passes, and which rule refuses."""
+    f = np.asarray([[1.5, -2.25], [300.0, 7.0]])
+    b = np.asarray([0, 200], dtype=np.uint8)
+    results = []
+    for src, dst in ((f, np.int32), (f, np.float32), (b, np.int8), (b, np.int16),
+                     (b, np.float32), (f[:, 0], np.complex64), (f.T, np.float64)):
+        for casting in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            try:
+                results.append(src.astype(dst, casting=casting))
+            except TypeError:
+                results.append(f"TypeError {casting}")
+    results.append(f.astype(np.float32, order="F"))
+    return results
+
+
+def test_astype_follows_the_casting_rule():
+    _run(castings)
+    with pytest.raises(TypeError, match=r"dtype\('float64'\) to dtype\('int32'\).*'safe'"):
+        tnp.ones(2).astype(tnp.int32, casting="safe")
+    with pytest.raises(ValueError, match="casting must be one of"):
+        tnp.ones(2).astype(tnp.int32, casting="sometimes")
+    x = tnp.ones(3)
+    assert x.astype(tnp.float64, copy=False) is x
+    assert x.astype(tnp.float64) is not x
+    assert tnp.ones((2, 3)).astype(tnp.float32, order="F").flags.f_contiguous
+
+
+# ---- printing the NumPy way ------------------------------------------------------
+
+def reports(np):
+    grid = np.arange(6).reshape(2, 3)
+    return (np.array_repr(grid), np.array_repr(np.asarray([1.5, 2.0])),
+            np.array_repr(np.zeros(2, dtype=np.float32)), np.array_repr(np.asarray([True])),
+            np.array_repr(np.asarray(3.0)), np.array_repr(np.arange(3, dtype=np.int8)),
+            np.array_repr(grid.T, precision=2), np.array_repr(np.asarray([1 + 2j])),
+            np.array_repr(np.linspace(0, 1, 3), max_line_width=10),
+            np.array_str(grid[:, 1:]), np.array2string(grid, separator=", "))
+
+
+def test_array_repr_writes_numpys_text():
+    _run(reports)
