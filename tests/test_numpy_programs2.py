@@ -140,3 +140,38 @@ def reports(np):
 
 def test_array_repr_writes_numpys_text():
     _run(reports)
+
+
+# ---- bytes read with NumPy's dtype strings ---------------------------------------
+
+def foreign_bytes(np):
+    """Bytes written by another machine (big-endian) or a file format, read
+    with NumPy's dtype strings: the values NumPy reads, in a native tensor."""
+    be16 = numpy.arange(-3, 5, dtype=">i2").tobytes()
+    be64 = numpy.linspace(0, 1, 4, dtype=">f8").tobytes()
+    le32 = numpy.arange(6, dtype="<f4").tobytes()
+    return (np.frombuffer(be16, dtype=">i2"), np.frombuffer(be64, dtype=numpy.dtype(">f8")),
+            np.frombuffer(be64, dtype=">f8", count=2, offset=8),
+            np.frombuffer(le32, dtype="<f4").reshape(2, 3), np.frombuffer(le32, dtype=np.float32),
+            np.frombuffer(be16, dtype="i2"), np.frombuffer(be16, dtype=">i2").astype(np.int64).sum())
+
+
+def test_frombuffer_reads_numpys_byte_orders():
+    e, g = foreign_bytes(numpy), foreign_bytes(tnp)
+    # the values as NumPy reads them; the tensors are native-endian
+    for i, (want, got) in enumerate(zip(e, g)):
+        _same(numpy.asarray(want).astype(numpy.asarray(want).dtype.newbyteorder("=")), got,
+              f"foreign_bytes[{i}]")
+    with pytest.raises(TypeError, match="uint16"):
+        tnp.frombuffer(bytes(4), dtype="u2")
+
+
+def steps(np):
+    return (np.linspace(0, 1, 5, retstep=True), np.linspace(2, 2, 3, retstep=True),
+            np.linspace(0, 1j, 3, retstep=True), np.linspace(0, 10, 4, endpoint=False, retstep=True))
+
+
+def test_linspace_step_is_numpys_scalar():
+    _run(steps)
+    _, step = tnp.linspace(0, 1, 1, retstep=True)
+    assert isinstance(step, float) and step != step   # NumPy's Python nan

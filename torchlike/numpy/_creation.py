@@ -305,9 +305,13 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
-    # dtype=None is float64 to NumPy, not "no dtype"
-    return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype) or _C.float64),
-                                   count=count, offset=offset))
+    # dtype=None is float64 to NumPy, not "no dtype"; a NumPy dtype or a
+    # string is read as NumPy reads it, its byte order included (the values
+    # then land in a native-endian tensor)
+    np_type = np_dtype(tl_dtype(dtype) or _C.float64)  # refuses dtypes torchlike lacks
+    if isinstance(dtype, (str, np.dtype)):
+        np_type = np.dtype(dtype)
+    return as_tensor(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset))
 
 
 # ---- spaced values between tensor end points ------------------------------------------
