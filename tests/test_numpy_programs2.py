@@ -175,3 +175,20 @@ def test_linspace_step_is_numpys_scalar():
     _run(steps)
     _, step = tnp.linspace(0, 1, 1, retstep=True)
     assert isinstance(step, float) and step != step   # NumPy's Python nan
+
+
+# ---- ufunc methods with an array where= -------------------------------------------
+
+def masked_totals(np):
+    """Totals over the valid entries only, with the reduce method's where= and
+    initial= (a mask array used to be compared elementwise with the default)."""
+    sales = np.arange(12).reshape(3, 4)
+    valid = sales % 3 != 0
+    return (np.add.reduce(sales, axis=1, where=valid), np.add.reduce(sales.ravel(), where=valid.ravel()),
+            np.maximum.reduce(sales, axis=0, initial=5), np.add.reduce(sales, axis=0, initial=100),
+            np.multiply.reduce(np.arange(1.0, 5.0), where=np.asarray([True, False, True, True])),
+            np.add.reduce(sales, axis=0, where=True))
+
+
+def test_ufunc_reduce_with_a_mask():
+    _run(masked_totals)
