@@ -192,3 +192,46 @@ def masked_totals(np):
 
 def test_ufunc_reduce_with_a_mask():
     _run(masked_totals)
+
+
+# ---- a.shape = ... ------------------------------------------------------------------
+
+def reshaped_in_place(np):
+    """Old-style NumPy code reshapes by assigning the shape attribute."""
+    frames = np.arange(24.0)
+    frames.shape = (4, -1)
+    column = np.arange(6)
+    column.shape = (6, 1)
+    flat = np.arange(6).reshape(2, 3)
+    flat.shape = 6
+    empty = np.zeros(0)
+    empty.shape = (3, 0)
+    rows = np.arange(12).reshape(3, 4)[:, :2].copy()
+    rows.shape = (2, 3)
+    errors = []
+    for make, shape in ((lambda: np.arange(6), (4,)), (lambda: np.arange(6).reshape(2, 3).T, (6,)),
+                        (lambda: np.arange(12)[::2], (2, 3, 1))):
+        a = make()
+        try:
+            a.shape = shape
+            errors.append(tuple(a.shape))
+        except (ValueError, AttributeError) as error:
+            errors.append(type(error).__name__)
+    return frames, frames.sum(axis=1), column * np.arange(3), flat, empty, rows, errors
+
+
+def test_assigning_shape_reshapes_the_view_in_place():
+    _run(reshaped_in_place)
+    base = tnp.arange(6.0)
+    view = base[1:5]
+    view.shape = (2, 2)
+    view[0, 0] = 100.0
+    assert base.tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, 5.0] and view.base is base
+    # a recorded reshape: the gradient flows back to the values
+    x = torchlike.arange(6.0, requires_grad=True)
+    y = x * 2
+    y.shape = (2, 3)
+    (y * torchlike.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0, 2.0, 4.0, 6.0]
+    with pytest.raises(AttributeError, match="cannot delete"):
+        del y.shape

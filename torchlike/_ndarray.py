@@ -116,6 +116,33 @@ _override("repeat", lambda self, repeats, axis=None: _numpy_ns().repeat(self, re
           keywords=("axis",))
 
 
+def _set_shape(self, shape):
+    """``a.shape = (2, 3)``: NumPy's in-place reshape, which changes the view
+    itself and never copies (Tensor.shape's setter, in C, calls this)."""
+    shape = (shape,) if not isinstance(shape, (tuple, list, _C.Size)) else tuple(shape)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
+    numel, known = self.numel(), [s for s in shape if s != -1]
+    size = 1
+    for s in known:
+        size *= s
+    if len(known) < len(shape) - 1 or any(s < -1 for s in shape) or (
+            len(known) == len(shape) and size != numel) or (
+            len(known) < len(shape) and (size == 0 or numel % size)):
+        raise ValueError(f"cannot reshape array of size {numel} into shape {shape}")
+    try:
+        view = _ORIGINAL_VIEW(self, shape)
+    except RuntimeError:  # the memory's layout would need a copy
+        raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
+                             "to make a copy with the desired shape.") from None
+    self.as_strided_(tuple(view.shape), view.stride(), view.storage_offset())
+
+
+_ORIGINAL_VIEW = Tensor.view
+
+
 def _fortran_reshape(self, shape):
     # Fortran order reads and writes the first index fastest: reverse the dims,
     # reshape in C order to the reversed shape, reverse back.

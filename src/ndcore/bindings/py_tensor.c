@@ -333,6 +333,26 @@ static PyObject *tensor_get_shape(PyObject *self, void *closure)
   tl_tensor *t = tl_py_t(self);
   return tl_py_size_new(t->ndim, t->shape);
 }
+/* a.shape = (2, 3): NumPy's in-place reshape of the view (PyTorch's shape is
+ * read-only, so no PyTorch program depends on the refusal).  The rules and
+ * NumPy's errors are in torchlike/_ndarray.py (_set_shape). */
+static int tensor_set_shape(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete array shape");
+    return -1;
+  }
+  PyObject *mod = PyImport_ImportModule("torchlike._ndarray");
+  if (!mod)
+    return -1;
+  PyObject *r = PyObject_CallMethod(mod, "_set_shape", "OO", self, value);
+  Py_DECREF(mod);
+  if (!r)
+    return -1;
+  Py_DECREF(r);
+  return 0;
+}
 static PyObject *tensor_get_dtype(PyObject *self, void *closure)
 {
   (void)closure;
@@ -376,7 +396,10 @@ static PyObject *tensor_get_version(PyObject *self, void *closure)
 }
 
 static PyGetSetDef tensor_getset[] = {
-    {"shape", tensor_get_shape, NULL, "the size of each dimension, as a torchlike.Size", NULL},
+    {"shape", tensor_get_shape, tensor_set_shape,
+     "the size of each dimension, as a torchlike.Size; assigning reshapes the view in place "
+     "(NumPy's a.shape = ...)",
+     NULL},
     {"dtype", tensor_get_dtype, NULL, NULL, NULL},
     {"device", tensor_get_device, NULL, NULL, NULL},
     {"ndim", tensor_get_ndim, NULL, NULL, NULL},
