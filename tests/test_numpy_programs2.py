@@ -235,3 +235,51 @@ def test_assigning_shape_reshapes_the_view_in_place():
     assert x.grad.tolist() == [2.0, 4.0, 6.0, 2.0, 4.0, 6.0]
     with pytest.raises(AttributeError, match="cannot delete"):
         del y.shape
+
+
+# ---- fills and the errors programs catch ---------------------------------------------
+
+def fills(np):
+    """np.full with array-like and NumPy-scalar fill values (a row pattern, a
+    float32 constant kept float32)."""
+    return (np.full((3, 2), [1, 2]), np.full((2, 2), numpy.asarray([1.5, 2.0])),
+            np.full((2, 2), [[1], [2]], dtype=float), np.full(2, numpy.float32(2)),
+            np.full(3, numpy.int8(-2)), np.full(2, numpy.bool_(True)), np.full((), 3),
+            np.full_like(np.zeros((2, 2)), [1, 2]), np.full_like(np.zeros((2, 2), dtype=int), [1.5, 2]),
+            np.full((2, 3), 5, order="F"), np.full((2, 3), np.arange(3)))
+
+
+def test_full_takes_array_likes_and_numpy_scalars():
+    _run(fills)
+
+
+def caught_errors(np):
+    """Programs catch NumPy's exception classes (LinAlgError is a ValueError):
+    which class each mistake raises."""
+    cases = [lambda: np.linalg.inv(np.ones((2, 3))), lambda: np.linalg.det(np.ones((3, 2))),
+             lambda: np.linalg.eigh(np.ones((2, 3))), lambda: np.linalg.eigvalsh(np.ones((2, 3))),
+             lambda: np.linalg.cholesky(np.ones((2, 3))), lambda: np.linalg.eig(np.ones((2, 3))),
+             lambda: np.linalg.eigvals(np.ones((1, 2))), lambda: np.linalg.slogdet(np.ones((2, 3))),
+             lambda: np.linalg.matrix_power(np.ones((2, 3)), 2),
+             lambda: np.linalg.matrix_power(np.ones((2, 3), dtype=int), 2),
+             lambda: np.linalg.solve(np.ones((2, 3)), np.ones(2)),
+             lambda: np.linalg.solve(np.eye(2), np.ones(3)),
+             lambda: np.linalg.solve(np.eye(2), np.ones((3, 1))),
+             lambda: np.linalg.lstsq(np.ones((3, 2)), np.ones(4), rcond=None),
+             lambda: np.broadcast_to(np.ones(3), (2, 4)), lambda: np.broadcast_to(np.ones(3), (-1, 3)),
+             lambda: np.tile(np.ones(2), -1), lambda: np.full((2,), [1, 2, 3]),
+             lambda: np.full_like(np.zeros(2), [1, 2, 3])]
+    caught = []
+    for case in cases:
+        try:
+            case()
+            caught.append("no error")
+        except np.linalg.LinAlgError:
+            caught.append("LinAlgError")
+        except ValueError:
+            caught.append("ValueError")
+    return caught, np.linalg.solve(np.eye(2), np.ones(2)), np.linalg.solve(np.eye(2), np.ones((2, 3)))
+
+
+def test_mistakes_raise_numpys_exception_classes():
+    _run(caught_errors)

@@ -54,8 +54,14 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
+        fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     if isinstance(fill_value, Tensor):  # a recorded copy (C order)
-        return fill_value.to(dtype).expand(*shape).clone()
+        try:
+            return fill_value.to(dtype).expand(*shape).clone()
+        except RuntimeError:  # NumPy's class and words
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
 
@@ -80,6 +86,8 @@ def _default_dtype(value):
     """NumPy's dtype for a Python scalar fill value."""
     if isinstance(value, Tensor):
         return value.dtype
+    if isinstance(value, np.generic):  # a NumPy scalar keeps its dtype (np.float32(2))
+        return tl_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
         return _C.bool
     if isinstance(value, (int, np.integer)):
@@ -204,9 +212,17 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
+        fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
     if isinstance(fill_value, Tensor):
-        return _place(_C.broadcast_to(fill_value.to(dtype), _shape(shape)).clone(), device)
+        shape = _shape(shape)
+        try:
+            filled = _C.broadcast_to(fill_value.to(dtype), shape)
+        except RuntimeError:  # NumPy's class and words
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
+        return _place(filled.clone(), device)
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
 

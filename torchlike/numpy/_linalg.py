@@ -210,13 +210,23 @@ def _numpy_cond_raises_on_nan():
     return False
 
 
-def _linalg_input(a, least=2):
+def _linalg_input(a, least=2, square=False):
     a = as_tensor(a)
     if a.ndim < least:
         raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at "
                                     f"least two-dimensional")
+    if square and a.shape[-1] != a.shape[-2]:  # NumPy's check and words, before any work
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (got "
+                                    f"shape {tuple(a.shape)})")
     if not (a.is_floating_point() or a.is_complex()):
         a = a.to(_C.float64)
+    return a
+
+
+def _integer_square(a):
+    """An integer or bool matrix power's operand: at least 2-d and square."""
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _linalg_input(a.to(_C.float64), square=True)  # raises NumPy's error
     return a
 
 
@@ -233,12 +243,12 @@ def _real_spectrum(a, w):
     return not a.is_complex() and w.is_complex() and not bool((w.imag != 0).any())
 
 
-def _linalg(name, np_func, least=2, result=None):
+def _linalg(name, np_func, least=2, result=None, square=False):
     import torchlike.linalg as tla
     op = getattr(tla, name)
 
     def impl(a, *args, **kwargs):
-        r = op(_linalg_input(a, least), *args, **kwargs)
+        r = op(_linalg_input(a, least, square), *args, **kwargs)
         return r if result is None else result(r)
     impl.__name__ = name
     TABLE[np_func] = impl
@@ -247,18 +257,17 @@ def _linalg(name, np_func, least=2, result=None):
 def _install_linalg():
     import torchlike.linalg as tla
     la = np.linalg
-    _linalg("inv", la.inv)
-    _linalg("det", la.det)
+    _linalg("inv", la.inv, square=True)
+    _linalg("det", la.det, square=True)
     def matrix_power(a, n):
         """NumPy's: a non-negative power of an integer or bool matrix keeps
         its dtype (repeated products); a negative one inverts, in float64."""
-        a = as_tensor(a)
-        if a.ndim >= 2 and n >= 0 and not (a.is_floating_point() or a.is_complex()):
-            return tla.matrix_power(a, n)
-        return tla.matrix_power(_linalg_input(a), n)
+        a = _linalg_input(as_tensor(a), square=True) if n < 0 or a.is_floating_point() \
+            or a.is_complex() else _integer_square(a)
+        return tla.matrix_power(a, n)
     TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         _check_finite(a)
         w = tla.eigvals(a)
         return w.real if _real_spectrum(a, w) else w
@@ -279,12 +288,17 @@ def _install_linalg():
     TABLE[la.pinv] = pinv
 
     def slogdet(a):
-        r = tla.slogdet(_linalg_input(a))
+        r = tla.slogdet(_linalg_input(a, square=True))
         return la._linalg.SlogdetResult(r[0], r[1])
     TABLE[la.slogdet] = slogdet
 
     def solve(a, b):
-        a, b = promote(_linalg_input(a), as_tensor(b))
+        a, b = promote(_linalg_input(a, square=True), as_tensor(b))
+        core = b.shape[0] if b.ndim == 1 else b.shape[-2] if b.ndim >= 2 else None
+        if core != a.shape[-1]:  # NumPy's gufunc error: b's rows must match a
+            raise ValueError(f"solve: b of shape {tuple(b.shape)} does not match a of shape "
+                             f"{tuple(a.shape)}: its core dimension 0 (size {core}) is "
+                             f"different from {a.shape[-1]}")
         if b.ndim == 1:  # NumPy 2: a 1-d b is one vector
             return tla.solve(a, b.reshape(-1, 1)).reshape(-1) if a.ndim == 2 else \
                 tla.solve(a, b)
@@ -298,7 +312,7 @@ def _install_linalg():
     def _from_triangle(a, UPLO):
         if UPLO not in ("L", "U"):
             raise ValueError("UPLO argument must be 'L' or 'U'")
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         if UPLO == "L":
             return _C.tril(a) + _C.tril(a, -1).mH
         return _C.triu(a) + _C.triu(a, 1).mH
@@ -313,7 +327,7 @@ def _install_linalg():
     TABLE[la.eigvalsh] = eigvalsh
 
     def eig(a):
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         w, v = tla.eig(a)
         if _real_spectrum(a, w):
             w, v = w.real, v.real
@@ -367,6 +381,10 @@ def _install_linalg():
             raise np.linalg.LinAlgError(f"lstsq: a must be 2-d and b 1-d or 2-d, got shapes "
                                         f"{tuple(a.shape)} and {tuple(b.shape)}")
         m, n = a.shape
+        if b.shape[0] != m:
+            raise np.linalg.LinAlgError(f"Incompatible dimensions: a has {m} rows, b has "
+                                        f"{b.shape[0]} (shapes {tuple(a.shape)} and "
+                                        f"{tuple(b.shape)})")
         if rcond is None:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps * max(m, n)
         elif rcond < 0:

@@ -298,6 +298,8 @@ def tile(A, reps):
     A = as_tensor(A)
     reps = _scalar_count(reps)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"negative dimensions are not allowed (tile reps {reps})")
     return _C.tile(A, reps) if reps else A.clone()
 
 
@@ -363,7 +365,15 @@ def roll(a, shift, axis=None):
 @implements(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _C.broadcast_to(as_tensor(array), shape)
+    array = as_tensor(array)
+    if any(s < 0 for s in shape):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    try:
+        return _C.broadcast_to(array, shape)
+    except RuntimeError:  # NumPy's class; its words, then the shapes
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {tuple(array.shape)} and requested shape "
+                         f"{shape}") from None
 
 
 @implements(np.broadcast_arrays)
