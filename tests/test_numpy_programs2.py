@@ -268,7 +268,13 @@ def caught_errors(np):
              lambda: np.linalg.lstsq(np.ones((3, 2)), np.ones(4), rcond=None),
              lambda: np.broadcast_to(np.ones(3), (2, 4)), lambda: np.broadcast_to(np.ones(3), (-1, 3)),
              lambda: np.tile(np.ones(2), -1), lambda: np.full((2,), [1, 2, 3]),
-             lambda: np.full_like(np.zeros(2), [1, 2, 3])]
+             lambda: np.full_like(np.zeros(2), [1, 2, 3]),
+             lambda: np.reshape(np.arange(6), (4, 2)), lambda: np.dot(np.ones(3), np.ones(4)),
+             lambda: np.dot(np.ones((2, 3)), np.ones((2, 3))), lambda: np.matmul(np.ones(3), np.ones(4)),
+             lambda: np.inner(np.ones(3), np.ones(2)),
+             lambda: np.tensordot(np.ones((2, 3)), np.ones((2, 3)), axes=1),
+             lambda: np.repeat(np.ones(3), [1, 2]), lambda: np.linalg.multi_dot([np.ones(2)]),
+             lambda: np.fft.fft(np.ones(3), n=0), lambda: np.fft.fft2(np.ones((2, 2)), s=(0, 2))]
     caught = []
     for case in cases:
         try:
@@ -278,7 +284,12 @@ def caught_errors(np):
             caught.append("LinAlgError")
         except ValueError:
             caught.append("ValueError")
-    return caught, np.linalg.solve(np.eye(2), np.ones(2)), np.linalg.solve(np.eye(2), np.ones((2, 3)))
+    try:
+        np.take_along_axis(np.ones((2, 2)), np.zeros((2, 2)), 0)
+    except IndexError:
+        caught.append("IndexError")
+    return (caught, np.linalg.solve(np.eye(2), np.ones(2)), np.linalg.solve(np.eye(2), np.ones((2, 3))),
+            np.tri(-1), np.tri(2, -1))
 
 
 def test_mistakes_raise_numpys_exception_classes():

@@ -23,6 +23,7 @@ An implementation that meets an argument it cannot honour raises
 through NumPy's dispatch or was called as ``torchlike.numpy.<name>``.
 """
 import builtins
+import contextlib
 import contextvars
 import functools
 import sys
@@ -245,6 +246,19 @@ def finish(result, out):
                          f"got {tuple(target.shape)}")
     target.copy_(result)
     return out
+
+
+@contextlib.contextmanager
+def value_errors(name):
+    """A core op's RuntimeError about its arguments (shapes that do not
+    match, a size that is not valid) as NumPy's ValueError, its message kept
+    after the function's name; errors about devices stay as they are."""
+    try:
+        yield
+    except RuntimeError as error:
+        if "device" in str(error):
+            raise
+        raise ValueError(f"{name}: {error}") from None
 
 
 def refuse(**values):

@@ -308,6 +308,7 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=None, *, like=None):
     M = N if M is None else M
+    N, M = max(int(N), 0), max(int(M), 0)  # NumPy: a negative size is an empty side
     # ones, then its lower part: an impossible size raises before any work, and
     # nothing larger than the result is made on the way
     return _C.tril(_C.ones((N, M), dtype=tl_dtype(dtype) or _C.float64), int(k))

@@ -9,7 +9,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    NoValue, TABLE)
+    NoValue, TABLE, value_errors)
 
 Tensor = _C.Tensor
 
@@ -17,12 +17,13 @@ Tensor = _C.Tensor
 @implements(np.dot)
 def dot(a, b, out=None):
     a, b = promote(as_tensor(a), as_tensor(b))
-    if a.ndim == 0 or b.ndim == 0:
-        result = a * b
-    elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
-        result = _C.matmul(a, b)
-    else:  # sum over a's last axis and b's second-to-last
-        result = _C.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
+    with value_errors("dot"):  # shapes not aligned
+        if a.ndim == 0 or b.ndim == 0:
+            result = a * b
+        elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
+            result = _C.matmul(a, b)
+        else:  # sum over a's last axis and b's second-to-last
+            result = _C.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
     return finish(result, out)
 
 
@@ -38,7 +39,8 @@ def inner(a, b, /):
     a, b = as_tensor(a), as_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return _C.tensordot(*promote(a, b), dims=([a.ndim - 1], [b.ndim - 1]))
+    with value_errors("inner"):
+        return _C.tensordot(*promote(a, b), dims=([a.ndim - 1], [b.ndim - 1]))
 
 
 @implements(np.outer)
@@ -53,7 +55,9 @@ def matmul(x1, x2, /, out=None, **kwargs):
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
-    return finish(_C.matmul(*promote(a, b)), out)
+    with value_errors("matmul"):
+        result = _C.matmul(*promote(a, b))
+    return finish(result, out)
 
 
 @implements(np.vecdot, np.linalg.vecdot)
@@ -73,11 +77,14 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
 def tensordot(a, b, axes=2):
     a, b = as_tensor(a), as_tensor(b)
     if isinstance(axes, (int, np.integer)):
-        return _C.tensordot(*promote(a, b), dims=int(axes))
-    left, right = axes
-    left = [left] if isinstance(left, int) else list(left)
-    right = [right] if isinstance(right, int) else list(right)
-    return _C.tensordot(*promote(a, b), dims=(left, right))
+        dims = int(axes)
+    else:
+        left, right = axes
+        left = [left] if isinstance(left, int) else list(left)
+        right = [right] if isinstance(right, int) else list(right)
+        dims = (left, right)
+    with value_errors("tensordot"):  # NumPy's "shape-mismatch for sum"
+        return _C.tensordot(*promote(a, b), dims=dims)
 
 
 def _sublists_to_subscripts(args):
@@ -421,7 +428,9 @@ def _install_linalg():
     TABLE[la.cond] = cond
 
     def multi_dot(arrays, *, out=None):
-        return finish(tla.multi_dot([_linalg_input(a, 1) for a in arrays]), out)
+        with value_errors("multi_dot"):
+            result = tla.multi_dot([_linalg_input(a, 1) for a in arrays])
+        return finish(result, out)
     TABLE[la.multi_dot] = multi_dot
 
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):

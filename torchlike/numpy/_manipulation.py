@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes)
+    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes, value_errors)
 
 Tensor = _C.Tensor
 
@@ -23,7 +23,14 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise Unsupported(f"reshape: argument 'order' {order!r} is not supported on tensors")
     shape = newshape if shape is None else shape
     a = as_tensor(a)
-    result = a.reshape(shape if isinstance(shape, int) else tuple(shape))
+    shape = shape if isinstance(shape, int) else tuple(shape)
+    try:
+        result = a.reshape(shape)
+    except RuntimeError as error:  # NumPy's class; its words, then the core's
+        if "device" in str(error):
+            raise
+        raise ValueError(f"cannot reshape array of size {a.numel()} into shape {shape} "
+                         f"({error})") from None
     return result.clone() if copy else result
 
 
@@ -314,8 +321,9 @@ def repeat(a, repeats, axis=None):
             repeats = int(repeats.reshape(()).item())
     if isinstance(repeats, (int, np.integer)) and repeats < 0:
         raise ValueError("repeats may not contain negative values.")
-    return _C.repeat_interleave(a.reshape(-1) if axis is None else a, repeats,
-                                dim=0 if axis is None else axis)
+    with value_errors("repeat"):  # repeats that do not broadcast along the axis
+        return _C.repeat_interleave(a.reshape(-1) if axis is None else a, repeats,
+                                    dim=0 if axis is None else axis)
 
 
 @implements(np.flip)
@@ -568,6 +576,8 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == _C.bool:
+        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
     if axis is None:
         return _C.take_along_dim(arr.reshape(-1), indices, 0)
     if indices.ndim != arr.ndim:
