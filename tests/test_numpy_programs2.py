@@ -294,3 +294,17 @@ def caught_errors(np):
 
 def test_mistakes_raise_numpys_exception_classes():
     _run(caught_errors)
+
+
+def test_bytes_of_a_tensor_are_its_memory():
+    # bytes(x) asks for an index first and reads the buffer only after a
+    # TypeError: a tensor of several elements refuses the index with
+    # PyTorch's TypeError (it was a RuntimeError, which bytes() passed on)
+    for data in (numpy.arange(5, dtype=numpy.uint8), numpy.arange(6, dtype=numpy.int16).reshape(2, 3),
+                 numpy.linspace(0, 1, 3), numpy.zeros(0, dtype=numpy.int64)):
+        assert bytes(tnp.asarray(data)) == bytes(data)
+    import operator
+    for bad in (tnp.arange(3), tnp.zeros(0, dtype=tnp.int64), tnp.asarray(1.5)):
+        with pytest.raises(TypeError, match="single element"):
+            operator.index(bad)
+    assert operator.index(tnp.asarray([2])) == 2

@@ -685,7 +685,10 @@ static PyObject *tensor_int(PyObject *self)
 }
 static PyObject *tensor_index(PyObject *self)
 {
-  if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL)
+  /* TypeError for every refusal, as PyTorch: bytes(t), for one, tries the
+   * index first and falls through to the buffer protocol only on TypeError */
+  if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL ||
+      tl_tensor_numel(tl_py_t(self)) != 1)
     return PyErr_Format(PyExc_TypeError, "only integer tensors of a single element can be "
                                          "converted to an index");
   return tensor_scalar_as(self, PyNumber_Long);
