@@ -660,9 +660,10 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
 static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject *))
 {
   tl_tensor *t = tl_py_t(self);
-  if (tl_tensor_numel(t) != 1)
-    return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
-                                            "Scalar", (long long)tl_tensor_numel(t));
+  if (tl_tensor_numel(t) != 1) /* int(t), float(t), complex(t): PyTorch's class and words */
+    return PyErr_Format(PyExc_ValueError, "only one element tensors can be converted to Python "
+                                          "scalars (this one has %lld)",
+                        (long long)tl_tensor_numel(t));
   PyObject *v = tl_py_tensor_first(t);
   if (!v || !convert)
     return v;
