@@ -150,7 +150,7 @@ def test_inplace_view_methods_record_the_view(name, args):
     (out * weights).sum().backward()
     x2 = x.detach().clone().requires_grad_()
     (getattr(x2 * 1, name[:-1])(*args) * weights).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy())
+    np.testing.assert_allclose(x.grad.cpu().numpy(), x2.grad.cpu().numpy())
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         getattr(_x(2, 3), name)(*args)
     with tl.no_grad():  # outside grad mode a leaf may change shape
