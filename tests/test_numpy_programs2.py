@@ -308,3 +308,22 @@ def test_bytes_of_a_tensor_are_its_memory():
         with pytest.raises(TypeError, match="single element"):
             operator.index(bad)
     assert operator.index(tnp.asarray([2])) == 2
+
+
+# ---- reduction methods with where=/initial=, diagonal(axis1=, axis2=) ----------------
+
+def stacked_reports(np):
+    """Per-matrix traces and masked totals, written with the array methods."""
+    stack = np.arange(24.0).reshape(2, 3, 4)
+    valid = stack % 5 != 0
+    return (stack.diagonal(axis1=1, axis2=2), stack.diagonal(1, axis1=2, axis2=0),
+            stack.sum(where=valid), stack.sum(axis=1, keepdims=True, where=valid),
+            stack.prod(axis=0, initial=2.0), stack.sum(initial=100), (stack > 3).sum(where=valid),
+            stack.any(where=stack > 22), stack.all(axis=2, where=valid),
+            stack.astype(np.int8).sum(initial=1), stack.prod(where=stack < 5))
+
+
+def test_reduction_methods_take_where_and_initial():
+    _run(stacked_reports)
+    x = torchlike.arange(6.0).reshape(2, 3)   # PyTorch's spellings keep PyTorch's methods
+    assert x.sum(1).tolist() == [3.0, 12.0] and x.diagonal(dim1=0, dim2=1).tolist() == [0.0, 4.0]

@@ -63,6 +63,14 @@ for _name in ("max", "min"):
 # refuses the dtype.
 for _name in ("std", "var"):
     _override(_name, _numpy_function(_name), _C._SPELL_INTEGRAL, ("ddof",) + _REDUCE_KW)
+# sum/prod/any/all: PyTorch's methods read axis=/keepdims= as their own; only
+# NumPy's where= and initial= need NumPy's function
+for _name, _keywords in (("sum", ("where", "initial")), ("prod", ("where", "initial")),
+                         ("any", ("where",)), ("all", ("where",))):
+    _override(_name, _numpy_function(_name), keywords=_keywords)
+# NumPy code calls it: diagonal(offset, axis1, axis2), PyTorch's dim1/dim2
+_override("diagonal", lambda self, offset=0, axis1=0, axis2=1:
+          _numpy_ns().diagonal(self, offset, axis1, axis2), keywords=("axis1", "axis2"))
 # NumPy: no axis means over the flattened array; PyTorch requires dim.
 for _name in ("cumsum", "cumprod"):
     _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
