@@ -327,3 +327,23 @@ def test_reduction_methods_take_where_and_initial():
     _run(stacked_reports)
     x = torchlike.arange(6.0).reshape(2, 3)   # PyTorch's spellings keep PyTorch's methods
     assert x.sum(1).tolist() == [3.0, 12.0] and x.diagonal(dim1=0, dim2=1).tolist() == [0.0, 4.0]
+
+
+def lookups(np):
+    """Method spellings of NumPy code: bin lookups with a list of values,
+    running products over the flattened array, layout-keeping copies."""
+    edges = np.asarray([1.0, 3.0, 5.0, 7.0])
+    grid = np.arange(1, 7).reshape(2, 3)
+    cols = np.arange(6.0).reshape(2, 3).T
+    return (edges.searchsorted([2, 6, 7]), edges.searchsorted([2, 6, 7], "right"),
+            edges.searchsorted(np.asarray([3.0]), side="right"), edges.searchsorted(4.0),
+            edges[::-1].searchsorted([5, 1], sorter=[3, 2, 1, 0]), grid.cumprod(None),
+            grid.cumsum(None), grid.cumsum(axis=None), cols.copy(order="K").flags.f_contiguous,
+            cols.copy(order="A").flags.f_contiguous, cols.copy().flags.c_contiguous, cols.copy("K"))
+
+
+def test_searchsorted_cumulative_and_copy_methods_as_numpy():
+    _run(lookups)
+    x = torchlike.tensor([1.0, 3.0, 5.0])   # PyTorch's spellings keep PyTorch's methods
+    assert x.searchsorted(torchlike.tensor([3.0]), right=True).tolist() == [2]
+    assert torchlike.arange(4).cumsum(0).tolist() == [0, 1, 3, 6]

@@ -260,6 +260,11 @@ _override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
           ("axis", "out", "mode"))
+# searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
+# values that are not a tensor (a list, a NumPy array), a positional side or
+# NumPy's sorter= take NumPy's
+_override("searchsorted", lambda self, v, side="left", sorter=None:
+          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE)
 
 
 # ---- copies and fills ---------------------------------------------------------
@@ -269,8 +274,12 @@ def _copy(self, order="C"):
     """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
     default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
     order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
-    if order in ("A", "K"):
-        return self.clone()
+    if order in ("A", "K"):  # a Fortran-ordered tensor's copy stays Fortran-ordered
+        fortran = self.ndim > 1 and not self.is_contiguous() and \
+            self.permute(*reversed(range(self.ndim))).is_contiguous()
+        if not fortran:
+            return self.clone()
+        order = "F"
     if order not in ("C", "F"):
         raise ValueError(f"copy(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
     # A Fortran-order tensor is a C-order one of the reversed shape, seen through
