@@ -347,3 +347,37 @@ def test_searchsorted_cumulative_and_copy_methods_as_numpy():
     x = torchlike.tensor([1.0, 3.0, 5.0])   # PyTorch's spellings keep PyTorch's methods
     assert x.searchsorted(torchlike.tensor([3.0]), right=True).tolist() == [2]
     assert torchlike.arange(4).cumsum(0).tolist() == [0, 1, 3, 6]
+
+
+# ---- clipping integer data to bounds beyond its dtype -----------------------------------
+
+def saturate(np):
+    """Pixel and sensor code clips integer data to bounds written for any
+    data: NumPy ignores a bound beyond the dtype's range on its open side
+    (np.clip(pixels, -5, 100) gave 100 everywhere: -5 wrapped to 251)."""
+    pixels = np.asarray([10, 200, 250], dtype=np.uint8)
+    codes = np.asarray([1, 100, -100], dtype=np.int8)
+    results = [np.clip(pixels, -5, 100), np.clip(pixels, 0, 300), np.clip(pixels, None, 1000),
+               np.clip(pixels, -1, None), np.clip(codes, -200, 50), np.clip(codes, -128, 127),
+               np.clip(np.arange(4), -2**70, 2), np.clip(np.arange(3.0), -2**70, 1),
+               np.clip(pixels, 100, 50), pixels.clip(-5, 100)]
+    for lo, hi in ((300, 400), (-10, -5)):
+        try:
+            results.append(np.clip(pixels, lo, hi))
+        except OverflowError as error:
+            results.append(str(error))
+    return results
+
+
+def test_clip_bounds_beyond_the_dtype():
+    _run(saturate)
+    # PyTorch's clamp has the same rule, with its RuntimeError (checked against PyTorch 2.15)
+    u = torchlike.tensor([10, 200, 250], dtype=torchlike.uint8)
+    assert u.clamp(-5, 100).tolist() == [10, 100, 100] and u.clamp(max=1000).tolist() == [10, 200, 250]
+    assert u.clone().clamp_(-5, 300).tolist() == [10, 200, 250]
+    for kwargs, words in (({"min": 300}, "Clamp min value 300 .* Byte"),
+                          ({"max": -1}, "Clamp max value -1 .* Byte")):
+        with pytest.raises(RuntimeError, match=words):
+            u.clamp(**kwargs)
+    with pytest.raises(RuntimeError, match="Clamp min value 200 .* Char"):
+        torchlike.tensor([1], dtype=torchlike.int8).clamp(min=200)

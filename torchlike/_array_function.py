@@ -261,6 +261,29 @@ def value_errors(name):
         raise ValueError(f"{name}: {error}") from None
 
 
+def integer_clip_bounds(x, lo, hi):
+    """NumPy's rule for Python-int clip bounds of an integer array ``x``: a
+    lower bound below the dtype's range (an upper one above it) bounds
+    nothing and becomes None; one on the other side is NEP 50's
+    OverflowError.  A float array's int bounds become floats (any size
+    converts, as NumPy's weak scalars do); the rest come back as they are."""
+    if x.is_floating_point() or x.is_complex():
+        return tuple(float(b) if isinstance(b, int) and not isinstance(b, builtins.bool) else b
+                     for b in (lo, hi))
+    if x.dtype == _C.bool:
+        return lo, hi
+    info = np.iinfo(np_dtype(x.dtype))
+
+    def check(value, open_side):
+        if not isinstance(value, int) or isinstance(value, builtins.bool) or \
+                info.min <= value <= info.max:
+            return value
+        if open_side(value):
+            return None
+        raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
+    return check(lo, lambda v: v < info.min), check(hi, lambda v: v > info.max)
+
+
 def refuse(**values):
     """Refuse (to the next route) arguments we have no equivalent for."""
     for name, v in values.items():

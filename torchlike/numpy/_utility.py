@@ -7,7 +7,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue)
+    NoValue, integer_clip_bounds)
 
 Tensor = _C.Tensor
 
@@ -21,6 +21,7 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     a = as_tensor(a)
     lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
     hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
+    lo, hi = integer_clip_bounds(a, lo, hi)
     if lo is None and hi is None:
         return finish(a.clone(), out)
     # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
