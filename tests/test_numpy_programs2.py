@@ -269,6 +269,7 @@ def caught_errors(np):
              lambda: np.broadcast_to(np.ones(3), (2, 4)), lambda: np.broadcast_to(np.ones(3), (-1, 3)),
              lambda: np.tile(np.ones(2), -1), lambda: np.full((2,), [1, 2, 3]),
              lambda: np.full_like(np.zeros(2), [1, 2, 3]),
+             lambda: np.full(2, -1, dtype=np.uint8), lambda: np.full(3, 300, dtype=np.uint8),
              lambda: np.reshape(np.arange(6), (4, 2)), lambda: np.dot(np.ones(3), np.ones(4)),
              lambda: np.dot(np.ones((2, 3)), np.ones((2, 3))), lambda: np.matmul(np.ones(3), np.ones(4)),
              lambda: np.inner(np.ones(3), np.ones(2)),
@@ -284,6 +285,8 @@ def caught_errors(np):
             caught.append("LinAlgError")
         except ValueError:
             caught.append("ValueError")
+        except OverflowError:
+            caught.append("OverflowError")
     try:
         np.take_along_axis(np.ones((2, 2)), np.zeros((2, 2)), 0)
     except IndexError:

@@ -215,6 +215,11 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
         fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
+    if type(fill_value) is int and not (dtype.is_floating_point or dtype.is_complex or
+                                        dtype == _C.bool):
+        info = np.iinfo(np_dtype(dtype))  # NEP 50: no silent wrap (np.full(2, -1, uint8))
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"Python integer {fill_value} out of bounds for {info.dtype}")
     if isinstance(fill_value, Tensor):
         shape = _shape(shape)
         try:
