@@ -70,7 +70,8 @@ for _name, _keywords in (("sum", ("where", "initial")), ("prod", ("where", "init
     _override(_name, _numpy_function(_name), keywords=_keywords)
 # NumPy code calls it: diagonal(offset, axis1, axis2), PyTorch's dim1/dim2
 _override("diagonal", lambda self, offset=0, axis1=0, axis2=1:
-          _numpy_ns().diagonal(self, offset, axis1, axis2), keywords=("axis1", "axis2"))
+          _numpy_ns().diagonal(self, offset, axis1, axis2), keywords=("axis1", "axis2"),
+          module=True)
 # NumPy: no axis means over the flattened array; PyTorch requires dim.
 for _name in ("cumsum", "cumprod"):
     _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
