@@ -269,9 +269,16 @@ def _install_linalg():
     def matrix_power(a, n):
         """NumPy's: a non-negative power of an integer or bool matrix keeps
         its dtype (repeated products); a negative one inverts, in float64."""
-        a = _linalg_input(as_tensor(a), square=True) if n < 0 or a.is_floating_point() \
-            or a.is_complex() else _integer_square(a)
-        return tla.matrix_power(a, n)
+        a = as_tensor(a)
+        if n < 0 or a.is_floating_point() or a.is_complex():
+            return tla.matrix_power(_linalg_input(a, square=True), n)
+        a = _integer_square(a)
+        if a.device.type == "cpu":
+            return tla.matrix_power(a, n)
+        # device products take floating types only (as PyTorch's CUDA ones): the
+        # power in float64, back to the integers (exact below 2**53)
+        power = tla.matrix_power(a.to(_C.float64), n)
+        return power != 0 if a.dtype == _C.bool else power.round().to(a.dtype)
     TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
         a = _linalg_input(a, square=True)
