@@ -46,6 +46,20 @@ CALLS = [
     "T.zeros(2, 0).max(1)", "T.zeros(2, 0).amax(1)", "T.zeros(2, 0).argmax(1)", "T.zeros(2, 0).amax(0)",
     "T.zeros(2, 0).amin(dim=())", "T.max(e)", "T.amax(e, 0)",
     "bool(x)", "bool(e)", "bool(s)",
+    # Python's number protocols on tensors of several elements (bytes(t)
+    # reads the buffer only after __index__'s TypeError)
+    "int(x)", "float(e)", "complex(z)", "float(s)", "int(T.tensor([3]))", "x.item()",
+    "x.__index__()", "e.long().__index__()", "T.tensor([2]).__index__()", "s.__index__()",
+    # clamp of integer tensors with Python-int bounds beyond the dtype's range
+    "T.tensor([10, 200, 250], dtype=T.uint8).clamp(-5, 100)",
+    "T.tensor([10, 200, 250], dtype=T.uint8).clip(0, 300)",
+    "T.tensor([10, 200, 250], dtype=T.uint8).clamp(min=300)",
+    "T.tensor([10, 200, 250], dtype=T.uint8).clamp(max=-1)",
+    "T.tensor([1, 100, -100], dtype=T.int8).clamp(-200, 50)",
+    "T.tensor([1, 100, -100], dtype=T.int8).clamp(min=200)",
+    "T.clamp(i, max=2**70)", "T.clamp(i, min=-2**70)", "T.clamp(i, min=2**70)",
+    "T.tensor([10, 200], dtype=T.uint8).clamp_(-5, 300)",
+    "T.clamp(T.tensor([10, 200], dtype=T.uint8), -5.5, 100.5)",
     # integer tensors with PyTorch's keywords keep PyTorch's refusal (NumPy's
     # spelling, i.mean(), is NumPy's float64 mean)
     "i.mean(dim=0)", "i.mean(dim=0, keepdim=True)", "i.std(dim=0)", "i.var(0, unbiased=False)",

@@ -128,3 +128,32 @@ def test_untracked_alias_shares_memory_with_a_version_of_its_own():
     del x, y
     gc.collect()
     np.testing.assert_array_equal(alias.cpu().numpy(), [1.0, 2.0, 3.0])  # the memory stays alive
+
+
+@pytest.mark.parametrize("name, args", [
+    ("unsqueeze_", (0,)), ("squeeze_", ()), ("t_", ()), ("transpose_", (0, 1)),
+    ("swapaxes_", (1, 0)), ("as_strided_", ((3, 2), (1, 3), 0))])
+def test_inplace_view_methods_record_the_view(name, args):
+    # y.<view>_() makes y that view; its history goes through the view's node,
+    # so the gradient equals the out-of-place view's (gradcheck: finite
+    # differences) and a leaf that requires grad is refused, as in PyTorch
+    def f(x):
+        y = x * 1
+        getattr(y, name)(*args)
+        return y
+    x = _x(2, 3) if name != "squeeze_" else _x(2, 1, 3)
+    assert gradcheck(f, (x,))
+    out = f(x)
+    want = getattr(x * 1, name[:-1])(*args)
+    assert tuple(out.shape) == tuple(want.shape)
+    weights = tl.tensor(np.arange(out.numel(), dtype=np.float64).reshape(tuple(out.shape)))
+    (out * weights).sum().backward()
+    x2 = x.detach().clone().requires_grad_()
+    (getattr(x2 * 1, name[:-1])(*args) * weights).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), x2.grad.cpu().numpy())
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        getattr(_x(2, 3), name)(*args)
+    with tl.no_grad():  # outside grad mode a leaf may change shape
+        leaf = _x(2, 1, 3)
+        leaf.squeeze_(1)
+    assert tuple(leaf.shape) == (2, 3) and leaf.grad_fn is None

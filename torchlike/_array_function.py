@@ -23,6 +23,7 @@ An implementation that meets an argument it cannot honour raises
 through NumPy's dispatch or was called as ``torchlike.numpy.<name>``.
 """
 import builtins
+import contextlib
 import contextvars
 import functools
 import sys
@@ -254,6 +255,42 @@ def finish(result, out):
     return out
 
 
+@contextlib.contextmanager
+def value_errors(name):
+    """A core op's RuntimeError about its arguments (shapes that do not
+    match, a size that is not valid) as NumPy's ValueError, its message kept
+    after the function's name; errors about devices stay as they are."""
+    try:
+        yield
+    except RuntimeError as error:
+        if "device" in str(error):
+            raise
+        raise ValueError(f"{name}: {error}") from None
+
+
+def integer_clip_bounds(x, lo, hi):
+    """NumPy's rule for Python-int clip bounds of an integer array ``x``: a
+    lower bound below the dtype's range (an upper one above it) bounds
+    nothing and becomes None; one on the other side is NEP 50's
+    OverflowError.  A float array's int bounds become floats (any size
+    converts, as NumPy's weak scalars do); the rest come back as they are."""
+    if x.is_floating_point() or x.is_complex():
+        return tuple(float(b) if isinstance(b, int) and not isinstance(b, builtins.bool) else b
+                     for b in (lo, hi))
+    if x.dtype == _C.bool:
+        return lo, hi
+    info = np.iinfo(np_dtype(x.dtype))
+
+    def check(value, open_side):
+        if not isinstance(value, int) or isinstance(value, builtins.bool) or \
+                info.min <= value <= info.max:
+            return value
+        if open_side(value):
+            return None
+        raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
+    return check(lo, lambda v: v < info.min), check(hi, lambda v: v > info.max)
+
+
 def refuse(**values):
     """Refuse (to the next route) arguments we have no equivalent for."""
     for name, v in values.items():
@@ -369,7 +406,15 @@ def _via_implementation(func, args, kwargs):
     impl = getattr(func, "_implementation", None)
     if not isinstance(impl, types.FunctionType):
         raise Unsupported(f"{_name(func)} has no Python implementation to run on tensors")
-    return _wrap(_rebind(impl)(*args, **kwargs))
+    # NumPy's code was written for NumPy's promotion (``asarray(x) + 0.0``,
+    # ``int / int``, ``sqrt(int)`` are float64): this thread computes with
+    # float64 as the default float dtype while it runs
+    previous = _C._local_default_dtype(_C.float64)
+    try:
+        result = _rebind(impl)(*args, **kwargs)
+    finally:
+        _C._local_default_dtype(previous)
+    return _wrap(result)
 
 
 # ---------------------------------------------------------------------------
@@ -488,9 +533,38 @@ def _install_dtype_attributes():
     dtype.char = property(lambda d: np_dtype(d).char)
     # conj of a real tensor is the tensor itself, as in PyTorch
     Tensor.conj = lambda self: self.conj_physical() if self.is_complex() else self
-    Tensor.astype = lambda self, dtype, copy=True, **kw: (
-        cast(self, dtype).clone() if copy and tl_dtype(dtype) == self.dtype
-        else cast(self, dtype))
+    Tensor.astype = _astype
+
+
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def can_cast_dtypes(src, dst, casting):
+    """NumPy's can_cast between torchlike dtypes (bfloat16, which NumPy lacks,
+    by torchlike's own table)."""
+    if _C.bfloat16 in (src, dst):
+        return src == dst or casting == "unsafe" or (
+            casting in ("safe", "same_kind") and _C.can_cast(src, dst))
+    return np.can_cast(np_dtype(src), np_dtype(dst), casting)
+
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """NumPy's ``a.astype``: ``casting=`` refuses what its rule forbids (a
+    TypeError naming both dtypes, as NumPy's), ``copy=False`` returns ``a``
+    itself when nothing changes, ``order="F"`` gives a Fortran-ordered copy."""
+    target = tl_dtype(dtype)
+    if casting not in CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                         f"or 'unsafe' (got {casting!r})")
+    if casting != "unsafe" and not can_cast_dtypes(self.dtype, target, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{np_dtype(self.dtype)}') to "
+                        f"dtype('{np_dtype(target)}') according to the rule {casting!r}")
+    result = cast(self, target)
+    if isinstance(order, str) and order.upper() == "F" and self.ndim > 1:
+        return result.copy(order="F")
+    if copy and result is self:
+        return self.clone()
+    return result
 
 
 _install_dtype_attributes()

@@ -63,6 +63,15 @@ for _name in ("max", "min"):
 # refuses the dtype.
 for _name in ("std", "var"):
     _override(_name, _numpy_function(_name), _C._SPELL_INTEGRAL, ("ddof",) + _REDUCE_KW)
+# sum/prod/any/all: PyTorch's methods read axis=/keepdims= as their own; only
+# NumPy's where= and initial= need NumPy's function
+for _name, _keywords in (("sum", ("where", "initial")), ("prod", ("where", "initial")),
+                         ("any", ("where",)), ("all", ("where",))):
+    _override(_name, _numpy_function(_name), keywords=_keywords)
+# NumPy code calls it: diagonal(offset, axis1, axis2), PyTorch's dim1/dim2
+_override("diagonal", lambda self, offset=0, axis1=0, axis2=1:
+          _numpy_ns().diagonal(self, offset, axis1, axis2), keywords=("axis1", "axis2"),
+          module=True)
 # NumPy: no axis means over the flattened array; PyTorch requires dim.
 for _name in ("cumsum", "cumprod"):
     _override(_name, _numpy_function(_name), _C._SPELL_CUMULATIVE, ("axis",))
@@ -116,6 +125,33 @@ _override("repeat", lambda self, repeats, axis=None: _numpy_ns().repeat(self, re
           keywords=("axis",))
 
 
+def _set_shape(self, shape):
+    """``a.shape = (2, 3)``: NumPy's in-place reshape, which changes the view
+    itself and never copies (Tensor.shape's setter, in C, calls this)."""
+    shape = (shape,) if not isinstance(shape, (tuple, list, _C.Size)) else tuple(shape)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
+    numel, known = self.numel(), [s for s in shape if s != -1]
+    size = 1
+    for s in known:
+        size *= s
+    if len(known) < len(shape) - 1 or any(s < -1 for s in shape) or (
+            len(known) == len(shape) and size != numel) or (
+            len(known) < len(shape) and (size == 0 or numel % size)):
+        raise ValueError(f"cannot reshape array of size {numel} into shape {shape}")
+    try:
+        view = _ORIGINAL_VIEW(self, shape)
+    except RuntimeError:  # the memory's layout would need a copy
+        raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
+                             "to make a copy with the desired shape.") from None
+    self.as_strided_(tuple(view.shape), view.stride(), view.storage_offset())
+
+
+_ORIGINAL_VIEW = Tensor.view
+
+
 def _fortran_reshape(self, shape):
     # Fortran order reads and writes the first index fastest: reverse the dims,
     # reshape in C order to the reversed shape, reverse back.
@@ -147,11 +183,20 @@ def _flatten_numpy(self, order="C"):
 def _sort_numpy(self, axis=-1, kind=None, order=None, *, stable=None):
     """NumPy's ``a.sort(axis=, kind=)``: in place, returns None (sorting is
     always stable here, which every ``kind`` allows)."""
+    if axis is None:  # NumPy's in-place sort keeps the shape: no flattening
+        raise TypeError("'NoneType' object cannot be interpreted as an integer "
+                        "(ndarray.sort sorts in place along one axis; np.sort(a, axis=None) "
+                        "returns the flattened, sorted copy)")
     self.copy_(_numpy_ns().sort(self, axis=axis, kind=kind, order=order))
 
 
 # PyTorch's x.sort(dim) returns (values, indices); NumPy's keywords sort in place
 _override("sort", _sort_numpy, keywords=("axis", "kind", "order"))
+# argsort: the same call in both APIs, except NumPy's kind=/order= and
+# axis=None (the indices of the flattened array), which NumPy's takes
+_override("argsort", lambda self, axis=-1, kind=None, order=None, *, stable=None:
+          _numpy_ns().argsort(self, axis=axis, kind=kind, order=order, stable=stable),
+          keywords=("axis", "kind", "order"))
 _override("reshape", _reshape_numpy, keywords=("order",))
 _override("flatten", _flatten_numpy, keywords=("order",), module=True)
 _torch_flatten = _ORIGINAL["flatten"]
@@ -216,6 +261,11 @@ _override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
           ("axis", "out", "mode"))
+# searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
+# values that are not a tensor (a list, a NumPy array), a positional side or
+# NumPy's sorter= take NumPy's
+_override("searchsorted", lambda self, v, side="left", sorter=None:
+          _numpy_ns().searchsorted(self, v, side=side, sorter=sorter), _C._SPELL_TAKE)
 
 
 # ---- copies and fills ---------------------------------------------------------
@@ -225,8 +275,12 @@ def _copy(self, order="C"):
     """A new tensor with the same values (NumPy's ``ndarray.copy``: C order by
     default, ``'F'`` for Fortran order, ``'A'``/``'K'`` keep the layout)."""
     order = order.upper() if isinstance(order, str) else order  # NumPy takes 'f' too
-    if order in ("A", "K"):
-        return self.clone()
+    if order in ("A", "K"):  # a Fortran-ordered tensor's copy stays Fortran-ordered
+        fortran = self.ndim > 1 and not self.is_contiguous() and \
+            self.permute(*reversed(range(self.ndim))).is_contiguous()
+        if not fortran:
+            return self.clone()
+        order = "F"
     if order not in ("C", "F"):
         raise ValueError(f"copy(): order must be one of 'C', 'F', 'A' or 'K', not {order!r}")
     # A Fortran-order tensor is a C-order one of the reversed shape, seen through

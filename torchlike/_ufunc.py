@@ -121,7 +121,14 @@ def _op_for(ufunc):
 
 
 def _is_default(kwargs):
-    return all(kwargs.get(k, v) is v or kwargs.get(k, v) == v for k, v in _DEFAULTS.items())
+    """Whether the ufunc keywords given are all NumPy's defaults; an array
+    given (``where=mask``) is not, and is never compared elementwise."""
+    for key, default in _DEFAULTS.items():
+        given = kwargs.get(key, default)
+        if given is not default and not (isinstance(given, (str, bool, np.bool_))
+                                         and given == default):
+            return False
+    return True
 
 
 def _single_out(out):

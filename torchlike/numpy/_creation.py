@@ -54,8 +54,14 @@ def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
 @implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     shape, dtype, device, order = _like(a, dtype, shape, device, order)
+    if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
+        fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     if isinstance(fill_value, Tensor):  # a recorded copy (C order)
-        return fill_value.to(dtype).expand(*shape).clone()
+        try:
+            return fill_value.to(dtype).expand(*shape).clone()
+        except RuntimeError:  # NumPy's class and words
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
 
@@ -80,6 +86,8 @@ def _default_dtype(value):
     """NumPy's dtype for a Python scalar fill value."""
     if isinstance(value, Tensor):
         return value.dtype
+    if isinstance(value, np.generic):  # a NumPy scalar keeps its dtype (np.float32(2))
+        return tl_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
         return _C.bool
     if isinstance(value, (int, np.integer)):
@@ -197,9 +205,22 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if not isinstance(fill_value, (Tensor, bool, int, float, complex, np.generic)):
+        fill_value = asarray(fill_value)  # array-like: broadcast over the shape, as NumPy
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
+    if type(fill_value) is int and not (dtype.is_floating_point or dtype.is_complex or
+                                        dtype == _C.bool):
+        info = np.iinfo(np_dtype(dtype))  # NEP 50: no silent wrap (np.full(2, -1, uint8))
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"Python integer {fill_value} out of bounds for {info.dtype}")
     if isinstance(fill_value, Tensor):
-        return _place(_C.broadcast_to(fill_value.to(dtype), _shape(shape)).clone(), device)
+        shape = _shape(shape)
+        try:
+            filled = _C.broadcast_to(fill_value.to(dtype), shape)
+        except RuntimeError:  # NumPy's class and words
+            raise ValueError(f"could not broadcast input array from shape "
+                             f"{tuple(fill_value.shape)} into shape {tuple(shape)}") from None
+        return _place(filled.clone(), device)
     return _ordered(lambda s: _C.full(s, fill_value, dtype=dtype, device=device), shape,
                     order)
 
@@ -261,7 +282,12 @@ def _linspace_scalars(start, stop, /, num=50, endpoint=True, retstep=False, dtyp
     if endpoint and num > 1:
         result[-1] = stop
     result = _to_dtype(result, dtype)
-    return (result, step) if retstep else result
+    if not retstep:
+        return result
+    if div <= 0:
+        return result, step  # NumPy's Python nan
+    # NumPy's step is its scalar of the working dtype (np.float64 is a float)
+    return result, (np.complex128 if work == _C.complex128 else np.float64)(step)
 
 
 def eye(N, /, M=None, k=0, dtype=None, order="C", *, device=None, like=None):
@@ -280,6 +306,7 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=None, *, like=None):
     M = N if M is None else M
+    N, M = max(int(N), 0), max(int(M), 0)  # NumPy: a negative size is an empty side
     # ones, then its lower part: an impossible size raises before any work, and
     # nothing larger than the result is made on the way
     return _C.tril(_C.ones((N, M), dtype=tl_dtype(dtype) or _C.float64), int(k))
@@ -293,9 +320,13 @@ def from_dlpack(x, /, *, device=None, copy=None):
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
-    # dtype=None is float64 to NumPy, not "no dtype"
-    return as_tensor(np.frombuffer(buffer, dtype=np_dtype(tl_dtype(dtype) or _C.float64),
-                                   count=count, offset=offset))
+    # dtype=None is float64 to NumPy, not "no dtype"; a NumPy dtype or a
+    # string is read as NumPy reads it, its byte order included (the values
+    # then land in a native-endian tensor)
+    np_type = np_dtype(tl_dtype(dtype) or _C.float64)  # refuses dtypes torchlike lacks
+    if isinstance(dtype, (str, np.dtype)):
+        np_type = np.dtype(dtype)
+    return as_tensor(np.frombuffer(buffer, dtype=np_type, count=count, offset=offset))
 
 
 # ---- spaced values between tensor end points ------------------------------------------

@@ -10,7 +10,8 @@ import builtins
 import numpy as np
 
 from .. import _C, _ufunc
-from .._array_function import MaskedOperand, as_tensor, masked_call, np_dtype, tl_dtype
+from .._array_function import (
+    MaskedOperand, as_tensor, integer_clip_bounds, masked_call, np_dtype, tl_dtype)
 
 Tensor = _C.Tensor
 _SCALARS = (builtins.bool, int, float, complex)
@@ -193,6 +194,7 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
     dtype, so fractional bounds are not truncated."""
     x = _arg(x)
     lo, hi = kwargs.pop("a_min", min), kwargs.pop("a_max", max)
+    lo, hi = integer_clip_bounds(x, lo, hi)
     if not (x.is_floating_point() or x.is_complex()):
         lo, hi = (b if b is None or isinstance(b, _SCALARS) else _arg(b) for b in (lo, hi))
         bounds = [b for b in (lo, hi) if b is not None]

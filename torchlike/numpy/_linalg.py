@@ -9,7 +9,7 @@ from .. import _C
 from ._manipulation import diagonal
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, finish, refuse, cast, promote,
-    NoValue, TABLE)
+    NoValue, TABLE, value_errors)
 
 Tensor = _C.Tensor
 
@@ -17,12 +17,13 @@ Tensor = _C.Tensor
 @implements(np.dot)
 def dot(a, b, out=None):
     a, b = promote(as_tensor(a), as_tensor(b))
-    if a.ndim == 0 or b.ndim == 0:
-        result = a * b
-    elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
-        result = _C.matmul(a, b)
-    else:  # sum over a's last axis and b's second-to-last
-        result = _C.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
+    with value_errors("dot"):  # shapes not aligned
+        if a.ndim == 0 or b.ndim == 0:
+            result = a * b
+        elif b.ndim == 1 or a.ndim <= 2 and b.ndim <= 2:
+            result = _C.matmul(a, b)
+        else:  # sum over a's last axis and b's second-to-last
+            result = _C.tensordot(a, b, dims=([a.ndim - 1], [b.ndim - 2]))
     return finish(result, out)
 
 
@@ -38,7 +39,8 @@ def inner(a, b, /):
     a, b = as_tensor(a), as_tensor(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return _C.tensordot(*promote(a, b), dims=([a.ndim - 1], [b.ndim - 1]))
+    with value_errors("inner"):
+        return _C.tensordot(*promote(a, b), dims=([a.ndim - 1], [b.ndim - 1]))
 
 
 @implements(np.outer)
@@ -53,7 +55,9 @@ def matmul(x1, x2, /, out=None, **kwargs):
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: Input operand does not have enough dimensions")
-    return finish(_C.matmul(*promote(a, b)), out)
+    with value_errors("matmul"):
+        result = _C.matmul(*promote(a, b))
+    return finish(result, out)
 
 
 @implements(np.vecdot, np.linalg.vecdot)
@@ -73,11 +77,14 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
 def tensordot(a, b, axes=2):
     a, b = as_tensor(a), as_tensor(b)
     if isinstance(axes, (int, np.integer)):
-        return _C.tensordot(*promote(a, b), dims=int(axes))
-    left, right = axes
-    left = [left] if isinstance(left, int) else list(left)
-    right = [right] if isinstance(right, int) else list(right)
-    return _C.tensordot(*promote(a, b), dims=(left, right))
+        dims = int(axes)
+    else:
+        left, right = axes
+        left = [left] if isinstance(left, int) else list(left)
+        right = [right] if isinstance(right, int) else list(right)
+        dims = (left, right)
+    with value_errors("tensordot"):  # NumPy's "shape-mismatch for sum"
+        return _C.tensordot(*promote(a, b), dims=dims)
 
 
 def _sublists_to_subscripts(args):
@@ -210,13 +217,23 @@ def _numpy_cond_raises_on_nan():
     return False
 
 
-def _linalg_input(a, least=2):
+def _linalg_input(a, least=2, square=False):
     a = as_tensor(a)
     if a.ndim < least:
         raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at "
                                     f"least two-dimensional")
+    if square and a.shape[-1] != a.shape[-2]:  # NumPy's check and words, before any work
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (got "
+                                    f"shape {tuple(a.shape)})")
     if not (a.is_floating_point() or a.is_complex()):
         a = a.to(_C.float64)
+    return a
+
+
+def _integer_square(a):
+    """An integer or bool matrix power's operand: at least 2-d and square."""
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _linalg_input(a.to(_C.float64), square=True)  # raises NumPy's error
     return a
 
 
@@ -233,12 +250,12 @@ def _real_spectrum(a, w):
     return not a.is_complex() and w.is_complex() and not bool((w.imag != 0).any())
 
 
-def _linalg(name, np_func, least=2, result=None):
+def _linalg(name, np_func, least=2, result=None, square=False):
     import torchlike.linalg as tla
     op = getattr(tla, name)
 
     def impl(a, *args, **kwargs):
-        r = op(_linalg_input(a, least), *args, **kwargs)
+        r = op(_linalg_input(a, least, square), *args, **kwargs)
         return r if result is None else result(r)
     impl.__name__ = name
     TABLE[np_func] = impl
@@ -247,11 +264,24 @@ def _linalg(name, np_func, least=2, result=None):
 def _install_linalg():
     import torchlike.linalg as tla
     la = np.linalg
-    _linalg("inv", la.inv)
-    _linalg("det", la.det)
-    _linalg("matrix_power", la.matrix_power)
+    _linalg("inv", la.inv, square=True)
+    _linalg("det", la.det, square=True)
+    def matrix_power(a, n):
+        """NumPy's: a non-negative power of an integer or bool matrix keeps
+        its dtype (repeated products); a negative one inverts, in float64."""
+        a = as_tensor(a)
+        if n < 0 or a.is_floating_point() or a.is_complex():
+            return tla.matrix_power(_linalg_input(a, square=True), n)
+        a = _integer_square(a)
+        if a.device.type == "cpu":
+            return tla.matrix_power(a, n)
+        # device products take floating types only (as PyTorch's CUDA ones): the
+        # power in float64, back to the integers (exact below 2**53)
+        power = tla.matrix_power(a.to(_C.float64), n)
+        return power != 0 if a.dtype == _C.bool else power.round().to(a.dtype)
+    TABLE[la.matrix_power] = matrix_power
     def eigvals(a):
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         _check_finite(a)
         w = tla.eigvals(a)
         return w.real if _real_spectrum(a, w) else w
@@ -272,12 +302,17 @@ def _install_linalg():
     TABLE[la.pinv] = pinv
 
     def slogdet(a):
-        r = tla.slogdet(_linalg_input(a))
+        r = tla.slogdet(_linalg_input(a, square=True))
         return la._linalg.SlogdetResult(r[0], r[1])
     TABLE[la.slogdet] = slogdet
 
     def solve(a, b):
-        a, b = promote(_linalg_input(a), as_tensor(b))
+        a, b = promote(_linalg_input(a, square=True), as_tensor(b))
+        core = b.shape[0] if b.ndim == 1 else b.shape[-2] if b.ndim >= 2 else None
+        if core != a.shape[-1]:  # NumPy's gufunc error: b's rows must match a
+            raise ValueError(f"solve: b of shape {tuple(b.shape)} does not match a of shape "
+                             f"{tuple(a.shape)}: its core dimension 0 (size {core}) is "
+                             f"different from {a.shape[-1]}")
         if b.ndim == 1:  # NumPy 2: a 1-d b is one vector
             return tla.solve(a, b.reshape(-1, 1)).reshape(-1) if a.ndim == 2 else \
                 tla.solve(a, b)
@@ -291,7 +326,7 @@ def _install_linalg():
     def _from_triangle(a, UPLO):
         if UPLO not in ("L", "U"):
             raise ValueError("UPLO argument must be 'L' or 'U'")
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         if UPLO == "L":
             return _C.tril(a) + _C.tril(a, -1).mH
         return _C.triu(a) + _C.triu(a, 1).mH
@@ -306,7 +341,7 @@ def _install_linalg():
     TABLE[la.eigvalsh] = eigvalsh
 
     def eig(a):
-        a = _linalg_input(a)
+        a = _linalg_input(a, square=True)
         w, v = tla.eig(a)
         if _real_spectrum(a, w):
             w, v = w.real, v.real
@@ -360,6 +395,10 @@ def _install_linalg():
             raise np.linalg.LinAlgError(f"lstsq: a must be 2-d and b 1-d or 2-d, got shapes "
                                         f"{tuple(a.shape)} and {tuple(b.shape)}")
         m, n = a.shape
+        if b.shape[0] != m:
+            raise np.linalg.LinAlgError(f"Incompatible dimensions: a has {m} rows, b has "
+                                        f"{b.shape[0]} (shapes {tuple(a.shape)} and "
+                                        f"{tuple(b.shape)})")
         if rcond is None:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps * max(m, n)
         elif rcond < 0:
@@ -396,7 +435,9 @@ def _install_linalg():
     TABLE[la.cond] = cond
 
     def multi_dot(arrays, *, out=None):
-        return finish(tla.multi_dot([_linalg_input(a, 1) for a in arrays]), out)
+        with value_errors("multi_dot"):
+            result = tla.multi_dot([_linalg_input(a, 1) for a in arrays])
+        return finish(result, out)
     TABLE[la.multi_dot] = multi_dot
 
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):

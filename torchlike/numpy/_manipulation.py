@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, norm_axes, all_axes, finish, cast,
-    operand, NoValue, promote, tl_dtype, np_dtype)
+    operand, NoValue, promote, tl_dtype, np_dtype, CASTINGS, can_cast_dtypes, value_errors)
 
 Tensor = _C.Tensor
 
@@ -23,7 +23,14 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
         raise Unsupported(f"reshape: argument 'order' {order!r} is not supported on tensors")
     shape = newshape if shape is None else shape
     a = as_tensor(a)
-    result = a.reshape(shape if isinstance(shape, int) else tuple(shape))
+    shape = shape if isinstance(shape, int) else tuple(shape)
+    try:
+        result = a.reshape(shape)
+    except RuntimeError as error:  # NumPy's class; its words, then the core's
+        if "device" in str(error):
+            raise
+        raise ValueError(f"cannot reshape array of size {a.numel()} into shape {shape} "
+                         f"({error})") from None
     return result.clone() if copy else result
 
 
@@ -100,16 +107,8 @@ def _seq(arrays, dtype=None):
     return tensors
 
 
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-
-
-def _can_cast(src, dst, casting):
-    """NumPy's can_cast between torchlike dtypes (bfloat16, which NumPy lacks,
-    by torchlike's own table)."""
-    if _C.bfloat16 in (src, dst):
-        return src == dst or casting == "unsafe" or (
-            casting in ("safe", "same_kind") and _C.can_cast(src, dst))
-    return np.can_cast(np_dtype(src), np_dtype(dst), casting)
+_CASTINGS = CASTINGS
+_can_cast = can_cast_dtypes
 
 
 _MAX_JOIN = 2**31 - 1  # NumPy's limit on the arrays of one join (a C int)
@@ -306,6 +305,8 @@ def tile(A, reps):
     A = as_tensor(A)
     reps = _scalar_count(reps)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"negative dimensions are not allowed (tile reps {reps})")
     return _C.tile(A, reps) if reps else A.clone()
 
 
@@ -320,8 +321,9 @@ def repeat(a, repeats, axis=None):
             repeats = int(repeats.reshape(()).item())
     if isinstance(repeats, (int, np.integer)) and repeats < 0:
         raise ValueError("repeats may not contain negative values.")
-    return _C.repeat_interleave(a.reshape(-1) if axis is None else a, repeats,
-                                dim=0 if axis is None else axis)
+    with value_errors("repeat"):  # repeats that do not broadcast along the axis
+        return _C.repeat_interleave(a.reshape(-1) if axis is None else a, repeats,
+                                    dim=0 if axis is None else axis)
 
 
 @implements(np.flip)
@@ -371,7 +373,15 @@ def roll(a, shift, axis=None):
 @implements(np.broadcast_to)
 def broadcast_to(array, shape, subok=False):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _C.broadcast_to(as_tensor(array), shape)
+    array = as_tensor(array)
+    if any(s < 0 for s in shape):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    try:
+        return _C.broadcast_to(array, shape)
+    except RuntimeError:  # NumPy's class; its words, then the shapes
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {tuple(array.shape)} and requested shape "
+                         f"{shape}") from None
 
 
 @implements(np.broadcast_arrays)
@@ -566,6 +576,8 @@ def choose(a, choices, out=None, mode="raise"):
 @implements(np.take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = as_tensor(arr), as_tensor(indices)
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == _C.bool:
+        raise IndexError(f"`indices` must be an integer array (got {indices.dtype})")
     if axis is None:
         return _C.take_along_dim(arr.reshape(-1), indices, 0)
     if indices.ndim != arr.ndim:

@@ -7,7 +7,7 @@ import numpy as np
 from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
-    NoValue)
+    NoValue, integer_clip_bounds)
 
 Tensor = _C.Tensor
 
@@ -21,6 +21,7 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     a = as_tensor(a)
     lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
     hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
+    lo, hi = integer_clip_bounds(a, lo, hi)
     if lo is None and hi is None:
         return finish(a.clone(), out)
     # NOTE: maximum/minimum rather than clamp so tensor bounds broadcast and
@@ -351,3 +352,16 @@ def piecewise(x, condlist, funclist, *args, **kw):
             values = as_tensor(func)
         y = _C.index_put(y, (cond,), values.to(y.dtype))
     return y
+
+
+@implements(np.array_repr)
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """NumPy's repr of the values, ``array([...], dtype=...)``, as NumPy
+    writes it for its own arrays (NumPy's code would name the class
+    ``Tensor``); ``repr(t)`` itself stays PyTorch's ``tensor(...)``."""
+    if isinstance(arr, Tensor):
+        host = np.asarray(arr.detach().cpu())
+        # the buffer protocol's int64 is NumPy's longlong, which its repr names
+        # (dtype=int64); the dtype NumPy makes for int64 data is int_
+        arr = host.view(np_dtype(arr.dtype)) if arr.dtype != _C.bfloat16 else host
+    return np.array_repr(arr, max_line_width, precision, suppress_small)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import _C
 from .. import fft as _tlfft
-from .._array_function import TABLE, as_tensor, finish, tl_dtype
+from .._array_function import TABLE, as_tensor, finish, tl_dtype, value_errors
 
 Tensor = _C.Tensor
 
@@ -31,7 +31,9 @@ def _one_dim(name):
     op = getattr(_tlfft, name)
 
     def fn(a, n=None, axis=-1, norm=None, out=None):
-        return finish(op(_input(a), n=n, dim=axis, norm=norm), out)
+        with value_errors(name):  # an invalid number of points
+            result = op(_input(a), n=n, dim=axis, norm=norm)
+        return finish(result, out)
     return _named(fn, name)
 
 
@@ -39,7 +41,9 @@ def _many_dims(name, default_axes):
     op = getattr(_tlfft, name)
 
     def fn(a, s=None, axes=default_axes, norm=None, out=None):
-        return finish(op(_input(a), s=s, dim=axes, norm=norm), out)
+        with value_errors(name):
+            result = op(_input(a), s=s, dim=axes, norm=norm)
+        return finish(result, out)
     return _named(fn, name)
 
 

@@ -70,6 +70,27 @@ static PyObject *set_default_dtype(PyObject *self, PyObject *arg)
   Py_RETURN_NONE;
 }
 
+/* _C._local_default_dtype(dtype or None) -> the previous setting: this
+ * thread's default float dtype, over the process-wide one (None: no
+ * override).  torchlike/_array_function.py sets float64 around NumPy's own
+ * Python code run on tensors. */
+static PyObject *local_default_dtype(PyObject *self, PyObject *arg)
+{
+  (void)self;
+  tl_dtype d = TL_DTYPE_COUNT;
+  if (arg != Py_None) {
+    if (tl_py_parse_dtype(arg, &d) < 0)
+      return NULL;
+    if (!tl_dtype_is_float(d))
+      return PyErr_Format(PyExc_TypeError, "only floating-point types can be the default "
+                          "type, got %s", tl_dtype_names[d]);
+  }
+  tl_dtype previous = tl_dtype_local_default_float_swap(d);
+  if (previous == TL_DTYPE_COUNT)
+    Py_RETURN_NONE;
+  return Py_NewRef(tl_py_dtype_obj(previous));
+}
+
 static PyObject *get_default_dtype(PyObject *self, PyObject *unused)
 {
   (void)self;
@@ -180,6 +201,7 @@ static PyMethodDef module_functions[] = {
     {"_parallel_jobs", parallel_jobs, METH_NOARGS, NULL},
     {"set_default_dtype", set_default_dtype, METH_O, NULL},
     {"get_default_dtype", get_default_dtype, METH_NOARGS, NULL},
+    {"_local_default_dtype", local_default_dtype, METH_O, NULL},
     {"_cuda_device_count", cuda_device_count, METH_NOARGS, NULL},
     {"_cudnn_flags", cudnn_flags, METH_VARARGS, "torchlike.backends.cudnn's flags, read or set"},
     {"_cudnn_version", cudnn_version, METH_NOARGS, NULL},

@@ -238,6 +238,58 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
   return tl_py_map(run, nin, operands, out, &p);
 }
 
+/* The range of an integer dtype and PyTorch's name for its type (clamp's
+ * message); false for the other dtypes. */
+static bool int_range(tl_dtype d, long long *lo, long long *hi, const char **name)
+{
+  switch (d) {
+  case TL_DTYPE_U8:
+    return *lo = 0, *hi = UINT8_MAX, *name = "Byte", true;
+  case TL_DTYPE_I8:
+    return *lo = INT8_MIN, *hi = INT8_MAX, *name = "Char", true;
+  case TL_DTYPE_I16:
+    return *lo = INT16_MIN, *hi = INT16_MAX, *name = "Short", true;
+  case TL_DTYPE_I32:
+    return *lo = INT32_MIN, *hi = INT32_MAX, *name = "Int", true;
+  case TL_DTYPE_I64:
+    return *lo = INT64_MIN, *hi = INT64_MAX, *name = "Long", true;
+  default:
+    return false;
+  }
+}
+
+/* An integer tensor's Python-int bound beyond its dtype's range, PyTorch's
+ * rule: a lower bound below the range (an upper one above it) bounds nothing
+ * and becomes the range's edge (*edge, a new reference); one on the other side
+ * cannot be represented: RuntimeError.  0 when the bound is usable as it is. */
+static int clamp_bound(PyObject *input, PyObject *bound, int which, PyObject **edge)
+{
+  long long lo, hi, v;
+  const char *type;
+  int overflow;
+  if (!tl_py_is_tensor(input) || !int_range(tl_py_t(input)->dtype, &lo, &hi, &type) ||
+      !PyLong_Check(bound) || PyBool_Check(bound))
+    return 0;
+  v = PyLong_AsLongLongAndOverflow(bound, &overflow);
+  if (v == -1 && PyErr_Occurred())
+    return -1;
+  if (overflow) { /* no C integer holds it: PyTorch's argument parser refuses it */
+    PyErr_SetString(PyExc_OverflowError, overflow > 0 ? "int too big to convert"
+                                                       : "can't convert negative int to unsigned");
+    return -1;
+  }
+  bool below = v < lo, above = v > hi;
+  if (!below && !above)
+    return 0;
+  if ((which == 1 && above) || (which == 2 && below)) {
+    PyErr_Format(PyExc_RuntimeError, "Clamp %s value %S is outside the representable range of %s",
+                 which == 1 ? "min" : "max", bound, type);
+    return -1;
+  }
+  *edge = PyLong_FromLongLong(which == 1 ? lo : hi);
+  return *edge ? 0 : -1;
+}
+
 /* clamp(input, min=None, max=None): either bound a scalar or a tensor.  An
  * absent bound's operand is the input itself, flagged unused in params. */
 static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t nargs,
@@ -260,22 +312,34 @@ static PyObject *call_clamp(tl_py_opfunc *f, PyObject *const *args, Py_ssize_t n
   if (!operands[0])
     return PyErr_Format(PyExc_TypeError, "%s() missing required argument 'input'", name);
   tl_op_params p = {.i = 0};
+  PyObject *edges[3] = {NULL}, *r = NULL;
   for (int i = 1; i < 3; i++) {
-    if (operands[i] && operands[i] != Py_None)
+    if (operands[i] && operands[i] != Py_None) {
       p.i |= i; /* bit 0: min, bit 1: max */
-    else
+      if (clamp_bound(operands[0], operands[i], i, &edges[i]) < 0)
+        goto done;
+      operands[i] = edges[i] ? edges[i] : operands[i];
+    } else {
       operands[i] = operands[0];
+    }
   }
-  if (!p.i)
-    return PyErr_Format(PyExc_ValueError, "%s(): at least one of 'min' or 'max' must not be "
-                        "None", name);
+  if (!p.i) {
+    PyErr_Format(PyExc_ValueError, "%s(): at least one of 'min' or 'max' must not be None", name);
+    goto done;
+  }
   PyObject *out = kw[3];
   if (f->inplace) {
-    if (out)
-      return PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", name);
+    if (out) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'out'", name);
+      goto done;
+    }
     out = operands[0];
   }
-  return tl_py_map(f->op, 3, operands, out, &p);
+  r = tl_py_map(f->op, 3, operands, out, &p);
+done:
+  Py_XDECREF(edges[1]);
+  Py_XDECREF(edges[2]);
+  return r;
 }
 
 /* ---- the op function type ------------------------------------------------------ */

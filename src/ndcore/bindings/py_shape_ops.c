@@ -719,10 +719,17 @@ PyObject *tl_py_impl_pad(const char *name, const tl_py_args_pad *a)
 /* ---- in-place view methods (t.squeeze_() ...) ------------------------------------ */
 
 /* Call Tensor.<name>(self, *args, **kwargs), then make self that view: same
- * storage, new shape and strides.  Data is untouched, so no version bump. */
+ * storage, new shape and strides.  Data is untouched, so no version bump.
+ * When the view was recorded, self takes its history (grad_fn, output_nr), so
+ * a gradient reaches self's old history through the view's node, as PyTorch
+ * records y.unsqueeze_(0); a leaf that requires grad is refused, as there. */
 static PyObject *become_view(const char *name, PyObject *self, PyObject *const *args,
                              Py_ssize_t nargs, PyObject *kwnames)
 {
+  tl_py_tensor *me = (tl_py_tensor *)self;
+  if (tl_py_grad_enabled && me->requires_grad && !me->grad_fn)
+    return PyErr_Format(PyExc_RuntimeError, "a leaf Variable that requires grad is being used "
+                        "in an in-place operation.");
   PyObject *stack[16];
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nargs + nkw + 1 > (Py_ssize_t)(sizeof stack / sizeof *stack))
@@ -744,6 +751,12 @@ static PyObject *become_view(const char *name, PyObject *self, PyObject *const *
   tl_tensor *t = tl_py_t(self), old = *t;
   tl_tensor_view_of(t, tl_py_t(result));
   tl_tensor_release(&old);
+  tl_py_tensor *view = (tl_py_tensor *)result;
+  if (view->grad_fn) {
+    Py_XSETREF(me->grad_fn, Py_NewRef(view->grad_fn));
+    me->output_nr = view->output_nr;
+    me->requires_grad = true;
+  }
   Py_DECREF(result);
   return Py_NewRef(self);
 }

@@ -89,8 +89,8 @@ static bool numpy_spelling(const spelled *s, PyObject *const *args, Py_ssize_t n
   switch (s->rule) {
   case SPELL_TRANSPOSE:
     return nk == 0 && nargs != 3;
-  case SPELL_CUMULATIVE:
-    return nargs == 1 && !has_named(kwnames, "dim");
+  case SPELL_CUMULATIVE: /* no dim, or None: the flattened array (PyTorch wants an int) */
+    return (nargs == 1 && !has_named(kwnames, "dim")) || (nargs >= 2 && args[1] == Py_None);
   case SPELL_VIEW: /* x.view() alone: NumPy's new view (PyTorch wants a shape) */
     return (nargs == 1 && nk == 0) || (nargs == 2 && nk == 0 &&
            (PyType_Check(args[1]) || PyUnicode_Check(args[1]) ||

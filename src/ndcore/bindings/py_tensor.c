@@ -333,6 +333,26 @@ static PyObject *tensor_get_shape(PyObject *self, void *closure)
   tl_tensor *t = tl_py_t(self);
   return tl_py_size_new(t->ndim, t->shape);
 }
+/* a.shape = (2, 3): NumPy's in-place reshape of the view (PyTorch's shape is
+ * read-only, so no PyTorch program depends on the refusal).  The rules and
+ * NumPy's errors are in torchlike/_ndarray.py (_set_shape). */
+static int tensor_set_shape(PyObject *self, PyObject *value, void *closure)
+{
+  (void)closure;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "cannot delete array shape");
+    return -1;
+  }
+  PyObject *mod = PyImport_ImportModule("torchlike._ndarray");
+  if (!mod)
+    return -1;
+  PyObject *r = PyObject_CallMethod(mod, "_set_shape", "OO", self, value);
+  Py_DECREF(mod);
+  if (!r)
+    return -1;
+  Py_DECREF(r);
+  return 0;
+}
 static PyObject *tensor_get_dtype(PyObject *self, void *closure)
 {
   (void)closure;
@@ -418,7 +438,10 @@ static PyObject *tensor_get_mT(PyObject *self, void *closure)
 static PyGetSetDef tensor_getset[] = {
     {"T", tensor_get_T, NULL, "the tensor with its dims reversed (a view)", NULL},
     {"mT", tensor_get_mT, NULL, "the last two dims swapped (a view)", NULL},
-    {"shape", tensor_get_shape, NULL, "the size of each dimension, as a torchlike.Size", NULL},
+    {"shape", tensor_get_shape, tensor_set_shape,
+     "the size of each dimension, as a torchlike.Size; assigning reshapes the view in place "
+     "(NumPy's a.shape = ...)",
+     NULL},
     {"dtype", tensor_get_dtype, NULL, NULL, NULL},
     {"device", tensor_get_device, NULL, NULL, NULL},
     {"ndim", tensor_get_ndim, NULL, NULL, NULL},
@@ -679,9 +702,10 @@ static PyObject *tensor_tolist(PyObject *self, PyObject *unused)
 static PyObject *tensor_scalar_as(PyObject *self, PyObject *(*convert)(PyObject *))
 {
   tl_tensor *t = tl_py_t(self);
-  if (tl_tensor_numel(t) != 1)
-    return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to "
-                                            "Scalar", (long long)tl_tensor_numel(t));
+  if (tl_tensor_numel(t) != 1) /* int(t), float(t), complex(t): PyTorch's class and words */
+    return PyErr_Format(PyExc_ValueError, "only one element tensors can be converted to Python "
+                                          "scalars (this one has %lld)",
+                        (long long)tl_tensor_numel(t));
   PyObject *v = tl_py_tensor_first(t);
   if (!v || !convert)
     return v;
@@ -704,7 +728,10 @@ static PyObject *tensor_int(PyObject *self)
 }
 static PyObject *tensor_index(PyObject *self)
 {
-  if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL)
+  /* TypeError for every refusal, as PyTorch: bytes(t), for one, tries the
+   * index first and falls through to the buffer protocol only on TypeError */
+  if (!tl_dtype_is_integral(tl_py_t(self)->dtype) || tl_py_t(self)->dtype == TL_DTYPE_BOOL ||
+      tl_tensor_numel(tl_py_t(self)) != 1)
     return PyErr_Format(PyExc_TypeError, "only integer tensors of a single element can be "
                                          "converted to an index");
   return tensor_scalar_as(self, PyNumber_Long);

@@ -51,8 +51,23 @@ const char *tl_dtype_cpp_name(tl_dtype d)
 }
 
 static tl_dtype default_float = TL_DTYPE_F32;
+/* This thread's override of the process-wide default (TL_DTYPE_COUNT: none).
+ * NumPy's own Python code run on tensors sets float64 while it runs: it was
+ * written for NumPy's promotion (int array + 0.0, int / int are float64),
+ * and other threads running PyTorch code must not see that. */
+static _Thread_local tl_dtype local_default_float = TL_DTYPE_COUNT;
 
-tl_dtype tl_dtype_default_float(void) { return default_float; }
+tl_dtype tl_dtype_default_float(void)
+{
+  return local_default_float != TL_DTYPE_COUNT ? local_default_float : default_float;
+}
+
+tl_dtype tl_dtype_local_default_float_swap(tl_dtype d)
+{
+  tl_dtype previous = local_default_float;
+  local_default_float = d;
+  return previous;
+}
 
 tl_status tl_dtype_set_default_float(tl_dtype d)
 {

@@ -74,6 +74,10 @@ static inline bool tl_dtype_is_integral(tl_dtype d) /* bool counts as integral *
  * torch.get_default_dtype(), float32 unless changed). */
 tl_dtype tl_dtype_default_float(void);
 tl_status tl_dtype_set_default_float(tl_dtype d);
+/* Sets this thread's own default float dtype (d a float dtype, or
+ * TL_DTYPE_COUNT for none: the process-wide one applies) and returns the
+ * previous setting, to be restored the same way. */
+tl_dtype tl_dtype_local_default_float_swap(tl_dtype d);
 /* float <-> complex of the same precision (half types map to complex64). */
 tl_dtype tl_dtype_to_complex(tl_dtype d);
 tl_dtype tl_dtype_to_real(tl_dtype d);
