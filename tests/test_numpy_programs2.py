@@ -162,8 +162,10 @@ def test_frombuffer_reads_numpys_byte_orders():
     for i, (want, got) in enumerate(zip(e, g)):
         _same(numpy.asarray(want).astype(numpy.asarray(want).dtype.newbyteorder("=")), got,
               f"foreign_bytes[{i}]")
-    with pytest.raises(TypeError, match="uint16"):
-        tnp.frombuffer(bytes(4), dtype="u2")
+    for dtype in ("u2", ">u4", "<u8"):  # the unsigned dtypes, either byte order
+        _same(numpy.frombuffer(bytes(range(16)), dtype=dtype).astype(
+            numpy.dtype(dtype).newbyteorder("=")), tnp.frombuffer(bytes(range(16)), dtype=dtype),
+            dtype)
 
 
 def steps(np):

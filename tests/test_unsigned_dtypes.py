@@ -191,6 +191,7 @@ def test_python_ints_past_int64():
         T.ones(2, dtype=T.int64) + big
     assert (T.tensor([1]) > big).tolist() == [False]
     assert tnp.asarray([big]).dtype == T.uint64 and np.asarray([big]).dtype == np.uint64
+    _same(tnp.full(2, big), np.full(2, big))
 
 
 def test_numpy_accumulates_unsigned_in_uint64_and_torch_in_int64():

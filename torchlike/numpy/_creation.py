@@ -90,8 +90,8 @@ def _default_dtype(value):
         return tl_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
         return _C.bool
-    if isinstance(value, (int, np.integer)):
-        return _C.int64
+    if isinstance(value, (int, np.integer)):  # past int64, NumPy's uint64 (np.full(2, 2**63))
+        return _C.uint64 if 2 ** 63 <= value < 2 ** 64 else _C.int64
     if isinstance(value, (complex, np.complexfloating)):
         return _C.complex128
     return _C.float64
