@@ -1,0 +1,84 @@
+"""Record PyTorch's answers to the calls a second round of training programs
+made (char-level RNN LM, GPT-style LM, DCGAN/VAE, ResNet with EMA and
+resumable checkpoints, metric code, data pipelines), for
+tests/test_training_programs2.py: the exact values of float32 linspace /
+logspace, quantile's interpolation, logcumsumexp's rounding, log_softmax and
+cross_entropy on large logits, the reprs of named results, and the
+torch._foreach_* functions (forms of the second operand, results, errors).
+
+Run with an interpreter that has PyTorch:
+    python scripts/golden_training_programs2.py
+writes tests/golden/training_programs2.json ([call, outcome] pairs over T)."""
+from golden_calls import det, record
+
+
+def inputs(T):
+    return {"T": T, "F": T.nn.functional, "X": det(T, 6, 5, s=0.7) * 3,
+            "Y": T.tensor([0, 4, 2, 1, 3, 0]),
+            "A": [T.tensor([1.0, -2.0]), T.tensor([3.0])],
+            "B": [T.tensor([0.5, 4.0]), T.tensor([-1.0])],
+            "I": [T.tensor([1, 2]), T.tensor([3])]}
+
+
+CALLS = [
+    # linspace / logspace: PyTorch's float32 arithmetic and n // 2 switch point
+    "T.linspace(0, 1, 20)", "T.linspace(1, -1, 7)", "T.linspace(-3.3, 2.7, 10)",
+    "T.linspace(0, 1, 15)", "T.linspace(0, 1, 10, dtype=T.float64)", "T.linspace(1, -1, 7, dtype=T.float64)",
+    "T.linspace(-33, 27, 10, dtype=T.int64)", "T.linspace(0.5, 2, 1)", "T.linspace(0, 1, 0)",
+    "T.logspace(0, 2, 7)", "T.logspace(0.1, 1e-3, 7)", "T.logspace(0.1, 1e-3, 10, base=2, dtype=T.float64)",
+    # quantile: q in the input's dtype, ranks in double, fused lerp
+    "T.quantile(T.tensor([0.1, 0.2, 0.33, 0.81]), T.tensor([0.7, 0.9, 0.1]))",
+    "T.quantile(T.tensor([0.7, 0.1, 0.3, 0.9, 0.5, 0.25]), 0.33)",
+    "T.quantile(X, T.tensor([0.15, 0.85]), dim=1)",
+    "T.quantile(X.double(), T.tensor([0.15, 0.85], dtype=T.float64), dim=0)",
+    "T.quantile(X, 0.4, dim=0, interpolation='midpoint')",
+    "T.nanquantile(T.tensor([0.3, float('nan'), 0.8, 0.1]), 0.3)",
+    # logcumsumexp accumulates float32 in double
+    "T.logcumsumexp(T.tensor([0.0, 1.0, 2.0, -1.0, 3.5]), 0)", "T.logcumsumexp(X, 1)",
+    # log_softmax / cross_entropy keep (x - max) - log(sum) on large logits
+    "F.log_softmax(T.tensor([1e4, 1e4 + 1, 1e4 - 3]), 0)", "F.log_softmax(X + 1e4, 1)",
+    "F.log_softmax(X + 1e4, 0)", "F.log_softmax(T.tensor([1.0, 2.0]), 0)",
+    "F.cross_entropy(X + 1e4, Y)", "F.cross_entropy(X + 1e4, Y, reduction='none')",
+    "F.cross_entropy(X * 100, Y, label_smoothing=0.1, reduction='sum')",
+    # named results print as PyTorch prints them
+    "repr(T.sort(T.tensor([2, 1])))", "str(T.tensor([[1, 5], [3, 2]]).max(1))",
+    "repr(T.topk(T.tensor([1.0, 3.0, 2.0]), 2))",
+    # torch._foreach_*
+    "T._foreach_add(A, 1)", "T._foreach_add(A, [1, 2])", "T._foreach_add(A, B, alpha=2)",
+    "T._foreach_add(A, T.tensor(0.5))", "T._foreach_sub(A, B, alpha=0.5)", "T._foreach_mul(A, T.tensor(3.0))",
+    "T._foreach_mul(A, [2.0, -1.0])", "T._foreach_div(A, B)", "T._foreach_div(I, 2)", "T._foreach_add(I, 1.5)",
+    "T._foreach_maximum(A, B)", "T._foreach_minimum(A, 0.0)", "T._foreach_clamp_min(A, [0.0, 5.0])",
+    "T._foreach_clamp_max(A, 0.5)", "T._foreach_pow(A, 2)", "T._foreach_pow(A, [2, 3])", "T._foreach_pow(2, A)",
+    "T._foreach_lerp(A, B, 0.25)", "T._foreach_lerp(A, B, [0.1, 0.9])", "T._foreach_lerp(A, B, B)",
+    "T._foreach_addcmul(A, A, B, value=2)", "T._foreach_addcdiv(A, A, B, [1, 2])",
+    "T._foreach_addcdiv(A, A, B, T.tensor([0.5, 2.0]))",
+    "T._foreach_sqrt(B)", "T._foreach_exp(A)", "T._foreach_neg(A)", "T._foreach_abs(A)", "T._foreach_sign(A)",
+    "T._foreach_reciprocal(A)", "T._foreach_frac([T.tensor([1.25, -1.25])])", "T._foreach_sigmoid(A)",
+    "T._foreach_norm(A)", "T._foreach_norm(A, 1)", "T._foreach_norm(A, float('inf'))",
+    "T._foreach_norm(A, 2, dtype=T.float64)", "T._foreach_max(A)", "T._foreach_powsum(A, 3)",
+    "T._foreach_clone(A)", "T._foreach_mm([T.ones(2, 3)], [T.ones(3, 1)])",
+    "T._foreach_add_(A, 1)", "T._foreach_mul_(A, [3.0, 0.5])", "T._foreach_lerp_(A, B, 0.5)",
+    "T._foreach_zero_(A)", "T._foreach_copy_(A, B)", "T._foreach_sqrt_([T.tensor([4.0, 9.0])])",
+    "T._foreach_maximum_(A, 0.0)", "T._foreach_addcmul_(A, B, B, value=-1)",
+    "T._foreach_add([], 1)", "T._foreach_add(A, [T.ones(2)])", "T._foreach_add(A, [1])",
+    "T._foreach_add(A, T.ones(2))", "T._foreach_add(A, 2, alpha=3)", "T._foreach_mul(A, B, alpha=2)",
+]
+
+
+def describe(r):
+    if hasattr(r, "dtype") and hasattr(r, "tolist"):
+        a = r.detach()
+        return ["tensor", str(r.dtype).split(".")[-1], list(r.shape), a.tolist()]
+    if isinstance(r, str):
+        return ["str", r.replace("torchlike.", "torch.")]
+    if isinstance(r, (list, tuple)):
+        return [type(r).__name__, [describe(x) for x in r]]
+    return [type(r).__name__, r]
+
+
+def main():
+    record(CALLS, inputs, describe, "training_programs2", messages=True)
+
+
+if __name__ == "__main__":
+    main()
