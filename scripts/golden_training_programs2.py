@@ -12,8 +12,33 @@ writes tests/golden/training_programs2.json ([call, outcome] pairs over T)."""
 from golden_calls import det, record
 
 
+class Box:
+    """A sample type of a program's own, collated by a collator it registers."""
+
+    def __init__(self, v):
+        self.v = v
+
+
 def inputs(T):
-    return {"T": T, "F": T.nn.functional, "X": det(T, 6, 5, s=0.7) * 3,
+    import importlib
+    import numpy as np
+
+    def collate_box(batch, *, collate_fn_map=None):
+        return T.tensor([b.v for b in batch])
+
+    def strip_prefix(items, meta_keys, prefix):
+        """consume_prefix_in_state_dict_if_present on a state dict of items
+        whose _metadata has meta_keys: the keys left in both."""
+        import collections
+        sd = collections.OrderedDict(items)
+        sd._metadata = {k: {"version": i} for i, k in enumerate(meta_keys)}
+        importlib.import_module(T.__name__ + ".nn.modules.utils") \
+            .consume_prefix_in_state_dict_if_present(sd, prefix)
+        return list(sd.items()), sorted(sd._metadata.items())
+
+    return {"T": T, "F": T.nn.functional, "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
+            "M": lambda path: importlib.import_module(T.__name__ + path), "collate_box": collate_box,
+            "strip_prefix": strip_prefix,
             "Y": T.tensor([0, 4, 2, 1, 3, 0]),
             "A": [T.tensor([1.0, -2.0]), T.tensor([3.0])],
             "B": [T.tensor([0.5, 4.0]), T.tensor([-1.0])],
@@ -62,6 +87,26 @@ CALLS = [
     "T._foreach_maximum_(A, 0.0)", "T._foreach_addcmul_(A, B, B, value=-1)",
     "T._foreach_add([], 1)", "T._foreach_add(A, [T.ones(2)])", "T._foreach_add(A, [1])",
     "T._foreach_add(A, T.ones(2))", "T._foreach_add(A, 2, alpha=3)", "T._foreach_mul(A, B, alpha=2)",
+    # PyTorch's module paths that model code imports from
+    "M('.nn.modules.utils')._pair(3)", "M('.nn.modules.utils')._triple([1, 2])",
+    "M('.nn.modules.utils')._quadruple(0)", "M('.nn.modules.utils')._reverse_repeat_tuple((1, 2, 3), 2)",
+    "M('.nn.modules.utils')._ntuple(5, 'five')(1.5)", "M('.nn.modules.utils')._pair.__name__",
+    "strip_prefix([('module.a', 1), ('module.b.c', 2), ('d', 3)], ['', 'module', 'module.b', 'x'], 'module.')",
+    "issubclass(T.nn.SyncBatchNorm, M('.nn.modules.batchnorm')._BatchNorm)",
+    "issubclass(T.nn.BatchNorm1d, M('.nn.modules.batchnorm')._NormBase)",
+    "issubclass(T.nn.InstanceNorm2d, M('.nn.modules.instancenorm')._InstanceNorm)",
+    "issubclass(T.nn.AdaptiveAvgPool3d, M('.nn.modules.pooling')._AdaptiveAvgPoolNd)",
+    "[sorted(M('.nn.modules.' + m).__all__) for m in ('flatten', 'fold', 'distance', 'pixelshuffle', 'upsampling', 'channelshuffle', 'batchnorm')]",
+    "sorted(M('.nn.modules.padding').__all__)", "M('.nn.common_types')._size_2_t == M('.nn.common_types')._scalar_or_tuple_2_t[int]",
+    "M('.types').Number == (int | float | bool)",
+    # typed datasets and samplers; collate with a map of collators
+    "T.utils.data.Dataset[int].__origin__ is T.utils.data.Dataset",
+    "[c[int].__origin__.__name__ for c in (T.utils.data.IterableDataset, T.utils.data.Subset, T.utils.data.ConcatDataset, T.utils.data.Sampler, T.utils.data.DataLoader)]",
+    "M('.utils.data._utils.collate').collate([{'b': Box(1), 'x': np.float32(2)}, {'b': Box(3), 'x': np.float32(4)}], collate_fn_map={**M('.utils.data._utils.collate').default_collate_fn_map, Box: collate_box})",
+    "M('.utils.data._utils.collate').collate([Box(1)], collate_fn_map={Box: collate_box})",
+    "M('.utils.data._utils.collate').collate([1, 2], collate_fn_map={Box: collate_box})",
+    "M('.utils.data._utils.collate').default_collate([(np.float64(1.5), True, np.array([1, 2]), 's')] * 2)",
+    "M('.utils.data._utils.collate').default_collate([np.int32(3), np.int32(4)])",
 ]
 
 
@@ -73,6 +118,8 @@ def describe(r):
         return ["str", r.replace("torchlike.", "torch.")]
     if isinstance(r, (list, tuple)):
         return [type(r).__name__, [describe(x) for x in r]]
+    if isinstance(r, dict):
+        return ["dict", {k: describe(v) for k, v in r.items()}]
     return [type(r).__name__, r]
 
 
