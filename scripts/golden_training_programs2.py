@@ -36,7 +36,15 @@ def inputs(T):
             .consume_prefix_in_state_dict_if_present(sd, prefix)
         return list(sd.items()), sorted(sd._metadata.items())
 
-    return {"T": T, "F": T.nn.functional, "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
+    def printed(t, **opts):
+        """str(t) under set_printoptions(**opts), the defaults restored after."""
+        T.set_printoptions(**opts)
+        try:
+            return str(t)
+        finally:
+            T.set_printoptions(profile="default")
+
+    return {"T": T, "F": T.nn.functional, "printed": printed, "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
             "M": lambda path: importlib.import_module(T.__name__ + path), "collate_box": collate_box,
             "strip_prefix": strip_prefix,
             "Y": T.tensor([0, 4, 2, 1, 3, 0]),
@@ -68,6 +76,11 @@ CALLS = [
     # named results print as PyTorch prints them
     "repr(T.sort(T.tensor([2, 1])))", "str(T.tensor([[1, 5], [3, 2]]).max(1))",
     "repr(T.topk(T.tensor([1.0, 3.0, 2.0]), 2))",
+    # a forced sci_mode picks the notation before the column width is measured
+    "printed(T.tensor([0.126, -0.132, 0.64]), sci_mode=True)",
+    "printed(T.tensor([[1e-5, 2.0], [3.0, -4.0]]), sci_mode=True, precision=2)",
+    "printed(T.tensor([1e-5, -1e5, 3.0]), sci_mode=False)", "printed(T.tensor([1.0, -1e9]), sci_mode=False)",
+    "printed(T.tensor([1.0, -2.0, 30.0]), sci_mode=True)", "printed(T.tensor([1e-5, 1e5]))",
     # torch._foreach_*
     "T._foreach_add(A, 1)", "T._foreach_add(A, [1, 2])", "T._foreach_add(A, B, alpha=2)",
     "T._foreach_add(A, T.tensor(0.5))", "T._foreach_sub(A, B, alpha=0.5)", "T._foreach_mul(A, T.tensor(3.0))",
