@@ -81,6 +81,13 @@ CALLS = [
     "printed(T.tensor([[1e-5, 2.0], [3.0, -4.0]]), sci_mode=True, precision=2)",
     "printed(T.tensor([1e-5, -1e5, 3.0]), sci_mode=False)", "printed(T.tensor([1.0, -1e9]), sci_mode=False)",
     "printed(T.tensor([1.0, -2.0, 30.0]), sci_mode=True)", "printed(T.tensor([1e-5, 1e5]))",
+    # strides PyTorch's view gives size-1 dims (rotary embeddings' view_as_complex checks them)
+    "T.zeros(8, 16).view(1, 8, 16).stride()", "T.zeros(8, 16).view(8, 1, 16).stride()",
+    "T.zeros(8, 16).view(8, 16, 1).stride()", "T.zeros(8, 16).t().reshape(16, 1, 8, 1).stride()",
+    "T.zeros(4, 6)[:, 1:2].view(1, 4, 1).stride()", "T.zeros(2, 1, 3).expand(2, 4, 3)[:, :1].view(1, 2, 3).stride()",
+    "T.zeros(0, 3).view(3, 0, 1).stride()", "T.zeros(()).view(1, 1).stride()",
+    "F.linear(T.ones(1, 8, 16), T.ones(4, 16)).stride()",
+    "T.view_as_complex(F.linear(T.ones(1, 3, 4), X[:4, :4]).reshape(1, 3, 2, 2))",
     # torch._foreach_*
     "T._foreach_add(A, 1)", "T._foreach_add(A, [1, 2])", "T._foreach_add(A, B, alpha=2)",
     "T._foreach_add(A, T.tensor(0.5))", "T._foreach_sub(A, B, alpha=0.5)", "T._foreach_mul(A, T.tensor(3.0))",
@@ -126,7 +133,10 @@ CALLS = [
 def describe(r):
     if hasattr(r, "dtype") and hasattr(r, "tolist"):
         a = r.detach()
-        return ["tensor", str(r.dtype).split(".")[-1], list(r.shape), a.tolist()]
+        values = a.tolist()
+        if a.is_complex():  # JSON has no complex numbers: [real, imag] pairs
+            values = [a.real.tolist(), a.imag.tolist()]
+        return ["tensor", str(r.dtype).split(".")[-1], list(r.shape), values]
     if isinstance(r, str):
         return ["str", r.replace("torchlike.", "torch.")]
     if isinstance(r, (list, tuple)):
