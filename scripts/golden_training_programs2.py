@@ -44,7 +44,21 @@ def inputs(T):
         finally:
             T.set_printoptions(profile="default")
 
-    return {"T": T, "F": T.nn.functional, "printed": printed, "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
+    def warned(fn):
+        """The messages of the warnings fn() raises."""
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn()
+        return [str(w.message) for w in caught]
+
+    nn = T.nn
+    enc_layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True)
+    return {"T": T, "F": T.nn.functional, "printed": printed, "warned": warned,
+            "ENC": nn.TransformerEncoder(enc_layer, 2, enable_nested_tensor=False),
+            "LAYER": enc_layer, "MHA": nn.MultiheadAttention(8, 2, batch_first=True),
+            "X8": det(T, 2, 5, 8), "KPM": T.tensor([[False] * 5, [False, False, False, True, True]]),
+            "CAUSAL": nn.Transformer.generate_square_subsequent_mask(5), "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
             "M": lambda path: importlib.import_module(T.__name__ + path), "collate_box": collate_box,
             "strip_prefix": strip_prefix,
             "Y": T.tensor([0, 4, 2, 1, 3, 0]),
@@ -88,6 +102,11 @@ CALLS = [
     "T.zeros(0, 3).view(3, 0, 1).stride()", "T.zeros(()).view(1, 1).stride()",
     "F.linear(T.ones(1, 8, 16), T.ones(4, 16)).stride()",
     "T.view_as_complex(F.linear(T.ones(1, 3, 4), X[:4, :4]).reshape(1, 3, 2, 2))",
+    # PyTorch's deprecation warning for mismatched mask dtypes, once per module call
+    "warned(lambda: ENC(X8, mask=CAUSAL, src_key_padding_mask=KPM))",
+    "warned(lambda: LAYER(X8, src_mask=CAUSAL, src_key_padding_mask=KPM))",
+    "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL))",
+    "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL == float('-inf')))",
     # torch._foreach_*
     "T._foreach_add(A, 1)", "T._foreach_add(A, [1, 2])", "T._foreach_add(A, B, alpha=2)",
     "T._foreach_add(A, T.tensor(0.5))", "T._foreach_sub(A, B, alpha=0.5)", "T._foreach_mul(A, T.tensor(3.0))",
