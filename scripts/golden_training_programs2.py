@@ -53,11 +53,35 @@ def inputs(T):
         return [str(w.message) for w in caught]
 
     nn = T.nn
+
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(T.ones(2))
+
+        def forward(self, a, b, k=1):
+            return a * b * k * self.w
+
+    def hooked(requires_grad, result=None):
+        """What a full backward hook of a module called as m(x, 3.0) sees
+        (grad_input's entries: shapes or None) and the warnings raised."""
+        seen = []
+
+        def hook(module, grad_input, grad_output):
+            seen.append([None if g is None else list(g.shape) for g in grad_input])
+            return result
+
+        m = Two()
+        m.register_full_backward_hook(hook)
+        x = T.ones(2, requires_grad=requires_grad)
+        messages = warned(lambda: m(x, 3.0).sum().backward())
+        return seen, [w[:40] for w in messages]
+
     enc_layer = nn.TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=True)
     return {"T": T, "F": T.nn.functional, "printed": printed, "warned": warned,
             "ENC": nn.TransformerEncoder(enc_layer, 2, enable_nested_tensor=False),
             "LAYER": enc_layer, "MHA": nn.MultiheadAttention(8, 2, batch_first=True),
-            "X8": det(T, 2, 5, 8), "KPM": T.tensor([[False] * 5, [False, False, False, True, True]]),
+            "hooked": hooked, "X8": det(T, 2, 5, 8), "KPM": T.tensor([[False] * 5, [False, False, False, True, True]]),
             "CAUSAL": nn.Transformer.generate_square_subsequent_mask(5), "X": det(T, 6, 5, s=0.7) * 3, "np": np, "Box": Box,
             "M": lambda path: importlib.import_module(T.__name__ + path), "collate_box": collate_box,
             "strip_prefix": strip_prefix,
@@ -107,6 +131,9 @@ CALLS = [
     "warned(lambda: LAYER(X8, src_mask=CAUSAL, src_key_padding_mask=KPM))",
     "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL))",
     "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL == float('-inf')))",
+    # full backward hooks: grad_input has an entry per positional argument;
+    # with no input requiring grad they fire from the output, with a warning
+    "hooked(True)", "hooked(False)", "hooked(False, (T.ones(2), None))", "hooked(True, (T.ones(2),))",
     # torch._foreach_*
     "T._foreach_add(A, 1)", "T._foreach_add(A, [1, 2])", "T._foreach_add(A, B, alpha=2)",
     "T._foreach_add(A, T.tensor(0.5))", "T._foreach_sub(A, B, alpha=0.5)", "T._foreach_mul(A, T.tensor(3.0))",
