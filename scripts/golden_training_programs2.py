@@ -131,6 +131,9 @@ CALLS = [
     "warned(lambda: LAYER(X8, src_mask=CAUSAL, src_key_padding_mask=KPM))",
     "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL))",
     "warned(lambda: MHA(X8, X8, X8, key_padding_mask=KPM, attn_mask=CAUSAL == float('-inf')))",
+    "[m[:40] for m in warned(lambda: T.zeros(2, 4).scatter(1, T.tensor([[0, 1], [2, 2]]), T.ones(2, 2), reduce='add'))]",
+    "warned(lambda: T.zeros(2, 4).scatter(1, T.tensor([[0, 1], [2, 2]]), 2.0, reduce='multiply'))",
+    "T.linspace(2 + 1j, 3, 1)", "T.linspace(0, 1 + 2j, 4)", "T.linspace(2 + 1j, -3.3 + 0.7j, 7, dtype=T.complex128)",
     # full backward hooks: grad_input has an entry per positional argument;
     # with no input requiring grad they fire from the output, with a warning
     "hooked(True)", "hooked(False)", "hooked(False, (T.ones(2), None))", "hooked(True, (T.ones(2),))",
