@@ -264,8 +264,13 @@ def test_quantile_nanquantile(device, dtype):
                              keepdim=keepdim, interpolation=method)
                     want = fn(cpu, tl.tensor(qs, dtype=getattr(tl, dtype)), dim=dim,
                               keepdim=keepdim, interpolation=method)
-                    assert_close(back(got), want.numpy(), rtol=0, atol=0)
-                    ref = npfn(x.astype(np.float64), qs, axis=dim, keepdims=keepdim, method=method)
+                    # the CPU interpolates as PyTorch 2.15 (rank in double, one fused
+                    # lerp); the CUDA kernel may round the last bit its own way
+                    tol = 4 * np.finfo(dtype).eps
+                    assert_close(back(got), want.numpy(), rtol=tol, atol=tol)
+                    # PyTorch's q is a tensor of the input's dtype
+                    ref = npfn(x.astype(np.float64), qs.astype(dtype).astype(np.float64), axis=dim,
+                               keepdims=keepdim, method=method)
                     assert_close(back(got), ref.astype(dtype), rtol=1e-5, atol=1e-6)
                 got = fn(t, 0.3, dim=1, interpolation=method)  # a scalar q: no q dim
                 assert_close(back(got), fn(cpu, 0.3, dim=1, interpolation=method).numpy())

@@ -109,32 +109,12 @@ def test_only_one_averaging_function():
                                 multi_avg_fn=swa_utils.get_swa_multi_avg_fn())
 
 
-class BatchNormStandIn:
-    """Running mean of its inputs' batch means, like BatchNorm1d's, with
-    momentum None meaning the cumulative average."""
-
-    def __init__(self):
-        self.momentum = 0.1
-        self.running_mean = torchlike.zeros(2, dtype=torchlike.float64)
-        self.num_batches_tracked = 0
-        self.training = False
-
-    def reset_running_stats(self):
-        self.running_mean.zero_()
-        self.num_batches_tracked = 0
-
-    def __call__(self, x):
-        if self.training:
-            self.num_batches_tracked += 1
-            m = self.momentum if self.momentum is not None else 1 / self.num_batches_tracked
-            with torchlike.no_grad():
-                self.running_mean.mul_(1 - m).add_(x.mean(0) * m)
-        return x
-
-
 class Net:
+    """A model with one batch-norm layer (update_bn finds batch norms by
+    isinstance of nn.modules.batchnorm._BatchNorm, as PyTorch's does)."""
+
     def __init__(self):
-        self.bn = BatchNormStandIn()
+        self.bn = torchlike.nn.BatchNorm1d(2, affine=False, dtype=torchlike.float64).eval()
         self.training = False
 
     def modules(self):
@@ -143,7 +123,7 @@ class Net:
 
     def train(self, mode=True):
         self.training = mode
-        self.bn.training = mode
+        self.bn.train(mode)
         return self
 
     def __call__(self, x):

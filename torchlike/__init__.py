@@ -116,6 +116,10 @@ newaxis = None
 from .version import __version__  # noqa: E402  (one place: torchlike.version)
 from . import version  # noqa: F401,E402  (torch.version: cuda, hip, debug)
 
+# torch._foreach_*: the per-tensor ops over lists of tensors
+from . import _multi_tensor  # noqa: E402
+_multi_tensor._install(globals())
+
 # Last: every public callable above reaches __torch_function__ (overrides._install).
 from . import overrides  # noqa: E402
 overrides._install()

@@ -94,6 +94,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _C.add(input, _C.div(tensor1, tensor2), alpha=value)
 
 
+_LERP_WORK = (_C.float32, _C.float16, _C.bfloat16)
+
+
 def lerp(input, end, weight):
     """input + weight * (end - input), evaluated as PyTorch does: from the
     nearer end (end - (end - input) * (1 - weight) once |weight| >= 0.5), so
@@ -106,6 +109,20 @@ def lerp(input, end, weight):
     if input.dtype != end.dtype:
         raise RuntimeError(f"expected dtype {_dtype_name(input.dtype)} for `end` but got "
                            f"dtype {_dtype_name(end.dtype)}")
+    if input.dtype in _LERP_WORK:
+        # PyTorch works in float for these dtypes and rounds once per element
+        # (a fused multiply-add of weight and difference): the product is
+        # exact in double, so one sum there and one rounding back to float
+        # gives the same bits
+        work = _C.float32
+        if not isinstance(weight, Tensor):
+            weight = _C.tensor(weight, dtype=work)
+        a, e, w = input.to(work), end.to(work), weight.to(work)
+        d = _C.sub(e, a).to(_C.float64)
+        low = _C.add(a.to(_C.float64), _C.mul(w.to(_C.float64), d))
+        high = _C.add(e.to(_C.float64), _C.mul(_C.sub(w, 1).to(_C.float64), d))
+        out = _C.where(_C.lt(_C.abs(w), 0.5), low, high).to(work)
+        return out if input.dtype == work else out.to(input.dtype)
     delta = _C.sub(end, input)
     if not isinstance(weight, Tensor):
         if abs(weight) < 0.5:
@@ -202,6 +219,10 @@ def _shift(x, dim, k, fill):
     return _C.cat([pad, x.narrow(dim, 0, n - k)], dim)
 
 
+_LOGCUMSUMEXP_ACC = {_C.float32: _C.float64, _C.float16: _C.float32, _C.bfloat16: _C.float32,
+                     _C.complex64: _C.complex128}
+
+
 def logcumsumexp(input, dim):
     """log(cumsum(exp(x))) without overflow: a log-depth scan of logaddexp
     (Hillis-Steele), so each prefix is combined at its own scale."""
@@ -212,11 +233,16 @@ def logcumsumexp(input, dim):
     if input.ndim == 0:
         return input.clone()
     n = input.shape[dim]
-    out = input
+    # PyTorch's CPU kernel accumulates in a wider type (double for float32,
+    # float for half types) and rounds each prefix once at the end
+    wide = _LOGCUMSUMEXP_ACC.get(input.dtype)
+    out = input if wide is None else input.to(wide)
     k = 1
     while k < n:
         out = _C.logaddexp(out, _shift(out, dim, k, -math.inf))
         k *= 2
+    if wide is not None:
+        return out.to(input.dtype)
     return out if n > 1 else out.clone()
 
 

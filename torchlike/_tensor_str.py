@@ -108,21 +108,20 @@ class _Formatter:
 
         if self.int_mode:
             # Integral floats never switch to sci mode just for being small.
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                widths = (len(f"{v:.{prec}e}") for v in pylist)
-            else:
-                # +1 for the trailing "." that marks the tensor as floating.
-                widths = (len(f"{v:.0f}") + 1 for v in pylist)
-        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-            self.sci_mode = True
+            auto = hi / lo > 1000.0 or hi > 1.0e8
+        else:
+            auto = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        # A forced sci_mode decides the notation before the widths are measured
+        # (PyTorch 2.15), so forced scientific columns line up.
+        self.sci_mode = auto if PRINT_OPTS.sci_mode is None else bool(PRINT_OPTS.sci_mode)
+        if self.sci_mode:
             widths = (len(f"{v:.{prec}e}") for v in pylist)
+        elif self.int_mode:
+            # +1 for the trailing "." that marks the tensor as floating.
+            widths = (len(f"{v:.0f}") + 1 for v in pylist)
         else:
             widths = (len(f"{v:.{prec}f}") for v in pylist)
         self.max_width = max(self.max_width, max(widths))
-
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
 
     def format(self, v) -> str:
         if not self.floating:

@@ -6,6 +6,7 @@ for, composed from matmul and softmax when they are).
 Legend: N batch, H heads, L target length, S source length, E embedding
 size, hd = E / H head size."""
 import math
+import warnings
 
 from .. import _C
 from .attention import _backends
@@ -79,6 +80,27 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rng_state=rng_state)[0]
 
 
+def _warn_mismatched_masks(mask, name, other, other_name, dtype=None):
+    """PyTorch's deprecation warning for a padding mask and an attention mask
+    of different dtypes (a bool padding mask with a float causal mask).
+    Given dtype, the two masks are returned as additive masks of that dtype
+    (True -> -inf), so the layers inside see one type and warn no more, as
+    PyTorch's Transformer modules do."""
+    if mask is None or other is None or mask.dtype == other.dtype:
+        return mask, other
+    warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
+                  f"type for both instead.", UserWarning, stacklevel=3)
+    if dtype is None:
+        return mask, other
+
+    def additive(m):
+        if m.dtype == _C.bool:
+            return _C.zeros(m.shape, dtype=dtype, device=m.device).masked_fill(m, -math.inf)
+        return m.to(dtype)
+
+    return additive(mask), additive(other)
+
+
 def _project(x, weight, bias):
     """linear(x, weight, bias) for x (*, in) whose leading dims are a
     permutation of a contiguous tensor's (a batch-first input seen
@@ -112,6 +134,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     key/value (S, N, Ek/Ev).  Returns (output (L, N, E), weights (N, L, S)
     averaged over heads, or (N, H, L, S), or None)."""
     from .functional import linear, softmax, dropout, pad
+    _warn_mismatched_masks(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask")
     unbatched = query.ndim == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -241,3 +241,8 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+
+
+def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
+    """The name older model code imports for trunc_normal_'s body."""
+    return trunc_normal_(tensor, mean, std, a, b, generator=generator)

@@ -131,12 +131,8 @@ class AveragedModel(_module_base()):
 
 
 def _is_batchnorm(module):
-    from .. import nn
-    base = getattr(getattr(getattr(nn, "modules", None), "batchnorm", None), "_BatchNorm", None)
-    if base is not None:
-        return isinstance(module, base)
-    return (hasattr(module, "reset_running_stats") and hasattr(module, "momentum")
-            and hasattr(module, "running_mean"))
+    from ..nn.modules.batchnorm import _BatchNorm
+    return isinstance(module, _BatchNorm)
 
 
 @no_grad()

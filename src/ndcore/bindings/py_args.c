@@ -99,6 +99,15 @@ static PyStructSequence_Field pair_fields[] = {
     {NULL, NULL},
 };
 
+/* PyTorch's repr of a named result: each field on a line of its own, so
+ * multi-line tensor reprs stay aligned. */
+static PyObject *pair_repr(PyObject *self)
+{
+  return PyUnicode_FromFormat("%s(\nvalues=%R,\nindices=%R)", Py_TYPE(self)->tp_name,
+                              PyStructSequence_GetItem(self, 0),
+                              PyStructSequence_GetItem(self, 1));
+}
+
 PyTypeObject *tl_py_pair_type(PyObject *module, const char *qualname)
 {
   PyObject *ns = tl_py_return_types(module);
@@ -106,6 +115,8 @@ PyTypeObject *tl_py_pair_type(PyObject *module, const char *qualname)
     return NULL;
   PyStructSequence_Desc desc = {qualname, NULL, pair_fields, 2};
   PyTypeObject *type = PyStructSequence_NewType(&desc);
+  if (type)
+    type->tp_repr = pair_repr;
   if (type && PyObject_SetAttrString(ns, strrchr(qualname, '.') + 1, (PyObject *)type) < 0)
     Py_CLEAR(type);
   Py_DECREF(ns);

@@ -319,6 +319,15 @@ PyObject *tl_py_impl_scatter(tl_op op, bool inplace, const tl_py_args_scatter *a
   if (!given || (a->src && a->value))
     return PyErr_Format(PyExc_TypeError, "scatter() expects exactly one of 'src' (a Tensor) or "
                                          "'value' (a number)");
+  /* PyTorch deprecates reduce= with a tensor src (and says so once a process;
+   * here Python's filters decide, once per calling line by default) */
+  if (reduce != TL_INDEX_REDUCE_NONE && tl_py_is_tensor(given)) {
+    if (PyErr_WarnEx(PyExc_UserWarning,
+                     "The reduce argument of torch.scatter with Tensor src is deprecated and "
+                     "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                     "instead for more reduction options.", 1) < 0)
+      return NULL;
+  }
   if (target_of(a->input, inplace, 0, NULL, &target) < 0)
     return NULL;
   tl_tensor *t = tl_py_t(target);

@@ -151,13 +151,15 @@ tl_status tl_cpu_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar s
 
 /* ---- linspace / logspace ------------------------------------------------------- */
 
-/* Element i of n evenly spaced values from a to b.  The first half (with the
- * middle) steps up from a and the rest down from b, so both ends are exact and
- * the values are symmetric. */
+/* Element i of n evenly spaced values from a to b (a alone when n is 1).  The first n / 2 step up
+ * from a and the rest (with an odd n's middle) down from b, as PyTorch's
+ * kernel does, so both ends are exact. */
 static inline double complex spaced_value(double complex a, double complex b, double complex step,
                                           int64_t i, int64_t n)
 {
-  return i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+  if (n == 1)
+    return a;
+  return i < n / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
 }
 
 tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
@@ -173,8 +175,29 @@ tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar
   if (!is_complex) { /* real: no complex arithmetic, and direct stores for float32/64 */
     double a = as_double(start), b = as_double(end), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
     double bs = as_double(base);
+    /* PyTorch's kernels switch from stepping up from start to stepping down
+     * from end at n / 2; linspace's kernel fuses each value's multiply-add.
+     * For float32 linspace works in float (ends, step and each value rounded
+     * to float); logspace rounds the ends to float but steps the exponent in
+     * double. (PyTorch's vectorised loop, taken for runs of two SIMD widths
+     * and more, rounds some values of long float runs differently, by CPU.) */
+    bool f32 = out->dtype == TL_DTYPE_F32;
+    float fa = (float)a, fb = (float)b, fstep = n > 1 ? (fb - fa) / (float)(n - 1) : 0.0f;
+    if (f32 && log) {
+      a = fa;
+      b = fb;
+      step = n > 1 ? (double)(fb - fa) / (double)(n - 1) : 0; /* the difference in float too */
+    }
     for (int64_t i = 0; i < n; i++) {
-      double x = i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+      double x;
+      if (n == 1)
+        x = f32 && !log ? fa : a;
+      else if (log) /* logspace's loop is plain C++: nothing fused */
+        x = i < n / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+      else if (f32)
+        x = i < n / 2 ? fmaf(fstep, (float)i, fa) : fmaf(-fstep, (float)(n - 1 - i), fb);
+      else
+        x = i < n / 2 ? fma(step, (double)i, a) : fma(-step, (double)(n - 1 - i), b);
       x = log ? pow(bs, x) : x;
       if (out->dtype == TL_DTYPE_F32)
         ((float *)(void *)p)[i] = (float)x;
@@ -189,8 +212,21 @@ tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar
   double complex a = as_complex(start), b = as_complex(end);
   double complex step = n > 1 ? (b - a) / (double)(n - 1) : 0;
   double bs = as_double(base);
+  /* complex linspace: each part stepped as a real one (fused), complex64 in float */
+  bool c64 = out->dtype == TL_DTYPE_C64 && !log && n > 1;
+  float ar = (float)creal(a), ai = (float)cimag(a), br = (float)creal(b), bi = (float)cimag(b);
+  float sr = (br - ar) / (float)(n - 1), si = (bi - ai) / (float)(n - 1);
   for (int64_t i = 0; i < n; i++) {
     double complex x = spaced_value(a, b, step, i, n);
+    if (c64) {
+      float k = (float)(i < n / 2 ? i : n - 1 - i);
+      x = i < n / 2 ? CMPLX(fmaf(sr, k, ar), fmaf(si, k, ai))
+                    : CMPLX(fmaf(-sr, k, br), fmaf(-si, k, bi));
+    } else if (!log && n > 1) { /* complex128: the same fused steps in double */
+      double k = (double)(i < n / 2 ? i : n - 1 - i);
+      double complex e = i < n / 2 ? a : b, d = i < n / 2 ? step : -step;
+      x = CMPLX(fma(creal(d), k, creal(e)), fma(cimag(d), k, cimag(e)));
+    }
     tl_scalar v = {.kind = TL_KIND_COMPLEX, .v.c = log ? cpow(bs, x) : x};
     tl_scalar_store(v, out->dtype, p + (size_t)i * size);
   }

@@ -1294,11 +1294,12 @@ typedef struct {
   int64_t q_step; /* bytes between results of successive q in out */
 } quantile_out;
 
-/* The (fractional) sorted position of quantile q among m values, computed in
- * the input's precision as PyTorch does. */
+/* The (fractional) sorted position of quantile q among m values. PyTorch
+ * holds q in the input's dtype (so a float32 input rounds q to float) and
+ * multiplies in double. */
 static double quantile_rank(double q, int64_t m, bool f32)
 {
-  return f32 ? (double)((float)q * (float)(m - 1)) : q * (double)(m - 1);
+  return (f32 ? (double)(float)q : q) * (double)(m - 1);
 }
 
 static void plan_quantile(const lane_job *job, lane *l)
@@ -1330,10 +1331,17 @@ static double lane_value(const lane_job *job, const lane *l, int64_t pos)
   return s.v.f;
 }
 
-/* NumPy's and PyTorch's lerp: exact at both ends, symmetric around 0.5. */
-static double lerp(double a, double b, double t)
+/* PyTorch's vectorised lerp: exact at both ends, one rounding (a fused
+ * multiply-add) from the nearer end, in the input's precision; float32
+ * inputs get the weight rounded to float first, as PyTorch's weight tensor is. */
+static double lerp(double a, double b, double t, bool f32)
 {
-  return t < 0.5 ? a + (b - a) * t : b - (b - a) * (1 - t);
+  if (f32) {
+    float fa = (float)a, fb = (float)b, ft = (float)t, d = fb - fa;
+    return ft < 0.5f ? fmaf(ft, d, fa) : fmaf(ft - 1.0f, d, fb);
+  }
+  double d = b - a;
+  return t < 0.5 ? fma(t, d, a) : fma(t - 1.0, d, b);
 }
 
 static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_t j1)
@@ -1356,10 +1364,10 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
       switch (o->method) {
       case TL_QUANTILE_LOWER: r = a; break;
       case TL_QUANTILE_HIGHER: r = b; break;
-      case TL_QUANTILE_MIDPOINT: r = lerp(a, b, 0.5); break;
+      case TL_QUANTILE_MIDPOINT: r = lerp(a, b, 0.5, f32); break;
       case TL_QUANTILE_NEAREST: r = lane_value(job, l, (int64_t)nearbyint(rank)); break;
       default:
-        r = lerp(a, b, rank - (double)below);
+        r = lerp(a, b, rank - (double)below, f32);
         break;
       }
     }

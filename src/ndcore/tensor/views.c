@@ -100,6 +100,13 @@ static bool view_strides(const tl_tensor *in, int ndim, const int64_t *shape, in
     oi = oj + 1;
     ni = nj + 1;
   }
+  /* Size-1 dims: the stride PyTorch gives them (code reads .stride() and
+   * view_as_complex checks it): the extent of the dim to the right, and the
+   * old last stride for a last dim. */
+  for (int i = ndim - 1; i >= 0; i--)
+    if (shape[i] == 1)
+      strides[i] = i == ndim - 1 ? (in->ndim ? in->strides[in->ndim - 1] : 1)
+                                 : strides[i + 1] * shape[i + 1];
   return true;
 }
 

@@ -48,27 +48,29 @@ TL_VECMATH_BEGIN
       mx = 0;                                                                              \
     _Pragma("omp simd reduction(+:sum)") for (int64_t c = 0; c < C; c++)                  \
       sum += EXP(x[c * st] - mx);                                                          \
-    T lse = mx + LOG(sum), loss = 0;                                                       \
-    ((T *)j->lse)[r] = lse;                                                                \
+    /* -log p[c] = ls - (x[c] - mx), in this order: lse - x[c] would round away a   \
+     * small spread of large scores (as PyTorch's log_softmax keeps it too) */      \
+    T ls = LOG(sum), loss = 0;                                                             \
+    ((T *)j->lse)[r] = mx + ls;                                                            \
     if (j->y) {                                                                            \
       int64_t y = j->y[r];                                                                 \
       if (y != s->ignore_index) {                                                          \
-        loss = (1 - eps) * (w ? w[y] : 1) * (lse - x[y * st]);                             \
+        loss = (1 - eps) * (w ? w[y] : 1) * (ls - (x[y * st] - mx));                       \
         if (eps > 0) { /* eps / C sum_c w[c] (lse - x[c]) */                               \
           T a = 0;                                                                         \
           if (w)                                                                           \
             _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)             \
-              a += w[c] * (lse - x[c * st]);                                               \
+              a += w[c] * (ls - (x[c * st] - mx));                                         \
           else                                                                             \
             _Pragma("omp simd reduction(+:a)") for (int64_t c = 0; c < C; c++)             \
-              a += lse - x[c * st];                                                        \
+              a += ls - (x[c * st] - mx);                                                  \
           loss += uni * a;                                                                 \
         }                                                                                  \
       }                                                                                    \
     } else {                                                                               \
       const T *t = (const T *)j->t + at;                                                   \
       _Pragma("omp simd reduction(+:loss)") for (int64_t c = 0; c < C; c++)                \
-        loss += (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni) * (lse - x[c * st]);        \
+        loss += (w ? w[c] : 1) * ((1 - eps) * t[c * st] + uni) * (ls - (x[c * st] - mx));  \
     }                                                                                      \
     j->loss[r] = loss;                                                                     \
   }                                                                                        \

@@ -55,9 +55,10 @@ TL_VECMATH_BEGIN
         sum += e;                                                                          \
         y[i] = e;                                                                          \
       }                                                                                    \
-      if (take_log) {                                                                      \
-        T c = mx + LOG(sum);                                                               \
-        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] = x[i] - c;             \
+      if (take_log) { /* (x - max) - log(sum): max + log(sum) would round away a small  \
+                         * spread of large inputs (PyTorch keeps this order too) */         \
+        T c = LOG(sum);                                                                    \
+        _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] = (x[i] - mx) - c;      \
       } else {                                                                             \
         T r = 1 / sum;                                                                     \
         _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] *= r;                   \
@@ -82,12 +83,12 @@ TL_VECMATH_BEGIN
       }                                                                                    \
     }                                                                                      \
     _Pragma("omp simd") for (int64_t j = 0; j < w; j++)                                    \
-      s[j] = take_log ? m[j] + LOG(s[j]) : 1 / s[j];                                            \
+      s[j] = take_log ? LOG(s[j]) : 1 / s[j];                                              \
     for (int64_t i = 0; i < len; i++) {                                                    \
       const T *xi = x + i * inner;                                                         \
       T *yi = y + i * inner;                                                               \
       if (take_log)                                                                        \
-        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) yi[j] = xi[j] - s[j];          \
+        _Pragma("omp simd") for (int64_t j = 0; j < w; j++) yi[j] = (xi[j] - m[j]) - s[j]; \
       else                                                                                 \
         _Pragma("omp simd") for (int64_t j = 0; j < w; j++) yi[j] *= s[j];                 \
     }                                                                                      \
@@ -187,14 +188,20 @@ TL_VECMATH_BEGIN
         _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] * (g[k] - cf[k]); \
       return;                                                                            \
     }                                                                                    \
-    _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);      \
-    reduce(out, out, cf, len, w, 1);                                                     \
+    if (take_log) { /* out = x - max, cf its exps; then out -= log(sum) */               \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] - cf[k];         \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) cf[k] = EXP(out[k]);           \
+      reduce(cf, cf, c, len, w, 1);                                                      \
+    } else {                                                                             \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);    \
+      reduce(out, out, c, len, w, 1);                                                    \
+    }                                                                                    \
     _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
-      c[j] = take_log ? c[j] + LOG(cf[j]) : 1 / cf[j];                                   \
+      c[j] = take_log ? LOG(c[j]) : 1 / c[j];                                            \
     for (int64_t j = 0; j < w; j++)                                                      \
       _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
     if (take_log)                                                                        \
-      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = a[k] - cf[k];         \
+      _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] -= cf[k];               \
     else                                                                                 \
       _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }

@@ -166,10 +166,12 @@ class _BackwardHookIdentity(Function):
 
 
 class _BackwardHookState:
-    def __init__(self, module, n_inputs_with_grad):
+    def __init__(self, module, n_inputs_with_grad, n_inputs=1):
         self.module = module
         self.grad_output = None
         self.inputs_hooked = n_inputs_with_grad > 0
+        self.n_inputs = n_inputs  # positional arguments: the length of grad_input
+        self.input_index = ()     # the positions of the hooked (grad-requiring) tensors
 
     def output_grads(self, grads):
         for hook in itertools.chain(_global_backward_pre_hooks.values(),
@@ -178,13 +180,31 @@ class _BackwardHookState:
             if result is not None:
                 grads = tuple(result)
         self.grad_output = grads
-        if not self.inputs_hooked:
-            self._call_hooks((None,))
+        if not self.inputs_hooked and (_global_backward_hooks or self.module._backward_hooks):
+            # no input requires grad: the hooks fire here, with a grad_input of
+            # Nones, and PyTorch says so
+            warnings.warn("Full backward hook is firing when gradients are computed with respect "
+                          "to module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=2)
+            result = self._call_hooks((None,) * self.n_inputs)
+            if result is not None and any(g is not None for g in result):
+                raise RuntimeError("Backward hook for Modules where no input requires gradient "
+                                   "should always return None or None for all gradients.")
         return grads
 
     def input_grads(self, grads):
-        result = self._call_hooks(grads)
-        return grads if result is None else result
+        # grad_input has one entry per positional argument, as in PyTorch:
+        # None where the argument is no tensor requiring grad
+        full = [None] * self.n_inputs
+        for i, g in zip(self.input_index, grads):
+            full[i] = g
+        result = self._call_hooks(tuple(full))
+        if len(result) != self.n_inputs:
+            raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
+                               f"{len(result)}, but expected {self.n_inputs}")
+        return tuple(result[i] for i in self.input_index)
 
     def _call_hooks(self, grad_input):
         for hook in itertools.chain(_global_backward_hooks.values(),
@@ -197,17 +217,18 @@ class _BackwardHookState:
 
 def _replace_tensors(args, fn):
     """Apply ``fn`` to the tuple of the tensors requiring grad in ``args`` (a tuple
-    of arguments, or a single output), putting the results back in place."""
+    of arguments, or a single output), putting the results back in place; also
+    the positions of those tensors."""
     single = not isinstance(args, tuple)
     items = (args,) if single else args
     idx = [i for i, a in enumerate(items) if isinstance(a, Tensor) and a.requires_grad]
     if not idx:
-        return args, 0
+        return args, idx
     new = fn(tuple(items[i] for i in idx))
     items = list(items)
     for i, t in zip(idx, new):
         items[i] = t
-    return (items[0] if single else tuple(items)), len(idx)
+    return (items[0] if single else tuple(items)), idx
 
 
 class Module:
@@ -741,10 +762,11 @@ class Module:
             state = None
             if ((self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
                  or _global_backward_pre_hooks) and _C.is_grad_enabled()):
-                state = _BackwardHookState(self, 0)
-                args, n = _replace_tensors(
+                state = _BackwardHookState(self, 0, len(args))
+                args, idx = _replace_tensors(
                     args, lambda ts: _BackwardHookIdentity.apply(state, False, *ts))
-                state.inputs_hooked = n > 0
+                state.inputs_hooked = bool(idx)
+                state.input_index = idx
             output = self.forward(*args, **kwargs)
             for hook_id, hook in self._forward_hooks_in_order():
                 if hook_id in self._forward_hooks_always_called or \

@@ -173,6 +173,11 @@ class AdaptiveMaxPool3d(_AdaptiveMax):
     _fn = staticmethod(F.adaptive_max_pool3d)
 
 
+# PyTorch's names for the adaptive bases (isinstance checks in model code)
+_AdaptiveAvgPoolNd = _AdaptiveAvg
+_AdaptiveMaxPoolNd = _AdaptiveMax
+
+
 class _MaxUnpoolNd(Module):
     _fn = None
     _n = None

@@ -8,6 +8,7 @@ import copy
 from ... import _C
 from .. import functional as F
 from .. import init
+from .._attention import _warn_mismatched_masks
 from .activation import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -81,6 +82,8 @@ class TransformerEncoderLayer(Module):
                      dict(device=device, dtype=dtype))
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        src_key_padding_mask, src_mask = _warn_mismatched_masks(
+            src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -153,6 +156,8 @@ class TransformerEncoder(Module):
         self.norm = norm
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask, mask = _warn_mismatched_masks(
+            src_key_padding_mask, "src_key_padding_mask", mask, "mask", src.dtype)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,

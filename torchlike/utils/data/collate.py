@@ -10,10 +10,12 @@ import collections.abc
 import copy
 import re
 
+import numpy as _np
+
 from ... import _C
 from ..._C import Tensor
 
-__all__ = ["default_collate", "default_convert"]
+__all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
 # NumPy dtype codes of strings and objects, which have no tensor form.
 _np_str_obj_array_pattern = re.compile(r"[SaUO]")
@@ -86,36 +88,90 @@ def _stack(batch):
     return _C.stack(batch, 0)
 
 
-def default_collate(batch):
-    """Collate a list of samples into a batch (see the module docstring).
+def collate_tensor_fn(batch, *, collate_fn_map=None):
+    return _stack(batch)
 
-    Tensors of unequal shapes raise RuntimeError naming both shapes; sequences
-    of unequal lengths raise RuntimeError; other types raise TypeError."""
+
+def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    if _np_str_obj_array_pattern.search(batch[0].dtype.str) is not None:
+        raise TypeError(_collate_err_msg_format.format(batch[0].dtype))
+    return collate([_C.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    return _C.as_tensor(batch)
+
+
+def collate_float_fn(batch, *, collate_fn_map=None):
+    return _C.tensor(batch, dtype=_C.float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None):
+    return _C.tensor(batch)
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    return batch
+
+
+# The leaf collators default_collate uses, by the first sample's type (a key
+# may be a tuple of types). Code that collates its own types adds entries here
+# or passes a map of its own to collate().
+default_collate_fn_map = {
+    Tensor: collate_tensor_fn,
+    _np.ndarray: collate_numpy_array_fn,
+    (_np.bool_, _np.number, _np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+
+
+def _leaf_collator(elem, collate_fn_map):
+    """The collator collate_fn_map holds for elem's type: its exact type
+    first, then the first key elem is an instance of."""
+    if collate_fn_map is None:
+        return None
+    fn = collate_fn_map.get(type(elem))
+    if fn is not None:
+        return fn
+    for key, fn in collate_fn_map.items():
+        if isinstance(elem, key):
+            return fn
+    return None
+
+
+def collate(batch, *, collate_fn_map=None):
+    """Collate a list of samples: a leaf type through its collator in
+    collate_fn_map, mappings, named tuples and sequences field by field (each
+    field collated with the same map). Sequences of unequal lengths raise
+    RuntimeError; a type with no collator raises TypeError."""
     elem = batch[0]
     elem_type = type(elem)
-    if isinstance(elem, Tensor):
-        return _stack(batch)
-    if _is_numpy_array(elem):
-        if _np_str_obj_array_pattern.search(elem.dtype.str) is not None:
-            raise TypeError(_collate_err_msg_format.format(elem.dtype))
-        return default_collate([_C.as_tensor(b) for b in batch])
-    if _is_numpy_scalar(elem):
-        return _C.as_tensor(batch)
-    if isinstance(elem, float):
-        return _C.tensor(batch, dtype=_C.float64)
-    if isinstance(elem, int):
-        return _C.tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
+    fn = _leaf_collator(elem, collate_fn_map)
+    if fn is not None:
+        return fn(batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
-        return _like_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
+        return _like_mapping(elem, {key: collate([d[key] for d in batch],
+                                                 collate_fn_map=collate_fn_map) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(default_collate(samples) for samples in zip(*batch)))
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
+                           for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        collated = [default_collate(samples) for samples in zip(*batch)]
+        collated = [collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)]
         return collated if isinstance(elem, tuple) else _like_sequence(elem, collated)
     raise TypeError(_collate_err_msg_format.format(elem_type))
+
+
+def default_collate(batch):
+    """Collate a list of samples into a batch (see the module docstring):
+    collate() with default_collate_fn_map.
+
+    Tensors of unequal shapes raise RuntimeError naming both shapes; sequences
+    of unequal lengths raise RuntimeError; other types raise TypeError."""
+    return collate(batch, collate_fn_map=default_collate_fn_map)

@@ -10,12 +10,13 @@ makes the batch.  With ``batch_size=None`` each sample goes through
 chunks of ``batch_size`` instead of being indexed."""
 import math
 import warnings
+from typing import Generic
 
 from ... import _C
 from ... import random as _random
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, T_co
 from ._worker import _MultiProcessIter, get_worker_info
 
 __all__ = ["DataLoader", "get_worker_info"]
@@ -30,7 +31,7 @@ class _InfiniteConstantSampler(Sampler):
             yield None
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches.
 
     Args mirror PyTorch's: ``batch_size`` (None turns auto-batching off),

@@ -5,6 +5,7 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 from ... import _C
 from ... import random as _random
@@ -12,8 +13,12 @@ from ... import random as _random
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split"]
 
+# Sample types, for annotations such as Dataset[Tuple[Tensor, int]]
+T_co = TypeVar("T_co", covariant=True)
+T = TypeVar("T")
 
-class Dataset:
+
+class Dataset(Generic[T_co]):
     """A map from keys (usually ints in ``[0, len)``) to samples.
 
     Subclasses implement ``__getitem__`` and usually ``__len__`` (samplers and
@@ -27,7 +32,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A stream of samples: subclasses implement ``__iter__``."""
 
     def __iter__(self):
@@ -103,7 +108,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """Map-style datasets one after another."""
 
     @staticmethod
@@ -157,7 +162,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset, indices):

@@ -4,7 +4,7 @@ as in ``torch.utils.data.distributed``."""
 import math
 
 from ... import _C
-from .sampler import Sampler
+from .sampler import Sampler, T_co
 
 __all__ = ["DistributedSampler"]
 
@@ -18,7 +18,7 @@ def _process_group():
     return dist.get_world_size(), dist.get_rank()
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(Sampler[T_co]):
     """Indices of this replica's share of the dataset.
 
     With ``shuffle``, the order is ``randperm(len, generator seeded with seed +

@@ -2,13 +2,18 @@
 as in ``torch.utils.data.sampler``.  The algorithms are PyTorch's; the random
 numbers come from torchlike's generator, so a seeded order is reproducible
 but is not the order PyTorch's MT19937 gives (see docs/data.md)."""
+from typing import Generic, TypeVar
+
 from ... import _C
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):
     """Base class: ``__iter__`` yields indices; ``__len__`` is optional."""
 
     def __init__(self, data_source=None):

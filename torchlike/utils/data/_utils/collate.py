@@ -1,0 +1,5 @@
+"""torch.utils.data._utils.collate: the collate functions under PyTorch's
+module path; they live in torchlike.utils.data.collate."""
+from ..collate import (collate, collate_float_fn, collate_int_fn,  # noqa: F401
+                       collate_numpy_array_fn, collate_numpy_scalar_fn, collate_str_fn,
+                       collate_tensor_fn, default_collate, default_collate_fn_map, default_convert)
