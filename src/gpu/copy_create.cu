@@ -16,6 +16,7 @@
 #include <cuda_fp16.h>
 
 #include "gpu/tl_cuda_launch.cuh"
+#include "ndcore/kernels/tl_linspace.h"
 
 /* ---- same-dtype moves ------------------------------------------------------------- */
 
@@ -151,27 +152,38 @@ extern "C" int tl_gpu_arange_launch(char *out, int dtype, int64_t n, int64_t ist
   return (int)cudaGetLastError();
 }
 
-/* Element i of n evenly spaced values from a to b: the first half counted
- * from a, the rest back from b, so both ends are exact (create.c). */
-template <typename T> TL_DEV T tl_gpu_spaced(T a, T b, T step, int64_t i, int64_t n)
+/* Value i of n evenly spaced ones, in the CPU kernel's arithmetic
+ * (ndcore/kernels/tl_linspace.h, shared): the same bits on both devices. */
+TL_DEV double tl_gpu_spaced(bool log, bool f32, double a, double b, double base, int64_t i,
+                            int64_t n)
 {
-  return i < (n + 1) / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+  if (log) {
+    double ea = f32 ? (float)a : a, eb = f32 ? (float)b : b;
+    double step = f32 ? tl_linspace_step(0.0, (double)((float)eb - (float)ea), n)
+                      : tl_linspace_step(ea, eb, n);
+    return pow(base, tl_logspace_exponent(ea, eb, step, i, n));
+  }
+  if (f32)
+    return tl_linspace_f32((float)a, (float)b, tl_linspace_step_f32((float)a, (float)b, n), i, n);
+  return tl_linspace_f64(a, b, tl_linspace_step(a, b, n), i, n);
 }
 
 static __global__ void linspace_kernel(char *out, int dtype, int64_t n, tl_cdouble a, tl_cdouble b,
                                        bool log, double base, int itemsize, bool complex)
 {
   const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  const bool f32 = dtype == TL_DTYPE_F32 || dtype == TL_DTYPE_C64;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     char *p = out + i * itemsize;
-    if (complex) {
-      tl_cdouble step = n > 1 ? (b - a) / (double)(n - 1) : tl_cdouble(0.0);
-      tl_cdouble x = tl_gpu_spaced(a, b, step, i, n);
-      tl_gpu_store(dtype, p, log ? pow(tl_cdouble(base), x) : x);
+    if (complex && log) { /* the exponent's parts, then base ** exponent */
+      tl_cdouble x(tl_logspace_exponent(a.re, b.re, tl_linspace_step(a.re, b.re, n), i, n),
+                   tl_logspace_exponent(a.im, b.im, tl_linspace_step(a.im, b.im, n), i, n));
+      tl_gpu_store(dtype, p, pow(tl_cdouble(base), x));
+    } else if (complex) {
+      tl_gpu_store(dtype, p, tl_cdouble(tl_gpu_spaced(false, f32, a.re, b.re, 0, i, n),
+                                        tl_gpu_spaced(false, f32, a.im, b.im, 0, i, n)));
     } else {
-      double step = n > 1 ? (b.re - a.re) / (double)(n - 1) : 0;
-      double x = tl_gpu_spaced(a.re, b.re, step, i, n);
-      tl_gpu_store(dtype, p, log ? pow(base, x) : x);
+      tl_gpu_store(dtype, p, tl_gpu_spaced(log, f32, a.re, b.re, base, i, n));
     }
   }
 }

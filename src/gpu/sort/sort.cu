@@ -12,6 +12,7 @@
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include "gpu/sort/tl_sort_device.cuh"
+#include "ndcore/kernels/tl_quantile.h"
 
 extern "C" int tl_gpu_sort_key_bytes(int dtype) { return (int)tl_dtype_sizes[dtype]; }
 
@@ -251,14 +252,7 @@ extern "C" int tl_gpu_sort_mode(const tl_gpu_lanes *in, int dtype, const tl_gpu_
 
 /* ---- quantile --------------------------------------------------------------------------- */
 
-/* The fractional sorted position of q among m values, in the input's
- * precision (PyTorch), and NumPy's lerp (exact at both ends). */
-TL_SD double quantile_rank(double q, int64_t m, bool f32)
-{
-  return f32 ? (double)((float)q * (float)(m - 1)) : q * (double)(m - 1);
-}
-TL_SD double lerp(double a, double b, double t) { return t < 0.5 ? a + (b - a) * t : b - (b - a) * (1 - t); }
-
+/* The rank and the lerp: the CPU kernel's arithmetic (ndcore/kernels/tl_quantile.h). */
 __global__ void tl_sort_quantile_kernel(const tl_gpu_lanes in, int dtype, const tl_gpu_lanes out,
                                         int64_t q_step, const double *q, int64_t nq, int method,
                                         bool ignore_nan, const void *keys, int kbytes,
@@ -272,7 +266,7 @@ __global__ void tl_sort_quantile_kernel(const tl_gpu_lanes in, int dtype, const 
     double r = __longlong_as_double(0x7ff8000000000000ll); /* NaN */
     if (!((nan && !ignore_nan) || m == 0)) {
       bool f32 = dtype == TL_DTYPE_F32;
-      double rank = quantile_rank(q[qi], m, f32);
+      double rank = tl_quantile_rank(q[qi], m, f32);
       int64_t below = (int64_t)floor(rank), above = (int64_t)ceil(rank);
       below = below < 0 ? 0 : below > m - 1 ? m - 1 : below;
       above = above < 0 ? 0 : above > m - 1 ? m - 1 : above;
@@ -281,9 +275,9 @@ __global__ void tl_sort_quantile_kernel(const tl_gpu_lanes in, int dtype, const 
       switch (method) {
       case 1: r = a; break;                           /* lower */
       case 2: r = b; break;                           /* higher */
-      case 3: r = lerp(a, b, 0.5); break;             /* midpoint */
+      case 3: r = tl_quantile_lerp(a, b, 0.5, f32); break;             /* midpoint */
       case 4: r = at((int64_t)rint(rank)); break;     /* nearest: half to even */
-      default: r = lerp(a, b, rank - (double)below); /* linear */
+      default: r = tl_quantile_lerp(a, b, rank - (double)below, f32); /* linear */
       }
     }
     char *dst = tl_sd_lane(out, lane) + qi * q_step;

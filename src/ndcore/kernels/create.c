@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ndcore/kernels/tl_create.h"
+#include "ndcore/kernels/tl_linspace.h"
 #include "ndcore/dispatch/tl_iter.h"
 
 static double as_double(tl_scalar s)
@@ -151,15 +152,32 @@ tl_status tl_cpu_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar s
 
 /* ---- linspace / logspace ------------------------------------------------------- */
 
-/* Element i of n evenly spaced values from a to b (a alone when n is 1).  The first n / 2 step up
- * from a and the rest (with an odd n's middle) down from b, as PyTorch's
- * kernel does, so both ends are exact. */
-static inline double complex spaced_value(double complex a, double complex b, double complex step,
-                                          int64_t i, int64_t n)
+/* Value i as a double: linspace's fused steps (in float for float32), or
+ * logspace's exponent (its ends rounded to float for float32) raised to base. */
+static double spaced_real(bool log, bool f32, double a, double b, double base, int64_t i,
+                          int64_t n)
 {
-  if (n == 1)
-    return a;
-  return i < n / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
+  if (log) {
+    double ea = f32 ? (float)a : a, eb = f32 ? (float)b : b;
+    /* float32: the ends' difference in float, divided in double */
+    double step = f32 ? tl_linspace_step(0.0, (double)((float)eb - (float)ea), n)
+                      : tl_linspace_step(ea, eb, n);
+    return pow(base, tl_logspace_exponent(ea, eb, step, i, n));
+  }
+  if (f32)
+    return tl_linspace_f32((float)a, (float)b, tl_linspace_step_f32((float)a, (float)b, n), i, n);
+  return tl_linspace_f64(a, b, tl_linspace_step(a, b, n), i, n);
+}
+
+/* The same for complex values, part by part (complex64's in float). */
+static double complex spaced_complex(bool log, bool c64, double complex a, double complex b,
+                                     double base, int64_t i, int64_t n)
+{
+  double ar = creal(a), ai = cimag(a), br = creal(b), bi = cimag(b);
+  if (log)
+    return cpow(base, CMPLX(tl_logspace_exponent(ar, br, tl_linspace_step(ar, br, n), i, n),
+                            tl_logspace_exponent(ai, bi, tl_linspace_step(ai, bi, n), i, n)));
+  return CMPLX(spaced_real(false, c64, ar, br, 0, i, n), spaced_real(false, c64, ai, bi, 0, i, n));
 }
 
 tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
@@ -172,34 +190,13 @@ tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar
   if (!is_complex && (start.kind == TL_KIND_COMPLEX || end.kind == TL_KIND_COMPLEX))
     return tl_error_set(TL_ERR_TYPE, "%s(): complex start or end needs a complex dtype, got %s",
                         log ? "logspace" : "linspace", tl_dtype_names[out->dtype]);
-  if (!is_complex) { /* real: no complex arithmetic, and direct stores for float32/64 */
-    double a = as_double(start), b = as_double(end), step = n > 1 ? (b - a) / (double)(n - 1) : 0;
-    double bs = as_double(base);
-    /* PyTorch's kernels switch from stepping up from start to stepping down
-     * from end at n / 2; linspace's kernel fuses each value's multiply-add.
-     * For float32 linspace works in float (ends, step and each value rounded
-     * to float); logspace rounds the ends to float but steps the exponent in
-     * double. (PyTorch's vectorised loop, taken for runs of two SIMD widths
-     * and more, rounds some values of long float runs differently, by CPU.) */
+  double bs = as_double(base);
+  if (!is_complex) { /* direct stores for float32/64 */
+    double a = as_double(start), b = as_double(end);
     bool f32 = out->dtype == TL_DTYPE_F32;
-    float fa = (float)a, fb = (float)b, fstep = n > 1 ? (fb - fa) / (float)(n - 1) : 0.0f;
-    if (f32 && log) {
-      a = fa;
-      b = fb;
-      step = n > 1 ? (double)(fb - fa) / (double)(n - 1) : 0; /* the difference in float too */
-    }
     for (int64_t i = 0; i < n; i++) {
-      double x;
-      if (n == 1)
-        x = f32 && !log ? fa : a;
-      else if (log) /* logspace's loop is plain C++: nothing fused */
-        x = i < n / 2 ? a + step * (double)i : b - step * (double)(n - 1 - i);
-      else if (f32)
-        x = i < n / 2 ? fmaf(fstep, (float)i, fa) : fmaf(-fstep, (float)(n - 1 - i), fb);
-      else
-        x = i < n / 2 ? fma(step, (double)i, a) : fma(-step, (double)(n - 1 - i), b);
-      x = log ? pow(bs, x) : x;
-      if (out->dtype == TL_DTYPE_F32)
+      double x = spaced_real(log, f32, a, b, bs, i, n);
+      if (f32)
         ((float *)(void *)p)[i] = (float)x;
       else if (out->dtype == TL_DTYPE_F64)
         ((double *)(void *)p)[i] = x;
@@ -210,24 +207,9 @@ tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar
     return TL_OK;
   }
   double complex a = as_complex(start), b = as_complex(end);
-  double complex step = n > 1 ? (b - a) / (double)(n - 1) : 0;
-  double bs = as_double(base);
-  /* complex linspace: each part stepped as a real one (fused), complex64 in float */
-  bool c64 = out->dtype == TL_DTYPE_C64 && !log && n > 1;
-  float ar = (float)creal(a), ai = (float)cimag(a), br = (float)creal(b), bi = (float)cimag(b);
-  float sr = (br - ar) / (float)(n - 1), si = (bi - ai) / (float)(n - 1);
   for (int64_t i = 0; i < n; i++) {
-    double complex x = spaced_value(a, b, step, i, n);
-    if (c64) {
-      float k = (float)(i < n / 2 ? i : n - 1 - i);
-      x = i < n / 2 ? CMPLX(fmaf(sr, k, ar), fmaf(si, k, ai))
-                    : CMPLX(fmaf(-sr, k, br), fmaf(-si, k, bi));
-    } else if (!log && n > 1) { /* complex128: the same fused steps in double */
-      double k = (double)(i < n / 2 ? i : n - 1 - i);
-      double complex e = i < n / 2 ? a : b, d = i < n / 2 ? step : -step;
-      x = CMPLX(fma(creal(d), k, creal(e)), fma(cimag(d), k, cimag(e)));
-    }
-    tl_scalar v = {.kind = TL_KIND_COMPLEX, .v.c = log ? cpow(bs, x) : x};
+    tl_scalar v = {.kind = TL_KIND_COMPLEX,
+                   .v.c = spaced_complex(log, out->dtype == TL_DTYPE_C64, a, b, bs, i, n)};
     tl_scalar_store(v, out->dtype, p + (size_t)i * size);
   }
   return TL_OK;

@@ -22,6 +22,7 @@
 
 #include "ndcore/kernels/sort_keys.h"
 #include "ndcore/dispatch/tl_parallel.h"
+#include "ndcore/kernels/tl_quantile.h"
 #include "ndcore/kernels/tl_sort_args.h"
 #include "ndcore/kernels/tl_vecmath.h"
 
@@ -1294,14 +1295,6 @@ typedef struct {
   int64_t q_step; /* bytes between results of successive q in out */
 } quantile_out;
 
-/* The (fractional) sorted position of quantile q among m values. PyTorch
- * holds q in the input's dtype (so a float32 input rounds q to float) and
- * multiplies in double. */
-static double quantile_rank(double q, int64_t m, bool f32)
-{
-  return (f32 ? (double)(float)q : q) * (double)(m - 1);
-}
-
 static void plan_quantile(const lane_job *job, lane *l)
 {
   const quantile_out *o = job->ctx;
@@ -1316,7 +1309,7 @@ static void plan_quantile(const lane_job *job, lane *l)
   l->lo = m;
   l->hi = 0;
   for (int64_t i = 0; i < o->nq; i++) {
-    double rank = quantile_rank(o->q[i], m, f32);
+    double rank = tl_quantile_rank(o->q[i], m, f32);
     int64_t below = (int64_t)floor(rank), above = (int64_t)ceil(rank) + 1;
     l->lo = below < l->lo ? below : l->lo;
     l->hi = above > l->hi ? above : l->hi;
@@ -1331,19 +1324,6 @@ static double lane_value(const lane_job *job, const lane *l, int64_t pos)
   return s.v.f;
 }
 
-/* PyTorch's vectorised lerp: exact at both ends, one rounding (a fused
- * multiply-add) from the nearer end, in the input's precision; float32
- * inputs get the weight rounded to float first, as PyTorch's weight tensor is. */
-static double lerp(double a, double b, double t, bool f32)
-{
-  if (f32) {
-    float fa = (float)a, fb = (float)b, ft = (float)t, d = fb - fa;
-    return ft < 0.5f ? fmaf(ft, d, fa) : fmaf(ft - 1.0f, d, fb);
-  }
-  double d = b - a;
-  return t < 0.5 ? fma(t, d, a) : fma(t - 1.0, d, b);
-}
-
 static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_t j1)
 {
   (void)j0;
@@ -1356,7 +1336,7 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
     double r = NAN;
     if (!l->aux[1]) {
       int64_t m = l->aux[0];
-      double rank = quantile_rank(o->q[i], m, f32);
+      double rank = tl_quantile_rank(o->q[i], m, f32);
       int64_t below = (int64_t)floor(rank), above = (int64_t)ceil(rank);
       below = below < 0 ? 0 : below > m - 1 ? m - 1 : below;
       above = above < 0 ? 0 : above > m - 1 ? m - 1 : above;
@@ -1364,10 +1344,10 @@ static void emit_quantile(const lane_job *job, const lane *l, int64_t j0, int64_
       switch (o->method) {
       case TL_QUANTILE_LOWER: r = a; break;
       case TL_QUANTILE_HIGHER: r = b; break;
-      case TL_QUANTILE_MIDPOINT: r = lerp(a, b, 0.5, f32); break;
+      case TL_QUANTILE_MIDPOINT: r = tl_quantile_lerp(a, b, 0.5, f32); break;
       case TL_QUANTILE_NEAREST: r = lane_value(job, l, (int64_t)nearbyint(rank)); break;
       default:
-        r = lerp(a, b, rank - (double)below, f32);
+        r = tl_quantile_lerp(a, b, rank - (double)below, f32);
         break;
       }
     }
