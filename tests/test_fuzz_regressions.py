@@ -227,6 +227,7 @@ def _public_functions():
 
 
 @pytest.mark.parametrize("position", [0, 1])
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the deprecated spellings say so
 def test_fuzz_bad_arguments_raise_clear_errors(position, tmp_path, monkeypatch):
     """None, strings, nested lists and plain objects as each public function's first
     or second argument: a Python exception with a message, never an internal one."""

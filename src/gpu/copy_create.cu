@@ -152,22 +152,9 @@ extern "C" int tl_gpu_arange_launch(char *out, int dtype, int64_t n, int64_t ist
   return (int)cudaGetLastError();
 }
 
-/* Value i of n evenly spaced ones, in the CPU kernel's arithmetic
- * (ndcore/kernels/tl_linspace.h, shared): the same bits on both devices. */
-TL_DEV double tl_gpu_spaced(bool log, bool f32, double a, double b, double base, int64_t i,
-                            int64_t n)
-{
-  if (log) {
-    double ea = f32 ? (float)a : a, eb = f32 ? (float)b : b;
-    double step = f32 ? tl_linspace_step(0.0, (double)((float)eb - (float)ea), n)
-                      : tl_linspace_step(ea, eb, n);
-    return pow(base, tl_logspace_exponent(ea, eb, step, i, n));
-  }
-  if (f32)
-    return tl_linspace_f32((float)a, (float)b, tl_linspace_step_f32((float)a, (float)b, n), i, n);
-  return tl_linspace_f64(a, b, tl_linspace_step(a, b, n), i, n);
-}
-
+/* linspace/logspace: value i of n evenly spaced ones, in the CPU kernel's
+ * arithmetic (ndcore/kernels/tl_linspace.h, shared): the same bits on both
+ * devices. */
 static __global__ void linspace_kernel(char *out, int dtype, int64_t n, tl_cdouble a, tl_cdouble b,
                                        bool log, double base, int itemsize, bool complex)
 {
@@ -180,10 +167,10 @@ static __global__ void linspace_kernel(char *out, int dtype, int64_t n, tl_cdoub
                    tl_logspace_exponent(a.im, b.im, tl_linspace_step(a.im, b.im, n), i, n));
       tl_gpu_store(dtype, p, pow(tl_cdouble(base), x));
     } else if (complex) {
-      tl_gpu_store(dtype, p, tl_cdouble(tl_gpu_spaced(false, f32, a.re, b.re, 0, i, n),
-                                        tl_gpu_spaced(false, f32, a.im, b.im, 0, i, n)));
+      tl_gpu_store(dtype, p, tl_cdouble(tl_linspace_value(false, f32, a.re, b.re, 0, i, n),
+                                        tl_linspace_value(false, f32, a.im, b.im, 0, i, n)));
     } else {
-      tl_gpu_store(dtype, p, tl_gpu_spaced(log, f32, a.re, b.re, base, i, n));
+      tl_gpu_store(dtype, p, tl_linspace_value(log, f32, a.re, b.re, base, i, n));
     }
   }
 }

@@ -152,24 +152,8 @@ tl_status tl_cpu_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar s
 
 /* ---- linspace / logspace ------------------------------------------------------- */
 
-/* Value i as a double: linspace's fused steps (in float for float32), or
- * logspace's exponent (its ends rounded to float for float32) raised to base. */
-static double spaced_real(bool log, bool f32, double a, double b, double base, int64_t i,
-                          int64_t n)
-{
-  if (log) {
-    double ea = f32 ? (float)a : a, eb = f32 ? (float)b : b;
-    /* float32: the ends' difference in float, divided in double */
-    double step = f32 ? tl_linspace_step(0.0, (double)((float)eb - (float)ea), n)
-                      : tl_linspace_step(ea, eb, n);
-    return pow(base, tl_logspace_exponent(ea, eb, step, i, n));
-  }
-  if (f32)
-    return tl_linspace_f32((float)a, (float)b, tl_linspace_step_f32((float)a, (float)b, n), i, n);
-  return tl_linspace_f64(a, b, tl_linspace_step(a, b, n), i, n);
-}
-
-/* The same for complex values, part by part (complex64's in float). */
+/* Value i of a complex linspace/logspace: tl_linspace_value's arithmetic on
+ * each part (complex64's in float), the exponent's parts for logspace. */
 static double complex spaced_complex(bool log, bool c64, double complex a, double complex b,
                                      double base, int64_t i, int64_t n)
 {
@@ -177,7 +161,8 @@ static double complex spaced_complex(bool log, bool c64, double complex a, doubl
   if (log)
     return cpow(base, CMPLX(tl_logspace_exponent(ar, br, tl_linspace_step(ar, br, n), i, n),
                             tl_logspace_exponent(ai, bi, tl_linspace_step(ai, bi, n), i, n)));
-  return CMPLX(spaced_real(false, c64, ar, br, 0, i, n), spaced_real(false, c64, ai, bi, 0, i, n));
+  return CMPLX(tl_linspace_value(false, c64, ar, br, 0, i, n),
+               tl_linspace_value(false, c64, ai, bi, 0, i, n));
 }
 
 tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar end, bool log,
@@ -195,7 +180,7 @@ tl_status tl_cpu_tensor_linspace_fill(tl_tensor *out, tl_scalar start, tl_scalar
     double a = as_double(start), b = as_double(end);
     bool f32 = out->dtype == TL_DTYPE_F32;
     for (int64_t i = 0; i < n; i++) {
-      double x = spaced_real(log, f32, a, b, bs, i, n);
+      double x = tl_linspace_value(log, f32, a, b, bs, i, n);
       if (f32)
         ((float *)(void *)p)[i] = (float)x;
       else if (out->dtype == TL_DTYPE_F64)

@@ -11,6 +11,7 @@
 #define TL_LINSPACE_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -56,6 +57,23 @@ TL_LS_FN double tl_linspace_step(double a, double b, int64_t n)
 TL_LS_FN float tl_linspace_step_f32(float a, float b, int64_t n)
 {
   return n > 1 ? (b - a) / (float)(n - 1) : 0.0f;
+}
+
+/* Value i as a double: linspace's fused steps (in float for float32, and for
+ * each part of complex64), or logspace's exponent (its ends rounded to float
+ * for float32, their difference too) raised to base. */
+TL_LS_FN double tl_linspace_value(bool log, bool f32, double a, double b, double base, int64_t i,
+                                  int64_t n)
+{
+  if (log) {
+    double ea = f32 ? (float)a : a, eb = f32 ? (float)b : b;
+    double step = f32 ? tl_linspace_step(0.0, (double)((float)eb - (float)ea), n)
+                      : tl_linspace_step(ea, eb, n);
+    return pow(base, tl_logspace_exponent(ea, eb, step, i, n));
+  }
+  if (f32)
+    return tl_linspace_f32((float)a, (float)b, tl_linspace_step_f32((float)a, (float)b, n), i, n);
+  return tl_linspace_f64(a, b, tl_linspace_step(a, b, n), i, n);
 }
 
 #undef TL_LS_FN
