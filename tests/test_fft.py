@@ -170,3 +170,19 @@ def test_numpy_fft_differentiates():
     spec = np.fft.rfft(a)
     want = 2 * np.real(np.fft.ifft(np.concatenate([spec, np.zeros(3)]), norm="forward"))
     np.testing.assert_allclose(host_array(x.grad), want, atol=1e-10)
+
+
+@pytest.mark.parametrize("norm", ["forward", "ortho", "backward"])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf
+def test_infinities_scale_part_by_part_as_numpy(norm):
+    """The normalisation multiplies each part by the real factor, as NumPy's
+    and PyTorch's do: a complex product would make NaN of an infinite part's
+    0 * inf (fft of [-inf, a, b] has finite imaginary parts)."""
+    x = np.array([[-np.inf, 0.94, -0.45, 2.0], [1.0, np.inf, 0.5, -1.0]], dtype=np.complex128)
+    for fn in ("fft", "ifft", "fft2", "ifftn"):
+        got = getattr(tl.fft, fn)(tl.from_numpy(x), norm=norm).numpy()
+        want = getattr(np.fft, fn)(x, norm=norm)
+        np.testing.assert_array_equal(got, want)
+    r = np.array([-np.inf, 0.5, 2.0, 1.0])
+    np.testing.assert_array_equal(tl.fft.rfft(tl.from_numpy(r), norm=norm).numpy(),
+                                  np.fft.rfft(r, norm=norm))

@@ -81,7 +81,16 @@ def _emulated_pass(kind, inverse, n, batch, src, dst, src_dtype, dst_dtype):
 
 
 def _scaled(y, scale):
-    return y if scale == 1.0 else y * scale
+    """y * scale, part by part for complex y: a complex product with scale
+    (as scale + 0j) would make NaN of an infinite part's 0 * inf, where
+    NumPy's and PyTorch's normalisation scales each part by the real factor."""
+    if scale == 1.0:
+        return y
+    if y.is_complex():  # y is the primitive's fresh result: scaled in place
+        _C.real(y).mul_(scale)
+        _C.imag(y).mul_(scale)
+        return y
+    return y * scale
 
 
 class _C2C(Function):
