@@ -19,9 +19,10 @@ NP_DTYPES = {
     "int32": np.int32, "int64": np.int64, "float16": np.float16,
     "bfloat16": np.float32, "float32": np.float32, "float64": np.float64,
     "complex64": np.complex64, "complex128": np.complex128,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
 }
 ALL_DTYPES = list(NP_DTYPES)
-INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
 FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
 COMPLEX_DTYPES = ["complex64", "complex128"]
 
@@ -84,7 +85,7 @@ def random_array(shape, dtype, rng=None, low=-5, high=5):
     if dtype == "bool":
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if dtype in INT_DTYPES:
-        lo = 0 if dtype == "uint8" else low
+        lo = 0 if dtype.startswith("uint") else low
         return rng.integers(lo, high, size=shape).astype(npdt)
     x = rng.uniform(low, high, size=shape)
     if dtype in COMPLEX_DTYPES:

@@ -1,8 +1,9 @@
 """Type promotion as documented, written out independently of the C code.
 
 Tensor with tensor: the Array API table within a kind (bool < unsigned <
-signed < float < complex), uint8 with a signed type needs one more bit
-(uint8 + int8 -> int16); across kinds the higher kind wins and keeps its own
+signed < float < complex), an unsigned type with a signed one needs one
+more bit (uint8 + int8 -> int16, uint32 + int32 -> int64, uint64 + int64 ->
+float64, as NumPy); across kinds the higher kind wins and keeps its own
 dtype (int32 + float16 -> float16), as in PyTorch; float16 with bfloat16
 meets at float32; float with complex gives the complex of the larger
 precision.
@@ -14,7 +15,7 @@ int -> int64, float -> the default float (float32), complex -> the complex of
 the tensor's float precision (complex64 for non-float tensors)."""
 
 BOOL = ["bool"]
-UINTS = ["uint8"]
+UINTS = ["uint8", "uint16", "uint32", "uint64"]
 SINTS = ["int8", "int16", "int32", "int64"]
 INTS = UINTS + SINTS
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
@@ -34,13 +35,22 @@ def kind(d):
     return 3
 
 
+def _bits(d):
+    return int(d.lstrip("uint"))
+
+
 def _int_promote(a, b):
+    """Same signedness: the wider.  Unsigned with signed: the narrowest signed
+    type holding both (one more bit than the unsigned one has), float64 when
+    the unsigned one is uint64 (NumPy's table; PyTorch refuses the wide
+    unsigned types)."""
     if a == b:
         return a
-    if "uint8" in (a, b):
-        other = b if a == "uint8" else a
-        return "int16" if other == "int8" else other
-    return max(a, b, key=SINTS.index)
+    if (a in UINTS) == (b in UINTS):
+        return max(a, b, key=_bits)
+    u, s = (a, b) if a in UINTS else (b, a)
+    need = max(_bits(s), 2 * _bits(u))
+    return f"int{need}" if need <= 64 else "float64"
 
 
 def promote(a, b):

@@ -22,7 +22,7 @@ from oracle import NP_DTYPES, rss_bytes
 NUMPY_DTYPES = [d for d in NP_DTYPES if d != "bfloat16"]
 FORMATS = {"bool": "?", "uint8": "B", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
            "float16": "e", "float32": "f", "float64": "d", "complex64": "Zf",
-           "complex128": "Zd"}
+           "complex128": "Zd", "uint16": "H", "uint32": "I", "uint64": "Q"}
 
 
 def sample(dtype, shape=(3, 4), seed=0):
