@@ -75,65 +75,60 @@ def _spread(name, other, n, kinds):
     return items, form
 
 
-def _binary(op, kinds, alpha_kinds=()):
-    """_foreach_<op> and _foreach_<op>_: op(self[i], other[i]) for each i."""
-    def out_of_place(self, other, *, alpha=None):
-        name = f"_foreach_{op}"
-        tensors = _tensors(self, name)
-        items, form = _spread(name, other, len(tensors), kinds)
-        if alpha is not None and form not in alpha_kinds:
-            raise TypeError(f"{name}(): alpha= is taken only with a list of Tensors or a Tensor")
-        extra = {} if alpha is None else {"alpha": alpha}
-        return tuple(_fn(op)(t, o, **extra) for t, o in zip(tensors, items))
+def _pair(op, operands, apply):
+    """_foreach_<op> and _foreach_<op>_ from one reading of the arguments:
+    operands(name, self, ...) gives the tensors and each one's row of other
+    operands; apply(t, row, inplace) is the per-tensor op (or its in-place
+    form, whose tensors the in-place function returns as a list)."""
+    def out_of_place(self, *args, **kwargs):
+        tensors, rows = operands(f"_foreach_{op}", self, *args, **kwargs)
+        return tuple(apply(t, row, False) for t, row in zip(tensors, rows))
 
-    def in_place(self, other, *, alpha=None):
-        name = f"_foreach_{op}_"
-        tensors = _tensors(self, name)
-        items, form = _spread(name, other, len(tensors), kinds)
-        if alpha is not None and form not in alpha_kinds:
-            raise TypeError(f"{name}(): alpha= is taken only with a list of Tensors or a Tensor")
-        extra = {} if alpha is None else {"alpha": alpha}
-        for t, o in zip(tensors, items):
-            getattr(t, op + "_")(o, **extra)
+    def in_place(self, *args, **kwargs):
+        tensors, rows = operands(f"_foreach_{op}_", self, *args, **kwargs)
+        for t, row in zip(tensors, rows):
+            apply(t, row, True)
         return tensors
 
     return out_of_place, in_place
+
+
+def _call(op, t, inplace, *args, **kwargs):
+    """op(t, *args) or its in-place method t.op_(*args)."""
+    return getattr(t, op + "_")(*args, **kwargs) if inplace else _fn(op)(t, *args, **kwargs)
+
+
+def _binary(op, kinds, alpha_kinds=()):
+    """op(self[i], other[i]) for each i, alpha= where the op's overload takes it."""
+    def operands(name, self, other, *, alpha=None):
+        tensors = _tensors(self, name)
+        items, form = _spread(name, other, len(tensors), kinds)
+        if alpha is not None and form not in alpha_kinds:
+            raise TypeError(f"{name}(): alpha= is taken only with a list of Tensors or a Tensor")
+        extra = {} if alpha is None else {"alpha": alpha}
+        return tensors, [(o, extra) for o in items]
+
+    return _pair(op, operands, lambda t, row, inplace: _call(op, t, inplace, row[0], **row[1]))
 
 
 def _clamp_like(op, tensor_op, scalar_op):
     """maximum/minimum and clamp_min/clamp_max: numbers clamp, tensors compare."""
+    def operands(name, self, other):
+        tensors = _tensors(self, name)
+        return tensors, _spread(name, other, len(tensors), ("scalar", "scalars", "tensors"))[0]
+
     def apply(t, o, inplace):
         if isinstance(o, _C.Tensor):
             r = _fn(tensor_op)(t, o)
             return t.copy_(r) if inplace else r
-        return getattr(t, scalar_op + "_")(o) if inplace else _fn(scalar_op)(t, o)
+        return _call(scalar_op, t, inplace, o)
 
-    def out_of_place(self, other):
-        tensors = _tensors(self, f"_foreach_{op}")
-        items, _ = _spread(f"_foreach_{op}", other, len(tensors), ("scalar", "scalars", "tensors"))
-        return tuple(apply(t, o, False) for t, o in zip(tensors, items))
-
-    def in_place(self, other):
-        tensors = _tensors(self, f"_foreach_{op}_")
-        items, _ = _spread(f"_foreach_{op}_", other, len(tensors), ("scalar", "scalars", "tensors"))
-        for t, o in zip(tensors, items):
-            apply(t, o, True)
-        return tensors
-
-    return out_of_place, in_place
+    return _pair(op, operands, apply)
 
 
 def _unary(op):
-    def out_of_place(self):
-        return tuple(_fn(op)(t) for t in _tensors(self, f"_foreach_{op}"))
-
-    def in_place(self):
-        tensors = _tensors(self, f"_foreach_{op}_")
-        for t in tensors:
-            getattr(t, op + "_")()
-        return tensors
-
-    return out_of_place, in_place
+    return _pair(op, lambda name, self: (lambda ts: (ts, [()] * len(ts)))(_tensors(self, name)),
+                 lambda t, row, inplace: _call(op, t, inplace))
 
 
 def _pointwise(op):
@@ -147,56 +142,36 @@ def _pointwise(op):
             return value.tolist()
         return _spread(name, value, n, ("scalar", "scalars"))[0]
 
-    def out_of_place(self, tensor1, tensor2, value=1):
-        name = f"_foreach_{op}"
+    def operands(name, self, tensor1, tensor2, value=1):
         tensors = _tensors(self, name)
         t1, _ = _spread(name, tensor1, len(tensors), ("tensors",))
         t2, _ = _spread(name, tensor2, len(tensors), ("tensors",))
-        return tuple(_fn(op)(t, a, b, value=v)
-                     for t, a, b, v in zip(tensors, t1, t2, values(name, value, len(tensors))))
+        return tensors, list(zip(t1, t2, values(name, value, len(tensors))))
 
-    def in_place(self, tensor1, tensor2, value=1):
-        name = f"_foreach_{op}_"
+    return _pair(op, operands,
+                 lambda t, row, inplace: _call(op, t, inplace, row[0], row[1], value=row[2]))
+
+
+def _lerp():
+    def operands(name, self, tensors1, weight):
         tensors = _tensors(self, name)
-        t1, _ = _spread(name, tensor1, len(tensors), ("tensors",))
-        t2, _ = _spread(name, tensor2, len(tensors), ("tensors",))
-        for t, a, b, v in zip(tensors, t1, t2, values(name, value, len(tensors))):
-            getattr(t, op + "_")(a, b, value=v)
-        return tensors
+        ends, _ = _spread(name, tensors1, len(tensors), ("tensors",))
+        weights, _ = _spread(name, weight, len(tensors), ("scalar", "scalars", "tensors"))
+        return tensors, list(zip(ends, weights))
 
-    return out_of_place, in_place
+    return _pair("lerp", operands, lambda t, row, inplace: _call("lerp", t, inplace, *row))
 
 
-def _foreach_lerp(self, tensors1, weight):
-    tensors = _tensors(self, "_foreach_lerp")
-    ends, _ = _spread("_foreach_lerp", tensors1, len(tensors), ("tensors",))
-    weights, _ = _spread("_foreach_lerp", weight, len(tensors), ("scalar", "scalars", "tensors"))
-    return tuple(_fn("lerp")(t, e, w) for t, e, w in zip(tensors, ends, weights))
+def _pow():
+    """pow's pair, whose out-of-place form also takes a number as the base."""
+    out_of_place, in_place = _binary("pow", ("scalar", "scalars", "tensors"))
 
+    def with_number_base(self, exponent):
+        if isinstance(self, (numbers.Number, bool)):  # a number raised to each tensor
+            return tuple(_fn("pow")(self, t) for t in _tensors(exponent, "_foreach_pow"))
+        return out_of_place(self, exponent)
 
-def _foreach_lerp_(self, tensors1, weight):
-    tensors = _tensors(self, "_foreach_lerp_")
-    ends, _ = _spread("_foreach_lerp_", tensors1, len(tensors), ("tensors",))
-    weights, _ = _spread("_foreach_lerp_", weight, len(tensors), ("scalar", "scalars", "tensors"))
-    for t, e, w in zip(tensors, ends, weights):
-        t.lerp_(e, w)
-    return tensors
-
-
-def _foreach_pow(self, exponent):
-    if isinstance(self, (numbers.Number, bool)):  # a number raised to each tensor
-        return tuple(_fn("pow")(self, t) for t in _tensors(exponent, "_foreach_pow"))
-    tensors = _tensors(self, "_foreach_pow")
-    exps, _ = _spread("_foreach_pow", exponent, len(tensors), ("scalar", "scalars", "tensors"))
-    return tuple(_fn("pow")(t, e) for t, e in zip(tensors, exps))
-
-
-def _foreach_pow_(self, exponent):
-    tensors = _tensors(self, "_foreach_pow_")
-    exps, _ = _spread("_foreach_pow_", exponent, len(tensors), ("scalar", "scalars", "tensors"))
-    for t, e in zip(tensors, exps):
-        t.pow_(e)
-    return tensors
+    return with_number_base, in_place
 
 
 def _foreach_zero_(self):
@@ -258,10 +233,11 @@ def _install(namespace):
         table[op], table[op + "_"] = _unary(op)
     for op in ("addcmul", "addcdiv"):
         table[op], table[op + "_"] = _pointwise(op)
+    table["lerp"], table["lerp_"] = _lerp()
+    table["pow"], table["pow_"] = _pow()
     for name, fn in table.items():
         fn.__name__ = fn.__qualname__ = "_foreach_" + name
         namespace["_foreach_" + name] = fn
-    for fn in (_foreach_lerp, _foreach_lerp_, _foreach_pow, _foreach_pow_, _foreach_zero_,
-               _foreach_copy_, _foreach_clone, _foreach_norm, _foreach_powsum, _foreach_max,
-               _foreach_mm):
+    for fn in (_foreach_zero_, _foreach_copy_, _foreach_clone, _foreach_norm, _foreach_powsum,
+               _foreach_max, _foreach_mm):
         namespace[fn.__name__] = fn
