@@ -238,41 +238,24 @@ static PyObject *call_elementwise(tl_py_opfunc *f, PyObject *const *args, Py_ssi
   return tl_py_map(run, nin, operands, out, &p);
 }
 
-/* The range of an integer dtype and PyTorch's name for its type (clamp's
- * message); false for the other dtypes. */
-static bool int_range(tl_dtype d, long long *lo, long long *hi, const char **name)
-{
-  switch (d) {
-  case TL_DTYPE_U8:
-    return *lo = 0, *hi = UINT8_MAX, *name = "Byte", true;
-  case TL_DTYPE_I8:
-    return *lo = INT8_MIN, *hi = INT8_MAX, *name = "Char", true;
-  case TL_DTYPE_I16:
-    return *lo = INT16_MIN, *hi = INT16_MAX, *name = "Short", true;
-  case TL_DTYPE_I32:
-    return *lo = INT32_MIN, *hi = INT32_MAX, *name = "Int", true;
-  case TL_DTYPE_I64:
-    return *lo = INT64_MIN, *hi = INT64_MAX, *name = "Long", true;
-  default:
-    return false;
-  }
-}
-
 /* An integer tensor's Python-int bound beyond its dtype's range, PyTorch's
  * rule: a lower bound below the range (an upper one above it) bounds nothing
  * and becomes the range's edge (*edge, a new reference); one on the other side
  * cannot be represented: RuntimeError.  0 when the bound is usable as it is. */
 static int clamp_bound(PyObject *input, PyObject *bound, int which, PyObject **edge)
 {
-  long long lo, hi, v;
-  const char *type;
+  int64_t lo, hi;
+  long long v;
   int overflow;
-  if (!tl_py_is_tensor(input) || !int_range(tl_py_t(input)->dtype, &lo, &hi, &type) ||
+  if (!tl_py_is_tensor(input) || !tl_dtype_int_range(tl_py_t(input)->dtype, &lo, &hi) ||
       !PyLong_Check(bound) || PyBool_Check(bound))
     return 0;
+  const char *type = tl_dtype_scalar_name(tl_py_t(input)->dtype);
   v = PyLong_AsLongLongAndOverflow(bound, &overflow);
   if (v == -1 && PyErr_Occurred())
     return -1;
+  if (overflow > 0 && tl_py_t(input)->dtype == TL_DTYPE_U64)
+    return 0; /* uint64's upper half: a uint64 scalar of its own (tl_py_scalar) */
   if (overflow) { /* no C integer holds it: PyTorch's argument parser refuses it */
     PyErr_SetString(PyExc_OverflowError, overflow > 0 ? "int too big to convert"
                                                        : "can't convert negative int to unsigned");

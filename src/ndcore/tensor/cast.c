@@ -113,34 +113,10 @@ bool tl_scalar_fits(tl_scalar s, tl_dtype d)
 {
   if (s.kind == TL_KIND_UINT) /* above int64's range */
     return !tl_dtype_is_integral(d) || d == TL_DTYPE_U64;
-  if (s.kind != TL_KIND_INT)
+  int64_t lo, hi;
+  if (s.kind != TL_KIND_INT || !tl_dtype_int_range(d, &lo, &hi))
     return true;
-  switch (d) {
-  case TL_DTYPE_U8: return s.v.i >= 0 && s.v.i <= UINT8_MAX;
-  case TL_DTYPE_U16: return s.v.i >= 0 && s.v.i <= UINT16_MAX;
-  case TL_DTYPE_U32: return s.v.i >= 0 && s.v.i <= UINT32_MAX;
-  case TL_DTYPE_U64: return s.v.i >= 0;
-  case TL_DTYPE_I8: return s.v.i >= INT8_MIN && s.v.i <= INT8_MAX;
-  case TL_DTYPE_I16: return s.v.i >= INT16_MIN && s.v.i <= INT16_MAX;
-  case TL_DTYPE_I32: return s.v.i >= INT32_MIN && s.v.i <= INT32_MAX;
-  default: return true;
-  }
-}
-
-/* An integer dtype's range as doubles; hi is exclusive for the 64-bit types
- * (2^63 and 2^64 are doubles, their maxima are not). */
-static void int_range(tl_dtype d, double *lo, double *hi)
-{
-  switch (d) {
-  case TL_DTYPE_U8: *lo = 0; *hi = UINT8_MAX; break;
-  case TL_DTYPE_U16: *lo = 0; *hi = UINT16_MAX; break;
-  case TL_DTYPE_U32: *lo = 0; *hi = UINT32_MAX; break;
-  case TL_DTYPE_U64: *lo = 0; *hi = 0x1p64; break;
-  case TL_DTYPE_I8: *lo = INT8_MIN; *hi = INT8_MAX; break;
-  case TL_DTYPE_I16: *lo = INT16_MIN; *hi = INT16_MAX; break;
-  case TL_DTYPE_I32: *lo = INT32_MIN; *hi = INT32_MAX; break;
-  default: *lo = -0x1p63; *hi = 0x1p63; break;
-  }
+  return s.v.i >= lo && s.v.i <= hi;
 }
 
 /* c10::overflows, for a scalar of any kind written into d: an int into an
@@ -161,17 +137,19 @@ bool tl_scalar_store_fits(tl_scalar s, tl_dtype d)
   } else if (s.kind == TL_KIND_UINT) {
     ok = tl_scalar_fits(s, d);
   } else if (s.kind == TL_KIND_INT && tl_dtype_kind(d) == TL_KIND_UINT) {
-    double lo, hi; /* -max..max: two's complement wraps -x to max + 1 - x */
-    int_range(d, &lo, &hi);
-    ok = d == TL_DTYPE_U64 || (s.v.i <= (int64_t)hi && s.v.i >= -(int64_t)hi);
+    int64_t lo, hi; /* -max..max: two's complement wraps -x to max + 1 - x */
+    tl_dtype_int_range(d, &lo, &hi);
+    ok = d == TL_DTYPE_U64 || (s.v.i <= hi && s.v.i >= -hi);
   } else if (s.kind == TL_KIND_INT) {
     ok = tl_scalar_fits(s, d) && (d != TL_DTYPE_F16 || (s.v.i <= 65504 && s.v.i >= -65504));
   } else if (tl_dtype_is_integral(d)) {
-    double lo, hi;
-    int_range(d, &lo, &hi);
+    int64_t lo, hi;
+    tl_dtype_int_range(d, &lo, &hi);
     double t = trunc(re); /* 255.5 fits uint8: the conversion truncates */
-    bool wide = d == TL_DTYPE_I64 || d == TL_DTYPE_U64;
-    ok = im == 0.0 && t >= lo && (wide ? t < hi : t <= hi); /* false for NaN */
+    /* the 64-bit maxima are no doubles: below 2^63 and 2^64, which are */
+    bool ends = d == TL_DTYPE_I64 || d == TL_DTYPE_U64;
+    double top = d == TL_DTYPE_U64 ? 0x1p64 : 0x1p63;
+    ok = im == 0.0 && t >= (double)lo && (ends ? t < top : t <= (double)hi); /* false for NaN */
   } else {
     double max = float_max[d];
     bool fits_re = isnan(re) || isinf(re) || !max || fabs(re) <= max;

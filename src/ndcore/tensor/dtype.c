@@ -50,6 +50,17 @@ const char *tl_dtype_cpp_name(tl_dtype d)
   return (unsigned)d < TL_DTYPE_COUNT ? names[d] : "Undefined";
 }
 
+bool tl_dtype_int_range(tl_dtype d, int64_t *lo, int64_t *hi)
+{
+  if (!tl_dtype_is_integral(d) || d == TL_DTYPE_BOOL)
+    return false;
+  size_t bits = 8 * tl_dtype_size(d);
+  bool is_unsigned = tl_dtype_kind(d) == TL_KIND_UINT;
+  *lo = is_unsigned ? 0 : bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+  *hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - !is_unsigned)) - 1;
+  return true;
+}
+
 static tl_dtype default_float = TL_DTYPE_F32;
 /* This thread's override of the process-wide default (TL_DTYPE_COUNT: none).
  * NumPy's own Python code run on tensors sets float64 while it runs: it was

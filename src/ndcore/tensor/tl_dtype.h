@@ -78,6 +78,9 @@ typedef struct {
 void tl_scalar_store(tl_scalar s, tl_dtype d, char *dst);
 /* Read one element of dtype d as a scalar of d's kind (half types as float). */
 tl_scalar tl_scalar_load(tl_dtype d, const char *src);
+/* An integer dtype's smallest and largest values (uint64's largest within
+ * int64: those above are the UINT scalars); false for the other dtypes. */
+bool tl_dtype_int_range(tl_dtype d, int64_t *lo, int64_t *hi);
 /* Does an integer scalar fit dtype d (an int dtype)? */
 bool tl_scalar_fits(tl_scalar s, tl_dtype d);
 /* May a user's scalar be written into dtype d (fill_, full, masked_fill ...)?
