@@ -577,7 +577,10 @@ static inline void big_elements(const big_sort *c, uint64_t *a, const uint32_t *
 {
   const uint64_t off = c->key_off, first = c->first - off;
   uint64_t d = 0;
-  if (!c->l->wide) {
+  if (!c->l->wide && !off) { /* the common case: the elements as loaded */
+    for (int64_t i = 0; i < m; i++)
+      d |= (a[i] >> 32) ^ first;
+  } else if (!c->l->wide) {
     for (int64_t i = 0; i < m; i++) {
       uint64_t r = (a[i] >> 32) - off;
       d |= r ^ first;
