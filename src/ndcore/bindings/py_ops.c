@@ -122,7 +122,7 @@ PyObject *tl_py_map(tl_op op, int nin, PyObject *const *operands, PyObject *out,
   tl_py_tensor *r = tl_py_tensor_alloc();
   if (!r)
     goto done;
-  if (tl_op_map(op, nin, args, &r->t, p) != TL_OK) {
+  if (tl_op_map_like_inputs(op, nin, args, &r->t, p) != TL_OK) {
     Py_DECREF(r);
     tl_py_raise();
     goto done;

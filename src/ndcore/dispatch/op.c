@@ -201,11 +201,11 @@ tl_status tl_check_same_device(int n, const tl_tensor *const *ts)
 
 /* Check or allocate the output of an elementwise op. */
 static tl_status prepare_output(tl_op op, tl_tensor *out, tl_dtype result, int ndim,
-                                const int64_t *shape, tl_device device)
+                                const int64_t *shape, tl_device device, const int *order)
 {
   char so[256], sb[256];
   if (!out->storage)
-    return tl_tensor_empty(out, result, ndim, shape, device);
+    return tl_tensor_empty_ordered(out, result, ndim, shape, device, order);
   if (!tl_can_cast(result, out->dtype))
     return tl_error_set(TL_ERR_TYPE, "%s(): result type %s can't be cast to the desired output "
                                      "type %s",
@@ -328,7 +328,10 @@ static tl_status check_elementwise_args(tl_op op, int nin, const tl_arg *in, tl_
   return TL_OK;
 }
 
-tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p)
+/* The elementwise path of every op; a new result is row-major, or laid out
+ * as its operands are (keep_layout). */
+static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
+                        const tl_op_params *p, bool keep_layout)
 {
   const tl_tensor *ops[TL_ITER_MAX_OPERANDS];
   tl_dtype loop_dtypes[TL_ITER_MAX_OPERANDS];
@@ -374,7 +377,17 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   for (int i = 0; i < nin; i++)
     if (tl_shape_broadcast(ndim, shape, in[i].t->ndim, in[i].t->shape, &ndim, shape) != TL_OK)
       return tl_error_status();
-  if (prepare_output(op, out, result, ndim, shape, device) != TL_OK)
+  int order[TL_MAX_DIMS];
+  if (allocated && keep_layout) {
+    const tl_tensor *operands[TL_ITER_MAX_OPERANDS];
+    int n = 0;
+    for (int i = 0; i < nin; i++)
+      if (!in[i].weak)
+        operands[n++] = in[i].t;
+    tl_layout_order(n, operands, ndim, shape, order);
+  }
+  const int *layout = allocated && keep_layout ? order : NULL;
+  if (prepare_output(op, out, result, ndim, shape, device, layout) != TL_OK)
     return tl_error_status();
 
   tl_dtype out_loop = loop;
@@ -416,7 +429,7 @@ tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const t
   }
 
   if (!host && out->dtype != out_loop) {
-    if (tl_tensor_empty(&scratch, out_loop, ndim, shape, device) != TL_OK) {
+    if (tl_tensor_empty_ordered(&scratch, out_loop, ndim, shape, device, layout) != TL_OK) {
       status = tl_error_status();
       goto done;
     }
@@ -447,6 +460,17 @@ done:
   if (status != TL_OK && allocated)
     tl_tensor_release(out);
   return status;
+}
+
+tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p)
+{
+  return op_map(op, nin, in, out, p, false);
+}
+
+tl_status tl_op_map_like_inputs(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
+                                const tl_op_params *p)
+{
+  return op_map(op, nin, in, out, p, true);
 }
 
 /* ---- copies ---------------------------------------------------------------------- */
@@ -519,9 +543,15 @@ tl_status tl_copy_through(tl_tensor *dst, const tl_tensor *src, tl_status (*run)
 
 tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype)
 {
+  return tl_tensor_copy_format(out, src, dtype, TL_FORMAT_CONTIGUOUS);
+}
+
+tl_status tl_tensor_copy_format(tl_tensor *out, const tl_tensor *src, tl_dtype dtype,
+                                tl_format format)
+{
   const tl_tensor *devs[1] = {src};
   const tl_copy_kernels *set = tl_dispatch_kernel(TL_OP_COPY, dtype, 1, devs);
-  if (!set || tl_tensor_empty(out, dtype, src->ndim, src->shape, tl_tensor_device(src)) != TL_OK)
+  if (!set || tl_tensor_empty_format(out, src, dtype, tl_tensor_device(src), format) != TL_OK)
     return tl_error_status();
   tl_status status = set->copy(out, src);
   if (status != TL_OK)
@@ -536,9 +566,7 @@ static const tl_copy_kernels cpu_copy = {.copy = tl_cpu_tensor_copy};
  * and strides. */
 static tl_status backend_byte_copy(tl_tensor *dst, const tl_tensor *src)
 {
-  bool plain = dst->dtype == src->dtype && dst->ndim == src->ndim &&
-               !memcmp(dst->shape, src->shape, (size_t)dst->ndim * sizeof *dst->shape) &&
-               tl_tensor_is_contiguous(dst) && tl_tensor_is_contiguous(src);
+  bool plain = tl_tensor_same_block(dst, src);
   if (!plain)
     return tl_dispatch_no_kernel(tl_op_infos[TL_OP_COPY].name, tl_tensor_device(dst), dst->dtype);
   return tl_backend_tensor_copy(dst, src, false);

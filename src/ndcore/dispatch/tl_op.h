@@ -108,6 +108,11 @@ tl_status tl_op_result_dtype(tl_op op, int nin, const tl_arg *in, tl_dtype *resu
 /* Elementwise call path.  `out` either has no storage (allocated here with the
  * broadcast shape) or is an existing tensor written in place (out=, add_). */
 tl_status tl_op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out, const tl_op_params *p);
+/* The same, a new `out` laid out as its operands are (tl_layout_order), as
+ * PyTorch's and NumPy's results are: the call path of results handed to
+ * users.  tl_op_map's row-major results are for code that reads them as such. */
+tl_status tl_op_map_like_inputs(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
+                                const tl_op_params *p);
 
 /* Reductions: dims is a bitmask of reduced dims (all when 0 and all_dims). */
 typedef struct {

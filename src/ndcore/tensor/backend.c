@@ -174,11 +174,6 @@ static tl_status upload_span(const tl_tensor *t, const tl_tensor *host)
                            (size_t)(hi - lo), NULL, false);
 }
 
-static bool same_shape(const tl_tensor *a, const tl_tensor *b)
-{
-  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof *a->shape);
-}
-
 /* An async copy from pinned memory reads it later, on `stream`: the pinned
  * pool must not hand its block out again before then (pageable sources are
  * copied before the call returns). */
@@ -200,13 +195,14 @@ static tl_status copy_from_cpu(tl_tensor *dst, const tl_tensor *src, bool non_bl
   tl_status status;
   if (!b)
     return tl_error_status();
-  if (tl_tensor_is_contiguous(dst)) {
-    /* A pinned, contiguous source of the right dtype and shape goes as it is
-     * (asynchronously when asked); anything else is staged first. */
-    bool direct = src->dtype == dst->dtype && same_shape(src, dst) &&
-                  tl_tensor_is_contiguous(src);
+  if (tl_tensor_is_dense(dst)) {
+    /* A pinned source of the right dtype and shape laid out as dst goes as
+     * it is (asynchronously when asked); anything else is staged first, in
+     * dst's layout, so that one block moves. */
+    bool direct = tl_tensor_same_block(src, dst);
     if (!direct) {
-      status = tl_tensor_empty(&host, dst->dtype, dst->ndim, dst->shape, tl_device_cpu());
+      status = tl_tensor_empty_format(&host, dst, dst->dtype, tl_device_cpu(),
+                                      TL_FORMAT_PRESERVE);
       if (status != TL_OK || (status = tl_tensor_copy(&host, src)) != TL_OK)
         goto done;
       src = &host;
@@ -251,8 +247,7 @@ tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_
     /* One device: a byte copy needs no kernel; a cast or a strided copy is
      * the device's copy kernel's (Tensor.to(dtype), contiguous() on CUDA). */
     const tl_backend *b = tl_backend_get(dd);
-    if (dst->dtype != src->dtype || !same_shape(dst, src) || !tl_tensor_is_contiguous(dst) ||
-        !tl_tensor_is_contiguous(src))
+    if (!tl_tensor_same_block(dst, src))
       return tl_tensor_copy(dst, src);
     size_t nbytes = (size_t)tl_tensor_numel(dst) * tl_dtype_size(dst->dtype);
     tl_storage_bump(dst->storage);
@@ -280,7 +275,13 @@ tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_
 tl_status tl_backend_tensor_to(tl_tensor *out, const tl_tensor *src, tl_device device,
                                tl_dtype dtype, bool non_blocking)
 {
-  if (tl_tensor_empty(out, dtype, src->ndim, src->shape, device) != TL_OK)
+  return tl_backend_tensor_to_format(out, src, device, dtype, TL_FORMAT_CONTIGUOUS, non_blocking);
+}
+
+tl_status tl_backend_tensor_to_format(tl_tensor *out, const tl_tensor *src, tl_device device,
+                                      tl_dtype dtype, tl_format format, bool non_blocking)
+{
+  if (tl_tensor_empty_format(out, src, dtype, device, format) != TL_OK)
     return tl_error_status();
   if (tl_backend_tensor_copy(out, src, non_blocking) != TL_OK) {
     tl_tensor_release(out);

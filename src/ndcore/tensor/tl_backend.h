@@ -123,13 +123,16 @@ void tl_backend_pool_storage_free(tl_storage *s);
 
 /* ---- moving tensors between devices --------------------------------------------- */
 /* dst <- src (broadcast, cast) where either is off the CPU.  Crossing devices
- * goes through the host; on one device a plain byte copy (same dtype, both
- * contiguous) is the backend's, anything else the device's copy kernel
+ * goes through the host; on one device a plain byte copy (same dtype, one
+ * block each laid out alike: tl_tensor_same_block) is the backend's, anything else the device's copy kernel
  * (tl_tensor_copy), a NotImplementedError naming the device without one. */
 tl_status tl_backend_tensor_copy(tl_tensor *dst, const tl_tensor *src, bool non_blocking);
 /* out = src on `device` with `dtype`, a new contiguous tensor. */
 tl_status tl_backend_tensor_to(tl_tensor *out, const tl_tensor *src, tl_device device,
                                tl_dtype dtype, bool non_blocking);
+/* The same, out laid out in format (Tensor.to's memory_format=). */
+tl_status tl_backend_tensor_to_format(tl_tensor *out, const tl_tensor *src, tl_device device,
+                                      tl_dtype dtype, tl_format format, bool non_blocking);
 /* The first element of t's view, read to the host through its backend.  Every
  * host read of tensor data (item, bool, printing, data-dependent shapes) goes
  * through this or tl_backend_tensor_to(cpu). */

@@ -193,9 +193,48 @@ tl_status tl_shape_broadcast(int nda, const int64_t *a, int ndb, const int64_t *
 /* Format a shape as "[2, 3]" into buf (always terminated). */
 const char *tl_shape_str(char *buf, size_t size, int ndim, const int64_t *shape);
 
+/* ---- layouts (layout.c): the order of dims in memory, outermost first ---- */
+
+/* How a new tensor lays out its dims: row-major, as an existing tensor does
+ * (PyTorch's preserve_format), or channels innermost (4-d and 5-d). */
+typedef enum {
+  TL_FORMAT_CONTIGUOUS,
+  TL_FORMAT_PRESERVE,
+  TL_FORMAT_CHANNELS_LAST,
+  TL_FORMAT_CHANNELS_LAST_3D,
+} tl_format;
+
+/* The order a result of shape (ndim) takes from its n operands (broadcast
+ * to it): dims sorted by the operands' strides, the first operand that tells
+ * two dims apart deciding; row-major where none does. */
+void tl_layout_order(int n, const tl_tensor *const *ts, int ndim, const int64_t *shape,
+                     int *order);
+/* Dense strides for shape with its dims laid out in order. */
+void tl_layout_strides(int ndim, const int64_t *shape, const int *order, int64_t *strides);
+/* Does t cover one block of memory once, with non-negative strides? */
+bool tl_tensor_is_dense(const tl_tensor *t);
+/* Do a and b hold the same elements' bytes in the same order, in one block
+ * each (so that one byte copy moves a into b)? */
+bool tl_tensor_same_block(const tl_tensor *a, const tl_tensor *b);
+/* The order format asks of a tensor like `like`; RuntimeError when a
+ * channels-last format meets the wrong rank. */
+tl_status tl_format_order(tl_format format, const tl_tensor *like, int *order);
+/* The strides a new tensor of like's shape takes in format (a dense input's
+ * own strides for TL_FORMAT_PRESERVE); only like's shape and strides are read. */
+tl_status tl_format_strides(tl_format format, const tl_tensor *like, int64_t *strides);
+/* tl_tensor_empty with the dims laid out in order (NULL: row-major). */
+tl_status tl_tensor_empty_ordered(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                                  tl_device device, const int *order);
+/* A new tensor of like's shape laid out in format (tl_format_strides). */
+tl_status tl_tensor_empty_format(tl_tensor *t, const tl_tensor *like, tl_dtype dtype,
+                                 tl_device device, tl_format format);
+
 /* Copy src into dst (same shape after broadcasting src), casting the dtype. */
 tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src);
 /* out = src cast to dtype, always a new contiguous tensor. */
 tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtype);
+/* out = src cast to dtype, a new tensor laid out in format. */
+tl_status tl_tensor_copy_format(tl_tensor *out, const tl_tensor *src, tl_dtype dtype,
+                                tl_format format);
 
 #endif
