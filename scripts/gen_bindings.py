@@ -59,6 +59,7 @@ KINDS = {
     "dtype": "TL_PY_ARG_DTYPE",
     "device": "TL_PY_ARG_DEVICE",
     "Generator": "TL_PY_ARG_GENERATOR",
+    "memory_format": "TL_PY_ARG_MEMORY_FORMAT",
     "any": "TL_PY_ARG_ANY",
 }
 
@@ -230,7 +231,7 @@ def c_default(p):
         return "0.0" if d in (None, "None") else repr(float(d))
     if p.type == "str":
         return "NULL" if d in (None, "None") else c_string(d.strip("\"'"))
-    if p.type == "dtype":
+    if p.type in ("dtype", "memory_format"):
         return "-1"
     if p.type == "Scalar" and d not in (None, "None"):
         try:
@@ -265,6 +266,7 @@ FIELDS = {
     "Scalar": "tl_scalar {f};",
     "device": "tl_device {f}; /* the default device when None or absent */",
     "Generator": "tl_generator *{f}; /* the default generator when None or absent */",
+    "memory_format": "int {f}; /* a tl_format; -1: None or absent */",
     "any": "PyObject *{f}; /* borrowed; NULL: absent */",
 }
 
@@ -328,6 +330,8 @@ def converter(p, i):
         return f'tl_py_arg_device(func, "{f}", {v}, &a.{f}, &a.has_{f})'
     if p.type == "Generator":
         return f'tl_py_arg_generator(func, "{f}", {v}, &a.{f})'
+    if p.type == "memory_format":
+        return f'tl_py_arg_memory_format(func, "{f}", {v}, &a.{f})'
     if p.type in ("any", "int[][]"):
         return f"(a.{f} = {v}, 0)"
     raise AssertionError(p.type)

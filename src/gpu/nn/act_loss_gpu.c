@@ -54,12 +54,14 @@ static const tl_tensor *work_in(work_set *w, int k, const tl_tensor *t, tl_dtype
   return tl_tensor_to_dtype(&w->in_tmp[k], t, work) == TL_OK ? &w->in_tmp[k] : NULL;
 }
 
-/* The tensor a kernel writes for result t (allocated contiguous by the op
- * layer): t itself when of the work type, else a (zeroed) twin. */
+/* The tensor a kernel writes for result t: t itself when contiguous and of
+ * the work type, else a contiguous (zeroed) twin.  A result keeps its
+ * input's layout (channels-last, transposed) and out= may be any view, while
+ * the kernels write their elements in row-major order. */
 static tl_tensor *work_out(work_set *w, int k, tl_tensor *t, tl_dtype work, bool zero)
 {
   w->res[k] = t;
-  if (!t || t->dtype == work)
+  if (!t || (t->dtype == work && tl_tensor_is_contiguous(t)))
     return w->out[k] = t;
   tl_status s = zero ? tl_tensor_zeros(&w->out_tmp[k], work, t->ndim, t->shape, tl_tensor_device(t))
                      : tl_tensor_empty(&w->out_tmp[k], work, t->ndim, t->shape, tl_tensor_device(t));

@@ -29,17 +29,52 @@ PyObject *tl_py_tensor_first(const tl_tensor *t)
 
 /* ---- Tensor.to and friends ------------------------------------------------------ */
 
-/* self on device with dtype; self itself when nothing changes and no copy is asked. */
-static PyObject *move(PyObject *self, tl_device device, tl_dtype dtype, bool non_blocking,
-                      bool copy)
+/* The format a tensor's strides follow: channels-last when its dims are laid
+ * out so (4-d and 5-d), else row-major; to() copies only for another. */
+static tl_format suggested_format(const tl_tensor *t)
+{
+  int order[TL_MAX_DIMS];
+  if (t->ndim != 4 && t->ndim != 5)
+    return TL_FORMAT_CONTIGUOUS;
+  tl_layout_order(1, &t, t->ndim, t->shape, order);
+  bool last = order[0] == 0 && order[t->ndim - 1] == 1;
+  for (int i = 2; last && i < t->ndim; i++)
+    last = order[i - 1] == i;
+  if (!last)
+    return TL_FORMAT_CONTIGUOUS;
+  return t->ndim == 4 ? TL_FORMAT_CHANNELS_LAST : TL_FORMAT_CHANNELS_LAST_3D;
+}
+
+/* Is t laid out as format asks (its size-1 dims' strides do not count)? */
+static bool in_format(const tl_tensor *t, tl_format format)
+{
+  int64_t strides[TL_MAX_DIMS];
+  if (format == TL_FORMAT_CONTIGUOUS)
+    return tl_tensor_is_contiguous(t);
+  if (tl_format_strides(format, t, strides) != TL_OK) {
+    tl_error_clear();
+    return false;
+  }
+  for (int i = 0; i < t->ndim; i++)
+    if (t->shape[i] != 1 && t->strides[i] != strides[i])
+      return false;
+  return true;
+}
+
+/* self on device with dtype, laid out in format (-1: preserve_format); self
+ * itself when nothing changes and no copy is asked. */
+static PyObject *move(PyObject *self, tl_device device, tl_dtype dtype, int format,
+                      bool non_blocking, bool copy)
 {
   tl_tensor *t = tl_py_t(self);
   tl_tensor out = {0};
-  if (!copy && dtype == t->dtype && tl_device_eq(device, tl_tensor_device(t)))
+  tl_format f = format >= 0 ? (tl_format)format : TL_FORMAT_PRESERVE;
+  if (!copy && dtype == t->dtype && tl_device_eq(device, tl_tensor_device(t)) &&
+      (f == TL_FORMAT_PRESERVE || f == suggested_format(t)))
     return Py_NewRef(self);
   tl_status s = device.type == TL_DEVICE_CPU && tl_tensor_device(t).type == TL_DEVICE_CPU
-                    ? tl_tensor_to_dtype(&out, t, dtype)
-                    : tl_backend_tensor_to(&out, t, device, dtype, non_blocking);
+                    ? tl_tensor_copy_format(&out, t, dtype, f)
+                    : tl_backend_tensor_to_format(&out, t, device, dtype, f, non_blocking);
   return s == TL_OK ? tl_py_tensor_from(&out) : tl_py_raise();
 }
 
@@ -50,7 +85,8 @@ PyObject *tl_py_impl_to(const char *name, const tl_py_args_to *a)
   (void)name;
   const tl_tensor *t = tl_py_t(a->self);
   return move(a->self, a->has_device ? a->device : tl_tensor_device(t),
-              a->dtype >= 0 ? (tl_dtype)a->dtype : t->dtype, a->non_blocking, a->copy);
+              a->dtype >= 0 ? (tl_dtype)a->dtype : t->dtype, a->memory_format, a->non_blocking,
+              a->copy);
 }
 
 PyObject *tl_py_impl_to_dtype(const char *name, const tl_py_args_to_dtype *a)
@@ -58,25 +94,62 @@ PyObject *tl_py_impl_to_dtype(const char *name, const tl_py_args_to_dtype *a)
   (void)name;
   const tl_tensor *t = tl_py_t(a->self);
   return move(a->self, tl_tensor_device(t), a->dtype >= 0 ? (tl_dtype)a->dtype : t->dtype,
-              a->non_blocking, a->copy);
+              a->memory_format, a->non_blocking, a->copy);
 }
 
 PyObject *tl_py_impl_to_other(const char *name, const tl_py_args_to_other *a)
 {
   (void)name;
   const tl_tensor *other = tl_py_t(a->tensor);
-  return move(a->self, tl_tensor_device(other), other->dtype, a->non_blocking, a->copy);
+  return move(a->self, tl_tensor_device(other), other->dtype, a->memory_format, a->non_blocking,
+              a->copy);
+}
+
+/* clone(memory_format=preserve_format): a copy, laid out as asked. */
+PyObject *tl_py_impl_clone(const char *name, const tl_py_args_clone *a)
+{
+  (void)name;
+  tl_tensor *t = tl_py_t(a->self), out = {0};
+  tl_format f = a->memory_format >= 0 ? (tl_format)a->memory_format : TL_FORMAT_PRESERVE;
+  if (tl_tensor_copy_format(&out, t, t->dtype, f) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&out);
+}
+
+PyObject *tl_py_impl_is_contiguous(const char *name, const tl_py_args_is_contiguous *a)
+{
+  (void)name;
+  tl_format f = a->memory_format >= 0 ? (tl_format)a->memory_format : TL_FORMAT_CONTIGUOUS;
+  return PyBool_FromLong(in_format(tl_py_t(a->self), f == TL_FORMAT_PRESERVE ? TL_FORMAT_CONTIGUOUS
+                                                                             : f));
+}
+
+/* contiguous(memory_format=contiguous_format): self when laid out so, else
+ * a copy that is.  preserve_format asks nothing a copy could give. */
+PyObject *tl_py_impl_contiguous(const char *name, const tl_py_args_contiguous *a)
+{
+  const tl_tensor *t = tl_py_t(a->self);
+  tl_format f = a->memory_format >= 0 ? (tl_format)a->memory_format : TL_FORMAT_CONTIGUOUS;
+  tl_tensor out = {0};
+  if (f == TL_FORMAT_PRESERVE && !tl_tensor_is_contiguous(t))
+    return PyErr_Format(PyExc_RuntimeError, "%s(): preserve memory format is unsupported by the "
+                        "contiguous operator", name);
+  if (f == TL_FORMAT_PRESERVE || in_format(t, f))
+    return Py_NewRef(a->self);
+  if (tl_tensor_copy_format(&out, t, t->dtype, f) != TL_OK)
+    return tl_py_raise();
+  return tl_py_tensor_from(&out);
 }
 
 PyObject *tl_py_tensor_cpu(PyObject *self)
 {
-  return move(self, tl_device_cpu(), tl_py_t(self)->dtype, false, false);
+  return move(self, tl_device_cpu(), tl_py_t(self)->dtype, -1, false, false);
 }
 
 PyObject *tl_py_impl_cpu(const char *name, const tl_py_args_cpu *a)
 {
   (void)name;
-  return tl_py_tensor_cpu(a->self);
+  return move(a->self, tl_device_cpu(), tl_py_t(a->self)->dtype, a->memory_format, false, false);
 }
 
 /* cuda(device=None, non_blocking=False): device None is cuda:0 (the current device). */
@@ -89,7 +162,8 @@ PyObject *tl_py_impl_cuda(const char *name, const tl_py_args_cuda *a)
     return PyErr_Format(PyExc_RuntimeError, "Invalid device, must be cuda device (got %s)",
                         tl_device_str(dev, sizeof dev, device));
   }
-  return move(a->self, device, tl_py_t(a->self)->dtype, a->non_blocking, false);
+  return move(a->self, device, tl_py_t(a->self)->dtype, a->memory_format, a->non_blocking,
+              false);
 }
 
 /* copy_(other, non_blocking=False): other broadcast to self and cast to its

@@ -39,8 +39,60 @@ int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, cons
     tl_dispatch_no_kernel(func, device, dtype);
     return tl_py_raise_int();
   }
+  int64_t strides[TL_MAX_DIMS];
+  if (o->format >= 0 || o->like) {
+    tl_format format = o->format >= 0 ? (tl_format)o->format : TL_FORMAT_PRESERVE;
+    tl_tensor model = {.ndim = ndim};
+    memcpy(model.shape, shape, (size_t)ndim * sizeof *shape);
+    if (o->out && o->format >= 0) {
+      PyErr_SetString(PyExc_RuntimeError, "'memory_format' argument is incompatible with 'out' "
+                                          "tensor argument");
+      return -1;
+    }
+    if (format == TL_FORMAT_PRESERVE && !o->like) {
+      PyErr_Format(PyExc_RuntimeError, "%s(): unsupported memory format preserve_format (a new "
+                   "tensor has no layout to preserve)", func);
+      return -1;
+    }
+    if (tl_format_strides(format, o->like ? o->like : &model, strides) != TL_OK)
+      return tl_py_raise_int();
+  }
   tl_status s = (zeroed ? tl_tensor_zeros : tl_tensor_empty)(t, dtype, ndim, shape, device);
-  return s == TL_OK ? 0 : tl_py_raise_int();
+  if (s != TL_OK)
+    return tl_py_raise_int();
+  if (o->format >= 0 || o->like)
+    memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  return 0;
+}
+
+int tl_py_arg_memory_format(const char *func, const char *name, PyObject *o, int *format)
+{
+  /* torchlike's four memory_format objects (torchlike._layout), looked up once */
+  static const char *const names[] = {
+      [TL_FORMAT_CONTIGUOUS] = "contiguous_format", [TL_FORMAT_PRESERVE] = "preserve_format",
+      [TL_FORMAT_CHANNELS_LAST] = "channels_last", [TL_FORMAT_CHANNELS_LAST_3D] = "channels_last_3d"};
+  static PyObject *formats[4];
+  if (!o || o == Py_None)
+    return 0;
+  if (!formats[0]) {
+    PyObject *layout = PyImport_ImportModule("torchlike._layout");
+    if (!layout)
+      return -1;
+    for (int i = 0; i < 4; i++)
+      if (!formats[i] && !(formats[i] = PyObject_GetAttrString(layout, names[i]))) {
+        Py_DECREF(layout);
+        return -1;
+      }
+    Py_DECREF(layout);
+  }
+  for (int i = 0; i < 4; i++)
+    if (o == formats[i]) {
+      *format = i;
+      return 0;
+    }
+  PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be torchlike.memory_format, not %s",
+               func, name, Py_TYPE(o)->tp_name);
+  return -1;
 }
 
 int tl_py_factory_dtype(const char *func, const tl_py_factory_opts *o, tl_dtype fallback,
@@ -435,6 +487,7 @@ static PyObject *like(const char *func, PyObject *input, const tl_scalar *value,
   const tl_tensor *in = tl_py_t(input);
   if (!o->device_given)
     o->device = tl_tensor_device(in);
+  o->like = in;
   return filled(func, in->ndim, in->shape, value, in->dtype, o);
 }
 

@@ -13,6 +13,8 @@ typedef struct {
   bool device_given; /* device= was passed (a _like input's device yields to it) */
   PyObject *out;     /* borrowed; NULL when not given */
   bool requires_grad;
+  int format;             /* memory_format= as a tl_format; -1: not given */
+  const tl_tensor *like;  /* a _like form's input, whose layout is kept by default */
 } tl_py_factory_opts;
 
 /* The factory keywords of a generated argument struct (every factory's
@@ -21,14 +23,16 @@ typedef struct {
 #define TL_PY_FACTORY_OPTS(a)                                                              \
   ((tl_py_factory_opts){.dtype = (a)->dtype, .device = (a)->device,                        \
                         .device_given = (a)->has_device, .out = (a)->out,                  \
-                        .requires_grad = (a)->requires_grad})
+                        .requires_grad = (a)->requires_grad, .format = (a)->memory_format})
 #define TL_PY_LIKE_OPTS(a)                                                                 \
   ((tl_py_factory_opts){.dtype = (a)->dtype, .device = (a)->device,                        \
-                        .device_given = (a)->has_device, .requires_grad = (a)->requires_grad})
+                        .device_given = (a)->has_device, .requires_grad = (a)->requires_grad, \
+                        .format = (a)->memory_format})
 
 /* A new tensor for `func` on its device (out='s when out= is given without
  * device=), zeroed or uninitialised, to be filled by op's kernel
- * (TL_OP_COUNT: none, as for empty).  Refuses before allocating: a device
+ * (TL_OP_COUNT: none, as for empty), laid out as memory_format= says (the
+ * _like forms: as their input, by default).  Refuses before allocating: a device
  * without a backend, and a device with no kernel of op for dtype, with the
  * kernel table's NotImplementedError naming func, the device and the dtype. */
 int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, const int64_t *shape,

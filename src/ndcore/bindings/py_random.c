@@ -530,6 +530,7 @@ static PyObject *draw_like(const char *func, tl_generator *g, const tl_random_di
   const tl_tensor *in = tl_py_t(input);
   if (!o->device_given)
     o->device = tl_tensor_device(in);
+  o->like = in;
   return draw_new(func, g, d, op, o->dtype >= 0 ? (tl_dtype)o->dtype : in->dtype, in->ndim,
                   in->shape, o);
 }

@@ -189,6 +189,7 @@ static const char *const kind_names[] = {
     [TL_PY_ARG_FLOAT] = "float",          [TL_PY_ARG_SCALAR] = "Scalar",
     [TL_PY_ARG_STR] = "str",              [TL_PY_ARG_DTYPE] = "dtype",
     [TL_PY_ARG_DEVICE] = "device",        [TL_PY_ARG_GENERATOR] = "Generator",
+    [TL_PY_ARG_MEMORY_FORMAT] = "memory_format",
     [TL_PY_ARG_ANY] = "any",
 };
 

@@ -30,6 +30,7 @@ typedef enum {
   TL_PY_ARG_DTYPE,
   TL_PY_ARG_DEVICE,
   TL_PY_ARG_GENERATOR,
+  TL_PY_ARG_MEMORY_FORMAT,
   TL_PY_ARG_ANY,
 } tl_py_arg_kind;
 
@@ -312,6 +313,9 @@ static inline int tl_py_arg_device(const char *func, const char *name, PyObject 
 /* A torchlike.Generator, or NULL when None or absent (py_random.c); the
  * draw resolves NULL to its device's default with tl_py_generator_for. */
 int tl_py_arg_generator(const char *func, const char *name, PyObject *o, tl_generator **g);
+/* A torchlike.memory_format as a tl_format; None or absent leaves *format
+ * as it is (-1), anything else is a TypeError (py_create.c). */
+int tl_py_arg_memory_format(const char *func, const char *name, PyObject *o, int *format);
 /* The generator to draw on `device` with: g itself when its device type is
  * device's (else NULL with a RuntimeError in the core's error), or for g
  * NULL (generator=None) that device's default generator. */

@@ -506,11 +506,6 @@ static PyObject *tensor_element_size(PyObject *self, PyObject *unused)
   (void)unused;
   return PyLong_FromSize_t(tl_dtype_size(tl_py_t(self)->dtype));
 }
-static PyObject *tensor_is_contiguous(PyObject *self, PyObject *unused)
-{
-  (void)unused;
-  return PyBool_FromLong(tl_tensor_is_contiguous(tl_py_t(self)));
-}
 static PyObject *tensor_is_floating_point(PyObject *self, PyObject *unused)
 {
   (void)unused;
@@ -791,7 +786,7 @@ static PyObject *convert_to(PyObject *self, tl_dtype dtype)
   if (t->dtype == dtype)
     return Py_NewRef(self);
   tl_tensor out = {0};
-  if (tl_tensor_to_dtype(&out, t, dtype) != TL_OK)
+  if (tl_tensor_copy_format(&out, t, dtype, TL_FORMAT_PRESERVE) != TL_OK)
     return tl_py_raise();
   return tl_py_tensor_from(&out);
 }
@@ -814,23 +809,6 @@ TL_CONVERT_METHOD(to_float, F32)
 TL_CONVERT_METHOD(to_double, F64)
 TL_CONVERT_METHOD(to_cfloat, C64)
 TL_CONVERT_METHOD(to_cdouble, C128)
-
-static PyObject *tensor_clone(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-  (void)args;
-  (void)kwargs; /* memory_format: clones are always contiguous */
-  tl_tensor out = {0};
-  if (tl_tensor_to_dtype(&out, tl_py_t(self), tl_py_t(self)->dtype) != TL_OK)
-    return tl_py_raise();
-  return tl_py_tensor_from(&out);
-}
-
-static PyObject *tensor_contiguous(PyObject *self, PyObject *args, PyObject *kwargs)
-{
-  if (tl_tensor_is_contiguous(tl_py_t(self)))
-    return Py_NewRef(self);
-  return tensor_clone(self, args, kwargs);
-}
 
 static PyObject *tensor_fill_(PyObject *self, PyObject *value)
 {
@@ -875,7 +853,6 @@ static PyMethodDef tensor_methods[] = {
     {"numel", tensor_numel, METH_NOARGS, NULL},
     {"nelement", tensor_numel, METH_NOARGS, NULL},
     {"element_size", tensor_element_size, METH_NOARGS, NULL},
-    {"is_contiguous", tensor_is_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
     {"is_floating_point", tensor_is_floating_point, METH_NOARGS, NULL},
     {"is_complex", tensor_is_complex, METH_NOARGS, NULL},
     {"data_ptr", tensor_data_ptr, METH_NOARGS, NULL},
@@ -897,8 +874,6 @@ static PyMethodDef tensor_methods[] = {
     {"double", tensor_to_double, METH_NOARGS, NULL},
     {"cfloat", tensor_to_cfloat, METH_NOARGS, NULL},
     {"cdouble", tensor_to_cdouble, METH_NOARGS, NULL},
-    {"clone", (PyCFunction)(void (*)(void))tensor_clone, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"contiguous", (PyCFunction)(void (*)(void))tensor_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
     {"fill_", tensor_fill_, METH_O, NULL},
     {"zero_", tensor_zero_, METH_NOARGS, NULL},
     {"_set_readonly", tensor_set_flags, METH_VARARGS, NULL},

@@ -90,7 +90,10 @@ tl_status tl_nn_activation(tl_op op, const tl_act_params *p, const tl_tensor *x,
                                           "operation.");
     return set->forward(tl_nn_activation_kind(op), p, x, NULL, out);
   }
-  tl_status status = tl_tensor_empty(out, x->dtype, x->ndim, x->shape, tl_tensor_device(x));
+  /* the result keeps x's layout, as PyTorch's does (a channels-last
+   * activation stays channels-last) */
+  tl_status status = tl_tensor_empty_format(out, x, x->dtype, tl_tensor_device(x),
+                                            TL_FORMAT_PRESERVE);
   if (status == TL_OK)
     status = set->forward(tl_nn_activation_kind(op), p, x, NULL, out);
   if (status != TL_OK && out->storage)
@@ -105,7 +108,8 @@ tl_status tl_nn_activation_backward(tl_op op, const tl_act_params *p, const tl_t
   const tl_nn_activation_kernels *set = kernels(op, x->dtype, 2, devs);
   if (!set || check_same_shape(tl_op_infos[op].name, "input", g, x) != TL_OK)
     return tl_error_status();
-  tl_status status = tl_tensor_empty(dx, x->dtype, x->ndim, x->shape, tl_tensor_device(x));
+  tl_status status = tl_tensor_empty_format(dx, x, x->dtype, tl_tensor_device(x),
+                                            TL_FORMAT_PRESERVE);
   if (status == TL_OK)
     status = set->backward(tl_nn_activation_kind(op), p, g, x, NULL, dx, NULL);
   if (status != TL_OK && dx->storage)

@@ -10,6 +10,7 @@
  * first, a result of another dtype is cast last; ranges of elements are
  * split across the thread pool. */
 #include <math.h>
+#include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_vecmath.h"
@@ -271,23 +272,39 @@ static void act_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-/* `t` as a contiguous tensor of dtype `work`: t itself when it already is one,
- * else a converted copy in *tmp. */
-static const tl_tensor *as_work(const tl_tensor *t, tl_dtype work, tl_tensor *tmp)
+/* Does t hold its elements in one block in the order y does (same shape and
+ * strides, y dense), so that one flat loop pairs them up? */
+static bool laid_out_as(const tl_tensor *t, const tl_tensor *y)
 {
-  if (!t || (t->dtype == work && tl_tensor_is_contiguous(t)))
-    return t;
-  return tl_tensor_to_dtype(tmp, t, work) == TL_OK ? tmp : NULL;
+  return t->ndim == y->ndim && !memcmp(t->shape, y->shape, (size_t)t->ndim * sizeof *t->shape) &&
+         ((tl_tensor_is_contiguous(t) && tl_tensor_is_contiguous(y)) ||
+          !memcmp(t->strides, y->strides, (size_t)t->ndim * sizeof *t->strides));
 }
 
-/* `out` itself when the kernel can write it (contiguous, of the work dtype),
- * else a fresh contiguous work tensor in *tmp that the caller copies back. */
-static tl_tensor *writable(tl_tensor *out, tl_dtype work, tl_tensor *tmp)
+/* `t` in dtype `work`, laid out as y: t itself when it already is, else a
+ * converted copy in *tmp. */
+static const tl_tensor *as_work(const tl_tensor *t, const tl_tensor *y, tl_dtype work,
+                                tl_tensor *tmp)
 {
-  if (!out || (out->dtype == work && tl_tensor_is_contiguous(out)))
+  if (!t || (t->dtype == work && laid_out_as(t, y)))
+    return t;
+  if (tl_tensor_empty_format(tmp, y, work, tl_tensor_device(t), TL_FORMAT_PRESERVE) != TL_OK)
+    return NULL;
+  return tl_tensor_copy(tmp, t) == TL_OK ? tmp : NULL;
+}
+
+/* `out` itself when the kernel can write it (of the work dtype, one dense
+ * block: a result keeps its input's layout, channels-last or transposed; laid
+ * out as `like` too when given), else a fresh work tensor in *tmp, in out's
+ * (like's) dims order, copied back by the caller. */
+static tl_tensor *writable(tl_tensor *out, const tl_tensor *like, tl_dtype work, tl_tensor *tmp)
+{
+  if (!out || (out->dtype == work && (like ? laid_out_as(out, like) : tl_tensor_is_dense(out))))
     return out;
-  return tl_tensor_empty(tmp, work, out->ndim, out->shape, tl_tensor_device(out)) == TL_OK ? tmp
-                                                                                          : NULL;
+  if (tl_tensor_empty_format(tmp, like ? like : out, work, tl_tensor_device(out),
+                             TL_FORMAT_PRESERVE) != TL_OK)
+    return NULL;
+  return tmp;
 }
 
 /* One element of arithmetic costs 1 (relu) to ~30 (gelu, mish): enough per
@@ -312,9 +329,14 @@ static tl_status run(tl_act_kind kind, const tl_act_params *p, const tl_tensor *
   tl_dtype work = y->dtype == TL_DTYPE_F64 ? TL_DTYPE_F64 : TL_DTYPE_F32;
   tl_tensor gt = {0}, xt = {0}, wt = {0}, yt = {0}, dwt = {0};
   tl_status status = TL_OK;
-  const tl_tensor *gw = as_work(g, work, &gt), *xw = as_work(x, work, &xt), *ww = as_work(w, work, &wt);
-  tl_tensor *yw = writable(y, work, &yt), *dww = writable(dw, work, &dwt);
-  if ((g && !gw) || !xw || (w && !ww) || !yw || (dw && !dww)) {
+  tl_tensor *yw = writable(y, NULL, work, &yt), *dww = yw ? writable(dw, yw, work, &dwt) : NULL;
+  if (!yw || (dw && !dww)) {
+    status = tl_error_status();
+    goto done;
+  }
+  const tl_tensor *gw = as_work(g, yw, work, &gt), *xw = as_work(x, yw, work, &xt),
+                  *ww = as_work(w, yw, work, &wt);
+  if ((g && !gw) || !xw || (w && !ww)) {
     status = tl_error_status();
     goto done;
   }

@@ -9,7 +9,7 @@
 
 #include "ndcore/bindings/py_sig.h"
 
-/* to(Tensor self, device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, any memory_format=None) */
+/* to(Tensor self, device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_device device; /* the default device when None or absent */
@@ -17,51 +17,75 @@ typedef struct {
   int dtype; /* -1: None */
   bool non_blocking;
   bool copy;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_to;
 PyObject *tl_py_impl_to(const char *name, const tl_py_args_to *a);
 
-/* to(Tensor self, dtype dtype, bool non_blocking=False, bool copy=False, *, any memory_format=None) */
+/* to(Tensor self, dtype dtype, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   int dtype; /* -1: None */
   bool non_blocking;
   bool copy;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_to_dtype;
 PyObject *tl_py_impl_to_dtype(const char *name, const tl_py_args_to_dtype *a);
 
-/* to(Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, any memory_format=None) */
+/* to(Tensor self, Tensor tensor, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   PyObject *tensor; /* borrowed */
   bool non_blocking;
   bool copy;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_to_other;
 PyObject *tl_py_impl_to_other(const char *name, const tl_py_args_to_other *a);
 
-/* cpu(Tensor self, *, any memory_format=None) */
+/* cpu(Tensor self, *, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_cpu;
 PyObject *tl_py_impl_cpu(const char *name, const tl_py_args_cpu *a);
 
-/* cuda(Tensor self, device? device=None, bool non_blocking=False, *, any memory_format=None) */
+/* cuda(Tensor self, device? device=None, bool non_blocking=False, *, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_device device; /* the default device when None or absent */
   bool has_device; /* false: None or absent */
   bool non_blocking;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_cuda;
 PyObject *tl_py_impl_cuda(const char *name, const tl_py_args_cuda *a);
+
+/* clone(Tensor self, *, memory_format? memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  int memory_format; /* a tl_format; -1: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_clone;
+PyObject *tl_py_impl_clone(const char *name, const tl_py_args_clone *a);
+
+/* contiguous(Tensor self, *, memory_format? memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  int memory_format; /* a tl_format; -1: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_contiguous;
+PyObject *tl_py_impl_contiguous(const char *name, const tl_py_args_contiguous *a);
+
+/* is_contiguous(Tensor self, *, memory_format? memory_format=None) */
+typedef struct {
+  PyObject *self; /* borrowed */
+  int memory_format; /* a tl_format; -1: None or absent */
+  Py_ssize_t nargs; /* how many came positionally (self not counted) */
+} tl_py_args_is_contiguous;
+PyObject *tl_py_impl_is_contiguous(const char *name, const tl_py_args_is_contiguous *a);
 
 /* copy_(Tensor self, TensorLike other, bool non_blocking=False) */
 typedef struct {

@@ -9,7 +9,7 @@
 
 #include "ndcore/bindings/py_sig.h"
 
-/* zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -19,12 +19,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_zeros;
 PyObject *tl_py_impl_zeros(const char *name, const tl_py_args_zeros *a);
 
-/* ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -34,12 +34,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_ones;
 PyObject *tl_py_impl_ones(const char *name, const tl_py_args_ones *a);
 
-/* empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -49,12 +49,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_empty;
 PyObject *tl_py_impl_empty(const char *name, const tl_py_args_empty *a);
 
-/* full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   tl_scalar fill_value;
@@ -65,12 +65,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_full;
 PyObject *tl_py_impl_full(const char *name, const tl_py_args_full *a);
 
-/* zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   int dtype; /* -1: None */
@@ -79,12 +79,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_zeros_like;
 PyObject *tl_py_impl_zeros_like(const char *name, const tl_py_args_zeros_like *a);
 
-/* ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   int dtype; /* -1: None */
@@ -93,12 +93,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_ones_like;
 PyObject *tl_py_impl_ones_like(const char *name, const tl_py_args_ones_like *a);
 
-/* empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   int dtype; /* -1: None */
@@ -107,12 +107,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_empty_like;
 PyObject *tl_py_impl_empty_like(const char *name, const tl_py_args_empty_like *a);
 
-/* full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   tl_scalar fill_value;
@@ -122,12 +122,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_full_like;
 PyObject *tl_py_impl_full_like(const char *name, const tl_py_args_full_like *a);
 
-/* new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_py_ints size;
@@ -138,12 +138,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_new_zeros;
 PyObject *tl_py_impl_new_zeros(const char *name, const tl_py_args_new_zeros *a);
 
-/* new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_py_ints size;
@@ -154,12 +154,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_new_ones;
 PyObject *tl_py_impl_new_ones(const char *name, const tl_py_args_new_ones *a);
 
-/* new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_py_ints size;
@@ -170,12 +170,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_new_empty;
 PyObject *tl_py_impl_new_empty(const char *name, const tl_py_args_new_empty *a);
 
-/* new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   tl_py_ints size;
@@ -187,12 +187,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_new_full;
 PyObject *tl_py_impl_new_full(const char *name, const tl_py_args_new_full *a);
 
-/* empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   tl_py_ints stride;
@@ -203,12 +203,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_empty_strided;
 PyObject *tl_py_impl_empty_strided(const char *name, const tl_py_args_empty_strided *a);
 
-/* eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   int64_t n;
   int64_t m;
@@ -220,12 +220,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_eye;
 PyObject *tl_py_impl_eye(const char *name, const tl_py_args_eye *a);
 
-/* arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_scalar start;
   bool has_start; /* false: None or absent */
@@ -239,12 +239,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_arange;
 PyObject *tl_py_impl_arange(const char *name, const tl_py_args_arange *a);
 
-/* linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_scalar start;
   tl_scalar end;
@@ -256,12 +256,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_linspace;
 PyObject *tl_py_impl_linspace(const char *name, const tl_py_args_linspace *a);
 
-/* logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_scalar start;
   tl_scalar end;
@@ -274,12 +274,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_logspace;
 PyObject *tl_py_impl_logspace(const char *name, const tl_py_args_logspace *a);
 
-/* scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_scalar s;
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -289,12 +289,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_scalar_tensor;
 PyObject *tl_py_impl_scalar_tensor(const char *name, const tl_py_args_scalar_tensor *a);
 
-/* tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *data; /* borrowed; NULL: absent */
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -304,12 +304,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_tensor;
 PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a);
 
-/* as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *data; /* borrowed; NULL: absent */
   int dtype; /* -1: None */
@@ -319,12 +319,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_as_tensor;
 PyObject *tl_py_impl_as_tensor(const char *name, const tl_py_args_as_tensor *a);
 
-/* asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None, any copy=None) */
+/* asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None, any copy=None) */
 typedef struct {
   PyObject *obj; /* borrowed; NULL: absent */
   PyObject *out; /* borrowed; NULL: None or absent */
@@ -334,13 +334,13 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   PyObject *copy; /* borrowed; NULL: absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_asarray;
 PyObject *tl_py_impl_asarray(const char *name, const tl_py_args_asarray *a);
 
-/* new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *self; /* borrowed */
   PyObject *data; /* borrowed; NULL: absent */
@@ -351,7 +351,7 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_new_tensor;
 PyObject *tl_py_impl_new_tensor(const char *name, const tl_py_args_new_tensor *a);

@@ -9,7 +9,7 @@
 
 #include "ndcore/bindings/py_sig.h"
 
-/* rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   tl_generator *generator; /* the default generator when None or absent */
@@ -20,12 +20,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_rand;
 PyObject *tl_py_impl_rand(const char *name, const tl_py_args_rand *a);
 
-/* randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   tl_py_ints size;
   tl_generator *generator; /* the default generator when None or absent */
@@ -36,12 +36,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_randn;
 PyObject *tl_py_impl_randn(const char *name, const tl_py_args_randn *a);
 
-/* randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   int64_t low;
   PyObject *high; /* borrowed; NULL: absent */
@@ -54,12 +54,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_randint;
 PyObject *tl_py_impl_randint(const char *name, const tl_py_args_randint *a);
 
-/* randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   int64_t n;
   tl_generator *generator; /* the default generator when None or absent */
@@ -70,12 +70,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_randperm;
 PyObject *tl_py_impl_randperm(const char *name, const tl_py_args_randperm *a);
 
-/* rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   tl_generator *generator; /* the default generator when None or absent */
@@ -85,12 +85,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_rand_like;
 PyObject *tl_py_impl_rand_like(const char *name, const tl_py_args_rand_like *a);
 
-/* randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   tl_generator *generator; /* the default generator when None or absent */
@@ -100,12 +100,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_randn_like;
 PyObject *tl_py_impl_randn_like(const char *name, const tl_py_args_randn_like *a);
 
-/* randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *input; /* borrowed */
   int64_t low;
@@ -118,12 +118,12 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_randint_like;
 PyObject *tl_py_impl_randint_like(const char *name, const tl_py_args_randint_like *a);
 
-/* normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None) */
+/* normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None) */
 typedef struct {
   PyObject *mean; /* borrowed; NULL: absent */
   PyObject *std; /* borrowed; NULL: absent */
@@ -136,7 +136,7 @@ typedef struct {
   bool has_device; /* false: None or absent */
   bool pin_memory;
   bool requires_grad;
-  PyObject *memory_format; /* borrowed; NULL: absent */
+  int memory_format; /* a tl_format; -1: None or absent */
   Py_ssize_t nargs; /* how many came positionally (self not counted) */
 } tl_py_args_normal;
 PyObject *tl_py_impl_normal(const char *name, const tl_py_args_normal *a);

@@ -7,9 +7,9 @@
 #include "ndcore/bindings/generated/binders.h"
 
 static const char *const overloads_to[] = {
-    "(device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, any memory_format=None)",
-    "(dtype dtype, bool non_blocking=False, bool copy=False, *, any memory_format=None)",
-    "(Tensor tensor, bool non_blocking=False, bool copy=False, *, any memory_format=None)",
+    "(device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None)",
+    "(dtype dtype, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None)",
+    "(Tensor tensor, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None)",
 };
 
 PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -28,6 +28,7 @@ PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t narg
   a.dtype = -1;
   a.non_blocking = false;
   a.copy = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 5, 4, 0, v) < 0)
     return NULL;
@@ -35,7 +36,7 @@ PyObject *tl_py_binder_to(PyObject *self, PyObject *const *args, Py_ssize_t narg
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[2], &a.non_blocking) < 0 ||
       tl_py_arg_bool(func, "copy", v[3], &a.copy) < 0 ||
-      (a.memory_format = v[4], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[4], &a.memory_format) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_to, 3);
   a.nargs = nargs;
   return tl_py_impl_to(func, &a);
@@ -52,13 +53,14 @@ PyObject *tl_py_binder_to_dtype(PyObject *self, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.non_blocking = false;
   a.copy = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0)
     return NULL;
   if (tl_py_arg_dtype(func, "dtype", v[0], false, &a.dtype) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[1], &a.non_blocking) < 0 ||
       tl_py_arg_bool(func, "copy", v[2], &a.copy) < 0 ||
-      (a.memory_format = v[3], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[3], &a.memory_format) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_to, 3);
   a.nargs = nargs;
   return tl_py_impl_to_dtype(func, &a);
@@ -74,13 +76,14 @@ PyObject *tl_py_binder_to_other(PyObject *self, PyObject *const *args, Py_ssize_
   tl_py_args_to_other a;
   a.non_blocking = false;
   a.copy = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 4, 3, 1, v) < 0)
     return NULL;
   if (tl_py_arg_tensor(func, "tensor", v[0], false, &a.tensor) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[1], &a.non_blocking) < 0 ||
       tl_py_arg_bool(func, "copy", v[2], &a.copy) < 0 ||
-      (a.memory_format = v[3], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[3], &a.memory_format) < 0)
     return tl_py_no_overload(func, args, nargs, kwnames, overloads_to, 3);
   a.nargs = nargs;
   return tl_py_impl_to_other(func, &a);
@@ -94,9 +97,10 @@ PyObject *tl_py_binder_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nar
   const char *func = "cpu";
   PyObject *v[1];
   tl_py_args_cpu a;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 1, 0, 0, v) < 0 ||
-      (a.memory_format = v[0], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[0], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_cpu(func, &a);
@@ -111,14 +115,66 @@ PyObject *tl_py_binder_cuda(PyObject *self, PyObject *const *args, Py_ssize_t na
   PyObject *v[3];
   tl_py_args_cuda a;
   a.non_blocking = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 3, 2, 0, v) < 0 ||
       tl_py_arg_device(func, "device", v[0], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "non_blocking", v[1], &a.non_blocking) < 0 ||
-      (a.memory_format = v[2], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[2], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_cuda(func, &a);
+}
+
+PyObject *tl_py_binder_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+  tl_py_error_fresh();
+  static const char *const names[] = {"memory_format", NULL};
+  const char *func = "clone";
+  PyObject *v[1];
+  tl_py_args_clone a;
+  a.memory_format = -1;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 0, 0, v) < 0 ||
+      tl_py_arg_memory_format(func, "memory_format", v[0], &a.memory_format) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_clone(func, &a);
+}
+
+PyObject *tl_py_binder_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+  tl_py_error_fresh();
+  static const char *const names[] = {"memory_format", NULL};
+  const char *func = "contiguous";
+  PyObject *v[1];
+  tl_py_args_contiguous a;
+  a.memory_format = -1;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 0, 0, v) < 0 ||
+      tl_py_arg_memory_format(func, "memory_format", v[0], &a.memory_format) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_contiguous(func, &a);
+}
+
+PyObject *tl_py_binder_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+  tl_py_error_fresh();
+  static const char *const names[] = {"memory_format", NULL};
+  const char *func = "is_contiguous";
+  PyObject *v[1];
+  tl_py_args_is_contiguous a;
+  a.memory_format = -1;
+  if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
+      tl_py_bind(func, args, nargs, kwnames, names, 1, 0, 0, v) < 0 ||
+      tl_py_arg_memory_format(func, "memory_format", v[0], &a.memory_format) < 0)
+    return NULL;
+  a.nargs = nargs;
+  return tl_py_impl_is_contiguous(func, &a);
 }
 
 PyObject *tl_py_binder_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -20,6 +20,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -28,7 +29,7 @@ PyObject *tl_py_binder_zeros(PyObject *module, PyObject *const *args, Py_ssize_t
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_zeros(func, &a);
@@ -48,6 +49,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -56,7 +58,7 @@ PyObject *tl_py_binder_ones(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_ones(func, &a);
@@ -76,6 +78,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -84,7 +87,7 @@ PyObject *tl_py_binder_empty(PyObject *module, PyObject *const *args, Py_ssize_t
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_empty(func, &a);
@@ -102,6 +105,7 @@ PyObject *tl_py_binder_full(PyObject *module, PyObject *const *args, Py_ssize_t 
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
@@ -111,7 +115,7 @@ PyObject *tl_py_binder_full(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_full(func, &a);
@@ -129,6 +133,7 @@ PyObject *tl_py_binder_zeros_like(PyObject *module, PyObject *const *args, Py_ss
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
@@ -136,7 +141,7 @@ PyObject *tl_py_binder_zeros_like(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
-      (a.memory_format = v[6], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[6], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_zeros_like(func, &a);
@@ -154,6 +159,7 @@ PyObject *tl_py_binder_ones_like(PyObject *module, PyObject *const *args, Py_ssi
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
@@ -161,7 +167,7 @@ PyObject *tl_py_binder_ones_like(PyObject *module, PyObject *const *args, Py_ssi
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
-      (a.memory_format = v[6], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[6], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_ones_like(func, &a);
@@ -179,6 +185,7 @@ PyObject *tl_py_binder_empty_like(PyObject *module, PyObject *const *args, Py_ss
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 7, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
@@ -186,7 +193,7 @@ PyObject *tl_py_binder_empty_like(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_device(func, "device", v[3], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[4], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[5], &a.requires_grad) < 0 ||
-      (a.memory_format = v[6], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[6], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_empty_like(func, &a);
@@ -204,6 +211,7 @@ PyObject *tl_py_binder_full_like(PyObject *module, PyObject *const *args, Py_ssi
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 2, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_scalar(func, "fill_value", v[1], &a.fill_value, NULL) < 0 ||
@@ -212,7 +220,7 @@ PyObject *tl_py_binder_full_like(PyObject *module, PyObject *const *args, Py_ssi
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_full_like(func, &a);
@@ -231,6 +239,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
@@ -240,7 +249,7 @@ PyObject *tl_py_binder_new_zeros(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_new_zeros(func, &a);
@@ -259,6 +268,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
@@ -268,7 +278,7 @@ PyObject *tl_py_binder_new_ones(PyObject *self, PyObject *const *args, Py_ssize_
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_new_ones(func, &a);
@@ -287,6 +297,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
@@ -296,7 +307,7 @@ PyObject *tl_py_binder_new_empty(PyObject *self, PyObject *const *args, Py_ssize
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_new_empty(func, &a);
@@ -313,6 +324,7 @@ PyObject *tl_py_binder_new_full(PyObject *self, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
@@ -323,7 +335,7 @@ PyObject *tl_py_binder_new_full(PyObject *self, PyObject *const *args, Py_ssize_
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_new_full(func, &a);
@@ -341,6 +353,7 @@ PyObject *tl_py_binder_empty_strided(PyObject *module, PyObject *const *args, Py
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 2, v) < 0 ||
       tl_py_arg_ints(func, "size", v[0], &a.size) < 0 ||
       tl_py_arg_ints(func, "stride", v[1], &a.stride) < 0 ||
@@ -350,7 +363,7 @@ PyObject *tl_py_binder_empty_strided(PyObject *module, PyObject *const *args, Py
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_empty_strided(func, &a);
@@ -370,6 +383,7 @@ PyObject *tl_py_binder_eye(PyObject *module, PyObject *const *args, Py_ssize_t n
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 2, 1, v) < 0 ||
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_int(func, "m", v[1], false, &a.m, &a.has_m) < 0 ||
@@ -379,7 +393,7 @@ PyObject *tl_py_binder_eye(PyObject *module, PyObject *const *args, Py_ssize_t n
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_eye(func, &a);
@@ -398,6 +412,7 @@ PyObject *tl_py_binder_arange(PyObject *module, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 0, v) < 0 ||
       tl_py_arg_scalar(func, "start", v[0], &a.start, &a.has_start) < 0 ||
       tl_py_arg_scalar(func, "end", v[1], &a.end, &a.has_end) < 0 ||
@@ -408,7 +423,7 @@ PyObject *tl_py_binder_arange(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
-      (a.memory_format = v[9], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[9], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_arange(func, &a);
@@ -427,6 +442,7 @@ PyObject *tl_py_binder_linspace(PyObject *module, PyObject *const *args, Py_ssiz
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 3, v) < 0 ||
       tl_py_arg_scalar(func, "start", v[0], &a.start, NULL) < 0 ||
       tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
@@ -437,7 +453,7 @@ PyObject *tl_py_binder_linspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
-      (a.memory_format = v[9], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[9], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_linspace(func, &a);
@@ -457,6 +473,7 @@ PyObject *tl_py_binder_logspace(PyObject *module, PyObject *const *args, Py_ssiz
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 11, 4, 3, v) < 0 ||
       tl_py_arg_scalar(func, "start", v[0], &a.start, NULL) < 0 ||
       tl_py_arg_scalar(func, "end", v[1], &a.end, NULL) < 0 ||
@@ -468,7 +485,7 @@ PyObject *tl_py_binder_logspace(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
-      (a.memory_format = v[10], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[10], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_logspace(func, &a);
@@ -486,6 +503,7 @@ PyObject *tl_py_binder_scalar_tensor(PyObject *module, PyObject *const *args, Py
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_scalar(func, "s", v[0], &a.s, NULL) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -494,7 +512,7 @@ PyObject *tl_py_binder_scalar_tensor(PyObject *module, PyObject *const *args, Py
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_scalar_tensor(func, &a);
@@ -512,6 +530,7 @@ PyObject *tl_py_binder_tensor(PyObject *module, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -520,7 +539,7 @@ PyObject *tl_py_binder_tensor(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_tensor(func, &a);
@@ -538,6 +557,7 @@ PyObject *tl_py_binder_as_tensor(PyObject *module, PyObject *const *args, Py_ssi
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 2, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
       tl_py_arg_dtype(func, "dtype", v[1], true, &a.dtype) < 0 ||
@@ -546,7 +566,7 @@ PyObject *tl_py_binder_as_tensor(PyObject *module, PyObject *const *args, Py_ssi
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_as_tensor(func, &a);
@@ -564,6 +584,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
       (a.obj = v[0], 0) < 0 ||
       tl_py_arg_tensor(func, "out", v[1], true, &a.out) < 0 ||
@@ -572,7 +593,7 @@ PyObject *tl_py_binder_asarray(PyObject *module, PyObject *const *args, Py_ssize
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0 ||
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0 ||
       (a.copy = v[8], 0) < 0)
     return NULL;
   a.nargs = nargs;
@@ -590,6 +611,7 @@ PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssiz
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_arg_tensor(func, "self", self, false, &a.self) < 0 ||
       tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       (a.data = v[0], 0) < 0 ||
@@ -599,7 +621,7 @@ PyObject *tl_py_binder_new_tensor(PyObject *self, PyObject *const *args, Py_ssiz
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_new_tensor(func, &a);

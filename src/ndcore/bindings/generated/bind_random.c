@@ -20,6 +20,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
@@ -29,7 +30,7 @@ PyObject *tl_py_binder_rand(PyObject *module, PyObject *const *args, Py_ssize_t 
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_rand(func, &a);
@@ -49,6 +50,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind_varargs(func, args, nargs, kwnames, names, 1, 0, v, &spread, &nspread) < 0 ||
       tl_py_arg_int_varargs(func, "size", v[0], spread, nspread, &a.size) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
@@ -58,7 +60,7 @@ PyObject *tl_py_binder_randn(PyObject *module, PyObject *const *args, Py_ssize_t
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_randn(func, &a);
@@ -77,6 +79,7 @@ PyObject *tl_py_binder_randint(PyObject *module, PyObject *const *args, Py_ssize
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 11, 3, 0, v) < 0 ||
       tl_py_arg_int(func, "low", v[0], false, &a.low, NULL) < 0 ||
       (a.high = v[1], 0) < 0 ||
@@ -88,7 +91,7 @@ PyObject *tl_py_binder_randint(PyObject *module, PyObject *const *args, Py_ssize
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
-      (a.memory_format = v[10], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[10], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_randint(func, &a);
@@ -107,6 +110,7 @@ PyObject *tl_py_binder_randperm(PyObject *module, PyObject *const *args, Py_ssiz
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 9, 1, 1, v) < 0 ||
       tl_py_arg_int(func, "n", v[0], true, &a.n, NULL) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
@@ -116,7 +120,7 @@ PyObject *tl_py_binder_randperm(PyObject *module, PyObject *const *args, Py_ssiz
       tl_py_arg_device(func, "device", v[5], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[6], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[7], &a.requires_grad) < 0 ||
-      (a.memory_format = v[8], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[8], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_randperm(func, &a);
@@ -134,6 +138,7 @@ PyObject *tl_py_binder_rand_like(PyObject *module, PyObject *const *args, Py_ssi
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
@@ -142,7 +147,7 @@ PyObject *tl_py_binder_rand_like(PyObject *module, PyObject *const *args, Py_ssi
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_rand_like(func, &a);
@@ -160,6 +165,7 @@ PyObject *tl_py_binder_randn_like(PyObject *module, PyObject *const *args, Py_ss
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 8, 1, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_generator(func, "generator", v[1], &a.generator) < 0 ||
@@ -168,7 +174,7 @@ PyObject *tl_py_binder_randn_like(PyObject *module, PyObject *const *args, Py_ss
       tl_py_arg_device(func, "device", v[4], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[5], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[6], &a.requires_grad) < 0 ||
-      (a.memory_format = v[7], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[7], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_randn_like(func, &a);
@@ -188,6 +194,7 @@ PyObject *tl_py_binder_randint_like(PyObject *module, PyObject *const *args, Py_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 10, 3, 1, v) < 0 ||
       tl_py_arg_tensor(func, "input", v[0], false, &a.input) < 0 ||
       tl_py_arg_int(func, "low", v[1], false, &a.low, NULL) < 0 ||
@@ -198,7 +205,7 @@ PyObject *tl_py_binder_randint_like(PyObject *module, PyObject *const *args, Py_
       tl_py_arg_device(func, "device", v[6], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[7], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[8], &a.requires_grad) < 0 ||
-      (a.memory_format = v[9], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[9], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_randint_like(func, &a);
@@ -216,6 +223,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
   a.dtype = -1;
   a.pin_memory = false;
   a.requires_grad = false;
+  a.memory_format = -1;
   if (tl_py_bind(func, args, nargs, kwnames, names, 11, 3, 1, v) < 0 ||
       (a.mean = v[0], 0) < 0 ||
       (a.std = v[1], 0) < 0 ||
@@ -227,7 +235,7 @@ PyObject *tl_py_binder_normal(PyObject *module, PyObject *const *args, Py_ssize_
       tl_py_arg_device(func, "device", v[7], &a.device, &a.has_device) < 0 ||
       tl_py_arg_bool(func, "pin_memory", v[8], &a.pin_memory) < 0 ||
       tl_py_arg_bool(func, "requires_grad", v[9], &a.requires_grad) < 0 ||
-      (a.memory_format = v[10], 0) < 0)
+      tl_py_arg_memory_format(func, "memory_format", v[10], &a.memory_format) < 0)
     return NULL;
   a.nargs = nargs;
   return tl_py_impl_normal(func, &a);

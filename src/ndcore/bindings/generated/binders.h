@@ -433,6 +433,12 @@ PyObject *tl_py_binder_cpu(PyObject *self, PyObject *const *args, Py_ssize_t nar
                            PyObject *kwnames);
 PyObject *tl_py_binder_cuda(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
+PyObject *tl_py_binder_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
+PyObject *tl_py_binder_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *tl_py_binder_is_contiguous(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames);
 PyObject *tl_py_binder_copy_(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames);
 PyObject *tl_py_binder_pin_memory(PyObject *self, PyObject *const *args, Py_ssize_t nargs,

@@ -1035,7 +1035,7 @@ static const tl_py_param params_zeros[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_ones[] = {
@@ -1046,7 +1046,7 @@ static const tl_py_param params_ones[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_empty[] = {
@@ -1057,7 +1057,7 @@ static const tl_py_param params_empty[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_full[] = {
@@ -1069,7 +1069,7 @@ static const tl_py_param params_full[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_zeros_like[] = {
@@ -1079,7 +1079,7 @@ static const tl_py_param params_zeros_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_ones_like[] = {
@@ -1089,7 +1089,7 @@ static const tl_py_param params_ones_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_empty_like[] = {
@@ -1099,7 +1099,7 @@ static const tl_py_param params_empty_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_full_like[] = {
@@ -1110,7 +1110,7 @@ static const tl_py_param params_full_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_new_zeros[] = {
@@ -1122,7 +1122,7 @@ static const tl_py_param params_new_zeros[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_new_ones[] = {
@@ -1134,7 +1134,7 @@ static const tl_py_param params_new_ones[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_new_empty[] = {
@@ -1146,7 +1146,7 @@ static const tl_py_param params_new_empty[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_new_full[] = {
@@ -1159,7 +1159,7 @@ static const tl_py_param params_new_full[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_empty_strided[] = {
@@ -1171,7 +1171,7 @@ static const tl_py_param params_empty_strided[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_eye[] = {
@@ -1183,7 +1183,7 @@ static const tl_py_param params_eye[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_arange[] = {
@@ -1196,7 +1196,7 @@ static const tl_py_param params_arange[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_linspace[] = {
@@ -1209,7 +1209,7 @@ static const tl_py_param params_linspace[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_logspace[] = {
@@ -1223,7 +1223,7 @@ static const tl_py_param params_logspace[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_scalar_tensor[] = {
@@ -1234,7 +1234,7 @@ static const tl_py_param params_scalar_tensor[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_tensor[] = {
@@ -1245,7 +1245,7 @@ static const tl_py_param params_tensor[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_as_tensor[] = {
@@ -1256,7 +1256,7 @@ static const tl_py_param params_as_tensor[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_asarray[] = {
@@ -1267,7 +1267,7 @@ static const tl_py_param params_asarray[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"copy", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
 };
 
@@ -1280,7 +1280,7 @@ static const tl_py_param params_new_tensor[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_frombuffer[] = {
@@ -1320,7 +1320,7 @@ static const tl_py_param params_rand[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randn[] = {
@@ -1332,7 +1332,7 @@ static const tl_py_param params_randn[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randint[] = {
@@ -1346,7 +1346,7 @@ static const tl_py_param params_randint[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randperm[] = {
@@ -1358,7 +1358,7 @@ static const tl_py_param params_randperm[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_rand_like[] = {
@@ -1369,7 +1369,7 @@ static const tl_py_param params_rand_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randn_like[] = {
@@ -1380,7 +1380,7 @@ static const tl_py_param params_randn_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_randint_like[] = {
@@ -1393,7 +1393,7 @@ static const tl_py_param params_randint_like[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_normal[] = {
@@ -1407,7 +1407,7 @@ static const tl_py_param params_normal[] = {
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
     {"pin_memory", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
     {"requires_grad", TL_PY_ARG_BOOL, TL_PY_ARG_KWONLY, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_bernoulli[] = {
@@ -1505,19 +1505,34 @@ static const tl_py_param params_to[] = {
     {"dtype", TL_PY_ARG_DTYPE, TL_PY_ARG_OPTIONAL, "None"},
     {"non_blocking", TL_PY_ARG_BOOL, 0, "False"},
     {"copy", TL_PY_ARG_BOOL, 0, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_cpu[] = {
     {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_cuda[] = {
     {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
     {"device", TL_PY_ARG_DEVICE, TL_PY_ARG_OPTIONAL, "None"},
     {"non_blocking", TL_PY_ARG_BOOL, 0, "False"},
-    {"memory_format", TL_PY_ARG_ANY, TL_PY_ARG_KWONLY, "None"},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_clone[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_contiguous[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
+};
+
+static const tl_py_param params_is_contiguous[] = {
+    {"self", TL_PY_ARG_TENSOR, TL_PY_ARG_REQUIRED, NULL},
+    {"memory_format", TL_PY_ARG_MEMORY_FORMAT, TL_PY_ARG_OPTIONAL | TL_PY_ARG_KWONLY, "None"},
 };
 
 static const tl_py_param params_copy_[] = {
@@ -2615,49 +2630,49 @@ const tl_py_sig tl_py_sigs[] = {
     {"broadcast_shapes", "shape", params_broadcast_shapes, 1, 1,
      "broadcast_shapes(*int[] shapes)"},
     {"zeros", "create", params_zeros, 8, 1,
-     "zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "zeros(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"ones", "create", params_ones, 8, 1,
-     "ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "ones(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"empty", "create", params_empty, 8, 1,
-     "empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "empty(int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"full", "create", params_full, 9, 2,
-     "full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "full(int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"zeros_like", "create", params_zeros_like, 7, 1,
-     "zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "zeros_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"ones_like", "create", params_ones_like, 7, 1,
-     "ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "ones_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"empty_like", "create", params_empty_like, 7, 1,
-     "empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "empty_like(Tensor input, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"full_like", "create", params_full_like, 8, 2,
-     "full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "full_like(Tensor input, Scalar fill_value, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"new_zeros", "create", params_new_zeros, 9, 2,
-     "new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "new_zeros(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"new_ones", "create", params_new_ones, 9, 2,
-     "new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "new_ones(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"new_empty", "create", params_new_empty, 9, 2,
-     "new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "new_empty(Tensor self, int... size=(), *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"new_full", "create", params_new_full, 10, 3,
-     "new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "new_full(Tensor self, int[] size, Scalar fill_value, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"empty_strided", "create", params_empty_strided, 9, 2,
-     "empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "empty_strided(int[] size, int[] stride, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"eye", "create", params_eye, 9, 2,
-     "eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "eye(int n, int? m=None, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"arange", "create", params_arange, 10, 3,
-     "arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "arange(Scalar? start=None, Scalar? end=None, Scalar step=1, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"linspace", "create", params_linspace, 10, 3,
-     "linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"logspace", "create", params_logspace, 11, 4,
-     "logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "logspace(Scalar start, Scalar end, int steps, Scalar base=10.0, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"scalar_tensor", "create", params_scalar_tensor, 8, 1,
-     "scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "scalar_tensor(Scalar s, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"tensor", "create", params_tensor, 8, 1,
-     "tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "tensor(any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"as_tensor", "create", params_as_tensor, 8, 2,
-     "as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "as_tensor(any data, dtype? dtype=None, *, Tensor? out=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"asarray", "create", params_asarray, 9, 1,
-     "asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None, any copy=None)"},
+     "asarray(any obj, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None, any copy=None)"},
     {"new_tensor", "create", params_new_tensor, 9, 2,
-     "new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "new_tensor(Tensor self, any data, *, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"frombuffer", "create", params_frombuffer, 5, 1,
      "frombuffer(any buffer, *, dtype? dtype=None, int? count=None, int offset=0, bool requires_grad=False)"},
     {"tril_indices", "create", params_tril_indices, 7, 3,
@@ -2665,21 +2680,21 @@ const tl_py_sig tl_py_sigs[] = {
     {"triu_indices", "create", params_triu_indices, 7, 3,
      "triu_indices(int row, int col, int offset=0, *, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False)"},
     {"rand", "random", params_rand, 9, 1,
-     "rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "rand(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"randn", "random", params_randn, 9, 1,
-     "randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "randn(int... size=(), *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"randint", "random", params_randint, 11, 3,
-     "randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "randint(int low=0, any high=None, any size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"randperm", "random", params_randperm, 9, 1,
-     "randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "randperm(int n, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"rand_like", "random", params_rand_like, 8, 1,
-     "rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "rand_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"randn_like", "random", params_randn_like, 8, 1,
-     "randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "randn_like(Tensor input, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"randint_like", "random", params_randint_like, 10, 3,
-     "randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "randint_like(Tensor input, int low=0, int? high=None, *, Generator? generator=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"normal", "random", params_normal, 11, 3,
-     "normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, any memory_format=None)"},
+     "normal(any mean, any std=None, int[]? size=None, *, Generator? generator=None, Tensor? out=None, dtype? dtype=None, any layout=None, device? device=None, bool pin_memory=False, bool requires_grad=False, memory_format? memory_format=None)"},
     {"bernoulli", "random", params_bernoulli, 4, 2,
      "bernoulli(Tensor input, any p=None, *, Generator? generator=None, Tensor? out=None)"},
     {"multinomial", "random", params_multinomial, 5, 3,
@@ -2709,11 +2724,17 @@ const tl_py_sig tl_py_sigs[] = {
     {"geometric_", "random", params_geometric_, 3, 2,
      "geometric_(Tensor self, Scalar p, *, Generator? generator=None)"},
     {"to", "backend", params_to, 6, 5,
-     "to(Tensor self, device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, any memory_format=None)"},
+     "to(Tensor self, device? device=None, dtype? dtype=None, bool non_blocking=False, bool copy=False, *, memory_format? memory_format=None)"},
     {"cpu", "backend", params_cpu, 2, 1,
-     "cpu(Tensor self, *, any memory_format=None)"},
+     "cpu(Tensor self, *, memory_format? memory_format=None)"},
     {"cuda", "backend", params_cuda, 4, 3,
-     "cuda(Tensor self, device? device=None, bool non_blocking=False, *, any memory_format=None)"},
+     "cuda(Tensor self, device? device=None, bool non_blocking=False, *, memory_format? memory_format=None)"},
+    {"clone", "backend", params_clone, 2, 1,
+     "clone(Tensor self, *, memory_format? memory_format=None)"},
+    {"contiguous", "backend", params_contiguous, 2, 1,
+     "contiguous(Tensor self, *, memory_format? memory_format=None)"},
+    {"is_contiguous", "backend", params_is_contiguous, 2, 1,
+     "is_contiguous(Tensor self, *, memory_format? memory_format=None)"},
     {"copy_", "backend", params_copy_, 3, 3,
      "copy_(Tensor self, TensorLike other, bool non_blocking=False)"},
     {"pin_memory", "backend", params_pin_memory, 2, 2,
@@ -2919,4 +2940,4 @@ const tl_py_sig tl_py_sigs[] = {
     {"_ctc_loss_backward", "nn_loss", params__ctc_loss_backward, 9, 9,
      "_ctc_loss_backward(Tensor grad, Tensor log_probs, Tensor targets, int[N] input_lengths, int[N] target_lengths, Tensor neg_log_likelihood, Tensor log_alpha, int blank, bool zero_infinity=False)"},
 };
-const int tl_py_sig_count = 313;
+const int tl_py_sig_count = 316;
