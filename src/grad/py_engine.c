@@ -392,6 +392,20 @@ static int retain(tl_py_node *node, PyObject **buf, int nbuf)
   return 0;
 }
 
+/* PyTorch's layout contract for .grad: a dense leaf's gradient has the
+ * leaf's strides (a channels-last weight gets a channels-last gradient, and
+ * an optimizer's flat updates pair the two up element by element), any
+ * other leaf's is row-major.  Does g keep it for leaf? */
+static bool obeys_layout(const tl_tensor *g, const tl_tensor *leaf)
+{
+  if (!tl_tensor_is_dense(leaf) || tl_tensor_is_contiguous(leaf))
+    return tl_tensor_is_contiguous(g);
+  for (int i = 0; i < g->ndim; i++)
+    if (g->shape[i] != 1 && g->strides[i] != leaf->strides[i])
+      return false;
+  return true;
+}
+
 /* leaf.grad += grad (or = grad the first time). */
 static int accumulate(tl_py_tensor *leaf, PyObject *grad, bool create_graph)
 {
@@ -399,12 +413,23 @@ static int accumulate(tl_py_tensor *leaf, PyObject *grad, bool create_graph)
     /* The gradient may be held elsewhere (the caller's backward(g), another
      * input's gradient, a view of one): .grad is later added to in place, so
      * the leaf gets its own copy unless nothing else can see this one. */
-    const tl_tensor *g = tl_py_t(grad);
-    bool own = Py_REFCNT(grad) == 1 && g->storage->refcount == 1 && tl_tensor_is_contiguous(g);
+    const tl_tensor *g = tl_py_t(grad), *l = &leaf->t;
+    bool shaped = g->ndim == l->ndim && !memcmp(g->shape, l->shape, (size_t)g->ndim * sizeof *g->shape);
+    bool laid_out = shaped ? obeys_layout(g, l) : tl_tensor_is_contiguous(g);
+    bool own = Py_REFCNT(grad) == 1 && g->storage->refcount == 1 && laid_out;
     if (!own && !create_graph) {
+      /* the copy in the contract's layout: g's when it keeps it, else the
+       * dense leaf's strides, else row-major */
       tl_tensor copy = {0};
-      if (tl_tensor_to_dtype(&copy, tl_py_t(grad), tl_py_t(grad)->dtype) != TL_OK)
+      bool as_leaf = !laid_out && shaped && tl_tensor_is_dense(l);
+      const tl_tensor *like = as_leaf ? l : g;
+      tl_format format = laid_out || as_leaf ? TL_FORMAT_PRESERVE : TL_FORMAT_CONTIGUOUS;
+      if (tl_tensor_empty_format(&copy, like, g->dtype, tl_tensor_device(g), format) != TL_OK)
         return tl_py_raise_int();
+      if (tl_tensor_copy(&copy, g) != TL_OK) {
+        tl_tensor_release(&copy);
+        return tl_py_raise_int();
+      }
       leaf->grad = tl_py_tensor_from(&copy);
     } else
       leaf->grad = Py_NewRef(grad);
