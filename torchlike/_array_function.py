@@ -551,7 +551,9 @@ def can_cast_dtypes(src, dst, casting):
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """NumPy's ``a.astype``: ``casting=`` refuses what its rule forbids (a
     TypeError naming both dtypes, as NumPy's), ``copy=False`` returns ``a``
-    itself when nothing changes, ``order="F"`` gives a Fortran-ordered copy."""
+    itself when nothing changes; ``order=`` lays the result out: "K" (the
+    default) as ``a``, "C" row-major, "F" column-major, "A" column-major when
+    ``a`` is."""
     target = tl_dtype(dtype)
     if casting not in CASTINGS:
         raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
@@ -560,8 +562,14 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         raise TypeError(f"Cannot cast array data from dtype('{np_dtype(self.dtype)}') to "
                         f"dtype('{np_dtype(target)}') according to the rule {casting!r}")
     result = cast(self, target)
-    if isinstance(order, str) and order.upper() == "F" and self.ndim > 1:
+    order = order.upper() if isinstance(order, str) else "K"
+    if order == "A":
+        reverse = self.permute(*builtins.range(self.ndim - 1, -1, -1))
+        order = "F" if not self.is_contiguous() and reverse.is_contiguous() else "C"
+    if order == "F" and self.ndim > 1:
         return result.copy(order="F")
+    if order == "C" and not result.is_contiguous():
+        return result.contiguous()
     if copy and result is self:
         return self.clone()
     return result

@@ -1,10 +1,9 @@
 """torchlike.layout and torchlike.memory_format: the values factories accept
 for layout= and memory_format= (torch.strided, torch.contiguous_format ...).
 
-Dense tensors are strided; the factories accept these arguments for
-compatibility and always allocate contiguous (row-major) memory, so
-channels_last requests give the same values in the default layout.  The
-sparse layouts (sparse_coo, sparse_csr ...) are those of torchlike._sparse's
+Dense tensors are strided; memory_format= lays a new tensor's dims out
+(clone, contiguous, to, empty and the _like forms; the core reads these four
+objects, docs/shapes.md "Memory layouts").  The sparse layouts (sparse_coo, sparse_csr ...) are those of torchlike._sparse's
 SparseTensor (docs/sparse.md)."""
 
 from ._C import Tensor

@@ -56,6 +56,9 @@ _UINT = {1: _C.uint8, 2: _C.int16, 4: _C.int32, 8: _C.int64}
 def _swap_in_place(t):
     """Reverse the bytes of each element (component) of t in place."""
     from ._composites import view_as_real
+    # dims in memory order: a dense tensor's view is then row-major, as
+    # view_as_real needs (its last dim contiguous)
+    t = t.permute(*t.dim_order())
     parts = view_as_real(t) if t.is_complex() else t
     width = parts.dtype.itemsize
     if width == 1 or t.numel() == 0:
@@ -73,7 +76,7 @@ def byteswap(self, inplace=False):
     if inplace:
         _swap_in_place(self.detach())
         return self
-    out = self.detach().clone()
+    out = self.detach().clone()  # laid out as self, as NumPy's copy is
     _swap_in_place(out)
     return out
 

@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from .. import _C
+from .._layout import contiguous_format
 from .._array_function import (
     Unsupported, implements, tl_dtype, as_tensor, _host_tensor, flat, np_dtype, norm_axis,
     promote)
@@ -69,13 +70,15 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
 @implements(np.copy)
 def copy(a, order="K", subok=False):
     a = as_tensor(a)
+    if order == "K":  # a's order of dims, whatever it is (clone's preserve_format)
+        return a.clone()
     _, _, _, order = _like(a, None, None, None, order)
     if order == "F" and a.ndim > 1:
-        # a Fortran-ordered copy (order="F", or "K"/"A" of an F-ordered array):
+        # a Fortran-ordered copy (order="F", or "A" of an F-ordered array):
         # a C copy of the reversed axes, read back reversed; recorded ops
         rev = tuple(reversed(range(a.ndim)))
         return a.permute(*rev).contiguous().permute(*rev)
-    return a.clone()
+    return a.clone(memory_format=contiguous_format)
 
 
 # ---------------------------------------------------------------------------

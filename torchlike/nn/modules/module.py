@@ -10,7 +10,7 @@ from collections import OrderedDict, namedtuple
 import itertools
 import warnings
 
-from ... import _C
+from ... import _C, _layout
 from ...autograd.function import Function
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, Buffer, is_lazy
@@ -610,8 +610,10 @@ class Module:
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``,
         ``to(device, dtype)``, ``to(tensor)``, with ``non_blocking``.  Only
-        floating-point (and complex) tensors change dtype, as in PyTorch."""
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        floating-point (and complex) tensors change dtype, as in PyTorch;
+        ``memory_format=`` lays out the 4-d and 5-d ones (a conv's weight
+        channels-last)."""
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
                             f"but got desired dtype={dtype}")
@@ -622,6 +624,8 @@ class Module:
                 kw["device"] = device
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 kw["dtype"] = dtype
+            if memory_format is not None and t.dim() in (4, 5):
+                kw["memory_format"] = memory_format
             return t.to(**kw) if kw else t
 
         return self._apply(convert)
@@ -1001,11 +1005,14 @@ def _size_str(shape):
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from Module.to's forms."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's forms."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
+    if memory_format is not None and not isinstance(memory_format, _layout.memory_format):
+        raise TypeError(f"to(): argument 'memory_format' must be torchlike.memory_format, "
+                        f"not {type(memory_format).__name__}")
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -1017,4 +1024,4 @@ def _parse_to(*args, **kwargs):
             non_blocking = a
         elif a is not None:
             device = a
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
