@@ -4,6 +4,11 @@ import numpy as np
 import torchlike as tl
 import torchlike.nn.functional as F
 
+try:
+    import torch
+except ImportError:  # the PyTorch rows are skipped
+    torch = None
+
 
 def cases():
     rng = np.random.default_rng(0)
@@ -32,6 +37,33 @@ def cases():
         lambda: np.pad(img_np, w, mode="reflect"), "numpy"
     yield from per_call_cases()
     yield from view_cases()
+    yield from layout_cases()
+
+
+def layout_cases():
+    """Results laid out as their operands (docs/shapes.md, "Memory layouts"):
+    elementwise ops on transposed and channels-last operands run as
+    contiguous loops, against NumPy (its K order) and PyTorch."""
+    rng = np.random.default_rng(1)
+    a_np = rng.standard_normal((2048, 2048))
+    a = tl.from_numpy(a_np)
+    yield "layout transposed a.T * 2 2048^2 float64", lambda: a.T * 2, lambda: a_np.T * 2, "numpy"
+    yield "layout transposed a.T + a.T 2048^2 float64", lambda: a.T + a.T, \
+        lambda: a_np.T + a_np.T, "numpy"
+    yield "layout transposed exp(a.T) 2048^2 float64", lambda: tl.exp(a.T), \
+        lambda: np.exp(a_np.T), "numpy"
+    yield "layout transposed a.T.astype(float32)", lambda: a.T.to(tl.float32), \
+        lambda: a_np.T.astype(np.float32), "numpy"
+    if torch is None:
+        return
+    img_pt = torch.randn(32, 64, 56, 56).contiguous(memory_format=torch.channels_last)
+    img = tl.from_numpy(img_pt.permute(0, 2, 3, 1).numpy()).permute(0, 3, 1, 2)
+    yield "layout channels_last relu 32x64x56x56", lambda: tl.relu(img), \
+        lambda: torch.relu(img_pt), "torch"
+    yield "layout channels_last x * 2 + 1 32x64x56x56", lambda: img * 2 + 1, \
+        lambda: img_pt * 2 + 1, "torch"
+    yield "layout channels_last clone 32x64x56x56", lambda: img.clone(), \
+        lambda: img_pt.clone(), "torch"
 
 
 def per_call_cases():
