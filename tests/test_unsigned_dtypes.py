@@ -273,3 +273,11 @@ def test_saved_as_pytorch_saves_them():
     assert {"torch._utils _rebuild_tensor_v3", "torch.storage UntypedStorage",
             "torch uint32"} <= names
     assert "torch._utils _rebuild_tensor_v2" in _saved_globals(T.tensor([1, 2], dtype=T.uint8))
+
+
+def test_bincount_names_a_uint64_bin_past_int64():
+    """A uint64 value of 2**63 or more is no bin a count array could reach:
+    the error names the value as it is, not as the int64 it reads as."""
+    x = tnp.asarray([1, 2**63 + 5], dtype=tnp.uint64)
+    with pytest.raises(RuntimeError, match=r"input\[1\] is 9223372036854775813, too large"):
+        tnp.bincount(x)

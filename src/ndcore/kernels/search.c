@@ -462,6 +462,9 @@ tl_status tl_cpu_bincount(const tl_tensor *in, const tl_tensor *weights, int64_t
   int64_t wstep = weights ? weights->strides[0] * (int64_t)tl_dtype_size(weights->dtype) : 0;
   for (int64_t i = 0; i < n; i++) {
     int64_t v = load_int(in->dtype, src + i * step);
+    if (v < 0 && in->dtype == TL_DTYPE_U64) /* past int64: no count array could be that long */
+      return tl_error_set(TL_ERR_RUNTIME, "bincount(): input[%lld] is %llu, too large a bin",
+                          (long long)i, (unsigned long long)tl_load_U64(src + i * step));
     if (v < 0)
       return tl_error_set(TL_ERR_RUNTIME, "bincount only supports 1-d non-negative integral "
                           "inputs; input[%lld] is %lld", (long long)i, (long long)v);
