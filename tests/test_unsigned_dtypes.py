@@ -281,3 +281,26 @@ def test_bincount_names_a_uint64_bin_past_int64():
     x = tnp.asarray([1, 2**63 + 5], dtype=tnp.uint64)
     with pytest.raises(RuntimeError, match=r"input\[1\] is 9223372036854775813, too large"):
         tnp.bincount(x)
+
+
+def test_random_uint64_integers_reach_past_int64():
+    """Generator.integers and randint draw uint64 values from all of
+    [0, 2**64): bounds past int64's range are kept, the upper half is drawn
+    as often as the lower, a seed repeats its draws, and bounds past the
+    dtype's are NumPy's ValueError."""
+    rng = tnp.random.default_rng(3)
+    x = rng.integers(0, 2**64, size=4000, dtype=tnp.uint64)
+    assert x.dtype == T.uint64 and x.shape == (4000,)
+    upper = float((x >= 2**63).sum()) / 4000
+    assert 0.45 < upper < 0.55, upper
+    top = rng.integers(2**64 - 3, 2**64, size=300, dtype=tnp.uint64)
+    assert sorted(set(top.tolist())) == [2**64 - 3, 2**64 - 2, 2**64 - 1]
+    closed = rng.integers(2**63, 2**64 - 1, size=50, dtype=tnp.uint64, endpoint=True)
+    assert all(2**63 <= v <= 2**64 - 1 for v in closed.tolist())
+    again = tnp.random.default_rng(3).integers(0, 2**64, size=4000, dtype=tnp.uint64)
+    assert T.equal(again, x)
+    assert tnp.random.randint(2**63, 2**64, size=5, dtype=tnp.uint64).min() >= 2**63
+    with pytest.raises(ValueError, match="high is out of bounds for uint64"):
+        rng.integers(2**65, dtype=tnp.uint64)
+    with pytest.raises(ValueError, match="low is out of bounds for uint64"):
+        rng.integers(-1, 2**64, dtype=tnp.uint64)

@@ -309,6 +309,11 @@ def _integers(self, low, high, size, dtype, endpoint, what):
     check(low < info[0], f"low is out of bounds for {name}")
     check(top > info[1], f"high is out of bounds for {name}")
     check(low > top, "low > high" if endpoint else "low >= high")
+    if not isinstance(low, Tensor) and not isinstance(high, Tensor) and top >= 2 ** 63:
+        # uint64 past int64's range: int64 draws shifted down by 2**63, whose
+        # bits with the sign bit flipped are the uint64 values shifted back
+        shifted = d.src.int64(d.shape, low - 2 ** 63, top + 1 - 2 ** 63)
+        return (shifted ^ (-2 ** 63)).view(_C.uint64)
     if not isinstance(low, Tensor) and not isinstance(high, Tensor):
         result = d.src.int64(d.shape, low, top + 1)
     else:
