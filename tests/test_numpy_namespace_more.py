@@ -587,3 +587,25 @@ def test_numpy_fallback_wrapper_is_built_once():
     assert np.polyval is first
     assert first.__wrapped__ is numpy.polyval
     numpy.testing.assert_allclose(first([1.0, 2.0], np.asarray([3.0])).cpu().numpy(), [5.0])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint64", "bool"])
+def test_reciprocal_of_integers_is_numpys(dtype):
+    """NumPy's reciprocal keeps integers integer (bool gives int8) and warns
+    of a zero, through both spellings; PyTorch's (tl.reciprocal) gives
+    floats."""
+    import warnings
+    a = numpy.array([1, 2, 3, 1, 5], dtype=dtype) if dtype != "bool" else \
+        numpy.array([True, True])
+    want = numpy.reciprocal(a)
+    for got in (np.reciprocal(np.asarray(a)), numpy.reciprocal(tl.tensor(a))):
+        assert got.dtype == tl.from_numpy(want).dtype
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    zero = numpy.zeros(2, dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in reciprocal"):
+            numpy.reciprocal(zero)
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in reciprocal"):
+            np.reciprocal(np.asarray(zero))
+    assert tl.reciprocal(tl.tensor([2])).dtype == tl.float32

@@ -98,8 +98,26 @@ def numpy_division(op):
     return call
 
 
+def numpy_reciprocal(x, out=None):
+    """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
+    bool as int8), a zero a divide-by-zero warning and the cast of inf, as
+    NumPy's loop gives; floats and complex numbers are torchlike's op (whose
+    integer form, PyTorch's, gives floats)."""
+    if x.is_floating_point() or x.is_complex():
+        return _C.reciprocal(x) if out is None else _C.reciprocal(x, out=out)
+    wide = x.to(_C.float64)
+    if bool(_C.eq(wide, 0).any()):
+        _divide_by_zero("reciprocal")
+    result = _C.reciprocal(wide).to(_C.int8 if x.dtype == _C.bool else x.dtype)
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
+
+
 # Ufuncs answered by a composition of ops rather than one op of their name.
-_COMPOSITES = {"spacing": _spacing, "floor_divide": numpy_division(_C.floor_divide),
+_COMPOSITES = {"spacing": _spacing, "reciprocal": numpy_reciprocal,
+               "floor_divide": numpy_division(_C.floor_divide),
                "remainder": numpy_division(_C.remainder), "fmod": numpy_division(_C.fmod)}
 # Two-output ufuncs: a function giving both results.
 _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),

@@ -106,6 +106,7 @@ __all__ = list(UNARY) + list(BINARY) + [
 
 for _name, _op in UNARY.items():
     globals()[_name] = _unary(getattr(_C, _op), _name)
+reciprocal = _unary(_ufunc.numpy_reciprocal, "reciprocal")  # integers stay integers
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
