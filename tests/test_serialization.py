@@ -458,3 +458,14 @@ def test_hostile_length_prefix_is_refused_before_allocating():
         _WeightsUnpickler(io.BytesIO(data), lambda pid: None).load()
     ok = pickle.dumps(bytearray(b"abc"), protocol=5)
     assert _WeightsUnpickler(io.BytesIO(ok), lambda pid: None).load() == bytearray(b"abc")
+
+
+def test_storage_classes_under_pytorchs_module_path():
+    """Code that names torch.storage.UntypedStorage (type hints, isinstance
+    checks, pickled class paths) finds the storage classes there."""
+    import torchlike.storage
+    t = torchlike.arange(4.0)
+    assert torchlike.storage.UntypedStorage is torchlike.UntypedStorage
+    assert torchlike.storage.TypedStorage is torchlike.TypedStorage
+    assert isinstance(t.untyped_storage(), torchlike.storage.UntypedStorage)
+    assert torchlike.storage.UntypedStorage.__module__.startswith("torchlike")
