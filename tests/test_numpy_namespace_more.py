@@ -609,3 +609,18 @@ def test_reciprocal_of_integers_is_numpys(dtype):
         with pytest.raises(RuntimeWarning, match="divide by zero encountered in reciprocal"):
             np.reciprocal(np.asarray(zero))
     assert tl.reciprocal(tl.tensor([2])).dtype == tl.float32
+
+
+@pytest.mark.parametrize("lo,hi", [(numpy.nan, 1.5), (1.5, numpy.nan), (3.0, 1.0), (None, 2.0),
+                                   ("array", 4.0), (-numpy.inf, "array")])
+def test_clip_is_numpys_with_nan_and_crossed_bounds(lo, hi):
+    """A NaN bound makes every element NaN and crossed bounds give the upper
+    one, as NumPy's minimum(maximum(x, lo), hi); array bounds broadcast."""
+    x = numpy.array([[1.0, 2.0, numpy.nan, -numpy.inf, 5.0]] * 2)
+    bound = numpy.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    lo, hi = (bound if b == "array" else b for b in (lo, hi))
+    want = numpy.clip(x, lo, hi)
+    got = np.clip(np.asarray(x).T.T, *(np.asarray(b) if isinstance(b, numpy.ndarray) else b
+                                       for b in (lo, hi)))
+    assert got.dtype == tl.float64
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)

@@ -204,6 +204,15 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
                for b in bounds):
             x = x.to(tl_dtype(np.result_type(
                 np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b for b in bounds])))
+    if not (x.is_complex() or x.dtype == _C.bool) and (lo is not None or hi is not None):
+        # one pass, and NumPy's NaN bounds (a NaN bound makes every element NaN)
+        lo, hi = (None if b is None else _bound(b, x) for b in (lo, hi))
+        lo, hi = (b.to(x.dtype) if isinstance(b, Tensor) else b for b in (lo, hi))
+        result = _C.clamp(x, lo, hi)
+        if out is not None:
+            out.copy_(result)
+            return out
+        return result
     result = x
     if lo is not None:
         lo = _bound(lo, x)
