@@ -204,3 +204,80 @@ def test_scatter_add_layer_with_ufunc_at():
     np.testing.assert_allclose(np.asarray(got.detach()), want)
     assert gradcheck(segment_sum, (leaf(v),))
     assert gradcheck(segment_diff, (leaf(v),))
+
+
+# ---- convolve, correlate, interp, sliding_window_view --------------------------------------------
+
+@pytest.mark.parametrize("fn", [np.convolve, np.correlate])
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+def test_convolve_correlate_match_numpy_for_every_length(fn, mode):
+    for n in range(1, 6):
+        for m in range(1, 6):  # either argument the longer: NumPy swaps internally
+            a, v = RNG.standard_normal(n), RNG.standard_normal(m)
+            got, want = fn(tl.tensor(a), tl.tensor(v), mode), fn(a, v, mode)
+            assert tuple(got.shape) == want.shape, (n, m)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+def test_convolve_correlate_gradients(mode):
+    a, v = RNG.standard_normal(7), RNG.standard_normal(3)
+    check_layer(lambda a, v: np.convolve(a, v, mode), a, v)
+    check_layer(lambda a, v: np.correlate(v, a, mode), a, v)
+
+
+def test_convolve_dtypes_and_errors():
+    # integers keep NumPy's integer result (NumPy's loop: no gradient to take)
+    got = np.convolve(tl.tensor([1, 2, 3]), tl.tensor([0, 1]))
+    assert got.dtype == tl.int64
+    np.testing.assert_array_equal(np.asarray(got), [0, 1, 2, 3])
+    assert np.convolve(tl.tensor([1.0, 2.0], dtype=tl.float32), np.array([0.5])).dtype == tl.float64
+    with pytest.raises(ValueError, match="^a cannot be empty"):
+        np.convolve(tl.tensor([]), tl.tensor([1.0]))
+    with pytest.raises(ValueError, match="second array argument cannot be empty"):
+        np.correlate(tl.tensor([1.0]), tl.tensor([]))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        np.correlate(tl.tensor([1.0]), tl.tensor([1.0]), "bogus")
+    with pytest.raises(TypeError, match=r"numpy\.convolve has no torchlike implementation"):
+        np.convolve(leaf([1.0, 2.0]), tl.tensor([1j]))  # complex: NumPy's loop, refused
+
+
+def test_interp_values_and_gradients():
+    xp = np.sort(RNG.standard_normal(6))
+    fp = RNG.standard_normal(6)
+    x = np.concatenate([RNG.uniform(-3, 3, 9), xp[[0, -1]], [np.nan]])
+    for kw in ({}, {"left": -7.0}, {"right": 3.0, "left": 1}):
+        got, want = np.interp(tl.tensor(x), tl.tensor(xp), tl.tensor(fp), **kw), \
+            np.interp(x, xp, fp, **kw)
+        assert got.dtype == tl.float64
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+    # float32 and integer inputs give float64, as NumPy's
+    assert np.interp(tl.tensor(np.float32(1.5)), [1, 2], [0, 1]).dtype == tl.float64
+    np.testing.assert_array_equal(np.asarray(np.interp(tl.tensor([0.5, 2.0]), [1.0], [4.0])),
+                                  [4.0, 4.0])
+    # in x (the slope), xp and fp, away from the knots
+    check_layer(lambda x, xp, fp: np.interp(x, xp, fp), RNG.uniform(-1, 1, 5),
+                np.array([-1.5, -0.4, 0.3, 1.2]), RNG.standard_normal(4))
+    with pytest.raises(ValueError, match="fp and xp are not of the same length"):
+        np.interp(tl.tensor([1.0]), tl.tensor([1.0, 2.0]), tl.tensor([1.0]))
+    with pytest.raises(TypeError, match=r"numpy\.interp has no torchlike implementation"):
+        np.interp(leaf([1.0]), [0.0, 2.0], [1.0, 3.0], period=2.0)
+
+
+@pytest.mark.parametrize("args", [((2, 3),), (3, 1), ((2, 2), (0, 1)), ((2, 3), (1, 1)),
+                                  (4, -1)])
+def test_sliding_window_view(args):
+    z = RNG.standard_normal((3, 8))
+    view = np.lib.stride_tricks.sliding_window_view
+    check_layer(lambda t: view(t, *args) * 1.5, z)
+
+
+def test_sliding_window_view_errors():
+    z = tl.tensor(RNG.standard_normal((3, 8)))
+    view = np.lib.stride_tricks.sliding_window_view
+    with pytest.raises(ValueError, match="window shape cannot be larger"):
+        view(z, 9, axis=1)
+    with pytest.raises(ValueError, match="Since axis is `None`"):
+        view(z, 2)
+    with pytest.raises(ValueError, match="Must provide matching length"):
+        view(z, (2, 2), axis=0)
