@@ -281,3 +281,346 @@ def test_sliding_window_view_errors():
         view(z, 2)
     with pytest.raises(ValueError, match="Must provide matching length"):
         view(z, (2, 2), axis=0)
+
+
+# ---- layers written in plain NumPy ------------------------------------------------------------------
+
+def layer_norm(x, g, b):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(np.var(x, axis=-1, keepdims=True) + 1e-5) * g + b
+
+
+def layer_norm_methods(x, g, b):
+    # the ndarray methods, NumPy's spelling (axis=, keepdims=): NumPy's meaning
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True)
+                                                          + 1e-5) * g + b
+
+
+def rms_norm(x, g):
+    return x / np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + 1e-6) * g
+
+
+def rms_norm_linalg(x, g):
+    return x / (np.linalg.norm(x, axis=-1, keepdims=True) / np.sqrt(x.shape[-1])) * g
+
+
+def softmax(s, axis=-1):
+    e = np.exp(s - np.max(s, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def logsumexp(s):
+    top = np.amax(s, axis=1, keepdims=True)
+    return np.squeeze(top, 1) + np.log(np.sum(np.exp(s - top), axis=1))
+
+
+def attention_einsum(q, k, v):
+    s = np.einsum("bqd,bkd->bqk", q, k) / np.sqrt(q.shape[-1])
+    return np.einsum("bqk,bkd->bqd", softmax(s), v)
+
+
+def attention_matmul(q, k, v):
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1])
+    return softmax(s) @ v
+
+
+CAUSAL = np.triu(np.ones((5, 6), dtype=bool), 2)
+
+
+def attention_causal(q, k, v):
+    s = np.where(CAUSAL, -np.inf, q @ k.transpose(0, 2, 1))
+    return np.matmul(softmax(s), v)
+
+
+def conv1d_windows(x, w):
+    # x: (B, C, L), w: (O, C, K) -> (B, L - K + 1, O)
+    windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[-1], axis=-1)
+    return np.tensordot(windows, w, axes=([1, 3], [1, 2]))
+
+
+def conv1d_windows_einsum(x, w):
+    windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[-1], axis=-1)
+    return np.einsum("bclk,ock->bol", windows, w)
+
+
+def conv2d_windows(x, w):
+    # x: (B, C, H, W), w: (O, C, KH, KW) -> (B, O, H', W')
+    windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[-2:], axis=(2, 3))
+    return np.einsum("bchwij,ocij->bohw", windows, w)
+
+
+def max_pool(x):  # (B, C, 8, 6) -> (B, C, 4, 3)
+    b, c, h, w = x.shape
+    return np.max(x.reshape(b, c, h // 2, 2, w // 2, 2), axis=(3, 5))
+
+
+def avg_pool_method(x):
+    b, c, h, w = x.shape
+    return x.reshape(b, c, h // 2, 2, w // 2, 2).mean(axis=(3, 5))
+
+
+TOKENS = np.array([[1, 3, 3], [0, 9, 2]])  # a repeated token: gradients add up
+
+
+def embedding_take(e):
+    return np.take(e, TOKENS, axis=0)
+
+
+def embedding_index(e):
+    return np.sum(e[TOKENS], axis=1)
+
+
+def embedding_bag(e):
+    return np.take_along_axis(e, np.array([[0], [3], [1]]), axis=1)
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * np.power(x, 3))))
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1 + sp.erf(x / np.sqrt(2)))
+
+
+def activations(x):
+    return np.stack([np.where(x > 0, x, np.expm1(x)),          # elu
+                     np.maximum(x, 0.1 * x),                   # leaky relu
+                     np.clip(x, -1.0, 1.0),                    # hardtanh
+                     np.logaddexp(0, x),                       # softplus
+                     x * sp.expit(x),                          # silu
+                     np.sign(x) * np.log1p(np.abs(x)),         # symmetric log
+                     np.piecewise(x, [x < -1, x > 1],          # a hand-written spline
+                                  [lambda v: -1 + 0 * v, lambda v: 1 + 0 * v,
+                                   lambda v: v * (1.5 - 0.5 * v * v)])])
+
+
+POINTS = np.linspace(-1, 1, 7)
+
+
+def poly_features(c):
+    return np.polyval(c, POINTS) + np.vander(POINTS, len(c)) @ c[::-1]
+
+
+def poly_of_input(c, x):
+    return np.polyval(c, x)
+
+
+def pairwise(a, b):
+    diff = a[:, None, :] - b[None, :, :]
+    return np.stack([np.sqrt(np.sum(diff ** 2, axis=-1)),      # euclidean
+                     np.linalg.norm(diff, ord=1, axis=-1),     # manhattan
+                     np.linalg.norm(diff, ord=np.inf, axis=-1),
+                     np.linalg.norm(diff, ord=3, axis=-1),
+                     (a @ b.T) / np.outer(np.linalg.norm(a, axis=1),
+                                          np.linalg.norm(b, axis=1))])  # cosine
+
+
+def running_layers(x):
+    return np.concatenate([np.cumsum(x, axis=1) / np.arange(1, x.shape[1] + 1),
+                           np.cumprod(1 + 0.1 * x, axis=1),
+                           np.diff(x, n=2, axis=1),
+                           np.diff(x, axis=1, prepend=0.0),
+                           np.maximum.accumulate(x, axis=1)], axis=1)
+
+
+def gp_neg_log_marginal(x, y, log_scale, log_noise):
+    """A Gaussian process's negative log marginal likelihood: RBF kernel,
+    Cholesky, triangular solve, slogdet and solve inside one layer."""
+    d2 = np.sum((x[:, None, :] - x[None, :, :]) ** 2, axis=-1)
+    k = np.exp(-0.5 * d2 / np.exp(2 * log_scale)) + np.exp(log_noise) * np.eye(x.shape[0])
+    chol = np.linalg.cholesky(k)
+    z = np.linalg.solve(chol, y)
+    sign, logdet = np.linalg.slogdet(k)
+    alpha = np.linalg.solve(k, y)
+    fit = 0.25 * (z @ z + y @ alpha)  # the same quadratic form, two ways
+    logdet_chol = 2 * np.sum(np.log(np.diagonal(chol)))
+    return fit + 0.25 * (logdet + logdet_chol) + 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def ridge_layer(a):
+    gram = a @ a.T + np.eye(a.shape[0])
+    return np.linalg.inv(gram) @ a + np.linalg.det(gram)
+
+
+def fft_conv(x, k):
+    n = x.shape[-1] + k.shape[-1] - 1
+    return np.fft.irfft(np.fft.rfft(x, n=n) * np.fft.rfft(k, n=n), n=n)
+
+
+def spectral_pool(x):
+    f = np.fft.fft2(x)
+    return np.real(np.fft.ifft2(f * np.abs(f) / (1 + np.abs(f))))
+
+
+def gumbel_free_topk(x):
+    top2 = np.sort(x, axis=1)[:, -2:]
+    return np.sum(top2, axis=1) + np.partition(x, -1, axis=1)[:, -1]
+
+
+def scipy_special_layer(x):
+    return sp.gammaln(np.exp(x)) + sp.xlogy(np.exp(x), 1 + x * x) + sp.log_ndtr(x)
+
+
+def moments(x):
+    # NumPy's ddof=1 by keyword; the methods follow NumPy when spelled so
+    return np.stack([np.std(x, axis=1, ddof=1), x.std(axis=1, ddof=1), x.var(ddof=1, axis=1),
+                     np.ptp(x, axis=1), np.median(x, axis=1), np.quantile(x, 0.3, axis=1)])
+
+
+LAYERS = {
+    "layer_norm": (layer_norm, (2, 3, 4), (4,), (4,)),
+    "layer_norm_methods": (layer_norm_methods, (2, 3, 4), (4,), (4,)),
+    "rms_norm": (rms_norm, (2, 3, 4), (4,)),
+    "rms_norm_linalg": (rms_norm_linalg, (2, 3, 4), (4,)),
+    "softmax": (softmax, (3, 5)),
+    "logsumexp": (logsumexp, (3, 5)),
+    "attention_einsum": (attention_einsum, (2, 5, 4), (2, 6, 4), (2, 6, 3)),
+    "attention_matmul": (attention_matmul, (2, 5, 4), (2, 6, 4), (2, 6, 3)),
+    "attention_causal": (attention_causal, (2, 5, 4), (2, 6, 4), (2, 6, 3)),
+    "conv1d_windows": (conv1d_windows, (2, 3, 10), (5, 3, 3)),
+    "conv1d_windows_einsum": (conv1d_windows_einsum, (2, 3, 10), (5, 3, 3)),
+    "conv2d_windows": (conv2d_windows, (1, 2, 5, 6), (3, 2, 2, 3)),
+    "max_pool": (max_pool, (2, 3, 8, 6)),
+    "avg_pool_method": (avg_pool_method, (2, 3, 8, 6)),
+    "embedding_take": (embedding_take, (10, 4)),
+    "embedding_index": (embedding_index, (10, 4)),
+    "embedding_bag": (embedding_bag, (3, 5)),
+    "gelu_tanh": (gelu_tanh, (3, 5)),
+    "gelu_erf": (gelu_erf, (3, 5)),
+    "activations": (activations, (3, 5)),
+    "poly_features": (poly_features, (4,)),
+    "poly_of_input": (poly_of_input, (4,), (6,)),
+    "pairwise": (pairwise, (4, 3), (5, 3)),
+    "running_layers": (running_layers, (3, 6)),
+    "ridge_layer": (ridge_layer, (4, 3)),
+    "fft_conv": (fft_conv, (10,), (3,)),
+    "spectral_pool": (spectral_pool, (4, 6)),
+    "topk": (gumbel_free_topk, (3, 5)),
+    "scipy_special_layer": (scipy_special_layer, (3, 4)),
+    "moments": (moments, (3, 5)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_numpy_layer(name):
+    f, *shapes = LAYERS[name]
+    rng = np.random.default_rng(sorted(LAYERS).index(name))
+    arrays = [rng.standard_normal(s) for s in shapes]
+    if name == "activations":  # away from the kinks (0, +-1), where FD is one-sided
+        arrays = [np.array([[-2.0, -1.3, -0.6, -0.2, 0.3], [0.7, 1.4, 2.2, -0.9, 0.5],
+                            [-0.4, 0.8, 1.7, -1.8, 0.15]])]
+    check_layer(f, *arrays, rtol=1e-10, atol=1e-12)
+
+
+def test_gp_marginal_likelihood_layer():
+    x, y = RNG.standard_normal((6, 2)), RNG.standard_normal(6)
+    check_layer(gp_neg_log_marginal, x, y, np.array(0.1), np.array(-1.0))
+
+
+def test_layers_in_float32_keep_numpys_dtype():
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    g, b = np.ones(4, np.float32), np.zeros(4, np.float32)
+    for f, args in ((layer_norm, (x, g, b)), (attention_matmul, (x, x, x)), (gelu_erf, (x,)),
+                    (rms_norm_linalg, (x, g)), (lambda t: np.mean(t, axis=0, dtype=np.float64),
+                                                (x,))):
+        want = f(*args)
+        got = f(*[tl.tensor(a, requires_grad=True) for a in args])
+        assert got.requires_grad and got.dtype == want.dtype, f
+        np.testing.assert_allclose(np.asarray(got.detach()), want, rtol=2e-5, atol=2e-6)
+
+
+def test_std_method_spellings():
+    """x.std() is PyTorch's (unbiased); NumPy's keywords select NumPy's
+    meaning (ddof=0 unless given) -- docs/numpy.md lists the collision."""
+    a = RNG.standard_normal((3, 5))
+    x = leaf(a)
+    for got, want in ((x.std(), np.std(a, ddof=1)), (x.std(ddof=0), np.std(a)),
+                      (x.std(axis=0), np.std(a, axis=0)), (x.var(ddof=1), np.var(a, ddof=1)),
+                      (np.std(x), np.std(a))):
+        assert got.requires_grad
+        np.testing.assert_allclose(np.asarray(got.detach()), want, rtol=1e-13)
+
+
+# ---- NumPy layers inside nn.Module, trained with torchlike.optim --------------------------------------
+
+class NumpyConvClassifier(tl.nn.Module):
+    """conv1d (windows + tensordot) -> GELU -> max over time -> layer norm ->
+    linear -> softmax cross-entropy, every step a NumPy call."""
+
+    def __init__(self, rng, channels=2, hidden=4, classes=3, kernel=3):
+        super().__init__()
+        p = lambda *shape: tl.nn.Parameter(tl.tensor(0.5 * rng.standard_normal(shape)))
+        self.w = p(hidden, channels, kernel)
+        self.g, self.b = p(hidden), p(hidden)
+        self.out = p(hidden, classes)
+
+    def forward(self, x):
+        h = gelu_erf(conv1d_windows(x, self.w))               # (B, L', H)
+        h = layer_norm(np.max(h, axis=1), self.g, self.b)     # (B, H)
+        return np.dot(h, self.out)                             # (B, classes)
+
+
+def cross_entropy(logits, labels):
+    logp = logits - logsumexp(logits)[:, None]
+    return -np.mean(np.take_along_axis(logp, labels[:, None], axis=1))
+
+
+def test_module_of_numpy_layers_trains():
+    rng = np.random.default_rng(7)
+    x = tl.tensor(rng.standard_normal((6, 2, 9)))
+    labels = np.array([0, 1, 2, 0, 1, 2])
+    model = NumpyConvClassifier(rng)
+    params = list(model.parameters())
+    assert len(params) == 4
+
+    # the gradient of the loss in every parameter, against finite differences
+    assert gradcheck(lambda *ps: cross_entropy(NumpyConvClassifier.forward(
+        _Bound(ps), x), labels), [p.detach().clone().requires_grad_() for p in params])
+
+    opt = tl.optim.Adam(model.parameters(), lr=0.05)
+    losses = []
+    for _ in range(25):
+        opt.zero_grad()
+        loss = cross_entropy(model(x), labels)
+        loss.backward()
+        assert all(p.grad is not None and p.grad.shape == p.shape for p in params)
+        opt.step()
+        losses.append(float(loss))
+    assert losses[-1] < 0.5 * losses[0], losses
+
+
+class _Bound:
+    """Stands in for the module with the given tensors as its parameters
+    (gradcheck perturbs plain tensors)."""
+
+    def __init__(self, ps):
+        self.w, self.g, self.b, self.out = ps
+
+
+class GPRegressor(tl.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.log_scale = tl.nn.Parameter(tl.tensor(0.5, dtype=tl.float64))
+        self.log_noise = tl.nn.Parameter(tl.tensor(0.0, dtype=tl.float64))
+
+    def forward(self, x, y):
+        return gp_neg_log_marginal(x, y, self.log_scale, self.log_noise)
+
+
+def test_gaussian_process_hyperparameters_fit_with_sgd():
+    rng = np.random.default_rng(3)
+    xs = np.sort(rng.uniform(-2, 2, (10, 1)), axis=0)
+    x = tl.tensor(xs)
+    y = tl.tensor(np.sin(2 * xs[:, 0]) + 0.05 * rng.standard_normal(10))
+    gp = GPRegressor()
+    opt = tl.optim.SGD(gp.parameters(), lr=0.05)
+    first = None
+    for _ in range(30):
+        opt.zero_grad()
+        nll = gp(x, y)
+        nll.backward()
+        opt.step()
+        first = float(nll) if first is None else first
+    assert float(gp(x, y)) < first - 1.0
+    # the noise shrinks towards the data's
+    assert float(gp.log_noise) < 0.0
