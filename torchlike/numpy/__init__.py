@@ -16,7 +16,7 @@ Where things live (one file per area):
   _sorting.py       sort, argsort, searchsorted, unique_*, isin
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
-  _signal.py        convolve, correlate, interp, sliding_window_view
+  _signal.py        convolve, correlate, interp
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
   _index_tricks.py  r_, c_, mgrid, ogrid, ndenumerate (s_, index_exp, ndindex: NumPy's)
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType

@@ -1,18 +1,15 @@
-"""NumPy's one-dimensional signal functions over tensors: convolve, correlate,
-interp, and stride_tricks.sliding_window_view (the windows a convolution
-written in NumPy slides over).
+"""NumPy's one-dimensional signal functions over tensors: convolve, correlate
+and interp.
 
-Written with torchlike ops (conv1d, searchsorted and gathers, unfold views), so
+Written with torchlike ops (conv1d, searchsorted and gathers), so
 a layer written with them is recorded on the autograd tape.  What the ops do
 not cover (integer or complex convolutions, interp's ``period=``) raises
 Unsupported: NumPy itself runs for CPU tensors without grad, and the fallback
 rule's TypeError names the function otherwise."""
-import operator
-
 import numpy as np
 
 from .. import _C
-from .._array_function import Unsupported, as_tensor, implements, norm_axis, promote
+from .._array_function import Unsupported, as_tensor, implements, promote
 
 Tensor = _C.Tensor
 
@@ -115,39 +112,3 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     result = _C.where(x < xp[0], below, _C.where(x > xp[-1], above, inside))
     return result
 
-
-# ---- sliding_window_view ------------------------------------------------------------------------
-
-@implements(np.lib.stride_tricks.sliding_window_view)
-def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
-    """Every window of ``window_shape`` along ``axis`` as a view of ``x``
-    (tensor.unfold per axis, window dims last, in ``axis`` order), so the
-    gradient of a layer built on the windows is summed back into ``x``.
-    Unlike NumPy's, the view is not read-only."""
-    x = as_tensor(x)
-    window_shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
-    window_shape = tuple(operator.index(w) for w in window_shape)
-    if any(w < 0 for w in window_shape):
-        raise ValueError("`window_shape` cannot contain negative values")
-    if axis is None:
-        axis = tuple(range(x.ndim))
-        if len(window_shape) != len(axis):
-            raise ValueError(f"Since axis is `None`, must provide window_shape for all "
-                             f"dimensions of `x`; got {len(window_shape)} window_shape "
-                             f"elements and `x.ndim` is {x.ndim}.")
-    else:
-        axis = tuple(norm_axis(a, x.ndim) for a in (axis if np.iterable(axis) else (axis,)))
-        if len(window_shape) != len(axis):
-            raise ValueError(f"Must provide matching length window_shape and axis; got "
-                             f"{len(window_shape)} window_shape elements and {len(axis)} "
-                             f"axes elements.")
-    remaining = list(x.shape)
-    for ax, w in zip(axis, window_shape):
-        if remaining[ax] < w:
-            raise ValueError("window shape cannot be larger than input array shape")
-        remaining[ax] -= w - 1
-    if any(w == 0 for w in window_shape):
-        raise Unsupported("sliding_window_view with an empty window")
-    for ax, w in zip(axis, window_shape):
-        x = x.unfold(ax, w, 1)
-    return x
