@@ -624,3 +624,73 @@ def test_gaussian_process_hyperparameters_fit_with_sgd():
     assert float(gp(x, y)) < first - 1.0
     # the noise shrinks towards the data's
     assert float(gp.log_noise) < 0.0
+
+
+# ---- scipy.special losses and transforms used in layers -------------------------------------------
+
+EDGES_1 = np.array([-800.0, -3.0, -1e-10, 0.0, 1e-17, 1e-8, 0.4, 2.5, 700.0, 800.0, np.inf,
+                    -np.inf, np.nan])
+EDGES_A = np.array([-1.0, 0.0, 0.0, 1.0, 1.0, 2.0, np.inf, 0.5, 1e-300, 3.0, 0.5, -2.0])
+EDGES_B = np.array([1.0, 1.0, 0.0, 2.0, 0.3, -5.0, 3.0, -0.5, 1.0, np.nan, 1e-20, 1.0])
+
+SPECIAL_UNARY = {  # name -> points where the gradient is checked
+    "expm1": [-2.0, -1e-3, 0.3, 4.0], "log1p": [-0.5, 1e-3, 0.3, 4.0],
+    "exp2": [-2.0, 0.3, 4.0], "exp10": [-2.0, 0.3, 1.5], "cbrt": [-2.0, 0.5, 3.0],
+    "cosm1": [-2.0, 1e-4, 0.3, 4.0], "exprel": [-2.0, -1e-3, 0.3, 4.0],
+    "loggamma": [0.3, 2.0, 7.0],
+}
+SPECIAL_BINARY = {
+    "huber": ([0.5, 1.0, 2.0], [0.2, -1.7, 1.5]),
+    "pseudo_huber": ([0.5, 1.0, 2.0], [0.2, -1.7, 1.5]),
+    "powm1": ([0.5, 1.5, 2.0], [0.2, -1.7, 1e-3]),
+    "boxcox": ([0.5, 1.5, 2.0], [0.2, -1.7, 1e-3]),
+    "boxcox1p": ([0.5, 1.5, 2.0], [0.2, -1.7, 1e-3]),
+    "inv_boxcox": ([0.5, 1.5, 2.0], [0.2, -0.1, 1e-3]),
+    "inv_boxcox1p": ([0.5, 1.5, 2.0], [0.2, -0.1, 1e-3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_UNARY))
+def test_scipy_special_unary_on_the_tape(name):
+    """These scipy.special ufuncs used to raise for a tensor that requires grad."""
+    f = getattr(sp, name)
+    with np.errstate(all="ignore"):
+        want = f(EDGES_1)
+        got = f(tl.tensor(EDGES_1))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14, atol=0)
+    assert f(tl.tensor(EDGES_1.astype(np.float32))).dtype == tl.float32
+    check_layer(f, np.array(SPECIAL_UNARY[name]))
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_BINARY))
+def test_scipy_special_binary_on_the_tape(name):
+    f = getattr(sp, name)
+    with np.errstate(all="ignore"):
+        for a, b in ((EDGES_A, EDGES_B), (EDGES_B, EDGES_A)):  # SciPy's special cases
+            np.testing.assert_allclose(np.asarray(f(tl.tensor(a), tl.tensor(b))), f(a, b),
+                                       rtol=1e-13, atol=0)
+    check_layer(f, *map(np.array, SPECIAL_BINARY[name]))
+
+
+def test_robust_regression_layer_with_scipy_losses():
+    """A Box-Cox transformed target fitted under a pseudo-Huber loss."""
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((8, 3)), rng.uniform(0.5, 3.0, 8)
+
+    def loss(w, lmbda):
+        r = x @ w - sp.boxcox(y, lmbda)
+        return np.mean(sp.pseudo_huber(0.7, r)) + 0.1 * np.sum(sp.huber(1.0, w))
+    check_layer(loss, rng.standard_normal(3), np.array(0.4))
+
+
+def test_complex_loggamma_runs_scipy_without_grad_and_refuses_with_it():
+    z = np.array([1 + 1j, 2.0])
+    np.testing.assert_allclose(np.asarray(sp.loggamma(tl.tensor(z))), sp.loggamma(z))
+    with pytest.raises(TypeError, match=r"scipy\.special\.loggamma has no torchlike"):
+        sp.loggamma(tl.tensor(z, requires_grad=True))
+
+
+def test_private_scipy_ufuncs_are_named_as_scipys():
+    x = leaf([1.5, 2.5])
+    with pytest.raises(TypeError, match=r"^scipy\.special\._.*zeta has no torchlike"):
+        sp.zeta(x, 1.0)

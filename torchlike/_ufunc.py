@@ -10,6 +10,7 @@ NOTE: results follow torchlike's promotion rules whichever namespace calls
 them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
+import sys
 import warnings
 
 import numpy as np
@@ -208,7 +209,8 @@ def _call(ufunc, inputs, kwargs):
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
     if out is None:
-        if dtype is None and not kwargs and op is not _C.sgn and ufunc.__name__ not in _COMPOSITES:
+        if dtype is None and not kwargs and op is not _C.sgn and \
+                ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
             _FAST[ufunc] = op  # the C fast path may answer this ufunc from now on
         return op(*inputs)
     if isinstance(given_out[0], np.ndarray) and _C.is_grad_enabled() and \
@@ -420,13 +422,26 @@ def _outer(ufunc, inputs, kwargs):
     return op(a.reshape(*a.shape, *([1] * b.ndim)), b)
 
 
+def _module_of(ufunc):
+    """Where the ufunc lives, for messages: NumPy's, scipy.special's (its
+    private ufuncs too: scipy.special.zeta calls _riemann_zeta), else NumPy
+    (np.frompyfunc's ufuncs)."""
+    if is_special(ufunc):
+        return "scipy.special"
+    if getattr(np, ufunc.__name__, None) is ufunc:
+        return "numpy"
+    private = sys.modules.get("scipy.special._ufuncs")
+    if private is not None and getattr(private, ufunc.__name__, None) is ufunc:
+        return "scipy.special"
+    return "numpy"
+
+
 def _fallback(ufunc, method, inputs, kwargs):
     """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
     where = kwargs.get("where")
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
                if isinstance(x, _C.Tensor)]
-    module = "scipy.special" if is_special(ufunc) else "numpy"
-    name = f"{module}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    name = f"{_module_of(ufunc)}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
