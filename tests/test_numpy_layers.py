@@ -694,3 +694,73 @@ def test_private_scipy_ufuncs_are_named_as_scipys():
     x = leaf([1.5, 2.5])
     with pytest.raises(TypeError, match=r"^scipy\.special\._.*zeta has no torchlike"):
         sp.zeta(x, 1.0)
+
+
+# ---- matvec / vecmat, weighted bincount, writes into a tensor ---------------------------------------
+
+def test_matvec_vecmat():
+    """np.matvec on a tensor recursed without end (the namespace looked the
+    ufunc up in NumPy, which sent it back); now a matmul."""
+    rng = np.random.default_rng(8)
+    a, v = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4))
+    check_layer(np.matvec, a, v)
+    check_layer(lambda a, v: np.vecmat(v[:, :3], a), a, v)
+    c = rng.standard_normal(3) + 1j * rng.standard_normal(3)  # vecmat conjugates x1
+    m = rng.standard_normal((3, 2)).astype(complex)
+    np.testing.assert_allclose(np.asarray(np.vecmat(tl.tensor(c), tl.tensor(m))), np.vecmat(c, m))
+    assert np.matvec(tl.tensor(a.astype(np.float32)), tl.tensor(v)).dtype == tl.float64
+    with pytest.raises(ValueError, match="matvec: shapes"):
+        np.matvec(tl.tensor(a), tl.tensor(v[:, :3]))
+
+
+def test_weighted_bincount_is_a_recorded_segment_sum():
+    idx = np.array([0, 1, 1, 3, 2, 0])
+    w = RNG.standard_normal(6)
+    for minlength in (0, 7):
+        check_layer(lambda w: np.bincount(idx, weights=w, minlength=minlength), w)
+    assert np.bincount(tl.tensor(idx), weights=leaf(w).float()).dtype == tl.float64
+    with pytest.raises(ValueError, match="same length"):
+        np.bincount(idx, weights=leaf(w[:3]))
+
+
+def masked_writes(np_, z, v, mask):
+    """copyto / putmask / place into fresh arrays (tensors for torchlike)."""
+    fresh = (lambda a: a.copy()) if np_ is np else (lambda a: a.clone())
+    zeros = np.zeros_like(z)
+    np.copyto(zeros, z * 2, where=mask)
+    masked = fresh(z)
+    np.putmask(masked, mask, v)       # v cycles over positions in z
+    placed = fresh(z)
+    np.place(placed, mask, v)         # v cycles over the True elements
+    filled = np.zeros_like(z)
+    np.copyto(filled, v[:1])          # broadcast
+    return zeros, masked, placed, filled
+
+
+def test_copyto_putmask_place_into_tensors_are_recorded():
+    z, v = RNG.standard_normal((3, 4)), np.array([10.0, 20.0, 30.0])
+    mask = z > 0
+    want = masked_writes(np, z, v, mask)
+    zt, vt = leaf(z), leaf(v)
+    got = masked_writes(tl, zt, vt, mask)
+    for g, w in zip(got, want):
+        assert g.grad_fn is not None
+        np.testing.assert_array_equal(np.asarray(g.detach()), w)
+    assert gradcheck(lambda z, v: masked_writes(tl, z, v, mask), (zt, vt))
+
+
+def test_writes_that_cannot_be_recorded_raise():
+    x = leaf(RNG.standard_normal((3, 4)))
+    with pytest.raises(RuntimeError, match=r"numpy\.copyto writes into a NumPy array"):
+        np.copyto(np.zeros((3, 4)), x)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        np.putmask(x, np.eye(3, 4, dtype=bool), 0.0)
+    with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+        np.copyto(tl.zeros(3, dtype=tl.int64), x[0, :3])
+    with pytest.raises(ValueError, match="could not broadcast"):
+        np.copyto(tl.zeros((2, 2), dtype=tl.float64), x[0, :3])
+    with pytest.raises(ValueError, match="Cannot insert from an empty array"):
+        np.place(x.clone(), np.eye(3, 4, dtype=bool), x[0, :0])
+    plain = tl.zeros(3)  # no gradient, on the host: NumPy's own loop, as before
+    np.copyto(plain, [1, 2, 3])
+    np.testing.assert_array_equal(np.asarray(plain), [1.0, 2.0, 3.0])

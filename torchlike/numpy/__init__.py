@@ -48,6 +48,7 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._linalg import matvec, vecmat  # noqa: F401  (ufuncs in NumPy: no table entry)
 from ._wrap import numpy_function as _numpy_function
 from ._functional import broadcast, vectorize  # noqa: F401
 from ._index_tricks import (  # noqa: F401
