@@ -764,3 +764,52 @@ def test_writes_that_cannot_be_recorded_raise():
     plain = tl.zeros(3)  # no gradient, on the host: NumPy's own loop, as before
     np.copyto(plain, [1, 2, 3])
     np.testing.assert_array_equal(np.asarray(plain), [1.0, 2.0, 3.0])
+
+
+# ---- ndarray methods on grad tensors -----------------------------------------------------------------
+
+def _in_place(method, *args, **kwargs):
+    """NumPy's in-place methods (sort, partition, put, fill, shape =) on a copy."""
+    def call(x):
+        out = x.copy()
+        getattr(out, method)(*args, **kwargs)
+        return out
+    return call
+
+
+def _reshaped(x):
+    out = x.copy()
+    out.shape = (-1,)
+    return out
+
+
+METHODS = {
+    "sum_keepdims": lambda x: x.sum(axis=1, keepdims=True),
+    "sum_where_initial": lambda x: x.sum(axis=0, where=x > 0, initial=1.0),
+    "max_axis": lambda x: x.max(axis=0) + x.min(axis=-1, keepdims=True).sum(),
+    "max_initial": lambda x: x.max(axis=0, initial=0.0),
+    "cumsum_cumprod": lambda x: x.cumsum(axis=1) + x.cumprod(axis=1) + x.cumsum().reshape(x.shape),
+    "std_var": lambda x: x.std(axis=1, ddof=1) + x.var(axis=1) + x.std(ddof=0),
+    "clip_trace": lambda x: x.clip(min=-0.5, max=0.5) + x.trace(offset=1),
+    "reshape_flatten_F": lambda x: x.reshape(4, -1, order="F") + x.flatten("F").reshape(4, -1),
+    "repeat_take": lambda x: x.repeat([1, 2, 0], axis=0).take([0, 2], axis=-1),
+    "transpose_T_swapaxes": lambda x: x.transpose() + x.T + x.swapaxes(0, 1),
+    "dot_conj_real": lambda x: x.dot(x.T).conj().real + x.conjugate()[:, :3].imag,
+    "compress_choose": lambda x: x.compress([True, False, True], axis=0) + np.choose(
+        np.array([0, 1, 0, 1]), [x[0], x[1]]),
+    "take_along_argmax": lambda x: np.take_along_axis(x, x.argmax(axis=-1, keepdims=True), -1),
+    "view_noarg": lambda x: x.view() * 2,
+    "sort_in_place": _in_place("sort", axis=-1),
+    "partition_in_place": _in_place("partition", 1, axis=-1),
+    "put_in_place": _in_place("put", [0, 3], [5.0, 6.0]),
+    "shape_assignment": _reshaped,
+    "flat_item": lambda x: x.flat[3] * x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_ndarray_methods_on_grad_tensors(name):
+    """NumPy spellings of the methods take NumPy's meaning and are recorded.
+    (x.view() with no argument used to come back detached: it went through
+    view(dtype), which PyTorch does not differentiate.)"""
+    check_layer(METHODS[name], np.random.default_rng(9).standard_normal((3, 4)))
