@@ -522,9 +522,9 @@ def _dispatch(ufunc, method, inputs, kwargs):
         result = _outer(ufunc, inputs, dict(kwargs))
     elif method == "reduceat":
         result = _reduceat(ufunc, inputs, dict(kwargs))
-    elif method == "at" and _recorded(inputs):
+    elif method == "at" and (_recorded(inputs) or _device_of(inputs, kwargs) is not None):
         result = _at(ufunc, inputs, dict(kwargs))
-    else:  # "at" outside autograd: NumPy writes through the zero-copy view
+    else:  # "at" on the host outside autograd: NumPy writes through the zero-copy view
         result = NotImplemented
     if result is NotImplemented:
         result = _fallback(ufunc, method, inputs, kwargs)
