@@ -813,3 +813,24 @@ def test_ndarray_methods_on_grad_tensors(name):
     (x.view() with no argument used to come back detached: it went through
     view(dtype), which PyTorch does not differentiate.)"""
     check_layer(METHODS[name], np.random.default_rng(9).standard_normal((3, 4)))
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "attention_causal", "conv1d_windows",
+                                  "max_pool", "pairwise", "fft_conv"])
+def test_numpy_layers_second_order(name):
+    """Double backward through NumPy-written layers (a gradient penalty's
+    need): gradgradcheck."""
+    from torchlike.autograd import gradgradcheck
+    f, *shapes = LAYERS[name]
+    rng = np.random.default_rng(sorted(LAYERS).index(name))
+    assert gradgradcheck(f, [leaf(rng.standard_normal(s)) for s in shapes])
+
+
+def test_masked_softmax_second_order():
+    from torchlike.autograd import gradgradcheck
+
+    def masked_logsumexp(s):
+        top = np.max(s, axis=-1, where=MASK, initial=-np.inf, keepdims=True)
+        return np.log(np.sum(np.exp(s - top), axis=-1, where=MASK)) + top[:, 0]
+    check_layer(masked_logsumexp, A)
+    assert gradgradcheck(masked_logsumexp, [leaf(A)])
