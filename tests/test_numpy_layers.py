@@ -834,3 +834,13 @@ def test_masked_softmax_second_order():
         return np.log(np.sum(np.exp(s - top), axis=-1, where=MASK)) + top[:, 0]
     check_layer(masked_logsumexp, A)
     assert gradgradcheck(masked_logsumexp, [leaf(A)])
+
+
+def test_op_reductions_over_no_axis():
+    """axis=() reduces over nothing (each element alone); the logsumexp and
+    norm ops would have read the empty dim list as every dim."""
+    for call in (lambda x: np.logaddexp.reduce(x, axis=()),
+                 lambda x: np.hypot.reduce(x, axis=(), initial=1.0)):
+        got, want = call(tl.tensor(A)), call(A)
+        assert tuple(got.shape) == want.shape
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)

@@ -280,7 +280,9 @@ def _ufunc_reduction(ufunc):
                              _C.full((), identity, dtype=x.dtype, device=x.device))
             axes = tuple(range(x.ndim)) if axis is None else \
                 (axis,) if isinstance(axis, int) else tuple(axis)
-            result = op(x, axes, keepdim=keepdims)
+            # axis=() reduces over nothing: each element alone (the ops would
+            # read an empty dim list as every dim)
+            result = op(x, axes, keepdim=keepdims) if axes else x.clone()
             if initial is not None:
                 result = combine(result, _C.full((), initial, dtype=result.dtype,
                                                  device=result.device))
@@ -384,10 +386,8 @@ def _reduceat(ufunc, inputs, kwargs):
         pieces.append(piece)
     if not pieces:
         return NotImplemented
-    dtypes = {p.dtype for p in pieces}
-    if len(dtypes) > 1:  # an empty range keeps x's dtype; a sum may widen it
-        wide = pieces[[p.dtype for p in pieces].index(next(
-            d for d in dtypes if d != x.dtype))].dtype
+    if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
+        wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
         pieces = [p.to(wide) for p in pieces]
     return _C.cat(pieces, axis)
 
