@@ -844,3 +844,17 @@ def test_op_reductions_over_no_axis():
         got, want = call(tl.tensor(A)), call(A)
         assert tuple(got.shape) == want.shape
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
+
+
+def test_sampling_layer_reparameterised():
+    """rng.normal(loc=t) converts its parameters with np.asarray and refuses a
+    tensor that requires grad; the reparameterised spelling is recorded."""
+    rng = np.random.default_rng(0)
+    mu, log_sigma = leaf([0.0, 1.0]), leaf([-0.5, 0.2])
+    with pytest.raises(RuntimeError, match="requires grad"):
+        rng.normal(mu, 1.0)
+    eps = rng.standard_normal(2)
+    check_layer(lambda m, s: m + np.exp(s) * eps, np.array([0.0, 1.0]), np.array([-0.5, 0.2]))
+    z = mu + np.exp(log_sigma) * eps
+    z.sum().backward()
+    np.testing.assert_allclose(np.asarray(log_sigma.grad), np.exp([-0.5, 0.2]) * eps)
