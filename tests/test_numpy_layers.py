@@ -858,3 +858,13 @@ def test_sampling_layer_reparameterised():
     z = mu + np.exp(log_sigma) * eps
     z.sum().backward()
     np.testing.assert_allclose(np.asarray(log_sigma.grad), np.exp([-0.5, 0.2]) * eps)
+
+
+def test_where_mask_that_does_not_broadcast_is_numpys_value_error():
+    for call in (lambda x: np.sum(x, where=np.ones(3, bool)),
+                 lambda x: np.max(x, where=np.ones(3, bool), initial=0.0),
+                 lambda x: np.mean(x, axis=0, where=np.ones(3, bool))):
+        with pytest.raises(ValueError, match="could not be broadcast together"):
+            call(A)
+        with pytest.raises(ValueError, match="could not be broadcast together"):
+            call(leaf(A))

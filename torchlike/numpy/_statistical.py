@@ -35,7 +35,13 @@ def _where_mask(a, where):
     mask = where if isinstance(where, Tensor) else as_tensor(where)
     if mask.dtype != _C.bool:
         mask = mask.to(_C.bool)
-    return mask.broadcast_to(tuple(a.shape))
+    try:
+        return mask.broadcast_to(tuple(a.shape))
+    except RuntimeError as error:
+        if "device" in str(error):
+            raise
+        raise ValueError(f"operands could not be broadcast together: the array {tuple(a.shape)} "
+                         f"and where= {tuple(mask.shape)}") from None
 
 
 def _masked(a, where, fill):
