@@ -196,6 +196,11 @@ def test_scatter_add_layer_with_ufunc_at():
         np.subtract.at(out, (idx % 2, idx), v)
         return out
 
+    def segment_sum_transposed(v):  # into a non-contiguous tensor, with a slice
+        out = tl.zeros((4, 2), dtype=tl.float64).T
+        np.add.at(out, (slice(None), idx), v)
+        return out
+
     v = RNG.standard_normal(5)
     want = np.zeros(4)
     np.add.at(want, idx, v)
@@ -204,6 +209,10 @@ def test_scatter_add_layer_with_ufunc_at():
     np.testing.assert_allclose(np.asarray(got.detach()), want)
     assert gradcheck(segment_sum, (leaf(v),))
     assert gradcheck(segment_diff, (leaf(v),))
+    assert gradcheck(segment_sum_transposed, (leaf(v),))
+    want = np.zeros((2, 4))
+    np.add.at(want, (slice(None), idx), v)
+    np.testing.assert_allclose(np.asarray(segment_sum_transposed(leaf(v)).detach()), want)
 
 
 # ---- convolve, correlate, interp, sliding_window_view --------------------------------------------

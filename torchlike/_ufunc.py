@@ -404,13 +404,19 @@ def _at(ufunc, inputs, kwargs):
     if sign is None or kwargs or len(inputs) != 3 or not isinstance(inputs[0], _C.Tensor):
         return NotImplemented
     a, indices, b = inputs
-    if not a.is_contiguous():
+    if a.ndim == 0:
         return NotImplemented
+    # the C-order position of every element NumPy's indexing picks, then its
+    # coordinates: any index form NumPy's at takes, any layout of `a`
     positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
     values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
     values = values.to(a.dtype) if values.dtype != a.dtype else values
     values = (values if sign > 0 else -values).broadcast_to(tuple(positions.shape))
-    a.view(-1).index_put_((positions.reshape(-1),), values.reshape(-1), accumulate=True)
+    rest, coords = positions.reshape(-1), []
+    for size in reversed(tuple(a.shape)):
+        coords.append(rest % size)
+        rest = rest // size
+    a.index_put_(tuple(reversed(coords)), values.reshape(-1), accumulate=True)
     return None
 
 
