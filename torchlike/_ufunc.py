@@ -27,9 +27,10 @@ _RENAMED = {
     "power": "pow", "rint": "round", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "radians": "deg2rad", "degrees": "rad2deg",
 }
-# ufunc.reduce / ufunc.accumulate -> the reduction or scan with that meaning.
-_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
-               "logical_and": "all", "logical_or": "any"}
+# ufunc.reduce / ufunc.accumulate -> the NumPy reduction (whose torchlike.numpy
+# implementation runs) or the scan with that meaning.
+_REDUCTIONS = {"add": np.sum, "multiply": np.prod, "maximum": np.max, "minimum": np.min,
+               "logical_and": np.all, "logical_or": np.any}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # Product ufuncs answered by torchlike.numpy's functions of the same name.
 _NUMPY_PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
@@ -253,8 +254,7 @@ def _ufunc_reduction(ufunc):
         from ._array_function import TABLE
         if not TABLE:
             import torchlike.numpy  # noqa: F401  (fills TABLE)
-        func = TABLE[{"add": np.sum, "multiply": np.prod, "maximum": np.max,
-                      "minimum": np.min, "logical_and": np.all, "logical_or": np.any}[name]]
+        func = TABLE[_REDUCTIONS[name]]
         takes_dtype = name in ("add", "multiply")
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
@@ -272,7 +272,7 @@ def _ufunc_reduction(ufunc):
 
         def reduce(x, axis, keepdims, initial, where, dtype, out):
             from ._array_function import finish
-            if dtype is not None or not (x.is_floating_point()):
+            if dtype is not None or not x.is_floating_point():
                 raise NotImplementedError
             if where is not True and where is not None:
                 mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
