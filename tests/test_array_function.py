@@ -329,6 +329,10 @@ THROUGH_IMPLEMENTATION = [
     ("apply_along_axis", lambda x: np.apply_along_axis(np.sum, 1, x)),
     ("diagflat", lambda x: np.diagflat(x[0])),
     ("polysub", lambda x: np.polysub(x[0], x[1][:3])),
+    ("polymul", lambda x: np.polymul(x[0], x[1])),
+    ("real_if_close", lambda x: np.real_if_close(x)),
+    ("trim_zeros", lambda x: np.trim_zeros(np.concatenate([x[0] * 0, x[1], x[0] * 0]))),
+    ("extract", lambda x: np.extract(x > 0, x)),
     ("fix", lambda x: np.fix(x * 3)),
     ("isneginf", lambda x: np.isneginf(x)),
     ("tril_indices_from", lambda x: np.tril_indices_from(x)),
@@ -357,7 +361,8 @@ def test_at_least_twenty_functions_run_through_implementation():
                                "sinc", "angle", "append", "convolve", "correlate", "interp",
                                "fix", "isneginf", "polyder", "polyint", "polyadd", "polysub",
                                "cond", "diagflat", "histogram_bin_edges", "apply_along_axis",
-                               "cumulative_prod", "tensorinv")
+                               "cumulative_prod", "tensorinv", "polymul", "real_if_close",
+                               "trim_zeros", "extract")
                    if n not in table_names]
     assert len(python_code) >= 20, python_code
 

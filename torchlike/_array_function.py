@@ -239,6 +239,17 @@ def all_axes(x):
     return tuple(range(x.ndim))
 
 
+def refuse_host_out(result, out, name=None):
+    """An ndarray ``out=`` cannot carry autograd history: writing a result
+    that requires grad into it would hand back an array with the gradient
+    silently dropped, so that is refused (a tensor ``out=`` records the copy)."""
+    if isinstance(out, np.ndarray) and getattr(result, "requires_grad", False):
+        where = f"{name}: " if name else ""
+        raise RuntimeError(f"{where}out= is a NumPy array, which cannot record autograd "
+                           f"history, and the result requires grad: drop out=, or give a "
+                           f"tensor as out=")
+
+
 def finish(result, out):
     """Write ``result`` into NumPy's ``out=`` (tensor or ndarray) and return it."""
     if out is None:
@@ -247,6 +258,7 @@ def finish(result, out):
         if len(out) != 1:
             raise Unsupported("out= with several arrays")
         out = out[0]
+    refuse_host_out(result, out)
     target = _C.from_numpy(out) if isinstance(out, np.ndarray) else out
     if tuple(target.shape) != tuple(result.shape):
         raise ValueError(f"output array has wrong shape: expected {tuple(result.shape)}, "

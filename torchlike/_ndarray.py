@@ -245,7 +245,12 @@ def _view_as_dtype(self, dtype=None, type=None):
         raise TypeError("view(): the type= argument of ndarray.view is not supported: tensors "
                         "have one type")
     from ._array_function import tl_dtype
-    return _ORIGINAL["view"](self, self.dtype if dtype is None else tl_dtype(dtype))
+    if dtype is None:
+        # NumPy's x.view(): a new view of the same elements, recorded as a shape
+        # view (view(dtype), even of x's own dtype, is not differentiable in
+        # PyTorch, which would drop the gradient of x.view() silently)
+        return _ORIGINAL["view"](self, tuple(self.shape))
+    return _ORIGINAL["view"](self, tl_dtype(dtype))
 
 
 _override("view", _view_as_dtype, _C._SPELL_VIEW, ("dtype",))

@@ -235,21 +235,132 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return (out, sign) if return_sign else out
 
 
+# ---- small exact-ish forms: losses and power transforms -----------------------------------
+# Each follows SciPy's formula and its special cases (checked against SciPy
+# 1.17 in tests/test_numpy_layers.py); the branch not taken reads a harmless
+# value through `where`, so its gradient is finite (zero).
+
+def cosm1(x):
+    """cos(x) - 1 without cancellation near 0: -2 sin(x/2)^2."""
+    x = _float(x)
+    half = _C.sin(x * 0.5)
+    return -2.0 * half * half
+
+
+def exprel(x):
+    """(exp(x) - 1) / x, 1 for |x| < 1e-16, inf above 717 (SciPy's cut-offs)."""
+    x = _float(x)
+    small = _C.abs(x) < 1e-16
+    safe = _C.where(small, 1.0, x)
+    return _C.where(small, 1.0, _C.where(x > 717.0, float("inf"), _C.expm1(safe) / safe))
+
+
+def exp10(x):
+    return _C.pow(10.0, _float(x))
+
+
+def loggamma(x):
+    """log Gamma(x) of real x: NaN below 0, as SciPy's real loop (complex
+    arguments run SciPy itself: NotImplemented)."""
+    x = _tensor(x)
+    if x.is_complex():
+        return NotImplemented
+    x = _float(x)
+    return _C.where(x < 0, float("nan"), _C.lgamma(x))
+
+
+loggamma.may_decline = True  # NotImplemented: never the C fast path's (_ufunc._FAST)
+
+
+def huber(delta, r):
+    """0.5 r^2 for |r| <= delta, delta (|r| - delta/2) beyond; inf for delta < 0."""
+    delta, r = _float_pair(delta, r)
+    quad = _C.abs(r) <= delta
+    return _C.where(delta < 0, float("inf"),
+                    _C.where(quad, 0.5 * r * r, delta * (_C.abs(r) - 0.5 * delta)))
+
+
+def pseudo_huber(delta, r):
+    """delta^2 (sqrt(1 + (r/delta)^2) - 1); 0 when delta or r is 0, inf for
+    delta < 0."""
+    delta, r = _float_pair(delta, r)
+    zero = (delta == 0) | (r == 0)
+    safe = _C.where(zero | (delta < 0), 1.0, delta)
+    v = r / safe
+    value = safe * safe * _C.expm1(0.5 * _C.log1p(v * v))  # sqrt(1 + v^2) - 1, no cancellation
+    return _C.where(delta < 0, float("inf"), _C.where(zero, 0.0, value))
+
+
+def powm1(x, y):
+    """x**y - 1, accurate for y log(x) near 0: expm1(y log x) for x > 0; 0 when
+    y == 0 or x == 1 (even for a NaN partner), as SciPy."""
+    x, y = _float_pair(x, y)
+    positive = x > 0
+    inside = _C.expm1(y * _C.log(_C.where(positive, x, 1.0)))
+    value = _C.where(positive, inside, _C.pow(x, y) - 1.0)
+    return _C.where((y == 0) | (x == 1), 0.0, value)
+
+
+def boxcox(x, lmbda):
+    """(x^lmbda - 1) / lmbda, log(x) for |lmbda| < 1e-19."""
+    x, lmbda = _float_pair(x, lmbda)
+    tiny = _C.abs(lmbda) < 1e-19
+    safe = _C.where(tiny, 1.0, lmbda)
+    return _C.where(tiny, _C.log(x), _C.expm1(safe * _C.log(x)) / safe)
+
+
+def boxcox1p(x, lmbda):
+    """boxcox(1 + x, lmbda) accurate for small x."""
+    x, lmbda = _float_pair(x, lmbda)
+    lx = _C.log1p(x)
+    tiny = (_C.abs(lmbda) < 1e-19) | ((_C.abs(lx) < 1e-289) & (_C.abs(lmbda) < 1e273))
+    safe = _C.where(tiny, 1.0, lmbda)
+    return _C.where(tiny, lx, _C.expm1(safe * lx) / safe)
+
+
+def inv_boxcox(y, lmbda):
+    """The inverse of boxcox: exp(y) for lmbda == 0, (1 + lmbda y)^(1/lmbda)."""
+    y, lmbda = _float_pair(y, lmbda)
+    zero = lmbda == 0
+    safe = _C.where(zero, 1.0, lmbda)
+    return _C.where(zero, _C.exp(y), _C.exp(_C.log1p(safe * y) / safe))
+
+
+def inv_boxcox1p(y, lmbda):
+    """The inverse of boxcox1p; y itself where |lmbda y| < 1e-154 (SciPy's cut-off)."""
+    y, lmbda = _float_pair(y, lmbda)
+    zero = lmbda == 0
+    safe = _C.where(zero, 1.0, lmbda)
+    tiny = ~zero & (_C.abs(lmbda * y) < 1e-154)
+    return _C.where(zero, _C.expm1(y),
+                    _C.where(tiny, y, _C.expm1(_C.log1p(safe * y) / safe)))
+
+
 def floating(*args):
     """args as tensors of one floating dtype: the tensors' promoted dtype, the
-    default float when that is integral; Python numbers take it too, and the
-    given tensors' device (a device's, not a 0-d CPU tensor's), not the default
-    device, which may be another."""
+    default float when that is integral; Python numbers are weak (NEP 50) and
+    are made in that dtype (sp.xlogy(0.7, t) of a float64 t reads 0.7 as a
+    float64, not rounded to float32 first), complex ones making it complex.
+    Results live on the given tensors' device (a device's, not a 0-d CPU
+    tensor's), not on the default device, which may be another."""
     given = [a for a in args if isinstance(a, _C.Tensor)]
     device = next((t.device for t in given if t.device.type != "cpu"),
                   given[0].device if given else None)
-    tensors = [a if isinstance(a, _C.Tensor) else _C.tensor(a, device=device) for a in args]
-    given = given or tensors
-    dtype = given[0].dtype
-    for t in given[1:]:
+    weak = [isinstance(a, (int, float, complex)) and not isinstance(a, np.generic)
+            for a in args]
+    strong = [a if isinstance(a, _C.Tensor) else _C.tensor(a, device=device)
+              for a, w in zip(args, weak) if not w or not given]
+    dtype = strong[0].dtype
+    for t in strong[1:]:
         dtype = _C.promote_types(dtype, t.dtype)
     if not (dtype.is_floating_point or dtype.is_complex):
         dtype = _C.get_default_dtype()
+    if given and not dtype.is_complex and any(w and isinstance(a, complex)
+                                              for a, w in zip(args, weak)):
+        dtype = _C.complex128 if dtype == _C.float64 else _C.complex64
+    strong = iter(strong)
+    tensors = [_C.tensor(a, dtype=dtype, device=device) if w and given else next(strong)
+               for a, w in zip(args, weak)]
     return [t.to(dtype) for t in tensors]
 
 
@@ -293,6 +404,22 @@ SPECIAL_UFUNCS = {
     "rel_entr": rel_entr,
     "kl_div": kl_div,
     "log_expit": log_expit,
+    "expm1": _unary("expm1"),
+    "log1p": _unary("log1p"),
+    "exp2": _unary("exp2"),
+    "exp10": exp10,
+    "cbrt": _unary("cbrt"),
+    "round": _unary("round"),  # half to even, as SciPy's
+    "cosm1": cosm1,
+    "exprel": exprel,
+    "loggamma": loggamma,
+    "huber": huber,
+    "pseudo_huber": pseudo_huber,
+    "powm1": powm1,
+    "boxcox": boxcox,
+    "boxcox1p": boxcox1p,
+    "inv_boxcox": inv_boxcox,
+    "inv_boxcox1p": inv_boxcox1p,
 }
 
 

@@ -10,12 +10,14 @@ NOTE: results follow torchlike's promotion rules whichever namespace calls
 them (``np.divide`` on int tensors gives the default float dtype, as
 ``torchlike.divide`` does), as the design asks of every operator on tensors.
 """
+import sys
 import warnings
 
 import numpy as np
 
 from . import _C
-from ._array_function import _DEVICE, accumulator_dtype, as_tensor, check_fallback, tl_dtype
+from ._array_function import (_DEVICE, accumulator_dtype, as_tensor, check_fallback, refuse_host_out,
+                              tl_dtype)
 from ._special import is_special, special_op
 
 # ufunc name -> torchlike function name, where they are spelled differently.
@@ -25,9 +27,10 @@ _RENAMED = {
     "power": "pow", "rint": "round", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "radians": "deg2rad", "degrees": "rad2deg",
 }
-# ufunc.reduce / ufunc.accumulate -> the reduction or scan with that meaning.
-_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "amax", "minimum": "amin",
-               "logical_and": "all", "logical_or": "any"}
+# ufunc.reduce / ufunc.accumulate -> the NumPy reduction (whose torchlike.numpy
+# implementation runs) or the scan with that meaning.
+_REDUCTIONS = {"add": np.sum, "multiply": np.prod, "maximum": np.max, "minimum": np.min,
+               "logical_and": np.all, "logical_or": np.any}
 _SCANS = {"add": "cumsum", "multiply": "cumprod"}
 # Product ufuncs answered by torchlike.numpy's functions of the same name.
 _NUMPY_PRODUCTS = {"matmul", "vecdot", "matvec", "vecmat"}
@@ -176,6 +179,7 @@ def _call_pair(ufunc, inputs, kwargs):
         return NotImplemented  # NumPy allocates the missing ones: its own code
     mask = None if where is True else where if isinstance(where, _C.Tensor) else as_tensor(where)
     for target, result in zip(given_out, results):
+        refuse_host_out(result, target, f"numpy.{ufunc.__name__}")
         target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
         target.copy_(result if mask is None else _C.where(mask, result, target))
     return tuple(given_out)
@@ -212,6 +216,7 @@ def _call(ufunc, inputs, kwargs):
             return NotImplemented
         if out is None:
             return result
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}")
         mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
         out.copy_(_C.where(mask, result, out))
         return given_out[0]
@@ -223,42 +228,214 @@ def _call(ufunc, inputs, kwargs):
         inputs = [x.to(dtype) if isinstance(x, _C.Tensor) else as_tensor(x).to(dtype)
                   for x in inputs]
     if out is None:
-        if dtype is None and not kwargs and op is not _C.sgn and ufunc.__name__ not in _COMPOSITES:
+        if dtype is None and not kwargs and op is not _C.sgn and \
+                ufunc.__name__ not in _COMPOSITES and not getattr(op, "may_decline", False):
             _FAST[ufunc] = op  # the C fast path may answer this ufunc from now on
         return op(*inputs)
+    if isinstance(given_out[0], np.ndarray) and _C.is_grad_enabled() and \
+            any(getattr(x, "requires_grad", False) for x in inputs):
+        refuse_host_out(inputs[0] if getattr(inputs[0], "requires_grad", False) else inputs[-1],
+                        given_out[0], f"numpy.{ufunc.__name__}")
     op(*inputs, out=out)
     return given_out[0]  # NumPy hands back the caller's own out object
 
 
+_LN2 = 0.6931471805599453
+
+
+def _logsumexp2(x, axis, keepdim=False):
+    return _C.logsumexp(x * _LN2, axis, keepdim=keepdim) / _LN2
+
+
+def _hypot_reduce(x, axis, keepdim=False):
+    import torchlike
+    return torchlike.linalg.vector_norm(x, 2, dim=axis, keepdim=keepdim)
+
+
+# reductions written with ops, for ufuncs NumPy reduces but no NumPy function
+# names: (op(x, axes, keepdim=), the ufunc itself as an op to fold in initial=,
+# the identity where= fills in)
+_OP_REDUCTIONS = {
+    "logaddexp": (lambda x, axis, keepdim=False: _C.logsumexp(x, axis, keepdim=keepdim),
+                  _C.logaddexp, float("-inf")),
+    "logaddexp2": (_logsumexp2, _C.logaddexp2, float("-inf")),
+    "hypot": (_hypot_reduce, _C.hypot, 0.0),
+}
+
+
+def _ufunc_reduction(ufunc):
+    """fn(x, axis, keepdims, initial, where, dtype, out) computing ufunc.reduce,
+    or None.  The ufuncs that are NumPy reductions run torchlike.numpy's
+    function (so where=, initial=, out= and dtype= mean what they mean there)."""
+    name = ufunc.__name__
+    if name in _REDUCTIONS:
+        from ._array_function import TABLE
+        if not TABLE:
+            import torchlike.numpy  # noqa: F401  (fills TABLE)
+        func = TABLE[_REDUCTIONS[name]]
+        takes_dtype = name in ("add", "multiply")
+
+        def reduce(x, axis, keepdims, initial, where, dtype, out):
+            kw = {"keepdims": keepdims, "where": where, "out": out}
+            if initial is not None:
+                kw["initial"] = initial
+            if dtype is not None:
+                if not takes_dtype:
+                    raise NotImplementedError
+                kw["dtype"] = dtype
+            return func(x, axis, **kw)
+        return reduce
+    if name in _OP_REDUCTIONS:
+        op, combine, identity = _OP_REDUCTIONS[name]
+
+        def reduce(x, axis, keepdims, initial, where, dtype, out):
+            from ._array_function import finish
+            if dtype is not None or not x.is_floating_point():
+                raise NotImplementedError
+            if where is not True and where is not None:
+                mask = where if isinstance(where, _C.Tensor) else as_tensor(where)
+                x = _C.where(mask.to(_C.bool).broadcast_to(tuple(x.shape)), x,
+                             _C.full((), identity, dtype=x.dtype, device=x.device))
+            axes = tuple(range(x.ndim)) if axis is None else \
+                (axis,) if isinstance(axis, int) else tuple(axis)
+            # axis=() reduces over nothing: each element alone (the ops would
+            # read an empty dim list as every dim)
+            result = op(x, axes, keepdim=keepdims) if axes else x.clone()
+            if initial is not None:
+                result = combine(result, _C.full((), initial, dtype=result.dtype,
+                                                 device=result.device))
+            return finish(result, out)
+        return reduce
+    return None
+
+
+def _cummax(x, axis):
+    return _C.cummax(x, axis)[0]
+
+
+def _cummin(x, axis):
+    return _C.cummin(x, axis)[0]
+
+
+def _logcumsumexp(x, axis):
+    from ._composites import logcumsumexp
+    return logcumsumexp(x, axis)
+
+
+def _logcumsumexp2(x, axis):
+    return _logcumsumexp(x * _LN2, axis) / _LN2
+
+
+# ufunc.accumulate -> scan(x, axis)
+_OP_SCANS = {"maximum": _cummax, "minimum": _cummin, "logaddexp": _logcumsumexp,
+             "logaddexp2": _logcumsumexp2}
+
+
 def _reduce(ufunc, method, inputs, kwargs):
-    table = _REDUCTIONS if method == "reduce" else _SCANS
-    name = table.get(ufunc.__name__)
     (x,) = inputs
     axis = kwargs.pop("axis", 0)
     keepdims = kwargs.pop("keepdims", False)
     dtype = kwargs.pop("dtype", None)
     given_out = kwargs.pop("out", None)
+    if method == "reduce":
+        reduce = _ufunc_reduction(ufunc)
+        initial = kwargs.pop("initial", None)
+        where = kwargs.pop("where", True)
+        if reduce is None or (given_out is not None and len(given_out) != 1) or \
+                not _is_default(kwargs):
+            return NotImplemented
+        try:
+            return reduce(as_tensor(x), axis, keepdims, initial, where, dtype,
+                          None if given_out is None else given_out[0])
+        except NotImplementedError:
+            return NotImplemented
     out = _single_out(given_out)
-    if name is None or out is False or not _is_default(kwargs) or "initial" in kwargs:
+    name = _SCANS.get(ufunc.__name__)
+    if (name is None and ufunc.__name__ not in _OP_SCANS) or out is False or \
+            not _is_default(kwargs):
         return NotImplemented
-    fn = getattr(_C, name)
     x = as_tensor(x)
-    if dtype is None and name in ("sum", "prod", "cumsum", "cumprod"):
-        dtype = accumulator_dtype(x.dtype)
-    if method == "accumulate":
-        if axis is None:
-            x, axis = x.reshape(-1), 0
-        result = fn(x, axis, dtype=dtype) if dtype is not None else fn(x, axis)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if name is None:  # maximum, minimum, logaddexp: the scan keeps x's dtype
+        if dtype is not None or not x.is_floating_point() and ufunc.__name__[:3] == "log":
+            return NotImplemented
+        if x.ndim == 0:
+            raise ValueError("zero-dimensional arrays cannot be accumulated")
+        result = _OP_SCANS[ufunc.__name__](x, axis)
     else:
-        kw = {"keepdim": keepdims}
-        if dtype is not None and name in ("sum", "prod"):
-            kw["dtype"] = dtype
-        result = fn(x, axis, **kw) if axis is not None else fn(x, **kw) if not keepdims \
-            else fn(x, tuple(range(x.ndim)), **kw)
+        fn = getattr(_C, name)
+        if dtype is None:
+            dtype = accumulator_dtype(x.dtype)
+        result = fn(x, axis, dtype=dtype) if dtype is not None else fn(x, axis)
     if out is not None:
+        refuse_host_out(result, given_out[0], f"numpy.{ufunc.__name__}.{method}")
         out.copy_(result)
         return given_out[0]
     return result
+
+
+def _reduceat(ufunc, inputs, kwargs):
+    """ufunc.reduceat(x, indices, axis): slice j reduces x[indices[j]:indices[j+1]]
+    along axis (to the end for the last), or is x[indices[j]] when that range
+    is empty -- NumPy's rule -- computed slice by slice and stacked."""
+    reduce = _ufunc_reduction(ufunc)
+    if reduce is None or len(inputs) != 2 or set(kwargs) - {"axis"}:
+        return NotImplemented
+    x = as_tensor(inputs[0])
+    axis = kwargs.get("axis", 0)
+    if x.ndim == 0:
+        return NotImplemented
+    axis = axis + x.ndim if -x.ndim <= axis < 0 else axis
+    indices = [int(i) for i in np.asarray(inputs[1].detach().cpu() if isinstance(
+        inputs[1], _C.Tensor) else inputs[1]).reshape(-1)]
+    n = x.shape[axis]
+    for i in indices:
+        if not 0 <= i < n:
+            raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+    pieces = []
+    for j, start in enumerate(indices):
+        stop = indices[j + 1] if j + 1 < len(indices) else n
+        if start < stop:
+            piece = reduce(x.narrow(axis, start, stop - start), axis, True, None, True, None,
+                           None)
+        else:
+            piece = x.narrow(axis, start, 1)
+        pieces.append(piece)
+    if not pieces:
+        return NotImplemented
+    if len({p.dtype for p in pieces}) > 1:  # an empty range keeps x's dtype; a sum widens
+        wide = next(p.dtype for p in pieces if p.dtype != x.dtype)
+        pieces = [p.to(wide) for p in pieces]
+    return _C.cat(pieces, axis)
+
+
+# ufunc.at(a, indices, b) for the ufuncs that are an accumulating index_put
+_AT = {"add": 1, "subtract": -1}
+
+
+def _at(ufunc, inputs, kwargs):
+    """ufunc.at(a, indices, b) on a tensor ``a``: an unbuffered accumulation
+    (repeated indices add up), recorded as an in-place index_put, so the
+    gradient reaches ``b`` (and ``a``'s history)."""
+    sign = _AT.get(ufunc.__name__)
+    if sign is None or kwargs or len(inputs) != 3 or not isinstance(inputs[0], _C.Tensor):
+        return NotImplemented
+    a, indices, b = inputs
+    if a.ndim == 0:
+        return NotImplemented
+    # the C-order position of every element NumPy's indexing picks, then its
+    # coordinates: any index form NumPy's at takes, any layout of `a`
+    positions = _C.arange(a.numel(), device=a.device).reshape(tuple(a.shape))[indices]
+    values = as_tensor(b) if not isinstance(b, _C.Tensor) else b
+    values = values.to(a.dtype) if values.dtype != a.dtype else values
+    values = (values if sign > 0 else -values).broadcast_to(tuple(positions.shape))
+    rest, coords = positions.reshape(-1), []
+    for size in reversed(tuple(a.shape)):
+        coords.append(rest % size)
+        rest = rest // size
+    a.index_put_(tuple(reversed(coords)), values.reshape(-1), accumulate=True)
+    return None
 
 
 def _outer(ufunc, inputs, kwargs):
@@ -269,13 +446,26 @@ def _outer(ufunc, inputs, kwargs):
     return op(a.reshape(*a.shape, *([1] * b.ndim)), b)
 
 
+def _module_of(ufunc):
+    """Where the ufunc lives, for messages: NumPy's, scipy.special's (its
+    private ufuncs too: scipy.special.zeta calls _riemann_zeta), else NumPy
+    (np.frompyfunc's ufuncs)."""
+    if is_special(ufunc):
+        return "scipy.special"
+    if getattr(np, ufunc.__name__, None) is ufunc:
+        return "numpy"
+    private = sys.modules.get("scipy.special._ufuncs")
+    if private is not None and getattr(private, ufunc.__name__, None) is ufunc:
+        return "scipy.special"
+    return "numpy"
+
+
 def _fallback(ufunc, method, inputs, kwargs):
     """Run NumPy itself on zero-copy ndarray views of CPU tensors."""
     where = kwargs.get("where")
     tensors = [x for x in inputs + tuple(kwargs.get("out") or ()) + (where,)
                if isinstance(x, _C.Tensor)]
-    module = "scipy.special" if is_special(ufunc) else "numpy"
-    name = f"{module}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    name = f"{_module_of(ufunc)}.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     check_fallback(name, tensors)  # CPU and no gradient, else TypeError
     arrays = [np.asarray(x) if isinstance(x, _C.Tensor) else x for x in inputs]
     if isinstance(where, _C.Tensor):  # else NumPy hands the call straight back to us
@@ -332,10 +522,19 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     device = _device_of(inputs, kwargs)
     if device is not None:
         return _on_device(ufunc, method, inputs, kwargs, device)
+    if method == "at" and isinstance(inputs[0], np.ndarray) and _recorded(inputs):
+        raise RuntimeError(f"numpy.{ufunc.__name__}.at writes into a NumPy array, which cannot "
+                           f"record autograd history, and a tensor that requires grad is "
+                           f"given: write into a tensor instead (np.zeros_like(t))")
     # On the host an ndarray operand is a zero-copy CPU tensor: left to the op,
     # it would become a tensor on the default device, which need not be the CPU.
     inputs = tuple(as_tensor(x) if isinstance(x, np.ndarray) else x for x in inputs)
     return _dispatch(ufunc, method, inputs, kwargs)
+
+
+def _recorded(inputs):
+    """Whether the call is recorded: grad mode on and a tensor requiring grad."""
+    return _C.is_grad_enabled() and any(getattr(x, "requires_grad", False) for x in inputs)
 
 
 def _dispatch(ufunc, method, inputs, kwargs):
@@ -345,7 +544,11 @@ def _dispatch(ufunc, method, inputs, kwargs):
         result = _reduce(ufunc, method, inputs, dict(kwargs))
     elif method == "outer":
         result = _outer(ufunc, inputs, dict(kwargs))
-    else:  # "at", "reduceat": NumPy writes through the zero-copy view
+    elif method == "reduceat":
+        result = _reduceat(ufunc, inputs, dict(kwargs))
+    elif method == "at" and (_recorded(inputs) or _device_of(inputs, kwargs) is not None):
+        result = _at(ufunc, inputs, dict(kwargs))
+    else:  # "at" on the host outside autograd: NumPy writes through the zero-copy view
         result = NotImplemented
     if result is NotImplemented:
         result = _fallback(ufunc, method, inputs, kwargs)

@@ -16,6 +16,7 @@ Where things live (one file per area):
   _sorting.py       sort, argsort, searchsorted, unique_*, isin
   _linalg.py        matmul, tensordot, einsum ... and the ``linalg`` module
   _utility.py       diff, isclose, allclose, array_equal, meshgrid ...
+  _signal.py        convolve, correlate, interp
   _info.py          finfo, iinfo, isdtype, result_type, __array_namespace_info__
   _index_tricks.py  r_, c_, mgrid, ogrid, ndenumerate (s_, index_exp, ndindex: NumPy's)
   _scalar_types.py  np.floating ..., dtype, issubdtype, typecodes, ScalarType
@@ -36,7 +37,7 @@ import numpy as _np
 from .. import _C
 from .._array_function import TABLE as _TABLE, as_tensor as _as_tensor
 from . import _creation, _elementwise, _info, _linalg, _manipulation, _sorting  # noqa: F401
-from . import _statistical, _utility  # noqa: F401
+from . import _signal, _statistical, _utility  # noqa: F401
 from . import emath, fft, linalg, random, special, testing  # noqa: F401
 from .._special import NUMPY_FUNCTIONS as _SPECIAL_FUNCTIONS
 _TABLE.update(_SPECIAL_FUNCTIONS)  # np.i0 -> torchlike.i0
@@ -47,6 +48,7 @@ from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import astype  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
+from ._linalg import matvec, vecmat  # noqa: F401  (ufuncs in NumPy: no table entry)
 from ._wrap import numpy_function as _numpy_function
 from ._functional import broadcast, vectorize  # noqa: F401
 from ._index_tricks import (  # noqa: F401

@@ -60,6 +60,34 @@ def matmul(x1, x2, /, out=None, **kwargs):
     return finish(result, out)
 
 
+def matvec(x1, x2, /, out=None, **kwargs):
+    """NumPy 2.2's matvec ufunc: (..., m, n) times (..., n) -> (..., m), the
+    stacks broadcast.  (np.matvec on a tensor reaches here through
+    __array_ufunc__; without it the namespace's lookup of NumPy's own ufunc
+    sent the call straight back, without end.)"""
+    refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim < 2 or b.ndim < 1 or a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"matvec: shapes {tuple(a.shape)} and {tuple(b.shape)} do not "
+                         f"match (core signature (m,n),(n)->(m))")
+    with value_errors("matvec"):
+        result = _C.matmul(*promote(a, b.unsqueeze(-1))).squeeze(-1)
+    return finish(result, out)
+
+
+def vecmat(x1, x2, /, out=None, **kwargs):
+    """NumPy 2.2's vecmat ufunc: conj(x1) (..., n) times (..., n, m) -> (..., m)."""
+    refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim < 1 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"vecmat: shapes {tuple(a.shape)} and {tuple(b.shape)} do not "
+                         f"match (core signature (n),(n,m)->(m))")
+    a = a.conj_physical() if a.is_complex() else a
+    with value_errors("vecmat"):
+        result = _C.matmul(*promote(a.unsqueeze(-2), b)).squeeze(-2)
+    return finish(result, out)
+
+
 @implements(np.vecdot, np.linalg.vecdot)
 def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
     a, b = promote(as_tensor(x1), as_tensor(x2))

@@ -27,20 +27,51 @@ def _reduce_args(a, axis, keepdims):
     return a, (all_axes(a) if axes is None else axes), builtins.bool(keepdims is True)
 
 
+def _where_mask(a, where):
+    """NumPy's ``where=`` of a reduction as a bool tensor of ``a``'s shape, or
+    None when every element takes part."""
+    if where is NoValue or where is True:
+        return None
+    mask = where if isinstance(where, Tensor) else as_tensor(where)
+    if mask.dtype != _C.bool:
+        mask = mask.to(_C.bool)
+    try:
+        return mask.broadcast_to(tuple(a.shape))
+    except RuntimeError as error:
+        if "device" in str(error):
+            raise
+        raise ValueError(f"operands could not be broadcast together: the array {tuple(a.shape)} "
+                         f"and where= {tuple(mask.shape)}") from None
+
+
+def _masked(a, where, fill):
+    """``a`` with the elements ``where=`` leaves out replaced by ``fill`` (the
+    reduction's identity), so a plain reduction computes NumPy's masked one
+    and the gradient reaches exactly the elements that took part."""
+    mask = _where_mask(a, where)
+    if mask is None:
+        return a
+    return _C.where(mask, a, _C.full((), fill, dtype=a.dtype, device=a.device))
+
+
 def _reduction(name):
     op = getattr(_C, name)
 
+    identity = 1 if name == "prod" else 0
+
     def impl(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue,
              where=NoValue):
-        if initial is not NoValue or (where is not NoValue and where is not True):
-            raise Unsupported(f"{name}: the arguments 'initial' and 'where' are not supported "
-                              f"on tensors")
+        a = _masked(as_tensor(a), where, identity)
         a, axes, keep = _reduce_args(a, axis, keepdims)
         dtype = tl_dtype(dtype)
         if name in ("sum", "prod", "nansum") and dtype is None:
             dtype = accumulator_dtype(a.dtype)
         kw = {"dtype": dtype} if dtype is not None else {}
-        return finish(op(a, axes, keepdim=keep, **kw), out)
+        result = op(a, axes, keepdim=keep, **kw)
+        if initial is not NoValue:  # NumPy casts it to the result's dtype (0.5 -> 0 for ints)
+            start = _C.tensor(initial, device=result.device).to(result.dtype)
+            result = result * start if name == "prod" else result + start
+        return finish(result, out)
     impl.__name__ = name
     return impl
 
@@ -61,12 +92,27 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=NoValue, initial=NoValue
 
 @implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=NoValue, *, where=NoValue):
-    refuse(where=where)
+    a = as_tensor(a)
+    mask = _where_mask(a, where)
     a, axes, keep = _reduce_args(a, axis, keepdims)
     dtype = tl_dtype(dtype)
     if dtype is None and not (a.is_floating_point() or a.is_complex()):
         dtype = _C.float64
-    return finish(_C.mean(cast(a, dtype), axes, keepdim=keep), out)
+    a = cast(a, dtype)
+    if mask is not None:
+        return finish(_masked_mean(a, mask, axes, keep), out)
+    return finish(_C.mean(a, axes, keepdim=keep), out)
+
+
+def _masked_mean(a, mask, axes, keep):
+    """The mean of the elements ``mask`` keeps (NaN where none is kept, as
+    NumPy's 0/0)."""
+    if a.ndim != mask.ndim:  # _reduce_args added a length-1 axis (axis=())
+        mask = mask.reshape(tuple(a.shape))
+    total = _C.sum(_C.where(mask, a, _C.zeros((), dtype=a.dtype, device=a.device)), axes,
+                   keepdim=keep)
+    count = _C.sum(mask, axes, keepdim=keep)
+    return total / count.to(total.dtype if not total.is_complex() else _C.real(total).dtype)
 
 
 def _check_inexact(a, dtype, out):
@@ -104,16 +150,31 @@ def _moment(name):
 
     def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=NoValue, *,
              where=NoValue, mean=NoValue, correction=NoValue):
-        refuse(where=where, mean=mean)
+        refuse(mean=mean)
         if correction is not NoValue:
             if ddof:
                 raise ValueError("ddof and correction can't be provided simultaneously.")
             ddof = correction
+        a = as_tensor(a)
+        mask = _where_mask(a, where)
         a, axes, keep = _reduce_args(a, axis, keepdims)
         dtype = tl_dtype(dtype)
         if dtype is None and not (a.is_floating_point() or a.is_complex()):
             dtype = _C.float64
-        return finish(op(cast(a, dtype), axes, correction=ddof, keepdim=keep), out)
+        a = cast(a, dtype)
+        if mask is None:
+            return finish(op(a, axes, correction=ddof, keepdim=keep), out)
+        # NumPy's masked moment: the masked mean, then the kept squared
+        # deviations summed over (count - ddof), floored at 0
+        if a.ndim != mask.ndim:
+            mask = mask.reshape(tuple(a.shape))
+        centred = a - _masked_mean(a, mask, axes, True)
+        square = _C.real(centred * _C.conj(centred)) if a.is_complex() else centred * centred
+        total = _C.sum(_C.where(mask, square, _C.zeros((), dtype=square.dtype,
+                                                       device=a.device)), axes, keepdim=keep)
+        count = _C.sum(mask, axes, keepdim=keep).to(total.dtype) - ddof
+        result = total / _C.clamp(count, min=0)
+        return finish(_C.sqrt(result) if name == "std" else result, out)
     impl.__name__ = name
     return impl
 
@@ -126,9 +187,26 @@ def _extreme(name):
     op = getattr(_C, name)
 
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
-        refuse(where=where)
+        a = as_tensor(a)
         if initial is not NoValue:
-            raise Unsupported(f"{name}: the argument 'initial' is not supported on tensors")
+            if a.is_complex():
+                raise Unsupported(f"{name}: 'initial' of a complex tensor")
+            # NOTE: the masked-out elements become `initial`, and the result
+            # is at least `initial`: the gradient goes to the winning element
+            # unless `initial` wins
+            start = _C.tensor(initial, device=a.device).to(a.dtype)
+            mask = _where_mask(a, where)
+            a = a if mask is None else _C.where(mask, a, start)
+            a, axes, keep = _reduce_args(a, axis, keepdims)
+            if a.numel() == 0:
+                shape = tuple(1 if d in axes else n for d, n in enumerate(a.shape)) if keep \
+                    else tuple(n for d, n in enumerate(a.shape) if d not in axes)
+                return finish(start.expand(shape).clone(), out)
+            best = op(a, axes, keepdim=keep)
+            return finish((_C.maximum if name == "amax" else _C.minimum)(best, start), out)
+        if where is not NoValue and where is not True:
+            raise ValueError(f"reduction operation '{name[1:]}imum' does not have an identity, "
+                             f"so to use a where mask one has to specify 'initial'")
         a, axes, keep = _reduce_args(a, axis, keepdims)
         if a.numel() == 0 and any(a.shape[ax] == 0 for ax in axes):
             raise ValueError(f"zero-size array to reduction operation {name[1:]}imum which "
@@ -213,7 +291,7 @@ def _logical_reduction(name):
     op = getattr(_C, name)
 
     def impl(a, axis=None, out=None, keepdims=NoValue, *, where=NoValue):
-        refuse(where=where)
+        a = _masked(as_tensor(a), where, name == "all")  # the identity: True for all
         a, axes, keep = _reduce_args(a, axis, keepdims)
         result = op(a, axes, keepdim=keep)
         if result.dtype != _C.bool:  # torchlike (as PyTorch) keeps uint8; NumPy says bool
@@ -313,6 +391,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _nan_extreme(name, fill):
     def impl(a, axis=None, out=None, keepdims=NoValue, initial=NoValue, where=NoValue):
+        refuse(where=where)  # the all-NaN test below would count masked-out NaNs
         a = as_tensor(a)
         if not (a.is_floating_point() or a.is_complex()):
             return TABLE[getattr(np, name)](a, axis, out, keepdims, initial, where)

@@ -291,8 +291,15 @@ def bincount(x, /, weights=None, minlength=0):
         return _C.bincount(x, minlength=minlength)
     w = as_tensor(weights)
     # NumPy sums the weights in float64 whatever their dtype
-    return _C.bincount(x, minlength=minlength, weights=w.to(
-        _C.complex128 if w.is_complex() else _C.float64))
+    w = w.to(_C.complex128 if w.is_complex() else _C.float64)
+    if w.requires_grad and _C.is_grad_enabled():
+        # the bincount op has no derivative; a scatter-add of the weights
+        # (a segment sum) is the same sum, and is recorded
+        if tuple(w.shape) != tuple(x.shape):
+            raise ValueError("The weights and list don't have the same length.")
+        n = builtins.max(minlength, int(x.max().item()) + 1 if x.numel() else 0)
+        return _C.zeros(n, dtype=w.dtype, device=w.device).index_add(0, x.to(_C.int64), w)
+    return _C.bincount(x, minlength=minlength, weights=w)
 
 
 @implements(np.select)
@@ -365,3 +372,84 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
         # (dtype=int64); the dtype NumPy makes for int64 data is int_
         arr = host.view(np_dtype(arr.dtype)) if arr.dtype != _C.bfloat16 else host
     return np.array_repr(arr, max_line_width, precision, suppress_small)
+
+
+# ---- writes into an existing array: copyto, putmask, place ---------------------------------------
+# NumPy's C routines write into NumPy memory.  On host tensors outside
+# autograd they still do (Unsupported: NumPy itself runs on zero-copy views,
+# with all its rules); a write that must be recorded (a value, or the
+# destination, requires grad) or that lands on a device is a torchlike
+# in-place write of the destination, recorded like `dst[...] = value`.
+
+def _recorded_write(func, dst, *sources):
+    """Whether this write is ours to do (else Unsupported: NumPy's)."""
+    grads = _C.is_grad_enabled() and any(getattr(t, "requires_grad", False)
+                                         for t in (dst,) + sources)
+    if isinstance(dst, np.ndarray):
+        if grads:
+            raise RuntimeError(f"numpy.{func} writes into a NumPy array, which cannot record "
+                               f"autograd history, and a tensor that requires grad is given: "
+                               f"write into a tensor instead (np.zeros_like(t), t.copy())")
+        raise Unsupported(f"{func} into an ndarray")
+    if not isinstance(dst, Tensor):
+        raise TypeError(f"{func}() argument 1 must be numpy.ndarray, not {type(dst).__name__}")
+    if not grads and dst.device.type == "cpu":
+        raise Unsupported(f"{func}: NumPy's own loop on the host")
+
+
+def _check_cast(src, dst, casting, scalar=False):
+    from .._array_function import can_cast_dtypes
+    if casting != "unsafe" and not can_cast_dtypes(src.dtype, dst.dtype, casting):
+        raise TypeError(f"Cannot cast {'scalar' if scalar else 'array data'} from "
+                        f"dtype('{np_dtype(src.dtype)}') to dtype('{np_dtype(dst.dtype)}') "
+                        f"according to the rule {casting!r}")
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    """dst[...] = src where `where` holds (both broadcast to dst's shape)."""
+    _recorded_write("copyto", dst, src, where)
+    value = as_tensor(src)
+    _check_cast(value, dst, casting, scalar=not isinstance(src, (Tensor, np.ndarray)))
+    shape = tuple(dst.shape)
+    try:
+        value = value.to(dst.dtype).broadcast_to(shape)
+    except RuntimeError:
+        raise ValueError(f"could not broadcast input array from shape {tuple(value.shape)} "
+                         f"into shape {shape}") from None
+    if where is not True:
+        mask = as_tensor(where).to(_C.bool).broadcast_to(shape)
+        value = _C.where(mask, value, dst)
+    dst.copy_(value)
+
+
+@implements(np.putmask)
+def putmask(a, /, mask, values):
+    """a[mask] = values, values taken cyclically by position in a (NumPy's
+    rule: element i of a gets values.flat[i % values.size])."""
+    _recorded_write("putmask", a, values)
+    v = as_tensor(values)
+    _check_cast(v, a, "safe")
+    if v.numel() == 0:
+        return
+    v = v.reshape(-1).to(a.dtype)
+    n = a.numel()
+    spread = v[_C.arange(n, device=a.device) % v.numel()].reshape(tuple(a.shape))
+    a.copy_(_C.where(as_tensor(mask).to(_C.bool).broadcast_to(tuple(a.shape)), spread, a))
+
+
+@implements(np.place)
+def place(arr, mask, vals):
+    """arr[mask] = vals, the k-th True element getting vals[k % len(vals)]."""
+    _recorded_write("place", arr, vals)
+    m = as_tensor(mask).to(_C.bool).reshape(-1)
+    if m.numel() != arr.numel():
+        raise ValueError(f"place: mask and data must be the same size")
+    v = as_tensor(vals).reshape(-1).to(arr.dtype)
+    if not builtins.bool(m.any()):
+        return
+    if v.numel() == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    k = (_C.cumsum(m.to(_C.int64), 0) - 1) % v.numel()  # the index into vals of each True
+    flat = _C.where(m, v[k], arr.reshape(-1))
+    arr.copy_(flat.reshape(tuple(arr.shape)))

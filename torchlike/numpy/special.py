@@ -7,8 +7,9 @@ recorded for autograd.  The same functions serve ``scipy.special.<ufunc>(t)``
 in SciPy's default mode (through ``Tensor.__array_ufunc__``)."""
 from .. import _C
 from .._special import (  # noqa: F401
-    beta, betaln, entr, expit, gamma, gammasgn, kl_div, log_expit, log_ndtr, logit,
-    logsumexp, multigammaln, ndtr, polygamma, rel_entr, rgamma, sinc, xlog1py, xlogy)
+    beta, betaln, boxcox, boxcox1p, cosm1, entr, exp10, expit, exprel, gamma, gammasgn, huber,
+    inv_boxcox, inv_boxcox1p, kl_div, log_expit, log_ndtr, loggamma, logit, logsumexp,
+    multigammaln, ndtr, polygamma, powm1, pseudo_huber, rel_entr, rgamma, sinc, xlog1py, xlogy)
 from .._special_host import (  # noqa: F401
     betainc, erf, erfc, erfcinv, erfcx, gammainc, gammaincc, iv, ive, j0, j1, jv, kv, kve,
     ndtri, y0, y1, yn, yv)

@@ -540,13 +540,17 @@ static int refuse_grad(PyObject *self, const char *what, const char *hint)
   return -1;
 }
 
-/* __array__ is what NumPy calls on each element of a list it is handed
- * (np.array([t1, t2]), np.mean([t1, t2])): no tensor reaches
- * __array_function__ there, so nothing can be recorded. */
+/* __array__ is what NumPy calls where it converts arrays itself: np.array,
+ * np.asarray, np.ascontiguousarray, each element of a list it is handed
+ * (np.mean([t1, t2])), and the Python code built on them (np.polynomial,
+ * SciPy's default mode).  No tensor reaches __array_function__ there, so
+ * nothing can be recorded. */
 static const char array_hint[] =
-    " NumPy was given a tensor that requires grad inside something it converts itself (for "
-    "example np.array([t1, t2]) or np.mean([t1, t2])); combine tensors with np.stack or "
-    "np.concatenate first, which are recorded on the tape.";
+    " NumPy was given a tensor that requires grad where it converts arrays itself "
+    "(np.array, np.asarray, np.ascontiguousarray, a list such as np.mean([t1, t2]), or code "
+    "built on them: np.polynomial, SciPy outside its array-API mode), so nothing can be "
+    "recorded. Combine tensors with np.stack or np.concatenate, which are recorded on the "
+    "tape; torchlike.scipy spells SciPy's calls with recorded ops.";
 
 static PyObject *tensor_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)

@@ -1,9 +1,12 @@
 """``np.lib.stride_tricks`` on tensors: ``as_strided`` and
 ``sliding_window_view`` (what NumPy 2's module holds) give views of the
 tensor's memory, so they run on its device and are recorded on the autograd
-tape."""
+tape.  ``sliding_window_view`` also answers NumPy's own (NEP 18 dispatches
+it; NumPy's ``as_strided`` is not dispatched and converts with np.asarray)."""
+import numpy as np
+
 from ... import _C
-from ..._array_function import as_tensor, norm_axis
+from ..._array_function import as_tensor, implements, norm_axis
 
 Tensor = _C.Tensor
 
@@ -29,6 +32,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=True):
     return x.as_strided(shape, steps, x.storage_offset())
 
 
+@implements(np.lib.stride_tricks.sliding_window_view)
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
     """Every window of ``window_shape`` over ``x`` (along ``axis``, all axes by
     default) as a view: the shape is ``x``'s, each windowed axis shortened by

@@ -1,0 +1,114 @@
+"""NumPy's one-dimensional signal functions over tensors: convolve, correlate
+and interp.
+
+Written with torchlike ops (conv1d, searchsorted and gathers), so
+a layer written with them is recorded on the autograd tape.  What the ops do
+not cover (integer or complex convolutions, interp's ``period=``) raises
+Unsupported: NumPy itself runs for CPU tensors without grad, and the fallback
+rule's TypeError names the function otherwise."""
+import numpy as np
+
+from .. import _C
+from .._array_function import Unsupported, as_tensor, implements, promote
+
+Tensor = _C.Tensor
+
+
+# ---- convolve / correlate ----------------------------------------------------------------------
+#
+# Legend: N = len(a), M = len(v).  The full correlation has N + M - 1 lags,
+#   full[k] = sum_n a[n + k - (M - 1)] * v[n],   k = 0 .. N + M - 2,
+# whichever of a and v is longer (NumPy swaps and reverses internally; the
+# sum is the same).  'valid' and 'same' are slices of it.
+
+def _signal_operands(name, a, v):
+    a, v = as_tensor(a), as_tensor(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    for which, t in (("a", a), ("v", v)):  # NumPy's words, which differ between the two
+        if t.numel() == 0:
+            raise ValueError(f"{which} cannot be empty" if name == "convolve" else
+                             f"{'first' if which == 'a' else 'second'} array argument cannot "
+                             f"be empty")
+    if not (a.is_floating_point() and v.is_floating_point()):
+        # integer results keep NumPy's integer dtype and conv1d is a float op;
+        # complex needs conj: NumPy's own loop serves both (no gradient there)
+        raise Unsupported(f"{name} of {a.dtype} and {v.dtype} tensors")
+    return promote(a, v)
+
+
+def _full_correlation(a, v):
+    import torchlike.nn.functional as F
+    m = v.shape[0]
+    # conv1d is a cross-correlation: y[k] = sum_n x[n + k] w[n]
+    # x: (1, 1, N + 2(M - 1)), w: (1, 1, M) -> y: (1, 1, N + M - 1)
+    padded = F.pad(a.reshape(1, 1, -1), (m - 1, m - 1))
+    return F.conv1d(padded, v.reshape(1, 1, -1)).reshape(-1)
+
+
+def _mode_slice(full, n, m, mode):
+    if mode in ("full", 2):
+        return full
+    short, long = min(n, m), max(n, m)
+    if mode in ("valid", 0):
+        return full[short - 1:long]
+    if mode in ("same", 1):
+        start = (short - 1) // 2 if n >= m else short // 2
+        return full[start:start + long]
+    raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """c[k] = sum_n a[n + k] * v[n] (NumPy's sign convention for the lag)."""
+    a, v = _signal_operands("correlate", a, v)
+    n, m = a.shape[0], v.shape[0]
+    full = _full_correlation(a, v)
+    if mode in ("same", 1) and n < m:  # NumPy centres the reversed sum the other way
+        return _mode_slice(full, n, m, "full")[(n - 1) - (n - 1) // 2:][:m]
+    return _mode_slice(full, n, m, mode)
+
+
+@implements(np.convolve)
+def convolve(a, v, mode="full"):
+    """(a * v)[k] = sum_n a[n] v[k - n]: the correlation with v reversed."""
+    a, v = _signal_operands("convolve", a, v)
+    if v.shape[0] > a.shape[0]:  # convolution commutes; NumPy slides the shorter one
+        a, v = v, a
+    n, m = a.shape[0], v.shape[0]
+    return _mode_slice(_full_correlation(a, v.flip(0)), n, m, mode)
+
+
+# ---- interp --------------------------------------------------------------------------------------
+
+@implements(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """The piecewise-linear interpolant through (xp, fp) at x, float64 as
+    NumPy's: fp[0] (or ``left``) below xp[0], fp[-1] (or ``right``) above
+    xp[-1].  Differentiable in x (the slope), fp and xp."""
+    if period is not None:
+        raise Unsupported("interp: the argument 'period' is not supported on tensors")
+    x, xp, fp = (as_tensor(t) for t in (x, xp, fp))
+    if any(t.is_complex() for t in (x, xp, fp)):
+        raise Unsupported("interp of complex values")
+    x, xp, fp = (t if t.dtype == _C.float64 else t.to(_C.float64) for t in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError("fp and xp are not of the same length.")
+    if xp.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    n = xp.shape[0]
+    below = fp[0] if left is None else _C.tensor(float(left), dtype=_C.float64, device=x.device)
+    above = fp[-1] if right is None else _C.tensor(float(right), dtype=_C.float64,
+                                                   device=x.device)
+    if n == 1:
+        inside = fp[0].expand(tuple(x.shape))
+    else:
+        # j: the left end of x's interval, 0 .. n - 2 (x == xp[-1] lands on t = 1)
+        j = _C.clamp(_C.searchsorted(xp.detach(), x.detach(), right=True) - 1, 0, n - 2)
+        x0, x1, f0, f1 = xp[j], xp[j + 1], fp[j], fp[j + 1]
+        inside = f0 + (x - x0) / (x1 - x0) * (f1 - f0)
+    result = _C.where(x < xp[0], below, _C.where(x > xp[-1], above, inside))
+    return result
+
