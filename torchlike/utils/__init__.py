@@ -1,5 +1,5 @@
 """torchlike.utils: ``data`` (datasets, loaders), ``hooks``, ``dlpack``,
-``safetensors``, and ``swap_tensors``."""
+``safetensors``, ``benchmark`` (timing), and ``swap_tensors``."""
 import copyreg
 import weakref
 
@@ -61,8 +61,9 @@ def swap_tensors(t1, t2):
 
 def __getattr__(name):
     # torchlike.utils.checkpoint (and _pytree) after a plain `import torchlike`, as in PyTorch;
-    # imported on first use (it needs torchlike.autograd, imported after utils)
-    if name in ("checkpoint", "_pytree"):
+    # imported on first use (it needs torchlike.autograd, imported after utils).  benchmark
+    # too, though PyTorch wants `import torch.utils.benchmark` first: reaching it is harmless.
+    if name in ("checkpoint", "_pytree", "benchmark"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,2 @@
+"""The modules of torchlike.utils.benchmark, under PyTorch's import paths
+(torch.utils.benchmark.utils.common, .timer, .compare)."""
