@@ -32,7 +32,8 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
 native_channel_shuffle = channel_shuffle  # PyTorch's name for the same op
 from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
-                         multi_head_attention_forward)
+                         multi_head_attention_forward, _canonical_mask, _none_or_dtype,
+                         _in_projection_packed, _in_projection, _mha_shape_check)
 
 Tensor = _C.Tensor
 
