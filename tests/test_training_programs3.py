@@ -197,3 +197,25 @@ def test_optimizer_state_dict_hooks_compose():
     import pickle
     clone = pickle.loads(pickle.dumps(opt))
     assert "tag" not in clone.state_dict()
+
+
+def test_grad_of_a_non_leaf_warns_as_pytorch():
+    """Reading .grad of a tensor with history that keeps none warns (the
+    leaf was probably meant); leaves, retained non-leaves and tensors
+    without history do not."""
+    x = torch.ones(2, requires_grad=True)
+    quiet = [x, torch.ones(2), (x * 2).detach()]
+    with torch.no_grad():
+        quiet.append(x * 2)
+    kept = x * 3
+    kept.retain_grad()
+    quiet.append(kept)
+    for t in quiet:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert t.grad is None
+    for t in (x * 2, x[0], x.view(2, 1)):
+        with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+            assert t.grad is None
+    (kept.sum() * 2).backward()
+    np.testing.assert_array_equal(kept.grad.numpy(), [2.0, 2.0])
