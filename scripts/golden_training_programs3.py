@@ -231,8 +231,8 @@ def mha_calls(T):
            "mask3": mha(q, kv, kv, attn_mask=am3, key_padding_mask=pad.float() * -1e9),
            "bool_mask": mha(q, kv, kv, attn_mask=am > 1.0),
            "unbatched": mha(q[0], kv[0], kv[0], key_padding_mask=pad[1]),
-           "causal_hint": mha(q, q, q, attn_mask=T.nn.Transformer.generate_square_subsequent_mask(3),
-                              is_causal=True, need_weights=False)}
+           "causal_hint": mha(q, q, q, is_causal=True, need_weights=False,
+                              attn_mask=T.nn.Transformer.generate_square_subsequent_mask(3))}
     mismatch, out["mismatch_warnings"] = _warned(lambda: mha(q, kv, kv, key_padding_mask=pad,
                                                             attn_mask=am))
     out["mismatch"] = mismatch
@@ -385,6 +385,26 @@ def rnn_seq2seq(T):
             _raised(lambda: rnn.pad_packed_sequence(packed, batch_first=True, total_length=3))]
 
 
+def rnn_checks(T):
+    """pack_padded_sequence's checks in PyTorch's order (the count of
+    lengths, the last length, the order) and pad_sequence's copies into the
+    first sequence's trailing shape (size-1 dims broadcast)."""
+    rnn = T.nn.utils.rnn
+    x = T.ones(4, 3, 2)
+    packs = [_raised(lambda a=a, k=k: rnn.pack_padded_sequence(x, a, **k).batch_sizes)
+             for a, k in (([2, 3, 0], {}), ([3, 0, 2], {}), ([4, 2], {}),
+                          ([1, 0, 2], dict(enforce_sorted=False)),
+                          ([4, 2, 1], dict(batch_first=True)))]
+    packs.append(rnn.pack_padded_sequence(x, [4, 2], enforce_sorted=False).batch_sizes)
+    packs.append(_raised(lambda: rnn.pack_padded_sequence(T.ones(0, 3, 2), [1, 1, 1])))
+    pads = [_raised(lambda s=s: rnn.pad_sequence(s)) for s in (
+        [T.ones(3, 2), T.ones(2, 3)], [T.ones(3, 2), T.ones(2, 2, 2)],
+        [T.ones(3, 4, 2), T.ones(2, 3, 2)], [T.ones(3, 1), T.ones(2, 3)])]
+    pads.append(rnn.pad_sequence([T.ones(3, 2), T.arange(2.0).reshape(2, 1)]))
+    pads.append(rnn.pad_sequence([T.ones(3, 2, 2), T.ones(2, 2)], batch_first=True))
+    return [packs, pads]
+
+
 # ---- generative models ----------------------------------------------------------------------
 
 def vae(T):
@@ -422,7 +442,8 @@ def vae(T):
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    groups = [{k: v for k, v in g.items() if k != "params"} for g in opt.state_dict()["param_groups"]]
+    groups = [{k: v for k, v in g.items() if k != "params"}
+              for g in opt.state_dict()["param_groups"]]
     extra = nn.Parameter(T.ones(3))
     opt.add_param_group({"params": extra, "lr": 0.1})
     return [losses, groups, {k: v for k, v in opt.param_groups[-1].items() if k != "params"},
@@ -705,17 +726,17 @@ def inputs(T):
             "classifier_masks": classifier_masks, "encoder_inference": encoder_inference,
             "seq2seq_transformer": seq2seq_transformer, "mha_calls": mha_calls,
             "functional_helpers": functional_helpers, "layer_flags": layer_flags,
-            "rnn_seq2seq": rnn_seq2seq, "vae": vae, "gan": gan, "parametrized": parametrized,
-            "clipping": clipping, "schedulers": schedulers, "hooks": hooks,
-            "autocast_dtypes": autocast_dtypes}
+            "rnn_seq2seq": rnn_seq2seq, "rnn_checks": rnn_checks, "vae": vae, "gan": gan,
+            "parametrized": parametrized, "clipping": clipping, "schedulers": schedulers,
+            "hooks": hooks, "autocast_dtypes": autocast_dtypes}
 
 
 CALLS = [
     "classifier_training(T, False)", "classifier_training(T, True)",
     "classifier_training(T, True, batch_first=False)", "classifier_masks(T)",
     "encoder_inference(T)", "seq2seq_transformer(T)", "mha_calls(T)", "functional_helpers(T)",
-    "layer_flags(T)", "rnn_seq2seq(T)", "vae(T)", "gan(T)", "parametrized(T)", "clipping(T)",
-    "schedulers(T)", "hooks(T)", "autocast_dtypes(T)",
+    "layer_flags(T)", "rnn_seq2seq(T)", "rnn_checks(T)", "vae(T)", "gan(T)", "parametrized(T)",
+    "clipping(T)", "schedulers(T)", "hooks(T)", "autocast_dtypes(T)",
 ]
 
 
