@@ -615,6 +615,61 @@ def schedulers(T):
     return out
 
 
+def scheduler_api(T):
+    """A custom scheduler subclass, the old _LRScheduler name (a subclass the
+    built-in schedulers are not instances of), OneCycleLR over two groups,
+    a tensor lr, repeated milestones, a cosine past T_max, a LambdaLR state
+    dict with a callable object."""
+    L = T.optim.lr_scheduler
+
+    def opt(n=1):
+        return T.optim.SGD([{"params": [T.nn.Parameter(T.ones(2))]} for _ in range(n)], lr=0.1,
+                           momentum=0.9)
+
+    class Warmup(L._LRScheduler):
+        def __init__(self, optimizer, warm):
+            self.warm = warm
+            super().__init__(optimizer)
+
+        def get_lr(self):
+            return [b * min(1.0, (self.last_epoch + 1) / self.warm) for b in self.base_lrs]
+
+    class Decay:
+        def __call__(self, epoch):
+            return 0.9 ** epoch
+
+    o = opt(2)
+    s = Warmup(o, 3)
+    out = {"custom": [_rates(o, s, 1)[0] for _ in range(5)],
+           "custom_keys": sorted(s.state_dict()),
+           "old_name": [isinstance(s, L.LRScheduler), isinstance(L.StepLR(opt(), 1), L._LRScheduler)]}
+    o = opt(2)
+    s = L.OneCycleLR(o, max_lr=[0.5, 1.0], total_steps=6, div_factor=10, final_div_factor=100)
+    out["onecycle_groups"] = _rates(o, s, 6)
+    out["onecycle_errors"] = [_raised(lambda: L.OneCycleLR(opt(2), max_lr=[0.5], total_steps=6)),
+                              _raised(lambda: L.OneCycleLR(opt(), max_lr=0.5))]
+    o = opt()
+    o.param_groups[0]["lr"] = T.tensor(0.1)
+    s = L.StepLR(o, 1, 0.5)
+    o.step()
+    s.step()
+    out["tensor_lr"] = [type(o.param_groups[0]["lr"]).__name__, float(o.param_groups[0]["lr"]),
+                        type(s.get_last_lr()[0]).__name__]
+    o = opt()
+    s = L.MultiStepLR(o, milestones=[3, 1, 1], gamma=0.5)
+    out["milestones"] = [_rates(o, s, 4), sorted(s.milestones.items())]
+    o = opt()
+    out["cosine"] = _rates(o, L.CosineAnnealingLR(o, T_max=4), 10)
+    o = opt()
+    s = L.LambdaLR(o, [Decay()])
+    _rates(o, s, 2)
+    out["lambda_state"] = [type(x).__name__ for x in s.state_dict()["lr_lambdas"]]
+    o = opt()
+    out["chained_plateau"] = _raised(lambda: L.ChainedScheduler([L.StepLR(o, 1),
+                                                                 L.ReduceLROnPlateau(o)]))
+    return out
+
+
 # ---- hooks and modes ------------------------------------------------------------------------
 
 def hooks(T):
@@ -728,7 +783,7 @@ def inputs(T):
             "functional_helpers": functional_helpers, "layer_flags": layer_flags,
             "rnn_seq2seq": rnn_seq2seq, "rnn_checks": rnn_checks, "vae": vae, "gan": gan,
             "parametrized": parametrized, "clipping": clipping, "schedulers": schedulers,
-            "hooks": hooks, "autocast_dtypes": autocast_dtypes}
+            "scheduler_api": scheduler_api, "hooks": hooks, "autocast_dtypes": autocast_dtypes}
 
 
 CALLS = [
@@ -736,7 +791,7 @@ CALLS = [
     "classifier_training(T, True, batch_first=False)", "classifier_masks(T)",
     "encoder_inference(T)", "seq2seq_transformer(T)", "mha_calls(T)", "functional_helpers(T)",
     "layer_flags(T)", "rnn_seq2seq(T)", "rnn_checks(T)", "vae(T)", "gan(T)", "parametrized(T)",
-    "clipping(T)", "schedulers(T)", "hooks(T)", "autocast_dtypes(T)",
+    "clipping(T)", "schedulers(T)", "scheduler_api(T)", "hooks(T)", "autocast_dtypes(T)",
 ]
 
 

@@ -160,7 +160,10 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """The old name, kept as PyTorch keeps it: a subclass (the built-in
+    schedulers are not instances of it), for custom schedulers that derive
+    from it."""
 
 
 class _LambdaScheduler(LRScheduler):
