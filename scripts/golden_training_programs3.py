@@ -642,7 +642,8 @@ def scheduler_api(T):
     s = Warmup(o, 3)
     out = {"custom": [_rates(o, s, 1)[0] for _ in range(5)],
            "custom_keys": sorted(s.state_dict()),
-           "old_name": [isinstance(s, L.LRScheduler), isinstance(L.StepLR(opt(), 1), L._LRScheduler)]}
+           "old_name": [isinstance(s, L.LRScheduler),
+                        isinstance(L.StepLR(opt(), 1), L._LRScheduler)]}
     o = opt(2)
     s = L.OneCycleLR(o, max_lr=[0.5, 1.0], total_steps=6, div_factor=10, final_div_factor=100)
     out["onecycle_groups"] = _rates(o, s, 6)
