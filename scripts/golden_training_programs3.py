@@ -39,11 +39,12 @@ def _init(T, module, seed, scale=0.3):
 
 
 def _warned(fn):
-    """fn()'s result and the messages of the warnings it raised."""
+    """fn()'s result and the messages of the warnings it raised (without the
+    place in PyTorch's C++ sources that some name)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = fn()
-    return out, [str(w.message) for w in caught]
+    return out, [str(w.message).split(" (Triggered internally at")[0] for w in caught]
 
 
 def _raised(fn):
@@ -753,6 +754,33 @@ def hooks(T):
     return [y, x.grad, log, plain, seen, opt_log, sorted(state)]
 
 
+def api_checks(T):
+    """What programs meet around their training loops: the optimizers' checks
+    of tensor hyperparameters (Adam's foreach path refuses them unless
+    capturable), the copy-construct warning of tensor(tensor), the .grad of
+    a non-leaf."""
+    nn = T.nn
+    params = [nn.Parameter(T.ones(2))]
+    adam_cases = [dict(lr=T.tensor(0.1), foreach=True), dict(lr=T.tensor(0.1), foreach=True,
+                                                             capturable=True),
+                  dict(lr=T.tensor([0.1, 0.2])), dict(betas=(0.9, T.tensor(0.99))),
+                  dict(betas=(T.tensor(0.9), T.tensor(0.99)), foreach=True),
+                  dict(betas=(T.tensor([0.9, 0.8]), T.tensor(0.99))), dict(betas=(0, 0.5)),
+                  dict(betas=(0.9, 1.0))]
+    checks = [_raised(lambda kw=kw: T.optim.Adam(params, **kw)) for kw in adam_cases]
+    checks += [_raised(lambda c=c: c(params, lr=T.tensor([0.1, 0.2])))
+               for c in (T.optim.SGD, T.optim.RMSprop, T.optim.NAdam, T.optim.RAdam,
+                         T.optim.Adamax, T.optim.Adagrad, T.optim.Adadelta)]
+    o = T.optim.Adam(params, betas=(T.tensor(0.9), T.tensor(0.99)))
+    params[0].grad = T.ones(2)
+    o.step()
+    x = T.ones(2, requires_grad=True)
+    copied, copy_warning = _warned(lambda: T.tensor(x * 2))
+    _, grad_warning = _warned(lambda: (x * 2).grad)
+    return [checks, params[0], copied, copy_warning, grad_warning,
+            _warned(lambda: T.tensor([1.0, 2.0]))[1]]
+
+
 def autocast_dtypes(T):
     nn = T.nn
     F = nn.functional
@@ -784,7 +812,8 @@ def inputs(T):
             "functional_helpers": functional_helpers, "layer_flags": layer_flags,
             "rnn_seq2seq": rnn_seq2seq, "rnn_checks": rnn_checks, "vae": vae, "gan": gan,
             "parametrized": parametrized, "clipping": clipping, "schedulers": schedulers,
-            "scheduler_api": scheduler_api, "hooks": hooks, "autocast_dtypes": autocast_dtypes}
+            "scheduler_api": scheduler_api, "hooks": hooks, "api_checks": api_checks,
+            "autocast_dtypes": autocast_dtypes}
 
 
 CALLS = [
@@ -792,7 +821,8 @@ CALLS = [
     "classifier_training(T, True, batch_first=False)", "classifier_masks(T)",
     "encoder_inference(T)", "seq2seq_transformer(T)", "mha_calls(T)", "functional_helpers(T)",
     "layer_flags(T)", "rnn_seq2seq(T)", "rnn_checks(T)", "vae(T)", "gan(T)", "parametrized(T)",
-    "clipping(T)", "schedulers(T)", "scheduler_api(T)", "hooks(T)", "autocast_dtypes(T)",
+    "clipping(T)", "schedulers(T)", "scheduler_api(T)", "api_checks(T)", "hooks(T)",
+    "autocast_dtypes(T)",
 ]
 
 

@@ -88,8 +88,11 @@ _OPTION_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
 
 
 def _check_nonnegative(**options):
-    """PyTorch's "Invalid <option>: <value>" for an option below zero."""
+    """PyTorch's "Invalid <option>: <value>" for an option below zero (and
+    its refusal of a tensor lr of more than one element)."""
     for name, value in options.items():
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= value:
             raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
 
