@@ -14,17 +14,6 @@ from .attention import _backends
 Tensor = _C.Tensor
 
 
-def _additive_mask(mask, like):
-    """A float mask to add to attention scores; a bool mask marks with True the
-    positions that may NOT be attended (MultiheadAttention's convention)."""
-    if mask is None:
-        return None
-    if mask.dtype == _C.bool:
-        zeros = _C.zeros(tuple(mask.shape), dtype=like.dtype, device=like.device)
-        return zeros.masked_fill(mask, float("-inf"))
-    return mask.to(dtype=like.dtype)
-
-
 def _batch_expand(t, batch):
     """t (*, R, C) with its batch dims expanded (a view) to ``batch``."""
     want = tuple(batch) + tuple(t.shape[-2:])
@@ -82,27 +71,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _C._scaled_dot_product_flash_attention_for_cpu(
         query, key, value, float(dropout_p), bool(is_causal), attn_mask=attn_mask, scale=scale,
         rng_state=rng_state)[0]
-
-
-def _warn_mismatched_masks(mask, name, other, other_name, dtype=None):
-    """PyTorch's deprecation warning for a padding mask and an attention mask
-    of different dtypes (a bool padding mask with a float causal mask).
-    Given dtype, the two masks are returned as additive masks of that dtype
-    (True -> -inf), so the layers inside see one type and warn no more, as
-    PyTorch's Transformer modules do."""
-    if mask is None or other is None or mask.dtype == other.dtype:
-        return mask, other
-    warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same "
-                  f"type for both instead.", UserWarning, stacklevel=3)
-    if dtype is None:
-        return mask, other
-
-    def additive(m):
-        if m.dtype == _C.bool:
-            return _C.zeros(m.shape, dtype=dtype, device=m.device).masked_fill(m, -math.inf)
-        return m.to(dtype)
-
-    return additive(mask), additive(other)
 
 
 # ---- PyTorch's private helpers of torch.nn.functional ------------------------------------
