@@ -219,3 +219,28 @@ def test_grad_of_a_non_leaf_warns_as_pytorch():
             assert t.grad is None
     (kept.sum() * 2).backward()
     np.testing.assert_array_equal(kept.grad.numpy(), [2.0, 2.0])
+
+
+def test_deprecated_defaults_warn_once_per_process():
+    """meshgrid without indexing, cross without dim and stft without a
+    window warn the first time only, as PyTorch's TORCH_WARN_ONCE; run in a
+    fresh process, since the first call may have come earlier here."""
+    import subprocess
+    import sys
+    code = ("import warnings, torchlike as T\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for _ in range(2):\n"
+            "        T.meshgrid(T.ones(2), T.ones(3))\n"
+            "        T.cross(T.ones(3, 3), T.ones(3, 3))\n"
+            "        T.stft(T.ones(64), 16, return_complex=True)\n"
+            "        T.meshgrid(T.ones(2), indexing='xy')\n"
+            "        T.cross(T.ones(3, 3), T.ones(3, 3), dim=0)\n"
+            "        T.stft(T.ones(64), 16, window=T.ones(16), return_complex=True)\n"
+            "print([str(m.message).split(':')[0][:30] for m in w])\n")
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=root).stdout
+    assert out.strip() == str(["torch.meshgrid", "Using torch.cross without spec",
+                               "A window was not provided. A r"])
