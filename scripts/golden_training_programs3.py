@@ -526,6 +526,24 @@ def parametrized(T):
             _raised(lambda: parametrize.register_parametrization(sym, "bias", nn.Flatten(0)))]
 
 
+def old_checkpoints(T):
+    """A state dict saved with the hook-based nn.utils.weight_norm
+    (weight_g, weight_v) loads into a parametrizations.weight_norm module;
+    the old spectral_norm's does not load into the new one."""
+    nn = T.nn
+    old = _init(T, nn.Conv1d(2, 3, 3), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the old form is deprecated
+        nn.utils.weight_norm(old, dim=0)
+        spectral_old = nn.utils.spectral_norm(nn.Linear(3, 2))
+    new = nn.utils.parametrizations.weight_norm(nn.Conv1d(2, 3, 3), dim=0)
+    loaded = new.load_state_dict(old.state_dict())
+    x = T.from_numpy(_arr(1, 2, 5))
+    spectral_new = nn.utils.parametrizations.spectral_norm(nn.Linear(3, 2))
+    return [list(old.state_dict()), repr(loaded), list(new.state_dict()), new(x), old(x),
+            _raised(lambda: spectral_new.load_state_dict(spectral_old.state_dict()))]
+
+
 def clipping(T):
     nn = T.nn
     m = _init(T, nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)), 6)
@@ -811,7 +829,8 @@ def inputs(T):
             "seq2seq_transformer": seq2seq_transformer, "mha_calls": mha_calls,
             "functional_helpers": functional_helpers, "layer_flags": layer_flags,
             "rnn_seq2seq": rnn_seq2seq, "rnn_checks": rnn_checks, "vae": vae, "gan": gan,
-            "parametrized": parametrized, "clipping": clipping, "schedulers": schedulers,
+            "parametrized": parametrized, "old_checkpoints": old_checkpoints,
+            "clipping": clipping, "schedulers": schedulers,
             "scheduler_api": scheduler_api, "hooks": hooks, "api_checks": api_checks,
             "autocast_dtypes": autocast_dtypes}
 
@@ -821,8 +840,8 @@ CALLS = [
     "classifier_training(T, True, batch_first=False)", "classifier_masks(T)",
     "encoder_inference(T)", "seq2seq_transformer(T)", "mha_calls(T)", "functional_helpers(T)",
     "layer_flags(T)", "rnn_seq2seq(T)", "rnn_checks(T)", "vae(T)", "gan(T)", "parametrized(T)",
-    "clipping(T)", "schedulers(T)", "scheduler_api(T)", "api_checks(T)", "hooks(T)",
-    "autocast_dtypes(T)",
+    "old_checkpoints(T)", "clipping(T)", "schedulers(T)", "scheduler_api(T)", "api_checks(T)",
+    "hooks(T)", "autocast_dtypes(T)",
 ]
 
 

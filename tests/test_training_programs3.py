@@ -41,6 +41,7 @@ _TOLERANCE = {
     "vae(T)": (1e-5, 1e-6),
     "gan(T)": (2e-5, 1e-6),
     "parametrized(T)": (1e-5, 1e-6),
+    "old_checkpoints(T)": (1e-6, 1e-7),
     "clipping(T)": (1e-5, 1e-6),
     "hooks(T)": (1e-6, 1e-7),
 }
