@@ -529,7 +529,8 @@ def parametrized(T):
 def old_checkpoints(T):
     """A state dict saved with the hook-based nn.utils.weight_norm
     (weight_g, weight_v) loads into a parametrizations.weight_norm module;
-    the old spectral_norm's does not load into the new one."""
+    the old spectral_norm's does not load into the new one; batch norm
+    state from before num_batches_tracked loads."""
     nn = T.nn
     old = _init(T, nn.Conv1d(2, 3, 3), 1)
     with warnings.catch_warnings():
@@ -540,8 +541,25 @@ def old_checkpoints(T):
     loaded = new.load_state_dict(old.state_dict())
     x = T.from_numpy(_arr(1, 2, 5))
     spectral_new = nn.utils.parametrizations.spectral_norm(nn.Linear(3, 2))
+    # batch norm state without num_batches_tracked: version 1, or a plain
+    # dict (no version), keeps the module's count
+    import collections
+    bn = nn.BatchNorm1d(3)
+    bn(T.from_numpy(_arr(4, 3)))
+    plain = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+    versioned = collections.OrderedDict(plain)
+    versioned._metadata = collections.OrderedDict({"": {"version": 1}})
+    current = collections.OrderedDict(plain)
+    current._metadata = collections.OrderedDict({"": {"version": 2}})
+    counts = []
+    for sd in (plain, versioned):
+        target = nn.BatchNorm1d(3)
+        target(T.from_numpy(_arr(4, 3)))
+        target(T.from_numpy(_arr(4, 3)))
+        counts.append([repr(target.load_state_dict(sd)), target.num_batches_tracked])
     return [list(old.state_dict()), repr(loaded), list(new.state_dict()), new(x), old(x),
-            _raised(lambda: spectral_new.load_state_dict(spectral_old.state_dict()))]
+            _raised(lambda: spectral_new.load_state_dict(spectral_old.state_dict())), counts,
+            _raised(lambda: nn.BatchNorm1d(3).load_state_dict(current))]
 
 
 def clipping(T):
