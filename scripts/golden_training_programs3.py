@@ -817,6 +817,41 @@ def api_checks(T):
             _warned(lambda: T.tensor([1.0, 2.0]))[1]]
 
 
+def half_steps(T):
+    """float16/bfloat16 arithmetic as PyTorch's CPU kernels do it, and
+    optimizer steps on bfloat16 parameters (PyTorch's default per-parameter
+    path): a Python scalar and alpha are rounded to the half dtype for
+    add/sub, addcmul/addcdiv/lerp compute in float and round once.  992
+    elements, a multiple of every vector width, so that no element falls in
+    the tail PyTorch's vector loops finish in half-precision scalar code."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for name in ("float16", "bfloat16"):
+        dt = getattr(T, name)
+        a, b = (T.from_numpy(rng.standard_normal(992).astype(np.float32)).to(dt)
+                for _ in range(2))
+        out[name] = [a + 0.1, a - 0.3, 0.3 - a, a * 0.1, a.add(b, alpha=0.3),
+                     a.sub(b, alpha=0.3), a.clone().add_(b, alpha=-0.1),
+                     a.addcmul(b, b, value=0.01), a.addcdiv(b, b.abs() + 1, value=-0.01),
+                     a.clone().addcmul_(b, b, value=0.01), a.lerp(b, 0.1), a.lerp(b, 0.7)]
+    steps = {}
+    for name, cls, kw in (("sgd", T.optim.SGD, dict(lr=0.1)),
+                          ("momentum", T.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),
+                          ("adam", T.optim.Adam, dict(lr=1e-2)),
+                          ("adamw", T.optim.AdamW, dict(lr=1e-2, amsgrad=True)),
+                          ("rmsprop", T.optim.RMSprop, dict(lr=1e-2, centered=True)),
+                          ("rmsprop_momentum", T.optim.RMSprop, dict(lr=1e-2, momentum=0.9)),
+                          ("adagrad", T.optim.Adagrad, dict(lr=0.1))):
+        p = T.nn.Parameter(T.from_numpy(_arr(992, seed=3)).bfloat16())
+        opt = cls([p], **kw)
+        for i in range(3):
+            p.grad = T.from_numpy(_arr(992, seed=10 + i)).bfloat16()
+            opt.step()
+        steps[name] = p
+    out["steps"] = steps
+    return out
+
+
 def autocast_dtypes(T):
     nn = T.nn
     F = nn.functional
@@ -850,7 +885,7 @@ def inputs(T):
             "parametrized": parametrized, "old_checkpoints": old_checkpoints,
             "clipping": clipping, "schedulers": schedulers,
             "scheduler_api": scheduler_api, "hooks": hooks, "api_checks": api_checks,
-            "autocast_dtypes": autocast_dtypes}
+            "half_steps": half_steps, "autocast_dtypes": autocast_dtypes}
 
 
 CALLS = [
@@ -859,7 +894,7 @@ CALLS = [
     "encoder_inference(T)", "seq2seq_transformer(T)", "mha_calls(T)", "functional_helpers(T)",
     "layer_flags(T)", "rnn_seq2seq(T)", "rnn_checks(T)", "vae(T)", "gan(T)", "parametrized(T)",
     "old_checkpoints(T)", "clipping(T)", "schedulers(T)", "scheduler_api(T)", "api_checks(T)",
-    "hooks(T)", "autocast_dtypes(T)",
+    "hooks(T)", "half_steps(T)", "autocast_dtypes(T)",
 ]
 
 

@@ -11,7 +11,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import _C
-from .._composites import view_as_real
+from .._composites import addcdiv as _addcdiv, addcmul as _addcmul, lerp as _lerp, view_as_real
 from .._C import Tensor
 from .._tensor_utils import typename as _typename
 from ..autograd.grad_mode import no_grad
@@ -484,18 +484,31 @@ def _fill_value(p, value):
     return complex(value, value) if p.is_complex() else value
 
 
+_HALF = (_C.float16, _C.bfloat16)
+
+
 def _lerp_(x, end, weight):
-    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
+    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5;
+    in float16/bfloat16, lerp's float computation with one rounding, as
+    PyTorch's lerp_."""
+    if x.dtype in _HALF:
+        return x.copy_(_lerp(x, end, weight))
     return x.add_(end.sub(x), alpha=weight)
 
 
 def _addcmul_(x, a, b, value):
-    """x += (value * a) * b, in PyTorch's addcmul order."""
+    """x += (value * a) * b, in PyTorch's addcmul order (in float16/bfloat16
+    computed in float and rounded once, as PyTorch's addcmul_)."""
+    if x.dtype in _HALF:
+        return x.copy_(_addcmul(x, a, b, value=value))
     return x.add_(a.mul(value).mul_(b))
 
 
 def _addcdiv_(x, a, b, value):
-    """x += (value * a) / b, in PyTorch's addcdiv order."""
+    """x += (value * a) / b, in PyTorch's addcdiv order (in float16/bfloat16
+    computed in float and rounded once, as PyTorch's addcdiv_)."""
+    if x.dtype in _HALF:
+        return x.copy_(_addcdiv(x, a, b, value=value))
     return x.add_(a.mul(value).div_(b))
 
 
