@@ -833,7 +833,11 @@ def half_steps(T):
         out[name] = [a + 0.1, a - 0.3, 0.3 - a, a * 0.1, a.add(b, alpha=0.3),
                      a.sub(b, alpha=0.3), a.clone().add_(b, alpha=-0.1),
                      a.addcmul(b, b, value=0.01), a.addcdiv(b, b.abs() + 1, value=-0.01),
-                     a.clone().addcmul_(b, b, value=0.01), a.lerp(b, 0.1), a.lerp(b, 0.7)]
+                     a.clone().addcmul_(b, b, value=0.01), a.lerp(b, 0.1), a.lerp(b, 0.7),
+                     # the sum and its log rounded to the dtype along the last
+                     # dim (short and long rows), in float along another
+                     T.log_softmax(a.reshape(31, 32) * 3, 1), T.log_softmax(a.reshape(2, 496), 1),
+                     T.log_softmax(a.reshape(31, 32) * 3, 0)]
     steps = {}
     for name, cls, kw in (("sgd", T.optim.SGD, dict(lr=0.1)),
                           ("momentum", T.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),
