@@ -825,6 +825,7 @@ def half_steps(T):
     elements, a multiple of every vector width, so that no element falls in
     the tail PyTorch's vector loops finish in half-precision scalar code."""
     rng = np.random.default_rng(0)
+    Y = T.from_numpy(np.random.default_rng(1).integers(0, 32, 31))
     out = {}
     for name in ("float16", "bfloat16"):
         dt = getattr(T, name)
@@ -837,7 +838,9 @@ def half_steps(T):
                      # the sum and its log rounded to the dtype along the last
                      # dim (short and long rows), in float along another
                      T.log_softmax(a.reshape(31, 32) * 3, 1), T.log_softmax(a.reshape(2, 496), 1),
-                     T.log_softmax(a.reshape(31, 32) * 3, 0)]
+                     T.log_softmax(a.reshape(31, 32) * 3, 0),
+                     # cross_entropy is that log_softmax then nll_loss
+                     T.nn.functional.cross_entropy(a.reshape(31, 32) * 3, Y, reduction="none")]
     steps = {}
     for name, cls, kw in (("sgd", T.optim.SGD, dict(lr=0.1)),
                           ("momentum", T.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),

@@ -865,6 +865,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return loss.sum() / (input.numel() // n_cls if input.numel() else float("nan"))
         return _reduce(loss, reduction)
+    if not probs and not label_smoothing and input.dtype in (_C.float16, _C.bfloat16) and \
+            input.ndim > 0:
+        # PyTorch's composition, whose half-precision log_softmax rounds the
+        # row's sum and log to the dtype: the same losses bit for bit
+        return nll_loss(log_softmax(input, 0 if input.ndim == 1 else 1), target, weight,
+                        ignore_index=ignore_index, reduction=reduction)
     return _C._cross_entropy(input, target, weight, r, ignore_index, label_smoothing)[0]
 
 
