@@ -119,7 +119,8 @@ def test_autocast_argument_errors_and_unsupported_dtype():
 
 @pytest.mark.skipif(torchlike.cuda.is_available(), reason="the CPU-only behaviour of CUDA autocast")
 def test_cuda_autocast_without_a_gpu_warns_and_disables():
-    with pytest.warns(UserWarning, match="CUDA is not available. Disabling"):
+    with pytest.warns(UserWarning, match="CUDA is not available or torch_xla is imported. "
+                                         "Disabling autocast."):
         ctx = torchlike.autocast("cuda")
     with ctx:
         assert not torchlike.is_autocast_enabled("cuda") and not torchlike.is_autocast_enabled()

@@ -53,7 +53,8 @@ def test_tensor_copies_its_input():
     a[0] = 99
     assert t[0].item() == 0
     u = tl.tensor([1, 2])
-    v = tl.tensor(u)
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):  # as PyTorch
+        v = tl.tensor(u)
     v[0] = 5
     assert u.tolist() == [1, 2] and v.tolist() == [5, 2]
 

@@ -69,11 +69,28 @@ def conj(input):
 
 # ---- 2. pointwise compositions ------------------------------------------
 
+_HALF = (_C.float16, _C.bfloat16)
+
+
+def _half_in_float(input, tensor1, tensor2, combine, value):
+    """input + (value * tensor1) combine tensor2 for float16/bfloat16 operands
+    of one dtype, as PyTorch computes it: in float32 (value unrounded), one
+    rounding at the end.  None for other dtypes."""
+    if not (input.dtype in _HALF and tensor1.dtype == tensor2.dtype == input.dtype):
+        return None
+    work = _C.float32
+    part = combine(_C.mul(tensor1.to(work), value), tensor2.to(work))
+    return _C.add(input.to(work), part).to(input.dtype)
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     _need_tensor("addcmul", "input", input)
     _need_tensor("addcmul", "tensor1", tensor1, 2)
     _need_tensor("addcmul", "tensor2", tensor2, 3)
+    half = _half_in_float(input, tensor1, tensor2, _C.mul, value)
+    if half is not None:
+        return half
     return _C.add(input, _C.mul(tensor1, tensor2), alpha=value)
 
 
@@ -91,6 +108,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
             "tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    half = _half_in_float(input, tensor1, tensor2, _C.div, value)
+    if half is not None:
+        return half
     return _C.add(input, _C.div(tensor1, tensor2), alpha=value)
 
 

@@ -5,6 +5,7 @@ The matrix products (matmul, mm, addmm, tensordot ...) are ops of the C
 registry and need nothing here; these are the decompositions' aliases and the
 older torch.* spellings whose results differ from torch.linalg's (torch.svd
 returns V rather than Vh, torch.qr takes some=)."""
+import warnings
 from collections import namedtuple
 
 from . import _C
@@ -82,11 +83,23 @@ def qr(input, some=True):
     return linalg.qr(input, "reduced" if some else "complete")
 
 
+_cross_warned = False
+
+
 def cross(input, other, dim=None):
-    """torch.cross: without dim, the first dim of size 3 (deprecated default)."""
+    """torch.cross: without dim, the first dim of size 3 (deprecated default,
+    which warns once per process, as PyTorch)."""
+    global _cross_warned
     input, other = linalg._tensor_arg(input, "input", "cross"), linalg._tensor_arg(other, "other",
                                                                                     "cross")
     if dim is None:
+        if not _cross_warned:
+            _cross_warned = True
+            warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                          "Please either pass the dim explicitly or simply use "
+                          "torch.linalg.cross.\nThe default value of dim will change to agree "
+                          "with that of linalg.cross in a future release.", UserWarning,
+                          stacklevel=2)
         shape = input.shape if input.ndim >= other.ndim else other.shape
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:

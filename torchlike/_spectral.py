@@ -51,6 +51,9 @@ def _centered_window(window, win_length, n_fft, like):
     return _F.pad(window, (left, n_fft - win_length - left))
 
 
+_stft_warned = False
+
+
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
@@ -63,6 +66,14 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise TypeError(f"stft(): argument 'window' must be Tensor, not {type(window).__name__}")
     if center and align_to_window is not None:
         raise RuntimeError("stft align_to_window should only be set when center = false")
+    global _stft_warned
+    if window is None and not _stft_warned:
+        _stft_warned = True   # once per process, as PyTorch
+        warnings.warn("A window was not provided. A rectangular window will be applied,which is "
+                      "known to cause spectral leakage. Other windows such as torch.hann_window "
+                      "or torch.hamming_window are recommended to reduce spectral leakage.To "
+                      "suppress this warning and use a rectangular window, explicitly set "
+                      "`window=torch.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=2)
     x = input
     if center:
         # (L,) or (B, L) viewed as (1, 1, L) or (1, B, L) for pad, as PyTorch does

@@ -49,10 +49,26 @@ static int put_requires_grad(PyObject *self, PyObject *value, void *closure)
   return on < 0 ? -1 : set_requires_grad((tl_py_tensor *)self, on);
 }
 
+/* Reading .grad of a non-leaf that keeps none is almost always a mistake
+ * (the leaf was meant): PyTorch warns, and so do we, with its words. */
 static PyObject *get_grad(PyObject *self, void *closure)
 {
   (void)closure;
   tl_py_tensor *t = (tl_py_tensor *)self;
+  if (!t->grad) {
+    if (tl_grad_view_refresh(self) < 0)
+      return NULL;
+    if (t->grad_fn && !t->retains_grad &&
+        PyErr_WarnEx(PyExc_UserWarning,
+                     "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                     "accessed. Its .grad attribute won't be populated during "
+                     "autograd.backward(). If you indeed want the .grad field to be populated "
+                     "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+                     "access the non-leaf Tensor by mistake, make sure you access the leaf "
+                     "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                     "information.", 1) < 0)
+      return NULL;
+  }
   return Py_NewRef(t->grad ? t->grad : Py_None);
 }
 

@@ -375,7 +375,7 @@ class autocast:
             raise ValueError(f"Expected `enabled` to be a bool, got {type(enabled).__name__}")
         name = str(self.fast_dtype).rsplit(".", 1)[-1]
         if enabled and device_type == "cuda" and not torchlike.cuda.is_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling")
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
             enabled = False
         if enabled and name not in _SUPPORTED[device_type]:
             if device_type == "cpu":

@@ -4,5 +4,6 @@
 ``backends.mkldnn`` hold PyTorch's flags so code that
 sets them runs; they take effect where such a path exists (the cuDNN paths
 come with the GPU work; the CPU kernels have no nondeterministic variant).
-``backends.mps`` answers that there is no MPS device."""
-from . import cuda, cudnn, mkldnn, mps  # noqa: F401
+``backends.mps`` answers that there is no MPS device; ``backends.mha``
+switches the Transformer encoder's inference fast path."""
+from . import cuda, cudnn, mha, mkldnn, mps  # noqa: F401

@@ -32,7 +32,8 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
 native_channel_shuffle = channel_shuffle  # PyTorch's name for the same op
 from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
-                         multi_head_attention_forward)
+                         multi_head_attention_forward, _canonical_mask, _none_or_dtype,
+                         _in_projection_packed, _in_projection, _mha_shape_check)
 
 Tensor = _C.Tensor
 
@@ -864,6 +865,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return loss.sum() / (input.numel() // n_cls if input.numel() else float("nan"))
         return _reduce(loss, reduction)
+    if not probs and not label_smoothing and input.dtype in (_C.float16, _C.bfloat16) and \
+            input.ndim > 0:
+        # PyTorch's composition, whose half-precision log_softmax rounds the
+        # row's sum and log to the dtype: the same losses bit for bit
+        return nll_loss(log_softmax(input, 0 if input.ndim == 1 else 1), target, weight,
+                        ignore_index=ignore_index, reduction=reduction)
     return _C._cross_entropy(input, target, weight, r, ignore_index, label_smoothing)[0]
 
 

@@ -1,6 +1,6 @@
 """Adagrad (Duchi et al. 2011), as torch.optim.Adagrad."""
-from .optimizer import (Optimizer, _addcdiv_, _check_nonnegative, _fill_value, _step_tensor,
-                        _weight_decay)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_nonnegative, _fill_value,
+                        _step_tensor, _weight_decay)
 from .. import _C, _sparse
 
 __all__ = ["Adagrad"]
@@ -43,7 +43,7 @@ def _single_tensor_adagrad(params, grads, buffers, scalars, group):
             _sparse_adagrad(param, grad, state_sum, clr, eps, group)
             continue
         grad = _weight_decay(param, grad, group)
-        state_sum.add_(grad * grad)
+        _addcmul_(state_sum, grad, grad, 1)
         std = state_sum.sqrt().add_(eps)
         _addcdiv_(param, grad, std, -clr)
 

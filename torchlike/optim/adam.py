@@ -9,13 +9,32 @@ from .. import _C
 __all__ = ["Adam", "AdamW"]
 
 
-def _check_adam_args(lr, betas, eps, weight_decay):
+def _check_adam_args(lr, betas, eps, weight_decay, foreach=None, capturable=None):
+    """The checks of Adam's arguments, in PyTorch's order; foreach and
+    capturable given (Adam, AdamW) add Adam's own on tensor lr and betas."""
+    adam = capturable is not None
+    # PyTorch refuses tensor hyperparameters on its foreach path unless
+    # capturable (which then keeps them on the device)
+    if adam and isinstance(lr, _C.Tensor) and foreach and not capturable:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
     _check_nonnegative(lr=lr, eps=eps)
     if not 0.0 <= betas[0] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
     if not 0.0 <= betas[1] < 1.0:
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     _check_nonnegative(weight_decay=weight_decay)
+    if not adam:
+        return
+    if not (all(isinstance(b, float) for b in betas) or
+            all(isinstance(b, _C.Tensor) for b in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, beta in enumerate(betas):
+        if isinstance(beta, _C.Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False "
+                                 f"and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 class Adam(Optimizer):
@@ -28,7 +47,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check_adam_args(lr, betas, eps, weight_decay)
+        _check_adam_args(lr, betas, eps, weight_decay, foreach, capturable)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,

@@ -88,7 +88,12 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   "when resuming an optimizer")
+                                   "when resuming scheduler with last_epoch >= 0.\n"
+                                   "This typically happens when:\n"
+                                   "1. You're trying to resume training from a checkpoint but "
+                                   "haven't properly loaded the optimizer state\n"
+                                   "2. You're using last_epoch >= 0 for a fresh training run "
+                                   "(not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
@@ -155,7 +160,10 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-_LRScheduler = LRScheduler
+class _LRScheduler(LRScheduler):
+    """The old name, kept as PyTorch keeps it: a subclass (the built-in
+    schedulers are not instances of it), for custom schedulers that derive
+    from it."""
 
 
 class _LambdaScheduler(LRScheduler):
@@ -403,7 +411,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 for base_lr in self.base_lrs]
 
     def step(self, epoch=None):
-        self._check_step_order()
+        # PyTorch's step here neither counts steps (_step_count stays 0, as
+        # its state_dict shows) nor checks the order of the optimizer's step
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -426,7 +435,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._step_count += 1
         with _GetLrGuard(self):
             for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
                 _set_lr(group, lr)

@@ -7,11 +7,13 @@ position across all groups (0, 1, ... in group order), so it can be loaded
 into an optimizer built over other tensors of the same shapes."""
 import functools
 import itertools
+import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import _C
-from .._composites import view_as_real
+from .._composites import addcdiv as _addcdiv, addcmul as _addcmul, lerp as _lerp, view_as_real
 from .._C import Tensor
+from .._tensor_utils import typename as _typename
 from ..autograd.grad_mode import no_grad
 from ..utils.hooks import RemovableHandle
 
@@ -86,8 +88,11 @@ _OPTION_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
 
 
 def _check_nonnegative(**options):
-    """PyTorch's "Invalid <option>: <value>" for an option below zero."""
+    """PyTorch's "Invalid <option>: <value>" for an option below zero (and
+    its refusal of a tensor lr of more than one element)."""
     for name, value in options.items():
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= value:
             raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
 
@@ -110,10 +115,16 @@ class Optimizer:
         self.defaults = defaults
         self._step_pre_hooks = OrderedDict()
         self._step_post_hooks = OrderedDict()
+        self._init_state_dict_hooks()
         self._opt_called = False
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            f"Tensors or dicts, but got {type(params).__module__}.Tensor")
+                            f"Tensors or dicts, but got {_typename(params)}")
+        if isinstance(params, set):
+            warnings.warn("optimizer parameters need to be organized in ordered collections, "
+                          "but the ordering of tensors in sets will change between runs. "
+                          "Please use a list instead. This will be an error in a future "
+                          "release.", FutureWarning, stacklevel=2)
         self.state = defaultdict(dict)
         self.param_groups = []
         groups = list(params)
@@ -140,6 +151,7 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_step_post_hooks", OrderedDict())
+        self._init_state_dict_hooks(keep=True)
         self.__dict__.setdefault("_opt_called", False)
         for group in self.param_groups:
             for name, default in self.defaults.items():
@@ -252,6 +264,39 @@ class Optimizer:
         self._step_post_hooks[handle.id] = hook
         return handle
 
+    def _init_state_dict_hooks(self, keep=False):
+        for name in ("_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if not keep or name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+
+    @staticmethod
+    def _add_hook(hooks, hook, prepend):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, run before state_dict() builds its dict."""
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or a dict that replaces it, run
+        on the dict state_dict() returns."""
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) -> None or a dict to load instead, run
+        before load_state_dict() reads its (shallow-copied) argument."""
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) -> None, run after load_state_dict()."""
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ---- state dicts -----------------------------------------------------------------
     def state_dict(self):
         """{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}.
@@ -259,6 +304,8 @@ class Optimizer:
         Parameters are numbered across groups in order.  The state's tensors
         are the optimizer's own (as in PyTorch): copy them to keep a snapshot
         that later steps do not change."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
         index_of = {}
         groups = []
         for group in self.param_groups:
@@ -269,13 +316,23 @@ class Optimizer:
             groups.append(packed)
         state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
                  for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Load a state dict made by `state_dict()` (here or by PyTorch): the
         groups must match in number and size.  Tensors are copied onto each
         parameter's device, floating ones cast to its dtype (the step counters
         keep theirs)."""
+        state_dict = state_dict.copy()   # shallow, so a hook may edit it
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]
         if len(groups) != len(saved_groups):
@@ -318,6 +375,8 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             new_groups.append(new_group)
         self.__setstate__({"state": state, "param_groups": new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
 
     # ---- helpers for subclasses ------------------------------------------------------
     @staticmethod
@@ -425,18 +484,31 @@ def _fill_value(p, value):
     return complex(value, value) if p.is_complex() else value
 
 
+_HALF = (_C.float16, _C.bfloat16)
+
+
 def _lerp_(x, end, weight):
-    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5."""
+    """x += weight * (end - x), the form PyTorch's lerp takes for weight < 0.5;
+    in float16/bfloat16, lerp's float computation with one rounding, as
+    PyTorch's lerp_."""
+    if x.dtype in _HALF:
+        return x.copy_(_lerp(x, end, weight))
     return x.add_(end.sub(x), alpha=weight)
 
 
 def _addcmul_(x, a, b, value):
-    """x += (value * a) * b, in PyTorch's addcmul order."""
+    """x += (value * a) * b, in PyTorch's addcmul order (in float16/bfloat16
+    computed in float and rounded once, as PyTorch's addcmul_)."""
+    if x.dtype in _HALF:
+        return x.copy_(_addcmul(x, a, b, value=value))
     return x.add_(a.mul(value).mul_(b))
 
 
 def _addcdiv_(x, a, b, value):
-    """x += (value * a) / b, in PyTorch's addcdiv order."""
+    """x += (value * a) / b, in PyTorch's addcdiv order (in float16/bfloat16
+    computed in float and rounded once, as PyTorch's addcdiv_)."""
+    if x.dtype in _HALF:
+        return x.copy_(_addcdiv(x, a, b, value=value))
     return x.add_(a.mul(value).div_(b))
 
 

@@ -46,12 +46,12 @@ def _single_tensor_rmsprop(params, grads, buffers, scalars, group):
         _addcmul_(square_avg.mul_(alpha), grad, grad, 1 - alpha)
         if group["centered"]:
             _lerp_(grad_avg, grad, 1 - alpha)
-            avg = square_avg.sub(grad_avg * grad_avg).sqrt_()
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
         avg = avg.add_(eps)
         if momentum > 0:
-            buf.mul_(momentum).add_(grad / avg)
+            _addcdiv_(buf.mul_(momentum), grad, avg, 1)
             param.add_(buf, alpha=-lr)
         else:
             _addcdiv_(param, grad, avg, -lr)

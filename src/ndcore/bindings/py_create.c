@@ -233,13 +233,22 @@ static int default_weak(tl_tensor *t, bool weak, int dtype)
   return 0;
 }
 
-/* tensor(data, *, dtype=None, device=None, requires_grad=False): always a copy. */
+/* tensor(data, *, dtype=None, device=None, requires_grad=False): always a copy.
+ * A tensor as data gets PyTorch's warning: the copy drops its history, which
+ * detach().clone() says outright. */
 PyObject *tl_py_impl_tensor(const char *name, const tl_py_args_tensor *a)
 {
   tl_py_factory_opts o = TL_PY_FACTORY_OPTS(a);
   tl_tensor t;
   bool weak;
   (void)name;
+  if (tl_py_is_tensor(a->data) &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "To copy construct from a tensor, it is recommended to use "
+                   "sourceTensor.detach().clone() or "
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                   "torchlike.tensor(sourceTensor).", 1) < 0)
+    return NULL;
   if (tl_py_to_tensor(a->data, o.dtype, true, &t, &weak) < 0 || default_weak(&t, weak, o.dtype) < 0)
     return NULL;
   return tl_py_factory_finish(&t, &o);

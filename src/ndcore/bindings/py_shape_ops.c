@@ -592,14 +592,21 @@ static tl_status meshgrid_xy(tl_tensor *outs, int n, const tl_tensor *const *ins
 }
 
 /* meshgrid(*tensors, indexing=None): indexing None is "ij", as PyTorch's
- * default (which warns that it will change). */
+ * default, which warns once per process that it will change (as PyTorch). */
 PyObject *tl_py_impl_meshgrid(const char *name, const tl_py_args_meshgrid *a)
 {
+  static bool warned;
   (void)name;
   const char *ix = a->indexing;
   if (ix && strcmp(ix, "ij") && strcmp(ix, "xy"))
     return PyErr_Format(PyExc_RuntimeError, "torch.meshgrid: indexing must be one of \"xy\" or "
                                             "\"ij\", but received: %s", ix);
+  if (!ix && !warned) {
+    warned = true;
+    if (PyErr_WarnEx(PyExc_UserWarning, "torch.meshgrid: in an upcoming release, it will be "
+                                        "required to pass the indexing argument.", 1) < 0)
+      return NULL;
+  }
   return views_of(&a->tensors, ix && !strcmp(ix, "xy") ? meshgrid_xy : meshgrid_ij);
 }
 

@@ -363,6 +363,20 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
   tl_dtype loop = compute;
   if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop) && (loop == TL_DTYPE_F16 || loop == TL_DTYPE_BF16))
     loop = TL_DTYPE_F32;
+  /* PyTorch's CPU add/sub in float16/bfloat16 round a Python-scalar operand
+   * and alpha to that dtype before computing in float (its CUDA kernels keep
+   * both in float): the same bits in a half-precision training step. */
+  tl_op_params rounded;
+  const bool round_half = (op == TL_OP_ADD || op == TL_OP_SUB) && loop != compute &&
+                          (compute == TL_DTYPE_F16 || compute == TL_DTYPE_BF16) &&
+                          device.type == TL_DEVICE_CPU;
+  if (round_half && p) {
+    _Alignas(16) char half[16];
+    rounded = *p;
+    tl_scalar_store(p->s[0], compute, half);
+    rounded.s[0] = tl_scalar_load(compute, half);
+    p = &rounded;
+  }
   if (!tl_dispatch_has(op, TL_DEVICE_CPU, loop)) /* the CPU covers every dtype an op takes */
     return refuse(op, compute);
   const tl_kernel *kernel = tl_dispatch_supports(op, device, loop);
@@ -406,6 +420,10 @@ static tl_status op_map(tl_op op, int nin, const tl_arg *in, tl_tensor *out,
       /* Cast a single element once, not once per buffer chunk; a CPU scalar
        * with another device's tensors is handed over as such a value. */
       tl_scalar s = tl_scalar_load(t->dtype, tl_tensor_data(t));
+      if (round_half && in[i].weak) {
+        tl_scalar_store(s, compute, scalar_bytes[i]);
+        s = tl_scalar_load(compute, scalar_bytes[i]);
+      }
       tl_scalar_store(s, want, scalar_bytes[i]);
       /* A CPU scalar stays on the CPU: a device's plan reads it on the host. */
       tl_device where = tl_tensor_device(t).type == TL_DEVICE_CPU ? tl_device_cpu() : device;

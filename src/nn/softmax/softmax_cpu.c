@@ -9,7 +9,9 @@
  * so they go by tiles of up to TILE elements: per-row partial reductions
  * finished across rows in SIMD, and the exps and elementwise passes as single
  * flat loops over the tile.
- * Work is in float for float32/float16/bfloat16 and in double for float64;
+ * Work is in float for float32/float16/bfloat16 (log_softmax along the last
+ * dim of the half types rounds each row's sum and its log to the dtype, as
+ * PyTorch's kernel) and in double for float64;
  * operands of another dtype or layout are first made contiguous in the work
  * dtype, and a result in another dtype is cast last.  Rows are split across
  * the thread pool.                                                        */
@@ -17,6 +19,7 @@
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_vecmath.h"
+#include "ndcore/tensor/tl_half.h"
 #include "nn/softmax/tl_softmax.h"
 
 /* TILE: the elements of a tile of short rows, up to BLOCK rows of len <= SHORT */
@@ -29,8 +32,20 @@ typedef struct {
   void *y;           /* result */
   int64_t len, inner, blocks; /* blocks per outer index */
   int64_t rows, tile;         /* contiguous rows and rows per tile, when tiled */
-  bool log, f64, tiled;
+  int log; /* 0 softmax, 1 log_softmax, HALF_F16/HALF_BF16: log_softmax of that dtype */
+  bool f64, tiled;
 } softmax_job;
+
+/* PyTorch's CPU log_softmax along the last dim of a float16/bfloat16 tensor
+ * keeps the row's sum and its log in buffers of that dtype: both rounded to
+ * it before the subtraction (along other dims it stays in float). */
+enum { HALF_F16 = 2, HALF_BF16 = 3 };
+
+static inline float round_half(float v, int kind)
+{
+  return kind == HALF_BF16 ? tl_bf16_to_f32(tl_f32_to_bf16(v))
+                           : tl_f16_to_f32(tl_f32_to_f16(v));
+}
 
 /* Inlined into each clone of softmax_range: a function of their own would be
  * compiled for the baseline only, and rows would run in its narrow vectors. */
@@ -41,9 +56,9 @@ typedef struct {
  * function handles `w` lines of `len` elements whose elements are `inner`
  * apart and whose starts are 1 apart (w == 1, inner == 1: one contiguous row). */
 TL_VECMATH_BEGIN
-#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG)                     \
+#define TL_SOFTMAX_LINES(forward, backward, reduce, tile, T, EXP, LOG, ROUND)              \
   LINES void forward(const T *restrict x, T *restrict y, int64_t len, int64_t inner,        \
-                     int64_t w, bool take_log)                                               \
+                     int64_t w, int take_log)                                                \
   {                                                                                        \
     T m[BLOCK], s[BLOCK];                                                                  \
     if (inner == 1) { /* one contiguous row: the loops run along it */                     \
@@ -57,7 +72,7 @@ TL_VECMATH_BEGIN
       }                                                                                    \
       if (take_log) { /* (x - max) - log(sum): max + log(sum) would round away a small  \
                          * spread of large inputs (PyTorch keeps this order too) */         \
-        T c = LOG(sum);                                                                    \
+        T c = take_log > 1 ? ROUND(LOG(ROUND(sum, take_log)), take_log) : LOG(sum);        \
         _Pragma("omp simd") for (int64_t i = 0; i < len; i++) y[i] = (x[i] - mx) - c;      \
       } else {                                                                             \
         T r = 1 / sum;                                                                     \
@@ -169,7 +184,7 @@ TL_VECMATH_BEGIN
    * passes as flat loops over the whole tile, reading each row's constant from          \
    * a copy spread over its elements (cf), so no loop has a per-row tail. */             \
   LINES void tile(const T *restrict a, const T *restrict g, T *restrict out, int64_t len, \
-                  int64_t w, bool take_log)                                              \
+                  int64_t w, int take_log)                                               \
   {                                                                                      \
     T c[BLOCK], cf[TILE];                                                                \
     int64_t n = w * len;                                                                 \
@@ -196,8 +211,12 @@ TL_VECMATH_BEGIN
       _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] = EXP(a[k] - cf[k]);    \
       reduce(out, out, c, len, w, 1);                                                    \
     }                                                                                    \
-    _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
-      c[j] = take_log ? LOG(c[j]) : 1 / c[j];                                            \
+    if (take_log > 1) /* a half dtype's rounded sums and logs (round_half) */           \
+      for (int64_t j = 0; j < w; j++)                                                    \
+        c[j] = ROUND(LOG(ROUND(c[j], take_log)), take_log);                              \
+    else                                                                                 \
+      _Pragma("omp simd") for (int64_t j = 0; j < w; j++) /* SIMD logs, not one per row */ \
+        c[j] = take_log ? LOG(c[j]) : 1 / c[j];                                          \
     for (int64_t j = 0; j < w; j++)                                                      \
       _Pragma("omp simd") for (int64_t i = 0; i < len; i++) cf[j * len + i] = c[j];      \
     if (take_log)                                                                        \
@@ -205,10 +224,11 @@ TL_VECMATH_BEGIN
     else                                                                                 \
       _Pragma("omp simd") for (int64_t k = 0; k < n; k++) out[k] *= cf[k];               \
   }
+#define KEEP(v, kind) (v)
 TL_SOFTMAX_LINES(softmax_lines_f32, softmax_backward_lines_f32, softmax_reduce_f32,
-                 softmax_tile_f32, float, tl_expf, logf)
+                 softmax_tile_f32, float, tl_expf, logf, round_half)
 TL_SOFTMAX_LINES(softmax_lines_f64, softmax_backward_lines_f64, softmax_reduce_f64,
-                 softmax_tile_f64, double, exp, log)
+                 softmax_tile_f64, double, exp, log, KEEP)
 
 /* Rows [begin, end) of the job: row r is block r % blocks of outer index r / blocks. */
 TL_SIMD_CLONES
@@ -276,6 +296,10 @@ static tl_status run(const tl_tensor *x, const tl_tensor *g, int dim, bool log, 
     softmax_job job = {.x = tl_tensor_data(xw), .g = gw ? tl_tensor_data(gw) : NULL,
                        .y = tl_tensor_data(direct ? out : &yt), .log = log,
                        .f64 = work == TL_DTYPE_F64};
+    if (log && !g && x->dtype == TL_DTYPE_F16)
+      job.log = HALF_F16;
+    else if (log && !g && x->dtype == TL_DTYPE_BF16)
+      job.log = HALF_BF16;
     job.len = x->ndim ? x->shape[dim] : 1;
     job.inner = 1;
     for (int i = dim + 1; i < x->ndim; i++)

@@ -393,6 +393,12 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        # both masks additive (and the mismatch warning given) here, as PyTorch
+        key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask",
+                                             F._none_or_dtype(attn_mask), "attn_mask",
+                                             query.dtype)
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                      check_other=False)
         batched = query.ndim == 3
         if self.batch_first and batched:
             # self-attention stays one object (the in-projection is then one product)
@@ -412,3 +418,23 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """One (N, H, L, L) additive mask from an attention mask ((L, L) or
+        (N * H, L, L)) and a padding mask (N, L), and its kind: 1 the padding
+        mask alone, 2 a merged mask, None neither (PyTorch's fast path's
+        mask_type)."""
+        mask_type, merged = None, None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            N, L = query.shape[0], query.shape[1]
+            mask_type = 2
+            if attn_mask.ndim == 3:
+                merged = attn_mask.view(N, -1, L, L)
+            else:
+                merged = attn_mask.view(1, 1, L, L).expand(N, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(N, 1, 1, L).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type

@@ -90,11 +90,14 @@ class _NormBase(Module):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        # checkpoints from before num_batches_tracked existed load as 0 batches
+        # checkpoints from before num_batches_tracked existed (version 1, or
+        # no version: a plain dict) keep the module's count, as PyTorch's
         key = prefix + "num_batches_tracked"
+        version = local_metadata.get("version")
         if self.track_running_stats and key not in state_dict and \
-                local_metadata.get("version", 2) < 2:
-            state_dict[key] = _C.tensor(0, dtype=_C.int64)
+                (version is None or version < 2):
+            count = self.num_batches_tracked
+            state_dict[key] = count if count is not None else _C.tensor(0, dtype=_C.int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
                                       missing_keys, unexpected_keys, error_msgs)
 

@@ -4,11 +4,11 @@ Submodule names and registration order follow PyTorch's (self_attn, linear1,
 dropout, linear2, norm1, norm2, dropout1, dropout2 ...), so state-dict keys
 and the repr match."""
 import copy
+import warnings
 
 from ... import _C
 from .. import functional as F
 from .. import init
-from .._attention import _warn_mismatched_masks
 from .activation import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -65,6 +65,55 @@ def _build_layer(layer, n_attn, d_model, nhead, dim_feedforward, dropout, activa
         setattr(layer, f"dropout{i}", Dropout(dropout))
     layer.activation = _get_activation_fn(activation) if isinstance(activation, str) \
         else _public_fn(activation)
+    if n_attn == 1:
+        # PyTorch's flag for its fused encoder layer: 1 relu, 2 gelu, 0 other
+        from .activation import GELU, ReLU
+        act = layer.activation
+        layer.activation_relu_or_gelu = (1 if act is F.relu or isinstance(act, ReLU) else
+                                         2 if act is F.gelu or isinstance(act, GELU) else 0)
+
+
+def _get_seq_len(src, batch_first):
+    """The sequence length of a (L, E), (L, N, E) or (N, L, E) input."""
+    if src.ndim == 2:
+        return src.shape[0]
+    return src.shape[1 if batch_first else 0]
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    """is_causal when given; otherwise whether ``mask`` is the causal mask
+    of ``size`` (generate_square_subsequent_mask's, compared elementwise)."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    sz = size if size is not None else mask.shape[-2]
+    causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
+    if tuple(mask.shape) != tuple(causal.shape):
+        return False
+    return bool((mask == causal).all())
+
+
+def _why_no_nested(layer):
+    """Why an encoder over copies of ``layer`` cannot take PyTorch's
+    nested-tensor path ('' when it can)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
+                f"inference performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
 
 
 class TransformerEncoderLayer(Module):
@@ -81,9 +130,17 @@ class TransformerEncoderLayer(Module):
                      layer_norm_eps, batch_first, norm_first, bias,
                      dict(device=device, dtype=dtype))
 
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "activation"):
+            self.activation = F.relu
+
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask, src_mask = _warn_mismatched_masks(
-            src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src.dtype)
+        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                                 F._none_or_dtype(src_mask), "src_mask",
+                                                 src.dtype)
+        src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype,
+                                     check_other=False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -146,7 +203,13 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """``num_layers`` copies of ``encoder_layer``, then an optional norm."""
+    """``num_layers`` copies of ``encoder_layer``, then an optional norm.
+
+    PyTorch's nested-tensor inference path is reproduced in what it
+    returns: in eval mode, without gradients, given a padding mask and no
+    attention mask (and ``use_nested_tensor``, set at construction), each
+    sequence is run on its first n tokens, n its count of unpadded ones, and
+    the output is zero past them (before ``norm``)."""
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
@@ -154,14 +217,63 @@ class TransformerEncoder(Module):
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_no_nested(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", UserWarning, stacklevel=2)
+            self.use_nested_tensor = False
+
+    def _nested_lengths(self, src, padding_mask, mask):
+        """The kept length of each sequence when PyTorch would take its
+        nested-tensor path here, else None."""
+        from ... import backends
+        first = self.layers[0]
+        if not backends.mha.get_fastpath_enabled() or not getattr(self, "use_nested_tensor",
+                                                                  False):
+            return None
+        if first.training or src.ndim != 3 or padding_mask is None or mask is not None:
+            return None
+        keep = padding_mask.logical_not()           # a float mask: its zeros are kept
+        lengths = keep.sum(1)
+        if getattr(self, "mask_check", True):
+            # left aligned: each row's kept positions are its first ones
+            pos = _C.arange(keep.shape[1], device=keep.device)
+            if not bool((keep == (pos < lengths.unsqueeze(1))).all()):
+                return None
+        from ...amp import is_autocast_enabled
+        if is_autocast_enabled():
+            return None
+        attn, ff = first.self_attn, (first.linear1, first.linear2, first.norm1, first.norm2)
+        tensors = [src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias] + [t for m in ff for t in (m.weight, m.bias)]
+        if _C.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
+            return None
+        return lengths
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask, mask = _warn_mismatched_masks(
-            src_key_padding_mask, "src_key_padding_mask", mask, "mask", src.dtype)
+        src_key_padding_mask = F._canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                                 F._none_or_dtype(mask), "mask", src.dtype)
+        mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        lengths = self._nested_lengths(src, src_key_padding_mask, mask)
+        padded = None
+        if lengths is not None:
+            # each sequence cut to its first `length` tokens: the padding
+            # mask that keeps just those, and zeros past them afterwards
+            pos = _C.arange(src.shape[1], device=src.device)
+            padded = pos >= lengths.unsqueeze(1)
+            src_key_padding_mask = F._canonical_mask(padded, "src_key_padding_mask", None, "",
+                                                     src.dtype)
+        batch_first = self.layers[0].self_attn.batch_first
+        is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
-                         is_causal=bool(is_causal))
+                         is_causal=is_causal)
+        if padded is not None:
+            output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
@@ -179,11 +291,13 @@ class TransformerDecoder(Module):
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         output = tgt
+        seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         for mod in self.layers:
             output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
                          tgt_key_padding_mask=tgt_key_padding_mask,
                          memory_key_padding_mask=memory_key_padding_mask,
-                         tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
         if self.norm is not None:
             output = self.norm(output)
         return output

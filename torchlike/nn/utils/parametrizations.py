@@ -32,8 +32,20 @@ class _WeightNorm(Module):
 
 def weight_norm(module, name="weight", dim=0):
     """Reparametrize ``module.<name>`` as magnitude ``original0`` times the
-    direction of ``original1`` (Salimans & Kingma, 2016)."""
-    return parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    direction of ``original1`` (Salimans & Kingma, 2016).  State dicts of the
+    older hook-based ``nn.utils.weight_norm`` (``<name>_g``, ``<name>_v``)
+    load into it: their two tensors are renamed on the way in, as PyTorch."""
+    parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def rename_old_keys(state_dict, prefix, local_metadata, strict, missing_keys,
+                        unexpected_keys, error_msgs):
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(rename_old_keys)
+    return module
 
 
 class _SpectralNorm(Module):

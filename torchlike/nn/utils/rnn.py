@@ -112,12 +112,36 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("received an empty list of sequences")
     max_len = max(s.shape[0] for s in sequences)
     rows = []
+    trailing = tuple(sequences[0].shape[1:])
     for s in sequences:
+        s = _to_trailing(s, trailing)
         extra = max_len - s.shape[0]
         pads = [0, 0] * (s.ndim - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
         rows.append(_C._pad(s, pads, "constant", padding_value) if extra else s)
     out = _C.stack(rows, 0)
     return out if batch_first else out.transpose(0, 1)
+
+
+def _to_trailing(s, trailing):
+    """Sequence s (L, *) with the first sequence's trailing dims: PyTorch
+    copies each sequence into an output shaped by the first, so dims of size
+    1 (or missing on the left) broadcast and any other mismatch is its
+    broadcasting error."""
+    want = (s.shape[0],) + trailing
+    have = tuple(s.shape)
+    if have == want:
+        return s
+    n = max(len(have), len(want))
+    a, b = (1,) * (n - len(want)) + want, (1,) * (n - len(have)) + have
+    for i, (d, e) in enumerate(zip(a, b)):
+        if d != e and d != 1 and e != 1:
+            raise RuntimeError(f"The size of tensor a ({d}) must match the size of tensor b "
+                               f"({e}) at non-singleton dimension {i}")
+    if len(have) > len(want) or any(e > d for d, e in zip(a, b)):
+        shape = [max(d, e) for d, e in zip(a, b)]
+        raise RuntimeError(f"output with shape {list(want)} doesn't match the broadcast shape "
+                           f"{shape}")
+    return s.expand(*want)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
@@ -129,20 +153,29 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch (T, B, *) (or (B, T, *)) of sequences of ``lengths``."""
     lengths = _lengths_list(lengths)
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     if enforce_sorted:
-        if any(a < b for a, b in zip(lengths, lengths[1:])):
-            raise RuntimeError("`lengths` array must be sorted in decreasing order when "
-                               "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
-                               "to pack_padded_sequence and/or pack_sequence to sidestep this "
-                               "requirement if you do not need ONNX exportability.")
         sorted_indices = None
         order = list(range(len(lengths)))
     else:
+        # the batch is first cut to the listed sequences, as PyTorch's
+        # index_select of the sorted order does
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         sorted_indices = _C.tensor(order, dtype=_C.int64, device=input.device)
-    if lengths and min(lengths) <= 0:
+    # PyTorch's checks, in its order: the count, the last length, the order
+    batch = input.shape[0 if batch_first else 1] if enforce_sorted else len(lengths)
+    if len(lengths) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(lengths)} (batch_size={batch})")
+    if lengths and lengths[order[-1]] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an "
                            "element in 'lengths' that is <= 0")
+    if enforce_sorted and any(a < b for a, b in zip(lengths, lengths[1:])):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
+                           "to pack_padded_sequence and/or pack_sequence to sidestep this "
+                           "requirement if you do not need ONNX exportability.")
     x = input.transpose(0, 1) if batch_first else input              # T, B, *
     if sorted_indices is not None:
         x = x.index_select(1, sorted_indices)
