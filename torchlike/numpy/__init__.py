@@ -100,6 +100,11 @@ typing = _np.typing
 poly1d = _np.poly1d
 polynomial = _np.polynomial
 
+# NumPy's matrix class (an ndarray subclass, which a tensor cannot be): old
+# code's np.matrix(...) gets NumPy's own host matrix, with its * product, .I
+# and .H; np.asmatrix(t) and np.bmat make one from tensors
+matrix = _np.matrix
+
 # String functions are NumPy's own (torchlike has no string dtype): they take
 # and give NumPy's string arrays
 char, strings = _np.char, _np.strings
@@ -140,6 +145,8 @@ _FROM_TABLE = [
 
 # (an entry meeting an argument it cannot honour takes the next routes itself:
 # _array_function.implements)
+# NumPy 2.2's matvec and vecmat gufuncs, where the installed NumPy has them
+_FROM_TABLE += [_name for _name in ("matvec", "vecmat") if hasattr(_np, _name)]
 for _name in _FROM_TABLE:
     globals()[_name] = _TABLE[getattr(_np, _name)]
 del _name

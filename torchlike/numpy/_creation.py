@@ -354,6 +354,8 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     index = _C.arange(num, dtype=_C.float64, device=start.device)
     if work.is_floating_point:
         index = index.to(work)
+    elif work == _C.complex64:  # float64 indices would promote to complex128
+        index = index.to(_C.float32)
     index = index.reshape(num, *([1] * start.ndim))
     delta = stop - start
     step = delta / div if div > 0 else stop * float("nan")

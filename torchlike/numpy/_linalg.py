@@ -60,6 +60,48 @@ def matmul(x1, x2, /, out=None, **kwargs):
     return finish(result, out)
 
 
+def _core_operands(name, signature, a, b):
+    """NumPy's gufunc checks for matvec/vecmat: each operand has its core
+    dimensions, and the contracted ones agree (NumPy's ValueErrors)."""
+    for i, (x, need) in enumerate(((a, 2 if name == "matvec" else 1),
+                                   (b, 1 if name == "matvec" else 2))):
+        if x.ndim < need:
+            raise ValueError(f"{name}: Input operand {i} does not have enough dimensions "
+                             f"(has {x.ndim}, gufunc core with signature {signature} "
+                             f"requires {need})")
+    n_a = a.shape[-1]
+    n_b = b.shape[-1] if name == "matvec" else b.shape[-2]
+    if n_a != n_b:
+        raise ValueError(f"{name}: Input operand 1 has a mismatch in its core dimension 0, "
+                         f"with gufunc signature {signature} (size {n_b} is different "
+                         f"from {n_a})")
+
+
+if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
+    @implements(np.matvec)
+    def matvec(x1, x2, /, out=None, **kwargs):
+        """The matrix-vector product over stacks: (..., m, n), (..., n) -> (..., m)."""
+        refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+        a, b = promote(as_tensor(x1), as_tensor(x2))
+        _core_operands("matvec", "(m,n),(n)->(m)", a, b)
+        with value_errors("matvec"):   # batch shapes that do not broadcast
+            result = _C.matmul(a, b.unsqueeze(-1)).squeeze(-1)
+        return finish(result, out)
+
+    @implements(np.vecmat)
+    def vecmat(x1, x2, /, out=None, **kwargs):
+        """The vector-matrix product over stacks, the vector conjugated (as
+        vecdot's first operand): (..., n), (..., n, m) -> (..., m)."""
+        refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+        a, b = promote(as_tensor(x1), as_tensor(x2))
+        _core_operands("vecmat", "(n),(n,m)->(m)", a, b)
+        if a.is_complex():
+            a = a.conj_physical()
+        with value_errors("vecmat"):
+            result = _C.matmul(a.unsqueeze(-2), b).squeeze(-2)
+        return finish(result, out)
+
+
 @implements(np.vecdot, np.linalg.vecdot)
 def vecdot(x1, x2, /, out=None, *, axis=-1, **kwargs):
     a, b = promote(as_tensor(x1), as_tensor(x2))
