@@ -434,6 +434,18 @@ def polynomials(np):
             np.polyval(q, 3), np.vander(np.asarray([1, 2, 3]), 3), np.vander(x[:3], increasing=True))
 
 
+def complex_fits(np):
+    """A real design matrix with complex data (a phasor fit): lstsq cast b to
+    a's real dtype and dropped the imaginary parts."""
+    t = np.linspace(0, 1, 6)
+    z = np.exp(1j * np.pi * t) + np.asarray([0.01, -0.02, 0.0, 0.02, -0.01, 0.0])
+    A = np.vander(t, 2)
+    return (tuple(np.linalg.lstsq(A, z, rcond=None)), np.polyfit(t, z, 2),
+            tuple(np.linalg.lstsq(A.astype(complex), z.real, rcond=None)),
+            tuple(np.linalg.lstsq(A.astype(np.float32), z.astype(np.complex64), rcond=None)),
+            tuple(np.linalg.lstsq(A, np.stack([z, 2 * z], axis=1), rcond=None)))
+
+
 def products(np):
     """einsum forms, the NumPy 2 product functions (vecdot, matvec, vecmat:
     matvec and vecmat recursed forever), the Array API's linalg names."""
@@ -463,6 +475,7 @@ def test_numerical_methods():
     _run(norms)
     _run(calculus)
     _run(polynomials)
+    _run(complex_fits)
     _run(products)
 
 
@@ -727,3 +740,71 @@ def test_methods_updates_and_casting():
     _run(methods)
     _run(updates)
     _run(casting_errors)
+
+
+# ---- empty and 0-d inputs, and the exception classes programs catch --------------------
+
+def edges_and_errors(np):
+    """Empty, 0-d and 1-d inputs to the functions above, and the class each
+    mistake raises (matrix_rank of a vector raised LinAlgError; a wrong
+    sorter, rot90's axes were RuntimeErrors; cumulative_sum of a 0-d array
+    raised AxisError)."""
+    cases = [lambda: np.fft.fft(np.zeros(0)), lambda: np.convolve(np.zeros(0), np.ones(2)),
+             lambda: np.interp([1.0], np.zeros(0), np.zeros(0)), lambda: np.interp([1.0], [0, 1, 2], [0, 1]),
+             lambda: np.interp([1.0], [0, 1], [0, 1], period=0), lambda: np.histogram(np.arange(3), bins=2, range=(2, 1)),
+             lambda: np.histogram(np.arange(3), bins=[3, 1]), lambda: np.pad(np.zeros((0,)), 1, mode="reflect"),
+             lambda: np.pad(np.arange(3), -1), lambda: np.pad(np.arange(3), 1, mode="nope"),
+             lambda: np.argpartition(np.arange(3), 5), lambda: np.array_split(np.arange(3), 0),
+             lambda: np.split(np.arange(5), 2), lambda: np.add.at(np.zeros(3), [5], 1),
+             lambda: np.add.reduceat(np.arange(4), [0, 9]), lambda: np.gradient(np.asarray([1.0])),
+             lambda: np.gradient(np.arange(4.0), edge_order=3), lambda: np.percentile(np.arange(3), 101),
+             lambda: np.quantile(np.arange(3), 0.5, method="bogus"), lambda: np.polyfit([1, 2], [1, 2], -1),
+             lambda: np.polyfit([1, 2, 3], [1, 2], 1), lambda: np.linalg.lstsq(np.ones(3), np.ones(3), rcond=None),
+             lambda: np.linalg.norm(np.ones((2, 2)), 3), lambda: np.linalg.norm(np.ones(3), "fro"),
+             lambda: np.linalg.inv(np.ones((2, 2))), lambda: np.linalg.cholesky(-np.eye(2)),
+             lambda: np.linalg.solve(np.zeros((2, 2)), np.ones(2)), lambda: np.linalg.matrix_power(np.eye(2), 2.5),
+             lambda: np.digitize([1], [1, 3, 2]), lambda: np.bincount(np.asarray([-1, 2])),
+             lambda: np.bincount(np.asarray([1.0])), lambda: np.searchsorted([1, 2], 1, sorter=[0]),
+             lambda: np.searchsorted([1, 2], 1, sorter=[1, -3]), lambda: np.select([np.asarray([1, 0])], [np.asarray([1, 2])]),
+             lambda: np.hanning(-2), lambda: np.fft.irfft(np.ones(3), n=1), lambda: np.fft.rfft(np.ones(3), axis=2),
+             lambda: np.correlate(np.ones(3), np.zeros(0)), lambda: np.convolve(np.ones((2, 2)), np.ones(2)),
+             lambda: np.lib.stride_tricks.sliding_window_view(np.arange(3), 0), lambda: np.rot90(np.arange(3)),
+             lambda: np.rot90(np.eye(2), axes=(0, 0)), lambda: np.rot90(np.eye(2), axes=(0,)),
+             lambda: np.flip(np.eye(2), axis=3), lambda: np.cumulative_sum(np.ones((2, 2))),
+             lambda: np.histogram2d([1, 2], [1], bins=2), lambda: np.choose([2], [[1], [2]]),
+             lambda: np.argmax(np.zeros(0)), lambda: np.max(np.zeros((0, 2)), axis=0),
+             lambda: np.nanargmax(np.asarray([np.nan, np.nan])), lambda: np.unique(np.zeros((2, 3)), axis=2),
+             lambda: [x for x in np.nditer(np.zeros(0))]]
+    caught = []
+    for case in cases:
+        try:
+            case()
+            caught.append("no error")
+        except np.linalg.LinAlgError:
+            caught.append("LinAlgError")
+        except (ValueError, IndexError, TypeError, ZeroDivisionError) as error:
+            # (an AxisError is a ValueError and an IndexError, as NumPy's)
+            caught.append("ValueError" if isinstance(error, ValueError) else type(error).__name__)
+    a = np.zeros(3)
+    np.add.at(a, [], [])
+    return (caught, np.linalg.matrix_rank(np.asarray([1.0, 0.0])), np.linalg.matrix_rank(np.zeros(3)),
+            np.linalg.matrix_rank(np.asarray(0.0)), np.linalg.matrix_rank(np.zeros((2, 3))),
+            np.cumulative_sum(np.asarray(3)), np.cumulative_sum(np.asarray(3), include_initial=True),
+            np.cumulative_prod(np.asarray(3.0), axis=-1), np.searchsorted([1, 2, 3], [2, 3], sorter=[0, 1, 2]),
+            np.fft.fftshift(np.zeros(0)), np.interp(np.zeros(0), [0, 1], [0, 1]), np.unwrap(np.zeros(0)),
+            np.histogram(np.zeros(0, dtype=np.uint8), bins=3), np.pad(np.zeros((0, 2)), 1),
+            np.unique(np.zeros(0, dtype=np.int64), return_inverse=True, return_counts=True, return_index=True),
+            np.unique(np.asarray(3)), np.lexsort((np.zeros(0),)), a, np.add.reduceat(np.arange(4), []),
+            np.gradient(np.arange(2.0), edge_order=1), np.isin(np.zeros(0), [1]),
+            np.setdiff1d(np.zeros(0, dtype=np.int64), [1]), np.piecewise(np.asarray(1.5), [np.asarray(True)], [lambda v: v * 2]),
+            np.kaiser(1, 5.0), np.fft.fftfreq(1), np.clip(np.arange(3), None, None), np.cumsum(np.asarray(3)),
+            np.digitize(np.zeros(0), [1, 2]), np.unwrap(np.asarray([0, 4, 8])), np.array2string(np.zeros(0)),
+            np.pad(np.arange(3), ((1, 2),)),
+            np.pad(np.ones((1, 1)), [(1, 0), (0, 1)], constant_values=((5, 6), (7, 8))),
+            np.percentile(np.arange(6).reshape(2, 3), [[10, 90]], axis=1), np.unique(np.zeros((0, 3)), axis=0),
+            np.linalg.pinv(np.zeros((0, 3))), np.linalg.det(np.zeros((0, 0))), np.linalg.cond(np.ones((2, 2))))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_empty_inputs_and_exception_classes():
+    _run(edges_and_errors)

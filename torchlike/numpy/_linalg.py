@@ -417,6 +417,9 @@ def _install_linalg():
     TABLE[la.cholesky] = cholesky
 
     def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+        A = as_tensor(A)
+        if A.ndim < 2:  # NumPy: a 0-d or 1-d array has rank 1 unless all zero
+            return int(bool((A != 0).any()))
         A = _linalg_input(A)
         if A.numel() == 0:  # no singular values: rank 0
             return _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device)
@@ -441,18 +444,21 @@ def _install_linalg():
             raise np.linalg.LinAlgError(f"Incompatible dimensions: a has {m} rows, b has "
                                         f"{b.shape[0]} (shapes {tuple(a.shape)} and "
                                         f"{tuple(b.shape)})")
+        # one dtype for both (a complex b makes the solution complex: casting
+        # b to a real a's dtype dropped its imaginary part)
+        a, b = promote(a, b)
         if rcond is None:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps * max(m, n)
         elif rcond < 0:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps
-        x = tla.lstsq(a, b.to(a.dtype), rcond=rcond).solution
+        x = tla.lstsq(a, b, rcond=rcond).solution
         # NumPy's other three results (LAPACK gelsd's): the singular values of
         # a, the rank they give under rcond (int32), and the squared residual
         # of each column of b, present only for a full-rank overdetermined a.
         sv = tla.svdvals(a)
         rank = int((sv > rcond * sv.max()).sum()) if sv.numel() else 0
         if rank == n and m > n:
-            err = b.to(a.dtype) - a @ x
+            err = b - a @ x
             err = err.abs() ** 2 if err.is_complex() else err * err
             residuals = err.sum(0).reshape(-1)
         else:

@@ -352,7 +352,12 @@ def flipud(m):
 @implements(np.rot90)
 def rot90(m, k=1, axes=(0, 1)):
     m = as_tensor(m)
-    return _C.rot90(m, k, tuple(norm_axis(a, m.ndim) for a in axes))
+    if len(axes) != 2:  # NumPy's ValueErrors, before the op's RuntimeError
+        raise ValueError("len(axes) must be 2.")
+    axes = tuple(norm_axis(a, m.ndim) for a in axes)
+    if axes[0] == axes[1]:
+        raise ValueError("Axes must be different.")
+    return _C.rot90(m, k, axes)
 
 
 @implements(np.roll)

@@ -55,7 +55,16 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     scalar = not isinstance(v, (Tensor, np.ndarray, list, tuple))
     v = as_tensor(v)
-    kw = {"sorter": as_tensor(sorter)} if sorter is not None else {}
+    kw = {}
+    if sorter is not None:
+        sorter = as_tensor(sorter)
+        # NumPy's ValueErrors (the op's own are RuntimeErrors)
+        if sorter.numel() != a.numel():
+            raise ValueError(f"sorter.size must equal a.size (sorter of shape "
+                             f"{tuple(sorter.shape)}, a of shape {tuple(a.shape)})")
+        if sorter.numel() and bool(((sorter < 0) | (sorter >= a.numel())).any()):
+            raise ValueError("Sorter index out of range.")
+        kw["sorter"] = sorter
     result = _C.searchsorted(a, v.reshape(-1), side=side, **kw).reshape(tuple(v.shape))
     return result if not scalar else result.reshape(())
 
