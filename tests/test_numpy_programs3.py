@@ -204,6 +204,19 @@ def filters_and_masks(np):
             np.unpackbits(b, count=5), np.packbits(np.ones(3, dtype=bool), bitorder="little"))
 
 
+def small_integer_data(np):
+    """NumPy's float ufuncs of 8- and 16-bit integers give float16 and
+    float32 (deg2rad, cbrt, modf, frexp, angle gave float64); sinc and
+    heaviside, whose code mixes in a Python float, give float64."""
+    headings = np.asarray([0, 90, 180, 270, 359], dtype=np.int16)
+    img = np.asarray(IMG8[:2, :4])
+    codes = np.asarray([-3, 0, 7], dtype=np.int8)
+    return (np.deg2rad(headings), np.radians(codes), np.rad2deg(codes), np.degrees(headings.astype(np.uint16)),
+            np.cbrt(img), np.cbrt(headings), np.modf(codes), np.frexp(img), np.ldexp(codes, 2), np.spacing(img),
+            np.angle(codes), np.angle(headings, deg=True), np.angle(np.asarray([True, False])),
+            np.sinc(codes), np.heaviside(codes, 0.5), np.deg2rad(np.arange(3)), np.cbrt(np.arange(3, dtype=np.int32)))
+
+
 def test_image_processing():
     _run(histograms)
     _run(lookup_tables)
@@ -211,6 +224,7 @@ def test_image_processing():
     _run(padding_and_geometry)
     _run(percentiles)
     _run(filters_and_masks)
+    _run(small_integer_data)
 
 
 def test_documented_promotions_of_image_code():

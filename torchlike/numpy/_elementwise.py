@@ -171,8 +171,8 @@ def imag(x, /):
 
 def angle(z, deg=False):
     z = _arg(z)
-    result = _C.angle(z) if z.is_complex() or z.is_floating_point() else \
-        _C.angle(z.to(_C.float64))
+    # NumPy's arctan2(0, z): bool z is float64, small integers stay small
+    result = _C.angle(_float64(z) if z.dtype == _C.bool else _float(z))
     return result * (180 / np.pi) if deg else result
 
 
@@ -242,12 +242,25 @@ radians, degrees = deg2rad, rad2deg
 
 
 def _float(x):
+    """x as floats for NumPy's float ufuncs of integers (deg2rad, cbrt, modf
+    ...): the smallest float NumPy's type resolution picks, float16 for bool
+    and 8-bit integers, float32 for 16-bit ones, float64 for the rest."""
+    x = _arg(x)
+    if x.is_floating_point() or x.is_complex():
+        return x
+    return x.to(_C.float16 if x.dtype in (_C.bool, _C.int8, _C.uint8) else
+                _C.float32 if x.dtype in (_C.int16, _C.uint16) else _C.float64)
+
+
+def _float64(x):
+    """x as floats where NumPy's code mixes integers with a Python float
+    (sinc's 1.0e-20, heaviside's h), which is float64 for any integer."""
     x = _arg(x)
     return x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
 
 
 def heaviside(x1, x2, /):
-    x1 = _float(x1)
+    x1 = _float64(x1)
     if isinstance(x2, _SCALARS):
         return _C.heaviside(x1, x2)
     x2 = _arg(x2)
@@ -260,7 +273,7 @@ def divmod(x1, x2, /):
 
 
 def sinc(x, /):
-    return _C.sinc(_float(x))
+    return _C.sinc(_float64(x))
 
 
 def cbrt(x, /):
