@@ -303,6 +303,31 @@ def ufunc_methods(np):
             np.minimum.accumulate(m[::-1], axis=0))
 
 
+def ufunc_objects(np):
+    """Code that checks isinstance(f, np.ufunc) before calling its methods
+    (np.ufunc did not exist), and reductions of more ufuncs."""
+    m = np.arange(1, 13).reshape(3, 4)
+    f = np.asarray([[1.0, np.nan, 3.0], [4.0, 5.0, np.nan]])
+
+    def fold(func, values):
+        return func.reduce(values) if isinstance(func, np.ufunc) else func(values)
+    return (isinstance(np.add, np.ufunc), isinstance(np.sum, np.ufunc), isinstance(np.frompyfunc(abs, 1, 1), np.ufunc),
+            fold(np.maximum, m), fold(np.sum, m), np.add.identity, np.multiply.identity, np.maximum.identity,
+            np.add.nin, np.add.nout, np.add.__name__, np.add.reduce(m, keepdims=True, axis=1), np.add.reduce(m, axis=None),
+            np.maximum.reduce(np.zeros((0, 2)), axis=0, initial=-1.0), np.add.accumulate(m, dtype=np.float64),
+            np.logaddexp.reduce(np.log(np.arange(1.0, 4))), np.hypot.reduce(np.asarray([3.0, 4.0, 12.0])),
+            np.subtract.reduce(np.asarray([10, 1, 2])), np.divide.accumulate(np.asarray([64.0, 2, 4])),
+            np.power.outer(np.arange(3), np.arange(3)), np.arctan2.outer(np.asarray([1.0, -1]), np.asarray([1.0, 2])),
+            np.greater.outer(np.arange(3), np.arange(3)), np.logical_xor.reduce(np.asarray([True, True, False])),
+            np.gcd.reduce(np.asarray([12, 18, 24])), np.lcm.reduce(np.asarray([4, 6, 10])), np.bitwise_and.reduce(m, axis=None),
+            np.minimum.reduce(m, axis=None), np.fmax.reduce(f, axis=1), np.fmin.accumulate(f, axis=1), np.maximum.reduce(f, axis=1),
+            np.multiply.reduceat(np.arange(1, 7), [4, 1]), np.add.reduce(m, dtype=np.float32), np.add.reduce(np.ones(3, dtype=np.uint8)),
+            np.multiply.reduce(np.full(10, 3, dtype=np.int8)), np.add.reduce(m, axis=-1, out=np.zeros(3, dtype=np.int64)),
+            np.equal.reduce(np.asarray([True, False, False])), np.minimum.reduceat(m, [0, 2], axis=0),
+            np.logical_or.accumulate(np.asarray([False, True, False])), np.add.reduce([[1, 2], [3, 4]]),
+            np.maximum.accumulate(np.asarray([[3, 1], [2, 5]]), axis=1), np.negative.nin, np.divmod.nout)
+
+
 def selections_and_sets(np):
     """where/select/piecewise with broadcasting; membership and set algebra;
     age bands."""
@@ -328,6 +353,9 @@ def test_data_wrangling():
     _run(group_by)
     _run(orderings)
     _run(ufunc_methods)
+    _run(ufunc_objects)
+    with pytest.raises(TypeError, match="cannot create"):
+        tnp.ufunc()
     _run(selections_and_sets)
 
 

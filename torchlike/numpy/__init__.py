@@ -44,7 +44,7 @@ from ._creation import (  # noqa: F401
     arange, array, asarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
     ones, tri, zeros)
 from ._elementwise import *  # noqa: F401,F403
-from ._elementwise import astype  # noqa: F401
+from ._elementwise import astype, ufunc  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
 from ._wrap import numpy_function as _numpy_function

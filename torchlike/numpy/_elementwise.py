@@ -403,3 +403,21 @@ def _give_ufunc_surface(name):
 for _name in __all__:
     _give_ufunc_surface(_name)
 del _name
+
+
+class _UfuncType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, np.ufunc) or isinstance(getattr(obj, "ufunc", None), np.ufunc)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, np.ufunc)
+
+
+class ufunc(metaclass=_UfuncType):
+    """``isinstance(f, np.ufunc)``: True for NumPy's ufuncs and for the
+    namespace's functions that stand for one (``np.add``, which carries
+    ``np.add.reduce`` ...), as code that checks before calling a method asks."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'numpy.ufunc' instances")
+
