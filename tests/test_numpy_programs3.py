@@ -349,6 +349,24 @@ def selections_and_sets(np):
             np.digitize(ages, edges) - 1, np.histogram(ages, bins=edges)[0])
 
 
+def complex_order(np):
+    """Eigenvalues and roots compared, clipped and matched in NumPy's order
+    of complex numbers (real part, then imaginary part; a NaN in either part
+    compares False): the comparisons, extrema, clip, searchsorted,
+    intersect1d and setxor1d raised for complex input."""
+    z = np.roots(np.asarray([1.0, 0.0, 1.0, 2.0, 1.0]))
+    w = np.asarray([1 + 1j, 1 + 1j, 0 + 5j, 3j, 0j, 2 + 0j, np.nan])
+    v = np.asarray([1 + 2j, 1 - 1j, 0 + 5j, 2 + 0j, 1 + 2j, np.nan + 1j, 1 + np.nan * 1j])
+    s = np.sort(v[:5])
+    return (np.sort(z), np.greater(z, 0), np.maximum(v, w), np.minimum(v, w), np.fmax(v, w), np.fmin(v, w), np.less(v, w),
+            np.less_equal(v, w), np.greater(v, w), np.greater_equal(v, w), np.maximum(v, 1 + 1j), np.less(2.0, v),
+            np.maximum(v, w.real), np.maximum(v.astype(np.complex64), np.float32(1)), np.clip(v, 1, 2 + 2j),
+            np.clip(v[:5], w[:5], None), np.searchsorted(s, w), np.searchsorted(s, w, side="right"),
+            np.searchsorted(v[:5], w, sorter=np.argsort(v[:5])), np.searchsorted(s, w[0]),
+            np.intersect1d(v[:5], w), np.intersect1d(v[:5], w[:6], return_indices=True), np.setxor1d(v[:5], w[:6]))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # NumPy's, comparing NaNs
 def test_data_wrangling():
     _run(group_by)
     _run(orderings)
@@ -357,6 +375,7 @@ def test_data_wrangling():
     with pytest.raises(TypeError, match="cannot create"):
         tnp.ufunc()
     _run(selections_and_sets)
+    _run(complex_order)
 
 
 # ---- numerical methods ---------------------------------------------------------------

@@ -104,12 +104,67 @@ __all__ = list(UNARY) + list(BINARY) + [
     "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle", "heaviside", "divmod",
     "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
 
+# ---- NumPy's order of complex numbers in comparisons and extrema -----------------
+# NumPy orders complex numbers lexicographically, by the real part and then the
+# imaginary part (np.sort does, and so do <, maximum, clip ...); the ops take
+# real operands only.  A NaN in either part compares False, as a real NaN does;
+# maximum/minimum propagate a NaN operand, fmax/fmin take the other one.
+
+def _complex_pair(x1, x2):
+    dtype = _C.result_type(x1, x2)
+    device = (x1 if isinstance(x1, Tensor) else x2).device
+    a, b = (x.to(dtype) if isinstance(x, Tensor) else _C.full((), x, dtype=dtype, device=device)
+            for x in (x1, x2))
+    return _C.broadcast_tensors(a, b)
+
+
+def _lex(kind, a, b):
+    """a < b, a <= b ... in NumPy's complex order (kind: lt le gt ge)."""
+    if kind in ("gt", "ge"):
+        a, b = b, a
+    ar, ai, br, bi = _C.real(a), _C.imag(a), _C.real(b), _C.imag(b)
+    numbers = ~(_C.isnan(ai) | _C.isnan(bi))
+    tie = (ai < bi) if kind in ("lt", "gt") else (ai <= bi)
+    return ((ar < br) & numbers) | ((ar == br) & tie)
+
+
+def _is_nan(z):
+    return _C.isnan(_C.real(z)) | _C.isnan(_C.imag(z))
+
+
+def _complex_ordered(op, kind):
+    """op, or NumPy's complex order when an operand is complex."""
+    def run(x1, x2, **kwargs):
+        if not any(isinstance(x, complex) or isinstance(x, Tensor) and x.is_complex()
+                   for x in (x1, x2)) or set(kwargs) - {"out"}:
+            return op(x1, x2, **kwargs)
+        a, b = _complex_pair(x1, x2)
+        if kind in ("lt", "le", "gt", "ge"):
+            result = _lex(kind, a, b)
+        else:
+            first = _lex("ge" if kind in ("maximum", "fmax") else "le", a, b)
+            first = first | (_is_nan(a) if kind in ("maximum", "minimum") else _is_nan(b))
+            result = _C.where(first, a, b)
+        out = kwargs.get("out")
+        if out is None:
+            return result
+        out.copy_(result)
+        return out
+    run.__name__ = op.__name__
+    return run
+
+
+_COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
+                    "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
+
 for _name, _op in UNARY.items():
     globals()[_name] = _unary(getattr(_C, _op), _name)
 for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
         _fn = _ufunc.numpy_division(_fn)
+    if _op in _COMPLEX_ORDERED:
+        _fn = _complex_ordered(_fn, _COMPLEX_ORDERED[_op])
     globals()[_name] = _binary(_fn, _name)
 del _name, _op, _fn
 
@@ -204,14 +259,15 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
             x = x.to(tl_dtype(np.result_type(
                 np_dtype(x), *[np_dtype(b) if isinstance(b, Tensor) else b for b in bounds])))
     result = x
+    below, above = (less, greater) if x.is_complex() else (_C.lt, _C.gt)  # NumPy's complex order
     if lo is not None:
         lo = _bound(lo, x)
-        result = _C.where(result < lo, lo, result) if not isinstance(lo, Tensor) \
-            else _C.where(result < lo, lo.to(x.dtype), result)
+        result = _C.where(below(result, lo), lo, result) if not isinstance(lo, Tensor) \
+            else _C.where(below(result, lo), lo.to(x.dtype), result)
     if hi is not None:
         hi = _bound(hi, x)
-        result = _C.where(result > hi, hi, result) if not isinstance(hi, Tensor) \
-            else _C.where(result > hi, hi.to(x.dtype), result)
+        result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
+            else _C.where(above(result, hi), hi.to(x.dtype), result)
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:

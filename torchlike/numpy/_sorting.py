@@ -55,6 +55,11 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     scalar = not isinstance(v, (Tensor, np.ndarray, list, tuple))
     v = as_tensor(v)
+    if a.is_complex() or v.is_complex():
+        if sorter is not None:
+            a = a[as_tensor(sorter)]
+        result = _complex_searchsorted(*promote(a, v.reshape(-1)), side).reshape(tuple(v.shape))
+        return result if not scalar else result.reshape(())
     kw = {}
     if sorter is not None:
         sorter = as_tensor(sorter)
@@ -67,6 +72,27 @@ def searchsorted(a, v, side="left", sorter=None):
         kw["sorter"] = sorter
     result = _C.searchsorted(a, v.reshape(-1), side=side, **kw).reshape(tuple(v.shape))
     return result if not scalar else result.reshape(())
+
+
+def _complex_searchsorted(a, v, side):
+    """Where each of ``v`` goes in ``a`` (sorted in NumPy's complex order):
+    the count of ``a``'s elements placed before it when both are sorted
+    together, ties putting ``v``'s element first ("left") or last ("right")."""
+    n, m = a.shape[0], v.shape[0]
+    both = _C.cat([a, v], 0)
+    from_v = _C.cat([_C.zeros(n, dtype=_C.int64, device=a.device),
+                     _C.ones(m, dtype=_C.int64, device=a.device)], 0)
+    tie = (1 - from_v) if side == "left" else from_v
+    # three stable sorts, the minor key first: tie, imaginary, real part
+    order = _C.argsort(tie, stable=True)
+    order = order[_complex_order(both[order], 0, False)]
+    rank = _C.empty_like(order)
+    rank[order] = _C.arange(n + m, dtype=_C.int64, device=a.device)
+    placed = rank[n:]
+    # the v elements before each one in that order are not a's
+    among = _C.empty_like(placed)
+    among[_C.argsort(placed, stable=True)] = _C.arange(m, dtype=_C.int64, device=a.device)
+    return placed - among
 
 
 @implements(np.unique)
@@ -252,8 +278,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         a1, first1 = unique(a1, return_index=True)
         a2, first2 = unique(a2, return_index=True)
     both = _C.cat([a1, a2], 0)
-    # stable: of two equal values, the one from ar1 comes first
-    order = _C.argsort(both, stable=True)
+    # stable: of two equal values, the one from ar1 comes first (complex
+    # numbers in NumPy's order)
+    order = argsort(both)
     both = both[order]
     same = both[1:] == both[:-1]
     values = both[:-1][same]
@@ -269,7 +296,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the two."""
     a1, a2 = _set_operands(ar1, ar2, assume_unique)
-    both = _C.sort(_C.cat([a1, a2], 0), 0).values
+    both = sort(_C.cat([a1, a2], 0))
     if both.numel() == 0:
         return both
     edge = _C.ones(1, dtype=_C.bool, device=both.device)
