@@ -217,6 +217,39 @@ def small_integer_data(np):
             np.sinc(codes), np.heaviside(codes, 0.5), np.deg2rad(np.arange(3)), np.cbrt(np.arange(3, dtype=np.int32)))
 
 
+def edits_through_views(np):
+    """Image edits written into views of the image: NumPy's flips and
+    rot90 are views (they were copies, so the writes were lost), as are
+    slices, transposes, reshapes and splits; fancy indexing copies."""
+    out = []
+    writes = [("neg step", lambda a: a[::-1].__setitem__((0, 0), -1)),
+              ("flip", lambda a: np.flip(a).__setitem__((0, 0), -1)),
+              ("flip axis", lambda a: np.flip(a, axis=1).__setitem__((1, 0), -1)),
+              ("fliplr", lambda a: np.fliplr(a).__setitem__((0, 0), -1)),
+              ("flipud", lambda a: np.flipud(a)[0].fill(-1)),
+              ("rot90", lambda a: np.rot90(a).__setitem__((0, 0), -1)),
+              ("rot90 k=2", lambda a: np.rot90(a, 2)[:, 0].fill(-1)),
+              ("rot90 k=-1", lambda a: np.rot90(a, -1, axes=(1, 0)).__setitem__((1, 2), -1)),
+              ("T", lambda a: a.T.__setitem__((0, 1), -1)), ("swapaxes", lambda a: np.swapaxes(a, 0, 1).__setitem__((0, 1), -1)),
+              ("moveaxis", lambda a: np.moveaxis(a, 0, 1).__setitem__((0, 1), -1)),
+              ("reshape", lambda a: a.reshape(4, 3).__setitem__((0, 1), -1)), ("ravel", lambda a: np.ravel(a).__setitem__(1, -1)),
+              ("expand_dims", lambda a: np.expand_dims(a, 0).__setitem__((0, 0, 1), -1)),
+              ("split", lambda a: np.split(a, 3)[1].__setitem__((0, 0), -1)),
+              ("hsplit", lambda a: np.hsplit(a, 2)[1].__setitem__((0, 0), -1)), ("asarray", lambda a: np.asarray(a).__setitem__((0, 0), -1)),
+              ("array", lambda a: np.array(a).__setitem__((0, 0), -1)), ("real", lambda a: a.real.__setitem__((0, 0), -1)),
+              ("fancy", lambda a: a[[0, 1]].__setitem__((0, 0), -1)), ("mask", lambda a: a[a > 5].__setitem__(0, -1)),
+              ("roll", lambda a: np.roll(a, 1).__setitem__((0, 0), -1)), ("unstack", lambda a: np.unstack(a)[0].__setitem__(0, -1)),
+              ("take", lambda a: np.take(a, [0], axis=0).__setitem__((0, 0), -1))]
+    for name, write in writes:
+        a = np.arange(12.0).reshape(3, 4)
+        write(a)
+        out.append((name, a))
+    img = np.asarray(IMG8).copy()
+    np.fliplr(img)[:, :2] = 0                     # blank the right edge
+    np.rot90(img)[0] = 255                        # the last column, seen rotated
+    return out + [img, np.flip(np.arange(6)).strides, np.rot90(np.arange(6).reshape(2, 3)).strides]
+
+
 def test_image_processing():
     _run(histograms)
     _run(lookup_tables)
@@ -225,6 +258,11 @@ def test_image_processing():
     _run(percentiles)
     _run(filters_and_masks)
     _run(small_integer_data)
+    _run(edits_through_views)
+    # documented collision: Tensor.flatten is PyTorch's (a view when it can be)
+    a = tnp.arange(4.0)
+    a.flatten()[0] = 7
+    assert float(a[0]) == 7 and numpy.arange(4.0).flatten().base is None
 
 
 def test_documented_promotions_of_image_code():

@@ -7,6 +7,8 @@ recorded on the autograd tape."""
 
 import contextlib
 
+import operator
+
 import numpy as np
 
 from .. import _C
@@ -326,11 +328,21 @@ def repeat(a, repeats, axis=None):
                                     dim=0 if axis is None else axis)
 
 
+def _reversed(m, axes):
+    """m with the given axes reversed, as a view (negative strides), as
+    NumPy's flips are: writes through it reach m (torchlike.flip copies, as
+    PyTorch's does)."""
+    index = [slice(None)] * m.ndim
+    for axis in axes:
+        index[axis] = slice(None, None, -1)
+    return m[tuple(index)]
+
+
 @implements(np.flip)
 def flip(m, axis=None):
     m = as_tensor(m)
     axes = norm_axes(axis, m.ndim)
-    return _C.flip(m, all_axes(m) if axes is None else axes)
+    return _reversed(m, all_axes(m) if axes is None else axes)
 
 
 @implements(np.fliplr)
@@ -338,7 +350,7 @@ def fliplr(m):
     m = as_tensor(m)
     if m.ndim < 2:
         raise ValueError("Input must be >= 2-d.")
-    return _C.flip(m, (1,))
+    return _reversed(m, (1,))
 
 
 @implements(np.flipud)
@@ -346,18 +358,27 @@ def flipud(m):
     m = as_tensor(m)
     if m.ndim < 1:
         raise ValueError("Input must be >= 1-d.")
-    return _C.flip(m, (0,))
+    return _reversed(m, (0,))
 
 
 @implements(np.rot90)
 def rot90(m, k=1, axes=(0, 1)):
+    """A view, as NumPy's: a quarter turn from axes[0] towards axes[1] is a
+    reversal of axes[1] and a swap of the two axes."""
     m = as_tensor(m)
     if len(axes) != 2:  # NumPy's ValueErrors, before the op's RuntimeError
         raise ValueError("len(axes) must be 2.")
-    axes = tuple(norm_axis(a, m.ndim) for a in axes)
-    if axes[0] == axes[1]:
+    first, second = (norm_axis(a, m.ndim) for a in axes)
+    if first == second:
         raise ValueError("Axes must be different.")
-    return _C.rot90(m, k, axes)
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _reversed(m, (first, second))
+    if k == 1:
+        return _reversed(m, (second,)).swapaxes(first, second)
+    return _reversed(m.swapaxes(first, second), (second,))
 
 
 @implements(np.roll)
