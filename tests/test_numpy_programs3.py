@@ -651,6 +651,14 @@ def random_properties(np):
     out += [rng.integers(0, 2, 5, dtype=bool).dtype == np.bool_, np.round(rng.dirichlet([1, 1, 1], 2).sum(axis=1), 12).tolist()]
     img = np.zeros((4, 5))
     out += [rng.integers(0, 10, size=img.shape).shape, rng.choice(img.size, 3).shape]
+    # shuffles of views write into the base; the rest of it is untouched
+    v = np.arange(10)
+    rng.shuffle(v[::2])
+    b = np.arange(12).reshape(3, 4)
+    rng.shuffle(b.T)
+    c = np.arange(12).reshape(3, 4)
+    rng.permuted(c, axis=1, out=c)
+    out += [sorted(v[::2].tolist()), v[1::2].tolist(), [sorted(r) for r in b.tolist()], bool((b[1] - b[0] == 4).all()), [sorted(r) for r in c.tolist()]]
     return out
 
 
