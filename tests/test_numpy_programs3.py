@@ -843,10 +843,26 @@ def casting_errors(np):
     return out
 
 
+def layout_and_rolls(np):
+    """Found by a sweep of every NumPy function on small arrays:
+    np.isfortran raised (flags had no fnc), np.roll with an array of shifts
+    raised, np.bmat of one array gave None."""
+    a = np.arange(12).reshape(3, 4)
+    f = np.asfortranarray(a)
+    flags = [(x.flags.fnc, x.flags.forc, x.flags.carray, x.flags.farray, x.flags["FNC"], x.flags["CA"],
+              x.flags.behaved) for x in (a, f, a[:, ::2], np.arange(3))]
+    return (np.isfortran(a), np.isfortran(f), np.isfortran(a.T), flags, np.roll(a, [1, 2]),
+            np.roll(a, np.asarray([3, 1, 2])), np.roll(a, (1, 2), (0, 1)), np.roll(a, 1, (0, 1)),
+            np.roll(a, [1, 1], 0), np.roll(a, [1, 2, 3], (0, 1, 0)), np.roll(a, np.int64(2), -1),
+            np.roll(np.zeros(0), 3), np.roll(np.asarray(5), 1), np.asarray(np.bmat(a)))
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.bmat's matrix
 def test_methods_updates_and_casting():
     _run(methods)
     _run(updates)
     _run(casting_errors)
+    _run(layout_and_rolls)
 
 
 # ---- empty and 0-d inputs, and the exception classes programs catch --------------------

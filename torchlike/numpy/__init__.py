@@ -105,6 +105,14 @@ polynomial = _np.polynomial
 # and .H; np.asmatrix(t) and np.bmat make one from tensors
 matrix = _np.matrix
 
+
+def bmat(obj, ldict=None, gdict=None):
+    """NumPy's bmat; a tensor given alone is read as host data (NumPy's code
+    returns None for an array that is not an ndarray)."""
+    if isinstance(obj, _C.Tensor):
+        obj = _np.asarray(obj)
+    return _np.bmat(obj, ldict, gdict)
+
 # String functions are NumPy's own (torchlike has no string dtype): they take
 # and give NumPy's string arrays
 char, strings = _np.char, _np.strings

@@ -384,16 +384,22 @@ def rot90(m, k=1, axes=(0, 1)):
 @implements(np.roll)
 def roll(a, shift, axis=None):
     a = as_tensor(a)
-    if axis is None:
-        return _C.roll(a.reshape(-1), shift if isinstance(shift, int) else int(shift)) \
-            .reshape(tuple(a.shape))
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    if len(shifts) != len(axes):
+    shape = a.shape
+    flat = axis is None
+    if flat:
+        a, axis = a.reshape(-1), 0
+    # NumPy's rule: shift and axis broadcast against each other, and the
+    # shifts given for one axis add up (np.roll(x, [1, 2]) rolls by 3)
+    pairs = np.broadcast(np.asarray(shift.tolist() if isinstance(shift, Tensor) else shift),
+                         np.asarray(axis))
+    if pairs.nd > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    return _C.roll(a, tuple(int(s) for s in shifts), tuple(norm_axis(x, a.ndim) for x in axes))
+    total = {}
+    for s, x in pairs:
+        x = norm_axis(int(x), a.ndim)
+        total[x] = total.get(x, 0) + int(s)
+    result = _C.roll(a, tuple(total.values()), tuple(total)) if total else a.clone()
+    return result.reshape(tuple(shape)) if flat else result
 
 
 @implements(np.broadcast_to)
