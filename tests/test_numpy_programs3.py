@@ -857,12 +857,42 @@ def layout_and_rolls(np):
             np.roll(np.zeros(0), 3), np.roll(np.asarray(5), 1), np.asarray(np.bmat(a)))
 
 
+def ufunc_spellings(np):
+    """More of the sweep: out arrays given by position (None too) and
+    partial out pairs; fabs and rint of integers are floats, rint rounds
+    complex parts; gcd/lcm and heaviside/nextafter keep NumPy's dtypes with
+    Python numbers; tril/triu of a row; transpose of a vector by an int;
+    size over axes; writes into empty arrays NumPy hands over with zero
+    strides."""
+    u = np.asarray([7, 200, 3], dtype=np.uint8)
+    i = np.asarray([12, -8, 0])
+    f = np.asarray([0.5, -1.5, 2.5])
+    out = np.zeros(3)
+    np.sin(f, out)
+    o1, o2, o3, o4 = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3, dtype=np.int32)
+    np.sign(f, o1)
+    np.deg2rad(f, o2)
+    frac, whole = np.modf(f, o3)
+    mant, expo = np.frexp(f, None, o4)
+    q, r = np.divmod(f, 2, out=(None, np.zeros(3)))
+    empty = np.asarray(numpy.zeros((0, 3)))
+    np.nan_to_num(empty, copy=False)
+    empty[...] = 1
+    return (np.sin(f, None), out, o1, o2, frac, whole, o3, mant, expo, o4, q, r, np.add(f, 1, None),
+            np.fabs(u), np.fabs(i), np.fabs(f), np.rint(u), np.rint(f), np.rint(np.asarray([1.5 + 2.5j, -0.5j])),
+            np.rint(i), np.gcd(u, 8), np.lcm(u, 3), np.gcd(12, i), np.heaviside(u, u), np.heaviside(u, 2),
+            np.heaviside(i, 0.5), np.heaviside(f.astype(np.float32), 0.5), np.nextafter(i, 3), np.nextafter(u, u),
+            np.nextafter(f, 0), np.nextafter(0.0, f), np.nextafter(f.astype(np.float32), 1.0), np.tril(i),
+            np.triu(f, 1), np.transpose(i, 0), np.permute_dims(i, 0), np.size(np.ones((2, 3)), (0, 1)), empty)
+
+
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.bmat's matrix
 def test_methods_updates_and_casting():
     _run(methods)
     _run(updates)
     _run(casting_errors)
     _run(layout_and_rolls)
+    _run(ufunc_spellings)
 
 
 # ---- empty and 0-d inputs, and the exception classes programs catch --------------------

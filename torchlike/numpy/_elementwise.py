@@ -30,7 +30,7 @@ def _masked(name, args, kwargs):
 def _out_given(name, nin, rest, kwargs):
     """NumPy's functions take ``out`` after their inputs, by position too
     (``np.sin(x, y)``, ``np.fix(x, y)``): kwargs with it moved there."""
-    if not rest:
+    if not rest or len(rest) == 1 and rest[0] is None:  # out=None given by position
         return kwargs
     if len(rest) > 1:
         raise TypeError(f"{name}() takes from {nin} to {nin + 1} positional arguments but "
@@ -71,7 +71,7 @@ def _binary(op, name):
 
 # namespace name -> torchlike op
 UNARY = {
-    "abs": "abs", "absolute": "abs", "fabs": "abs", "acos": "acos", "arccos": "acos",
+    "abs": "abs", "absolute": "abs", "acos": "acos", "arccos": "acos",
     "acosh": "acosh", "arccosh": "acosh", "asin": "asin", "arcsin": "asin",
     "asinh": "asinh", "arcsinh": "asinh", "atan": "atan", "arctan": "atan",
     "atanh": "atanh", "arctanh": "atanh", "bitwise_invert": "bitwise_not",
@@ -81,7 +81,7 @@ UNARY = {
     "log1p": "log1p", "log2": "log2", "log10": "log10", "logical_not": "logical_not",
     "negative": "neg", "positive": "positive", "reciprocal": "reciprocal", "sin": "sin",
     "sinh": "sinh", "square": "square", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
-    "trunc": "trunc", "fix": "trunc", "signbit": "signbit", "rint": "round",
+    "trunc": "trunc", "fix": "trunc", "signbit": "signbit",
     "isposinf": "isposinf", "isneginf": "isneginf",
 }
 BINARY = {
@@ -94,13 +94,13 @@ BINARY = {
     "hypot": "hypot", "less": "lt", "less_equal": "le", "logaddexp": "logaddexp",
     "logaddexp2": "logaddexp2", "logical_and": "logical_and", "logical_or": "logical_or",
     "logical_xor": "logical_xor", "maximum": "maximum", "minimum": "minimum",
-    "multiply": "mul", "nextafter": "nextafter", "not_equal": "ne", "pow": "pow",
+    "multiply": "mul", "not_equal": "ne", "pow": "pow",
     "power": "pow", "remainder": "remainder", "mod": "remainder", "subtract": "sub",
     "fmod": "fmod", "fmax": "fmax", "fmin": "fmin", "float_power": "float_power",
 }
 
 __all__ = list(UNARY) + list(BINARY) + [
-    "sign", "round", "around", "conj", "conjugate", "real", "imag", "clip", "deg2rad",
+    "fabs", "rint", "nextafter", "sign", "round", "around", "conj", "conjugate", "real", "imag", "clip", "deg2rad",
     "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle", "heaviside", "divmod",
     "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
 
@@ -167,6 +167,30 @@ for _name, _op in BINARY.items():
         _fn = _complex_ordered(_fn, _COMPLEX_ORDERED[_op])
     globals()[_name] = _binary(_fn, _name)
 del _name, _op, _fn
+
+
+def fabs(x, /, *rest, **kwargs):
+    """|x| as floats (NumPy's fabs has float loops only: integers become
+    float16/32/64 by their size; complex numbers are refused)."""
+    x = _arg(x)
+    if x.is_complex():
+        raise TypeError("ufunc 'fabs' not supported for complex input (np.abs takes it)")
+    return _C.abs(_float(x), **_out_given("fabs", 1, rest, kwargs))
+
+
+def rint(x, /, *rest, **kwargs):
+    """Round half to even, as floats (NumPy's rint has float and complex
+    loops: integers become floats, complex numbers round each part)."""
+    x = _float(x)
+    kwargs = _out_given("rint", 1, rest, kwargs)
+    if x.is_complex():
+        result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
+        out = kwargs.get("out")
+        if out is None:
+            return result
+        out.copy_(result)
+        return out
+    return _C.round(x, **kwargs)
 
 
 def sign(x, /, **kwargs):
@@ -315,13 +339,31 @@ def _float64(x):
     return x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
 
 
+def _float_loop(x1, x2):
+    """The float dtype NumPy's float-only binary ufuncs (heaviside,
+    nextafter) compute two operands in: their promoted dtype (a Python
+    number weak), integers going to the float that holds them."""
+    dtype = tl_dtype(np.result_type(*[x if isinstance(x, _SCALARS) else np_dtype(_arg(x))
+                                      for x in (x1, x2)]))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _float(_C.zeros((), dtype=dtype)).dtype
+    return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
+
+
 def heaviside(x1, x2, /):
-    x1 = _float64(x1)
+    x1, x2 = _float_loop(x1, x2)
+    if isinstance(x1, _SCALARS):
+        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
+    return _C.heaviside(x1, x2)
+
+
+def nextafter(x1, x2, /, *rest, **kwargs):
+    x1, x2 = _float_loop(x1, x2)
+    if isinstance(x1, _SCALARS):
+        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
     if isinstance(x2, _SCALARS):
-        return _C.heaviside(x1, x2)
-    x2 = _arg(x2)
-    dtype = _C.promote_types(x1.dtype, x2.dtype)  # the op takes one dtype; NumPy promotes
-    return _C.heaviside(x1.to(dtype), x2.to(dtype))
+        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+    return _C.nextafter(x1, x2, **_out_given("nextafter", 2, rest, kwargs))
 
 
 def divmod(x1, x2, /):
@@ -340,12 +382,24 @@ def ldexp(x1, x2, /):
     return _C.ldexp(_float(x1), _arg(x2))
 
 
+def _integer_pair(x1, x2):
+    """Two integer operands of one dtype, a Python int weak (NEP 50: uint8
+    with 8 stays uint8), as NumPy's gcd/lcm loops take them."""
+    if isinstance(x2, int) and not isinstance(x2, builtins.bool) and not isinstance(x1, int):
+        x1 = _arg(x1)
+        return x1, _C.full((), x2, dtype=x1.dtype, device=x1.device)
+    if isinstance(x1, int) and not isinstance(x1, builtins.bool) and not isinstance(x2, int):
+        x2, x1 = _integer_pair(x2, x1)
+        return x1, x2
+    return _arg(x1), _arg(x2)
+
+
 def gcd(x1, x2, /):
-    return _C.gcd(_arg(x1), _arg(x2))
+    return _C.gcd(*_integer_pair(x1, x2))
 
 
 def lcm(x1, x2, /):
-    return _C.lcm(_arg(x1), _arg(x2))
+    return _C.lcm(*_integer_pair(x1, x2))
 
 
 # NumPy's definitions, shared with the ufuncs on tensors (torchlike/_ufunc.py)
@@ -432,6 +486,12 @@ def _ufunc_method(ufunc, method):
 
 def _with_ufunc_keywords(fn, ufunc):
     def call(*args, **kwargs):
+        if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:
+            # NumPy's out arrays given by position (None: no out)
+            outs, args = args[ufunc.nin:], args[:ufunc.nin]
+            if any(o is not None for o in outs):
+                outs = outs + (None,) * (ufunc.nout - len(outs))
+                kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
         try:
             return fn(*args, **kwargs)
         except TypeError as error:

@@ -48,6 +48,8 @@ def transpose(a, axes=None):
     a = as_tensor(a)
     if axes is None:
         return a.permute(*reversed(range(a.ndim)))
+    if isinstance(axes, (int, np.integer)):  # np.transpose(v, 0) of a 1-d v
+        axes = (axes,)
     axes = [norm_axis(ax, a.ndim) for ax in axes]
     if sorted(axes) != list(range(a.ndim)):
         raise ValueError("axes don't match array")
@@ -468,14 +470,22 @@ def diag(v, k=0):
     return _C.diag(v, k)
 
 
+def _as_matrix(m, name):
+    """NumPy's tril/triu of a 1-d array: the row repeated into a square."""
+    m = as_tensor(m)
+    if m.ndim == 0:
+        raise TypeError(f"{name}() of a 0-d array: NumPy's tri() needs the matrix size N")
+    return m.expand(m.shape[0], m.shape[0]) if m.ndim == 1 else m
+
+
 @implements(np.tril)
 def tril(m, k=0):
-    return _C.tril(as_tensor(m), k)
+    return _C.tril(_as_matrix(m, "tril"), k)
 
 
 @implements(np.triu)
 def triu(m, k=0):
-    return _C.triu(as_tensor(m), k)
+    return _C.triu(_as_matrix(m, "triu"), k)
 
 
 _PAD_KEYWORDS = {

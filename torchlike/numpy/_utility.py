@@ -1,6 +1,7 @@
 """NumPy's remaining array functions over tensors: clip, diff, isclose,
 allclose, array_equal, round, nan_to_num, result_type, meshgrid ..."""
 import builtins
+import math
 
 import numpy as np
 
@@ -194,7 +195,11 @@ def shape(a):
 @implements(np.size)
 def size(a, axis=None):
     a = as_tensor(a)
-    return a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
+    if axis is None:
+        return a.numel()
+    if isinstance(axis, (tuple, list)):  # NumPy 2.4: the product over the axes
+        return math.prod(a.shape[norm_axis(x, a.ndim)] for x in axis)
+    return a.shape[norm_axis(axis, a.ndim)]
 
 
 @implements(np.result_type)
