@@ -533,6 +533,17 @@ def polynomials(np):
             np.polyval(q, 3), np.vander(np.asarray([1, 2, 3]), 3), np.vander(x[:3], increasing=True))
 
 
+def float_ranges(np):
+    """Grids made with float steps, compared exactly as programs compare
+    them (np.arange(-3, 3, 0.7) differed from NumPy's in the last bit:
+    NumPy steps by the difference of its first two values)."""
+    grids = [np.arange(-3, 3, 0.7), np.arange(1, 0, -0.3), np.arange(0.1, 1, 0.1), np.arange(0, 0.3, 0.1),
+             np.arange(0.5, 10.25, 0.25), np.arange(1e-3, 1e-2, 1e-3), np.arange(-2.2, 7.9, 0.37),
+             np.arange(0, 1, 0.1, dtype=np.float32), np.arange(-1, 1, 0.3, dtype=np.float16),
+             np.arange(2.5), np.arange(0, 1, 1 / 3)]
+    return grids + [(g == np.round(g, 12)).sum() for g in grids[:4]] + [np.arange(0, 1, 0.1)[3] == 0.3]
+
+
 def complex_fits(np):
     """A real design matrix with complex data (a phasor fit): lstsq cast b to
     a's real dtype and dropped the imaginary parts."""
@@ -575,6 +586,7 @@ def test_numerical_methods():
     _run(calculus)
     _run(polynomials)
     _run(complex_fits)
+    _run(float_ranges)
     _run(products)
 
 

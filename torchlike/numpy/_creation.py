@@ -246,9 +246,25 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         dtype = _C.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
             else _C.float64
     n = max(int(np.ceil((stop - start) / step)), 0)
-    if dtype.is_floating_point or dtype.is_complex:
+    if dtype.is_floating_point:
+        return _float_range(start, step, n, dtype, device)
+    if dtype.is_complex:
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
     return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
+
+
+def _float_range(start, step, n, dtype, device):
+    """NumPy's float arange, bit for bit: the first two values are start and
+    start + step in the result's dtype, the others start + i * delta with
+    delta their difference, computed in that dtype (float32 for the 16-bit
+    floats, as NumPy's half fill does)."""
+    work = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+    first = _C.full((), start, dtype=dtype, device=device).to(work)
+    second = _C.full((), start + step, dtype=dtype, device=device).to(work)
+    result = _C.arange(n, dtype=work, device=device) * (second - first) + first
+    if n > 1:
+        result[1] = second
+    return result.to(dtype)
 
 
 def _to_dtype(result, dtype):
