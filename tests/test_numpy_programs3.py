@@ -778,7 +778,7 @@ def methods(np):
     return (a.ravel("F"), a.flatten("F"), a.reshape(2, -1, order="F"), a.reshape((4, 3)), b, c, d, a.repeat(2, axis=1),
             a.swapaxes(0, 1), a[None].squeeze(), a.clip(3), a.clip(max=5), a.trace(), a.trace(1), a.dot(np.ones(4)),
             a.any(axis=0), a.all(), a.cumsum(), a.round(), f.round(2), a.argmax(axis=1), a.argmin(),
-            a.compress([True, False, True], axis=0), a.take([0, 5]), a.itemsize, a.nbytes, a.strides, a.T.strides,
+            a.compress([True, False, True], axis=0), a.take([0, 5]), a.take(indices=1), a.itemsize, a.nbytes, a.strides, a.T.strides,
             a.ndim, a.flat[5], a.item(3), a.item(1, 2), a.tolist(), f.astype(np.float32).tobytes()[:8],
             a.view(np.uint8).shape, a.conj(), a.min(initial=-1), a.max(axis=1, initial=100), a.sum(axis=0, dtype=np.int8),
             a.prod(axis=1), a.mean(axis=0, dtype=np.float32), a.std(ddof=1), a.var(axis=1, ddof=1), a.cumprod(axis=0),

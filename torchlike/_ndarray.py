@@ -260,7 +260,7 @@ _override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C
           ("out", "b"))
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
-          ("axis", "out", "mode"))
+          ("axis", "out", "mode", "indices"))
 # searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
 # values that are not a tensor (a list, a NumPy array), a positional side or
 # NumPy's sorter= take NumPy's
