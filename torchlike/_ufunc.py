@@ -156,6 +156,10 @@ def _call_pair(ufunc, inputs, kwargs):
         return results
     mask = None if where is True else where if isinstance(where, _C.Tensor) else as_tensor(where)
     given_out = (None, None) if given_out is None else given_out
+    for target in given_out:
+        if not (target is None or isinstance(target, (_C.Tensor, np.ndarray))):
+            raise TypeError(f"{ufunc.__name__}: return arrays must be tensors or ndarrays, "
+                            f"not {type(target).__name__}")
     outs = []
     for target, result in zip(given_out, results):
         if target is None:  # one NumPy would allocate: the result itself

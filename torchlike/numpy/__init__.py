@@ -113,6 +113,9 @@ def bmat(obj, ldict=None, gdict=None):
         obj = _np.asarray(obj)
     return _np.bmat(obj, ldict, gdict)
 
+
+bmat.__wrapped__ = _np.bmat  # NumPy's own function (its string form's NameError too)
+
 # String functions are NumPy's own (torchlike has no string dtype): they take
 # and give NumPy's string arrays
 char, strings = _np.char, _np.strings
