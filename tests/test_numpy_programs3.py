@@ -36,11 +36,14 @@ def spectrum(np):
     z = np.asarray([1 + 1j, 2, 3 - 1j, 4j, 0])
     m = np.arange(24.0).reshape(2, 3, 4)
     return (X, f, f[np.argmax(np.abs(X))], np.fft.irfft(X, n=64), np.fft.fftfreq(8),
-            np.fft.fftfreq(7, d=0.5), np.fft.fftshift(np.fft.fftfreq(8)), np.fft.ifftshift(np.arange(7)),
-            np.fft.fft(np.arange(8)), np.fft.rfft(np.arange(8), n=10), np.fft.fft(np.arange(8), norm="ortho"),
+            np.fft.fftfreq(7, d=0.5), np.fft.fftshift(np.fft.fftfreq(8)),
+            np.fft.ifftshift(np.arange(7)),
+            np.fft.fft(np.arange(8)), np.fft.rfft(np.arange(8), n=10),
+            np.fft.fft(np.arange(8), norm="ortho"),
             np.fft.fft2(np.arange(12).reshape(3, 4)), np.fft.rfftn(np.ones((2, 3, 4)), axes=(0, 2)),
             np.fft.fft(np.arange(8, dtype=np.float32)), np.fft.hfft(np.asarray([1, 2j, 3])),
-            np.fft.fftshift(np.arange(12).reshape(3, 4), axes=0), np.fft.ifft(z), np.fft.fft(z, n=3),
+            np.fft.fftshift(np.arange(12).reshape(3, 4), axes=0), np.fft.ifft(z),
+            np.fft.fft(z, n=3),
             np.fft.irfft(np.asarray([1, 2, 3]), n=5), np.fft.fftn(m, s=(2, 2), axes=(1, 2)),
             np.fft.fft(m[:, ::2, 1], axis=0), np.fft.rfft(np.arange(8, dtype=np.int32)),
             np.fft.fft(m, norm="forward", axis=1), np.fft.ihfft(np.arange(5.0)),
@@ -66,7 +69,8 @@ def filters(np):
             np.correlate(np.asarray([1 + 1j, 2]), np.asarray([1j, 1]), "full"),
             np.convolve(a.astype(np.float32), k.astype(np.float32)), np.convolve(a, [True, False]),
             np.convolve(np.ones(3, dtype=np.int8), np.ones(3, dtype=np.int8)),
-            ma, med, ema, crossings, np.diff(x, n=2), np.diff(x, prepend=0), np.diff(x, append=x[-1]),
+            ma, med, ema, crossings, np.diff(x, n=2), np.diff(x, prepend=0),
+            np.diff(x, append=x[-1]),
             np.ediff1d(x, to_begin=[0]))
 
 
@@ -80,15 +84,20 @@ def windows_and_phases(np):
     fp = np.asarray([0, 10, 5, 0])
     x = np.linspace(-1, 4, 11)
     phase = np.linspace(0, 6 * np.pi, 20) % (2 * np.pi)
-    return (np.hanning(8), np.hamming(7), np.blackman(5), np.bartlett(6), np.kaiser(6, 14), np.hanning(1),
-            np.hanning(0), np.kaiser(5, 0.0), power.shape, np.round(10 * np.log10(power + 1e-12), 3),
+    return (np.hanning(8), np.hamming(7), np.blackman(5), np.bartlett(6), np.kaiser(6, 14),
+            np.hanning(1),
+            np.hanning(0), np.kaiser(5, 0.0), power.shape,
+            np.round(10 * np.log10(power + 1e-12), 3),
             np.argmax(power, axis=1), np.interp(x, xp, fp), np.interp(x, xp, fp, left=-1, right=99),
-            np.interp(2.5, xp, fp), np.interp(np.asarray([0, 180, 370]), np.asarray([350.0, 10.0, 30.0]),
+            np.interp(2.5, xp, fp),
+            np.interp(np.asarray([0, 180, 370]), np.asarray([350.0, 10.0, 30.0]),
                                               np.asarray([1.0, 2, 3]), period=360),
             np.interp(x, xp, fp.astype(np.float32)), np.interp(x, xp, fp + 1j),
             np.interp(np.arange(3), [0, 1, 2], [1, 2, 3]), np.unwrap(phase),
-            np.unwrap(np.asarray([0, 3, 6, 1, 4]), period=6), np.unwrap(np.asarray([0, 170, 350, 10]), period=360),
-            np.unwrap(np.asarray([[0.0, 3.0, 6.5], [1.0, 7.0, 1.0]]), axis=0), np.unwrap(phase, discont=4.0))
+            np.unwrap(np.asarray([0, 3, 6, 1, 4]), period=6),
+            np.unwrap(np.asarray([0, 170, 350, 10]), period=360),
+            np.unwrap(np.asarray([[0.0, 3.0, 6.5], [1.0, 7.0, 1.0]]), axis=0),
+            np.unwrap(phase, discont=4.0))
 
 
 def fft_filtering(np):
@@ -114,11 +123,16 @@ def histograms(np):
     img = np.asarray(IMG8)
     h, edges = np.histogram(img, bins=8, range=(0, 256))
     cdf = h.cumsum()
-    H, xe, ye = np.histogram2d(img[:, :-1].ravel(), img[:, 1:].ravel(), bins=4, range=[[0, 256], [0, 256]])
-    return (h, edges, np.histogram(img, bins=[0, 50, 100, 255]), np.histogram(img, bins=5, density=True),
-            (cdf[img // 32] * 255 // cdf[-1]).astype(np.uint8), H, xe, ye, np.digitize(img, [64, 128, 192]),
-            np.digitize(img, [64, 128, 192], right=True), np.bincount(img.ravel() // 16, minlength=16),
-            np.histogram(img, bins=4, weights=img.astype(float)), np.histogram_bin_edges(img, bins="auto"))
+    H, xe, ye = np.histogram2d(img[:, :-1].ravel(), img[:, 1:].ravel(), bins=4,
+                               range=[[0, 256], [0, 256]])
+    return (h, edges, np.histogram(img, bins=[0, 50, 100, 255]),
+            np.histogram(img, bins=5, density=True),
+            (cdf[img // 32] * 255 // cdf[-1]).astype(np.uint8), H, xe, ye,
+            np.digitize(img, [64, 128, 192]),
+            np.digitize(img, [64, 128, 192], right=True),
+            np.bincount(img.ravel() // 16, minlength=16),
+            np.histogram(img, bins=4, weights=img.astype(float)),
+            np.histogram_bin_edges(img, bins="auto"))
 
 
 def lookup_tables(np):
@@ -146,7 +160,8 @@ def uint16_images(np):
     img = np.asarray(IMG16)
     f = img.astype(np.float32) / 65535
     return (f, np.round(f * 65535).astype(np.uint16), (img >> 8).astype(np.uint8), img & 0xFF,
-            img + np.uint16(1000), np.minimum(img.astype(np.uint32) + 1000, 65535).astype(np.uint16),
+            img + np.uint16(1000),
+            np.minimum(img.astype(np.uint32) + 1000, 65535).astype(np.uint16),
             np.abs(img.astype(np.int32) - img[::-1].astype(np.int32)), img.astype(np.int16),
             np.sort(img, axis=None)[:5], np.argsort(img.ravel(), kind="stable")[:5],
             np.unique(img >> 14, return_counts=True), np.max(img, axis=0), np.sum(img), img.mean(),
@@ -159,13 +174,19 @@ def padding_and_geometry(np):
     """np.pad's modes on uint8 pixels; rotations, flips and channel moves."""
     a = np.arange(6, dtype=np.uint8).reshape(2, 3)
     rgb = np.asarray(RGB)
-    return (np.pad(a, 1, mode="reflect"), np.pad(a, ((1, 0), (2, 1)), mode="edge"), np.pad(a, 2, mode="wrap"),
-            np.pad(a.astype(float), 2, mode="linear_ramp", end_values=(5, -1)), np.pad(a, (1, 2), mode="symmetric"),
+    return (np.pad(a, 1, mode="reflect"), np.pad(a, ((1, 0), (2, 1)), mode="edge"),
+            np.pad(a, 2, mode="wrap"),
+            np.pad(a.astype(float), 2, mode="linear_ramp", end_values=(5, -1)),
+            np.pad(a, (1, 2), mode="symmetric"),
             np.pad(a, 1, mode="constant", constant_values=255), np.pad(a, 1, mode="maximum"),
-            np.pad(a, 1, mode="mean"), np.pad(a, ((0, 0), (3, 3)), mode="reflect", reflect_type="odd"),
-            np.pad(a, 1, mode="minimum"), np.pad(a, 1, mode="median"), np.pad(a, 1, mode="empty").shape,
-            np.pad(np.arange(5), (2, 3), mode="linear_ramp"), np.rot90(rgb), np.rot90(rgb, k=-1, axes=(0, 1)),
-            np.rot90(rgb, 2, (1, 0)), np.flip(rgb, axis=2), np.flipud(rgb), np.fliplr(rgb), rgb[::-1, :, ::-1].copy(),
+            np.pad(a, 1, mode="mean"),
+            np.pad(a, ((0, 0), (3, 3)), mode="reflect", reflect_type="odd"),
+            np.pad(a, 1, mode="minimum"), np.pad(a, 1, mode="median"),
+            np.pad(a, 1, mode="empty").shape,
+            np.pad(np.arange(5), (2, 3), mode="linear_ramp"), np.rot90(rgb),
+            np.rot90(rgb, k=-1, axes=(0, 1)),
+            np.rot90(rgb, 2, (1, 0)), np.flip(rgb, axis=2), np.flipud(rgb), np.fliplr(rgb),
+            rgb[::-1, :, ::-1].copy(),
             np.transpose(rgb, (2, 0, 1)), np.swapaxes(rgb, 0, 1)[0], rgb.mean(axis=(0, 1)),
             rgb.astype(np.float32).mean(axis=2),
             (rgb * np.asarray([0.2126, 0.7152, 0.0722])).sum(-1).astype(np.uint8))
@@ -178,7 +199,8 @@ def percentiles(np):
         "linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
         "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
         "normal_unbiased")]
-    out += [np.percentile(img, 30, axis=0, keepdims=True), np.quantile(img.astype(np.float32), 0.25, axis=1),
+    out += [np.percentile(img, 30, axis=0, keepdims=True),
+            np.quantile(img.astype(np.float32), 0.25, axis=1),
             np.nanpercentile(np.where(img > 200, np.nan, img.astype(float)), 50, axis=1)]
     return out
 
@@ -196,10 +218,13 @@ def filters_and_masks(np):
     return (w.mean(axis=(-1, -2)), w.max(axis=(-1, -2)), np.median(w, axis=(-1, -2)),
             (w * np.asarray([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]])).sum(axis=(-1, -2)),
             img[:6, :6].reshape(3, 2, 3, 2).max(axis=(1, 3)), np.gradient(img.astype(float)),
-            mw.any(axis=(-2, -1)), ero, np.cumsum(mask.ravel()).reshape(mask.shape) * mask, mask ^ ero,
+            mw.any(axis=(-2, -1)), ero, np.cumsum(mask.ravel()).reshape(mask.shape) * mask,
+            mask ^ ero,
             np.argwhere(mask ^ ero)[:4], np.packbits(mask, axis=1), bits, np.packbits(bits),
-            np.unpackbits(b, bitorder="little"), np.packbits(np.asarray([1, 0, 1])), np.bitwise_count(b),
-            np.invert(b), ~b, b << 1, b >> np.uint8(2), np.right_shift(b.astype(np.uint16), 4), b & 0x0F,
+            np.unpackbits(b, bitorder="little"), np.packbits(np.asarray([1, 0, 1])),
+            np.bitwise_count(b),
+            np.invert(b), ~b, b << 1, b >> np.uint8(2), np.right_shift(b.astype(np.uint16), 4),
+            b & 0x0F,
             b ^ np.uint8(255), np.bitwise_and.reduce(b), np.bitwise_xor.accumulate(b),
             np.unpackbits(b, count=5), np.packbits(np.ones(3, dtype=bool), bitorder="little"))
 
@@ -211,10 +236,13 @@ def small_integer_data(np):
     headings = np.asarray([0, 90, 180, 270, 359], dtype=np.int16)
     img = np.asarray(IMG8[:2, :4])
     codes = np.asarray([-3, 0, 7], dtype=np.int8)
-    return (np.deg2rad(headings), np.radians(codes), np.rad2deg(codes), np.degrees(headings.astype(np.uint16)),
-            np.cbrt(img), np.cbrt(headings), np.modf(codes), np.frexp(img), np.ldexp(codes, 2), np.spacing(img),
+    return (np.deg2rad(headings), np.radians(codes), np.rad2deg(codes),
+            np.degrees(headings.astype(np.uint16)),
+            np.cbrt(img), np.cbrt(headings), np.modf(codes), np.frexp(img), np.ldexp(codes, 2),
+            np.spacing(img),
             np.angle(codes), np.angle(headings, deg=True), np.angle(np.asarray([True, False])),
-            np.sinc(codes), np.heaviside(codes, 0.5), np.deg2rad(np.arange(3)), np.cbrt(np.arange(3, dtype=np.int32)))
+            np.sinc(codes), np.heaviside(codes, 0.5), np.deg2rad(np.arange(3)),
+            np.cbrt(np.arange(3, dtype=np.int32)))
 
 
 def edits_through_views(np):
@@ -230,15 +258,21 @@ def edits_through_views(np):
               ("rot90", lambda a: np.rot90(a).__setitem__((0, 0), -1)),
               ("rot90 k=2", lambda a: np.rot90(a, 2)[:, 0].fill(-1)),
               ("rot90 k=-1", lambda a: np.rot90(a, -1, axes=(1, 0)).__setitem__((1, 2), -1)),
-              ("T", lambda a: a.T.__setitem__((0, 1), -1)), ("swapaxes", lambda a: np.swapaxes(a, 0, 1).__setitem__((0, 1), -1)),
+              ("T", lambda a: a.T.__setitem__((0, 1), -1)),
+              ("swapaxes", lambda a: np.swapaxes(a, 0, 1).__setitem__((0, 1), -1)),
               ("moveaxis", lambda a: np.moveaxis(a, 0, 1).__setitem__((0, 1), -1)),
-              ("reshape", lambda a: a.reshape(4, 3).__setitem__((0, 1), -1)), ("ravel", lambda a: np.ravel(a).__setitem__(1, -1)),
+              ("reshape", lambda a: a.reshape(4, 3).__setitem__((0, 1), -1)),
+              ("ravel", lambda a: np.ravel(a).__setitem__(1, -1)),
               ("expand_dims", lambda a: np.expand_dims(a, 0).__setitem__((0, 0, 1), -1)),
               ("split", lambda a: np.split(a, 3)[1].__setitem__((0, 0), -1)),
-              ("hsplit", lambda a: np.hsplit(a, 2)[1].__setitem__((0, 0), -1)), ("asarray", lambda a: np.asarray(a).__setitem__((0, 0), -1)),
-              ("array", lambda a: np.array(a).__setitem__((0, 0), -1)), ("real", lambda a: a.real.__setitem__((0, 0), -1)),
-              ("fancy", lambda a: a[[0, 1]].__setitem__((0, 0), -1)), ("mask", lambda a: a[a > 5].__setitem__(0, -1)),
-              ("roll", lambda a: np.roll(a, 1).__setitem__((0, 0), -1)), ("unstack", lambda a: np.unstack(a)[0].__setitem__(0, -1)),
+              ("hsplit", lambda a: np.hsplit(a, 2)[1].__setitem__((0, 0), -1)),
+              ("asarray", lambda a: np.asarray(a).__setitem__((0, 0), -1)),
+              ("array", lambda a: np.array(a).__setitem__((0, 0), -1)),
+              ("real", lambda a: a.real.__setitem__((0, 0), -1)),
+              ("fancy", lambda a: a[[0, 1]].__setitem__((0, 0), -1)),
+              ("mask", lambda a: a[a > 5].__setitem__(0, -1)),
+              ("roll", lambda a: np.roll(a, 1).__setitem__((0, 0), -1)),
+              ("unstack", lambda a: np.unstack(a)[0].__setitem__(0, -1)),
               ("take", lambda a: np.take(a, [0], axis=0).__setitem__((0, 0), -1))]
     for name, write in writes:
         a = np.arange(12.0).reshape(3, 4)
@@ -290,8 +324,10 @@ def group_by(np):
     order = np.argsort(keys, kind="stable")
     starts = np.r_[0, np.cumsum(cnt)[:-1]]
     rows = np.asarray(ROWS)
-    ur, idx, rinv, rcnt = np.unique(rows, axis=0, return_index=True, return_inverse=True, return_counts=True)
-    return (u, inv, cnt, sums, mx, np.add.reduceat(vals[order], starts), np.unique(keys, return_index=True)[1],
+    ur, idx, rinv, rcnt = np.unique(rows, axis=0, return_index=True, return_inverse=True,
+                                    return_counts=True)
+    return (u, inv, cnt, sums, mx, np.add.reduceat(vals[order], starts),
+            np.unique(keys, return_index=True)[1],
             np.bincount(inv, weights=vals) / cnt, ur, idx, rinv, rcnt, np.unique(rows.T, axis=1),
             np.sort(np.unique_values(rows.ravel())), tuple(np.unique_counts(rows.ravel())),
             tuple(np.unique_inverse(rows)), tuple(np.unique_all(rows.ravel())),
@@ -311,13 +347,16 @@ def orderings(np):
     v = np.arange(10)
     m = np.arange(24).reshape(4, 6)
     return (np.lexsort((first, surname)), np.lexsort(np.asarray([first, surname])),
-            np.sort(np.argpartition(x, 3)[:3]), np.sort(x[np.argpartition(x, -3)[-3:]]), part[1], part[4],
+            np.sort(np.argpartition(x, 3)[:3]), np.sort(x[np.argpartition(x, -3)[-3:]]), part[1],
+            part[4],
             np.searchsorted(s, [0, 3, 3.5, 9], sorter=sorter),
             np.searchsorted(s, np.asarray([[3, 1]]), side="right", sorter=sorter),
-            np.argsort(-x, kind="stable"), np.sort(x)[::-1], np.argmin(np.asarray([[3, 1], [0, 5]]), axis=1),
+            np.argsort(-x, kind="stable"), np.sort(x)[::-1],
+            np.argmin(np.asarray([[3, 1], [0, 5]]), axis=1),
             np.split(v, [3, 7]), np.array_split(v, 3), np.array_split(v, 4), np.split(m, 3, axis=1),
             np.array_split(m, [1, 5], axis=1), np.hsplit(m, 2), np.vsplit(m, [1]),
-            np.dsplit(np.arange(8).reshape(1, 2, 4), 2), np.array_split(np.arange(0), 3), np.split(v, [3, 20]))
+            np.dsplit(np.arange(8).reshape(1, 2, 4), 2), np.array_split(np.arange(0), 3),
+            np.split(v, [3, 20]))
 
 
 def ufunc_methods(np):
@@ -332,12 +371,15 @@ def ufunc_methods(np):
     np.add.at(z, (np.asarray([0, 1, 1]), np.asarray([2, 0, 0])), 5)
     mm = np.asarray([5, 5, 5])
     np.minimum.at(mm, [0, 2], [1, 9])
-    return (np.add.accumulate(x), np.multiply.accumulate(x), np.maximum.accumulate(np.asarray([1, 3, 2, 5, 4])),
-            np.add.accumulate(m, axis=1), np.add.reduceat(x, [0, 2, 5]), np.add.reduceat(x, [0, 4, 1, 5]),
+    return (np.add.accumulate(x), np.multiply.accumulate(x),
+            np.maximum.accumulate(np.asarray([1, 3, 2, 5, 4])),
+            np.add.accumulate(m, axis=1), np.add.reduceat(x, [0, 2, 5]),
+            np.add.reduceat(x, [0, 4, 1, 5]),
             np.maximum.reduceat(m, [0, 2], axis=1), np.multiply.outer(x[:3], x[:2]),
             np.subtract.outer(np.arange(3), np.arange(2.0)), np.equal.outer(x[:3], x[:3]),
             np.add.reduce(m, axis=(0, 1)), np.logical_and.reduce(m > 0, axis=0), counts, y, z, mm,
-            np.bitwise_or.reduce(np.asarray([1, 2, 8])), np.add.outer(np.arange(2), np.arange(3)).shape,
+            np.bitwise_or.reduce(np.asarray([1, 2, 8])),
+            np.add.outer(np.arange(2), np.arange(3)).shape,
             np.minimum.accumulate(m[::-1], axis=0))
 
 
@@ -349,21 +391,36 @@ def ufunc_objects(np):
 
     def fold(func, values):
         return func.reduce(values) if isinstance(func, np.ufunc) else func(values)
-    return (isinstance(np.add, np.ufunc), isinstance(np.sum, np.ufunc), isinstance(np.frompyfunc(abs, 1, 1), np.ufunc),
-            fold(np.maximum, m), fold(np.sum, m), np.add.identity, np.multiply.identity, np.maximum.identity,
-            np.add.nin, np.add.nout, np.add.__name__, np.add.reduce(m, keepdims=True, axis=1), np.add.reduce(m, axis=None),
-            np.maximum.reduce(np.zeros((0, 2)), axis=0, initial=-1.0), np.add.accumulate(m, dtype=np.float64),
-            np.logaddexp.reduce(np.log(np.arange(1.0, 4))), np.hypot.reduce(np.asarray([3.0, 4.0, 12.0])),
-            np.subtract.reduce(np.asarray([10, 1, 2])), np.divide.accumulate(np.asarray([64.0, 2, 4])),
-            np.power.outer(np.arange(3), np.arange(3)), np.arctan2.outer(np.asarray([1.0, -1]), np.asarray([1.0, 2])),
-            np.greater.outer(np.arange(3), np.arange(3)), np.logical_xor.reduce(np.asarray([True, True, False])),
-            np.gcd.reduce(np.asarray([12, 18, 24])), np.lcm.reduce(np.asarray([4, 6, 10])), np.bitwise_and.reduce(m, axis=None),
-            np.minimum.reduce(m, axis=None), np.fmax.reduce(f, axis=1), np.fmin.accumulate(f, axis=1), np.maximum.reduce(f, axis=1),
-            np.multiply.reduceat(np.arange(1, 7), [4, 1]), np.add.reduce(m, dtype=np.float32), np.add.reduce(np.ones(3, dtype=np.uint8)),
-            np.multiply.reduce(np.full(10, 3, dtype=np.int8)), np.add.reduce(m, axis=-1, out=np.zeros(3, dtype=np.int64)),
-            np.equal.reduce(np.asarray([True, False, False])), np.minimum.reduceat(m, [0, 2], axis=0),
-            np.logical_or.accumulate(np.asarray([False, True, False])), np.add.reduce([[1, 2], [3, 4]]),
-            np.maximum.accumulate(np.asarray([[3, 1], [2, 5]]), axis=1), np.negative.nin, np.divmod.nout)
+    return (isinstance(np.add, np.ufunc), isinstance(np.sum, np.ufunc),
+            isinstance(np.frompyfunc(abs, 1, 1), np.ufunc),
+            fold(np.maximum, m), fold(np.sum, m), np.add.identity, np.multiply.identity,
+            np.maximum.identity,
+            np.add.nin, np.add.nout, np.add.__name__, np.add.reduce(m, keepdims=True, axis=1),
+            np.add.reduce(m, axis=None),
+            np.maximum.reduce(np.zeros((0, 2)), axis=0, initial=-1.0),
+            np.add.accumulate(m, dtype=np.float64),
+            np.logaddexp.reduce(np.log(np.arange(1.0, 4))),
+            np.hypot.reduce(np.asarray([3.0, 4.0, 12.0])),
+            np.subtract.reduce(np.asarray([10, 1, 2])),
+            np.divide.accumulate(np.asarray([64.0, 2, 4])),
+            np.power.outer(np.arange(3), np.arange(3)),
+            np.arctan2.outer(np.asarray([1.0, -1]), np.asarray([1.0, 2])),
+            np.greater.outer(np.arange(3), np.arange(3)),
+            np.logical_xor.reduce(np.asarray([True, True, False])),
+            np.gcd.reduce(np.asarray([12, 18, 24])), np.lcm.reduce(np.asarray([4, 6, 10])),
+            np.bitwise_and.reduce(m, axis=None),
+            np.minimum.reduce(m, axis=None), np.fmax.reduce(f, axis=1),
+            np.fmin.accumulate(f, axis=1), np.maximum.reduce(f, axis=1),
+            np.multiply.reduceat(np.arange(1, 7), [4, 1]), np.add.reduce(m, dtype=np.float32),
+            np.add.reduce(np.ones(3, dtype=np.uint8)),
+            np.multiply.reduce(np.full(10, 3, dtype=np.int8)),
+            np.add.reduce(m, axis=-1, out=np.zeros(3, dtype=np.int64)),
+            np.equal.reduce(np.asarray([True, False, False])),
+            np.minimum.reduceat(m, [0, 2], axis=0),
+            np.logical_or.accumulate(np.asarray([False, True, False])),
+            np.add.reduce([[1, 2], [3, 4]]),
+            np.maximum.accumulate(np.asarray([[3, 1], [2, 5]]), axis=1), np.negative.nin,
+            np.divmod.nout)
 
 
 def selections_and_sets(np):
@@ -376,12 +433,18 @@ def selections_and_sets(np):
     ages = np.asarray([3, 17, 18, 25, 64, 65, 90])
     edges = np.asarray([0, 18, 65])
     labels = np.searchsorted(edges, ages, side="right") - 1
-    return (np.where(a > 2, a, -a), np.where(a[:, :1] > 0, a, np.asarray([10, 20, 30])), np.where(x > 0),
-            np.where(a > 10, 1.5, a.astype(float)), np.select([x < -1, x > 1], [x ** 2, -x], default=0.5),
-            np.select([a > 3, a > 1], [a * 10, a], 0), np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2]),
-            np.piecewise(x, [x < -1, x > 1], [0, 1, 0.5]), np.piecewise(a, [a < 2], [lambda v: v * 100, -1]),
-            np.isin(p, q), np.isin(p, q, invert=True), np.isin(p.reshape(2, 3), [3, 9]), np.setdiff1d(p, q),
-            np.intersect1d(p, q), np.intersect1d(p, q, return_indices=True), np.union1d(p, q), np.setxor1d(p, q),
+    return (np.where(a > 2, a, -a), np.where(a[:, :1] > 0, a, np.asarray([10, 20, 30])),
+            np.where(x > 0),
+            np.where(a > 10, 1.5, a.astype(float)),
+            np.select([x < -1, x > 1], [x ** 2, -x], default=0.5),
+            np.select([a > 3, a > 1], [a * 10, a], 0),
+            np.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2]),
+            np.piecewise(x, [x < -1, x > 1], [0, 1, 0.5]),
+            np.piecewise(a, [a < 2], [lambda v: v * 100, -1]),
+            np.isin(p, q), np.isin(p, q, invert=True), np.isin(p.reshape(2, 3), [3, 9]),
+            np.setdiff1d(p, q),
+            np.intersect1d(p, q), np.intersect1d(p, q, return_indices=True), np.union1d(p, q),
+            np.setxor1d(p, q),
             np.isin(p, q, kind="table"), np.isin(p.astype(np.float32), [3.0]),
             np.intersect1d([1, 2, 2], [2, 2, 3], assume_unique=True), labels, np.bincount(labels),
             np.digitize(ages, edges) - 1, np.histogram(ages, bins=edges)[0])
@@ -396,12 +459,16 @@ def complex_order(np):
     w = np.asarray([1 + 1j, 1 + 1j, 0 + 5j, 3j, 0j, 2 + 0j, np.nan])
     v = np.asarray([1 + 2j, 1 - 1j, 0 + 5j, 2 + 0j, 1 + 2j, np.nan + 1j, 1 + np.nan * 1j])
     s = np.sort(v[:5])
-    return (np.sort(z), np.greater(z, 0), np.maximum(v, w), np.minimum(v, w), np.fmax(v, w), np.fmin(v, w), np.less(v, w),
-            np.less_equal(v, w), np.greater(v, w), np.greater_equal(v, w), np.maximum(v, 1 + 1j), np.less(2.0, v),
-            np.maximum(v, w.real), np.maximum(v.astype(np.complex64), np.float32(1)), np.clip(v, 1, 2 + 2j),
+    return (np.sort(z), np.greater(z, 0), np.maximum(v, w), np.minimum(v, w), np.fmax(v, w),
+            np.fmin(v, w), np.less(v, w),
+            np.less_equal(v, w), np.greater(v, w), np.greater_equal(v, w), np.maximum(v, 1 + 1j),
+            np.less(2.0, v),
+            np.maximum(v, w.real), np.maximum(v.astype(np.complex64), np.float32(1)),
+            np.clip(v, 1, 2 + 2j),
             np.clip(v[:5], w[:5], None), np.searchsorted(s, w), np.searchsorted(s, w, side="right"),
             np.searchsorted(v[:5], w, sorter=np.argsort(v[:5])), np.searchsorted(s, w[0]),
-            np.intersect1d(v[:5], w), np.intersect1d(v[:5], w[:6], return_indices=True), np.setxor1d(v[:5], w[:6]))
+            np.intersect1d(v[:5], w), np.intersect1d(v[:5], w[:6], return_indices=True),
+            np.setxor1d(v[:5], w[:6]))
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # NumPy's, comparing NaNs
@@ -453,8 +520,10 @@ def iterations(np):
     xj = np.zeros(n)
     for _ in range(200):
         xj = (np.ones(n) - R @ xj) / D
-    return (x, steps, r, np.roots(p), np.polyint(p), np.poly([1, 2, 3]), np.polyadd([1, 2], [1, 0, 0]),
-            np.polymul([1, 1], [1, -1]), np.polydiv([1, 0, -1], [1, 1]), np.polysub([3, 2, 1], [1]), mid,
+    return (x, steps, r, np.roots(p), np.polyint(p), np.poly([1, 2, 3]),
+            np.polyadd([1, 2], [1, 0, 0]),
+            np.polymul([1, 1], [1, -1]), np.polydiv([1, 0, -1], [1, 1]), np.polysub([3, 2, 1], [1]),
+            mid,
             growth[::7], xj, np.linalg.solve(A, np.ones(n)))
 
 
@@ -471,17 +540,26 @@ def linear_algebra(np):
     wc, _ = np.linalg.eig(np.asarray([[1.0, 2], [-2, 1]]))
     b = np.stack([np.eye(2), 2 * np.eye(2)])
     return (tuple(np.linalg.lstsq(A, np.asarray([1.0, 2, 3, 4]), rcond=1e-10)), np.linalg.pinv(A),
-            np.linalg.pinv(B, rcond=1e-5), np.linalg.matrix_rank(B), np.linalg.matrix_rank(B, tol=1e-3),
+            np.linalg.pinv(B, rcond=1e-5), np.linalg.matrix_rank(B),
+            np.linalg.matrix_rank(B, tol=1e-3),
             np.linalg.matrix_power(N, 3), np.linalg.matrix_power(N, -2), w[np.argsort(w.real)],
-            np.linalg.cond(N), np.linalg.cond(N, 1), np.linalg.cond(N, "fro"), np.linalg.cond(N, -np.inf),
-            np.linalg.det(N), tuple(np.linalg.slogdet(N)), np.linalg.inv(N), np.linalg.matrix_rank(np.ones((3, 3))),
-            np.linalg.matrix_rank(np.zeros((2, 2))), np.abs(q), np.abs(r), np.abs(np.linalg.qr(A, mode="r")),
-            np.linalg.qr(A, mode="complete")[0].shape, np.abs(u), s, np.abs(vh), np.linalg.eigh(S, UPLO="U")[0],
-            np.sort_complex(wc), np.linalg.eigvalsh(np.asarray([[2, 1j], [-1j, 3]])), np.linalg.inv(b),
-            np.linalg.det(b), np.linalg.solve(b, np.ones((2, 2, 1))), np.linalg.multi_dot([A.T, A, np.ones(3)]),
+            np.linalg.cond(N), np.linalg.cond(N, 1), np.linalg.cond(N, "fro"),
+            np.linalg.cond(N, -np.inf),
+            np.linalg.det(N), tuple(np.linalg.slogdet(N)), np.linalg.inv(N),
+            np.linalg.matrix_rank(np.ones((3, 3))),
+            np.linalg.matrix_rank(np.zeros((2, 2))), np.abs(q), np.abs(r),
+            np.abs(np.linalg.qr(A, mode="r")),
+            np.linalg.qr(A, mode="complete")[0].shape, np.abs(u), s, np.abs(vh),
+            np.linalg.eigh(S, UPLO="U")[0],
+            np.sort_complex(wc), np.linalg.eigvalsh(np.asarray([[2, 1j], [-1j, 3]])),
+            np.linalg.inv(b),
+            np.linalg.det(b), np.linalg.solve(b, np.ones((2, 2, 1))),
+            np.linalg.multi_dot([A.T, A, np.ones(3)]),
             np.linalg.pinv(S, hermitian=True), np.linalg.matrix_rank(S, hermitian=True),
-            np.linalg.svd(A, compute_uv=False), np.linalg.tensorsolve(np.eye(6).reshape(6, 2, 3), np.arange(6.0)),
-            np.linalg.tensorinv(np.eye(4).reshape(4, 2, 2), ind=1), np.linalg.cholesky(S, upper=True),
+            np.linalg.svd(A, compute_uv=False),
+            np.linalg.tensorsolve(np.eye(6).reshape(6, 2, 3), np.arange(6.0)),
+            np.linalg.tensorinv(np.eye(4).reshape(4, 2, 2), ind=1),
+            np.linalg.cholesky(S, upper=True),
             np.linalg.norm(b, axis=(1, 2)))
 
 
@@ -490,8 +568,10 @@ def norms(np):
     v = np.asarray([3.0, -4, 0])
     out = [np.linalg.norm(v, o) for o in (None, 0, 1, 2, np.inf, -np.inf, 3, -1, 0.5)]
     out += [np.linalg.norm(M, o) for o in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)]
-    return out + [np.linalg.norm(M, axis=1), np.linalg.norm(M, 1, axis=0), np.linalg.norm(M, axis=1, keepdims=True),
-                  np.linalg.norm(M, axis=(0, 1)), np.linalg.norm(np.arange(4)), np.linalg.norm(np.arange(6).reshape(2, 3), "fro"),
+    return out + [np.linalg.norm(M, axis=1), np.linalg.norm(M, 1, axis=0),
+                  np.linalg.norm(M, axis=1, keepdims=True),
+                  np.linalg.norm(M, axis=(0, 1)), np.linalg.norm(np.arange(4)),
+                  np.linalg.norm(np.arange(6).reshape(2, 3), "fro"),
                   np.linalg.vector_norm(M, ord=3), np.linalg.matrix_norm(M, ord="nuc")]
 
 
@@ -505,12 +585,16 @@ def calculus(np):
     s = np.sin(t)
     h = t[1] - t[0]
     return (np.gradient(y), np.gradient(y, 2.0), np.gradient(y, x), np.gradient(y, edge_order=2),
-            np.gradient(y, x, edge_order=2), np.gradient(f), np.gradient(f, 0.5, 2.0), np.gradient(f, axis=1),
+            np.gradient(y, x, edge_order=2), np.gradient(f), np.gradient(f, 0.5, 2.0),
+            np.gradient(f, axis=1),
             np.gradient(f, np.asarray([0.0, 1, 3]), axis=0), np.gradient(np.asarray([1, 2, 4, 8])),
-            np.cumulative_sum(y), np.cumulative_sum(y, include_initial=True), np.cumulative_sum(f, axis=0),
-            np.cumulative_prod(np.asarray([1, 2, 3])), np.cumulative_sum(np.asarray([1, 2], dtype=np.int8)),
+            np.cumulative_sum(y), np.cumulative_sum(y, include_initial=True),
+            np.cumulative_sum(f, axis=0),
+            np.cumulative_prod(np.asarray([1, 2, 3])),
+            np.cumulative_sum(np.asarray([1, 2], dtype=np.int8)),
             np.trapezoid(s, t), h / 3 * (s[0] + 4 * s[1:-1:2].sum() + 2 * s[2:-1:2].sum() + s[-1]),
-            np.sum(np.sin((t[:-1] + t[1:]) / 2) * np.diff(t)), np.trapezoid(np.vstack([s, 2 * s]), t, axis=1))
+            np.sum(np.sin((t[:-1] + t[1:]) / 2) * np.diff(t)),
+            np.trapezoid(np.vstack([s, 2 * s]), t, axis=1))
 
 
 def polynomials(np):
@@ -523,25 +607,32 @@ def polynomials(np):
     y = 3 * x ** 2 - x + 0.5 + np.asarray([0.01, -0.02, 0.0, 0.03, -0.01, 0.02, -0.03, 0.0])
     c, cov = np.polyfit(x, y, 2, cov=True)
     q = np.poly1d([1, -3, 2])
-    return (p(np.asarray([0.0, 1, 2])), p.deriv().coef, p.integ().coef, (p * p).coef, p.roots(), fit.convert().coef,
+    return (p(np.asarray([0.0, 1, 2])), p.deriv().coef, p.integ().coef, (p * p).coef, p.roots(),
+            fit.convert().coef,
             np.polynomial.polynomial.polyfit(np.arange(5.0), np.arange(5.0) ** 2, 2),
             np.polynomial.chebyshev.chebfit(np.linspace(-1, 1, 7), np.linspace(-1, 1, 7) ** 3, 3),
             np.polynomial.polynomial.polyval(np.asarray([1.0, 2]), np.asarray([1.0, 0, 1])),
-            np.polynomial.legendre.legval(0.5, [1, 2, 3]), np.polynomial.hermite.hermval(np.asarray([0.0, 1.0]), [1, 1]),
-            c, cov, np.polyfit(x, y, 2, w=np.linspace(1, 2, 8)), tuple(np.polyfit(x, y, 1, full=True)),
-            np.polyfit(x, np.stack([y, 2 * y], axis=1), 1), q(np.asarray([0.0, 1, 2])), q.r, q.deriv().c, (q * q).c,
-            np.polyval(q, 3), np.vander(np.asarray([1, 2, 3]), 3), np.vander(x[:3], increasing=True))
+            np.polynomial.legendre.legval(0.5, [1, 2, 3]),
+            np.polynomial.hermite.hermval(np.asarray([0.0, 1.0]), [1, 1]),
+            c, cov, np.polyfit(x, y, 2, w=np.linspace(1, 2, 8)),
+            tuple(np.polyfit(x, y, 1, full=True)),
+            np.polyfit(x, np.stack([y, 2 * y], axis=1), 1), q(np.asarray([0.0, 1, 2])), q.r,
+            q.deriv().c, (q * q).c,
+            np.polyval(q, 3), np.vander(np.asarray([1, 2, 3]), 3),
+            np.vander(x[:3], increasing=True))
 
 
 def float_ranges(np):
     """Grids made with float steps, compared exactly as programs compare
     them (np.arange(-3, 3, 0.7) differed from NumPy's in the last bit:
     NumPy steps by the difference of its first two values)."""
-    grids = [np.arange(-3, 3, 0.7), np.arange(1, 0, -0.3), np.arange(0.1, 1, 0.1), np.arange(0, 0.3, 0.1),
+    grids = [np.arange(-3, 3, 0.7), np.arange(1, 0, -0.3), np.arange(0.1, 1, 0.1),
+             np.arange(0, 0.3, 0.1),
              np.arange(0.5, 10.25, 0.25), np.arange(1e-3, 1e-2, 1e-3), np.arange(-2.2, 7.9, 0.37),
              np.arange(0, 1, 0.1, dtype=np.float32), np.arange(-1, 1, 0.3, dtype=np.float16),
              np.arange(2.5), np.arange(0, 1, 1 / 3)]
-    return grids + [(g == np.round(g, 12)).sum() for g in grids[:4]] + [np.arange(0, 1, 0.1)[3] == 0.3]
+    return grids + [(g == np.round(g, 12)).sum() for g in grids[:4]] + [np.arange(0, 1,
+                                                                                  0.1)[3] == 0.3]
 
 
 def complex_fits(np):
@@ -565,17 +656,27 @@ def products(np):
     v = np.asarray([1.0, 2.0, 3.0])
     z = np.asarray([[1 + 1j, 2], [3, 4j]])
     zv = np.asarray([1j, 2])
-    return (np.einsum("...ij,jk->...ik", a, b), np.einsum("bij->b", a), np.einsum("ii->i", np.eye(3) * 2),
-            np.einsum("ij->", b), np.einsum("ijk,kj->i", a, b), np.einsum(a, [0, 1, 2], b, [2, 1], [0]),
-            np.einsum("i,i", np.arange(3), np.arange(3)), np.einsum("ij,ij->ij", b, b, optimize=True),
-            np.einsum("i...->...", a), np.einsum("ji", b), np.einsum("ab,bc,cd->ad", b.T, b, b.T, optimize="greedy"),
+    return (np.einsum("...ij,jk->...ik", a, b), np.einsum("bij->b", a),
+            np.einsum("ii->i", np.eye(3) * 2),
+            np.einsum("ij->", b), np.einsum("ijk,kj->i", a, b),
+            np.einsum(a, [0, 1, 2], b, [2, 1], [0]),
+            np.einsum("i,i", np.arange(3), np.arange(3)),
+            np.einsum("ij,ij->ij", b, b, optimize=True),
+            np.einsum("i...->...", a), np.einsum("ji", b),
+            np.einsum("ab,bc,cd->ad", b.T, b, b.T, optimize="greedy"),
             np.einsum("i,j", np.arange(2, dtype=np.int8), np.arange(2, dtype=np.int8)),
-            np.vecdot(m, v), np.matvec(m, v), np.vecmat(v[:2], m), np.matvec(z, zv), np.vecmat(zv, z),
-            np.matvec(np.ones((4, 2, 3)), np.ones((1, 3))), np.matvec(np.ones((2, 3), dtype=np.int8), np.ones(3, dtype=np.float32)),
-            np.vecmat(np.arange(2), np.ones((3, 2, 2))), np.linalg.vecdot(m, v), np.linalg.outer(v, v[:2]),
-            np.linalg.cross(v, v[::-1]), np.linalg.diagonal(m), np.linalg.matrix_transpose(m), np.permute_dims(m, (1, 0)),
-            np.unstack(m, axis=1), np.astype(m, np.int32), np.linalg.svdvals(m), np.linalg.trace(np.eye(3)),
-            np.linalg.tensordot(m, m.T, axes=1), np.linalg.matmul(m, m.T), np.linalg.vector_norm(m, axis=0))
+            np.vecdot(m, v), np.matvec(m, v), np.vecmat(v[:2], m), np.matvec(z, zv),
+            np.vecmat(zv, z),
+            np.matvec(np.ones((4, 2, 3)), np.ones((1, 3))),
+            np.matvec(np.ones((2, 3), dtype=np.int8), np.ones(3, dtype=np.float32)),
+            np.vecmat(np.arange(2), np.ones((3, 2, 2))), np.linalg.vecdot(m, v),
+            np.linalg.outer(v, v[:2]),
+            np.linalg.cross(v, v[::-1]), np.linalg.diagonal(m), np.linalg.matrix_transpose(m),
+            np.permute_dims(m, (1, 0)),
+            np.unstack(m, axis=1), np.astype(m, np.int32), np.linalg.svdvals(m),
+            np.linalg.trace(np.eye(3)),
+            np.linalg.tensordot(m, m.T, axes=1), np.linalg.matmul(m, m.T),
+            np.linalg.vector_norm(m, axis=0))
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")  # NumPy's norm(v, -1) of a 0
@@ -592,7 +693,8 @@ def test_numerical_methods():
 
 def test_matvec_and_vecmat_errors_and_out():
     for np in (numpy, tnp):
-        for call in (lambda: np.matvec(np.ones((2, 3)), np.ones(2)), lambda: np.matvec(np.ones(3), np.ones(3)),
+        for call in (lambda: np.matvec(np.ones((2, 3)), np.ones(2)),
+                     lambda: np.matvec(np.ones(3), np.ones(3)),
                      lambda: np.vecmat(np.ones(3), np.ones((2, 3)))):
             with pytest.raises(ValueError, match="core dimension|enough dimensions"):
                 call()
@@ -615,8 +717,11 @@ def old_style(np):
     e = np.asmatrix(np.eye(2) * 2)
     return (np.asarray(m * m), np.asarray(m.I), np.asarray(e * e), np.asarray(np.bmat([[e, e]])),
             np.linspace(numpy.complex64(0), numpy.complex64(1j), 5, retstep=True),
-            np.linspace(0, numpy.complex64(1 + 1j), 3), np.linspace(np.asarray([1j, 2], dtype=np.complex64),
-                                                                    np.asarray([3, 4j], dtype=np.complex64), 4))
+            np.linspace(0, numpy.complex64(1 + 1j), 3),
+            np.linspace(np.asarray([1j, 2], dtype=np.complex64),
+                                                                    np.asarray([3, 4j],
+                                                                               dtype=np.complex64),
+                        4))
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
@@ -645,7 +750,8 @@ def random_properties(np):
     out.append([sorted(r) for r in p.tolist()])
     i = rng.integers(1, 6, size=1000, endpoint=True)
     out += [i.dtype == np.int64, int(i.min()), int(i.max())]
-    out += [rng.integers(5, size=(2, 2), dtype=np.uint8).dtype == np.uint8, rng.integers([1, 10], [5, 20]).shape]
+    out += [rng.integers(5, size=(2, 2), dtype=np.uint8).dtype == np.uint8,
+            rng.integers([1, 10], [5, 20]).shape]
     a = np.arange(10)
     rng.shuffle(a)
     m = np.arange(12).reshape(4, 3)
@@ -656,11 +762,15 @@ def random_properties(np):
     out.append(rng.random((3, 2), dtype=np.float32).dtype == np.float32)
     u = rng.uniform(-1, 1, 100)
     out.append(bool((u >= -1).all() and (u < 1).all()))
-    out.append(bool((np.random.default_rng(3).random(4) == np.random.default_rng(3).random(4)).all()))
+    same_seed = np.random.default_rng(3).random(4) == np.random.default_rng(3).random(4)
+    out.append(bool(same_seed.all()))
     out.append(rng.choice(["a", "b"], p=[1.0, 0.0], size=3).tolist())
-    out += [rng.multinomial(20, [0.2, 0.8], size=3).sum(axis=1).tolist(), rng.normal(0, [1, 10], size=(5, 2)).shape]
-    out += [sorted(rng.choice(np.arange(6), 6, replace=False, shuffle=False).tolist()), len(rng.bytes(5))]
-    out += [rng.integers(0, 2, 5, dtype=bool).dtype == np.bool_, np.round(rng.dirichlet([1, 1, 1], 2).sum(axis=1), 12).tolist()]
+    out += [rng.multinomial(20, [0.2, 0.8], size=3).sum(axis=1).tolist(),
+            rng.normal(0, [1, 10], size=(5, 2)).shape]
+    out += [sorted(rng.choice(np.arange(6), 6, replace=False, shuffle=False).tolist()),
+            len(rng.bytes(5))]
+    out += [rng.integers(0, 2, 5, dtype=bool).dtype == np.bool_,
+            np.round(rng.dirichlet([1, 1, 1], 2).sum(axis=1), 12).tolist()]
     img = np.zeros((4, 5))
     out += [rng.integers(0, 10, size=img.shape).shape, rng.choice(img.size, 3).shape]
     # shuffles of views write into the base; the rest of it is untouched
@@ -670,7 +780,8 @@ def random_properties(np):
     rng.shuffle(b.T)
     c = np.arange(12).reshape(3, 4)
     rng.permuted(c, axis=1, out=c)
-    out += [sorted(v[::2].tolist()), v[1::2].tolist(), [sorted(r) for r in b.tolist()], bool((b[1] - b[0] == 4).all()), [sorted(r) for r in c.tolist()]]
+    out += [sorted(v[::2].tolist()), v[1::2].tolist(), [sorted(r) for r in b.tolist()],
+            bool((b[1] - b[0] == 4).all()), [sorted(r) for r in c.tolist()]]
     return out
 
 
@@ -685,16 +796,24 @@ def test_random_programs_keep_numpys_properties():
 def printing(np):
     x = np.asarray([[1.0, 2.5, -3.25], [1e-5, 1e5, np.nan]])
     y = np.asarray([1.123456789, 2.0, 1e-7])
-    out = [np.array2string(x), np.array2string(x, precision=2), np.array2string(x, precision=2, suppress_small=True),
-           np.array2string(np.arange(6).reshape(2, 3), separator=","), np.array2string(np.arange(2000)),
-           np.array2string(x, formatter={"float_kind": lambda v: f"{v:.1f}"}), np.array2string(np.asarray([True, False])),
-           np.array2string(np.asarray([1 + 2j, 3.5 - 1j])), np.array2string(np.arange(10), threshold=5, edgeitems=2),
-           np.array2string(np.asarray(3.14159)), np.array2string(np.asarray([0.1, 0.25]), floatmode="fixed", precision=3),
+    out = [np.array2string(x), np.array2string(x, precision=2),
+           np.array2string(x, precision=2, suppress_small=True),
+           np.array2string(np.arange(6).reshape(2, 3), separator=","),
+           np.array2string(np.arange(2000)),
+           np.array2string(x, formatter={"float_kind": lambda v: f"{v:.1f}"}),
+           np.array2string(np.asarray([True, False])),
+           np.array2string(np.asarray([1 + 2j, 3.5 - 1j])),
+           np.array2string(np.arange(10), threshold=5, edgeitems=2),
+           np.array2string(np.asarray(3.14159)),
+           np.array2string(np.asarray([0.1, 0.25]), floatmode="fixed", precision=3),
            np.array2string(np.asarray([1.0, 2.0]), sign="+"), np.array2string(np.zeros((2, 0))),
-           np.array2string(np.arange(3, dtype=np.uint8), prefix="x = "), np.array2string(np.linspace(0, 1, 12), max_line_width=30),
-           np.array2string(np.asarray([1e-10, 1.0]), floatmode="unique"), np.array2string(np.asarray([100000000.0, 1.0]))]
+           np.array2string(np.arange(3, dtype=np.uint8), prefix="x = "),
+           np.array2string(np.linspace(0, 1, 12), max_line_width=30),
+           np.array2string(np.asarray([1e-10, 1.0]), floatmode="unique"),
+           np.array2string(np.asarray([100000000.0, 1.0]))]
     with np.printoptions(precision=3, suppress=True):
-        out += [np.array2string(y), np.array_str(y), np.array_repr(y), np.get_printoptions()["precision"]]
+        out += [np.array2string(y), np.array_str(y), np.array_repr(y),
+                np.get_printoptions()["precision"]]
     out.append(np.array2string(y))
     old = np.get_printoptions()
     np.set_printoptions(precision=2, threshold=4, edgeitems=1)
@@ -706,15 +825,24 @@ def printing(np):
         out.append(np.array2string(np.arange(3)))
     with np.printoptions(legacy="1.13"):
         out.append(np.array2string(np.asarray([1.0, 2.5])))
-    out += [np.format_float_positional(np.float64(1 / 3), precision=4), np.format_float_positional(0.1),
-            np.format_float_scientific(12345.678, precision=2), np.format_float_positional(np.float32(0.1)),
-            np.format_float_positional(1.0, trim="-"), np.format_float_scientific(np.float32(1e-5), exp_digits=3),
-            np.format_float_positional(np.asarray(2.5)), np.base_repr(255, 16), np.binary_repr(-3, width=4)]
-    out += [np.array_repr(np.asarray([1, 2], dtype=np.int32)), np.array_repr(np.asarray([1.0, 2.0], dtype=np.float16)),
-            np.array_repr(np.asarray([[1j]], dtype=np.complex64)), np.array_repr(np.zeros((0, 3), dtype=np.int64)),
-            np.array_repr(np.zeros(3, dtype=np.uint16)), np.array_repr(np.asarray(5, dtype=np.int8)),
-            np.array_repr(np.asarray([np.nan, 1.0])), np.array_str(np.asarray([1e20, 1.0])), np.array_str(np.asarray(1.5)),
-            np.array_repr(np.arange(12).reshape(2, 2, 3)), np.array_repr(np.asarray([1.0, 2.0], dtype=np.float32) * 0.1),
+    out += [np.format_float_positional(np.float64(1 / 3), precision=4),
+            np.format_float_positional(0.1),
+            np.format_float_scientific(12345.678, precision=2),
+            np.format_float_positional(np.float32(0.1)),
+            np.format_float_positional(1.0, trim="-"),
+            np.format_float_scientific(np.float32(1e-5), exp_digits=3),
+            np.format_float_positional(np.asarray(2.5)), np.base_repr(255, 16),
+            np.binary_repr(-3, width=4)]
+    out += [np.array_repr(np.asarray([1, 2], dtype=np.int32)),
+            np.array_repr(np.asarray([1.0, 2.0], dtype=np.float16)),
+            np.array_repr(np.asarray([[1j]], dtype=np.complex64)),
+            np.array_repr(np.zeros((0, 3), dtype=np.int64)),
+            np.array_repr(np.zeros(3, dtype=np.uint16)),
+            np.array_repr(np.asarray(5, dtype=np.int8)),
+            np.array_repr(np.asarray([np.nan, 1.0])), np.array_str(np.asarray([1e20, 1.0])),
+            np.array_str(np.asarray(1.5)),
+            np.array_repr(np.arange(12).reshape(2, 2, 3)),
+            np.array_repr(np.asarray([1.0, 2.0], dtype=np.float32) * 0.1),
             np.array_repr(np.asarray([True, False])[None]), np.array_repr(np.arange(1001))]
     return out
 
@@ -722,7 +850,8 @@ def printing(np):
 def error_states(np):
     out = []
     with np.errstate(divide="ignore", invalid="ignore"):
-        out += [np.asarray([1.0, 0.0, -1.0]) / np.asarray([0.0, 0.0, 0.0]), np.log(np.asarray([0.0, 1.0, -1.0]))]
+        out += [np.asarray([1.0, 0.0, -1.0]) / np.asarray([0.0, 0.0, 0.0]),
+                np.log(np.asarray([0.0, 1.0, -1.0]))]
     out.append(np.geterr()["divide"])
     old = np.seterr(over="ignore")
     out.append(np.exp(np.asarray([1000.0])))
@@ -775,15 +904,23 @@ def methods(np):
     c.flat[[1, 5]] = -1
     d = a.copy()
     d.put([0, 2], [9, 8])
-    return (a.ravel("F"), a.flatten("F"), a.reshape(2, -1, order="F"), a.reshape((4, 3)), b, c, d, a.repeat(2, axis=1),
-            a.swapaxes(0, 1), a[None].squeeze(), a.clip(3), a.clip(max=5), a.trace(), a.trace(1), a.dot(np.ones(4)),
+    return (a.ravel("F"), a.flatten("F"), a.reshape(2, -1, order="F"), a.reshape((4, 3)), b, c, d,
+            a.repeat(2, axis=1),
+            a.swapaxes(0, 1), a[None].squeeze(), a.clip(3), a.clip(max=5), a.trace(), a.trace(1),
+            a.dot(np.ones(4)),
             a.any(axis=0), a.all(), a.cumsum(), a.round(), f.round(2), a.argmax(axis=1), a.argmin(),
-            a.compress([True, False, True], axis=0), a.take([0, 5]), a.take(indices=1), a.itemsize, a.nbytes, a.strides, a.T.strides,
-            a.ndim, a.flat[5], a.item(3), a.item(1, 2), a.tolist(), f.astype(np.float32).tobytes()[:8],
-            a.view(np.uint8).shape, a.conj(), a.min(initial=-1), a.max(axis=1, initial=100), a.sum(axis=0, dtype=np.int8),
-            a.prod(axis=1), a.mean(axis=0, dtype=np.float32), a.std(ddof=1), a.var(axis=1, ddof=1), a.cumprod(axis=0),
-            a.diagonal(), a.transpose(1, 0), a.transpose((1, 0)), a.T.reshape(-1), a[:, ::2].ravel(), f.flatten(),
-            a.argpartition(1, axis=1)[:, :1], a.dtype.kind, a.dtype.name, a.dtype.char, a.dtype.str, a.real, a.astype(complex).imag)
+            a.compress([True, False, True], axis=0), a.take([0, 5]), a.take(indices=1), a.itemsize,
+            a.nbytes, a.strides, a.T.strides,
+            a.ndim, a.flat[5], a.item(3), a.item(1, 2), a.tolist(),
+            f.astype(np.float32).tobytes()[:8],
+            a.view(np.uint8).shape, a.conj(), a.min(initial=-1), a.max(axis=1, initial=100),
+            a.sum(axis=0, dtype=np.int8),
+            a.prod(axis=1), a.mean(axis=0, dtype=np.float32), a.std(ddof=1), a.var(axis=1, ddof=1),
+            a.cumprod(axis=0),
+            a.diagonal(), a.transpose(1, 0), a.transpose((1, 0)), a.T.reshape(-1),
+            a[:, ::2].ravel(), f.flatten(),
+            a.argpartition(1, axis=1)[:, :1], a.dtype.kind, a.dtype.name, a.dtype.char, a.dtype.str,
+            a.real, a.astype(complex).imag)
 
 
 def updates(np):
@@ -834,9 +971,12 @@ def updates(np):
     np.mean(np.arange(4.0), out=v)
     w8 = np.asarray([100, 120], dtype=np.int8)
     u8 = np.asarray([250], dtype=np.uint8)
-    return (a, b, c, d, e, f, g, h, i, j, m, n, p, q, r, s, t, u, v, w8 + w8, w8 * 2, -np.asarray([-128], dtype=np.int8),
-            u8 + u8, np.abs(np.asarray([-128], dtype=np.int8)), w8.astype(np.uint8), np.negative(u8), u8 - np.uint8(251),
-            np.asarray([2**31 - 1], dtype=np.int32) + 1, np.square(w8), w8.sum(dtype=np.int8), np.add(w8, w8, dtype=np.int16))
+    return (a, b, c, d, e, f, g, h, i, j, m, n, p, q, r, s, t, u, v, w8 + w8, w8 * 2,
+            -np.asarray([-128], dtype=np.int8),
+            u8 + u8, np.abs(np.asarray([-128], dtype=np.int8)), w8.astype(np.uint8),
+            np.negative(u8), u8 - np.uint8(251),
+            np.asarray([2**31 - 1], dtype=np.int32) + 1, np.square(w8), w8.sum(dtype=np.int8),
+            np.add(w8, w8, dtype=np.int16))
 
 
 def casting_errors(np):
@@ -847,7 +987,8 @@ def casting_errors(np):
               lambda: np.asarray([1, 2], dtype=np.uint8) + 300,
               lambda: np.asarray([1.5]).astype(np.int64, casting="same_kind"),
               lambda: np.copyto(np.zeros(2, dtype=np.int64), np.asarray([1.5, 2.5])),
-              lambda: np.copyto(np.zeros(2, dtype=np.int64), np.asarray([1.5, 2.5]), casting="unsafe")):
+              lambda: np.copyto(np.zeros(2, dtype=np.int64), np.asarray([1.5, 2.5]),
+                                casting="unsafe")):
         try:
             out.append(f())
         except (TypeError, ValueError, OverflowError) as err:
@@ -861,7 +1002,8 @@ def layout_and_rolls(np):
     raised, np.bmat of one array gave None."""
     a = np.arange(12).reshape(3, 4)
     f = np.asfortranarray(a)
-    flags = [(x.flags.fnc, x.flags.forc, x.flags.carray, x.flags.farray, x.flags["FNC"], x.flags["CA"],
+    flags = [(x.flags.fnc, x.flags.forc, x.flags.carray, x.flags.farray, x.flags["FNC"],
+              x.flags["CA"],
               x.flags.behaved) for x in (a, f, a[:, ::2], np.arange(3))]
     return (np.isfortran(a), np.isfortran(f), np.isfortran(a.T), flags, np.roll(a, [1, 2]),
             np.roll(a, np.asarray([3, 1, 2])), np.roll(a, (1, 2), (0, 1)), np.roll(a, 1, (0, 1)),
@@ -891,11 +1033,16 @@ def ufunc_spellings(np):
     np.nan_to_num(empty, copy=False)
     empty[...] = 1
     return (np.sin(f, None), out, o1, o2, frac, whole, o3, mant, expo, o4, q, r, np.add(f, 1, None),
-            np.fabs(u), np.fabs(i), np.fabs(f), np.rint(u), np.rint(f), np.rint(np.asarray([1.5 + 2.5j, -0.5j])),
-            np.rint(i), np.gcd(u, 8), np.lcm(u, 3), np.gcd(12, i), np.heaviside(u, u), np.heaviside(u, 2),
-            np.heaviside(i, 0.5), np.heaviside(f.astype(np.float32), 0.5), np.nextafter(i, 3), np.nextafter(u, u),
-            np.nextafter(f, 0), np.nextafter(0.0, f), np.nextafter(f.astype(np.float32), 1.0), np.tril(i),
-            np.triu(f, 1), np.transpose(i, 0), np.permute_dims(i, 0), np.size(np.ones((2, 3)), (0, 1)), empty)
+            np.fabs(u), np.fabs(i), np.fabs(f), np.rint(u), np.rint(f),
+            np.rint(np.asarray([1.5 + 2.5j, -0.5j])),
+            np.rint(i), np.gcd(u, 8), np.lcm(u, 3), np.gcd(12, i), np.heaviside(u, u),
+            np.heaviside(u, 2),
+            np.heaviside(i, 0.5), np.heaviside(f.astype(np.float32), 0.5), np.nextafter(i, 3),
+            np.nextafter(u, u),
+            np.nextafter(f, 0), np.nextafter(0.0, f), np.nextafter(f.astype(np.float32), 1.0),
+            np.tril(i),
+            np.triu(f, 1), np.transpose(i, 0), np.permute_dims(i, 0),
+            np.size(np.ones((2, 3)), (0, 1)), empty)
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.bmat's matrix
@@ -915,30 +1062,42 @@ def edges_and_errors(np):
     sorter, rot90's axes were RuntimeErrors; cumulative_sum of a 0-d array
     raised AxisError)."""
     cases = [lambda: np.fft.fft(np.zeros(0)), lambda: np.convolve(np.zeros(0), np.ones(2)),
-             lambda: np.interp([1.0], np.zeros(0), np.zeros(0)), lambda: np.interp([1.0], [0, 1, 2], [0, 1]),
-             lambda: np.interp([1.0], [0, 1], [0, 1], period=0), lambda: np.histogram(np.arange(3), bins=2, range=(2, 1)),
-             lambda: np.histogram(np.arange(3), bins=[3, 1]), lambda: np.pad(np.zeros((0,)), 1, mode="reflect"),
+             lambda: np.interp([1.0], np.zeros(0), np.zeros(0)),
+             lambda: np.interp([1.0], [0, 1, 2], [0, 1]),
+             lambda: np.interp([1.0], [0, 1], [0, 1], period=0),
+             lambda: np.histogram(np.arange(3), bins=2, range=(2, 1)),
+             lambda: np.histogram(np.arange(3), bins=[3, 1]),
+             lambda: np.pad(np.zeros((0,)), 1, mode="reflect"),
              lambda: np.pad(np.arange(3), -1), lambda: np.pad(np.arange(3), 1, mode="nope"),
              lambda: np.argpartition(np.arange(3), 5), lambda: np.array_split(np.arange(3), 0),
              lambda: np.split(np.arange(5), 2), lambda: np.add.at(np.zeros(3), [5], 1),
              lambda: np.add.reduceat(np.arange(4), [0, 9]), lambda: np.gradient(np.asarray([1.0])),
-             lambda: np.gradient(np.arange(4.0), edge_order=3), lambda: np.percentile(np.arange(3), 101),
-             lambda: np.quantile(np.arange(3), 0.5, method="bogus"), lambda: np.polyfit([1, 2], [1, 2], -1),
-             lambda: np.polyfit([1, 2, 3], [1, 2], 1), lambda: np.linalg.lstsq(np.ones(3), np.ones(3), rcond=None),
+             lambda: np.gradient(np.arange(4.0), edge_order=3),
+             lambda: np.percentile(np.arange(3), 101),
+             lambda: np.quantile(np.arange(3), 0.5, method="bogus"),
+             lambda: np.polyfit([1, 2], [1, 2], -1),
+             lambda: np.polyfit([1, 2, 3], [1, 2], 1),
+             lambda: np.linalg.lstsq(np.ones(3), np.ones(3), rcond=None),
              lambda: np.linalg.norm(np.ones((2, 2)), 3), lambda: np.linalg.norm(np.ones(3), "fro"),
              lambda: np.linalg.inv(np.ones((2, 2))), lambda: np.linalg.cholesky(-np.eye(2)),
-             lambda: np.linalg.solve(np.zeros((2, 2)), np.ones(2)), lambda: np.linalg.matrix_power(np.eye(2), 2.5),
+             lambda: np.linalg.solve(np.zeros((2, 2)), np.ones(2)),
+             lambda: np.linalg.matrix_power(np.eye(2), 2.5),
              lambda: np.digitize([1], [1, 3, 2]), lambda: np.bincount(np.asarray([-1, 2])),
              lambda: np.bincount(np.asarray([1.0])), lambda: np.searchsorted([1, 2], 1, sorter=[0]),
-             lambda: np.searchsorted([1, 2], 1, sorter=[1, -3]), lambda: np.select([np.asarray([1, 0])], [np.asarray([1, 2])]),
-             lambda: np.hanning(-2), lambda: np.fft.irfft(np.ones(3), n=1), lambda: np.fft.rfft(np.ones(3), axis=2),
-             lambda: np.correlate(np.ones(3), np.zeros(0)), lambda: np.convolve(np.ones((2, 2)), np.ones(2)),
-             lambda: np.lib.stride_tricks.sliding_window_view(np.arange(3), 0), lambda: np.rot90(np.arange(3)),
+             lambda: np.searchsorted([1, 2], 1, sorter=[1, -3]),
+             lambda: np.select([np.asarray([1, 0])], [np.asarray([1, 2])]),
+             lambda: np.hanning(-2), lambda: np.fft.irfft(np.ones(3), n=1),
+             lambda: np.fft.rfft(np.ones(3), axis=2),
+             lambda: np.correlate(np.ones(3), np.zeros(0)),
+             lambda: np.convolve(np.ones((2, 2)), np.ones(2)),
+             lambda: np.lib.stride_tricks.sliding_window_view(np.arange(3), 0),
+             lambda: np.rot90(np.arange(3)),
              lambda: np.rot90(np.eye(2), axes=(0, 0)), lambda: np.rot90(np.eye(2), axes=(0,)),
              lambda: np.flip(np.eye(2), axis=3), lambda: np.cumulative_sum(np.ones((2, 2))),
              lambda: np.histogram2d([1, 2], [1], bins=2), lambda: np.choose([2], [[1], [2]]),
              lambda: np.argmax(np.zeros(0)), lambda: np.max(np.zeros((0, 2)), axis=0),
-             lambda: np.nanargmax(np.asarray([np.nan, np.nan])), lambda: np.unique(np.zeros((2, 3)), axis=2),
+             lambda: np.nanargmax(np.asarray([np.nan, np.nan])),
+             lambda: np.unique(np.zeros((2, 3)), axis=2),
              lambda: [x for x in np.nditer(np.zeros(0))]]
     caught = []
     for case in cases:
@@ -952,22 +1111,33 @@ def edges_and_errors(np):
             caught.append("ValueError" if isinstance(error, ValueError) else type(error).__name__)
     a = np.zeros(3)
     np.add.at(a, [], [])
-    return (caught, np.linalg.matrix_rank(np.asarray([1.0, 0.0])), np.linalg.matrix_rank(np.zeros(3)),
+    return (caught, np.linalg.matrix_rank(np.asarray([1.0, 0.0])),
+            np.linalg.matrix_rank(np.zeros(3)),
             np.linalg.matrix_rank(np.asarray(0.0)), np.linalg.matrix_rank(np.zeros((2, 3))),
-            np.cumulative_sum(np.asarray(3)), np.cumulative_sum(np.asarray(3), include_initial=True),
-            np.cumulative_prod(np.asarray(3.0), axis=-1), np.searchsorted([1, 2, 3], [2, 3], sorter=[0, 1, 2]),
-            np.fft.fftshift(np.zeros(0)), np.interp(np.zeros(0), [0, 1], [0, 1]), np.unwrap(np.zeros(0)),
+            np.cumulative_sum(np.asarray(3)),
+            np.cumulative_sum(np.asarray(3), include_initial=True),
+            np.cumulative_prod(np.asarray(3.0), axis=-1),
+            np.searchsorted([1, 2, 3], [2, 3], sorter=[0, 1, 2]),
+            np.fft.fftshift(np.zeros(0)), np.interp(np.zeros(0), [0, 1], [0, 1]),
+            np.unwrap(np.zeros(0)),
             np.histogram(np.zeros(0, dtype=np.uint8), bins=3), np.pad(np.zeros((0, 2)), 1),
-            np.unique(np.zeros(0, dtype=np.int64), return_inverse=True, return_counts=True, return_index=True),
-            np.unique(np.asarray(3)), np.lexsort((np.zeros(0),)), a, np.add.reduceat(np.arange(4), []),
+            np.unique(np.zeros(0, dtype=np.int64), return_inverse=True, return_counts=True,
+                      return_index=True),
+            np.unique(np.asarray(3)), np.lexsort((np.zeros(0),)), a,
+            np.add.reduceat(np.arange(4), []),
             np.gradient(np.arange(2.0), edge_order=1), np.isin(np.zeros(0), [1]),
-            np.setdiff1d(np.zeros(0, dtype=np.int64), [1]), np.piecewise(np.asarray(1.5), [np.asarray(True)], [lambda v: v * 2]),
-            np.kaiser(1, 5.0), np.fft.fftfreq(1), np.clip(np.arange(3), None, None), np.cumsum(np.asarray(3)),
-            np.digitize(np.zeros(0), [1, 2]), np.unwrap(np.asarray([0, 4, 8])), np.array2string(np.zeros(0)),
+            np.setdiff1d(np.zeros(0, dtype=np.int64), [1]),
+            np.piecewise(np.asarray(1.5), [np.asarray(True)], [lambda v: v * 2]),
+            np.kaiser(1, 5.0), np.fft.fftfreq(1), np.clip(np.arange(3), None, None),
+            np.cumsum(np.asarray(3)),
+            np.digitize(np.zeros(0), [1, 2]), np.unwrap(np.asarray([0, 4, 8])),
+            np.array2string(np.zeros(0)),
             np.pad(np.arange(3), ((1, 2),)),
             np.pad(np.ones((1, 1)), [(1, 0), (0, 1)], constant_values=((5, 6), (7, 8))),
-            np.percentile(np.arange(6).reshape(2, 3), [[10, 90]], axis=1), np.unique(np.zeros((0, 3)), axis=0),
-            np.linalg.pinv(np.zeros((0, 3))), np.linalg.det(np.zeros((0, 0))), np.linalg.cond(np.ones((2, 2))))
+            np.percentile(np.arange(6).reshape(2, 3), [[10, 90]], axis=1),
+            np.unique(np.zeros((0, 3)), axis=0),
+            np.linalg.pinv(np.zeros((0, 3))), np.linalg.det(np.zeros((0, 0))),
+            np.linalg.cond(np.ones((2, 2))))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

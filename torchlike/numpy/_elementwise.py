@@ -100,8 +100,9 @@ BINARY = {
 }
 
 __all__ = list(UNARY) + list(BINARY) + [
-    "fabs", "rint", "nextafter", "sign", "round", "around", "conj", "conjugate", "real", "imag", "clip", "deg2rad",
-    "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle", "heaviside", "divmod",
+    "fabs", "rint", "nextafter", "sign", "round", "around", "conj", "conjugate", "real", "imag",
+    "clip", "deg2rad", "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle",
+    "heaviside", "divmod",
     "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
 
 # ---- NumPy's order of complex numbers in comparisons and extrema -----------------
@@ -387,7 +388,12 @@ def _integer_pair(x1, x2):
     with 8 stays uint8), as NumPy's gcd/lcm loops take them."""
     if isinstance(x2, int) and not isinstance(x2, builtins.bool) and not isinstance(x1, int):
         x1 = _arg(x1)
-        return x1, _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        if x1.dtype != _C.bool and not (x1.is_floating_point() or x1.is_complex()):
+            bounds = np.iinfo(np_dtype(x1))
+            if not bounds.min <= x2 <= bounds.max:  # NEP 50's refusal
+                raise OverflowError(f"Python integer {x2} out of bounds for {bounds.dtype}")
+            return x1, _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        return x1, _arg(x2)
     if isinstance(x1, int) and not isinstance(x1, builtins.bool) and not isinstance(x2, int):
         x2, x1 = _integer_pair(x2, x1)
         return x1, x2
