@@ -1029,6 +1029,10 @@ def ufunc_spellings(np):
     frac, whole = np.modf(f, o3)
     mant, expo = np.frexp(f, None, o4)
     q, r = np.divmod(f, 2, out=(None, np.zeros(3)))
+    # (NumPy's integer reciprocal of 0 depends on the dtype and platform: no zeros)
+    recips = [np.reciprocal(np.asarray([1, -1, 2, -3, 5], dtype=d)) for d in (np.int8, np.int64)]
+    recips += [np.reciprocal(np.asarray([1, 2, 255], dtype=np.uint8)), np.reciprocal(f),
+               np.reciprocal(np.asarray([True]))]
     empty = np.asarray(numpy.zeros((0, 3)))
     np.nan_to_num(empty, copy=False)
     empty[...] = 1
@@ -1042,7 +1046,7 @@ def ufunc_spellings(np):
             np.nextafter(f, 0), np.nextafter(0.0, f), np.nextafter(f.astype(np.float32), 1.0),
             np.tril(i),
             np.triu(f, 1), np.transpose(i, 0), np.permute_dims(i, 0),
-            np.size(np.ones((2, 3)), (0, 1)), empty)
+            np.size(np.ones((2, 3)), (0, 1)), empty, recips)
 
 
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.bmat's matrix

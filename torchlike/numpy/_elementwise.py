@@ -79,7 +79,7 @@ UNARY = {
     "cosh": "cosh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "floor": "floor",
     "isfinite": "isfinite", "isinf": "isinf", "isnan": "isnan", "log": "log",
     "log1p": "log1p", "log2": "log2", "log10": "log10", "logical_not": "logical_not",
-    "negative": "neg", "positive": "positive", "reciprocal": "reciprocal", "sin": "sin",
+    "negative": "neg", "positive": "positive", "sin": "sin",
     "sinh": "sinh", "square": "square", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
     "trunc": "trunc", "fix": "trunc", "signbit": "signbit",
     "isposinf": "isposinf", "isneginf": "isneginf",
@@ -100,7 +100,7 @@ BINARY = {
 }
 
 __all__ = list(UNARY) + list(BINARY) + [
-    "fabs", "rint", "nextafter", "sign", "round", "around", "conj", "conjugate", "real", "imag",
+    "fabs", "rint", "nextafter", "reciprocal", "sign", "round", "around", "conj", "conjugate", "real", "imag",
     "clip", "deg2rad", "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle",
     "heaviside", "divmod",
     "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
@@ -192,6 +192,25 @@ def rint(x, /, *rest, **kwargs):
         out.copy_(result)
         return out
     return _C.round(x, **kwargs)
+
+
+def reciprocal(x, /, *rest, **kwargs):
+    """1/x; of integers, NumPy's integer division (1 and -1 keep their
+    values, every other integer gives 0, a zero too), bool as int8."""
+    x = _arg(x)
+    kwargs = _out_given("reciprocal", 1, rest, kwargs)
+    if x.is_floating_point() or x.is_complex():
+        return _C.reciprocal(x, **kwargs)
+    if x.dtype == _C.bool:
+        x = x.to(_C.int8)
+    unsigned = x.dtype in (_C.uint8, _C.uint16, _C.uint32, _C.uint64)
+    unit = (x == 1) if unsigned else (x == 1) | (x == -1)
+    result = _C.where(unit, x, _C.zeros((), dtype=x.dtype, device=x.device))
+    out = kwargs.get("out")
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
 
 
 def sign(x, /, **kwargs):
