@@ -1049,6 +1049,20 @@ def ufunc_spellings(np):
             np.size(np.ones((2, 3)), (0, 1)), empty, recips)
 
 
+def masks_and_scalars(np):
+    """A sweep of 0-d, bool and 8-bit inputs: np.bincount of a mask raised
+    (NumPy counts its False and True), linspace from a float32 end point and
+    a Python float was float64, argsort of a 0-d array raised."""
+    mask = np.asarray([True, False, True, True])
+    lo32 = np.asarray([0.0, 1.0], dtype=np.float32)
+    return (np.bincount(mask), np.bincount(mask, weights=np.asarray([0.5, 1, 2, 4])),
+            np.bincount(mask, minlength=3), np.linspace(numpy.float32(0), 2.0, 5),
+            np.linspace(lo32, 2.0, 3), np.linspace(2.0, lo32, 3, retstep=True),
+            np.linspace(np.asarray([0, 1], dtype=np.int8), 2, 3),
+            np.linspace(numpy.complex64(1j), 2.0, 3),
+            np.argsort(np.asarray(2.5)), np.argsort(np.asarray(3), axis=None))
+
+
 @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.bmat's matrix
 def test_methods_updates_and_casting():
     _run(methods)
@@ -1056,6 +1070,7 @@ def test_methods_updates_and_casting():
     _run(casting_errors)
     _run(layout_and_rolls)
     _run(ufunc_spellings)
+    _run(masks_and_scalars)
 
 
 # ---- empty and 0-d inputs, and the exception classes programs catch --------------------

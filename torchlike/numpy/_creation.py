@@ -2,6 +2,7 @@
 ``Tensor.__array_function__``), and the namespace's asarray, zeros, ones,
 full, arange, linspace, eye ... with NumPy's default dtypes (float64, int64)
 and Array API ``device=``/``copy=`` arguments."""
+import builtins
 import operator
 
 import numpy as np
@@ -359,8 +360,15 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
         return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    start, stop = as_tensor(start), as_tensor(stop)
+    # a Python number beside an array end point is weak (NEP 50): float32
+    # end points with a Python float stay float32
+    weak = (builtins.bool, int, float, complex)
+    if isinstance(start, weak) and isinstance(stop, weak) or not isinstance(start, weak):
+        start = as_tensor(start)
+    stop = stop if isinstance(stop, weak) and isinstance(start, Tensor) else as_tensor(stop)
     work = _C.result_type(start, stop)
+    start, stop = (x if isinstance(x, Tensor) else _C.full((), x, dtype=work, device=y.device)
+                   for x, y in ((start, stop), (stop, start)))
     if not (work.is_floating_point or work.is_complex):
         work = _C.float64
     start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))

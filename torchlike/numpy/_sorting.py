@@ -39,7 +39,7 @@ def _complex_order(a, dim, descending):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     refuse(order=order)
     a = as_tensor(a)
-    if axis is None:
+    if axis is None or a.ndim == 0:  # NumPy: a 0-d array is sorted as shape (1,)
         a, axis = a.reshape(-1), 0
     if a.is_complex():
         return _complex_order(a, norm_axis(axis, a.ndim), descending)

@@ -280,8 +280,10 @@ def bincount(x, /, weights=None, minlength=0):
     x = as_tensor(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array")
-    if x.numel() == 0 and x.dtype == _C.float64:
-        x = x.to(_C.int64)  # an empty list: no values to cast unsafely
+    if x.numel() == 0 and x.dtype == _C.float64 or x.dtype == _C.bool:
+        # an empty list: no values to cast unsafely; a mask counts its False
+        # and True values (bool casts to NumPy's intp safely)
+        x = x.to(_C.int64)
     if x.is_floating_point() or x.is_complex():
         raise TypeError(f"Cannot cast array data from dtype('{np_dtype(x)}') to "
                         f"dtype('int64') according to the rule 'safe'")
