@@ -265,7 +265,7 @@ _override("dot", lambda self, b, out=None: _numpy_ns().dot(self, b, out=out), _C
           ("out", "b"))
 _override("take", lambda self, indices, axis=None, out=None, mode="raise":
           _numpy_ns().take(self, indices, axis=axis, out=out, mode=mode), _C._SPELL_TAKE,
-          ("axis", "out", "mode"))
+          ("axis", "out", "mode", "indices"))
 # searchsorted (a method PyTorch's Tensor lacks; ours is torchlike.searchsorted's):
 # values that are not a tensor (a list, a NumPy array), a positional side or
 # NumPy's sorter= take NumPy's
@@ -366,6 +366,31 @@ class _Flags:
         # NumPy's `a.flags.writeable = False` is setflags(write=False)
         self._tensor.setflags(write=bool(value))
 
+    # NumPy's derived flags (np.isfortran reads fnc)
+    writebackifcopy = False
+
+    @property
+    def fnc(self):
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self):
+        return self.f_contiguous or self.c_contiguous
+
+    @property
+    def behaved(self):
+        return self.aligned and self.writeable
+
+    @property
+    def carray(self):
+        return self.behaved and self.c_contiguous
+
+    @property
+    def farray(self):
+        # as NumPy answers it: not C-contiguous and any of aligned, writeable,
+        # F-contiguous (so a strided slice of a C-ordered array is True too)
+        return not self.c_contiguous and (self.aligned or self.writeable or self.f_contiguous)
+
     def __eq__(self, other):
         keys = ("c_contiguous", "f_contiguous", "writeable", "owndata", "aligned")
         if not hasattr(other, "c_contiguous"):
@@ -377,7 +402,10 @@ class _Flags:
     def __getitem__(self, key):
         names = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "contiguous",
                  "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "WRITEABLE": "writeable",
-                 "W": "writeable", "OWNDATA": "owndata", "O": "owndata", "ALIGNED": "aligned"}
+                 "W": "writeable", "OWNDATA": "owndata", "O": "owndata", "ALIGNED": "aligned",
+                 "A": "aligned", "WRITEBACKIFCOPY": "writebackifcopy", "X": "writebackifcopy",
+                 "FNC": "fnc", "FORC": "forc", "BEHAVED": "behaved", "B": "behaved",
+                 "CARRAY": "carray", "CA": "carray", "FARRAY": "farray", "FA": "farray"}
         return getattr(self, names[key.upper()])
 
     def __repr__(self):

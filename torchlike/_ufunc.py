@@ -175,14 +175,22 @@ def _call_pair(ufunc, inputs, kwargs):
     results = fn(*inputs)
     if given_out is None and where is True:
         return results
-    if given_out is None or any(o is None for o in given_out):
-        return NotImplemented  # NumPy allocates the missing ones: its own code
     mask = None if where is True else where if isinstance(where, _C.Tensor) else as_tensor(where)
+    given_out = (None, None) if given_out is None else given_out
+    for target in given_out:
+        if not (target is None or isinstance(target, (_C.Tensor, np.ndarray))):
+            raise TypeError(f"{ufunc.__name__}: return arrays must be tensors or ndarrays, "
+                            f"not {type(target).__name__}")
+    outs = []
     for target, result in zip(given_out, results):
+        if target is None:  # one NumPy would allocate: the result itself
+            outs.append(result)
+            continue
         refuse_host_out(result, target, f"numpy.{ufunc.__name__}")
-        target = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
-        target.copy_(result if mask is None else _C.where(mask, result, target))
-    return tuple(given_out)
+        view = _C.from_numpy(target) if isinstance(target, np.ndarray) else target
+        view.copy_(result if mask is None else _C.where(mask, result, view))
+        outs.append(target)
+    return tuple(outs)
 
 
 # Ufuncs whose torchlike op is several times slower than NumPy's SIMD loop
@@ -475,7 +483,10 @@ def _fallback(ufunc, method, inputs, kwargs):
         kwargs["out"] = tuple(np.asarray(x) if isinstance(x, _C.Tensor) else x for x in outs)
     result = getattr(ufunc, method)(*arrays, **kwargs)
     if outs:  # NumPy wrote into views of the caller's out objects: hand those back
-        return outs[0] if len(outs) == 1 else outs
+        if len(outs) == 1:
+            return outs[0]
+        # (None in out=: the array NumPy allocated there)
+        return tuple(_wrap(r) if o is None else o for o, r in zip(outs, result))
     if method == "at":
         return None
     return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)

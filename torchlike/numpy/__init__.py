@@ -45,10 +45,9 @@ from ._creation import (  # noqa: F401
     arange, array, asarray, empty, eye, from_dlpack, frombuffer, full, identity, linspace,
     ones, tri, zeros)
 from ._elementwise import *  # noqa: F401,F403
-from ._elementwise import astype  # noqa: F401
+from ._elementwise import astype, ufunc  # noqa: F401
 from ._info import (  # noqa: F401
     __array_namespace_info__, can_cast, finfo, iinfo, isdtype, result_type)
-from ._linalg import matvec, vecmat  # noqa: F401  (ufuncs in NumPy: no table entry)
 from ._wrap import numpy_function as _numpy_function
 from ._functional import broadcast, vectorize  # noqa: F401
 from ._index_tricks import (  # noqa: F401
@@ -102,6 +101,22 @@ typing = _np.typing
 poly1d = _np.poly1d
 polynomial = _np.polynomial
 
+# NumPy's matrix class (an ndarray subclass, which a tensor cannot be): old
+# code's np.matrix(...) gets NumPy's own host matrix, with its * product, .I
+# and .H; np.asmatrix(t) and np.bmat make one from tensors
+matrix = _np.matrix
+
+
+def bmat(obj, ldict=None, gdict=None):
+    """NumPy's bmat; a tensor given alone is read as host data (NumPy's code
+    returns None for an array that is not an ndarray)."""
+    if isinstance(obj, _C.Tensor):
+        obj = _np.asarray(obj)
+    return _np.bmat(obj, ldict, gdict)
+
+
+bmat.__wrapped__ = _np.bmat  # NumPy's own function (its string form's NameError too)
+
 # String functions are NumPy's own (torchlike has no string dtype): they take
 # and give NumPy's string arrays
 char, strings = _np.char, _np.strings
@@ -142,6 +157,8 @@ _FROM_TABLE = [
 
 # (an entry meeting an argument it cannot honour takes the next routes itself:
 # _array_function.implements)
+# NumPy 2.2's matvec and vecmat gufuncs, where the installed NumPy has them
+_FROM_TABLE += [_name for _name in ("matvec", "vecmat") if hasattr(_np, _name)]
 for _name in _FROM_TABLE:
     globals()[_name] = _TABLE[getattr(_np, _name)]
 del _name

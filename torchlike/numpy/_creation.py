@@ -2,6 +2,7 @@
 ``Tensor.__array_function__``), and the namespace's asarray, zeros, ones,
 full, arange, linspace, eye ... with NumPy's default dtypes (float64, int64)
 and Array API ``device=``/``copy=`` arguments."""
+import builtins
 import operator
 
 import numpy as np
@@ -249,9 +250,25 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         dtype = _C.int64 if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)) \
             else _C.float64
     n = max(int(np.ceil((stop - start) / step)), 0)
-    if dtype.is_floating_point or dtype.is_complex:
+    if dtype.is_floating_point:
+        return _float_range(start, step, n, dtype, device)
+    if dtype.is_complex:
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
     return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
+
+
+def _float_range(start, step, n, dtype, device):
+    """NumPy's float arange, bit for bit: the first two values are start and
+    start + step in the result's dtype, the others start + i * delta with
+    delta their difference, computed in that dtype (float32 for the 16-bit
+    floats, as NumPy's half fill does)."""
+    work = _C.float32 if dtype in (_C.float16, _C.bfloat16) else dtype
+    first = _C.full((), start, dtype=dtype, device=device).to(work)
+    second = _C.full((), start + step, dtype=dtype, device=device).to(work)
+    result = _C.arange(n, dtype=work, device=device) * (second - first) + first
+    if n > 1:
+        result[1] = second
+    return result.to(dtype)
 
 
 def _to_dtype(result, dtype):
@@ -346,8 +363,15 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
         return _linspace_scalars(start, stop, num, endpoint, retstep, dtype, device=device)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    start, stop = as_tensor(start), as_tensor(stop)
+    # a Python number beside an array end point is weak (NEP 50): float32
+    # end points with a Python float stay float32
+    weak = (builtins.bool, int, float, complex)
+    if isinstance(start, weak) and isinstance(stop, weak) or not isinstance(start, weak):
+        start = as_tensor(start)
+    stop = stop if isinstance(stop, weak) and isinstance(start, Tensor) else as_tensor(stop)
     work = _C.result_type(start, stop)
+    start, stop = (x if isinstance(x, Tensor) else _C.full((), x, dtype=work, device=y.device)
+                   for x, y in ((start, stop), (stop, start)))
     if not (work.is_floating_point or work.is_complex):
         work = _C.float64
     start, stop = _C.broadcast_tensors(start.to(work), stop.to(work))
@@ -357,6 +381,8 @@ def linspace(start, stop, /, num=50, endpoint=True, retstep=False, dtype=None, a
     index = _C.arange(num, dtype=_C.float64, device=start.device)
     if work.is_floating_point:
         index = index.to(work)
+    elif work == _C.complex64:  # float64 indices would promote to complex128
+        index = index.to(_C.float32)
     index = index.reshape(num, *([1] * start.ndim))
     delta = stop - start
     step = delta / div if div > 0 else stop * float("nan")

@@ -30,7 +30,7 @@ def _masked(name, args, kwargs):
 def _out_given(name, nin, rest, kwargs):
     """NumPy's functions take ``out`` after their inputs, by position too
     (``np.sin(x, y)``, ``np.fix(x, y)``): kwargs with it moved there."""
-    if not rest:
+    if not rest or len(rest) == 1 and rest[0] is None:  # out=None given by position
         return kwargs
     if len(rest) > 1:
         raise TypeError(f"{name}() takes from {nin} to {nin + 1} positional arguments but "
@@ -71,7 +71,7 @@ def _binary(op, name):
 
 # namespace name -> torchlike op
 UNARY = {
-    "abs": "abs", "absolute": "abs", "fabs": "abs", "acos": "acos", "arccos": "acos",
+    "abs": "abs", "absolute": "abs", "acos": "acos", "arccos": "acos",
     "acosh": "acosh", "arccosh": "acosh", "asin": "asin", "arcsin": "asin",
     "asinh": "asinh", "arcsinh": "asinh", "atan": "atan", "arctan": "atan",
     "atanh": "atanh", "arctanh": "atanh", "bitwise_invert": "bitwise_not",
@@ -79,9 +79,9 @@ UNARY = {
     "cosh": "cosh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "floor": "floor",
     "isfinite": "isfinite", "isinf": "isinf", "isnan": "isnan", "log": "log",
     "log1p": "log1p", "log2": "log2", "log10": "log10", "logical_not": "logical_not",
-    "negative": "neg", "positive": "positive", "reciprocal": "reciprocal", "sin": "sin",
+    "negative": "neg", "positive": "positive", "sin": "sin",
     "sinh": "sinh", "square": "square", "sqrt": "sqrt", "tan": "tan", "tanh": "tanh",
-    "trunc": "trunc", "fix": "trunc", "signbit": "signbit", "rint": "round",
+    "trunc": "trunc", "fix": "trunc", "signbit": "signbit",
     "isposinf": "isposinf", "isneginf": "isneginf",
 }
 BINARY = {
@@ -94,15 +94,69 @@ BINARY = {
     "hypot": "hypot", "less": "lt", "less_equal": "le", "logaddexp": "logaddexp",
     "logaddexp2": "logaddexp2", "logical_and": "logical_and", "logical_or": "logical_or",
     "logical_xor": "logical_xor", "maximum": "maximum", "minimum": "minimum",
-    "multiply": "mul", "nextafter": "nextafter", "not_equal": "ne", "pow": "pow",
+    "multiply": "mul", "not_equal": "ne", "pow": "pow",
     "power": "pow", "remainder": "remainder", "mod": "remainder", "subtract": "sub",
     "fmod": "fmod", "fmax": "fmax", "fmin": "fmin", "float_power": "float_power",
 }
 
 __all__ = list(UNARY) + list(BINARY) + [
-    "sign", "round", "around", "conj", "conjugate", "real", "imag", "clip", "deg2rad",
-    "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle", "heaviside", "divmod",
+    "fabs", "rint", "nextafter", "reciprocal", "sign", "round", "around", "conj", "conjugate", "real", "imag",
+    "clip", "deg2rad", "rad2deg", "radians", "degrees", "isreal", "iscomplex", "angle",
+    "heaviside", "divmod",
     "sinc", "cbrt", "gcd", "lcm", "ldexp", "frexp", "modf", "spacing", "i0"]
+
+# ---- NumPy's order of complex numbers in comparisons and extrema -----------------
+# NumPy orders complex numbers lexicographically, by the real part and then the
+# imaginary part (np.sort does, and so do <, maximum, clip ...); the ops take
+# real operands only.  A NaN in either part compares False, as a real NaN does;
+# maximum/minimum propagate a NaN operand, fmax/fmin take the other one.
+
+def _complex_pair(x1, x2):
+    dtype = _C.result_type(x1, x2)
+    device = (x1 if isinstance(x1, Tensor) else x2).device
+    a, b = (x.to(dtype) if isinstance(x, Tensor) else _C.full((), x, dtype=dtype, device=device)
+            for x in (x1, x2))
+    return _C.broadcast_tensors(a, b)
+
+
+def _lex(kind, a, b):
+    """a < b, a <= b ... in NumPy's complex order (kind: lt le gt ge)."""
+    if kind in ("gt", "ge"):
+        a, b = b, a
+    ar, ai, br, bi = _C.real(a), _C.imag(a), _C.real(b), _C.imag(b)
+    numbers = ~(_C.isnan(ai) | _C.isnan(bi))
+    tie = (ai < bi) if kind in ("lt", "gt") else (ai <= bi)
+    return ((ar < br) & numbers) | ((ar == br) & tie)
+
+
+def _is_nan(z):
+    return _C.isnan(_C.real(z)) | _C.isnan(_C.imag(z))
+
+
+def _complex_ordered(op, kind):
+    """op, or NumPy's complex order when an operand is complex."""
+    def run(x1, x2, **kwargs):
+        if not any(isinstance(x, complex) or isinstance(x, Tensor) and x.is_complex()
+                   for x in (x1, x2)) or set(kwargs) - {"out"}:
+            return op(x1, x2, **kwargs)
+        a, b = _complex_pair(x1, x2)
+        if kind in ("lt", "le", "gt", "ge"):
+            result = _lex(kind, a, b)
+        else:
+            first = _lex("ge" if kind in ("maximum", "fmax") else "le", a, b)
+            first = first | (_is_nan(a) if kind in ("maximum", "minimum") else _is_nan(b))
+            result = _C.where(first, a, b)
+        out = kwargs.get("out")
+        if out is None:
+            return result
+        out.copy_(result)
+        return out
+    run.__name__ = op.__name__
+    return run
+
+
+_COMPLEX_ORDERED = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "maximum": "maximum",
+                    "minimum": "minimum", "fmax": "fmax", "fmin": "fmin"}
 
 for _name, _op in UNARY.items():
     globals()[_name] = _unary(getattr(_C, _op), _name)
@@ -111,8 +165,34 @@ for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
         _fn = _ufunc.numpy_division(_fn)
+    if _op in _COMPLEX_ORDERED:
+        _fn = _complex_ordered(_fn, _COMPLEX_ORDERED[_op])
     globals()[_name] = _binary(_fn, _name)
 del _name, _op, _fn
+
+
+def fabs(x, /, *rest, **kwargs):
+    """|x| as floats (NumPy's fabs has float loops only: integers become
+    float16/32/64 by their size; complex numbers are refused)."""
+    x = _arg(x)
+    if x.is_complex():
+        raise TypeError("ufunc 'fabs' not supported for complex input (np.abs takes it)")
+    return _C.abs(_float(x), **_out_given("fabs", 1, rest, kwargs))
+
+
+def rint(x, /, *rest, **kwargs):
+    """Round half to even, as floats (NumPy's rint has float and complex
+    loops: integers become floats, complex numbers round each part)."""
+    x = _float(x)
+    kwargs = _out_given("rint", 1, rest, kwargs)
+    if x.is_complex():
+        result = _C.round(_C.real(x)) + _C.round(_C.imag(x)) * 1j
+        out = kwargs.get("out")
+        if out is None:
+            return result
+        out.copy_(result)
+        return out
+    return _C.round(x, **kwargs)
 
 
 def sign(x, /, **kwargs):
@@ -172,8 +252,8 @@ def imag(x, /):
 
 def angle(z, deg=False):
     z = _arg(z)
-    result = _C.angle(z) if z.is_complex() or z.is_floating_point() else \
-        _C.angle(z.to(_C.float64))
+    # NumPy's arctan2(0, z): bool z is float64, small integers stay small
+    result = _C.angle(_float64(z) if z.dtype == _C.bool else _float(z))
     return result * (180 / np.pi) if deg else result
 
 
@@ -214,14 +294,15 @@ def clip(x, /, min=None, max=None, out=None, **kwargs):
             return out
         return result
     result = x
+    below, above = (less, greater) if x.is_complex() else (_C.lt, _C.gt)  # NumPy's complex order
     if lo is not None:
         lo = _bound(lo, x)
-        result = _C.where(result < lo, lo, result) if not isinstance(lo, Tensor) \
-            else _C.where(result < lo, lo.to(x.dtype), result)
+        result = _C.where(below(result, lo), lo, result) if not isinstance(lo, Tensor) \
+            else _C.where(below(result, lo), lo.to(x.dtype), result)
     if hi is not None:
         hi = _bound(hi, x)
-        result = _C.where(result > hi, hi, result) if not isinstance(hi, Tensor) \
-            else _C.where(result > hi, hi.to(x.dtype), result)
+        result = _C.where(above(result, hi), hi, result) if not isinstance(hi, Tensor) \
+            else _C.where(above(result, hi), hi.to(x.dtype), result)
     if result is x:
         result = x.clone()
     if result.dtype != x.dtype:
@@ -252,17 +333,48 @@ radians, degrees = deg2rad, rad2deg
 
 
 def _float(x):
+    """x as floats for NumPy's float ufuncs of integers (deg2rad, cbrt, modf
+    ...): the smallest float NumPy's type resolution picks, float16 for bool
+    and 8-bit integers, float32 for 16-bit ones, float64 for the rest."""
+    x = _arg(x)
+    if x.is_floating_point() or x.is_complex():
+        return x
+    return x.to(_C.float16 if x.dtype in (_C.bool, _C.int8, _C.uint8) else
+                _C.float32 if x.dtype in (_C.int16, _C.uint16) else _C.float64)
+
+
+def _float64(x):
+    """x as floats where NumPy's code mixes integers with a Python float
+    (sinc's 1.0e-20, heaviside's h), which is float64 for any integer."""
     x = _arg(x)
     return x if x.is_floating_point() or x.is_complex() else x.to(_C.float64)
 
 
+def _float_loop(x1, x2):
+    """The float dtype NumPy's float-only binary ufuncs (heaviside,
+    nextafter) compute two operands in: their promoted dtype (a Python
+    number weak), integers going to the float that holds them."""
+    dtype = tl_dtype(np.result_type(*[x if isinstance(x, _SCALARS) else np_dtype(_arg(x))
+                                      for x in (x1, x2)]))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        dtype = _float(_C.zeros((), dtype=dtype)).dtype
+    return tuple(_arg(x).to(dtype) if not isinstance(x, _SCALARS) else x for x in (x1, x2))
+
+
 def heaviside(x1, x2, /):
-    x1 = _float(x1)
+    x1, x2 = _float_loop(x1, x2)
+    if isinstance(x1, _SCALARS):
+        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
+    return _C.heaviside(x1, x2)
+
+
+def nextafter(x1, x2, /, *rest, **kwargs):
+    x1, x2 = _float_loop(x1, x2)
+    if isinstance(x1, _SCALARS):
+        x1 = _C.full((), x1, dtype=x2.dtype, device=x2.device)
     if isinstance(x2, _SCALARS):
-        return _C.heaviside(x1, x2)
-    x2 = _arg(x2)
-    dtype = _C.promote_types(x1.dtype, x2.dtype)  # the op takes one dtype; NumPy promotes
-    return _C.heaviside(x1.to(dtype), x2.to(dtype))
+        x2 = _C.full((), x2, dtype=x1.dtype, device=x1.device)
+    return _C.nextafter(x1, x2, **_out_given("nextafter", 2, rest, kwargs))
 
 
 def divmod(x1, x2, /):
@@ -270,7 +382,7 @@ def divmod(x1, x2, /):
 
 
 def sinc(x, /):
-    return _C.sinc(_float(x))
+    return _C.sinc(_float64(x))
 
 
 def cbrt(x, /):
@@ -281,12 +393,29 @@ def ldexp(x1, x2, /):
     return _C.ldexp(_float(x1), _arg(x2))
 
 
+def _integer_pair(x1, x2):
+    """Two integer operands of one dtype, a Python int weak (NEP 50: uint8
+    with 8 stays uint8), as NumPy's gcd/lcm loops take them."""
+    if isinstance(x2, int) and not isinstance(x2, builtins.bool) and not isinstance(x1, int):
+        x1 = _arg(x1)
+        if x1.dtype != _C.bool and not (x1.is_floating_point() or x1.is_complex()):
+            bounds = np.iinfo(np_dtype(x1))
+            if not bounds.min <= x2 <= bounds.max:  # NEP 50's refusal
+                raise OverflowError(f"Python integer {x2} out of bounds for {bounds.dtype}")
+            return x1, _C.full((), x2, dtype=x1.dtype, device=x1.device)
+        return x1, _arg(x2)
+    if isinstance(x1, int) and not isinstance(x1, builtins.bool) and not isinstance(x2, int):
+        x2, x1 = _integer_pair(x2, x1)
+        return x1, x2
+    return _arg(x1), _arg(x2)
+
+
 def gcd(x1, x2, /):
-    return _C.gcd(_arg(x1), _arg(x2))
+    return _C.gcd(*_integer_pair(x1, x2))
 
 
 def lcm(x1, x2, /):
-    return _C.lcm(_arg(x1), _arg(x2))
+    return _C.lcm(*_integer_pair(x1, x2))
 
 
 # NumPy's definitions, shared with the ufuncs on tensors (torchlike/_ufunc.py)
@@ -373,6 +502,12 @@ def _ufunc_method(ufunc, method):
 
 def _with_ufunc_keywords(fn, ufunc):
     def call(*args, **kwargs):
+        if ufunc.nin < len(args) <= ufunc.nin + ufunc.nout and "out" not in kwargs:
+            # NumPy's out arrays given by position (None: no out)
+            outs, args = args[ufunc.nin:], args[:ufunc.nin]
+            if any(o is not None for o in outs):
+                outs = outs + (None,) * (ufunc.nout - len(outs))
+                kwargs = dict(kwargs, out=outs if ufunc.nout > 1 else outs[0])
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
@@ -400,3 +535,21 @@ def _give_ufunc_surface(name):
 for _name in __all__:
     _give_ufunc_surface(_name)
 del _name
+
+
+class _UfuncType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, np.ufunc) or isinstance(getattr(obj, "ufunc", None), np.ufunc)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, np.ufunc)
+
+
+class ufunc(metaclass=_UfuncType):
+    """``isinstance(f, np.ufunc)``: True for NumPy's ufuncs and for the
+    namespace's functions that stand for one (``np.add``, which carries
+    ``np.add.reduce`` ...), as code that checks before calling a method asks."""
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'numpy.ufunc' instances")
+

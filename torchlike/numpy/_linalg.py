@@ -60,32 +60,46 @@ def matmul(x1, x2, /, out=None, **kwargs):
     return finish(result, out)
 
 
-def matvec(x1, x2, /, out=None, **kwargs):
-    """NumPy 2.2's matvec ufunc: (..., m, n) times (..., n) -> (..., m), the
-    stacks broadcast.  (np.matvec on a tensor reaches here through
-    __array_ufunc__; without it the namespace's lookup of NumPy's own ufunc
-    sent the call straight back, without end.)"""
-    refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a.ndim < 2 or b.ndim < 1 or a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"matvec: shapes {tuple(a.shape)} and {tuple(b.shape)} do not "
-                         f"match (core signature (m,n),(n)->(m))")
-    with value_errors("matvec"):
-        result = _C.matmul(*promote(a, b.unsqueeze(-1))).squeeze(-1)
-    return finish(result, out)
+def _core_operands(name, signature, a, b):
+    """NumPy's gufunc checks for matvec/vecmat: each operand has its core
+    dimensions, and the contracted ones agree (NumPy's ValueErrors)."""
+    for i, (x, need) in enumerate(((a, 2 if name == "matvec" else 1),
+                                   (b, 1 if name == "matvec" else 2))):
+        if x.ndim < need:
+            raise ValueError(f"{name}: Input operand {i} does not have enough dimensions "
+                             f"(has {x.ndim}, gufunc core with signature {signature} "
+                             f"requires {need})")
+    n_a = a.shape[-1]
+    n_b = b.shape[-1] if name == "matvec" else b.shape[-2]
+    if n_a != n_b:
+        raise ValueError(f"{name}: Input operand 1 has a mismatch in its core dimension 0, "
+                         f"with gufunc signature {signature} (size {n_b} is different "
+                         f"from {n_a})")
 
 
-def vecmat(x1, x2, /, out=None, **kwargs):
-    """NumPy 2.2's vecmat ufunc: conj(x1) (..., n) times (..., n, m) -> (..., m)."""
-    refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a.ndim < 1 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"vecmat: shapes {tuple(a.shape)} and {tuple(b.shape)} do not "
-                         f"match (core signature (n),(n,m)->(m))")
-    a = a.conj_physical() if a.is_complex() else a
-    with value_errors("vecmat"):
-        result = _C.matmul(*promote(a.unsqueeze(-2), b)).squeeze(-2)
-    return finish(result, out)
+if hasattr(np, "matvec"):   # NumPy 2.2's gufuncs
+    @implements(np.matvec)
+    def matvec(x1, x2, /, out=None, **kwargs):
+        """The matrix-vector product over stacks: (..., m, n), (..., n) -> (..., m)."""
+        refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+        a, b = promote(as_tensor(x1), as_tensor(x2))
+        _core_operands("matvec", "(m,n),(n)->(m)", a, b)
+        with value_errors("matvec"):   # batch shapes that do not broadcast
+            result = _C.matmul(a, b.unsqueeze(-1)).squeeze(-1)
+        return finish(result, out)
+
+    @implements(np.vecmat)
+    def vecmat(x1, x2, /, out=None, **kwargs):
+        """The vector-matrix product over stacks, the vector conjugated (as
+        vecdot's first operand): (..., n), (..., n, m) -> (..., m)."""
+        refuse(**{k: v for k, v in kwargs.items() if k not in ("casting", "order", "subok")})
+        a, b = promote(as_tensor(x1), as_tensor(x2))
+        _core_operands("vecmat", "(n),(n,m)->(m)", a, b)
+        if a.is_complex():
+            a = a.conj_physical()
+        with value_errors("vecmat"):
+            result = _C.matmul(a.unsqueeze(-2), b).squeeze(-2)
+        return finish(result, out)
 
 
 @implements(np.vecdot, np.linalg.vecdot)
@@ -403,6 +417,9 @@ def _install_linalg():
     TABLE[la.cholesky] = cholesky
 
     def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+        A = as_tensor(A)
+        if A.ndim < 2:  # NumPy: a 0-d or 1-d array has rank 1 unless all zero
+            return int(bool((A != 0).any()))
         A = _linalg_input(A)
         if A.numel() == 0:  # no singular values: rank 0
             return _C.zeros(tuple(A.shape[:-2]), dtype=_C.int64, device=A.device)
@@ -427,18 +444,21 @@ def _install_linalg():
             raise np.linalg.LinAlgError(f"Incompatible dimensions: a has {m} rows, b has "
                                         f"{b.shape[0]} (shapes {tuple(a.shape)} and "
                                         f"{tuple(b.shape)})")
+        # one dtype for both (a complex b makes the solution complex: casting
+        # b to a real a's dtype dropped its imaginary part)
+        a, b = promote(a, b)
         if rcond is None:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps * max(m, n)
         elif rcond < 0:
             rcond = np.finfo(np.dtype(a.real.dtype)).eps
-        x = tla.lstsq(a, b.to(a.dtype), rcond=rcond).solution
+        x = tla.lstsq(a, b, rcond=rcond).solution
         # NumPy's other three results (LAPACK gelsd's): the singular values of
         # a, the rank they give under rcond (int32), and the squared residual
         # of each column of b, present only for a full-rank overdetermined a.
         sv = tla.svdvals(a)
         rank = int((sv > rcond * sv.max()).sum()) if sv.numel() else 0
         if rank == n and m > n:
-            err = b.to(a.dtype) - a @ x
+            err = b - a @ x
             err = err.abs() ** 2 if err.is_complex() else err * err
             residuals = err.sum(0).reshape(-1)
         else:

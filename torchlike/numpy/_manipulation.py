@@ -7,6 +7,8 @@ recorded on the autograd tape."""
 
 import contextlib
 
+import operator
+
 import numpy as np
 
 from .. import _C
@@ -46,6 +48,8 @@ def transpose(a, axes=None):
     a = as_tensor(a)
     if axes is None:
         return a.permute(*reversed(range(a.ndim)))
+    if isinstance(axes, (int, np.integer)):  # np.transpose(v, 0) of a 1-d v
+        axes = (axes,)
     axes = [norm_axis(ax, a.ndim) for ax in axes]
     if sorted(axes) != list(range(a.ndim)):
         raise ValueError("axes don't match array")
@@ -326,11 +330,21 @@ def repeat(a, repeats, axis=None):
                                     dim=0 if axis is None else axis)
 
 
+def _reversed(m, axes):
+    """m with the given axes reversed, as a view (negative strides), as
+    NumPy's flips are: writes through it reach m (torchlike.flip copies, as
+    PyTorch's does)."""
+    index = [slice(None)] * m.ndim
+    for axis in axes:
+        index[axis] = slice(None, None, -1)
+    return m[tuple(index)]
+
+
 @implements(np.flip)
 def flip(m, axis=None):
     m = as_tensor(m)
     axes = norm_axes(axis, m.ndim)
-    return _C.flip(m, all_axes(m) if axes is None else axes)
+    return _reversed(m, all_axes(m) if axes is None else axes)
 
 
 @implements(np.fliplr)
@@ -338,7 +352,7 @@ def fliplr(m):
     m = as_tensor(m)
     if m.ndim < 2:
         raise ValueError("Input must be >= 2-d.")
-    return _C.flip(m, (1,))
+    return _reversed(m, (1,))
 
 
 @implements(np.flipud)
@@ -346,28 +360,48 @@ def flipud(m):
     m = as_tensor(m)
     if m.ndim < 1:
         raise ValueError("Input must be >= 1-d.")
-    return _C.flip(m, (0,))
+    return _reversed(m, (0,))
 
 
 @implements(np.rot90)
 def rot90(m, k=1, axes=(0, 1)):
+    """A view, as NumPy's: a quarter turn from axes[0] towards axes[1] is a
+    reversal of axes[1] and a swap of the two axes."""
     m = as_tensor(m)
-    return _C.rot90(m, k, tuple(norm_axis(a, m.ndim) for a in axes))
+    if len(axes) != 2:  # NumPy's ValueErrors, before the op's RuntimeError
+        raise ValueError("len(axes) must be 2.")
+    first, second = (norm_axis(a, m.ndim) for a in axes)
+    if first == second:
+        raise ValueError("Axes must be different.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return _reversed(m, (first, second))
+    if k == 1:
+        return _reversed(m, (second,)).swapaxes(first, second)
+    return _reversed(m.swapaxes(first, second), (second,))
 
 
 @implements(np.roll)
 def roll(a, shift, axis=None):
     a = as_tensor(a)
-    if axis is None:
-        return _C.roll(a.reshape(-1), shift if isinstance(shift, int) else int(shift)) \
-            .reshape(tuple(a.shape))
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
-    if len(shifts) == 1 and len(axes) > 1:
-        shifts = shifts * len(axes)
-    if len(shifts) != len(axes):
+    shape = a.shape
+    flat = axis is None
+    if flat:
+        a, axis = a.reshape(-1), 0
+    # NumPy's rule: shift and axis broadcast against each other, and the
+    # shifts given for one axis add up (np.roll(x, [1, 2]) rolls by 3)
+    pairs = np.broadcast(np.asarray(shift.tolist() if isinstance(shift, Tensor) else shift),
+                         np.asarray(axis))
+    if pairs.nd > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
-    return _C.roll(a, tuple(int(s) for s in shifts), tuple(norm_axis(x, a.ndim) for x in axes))
+    total = {}
+    for s, x in pairs:
+        x = norm_axis(int(x), a.ndim)
+        total[x] = total.get(x, 0) + int(s)
+    result = _C.roll(a, tuple(total.values()), tuple(total)) if total else a.clone()
+    return result.reshape(tuple(shape)) if flat else result
 
 
 @implements(np.broadcast_to)
@@ -436,14 +470,22 @@ def diag(v, k=0):
     return _C.diag(v, k)
 
 
+def _as_matrix(m, name):
+    """NumPy's tril/triu of a 1-d array: the row repeated into a square."""
+    m = as_tensor(m)
+    if m.ndim == 0:
+        raise TypeError(f"{name}() of a 0-d array: NumPy's tri() needs the matrix size N")
+    return m.expand(m.shape[0], m.shape[0]) if m.ndim == 1 else m
+
+
 @implements(np.tril)
 def tril(m, k=0):
-    return _C.tril(as_tensor(m), k)
+    return _C.tril(_as_matrix(m, "tril"), k)
 
 
 @implements(np.triu)
 def triu(m, k=0):
-    return _C.triu(as_tensor(m), k)
+    return _C.triu(_as_matrix(m, "triu"), k)
 
 
 _PAD_KEYWORDS = {

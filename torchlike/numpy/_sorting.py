@@ -39,7 +39,7 @@ def _complex_order(a, dim, descending):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     refuse(order=order)
     a = as_tensor(a)
-    if axis is None:
+    if axis is None or a.ndim == 0:  # NumPy: a 0-d array is sorted as shape (1,)
         a, axis = a.reshape(-1), 0
     if a.is_complex():
         return _complex_order(a, norm_axis(axis, a.ndim), descending)
@@ -55,9 +55,44 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array")
     scalar = not isinstance(v, (Tensor, np.ndarray, list, tuple))
     v = as_tensor(v)
-    kw = {"sorter": as_tensor(sorter)} if sorter is not None else {}
+    if a.is_complex() or v.is_complex():
+        if sorter is not None:
+            a = a[as_tensor(sorter)]
+        result = _complex_searchsorted(*promote(a, v.reshape(-1)), side).reshape(tuple(v.shape))
+        return result if not scalar else result.reshape(())
+    kw = {}
+    if sorter is not None:
+        sorter = as_tensor(sorter)
+        # NumPy's ValueErrors (the op's own are RuntimeErrors)
+        if sorter.numel() != a.numel():
+            raise ValueError(f"sorter.size must equal a.size (sorter of shape "
+                             f"{tuple(sorter.shape)}, a of shape {tuple(a.shape)})")
+        if sorter.numel() and bool(((sorter < 0) | (sorter >= a.numel())).any()):
+            raise ValueError("Sorter index out of range.")
+        kw["sorter"] = sorter
     result = _C.searchsorted(a, v.reshape(-1), side=side, **kw).reshape(tuple(v.shape))
     return result if not scalar else result.reshape(())
+
+
+def _complex_searchsorted(a, v, side):
+    """Where each of ``v`` goes in ``a`` (sorted in NumPy's complex order):
+    the count of ``a``'s elements placed before it when both are sorted
+    together, ties putting ``v``'s element first ("left") or last ("right")."""
+    n, m = a.shape[0], v.shape[0]
+    both = _C.cat([a, v], 0)
+    from_v = _C.cat([_C.zeros(n, dtype=_C.int64, device=a.device),
+                     _C.ones(m, dtype=_C.int64, device=a.device)], 0)
+    tie = (1 - from_v) if side == "left" else from_v
+    # three stable sorts, the minor key first: tie, imaginary, real part
+    order = _C.argsort(tie, stable=True)
+    order = order[_complex_order(both[order], 0, False)]
+    rank = _C.empty_like(order)
+    rank[order] = _C.arange(n + m, dtype=_C.int64, device=a.device)
+    placed = rank[n:]
+    # the v elements before each one in that order are not a's
+    among = _C.empty_like(placed)
+    among[_C.argsort(placed, stable=True)] = _C.arange(m, dtype=_C.int64, device=a.device)
+    return placed - among
 
 
 @implements(np.unique)
@@ -243,8 +278,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         a1, first1 = unique(a1, return_index=True)
         a2, first2 = unique(a2, return_index=True)
     both = _C.cat([a1, a2], 0)
-    # stable: of two equal values, the one from ar1 comes first
-    order = _C.argsort(both, stable=True)
+    # stable: of two equal values, the one from ar1 comes first (complex
+    # numbers in NumPy's order)
+    order = argsort(both)
     both = both[order]
     same = both[1:] == both[:-1]
     values = both[:-1][same]
@@ -260,7 +296,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the two."""
     a1, a2 = _set_operands(ar1, ar2, assume_unique)
-    both = _C.sort(_C.cat([a1, a2], 0), 0).values
+    both = sort(_C.cat([a1, a2], 0))
     if both.numel() == 0:
         return both
     edge = _C.ones(1, dtype=_C.bool, device=both.device)

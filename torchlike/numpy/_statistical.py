@@ -337,6 +337,8 @@ implements(np.cumprod)(_scan("cumprod"))
 @implements(np.cumulative_sum)
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     x = as_tensor(x)
+    if x.ndim == 0:  # NumPy scans a 0-d array as one of shape (1,)
+        x = x.reshape(1)
     if axis is None:
         if x.ndim > 1:
             raise ValueError("axis must be specified for multi-dimensional arrays.")
@@ -353,6 +355,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=Fal
 @implements(np.cumulative_prod)
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     x = as_tensor(x)
+    if x.ndim == 0:  # NumPy scans a 0-d array as one of shape (1,)
+        x = x.reshape(1)
     if axis is None:
         if x.ndim > 1:
             raise ValueError("axis must be specified for multi-dimensional arrays.")

@@ -1,6 +1,7 @@
 """NumPy's remaining array functions over tensors: clip, diff, isclose,
 allclose, array_equal, round, nan_to_num, result_type, meshgrid ..."""
 import builtins
+import math
 
 import numpy as np
 
@@ -19,6 +20,9 @@ def clip(a, a_min=NoValue, a_max=NoValue, out=None, *, min=NoValue, max=NoValue,
     hi = a_max if max is NoValue else max
     lo, hi = (None if v is NoValue else v for v in (lo, hi))
     a = as_tensor(a)
+    if a.is_complex():  # NumPy's complex order: the namespace's clip has it
+        from ._elementwise import clip as ordered_clip
+        return finish(ordered_clip(a, lo, hi), out)
     lo = lo if lo is None or isinstance(lo, (int, float)) else as_tensor(lo)
     hi = hi if hi is None or isinstance(hi, (int, float)) else as_tensor(hi)
     lo, hi = integer_clip_bounds(a, lo, hi)
@@ -191,7 +195,11 @@ def shape(a):
 @implements(np.size)
 def size(a, axis=None):
     a = as_tensor(a)
-    return a.numel() if axis is None else a.shape[norm_axis(axis, a.ndim)]
+    if axis is None:
+        return a.numel()
+    if isinstance(axis, (tuple, list)):  # NumPy 2.4: the product over the axes
+        return math.prod(a.shape[norm_axis(x, a.ndim)] for x in axis)
+    return a.shape[norm_axis(axis, a.ndim)]
 
 
 @implements(np.result_type)
@@ -272,8 +280,10 @@ def bincount(x, /, weights=None, minlength=0):
     x = as_tensor(x)
     if x.ndim != 1:
         raise ValueError("object too deep for desired array")
-    if x.numel() == 0 and x.dtype == _C.float64:
-        x = x.to(_C.int64)  # an empty list: no values to cast unsafely
+    if x.numel() == 0 and x.dtype == _C.float64 or x.dtype == _C.bool:
+        # an empty list: no values to cast unsafely; a mask counts its False
+        # and True values (bool casts to NumPy's intp safely)
+        x = x.to(_C.int64)
     if x.is_floating_point() or x.is_complex():
         raise TypeError(f"Cannot cast array data from dtype('{np_dtype(x)}') to "
                         f"dtype('int64') according to the rule 'safe'")

@@ -22,8 +22,11 @@ def dispatches(func):
 
 def tensors(result):
     """NumPy's result with its ndarrays as tensors on the default device."""
-    # only dtypes torchlike has (str, object, longdouble ... stay ndarrays)
-    if isinstance(result, np.ndarray) and result.dtype.name in _NATIVE:
+    # only dtypes torchlike has (str, object, longdouble ... stay ndarrays);
+    # np.matrix results (np.asmatrix, np.bmat) stay NumPy's matrices, whose *
+    # is the matrix product
+    if isinstance(result, np.ndarray) and result.dtype.name in _NATIVE and \
+            not isinstance(result, np.matrix):
         from ._creation import asarray
         return asarray(result)
     if isinstance(result, (tuple, list)):

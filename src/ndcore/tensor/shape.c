@@ -28,10 +28,16 @@ bool tl_tensor_is_contiguous(const tl_tensor *t)
 
 bool tl_tensor_has_internal_overlap(const tl_tensor *t)
 {
-  for (int i = 0; i < t->ndim; i++)
+  /* A tensor with no elements has none to share, whatever its strides (NumPy
+   * hands empty arrays over with zero strides: np.zeros((0, 3))[:, None]). */
+  bool overlap = false;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] == 0)
+      return false;
     if (t->strides[i] == 0 && t->shape[i] > 1)
-      return true;
-  return false;
+      overlap = true;
+  }
+  return overlap;
 }
 
 void tl_shape_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
