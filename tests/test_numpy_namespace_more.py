@@ -624,3 +624,21 @@ def test_clip_is_numpys_with_nan_and_crossed_bounds(lo, hi):
                                        for b in (lo, hi)))
     assert got.dtype == tl.float64
     numpy.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "power", "left_shift",
+                                  "right_shift", "mod", "bitwise_right_shift"])
+def test_integer_arithmetic_of_bools_is_int8(name):
+    """Two bool operands compute as int8, NumPy's smallest integer loop, both
+    through the namespace and through numpy's ufuncs on tensors (PyTorch
+    refuses floor_divide of bools and keeps pow's bool)."""
+    import warnings
+    a, b = numpy.array([True, False, True, False]), numpy.array([True, True, False, False])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a zero divisor, in both
+        want = getattr(numpy, name)(a, b)
+        got = (getattr(np, name)(np.asarray(a), np.asarray(b)),
+               getattr(numpy, name)(np.asarray(a), np.asarray(b)))
+    for g in got:
+        assert g.dtype == tl.int8
+        numpy.testing.assert_array_equal(host(g), want)

@@ -101,6 +101,19 @@ def numpy_division(op):
     return call
 
 
+def numpy_bool_arithmetic(op):
+    """op (floor_divide, remainder, fmod, power, the shifts) with NumPy's rule
+    for bool operands: two bools compute as int8, NumPy's smallest integer
+    loop (PyTorch refuses floor_divide of bools and keeps pow's bool)."""
+    def call(a, b, out=None):
+        if all(isinstance(x, bool) or (isinstance(x, _C.Tensor) and x.dtype == _C.bool)
+               for x in (a, b)):
+            a, b = (x.to(_C.int8) if isinstance(x, _C.Tensor) else int(x) for x in (a, b))
+        return op(a, b) if out is None else op(a, b, out=out)
+    call.__name__ = call.__qualname__ = op.__name__
+    return call
+
+
 def numpy_reciprocal(x, out=None):
     """NumPy's reciprocal: an integer array stays integer (1 / x truncated,
     bool as int8), a zero a divide-by-zero warning and the cast of inf, as
@@ -119,9 +132,14 @@ def numpy_reciprocal(x, out=None):
 
 
 # Ufuncs answered by a composition of ops rather than one op of their name.
-_COMPOSITES = {"spacing": _spacing, "reciprocal": numpy_reciprocal,
-               "floor_divide": numpy_division(_C.floor_divide),
-               "remainder": numpy_division(_C.remainder), "fmod": numpy_division(_C.fmod)}
+_COMPOSITES = {
+    "spacing": _spacing, "reciprocal": numpy_reciprocal,
+    "floor_divide": numpy_bool_arithmetic(numpy_division(_C.floor_divide)),
+    "remainder": numpy_bool_arithmetic(numpy_division(_C.remainder)),
+    "fmod": numpy_bool_arithmetic(numpy_division(_C.fmod)),
+    "power": numpy_bool_arithmetic(_C.pow),
+    "left_shift": numpy_bool_arithmetic(_C.bitwise_left_shift),
+    "right_shift": numpy_bool_arithmetic(_C.bitwise_right_shift)}
 # Two-output ufuncs: a function giving both results.
 _PAIRS = {"divmod": lambda a, b: (_COMPOSITES["floor_divide"](a, b),
                                   _COMPOSITES["remainder"](a, b)),

@@ -165,6 +165,9 @@ for _name, _op in BINARY.items():
     _fn = getattr(_C, _op)
     if _op in ("floor_divide", "remainder", "fmod"):  # an integer zero divisor gives 0
         _fn = _ufunc.numpy_division(_fn)
+    if _op in ("floor_divide", "remainder", "fmod", "pow", "bitwise_left_shift",
+               "bitwise_right_shift"):  # two bools compute as int8
+        _fn = _ufunc.numpy_bool_arithmetic(_fn)
     if _op in _COMPLEX_ORDERED:
         _fn = _complex_ordered(_fn, _COMPLEX_ORDERED[_op])
     globals()[_name] = _binary(_fn, _name)
