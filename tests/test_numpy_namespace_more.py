@@ -642,3 +642,14 @@ def test_integer_arithmetic_of_bools_is_int8(name):
     for g in got:
         assert g.dtype == tl.int8
         numpy.testing.assert_array_equal(host(g), want)
+
+
+@pytest.mark.parametrize("spelling", ["round", "around"])
+def test_round_of_bools_is_float16(spelling):
+    """NumPy rounds bools in its float16 loop; both routes (the namespace,
+    numpy's function on a tensor) give that dtype and values."""
+    a = numpy.array([True, False, True])
+    want = getattr(numpy, spelling)(a)
+    for got in (getattr(np, spelling)(np.asarray(a)), getattr(numpy, spelling)(np.asarray(a))):
+        assert got.dtype == tl.float16
+        numpy.testing.assert_array_equal(host(got), want)

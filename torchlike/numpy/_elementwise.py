@@ -206,8 +206,10 @@ def sign(x, /, **kwargs):
 
 def round(x, /, decimals=0, out=None):
     """Round half to even, to ``decimals`` places (negative: tens,
-    hundreds ..., integers too)."""
+    hundreds ..., integers too); bools round as float16, NumPy's loop for them."""
     x = _arg(x)
+    if x.dtype == _C.bool:
+        x = _float(x)
     if not (x.is_floating_point() or x.is_complex()):
         # integers are whole already, unless rounded to tens (decimals < 0)
         result = _C.round(x, decimals=decimals) if decimals < 0 and x.dtype != _C.bool \

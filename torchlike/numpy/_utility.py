@@ -9,6 +9,7 @@ from .. import _C
 from .._array_function import (
     implements, Unsupported, as_tensor, norm_axis, finish, promote, np_dtype, tl_dtype,
     NoValue, integer_clip_bounds)
+from ._elementwise import round as _round  # the namespace's np.round, one for both routes
 
 Tensor = _C.Tensor
 
@@ -144,12 +145,7 @@ def array_equiv(a1, a2):
 
 @implements(np.round, np.around)
 def round_(a, decimals=0, out=None):
-    a = as_tensor(a)
-    if not (a.is_floating_point() or a.is_complex()):
-        # integers are whole already, unless rounded to tens (decimals < 0)
-        return finish(_C.round(a, decimals=decimals) if decimals < 0 and a.dtype != _C.bool
-                      else a.clone(), out)
-    return finish(_C.round(a, decimals=decimals) if decimals else _C.round(a), out)
+    return finish(_round(as_tensor(a), decimals=decimals), out)
 
 
 @implements(np.real)
