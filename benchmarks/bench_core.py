@@ -22,3 +22,16 @@ def cases():
     m_np = rng.standard_normal((4096, 4096), dtype=np.float32)
     m_tl = tl.from_numpy(m_np)
     yield "sum dim=1 of 4096x4096 float32", lambda: m_tl.sum(1), lambda: m_np.sum(1), "numpy"
+    yield "argmax dim=0 of 4096x4096 float32", lambda: m_tl.argmax(0), \
+        lambda: m_np.argmax(0), "numpy"
+    try:
+        import torch
+    except ImportError:  # the PyTorch rows are skipped
+        return
+    m_pt = torch.from_numpy(m_np)
+    yield "max(dim=0) values+indices 4096x4096 float32", lambda: m_tl.max(0), \
+        lambda: m_pt.max(0), "torch"
+    img_np = rng.standard_normal((32, 19, 128, 128), dtype=np.float32)
+    img_tl, img_pt = tl.from_numpy(img_np), torch.from_numpy(img_np)
+    yield "argmax dim=1 (classes) of 32x19x128x128", lambda: img_tl.argmax(1), \
+        lambda: img_pt.argmax(1), "torch"

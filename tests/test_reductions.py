@@ -694,3 +694,25 @@ def test_numpy_spellings_axis_and_keepdims():
     g = tl.from_numpy(a.copy()).requires_grad_()
     g.sum(axis=(0, 2)).backward(tl.ones(3, dtype=tl.float64))  # the formula reads axis= too
     np.testing.assert_array_equal(g.grad.cpu().numpy(), np.ones_like(a))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "uint8", "int32",
+                                   "int64", "uint64", "bool"])
+@pytest.mark.parametrize("shape,dim", [((40, 300), 0), ((5, 37, 260), 1), ((3, 4, 9, 11), 1),
+                                       ((600, 9), 0), ((2, 513), 0)])
+def test_max_min_along_an_outer_dim_match_numpy(dtype, shape, dim):
+    """Lines side by side (the reduced dim outside a unit-stride last dim)
+    run row by row over many columns at once: values and indices are
+    NumPy's, NaNs win from their first index, ties keep the first."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 4, size=shape)  # few values: many ties
+    a = a.astype(bool) if dtype == "bool" else a.astype(dtype)
+    if dtype.startswith("float"):
+        a[rng.random(shape) < 0.03] = np.nan
+    t = tl.tensor(a)
+    for name, vref, iref in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
+        values, indices = getattr(t, name)(dim)
+        np.testing.assert_array_equal(indices.numpy(), iref(a, axis=dim))
+        np.testing.assert_array_equal(values.numpy(), vref(a, axis=dim))
+        np.testing.assert_array_equal(getattr(t, "arg" + name)(dim, keepdim=True).numpy(),
+                                      iref(a, axis=dim, keepdims=True))

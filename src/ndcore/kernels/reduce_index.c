@@ -100,6 +100,73 @@ TL_EXTREME_LINE(extreme_F64_lanes, double)
 TL_EXTREME_FLOAT_LINE(extreme_F32, extreme_F32_lanes, float, TL_DTYPE_F32)
 TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
 
+/* Many lines side by side: m contiguous columns, the reduced dim n rows
+ * `step` bytes apart (max(0) of a row-major matrix).  Walking each column
+ * alone would read one element per cache line; this walks the rows, each a
+ * vectorisable compare-and-select over the columns.  A NaN, once held, stays
+ * (the first NaN wins) and only a strictly better value replaces the best (the
+ * first index wins among equal ones), as in the line scan. */
+#define TL_EXTREME_COLUMNS(NAME, T)                                                      \
+  static void NAME(const char *x, int64_t n, int64_t step, int64_t m, bool is_max,       \
+                   char *values, int64_t *index)                                         \
+  {                                                                                      \
+    T *best = (T *)values;                                                               \
+    const T *row = (const T *)x;                                                         \
+    for (int64_t j = 0; j < m; j++) {                                                    \
+      best[j] = row[j];                                                                  \
+      index[j] = 0;                                                                      \
+    }                                                                                    \
+    for (int64_t k = 1; k < n; k++) {                                                    \
+      row = (const T *)(x + k * step);                                                   \
+      if (is_max)                                                                        \
+        for (int64_t j = 0; j < m; j++) {                                                \
+          T v = row[j], b = best[j];                                                     \
+          bool take = (b == b) & ((v > b) | (v != v));                                   \
+          best[j] = take ? v : b;                                                        \
+          index[j] = take ? k : index[j];                                                \
+        }                                                                                \
+      else                                                                               \
+        for (int64_t j = 0; j < m; j++) {                                                \
+          T v = row[j], b = best[j];                                                     \
+          bool take = (b == b) & ((v < b) | (v != v));                                   \
+          best[j] = take ? v : b;                                                        \
+          index[j] = take ? k : index[j];                                                \
+        }                                                                                \
+    }                                                                                    \
+  }
+TL_EXTREME_COLUMNS(columns_BOOL, bool)
+TL_EXTREME_COLUMNS(columns_U8, uint8_t)
+TL_EXTREME_COLUMNS(columns_U16, uint16_t)
+TL_EXTREME_COLUMNS(columns_U32, uint32_t)
+TL_EXTREME_COLUMNS(columns_U64, uint64_t)
+TL_EXTREME_COLUMNS(columns_I8, int8_t)
+TL_EXTREME_COLUMNS(columns_I16, int16_t)
+TL_EXTREME_COLUMNS(columns_I32, int32_t)
+TL_EXTREME_COLUMNS(columns_I64, int64_t)
+TL_EXTREME_COLUMNS(columns_F32, float)
+TL_EXTREME_COLUMNS(columns_F64, double)
+
+typedef void (*columns_fn)(const char *x, int64_t n, int64_t step, int64_t m, bool is_max,
+                           char *values, int64_t *index);
+
+static columns_fn columns_for(tl_dtype d)
+{
+  switch (d) {
+  case TL_DTYPE_BOOL: return columns_BOOL;
+  case TL_DTYPE_U8: return columns_U8;
+  case TL_DTYPE_U16: return columns_U16;
+  case TL_DTYPE_U32: return columns_U32;
+  case TL_DTYPE_U64: return columns_U64;
+  case TL_DTYPE_I8: return columns_I8;
+  case TL_DTYPE_I16: return columns_I16;
+  case TL_DTYPE_I32: return columns_I32;
+  case TL_DTYPE_I64: return columns_I64;
+  case TL_DTYPE_F32: return columns_F32;
+  case TL_DTYPE_F64: return columns_F64;
+  default: return NULL;
+  }
+}
+
 static extreme_fn extreme_for(tl_dtype d)
 {
   switch (d) {
@@ -148,6 +215,54 @@ static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* Columns a task takes: their running bests fit in a small stack buffer,
+ * and a row of them is a few cache lines. */
+#define TL_COLUMNS_CHUNK 256
+
+typedef struct {
+  const tl_tensor *src;
+  int dim;
+  int64_t len, step;      /* the reduced dim: rows, bytes between them */
+  int64_t cols, nchunks;  /* the last dim (unit stride), in chunks of TL_COLUMNS_CHUNK */
+  const int64_t *out_shape;
+  columns_fn fn;
+  bool is_max;
+  char *values;
+  int64_t *indices;
+} columns_job;
+
+static void columns_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const columns_job *job = ctx;
+  const tl_tensor *src = job->src;
+  const int64_t size = (int64_t)tl_dtype_size(src->dtype);
+  const char *base = tl_tensor_data(src);
+  _Alignas(16) char scratch[TL_COLUMNS_CHUNK * 8];
+  for (int64_t t = begin; t < end; t++) {
+    int64_t outer = t / job->nchunks, j0 = t % job->nchunks * TL_COLUMNS_CHUNK;
+    int64_t m = job->cols - j0 < TL_COLUMNS_CHUNK ? job->cols - j0 : TL_COLUMNS_CHUNK;
+    int64_t rest = outer, off = j0;
+    for (int i = src->ndim - 2; i >= 0; i--) {
+      int64_t k = rest % job->out_shape[i];
+      rest /= job->out_shape[i];
+      off += k * src->strides[i];
+    }
+    int64_t o = outer * job->cols + j0; /* the outputs are row-major, dim's size 1 */
+    job->fn(base + off * size, job->len, job->step, m, job->is_max,
+            job->values ? job->values + o * size : scratch, job->indices + o);
+  }
+}
+
+/* Lines side by side: the reduced dim is not the last, the last runs with
+ * unit stride and is long enough to fill vector lanes. */
+static bool side_by_side(const tl_tensor *in, int dim)
+{
+  int last = in->ndim - 1;
+  return in->ndim >= 2 && dim != last && in->strides[last] == 1 && in->shape[last] >= 8 &&
+         in->shape[dim] > 1;
+}
+
 static tl_status refuse(bool is_max, tl_dtype d)
 {
   return tl_error_set(TL_ERR_TYPE, "%s() does not support dtype %s", is_max ? "max" : "min",
@@ -176,6 +291,18 @@ tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_ten
     return refuse(is_max, in->dtype);
   job.len = in->ndim ? in->shape[dim] : 1;
   job.step = in->ndim ? in->strides[dim] * (int64_t)tl_dtype_size(in->dtype) : 0;
+  if (side_by_side(in, dim)) {
+    int64_t cols = in->shape[in->ndim - 1];
+    columns_job cj = {.src = in, .dim = dim, .len = job.len, .step = job.step, .cols = cols,
+                      .nchunks = (cols + TL_COLUMNS_CHUNK - 1) / TL_COLUMNS_CHUNK,
+                      .out_shape = shape, .fn = columns_for(in->dtype), .is_max = is_max,
+                      .values = job.values, .indices = job.indices};
+    int64_t tasks = tl_tensor_numel(indices) / cols * cj.nchunks;
+    int64_t per_task = job.len * TL_COLUMNS_CHUNK;
+    int64_t grain = per_task < 32768 ? 32768 / per_task : 1;
+    tl_parallel_for(tasks, grain, columns_range, &cj);
+    return TL_OK;
+  }
   int64_t lines = tl_tensor_numel(indices);
   int64_t grain = job.len > 0 ? 32768 / job.len : 1;
   if (job.len > 0)
