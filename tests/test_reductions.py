@@ -712,7 +712,7 @@ def test_max_min_along_an_outer_dim_match_numpy(dtype, shape, dim):
     t = tl.tensor(a)
     for name, vref, iref in (("max", np.max, np.argmax), ("min", np.min, np.argmin)):
         values, indices = getattr(t, name)(dim)
-        np.testing.assert_array_equal(indices.numpy(), iref(a, axis=dim))
-        np.testing.assert_array_equal(values.numpy(), vref(a, axis=dim))
-        np.testing.assert_array_equal(getattr(t, "arg" + name)(dim, keepdim=True).numpy(),
+        np.testing.assert_array_equal(indices.cpu().numpy(), iref(a, axis=dim))
+        np.testing.assert_array_equal(values.cpu().numpy(), vref(a, axis=dim))
+        np.testing.assert_array_equal(getattr(t, "arg" + name)(dim, keepdim=True).cpu().numpy(),
                                       iref(a, axis=dim, keepdims=True))
