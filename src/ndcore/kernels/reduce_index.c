@@ -86,13 +86,29 @@ TL_EXTREME_LINE(extreme_F64_lanes, double)
     char *args[3] = {(char *)&best, (char *)x, NULL};                                    \
     int64_t steps[3] = {0, sizeof(T), 0};                                                \
     tl_reduce_loops[is_max ? TL_RK_MAX : TL_RK_MIN][DTYPE](args, n, steps, NULL);       \
+    /* the first block of 32 holding it (a vectorised compare), then within */         \
     int64_t at = 0;                                                                      \
-    if (best != best)                                                                    \
+    if (best != best) {                                                                  \
+      for (; at + 32 <= n; at += 32) {                                                   \
+        int hit = 0;                                                                     \
+        for (int j = 0; j < 32; j++)                                                     \
+          hit |= p[at + j] != p[at + j];                                                 \
+        if (hit)                                                                         \
+          break;                                                                         \
+      }                                                                                  \
       while (at < n - 1 && p[at] == p[at])                                               \
         at++;                                                                            \
-    else                                                                                 \
+    } else {                                                                             \
+      for (; at + 32 <= n; at += 32) {                                                   \
+        int hit = 0;                                                                     \
+        for (int j = 0; j < 32; j++)                                                     \
+          hit |= p[at + j] == best;                                                      \
+        if (hit)                                                                         \
+          break;                                                                         \
+      }                                                                                  \
       while (at < n - 1 && p[at] != best)                                                \
         at++;                                                                            \
+    }                                                                                    \
     if (value)                                                                           \
       *(T *)value = best;                                                                \
     *index = at;                                                                         \
