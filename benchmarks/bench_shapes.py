@@ -64,6 +64,13 @@ def layout_cases():
         lambda: img_pt * 2 + 1, "torch"
     yield "layout channels_last clone 32x64x56x56", lambda: img.clone(), \
         lambda: img_pt.clone(), "torch"
+    # copies from a broadcast source: one value stored along each run
+    three, three_pt = tl.arange(3.0), torch.arange(3.0)
+    yield "repeat_interleave 2^22 of 3 float32", lambda: three.repeat_interleave(1 << 22), \
+        lambda: three_pt.repeat_interleave(1 << 22), "torch"
+    row, row_pt = tl.ones(1, 1000), torch.ones(1, 1000)
+    yield "expand(5000, 1000).clone() float32", lambda: row.expand(5000, 1000).clone(), \
+        lambda: row_pt.expand(5000, 1000).clone(), "torch"
 
 
 def per_call_cases():

@@ -27,8 +27,9 @@
       STORE(dst + i * steps[0], (CT)LOAD(src + i * steps[1]));                      \
   }
 
-/* A cast to the same dtype is a move: one memcpy for a contiguous run, a
- * walk down the source for a reversed one (flip), else fixed-width element
+/* A cast to the same dtype is a move: one memcpy for a contiguous run, one
+ * value stored along it for a broadcast source (expand, repeat_interleave),
+ * a walk down the source for a reversed one (flip), else fixed-width element
  * moves.  These replace the table's diagonal. */
 #define TL_MOVE_DEFINE(NAME, W)                                                    \
   static void NAME(char **args, int64_t n, const int64_t *steps, void *data)      \
@@ -38,6 +39,13 @@
     const char *src = args[1];                                                     \
     if (steps[0] == W && steps[1] == W) {                                          \
       memcpy(dst, src, (size_t)(n * W));                                           \
+      return;                                                                      \
+    }                                                                              \
+    if (steps[0] == W && steps[1] == 0) {                                          \
+      char v[W];                                                                   \
+      memcpy(v, src, W);                                                           \
+      for (int64_t i = 0; i < n; i++)                                              \
+        memcpy(dst + i * W, v, W);                                                 \
       return;                                                                      \
     }                                                                              \
     if (steps[0] == W && steps[1] == -W) {                                         \
