@@ -152,40 +152,26 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """Whether multi-head attention's inputs are batched (3-D query) or not
     (2-D); raises AssertionError, as PyTorch, when the dims of key, value and
     the masks do not fit the query's."""
-    if query.ndim == 3:
-        if key.ndim != 3 or value.ndim != 3:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key` and `value` to be "
-                                 f"3-D but found {key.ndim}-D and {value.ndim}-D tensors "
-                                 f"respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 2:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key_padding_mask` to be "
-                                 f"`None` or 2-D but found {key_padding_mask.ndim}-D tensor "
-                                 f"instead")
-        if attn_mask is not None and attn_mask.ndim not in (2, 3):
-            raise AssertionError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, "
-                                 f"2-D or 3-D but found {attn_mask.ndim}-D tensor instead")
-        return True
-    if query.ndim == 2:
-        if key.ndim != 2 or value.ndim != 2:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key` and `value` to "
-                                 f"be 2-D but found {key.ndim}-D and {value.ndim}-D tensors "
-                                 f"respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != 1:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to "
-                                 f"be `None` or 1-D but found {key_padding_mask.ndim}-D tensor "
-                                 f"instead")
-        if attn_mask is not None:
-            if attn_mask.ndim not in (2, 3):
-                raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be "
-                                     f"`None`, 2-D or 3-D but found {attn_mask.ndim}-D tensor "
-                                     f"instead")
-            want = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != want:
-                raise AssertionError(f"Expected `attn_mask` shape to be {want} but got "
-                                     f"{attn_mask.shape}")
-        return False
-    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received "
-                         f"{query.ndim}-D query tensor")
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.ndim}-D query tensor")
+    batched, n = query.ndim == 3, query.ndim
+    kind = f"{'batched' if batched else 'unbatched'} ({n}-D) `query`"
+    if key.ndim != n or value.ndim != n:
+        raise AssertionError(f"For {kind}, expected `key` and `value` to be {n}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != n - 1:
+        raise AssertionError(f"For {kind}, expected `key_padding_mask` to be `None` or {n - 1}-D "
+                             f"but found {key_padding_mask.ndim}-D tensor instead")
+    if attn_mask is not None and attn_mask.ndim not in (2, 3):
+        raise AssertionError(f"For {kind}, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                             f"found {attn_mask.ndim}-D tensor instead")
+    want = (num_heads, query.shape[0], key.shape[0])
+    if not batched and attn_mask is not None and attn_mask.ndim == 3 and \
+            tuple(attn_mask.shape) != want:
+        raise AssertionError(f"Expected `attn_mask` shape to be {want} but got "
+                             f"{attn_mask.shape}")
+    return batched
 
 
 def _check_key_padding_mask(key_padding_mask, src_len, bsz):
