@@ -400,10 +400,7 @@ static bool obeys_layout(const tl_tensor *g, const tl_tensor *leaf)
 {
   if (!tl_tensor_is_dense(leaf) || tl_tensor_is_contiguous(leaf))
     return tl_tensor_is_contiguous(g);
-  for (int i = 0; i < g->ndim; i++)
-    if (g->shape[i] != 1 && g->strides[i] != leaf->strides[i])
-      return false;
-  return true;
+  return tl_tensor_has_strides(g, leaf->strides);
 }
 
 /* leaf.grad += grad (or = grad the first time). */

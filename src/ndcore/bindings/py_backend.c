@@ -55,10 +55,7 @@ static bool in_format(const tl_tensor *t, tl_format format)
     tl_error_clear();
     return false;
   }
-  for (int i = 0; i < t->ndim; i++)
-    if (t->shape[i] != 1 && t->strides[i] != strides[i])
-      return false;
-  return true;
+  return tl_tensor_has_strides(t, strides);
 }
 
 /* self on device with dtype, laid out in format (-1: preserve_format); self

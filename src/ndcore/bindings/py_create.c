@@ -40,7 +40,8 @@ int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, cons
     return tl_py_raise_int();
   }
   int64_t strides[TL_MAX_DIMS];
-  if (o->format >= 0 || o->like) {
+  bool laid_out = o->format >= 0 || o->like; /* else row-major */
+  if (laid_out) {
     tl_format format = o->format >= 0 ? (tl_format)o->format : TL_FORMAT_PRESERVE;
     tl_tensor model = {.ndim = ndim};
     memcpy(model.shape, shape, (size_t)ndim * sizeof *shape);
@@ -60,7 +61,7 @@ int tl_py_factory_new(const char *func, tl_op op, tl_dtype dtype, int ndim, cons
   tl_status s = (zeroed ? tl_tensor_zeros : tl_tensor_empty)(t, dtype, ndim, shape, device);
   if (s != TL_OK)
     return tl_py_raise_int();
-  if (o->format >= 0 || o->like)
+  if (laid_out)
     memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
   return 0;
 }

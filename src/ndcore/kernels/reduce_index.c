@@ -203,7 +203,6 @@ static extreme_fn extreme_for(tl_dtype d)
 
 typedef struct {
   const tl_tensor *src;
-  int dim;
   int64_t len, step; /* the line: elements, bytes between them */
   const int64_t *out_shape;
   extreme_fn fn;
@@ -211,6 +210,18 @@ typedef struct {
   char *values;
   int64_t *indices;
 } index_job;
+
+/* The input element output o's line starts at: o decomposed over the output's
+ * shape (row-major, the reduced dim's size 1), through the input's strides. */
+static int64_t line_start(const tl_tensor *src, const int64_t *out_shape, int64_t o)
+{
+  int64_t off = 0;
+  for (int i = src->ndim - 1; i >= 0; i--) {
+    off += o % out_shape[i] * src->strides[i];
+    o /= out_shape[i];
+  }
+  return off;
+}
 
 static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
@@ -220,12 +231,7 @@ static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
   const int64_t size = (int64_t)tl_dtype_size(src->dtype);
   const char *base = tl_tensor_data(src);
   for (int64_t o = begin; o < end; o++) {
-    int64_t rest = o, off = 0;
-    for (int i = src->ndim - 1; i >= 0; i--) {
-      int64_t k = rest % job->out_shape[i];
-      rest /= job->out_shape[i];
-      off += k * src->strides[i];
-    }
+    int64_t off = line_start(src, job->out_shape, o);
     job->fn(base + off * size, job->len, job->step, job->is_max,
             job->values ? job->values + o * size : NULL, job->indices + o);
   }
@@ -237,7 +243,6 @@ static void index_range(void *ctx, int64_t begin, int64_t end, int worker)
 
 typedef struct {
   const tl_tensor *src;
-  int dim;
   int64_t len, step;      /* the reduced dim: rows, bytes between them */
   int64_t cols, nchunks;  /* the last dim (unit stride), in chunks of TL_COLUMNS_CHUNK */
   const int64_t *out_shape;
@@ -258,14 +263,8 @@ static void columns_range(void *ctx, int64_t begin, int64_t end, int worker)
   for (int64_t t = begin; t < end; t++) {
     int64_t outer = t / job->nchunks, j0 = t % job->nchunks * TL_COLUMNS_CHUNK;
     int64_t m = job->cols - j0 < TL_COLUMNS_CHUNK ? job->cols - j0 : TL_COLUMNS_CHUNK;
-    int64_t rest = outer, off = j0;
-    for (int i = src->ndim - 2; i >= 0; i--) {
-      int64_t k = rest % job->out_shape[i];
-      rest /= job->out_shape[i];
-      off += k * src->strides[i];
-    }
-    int64_t o = outer * job->cols + j0; /* the outputs are row-major, dim's size 1 */
-    job->fn(base + off * size, job->len, job->step, m, job->is_max,
+    int64_t o = outer * job->cols + j0;
+    job->fn(base + line_start(src, job->out_shape, o) * size, job->len, job->step, m, job->is_max,
             job->values ? job->values + o * size : scratch, job->indices + o);
   }
 }
@@ -300,7 +299,7 @@ tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_ten
   int64_t shape[TL_MAX_DIMS];
   for (int i = 0; i < in->ndim; i++)
     shape[i] = i == dim ? 1 : in->shape[i];
-  index_job job = {.src = in, .dim = dim, .is_max = is_max, .fn = extreme_for(in->dtype),
+  index_job job = {.src = in, .is_max = is_max, .fn = extreme_for(in->dtype),
                    .out_shape = shape, .indices = tl_tensor_data(indices),
                    .values = values ? tl_tensor_data(values) : NULL};
   if (!job.fn)
@@ -309,7 +308,7 @@ tl_status tl_reduce_index_pass(bool is_max, const tl_tensor *in, int dim, tl_ten
   job.step = in->ndim ? in->strides[dim] * (int64_t)tl_dtype_size(in->dtype) : 0;
   if (side_by_side(in, dim)) {
     int64_t cols = in->shape[in->ndim - 1];
-    columns_job cj = {.src = in, .dim = dim, .len = job.len, .step = job.step, .cols = cols,
+    columns_job cj = {.src = in, .len = job.len, .step = job.step, .cols = cols,
                       .nchunks = (cols + TL_COLUMNS_CHUNK - 1) / TL_COLUMNS_CHUNK,
                       .out_shape = shape, .fn = columns_for(in->dtype), .is_max = is_max,
                       .values = job.values, .indices = job.indices};

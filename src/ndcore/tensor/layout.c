@@ -81,14 +81,19 @@ void tl_layout_strides(int ndim, const int64_t *shape, const int *order, int64_t
 }
 
 /* Its strides then describe a layout a new tensor can take as they are. */
+bool tl_tensor_has_strides(const tl_tensor *t, const int64_t *strides)
+{
+  for (int i = 0; i < t->ndim; i++)
+    if (t->shape[i] != 1 && t->strides[i] != strides[i])
+      return false;
+  return true;
+}
+
 static bool dense_in(const tl_tensor *t, const int *order)
 {
   int64_t strides[TL_MAX_DIMS];
   tl_layout_strides(t->ndim, t->shape, order, strides);
-  for (int i = 0; i < t->ndim; i++)
-    if (t->strides[i] < 0 || (t->shape[i] != 1 && t->strides[i] != strides[i]))
-      return false;
-  return true;
+  return tl_tensor_has_strides(t, strides);
 }
 
 bool tl_tensor_is_dense(const tl_tensor *t)

@@ -211,7 +211,10 @@ void tl_layout_order(int n, const tl_tensor *const *ts, int ndim, const int64_t 
                      int *order);
 /* Dense strides for shape with its dims laid out in order. */
 void tl_layout_strides(int ndim, const int64_t *shape, const int *order, int64_t *strides);
-/* Does t cover one block of memory once, with non-negative strides? */
+/* Are t's strides these on every dim longer than 1 (a size-1 dim's stride is
+ * never used)? */
+bool tl_tensor_has_strides(const tl_tensor *t, const int64_t *strides);
+/* Does t cover one block of memory once, with positive strides? */
 bool tl_tensor_is_dense(const tl_tensor *t);
 /* Do a and b hold the same elements' bytes in the same order, in one block
  * each (so that one byte copy moves a into b)? */

@@ -10,7 +10,6 @@
  * first, a result of another dtype is cast last; ranges of elements are
  * split across the thread pool. */
 #include <math.h>
-#include <string.h>
 
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_vecmath.h"
@@ -272,21 +271,12 @@ static void act_range(void *ctx, int64_t begin, int64_t end, int worker)
   }
 }
 
-/* Does t hold its elements in one block in the order y does (same shape and
- * strides, y dense), so that one flat loop pairs them up? */
-static bool laid_out_as(const tl_tensor *t, const tl_tensor *y)
-{
-  return t->ndim == y->ndim && !memcmp(t->shape, y->shape, (size_t)t->ndim * sizeof *t->shape) &&
-         ((tl_tensor_is_contiguous(t) && tl_tensor_is_contiguous(y)) ||
-          !memcmp(t->strides, y->strides, (size_t)t->ndim * sizeof *t->strides));
-}
-
 /* `t` in dtype `work`, laid out as y: t itself when it already is, else a
  * converted copy in *tmp. */
 static const tl_tensor *as_work(const tl_tensor *t, const tl_tensor *y, tl_dtype work,
                                 tl_tensor *tmp)
 {
-  if (!t || (t->dtype == work && laid_out_as(t, y)))
+  if (!t || tl_tensor_same_block(t, y)) /* y: dense, of dtype work */
     return t;
   if (tl_tensor_empty_format(tmp, y, work, tl_tensor_device(t), TL_FORMAT_PRESERVE) != TL_OK)
     return NULL;
@@ -299,7 +289,8 @@ static const tl_tensor *as_work(const tl_tensor *t, const tl_tensor *y, tl_dtype
  * (like's) dims order, copied back by the caller. */
 static tl_tensor *writable(tl_tensor *out, const tl_tensor *like, tl_dtype work, tl_tensor *tmp)
 {
-  if (!out || (out->dtype == work && (like ? laid_out_as(out, like) : tl_tensor_is_dense(out))))
+  if (!out || (like ? tl_tensor_same_block(out, like)
+                    : out->dtype == work && tl_tensor_is_dense(out)))
     return out;
   if (tl_tensor_empty_format(tmp, like ? like : out, work, tl_tensor_device(out),
                              TL_FORMAT_PRESERVE) != TL_OK)
