@@ -43,3 +43,15 @@ def cases():
     t1, t2 = tl.from_numpy(e1), tl.from_numpy(e2)
     yield "einsum bij,bjk->bik float32", lambda: tl.einsum("bij,bjk->bik", t1, t2), \
         lambda: np.einsum("bij,bjk->bik", e1, e2, optimize=True), "numpy"
+    try:
+        import torch
+    except ImportError:  # the PyTorch rows are skipped
+        return
+    rows = rng.standard_normal((2000, 2000))
+    t_rows, p_rows = tl.from_numpy(rows), torch.from_numpy(rows)
+    yield "linalg.vector_norm dim=1 of 2000x2000 float64", \
+        lambda: tl.linalg.vector_norm(t_rows, dim=1), \
+        lambda: torch.linalg.vector_norm(p_rows, dim=1), "torch"
+    yield "linalg.vector_norm dim=0 of 2000x2000 float64", \
+        lambda: tl.linalg.vector_norm(t_rows, dim=0), \
+        lambda: torch.linalg.vector_norm(p_rows, dim=0), "torch"

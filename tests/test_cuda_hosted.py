@@ -217,19 +217,17 @@ def test_vector_norm_dtype_nan_and_empty(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector_norm_of_no_dims_at_the_dimension_limit(device):
-    """dim=() reduces nothing: |x| elementwise.  The device path appends a
-    size-1 dim to reduce over, for which a 32-dimensional input has no room:
-    a clear error there, not a write past the shape array."""
+    """dim=() reduces nothing: |x| elementwise, also for a 32-dimensional
+    input (it is reduced as a (numel, 1) column, so no dim is appended)."""
     x = -np.arange(1.0, 3.0).reshape((2,) + (1,) * 30)
-    t = tensor(x, "float64", device)
-    np.testing.assert_array_equal(host(tl.linalg.vector_norm(t, 2, ())), np.abs(x))
-    big = tensor(x.reshape(x.shape + (1,)), "float64", device)
-    if device == "cpu":
-        np.testing.assert_array_equal(host(tl.linalg.vector_norm(big, 2, ())),
-                                      np.abs(x).reshape(big.shape))
-    else:
-        with pytest.raises(NotImplementedError, match="at most 31"):
-            tl.linalg.vector_norm(big, 2, ())
+    for shape in (x.shape, x.shape + (1,)):
+        t = tensor(x.reshape(shape), "float64", device)
+        for keepdim in (False, True):
+            r = tl.linalg.vector_norm(t, 2, (), keepdim)
+            np.testing.assert_array_equal(host(r), np.abs(x).reshape(shape))
+    nc = tensor(np.array([[1.0, -2.0], [-3.0, 4.0]]), "float32", device).t()
+    np.testing.assert_array_equal(host(tl.linalg.vector_norm(nc, 0, ())),
+                                  np.ones((2, 2), np.float32))
 
 
 @pytest.mark.parametrize("device", DEVICES)

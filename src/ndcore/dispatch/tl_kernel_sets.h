@@ -198,8 +198,6 @@ tl_status tl_cpu_linalg_solve_triangular(tl_tensor *x, const tl_tensor *a, const
 tl_status tl_cpu_linalg_lstsq(tl_tensor *x, tl_tensor *residuals, tl_tensor *rank, tl_tensor *sv,
                               const tl_tensor *a, const tl_tensor *b, double rcond,
                               const char *driver);
-tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                    bool keepdim, int dtype);
 tl_status tl_cpu_linalg_cross(tl_tensor *out, const tl_tensor *a, const tl_tensor *b, int64_t dim);
 tl_status tl_cpu_linalg_ldl_factor_ex(tl_tensor *ld, tl_tensor *pivots, tl_tensor *info,
                                       const tl_tensor *a, bool hermitian);

@@ -5,6 +5,7 @@
  * in kernels_*.c instead.)                                               */
 #include "ndcore/dispatch/tl_kernel_sets.h"
 #include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/linalg/tl_lapack.h"
 
 /* Register `set` as the CPU kernel of each of the n ops, for every dtype. */
 static void serve(const tl_op *ops, size_t n, const void *set)
@@ -115,7 +116,7 @@ static const tl_linalg_kernels cpu_linalg = {
     .linalg_lu_solve = tl_cpu_linalg_lu_solve,
     .linalg_solve_triangular = tl_cpu_linalg_solve_triangular,
     .linalg_lstsq = tl_cpu_linalg_lstsq,
-    .linalg_vector_norm = tl_cpu_linalg_vector_norm,
+    .linalg_vector_norm = tl_linalg_device_vector_norm,
     .linalg_cross = tl_cpu_linalg_cross,
 };
 

@@ -1,9 +1,7 @@
 /* linalg_extra.c - linear algebra composed from the products and the
- * decompositions: vector_norm, pinv, matrix_rank, matrix_power, cross.
- *
- * vector_norm reduces in double (or double complex) precision whatever the
- * input dtype and rounds once at the end, so float32 results match NumPy's
- * within float32 rounding.  pinv and matrix_rank share the tolerance rule of
+ * decompositions: vector_norm's checks, pinv, matrix_rank, matrix_power,
+ * cross (vector_norm itself is torch.norm's reduction on every device,
+ * linalg_device.c).  pinv and matrix_rank share the tolerance rule of
  * PyTorch: a singular value counts when it exceeds max(atol, rtol * s_max),
  * with rtol defaulting to eps * max(M, N) unless only atol > 0 is given.     */
 #include <math.h>
@@ -18,53 +16,7 @@
 #include "ndcore/tensor/tl_backend.h"
 #include "ndcore/tensor/tl_views.h"
 
-/* ---- vector_norm -------------------------------------------------------------------- */
-
-static double norm_reduce(const double *v, int64_t n, double ord)
-{
-  double acc;
-  if (isinf(ord)) {
-    acc = v[0];
-    for (int64_t i = 1; i < n; i++) {
-      if (isnan(acc))
-        break;
-      if (isnan(v[i]) || (ord > 0 ? v[i] > acc : v[i] < acc))
-        acc = v[i];
-    }
-    return acc;
-  }
-  acc = 0;
-  if (ord == 0) {
-    for (int64_t i = 0; i < n; i++)
-      acc += v[i] != 0;
-    return acc;
-  }
-  if (ord == 1) {
-    for (int64_t i = 0; i < n; i++)
-      acc += v[i];
-    return acc;
-  }
-  if (ord == 2) {
-    /* scaled sum of squares: no overflow for huge or underflow for tiny values */
-    double scale = 0, ssq = 1;
-    for (int64_t i = 0; i < n; i++) {
-      if (v[i] == 0)
-        continue;
-      if (isnan(v[i]) || isinf(v[i]))
-        return isnan(v[i]) ? v[i] : INFINITY;
-      if (scale < v[i]) {
-        ssq = 1 + ssq * (scale / v[i]) * (scale / v[i]);
-        scale = v[i];
-      } else {
-        ssq += (v[i] / scale) * (v[i] / scale);
-      }
-    }
-    return scale * sqrt(ssq);
-  }
-  for (int64_t i = 0; i < n; i++)
-    acc += pow(v[i], ord);
-  return pow(acc, 1.0 / ord);
-}
+/* ---- vector_norm ---------------------------------------------------------------------- */
 
 /* vector_norm's checks on every device: the dtypes (dtype < 0: none given),
  * and an order without an identity (negative, +-inf) over no elements. */
@@ -89,74 +41,6 @@ tl_status tl_lapack_vector_norm_check(const tl_tensor *x, double ord, uint64_t m
     return tl_error_set(TL_ERR_RUNTIME, "%s cannot compute the %g norm on an empty tensor because "
                         "the operation does not have an identity", fn, ord);
   return TL_OK;
-}
-
-tl_status tl_cpu_linalg_vector_norm(tl_tensor *out, const tl_tensor *x, double ord, uint64_t mask,
-                                    bool keepdim, int dtype)
-{
-  const char *fn = "linalg.vector_norm";
-  tl_tensor perm = {0}, buf = {0};
-  double *absv = NULL;
-  tl_status st;
-  if ((st = tl_lapack_vector_norm_check(x, ord, mask, dtype)) != TL_OK)
-    return st;
-  tl_dtype rd = tl_dtype_to_real(dtype >= 0 ? (tl_dtype)dtype : x->dtype);
-  int64_t order[TL_MAX_DIMS], oshape[TL_MAX_DIMS];
-  int no = 0, nk = 0, ond = 0;
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < x->ndim; d++)
-    if (!(mask >> d & 1)) {
-      order[no++] = d;
-      outer *= x->shape[d];
-      oshape[ond++] = x->shape[d];
-    } else if (keepdim) {
-      oshape[ond++] = 1;
-    }
-  for (int d = 0; d < x->ndim; d++)
-    if (mask >> d & 1) {
-      order[no + nk++] = d;
-      inner *= x->shape[d];
-    }
-  if (keepdim) { /* kept dims are in place; rebuild in original order */
-    ond = 0;
-    for (int d = 0; d < x->ndim; d++)
-      oshape[ond++] = mask >> d & 1 ? 1 : x->shape[d];
-  }
-  tl_dtype wide = tl_dtype_is_complex(x->dtype) ? TL_DTYPE_C128 : TL_DTYPE_F64;
-  if ((st = tl_view_permute(&perm, x, x->ndim, order)) != TL_OK ||
-      (st = tl_tensor_to_dtype(&buf, &perm, wide)) != TL_OK)
-    goto done;
-  if ((st = tl_tensor_empty(out, rd, ond, oshape, tl_tensor_device(x))) != TL_OK)
-    goto done;
-  if (!(absv = malloc(sizeof(double) * (size_t)(inner > 0 ? inner : 1)))) {
-    tl_tensor_release(out);
-    st = tl_error_set(TL_ERR_MEMORY, "%s: out of memory", fn);
-    goto done;
-  }
-  const int64_t rsize = (int64_t)tl_dtype_size(rd);
-  tl_unlocked unlocked = tl_parallel_unlock(outer * inner); /* tl_parallel.h */
-  for (int64_t o = 0; o < outer; o++) {
-    if (wide == TL_DTYPE_C128) {
-      const double complex *src = (const double complex *)tl_tensor_data(&buf) + o * inner;
-      for (int64_t i = 0; i < inner; i++)
-        absv[i] = cabs(src[i]);
-    } else {
-      const double *src = (const double *)tl_tensor_data(&buf) + o * inner;
-      for (int64_t i = 0; i < inner; i++)
-        absv[i] = fabs(src[i]);
-    }
-    double r = inner == 0 ? 0 : norm_reduce(absv, inner, ord);
-    tl_scalar_store((tl_scalar){.kind = TL_KIND_FLOAT, .v.f = r}, rd,
-                    (char *)tl_tensor_data(out) + o * rsize);
-  }
-  tl_parallel_relock(&unlocked);
-done:
-  free(absv);
-  if (perm.storage)
-    tl_tensor_release(&perm);
-  if (buf.storage)
-    tl_tensor_release(&buf);
-  return st;
 }
 
 /* ---- pinv, matrix_rank -------------------------------------------------------------- */
