@@ -24,6 +24,10 @@ def cases():
     yield "sum dim=1 of 4096x4096 float32", lambda: m_tl.sum(1), lambda: m_np.sum(1), "numpy"
     yield "argmax dim=0 of 4096x4096 float32", lambda: m_tl.argmax(0), \
         lambda: m_np.argmax(0), "numpy"
+    r_np = rng.standard_normal((2000, 2000))
+    r_tl = tl.from_numpy(r_np)
+    yield "argmax dim=1 of 2000x2000 float64", lambda: r_tl.argmax(1), \
+        lambda: r_np.argmax(1), "numpy"
     try:
         import torch
     except ImportError:  # the PyTorch rows are skipped

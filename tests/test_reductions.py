@@ -340,6 +340,28 @@ def test_nan_wins_in_max_min_and_arg():
         assert_close(tl.max(t.T, 0).indices, np.argmax(a, 1).astype(np.int64))
 
 
+@pytest.mark.parametrize("dtype", REAL_DTYPES)
+def test_arg_extremes_of_long_rows_find_the_first_holder(dtype):
+    """Rows walked in blocks of 32: the extreme (repeated, so ties matter),
+    or a NaN, placed before, on and after block edges."""
+    n_values = [31, 32, 33, 95, 2049]
+    for n in n_values:
+        for at in sorted({0, 30, 31, 32, 63, n - 1} - set(range(n, 100))):
+            a = np.zeros((3, n), np.float64)
+            a[0, at] = 7
+            a[0, (at + 40) % n] = 7          # a later tie
+            a[1, at] = -7
+            a[2, (at + 5) % n] = 7
+            if dtype in ("float32", "float64", "float16", "bfloat16"):
+                a[2, at] = np.nan
+            x = a.astype(np.float32 if dtype == "bfloat16" else dtype)
+            t = to_tensor(x, dtype)
+            assert t.argmax(1).cpu().numpy().tolist() == np.argmax(x, 1).tolist()
+            assert t.argmin(1).cpu().numpy().tolist() == np.argmin(x, 1).tolist()
+            v, i = t.max(1)
+            assert i.cpu().numpy().tolist() == np.argmax(x, 1).tolist()
+
+
 def test_ties_take_the_first_index():
     t = tl.tensor([[3, 1, 3, 1], [0, 0, 0, 0]])
     assert t.argmax(1).tolist() == [0, 0]

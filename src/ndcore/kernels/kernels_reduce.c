@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 
 #define TL_REDUCE_BLOCK 2048
 #define TL_REDUCE_LANES 16
@@ -20,11 +21,7 @@
 /* The build targets baseline x86-64 (SSE2), where widening float32 lanes to
  * double costs more than the memory traffic; AVX2/AVX-512 clones of the
  * loops, picked at load time by the CPU, keep the sums at memory speed. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TL_SANITIZE)
-#define TL_REDUCE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TL_REDUCE_CLONES
-#endif
+#define TL_REDUCE_CLONES TL_SIMD_CLONES
 
 tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
 

@@ -10,23 +10,59 @@
 #include "ndcore/dispatch/tl_dispatch.h"
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
+#include "ndcore/kernels/tl_simd_clones.h"
 
 typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, char *value,
                            int64_t *index);
 
+/* The first index of a contiguous line holding best (or the first NaN when
+ * best is NaN; x != x only for NaN, which the compiler drops for integers).
+ * Blocks of 32 are tested with a compare OR-ed into an integer as wide as T,
+ * which the vectoriser turns into packed compares (a narrower flag, or a
+ * branch per element, keeps it scalar); only the block that hits is walked
+ * element by element. */
+#define TL_FIRST_HOLDING(NAME, T, W)                                                     \
+  TL_SIMD_CLONES static int64_t NAME(const T *p, int64_t n, T best)                      \
+  {                                                                                      \
+    int64_t at = 0;                                                                      \
+    if (best != best) {                                                                  \
+      for (; at + 32 <= n; at += 32) {                                                   \
+        W hit = 0;                                                                       \
+        for (int j = 0; j < 32; j++)                                                     \
+          hit |= (W)(p[at + j] != p[at + j]);                                            \
+        if (hit)                                                                         \
+          break;                                                                         \
+      }                                                                                  \
+      while (at < n - 1 && p[at] == p[at])                                               \
+        at++;                                                                            \
+    } else {                                                                             \
+      for (; at + 32 <= n; at += 32) {                                                   \
+        W hit = 0;                                                                       \
+        for (int j = 0; j < 32; j++)                                                     \
+          hit |= (W)(p[at + j] == best);                                                 \
+        if (hit)                                                                         \
+          break;                                                                         \
+      }                                                                                  \
+      while (at < n - 1 && p[at] != best)                                                \
+        at++;                                                                            \
+    }                                                                                    \
+    return at;                                                                           \
+  }
+
 /* Two passes over the line, both without data-dependent branches in the hot
- * loop: the extreme value (16 lanes, NaN wins; x != x only for NaN, which
- * the compiler drops for integers), then the first index holding it, or the
- * first NaN.  A one-pass scan mispredicts on every new best. */
-#define TL_EXTREME_LINE(NAME, T)                                                         \
-  static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
-                   int64_t *index)                                                       \
+ * loop: the extreme value (16 lanes, NaN wins), then the first index holding
+ * it, or the first NaN.  A one-pass scan mispredicts on every new best. */
+#define TL_EXTREME_LINE(NAME, T, W)                                                      \
+  TL_FIRST_HOLDING(NAME##_first, T, W)                                                   \
+  TL_SIMD_CLONES static void NAME(const char *x, int64_t n, int64_t step, bool is_max,   \
+                                  char *value, int64_t *index)                           \
   {                                                                                      \
     T lane[16];                                                                          \
     for (int j = 0; j < 16; j++)                                                         \
       lane[j] = *(const T *)x;                                                           \
     int64_t i = 0;                                                                       \
-    if (step == (int64_t)sizeof(T)) {                                                    \
+    const bool dense = step == (int64_t)sizeof(T);                                       \
+    if (dense) {                                                                         \
       const T *p = (const T *)x;                                                         \
       if (is_max)                                                                        \
         for (; i + 16 <= n; i += 16)                                                     \
@@ -47,7 +83,9 @@ typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, 
       if ((is_max ? lane[j] > best : lane[j] < best) | (lane[j] != lane[j]))             \
         best = lane[j];                                                                  \
     int64_t at = 0;                                                                      \
-    if (best != best) {                                                                  \
+    if (dense) {                                                                         \
+      at = NAME##_first((const T *)x, n, best);                                          \
+    } else if (best != best) {                                                           \
       while (at < n - 1 && *(const T *)(x + at * step) == *(const T *)(x + at * step))   \
         at++;                                                                            \
     } else {                                                                             \
@@ -58,21 +96,21 @@ typedef void (*extreme_fn)(const char *x, int64_t n, int64_t step, bool is_max, 
       *(T *)value = best;                                                                \
     *index = at;                                                                         \
   }
-TL_EXTREME_LINE(extreme_BOOL, bool)
-TL_EXTREME_LINE(extreme_U8, uint8_t)
-TL_EXTREME_LINE(extreme_U16, uint16_t)
-TL_EXTREME_LINE(extreme_U32, uint32_t)
-TL_EXTREME_LINE(extreme_U64, uint64_t)
-TL_EXTREME_LINE(extreme_I8, int8_t)
-TL_EXTREME_LINE(extreme_I16, int16_t)
-TL_EXTREME_LINE(extreme_I32, int32_t)
-TL_EXTREME_LINE(extreme_I64, int64_t)
-TL_EXTREME_LINE(extreme_F32_lanes, float)
-TL_EXTREME_LINE(extreme_F64_lanes, double)
+TL_EXTREME_LINE(extreme_BOOL, bool, uint8_t)
+TL_EXTREME_LINE(extreme_U8, uint8_t, uint8_t)
+TL_EXTREME_LINE(extreme_U16, uint16_t, uint16_t)
+TL_EXTREME_LINE(extreme_U32, uint32_t, uint32_t)
+TL_EXTREME_LINE(extreme_U64, uint64_t, uint64_t)
+TL_EXTREME_LINE(extreme_I8, int8_t, uint8_t)
+TL_EXTREME_LINE(extreme_I16, int16_t, uint16_t)
+TL_EXTREME_LINE(extreme_I32, int32_t, uint32_t)
+TL_EXTREME_LINE(extreme_I64, int64_t, uint64_t)
+TL_EXTREME_LINE(extreme_F32_lanes, float, uint32_t)
+TL_EXTREME_LINE(extreme_F64_lanes, double, uint64_t)
 
 /* Floats: a contiguous line's extreme comes from the max/min pass loop
- * (kernels_reduce.c vectorises the NaN-aware select that scalar code
- * cannot), then the first index holding it. */
+ * instead (kernels_reduce.c's NaN-aware select vectorises; the lanes' form
+ * of it does not, for floats), then the first index holding it. */
 #define TL_EXTREME_FLOAT_LINE(NAME, LANES, T, DTYPE)                                     \
   static void NAME(const char *x, int64_t n, int64_t step, bool is_max, char *value,     \
                    int64_t *index)                                                       \
@@ -81,37 +119,13 @@ TL_EXTREME_LINE(extreme_F64_lanes, double)
       LANES(x, n, step, is_max, value, index);                                           \
       return;                                                                            \
     }                                                                                    \
-    const T *p = (const T *)x;                                                           \
-    T best = p[0];                                                                       \
+    T best = *(const T *)x;                                                              \
     char *args[3] = {(char *)&best, (char *)x, NULL};                                    \
     int64_t steps[3] = {0, sizeof(T), 0};                                                \
     tl_reduce_loops[is_max ? TL_RK_MAX : TL_RK_MIN][DTYPE](args, n, steps, NULL);       \
-    /* the first block of 32 holding it (a vectorised compare), then within */         \
-    int64_t at = 0;                                                                      \
-    if (best != best) {                                                                  \
-      for (; at + 32 <= n; at += 32) {                                                   \
-        int hit = 0;                                                                     \
-        for (int j = 0; j < 32; j++)                                                     \
-          hit |= p[at + j] != p[at + j];                                                 \
-        if (hit)                                                                         \
-          break;                                                                         \
-      }                                                                                  \
-      while (at < n - 1 && p[at] == p[at])                                               \
-        at++;                                                                            \
-    } else {                                                                             \
-      for (; at + 32 <= n; at += 32) {                                                   \
-        int hit = 0;                                                                     \
-        for (int j = 0; j < 32; j++)                                                     \
-          hit |= p[at + j] == best;                                                      \
-        if (hit)                                                                         \
-          break;                                                                         \
-      }                                                                                  \
-      while (at < n - 1 && p[at] != best)                                                \
-        at++;                                                                            \
-    }                                                                                    \
     if (value)                                                                           \
       *(T *)value = best;                                                                \
-    *index = at;                                                                         \
+    *index = LANES##_first((const T *)x, n, best);                                       \
   }
 TL_EXTREME_FLOAT_LINE(extreme_F32, extreme_F32_lanes, float, TL_DTYPE_F32)
 TL_EXTREME_FLOAT_LINE(extreme_F64, extreme_F64_lanes, double, TL_DTYPE_F64)
