@@ -107,6 +107,70 @@ static inline bool differs(tl_dtype d, uint64_t ka, uint64_t kb)
   return ka != kb || tl_sort_key_is_nan(d, ka);
 }
 
+/* The first index of each run of equal elements of vals into start[], with
+ * start[runs] = n; the number of runs.  Instantiated per dtype (run_starts)
+ * so that the key is computed inline rather than through a switch per
+ * element, which cost unique more than its sort. */
+static inline __attribute__((always_inline)) int64_t run_starts_of(tl_dtype d, const char *vals,
+                                                                   int64_t n, int64_t *start)
+{
+  const int64_t size = (int64_t)tl_dtype_size(d);
+  int64_t runs = 0;
+  uint64_t prev = 0;
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t k = tl_sort_key(d, vals + i * size);
+    if (i == 0 || differs(d, prev, k))
+      start[runs++] = i;
+    prev = k;
+  }
+  start[runs] = n;
+  return runs;
+}
+
+static int64_t run_starts(tl_dtype d, const char *vals, int64_t n, int64_t *start)
+{
+  switch (d) {
+#define TL_RUN_STARTS_CASE(D)                                                            \
+  case D:                                                                                \
+    return run_starts_of(D, vals, n, start);
+    TL_RUN_STARTS_CASE(TL_DTYPE_BOOL)
+    TL_RUN_STARTS_CASE(TL_DTYPE_U8)
+    TL_RUN_STARTS_CASE(TL_DTYPE_U16)
+    TL_RUN_STARTS_CASE(TL_DTYPE_U32)
+    TL_RUN_STARTS_CASE(TL_DTYPE_U64)
+    TL_RUN_STARTS_CASE(TL_DTYPE_I8)
+    TL_RUN_STARTS_CASE(TL_DTYPE_I16)
+    TL_RUN_STARTS_CASE(TL_DTYPE_I32)
+    TL_RUN_STARTS_CASE(TL_DTYPE_I64)
+    TL_RUN_STARTS_CASE(TL_DTYPE_F16)
+    TL_RUN_STARTS_CASE(TL_DTYPE_BF16)
+    TL_RUN_STARTS_CASE(TL_DTYPE_F32)
+    TL_RUN_STARTS_CASE(TL_DTYPE_F64)
+#undef TL_RUN_STARTS_CASE
+  default:
+    return run_starts_of(d, vals, n, start);
+  }
+}
+
+/* dst[g] = vals[start[g]] for elements of `size` bytes, with the size fixed
+ * per loop: a memcpy of a run-time size per element is a `rep movs`, whose
+ * start-up cost dominated unique. */
+static void gather_runs(char *dst, const char *vals, const int64_t *start, int64_t runs,
+                        size_t size)
+{
+#define TL_GATHER_RUNS(T)                                                                \
+  for (int64_t g = 0; g < runs; g++)                                                     \
+    memcpy(dst + g * (int64_t)sizeof(T), vals + start[g] * (int64_t)sizeof(T), sizeof(T)); \
+  return;
+  switch (size) {
+  case 1: TL_GATHER_RUNS(uint8_t)
+  case 2: TL_GATHER_RUNS(uint16_t)
+  case 4: TL_GATHER_RUNS(uint32_t)
+  default: TL_GATHER_RUNS(uint64_t)
+  }
+#undef TL_GATHER_RUNS
+}
+
 /* unique's counts: the size of each of the `groups` runs that start[] bounds
  * (start[groups] is the end), on `device`. */
 static tl_status group_counts(tl_tensor *counts, const int64_t *start, int64_t groups,
@@ -150,20 +214,10 @@ tl_status tl_cpu_unique(const tl_tensor *in, bool consecutive, tl_tensor *out, t
     tl_error_set(TL_ERR_MEMORY, "%s(): out of memory", op);
     goto fail;
   }
-  int64_t groups = 0;
-  uint64_t prev = 0;
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t k = tl_sort_key(d, vals + i * (int64_t)size);
-    if (i == 0 || differs(d, prev, k))
-      group_start[groups++] = i;
-    prev = k;
-  }
-  group_start[groups] = n;
+  int64_t groups = run_starts(d, vals, n, group_start);
   if (tl_tensor_empty(out, d, 1, &groups, tl_tensor_device(in)) != TL_OK)
     goto fail;
-  for (int64_t g = 0; g < groups; g++)
-    memcpy((char *)tl_tensor_data(out) + g * (int64_t)size, vals + group_start[g] * (int64_t)size,
-           size);
+  gather_runs(tl_tensor_data(out), vals, group_start, groups, size);
   if (inverse) {
     if (tl_tensor_empty(inverse, TL_DTYPE_I64, in->ndim, in->shape, tl_tensor_device(in)) != TL_OK)
       goto fail;
