@@ -28,6 +28,10 @@ def cases():
     r_tl = tl.from_numpy(r_np)
     yield "argmax dim=1 of 2000x2000 float64", lambda: r_tl.argmax(1), \
         lambda: r_np.argmax(1), "numpy"
+    yield "cumsum dim=0 of 2000x2000 float64", lambda: r_tl.cumsum(0), \
+        lambda: np.cumsum(r_np, 0), "numpy"
+    yield "cumsum dim=0 of a transposed 2000x2000 float64", lambda: r_tl.T.cumsum(0), \
+        lambda: np.cumsum(r_np.T, 0), "numpy"
     try:
         import torch
     except ImportError:  # the PyTorch rows are skipped

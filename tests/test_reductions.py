@@ -512,6 +512,20 @@ def test_cumsum_cumprod(name, dtype):
                 assert_close(getattr(t, name)(dim=dim), result_np(expected, rdt), dtype=rdt)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex64"])
+def test_scans_of_side_by_side_lines_in_blocks(dtype):
+    """Lines along a leading dim are scanned in blocks of adjacent lines:
+    inner sizes below, at and past a block (512), with a partial last block."""
+    rng = np.random.default_rng(7)
+    for shape, dim in [((5, 3, 1100), 1), ((4, 512), 0), ((3, 2, 1025), 0), ((6, 513), 0)]:
+        a = random_array(shape, dtype, rng, low=-2, high=3)
+        t = to_tensor(a, dtype)
+        for name, ref in (("cumsum", np.cumsum), ("cumprod", np.cumprod)):
+            rdt = sum_dtype(dtype)
+            expected = result_np(ref(widen(a), axis=dim), rdt)
+            assert_close(getattr(t, name)(dim), expected, dtype=rdt), (shape, dim, name)
+
+
 def test_cumsum_dtype_and_out():
     a = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
     t = to_tensor(a)

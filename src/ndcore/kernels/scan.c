@@ -14,43 +14,69 @@
 #include "ndcore/dispatch/tl_parallel.h"
 #include "ndcore/kernels/tl_reduce.h"
 
+/* Lines side by side (a scan along any dim but the last) are scanned a block
+ * of this many at a time: row after row of the block, so memory is walked in
+ * order and the adds of independent lines vectorise, each line still summed
+ * in its own order (the results are those of one line at a time). */
+#define TL_SCAN_BLOCK 512
+
 typedef struct {
   bool prod;
   tl_dtype work;
-  int64_t len, inner; /* the line: elements, and the stride between them */
+  int64_t len, inner;  /* the line: elements, and the stride between them */
+  int64_t blocks;      /* blocks of side-by-side lines per outer index */
   char *data;          /* the contiguous work tensor, scanned in place */
 } scan_job;
 
-#define TL_SCAN_LINE(NAME, T, ADD, MUL)                                  \
-  static void NAME(T *x, int64_t n, int64_t s, bool prod)                \
-  {                                                                      \
-    if (prod)                                                            \
-      for (int64_t i = 1; i < n; i++)                                    \
-        x[i * s] = MUL(x[(i - 1) * s], x[i * s]);                        \
-    else                                                                 \
-      for (int64_t i = 1; i < n; i++)                                    \
-        x[i * s] = ADD(x[(i - 1) * s], x[i * s]);                        \
+/* x: the first of m adjacent lines of n elements, s apart. */
+#define TL_SCAN_LINES(NAME, T, ADD, MUL)                                   \
+  static void NAME(T *x, int64_t n, int64_t s, int64_t m, bool prod)       \
+  {                                                                        \
+    if (m == 1) { /* one line: the running value stays in a register */    \
+      T run = x[0];                                                        \
+      for (int64_t i = 1; i < n; i++)                                      \
+        x[i * s] = run = prod ? MUL(run, x[i * s]) : ADD(run, x[i * s]);   \
+      return;                                                              \
+    }                                                                      \
+    for (int64_t i = 1; i < n; i++) {                                      \
+      T *row = x + i * s;                                                  \
+      const T *above = row - s;                                            \
+      if (prod)                                                            \
+        for (int64_t j = 0; j < m; j++)                                    \
+          row[j] = MUL(above[j], row[j]);                                  \
+      else                                                                 \
+        for (int64_t j = 0; j < m; j++)                                    \
+          row[j] = ADD(above[j], row[j]);                                  \
+    }                                                                      \
   }
 /* Integer scans wrap, as in NumPy and PyTorch. */
 #define TL_IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
 #define TL_IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
 #define TL_ADD(a, b) ((a) + (b))
 #define TL_MUL(a, b) ((a) * (b))
-TL_SCAN_LINE(scan_I64, int64_t, TL_IADD, TL_IMUL)
-TL_SCAN_LINE(scan_F64, double, TL_ADD, TL_MUL)
-TL_SCAN_LINE(scan_C128, double complex, TL_ADD, TL_MUL)
+TL_SCAN_LINES(scan_I64, int64_t, TL_IADD, TL_IMUL)
+TL_SCAN_LINES(scan_F64, double, TL_ADD, TL_MUL)
+TL_SCAN_LINES(scan_C128, double complex, TL_ADD, TL_MUL)
 
+/* Tasks: (outer index, block of lines). */
 static void scan_range(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
   const scan_job *job = ctx;
-  for (int64_t line = begin; line < end; line++) {
-    int64_t outer = line / job->inner, in = line % job->inner;
-    int64_t first = outer * job->len * job->inner + in;
+  for (int64_t task = begin; task < end; task++) {
+    int64_t outer = task / job->blocks, j0 = task % job->blocks * TL_SCAN_BLOCK;
+    int64_t m = job->inner - j0 < TL_SCAN_BLOCK ? job->inner - j0 : TL_SCAN_BLOCK;
+    int64_t first = outer * job->len * job->inner + j0;
     switch (job->work) {
-    case TL_DTYPE_I64: scan_I64((int64_t *)job->data + first, job->len, job->inner, job->prod); break;
-    case TL_DTYPE_F64: scan_F64((double *)job->data + first, job->len, job->inner, job->prod); break;
-    default: scan_C128((double complex *)job->data + first, job->len, job->inner, job->prod); break;
+    case TL_DTYPE_I64:
+      scan_I64((int64_t *)job->data + first, job->len, job->inner, m, job->prod);
+      break;
+    case TL_DTYPE_F64:
+      scan_F64((double *)job->data + first, job->len, job->inner, m, job->prod);
+      break;
+    default:
+      scan_C128((double complex *)job->data + first, job->len, job->inner, m, job->prod);
+      break;
     }
   }
 }
@@ -67,11 +93,12 @@ tl_status tl_scan_pass(bool prod, tl_tensor *work, int64_t len, int64_t inner)
     return pass(prod, work, len, inner);
   }
   scan_job job = {.prod = prod, .work = work->dtype, .data = tl_tensor_data(work), .len = len,
-                  .inner = inner};
+                  .inner = inner, .blocks = (inner + TL_SCAN_BLOCK - 1) / TL_SCAN_BLOCK};
   int64_t numel = tl_tensor_numel(work);
   if (numel > 0 && len > 1) {
-    int64_t grain = 32768 / len;
-    tl_parallel_for(numel / len, grain > 1 ? grain : 1, scan_range, &job);
+    int64_t per_task = len * (inner < TL_SCAN_BLOCK ? inner : TL_SCAN_BLOCK);
+    int64_t grain = 32768 / per_task;
+    tl_parallel_for(numel / len / inner * job.blocks, grain > 1 ? grain : 1, scan_range, &job);
   }
   return TL_OK;
 }
