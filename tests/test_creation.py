@@ -345,6 +345,27 @@ def test_arange_dtype(dtype):
     np.testing.assert_array_equal(t.to(tl.float64).cpu().numpy(), np.arange(10.0))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32",
+                                   "uint64", "int64"])
+def test_arange_integer_dtypes_wrap_as_numpy(dtype):
+    """Values are computed in int64 and narrowed: past the dtype's range they
+    wrap, as NumPy's do; a start outside it raises NumPy's OverflowError."""
+    import torchlike.numpy as tnp
+    for args in [(300,), (120, 130), (3, 700, 7), (0, 7000, 99), (5,), (5, 0, -1),
+                 (0, 200, 300)]:
+        got = tnp.arange(*args, dtype=dtype)
+        assert got.dtype == getattr(tl, dtype)
+        np.testing.assert_array_equal(got.cpu().numpy(), np.arange(*args, dtype=dtype))
+        np.testing.assert_array_equal(tl.arange(*args, dtype=getattr(tl, dtype)).cpu().numpy(),
+                                      np.arange(*args).astype(dtype))
+    if dtype.startswith("u"):
+        with pytest.raises(OverflowError, match=f"-1 out of bounds for {dtype}"):
+            tnp.arange(-1, 3, dtype=dtype)
+    if dtype in ("int8", "uint8"):  # the second value, start + step, must fit too
+        with pytest.raises(OverflowError, match=f"300 out of bounds for {dtype}"):
+            tnp.arange(0, 700, 300, dtype=dtype)
+
+
 def test_arange_keywords_and_scalars():
     assert tl.arange(end=4).tolist() == [0, 1, 2, 3]
     assert tl.arange(start=1, end=4).tolist() == [1, 2, 3]

@@ -214,9 +214,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     dtype = tl_dtype(dtype) or _default_dtype(fill_value)
     if type(fill_value) is int and not (dtype.is_floating_point or dtype.is_complex or
                                         dtype == _C.bool):
-        info = np.iinfo(np_dtype(dtype))  # NEP 50: no silent wrap (np.full(2, -1, uint8))
-        if not info.min <= fill_value <= info.max:
-            raise OverflowError(f"Python integer {fill_value} out of bounds for {info.dtype}")
+        _check_int_fits(fill_value, dtype)
     if isinstance(fill_value, Tensor):
         shape = _shape(shape)
         try:
@@ -254,7 +252,22 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None, like=None):
         return _float_range(start, step, n, dtype, device)
     if dtype.is_complex:
         return _C.arange(n, dtype=_C.float64, device=device).mul(step).add(start).to(dtype)
-    return _C.arange(n, dtype=_C.int64, device=device).mul(int(step)).add(int(start)).to(dtype)
+    if dtype != _C.bool:  # NumPy converts the first two values to the dtype
+        _check_int_fits(start, dtype)
+        if n > 1:
+            _check_int_fits(start + step, dtype)
+    if start == 0 and step == 1:
+        return _C.arange(n, dtype=dtype, device=device)
+    return _C.arange(n, dtype=_C.int64, device=device).mul_(int(step)).add_(int(start)).to(dtype)
+
+
+def _check_int_fits(value, dtype):
+    """NEP 50: a Python integer outside an integer dtype raises (np.full(2, -1,
+    uint8), np.arange(-1, 3, dtype=uint16)) instead of wrapping."""
+    if type(value) is int:
+        info = np.iinfo(np_dtype(dtype))
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {info.dtype}")
 
 
 def _float_range(start, step, n, dtype, device):

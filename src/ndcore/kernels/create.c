@@ -120,16 +120,31 @@ tl_status tl_cpu_tensor_arange_fill(tl_tensor *out, tl_scalar start, tl_scalar s
   if (tl_dtype_is_integral(out->dtype)) {
     int64_t a = start.kind == TL_KIND_INT ? start.v.i : (int64_t)as_double(start);
     int64_t s = step.kind == TL_KIND_INT ? step.v.i : (int64_t)as_double(step);
-    if (out->dtype == TL_DTYPE_I64) {
-      for (int64_t i = 0; i < n; i++)
-        ((int64_t *)(void *)p)[i] = (int64_t)((uint64_t)a + (uint64_t)i * (uint64_t)s);
+    /* computed in int64 (wrapping) and narrowed as a cast does; a store per
+     * element through tl_scalar_store cost 70x this loop */
+#define TL_ARANGE_INT(D, T)                                                              \
+  case D:                                                                                \
+    for (int64_t i = 0; i < n; i++)                                                      \
+      ((T *)(void *)p)[i] = (T)((uint64_t)a + (uint64_t)i * (uint64_t)s);                \
+    return TL_OK;
+    switch (out->dtype) {
+      TL_ARANGE_INT(TL_DTYPE_U8, uint8_t)
+      TL_ARANGE_INT(TL_DTYPE_U16, uint16_t)
+      TL_ARANGE_INT(TL_DTYPE_U32, uint32_t)
+      TL_ARANGE_INT(TL_DTYPE_U64, uint64_t)
+      TL_ARANGE_INT(TL_DTYPE_I8, int8_t)
+      TL_ARANGE_INT(TL_DTYPE_I16, int16_t)
+      TL_ARANGE_INT(TL_DTYPE_I32, int32_t)
+      TL_ARANGE_INT(TL_DTYPE_I64, int64_t)
+    default:
+      for (int64_t i = 0; i < n; i++) {
+        tl_scalar v = {.kind = TL_KIND_INT,
+                       .v.i = (int64_t)((uint64_t)a + (uint64_t)i * (uint64_t)s)};
+        tl_scalar_store(v, out->dtype, p + (size_t)i * size);
+      }
       return TL_OK;
     }
-    for (int64_t i = 0; i < n; i++) {
-      tl_scalar v = {.kind = TL_KIND_INT, .v.i = (int64_t)((uint64_t)a + (uint64_t)i * (uint64_t)s)};
-      tl_scalar_store(v, out->dtype, p + (size_t)i * size);
-    }
-    return TL_OK;
+#undef TL_ARANGE_INT
   }
   double a = as_double(start), s = as_double(step);
   switch (out->dtype) {
