@@ -106,6 +106,29 @@ def test_isin_against_numpy():
                                   np.isin(f, [np.nan, 2.0]))
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "uint16", "int32",
+                                   "uint32", "int64", "uint64"])
+def test_isin_of_integers_short_and_wide_ranges(dtype):
+    """Test values spanning a short range go through a lookup table, a wide
+    range through a binary search: both agree with NumPy, also for elements
+    outside the range and uint64 values past int64's."""
+    rng = np.random.default_rng(6)
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    for lo, hi in [(0, 2), (0, 40), (0, 2 ** 62)]:
+        if info is None and hi > 2 or info is not None and hi > info.max:
+            continue
+        e = rng.integers(lo, hi, 300, dtype=np.uint64).astype(dtype)
+        t = e[::17].copy()
+        for invert in (False, True):
+            got = T.isin(T.from_numpy(e), T.from_numpy(t), invert=invert)
+            np.testing.assert_array_equal(got.cpu().numpy(), np.isin(e, t, invert=invert))
+    if dtype == "uint64":
+        e = np.array([2 ** 63 + 5, 5, 2 ** 64 - 1, 0], np.uint64)
+        for t in (np.array([5, 6], np.uint64), np.array([5, 2 ** 64 - 1], np.uint64)):
+            np.testing.assert_array_equal(T.isin(T.from_numpy(e), T.from_numpy(t)).cpu().numpy(),
+                                          np.isin(e, t))
+
+
 @pytest.mark.parametrize("periodic", [True, False])
 @pytest.mark.parametrize("n", [2, 7, 16])
 def test_windows_against_numpy(n, periodic):
