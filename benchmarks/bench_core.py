@@ -17,6 +17,7 @@ def cases():
     yield "add 2^24 float32", lambda: a_tl + b_tl, lambda: a_np + b_np, "numpy"
     yield "mul 2^24 float32", lambda: a_tl * b_tl, lambda: a_np * b_np, "numpy"
     yield "exp 2^24 float32", lambda: tl.exp(a_tl), lambda: np.exp(a_np), "numpy"
+    yield "x ** 2 of 2^24 float32", lambda: a_tl ** 2, lambda: a_np ** 2, "numpy"
     yield "sum 2^24 float32", lambda: a_tl.sum(), lambda: a_np.sum(), "numpy"
 
     m_np = rng.standard_normal((4096, 4096), dtype=np.float32)

@@ -609,6 +609,29 @@ def test_pow_values():
     assert_close(tl.tensor([2, 3], dtype=tl.int64) ** 40, np.array([2, 3]) ** 40)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_pow_by_python_two_half_and_minus_one(dtype):
+    """x ** 2, x ** 0.5 and x ** -1 run as square, sqrt and reciprocal: the
+    values of a correctly rounded pow, with sqrt's -0.0 and -inf (NumPy's and
+    PyTorch's), except PyTorch's float16 ** 0.5, which is C's pow (+0.0 at
+    -0.0, +inf at -inf)."""
+    base = np.array([-0.0, -np.inf, np.inf, np.nan, -2.0, 0.0, 3.0, 1e-3, 7.5], np.float64)
+    t = tl.tensor(base, dtype=getattr(tl, dtype))
+    x = t.to(tl.float64).cpu().numpy()  # the values as rounded to dtype
+    rtol = {"float16": 1e-3, "bfloat16": 8e-3, "float32": 1e-7, "float64": 1e-15}[dtype]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cases = [(2, x * x), (2.0, x * x), (0.5, np.sqrt(x)), (-1, 1 / x), (-1.0, 1 / x)]
+    for e, want in cases:
+        if e == 0.5 and dtype == "float16":
+            want = np.where(x == -np.inf, np.inf, np.where(x == 0, 0.0, want))
+        want = tl.tensor(want).to(t.dtype).to(tl.float64).cpu().numpy()  # rounded once
+        got = t ** e
+        assert got.dtype == t.dtype
+        got = got.to(tl.float64).cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=rtol, err_msg=f"{e} {dtype}")
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=f"{e} {dtype}")
+
+
 def test_add_sub_alpha():
     a, b = np.arange(6.0).reshape(2, 3), np.ones(3)
     assert_close(tl.add(tl.tensor(a), tl.tensor(b), alpha=2.5), a + 2.5 * b)
