@@ -109,8 +109,8 @@ tl_loop_fn tl_reduce_loops[TL_RK_COUNT_][TL_DTYPE_COUNT];
 #define S_MINNAN(a, x, m, d) TL_MINNAN(a, x)
 #define S_MAXINT(a, x, m, d) TL_MAXINT(a, x)
 #define S_MININT(a, x, m, d) TL_MININT(a, x)
-#define S_AND(a, x, m, d) ((a) && (x))
-#define S_OR(a, x, m, d) ((a) || (x))
+#define S_AND(a, x, m, d) ((bool)((a) & (x))) /* bitwise: no branch per element */
+#define S_OR(a, x, m, d) ((bool)((a) | (x)))
 /* all/any/count_nonzero read any real dtype directly: x != 0 (NaN is true). */
 #define S_ALLNZ(a, x, m, d) ((bool)((a) & ((x) != 0)))
 #define S_ANYNZ(a, x, m, d) ((bool)((a) | ((x) != 0)))
