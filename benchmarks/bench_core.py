@@ -18,6 +18,10 @@ def cases():
     yield "mul 2^24 float32", lambda: a_tl * b_tl, lambda: a_np * b_np, "numpy"
     yield "exp 2^24 float32", lambda: tl.exp(a_tl), lambda: np.exp(a_np), "numpy"
     yield "x ** 2 of 2^24 float32", lambda: a_tl ** 2, lambda: a_np ** 2, "numpy"
+    i_np = rng.integers(-10 ** 6, 10 ** 6, 1 << 22)
+    i_tl = tl.from_numpy(i_np)
+    yield "int64 // 7 of 2^22", lambda: i_tl // 7, lambda: i_np // 7, "numpy"
+    yield "int64 % 7 of 2^22", lambda: i_tl % 7, lambda: i_np % 7, "numpy"
     yield "sum 2^24 float32", lambda: a_tl.sum(), lambda: a_np.sum(), "numpy"
 
     m_np = rng.standard_normal((4096, 4096), dtype=np.float32)

@@ -434,20 +434,41 @@ tl_scalar_store(((const tl_op_params *)data)->s[0], TL_DTYPE_$E, (char *)&alpha)
               " * (a - fmod(a, b)) / b, which is exact up to one rounding, so floor_divide\n"
               " * and remainder satisfy a = q * b + r.")
     g.binary("trunc_divide", UINTS, "b ? (T)(a / b) : 0")
-    g.binary("floor_divide", UINTS, "b ? (T)(a / b) : 0")
-    g.binary("remainder", UINTS, "b ? (T)(a % b) : 0")
+    g.binary("floor_divide", UINTS, "b ? (T)(a / b) : 0", loop=None)
+    g.binary("remainder", UINTS, "b ? (T)(a % b) : 0", loop=None)
     g.binary("fmod", UINTS, "b ? (T)(a % b) : 0")
     g.binary("trunc_divide", SINTS, "b == 0 ? 0 : b == -1 ? (T)(U)(0u - (U)a) : (T)(a / b)")
     g.binary("floor_divide", SINTS, """\
 if (b == 0 || b == -1)
   return trunc_divide_$(a, b);
 T q = (T)(a / b);
-return (a % b != 0 && (a < 0) != (b < 0)) ? (T)(q - 1) : q;""")
+return (a % b != 0 && (a < 0) != (b < 0)) ? (T)(q - 1) : q;""", loop=None)
     g.binary("remainder", SINTS, """\
 if (b == 0 || b == -1)
   return 0;
 T r = (T)(a % b);
-return (r != 0 && (r < 0) != (b < 0)) ? (T)(r + b) : r;""")
+return (r != 0 && (r < 0) != (b < 0)) ? (T)(r + b) : r;""", loop=None)
+    g.code.append("\n/* a // b and a % b by one positive integer b for the whole loop (a\n"
+                  " * Python number, or a broadcast divisor): a multiply-high instead of a\n"
+                  " * divide (tl_intdiv.h), the remainder as a - q * b in wrapping arithmetic.\n"
+                  " * The CUDA kernels keep the divide. */\n")
+    for op, result in [("floor_divide", "q"), ("remainder", "(T)((U)a - (U)q * (U)b)")]:
+        g.cuda_row(op, UINTS + SINTS, f"{op}_$_f")
+        for dtypes, quotient in [(UINTS, "tl_udiv64_do((uint64_t)a, m)"),
+                                 (SINTS, "tl_floordiv64_do((int64_t)a, m)")]:
+            g.each(dtypes, f"TL_BINARY_LOOP({op}_each_$_loop, T, T, {op}_$)")
+            g.loop(op, dtypes, f"""\
+const T b = *(const T *)args[2];
+if (steps[2] != 0 || !(b > 0) || n < 8) {{
+  {op}_each_$_loop(args, n, steps, data);
+  return;
+}}
+const tl_udiv64 m = tl_udiv64_new((uint64_t)b);
+for (int64_t i = 0; i < n; i++) {{
+  const T a = *(const T *)(args[1] + i * steps[1]);
+  const T q = (T){quotient};
+  *(T *)(args[0] + i * steps[0]) = {result};
+}}""")
     g.binary("fmod", SINTS, "b == 0 || b == -1 ? 0 : (T)(a % b)")
     g.binary("trunc_divide", FLOATS, "trunc(a / b)")
     g.binary("floor_divide", FLOATS, """\

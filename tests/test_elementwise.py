@@ -632,6 +632,29 @@ def test_pow_by_python_two_half_and_minus_one(dtype):
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=f"{e} {dtype}")
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])
+def test_floor_divide_and_remainder_by_one_integer(dtype):
+    """A positive divisor fixed for a whole loop is a multiply-high: exact
+    against NumPy for every dividend, the dtype's extremes included, and for
+    divisors from 1 to past half the dtype's range."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(8)
+    a = rng.integers(info.min, info.max, 500, dtype=dtype, endpoint=True)
+    a[:6] = [info.min, info.min + 1, info.max, info.max - 1, 0, 1 if info.min == 0 else -1]
+    t = tl.tensor(a)
+    for b in sorted({1, 2, 3, 7, 10, 64, min(255, int(info.max)), int(info.max) // 2 + 1,
+                     int(info.max)}):
+        np.testing.assert_array_equal((t // b).cpu().numpy(), a // np.asarray(b, dtype), str(b))
+        np.testing.assert_array_equal((t % b).cpu().numpy(), a % np.asarray(b, dtype), str(b))
+        # the same through a strided dividend and a broadcast 0-d divisor
+        d = tl.tensor(b, dtype=t.dtype)
+        np.testing.assert_array_equal(tl.floor_divide(t[::3], d).cpu().numpy(),
+                                      a[::3] // np.asarray(b, dtype))
+        np.testing.assert_array_equal(tl.remainder(t[::3], d).cpu().numpy(),
+                                      a[::3] % np.asarray(b, dtype))
+
+
 def test_add_sub_alpha():
     a, b = np.arange(6.0).reshape(2, 3), np.ones(3)
     assert_close(tl.add(tl.tensor(a), tl.tensor(b), alpha=2.5), a + 2.5 * b)

@@ -12,6 +12,7 @@
  * NumPy (and Python): floor_divide and remainder agree with each other,
  * the remainder takes the divisor's sign, fmod the dividend's.             */
 #include "ndcore/dispatch/tl_kernels.h"
+#include "ndcore/kernels/tl_intdiv.h"         /* fixed divisors: a multiply-high */
 #include "ndcore/kernels/tl_special_scalar.h" /* tl_next16: nextafter in float16/bfloat16 */
 
 /* Is alpha absent or exactly 1 (the plain add/sub)? */
