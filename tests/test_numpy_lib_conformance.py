@@ -544,6 +544,18 @@ def test_pad_takes_dict_widths_and_returns_a_new_array(width, mode):
     assert got is not t and not np.shares_memory(got, t)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int64", "float32", "float64",
+                                   "complex64"])
+def test_constant_pad_values_cast_as_numpys(dtype):
+    """One constant everywhere pads in one copy, per-side constants axis by
+    axis (the corners take the later axis's): both as NumPy casts them."""
+    a = (numpy.arange(12).reshape(3, 4) % 3).astype(dtype)
+    for width, value in [(2, 0), ((1, 2), 5), (((0, 1), (2, 0)), 7), (1, 1.5),
+                         (((1, 1), (1, 2)), ((1, 2), (3, 4)))]:
+        got = np.pad(tensor(a), width, constant_values=value)
+        same(got, numpy.pad(a, width, constant_values=value))
+
+
 @pytest.mark.parametrize("choices,default", [
     (["i8", "i8sq"], 0), (["i64", "f64"], 42), (["f32", 3.5], 0), (["i8", 1000], 0),
     (["i8"], 2.5), (["i8", "i8sq"], numpy.int16(3))])

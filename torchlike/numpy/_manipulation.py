@@ -523,6 +523,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise Unsupported(f"pad: argument 'mode' {mode!r} or keywords {sorted(kwargs)} are not "
                           f"supported on tensors")
     values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
+    if mode == "constant" and x.ndim and (values == values.flat[0]).all() \
+            and values.dtype.kind in "biuf":
+        # one value everywhere: one padded copy (F.pad takes the last dim's widths first)
+        import torchlike.nn.functional as F
+        flat = [int(w) for pair in widths[::-1].tolist() for w in pair]
+        return F.pad(x, flat, value=values.flat[0].item())
     for axis, (before, after) in enumerate(widths.tolist()):
         if mode == "constant":
             parts = []
