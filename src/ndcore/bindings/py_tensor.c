@@ -668,10 +668,26 @@ done:
   return value;
 }
 
+/* The Python object of the element at p, loaded directly for the common
+ * dtypes: the scalar cast path per element cost tolist 1.7x NumPy's time. */
+static PyObject *element_obj_fast(tl_dtype d, const char *p)
+{
+  switch (d) {
+  case TL_DTYPE_F64: return PyFloat_FromDouble(tl_load_F64(p));
+  case TL_DTYPE_F32: return PyFloat_FromDouble((double)tl_load_F32(p));
+  case TL_DTYPE_I64: return PyLong_FromLongLong(tl_load_I64(p));
+  case TL_DTYPE_I32: return PyLong_FromLong(tl_load_I32(p));
+  case TL_DTYPE_BOOL: return Py_NewRef(*(const bool *)p ? Py_True : Py_False);
+  default: return NULL;
+  }
+}
+
 static PyObject *tolist_rec(const tl_tensor *t, int dim, const char *p)
 {
-  if (dim == t->ndim)
-    return element_obj(t, p);
+  if (dim == t->ndim) {
+    PyObject *v = element_obj_fast(t->dtype, p);
+    return v || PyErr_Occurred() ? v : element_obj(t, p);
+  }
   PyObject *list = PyList_New(t->shape[dim]);
   int64_t step = t->strides[dim] * (int64_t)tl_dtype_size(t->dtype);
   for (int64_t i = 0; list && i < t->shape[dim]; i++) {
