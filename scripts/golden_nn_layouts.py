@@ -40,7 +40,7 @@ def inputs(T):
                 [list(p.stride()) for n, p in m.named_parameters() if n.endswith("weight")])
 
     return {"T": T, "F": F, "x4": x4, "x5": x5, "cl": x4.contiguous(memory_format=cl),
-            "cl3": x5.contiguous(memory_format=cl3), "dx": dx, "convs": convs,
+            "cl3": x5.contiguous(memory_format=cl3), "cl4": det(T, 2, 4, 6, 6).contiguous(memory_format=cl), "dx": dx, "convs": convs,
             "w": det(T, 4, 3, 3, 3, s=0.5), "wcl": det(T, 4, 3, 3, 3, s=0.5).contiguous(memory_format=cl),
             "wt": det(T, 3, 2, 3, 3, s=0.4), "w5": det(T, 4, 3, 2, 2, 2, s=0.6),
             "wt5": det(T, 3, 2, 2, 2, 2, s=0.2), "d": T.float64,
@@ -109,9 +109,9 @@ CALLS = [
     "dx(lambda t: F.interpolate(t, scale_factor=2, mode='trilinear'), cl3)",
     "dx(lambda t: F.interpolate(t, scale_factor=2), cl3)",
     # shuffles, dropout, padding
-    "F.pixel_shuffle(T.cat([cl, cl[:, :1]], 1), 2).stride()", "F.pixel_unshuffle(cl, 2).stride()",
+    "F.pixel_shuffle(cl4, 2).stride()", "F.pixel_unshuffle(cl, 2).stride()",
     "F.channel_shuffle(cl, 3).stride()",
-    "dx(lambda t: F.pixel_shuffle(t, 2), T.cat([cl, cl[:, :1]], 1))", "dx(lambda t: F.pixel_unshuffle(t, 2), cl)",
+    "dx(lambda t: F.pixel_shuffle(t, 2), cl4)", "dx(lambda t: F.pixel_unshuffle(t, 2), cl)",
     "F.dropout(cl, 0.5).stride()", "F.dropout2d(cl, 0.5).stride()", "F.dropout3d(cl3, 0.5).stride()",
     "F.alpha_dropout(cl, 0.5, True).stride()", "F.feature_alpha_dropout(cl, 0.5, True).stride()",
     "dx(lambda t: F.dropout2d(t, 0.5), cl)", "dx(lambda t: F.dropout(t, 0.5), cl)",

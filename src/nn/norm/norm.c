@@ -58,6 +58,15 @@ static tl_status affine_or(const tl_tensor *t, int64_t C, double fill, tl_dtype 
   return status;
 }
 
+/* The layout of y and dx: batch and group norm keep a channels-last x's
+ * (PyTorch's CPU kernels do), layer and rms norm are row-major. */
+static tl_format norm_format(tl_op op, const tl_tensor *x)
+{
+  bool keeps = op == TL_OP_NATIVE_BATCH_NORM || op == TL_OP_NATIVE_BATCH_NORM_BACKWARD ||
+               op == TL_OP_NATIVE_GROUP_NORM || op == TL_OP_NATIVE_GROUP_NORM_BACKWARD;
+  return keeps ? tl_tensor_suggest_format(x) : TL_FORMAT_CONTIGUOUS;
+}
+
 /* The forward common to every op: allocate y (x's shape and dtype), mean and
  * rstd (shape nstat/stat_shape, work dtype; mean skipped when NULL), fill in
  * the missing affine terms, run the kernel. */
@@ -85,6 +94,8 @@ static tl_status run_forward(tl_op op, const tl_norm_spec *s, const tl_tensor *x
       ((status = tl_tensor_copy(mean, rm)) != TL_OK || (status = tl_tensor_copy(rstd, rv)) != TL_OK))
     goto done;
   status = set->forward(s, x, &wt, &bt, s->train ? rm : NULL, s->train ? rv : NULL, y, mean, rstd);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(y, norm_format(op, x));
 done:
   if (status != TL_OK) {
     tl_tensor_release(y);
@@ -132,6 +143,8 @@ static tl_status run_backward(tl_op op, const tl_norm_spec *s, const tl_tensor *
       (status = tl_tensor_empty(db ? db : &scratch, adt, nd, ashape, dev)) != TL_OK)
     goto done;
   status = set->backward(s, g, x, mean, rstd, &wt, dx, dw, db ? db : &scratch);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(dx, norm_format(op, x));
 done:
   if (status != TL_OK) {
     tl_tensor_release(dx);

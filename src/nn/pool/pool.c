@@ -148,6 +148,31 @@ static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn
                       sizes_str(b, sizeof b, w->n, out_sp));
 }
 
+/* The layout of a pooling or resampling result from its input `in` (n
+ * spatial dims), as PyTorch's CPU kernels give it: channels-last for a
+ * channels-last batched input; `also_3d` false for the ops whose 3-d
+ * kernels write row-major whatever the input (avg and adaptive pooling). */
+static tl_format pool_format(const tl_tensor *in, int n, bool also_3d)
+{
+  if (in->ndim != n + 2 || (n == 3 && !also_3d))
+    return TL_FORMAT_CONTIGUOUS;
+  return tl_tensor_suggest_format(in);
+}
+
+/* Lay out a result pair (values and indices) in format. */
+static tl_status relayout_pair(tl_tensor *out, tl_tensor *indices, tl_format f)
+{
+  if (tl_tensor_relayout(out, f) != TL_OK) {
+    tl_tensor_release(indices);
+    return tl_error_status();
+  }
+  if (tl_tensor_relayout(indices, f) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
 /* Allocate values (result dtype) and int64 indices of shape `shape`. */
 static tl_status alloc_pair(const tl_tensor *in, int ndim, const int64_t *shape, tl_tensor *out,
                             tl_tensor *indices)
@@ -193,6 +218,8 @@ tl_status tl_nn_max_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   if (status == TL_OK)
     status = run_max(set, in, w->n, taps, out, indices);
   tl_nn_taps_release(taps, w->n);
+  if (status == TL_OK)
+    status = relayout_pair(out, indices, pool_format(in, w->n, true));
   return status;
 }
 
@@ -214,6 +241,8 @@ tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const in
   if (status == TL_OK)
     status = run_max(set, in, n, taps, out, indices);
   tl_nn_taps_release(taps, n);
+  if (status == TL_OK)
+    status = relayout_pair(out, indices, pool_format(in, n, false));
   return status;
 }
 
@@ -299,6 +328,9 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
     status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD, out);
   if (status != TL_OK)
     tl_tensor_release(out);
+  /* max pooling's input gradient takes the layout of the output's */
+  if (status == TL_OK && op == TL_OP_MAX_POOL_BACKWARD)
+    status = tl_tensor_relayout(out, pool_format(src, n, true));
   return status;
 }
 
@@ -359,6 +391,8 @@ tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   if (status == TL_OK)
     status = run_weighted(set, in, w->n, taps, input_size != NULL, out);
   tl_nn_taps_release(taps, w->n);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, pool_format(in, w->n, false));
   return status;
 }
 
@@ -388,6 +422,8 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
   if (status == TL_OK)
     status = run_weighted(set, in, n, taps, backward, out);
   tl_nn_taps_release(taps, n);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, pool_format(in, n, false));
   return status;
 }
 
@@ -423,6 +459,12 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
   if (status == TL_OK)
     status = run_weighted(set, in, r->n, taps, backward, out);
   tl_nn_taps_release(taps, r->n);
+  /* every mode keeps a channels-last input's layout; PyTorch's backward
+   * kernels of bicubic and of 3-d nearest write row-major gradients */
+  bool row_major_grad = r->mode == TL_NN_RESAMPLE_CUBIC ||
+                        (r->n == 3 && r->mode != TL_NN_RESAMPLE_LINEAR);
+  if (status == TL_OK && !(backward && row_major_grad))
+    status = tl_tensor_relayout(out, pool_format(in, r->n, true));
   return status;
 }
 

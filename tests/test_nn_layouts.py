@@ -1,0 +1,134 @@
+"""Memory layouts through the nn layers (docs/shapes.md, "Memory layouts"):
+conv, pooling, batch/group norm, interpolation, shuffles, dropout and
+padding give a channels-last input a channels-last result (conv: the input
+or the weight), and their input gradients follow, as PyTorch's do.
+PyTorch's strides come from tests/golden/nn_layouts.json
+(scripts/golden_nn_layouts.py); values are checked against the row-major
+computation, and gradients by finite differences."""
+import numpy as np
+import pytest
+
+import torchlike as torch
+import torchlike.nn.functional as F
+from oracle import golden_calls, golden_check
+
+CALLS, _golden = golden_calls("nn_layouts")
+# ours on purpose or not yet: reflect/replicate padding's gradient goes
+# through the generic index map (a scatter into a row-major tensor)
+_DIFFERENT = {
+    "dx(lambda t: F.pad(t, (1, 1, 1, 1), mode='reflect'), cl)": [108, 36, 6, 1],
+    "dx(lambda t: F.pad(t, (1, 1, 1, 1), mode='replicate'), cl)": [108, 36, 6, 1],
+}
+
+
+@pytest.mark.parametrize("call,expected", CALLS, ids=[c for c, _ in CALLS])
+def test_layouts_match_pytorch(call, expected):
+    golden_check(_golden, call, expected, same_wording=("required rank", "Given groups"),
+                 different=_DIFFERENT)
+
+
+# ---- values do not depend on the layout --------------------------------------------
+
+def _host(t):
+    """A result as a row-major ndarray, read through the host."""
+    return t.detach().cpu().numpy().copy()
+
+
+_G = torch.Generator().manual_seed(3)
+_X4 = torch.randn(2, 4, 7, 6, generator=_G, dtype=torch.float64)
+_X5 = torch.randn(2, 4, 4, 5, 3, generator=_G, dtype=torch.float64)
+_W = torch.randn(6, 4, 3, 3, generator=_G, dtype=torch.float64)
+_W5 = torch.randn(3, 4, 2, 2, 2, generator=_G, dtype=torch.float64)
+
+_OPS4 = {
+    "conv2d": lambda t: F.conv2d(t, _W, padding=1, stride=(2, 1)),
+    "conv_transpose2d": lambda t: F.conv_transpose2d(t, _W.transpose(0, 1), stride=2),
+    "max_pool2d": lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True),
+    "avg_pool2d": lambda t: F.avg_pool2d(t, 2, ceil_mode=True),
+    "adaptive_max_pool2d": lambda t: F.adaptive_max_pool2d(t, (3, 4), return_indices=True),
+    "adaptive_avg_pool2d": lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+    "batch_norm": lambda t: F.batch_norm(t, None, None, training=True),
+    "group_norm": lambda t: F.group_norm(t, 2),
+    "lrn": lambda t: F.local_response_norm(t, 3),
+    "bilinear": lambda t: F.interpolate(t, scale_factor=1.5, mode="bilinear"),
+    "bicubic": lambda t: F.interpolate(t, size=(5, 9), mode="bicubic", align_corners=True),
+    "nearest": lambda t: F.interpolate(t, scale_factor=2),
+    "pixel_shuffle": lambda t: F.pixel_shuffle(t, 2),
+    "pixel_unshuffle": lambda t: F.pixel_unshuffle(t[..., :6, :], 2),
+    "pad_constant": lambda t: F.pad(t, (1, 2, -1, 1), value=0.5),
+    "pad_reflect": lambda t: F.pad(t, (2, 1, 1, 2), mode="reflect"),
+    "pad_replicate": lambda t: F.pad(t, (2, 1, 1, 2), mode="replicate"),
+}
+_OPS5 = {
+    "conv3d": lambda t: F.conv3d(t.float(), _W5.float(), padding=1),
+    "max_pool3d": lambda t: F.max_pool3d(t, 2, return_indices=True),
+    "trilinear": lambda t: F.interpolate(t, scale_factor=2, mode="trilinear"),
+    "batch_norm3d": lambda t: F.batch_norm(t, None, None, training=True),
+}
+
+
+def _check_same(f, x, fmt):
+    laid = x.contiguous(memory_format=fmt)
+    got, want = f(laid), f(x)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.is_contiguous(memory_format=fmt)
+        assert w.is_contiguous()
+        np.testing.assert_array_equal(_host(g), _host(w))
+
+
+@pytest.mark.parametrize("name", list(_OPS4))
+def test_channels_last_values_are_the_row_major_ones(name):
+    _check_same(_OPS4[name], _X4, torch.channels_last)
+
+
+@pytest.mark.parametrize("name", list(_OPS5))
+def test_channels_last_3d_values_are_the_row_major_ones(name):
+    _check_same(_OPS5[name], _X5, torch.channels_last_3d)
+
+
+def test_dropout_keeps_the_layout_and_the_draws():
+    laid = _X4.contiguous(memory_format=torch.channels_last)
+    for f in (lambda t: F.dropout(t, 0.4), lambda t: F.dropout2d(t, 0.4),
+              lambda t: F.feature_alpha_dropout(t, 0.4, True)):
+        torch.manual_seed(7)
+        got = f(laid)
+        torch.manual_seed(7)
+        want = f(_X4)
+        assert got.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_array_equal(_host(got), _host(want))
+
+
+@pytest.mark.parametrize("name", ["conv2d", "max_pool2d", "batch_norm", "bilinear", "group_norm"])
+def test_channels_last_gradients(name):
+    """Finite differences on a small channels-last input, and the gradient
+    equal to the row-major input's and laid out as it."""
+    f = _OPS4[name]
+    x = _X4[:1, :, :5, :4].contiguous(memory_format=torch.channels_last).requires_grad_()
+
+    def out(t):
+        y = f(t)
+        return y[0] if isinstance(y, tuple) else y
+    assert torch.autograd.gradcheck(out, (x,))
+    y = out(x)
+    gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(5), dtype=y.dtype)
+    gx, = torch.autograd.grad(y, x, gy.contiguous(memory_format=torch.channels_last))
+    xr = x.detach().contiguous().requires_grad_()
+    gr, = torch.autograd.grad(out(xr), xr, gy)
+    assert gx.is_contiguous(memory_format=torch.channels_last)
+    np.testing.assert_allclose(_host(gx), _host(gr), rtol=1e-12, atol=1e-12)
+
+
+def test_convert_conv_weights_keeps_values_and_parameters():
+    m = torch.nn.Sequential(torch.nn.Conv2d(4, 5, 3), torch.nn.ReLU(), torch.nn.Conv2d(5, 2, 1))
+    x = _X4.float()
+    want = _host(m(x))
+    w = m[0].weight
+    torch.nn.utils.convert_conv2d_weight_memory_format(m, torch.channels_last)
+    assert m[0].weight is w and isinstance(w, torch.nn.Parameter)
+    assert w.is_contiguous(memory_format=torch.channels_last)
+    y = m(x)  # a row-major input, channels-last weights: a channels-last result
+    assert y.is_contiguous(memory_format=torch.channels_last) and not y.is_contiguous()
+    np.testing.assert_allclose(_host(y), want, rtol=1e-5, atol=1e-6)
+    y.sum().backward()
+    assert w.grad is not None and w.grad.shape == w.shape
