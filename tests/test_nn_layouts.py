@@ -132,3 +132,30 @@ def test_convert_conv_weights_keeps_values_and_parameters():
     np.testing.assert_allclose(_host(y), want, rtol=1e-5, atol=1e-6)
     y.sum().backward()
     assert w.grad is not None and w.grad.shape == w.shape
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.float16])
+@pytest.mark.parametrize("args", [(3, 2, 1), (2, 1, 0, 2), (3, 2, 1, 1, True)],
+                         ids=["pad", "dilated", "ceil"])
+def test_max_pool_channels_last_kernel_matches_planar(dtype, args):
+    """The channels-last max pooling kernel: ties (the first maximum), NaNs
+    (a later NaN wins), integers; values, indices and the scattered gradient
+    the same as the planar kernel's."""
+    a = np.round(np.random.default_rng(2).standard_normal((2, 5, 7, 6)) * 2)
+    if dtype.is_floating_point:
+        a[0, 1, 2:4, 1:3] = np.nan
+        a[1, 3, 4, 4] = np.nan
+    x = torch.from_numpy(a).to(dtype)
+    laid = x.contiguous(memory_format=torch.channels_last)
+    got = F.max_pool2d(laid, *args, return_indices=True)
+    want = F.max_pool2d(x, *args, return_indices=True)
+    for g, w in zip(got, want):
+        assert g.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_array_equal(_host(g), _host(w))
+    if dtype in (torch.float32, torch.float64):
+        gy = torch.randn(got[0].shape, generator=torch.Generator().manual_seed(1), dtype=dtype)
+        xs = [t.detach().requires_grad_() for t in (laid, x)]
+        gl, gr = (torch.autograd.grad(F.max_pool2d(t, *args), t, g)[0]
+                  for t, g in zip(xs, (gy.contiguous(memory_format=torch.channels_last), gy)))
+        assert gl.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_array_equal(_host(gl), _host(gr))

@@ -173,28 +173,39 @@ static tl_status relayout_pair(tl_tensor *out, tl_tensor *indices, tl_format f)
   return TL_OK;
 }
 
-/* Allocate values (result dtype) and int64 indices of shape `shape`. */
-static tl_status alloc_pair(const tl_tensor *in, int ndim, const int64_t *shape, tl_tensor *out,
-                            tl_tensor *indices)
+/* A new result of `dtype` and `shape` on in's device, laid out in format f
+ * when the set writes that layout itself (channels_last), else row-major
+ * (laid out after the kernel). */
+static tl_status alloc_for(const tl_nn_pool_kernels *set, const tl_tensor *in, tl_dtype dtype,
+                           int ndim, const int64_t *shape, tl_format f, tl_tensor *out)
 {
-  if (tl_tensor_empty(out, in->dtype, ndim, shape, tl_tensor_device(in)) != TL_OK ||
-      tl_tensor_empty(indices, TL_DTYPE_I64, ndim, shape, tl_tensor_device(in)) != TL_OK)
+  if (tl_tensor_empty(out, dtype, ndim, shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS && tl_format_strides(f, out, out->strides) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
   return TL_OK;
 }
 
-/* Run window_max with taps into new out/indices; releases them on failure. */
+/* Run window_max with taps into new out/indices laid out in f; releases
+ * them on failure. */
 static tl_status run_max(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
-                         const tl_nn_taps *taps, tl_tensor *out, tl_tensor *indices)
+                         const tl_nn_taps *taps, tl_format f, tl_tensor *out, tl_tensor *indices)
 {
   int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
   for (int d = 0; d < n; d++)
     sp[d] = taps[d].out;
   shape_with(in, n, sp, shape);
-  tl_status status = alloc_pair(in, in->ndim, shape, out, indices);
+  tl_status status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out);
+  if (status == TL_OK &&
+      (status = alloc_for(set, in, TL_DTYPE_I64, in->ndim, shape, f, indices)) != TL_OK)
+    tl_tensor_release(out);
   if (status == TL_OK)
     status = set->window_max(in, n, taps, out, indices);
-  if (status != TL_OK) {
+  if (status == TL_OK)
+    status = relayout_pair(out, indices, f);
+  else {
     tl_tensor_release(out);
     tl_tensor_release(indices);
   }
@@ -216,10 +227,8 @@ tl_status tl_nn_max_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   for (int d = 0; d < w->n && status == TL_OK; d++)
     status = tl_nn_taps_window(&taps[d], in->shape[in->ndim - w->n + d], w, d, false);
   if (status == TL_OK)
-    status = run_max(set, in, w->n, taps, out, indices);
+    status = run_max(set, in, w->n, taps, pool_format(in, w->n, true), out, indices);
   tl_nn_taps_release(taps, w->n);
-  if (status == TL_OK)
-    status = relayout_pair(out, indices, pool_format(in, w->n, true));
   return status;
 }
 
@@ -239,10 +248,8 @@ tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const in
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_adaptive(&taps[d], in->shape[in->ndim - n + d], out_size[d], false);
   if (status == TL_OK)
-    status = run_max(set, in, n, taps, out, indices);
+    status = run_max(set, in, n, taps, pool_format(in, n, false), out, indices);
   tl_nn_taps_release(taps, n);
-  if (status == TL_OK)
-    status = relayout_pair(out, indices, pool_format(in, n, false));
   return status;
 }
 
@@ -288,8 +295,8 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_fractional(&taps[d], in->shape[in->ndim - n + d], out_size[d], kernel[d],
                                    tl_tensor_data(&st), planes, n, d, in->dtype != TL_DTYPE_F64);
-  if (status == TL_OK)
-    status = run_max(set, in, n, taps, out, indices);
+  if (status == TL_OK) /* PyTorch's fractional pooling is row-major whatever the input */
+    status = run_max(set, in, n, taps, TL_FORMAT_CONTIGUOUS, out, indices);
   tl_nn_taps_release(taps, n);
   tl_tensor_release(&st);
   return status;
@@ -323,14 +330,14 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
       return tl_error_set(TL_ERR_RUNTIME, "%s: the output size must be non-negative, got %s", name,
                           sizes_str(a, sizeof a, n, size));
   shape_with(src, n, size, shape);
-  tl_status status = tl_tensor_empty(out, src->dtype, src->ndim, shape, tl_tensor_device(src));
-  if (status == TL_OK)
-    status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD, out);
-  if (status != TL_OK)
-    tl_tensor_release(out);
   /* max pooling's input gradient takes the layout of the output's */
-  if (status == TL_OK && op == TL_OP_MAX_POOL_BACKWARD)
-    status = tl_tensor_relayout(out, pool_format(src, n, true));
+  tl_format f = op == TL_OP_MAX_POOL_BACKWARD ? pool_format(src, n, true) : TL_FORMAT_CONTIGUOUS;
+  tl_status status = alloc_for(set, src, src->dtype, src->ndim, shape, f, out);
+  if (status == TL_OK && (status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD,
+                                                out)) != TL_OK)
+    tl_tensor_release(out);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, f);
   return status;
 }
 
@@ -472,6 +479,7 @@ static const tl_nn_pool_kernels cpu_pool = {
     .window_max = tl_cpu_pool_window_max,
     .weighted = tl_cpu_pool_weighted,
     .scatter = tl_cpu_pool_scatter,
+    .channels_last = true,
 };
 
 tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad)
