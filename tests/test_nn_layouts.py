@@ -145,7 +145,7 @@ def test_max_pool_channels_last_kernel_matches_planar(dtype, args):
     if dtype.is_floating_point:
         a[0, 1, 2:4, 1:3] = np.nan
         a[1, 3, 4, 4] = np.nan
-    x = torch.from_numpy(a).to(dtype)
+    x = torch.tensor(a).to(dtype)
     laid = x.contiguous(memory_format=torch.channels_last)
     got = F.max_pool2d(laid, *args, return_indices=True)
     want = F.max_pool2d(x, *args, return_indices=True)
