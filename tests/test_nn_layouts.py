@@ -159,3 +159,29 @@ def test_max_pool_channels_last_kernel_matches_planar(dtype, args):
                   for t, g in zip(xs, (gy.contiguous(memory_format=torch.channels_last), gy)))
         assert gl.is_contiguous(memory_format=torch.channels_last)
         np.testing.assert_array_equal(_host(gl), _host(gr))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("train", [True, False])
+@pytest.mark.parametrize("shape", [(2, 19, 40, 30), (3, 4, 5, 3, 2)], ids=["2d", "3d"])
+def test_batch_norm_channels_last_kernel_matches_planar(dtype, train, shape):
+    """The channels-last batch norm loops (a channel's sums taken in the
+    planar loops' order; 1200 positions span two of their chunks): output,
+    running statistics and all three gradients bit for bit."""
+    gen = torch.Generator().manual_seed(4)
+    x = torch.randn(shape, generator=gen).to(dtype)
+    gy = torch.randn(shape, generator=gen).to(dtype)
+    fmt = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+    C = shape[1]
+    outs = []
+    for t, g in ((x.contiguous(memory_format=fmt), gy.contiguous(memory_format=fmt)), (x, gy)):
+        t = t.detach().requires_grad_()
+        w = torch.linspace(0.5, 1.5, C).to(dtype).requires_grad_()
+        b = torch.linspace(-1, 1, C).to(dtype).requires_grad_()
+        rm, rv = torch.linspace(-0.2, 0.2, C), torch.linspace(0.5, 2, C)
+        y = F.batch_norm(t, rm, rv, w, b, training=train, momentum=0.3)
+        grads = torch.autograd.grad(y, (t, w, b), g)
+        outs.append((y, rm, rv) + grads)
+    for got, want in zip(*outs):
+        np.testing.assert_array_equal(_host(got.float()), _host(want.float()))
+    assert outs[0][0].is_contiguous(memory_format=fmt) and outs[0][3].is_contiguous(memory_format=fmt)

@@ -67,6 +67,20 @@ static tl_format norm_format(tl_op op, const tl_tensor *x)
   return keeps ? tl_tensor_suggest_format(x) : TL_FORMAT_CONTIGUOUS;
 }
 
+/* A new y or dx of x's shape and `dtype`, laid out in f when the set writes
+ * that layout itself (channels_last), else row-major (laid out after). */
+static tl_status alloc_result(const tl_nn_norm_kernels *set, const tl_tensor *x, tl_dtype dtype,
+                              tl_format f, tl_tensor *out)
+{
+  if (tl_tensor_empty(out, dtype, x->ndim, x->shape, tl_tensor_device(x)) != TL_OK)
+    return tl_error_status();
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS && tl_format_strides(f, out, out->strides) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
 /* The forward common to every op: allocate y (x's shape and dtype), mean and
  * rstd (shape nstat/stat_shape, work dtype; mean skipped when NULL), fill in
  * the missing affine terms, run the kernel. */
@@ -86,7 +100,7 @@ static tl_status run_forward(tl_op op, const tl_norm_spec *s, const tl_tensor *x
   dev = tl_tensor_device(x);
   if ((status = affine_or(w, s->C, 1, work, dev, &wt)) != TL_OK ||
       (status = affine_or(b, s->C, 0, work, dev, &bt)) != TL_OK ||
-      (status = tl_tensor_empty(y, x->dtype, x->ndim, x->shape, dev)) != TL_OK ||
+      (status = alloc_result(set, x, x->dtype, norm_format(op, x), y)) != TL_OK ||
       (mean && (status = tl_tensor_empty(mean, work, nstat, stat_shape, dev)) != TL_OK) ||
       (status = tl_tensor_empty(rstd, work, nstat, stat_shape, dev)) != TL_OK)
     goto done;
@@ -138,7 +152,7 @@ static tl_status run_backward(tl_op op, const tl_norm_spec *s, const tl_tensor *
   int nd = like ? like->ndim : 1;
   const int64_t *ashape = like ? like->shape : &s->C;
   if ((status = affine_or(w, s->C, 1, work_of(x->dtype), dev, &wt)) != TL_OK ||
-      (status = tl_tensor_empty(dx, x->dtype, x->ndim, x->shape, dev)) != TL_OK ||
+      (status = alloc_result(set, x, x->dtype, norm_format(op, x), dx)) != TL_OK ||
       (status = tl_tensor_empty(dw, adt, nd, ashape, dev)) != TL_OK ||
       (status = tl_tensor_empty(db ? db : &scratch, adt, nd, ashape, dev)) != TL_OK)
     goto done;
@@ -353,6 +367,7 @@ static const tl_nn_norm_kernels cpu_norm = {
     .forward = tl_cpu_norm_forward,
     .backward = tl_cpu_norm_backward,
     .lrn = tl_cpu_lrn,
+    .channels_last = true,
 };
 
 void tl_nn_norm_register_set(tl_device_type device, const tl_nn_norm_kernels *set)
