@@ -221,8 +221,8 @@ def pool_cases():
 
 def layout_cases(rng):
     """channels_last inputs (and output gradients) against the same op on
-    row-major ones: conv2d 3x3 64->64 at 56x56, max_pool2d and batch_norm
-    (training) at ResNet shapes, batch 8."""
+    row-major ones: conv2d 3x3 64->64 at 56x56, max_pool2d, batch_norm
+    (training), avg_pool2d and bilinear upsampling at ResNet shapes, batch 8."""
     w0 = rng.standard_normal((64, 64, 3, 3), np.float32) * 0.05
     weights = {lib: lib.from_numpy(w0.copy()) for lib in (torchlike, torch)}
     ops = [("conv2d 3x3 64x56x56 b8", lambda lib, x: lib.nn.functional.conv2d(
@@ -230,7 +230,11 @@ def layout_cases(rng):
            ("max_pool2d 3x3/2 p1 64x112x112 b8", lambda lib, x: lib.nn.functional.max_pool2d(
                 x, 3, 2, 1), (8, 64, 112, 112)),
            ("batch_norm2d train 64x56x56 b8", lambda lib, x: lib.nn.functional.batch_norm(
-                x, None, None, training=True), (8, 64, 56, 56))]
+                x, None, None, training=True), (8, 64, 56, 56)),
+           ("avg_pool2d 3x3/2 p1 64x56x56 b8", lambda lib, x: lib.nn.functional.avg_pool2d(
+                x, 3, 2, 1), (8, 64, 56, 56)),
+           ("bilinear x2 64x56x56 b8", lambda lib, x: lib.nn.functional.interpolate(
+                x, scale_factor=2, mode="bilinear"), (8, 64, 56, 56))]
     for name, fn, shape in ops:
         for cl in (False, True):
             yield f"nn {name} {'nhwc' if cl else 'nchw'} fwd+bwd", fn, shape, cl

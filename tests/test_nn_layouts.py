@@ -185,3 +185,35 @@ def test_batch_norm_channels_last_kernel_matches_planar(dtype, train, shape):
     for got, want in zip(*outs):
         np.testing.assert_array_equal(_host(got.float()), _host(want.float()))
     assert outs[0][0].is_contiguous(memory_format=fmt) and outs[0][3].is_contiguous(memory_format=fmt)
+
+
+_WEIGHTED = {
+    "avg_pool2d": lambda t: F.avg_pool2d(t, 3, 2, 1, count_include_pad=False),
+    "adaptive_avg_pool2d": lambda t: F.adaptive_avg_pool2d(t, (4, 3)),
+    "bilinear": lambda t: F.interpolate(t, scale_factor=1.7, mode="bilinear"),
+    "bicubic_ac": lambda t: F.interpolate(t, size=(9, 5), mode="bicubic", align_corners=True),
+    "nearest": lambda t: F.interpolate(t, size=(11, 4)),
+    "antialias": lambda t: F.interpolate(t, size=(3, 4), mode="bilinear", antialias=True),
+    "area": lambda t: F.interpolate(t, size=(3, 2), mode="area"),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", list(_WEIGHTED))
+def test_weighted_channels_last_passes_match_planar(name, dtype):
+    """The separable passes run over a channels-last input with the channels
+    innermost: outputs and gradients bit for bit the planar ones."""
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(2, 19, 7, 8, generator=gen, dtype=dtype)
+    f = _WEIGHTED[name]
+    y = f(x)
+    gy = torch.randn(y.shape, generator=gen, dtype=dtype)
+    res = []
+    for t, g in ((x.contiguous(memory_format=torch.channels_last),
+                  gy.contiguous(memory_format=torch.channels_last)), (x, gy)):
+        t = t.detach().requires_grad_()
+        out = f(t)
+        res.append((out, torch.autograd.grad(out, t, g)[0]))
+    assert res[0][0].is_contiguous(memory_format=torch.channels_last)
+    for got, want in zip(*res):
+        np.testing.assert_array_equal(_host(got), _host(want))

@@ -341,19 +341,20 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
   return status;
 }
 
-/* Run the weighted passes over taps: forward (in -> taps' out) or transpose. */
+/* Run the weighted passes over taps: forward (in -> taps' out) or
+ * transpose, into a new out laid out in f. */
 static tl_status run_weighted(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
-                              const tl_nn_taps *taps, bool transpose, tl_tensor *out)
+                              const tl_nn_taps *taps, bool transpose, tl_format f, tl_tensor *out)
 {
   int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
   for (int d = 0; d < n; d++)
     sp[d] = transpose ? taps[d].in : taps[d].out;
   shape_with(in, n, sp, shape);
-  tl_status status = tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in));
-  if (status == TL_OK)
-    status = set->weighted(in, n, taps, transpose, out);
-  if (status != TL_OK)
+  tl_status status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out);
+  if (status == TL_OK && (status = set->weighted(in, n, taps, transpose, out)) != TL_OK)
     tl_tensor_release(out);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, f);
   return status;
 }
 
@@ -396,10 +397,9 @@ tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   for (int d = 0; d < w->n && status == TL_OK; d++)
     status = tl_nn_taps_window(&taps[d], shape_of.shape[in->ndim - w->n + d], w, d, true);
   if (status == TL_OK)
-    status = run_weighted(set, in, w->n, taps, input_size != NULL, out);
+    status = run_weighted(set, in, w->n, taps, input_size != NULL, pool_format(in, w->n, false),
+                          out);
   tl_nn_taps_release(taps, w->n);
-  if (status == TL_OK)
-    status = tl_tensor_relayout(out, pool_format(in, w->n, false));
   return status;
 }
 
@@ -427,10 +427,8 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
     status = backward ? tl_nn_taps_adaptive(&taps[d], size[d], sp[d], true)
                       : tl_nn_taps_adaptive(&taps[d], sp[d], size[d], true);
   if (status == TL_OK)
-    status = run_weighted(set, in, n, taps, backward, out);
+    status = run_weighted(set, in, n, taps, backward, pool_format(in, n, false), out);
   tl_nn_taps_release(taps, n);
-  if (status == TL_OK)
-    status = tl_tensor_relayout(out, pool_format(in, n, false));
   return status;
 }
 
@@ -463,15 +461,14 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
     status = backward ? tl_nn_taps_resample(&taps[d], size[d], sp[d], r, d, single)
              : fixed  ? tl_nn_taps_resample_fixed(&taps[d], sp[d], size[d], r, d)
                       : tl_nn_taps_resample(&taps[d], sp[d], size[d], r, d, single);
-  if (status == TL_OK)
-    status = run_weighted(set, in, r->n, taps, backward, out);
-  tl_nn_taps_release(taps, r->n);
   /* every mode keeps a channels-last input's layout; PyTorch's backward
    * kernels of bicubic and of 3-d nearest write row-major gradients */
   bool row_major_grad = r->mode == TL_NN_RESAMPLE_CUBIC ||
                         (r->n == 3 && r->mode != TL_NN_RESAMPLE_LINEAR);
-  if (status == TL_OK && !(backward && row_major_grad))
-    status = tl_tensor_relayout(out, pool_format(in, r->n, true));
+  tl_format f = backward && row_major_grad ? TL_FORMAT_CONTIGUOUS : pool_format(in, r->n, true);
+  if (status == TL_OK)
+    status = run_weighted(set, in, r->n, taps, backward, f, out);
+  tl_nn_taps_release(taps, r->n);
   return status;
 }
 

@@ -9,8 +9,8 @@
  * passes) or by planes (transposed passes, scatter), so no two threads ever
  * write the same element.
  *
- * Channels-last: window_max and scatter also take results laid out
- * channels-last (tl_pool.h).  A channels-last input of the work dtype is
+ * Channels-last: every kernel also takes results laid out channels-last
+ * (tl_pool.h).  A channels-last input of the work dtype is
  * then read as it lies: one output position's channels are a contiguous
  * run, each tap a vector max (scatter: add) over the channels, in the same
  * tap order as the planar loops, so values and indices are the same bits.
@@ -735,9 +735,70 @@ done:
   return status;
 }
 
+/* ---- channels-last weighted passes ------------------------------------------------------
+ * A channels-last (N, *spatial, C) input is the planar layout of N planes
+ * with one more, innermost dim that no pass touches: each pass along dim d
+ * is (outer, d, inner * C), the same per-element sums in the same pass
+ * order, vectorized over the channels.  Whole-plane averages (their
+ * vectorized reduction has an order of its own), integer and uint8 passes
+ * go through the planar loops. */
+
+static tl_status weighted_row_major(const tl_tensor *in, const tl_tensor *unused, int n,
+                                    const tl_nn_taps *taps, bool transpose, tl_tensor *out,
+                                    tl_tensor *none)
+{
+  (void)unused;
+  (void)none;
+  return tl_cpu_pool_weighted(in, n, taps, transpose, out);
+}
+
+static tl_status weighted_cl(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
+                             tl_tensor *out)
+{
+  tl_dtype work = work_dtype(in->dtype);
+  if (in->dtype != work || taps[0].precision > 0 || whole_plane_weight(n, taps) != 0 ||
+      tl_tensor_numel(in) == 0 || tl_tensor_numel(out) == 0 || !lies_channels_last(in, n) ||
+      !lies_channels_last(out, n))
+    return through_row_major(weighted_row_major, in, NULL, n, taps, transpose, out, NULL);
+  size_t esize = tl_dtype_size(work);
+  int64_t B = in->shape[0], C = in->shape[1], cur[D3];
+  void *bufs[2] = {NULL, NULL};
+  const void *src = tl_tensor_data(in);
+  int order[D3];
+  for (int d = 0; d < n; d++)
+    cur[d] = transpose ? taps[d].out : taps[d].in;
+  tl_nn_taps_pass_order(n, taps, transpose, cur, order);
+  tl_storage_bump(out->storage);
+  for (int step = 0; step < n; step++) {
+    int d = order[step];
+    int64_t outer, inner;
+    tl_nn_taps_pass_step(n, taps, transpose, d, B, cur, &outer, &inner);
+    inner *= C;
+    void *dst = tl_tensor_data(out);
+    if (step < n - 1) {
+      free(bufs[step % 2]);
+      if (!(dst = bufs[step % 2] = malloc((size_t)(outer * cur[d] * inner) * esize + 1))) {
+        free(bufs[(step + 1) % 2]);
+        return tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+      }
+    }
+    pass_job job = {.x = src, .y = dst, .t = &taps[d], .inner = inner,
+                    .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t rows = transpose ? outer : outer * taps[d].out;
+    int64_t per_row = (transpose ? taps[d].out : 1) * taps[d].k * inner;
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), pass_range, &job);
+    src = dst;
+  }
+  free(bufs[0]);
+  free(bufs[1]);
+  return TL_OK;
+}
+
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                                tl_tensor *out)
 {
+  if (!tl_tensor_is_contiguous(out))
+    return weighted_cl(in, n, taps, transpose, out);
   if (in->dtype == TL_DTYPE_I64 || taps[0].precision > 0) { /* no transpose: no gradients */
     tl_tensor xt = {0};
     const tl_tensor *xc = as_work(in, in->dtype, &xt);

@@ -51,10 +51,10 @@ typedef struct {
                         tl_tensor *out);
   tl_status (*scatter)(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
                        tl_tensor *out);
-  /* window_max and scatter take an `out` (and indices) laid out
-   * channels-last, not only contiguous: the entry points then allocate
-   * max pooling's results and its gradient so when they take that layout,
-   * instead of laying a row-major result out after the kernel. */
+  /* the kernels take an `out` (and indices) laid out channels-last, not
+   * only contiguous: the entry points then allocate a result so when it
+   * takes that layout, instead of laying a row-major one out after the
+   * kernel. */
   bool channels_last;
 } tl_nn_pool_kernels;
 
