@@ -413,13 +413,14 @@ def _shuffle_factor(name, what, input, factor):
 
 
 def _suggests_channels_last(x):
-    """PyTorch's suggest_memory_format() is channels_last for this 4-d x: its
-    strides put channels innermost, then W, H and N (the rule of
-    tl_tensor_suggest_format, which the C layers follow)."""
-    if x.ndim != 4 or x.stride(1) == 0:
+    """PyTorch's suggest_memory_format() is channels_last (channels_last_3d)
+    for this 4-d (5-d) x: its strides put channels innermost, then the
+    spatial dims from the last, then N (the rule of tl_tensor_suggest_format,
+    which the C layers follow)."""
+    if x.ndim not in (4, 5) or x.stride(1) == 0:
         return False
     extent = 0
-    for d in (1, 3, 2, 0):
+    for d in (1, *range(x.ndim - 1, 1, -1), 0):
         n, s = x.shape[d], x.stride(d)
         if n == 0 or s < extent or (d == 0 and extent == x.stride(1)):
             return False
@@ -438,7 +439,7 @@ def pixel_shuffle(input, upscale_factor):
                            f"{Cr} is not divisible by {r * r}")
     C = Cr // (r * r)
     b = len(lead)
-    if _suggests_channels_last(input):
+    if input.ndim == 4 and _suggests_channels_last(input):
         # the same shuffle on the (N, H, W, C r^2) view: one copy, into NHWC
         N = lead[0]
         x = input.permute(0, 2, 3, 1).reshape(N, H, W, C, r, r).permute(0, 1, 4, 2, 5, 3)
@@ -458,7 +459,7 @@ def pixel_unshuffle(input, downscale_factor):
                            f"downscale_factor={r}")
     H, W = Hr // r, Wr // r
     b = len(lead)
-    if _suggests_channels_last(input):
+    if input.ndim == 4 and _suggests_channels_last(input):
         N = lead[0]
         x = input.permute(0, 2, 3, 1).reshape(N, H, r, W, r, C).permute(0, 1, 3, 5, 2, 4)
         return x.reshape(N, H, W, C * r * r).permute(0, 3, 1, 2)
