@@ -222,3 +222,17 @@ def test_channels_last_pad_errors_are_the_row_major_ones():
         with pytest.raises(Exception) as got:
             F.pad(laid, *args)
         assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "batch_norm", "bilinear", "conv2d"])
+def test_channels_last_views_that_are_not_dense(name):
+    """A channel slice of an NHWC tensor suggests channels-last without
+    being dense: the kernels take their fallback, the values stay."""
+    base = torch.randn(2, 7, 6, 8, generator=torch.Generator().manual_seed(8),
+                       dtype=torch.float64)
+    view = base.permute(0, 3, 1, 2)[:, ::2]  # (2, 4, 7, 6), channels strided by 2
+    got, want = _OPS4[name](view), _OPS4[name](view.contiguous())
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.is_contiguous(memory_format=torch.channels_last)
+        np.testing.assert_array_equal(_host(g), _host(w))
