@@ -65,7 +65,8 @@ tl_status tl_nn_dropout(tl_generator *gen, const tl_tensor *x, double p, int bat
       tl_tensor_release(y);
   }
   /* y keeps a channels-last x's layout, as PyTorch's elementwise dropout does */
-  if (status == TL_OK && !into && (status = tl_tensor_relayout(y, tl_tensor_suggest_format(x))) != TL_OK)
+  if (status == TL_OK && !into &&
+      (status = tl_tensor_relayout(y, tl_tensor_suggest_format(x))) != TL_OK)
     tl_tensor_release(mask);
   return status;
 }

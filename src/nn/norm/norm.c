@@ -74,7 +74,8 @@ static tl_status alloc_result(const tl_nn_norm_kernels *set, const tl_tensor *x,
 {
   if (tl_tensor_empty(out, dtype, x->ndim, x->shape, tl_tensor_device(x)) != TL_OK)
     return tl_error_status();
-  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS && tl_format_strides(f, out, out->strides) != TL_OK) {
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
+      tl_format_strides(f, out, out->strides) != TL_OK) {
     tl_tensor_release(out);
     return tl_error_status();
   }

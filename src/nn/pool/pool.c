@@ -181,7 +181,8 @@ static tl_status alloc_for(const tl_nn_pool_kernels *set, const tl_tensor *in, t
 {
   if (tl_tensor_empty(out, dtype, ndim, shape, tl_tensor_device(in)) != TL_OK)
     return tl_error_status();
-  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS && tl_format_strides(f, out, out->strides) != TL_OK) {
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
+      tl_format_strides(f, out, out->strides) != TL_OK) {
     tl_tensor_release(out);
     return tl_error_status();
   }
@@ -198,17 +199,14 @@ static tl_status run_max(const tl_nn_pool_kernels *set, const tl_tensor *in, int
     sp[d] = taps[d].out;
   shape_with(in, n, sp, shape);
   tl_status status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out);
-  if (status == TL_OK &&
-      (status = alloc_for(set, in, TL_DTYPE_I64, in->ndim, shape, f, indices)) != TL_OK)
-    tl_tensor_release(out);
+  if (status == TL_OK)
+    status = alloc_for(set, in, TL_DTYPE_I64, in->ndim, shape, f, indices);
   if (status == TL_OK)
     status = set->window_max(in, n, taps, out, indices);
   if (status == TL_OK)
-    status = relayout_pair(out, indices, f);
-  else {
-    tl_tensor_release(out);
-    tl_tensor_release(indices);
-  }
+    return relayout_pair(out, indices, f);
+  tl_tensor_release(out);
+  tl_tensor_release(indices);
   return status;
 }
 
