@@ -180,6 +180,9 @@ def norm_loss_cases(rng):
     for name, fn, shape in pool_cases():
         fn_tl, fn_pt = _op_case(fn, shape)
         yield name, fn_tl, fn_pt, "torch"
+    for name, fn, shape, cl in layout_cases(rng):
+        fn_tl, fn_pt = _op_case(fn, shape, channels_last=cl)
+        yield name, fn_tl, fn_pt, "torch"
     fn_tl, fn_pt = _fn_case(
         lambda lib, x, g: lib.nn.functional.grid_sample(x, g, align_corners=False),
         lambda: [x(8, 32, 64, 64), rng.uniform(-1.1, 1.1, (8, 64, 64, 2)).astype(np.float32)])
@@ -216,16 +219,39 @@ def pool_cases():
            (8, 64, 56, 56))
 
 
-def _op_case(fn, shape, seed=0):
+def layout_cases(rng):
+    """channels_last inputs (and output gradients) against the same op on
+    row-major ones: conv2d 3x3 64->64 at 56x56, max_pool2d, batch_norm
+    (training), avg_pool2d and bilinear upsampling at ResNet shapes, batch 8."""
+    w0 = rng.standard_normal((64, 64, 3, 3), np.float32) * 0.05
+    weights = {lib: lib.from_numpy(w0.copy()) for lib in (torchlike, torch)}
+    ops = [("conv2d 3x3 64x56x56 b8", lambda lib, x: lib.nn.functional.conv2d(
+                x, weights[lib], padding=1), (8, 64, 56, 56)),
+           ("max_pool2d 3x3/2 p1 64x112x112 b8", lambda lib, x: lib.nn.functional.max_pool2d(
+                x, 3, 2, 1), (8, 64, 112, 112)),
+           ("batch_norm2d train 64x56x56 b8", lambda lib, x: lib.nn.functional.batch_norm(
+                x, None, None, training=True), (8, 64, 56, 56)),
+           ("avg_pool2d 3x3/2 p1 64x56x56 b8", lambda lib, x: lib.nn.functional.avg_pool2d(
+                x, 3, 2, 1), (8, 64, 56, 56)),
+           ("bilinear x2 64x56x56 b8", lambda lib, x: lib.nn.functional.interpolate(
+                x, scale_factor=2, mode="bilinear"), (8, 64, 56, 56))]
+    for name, fn, shape in ops:
+        for cl in (False, True):
+            yield f"nn {name} {'nhwc' if cl else 'nchw'} fwd+bwd", fn, shape, cl
+
+
+def _op_case(fn, shape, seed=0, channels_last=False):
     """(torchlike step, PyTorch step): y = fn(lib, x) forward, then backward of
-    a fixed random gradient of y's shape into x."""
+    a fixed random gradient of y's shape into x; channels_last: x and the
+    gradient laid out so."""
     rng = np.random.default_rng(seed)
     x0 = rng.standard_normal(shape, np.float32)
     g0 = rng.standard_normal(tuple(fn(torch, torch.from_numpy(x0)).shape), np.float32)
 
     def runner(lib):
-        x = lib.from_numpy(x0.copy()).requires_grad_()
-        g = lib.from_numpy(g0.copy())
+        fmt = lib.channels_last if channels_last else lib.contiguous_format
+        x = lib.from_numpy(x0.copy()).contiguous(memory_format=fmt).requires_grad_()
+        g = lib.from_numpy(g0.copy()).contiguous(memory_format=fmt)
 
         def step():
             fn(lib, x).backward(g)

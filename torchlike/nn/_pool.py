@@ -412,8 +412,25 @@ def _shuffle_factor(name, what, input, factor):
     return factor
 
 
+def _suggests_channels_last(x):
+    """PyTorch's suggest_memory_format() is channels_last (channels_last_3d)
+    for this 4-d (5-d) x: its strides put channels innermost, then the
+    spatial dims from the last, then N (the rule of tl_tensor_suggest_format,
+    which the C layers follow)."""
+    if x.ndim not in (4, 5) or x.stride(1) == 0:
+        return False
+    extent = 0
+    for d in (1, *range(x.ndim - 1, 1, -1), 0):
+        n, s = x.shape[d], x.stride(d)
+        if n == 0 or s < extent or (d == 0 and extent == x.stride(1)):
+            return False
+        extent = s * max(n, 1)
+    return True
+
+
 def pixel_shuffle(input, upscale_factor):
-    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    """(*, C r^2, H, W) -> (*, C, H r, W r).  A channels-last input gives a
+    channels-last result (and gradient), as in PyTorch."""
     r = _shuffle_factor("pixel_shuffle", "upscale_factor", input, upscale_factor)
     *lead, Cr, H, W = input.shape
     if Cr % (r * r):
@@ -422,13 +439,18 @@ def pixel_shuffle(input, upscale_factor):
                            f"{Cr} is not divisible by {r * r}")
     C = Cr // (r * r)
     b = len(lead)
+    if input.ndim == 4 and _suggests_channels_last(input):
+        # the same shuffle on the (N, H, W, C r^2) view: one copy, into NHWC
+        N = lead[0]
+        x = input.permute(0, 2, 3, 1).reshape(N, H, W, C, r, r).permute(0, 1, 4, 2, 5, 3)
+        return x.reshape(N, H * r, W * r, C).permute(0, 3, 1, 2)
     x = input.reshape(tuple(lead) + (C, r, r, H, W))
     x = x.permute(*range(b), b, b + 3, b + 1, b + 4, b + 2)
     return x.reshape(tuple(lead) + (C, H * r, W * r))
 
 
 def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    """(*, C, H r, W r) -> (*, C r^2, H, W), channels-last kept as pixel_shuffle."""
     r = _shuffle_factor("pixel_unshuffle", "downscale_factor", input, downscale_factor)
     *lead, C, Hr, Wr = input.shape
     if Hr % r or Wr % r:
@@ -437,6 +459,10 @@ def pixel_unshuffle(input, downscale_factor):
                            f"downscale_factor={r}")
     H, W = Hr // r, Wr // r
     b = len(lead)
+    if input.ndim == 4 and _suggests_channels_last(input):
+        N = lead[0]
+        x = input.permute(0, 2, 3, 1).reshape(N, H, r, W, r, C).permute(0, 1, 3, 5, 2, 4)
+        return x.reshape(N, H, W, C * r * r).permute(0, 3, 1, 2)
     x = input.reshape(tuple(lead) + (C, H, r, W, r))
     x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)
     return x.reshape(tuple(lead) + (C * r * r, H, W))

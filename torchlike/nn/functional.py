@@ -31,6 +31,7 @@ from ._pool import (max_pool1d, max_pool2d, max_pool3d,  # noqa: F401
                     affine_grid, grid_sample)
 native_channel_shuffle = channel_shuffle  # PyTorch's name for the same op
 from . import _backward_vjp  # noqa: F401  (installs the fused backward ops' derivatives)
+from . import _pool
 from ._attention import (scaled_dot_product_attention,  # noqa: F401
                          multi_head_attention_forward, _canonical_mask, _none_or_dtype,
                          _in_projection_packed, _in_projection, _mha_shape_check)
@@ -54,7 +55,19 @@ def pad(input, pad, mode="constant", value=None):
     Shape: ``(*, D_k, ..., D_1)`` -> ``(*, D_k + pad_k_l + pad_k_r, ...)``.
     Unlike PyTorch, the non-constant modes are not limited to 1-3 padded
     dims with a batch/channel dim in front; they pad any trailing dims.
+    A channels-last input gives a channels-last result (and gradient) in
+    every mode but circular, as in PyTorch.
     """
+    if (mode in ("reflect", "replicate") and isinstance(pad, (tuple, list))
+            and len(pad) <= 2 * (input.ndim - 2) and _pool._suggests_channels_last(input)):
+        # pad the (N, *spatial, C) view, whose gradient (an index map) is then
+        # channels-last too; a bad argument raises from the plain call below
+        n = input.ndim
+        try:
+            out = _C._pad(input.permute(0, *range(2, n), 1), (0, 0, *pad), mode, value)
+            return out.permute(0, n - 1, *range(1, n - 1))
+        except (RuntimeError, TypeError, ValueError):
+            pass
     return _C._pad(input, pad, mode, value)
 
 

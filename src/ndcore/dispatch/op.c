@@ -606,6 +606,29 @@ tl_status tl_tensor_copy_format(tl_tensor *out, const tl_tensor *src, tl_dtype d
   return status;
 }
 
+tl_status tl_tensor_relayout(tl_tensor *t, tl_format format)
+{
+  int64_t strides[TL_MAX_DIMS];
+  tl_tensor laid = {0};
+  if (format != TL_FORMAT_CHANNELS_LAST && format != TL_FORMAT_CHANNELS_LAST_3D)
+    return TL_OK;
+  if (tl_format_strides(format, t, strides) != TL_OK)
+    goto fail;
+  if (tl_tensor_has_strides(t, strides)) {
+    /* a size-1 dim's stride too, so that .stride() reads as PyTorch's */
+    memcpy(t->strides, strides, (size_t)t->ndim * sizeof *strides);
+    return TL_OK;
+  }
+  if (tl_tensor_copy_format(&laid, t, t->dtype, format) != TL_OK)
+    goto fail;
+  tl_tensor_release(t);
+  *t = laid;
+  return TL_OK;
+fail:
+  tl_tensor_release(t);
+  return tl_error_status();
+}
+
 static const tl_copy_kernels cpu_copy = {.copy = tl_cpu_tensor_copy};
 
 /* Off the CPU, a device's backend can copy bytes (tl_backend.h) with no kernel

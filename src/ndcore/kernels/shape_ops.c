@@ -1048,9 +1048,26 @@ static tl_status pad_check(const tl_tensor *in, int npad, const int64_t *pad, tl
   return TL_OK;
 }
 
+/* A new tensor laid out in format f (from tl_tensor_suggest_format, so of
+ * a rank it fits). */
+static tl_status empty_in_format(tl_tensor *t, tl_dtype dtype, int ndim, const int64_t *shape,
+                                 tl_device device, tl_format f)
+{
+  if (tl_tensor_empty(t, dtype, ndim, shape, device) != TL_OK)
+    return tl_error_status();
+  if (f != TL_FORMAT_CONTIGUOUS && tl_format_strides(f, t, t->strides) != TL_OK) {
+    tl_tensor_release(t);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
 tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int64_t *pad,
                        tl_pad_mode mode, tl_scalar value)
 {
+  /* a channels-last input pads into a channels-last result, circular
+   * padding excepted, as PyTorch's pad kernels do */
+  tl_format format = mode == TL_PAD_CIRCULAR ? TL_FORMAT_CONTIGUOUS : tl_tensor_suggest_format(in);
   if (pad_check(in, npad, pad, mode) != TL_OK)
     return tl_error_status();
   int64_t shape[TL_MAX_DIMS];
@@ -1066,7 +1083,7 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     tl_storage cell = {.refcount = 1, .data = bytes, .nbytes = sizeof bytes,
                        .device = tl_tensor_device(in)};
     tl_tensor fill = {.storage = &cell, .dtype = in->dtype, .ndim = 0};
-    if (tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in)) != TL_OK)
+    if (empty_in_format(out, in->dtype, in->ndim, shape, tl_tensor_device(in), format) != TL_OK)
       return tl_error_status();
     tl_tensor src = *in, dst = *out; /* borrowed */
     for (int j = 0; j < npad / 2; j++) {
@@ -1121,7 +1138,8 @@ tl_status tl_shape_pad(tl_tensor *out, const tl_tensor *in, int npad, const int6
     int64_t next_shape[TL_MAX_DIMS];
     memcpy(next_shape, cur.shape, (size_t)cur.ndim * sizeof *next_shape);
     next_shape[d] = shape[d];
-    if (tl_tensor_empty(&next, in->dtype, cur.ndim, next_shape, tl_tensor_device(in)) != TL_OK)
+    if (empty_in_format(&next, in->dtype, cur.ndim, next_shape, tl_tensor_device(in), format) !=
+        TL_OK)
       goto fail;
     tl_status status;
     if (tl_tensor_numel(&next) == 0)

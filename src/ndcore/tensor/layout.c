@@ -176,3 +176,27 @@ tl_status tl_tensor_empty_format(tl_tensor *t, const tl_tensor *like, tl_dtype d
   memcpy(t->strides, strides, (size_t)like->ndim * sizeof *strides);
   return TL_OK;
 }
+
+tl_format tl_tensor_suggest_format(const tl_tensor *t)
+{
+  if ((t->ndim != 4 && t->ndim != 5) || t->strides[1] == 0)
+    return TL_FORMAT_CONTIGUOUS;
+  /* walk the dims innermost first (channels, the spatial dims from the
+   * last, the batch): each stride at least the extent of those inside it */
+  int inner[5] = {1};
+  for (int i = 1; i < t->ndim - 1; i++)
+    inner[i] = t->ndim - i;
+  inner[t->ndim - 1] = 0;
+  int64_t extent = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    int d = inner[i];
+    if (t->shape[d] == 0 || t->strides[d] < extent)
+      return TL_FORMAT_CONTIGUOUS;
+    /* (N, 1, 1, 1) row-major, or (N, 1, 1, W) sliced to one column: the
+     * batch's stride equals the channels' and nothing tells; row-major */
+    if (d == 0 && extent == t->strides[1])
+      return TL_FORMAT_CONTIGUOUS;
+    extent = t->strides[d] * (t->shape[d] > 1 ? t->shape[d] : 1);
+  }
+  return t->ndim == 4 ? TL_FORMAT_CHANNELS_LAST : TL_FORMAT_CHANNELS_LAST_3D;
+}

@@ -232,6 +232,13 @@ tl_status tl_tensor_empty_ordered(tl_tensor *t, tl_dtype dtype, int ndim, const 
 tl_status tl_tensor_empty_format(tl_tensor *t, const tl_tensor *like, tl_dtype dtype,
                                  tl_device device, tl_format format);
 
+/* The layout PyTorch suggests for a layer's result from its input t
+ * (suggest_memory_format): channels-last for a 4-d t (channels-last-3d for
+ * a 5-d one) whose strides put channels innermost, then the spatial dims,
+ * then the batch; row-major otherwise.  Ambiguous strides (a batch stride
+ * equal to the channels', as in (N, 1, 1, 1)) count as row-major. */
+tl_format tl_tensor_suggest_format(const tl_tensor *t);
+
 /* Copy src into dst (same shape after broadcasting src), casting the dtype. */
 tl_status tl_tensor_copy(tl_tensor *dst, const tl_tensor *src);
 /* out = src cast to dtype, always a new contiguous tensor. */
@@ -239,5 +246,9 @@ tl_status tl_tensor_to_dtype(tl_tensor *out, const tl_tensor *src, tl_dtype dtyp
 /* out = src cast to dtype, a new tensor laid out in format. */
 tl_status tl_tensor_copy_format(tl_tensor *out, const tl_tensor *src, tl_dtype dtype,
                                 tl_format format);
+/* Lay a result *t out in format, on its device: *t is replaced by a copy
+ * (and released) unless it already is so; TL_FORMAT_CONTIGUOUS and
+ * TL_FORMAT_PRESERVE leave it as it is.  On failure *t is released. */
+tl_status tl_tensor_relayout(tl_tensor *t, tl_format format);
 
 #endif

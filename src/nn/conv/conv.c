@@ -252,6 +252,20 @@ static tl_status check_conv(const char *name, const tl_tensor *input, int wdim, 
   return TL_OK;
 }
 
+/* The layout of a convolution's result, as PyTorch's CPU convolutions give
+ * it: channels-last when the input or the weight is (so a weight converted by
+ * nn.utils.convert_conv2d_weight_memory_format carries a whole network over);
+ * PyTorch's 3-d float64 convolutions (no oneDNN kernel) stay row-major. */
+static tl_format conv_format(const tl_tensor *input, const tl_tensor *weight)
+{
+  tl_format f = tl_tensor_suggest_format(input);
+  if (f == TL_FORMAT_CONTIGUOUS)
+    f = tl_tensor_suggest_format(weight);
+  if (f == TL_FORMAT_CHANNELS_LAST_3D && input->dtype == TL_DTYPE_F64)
+    return TL_FORMAT_CONTIGUOUS;
+  return f;
+}
+
 tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, const tl_tensor *bias,
                             const tl_nn_conv_params *p, tl_tensor *out)
 {
@@ -297,6 +311,8 @@ tl_status tl_nn_convolution(const tl_tensor *input, const tl_tensor *weight, con
                            : set->conv(input, weight, bias, &g, out);
   if (status != TL_OK && out->storage)
     tl_tensor_release(out);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, conv_format(input, weight));
   return status;
 }
 

@@ -64,6 +64,10 @@ tl_status tl_nn_dropout(tl_generator *gen, const tl_tensor *x, double p, int bat
     if (!into)
       tl_tensor_release(y);
   }
+  /* y keeps a channels-last x's layout, as PyTorch's elementwise dropout does */
+  if (status == TL_OK && !into &&
+      (status = tl_tensor_relayout(y, tl_tensor_suggest_format(x))) != TL_OK)
+    tl_tensor_release(mask);
   return status;
 }
 
@@ -91,6 +95,8 @@ tl_status tl_nn_dropout_backward(const tl_tensor *g, const tl_tensor *mask, doub
     status = set->backward(g, mask, scale, dx);
   if (status != TL_OK)
     tl_tensor_release(dx);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(dx, tl_tensor_suggest_format(g));
   return status;
 }
 

@@ -43,6 +43,9 @@ static tl_status run(tl_op op, const tl_tensor *g, const tl_tensor *x, int64_t s
     status = set->lrn(&s, g, x, out);
   if (status != TL_OK)
     tl_tensor_release(out);
+  /* PyTorch composes it of elementwise ops, which keep x's channels-last layout */
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, tl_tensor_suggest_format(x));
   return status;
 }
 

@@ -58,6 +58,30 @@ static tl_status affine_or(const tl_tensor *t, int64_t C, double fill, tl_dtype 
   return status;
 }
 
+/* The layout of y and dx: batch and group norm keep a channels-last x's
+ * (PyTorch's CPU kernels do), layer and rms norm are row-major. */
+static tl_format norm_format(tl_op op, const tl_tensor *x)
+{
+  bool keeps = op == TL_OP_NATIVE_BATCH_NORM || op == TL_OP_NATIVE_BATCH_NORM_BACKWARD ||
+               op == TL_OP_NATIVE_GROUP_NORM || op == TL_OP_NATIVE_GROUP_NORM_BACKWARD;
+  return keeps ? tl_tensor_suggest_format(x) : TL_FORMAT_CONTIGUOUS;
+}
+
+/* A new y or dx of x's shape and `dtype`, laid out in f when the set writes
+ * that layout itself (channels_last), else row-major (laid out after). */
+static tl_status alloc_result(const tl_nn_norm_kernels *set, const tl_tensor *x, tl_dtype dtype,
+                              tl_format f, tl_tensor *out)
+{
+  if (tl_tensor_empty(out, dtype, x->ndim, x->shape, tl_tensor_device(x)) != TL_OK)
+    return tl_error_status();
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
+      tl_format_strides(f, out, out->strides) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
 /* The forward common to every op: allocate y (x's shape and dtype), mean and
  * rstd (shape nstat/stat_shape, work dtype; mean skipped when NULL), fill in
  * the missing affine terms, run the kernel. */
@@ -77,7 +101,7 @@ static tl_status run_forward(tl_op op, const tl_norm_spec *s, const tl_tensor *x
   dev = tl_tensor_device(x);
   if ((status = affine_or(w, s->C, 1, work, dev, &wt)) != TL_OK ||
       (status = affine_or(b, s->C, 0, work, dev, &bt)) != TL_OK ||
-      (status = tl_tensor_empty(y, x->dtype, x->ndim, x->shape, dev)) != TL_OK ||
+      (status = alloc_result(set, x, x->dtype, norm_format(op, x), y)) != TL_OK ||
       (mean && (status = tl_tensor_empty(mean, work, nstat, stat_shape, dev)) != TL_OK) ||
       (status = tl_tensor_empty(rstd, work, nstat, stat_shape, dev)) != TL_OK)
     goto done;
@@ -85,6 +109,8 @@ static tl_status run_forward(tl_op op, const tl_norm_spec *s, const tl_tensor *x
       ((status = tl_tensor_copy(mean, rm)) != TL_OK || (status = tl_tensor_copy(rstd, rv)) != TL_OK))
     goto done;
   status = set->forward(s, x, &wt, &bt, s->train ? rm : NULL, s->train ? rv : NULL, y, mean, rstd);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(y, norm_format(op, x));
 done:
   if (status != TL_OK) {
     tl_tensor_release(y);
@@ -127,11 +153,13 @@ static tl_status run_backward(tl_op op, const tl_norm_spec *s, const tl_tensor *
   int nd = like ? like->ndim : 1;
   const int64_t *ashape = like ? like->shape : &s->C;
   if ((status = affine_or(w, s->C, 1, work_of(x->dtype), dev, &wt)) != TL_OK ||
-      (status = tl_tensor_empty(dx, x->dtype, x->ndim, x->shape, dev)) != TL_OK ||
+      (status = alloc_result(set, x, x->dtype, norm_format(op, x), dx)) != TL_OK ||
       (status = tl_tensor_empty(dw, adt, nd, ashape, dev)) != TL_OK ||
       (status = tl_tensor_empty(db ? db : &scratch, adt, nd, ashape, dev)) != TL_OK)
     goto done;
   status = set->backward(s, g, x, mean, rstd, &wt, dx, dw, db ? db : &scratch);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(dx, norm_format(op, x));
 done:
   if (status != TL_OK) {
     tl_tensor_release(dx);
@@ -340,6 +368,7 @@ static const tl_nn_norm_kernels cpu_norm = {
     .forward = tl_cpu_norm_forward,
     .backward = tl_cpu_norm_backward,
     .lrn = tl_cpu_lrn,
+    .channels_last = true,
 };
 
 void tl_nn_norm_register_set(tl_device_type device, const tl_nn_norm_kernels *set)

@@ -27,6 +27,94 @@ typedef struct {
   bool f64;
 } typed_job;
 
+/* Is t (N, C, *spatial) of dtype `work` laid out channels-last exactly
+ * ((N, S, C) in memory)?  NULL counts as yes. */
+static bool lies_channels_last(const tl_tensor *t, tl_dtype work)
+{
+  int64_t strides[TL_MAX_DIMS];
+  if (!t)
+    return true;
+  if (t->dtype != work || (t->ndim != 4 && t->ndim != 5))
+    return false;
+  tl_format f = t->ndim == 4 ? TL_FORMAT_CHANNELS_LAST : TL_FORMAT_CHANNELS_LAST_3D;
+  return tl_format_strides(f, t, strides) == TL_OK && tl_tensor_has_strides(t, strides);
+}
+
+static void run_cl_lines(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const typed_job *t = ctx;
+  if (t->f64)
+    tl_norm_cl_lines_f64(&t->job, begin, end);
+  else
+    tl_norm_cl_lines_f32(&t->job, begin, end);
+}
+
+static void run_cl_apply(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const typed_job *t = ctx;
+  if (t->f64)
+    tl_norm_cl_apply_f64(&t->job, begin, end);
+  else
+    tl_norm_cl_apply_f32(&t->job, begin, end);
+}
+
+/* One step of the channels-last loops (norm_job.h): the per-sample line
+ * sums of `kind` (none for TL_NORM_CL_NONE) across the thread pool, then
+ * their reduction in sample order. */
+static void cl_step(typed_job *t, int kind)
+{
+  const tl_norm_spec *s = &t->job.s;
+  t->job.cl_kind = kind;
+  if (kind != TL_NORM_CL_NONE)
+    tl_parallel_for(s->N * ((s->C + TL_NORM_CL_BLOCK - 1) / TL_NORM_CL_BLOCK), 1, run_cl_lines, t);
+  if (t->f64)
+    tl_norm_cl_reduce_f64(&t->job);
+  else
+    tl_norm_cl_reduce_f32(&t->job);
+}
+
+/* Channels-last batch norm (forward: g NULL), the job's pointers set but
+ * lines and coef; TL_ERR_MEMORY when their buffers cannot be had. */
+static tl_status run_channels_last(typed_job *t, bool backward)
+{
+  const tl_norm_spec *s = &t->job.s;
+  size_t es = t->f64 ? sizeof(double) : sizeof(float);
+  int64_t C = s->C ? s->C : 1, N = s->N ? s->N : 1;
+  t->job.coef = malloc(3 * (size_t)C * es);
+  t->job.lines = malloc((size_t)(N * C) * (backward ? 2 : 1) * sizeof(double));
+  if (!t->job.coef || !t->job.lines) {
+    free(t->job.coef);
+    free(t->job.lines);
+    return tl_error_set(TL_ERR_MEMORY, "batch_norm: out of memory");
+  }
+  if (backward) {
+    cl_step(t, TL_NORM_CL_GRAD);
+  } else if (s->train) {
+    cl_step(t, TL_NORM_CL_SUM);
+    cl_step(t, TL_NORM_CL_SQDEV);
+  } else {
+    cl_step(t, TL_NORM_CL_NONE);
+  }
+  if (t->job.y)
+    tl_parallel_for(s->N * s->S, 1 + 32768 / C, run_cl_apply, t);
+  free(t->job.coef);
+  free(t->job.lines);
+  return TL_OK;
+}
+
+/* batch_norm statistics over x, g and the result as they lie, channels-last
+ * (norm_loops.h's cl rows): when the result was allocated so and the
+ * operands are so already, in the work dtype.  g NULL: the forward. */
+static bool channels_last_job(const tl_norm_spec *s, const tl_tensor *x, const tl_tensor *g,
+                              const tl_tensor *out, tl_dtype work)
+{
+  return s->per_channel && s->S > 1 && out && !tl_tensor_is_contiguous(out) &&
+         lies_channels_last(out, work) && lies_channels_last(x, work) &&
+         lies_channels_last(g, work);
+}
+
 static void run_forward(void *ctx, int64_t begin, int64_t end, int worker)
 {
   (void)worker;
@@ -168,9 +256,12 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
   tl_tensor xt = {0}, wt = {0}, bt = {0}, yt = {0};
   double *var = NULL;
   tl_status status = TL_OK;
-  const tl_tensor *xw = tl_nn_as_work(x, work, &xt), *ww = tl_nn_as_work(w, work, &wt),
+  bool cl = channels_last_job(s, x, NULL, y, work);
+  const tl_tensor *xw = cl ? x : tl_nn_as_work(x, work, &xt), *ww = tl_nn_as_work(w, work, &wt),
                   *bw = tl_nn_as_work(b, work, &bt);
-  bool direct = y->dtype == work;
+  /* a result of another dtype, or laid out channels-last for the planar
+   * loops, is written to a row-major work tensor and copied over */
+  bool direct = y->dtype == work && (cl || tl_tensor_is_contiguous(y));
   int64_t rows = row_count(s);
   if (!xw || !ww || !bw ||
       (!direct && tl_tensor_empty(&yt, work, y->ndim, y->shape, tl_tensor_device(y)) != TL_OK) ||
@@ -188,7 +279,10 @@ tl_status tl_cpu_norm_forward(const tl_norm_spec *s, const tl_tensor *x, const t
                          .rstd = tl_tensor_data(rstd), .var = var},
                  .f64 = work == TL_DTYPE_F64};
   int64_t per_row = tl_tensor_numel(x) / (rows ? rows : 1) + 1;
-  tl_parallel_for(rows, 1 + 32768 / per_row, run_forward, &t);
+  if (cl && (status = run_channels_last(&t, false)) != TL_OK)
+    goto done;
+  if (!cl)
+    tl_parallel_for(rows, 1 + 32768 / per_row, run_forward, &t);
   if (s->per_channel && s->train && running_mean) {
     int64_t D = s->N * s->S;
     double *m = malloc((size_t)(s->C ? s->C : 1) * sizeof *m);
@@ -256,16 +350,19 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
   double *sums = NULL, *part = NULL, *acc = NULL;
   void *line = NULL;
   tl_status status = TL_OK;
-  bool direct = !dx || dx->dtype == work, cols = !s->per_channel && s->G == 1 && s->S == 1;
+  bool cl = channels_last_job(s, x, g, dx, work);
+  bool direct = !dx || (dx->dtype == work && (cl || tl_tensor_is_contiguous(dx)));
+  bool cols = !s->per_channel && s->G == 1 && s->S == 1;
   int64_t rows = row_count(s), C = s->C ? s->C : 1, g_row = s->C;
   int64_t g_n = s->C * s->S, g_c = s->S;
   /* layer_norm's g is read in place when its rows are contiguous, batch_norm's
    * when its lines are */
-  bool lines = s->per_channel && s->S > 1 && g->dtype == work;
-  const void *gdata = cols && g->dtype == work ? rows_of(g, s->C, &g_row, &line)
+  bool lines = s->per_channel && s->S > 1 && g->dtype == work && !cl;
+  const void *gdata = cl                         ? tl_tensor_data(g)
+                      : cols && g->dtype == work ? rows_of(g, s->C, &g_row, &line)
                       : lines                  ? lines_of(g, s->S, &g_n, &g_c, &line)
                                                : NULL;
-  const tl_tensor *xw = tl_nn_as_work(x, work, &xt),
+  const tl_tensor *xw = cl ? x : tl_nn_as_work(x, work, &xt),
                   *gw = gdata ? g : tl_nn_as_work(g, work, &gt), *ww = tl_nn_as_work(w, work, &wt),
                   *rw = tl_nn_as_work(rstd, work, &rt);
   const tl_tensor *mw = mean ? tl_nn_as_work(mean, work, &mt) : NULL;
@@ -295,7 +392,10 @@ tl_status tl_cpu_norm_backward(const tl_norm_spec *s, const tl_tensor *g, const 
                          .g_row = g_row, .g_n = gdata ? g_n : s->C * s->S,
                          .g_c = gdata ? g_c : s->S},
                  .f64 = work == TL_DTYPE_F64};
-  if (acc) {
+  if (cl) {
+    if (run_channels_last(&t, true) != TL_OK)
+      goto fail;
+  } else if (acc) {
     chunked_job cj = {.t = t, .rows = rows, .nchunk = nchunk, .acc = acc};
     tl_parallel_for(nchunk, 1, run_backward_chunks, &cj);
     for (int64_t i = 0; i < nchunk; i++)

@@ -10,6 +10,7 @@
  * a few ulps; the variance is the second pass's sum of squared deviations
  * from the mean (no cancellation, unlike E[x^2] - E[x]^2). */
 #include <math.h>
+#include <string.h>
 #include <stddef.h>
 
 #include "ndcore/kernels/tl_vecmath.h"
@@ -400,5 +401,163 @@ void TL_NORM_BACKWARD(const tl_norm_job *job, int64_t begin, int64_t end, double
       backward_channel(job, r);
     else
       backward_group(job, r);
+  }
+}
+
+/* ---- channels-last per-channel statistics ----------------------------------------------
+ * x, g and y laid out (N, S, C).  The sums of one sample's line of a channel
+ * are taken exactly as sum_of/sqdev_of/dot_of take them on a planar line
+ * (the same LANES partials over the same CHUNKs, folded in the same order),
+ * a block of CL_BLOCK channels side by side, into job->lines; the caller
+ * adds the samples' totals in sample order, as the planar loops do, so
+ * every statistic, output and gradient is the planar loops' bits. */
+enum { CL_BLOCK = TL_NORM_CL_BLOCK };
+
+/* acc[j][k] += TERM over a line: the planar loops' lanes, per channel k. */
+#define TL_NORM_CL_LINE(TERM, acc, tail)                                                   \
+  for (; i + LANES <= m; i += LANES)                                                        \
+    for (int64_t j = 0; j < LANES; j++) {                                                   \
+      const real *restrict pa = a + at + (i + j) * C, *restrict pb = b + at + (i + j) * C;  \
+      (void)pb;                                                                             \
+      _Pragma("omp simd") for (int64_t k = 0; k < nk; k++) acc[j][k] += TERM;               \
+    }                                                                                       \
+  for (; i < m; i++) {                                                                      \
+    const real *restrict pa = a + at + i * C, *restrict pb = b + at + i * C;                \
+    (void)pb;                                                                               \
+    _Pragma("omp simd") for (int64_t k = 0; k < nk; k++) tail[k] += TERM;                   \
+  }
+
+ROW void cl_fold(real (*acc)[CL_BLOCK], const real *tail, int64_t nk, double *line)
+{
+  for (int64_t k = 0; k < nk; k++) {
+    real t = tail[k];
+    for (int64_t j = 0; j < LANES; j++)
+      t += acc[j][k];
+    line[k] += t;
+  }
+}
+
+/* One (sample n, channel block) row of job->lines: kind SUM sum x, SQDEV
+ * sum (x - mean)^2, GRAD sum g and sum g x (two per channel). */
+ROW void cl_line(const tl_norm_job *job, int64_t r)
+{
+  const tl_norm_spec *s = &job->s;
+  int64_t C = s->C, S = s->S, nblk = (C + CL_BLOCK - 1) / CL_BLOCK;
+  int64_t n = r / nblk, k0 = r % nblk * CL_BLOCK, nk = C - k0 < CL_BLOCK ? C - k0 : CL_BLOCK;
+  const real *c = (const real *)job->mean + k0;
+  const real *a = job->cl_kind == TL_NORM_CL_GRAD ? job->g : job->x, *b = job->x;
+  double line[CL_BLOCK] = {0}, line2[CL_BLOCK] = {0};
+  for (int64_t i0 = 0; i0 < S; i0 += CHUNK) {
+    int64_t m = S - i0 < CHUNK ? S - i0 : CHUNK, i = 0, at = (n * S + i0) * C + k0;
+    real acc[LANES][CL_BLOCK] = {{0}}, tail[CL_BLOCK] = {0};
+    if (job->cl_kind == TL_NORM_CL_SUM) {
+      TL_NORM_CL_LINE(pa[k], acc, tail)
+    } else if (job->cl_kind == TL_NORM_CL_SQDEV) {
+      TL_NORM_CL_LINE((pa[k] - c[k]) * (pa[k] - c[k]), acc, tail)
+    } else {
+      TL_NORM_CL_LINE(pa[k], acc, tail)
+      cl_fold(acc, tail, nk, line2); /* line2: sum g; line: sum g x below */
+      memset(acc, 0, sizeof acc);
+      memset(tail, 0, sizeof tail);
+      i = 0;
+      TL_NORM_CL_LINE(pa[k] * pb[k], acc, tail)
+    }
+    cl_fold(acc, tail, nk, line);
+  }
+  double *out = job->lines + (n * C + k0) * (job->cl_kind == TL_NORM_CL_GRAD ? 2 : 1);
+  for (int64_t k = 0; k < nk; k++) {
+    if (job->cl_kind == TL_NORM_CL_GRAD) {
+      out[2 * k] = line2[k];
+      out[2 * k + 1] = line[k];
+    } else {
+      out[k] = line[k];
+    }
+  }
+}
+
+TL_SIMD_CLONES
+void TL_NORM_CL_LINES(const tl_norm_job *job, int64_t begin, int64_t end)
+{
+  for (int64_t r = begin; r < end; r++)
+    cl_line(job, r);
+}
+
+/* The samples' line totals added in sample order (the planar loops' order). */
+static double cl_total(const tl_norm_job *job, int64_t c, int which)
+{
+  int64_t C = job->s.C, w = job->cl_kind == TL_NORM_CL_GRAD ? 2 : 1;
+  double total = 0;
+  for (int64_t n = 0; n < job->s.N; n++)
+    total += job->lines[(n * C + c) * w + which];
+  return total;
+}
+
+void TL_NORM_CL_REDUCE(const tl_norm_job *job)
+{
+  const tl_norm_spec *s = &job->s;
+  const real *w = job->w, *b = job->b;
+  real *mean = job->mean, *rstd = job->rstd, *coef = job->coef;
+  int64_t C = s->C, D = s->N * s->S;
+  for (int64_t c = 0; c < C; c++) {
+    real mu = mean[c], rs = rstd[c];
+    switch (job->cl_kind) {
+    case TL_NORM_CL_SUM: /* forward_channel's mean */
+      mean[c] = (real)(cl_total(job, c, 0) / D);
+      continue;
+    case TL_NORM_CL_SQDEV: { /* its variance, then as in evaluation */
+      double sq = cl_total(job, c, 0);
+      job->var[c] = sq / D;
+      rs = rstd[c] = (real)(1 / sqrt(sq / D + s->eps));
+    } /* fall through */
+    case TL_NORM_CL_NONE: {
+      real a = rs * w[c];
+      coef[c] = a;
+      coef[C + c] = 0;
+      coef[2 * C + c] = b[c] - mu * a;
+      continue;
+    }
+    default: { /* TL_NORM_CL_GRAD: backward_channel's */
+      real wc = w[c];
+      double sg = cl_total(job, c, 0), sgx = cl_total(job, c, 1);
+      double B = rs * (sgx - mu * sg);
+      if (job->dw) {
+        job->dw[c] = B;
+        job->db[c] = sg;
+      }
+      real c1 = 0, c2 = 0;
+      if (s->train && D > 0) {
+        c1 = (real)(-(double)rs * rs * wc * B / D);
+        c2 = (real)(-(double)rs * wc * sg / D) - c1 * mu;
+      }
+      coef[c] = rs * wc;
+      coef[C + c] = c1;
+      coef[2 * C + c] = c2;
+    }
+    }
+  }
+}
+
+/* Positions [begin, end) of the N*S: y = x a + c2 (forward, as
+ * scale_shift), or dx = g a + x c1 + c2 (backward, as grad_line). */
+TL_SIMD_CLONES
+void TL_NORM_CL_APPLY(const tl_norm_job *job, int64_t begin, int64_t end)
+{
+  int64_t C = job->s.C;
+  const real *x = job->x, *g = job->g, *coef = job->coef;
+  const real *restrict a = coef, *restrict c1 = coef + C, *restrict c2 = coef + 2 * C;
+  real *y = job->y;
+  for (int64_t p = begin; p < end; p++) {
+    const real *restrict xp = x + p * C;
+    real *restrict yp = y + p * C;
+    if (!g) {
+#pragma omp simd
+      for (int64_t k = 0; k < C; k++)
+        yp[k] = xp[k] * a[k] + c2[k];
+      continue;
+    }
+    const real *restrict gp = g + p * C;
+#pragma omp simd
+    for (int64_t k = 0; k < C; k++)
+      yp[k] = gp[k] * a[k] + xp[k] * c1[k] + c2[k];
   }
 }

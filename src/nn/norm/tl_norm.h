@@ -42,7 +42,8 @@ typedef struct {
 } tl_lrn_spec;
 
 /* A device's kernels.  Every tensor is allocated by the entry points: x, g
- * and y/dx of the input's shape and dtype (y, dx contiguous), w and b of C
+ * and y/dx of the input's shape and dtype (y, dx contiguous, or channels-last:
+ * see channels_last), w and b of C
  * elements (ones and zeros when the caller gave none), mean and rstd
  * contiguous of N*G (or C) elements of the work dtype (float64 for float64,
  * else float32).  forward: in training with running stats given, they are
@@ -58,6 +59,11 @@ typedef struct {
                         tl_tensor *dx, tl_tensor *dw, tl_tensor *db);
   /* local response norm: y (g NULL), or dx of the gradient g */
   tl_status (*lrn)(const tl_lrn_spec *s, const tl_tensor *g, const tl_tensor *x, tl_tensor *out);
+  /* forward and backward take a y and dx laid out channels-last, not only
+   * contiguous: the entry points then allocate batch and group norm's
+   * results so when they take that layout, instead of laying a row-major
+   * result out after the kernel. */
+  bool channels_last;
 } tl_nn_norm_kernels;
 
 /* The ops' entry points.  Results are zeroed tl_tensors filled here; the

@@ -148,31 +148,65 @@ static tl_status check_window(const char *name, const tl_tensor *in, const tl_nn
                       sizes_str(b, sizeof b, w->n, out_sp));
 }
 
-/* Allocate values (result dtype) and int64 indices of shape `shape`. */
-static tl_status alloc_pair(const tl_tensor *in, int ndim, const int64_t *shape, tl_tensor *out,
-                            tl_tensor *indices)
+/* The layout of a pooling or resampling result from its input `in` (n
+ * spatial dims), as PyTorch's CPU kernels give it: channels-last for a
+ * channels-last batched input; `also_3d` false for the ops whose 3-d
+ * kernels write row-major whatever the input (avg and adaptive pooling). */
+static tl_format pool_format(const tl_tensor *in, int n, bool also_3d)
 {
-  if (tl_tensor_empty(out, in->dtype, ndim, shape, tl_tensor_device(in)) != TL_OK ||
-      tl_tensor_empty(indices, TL_DTYPE_I64, ndim, shape, tl_tensor_device(in)) != TL_OK)
+  if (in->ndim != n + 2 || (n == 3 && !also_3d))
+    return TL_FORMAT_CONTIGUOUS;
+  return tl_tensor_suggest_format(in);
+}
+
+/* Lay out a result pair (values and indices) in format. */
+static tl_status relayout_pair(tl_tensor *out, tl_tensor *indices, tl_format f)
+{
+  if (tl_tensor_relayout(out, f) != TL_OK) {
+    tl_tensor_release(indices);
     return tl_error_status();
+  }
+  if (tl_tensor_relayout(indices, f) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
   return TL_OK;
 }
 
-/* Run window_max with taps into new out/indices; releases them on failure. */
+/* A new result of `dtype` and `shape` on in's device, laid out in format f
+ * when the set writes that layout itself (channels_last), else row-major
+ * (laid out after the kernel). */
+static tl_status alloc_for(const tl_nn_pool_kernels *set, const tl_tensor *in, tl_dtype dtype,
+                           int ndim, const int64_t *shape, tl_format f, tl_tensor *out)
+{
+  if (tl_tensor_empty(out, dtype, ndim, shape, tl_tensor_device(in)) != TL_OK)
+    return tl_error_status();
+  if (set->channels_last && f != TL_FORMAT_CONTIGUOUS &&
+      tl_format_strides(f, out, out->strides) != TL_OK) {
+    tl_tensor_release(out);
+    return tl_error_status();
+  }
+  return TL_OK;
+}
+
+/* Run window_max with taps into new out/indices laid out in f; releases
+ * them on failure. */
 static tl_status run_max(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
-                         const tl_nn_taps *taps, tl_tensor *out, tl_tensor *indices)
+                         const tl_nn_taps *taps, tl_format f, tl_tensor *out, tl_tensor *indices)
 {
   int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
   for (int d = 0; d < n; d++)
     sp[d] = taps[d].out;
   shape_with(in, n, sp, shape);
-  tl_status status = alloc_pair(in, in->ndim, shape, out, indices);
+  tl_status status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out);
+  if (status == TL_OK)
+    status = alloc_for(set, in, TL_DTYPE_I64, in->ndim, shape, f, indices);
   if (status == TL_OK)
     status = set->window_max(in, n, taps, out, indices);
-  if (status != TL_OK) {
-    tl_tensor_release(out);
-    tl_tensor_release(indices);
-  }
+  if (status == TL_OK)
+    return relayout_pair(out, indices, f);
+  tl_tensor_release(out);
+  tl_tensor_release(indices);
   return status;
 }
 
@@ -191,7 +225,7 @@ tl_status tl_nn_max_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   for (int d = 0; d < w->n && status == TL_OK; d++)
     status = tl_nn_taps_window(&taps[d], in->shape[in->ndim - w->n + d], w, d, false);
   if (status == TL_OK)
-    status = run_max(set, in, w->n, taps, out, indices);
+    status = run_max(set, in, w->n, taps, pool_format(in, w->n, true), out, indices);
   tl_nn_taps_release(taps, w->n);
   return status;
 }
@@ -212,7 +246,7 @@ tl_status tl_nn_adaptive_max_pool(tl_op op, const tl_tensor *in, int n, const in
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_adaptive(&taps[d], in->shape[in->ndim - n + d], out_size[d], false);
   if (status == TL_OK)
-    status = run_max(set, in, n, taps, out, indices);
+    status = run_max(set, in, n, taps, pool_format(in, n, false), out, indices);
   tl_nn_taps_release(taps, n);
   return status;
 }
@@ -259,8 +293,8 @@ tl_status tl_nn_fractional_max_pool(tl_op op, const tl_tensor *in, int n, const 
   for (int d = 0; d < n && status == TL_OK; d++)
     status = tl_nn_taps_fractional(&taps[d], in->shape[in->ndim - n + d], out_size[d], kernel[d],
                                    tl_tensor_data(&st), planes, n, d, in->dtype != TL_DTYPE_F64);
-  if (status == TL_OK)
-    status = run_max(set, in, n, taps, out, indices);
+  if (status == TL_OK) /* PyTorch's fractional pooling is row-major whatever the input */
+    status = run_max(set, in, n, taps, TL_FORMAT_CONTIGUOUS, out, indices);
   tl_nn_taps_release(taps, n);
   tl_tensor_release(&st);
   return status;
@@ -294,27 +328,31 @@ tl_status tl_nn_pool_scatter(tl_op op, const tl_tensor *src, const tl_tensor *in
       return tl_error_set(TL_ERR_RUNTIME, "%s: the output size must be non-negative, got %s", name,
                           sizes_str(a, sizeof a, n, size));
   shape_with(src, n, size, shape);
-  tl_status status = tl_tensor_empty(out, src->dtype, src->ndim, shape, tl_tensor_device(src));
-  if (status == TL_OK)
-    status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD, out);
-  if (status != TL_OK)
+  /* max pooling's input gradient takes the layout of the output's */
+  tl_format f = op == TL_OP_MAX_POOL_BACKWARD ? pool_format(src, n, true) : TL_FORMAT_CONTIGUOUS;
+  tl_status status = alloc_for(set, src, src->dtype, src->ndim, shape, f, out);
+  if (status == TL_OK && (status = set->scatter(src, indices, n, op == TL_OP_MAX_POOL_BACKWARD,
+                                                out)) != TL_OK)
     tl_tensor_release(out);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, f);
   return status;
 }
 
-/* Run the weighted passes over taps: forward (in -> taps' out) or transpose. */
+/* Run the weighted passes over taps: forward (in -> taps' out) or
+ * transpose, into a new out laid out in f. */
 static tl_status run_weighted(const tl_nn_pool_kernels *set, const tl_tensor *in, int n,
-                              const tl_nn_taps *taps, bool transpose, tl_tensor *out)
+                              const tl_nn_taps *taps, bool transpose, tl_format f, tl_tensor *out)
 {
   int64_t shape[TL_MAX_DIMS], sp[TL_NN_POOL_MAX_DIMS];
   for (int d = 0; d < n; d++)
     sp[d] = transpose ? taps[d].in : taps[d].out;
   shape_with(in, n, sp, shape);
-  tl_status status = tl_tensor_empty(out, in->dtype, in->ndim, shape, tl_tensor_device(in));
-  if (status == TL_OK)
-    status = set->weighted(in, n, taps, transpose, out);
-  if (status != TL_OK)
+  tl_status status = alloc_for(set, in, in->dtype, in->ndim, shape, f, out);
+  if (status == TL_OK && (status = set->weighted(in, n, taps, transpose, out)) != TL_OK)
     tl_tensor_release(out);
+  if (status == TL_OK)
+    status = tl_tensor_relayout(out, f);
   return status;
 }
 
@@ -357,7 +395,8 @@ tl_status tl_nn_avg_pool(tl_op op, const tl_tensor *in, const tl_nn_pool_window 
   for (int d = 0; d < w->n && status == TL_OK; d++)
     status = tl_nn_taps_window(&taps[d], shape_of.shape[in->ndim - w->n + d], w, d, true);
   if (status == TL_OK)
-    status = run_weighted(set, in, w->n, taps, input_size != NULL, out);
+    status = run_weighted(set, in, w->n, taps, input_size != NULL, pool_format(in, w->n, false),
+                          out);
   tl_nn_taps_release(taps, w->n);
   return status;
 }
@@ -386,7 +425,7 @@ tl_status tl_nn_adaptive_avg_pool(tl_op op, const tl_tensor *in, int n, const in
     status = backward ? tl_nn_taps_adaptive(&taps[d], size[d], sp[d], true)
                       : tl_nn_taps_adaptive(&taps[d], sp[d], size[d], true);
   if (status == TL_OK)
-    status = run_weighted(set, in, n, taps, backward, out);
+    status = run_weighted(set, in, n, taps, backward, pool_format(in, n, false), out);
   tl_nn_taps_release(taps, n);
   return status;
 }
@@ -420,8 +459,13 @@ tl_status tl_nn_upsample(tl_op op, const tl_tensor *in, const tl_nn_resample *r,
     status = backward ? tl_nn_taps_resample(&taps[d], size[d], sp[d], r, d, single)
              : fixed  ? tl_nn_taps_resample_fixed(&taps[d], sp[d], size[d], r, d)
                       : tl_nn_taps_resample(&taps[d], sp[d], size[d], r, d, single);
+  /* every mode keeps a channels-last input's layout; PyTorch's backward
+   * kernels of bicubic and of 3-d nearest write row-major gradients */
+  bool row_major_grad = r->mode == TL_NN_RESAMPLE_CUBIC ||
+                        (r->n == 3 && r->mode != TL_NN_RESAMPLE_LINEAR);
+  tl_format f = backward && row_major_grad ? TL_FORMAT_CONTIGUOUS : pool_format(in, r->n, true);
   if (status == TL_OK)
-    status = run_weighted(set, in, r->n, taps, backward, out);
+    status = run_weighted(set, in, r->n, taps, backward, f, out);
   tl_nn_taps_release(taps, r->n);
   return status;
 }
@@ -430,6 +474,7 @@ static const tl_nn_pool_kernels cpu_pool = {
     .window_max = tl_cpu_pool_window_max,
     .weighted = tl_cpu_pool_weighted,
     .scatter = tl_cpu_pool_scatter,
+    .channels_last = true,
 };
 
 tl_status tl_nn_pool_bad_index(const tl_tensor *out, int n, int64_t bad)

@@ -7,7 +7,14 @@
  * three with a size-1 dim of one tap, so one loop serves 1, 2 and 3 dims.
  * Work is split across the thread pool by output rows (window_max, forward
  * passes) or by planes (transposed passes, scatter), so no two threads ever
- * write the same element.                                                 */
+ * write the same element.
+ *
+ * Channels-last: every kernel also takes results laid out channels-last
+ * (tl_pool.h).  A channels-last input of the work dtype is
+ * then read as it lies: one output position's channels are a contiguous
+ * run, each tap a vector max (scatter: add) over the channels, in the same
+ * tap order as the planar loops, so values and indices are the same bits.
+ * Any other input is pooled row-major into a temporary and copied over. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,9 +237,156 @@ static void pad_taps(const tl_nn_taps *taps, int n, tl_nn_taps *t3, int64_t *in,
   }
 }
 
+/* ---- channels-last window max and scatter ------------------------------------------------ */
+
+/* Is t (batch, channels, n spatial dims) laid out channels-last exactly, so
+ * that element (b, c, sp) lies at (b * S + sp) * C + c? */
+static bool lies_channels_last(const tl_tensor *t, int n)
+{
+  int64_t strides[TL_MAX_DIMS];
+  if (t->ndim != n + 2 || (t->ndim != 4 && t->ndim != 5))
+    return false;
+  tl_format f = t->ndim == 4 ? TL_FORMAT_CHANNELS_LAST : TL_FORMAT_CHANNELS_LAST_3D;
+  return tl_format_strides(f, t, strides) == TL_OK && tl_tensor_has_strides(t, strides);
+}
+
+typedef struct {
+  const void *x;
+  void *y;
+  int64_t *idx;
+  tl_nn_taps taps[D3]; /* padded to three dims */
+  int64_t in[D3], out[D3], C;
+  tl_dtype work;
+} max_cl_job;
+
+/* Output positions [begin, end) (b, j0, j1, j2), each C channels: the
+ * planar loops' scan (first maximum in tap order, a NaN wins, a later NaN
+ * replaces it) run over the channels at once. */
+#define TL_POOL_MAX_CL(name, T, LOWEST)                                                     \
+  INLINE void name(const max_cl_job *job, int64_t begin, int64_t end)                       \
+  {                                                                                         \
+    const tl_nn_taps *t0 = &job->taps[0], *t1 = &job->taps[1], *t2 = &job->taps[2];         \
+    int64_t C = job->C, plane = job->in[0] * job->in[1] * job->in[2];                       \
+    int64_t o12 = job->out[1] * job->out[2], osp = job->out[0] * o12;                       \
+    for (int64_t r = begin; r < end; r++) {                                                 \
+      int64_t b = r / osp, j0 = r % osp / o12, j1 = r % o12 / job->out[2];                  \
+      int64_t j2 = r % job->out[2];                                                         \
+      const T *x = (const T *)job->x + b * plane * C;                                       \
+      T *restrict y = (T *)job->y + r * C;                                                  \
+      int64_t *restrict yi = job->idx + r * C;                                              \
+      bool first = true;                                                                    \
+      for (int64_t q0 = 0; q0 < t0->k; q0++) {                                              \
+        int64_t i0 = t0->index[j0 * t0->k + q0];                                            \
+        for (int64_t q1 = 0; i0 >= 0 && q1 < t1->k; q1++) {                                 \
+          int64_t i1 = t1->index[j1 * t1->k + q1];                                          \
+          for (int64_t q2 = 0; i1 >= 0 && q2 < t2->k; q2++) {                               \
+            int64_t i2 = t2->index[j2 * t2->k + q2];                                        \
+            if (i2 < 0)                                                                     \
+              continue;                                                                     \
+            int64_t p = (i0 * job->in[1] + i1) * job->in[2] + i2;                           \
+            const T *restrict xr = x + p * C;                                               \
+            if (first) {                                                                    \
+              for (int64_t c = 0; c < C; c++) {                                             \
+                y[c] = xr[c];                                                               \
+                yi[c] = p;                                                                  \
+              }                                                                             \
+              first = false;                                                                \
+              continue;                                                                     \
+            }                                                                               \
+            _Pragma("omp simd") for (int64_t c = 0; c < C; c++)                             \
+            {                                                                               \
+              T v = xr[c], m = y[c];                                                        \
+              bool take = v > m || v != v;                                                  \
+              y[c] = take ? v : m;                                                          \
+              yi[c] = take ? p : yi[c];                                                     \
+            }                                                                               \
+          }                                                                                 \
+        }                                                                                   \
+      }                                                                                     \
+      for (int64_t c = 0; first && c < C; c++) { /* no tap inside, as the planar loops */   \
+        y[c] = LOWEST;                                                                      \
+        yi[c] = -1;                                                                         \
+      }                                                                                     \
+    }                                                                                       \
+  }
+TL_POOL_MAX_CL(max_cl_f32, float, -INFINITY)
+TL_POOL_MAX_CL(max_cl_f64, double, -INFINITY)
+TL_POOL_MAX_CL(max_cl_i64, int64_t, INT64_MIN)
+
+TL_SIMD_CLONES static void max_cl_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  const max_cl_job *job = ctx;
+  if (job->work == TL_DTYPE_F64)
+    max_cl_f64(job, begin, end);
+  else if (job->work == TL_DTYPE_I64)
+    max_cl_i64(job, begin, end);
+  else
+    max_cl_f32(job, begin, end);
+}
+
+/* A result laid out channels-last that the planar loops cannot write: pool
+ * into row-major temporaries, then copy them over. */
+static tl_status through_row_major(tl_status (*run)(const tl_tensor *, const tl_tensor *, int,
+                                                    const tl_nn_taps *, bool, tl_tensor *,
+                                                    tl_tensor *),
+                                   const tl_tensor *a, const tl_tensor *b, int n,
+                                   const tl_nn_taps *taps, bool flag, tl_tensor *out,
+                                   tl_tensor *indices)
+{
+  tl_tensor yt = {0}, it = {0};
+  tl_status status = tl_tensor_empty(&yt, out->dtype, out->ndim, out->shape, tl_tensor_device(out));
+  if (status == TL_OK && indices)
+    status = tl_tensor_empty(&it, indices->dtype, indices->ndim, indices->shape,
+                             tl_tensor_device(indices));
+  if (status == TL_OK)
+    status = run(a, b, n, taps, flag, &yt, indices ? &it : NULL);
+  if (status == TL_OK)
+    status = tl_tensor_copy(out, &yt);
+  if (status == TL_OK && indices)
+    status = tl_tensor_copy(indices, &it);
+  tl_tensor_release(&yt);
+  tl_tensor_release(&it);
+  return status;
+}
+
+static tl_status window_max_row_major(const tl_tensor *in, const tl_tensor *unused, int n,
+                                      const tl_nn_taps *taps, bool flag, tl_tensor *out,
+                                      tl_tensor *indices)
+{
+  (void)unused;
+  (void)flag;
+  return tl_cpu_pool_window_max(in, n, taps, out, indices);
+}
+
+static tl_status window_max_cl(const tl_tensor *in, int n, const tl_nn_taps *taps,
+                               tl_tensor *out, tl_tensor *indices)
+{
+  tl_dtype work = max_work_dtype(in->dtype);
+  bool regular = true;
+  for (int d = 0; d < n; d++)
+    regular = regular && taps[d].plane_stride == 0;
+  if (in->dtype != work || !regular || !lies_channels_last(in, n) ||
+      !lies_channels_last(out, n) || !lies_channels_last(indices, n))
+    return through_row_major(window_max_row_major, in, NULL, n, taps, false, out, indices);
+  max_cl_job job = {.x = tl_tensor_data(in), .y = tl_tensor_data(out),
+                    .idx = tl_tensor_data(indices), .C = in->shape[1], .work = work};
+  pad_taps(taps, n, job.taps, job.in, job.out);
+  int64_t rows = out->shape[0] * job.out[0] * job.out[1] * job.out[2];
+  if (rows * job.C > 0) {
+    int64_t per_row = job.C * job.taps[0].k * job.taps[1].k * job.taps[2].k;
+    tl_storage_bump(out->storage);
+    tl_storage_bump(indices->storage);
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), max_cl_range, &job);
+  }
+  return TL_OK;
+}
+
 tl_status tl_cpu_pool_window_max(const tl_tensor *in, int n, const tl_nn_taps *taps,
                                  tl_tensor *out, tl_tensor *indices)
 {
+  if (!tl_tensor_is_contiguous(out) || !tl_tensor_is_contiguous(indices))
+    return window_max_cl(in, n, taps, out, indices);
   tl_dtype work = max_work_dtype(in->dtype);
   tl_tensor xt = {0}, yt = {0};
   tl_status status = TL_OK;
@@ -581,9 +735,70 @@ done:
   return status;
 }
 
+/* ---- channels-last weighted passes ------------------------------------------------------
+ * A channels-last (N, *spatial, C) input is the planar layout of N planes
+ * with one more, innermost dim that no pass touches: each pass along dim d
+ * is (outer, d, inner * C), the same per-element sums in the same pass
+ * order, vectorized over the channels.  Whole-plane averages (their
+ * vectorized reduction has an order of its own), integer and uint8 passes
+ * go through the planar loops. */
+
+static tl_status weighted_row_major(const tl_tensor *in, const tl_tensor *unused, int n,
+                                    const tl_nn_taps *taps, bool transpose, tl_tensor *out,
+                                    tl_tensor *none)
+{
+  (void)unused;
+  (void)none;
+  return tl_cpu_pool_weighted(in, n, taps, transpose, out);
+}
+
+static tl_status weighted_cl(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
+                             tl_tensor *out)
+{
+  tl_dtype work = work_dtype(in->dtype);
+  if (in->dtype != work || taps[0].precision > 0 || whole_plane_weight(n, taps) != 0 ||
+      tl_tensor_numel(in) == 0 || tl_tensor_numel(out) == 0 || !lies_channels_last(in, n) ||
+      !lies_channels_last(out, n))
+    return through_row_major(weighted_row_major, in, NULL, n, taps, transpose, out, NULL);
+  size_t esize = tl_dtype_size(work);
+  int64_t B = in->shape[0], C = in->shape[1], cur[D3];
+  void *bufs[2] = {NULL, NULL};
+  const void *src = tl_tensor_data(in);
+  int order[D3];
+  for (int d = 0; d < n; d++)
+    cur[d] = transpose ? taps[d].out : taps[d].in;
+  tl_nn_taps_pass_order(n, taps, transpose, cur, order);
+  tl_storage_bump(out->storage);
+  for (int step = 0; step < n; step++) {
+    int d = order[step];
+    int64_t outer, inner;
+    tl_nn_taps_pass_step(n, taps, transpose, d, B, cur, &outer, &inner);
+    inner *= C;
+    void *dst = tl_tensor_data(out);
+    if (step < n - 1) {
+      free(bufs[step % 2]);
+      if (!(dst = bufs[step % 2] = malloc((size_t)(outer * cur[d] * inner) * esize + 1))) {
+        free(bufs[(step + 1) % 2]);
+        return tl_error_set(TL_ERR_MEMORY, "pooling: out of memory");
+      }
+    }
+    pass_job job = {.x = src, .y = dst, .t = &taps[d], .inner = inner,
+                    .f64 = work == TL_DTYPE_F64, .transpose = transpose};
+    int64_t rows = transpose ? outer : outer * taps[d].out;
+    int64_t per_row = (transpose ? taps[d].out : 1) * taps[d].k * inner;
+    tl_parallel_for(rows, 1 + 16384 / (per_row + 1), pass_range, &job);
+    src = dst;
+  }
+  free(bufs[0]);
+  free(bufs[1]);
+  return TL_OK;
+}
+
 tl_status tl_cpu_pool_weighted(const tl_tensor *in, int n, const tl_nn_taps *taps, bool transpose,
                                tl_tensor *out)
 {
+  if (!tl_tensor_is_contiguous(out))
+    return weighted_cl(in, n, taps, transpose, out);
   if (in->dtype == TL_DTYPE_I64 || taps[0].precision > 0) { /* no transpose: no gradients */
     tl_tensor xt = {0};
     const tl_tensor *xc = as_work(in, in->dtype, &xt);
@@ -688,6 +903,7 @@ typedef struct {
   const int64_t *idx;
   void *y;
   int64_t len, size; /* per plane: source elements, destination elements */
+  int64_t C;         /* channels-last: channels per position */
   bool accumulate, f64;
   int64_t bad; /* an out-of-range index seen (the last one), or -1 */
   bool has_bad;
@@ -728,9 +944,80 @@ static void scatter_range(void *ctx, int64_t begin, int64_t end, int worker)
     scatter_f32(job, begin, end);
 }
 
+/* Channels-last scatter: per sample b, out[b, idx[b, j, c], c] (+)= src[b,
+ * j, c] over positions j in order, so each element sums as the planar loop. */
+#define TL_POOL_SCATTER_CL(name, T)                                                         \
+  static void name(scatter_job *job, int64_t begin, int64_t end)                            \
+  {                                                                                         \
+    int64_t C = job->C;                                                                     \
+    for (int64_t b = begin; b < end; b++) {                                                 \
+      const T *x = (const T *)job->x + b * job->len * C;                                    \
+      const int64_t *ix = job->idx + b * job->len * C;                                      \
+      T *y = (T *)job->y + b * job->size * C;                                               \
+      memset(y, 0, (size_t)(job->size * C) * sizeof *y);                                    \
+      for (int64_t j = 0; j < job->len; j++, x += C, ix += C)                               \
+        for (int64_t c = 0; c < C; c++) {                                                   \
+          int64_t at = ix[c];                                                               \
+          if (at < 0 || at >= job->size) {                                                  \
+            job->bad = at;                                                                  \
+            job->has_bad = true;                                                            \
+            continue;                                                                       \
+          }                                                                                 \
+          if (job->accumulate)                                                              \
+            y[at * C + c] += x[c];                                                          \
+          else                                                                              \
+            y[at * C + c] = x[c];                                                           \
+        }                                                                                   \
+    }                                                                                       \
+  }
+TL_POOL_SCATTER_CL(scatter_cl_f32, float)
+TL_POOL_SCATTER_CL(scatter_cl_f64, double)
+
+static void scatter_cl_range(void *ctx, int64_t begin, int64_t end, int worker)
+{
+  (void)worker;
+  scatter_job *job = ctx;
+  if (job->f64)
+    scatter_cl_f64(job, begin, end);
+  else
+    scatter_cl_f32(job, begin, end);
+}
+
+static tl_status scatter_row_major(const tl_tensor *src, const tl_tensor *indices, int n,
+                                   const tl_nn_taps *unused, bool accumulate, tl_tensor *out,
+                                   tl_tensor *none)
+{
+  (void)unused;
+  (void)none;
+  return tl_cpu_pool_scatter(src, indices, n, accumulate, out);
+}
+
+static tl_status scatter_cl(const tl_tensor *src, const tl_tensor *indices, int n,
+                            bool accumulate, tl_tensor *out)
+{
+  if (src->dtype != work_dtype(src->dtype) || indices->dtype != TL_DTYPE_I64 ||
+      !lies_channels_last(src, n) || !lies_channels_last(indices, n) ||
+      !lies_channels_last(out, n))
+    return through_row_major(scatter_row_major, src, indices, n, NULL, accumulate, out, NULL);
+  scatter_job job = {.x = tl_tensor_data(src), .idx = tl_tensor_data(indices),
+                     .y = tl_tensor_data(out), .len = 1, .size = 1, .C = src->shape[1],
+                     .accumulate = accumulate, .f64 = src->dtype == TL_DTYPE_F64};
+  for (int d = 0; d < n; d++) {
+    job.len *= src->shape[2 + d];
+    job.size *= out->shape[2 + d];
+  }
+  if (tl_tensor_numel(out) > 0) {
+    tl_storage_bump(out->storage);
+    tl_parallel_for(out->shape[0], 1, scatter_cl_range, &job);
+  }
+  return job.has_bad ? tl_nn_pool_bad_index(out, n, job.bad) : TL_OK;
+}
+
 tl_status tl_cpu_pool_scatter(const tl_tensor *src, const tl_tensor *indices, int n,
                               bool accumulate, tl_tensor *out)
 {
+  if (!tl_tensor_is_contiguous(out))
+    return scatter_cl(src, indices, n, accumulate, out);
   tl_dtype work = work_dtype(src->dtype);
   tl_tensor xt = {0}, it = {0}, yt = {0};
   tl_status status = TL_OK;

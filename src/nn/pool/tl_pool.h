@@ -42,7 +42,8 @@ void tl_nn_taps_release(tl_nn_taps *taps, int n);
 
 /* A device's kernels.  `in` and `out` have the same leading dims, the last n
  * dims sized taps[d].in and taps[d].out (transpose: the other way round);
- * out is allocated (contiguous, the work's dtype) by the entry points. */
+ * out is allocated (contiguous, the work's dtype) by the entry points, or
+ * channels-last (see channels_last). */
 typedef struct {
   tl_status (*window_max)(const tl_tensor *in, int n, const tl_nn_taps *taps, tl_tensor *out,
                           tl_tensor *indices);
@@ -50,6 +51,11 @@ typedef struct {
                         tl_tensor *out);
   tl_status (*scatter)(const tl_tensor *src, const tl_tensor *indices, int n, bool accumulate,
                        tl_tensor *out);
+  /* the kernels take an `out` (and indices) laid out channels-last, not
+   * only contiguous: the entry points then allocate a result so when it
+   * takes that layout, instead of laying a row-major one out after the
+   * kernel. */
+  bool channels_last;
 } tl_nn_pool_kernels;
 
 /* Sliding-window geometry of max/avg pooling (n dims). */
