@@ -333,7 +333,10 @@ _NOT_OPS = frozenset("""
 
 
 def _not_op(name):
-    return (name in _NOT_OPS or name.startswith(("set_", "get_", "_set", "_get"))
+    # get_/set_ names are configuration, unless Tensor has a method of that
+    # name (get_device, set_): then they are ops on tensors, as in PyTorch
+    configuration = name.startswith(("set_", "get_")) and not hasattr(Tensor, name)
+    return (name in _NOT_OPS or configuration or name.startswith(("_set", "_get"))
             or (name.startswith("_") and not (name.startswith("__") and name.endswith("__"))))
 
 

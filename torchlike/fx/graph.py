@@ -251,7 +251,7 @@ class CodeGen:
 
         def add_global(name_hint, obj):
             """A name generated code can refer to obj by, registered in globals_."""
-            if _is_torchlike_public(obj):
+            if _is_torchlike_public(obj) or _importable_from_torchlike(obj):
                 globals_["torchlike"] = customs["torchlike"].obj
                 return _qualified_name(obj)
             short = getattr(obj, "__name__", name_hint)
@@ -395,6 +395,16 @@ def _is_torchlike_public(obj):
         return bool(_torchlike_names(obj))
     except TypeError:
         return False
+
+
+def _importable_from_torchlike(obj):
+    """Is obj a torchlike function that ``torchlike.<module>.<name>`` reaches?"""
+    import sys
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__name__", None)
+    if not isinstance(module, str) or not module.startswith("torchlike.") or not name:
+        return False
+    return getattr(sys.modules.get(module), name, None) is obj
 
 
 def _repr_arg(arg, add_global):

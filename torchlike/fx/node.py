@@ -295,6 +295,13 @@ class Node:
                 f"{self.op}[target={self._pretty_target()}](args = {_format_arg(self.args)}, "
                 f"kwargs = {_format_arg(self.kwargs)})")
 
+    def _pretty_print_target(self, target):
+        """How graph printing names ``target``."""
+        if isinstance(target, str):
+            return target
+        from .graph import _qualified_name
+        return _qualified_name(target)
+
     def _pretty_target(self):
         if isinstance(self.target, str):
             return self.target

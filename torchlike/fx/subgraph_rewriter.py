@@ -19,8 +19,8 @@ __all__ = ["Match", "replace_pattern"]
 
 
 class Match(NamedTuple):
-    """One replaced occurrence: the anchor (the graph node the pattern's output
-    matched) and {pattern node: graph node}."""
+    """One replaced occurrence: the anchor (the pattern's returned node; its
+    graph node is ``nodes_map[anchor]``) and {pattern node: graph node}."""
     anchor: Node
     nodes_map: Dict[Node, Node]
 
@@ -95,15 +95,18 @@ def replace_pattern(gm, pattern, replacement):
         if any(u not in inner for n in inner if n is not gn for u in n.users):
             continue  # an intermediate value is read outside the match
         taken |= inner
-        matches.append(Match(anchor=gn, nodes_map=nodes_map))
+        matches.append(Match(anchor=anchors, nodes_map=nodes_map))
 
+    replaced = {}  # a graph node an earlier replacement removed -> what stands for it now
     for match in matches:
-        anchor = match.anchor
-        val_map = {r: match.nodes_map[p] for r, p in zip(r_placeholders, p_placeholders)}
+        anchor = match.nodes_map[match.anchor]
+        val_map = {r: replaced.get(match.nodes_map[p], match.nodes_map[p])
+                   for r, p in zip(r_placeholders, p_placeholders)}
         with graph.inserting_before(anchor):
             new_out = graph.graph_copy(replacement_gm.graph, val_map)
         if isinstance(new_out, Node):
             anchor.replace_all_uses_with(new_out)
+            replaced[anchor] = new_out
         else:
             raise NotImplementedError("torchlike.fx.replace_pattern: the replacement must "
                                       "return one value")
