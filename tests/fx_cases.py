@@ -57,7 +57,10 @@ def models(torch):
         a = torch.matmul(x, y.transpose(0, 1)) + 2 * x.sum()
         return F.linear(a, y.t()) - x.mean(-1, keepdim=True) / 3, -a
 
-    return {"mlp": (MLP(), [(2, 4)]), "convnet": (ConvNet(), [(2, 3, 4, 4)]),
+    def constant_left(x):
+        return torch.ones(3) * x + torch.arange(3.0).add(x) - 2 ** x
+
+    return {"mlp": (MLP(), [(2, 4)]), "constant_left": (constant_left, [(2, 3)]), "convnet": (ConvNet(), [(2, 3, 4, 4)]),
             "residual": (Residual(), [(2, 3, 5, 5)]),
             "free_function": (free_function, [(2, 3), (4, 3)])}
 
@@ -152,6 +155,20 @@ def record(torch):
     g.output((h, k))
     out["names"] = {"names": [n.name for n in g.nodes], "graph": str(g),
                     "code": g.python_code("self").src}
+
+    # insertion points: inserting_after puts each new node right after the
+    # point (so two come out in reverse order); no node means the end / start
+    g = fx.Graph()
+    x = g.placeholder("x")
+    g.output(x)
+    with g.inserting_after(x):
+        b = g.call_method("neg", (x,))
+        g.call_method("abs", (b,))
+    with g.inserting_after():
+        g.call_method("cos", (x,))
+    with g.inserting_before():
+        g.placeholder("y")
+    out["insert_order"] = [n.name for n in g.nodes]
 
     # Transformer: every operator.add becomes operator.mul
     class AddToMul(fx.Transformer):

@@ -127,6 +127,10 @@ def test_move_and_replace_input():
     assert OURS["edit_move"] == GOLDEN["edit_move"]
 
 
+def test_insertion_points():
+    assert OURS["insert_order"] == GOLDEN["insert_order"]
+
+
 def test_names_are_made_unique_as_pytorch_does():
     assert OURS["names"] == _ours(GOLDEN["names"])
 

@@ -149,6 +149,7 @@ class Tracer(TracerBase):
         self.root = None
         self.graph = None
         self.tensor_attrs = {}
+        self._names_cache = None
         self.scope = None
         self.module_stack = {}
         self.node_name_to_scope = {}
@@ -185,15 +186,15 @@ class Tracer(TracerBase):
         per parameter); other attributes are returned as they are."""
         from torchlike.nn import Parameter
         if isinstance(attr_val, Parameter):
-            for n, p in self.root.named_parameters():
-                if attr_val is p:
-                    if n not in parameter_proxy_cache:
-                        if self.param_shapes_constant:
-                            node = self.create_node("get_attr", n, (), {})
-                            parameter_proxy_cache[n] = ParameterProxy(self, node, n, attr_val)
-                        else:
-                            parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
-                    return parameter_proxy_cache[n]
+            n = self._param_names().get(id(attr_val))
+            if n is not None:
+                if n not in parameter_proxy_cache:
+                    if self.param_shapes_constant:
+                        node = self.create_node("get_attr", n, (), {})
+                        parameter_proxy_cache[n] = ParameterProxy(self, node, n, attr_val)
+                    else:
+                        parameter_proxy_cache[n] = self.create_proxy("get_attr", n, (), {})
+                return parameter_proxy_cache[n]
         return attr_val
 
     def create_arg(self, a):
@@ -203,14 +204,14 @@ class Tracer(TracerBase):
         import torchlike
         from torchlike.nn import Module, Parameter
         if isinstance(a, Parameter):
-            for n, p in self.root.named_parameters():
-                if a is p:
-                    return self.create_node("get_attr", n, (), {})
+            n = self._param_names().get(id(a))
+            if n is not None:
+                return self.create_node("get_attr", n, (), {})
             raise NameError("parameter is not a member of this module")
         if isinstance(a, torchlike.Tensor):
-            for n_, p_ in self.root.named_buffers():
-                if a is p_:
-                    return self.create_node("get_attr", n_, (), {})
+            n_ = self._buffer_names().get(id(a))
+            if n_ is not None:
+                return self.create_node("get_attr", n_, (), {})
             qualname = self.tensor_attrs.get(id(a))
             if qualname is None:
                 i = 0
@@ -225,6 +226,22 @@ class Tracer(TracerBase):
         if isinstance(a, Module):
             raise NotImplementedError(f"argument of type: {type(a)}")
         return super().create_arg(a)
+
+    def _param_names(self):
+        """{id(parameter): its qualified name in the root}, made once per trace."""
+        if self._names_cache is None or self._names_cache[0] is not self.root:
+            params = {}
+            for n, p in self.root.named_parameters():
+                params.setdefault(id(p), n)
+            buffers = {}
+            for n, b in self.root.named_buffers():
+                buffers.setdefault(id(b), n)
+            self._names_cache = (self.root, params, buffers)
+        return self._names_cache[1]
+
+    def _buffer_names(self):
+        self._param_names()
+        return self._names_cache[2]
 
     # ---- arguments of the root -------------------------------------------------------
 
@@ -326,6 +343,7 @@ class Tracer(TracerBase):
         tracer_cls = getattr(self, "__class__", None)
         self.graph = Graph(tracer_cls=tracer_cls)
         self.tensor_attrs = {}
+        self._names_cache = None
         self.submodule_paths = {id(mod): name for name, mod in self.root.named_modules()}
 
         fn_globals = getattr(inspect.unwrap(fn), "__globals__", {})

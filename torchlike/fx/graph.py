@@ -101,16 +101,12 @@ def _callable_name(target):
     return getattr(target, "__name__", None) or type(target).__name__
 
 
+_snake_case_sub = re.compile(r"(?<=[a-z])([A-Z])")
+
+
 def _snake_case(s):
     """``CamelCase`` -> ``camel_case`` (node names from class-like targets)."""
-    out = []
-    prev_lower = False
-    for c in s:
-        if c.isupper() and prev_lower:
-            out.append("_")
-        out.append(c.lower())
-        prev_lower = c.islower() or c.isdigit()
-    return "".join(out)
+    return _snake_case_sub.sub(r"_\1", s).lower()
 
 
 def _is_magic(x):

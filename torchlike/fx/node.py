@@ -29,9 +29,13 @@ def has_side_effect(fn):
 
 
 def _side_effectful_builtins():
+    """The functions whose calls are never dead code, besides has_side_effect's:
+    assertions (concrete_args guards) and item assignment."""
+    import operator
     import torchlike
-    out = set()
-    for name in ("_assert", "_assert_async", "manual_seed", "_print"):
+    from ._symbolic_trace import _assert_is_none
+    out = {operator.setitem, _assert_is_none}
+    for name in ("_assert", "_assert_async"):
         f = getattr(torchlike, name, None)
         if f is not None:
             out.add(f)
