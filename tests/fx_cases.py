@@ -170,6 +170,31 @@ def record(torch):
         g.placeholder("y")
     out["insert_order"] = [n.name for n in g.nodes]
 
+    # annotations, retracing a GraphModule, a module under two names, constant
+    # parameter shapes
+    import typing
+
+    def annotated(x: torch.Tensor, n: int = 3) -> torch.Tensor:
+        return x * n
+    gm = fx.symbolic_trace(annotated)
+    g = fx.Graph()
+    g.output(g.placeholder("x", type_expr=torch.Tensor), type_expr=typing.List[torch.Tensor])
+
+    class Shared(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 3)
+            self.lin2 = self.lin
+
+        def forward(self, x):
+            return self.lin2(x) + self.lin.weight.t().sum() + self.lin.weight.shape[0]
+    tracer = fx.Tracer(param_shapes_constant=True)
+    out["misc"] = {"annotated_graph": str(gm.graph), "annotated_code": gm.code,
+                   "typed_graph": str(g), "typed_code": g.python_code("self").src,
+                   "retraced": fx.symbolic_trace(gm).code,
+                   "shared": fx.symbolic_trace(Shared()).code,
+                   "param_shapes_constant": str(tracer.trace(Shared()))}
+
     # Transformer: every operator.add becomes operator.mul
     class AddToMul(fx.Transformer):
         def call_function(self, target, args, kwargs):

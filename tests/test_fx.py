@@ -127,6 +127,10 @@ def test_move_and_replace_input():
     assert OURS["edit_move"] == GOLDEN["edit_move"]
 
 
+def test_annotations_retracing_shared_modules():
+    assert OURS["misc"] == _ours(GOLDEN["misc"])
+
+
 def test_insertion_points():
     assert OURS["insert_order"] == GOLDEN["insert_order"]
 

@@ -204,6 +204,15 @@ _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*",
 _UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
 
 
+def _origin_types():
+    import typing
+    return {list: typing.List, dict: typing.Dict, set: typing.Set,
+            frozenset: typing.FrozenSet, tuple: typing.Tuple}
+
+
+_ORIGIN_TYPES = _origin_types()
+
+
 def _format_target(base, target):
     """``self.a.b`` for module path ``a.b``, with ``getattr`` for path parts
     that are not identifiers (``getattr(self, "0")``)."""
@@ -267,11 +276,24 @@ class CodeGen:
         globals_["torchlike"] = customs["torchlike"].obj
 
         def type_repr(o):
+            """A type annotation as source: classes by (global) name, typing
+            generics as origin[args] (``List[int]`` -> ``typing_List[int]``)."""
+            if o == ():
+                return "()"
             if o is type(None):
                 return "None"
+            origin = getattr(o, "__origin__", None)
+            if origin is not None:
+                origin = _ORIGIN_TYPES.get(origin, origin)
+                name = add_global(_type_repr(origin), origin)
+                args = getattr(o, "__args__", None)
+                if args:
+                    return f"{name}[{','.join(type_repr(a) for a in args)}]"
+                return name
             if isinstance(o, type):
-                return add_global(_type_repr(o).replace(".", "_"), o) \
-                    if o.__module__ != "builtins" else o.__qualname__
+                if o.__module__ == "builtins":
+                    return o.__qualname__
+                return add_global(_type_repr(o), o)
             return repr(o)
 
         def repr_arg(a):
@@ -742,10 +764,8 @@ class Graph:
     # ---- printing ----------------------------------------------------------------------
 
     def __str__(self):
-        maybe_return_typename = [""]
-        node_strs = [node.format_node(maybe_return_typename=maybe_return_typename)
-                     for node in self.nodes]
-        s = f"graph(){maybe_return_typename[0]}:"
+        node_strs = [node.format_node() for node in self.nodes]
+        s = "graph():"
         for node_str in node_strs:
             if node_str:
                 s += "\n    " + node_str

@@ -275,6 +275,8 @@ class Node:
 
     def format_node(self, placeholder_names=None, maybe_return_typename=None):
         """This node as one line of ``str(graph)``; the output node as ``return ...``."""
+        maybe_type = f"{_type_repr(self.type)} " if self.type else ""
+        head = f"%{self.name} : {maybe_type}[num_users={len(self.users)}] = "
         if self.op == "placeholder":
             arg_str = self.target
             if self.args:
@@ -282,22 +284,16 @@ class Node:
             if placeholder_names is not None:
                 placeholder_names.append(arg_str)
                 return None
-            maybe_type = f": {_type_repr(self.type)}" if self.type else ""
             default = f"(default={self.args[0]})" if self.args else ""
-            return (f"%{self.name} : [num_users={len(self.users)}]{maybe_type} = "
-                    f"{self.op}[target={self.target}]{default}")
+            return f"{head}{self.op}[target={self.target}]{default}"
         if self.op == "get_attr":
-            maybe_type = f": {_type_repr(self.type)}" if self.type else ""
-            return (f"%{self.name} : [num_users={len(self.users)}]{maybe_type} = "
-                    f"{self.op}[target={self._pretty_target()}]")
+            return f"{head}{self.op}[target={self._pretty_target()}]"
         if self.op == "output":
             if self.type and maybe_return_typename is not None:
                 maybe_return_typename[0] = f" -> {_type_repr(self.type)}"
             return f"return {self.args[0]}"
-        maybe_type = f": {_type_repr(self.type)}" if self.type else ""
-        return (f"%{self.name} : [num_users={len(self.users)}]{maybe_type} = "
-                f"{self.op}[target={self._pretty_target()}](args = {_format_arg(self.args)}, "
-                f"kwargs = {_format_arg(self.kwargs)})")
+        return (f"{head}{self.op}[target={self._pretty_target()}](args = "
+                f"{_format_arg(self.args)}, kwargs = {_format_arg(self.kwargs)})")
 
     def _pretty_print_target(self, target):
         """How graph printing names ``target``."""
